@@ -1,0 +1,144 @@
+//! The gfx11 (RDNA3) ISA emulator.
+//!
+//! Contract with the rest of gfxsim (the simulated driver and its command
+//! processor): the driver owns memory, queues and threads; this module owns
+//! instruction decode, wave state and execution. The driver prepares a
+//! [`Dispatch`] from a kernel-dispatch packet and then calls
+//! [`Dispatch::run_workgroup`] for every workgroup, from any number of host
+//! threads, each with its own [`WorkerContext`]. All memory goes through
+//! [`GpuMemory`], which is how a stray access becomes a [`WaveError`]
+//! instead of a host crash.
+
+// INTERFACE (written first so the driver and the emulator can be built
+// side by side). The emulator fills in the bodies.
+
+use aqueduct_kfd::abi::KernelDescriptor;
+
+/// Kind of a memory access, for fault reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    /// Atomic read-modify-write.
+    Atomic,
+    /// Instruction fetch.
+    Execute,
+}
+
+/// An access outside every mapping of the agent (or without permission).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryFault {
+    pub address: u64,
+    pub access: Access,
+}
+
+/// GPU virtual memory as one agent sees it. Implemented by the driver's
+/// per-GPU mapping table.
+///
+/// `translate` returns a host pointer for `[addr, addr+len)` when the whole
+/// range lies in one mapping the agent may access that way. The pointer is
+/// valid until the mapping is removed; the driver never removes a mapping
+/// while a dispatch that may touch it runs (KFD's unmap waits for the
+/// queues too). Accesses through it must be atomic or volatile where other
+/// agents or the host may race (the emulator uses atomics for atomics and
+/// plain unaligned copies otherwise, like hardware without coherence
+/// guarantees between racing plain accesses).
+pub trait GpuMemory: Sync {
+    fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault>;
+}
+
+/// What the command processor knows when it launches a dispatch.
+#[derive(Clone, Debug)]
+pub struct DispatchSetup {
+    /// Address of the 64-byte kernel descriptor (the packet's kernel_object).
+    pub kernel_object: u64,
+    /// The descriptor read from GPU memory at `kernel_object`.
+    pub descriptor: KernelDescriptor,
+    /// Address of the AQL packet (the dispatch_ptr user SGPR).
+    pub packet_address: u64,
+    /// Address of the queue's `amd_queue_t` (the queue_ptr user SGPR).
+    pub queue_address: u64,
+    pub kernarg_address: u64,
+    /// The packet's index in its queue (the dispatch_id user SGPR).
+    pub dispatch_id: u64,
+    /// 1..=3.
+    pub dimensions: u32,
+    /// In work-items, per dimension (unused dimensions are 1).
+    pub grid_size: [u32; 3],
+    /// Per dimension (unused dimensions are 1).
+    pub workgroup_size: [u32; 3],
+    /// Bytes of LDS per workgroup: the packet's group_segment_size
+    /// (descriptor fixed size plus dynamic LDS).
+    pub group_segment_size: u32,
+    /// Bytes of scratch per work-item (the packet's private_segment_size).
+    pub private_segment_size: u32,
+    /// Bases of the shared (LDS) and private (scratch) apertures for flat
+    /// addressing, as GET_PROCESS_APERTURES_NEW reports them.
+    pub shared_aperture_base: u64,
+    pub private_aperture_base: u64,
+}
+
+/// Why a wave stopped a dispatch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WaveErrorKind {
+    /// A memory access outside the agent's mappings.
+    MemoryViolation(MemoryFault),
+    /// An instruction the emulator does not implement, or an invalid one.
+    IllegalInstruction {
+        /// The instruction's dwords as fetched (encoding, then extra dwords).
+        words: Vec<u32>,
+        /// The decoded mnemonic, when the decoder knows the opcode.
+        mnemonic: Option<String>,
+    },
+    /// s_trap / s_sethalt: the wave asked to stop.
+    Trap { code: u32 },
+    /// The kernel descriptor asks for something the emulator cannot run
+    /// (e.g. an unsupported wave size or register setup).
+    InvalidDescriptor(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaveError {
+    pub kind: WaveErrorKind,
+    /// Program counter of the offending instruction (0 if none).
+    pub pc: u64,
+    /// Workgroup id of the failing wave.
+    pub workgroup: [u32; 3],
+}
+
+impl std::fmt::Display for WaveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            WaveErrorKind::MemoryViolation(m) => write!(
+                f,
+                "memory violation: {:?} at address {:#x} (pc {:#x}, workgroup {:?})",
+                m.access, m.address, self.pc, self.workgroup
+            ),
+            WaveErrorKind::IllegalInstruction { words, mnemonic } => {
+                write!(f, "unsupported instruction")?;
+                if let Some(m) = mnemonic {
+                    write!(f, " {m}")?;
+                }
+                write!(f, " [")?;
+                for (i, w) in words.iter().enumerate() {
+                    write!(f, "{}{w:#010x}", if i > 0 { " " } else { "" })?;
+                }
+                write!(f, "] at pc {:#x} (workgroup {:?})", self.pc, self.workgroup)
+            }
+            WaveErrorKind::Trap { code } => {
+                write!(f, "s_trap {code} at pc {:#x} (workgroup {:?})", self.pc, self.workgroup)
+            }
+            WaveErrorKind::InvalidDescriptor(s) => write!(f, "invalid kernel descriptor: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for WaveError {}
+
+/// Counters a workgroup run returns (for benchmarks and tracing).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkgroupStats {
+    /// Instructions executed, counted once per wave (not per lane).
+    pub wave_instructions: u64,
+    pub waves: u32,
+}

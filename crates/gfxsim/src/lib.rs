@@ -1,0 +1,3 @@
+//! aqueduct-gfxsim: a simulated AMD GPU below the KFD boundary.
+
+pub mod isa;

@@ -1,0 +1,3 @@
+//! The real device over /dev/kfd. (Being written: issue #2.)
+#[derive(Debug)]
+pub struct DevKfd {}

@@ -1,0 +1,91 @@
+//! The `KfdDevice` boundary: the one seam between the runtime and (real or
+//! simulated) hardware.
+//!
+//! Each method mirrors one KFD ioctl or one mmap(2) the runtime performs, and
+//! takes the exact UAPI argument struct. Where the C struct carries a pointer
+//! to a user array (map/unmap device lists, wait-events data, apertures), the
+//! method takes that array as a slice and the implementation fills the
+//! pointer field itself, so callers never build raw pointers.
+//!
+//! Two operations exist because a simulated device cannot observe plain
+//! stores (see DESIGN.md "Where the simulation needs a nudge"):
+//! [`KfdDevice::write_doorbell`] and waking the command processor through
+//! SET_EVENT, which the runtime already issues for interrupt signals.
+
+use crate::error::KfdResult;
+use crate::topology::Topology;
+use crate::uapi::*;
+
+pub trait KfdDevice: Send + Sync + std::fmt::Debug {
+    /// A short name for logs and adapter info ("kfd", "gfxsim").
+    fn backend_name(&self) -> &'static str;
+
+    /// The system topology, parsed from this device's sysfs-format tree.
+    fn topology(&self) -> KfdResult<Topology>;
+
+    /// Open the DRM render node `/dev/dri/renderD<minor>`; returns the fd
+    /// number ACQUIRE_VM expects. The device keeps it open until dropped.
+    fn open_render_node(&self, drm_render_minor: u32) -> KfdResult<u32>;
+
+    fn get_version(&self, args: &mut GetVersionArgs) -> KfdResult<()>;
+    fn get_process_apertures_new(
+        &self,
+        args: &mut GetProcessAperturesNewArgs,
+        apertures: &mut [ProcessDeviceApertures],
+    ) -> KfdResult<()>;
+    fn acquire_vm(&self, args: &mut AcquireVmArgs) -> KfdResult<()>;
+    fn set_memory_policy(&self, args: &mut SetMemoryPolicyArgs) -> KfdResult<()>;
+
+    fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()>;
+    fn free_memory_of_gpu(&self, args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()>;
+    fn map_memory_to_gpu(&self, args: &mut MapMemoryToGpuArgs, device_ids: &[u32]) -> KfdResult<()>;
+    fn unmap_memory_from_gpu(
+        &self,
+        args: &mut UnmapMemoryFromGpuArgs,
+        device_ids: &[u32],
+    ) -> KfdResult<()>;
+
+    fn create_queue(&self, args: &mut CreateQueueArgs) -> KfdResult<()>;
+    fn destroy_queue(&self, args: &mut DestroyQueueArgs) -> KfdResult<()>;
+    fn update_queue(&self, args: &mut UpdateQueueArgs) -> KfdResult<()>;
+
+    fn create_event(&self, args: &mut CreateEventArgs) -> KfdResult<()>;
+    fn destroy_event(&self, args: &mut DestroyEventArgs) -> KfdResult<()>;
+    fn set_event(&self, args: &mut SetEventArgs) -> KfdResult<()>;
+    fn reset_event(&self, args: &mut ResetEventArgs) -> KfdResult<()>;
+    /// Blocks until the events fire (one or all) or `timeout_ms` passes;
+    /// `wait_result` says which. `events[i].event_id` are inputs; fired
+    /// memory/hw-exception events get their data written back.
+    fn wait_events(&self, args: &mut WaitEventsArgs, events: &mut [KfdEventData]) -> KfdResult<()>;
+
+    /// mmap(2) of the DRM render node of `gpu_id` at `mmap_offset` (a BO's
+    /// offset from ALLOC_MEMORY_OF_GPU), placed read-write at `va` with
+    /// MAP_SHARED|MAP_FIXED.
+    ///
+    /// # Safety
+    /// `[va, va+size)` must be a range the caller reserved (e.g. a PROT_NONE
+    /// mapping it owns); whatever was mapped there is replaced.
+    unsafe fn mmap_render_node(&self, gpu_id: u32, va: u64, size: u64, mmap_offset: u64) -> KfdResult<()>;
+
+    /// mmap(2) of /dev/kfd itself at `mmap_offset` (doorbell pages, the event
+    /// page, MMIO remap), placed read-write at `va` with MAP_SHARED|MAP_FIXED.
+    ///
+    /// # Safety
+    /// As for [`KfdDevice::mmap_render_node`].
+    unsafe fn mmap_kfd(&self, va: u64, size: u64, mmap_offset: u64) -> KfdResult<()>;
+
+    /// Ring a queue's doorbell: a 64-bit release store of `value` (the packet
+    /// index) to the doorbell at `doorbell_va` inside a mapped doorbell page.
+    /// On hardware this is the whole operation; gfxsim also wakes the
+    /// queue's command processor.
+    fn write_doorbell(&self, doorbell_va: u64, value: u64);
+
+    /// Details of the last exception of queue `queue_id` beyond the KFD
+    /// exception bits (faulting instruction and PC, decoded mnemonic), where
+    /// the device can tell. Hardware exposes this only through the debugger
+    /// interface, so the real device returns `None`.
+    fn queue_exception_detail(&self, queue_id: u32) -> Option<String> {
+        let _ = queue_id;
+        None
+    }
+}

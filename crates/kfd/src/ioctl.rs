@@ -1,0 +1,1 @@
+//! KFD ioctl request numbers. (Being written: issue #2.)

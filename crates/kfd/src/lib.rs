@@ -1,0 +1,21 @@
+//! aqueduct-kfd: the KFD driver interface.
+//!
+//! This crate is the bottom of Aqueduct's runtime stack. It holds the UAPI of
+//! `kfd_ioctl.h` ([`uapi`]) and its ioctl request numbers ([`ioctl`]), the
+//! sysfs topology parser ([`topology`]), the [`KfdDevice`] trait that is the
+//! only seam between the runtime and hardware, and [`DevKfd`], the real
+//! implementation over /dev/kfd. The simulated device (aqueduct-gfxsim)
+//! implements the same trait; nothing above this crate knows which it has.
+
+pub mod abi;
+pub mod device;
+pub mod error;
+pub mod ioctl;
+pub mod topology;
+pub mod uapi;
+mod dev_kfd;
+
+pub use dev_kfd::DevKfd;
+pub use device::KfdDevice;
+pub use error::{KfdError, KfdResult};
+pub use topology::Topology;

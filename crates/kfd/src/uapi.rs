@@ -1,0 +1,336 @@
+//! The KFD user-space API: `#[repr(C)]` argument structs and constants of
+//! `kfd_ioctl.h`, interface version 1.17 (ROCR-Runtime c7785a6 / Linux 6.12).
+//!
+//! Every struct here is `Pod`, so it can be handed to `ioctl(2)` as bytes by
+//! the real device and read field by field by gfxsim. Sizes and offsets are
+//! pinned by tests against the header (see `tests/layout.rs`). Pointer fields
+//! of the C structs are `u64` addresses, as in the header.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Interface version this crate is written against.
+pub const KFD_IOCTL_MAJOR_VERSION: u32 = 1;
+pub const KFD_IOCTL_MINOR_VERSION: u32 = 17;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GetVersionArgs {
+    pub major_version: u32,
+    pub minor_version: u32,
+}
+
+pub const KFD_IOC_QUEUE_TYPE_COMPUTE: u32 = 0x0;
+pub const KFD_IOC_QUEUE_TYPE_SDMA: u32 = 0x1;
+pub const KFD_IOC_QUEUE_TYPE_COMPUTE_AQL: u32 = 0x2;
+pub const KFD_IOC_QUEUE_TYPE_SDMA_XGMI: u32 = 0x3;
+pub const KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID: u32 = 0x4;
+pub const KFD_MAX_QUEUE_PERCENTAGE: u32 = 100;
+pub const KFD_MAX_QUEUE_PRIORITY: u32 = 15;
+/// Rings smaller than this are rounded up by the kernel.
+pub const KFD_MIN_QUEUE_RING_SIZE: u32 = 1024;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct CreateQueueArgs {
+    pub ring_base_address: u64,
+    pub write_pointer_address: u64,
+    pub read_pointer_address: u64,
+    /// Out: mmap offset (of /dev/kfd) of the queue's doorbell, with the
+    /// in-page byte offset in the low bits on SOC15 parts.
+    pub doorbell_offset: u64,
+    pub ring_size: u32,
+    pub gpu_id: u32,
+    pub queue_type: u32,
+    pub queue_percentage: u32,
+    pub queue_priority: u32,
+    /// Out.
+    pub queue_id: u32,
+    pub eop_buffer_address: u64,
+    pub eop_buffer_size: u64,
+    pub ctx_save_restore_address: u64,
+    pub ctx_save_restore_size: u32,
+    pub ctl_stack_size: u32,
+    pub sdma_engine_id: u32,
+    pub pad: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct DestroyQueueArgs {
+    pub queue_id: u32,
+    pub pad: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct UpdateQueueArgs {
+    pub ring_base_address: u64,
+    pub queue_id: u32,
+    pub ring_size: u32,
+    pub queue_percentage: u32,
+    pub queue_priority: u32,
+}
+
+pub const KFD_IOC_CACHE_POLICY_COHERENT: u32 = 0;
+pub const KFD_IOC_CACHE_POLICY_NONCOHERENT: u32 = 1;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct SetMemoryPolicyArgs {
+    pub alternate_aperture_base: u64,
+    pub alternate_aperture_size: u64,
+    pub gpu_id: u32,
+    pub default_policy: u32,
+    pub alternate_policy: u32,
+    pub pad: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct ProcessDeviceApertures {
+    pub lds_base: u64,
+    pub lds_limit: u64,
+    pub scratch_base: u64,
+    pub scratch_limit: u64,
+    pub gpuvm_base: u64,
+    pub gpuvm_limit: u64,
+    pub gpu_id: u32,
+    pub pad: u32,
+}
+
+/// `kfd_process_device_apertures_ptr` points at an array of
+/// [`ProcessDeviceApertures`]; `num_of_nodes` is its capacity on input and
+/// the number filled on output.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GetProcessAperturesNewArgs {
+    pub kfd_process_device_apertures_ptr: u64,
+    pub num_of_nodes: u32,
+    pub pad: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct AcquireVmArgs {
+    pub drm_fd: u32,
+    pub gpu_id: u32,
+}
+
+/// Allocation flags (`KFD_IOC_ALLOC_MEM_FLAGS_*`).
+pub mod alloc_flags {
+    pub const VRAM: u32 = 1 << 0;
+    pub const GTT: u32 = 1 << 1;
+    pub const USERPTR: u32 = 1 << 2;
+    pub const DOORBELL: u32 = 1 << 3;
+    pub const MMIO_REMAP: u32 = 1 << 4;
+    pub const WRITABLE: u32 = 1 << 31;
+    pub const EXECUTABLE: u32 = 1 << 30;
+    pub const PUBLIC: u32 = 1 << 29;
+    pub const NO_SUBSTITUTE: u32 = 1 << 28;
+    pub const AQL_QUEUE_MEM: u32 = 1 << 27;
+    pub const COHERENT: u32 = 1 << 26;
+    pub const UNCACHED: u32 = 1 << 25;
+    pub const EXT_COHERENT: u32 = 1 << 24;
+    pub const CONTIGUOUS_BEST_EFFORT: u32 = 1 << 23;
+    /// The memory-type bits: exactly one must be set.
+    pub const TYPE_MASK: u32 = VRAM | GTT | USERPTR | DOORBELL | MMIO_REMAP;
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct AllocMemoryOfGpuArgs {
+    pub va_addr: u64,
+    pub size: u64,
+    /// Out.
+    pub handle: u64,
+    /// In for USERPTR (the CPU address), out otherwise (offset to mmap the
+    /// DRM render node at, or /dev/kfd for doorbell/MMIO memory).
+    pub mmap_offset: u64,
+    pub gpu_id: u32,
+    pub flags: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct FreeMemoryOfGpuArgs {
+    pub handle: u64,
+}
+
+/// Used for both MAP_MEMORY_TO_GPU and UNMAP_MEMORY_FROM_GPU.
+/// `device_ids_array_ptr` points at `n_devices` gpu_ids; `n_success` starts
+/// at 0 and counts the devices done (the kernel resumes from it on retry).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct MapMemoryToGpuArgs {
+    pub handle: u64,
+    pub device_ids_array_ptr: u64,
+    pub n_devices: u32,
+    pub n_success: u32,
+}
+
+pub type UnmapMemoryFromGpuArgs = MapMemoryToGpuArgs;
+
+/// Event types (`KFD_IOC_EVENT_*`).
+pub mod event_type {
+    pub const SIGNAL: u32 = 0;
+    pub const NODECHANGE: u32 = 1;
+    pub const DEVICESTATECHANGE: u32 = 2;
+    pub const HW_EXCEPTION: u32 = 3;
+    pub const SYSTEM_EVENT: u32 = 4;
+    pub const DEBUG_EVENT: u32 = 5;
+    pub const PROFILE_EVENT: u32 = 6;
+    pub const QUEUE_EVENT: u32 = 7;
+    pub const MEMORY: u32 = 8;
+}
+
+/// Number of 8-byte slots in the event page.
+pub const KFD_SIGNAL_EVENT_LIMIT: u32 = 4096;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct CreateEventArgs {
+    /// In on the first call of a dGPU process: the handle of the event-page
+    /// BO the runtime allocated. Out: the mmap offset of the event page.
+    pub event_page_offset: u64,
+    pub event_trigger_data: u32,
+    pub event_type: u32,
+    pub auto_reset: u32,
+    pub node_id: u32,
+    pub event_id: u32,
+    pub event_slot_index: u32,
+}
+
+/// SET_EVENT, RESET_EVENT and DESTROY_EVENT all take this.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct EventIdArgs {
+    pub event_id: u32,
+    pub pad: u32,
+}
+pub type SetEventArgs = EventIdArgs;
+pub type ResetEventArgs = EventIdArgs;
+pub type DestroyEventArgs = EventIdArgs;
+
+/// `kfd_memory_exception_failure` bits, as four u32 flags.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct MemoryExceptionFailure {
+    pub not_present: u32,
+    pub read_only: u32,
+    pub no_execute: u32,
+    pub imprecise: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct MemoryExceptionData {
+    pub failure: MemoryExceptionFailure,
+    pub va: u64,
+    pub gpu_id: u32,
+    /// 0 = no RAS error, 1 = ECC SRAM, 2 = link error, 3 = unknown.
+    pub error_type: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct HwExceptionData {
+    pub reset_type: u32,
+    pub reset_cause: u32,
+    pub memory_lost: u32,
+    pub gpu_id: u32,
+}
+
+/// `kfd_event_data`: a 32-byte union (memory exception / hw exception /
+/// signal last_event_age), then the ext word, event id and pad.
+/// The union is kept as raw words; use the accessors.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct KfdEventData {
+    pub payload: [u64; 4],
+    pub kfd_event_data_ext: u64,
+    pub event_id: u32,
+    pub pad: u32,
+}
+
+impl KfdEventData {
+    pub fn for_event(event_id: u32) -> Self {
+        Self { event_id, ..Self::default() }
+    }
+    pub fn memory_exception(&self) -> MemoryExceptionData {
+        bytemuck::cast(self.payload)
+    }
+    pub fn set_memory_exception(&mut self, data: MemoryExceptionData) {
+        self.payload = bytemuck::cast(data);
+    }
+    pub fn hw_exception(&self) -> HwExceptionData {
+        let words: [HwExceptionData; 2] = bytemuck::cast(self.payload);
+        words[0]
+    }
+    pub fn set_hw_exception(&mut self, data: HwExceptionData) {
+        let mut words: [HwExceptionData; 2] = bytemuck::cast(self.payload);
+        words[0] = data;
+        self.payload = bytemuck::cast(words);
+    }
+    /// `signal_event_data.last_event_age` (KFD 1.14+).
+    pub fn last_event_age(&self) -> u64 {
+        self.payload[0]
+    }
+    pub fn set_last_event_age(&mut self, age: u64) {
+        self.payload[0] = age;
+    }
+}
+
+pub const KFD_IOC_WAIT_RESULT_COMPLETE: u32 = 0;
+pub const KFD_IOC_WAIT_RESULT_TIMEOUT: u32 = 1;
+pub const KFD_IOC_WAIT_RESULT_FAIL: u32 = 2;
+
+/// `events_ptr` points at `num_events` [`KfdEventData`] (in: event ids; out:
+/// exception data of the events that fired).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct WaitEventsArgs {
+    pub events_ptr: u64,
+    pub num_events: u32,
+    pub wait_for_all: u32,
+    pub timeout_ms: u32,
+    pub wait_result: u32,
+}
+
+/// KFD mmap offset encoding (kfd_priv.h): the type lives in bits 63:62 and
+/// the gpu_id in bits 61:46.
+pub mod mmap_offset {
+    pub const TYPE_SHIFT: u32 = 62;
+    pub const TYPE_MASK: u64 = 0x3 << TYPE_SHIFT;
+    pub const TYPE_DOORBELL: u64 = 0x3 << TYPE_SHIFT;
+    pub const TYPE_EVENTS: u64 = 0x2 << TYPE_SHIFT;
+    pub const TYPE_RESERVED_MEM: u64 = 0x1 << TYPE_SHIFT;
+    pub const TYPE_MMIO: u64 = 0x0 << TYPE_SHIFT;
+    pub const GPU_ID_SHIFT: u32 = 46;
+    pub const GPU_ID_MASK: u64 = ((1u64 << 16) - 1) << GPU_ID_SHIFT;
+
+    pub const fn gpu_id(gpu_id: u32) -> u64 {
+        ((gpu_id as u64) << GPU_ID_SHIFT) & GPU_ID_MASK
+    }
+    pub const fn get_gpu_id(offset: u64) -> u32 {
+        ((offset & GPU_ID_MASK) >> GPU_ID_SHIFT) as u32
+    }
+}
+
+/// The header libhsakmt writes at the start of each queue's context-save
+/// area (`HsaUserContextSaveAreaHeader`). KFD reports queue exceptions
+/// through it: it ORs the exception bits into `*error_reason` and signals
+/// `error_event_id`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct UserContextSaveAreaHeader {
+    pub control_stack_offset: u32,
+    pub control_stack_size: u32,
+    pub wave_state_offset: u32,
+    pub wave_state_size: u32,
+    pub debug_offset: u32,
+    pub debug_size: u32,
+    /// Address of a u64 the kernel ORs exception bits into.
+    pub error_reason: u64,
+    pub error_event_id: u32,
+    pub reserved1: u32,
+}

@@ -1,0 +1,1 @@
+//! Aqueduct facade (issue #6).

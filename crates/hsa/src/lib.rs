@@ -1,0 +1,3 @@
+//! aqueduct-hsa: Aqueduct's HSA core over the KfdDevice boundary.
+
+pub mod code_object;

@@ -334,3 +334,39 @@ pub struct UserContextSaveAreaHeader {
     pub error_event_id: u32,
     pub reserved1: u32,
 }
+
+/// Exception codes (`enum kfd_dbg_trap_exception_code`, KFD 1.13+). KFD
+/// reports queue exceptions by ORing `exception_mask(code)` into the
+/// context-save header's `error_reason` word and signalling its
+/// `error_event_id`.
+pub mod exception_code {
+    pub const EC_NONE: u32 = 0;
+    pub const EC_QUEUE_WAVE_ABORT: u32 = 1;
+    pub const EC_QUEUE_WAVE_TRAP: u32 = 2;
+    pub const EC_QUEUE_WAVE_MATH_ERROR: u32 = 3;
+    pub const EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION: u32 = 4;
+    pub const EC_QUEUE_WAVE_MEMORY_VIOLATION: u32 = 5;
+    pub const EC_QUEUE_WAVE_APERTURE_VIOLATION: u32 = 6;
+    pub const EC_QUEUE_PACKET_DISPATCH_DIM_INVALID: u32 = 16;
+    pub const EC_QUEUE_PACKET_DISPATCH_GROUP_SEGMENT_SIZE_INVALID: u32 = 17;
+    pub const EC_QUEUE_PACKET_DISPATCH_CODE_INVALID: u32 = 18;
+    pub const EC_QUEUE_PACKET_RESERVED: u32 = 19;
+    pub const EC_QUEUE_PACKET_UNSUPPORTED: u32 = 20;
+    pub const EC_QUEUE_PACKET_DISPATCH_WORK_GROUP_SIZE_INVALID: u32 = 21;
+    pub const EC_QUEUE_PACKET_DISPATCH_REGISTER_INVALID: u32 = 22;
+    pub const EC_QUEUE_PACKET_VENDOR_UNSUPPORTED: u32 = 23;
+    pub const EC_QUEUE_PREEMPTION_ERROR: u32 = 30;
+    pub const EC_QUEUE_NEW: u32 = 31;
+    pub const EC_DEVICE_QUEUE_DELETE: u32 = 32;
+    pub const EC_DEVICE_MEMORY_VIOLATION: u32 = 33;
+    pub const EC_DEVICE_RAS_ERROR: u32 = 34;
+    pub const EC_DEVICE_FATAL_HALT: u32 = 35;
+    pub const EC_DEVICE_NEW: u32 = 36;
+    pub const EC_PROCESS_RUNTIME: u32 = 48;
+    pub const EC_PROCESS_DEVICE_REMOVE: u32 = 49;
+
+    /// `KFD_EC_MASK(ecode)`.
+    pub const fn exception_mask(code: u32) -> u64 {
+        1u64 << (code - 1)
+    }
+}

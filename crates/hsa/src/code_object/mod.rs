@@ -1,0 +1,1 @@
+//! AMDGPU code objects (issue #2, being written).

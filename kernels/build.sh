@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Rebuilds Aqueduct's test kernels (kernels/src/*.cl) into AMDGPU code objects,
+# one per kernel per target, plus offload bundles of saxpy:
+#
+#   <out>/<gfx>/<name>.co        for gfx in gfx1100 gfx942 gfx90a
+#   <out>/<gfx>/multi.co         vector_copy + saxpy + fill3d linked together
+#   <out>/bundles/saxpy.bundle       uncompressed clang offload bundle (3 targets + host)
+#   <out>/bundles/saxpy.zstd.bundle  compressed (CCOB v2, zstd), by clang-offload-bundler
+#   <out>/bundles/saxpy.zlib.bundle  compressed (CCOB v2, zlib); LLVM 19's bundler always
+#                                    picks zstd when it has it, so this one is written by
+#                                    the python3 snippet below in the same format, and is
+#                                    checked by unbundling it with clang-offload-bundler.
+#
+# Usage: kernels/build.sh [OUT_DIR]   (default: the kernels/ directory itself)
+# Needs clang-19, ld.lld-19, clang-offload-bundler-19 and python3.
+# The output is deterministic: sources are compiled by relative path from
+# kernels/src (the only path that lands in the objects, as the STT_FILE symbol),
+# no debug info, no build ids, fixed compression levels.
+set -euo pipefail
+
+KERNELS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+OUT="${1:-$KERNELS_DIR}"
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+
+CLANG=clang-19
+LLD=ld.lld-19
+BUNDLER=clang-offload-bundler-19
+TARGETS=(gfx1100 gfx942 gfx90a)
+KERNELS=(vector_copy saxpy reduce_lds histogram histogram_global matmul_tiled sqrt_exp_loop
+         fill2d fill3d oob_write empty)
+MULTI=(vector_copy saxpy fill3d)
+# Fixed compile flags (code object v5 is clang-19's default; spelled out to stay fixed).
+CFLAGS=(-x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -nogpulib -O3 -mcode-object-version=5 -cl-kernel-arg-info
+        -fno-ident -ffile-prefix-map="$KERNELS_DIR"=.)
+
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+
+cd "$KERNELS_DIR/src"
+for gfx in "${TARGETS[@]}"; do
+    mkdir -p "$OUT/$gfx" "$TMP/$gfx"
+    for k in "${KERNELS[@]}"; do
+        "$CLANG" "${CFLAGS[@]}" -mcpu="$gfx" -c "$k.cl" -o "$TMP/$gfx/$k.o"
+        "$LLD" -shared --build-id=none "$TMP/$gfx/$k.o" -o "$OUT/$gfx/$k.co"
+    done
+    multi_objs=()
+    for k in "${MULTI[@]}"; do multi_objs+=("$TMP/$gfx/$k.o"); done
+    "$LLD" -shared --build-id=none "${multi_objs[@]}" -o "$OUT/$gfx/multi.co"
+done
+
+mkdir -p "$OUT/bundles"
+: > "$TMP/host.o"
+bundle_targets="host-x86_64-unknown-linux-gnu-"
+bundle_inputs=("--input=$TMP/host.o")
+for gfx in "${TARGETS[@]}"; do
+    bundle_targets+=",hipv4-amdgcn-amd-amdhsa--$gfx"
+    bundle_inputs+=("--input=$OUT/$gfx/saxpy.co")
+done
+"$BUNDLER" -type=o -targets="$bundle_targets" "${bundle_inputs[@]}" \
+    --output="$OUT/bundles/saxpy.bundle"
+OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1 "$BUNDLER" -type=o -targets="$bundle_targets" "${bundle_inputs[@]}" \
+    -compress -compression-level=19 --output="$OUT/bundles/saxpy.zstd.bundle"
+
+# CCOB v2 header (little-endian): 'CCOB', u16 version=2, u16 method (0 = zlib,
+# 1 = zstd), u32 total file size, u32 uncompressed size, u64 = first 8 bytes of
+# the MD5 of the uncompressed bundle read as little-endian; then the payload.
+python3 - "$OUT/bundles/saxpy.bundle" "$OUT/bundles/saxpy.zlib.bundle" <<'PY'
+import hashlib, struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+payload = zlib.compress(data, 9)
+digest = struct.unpack("<Q", hashlib.md5(data).digest()[:8])[0]
+header = b"CCOB" + struct.pack("<HHIIQ", 2, 0, 24 + len(payload), len(data), digest)
+open(sys.argv[2], "wb").write(header + payload)
+PY
+
+# Every compressed bundle must unbundle (with the LLVM tool) to the same objects.
+for kind in zstd zlib; do
+    for gfx in "${TARGETS[@]}"; do
+        "$BUNDLER" -type=o -unbundle -targets="hipv4-amdgcn-amd-amdhsa--$gfx" \
+            --input="$OUT/bundles/saxpy.$kind.bundle" --output="$TMP/unbundled.co"
+        cmp -s "$TMP/unbundled.co" "$OUT/$gfx/saxpy.co" || {
+            echo "build.sh: saxpy.$kind.bundle does not unbundle to $gfx/saxpy.co" >&2
+            exit 1
+        }
+    done
+done
+echo "built into $OUT"

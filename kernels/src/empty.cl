@@ -1,0 +1,4 @@
+// empty: does nothing (dispatch latency measurements).
+kernel void empty(void)
+{
+}

@@ -51,7 +51,7 @@ done
 
 mkdir -p "$OUT/bundles"
 : > "$TMP/host.o"
-bundle_targets="host-x86_64-unknown-linux-gnu-"
+bundle_targets="host-x86_64-unknown-linux-gnu"
 bundle_inputs=("--input=$TMP/host.o")
 for gfx in "${TARGETS[@]}"; do
     bundle_targets+=",hipv4-amdgcn-amd-amdhsa--$gfx"

@@ -38,7 +38,8 @@ pub trait KfdDevice: Send + Sync + std::fmt::Debug {
 
     fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()>;
     fn free_memory_of_gpu(&self, args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()>;
-    fn map_memory_to_gpu(&self, args: &mut MapMemoryToGpuArgs, device_ids: &[u32]) -> KfdResult<()>;
+    fn map_memory_to_gpu(&self, args: &mut MapMemoryToGpuArgs, device_ids: &[u32])
+    -> KfdResult<()>;
     fn unmap_memory_from_gpu(
         &self,
         args: &mut UnmapMemoryFromGpuArgs,
@@ -65,7 +66,13 @@ pub trait KfdDevice: Send + Sync + std::fmt::Debug {
     /// # Safety
     /// `[va, va+size)` must be a range the caller reserved (e.g. a PROT_NONE
     /// mapping it owns); whatever was mapped there is replaced.
-    unsafe fn mmap_render_node(&self, gpu_id: u32, va: u64, size: u64, mmap_offset: u64) -> KfdResult<()>;
+    unsafe fn mmap_render_node(
+        &self,
+        gpu_id: u32,
+        va: u64,
+        size: u64,
+        mmap_offset: u64,
+    ) -> KfdResult<()>;
 
     /// mmap(2) of /dev/kfd itself at `mmap_offset` (doorbell pages, the event
     /// page, MMIO remap), placed read-write at `va` with MAP_SHARED|MAP_FIXED.

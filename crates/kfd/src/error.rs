@@ -28,13 +28,20 @@ pub enum KfdError {
     Topology { path: PathBuf, message: String },
     /// KFD reports an interface version this crate cannot drive.
     #[error("unsupported KFD interface version {major}.{minor} (need 1.x, x >= {min_minor})")]
-    UnsupportedVersion { major: u32, minor: u32, min_minor: u32 },
+    UnsupportedVersion {
+        major: u32,
+        minor: u32,
+        min_minor: u32,
+    },
 }
 
 impl KfdError {
     /// Build an ioctl error from an errno value, the way the kernel reports it.
     pub fn ioctl(ioctl: &'static str, errno: i32) -> Self {
-        KfdError::Ioctl { ioctl, source: std::io::Error::from_raw_os_error(errno) }
+        KfdError::Ioctl {
+            ioctl,
+            source: std::io::Error::from_raw_os_error(errno),
+        }
     }
 
     /// The raw errno of an ioctl or OS error, if it has one.

@@ -8,12 +8,12 @@
 //! implements the same trait; nothing above this crate knows which it has.
 
 pub mod abi;
+mod dev_kfd;
 pub mod device;
 pub mod error;
 pub mod ioctl;
 pub mod topology;
 pub mod uapi;
-mod dev_kfd;
 
 pub use dev_kfd::DevKfd;
 pub use device::KfdDevice;

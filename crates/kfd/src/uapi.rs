@@ -254,7 +254,10 @@ pub struct KfdEventData {
 
 impl KfdEventData {
     pub fn for_event(event_id: u32) -> Self {
-        Self { event_id, ..Self::default() }
+        Self {
+            event_id,
+            ..Self::default()
+        }
     }
     pub fn memory_exception(&self) -> MemoryExceptionData {
         bytemuck::cast(self.payload)
@@ -295,6 +298,24 @@ pub struct WaitEventsArgs {
     pub timeout_ms: u32,
     pub wait_result: u32,
 }
+
+/// `kfd_ioctl_runtime_enable_args` (KFD 1.13+): tells KFD the runtime is up
+/// (and, with `mode_mask`, whether a debugger may attach).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct RuntimeEnableArgs {
+    /// Address of the runtime's `r_debug` (for debuggers); may be 0.
+    pub r_debug: u64,
+    /// `KFD_RUNTIME_ENABLE_MODE_*` bits.
+    pub mode_mask: u32,
+    /// Out: `KFD_RUNTIME_ENABLE_CAPS_*` bits.
+    pub capabilities_mask: u32,
+}
+
+/// `KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK`: enable the runtime.
+pub const KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK: u32 = 1;
+/// `KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK`: save trap temporaries.
+pub const KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK: u32 = 2;
 
 /// KFD mmap offset encoding (kfd_priv.h): the type lives in bits 63:62 and
 /// the gpu_id in bits 61:46.
@@ -365,8 +386,13 @@ pub mod exception_code {
     pub const EC_PROCESS_RUNTIME: u32 = 48;
     pub const EC_PROCESS_DEVICE_REMOVE: u32 = 49;
 
-    /// `KFD_EC_MASK(ecode)`.
+    /// `KFD_EC_MASK(ecode)`: bit `code - 1`. 0 (EC_NONE) and codes past
+    /// 64 have no bit and give 0 (the C macro is undefined there).
     pub const fn exception_mask(code: u32) -> u64 {
-        1u64 << (code - 1)
+        if code == 0 || code > 64 {
+            0
+        } else {
+            1u64 << (code - 1)
+        }
     }
 }

@@ -145,7 +145,11 @@ impl KernelDescriptor {
     }
     /// Wave size this descriptor asks for on a gfx10+ target.
     pub fn wavefront_size(&self) -> u32 {
-        if self.enable_wavefront_size32() { 32 } else { 64 }
+        if self.enable_wavefront_size32() {
+            32
+        } else {
+            64
+        }
     }
     pub fn kernarg_preload_spec_length(&self) -> u32 {
         (self.kernarg_preload & 0x7f) as u32

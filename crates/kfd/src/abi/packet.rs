@@ -55,7 +55,12 @@ pub struct PacketHeader {
 
 impl PacketHeader {
     pub fn new(packet_type: u16, barrier: bool, acquire: FenceScope, release: FenceScope) -> Self {
-        Self { packet_type, barrier, acquire, release }
+        Self {
+            packet_type,
+            barrier,
+            acquire,
+            release,
+        }
     }
 
     pub fn to_bits(self) -> u16 {
@@ -126,11 +131,5 @@ pub struct AgentDispatchPacket {
 
 /// Any packet slot, viewed as raw words.
 #[repr(C, align(64))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct RawPacket(pub [u64; 8]);
-
-impl Default for RawPacket {
-    fn default() -> Self {
-        Self([0; 8])
-    }
-}

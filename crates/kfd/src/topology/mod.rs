@@ -5,10 +5,17 @@
 //! sysfs ([`DirTree`]), test fixtures, and the tree gfxsim publishes for its
 //! simulated nodes ([`MemTree`]).
 
+mod cwsr;
+mod node;
 mod parse;
 mod tree;
+mod write;
 
+pub use cwsr::CwsrSizes;
+pub use node::PciBdf;
+pub use parse::parse_properties;
 pub use tree::{DirTree, MemTree, SysfsTree};
+pub use write::properties_text;
 
 use std::collections::BTreeMap;
 
@@ -59,6 +66,8 @@ pub struct Node {
     pub mem_banks: Vec<MemBank>,
     pub caches: Vec<Cache>,
     pub io_links: Vec<IoLink>,
+    /// `p2p_links/M` (absent on older kernels and single-GPU systems).
+    pub p2p_links: Vec<IoLink>,
 }
 
 /// The `properties` file of a node. Well-known keys are typed fields

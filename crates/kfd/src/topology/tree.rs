@@ -60,6 +60,41 @@ impl MemTree {
     pub fn insert(&mut self, path: impl Into<String>, contents: impl Into<String>) {
         self.files.insert(path.into(), contents.into());
     }
+
+    /// Remove one file; returns its contents if it was there.
+    pub fn remove(&mut self, path: &str) -> Option<String> {
+        self.files.remove(path)
+    }
+
+    /// All files, in path order.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.files.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// Load every regular file under `root` (e.g. a fixture directory, or
+    /// a copy of the real sysfs tree for a bug report).
+    pub fn from_dir(root: impl AsRef<Path>) -> std::io::Result<MemTree> {
+        fn walk(dir: &Path, prefix: &str, tree: &mut MemTree) -> std::io::Result<()> {
+            for entry in std::fs::read_dir(dir)? {
+                let entry = entry?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let path = if prefix.is_empty() {
+                    name
+                } else {
+                    format!("{prefix}/{name}")
+                };
+                if entry.file_type()?.is_dir() {
+                    walk(&entry.path(), &path, tree)?;
+                } else {
+                    tree.insert(path, std::fs::read_to_string(entry.path())?);
+                }
+            }
+            Ok(())
+        }
+        let mut tree = MemTree::new();
+        walk(root.as_ref(), "", &mut tree)?;
+        Ok(tree)
+    }
 }
 
 impl SysfsTree for MemTree {
@@ -70,7 +105,11 @@ impl SysfsTree for MemTree {
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, path.to_string()))
     }
     fn list(&self, path: &str) -> std::io::Result<Vec<String>> {
-        let prefix = if path.is_empty() { String::new() } else { format!("{path}/") };
+        let prefix = if path.is_empty() {
+            String::new()
+        } else {
+            format!("{path}/")
+        };
         let mut names: Vec<String> = self
             .files
             .keys()
@@ -79,7 +118,10 @@ impl SysfsTree for MemTree {
             .collect();
         names.dedup();
         if names.is_empty() {
-            return Err(std::io::Error::new(std::io::ErrorKind::NotFound, path.to_string()));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                path.to_string(),
+            ));
         }
         Ok(names)
     }

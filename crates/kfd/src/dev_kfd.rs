@@ -1,3 +1,546 @@
-//! The real device over /dev/kfd. (Being written: issue #2.)
+//! The real device: [`KfdDevice`] over `/dev/kfd` and the DRM render nodes.
+//!
+//! Each trait method is one `ioctl(2)` with the UAPI struct (through rustix's
+//! typed `Updater`, with the request number from [`crate::ioctl`]) or one
+//! `mmap(2)`. Where the C struct carries a pointer to a user array, the
+//! method fills that pointer from the slice it is given, after checking
+//! that the count the kernel will use fits the slice; a count that does
+//! not fit is refused with EINVAL before the kernel is called, so the
+//! kernel never reads or writes past a Rust slice.
+//!
+//! Opening checks, in order: /dev/kfd can be opened, the topology lists at
+//! least one GPU node, and GET_VERSION reports major version 1.
+
+use std::collections::BTreeMap;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
+use rustix::ioctl::{Opcode, Updater};
+use rustix::mm::{MapFlags, ProtFlags};
+
+use crate::device::KfdDevice;
+use crate::error::{KfdError, KfdResult};
+use crate::ioctl::*;
+use crate::topology::{DirTree, SYSFS_TOPOLOGY_ROOT, Topology};
+use crate::uapi::*;
+
+/// Where the KFD character device lives.
+pub const DEV_KFD_PATH: &str = "/dev/kfd";
+
+/// Oldest interface minor version this crate drives: 1.1, the first
+/// version kfd_ioctl.h's history lists, already has every ioctl the trait
+/// uses (newer fields, like create_queue's sdma_engine_id, are tolerated
+/// by older kernels through the struct-size rules of the reference §2.1).
+pub const KFD_MIN_MINOR_VERSION: u32 = 1;
+
 #[derive(Debug)]
-pub struct DevKfd {}
+pub struct DevKfd {
+    kfd: OwnedFd,
+    kfd_path: PathBuf,
+    sysfs_root: PathBuf,
+    version: GetVersionArgs,
+    /// gpu_id -> DRM render minor, from the topology read at open.
+    render_minor_of_gpu: BTreeMap<u32, u32>,
+    /// Open render nodes, by minor; kept open for the device's lifetime
+    /// (ACQUIRE_VM and BO mmaps refer to them).
+    render_nodes: Mutex<BTreeMap<u32, OwnedFd>>,
+}
+
+fn io_error(errno: Errno) -> std::io::Error {
+    std::io::Error::from_raw_os_error(errno.raw_os_error())
+}
+
+/// The address to put in a UAPI pointer field for the array at `ptr` of
+/// `len` elements, after checking that the `count` elements the kernel will
+/// access fit in it. (Callers pass `as_mut_ptr()` for arrays the kernel
+/// writes, so the pointer carries write permission.)
+pub(crate) fn bind_array<T>(
+    ioctl: &'static str,
+    count: u32,
+    ptr: *const T,
+    len: usize,
+) -> KfdResult<u64> {
+    if count as usize > len {
+        tracing::debug!(
+            ioctl,
+            count,
+            capacity = len,
+            "array count exceeds the slice"
+        );
+        return Err(KfdError::ioctl(ioctl, Errno::INVAL.raw_os_error()));
+    }
+    Ok(ptr as u64)
+}
+
+impl DevKfd {
+    /// Open `/dev/kfd` with the system topology.
+    pub fn open() -> KfdResult<Arc<DevKfd>> {
+        Self::open_with(DEV_KFD_PATH, SYSFS_TOPOLOGY_ROOT)
+    }
+
+    /// Open a KFD device node at `kfd_path` whose topology is the sysfs
+    /// tree at `sysfs_root` (tests point these elsewhere).
+    pub fn open_with(
+        kfd_path: impl AsRef<Path>,
+        sysfs_root: impl AsRef<Path>,
+    ) -> KfdResult<Arc<DevKfd>> {
+        let kfd_path = kfd_path.as_ref().to_path_buf();
+        let sysfs_root = sysfs_root.as_ref().to_path_buf();
+        let kfd = match rustix::fs::open(&kfd_path, OFlags::RDWR | OFlags::CLOEXEC, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT | Errno::NODEV | Errno::NXIO) => {
+                return Err(KfdError::NoDevice(format!(
+                    "{} does not exist: this machine has no AMD GPU with the amdgpu/KFD driver \
+                     loaded (use the simulated device instead)",
+                    kfd_path.display()
+                )));
+            }
+            Err(e @ (Errno::ACCESS | Errno::PERM)) => {
+                return Err(KfdError::NoDevice(format!(
+                    "{} exists but cannot be opened ({}): add the user to the group owning it \
+                     (usually 'render')",
+                    kfd_path.display(),
+                    io_error(e)
+                )));
+            }
+            Err(e) => {
+                return Err(KfdError::Os {
+                    what: "open of the KFD device",
+                    source: io_error(e),
+                });
+            }
+        };
+
+        let topology = Topology::parse(&DirTree::new(&sysfs_root))?;
+        let render_minor_of_gpu: BTreeMap<u32, u32> = topology
+            .gpu_nodes()
+            .filter_map(|n| n.drm_render_minor().map(|minor| (n.gpu_id, minor)))
+            .collect();
+        if topology.gpu_nodes().next().is_none() {
+            return Err(KfdError::NoDevice(format!(
+                "{} lists no GPU node (the KFD driver is loaded but no usable GPU is visible \
+                 to this process)",
+                sysfs_root.display()
+            )));
+        }
+
+        let mut device = DevKfd {
+            kfd,
+            kfd_path,
+            sysfs_root,
+            version: GetVersionArgs::default(),
+            render_minor_of_gpu,
+            render_nodes: Mutex::new(BTreeMap::new()),
+        };
+        let mut version = GetVersionArgs::default();
+        device.get_version(&mut version)?;
+        if version.major_version != KFD_IOCTL_MAJOR_VERSION
+            || version.minor_version < KFD_MIN_MINOR_VERSION
+        {
+            return Err(KfdError::UnsupportedVersion {
+                major: version.major_version,
+                minor: version.minor_version,
+                min_minor: KFD_MIN_MINOR_VERSION,
+            });
+        }
+        device.version = version;
+        tracing::info!(
+            path = %device.kfd_path.display(),
+            major = version.major_version,
+            minor = version.minor_version,
+            gpus = device.render_minor_of_gpu.len(),
+            "opened KFD"
+        );
+        Ok(Arc::new(device))
+    }
+
+    /// The interface version GET_VERSION reported at open.
+    pub fn version(&self) -> GetVersionArgs {
+        self.version
+    }
+
+    /// RUNTIME_ENABLE (KFD 1.13+): what ROCr issues at start-up so that
+    /// KFD reports queue exceptions through the context-save header.
+    pub fn runtime_enable(&self, args: &mut RuntimeEnableArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_RUNTIME_ENABLE as Opcode }, _>("RUNTIME_ENABLE", args)
+    }
+
+    fn ioctl<const OPCODE: Opcode, T>(&self, name: &'static str, args: &mut T) -> KfdResult<()> {
+        loop {
+            // SAFETY: every OPCODE used here is the KFD request built from
+            // size_of::<T>() for the argument struct T (see crate::ioctl), and
+            // pointer fields inside `args` were bound to live slices that
+            // outlive the call by the slice-taking methods.
+            let result =
+                unsafe { rustix::ioctl::ioctl(self.kfd.as_fd(), Updater::<OPCODE, T>::new(args)) };
+            match result {
+                Ok(()) => return Ok(()),
+                Err(Errno::INTR) => continue,
+                Err(e) => {
+                    tracing::debug!(ioctl = name, errno = e.raw_os_error(), "KFD ioctl failed");
+                    return Err(KfdError::Ioctl {
+                        ioctl: name,
+                        source: io_error(e),
+                    });
+                }
+            }
+        }
+    }
+
+    /// The open render node of `minor`, opening it on first use; returns
+    /// its raw fd number.
+    fn render_fd(&self, minor: u32) -> KfdResult<i32> {
+        let mut nodes = self
+            .render_nodes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(fd) = nodes.get(&minor) {
+            return Ok(fd.as_raw_fd());
+        }
+        let path = format!("/dev/dri/renderD{minor}");
+        let fd = rustix::fs::open(&path, OFlags::RDWR | OFlags::CLOEXEC, Mode::empty()).map_err(
+            |e| KfdError::Os {
+                what: "open of a DRM render node",
+                source: io_error(e),
+            },
+        )?;
+        tracing::debug!(%path, "opened render node");
+        let raw = fd.as_raw_fd();
+        nodes.insert(minor, fd);
+        Ok(raw)
+    }
+
+    /// mmap(2) `size` bytes of `fd` at `offset`, read-write, MAP_SHARED |
+    /// MAP_FIXED at `va`.
+    ///
+    /// # Safety
+    /// `[va, va+size)` is a range the caller reserved and gives up.
+    unsafe fn map_fixed(
+        what: &'static str,
+        fd: std::os::fd::BorrowedFd<'_>,
+        va: u64,
+        size: u64,
+        offset: u64,
+    ) -> KfdResult<()> {
+        let invalid = || KfdError::Os {
+            what,
+            source: io_error(Errno::INVAL),
+        };
+        let len = usize::try_from(size).map_err(|_| invalid())?;
+        if va == 0 || len == 0 {
+            return Err(invalid());
+        }
+        // SAFETY: MAP_FIXED replaces only [va, va+len), which the caller
+        // vouches is its own reservation; nothing Rust owns lives there.
+        unsafe {
+            rustix::mm::mmap(
+                va as *mut std::ffi::c_void,
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED | MapFlags::FIXED,
+                fd,
+                offset,
+            )
+        }
+        .map_err(|e| KfdError::Os {
+            what,
+            source: io_error(e),
+        })?;
+        Ok(())
+    }
+}
+
+impl KfdDevice for DevKfd {
+    fn backend_name(&self) -> &'static str {
+        "kfd"
+    }
+
+    fn topology(&self) -> KfdResult<Topology> {
+        Topology::parse(&DirTree::new(&self.sysfs_root))
+    }
+
+    fn open_render_node(&self, drm_render_minor: u32) -> KfdResult<u32> {
+        Ok(self.render_fd(drm_render_minor)? as u32)
+    }
+
+    fn get_version(&self, args: &mut GetVersionArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_GET_VERSION as Opcode }, _>("GET_VERSION", args)
+    }
+
+    fn get_process_apertures_new(
+        &self,
+        args: &mut GetProcessAperturesNewArgs,
+        apertures: &mut [ProcessDeviceApertures],
+    ) -> KfdResult<()> {
+        const NAME: &str = "GET_PROCESS_APERTURES_NEW";
+        args.kfd_process_device_apertures_ptr = bind_array(
+            NAME,
+            args.num_of_nodes,
+            apertures.as_mut_ptr(),
+            apertures.len(),
+        )?;
+        self.ioctl::<{ AMDKFD_IOC_GET_PROCESS_APERTURES_NEW as Opcode }, _>(NAME, args)
+    }
+
+    fn acquire_vm(&self, args: &mut AcquireVmArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_ACQUIRE_VM as Opcode }, _>("ACQUIRE_VM", args)
+    }
+
+    fn set_memory_policy(&self, args: &mut SetMemoryPolicyArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_SET_MEMORY_POLICY as Opcode }, _>("SET_MEMORY_POLICY", args)
+    }
+
+    fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_ALLOC_MEMORY_OF_GPU as Opcode }, _>("ALLOC_MEMORY_OF_GPU", args)
+    }
+
+    fn free_memory_of_gpu(&self, args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_FREE_MEMORY_OF_GPU as Opcode }, _>("FREE_MEMORY_OF_GPU", args)
+    }
+
+    fn map_memory_to_gpu(
+        &self,
+        args: &mut MapMemoryToGpuArgs,
+        device_ids: &[u32],
+    ) -> KfdResult<()> {
+        const NAME: &str = "MAP_MEMORY_TO_GPU";
+        args.device_ids_array_ptr =
+            bind_array(NAME, args.n_devices, device_ids.as_ptr(), device_ids.len())?;
+        self.ioctl::<{ AMDKFD_IOC_MAP_MEMORY_TO_GPU as Opcode }, _>(NAME, args)
+    }
+
+    fn unmap_memory_from_gpu(
+        &self,
+        args: &mut UnmapMemoryFromGpuArgs,
+        device_ids: &[u32],
+    ) -> KfdResult<()> {
+        const NAME: &str = "UNMAP_MEMORY_FROM_GPU";
+        args.device_ids_array_ptr =
+            bind_array(NAME, args.n_devices, device_ids.as_ptr(), device_ids.len())?;
+        self.ioctl::<{ AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU as Opcode }, _>(NAME, args)
+    }
+
+    fn create_queue(&self, args: &mut CreateQueueArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_CREATE_QUEUE as Opcode }, _>("CREATE_QUEUE", args)
+    }
+
+    fn destroy_queue(&self, args: &mut DestroyQueueArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_DESTROY_QUEUE as Opcode }, _>("DESTROY_QUEUE", args)
+    }
+
+    fn update_queue(&self, args: &mut UpdateQueueArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_UPDATE_QUEUE as Opcode }, _>("UPDATE_QUEUE", args)
+    }
+
+    fn create_event(&self, args: &mut CreateEventArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_CREATE_EVENT as Opcode }, _>("CREATE_EVENT", args)
+    }
+
+    fn destroy_event(&self, args: &mut DestroyEventArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_DESTROY_EVENT as Opcode }, _>("DESTROY_EVENT", args)
+    }
+
+    fn set_event(&self, args: &mut SetEventArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_SET_EVENT as Opcode }, _>("SET_EVENT", args)
+    }
+
+    fn reset_event(&self, args: &mut ResetEventArgs) -> KfdResult<()> {
+        self.ioctl::<{ AMDKFD_IOC_RESET_EVENT as Opcode }, _>("RESET_EVENT", args)
+    }
+
+    fn wait_events(&self, args: &mut WaitEventsArgs, events: &mut [KfdEventData]) -> KfdResult<()> {
+        const NAME: &str = "WAIT_EVENTS";
+        args.events_ptr = bind_array(NAME, args.num_events, events.as_mut_ptr(), events.len())?;
+        self.ioctl::<{ AMDKFD_IOC_WAIT_EVENTS as Opcode }, _>(NAME, args)
+    }
+
+    unsafe fn mmap_render_node(
+        &self,
+        gpu_id: u32,
+        va: u64,
+        size: u64,
+        mmap_offset: u64,
+    ) -> KfdResult<()> {
+        let minor = *self
+            .render_minor_of_gpu
+            .get(&gpu_id)
+            .ok_or_else(|| KfdError::Os {
+                what: "mmap of a render node (unknown gpu_id)",
+                source: io_error(Errno::INVAL),
+            })?;
+        self.render_fd(minor)?;
+        let nodes = self
+            .render_nodes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let Some(fd) = nodes.get(&minor) else {
+            return Err(KfdError::Os {
+                what: "mmap of a render node",
+                source: io_error(Errno::BADF),
+            });
+        };
+        // SAFETY: the caller's contract (the trait's # Safety) covers the range.
+        unsafe { Self::map_fixed("mmap of a render node", fd.as_fd(), va, size, mmap_offset) }
+    }
+
+    unsafe fn mmap_kfd(&self, va: u64, size: u64, mmap_offset: u64) -> KfdResult<()> {
+        // SAFETY: the caller's contract (the trait's # Safety) covers the range.
+        unsafe { Self::map_fixed("mmap of /dev/kfd", self.kfd.as_fd(), va, size, mmap_offset) }
+    }
+
+    fn write_doorbell(&self, doorbell_va: u64, value: u64) {
+        if doorbell_va == 0 || !doorbell_va.is_multiple_of(8) {
+            tracing::error!(
+                doorbell_va,
+                "refusing a doorbell write to a null or misaligned address"
+            );
+            return;
+        }
+        // Order the packet writes before the doorbell, as ROCr's release
+        // store does.
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+        // SAFETY: per the trait contract `doorbell_va` is an 8-byte doorbell
+        // inside a doorbell page the runtime mapped with mmap_kfd; a volatile
+        // store is the single 64-bit MMIO write the hardware expects.
+        unsafe { std::ptr::write_volatile(doorbell_va as *mut u64, value) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A DevKfd whose "/dev/kfd" is a memfd: ioctls on it fail with ENOTTY
+    /// (so a refusal with EINVAL proves the kernel was not called), and
+    /// mmaps of it behave as MAP_SHARED file mappings.
+    fn memfd_device() -> DevKfd {
+        let fd = rustix::fs::memfd_create("fake-kfd", rustix::fs::MemfdFlags::CLOEXEC).unwrap();
+        rustix::fs::ftruncate(&fd, 2 * 4096).unwrap();
+        DevKfd {
+            kfd: fd,
+            kfd_path: PathBuf::from("memfd"),
+            sysfs_root: PathBuf::from("/nonexistent"),
+            version: GetVersionArgs::default(),
+            render_minor_of_gpu: BTreeMap::new(),
+            render_nodes: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    #[test]
+    fn ioctl_errors_carry_name_and_errno() {
+        let dev = memfd_device();
+        let err = dev.get_version(&mut GetVersionArgs::default()).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                KfdError::Ioctl {
+                    ioctl: "GET_VERSION",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(err.errno(), Some(Errno::NOTTY.raw_os_error()));
+    }
+
+    #[test]
+    fn inconsistent_counts_are_refused_before_the_kernel() {
+        let dev = memfd_device();
+        let mut map = MapMemoryToGpuArgs {
+            handle: 1,
+            n_devices: 2,
+            ..Default::default()
+        };
+        let err = dev.map_memory_to_gpu(&mut map, &[5]).unwrap_err();
+        assert_eq!(err.errno(), Some(Errno::INVAL.raw_os_error()));
+        assert_eq!(map.device_ids_array_ptr, 0, "pointer not filled on refusal");
+
+        let mut wait = WaitEventsArgs {
+            num_events: 3,
+            ..Default::default()
+        };
+        let mut events = [KfdEventData::for_event(1); 2];
+        assert_eq!(
+            dev.wait_events(&mut wait, &mut events).unwrap_err().errno(),
+            Some(Errno::INVAL.raw_os_error())
+        );
+
+        let mut apertures = GetProcessAperturesNewArgs {
+            num_of_nodes: 1,
+            ..Default::default()
+        };
+        let err = dev
+            .get_process_apertures_new(&mut apertures, &mut [])
+            .unwrap_err();
+        assert_eq!(err.errno(), Some(Errno::INVAL.raw_os_error()));
+
+        // Consistent counts reach the kernel (here: ENOTTY from the memfd)
+        // with the pointer filled from the slice.
+        let ids = [5u32, 6];
+        let err = dev.unmap_memory_from_gpu(&mut map, &ids).unwrap_err();
+        assert_eq!(err.errno(), Some(Errno::NOTTY.raw_os_error()));
+        assert_eq!(map.device_ids_array_ptr, ids.as_ptr() as u64);
+    }
+
+    #[test]
+    fn mmap_kfd_maps_shared_and_fixed_and_doorbell_stores() {
+        let dev = memfd_device();
+        // Reserve two pages, as the runtime does before placing a mapping.
+        // SAFETY: a fresh anonymous PROT_NONE reservation; nothing else uses it.
+        let base = unsafe {
+            rustix::mm::mmap_anonymous(
+                std::ptr::null_mut(),
+                2 * 4096,
+                ProtFlags::empty(),
+                MapFlags::PRIVATE | MapFlags::NORESERVE,
+            )
+        }
+        .unwrap() as u64;
+        // Map the memfd's second page over the first reserved page.
+        // SAFETY: [base, base+4096) is part of the reservation made above.
+        unsafe { dev.mmap_kfd(base, 4096, 4096) }.unwrap();
+        dev.write_doorbell(base + 8, 0x1122_3344_5566_7788);
+        let mut buf = [0u8; 8];
+        rustix::io::pread(&dev.kfd, &mut buf, 4096 + 8).unwrap();
+        assert_eq!(
+            u64::from_le_bytes(buf),
+            0x1122_3344_5566_7788,
+            "store reached the shared file page"
+        );
+        // Misaligned and null doorbells are refused without a fault.
+        dev.write_doorbell(base + 3, 1);
+        dev.write_doorbell(0, 1);
+        rustix::io::pread(&dev.kfd, &mut buf, 4096).unwrap();
+        assert_eq!(u64::from_le_bytes(buf), 0);
+        // SAFETY: as above.
+        let err = unsafe { dev.mmap_kfd(base, 0, 0) }.unwrap_err();
+        assert_eq!(err.errno(), Some(Errno::INVAL.raw_os_error()));
+        // SAFETY: unmapping the reservation made above.
+        unsafe { rustix::mm::munmap(base as *mut std::ffi::c_void, 2 * 4096) }.unwrap();
+    }
+
+    #[test]
+    fn unknown_gpu_render_mmap_is_refused() {
+        let dev = memfd_device();
+        // SAFETY: the call fails before any mapping is made.
+        let err = unsafe { dev.mmap_render_node(1234, 0x1000_0000, 4096, 0) }.unwrap_err();
+        assert_eq!(err.errno(), Some(Errno::INVAL.raw_os_error()));
+    }
+
+    #[test]
+    fn bind_array_checks_the_count_against_the_slice() {
+        let ids = [7u32, 8, 9];
+        let p = ids.as_ptr();
+        assert_eq!(bind_array("MAP_MEMORY_TO_GPU", 3, p, 3).unwrap(), p as u64);
+        assert_eq!(bind_array("MAP_MEMORY_TO_GPU", 1, p, 3).unwrap(), p as u64);
+        let err = bind_array("MAP_MEMORY_TO_GPU", 4, p, 3).unwrap_err();
+        assert_eq!(err.errno(), Some(Errno::INVAL.raw_os_error()));
+        assert!(err.to_string().contains("MAP_MEMORY_TO_GPU"), "{err}");
+        let mut empty: [KfdEventData; 0] = [];
+        assert!(bind_array("WAIT_EVENTS", 0, empty.as_mut_ptr(), 0).is_ok());
+        assert!(bind_array("WAIT_EVENTS", 1, empty.as_mut_ptr(), 0).is_err());
+    }
+}

@@ -15,7 +15,7 @@ pub mod ioctl;
 pub mod topology;
 pub mod uapi;
 
-pub use dev_kfd::DevKfd;
+pub use dev_kfd::{DEV_KFD_PATH, DevKfd, KFD_MIN_MINOR_VERSION};
 pub use device::KfdDevice;
 pub use error::{KfdError, KfdResult};
-pub use topology::Topology;
+pub use topology::{CwsrSizes, GfxVersion, Node, NodeKind, Topology};

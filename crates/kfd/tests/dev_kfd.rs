@@ -1,0 +1,69 @@
+//! Opening the real device where it cannot work: the errors must say why.
+
+use std::path::{Path, PathBuf};
+
+use aqueduct_kfd::{DevKfd, KfdError};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+#[test]
+fn no_dev_kfd_is_no_device() {
+    if Path::new("/dev/kfd").exists() {
+        eprintln!("note: /dev/kfd exists here; the no-device check does not apply");
+        return;
+    }
+    match DevKfd::open() {
+        Err(KfdError::NoDevice(message)) => {
+            assert!(message.contains("/dev/kfd"), "{message}");
+            assert!(message.contains("no AMD GPU"), "{message}");
+        }
+        other => panic!("expected NoDevice, got {other:?}"),
+    }
+}
+
+#[test]
+fn missing_node_path_is_no_device() {
+    let err = DevKfd::open_with("/nonexistent/kfd", fixture("mi300x")).unwrap_err();
+    assert!(
+        matches!(&err, KfdError::NoDevice(m) if m.contains("/nonexistent/kfd")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn topology_without_gpu_is_no_device() {
+    // /dev/null opens like a device node; the CPU-only topology has no GPU.
+    let err = DevKfd::open_with("/dev/null", fixture("cpu_only")).unwrap_err();
+    assert!(
+        matches!(&err, KfdError::NoDevice(m) if m.contains("no GPU node")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn a_node_that_is_not_kfd_fails_get_version() {
+    // With a GPU topology the next step is GET_VERSION, which /dev/null
+    // rejects with ENOTTY.
+    let err = DevKfd::open_with("/dev/null", fixture("rx7900xtx")).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            KfdError::Ioctl {
+                ioctl: "GET_VERSION",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.errno(), Some(25), "ENOTTY");
+}
+
+#[test]
+fn broken_topology_is_a_topology_error() {
+    let err = DevKfd::open_with("/dev/null", fixture("no-such-fixture")).unwrap_err();
+    assert!(matches!(err, KfdError::Topology { .. }), "{err:?}");
+}

@@ -1,3 +1,24 @@
 //! aqueduct-hsa: Aqueduct's HSA core over the KfdDevice boundary.
+//!
+//! Modules: [`runtime`] (init, agents' contexts, the process-wide
+//! instance), [`agent`], [`memory`] (VA aperture, BOs, pools,
+//! sub-allocation), [`signal`] (signals and KFD events), [`queue`] (AQL
+//! packets, ring protocol, queues), [`executable`] (loaded code objects)
+//! and [`code_object`] (the loader).
 
+pub mod agent;
 pub mod code_object;
+pub mod error;
+pub mod executable;
+pub mod memory;
+pub mod queue;
+pub mod runtime;
+pub mod signal;
+
+pub use agent::{Agent, DeviceType};
+pub use error::{HsaError, HsaResult, QueueError, QueueErrorReason};
+pub use executable::{Executable, Kernel};
+pub use memory::{AllocOptions, Allocation, MemoryPool, PoolInfo, PoolKind, SubAllocation, SubAllocator};
+pub use queue::{KernelDispatch, PacketFence, Queue, Reservation};
+pub use runtime::{Runtime, RuntimeOptions, global, init, shut_down};
+pub use signal::{MemoryOrder, Signal, WaitCondition, WaitHint};

@@ -1,0 +1,429 @@
+//! A user-mode AQL queue on a GPU agent.
+//!
+//! Buffers (each its own BO, so KFD's CREATE_QUEUE validation of
+//! "address = start of a mapping of exactly this size" holds):
+//! - the ring: `packets * 64` bytes, fine-grained (GTT|WRITABLE|COHERENT),
+//!   host mapped, every slot's header INVALID;
+//! - the queue page (4 KiB, fine-grained, host mapped): `amd_queue_t` at
+//!   0 (so write/read pointers are `&write_dispatch_id`/`&read_dispatch_id`
+//!   in the page's first bytes), the doorbell `amd_signal_t` (kind
+//!   DOORBELL, value = doorbell address) at 256, and the u64 KFD ORs
+//!   exception bits into at 320;
+//! - the EOP buffer: VRAM, exactly the node's EOP size;
+//! - the context-save area: fine-grained, host mapped, of the node's CWSR
+//!   total size, with a `UserContextSaveAreaHeader` at each XCC slice whose
+//!   `error_reason` is the queue page's error word and `error_event_id` the
+//!   queue's own (SIGNAL, auto-reset) KFD event.
+//!
+//! Submission follows the AQL protocol in `ring` and then rings the
+//! doorbell through `KfdDevice::write_doorbell` with the id of the last
+//! packet published. After a queue error, the next reservation destroys
+//! and recreates the KFD queue over the same buffers (ring reset to
+//! INVALID, both dispatch ids back to 0, error word cleared), so later
+//! work on the same `Queue` runs.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock, RwLockReadGuard};
+
+use aqueduct_kfd::KfdDevice;
+use aqueduct_kfd::abi::queue::{
+    AMD_QUEUE_PROPERTIES_IS_PTR64, AMD_QUEUE_READ_DISPATCH_ID_OFFSET, AMD_QUEUE_WRITE_DISPATCH_ID_OFFSET,
+    HSA_QUEUE_FEATURE_KERNEL_DISPATCH, HSA_QUEUE_TYPE_MULTI,
+};
+use aqueduct_kfd::abi::signal::{AMD_SIGNAL_KIND_DOORBELL, AMD_SIGNAL_VALUE_OFFSET};
+use aqueduct_kfd::abi::{AmdQueue, AmdSignal, BarrierPacket, KernelDispatchPacket, RawPacket};
+use aqueduct_kfd::topology::CwsrSizes;
+use aqueduct_kfd::uapi::{
+    CreateQueueArgs, DestroyQueueArgs, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, UserContextSaveAreaHeader, event_type,
+};
+
+use super::packet::{self, AqlPacket, PacketFence};
+use super::ring::AqlRing;
+use crate::error::{HsaError, HsaResult, QueueError};
+use crate::memory::{Allocation, MemoryPool};
+use crate::signal::Signal;
+use crate::signal::event::{EventHub, KfdEvent, QueueErrorSource};
+
+/// Byte offset of the doorbell signal in the queue page.
+pub const QUEUE_PAGE_DOORBELL_SIGNAL_OFFSET: u64 = 256;
+/// Byte offset of the error-reason word in the queue page.
+pub const QUEUE_PAGE_ERROR_REASON_OFFSET: u64 = 320;
+const QUEUE_PAGE_SIZE: u64 = 4096;
+/// In-page bits of a SOC15 doorbell offset (8 KiB doorbell page).
+pub const DOORBELL_PAGE_MASK: u64 = 0x1fff;
+/// Queue priority passed to KFD (normal, on a 0..=15 scale).
+pub const QUEUE_PRIORITY_NORMAL: u32 = 7;
+/// Smallest ring: one page of packets.
+pub const MIN_QUEUE_PACKETS: u32 = 64;
+/// Largest ring accepted (256 MiB).
+pub const MAX_QUEUE_PACKETS: u32 = 1 << 22;
+
+/// What a queue needs from the runtime's per-GPU state.
+pub(crate) struct QueueSetup<'a> {
+    pub device: Arc<dyn KfdDevice>,
+    pub hub: Arc<EventHub>,
+    pub gpu_id: u32,
+    pub node_id: u32,
+    pub fine_pool: &'a MemoryPool,
+    pub device_pool: &'a MemoryPool,
+    pub doorbell_page: Arc<Allocation>,
+    pub cwsr: CwsrSizes,
+    pub max_cu_id: u32,
+    pub max_wave_id: u32,
+    pub group_aperture_base_hi: u32,
+    pub private_aperture_base_hi: u32,
+}
+
+#[derive(Debug)]
+struct KfdQueueState {
+    queue_id: u32,
+    doorbell_va: u64,
+}
+
+#[derive(Debug)]
+pub struct Queue {
+    device: Arc<dyn KfdDevice>,
+    hub: Arc<EventHub>,
+    gpu_id: u32,
+    ring: AqlRing,
+    state: RwLock<KfdQueueState>,
+    create_args: CreateQueueArgs,
+    error_source: Arc<QueueErrorSource>,
+    recreations: AtomicU64,
+    // Buffers, dropped after the KFD queue is destroyed (see Drop).
+    _error_event: KfdEvent,
+    ring_mem: Allocation,
+    queue_page: Allocation,
+    _eop: Allocation,
+    _ctx_save: Allocation,
+    doorbell_page: Arc<Allocation>,
+}
+
+fn host_base(a: &Allocation, what: &str) -> HsaResult<*mut u8> {
+    a.host_ptr()
+        .map(|p| p.as_ptr())
+        .ok_or_else(|| HsaError::InvalidQueueCreation(format!("the queue's {what} is not host mapped")))
+}
+
+impl Queue {
+    pub(crate) fn create(setup: QueueSetup<'_>, packets: u32) -> HsaResult<Queue> {
+        if !packets.is_power_of_two() || !(MIN_QUEUE_PACKETS..=MAX_QUEUE_PACKETS).contains(&packets) {
+            return Err(HsaError::InvalidQueueCreation(format!(
+                "queue size {packets} must be a power of two in {MIN_QUEUE_PACKETS}..={MAX_QUEUE_PACKETS} packets"
+            )));
+        }
+        let ring_bytes = packets as u64 * 64;
+        let ring_mem = setup.fine_pool.allocate(ring_bytes)?;
+        let queue_page = setup.fine_pool.allocate(QUEUE_PAGE_SIZE)?;
+        let eop = setup.device_pool.allocate(setup.cwsr.eop_buffer_size as u64)?;
+        let ctx_save = setup.fine_pool.allocate(setup.cwsr.total_size())?;
+        let error_event = setup.hub.create_event(event_type::SIGNAL, true, setup.node_id)?;
+
+        let qbase = host_base(&queue_page, "queue page")?;
+        let qva = queue_page.gpu_va();
+        let doorbell_signal_va = qva + QUEUE_PAGE_DOORBELL_SIGNAL_OFFSET;
+        let error_reason_va = qva + QUEUE_PAGE_ERROR_REASON_OFFSET;
+
+        // SAFETY: the ring BO holds exactly `packets` 64-byte slots; the dispatch ids are aligned u64s in the queue page; all live as long as the Queue.
+        let ring = unsafe {
+            AqlRing::from_raw_parts(
+                std::ptr::NonNull::new(host_base(&ring_mem, "ring")?.cast::<RawPacket>()).ok_or_else(|| {
+                    HsaError::InvalidQueueCreation("null ring".into())
+                })?,
+                packets,
+                std::ptr::NonNull::new_unchecked(qbase.add(AMD_QUEUE_WRITE_DISPATCH_ID_OFFSET).cast::<u64>()),
+                std::ptr::NonNull::new_unchecked(qbase.add(AMD_QUEUE_READ_DISPATCH_ID_OFFSET).cast::<u64>()),
+            )?
+        };
+
+        let amd_queue = AmdQueue {
+            queue_type: HSA_QUEUE_TYPE_MULTI,
+            features: HSA_QUEUE_FEATURE_KERNEL_DISPATCH,
+            base_address: ring_mem.gpu_va(),
+            doorbell_signal: doorbell_signal_va,
+            size: packets,
+            group_segment_aperture_base_hi: setup.group_aperture_base_hi,
+            private_segment_aperture_base_hi: setup.private_aperture_base_hi,
+            max_cu_id: setup.max_cu_id,
+            max_wave_id: setup.max_wave_id,
+            read_dispatch_id_field_base_byte_offset: AMD_QUEUE_READ_DISPATCH_ID_OFFSET as u32,
+            queue_properties: AMD_QUEUE_PROPERTIES_IS_PTR64,
+            ..AmdQueue::default()
+        };
+        let doorbell_signal = AmdSignal { kind: AMD_SIGNAL_KIND_DOORBELL, ..Default::default() };
+        // SAFETY: the queue page is a fresh 4 KiB host-mapped BO; these writes are in bounds and precede queue creation.
+        unsafe {
+            qbase.cast::<AmdQueue>().write_volatile(amd_queue);
+            qbase.add(QUEUE_PAGE_DOORBELL_SIGNAL_OFFSET as usize).cast::<AmdSignal>().write_volatile(doorbell_signal);
+            qbase.add(QUEUE_PAGE_ERROR_REASON_OFFSET as usize).cast::<u64>().write_volatile(0);
+        }
+        ring.reset();
+
+        let cbase = host_base(&ctx_save, "context-save area")?;
+        let cwsr = setup.cwsr;
+        for xcc in 0..cwsr.num_xcc {
+            let header = UserContextSaveAreaHeader {
+                debug_offset: cwsr.cwsr_size,
+                debug_size: cwsr.debug_memory_size,
+                error_reason: error_reason_va,
+                error_event_id: error_event.event_id,
+                ..Default::default()
+            };
+            let off = cwsr.xcc_slice_offset(xcc) as usize;
+            // SAFETY: each XCC slice starts inside the context-save BO (total_size covers all slices), and the header is 8-byte aligned there.
+            unsafe { cbase.add(off).cast::<UserContextSaveAreaHeader>().write_volatile(header) };
+        }
+
+        let create_args = CreateQueueArgs {
+            ring_base_address: ring_mem.gpu_va(),
+            write_pointer_address: qva + AMD_QUEUE_WRITE_DISPATCH_ID_OFFSET as u64,
+            read_pointer_address: qva + AMD_QUEUE_READ_DISPATCH_ID_OFFSET as u64,
+            ring_size: ring_bytes as u32,
+            gpu_id: setup.gpu_id,
+            queue_type: KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+            queue_percentage: 100,
+            queue_priority: QUEUE_PRIORITY_NORMAL,
+            eop_buffer_address: eop.gpu_va(),
+            eop_buffer_size: cwsr.eop_buffer_size as u64,
+            ctx_save_restore_address: ctx_save.gpu_va(),
+            ctx_save_restore_size: cwsr.cwsr_size,
+            ctl_stack_size: cwsr.ctl_stack_size,
+            ..Default::default()
+        };
+        let error_source = Arc::new(QueueErrorSource {
+            queue_id: Default::default(),
+            gpu_id: setup.gpu_id,
+            error_reason_va,
+            error_event_id: error_event.event_id,
+        });
+        let mut queue = Queue {
+            device: setup.device.clone(),
+            hub: setup.hub.clone(),
+            gpu_id: setup.gpu_id,
+            ring,
+            state: RwLock::new(KfdQueueState { queue_id: 0, doorbell_va: 0 }),
+            create_args,
+            error_source,
+            recreations: AtomicU64::new(0),
+            _error_event: error_event,
+            ring_mem,
+            queue_page,
+            _eop: eop,
+            _ctx_save: ctx_save,
+            doorbell_page: setup.doorbell_page,
+        };
+        let state = queue.create_kfd_queue()?;
+        *queue.state.get_mut().unwrap_or_else(|p| p.into_inner()) = state;
+        queue.hub.register_queue(queue.error_source.clone());
+        tracing::debug!(queue_id = queue.id(), gpu_id = queue.gpu_id, packets, "created AQL queue");
+        Ok(queue)
+    }
+
+    fn qbase(&self) -> *mut u8 {
+        self.queue_page.gpu_va() as *mut u8
+    }
+
+    /// CREATE_QUEUE with the fixed arguments; fills in the doorbell.
+    fn create_kfd_queue(&self) -> HsaResult<KfdQueueState> {
+        let mut args = self.create_args;
+        self.device.create_queue(&mut args).map_err(|e| {
+            HsaError::InvalidQueueCreation(format!("CREATE_QUEUE on gpu {:#x}: {e}", self.gpu_id))
+        })?;
+        let page_offset = args.doorbell_offset & !DOORBELL_PAGE_MASK;
+        if page_offset != self.doorbell_page.mmap_offset() {
+            tracing::warn!(
+                doorbell_offset = format_args!("{:#x}", args.doorbell_offset),
+                page = format_args!("{:#x}", self.doorbell_page.mmap_offset()),
+                "CREATE_QUEUE's doorbell is not in this GPU's doorbell page"
+            );
+        }
+        let doorbell_va = self.doorbell_page.gpu_va() + (args.doorbell_offset & DOORBELL_PAGE_MASK);
+        let qbase = self.qbase();
+        // SAFETY: in-bounds fields of the live queue page; the device does not write these.
+        unsafe {
+            (*qbase.cast::<AmdQueue>()).id = args.queue_id as u64;
+            let value = qbase.add(QUEUE_PAGE_DOORBELL_SIGNAL_OFFSET as usize + AMD_SIGNAL_VALUE_OFFSET);
+            AtomicU64::from_ptr(value.cast::<u64>()).store(doorbell_va, Ordering::Release);
+        }
+        self.error_source.queue_id.store(args.queue_id, Ordering::Relaxed);
+        Ok(KfdQueueState { queue_id: args.queue_id, doorbell_va })
+    }
+
+    fn error_word(&self) -> &AtomicU64 {
+        // SAFETY: an aligned u64 in the live queue page; KFD/device ORs bits into it atomically.
+        unsafe { AtomicU64::from_ptr(self.qbase().add(QUEUE_PAGE_ERROR_REASON_OFFSET as usize).cast::<u64>()) }
+    }
+
+    /// The KFD queue id (changes if the queue was recreated).
+    pub fn id(&self) -> u32 {
+        self.error_source.queue_id.load(Ordering::Relaxed)
+    }
+    pub fn gpu_id(&self) -> u32 {
+        self.gpu_id
+    }
+    /// Size in packets.
+    pub fn size(&self) -> u32 {
+        self.ring.size()
+    }
+    /// Address of the queue's `amd_queue_t` (what `hsa_queue_t*` is).
+    pub fn amd_queue_va(&self) -> u64 {
+        self.queue_page.gpu_va()
+    }
+    pub fn ring_va(&self) -> u64 {
+        self.ring_mem.gpu_va()
+    }
+    pub fn doorbell_va(&self) -> u64 {
+        self.state.read().unwrap_or_else(|p| p.into_inner()).doorbell_va
+    }
+    /// `read_dispatch_id`: packets the device has consumed.
+    pub fn read_index(&self) -> u64 {
+        self.ring.read_id().load(Ordering::Acquire)
+    }
+    /// `write_dispatch_id`: slots reserved so far.
+    pub fn write_index(&self) -> u64 {
+        self.ring.write_id().load(Ordering::Acquire)
+    }
+    /// Times the KFD queue was recreated after an error.
+    pub fn recreations(&self) -> u64 {
+        self.recreations.load(Ordering::Relaxed)
+    }
+
+    /// The queue's pending error, if the device reported one.
+    pub fn error(&self) -> Option<QueueError> {
+        self.hub.queue_error(&self.error_source)
+    }
+
+    /// Destroy and recreate the KFD queue if it is in error.
+    fn recover_if_needed(&self) -> HsaResult<()> {
+        if self.error_word().load(Ordering::Acquire) == 0 {
+            return Ok(());
+        }
+        let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
+        let bits = self.error_word().load(Ordering::Acquire);
+        if bits == 0 {
+            return Ok(());
+        }
+        let err = self.error();
+        tracing::warn!(queue_id = state.queue_id, error = ?err, "recreating AQL queue after an error");
+        let mut destroy = DestroyQueueArgs { queue_id: state.queue_id, pad: 0 };
+        if let Err(e) = self.device.destroy_queue(&mut destroy) {
+            tracing::warn!(queue_id = state.queue_id, "DESTROY_QUEUE of a failed queue: {e}");
+        }
+        self.ring.reset();
+        self.error_word().store(0, Ordering::Release);
+        self.hub.clear_memory_fault(self.gpu_id);
+        *state = self.create_kfd_queue()?;
+        self.recreations.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Reserve `count` consecutive slots. Publish packets with
+    /// [`Reservation::write`]; the doorbell rings when the reservation is
+    /// committed or dropped (unwritten slots become no-op packets).
+    pub fn reserve(&self, count: u32) -> HsaResult<Reservation<'_>> {
+        self.recover_if_needed()?;
+        let guard = self.state.read().unwrap_or_else(|p| p.into_inner());
+        let first = self.ring.reserve(count, &|| self.error().map(HsaError::from))?;
+        Ok(Reservation { queue: self, state: guard, first, count, written: vec![false; count as usize], done: false })
+    }
+
+    /// Submit one packet; returns its dispatch id.
+    pub fn submit(&self, packet: &impl AqlPacket) -> HsaResult<u64> {
+        let mut r = self.reserve(1)?;
+        r.write(0, packet)?;
+        let id = r.index(0);
+        r.commit();
+        Ok(id)
+    }
+
+    pub fn submit_dispatch(&self, packet: &KernelDispatchPacket) -> HsaResult<u64> {
+        self.submit(packet)
+    }
+
+    /// A barrier-AND (system-scope fences, barrier bit set) on up to 5
+    /// signals.
+    pub fn submit_barrier_and(&self, deps: &[&Signal], completion: Option<&Signal>) -> HsaResult<u64> {
+        let deps: Vec<u64> = deps.iter().map(|s| s.handle()).collect();
+        let p = packet::barrier_and(&deps, completion.map_or(0, |s| s.handle()), PacketFence::SYSTEM_ORDERED)?;
+        self.submit(&p)
+    }
+
+    /// A barrier-OR (system-scope fences, barrier bit set) on up to 5
+    /// signals.
+    pub fn submit_barrier_or(&self, deps: &[&Signal], completion: Option<&Signal>) -> HsaResult<u64> {
+        let deps: Vec<u64> = deps.iter().map(|s| s.handle()).collect();
+        let p = packet::barrier_or(&deps, completion.map_or(0, |s| s.handle()), PacketFence::SYSTEM_ORDERED)?;
+        self.submit(&p)
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        self.hub.unregister_queue(&self.error_source);
+        let queue_id = self.state.get_mut().unwrap_or_else(|p| p.into_inner()).queue_id;
+        if let Err(e) = self.device.destroy_queue(&mut DestroyQueueArgs { queue_id, pad: 0 }) {
+            tracing::warn!(queue_id, "DESTROY_QUEUE: {e}");
+        }
+    }
+}
+
+/// Slots reserved on a queue, published one by one, doorbell rung once.
+pub struct Reservation<'q> {
+    queue: &'q Queue,
+    state: RwLockReadGuard<'q, KfdQueueState>,
+    first: u64,
+    count: u32,
+    written: Vec<bool>,
+    done: bool,
+}
+
+impl Reservation<'_> {
+    /// Dispatch id of the `i`-th reserved slot.
+    pub fn index(&self, i: u32) -> u64 {
+        self.first + i as u64
+    }
+    pub fn len(&self) -> u32 {
+        self.count
+    }
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Write and publish the `i`-th packet (once per slot).
+    pub fn write(&mut self, i: u32, packet: &impl AqlPacket) -> HsaResult<()> {
+        let slot = self.written.get_mut(i as usize).ok_or_else(|| {
+            HsaError::InvalidArgument(format!("slot {i} of a {}-slot reservation", self.count))
+        })?;
+        if *slot {
+            return Err(HsaError::InvalidArgument(format!("slot {i} of the reservation was already published")));
+        }
+        self.queue.ring.publish(self.first + i as u64, &packet.to_raw());
+        *slot = true;
+        Ok(())
+    }
+
+    /// Ring the doorbell (after filling unwritten slots with no-ops).
+    pub fn commit(mut self) {
+        self.finish();
+    }
+
+    fn finish(&mut self) {
+        if self.done {
+            return;
+        }
+        self.done = true;
+        let nop: BarrierPacket = packet::nop(PacketFence { barrier: false, ..PacketFence::AGENT_UNORDERED });
+        for i in 0..self.count {
+            if !self.written[i as usize] {
+                self.queue.ring.publish(self.first + i as u64, &nop.to_raw());
+            }
+        }
+        self.queue.device.write_doorbell(self.state.doorbell_va, self.first + self.count as u64 - 1);
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}

@@ -1,0 +1,9 @@
+//! AQL queues: packet builders, the ring protocol and the KFD-backed queue.
+
+pub mod aql_queue;
+pub mod packet;
+pub mod ring;
+
+pub use aql_queue::{Queue, Reservation};
+pub use packet::{AqlPacket, KernelDispatch, PacketFence};
+pub use ring::AqlRing;

@@ -1,0 +1,272 @@
+//! KFD events and the runtime's event hub.
+//!
+//! The hub owns what every blocking wait needs: the device, the event page
+//! (so a signal event's mailbox address is `page + slot_index*8`), the
+//! exception events (per GPU: a MEMORY event for VM faults and a
+//! HW_EXCEPTION event), and the registry of live queues with their error
+//! word and error event. A wait blocks in WAIT_EVENTS on its signal's event
+//! plus all of those, so a GPU fault wakes it instead of leaving it hanging.
+//!
+//! Event kinds and reset modes:
+//! - signal events (interrupt signals, queue error events): SIGNAL type,
+//!   auto-reset, like ROCr's `InterruptSignal::CreateEvent`. Lost wake-ups
+//!   between a waiter's value check and its WAIT_EVENTS are excluded by the
+//!   KFD 1.14 event age: each wait passes the last age it saw (1 = the age
+//!   KFD gives a new event), and KFD returns at once if the event fired
+//!   since. A device that ignores ages still cannot hang a waiter for more
+//!   than one wait slice ([`MAX_WAIT_SLICE_MS`]).
+//! - exception events: MEMORY and HW_EXCEPTION, auto-reset, so a recovered
+//!   queue does not keep waking every waiter. Their data (fault address) is
+//!   recorded per GPU when they fire.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use aqueduct_kfd::KfdDevice;
+use aqueduct_kfd::uapi::{
+    CreateEventArgs, DestroyEventArgs, KFD_IOC_WAIT_RESULT_FAIL, KfdEventData, MemoryExceptionData,
+    SetEventArgs, WaitEventsArgs, event_type, exception_code,
+};
+
+use crate::error::{HsaError, HsaResult, QueueError, QueueErrorReason};
+use crate::memory::Allocation;
+
+/// Longest single WAIT_EVENTS call; waits loop, re-checking the value.
+pub const MAX_WAIT_SLICE_MS: u32 = 100;
+/// The age KFD gives a freshly created signal event.
+pub const INITIAL_EVENT_AGE: u64 = 1;
+
+/// A KFD event, destroyed on drop.
+#[derive(Debug)]
+pub struct KfdEvent {
+    device: Arc<dyn KfdDevice>,
+    pub event_id: u32,
+    pub event_type: u32,
+    pub slot_index: u32,
+    /// Address of the event's slot in the event page (signal events on a
+    /// device with an event page), else 0.
+    pub mailbox_va: u64,
+}
+
+impl KfdEvent {
+    pub fn set(&self) -> HsaResult<()> {
+        self.device.set_event(&mut SetEventArgs { event_id: self.event_id, pad: 0 })?;
+        Ok(())
+    }
+}
+
+impl Drop for KfdEvent {
+    fn drop(&mut self) {
+        if let Err(e) = self.device.destroy_event(&mut DestroyEventArgs { event_id: self.event_id, pad: 0 }) {
+            tracing::warn!(event_id = self.event_id, "DESTROY_EVENT: {e}");
+        }
+    }
+}
+
+/// What the hub knows about one live queue, for error reporting.
+#[derive(Debug)]
+pub struct QueueErrorSource {
+    /// KFD queue id (changes when the queue is recreated after an error).
+    pub queue_id: AtomicU32,
+    pub gpu_id: u32,
+    /// Address of the u64 KFD ORs exception bits into.
+    pub error_reason_va: u64,
+    pub error_event_id: u32,
+}
+
+impl QueueErrorSource {
+    pub fn error_bits(&self) -> u64 {
+        // SAFETY: error_reason_va is a u64 inside a host-mapped BO that the owning queue keeps alive while it is registered.
+        unsafe { AtomicU64::from_ptr(self.error_reason_va as *mut u64) }.load(Ordering::Acquire)
+    }
+}
+
+/// Decode `error_reason` bits into the variant a caller can act on.
+pub fn decode_error_reason(bits: u64, fault_address: Option<u64>) -> QueueErrorReason {
+    use exception_code::*;
+    let has = |code: u32| bits & exception_mask(code) != 0;
+    if has(EC_QUEUE_WAVE_MEMORY_VIOLATION) || has(EC_QUEUE_WAVE_APERTURE_VIOLATION) || has(EC_DEVICE_MEMORY_VIOLATION)
+    {
+        QueueErrorReason::MemoryViolation { address: fault_address }
+    } else if has(EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION) {
+        QueueErrorReason::IllegalInstruction
+    } else if has(EC_QUEUE_WAVE_TRAP) || has(EC_QUEUE_WAVE_ABORT) {
+        QueueErrorReason::Trap
+    } else if (EC_QUEUE_PACKET_DISPATCH_DIM_INVALID..=EC_QUEUE_PACKET_VENDOR_UNSUPPORTED).any(has) {
+        QueueErrorReason::PacketInvalid
+    } else {
+        QueueErrorReason::Other(bits)
+    }
+}
+
+#[derive(Debug)]
+pub struct EventHub {
+    device: Arc<dyn KfdDevice>,
+    /// CPU/GPU address of the event page, 0 if the device has none.
+    event_page_va: u64,
+    /// Handle of the event-page BO, passed to the first CREATE_EVENT.
+    pending_page_handle: Mutex<Option<u64>>,
+    exception_events: Mutex<Vec<KfdEvent>>,
+    queues: Mutex<Vec<Arc<QueueErrorSource>>>,
+    memory_faults: Mutex<HashMap<u32, MemoryExceptionData>>,
+    /// The event-page BO; declared last so it outlives the events above.
+    _event_page: Option<Allocation>,
+}
+
+impl EventHub {
+    /// `event_page` = (va, BO handle) of the runtime-allocated event page;
+    /// `page_memory` keeps that BO alive as long as the hub (and so every
+    /// event whose mailbox is in it).
+    pub fn new(device: Arc<dyn KfdDevice>, event_page: Option<(u64, u64)>, page_memory: Option<Allocation>) -> Self {
+        Self {
+            device,
+            event_page_va: event_page.map_or(0, |p| p.0),
+            pending_page_handle: Mutex::new(event_page.map(|p| p.1)),
+            exception_events: Mutex::new(Vec::new()),
+            queues: Mutex::new(Vec::new()),
+            memory_faults: Mutex::new(HashMap::new()),
+            _event_page: page_memory,
+        }
+    }
+
+    pub fn device(&self) -> &Arc<dyn KfdDevice> {
+        &self.device
+    }
+
+    pub fn event_page_va(&self) -> u64 {
+        self.event_page_va
+    }
+
+    /// CREATE_EVENT. The first call hands KFD the event-page BO.
+    pub fn create_event(&self, event_type: u32, auto_reset: bool, node_id: u32) -> HsaResult<KfdEvent> {
+        let mut pending = self.pending_page_handle.lock().unwrap_or_else(|p| p.into_inner());
+        let mut args = CreateEventArgs {
+            event_page_offset: pending.unwrap_or(0),
+            event_type,
+            auto_reset: auto_reset as u32,
+            node_id,
+            ..Default::default()
+        };
+        self.device.create_event(&mut args)?;
+        *pending = None;
+        let mailbox_va = if event_type == event_type::SIGNAL && self.event_page_va != 0 {
+            if args.event_slot_index >= aqueduct_kfd::uapi::KFD_SIGNAL_EVENT_LIMIT {
+                return Err(HsaError::OutOfResources(format!(
+                    "event slot {} is outside the event page",
+                    args.event_slot_index
+                )));
+            }
+            self.event_page_va + args.event_slot_index as u64 * 8
+        } else {
+            0
+        };
+        Ok(KfdEvent {
+            device: self.device.clone(),
+            event_id: args.event_id,
+            event_type,
+            slot_index: args.event_slot_index,
+            mailbox_va,
+        })
+    }
+
+    pub(crate) fn add_exception_event(&self, event: KfdEvent) {
+        self.exception_events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
+    }
+
+    pub(crate) fn register_queue(&self, source: Arc<QueueErrorSource>) {
+        self.queues.lock().unwrap_or_else(|p| p.into_inner()).push(source);
+    }
+
+    pub(crate) fn unregister_queue(&self, source: &Arc<QueueErrorSource>) {
+        self.queues.lock().unwrap_or_else(|p| p.into_inner()).retain(|q| !Arc::ptr_eq(q, source));
+    }
+
+    /// The last VM fault KFD reported for `gpu_id`.
+    pub fn last_memory_fault(&self, gpu_id: u32) -> Option<MemoryExceptionData> {
+        self.memory_faults.lock().unwrap_or_else(|p| p.into_inner()).get(&gpu_id).copied()
+    }
+
+    /// Forget recorded faults of `gpu_id` (after a queue recovered).
+    pub(crate) fn clear_memory_fault(&self, gpu_id: u32) {
+        self.memory_faults.lock().unwrap_or_else(|p| p.into_inner()).remove(&gpu_id);
+    }
+
+    /// The error of one queue, if its error word is non-zero.
+    pub fn queue_error(&self, source: &QueueErrorSource) -> Option<QueueError> {
+        let bits = source.error_bits();
+        if bits == 0 {
+            return None;
+        }
+        // Collect fault data the device posted, without blocking.
+        if let Err(e) = self.wait_slice(None, 0) {
+            tracing::debug!("polling exception events: {e}");
+        }
+        let queue_id = source.queue_id.load(Ordering::Relaxed);
+        let address = self.last_memory_fault(source.gpu_id).map(|f| f.va);
+        Some(QueueError {
+            queue_id,
+            reason: decode_error_reason(bits, address),
+            detail: self.device.queue_exception_detail(queue_id),
+        })
+    }
+
+    /// The first registered queue that is in error.
+    pub fn pending_queue_error(&self) -> Option<QueueError> {
+        let queues: Vec<Arc<QueueErrorSource>> = self.queues.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        queues.iter().find_map(|q| self.queue_error(q))
+    }
+
+    /// One WAIT_EVENTS (wait for any) on `signal_event` (id + last seen
+    /// age, updated) plus every exception and queue-error event, for at
+    /// most `timeout_ms`. Records fault data of fired MEMORY events.
+    pub fn wait_slice(&self, signal_event: Option<(u32, &mut u64)>, timeout_ms: u32) -> HsaResult<()> {
+        let mut events = Vec::new();
+        let mut memory_slots = Vec::new();
+        if let Some((id, age)) = &signal_event {
+            let mut data = KfdEventData::for_event(*id);
+            data.set_last_event_age(**age);
+            events.push(data);
+        }
+        for ev in self.exception_events.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            if ev.event_type == event_type::MEMORY {
+                memory_slots.push(events.len());
+            }
+            events.push(KfdEventData::for_event(ev.event_id));
+        }
+        for q in self.queues.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            events.push(KfdEventData::for_event(q.error_event_id));
+        }
+        if events.is_empty() {
+            return Ok(());
+        }
+        let mut args = WaitEventsArgs {
+            num_events: events.len() as u32,
+            wait_for_all: 0,
+            timeout_ms,
+            ..Default::default()
+        };
+        self.device.wait_events(&mut args, &mut events)?;
+        if args.wait_result == KFD_IOC_WAIT_RESULT_FAIL {
+            return Err(HsaError::InvalidSignal("WAIT_EVENTS reported failure (an event was destroyed?)".into()));
+        }
+        if let Some((_, age)) = signal_event {
+            let new_age = events[0].last_event_age();
+            if new_age != 0 {
+                *age = new_age;
+            }
+        }
+        for slot in memory_slots {
+            let data = events[slot].memory_exception();
+            if data != MemoryExceptionData::default() {
+                tracing::warn!(
+                    gpu_id = data.gpu_id,
+                    va = format_args!("{:#x}", data.va),
+                    "GPU memory fault reported"
+                );
+                self.memory_faults.lock().unwrap_or_else(|p| p.into_inner()).insert(data.gpu_id, data);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,406 @@
+//! HSA signals: an `amd_signal_t` in memory the GPU can reach, whose
+//! 64-bit value both host and device update atomically.
+//!
+//! The handle a packet carries is the address of the `amd_signal_t`.
+//! Runtime signals live in 64-byte slots of a fine-grained slab mapped on
+//! every GPU and are *interrupt* signals: they own a KFD SIGNAL event whose
+//! id and event-page mailbox are written into the struct, so the command
+//! processor can wake host waiters after it decrements the value.
+//!
+//! Host-side updates issue SET_EVENT on the signal's event after every
+//! store/RMW. That is what wakes a blocked host waiter, and it is the
+//! nudge a simulated device needs to re-check device-side waits on the
+//! signal (barrier-AND/OR dependencies), see DESIGN.md.
+//!
+//! Waiting spins for a few microseconds, then blocks in WAIT_EVENTS on the
+//! signal's event and the runtime's exception events (see [`event`]),
+//! re-checking the value and the queues' error words after every wake.
+
+pub mod event;
+
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use aqueduct_kfd::abi::AmdSignal;
+use aqueduct_kfd::abi::signal::{AMD_SIGNAL_KIND_USER, AMD_SIGNAL_VALUE_OFFSET};
+use aqueduct_kfd::uapi::event_type;
+
+use crate::error::{HsaError, HsaResult};
+use crate::memory::SubAllocation;
+use event::{EventHub, INITIAL_EVENT_AGE, KfdEvent, MAX_WAIT_SLICE_MS};
+
+/// How long a blocked wait spins before it sleeps in the kernel.
+pub const WAIT_SPIN: Duration = Duration::from_micros(5);
+
+/// Memory order of a signal operation. An order that means nothing for an
+/// operation (a release load, an acquire store) is strengthened to the
+/// nearest one that does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemoryOrder {
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+}
+
+impl MemoryOrder {
+    pub const ALL: [MemoryOrder; 4] =
+        [MemoryOrder::Relaxed, MemoryOrder::Acquire, MemoryOrder::Release, MemoryOrder::AcqRel];
+
+    fn for_load(self) -> Ordering {
+        match self {
+            MemoryOrder::Relaxed => Ordering::Relaxed,
+            _ => Ordering::Acquire,
+        }
+    }
+    fn for_store(self) -> Ordering {
+        match self {
+            MemoryOrder::Relaxed => Ordering::Relaxed,
+            MemoryOrder::Acquire | MemoryOrder::Release => Ordering::Release,
+            MemoryOrder::AcqRel => Ordering::SeqCst,
+        }
+    }
+    fn for_rmw(self) -> Ordering {
+        match self {
+            MemoryOrder::Relaxed => Ordering::Relaxed,
+            MemoryOrder::Acquire => Ordering::Acquire,
+            MemoryOrder::Release => Ordering::Release,
+            MemoryOrder::AcqRel => Ordering::AcqRel,
+        }
+    }
+}
+
+/// `hsa_signal_condition_t`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WaitCondition {
+    Eq,
+    Ne,
+    Lt,
+    Gte,
+}
+
+impl WaitCondition {
+    pub fn holds(self, current: i64, value: i64) -> bool {
+        match self {
+            WaitCondition::Eq => current == value,
+            WaitCondition::Ne => current != value,
+            WaitCondition::Lt => current < value,
+            WaitCondition::Gte => current >= value,
+        }
+    }
+}
+
+/// `hsa_wait_state_t`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum WaitHint {
+    /// Spin briefly, then sleep in the kernel until woken.
+    #[default]
+    Blocked,
+    /// Keep the thread polling (yielding) until the condition holds.
+    Active,
+}
+
+enum Storage {
+    /// A slot of the runtime's signal slab.
+    Slot { _block: SubAllocation },
+    /// Plain host memory (signals no device reads: tests, host-only sync).
+    Host(NonNull<AmdSignal>),
+}
+
+/// Wakes waiters of a signal that has no KFD event.
+#[derive(Default)]
+struct HostNotify {
+    generation: Mutex<u64>,
+    changed: Condvar,
+}
+
+struct SignalInner {
+    amd: NonNull<AmdSignal>,
+    storage: Storage,
+    event: Option<KfdEvent>,
+    hub: Option<Arc<EventHub>>,
+    host_notify: HostNotify,
+}
+
+// SAFETY: the amd_signal_t is shared memory accessed only through atomics (value) or before publication (other fields).
+unsafe impl Send for SignalInner {}
+// SAFETY: as above; all mutation after construction is atomic.
+unsafe impl Sync for SignalInner {}
+
+impl Drop for SignalInner {
+    fn drop(&mut self) {
+        if let Storage::Host(p) = self.storage {
+            // SAFETY: p came from Box::into_raw in Signal::new_host_backed and is freed only here.
+            drop(unsafe { Box::from_raw(p.as_ptr()) });
+        }
+    }
+}
+
+/// A signal handle; clones share the signal, which is released when the
+/// last clone goes.
+#[derive(Clone)]
+pub struct Signal {
+    inner: Arc<SignalInner>,
+}
+
+impl std::fmt::Debug for Signal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Signal")
+            .field("handle", &format_args!("{:#x}", self.handle()))
+            .field("value", &self.load(MemoryOrder::Relaxed))
+            .field("event_id", &self.event_id())
+            .finish()
+    }
+}
+
+impl Signal {
+    fn init_struct(amd: NonNull<AmdSignal>, initial: i64, event: Option<&KfdEvent>) {
+        let s = AmdSignal {
+            kind: AMD_SIGNAL_KIND_USER,
+            value: initial,
+            event_mailbox_ptr: event.map_or(0, |e| e.mailbox_va),
+            event_id: event.map_or(0, |e| e.event_id),
+            ..Default::default()
+        };
+        // SAFETY: amd points at 64 writable, 64-byte-aligned bytes no one else uses yet.
+        unsafe { amd.as_ptr().write(s) };
+    }
+
+    /// An interrupt signal in a runtime slot (used by `Runtime::create_signal`).
+    pub(crate) fn new_in_slot(slot: SubAllocation, initial: i64, hub: Arc<EventHub>) -> HsaResult<Signal> {
+        if slot.len() < 64 || slot.gpu_va() % 64 != 0 {
+            return Err(HsaError::InvalidSignal("signal slot must be 64 bytes, 64-byte aligned".into()));
+        }
+        let event = hub.create_event(event_type::SIGNAL, true, 0)?;
+        let amd = slot.host_ptr().cast::<AmdSignal>();
+        Self::init_struct(amd, initial, Some(&event));
+        Ok(Signal {
+            inner: Arc::new(SignalInner {
+                amd,
+                storage: Storage::Slot { _block: slot },
+                event: Some(event),
+                hub: Some(hub),
+                host_notify: HostNotify::default(),
+            }),
+        })
+    }
+
+    /// A signal in plain host memory. With `hub`, it gets a KFD event and
+    /// waits/updates go through the device (SET_EVENT / WAIT_EVENTS); its
+    /// memory is not GPU-mapped, so only a device sharing the host address
+    /// space (or none) may use its handle. Without `hub`, waits block on a
+    /// host condition variable.
+    pub fn new_host_backed(initial: i64, hub: Option<Arc<EventHub>>) -> HsaResult<Signal> {
+        let event = match &hub {
+            Some(h) => Some(h.create_event(event_type::SIGNAL, true, 0)?),
+            None => None,
+        };
+        let amd = NonNull::from(Box::leak(Box::new(AmdSignal::default())));
+        Self::init_struct(amd, initial, event.as_ref());
+        Ok(Signal {
+            inner: Arc::new(SignalInner {
+                amd,
+                storage: Storage::Host(amd),
+                event,
+                hub,
+                host_notify: HostNotify::default(),
+            }),
+        })
+    }
+
+    /// A host-only signal (no device involved).
+    pub fn new_host(initial: i64) -> Signal {
+        match Self::new_host_backed(initial, None) {
+            Ok(s) => s,
+            Err(_) => unreachable!("a host signal without a hub makes no device call"),
+        }
+    }
+
+    /// The `hsa_signal_t` handle: the address of the `amd_signal_t`.
+    pub fn handle(&self) -> u64 {
+        self.inner.amd.as_ptr() as u64
+    }
+
+    /// The KFD event id, for interrupt signals.
+    pub fn event_id(&self) -> Option<u32> {
+        self.inner.event.as_ref().map(|e| e.event_id)
+    }
+
+    /// The event-page mailbox address written into the signal (0 if none).
+    pub fn event_mailbox(&self) -> u64 {
+        self.inner.event.as_ref().map_or(0, |e| e.mailbox_va)
+    }
+
+    /// A copy of the whole `amd_signal_t` (fields other than `value` are
+    /// written only at creation).
+    pub fn amd_signal(&self) -> AmdSignal {
+        // SAFETY: the struct is valid for the life of inner; volatile read of shared memory.
+        unsafe { std::ptr::read_volatile(self.inner.amd.as_ptr()) }
+    }
+
+    fn value(&self) -> &AtomicI64 {
+        // SAFETY: value is an 8-byte-aligned i64 at offset 8 of the live amd_signal_t; all accesses to it are atomic.
+        unsafe { AtomicI64::from_ptr(self.inner.amd.as_ptr().cast::<u8>().add(AMD_SIGNAL_VALUE_OFFSET).cast::<i64>()) }
+    }
+
+    /// Tell waiters (host and device) that the value changed.
+    fn notify(&self) {
+        if let Some(ev) = &self.inner.event {
+            if let Err(e) = ev.set() {
+                tracing::warn!(event_id = ev.event_id, "SET_EVENT after a signal update failed: {e}");
+            }
+        } else {
+            let n = &self.inner.host_notify;
+            *n.generation.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+            n.changed.notify_all();
+        }
+    }
+
+    pub fn load(&self, order: MemoryOrder) -> i64 {
+        self.value().load(order.for_load())
+    }
+
+    pub fn store(&self, value: i64, order: MemoryOrder) {
+        self.value().store(value, order.for_store());
+        self.notify();
+    }
+
+    fn rmw(&self, result: i64) -> i64 {
+        self.notify();
+        result
+    }
+
+    /// Atomic add; returns the previous value.
+    pub fn add(&self, value: i64, order: MemoryOrder) -> i64 {
+        self.rmw(self.value().fetch_add(value, order.for_rmw()))
+    }
+    pub fn sub(&self, value: i64, order: MemoryOrder) -> i64 {
+        self.rmw(self.value().fetch_sub(value, order.for_rmw()))
+    }
+    pub fn and(&self, value: i64, order: MemoryOrder) -> i64 {
+        self.rmw(self.value().fetch_and(value, order.for_rmw()))
+    }
+    pub fn or(&self, value: i64, order: MemoryOrder) -> i64 {
+        self.rmw(self.value().fetch_or(value, order.for_rmw()))
+    }
+    pub fn xor(&self, value: i64, order: MemoryOrder) -> i64 {
+        self.rmw(self.value().fetch_xor(value, order.for_rmw()))
+    }
+    pub fn exchange(&self, value: i64, order: MemoryOrder) -> i64 {
+        self.rmw(self.value().swap(value, order.for_rmw()))
+    }
+    /// Compare-and-swap; returns the value observed (== `expected` iff the
+    /// swap happened). Waiters are notified only when it happened.
+    pub fn cas(&self, expected: i64, new: i64, order: MemoryOrder) -> i64 {
+        let failure = match order {
+            MemoryOrder::Relaxed | MemoryOrder::Release => Ordering::Relaxed,
+            MemoryOrder::Acquire | MemoryOrder::AcqRel => Ordering::Acquire,
+        };
+        match self.value().compare_exchange(expected, new, order.for_rmw(), failure) {
+            Ok(v) => self.rmw(v),
+            Err(v) => v,
+        }
+    }
+
+    /// Wait until `condition(value, compare)` holds; returns the value that
+    /// satisfied it. `timeout: None` waits forever. Fails with
+    /// [`HsaError::QueueError`] if a queue of the runtime is in error (the
+    /// work that would update the signal will not run) and with
+    /// [`HsaError::Timeout`] when the timeout passes.
+    pub fn wait(
+        &self,
+        condition: WaitCondition,
+        compare: i64,
+        timeout: Option<Duration>,
+        hint: WaitHint,
+    ) -> HsaResult<i64> {
+        let start = Instant::now();
+        let deadline = timeout.map(|t| start + t);
+        let spin_until = match hint {
+            WaitHint::Blocked => start + WAIT_SPIN,
+            WaitHint::Active => deadline.unwrap_or(start + Duration::from_secs(u32::MAX as u64)),
+        };
+        let mut spins = 0u32;
+        loop {
+            let v = self.load(MemoryOrder::Acquire);
+            if condition.holds(v, compare) {
+                return Ok(v);
+            }
+            let now = Instant::now();
+            if now >= spin_until {
+                break;
+            }
+            spins = spins.wrapping_add(1);
+            if hint == WaitHint::Active && spins % 1024 == 0 {
+                if let Some(hub) = &self.inner.hub
+                    && let Some(err) = hub.pending_queue_error()
+                {
+                    return Err(err.into());
+                }
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        match (&self.inner.event, &self.inner.hub) {
+            (Some(event), Some(hub)) => self.wait_on_events(event.event_id, hub, condition, compare, deadline),
+            _ => self.wait_on_host(condition, compare, deadline),
+        }
+    }
+
+    fn remaining_ms(deadline: Option<Instant>) -> Option<u32> {
+        match deadline {
+            None => Some(MAX_WAIT_SLICE_MS),
+            Some(d) => {
+                let left = d.checked_duration_since(Instant::now()).filter(|l| !l.is_zero())?;
+                Some(left.as_micros().div_ceil(1000).min(MAX_WAIT_SLICE_MS as u128) as u32)
+            }
+        }
+    }
+
+    fn wait_on_events(
+        &self,
+        event_id: u32,
+        hub: &EventHub,
+        condition: WaitCondition,
+        compare: i64,
+        deadline: Option<Instant>,
+    ) -> HsaResult<i64> {
+        let mut age = INITIAL_EVENT_AGE;
+        loop {
+            let v = self.load(MemoryOrder::Acquire);
+            if condition.holds(v, compare) {
+                return Ok(v);
+            }
+            if let Some(err) = hub.pending_queue_error() {
+                return Err(err.into());
+            }
+            let Some(slice_ms) = Self::remaining_ms(deadline) else {
+                return Err(HsaError::Timeout);
+            };
+            hub.wait_slice(Some((event_id, &mut age)), slice_ms)?;
+        }
+    }
+
+    fn wait_on_host(&self, condition: WaitCondition, compare: i64, deadline: Option<Instant>) -> HsaResult<i64> {
+        let n = &self.inner.host_notify;
+        let mut generation = n.generation.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            let v = self.load(MemoryOrder::Acquire);
+            if condition.holds(v, compare) {
+                return Ok(v);
+            }
+            let Some(slice_ms) = Self::remaining_ms(deadline) else {
+                return Err(HsaError::Timeout);
+            };
+            let seen = *generation;
+            let (g, _) = n
+                .changed
+                .wait_timeout_while(generation, Duration::from_millis(slice_ms as u64), |g| *g == seen)
+                .unwrap_or_else(|p| p.into_inner());
+            generation = g;
+        }
+    }
+}

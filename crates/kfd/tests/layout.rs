@@ -13,10 +13,6 @@
 
 use std::mem::{align_of, offset_of, size_of};
 
-use aqueduct_kfd::abi::queue::{
-    AMD_QUEUE_READ_DISPATCH_ID_OFFSET, AMD_QUEUE_WRITE_DISPATCH_ID_OFFSET,
-};
-use aqueduct_kfd::abi::signal::*;
 use aqueduct_kfd::abi::*;
 use aqueduct_kfd::uapi::*;
 use bytemuck::Zeroable;

@@ -11,5 +11,5 @@ pub mod signal;
 
 pub use descriptor::KernelDescriptor;
 pub use packet::*;
-pub use queue::AmdQueue;
-pub use signal::AmdSignal;
+pub use queue::*;
+pub use signal::*;

@@ -295,6 +295,7 @@ pub struct WaitEventsArgs {
     pub events_ptr: u64,
     pub num_events: u32,
     pub wait_for_all: u32,
+    /// `timeout` in the C header; milliseconds.
     pub timeout_ms: u32,
     pub wait_result: u32,
 }

@@ -491,3 +491,45 @@ fn matches_system_kfd_ioctl_header() {
     }
     assert_eq!(checked, c_values.len(), "every printed value was compared");
 }
+
+/// kfd_priv.h: type in bits 63:62, gpu_id in bits 61:46 (byte offsets, as
+/// the kernel has used since it dropped the PAGE_SHIFT-relative shifts).
+#[test]
+fn mmap_offset_encoding() {
+    use aqueduct_kfd::uapi::mmap_offset::*;
+    assert_eq!(TYPE_DOORBELL, 0xC000_0000_0000_0000);
+    assert_eq!(TYPE_EVENTS, 0x8000_0000_0000_0000);
+    assert_eq!(TYPE_RESERVED_MEM, 0x4000_0000_0000_0000);
+    assert_eq!(TYPE_MMIO, 0);
+    assert_eq!(TYPE_MASK, 0xC000_0000_0000_0000);
+    assert_eq!(GPU_ID_MASK, 0x3FFF_C000_0000_0000);
+    assert_eq!(gpu_id(0xABCD), 0xABCDu64 << 46);
+    assert_eq!(gpu_id(0x1_0001), 1u64 << 46, "gpu_id is a 16-bit hash");
+    let offset = TYPE_DOORBELL | gpu_id(0x1234) | 0x2000;
+    assert_eq!(get_gpu_id(offset), 0x1234);
+    assert_eq!(offset & TYPE_MASK, TYPE_DOORBELL);
+}
+
+/// enum kfd_dbg_trap_exception_code and KFD_EC_MASK.
+#[test]
+fn exception_codes_and_masks() {
+    use aqueduct_kfd::uapi::exception_code::*;
+    assert_eq!(exception_mask(EC_QUEUE_WAVE_ABORT), 1);
+    assert_eq!(exception_mask(EC_QUEUE_WAVE_MEMORY_VIOLATION), 1 << 4);
+    assert_eq!(
+        exception_mask(EC_QUEUE_PACKET_DISPATCH_DIM_INVALID),
+        1 << 15
+    );
+    assert_eq!(exception_mask(EC_DEVICE_MEMORY_VIOLATION), 1 << 32);
+    assert_eq!(exception_mask(EC_PROCESS_DEVICE_REMOVE), 1 << 48);
+    assert_eq!(exception_mask(EC_NONE), 0);
+    assert_eq!(exception_mask(65), 0);
+    assert_eq!(
+        [
+            EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION,
+            EC_QUEUE_PACKET_VENDOR_UNSUPPORTED,
+            EC_QUEUE_NEW
+        ],
+        [4, 23, 31]
+    );
+}

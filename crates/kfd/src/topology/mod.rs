@@ -11,7 +11,7 @@ mod parse;
 mod tree;
 mod write;
 
-pub use cwsr::CwsrSizes;
+pub use cwsr::{CWSR_PAGE_SIZE, CwsrSizes};
 pub use node::PciBdf;
 pub use parse::parse_properties;
 pub use tree::{DirTree, MemTree, SysfsTree};

@@ -1,0 +1,76 @@
+//! The one error type of the code-object loader. Every malformed input (bad
+//! ELF, bad note, bad msgpack, bad bundle, bad relocation) ends here instead
+//! of in a panic; messages say what was wrong and where.
+
+use thiserror::Error;
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CodeObjectError {
+    #[error("not an ELF file (bad magic or header)")]
+    NotElf,
+    #[error("not an AMDGPU code object: e_machine is {e_machine}, expected 224 (EM_AMDGPU)")]
+    NotAmdgpu { e_machine: u16 },
+    #[error("unsupported code object: {detail}")]
+    UnsupportedVersion { detail: String },
+    #[error(
+        "code object is not loadable: e_type {e_type} (the loader needs ET_DYN, as made by `ld.lld -shared`)"
+    )]
+    NotLoadable { e_type: u16 },
+    #[error("truncated input: {what}")]
+    Truncated { what: String },
+    #[error("malformed ELF: {what}")]
+    MalformedElf { what: String },
+    #[error("bad note: {reason}")]
+    BadNote { reason: String },
+    #[error("code object has no NT_AMDGPU_METADATA note")]
+    MissingMetadata,
+    #[error("bad metadata: {reason}")]
+    BadMetadata { reason: String },
+    #[error("relocation at offset {offset:#x}: {reason}")]
+    Relocation { offset: u64, reason: String },
+    #[error("image buffer too small: need {needed} bytes, got {got}")]
+    ImageTooSmall { needed: u64, got: u64 },
+    #[error("load base {load_base:#x} is not aligned to the image alignment {align:#x}")]
+    MisalignedBase { load_base: u64, align: u64 },
+    #[error("bad offload bundle: {reason}")]
+    BadBundle { reason: String },
+    #[error("cannot decompress offload bundle: {reason}")]
+    Decompression { reason: String },
+    #[error(
+        "no code object for agent {agent}; available: {}",
+        if available.is_empty() { "none".to_string() } else { available.join(", ") }
+    )]
+    NoMatchingIsa {
+        agent: String,
+        available: Vec<String>,
+    },
+    #[error("kernel `{name}` not found; available: {}", available.join(", "))]
+    KernelNotFound {
+        name: String,
+        available: Vec<String>,
+    },
+    #[error("kernel argument {arg}: {reason}")]
+    ArgMismatch { arg: String, reason: String },
+    #[error("kernel argument {arg} was not set")]
+    MissingArg { arg: String },
+    #[error("bad dispatch shape: {reason}")]
+    BadDispatchShape { reason: String },
+}
+
+impl CodeObjectError {
+    pub(crate) fn malformed(what: impl Into<String>) -> Self {
+        Self::MalformedElf { what: what.into() }
+    }
+
+    pub(crate) fn metadata(reason: impl Into<String>) -> Self {
+        Self::BadMetadata {
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn bundle(reason: impl Into<String>) -> Self {
+        Self::BadBundle {
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! Building a kernel's kernarg segment from its metadata: the caller sets the
+//! explicit arguments (by index among the explicit ones, or by name), and
+//! `finish` fills every hidden argument the metadata lists from the dispatch
+//! shape (code object v5 implicit arguments: block counts, group sizes,
+//! remainders, grid dims, global offsets, buffers and pointers). Nothing is
+//! assumed about where hidden arguments live; only `.args` is used, and the
+//! segment is exactly `kernarg_segment_size` bytes.
+//!
+//! Block counts follow the ROCm runtime: `hidden_block_count_*` is the number
+//! of *full* workgroups (grid / workgroup, rounded down) and
+//! `hidden_remainder_*` the size of the partial last one (grid % workgroup),
+//! so the device library computes the group count as count + (remainder != 0).
+
+use super::error::CodeObjectError;
+use super::kernel::KernelInfo;
+use super::metadata::{KernelArg, ValueKind};
+
+/// Which explicit argument to set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgRef<'a> {
+    /// Position among the explicit (non-hidden) arguments.
+    Index(usize),
+    /// Metadata `.name`.
+    Name(&'a str),
+}
+
+/// What the hidden arguments describe: the dispatch's sizes and the runtime's
+/// buffers. Grid sizes are in work-items, as in the AQL packet.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DispatchShape {
+    /// Grid size in work-items per dimension (unused dimensions 1).
+    pub grid: [u32; 3],
+    /// Workgroup size per dimension (unused dimensions 1).
+    pub workgroup: [u32; 3],
+    /// Number of dimensions (1, 2 or 3).
+    pub dims: u32,
+    pub global_offset: [u64; 3],
+    /// Dynamic LDS bytes requested by the dispatch (beyond the static size).
+    pub dynamic_lds_size: u32,
+    pub private_base: u64,
+    pub shared_base: u64,
+    pub queue_ptr: u64,
+    pub heap_v1: u64,
+    pub printf_buffer: u64,
+    pub hostcall_buffer: u64,
+    pub multigrid_sync_arg: u64,
+    pub default_queue: u64,
+    pub completion_action: u64,
+}
+
+impl DispatchShape {
+    /// A 1D dispatch of `grid` work-items in groups of `workgroup`.
+    pub fn linear(grid: u32, workgroup: u32) -> Self {
+        Self::new([grid, 1, 1], [workgroup, 1, 1], 1)
+    }
+
+    /// A dispatch with the given sizes and dimension count; everything else zero.
+    pub fn new(grid: [u32; 3], workgroup: [u32; 3], dims: u32) -> Self {
+        Self {
+            grid,
+            workgroup,
+            dims,
+            ..Self::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), CodeObjectError> {
+        let bad = |reason: String| CodeObjectError::BadDispatchShape { reason };
+        if !(1..=3).contains(&self.dims) {
+            return Err(bad(format!("dims is {}, expected 1, 2 or 3", self.dims)));
+        }
+        for axis in 0..3 {
+            let wg = self.workgroup[axis];
+            if wg == 0 || wg > u32::from(u16::MAX) {
+                return Err(bad(format!(
+                    "workgroup size {wg} in dimension {axis} is not in 1..=65535"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Fills one kernel's kernarg segment.
+#[derive(Clone, Debug)]
+pub struct KernargBuilder<'k> {
+    kernel: &'k KernelInfo,
+    /// Indices into `kernel.args` of the explicit arguments, in order.
+    explicit: Vec<usize>,
+    /// Bytes for each explicit argument, once set.
+    values: Vec<Option<Vec<u8>>>,
+}
+
+impl<'k> KernargBuilder<'k> {
+    pub fn new(kernel: &'k KernelInfo) -> Self {
+        let explicit: Vec<usize> = kernel
+            .args
+            .iter()
+            .enumerate()
+            .filter(|(_, arg)| !arg.value_kind.is_hidden())
+            .map(|(index, _)| index)
+            .collect();
+        let values = vec![None; explicit.len()];
+        Self {
+            kernel,
+            explicit,
+            values,
+        }
+    }
+
+    /// The kernel this builder fills arguments for.
+    pub fn kernel(&self) -> &'k KernelInfo {
+        self.kernel
+    }
+
+    fn describe(&self, slot: usize) -> String {
+        let arg = &self.kernel.args[self.explicit[slot]];
+        match &arg.name {
+            Some(name) => format!("{slot} (`{name}`) of kernel `{}`", self.kernel.name),
+            None => format!("{slot} of kernel `{}`", self.kernel.name),
+        }
+    }
+
+    fn slot(&self, arg: ArgRef<'_>) -> Result<usize, CodeObjectError> {
+        match arg {
+            ArgRef::Index(index) if index < self.explicit.len() => Ok(index),
+            ArgRef::Index(index) => Err(CodeObjectError::ArgMismatch {
+                arg: format!("{index} of kernel `{}`", self.kernel.name),
+                reason: format!("the kernel has {} explicit arguments", self.explicit.len()),
+            }),
+            ArgRef::Name(name) => self
+                .explicit
+                .iter()
+                .position(|&i| self.kernel.args[i].name.as_deref() == Some(name))
+                .ok_or_else(|| CodeObjectError::ArgMismatch {
+                    arg: format!("`{name}` of kernel `{}`", self.kernel.name),
+                    reason: "no explicit argument has this name".into(),
+                }),
+        }
+    }
+
+    /// Set an explicit argument's bytes; the length must equal its `.size`.
+    pub fn set(&mut self, arg: ArgRef<'_>, bytes: &[u8]) -> Result<&mut Self, CodeObjectError> {
+        let slot = self.slot(arg)?;
+        let expected = self.kernel.args[self.explicit[slot]].size as usize;
+        if bytes.len() != expected {
+            return Err(CodeObjectError::ArgMismatch {
+                arg: self.describe(slot),
+                reason: format!(
+                    "{} bytes given, the argument is {expected} bytes",
+                    bytes.len()
+                ),
+            });
+        }
+        self.values[slot] = Some(bytes.to_vec());
+        Ok(self)
+    }
+
+    pub fn set_u32(&mut self, arg: ArgRef<'_>, value: u32) -> Result<&mut Self, CodeObjectError> {
+        self.set(arg, &value.to_le_bytes())
+    }
+
+    pub fn set_i32(&mut self, arg: ArgRef<'_>, value: i32) -> Result<&mut Self, CodeObjectError> {
+        self.set(arg, &value.to_le_bytes())
+    }
+
+    pub fn set_u64(&mut self, arg: ArgRef<'_>, value: u64) -> Result<&mut Self, CodeObjectError> {
+        self.set(arg, &value.to_le_bytes())
+    }
+
+    pub fn set_f32(&mut self, arg: ArgRef<'_>, value: f32) -> Result<&mut Self, CodeObjectError> {
+        self.set(arg, &value.to_le_bytes())
+    }
+
+    /// A device address; the argument must be 8 bytes (a 64-bit pointer).
+    pub fn set_ptr(&mut self, arg: ArgRef<'_>, address: u64) -> Result<&mut Self, CodeObjectError> {
+        self.set(arg, &address.to_le_bytes())
+    }
+
+    /// The kernarg segment: `kernarg_segment_size` bytes with every explicit
+    /// argument (all must be set) and every hidden argument the metadata asks for.
+    pub fn finish(&self, shape: &DispatchShape) -> Result<Vec<u8>, CodeObjectError> {
+        shape.validate()?;
+        // Parsing checked that every argument lies inside the segment.
+        let mut segment = vec![0u8; self.kernel.kernarg_segment_size as usize];
+        for (slot, &arg_index) in self.explicit.iter().enumerate() {
+            let arg = &self.kernel.args[arg_index];
+            let value = self.values[slot]
+                .as_ref()
+                .ok_or_else(|| CodeObjectError::MissingArg {
+                    arg: self.describe(slot),
+                })?;
+            segment[arg.offset as usize..][..value.len()].copy_from_slice(value);
+        }
+        for arg in self.kernel.args.iter().filter(|a| a.value_kind.is_hidden()) {
+            match hidden_value(&arg.value_kind, shape) {
+                Some(value) => write_hidden(&mut segment, arg, value),
+                None => tracing::warn!(
+                    kernel = %self.kernel.name,
+                    kind = arg.value_kind.as_str(),
+                    offset = arg.offset,
+                    "unknown hidden kernel argument left zero"
+                ),
+            }
+        }
+        Ok(segment)
+    }
+}
+
+/// The value of a hidden argument, or `None` for kinds this builder does not know.
+fn hidden_value(kind: &ValueKind, shape: &DispatchShape) -> Option<u64> {
+    let full_groups = |axis: usize| u64::from(shape.grid[axis] / shape.workgroup[axis]);
+    let remainder = |axis: usize| u64::from(shape.grid[axis] % shape.workgroup[axis]);
+    let group_size = |axis: usize| u64::from(shape.workgroup[axis]);
+    Some(match kind {
+        ValueKind::HiddenBlockCountX => full_groups(0),
+        ValueKind::HiddenBlockCountY => full_groups(1),
+        ValueKind::HiddenBlockCountZ => full_groups(2),
+        ValueKind::HiddenGroupSizeX => group_size(0),
+        ValueKind::HiddenGroupSizeY => group_size(1),
+        ValueKind::HiddenGroupSizeZ => group_size(2),
+        ValueKind::HiddenRemainderX => remainder(0),
+        ValueKind::HiddenRemainderY => remainder(1),
+        ValueKind::HiddenRemainderZ => remainder(2),
+        ValueKind::HiddenGridDims => u64::from(shape.dims),
+        ValueKind::HiddenGlobalOffsetX => shape.global_offset[0],
+        ValueKind::HiddenGlobalOffsetY => shape.global_offset[1],
+        ValueKind::HiddenGlobalOffsetZ => shape.global_offset[2],
+        ValueKind::HiddenDynamicLdsSize => u64::from(shape.dynamic_lds_size),
+        ValueKind::HiddenPrivateBase => shape.private_base,
+        ValueKind::HiddenSharedBase => shape.shared_base,
+        ValueKind::HiddenQueuePtr => shape.queue_ptr,
+        ValueKind::HiddenHeapV1 => shape.heap_v1,
+        ValueKind::HiddenPrintfBuffer => shape.printf_buffer,
+        ValueKind::HiddenHostcallBuffer => shape.hostcall_buffer,
+        ValueKind::HiddenMultigridSyncArg => shape.multigrid_sync_arg,
+        ValueKind::HiddenDefaultQueue => shape.default_queue,
+        ValueKind::HiddenCompletionAction => shape.completion_action,
+        ValueKind::HiddenNone => 0,
+        _ => return None,
+    })
+}
+
+/// Write `value` little-endian into the argument's bytes (truncated to its
+/// size; bytes past 8 stay zero).
+fn write_hidden(segment: &mut [u8], arg: &KernelArg, value: u64) {
+    let size = (arg.size as usize).min(8);
+    segment[arg.offset as usize..][..size].copy_from_slice(&value.to_le_bytes()[..size]);
+}

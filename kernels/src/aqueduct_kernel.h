@@ -28,3 +28,7 @@
         __builtin_amdgcn_s_barrier();                      \
         __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup"); \
     } while (0)
+
+// Without an attribute, clang limits OpenCL kernels to 256 work-items per
+// workgroup (.max_flat_workgroup_size 256); the test kernels allow up to 1024.
+#define ANY_WG_SIZE __attribute__((amdgpu_flat_work_group_size(1, 1024)))

@@ -1,4 +1,6 @@
 // empty: does nothing (dispatch latency measurements).
-kernel void empty(void)
+#include "aqueduct_kernel.h"
+
+ANY_WG_SIZE kernel void empty(void)
 {
 }

@@ -2,7 +2,7 @@
 // local id, no global offset), if x < W and y < H, out[x + y*W] = x + y*W.
 #include "aqueduct_kernel.h"
 
-kernel void fill2d(global uint* restrict out, uint W, uint H)
+ANY_WG_SIZE kernel void fill2d(global uint* restrict out, uint W, uint H)
 {
     uint x = WG_X() * WGSIZE_X() + LID_X();
     uint y = WG_Y() * WGSIZE_Y() + LID_Y();

@@ -5,7 +5,7 @@
 // pointer, code object v5 layout).
 #include "aqueduct_kernel.h"
 
-kernel void fill3d(global uint* restrict out, uint W, uint H, uint D)
+ANY_WG_SIZE kernel void fill3d(global uint* restrict out, uint W, uint H, uint D)
 {
     const constant ulong* implicit = (const constant ulong*)__builtin_amdgcn_implicitarg_ptr();
     // hidden_global_offset_x/y/z live at byte offsets 40, 48 and 56.

@@ -6,7 +6,7 @@
 
 #define BINS 256u
 
-kernel void histogram(global const uchar* restrict data, global uint* restrict bins, uint n)
+ANY_WG_SIZE kernel void histogram(global const uchar* restrict data, global uint* restrict bins, uint n)
 {
     local uint local_bins[BINS];
     uint lid = LID_X();

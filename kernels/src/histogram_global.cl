@@ -2,7 +2,7 @@
 // bins), with one global atomic add per byte and no LDS (compare histogram.cl).
 #include "aqueduct_kernel.h"
 
-kernel void histogram_global(global const uchar* restrict data, global uint* restrict bins, uint n)
+ANY_WG_SIZE kernel void histogram_global(global const uchar* restrict data, global uint* restrict bins, uint n)
 {
     uint i = GID_X();
     if (i < n)

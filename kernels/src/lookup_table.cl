@@ -8,7 +8,7 @@
 global uint lut[8] = {10u, 11u, 12u, 13u, 14u, 15u, 16u, 17u};
 global uint* global lut_base = &lut[2];
 
-kernel void lookup_table(global const uint* restrict idx, global uint* restrict out, uint n)
+ANY_WG_SIZE kernel void lookup_table(global const uint* restrict idx, global uint* restrict out, uint n)
 {
     uint i = GID_X();
     if (i < n)

@@ -6,6 +6,7 @@
 
 #define TS 16
 
+__attribute__((reqd_work_group_size(16, 16, 1)))
 kernel void matmul_tiled(global const float* restrict A, global const float* restrict B,
                          global float* restrict C, uint M, uint N, uint K)
 {

@@ -2,7 +2,7 @@
 // address, typically one that is not mapped, to provoke a GPU memory fault).
 #include "aqueduct_kernel.h"
 
-kernel void oob_write(global uint* target, uint value)
+ANY_WG_SIZE kernel void oob_write(global uint* target, uint value)
 {
     if (GID_X() == 0)
         *(volatile global uint*)target = value;

@@ -5,6 +5,7 @@
 // plus the barrier after the initial load (6 barriers for S = 32, 11 for 1024).
 #include "aqueduct_kernel.h"
 
+__attribute__((amdgpu_flat_work_group_size(32, 1024)))
 kernel void reduce_lds(global const uint* restrict in, global uint* restrict out, uint n)
 {
     local uint partial[1024];

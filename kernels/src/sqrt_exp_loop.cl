@@ -4,7 +4,7 @@
 // and write acc to out[i]. A compute-heavy kernel (transcendentals, loops).
 #include "aqueduct_kernel.h"
 
-kernel void sqrt_exp_loop(global const float* restrict in, global float* restrict out,
+ANY_WG_SIZE kernel void sqrt_exp_loop(global const float* restrict in, global float* restrict out,
                           uint iters, uint n)
 {
     uint i = GID_X();

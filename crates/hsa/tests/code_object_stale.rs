@@ -10,7 +10,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const TOOLS: [&str; 4] = ["clang-19", "ld.lld-19", "clang-offload-bundler-19", "python3"];
+const TOOLS: [&str; 4] = [
+    "clang-19",
+    "ld.lld-19",
+    "clang-offload-bundler-19",
+    "python3",
+];
 const OUTPUT_DIRS: [&str; 4] = ["gfx1100", "gfx942", "gfx90a", "bundles"];
 
 fn kernels_dir() -> PathBuf {
@@ -62,7 +67,11 @@ fn checked_in_kernels_match_a_fresh_build() {
     let checked_in = outputs(&kernels_dir());
     let _ = fs::remove_dir_all(&out);
 
-    assert!(fresh.len() >= 3 * 12 + 3, "build produced only {} files", fresh.len());
+    assert!(
+        fresh.len() >= 3 * 12 + 3,
+        "build produced only {} files",
+        fresh.len()
+    );
     let fresh_names: Vec<&String> = fresh.keys().collect();
     let checked_in_names: Vec<&String> = checked_in.keys().collect();
     assert_eq!(

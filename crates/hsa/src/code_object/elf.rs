@@ -433,12 +433,16 @@ fn load_segments(
     Ok((segments, image_size, image_align))
 }
 
-/// Find and decode the NT_AMDGPU_METADATA note in the PT_NOTE segments.
+/// Find and decode the NT_AMDGPU_METADATA notes in the PT_NOTE segments. An
+/// object linked from several compiled objects (`ld.lld -shared a.o b.o`) has
+/// one note per input; their kernels are merged (the first note gives the
+/// version and target).
 fn read_metadata(
     program_headers: &[elf::ProgramHeader64<LittleEndian>],
     bytes: &[u8],
 ) -> Result<Metadata, CodeObjectError> {
     let bad_note = |reason: String| CodeObjectError::BadNote { reason };
+    let mut merged: Option<Metadata> = None;
     for ph in program_headers {
         let Some(mut notes) = ph
             .notes(LE, bytes)
@@ -447,12 +451,35 @@ fn read_metadata(
             continue;
         };
         while let Some(note) = notes.next().map_err(|e| bad_note(e.to_string()))? {
-            if note.name() == b"AMDGPU" && note.n_type(LE) == NT_AMDGPU_METADATA {
-                return parse_metadata(note.desc());
+            if note.name() != b"AMDGPU" || note.n_type(LE) != NT_AMDGPU_METADATA {
+                continue;
+            }
+            let metadata = parse_metadata(note.desc())?;
+            match &mut merged {
+                None => merged = Some(metadata),
+                Some(first) => {
+                    if first.version != metadata.version || first.target != metadata.target {
+                        tracing::warn!(
+                            first = ?(first.version, &first.target),
+                            other = ?(metadata.version, &metadata.target),
+                            "metadata notes disagree on version or target"
+                        );
+                    }
+                    first.kernels.extend(metadata.kernels);
+                }
             }
         }
     }
-    Err(CodeObjectError::MissingMetadata)
+    let merged = merged.ok_or(CodeObjectError::MissingMetadata)?;
+    for (i, kernel) in merged.kernels.iter().enumerate() {
+        if merged.kernels[..i].iter().any(|k| k.name == kernel.name) {
+            return Err(CodeObjectError::metadata(format!(
+                "kernel `{}` is described twice",
+                kernel.name
+            )));
+        }
+    }
+    Ok(merged)
 }
 
 /// Value of the first defined symbol called `name` in the given tables.

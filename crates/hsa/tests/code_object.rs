@@ -846,6 +846,15 @@ fn corrupted_metadata_note() {
     let err = CodeObject::parse(&bytes).unwrap_err();
     assert!(matches!(err, CodeObjectError::BadMetadata { .. }), "{err}");
 
+    // Deep nesting (fixarray of one element, over and over) is cut off by the decoder's depth limit.
+    let mut bytes = original.clone();
+    let desc_len = u32::from_le_bytes(original[NOTE + 4..NOTE + 8].try_into().unwrap()) as usize;
+    bytes[NOTE_DESC..NOTE_DESC + desc_len].fill(0x91);
+    assert!(matches!(
+        parse_err(&bytes),
+        CodeObjectError::BadMetadata { .. }
+    ));
+
     let mut bytes = original.clone();
     bytes[NOTE + 8] = 33; // another note type: no metadata left
     assert_eq!(parse_err(&bytes), CodeObjectError::MissingMetadata);

@@ -285,8 +285,85 @@ impl<'a> Map<'a> {
     }
 }
 
+/// Deepest msgpack nesting accepted (real metadata nests 4 levels: root map,
+/// kernel array, kernel map, argument array, argument map).
+const MAX_NESTING: usize = 16;
+
+/// Walk one msgpack value iteratively and check that it is complete and
+/// nests at most `MAX_NESTING` deep, before the recursive decoder sees it (a
+/// corrupt note of nested one-element arrays would otherwise recurse deep
+/// enough to overflow a thread's stack).
+fn check_msgpack_shape(bytes: &[u8]) -> Result<(), String> {
+    let mut pos = 0usize;
+    // Items still to read in each open container.
+    let mut open: Vec<u64> = Vec::new();
+    loop {
+        let marker = *bytes.get(pos).ok_or("truncated MessagePack")?;
+        pos += 1;
+        let be = |pos: usize, width: usize| -> Result<u64, String> {
+            let raw = bytes.get(pos..pos + width).ok_or("truncated MessagePack")?;
+            Ok(raw.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)))
+        };
+        // (bytes of payload to skip, items of a container this value opens)
+        let (skip, items): (u64, u64) = match marker {
+            0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => (0, 0),
+            0x80..=0x8f => (0, 2 * u64::from(marker & 0x0f)),
+            0x90..=0x9f => (0, u64::from(marker & 0x0f)),
+            0xa0..=0xbf => (u64::from(marker & 0x1f), 0),
+            0xc1 => return Err("invalid MessagePack marker 0xc1".into()),
+            0xc4 | 0xd9 => (1 + be(pos, 1)?, 0),
+            0xc5 | 0xda => (2 + be(pos, 2)?, 0),
+            0xc6 | 0xdb => (4 + be(pos, 4)?, 0),
+            0xc7 => (2 + be(pos, 1)?, 0),
+            0xc8 => (3 + be(pos, 2)?, 0),
+            0xc9 => (5 + be(pos, 4)?, 0),
+            0xca | 0xce | 0xd2 => (4, 0),
+            0xcb | 0xcf | 0xd3 => (8, 0),
+            0xcc | 0xd0 => (1, 0),
+            0xcd | 0xd1 => (2, 0),
+            0xd4 => (2, 0),
+            0xd5 => (3, 0),
+            0xd6 => (5, 0),
+            0xd7 => (9, 0),
+            0xd8 => (17, 0),
+            0xdc => (2, be(pos, 2)?),
+            0xdd => (4, be(pos, 4)?),
+            0xde => (2, 2 * be(pos, 2)?),
+            0xdf => (4, 2 * be(pos, 4)?),
+        };
+        pos = usize::try_from(skip)
+            .ok()
+            .and_then(|skip| pos.checked_add(skip))
+            .filter(|&end| end <= bytes.len())
+            .ok_or("truncated MessagePack")?;
+        if items > 0 {
+            if open.len() >= MAX_NESTING {
+                return Err(format!(
+                    "MessagePack nested deeper than {MAX_NESTING} levels"
+                ));
+            }
+            open.push(items);
+            continue;
+        }
+        // A complete value: close every container it completes.
+        loop {
+            match open.last_mut() {
+                None => return Ok(()),
+                Some(left) => {
+                    *left -= 1;
+                    if *left > 0 {
+                        break;
+                    }
+                    open.pop();
+                }
+            }
+        }
+    }
+}
+
 /// Decode the msgpack description of an NT_AMDGPU_METADATA note.
 pub(crate) fn parse_metadata(desc: &[u8]) -> Result<Metadata, CodeObjectError> {
+    check_msgpack_shape(desc).map_err(CodeObjectError::metadata)?;
     let mut reader = desc;
     let root = rmpv::decode::read_value(&mut reader)
         .map_err(|e| CodeObjectError::metadata(format!("invalid MessagePack: {e}")))?;

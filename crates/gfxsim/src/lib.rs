@@ -1,3 +1,28 @@
 //! aqueduct-gfxsim: a simulated AMD GPU below the KFD boundary.
+//!
+//! [`SimDevice`] implements `aqueduct_kfd::KfdDevice`: it publishes a
+//! gfx1100 topology, backs buffer objects with host memory, owns AQL queues
+//! with one command-processor thread each, and runs dispatches on a pool of
+//! worker threads per GPU through the ISA emulator in [`isa`].
 
 pub mod isa;
+
+mod config;
+mod device;
+mod dispatch;
+mod doorbell;
+mod events;
+mod fault;
+mod gpu;
+mod isa_rt;
+mod memory;
+mod queue;
+mod stats;
+mod topology;
+mod wake;
+
+pub use config::{DEFAULT_VRAM_SIZE, SimConfig, THREADS_ENV};
+pub use device::SimDevice;
+pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
+pub use stats::SimStats;
+pub use topology::{FIRST_RENDER_MINOR, GFX1100_TARGET_VERSION, gpu_id_of};

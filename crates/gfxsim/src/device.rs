@@ -1,0 +1,385 @@
+//! `SimDevice`: the simulated KFD. It implements [`KfdDevice`] by
+//! dispatching each request to the part that owns it: topology, memory
+//! (BOs and page tables), events, queues (and their command processors),
+//! doorbells. One `SimDevice` is one process's open of /dev/kfd.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use aqueduct_kfd::topology::MemTree;
+use aqueduct_kfd::uapi::*;
+use aqueduct_kfd::{KfdDevice, KfdError, KfdResult, Topology};
+use rustix::io::Errno;
+
+use crate::config::SimConfig;
+use crate::events::{EVENT_PAGE_SIZE, Events};
+use crate::gpu::Gpu;
+use crate::memory::backing::Backing;
+use crate::memory::vm::Mapping;
+use crate::memory::{DOORBELL_SLICE_SIZE, Memory, PAGE_SIZE};
+use crate::queue::Queues;
+use crate::stats::{SimStats, StatsCounters};
+use crate::topology::{FIRST_RENDER_MINOR, MAX_GPUS, build_tree, gpu_id_of, host_memory_size};
+
+/// Fake file descriptors handed out for render nodes (far above real fds).
+const RENDER_FD_BASE: u32 = 0x4000_0000;
+
+fn err(ioctl: &'static str, errno: Errno) -> KfdError {
+    KfdError::ioctl(ioctl, errno.raw_os_error())
+}
+
+fn mmap_err(errno: Errno) -> KfdError {
+    KfdError::Os { what: "mmap", source: errno.into() }
+}
+
+/// What a mmap of /dev/kfd placed where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KfdPage {
+    /// The doorbell page of GPU index `.0`.
+    Doorbells(usize),
+    Events,
+    Mmio(usize),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct KfdMapping {
+    va: u64,
+    size: u64,
+    page: KfdPage,
+}
+
+/// A simulated KFD with `config.gpus` gfx1100 GPUs.
+#[derive(Debug)]
+pub struct SimDevice {
+    config: SimConfig,
+    tree: MemTree,
+    topology: Topology,
+    gpus: Vec<Arc<Gpu>>,
+    memory: Memory,
+    events: Arc<Events>,
+    queues: Queues,
+    kfd_mappings: Mutex<Vec<KfdMapping>>,
+    render_fds: Mutex<HashMap<u32, usize>>,
+    stats: Arc<StatsCounters>,
+}
+
+impl SimDevice {
+    /// Build the simulated system: topology, per-GPU doorbell pages and
+    /// worker pools.
+    pub fn new(config: SimConfig) -> KfdResult<Arc<SimDevice>> {
+        if config.gpus == 0 || config.gpus > MAX_GPUS {
+            return Err(KfdError::NoDevice(format!("gfxsim supports 1..={MAX_GPUS} GPUs, not {}", config.gpus)));
+        }
+        raise_fd_limit();
+        let tree = build_tree(config.gpus, config.vram_size);
+        let topology = Topology::parse(&tree)?;
+        let stats = Arc::new(StatsCounters::default());
+        let mut gpus = Vec::with_capacity(config.gpus);
+        for index in 0..config.gpus {
+            let gpu_id = gpu_id_of(index);
+            let node = topology.node_by_gpu_id(gpu_id).ok_or_else(|| {
+                KfdError::NoDevice(format!("gfxsim topology lacks gpu {gpu_id:#x}"))
+            })?;
+            let cwsr = node
+                .cwsr_sizes()
+                .ok_or_else(|| KfdError::NoDevice(format!("no CWSR sizes for gpu {gpu_id:#x}")))?;
+            let gpu = Gpu::new(
+                index,
+                gpu_id,
+                FIRST_RENDER_MINOR + index as u32,
+                config.vram_size,
+                cwsr,
+                config.threads,
+                stats.clone(),
+            )
+            .map_err(|e| KfdError::Os { what: "gfxsim device setup", source: e })?;
+            gpus.push(Arc::new(gpu));
+        }
+        tracing::debug!("gfxsim: {} GPU(s), {} worker thread(s) each", config.gpus, config.threads);
+        Ok(Arc::new(SimDevice {
+            config,
+            tree,
+            topology,
+            gpus,
+            memory: Memory::new(host_memory_size()),
+            events: Arc::new(Events::new()),
+            queues: Queues::default(),
+            kfd_mappings: Mutex::new(Vec::new()),
+            render_fds: Mutex::new(HashMap::new()),
+            stats,
+        }))
+    }
+
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// The sysfs-format topology tree this device publishes.
+    pub fn topology_tree(&self) -> &MemTree {
+        &self.tree
+    }
+
+    /// Execution counters since the device was created.
+    pub fn stats(&self) -> SimStats {
+        self.stats.snapshot()
+    }
+
+    fn gpu(&self, gpu_id: u32) -> Option<&Arc<Gpu>> {
+        self.gpus.iter().find(|g| g.gpu_id == gpu_id)
+    }
+
+    fn kfd_mappings(&self) -> MutexGuard<'_, Vec<KfdMapping>> {
+        self.kfd_mappings.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Map a device page (doorbells, events, MMIO) at `va` and remember it.
+    ///
+    /// # Safety
+    /// As `KfdDevice::mmap_kfd`.
+    unsafe fn map_device_page(&self, backing: &Backing, va: u64, size: u64, page: KfdPage) -> KfdResult<()> {
+        // SAFETY: the caller owns [va, va+size) (mmap_kfd's contract).
+        unsafe { backing.map_fixed_at(va, size, 0) }.map_err(|e| KfdError::Os { what: "mmap", source: e })?;
+        let mut mappings = self.kfd_mappings();
+        mappings.retain(|m| m.va + m.size <= va || va + size <= m.va);
+        mappings.push(KfdMapping { va, size, page });
+        Ok(())
+    }
+}
+
+/// Let the process hold one memfd per buffer object: raise the soft limit
+/// on open files to the hard limit.
+fn raise_fd_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if let Some(max) = limit.maximum
+        && limit.current.is_some_and(|cur| cur < max)
+    {
+        let raised = rustix::process::Rlimit { current: Some(max), maximum: Some(max) };
+        if let Err(e) = setrlimit(Resource::Nofile, raised) {
+            tracing::debug!("gfxsim: cannot raise RLIMIT_NOFILE: {e}");
+        }
+    }
+}
+
+impl Drop for SimDevice {
+    fn drop(&mut self) {
+        self.queues.destroy_all();
+        for gpu in &self.gpus {
+            gpu.pool.shutdown();
+        }
+    }
+}
+
+impl KfdDevice for SimDevice {
+    fn backend_name(&self) -> &'static str {
+        "gfxsim"
+    }
+
+    fn topology(&self) -> KfdResult<Topology> {
+        Ok(self.topology.clone())
+    }
+
+    fn open_render_node(&self, drm_render_minor: u32) -> KfdResult<u32> {
+        let gpu = self.gpus.iter().find(|g| g.render_minor == drm_render_minor).ok_or_else(|| KfdError::Os {
+            what: "open render node",
+            source: Errno::NOENT.into(),
+        })?;
+        gpu.set_render_node_open();
+        let fd = RENDER_FD_BASE + drm_render_minor;
+        self.render_fds.lock().unwrap_or_else(|e| e.into_inner()).insert(fd, gpu.index);
+        Ok(fd)
+    }
+
+    fn get_version(&self, args: &mut GetVersionArgs) -> KfdResult<()> {
+        args.major_version = KFD_IOCTL_MAJOR_VERSION;
+        args.minor_version = KFD_IOCTL_MINOR_VERSION;
+        Ok(())
+    }
+
+    fn get_process_apertures_new(
+        &self,
+        args: &mut GetProcessAperturesNewArgs,
+        apertures: &mut [ProcessDeviceApertures],
+    ) -> KfdResult<()> {
+        if args.num_of_nodes == 0 {
+            args.num_of_nodes = self.gpus.len() as u32;
+            return Ok(());
+        }
+        let n = (args.num_of_nodes as usize).min(apertures.len()).min(self.gpus.len());
+        for (slot, gpu) in apertures.iter_mut().zip(&self.gpus).take(n) {
+            *slot = gpu.apertures();
+        }
+        args.num_of_nodes = n as u32;
+        Ok(())
+    }
+
+    fn acquire_vm(&self, args: &mut AcquireVmArgs) -> KfdResult<()> {
+        const NAME: &str = "ACQUIRE_VM";
+        let gpu = self.gpu(args.gpu_id).ok_or_else(|| err(NAME, Errno::INVAL))?;
+        let fd_gpu = self.render_fds.lock().unwrap_or_else(|e| e.into_inner()).get(&args.drm_fd).copied();
+        match fd_gpu {
+            Some(index) if index == gpu.index => {
+                gpu.set_vm_acquired();
+                Ok(())
+            }
+            Some(_) => {
+                tracing::debug!("{NAME}: fd {} is another GPU's render node", args.drm_fd);
+                Err(err(NAME, Errno::INVAL))
+            }
+            None => Err(err(NAME, Errno::BADF)),
+        }
+    }
+
+    fn set_memory_policy(&self, args: &mut SetMemoryPolicyArgs) -> KfdResult<()> {
+        const NAME: &str = "SET_MEMORY_POLICY";
+        self.gpu(args.gpu_id).ok_or_else(|| err(NAME, Errno::INVAL))?;
+        let valid = |p: u32| p == KFD_IOC_CACHE_POLICY_COHERENT || p == KFD_IOC_CACHE_POLICY_NONCOHERENT;
+        if !valid(args.default_policy) || !valid(args.alternate_policy) {
+            return Err(err(NAME, Errno::INVAL));
+        }
+        Ok(())
+    }
+
+    fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()> {
+        self.memory.alloc(&self.gpus, args)
+    }
+
+    fn free_memory_of_gpu(&self, args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()> {
+        self.memory.free(&self.gpus, args)
+    }
+
+    fn map_memory_to_gpu(&self, args: &mut MapMemoryToGpuArgs, device_ids: &[u32]) -> KfdResult<()> {
+        self.memory.map(&self.gpus, args, device_ids)
+    }
+
+    fn unmap_memory_from_gpu(&self, args: &mut UnmapMemoryFromGpuArgs, device_ids: &[u32]) -> KfdResult<()> {
+        self.memory.unmap(&self.gpus, args, device_ids)
+    }
+
+    fn create_queue(&self, args: &mut CreateQueueArgs) -> KfdResult<()> {
+        self.queues.create(&self.gpus, &self.events, &self.stats, args)
+    }
+
+    fn destroy_queue(&self, args: &mut DestroyQueueArgs) -> KfdResult<()> {
+        self.queues.destroy(args.queue_id)
+    }
+
+    fn update_queue(&self, args: &mut UpdateQueueArgs) -> KfdResult<()> {
+        self.queues.update(args)
+    }
+
+    fn create_event(&self, args: &mut CreateEventArgs) -> KfdResult<()> {
+        self.events.create(&self.memory, args)
+    }
+
+    fn destroy_event(&self, args: &mut DestroyEventArgs) -> KfdResult<()> {
+        self.events.destroy(args.event_id)
+    }
+
+    fn set_event(&self, args: &mut SetEventArgs) -> KfdResult<()> {
+        self.events.host_set(args.event_id)
+    }
+
+    fn reset_event(&self, args: &mut ResetEventArgs) -> KfdResult<()> {
+        self.events.reset(args.event_id)
+    }
+
+    fn wait_events(&self, args: &mut WaitEventsArgs, events: &mut [KfdEventData]) -> KfdResult<()> {
+        let n = (args.num_events as usize).min(events.len());
+        args.wait_result = self.events.wait(&mut events[..n], args.wait_for_all != 0, args.timeout_ms)?;
+        Ok(())
+    }
+
+    unsafe fn mmap_render_node(&self, gpu_id: u32, va: u64, size: u64, mmap_offset: u64) -> KfdResult<()> {
+        let gpu = self.gpu(gpu_id).ok_or(mmap_err(Errno::INVAL))?;
+        // SAFETY: forwarded contract: the caller owns [va, va+size).
+        unsafe { self.memory.mmap_render_node(gpu, va, size, mmap_offset) }
+    }
+
+    unsafe fn mmap_kfd(&self, va: u64, size: u64, offset: u64) -> KfdResult<()> {
+        if size == 0 || !va.is_multiple_of(PAGE_SIZE) {
+            return Err(mmap_err(Errno::INVAL));
+        }
+        let gpu_index = || {
+            self.gpus
+                .iter()
+                .position(|g| g.gpu_id == mmap_offset::get_gpu_id(offset))
+                .ok_or(mmap_err(Errno::INVAL))
+        };
+        let low_bits = offset & !(mmap_offset::TYPE_MASK | mmap_offset::GPU_ID_MASK);
+        match offset & mmap_offset::TYPE_MASK {
+            mmap_offset::TYPE_DOORBELL => {
+                let index = gpu_index()?;
+                if size != DOORBELL_SLICE_SIZE || low_bits != 0 {
+                    return Err(mmap_err(Errno::INVAL));
+                }
+                let backing = self.gpus[index].doorbells.backing();
+                // SAFETY: forwarded contract: the caller owns [va, va+size).
+                unsafe { self.map_device_page(&backing, va, size, KfdPage::Doorbells(index)) }
+            }
+            mmap_offset::TYPE_EVENTS => {
+                let backing = self.events.page_backing().ok_or(mmap_err(Errno::INVAL))?;
+                if size > EVENT_PAGE_SIZE || low_bits != 0 {
+                    return Err(mmap_err(Errno::INVAL));
+                }
+                // SAFETY: forwarded contract: the caller owns [va, va+size).
+                unsafe { self.map_device_page(&backing, va, size, KfdPage::Events) }?;
+                // The GPU reaches a kernel-allocated event page too (its
+                // mailbox writes), as through the IOMMU on an APU.
+                for gpu in &self.gpus {
+                    let mapping = Mapping {
+                        start: va,
+                        end: va + size,
+                        handle: 0,
+                        writable: true,
+                        executable: false,
+                        backing: backing.clone(),
+                    };
+                    if !gpu.vm.insert(mapping) {
+                        tracing::debug!("gfxsim: event page at {va:#x} overlaps a GPU mapping; not GPU-visible");
+                    }
+                }
+                Ok(())
+            }
+            mmap_offset::TYPE_MMIO => {
+                let index = gpu_index()?;
+                if size != PAGE_SIZE || low_bits != 0 {
+                    return Err(mmap_err(Errno::INVAL));
+                }
+                let backing = self.gpus[index].mmio_page.clone();
+                // SAFETY: forwarded contract: the caller owns [va, va+size).
+                unsafe { self.map_device_page(&backing, va, size, KfdPage::Mmio(index)) }
+            }
+            _ => Err(mmap_err(Errno::INVAL)),
+        }
+    }
+
+    fn write_doorbell(&self, doorbell_va: u64, value: u64) {
+        if !doorbell_va.is_multiple_of(8) {
+            tracing::warn!("gfxsim: unaligned doorbell write at {doorbell_va:#x} ignored");
+            return;
+        }
+        let found = self.kfd_mappings().iter().find_map(|m| match m.page {
+            KfdPage::Doorbells(index) if m.va <= doorbell_va && doorbell_va < m.va + m.size => {
+                Some((index, ((doorbell_va - m.va) / 8) as u32))
+            }
+            _ => None,
+        });
+        // A doorbell BO mapped into a GPU's address space works too.
+        let found = found.or_else(|| {
+            self.gpus.iter().enumerate().find_map(|(index, gpu)| {
+                let view = gpu.vm.view();
+                let m = view.find(doorbell_va)?;
+                Arc::ptr_eq(&m.backing, &gpu.doorbells.backing()).then(|| (index, ((doorbell_va - m.start) / 8) as u32))
+            })
+        });
+        match found {
+            Some((index, slot)) => self.gpus[index].doorbells.ring(slot, value),
+            None => tracing::warn!("gfxsim: doorbell write at {doorbell_va:#x} outside any doorbell page ignored"),
+        }
+    }
+
+    fn queue_exception_detail(&self, queue_id: u32) -> Option<String> {
+        self.queues.exception_detail(queue_id)
+    }
+}

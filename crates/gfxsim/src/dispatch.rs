@@ -1,0 +1,238 @@
+//! Workgroup scheduling: each GPU has a pool of host worker threads that
+//! run the workgroups of the dispatches its command processors launch.
+//!
+//! A dispatch becomes a [`Job`] on the pool's FIFO. Workers take the front
+//! job and claim workgroup indices from its atomic counter (x fastest, then
+//! y, then z), so a dispatch's workgroups spread over all workers and
+//! dispatches that overlap run back to back without a barrier between
+//! them. Each worker owns an `isa::WorkerContext` (LDS, scratch) and holds
+//! a read view of the GPU's page table while it runs one workgroup.
+//!
+//! When a workgroup fails, the job stops handing out workgroups (those not
+//! yet claimed are counted as done without running), lets the running ones
+//! finish, and keeps the first error. The worker that finishes the last
+//! workgroup marks the job done and wakes the queue's command processor.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use crate::isa::WaveError;
+use crate::isa_rt::{Dispatch, WorkerContext};
+use crate::memory::vm::GpuVm;
+use crate::stats::StatsCounters;
+use crate::wake::Wake;
+
+/// One kernel dispatch being executed.
+pub struct Job {
+    dispatch: Dispatch,
+    counts: [u32; 3],
+    total: u64,
+    /// Next workgroup index to hand out (never exceeds `total`).
+    next: AtomicU64,
+    /// Workgroups run or skipped.
+    finished: AtomicU64,
+    done: AtomicBool,
+    error: Mutex<Option<WaveError>>,
+    wave_instructions: AtomicU64,
+    /// The command processor to wake when the job is done.
+    wake: Arc<Wake>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("counts", &self.counts)
+            .field("next", &self.next)
+            .field("finished", &self.finished)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Job {
+    pub fn new(dispatch: Dispatch, wake: Arc<Wake>) -> Arc<Job> {
+        let counts = dispatch.workgroup_count();
+        let total = counts.iter().map(|&c| c as u64).product();
+        Arc::new(Job {
+            dispatch,
+            counts,
+            total,
+            next: AtomicU64::new(0),
+            finished: AtomicU64::new(0),
+            done: AtomicBool::new(total == 0),
+            error: Mutex::new(None),
+            wave_instructions: AtomicU64::new(0),
+            wake,
+        })
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done.load(Ordering::Acquire)
+    }
+
+    pub fn workgroups(&self) -> u64 {
+        self.total
+    }
+
+    pub fn wave_instructions(&self) -> u64 {
+        self.wave_instructions.load(Ordering::Relaxed)
+    }
+
+    /// The first wave error, if a workgroup failed.
+    pub fn error(&self) -> Option<WaveError> {
+        self.error.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn claim(&self) -> Option<u64> {
+        self.next.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < self.total).then_some(n + 1)).ok()
+    }
+
+    fn exhausted(&self) -> bool {
+        self.next.load(Ordering::Acquire) >= self.total
+    }
+
+    /// Stop handing out workgroups; the unclaimed ones count as finished.
+    pub fn abort(&self) {
+        let claimed = self.next.swap(self.total, Ordering::AcqRel).min(self.total);
+        self.finish(self.total - claimed);
+    }
+
+    fn finish(&self, count: u64) {
+        if count == 0 {
+            return;
+        }
+        let before = self.finished.fetch_add(count, Ordering::AcqRel);
+        if before + count == self.total {
+            self.done.store(true, Ordering::Release);
+            self.wake.notify();
+        }
+    }
+
+    fn workgroup_id(&self, index: u64) -> [u32; 3] {
+        let x = self.counts[0] as u64;
+        let y = self.counts[1] as u64;
+        [(index % x) as u32, ((index / x) % y) as u32, (index / (x * y)) as u32]
+    }
+}
+
+#[derive(Debug)]
+struct PoolShared {
+    jobs: Mutex<VecDeque<Arc<Job>>>,
+    cv: Condvar,
+    stop: AtomicBool,
+    vm: Arc<GpuVm>,
+    stats: Arc<StatsCounters>,
+}
+
+impl PoolShared {
+    fn jobs(&self) -> MutexGuard<'_, VecDeque<Arc<Job>>> {
+        self.jobs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The job to work on next, blocking while there is none; None on stop.
+    fn next_job(&self) -> Option<Arc<Job>> {
+        let mut jobs = self.jobs();
+        loop {
+            if self.stop.load(Ordering::Acquire) {
+                return None;
+            }
+            while jobs.front().is_some_and(|j| j.exhausted()) {
+                jobs.pop_front();
+            }
+            if let Some(job) = jobs.front() {
+                return Some(job.clone());
+            }
+            jobs = self.cv.wait(jobs).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn run_worker(&self) {
+        let mut ctx = WorkerContext::new();
+        while let Some(job) = self.next_job() {
+            while let Some(index) = job.claim() {
+                let id = job.workgroup_id(index);
+                let result = {
+                    let view = self.vm.view();
+                    job.dispatch.run_workgroup(id, &view, &mut ctx)
+                };
+                match result {
+                    Ok(stats) => {
+                        job.wave_instructions.fetch_add(stats.wave_instructions, Ordering::Relaxed);
+                        self.stats.wave_instructions.fetch_add(stats.wave_instructions, Ordering::Relaxed);
+                        self.stats.workgroups.fetch_add(1, Ordering::Relaxed);
+                        job.finish(1);
+                    }
+                    Err(error) => {
+                        tracing::debug!("gfxsim: workgroup {id:?} failed: {error}");
+                        self.stats.workgroups.fetch_add(1, Ordering::Relaxed);
+                        job.error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(error);
+                        job.abort();
+                        job.finish(1);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The worker threads of one GPU.
+#[derive(Debug)]
+pub struct WorkerPool {
+    shared: Arc<PoolShared>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl WorkerPool {
+    pub fn new(gpu_id: u32, threads: usize, vm: Arc<GpuVm>, stats: Arc<StatsCounters>) -> std::io::Result<WorkerPool> {
+        let shared = Arc::new(PoolShared {
+            jobs: Mutex::new(VecDeque::new()),
+            cv: Condvar::new(),
+            stop: AtomicBool::new(false),
+            vm,
+            stats,
+        });
+        let pool = WorkerPool { shared, threads: Mutex::new(Vec::new()) };
+        for i in 0..threads.max(1) {
+            let shared = pool.shared.clone();
+            let handle = std::thread::Builder::new()
+                .name(format!("gfxsim-{gpu_id:x}-w{i}"))
+                .spawn(move || shared.run_worker())?;
+            pool.threads.lock().unwrap_or_else(|e| e.into_inner()).push(handle);
+        }
+        Ok(pool)
+    }
+
+    /// Queue a job; workers start on it as soon as earlier jobs run out of
+    /// workgroups.
+    pub fn submit(&self, job: Arc<Job>) {
+        if job.is_done() {
+            job.wake.notify();
+            return;
+        }
+        self.shared.jobs().push_back(job);
+        self.shared.cv.notify_all();
+    }
+
+    /// Stop the workers (after their current workgroup) and join them.
+    pub fn shutdown(&self) {
+        self.shared.stop.store(true, Ordering::Release);
+        {
+            let _jobs = self.shared.jobs();
+            self.shared.cv.notify_all();
+        }
+        let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
+        for t in threads {
+            if t.join().is_err() {
+                tracing::error!("gfxsim: a worker thread panicked");
+            }
+        }
+    }
+}
+
+impl Drop for WorkerPool {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

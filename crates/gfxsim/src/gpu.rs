@@ -1,0 +1,111 @@
+//! One simulated GPU's device-side state: its page table, doorbell page,
+//! MMIO-remap page, decoded-code cache, workgroup worker pool, VRAM
+//! accounting, and the per-process facts KFD keeps per device (VM acquired,
+//! render node open, apertures, CWSR sizes).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use aqueduct_kfd::topology::CwsrSizes;
+use aqueduct_kfd::uapi::ProcessDeviceApertures;
+
+use crate::dispatch::WorkerPool;
+use crate::doorbell::DoorbellPage;
+use crate::isa_rt::CodeCache;
+use crate::memory::backing::Backing;
+use crate::memory::vm::GpuVm;
+use crate::memory::{GPUVM_LIMIT, PAGE_SIZE};
+use crate::stats::StatsCounters;
+
+/// LDS (shared) aperture base of gfx9+ on 64-bit hosts
+/// (kfd_flat_memory.c MAKE_LDS_APP_BASE_V9).
+pub const LDS_APERTURE_BASE: u64 = 1 << 48;
+/// Scratch (private) aperture base of gfx9+ (MAKE_SCRATCH_APP_BASE_V9).
+pub const SCRATCH_APERTURE_BASE: u64 = 2 << 48;
+/// Start of the user part of the GPUVM aperture (kfd_flat_memory.c
+/// SVM_USER_BASE: the low 16 MiB are reserved for the CWSR trap handler
+/// and kernel IBs).
+pub const GPUVM_USER_BASE: u64 = 0x100_0000;
+
+/// The limit KFD reports for a 4 GiB aperture based at `base`.
+const fn aperture_limit(base: u64) -> u64 {
+    (base & 0xFFFF_FFFF_0000_0000) | 0xFFFF_FFFF
+}
+
+#[derive(Debug)]
+pub struct Gpu {
+    /// 0-based index (topology node index - 1).
+    pub index: usize,
+    pub gpu_id: u32,
+    pub render_minor: u32,
+    pub vram_size: u64,
+    pub vm: Arc<GpuVm>,
+    pub doorbells: DoorbellPage,
+    pub mmio_page: Arc<Backing>,
+    pub code_cache: Arc<CodeCache>,
+    pub pool: WorkerPool,
+    pub vram_used: Mutex<u64>,
+    pub cwsr: CwsrSizes,
+    vm_acquired: AtomicBool,
+    render_open: AtomicBool,
+}
+
+impl Gpu {
+    pub fn new(
+        index: usize,
+        gpu_id: u32,
+        render_minor: u32,
+        vram_size: u64,
+        cwsr: CwsrSizes,
+        threads: usize,
+        stats: Arc<StatsCounters>,
+    ) -> std::io::Result<Gpu> {
+        let vm = Arc::new(GpuVm::new());
+        let pool = WorkerPool::new(gpu_id, threads, vm.clone(), stats)?;
+        Ok(Gpu {
+            index,
+            gpu_id,
+            render_minor,
+            vram_size,
+            vm,
+            doorbells: DoorbellPage::new()?,
+            mmio_page: Arc::new(Backing::new_memfd("gfxsim-mmio", PAGE_SIZE)?),
+            code_cache: Arc::new(CodeCache::new()),
+            pool,
+            vram_used: Mutex::new(0),
+            cwsr,
+            vm_acquired: AtomicBool::new(false),
+            render_open: AtomicBool::new(false),
+        })
+    }
+
+    pub fn vm_acquired(&self) -> bool {
+        self.vm_acquired.load(Ordering::Acquire)
+    }
+
+    pub fn set_vm_acquired(&self) {
+        self.vm_acquired.store(true, Ordering::Release);
+    }
+
+    pub fn render_node_open(&self) -> bool {
+        self.render_open.load(Ordering::Acquire)
+    }
+
+    pub fn set_render_node_open(&self) {
+        self.render_open.store(true, Ordering::Release);
+    }
+
+    /// What GET_PROCESS_APERTURES_NEW reports for this GPU.
+    pub fn apertures(&self) -> ProcessDeviceApertures {
+        ProcessDeviceApertures {
+            lds_base: LDS_APERTURE_BASE,
+            lds_limit: aperture_limit(LDS_APERTURE_BASE),
+            scratch_base: SCRATCH_APERTURE_BASE,
+            scratch_limit: aperture_limit(SCRATCH_APERTURE_BASE),
+            gpuvm_base: GPUVM_USER_BASE,
+            gpuvm_limit: GPUVM_LIMIT - 1,
+            gpu_id: self.gpu_id,
+            pad: 0,
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Host memory behind simulated GPU memory.
+//!
+//! A VRAM or GTT buffer object is a memfd that gfxsim maps once at an
+//! address of its own choosing (its "physical" view of the BO). The runtime
+//! maps the same memfd at the BO's GPU VA through `mmap_render_node`, so the
+//! host's view and the device's view alias the same pages. Pages are
+//! committed only when touched, so reporting 24 GiB of VRAM costs nothing.
+//! USERPTR BOs use the caller's memory directly.
+
+use std::os::fd::{AsFd, OwnedFd};
+
+use rustix::fs::{MemfdFlags, ftruncate, memfd_create};
+use rustix::io::Errno;
+use rustix::mm::{MapFlags, ProtFlags, mmap, munmap};
+
+/// Memory a BO (or a doorbell/event/MMIO page) lives in, and gfxsim's own
+/// pointer to it.
+#[derive(Debug)]
+pub struct Backing {
+    /// gfxsim's view: valid for `size` bytes while this value lives.
+    ptr: usize,
+    size: u64,
+    /// The memfd, for VRAM/GTT and device pages; None for USERPTR.
+    fd: Option<OwnedFd>,
+}
+
+impl Backing {
+    /// A zero-filled memfd of `size` bytes (page multiple), mapped
+    /// read-write at an address the kernel picks.
+    pub fn new_memfd(name: &str, size: u64) -> std::io::Result<Backing> {
+        let fd = memfd_create(name, MemfdFlags::CLOEXEC)?;
+        ftruncate(&fd, size)?;
+        let len = usize::try_from(size).map_err(|_| std::io::Error::from(Errno::NOMEM))?;
+        // SAFETY: a fresh shared mapping of our own memfd at a kernel-chosen
+        // address; it overlaps nothing and is unmapped only in Drop.
+        let ptr = unsafe {
+            mmap(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED | MapFlags::NORESERVE,
+                &fd,
+                0,
+            )?
+        };
+        Ok(Backing { ptr: ptr as usize, size, fd: Some(fd) })
+    }
+
+    /// The caller's own memory at `ptr` (USERPTR); the caller keeps it
+    /// mapped for as long as the BO exists, as KFD requires.
+    pub fn new_user(ptr: u64, size: u64) -> Backing {
+        Backing { ptr: ptr as usize, size, fd: None }
+    }
+
+    pub fn ptr(&self) -> *mut u8 {
+        self.ptr as *mut u8
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Map `[file_offset, file_offset+len)` of this memfd at `va` with
+    /// MAP_SHARED|MAP_FIXED, read-write.
+    ///
+    /// # Safety
+    /// The caller owns `[va, va+len)` (see `KfdDevice::mmap_render_node`).
+    pub unsafe fn map_fixed_at(&self, va: u64, len: u64, file_offset: u64) -> std::io::Result<()> {
+        let Some(fd) = &self.fd else {
+            return Err(std::io::Error::from(Errno::INVAL));
+        };
+        let len = usize::try_from(len).map_err(|_| std::io::Error::from(Errno::INVAL))?;
+        // SAFETY: the caller guarantees it owns the range being replaced.
+        unsafe {
+            mmap(
+                va as *mut std::ffi::c_void,
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED | MapFlags::FIXED,
+                fd.as_fd(),
+                file_offset,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Backing {
+    fn drop(&mut self) {
+        if self.fd.is_some() {
+            // SAFETY: this mapping was created in new_memfd and nothing
+            // references it any more (all users hold an Arc<Backing>).
+            if let Err(e) = unsafe { munmap(self.ptr as *mut std::ffi::c_void, self.size as usize) } {
+                tracing::warn!("gfxsim: munmap of a BO backing failed: {e}");
+            }
+        }
+    }
+}

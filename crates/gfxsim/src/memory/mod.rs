@@ -1,0 +1,294 @@
+//! Simulated GPU memory: buffer objects and the KFD memory ioctls
+//! (ALLOC/FREE/MAP/UNMAP) with the checks the kernel makes, plus mmap of the
+//! render node.
+//!
+//! Errors use the errno the kernel returns for the same mistake (EINVAL for
+//! malformed requests and unknown handles on FREE, ENOMEM for unknown
+//! handles on MAP/UNMAP and for exhausted VRAM/GTT, EFAULT for a USERPTR
+//! range that is not mapped in the process).
+
+pub mod backing;
+pub mod bo;
+pub mod vm;
+
+use std::sync::{Arc, Mutex};
+
+use aqueduct_kfd::uapi::{AllocMemoryOfGpuArgs, FreeMemoryOfGpuArgs, MapMemoryToGpuArgs, mmap_offset};
+use aqueduct_kfd::{KfdError, KfdResult};
+use rustix::io::Errno;
+
+use crate::gpu::Gpu;
+use backing::Backing;
+use bo::{Bo, BoTable, MemType};
+use vm::Mapping;
+
+pub const PAGE_SIZE: u64 = 4096;
+/// The GPU virtual address space of gfx9+ parts (48-bit, lower half).
+pub const GPUVM_LIMIT: u64 = 1 << 47;
+/// The per-process doorbell slice: 1024 doorbells of 8 bytes (SOC15).
+pub const DOORBELL_SLICE_SIZE: u64 = 8192;
+
+fn err(ioctl: &'static str, errno: Errno) -> KfdError {
+    KfdError::ioctl(ioctl, errno.raw_os_error())
+}
+
+fn mmap_err(errno: Errno) -> KfdError {
+    KfdError::Os { what: "mmap", source: errno.into() }
+}
+
+/// All BOs of the (one) simulated process.
+#[derive(Debug)]
+pub struct Memory {
+    bos: Mutex<BoTable>,
+    gtt_used: Mutex<u64>,
+    gtt_limit: u64,
+}
+
+impl Memory {
+    /// `system_memory`: host RAM; GTT and USERPTR BOs may use 15/16 of it,
+    /// as KFD's system memory limit allows.
+    pub fn new(system_memory: u64) -> Self {
+        Self { bos: Mutex::new(BoTable::default()), gtt_used: Mutex::new(0), gtt_limit: system_memory / 16 * 15 }
+    }
+
+    fn bos(&self) -> std::sync::MutexGuard<'_, BoTable> {
+        self.bos.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A BO's record (a copy).
+    pub fn bo(&self, handle: u64) -> Option<Bo> {
+        self.bos().get(handle).cloned()
+    }
+
+    pub fn alloc(&self, gpus: &[Arc<Gpu>], args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()> {
+        const NAME: &str = "ALLOC_MEMORY_OF_GPU";
+        if args.size == 0 {
+            return Err(err(NAME, Errno::INVAL));
+        }
+        let gpu = gpus.iter().find(|g| g.gpu_id == args.gpu_id).ok_or_else(|| {
+            tracing::debug!("{NAME}: unknown gpu_id {:#x}", args.gpu_id);
+            err(NAME, Errno::INVAL)
+        })?;
+        if !gpu.vm_acquired() {
+            tracing::debug!("{NAME}: ACQUIRE_VM was not called for gpu {:#x}", args.gpu_id);
+            return Err(err(NAME, Errno::INVAL));
+        }
+        let mem_type = MemType::from_flags(args.flags).ok_or_else(|| {
+            tracing::debug!("{NAME}: flags {:#x} name no single memory type", args.flags);
+            err(NAME, Errno::INVAL)
+        })?;
+        let end = args.va_addr.checked_add(args.size);
+        if args.va_addr == 0
+            || !args.va_addr.is_multiple_of(PAGE_SIZE)
+            || !args.size.is_multiple_of(PAGE_SIZE)
+            || end.is_none_or(|end| end > GPUVM_LIMIT)
+        {
+            tracing::debug!("{NAME}: va {:#x} size {:#x} not page aligned or outside the GPUVM aperture", args.va_addr, args.size);
+            return Err(err(NAME, Errno::INVAL));
+        }
+
+        let mut bos = self.bos();
+        let handle = bos.next_handle(gpu.gpu_id);
+        let (backing, offset, render_offset) = match mem_type {
+            MemType::Vram | MemType::Gtt => {
+                self.reserve(gpu, mem_type, args.size).map_err(|e| err(NAME, e))?;
+                let backing = match Backing::new_memfd("gfxsim-bo", args.size) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        self.release(gpu, mem_type, args.size);
+                        tracing::warn!("{NAME}: cannot create the BO's memfd: {e}");
+                        return Err(err(NAME, Errno::NOMEM));
+                    }
+                };
+                (Arc::new(backing), bos.next_render_offset(args.size), true)
+            }
+            MemType::UserPtr => {
+                let cpu = args.mmap_offset;
+                if cpu == 0 || !cpu.is_multiple_of(PAGE_SIZE) {
+                    return Err(err(NAME, Errno::INVAL));
+                }
+                if !host_range_mapped(cpu, args.size) {
+                    tracing::debug!("{NAME}: USERPTR range {cpu:#x}+{:#x} is not mapped", args.size);
+                    return Err(err(NAME, Errno::FAULT));
+                }
+                self.reserve(gpu, mem_type, args.size).map_err(|e| err(NAME, e))?;
+                (Arc::new(Backing::new_user(cpu, args.size)), cpu, false)
+            }
+            MemType::Doorbell => {
+                if args.size != DOORBELL_SLICE_SIZE {
+                    return Err(err(NAME, Errno::INVAL));
+                }
+                (gpu.doorbells.backing(), mmap_offset::TYPE_DOORBELL | mmap_offset::gpu_id(gpu.gpu_id), false)
+            }
+            MemType::MmioRemap => {
+                if args.size != PAGE_SIZE {
+                    return Err(err(NAME, Errno::INVAL));
+                }
+                (gpu.mmio_page.clone(), mmap_offset::TYPE_MMIO | mmap_offset::gpu_id(gpu.gpu_id), false)
+            }
+        };
+        let bo = Bo {
+            handle,
+            gpu_id: gpu.gpu_id,
+            va: args.va_addr,
+            size: args.size,
+            flags: args.flags,
+            mem_type,
+            mmap_offset: offset,
+            backing,
+            mapped_on: Vec::new(),
+        };
+        args.handle = handle;
+        if mem_type != MemType::UserPtr {
+            args.mmap_offset = offset;
+        }
+        tracing::trace!("{NAME}: handle {handle:#x} {mem_type:?} va {:#x} size {:#x}", bo.va, bo.size);
+        bos.insert(bo, render_offset);
+        Ok(())
+    }
+
+    fn reserve(&self, gpu: &Gpu, mem_type: MemType, size: u64) -> Result<(), Errno> {
+        match mem_type {
+            MemType::Vram => {
+                let mut used = gpu.vram_used.lock().unwrap_or_else(|e| e.into_inner());
+                if *used + size > gpu.vram_size {
+                    return Err(Errno::NOMEM);
+                }
+                *used += size;
+            }
+            MemType::Gtt | MemType::UserPtr => {
+                let mut used = self.gtt_used.lock().unwrap_or_else(|e| e.into_inner());
+                if *used + size > self.gtt_limit {
+                    return Err(Errno::NOMEM);
+                }
+                *used += size;
+            }
+            MemType::Doorbell | MemType::MmioRemap => {}
+        }
+        Ok(())
+    }
+
+    fn release(&self, gpu: &Gpu, mem_type: MemType, size: u64) {
+        match mem_type {
+            MemType::Vram => *gpu.vram_used.lock().unwrap_or_else(|e| e.into_inner()) -= size,
+            MemType::Gtt | MemType::UserPtr => *self.gtt_used.lock().unwrap_or_else(|e| e.into_inner()) -= size,
+            MemType::Doorbell | MemType::MmioRemap => {}
+        }
+    }
+
+    pub fn free(&self, gpus: &[Arc<Gpu>], args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()> {
+        const NAME: &str = "FREE_MEMORY_OF_GPU";
+        let bo = self.bos().remove(args.handle).ok_or_else(|| err(NAME, Errno::INVAL))?;
+        // A still-mapped BO is unmapped first (libhsakmt always unmaps; the
+        // kernel tears mappings down the same way at process exit).
+        for gpu_id in &bo.mapped_on {
+            if let Some(gpu) = gpus.iter().find(|g| g.gpu_id == *gpu_id) {
+                gpu.vm.remove(bo.handle);
+                gpu.code_cache.invalidate(bo.va, bo.size);
+            }
+        }
+        if let Some(gpu) = gpus.iter().find(|g| g.gpu_id == bo.gpu_id) {
+            self.release(gpu, bo.mem_type, bo.size);
+        }
+        tracing::trace!("{NAME}: handle {:#x}", bo.handle);
+        Ok(())
+    }
+
+    pub fn map(&self, gpus: &[Arc<Gpu>], args: &mut MapMemoryToGpuArgs, device_ids: &[u32]) -> KfdResult<()> {
+        const NAME: &str = "MAP_MEMORY_TO_GPU";
+        let (n, start) = check_device_list(NAME, args, device_ids)?;
+        if !gpus.iter().any(|g| g.gpu_id as u64 == args.handle >> 32) {
+            return Err(err(NAME, Errno::INVAL));
+        }
+        let mut bos = self.bos();
+        let bo = bos.get_mut(args.handle).ok_or_else(|| err(NAME, Errno::NOMEM))?;
+        for (i, &gpu_id) in device_ids.iter().enumerate().take(n).skip(start) {
+            let gpu = gpus.iter().find(|g| g.gpu_id == gpu_id).ok_or_else(|| err(NAME, Errno::INVAL))?;
+            if !gpu.vm_acquired() {
+                return Err(err(NAME, Errno::INVAL));
+            }
+            if !bo.mapped_on.contains(&gpu_id) {
+                let mapping = Mapping {
+                    start: bo.va,
+                    end: bo.va + bo.size,
+                    handle: bo.handle,
+                    writable: bo.writable(),
+                    executable: bo.executable(),
+                    backing: bo.backing.clone(),
+                };
+                if !gpu.vm.insert(mapping) {
+                    tracing::debug!("{NAME}: va {:#x}+{:#x} overlaps a mapping of gpu {gpu_id:#x}", bo.va, bo.size);
+                    return Err(err(NAME, Errno::INVAL));
+                }
+                bo.mapped_on.push(gpu_id);
+            }
+            args.n_success = i as u32 + 1;
+        }
+        Ok(())
+    }
+
+    pub fn unmap(&self, gpus: &[Arc<Gpu>], args: &mut MapMemoryToGpuArgs, device_ids: &[u32]) -> KfdResult<()> {
+        const NAME: &str = "UNMAP_MEMORY_FROM_GPU";
+        let (n, start) = check_device_list(NAME, args, device_ids)?;
+        if !gpus.iter().any(|g| g.gpu_id as u64 == args.handle >> 32) {
+            return Err(err(NAME, Errno::INVAL));
+        }
+        let mut bos = self.bos();
+        let bo = bos.get_mut(args.handle).ok_or_else(|| err(NAME, Errno::NOMEM))?;
+        for (i, &gpu_id) in device_ids.iter().enumerate().take(n).skip(start) {
+            let gpu = gpus.iter().find(|g| g.gpu_id == gpu_id).ok_or_else(|| err(NAME, Errno::INVAL))?;
+            let Some(pos) = bo.mapped_on.iter().position(|&g| g == gpu_id) else {
+                return Err(err(NAME, Errno::INVAL));
+            };
+            gpu.vm.remove(bo.handle);
+            gpu.code_cache.invalidate(bo.va, bo.size);
+            bo.mapped_on.swap_remove(pos);
+            args.n_success = i as u32 + 1;
+        }
+        Ok(())
+    }
+
+    /// mmap(2) of `gpu`'s render node at `offset`.
+    ///
+    /// # Safety
+    /// As `KfdDevice::mmap_render_node`.
+    pub unsafe fn mmap_render_node(&self, gpu: &Gpu, va: u64, size: u64, offset: u64) -> KfdResult<()> {
+        if !gpu.render_node_open() {
+            return Err(mmap_err(Errno::BADF));
+        }
+        if size == 0 || !va.is_multiple_of(PAGE_SIZE) || !offset.is_multiple_of(PAGE_SIZE) {
+            return Err(mmap_err(Errno::INVAL));
+        }
+        let bos = self.bos();
+        let bo = bos.by_render_offset(offset).ok_or(mmap_err(Errno::INVAL))?;
+        let file_offset = offset - bo.mmap_offset;
+        if bo.gpu_id != gpu.gpu_id || file_offset.checked_add(size).is_none_or(|end| end > bo.size.next_multiple_of(PAGE_SIZE)) {
+            return Err(mmap_err(Errno::INVAL));
+        }
+        // SAFETY: the caller owns [va, va+size) per this function's contract.
+        unsafe { bo.backing.map_fixed_at(va, size, file_offset) }.map_err(|e| KfdError::Os { what: "mmap", source: e })
+    }
+}
+
+/// Validate the n_devices/n_success pair of MAP/UNMAP; returns (n, start).
+fn check_device_list(name: &'static str, args: &MapMemoryToGpuArgs, device_ids: &[u32]) -> KfdResult<(usize, usize)> {
+    let n = args.n_devices as usize;
+    let start = args.n_success as usize;
+    if n == 0 || start > n {
+        return Err(err(name, Errno::INVAL));
+    }
+    if device_ids.len() < n {
+        return Err(err(name, Errno::FAULT));
+    }
+    Ok((n, start))
+}
+
+/// Whether every page of `[addr, addr+size)` is mapped in this process
+/// (madvise(MADV_NORMAL) fails with ENOMEM on unmapped pages and changes
+/// nothing otherwise).
+fn host_range_mapped(addr: u64, size: u64) -> bool {
+    let Ok(len) = usize::try_from(size) else { return false };
+    // SAFETY: MADV_NORMAL only resets the readahead hint; it never changes
+    // the contents or protection of the pages.
+    unsafe { rustix::mm::madvise(addr as *mut std::ffi::c_void, len, rustix::mm::Advice::Normal) }.is_ok()
+}

@@ -1,0 +1,175 @@
+//! One GPU's virtual memory: the table of BOs mapped for that GPU, sorted by
+//! GPU VA, and the view through which the command processor and the ISA
+//! emulator translate GPU addresses to host pointers.
+//!
+//! Every device-side access goes through [`VmView::translate`], which
+//! returns a pointer only when the whole range lies inside one mapping that
+//! allows the access; anything else is a [`MemoryFault`], never a host
+//! crash. A `VmView` holds the table's read lock, so mappings cannot change
+//! (and their pages cannot go away) while a workgroup or a packet uses
+//! them: MAP/UNMAP/FREE wait for running workgroups, as KFD's unmap waits
+//! for the queues.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock, RwLockReadGuard};
+
+use crate::isa::{Access, GpuMemory, MemoryFault};
+
+use super::backing::Backing;
+
+/// One BO mapped at `[start, end)` of a GPU's address space.
+#[derive(Clone, Debug)]
+pub struct Mapping {
+    pub start: u64,
+    /// Exclusive.
+    pub end: u64,
+    /// The BO's handle (0 for device pages such as the event page).
+    pub handle: u64,
+    pub writable: bool,
+    pub executable: bool,
+    /// Memory behind the mapping; `start` corresponds to `backing.ptr()`.
+    pub backing: Arc<Backing>,
+}
+
+/// Why an address has no usable mapping (for memory-exception data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    NotPresent,
+    ReadOnly,
+    NoExecute,
+}
+
+#[derive(Debug, Default)]
+pub struct GpuVm {
+    table: RwLock<Vec<Mapping>>,
+}
+
+impl GpuVm {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Mapping>> {
+        self.table.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Insert a mapping; false if it overlaps an existing one.
+    pub fn insert(&self, mapping: Mapping) -> bool {
+        let mut table = self.write();
+        let pos = table.partition_point(|m| m.start < mapping.start);
+        let overlaps_prev = pos > 0 && table[pos - 1].end > mapping.start;
+        let overlaps_next = pos < table.len() && table[pos].start < mapping.end;
+        if overlaps_prev || overlaps_next {
+            return false;
+        }
+        table.insert(pos, mapping);
+        true
+    }
+
+    /// Remove the mapping of BO `handle`; returns its range if there was one.
+    pub fn remove(&self, handle: u64) -> Option<(u64, u64)> {
+        let mut table = self.write();
+        let pos = table.iter().position(|m| m.handle == handle)?;
+        let m = table.remove(pos);
+        Some((m.start, m.end))
+    }
+
+    /// A read view; holds the table's read lock until dropped.
+    pub fn view(&self) -> VmView<'_> {
+        VmView { table: self.table.read().unwrap_or_else(|e| e.into_inner()), last: AtomicUsize::new(0) }
+    }
+}
+
+/// The mapping table frozen for one user (a workgroup, a packet).
+pub struct VmView<'a> {
+    table: RwLockReadGuard<'a, Vec<Mapping>>,
+    /// Index of the last mapping hit (a cheap locality cache).
+    last: AtomicUsize,
+}
+
+impl VmView<'_> {
+    /// The mapping containing `addr`, if any.
+    pub fn find(&self, addr: u64) -> Option<&Mapping> {
+        let last = self.last.load(Ordering::Relaxed);
+        if let Some(m) = self.table.get(last)
+            && m.start <= addr
+            && addr < m.end
+        {
+            return Some(m);
+        }
+        let pos = self.table.partition_point(|m| m.start <= addr);
+        if pos == 0 {
+            return None;
+        }
+        let m = &self.table[pos - 1];
+        if addr < m.end {
+            self.last.store(pos - 1, Ordering::Relaxed);
+            Some(m)
+        } else {
+            None
+        }
+    }
+
+    /// Why `[addr, addr+len)` cannot be accessed as `access`, or None if it can.
+    pub fn check(&self, addr: u64, len: u64, access: Access) -> Option<FaultKind> {
+        let Some(m) = self.find(addr) else { return Some(FaultKind::NotPresent) };
+        let Some(end) = addr.checked_add(len) else { return Some(FaultKind::NotPresent) };
+        if end > m.end {
+            return Some(FaultKind::NotPresent);
+        }
+        match access {
+            Access::Write | Access::Atomic if !m.writable => Some(FaultKind::ReadOnly),
+            Access::Execute if !m.executable => Some(FaultKind::NoExecute),
+            _ => None,
+        }
+    }
+
+    /// Read a plain-old-data value at `addr`.
+    pub fn read<T: bytemuck::Pod>(&self, addr: u64) -> Result<T, MemoryFault> {
+        let ptr = self.translate(addr, size_of::<T>() as u64, Access::Read)?;
+        // SAFETY: translate checked that size_of::<T>() bytes at ptr lie in
+        // one live mapping; the read is unaligned-safe and T is Pod.
+        Ok(unsafe { std::ptr::read_unaligned(ptr as *const T) })
+    }
+
+    /// An 8-byte-aligned u64 at `addr`, for atomic access.
+    pub fn atomic_u64(&self, addr: u64, access: Access) -> Result<&std::sync::atomic::AtomicU64, MemoryFault> {
+        if !addr.is_multiple_of(8) {
+            return Err(MemoryFault { address: addr, access });
+        }
+        let ptr = self.translate(addr, 8, access)?;
+        // SAFETY: 8 aligned bytes inside a live mapping that stays mapped
+        // while this view (and so the returned borrow) lives; AtomicU64 has
+        // the layout of u64 and the memory is shared, so atomics are the
+        // right way to touch it.
+        Ok(unsafe { &*(ptr as *const std::sync::atomic::AtomicU64) })
+    }
+
+    /// An aligned u16 at `addr`, for atomic access (packet headers).
+    pub fn atomic_u16(&self, addr: u64, access: Access) -> Result<&std::sync::atomic::AtomicU16, MemoryFault> {
+        if !addr.is_multiple_of(2) {
+            return Err(MemoryFault { address: addr, access });
+        }
+        let ptr = self.translate(addr, 2, access)?;
+        // SAFETY: as for atomic_u64, with 2 aligned bytes.
+        Ok(unsafe { &*(ptr as *const std::sync::atomic::AtomicU16) })
+    }
+}
+
+impl GpuMemory for VmView<'_> {
+    fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
+        let fault = MemoryFault { address: addr, access };
+        let m = self.find(addr).ok_or(fault)?;
+        let end = addr.checked_add(len).ok_or(fault)?;
+        if end > m.end {
+            return Err(fault);
+        }
+        match access {
+            Access::Write | Access::Atomic if !m.writable => return Err(fault),
+            Access::Execute if !m.executable => return Err(fault),
+            _ => {}
+        }
+        let offset = (addr - m.start) as usize;
+        Ok(m.backing.ptr().wrapping_add(offset))
+    }
+}

@@ -1,0 +1,420 @@
+//! The command processor of one AQL queue: a host thread ("gfxsim-cp-N")
+//! that does what the CP firmware does for a compute queue.
+//!
+//! It sleeps until its doorbell is written (or a dispatch it launched
+//! finishes, or, while a barrier packet waits, any event fires), then
+//! consumes packets from its launch index:
+//! - the header is loaded with acquire ordering; INVALID means "nothing
+//!   more yet": sleep until the next wake-up;
+//! - the barrier bit holds the packet until every earlier packet of the
+//!   queue has completed; without it, dispatches overlap;
+//! - KERNEL_DISPATCH is validated (dimensions 1..=3, workgroup size nonzero
+//!   and at most 1024 work-items, grid nonzero, group segment <= 64 KiB,
+//!   kernel object mapped and 64-byte aligned), its kernel descriptor read
+//!   from GPU memory, and its workgroups handed to the GPU's worker pool;
+//! - BARRIER_AND waits until every nonzero dep signal's value is 0,
+//!   BARRIER_OR until one of them is;
+//! - VENDOR_SPECIFIC, AGENT_DISPATCH and unknown types are unsupported
+//!   packets; reserved fence scopes are malformed packets.
+//!
+//! Packets complete in order: the completion signal is decremented, its
+//! mailbox (if any) gets the event id and the event's interrupt is raised,
+//! the slot's header becomes INVALID and read_dispatch_id advances.
+//! The acquire/release fence scopes are decoded and kept per packet; with
+//! one coherent host address space they need no data movement.
+//!
+//! Any error (a bad packet, a failed wave, a fault of the CP itself) is
+//! reported through the context-save header and halts the queue: it
+//! processes nothing more until destroyed. The failed packet's completion
+//! signal is left untouched.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use aqueduct_kfd::abi::{
+    AMD_SIGNAL_EVENT_ID_OFFSET, AMD_SIGNAL_EVENT_MAILBOX_OFFSET, AMD_SIGNAL_VALUE_OFFSET, BarrierPacket,
+    FenceScope, KernelDescriptor, KernelDispatchPacket, PacketHeader, RawPacket, packet_type,
+};
+use aqueduct_kfd::uapi::exception_code;
+
+use crate::dispatch::Job;
+use crate::events::Events;
+use crate::fault::{QueueError, report_queue_error};
+use crate::gpu::{Gpu, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
+use crate::isa::{Access, DispatchSetup};
+use crate::isa_rt::Dispatch;
+use crate::memory::vm::VmView;
+use crate::stats::StatsCounters;
+
+use super::QueueShared;
+use super::validation::QueueConfig;
+
+/// Most work-items in a workgroup.
+const MAX_WORKGROUP_SIZE: u64 = 1024;
+/// Most LDS bytes a workgroup may ask for.
+const MAX_GROUP_SEGMENT_SIZE: u32 = 64 * 1024;
+
+enum Work {
+    Dispatch(Arc<Job>),
+    /// A barrier packet whose condition held.
+    Satisfied,
+}
+
+struct InFlight {
+    index: u64,
+    completion_signal: u64,
+    /// Decoded and kept for a future strict-coherence mode.
+    #[allow(dead_code)]
+    acquire: FenceScope,
+    #[allow(dead_code)]
+    release: FenceScope,
+    work: Work,
+}
+
+impl InFlight {
+    fn is_done(&self) -> bool {
+        match &self.work {
+            Work::Dispatch(job) => job.is_done(),
+            Work::Satisfied => true,
+        }
+    }
+}
+
+/// What one launch attempt did.
+enum Launch {
+    Launched,
+    /// Nothing to do until the next wake-up.
+    Idle,
+}
+
+pub struct CommandProcessor {
+    queue: Arc<QueueShared>,
+    gpu: Arc<Gpu>,
+    events: Arc<Events>,
+    stats: Arc<StatsCounters>,
+    /// Index of the next packet to launch.
+    next_index: u64,
+    in_flight: VecDeque<InFlight>,
+    aborted: bool,
+}
+
+impl CommandProcessor {
+    pub fn new(queue: Arc<QueueShared>, gpu: Arc<Gpu>, events: Arc<Events>, stats: Arc<StatsCounters>) -> Self {
+        let config = queue.config();
+        let next_index = {
+            let view = gpu.vm.view();
+            view.atomic_u64(config.read_pointer, Access::Read).map(|r| r.load(Ordering::Acquire)).unwrap_or(0)
+        };
+        Self { queue, gpu, events, stats, next_index, in_flight: VecDeque::new(), aborted: false }
+    }
+
+    /// The thread body: runs until the queue is destroyed.
+    pub fn run(mut self) {
+        let wake = self.queue.wake.clone();
+        loop {
+            let seen = wake.seen();
+            if let Err(error) = self.retire() {
+                self.halt(error);
+            }
+            let stopping = self.queue.stopping();
+            if stopping {
+                if self.in_flight.is_empty() {
+                    break;
+                }
+                if !self.aborted {
+                    // Like preemption at destroy: no new workgroups start.
+                    for f in &self.in_flight {
+                        if let Work::Dispatch(job) = &f.work {
+                            job.abort();
+                        }
+                    }
+                    self.aborted = true;
+                }
+            } else if !self.queue.is_halted() {
+                let config = self.queue.config();
+                if config.is_active() {
+                    match self.launch(&config) {
+                        Ok(Launch::Launched) => continue,
+                        Ok(Launch::Idle) => {}
+                        Err(error) => {
+                            // Let earlier packets finish (and complete) first.
+                            self.halt_after_in_flight(error);
+                            continue;
+                        }
+                    }
+                }
+            }
+            wake.wait_past(seen);
+        }
+        wake.set_wants_events(false);
+        tracing::trace!("gfxsim: command processor of queue {} stopped", self.queue.id);
+    }
+
+    fn halt(&mut self, error: QueueError) {
+        if self.queue.is_halted() {
+            return;
+        }
+        self.queue.set_exception(&error.detail);
+        self.queue.halted.store(true, Ordering::Release);
+        let config = self.queue.config();
+        report_queue_error(&self.events, &self.gpu.vm, self.gpu.gpu_id, config.ctx_save_restore, &error);
+    }
+
+    /// An error found at launch: earlier packets still complete normally
+    /// (they were launched), then the queue halts.
+    fn halt_after_in_flight(&mut self, error: QueueError) {
+        let wake = self.queue.wake.clone();
+        while !self.in_flight.is_empty() {
+            let seen = wake.seen();
+            if let Err(e) = self.retire() {
+                self.halt(e);
+                return;
+            }
+            if self.in_flight.is_empty() {
+                break;
+            }
+            if self.queue.stopping() {
+                for f in &self.in_flight {
+                    if let Work::Dispatch(job) = &f.work {
+                        job.abort();
+                    }
+                }
+            }
+            wake.wait_past(seen);
+        }
+        self.halt(error);
+    }
+
+    /// Complete finished packets in order.
+    fn retire(&mut self) -> Result<(), QueueError> {
+        while self.in_flight.front().is_some_and(InFlight::is_done) {
+            let Some(f) = self.in_flight.pop_front() else { break };
+            if self.queue.is_halted() {
+                // Packets after the failed one never complete.
+                continue;
+            }
+            if let Work::Dispatch(job) = &f.work {
+                self.stats.dispatches.fetch_add(1, Ordering::Relaxed);
+                if let Some(error) = job.error() {
+                    // Later packets were launched but the queue is dead:
+                    // stop their workgroups too.
+                    for later in &self.in_flight {
+                        if let Work::Dispatch(j) = &later.work {
+                            j.abort();
+                        }
+                    }
+                    return Err(QueueError::from_wave(&error));
+                }
+                tracing::trace!(
+                    "gfxsim: queue {} packet {} done: {} workgroups, {} wave instructions",
+                    self.queue.id,
+                    f.index,
+                    job.workgroups(),
+                    job.wave_instructions()
+                );
+            }
+            self.complete(&f)?;
+        }
+        Ok(())
+    }
+
+    /// Signal completion of `f` and free its slot.
+    fn complete(&self, f: &InFlight) -> Result<(), QueueError> {
+        let config = self.queue.config();
+        let mut interrupt = None;
+        {
+            let view = self.gpu.vm.view();
+            if f.completion_signal != 0 {
+                let signal = f.completion_signal;
+                let value = view
+                    .atomic_u64(signal + AMD_SIGNAL_VALUE_OFFSET as u64, Access::Atomic)
+                    .map_err(|e| QueueError::cp_fault(e, "decrementing a completion signal"))?;
+                value.fetch_sub(1, Ordering::AcqRel);
+                let mailbox: u64 = view
+                    .read(signal + AMD_SIGNAL_EVENT_MAILBOX_OFFSET as u64)
+                    .map_err(|e| QueueError::cp_fault(e, "reading a signal's mailbox"))?;
+                if mailbox != 0 {
+                    let event_id: u32 = view
+                        .read(signal + AMD_SIGNAL_EVENT_ID_OFFSET as u64)
+                        .map_err(|e| QueueError::cp_fault(e, "reading a signal's event id"))?;
+                    view.atomic_u64(mailbox, Access::Write)
+                        .map_err(|e| QueueError::cp_fault(e, "writing an event mailbox"))?
+                        .store(event_id as u64, Ordering::Release);
+                    interrupt = Some(event_id);
+                }
+            }
+            let slot = config.ring_base + (f.index % config.packets()) * 64;
+            view.atomic_u16(slot, Access::Write)
+                .map_err(|e| QueueError::cp_fault(e, "invalidating a packet"))?
+                .store(packet_type::INVALID, Ordering::Release);
+            view.atomic_u64(config.read_pointer, Access::Write)
+                .map_err(|e| QueueError::cp_fault(e, "advancing the read pointer"))?
+                .store(f.index + 1, Ordering::Release);
+        }
+        if let Some(event_id) = interrupt {
+            self.events.interrupt(event_id);
+        }
+        if f.completion_signal != 0 {
+            // Other queues' barrier packets may wait on this signal.
+            self.events.notify_listeners();
+        }
+        Ok(())
+    }
+
+    /// Try to launch the packet at `next_index`.
+    fn launch(&mut self, config: &QueueConfig) -> Result<Launch, QueueError> {
+        let index = self.next_index;
+        let slot = config.ring_base + (index % config.packets()) * 64;
+        let view = self.gpu.vm.view();
+        let header_bits = view
+            .atomic_u16(slot, Access::Read)
+            .map_err(|e| QueueError::cp_fault(e, "reading a packet header"))?
+            .load(Ordering::Acquire);
+        let kind = header_bits & 0xff;
+        if kind == packet_type::INVALID {
+            return Ok(Launch::Idle);
+        }
+        let header = PacketHeader::from_bits(header_bits).ok_or_else(|| {
+            QueueError::packet(
+                exception_code::EC_QUEUE_PACKET_RESERVED,
+                format!("packet {index}: header {header_bits:#06x} has a reserved fence scope"),
+            )
+        })?;
+        if header.barrier && !self.in_flight.is_empty() {
+            return Ok(Launch::Idle);
+        }
+        let raw: RawPacket = view.read(slot).map_err(|e| QueueError::cp_fault(e, "reading a packet"))?;
+        let bytes = bytemuck::bytes_of(&raw);
+        let (completion_signal, work) = match kind {
+            packet_type::KERNEL_DISPATCH => {
+                let packet: KernelDispatchPacket = bytemuck::pod_read_unaligned(bytes);
+                let job = self.prepare_dispatch(&view, config, index, slot, &packet)?;
+                (packet.completion_signal, Work::Dispatch(job))
+            }
+            packet_type::BARRIER_AND | packet_type::BARRIER_OR => {
+                let packet: BarrierPacket = bytemuck::pod_read_unaligned(bytes);
+                // Listen for event fires before reading the dep signals, so
+                // a set between the read and the sleep is not missed.
+                self.queue.wake.set_wants_events(true);
+                if !barrier_satisfied(&view, &packet, kind == packet_type::BARRIER_AND)? {
+                    return Ok(Launch::Idle);
+                }
+                self.queue.wake.set_wants_events(false);
+                (packet.completion_signal, Work::Satisfied)
+            }
+            packet_type::VENDOR_SPECIFIC => {
+                return Err(QueueError::packet(
+                    exception_code::EC_QUEUE_PACKET_VENDOR_UNSUPPORTED,
+                    format!("packet {index}: vendor-specific packets are not supported"),
+                ));
+            }
+            other => {
+                return Err(QueueError::packet(
+                    exception_code::EC_QUEUE_PACKET_UNSUPPORTED,
+                    format!("packet {index}: packet type {other} is not supported"),
+                ));
+            }
+        };
+        drop(view);
+        if let Work::Dispatch(job) = &work {
+            self.gpu.pool.submit(job.clone());
+        }
+        self.in_flight.push_back(InFlight {
+            index,
+            completion_signal,
+            acquire: header.acquire,
+            release: header.release,
+            work,
+        });
+        self.next_index = index + 1;
+        Ok(Launch::Launched)
+    }
+
+    fn prepare_dispatch(
+        &self,
+        view: &VmView<'_>,
+        config: &QueueConfig,
+        index: u64,
+        slot: u64,
+        p: &KernelDispatchPacket,
+    ) -> Result<Arc<Job>, QueueError> {
+        let dimensions = (p.setup & 0x3) as u32;
+        if !(1..=3).contains(&dimensions) {
+            return Err(QueueError::packet(
+                exception_code::EC_QUEUE_PACKET_DISPATCH_DIM_INVALID,
+                format!("packet {index}: {dimensions} dimensions"),
+            ));
+        }
+        let d = dimensions as usize;
+        let mut workgroup_size = [p.workgroup_size_x as u32, p.workgroup_size_y as u32, p.workgroup_size_z as u32];
+        let mut grid_size = [p.grid_size_x, p.grid_size_y, p.grid_size_z];
+        for i in d..3 {
+            workgroup_size[i] = 1;
+            grid_size[i] = 1;
+        }
+        let items: u64 = workgroup_size.iter().map(|&s| s as u64).product();
+        if workgroup_size.contains(&0) || items > MAX_WORKGROUP_SIZE {
+            return Err(QueueError::packet(
+                exception_code::EC_QUEUE_PACKET_DISPATCH_WORK_GROUP_SIZE_INVALID,
+                format!("packet {index}: workgroup size {workgroup_size:?}"),
+            ));
+        }
+        if grid_size.contains(&0) {
+            return Err(QueueError::packet(
+                exception_code::EC_QUEUE_PACKET_DISPATCH_DIM_INVALID,
+                format!("packet {index}: grid size {grid_size:?}"),
+            ));
+        }
+        if p.group_segment_size > MAX_GROUP_SEGMENT_SIZE {
+            return Err(QueueError::packet(
+                exception_code::EC_QUEUE_PACKET_DISPATCH_GROUP_SEGMENT_SIZE_INVALID,
+                format!("packet {index}: group segment {} bytes > {MAX_GROUP_SEGMENT_SIZE}", p.group_segment_size),
+            ));
+        }
+        let code_invalid = |what: String| QueueError::packet(exception_code::EC_QUEUE_PACKET_DISPATCH_CODE_INVALID, what);
+        if p.kernel_object == 0 || !p.kernel_object.is_multiple_of(64) {
+            return Err(code_invalid(format!("packet {index}: kernel object {:#x} is not a 64-byte aligned address", p.kernel_object)));
+        }
+        let kd_bytes: [u8; KernelDescriptor::SIZE] = view
+            .read(p.kernel_object)
+            .map_err(|_| code_invalid(format!("packet {index}: kernel object {:#x} is not mapped", p.kernel_object)))?;
+        let descriptor = KernelDescriptor::from_bytes(&kd_bytes);
+        let setup = DispatchSetup {
+            kernel_object: p.kernel_object,
+            descriptor,
+            packet_address: slot,
+            queue_address: config.amd_queue_address(),
+            kernarg_address: p.kernarg_address,
+            dispatch_id: index,
+            dimensions,
+            grid_size,
+            workgroup_size,
+            group_segment_size: p.group_segment_size,
+            private_segment_size: p.private_segment_size,
+            shared_aperture_base: LDS_APERTURE_BASE,
+            private_aperture_base: SCRATCH_APERTURE_BASE,
+        };
+        let dispatch = Dispatch::new(setup, self.gpu.code_cache.clone()).map_err(|e| QueueError::from_wave(&e))?;
+        Ok(Job::new(dispatch, self.queue.wake.clone()))
+    }
+}
+
+/// Whether a barrier packet's condition holds (AND: every nonzero dep
+/// signal is 0; OR: one is, or there are none).
+fn barrier_satisfied(view: &VmView<'_>, packet: &BarrierPacket, and: bool) -> Result<bool, QueueError> {
+    let mut any_dep = false;
+    for &signal in packet.dep_signal.iter().filter(|&&s| s != 0) {
+        any_dep = true;
+        let value = view
+            .atomic_u64(signal + AMD_SIGNAL_VALUE_OFFSET as u64, Access::Read)
+            .map_err(|e| QueueError::cp_fault(e, "reading a dependency signal"))?
+            .load(Ordering::Acquire) as i64;
+        match (and, value == 0) {
+            (true, false) => return Ok(false),
+            (false, true) => return Ok(true),
+            _ => {}
+        }
+    }
+    Ok(and || !any_dep)
+}

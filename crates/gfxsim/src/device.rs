@@ -14,6 +14,7 @@ use rustix::io::Errno;
 use crate::config::SimConfig;
 use crate::events::{EVENT_PAGE_SIZE, Events};
 use crate::gpu::Gpu;
+use crate::isa::GpuMemory;
 use crate::memory::backing::Backing;
 use crate::memory::vm::Mapping;
 use crate::memory::{DOORBELL_SLICE_SIZE, Memory, PAGE_SIZE};
@@ -122,6 +123,16 @@ impl SimDevice {
     /// Execution counters since the device was created.
     pub fn stats(&self) -> SimStats {
         self.stats.snapshot()
+    }
+
+    /// Run `f` with GPU `gpu_id`'s view of memory, the one the emulator
+    /// translates through; None for an unknown gpu_id. The page table cannot
+    /// change while `f` runs (MAP/UNMAP/FREE wait), so do not call those
+    /// from `f`.
+    pub fn with_gpu_memory<R>(&self, gpu_id: u32, f: impl FnOnce(&dyn GpuMemory) -> R) -> Option<R> {
+        let gpu = self.gpu(gpu_id)?;
+        let view = gpu.vm.view();
+        Some(f(&view))
     }
 
     fn gpu(&self, gpu_id: u32) -> Option<&Arc<Gpu>> {

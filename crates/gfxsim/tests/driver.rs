@@ -1,0 +1,344 @@
+//! The simulated driver at the KFD boundary: topology, memory ioctls and
+//! translation, events, queue creation checks.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use aqueduct_gfxsim::isa::Access;
+use aqueduct_gfxsim::{SimConfig, SimDevice};
+use aqueduct_kfd::KfdDevice;
+use aqueduct_kfd::topology::{HeapType, NodeKind};
+use aqueduct_kfd::uapi::*;
+use common::*;
+
+const EINVAL: i32 = 22;
+const ENOMEM: i32 = 12;
+
+#[test]
+fn topology_is_a_7900xtx_per_gpu() {
+    let dev = SimDevice::new(SimConfig { gpus: 2, threads: 1, vram_size: 24 << 30 }).unwrap();
+    let topo = dev.topology().unwrap();
+    assert_eq!(topo.nodes.len(), 3);
+    assert_eq!(topo.nodes[0].kind, NodeKind::Cpu);
+    assert_eq!(topo.nodes[0].gpu_id, 0);
+    assert_eq!(topo.nodes[0].properties.cpu_cores_count, 16);
+    let gpus: Vec<_> = topo.gpu_nodes().collect();
+    assert_eq!(gpus.len(), 2);
+    for (i, node) in gpus.iter().enumerate() {
+        let p = &node.properties;
+        assert_eq!(p.gfx_target_version, 110000);
+        assert_eq!(node.gfx_version().unwrap().name(), "gfx1100");
+        assert_eq!(node.compute_unit_count(), 96);
+        assert_eq!(node.wave_front_size(), 32);
+        assert_eq!(p.lds_size_in_kb, 64);
+        assert_eq!(p.capability, 671588992);
+        assert_eq!(node.doorbell_type(), 2);
+        assert_eq!((p.vendor_id, p.device_id, p.fw_version, p.num_cp_queues), (4098, 29772, 2140, 8));
+        assert_eq!(node.drm_render_minor(), Some(128 + i as u32));
+        assert_eq!(node.mem_banks.len(), 1);
+        assert_eq!(node.mem_banks[0].heap_type, HeapType::FrameBufferPublic);
+        assert_eq!(node.mem_banks[0].size_in_bytes, 24 << 30);
+        assert_eq!(p.local_mem_size, 24 << 30);
+        assert_eq!(node.io_links[0].node_to, 0);
+        let cwsr = node.cwsr_sizes().unwrap();
+        assert_eq!(cwsr.eop_buffer_size, 4096);
+        // 96 CUs, 3072 waves: ALIGN(40 + 3072*12 + 8, 4K) = 0xA000.
+        assert_eq!(cwsr.ctl_stack_size, 0xA000);
+        assert_eq!(cwsr.cwsr_size, 0xA000 + 96 * 0x75000);
+    }
+    assert_ne!(gpus[0].gpu_id, 0);
+    assert_ne!(gpus[0].gpu_id, gpus[1].gpu_id);
+    assert_ne!(gpus[0].properties.unique_id, gpus[1].properties.unique_id);
+
+    let mut v = GetVersionArgs::default();
+    dev.get_version(&mut v).unwrap();
+    assert_eq!((v.major_version, v.minor_version), (1, 17));
+
+    let mut args = GetProcessAperturesNewArgs::default();
+    dev.get_process_apertures_new(&mut args, &mut []).unwrap();
+    assert_eq!(args.num_of_nodes, 2);
+    let mut ap = [ProcessDeviceApertures::default(); 2];
+    dev.get_process_apertures_new(&mut args, &mut ap).unwrap();
+    assert_eq!(ap[0].lds_base, 1 << 48);
+    assert_eq!(ap[0].lds_limit, (1 << 48) | 0xFFFF_FFFF);
+    assert_eq!(ap[0].scratch_base, 2 << 48);
+    assert_eq!(ap[1].gpu_id, gpus[1].gpu_id);
+}
+
+#[test]
+fn acquire_vm_needs_the_gpus_render_node() {
+    let dev = SimDevice::new(SimConfig { gpus: 2, threads: 1, vram_size: 1 << 30 }).unwrap();
+    let topo = dev.topology().unwrap();
+    let gpus: Vec<_> = topo.gpu_nodes().collect();
+    let fd0 = dev.open_render_node(128).unwrap();
+    let err = dev.acquire_vm(&mut AcquireVmArgs { drm_fd: fd0, gpu_id: gpus[1].gpu_id }).unwrap_err();
+    assert_eq!(errno(err), EINVAL);
+    // ALLOC before ACQUIRE_VM fails like the kernel (no drm_priv).
+    let mut a = AllocMemoryOfGpuArgs { va_addr: 1 << 30, size: PAGE, gpu_id: gpus[0].gpu_id, flags: GTT_FLAGS, ..Default::default() };
+    assert_eq!(errno(dev.alloc_memory_of_gpu(&mut a).unwrap_err()), EINVAL);
+    dev.acquire_vm(&mut AcquireVmArgs { drm_fd: fd0, gpu_id: gpus[0].gpu_id }).unwrap();
+    dev.alloc_memory_of_gpu(&mut a).unwrap();
+    assert_eq!(a.handle >> 32, gpus[0].gpu_id as u64);
+    assert_ne!(a.mmap_offset, 0);
+}
+
+#[test]
+fn alloc_rejects_what_the_kernel_rejects() {
+    let h = Harness::new();
+    let va = reserve_va(4 * PAGE);
+    let try_alloc = |va: u64, size: u64, flags: u32, gpu_id: u32| {
+        let mut a = AllocMemoryOfGpuArgs { va_addr: va, size, gpu_id, flags, ..Default::default() };
+        h.dev.alloc_memory_of_gpu(&mut a).map(|_| a).map_err(errno)
+    };
+    assert_eq!(try_alloc(va, PAGE, alloc_flags::WRITABLE, h.gpu_id).unwrap_err(), EINVAL, "no type bit");
+    assert_eq!(try_alloc(va, PAGE, alloc_flags::VRAM | alloc_flags::GTT, h.gpu_id).unwrap_err(), EINVAL, "two type bits");
+    assert_eq!(try_alloc(va + 8, PAGE, GTT_FLAGS, h.gpu_id).unwrap_err(), EINVAL, "unaligned va");
+    assert_eq!(try_alloc(0, PAGE, GTT_FLAGS, h.gpu_id).unwrap_err(), EINVAL, "null va");
+    assert_eq!(try_alloc(va, 100, GTT_FLAGS, h.gpu_id).unwrap_err(), EINVAL, "unaligned size");
+    assert_eq!(try_alloc(va, 0, GTT_FLAGS, h.gpu_id).unwrap_err(), EINVAL, "zero size");
+    assert_eq!(try_alloc(va, PAGE, GTT_FLAGS, 0xdead).unwrap_err(), EINVAL, "unknown gpu");
+    assert_eq!(try_alloc(va, PAGE, alloc_flags::DOORBELL, h.gpu_id).unwrap_err(), EINVAL, "doorbell slice is 8 KiB");
+    // VRAM is limited to the configured 1 GiB.
+    let big = reserve_va(2 << 30);
+    assert_eq!(try_alloc(big, 2 << 30, alloc_flags::VRAM, h.gpu_id).unwrap_err(), ENOMEM);
+    let a = try_alloc(big, 1 << 30, alloc_flags::VRAM | alloc_flags::WRITABLE, h.gpu_id).unwrap();
+    assert_eq!(try_alloc(va, PAGE, alloc_flags::VRAM, h.gpu_id).unwrap_err(), ENOMEM, "VRAM exhausted");
+    h.dev.free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: a.handle }).unwrap();
+    try_alloc(va, PAGE, alloc_flags::VRAM, h.gpu_id).expect("VRAM returned on free");
+    // USERPTR: the CPU address must be page aligned and mapped.
+    let mut u = AllocMemoryOfGpuArgs { va_addr: va, size: PAGE, gpu_id: h.gpu_id, flags: alloc_flags::USERPTR, mmap_offset: 0x1000, ..Default::default() };
+    assert_eq!(errno(h.dev.alloc_memory_of_gpu(&mut u).unwrap_err()), 14, "EFAULT for unmapped user memory");
+    u.mmap_offset = 12;
+    assert_eq!(errno(h.dev.alloc_memory_of_gpu(&mut u).unwrap_err()), EINVAL);
+}
+
+#[test]
+fn map_unmap_free_and_their_errors() {
+    let h = Harness::with_gpus(2);
+    let a = h.alloc_args(2 * PAGE, GTT_FLAGS).unwrap();
+    // Unknown handles: MAP/UNMAP say ENOMEM, FREE says EINVAL.
+    let bogus = a.handle + 1000;
+    assert_eq!(errno(h.map(bogus, &[h.gpu_id]).unwrap_err().1), ENOMEM);
+    assert_eq!(errno(h.unmap(bogus, &[h.gpu_id]).unwrap_err()), ENOMEM);
+    assert_eq!(errno(h.dev.free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: bogus }).unwrap_err()), EINVAL);
+    // Zero devices is EINVAL.
+    assert_eq!(errno(h.map(a.handle, &[]).unwrap_err().1), EINVAL);
+    // n_success counts the devices done before an unknown one.
+    let (args, e) = h.map(a.handle, &[h.gpu_ids[0], 0xbeef, h.gpu_ids[1]]).unwrap_err();
+    assert_eq!((errno(e), args.n_success), (EINVAL, 1));
+    let inside = |gpu: u32| h.dev.with_gpu_memory(gpu, |m| m.translate(a.va_addr, 8, Access::Read).is_ok()).unwrap();
+    assert!(inside(h.gpu_ids[0]));
+    assert!(!inside(h.gpu_ids[1]));
+    // Resuming from n_success maps the rest.
+    let mut args = MapMemoryToGpuArgs { handle: a.handle, n_devices: 2, n_success: 1, ..Default::default() };
+    h.dev.map_memory_to_gpu(&mut args, &h.gpu_ids).unwrap();
+    assert_eq!(args.n_success, 2);
+    assert!(inside(h.gpu_ids[1]));
+    // An overlapping BO cannot be mapped.
+    let mut b = AllocMemoryOfGpuArgs { va_addr: a.va_addr + PAGE, size: PAGE, gpu_id: h.gpu_id, flags: GTT_FLAGS, ..Default::default() };
+    h.dev.alloc_memory_of_gpu(&mut b).unwrap();
+    assert_eq!(errno(h.map(b.handle, &[h.gpu_id]).unwrap_err().1), EINVAL);
+    h.unmap(a.handle, &[h.gpu_ids[1]]).unwrap();
+    assert!(!inside(h.gpu_ids[1]));
+    assert_eq!(errno(h.unmap(a.handle, &[h.gpu_ids[1]]).unwrap_err()), EINVAL, "not mapped there");
+    // FREE of a still-mapped BO unmaps it.
+    h.dev.free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: a.handle }).unwrap();
+    assert!(!inside(h.gpu_ids[0]));
+    assert_eq!(errno(h.map(a.handle, &[h.gpu_id]).unwrap_err().1), ENOMEM);
+}
+
+#[test]
+fn host_and_device_views_alias() {
+    let h = Harness::new();
+    let buf = h.buffer(2 * PAGE, GTT_FLAGS);
+    let host = buf.atomic_u64(PAGE + 8);
+    host.store(0x1122_3344_5566_7788, Ordering::Release);
+    let seen = h
+        .dev
+        .with_gpu_memory(h.gpu_id, |m| {
+            let p = m.translate(buf.va + PAGE + 8, 8, Access::Read).unwrap();
+            // SAFETY: translate returned 8 valid bytes.
+            let v = unsafe { std::ptr::read_unaligned(p as *const u64) };
+            let w = m.translate(buf.va + 16, 4, Access::Write).unwrap();
+            // SAFETY: as above, 4 writable bytes.
+            unsafe { std::ptr::write_unaligned(w as *mut u32, 0xcafe_f00d) };
+            v
+        })
+        .unwrap();
+    assert_eq!(seen, 0x1122_3344_5566_7788);
+    // SAFETY: the BO is mapped on the host at its VA.
+    assert_eq!(unsafe { std::ptr::read_volatile(buf.ptr::<u32>(16)) }, 0xcafe_f00d);
+
+    let fault = |addr: u64, len: u64, access: Access| {
+        h.dev.with_gpu_memory(h.gpu_id, |m| m.translate(addr, len, access).err()).unwrap()
+    };
+    assert_eq!(fault(buf.va - 8, 8, Access::Read).map(|f| f.address), Some(buf.va - 8), "below the BO");
+    assert!(fault(buf.va + 2 * PAGE - 4, 8, Access::Read).is_some(), "straddles the end");
+    assert!(fault(buf.va + 2 * PAGE, 4, Access::Read).is_some(), "past the end");
+    assert!(fault(u64::MAX - 3, 8, Access::Read).is_some(), "wraps");
+    assert!(fault(buf.va, 2 * PAGE, Access::Write).is_none(), "whole BO");
+    // Read-only and non-executable BOs.
+    let ro = h.buffer(PAGE, alloc_flags::GTT);
+    assert!(fault(ro.va, 4, Access::Read).is_none());
+    assert!(fault(ro.va, 4, Access::Write).is_some());
+    assert!(fault(ro.va, 4, Access::Execute).is_some());
+    // After UNMAP the device no longer sees it, the host still does.
+    h.unmap(buf.handle, &[h.gpu_id]).unwrap();
+    assert!(fault(buf.va + 16, 4, Access::Read).is_some());
+    assert_eq!(host.load(Ordering::Acquire), 0x1122_3344_5566_7788);
+}
+
+#[test]
+fn userptr_uses_the_callers_memory() {
+    let h = Harness::new();
+    let mut memory = vec![0u64; 1024];
+    let cpu = memory.as_mut_ptr() as u64;
+    let aligned = cpu.next_multiple_of(PAGE);
+    let gpu_va = reserve_va(PAGE);
+    let mut a = AllocMemoryOfGpuArgs { va_addr: gpu_va, size: PAGE, gpu_id: h.gpu_id, flags: alloc_flags::USERPTR | alloc_flags::WRITABLE, mmap_offset: aligned, ..Default::default() };
+    h.dev.alloc_memory_of_gpu(&mut a).unwrap();
+    h.map(a.handle, &[h.gpu_id]).unwrap();
+    let index = ((aligned - cpu) / 8) as usize + 3;
+    memory[index] = 77;
+    let v = h.dev.with_gpu_memory(h.gpu_id, |m| {
+        let p = m.translate(gpu_va + 24, 8, Access::Read).unwrap();
+        // SAFETY: 8 valid bytes of the caller's vector.
+        unsafe { std::ptr::read_unaligned(p as *const u64) }
+    });
+    assert_eq!(v, Some(77));
+    h.dev.free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: a.handle }).unwrap();
+}
+
+#[test]
+fn events_set_wait_timeout_and_reset() {
+    let h = Harness::new();
+    let (_signals, first) = Signals::new(&h);
+    let auto = first.event_id;
+    let manual = h.create_event(event_type::SIGNAL, false).event_id;
+    assert_ne!(auto, manual);
+
+    // Poll with nothing set: timeout.
+    assert_eq!(h.wait(&[auto], false, 0).0, KFD_IOC_WAIT_RESULT_TIMEOUT);
+    let t = Instant::now();
+    assert_eq!(h.wait(&[auto], false, 30).0, KFD_IOC_WAIT_RESULT_TIMEOUT);
+    assert!(t.elapsed() >= Duration::from_millis(30));
+
+    // Auto-reset: one wait consumes the set.
+    h.set_event(auto);
+    assert_eq!(h.wait(&[auto], false, 0).0, KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!(h.wait(&[auto], false, 0).0, KFD_IOC_WAIT_RESULT_TIMEOUT);
+
+    // Manual reset: stays signaled until RESET_EVENT.
+    h.set_event(manual);
+    assert_eq!(h.wait(&[manual], false, 0).0, KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!(h.wait(&[manual], false, 0).0, KFD_IOC_WAIT_RESULT_COMPLETE);
+    h.dev.reset_event(&mut ResetEventArgs { event_id: manual, pad: 0 }).unwrap();
+    assert_eq!(h.wait(&[manual], false, 0).0, KFD_IOC_WAIT_RESULT_TIMEOUT);
+
+    // Wait-all needs every event; wait-any one.
+    h.set_event(manual);
+    assert_eq!(h.wait(&[auto, manual], true, 0).0, KFD_IOC_WAIT_RESULT_TIMEOUT);
+    assert_eq!(h.wait(&[auto, manual], false, 0).0, KFD_IOC_WAIT_RESULT_COMPLETE);
+
+    // Event ages: a stale age returns at once.
+    let (_, data) = h.wait(&[manual], false, 0);
+    let age = data[0].last_event_age();
+    assert!(age > 1);
+    h.dev.reset_event(&mut ResetEventArgs { event_id: manual, pad: 0 }).unwrap();
+    let mut d = [KfdEventData::for_event(manual)];
+    d[0].set_last_event_age(age - 1);
+    let mut args = WaitEventsArgs { num_events: 1, timeout_ms: 0, ..Default::default() };
+    h.dev.wait_events(&mut args, &mut d).unwrap();
+    assert_eq!(args.wait_result, KFD_IOC_WAIT_RESULT_COMPLETE);
+
+    // Unknown ids and CPU-setting a MEMORY event are EINVAL.
+    let mem = h.create_event(event_type::MEMORY, false).event_id;
+    assert!(mem >= 0x8000_0000);
+    assert_eq!(errno(h.dev.set_event(&mut SetEventArgs { event_id: mem, pad: 0 }).unwrap_err()), EINVAL);
+    assert_eq!(errno(h.dev.set_event(&mut SetEventArgs { event_id: 4000, pad: 0 }).unwrap_err()), EINVAL);
+    h.dev.destroy_event(&mut DestroyEventArgs { event_id: manual, pad: 0 }).unwrap();
+    assert_eq!(errno(h.dev.destroy_event(&mut DestroyEventArgs { event_id: manual, pad: 0 }).unwrap_err()), EINVAL);
+}
+
+#[test]
+fn a_blocked_wait_any_wakes_on_a_set_from_another_thread() {
+    let h = Harness::new();
+    let (_signals, first) = Signals::new(&h);
+    let ids: Vec<u32> = std::iter::once(first.event_id)
+        .chain((0..3).map(|_| h.create_event(event_type::SIGNAL, true).event_id))
+        .collect();
+    let dev = h.dev.clone();
+    let target = ids[2];
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(40));
+        dev.set_event(&mut SetEventArgs { event_id: target, pad: 0 }).unwrap();
+    });
+    let t = Instant::now();
+    let (result, _) = h.wait(&ids, false, u32::MAX);
+    assert_eq!(result, KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert!(t.elapsed() >= Duration::from_millis(35));
+    setter.join().unwrap();
+    // Only the set one fired.
+    assert_eq!(h.wait(&ids, false, 0).0, KFD_IOC_WAIT_RESULT_TIMEOUT);
+}
+
+#[test]
+fn event_page_handle_and_slots() {
+    let h = Harness::new();
+    let (signals, first) = Signals::new(&h);
+    assert_eq!(first.event_page_offset, mmap_offset::TYPE_EVENTS);
+    assert_eq!(first.event_slot_index, first.event_id);
+    assert_eq!(first.event_trigger_data, first.event_id);
+    // The slot was set to "unsignaled".
+    assert_eq!(signals.event_page.atomic_u64(first.event_slot_index as u64 * 8).load(Ordering::Acquire), u64::MAX);
+    // A second page handle is refused.
+    let mut again = CreateEventArgs { event_page_offset: signals.memory.handle, event_type: event_type::SIGNAL, ..Default::default() };
+    assert_eq!(errno(h.dev.create_event(&mut again).unwrap_err()), EINVAL);
+}
+
+#[test]
+fn create_queue_checks_its_buffers() {
+    let h = Harness::new();
+    let ring = h.buffer(PAGE, GTT_FLAGS);
+    let amd_queue = h.buffer(PAGE, GTT_FLAGS);
+    let good = TestQueue::args(&h, &ring, PAGE, &amd_queue);
+    let expect_einval = |what: &str, f: &dyn Fn(&mut CreateQueueArgs)| {
+        let mut args = good;
+        f(&mut args);
+        let e = h.dev.create_queue(&mut args).expect_err(what);
+        assert_eq!(errno(e), EINVAL, "{what}");
+    };
+    expect_einval("non-power-of-two ring", &|a| a.ring_size = 3000);
+    expect_einval("ring size differs from the BO", &|a| a.ring_size = 2 * PAGE as u32);
+    expect_einval("unmapped ring", &|a| a.ring_base_address = reserve_va(PAGE));
+    expect_einval("ring not at its BO's start", &|a| a.ring_base_address += 64);
+    expect_einval("wrong EOP size", &|a| a.eop_buffer_size = 8192);
+    expect_einval("unmapped EOP", &|a| a.eop_buffer_address = reserve_va(PAGE));
+    expect_einval("wrong ctx save size", &|a| a.ctx_save_restore_size += 4096);
+    expect_einval("wrong ctl stack size", &|a| a.ctl_stack_size = 4096);
+    expect_einval("ctx save BO too small", &|a| a.ctx_save_restore_address = ring.va);
+    expect_einval("unmapped read pointer", &|a| a.read_pointer_address = reserve_va(PAGE));
+    expect_einval("percentage", &|a| a.queue_percentage = 101);
+    expect_einval("priority", &|a| a.queue_priority = 16);
+    expect_einval("SDMA queue", &|a| a.queue_type = KFD_IOC_QUEUE_TYPE_SDMA);
+    expect_einval("unknown gpu", &|a| a.gpu_id = 0x1234);
+
+    let mut args = good;
+    h.dev.create_queue(&mut args).unwrap();
+    assert_eq!(args.doorbell_offset & mmap_offset::TYPE_MASK, mmap_offset::TYPE_DOORBELL);
+    assert_eq!(mmap_offset::get_gpu_id(args.doorbell_offset), h.gpu_id);
+    assert_eq!(args.doorbell_offset & 0x1fff, 0, "first queue: doorbell 0");
+    let mut second = TestQueue::args(&h, &h.buffer(PAGE, GTT_FLAGS), PAGE, &h.buffer(PAGE, GTT_FLAGS));
+    h.dev.create_queue(&mut second).unwrap();
+    assert_ne!(second.queue_id, args.queue_id);
+    assert_eq!(second.doorbell_offset & 0x1fff, 8);
+    // UPDATE_QUEUE checks too; DESTROY of an unknown queue is EINVAL.
+    let mut update = UpdateQueueArgs { ring_base_address: ring.va, queue_id: args.queue_id, ring_size: PAGE as u32, queue_percentage: 100, queue_priority: 20 };
+    assert_eq!(errno(h.dev.update_queue(&mut update).unwrap_err()), EINVAL);
+    update.queue_priority = 3;
+    h.dev.update_queue(&mut update).unwrap();
+    h.dev.destroy_queue(&mut DestroyQueueArgs { queue_id: args.queue_id, pad: 0 }).unwrap();
+    assert_eq!(errno(h.dev.destroy_queue(&mut DestroyQueueArgs { queue_id: args.queue_id, pad: 0 }).unwrap_err()), EINVAL);
+}

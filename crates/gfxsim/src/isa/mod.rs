@@ -14,6 +14,20 @@
 
 use aqueduct_kfd::abi::KernelDescriptor;
 
+mod code_cache;
+pub mod decode;
+pub mod disasm;
+mod dispatch;
+mod exec;
+pub mod inst;
+pub mod opcodes;
+pub mod wave;
+mod worker;
+
+pub use code_cache::CodeCache;
+pub use dispatch::Dispatch;
+pub use worker::WorkerContext;
+
 /// Kind of a memory access, for fault reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -126,7 +140,11 @@ impl std::fmt::Display for WaveError {
                 write!(f, "] at pc {:#x} (workgroup {:?})", self.pc, self.workgroup)
             }
             WaveErrorKind::Trap { code } => {
-                write!(f, "s_trap {code} at pc {:#x} (workgroup {:?})", self.pc, self.workgroup)
+                write!(
+                    f,
+                    "s_trap {code} at pc {:#x} (workgroup {:?})",
+                    self.pc, self.workgroup
+                )
             }
             WaveErrorKind::InvalidDescriptor(s) => write!(f, "invalid kernel descriptor: {s}"),
         }

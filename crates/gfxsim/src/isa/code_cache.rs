@@ -1,0 +1,137 @@
+//! Decoded-instruction cache: code is decoded once per address, in basic
+//! blocks (a run of instructions up to a branch / s_endpgm / an undecodable
+//! word), shared by every wave, workgroup and host thread of every dispatch
+//! that uses this cache. Workers keep a private map of the blocks they used,
+//! revalidated by a generation counter that `invalidate` bumps.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use super::decode::{DecodeError, decode};
+use super::inst::Inst;
+use super::{Access, GpuMemory, MemoryFault};
+
+/// Most instructions decoded into one block.
+const MAX_BLOCK: usize = 128;
+
+/// What follows the last instruction of a block that does not end in a branch.
+#[derive(Clone, Debug)]
+pub(crate) enum Tail {
+    /// Continue at the next address (a new block).
+    Continue,
+    /// The word at the next address does not decode.
+    Illegal(DecodeError),
+    /// The next address cannot be fetched.
+    Fault(MemoryFault),
+}
+
+#[derive(Debug)]
+pub(crate) struct Block {
+    pub start: u64,
+    /// Address just past the last decoded instruction.
+    pub end: u64,
+    pub insts: Vec<Inst>,
+    pub tail: Tail,
+}
+
+/// Decoded code, keyed by block start address. Send + Sync.
+#[derive(Debug, Default)]
+pub struct CodeCache {
+    blocks: RwLock<HashMap<u64, Arc<Block>>>,
+    generation: AtomicU64,
+}
+
+impl CodeCache {
+    pub fn new() -> CodeCache {
+        CodeCache::default()
+    }
+
+    /// Forget decoded code overlapping `[start, start+len)` (the driver calls
+    /// this when code memory is rewritten or unmapped).
+    pub fn invalidate(&self, start: u64, len: u64) {
+        let end = start.saturating_add(len);
+        let mut map = self.blocks.write().unwrap_or_else(|e| e.into_inner());
+        map.retain(|_, b| b.end.max(b.start + 4) <= start || b.start >= end);
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// The block starting at `pc`, decoding it on first use.
+    pub(crate) fn block(&self, pc: u64, mem: &dyn GpuMemory) -> Arc<Block> {
+        if let Some(b) = self
+            .blocks
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&pc)
+        {
+            return b.clone();
+        }
+        let b = Arc::new(decode_block(pc, mem));
+        self.blocks
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(pc)
+            .or_insert(b)
+            .clone()
+    }
+}
+
+fn fetch(pc: u64, mem: &dyn GpuMemory) -> Result<([u32; 4], usize), MemoryFault> {
+    let mut last = None;
+    for n in [4usize, 3, 2, 1] {
+        match mem.translate(pc, 4 * n as u64, Access::Execute) {
+            Ok(p) => {
+                let mut w = [0u32; 4];
+                for (k, slot) in w.iter_mut().enumerate().take(n) {
+                    let mut b = [0u8; 4];
+                    // SAFETY: translate returned a pointer valid for 4*n bytes.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(p.add(4 * k) as *const u8, b.as_mut_ptr(), 4)
+                    };
+                    *slot = u32::from_le_bytes(b);
+                }
+                return Ok((w, n));
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or(MemoryFault {
+        address: pc,
+        access: Access::Execute,
+    }))
+}
+
+fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
+    let mut insts = Vec::new();
+    let mut pc = start;
+    let tail = loop {
+        if insts.len() >= MAX_BLOCK {
+            break Tail::Continue;
+        }
+        let (words, n) = match fetch(pc, mem) {
+            Ok(x) => x,
+            Err(f) => break Tail::Fault(f),
+        };
+        match decode(&words[..n]) {
+            Ok(inst) => {
+                pc += 4 * inst.len as u64;
+                let ends = inst.ends_block();
+                insts.push(inst);
+                if ends {
+                    break Tail::Continue;
+                }
+            }
+            Err(e) => break Tail::Illegal(e),
+        }
+    };
+    Block {
+        start,
+        end: pc,
+        insts,
+        tail,
+    }
+}

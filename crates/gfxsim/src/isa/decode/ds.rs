@@ -1,0 +1,24 @@
+//! DS (LDS) encoding: offset0 [7:0], offset1 [15:8], gds 17, op [25:18],
+//! addr [39:32], data0 [47:40], data1 [55:48], vdst [63:56].
+
+use super::{DecodeError, base_inst, lookup, unknown};
+use crate::isa::inst::{Family, Inst};
+use crate::isa::opcodes::DS;
+
+pub(super) fn ds(words: &[u32]) -> Result<Inst, DecodeError> {
+    if words.len() < 2 {
+        return Err(unknown(words, 1, None));
+    }
+    let (w0, w1) = (words[0], words[1]);
+    let info = lookup(&DS, ((w0 >> 18) & 0xFF) as usize, words, 2)?;
+    let mut i = base_inst(Family::Ds, info, words, 2);
+    i.imm = (w0 & 0xFF) as i32;
+    i.imm2 = (w0 >> 8) & 0xFF;
+    if (w0 >> 17) & 1 != 0 {
+        i.flags |= Inst::GDS;
+    }
+    i.addr = (w1 & 0xFF) as u8;
+    i.data = [((w1 >> 8) & 0xFF) as u8, ((w1 >> 16) & 0xFF) as u8];
+    i.dst = (w1 >> 24) as u16;
+    Ok(i)
+}

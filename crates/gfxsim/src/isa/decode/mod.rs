@@ -1,0 +1,154 @@
+//! gfx11 instruction decoder: recognises the encoding family from the first
+//! dword (RDNA3 ISA guide "Microcode formats"; reference §4.2) and hands the
+//! words to that family's decoder. Every decoder returns an [`Inst`] or a
+//! [`DecodeError`] carrying the words and, when the opcode is known, the
+//! mnemonic — never a panic.
+
+mod ds;
+mod flat;
+mod operand;
+mod smem;
+mod sop;
+mod vop;
+mod vop3;
+mod vopd;
+
+use super::inst::{Family, Inst, Mods, Operand};
+use super::opcodes::OpInfo;
+
+pub(crate) use operand::decode_src;
+pub use operand::operand_bits;
+
+/// Why a word sequence is not an instruction the decoder understands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// The words that were looked at (at least the first dword).
+    pub words: Vec<u32>,
+    /// The mnemonic, when the opcode is known but the form is not supported.
+    pub mnemonic: Option<String>,
+}
+
+/// Decode one instruction from `words` (the first is at the PC; pass at
+/// least 3 dwords when available, a literal may follow a 64-bit encoding).
+pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
+    let Some(&w0) = words.first() else {
+        return Err(DecodeError {
+            words: Vec::new(),
+            mnemonic: None,
+        });
+    };
+    match w0 >> 23 {
+        0x17D => return sop::sop1(words),
+        0x17E => return sop::sopc(words),
+        0x17F => return sop::sopp(words),
+        _ => {}
+    }
+    if w0 >> 28 == 0xB {
+        return sop::sopk(words);
+    }
+    if w0 >> 30 == 0b10 {
+        return sop::sop2(words);
+    }
+    if w0 >> 31 == 0 {
+        return vop::vop2(words);
+    }
+    match w0 >> 25 {
+        0x3F => return vop::vop1(words),
+        0x3E => return vop::vopc(words),
+        _ => {}
+    }
+    match w0 >> 24 {
+        0xCC => return vop3::vop3p(words),
+        0xCD | 0xCE => return Err(unknown(words, 2, None)),
+        _ => {}
+    }
+    match w0 >> 26 {
+        0x3D => smem::smem(words),
+        0x35 => vop3::vop3(words),
+        0x32 => vopd::vopd(words),
+        0x36 => ds::ds(words),
+        0x37 => flat::flat(words),
+        0x38 => flat::mubuf(words),
+        0x3A => Err(unknown(words, 2, Some("tbuffer"))),
+        0x3C => Err(unknown(words, 2, Some("image"))),
+        _ => Err(unknown(words, 1, None)),
+    }
+}
+
+pub(crate) fn unknown(words: &[u32], n: usize, mnemonic: Option<&str>) -> DecodeError {
+    DecodeError {
+        words: words[..n.min(words.len())].to_vec(),
+        mnemonic: mnemonic.map(str::to_string),
+    }
+}
+
+/// Look up an opcode; unknown → DecodeError.
+pub(crate) fn lookup(
+    table: &'static [Option<OpInfo>],
+    opcode: usize,
+    words: &[u32],
+    n: usize,
+) -> Result<&'static OpInfo, DecodeError> {
+    table
+        .get(opcode)
+        .and_then(|o| o.as_ref())
+        .ok_or_else(|| unknown(words, n, None))
+}
+
+/// The common skeleton every family decoder fills in.
+pub(crate) fn base_inst(family: Family, info: &OpInfo, words: &[u32], len: usize) -> Inst {
+    let mut w = [0u32; 4];
+    for (d, s) in w.iter_mut().zip(words.iter().take(len)) {
+        *d = *s;
+    }
+    Inst {
+        family,
+        op: info.op,
+        mnemonic: info.mnemonic,
+        len: len as u8,
+        words: w,
+        widths: info.widths,
+        dst: 0,
+        sdst: 0,
+        src: [Operand::NONE; 3],
+        literal: None,
+        mods: Mods::default(),
+        imm: 0,
+        imm2: 0,
+        addr: 0,
+        data: [0; 2],
+        saddr: 0,
+        flags: 0,
+        dual: None,
+    }
+}
+
+/// Resolve the literal for an instruction whose fixed part is `fixed` dwords:
+/// returns (literal, total length) or an error when the literal is missing.
+pub(crate) fn take_literal(
+    words: &[u32],
+    fixed: usize,
+    needs: bool,
+    info: &OpInfo,
+) -> Result<(Option<u32>, usize), DecodeError> {
+    if !needs {
+        return Ok((None, fixed));
+    }
+    match words.get(fixed) {
+        Some(&l) => Ok((Some(l), fixed + 1)),
+        None => Err(DecodeError {
+            words: words.to_vec(),
+            mnemonic: Some(info.mnemonic.to_string()),
+        }),
+    }
+}
+
+/// A VOP3-encoded compare (VOP3 opcodes 0..=255 are the VOPC ops).
+pub(crate) fn is_vop3_compare(i: &Inst) -> bool {
+    i.family == Family::Vop3 && (i.words[0] >> 16) & 0x3FF < 256
+}
+
+/// Operand for VGPR `reg`.
+pub(crate) fn vgpr_src(reg: u8) -> Operand {
+    vop::vgpr_operand(reg)
+}

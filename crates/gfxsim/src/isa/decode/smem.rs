@@ -1,0 +1,22 @@
+//! SMEM: scalar memory loads (s_load_b32..b512, s_buffer_load_*, cache ops).
+//! Fields: sbase [5:0] (SGPR pair / 2), sdata [12:6], glc 14, dlc 13, op [25:18],
+//! offset [52:32] (signed 21-bit), soffset [63:57].
+
+use super::{DecodeError, base_inst, lookup, unknown};
+use crate::isa::inst::{Family, Inst};
+use crate::isa::opcodes::SMEM;
+
+pub(super) fn smem(words: &[u32]) -> Result<Inst, DecodeError> {
+    if words.len() < 2 {
+        return Err(unknown(words, 1, None));
+    }
+    let (w0, w1) = (words[0], words[1]);
+    let info = lookup(&SMEM, ((w0 >> 18) & 0xFF) as usize, words, 2)?;
+    let mut i = base_inst(Family::Smem, info, words, 2);
+    i.addr = ((w0 & 0x3F) << 1) as u8;
+    i.dst = ((w0 >> 6) & 0x7F) as u16;
+    i.flags = (((w0 >> 14) & 1) as u8) | ((((w0 >> 13) & 1) as u8) << 2);
+    i.imm = ((w1 & 0x1F_FFFF) << 11) as i32 >> 11;
+    i.imm2 = w1 >> 25;
+    Ok(i)
+}

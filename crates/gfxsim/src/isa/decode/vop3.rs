@@ -1,0 +1,79 @@
+//! 64-bit VALU encodings: VOP3 (incl. VOPC/VOP1/VOP2 promoted), VOP3SD (scalar
+//! destination in bits [14:8]) and VOP3P (packed 16-bit, fma_mix, dot).
+//! VOP3: vdst [7:0], abs [10:8], op_sel [14:11], clamp 15, op [25:16],
+//! src0 [40:32], src1 [49:41], src2 [58:50], omod [60:59], neg [63:61].
+//! VOP3P: neg_hi [10:8], op_sel [13:11], op_sel_hi[2] 14, op [22:16], op_sel_hi[1:0] [60:59].
+
+use super::{DecodeError, base_inst, decode_src, lookup, take_literal, unknown};
+use crate::isa::inst::{Family, Inst};
+use crate::isa::opcodes::{VOP3, VOP3P};
+
+fn srcs(w1: u32) -> [u16; 3] {
+    [
+        (w1 & 0x1FF) as u16,
+        ((w1 >> 9) & 0x1FF) as u16,
+        ((w1 >> 18) & 0x1FF) as u16,
+    ]
+}
+
+pub(super) fn vop3(words: &[u32]) -> Result<Inst, DecodeError> {
+    if words.len() < 2 {
+        return Err(unknown(words, 1, None));
+    }
+    let (w0, w1) = (words[0], words[1]);
+    let info = lookup(&VOP3, ((w0 >> 16) & 0x3FF) as usize, words, 2)?;
+    let codes = srcs(w1);
+    let used = |k: usize| info.widths[k + 1] != 0;
+    let needs = (0..3).any(|k| used(k) && codes[k] == 255);
+    let (lit, len) = take_literal(words, 2, needs, info)?;
+    let sd = info.widths[4] != 0;
+    let mut i = base_inst(
+        if sd { Family::Vop3sd } else { Family::Vop3 },
+        info,
+        words,
+        len,
+    );
+    i.literal = lit;
+    i.dst = (w0 & 0xFF) as u16;
+    for k in 0..3 {
+        if used(k) {
+            i.src[k] = decode_src(codes[k], info.op, info.widths[k + 1], lit);
+        }
+    }
+    if sd {
+        i.sdst = ((w0 >> 8) & 0x7F) as u8;
+    } else {
+        i.mods.abs = ((w0 >> 8) & 7) as u8;
+        i.mods.opsel = ((w0 >> 11) & 0xF) as u8;
+    }
+    i.mods.clamp = (w0 >> 15) & 1 != 0;
+    i.mods.omod = ((w1 >> 27) & 3) as u8;
+    i.mods.neg = ((w1 >> 29) & 7) as u8;
+    Ok(i)
+}
+
+pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {
+    if words.len() < 2 {
+        return Err(unknown(words, 1, None));
+    }
+    let (w0, w1) = (words[0], words[1]);
+    let info = lookup(&VOP3P, ((w0 >> 16) & 0x7F) as usize, words, 2)?;
+    let codes = srcs(w1);
+    let used = |k: usize| info.widths[k + 1] != 0;
+    let needs = (0..3).any(|k| used(k) && codes[k] == 255);
+    let (lit, len) = take_literal(words, 2, needs, info)?;
+    let mut i = base_inst(Family::Vop3p, info, words, len);
+    i.literal = lit;
+    i.dst = (w0 & 0xFF) as u16;
+    for k in 0..3 {
+        if used(k) {
+            i.src[k] = decode_src(codes[k], info.op, info.widths[k + 1], lit);
+        }
+    }
+    i.mods.abs = ((w0 >> 8) & 7) as u8; // neg_hi
+    i.mods.opsel = ((w0 >> 11) & 7) as u8;
+    i.mods.opsel_hi = (((w1 >> 27) & 3) | (((w0 >> 14) & 1) << 2)) as u8;
+    i.mods.clamp = (w0 >> 15) & 1 != 0;
+    i.mods.neg = ((w1 >> 29) & 7) as u8;
+    Ok(i)
+}

@@ -1,0 +1,332 @@
+//! A prepared kernel dispatch: validates the kernel descriptor, computes the
+//! workgroup grid, and runs one workgroup at a time on the calling thread
+//! with the initial wave state AMDGPUUsage "Initial Kernel Execution State"
+//! defines (user SGPRs, system SGPRs at USER_SGPR_COUNT, packed work-item
+//! ids in v0, EXEC = live lanes). The waves of a workgroup interleave: each
+//! runs until s_barrier or s_endpgm, and the barrier is released once every
+//! wave that has not ended has arrived, so any number of barriers works.
+//!
+//! LDS is not cleared between workgroups (hardware does not clear it either):
+//! a fresh worker's LDS is zero, later workgroups see what the previous one
+//! on the same worker left. Private memory behaves the same way.
+
+use std::sync::Arc;
+
+use super::code_cache::{CodeCache, Tail};
+use super::exec::{Env, Flow, step};
+use super::wave::{EXEC, LANES, NUM_VGPRS, Wave, WaveStatus};
+use super::worker::WorkerContext;
+use super::{DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
+
+/// A kernel dispatch ready to run its workgroups (Send + Sync).
+#[derive(Debug)]
+pub struct Dispatch {
+    setup: DispatchSetup,
+    code: Arc<CodeCache>,
+    entry: u64,
+    counts: [u32; 3],
+    /// User SGPR values from s0 (only the enabled ones).
+    user_sgprs: Vec<u32>,
+    user_sgpr_count: u32,
+}
+
+fn invalid(msg: impl Into<String>) -> WaveError {
+    WaveError {
+        kind: WaveErrorKind::InvalidDescriptor(msg.into()),
+        pc: 0,
+        workgroup: [0; 3],
+    }
+}
+
+impl Dispatch {
+    pub fn new(setup: DispatchSetup, code: Arc<CodeCache>) -> Result<Dispatch, WaveError> {
+        let kd = &setup.descriptor;
+        if !kd.enable_wavefront_size32() {
+            return Err(invalid(
+                "wave64 kernels are not supported by the gfx11 emulator (wave32 only)",
+            ));
+        }
+        if setup.dimensions == 0 || setup.dimensions > 3 {
+            return Err(invalid(format!(
+                "dispatch dimensions {} not in 1..=3",
+                setup.dimensions
+            )));
+        }
+        let wg_items: u64 = setup.workgroup_size.iter().map(|&v| v as u64).product();
+        if setup.workgroup_size.contains(&0) || setup.grid_size.contains(&0) {
+            return Err(invalid(format!(
+                "empty grid {:?} or workgroup {:?}",
+                setup.grid_size, setup.workgroup_size
+            )));
+        }
+        if wg_items > 1024 {
+            return Err(invalid(format!(
+                "workgroup of {wg_items} work-items exceeds 1024"
+            )));
+        }
+        let mut user = Vec::new();
+        let push64 = |v: &mut Vec<u32>, x: u64| {
+            v.push(x as u32);
+            v.push((x >> 32) as u32);
+        };
+        if kd.enable_sgpr_private_segment_buffer() {
+            // gfx11 has architected flat scratch: no scratch V# exists, the slots read 0.
+            user.extend_from_slice(&[0; 4]);
+        }
+        if kd.enable_sgpr_dispatch_ptr() {
+            push64(&mut user, setup.packet_address);
+        }
+        if kd.enable_sgpr_queue_ptr() {
+            push64(&mut user, setup.queue_address);
+        }
+        if kd.enable_sgpr_kernarg_segment_ptr() {
+            push64(&mut user, setup.kernarg_address);
+        }
+        if kd.enable_sgpr_dispatch_id() {
+            push64(&mut user, setup.dispatch_id);
+        }
+        if kd.enable_sgpr_flat_scratch_init() {
+            push64(&mut user, 0);
+        }
+        if kd.enable_sgpr_private_segment_size() {
+            user.push(setup.private_segment_size);
+        }
+        let count = kd.user_sgpr_count();
+        // gfx1100/gfx1102 pad USER_SGPR_COUNT beyond the enabled ones (UserSGPRInit16Bug), so
+        // the enabled user SGPRs must fit, not match.
+        if user.len() as u32 > count {
+            return Err(invalid(format!(
+                "descriptor enables {} user SGPRs but USER_SGPR_COUNT is {count}",
+                user.len()
+            )));
+        }
+        let system = [
+            kd.enable_sgpr_workgroup_id_x(),
+            kd.enable_sgpr_workgroup_id_y(),
+            kd.enable_sgpr_workgroup_id_z(),
+            kd.enable_sgpr_workgroup_info(),
+            kd.enable_private_segment(),
+        ]
+        .iter()
+        .filter(|b| **b)
+        .count() as u32;
+        if count + system > 106 {
+            return Err(invalid("user + system SGPRs exceed s105"));
+        }
+        let entry = setup
+            .kernel_object
+            .wrapping_add(kd.kernel_code_entry_byte_offset as u64);
+        let mut counts = [1u32; 3];
+        for d in 0..3 {
+            counts[d] = setup.grid_size[d].div_ceil(setup.workgroup_size[d]);
+        }
+        Ok(Dispatch {
+            entry,
+            counts,
+            user_sgprs: user,
+            user_sgpr_count: count,
+            setup,
+            code,
+        })
+    }
+
+    /// Workgroups per dimension: ceil(grid / workgroup size).
+    pub fn workgroup_count(&self) -> [u32; 3] {
+        self.counts
+    }
+
+    /// Run one workgroup to completion on the calling thread.
+    pub fn run_workgroup(
+        &self,
+        workgroup_id: [u32; 3],
+        mem: &dyn GpuMemory,
+        ctx: &mut WorkerContext,
+    ) -> Result<WorkgroupStats, WaveError> {
+        let s = &self.setup;
+        let kd = &s.descriptor;
+        for d in 0..3 {
+            if workgroup_id[d] >= self.counts[d] {
+                return Err(WaveError {
+                    kind: WaveErrorKind::InvalidDescriptor(format!(
+                        "workgroup id {workgroup_id:?} outside the grid {:?}",
+                        self.counts
+                    )),
+                    pc: 0,
+                    workgroup: workgroup_id,
+                });
+            }
+        }
+        // Actual size of this workgroup (partial at the grid edge).
+        let mut size = [1u32; 3];
+        for d in 0..3 {
+            size[d] =
+                s.workgroup_size[d].min(s.grid_size[d] - workgroup_id[d] * s.workgroup_size[d]);
+        }
+        let items = (size[0] * size[1] * size[2]) as usize;
+        let nwaves = items.div_ceil(LANES);
+        ctx.sync(&self.code);
+        while ctx.waves.len() < nwaves {
+            ctx.waves.push(Wave::default());
+        }
+        let lds_len = s.group_segment_size as usize;
+        if ctx.lds.len() < lds_len {
+            ctx.lds.resize(lds_len, 0);
+        }
+        let per_lane = s.private_segment_size as usize;
+        let scratch_len = per_lane * LANES * nwaves;
+        if ctx.scratch.len() < scratch_len {
+            ctx.scratch.resize(scratch_len, 0);
+        }
+        let ids = kd.enable_vgpr_workitem_id();
+        for (k, w) in ctx.waves.iter_mut().take(nwaves).enumerate() {
+            w.sgpr = [0; 128];
+            w.scc = false;
+            w.pc = self.entry;
+            w.status = WaveStatus::Running;
+            w.index = k as u32;
+            w.mode = 0;
+            if w.vgpr.len() < NUM_VGPRS {
+                w.vgpr.resize(NUM_VGPRS, [0; LANES]);
+            }
+            w.sgpr[..self.user_sgprs.len()].copy_from_slice(&self.user_sgprs);
+            let mut n = self.user_sgpr_count as usize;
+            for (d, enabled) in [
+                kd.enable_sgpr_workgroup_id_x(),
+                kd.enable_sgpr_workgroup_id_y(),
+                kd.enable_sgpr_workgroup_id_z(),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                if enabled {
+                    w.sgpr[n] = workgroup_id[d];
+                    n += 1;
+                }
+            }
+            if kd.enable_sgpr_workgroup_info() {
+                w.sgpr[n] = 0;
+                n += 1;
+            }
+            if kd.enable_private_segment() {
+                // Architected flat scratch: scratch addresses are wave-relative offsets.
+                w.sgpr[n] = 0;
+            }
+            let mut exec = 0u32;
+            let mut v0 = [0u32; LANES];
+            for (l, slot) in v0.iter_mut().enumerate() {
+                let f = (k * LANES + l) as u32;
+                if (f as usize) < items {
+                    exec |= 1 << l;
+                    let x = f % size[0];
+                    let y = (f / size[0]) % size[1];
+                    let z = f / (size[0] * size[1]);
+                    *slot =
+                        x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
+                }
+            }
+            w.vgpr[0] = v0;
+            w.sgpr[EXEC] = exec;
+        }
+        let mut stats = WorkgroupStats {
+            wave_instructions: 0,
+            waves: nwaves as u32,
+        };
+        let mut waves = std::mem::take(&mut ctx.waves);
+        let result = self.run_waves(&mut waves[..nwaves], workgroup_id, mem, ctx, &mut stats);
+        ctx.waves = waves;
+        result.map(|()| stats)
+    }
+
+    fn run_waves(
+        &self,
+        waves: &mut [Wave],
+        workgroup: [u32; 3],
+        mem: &dyn GpuMemory,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+    ) -> Result<(), WaveError> {
+        let s = &self.setup;
+        let mut lds = std::mem::take(&mut ctx.lds);
+        let mut scratch = std::mem::take(&mut ctx.scratch);
+        let lds_len = s.group_segment_size as usize;
+        let result = (|| {
+            let mut env = Env {
+                mem,
+                lds: &mut lds[..lds_len],
+                scratch: &mut scratch[..],
+                scratch_per_lane: s.private_segment_size as usize,
+                shared_base: s.shared_aperture_base,
+                private_base: s.private_aperture_base,
+            };
+            loop {
+                for w in waves.iter_mut() {
+                    if w.status == WaveStatus::Running {
+                        self.run_wave(w, &mut env, ctx, stats)
+                            .map_err(|kind| WaveError {
+                                kind,
+                                pc: w.pc,
+                                workgroup,
+                            })?;
+                    }
+                }
+                if waves.iter().all(|w| w.status == WaveStatus::Ended) {
+                    return Ok(());
+                }
+                // Every live wave is at the barrier: release it.
+                for w in waves.iter_mut() {
+                    if w.status == WaveStatus::AtBarrier {
+                        w.status = WaveStatus::Running;
+                    }
+                }
+            }
+        })();
+        ctx.lds = lds;
+        ctx.scratch = scratch;
+        result
+    }
+
+    /// Run one wave until it reaches s_barrier or ends.
+    fn run_wave(
+        &self,
+        w: &mut Wave,
+        env: &mut Env,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+    ) -> Result<(), WaveErrorKind> {
+        'blocks: loop {
+            let block = ctx.block(&self.code, w.pc, env.mem);
+            let mut pc = block.start;
+            for inst in &block.insts {
+                w.pc = pc;
+                stats.wave_instructions += 1;
+                match step(w, env, inst)? {
+                    Flow::Next => pc += 4 * inst.len as u64,
+                    Flow::Jump(t) => {
+                        w.pc = t;
+                        continue 'blocks;
+                    }
+                    Flow::Barrier => {
+                        w.pc = pc + 4 * inst.len as u64;
+                        w.status = WaveStatus::AtBarrier;
+                        return Ok(());
+                    }
+                    Flow::End => {
+                        w.status = WaveStatus::Ended;
+                        return Ok(());
+                    }
+                }
+            }
+            w.pc = pc;
+            match &block.tail {
+                Tail::Continue => {}
+                Tail::Illegal(e) => {
+                    return Err(WaveErrorKind::IllegalInstruction {
+                        words: e.words.clone(),
+                        mnemonic: e.mnemonic.clone(),
+                    });
+                }
+                Tail::Fault(f) => return Err(WaveErrorKind::MemoryViolation(*f)),
+            }
+        }
+    }
+}

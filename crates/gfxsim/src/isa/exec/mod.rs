@@ -1,0 +1,115 @@
+//! Instruction execution: one decoded instruction applied to one wave.
+//! `step` dispatches on the encoding family; scalar, vector-ALU, vector
+//! memory (global/flat/scratch + SMEM) and LDS semantics live in their own
+//! files. Every path that meets something it does not implement returns
+//! `IllegalInstruction` with the mnemonic — never a silent no-op.
+
+mod atomics;
+mod lds;
+mod mem;
+mod scalar;
+mod valu;
+mod vcmp;
+mod vmem;
+
+use super::inst::{Family, Inst, Src};
+use super::wave::Wave;
+use super::{GpuMemory, WaveErrorKind};
+
+/// What the wave does after an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Next,
+    Jump(u64),
+    Barrier,
+    End,
+}
+
+/// Everything outside the wave that an instruction may touch.
+pub(crate) struct Env<'a> {
+    pub mem: &'a dyn GpuMemory,
+    pub lds: &'a mut [u8],
+    /// The workgroup's private memory: wave `i`, lane `l` owns
+    /// `[(i*32 + l) * per_lane, +per_lane)`.
+    pub scratch: &'a mut [u8],
+    pub scratch_per_lane: usize,
+    pub shared_base: u64,
+    pub private_base: u64,
+}
+
+impl Env<'_> {
+    /// Value of an aperture operand (235 shared_base, 236 shared_limit,
+    /// 237 private_base, 238 private_limit) as a 64-bit address.
+    pub fn aperture(&self, code: u8) -> u64 {
+        match code {
+            235 => self.shared_base,
+            236 => self.shared_base | 0xFFFF_FFFF,
+            237 => self.private_base,
+            _ => self.private_base | 0xFFFF_FFFF,
+        }
+    }
+}
+
+pub(crate) type ExecResult = Result<Flow, WaveErrorKind>;
+
+pub(crate) fn illegal(i: &Inst) -> WaveErrorKind {
+    WaveErrorKind::IllegalInstruction {
+        words: i.raw().to_vec(),
+        mnemonic: Some(i.mnemonic.to_string()),
+    }
+}
+
+/// Scalar read of a source operand (32-bit).
+#[inline]
+pub(crate) fn sread(w: &Wave, env: &Env, i: &Inst, k: usize) -> Result<u32, WaveErrorKind> {
+    Ok(match i.src[k].src {
+        Src::Sgpr(r) => w.sgpr[r as usize],
+        Src::Imm(v) => v as u32,
+        Src::Scc => w.scc as u32,
+        Src::Vccz => (w.vcc() == 0) as u32,
+        Src::Execz => (w.exec() == 0) as u32,
+        Src::Aperture(c) => (env.aperture(c) >> 32) as u32,
+        Src::Vgpr(_) | Src::Unsupported(_) => return Err(illegal(i)),
+    })
+}
+
+/// Scalar read of a 64-bit source operand.
+#[inline]
+pub(crate) fn sread64(w: &Wave, env: &Env, i: &Inst, k: usize) -> Result<u64, WaveErrorKind> {
+    Ok(match i.src[k].src {
+        Src::Sgpr(r) => w.sgpr64(r as usize),
+        Src::Imm(v) => v,
+        Src::Scc => w.scc as u64,
+        Src::Vccz => (w.vcc() == 0) as u64,
+        Src::Execz => (w.exec() == 0) as u64,
+        Src::Aperture(c) => env.aperture(c),
+        Src::Vgpr(_) | Src::Unsupported(_) => return Err(illegal(i)),
+    })
+}
+
+/// Execute one instruction.
+pub(crate) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    match i.family {
+        Family::Sop1 => scalar::sop1(w, env, i),
+        Family::Sop2 => scalar::sop2(w, env, i),
+        Family::Sopk => scalar::sopk(w, i),
+        Family::Sopc => scalar::sopc(w, env, i),
+        Family::Sopp => scalar::sopp(w, i),
+        Family::Smem => vmem::smem(w, env, i),
+        Family::Vopc => vcmp::vopc(w, env, i),
+        Family::Vop1 | Family::Vop2 | Family::Vop3 | Family::Vop3sd | Family::Vop3p => {
+            if i.family == Family::Vop3 && super::decode::is_vop3_compare(i) {
+                vcmp::vopc(w, env, i)
+            } else {
+                valu::valu(w, env, i)
+            }
+        }
+        Family::Vopd => valu::vopd(w, env, i),
+        Family::Ds => lds::ds(w, env, i),
+        Family::Flat | Family::Global | Family::Scratch => vmem::flat(w, env, i),
+        Family::Mubuf => match i.op {
+            super::opcodes::Op::BufferGl0Inv | super::opcodes::Op::BufferGl1Inv => Ok(Flow::Next),
+            _ => Err(illegal(i)),
+        },
+    }
+}

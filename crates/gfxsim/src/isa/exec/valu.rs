@@ -1,0 +1,1410 @@
+//! Vector ALU semantics (VOP1/VOP2/VOP3/VOP3SD/VOP3P/VOPD). Every operation is
+//! computed for all 32 lanes from register rows copied out first (so a
+//! destination that overlaps a source reads the old value, as hardware does),
+//! then written back under EXEC. Floats use host IEEE arithmetic
+//! (round-to-nearest-even, denormals kept); transcendentals go through f64.
+
+use half::f16;
+
+use super::{Env, ExecResult, Flow, illegal};
+use crate::isa::WaveErrorKind;
+use crate::isa::inst::{Inst, Src};
+use crate::isa::opcodes::Op;
+use crate::isa::wave::{LANES, Lanes, VCC, Wave};
+
+type R<T> = Result<T, WaveErrorKind>;
+type F32s = [f32; LANES];
+type F64s = [f64; LANES];
+type U64s = [u64; LANES];
+
+/// Raw 32-bit source values for all lanes.
+pub(super) fn src32(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<Lanes> {
+    let op = &i.src[k];
+    let v = match op.src {
+        Src::Vgpr(r) => return Ok(w.vgpr[r as usize]),
+        Src::Sgpr(r) => w.sgpr[r as usize],
+        Src::Imm(v) => v as u32,
+        Src::Scc => w.scc as u32,
+        Src::Vccz => (w.vcc() == 0) as u32,
+        Src::Execz => (w.exec() == 0) as u32,
+        Src::Aperture(c) => (env.aperture(c) >> 32) as u32,
+        Src::Unsupported(_) => return Err(illegal(i)),
+    };
+    Ok([v; LANES])
+}
+
+pub(super) fn src64(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<U64s> {
+    let op = &i.src[k];
+    let v = match op.src {
+        Src::Vgpr(r) => return Ok(w.vgpr64(r as usize)),
+        Src::Sgpr(r) => w.sgpr64(r as usize),
+        Src::Imm(v) => v,
+        Src::Scc => w.scc as u64,
+        Src::Vccz => (w.vcc() == 0) as u64,
+        Src::Execz => (w.exec() == 0) as u64,
+        Src::Aperture(c) => env.aperture(c),
+        Src::Unsupported(_) => return Err(illegal(i)),
+    };
+    Ok([v; LANES])
+}
+
+fn f32s(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<F32s> {
+    let raw = src32(w, env, i, k)?;
+    let (abs, neg) = ((i.mods.abs >> k) & 1 != 0, (i.mods.neg >> k) & 1 != 0);
+    let mut out = [0f32; LANES];
+    for l in 0..LANES {
+        let mut b = raw[l];
+        if abs {
+            b &= 0x7FFF_FFFF;
+        }
+        if neg {
+            b ^= 0x8000_0000;
+        }
+        out[l] = f32::from_bits(b);
+    }
+    Ok(out)
+}
+
+fn f64s(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<F64s> {
+    let raw = src64(w, env, i, k)?;
+    let (abs, neg) = ((i.mods.abs >> k) & 1 != 0, (i.mods.neg >> k) & 1 != 0);
+    let mut out = [0f64; LANES];
+    for l in 0..LANES {
+        let mut b = raw[l];
+        if abs {
+            b &= !(1 << 63);
+        }
+        if neg {
+            b ^= 1 << 63;
+        }
+        out[l] = f64::from_bits(b);
+    }
+    Ok(out)
+}
+
+/// 16-bit sources: op_sel bit k picks the high half (VOP3), abs/neg apply to f16.
+fn h16s(w: &Wave, env: &Env, i: &Inst, k: usize, float: bool) -> R<[u16; LANES]> {
+    let raw = src32(w, env, i, k)?;
+    let hi = (i.mods.opsel >> k) & 1 != 0;
+    let (abs, neg) = (
+        (i.mods.abs >> k) & 1 != 0 && float,
+        (i.mods.neg >> k) & 1 != 0 && float,
+    );
+    let mut out = [0u16; LANES];
+    for l in 0..LANES {
+        let mut b = if hi {
+            (raw[l] >> 16) as u16
+        } else {
+            raw[l] as u16
+        };
+        if abs {
+            b &= 0x7FFF;
+        }
+        if neg {
+            b ^= 0x8000;
+        }
+        out[l] = b;
+    }
+    Ok(out)
+}
+
+fn omod_clamp32(i: &Inst, v: f32) -> f32 {
+    let v = match i.mods.omod {
+        1 => v * 2.0,
+        2 => v * 4.0,
+        3 => v * 0.5,
+        _ => v,
+    };
+    if i.mods.clamp {
+        if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) }
+    } else {
+        v
+    }
+}
+
+fn omod_clamp64(i: &Inst, v: f64) -> f64 {
+    let v = match i.mods.omod {
+        1 => v * 2.0,
+        2 => v * 4.0,
+        3 => v * 0.5,
+        _ => v,
+    };
+    if i.mods.clamp {
+        if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) }
+    } else {
+        v
+    }
+}
+
+struct V<'a, 'b> {
+    w: &'a mut Wave,
+    env: &'a Env<'b>,
+    i: &'a Inst,
+    exec: u32,
+}
+
+impl V<'_, '_> {
+    fn u(&self, k: usize) -> R<Lanes> {
+        src32(self.w, self.env, self.i, k)
+    }
+    fn u64(&self, k: usize) -> R<U64s> {
+        src64(self.w, self.env, self.i, k)
+    }
+    fn f(&self, k: usize) -> R<F32s> {
+        f32s(self.w, self.env, self.i, k)
+    }
+    fn d(&self, k: usize) -> R<F64s> {
+        f64s(self.w, self.env, self.i, k)
+    }
+    fn h(&self, k: usize) -> R<[u16; LANES]> {
+        h16s(self.w, self.env, self.i, k, true)
+    }
+    fn hi16(&self, k: usize) -> R<[u16; LANES]> {
+        h16s(self.w, self.env, self.i, k, false)
+    }
+    fn put(&mut self, r: &Lanes) {
+        self.w.write_vgpr(self.i.dst as usize, r, self.exec);
+    }
+    fn put64(&mut self, r: &U64s) {
+        self.w.write_vgpr64(self.i.dst as usize, r, self.exec);
+    }
+    fn putf(&mut self, r: &F32s) {
+        let mut o = [0u32; LANES];
+        for l in 0..LANES {
+            o[l] = omod_clamp32(self.i, r[l]).to_bits();
+        }
+        self.put(&o);
+    }
+    fn putd(&mut self, r: &F64s) {
+        let mut o = [0u64; LANES];
+        for l in 0..LANES {
+            o[l] = omod_clamp64(self.i, r[l]).to_bits();
+        }
+        self.put64(&o);
+    }
+    /// 16-bit result into the low half (or high half with op_sel[3]); the other half is kept.
+    fn put16(&mut self, r: &[u16; LANES]) {
+        let hi = (self.i.mods.opsel >> 3) & 1 != 0;
+        let cur = self.w.vgpr[self.i.dst as usize];
+        let mut o = [0u32; LANES];
+        for l in 0..LANES {
+            o[l] = if hi {
+                (cur[l] & 0xFFFF) | (r[l] as u32) << 16
+            } else {
+                (cur[l] & 0xFFFF_0000) | r[l] as u32
+            };
+        }
+        self.put(&o);
+    }
+    fn puth(&mut self, r: &[f32; LANES]) {
+        let mut o = [0u16; LANES];
+        for l in 0..LANES {
+            o[l] = f16::from_f32(omod_clamp32(self.i, r[l])).to_bits();
+        }
+        self.put16(&o);
+    }
+    fn f1(&mut self, f: impl Fn(f32) -> f32) -> R<()> {
+        let a = self.f(0)?;
+        let mut r = [0f32; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l]);
+        }
+        self.putf(&r);
+        Ok(())
+    }
+    fn f2(&mut self, f: impl Fn(f32, f32) -> f32) -> R<()> {
+        let (a, b) = (self.f(0)?, self.f(1)?);
+        let mut r = [0f32; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l], b[l]);
+        }
+        self.putf(&r);
+        Ok(())
+    }
+    fn f3(&mut self, f: impl Fn(f32, f32, f32) -> f32) -> R<()> {
+        let (a, b, c) = (self.f(0)?, self.f(1)?, self.f(2)?);
+        let mut r = [0f32; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l], b[l], c[l]);
+        }
+        self.putf(&r);
+        Ok(())
+    }
+    fn d1(&mut self, f: impl Fn(f64) -> f64) -> R<()> {
+        let a = self.d(0)?;
+        let mut r = [0f64; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l]);
+        }
+        self.putd(&r);
+        Ok(())
+    }
+    fn d2(&mut self, f: impl Fn(f64, f64) -> f64) -> R<()> {
+        let (a, b) = (self.d(0)?, self.d(1)?);
+        let mut r = [0f64; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l], b[l]);
+        }
+        self.putd(&r);
+        Ok(())
+    }
+    fn d3(&mut self, f: impl Fn(f64, f64, f64) -> f64) -> R<()> {
+        let (a, b, c) = (self.d(0)?, self.d(1)?, self.d(2)?);
+        let mut r = [0f64; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l], b[l], c[l]);
+        }
+        self.putd(&r);
+        Ok(())
+    }
+    fn u1(&mut self, f: impl Fn(u32) -> u32) -> R<()> {
+        let a = self.u(0)?;
+        let mut r = [0u32; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l]);
+        }
+        self.put(&r);
+        Ok(())
+    }
+    fn u2(&mut self, f: impl Fn(u32, u32) -> u32) -> R<()> {
+        let (a, b) = (self.u(0)?, self.u(1)?);
+        let mut r = [0u32; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l], b[l]);
+        }
+        self.put(&r);
+        Ok(())
+    }
+    fn u3(&mut self, f: impl Fn(u32, u32, u32) -> u32) -> R<()> {
+        let (a, b, c) = (self.u(0)?, self.u(1)?, self.u(2)?);
+        let mut r = [0u32; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l], b[l], c[l]);
+        }
+        self.put(&r);
+        Ok(())
+    }
+    /// f32 → u32-bit-pattern result without omod/clamp (conversions to int).
+    fn fu(&mut self, f: impl Fn(f32) -> u32) -> R<()> {
+        let a = self.f(0)?;
+        let mut r = [0u32; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l]);
+        }
+        self.put(&r);
+        Ok(())
+    }
+    fn du(&mut self, f: impl Fn(f64) -> u32) -> R<()> {
+        let a = self.d(0)?;
+        let mut r = [0u32; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l]);
+        }
+        self.put(&r);
+        Ok(())
+    }
+    fn uf(&mut self, f: impl Fn(u32) -> f32) -> R<()> {
+        let a = self.u(0)?;
+        let mut r = [0f32; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l]);
+        }
+        self.putf(&r);
+        Ok(())
+    }
+    fn ud(&mut self, f: impl Fn(u32) -> f64) -> R<()> {
+        let a = self.u(0)?;
+        let mut r = [0f64; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l]);
+        }
+        self.putd(&r);
+        Ok(())
+    }
+    fn h2(&mut self, f: impl Fn(f32, f32) -> f32) -> R<()> {
+        let (a, b) = (self.h(0)?, self.h(1)?);
+        let mut r = [0f32; LANES];
+        for l in 0..LANES {
+            r[l] = f(f16::from_bits(a[l]).to_f32(), f16::from_bits(b[l]).to_f32());
+        }
+        self.puth(&r);
+        Ok(())
+    }
+    fn h1(&mut self, f: impl Fn(f32) -> f32) -> R<()> {
+        let a = self.h(0)?;
+        let mut r = [0f32; LANES];
+        for l in 0..LANES {
+            r[l] = f(f16::from_bits(a[l]).to_f32());
+        }
+        self.puth(&r);
+        Ok(())
+    }
+    fn i2_16(&mut self, f: impl Fn(u16, u16) -> u16) -> R<()> {
+        let (a, b) = (self.hi16(0)?, self.hi16(1)?);
+        let mut r = [0u16; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l], b[l]);
+        }
+        self.put16(&r);
+        Ok(())
+    }
+    /// Write a per-lane bit mask to the scalar destination `code` (inactive lanes read 0).
+    fn put_mask(&mut self, code: usize, bits: u32) {
+        self.w.set_sgpr(code, bits & self.exec);
+    }
+}
+
+fn ldexp32(x: f32, e: i32) -> f32 {
+    let e = e.clamp(-400, 400);
+    // Two steps keep intermediate powers representable.
+    let h = e / 2;
+    (x as f64 * 2f64.powi(h) * 2f64.powi(e - h)) as f32
+}
+
+fn ldexp64(x: f64, e: i32) -> f64 {
+    let e = e.clamp(-2200, 2200);
+    let mut r = x;
+    let mut left = e;
+    while left != 0 {
+        let s = left.clamp(-1000, 1000);
+        r *= 2f64.powi(s);
+        left -= s;
+    }
+    r
+}
+
+fn frexp32(x: f32) -> (f32, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let (m, e) = frexp64(x as f64);
+    (m as f32, e)
+}
+
+fn frexp64(x: f64) -> (f64, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7FF) as i32;
+    if exp == 0 {
+        let (m, e) = frexp64(x * 2f64.powi(64));
+        return (m, e - 64);
+    }
+    let m = f64::from_bits((bits & !(0x7FFu64 << 52)) | (1022u64 << 52));
+    (m, exp - 1022)
+}
+
+fn exponent32(x: f32) -> i32 {
+    ((x.to_bits() >> 23) & 0xFF) as i32
+}
+fn exponent64(x: f64) -> i32 {
+    ((x.to_bits() >> 52) & 0x7FF) as i32
+}
+
+/// IEEE-mode min/max: a NaN input yields the other operand.
+fn fmax32(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else if a == b {
+        if a.is_sign_negative() { b } else { a }
+    } else if a > b {
+        a
+    } else {
+        b
+    }
+}
+fn fmin32(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else if a == b {
+        if a.is_sign_negative() { a } else { b }
+    } else if a < b {
+        a
+    } else {
+        b
+    }
+}
+fn fmax64(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else {
+        a.max(b)
+    }
+}
+fn fmin64(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else {
+        a.min(b)
+    }
+}
+
+fn med3(a: f32, b: f32, c: f32) -> f32 {
+    fmax32(fmin32(a, b), fmin32(fmax32(a, b), c))
+}
+
+fn cvt_i32(x: f32) -> u32 {
+    (x as i32) as u32
+}
+fn cvt_u32(x: f32) -> u32 {
+    x as u32
+}
+
+fn fract32(x: f32) -> f32 {
+    if x.is_infinite() {
+        return f32::NAN;
+    }
+    (x - x.floor()).min(f32::from_bits(0x3F7F_FFFF))
+}
+fn fract64(x: f64) -> f64 {
+    if x.is_infinite() {
+        return f64::NAN;
+    }
+    (x - x.floor()).min(f64::from_bits(0x3FEF_FFFF_FFFF_FFFF))
+}
+
+fn round_even32(x: f32) -> f32 {
+    x.round_ties_even()
+}
+
+fn div_scale32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
+    // RDNA3 V_DIV_SCALE_F32 (S0 = value to scale, S1 = denominator, S2 = numerator).
+    let mut vcc = false;
+    let mut d = s0;
+    if s2 == 0.0 || s1 == 0.0 {
+        d = f32::NAN;
+    } else if exponent32(s2) - exponent32(s1) >= 96 {
+        vcc = true;
+        if s0 == s1 {
+            d = ldexp32(s0, 64);
+        }
+    } else if s1.is_subnormal() {
+        d = ldexp32(s0, 64);
+    } else if (1.0 / s1 as f64).abs() < f32::MIN_POSITIVE as f64 && (s2 / s1).is_subnormal() {
+        vcc = true;
+        if s0 == s1 {
+            d = ldexp32(s0, 64);
+        }
+    } else if (1.0 / s1 as f64).abs() < f32::MIN_POSITIVE as f64 {
+        d = ldexp32(s0, -64);
+    } else if (s2 / s1).is_subnormal() {
+        vcc = true;
+        if s0 == s2 {
+            d = ldexp32(s0, 64);
+        }
+    } else if exponent32(s2) <= 23 {
+        d = ldexp32(s0, 64);
+    }
+    (d, vcc)
+}
+
+fn div_scale64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
+    let mut vcc = false;
+    let mut d = s0;
+    if s2 == 0.0 || s1 == 0.0 {
+        d = f64::NAN;
+    } else if exponent64(s2) - exponent64(s1) >= 768 {
+        vcc = true;
+        if s0 == s1 {
+            d = ldexp64(s0, 128);
+        }
+    } else if s1.is_subnormal() {
+        d = ldexp64(s0, 128);
+    } else if (1.0 / s1).is_subnormal() && (s2 / s1).is_subnormal() {
+        vcc = true;
+        if s0 == s1 {
+            d = ldexp64(s0, 128);
+        }
+    } else if (1.0 / s1).is_subnormal() {
+        d = ldexp64(s0, -128);
+    } else if (s2 / s1).is_subnormal() {
+        vcc = true;
+        if s0 == s2 {
+            d = ldexp64(s0, 128);
+        }
+    } else if exponent64(s2) <= 53 {
+        d = ldexp64(s0, 128);
+    }
+    (d, vcc)
+}
+
+fn div_fixup32(q: f32, den: f32, num: f32) -> f32 {
+    let neg = den.is_sign_negative() != num.is_sign_negative();
+    let sign = |v: f32| if neg { -v.abs() } else { v.abs() };
+    if num.is_nan() || den.is_nan() {
+        if den.is_nan() { den } else { num }
+    } else if (den == 0.0 && num == 0.0) || (den.is_infinite() && num.is_infinite()) {
+        f32::NAN
+    } else if den == 0.0 || num.is_infinite() {
+        sign(f32::INFINITY)
+    } else if den.is_infinite() || num == 0.0 {
+        sign(0.0)
+    } else if q.is_nan() {
+        q
+    } else {
+        sign(q)
+    }
+}
+
+fn div_fixup64(q: f64, den: f64, num: f64) -> f64 {
+    let neg = den.is_sign_negative() != num.is_sign_negative();
+    let sign = |v: f64| if neg { -v.abs() } else { v.abs() };
+    if num.is_nan() || den.is_nan() {
+        if den.is_nan() { den } else { num }
+    } else if (den == 0.0 && num == 0.0) || (den.is_infinite() && num.is_infinite()) {
+        f64::NAN
+    } else if den == 0.0 || num.is_infinite() {
+        sign(f64::INFINITY)
+    } else if den.is_infinite() || num == 0.0 {
+        sign(0.0)
+    } else if q.is_nan() {
+        q
+    } else {
+        sign(q)
+    }
+}
+
+fn perm_byte(a: u32, b: u32, sel: u32) -> u32 {
+    // v_perm_b32: bytes 0..3 from S1, 4..7 from S0; 8..11 sign replicate; 12 = 0x00, >=13 = 0xFF.
+    let bytes = (b as u64) | (a as u64) << 32;
+    let byte = |n: u32| ((bytes >> (8 * n)) & 0xFF) as u32;
+    match sel {
+        0..=7 => byte(sel),
+        8 => {
+            if byte(1) & 0x80 != 0 {
+                0xFF
+            } else {
+                0
+            }
+        }
+        9 => {
+            if byte(3) & 0x80 != 0 {
+                0xFF
+            } else {
+                0
+            }
+        }
+        10 => {
+            if byte(5) & 0x80 != 0 {
+                0xFF
+            } else {
+                0
+            }
+        }
+        11 => {
+            if byte(7) & 0x80 != 0 {
+                0xFF
+            } else {
+                0
+            }
+        }
+        12 => 0,
+        _ => 0xFF,
+    }
+}
+
+fn bfe_u(v: u32, off: u32, width: u32) -> u32 {
+    let (off, width) = (off & 31, width & 31);
+    if width == 0 {
+        0
+    } else {
+        (v >> off) & ((1u64 << width) - 1) as u32
+    }
+}
+fn bfe_i(v: u32, off: u32, width: u32) -> u32 {
+    let (off, width) = (off & 31, width & 31);
+    if width == 0 {
+        return 0;
+    }
+    let r = ((v as u64) >> off) & ((1u64 << width) - 1);
+    ((r << (64 - width)) as i64 >> (64 - width)) as u32
+}
+
+pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+    use Op::*;
+    let exec = w.exec();
+    let mut v = V { w, env, i, exec };
+    match i.op {
+        VNop | VPipeflush => {}
+        VMovB32 => v.u1(|a| a)?,
+        VMovB16 => v.i2_16(|a, _| a).or_else(|_| v.u1(|a| a))?,
+        VReadfirstlaneB32 => {
+            let a = v.u(0)?;
+            let lane = if exec == 0 {
+                0
+            } else {
+                exec.trailing_zeros() as usize
+            };
+            v.w.set_sgpr(i.dst as usize, a[lane]);
+        }
+        VReadlaneB32 => {
+            let a = v.u(0)?;
+            let lane = super::sread(v.w, env, i, 1)? as usize & (LANES - 1);
+            v.w.set_sgpr(i.dst as usize, a[lane]);
+        }
+        VWritelaneB32 => {
+            let val = super::sread(v.w, env, i, 0)?;
+            let lane = super::sread(v.w, env, i, 1)? as usize & (LANES - 1);
+            v.w.vgpr[i.dst as usize][lane] = val;
+        }
+        VSwapB32 => {
+            let Src::Vgpr(s) = i.src[0].src else {
+                return Err(illegal(i));
+            };
+            let a = v.w.vgpr[s as usize];
+            let b = v.w.vgpr[i.dst as usize];
+            v.w.write_vgpr(s as usize, &b, exec);
+            v.w.write_vgpr(i.dst as usize, &a, exec);
+        }
+        // ---- f32 arithmetic
+        VAddF32 => v.f2(|a, b| a + b)?,
+        VSubF32 => v.f2(|a, b| a - b)?,
+        VSubrevF32 => v.f2(|a, b| b - a)?,
+        VMulF32 => v.f2(|a, b| a * b)?,
+        VMulDx9ZeroF32 => v.f2(|a, b| if a == 0.0 || b == 0.0 { 0.0 } else { a * b })?,
+        VMaxF32 => v.f2(fmax32)?,
+        VMinF32 => v.f2(fmin32)?,
+        VFmaF32 => v.f3(|a, b, c| a.mul_add(b, c))?,
+        VFmaDx9ZeroF32 => v.f3(|a, b, c| {
+            if a == 0.0 || b == 0.0 {
+                c
+            } else {
+                a.mul_add(b, c)
+            }
+        })?,
+        VFmacF32 => {
+            let (a, b) = (v.f(0)?, v.f(1)?);
+            let c = v.w.vgpr[i.dst as usize];
+            let mut r = [0f32; LANES];
+            for l in 0..LANES {
+                r[l] = a[l].mul_add(b[l], f32::from_bits(c[l]));
+            }
+            v.putf(&r)
+        }
+        VFmaakF32 => v.f3(|a, b, k| a.mul_add(b, k))?,
+        VFmamkF32 => {
+            // dst = src0 * K + vsrc1 (K is src[2]).
+            let (a, b, k) = (v.f(0)?, v.f(1)?, v.f(2)?);
+            let mut r = [0f32; LANES];
+            for l in 0..LANES {
+                r[l] = a[l].mul_add(k[l], b[l]);
+            }
+            v.putf(&r)
+        }
+        VMax3F32 => v.f3(|a, b, c| fmax32(fmax32(a, b), c))?,
+        VMin3F32 => v.f3(|a, b, c| fmin32(fmin32(a, b), c))?,
+        VMed3F32 => v.f3(med3)?,
+        VLdexpF32 => {
+            let (a, e) = (v.f(0)?, v.u(1)?);
+            let mut r = [0f32; LANES];
+            for l in 0..LANES {
+                r[l] = ldexp32(a[l], e[l] as i32);
+            }
+            v.putf(&r)
+        }
+        VRcpF32 | VRcpIflagF32 => v.f1(|a| (1.0 / a as f64) as f32)?,
+        VRsqF32 => v.f1(|a| (1.0 / (a as f64).sqrt()) as f32)?,
+        VSqrtF32 => v.f1(|a| a.sqrt())?,
+        VExpF32 => v.f1(|a| (a as f64).exp2() as f32)?,
+        VLogF32 => v.f1(|a| (a as f64).log2() as f32)?,
+        VSinF32 => v.f1(|a| {
+            if a.is_infinite() {
+                f32::NAN
+            } else {
+                ((a as f64) * std::f64::consts::TAU).sin() as f32
+            }
+        })?,
+        VCosF32 => v.f1(|a| {
+            if a.is_infinite() {
+                f32::NAN
+            } else {
+                ((a as f64) * std::f64::consts::TAU).cos() as f32
+            }
+        })?,
+        VFractF32 => v.f1(fract32)?,
+        VTruncF32 => v.f1(f32::trunc)?,
+        VCeilF32 => v.f1(f32::ceil)?,
+        VFloorF32 => v.f1(f32::floor)?,
+        VRndneF32 => v.f1(round_even32)?,
+        VFrexpMantF32 => v.f1(|a| frexp32(a).0)?,
+        VFrexpExpI32F32 => v.fu(|a| frexp32(a).1 as u32)?,
+        VCvtI32F32 => v.fu(cvt_i32)?,
+        VCvtU32F32 => v.fu(cvt_u32)?,
+        VCvtNearestI32F32 => v.fu(|a| cvt_i32((a + 0.5).floor()))?,
+        VCvtFloorI32F32 => v.fu(|a| cvt_i32(a.floor()))?,
+        VCvtF32I32 => v.uf(|a| a as i32 as f32)?,
+        VCvtF32U32 => v.uf(|a| a as f32)?,
+        VCvtF32Ubyte0 => v.uf(|a| (a & 0xFF) as f32)?,
+        VCvtF32Ubyte1 => v.uf(|a| ((a >> 8) & 0xFF) as f32)?,
+        VCvtF32Ubyte2 => v.uf(|a| ((a >> 16) & 0xFF) as f32)?,
+        VCvtF32Ubyte3 => v.uf(|a| (a >> 24) as f32)?,
+        VCvtF16F32 => {
+            let a = v.f(0)?;
+            v.puth(&a)
+        }
+        VCvtF32F16 => {
+            let a = v.h(0)?;
+            let mut r = [0f32; LANES];
+            for l in 0..LANES {
+                r[l] = f16::from_bits(a[l]).to_f32();
+            }
+            v.putf(&r)
+        }
+        VCvtPkRtzF16F32 => {
+            let (a, b) = (v.f(0)?, v.f(1)?);
+            let rtz = |x: f32| {
+                let h = f16::from_f32(x);
+                // Round toward zero: step back one ulp when rounding went away from zero.
+                if h.is_finite() && h.to_f32().abs() > x.abs() {
+                    f16::from_bits(h.to_bits() - 1)
+                } else if h.is_infinite() && x.is_finite() {
+                    f16::from_bits(h.to_bits() - 1)
+                } else {
+                    h
+                }
+            };
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = rtz(a[l]).to_bits() as u32 | (rtz(b[l]).to_bits() as u32) << 16;
+            }
+            v.put(&r)
+        }
+        VCvtF64F32 => {
+            let a = v.f(0)?;
+            let mut r = [0f64; LANES];
+            for l in 0..LANES {
+                r[l] = a[l] as f64;
+            }
+            v.putd(&r)
+        }
+        VCvtF32F64 => {
+            let a = v.d(0)?;
+            let mut r = [0f32; LANES];
+            for l in 0..LANES {
+                r[l] = a[l] as f32;
+            }
+            v.putf(&r)
+        }
+        VCvtF64I32 => v.ud(|a| a as i32 as f64)?,
+        VCvtF64U32 => v.ud(|a| a as f64)?,
+        VCvtI32F64 => v.du(|a| (a as i32) as u32)?,
+        VCvtU32F64 => v.du(|a| a as u32)?,
+        // ---- f64
+        VAddF64 => v.d2(|a, b| a + b)?,
+        VMulF64 => v.d2(|a, b| a * b)?,
+        VMaxF64 => v.d2(fmax64)?,
+        VMinF64 => v.d2(fmin64)?,
+        VFmaF64 => v.d3(|a, b, c| a.mul_add(b, c))?,
+        VRcpF64 => v.d1(|a| 1.0 / a)?,
+        VRsqF64 => v.d1(|a| 1.0 / a.sqrt())?,
+        VSqrtF64 => v.d1(f64::sqrt)?,
+        VFractF64 => v.d1(fract64)?,
+        VTruncF64 => v.d1(f64::trunc)?,
+        VCeilF64 => v.d1(f64::ceil)?,
+        VFloorF64 => v.d1(f64::floor)?,
+        VRndneF64 => v.d1(f64::round_ties_even)?,
+        VFrexpMantF64 => v.d1(|a| frexp64(a).0)?,
+        VFrexpExpI32F64 => v.du(|a| frexp64(a).1 as u32)?,
+        VLdexpF64 => {
+            let (a, e) = (v.d(0)?, v.u(1)?);
+            let mut r = [0f64; LANES];
+            for l in 0..LANES {
+                r[l] = ldexp64(a[l], e[l] as i32);
+            }
+            v.putd(&r)
+        }
+        VDivFixupF32 => v.f3(div_fixup32)?,
+        VDivFixupF64 => v.d3(div_fixup64)?,
+        VDivFmasF32 => {
+            let vcc = v.w.vcc();
+            let (a, b, c) = (v.f(0)?, v.f(1)?, v.f(2)?);
+            let mut r = [0f32; LANES];
+            for l in 0..LANES {
+                let f = a[l].mul_add(b[l], c[l]);
+                r[l] = if vcc >> l & 1 != 0 {
+                    ldexp32(f, if exponent32(c[l]) > 127 { -64 } else { 64 })
+                } else {
+                    f
+                };
+            }
+            v.putf(&r)
+        }
+        VDivFmasF64 => {
+            let vcc = v.w.vcc();
+            let (a, b, c) = (v.d(0)?, v.d(1)?, v.d(2)?);
+            let mut r = [0f64; LANES];
+            for l in 0..LANES {
+                let f = a[l].mul_add(b[l], c[l]);
+                r[l] = if vcc >> l & 1 != 0 {
+                    ldexp64(f, if exponent64(c[l]) > 1023 { -128 } else { 128 })
+                } else {
+                    f
+                };
+            }
+            v.putd(&r)
+        }
+        VDivScaleF32 => {
+            let (a, b, c) = (v.f(0)?, v.f(1)?, v.f(2)?);
+            let mut r = [0f32; LANES];
+            let mut m = 0u32;
+            for l in 0..LANES {
+                let (d, s) = div_scale32(a[l], b[l], c[l]);
+                r[l] = d;
+                m |= (s as u32) << l;
+            }
+            v.putf(&r);
+            v.put_mask(i.sdst as usize, m);
+        }
+        VDivScaleF64 => {
+            let (a, b, c) = (v.d(0)?, v.d(1)?, v.d(2)?);
+            let mut r = [0f64; LANES];
+            let mut m = 0u32;
+            for l in 0..LANES {
+                let (d, s) = div_scale64(a[l], b[l], c[l]);
+                r[l] = d;
+                m |= (s as u32) << l;
+            }
+            v.putd(&r);
+            v.put_mask(i.sdst as usize, m);
+        }
+        // ---- f16 (scalar halves)
+        VAddF16 => v.h2(|a, b| a + b)?,
+        VSubF16 => v.h2(|a, b| a - b)?,
+        VSubrevF16 => v.h2(|a, b| b - a)?,
+        VMulF16 => v.h2(|a, b| a * b)?,
+        VMaxF16 => v.h2(fmax32)?,
+        VMinF16 => v.h2(fmin32)?,
+        VSqrtF16 => v.h1(f32::sqrt)?,
+        VRcpF16 => v.h1(|a| 1.0 / a)?,
+        VFmaF16 => {
+            let (a, b, c) = (v.h(0)?, v.h(1)?, v.h(2)?);
+            let mut r = [0f32; LANES];
+            for l in 0..LANES {
+                let x = f16::from_bits(a[l]).to_f64() * f16::from_bits(b[l]).to_f64()
+                    + f16::from_bits(c[l]).to_f64();
+                r[l] = x as f32;
+            }
+            v.puth(&r)
+        }
+        // ---- integer
+        VAddNcU32 => {
+            if i.mods.clamp {
+                v.u2(|a, b| a.saturating_add(b))?
+            } else {
+                v.u2(u32::wrapping_add)?
+            }
+        }
+        VSubNcU32 => {
+            if i.mods.clamp {
+                v.u2(|a, b| a.saturating_sub(b))?
+            } else {
+                v.u2(u32::wrapping_sub)?
+            }
+        }
+        VSubrevNcU32 => {
+            if i.mods.clamp {
+                v.u2(|a, b| b.saturating_sub(a))?
+            } else {
+                v.u2(|a, b| b.wrapping_sub(a))?
+            }
+        }
+        VAddNcI32 => v.u2(|a, b| {
+            if i.mods.clamp {
+                (a as i32).saturating_add(b as i32) as u32
+            } else {
+                a.wrapping_add(b)
+            }
+        })?,
+        VSubNcI32 => v.u2(|a, b| {
+            if i.mods.clamp {
+                (a as i32).saturating_sub(b as i32) as u32
+            } else {
+                a.wrapping_sub(b)
+            }
+        })?,
+        VAndB32 => v.u2(|a, b| a & b)?,
+        VOrB32 => v.u2(|a, b| a | b)?,
+        VXorB32 => v.u2(|a, b| a ^ b)?,
+        VXnorB32 => v.u2(|a, b| !(a ^ b))?,
+        VNotB32 => v.u1(|a| !a)?,
+        VBfrevB32 => v.u1(u32::reverse_bits)?,
+        VClzI32U32 => v.u1(|a| if a == 0 { u32::MAX } else { a.leading_zeros() })?,
+        VCtzI32B32 => v.u1(|a| if a == 0 { u32::MAX } else { a.trailing_zeros() })?,
+        VClsI32 => v.u1(|a| {
+            if a == 0 || a == u32::MAX {
+                u32::MAX
+            } else if (a as i32) < 0 {
+                (!a).leading_zeros()
+            } else {
+                a.leading_zeros()
+            }
+        })?,
+        VLshlrevB32 => v.u2(|a, b| b << (a & 31))?,
+        VLshrrevB32 => v.u2(|a, b| b >> (a & 31))?,
+        VAshrrevI32 => v.u2(|a, b| ((b as i32) >> (a & 31)) as u32)?,
+        VMaxI32 => v.u2(|a, b| (a as i32).max(b as i32) as u32)?,
+        VMinI32 => v.u2(|a, b| (a as i32).min(b as i32) as u32)?,
+        VMaxU32 => v.u2(u32::max)?,
+        VMinU32 => v.u2(u32::min)?,
+        VMax3I32 => v.u3(|a, b, c| (a as i32).max(b as i32).max(c as i32) as u32)?,
+        VMin3I32 => v.u3(|a, b, c| (a as i32).min(b as i32).min(c as i32) as u32)?,
+        VMax3U32 => v.u3(|a, b, c| a.max(b).max(c))?,
+        VMin3U32 => v.u3(|a, b, c| a.min(b).min(c))?,
+        VMed3I32 => v.u3(|a, b, c| {
+            let (a, b, c) = (a as i32, b as i32, c as i32);
+            a.min(b).max(a.max(b).min(c)) as u32
+        })?,
+        VMed3U32 => v.u3(|a, b, c| a.min(b).max(a.max(b).min(c)))?,
+        VMulLoU32 => v.u2(u32::wrapping_mul)?,
+        VMulHiU32 => v.u2(|a, b| ((a as u64 * b as u64) >> 32) as u32)?,
+        VMulHiI32 => v.u2(|a, b| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32)?,
+        VMulU32U24 => v.u2(|a, b| (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF))?,
+        VMulHiU32U24 => {
+            v.u2(|a, b| (((a & 0xFF_FFFF) as u64 * (b & 0xFF_FFFF) as u64) >> 32) as u32)?
+        }
+        VMulI32I24 => {
+            v.u2(|a, b| (((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8)) as u32)?
+        }
+        VMulHiI32I24 => v.u2(|a, b| {
+            ((((a << 8) as i32 >> 8) as i64 * (((b << 8) as i32 >> 8) as i64)) >> 32) as u32
+        })?,
+        VMadU32U24 => {
+            v.u3(|a, b, c| (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF).wrapping_add(c))?
+        }
+        VMadI32I24 => v.u3(|a, b, c| {
+            (((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8)).wrapping_add(c as i32)
+                as u32
+        })?,
+        VAdd3U32 => v.u3(|a, b, c| a.wrapping_add(b).wrapping_add(c))?,
+        VLshlAddU32 => v.u3(|a, b, c| (a << (b & 31)).wrapping_add(c))?,
+        VAddLshlU32 => v.u3(|a, b, c| a.wrapping_add(b) << (c & 31))?,
+        VLshlOrB32 => v.u3(|a, b, c| (a << (b & 31)) | c)?,
+        VAndOrB32 => v.u3(|a, b, c| (a & b) | c)?,
+        VOr3B32 => v.u3(|a, b, c| a | b | c)?,
+        VXor3B32 => v.u3(|a, b, c| a ^ b ^ c)?,
+        VXadU32 => v.u3(|a, b, c| (a ^ b).wrapping_add(c))?,
+        VBfeU32 => v.u3(bfe_u)?,
+        VBfeI32 => v.u3(bfe_i)?,
+        VBfiB32 => v.u3(|a, b, c| (a & b) | (!a & c))?,
+        VBfmB32 => v.u2(|a, b| (((1u64 << (a & 31)) - 1) as u32) << (b & 31))?,
+        VAlignbitB32 => v.u3(|a, b, c| ((((a as u64) << 32) | b as u64) >> (c & 31)) as u32)?,
+        VAlignbyteB32 => {
+            v.u3(|a, b, c| ((((a as u64) << 32) | b as u64) >> (8 * (c & 3))) as u32)?
+        }
+        VPermB32 => v.u3(|a, b, c| {
+            (0..4).fold(0u32, |acc, n| {
+                acc | perm_byte(a, b, (c >> (8 * n)) & 0xFF) << (8 * n)
+            })
+        })?,
+        VBcntU32B32 => v.u2(|a, b| a.count_ones().wrapping_add(b))?,
+        VMbcntLoU32B32 => {
+            let (a, b) = (v.u(0)?, v.u(1)?);
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                let below = if l == 0 { 0 } else { u32::MAX >> (32 - l) };
+                r[l] = (a[l] & below).count_ones().wrapping_add(b[l]);
+            }
+            v.put(&r)
+        }
+        // Wave32: no lanes above 31, so the high half counts nothing.
+        VMbcntHiU32B32 => v.u2(|_, b| b)?,
+        VSadU32 => v.u3(|a, b, c| a.abs_diff(b).wrapping_add(c))?,
+        VCndmaskB32 => {
+            let mask = match i.family {
+                crate::isa::inst::Family::Vop3 => super::sread(v.w, env, i, 2)?,
+                _ => v.w.vcc(),
+            };
+            let (a, b) = (v.u(0)?, v.u(1)?);
+            // Float source modifiers apply in the VOP3 form.
+            let (a, b) = if i.mods.abs | i.mods.neg != 0 {
+                let (fa, fb) = (v.f(0)?, v.f(1)?);
+                (fa.map(f32::to_bits), fb.map(f32::to_bits))
+            } else {
+                (a, b)
+            };
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = if mask >> l & 1 != 0 { b[l] } else { a[l] };
+            }
+            v.put(&r)
+        }
+        VAddCoU32 | VSubCoU32 | VSubrevCoU32 => {
+            let (a, b) = (v.u(0)?, v.u(1)?);
+            let mut r = [0u32; LANES];
+            let mut m = 0u32;
+            for l in 0..LANES {
+                let (x, y) = if i.op == VSubrevCoU32 {
+                    (b[l], a[l])
+                } else {
+                    (a[l], b[l])
+                };
+                let (s, c) = if i.op == VAddCoU32 {
+                    x.overflowing_add(y)
+                } else {
+                    x.overflowing_sub(y)
+                };
+                r[l] = s;
+                m |= (c as u32) << l;
+            }
+            let sd = if i.family == crate::isa::inst::Family::Vop3sd {
+                i.sdst as usize
+            } else {
+                VCC
+            };
+            v.put(&r);
+            v.put_mask(sd, m);
+        }
+        VAddCoCiU32 | VSubCoCiU32 | VSubrevCoCiU32 => {
+            let vop3 = i.family == crate::isa::inst::Family::Vop3sd;
+            let cin = if vop3 {
+                super::sread(v.w, env, i, 2)?
+            } else {
+                v.w.vcc()
+            };
+            let (a, b) = (v.u(0)?, v.u(1)?);
+            let mut r = [0u32; LANES];
+            let mut m = 0u32;
+            for l in 0..LANES {
+                let c = (cin >> l & 1) as u64;
+                let (x, y) = if i.op == VSubrevCoCiU32 {
+                    (b[l], a[l])
+                } else {
+                    (a[l], b[l])
+                };
+                let (s, co) = if i.op == VAddCoCiU32 {
+                    let s = x as u64 + y as u64 + c;
+                    (s as u32, s >> 32 != 0)
+                } else {
+                    let s = (x as u64).wrapping_sub(y as u64).wrapping_sub(c);
+                    (s as u32, (y as u64 + c) > x as u64)
+                };
+                r[l] = s;
+                m |= (co as u32) << l;
+            }
+            v.put(&r);
+            v.put_mask(if vop3 { i.sdst as usize } else { VCC }, m);
+        }
+        VMadU64U32 | VMadI64I32 => {
+            let (a, b, c) = (v.u(0)?, v.u(1)?, v.u64(2)?);
+            let mut r = [0u64; LANES];
+            let mut m = 0u32;
+            for l in 0..LANES {
+                let (s, o) = if i.op == VMadU64U32 {
+                    let p = a[l] as u128 * b[l] as u128 + c[l] as u128;
+                    (p as u64, p >> 64 != 0)
+                } else {
+                    let p = a[l] as i32 as i128 * b[l] as i32 as i128 + c[l] as i64 as i128;
+                    (p as u64, p != p as i64 as i128)
+                };
+                r[l] = s;
+                m |= (o as u32) << l;
+            }
+            v.put64(&r);
+            v.put_mask(i.sdst as usize, m);
+        }
+        VLshlrevB64 => {
+            let (a, b) = (v.u(0)?, v.u64(1)?);
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = b[l] << (a[l] & 63);
+            }
+            v.put64(&r)
+        }
+        VLshrrevB64 => {
+            let (a, b) = (v.u(0)?, v.u64(1)?);
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = b[l] >> (a[l] & 63);
+            }
+            v.put64(&r)
+        }
+        VAshrrevI64 => {
+            let (a, b) = (v.u(0)?, v.u64(1)?);
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = ((b[l] as i64) >> (a[l] & 63)) as u64;
+            }
+            v.put64(&r)
+        }
+        // ---- 16-bit integer
+        VAddNcU16 => v.i2_16(u16::wrapping_add)?,
+        VSubNcU16 => v.i2_16(u16::wrapping_sub)?,
+        VMulLoU16 => v.i2_16(u16::wrapping_mul)?,
+        VLshlrevB16 => v.i2_16(|a, b| b << (a & 15))?,
+        VLshrrevB16 => v.i2_16(|a, b| b >> (a & 15))?,
+        VAshrrevI16 => v.i2_16(|a, b| ((b as i16) >> (a & 15)) as u16)?,
+        VMaxU16 => v.i2_16(u16::max)?,
+        VMinU16 => v.i2_16(u16::min)?,
+        VMaxI16 => v.i2_16(|a, b| (a as i16).max(b as i16) as u16)?,
+        VMinI16 => v.i2_16(|a, b| (a as i16).min(b as i16) as u16)?,
+        // ---- packed math (VOP3P)
+        VPkAddF16 | VPkMulF16 | VPkFmaF16 | VPkMaxF16 | VPkMinF16 | VPkAddU16 | VPkSubU16
+        | VPkAddI16 | VPkSubI16 | VPkMulLoU16 | VPkLshlrevB16 | VPkLshrrevB16 | VPkAshrrevI16
+        | VPkMaxU16 | VPkMinU16 | VPkMaxI16 | VPkMinI16 => packed(&mut v)?,
+        VFmaMixF32 | VFmaMixloF16 | VFmaMixhiF16 => fma_mix(&mut v)?,
+        VDot2F32F16 => {
+            let (a, b, c) = (v.u(0)?, v.u(1)?, v.f(2)?);
+            let mut r = [0f32; LANES];
+            for l in 0..LANES {
+                let h = |x: u32, s: u32| f16::from_bits((x >> s) as u16).to_f64();
+                r[l] = (h(a[l], 0) * h(b[l], 0) + h(a[l], 16) * h(b[l], 16) + c[l] as f64) as f32;
+            }
+            v.putf(&r)
+        }
+        _ => return Err(illegal(i)),
+    }
+    Ok(Flow::Next)
+}
+
+/// Packed 16-bit ops: lane halves selected by op_sel (low result) and op_sel_hi (high result).
+fn packed(v: &mut V) -> R<()> {
+    use Op::*;
+    let i = v.i;
+    let n = if i.widths[3] != 0 { 3 } else { 2 };
+    let mut s = [[0u32; LANES]; 3];
+    for (k, row) in s.iter_mut().enumerate().take(n) {
+        *row = v.u(k)?;
+    }
+    let float = matches!(
+        i.op,
+        VPkAddF16 | VPkMulF16 | VPkFmaF16 | VPkMaxF16 | VPkMinF16
+    );
+    let half = |k: usize, l: usize, hi_res: bool| -> u16 {
+        let sel = if hi_res {
+            (i.mods.opsel_hi >> k) & 1
+        } else {
+            (i.mods.opsel >> k) & 1
+        };
+        let mut b = (s[k][l] >> (16 * sel)) as u16;
+        let negbit = if hi_res {
+            (i.mods.abs >> k) & 1
+        } else {
+            (i.mods.neg >> k) & 1
+        };
+        if float && negbit != 0 {
+            b ^= 0x8000;
+        }
+        b
+    };
+    let mut r = [0u32; LANES];
+    for l in 0..LANES {
+        let mut out = [0u16; 2];
+        for (hi, o) in out.iter_mut().enumerate() {
+            let a = half(0, l, hi == 1);
+            let b = half(1, l, hi == 1);
+            let fa = f16::from_bits(a).to_f32();
+            let fb = f16::from_bits(b).to_f32();
+            *o = match i.op {
+                VPkAddF16 => f16::from_f32(fa + fb).to_bits(),
+                VPkMulF16 => f16::from_f32(fa * fb).to_bits(),
+                VPkFmaF16 => {
+                    let c = f16::from_bits(half(2, l, hi == 1)).to_f64();
+                    f16::from_f64(fa as f64 * fb as f64 + c).to_bits()
+                }
+                VPkMaxF16 => f16::from_f32(fmax32(fa, fb)).to_bits(),
+                VPkMinF16 => f16::from_f32(fmin32(fa, fb)).to_bits(),
+                VPkAddU16 => {
+                    if i.mods.clamp {
+                        a.saturating_add(b)
+                    } else {
+                        a.wrapping_add(b)
+                    }
+                }
+                VPkSubU16 => {
+                    if i.mods.clamp {
+                        a.saturating_sub(b)
+                    } else {
+                        a.wrapping_sub(b)
+                    }
+                }
+                VPkAddI16 => {
+                    if i.mods.clamp {
+                        (a as i16).saturating_add(b as i16) as u16
+                    } else {
+                        a.wrapping_add(b)
+                    }
+                }
+                VPkSubI16 => {
+                    if i.mods.clamp {
+                        (a as i16).saturating_sub(b as i16) as u16
+                    } else {
+                        a.wrapping_sub(b)
+                    }
+                }
+                VPkMulLoU16 => a.wrapping_mul(b),
+                VPkLshlrevB16 => b << (a & 15),
+                VPkLshrrevB16 => b >> (a & 15),
+                VPkAshrrevI16 => ((b as i16) >> (a & 15)) as u16,
+                VPkMaxU16 => a.max(b),
+                VPkMinU16 => a.min(b),
+                VPkMaxI16 => (a as i16).max(b as i16) as u16,
+                _ => (a as i16).min(b as i16) as u16,
+            };
+        }
+        r[l] = out[0] as u32 | (out[1] as u32) << 16;
+    }
+    v.put(&r);
+    Ok(())
+}
+
+/// v_fma_mix*: each source is f32, or f16 when its op_sel_hi bit is set (op_sel
+/// then picks the half); neg and neg_hi (as abs) apply; fma in f32.
+fn fma_mix(v: &mut V) -> R<()> {
+    use Op::*;
+    let i = v.i;
+    let mut s = [[0u32; LANES]; 3];
+    for (k, row) in s.iter_mut().enumerate() {
+        *row = v.u(k)?;
+    }
+    let val = |k: usize, l: usize| -> f32 {
+        let raw = s[k][l];
+        let mut x = if (i.mods.opsel_hi >> k) & 1 != 0 {
+            let h = if (i.mods.opsel >> k) & 1 != 0 {
+                raw >> 16
+            } else {
+                raw & 0xFFFF
+            };
+            f16::from_bits(h as u16).to_f32()
+        } else {
+            f32::from_bits(raw)
+        };
+        if (i.mods.abs >> k) & 1 != 0 {
+            x = x.abs();
+        }
+        if (i.mods.neg >> k) & 1 != 0 {
+            x = -x;
+        }
+        x
+    };
+    let mut r = [0f32; LANES];
+    for (l, o) in r.iter_mut().enumerate() {
+        *o = val(0, l).mul_add(val(1, l), val(2, l));
+        if i.mods.clamp {
+            *o = if o.is_nan() { 0.0 } else { o.clamp(0.0, 1.0) };
+        }
+    }
+    match i.op {
+        VFmaMixF32 => {
+            let bits = r.map(f32::to_bits);
+            v.put(&bits)
+        }
+        _ => {
+            let hi = i.op == VFmaMixhiF16;
+            let cur = v.w.vgpr[i.dst as usize];
+            let mut o = [0u32; LANES];
+            for l in 0..LANES {
+                let h = f16::from_f32(r[l]).to_bits() as u32;
+                o[l] = if hi {
+                    (cur[l] & 0xFFFF) | h << 16
+                } else {
+                    (cur[l] & 0xFFFF_0000) | h
+                };
+            }
+            v.put(&o)
+        }
+    }
+    Ok(())
+}
+
+/// VOPD: both halves read all their sources before either writes.
+pub(super) fn vopd(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+    let Some(y) = i.dual else {
+        return Err(illegal(i));
+    };
+    let exec = w.exec();
+    let x = half_compute(
+        w,
+        env,
+        i,
+        i.op,
+        i.dst as u8,
+        0,
+        i.src[1].src,
+        Some(&i.src[2]),
+    )?;
+    let yi = Inst {
+        op: y.op,
+        src: [y.src0, crate::isa::decode::vgpr_src(y.vsrc1), i.src[2]],
+        dst: y.dst as u16,
+        ..i.clone()
+    };
+    let yr = half_compute(w, env, &yi, y.op, y.dst, 0, yi.src[1].src, Some(&yi.src[2]))?;
+    w.write_vgpr(i.dst as usize, &x, exec);
+    w.write_vgpr(y.dst as usize, &yr, exec);
+    Ok(Flow::Next)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn half_compute(
+    w: &Wave,
+    env: &Env,
+    i: &Inst,
+    op: Op,
+    dst: u8,
+    _k: usize,
+    _s1: Src,
+    _k2: Option<&crate::isa::inst::Operand>,
+) -> R<Lanes> {
+    use Op::*;
+    let a = src32(w, env, i, 0)?;
+    let b = src32(w, env, i, 1)?;
+    let d = w.vgpr[dst as usize];
+    let mut r = [0u32; LANES];
+    let f = f32::from_bits;
+    for l in 0..LANES {
+        r[l] = match op {
+            VFmacF32 => f(a[l]).mul_add(f(b[l]), f(d[l])).to_bits(),
+            VFmaakF32 => f(a[l]).mul_add(f(b[l]), f(i.src[2].src.imm32())).to_bits(),
+            VFmamkF32 => f(a[l]).mul_add(f(i.src[2].src.imm32()), f(b[l])).to_bits(),
+            VMulF32 => (f(a[l]) * f(b[l])).to_bits(),
+            VAddF32 => (f(a[l]) + f(b[l])).to_bits(),
+            VSubF32 => (f(a[l]) - f(b[l])).to_bits(),
+            VSubrevF32 => (f(b[l]) - f(a[l])).to_bits(),
+            VMulDx9ZeroF32 => {
+                if f(a[l]) == 0.0 || f(b[l]) == 0.0 {
+                    0
+                } else {
+                    (f(a[l]) * f(b[l])).to_bits()
+                }
+            }
+            VMovB32 => a[l],
+            VCndmaskB32 => {
+                if w.vcc() >> l & 1 != 0 {
+                    b[l]
+                } else {
+                    a[l]
+                }
+            }
+            VMaxF32 => fmax32(f(a[l]), f(b[l])).to_bits(),
+            VMinF32 => fmin32(f(a[l]), f(b[l])).to_bits(),
+            VDot2accF32F16 => {
+                let h = |x: u32, s: u32| f16::from_bits((x >> s) as u16).to_f64();
+                ((h(a[l], 0) * h(b[l], 0) + h(a[l], 16) * h(b[l], 16) + f(d[l]) as f64) as f32)
+                    .to_bits()
+            }
+            VAddNcU32 => a[l].wrapping_add(b[l]),
+            VLshlrevB32 => b[l] << (a[l] & 31),
+            VAndB32 => a[l] & b[l],
+            _ => return Err(illegal(i)),
+        };
+    }
+    Ok(r)
+}
+
+impl Src {
+    fn imm32(&self) -> u32 {
+        match self {
+            Src::Imm(v) => *v as u32,
+            _ => 0,
+        }
+    }
+}

@@ -1,0 +1,402 @@
+//! Memory instructions outside LDS: SMEM scalar loads, and FLAT / GLOBAL /
+//! SCRATCH vector loads, stores and atomics. Flat addresses inside the
+//! shared aperture go to LDS, inside the private aperture to the lane's
+//! scratch; everything else through `GpuMemory::translate`.
+
+use super::atomics::{Rmw, apply32, apply64, atomic32, atomic64, classify};
+use super::mem::{read_bytes, resolve, write_bytes};
+use super::{Env, ExecResult, Flow, illegal};
+use crate::isa::inst::{Family, Inst};
+use crate::isa::opcodes::Op;
+use crate::isa::wave::{LANES, NULL, Wave};
+use crate::isa::{Access, MemoryFault, WaveErrorKind};
+
+fn fault(address: u64, access: Access) -> WaveErrorKind {
+    WaveErrorKind::MemoryViolation(MemoryFault { address, access })
+}
+
+pub(super) fn smem(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+    use Op::*;
+    let dwords = match i.op {
+        SLoadB32 | SBufferLoadB32 => 1,
+        SLoadB64 | SBufferLoadB64 => 2,
+        SLoadB128 | SBufferLoadB128 => 4,
+        SLoadB256 | SBufferLoadB256 => 8,
+        SLoadB512 | SBufferLoadB512 => 16,
+        SDcacheInv | SGl1Inv => return Ok(Flow::Next),
+        _ => return Err(illegal(i)),
+    };
+    let soff = if i.imm2 as usize == NULL {
+        0
+    } else {
+        w.sgpr.get(i.imm2 as usize).copied().unwrap_or(0) as i64
+    };
+    let off = i.imm as i64 + soff;
+    let buffer = matches!(
+        i.op,
+        SBufferLoadB32 | SBufferLoadB64 | SBufferLoadB128 | SBufferLoadB256 | SBufferLoadB512
+    );
+    let base = w.sgpr64(i.addr as usize);
+    let mut out = [0u32; 16];
+    if buffer {
+        // V#: base [47:0], num_records in dword 2 (bytes for stride 0); out of range reads 0.
+        let vbase = base & 0xFFFF_FFFF_FFFF;
+        let records = w.sgpr.get(i.addr as usize + 2).copied().unwrap_or(0) as u64;
+        let off = (off as u64) & !3;
+        for (k, o) in out.iter_mut().enumerate().take(dwords) {
+            let byte = off + 4 * k as u64;
+            if byte + 4 <= records {
+                let addr = vbase.wrapping_add(byte);
+                let p = env
+                    .mem
+                    .translate(addr, 4, Access::Read)
+                    .map_err(WaveErrorKind::MemoryViolation)?;
+                *o = u32::from_le_bytes(read_bytes::<4>(p));
+            }
+        }
+    } else {
+        let addr = base.wrapping_add(off as u64) & !3;
+        let len = 4 * dwords as u64;
+        let p = env
+            .mem
+            .translate(addr, len, Access::Read)
+            .map_err(WaveErrorKind::MemoryViolation)?;
+        for (k, o) in out.iter_mut().enumerate().take(dwords) {
+            *o = u32::from_le_bytes(read_bytes::<4>(p.wrapping_add(4 * k)));
+        }
+    }
+    for (k, v) in out.iter().enumerate().take(dwords) {
+        w.set_sgpr(i.dst as usize + k, *v);
+    }
+    Ok(Flow::Next)
+}
+
+/// Where a lane's flat access goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Seg {
+    Global,
+    Lds,
+    Private,
+}
+
+/// Load kinds by op: (bytes, sign-extend, d16 placement: 0 none, 1 lo, 2 hi).
+fn load_kind(op: Op) -> Option<(usize, bool, u8)> {
+    let name = op.name();
+    let suffix = name.split_once("_load_")?.1;
+    Some(match suffix {
+        "u8" => (1, false, 0),
+        "i8" => (1, true, 0),
+        "u16" => (2, false, 0),
+        "i16" => (2, true, 0),
+        "b32" => (4, false, 0),
+        "b64" => (8, false, 0),
+        "b96" => (12, false, 0),
+        "b128" => (16, false, 0),
+        "d16_u8" => (1, false, 1),
+        "d16_i8" => (1, true, 1),
+        "d16_b16" => (2, false, 1),
+        "d16_hi_u8" => (1, false, 2),
+        "d16_hi_i8" => (1, true, 2),
+        "d16_hi_b16" => (2, false, 2),
+        _ => return None,
+    })
+}
+
+/// Store kinds: (bytes, take the high 16 bits of the data).
+fn store_kind(op: Op) -> Option<(usize, bool)> {
+    let name = op.name();
+    let suffix = name.split_once("_store_")?.1;
+    Some(match suffix {
+        "b8" => (1, false),
+        "b16" => (2, false),
+        "b32" => (4, false),
+        "b64" => (8, false),
+        "b96" => (12, false),
+        "b128" => (16, false),
+        "d16_hi_b8" => (1, true),
+        "d16_hi_b16" => (2, true),
+        _ => return None,
+    })
+}
+
+pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    let exec = w.exec();
+    // Per-lane addresses.
+    let mut addrs = [0u64; LANES];
+    let off = i.imm as i64 as u64;
+    match i.family {
+        Family::Global if i.saddr as usize != NULL => {
+            let base = w.sgpr64(i.saddr as usize);
+            let v = &w.vgpr[i.addr as usize];
+            for l in 0..LANES {
+                addrs[l] = base.wrapping_add(v[l] as u64).wrapping_add(off);
+            }
+        }
+        Family::Scratch => {
+            let s = if i.saddr as usize != NULL {
+                w.sgpr[i.saddr as usize] as u64
+            } else {
+                0
+            };
+            let sve = i.flags & Inst::SVE != 0;
+            for l in 0..LANES {
+                let v = if sve {
+                    w.vgpr[i.addr as usize][l] as u64
+                } else {
+                    0
+                };
+                addrs[l] = (v.wrapping_add(s).wrapping_add(off)) & 0xFFFF_FFFF;
+            }
+        }
+        _ => {
+            let a = w.vgpr64(i.addr as usize);
+            for l in 0..LANES {
+                addrs[l] = a[l].wrapping_add(off);
+            }
+        }
+    }
+    // Segment of each lane.
+    let mut seg = [Seg::Global; LANES];
+    let in_ap = |a: u64, base: u64| base != 0 && a >> 32 == base >> 32;
+    match i.family {
+        Family::Scratch => seg = [Seg::Private; LANES],
+        Family::Flat => {
+            for l in 0..LANES {
+                if in_ap(addrs[l], env.shared_base) {
+                    seg[l] = Seg::Lds;
+                    addrs[l] &= 0xFFFF_FFFF;
+                } else if in_ap(addrs[l], env.private_base) {
+                    seg[l] = Seg::Private;
+                    addrs[l] &= 0xFFFF_FFFF;
+                }
+            }
+        }
+        _ => {}
+    }
+    let all_global = seg.iter().all(|s| *s == Seg::Global);
+
+    if let Some((size, signed, d16)) = load_kind(i.op) {
+        let mut bytes = [[0u8; 16]; LANES];
+        if all_global {
+            let ptrs = resolve(env.mem, &addrs, exec, size as u64, Access::Read)
+                .map_err(WaveErrorKind::MemoryViolation)?;
+            for l in 0..LANES {
+                if exec >> l & 1 != 0 {
+                    let b: [u8; 16] = if size == 16 {
+                        read_bytes::<16>(ptrs[l])
+                    } else {
+                        small_read(ptrs[l], size)
+                    };
+                    bytes[l] = b;
+                }
+            }
+        } else {
+            for l in 0..LANES {
+                if exec >> l & 1 != 0 {
+                    lane_access(
+                        env,
+                        w.index,
+                        l,
+                        seg[l],
+                        addrs[l],
+                        &mut bytes[l][..size],
+                        false,
+                    )?;
+                }
+            }
+        }
+        write_loaded(w, i, exec, &bytes, size, signed, d16);
+        return Ok(Flow::Next);
+    }
+    if let Some((size, hi)) = store_kind(i.op) {
+        let mut bytes = [[0u8; 16]; LANES];
+        for k in 0..size.div_ceil(4) {
+            let row = w.vgpr[(i.data[0] as usize + k) & 255];
+            for l in 0..LANES {
+                let v = if hi { row[l] >> 16 } else { row[l] };
+                bytes[l][4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        if all_global {
+            let ptrs = resolve(env.mem, &addrs, exec, size as u64, Access::Write)
+                .map_err(WaveErrorKind::MemoryViolation)?;
+            for l in 0..LANES {
+                if exec >> l & 1 != 0 {
+                    write_bytes(ptrs[l], &bytes[l][..size]);
+                }
+            }
+        } else {
+            for l in 0..LANES {
+                if exec >> l & 1 != 0 {
+                    let mut b = bytes[l];
+                    lane_access(env, w.index, l, seg[l], addrs[l], &mut b[..size], true)?;
+                }
+            }
+        }
+        return Ok(Flow::Next);
+    }
+    let Some((rmw, wide)) = classify(i.op) else {
+        return Err(illegal(i));
+    };
+    let size = if wide { 8 } else { 4 };
+    let dw = size / 4;
+    let data = |k: usize| w.vgpr[(i.data[0] as usize + k) & 255];
+    let (src_lo, src_hi) = (data(0), if wide { data(1) } else { [0; LANES] });
+    let (cmp_lo, cmp_hi) = if rmw == Rmw::CmpSwap {
+        (data(dw), if wide { data(dw + 1) } else { [0; LANES] })
+    } else {
+        ([0; LANES], [0; LANES])
+    };
+    let mut old = [0u64; LANES];
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let src = src_lo[l] as u64 | (src_hi[l] as u64) << 32;
+        let cmp = cmp_lo[l] as u64 | (cmp_hi[l] as u64) << 32;
+        if seg[l] == Seg::Global {
+            if addrs[l] % size as u64 != 0 {
+                return Err(fault(addrs[l], Access::Atomic));
+            }
+            let p = env
+                .mem
+                .translate(addrs[l], size as u64, Access::Atomic)
+                .map_err(WaveErrorKind::MemoryViolation)?;
+            old[l] = if wide {
+                atomic64(p, rmw, src, cmp)
+            } else {
+                atomic32(p, rmw, src as u32, cmp as u32) as u64
+            };
+        } else {
+            let mut b = [0u8; 8];
+            lane_access(env, w.index, l, seg[l], addrs[l], &mut b[..size], false)?;
+            let o = u64::from_le_bytes(b);
+            let new = if wide {
+                apply64(rmw, o, src, cmp)
+            } else {
+                apply32(rmw, o as u32, src as u32, cmp as u32) as u64
+            };
+            let mut nb = new.to_le_bytes();
+            lane_access(env, w.index, l, seg[l], addrs[l], &mut nb[..size], true)?;
+            old[l] = o;
+        }
+    }
+    if i.flags & Inst::GLC != 0 {
+        if wide {
+            w.write_vgpr64(i.dst as usize, &old, exec);
+        } else {
+            let lo: [u32; LANES] = old.map(|v| v as u32);
+            w.write_vgpr(i.dst as usize, &lo, exec);
+        }
+    }
+    Ok(Flow::Next)
+}
+
+fn small_read(p: *mut u8, size: usize) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    // SAFETY: `p` maps at least `size` bytes (resolve was called with this size).
+    unsafe { std::ptr::copy_nonoverlapping(p as *const u8, b.as_mut_ptr(), size) };
+    b
+}
+
+fn write_loaded(
+    w: &mut Wave,
+    i: &Inst,
+    exec: u32,
+    bytes: &[[u8; 16]; LANES],
+    size: usize,
+    signed: bool,
+    d16: u8,
+) {
+    let dst = i.dst as usize;
+    if size >= 4 {
+        for k in 0..size / 4 {
+            let mut row = [0u32; LANES];
+            for l in 0..LANES {
+                row[l] =
+                    u32::from_le_bytes(bytes[l][4 * k..4 * k + 4].try_into().unwrap_or([0; 4]));
+            }
+            w.write_vgpr(dst + k, &row, exec);
+        }
+        return;
+    }
+    let cur = w.vgpr[dst & 255];
+    let mut row = [0u32; LANES];
+    for l in 0..LANES {
+        let raw = if size == 1 {
+            bytes[l][0] as u32
+        } else {
+            u16::from_le_bytes([bytes[l][0], bytes[l][1]]) as u32
+        };
+        let val = match (size, signed) {
+            (1, true) => raw as u8 as i8 as i32 as u32,
+            (2, true) => raw as u16 as i16 as i32 as u32,
+            _ => raw,
+        };
+        row[l] = match d16 {
+            1 => (cur[l] & 0xFFFF_0000) | (val & 0xFFFF),
+            2 => (cur[l] & 0xFFFF) | (val << 16),
+            _ => val,
+        };
+    }
+    w.write_vgpr(dst, &row, exec);
+}
+
+/// One lane's access to LDS or its private memory (flat apertures / scratch).
+/// LDS out of range: reads 0, writes dropped. Private out of range: a fault at
+/// the private-aperture address.
+pub(super) fn lane_access(
+    env: &mut Env,
+    wave: u32,
+    lane: usize,
+    seg: Seg,
+    addr: u64,
+    buf: &mut [u8],
+    write: bool,
+) -> Result<(), WaveErrorKind> {
+    let n = buf.len();
+    match seg {
+        Seg::Lds => {
+            let a = addr as usize;
+            if a.checked_add(n).is_some_and(|e| e <= env.lds.len()) {
+                if write {
+                    env.lds[a..a + n].copy_from_slice(buf);
+                } else {
+                    buf.copy_from_slice(&env.lds[a..a + n]);
+                }
+            } else if !write {
+                buf.fill(0);
+            }
+            Ok(())
+        }
+        Seg::Private => {
+            let per = env.scratch_per_lane;
+            let a = addr as usize;
+            if a.checked_add(n).is_none_or(|e| e > per) {
+                let access = if write { Access::Write } else { Access::Read };
+                return Err(fault(env.private_base | addr, access));
+            }
+            let base = (wave as usize * LANES + lane) * per + a;
+            if write {
+                env.scratch[base..base + n].copy_from_slice(buf);
+            } else {
+                buf.copy_from_slice(&env.scratch[base..base + n]);
+            }
+            Ok(())
+        }
+        Seg::Global => {
+            let access = if write { Access::Write } else { Access::Read };
+            let p = env
+                .mem
+                .translate(addr, n as u64, access)
+                .map_err(WaveErrorKind::MemoryViolation)?;
+            if write {
+                write_bytes(p, buf);
+            } else {
+                // SAFETY: translate returned a pointer valid for n bytes.
+                unsafe { std::ptr::copy_nonoverlapping(p as *const u8, buf.as_mut_ptr(), n) };
+            }
+            Ok(())
+        }
+    }
+}

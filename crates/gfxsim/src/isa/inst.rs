@@ -1,0 +1,165 @@
+//! A decoded gfx11 instruction: the form every encoding family decodes into,
+//! shared by the disassembler and the executor. Decoding happens once per
+//! code address (see `code_cache`), so this favours cheap execution: source
+//! operands carry their constant values already expanded to the operand's
+//! width and type.
+
+use super::opcodes::Op;
+
+/// Encoding family (the first-dword formats of the RDNA3 ISA guide).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    Sop1,
+    Sop2,
+    Sopk,
+    Sopc,
+    Sopp,
+    Smem,
+    Vop1,
+    Vop2,
+    Vopc,
+    Vop3,
+    /// VOP3 with a scalar destination (carry out / VCC-like result).
+    Vop3sd,
+    Vop3p,
+    Vopd,
+    Ds,
+    Flat,
+    Scratch,
+    Global,
+    Mubuf,
+}
+
+/// Where a source operand's value comes from at execution time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Src {
+    /// Scalar register file index (0..=127: s0..s105, vcc, null, m0, exec).
+    Sgpr(u8),
+    /// Vector register.
+    Vgpr(u8),
+    /// Inline constant or literal, already expanded for the operand's type
+    /// (f16/f32/f64 bit patterns, sign/zero extension, f64 literal in the high dword).
+    Imm(u64),
+    Scc,
+    Vccz,
+    Execz,
+    /// src_shared_base/limit, src_private_base/limit (operand codes 235..=238).
+    Aperture(u8),
+    /// Operand code the emulator cannot evaluate (DPP, SDWA, LDS direct, pops_exiting_wave_id...).
+    Unsupported(u16),
+}
+
+/// A source operand: its encoding (for disassembly) and its value source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operand {
+    /// Raw operand code: 0..=255 scalar/constant space, 256..=511 VGPRs.
+    pub code: u16,
+    pub src: Src,
+}
+
+impl Operand {
+    pub const NONE: Operand = Operand {
+        code: 0,
+        src: Src::Imm(0),
+    };
+}
+
+/// VOP3/VOP3P/VOPD modifiers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mods {
+    /// abs bit per source (VOP3); for VOP3P this field is neg_hi.
+    pub abs: u8,
+    /// neg bit per source.
+    pub neg: u8,
+    /// op_sel bits (VOP3: src0..2 and bit 3 for dst; VOP3P: low-half select).
+    pub opsel: u8,
+    /// VOP3P op_sel_hi bits.
+    pub opsel_hi: u8,
+    pub clamp: bool,
+    /// 0 none, 1 mul:2, 2 mul:4, 3 div:2.
+    pub omod: u8,
+}
+
+/// The second (Y) half of a VOPD dual-issue instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DualHalf {
+    pub op: Op,
+    pub mnemonic: &'static str,
+    pub dst: u8,
+    pub src0: Operand,
+    pub vsrc1: u8,
+}
+
+/// One decoded instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    pub family: Family,
+    pub op: Op,
+    /// LLVM's mnemonic for this encoding.
+    pub mnemonic: &'static str,
+    /// Length in dwords (including a literal).
+    pub len: u8,
+    /// The raw dwords.
+    pub words: [u32; 4],
+    /// Register widths in dwords from the opcode table ([dst, src0, src1, src2, sdst]).
+    pub widths: [u8; 5],
+    /// Destination: a VGPR number for vector ops, an SGPR code for scalar ops
+    /// (and VOPC-e64 / v_readlane style scalar results).
+    pub dst: u16,
+    /// VOP3SD scalar destination (carry out).
+    pub sdst: u8,
+    pub src: [Operand; 3],
+    /// The literal dword, when the instruction has one.
+    pub literal: Option<u32>,
+    pub mods: Mods,
+    /// simm16 (SOPP/SOPK, sign-extended), or the memory offset (SMEM/FLAT
+    /// signed, DS offset0 / 16-bit offset).
+    pub imm: i32,
+    /// DS offset1; SMEM soffset code.
+    pub imm2: u32,
+    /// Memory: address VGPR (DS/FLAT), or SMEM sbase SGPR.
+    pub addr: u8,
+    /// Memory: data VGPRs (DS data0/data1, FLAT data).
+    pub data: [u8; 2],
+    /// FLAT/GLOBAL/SCRATCH saddr code (124 = off).
+    pub saddr: u8,
+    /// Memory cache bits: bit0 glc, bit1 slc, bit2 dlc, bit3 gds, bit4 sve (scratch vaddr used).
+    pub flags: u8,
+    /// VOPD second half.
+    pub dual: Option<DualHalf>,
+}
+
+impl Inst {
+    pub const GLC: u8 = 1;
+    pub const SLC: u8 = 2;
+    pub const DLC: u8 = 4;
+    pub const GDS: u8 = 8;
+    pub const SVE: u8 = 16;
+
+    /// The raw dwords of the instruction.
+    pub fn raw(&self) -> &[u32] {
+        &self.words[..self.len as usize]
+    }
+
+    /// Does this instruction end a basic block (the next PC is not pc+len)?
+    pub fn ends_block(&self) -> bool {
+        use Op::*;
+        matches!(
+            self.op,
+            SEndpgm
+                | SBranch
+                | SCbranchScc0
+                | SCbranchScc1
+                | SCbranchVccz
+                | SCbranchVccnz
+                | SCbranchExecz
+                | SCbranchExecnz
+                | SSetpcB64
+                | SSwappcB64
+                | SCallB64
+                | STrap
+                | SSethalt
+                | SEndpgmSaved
+        )
+    }
+}

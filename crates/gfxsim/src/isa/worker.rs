@@ -1,0 +1,57 @@
+//! Per-host-thread reusable state: wave register files, LDS and scratch
+//! buffers, and a private view of the code cache (no lock per block jump).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::code_cache::{Block, CodeCache};
+use super::wave::Wave;
+
+/// Reusable storage for running workgroups on one host thread.
+#[derive(Default)]
+pub struct WorkerContext {
+    pub(crate) waves: Vec<Wave>,
+    pub(crate) lds: Vec<u8>,
+    pub(crate) scratch: Vec<u8>,
+    blocks: HashMap<u64, Arc<Block>>,
+    /// (identity of the CodeCache, its generation) the private blocks came from.
+    source: (usize, u64),
+}
+
+impl WorkerContext {
+    pub fn new() -> WorkerContext {
+        WorkerContext::default()
+    }
+
+    /// Make the private block map valid for `cache`.
+    pub(crate) fn sync(&mut self, cache: &CodeCache) {
+        let id = (cache as *const CodeCache as usize, cache.generation());
+        if self.source != id {
+            self.blocks.clear();
+            self.source = id;
+        }
+    }
+
+    pub(crate) fn block(
+        &mut self,
+        cache: &CodeCache,
+        pc: u64,
+        mem: &dyn super::GpuMemory,
+    ) -> Arc<Block> {
+        if let Some(b) = self.blocks.get(&pc) {
+            return b.clone();
+        }
+        let b = cache.block(pc, mem);
+        self.blocks.insert(pc, b.clone());
+        b
+    }
+}
+
+impl std::fmt::Debug for WorkerContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkerContext")
+            .field("waves", &self.waves.len())
+            .field("lds", &self.lds.len())
+            .finish()
+    }
+}

@@ -91,12 +91,25 @@ impl Agent {
         let local_memory_size: u64 = node
             .mem_banks
             .iter()
-            .filter(|b| matches!(b.heap_type, HeapType::FrameBufferPublic | HeapType::FrameBufferPrivate))
+            .filter(|b| {
+                matches!(
+                    b.heap_type,
+                    HeapType::FrameBufferPublic | HeapType::FrameBufferPrivate
+                )
+            })
             .map(|b| b.size_in_bytes)
             .sum::<u64>()
-            .max(if gpu { node.properties.local_mem_size } else { 0 });
+            .max(if gpu {
+                node.properties.local_mem_size
+            } else {
+                0
+            });
         Agent {
-            device_type: if gpu { DeviceType::Gpu } else { DeviceType::Cpu },
+            device_type: if gpu {
+                DeviceType::Gpu
+            } else {
+                DeviceType::Cpu
+            },
             isa_name: gpu.then(|| format!("amdgcn-amd-amdhsa--{name}")),
             name,
             vendor: "AMD".to_string(),
@@ -107,7 +120,11 @@ impl Agent {
             gpu_id: node.gpu_id,
             gpu_ordinal: None,
             wavefront_size: if gpu { node.wave_front_size() } else { 0 },
-            compute_unit_count: if gpu { node.compute_unit_count() } else { node.properties.cpu_cores_count as u32 },
+            compute_unit_count: if gpu {
+                node.compute_unit_count()
+            } else {
+                node.properties.cpu_cores_count as u32
+            },
             simd_per_cu: node.properties.simd_per_cu as u32,
             max_waves_per_cu: node.max_waves_per_cu(),
             lds_size: node.lds_size_bytes(),
@@ -130,7 +147,10 @@ impl Agent {
 /// among all GPU nodes) or UUIDs ("GPU-<16 hex>"); processing stops at the
 /// first entry that names no GPU, duplicates are ignored, and an empty
 /// value hides every GPU.
-pub fn visible_gpu_nodes<'t>(topology: &'t Topology, visible_devices: Option<&str>) -> Vec<&'t Node> {
+pub fn visible_gpu_nodes<'t>(
+    topology: &'t Topology,
+    visible_devices: Option<&str>,
+) -> Vec<&'t Node> {
     let gpus: Vec<&Node> = topology.gpu_nodes().collect();
     let Some(spec) = visible_devices else {
         return gpus;
@@ -141,14 +161,18 @@ pub fn visible_gpu_nodes<'t>(topology: &'t Topology, visible_devices: Option<&st
         let found = if let Ok(ordinal) = token.parse::<usize>() {
             (ordinal < gpus.len()).then_some(ordinal)
         } else {
-            uuids.iter().position(|u| u != "GPU-XX" && u.eq_ignore_ascii_case(token))
+            uuids
+                .iter()
+                .position(|u| u != "GPU-XX" && u.eq_ignore_ascii_case(token))
         };
         match found {
             Some(i) if !chosen.contains(&i) => chosen.push(i),
             Some(_) => {}
             None => {
                 if !token.is_empty() {
-                    tracing::warn!("{VISIBLE_DEVICES_ENV}: `{token}` names no GPU; ignoring it and what follows");
+                    tracing::warn!(
+                        "{VISIBLE_DEVICES_ENV}: `{token}` names no GPU; ignoring it and what follows"
+                    );
                 }
                 break;
             }
@@ -161,14 +185,23 @@ pub fn visible_gpu_nodes<'t>(topology: &'t Topology, visible_devices: Option<&st
 pub fn gpu_by_ordinal(agents: &[Agent], ordinal: usize) -> HsaResult<&Agent> {
     let gpus: Vec<&Agent> = agents.iter().filter(|a| a.is_gpu()).collect();
     gpus.get(ordinal).copied().ok_or_else(|| {
-        HsaError::InvalidAgent(format!("GPU ordinal {ordinal} out of range: {} GPU(s) visible", gpus.len()))
+        HsaError::InvalidAgent(format!(
+            "GPU ordinal {ordinal} out of range: {} GPU(s) visible",
+            gpus.len()
+        ))
     })
 }
 
 /// Find an agent by UUID (case-insensitive).
 pub fn agent_by_uuid<'a>(agents: &'a [Agent], uuid: &str) -> HsaResult<&'a Agent> {
-    agents.iter().find(|a| a.uuid.eq_ignore_ascii_case(uuid) && !a.uuid.ends_with("-XX")).ok_or_else(|| {
-        let known: Vec<&str> = agents.iter().map(|a| a.uuid.as_str()).collect();
-        HsaError::InvalidAgent(format!("no agent has UUID `{uuid}` (agents: {})", known.join(", ")))
-    })
+    agents
+        .iter()
+        .find(|a| a.uuid.eq_ignore_ascii_case(uuid) && !a.uuid.ends_with("-XX"))
+        .ok_or_else(|| {
+            let known: Vec<&str> = agents.iter().map(|a| a.uuid.as_str()).collect();
+            HsaError::InvalidAgent(format!(
+                "no agent has UUID `{uuid}` (agents: {})",
+                known.join(", ")
+            ))
+        })
 }

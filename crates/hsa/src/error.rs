@@ -78,12 +78,18 @@ pub enum HsaError {
     #[error("invalid packet: {0}")]
     InvalidPacket(String),
     #[error("queue {queue_id} is in error: {reason}{}", detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())]
-    QueueError { queue_id: u32, reason: QueueErrorReason, detail: Option<String> },
+    QueueError {
+        queue_id: u32,
+        reason: QueueErrorReason,
+        detail: Option<String>,
+    },
     #[error("wait timed out before the signal condition held")]
     Timeout,
     #[error("the system has no visible GPU agent (check ROCR_VISIBLE_DEVICES and the topology)")]
     NoGpuAgent,
-    #[error("unsupported KFD interface version {major}.{minor}: this runtime drives major version 1")]
+    #[error(
+        "unsupported KFD interface version {major}.{minor}: this runtime drives major version 1"
+    )]
     UnsupportedKfdVersion { major: u32, minor: u32 },
     #[error(transparent)]
     Kfd(#[from] KfdError),
@@ -91,6 +97,10 @@ pub enum HsaError {
 
 impl From<QueueError> for HsaError {
     fn from(e: QueueError) -> Self {
-        HsaError::QueueError { queue_id: e.queue_id, reason: e.reason, detail: e.detail }
+        HsaError::QueueError {
+            queue_id: e.queue_id,
+            reason: e.reason,
+            detail: e.detail,
+        }
     }
 }

@@ -33,7 +33,12 @@ pub struct Kernel {
 impl Kernel {
     /// A dispatch of this kernel with its static LDS and scratch sizes
     /// filled in (add dynamic LDS to `group_segment_size` if used).
-    pub fn dispatch(&self, kernarg_address: u64, grid: [u32; 3], workgroup: [u16; 3]) -> KernelDispatch {
+    pub fn dispatch(
+        &self,
+        kernarg_address: u64,
+        grid: [u32; 3],
+        workgroup: [u16; 3],
+    ) -> KernelDispatch {
         let mut d = KernelDispatch::new(self.kernel_object, kernarg_address, grid, workgroup);
         d.group_segment_size = self.info.group_segment_fixed_size;
         d.private_segment_size = self.info.private_segment_fixed_size;
@@ -43,21 +48,30 @@ impl Kernel {
 
 impl Executable {
     pub fn load(runtime: &Runtime, agent: &Agent, bytes: &[u8]) -> HsaResult<Executable> {
-        let isa_text = agent
-            .isa_name
-            .as_deref()
-            .ok_or_else(|| HsaError::InvalidAgent(format!("agent `{}` is not a GPU and runs no code objects", agent.name)))?;
-        let isa = IsaName::parse(isa_text)
-            .ok_or_else(|| HsaError::InvalidIsa(format!("agent ISA `{isa_text}` is not a valid AMDGPU ISA name")))?;
+        let isa_text = agent.isa_name.as_deref().ok_or_else(|| {
+            HsaError::InvalidAgent(format!(
+                "agent `{}` is not a GPU and runs no code objects",
+                agent.name
+            ))
+        })?;
+        let isa = IsaName::parse(isa_text).ok_or_else(|| {
+            HsaError::InvalidIsa(format!(
+                "agent ISA `{isa_text}` is not a valid AMDGPU ISA name"
+            ))
+        })?;
         let bytes = code_object::code_object_for_agent(bytes, &isa)?;
         let code_object = CodeObject::parse(&bytes)?;
         let pool = runtime.pool(agent, PoolKind::FineSystem)?;
-        let options = AllocOptions { executable: true, alignment: code_object.image_align(), ..Default::default() };
+        let options = AllocOptions {
+            executable: true,
+            alignment: code_object.image_align(),
+            ..Default::default()
+        };
         let mut image = pool.allocate_with(code_object.image_size(), &options)?;
         let base = image.gpu_va();
-        let dest = image
-            .as_mut_slice()
-            .ok_or_else(|| HsaError::InvalidAllocation("executable image memory is not host mapped".into()))?;
+        let dest = image.as_mut_slice().ok_or_else(|| {
+            HsaError::InvalidAllocation("executable image memory is not host mapped".into())
+        })?;
         code_object.load_image(dest, base)?;
         tracing::debug!(
             agent = %agent.name,
@@ -65,16 +79,32 @@ impl Executable {
             kernels = code_object.kernels().len(),
             "loaded code object"
         );
-        Ok(Executable { code_object, image, gpu_id: agent.gpu_id })
+        Ok(Executable {
+            code_object,
+            image,
+            gpu_id: agent.gpu_id,
+        })
     }
 
     /// A kernel by name (`saxpy`) or descriptor symbol (`saxpy.kd`).
     pub fn kernel(&self, name: &str) -> HsaResult<Kernel> {
-        let info = self.code_object.kernel(name).ok_or_else(|| HsaError::KernelNotFound {
-            name: name.to_string(),
-            available: self.code_object.kernels().iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
-        })?;
-        Ok(Kernel { kernel_object: self.image.gpu_va() + info.descriptor_offset, info: info.clone() })
+        let info = self
+            .code_object
+            .kernel(name)
+            .ok_or_else(|| HsaError::KernelNotFound {
+                name: name.to_string(),
+                available: self
+                    .code_object
+                    .kernels()
+                    .iter()
+                    .map(|k| k.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        Ok(Kernel {
+            kernel_object: self.image.gpu_va() + info.descriptor_offset,
+            info: info.clone(),
+        })
     }
 
     pub fn kernels(&self) -> &[KernelInfo] {

@@ -18,7 +18,9 @@ pub mod signal;
 pub use agent::{Agent, DeviceType};
 pub use error::{HsaError, HsaResult, QueueError, QueueErrorReason};
 pub use executable::{Executable, Kernel};
-pub use memory::{AllocOptions, Allocation, MemoryPool, PoolInfo, PoolKind, SubAllocation, SubAllocator};
+pub use memory::{
+    AllocOptions, Allocation, MemoryPool, PoolInfo, PoolKind, SubAllocation, SubAllocator,
+};
 pub use queue::{KernelDispatch, PacketFence, Queue, Reservation};
 pub use runtime::{Runtime, RuntimeOptions, global, init, shut_down};
 pub use signal::{MemoryOrder, Signal, WaitCondition, WaitHint};

@@ -19,8 +19,8 @@ use std::sync::{Arc, Mutex};
 use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::topology::{CwsrSizes, HeapType, Node, Topology};
 use aqueduct_kfd::uapi::{
-    AcquireVmArgs, GetProcessAperturesNewArgs, GetVersionArgs, KFD_IOCTL_MAJOR_VERSION, KFD_SIGNAL_EVENT_LIMIT,
-    ProcessDeviceApertures, alloc_flags, event_type,
+    AcquireVmArgs, GetProcessAperturesNewArgs, GetVersionArgs, KFD_IOCTL_MAJOR_VERSION,
+    KFD_SIGNAL_EVENT_LIMIT, ProcessDeviceApertures, alloc_flags, event_type,
 };
 
 use crate::agent::{self, Agent, VISIBLE_DEVICES_ENV};
@@ -42,7 +42,8 @@ pub const DOORBELL_PAGE_SIZE: u64 = 8192;
 pub const EVENT_PAGE_FLAGS: u32 =
     alloc_flags::GTT | alloc_flags::WRITABLE | alloc_flags::COHERENT | alloc_flags::UNCACHED;
 /// Flags of a doorbell page BO.
-pub const DOORBELL_PAGE_FLAGS: u32 = alloc_flags::DOORBELL | alloc_flags::WRITABLE | alloc_flags::COHERENT;
+pub const DOORBELL_PAGE_FLAGS: u32 =
+    alloc_flags::DOORBELL | alloc_flags::WRITABLE | alloc_flags::COHERENT;
 
 /// Init options; `Default` reads `ROCR_VISIBLE_DEVICES` from the
 /// environment.
@@ -56,7 +57,10 @@ pub struct RuntimeOptions {
 
 impl Default for RuntimeOptions {
     fn default() -> Self {
-        Self { visible_devices: std::env::var(VISIBLE_DEVICES_ENV).ok(), aperture_size: DEFAULT_APERTURE_SIZE }
+        Self {
+            visible_devices: std::env::var(VISIBLE_DEVICES_ENV).ok(),
+            aperture_size: DEFAULT_APERTURE_SIZE,
+        }
     }
 }
 
@@ -95,7 +99,11 @@ fn system_memory_size(topology: &Topology) -> u64 {
             .sum()
     };
     let cpu = sum(&mut topology.cpu_nodes());
-    if cpu != 0 { cpu } else { sum(&mut topology.gpu_nodes()) }
+    if cpu != 0 {
+        cpu
+    } else {
+        sum(&mut topology.gpu_nodes())
+    }
 }
 
 impl Runtime {
@@ -104,15 +112,24 @@ impl Runtime {
         Self::with_options(device, RuntimeOptions::default())
     }
 
-    pub fn with_options(device: Arc<dyn KfdDevice>, options: RuntimeOptions) -> HsaResult<Arc<Runtime>> {
+    pub fn with_options(
+        device: Arc<dyn KfdDevice>,
+        options: RuntimeOptions,
+    ) -> HsaResult<Arc<Runtime>> {
         let mut version = GetVersionArgs::default();
         device.get_version(&mut version)?;
         if version.major_version != KFD_IOCTL_MAJOR_VERSION {
-            return Err(HsaError::UnsupportedKfdVersion { major: version.major_version, minor: version.minor_version });
+            return Err(HsaError::UnsupportedKfdVersion {
+                major: version.major_version,
+                minor: version.minor_version,
+            });
         }
         let topology = device.topology()?;
         let visible: Vec<Node> =
-            agent::visible_gpu_nodes(&topology, options.visible_devices.as_deref()).into_iter().cloned().collect();
+            agent::visible_gpu_nodes(&topology, options.visible_devices.as_deref())
+                .into_iter()
+                .cloned()
+                .collect();
         if visible.is_empty() {
             return Err(HsaError::NoGpuAgent);
         }
@@ -132,7 +149,10 @@ impl Runtime {
                 HsaError::InvalidAgent(format!("GPU node {} has no DRM render node", node.index))
             })?;
             let drm_fd = device.open_render_node(minor)?;
-            device.acquire_vm(&mut AcquireVmArgs { drm_fd, gpu_id: node.gpu_id })?;
+            device.acquire_vm(&mut AcquireVmArgs {
+                drm_fd,
+                gpu_id: node.gpu_id,
+            })?;
             gpu_setup.push((agents.len(), node.clone(), drm_fd, cwsr));
             agents.push(a);
         }
@@ -142,7 +162,10 @@ impl Runtime {
 
         let gpu_count = topology.gpu_nodes().count();
         let mut apertures = vec![ProcessDeviceApertures::default(); gpu_count];
-        let mut ap_args = GetProcessAperturesNewArgs { num_of_nodes: gpu_count as u32, ..Default::default() };
+        let mut ap_args = GetProcessAperturesNewArgs {
+            num_of_nodes: gpu_count as u32,
+            ..Default::default()
+        };
         device.get_process_apertures_new(&mut ap_args, &mut apertures)?;
         apertures.truncate(ap_args.num_of_nodes as usize);
 
@@ -179,7 +202,11 @@ impl Runtime {
         for (agent_index, node, drm_fd, cwsr) in gpu_setup {
             let gpu_id = node.gpu_id;
             hub.add_exception_event(hub.create_event(event_type::MEMORY, true, node.index)?);
-            hub.add_exception_event(hub.create_event(event_type::HW_EXCEPTION, true, node.index)?);
+            hub.add_exception_event(hub.create_event(
+                event_type::HW_EXCEPTION,
+                true,
+                node.index,
+            )?);
             let doorbell_page = Arc::new(memory.allocate_bo(&BoRequest {
                 size: DOORBELL_PAGE_SIZE,
                 align: 0,
@@ -189,13 +216,31 @@ impl Runtime {
                 map_gpus: &[gpu_id],
             })?);
             let pools = vec![
-                MemoryPool::new(memory.clone(), gpu_id, PoolKind::CoarseDevice, agents[agent_index].local_memory_size),
+                MemoryPool::new(
+                    memory.clone(),
+                    gpu_id,
+                    PoolKind::CoarseDevice,
+                    agents[agent_index].local_memory_size,
+                ),
                 MemoryPool::new(memory.clone(), gpu_id, PoolKind::FineSystem, system_size),
                 MemoryPool::new(memory.clone(), gpu_id, PoolKind::Kernarg, system_size),
             ];
             let kernargs = SubAllocator::new(pools[2].clone(), vec![gpu_id])?;
-            let apertures = apertures.iter().find(|a| a.gpu_id == gpu_id).copied().unwrap_or_default();
-            gpus.push(GpuContext { agent_index, node, drm_fd, apertures, cwsr, pools, doorbell_page, kernargs });
+            let apertures = apertures
+                .iter()
+                .find(|a| a.gpu_id == gpu_id)
+                .copied()
+                .unwrap_or_default();
+            gpus.push(GpuContext {
+                agent_index,
+                node,
+                drm_fd,
+                apertures,
+                cwsr,
+                pools,
+                doorbell_page,
+                kernargs,
+            });
         }
         let signal_slots = SubAllocator::new(gpus[0].pools[1].clone(), all_gpu_ids.clone())?;
         tracing::info!(
@@ -247,16 +292,22 @@ impl Runtime {
     }
     /// Base and size of the reserved VA aperture.
     pub fn aperture(&self) -> (u64, u64) {
-        (self.memory.reservation.base(), self.memory.reservation.size())
+        (
+            self.memory.reservation.base(),
+            self.memory.reservation.size(),
+        )
     }
 
     fn gpu(&self, agent: &Agent) -> HsaResult<&GpuContext> {
-        self.gpus.iter().find(|g| g.node.gpu_id == agent.gpu_id && agent.is_gpu()).ok_or_else(|| {
-            HsaError::InvalidAgent(format!(
-                "`{}` (node {}) is not a visible GPU agent of this runtime",
-                agent.name, agent.node_id
-            ))
-        })
+        self.gpus
+            .iter()
+            .find(|g| g.node.gpu_id == agent.gpu_id && agent.is_gpu())
+            .ok_or_else(|| {
+                HsaError::InvalidAgent(format!(
+                    "`{}` (node {}) is not a visible GPU agent of this runtime",
+                    agent.name, agent.node_id
+                ))
+            })
     }
 
     /// The agent's pools: CoarseDevice, FineSystem, Kernarg.
@@ -267,7 +318,9 @@ impl Runtime {
         self.pools(agent)?
             .iter()
             .find(|p| p.kind() == kind)
-            .ok_or_else(|| HsaError::InvalidAgent(format!("agent `{}` has no {kind:?} pool", agent.name)))
+            .ok_or_else(|| {
+                HsaError::InvalidAgent(format!("agent `{}` has no {kind:?} pool", agent.name))
+            })
     }
     pub fn kernarg_pool(&self, agent: &Agent) -> HsaResult<&MemoryPool> {
         self.pool(agent, PoolKind::Kernarg)
@@ -288,7 +341,10 @@ impl Runtime {
 
     /// Map `allocation` on more GPU agents.
     pub fn allow_access(&self, allocation: &Allocation, agents: &[&Agent]) -> HsaResult<()> {
-        let ids = agents.iter().map(|a| self.gpu(a).map(|g| g.node.gpu_id)).collect::<HsaResult<Vec<u32>>>()?;
+        let ids = agents
+            .iter()
+            .map(|a| self.gpu(a).map(|g| g.node.gpu_id))
+            .collect::<HsaResult<Vec<u32>>>()?;
         allocation.map_to_gpus(&ids)
     }
 
@@ -345,7 +401,10 @@ pub fn init(device: Arc<dyn KfdDevice>) -> HsaResult<Arc<Runtime>> {
         return Ok(global.runtime.clone());
     }
     let runtime = Runtime::new(device)?;
-    *g = Some(Global { runtime: runtime.clone(), refs: 1 });
+    *g = Some(Global {
+        runtime: runtime.clone(),
+        refs: 1,
+    });
     Ok(runtime)
 }
 
@@ -364,5 +423,7 @@ pub fn shut_down() -> HsaResult<()> {
 /// The process-wide runtime.
 pub fn global() -> HsaResult<Arc<Runtime>> {
     let g = GLOBAL.lock().unwrap_or_else(|p| p.into_inner());
-    g.as_ref().map(|g| g.runtime.clone()).ok_or(HsaError::NotInitialized)
+    g.as_ref()
+        .map(|g| g.runtime.clone())
+        .ok_or(HsaError::NotInitialized)
 }

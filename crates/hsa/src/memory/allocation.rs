@@ -101,7 +101,10 @@ impl Allocation {
     }
     /// gpu_ids the BO is currently mapped on.
     pub fn mapped_gpus(&self) -> Vec<u32> {
-        self.mapped_gpus.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.mapped_gpus
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The host address of the first byte, if the BO is host mapped.
@@ -129,7 +132,11 @@ impl Allocation {
     /// MAP_MEMORY_TO_GPU on the GPUs of `gpu_ids` not mapped yet.
     pub fn map_to_gpus(&self, gpu_ids: &[u32]) -> HsaResult<()> {
         let mut mapped = self.mapped_gpus.lock().unwrap_or_else(|p| p.into_inner());
-        let mut new: Vec<u32> = gpu_ids.iter().copied().filter(|g| !mapped.contains(g)).collect();
+        let mut new: Vec<u32> = gpu_ids
+            .iter()
+            .copied()
+            .filter(|g| !mapped.contains(g))
+            .collect();
         new.dedup();
         self.ctx.map_bo(self.handle, &new)?;
         mapped.extend(new);
@@ -139,7 +146,11 @@ impl Allocation {
 
 impl Drop for Allocation {
     fn drop(&mut self) {
-        let mapped = std::mem::take(self.mapped_gpus.get_mut().unwrap_or_else(|p| p.into_inner()));
+        let mapped = std::mem::take(
+            self.mapped_gpus
+                .get_mut()
+                .unwrap_or_else(|p| p.into_inner()),
+        );
         if !mapped.is_empty() {
             let mut args = UnmapMemoryFromGpuArgs {
                 handle: self.handle,
@@ -147,15 +158,30 @@ impl Drop for Allocation {
                 ..Default::default()
             };
             if let Err(e) = self.ctx.device.unmap_memory_from_gpu(&mut args, &mapped) {
-                tracing::warn!(va = format_args!("{:#x}", self.va), "UNMAP_MEMORY_FROM_GPU: {e}");
+                tracing::warn!(
+                    va = format_args!("{:#x}", self.va),
+                    "UNMAP_MEMORY_FROM_GPU: {e}"
+                );
             }
         }
-        let mut free = FreeMemoryOfGpuArgs { handle: self.handle };
+        let mut free = FreeMemoryOfGpuArgs {
+            handle: self.handle,
+        };
         if let Err(e) = self.ctx.device.free_memory_of_gpu(&mut free) {
-            tracing::warn!(va = format_args!("{:#x}", self.va), "FREE_MEMORY_OF_GPU: {e}");
+            tracing::warn!(
+                va = format_args!("{:#x}", self.va),
+                "FREE_MEMORY_OF_GPU: {e}"
+            );
         }
-        if let Err(e) = self.ctx.reservation.restore_prot_none(self.va, self.va_size) {
-            tracing::warn!(va = format_args!("{:#x}", self.va), "restoring PROT_NONE: {e}");
+        if let Err(e) = self
+            .ctx
+            .reservation
+            .restore_prot_none(self.va, self.va_size)
+        {
+            tracing::warn!(
+                va = format_args!("{:#x}", self.va),
+                "restoring PROT_NONE: {e}"
+            );
         }
         self.ctx.va.free(self.va, self.va_size);
     }

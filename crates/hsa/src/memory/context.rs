@@ -40,12 +40,18 @@ pub(crate) struct MemoryContext {
 impl MemoryContext {
     pub fn new(device: Arc<dyn KfdDevice>, reservation: VaReservation) -> Self {
         let va = VaAllocator::new(reservation.base(), reservation.size());
-        Self { device, reservation, va }
+        Self {
+            device,
+            reservation,
+            va,
+        }
     }
 
     pub fn allocate_bo(self: &Arc<Self>, req: &BoRequest<'_>) -> HsaResult<Allocation> {
         if req.size == 0 {
-            return Err(HsaError::InvalidAllocation("a zero-byte allocation was requested".into()));
+            return Err(HsaError::InvalidAllocation(
+                "a zero-byte allocation was requested".into(),
+            ));
         }
         let (va, va_size) = self.va.allocate(req.size, req.align)?;
         let mut args = AllocMemoryOfGpuArgs {
@@ -78,7 +84,8 @@ impl MemoryContext {
             HostMapping::None => Ok(()),
             // SAFETY: [va, va+va_size) was just taken from this runtime's PROT_NONE aperture and belongs to this BO alone.
             HostMapping::RenderNode => unsafe {
-                self.device.mmap_render_node(req.owner_gpu, va, va_size, args.mmap_offset)
+                self.device
+                    .mmap_render_node(req.owner_gpu, va, va_size, args.mmap_offset)
             },
             // SAFETY: as above; doorbell and MMIO BOs are mapped through /dev/kfd.
             HostMapping::Kfd => unsafe { self.device.mmap_kfd(va, va_size, args.mmap_offset) },
@@ -108,7 +115,11 @@ impl MemoryContext {
         if gpus.is_empty() {
             return Ok(());
         }
-        let mut args = MapMemoryToGpuArgs { handle, n_devices: gpus.len() as u32, ..Default::default() };
+        let mut args = MapMemoryToGpuArgs {
+            handle,
+            n_devices: gpus.len() as u32,
+            ..Default::default()
+        };
         self.device.map_memory_to_gpu(&mut args, gpus)?;
         if args.n_success != gpus.len() as u32 {
             return Err(HsaError::OutOfResources(format!(

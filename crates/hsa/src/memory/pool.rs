@@ -112,9 +112,17 @@ impl MemoryPool {
 
     /// As [`MemoryPool::allocate_with`], mapped on `map_gpus` (which
     /// should include the pool's own GPU).
-    pub fn allocate_mapped(&self, size: u64, options: &AllocOptions, map_gpus: &[u32]) -> HsaResult<Allocation> {
+    pub fn allocate_mapped(
+        &self,
+        size: u64,
+        options: &AllocOptions,
+        map_gpus: &[u32],
+    ) -> HsaResult<Allocation> {
         if size == 0 {
-            return Err(HsaError::InvalidAllocation(format!("zero-byte allocation from the {:?} pool", self.info.kind)));
+            return Err(HsaError::InvalidAllocation(format!(
+                "zero-byte allocation from the {:?} pool",
+                self.info.kind
+            )));
         }
         if self.info.size != 0 && size > self.info.size {
             return Err(HsaError::InvalidAllocation(format!(
@@ -132,10 +140,15 @@ impl MemoryPool {
         if size >= LARGE_ALLOC_ALIGN {
             align = align.max(LARGE_ALLOC_ALIGN);
         }
-        let exec = if options.executable { alloc_flags::EXECUTABLE } else { 0 };
+        let exec = if options.executable {
+            alloc_flags::EXECUTABLE
+        } else {
+            0
+        };
         let (flags, host_mapping) = match self.info.kind {
             PoolKind::CoarseDevice => {
-                let base = alloc_flags::VRAM | alloc_flags::WRITABLE | alloc_flags::NO_SUBSTITUTE | exec;
+                let base =
+                    alloc_flags::VRAM | alloc_flags::WRITABLE | alloc_flags::NO_SUBSTITUTE | exec;
                 if options.host_access {
                     (base | alloc_flags::PUBLIC, HostMapping::RenderNode)
                 } else {

@@ -31,7 +31,11 @@ pub struct GranuleBitmap {
 
 impl GranuleBitmap {
     pub fn new(granules: usize) -> Self {
-        Self { words: vec![0; granules.div_ceil(64)], granules, used: 0 }
+        Self {
+            words: vec![0; granules.div_ceil(64)],
+            granules,
+            used: 0,
+        }
     }
 
     fn is_set(&self, i: usize) -> bool {
@@ -80,7 +84,10 @@ impl GranuleBitmap {
     }
 
     pub fn free(&mut self, first: usize, count: usize) {
-        debug_assert!((first..first + count).all(|i| self.is_set(i)), "double free of granules");
+        debug_assert!(
+            (first..first + count).all(|i| self.is_set(i)),
+            "double free of granules"
+        );
         self.set_range(first, count, false);
         self.used -= count;
     }
@@ -103,7 +110,10 @@ struct SubAllocatorInner {
 
 impl std::fmt::Debug for SubAllocatorInner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SubAllocator").field("pool", &self.pool.kind()).field("map_gpus", &self.map_gpus).finish()
+        f.debug_struct("SubAllocator")
+            .field("pool", &self.pool.kind())
+            .field("map_gpus", &self.map_gpus)
+            .finish()
     }
 }
 
@@ -124,7 +134,13 @@ impl SubAllocator {
                 pool.kind()
             )));
         }
-        Ok(Self { inner: Arc::new(SubAllocatorInner { pool, map_gpus, slabs: Mutex::new(Vec::new()) }) })
+        Ok(Self {
+            inner: Arc::new(SubAllocatorInner {
+                pool,
+                map_gpus,
+                slabs: Mutex::new(Vec::new()),
+            }),
+        })
     }
 
     /// A zeroed block of `size` bytes (rounded up to 64).
@@ -136,12 +152,18 @@ impl SubAllocator {
         }
         let count = size.div_ceil(GRANULE) as usize;
         let mut slabs = self.inner.slabs.lock().unwrap_or_else(|p| p.into_inner());
-        let found = slabs.iter_mut().enumerate().find_map(|(i, s)| s.bitmap.allocate(count).map(|g| (i, g)));
+        let found = slabs
+            .iter_mut()
+            .enumerate()
+            .find_map(|(i, s)| s.bitmap.allocate(count).map(|g| (i, g)));
         let (slab, first) = match found {
             Some(f) => f,
             None => {
-                let memory =
-                    self.inner.pool.allocate_mapped(SLAB_SIZE, &AllocOptions::default(), &self.inner.map_gpus)?;
+                let memory = self.inner.pool.allocate_mapped(
+                    SLAB_SIZE,
+                    &AllocOptions::default(),
+                    &self.inner.map_gpus,
+                )?;
                 let mut bitmap = GranuleBitmap::new(GRANULES_PER_SLAB);
                 let first = bitmap.allocate(count).ok_or_else(|| {
                     HsaError::OutOfResources("a fresh slab could not hold a block".into())
@@ -150,9 +172,10 @@ impl SubAllocator {
                 (slabs.len() - 1, first)
             }
         };
-        let base = slabs[slab].memory.host_ptr().ok_or_else(|| {
-            HsaError::InvalidAllocation("slab memory is not host mapped".into())
-        })?;
+        let base = slabs[slab]
+            .memory
+            .host_ptr()
+            .ok_or_else(|| HsaError::InvalidAllocation("slab memory is not host mapped".into()))?;
         let offset = first as u64 * GRANULE;
         let va = slabs[slab].memory.gpu_va() + offset;
         // SAFETY: offset + len lies inside the slab (granule run inside GRANULES_PER_SLAB).
@@ -160,16 +183,34 @@ impl SubAllocator {
         let len = count as u64 * GRANULE;
         // SAFETY: the granules were free, so no other block aliases them; the slab is host mapped read-write.
         unsafe { std::ptr::write_bytes(host.as_ptr(), 0, len as usize) };
-        Ok(SubAllocation { owner: self.inner.clone(), slab, first, count, va, host, size })
+        Ok(SubAllocation {
+            owner: self.inner.clone(),
+            slab,
+            first,
+            count,
+            va,
+            host,
+            size,
+        })
     }
 
     /// Granules in use over all slabs (for tests and diagnostics).
     pub fn used_granules(&self) -> usize {
-        self.inner.slabs.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|s| s.bitmap.used()).sum()
+        self.inner
+            .slabs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|s| s.bitmap.used())
+            .sum()
     }
 
     pub fn slab_count(&self) -> usize {
-        self.inner.slabs.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.inner
+            .slabs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
     }
 }
 

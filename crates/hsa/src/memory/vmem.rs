@@ -34,7 +34,7 @@ pub struct VaReservation {
 impl VaReservation {
     /// Reserve `size` bytes aligned to `align` (a power of two).
     pub fn new(size: u64, align: u64) -> HsaResult<Self> {
-        if size == 0 || size % PAGE_SIZE != 0 || !align.is_power_of_two() || align < PAGE_SIZE {
+        if size == 0 || !size.is_multiple_of(PAGE_SIZE) || !align.is_power_of_two() || align < PAGE_SIZE {
             return Err(HsaError::InvalidArgument(format!(
                 "VA reservation of {size:#x} bytes aligned to {align:#x}: size must be a non-zero page multiple and alignment a power of two >= 4 KiB"
             )));
@@ -49,22 +49,37 @@ impl VaReservation {
                 MapFlags::PRIVATE | MapFlags::NORESERVE,
             )
         }
-        .map_err(|e| KfdError::Os { what: "mmap of the VA aperture", source: e.into() })?;
+        .map_err(|e| KfdError::Os {
+            what: "mmap of the VA aperture",
+            source: e.into(),
+        })?;
         let raw = raw as u64;
         let base = raw.next_multiple_of(align);
         let head = base - raw;
         let tail = padded - head - size;
         if head > 0 {
             // SAFETY: [raw, base) is the unaligned head of the mapping made above, owned by nobody else.
-            unsafe { rustix::mm::munmap(raw as *mut c_void, head as usize) }
-                .map_err(|e| KfdError::Os { what: "munmap of the aperture head", source: e.into() })?;
+            unsafe { rustix::mm::munmap(raw as *mut c_void, head as usize) }.map_err(|e| {
+                KfdError::Os {
+                    what: "munmap of the aperture head",
+                    source: e.into(),
+                }
+            })?;
         }
         if tail > 0 {
             // SAFETY: [base+size, raw+padded) is the tail of the mapping made above, owned by nobody else.
-            unsafe { rustix::mm::munmap((base + size) as *mut c_void, tail as usize) }
-                .map_err(|e| KfdError::Os { what: "munmap of the aperture tail", source: e.into() })?;
+            unsafe { rustix::mm::munmap((base + size) as *mut c_void, tail as usize) }.map_err(
+                |e| KfdError::Os {
+                    what: "munmap of the aperture tail",
+                    source: e.into(),
+                },
+            )?;
         }
-        tracing::debug!(base = format_args!("{base:#x}"), size, "reserved VA aperture");
+        tracing::debug!(
+            base = format_args!("{base:#x}"),
+            size,
+            "reserved VA aperture"
+        );
         Ok(Self { base, size })
     }
 
@@ -95,7 +110,10 @@ impl VaReservation {
                 MapFlags::PRIVATE | MapFlags::NORESERVE | MapFlags::FIXED,
             )
         }
-        .map_err(|e| KfdError::Os { what: "mmap PROT_NONE over a freed BO", source: e.into() })?;
+        .map_err(|e| KfdError::Os {
+            what: "mmap PROT_NONE over a freed BO",
+            source: e.into(),
+        })?;
         Ok(())
     }
 }
@@ -103,7 +121,8 @@ impl VaReservation {
 impl Drop for VaReservation {
     fn drop(&mut self) {
         // SAFETY: the whole reservation belongs to this value, and every allocation in it holds a reference that kept it alive until now.
-        if let Err(e) = unsafe { rustix::mm::munmap(self.base as *mut c_void, self.size as usize) } {
+        if let Err(e) = unsafe { rustix::mm::munmap(self.base as *mut c_void, self.size as usize) }
+        {
             tracing::warn!("munmap of the VA aperture failed: {e}");
         }
     }
@@ -124,7 +143,11 @@ impl VaAllocator {
         if size > 0 {
             free.insert(base, size);
         }
-        Self { base, size, free: Mutex::new(free) }
+        Self {
+            base,
+            size,
+            free: Mutex::new(free),
+        }
     }
 
     pub fn base(&self) -> u64 {
@@ -195,7 +218,11 @@ impl VaAllocator {
 
     /// Bytes currently free (for tests and diagnostics).
     pub fn free_bytes(&self) -> u64 {
-        self.free.lock().unwrap_or_else(|p| p.into_inner()).values().sum()
+        self.free
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .sum()
     }
 }
 
@@ -212,15 +239,24 @@ mod tests {
         assert_eq!((y, ys), (0x14_0000, 0x3000));
         let (z, _) = a.allocate(0x1000, 0).unwrap();
         assert_eq!(z, 0x10_1000);
-        assert!(matches!(a.allocate(0x20_0000, 0), Err(HsaError::InvalidAllocation(_))));
-        assert!(matches!(a.allocate(0, 0), Err(HsaError::InvalidAllocation(_))));
+        assert!(matches!(
+            a.allocate(0x20_0000, 0),
+            Err(HsaError::InvalidAllocation(_))
+        ));
+        assert!(matches!(
+            a.allocate(0, 0),
+            Err(HsaError::InvalidAllocation(_))
+        ));
         a.free(y, ys);
         a.free(x, xs);
         a.free(z, 0x1000);
         assert_eq!(a.free_bytes(), 0x10_0000);
         // Fully coalesced: the whole range is one block again.
         assert_eq!(a.allocate(0x10_0000, 0).unwrap(), (0x10_0000, 0x10_0000));
-        assert!(matches!(a.allocate(0x1000, 0), Err(HsaError::OutOfResources(_))));
+        assert!(matches!(
+            a.allocate(0x1000, 0),
+            Err(HsaError::OutOfResources(_))
+        ));
     }
 
     #[test]

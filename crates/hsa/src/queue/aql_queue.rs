@@ -27,14 +27,17 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::abi::queue::{
-    AMD_QUEUE_PROPERTIES_IS_PTR64, AMD_QUEUE_READ_DISPATCH_ID_OFFSET, AMD_QUEUE_WRITE_DISPATCH_ID_OFFSET,
-    HSA_QUEUE_FEATURE_KERNEL_DISPATCH, HSA_QUEUE_TYPE_MULTI,
+    AMD_QUEUE_PROPERTIES_IS_PTR64, AMD_QUEUE_READ_DISPATCH_ID_OFFSET,
+    AMD_QUEUE_WRITE_DISPATCH_ID_OFFSET, HSA_QUEUE_FEATURE_KERNEL_DISPATCH, HSA_QUEUE_TYPE_MULTI,
 };
 use aqueduct_kfd::abi::signal::{AMD_SIGNAL_KIND_DOORBELL, AMD_SIGNAL_VALUE_OFFSET};
-use aqueduct_kfd::abi::{AmdQueue, AmdSignal, BarrierPacket, KernelDispatchPacket, RawPacket};
+use aqueduct_kfd::abi::{
+    AmdQueue, AmdSignal, BarrierPacket, FenceScope, KernelDispatchPacket, RawPacket,
+};
 use aqueduct_kfd::topology::CwsrSizes;
 use aqueduct_kfd::uapi::{
-    CreateQueueArgs, DestroyQueueArgs, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, UserContextSaveAreaHeader, event_type,
+    CreateQueueArgs, DestroyQueueArgs, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, UserContextSaveAreaHeader,
+    event_type,
 };
 
 use super::packet::{self, AqlPacket, PacketFence};
@@ -100,14 +103,15 @@ pub struct Queue {
 }
 
 fn host_base(a: &Allocation, what: &str) -> HsaResult<*mut u8> {
-    a.host_ptr()
-        .map(|p| p.as_ptr())
-        .ok_or_else(|| HsaError::InvalidQueueCreation(format!("the queue's {what} is not host mapped")))
+    a.host_ptr().map(|p| p.as_ptr()).ok_or_else(|| {
+        HsaError::InvalidQueueCreation(format!("the queue's {what} is not host mapped"))
+    })
 }
 
 impl Queue {
     pub(crate) fn create(setup: QueueSetup<'_>, packets: u32) -> HsaResult<Queue> {
-        if !packets.is_power_of_two() || !(MIN_QUEUE_PACKETS..=MAX_QUEUE_PACKETS).contains(&packets) {
+        if !packets.is_power_of_two() || !(MIN_QUEUE_PACKETS..=MAX_QUEUE_PACKETS).contains(&packets)
+        {
             return Err(HsaError::InvalidQueueCreation(format!(
                 "queue size {packets} must be a power of two in {MIN_QUEUE_PACKETS}..={MAX_QUEUE_PACKETS} packets"
             )));
@@ -115,9 +119,13 @@ impl Queue {
         let ring_bytes = packets as u64 * 64;
         let ring_mem = setup.fine_pool.allocate(ring_bytes)?;
         let queue_page = setup.fine_pool.allocate(QUEUE_PAGE_SIZE)?;
-        let eop = setup.device_pool.allocate(setup.cwsr.eop_buffer_size as u64)?;
+        let eop = setup
+            .device_pool
+            .allocate(setup.cwsr.eop_buffer_size as u64)?;
         let ctx_save = setup.fine_pool.allocate(setup.cwsr.total_size())?;
-        let error_event = setup.hub.create_event(event_type::SIGNAL, true, setup.node_id)?;
+        let error_event = setup
+            .hub
+            .create_event(event_type::SIGNAL, true, setup.node_id)?;
 
         let qbase = host_base(&queue_page, "queue page")?;
         let qva = queue_page.gpu_va();
@@ -127,12 +135,15 @@ impl Queue {
         // SAFETY: the ring BO holds exactly `packets` 64-byte slots; the dispatch ids are aligned u64s in the queue page; all live as long as the Queue.
         let ring = unsafe {
             AqlRing::from_raw_parts(
-                std::ptr::NonNull::new(host_base(&ring_mem, "ring")?.cast::<RawPacket>()).ok_or_else(|| {
-                    HsaError::InvalidQueueCreation("null ring".into())
-                })?,
+                std::ptr::NonNull::new(host_base(&ring_mem, "ring")?.cast::<RawPacket>())
+                    .ok_or_else(|| HsaError::InvalidQueueCreation("null ring".into()))?,
                 packets,
-                std::ptr::NonNull::new_unchecked(qbase.add(AMD_QUEUE_WRITE_DISPATCH_ID_OFFSET).cast::<u64>()),
-                std::ptr::NonNull::new_unchecked(qbase.add(AMD_QUEUE_READ_DISPATCH_ID_OFFSET).cast::<u64>()),
+                std::ptr::NonNull::new_unchecked(
+                    qbase.add(AMD_QUEUE_WRITE_DISPATCH_ID_OFFSET).cast::<u64>(),
+                ),
+                std::ptr::NonNull::new_unchecked(
+                    qbase.add(AMD_QUEUE_READ_DISPATCH_ID_OFFSET).cast::<u64>(),
+                ),
             )?
         };
 
@@ -150,12 +161,21 @@ impl Queue {
             queue_properties: AMD_QUEUE_PROPERTIES_IS_PTR64,
             ..AmdQueue::default()
         };
-        let doorbell_signal = AmdSignal { kind: AMD_SIGNAL_KIND_DOORBELL, ..Default::default() };
+        let doorbell_signal = AmdSignal {
+            kind: AMD_SIGNAL_KIND_DOORBELL,
+            ..Default::default()
+        };
         // SAFETY: the queue page is a fresh 4 KiB host-mapped BO; these writes are in bounds and precede queue creation.
         unsafe {
             qbase.cast::<AmdQueue>().write_volatile(amd_queue);
-            qbase.add(QUEUE_PAGE_DOORBELL_SIGNAL_OFFSET as usize).cast::<AmdSignal>().write_volatile(doorbell_signal);
-            qbase.add(QUEUE_PAGE_ERROR_REASON_OFFSET as usize).cast::<u64>().write_volatile(0);
+            qbase
+                .add(QUEUE_PAGE_DOORBELL_SIGNAL_OFFSET as usize)
+                .cast::<AmdSignal>()
+                .write_volatile(doorbell_signal);
+            qbase
+                .add(QUEUE_PAGE_ERROR_REASON_OFFSET as usize)
+                .cast::<u64>()
+                .write_volatile(0);
         }
         ring.reset();
 
@@ -171,7 +191,12 @@ impl Queue {
             };
             let off = cwsr.xcc_slice_offset(xcc) as usize;
             // SAFETY: each XCC slice starts inside the context-save BO (total_size covers all slices), and the header is 8-byte aligned there.
-            unsafe { cbase.add(off).cast::<UserContextSaveAreaHeader>().write_volatile(header) };
+            unsafe {
+                cbase
+                    .add(off)
+                    .cast::<UserContextSaveAreaHeader>()
+                    .write_volatile(header)
+            };
         }
 
         let create_args = CreateQueueArgs {
@@ -201,7 +226,10 @@ impl Queue {
             hub: setup.hub.clone(),
             gpu_id: setup.gpu_id,
             ring,
-            state: RwLock::new(KfdQueueState { queue_id: 0, doorbell_va: 0 }),
+            state: RwLock::new(KfdQueueState {
+                queue_id: 0,
+                doorbell_va: 0,
+            }),
             create_args,
             error_source,
             recreations: AtomicU64::new(0),
@@ -215,7 +243,12 @@ impl Queue {
         let state = queue.create_kfd_queue()?;
         *queue.state.get_mut().unwrap_or_else(|p| p.into_inner()) = state;
         queue.hub.register_queue(queue.error_source.clone());
-        tracing::debug!(queue_id = queue.id(), gpu_id = queue.gpu_id, packets, "created AQL queue");
+        tracing::debug!(
+            queue_id = queue.id(),
+            gpu_id = queue.gpu_id,
+            packets,
+            "created AQL queue"
+        );
         Ok(queue)
     }
 
@@ -242,16 +275,28 @@ impl Queue {
         // SAFETY: in-bounds fields of the live queue page; the device does not write these.
         unsafe {
             (*qbase.cast::<AmdQueue>()).id = args.queue_id as u64;
-            let value = qbase.add(QUEUE_PAGE_DOORBELL_SIGNAL_OFFSET as usize + AMD_SIGNAL_VALUE_OFFSET);
+            let value =
+                qbase.add(QUEUE_PAGE_DOORBELL_SIGNAL_OFFSET as usize + AMD_SIGNAL_VALUE_OFFSET);
             AtomicU64::from_ptr(value.cast::<u64>()).store(doorbell_va, Ordering::Release);
         }
-        self.error_source.queue_id.store(args.queue_id, Ordering::Relaxed);
-        Ok(KfdQueueState { queue_id: args.queue_id, doorbell_va })
+        self.error_source
+            .queue_id
+            .store(args.queue_id, Ordering::Relaxed);
+        Ok(KfdQueueState {
+            queue_id: args.queue_id,
+            doorbell_va,
+        })
     }
 
     fn error_word(&self) -> &AtomicU64 {
         // SAFETY: an aligned u64 in the live queue page; KFD/device ORs bits into it atomically.
-        unsafe { AtomicU64::from_ptr(self.qbase().add(QUEUE_PAGE_ERROR_REASON_OFFSET as usize).cast::<u64>()) }
+        unsafe {
+            AtomicU64::from_ptr(
+                self.qbase()
+                    .add(QUEUE_PAGE_ERROR_REASON_OFFSET as usize)
+                    .cast::<u64>(),
+            )
+        }
     }
 
     /// The KFD queue id (changes if the queue was recreated).
@@ -273,7 +318,10 @@ impl Queue {
         self.ring_mem.gpu_va()
     }
     pub fn doorbell_va(&self) -> u64 {
-        self.state.read().unwrap_or_else(|p| p.into_inner()).doorbell_va
+        self.state
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .doorbell_va
     }
     /// `read_dispatch_id`: packets the device has consumed.
     pub fn read_index(&self) -> u64 {
@@ -305,9 +353,15 @@ impl Queue {
         }
         let err = self.error();
         tracing::warn!(queue_id = state.queue_id, error = ?err, "recreating AQL queue after an error");
-        let mut destroy = DestroyQueueArgs { queue_id: state.queue_id, pad: 0 };
+        let mut destroy = DestroyQueueArgs {
+            queue_id: state.queue_id,
+            pad: 0,
+        };
         if let Err(e) = self.device.destroy_queue(&mut destroy) {
-            tracing::warn!(queue_id = state.queue_id, "DESTROY_QUEUE of a failed queue: {e}");
+            tracing::warn!(
+                queue_id = state.queue_id,
+                "DESTROY_QUEUE of a failed queue: {e}"
+            );
         }
         self.ring.reset();
         self.error_word().store(0, Ordering::Release);
@@ -323,8 +377,17 @@ impl Queue {
     pub fn reserve(&self, count: u32) -> HsaResult<Reservation<'_>> {
         self.recover_if_needed()?;
         let guard = self.state.read().unwrap_or_else(|p| p.into_inner());
-        let first = self.ring.reserve(count, &|| self.error().map(HsaError::from))?;
-        Ok(Reservation { queue: self, state: guard, first, count, written: vec![false; count as usize], done: false })
+        let first = self
+            .ring
+            .reserve(count, &|| self.error().map(HsaError::from))?;
+        Ok(Reservation {
+            queue: self,
+            state: guard,
+            first,
+            count,
+            written: vec![false; count as usize],
+            done: false,
+        })
     }
 
     /// Submit one packet; returns its dispatch id.
@@ -342,17 +405,33 @@ impl Queue {
 
     /// A barrier-AND (system-scope fences, barrier bit set) on up to 5
     /// signals.
-    pub fn submit_barrier_and(&self, deps: &[&Signal], completion: Option<&Signal>) -> HsaResult<u64> {
+    pub fn submit_barrier_and(
+        &self,
+        deps: &[&Signal],
+        completion: Option<&Signal>,
+    ) -> HsaResult<u64> {
         let deps: Vec<u64> = deps.iter().map(|s| s.handle()).collect();
-        let p = packet::barrier_and(&deps, completion.map_or(0, |s| s.handle()), PacketFence::SYSTEM_ORDERED)?;
+        let p = packet::barrier_and(
+            &deps,
+            completion.map_or(0, |s| s.handle()),
+            PacketFence::SYSTEM_ORDERED,
+        )?;
         self.submit(&p)
     }
 
     /// A barrier-OR (system-scope fences, barrier bit set) on up to 5
     /// signals.
-    pub fn submit_barrier_or(&self, deps: &[&Signal], completion: Option<&Signal>) -> HsaResult<u64> {
+    pub fn submit_barrier_or(
+        &self,
+        deps: &[&Signal],
+        completion: Option<&Signal>,
+    ) -> HsaResult<u64> {
         let deps: Vec<u64> = deps.iter().map(|s| s.handle()).collect();
-        let p = packet::barrier_or(&deps, completion.map_or(0, |s| s.handle()), PacketFence::SYSTEM_ORDERED)?;
+        let p = packet::barrier_or(
+            &deps,
+            completion.map_or(0, |s| s.handle()),
+            PacketFence::SYSTEM_ORDERED,
+        )?;
         self.submit(&p)
     }
 }
@@ -360,8 +439,15 @@ impl Queue {
 impl Drop for Queue {
     fn drop(&mut self) {
         self.hub.unregister_queue(&self.error_source);
-        let queue_id = self.state.get_mut().unwrap_or_else(|p| p.into_inner()).queue_id;
-        if let Err(e) = self.device.destroy_queue(&mut DestroyQueueArgs { queue_id, pad: 0 }) {
+        let queue_id = self
+            .state
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .queue_id;
+        if let Err(e) = self
+            .device
+            .destroy_queue(&mut DestroyQueueArgs { queue_id, pad: 0 })
+        {
             tracing::warn!(queue_id, "DESTROY_QUEUE: {e}");
         }
     }
@@ -395,9 +481,13 @@ impl Reservation<'_> {
             HsaError::InvalidArgument(format!("slot {i} of a {}-slot reservation", self.count))
         })?;
         if *slot {
-            return Err(HsaError::InvalidArgument(format!("slot {i} of the reservation was already published")));
+            return Err(HsaError::InvalidArgument(format!(
+                "slot {i} of the reservation was already published"
+            )));
         }
-        self.queue.ring.publish(self.first + i as u64, &packet.to_raw());
+        self.queue
+            .ring
+            .publish(self.first + i as u64, &packet.to_raw());
         *slot = true;
         Ok(())
     }
@@ -412,13 +502,21 @@ impl Reservation<'_> {
             return;
         }
         self.done = true;
-        let nop: BarrierPacket = packet::nop(PacketFence { barrier: false, ..PacketFence::AGENT_UNORDERED });
+        let nop: BarrierPacket = packet::nop(PacketFence {
+            barrier: false,
+            acquire: FenceScope::None,
+            release: FenceScope::None,
+        });
         for i in 0..self.count {
             if !self.written[i as usize] {
-                self.queue.ring.publish(self.first + i as u64, &nop.to_raw());
+                self.queue
+                    .ring
+                    .publish(self.first + i as u64, &nop.to_raw());
             }
         }
-        self.queue.device.write_doorbell(self.state.doorbell_va, self.first + self.count as u64 - 1);
+        self.queue
+            .device
+            .write_doorbell(self.state.doorbell_va, self.first + self.count as u64 - 1);
     }
 }
 

@@ -5,7 +5,9 @@
 //! queue stores that word last. Header bits: type 7:0, barrier 8,
 //! acquire fence scope 10:9, release fence scope 12:11.
 
-use aqueduct_kfd::abi::{BarrierPacket, FenceScope, KernelDispatchPacket, PacketHeader, RawPacket, packet_type};
+use aqueduct_kfd::abi::{
+    BarrierPacket, FenceScope, KernelDispatchPacket, PacketHeader, RawPacket, packet_type,
+};
 
 use crate::error::{HsaError, HsaResult};
 
@@ -23,11 +25,17 @@ pub struct PacketFence {
 impl PacketFence {
     /// Barrier bit, system acquire, system release: fully ordered and
     /// visible to the host (what a lone dispatch wants).
-    pub const SYSTEM_ORDERED: PacketFence =
-        PacketFence { barrier: true, acquire: FenceScope::System, release: FenceScope::System };
+    pub const SYSTEM_ORDERED: PacketFence = PacketFence {
+        barrier: true,
+        acquire: FenceScope::System,
+        release: FenceScope::System,
+    };
     /// No barrier, agent-scope fences (back-to-back device work).
-    pub const AGENT_UNORDERED: PacketFence =
-        PacketFence { barrier: false, acquire: FenceScope::Agent, release: FenceScope::Agent };
+    pub const AGENT_UNORDERED: PacketFence = PacketFence {
+        barrier: false,
+        acquire: FenceScope::Agent,
+        release: FenceScope::Agent,
+    };
 }
 
 impl Default for PacketFence {
@@ -71,7 +79,12 @@ pub struct KernelDispatch {
 impl KernelDispatch {
     /// A dispatch of `grid` work-items in groups of `workgroup`, with the
     /// dimension count taken from the highest dimension larger than 1.
-    pub fn new(kernel_object: u64, kernarg_address: u64, grid: [u32; 3], workgroup: [u16; 3]) -> Self {
+    pub fn new(
+        kernel_object: u64,
+        kernarg_address: u64,
+        grid: [u32; 3],
+        workgroup: [u16; 3],
+    ) -> Self {
         let dimensions = if grid[2] > 1 || workgroup[2] > 1 {
             3
         } else if grid[1] > 1 || workgroup[1] > 1 {
@@ -96,27 +109,40 @@ impl KernelDispatch {
     pub fn to_packet(&self) -> HsaResult<KernelDispatchPacket> {
         let bad = |what: String| Err(HsaError::InvalidPacket(what));
         if !(1..=3).contains(&self.dimensions) {
-            return bad(format!("dispatch dimensions must be 1..=3, not {}", self.dimensions));
+            return bad(format!(
+                "dispatch dimensions must be 1..=3, not {}",
+                self.dimensions
+            ));
         }
         let dims = self.dimensions as usize;
         for d in 0..3 {
             let (g, w) = (self.grid_size[d], self.workgroup_size[d]);
             if d >= dims && (g != 1 || w != 1) {
-                return bad(format!("a {dims}-D dispatch needs grid and workgroup size 1 in dimension {d}"));
+                return bad(format!(
+                    "a {dims}-D dispatch needs grid and workgroup size 1 in dimension {d}"
+                ));
             }
             if g == 0 || w == 0 {
-                return bad(format!("grid size {g} / workgroup size {w} in dimension {d} must be non-zero"));
+                return bad(format!(
+                    "grid size {g} / workgroup size {w} in dimension {d} must be non-zero"
+                ));
             }
         }
         let wg_items: u32 = self.workgroup_size.iter().map(|&w| w as u32).product();
         if wg_items > 1024 {
             return bad(format!("workgroup of {wg_items} work-items exceeds 1024"));
         }
-        if self.kernel_object == 0 || self.kernel_object % 64 != 0 {
-            return bad(format!("kernel object {:#x} must be a non-null 64-byte-aligned address", self.kernel_object));
+        if self.kernel_object == 0 || !self.kernel_object.is_multiple_of(64) {
+            return bad(format!(
+                "kernel object {:#x} must be a non-null 64-byte-aligned address",
+                self.kernel_object
+            ));
         }
-        if self.kernarg_address % 16 != 0 {
-            return bad(format!("kernarg address {:#x} must be 16-byte aligned", self.kernarg_address));
+        if !self.kernarg_address.is_multiple_of(16) {
+            return bad(format!(
+                "kernarg address {:#x} must be 16-byte aligned",
+                self.kernarg_address
+            ));
         }
         Ok(KernelDispatchPacket {
             header: header(packet_type::KERNEL_DISPATCH, self.fence),
@@ -138,7 +164,12 @@ impl KernelDispatch {
     }
 }
 
-fn barrier(kind: u16, deps: &[u64], completion_signal: u64, fence: PacketFence) -> HsaResult<BarrierPacket> {
+fn barrier(
+    kind: u16,
+    deps: &[u64],
+    completion_signal: u64,
+    fence: PacketFence,
+) -> HsaResult<BarrierPacket> {
     if deps.len() > MAX_BARRIER_DEPS {
         return Err(HsaError::InvalidPacket(format!(
             "a barrier packet carries at most {MAX_BARRIER_DEPS} dependency signals, not {}",
@@ -157,19 +188,30 @@ fn barrier(kind: u16, deps: &[u64], completion_signal: u64, fence: PacketFence) 
 
 /// Barrier-AND: completes when every dependency signal is 0 (a null
 /// handle counts as satisfied).
-pub fn barrier_and(deps: &[u64], completion_signal: u64, fence: PacketFence) -> HsaResult<BarrierPacket> {
+pub fn barrier_and(
+    deps: &[u64],
+    completion_signal: u64,
+    fence: PacketFence,
+) -> HsaResult<BarrierPacket> {
     barrier(packet_type::BARRIER_AND, deps, completion_signal, fence)
 }
 
 /// Barrier-OR: completes when any dependency signal is 0 (null handles
 /// never satisfy it).
-pub fn barrier_or(deps: &[u64], completion_signal: u64, fence: PacketFence) -> HsaResult<BarrierPacket> {
+pub fn barrier_or(
+    deps: &[u64],
+    completion_signal: u64,
+    fence: PacketFence,
+) -> HsaResult<BarrierPacket> {
     barrier(packet_type::BARRIER_OR, deps, completion_signal, fence)
 }
 
 /// A packet that does nothing (a barrier-AND without dependencies).
 pub fn nop(fence: PacketFence) -> BarrierPacket {
-    BarrierPacket { header: header(packet_type::BARRIER_AND, fence), ..Default::default() }
+    BarrierPacket {
+        header: header(packet_type::BARRIER_AND, fence),
+        ..Default::default()
+    }
 }
 
 /// Any packet as the raw 64 bytes a ring slot holds.
@@ -199,10 +241,23 @@ mod tests {
 
     #[test]
     fn header_bits() {
-        assert_eq!(header(packet_type::KERNEL_DISPATCH, PacketFence::SYSTEM_ORDERED), 0x1502);
-        assert_eq!(header(packet_type::BARRIER_AND, PacketFence::SYSTEM_ORDERED), 0x1503);
-        assert_eq!(header(packet_type::BARRIER_OR, PacketFence::AGENT_UNORDERED), 0x0a05);
-        let none = PacketFence { barrier: false, acquire: FenceScope::None, release: FenceScope::None };
+        assert_eq!(
+            header(packet_type::KERNEL_DISPATCH, PacketFence::SYSTEM_ORDERED),
+            0x1502
+        );
+        assert_eq!(
+            header(packet_type::BARRIER_AND, PacketFence::SYSTEM_ORDERED),
+            0x1503
+        );
+        assert_eq!(
+            header(packet_type::BARRIER_OR, PacketFence::AGENT_UNORDERED),
+            0x0a05
+        );
+        let none = PacketFence {
+            barrier: false,
+            acquire: FenceScope::None,
+            release: FenceScope::None,
+        };
         assert_eq!(header(packet_type::INVALID, none), 0x0001);
     }
 }

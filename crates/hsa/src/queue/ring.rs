@@ -43,9 +43,16 @@ impl AqlRing {
         read_id: NonNull<u64>,
     ) -> HsaResult<Self> {
         if !size.is_power_of_two() {
-            return Err(HsaError::InvalidArgument(format!("ring size {size} is not a power of two")));
+            return Err(HsaError::InvalidArgument(format!(
+                "ring size {size} is not a power of two"
+            )));
         }
-        Ok(Self { slots, size, write_id, read_id })
+        Ok(Self {
+            slots,
+            size,
+            write_id,
+            read_id,
+        })
     }
 
     /// Size in packets.
@@ -66,7 +73,11 @@ impl AqlRing {
     /// The slot a dispatch id maps to.
     pub fn slot_ptr(&self, index: u64) -> *mut RawPacket {
         // SAFETY: index is reduced modulo the (power-of-two) ring size, so the slot is in bounds.
-        unsafe { self.slots.as_ptr().add((index & (self.size as u64 - 1)) as usize) }
+        unsafe {
+            self.slots
+                .as_ptr()
+                .add((index & (self.size as u64 - 1)) as usize)
+        }
     }
 
     /// The header|setup word of a slot, accessed atomically.
@@ -91,7 +102,7 @@ impl AqlRing {
         let mut polls = 0u32;
         while last - self.read_id().load(Ordering::Acquire) >= self.size as u64 {
             polls = polls.wrapping_add(1);
-            if polls % 256 == 0 {
+            if polls.is_multiple_of(256) {
                 if let Some(e) = abort() {
                     return Err(e);
                 }

@@ -51,14 +51,20 @@ pub struct KfdEvent {
 
 impl KfdEvent {
     pub fn set(&self) -> HsaResult<()> {
-        self.device.set_event(&mut SetEventArgs { event_id: self.event_id, pad: 0 })?;
+        self.device.set_event(&mut SetEventArgs {
+            event_id: self.event_id,
+            pad: 0,
+        })?;
         Ok(())
     }
 }
 
 impl Drop for KfdEvent {
     fn drop(&mut self) {
-        if let Err(e) = self.device.destroy_event(&mut DestroyEventArgs { event_id: self.event_id, pad: 0 }) {
+        if let Err(e) = self.device.destroy_event(&mut DestroyEventArgs {
+            event_id: self.event_id,
+            pad: 0,
+        }) {
             tracing::warn!(event_id = self.event_id, "DESTROY_EVENT: {e}");
         }
     }
@@ -86,9 +92,13 @@ impl QueueErrorSource {
 pub fn decode_error_reason(bits: u64, fault_address: Option<u64>) -> QueueErrorReason {
     use exception_code::*;
     let has = |code: u32| bits & exception_mask(code) != 0;
-    if has(EC_QUEUE_WAVE_MEMORY_VIOLATION) || has(EC_QUEUE_WAVE_APERTURE_VIOLATION) || has(EC_DEVICE_MEMORY_VIOLATION)
+    if has(EC_QUEUE_WAVE_MEMORY_VIOLATION)
+        || has(EC_QUEUE_WAVE_APERTURE_VIOLATION)
+        || has(EC_DEVICE_MEMORY_VIOLATION)
     {
-        QueueErrorReason::MemoryViolation { address: fault_address }
+        QueueErrorReason::MemoryViolation {
+            address: fault_address,
+        }
     } else if has(EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION) {
         QueueErrorReason::IllegalInstruction
     } else if has(EC_QUEUE_WAVE_TRAP) || has(EC_QUEUE_WAVE_ABORT) {
@@ -118,7 +128,11 @@ impl EventHub {
     /// `event_page` = (va, BO handle) of the runtime-allocated event page;
     /// `page_memory` keeps that BO alive as long as the hub (and so every
     /// event whose mailbox is in it).
-    pub fn new(device: Arc<dyn KfdDevice>, event_page: Option<(u64, u64)>, page_memory: Option<Allocation>) -> Self {
+    pub fn new(
+        device: Arc<dyn KfdDevice>,
+        event_page: Option<(u64, u64)>,
+        page_memory: Option<Allocation>,
+    ) -> Self {
         Self {
             device,
             event_page_va: event_page.map_or(0, |p| p.0),
@@ -139,8 +153,16 @@ impl EventHub {
     }
 
     /// CREATE_EVENT. The first call hands KFD the event-page BO.
-    pub fn create_event(&self, event_type: u32, auto_reset: bool, node_id: u32) -> HsaResult<KfdEvent> {
-        let mut pending = self.pending_page_handle.lock().unwrap_or_else(|p| p.into_inner());
+    pub fn create_event(
+        &self,
+        event_type: u32,
+        auto_reset: bool,
+        node_id: u32,
+    ) -> HsaResult<KfdEvent> {
+        let mut pending = self
+            .pending_page_handle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         let mut args = CreateEventArgs {
             event_page_offset: pending.unwrap_or(0),
             event_type,
@@ -171,25 +193,41 @@ impl EventHub {
     }
 
     pub(crate) fn add_exception_event(&self, event: KfdEvent) {
-        self.exception_events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
+        self.exception_events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(event);
     }
 
     pub(crate) fn register_queue(&self, source: Arc<QueueErrorSource>) {
-        self.queues.lock().unwrap_or_else(|p| p.into_inner()).push(source);
+        self.queues
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(source);
     }
 
     pub(crate) fn unregister_queue(&self, source: &Arc<QueueErrorSource>) {
-        self.queues.lock().unwrap_or_else(|p| p.into_inner()).retain(|q| !Arc::ptr_eq(q, source));
+        self.queues
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|q| !Arc::ptr_eq(q, source));
     }
 
     /// The last VM fault KFD reported for `gpu_id`.
     pub fn last_memory_fault(&self, gpu_id: u32) -> Option<MemoryExceptionData> {
-        self.memory_faults.lock().unwrap_or_else(|p| p.into_inner()).get(&gpu_id).copied()
+        self.memory_faults
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&gpu_id)
+            .copied()
     }
 
     /// Forget recorded faults of `gpu_id` (after a queue recovered).
     pub(crate) fn clear_memory_fault(&self, gpu_id: u32) {
-        self.memory_faults.lock().unwrap_or_else(|p| p.into_inner()).remove(&gpu_id);
+        self.memory_faults
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&gpu_id);
     }
 
     /// The error of one queue, if its error word is non-zero.
@@ -213,14 +251,22 @@ impl EventHub {
 
     /// The first registered queue that is in error.
     pub fn pending_queue_error(&self) -> Option<QueueError> {
-        let queues: Vec<Arc<QueueErrorSource>> = self.queues.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let queues: Vec<Arc<QueueErrorSource>> = self
+            .queues
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         queues.iter().find_map(|q| self.queue_error(q))
     }
 
     /// One WAIT_EVENTS (wait for any) on `signal_event` (id + last seen
     /// age, updated) plus every exception and queue-error event, for at
     /// most `timeout_ms`. Records fault data of fired MEMORY events.
-    pub fn wait_slice(&self, signal_event: Option<(u32, &mut u64)>, timeout_ms: u32) -> HsaResult<()> {
+    pub fn wait_slice(
+        &self,
+        signal_event: Option<(u32, &mut u64)>,
+        timeout_ms: u32,
+    ) -> HsaResult<()> {
         let mut events = Vec::new();
         let mut memory_slots = Vec::new();
         if let Some((id, age)) = &signal_event {
@@ -228,7 +274,12 @@ impl EventHub {
             data.set_last_event_age(**age);
             events.push(data);
         }
-        for ev in self.exception_events.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+        for ev in self
+            .exception_events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
             if ev.event_type == event_type::MEMORY {
                 memory_slots.push(events.len());
             }
@@ -248,7 +299,9 @@ impl EventHub {
         };
         self.device.wait_events(&mut args, &mut events)?;
         if args.wait_result == KFD_IOC_WAIT_RESULT_FAIL {
-            return Err(HsaError::InvalidSignal("WAIT_EVENTS reported failure (an event was destroyed?)".into()));
+            return Err(HsaError::InvalidSignal(
+                "WAIT_EVENTS reported failure (an event was destroyed?)".into(),
+            ));
         }
         if let Some((_, age)) = signal_event {
             let new_age = events[0].last_event_age();
@@ -264,7 +317,10 @@ impl EventHub {
                     va = format_args!("{:#x}", data.va),
                     "GPU memory fault reported"
                 );
-                self.memory_faults.lock().unwrap_or_else(|p| p.into_inner()).insert(data.gpu_id, data);
+                self.memory_faults
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(data.gpu_id, data);
             }
         }
         Ok(())

@@ -46,8 +46,12 @@ pub enum MemoryOrder {
 }
 
 impl MemoryOrder {
-    pub const ALL: [MemoryOrder; 4] =
-        [MemoryOrder::Relaxed, MemoryOrder::Acquire, MemoryOrder::Release, MemoryOrder::AcqRel];
+    pub const ALL: [MemoryOrder; 4] = [
+        MemoryOrder::Relaxed,
+        MemoryOrder::Acquire,
+        MemoryOrder::Release,
+        MemoryOrder::AcqRel,
+    ];
 
     fn for_load(self) -> Ordering {
         match self {
@@ -169,9 +173,15 @@ impl Signal {
     }
 
     /// An interrupt signal in a runtime slot (used by `Runtime::create_signal`).
-    pub(crate) fn new_in_slot(slot: SubAllocation, initial: i64, hub: Arc<EventHub>) -> HsaResult<Signal> {
-        if slot.len() < 64 || slot.gpu_va() % 64 != 0 {
-            return Err(HsaError::InvalidSignal("signal slot must be 64 bytes, 64-byte aligned".into()));
+    pub(crate) fn new_in_slot(
+        slot: SubAllocation,
+        initial: i64,
+        hub: Arc<EventHub>,
+    ) -> HsaResult<Signal> {
+        if slot.len() < 64 || !slot.gpu_va().is_multiple_of(64) {
+            return Err(HsaError::InvalidSignal(
+                "signal slot must be 64 bytes, 64-byte aligned".into(),
+            ));
         }
         let event = hub.create_event(event_type::SIGNAL, true, 0)?;
         let amd = slot.host_ptr().cast::<AmdSignal>();
@@ -242,14 +252,26 @@ impl Signal {
 
     fn value(&self) -> &AtomicI64 {
         // SAFETY: value is an 8-byte-aligned i64 at offset 8 of the live amd_signal_t; all accesses to it are atomic.
-        unsafe { AtomicI64::from_ptr(self.inner.amd.as_ptr().cast::<u8>().add(AMD_SIGNAL_VALUE_OFFSET).cast::<i64>()) }
+        unsafe {
+            AtomicI64::from_ptr(
+                self.inner
+                    .amd
+                    .as_ptr()
+                    .cast::<u8>()
+                    .add(AMD_SIGNAL_VALUE_OFFSET)
+                    .cast::<i64>(),
+            )
+        }
     }
 
     /// Tell waiters (host and device) that the value changed.
     fn notify(&self) {
         if let Some(ev) = &self.inner.event {
             if let Err(e) = ev.set() {
-                tracing::warn!(event_id = ev.event_id, "SET_EVENT after a signal update failed: {e}");
+                tracing::warn!(
+                    event_id = ev.event_id,
+                    "SET_EVENT after a signal update failed: {e}"
+                );
             }
         } else {
             let n = &self.inner.host_notify;
@@ -298,7 +320,10 @@ impl Signal {
             MemoryOrder::Relaxed | MemoryOrder::Release => Ordering::Relaxed,
             MemoryOrder::Acquire | MemoryOrder::AcqRel => Ordering::Acquire,
         };
-        match self.value().compare_exchange(expected, new, order.for_rmw(), failure) {
+        match self
+            .value()
+            .compare_exchange(expected, new, order.for_rmw(), failure)
+        {
             Ok(v) => self.rmw(v),
             Err(v) => v,
         }
@@ -333,7 +358,7 @@ impl Signal {
                 break;
             }
             spins = spins.wrapping_add(1);
-            if hint == WaitHint::Active && spins % 1024 == 0 {
+            if hint == WaitHint::Active && spins.is_multiple_of(1024) {
                 if let Some(hub) = &self.inner.hub
                     && let Some(err) = hub.pending_queue_error()
                 {
@@ -345,7 +370,9 @@ impl Signal {
             }
         }
         match (&self.inner.event, &self.inner.hub) {
-            (Some(event), Some(hub)) => self.wait_on_events(event.event_id, hub, condition, compare, deadline),
+            (Some(event), Some(hub)) => {
+                self.wait_on_events(event.event_id, hub, condition, compare, deadline)
+            }
             _ => self.wait_on_host(condition, compare, deadline),
         }
     }
@@ -354,8 +381,14 @@ impl Signal {
         match deadline {
             None => Some(MAX_WAIT_SLICE_MS),
             Some(d) => {
-                let left = d.checked_duration_since(Instant::now()).filter(|l| !l.is_zero())?;
-                Some(left.as_micros().div_ceil(1000).min(MAX_WAIT_SLICE_MS as u128) as u32)
+                let left = d
+                    .checked_duration_since(Instant::now())
+                    .filter(|l| !l.is_zero())?;
+                Some(
+                    left.as_micros()
+                        .div_ceil(1000)
+                        .min(MAX_WAIT_SLICE_MS as u128) as u32,
+                )
             }
         }
     }
@@ -384,7 +417,12 @@ impl Signal {
         }
     }
 
-    fn wait_on_host(&self, condition: WaitCondition, compare: i64, deadline: Option<Instant>) -> HsaResult<i64> {
+    fn wait_on_host(
+        &self,
+        condition: WaitCondition,
+        compare: i64,
+        deadline: Option<Instant>,
+    ) -> HsaResult<i64> {
         let n = &self.inner.host_notify;
         let mut generation = n.generation.lock().unwrap_or_else(|p| p.into_inner());
         loop {
@@ -398,7 +436,9 @@ impl Signal {
             let seen = *generation;
             let (g, _) = n
                 .changed
-                .wait_timeout_while(generation, Duration::from_millis(slice_ms as u64), |g| *g == seen)
+                .wait_timeout_while(generation, Duration::from_millis(slice_ms as u64), |g| {
+                    *g == seen
+                })
                 .unwrap_or_else(|p| p.into_inner());
             generation = g;
         }

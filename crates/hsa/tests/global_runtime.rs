@@ -1,0 +1,51 @@
+//! The process-wide runtime is reference counted like hsa_init/shut_down.
+//! (One test function: the instance is global to the test binary.)
+
+mod common;
+
+use std::sync::Arc;
+
+use aqueduct_hsa::HsaError;
+use common::fake_kfd::FakeKfd;
+use common::topo::topology;
+
+#[test]
+fn init_and_shut_down_are_counted() {
+    assert!(matches!(
+        aqueduct_hsa::global(),
+        Err(HsaError::NotInitialized)
+    ));
+    assert!(matches!(
+        aqueduct_hsa::shut_down(),
+        Err(HsaError::NotInitialized)
+    ));
+    // SAFETY-free: tests read ROCR_VISIBLE_DEVICES but never set it.
+    let fake = Arc::new(FakeKfd::new(topology(&[(0x99, 9)])));
+    let a = aqueduct_hsa::init(fake.clone()).unwrap();
+    let b = aqueduct_hsa::init(fake.clone()).unwrap();
+    assert!(
+        Arc::ptr_eq(&a, &b),
+        "a second init returns the same runtime"
+    );
+    aqueduct_hsa::shut_down().unwrap();
+    assert!(
+        Arc::ptr_eq(&aqueduct_hsa::global().unwrap(), &a),
+        "still initialised after one shut_down"
+    );
+    aqueduct_hsa::shut_down().unwrap();
+    assert!(matches!(
+        aqueduct_hsa::global(),
+        Err(HsaError::NotInitialized)
+    ));
+    assert!(matches!(
+        aqueduct_hsa::shut_down(),
+        Err(HsaError::NotInitialized)
+    ));
+    drop((a, b));
+    assert_eq!(
+        fake.state.lock().unwrap().bos.len(),
+        0,
+        "every BO freed once the last handle went"
+    );
+    assert_eq!(fake.events.live_events(), 0, "every event destroyed");
+}

@@ -1,0 +1,312 @@
+//! Command-line value specs of `aqueduct-run`: what one `--arg NAME=VALUE`
+//! means before it is matched against the kernel's metadata.
+//!
+//! A spec is typed by its prefix. Whether `f32:1.5` is a scalar or a
+//! one-element buffer is decided later by the argument's value kind (by
+//! value vs global buffer), so parsing keeps both readings.
+
+use std::path::PathBuf;
+
+/// Scalar element types a spec may name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarType {
+    U8,
+    I8,
+    U16,
+    I16,
+    U32,
+    I32,
+    U64,
+    I64,
+    F32,
+    F64,
+}
+
+impl ScalarType {
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "u8" => Self::U8,
+            "i8" => Self::I8,
+            "u16" => Self::U16,
+            "i16" => Self::I16,
+            "u32" => Self::U32,
+            "i32" => Self::I32,
+            "u64" => Self::U64,
+            "i64" => Self::I64,
+            "f32" => Self::F32,
+            "f64" => Self::F64,
+            _ => return None,
+        })
+    }
+
+    pub fn size(self) -> usize {
+        match self {
+            Self::U8 | Self::I8 => 1,
+            Self::U16 | Self::I16 => 2,
+            Self::U32 | Self::I32 | Self::F32 => 4,
+            Self::U64 | Self::I64 | Self::F64 => 8,
+        }
+    }
+
+    /// Little-endian bytes of one element written as text.
+    pub fn encode(self, text: &str) -> Result<Vec<u8>, String> {
+        let t = text.trim();
+        let bad = |e: &dyn std::fmt::Display| format!("{t:?} is not a valid {self:?} value: {e}");
+        fn int<T: std::str::FromStr>(t: &str) -> Result<T, String>
+        where
+            T::Err: std::fmt::Display,
+        {
+            // Hex (0x...) for unsigned types goes through u64.
+            t.parse::<T>().map_err(|e| e.to_string())
+        }
+        let hex = |t: &str| -> Option<u64> {
+            t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).and_then(|h| u64::from_str_radix(h, 16).ok())
+        };
+        let unsigned = |max: u64| -> Result<u64, String> {
+            let v = match hex(t) {
+                Some(v) => v,
+                None => int::<u64>(t).map_err(|e| bad(&e))?,
+            };
+            if v > max {
+                return Err(bad(&format!("out of range (max {max})")));
+            }
+            Ok(v)
+        };
+        let signed = |min: i64, max: i64| -> Result<i64, String> {
+            let v = int::<i64>(t).map_err(|e| bad(&e))?;
+            if v < min || v > max {
+                return Err(bad(&format!("out of range ({min}..={max})")));
+            }
+            Ok(v)
+        };
+        Ok(match self {
+            Self::U8 => vec![unsigned(u8::MAX as u64)? as u8],
+            Self::I8 => (signed(i8::MIN as i64, i8::MAX as i64)? as i8).to_le_bytes().to_vec(),
+            Self::U16 => (unsigned(u16::MAX as u64)? as u16).to_le_bytes().to_vec(),
+            Self::I16 => (signed(i16::MIN as i64, i16::MAX as i64)? as i16).to_le_bytes().to_vec(),
+            Self::U32 => (unsigned(u32::MAX as u64)? as u32).to_le_bytes().to_vec(),
+            Self::I32 => (signed(i32::MIN as i64, i32::MAX as i64)? as i32).to_le_bytes().to_vec(),
+            Self::U64 => unsigned(u64::MAX)?.to_le_bytes().to_vec(),
+            Self::I64 => signed(i64::MIN, i64::MAX)?.to_le_bytes().to_vec(),
+            Self::F32 => t.parse::<f32>().map_err(|e| bad(&e))?.to_le_bytes().to_vec(),
+            Self::F64 => t.parse::<f64>().map_err(|e| bad(&e))?.to_le_bytes().to_vec(),
+        })
+    }
+}
+
+/// Parsed `VALUE` of `--arg NAME=VALUE`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueSpec {
+    /// `TYPE:v[,v...]`: a scalar (one value, for by-value arguments) or the
+    /// initial contents of an input buffer (for pointer arguments).
+    Typed { ty: ScalarType, values: Vec<u8>, count: usize },
+    /// `@FILE`: an input buffer with the file's bytes.
+    File(PathBuf),
+    /// `zeros:BYTES`: a zero-filled input buffer.
+    Zeros(u64),
+    /// `iota-TYPE:COUNT`: COUNT elements 0, 1, 2, ... of an integer or
+    /// float type.
+    Iota { ty: ScalarType, count: u64 },
+    /// `out:FILE:BYTES`: a zero-filled buffer written to FILE after the
+    /// dispatch.
+    Output { path: PathBuf, bytes: u64 },
+}
+
+/// Largest buffer a spec may ask for (bytes); larger is almost surely a typo.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 34;
+
+fn parse_size(text: &str, what: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, mult) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
+        Some((i, 'M' | 'm')) => (&t[..i], 1u64 << 20),
+        Some((i, 'G' | 'g')) => (&t[..i], 1u64 << 30),
+        _ => (t, 1),
+    };
+    let n: u64 = digits.parse().map_err(|_| format!("{what} {t:?} is not a number (e.g. 4096, 64K, 16M)"))?;
+    let v = n.checked_mul(mult).ok_or_else(|| format!("{what} {t:?} is too large"))?;
+    if v > MAX_BUFFER_BYTES {
+        return Err(format!("{what} {t:?} exceeds the {MAX_BUFFER_BYTES}-byte limit"));
+    }
+    Ok(v)
+}
+
+impl ValueSpec {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        if let Some(path) = text.strip_prefix('@') {
+            if path.is_empty() {
+                return Err("`@` must be followed by a file name".into());
+            }
+            return Ok(ValueSpec::File(PathBuf::from(path)));
+        }
+        let (head, rest) = text
+            .split_once(':')
+            .ok_or_else(|| format!("{text:?}: expected TYPE:VALUE, @FILE, zeros:BYTES, iota-TYPE:COUNT or out:FILE:BYTES"))?;
+        match head {
+            "zeros" => Ok(ValueSpec::Zeros(parse_size(rest, "zeros size")?)),
+            "out" => {
+                let (path, bytes) = rest
+                    .rsplit_once(':')
+                    .ok_or_else(|| format!("{text:?}: expected out:FILE:BYTES"))?;
+                if path.is_empty() {
+                    return Err(format!("{text:?}: empty output file name"));
+                }
+                Ok(ValueSpec::Output { path: PathBuf::from(path), bytes: parse_size(bytes, "output size")? })
+            }
+            _ if head.starts_with("iota-") => {
+                let ty = ScalarType::parse(&head[5..])
+                    .ok_or_else(|| format!("{head:?}: unknown element type (u8..u64, i8..i64, f32, f64)"))?;
+                let count = parse_size(rest, "iota count")?;
+                if count.saturating_mul(ty.size() as u64) > MAX_BUFFER_BYTES {
+                    return Err(format!("{text:?}: buffer too large"));
+                }
+                Ok(ValueSpec::Iota { ty, count })
+            }
+            _ => {
+                let ty = ScalarType::parse(head).ok_or_else(|| {
+                    format!("{head:?}: unknown value type (u8..u64, i8..i64, f32, f64, zeros, iota-TYPE, out)")
+                })?;
+                if rest.trim().is_empty() {
+                    return Err(format!("{text:?}: no value after {head}:"));
+                }
+                let mut values = Vec::new();
+                let mut count = 0;
+                for item in rest.split(',') {
+                    values.extend(ty.encode(item)?);
+                    count += 1;
+                }
+                Ok(ValueSpec::Typed { ty, values, count })
+            }
+        }
+    }
+
+    /// Initial bytes of the buffer this spec describes (files are read).
+    pub fn buffer_bytes(&self) -> Result<Vec<u8>, String> {
+        match self {
+            ValueSpec::Typed { values, .. } => Ok(values.clone()),
+            ValueSpec::File(p) => std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display())),
+            ValueSpec::Zeros(n) => Ok(vec![0; *n as usize]),
+            ValueSpec::Output { bytes, .. } => Ok(vec![0; *bytes as usize]),
+            ValueSpec::Iota { ty, count } => {
+                let mut out = Vec::with_capacity(*count as usize * ty.size());
+                for i in 0..*count {
+                    let bytes = match ty {
+                        ScalarType::F32 => (i as f32).to_le_bytes().to_vec(),
+                        ScalarType::F64 => (i as f64).to_le_bytes().to_vec(),
+                        _ => i.to_le_bytes()[..ty.size()].to_vec(),
+                    };
+                    out.extend(bytes);
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// Which kernel argument a `--arg` names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgKey {
+    Index(usize),
+    Name(String),
+}
+
+/// Split `NAME_OR_INDEX=VALUE`.
+pub fn parse_arg(text: &str) -> Result<(ArgKey, ValueSpec), String> {
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("--arg {text:?}: expected NAME_OR_INDEX=VALUE"))?;
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(format!("--arg {text:?}: empty argument name"));
+    }
+    let key = match key.parse::<usize>() {
+        Ok(i) => ArgKey::Index(i),
+        Err(_) => ArgKey::Name(key.to_string()),
+    };
+    Ok((key, ValueSpec::parse(value).map_err(|e| format!("--arg {text:?}: {e}"))?))
+}
+
+/// Parse `X[,Y[,Z]]` into three dimensions (missing ones are 1) and the
+/// number given.
+pub fn parse_dims(text: &str, what: &str) -> Result<([u32; 3], u32), String> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("{what} {text:?}: expected X, X,Y or X,Y,Z"));
+    }
+    let mut dims = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        let v: u32 = p
+            .trim()
+            .parse()
+            .map_err(|_| format!("{what} {text:?}: {p:?} is not a positive integer"))?;
+        if v == 0 {
+            return Err(format!("{what} {text:?}: dimensions must be at least 1"));
+        }
+        dims[i] = v;
+    }
+    Ok((dims, parts.len() as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars_and_lists() {
+        assert_eq!(
+            ValueSpec::parse("u32:7").unwrap(),
+            ValueSpec::Typed { ty: ScalarType::U32, values: 7u32.to_le_bytes().to_vec(), count: 1 }
+        );
+        let ValueSpec::Typed { values, count, .. } = ValueSpec::parse("f32:1,2.5,-3").unwrap() else {
+            panic!("typed expected")
+        };
+        assert_eq!(count, 3);
+        let floats: Vec<f32> =
+            values.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(floats, vec![1.0, 2.5, -3.0]);
+        assert_eq!(ScalarType::U64.encode("0x10").unwrap(), 16u64.to_le_bytes().to_vec());
+        assert_eq!(ScalarType::I8.encode("-128").unwrap(), vec![0x80]);
+    }
+
+    #[test]
+    fn buffers() {
+        assert_eq!(ValueSpec::parse("zeros:4K").unwrap(), ValueSpec::Zeros(4096));
+        assert_eq!(
+            ValueSpec::parse("out:res/y.bin:64").unwrap(),
+            ValueSpec::Output { path: "res/y.bin".into(), bytes: 64 }
+        );
+        let iota = ValueSpec::parse("iota-u32:4").unwrap().buffer_bytes().unwrap();
+        assert_eq!(iota, [0u32, 1, 2, 3].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        let iota = ValueSpec::parse("iota-u16:3").unwrap().buffer_bytes().unwrap();
+        assert_eq!(iota, vec![0, 0, 1, 0, 2, 0]);
+    }
+
+    #[test]
+    fn errors_say_what_is_wrong() {
+        for (text, needle) in [
+            ("u32:-1", "not a valid U32"),
+            ("u8:300", "out of range"),
+            ("q32:1", "unknown value type"),
+            ("zeros:lots", "not a number"),
+            ("zeros:99G", "limit"),
+            ("out:file", "out:FILE:BYTES"),
+            ("7", "expected TYPE:VALUE"),
+            ("@", "file name"),
+            ("f32:", "no value"),
+        ] {
+            let err = ValueSpec::parse(text).unwrap_err();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn args_and_dims() {
+        assert_eq!(parse_arg("0=u32:1").unwrap().0, ArgKey::Index(0));
+        assert_eq!(parse_arg("n=u32:1").unwrap().0, ArgKey::Name("n".into()));
+        assert!(parse_arg("n").unwrap_err().contains("NAME_OR_INDEX=VALUE"));
+        assert_eq!(parse_dims("64", "--grid").unwrap(), ([64, 1, 1], 1));
+        assert_eq!(parse_dims("8,4,2", "--grid").unwrap(), ([8, 4, 2], 3));
+        assert!(parse_dims("8,0", "--grid").unwrap_err().contains("at least 1"));
+        assert!(parse_dims("1,2,3,4", "--grid").is_err());
+    }
+}

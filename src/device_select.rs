@@ -1,0 +1,94 @@
+//! Choosing the device under the runtime: the real /dev/kfd when it lists a
+//! GPU, gfxsim otherwise. `AQUEDUCT_DEVICE=kfd|sim|auto` overrides.
+//!
+//! This is the only place above the KfdDevice boundary that names gfxsim:
+//! the choice is made once, and everything after it sees `dyn KfdDevice`.
+
+use std::sync::Arc;
+
+use aqueduct_gfxsim::{SimConfig, SimDevice};
+use aqueduct_kfd::{DevKfd, KfdDevice, KfdError};
+
+/// Which device backs the runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// Real KFD if it has a GPU, else gfxsim.
+    Auto,
+    /// Only the real /dev/kfd.
+    Kfd,
+    /// Only the simulator.
+    Sim,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceSelectError {
+    #[error("AQUEDUCT_DEVICE={0:?} is not one of kfd, sim, auto")]
+    BadChoice(String),
+    #[error("AQUEDUCT_DEVICE=kfd but the real device is unavailable: {0}")]
+    KfdUnavailable(#[source] KfdError),
+    #[error("the gfxsim device could not be created: {0}")]
+    Sim(#[source] KfdError),
+}
+
+impl DeviceChoice {
+    /// Parse an `AQUEDUCT_DEVICE` value (case-insensitive; empty = auto).
+    pub fn parse(value: &str) -> Result<Self, DeviceSelectError> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "" | "auto" => Ok(DeviceChoice::Auto),
+            "kfd" | "hw" | "amdgpu" => Ok(DeviceChoice::Kfd),
+            "sim" | "gfxsim" => Ok(DeviceChoice::Sim),
+            _ => Err(DeviceSelectError::BadChoice(value.to_string())),
+        }
+    }
+
+    /// The choice the environment asks for.
+    pub fn from_env() -> Result<Self, DeviceSelectError> {
+        match std::env::var("AQUEDUCT_DEVICE") {
+            Ok(v) => Self::parse(&v),
+            Err(_) => Ok(DeviceChoice::Auto),
+        }
+    }
+}
+
+/// Open the device `choice` asks for.
+pub fn open_device(choice: DeviceChoice) -> Result<Arc<dyn KfdDevice>, DeviceSelectError> {
+    let sim = || -> Result<Arc<dyn KfdDevice>, DeviceSelectError> {
+        match SimDevice::new(SimConfig::default()) {
+            Ok(dev) => Ok(dev),
+            Err(e) => Err(DeviceSelectError::Sim(e)),
+        }
+    };
+    match choice {
+        DeviceChoice::Sim => sim(),
+        DeviceChoice::Kfd => match DevKfd::open() {
+            Ok(dev) => Ok(dev),
+            Err(e) => Err(DeviceSelectError::KfdUnavailable(e)),
+        },
+        DeviceChoice::Auto => match DevKfd::open() {
+            Ok(dev) => Ok(dev),
+            Err(e) => {
+                tracing::info!("no usable /dev/kfd ({e}); using gfxsim");
+                sim()
+            }
+        },
+    }
+}
+
+/// The default device: `AQUEDUCT_DEVICE`, else auto.
+pub fn default_device() -> Result<Arc<dyn KfdDevice>, DeviceSelectError> {
+    open_device(DeviceChoice::from_env()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_choices() {
+        assert_eq!(DeviceChoice::parse("").unwrap(), DeviceChoice::Auto);
+        assert_eq!(DeviceChoice::parse("SIM").unwrap(), DeviceChoice::Sim);
+        assert_eq!(DeviceChoice::parse(" kfd ").unwrap(), DeviceChoice::Kfd);
+        let err = DeviceChoice::parse("cuda").unwrap_err();
+        assert!(err.to_string().contains("cuda"), "{err}");
+    }
+}

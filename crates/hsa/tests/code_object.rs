@@ -313,6 +313,32 @@ fn isa_from_e_flags() {
 }
 
 #[test]
+fn e_flags_feature_fields_and_machine_table() {
+    use aqueduct_hsa::code_object::{gfx_name_for_mach, mach_for_gfx_name};
+    // V4+ encoding: xnack in bits 9:8, sramecc in bits 11:10 (0 unsupported, 1 any, 2 off, 3 on).
+    let isa = IsaName::from_e_flags(0x03f | 0x300 | 0x800).unwrap();
+    assert_eq!(isa.gfx, "gfx90a");
+    assert_eq!(
+        (isa.xnack, isa.sramecc),
+        (TargetFeature::On, TargetFeature::Off)
+    );
+    assert_eq!(isa.full_name(), "amdgcn-amd-amdhsa--gfx90a:sramecc-:xnack+");
+    let isa = IsaName::from_e_flags(0x04c | 0x200 | 0xc00).unwrap();
+    assert_eq!(isa.target_id(), "gfx942:sramecc+:xnack-");
+    assert_eq!(IsaName::from_e_flags(0x0ff), None);
+    for (mach, gfx) in [
+        (0x041, "gfx1100"),
+        (0x04c, "gfx942"),
+        (0x03f, "gfx90a"),
+        (0x036, "gfx1030"),
+        (0x054, "gfx11-generic"),
+    ] {
+        assert_eq!(gfx_name_for_mach(mach), Some(gfx));
+        assert_eq!(mach_for_gfx_name(gfx), Some(mach));
+    }
+}
+
+#[test]
 fn isa_names_parse_and_match() {
     let full = IsaName::parse("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-").unwrap();
     assert_eq!(full.gfx, "gfx90a");

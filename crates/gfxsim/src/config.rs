@@ -24,7 +24,11 @@ impl Default for SimConfig {
     /// One GPU, 24 GiB of VRAM, and one worker thread per available host
     /// CPU unless `AQUEDUCT_SIM_THREADS` says otherwise.
     fn default() -> Self {
-        Self { gpus: 1, threads: default_threads(), vram_size: DEFAULT_VRAM_SIZE }
+        Self {
+            gpus: 1,
+            threads: default_threads(),
+            vram_size: DEFAULT_VRAM_SIZE,
+        }
     }
 }
 
@@ -37,5 +41,7 @@ pub fn default_threads() -> usize {
             _ => tracing::warn!("{THREADS_ENV}={text:?} is not a positive integer; ignored"),
         }
     }
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }

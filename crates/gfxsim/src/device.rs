@@ -30,7 +30,10 @@ fn err(ioctl: &'static str, errno: Errno) -> KfdError {
 }
 
 fn mmap_err(errno: Errno) -> KfdError {
-    KfdError::Os { what: "mmap", source: errno.into() }
+    KfdError::Os {
+        what: "mmap",
+        source: errno.into(),
+    }
 }
 
 /// What a mmap of /dev/kfd placed where.
@@ -69,7 +72,10 @@ impl SimDevice {
     /// worker pools.
     pub fn new(config: SimConfig) -> KfdResult<Arc<SimDevice>> {
         if config.gpus == 0 || config.gpus > MAX_GPUS {
-            return Err(KfdError::NoDevice(format!("gfxsim supports 1..={MAX_GPUS} GPUs, not {}", config.gpus)));
+            return Err(KfdError::NoDevice(format!(
+                "gfxsim supports 1..={MAX_GPUS} GPUs, not {}",
+                config.gpus
+            )));
         }
         raise_fd_limit();
         let tree = build_tree(config.gpus, config.vram_size);
@@ -93,10 +99,17 @@ impl SimDevice {
                 config.threads,
                 stats.clone(),
             )
-            .map_err(|e| KfdError::Os { what: "gfxsim device setup", source: e })?;
+            .map_err(|e| KfdError::Os {
+                what: "gfxsim device setup",
+                source: e,
+            })?;
             gpus.push(Arc::new(gpu));
         }
-        tracing::debug!("gfxsim: {} GPU(s), {} worker thread(s) each", config.gpus, config.threads);
+        tracing::debug!(
+            "gfxsim: {} GPU(s), {} worker thread(s) each",
+            config.gpus,
+            config.threads
+        );
         Ok(Arc::new(SimDevice {
             config,
             tree,
@@ -129,7 +142,11 @@ impl SimDevice {
     /// translates through; None for an unknown gpu_id. The page table cannot
     /// change while `f` runs (MAP/UNMAP/FREE wait), so do not call those
     /// from `f`.
-    pub fn with_gpu_memory<R>(&self, gpu_id: u32, f: impl FnOnce(&dyn GpuMemory) -> R) -> Option<R> {
+    pub fn with_gpu_memory<R>(
+        &self,
+        gpu_id: u32,
+        f: impl FnOnce(&dyn GpuMemory) -> R,
+    ) -> Option<R> {
         let gpu = self.gpu(gpu_id)?;
         let view = gpu.vm.view();
         Some(f(&view))
@@ -147,9 +164,18 @@ impl SimDevice {
     ///
     /// # Safety
     /// As `KfdDevice::mmap_kfd`.
-    unsafe fn map_device_page(&self, backing: &Backing, va: u64, size: u64, page: KfdPage) -> KfdResult<()> {
+    unsafe fn map_device_page(
+        &self,
+        backing: &Backing,
+        va: u64,
+        size: u64,
+        page: KfdPage,
+    ) -> KfdResult<()> {
         // SAFETY: the caller owns [va, va+size) (mmap_kfd's contract).
-        unsafe { backing.map_fixed_at(va, size, 0) }.map_err(|e| KfdError::Os { what: "mmap", source: e })?;
+        unsafe { backing.map_fixed_at(va, size, 0) }.map_err(|e| KfdError::Os {
+            what: "mmap",
+            source: e,
+        })?;
         let mut mappings = self.kfd_mappings();
         mappings.retain(|m| m.va + m.size <= va || va + size <= m.va);
         mappings.push(KfdMapping { va, size, page });
@@ -165,7 +191,10 @@ fn raise_fd_limit() {
     if let Some(max) = limit.maximum
         && limit.current.is_some_and(|cur| cur < max)
     {
-        let raised = rustix::process::Rlimit { current: Some(max), maximum: Some(max) };
+        let raised = rustix::process::Rlimit {
+            current: Some(max),
+            maximum: Some(max),
+        };
         if let Err(e) = setrlimit(Resource::Nofile, raised) {
             tracing::debug!("gfxsim: cannot raise RLIMIT_NOFILE: {e}");
         }
@@ -191,13 +220,20 @@ impl KfdDevice for SimDevice {
     }
 
     fn open_render_node(&self, drm_render_minor: u32) -> KfdResult<u32> {
-        let gpu = self.gpus.iter().find(|g| g.render_minor == drm_render_minor).ok_or_else(|| KfdError::Os {
-            what: "open render node",
-            source: Errno::NOENT.into(),
-        })?;
+        let gpu = self
+            .gpus
+            .iter()
+            .find(|g| g.render_minor == drm_render_minor)
+            .ok_or_else(|| KfdError::Os {
+                what: "open render node",
+                source: Errno::NOENT.into(),
+            })?;
         gpu.set_render_node_open();
         let fd = RENDER_FD_BASE + drm_render_minor;
-        self.render_fds.lock().unwrap_or_else(|e| e.into_inner()).insert(fd, gpu.index);
+        self.render_fds
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(fd, gpu.index);
         Ok(fd)
     }
 
@@ -216,7 +252,9 @@ impl KfdDevice for SimDevice {
             args.num_of_nodes = self.gpus.len() as u32;
             return Ok(());
         }
-        let n = (args.num_of_nodes as usize).min(apertures.len()).min(self.gpus.len());
+        let n = (args.num_of_nodes as usize)
+            .min(apertures.len())
+            .min(self.gpus.len());
         for (slot, gpu) in apertures.iter_mut().zip(&self.gpus).take(n) {
             *slot = gpu.apertures();
         }
@@ -226,8 +264,15 @@ impl KfdDevice for SimDevice {
 
     fn acquire_vm(&self, args: &mut AcquireVmArgs) -> KfdResult<()> {
         const NAME: &str = "ACQUIRE_VM";
-        let gpu = self.gpu(args.gpu_id).ok_or_else(|| err(NAME, Errno::INVAL))?;
-        let fd_gpu = self.render_fds.lock().unwrap_or_else(|e| e.into_inner()).get(&args.drm_fd).copied();
+        let gpu = self
+            .gpu(args.gpu_id)
+            .ok_or_else(|| err(NAME, Errno::INVAL))?;
+        let fd_gpu = self
+            .render_fds
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&args.drm_fd)
+            .copied();
         match fd_gpu {
             Some(index) if index == gpu.index => {
                 gpu.set_vm_acquired();
@@ -243,8 +288,10 @@ impl KfdDevice for SimDevice {
 
     fn set_memory_policy(&self, args: &mut SetMemoryPolicyArgs) -> KfdResult<()> {
         const NAME: &str = "SET_MEMORY_POLICY";
-        self.gpu(args.gpu_id).ok_or_else(|| err(NAME, Errno::INVAL))?;
-        let valid = |p: u32| p == KFD_IOC_CACHE_POLICY_COHERENT || p == KFD_IOC_CACHE_POLICY_NONCOHERENT;
+        self.gpu(args.gpu_id)
+            .ok_or_else(|| err(NAME, Errno::INVAL))?;
+        let valid =
+            |p: u32| p == KFD_IOC_CACHE_POLICY_COHERENT || p == KFD_IOC_CACHE_POLICY_NONCOHERENT;
         if !valid(args.default_policy) || !valid(args.alternate_policy) {
             return Err(err(NAME, Errno::INVAL));
         }
@@ -259,16 +306,25 @@ impl KfdDevice for SimDevice {
         self.memory.free(&self.gpus, args)
     }
 
-    fn map_memory_to_gpu(&self, args: &mut MapMemoryToGpuArgs, device_ids: &[u32]) -> KfdResult<()> {
+    fn map_memory_to_gpu(
+        &self,
+        args: &mut MapMemoryToGpuArgs,
+        device_ids: &[u32],
+    ) -> KfdResult<()> {
         self.memory.map(&self.gpus, args, device_ids)
     }
 
-    fn unmap_memory_from_gpu(&self, args: &mut UnmapMemoryFromGpuArgs, device_ids: &[u32]) -> KfdResult<()> {
+    fn unmap_memory_from_gpu(
+        &self,
+        args: &mut UnmapMemoryFromGpuArgs,
+        device_ids: &[u32],
+    ) -> KfdResult<()> {
         self.memory.unmap(&self.gpus, args, device_ids)
     }
 
     fn create_queue(&self, args: &mut CreateQueueArgs) -> KfdResult<()> {
-        self.queues.create(&self.gpus, &self.events, &self.stats, args)
+        self.queues
+            .create(&self.gpus, &self.events, &self.stats, args)
     }
 
     fn destroy_queue(&self, args: &mut DestroyQueueArgs) -> KfdResult<()> {
@@ -297,11 +353,19 @@ impl KfdDevice for SimDevice {
 
     fn wait_events(&self, args: &mut WaitEventsArgs, events: &mut [KfdEventData]) -> KfdResult<()> {
         let n = (args.num_events as usize).min(events.len());
-        args.wait_result = self.events.wait(&mut events[..n], args.wait_for_all != 0, args.timeout_ms)?;
+        args.wait_result =
+            self.events
+                .wait(&mut events[..n], args.wait_for_all != 0, args.timeout_ms)?;
         Ok(())
     }
 
-    unsafe fn mmap_render_node(&self, gpu_id: u32, va: u64, size: u64, mmap_offset: u64) -> KfdResult<()> {
+    unsafe fn mmap_render_node(
+        &self,
+        gpu_id: u32,
+        va: u64,
+        size: u64,
+        mmap_offset: u64,
+    ) -> KfdResult<()> {
         let gpu = self.gpu(gpu_id).ok_or(mmap_err(Errno::INVAL))?;
         // SAFETY: forwarded contract: the caller owns [va, va+size).
         unsafe { self.memory.mmap_render_node(gpu, va, size, mmap_offset) }
@@ -347,7 +411,9 @@ impl KfdDevice for SimDevice {
                         backing: backing.clone(),
                     };
                     if !gpu.vm.insert(mapping) {
-                        tracing::debug!("gfxsim: event page at {va:#x} overlaps a GPU mapping; not GPU-visible");
+                        tracing::debug!(
+                            "gfxsim: event page at {va:#x} overlaps a GPU mapping; not GPU-visible"
+                        );
                     }
                 }
                 Ok(())
@@ -381,12 +447,15 @@ impl KfdDevice for SimDevice {
             self.gpus.iter().enumerate().find_map(|(index, gpu)| {
                 let view = gpu.vm.view();
                 let m = view.find(doorbell_va)?;
-                Arc::ptr_eq(&m.backing, &gpu.doorbells.backing()).then(|| (index, ((doorbell_va - m.start) / 8) as u32))
+                Arc::ptr_eq(&m.backing, &gpu.doorbells.backing())
+                    .then(|| (index, ((doorbell_va - m.start) / 8) as u32))
             })
         });
         match found {
             Some((index, slot)) => self.gpus[index].doorbells.ring(slot, value),
-            None => tracing::warn!("gfxsim: doorbell write at {doorbell_va:#x} outside any doorbell page ignored"),
+            None => tracing::warn!(
+                "gfxsim: doorbell write at {doorbell_va:#x} outside any doorbell page ignored"
+            ),
         }
     }
 

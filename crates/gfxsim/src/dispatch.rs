@@ -19,7 +19,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use crate::isa::WaveError;
-use crate::isa_rt::{Dispatch, WorkerContext};
+use crate::isa::{Dispatch, WorkerContext};
 use crate::memory::vm::GpuVm;
 use crate::stats::StatsCounters;
 use crate::wake::Wake;
@@ -86,7 +86,11 @@ impl Job {
     }
 
     fn claim(&self) -> Option<u64> {
-        self.next.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < self.total).then_some(n + 1)).ok()
+        self.next
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.total).then_some(n + 1)
+            })
+            .ok()
     }
 
     fn exhausted(&self) -> bool {
@@ -113,7 +117,11 @@ impl Job {
     fn workgroup_id(&self, index: u64) -> [u32; 3] {
         let x = self.counts[0] as u64;
         let y = self.counts[1] as u64;
-        [(index % x) as u32, ((index / x) % y) as u32, (index / (x * y)) as u32]
+        [
+            (index % x) as u32,
+            ((index / x) % y) as u32,
+            (index / (x * y)) as u32,
+        ]
     }
 }
 
@@ -159,15 +167,21 @@ impl PoolShared {
                 };
                 match result {
                     Ok(stats) => {
-                        job.wave_instructions.fetch_add(stats.wave_instructions, Ordering::Relaxed);
-                        self.stats.wave_instructions.fetch_add(stats.wave_instructions, Ordering::Relaxed);
+                        job.wave_instructions
+                            .fetch_add(stats.wave_instructions, Ordering::Relaxed);
+                        self.stats
+                            .wave_instructions
+                            .fetch_add(stats.wave_instructions, Ordering::Relaxed);
                         self.stats.workgroups.fetch_add(1, Ordering::Relaxed);
                         job.finish(1);
                     }
                     Err(error) => {
                         tracing::debug!("gfxsim: workgroup {id:?} failed: {error}");
                         self.stats.workgroups.fetch_add(1, Ordering::Relaxed);
-                        job.error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(error);
+                        job.error
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get_or_insert(error);
                         job.abort();
                         job.finish(1);
                     }
@@ -185,7 +199,12 @@ pub struct WorkerPool {
 }
 
 impl WorkerPool {
-    pub fn new(gpu_id: u32, threads: usize, vm: Arc<GpuVm>, stats: Arc<StatsCounters>) -> std::io::Result<WorkerPool> {
+    pub fn new(
+        gpu_id: u32,
+        threads: usize,
+        vm: Arc<GpuVm>,
+        stats: Arc<StatsCounters>,
+    ) -> std::io::Result<WorkerPool> {
         let shared = Arc::new(PoolShared {
             jobs: Mutex::new(VecDeque::new()),
             cv: Condvar::new(),
@@ -193,13 +212,19 @@ impl WorkerPool {
             vm,
             stats,
         });
-        let pool = WorkerPool { shared, threads: Mutex::new(Vec::new()) };
+        let pool = WorkerPool {
+            shared,
+            threads: Mutex::new(Vec::new()),
+        };
         for i in 0..threads.max(1) {
             let shared = pool.shared.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("gfxsim-{gpu_id:x}-w{i}"))
                 .spawn(move || shared.run_worker())?;
-            pool.threads.lock().unwrap_or_else(|e| e.into_inner()).push(handle);
+            pool.threads
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(handle);
         }
         Ok(pool)
     }

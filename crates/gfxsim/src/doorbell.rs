@@ -24,7 +24,10 @@ pub struct DoorbellPage {
 
 impl DoorbellPage {
     pub fn new() -> std::io::Result<Self> {
-        Ok(Self { backing: Arc::new(Backing::new_memfd("gfxsim-doorbells", DOORBELL_SLICE_SIZE)?), owners: Mutex::new(HashMap::new()) })
+        Ok(Self {
+            backing: Arc::new(Backing::new_memfd("gfxsim-doorbells", DOORBELL_SLICE_SIZE)?),
+            owners: Mutex::new(HashMap::new()),
+        })
     }
 
     pub fn backing(&self) -> Arc<Backing> {

@@ -29,8 +29,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use aqueduct_kfd::uapi::{
-    CreateEventArgs, KFD_IOC_WAIT_RESULT_COMPLETE, KFD_IOC_WAIT_RESULT_FAIL, KFD_IOC_WAIT_RESULT_TIMEOUT,
-    KFD_SIGNAL_EVENT_LIMIT, KfdEventData, MemoryExceptionData, event_type, mmap_offset,
+    CreateEventArgs, KFD_IOC_WAIT_RESULT_COMPLETE, KFD_IOC_WAIT_RESULT_FAIL,
+    KFD_IOC_WAIT_RESULT_TIMEOUT, KFD_SIGNAL_EVENT_LIMIT, KfdEventData, MemoryExceptionData,
+    event_type, mmap_offset,
 };
 use aqueduct_kfd::{KfdError, KfdResult};
 use rustix::io::Errno;
@@ -64,7 +65,10 @@ struct Event {
 
 impl Event {
     fn uses_slot(&self) -> bool {
-        matches!(self.event_type, event_type::SIGNAL | event_type::DEBUG_EVENT)
+        matches!(
+            self.event_type,
+            event_type::SIGNAL | event_type::DEBUG_EVENT
+        )
     }
 }
 
@@ -102,7 +106,13 @@ pub struct Events {
 
 impl Events {
     pub fn new() -> Self {
-        Self { state: Mutex::new(EventState { next_other_id: FIRST_NONSIGNAL_EVENT_ID, ..Default::default() }), ..Default::default() }
+        Self {
+            state: Mutex::new(EventState {
+                next_other_id: FIRST_NONSIGNAL_EVENT_ID,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
     }
 
     fn state(&self) -> MutexGuard<'_, EventState> {
@@ -120,22 +130,42 @@ impl Events {
                 tracing::debug!("{NAME}: the event page is already set");
                 return Err(err(NAME, Errno::INVAL));
             }
-            let bo = memory.bo(args.event_page_offset).ok_or_else(|| err(NAME, Errno::INVAL))?;
+            let bo = memory
+                .bo(args.event_page_offset)
+                .ok_or_else(|| err(NAME, Errno::INVAL))?;
             if bo.size < EVENT_PAGE_SIZE || bo.backing.size() < EVENT_PAGE_SIZE {
-                tracing::debug!("{NAME}: event page BO of {:#x} bytes is smaller than {EVENT_PAGE_SIZE:#x}", bo.size);
+                tracing::debug!(
+                    "{NAME}: event page BO of {:#x} bytes is smaller than {EVENT_PAGE_SIZE:#x}",
+                    bo.size
+                );
                 return Err(err(NAME, Errno::INVAL));
             }
-            state.page = Some(EventPage { backing: bo.backing.clone(), slots: KFD_SIGNAL_EVENT_LIMIT });
+            state.page = Some(EventPage {
+                backing: bo.backing.clone(),
+                slots: KFD_SIGNAL_EVENT_LIMIT,
+            });
         }
         let auto_reset = args.auto_reset != 0;
-        let event = Event { event_type: args.event_type, auto_reset, signaled: false, age: 1, memory_exception: None };
+        let event = Event {
+            event_type: args.event_type,
+            auto_reset,
+            signaled: false,
+            age: 1,
+            memory_exception: None,
+        };
         let id = if event.uses_slot() {
             if state.page.is_none() {
-                let backing = Backing::new_memfd("gfxsim-events", EVENT_PAGE_SIZE).map_err(|_| err(NAME, Errno::NOMEM))?;
-                state.page = Some(EventPage { backing: Arc::new(backing), slots: KFD_SIGNAL_EVENT_LIMIT });
+                let backing = Backing::new_memfd("gfxsim-events", EVENT_PAGE_SIZE)
+                    .map_err(|_| err(NAME, Errno::NOMEM))?;
+                state.page = Some(EventPage {
+                    backing: Arc::new(backing),
+                    slots: KFD_SIGNAL_EVENT_LIMIT,
+                });
             }
             let slots = state.page.as_ref().map_or(0, |p| p.slots);
-            let id = (0..slots).find(|id| !state.events.contains_key(id)).ok_or_else(|| err(NAME, Errno::NOSPC))?;
+            let id = (0..slots)
+                .find(|id| !state.events.contains_key(id))
+                .ok_or_else(|| err(NAME, Errno::NOSPC))?;
             if let Some(slot) = state.page.as_ref().and_then(|p| p.slot(id)) {
                 slot.store(UNSIGNALED_EVENT_SLOT, Ordering::Release);
             }
@@ -153,13 +183,19 @@ impl Events {
         args.event_id = id;
         args.event_trigger_data = id;
         state.events.insert(id, event);
-        tracing::trace!("{NAME}: id {id:#x} type {} auto_reset {auto_reset}", args.event_type);
+        tracing::trace!(
+            "{NAME}: id {id:#x} type {} auto_reset {auto_reset}",
+            args.event_type
+        );
         Ok(())
     }
 
     pub fn destroy(&self, event_id: u32) -> KfdResult<()> {
         let mut state = self.state();
-        state.events.remove(&event_id).ok_or_else(|| err("DESTROY_EVENT", Errno::INVAL))?;
+        state
+            .events
+            .remove(&event_id)
+            .ok_or_else(|| err("DESTROY_EVENT", Errno::INVAL))?;
         drop(state);
         // Waiters on it return FAIL.
         self.cv.notify_all();
@@ -169,7 +205,10 @@ impl Events {
     /// SET_EVENT from the host: only signal events may be set by the CPU.
     pub fn host_set(&self, event_id: u32) -> KfdResult<()> {
         let mut state = self.state();
-        let event = state.events.get_mut(&event_id).ok_or_else(|| err("SET_EVENT", Errno::INVAL))?;
+        let event = state
+            .events
+            .get_mut(&event_id)
+            .ok_or_else(|| err("SET_EVENT", Errno::INVAL))?;
         if event.event_type != event_type::SIGNAL {
             return Err(err("SET_EVENT", Errno::INVAL));
         }
@@ -181,7 +220,10 @@ impl Events {
 
     pub fn reset(&self, event_id: u32) -> KfdResult<()> {
         let mut state = self.state();
-        let event = state.events.get_mut(&event_id).ok_or_else(|| err("RESET_EVENT", Errno::INVAL))?;
+        let event = state
+            .events
+            .get_mut(&event_id)
+            .ok_or_else(|| err("RESET_EVENT", Errno::INVAL))?;
         event.signaled = false;
         Ok(())
     }
@@ -214,7 +256,10 @@ impl Events {
     }
 
     pub fn add_listener(&self, wake: &Arc<Wake>) {
-        self.listeners.lock().unwrap_or_else(|e| e.into_inner()).push(Arc::downgrade(wake));
+        self.listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Arc::downgrade(wake));
     }
 
     /// The interrupt the CP raises after writing `event_id` to a signal's
@@ -229,7 +274,9 @@ impl Events {
         };
         let slot = state.page.as_ref().and_then(|p| p.slot(event_id));
         let pending = match slot {
-            Some(slot) if event.uses_slot() => slot.swap(UNSIGNALED_EVENT_SLOT, Ordering::AcqRel) != UNSIGNALED_EVENT_SLOT,
+            Some(slot) if event.uses_slot() => {
+                slot.swap(UNSIGNALED_EVENT_SLOT, Ordering::AcqRel) != UNSIGNALED_EVENT_SLOT
+            }
             _ => false,
         };
         if !pending {
@@ -259,7 +306,11 @@ impl Events {
     pub fn memory_fault(&self, data: MemoryExceptionData) {
         let mut state = self.state();
         let mut any = false;
-        for event in state.events.values_mut().filter(|e| e.event_type == event_type::MEMORY) {
+        for event in state
+            .events
+            .values_mut()
+            .filter(|e| e.event_type == event_type::MEMORY)
+        {
             event.memory_exception = Some(data);
             Self::set_locked(event);
             any = true;
@@ -277,7 +328,12 @@ impl Events {
     }
 
     /// WAIT_EVENTS. Returns the wait result.
-    pub fn wait(&self, events: &mut [KfdEventData], wait_for_all: bool, timeout_ms: u32) -> KfdResult<u32> {
+    pub fn wait(
+        &self,
+        events: &mut [KfdEventData],
+        wait_for_all: bool,
+        timeout_ms: u32,
+    ) -> KfdResult<u32> {
         const NAME: &str = "WAIT_EVENTS";
         let deadline = match timeout_ms {
             TIMEOUT_INFINITE => None,
@@ -286,7 +342,10 @@ impl Events {
         let mut state = self.state();
         let mut start_age = Vec::with_capacity(events.len());
         for data in events.iter() {
-            let event = state.events.get(&data.event_id).ok_or_else(|| err(NAME, Errno::INVAL))?;
+            let event = state
+                .events
+                .get(&data.event_id)
+                .ok_or_else(|| err(NAME, Errno::INVAL))?;
             // A caller-provided age that differs from the current one means
             // the event fired since the caller last looked.
             let age = data.last_event_age();
@@ -309,10 +368,16 @@ impl Events {
                     }
                 }
             }
-            let done = if wait_for_all { activated.iter().all(|&a| a) } else { activated.iter().any(|&a| a) };
+            let done = if wait_for_all {
+                activated.iter().all(|&a| a)
+            } else {
+                activated.iter().any(|&a| a)
+            };
             if done || events.is_empty() {
                 for (i, data) in events.iter_mut().enumerate() {
-                    let Some(event) = state.events.get(&data.event_id) else { continue };
+                    let Some(event) = state.events.get(&data.event_id) else {
+                        continue;
+                    };
                     if !activated[i] {
                         continue;
                     }
@@ -335,7 +400,11 @@ impl Events {
                     if now >= deadline {
                         return Ok(KFD_IOC_WAIT_RESULT_TIMEOUT);
                     }
-                    state = self.cv.wait_timeout(state, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+                    state = self
+                        .cv
+                        .wait_timeout(state, deadline - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
                 }
             }
         }

@@ -28,7 +28,11 @@ pub struct QueueError {
 
 impl QueueError {
     pub fn packet(code: u32, detail: impl Into<String>) -> Self {
-        Self { code, detail: detail.into(), fault: None }
+        Self {
+            code,
+            detail: detail.into(),
+            fault: None,
+        }
     }
 
     /// A fault of the command processor itself (reading a packet, writing a
@@ -36,7 +40,10 @@ impl QueueError {
     pub fn cp_fault(fault: MemoryFault, what: &str) -> Self {
         Self {
             code: exception_code::EC_QUEUE_WAVE_MEMORY_VIOLATION,
-            detail: format!("command processor fault {what}: {:?} at address {:#x}", fault.access, fault.address),
+            detail: format!(
+                "command processor fault {what}: {:?} at address {:#x}",
+                fault.access, fault.address
+            ),
             fault: Some(fault),
         }
     }
@@ -44,12 +51,22 @@ impl QueueError {
     /// The queue error a failed wave raises.
     pub fn from_wave(error: &WaveError) -> Self {
         let (code, fault) = match &error.kind {
-            WaveErrorKind::MemoryViolation(fault) => (exception_code::EC_QUEUE_WAVE_MEMORY_VIOLATION, Some(*fault)),
-            WaveErrorKind::IllegalInstruction { .. } => (exception_code::EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION, None),
+            WaveErrorKind::MemoryViolation(fault) => {
+                (exception_code::EC_QUEUE_WAVE_MEMORY_VIOLATION, Some(*fault))
+            }
+            WaveErrorKind::IllegalInstruction { .. } => {
+                (exception_code::EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION, None)
+            }
             WaveErrorKind::Trap { .. } => (exception_code::EC_QUEUE_WAVE_TRAP, None),
-            WaveErrorKind::InvalidDescriptor(_) => (exception_code::EC_QUEUE_PACKET_DISPATCH_CODE_INVALID, None),
+            WaveErrorKind::InvalidDescriptor(_) => {
+                (exception_code::EC_QUEUE_PACKET_DISPATCH_CODE_INVALID, None)
+            }
         };
-        Self { code, detail: error.to_string(), fault }
+        Self {
+            code,
+            detail: error.to_string(),
+            fault,
+        }
     }
 }
 
@@ -57,22 +74,39 @@ impl QueueError {
 pub fn deliver_memory_fault(events: &Events, vm: &GpuVm, gpu_id: u32, fault: MemoryFault) {
     let kind = {
         let view = vm.view();
-        view.check(fault.address, 1, fault.access).unwrap_or(FaultKind::NotPresent)
+        view.check(fault.address, 1, fault.access)
+            .unwrap_or(FaultKind::NotPresent)
     };
     let failure = MemoryExceptionFailure {
         not_present: (kind == FaultKind::NotPresent) as u32,
         read_only: (kind == FaultKind::ReadOnly) as u32,
-        no_execute: (kind == FaultKind::NoExecute || fault.access == Access::Execute && kind == FaultKind::NotPresent)
+        no_execute: (kind == FaultKind::NoExecute
+            || fault.access == Access::Execute && kind == FaultKind::NotPresent)
             as u32,
         imprecise: 0,
     };
-    let data = MemoryExceptionData { failure, va: fault.address & !(PAGE_SIZE - 1), gpu_id, error_type: 0 };
-    tracing::debug!("gfxsim: GPU {gpu_id:#x} VM fault: {kind:?} {:?} at {:#x}", fault.access, fault.address);
+    let data = MemoryExceptionData {
+        failure,
+        va: fault.address & !(PAGE_SIZE - 1),
+        gpu_id,
+        error_type: 0,
+    };
+    tracing::debug!(
+        "gfxsim: GPU {gpu_id:#x} VM fault: {kind:?} {:?} at {:#x}",
+        fault.access,
+        fault.address
+    );
     events.memory_fault(data);
 }
 
 /// Report `error` through the queue's context-save header.
-pub fn report_queue_error(events: &Events, vm: &GpuVm, gpu_id: u32, ctx_save_restore: u64, error: &QueueError) {
+pub fn report_queue_error(
+    events: &Events,
+    vm: &GpuVm,
+    gpu_id: u32,
+    ctx_save_restore: u64,
+    error: &QueueError,
+) {
     if let Some(fault) = error.fault {
         deliver_memory_fault(events, vm, gpu_id, fault);
     }
@@ -85,13 +119,18 @@ pub fn report_queue_error(events: &Events, vm: &GpuVm, gpu_id: u32, ctx_save_res
                         Ok(word) => {
                             word.fetch_or(exception_mask(error.code), Ordering::AcqRel);
                         }
-                        Err(f) => tracing::warn!("gfxsim: queue error_reason {:#x} is not writable ({f:?})", header.error_reason),
+                        Err(f) => tracing::warn!(
+                            "gfxsim: queue error_reason {:#x} is not writable ({f:?})",
+                            header.error_reason
+                        ),
                     }
                 }
                 Some(header)
             }
             Err(f) => {
-                tracing::warn!("gfxsim: context-save header at {ctx_save_restore:#x} unreadable ({f:?})");
+                tracing::warn!(
+                    "gfxsim: context-save header at {ctx_save_restore:#x} unreadable ({f:?})"
+                );
                 None
             }
         }

@@ -11,7 +11,7 @@ use aqueduct_kfd::uapi::ProcessDeviceApertures;
 
 use crate::dispatch::WorkerPool;
 use crate::doorbell::DoorbellPage;
-use crate::isa_rt::CodeCache;
+use crate::isa::CodeCache;
 use crate::memory::backing::Backing;
 use crate::memory::vm::GpuVm;
 use crate::memory::{GPUVM_LIMIT, PAGE_SIZE};

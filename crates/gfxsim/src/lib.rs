@@ -14,7 +14,6 @@ mod doorbell;
 mod events;
 mod fault;
 mod gpu;
-mod isa_rt;
 mod memory;
 mod queue;
 mod stats;

@@ -41,11 +41,13 @@ fn properties(pairs: &[(&str, u64)]) -> String {
 /// Host RAM in bytes as /proc/meminfo reports it (for the CPU node's memory
 /// bank and the GTT limit), or 64 GiB when it cannot be read.
 pub fn host_memory_size() -> u64 {
-    let parsed = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
-        let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kib * 1024)
-    });
+    let parsed = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib * 1024)
+        });
     parsed.unwrap_or(64 << 30)
 }
 
@@ -108,7 +110,10 @@ pub fn build_tree(gpus: usize, vram_size: u64) -> MemTree {
         ]),
     );
     for gpu in 0..gpus {
-        tree.insert(format!("nodes/0/io_links/{gpu}/properties"), io_link(0, gpu as u64 + 1));
+        tree.insert(
+            format!("nodes/0/io_links/{gpu}/properties"),
+            io_link(0, gpu as u64 + 1),
+        );
     }
 
     for gpu in 0..gpus {
@@ -144,7 +149,10 @@ pub fn build_tree(gpus: usize, vram_size: u64) -> MemTree {
                 ]),
             );
         }
-        tree.insert(format!("{base}/io_links/0/properties"), io_link(node as u64, 0));
+        tree.insert(
+            format!("{base}/io_links/0/properties"),
+            io_link(node as u64, 0),
+        );
     }
     tree
 }

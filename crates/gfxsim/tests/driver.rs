@@ -18,7 +18,12 @@ const ENOMEM: i32 = 12;
 
 #[test]
 fn topology_is_a_7900xtx_per_gpu() {
-    let dev = SimDevice::new(SimConfig { gpus: 2, threads: 1, vram_size: 24 << 30 }).unwrap();
+    let dev = SimDevice::new(SimConfig {
+        gpus: 2,
+        threads: 1,
+        vram_size: 24 << 30,
+    })
+    .unwrap();
     let topo = dev.topology().unwrap();
     assert_eq!(topo.nodes.len(), 3);
     assert_eq!(topo.nodes[0].kind, NodeKind::Cpu);
@@ -35,7 +40,10 @@ fn topology_is_a_7900xtx_per_gpu() {
         assert_eq!(p.lds_size_in_kb, 64);
         assert_eq!(p.capability, 671588992);
         assert_eq!(node.doorbell_type(), 2);
-        assert_eq!((p.vendor_id, p.device_id, p.fw_version, p.num_cp_queues), (4098, 29772, 2140, 8));
+        assert_eq!(
+            (p.vendor_id, p.device_id, p.fw_version, p.num_cp_queues),
+            (4098, 29772, 2140, 8)
+        );
         assert_eq!(node.drm_render_minor(), Some(128 + i as u32));
         assert_eq!(node.mem_banks.len(), 1);
         assert_eq!(node.mem_banks[0].heap_type, HeapType::FrameBufferPublic);
@@ -69,16 +77,36 @@ fn topology_is_a_7900xtx_per_gpu() {
 
 #[test]
 fn acquire_vm_needs_the_gpus_render_node() {
-    let dev = SimDevice::new(SimConfig { gpus: 2, threads: 1, vram_size: 1 << 30 }).unwrap();
+    let dev = SimDevice::new(SimConfig {
+        gpus: 2,
+        threads: 1,
+        vram_size: 1 << 30,
+    })
+    .unwrap();
     let topo = dev.topology().unwrap();
     let gpus: Vec<_> = topo.gpu_nodes().collect();
     let fd0 = dev.open_render_node(128).unwrap();
-    let err = dev.acquire_vm(&mut AcquireVmArgs { drm_fd: fd0, gpu_id: gpus[1].gpu_id }).unwrap_err();
+    let err = dev
+        .acquire_vm(&mut AcquireVmArgs {
+            drm_fd: fd0,
+            gpu_id: gpus[1].gpu_id,
+        })
+        .unwrap_err();
     assert_eq!(errno(err), EINVAL);
     // ALLOC before ACQUIRE_VM fails like the kernel (no drm_priv).
-    let mut a = AllocMemoryOfGpuArgs { va_addr: 1 << 30, size: PAGE, gpu_id: gpus[0].gpu_id, flags: GTT_FLAGS, ..Default::default() };
+    let mut a = AllocMemoryOfGpuArgs {
+        va_addr: 1 << 30,
+        size: PAGE,
+        gpu_id: gpus[0].gpu_id,
+        flags: GTT_FLAGS,
+        ..Default::default()
+    };
     assert_eq!(errno(dev.alloc_memory_of_gpu(&mut a).unwrap_err()), EINVAL);
-    dev.acquire_vm(&mut AcquireVmArgs { drm_fd: fd0, gpu_id: gpus[0].gpu_id }).unwrap();
+    dev.acquire_vm(&mut AcquireVmArgs {
+        drm_fd: fd0,
+        gpu_id: gpus[0].gpu_id,
+    })
+    .unwrap();
     dev.alloc_memory_of_gpu(&mut a).unwrap();
     assert_eq!(a.handle >> 32, gpus[0].gpu_id as u64);
     assert_ne!(a.mmap_offset, 0);
@@ -89,29 +117,96 @@ fn alloc_rejects_what_the_kernel_rejects() {
     let h = Harness::new();
     let va = reserve_va(4 * PAGE);
     let try_alloc = |va: u64, size: u64, flags: u32, gpu_id: u32| {
-        let mut a = AllocMemoryOfGpuArgs { va_addr: va, size, gpu_id, flags, ..Default::default() };
+        let mut a = AllocMemoryOfGpuArgs {
+            va_addr: va,
+            size,
+            gpu_id,
+            flags,
+            ..Default::default()
+        };
         h.dev.alloc_memory_of_gpu(&mut a).map(|_| a).map_err(errno)
     };
-    assert_eq!(try_alloc(va, PAGE, alloc_flags::WRITABLE, h.gpu_id).unwrap_err(), EINVAL, "no type bit");
-    assert_eq!(try_alloc(va, PAGE, alloc_flags::VRAM | alloc_flags::GTT, h.gpu_id).unwrap_err(), EINVAL, "two type bits");
-    assert_eq!(try_alloc(va + 8, PAGE, GTT_FLAGS, h.gpu_id).unwrap_err(), EINVAL, "unaligned va");
-    assert_eq!(try_alloc(0, PAGE, GTT_FLAGS, h.gpu_id).unwrap_err(), EINVAL, "null va");
-    assert_eq!(try_alloc(va, 100, GTT_FLAGS, h.gpu_id).unwrap_err(), EINVAL, "unaligned size");
-    assert_eq!(try_alloc(va, 0, GTT_FLAGS, h.gpu_id).unwrap_err(), EINVAL, "zero size");
-    assert_eq!(try_alloc(va, PAGE, GTT_FLAGS, 0xdead).unwrap_err(), EINVAL, "unknown gpu");
-    assert_eq!(try_alloc(va, PAGE, alloc_flags::DOORBELL, h.gpu_id).unwrap_err(), EINVAL, "doorbell slice is 8 KiB");
+    assert_eq!(
+        try_alloc(va, PAGE, alloc_flags::WRITABLE, h.gpu_id).unwrap_err(),
+        EINVAL,
+        "no type bit"
+    );
+    assert_eq!(
+        try_alloc(va, PAGE, alloc_flags::VRAM | alloc_flags::GTT, h.gpu_id).unwrap_err(),
+        EINVAL,
+        "two type bits"
+    );
+    assert_eq!(
+        try_alloc(va + 8, PAGE, GTT_FLAGS, h.gpu_id).unwrap_err(),
+        EINVAL,
+        "unaligned va"
+    );
+    assert_eq!(
+        try_alloc(0, PAGE, GTT_FLAGS, h.gpu_id).unwrap_err(),
+        EINVAL,
+        "null va"
+    );
+    assert_eq!(
+        try_alloc(va, 100, GTT_FLAGS, h.gpu_id).unwrap_err(),
+        EINVAL,
+        "unaligned size"
+    );
+    assert_eq!(
+        try_alloc(va, 0, GTT_FLAGS, h.gpu_id).unwrap_err(),
+        EINVAL,
+        "zero size"
+    );
+    assert_eq!(
+        try_alloc(va, PAGE, GTT_FLAGS, 0xdead).unwrap_err(),
+        EINVAL,
+        "unknown gpu"
+    );
+    assert_eq!(
+        try_alloc(va, PAGE, alloc_flags::DOORBELL, h.gpu_id).unwrap_err(),
+        EINVAL,
+        "doorbell slice is 8 KiB"
+    );
     // VRAM is limited to the configured 1 GiB.
     let big = reserve_va(2 << 30);
-    assert_eq!(try_alloc(big, 2 << 30, alloc_flags::VRAM, h.gpu_id).unwrap_err(), ENOMEM);
-    let a = try_alloc(big, 1 << 30, alloc_flags::VRAM | alloc_flags::WRITABLE, h.gpu_id).unwrap();
-    assert_eq!(try_alloc(va, PAGE, alloc_flags::VRAM, h.gpu_id).unwrap_err(), ENOMEM, "VRAM exhausted");
-    h.dev.free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: a.handle }).unwrap();
+    assert_eq!(
+        try_alloc(big, 2 << 30, alloc_flags::VRAM, h.gpu_id).unwrap_err(),
+        ENOMEM
+    );
+    let a = try_alloc(
+        big,
+        1 << 30,
+        alloc_flags::VRAM | alloc_flags::WRITABLE,
+        h.gpu_id,
+    )
+    .unwrap();
+    assert_eq!(
+        try_alloc(va, PAGE, alloc_flags::VRAM, h.gpu_id).unwrap_err(),
+        ENOMEM,
+        "VRAM exhausted"
+    );
+    h.dev
+        .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: a.handle })
+        .unwrap();
     try_alloc(va, PAGE, alloc_flags::VRAM, h.gpu_id).expect("VRAM returned on free");
     // USERPTR: the CPU address must be page aligned and mapped.
-    let mut u = AllocMemoryOfGpuArgs { va_addr: va, size: PAGE, gpu_id: h.gpu_id, flags: alloc_flags::USERPTR, mmap_offset: 0x1000, ..Default::default() };
-    assert_eq!(errno(h.dev.alloc_memory_of_gpu(&mut u).unwrap_err()), 14, "EFAULT for unmapped user memory");
+    let mut u = AllocMemoryOfGpuArgs {
+        va_addr: va,
+        size: PAGE,
+        gpu_id: h.gpu_id,
+        flags: alloc_flags::USERPTR,
+        mmap_offset: 0x1000,
+        ..Default::default()
+    };
+    assert_eq!(
+        errno(h.dev.alloc_memory_of_gpu(&mut u).unwrap_err()),
+        14,
+        "EFAULT for unmapped user memory"
+    );
     u.mmap_offset = 12;
-    assert_eq!(errno(h.dev.alloc_memory_of_gpu(&mut u).unwrap_err()), EINVAL);
+    assert_eq!(
+        errno(h.dev.alloc_memory_of_gpu(&mut u).unwrap_err()),
+        EINVAL
+    );
 }
 
 #[test]
@@ -122,29 +217,59 @@ fn map_unmap_free_and_their_errors() {
     let bogus = a.handle + 1000;
     assert_eq!(errno(h.map(bogus, &[h.gpu_id]).unwrap_err().1), ENOMEM);
     assert_eq!(errno(h.unmap(bogus, &[h.gpu_id]).unwrap_err()), ENOMEM);
-    assert_eq!(errno(h.dev.free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: bogus }).unwrap_err()), EINVAL);
+    assert_eq!(
+        errno(
+            h.dev
+                .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: bogus })
+                .unwrap_err()
+        ),
+        EINVAL
+    );
     // Zero devices is EINVAL.
     assert_eq!(errno(h.map(a.handle, &[]).unwrap_err().1), EINVAL);
     // n_success counts the devices done before an unknown one.
-    let (args, e) = h.map(a.handle, &[h.gpu_ids[0], 0xbeef, h.gpu_ids[1]]).unwrap_err();
+    let (args, e) = h
+        .map(a.handle, &[h.gpu_ids[0], 0xbeef, h.gpu_ids[1]])
+        .unwrap_err();
     assert_eq!((errno(e), args.n_success), (EINVAL, 1));
-    let inside = |gpu: u32| h.dev.with_gpu_memory(gpu, |m| m.translate(a.va_addr, 8, Access::Read).is_ok()).unwrap();
+    let inside = |gpu: u32| {
+        h.dev
+            .with_gpu_memory(gpu, |m| m.translate(a.va_addr, 8, Access::Read).is_ok())
+            .unwrap()
+    };
     assert!(inside(h.gpu_ids[0]));
     assert!(!inside(h.gpu_ids[1]));
     // Resuming from n_success maps the rest.
-    let mut args = MapMemoryToGpuArgs { handle: a.handle, n_devices: 2, n_success: 1, ..Default::default() };
+    let mut args = MapMemoryToGpuArgs {
+        handle: a.handle,
+        n_devices: 2,
+        n_success: 1,
+        ..Default::default()
+    };
     h.dev.map_memory_to_gpu(&mut args, &h.gpu_ids).unwrap();
     assert_eq!(args.n_success, 2);
     assert!(inside(h.gpu_ids[1]));
     // An overlapping BO cannot be mapped.
-    let mut b = AllocMemoryOfGpuArgs { va_addr: a.va_addr + PAGE, size: PAGE, gpu_id: h.gpu_id, flags: GTT_FLAGS, ..Default::default() };
+    let mut b = AllocMemoryOfGpuArgs {
+        va_addr: a.va_addr + PAGE,
+        size: PAGE,
+        gpu_id: h.gpu_id,
+        flags: GTT_FLAGS,
+        ..Default::default()
+    };
     h.dev.alloc_memory_of_gpu(&mut b).unwrap();
     assert_eq!(errno(h.map(b.handle, &[h.gpu_id]).unwrap_err().1), EINVAL);
     h.unmap(a.handle, &[h.gpu_ids[1]]).unwrap();
     assert!(!inside(h.gpu_ids[1]));
-    assert_eq!(errno(h.unmap(a.handle, &[h.gpu_ids[1]]).unwrap_err()), EINVAL, "not mapped there");
+    assert_eq!(
+        errno(h.unmap(a.handle, &[h.gpu_ids[1]]).unwrap_err()),
+        EINVAL,
+        "not mapped there"
+    );
     // FREE of a still-mapped BO unmaps it.
-    h.dev.free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: a.handle }).unwrap();
+    h.dev
+        .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: a.handle })
+        .unwrap();
     assert!(!inside(h.gpu_ids[0]));
     assert_eq!(errno(h.map(a.handle, &[h.gpu_id]).unwrap_err().1), ENOMEM);
 }
@@ -169,14 +294,29 @@ fn host_and_device_views_alias() {
         .unwrap();
     assert_eq!(seen, 0x1122_3344_5566_7788);
     // SAFETY: the BO is mapped on the host at its VA.
-    assert_eq!(unsafe { std::ptr::read_volatile(buf.ptr::<u32>(16)) }, 0xcafe_f00d);
+    assert_eq!(
+        unsafe { std::ptr::read_volatile(buf.ptr::<u32>(16)) },
+        0xcafe_f00d
+    );
 
     let fault = |addr: u64, len: u64, access: Access| {
-        h.dev.with_gpu_memory(h.gpu_id, |m| m.translate(addr, len, access).err()).unwrap()
+        h.dev
+            .with_gpu_memory(h.gpu_id, |m| m.translate(addr, len, access).err())
+            .unwrap()
     };
-    assert_eq!(fault(buf.va - 8, 8, Access::Read).map(|f| f.address), Some(buf.va - 8), "below the BO");
-    assert!(fault(buf.va + 2 * PAGE - 4, 8, Access::Read).is_some(), "straddles the end");
-    assert!(fault(buf.va + 2 * PAGE, 4, Access::Read).is_some(), "past the end");
+    assert_eq!(
+        fault(buf.va - 8, 8, Access::Read).map(|f| f.address),
+        Some(buf.va - 8),
+        "below the BO"
+    );
+    assert!(
+        fault(buf.va + 2 * PAGE - 4, 8, Access::Read).is_some(),
+        "straddles the end"
+    );
+    assert!(
+        fault(buf.va + 2 * PAGE, 4, Access::Read).is_some(),
+        "past the end"
+    );
     assert!(fault(u64::MAX - 3, 8, Access::Read).is_some(), "wraps");
     assert!(fault(buf.va, 2 * PAGE, Access::Write).is_none(), "whole BO");
     // Read-only and non-executable BOs.
@@ -197,7 +337,14 @@ fn userptr_uses_the_callers_memory() {
     let cpu = memory.as_mut_ptr() as u64;
     let aligned = cpu.next_multiple_of(PAGE);
     let gpu_va = reserve_va(PAGE);
-    let mut a = AllocMemoryOfGpuArgs { va_addr: gpu_va, size: PAGE, gpu_id: h.gpu_id, flags: alloc_flags::USERPTR | alloc_flags::WRITABLE, mmap_offset: aligned, ..Default::default() };
+    let mut a = AllocMemoryOfGpuArgs {
+        va_addr: gpu_va,
+        size: PAGE,
+        gpu_id: h.gpu_id,
+        flags: alloc_flags::USERPTR | alloc_flags::WRITABLE,
+        mmap_offset: aligned,
+        ..Default::default()
+    };
     h.dev.alloc_memory_of_gpu(&mut a).unwrap();
     h.map(a.handle, &[h.gpu_id]).unwrap();
     let index = ((aligned - cpu) / 8) as usize + 3;
@@ -208,7 +355,9 @@ fn userptr_uses_the_callers_memory() {
         unsafe { std::ptr::read_unaligned(p as *const u64) }
     });
     assert_eq!(v, Some(77));
-    h.dev.free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: a.handle }).unwrap();
+    h.dev
+        .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: a.handle })
+        .unwrap();
 }
 
 #[test]
@@ -234,32 +383,87 @@ fn events_set_wait_timeout_and_reset() {
     h.set_event(manual);
     assert_eq!(h.wait(&[manual], false, 0).0, KFD_IOC_WAIT_RESULT_COMPLETE);
     assert_eq!(h.wait(&[manual], false, 0).0, KFD_IOC_WAIT_RESULT_COMPLETE);
-    h.dev.reset_event(&mut ResetEventArgs { event_id: manual, pad: 0 }).unwrap();
+    h.dev
+        .reset_event(&mut ResetEventArgs {
+            event_id: manual,
+            pad: 0,
+        })
+        .unwrap();
     assert_eq!(h.wait(&[manual], false, 0).0, KFD_IOC_WAIT_RESULT_TIMEOUT);
 
     // Wait-all needs every event; wait-any one.
     h.set_event(manual);
-    assert_eq!(h.wait(&[auto, manual], true, 0).0, KFD_IOC_WAIT_RESULT_TIMEOUT);
-    assert_eq!(h.wait(&[auto, manual], false, 0).0, KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!(
+        h.wait(&[auto, manual], true, 0).0,
+        KFD_IOC_WAIT_RESULT_TIMEOUT
+    );
+    assert_eq!(
+        h.wait(&[auto, manual], false, 0).0,
+        KFD_IOC_WAIT_RESULT_COMPLETE
+    );
 
     // Event ages: a stale age returns at once.
     let (_, data) = h.wait(&[manual], false, 0);
     let age = data[0].last_event_age();
     assert!(age > 1);
-    h.dev.reset_event(&mut ResetEventArgs { event_id: manual, pad: 0 }).unwrap();
+    h.dev
+        .reset_event(&mut ResetEventArgs {
+            event_id: manual,
+            pad: 0,
+        })
+        .unwrap();
     let mut d = [KfdEventData::for_event(manual)];
     d[0].set_last_event_age(age - 1);
-    let mut args = WaitEventsArgs { num_events: 1, timeout_ms: 0, ..Default::default() };
+    let mut args = WaitEventsArgs {
+        num_events: 1,
+        timeout_ms: 0,
+        ..Default::default()
+    };
     h.dev.wait_events(&mut args, &mut d).unwrap();
     assert_eq!(args.wait_result, KFD_IOC_WAIT_RESULT_COMPLETE);
 
     // Unknown ids and CPU-setting a MEMORY event are EINVAL.
     let mem = h.create_event(event_type::MEMORY, false).event_id;
     assert!(mem >= 0x8000_0000);
-    assert_eq!(errno(h.dev.set_event(&mut SetEventArgs { event_id: mem, pad: 0 }).unwrap_err()), EINVAL);
-    assert_eq!(errno(h.dev.set_event(&mut SetEventArgs { event_id: 4000, pad: 0 }).unwrap_err()), EINVAL);
-    h.dev.destroy_event(&mut DestroyEventArgs { event_id: manual, pad: 0 }).unwrap();
-    assert_eq!(errno(h.dev.destroy_event(&mut DestroyEventArgs { event_id: manual, pad: 0 }).unwrap_err()), EINVAL);
+    assert_eq!(
+        errno(
+            h.dev
+                .set_event(&mut SetEventArgs {
+                    event_id: mem,
+                    pad: 0
+                })
+                .unwrap_err()
+        ),
+        EINVAL
+    );
+    assert_eq!(
+        errno(
+            h.dev
+                .set_event(&mut SetEventArgs {
+                    event_id: 4000,
+                    pad: 0
+                })
+                .unwrap_err()
+        ),
+        EINVAL
+    );
+    h.dev
+        .destroy_event(&mut DestroyEventArgs {
+            event_id: manual,
+            pad: 0,
+        })
+        .unwrap();
+    assert_eq!(
+        errno(
+            h.dev
+                .destroy_event(&mut DestroyEventArgs {
+                    event_id: manual,
+                    pad: 0
+                })
+                .unwrap_err()
+        ),
+        EINVAL
+    );
 }
 
 #[test]
@@ -273,7 +477,11 @@ fn a_blocked_wait_any_wakes_on_a_set_from_another_thread() {
     let target = ids[2];
     let setter = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(40));
-        dev.set_event(&mut SetEventArgs { event_id: target, pad: 0 }).unwrap();
+        dev.set_event(&mut SetEventArgs {
+            event_id: target,
+            pad: 0,
+        })
+        .unwrap();
     });
     let t = Instant::now();
     let (result, _) = h.wait(&ids, false, u32::MAX);
@@ -292,9 +500,19 @@ fn event_page_handle_and_slots() {
     assert_eq!(first.event_slot_index, first.event_id);
     assert_eq!(first.event_trigger_data, first.event_id);
     // The slot was set to "unsignaled".
-    assert_eq!(signals.event_page.atomic_u64(first.event_slot_index as u64 * 8).load(Ordering::Acquire), u64::MAX);
+    assert_eq!(
+        signals
+            .event_page
+            .atomic_u64(first.event_slot_index as u64 * 8)
+            .load(Ordering::Acquire),
+        u64::MAX
+    );
     // A second page handle is refused.
-    let mut again = CreateEventArgs { event_page_offset: signals.memory.handle, event_type: event_type::SIGNAL, ..Default::default() };
+    let mut again = CreateEventArgs {
+        event_page_offset: signals.memory.handle,
+        event_type: event_type::SIGNAL,
+        ..Default::default()
+    };
     assert_eq!(errno(h.dev.create_event(&mut again).unwrap_err()), EINVAL);
 }
 
@@ -311,15 +529,21 @@ fn create_queue_checks_its_buffers() {
         assert_eq!(errno(e), EINVAL, "{what}");
     };
     expect_einval("non-power-of-two ring", &|a| a.ring_size = 3000);
-    expect_einval("ring size differs from the BO", &|a| a.ring_size = 2 * PAGE as u32);
+    expect_einval("ring size differs from the BO", &|a| {
+        a.ring_size = 2 * PAGE as u32
+    });
     expect_einval("unmapped ring", &|a| a.ring_base_address = reserve_va(PAGE));
     expect_einval("ring not at its BO's start", &|a| a.ring_base_address += 64);
     expect_einval("wrong EOP size", &|a| a.eop_buffer_size = 8192);
     expect_einval("unmapped EOP", &|a| a.eop_buffer_address = reserve_va(PAGE));
     expect_einval("wrong ctx save size", &|a| a.ctx_save_restore_size += 4096);
     expect_einval("wrong ctl stack size", &|a| a.ctl_stack_size = 4096);
-    expect_einval("ctx save BO too small", &|a| a.ctx_save_restore_address = ring.va);
-    expect_einval("unmapped read pointer", &|a| a.read_pointer_address = reserve_va(PAGE));
+    expect_einval("ctx save BO too small", &|a| {
+        a.ctx_save_restore_address = ring.va
+    });
+    expect_einval("unmapped read pointer", &|a| {
+        a.read_pointer_address = reserve_va(PAGE)
+    });
     expect_einval("percentage", &|a| a.queue_percentage = 101);
     expect_einval("priority", &|a| a.queue_priority = 16);
     expect_einval("SDMA queue", &|a| a.queue_type = KFD_IOC_QUEUE_TYPE_SDMA);
@@ -327,18 +551,47 @@ fn create_queue_checks_its_buffers() {
 
     let mut args = good;
     h.dev.create_queue(&mut args).unwrap();
-    assert_eq!(args.doorbell_offset & mmap_offset::TYPE_MASK, mmap_offset::TYPE_DOORBELL);
+    assert_eq!(
+        args.doorbell_offset & mmap_offset::TYPE_MASK,
+        mmap_offset::TYPE_DOORBELL
+    );
     assert_eq!(mmap_offset::get_gpu_id(args.doorbell_offset), h.gpu_id);
     assert_eq!(args.doorbell_offset & 0x1fff, 0, "first queue: doorbell 0");
-    let mut second = TestQueue::args(&h, &h.buffer(PAGE, GTT_FLAGS), PAGE, &h.buffer(PAGE, GTT_FLAGS));
+    let mut second = TestQueue::args(
+        &h,
+        &h.buffer(PAGE, GTT_FLAGS),
+        PAGE,
+        &h.buffer(PAGE, GTT_FLAGS),
+    );
     h.dev.create_queue(&mut second).unwrap();
     assert_ne!(second.queue_id, args.queue_id);
     assert_eq!(second.doorbell_offset & 0x1fff, 8);
     // UPDATE_QUEUE checks too; DESTROY of an unknown queue is EINVAL.
-    let mut update = UpdateQueueArgs { ring_base_address: ring.va, queue_id: args.queue_id, ring_size: PAGE as u32, queue_percentage: 100, queue_priority: 20 };
+    let mut update = UpdateQueueArgs {
+        ring_base_address: ring.va,
+        queue_id: args.queue_id,
+        ring_size: PAGE as u32,
+        queue_percentage: 100,
+        queue_priority: 20,
+    };
     assert_eq!(errno(h.dev.update_queue(&mut update).unwrap_err()), EINVAL);
     update.queue_priority = 3;
     h.dev.update_queue(&mut update).unwrap();
-    h.dev.destroy_queue(&mut DestroyQueueArgs { queue_id: args.queue_id, pad: 0 }).unwrap();
-    assert_eq!(errno(h.dev.destroy_queue(&mut DestroyQueueArgs { queue_id: args.queue_id, pad: 0 }).unwrap_err()), EINVAL);
+    h.dev
+        .destroy_queue(&mut DestroyQueueArgs {
+            queue_id: args.queue_id,
+            pad: 0,
+        })
+        .unwrap();
+    assert_eq!(
+        errno(
+            h.dev
+                .destroy_queue(&mut DestroyQueueArgs {
+                    queue_id: args.queue_id,
+                    pad: 0
+                })
+                .unwrap_err()
+        ),
+        EINVAL
+    );
 }

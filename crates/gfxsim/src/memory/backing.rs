@@ -43,13 +43,21 @@ impl Backing {
                 0,
             )?
         };
-        Ok(Backing { ptr: ptr as usize, size, fd: Some(fd) })
+        Ok(Backing {
+            ptr: ptr as usize,
+            size,
+            fd: Some(fd),
+        })
     }
 
     /// The caller's own memory at `ptr` (USERPTR); the caller keeps it
     /// mapped for as long as the BO exists, as KFD requires.
     pub fn new_user(ptr: u64, size: u64) -> Backing {
-        Backing { ptr: ptr as usize, size, fd: None }
+        Backing {
+            ptr: ptr as usize,
+            size,
+            fd: None,
+        }
     }
 
     pub fn ptr(&self) -> *mut u8 {
@@ -90,7 +98,8 @@ impl Drop for Backing {
         if self.fd.is_some() {
             // SAFETY: this mapping was created in new_memfd and nothing
             // references it any more (all users hold an Arc<Backing>).
-            if let Err(e) = unsafe { munmap(self.ptr as *mut std::ffi::c_void, self.size as usize) } {
+            if let Err(e) = unsafe { munmap(self.ptr as *mut std::ffi::c_void, self.size as usize) }
+            {
                 tracing::warn!("gfxsim: munmap of a BO backing failed: {e}");
             }
         }

@@ -75,7 +75,12 @@ pub struct BoTable {
 
 impl Default for BoTable {
     fn default() -> Self {
-        Self { by_handle: HashMap::new(), by_offset: BTreeMap::new(), next_id: 1, next_offset: FIRST_RENDER_OFFSET }
+        Self {
+            by_handle: HashMap::new(),
+            by_offset: BTreeMap::new(),
+            next_id: 1,
+            next_offset: FIRST_RENDER_OFFSET,
+        }
     }
 }
 

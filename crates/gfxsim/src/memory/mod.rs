@@ -13,7 +13,9 @@ pub mod vm;
 
 use std::sync::{Arc, Mutex};
 
-use aqueduct_kfd::uapi::{AllocMemoryOfGpuArgs, FreeMemoryOfGpuArgs, MapMemoryToGpuArgs, mmap_offset};
+use aqueduct_kfd::uapi::{
+    AllocMemoryOfGpuArgs, FreeMemoryOfGpuArgs, MapMemoryToGpuArgs, mmap_offset,
+};
 use aqueduct_kfd::{KfdError, KfdResult};
 use rustix::io::Errno;
 
@@ -33,7 +35,10 @@ fn err(ioctl: &'static str, errno: Errno) -> KfdError {
 }
 
 fn mmap_err(errno: Errno) -> KfdError {
-    KfdError::Os { what: "mmap", source: errno.into() }
+    KfdError::Os {
+        what: "mmap",
+        source: errno.into(),
+    }
 }
 
 /// All BOs of the (one) simulated process.
@@ -48,7 +53,11 @@ impl Memory {
     /// `system_memory`: host RAM; GTT and USERPTR BOs may use 15/16 of it,
     /// as KFD's system memory limit allows.
     pub fn new(system_memory: u64) -> Self {
-        Self { bos: Mutex::new(BoTable::default()), gtt_used: Mutex::new(0), gtt_limit: system_memory / 16 * 15 }
+        Self {
+            bos: Mutex::new(BoTable::default()),
+            gtt_used: Mutex::new(0),
+            gtt_limit: system_memory / 16 * 15,
+        }
     }
 
     fn bos(&self) -> std::sync::MutexGuard<'_, BoTable> {
@@ -65,12 +74,18 @@ impl Memory {
         if args.size == 0 {
             return Err(err(NAME, Errno::INVAL));
         }
-        let gpu = gpus.iter().find(|g| g.gpu_id == args.gpu_id).ok_or_else(|| {
-            tracing::debug!("{NAME}: unknown gpu_id {:#x}", args.gpu_id);
-            err(NAME, Errno::INVAL)
-        })?;
+        let gpu = gpus
+            .iter()
+            .find(|g| g.gpu_id == args.gpu_id)
+            .ok_or_else(|| {
+                tracing::debug!("{NAME}: unknown gpu_id {:#x}", args.gpu_id);
+                err(NAME, Errno::INVAL)
+            })?;
         if !gpu.vm_acquired() {
-            tracing::debug!("{NAME}: ACQUIRE_VM was not called for gpu {:#x}", args.gpu_id);
+            tracing::debug!(
+                "{NAME}: ACQUIRE_VM was not called for gpu {:#x}",
+                args.gpu_id
+            );
             return Err(err(NAME, Errno::INVAL));
         }
         let mem_type = MemType::from_flags(args.flags).ok_or_else(|| {
@@ -83,7 +98,11 @@ impl Memory {
             || !args.size.is_multiple_of(PAGE_SIZE)
             || end.is_none_or(|end| end > GPUVM_LIMIT)
         {
-            tracing::debug!("{NAME}: va {:#x} size {:#x} not page aligned or outside the GPUVM aperture", args.va_addr, args.size);
+            tracing::debug!(
+                "{NAME}: va {:#x} size {:#x} not page aligned or outside the GPUVM aperture",
+                args.va_addr,
+                args.size
+            );
             return Err(err(NAME, Errno::INVAL));
         }
 
@@ -91,7 +110,8 @@ impl Memory {
         let handle = bos.next_handle(gpu.gpu_id);
         let (backing, offset, render_offset) = match mem_type {
             MemType::Vram | MemType::Gtt => {
-                self.reserve(gpu, mem_type, args.size).map_err(|e| err(NAME, e))?;
+                self.reserve(gpu, mem_type, args.size)
+                    .map_err(|e| err(NAME, e))?;
                 let backing = match Backing::new_memfd("gfxsim-bo", args.size) {
                     Ok(b) => b,
                     Err(e) => {
@@ -108,23 +128,35 @@ impl Memory {
                     return Err(err(NAME, Errno::INVAL));
                 }
                 if !host_range_mapped(cpu, args.size) {
-                    tracing::debug!("{NAME}: USERPTR range {cpu:#x}+{:#x} is not mapped", args.size);
+                    tracing::debug!(
+                        "{NAME}: USERPTR range {cpu:#x}+{:#x} is not mapped",
+                        args.size
+                    );
                     return Err(err(NAME, Errno::FAULT));
                 }
-                self.reserve(gpu, mem_type, args.size).map_err(|e| err(NAME, e))?;
+                self.reserve(gpu, mem_type, args.size)
+                    .map_err(|e| err(NAME, e))?;
                 (Arc::new(Backing::new_user(cpu, args.size)), cpu, false)
             }
             MemType::Doorbell => {
                 if args.size != DOORBELL_SLICE_SIZE {
                     return Err(err(NAME, Errno::INVAL));
                 }
-                (gpu.doorbells.backing(), mmap_offset::TYPE_DOORBELL | mmap_offset::gpu_id(gpu.gpu_id), false)
+                (
+                    gpu.doorbells.backing(),
+                    mmap_offset::TYPE_DOORBELL | mmap_offset::gpu_id(gpu.gpu_id),
+                    false,
+                )
             }
             MemType::MmioRemap => {
                 if args.size != PAGE_SIZE {
                     return Err(err(NAME, Errno::INVAL));
                 }
-                (gpu.mmio_page.clone(), mmap_offset::TYPE_MMIO | mmap_offset::gpu_id(gpu.gpu_id), false)
+                (
+                    gpu.mmio_page.clone(),
+                    mmap_offset::TYPE_MMIO | mmap_offset::gpu_id(gpu.gpu_id),
+                    false,
+                )
             }
         };
         let bo = Bo {
@@ -142,7 +174,11 @@ impl Memory {
         if mem_type != MemType::UserPtr {
             args.mmap_offset = offset;
         }
-        tracing::trace!("{NAME}: handle {handle:#x} {mem_type:?} va {:#x} size {:#x}", bo.va, bo.size);
+        tracing::trace!(
+            "{NAME}: handle {handle:#x} {mem_type:?} va {:#x} size {:#x}",
+            bo.va,
+            bo.size
+        );
         bos.insert(bo, render_offset);
         Ok(())
     }
@@ -171,14 +207,19 @@ impl Memory {
     fn release(&self, gpu: &Gpu, mem_type: MemType, size: u64) {
         match mem_type {
             MemType::Vram => *gpu.vram_used.lock().unwrap_or_else(|e| e.into_inner()) -= size,
-            MemType::Gtt | MemType::UserPtr => *self.gtt_used.lock().unwrap_or_else(|e| e.into_inner()) -= size,
+            MemType::Gtt | MemType::UserPtr => {
+                *self.gtt_used.lock().unwrap_or_else(|e| e.into_inner()) -= size
+            }
             MemType::Doorbell | MemType::MmioRemap => {}
         }
     }
 
     pub fn free(&self, gpus: &[Arc<Gpu>], args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()> {
         const NAME: &str = "FREE_MEMORY_OF_GPU";
-        let bo = self.bos().remove(args.handle).ok_or_else(|| err(NAME, Errno::INVAL))?;
+        let bo = self
+            .bos()
+            .remove(args.handle)
+            .ok_or_else(|| err(NAME, Errno::INVAL))?;
         // A still-mapped BO is unmapped first (libhsakmt always unmaps; the
         // kernel tears mappings down the same way at process exit).
         for gpu_id in &bo.mapped_on {
@@ -194,16 +235,26 @@ impl Memory {
         Ok(())
     }
 
-    pub fn map(&self, gpus: &[Arc<Gpu>], args: &mut MapMemoryToGpuArgs, device_ids: &[u32]) -> KfdResult<()> {
+    pub fn map(
+        &self,
+        gpus: &[Arc<Gpu>],
+        args: &mut MapMemoryToGpuArgs,
+        device_ids: &[u32],
+    ) -> KfdResult<()> {
         const NAME: &str = "MAP_MEMORY_TO_GPU";
         let (n, start) = check_device_list(NAME, args, device_ids)?;
         if !gpus.iter().any(|g| g.gpu_id as u64 == args.handle >> 32) {
             return Err(err(NAME, Errno::INVAL));
         }
         let mut bos = self.bos();
-        let bo = bos.get_mut(args.handle).ok_or_else(|| err(NAME, Errno::NOMEM))?;
+        let bo = bos
+            .get_mut(args.handle)
+            .ok_or_else(|| err(NAME, Errno::NOMEM))?;
         for (i, &gpu_id) in device_ids.iter().enumerate().take(n).skip(start) {
-            let gpu = gpus.iter().find(|g| g.gpu_id == gpu_id).ok_or_else(|| err(NAME, Errno::INVAL))?;
+            let gpu = gpus
+                .iter()
+                .find(|g| g.gpu_id == gpu_id)
+                .ok_or_else(|| err(NAME, Errno::INVAL))?;
             if !gpu.vm_acquired() {
                 return Err(err(NAME, Errno::INVAL));
             }
@@ -217,7 +268,11 @@ impl Memory {
                     backing: bo.backing.clone(),
                 };
                 if !gpu.vm.insert(mapping) {
-                    tracing::debug!("{NAME}: va {:#x}+{:#x} overlaps a mapping of gpu {gpu_id:#x}", bo.va, bo.size);
+                    tracing::debug!(
+                        "{NAME}: va {:#x}+{:#x} overlaps a mapping of gpu {gpu_id:#x}",
+                        bo.va,
+                        bo.size
+                    );
                     return Err(err(NAME, Errno::INVAL));
                 }
                 bo.mapped_on.push(gpu_id);
@@ -227,16 +282,26 @@ impl Memory {
         Ok(())
     }
 
-    pub fn unmap(&self, gpus: &[Arc<Gpu>], args: &mut MapMemoryToGpuArgs, device_ids: &[u32]) -> KfdResult<()> {
+    pub fn unmap(
+        &self,
+        gpus: &[Arc<Gpu>],
+        args: &mut MapMemoryToGpuArgs,
+        device_ids: &[u32],
+    ) -> KfdResult<()> {
         const NAME: &str = "UNMAP_MEMORY_FROM_GPU";
         let (n, start) = check_device_list(NAME, args, device_ids)?;
         if !gpus.iter().any(|g| g.gpu_id as u64 == args.handle >> 32) {
             return Err(err(NAME, Errno::INVAL));
         }
         let mut bos = self.bos();
-        let bo = bos.get_mut(args.handle).ok_or_else(|| err(NAME, Errno::NOMEM))?;
+        let bo = bos
+            .get_mut(args.handle)
+            .ok_or_else(|| err(NAME, Errno::NOMEM))?;
         for (i, &gpu_id) in device_ids.iter().enumerate().take(n).skip(start) {
-            let gpu = gpus.iter().find(|g| g.gpu_id == gpu_id).ok_or_else(|| err(NAME, Errno::INVAL))?;
+            let gpu = gpus
+                .iter()
+                .find(|g| g.gpu_id == gpu_id)
+                .ok_or_else(|| err(NAME, Errno::INVAL))?;
             let Some(pos) = bo.mapped_on.iter().position(|&g| g == gpu_id) else {
                 return Err(err(NAME, Errno::INVAL));
             };
@@ -252,7 +317,13 @@ impl Memory {
     ///
     /// # Safety
     /// As `KfdDevice::mmap_render_node`.
-    pub unsafe fn mmap_render_node(&self, gpu: &Gpu, va: u64, size: u64, offset: u64) -> KfdResult<()> {
+    pub unsafe fn mmap_render_node(
+        &self,
+        gpu: &Gpu,
+        va: u64,
+        size: u64,
+        offset: u64,
+    ) -> KfdResult<()> {
         if !gpu.render_node_open() {
             return Err(mmap_err(Errno::BADF));
         }
@@ -262,16 +333,27 @@ impl Memory {
         let bos = self.bos();
         let bo = bos.by_render_offset(offset).ok_or(mmap_err(Errno::INVAL))?;
         let file_offset = offset - bo.mmap_offset;
-        if bo.gpu_id != gpu.gpu_id || file_offset.checked_add(size).is_none_or(|end| end > bo.size.next_multiple_of(PAGE_SIZE)) {
+        if bo.gpu_id != gpu.gpu_id
+            || file_offset
+                .checked_add(size)
+                .is_none_or(|end| end > bo.size.next_multiple_of(PAGE_SIZE))
+        {
             return Err(mmap_err(Errno::INVAL));
         }
         // SAFETY: the caller owns [va, va+size) per this function's contract.
-        unsafe { bo.backing.map_fixed_at(va, size, file_offset) }.map_err(|e| KfdError::Os { what: "mmap", source: e })
+        unsafe { bo.backing.map_fixed_at(va, size, file_offset) }.map_err(|e| KfdError::Os {
+            what: "mmap",
+            source: e,
+        })
     }
 }
 
 /// Validate the n_devices/n_success pair of MAP/UNMAP; returns (n, start).
-fn check_device_list(name: &'static str, args: &MapMemoryToGpuArgs, device_ids: &[u32]) -> KfdResult<(usize, usize)> {
+fn check_device_list(
+    name: &'static str,
+    args: &MapMemoryToGpuArgs,
+    device_ids: &[u32],
+) -> KfdResult<(usize, usize)> {
     let n = args.n_devices as usize;
     let start = args.n_success as usize;
     if n == 0 || start > n {
@@ -287,8 +369,17 @@ fn check_device_list(name: &'static str, args: &MapMemoryToGpuArgs, device_ids: 
 /// (madvise(MADV_NORMAL) fails with ENOMEM on unmapped pages and changes
 /// nothing otherwise).
 fn host_range_mapped(addr: u64, size: u64) -> bool {
-    let Ok(len) = usize::try_from(size) else { return false };
+    let Ok(len) = usize::try_from(size) else {
+        return false;
+    };
     // SAFETY: MADV_NORMAL only resets the readahead hint; it never changes
     // the contents or protection of the pages.
-    unsafe { rustix::mm::madvise(addr as *mut std::ffi::c_void, len, rustix::mm::Advice::Normal) }.is_ok()
+    unsafe {
+        rustix::mm::madvise(
+            addr as *mut std::ffi::c_void,
+            len,
+            rustix::mm::Advice::Normal,
+        )
+    }
+    .is_ok()
 }

@@ -76,7 +76,10 @@ impl GpuVm {
 
     /// A read view; holds the table's read lock until dropped.
     pub fn view(&self) -> VmView<'_> {
-        VmView { table: self.table.read().unwrap_or_else(|e| e.into_inner()), last: AtomicUsize::new(0) }
+        VmView {
+            table: self.table.read().unwrap_or_else(|e| e.into_inner()),
+            last: AtomicUsize::new(0),
+        }
     }
 }
 
@@ -112,8 +115,12 @@ impl VmView<'_> {
 
     /// Why `[addr, addr+len)` cannot be accessed as `access`, or None if it can.
     pub fn check(&self, addr: u64, len: u64, access: Access) -> Option<FaultKind> {
-        let Some(m) = self.find(addr) else { return Some(FaultKind::NotPresent) };
-        let Some(end) = addr.checked_add(len) else { return Some(FaultKind::NotPresent) };
+        let Some(m) = self.find(addr) else {
+            return Some(FaultKind::NotPresent);
+        };
+        let Some(end) = addr.checked_add(len) else {
+            return Some(FaultKind::NotPresent);
+        };
         if end > m.end {
             return Some(FaultKind::NotPresent);
         }
@@ -133,9 +140,16 @@ impl VmView<'_> {
     }
 
     /// An 8-byte-aligned u64 at `addr`, for atomic access.
-    pub fn atomic_u64(&self, addr: u64, access: Access) -> Result<&std::sync::atomic::AtomicU64, MemoryFault> {
+    pub fn atomic_u64(
+        &self,
+        addr: u64,
+        access: Access,
+    ) -> Result<&std::sync::atomic::AtomicU64, MemoryFault> {
         if !addr.is_multiple_of(8) {
-            return Err(MemoryFault { address: addr, access });
+            return Err(MemoryFault {
+                address: addr,
+                access,
+            });
         }
         let ptr = self.translate(addr, 8, access)?;
         // SAFETY: 8 aligned bytes inside a live mapping that stays mapped
@@ -146,9 +160,16 @@ impl VmView<'_> {
     }
 
     /// An aligned u16 at `addr`, for atomic access (packet headers).
-    pub fn atomic_u16(&self, addr: u64, access: Access) -> Result<&std::sync::atomic::AtomicU16, MemoryFault> {
+    pub fn atomic_u16(
+        &self,
+        addr: u64,
+        access: Access,
+    ) -> Result<&std::sync::atomic::AtomicU16, MemoryFault> {
         if !addr.is_multiple_of(2) {
-            return Err(MemoryFault { address: addr, access });
+            return Err(MemoryFault {
+                address: addr,
+                access,
+            });
         }
         let ptr = self.translate(addr, 2, access)?;
         // SAFETY: as for atomic_u64, with 2 aligned bytes.
@@ -158,7 +179,10 @@ impl VmView<'_> {
 
 impl GpuMemory for VmView<'_> {
     fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
-        let fault = MemoryFault { address: addr, access };
+        let fault = MemoryFault {
+            address: addr,
+            access,
+        };
         let m = self.find(addr).ok_or(fault)?;
         let end = addr.checked_add(len).ok_or(fault)?;
         if end > m.end {

@@ -33,8 +33,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use aqueduct_kfd::abi::{
-    AMD_SIGNAL_EVENT_ID_OFFSET, AMD_SIGNAL_EVENT_MAILBOX_OFFSET, AMD_SIGNAL_VALUE_OFFSET, BarrierPacket,
-    FenceScope, KernelDescriptor, KernelDispatchPacket, PacketHeader, RawPacket, packet_type,
+    AMD_SIGNAL_EVENT_ID_OFFSET, AMD_SIGNAL_EVENT_MAILBOX_OFFSET, AMD_SIGNAL_VALUE_OFFSET,
+    BarrierPacket, FenceScope, KernelDescriptor, KernelDispatchPacket, PacketHeader, RawPacket,
+    packet_type,
 };
 use aqueduct_kfd::uapi::exception_code;
 
@@ -43,7 +44,7 @@ use crate::events::Events;
 use crate::fault::{QueueError, report_queue_error};
 use crate::gpu::{Gpu, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 use crate::isa::{Access, DispatchSetup};
-use crate::isa_rt::Dispatch;
+use crate::isa::Dispatch;
 use crate::memory::vm::VmView;
 use crate::stats::StatsCounters;
 
@@ -100,13 +101,28 @@ pub struct CommandProcessor {
 }
 
 impl CommandProcessor {
-    pub fn new(queue: Arc<QueueShared>, gpu: Arc<Gpu>, events: Arc<Events>, stats: Arc<StatsCounters>) -> Self {
+    pub fn new(
+        queue: Arc<QueueShared>,
+        gpu: Arc<Gpu>,
+        events: Arc<Events>,
+        stats: Arc<StatsCounters>,
+    ) -> Self {
         let config = queue.config();
         let next_index = {
             let view = gpu.vm.view();
-            view.atomic_u64(config.read_pointer, Access::Read).map(|r| r.load(Ordering::Acquire)).unwrap_or(0)
+            view.atomic_u64(config.read_pointer, Access::Read)
+                .map(|r| r.load(Ordering::Acquire))
+                .unwrap_or(0)
         };
-        Self { queue, gpu, events, stats, next_index, in_flight: VecDeque::new(), aborted: false }
+        Self {
+            queue,
+            gpu,
+            events,
+            stats,
+            next_index,
+            in_flight: VecDeque::new(),
+            aborted: false,
+        }
     }
 
     /// The thread body: runs until the queue is destroyed.
@@ -148,7 +164,10 @@ impl CommandProcessor {
             wake.wait_past(seen);
         }
         wake.set_wants_events(false);
-        tracing::trace!("gfxsim: command processor of queue {} stopped", self.queue.id);
+        tracing::trace!(
+            "gfxsim: command processor of queue {} stopped",
+            self.queue.id
+        );
     }
 
     fn halt(&mut self, error: QueueError) {
@@ -158,7 +177,13 @@ impl CommandProcessor {
         self.queue.set_exception(&error.detail);
         self.queue.halted.store(true, Ordering::Release);
         let config = self.queue.config();
-        report_queue_error(&self.events, &self.gpu.vm, self.gpu.gpu_id, config.ctx_save_restore, &error);
+        report_queue_error(
+            &self.events,
+            &self.gpu.vm,
+            self.gpu.gpu_id,
+            config.ctx_save_restore,
+            &error,
+        );
     }
 
     /// An error found at launch: earlier packets still complete normally
@@ -189,7 +214,9 @@ impl CommandProcessor {
     /// Complete finished packets in order.
     fn retire(&mut self) -> Result<(), QueueError> {
         while self.in_flight.front().is_some_and(InFlight::is_done) {
-            let Some(f) = self.in_flight.pop_front() else { break };
+            let Some(f) = self.in_flight.pop_front() else {
+                break;
+            };
             if self.queue.is_halted() {
                 // Packets after the failed one never complete.
                 continue;
@@ -284,7 +311,9 @@ impl CommandProcessor {
         if header.barrier && !self.in_flight.is_empty() {
             return Ok(Launch::Idle);
         }
-        let raw: RawPacket = view.read(slot).map_err(|e| QueueError::cp_fault(e, "reading a packet"))?;
+        let raw: RawPacket = view
+            .read(slot)
+            .map_err(|e| QueueError::cp_fault(e, "reading a packet"))?;
         let bytes = bytemuck::bytes_of(&raw);
         let (completion_signal, work) = match kind {
             packet_type::KERNEL_DISPATCH => {
@@ -347,7 +376,11 @@ impl CommandProcessor {
             ));
         }
         let d = dimensions as usize;
-        let mut workgroup_size = [p.workgroup_size_x as u32, p.workgroup_size_y as u32, p.workgroup_size_z as u32];
+        let mut workgroup_size = [
+            p.workgroup_size_x as u32,
+            p.workgroup_size_y as u32,
+            p.workgroup_size_z as u32,
+        ];
         let mut grid_size = [p.grid_size_x, p.grid_size_y, p.grid_size_z];
         for i in d..3 {
             workgroup_size[i] = 1;
@@ -369,16 +402,27 @@ impl CommandProcessor {
         if p.group_segment_size > MAX_GROUP_SEGMENT_SIZE {
             return Err(QueueError::packet(
                 exception_code::EC_QUEUE_PACKET_DISPATCH_GROUP_SEGMENT_SIZE_INVALID,
-                format!("packet {index}: group segment {} bytes > {MAX_GROUP_SEGMENT_SIZE}", p.group_segment_size),
+                format!(
+                    "packet {index}: group segment {} bytes > {MAX_GROUP_SEGMENT_SIZE}",
+                    p.group_segment_size
+                ),
             ));
         }
-        let code_invalid = |what: String| QueueError::packet(exception_code::EC_QUEUE_PACKET_DISPATCH_CODE_INVALID, what);
+        let code_invalid = |what: String| {
+            QueueError::packet(exception_code::EC_QUEUE_PACKET_DISPATCH_CODE_INVALID, what)
+        };
         if p.kernel_object == 0 || !p.kernel_object.is_multiple_of(64) {
-            return Err(code_invalid(format!("packet {index}: kernel object {:#x} is not a 64-byte aligned address", p.kernel_object)));
+            return Err(code_invalid(format!(
+                "packet {index}: kernel object {:#x} is not a 64-byte aligned address",
+                p.kernel_object
+            )));
         }
-        let kd_bytes: [u8; KernelDescriptor::SIZE] = view
-            .read(p.kernel_object)
-            .map_err(|_| code_invalid(format!("packet {index}: kernel object {:#x} is not mapped", p.kernel_object)))?;
+        let kd_bytes: [u8; KernelDescriptor::SIZE] = view.read(p.kernel_object).map_err(|_| {
+            code_invalid(format!(
+                "packet {index}: kernel object {:#x} is not mapped",
+                p.kernel_object
+            ))
+        })?;
         let descriptor = KernelDescriptor::from_bytes(&kd_bytes);
         let setup = DispatchSetup {
             kernel_object: p.kernel_object,
@@ -395,14 +439,19 @@ impl CommandProcessor {
             shared_aperture_base: LDS_APERTURE_BASE,
             private_aperture_base: SCRATCH_APERTURE_BASE,
         };
-        let dispatch = Dispatch::new(setup, self.gpu.code_cache.clone()).map_err(|e| QueueError::from_wave(&e))?;
+        let dispatch = Dispatch::new(setup, self.gpu.code_cache.clone())
+            .map_err(|e| QueueError::from_wave(&e))?;
         Ok(Job::new(dispatch, self.queue.wake.clone()))
     }
 }
 
 /// Whether a barrier packet's condition holds (AND: every nonzero dep
 /// signal is 0; OR: one is, or there are none).
-fn barrier_satisfied(view: &VmView<'_>, packet: &BarrierPacket, and: bool) -> Result<bool, QueueError> {
+fn barrier_satisfied(
+    view: &VmView<'_>,
+    packet: &BarrierPacket,
+    and: bool,
+) -> Result<bool, QueueError> {
     let mut any_dep = false;
     for &signal in packet.dep_signal.iter().filter(|&&s| s != 0) {
         any_dep = true;

@@ -18,7 +18,9 @@ use crate::gpu::Gpu;
 use crate::stats::StatsCounters;
 use crate::wake::Wake;
 use command_processor::CommandProcessor;
-use validation::{QueueConfig, check_percentage_priority, check_ring, effective_ring_size, validate_create};
+use validation::{
+    QueueConfig, check_percentage_priority, check_ring, effective_ring_size, validate_create,
+};
 
 /// Most queues per process (KFD_MAX_NUM_OF_QUEUES_PER_PROCESS).
 pub const MAX_QUEUES: u32 = 1024;
@@ -57,7 +59,10 @@ impl QueueShared {
     }
 
     pub fn exception(&self) -> Option<String> {
-        self.exception.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.exception
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -87,12 +92,18 @@ impl Queues {
         args: &mut CreateQueueArgs,
     ) -> KfdResult<()> {
         const NAME: &str = "CREATE_QUEUE";
-        let gpu = gpus.iter().find(|g| g.gpu_id == args.gpu_id).ok_or_else(|| {
-            tracing::debug!("{NAME}: unknown gpu_id {:#x}", args.gpu_id);
-            err(NAME, Errno::INVAL)
-        })?;
+        let gpu = gpus
+            .iter()
+            .find(|g| g.gpu_id == args.gpu_id)
+            .ok_or_else(|| {
+                tracing::debug!("{NAME}: unknown gpu_id {:#x}", args.gpu_id);
+                err(NAME, Errno::INVAL)
+            })?;
         if !gpu.vm_acquired() {
-            tracing::debug!("{NAME}: ACQUIRE_VM was not called for gpu {:#x}", args.gpu_id);
+            tracing::debug!(
+                "{NAME}: ACQUIRE_VM was not called for gpu {:#x}",
+                args.gpu_id
+            );
             return Err(err(NAME, Errno::INVAL));
         }
         let config = {
@@ -103,9 +114,14 @@ impl Queues {
             })?
         };
         let mut queues = self.lock();
-        let id = (0..MAX_QUEUES).find(|id| !queues.contains_key(id)).ok_or_else(|| err(NAME, Errno::NOMEM))?;
+        let id = (0..MAX_QUEUES)
+            .find(|id| !queues.contains_key(id))
+            .ok_or_else(|| err(NAME, Errno::NOMEM))?;
         let wake = Arc::new(Wake::new());
-        let doorbell_index = gpu.doorbells.claim(wake.clone()).ok_or_else(|| err(NAME, Errno::NOMEM))?;
+        let doorbell_index = gpu
+            .doorbells
+            .claim(wake.clone())
+            .ok_or_else(|| err(NAME, Errno::NOMEM))?;
         events.add_listener(&wake);
         let shared = Arc::new(QueueShared {
             id,
@@ -117,24 +133,43 @@ impl Queues {
             exception: Mutex::new(None),
         });
         let cp = CommandProcessor::new(shared.clone(), gpu.clone(), events.clone(), stats.clone());
-        let thread = std::thread::Builder::new().name(format!("gfxsim-cp-{id}")).spawn(move || cp.run()).map_err(|e| {
-            gpu.doorbells.release(doorbell_index);
-            tracing::warn!("{NAME}: cannot start the command processor thread: {e}");
-            err(NAME, Errno::NOMEM)
-        })?;
+        let thread = std::thread::Builder::new()
+            .name(format!("gfxsim-cp-{id}"))
+            .spawn(move || cp.run())
+            .map_err(|e| {
+                gpu.doorbells.release(doorbell_index);
+                tracing::warn!("{NAME}: cannot start the command processor thread: {e}");
+                err(NAME, Errno::NOMEM)
+            })?;
         args.queue_id = id;
         args.ring_size = config.ring_size as u32;
-        args.doorbell_offset =
-            mmap_offset::TYPE_DOORBELL | mmap_offset::gpu_id(gpu.gpu_id) | (doorbell_index as u64 * 8);
-        queues.insert(id, Queue { shared, gpu: gpu.clone(), thread: Some(thread) });
-        tracing::debug!("{NAME}: queue {id} on gpu {:#x}, doorbell {doorbell_index}, ring {:#x}+{:#x}", gpu.gpu_id, config.ring_base, config.ring_size);
+        args.doorbell_offset = mmap_offset::TYPE_DOORBELL
+            | mmap_offset::gpu_id(gpu.gpu_id)
+            | (doorbell_index as u64 * 8);
+        queues.insert(
+            id,
+            Queue {
+                shared,
+                gpu: gpu.clone(),
+                thread: Some(thread),
+            },
+        );
+        tracing::debug!(
+            "{NAME}: queue {id} on gpu {:#x}, doorbell {doorbell_index}, ring {:#x}+{:#x}",
+            gpu.gpu_id,
+            config.ring_base,
+            config.ring_size
+        );
         Ok(())
     }
 
     /// Stop queue `id`'s command processor after its in-flight work ends
     /// (workgroups not yet started are dropped, as preemption would).
     pub fn destroy(&self, id: u32) -> KfdResult<()> {
-        let queue = self.lock().remove(&id).ok_or_else(|| err("DESTROY_QUEUE", Errno::INVAL))?;
+        let queue = self
+            .lock()
+            .remove(&id)
+            .ok_or_else(|| err("DESTROY_QUEUE", Errno::INVAL))?;
         Self::stop(queue);
         Ok(())
     }
@@ -145,7 +180,10 @@ impl Queues {
         if let Some(thread) = queue.thread.take()
             && thread.join().is_err()
         {
-            tracing::error!("gfxsim: command processor of queue {} panicked", queue.shared.id);
+            tracing::error!(
+                "gfxsim: command processor of queue {} panicked",
+                queue.shared.id
+            );
         }
         queue.gpu.doorbells.release(queue.shared.doorbell_index);
     }
@@ -160,7 +198,9 @@ impl Queues {
     pub fn update(&self, args: &UpdateQueueArgs) -> KfdResult<()> {
         const NAME: &str = "UPDATE_QUEUE";
         let queues = self.lock();
-        let queue = queues.get(&args.queue_id).ok_or_else(|| err(NAME, Errno::INVAL))?;
+        let queue = queues
+            .get(&args.queue_id)
+            .ok_or_else(|| err(NAME, Errno::INVAL))?;
         let check = || -> Result<u64, validation::Invalid> {
             check_percentage_priority(args.queue_percentage, args.queue_priority)?;
             let ring_size = effective_ring_size(args.ring_size)?;
@@ -175,7 +215,11 @@ impl Queues {
             err(NAME, Errno::INVAL)
         })?;
         {
-            let mut config = queue.shared.config.lock().unwrap_or_else(|e| e.into_inner());
+            let mut config = queue
+                .shared
+                .config
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             config.ring_base = args.ring_base_address;
             config.ring_size = ring_size;
             config.percentage = args.queue_percentage;

@@ -53,7 +53,9 @@ impl Buffer {
     pub fn write_bytes(&self, offset: u64, bytes: &[u8]) {
         assert!(offset + bytes.len() as u64 <= self.size);
         // SAFETY: the range lies in the BO's host mapping.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr::<u8>(offset), bytes.len()) }
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr::<u8>(offset), bytes.len())
+        }
     }
 }
 
@@ -70,23 +72,45 @@ impl Harness {
     }
 
     pub fn with_gpus(gpus: usize) -> Harness {
-        let dev = SimDevice::new(SimConfig { gpus, threads: 2, vram_size: 1 << 30 }).expect("device");
+        let dev = SimDevice::new(SimConfig {
+            gpus,
+            threads: 2,
+            vram_size: 1 << 30,
+        })
+        .expect("device");
         let topology = dev.topology().expect("topology");
         let mut gpu_ids = Vec::new();
         let mut cwsr = None;
         for node in topology.gpu_nodes() {
-            let fd = dev.open_render_node(node.drm_render_minor().expect("minor")).expect("render node");
-            dev.acquire_vm(&mut AcquireVmArgs { drm_fd: fd, gpu_id: node.gpu_id }).expect("acquire vm");
+            let fd = dev
+                .open_render_node(node.drm_render_minor().expect("minor"))
+                .expect("render node");
+            dev.acquire_vm(&mut AcquireVmArgs {
+                drm_fd: fd,
+                gpu_id: node.gpu_id,
+            })
+            .expect("acquire vm");
             gpu_ids.push(node.gpu_id);
             cwsr = node.cwsr_sizes();
         }
-        Harness { dev, gpu_id: gpu_ids[0], gpu_ids, cwsr: cwsr.expect("cwsr sizes") }
+        Harness {
+            dev,
+            gpu_id: gpu_ids[0],
+            gpu_ids,
+            cwsr: cwsr.expect("cwsr sizes"),
+        }
     }
 
     /// ALLOC (no mmap, no MAP) at a fresh VA.
     pub fn alloc_args(&self, size: u64, flags: u32) -> Result<AllocMemoryOfGpuArgs, KfdError> {
         let va = reserve_va(size);
-        let mut args = AllocMemoryOfGpuArgs { va_addr: va, size, gpu_id: self.gpu_id, flags, ..Default::default() };
+        let mut args = AllocMemoryOfGpuArgs {
+            va_addr: va,
+            size,
+            gpu_id: self.gpu_id,
+            flags,
+            ..Default::default()
+        };
         self.dev.alloc_memory_of_gpu(&mut args)?;
         Ok(args)
     }
@@ -95,13 +119,29 @@ impl Harness {
     pub fn buffer(&self, size: u64, flags: u32) -> Buffer {
         let args = self.alloc_args(size, flags).expect("alloc");
         // SAFETY: the VA was reserved by alloc_args for this BO.
-        unsafe { self.dev.mmap_render_node(self.gpu_id, args.va_addr, size, args.mmap_offset) }.expect("mmap");
+        unsafe {
+            self.dev
+                .mmap_render_node(self.gpu_id, args.va_addr, size, args.mmap_offset)
+        }
+        .expect("mmap");
         self.map(args.handle, &[self.gpu_id]).expect("map");
-        Buffer { va: args.va_addr, size, handle: args.handle }
+        Buffer {
+            va: args.va_addr,
+            size,
+            handle: args.handle,
+        }
     }
 
-    pub fn map(&self, handle: u64, gpus: &[u32]) -> Result<MapMemoryToGpuArgs, (MapMemoryToGpuArgs, KfdError)> {
-        let mut args = MapMemoryToGpuArgs { handle, n_devices: gpus.len() as u32, ..Default::default() };
+    pub fn map(
+        &self,
+        handle: u64,
+        gpus: &[u32],
+    ) -> Result<MapMemoryToGpuArgs, (MapMemoryToGpuArgs, KfdError)> {
+        let mut args = MapMemoryToGpuArgs {
+            handle,
+            n_devices: gpus.len() as u32,
+            ..Default::default()
+        };
         match self.dev.map_memory_to_gpu(&mut args, gpus) {
             Ok(()) => Ok(args),
             Err(e) => Err((args, e)),
@@ -109,18 +149,27 @@ impl Harness {
     }
 
     pub fn unmap(&self, handle: u64, gpus: &[u32]) -> Result<(), KfdError> {
-        let mut args = MapMemoryToGpuArgs { handle, n_devices: gpus.len() as u32, ..Default::default() };
+        let mut args = MapMemoryToGpuArgs {
+            handle,
+            n_devices: gpus.len() as u32,
+            ..Default::default()
+        };
         self.dev.unmap_memory_from_gpu(&mut args, gpus)
     }
 
     pub fn create_event(&self, kind: u32, auto_reset: bool) -> CreateEventArgs {
-        let mut args = CreateEventArgs { event_type: kind, auto_reset: auto_reset as u32, ..Default::default() };
+        let mut args = CreateEventArgs {
+            event_type: kind,
+            auto_reset: auto_reset as u32,
+            ..Default::default()
+        };
         self.dev.create_event(&mut args).expect("create event");
         args
     }
 
     pub fn wait(&self, ids: &[u32], all: bool, timeout_ms: u32) -> (u32, Vec<KfdEventData>) {
-        let mut data: Vec<KfdEventData> = ids.iter().map(|&id| KfdEventData::for_event(id)).collect();
+        let mut data: Vec<KfdEventData> =
+            ids.iter().map(|&id| KfdEventData::for_event(id)).collect();
         let mut args = WaitEventsArgs {
             num_events: ids.len() as u32,
             wait_for_all: all as u32,
@@ -132,7 +181,12 @@ impl Harness {
     }
 
     pub fn set_event(&self, id: u32) {
-        self.dev.set_event(&mut SetEventArgs { event_id: id, pad: 0 }).expect("set event");
+        self.dev
+            .set_event(&mut SetEventArgs {
+                event_id: id,
+                pad: 0,
+            })
+            .expect("set event");
     }
 }
 
@@ -159,16 +213,28 @@ pub struct Signals {
 impl Signals {
     /// Allocates the event page and passes it with the first CREATE_EVENT.
     pub fn new(h: &Harness) -> (Signals, CreateEventArgs) {
-        let event_page = h.buffer(KFD_SIGNAL_EVENT_LIMIT as u64 * 8, GTT_FLAGS | alloc_flags::UNCACHED);
+        let event_page = h.buffer(
+            KFD_SIGNAL_EVENT_LIMIT as u64 * 8,
+            GTT_FLAGS | alloc_flags::UNCACHED,
+        );
         let mut args = CreateEventArgs {
             event_page_offset: event_page.handle,
             event_type: event_type::SIGNAL,
             auto_reset: 1,
             ..Default::default()
         };
-        h.dev.create_event(&mut args).expect("first event with the event page");
+        h.dev
+            .create_event(&mut args)
+            .expect("first event with the event page");
         let memory = h.buffer(16 * PAGE, GTT_FLAGS);
-        (Signals { event_page, memory, next: std::cell::Cell::new(0) }, args)
+        (
+            Signals {
+                event_page,
+                memory,
+                next: std::cell::Cell::new(0),
+            },
+            args,
+        )
     }
 
     /// A signal with `value` and, if `event` is given, its mailbox set to
@@ -179,7 +245,8 @@ impl Signals {
         let signal = AmdSignal {
             kind: 1,
             value,
-            event_mailbox_ptr: event.map_or(0, |e| self.event_page.va + e.event_slot_index as u64 * 8),
+            event_mailbox_ptr: event
+                .map_or(0, |e| self.event_page.va + e.event_slot_index as u64 * 8),
             event_id: event.map_or(0, |e| e.event_id),
             ..Default::default()
         };
@@ -204,13 +271,18 @@ impl TestQueue {
         let packets = ring_size / 64;
         for i in 0..packets {
             // SAFETY: header of slot i inside the ring.
-            unsafe { &*(ring.ptr::<AtomicU16>(i * 64)) }.store(packet_type::INVALID, Ordering::Release);
+            unsafe { &*(ring.ptr::<AtomicU16>(i * 64)) }
+                .store(packet_type::INVALID, Ordering::Release);
         }
         let amd_queue = h.buffer(PAGE, GTT_FLAGS);
         let error_reason = h.buffer(PAGE, GTT_FLAGS);
         let error_event = h.create_event(event_type::SIGNAL, false);
         let mut args = Self::args(h, &ring, ring_size, &amd_queue);
-        let ctx = Buffer { va: args.ctx_save_restore_address, size: 0, handle: 0 };
+        let ctx = Buffer {
+            va: args.ctx_save_restore_address,
+            size: 0,
+            handle: 0,
+        };
         let header = UserContextSaveAreaHeader {
             error_reason: error_reason.va,
             error_event_id: error_event.event_id,
@@ -220,7 +292,11 @@ impl TestQueue {
         h.dev.create_queue(&mut args).expect("create queue");
         let doorbell_page = reserve_va(8192);
         // SAFETY: the VA was just reserved for the doorbell page.
-        unsafe { h.dev.mmap_kfd(doorbell_page, 8192, args.doorbell_offset & !0x1fff) }.expect("mmap doorbells");
+        unsafe {
+            h.dev
+                .mmap_kfd(doorbell_page, 8192, args.doorbell_offset & !0x1fff)
+        }
+        .expect("mmap doorbells");
         let _ = signals;
         TestQueue {
             queue_id: args.queue_id,
@@ -279,7 +355,9 @@ impl TestQueue {
         let header = u32::from_le_bytes([packet[0], packet[1], packet[2], packet[3]]);
         // SAFETY: the slot's first dword lies in the ring.
         unsafe { &*(self.ring.ptr::<AtomicU32>(slot)) }.store(header, Ordering::Release);
-        self.amd_queue.atomic_u64(56).fetch_max(index + 1, Ordering::AcqRel);
+        self.amd_queue
+            .atomic_u64(56)
+            .fetch_max(index + 1, Ordering::AcqRel);
     }
 
     pub fn ring_doorbell(&self, h: &Harness, index: u64) {
@@ -288,7 +366,8 @@ impl TestQueue {
 
     pub fn header_at(&self, index: u64) -> u16 {
         // SAFETY: a header inside the ring.
-        unsafe { &*(self.ring.ptr::<AtomicU16>((index % self.packets) * 64)) }.load(Ordering::Acquire)
+        unsafe { &*(self.ring.ptr::<AtomicU16>((index % self.packets) * 64)) }
+            .load(Ordering::Acquire)
     }
 }
 

@@ -1,0 +1,384 @@
+//! AQL packet processing through the KFD boundary: barrier packets, the
+//! INVALID header, dispatches of the checked-in gfx1100 kernels, queue
+//! errors and VM faults.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use aqueduct_kfd::KfdDevice;
+use aqueduct_kfd::abi::{
+    BarrierPacket, FenceScope, KernelDescriptor, KernelDispatchPacket, PacketHeader, packet_type,
+};
+use aqueduct_kfd::uapi::exception_code::*;
+use aqueduct_kfd::uapi::*;
+use common::*;
+use object::{Object, ObjectSegment, ObjectSymbol};
+
+const WAIT_MS: u32 = 5000;
+
+fn header(kind: u16, barrier: bool) -> u16 {
+    PacketHeader::new(kind, barrier, FenceScope::System, FenceScope::System).to_bits()
+}
+
+fn barrier_packet(kind: u16, deps: &[u64], completion: u64) -> [u8; 64] {
+    let mut dep_signal = [0; 5];
+    dep_signal[..deps.len()].copy_from_slice(deps);
+    let p = BarrierPacket {
+        header: header(kind, false),
+        dep_signal,
+        completion_signal: completion,
+        ..Default::default()
+    };
+    bytemuck::cast(p)
+}
+
+fn dispatch_packet(
+    kernel_object: u64,
+    kernarg: u64,
+    grid: u32,
+    wg: u16,
+    completion: u64,
+) -> [u8; 64] {
+    let p = KernelDispatchPacket {
+        header: header(packet_type::KERNEL_DISPATCH, false),
+        setup: 1,
+        workgroup_size_x: wg,
+        workgroup_size_y: 1,
+        workgroup_size_z: 1,
+        grid_size_x: grid,
+        grid_size_y: 1,
+        grid_size_z: 1,
+        kernel_object,
+        kernarg_address: kernarg,
+        completion_signal: completion,
+        ..Default::default()
+    };
+    bytemuck::cast(p)
+}
+
+/// Load a code object's PT_LOAD segments into a fresh executable BO (as a
+/// loader would) and return (BO, address of `<kernel>.kd`).
+fn load_kernel(h: &Harness, file: &str, kernel: &str) -> (Buffer, u64) {
+    let path = format!(
+        "{}/../../kernels/gfx1100/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let bytes = std::fs::read(&path).expect("checked-in kernel");
+    let elf = object::File::parse(&*bytes).expect("ELF");
+    let end = elf
+        .segments()
+        .map(|s| s.address() + s.size())
+        .max()
+        .expect("segments");
+    let bo = h.buffer(end.next_multiple_of(PAGE), GTT_FLAGS);
+    for seg in elf.segments() {
+        let data = seg.data().expect("segment data");
+        bo.write_bytes(seg.address(), data);
+    }
+    let kd = elf
+        .symbols()
+        .find(|s| s.name() == Ok(&format!("{kernel}.kd")))
+        .expect("kd symbol");
+    (bo, bo.va + kd.address())
+}
+
+struct Setup {
+    h: Harness,
+    signals: Signals,
+    done: CreateEventArgs,
+}
+
+fn setup() -> Setup {
+    let h = Harness::new();
+    let (signals, done) = Signals::new(&h);
+    Setup { h, signals, done }
+}
+
+impl Setup {
+    fn queue(&self) -> TestQueue {
+        TestQueue::new(&self.h, &self.signals, 16 * 64)
+    }
+    fn wait_done(&self) -> u32 {
+        self.h.wait(&[self.done.event_id], false, WAIT_MS).0
+    }
+}
+
+#[test]
+fn barrier_and_completes_only_after_its_dependency() {
+    let s = setup();
+    let mut q = s.queue();
+    let dep = s.signals.signal(1, None);
+    let dep_event = s.h.create_event(event_type::SIGNAL, true);
+    // The dep signal's event wakes the CP when the host sets it.
+    let completion = s.signals.signal(1, Some(&s.done));
+    let index = q.write_packet(&barrier_packet(
+        packet_type::BARRIER_AND,
+        &[dep, 0, 0],
+        completion,
+    ));
+    q.ring_doorbell(&s.h, index);
+    assert_eq!(
+        s.h.wait(&[s.done.event_id], false, 50).0,
+        KFD_IOC_WAIT_RESULT_TIMEOUT
+    );
+    assert_eq!(s.signals.value(completion), 1, "dependency still 1");
+    assert_eq!(q.read_index(), 0);
+
+    s.signals.store(dep, 0);
+    s.h.set_event(dep_event.event_id);
+    assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!(s.signals.value(completion), 0);
+    assert_eq!(q.read_index(), 1);
+    assert_eq!(
+        q.header_at(0),
+        packet_type::INVALID,
+        "consumed slot reads INVALID"
+    );
+    // The mailbox was acknowledged by the interrupt handler.
+    let slot = s
+        .signals
+        .event_page
+        .atomic_u64(s.done.event_slot_index as u64 * 8);
+    assert_eq!(slot.load(std::sync::atomic::Ordering::Acquire), u64::MAX);
+}
+
+#[test]
+fn barrier_or_completes_when_one_dependency_is_zero() {
+    let s = setup();
+    let mut q = s.queue();
+    let deps = [
+        s.signals.signal(1, None),
+        s.signals.signal(2, None),
+        s.signals.signal(1, None),
+    ];
+    let wake = s.h.create_event(event_type::SIGNAL, true);
+    let completion = s.signals.signal(1, Some(&s.done));
+    let index = q.write_packet(&barrier_packet(packet_type::BARRIER_OR, &deps, completion));
+    q.ring_doorbell(&s.h, index);
+    assert_eq!(
+        s.h.wait(&[s.done.event_id], false, 50).0,
+        KFD_IOC_WAIT_RESULT_TIMEOUT
+    );
+    s.signals.store(deps[0], 5); // still nonzero: no completion
+    s.h.set_event(wake.event_id);
+    assert_eq!(
+        s.h.wait(&[s.done.event_id], false, 50).0,
+        KFD_IOC_WAIT_RESULT_TIMEOUT
+    );
+    assert_eq!(s.signals.value(completion), 1);
+    s.signals.store(deps[1], 0);
+    s.h.set_event(wake.event_id);
+    assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!(s.signals.value(completion), 0);
+}
+
+#[test]
+fn an_invalid_header_stops_the_cp_until_the_next_doorbell() {
+    let s = setup();
+    let mut q = s.queue();
+    let c0 = s.signals.signal(1, Some(&s.done));
+    let c2 = s.signals.signal(1, None);
+    let p0 = barrier_packet(packet_type::BARRIER_AND, &[], c0);
+    q.write_packet(&p0);
+    let i1 = q.write_index; // left INVALID for now
+    q.write_index += 1;
+    let i2 = q.write_packet(&barrier_packet(packet_type::BARRIER_AND, &[], c2));
+    q.ring_doorbell(&s.h, i2);
+    assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    std::thread::sleep(Duration::from_millis(30));
+    assert_eq!(q.read_index(), 1, "stopped at the INVALID slot");
+    assert_eq!(s.signals.value(c2), 1);
+
+    let c1 = s.signals.signal(1, None);
+    q.write_packet_at(i1, &barrier_packet(packet_type::BARRIER_AND, &[], c1));
+    std::thread::sleep(Duration::from_millis(30));
+    assert_eq!(s.signals.value(c1), 1, "no doorbell yet");
+    // Last packet gets the event this time.
+    let c3 = s.signals.signal(1, Some(&s.done));
+    let i3 = q.write_packet(&barrier_packet(packet_type::BARRIER_AND, &[], c3));
+    q.ring_doorbell(&s.h, i3);
+    assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!(
+        (
+            s.signals.value(c1),
+            s.signals.value(c2),
+            s.signals.value(c3)
+        ),
+        (0, 0, 0)
+    );
+    assert_eq!(q.read_index(), 4);
+}
+
+#[test]
+fn dispatch_of_the_empty_kernel_completes() {
+    let s = setup();
+    let mut q = s.queue();
+    let (_code, kd) = load_kernel(&s.h, "empty.co", "empty");
+    let kernarg = s.h.buffer(PAGE, GTT_FLAGS);
+    let before = s.h.dev.stats();
+    let completion = s.signals.signal(1, Some(&s.done));
+    let i = q.write_packet(&dispatch_packet(kd, kernarg.va, 1000, 64, completion));
+    q.ring_doorbell(&s.h, i);
+    assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!(s.signals.value(completion), 0);
+    assert_eq!(q.error_bits(), 0);
+    let after = s.h.dev.stats();
+    assert_eq!(after.dispatches - before.dispatches, 1);
+    assert_eq!(after.workgroups - before.workgroups, 16, "ceil(1000 / 64)");
+    assert!(after.wave_instructions > before.wave_instructions);
+}
+
+#[test]
+fn a_fault_reports_a_memory_exception_and_halts_only_that_queue() {
+    let s = setup();
+    let mut q = s.queue();
+    let memory_event = s.h.create_event(event_type::MEMORY, false);
+    let (_code, kd) = load_kernel(&s.h, "empty.co", "empty");
+    // A copy of the descriptor whose entry points 1 GiB away: unmapped.
+    let mut desc = {
+        let mut bytes = [0u8; 64];
+        // SAFETY: the KD lies in the code BO's host mapping.
+        unsafe { std::ptr::copy_nonoverlapping(kd as *const u8, bytes.as_mut_ptr(), 64) };
+        KernelDescriptor::from_bytes(&bytes)
+    };
+    let bad = s.h.buffer(PAGE, GTT_FLAGS);
+    let target = bad.va.wrapping_add(1 << 30);
+    desc.kernel_code_entry_byte_offset = (target - bad.va) as i64;
+    bad.write_bytes(0, bytemuck::bytes_of(&desc));
+    let kernarg = s.h.buffer(PAGE, GTT_FLAGS);
+    let completion = s.signals.signal(1, None);
+    let i = q.write_packet(&dispatch_packet(bad.va, kernarg.va, 64, 64, completion));
+    q.ring_doorbell(&s.h, i);
+
+    let (result, data) =
+        s.h.wait(&[memory_event.event_id, q.error_event], true, WAIT_MS);
+    assert_eq!(result, KFD_IOC_WAIT_RESULT_COMPLETE);
+    let m = data[0].memory_exception();
+    assert_eq!(m.failure.not_present, 1);
+    assert_eq!(m.va, target & !(PAGE - 1));
+    assert_eq!(m.gpu_id, s.h.gpu_id);
+    assert_eq!(
+        q.error_bits(),
+        exception_mask(EC_QUEUE_WAVE_MEMORY_VIOLATION)
+    );
+    assert_eq!(
+        s.signals.value(completion),
+        1,
+        "a failed dispatch does not complete"
+    );
+    let detail = s.h.dev.queue_exception_detail(q.queue_id).expect("detail");
+    assert!(detail.contains(&format!("{target:#x}")), "{detail}");
+
+    // The queue is halted: a later packet is not processed.
+    let c = s.signals.signal(1, None);
+    let j = q.write_packet(&barrier_packet(packet_type::BARRIER_AND, &[], c));
+    q.ring_doorbell(&s.h, j);
+    std::thread::sleep(Duration::from_millis(30));
+    assert_eq!(s.signals.value(c), 1);
+
+    // A new queue on the same device works.
+    let mut q2 = s.queue();
+    let completion = s.signals.signal(1, Some(&s.done));
+    let i = q2.write_packet(&dispatch_packet(kd, kernarg.va, 64, 64, completion));
+    q2.ring_doorbell(&s.h, i);
+    assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!(s.signals.value(completion), 0);
+    s.h.dev
+        .destroy_queue(&mut DestroyQueueArgs {
+            queue_id: q.queue_id,
+            pad: 0,
+        })
+        .unwrap();
+}
+
+#[test]
+fn malformed_packets_raise_the_matching_queue_errors() {
+    let s = setup();
+    let (_code, kd) = load_kernel(&s.h, "empty.co", "empty");
+    type Edit = Box<dyn Fn(&mut KernelDispatchPacket)>;
+    let cases: [(&str, u32, Edit); 5] = [
+        (
+            "4 dimensions",
+            EC_QUEUE_PACKET_DISPATCH_DIM_INVALID,
+            Box::new(|p| p.setup = 0),
+        ),
+        (
+            "zero grid",
+            EC_QUEUE_PACKET_DISPATCH_DIM_INVALID,
+            Box::new(|p| p.grid_size_x = 0),
+        ),
+        (
+            "2048 work-items",
+            EC_QUEUE_PACKET_DISPATCH_WORK_GROUP_SIZE_INVALID,
+            Box::new(|p| p.workgroup_size_x = 2048),
+        ),
+        (
+            "128 KiB LDS",
+            EC_QUEUE_PACKET_DISPATCH_GROUP_SEGMENT_SIZE_INVALID,
+            Box::new(|p| p.group_segment_size = 128 << 10),
+        ),
+        (
+            "unaligned kernel object",
+            EC_QUEUE_PACKET_DISPATCH_CODE_INVALID,
+            Box::new(|p| p.kernel_object += 4),
+        ),
+    ];
+    for (what, code, edit) in cases {
+        let mut q = s.queue();
+        let mut p: KernelDispatchPacket = bytemuck::cast(dispatch_packet(kd, 0, 64, 64, 0));
+        edit(&mut p);
+        let i = q.write_packet(&bytemuck::cast(p));
+        q.ring_doorbell(&s.h, i);
+        assert_eq!(
+            s.h.wait(&[q.error_event], false, WAIT_MS).0,
+            KFD_IOC_WAIT_RESULT_COMPLETE,
+            "{what}"
+        );
+        assert_eq!(q.error_bits(), exception_mask(code), "{what}");
+    }
+    // Agent-dispatch packets are not for GPUs; reserved fence scopes are malformed.
+    for (kind_bits, code) in [
+        (packet_type::AGENT_DISPATCH, EC_QUEUE_PACKET_UNSUPPORTED),
+        (
+            packet_type::BARRIER_AND | (3 << 9),
+            EC_QUEUE_PACKET_RESERVED,
+        ),
+    ] {
+        let mut q = s.queue();
+        let mut raw = barrier_packet(packet_type::BARRIER_AND, &[], 0);
+        raw[..2].copy_from_slice(&kind_bits.to_le_bytes());
+        let i = q.write_packet(&raw);
+        q.ring_doorbell(&s.h, i);
+        assert_eq!(
+            s.h.wait(&[q.error_event], false, WAIT_MS).0,
+            KFD_IOC_WAIT_RESULT_COMPLETE
+        );
+        assert_eq!(q.error_bits(), exception_mask(code));
+    }
+}
+
+#[test]
+fn the_barrier_bit_waits_for_earlier_packets() {
+    let s = setup();
+    let mut q = s.queue();
+    let gate = s.signals.signal(1, None);
+    let wake = s.h.create_event(event_type::SIGNAL, true);
+    let c0 = s.signals.signal(1, None);
+    let c1 = s.signals.signal(1, Some(&s.done));
+    q.write_packet(&barrier_packet(packet_type::BARRIER_AND, &[gate], c0));
+    let mut p1 = barrier_packet(packet_type::BARRIER_AND, &[], c1);
+    p1[..2].copy_from_slice(&header(packet_type::BARRIER_AND, true).to_le_bytes());
+    let i = q.write_packet(&p1);
+    q.ring_doorbell(&s.h, i);
+    let t = Instant::now();
+    assert_eq!(
+        s.h.wait(&[s.done.event_id], false, 40).0,
+        KFD_IOC_WAIT_RESULT_TIMEOUT
+    );
+    assert!(t.elapsed() >= Duration::from_millis(40));
+    s.signals.store(gate, 0);
+    s.h.set_event(wake.event_id);
+    assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!((s.signals.value(c0), s.signals.value(c1)), (0, 0));
+}

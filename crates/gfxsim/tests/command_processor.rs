@@ -382,3 +382,108 @@ fn the_barrier_bit_waits_for_earlier_packets() {
     assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
     assert_eq!((s.signals.value(c0), s.signals.value(c1)), (0, 0));
 }
+
+/// Code object v5 kernargs of `vector_copy(src, dst, n)` for a 1D grid.
+fn vector_copy_kernargs(src: u64, dst: u64, n: u32, grid: u32, wg: u16) -> Vec<u8> {
+    let mut k = vec![0u8; 280];
+    k[0..8].copy_from_slice(&src.to_le_bytes());
+    k[8..16].copy_from_slice(&dst.to_le_bytes());
+    k[16..20].copy_from_slice(&n.to_le_bytes());
+    k[24..28].copy_from_slice(&(grid / wg as u32).to_le_bytes()); // hidden_block_count_x
+    k[28..32].copy_from_slice(&1u32.to_le_bytes());
+    k[32..36].copy_from_slice(&1u32.to_le_bytes());
+    k[36..38].copy_from_slice(&wg.to_le_bytes()); // hidden_group_size_x
+    k[38..40].copy_from_slice(&1u16.to_le_bytes());
+    k[40..42].copy_from_slice(&1u16.to_le_bytes());
+    k[42..44].copy_from_slice(&((grid % wg as u32) as u16).to_le_bytes()); // hidden_remainder_x
+    k[88..90].copy_from_slice(&1u16.to_le_bytes()); // hidden_grid_dims
+    k
+}
+
+#[test]
+fn overlapping_vector_copies_move_the_data() {
+    let s = setup();
+    let mut q = s.queue();
+    let (_code, kd) = load_kernel(&s.h, "vector_copy.co", "vector_copy");
+    const N: u32 = 1000;
+    const GRID: u32 = 1024;
+    let bufs: Vec<Buffer> = (0..4)
+        .map(|_| s.h.buffer(GRID as u64 * 4, GTT_FLAGS))
+        .collect();
+    let input = |seed: u32| (0..GRID).map(move |i| i.wrapping_mul(2654435761) ^ seed);
+    for (b, seed) in [(&bufs[0], 0x1234u32), (&bufs[2], 0xabcd)] {
+        let words: Vec<u32> = input(seed).collect();
+        b.write_bytes(0, bytemuck::cast_slice(&words));
+    }
+    let kernargs = s.h.buffer(PAGE, GTT_FLAGS);
+    kernargs.write_bytes(
+        0,
+        &vector_copy_kernargs(bufs[0].va, bufs[1].va, N, GRID, 64),
+    );
+    kernargs.write_bytes(
+        512,
+        &vector_copy_kernargs(bufs[2].va, bufs[3].va, N, GRID, 128),
+    );
+    let c0 = s.signals.signal(1, None);
+    let c1 = s.signals.signal(1, Some(&s.done));
+    q.write_packet(&dispatch_packet(kd, kernargs.va, GRID, 64, c0));
+    let i = q.write_packet(&dispatch_packet(kd, kernargs.va + 512, GRID, 128, c1));
+    let before = s.h.dev.stats();
+    q.ring_doorbell(&s.h, i);
+    assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!((s.signals.value(c0), s.signals.value(c1)), (0, 0));
+    assert_eq!(
+        q.error_bits(),
+        0,
+        "{:?}",
+        s.h.dev.queue_exception_detail(q.queue_id)
+    );
+    for (src_seed, dst) in [(0x1234u32, &bufs[1]), (0xabcd, &bufs[3])] {
+        // SAFETY: the BO is mapped on the host at its VA for GRID words.
+        let got = unsafe { std::slice::from_raw_parts(dst.ptr::<u32>(0), GRID as usize) };
+        let want: Vec<u32> = input(src_seed)
+            .enumerate()
+            .map(|(i, v)| if i < N as usize { v } else { 0 })
+            .collect();
+        assert_eq!(got, &want[..]);
+    }
+    let after = s.h.dev.stats();
+    assert_eq!(after.dispatches - before.dispatches, 2);
+    assert_eq!(after.workgroups - before.workgroups, 16 + 8);
+}
+
+#[test]
+fn an_out_of_bounds_store_faults_at_its_address() {
+    let s = setup();
+    let mut q = s.queue();
+    let memory_event = s.h.create_event(event_type::MEMORY, false);
+    let (_code, kd) = load_kernel(&s.h, "oob_write.co", "oob_write");
+    let target = reserve_va(PAGE) + 0x40;
+    let mut k = vec![0u8; 280];
+    k[0..8].copy_from_slice(&target.to_le_bytes());
+    k[8..12].copy_from_slice(&7u32.to_le_bytes());
+    // oob_write's hidden args start at 16.
+    k[16..20].copy_from_slice(&1u32.to_le_bytes());
+    k[20..24].copy_from_slice(&1u32.to_le_bytes());
+    k[24..28].copy_from_slice(&1u32.to_le_bytes());
+    k[28..30].copy_from_slice(&64u16.to_le_bytes());
+    k[30..32].copy_from_slice(&1u16.to_le_bytes());
+    k[32..34].copy_from_slice(&1u16.to_le_bytes());
+    let kernargs = s.h.buffer(PAGE, GTT_FLAGS);
+    kernargs.write_bytes(0, &k);
+    let completion = s.signals.signal(1, None);
+    let i = q.write_packet(&dispatch_packet(kd, kernargs.va, 64, 64, completion));
+    q.ring_doorbell(&s.h, i);
+    let (result, data) =
+        s.h.wait(&[memory_event.event_id, q.error_event], true, WAIT_MS);
+    assert_eq!(result, KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!(data[0].memory_exception().va, target & !(PAGE - 1));
+    assert_eq!(data[0].memory_exception().failure.not_present, 1);
+    assert_eq!(
+        q.error_bits(),
+        exception_mask(EC_QUEUE_WAVE_MEMORY_VIOLATION)
+    );
+    assert_eq!(s.signals.value(completion), 1);
+    let detail = s.h.dev.queue_exception_detail(q.queue_id).unwrap();
+    assert!(detail.contains(&format!("{target:#x}")), "{detail}");
+}

@@ -132,12 +132,12 @@ impl Allocation {
     /// MAP_MEMORY_TO_GPU on the GPUs of `gpu_ids` not mapped yet.
     pub fn map_to_gpus(&self, gpu_ids: &[u32]) -> HsaResult<()> {
         let mut mapped = self.mapped_gpus.lock().unwrap_or_else(|p| p.into_inner());
-        let mut new: Vec<u32> = gpu_ids
-            .iter()
-            .copied()
-            .filter(|g| !mapped.contains(g))
-            .collect();
-        new.dedup();
+        let mut new: Vec<u32> = Vec::new();
+        for g in gpu_ids {
+            if !mapped.contains(g) && !new.contains(g) {
+                new.push(*g);
+            }
+        }
         self.ctx.map_bo(self.handle, &new)?;
         mapped.extend(new);
         Ok(())

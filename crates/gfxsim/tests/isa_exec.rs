@@ -245,3 +245,186 @@ fn saxpy_matches_host_fma() {
         }
     }
 }
+
+fn ptr_args(ptrs: &[u64], vals: &[u32]) -> Vec<u8> {
+    let mut ex = Vec::new();
+    for p in ptrs {
+        ex.extend_from_slice(&p.to_le_bytes());
+    }
+    for v in vals {
+        ex.extend_from_slice(&v.to_le_bytes());
+    }
+    ex
+}
+
+#[test]
+fn reduce_lds_many_barriers() {
+    // 1024 items per group: 11 barriers, 32 waves interleaving.
+    for (n, wg) in [(3000u32, 1024u32), (100, 32), (1000, 256)] {
+        let mut mem = TestMem::new();
+        let (kd_addr, kd) = load_kernel(&mut mem, "reduce_lds");
+        let input: Vec<u32> = lcg(7, n as usize).iter().map(|v| v >> 12).collect();
+        let groups = n.div_ceil(wg);
+        mem.map(BUF_A, &u32_bytes(&input));
+        mem.map_zeroed(BUF_B, 4 * groups as usize);
+        let grid = [groups * wg, 1, 1];
+        mem.map(
+            KERNARG,
+            &kernargs(&ptr_args(&[BUF_A, BUF_B], &[n]), grid, [wg, 1, 1], [0; 3]),
+        );
+        run_all(&mem, setup(kd_addr, kd, grid, [wg, 1, 1])).expect("runs");
+        let got = mem.read_u32s(BUF_B, groups as usize);
+        for g in 0..groups as usize {
+            let lo = g * wg as usize;
+            let hi = ((g + 1) * wg as usize).min(n as usize);
+            let want = input[lo..hi].iter().fold(0u32, |a, b| a.wrapping_add(*b));
+            assert_eq!(got[g], want, "group {g} n={n} wg={wg}");
+        }
+    }
+}
+
+#[test]
+fn histogram_lds_and_global_atomics() {
+    for (n, wg) in [(5000u32, 256u32), (999, 64)] {
+        let mut mem = TestMem::new();
+        let (kd_addr, kd) = load_kernel(&mut mem, "histogram");
+        let data: Vec<u8> = lcg(3, n as usize).iter().map(|v| (v >> 24) as u8).collect();
+        mem.map(BUF_A, &data);
+        mem.map_zeroed(BUF_B, 1024);
+        // The kernel reads hidden_group_size_x (OpenCL 2.0 uniform work-groups), so the grid
+        // is a whole number of groups; i >= n is masked by the kernel.
+        let grid = [n.div_ceil(wg) * wg, 1, 1];
+        mem.map(
+            KERNARG,
+            &kernargs(&ptr_args(&[BUF_A, BUF_B], &[n]), grid, [wg, 1, 1], [0; 3]),
+        );
+        run_all(&mem, setup(kd_addr, kd, grid, [wg, 1, 1])).expect("runs");
+        let mut want = vec![0u32; 256];
+        for b in &data {
+            want[*b as usize] += 1;
+        }
+        assert_eq!(mem.read_u32s(BUF_B, 256), want, "n={n} wg={wg}");
+    }
+}
+
+#[test]
+fn matmul_tiled_partial_tiles() {
+    for (m, nn, k) in [(16u32, 16u32, 16u32), (37, 21, 19)] {
+        let mut mem = TestMem::new();
+        let (kd_addr, kd) = load_kernel(&mut mem, "matmul_tiled");
+        let a: Vec<f32> = lcg(11, (m * k) as usize)
+            .iter()
+            .map(|v| (v >> 20) as f32 / 512.0 - 1.0)
+            .collect();
+        let b: Vec<f32> = lcg(12, (k * nn) as usize)
+            .iter()
+            .map(|v| (v >> 20) as f32 / 512.0 - 1.0)
+            .collect();
+        mem.map(BUF_A, &f32_bytes(&a));
+        mem.map(BUF_B, &f32_bytes(&b));
+        mem.map_zeroed(BUF_C, (4 * m * nn) as usize);
+        let grid = [nn.div_ceil(16) * 16, m.div_ceil(16) * 16, 1];
+        mem.map(
+            KERNARG,
+            &kernargs(
+                &ptr_args(&[BUF_A, BUF_B, BUF_C], &[m, nn, k]),
+                grid,
+                [16, 16, 1],
+                [0; 3],
+            ),
+        );
+        run_all(&mem, setup(kd_addr, kd, grid, [16, 16, 1])).expect("runs");
+        let got = mem.read_f32s(BUF_C, (m * nn) as usize);
+        for r in 0..m as usize {
+            for c in 0..nn as usize {
+                let mut acc = 0f32;
+                for t in 0..k as usize {
+                    acc = a[r * k as usize + t].mul_add(b[t * nn as usize + c], acc);
+                }
+                let g = got[r * nn as usize + c];
+                assert!(
+                    (g - acc).abs() <= 1e-4 * (1.0 + acc.abs()),
+                    "C[{r}][{c}] = {g}, want {acc}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn sqrt_exp_loop_transcendentals() {
+    let n = 100u32;
+    let iters = 20u32;
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = load_kernel(&mut mem, "sqrt_exp_loop");
+    let input: Vec<f32> = lcg(5, n as usize)
+        .iter()
+        .map(|v| (v >> 8) as f32 / 1e6 - 8.0)
+        .collect();
+    mem.map(BUF_A, &f32_bytes(&input));
+    mem.map_zeroed(BUF_B, 4 * n as usize);
+    let grid = [n, 1, 1];
+    mem.map(
+        KERNARG,
+        &kernargs(
+            &ptr_args(&[BUF_A, BUF_B], &[iters, n]),
+            grid,
+            [64, 1, 1],
+            [0; 3],
+        ),
+    );
+    run_all(&mem, setup(kd_addr, kd, grid, [64, 1, 1])).expect("runs");
+    let got = mem.read_f32s(BUF_B, n as usize);
+    for i in 0..n as usize {
+        let (mut x, mut acc) = (input[i] as f64, 0f64);
+        for k in 0..iters {
+            let fk = k as f64;
+            acc += (x.abs() + fk).sqrt() * (-x * 0.01 * fk).exp();
+            x = x * 0.5 + 1.0 / (1.0 + acc);
+        }
+        assert!(
+            ((got[i] as f64) - acc).abs() <= 1e-4 * acc.abs().max(1.0),
+            "i={i}: {} vs {acc}",
+            got[i]
+        );
+    }
+}
+
+#[test]
+fn fill3d_ids_and_offsets() {
+    let (w, h, d) = (13u32, 7u32, 5u32);
+    let wg = [4u32, 4, 2];
+    let off = [0u64, 0, 0];
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = load_kernel(&mut mem, "fill3d");
+    mem.map(BUF_A, &u32_bytes(&vec![u32::MAX; (w * h * d) as usize]));
+    let grid = [w, h, d];
+    mem.map(
+        KERNARG,
+        &kernargs(&ptr_args(&[BUF_A], &[w, h, d]), grid, wg, off),
+    );
+    run_all(&mem, setup(kd_addr, kd, grid, wg)).expect("runs");
+    let want: Vec<u32> = (0..w * h * d).collect();
+    assert_eq!(mem.read_u32s(BUF_A, (w * h * d) as usize), want);
+}
+
+#[test]
+fn oob_write_faults_at_the_address() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = load_kernel(&mut mem, "oob_write");
+    let target = 0xdead_0000_1230u64;
+    mem.map(
+        KERNARG,
+        &kernargs(&ptr_args(&[target], &[7]), [64, 1, 1], [64, 1, 1], [0; 3]),
+    );
+    let err = run_all(&mem, setup(kd_addr, kd, [64, 1, 1], [64, 1, 1])).expect_err("must fault");
+    assert_eq!(
+        err.kind,
+        WaveErrorKind::MemoryViolation(MemoryFault {
+            address: target,
+            access: Access::Write
+        })
+    );
+    assert_eq!(err.workgroup, [0, 0, 0]);
+    assert!(err.pc > CODE_BASE);
+}

@@ -49,13 +49,13 @@ pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
     if w0 >> 30 == 0b10 {
         return sop::sop2(words);
     }
-    if w0 >> 31 == 0 {
-        return vop::vop2(words);
-    }
     match w0 >> 25 {
         0x3F => return vop::vop1(words),
         0x3E => return vop::vopc(words),
         _ => {}
+    }
+    if w0 >> 31 == 0 {
+        return vop::vop2(words);
     }
     match w0 >> 24 {
         0xCC => return vop3::vop3p(words),

@@ -188,6 +188,9 @@ def main():
     o.write("//! operand widths in dwords [dst, src0, src1, src2, sdst], 0 = operand absent).\n\n")
     o.write("use super::OpInfo;\n\n")
     for fam, n, rows, slots in fs:
+        # Opcodes whose words belong to another family (checked first by the decoder).
+        shadow = {"SOP2": range(0x60, 128), "SOPK": range(0x1D, 32), "VOP2": range(0x3E, 64)}.get(fam, ())
+        rows = {k: v for k, v in rows.items() if k not in shadow}
         o.write("pub static %s: [Option<OpInfo>; %d] = [\n" % (fam, n))
         for op in range(n):
             t = rows.get(op)

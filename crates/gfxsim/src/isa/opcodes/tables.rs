@@ -309,154 +309,38 @@ pub static SOP2: [Option<OpInfo>; 128] = [
     None,
     None,
     None,
-    Some(OpInfo {
-        op: Op::SMovkI32,
-        mnemonic: "s_movk_i32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SVersion,
-        mnemonic: "s_version",
-        widths: [0, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmovkI32,
-        mnemonic: "s_cmovk_i32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkEqI32,
-        mnemonic: "s_cmpk_eq_i32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkLgI32,
-        mnemonic: "s_cmpk_lg_i32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkGtI32,
-        mnemonic: "s_cmpk_gt_i32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkGeI32,
-        mnemonic: "s_cmpk_ge_i32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkLtI32,
-        mnemonic: "s_cmpk_lt_i32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkLeI32,
-        mnemonic: "s_cmpk_le_i32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkEqU32,
-        mnemonic: "s_cmpk_eq_u32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkLgU32,
-        mnemonic: "s_cmpk_lg_u32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkGtU32,
-        mnemonic: "s_cmpk_gt_u32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkGeU32,
-        mnemonic: "s_cmpk_ge_u32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkLtU32,
-        mnemonic: "s_cmpk_lt_u32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpkLeU32,
-        mnemonic: "s_cmpk_le_u32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SAddkI32,
-        mnemonic: "s_addk_i32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SMulkI32,
-        mnemonic: "s_mulk_i32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SGetregB32,
-        mnemonic: "s_getreg_b32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SSetregB32,
-        mnemonic: "s_setreg_b32",
-        widths: [1, 0, 0, 0, 0],
-    }),
     None,
-    Some(OpInfo {
-        op: Op::SCallB64,
-        mnemonic: "s_call_b64",
-        widths: [2, 0, 0, 0, 0],
-    }),
     None,
-    Some(OpInfo {
-        op: Op::SSubvectorLoopBegin,
-        mnemonic: "s_subvector_loop_begin",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SSubvectorLoopEnd,
-        mnemonic: "s_subvector_loop_end",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SWaitcntVscnt,
-        mnemonic: "s_waitcnt_vscnt",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SWaitcntVmcnt,
-        mnemonic: "s_waitcnt_vmcnt",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SWaitcntExpcnt,
-        mnemonic: "s_waitcnt_expcnt",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SWaitcntLgkmcnt,
-        mnemonic: "s_waitcnt_lgkmcnt",
-        widths: [1, 0, 0, 0, 0],
-    }),
     None,
-    Some(OpInfo {
-        op: Op::SBitset0B32,
-        mnemonic: "s_bitset0_b32",
-        widths: [1, 1, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpGtU32,
-        mnemonic: "s_cmp_gt_u32",
-        widths: [0, 1, 1, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SWaitcntDepctr,
-        mnemonic: "s_waitcnt_depctr",
-        widths: [0, 0, 0, 0, 0],
-    }),
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
 ];
 
 pub static SOP1: [Option<OpInfo>; 256] = [
@@ -1116,21 +1000,9 @@ pub static SOPK: [Option<OpInfo>; 32] = [
         widths: [1, 0, 0, 0, 0],
     }),
     None,
-    Some(OpInfo {
-        op: Op::SBitset1B32,
-        mnemonic: "s_bitset1_b32",
-        widths: [1, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SCmpGtU32,
-        mnemonic: "s_cmp_gt_u32",
-        widths: [0, 0, 0, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::SWaitcntDepctr,
-        mnemonic: "s_waitcnt_depctr",
-        widths: [0, 0, 0, 0, 0],
-    }),
+    None,
+    None,
+    None,
 ];
 
 pub static SOPC: [Option<OpInfo>; 128] = [
@@ -2780,16 +2652,8 @@ pub static VOP2: [Option<OpInfo>; 64] = [
         widths: [1, 1, 1, 0, 0],
     }),
     None,
-    Some(OpInfo {
-        op: Op::VCmpUF16,
-        mnemonic: "v_cmp_u_f16_e32",
-        widths: [0, 1, 1, 0, 0],
-    }),
-    Some(OpInfo {
-        op: Op::VCvtF64F32,
-        mnemonic: "v_cvt_f64_f32_e32",
-        widths: [2, 1, 0, 0, 0],
-    }),
+    None,
+    None,
 ];
 
 pub static VOPC: [Option<OpInfo>; 256] = [

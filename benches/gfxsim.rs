@@ -1,0 +1,259 @@
+//! gfxsim speed: what a user without an AMD GPU gets.
+//!
+//! Three figures, each printed with its peer measured in the same run:
+//! - saxpy over 16M f32 through the whole stack (HSA queue → gfxsim), with
+//!   1 and 2 host worker threads, in GB/s (12 bytes per element), against
+//!   the same saxpy as a native host loop on one core;
+//! - emulated wave-instructions per second (saxpy, and the compute-heavy
+//!   sqrt_exp_loop), against the native host loop of the same kernel;
+//! - empty-kernel dispatch round trip (packet written → completion signal
+//!   observed) in µs, against a host round trip that wakes another thread
+//!   and waits for its reply (the floor for any design where another
+//!   thread consumes the packet).
+//!
+//! Run: `cargo bench --bench gfxsim` (`-- --quick` for a short run).
+//! The machine is noisy: compare the ratios, not the absolute times.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use aqueduct::gfxsim::{SimConfig, SimDevice};
+use aqueduct::hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
+use aqueduct::hsa::{Agent, Executable, MemoryOrder, PoolKind, Runtime, Signal, WaitCondition, WaitHint};
+
+const SAXPY: &[u8] = include_bytes!("../kernels/gfx1100/saxpy.co");
+const SQRT_EXP: &[u8] = include_bytes!("../kernels/gfx1100/sqrt_exp_loop.co");
+const EMPTY: &[u8] = include_bytes!("../kernels/gfx1100/empty.co");
+
+struct Sim {
+    device: Arc<SimDevice>,
+    runtime: Arc<Runtime>,
+}
+
+impl Sim {
+    fn new(threads: usize) -> Sim {
+        let device = SimDevice::new(SimConfig { threads, ..SimConfig::default() }).expect("gfxsim");
+        let runtime = Runtime::new(device.clone()).expect("runtime");
+        Sim { device, runtime }
+    }
+    fn agent(&self) -> &Agent {
+        self.runtime.gpu_agent(0).expect("gpu agent")
+    }
+    fn load(&self, code: &[u8]) -> Executable {
+        self.runtime.load_executable(self.agent(), code).expect("load")
+    }
+}
+
+/// One dispatch, waited for; returns the elapsed time and the wave
+/// instructions it executed.
+fn dispatch(
+    sim: &Sim,
+    exe: &Executable,
+    name: &str,
+    grid: u32,
+    wg: u16,
+    args: impl Fn(&mut KernargBuilder<'_>),
+) -> (Duration, u64) {
+    let kernel = exe.kernel(name).expect("kernel");
+    let mut builder = KernargBuilder::new(&kernel.info);
+    args(&mut builder);
+    let bytes = builder.finish(&DispatchShape::linear(grid, wg as u32)).expect("kernargs");
+    let mut kernargs = sim.runtime.kernargs(sim.agent()).unwrap().allocate(bytes.len().max(16) as u64).unwrap();
+    kernargs.as_mut_slice()[..bytes.len()].copy_from_slice(&bytes);
+    let queue = sim.runtime.create_queue(sim.agent(), 64).unwrap();
+    let signal = sim.runtime.create_signal(1).unwrap();
+    let mut d = kernel.dispatch(kernargs.gpu_va(), [grid, 1, 1], [wg, 1, 1]);
+    d.completion_signal = signal.handle();
+    let packet = d.to_packet().unwrap();
+    let before = sim.device.stats().wave_instructions;
+    let start = Instant::now();
+    queue.submit_dispatch(&packet).unwrap();
+    signal.wait(WaitCondition::Eq, 0, Some(Duration::from_secs(600)), WaitHint::Blocked).unwrap();
+    (start.elapsed(), sim.device.stats().wave_instructions - before)
+}
+
+fn best_of<T>(runs: usize, mut f: impl FnMut() -> (Duration, T)) -> (Duration, T) {
+    let mut best = f();
+    for _ in 1..runs {
+        let r = f();
+        if r.0 < best.0 {
+            best = r;
+        }
+    }
+    best
+}
+
+fn host_saxpy(a: f32, x: &[f32], y: &mut [f32]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi = a * xi + *yi;
+    }
+}
+
+fn saxpy(threads: usize, n: u32, runs: usize) -> (f64, f64) {
+    let sim = Sim::new(threads);
+    let exe = sim.load(SAXPY);
+    let pool = sim.runtime.pool(sim.agent(), PoolKind::FineSystem).unwrap();
+    let mut x = pool.allocate(n as u64 * 4).unwrap();
+    let mut y = pool.allocate(n as u64 * 4).unwrap();
+    for (i, v) in bytemuck::cast_slice_mut::<u8, f32>(x.as_mut_slice().unwrap()).iter_mut().enumerate() {
+        *v = (i % 1000) as f32;
+    }
+    bytemuck::cast_slice_mut::<u8, f32>(y.as_mut_slice().unwrap()).fill(1.0);
+    let (t, insts) = best_of(runs, || {
+        dispatch(&sim, &exe, "saxpy", n, 256, |b| {
+            b.set_f32(ArgRef::Name("a"), 2.0).unwrap();
+            b.set_ptr(ArgRef::Name("x"), x.gpu_va()).unwrap();
+            b.set_ptr(ArgRef::Name("y"), y.gpu_va()).unwrap();
+            b.set_u32(ArgRef::Name("n"), n).unwrap();
+        })
+    });
+    // Spot-check the result so a broken kernel cannot post a fast time.
+    let yv: &[f32] = bytemuck::cast_slice(y.as_slice().unwrap());
+    let xv: &[f32] = bytemuck::cast_slice(x.as_slice().unwrap());
+    let expected_last = {
+        let mut v = 1.0f32;
+        for _ in 0..runs {
+            v = 2.0 * xv[n as usize - 1] + v;
+        }
+        v
+    };
+    assert_eq!(yv[n as usize - 1], expected_last, "saxpy result");
+    (12.0 * n as f64 / t.as_secs_f64() / 1e9, insts as f64 / t.as_secs_f64())
+}
+
+fn sqrt_exp(threads: usize, n: u32, iters: u32) -> (Duration, f64) {
+    let sim = Sim::new(threads);
+    let exe = sim.load(SQRT_EXP);
+    let pool = sim.runtime.pool(sim.agent(), PoolKind::FineSystem).unwrap();
+    let mut input = pool.allocate(n as u64 * 4).unwrap();
+    let out = pool.allocate(n as u64 * 4).unwrap();
+    for (i, v) in bytemuck::cast_slice_mut::<u8, f32>(input.as_mut_slice().unwrap()).iter_mut().enumerate() {
+        *v = (i % 97) as f32 / 97.0;
+    }
+    let (t, insts) = best_of(2, || {
+        dispatch(&sim, &exe, "sqrt_exp_loop", n, 256, |b| {
+            b.set_ptr(ArgRef::Name("in"), input.gpu_va()).unwrap();
+            b.set_ptr(ArgRef::Name("out"), out.gpu_va()).unwrap();
+            b.set_u32(ArgRef::Name("iters"), iters).unwrap();
+            b.set_u32(ArgRef::Name("n"), n).unwrap();
+        })
+    });
+    (t, insts as f64 / t.as_secs_f64())
+}
+
+/// The sqrt_exp_loop kernel's arithmetic as a native loop (see kernels/src).
+fn host_sqrt_exp(input: &[f32], out: &mut [f32], iters: u32) {
+    for (o, &x0) in out.iter_mut().zip(input) {
+        let mut x = x0;
+        let mut acc = 0.0f32;
+        for k in 0..iters {
+            let fk = k as f32;
+            acc += (x.abs() + fk).sqrt() * (-x * 0.01 * fk).exp();
+            x = x * 0.5 + 1.0 / (1.0 + acc);
+        }
+        *o = acc;
+    }
+}
+
+fn round_trip(samples: usize) -> Duration {
+    let sim = Sim::new(1);
+    let exe = sim.load(EMPTY);
+    let kernel = exe.kernel("empty").unwrap();
+    let queue = sim.runtime.create_queue(sim.agent(), 256).unwrap();
+    let signal: Signal = sim.runtime.create_signal(1).unwrap();
+    let kernargs = sim.runtime.kernargs(sim.agent()).unwrap().allocate(64).unwrap();
+    let mut d = kernel.dispatch(kernargs.gpu_va(), [32, 1, 1], [32, 1, 1]);
+    d.completion_signal = signal.handle();
+    let packet = d.to_packet().unwrap();
+    let mut times = Vec::with_capacity(samples);
+    for i in 0..samples + 50 {
+        signal.store(1, MemoryOrder::Relaxed);
+        let start = Instant::now();
+        queue.submit_dispatch(&packet).unwrap();
+        signal.wait(WaitCondition::Eq, 0, Some(Duration::from_secs(10)), WaitHint::Active).unwrap();
+        if i >= 50 {
+            times.push(start.elapsed());
+        }
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Peer: wake another (blocked) thread and wait for its reply.
+fn host_round_trip(samples: usize) -> Duration {
+    let (to_tx, to_rx) = std::sync::mpsc::channel::<u64>();
+    let (back_tx, back_rx) = std::sync::mpsc::channel::<u64>();
+    let echo = std::thread::spawn(move || {
+        while let Ok(v) = to_rx.recv() {
+            if back_tx.send(v).is_err() {
+                break;
+            }
+        }
+    });
+    let mut times = Vec::with_capacity(samples);
+    for i in 0..samples + 50 {
+        let start = Instant::now();
+        to_tx.send(i as u64).unwrap();
+        back_rx.recv().unwrap();
+        if i >= 50 {
+            times.push(start.elapsed());
+        }
+    }
+    drop(to_tx);
+    echo.join().unwrap();
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let n: u32 = if quick { 1 << 20 } else { 16 << 20 };
+    let runs = if quick { 1 } else { 3 };
+    println!("gfxsim benchmarks ({} cores here; n = {n})", std::thread::available_parallelism().map_or(1, |c| c.get()));
+
+    // Peer: native saxpy.
+    let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
+    let mut y = vec![1.0f32; n as usize];
+    let (host_t, _) = best_of(runs, || {
+        let s = Instant::now();
+        host_saxpy(2.0, std::hint::black_box(&x), &mut y);
+        (s.elapsed(), ())
+    });
+    let host_gbs = 12.0 * n as f64 / host_t.as_secs_f64() / 1e9;
+    println!("saxpy  host native loop (1 core):       {host_gbs:8.2} GB/s");
+    for threads in [1, 2] {
+        let (gbs, ips) = saxpy(threads, n, runs);
+        println!(
+            "saxpy  gfxsim, {threads} thread(s):               {gbs:8.2} GB/s  ({:.1} M wave-inst/s)  ratio to host {:.3}",
+            ips / 1e6,
+            gbs / host_gbs
+        );
+    }
+
+    let (sn, iters) = if quick { (1 << 14, 16) } else { (1 << 17, 32) };
+    let input: Vec<f32> = (0..sn).map(|i| (i % 97) as f32 / 97.0).collect();
+    let mut out = vec![0.0f32; sn as usize];
+    let (host_t, _) = best_of(2, || {
+        let s = Instant::now();
+        host_sqrt_exp(std::hint::black_box(&input), &mut out, iters);
+        (s.elapsed(), ())
+    });
+    for threads in [1, 2] {
+        let (t, ips) = sqrt_exp(threads, sn, iters);
+        println!(
+            "sqrt_exp_loop gfxsim, {threads} thread(s):        {:8.1} M wave-inst/s  gfxsim takes {:.0}x the native host loop's time",
+            ips / 1e6,
+            t.as_secs_f64() / host_t.as_secs_f64()
+        );
+    }
+
+    let samples = if quick { 200 } else { 2000 };
+    let rt = round_trip(samples);
+    let host_rt = host_round_trip(samples);
+    println!(
+        "empty dispatch round trip (median):   {:8.2} µs   host thread wake+reply {:.2} µs   ratio {:.2}",
+        rt.as_secs_f64() * 1e6,
+        host_rt.as_secs_f64() * 1e6,
+        rt.as_secs_f64() / host_rt.as_secs_f64()
+    );
+}

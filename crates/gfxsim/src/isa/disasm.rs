@@ -1,3 +1,528 @@
-pub fn disassemble(_i: &super::inst::Inst) -> String {
-    String::new()
+//! Disassembly of decoded instructions in LLVM's gfx11 syntax (what
+//! `llvm-mc-19 -disassemble -mcpu=gfx1100` prints), so decoder tests can
+//! compare against LLVM text and error messages read like llvm-objdump.
+//! Not covered (printed as a raw `0x...` operand): hwreg()/sendmsg() forms
+//! other than MSG_DEALLOC_VGPRS, DPP/SDWA operands.
+
+use std::fmt::Write;
+
+use super::inst::{Family, Inst, Operand};
+use super::opcodes::Op;
+
+/// Scalar register (operand code 0..=127) of `width` dwords.
+fn sreg(code: u16, width: u8) -> String {
+    let w = width.max(1) as u16;
+    let named = |lo: &str, pair: &str, hi: &str| -> String {
+        if w == 2 {
+            pair.to_string()
+        } else if code & 1 == 0 {
+            lo.to_string()
+        } else {
+            hi.to_string()
+        }
+    };
+    match code {
+        106 | 107 => named("vcc_lo", "vcc", "vcc_hi"),
+        124 => "null".into(),
+        125 => "m0".into(),
+        126 | 127 => named("exec_lo", "exec", "exec_hi"),
+        108..=123 => {
+            let n = code - 108;
+            if w == 1 {
+                format!("ttmp{n}")
+            } else {
+                format!("ttmp[{}:{}]", n, n + w - 1)
+            }
+        }
+        _ => {
+            if w == 1 {
+                format!("s{code}")
+            } else {
+                format!("s[{}:{}]", code, code + w - 1)
+            }
+        }
+    }
+}
+
+fn vreg(n: u16, width: u8) -> String {
+    let w = width.max(1) as u16;
+    if w == 1 {
+        format!("v{n}")
+    } else {
+        format!("v[{}:{}]", n, n + w - 1)
+    }
+}
+
+/// A source operand (scalar space, constants, literal, VGPRs).
+fn src(op: &Operand, width: u8, lit: Option<u32>, bits: u8) -> String {
+    let code = op.code;
+    match code {
+        0..=127 => sreg(code, width),
+        128..=192 => format!("{}", code as i32 - 128),
+        193..=208 => format!("{}", 192 - code as i32),
+        235 => "src_shared_base".into(),
+        236 => "src_shared_limit".into(),
+        237 => "src_private_base".into(),
+        238 => "src_private_limit".into(),
+        240 => "0.5".into(),
+        241 => "-0.5".into(),
+        242 => "1.0".into(),
+        243 => "-1.0".into(),
+        244 => "2.0".into(),
+        245 => "-2.0".into(),
+        246 => "4.0".into(),
+        247 => "-4.0".into(),
+        248 => {
+            if bits == 64 {
+                "0.15915494309189532".into()
+            } else {
+                "0.15915494".into()
+            }
+        }
+        251 => "src_vccz".into(),
+        252 => "src_execz".into(),
+        253 => "src_scc".into(),
+        255 => format!("0x{:x}", lit.unwrap_or(0)),
+        256..=511 => vreg(code - 256, width),
+        _ => format!("src{code}"),
+    }
+}
+
+fn with_mods(s: String, k: usize, abs: u8, neg: u8) -> String {
+    let s = if (abs >> k) & 1 != 0 {
+        format!("|{s}|")
+    } else {
+        s
+    };
+    if (neg >> k) & 1 != 0 {
+        format!("-{s}")
+    } else {
+        s
+    }
+}
+
+fn bits_list(bits: u8, n: usize) -> String {
+    let v: Vec<String> = (0..n).map(|k| ((bits >> k) & 1).to_string()).collect();
+    format!("[{}]", v.join(","))
+}
+
+/// LLVM-syntax text of one instruction.
+pub fn disassemble(i: &Inst) -> String {
+    let mut ops: Vec<String> = Vec::new();
+    let mut tail = String::new();
+    let w = i.widths;
+    let lit = i.literal;
+    let bits = |k: usize| super::decode::operand_bits(i.op, w[k + 1]);
+    match i.family {
+        Family::Sop2 | Family::Sop1 | Family::Sopc => {
+            if w[0] != 0 {
+                ops.push(sreg(i.dst, w[0]));
+            }
+            for k in 0..2 {
+                if w[k + 1] != 0 {
+                    ops.push(src(&i.src[k], w[k + 1], lit, 32));
+                }
+            }
+        }
+        Family::Sopk => sopk(i, &mut ops),
+        Family::Sopp => sopp(i, &mut ops),
+        Family::Smem => {
+            if matches!(i.op, Op::SDcacheInv | Op::SGl1Inv) {
+                return i.mnemonic.to_string();
+            }
+            ops.push(sreg(i.dst, w[0]));
+            let base_w = if i.op.name().starts_with("s_buffer") {
+                4
+            } else {
+                2
+            };
+            ops.push(sreg(i.addr as u16, base_w));
+            let soff = i.imm2 as u16;
+            if soff != 124 {
+                ops.push(sreg(soff, 1));
+                if i.imm != 0 {
+                    tail.push_str(&format!(" offset:0x{:x}", i.imm));
+                }
+            } else if i.imm < 0 {
+                ops.push(format!("-0x{:x}", -(i.imm as i64)));
+            } else if i.imm != 0 {
+                ops.push(format!("0x{:x}", i.imm));
+            } else {
+                ops.push("null".into());
+            }
+            cache_bits(i.flags, &mut tail);
+        }
+        Family::Vop1 | Family::Vop2 | Family::Vopc => {
+            if i.family == Family::Vopc {
+                if !i.op.name().starts_with("v_cmpx") {
+                    ops.push("vcc_lo".into());
+                }
+            } else if w[0] != 0 {
+                ops.push(if i.op == Op::VReadfirstlaneB32 {
+                    sreg(i.dst, 1)
+                } else {
+                    vreg(i.dst, w[0])
+                });
+            }
+            let carry = matches!(i.op, Op::VAddCoCiU32 | Op::VSubCoCiU32 | Op::VSubrevCoCiU32);
+            if carry {
+                ops.push("vcc_lo".into());
+            }
+            if w[1] != 0 {
+                ops.push(src(&i.src[0], w[1], lit, bits(0)));
+            }
+            if i.op == Op::VFmamkF32 || i.op == Op::VFmamkF16 {
+                ops.push(format!("0x{:x}", lit.unwrap_or(0)));
+            }
+            if w[2] != 0 {
+                ops.push(src(&i.src[1], w[2], lit, bits(1)));
+            }
+            if i.op == Op::VFmaakF32 || i.op == Op::VFmaakF16 {
+                ops.push(format!("0x{:x}", lit.unwrap_or(0)));
+            }
+            if carry || i.op == Op::VCndmaskB32 {
+                ops.push("vcc_lo".into());
+            }
+        }
+        Family::Vop3 | Family::Vop3sd => {
+            let m = &i.mods;
+            let cmp = super::decode::is_vop3_compare(i);
+            if cmp {
+                if !i.op.name().starts_with("v_cmpx") {
+                    ops.push(sreg(i.dst, 1));
+                }
+            } else if w[0] != 0 {
+                let scalar_dst = matches!(i.op, Op::VReadlaneB32 | Op::VReadfirstlaneB32);
+                ops.push(if scalar_dst {
+                    sreg(i.dst, 1)
+                } else {
+                    vreg(i.dst, w[0])
+                });
+            }
+            if i.family == Family::Vop3sd {
+                ops.push(sreg(i.sdst as u16, 1));
+            }
+            for k in 0..3 {
+                if w[k + 1] != 0 {
+                    ops.push(with_mods(
+                        src(&i.src[k], w[k + 1], lit, bits(k)),
+                        k,
+                        m.abs,
+                        m.neg,
+                    ));
+                }
+            }
+            if m.opsel != 0 {
+                let n = (0..3).filter(|k| w[k + 1] != 0).count();
+                let mut b = m.opsel & ((1 << n) - 1);
+                b |= ((m.opsel >> 3) & 1) << n;
+                tail.push_str(&format!(" op_sel:{}", bits_list(b, n + 1)));
+            }
+            if m.clamp {
+                tail.push_str(" clamp");
+            }
+            match m.omod {
+                1 => tail.push_str(" mul:2"),
+                2 => tail.push_str(" mul:4"),
+                3 => tail.push_str(" div:2"),
+                _ => {}
+            }
+        }
+        Family::Vop3p => {
+            let m = &i.mods;
+            ops.push(vreg(i.dst, w[0]));
+            let n = (0..3).filter(|k| w[k + 1] != 0).count();
+            for k in 0..n {
+                ops.push(src(&i.src[k], w[k + 1], lit, 16));
+            }
+            let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
+            let full = ((1u8 << n) - 1) as u8;
+            let opsel = m.opsel & full;
+            let opsel_hi = m.opsel_hi & full;
+            if opsel != 0 {
+                tail.push_str(&format!(" op_sel:{}", bits_list(opsel, n)));
+            }
+            let default_hi = if mix { 0 } else { full };
+            if opsel_hi != default_hi {
+                tail.push_str(&format!(" op_sel_hi:{}", bits_list(opsel_hi, n)));
+            }
+            if m.neg & full != 0 {
+                tail.push_str(&format!(" neg_lo:{}", bits_list(m.neg & full, n)));
+            }
+            if m.abs & full != 0 {
+                tail.push_str(&format!(" neg_hi:{}", bits_list(m.abs & full, n)));
+            }
+            if m.clamp {
+                tail.push_str(" clamp");
+            }
+        }
+        Family::Vopd => {
+            let Some(y) = i.dual else {
+                return i.mnemonic.to_string();
+            };
+            let half = |op: Op, dst: u8, s0: &Operand, vs1: u8| -> String {
+                let mut o = vec![vreg(dst as u16, 1), src(s0, 1, lit, 32)];
+                match op {
+                    Op::VMovB32 => {}
+                    Op::VFmamkF32 => {
+                        o.push(format!("0x{:x}", lit.unwrap_or(0)));
+                        o.push(vreg(vs1 as u16, 1));
+                    }
+                    Op::VFmaakF32 => {
+                        o.push(vreg(vs1 as u16, 1));
+                        o.push(format!("0x{:x}", lit.unwrap_or(0)));
+                    }
+                    _ => o.push(vreg(vs1 as u16, 1)),
+                }
+                o.join(", ")
+            };
+            let Some(vs1x) = (match i.src[1].code {
+                c @ 256..=511 => Some((c - 256) as u8),
+                _ => None,
+            }) else {
+                return i.mnemonic.to_string();
+            };
+            return format!(
+                "{} {} :: {} {}",
+                i.mnemonic,
+                half(i.op, i.dst as u8, &i.src[0], vs1x),
+                y.mnemonic,
+                half(y.op, y.dst, &y.src0, y.vsrc1)
+            );
+        }
+        Family::Ds => ds(i, &mut ops, &mut tail),
+        Family::Flat | Family::Global | Family::Scratch => flat(i, &mut ops, &mut tail),
+        Family::Mubuf => {}
+    }
+    let mut s = i.mnemonic.to_string();
+    if !ops.is_empty() {
+        s.push(' ');
+        s.push_str(&ops.join(", "));
+    }
+    s.push_str(&tail);
+    s
+}
+
+fn cache_bits(flags: u8, tail: &mut String) {
+    if flags & Inst::GLC != 0 {
+        tail.push_str(" glc");
+    }
+    if flags & Inst::SLC != 0 {
+        tail.push_str(" slc");
+    }
+    if flags & Inst::DLC != 0 {
+        tail.push_str(" dlc");
+    }
+}
+
+fn sopk(i: &Inst, ops: &mut Vec<String>) {
+    let imm = i.imm as u16;
+    match i.op {
+        Op::SGetregB32 | Op::SSetregB32 | Op::SSetregImm32B32 => {
+            let id = imm & 0x3F;
+            let off = (imm >> 6) & 31;
+            let size = ((imm >> 11) & 31) + 1;
+            let h = match id {
+                1 => "HW_REG_MODE".to_string(),
+                2 => "HW_REG_STATUS".to_string(),
+                4 => "HW_REG_STATE_PRIV".to_string(),
+                _ => format!("{id}"),
+            };
+            let hw = if off == 0 && size == 32 {
+                format!("hwreg({h})")
+            } else {
+                format!("hwreg({h}, {off}, {size})")
+            };
+            if i.op == Op::SSetregImm32B32 {
+                ops.push(hw);
+                ops.push(format!("0x{:x}", i.literal.unwrap_or(0)));
+            } else if i.op == Op::SGetregB32 {
+                ops.push(sreg(i.dst, 1));
+                ops.push(hw);
+            } else {
+                ops.push(hw);
+                ops.push(sreg(i.dst, 1));
+            }
+        }
+        Op::SCallB64 => {
+            ops.push(sreg(i.dst, 2));
+            ops.push(format!("{}", imm));
+        }
+        _ => {
+            ops.push(sreg(i.dst, i.widths[0].max(1)));
+            ops.push(format!("0x{:x}", imm));
+        }
+    }
+}
+
+fn sopp(i: &Inst, ops: &mut Vec<String>) {
+    use Op::*;
+    let imm = i.imm as u16;
+    match i.op {
+        SEndpgm | SBarrier | SCodeEnd | SIcacheInv | SWakeup | SEndpgmSaved | SWaitIdle
+        | STtracedata | SIncperflevel | SDecperflevel => {
+            if imm != 0 {
+                ops.push(format!("{imm}"));
+            }
+        }
+        SBranch
+        | SCbranchScc0
+        | SCbranchScc1
+        | SCbranchVccz
+        | SCbranchVccnz
+        | SCbranchExecz
+        | SCbranchExecnz
+        | SCbranchCdbgsys
+        | SCbranchCdbguser
+        | SCbranchCdbgsysOrUser
+        | SCbranchCdbgsysAndUser => ops.push(format!("{imm}")),
+        SClause
+        | SSetInstPrefetchDistance
+        | SRoundMode
+        | SDenormMode
+        | STtracedataImm
+        | SWaitcntDepctr => ops.push(format!("0x{imm:x}")),
+        SWaitcnt => {
+            let vm = (imm >> 10) & 0x3F;
+            let exp = imm & 7;
+            let lgkm = (imm >> 4) & 0x3F;
+            let mut parts = Vec::new();
+            if vm != 0x3F {
+                parts.push(format!("vmcnt({vm})"));
+            }
+            if exp != 7 {
+                parts.push(format!("expcnt({exp})"));
+            }
+            if lgkm != 0x3F {
+                parts.push(format!("lgkmcnt({lgkm})"));
+            }
+            if parts.is_empty() {
+                ops.push(format!("0x{imm:x}"));
+            } else {
+                ops.push(parts.join(" "));
+            }
+        }
+        SDelayAlu => {
+            let dep = |v: u16| -> &'static str {
+                match v {
+                    1 => "VALU_DEP_1",
+                    2 => "VALU_DEP_2",
+                    3 => "VALU_DEP_3",
+                    4 => "VALU_DEP_4",
+                    5 => "TRANS32_DEP_1",
+                    6 => "TRANS32_DEP_2",
+                    7 => "TRANS32_DEP_3",
+                    8 => "FMA_ACCUM_CYCLE_1",
+                    9 => "SALU_CYCLE_1",
+                    10 => "SALU_CYCLE_2",
+                    11 => "SALU_CYCLE_3",
+                    _ => "",
+                }
+            };
+            let skip = [
+                "SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4", "", "",
+            ];
+            let (id0, sk, id1) = (imm & 0xF, (imm >> 4) & 7, (imm >> 7) & 0xF);
+            let mut parts = Vec::new();
+            if id0 != 0 {
+                parts.push(format!("instid0({})", dep(id0)));
+            }
+            if sk != 0 {
+                parts.push(format!("instskip({})", skip[sk as usize]));
+            }
+            if id1 != 0 {
+                parts.push(format!("instid1({})", dep(id1)));
+            }
+            ops.push(if parts.is_empty() {
+                "0".into()
+            } else {
+                parts.join(" | ")
+            });
+        }
+        SSendmsg | SSendmsghalt => {
+            if imm == 3 {
+                ops.push("sendmsg(MSG_DEALLOC_VGPRS)".into());
+            } else {
+                ops.push(format!("{imm}"));
+            }
+        }
+        _ => ops.push(if imm < 16 {
+            format!("{imm}")
+        } else {
+            format!("0x{imm:x}")
+        }),
+    }
+}
+
+fn ds(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
+    let w = i.widths;
+    let name = i.op.name();
+    if w[0] != 0 {
+        ops.push(vreg(i.dst, w[0]));
+    }
+    if w[1] != 0 {
+        ops.push(vreg(i.addr as u16, w[1]));
+    }
+    if w[2] != 0 {
+        ops.push(vreg(i.data[0] as u16, w[2]));
+    }
+    if w[3] != 0 {
+        ops.push(vreg(i.data[1] as u16, w[3]));
+    }
+    if name.contains("2addr") {
+        if i.imm != 0 {
+            let _ = write!(tail, " offset0:{}", i.imm);
+        }
+        if i.imm2 != 0 {
+            let _ = write!(tail, " offset1:{}", i.imm2);
+        }
+    } else {
+        let off = i.imm as u32 | i.imm2 << 8;
+        if off != 0 {
+            let _ = write!(tail, " offset:{off}");
+        }
+    }
+    if i.flags & Inst::GDS != 0 {
+        tail.push_str(" gds");
+    }
+}
+
+fn flat(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
+    let w = i.widths;
+    // Atomics name a destination only when they return the old value (glc).
+    let returns = !i.op.name().contains("_atomic_") || i.flags & Inst::GLC != 0;
+    if w[0] != 0 && returns {
+        ops.push(vreg(i.dst, w[0]));
+    }
+    match i.family {
+        Family::Scratch => {
+            ops.push(if i.flags & Inst::SVE != 0 {
+                vreg(i.addr as u16, 1)
+            } else {
+                "off".into()
+            });
+        }
+        Family::Global if i.saddr != 124 => ops.push(vreg(i.addr as u16, 1)),
+        _ => ops.push(vreg(i.addr as u16, 2)),
+    }
+    if w[2] != 0 {
+        ops.push(vreg(i.data[0] as u16, w[2]));
+    }
+    match i.family {
+        Family::Scratch => ops.push(if i.saddr == 124 {
+            "off".into()
+        } else {
+            sreg(i.saddr as u16, 1)
+        }),
+        Family::Global => ops.push(if i.saddr == 124 {
+            "off".into()
+        } else {
+            sreg(i.saddr as u16, 2)
+        }),
+        _ => {}
+    }
+    if i.imm != 0 {
+        let _ = write!(tail, " offset:{}", i.imm);
+    }
+    cache_bits(i.flags, tail);
 }

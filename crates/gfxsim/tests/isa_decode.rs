@@ -1,0 +1,102 @@
+//! Decoder vs LLVM: every line of tests/isa_vectors/<family>.txt is
+//! "dwords ; llvm-mc-19 disassembly" (regenerate with isa_vectors/generate.sh).
+//! Our decoder must decode the words, consume exactly all of them, and print
+//! the same text. Normalisation: runs of whitespace are collapsed to one space
+//! (LLVM aligns its output with tabs); nothing else.
+
+use aqueduct_gfxsim::isa::decode::decode;
+use aqueduct_gfxsim::isa::disasm::disassemble;
+
+fn check_family(family: &str) {
+    let path = format!(
+        "{}/tests/isa_vectors/{family}.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let (hex, want) = line.split_once(" ; ").expect("`words ; text`");
+        let words: Vec<u32> = hex
+            .split_whitespace()
+            .map(|w| u32::from_str_radix(w, 16).expect("hex"))
+            .collect();
+        let want = want.split_whitespace().collect::<Vec<_>>().join(" ");
+        count += 1;
+        match decode(&words) {
+            Ok(inst) => {
+                let got = disassemble(&inst);
+                if inst.len as usize != words.len() {
+                    failures.push(format!("{hex}: length {} != {}", inst.len, words.len()));
+                } else if got != want {
+                    failures.push(format!("{hex}:\n   got  {got}\n   want {want}"));
+                }
+            }
+            Err(e) => failures.push(format!("{hex}: decode error {e:?} (want {want})")),
+        }
+    }
+    assert!(count > 10, "{family}: only {count} vectors");
+    assert!(
+        failures.is_empty(),
+        "{family}: {} of {count} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn sop2() {
+    check_family("sop2");
+}
+#[test]
+fn sop1() {
+    check_family("sop1");
+}
+#[test]
+fn sopk() {
+    check_family("sopk");
+}
+#[test]
+fn sopc() {
+    check_family("sopc");
+}
+#[test]
+fn sopp() {
+    check_family("sopp");
+}
+#[test]
+fn smem() {
+    check_family("smem");
+}
+#[test]
+fn vop1() {
+    check_family("vop1");
+}
+#[test]
+fn vop2() {
+    check_family("vop2");
+}
+#[test]
+fn vopc() {
+    check_family("vopc");
+}
+#[test]
+fn vop3() {
+    check_family("vop3");
+}
+#[test]
+fn vop3p() {
+    check_family("vop3p");
+}
+#[test]
+fn vopd() {
+    check_family("vopd");
+}
+#[test]
+fn ds() {
+    check_family("ds");
+}
+#[test]
+fn flat() {
+    check_family("flat");
+}

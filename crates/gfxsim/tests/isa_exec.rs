@@ -428,3 +428,289 @@ fn oob_write_faults_at_the_address() {
     assert_eq!(err.workgroup, [0, 0, 0]);
     assert!(err.pc > CODE_BASE);
 }
+
+// ---- hand-written kernels (tests/isa_kernels/*.s, assembled by generate.sh) ----
+
+mod kernels {
+    include!("isa_kernels/kernels.rs");
+}
+
+const HAND_BASE: u64 = 0x7100_0000_0000;
+
+/// Place `code` after a hand-built descriptor: kernarg pointer in s[0:1],
+/// workgroup id x in s2, v0 = work-item id x, wave32.
+fn hand_kernel(mem: &mut TestMem, code: &[u32], lds: u32, private: u32) -> (u64, KernelDescriptor) {
+    let kd = KernelDescriptor {
+        group_segment_fixed_size: lds,
+        private_segment_fixed_size: private,
+        kernarg_size: 64,
+        kernel_code_entry_byte_offset: 256,
+        compute_pgm_rsrc2: (2 << 1) | (1 << 7) | u32::from(private > 0),
+        kernel_code_properties: (1 << 3) | (1 << 10),
+        ..Default::default()
+    };
+    let mut image = bytemuck::bytes_of(&kd).to_vec();
+    image.resize(256, 0);
+    image.extend_from_slice(&u32_bytes(code));
+    image.extend_from_slice(&[0; 64]);
+    mem.map(HAND_BASE, &image);
+    (HAND_BASE, kd)
+}
+
+fn run_hand(
+    mem: &TestMem,
+    kd_addr: u64,
+    kd: KernelDescriptor,
+    groups: u32,
+    wg: u32,
+) -> Result<WorkgroupStats, WaveError> {
+    run_all(mem, setup(kd_addr, kd, [groups * wg, 1, 1], [wg, 1, 1]))
+}
+
+#[test]
+fn scalar_alu_branches_and_carries() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::SCALAR, 0, 0);
+    mem.map_zeroed(BUF_A, 4 * 32);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 25);
+    let want: [u32; 24] = [
+        0,
+        1,
+        1,
+        55,
+        0x10,
+        0xffff_fff0,
+        0x12,
+        0xffff_ffff,
+        8,
+        23,
+        8,
+        (-42i32) as u32,
+        3,
+        0xffff_ffff,
+        3,
+        0xf800_0000,
+        16,
+        (-5i32) as u32,
+        (-5i32) as u32,
+        0xffff_ff80,
+        7,
+        0xf0,
+        0xffff_ffff,
+        8,
+    ];
+    assert_eq!(&out[..24], &want[..]);
+    // s_getpc_b64 returns the address of the next instruction.
+    let pc = out[24] as u64 | (HAND_BASE & !0xFFFF_FFFF);
+    let idx = ((pc - HAND_BASE - 256) / 4) as usize - 1;
+    let inst = aqueduct_gfxsim::isa::decode::decode(&kernels::SCALAR[idx..]).expect("decodes");
+    assert_eq!(inst.mnemonic, "s_getpc_b64");
+}
+
+fn ulps(a: f32, b: f32) -> u32 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs() as u32
+}
+
+#[test]
+fn valu_f32_int_f64_conversions_transcendentals() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::VALU, 0, 0);
+    let xf: Vec<f32> = (0..32).map(|l| (l as f32 - 10.3) * 0.37).collect();
+    let xi = lcg(9, 32);
+    let xd: Vec<f64> = (0..32).map(|l| l as f64 * 1.25 - 3.0).collect();
+    mem.map_zeroed(BUF_A, 4 * 32 * 32);
+    mem.map(BUF_B, &f32_bytes(&xf));
+    mem.map(BUF_C, &u32_bytes(&xi));
+    let d_bytes: Vec<u8> = xd.iter().flat_map(|d| d.to_le_bytes()).collect();
+    mem.map(BUF_C + 0x1000_0000, &d_bytes);
+    mem.map(
+        KERNARG,
+        &ptr_args(&[BUF_A, BUF_B, BUF_C, BUF_C + 0x1000_0000], &[]),
+    );
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 32 * 32);
+    let r = |k: usize, l: usize| out[k * 32 + l];
+    let rf = |k: usize, l: usize| f32::from_bits(out[k * 32 + l]);
+    for l in 0..32 {
+        let (x, i, d) = (xf[l], xi[l], xd[l]);
+        assert_eq!(rf(0, l), x + 1.5, "add lane {l}");
+        assert_eq!(rf(1, l), (-x).mul_add(x.abs(), 2.0), "fma mods lane {l}");
+        assert!(ulps(rf(2, l), x.abs().sqrt()) <= 1, "sqrt lane {l}");
+        assert!(ulps(rf(3, l), 1.0 / x) <= 1, "rcp lane {l}");
+        assert!(ulps(rf(4, l), x.exp2()) <= 1, "exp lane {l}");
+        assert!(
+            (rf(5, l) - x.abs().log2()).abs() <= 1e-6 * x.abs().log2().abs().max(1.0),
+            "log lane {l}"
+        );
+        let t = x as f64 * std::f64::consts::TAU;
+        assert!((rf(6, l) as f64 - t.sin()).abs() < 2e-6, "sin lane {l}");
+        assert!((rf(7, l) as f64 - t.cos()).abs() < 2e-6, "cos lane {l}");
+        assert_eq!(r(8, l), x as i32 as u32, "cvt_i32 lane {l}");
+        assert_eq!(rf(9, l), i as i32 as f32, "cvt_f32_i32 lane {l}");
+        assert_eq!(
+            r(10, l),
+            ((i as u64 * 0x9e37_79b9u64) >> 32) as u32,
+            "mul_hi lane {l}"
+        );
+        let mad = (i as u64 * i as u64).wrapping_add(d.to_bits());
+        assert_eq!(
+            (r(11, l), r(12, l)),
+            (mad as u32, (mad >> 32) as u32),
+            "mad_u64 lane {l}"
+        );
+        assert_eq!(r(13, l), (i >> 5) & 0x7f, "bfe lane {l}");
+        let both = (i as u64) << 32 | 0x1122_3344;
+        let byte = |n: u32| ((both >> (8 * n)) & 0xff) as u32;
+        assert_eq!(
+            r(14, l),
+            byte(1) | byte(5) << 8 | byte(3) << 16 | byte(7) << 24,
+            "perm lane {l}"
+        );
+        assert_eq!(
+            r(15, l),
+            ((((i as u64) << 32) | 0xdead_beef) >> 12) as u32,
+            "alignbit lane {l}"
+        );
+        let f = ((d + 0.5) * d).mul_add(-2.0, d);
+        assert_eq!(
+            r(16, l) as u64 | (r(17, l) as u64) << 32,
+            f.to_bits(),
+            "f64 lane {l}"
+        );
+        assert_eq!(rf(18, l), i as i32 as f64 as f32, "cvt f64 lane {l}");
+        assert_eq!(rf(19, l), x * 8.0, "ldexp lane {l}");
+        let e = if x == 0.0 {
+            0
+        } else {
+            x.abs().log2().floor() as i32 + 1
+        };
+        assert_eq!(rf(20, l), x / 2f32.powi(e), "frexp mant lane {l}");
+        assert_eq!(r(21, l) as i32, e, "frexp exp lane {l}");
+        assert_eq!(r(22, l), l as u32, "mbcnt lane {l}");
+        assert_eq!(rf(23, l), half::f16::from_f32(x).to_f32(), "f16 lane {l}");
+        assert_eq!(r(24, l), xi[5], "readlane lane {l}");
+        assert_eq!(
+            rf(25, l),
+            (x * 2.0 * 2.0).clamp(0.0, 1.0),
+            "omod clamp lane {l}"
+        );
+        assert_eq!(r(26, l), (i ^ 0xff).wrapping_add(l as u32), "xad lane {l}");
+    }
+}
+
+#[test]
+fn lds_barrier_eight_waves() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::LDS_BARRIER, 1024, 0);
+    mem.map_zeroed(BUF_A, 2048);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    let st = run_hand(&mem, kd_addr, kd, 2, 256).expect("runs");
+    assert_eq!(st.waves, 16);
+    let out = mem.read_u32s(BUF_A, 512);
+    let lds = |j: usize| 3 * (255 - j as u32) + 1;
+    for lid in 0..256 {
+        assert_eq!(out[lid], lds((lid + 32) & 255), "exchange lid {lid}");
+        let j = lid & 63;
+        assert_eq!(
+            out[256 + lid],
+            lds(j + 64) + lds(j + 192),
+            "2addr stride64 lid {lid}"
+        );
+    }
+}
+
+#[test]
+fn global_and_lds_atomics() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::ATOMICS, 16, 0);
+    mem.map_zeroed(BUF_A, 64);
+    mem.map_zeroed(BUF_B, 4 * 256);
+    mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
+    run_hand(&mem, kd_addr, kd, 4, 64).expect("runs");
+    let out = mem.read_u32s(BUF_A, 6);
+    assert_eq!(out[0], 256);
+    assert_eq!(out[1], 255);
+    assert_eq!(out[2], 0u32.wrapping_sub(512));
+    assert_eq!(out[3], u32::MAX);
+    assert!((1..=256).contains(&out[4]), "cmpswap winner {}", out[4]);
+    assert_eq!(out[5], 256);
+    let mut olds = mem.read_u32s(BUF_B, 256);
+    olds.sort_unstable();
+    assert_eq!(
+        olds,
+        (0..256).collect::<Vec<u32>>(),
+        "returned old values are a permutation"
+    );
+}
+
+#[test]
+fn exec_masking_carries_vopd_scratch_flat_private() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::EXEC_MASK, 0, 256);
+    mem.map_zeroed(BUF_A, 4 * 32 * 8);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 32 * 8);
+    for l in 0..32u32 {
+        let r = |k: usize| out[k * 32 + l as usize];
+        assert_eq!(r(0), (l < 16) as u32, "cmpx lane {l}");
+        assert_eq!(r(1), if l > 20 { 7 } else { 5 }, "cndmask lane {l}");
+        let v = ((l as u64) << 32 | ((l << 28) as u64)) + 0x2000_0000;
+        assert_eq!((r(2), r(3)), (v as u32, (v >> 32) as u32), "carry lane {l}");
+        assert_eq!(
+            r(4),
+            (f32::from_bits(l) + f32::from_bits(l)).to_bits(),
+            "vopd x lane {l}"
+        );
+        assert_eq!(r(5), 3, "vopd y reads old v5, lane {l}");
+        assert_eq!(r(6), 100 + l, "scratch lane {l}");
+        assert_eq!(r(7), 1000 + l, "flat private aperture lane {l}");
+    }
+}
+
+#[test]
+fn unimplemented_and_undecodable_instructions() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::ILLEGAL, 0, 0);
+    mem.map(KERNARG, &[0; 64]);
+    let err = run_hand(&mem, kd_addr, kd, 1, 32).expect_err("illegal");
+    assert_eq!(err.pc, HAND_BASE + 256 + 8);
+    match err.kind {
+        WaveErrorKind::IllegalInstruction { words, mnemonic } => {
+            assert_eq!(mnemonic.as_deref(), Some("v_cubeid_f32"));
+            assert_eq!(words, kernels::ILLEGAL[2..4].to_vec());
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, &[0xBF80_0000, 0xFFFF_FFFF], 0, 0);
+    mem.map(KERNARG, &[0; 64]);
+    let err = run_hand(&mem, kd_addr, kd, 1, 32).expect_err("undecodable");
+    assert_eq!(err.pc, HAND_BASE + 256 + 4);
+    assert!(
+        matches!(
+            err.kind,
+            WaveErrorKind::IllegalInstruction { mnemonic: None, .. }
+        ),
+        "{:?}",
+        err.kind
+    );
+}
+
+#[test]
+fn wave64_descriptor_is_rejected() {
+    let mut mem = TestMem::new();
+    let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::ILLEGAL, 0, 0);
+    kd.kernel_code_properties &= !(1 << 10);
+    let err = Dispatch::new(
+        setup(kd_addr, kd, [64, 1, 1], [64, 1, 1]),
+        Arc::new(CodeCache::new()),
+    )
+    .expect_err("wave64");
+    assert!(matches!(err.kind, WaveErrorKind::InvalidDescriptor(_)));
+}

@@ -3,6 +3,8 @@
 //! against a host-Vec test memory, results checked against host computation;
 //! plus hand-assembled kernels (llvm-mc-19 words) for single features.
 
+#![allow(clippy::needless_range_loop)] // lane/element loops index several arrays
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 

@@ -236,7 +236,7 @@ pub fn disassemble(i: &Inst) -> String {
                 ops.push(src(&i.src[k], w[k + 1], lit, 16));
             }
             let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
-            let full = ((1u8 << n) - 1) as u8;
+            let full = (1u8 << n) - 1;
             let opsel = m.opsel & full;
             let opsel_hi = m.opsel_hi & full;
             if opsel != 0 {

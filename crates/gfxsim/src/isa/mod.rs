@@ -12,6 +12,10 @@
 // INTERFACE (written first so the driver and the emulator can be built
 // side by side). The emulator fills in the bodies.
 
+// Lane loops index several per-lane arrays with the same lane number; that
+// reads like the ISA pseudocode and vectorises, so the iterator form is not used.
+#![allow(clippy::needless_range_loop)]
+
 use aqueduct_kfd::abi::KernelDescriptor;
 
 mod code_cache;

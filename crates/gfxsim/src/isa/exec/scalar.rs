@@ -456,13 +456,7 @@ pub(super) fn sopp(w: &mut Wave, i: &Inst) -> ExecResult {
         | SWakeup => Flow::Next,
         // Only MSG_DEALLOC_VGPRS (3) and the GS/interrupt messages compute code never sends exist;
         // dealloc is a no-op for a functional model.
-        SSendmsg => {
-            if i.imm & 0xFF == 3 {
-                Flow::Next
-            } else {
-                return Err(illegal(i));
-            }
-        }
+        SSendmsg if i.imm & 0xFF == 3 => Flow::Next,
         // Modes are recorded; arithmetic always uses round-to-nearest-even with denormals kept.
         SRoundMode | SDenormMode => Flow::Next,
         SBarrier => Flow::Barrier,

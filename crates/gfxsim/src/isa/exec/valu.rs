@@ -764,9 +764,9 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let rtz = |x: f32| {
                 let h = f16::from_f32(x);
                 // Round toward zero: step back one ulp when rounding went away from zero.
-                if h.is_finite() && h.to_f32().abs() > x.abs() {
-                    f16::from_bits(h.to_bits() - 1)
-                } else if h.is_infinite() && x.is_finite() {
+                let away = (h.is_finite() && h.to_f32().abs() > x.abs())
+                    || (h.is_infinite() && x.is_finite());
+                if away {
                     f16::from_bits(h.to_bits() - 1)
                 } else {
                     h

@@ -137,7 +137,7 @@ pub(super) fn vopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     };
     let mut m = 0u32;
     match d.kind {
-        Kind::Int { signed, bits } if bits == 64 => {
+        Kind::Int { signed, bits: 64 } => {
             let (a, b) = (src64(w, env, i, 0)?, src64(w, env, i, 1)?);
             for l in 0..LANES {
                 let r = if signed {

@@ -1,0 +1,287 @@
+//! Shared setup for the end-to-end tests (e2e_kernels, e2e_ordering,
+//! e2e_faults): a runtime over a fresh gfxsim device, the checked-in gfx1100
+//! kernels, host-visible buffers, and a one-call "build the kernargs and the
+//! dispatch" helper, so each test reads as: data in, dispatch, compare with
+//! a host computation.
+//!
+//! Each test builds its own `Gpu` (own SimDevice and Runtime): a queue error
+//! makes every wait of that runtime fail, so fault tests must not share one
+//! with anything else.
+
+#![allow(dead_code)] // each test file uses a different subset
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use aqueduct_gfxsim::{SimConfig, SimDevice};
+use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
+use aqueduct_hsa::memory::PoolKind;
+use aqueduct_hsa::{
+    Agent, AllocOptions, Allocation, Executable, HsaResult, Kernel, KernelDispatch, Queue, Runtime,
+    RuntimeOptions, Signal, SubAllocation, WaitCondition, WaitHint,
+};
+
+/// Long enough for any dispatch here on a loaded 2-core machine; a hang
+/// fails the test instead of blocking CI.
+pub const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Worker threads of the simulated GPU (the CI machine has 2 cores).
+pub const SIM_THREADS: usize = 2;
+
+/// A simulated gfx1100 and a runtime over it.
+pub struct Gpu {
+    pub rt: Arc<Runtime>,
+    pub sim: Arc<SimDevice>,
+    pub agent: Agent,
+}
+
+/// A loaded code object and one of its kernels (the executable must
+/// outlive every dispatch of the kernel).
+pub struct Program {
+    pub exe: Executable,
+    pub kernel: Kernel,
+}
+
+/// One explicit kernel argument, in the order of the kernel's metadata.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg {
+    Ptr(u64),
+    U32(u32),
+    F32(f32),
+}
+
+/// A dispatch ready to submit: its kernarg block (kept alive here) and the
+/// packet fields (completion signal and fence still to be chosen).
+pub struct Launch {
+    pub kernarg: SubAllocation,
+    pub dispatch: KernelDispatch,
+}
+
+/// The bytes of `kernels/gfx1100/<file>`.
+pub fn kernel_file(file: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/../../kernels/gfx1100/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
+}
+
+/// The dimension count a dispatch of these sizes has (as KernelDispatch::new
+/// derives it).
+pub fn dims_of(grid: [u32; 3], workgroup: [u16; 3]) -> u32 {
+    if grid[2] > 1 || workgroup[2] > 1 {
+        3
+    } else if grid[1] > 1 || workgroup[1] > 1 {
+        2
+    } else {
+        1
+    }
+}
+
+impl Gpu {
+    pub fn new() -> Gpu {
+        Self::with_threads(SIM_THREADS)
+    }
+
+    pub fn with_threads(threads: usize) -> Gpu {
+        let sim = SimDevice::new(SimConfig {
+            threads,
+            ..SimConfig::default()
+        })
+        .expect("SimDevice::new");
+        let options = RuntimeOptions {
+            visible_devices: None,
+            aperture_size: 16 << 30,
+        };
+        let rt = Runtime::with_options(sim.clone(), options).expect("Runtime::with_options");
+        let agent = rt.gpu_agent(0).expect("a GPU agent").clone();
+        assert_eq!(agent.name, "gfx1100");
+        Gpu { rt, sim, agent }
+    }
+
+    /// Load `kernels/gfx1100/<name>.co` and take its kernel `name`.
+    pub fn load(&self, name: &str) -> Program {
+        self.load_bytes(&kernel_file(&format!("{name}.co")), name)
+            .unwrap_or_else(|e| panic!("loading {name}.co: {e}"))
+    }
+
+    pub fn load_bytes(&self, bytes: &[u8], kernel: &str) -> HsaResult<Program> {
+        let exe = self.rt.load_executable(&self.agent, bytes)?;
+        let kernel = exe.kernel(kernel)?;
+        Ok(Program { exe, kernel })
+    }
+
+    /// `bytes` of fine-grained system memory (host and GPU visible).
+    pub fn alloc(&self, bytes: u64) -> Allocation {
+        self.rt
+            .pool(&self.agent, PoolKind::FineSystem)
+            .expect("fine-grained pool")
+            .allocate(bytes)
+            .expect("fine-grained allocation")
+    }
+
+    /// `bytes` of VRAM that the host can also map (to fill and check it).
+    pub fn alloc_vram(&self, bytes: u64) -> Allocation {
+        let options = AllocOptions {
+            host_access: true,
+            ..Default::default()
+        };
+        self.rt
+            .pool(&self.agent, PoolKind::CoarseDevice)
+            .expect("device pool")
+            .allocate_with(bytes, &options)
+            .expect("VRAM allocation")
+    }
+
+    /// A fine-grained buffer holding `words`.
+    pub fn upload_u32(&self, words: &[u32]) -> Allocation {
+        self.upload(bytemuck::cast_slice(words))
+    }
+
+    pub fn upload_f32(&self, values: &[f32]) -> Allocation {
+        self.upload(bytemuck::cast_slice(values))
+    }
+
+    pub fn upload(&self, bytes: &[u8]) -> Allocation {
+        let mut a = self.alloc(bytes.len().max(1) as u64);
+        host_bytes_mut(&mut a)[..bytes.len()].copy_from_slice(bytes);
+        a
+    }
+
+    /// A fine-grained buffer of `count` u32s, each `fill`.
+    pub fn filled_u32(&self, count: usize, fill: u32) -> Allocation {
+        self.upload_u32(&vec![fill; count])
+    }
+
+    pub fn queue(&self, packets: u32) -> Queue {
+        self.rt
+            .create_queue(&self.agent, packets)
+            .expect("create_queue")
+    }
+
+    pub fn signal(&self, initial: i64) -> Signal {
+        self.rt.create_signal(initial).expect("create_signal")
+    }
+
+    /// Kernargs for `kernel` (explicit `args` in order, hidden ones from
+    /// the dispatch sizes and `global_offset`) and the matching dispatch.
+    pub fn launch_with_offset(
+        &self,
+        kernel: &Kernel,
+        args: &[Arg],
+        grid: [u32; 3],
+        workgroup: [u16; 3],
+        global_offset: [u64; 3],
+    ) -> Launch {
+        let mut shape =
+            DispatchShape::new(grid, workgroup.map(u32::from), dims_of(grid, workgroup));
+        shape.global_offset = global_offset;
+        let mut builder = KernargBuilder::new(&kernel.info);
+        for (i, arg) in args.iter().enumerate() {
+            let slot = ArgRef::Index(i);
+            match *arg {
+                Arg::Ptr(p) => builder.set_ptr(slot, p),
+                Arg::U32(v) => builder.set_u32(slot, v),
+                Arg::F32(v) => builder.set_f32(slot, v),
+            }
+            .unwrap_or_else(|e| panic!("argument {i} of {}: {e}", kernel.info.name));
+        }
+        let bytes = builder.finish(&shape).expect("kernarg finish");
+        let mut kernarg = self
+            .rt
+            .kernargs(&self.agent)
+            .expect("kernarg region")
+            .allocate(bytes.len().max(1) as u64)
+            .expect("kernarg block");
+        kernarg.as_mut_slice()[..bytes.len()].copy_from_slice(&bytes);
+        let dispatch = kernel.dispatch(kernarg.gpu_va(), grid, workgroup);
+        Launch { kernarg, dispatch }
+    }
+
+    pub fn launch(
+        &self,
+        kernel: &Kernel,
+        args: &[Arg],
+        grid: [u32; 3],
+        workgroup: [u16; 3],
+    ) -> Launch {
+        self.launch_with_offset(kernel, args, grid, workgroup, [0; 3])
+    }
+
+    /// Submit `launch` on `queue` with a fresh completion signal and wait
+    /// for it.
+    pub fn run_on(&self, queue: &Queue, launch: &Launch) -> HsaResult<()> {
+        let done = self.signal(1);
+        let mut d = launch.dispatch;
+        d.completion_signal = done.handle();
+        queue.submit_dispatch(&d.to_packet()?)?;
+        wait_zero(&done)?;
+        Ok(())
+    }
+
+    /// One dispatch on a queue of its own, waited for.
+    pub fn run(
+        &self,
+        kernel: &Kernel,
+        args: &[Arg],
+        grid: [u32; 3],
+        workgroup: [u16; 3],
+    ) -> HsaResult<()> {
+        let queue = self.queue(64);
+        let launch = self.launch(kernel, args, grid, workgroup);
+        self.run_on(&queue, &launch)
+    }
+}
+
+/// Wait (blocked, [`TIMEOUT`]) until `signal` is 0.
+pub fn wait_zero(signal: &Signal) -> HsaResult<i64> {
+    signal.wait(WaitCondition::Eq, 0, Some(TIMEOUT), WaitHint::Blocked)
+}
+
+pub fn host_bytes(a: &Allocation) -> &[u8] {
+    a.as_slice().expect("allocation is host mapped")
+}
+
+pub fn host_bytes_mut(a: &mut Allocation) -> &mut [u8] {
+    a.as_mut_slice().expect("allocation is host mapped")
+}
+
+/// The first `count` u32s of `a`.
+pub fn read_u32(a: &Allocation, count: usize) -> Vec<u32> {
+    host_bytes(a)[..count * 4]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+pub fn read_f32(a: &Allocation, count: usize) -> Vec<f32> {
+    read_u32(a, count).into_iter().map(f32::from_bits).collect()
+}
+
+/// A small deterministic generator (64-bit LCG, high bits out), so test
+/// data is reproducible without a dependency.
+pub struct Lcg(u64);
+
+impl Lcg {
+    pub fn new(seed: u64) -> Self {
+        Lcg(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+
+    pub fn next_u32(&mut self) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 32) as u32
+    }
+
+    /// Uniform in [lo, hi).
+    pub fn next_f32(&mut self, lo: f32, hi: f32) -> f32 {
+        let unit = (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32;
+        lo + (hi - lo) * unit
+    }
+
+    pub fn u32s(&mut self, count: usize) -> Vec<u32> {
+        (0..count).map(|_| self.next_u32()).collect()
+    }
+}

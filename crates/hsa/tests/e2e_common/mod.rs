@@ -258,6 +258,22 @@ pub fn read_f32(a: &Allocation, count: usize) -> Vec<f32> {
     read_u32(a, count).into_iter().map(f32::from_bits).collect()
 }
 
+/// Assert `got == want` element by element, reporting the first mismatch
+/// and how many there are (not two whole arrays).
+pub fn assert_same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
+    if let Some(&first) = bad.first() {
+        panic!(
+            "{what}: {} of {} elements differ; first at [{first}]: got {:?}, want {:?}",
+            bad.len(),
+            got.len(),
+            got[first],
+            want[first]
+        );
+    }
+}
+
 /// A small deterministic generator (64-bit LCG, high bits out), so test
 /// data is reproducible without a dependency.
 pub struct Lcg(u64);

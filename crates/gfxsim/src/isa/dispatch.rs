@@ -293,8 +293,11 @@ impl Dispatch {
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
     ) -> Result<(), WaveErrorKind> {
+        let mut block = ctx.block(&self.code, w.pc, env.mem);
         'blocks: loop {
-            let block = ctx.block(&self.code, w.pc, env.mem);
+            if block.start != w.pc {
+                block = ctx.block(&self.code, w.pc, env.mem);
+            }
             let mut pc = block.start;
             for inst in &block.insts {
                 w.pc = pc;

@@ -78,16 +78,16 @@ impl Wave {
         self.set_sgpr(code + 1, (v >> 32) as u32);
     }
     /// Write a VGPR row under a lane mask.
-    #[inline]
+    #[inline(always)]
     pub fn write_vgpr(&mut self, reg: usize, vals: &Lanes, mask: u32) {
         let row = &mut self.vgpr[reg & (NUM_VGPRS - 1)];
         if mask == u32::MAX {
             *row = *vals;
         } else {
+            // Branch-free blend so the loop vectorises.
             for l in 0..LANES {
-                if mask >> l & 1 != 0 {
-                    row[l] = vals[l];
-                }
+                let keep = 0u32.wrapping_sub((mask >> l) & 1);
+                row[l] = (vals[l] & keep) | (row[l] & !keep);
             }
         }
     }

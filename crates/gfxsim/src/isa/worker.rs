@@ -2,6 +2,7 @@
 //! buffers, and a private view of the code cache (no lock per block jump).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::code_cache::{Block, CodeCache};
@@ -13,7 +14,7 @@ pub struct WorkerContext {
     pub(crate) waves: Vec<Wave>,
     pub(crate) lds: Vec<u8>,
     pub(crate) scratch: Vec<u8>,
-    blocks: HashMap<u64, Arc<Block>>,
+    blocks: HashMap<u64, Arc<Block>, BuildHasherDefault<PcHasher>>,
     /// (identity of the CodeCache, its generation) the private blocks came from.
     source: (usize, u64),
 }
@@ -53,5 +54,23 @@ impl std::fmt::Debug for WorkerContext {
             .field("waves", &self.waves.len())
             .field("lds", &self.lds.len())
             .finish()
+    }
+}
+
+/// Hasher for code addresses (already well distributed in their low bits after a multiply).
+#[derive(Default)]
+struct PcHasher(u64);
+
+impl Hasher for PcHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ *b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ (v >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }

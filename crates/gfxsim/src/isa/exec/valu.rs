@@ -18,6 +18,7 @@ type F64s = [f64; LANES];
 type U64s = [u64; LANES];
 
 /// Raw 32-bit source values for all lanes.
+#[inline(always)]
 pub(super) fn src32(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<Lanes> {
     let op = &i.src[k];
     let v = match op.src {
@@ -33,6 +34,7 @@ pub(super) fn src32(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<Lanes> {
     Ok([v; LANES])
 }
 
+#[inline(always)]
 pub(super) fn src64(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<U64s> {
     let op = &i.src[k];
     let v = match op.src {
@@ -48,23 +50,27 @@ pub(super) fn src64(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<U64s> {
     Ok([v; LANES])
 }
 
+#[inline(always)]
 fn f32s(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<F32s> {
     let raw = src32(w, env, i, k)?;
-    let (abs, neg) = ((i.mods.abs >> k) & 1 != 0, (i.mods.neg >> k) & 1 != 0);
+    let and = if (i.mods.abs >> k) & 1 != 0 {
+        0x7FFF_FFFF
+    } else {
+        u32::MAX
+    };
+    let xor = if (i.mods.neg >> k) & 1 != 0 {
+        0x8000_0000
+    } else {
+        0
+    };
     let mut out = [0f32; LANES];
     for l in 0..LANES {
-        let mut b = raw[l];
-        if abs {
-            b &= 0x7FFF_FFFF;
-        }
-        if neg {
-            b ^= 0x8000_0000;
-        }
-        out[l] = f32::from_bits(b);
+        out[l] = f32::from_bits((raw[l] & and) ^ xor);
     }
     Ok(out)
 }
 
+#[inline(always)]
 fn f64s(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<F64s> {
     let raw = src64(w, env, i, k)?;
     let (abs, neg) = ((i.mods.abs >> k) & 1 != 0, (i.mods.neg >> k) & 1 != 0);
@@ -83,6 +89,7 @@ fn f64s(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<F64s> {
 }
 
 /// 16-bit sources: op_sel bit k picks the high half (VOP3), abs/neg apply to f16.
+#[inline(always)]
 fn h16s(w: &Wave, env: &Env, i: &Inst, k: usize, float: bool) -> R<[u16; LANES]> {
     let raw = src32(w, env, i, k)?;
     let hi = (i.mods.opsel >> k) & 1 != 0;
@@ -144,45 +151,68 @@ struct V<'a, 'b> {
 }
 
 impl V<'_, '_> {
+    #[inline(always)]
     fn u(&self, k: usize) -> R<Lanes> {
         src32(self.w, self.env, self.i, k)
     }
+    #[inline(always)]
     fn u64(&self, k: usize) -> R<U64s> {
         src64(self.w, self.env, self.i, k)
     }
+    #[inline(always)]
     fn f(&self, k: usize) -> R<F32s> {
         f32s(self.w, self.env, self.i, k)
     }
+    #[inline(always)]
     fn d(&self, k: usize) -> R<F64s> {
         f64s(self.w, self.env, self.i, k)
     }
+    #[inline(always)]
     fn h(&self, k: usize) -> R<[u16; LANES]> {
         h16s(self.w, self.env, self.i, k, true)
     }
+    #[inline(always)]
     fn hi16(&self, k: usize) -> R<[u16; LANES]> {
         h16s(self.w, self.env, self.i, k, false)
     }
+    #[inline(always)]
     fn put(&mut self, r: &Lanes) {
         self.w.write_vgpr(self.i.dst as usize, r, self.exec);
     }
+    #[inline(always)]
     fn put64(&mut self, r: &U64s) {
         self.w.write_vgpr64(self.i.dst as usize, r, self.exec);
     }
+    #[inline(always)]
     fn putf(&mut self, r: &F32s) {
         let mut o = [0u32; LANES];
-        for l in 0..LANES {
-            o[l] = omod_clamp32(self.i, r[l]).to_bits();
+        if self.i.mods.omod == 0 && !self.i.mods.clamp {
+            for l in 0..LANES {
+                o[l] = r[l].to_bits();
+            }
+        } else {
+            for l in 0..LANES {
+                o[l] = omod_clamp32(self.i, r[l]).to_bits();
+            }
         }
         self.put(&o);
     }
+    #[inline(always)]
     fn putd(&mut self, r: &F64s) {
         let mut o = [0u64; LANES];
-        for l in 0..LANES {
-            o[l] = omod_clamp64(self.i, r[l]).to_bits();
+        if self.i.mods.omod == 0 && !self.i.mods.clamp {
+            for l in 0..LANES {
+                o[l] = r[l].to_bits();
+            }
+        } else {
+            for l in 0..LANES {
+                o[l] = omod_clamp64(self.i, r[l]).to_bits();
+            }
         }
         self.put64(&o);
     }
     /// 16-bit result into the low half (or high half with op_sel[3]); the other half is kept.
+    #[inline(always)]
     fn put16(&mut self, r: &[u16; LANES]) {
         let hi = (self.i.mods.opsel >> 3) & 1 != 0;
         let cur = self.w.vgpr[self.i.dst as usize];
@@ -196,6 +226,7 @@ impl V<'_, '_> {
         }
         self.put(&o);
     }
+    #[inline(always)]
     fn puth(&mut self, r: &[f32; LANES]) {
         let mut o = [0u16; LANES];
         for l in 0..LANES {
@@ -203,6 +234,7 @@ impl V<'_, '_> {
         }
         self.put16(&o);
     }
+    #[inline(always)]
     fn f1(&mut self, f: impl Fn(f32) -> f32) -> R<()> {
         let a = self.f(0)?;
         let mut r = [0f32; LANES];
@@ -212,6 +244,7 @@ impl V<'_, '_> {
         self.putf(&r);
         Ok(())
     }
+    #[inline(always)]
     fn f2(&mut self, f: impl Fn(f32, f32) -> f32) -> R<()> {
         let (a, b) = (self.f(0)?, self.f(1)?);
         let mut r = [0f32; LANES];
@@ -221,6 +254,7 @@ impl V<'_, '_> {
         self.putf(&r);
         Ok(())
     }
+    #[inline(always)]
     fn f3(&mut self, f: impl Fn(f32, f32, f32) -> f32) -> R<()> {
         let (a, b, c) = (self.f(0)?, self.f(1)?, self.f(2)?);
         let mut r = [0f32; LANES];
@@ -230,6 +264,7 @@ impl V<'_, '_> {
         self.putf(&r);
         Ok(())
     }
+    #[inline(always)]
     fn d1(&mut self, f: impl Fn(f64) -> f64) -> R<()> {
         let a = self.d(0)?;
         let mut r = [0f64; LANES];
@@ -239,6 +274,7 @@ impl V<'_, '_> {
         self.putd(&r);
         Ok(())
     }
+    #[inline(always)]
     fn d2(&mut self, f: impl Fn(f64, f64) -> f64) -> R<()> {
         let (a, b) = (self.d(0)?, self.d(1)?);
         let mut r = [0f64; LANES];
@@ -248,6 +284,7 @@ impl V<'_, '_> {
         self.putd(&r);
         Ok(())
     }
+    #[inline(always)]
     fn d3(&mut self, f: impl Fn(f64, f64, f64) -> f64) -> R<()> {
         let (a, b, c) = (self.d(0)?, self.d(1)?, self.d(2)?);
         let mut r = [0f64; LANES];
@@ -257,6 +294,7 @@ impl V<'_, '_> {
         self.putd(&r);
         Ok(())
     }
+    #[inline(always)]
     fn u1(&mut self, f: impl Fn(u32) -> u32) -> R<()> {
         let a = self.u(0)?;
         let mut r = [0u32; LANES];
@@ -266,6 +304,7 @@ impl V<'_, '_> {
         self.put(&r);
         Ok(())
     }
+    #[inline(always)]
     fn u2(&mut self, f: impl Fn(u32, u32) -> u32) -> R<()> {
         let (a, b) = (self.u(0)?, self.u(1)?);
         let mut r = [0u32; LANES];
@@ -275,6 +314,7 @@ impl V<'_, '_> {
         self.put(&r);
         Ok(())
     }
+    #[inline(always)]
     fn u3(&mut self, f: impl Fn(u32, u32, u32) -> u32) -> R<()> {
         let (a, b, c) = (self.u(0)?, self.u(1)?, self.u(2)?);
         let mut r = [0u32; LANES];
@@ -285,6 +325,7 @@ impl V<'_, '_> {
         Ok(())
     }
     /// f32 → u32-bit-pattern result without omod/clamp (conversions to int).
+    #[inline(always)]
     fn fu(&mut self, f: impl Fn(f32) -> u32) -> R<()> {
         let a = self.f(0)?;
         let mut r = [0u32; LANES];
@@ -294,6 +335,7 @@ impl V<'_, '_> {
         self.put(&r);
         Ok(())
     }
+    #[inline(always)]
     fn du(&mut self, f: impl Fn(f64) -> u32) -> R<()> {
         let a = self.d(0)?;
         let mut r = [0u32; LANES];
@@ -303,6 +345,7 @@ impl V<'_, '_> {
         self.put(&r);
         Ok(())
     }
+    #[inline(always)]
     fn uf(&mut self, f: impl Fn(u32) -> f32) -> R<()> {
         let a = self.u(0)?;
         let mut r = [0f32; LANES];
@@ -312,6 +355,7 @@ impl V<'_, '_> {
         self.putf(&r);
         Ok(())
     }
+    #[inline(always)]
     fn ud(&mut self, f: impl Fn(u32) -> f64) -> R<()> {
         let a = self.u(0)?;
         let mut r = [0f64; LANES];
@@ -321,6 +365,7 @@ impl V<'_, '_> {
         self.putd(&r);
         Ok(())
     }
+    #[inline(always)]
     fn h2(&mut self, f: impl Fn(f32, f32) -> f32) -> R<()> {
         let (a, b) = (self.h(0)?, self.h(1)?);
         let mut r = [0f32; LANES];
@@ -330,6 +375,7 @@ impl V<'_, '_> {
         self.puth(&r);
         Ok(())
     }
+    #[inline(always)]
     fn h1(&mut self, f: impl Fn(f32) -> f32) -> R<()> {
         let a = self.h(0)?;
         let mut r = [0f32; LANES];
@@ -339,6 +385,7 @@ impl V<'_, '_> {
         self.puth(&r);
         Ok(())
     }
+    #[inline(always)]
     fn i2_16(&mut self, f: impl Fn(u16, u16) -> u16) -> R<()> {
         let (a, b) = (self.hi16(0)?, self.hi16(1)?);
         let mut r = [0u16; LANES];
@@ -349,16 +396,23 @@ impl V<'_, '_> {
         Ok(())
     }
     /// Write a per-lane bit mask to the scalar destination `code` (inactive lanes read 0).
+    #[inline(always)]
     fn put_mask(&mut self, code: usize, bits: u32) {
         self.w.set_sgpr(code, bits & self.exec);
     }
 }
 
+fn pow2_f64(e: i32) -> f64 {
+    // e in [-1022, 1023]: an exact normal power of two.
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
+
 fn ldexp32(x: f32, e: i32) -> f32 {
-    let e = e.clamp(-400, 400);
-    // Two steps keep intermediate powers representable.
+    // |e| <= 600 keeps both factors normal in f64; x * 2^e is then exact in
+    // f64 and rounds once to f32 (f32 results saturate far inside that range).
+    let e = e.clamp(-600, 600);
     let h = e / 2;
-    (x as f64 * 2f64.powi(h) * 2f64.powi(e - h)) as f32
+    (x as f64 * pow2_f64(h) * pow2_f64(e - h)) as f32
 }
 
 fn ldexp64(x: f64, e: i32) -> f64 {

@@ -92,6 +92,19 @@ fn table() -> &'static Vec<Option<CmpDesc>> {
     })
 }
 
+/// Lane mask of an integer compare (values widened to i64 by `ext`).
+#[inline(always)]
+fn int_mask(a: &[u32; LANES], b: &[u32; LANES], cond: u8, ext: impl Fn(u32) -> i64) -> u32 {
+    let (lt, eq, gt) = (cond & 1 != 0, cond & 2 != 0, cond & 4 != 0);
+    let mut m = 0u32;
+    for l in 0..LANES {
+        let (x, y) = (ext(a[l]), ext(b[l]));
+        let r = (lt && x < y) || (eq && x == y) || (gt && x > y);
+        m |= (r as u32) << l;
+    }
+    m
+}
+
 fn rel<T: PartialOrd>(a: T, b: T) -> u8 {
     match a.partial_cmp(&b) {
         Some(std::cmp::Ordering::Less) => 1,
@@ -150,23 +163,20 @@ pub(super) fn vopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         }
         Kind::Int { signed, bits } => {
             let (a, b) = (src32(w, env, i, 0)?, src32(w, env, i, 1)?);
-            let sel = |k: usize, v: u32| {
+            let sel = |k: usize, v: &[u32; LANES]| -> [u32; LANES] {
                 if bits == 16 && (i.mods.opsel >> k) & 1 != 0 {
-                    v >> 16
+                    v.map(|x| x >> 16)
                 } else {
-                    v
+                    *v
                 }
             };
-            for l in 0..LANES {
-                let (x, y) = (sel(0, a[l]), sel(1, b[l]));
-                let r = match (signed, bits) {
-                    (true, 16) => rel(x as i16, y as i16),
-                    (false, 16) => rel(x as u16, y as u16),
-                    (true, _) => rel(x as i32, y as i32),
-                    _ => rel(x, y),
-                };
-                m |= ((r & d.cond != 0) as u32) << l;
-            }
+            let (x, y) = (sel(0, &a), sel(1, &b));
+            m = match (signed, bits) {
+                (true, 16) => int_mask(&x, &y, d.cond, |v| v as i16 as i64),
+                (false, 16) => int_mask(&x, &y, d.cond, |v| v as u16 as i64),
+                (true, _) => int_mask(&x, &y, d.cond, |v| v as i32 as i64),
+                _ => int_mask(&x, &y, d.cond, |v| v as i64),
+            };
         }
         Kind::Float { bits: 64 } => {
             let (a, b) = (src64(w, env, i, 0)?, src64(w, env, i, 1)?);
@@ -176,6 +186,18 @@ pub(super) fn vopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
                     f64::from_bits(fmod64(1, b[l], 64)),
                 );
                 m |= ((r & d.cond != 0) as u32) << l;
+            }
+        }
+        Kind::Float { bits: 32 } if abs | neg == 0 => {
+            let (a, b) = (src32(w, env, i, 0)?, src32(w, env, i, 1)?);
+            let c = d.cond;
+            for l in 0..LANES {
+                let (x, y) = (f32::from_bits(a[l]), f32::from_bits(b[l]));
+                let r = ((x < y) as u8)
+                    | ((x == y) as u8) << 1
+                    | ((x > y) as u8) << 2
+                    | ((x.is_nan() || y.is_nan()) as u8) << 3;
+                m |= ((r & c != 0) as u32) << l;
             }
         }
         Kind::Float { bits } => {

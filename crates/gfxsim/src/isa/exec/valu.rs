@@ -402,6 +402,34 @@ impl V<'_, '_> {
     }
 }
 
+/// Fused multiply-add over all lanes; uses the host FMA unit when present
+/// (std's `mul_add` is a libm call per lane without a compile-time FMA target).
+#[inline]
+fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports FMA (checked just above).
+            return unsafe { fma_lanes_x86(a, b, c) };
+        }
+    }
+    let mut r = [0f32; LANES];
+    for l in 0..LANES {
+        r[l] = a[l].mul_add(b[l], c[l]);
+    }
+    r
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma_lanes_x86(a: &F32s, b: &F32s, c: &F32s) -> F32s {
+    let mut r = [0f32; LANES];
+    for l in 0..LANES {
+        r[l] = a[l].mul_add(b[l], c[l]);
+    }
+    r
+}
+
 fn pow2_f64(e: i32) -> f64 {
     // e in [-1022, 1023]: an exact normal power of two.
     f64::from_bits(((e + 1023) as u64) << 52)
@@ -727,7 +755,10 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VMulDx9ZeroF32 => v.f2(|a, b| if a == 0.0 || b == 0.0 { 0.0 } else { a * b })?,
         VMaxF32 => v.f2(fmax32)?,
         VMinF32 => v.f2(fmin32)?,
-        VFmaF32 => v.f3(|a, b, c| a.mul_add(b, c))?,
+        VFmaF32 => {
+            let r = fma_lanes(&v.f(0)?, &v.f(1)?, &v.f(2)?);
+            v.putf(&r)
+        }
         VFmaDx9ZeroF32 => v.f3(|a, b, c| {
             if a == 0.0 || b == 0.0 {
                 c
@@ -737,21 +768,18 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         })?,
         VFmacF32 => {
             let (a, b) = (v.f(0)?, v.f(1)?);
-            let c = v.w.vgpr[i.dst as usize];
-            let mut r = [0f32; LANES];
-            for l in 0..LANES {
-                r[l] = a[l].mul_add(b[l], f32::from_bits(c[l]));
-            }
+            let c = v.w.vgpr[i.dst as usize].map(f32::from_bits);
+            let r = fma_lanes(&a, &b, &c);
             v.putf(&r)
         }
-        VFmaakF32 => v.f3(|a, b, k| a.mul_add(b, k))?,
+        VFmaakF32 => {
+            let r = fma_lanes(&v.f(0)?, &v.f(1)?, &v.f(2)?);
+            v.putf(&r)
+        }
         VFmamkF32 => {
             // dst = src0 * K + vsrc1 (K is src[2]).
             let (a, b, k) = (v.f(0)?, v.f(1)?, v.f(2)?);
-            let mut r = [0f32; LANES];
-            for l in 0..LANES {
-                r[l] = a[l].mul_add(k[l], b[l]);
-            }
+            let r = fma_lanes(&a, &k, &b);
             v.putf(&r)
         }
         VMax3F32 => v.f3(|a, b, c| fmax32(fmax32(a, b), c))?,

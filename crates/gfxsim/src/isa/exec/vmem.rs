@@ -79,6 +79,41 @@ pub(super) enum Seg {
     Private,
 }
 
+/// What a FLAT/GLOBAL/SCRATCH opcode does, parsed from its mnemonic once per process.
+#[derive(Clone, Copy)]
+enum MemKind {
+    Load(usize, bool, u8),
+    Store(usize, bool),
+    Other,
+}
+
+fn mem_kind(op: Op) -> MemKind {
+    static T: std::sync::OnceLock<Vec<MemKind>> = std::sync::OnceLock::new();
+    let t = T.get_or_init(|| {
+        let mut v = Vec::new();
+        for info in crate::isa::opcodes::FLAT
+            .iter()
+            .chain(crate::isa::opcodes::GLOBAL.iter())
+            .chain(crate::isa::opcodes::SCRATCH.iter())
+            .flatten()
+        {
+            let idx = info.op as usize;
+            if v.len() <= idx {
+                v.resize(idx + 1, MemKind::Other);
+            }
+            v[idx] = if let Some((a, b, c)) = load_kind(info.op) {
+                MemKind::Load(a, b, c)
+            } else if let Some((a, b)) = store_kind(info.op) {
+                MemKind::Store(a, b)
+            } else {
+                MemKind::Other
+            };
+        }
+        v
+    });
+    t.get(op as usize).copied().unwrap_or(MemKind::Other)
+}
+
 /// Load kinds by op: (bytes, sign-extend, d16 placement: 0 none, 1 lo, 2 hi).
 fn load_kind(op: Op) -> Option<(usize, bool, u8)> {
     let name = op.name();
@@ -175,7 +210,8 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     }
     let all_global = seg.iter().all(|s| *s == Seg::Global);
 
-    if let Some((size, signed, d16)) = load_kind(i.op) {
+    let kind = mem_kind(i.op);
+    if let MemKind::Load(size, signed, d16) = kind {
         let mut bytes = [[0u8; 16]; LANES];
         if all_global {
             let ptrs = resolve(env.mem, &addrs, exec, size as u64, Access::Read)
@@ -208,7 +244,7 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         write_loaded(w, i, exec, &bytes, size, signed, d16);
         return Ok(Flow::Next);
     }
-    if let Some((size, hi)) = store_kind(i.op) {
+    if let MemKind::Store(size, hi) = kind {
         let mut bytes = [[0u8; 16]; LANES];
         for k in 0..size.div_ceil(4) {
             let row = w.vgpr[(i.data[0] as usize + k) & 255];

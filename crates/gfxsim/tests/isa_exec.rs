@@ -716,3 +716,20 @@ fn wave64_descriptor_is_rejected() {
     .expect_err("wave64");
     assert!(matches!(err.kind, WaveErrorKind::InvalidDescriptor(_)));
 }
+
+#[test]
+fn dpp_is_reported_with_its_mnemonic() {
+    // v_add_f32_dpp v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, &[0x0602_06fa, 0xff01_1102, 0xbfb0_0000], 0, 0);
+    mem.map(KERNARG, &[0; 64]);
+    let err = run_hand(&mem, kd_addr, kd, 1, 32).expect_err("dpp");
+    assert_eq!(err.pc, HAND_BASE + 256);
+    match err.kind {
+        WaveErrorKind::IllegalInstruction { words, mnemonic } => {
+            assert_eq!(mnemonic.as_deref(), Some("v_add_f32_dpp"));
+            assert_eq!(words, vec![0x0602_06fa, 0xff01_1102]);
+        }
+        other => panic!("{other:?}"),
+    }
+}

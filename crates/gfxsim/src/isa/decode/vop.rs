@@ -14,6 +14,25 @@ pub(crate) fn is_madak(op: Op) -> bool {
     )
 }
 
+/// DPP16 (250) and DPP8 (233/234) in src0 add a control dword the emulator does
+/// not implement: report the instruction (with its mnemonic) as unsupported.
+fn reject_dpp(
+    s0: u16,
+    words: &[u32],
+    info: &crate::isa::opcodes::OpInfo,
+) -> Result<(), DecodeError> {
+    if matches!(s0, 233 | 234 | 250) {
+        let n = 2.min(words.len());
+        let suffix = if s0 == 250 { "_dpp" } else { "_dpp8" };
+        let base = info.mnemonic.trim_end_matches("_e32");
+        return Err(DecodeError {
+            words: words[..n].to_vec(),
+            mnemonic: Some(format!("{base}{suffix}")),
+        });
+    }
+    Ok(())
+}
+
 pub(crate) fn vgpr_operand(reg: u8) -> Operand {
     Operand {
         code: 256 + reg as u16,
@@ -25,6 +44,7 @@ pub(super) fn vop2(words: &[u32]) -> Result<Inst, DecodeError> {
     let w = words[0];
     let info = lookup(&VOP2, ((w >> 25) & 0x3F) as usize, words, 1)?;
     let s0 = (w & 0x1FF) as u16;
+    reject_dpp(s0, words, info)?;
     let (lit, len) = take_literal(words, 1, s0 == 255 || is_madak(info.op), info)?;
     let mut i = base_inst(Family::Vop2, info, words, len);
     i.literal = lit;
@@ -43,6 +63,7 @@ pub(super) fn vop1(words: &[u32]) -> Result<Inst, DecodeError> {
     let w = words[0];
     let info = lookup(&VOP1, ((w >> 9) & 0xFF) as usize, words, 1)?;
     let s0 = (w & 0x1FF) as u16;
+    reject_dpp(s0, words, info)?;
     let (lit, len) = take_literal(words, 1, s0 == 255 && info.widths[1] != 0, info)?;
     let mut i = base_inst(Family::Vop1, info, words, len);
     i.literal = lit;
@@ -55,6 +76,7 @@ pub(super) fn vopc(words: &[u32]) -> Result<Inst, DecodeError> {
     let w = words[0];
     let info = lookup(&VOPC, ((w >> 17) & 0xFF) as usize, words, 1)?;
     let s0 = (w & 0x1FF) as u16;
+    reject_dpp(s0, words, info)?;
     let (lit, len) = take_literal(words, 1, s0 == 255, info)?;
     let mut i = base_inst(Family::Vopc, info, words, len);
     i.literal = lit;

@@ -100,3 +100,7 @@ fn ds() {
 fn flat() {
     check_family("flat");
 }
+#[test]
+fn dpp() {
+    check_family("dpp");
+}

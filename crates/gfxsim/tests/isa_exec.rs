@@ -718,18 +718,30 @@ fn wave64_descriptor_is_rejected() {
 }
 
 #[test]
-fn dpp_is_reported_with_its_mnemonic() {
-    // v_add_f32_dpp v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf
+fn dpp_and_permlane_lane_movement() {
     let mut mem = TestMem::new();
-    let (kd_addr, kd) = hand_kernel(&mut mem, &[0x0602_06fa, 0xff01_1102, 0xbfb0_0000], 0, 0);
-    mem.map(KERNARG, &[0; 64]);
-    let err = run_hand(&mem, kd_addr, kd, 1, 32).expect_err("dpp");
-    assert_eq!(err.pc, HAND_BASE + 256);
-    match err.kind {
-        WaveErrorKind::IllegalInstruction { words, mnemonic } => {
-            assert_eq!(mnemonic.as_deref(), Some("v_add_f32_dpp"));
-            assert_eq!(words, vec![0x0602_06fa, 0xff01_1102]);
-        }
-        other => panic!("{other:?}"),
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::DPP, 0, 0);
+    mem.map_zeroed(BUF_A, 4 * 32 * 7);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 32 * 7);
+    for l in 0..32u32 {
+        let r = |k: usize| out[k * 32 + l as usize];
+        let i = l & 15;
+        assert_eq!(r(0), if i == 0 { 100 } else { l - 1 }, "row_shr lane {l}");
+        assert_eq!(r(1), (l ^ 1) + l, "row_xmask lane {l}");
+        assert_eq!(r(2), (l & !3) | (3 - (l & 3)), "quad_perm lane {l}");
+        assert_eq!(r(3), (l & !7) | (7 - (l & 7)), "dpp8 lane {l}");
+        assert_eq!(
+            r(4),
+            if i == 15 { 0 } else { l + 1 },
+            "row_shl bound_ctrl lane {l}"
+        );
+        assert_eq!(r(5), l ^ 16, "permlanex16 lane {l}");
+        assert_eq!(
+            r(6),
+            if l >= 16 { (l & !15) + 15 - i } else { 7 },
+            "row_mirror row_mask lane {l}"
+        );
     }
 }

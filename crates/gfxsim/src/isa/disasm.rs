@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::inst::{Family, Inst, Operand};
+use super::inst::{Dpp, Family, Inst, Operand};
 use super::opcodes::Op;
 
 /// Scalar register (operand code 0..=127) of `width` dwords.
@@ -169,19 +169,32 @@ pub fn disassemble(i: &Inst) -> String {
                 ops.push("vcc_lo".into());
             }
             if w[1] != 0 {
-                ops.push(src(&i.src[0], w[1], lit, bits(0)));
+                ops.push(with_mods(
+                    src(&i.src[0], w[1], lit, bits(0)),
+                    0,
+                    i.mods.abs,
+                    i.mods.neg,
+                ));
             }
             if i.op == Op::VFmamkF32 || i.op == Op::VFmamkF16 {
                 ops.push(format!("0x{:x}", lit.unwrap_or(0)));
             }
             if w[2] != 0 {
-                ops.push(src(&i.src[1], w[2], lit, bits(1)));
+                ops.push(with_mods(
+                    src(&i.src[1], w[2], lit, bits(1)),
+                    1,
+                    i.mods.abs,
+                    i.mods.neg,
+                ));
             }
             if i.op == Op::VFmaakF32 || i.op == Op::VFmaakF16 {
                 ops.push(format!("0x{:x}", lit.unwrap_or(0)));
             }
             if carry || i.op == Op::VCndmaskB32 {
                 ops.push("vcc_lo".into());
+            }
+            if let Some(d) = &i.dpp {
+                dpp_tail(d, &mut tail);
             }
         }
         Family::Vop3 | Family::Vop3sd => {
@@ -295,6 +308,15 @@ pub fn disassemble(i: &Inst) -> String {
         Family::Mubuf => {}
     }
     let mut s = i.mnemonic.to_string();
+    if i.dpp.is_some() {
+        // LLVM spells DPP forms <base>_dpp, except compares, which keep the bare base name.
+        let base = i.mnemonic.trim_end_matches("_e32");
+        s = if i.family == Family::Vopc {
+            base.to_string()
+        } else {
+            format!("{base}_dpp")
+        };
+    }
     if !ops.is_empty() {
         s.push(' ');
         s.push_str(&ops.join(", "));
@@ -525,4 +547,45 @@ fn flat(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
         let _ = write!(tail, " offset:{}", i.imm);
     }
     cache_bits(i.flags, tail);
+}
+
+fn dpp_tail(d: &Dpp, tail: &mut String) {
+    if let Some(sel) = d.dpp8 {
+        let v: Vec<String> = (0..8).map(|k| ((sel >> (3 * k)) & 7).to_string()).collect();
+        let _ = write!(tail, " dpp8:[{}]", v.join(","));
+        if d.fi {
+            tail.push_str(" fi:1");
+        }
+        return;
+    }
+    let c = d.ctrl;
+    let _ = match c {
+        0x000..=0x0FF => write!(
+            tail,
+            " quad_perm:[{},{},{},{}]",
+            c & 3,
+            (c >> 2) & 3,
+            (c >> 4) & 3,
+            (c >> 6) & 3
+        ),
+        0x101..=0x10F => write!(tail, " row_shl:{}", c & 0xF),
+        0x111..=0x11F => write!(tail, " row_shr:{}", c & 0xF),
+        0x121..=0x12F => write!(tail, " row_ror:{}", c & 0xF),
+        0x140 => write!(tail, " row_mirror"),
+        0x141 => write!(tail, " row_half_mirror"),
+        0x150..=0x15F => write!(tail, " row_share:{}", c & 0xF),
+        0x160..=0x16F => write!(tail, " row_xmask:{}", c & 0xF),
+        _ => write!(tail, " dpp_ctrl:0x{c:x}"),
+    };
+    let _ = write!(
+        tail,
+        " row_mask:0x{:x} bank_mask:0x{:x}",
+        d.row_mask, d.bank_mask
+    );
+    if d.bound_ctrl {
+        tail.push_str(" bound_ctrl:1");
+    }
+    if d.fi {
+        tail.push_str(" fi:1");
+    }
 }

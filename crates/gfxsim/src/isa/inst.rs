@@ -45,6 +45,8 @@ pub enum Src {
     Execz,
     /// src_shared_base/limit, src_private_base/limit (operand codes 235..=238).
     Aperture(u8),
+    /// The DPP-permuted src0 row (computed per instruction into `Wave::dpp_row`).
+    DppRow,
     /// Operand code the emulator cannot evaluate (DPP, SDWA, LDS direct, pops_exiting_wave_id...).
     Unsupported(u16),
 }
@@ -127,6 +129,22 @@ pub struct Inst {
     pub flags: u8,
     /// VOPD second half.
     pub dual: Option<DualHalf>,
+    /// DPP16/DPP8 control of a VOP1/VOP2/VOPC instruction.
+    pub dpp: Option<Dpp>,
+}
+
+/// Data-parallel primitive controls (the second dword of a `_dpp` instruction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dpp {
+    /// DPP16 dpp_ctrl (quad_perm, row_shl/shr/ror, mirrors, row_share/xmask).
+    pub ctrl: u16,
+    /// DPP8: eight 3-bit lane selects (then `ctrl`, masks and bound_ctrl are unused).
+    pub dpp8: Option<u32>,
+    /// Fetch inactive lanes.
+    pub fi: bool,
+    pub bound_ctrl: bool,
+    pub row_mask: u8,
+    pub bank_mask: u8,
 }
 
 impl Inst {

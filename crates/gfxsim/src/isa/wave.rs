@@ -34,6 +34,8 @@ pub struct Wave {
     pub index: u32,
     /// The MODE hardware register (s_getreg/s_setreg HW_REG_MODE); recorded only.
     pub mode: u32,
+    /// src0 of the DPP instruction being executed, after the lane permutation.
+    pub dpp_row: Lanes,
 }
 
 impl Default for Wave {
@@ -46,6 +48,7 @@ impl Default for Wave {
             status: WaveStatus::Running,
             index: 0,
             mode: 0,
+            dpp_row: [0; LANES],
         }
     }
 }

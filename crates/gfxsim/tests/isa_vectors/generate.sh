@@ -521,3 +521,22 @@ flat_atomic_cmpswap_b32 v[2:3], v[4:5]
 buffer_gl0_inv
 buffer_gl1_inv
 EOF
+
+emit dpp <<'EOF'
+v_mov_b32_dpp v1, v2 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+v_add_f32_dpp v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf
+v_add_f32_dpp v1, -v2, |v3| row_shl:2 row_mask:0x3 bank_mask:0x5 bound_ctrl:1 fi:1
+v_add_nc_u32_dpp v1, v2, v3 row_ror:7 row_mask:0xf bank_mask:0xf
+v_max_i32_dpp v1, v2, v3 row_mirror row_mask:0xf bank_mask:0xf
+v_min_u32_dpp v1, v2, v3 row_half_mirror row_mask:0xf bank_mask:0xf
+v_add_f32_dpp v1, v2, v3 row_share:3 row_mask:0xf bank_mask:0xf
+v_add_f32_dpp v1, v2, v3 row_xmask:5 row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v1, v2 dpp8:[7,6,5,4,3,2,1,0]
+v_add_f32_dpp v1, v2, v3 dpp8:[1,0,3,2,5,4,7,6] fi:1
+v_cmp_eq_u32_dpp vcc_lo, v1, v2 row_shr:1 row_mask:0xf bank_mask:0xf
+v_add_co_ci_u32_dpp v1, vcc_lo, v2, v3, vcc_lo row_shr:1 row_mask:0xf bank_mask:0xf
+v_cndmask_b32_dpp v1, v2, v3, vcc_lo quad_perm:[0,0,0,0] row_mask:0xf bank_mask:0xf
+v_cvt_f32_i32_dpp v1, v2 row_shr:15 row_mask:0xa bank_mask:0x1
+v_permlane16_b32 v1, v2, s3, s4
+v_permlanex16_b32 v1, v2, s3, s4
+EOF

@@ -120,6 +120,7 @@ pub(crate) fn base_inst(family: Family, info: &OpInfo, words: &[u32], len: usize
         saddr: 0,
         flags: 0,
         dual: None,
+        dpp: None,
     }
 }
 

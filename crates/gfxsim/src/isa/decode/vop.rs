@@ -4,7 +4,8 @@
 //! v_fmamk/v_fmaak always carry a literal (the K constant).
 
 use super::{DecodeError, base_inst, decode_src, lookup, take_literal};
-use crate::isa::inst::{Family, Inst, Operand, Src};
+use crate::isa::inst::{Dpp, Family, Inst, Mods, Operand, Src};
+use crate::isa::opcodes::OpInfo;
 use crate::isa::opcodes::{Op, VOP1, VOP2, VOPC};
 
 pub(crate) fn is_madak(op: Op) -> bool {
@@ -14,23 +15,60 @@ pub(crate) fn is_madak(op: Op) -> bool {
     )
 }
 
-/// DPP16 (250) and DPP8 (233/234) in src0 add a control dword the emulator does
-/// not implement: report the instruction (with its mnemonic) as unsupported.
-fn reject_dpp(
+/// DPP16 (src0 = 250) and DPP8 (233, 234 = with FI): a second dword holds the
+/// real src0 VGPR and the lane-permutation controls.
+fn decode_dpp(
     s0: u16,
     words: &[u32],
-    info: &crate::isa::opcodes::OpInfo,
-) -> Result<(), DecodeError> {
-    if matches!(s0, 233 | 234 | 250) {
-        let n = 2.min(words.len());
-        let suffix = if s0 == 250 { "_dpp" } else { "_dpp8" };
-        let base = info.mnemonic.trim_end_matches("_e32");
-        return Err(DecodeError {
-            words: words[..n].to_vec(),
-            mnemonic: Some(format!("{base}{suffix}")),
-        });
+    info: &OpInfo,
+) -> Result<Option<(Dpp, Operand, Mods)>, DecodeError> {
+    if !matches!(s0, 233 | 234 | 250) {
+        return Ok(None);
     }
-    Ok(())
+    let Some(&d) = words.get(1) else {
+        return Err(DecodeError {
+            words: words.to_vec(),
+            mnemonic: Some(info.mnemonic.to_string()),
+        });
+    };
+    let src = Operand {
+        code: 256 + (d & 0xFF) as u16,
+        src: Src::DppRow,
+    };
+    if s0 != 250 {
+        let dpp = Dpp {
+            ctrl: 0,
+            dpp8: Some(d >> 8),
+            fi: s0 == 234,
+            bound_ctrl: true,
+            row_mask: 0xF,
+            bank_mask: 0xF,
+        };
+        return Ok(Some((dpp, src, Mods::default())));
+    }
+    let dpp = Dpp {
+        ctrl: ((d >> 8) & 0x1FF) as u16,
+        dpp8: None,
+        fi: (d >> 18) & 1 != 0,
+        bound_ctrl: (d >> 19) & 1 != 0,
+        bank_mask: ((d >> 24) & 0xF) as u8,
+        row_mask: (d >> 28) as u8,
+    };
+    let mods = Mods {
+        neg: (((d >> 20) & 1) | (((d >> 22) & 1) << 1)) as u8,
+        abs: (((d >> 21) & 1) | (((d >> 23) & 1) << 1)) as u8,
+        ..Mods::default()
+    };
+    Ok(Some((dpp, src, mods)))
+}
+
+fn apply_dpp(i: &mut Inst, dpp: Option<(Dpp, Operand, Mods)>) {
+    if let Some((d, src, mods)) = dpp {
+        i.dpp = Some(d);
+        i.src[0] = src;
+        i.mods = mods;
+        i.len = 2;
+    }
 }
 
 pub(crate) fn vgpr_operand(reg: u8) -> Operand {
@@ -44,13 +82,19 @@ pub(super) fn vop2(words: &[u32]) -> Result<Inst, DecodeError> {
     let w = words[0];
     let info = lookup(&VOP2, ((w >> 25) & 0x3F) as usize, words, 1)?;
     let s0 = (w & 0x1FF) as u16;
-    reject_dpp(s0, words, info)?;
+    let dpp = decode_dpp(s0, words, info)?;
     let (lit, len) = take_literal(words, 1, s0 == 255 || is_madak(info.op), info)?;
-    let mut i = base_inst(Family::Vop2, info, words, len);
+    let mut i = base_inst(
+        Family::Vop2,
+        info,
+        words,
+        len.max(if dpp.is_some() { 2 } else { 1 }),
+    );
     i.literal = lit;
     i.dst = ((w >> 17) & 0xFF) as u16;
     i.src[0] = decode_src(s0, info.op, info.widths[1], lit);
     i.src[1] = vgpr_operand(((w >> 9) & 0xFF) as u8);
+    apply_dpp(&mut i, dpp);
     if is_madak(info.op) {
         let k = decode_src(255, info.op, 1, lit);
         // fmamk: dst = src0 * K + vsrc1 ; fmaak: dst = src0 * vsrc1 + K. Keep the K in src[2].
@@ -63,12 +107,18 @@ pub(super) fn vop1(words: &[u32]) -> Result<Inst, DecodeError> {
     let w = words[0];
     let info = lookup(&VOP1, ((w >> 9) & 0xFF) as usize, words, 1)?;
     let s0 = (w & 0x1FF) as u16;
-    reject_dpp(s0, words, info)?;
+    let dpp = decode_dpp(s0, words, info)?;
     let (lit, len) = take_literal(words, 1, s0 == 255 && info.widths[1] != 0, info)?;
-    let mut i = base_inst(Family::Vop1, info, words, len);
+    let mut i = base_inst(
+        Family::Vop1,
+        info,
+        words,
+        len.max(if dpp.is_some() { 2 } else { 1 }),
+    );
     i.literal = lit;
     i.dst = ((w >> 17) & 0xFF) as u16;
     i.src[0] = decode_src(s0, info.op, info.widths[1], lit);
+    apply_dpp(&mut i, dpp);
     Ok(i)
 }
 
@@ -76,12 +126,18 @@ pub(super) fn vopc(words: &[u32]) -> Result<Inst, DecodeError> {
     let w = words[0];
     let info = lookup(&VOPC, ((w >> 17) & 0xFF) as usize, words, 1)?;
     let s0 = (w & 0x1FF) as u16;
-    reject_dpp(s0, words, info)?;
+    let dpp = decode_dpp(s0, words, info)?;
     let (lit, len) = take_literal(words, 1, s0 == 255, info)?;
-    let mut i = base_inst(Family::Vopc, info, words, len);
+    let mut i = base_inst(
+        Family::Vopc,
+        info,
+        words,
+        len.max(if dpp.is_some() { 2 } else { 1 }),
+    );
     i.literal = lit;
     i.dst = 106; // VCC
     i.src[0] = decode_src(s0, info.op, info.widths[1], lit);
     i.src[1] = vgpr_operand(((w >> 9) & 0xFF) as u8);
+    apply_dpp(&mut i, dpp);
     Ok(i)
 }

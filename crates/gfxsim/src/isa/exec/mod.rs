@@ -5,6 +5,7 @@
 //! `IllegalInstruction` with the mnemonic — never a silent no-op.
 
 mod atomics;
+mod dpp;
 mod lds;
 mod mem;
 mod scalar;
@@ -69,7 +70,7 @@ pub(crate) fn sread(w: &Wave, env: &Env, i: &Inst, k: usize) -> Result<u32, Wave
         Src::Vccz => (w.vcc() == 0) as u32,
         Src::Execz => (w.exec() == 0) as u32,
         Src::Aperture(c) => (env.aperture(c) >> 32) as u32,
-        Src::Vgpr(_) | Src::Unsupported(_) => return Err(illegal(i)),
+        Src::Vgpr(_) | Src::DppRow | Src::Unsupported(_) => return Err(illegal(i)),
     })
 }
 
@@ -83,12 +84,20 @@ pub(crate) fn sread64(w: &Wave, env: &Env, i: &Inst, k: usize) -> Result<u64, Wa
         Src::Vccz => (w.vcc() == 0) as u64,
         Src::Execz => (w.exec() == 0) as u64,
         Src::Aperture(c) => env.aperture(c),
-        Src::Vgpr(_) | Src::Unsupported(_) => return Err(illegal(i)),
+        Src::Vgpr(_) | Src::DppRow | Src::Unsupported(_) => return Err(illegal(i)),
     })
 }
 
 /// Execute one instruction.
+#[inline]
 pub(crate) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    if let Some(d) = &i.dpp {
+        return dpp::step_dpp(w, env, i, d);
+    }
+    step_plain(w, env, i)
+}
+
+pub(crate) fn step_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     match i.family {
         Family::Sop1 => scalar::sop1(w, env, i),
         Family::Sop2 => scalar::sop2(w, env, i),

@@ -23,6 +23,7 @@ pub(super) fn src32(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<Lanes> {
     let op = &i.src[k];
     let v = match op.src {
         Src::Vgpr(r) => return Ok(w.vgpr[r as usize]),
+        Src::DppRow => return Ok(w.dpp_row),
         Src::Sgpr(r) => w.sgpr[r as usize],
         Src::Imm(v) => v as u32,
         Src::Scc => w.scc as u32,
@@ -39,6 +40,7 @@ pub(super) fn src64(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<U64s> {
     let op = &i.src[k];
     let v = match op.src {
         Src::Vgpr(r) => return Ok(w.vgpr64(r as usize)),
+        Src::DppRow => return Err(illegal(i)),
         Src::Sgpr(r) => w.sgpr64(r as usize),
         Src::Imm(v) => v,
         Src::Scc => w.scc as u64,
@@ -1099,6 +1101,28 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         }
         // Wave32: no lanes above 31, so the high half counts nothing.
         VMbcntHiU32B32 => v.u2(|_, b| b)?,
+        // Lane selects from s1 (lanes 0..7 of a row) and s2 (8..15); permlanex16 reads the other row.
+        VPermlane16B32 | VPermlanex16B32 => {
+            let a = v.u(0)?;
+            let lo = super::sread(v.w, env, i, 1)?;
+            let hi = super::sread(v.w, env, i, 2)?;
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                let idx = l & 15;
+                let sel = (if idx < 8 {
+                    lo >> (4 * idx)
+                } else {
+                    hi >> (4 * (idx - 8))
+                } & 0xF) as usize;
+                let row = if i.op == VPermlanex16B32 {
+                    (l & !15) ^ 16
+                } else {
+                    l & !15
+                };
+                r[l] = a[row + sel];
+            }
+            v.put(&r)
+        }
         VSadU32 => v.u3(|a, b, c| a.abs_diff(b).wrapping_add(c))?,
         VCndmaskB32 => {
             let mask = match i.family {

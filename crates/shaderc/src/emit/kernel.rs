@@ -1,0 +1,426 @@
+//! Kernels: the binding ABI, the prologue (builtins, var<private>,
+//! zero-initialised var<workgroup>), workgroup-size attributes and the
+//! entry point's reflection.
+//!
+//! ABI: `define amdgpu_kernel void @<entry>(ptr addrspace(1) %g0_b0,
+//! [i32 %g0_b0_size,] ...)`, one pointer per binding the entry point uses,
+//! in (group, binding) order, each followed by its u32 byte size when the
+//! binding's type ends in a runtime-sized array. LLVM names the metadata
+//! arguments after the IR arguments. Dispatch geometry comes from the
+//! workitem/workgroup id intrinsics and, for num_workgroups, the code
+//! object v5 hidden block counts and remainders (implicitarg.ptr).
+
+use std::fmt::Write as _;
+
+use naga::{BuiltIn, TypeInner};
+
+use super::func::{FnEmitter, GlobalRef, Ptr, Val, Value};
+use super::memory::Pointee;
+use super::types::{AS_GLOBAL, AS_LOCAL, AS_PRIVATE};
+use super::{GlobalKind, ModuleCtx};
+use crate::error::{EmitResult, unsupported};
+use crate::reflect::{BindingKind, BindingReflection, EntryReflection};
+
+/// LLVM attribute groups: #0 for helpers, one per kernel after it.
+#[derive(Default)]
+pub(crate) struct AttributeGroups {
+    kernels: Vec<String>,
+}
+
+impl AttributeGroups {
+    fn add(&mut self, text: String) -> usize {
+        self.kernels.push(text);
+        self.kernels.len()
+    }
+
+    pub(crate) fn render(&self) -> String {
+        let mut out = String::from("attributes #0 = { alwaysinline nounwind }\n");
+        for (i, k) in self.kernels.iter().enumerate() {
+            let _ = writeln!(out, "attributes #{} = {{ {k} }}", i + 1);
+        }
+        out
+    }
+}
+
+/// Per-kernel dispatch geometry values, computed on first use.
+#[derive(Default)]
+struct Geometry {
+    local: Option<[String; 3]>,
+    group: Option<[String; 3]>,
+}
+
+impl FnEmitter<'_> {
+    fn local_ids(&mut self, geo: &mut Geometry, wg: [u32; 3]) -> [String; 3] {
+        if let Some(l) = &geo.local {
+            return l.clone();
+        }
+        let mut ids = [String::new(), String::new(), String::new()];
+        for (i, axis) in ["x", "y", "z"].iter().enumerate() {
+            ids[i] = if wg[i] > 1 {
+                self.m
+                    .declare(format!("declare i32 @llvm.amdgcn.workitem.id.{axis}()"));
+                self.def(&format!("call i32 @llvm.amdgcn.workitem.id.{axis}()"))
+            } else {
+                "0".into()
+            };
+        }
+        geo.local = Some(ids.clone());
+        ids
+    }
+
+    fn group_ids(&mut self, geo: &mut Geometry) -> [String; 3] {
+        if let Some(g) = &geo.group {
+            return g.clone();
+        }
+        let mut ids = [String::new(), String::new(), String::new()];
+        for (i, axis) in ["x", "y", "z"].iter().enumerate() {
+            self.m
+                .declare(format!("declare i32 @llvm.amdgcn.workgroup.id.{axis}()"));
+            ids[i] = self.def(&format!("call i32 @llvm.amdgcn.workgroup.id.{axis}()"));
+        }
+        geo.group = Some(ids.clone());
+        ids
+    }
+
+    fn vec3(&mut self, parts: &[String; 3]) -> Val {
+        let mut acc = "poison".to_string();
+        for (i, p) in parts.iter().enumerate() {
+            acc = self.def(&format!("insertelement <3 x i32> {acc}, i32 {p}, i32 {i}"));
+        }
+        Val::new("<3 x i32>", acc)
+    }
+
+    fn local_index(&mut self, geo: &mut Geometry, wg: [u32; 3]) -> String {
+        let [x, y, z] = self.local_ids(geo, wg);
+        let ym = self.def(&format!("mul i32 {y}, {}", wg[0]));
+        let zm = self.def(&format!("mul i32 {z}, {}", wg[0] * wg[1]));
+        let s = self.def(&format!("add i32 {x}, {ym}"));
+        self.def(&format!("add i32 {s}, {zm}"))
+    }
+
+    fn builtin(
+        &mut self,
+        b: BuiltIn,
+        geo: &mut Geometry,
+        wg: [u32; 3],
+        span: naga::Span,
+    ) -> EmitResult<Val> {
+        Ok(match b {
+            BuiltIn::LocalInvocationId => {
+                let l = self.local_ids(geo, wg);
+                self.vec3(&l)
+            }
+            BuiltIn::LocalInvocationIndex => Val::new("i32", self.local_index(geo, wg)),
+            BuiltIn::WorkGroupId => {
+                let g = self.group_ids(geo);
+                self.vec3(&g)
+            }
+            BuiltIn::GlobalInvocationId => {
+                let l = self.local_ids(geo, wg);
+                let g = self.group_ids(geo);
+                let mut parts = [String::new(), String::new(), String::new()];
+                for i in 0..3 {
+                    let m = self.def(&format!("mul i32 {}, {}", g[i], wg[i]));
+                    parts[i] = self.def(&format!("add i32 {m}, {}", l[i]));
+                }
+                self.vec3(&parts)
+            }
+            BuiltIn::NumWorkGroups => {
+                self.m
+                    .declare("declare ptr addrspace(4) @llvm.amdgcn.implicitarg.ptr()".into());
+                let ia = self.def("call ptr addrspace(4) @llvm.amdgcn.implicitarg.ptr()");
+                let mut parts = [String::new(), String::new(), String::new()];
+                for i in 0..3u32 {
+                    let cp = self.def(&format!(
+                        "getelementptr inbounds i8, ptr addrspace(4) {ia}, i64 {}",
+                        4 * i
+                    ));
+                    let count = self.def(&format!("load i32, ptr addrspace(4) {cp}, align 4"));
+                    let rp = self.def(&format!(
+                        "getelementptr inbounds i8, ptr addrspace(4) {ia}, i64 {}",
+                        18 + 2 * i
+                    ));
+                    let rem = self.def(&format!("load i16, ptr addrspace(4) {rp}, align 2"));
+                    let partial = self.def(&format!("icmp ne i16 {rem}, 0"));
+                    let extra = self.def(&format!("zext i1 {partial} to i32"));
+                    parts[i as usize] = self.def(&format!("add i32 {count}, {extra}"));
+                }
+                self.vec3(&parts)
+            }
+            BuiltIn::WorkGroupSize => Val::new(
+                "<3 x i32>",
+                format!("<i32 {}, i32 {}, i32 {}>", wg[0], wg[1], wg[2]),
+            ),
+            other => {
+                return unsupported(format!("the builtin {other:?} in a compute shader"), span);
+            }
+        })
+    }
+
+    /// The value of an entry point argument (a builtin, or a struct of them).
+    fn entry_argument(
+        &mut self,
+        arg: &naga::FunctionArgument,
+        geo: &mut Geometry,
+        wg: [u32; 3],
+        span: naga::Span,
+    ) -> EmitResult<Val> {
+        match (&arg.binding, &self.m.module.types[arg.ty].inner) {
+            (Some(naga::Binding::BuiltIn(b)), _) => self.builtin(*b, geo, wg, span),
+            (None, TypeInner::Struct { members, .. }) => {
+                let ty = self
+                    .m
+                    .llvm_ty_of(arg.ty)
+                    .or_else(|e| unsupported(e, span))?;
+                let mut acc = Val::new(&ty, "poison");
+                for (i, m) in members.iter().enumerate() {
+                    let Some(naga::Binding::BuiltIn(b)) = m.binding else {
+                        return unsupported(
+                            "an entry point struct member that is not a builtin",
+                            span,
+                        );
+                    };
+                    let v = self.builtin(b, geo, wg, span)?;
+                    acc = self.defv(
+                        &ty,
+                        &format!("insertvalue {}, {}, {i}", acc.typed(), v.typed()),
+                    );
+                }
+                Ok(acc)
+            }
+            _ => unsupported("an entry point input that is not a compute builtin", span),
+        }
+    }
+
+    /// Zero `size` bytes of workgroup variable `name`, spread over the
+    /// workgroup's invocations (dword stores, stride = workgroup size).
+    fn zero_workgroup(&mut self, name: &str, size: u32, local_index: &str, invocations: u32) {
+        let counter = self.tmp();
+        let _ = writeln!(
+            self.allocas,
+            "  {counter} = alloca i32, align 4, addrspace(5)"
+        );
+        self.inst(&format!(
+            "store i32 {local_index}, ptr addrspace(5) {counter}, align 4"
+        ));
+        let head = self.label("wgzero");
+        let body = self.label("wgzero.body");
+        let end = self.label("wgzero.end");
+        self.terminate(&format!("br label %{head}"));
+        self.start_block(&head);
+        let i = self.def(&format!("load i32, ptr addrspace(5) {counter}, align 4"));
+        let more = self.def(&format!("icmp ult i32 {i}, {}", size / 4));
+        self.terminate(&format!("br i1 {more}, label %{body}, label %{end}"));
+        self.start_block(&body);
+        let p = self.def(&format!(
+            "getelementptr inbounds i32, ptr addrspace(3) {name}, i32 {i}"
+        ));
+        self.inst(&format!("store i32 0, ptr addrspace(3) {p}, align 4"));
+        let next = self.def(&format!("add i32 {i}, {invocations}"));
+        self.inst(&format!(
+            "store i32 {next}, ptr addrspace(5) {counter}, align 4"
+        ));
+        self.terminate(&format!("br label %{head}"));
+        self.start_block(&end);
+    }
+}
+
+/// Emit the kernel for entry point `index`.
+pub(crate) fn emit_kernel(
+    m: &ModuleCtx<'_>,
+    index: usize,
+    attrs: &mut AttributeGroups,
+) -> EmitResult<(String, EntryReflection)> {
+    let module = m.module;
+    let ep = &module.entry_points[index];
+    let finfo = m.info.get_entry_point(index);
+    let fun = &ep.function;
+    let span = fun
+        .body
+        .span_iter()
+        .next()
+        .map(|(_, s)| *s)
+        .unwrap_or_default();
+    let wg = ep.workgroup_size;
+    if wg.contains(&0) || wg.iter().product::<u32>() > 1024 {
+        return unsupported(
+            format!("workgroup size {wg:?} (each dimension >= 1, at most 1024 invocations)"),
+            span,
+        );
+    }
+    let invocations: u32 = wg.iter().product();
+
+    let mut e = FnEmitter::new(m, fun, finfo);
+    let mut params = Vec::new();
+    let mut bindings = Vec::new();
+    let mut buffers: Vec<(u32, u32, usize)> = Vec::new();
+    let mut workgroup_vars = Vec::new();
+    let mut private_vars = Vec::new();
+    for (h, _var) in module.global_variables.iter() {
+        if finfo[h].is_empty() {
+            continue;
+        }
+        let var_span = module.global_variables.get_span(h);
+        match &m.globals[h.index()] {
+            GlobalKind::Buffer { group, binding, .. } => {
+                buffers.push((*group, *binding, h.index()))
+            }
+            GlobalKind::Workgroup => workgroup_vars.push(h),
+            GlobalKind::Private => private_vars.push(h),
+            GlobalKind::Unsupported(what) => return unsupported(what.clone(), var_span),
+        }
+    }
+    buffers.sort();
+    for &(group, binding, gi) in &buffers {
+        let (h, var) = module
+            .global_variables
+            .iter()
+            .nth(gi)
+            .expect("global index in range");
+        let GlobalKind::Buffer { runtime, .. } = m.globals[gi] else {
+            continue;
+        };
+        let arg = format!("g{group}_b{binding}");
+        let kind = match var.space {
+            naga::AddressSpace::Uniform => BindingKind::Uniform,
+            naga::AddressSpace::Storage { access }
+                if !access.contains(naga::StorageAccess::STORE) =>
+            {
+                BindingKind::StorageRead
+            }
+            _ => BindingKind::StorageReadWrite,
+        };
+        let readonly = if kind == BindingKind::StorageReadWrite {
+            ""
+        } else {
+            " readonly"
+        };
+        params.push(format!("ptr addrspace(1){readonly} %{arg}"));
+        let size_arg = runtime.map(|_| format!("{arg}_size"));
+        if let Some(s) = &size_arg {
+            params.push(format!("i32 %{s}"));
+        }
+        let min_binding_size = match runtime {
+            Some((offset, stride)) => {
+                let align = m.align_of(var.ty);
+                u64::from((offset + stride).div_ceil(align) * align)
+            }
+            None => u64::from(m.layouter[var.ty].size),
+        };
+        e.globals[gi] = Some(GlobalRef {
+            ptr: format!("%{arg}"),
+            space: AS_GLOBAL,
+            size: size_arg.as_ref().map(|s| format!("%{s}")),
+        });
+        let _ = h;
+        bindings.push(BindingReflection {
+            group,
+            binding,
+            kind,
+            min_binding_size,
+            array_stride: runtime.map(|(_, s)| s),
+            arg,
+            size_arg,
+            name: var.name.clone(),
+        });
+    }
+
+    // Dispatch geometry and entry arguments.
+    let mut geo = Geometry::default();
+    for arg in &fun.arguments {
+        let v = e.entry_argument(arg, &mut geo, wg, span)?;
+        e.args.push(Value::Val(v));
+    }
+
+    // var<private>: per-invocation slots, initialised (zero by default).
+    for &h in &private_vars {
+        let var = &module.global_variables[h];
+        let size = m.layouter[var.ty].size;
+        let p = e.alloca_bytes(size, m.align_of(var.ty));
+        e.globals[h.index()] = Some(GlobalRef {
+            ptr: p.clone(),
+            space: AS_PRIVATE,
+            size: None,
+        });
+        let var_span = module.global_variables.get_span(h);
+        let init = match var.init {
+            Some(init) => {
+                let c = m
+                    .global_const(init)
+                    .or_else(|err| unsupported(err, var_span))?;
+                Val::new(c.ty(), c.text())
+            }
+            None => {
+                let ty = m
+                    .llvm_ty_of(var.ty)
+                    .or_else(|err| unsupported(err, var_span))?;
+                Val::new(ty, "zeroinitializer")
+            }
+        };
+        let ptr = Ptr {
+            v: p,
+            space: AS_PRIVATE,
+            root: None,
+            offset: None,
+            ok: None,
+        };
+        e.store_value(&ptr, Pointee::Handle(var.ty), &init, var_span)?;
+    }
+
+    // var<workgroup>: zero-initialised by the workgroup, then a barrier.
+    let mut workgroup_memory_size = 0;
+    for (gi, kind) in m.globals.iter().enumerate() {
+        if let GlobalKind::Workgroup = kind {
+            e.globals[gi] = Some(GlobalRef {
+                ptr: format!("@wg.{gi}"),
+                space: AS_LOCAL,
+                size: None,
+            });
+        }
+    }
+    if !workgroup_vars.is_empty() {
+        let lidx = e.local_index(&mut geo, wg);
+        for &h in &workgroup_vars {
+            let size = m.layouter[module.global_variables[h].ty]
+                .size
+                .max(1)
+                .div_ceil(4)
+                * 4;
+            workgroup_memory_size += size;
+            e.zero_workgroup(&format!("@wg.{}", h.index()), size, &lidx, invocations);
+        }
+        e.control_barrier(naga::Barrier::WORK_GROUP);
+    }
+
+    e.init_locals()?;
+    e.block(&fun.body)?;
+    e.br_ret_void();
+
+    let attr = attrs.add(format!(
+        "\"amdgpu-flat-work-group-size\"=\"{invocations},{invocations}\" nounwind"
+    ));
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "define amdgpu_kernel void @\"{}\"({}) #{attr} !reqd_work_group_size !{{i32 {}, i32 {}, i32 {}}} {{",
+        ep.name,
+        params.join(", "),
+        wg[0],
+        wg[1],
+        wg[2]
+    );
+    text.push_str("entry:\n");
+    text.push_str(&e.allocas);
+    text.push_str(&e.out);
+    text.push_str("}\n");
+    Ok((
+        text,
+        EntryReflection {
+            name: ep.name.clone(),
+            kernel: ep.name.clone(),
+            workgroup_size: wg,
+            workgroup_memory_size,
+            bindings,
+        },
+    ))
+}

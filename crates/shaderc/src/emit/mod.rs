@@ -1,0 +1,215 @@
+//! The IR emitter: a validated naga module → one textual LLVM IR module for
+//! `amdgcn-amd-amdhsa`, one `amdgpu_kernel` per compute entry point.
+//!
+//! Layout of this back end (one concern per file):
+//! - `types`: naga types → LLVM types, WGSL memory layouts;
+//! - `consts`: constant expressions → LLVM constants;
+//! - `func`: the per-function emitter state, SSA values, naming;
+//! - `stmt`: statements and structured control flow;
+//! - `expr`: expressions (arithmetic, composites, conversions);
+//! - `memory`: pointers, bounds-checked access chains, loads and stores;
+//! - `builtins`: WGSL numeric builtins expanded over LLVM intrinsics;
+//! - `atomics`: atomics, barriers, workgroupUniformLoad;
+//! - `kernel`: kernel signatures (the binding ABI), prologues, metadata.
+//!
+//! Helper functions become `internal alwaysinline` LLVM functions that take
+//! the module's storage, uniform and private globals as extra parameters
+//! (WGSL has no recursion, so inlining always succeeds and kernels end up
+//! call-free).
+
+mod atomics;
+mod builtins;
+mod consts;
+mod expr;
+mod func;
+mod kernel;
+mod memory;
+mod stmt;
+mod types;
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use naga::proc::Layouter;
+use naga::valid::ModuleInfo;
+use naga::{Handle, ShaderStage};
+
+use crate::error::{EmitError, EmitResult};
+use crate::reflect::EntryReflection;
+
+pub(crate) use types::address_space;
+
+/// How a global variable reaches the code.
+#[derive(Clone, Debug)]
+pub(crate) enum GlobalKind {
+    /// A storage or uniform buffer: a kernel argument `g{group}_b{binding}`,
+    /// plus `..._size` when its type ends in a runtime-sized array
+    /// (`runtime` = (offset of that array, element stride)).
+    Buffer {
+        group: u32,
+        binding: u32,
+        runtime: Option<(u32, u32)>,
+    },
+    /// var<workgroup>: an LLVM addrspace(3) global.
+    Workgroup,
+    /// var<private>: a per-invocation alloca made by the kernel.
+    Private,
+    /// Anything else (textures, samplers, immediates): unsupported.
+    Unsupported(String),
+}
+
+/// Module-wide state shared by every function emitter.
+pub(crate) struct ModuleCtx<'a> {
+    pub module: &'a naga::Module,
+    pub info: &'a ModuleInfo,
+    pub layouter: Layouter,
+    pub globals: Vec<GlobalKind>,
+    /// `declare` lines for the intrinsics used.
+    pub declares: RefCell<BTreeSet<String>>,
+}
+
+/// The result of emitting a module.
+pub(crate) struct EmittedModule {
+    pub llvm_ir: String,
+    pub entry_points: Vec<EntryReflection>,
+}
+
+impl<'a> ModuleCtx<'a> {
+    fn new(module: &'a naga::Module, info: &'a ModuleInfo) -> EmitResult<Self> {
+        let mut layouter = Layouter::default();
+        layouter.update(module.to_ctx()).map_err(|e| EmitError {
+            construct: format!("type layout: {e}"),
+            span: naga::Span::UNDEFINED,
+        })?;
+        let mut ctx = ModuleCtx {
+            module,
+            info,
+            layouter,
+            globals: Vec::new(),
+            declares: RefCell::new(BTreeSet::new()),
+        };
+        ctx.globals = module
+            .global_variables
+            .iter()
+            .map(|(_, var)| ctx.classify_global(var))
+            .collect();
+        Ok(ctx)
+    }
+
+    fn classify_global(&self, var: &naga::GlobalVariable) -> GlobalKind {
+        use naga::AddressSpace as A;
+        match var.space {
+            A::Storage { .. } | A::Uniform => {
+                let Some(ref rb) = var.binding else {
+                    return GlobalKind::Unsupported("a buffer without @group/@binding".into());
+                };
+                GlobalKind::Buffer {
+                    group: rb.group,
+                    binding: rb.binding,
+                    runtime: self.runtime_array_of(var.ty),
+                }
+            }
+            A::WorkGroup => GlobalKind::Workgroup,
+            A::Private => GlobalKind::Private,
+            A::Handle => GlobalKind::Unsupported("textures and samplers".into()),
+            other => GlobalKind::Unsupported(format!("var<{other:?}>")),
+        }
+    }
+
+    /// (offset, stride) of the runtime-sized array a buffer type ends in.
+    pub(crate) fn runtime_array_of(&self, ty: Handle<naga::Type>) -> Option<(u32, u32)> {
+        match self.module.types[ty].inner {
+            naga::TypeInner::Array {
+                size: naga::ArraySize::Dynamic,
+                stride,
+                ..
+            } => Some((0, stride)),
+            naga::TypeInner::Struct { ref members, .. } => {
+                let last = members.last()?;
+                match self.module.types[last.ty].inner {
+                    naga::TypeInner::Array {
+                        size: naga::ArraySize::Dynamic,
+                        stride,
+                        ..
+                    } => Some((last.offset, stride)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Declare an intrinsic (the full `declare` line).
+    pub(crate) fn declare(&self, line: String) {
+        self.declares.borrow_mut().insert(line);
+    }
+}
+
+/// Emit the compute entry points of `module` (all of them, or only
+/// `entry`) as one LLVM IR module.
+pub(crate) fn emit_module(
+    module: &naga::Module,
+    info: &ModuleInfo,
+    entry: Option<&str>,
+    module_name: &str,
+) -> EmitResult<EmittedModule> {
+    let ctx = ModuleCtx::new(module, info)?;
+    let mut body = String::new();
+    let mut entry_points = Vec::new();
+    let mut attrs = kernel::AttributeGroups::default();
+
+    // Helper functions used by the chosen entry points.
+    let selected: Vec<usize> = module
+        .entry_points
+        .iter()
+        .enumerate()
+        .filter(|(_, ep)| ep.stage == ShaderStage::Compute)
+        .filter(|(_, ep)| entry.is_none_or(|name| ep.name == name))
+        .map(|(i, _)| i)
+        .collect();
+
+    for (handle, function) in module.functions.iter() {
+        let text = func::FnEmitter::emit_helper(&ctx, handle, function)?;
+        body.push_str(&text);
+        body.push('\n');
+    }
+    for &index in &selected {
+        let (text, reflection) = kernel::emit_kernel(&ctx, index, &mut attrs)?;
+        body.push_str(&text);
+        body.push('\n');
+        entry_points.push(reflection);
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(out, "; aqueduct-shaderc: {module_name}");
+    let _ = writeln!(out, "source_filename = \"{module_name}\"");
+    let _ = writeln!(out, "target triple = \"amdgcn-amd-amdhsa\"\n");
+    for (index, kind) in ctx.globals.iter().enumerate() {
+        if let GlobalKind::Workgroup = kind {
+            let (_, var) = module
+                .global_variables
+                .iter()
+                .nth(index)
+                .expect("index in range");
+            let size = ctx.layouter[var.ty].size.max(1).div_ceil(4) * 4;
+            let align = ctx.align_of(var.ty).max(4);
+            let _ = writeln!(
+                out,
+                "@wg.{index} = internal addrspace(3) global [{size} x i8] poison, align {align}"
+            );
+        }
+    }
+    out.push('\n');
+    out.push_str(&body);
+    for line in ctx.declares.borrow().iter() {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&attrs.render());
+    Ok(EmittedModule {
+        llvm_ir: out,
+        entry_points,
+    })
+}

@@ -1,0 +1,118 @@
+//! The compiler's one error type. Front-end and validation errors keep
+//! naga's rendering (codespan style, with the file name, line and column),
+//! and so do the back end's "unsupported construct" errors, which are
+//! rendered through `naga::WithSpan` so they look like naga's own.
+
+use std::path::PathBuf;
+
+/// Why a shader did not compile.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// The WGSL or SPIR-V front end rejected the source (`rendered` is
+    /// naga's diagnostic with file:line:col).
+    #[error("{rendered}")]
+    Parse { rendered: String },
+    /// naga's validator rejected the module.
+    #[error("{rendered}")]
+    Validation { rendered: String },
+    /// Pipeline-overridable constants could not be specialised.
+    #[error("override specialisation failed: {message}")]
+    Override { message: String },
+    /// A valid shader uses something this compiler does not lower (yet).
+    /// `location` is `file:line:col` when the construct has a span.
+    #[error("{rendered}")]
+    Unsupported {
+        construct: String,
+        location: Option<String>,
+        rendered: String,
+    },
+    /// `--entry NAME` named no compute entry point.
+    #[error("no compute entry point named `{name}` (the shader has: {available})")]
+    EntryPointNotFound { name: String, available: String },
+    /// The shader has no `@compute` entry point at all.
+    #[error("{file}: the shader has no @compute entry point")]
+    NoComputeEntryPoint { file: String },
+    /// A target name this compiler does not know.
+    #[error("unknown target `{0}` (known: gfx1100, gfx942, gfx90a, gfx1030, gfx1201)")]
+    UnknownTarget(String),
+    /// A `--define NAME=VALUE` that does not parse.
+    #[error("bad define `{0}`: expected NAME=VALUE with a number or true/false")]
+    BadDefine(String),
+    /// An LLVM tool is not installed.
+    #[error("`{tool}` not found: install it with `apt-get install -y {package}`")]
+    ToolMissing { tool: String, package: String },
+    /// An LLVM tool ran and failed (this is a compiler bug: the generated IR
+    /// should always be accepted).
+    #[error("`{tool}` failed ({status}):\n{stderr}")]
+    ToolFailed {
+        tool: String,
+        status: String,
+        stderr: String,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("writing reflection: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl CompileError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        CompileError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// The back end's error inside naga's `WithSpan` renderer.
+#[derive(Debug, thiserror::Error)]
+#[error("unsupported by aqueduct-shaderc: {0}")]
+pub(crate) struct UnsupportedConstruct(pub String);
+
+/// A back-end error before it is rendered against the source.
+#[derive(Debug)]
+pub(crate) struct EmitError {
+    pub construct: String,
+    pub span: naga::Span,
+}
+
+pub(crate) type EmitResult<T> = Result<T, EmitError>;
+
+/// An "unsupported" error at `span`.
+pub(crate) fn unsupported<T>(construct: impl Into<String>, span: naga::Span) -> EmitResult<T> {
+    Err(EmitError {
+        construct: construct.into(),
+        span,
+    })
+}
+
+impl EmitError {
+    /// Render against the source text (empty for SPIR-V input, which has
+    /// no text to point into).
+    pub(crate) fn render(self, source: Option<&str>, file: &str) -> CompileError {
+        let location = source.and_then(|src| {
+            self.span
+                .is_defined()
+                .then(|| self.span.location(src))
+                .map(|l| format!("{file}:{}:{}", l.line_number, l.line_position))
+        });
+        let with_span = naga::WithSpan::new(UnsupportedConstruct(self.construct.clone()))
+            .with_span(self.span, self.construct.clone());
+        let rendered = match source {
+            Some(src) => with_span.emit_to_string_with_path(src, file),
+            None => format!(
+                "error: unsupported by aqueduct-shaderc: {} ({file})\n",
+                self.construct
+            ),
+        };
+        CompileError::Unsupported {
+            construct: self.construct,
+            location,
+            rendered,
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Front end: WGSL or SPIR-V → validated naga module, with pipeline-
+//! overridable constants specialised. Errors keep naga's rendering.
+
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+
+use crate::error::CompileError;
+
+/// Shader source text or binary.
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    Wgsl(&'a str),
+    /// A SPIR-V module (little-endian words as bytes).
+    SpirV(&'a [u8]),
+}
+
+impl<'a> From<&'a str> for Source<'a> {
+    fn from(text: &'a str) -> Self {
+        Source::Wgsl(text)
+    }
+}
+
+impl Source<'_> {
+    /// The text errors point into (none for SPIR-V).
+    pub(crate) fn text(&self) -> Option<&str> {
+        match self {
+            Source::Wgsl(t) => Some(t),
+            Source::SpirV(_) => None,
+        }
+    }
+}
+
+fn validate(
+    module: &naga::Module,
+    source: &Source<'_>,
+    file: &str,
+) -> Result<ModuleInfo, CompileError> {
+    Validator::new(ValidationFlags::all(), Capabilities::all())
+        .validate(module)
+        .map_err(|e| CompileError::Validation {
+            rendered: match source.text() {
+                Some(t) => e.emit_to_string_with_path(t, file),
+                None => format!("{file}: {}", e.as_inner()),
+            },
+        })
+}
+
+/// Parse and validate `source`, then specialise overrides with `defines`
+/// (by name or numeric id) for `entry` (or all entry points).
+pub(crate) fn load(
+    source: &Source<'_>,
+    file: &str,
+    entry: Option<&str>,
+    defines: &[(String, f64)],
+) -> Result<(naga::Module, ModuleInfo), CompileError> {
+    let module = match *source {
+        Source::Wgsl(text) => {
+            naga::front::wgsl::parse_str(text).map_err(|e| CompileError::Parse {
+                rendered: e.emit_to_string_with_path(text, file),
+            })?
+        }
+        Source::SpirV(bytes) => {
+            let options = naga::front::spv::Options::default();
+            naga::front::spv::parse_u8_slice(bytes, &options).map_err(|e| CompileError::Parse {
+                rendered: format!("{file}: {e}"),
+            })?
+        }
+    };
+    let info = validate(&module, source, file)?;
+    let mut constants = naga::back::PipelineConstants::default();
+    for (name, value) in defines {
+        constants.insert(name.clone(), *value);
+    }
+    let stage_entry = entry.map(|e| (naga::ShaderStage::Compute, e));
+    if let Some(name) = entry {
+        check_entry(&module, name, file)?;
+    }
+    let (module, info) =
+        naga::back::pipeline_constants::process_overrides(&module, &info, stage_entry, &constants)
+            .map_err(|e| CompileError::Override {
+                message: e.to_string(),
+            })?;
+    Ok((module.into_owned(), info.into_owned()))
+}
+
+/// An error unless `module` has a compute entry point `name`.
+fn check_entry(module: &naga::Module, name: &str, file: &str) -> Result<(), CompileError> {
+    let computes: Vec<&str> = module
+        .entry_points
+        .iter()
+        .filter(|e| e.stage == naga::ShaderStage::Compute)
+        .map(|e| e.name.as_str())
+        .collect();
+    if computes.is_empty() {
+        return Err(CompileError::NoComputeEntryPoint { file: file.into() });
+    }
+    if !computes.contains(&name) {
+        return Err(CompileError::EntryPointNotFound {
+            name: name.into(),
+            available: computes.join(", "),
+        });
+    }
+    Ok(())
+}

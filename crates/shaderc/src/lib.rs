@@ -1,0 +1,176 @@
+//! aqueduct-shaderc: WGSL and SPIR-V compute shaders → AMDGPU code objects.
+//!
+//! Pipeline: naga's WGSL / SPIR-V front ends and validator → naga IR →
+//! textual LLVM IR for `amdgcn-amd-amdhsa` (this crate's own emitter, see
+//! `emit/`) → `clang-19 -x ir` and `ld.lld-19 -shared` as subprocesses → an
+//! ELF code object (code object v5) per target; several targets are packed
+//! into one clang offload bundle.
+//!
+//! # Binding ABI
+//! Each `@compute` entry point becomes one `amdgpu_kernel` with the entry
+//! point's name. Its explicit kernel arguments are, for each buffer binding
+//! the entry point uses, in (group, binding) order:
+//! - `g{group}_b{binding}`: a global pointer to the binding's first byte;
+//! - `g{group}_b{binding}_size` (u32, only when the binding's type ends in a
+//!   runtime-sized array): the binding's size in bytes, which arrayLength and
+//!   the bounds checks use (bindings are limited to 4 GiB - 1 bytes).
+//!
+//! Dispatch geometry comes from the code object v5 hidden arguments (block
+//! counts and remainders for num_workgroups) and the work-item / workgroup
+//! id registers; the workgroup size is fixed at compile time and recorded as
+//! `.reqd_workgroup_size`. WGSL has no global offset: global_invocation_id
+//! is `workgroup_id * workgroup_size + local_invocation_id`.
+//!
+//! Robustness: dynamic indices are clamped to the last element (loads and
+//! atomics read/modify an element of the same array), and stores whose
+//! index was out of bounds are dropped, so a kernel never faults.
+//!
+//! # Reflection
+//! [`Reflection`] (also written as `NAME.reflect.json`) lists per entry
+//! point the kernel name, workgroup size, workgroup memory and each
+//! binding's kind, minimum size, runtime array stride and argument names.
+//!
+//! # Build-time use
+//! In a `build.rs`:
+//! ```no_run
+//! let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
+//! aqueduct_shaderc::build::compile_dir("shaders".as_ref(), &out, &Default::default()).unwrap();
+//! ```
+//! then in the crate: `const CO: &[u8] = aqueduct_shaderc::include_shader!("fill_u32");`
+//! (`include_shader!("name", "gfx942")` for another target;
+//! `include_shader_reflection!("name")` for the JSON). `compile_dir` reuses
+//! the precompiled `DIR/<target>/NAME.co` files when LLVM is not installed.
+
+pub mod build;
+mod emit;
+mod error;
+mod frontend;
+mod reflect;
+mod toolchain;
+
+use std::path::PathBuf;
+
+pub use error::CompileError;
+pub use frontend::Source;
+pub use reflect::{
+    BindingKind, BindingReflection, EntryReflection, REFLECTION_VERSION, Reflection,
+};
+pub use toolchain::{KNOWN_TARGETS, Toolchain, bundle, bundle_entry_id};
+
+/// Compilation options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// gfx targets (default: gfx1100). Several → one offload bundle.
+    pub targets: Vec<String>,
+    /// LLVM optimisation level 0..=3 (default 3).
+    pub opt_level: u8,
+    /// Compile only this entry point (default: every compute entry point).
+    pub entry: Option<String>,
+    /// Values of pipeline-overridable constants, by name or numeric id.
+    pub defines: Vec<(String, f64)>,
+    /// The file name used in diagnostics and reflection.
+    pub file_name: String,
+    /// Directory holding clang-19 and ld.lld-19 (default: PATH).
+    pub llvm_bin: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            targets: vec!["gfx1100".into()],
+            opt_level: 3,
+            entry: None,
+            defines: Vec::new(),
+            file_name: "shader.wgsl".into(),
+            llvm_bin: None,
+        }
+    }
+}
+
+/// The LLVM IR of a shader and its reflection (needs no LLVM installed).
+#[derive(Clone, Debug)]
+pub struct Translated {
+    pub llvm_ir: String,
+    pub reflection: Reflection,
+}
+
+/// A compiled shader.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// A plain code object (one target) or an offload bundle (several).
+    pub code_object: Vec<u8>,
+    /// The per-target code objects, in `Options::targets` order.
+    pub objects: Vec<(String, Vec<u8>)>,
+    pub reflection: Reflection,
+    pub llvm_ir: String,
+}
+
+/// Parse `NAME=VALUE` (a number, or true/false).
+pub fn parse_define(text: &str) -> Result<(String, f64), CompileError> {
+    let bad = || CompileError::BadDefine(text.into());
+    let (name, value) = text.split_once('=').ok_or_else(bad)?;
+    let value = match value.trim() {
+        "true" => 1.0,
+        "false" => 0.0,
+        v => v.parse::<f64>().map_err(|_| bad())?,
+    };
+    if name.trim().is_empty() {
+        return Err(bad());
+    }
+    Ok((name.trim().to_string(), value))
+}
+
+/// Front end and IR emission only.
+pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, CompileError> {
+    for t in &options.targets {
+        if !KNOWN_TARGETS.contains(&t.as_str()) {
+            return Err(CompileError::UnknownTarget(t.clone()));
+        }
+    }
+    let file = options.file_name.as_str();
+    let (module, info) = frontend::load(&source, file, options.entry.as_deref(), &options.defines)?;
+    if !module
+        .entry_points
+        .iter()
+        .any(|e| e.stage == naga::ShaderStage::Compute)
+    {
+        return Err(CompileError::NoComputeEntryPoint { file: file.into() });
+    }
+    let emitted = emit::emit_module(&module, &info, options.entry.as_deref(), file)
+        .map_err(|e| e.render(source.text(), file))?;
+    tracing::debug!(file, bytes = emitted.llvm_ir.len(), "emitted LLVM IR");
+    Ok(Translated {
+        llvm_ir: emitted.llvm_ir,
+        reflection: Reflection {
+            version: REFLECTION_VERSION,
+            source: file.into(),
+            entry_points: emitted.entry_points,
+        },
+    })
+}
+
+/// Compile a shader to a code object (or a bundle for several targets).
+pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, CompileError> {
+    let translated = translate(source, options)?;
+    let tools = Toolchain::find(options.llvm_bin.as_deref())?;
+    let stem = std::path::Path::new(&options.file_name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("shader")
+        .to_string();
+    let mut objects = Vec::new();
+    for target in &options.targets {
+        let co = tools.compile_ir(&translated.llvm_ir, &stem, target, options.opt_level)?;
+        objects.push((target.clone(), co));
+    }
+    let code_object = match objects.as_slice() {
+        [(_, only)] => only.clone(),
+        many => bundle(many),
+    };
+    Ok(Compiled {
+        code_object,
+        objects,
+        reflection: translated.reflection,
+        llvm_ir: translated.llvm_ir,
+    })
+}

@@ -1,0 +1,93 @@
+//! Reflection: what the facade needs to build bind group layouts and fill
+//! kernel arguments without re-parsing WGSL at run time. Written next to
+//! each code object as `NAME.reflect.json`.
+//!
+//! Schema (version 1):
+//! ```json
+//! { "version": 1, "source": "fill.wgsl",
+//!   "entry_points": [ {
+//!     "name": "main", "kernel": "main", "workgroup_size": [64, 1, 1],
+//!     "workgroup_memory_size": 0,
+//!     "bindings": [ { "group": 0, "binding": 0, "kind": "storage_read_write",
+//!                     "min_binding_size": 4, "array_stride": 4,
+//!                     "arg": "g0_b0", "size_arg": "g0_b0_size", "name": "out" } ] } ] }
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+/// The reflection schema version written by this compiler.
+pub const REFLECTION_VERSION: u32 = 1;
+
+/// How a binding is accessed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BindingKind {
+    /// `var<storage, read>`
+    StorageRead,
+    /// `var<storage, read_write>`
+    StorageReadWrite,
+    /// `var<uniform>`
+    Uniform,
+}
+
+/// One resource binding of an entry point.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BindingReflection {
+    pub group: u32,
+    pub binding: u32,
+    pub kind: BindingKind,
+    /// The smallest buffer binding size the shader accepts: the type's size,
+    /// with one element for a trailing runtime-sized array.
+    pub min_binding_size: u64,
+    /// Element stride of the trailing runtime-sized array, if any.
+    pub array_stride: Option<u32>,
+    /// The kernel argument holding the binding's address (`g{group}_b{binding}`).
+    pub arg: String,
+    /// The u32 kernel argument holding the binding's byte size, present
+    /// when the type ends in a runtime-sized array (`g{group}_b{binding}_size`).
+    pub size_arg: Option<String>,
+    /// The WGSL variable name.
+    pub name: Option<String>,
+}
+
+/// One compute entry point (one kernel).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryReflection {
+    /// The WGSL entry point name.
+    pub name: String,
+    /// The kernel symbol in the code object (the same name; the descriptor
+    /// is `<kernel>.kd`).
+    pub kernel: String,
+    pub workgroup_size: [u32; 3],
+    /// Bytes of var<workgroup> memory the entry point uses.
+    pub workgroup_memory_size: u32,
+    /// In (group, binding) order, which is also kernel argument order.
+    pub bindings: Vec<BindingReflection>,
+}
+
+/// Reflection for one compiled shader.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reflection {
+    pub version: u32,
+    /// The source file name the shader was compiled from.
+    pub source: String,
+    pub entry_points: Vec<EntryReflection>,
+}
+
+impl Reflection {
+    /// The entry point named `name`.
+    pub fn entry_point(&self, name: &str) -> Option<&EntryReflection> {
+        self.entry_points.iter().find(|e| e.name == name)
+    }
+
+    /// Pretty JSON with a trailing newline (the checked-in format).
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        let mut s = serde_json::to_string_pretty(self)?;
+        s.push('\n');
+        Ok(s)
+    }
+
+    pub fn from_json(text: &str) -> Result<Reflection, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}

@@ -415,3 +415,61 @@ fn a_wait_on_a_signal_nobody_completes_times_out() {
     }
     assert_eq!(signal.load(MemoryOrder::Relaxed), 1);
 }
+
+/// A waiter that looks only after someone else's submission recovered the
+/// queue still learns that its dispatch failed (the recovery marks the
+/// dropped packets' signals), instead of waiting for a signal that can
+/// never complete.
+#[test]
+fn a_late_waiter_sees_the_error_a_recovery_cleared() {
+    let gpu = Gpu::new();
+    let program = gpu.load("oob_write");
+    let queue = gpu.queue(64);
+    let failed = gpu.signal(1);
+    let launch = gpu.launch(
+        &program.kernel,
+        &[Arg::Ptr(0x10), Arg::U32(7)],
+        [64, 1, 1],
+        [64, 1, 1],
+    );
+    let mut d = launch.dispatch;
+    d.completion_signal = failed.handle();
+    queue.submit_dispatch(&d.to_packet().unwrap()).unwrap();
+    let start = Instant::now();
+    while queue.error().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the fault is reported"
+        );
+        std::thread::yield_now();
+    }
+
+    // Another submission on the same queue recovers it and runs.
+    copy_works(&gpu, &queue, 11);
+    assert_eq!(queue.recreations(), 1);
+
+    // The late wait fails with the original fault, at once.
+    let start = Instant::now();
+    expect_memory_violation(wait_zero(&failed).map(|_| ()), 0x10);
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        failed.load(MemoryOrder::Acquire),
+        1,
+        "the failed dispatch never completed"
+    );
+
+    // Re-arming the signal forgets the failure: a new dispatch completes it.
+    failed.store(1, MemoryOrder::Release);
+    let target = gpu.filled_u32(1, 0);
+    let launch = gpu.launch(
+        &program.kernel,
+        &[Arg::Ptr(target.gpu_va()), Arg::U32(9)],
+        [64, 1, 1],
+        [64, 1, 1],
+    );
+    let mut d = launch.dispatch;
+    d.completion_signal = failed.handle();
+    queue.submit_dispatch(&d.to_packet().unwrap()).unwrap();
+    wait_zero(&failed).expect("a re-armed signal works again");
+    assert_eq!(read_u32(&target, 1), [9]);
+}

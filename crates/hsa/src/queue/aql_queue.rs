@@ -353,6 +353,7 @@ impl Queue {
         }
         let err = self.error();
         tracing::warn!(queue_id = state.queue_id, error = ?err, "recreating AQL queue after an error");
+        let dropped = self.ring.pending_completion_signals();
         let mut destroy = DestroyQueueArgs {
             queue_id: state.queue_id,
             pad: 0,
@@ -362,6 +363,12 @@ impl Queue {
                 queue_id = state.queue_id,
                 "DESTROY_QUEUE of a failed queue: {e}"
             );
+        }
+        if let Some(err) = err {
+            // The packets still in the ring will never run: their signals
+            // fail with this error, and waits begun before now see it too.
+            self.hub.record_failed_signals(&dropped, &err);
+            self.hub.record_recovered(err);
         }
         self.ring.reset();
         self.error_word().store(0, Ordering::Release);

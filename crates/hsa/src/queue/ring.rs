@@ -86,6 +86,28 @@ impl AqlRing {
         unsafe { AtomicU32::from_ptr(self.slot_ptr(index).cast::<u32>()) }
     }
 
+    /// Completion-signal handles of the published packets the packet
+    /// processor has not retired (dispatch ids read_id..write_id). Only
+    /// meaningful while nothing consumes the ring (e.g. its queue halted).
+    pub fn pending_completion_signals(&self) -> Vec<u64> {
+        let read = self.read_id().load(Ordering::Acquire);
+        let write = self.write_id().load(Ordering::Acquire);
+        let mut signals = Vec::new();
+        for index in read..write.min(read + self.size as u64) {
+            let header = self.header(index).load(Ordering::Acquire) as u16;
+            if header & 0xff == packet_type::INVALID {
+                continue;
+            }
+            // Every AQL packet type keeps its completion signal in bytes 56..64.
+            // SAFETY: the slot is in bounds and published (its header is not INVALID); word 7 is plain data.
+            let signal = unsafe { self.slot_ptr(index).cast::<u64>().add(7).read_volatile() };
+            if signal != 0 {
+                signals.push(signal);
+            }
+        }
+        signals
+    }
+
     /// Reserve `count` consecutive slots; returns the first dispatch id.
     /// Waits (spinning, then yielding) while the ring is full; `abort` is
     /// polled while waiting and ends the wait with its error (e.g. the

@@ -110,6 +110,25 @@ pub fn decode_error_reason(bits: u64, fault_address: Option<u64>) -> QueueErrorR
     }
 }
 
+/// How many recovered errors a hub remembers for waits still in progress.
+const RECOVERED_LOG_LEN: usize = 64;
+
+#[derive(Debug, Default)]
+struct RecoveredErrors {
+    seq: u64,
+    log: std::collections::VecDeque<(u64, QueueError)>,
+    /// Completion signals of packets a recovery dropped, by handle: a
+    /// wait on one fails with the error until the signal is stored again.
+    failed_signals: HashMap<u64, QueueError>,
+    /// Signals dropped while a queue was in error. A dropped packet that
+    /// named one of them referred to the dropped signal, not to whatever
+    /// new signal reuses its slot, so recovery must not fail the new one.
+    dropped_while_failed: std::collections::HashSet<u64>,
+}
+
+/// Bound on `dropped_while_failed` (it only matters until a recovery).
+const DROPPED_SET_LIMIT: usize = 4096;
+
 #[derive(Debug)]
 pub struct EventHub {
     device: Arc<dyn KfdDevice>,
@@ -120,6 +139,9 @@ pub struct EventHub {
     exception_events: Mutex<Vec<KfdEvent>>,
     queues: Mutex<Vec<Arc<QueueErrorSource>>>,
     memory_faults: Mutex<HashMap<u32, MemoryExceptionData>>,
+    /// Queue errors that a recovery already cleared, so that waits begun
+    /// before the recovery still see them.
+    recovered: Mutex<RecoveredErrors>,
     /// The event-page BO; declared last so it outlives the events above.
     _event_page: Option<Allocation>,
 }
@@ -137,6 +159,7 @@ impl EventHub {
             device,
             event_page_va: event_page.map_or(0, |p| p.0),
             pending_page_handle: Mutex::new(event_page.map(|p| p.1)),
+            recovered: Mutex::new(RecoveredErrors::default()),
             exception_events: Mutex::new(Vec::new()),
             queues: Mutex::new(Vec::new()),
             memory_faults: Mutex::new(HashMap::new()),
@@ -249,6 +272,77 @@ impl EventHub {
         })
     }
 
+    /// A counter of recovered queue errors; pass it to
+    /// [`EventHub::queue_error_since`] to learn of errors after this point.
+    pub fn error_epoch(&self) -> u64 {
+        self.recovered.lock().unwrap_or_else(|p| p.into_inner()).seq
+    }
+
+    /// Record an error a queue recovery is about to clear.
+    pub(crate) fn record_recovered(&self, error: QueueError) {
+        let mut r = self.recovered.lock().unwrap_or_else(|p| p.into_inner());
+        r.seq += 1;
+        let seq = r.seq;
+        r.log.push_back((seq, error));
+        while r.log.len() > RECOVERED_LOG_LEN {
+            r.log.pop_front();
+        }
+    }
+
+    /// Mark the completion signals of dropped packets as failed.
+    pub(crate) fn record_failed_signals(&self, handles: &[u64], error: &QueueError) {
+        let mut r = self.recovered.lock().unwrap_or_else(|p| p.into_inner());
+        for &h in handles {
+            if !r.dropped_while_failed.remove(&h) {
+                r.failed_signals.insert(h, error.clone());
+            }
+        }
+    }
+
+    /// A signal is going away: forget its failure, and remember the handle
+    /// if a queue is in error (see `dropped_while_failed`).
+    pub(crate) fn note_signal_dropped(&self, handle: u64) {
+        let failing = self.pending_queue_error().is_some();
+        let mut r = self.recovered.lock().unwrap_or_else(|p| p.into_inner());
+        r.failed_signals.remove(&handle);
+        if failing {
+            if r.dropped_while_failed.len() >= DROPPED_SET_LIMIT {
+                r.dropped_while_failed.clear();
+            }
+            r.dropped_while_failed.insert(handle);
+        }
+    }
+
+    /// The error that dropped the packet signal `handle` was to complete.
+    pub fn signal_failure(&self, handle: u64) -> Option<QueueError> {
+        let r = self.recovered.lock().unwrap_or_else(|p| p.into_inner());
+        if r.failed_signals.is_empty() {
+            return None;
+        }
+        r.failed_signals.get(&handle).cloned()
+    }
+
+    /// Forget a signal's failure (the host re-armed it with a store).
+    pub fn clear_signal_failure(&self, handle: u64) {
+        let mut r = self.recovered.lock().unwrap_or_else(|p| p.into_inner());
+        if !r.failed_signals.is_empty() {
+            r.failed_signals.remove(&handle);
+        }
+    }
+
+    /// A queue error that is pending now, or that was recovered after
+    /// `epoch` (from [`EventHub::error_epoch`]).
+    pub fn queue_error_since(&self, epoch: u64) -> Option<QueueError> {
+        if let Some(e) = self.pending_queue_error() {
+            return Some(e);
+        }
+        let r = self.recovered.lock().unwrap_or_else(|p| p.into_inner());
+        r.log
+            .iter()
+            .find(|(seq, _)| *seq > epoch)
+            .map(|(_, e)| e.clone())
+    }
+
     /// The first registered queue that is in error.
     pub fn pending_queue_error(&self) -> Option<QueueError> {
         let queues: Vec<Arc<QueueErrorSource>> = self
@@ -257,6 +351,13 @@ impl EventHub {
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         queues.iter().find_map(|q| self.queue_error(q))
+    }
+
+    /// Whether a queue error event in `seen` has been unregistered since.
+    fn queue_events_changed(&self, seen: &[u32]) -> bool {
+        let now = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+        seen.iter()
+            .any(|id| !now.iter().any(|q| q.error_event_id == *id))
     }
 
     /// One WAIT_EVENTS (wait for any) on `signal_event` (id + last seen
@@ -285,9 +386,14 @@ impl EventHub {
             }
             events.push(KfdEventData::for_event(ev.event_id));
         }
-        for q in self.queues.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-            events.push(KfdEventData::for_event(q.error_event_id));
-        }
+        let queue_events: Vec<u32> = self
+            .queues
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|q| q.error_event_id)
+            .collect();
+        events.extend(queue_events.iter().map(|&id| KfdEventData::for_event(id)));
         if events.is_empty() {
             return Ok(());
         }
@@ -297,8 +403,16 @@ impl EventHub {
             timeout_ms,
             ..Default::default()
         };
-        self.device.wait_events(&mut args, &mut events)?;
-        if args.wait_result == KFD_IOC_WAIT_RESULT_FAIL {
+        let result = self.device.wait_events(&mut args, &mut events);
+        if result.is_err() || args.wait_result == KFD_IOC_WAIT_RESULT_FAIL {
+            // A queue dropped by another thread destroys its error event,
+            // which fails a wait that includes it. That is a spurious wake:
+            // the caller re-checks its condition and waits again on the
+            // current set. Any other failure is real.
+            if self.queue_events_changed(&queue_events) {
+                return Ok(());
+            }
+            result?;
             return Err(HsaError::InvalidSignal(
                 "WAIT_EVENTS reported failure (an event was destroyed?)".into(),
             ));

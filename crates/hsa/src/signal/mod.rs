@@ -27,7 +27,7 @@ use aqueduct_kfd::abi::AmdSignal;
 use aqueduct_kfd::abi::signal::{AMD_SIGNAL_KIND_USER, AMD_SIGNAL_VALUE_OFFSET};
 use aqueduct_kfd::uapi::event_type;
 
-use crate::error::{HsaError, HsaResult};
+use crate::error::{HsaError, HsaResult, QueueError};
 use crate::memory::SubAllocation;
 use event::{EventHub, INITIAL_EVENT_AGE, KfdEvent, MAX_WAIT_SLICE_MS};
 
@@ -135,6 +135,10 @@ unsafe impl Sync for SignalInner {}
 
 impl Drop for SignalInner {
     fn drop(&mut self) {
+        // The slot may be reused by a new signal: forget any failure.
+        if let Some(hub) = &self.hub {
+            hub.note_signal_dropped(self.amd.as_ptr() as u64);
+        }
         if let Storage::Host(p) = self.storage {
             // SAFETY: p came from Box::into_raw in Signal::new_host_backed and is freed only here.
             drop(unsafe { Box::from_raw(p.as_ptr()) });
@@ -285,6 +289,10 @@ impl Signal {
     }
 
     pub fn store(&self, value: i64, order: MemoryOrder) {
+        // Re-arming a signal forgets that a dropped packet failed it.
+        if let Some(hub) = &self.inner.hub {
+            hub.clear_signal_failure(self.handle());
+        }
         self.value().store(value, order.for_store());
         self.notify();
     }
@@ -343,6 +351,8 @@ impl Signal {
     ) -> HsaResult<i64> {
         let start = Instant::now();
         let deadline = timeout.map(|t| start + t);
+        // Errors recovered after this point still fail this wait.
+        let epoch = self.inner.hub.as_ref().map_or(0, |h| h.error_epoch());
         let spin_until = match hint {
             WaitHint::Blocked => start + WAIT_SPIN,
             WaitHint::Active => deadline.unwrap_or(start + Duration::from_secs(u32::MAX as u64)),
@@ -360,7 +370,7 @@ impl Signal {
             spins = spins.wrapping_add(1);
             if hint == WaitHint::Active && spins.is_multiple_of(1024) {
                 if let Some(hub) = &self.inner.hub
-                    && let Some(err) = hub.pending_queue_error()
+                    && let Some(err) = self.failure(hub, epoch)
                 {
                     return Err(err.into());
                 }
@@ -371,10 +381,17 @@ impl Signal {
         }
         match (&self.inner.event, &self.inner.hub) {
             (Some(event), Some(hub)) => {
-                self.wait_on_events(event.event_id, hub, condition, compare, deadline)
+                self.wait_on_events(event.event_id, hub, condition, compare, deadline, epoch)
             }
             _ => self.wait_on_host(condition, compare, deadline),
         }
+    }
+
+    /// Why this wait can no longer succeed: a dropped packet was to
+    /// complete this signal, or a queue failed since the wait began.
+    fn failure(&self, hub: &EventHub, epoch: u64) -> Option<QueueError> {
+        hub.signal_failure(self.handle())
+            .or_else(|| hub.queue_error_since(epoch))
     }
 
     fn remaining_ms(deadline: Option<Instant>) -> Option<u32> {
@@ -400,6 +417,7 @@ impl Signal {
         condition: WaitCondition,
         compare: i64,
         deadline: Option<Instant>,
+        epoch: u64,
     ) -> HsaResult<i64> {
         let mut age = INITIAL_EVENT_AGE;
         loop {
@@ -407,7 +425,7 @@ impl Signal {
             if condition.holds(v, compare) {
                 return Ok(v);
             }
-            if let Some(err) = hub.pending_queue_error() {
+            if let Some(err) = self.failure(hub, epoch) {
                 return Err(err.into());
             }
             let Some(slice_ms) = Self::remaining_ms(deadline) else {

@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 
 use aqueduct::gfxsim::{SimConfig, SimDevice};
 use aqueduct::hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
-use aqueduct::hsa::{Agent, Executable, MemoryOrder, PoolKind, Runtime, Signal, WaitCondition, WaitHint};
+use aqueduct::hsa::{
+    Agent, Executable, MemoryOrder, PoolKind, Runtime, Signal, WaitCondition, WaitHint,
+};
 
 const SAXPY: &[u8] = include_bytes!("../kernels/gfx1100/saxpy.co");
 const SQRT_EXP: &[u8] = include_bytes!("../kernels/gfx1100/sqrt_exp_loop.co");
@@ -32,7 +34,11 @@ struct Sim {
 
 impl Sim {
     fn new(threads: usize) -> Sim {
-        let device = SimDevice::new(SimConfig { threads, ..SimConfig::default() }).expect("gfxsim");
+        let device = SimDevice::new(SimConfig {
+            threads,
+            ..SimConfig::default()
+        })
+        .expect("gfxsim");
         let runtime = Runtime::new(device.clone()).expect("runtime");
         Sim { device, runtime }
     }
@@ -40,7 +46,9 @@ impl Sim {
         self.runtime.gpu_agent(0).expect("gpu agent")
     }
     fn load(&self, code: &[u8]) -> Executable {
-        self.runtime.load_executable(self.agent(), code).expect("load")
+        self.runtime
+            .load_executable(self.agent(), code)
+            .expect("load")
     }
 }
 
@@ -57,8 +65,15 @@ fn dispatch(
     let kernel = exe.kernel(name).expect("kernel");
     let mut builder = KernargBuilder::new(&kernel.info);
     args(&mut builder);
-    let bytes = builder.finish(&DispatchShape::linear(grid, wg as u32)).expect("kernargs");
-    let mut kernargs = sim.runtime.kernargs(sim.agent()).unwrap().allocate(bytes.len().max(16) as u64).unwrap();
+    let bytes = builder
+        .finish(&DispatchShape::linear(grid, wg as u32))
+        .expect("kernargs");
+    let mut kernargs = sim
+        .runtime
+        .kernargs(sim.agent())
+        .unwrap()
+        .allocate(bytes.len().max(16) as u64)
+        .unwrap();
     kernargs.as_mut_slice()[..bytes.len()].copy_from_slice(&bytes);
     let queue = sim.runtime.create_queue(sim.agent(), 64).unwrap();
     let signal = sim.runtime.create_signal(1).unwrap();
@@ -68,8 +83,18 @@ fn dispatch(
     let before = sim.device.stats().wave_instructions;
     let start = Instant::now();
     queue.submit_dispatch(&packet).unwrap();
-    signal.wait(WaitCondition::Eq, 0, Some(Duration::from_secs(600)), WaitHint::Blocked).unwrap();
-    (start.elapsed(), sim.device.stats().wave_instructions - before)
+    signal
+        .wait(
+            WaitCondition::Eq,
+            0,
+            Some(Duration::from_secs(600)),
+            WaitHint::Blocked,
+        )
+        .unwrap();
+    (
+        start.elapsed(),
+        sim.device.stats().wave_instructions - before,
+    )
 }
 
 fn best_of<T>(runs: usize, mut f: impl FnMut() -> (Duration, T)) -> (Duration, T) {
@@ -85,7 +110,7 @@ fn best_of<T>(runs: usize, mut f: impl FnMut() -> (Duration, T)) -> (Duration, T
 
 fn host_saxpy(a: f32, x: &[f32], y: &mut [f32]) {
     for (yi, xi) in y.iter_mut().zip(x) {
-        *yi = a * xi + *yi;
+        *yi += a * xi;
     }
 }
 
@@ -95,7 +120,10 @@ fn saxpy(threads: usize, n: u32, runs: usize) -> (f64, f64) {
     let pool = sim.runtime.pool(sim.agent(), PoolKind::FineSystem).unwrap();
     let mut x = pool.allocate(n as u64 * 4).unwrap();
     let mut y = pool.allocate(n as u64 * 4).unwrap();
-    for (i, v) in bytemuck::cast_slice_mut::<u8, f32>(x.as_mut_slice().unwrap()).iter_mut().enumerate() {
+    for (i, v) in bytemuck::cast_slice_mut::<u8, f32>(x.as_mut_slice().unwrap())
+        .iter_mut()
+        .enumerate()
+    {
         *v = (i % 1000) as f32;
     }
     bytemuck::cast_slice_mut::<u8, f32>(y.as_mut_slice().unwrap()).fill(1.0);
@@ -113,12 +141,15 @@ fn saxpy(threads: usize, n: u32, runs: usize) -> (f64, f64) {
     let expected_last = {
         let mut v = 1.0f32;
         for _ in 0..runs {
-            v = 2.0 * xv[n as usize - 1] + v;
+            v += 2.0 * xv[n as usize - 1];
         }
         v
     };
     assert_eq!(yv[n as usize - 1], expected_last, "saxpy result");
-    (12.0 * n as f64 / t.as_secs_f64() / 1e9, insts as f64 / t.as_secs_f64())
+    (
+        12.0 * n as f64 / t.as_secs_f64() / 1e9,
+        insts as f64 / t.as_secs_f64(),
+    )
 }
 
 fn sqrt_exp(threads: usize, n: u32, iters: u32) -> (Duration, f64) {
@@ -127,7 +158,10 @@ fn sqrt_exp(threads: usize, n: u32, iters: u32) -> (Duration, f64) {
     let pool = sim.runtime.pool(sim.agent(), PoolKind::FineSystem).unwrap();
     let mut input = pool.allocate(n as u64 * 4).unwrap();
     let out = pool.allocate(n as u64 * 4).unwrap();
-    for (i, v) in bytemuck::cast_slice_mut::<u8, f32>(input.as_mut_slice().unwrap()).iter_mut().enumerate() {
+    for (i, v) in bytemuck::cast_slice_mut::<u8, f32>(input.as_mut_slice().unwrap())
+        .iter_mut()
+        .enumerate()
+    {
         *v = (i % 97) as f32 / 97.0;
     }
     let (t, insts) = best_of(2, || {
@@ -161,7 +195,12 @@ fn round_trip(samples: usize) -> Duration {
     let kernel = exe.kernel("empty").unwrap();
     let queue = sim.runtime.create_queue(sim.agent(), 256).unwrap();
     let signal: Signal = sim.runtime.create_signal(1).unwrap();
-    let kernargs = sim.runtime.kernargs(sim.agent()).unwrap().allocate(64).unwrap();
+    let kernargs = sim
+        .runtime
+        .kernargs(sim.agent())
+        .unwrap()
+        .allocate(64)
+        .unwrap();
     let mut d = kernel.dispatch(kernargs.gpu_va(), [32, 1, 1], [32, 1, 1]);
     d.completion_signal = signal.handle();
     let packet = d.to_packet().unwrap();
@@ -170,7 +209,14 @@ fn round_trip(samples: usize) -> Duration {
         signal.store(1, MemoryOrder::Relaxed);
         let start = Instant::now();
         queue.submit_dispatch(&packet).unwrap();
-        signal.wait(WaitCondition::Eq, 0, Some(Duration::from_secs(10)), WaitHint::Active).unwrap();
+        signal
+            .wait(
+                WaitCondition::Eq,
+                0,
+                Some(Duration::from_secs(10)),
+                WaitHint::Active,
+            )
+            .unwrap();
         if i >= 50 {
             times.push(start.elapsed());
         }
@@ -209,7 +255,10 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let n: u32 = if quick { 1 << 20 } else { 16 << 20 };
     let runs = if quick { 1 } else { 3 };
-    println!("gfxsim benchmarks ({} cores here; n = {n})", std::thread::available_parallelism().map_or(1, |c| c.get()));
+    println!(
+        "gfxsim benchmarks ({} cores here; n = {n})",
+        std::thread::available_parallelism().map_or(1, |c| c.get())
+    );
 
     // Peer: native saxpy.
     let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();

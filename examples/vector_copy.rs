@@ -12,7 +12,10 @@ use aqueduct::hsa::{MemoryOrder, PoolKind, Runtime, WaitCondition, WaitHint};
 
 /// The vector_copy kernel for each ISA the repository ships objects for.
 const CODE_OBJECTS: &[(&str, &[u8])] = &[
-    ("gfx1100", include_bytes!("../kernels/gfx1100/vector_copy.co")),
+    (
+        "gfx1100",
+        include_bytes!("../kernels/gfx1100/vector_copy.co"),
+    ),
     ("gfx942", include_bytes!("../kernels/gfx942/vector_copy.co")),
     ("gfx90a", include_bytes!("../kernels/gfx90a/vector_copy.co")),
 ];
@@ -37,7 +40,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .find(|(gfx, _)| *gfx == agent.name)
         .map(|(_, bytes)| *bytes)
-        .ok_or_else(|| format!("no vector_copy code object for {} in this build", agent.name))?;
+        .ok_or_else(|| {
+            format!(
+                "no vector_copy code object for {} in this build",
+                agent.name
+            )
+        })?;
     let executable = runtime.load_executable(agent, code)?;
     let kernel = executable.kernel("vector_copy")?;
 
@@ -46,7 +54,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pool = runtime.pool(agent, PoolKind::FineSystem)?;
     let mut src = pool.allocate(bytes)?;
     let dst = pool.allocate(bytes)?;
-    let src_words: &mut [u32] = bytemuck::cast_slice_mut(src.as_mut_slice().ok_or("src not host mapped")?);
+    let src_words: &mut [u32] =
+        bytemuck::cast_slice_mut(src.as_mut_slice().ok_or("src not host mapped")?);
     for (i, w) in src_words.iter_mut().enumerate() {
         *w = (i as u32).wrapping_mul(2_654_435_761);
     }
@@ -58,7 +67,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .set_ptr(ArgRef::Name("dst"), dst.gpu_va())?
         .set_u32(ArgRef::Name("n"), ELEMENTS)?
         .finish(&shape)?;
-    let mut kernargs = runtime.kernargs(agent)?.allocate(kernarg_bytes.len() as u64)?;
+    let mut kernargs = runtime
+        .kernargs(agent)?
+        .allocate(kernarg_bytes.len() as u64)?;
     kernargs.as_mut_slice()[..kernarg_bytes.len()].copy_from_slice(&kernarg_bytes);
 
     let queue = runtime.create_queue(agent, 256)?;
@@ -67,17 +78,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     dispatch.completion_signal = done.handle();
     let start = std::time::Instant::now();
     queue.submit_dispatch(&dispatch.to_packet()?)?;
-    done.wait(WaitCondition::Eq, 0, Some(Duration::from_secs(60)), WaitHint::Blocked)?;
+    done.wait(
+        WaitCondition::Eq,
+        0,
+        Some(Duration::from_secs(60)),
+        WaitHint::Blocked,
+    )?;
     let elapsed = start.elapsed();
     assert_eq!(done.load(MemoryOrder::Acquire), 0);
 
     let dst_words: &[u32] = bytemuck::cast_slice(dst.as_slice().ok_or("dst not host mapped")?);
     let src_words: &[u32] = bytemuck::cast_slice(src.as_slice().ok_or("src not host mapped")?);
     if let Some(i) = (0..ELEMENTS as usize).find(|&i| dst_words[i] != src_words[i]) {
-        eprintln!("FAILED: dst[{i}] = {:#x}, expected {:#x}", dst_words[i], src_words[i]);
+        eprintln!(
+            "FAILED: dst[{i}] = {:#x}, expected {:#x}",
+            dst_words[i], src_words[i]
+        );
         std::process::exit(1);
     }
-    println!("copied {} u32 in {:.2} ms", ELEMENTS, elapsed.as_secs_f64() * 1e3);
+    println!(
+        "copied {} u32 in {:.2} ms",
+        ELEMENTS,
+        elapsed.as_secs_f64() * 1e3
+    );
     println!("PASSED");
     Ok(())
 }

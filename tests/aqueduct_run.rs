@@ -18,7 +18,11 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -110,16 +114,59 @@ fn argument_mismatches_are_clear_errors() {
     let co = kernels().join("gfx1100/saxpy.co");
     let co = co.to_str().unwrap();
     let base = [co, "--kernel", "saxpy", "--grid", "64", "--workgroup", "64"];
-    let full = ["--arg", "a=f32:1", "--arg", "x=zeros:256", "--arg", "y=zeros:256", "--arg", "n=u32:64"];
+    let full = [
+        "--arg",
+        "a=f32:1",
+        "--arg",
+        "x=zeros:256",
+        "--arg",
+        "y=zeros:256",
+        "--arg",
+        "n=u32:64",
+    ];
     let cases: Vec<(Vec<&str>, &str)> = vec![
         // An unknown argument name lists the real ones.
         (vec!["--arg", "alpha=f32:1"], "no argument named \"alpha\""),
         // A scalar of the wrong size.
-        (vec!["--arg", "a=f64:1", "--arg", "x=zeros:4", "--arg", "y=zeros:4", "--arg", "n=u32:1"], "is 4 bytes"),
+        (
+            vec![
+                "--arg",
+                "a=f64:1",
+                "--arg",
+                "x=zeros:4",
+                "--arg",
+                "y=zeros:4",
+                "--arg",
+                "n=u32:1",
+            ],
+            "is 4 bytes",
+        ),
         // A buffer spec for a by-value argument.
-        (vec!["--arg", "a=zeros:4", "--arg", "x=zeros:4", "--arg", "y=zeros:4", "--arg", "n=u32:1"], "passed by value"),
+        (
+            vec![
+                "--arg",
+                "a=zeros:4",
+                "--arg",
+                "x=zeros:4",
+                "--arg",
+                "y=zeros:4",
+                "--arg",
+                "n=u32:1",
+            ],
+            "passed by value",
+        ),
         // A missing argument.
-        (vec!["--arg", "a=f32:1", "--arg", "x=zeros:4", "--arg", "y=zeros:4"], "missing --arg for argument 3"),
+        (
+            vec![
+                "--arg",
+                "a=f32:1",
+                "--arg",
+                "x=zeros:4",
+                "--arg",
+                "y=zeros:4",
+            ],
+            "missing --arg for argument 3",
+        ),
         // An index past the end.
         (vec!["--arg", "7=u32:1"], "no argument 7"),
         // The same argument twice.
@@ -130,16 +177,32 @@ fn argument_mismatches_are_clear_errors() {
         args.extend(extra.iter());
         let out = run(&args);
         assert!(!out.status.success(), "{args:?} should fail");
-        assert!(text(&out).contains(needle), "{args:?}: expected {needle:?} in:\n{}", text(&out));
+        assert!(
+            text(&out).contains(needle),
+            "{args:?}: expected {needle:?} in:\n{}",
+            text(&out)
+        );
     }
     // A kernel that is not there lists the ones that are.
     let mut args: Vec<&str> = vec![co, "--kernel", "saxpi", "--grid", "64", "--workgroup", "64"];
     args.extend(full.iter());
     let out = run(&args);
     assert!(!out.status.success());
-    assert!(text(&out).contains("saxpi") && text(&out).contains("saxpy"), "{}", text(&out));
+    assert!(
+        text(&out).contains("saxpi") && text(&out).contains("saxpy"),
+        "{}",
+        text(&out)
+    );
     // A workgroup larger than the hardware allows.
-    let out = run(&[co, "--kernel", "saxpy", "--grid", "2048", "--workgroup", "2048"]);
+    let out = run(&[
+        co,
+        "--kernel",
+        "saxpy",
+        "--grid",
+        "2048",
+        "--workgroup",
+        "2048",
+    ]);
     assert!(!out.status.success());
     assert!(text(&out).contains("at most 1024"), "{}", text(&out));
     // Not a code object at all.

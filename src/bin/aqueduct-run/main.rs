@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use aqueduct::hsa::code_object::{ArgRef, DispatchShape, KernargBuilder, KernelArg, KernelInfo, ValueKind};
+use aqueduct::hsa::code_object::{
+    ArgRef, DispatchShape, KernargBuilder, KernelArg, KernelInfo, ValueKind,
+};
 use aqueduct::hsa::{Allocation, PoolKind, Runtime, WaitCondition, WaitHint};
 use aqueduct::{DeviceChoice, open_device};
 use spec::{ArgKey, ValueSpec, parse_arg, parse_dims};
@@ -68,23 +70,38 @@ fn parse_options(argv: &[String]) -> Result<Options, String> {
             _ => (a.as_str(), None),
         };
         let mut value = |name: &str| -> Result<String, String> {
-            inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("{name} needs a value"))
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| format!("{name} needs a value"))
         };
         match flag {
             "--kernel" | "-k" => opts.kernel = Some(value("--kernel")?),
             "--grid" | "-g" => opts.grid = Some(parse_dims(&value("--grid")?, "--grid")?),
-            "--workgroup" | "-w" => opts.workgroup = Some(parse_dims(&value("--workgroup")?, "--workgroup")?),
+            "--workgroup" | "-w" => {
+                opts.workgroup = Some(parse_dims(&value("--workgroup")?, "--workgroup")?)
+            }
             "--arg" | "-a" => opts.args.push(parse_arg(&value("--arg")?)?),
-            "--device" => opts.device = DeviceChoice::parse(&value("--device")?).map_err(|e| e.to_string())?,
-            "--gpu" => opts.gpu = value("--gpu")?.parse().map_err(|_| "--gpu takes an ordinal (0, 1, ...)")?,
+            "--device" => {
+                opts.device = DeviceChoice::parse(&value("--device")?).map_err(|e| e.to_string())?
+            }
+            "--gpu" => {
+                opts.gpu = value("--gpu")?
+                    .parse()
+                    .map_err(|_| "--gpu takes an ordinal (0, 1, ...)")?
+            }
             "--repeat" => {
-                opts.repeat = value("--repeat")?.parse().map_err(|_| "--repeat takes a positive integer")?;
+                opts.repeat = value("--repeat")?
+                    .parse()
+                    .map_err(|_| "--repeat takes a positive integer")?;
                 if opts.repeat == 0 {
                     return Err("--repeat must be at least 1".into());
                 }
             }
             "--timeout" => {
-                let s: f64 = value("--timeout")?.parse().map_err(|_| "--timeout takes seconds")?;
+                let s: f64 = value("--timeout")?
+                    .parse()
+                    .map_err(|_| "--timeout takes seconds")?;
                 if !(s > 0.0 && s.is_finite()) {
                     return Err("--timeout must be a positive number of seconds".into());
                 }
@@ -99,7 +116,13 @@ fn parse_options(argv: &[String]) -> Result<Options, String> {
     match positional.as_slice() {
         [one] => opts.code_object = PathBuf::from(one),
         [] => return Err("missing CODE_OBJECT".into()),
-        more => return Err(format!("expected one CODE_OBJECT, got {}: {}", more.len(), more.join(" "))),
+        more => {
+            return Err(format!(
+                "expected one CODE_OBJECT, got {}: {}",
+                more.len(),
+                more.join(" ")
+            ));
+        }
     }
     Ok(opts)
 }
@@ -119,7 +142,10 @@ fn describe(arg: &KernelArg) -> String {
 }
 
 fn explicit_args(info: &KernelInfo) -> Vec<&KernelArg> {
-    info.args.iter().filter(|a| !a.value_kind.is_hidden()).collect()
+    info.args
+        .iter()
+        .filter(|a| !a.value_kind.is_hidden())
+        .collect()
 }
 
 fn list_kernels(kernels: &[KernelInfo]) {
@@ -137,7 +163,11 @@ fn match_args<'k>(
     given: &[(ArgKey, ValueSpec)],
 ) -> Result<Vec<(usize, &'k KernelArg, ValueSpec)>, String> {
     let explicit = explicit_args(info);
-    let names: Vec<String> = explicit.iter().enumerate().map(|(i, a)| format!("{i}:{}", describe(a))).collect();
+    let names: Vec<String> = explicit
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("{i}:{}", describe(a)))
+        .collect();
     let mut slots: Vec<Option<ValueSpec>> = vec![None; explicit.len()];
     for (key, value) in given {
         let index = match key {
@@ -150,18 +180,29 @@ fn match_args<'k>(
                     names.join(", ")
                 ));
             }
-            ArgKey::Name(n) => explicit.iter().position(|a| a.name.as_deref() == Some(n)).ok_or_else(|| {
-                format!("kernel {} has no argument named {n:?} (arguments: {})", info.name, names.join(", "))
-            })?,
+            ArgKey::Name(n) => explicit
+                .iter()
+                .position(|a| a.name.as_deref() == Some(n))
+                .ok_or_else(|| {
+                    format!(
+                        "kernel {} has no argument named {n:?} (arguments: {})",
+                        info.name,
+                        names.join(", ")
+                    )
+                })?,
         };
         if slots[index].is_some() {
-            return Err(format!("argument {} is given twice", describe(explicit[index])));
+            return Err(format!(
+                "argument {} is given twice",
+                describe(explicit[index])
+            ));
         }
         slots[index] = Some(value.clone());
     }
     let mut out = Vec::new();
     for (i, slot) in slots.into_iter().enumerate() {
-        let value = slot.ok_or_else(|| format!("missing --arg for argument {i} ({})", describe(explicit[i])))?;
+        let value = slot
+            .ok_or_else(|| format!("missing --arg for argument {i} ({})", describe(explicit[i])))?;
         out.push((i, explicit[i], value));
     }
     Ok(out)
@@ -173,7 +214,9 @@ fn run(opts: Options) -> Result<(), String> {
     let device = open_device(opts.device).map_err(|e| e.to_string())?;
     let runtime = Runtime::new(device).map_err(|e| format!("runtime init failed: {e}"))?;
     let agent = runtime.gpu_agent(opts.gpu).map_err(|e| e.to_string())?;
-    let executable = runtime.load_executable(agent, &bytes).map_err(|e| e.to_string())?;
+    let executable = runtime
+        .load_executable(agent, &bytes)
+        .map_err(|e| e.to_string())?;
     if opts.list {
         list_kernels(executable.kernels());
         return Ok(());
@@ -184,7 +227,10 @@ fn run(opts: Options) -> Result<(), String> {
             [only] => only.name.clone(),
             ks => {
                 let names: Vec<&str> = ks.iter().map(|k| k.name.as_str()).collect();
-                return Err(format!("--kernel is required; the code object has: {}", names.join(", ")));
+                return Err(format!(
+                    "--kernel is required; the code object has: {}",
+                    names.join(", ")
+                ));
             }
         },
     };
@@ -204,11 +250,16 @@ fn run(opts: Options) -> Result<(), String> {
     if let Some(reqd) = kernel.info.reqd_workgroup_size
         && reqd != workgroup
     {
-        return Err(format!("kernel {} requires workgroup size {reqd:?}, not {workgroup:?}", kernel.info.name));
+        return Err(format!(
+            "kernel {} requires workgroup size {reqd:?}, not {workgroup:?}",
+            kernel.info.name
+        ));
     }
 
     let matched = match_args(&kernel.info, &opts.args)?;
-    let pool = runtime.pool(agent, PoolKind::FineSystem).map_err(|e| e.to_string())?;
+    let pool = runtime
+        .pool(agent, PoolKind::FineSystem)
+        .map_err(|e| e.to_string())?;
     let mut builder = KernargBuilder::new(&kernel.info);
     let mut buffers: Vec<BufferArg> = Vec::new();
     for (index, arg, value) in matched {
@@ -216,10 +267,14 @@ fn run(opts: Options) -> Result<(), String> {
         match &arg.value_kind {
             ValueKind::ByValue => {
                 let ValueSpec::Typed { ty, values, count } = &value else {
-                    return Err(format!("argument {index} ({what}) is passed by value: give a scalar like u32:7"));
+                    return Err(format!(
+                        "argument {index} ({what}) is passed by value: give a scalar like u32:7"
+                    ));
                 };
                 if *count != 1 {
-                    return Err(format!("argument {index} ({what}) is one value, not a list of {count}"));
+                    return Err(format!(
+                        "argument {index} ({what}) is one value, not a list of {count}"
+                    ));
                 }
                 if values.len() != arg.size as usize {
                     return Err(format!(
@@ -228,18 +283,25 @@ fn run(opts: Options) -> Result<(), String> {
                         values.len()
                     ));
                 }
-                builder.set(ArgRef::Index(index), values).map_err(|e| e.to_string())?;
+                builder
+                    .set(ArgRef::Index(index), values)
+                    .map_err(|e| e.to_string())?;
             }
             ValueKind::GlobalBuffer => {
-                let init = value.buffer_bytes().map_err(|e| format!("argument {index} ({what}): {e}"))?;
+                let init = value
+                    .buffer_bytes()
+                    .map_err(|e| format!("argument {index} ({what}): {e}"))?;
                 // A zero-byte buffer still needs an address the kernel may hold.
-                let mut allocation =
-                    pool.allocate(init.len().max(4) as u64).map_err(|e| format!("argument {index}: {e}"))?;
+                let mut allocation = pool
+                    .allocate(init.len().max(4) as u64)
+                    .map_err(|e| format!("argument {index}: {e}"))?;
                 allocation
                     .as_mut_slice()
                     .ok_or("buffer memory is not host mapped")?[..init.len()]
                     .copy_from_slice(&init);
-                builder.set_ptr(ArgRef::Index(index), allocation.gpu_va()).map_err(|e| e.to_string())?;
+                builder
+                    .set_ptr(ArgRef::Index(index), allocation.gpu_va())
+                    .map_err(|e| e.to_string())?;
                 let output = match value {
                     ValueSpec::Output { path, bytes } => Some((path, bytes)),
                     _ => None,
@@ -262,11 +324,16 @@ fn run(opts: Options) -> Result<(), String> {
     kernargs.as_mut_slice()[..kernarg_bytes.len()].copy_from_slice(&kernarg_bytes);
 
     let queue = runtime.create_queue(agent, 64).map_err(|e| e.to_string())?;
-    let wg16 = |w: u32| u16::try_from(w).map_err(|_| format!("workgroup dimension {w} exceeds 1024"));
+    let wg16 =
+        |w: u32| u16::try_from(w).map_err(|_| format!("workgroup dimension {w} exceeds 1024"));
     let mut dispatch = kernel.dispatch(
         kernargs.gpu_va(),
         grid,
-        [wg16(workgroup[0])?, wg16(workgroup[1])?, wg16(workgroup[2])?],
+        [
+            wg16(workgroup[0])?,
+            wg16(workgroup[1])?,
+            wg16(workgroup[2])?,
+        ],
     );
     dispatch.dimensions = dims as u8;
     let signal = runtime.create_signal(1).map_err(|e| e.to_string())?;
@@ -286,8 +353,12 @@ fn run(opts: Options) -> Result<(), String> {
 
     for b in &buffers {
         if let Some((path, bytes)) = &b.output {
-            let data = &b.allocation.as_slice().ok_or("output buffer is not host mapped")?[..*bytes as usize];
-            std::fs::write(path, data).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            let data = &b
+                .allocation
+                .as_slice()
+                .ok_or("output buffer is not host mapped")?[..*bytes as usize];
+            std::fs::write(path, data)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
     }
     let best = times.iter().min().copied().unwrap_or_default();

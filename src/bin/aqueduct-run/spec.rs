@@ -60,7 +60,9 @@ impl ScalarType {
             t.parse::<T>().map_err(|e| e.to_string())
         }
         let hex = |t: &str| -> Option<u64> {
-            t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).and_then(|h| u64::from_str_radix(h, 16).ok())
+            t.strip_prefix("0x")
+                .or_else(|| t.strip_prefix("0X"))
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
         };
         let unsigned = |max: u64| -> Result<u64, String> {
             let v = match hex(t) {
@@ -81,15 +83,29 @@ impl ScalarType {
         };
         Ok(match self {
             Self::U8 => vec![unsigned(u8::MAX as u64)? as u8],
-            Self::I8 => (signed(i8::MIN as i64, i8::MAX as i64)? as i8).to_le_bytes().to_vec(),
+            Self::I8 => (signed(i8::MIN as i64, i8::MAX as i64)? as i8)
+                .to_le_bytes()
+                .to_vec(),
             Self::U16 => (unsigned(u16::MAX as u64)? as u16).to_le_bytes().to_vec(),
-            Self::I16 => (signed(i16::MIN as i64, i16::MAX as i64)? as i16).to_le_bytes().to_vec(),
+            Self::I16 => (signed(i16::MIN as i64, i16::MAX as i64)? as i16)
+                .to_le_bytes()
+                .to_vec(),
             Self::U32 => (unsigned(u32::MAX as u64)? as u32).to_le_bytes().to_vec(),
-            Self::I32 => (signed(i32::MIN as i64, i32::MAX as i64)? as i32).to_le_bytes().to_vec(),
+            Self::I32 => (signed(i32::MIN as i64, i32::MAX as i64)? as i32)
+                .to_le_bytes()
+                .to_vec(),
             Self::U64 => unsigned(u64::MAX)?.to_le_bytes().to_vec(),
             Self::I64 => signed(i64::MIN, i64::MAX)?.to_le_bytes().to_vec(),
-            Self::F32 => t.parse::<f32>().map_err(|e| bad(&e))?.to_le_bytes().to_vec(),
-            Self::F64 => t.parse::<f64>().map_err(|e| bad(&e))?.to_le_bytes().to_vec(),
+            Self::F32 => t
+                .parse::<f32>()
+                .map_err(|e| bad(&e))?
+                .to_le_bytes()
+                .to_vec(),
+            Self::F64 => t
+                .parse::<f64>()
+                .map_err(|e| bad(&e))?
+                .to_le_bytes()
+                .to_vec(),
         })
     }
 }
@@ -99,7 +115,11 @@ impl ScalarType {
 pub enum ValueSpec {
     /// `TYPE:v[,v...]`: a scalar (one value, for by-value arguments) or the
     /// initial contents of an input buffer (for pointer arguments).
-    Typed { ty: ScalarType, values: Vec<u8>, count: usize },
+    Typed {
+        ty: ScalarType,
+        values: Vec<u8>,
+        count: usize,
+    },
     /// `@FILE`: an input buffer with the file's bytes.
     File(PathBuf),
     /// `zeros:BYTES`: a zero-filled input buffer.
@@ -123,10 +143,16 @@ fn parse_size(text: &str, what: &str) -> Result<u64, String> {
         Some((i, 'G' | 'g')) => (&t[..i], 1u64 << 30),
         _ => (t, 1),
     };
-    let n: u64 = digits.parse().map_err(|_| format!("{what} {t:?} is not a number (e.g. 4096, 64K, 16M)"))?;
-    let v = n.checked_mul(mult).ok_or_else(|| format!("{what} {t:?} is too large"))?;
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{what} {t:?} is not a number (e.g. 4096, 64K, 16M)"))?;
+    let v = n
+        .checked_mul(mult)
+        .ok_or_else(|| format!("{what} {t:?} is too large"))?;
     if v > MAX_BUFFER_BYTES {
-        return Err(format!("{what} {t:?} exceeds the {MAX_BUFFER_BYTES}-byte limit"));
+        return Err(format!(
+            "{what} {t:?} exceeds the {MAX_BUFFER_BYTES}-byte limit"
+        ));
     }
     Ok(v)
 }
@@ -151,11 +177,15 @@ impl ValueSpec {
                 if path.is_empty() {
                     return Err(format!("{text:?}: empty output file name"));
                 }
-                Ok(ValueSpec::Output { path: PathBuf::from(path), bytes: parse_size(bytes, "output size")? })
+                Ok(ValueSpec::Output {
+                    path: PathBuf::from(path),
+                    bytes: parse_size(bytes, "output size")?,
+                })
             }
             _ if head.starts_with("iota-") => {
-                let ty = ScalarType::parse(&head[5..])
-                    .ok_or_else(|| format!("{head:?}: unknown element type (u8..u64, i8..i64, f32, f64)"))?;
+                let ty = ScalarType::parse(&head[5..]).ok_or_else(|| {
+                    format!("{head:?}: unknown element type (u8..u64, i8..i64, f32, f64)")
+                })?;
                 let count = parse_size(rest, "iota count")?;
                 if count.saturating_mul(ty.size() as u64) > MAX_BUFFER_BYTES {
                     return Err(format!("{text:?}: buffer too large"));
@@ -184,7 +214,9 @@ impl ValueSpec {
     pub fn buffer_bytes(&self) -> Result<Vec<u8>, String> {
         match self {
             ValueSpec::Typed { values, .. } => Ok(values.clone()),
-            ValueSpec::File(p) => std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display())),
+            ValueSpec::File(p) => {
+                std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+            }
             ValueSpec::Zeros(n) => Ok(vec![0; *n as usize]),
             ValueSpec::Output { bytes, .. } => Ok(vec![0; *bytes as usize]),
             ValueSpec::Iota { ty, count } => {
@@ -223,7 +255,10 @@ pub fn parse_arg(text: &str) -> Result<(ArgKey, ValueSpec), String> {
         Ok(i) => ArgKey::Index(i),
         Err(_) => ArgKey::Name(key.to_string()),
     };
-    Ok((key, ValueSpec::parse(value).map_err(|e| format!("--arg {text:?}: {e}"))?))
+    Ok((
+        key,
+        ValueSpec::parse(value).map_err(|e| format!("--arg {text:?}: {e}"))?,
+    ))
 }
 
 /// Parse `X[,Y[,Z]]` into three dimensions (missing ones are 1) and the
@@ -255,29 +290,57 @@ mod tests {
     fn scalars_and_lists() {
         assert_eq!(
             ValueSpec::parse("u32:7").unwrap(),
-            ValueSpec::Typed { ty: ScalarType::U32, values: 7u32.to_le_bytes().to_vec(), count: 1 }
+            ValueSpec::Typed {
+                ty: ScalarType::U32,
+                values: 7u32.to_le_bytes().to_vec(),
+                count: 1
+            }
         );
-        let ValueSpec::Typed { values, count, .. } = ValueSpec::parse("f32:1,2.5,-3").unwrap() else {
+        let ValueSpec::Typed { values, count, .. } = ValueSpec::parse("f32:1,2.5,-3").unwrap()
+        else {
             panic!("typed expected")
         };
         assert_eq!(count, 3);
-        let floats: Vec<f32> =
-            values.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        let floats: Vec<f32> = values
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
         assert_eq!(floats, vec![1.0, 2.5, -3.0]);
-        assert_eq!(ScalarType::U64.encode("0x10").unwrap(), 16u64.to_le_bytes().to_vec());
+        assert_eq!(
+            ScalarType::U64.encode("0x10").unwrap(),
+            16u64.to_le_bytes().to_vec()
+        );
         assert_eq!(ScalarType::I8.encode("-128").unwrap(), vec![0x80]);
     }
 
     #[test]
     fn buffers() {
-        assert_eq!(ValueSpec::parse("zeros:4K").unwrap(), ValueSpec::Zeros(4096));
+        assert_eq!(
+            ValueSpec::parse("zeros:4K").unwrap(),
+            ValueSpec::Zeros(4096)
+        );
         assert_eq!(
             ValueSpec::parse("out:res/y.bin:64").unwrap(),
-            ValueSpec::Output { path: "res/y.bin".into(), bytes: 64 }
+            ValueSpec::Output {
+                path: "res/y.bin".into(),
+                bytes: 64
+            }
         );
-        let iota = ValueSpec::parse("iota-u32:4").unwrap().buffer_bytes().unwrap();
-        assert_eq!(iota, [0u32, 1, 2, 3].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
-        let iota = ValueSpec::parse("iota-u16:3").unwrap().buffer_bytes().unwrap();
+        let iota = ValueSpec::parse("iota-u32:4")
+            .unwrap()
+            .buffer_bytes()
+            .unwrap();
+        assert_eq!(
+            iota,
+            [0u32, 1, 2, 3]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<_>>()
+        );
+        let iota = ValueSpec::parse("iota-u16:3")
+            .unwrap()
+            .buffer_bytes()
+            .unwrap();
         assert_eq!(iota, vec![0, 0, 1, 0, 2, 0]);
     }
 
@@ -306,7 +369,11 @@ mod tests {
         assert!(parse_arg("n").unwrap_err().contains("NAME_OR_INDEX=VALUE"));
         assert_eq!(parse_dims("64", "--grid").unwrap(), ([64, 1, 1], 1));
         assert_eq!(parse_dims("8,4,2", "--grid").unwrap(), ([8, 4, 2], 3));
-        assert!(parse_dims("8,0", "--grid").unwrap_err().contains("at least 1"));
+        assert!(
+            parse_dims("8,0", "--grid")
+                .unwrap_err()
+                .contains("at least 1")
+        );
         assert!(parse_dims("1,2,3,4", "--grid").is_err());
     }
 }

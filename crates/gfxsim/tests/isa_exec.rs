@@ -99,7 +99,12 @@ fn load_kernel(mem: &mut TestMem, name: &str) -> (u64, KernelDescriptor) {
         "{}/../../kernels/gfx1100/{name}.co",
         env!("CARGO_MANIFEST_DIR")
     );
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    load_code_object(mem, &path, name)
+}
+
+/// Load the code object at `path`, kernel `name`.
+fn load_code_object(mem: &mut TestMem, path: &str, name: &str) -> (u64, KernelDescriptor) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let file = object::File::parse(&*bytes).expect("ELF");
     let mut image = vec![0u8; 0];
     for seg in file.segments() {
@@ -744,4 +749,143 @@ fn dpp_and_permlane_lane_movement() {
             "row_mirror row_mask lane {l}"
         );
     }
+}
+
+#[test]
+fn clang_division_and_sqrt_sequences() {
+    let mut mem = TestMem::new();
+    let path = format!("{}/tests/isa_kernels/div.co", env!("CARGO_MANIFEST_DIR"));
+    let (kd_addr, kd) = load_code_object(&mut mem, &path, "div");
+    let n = 128usize;
+    let r = lcg(21, 4 * n);
+    let mut a: Vec<f32> = (0..n)
+        .map(|k| f32::from_bits(r[k] & 0x7FFF_FFFF) * if k % 3 == 0 { -1.0 } else { 1.0 })
+        .collect();
+    let mut b: Vec<f32> = (0..n)
+        .map(|k| f32::from_bits((r[n + k] % 0x7F00_0000) | 0x0080_0000))
+        .collect();
+    // Hand-picked cases that take the scaling paths and the special-value fixups.
+    let special = [
+        (1.0e-38f32, 3.0e38f32),
+        (3.0e38, 1.0e-30),
+        (1.0e-45, 7.0),
+        (5.0, 0.0),
+        (0.0, 0.0),
+        (f32::INFINITY, 2.0),
+        (1.0, f32::INFINITY),
+        (-7.5, 2.5),
+        (1.0, 3.0),
+        (2.0e-40, 3.0e-41),
+    ];
+    for (k, (x, y)) in special.iter().enumerate() {
+        a[k] = *x;
+        b[k] = *y;
+    }
+    let da: Vec<f64> = (0..n)
+        .map(|k| {
+            f64::from_bits(((r[k] as u64) << 32 | r[2 * n + k] as u64) & 0x7FEF_FFFF_FFFF_FFFF)
+        })
+        .collect();
+    let db: Vec<f64> = (0..n)
+        .map(|k| {
+            f64::from_bits(
+                (((r[3 * n + k] as u64) << 29 | r[k] as u64) % 0x7FE0_0000_0000_0000)
+                    | 0x0010_0000_0000_0000,
+            )
+        })
+        .collect();
+    let ia: Vec<i32> = (0..n).map(|k| r[2 * n + k] as i32).collect();
+    let ib: Vec<i32> = (0..n)
+        .map(|k| ((r[3 * n + k] >> (k % 31)) as i32).max(1) * if k % 2 == 0 { 1 } else { -1 })
+        .collect();
+    let bufs: Vec<u64> = (0..12)
+        .map(|k| 0x4000_0000_0000 + (k as u64) * 0x10_0000)
+        .collect();
+    mem.map(bufs[0], &f32_bytes(&a));
+    mem.map(bufs[1], &f32_bytes(&b));
+    mem.map_zeroed(bufs[2], 4 * n);
+    mem.map(
+        bufs[3],
+        &da.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+    );
+    mem.map(
+        bufs[4],
+        &db.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+    );
+    mem.map_zeroed(bufs[5], 8 * n);
+    mem.map(
+        bufs[6],
+        &ia.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+    );
+    mem.map(
+        bufs[7],
+        &ib.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+    );
+    mem.map_zeroed(bufs[8], 4 * n);
+    mem.map_zeroed(bufs[9], 4 * n);
+    mem.map_zeroed(bufs[10], 4 * n);
+    mem.map_zeroed(bufs[11], 8 * n);
+    mem.map(
+        KERNARG,
+        &kernargs(&ptr_args(&bufs, &[]), [n as u32, 1, 1], [64, 1, 1], [0; 3]),
+    );
+    run_all(&mem, setup(kd_addr, kd, [n as u32, 1, 1], [64, 1, 1])).expect("runs");
+    let out = mem.read_f32s(bufs[2], n);
+    let f64s = |addr: u64| -> Vec<f64> {
+        mem.read(addr, 8 * n)
+            .chunks(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let dout = f64s(bufs[5]);
+    let iout = mem.read_u32s(bufs[8], n);
+    let uout = mem.read_u32s(bufs[9], n);
+    let sq = mem.read_f32s(bufs[10], n);
+    let dsq = f64s(bufs[11]);
+    for k in 0..n {
+        let want = a[k] / b[k];
+        assert!(
+            out[k].to_bits() == want.to_bits() || (out[k].is_nan() && want.is_nan()),
+            "f32 {} / {} = {} want {want}",
+            a[k],
+            b[k],
+            out[k]
+        );
+        assert_eq!(
+            dout[k].to_bits(),
+            (da[k] / db[k]).to_bits(),
+            "f64 {} / {}",
+            da[k],
+            db[k]
+        );
+        let (x, y) = (ia[k], ib[k]);
+        assert_eq!(
+            iout[k] as i32,
+            x.wrapping_div(y)
+                .wrapping_add(1000i32.wrapping_mul(x.wrapping_rem(y))),
+            "int {x} / {y}"
+        );
+        assert_eq!(uout[k], x as u32 / y as u32, "uint {x} / {y}");
+        let s = (a[k] * a[k]).sqrt();
+        assert!(
+            sq[k].to_bits() == s.to_bits() || (sq[k].is_nan() && s.is_nan()),
+            "sqrtf({}) = {} want {s}",
+            a[k] * a[k],
+            sq[k]
+        );
+        let ds = (da[k] * da[k] + 1.0).sqrt();
+        assert!(
+            ulps64(dsq[k], ds) <= 1,
+            "sqrt({}) = {} want {ds}",
+            da[k] * da[k] + 1.0,
+            dsq[k]
+        );
+    }
+}
+
+fn ulps64(a: f64, b: f64) -> u64 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    (a.to_bits() as i128 - b.to_bits() as i128).unsigned_abs() as u64
 }

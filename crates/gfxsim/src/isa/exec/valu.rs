@@ -560,65 +560,50 @@ fn round_even32(x: f32) -> f32 {
     x.round_ties_even()
 }
 
+/// V_DIV_SCALE_F32 (S0 = value to scale, S1 = denominator, S2 = numerator),
+/// after the RDNA3 pseudocode. Both calls of a division sequence see the same
+/// (S1, S2), so numerator and denominator are scaled consistently; VCC tells
+/// V_DIV_FMAS to undo a scaling of the quotient. The "quotient would be
+/// denormal" test is evaluated exactly (in f64) rather than as an f32 division
+/// that may underflow to zero.
 fn div_scale32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
-    // RDNA3 V_DIV_SCALE_F32 (S0 = value to scale, S1 = denominator, S2 = numerator).
-    let mut vcc = false;
-    let mut d = s0;
     if s2 == 0.0 || s1 == 0.0 {
-        d = f32::NAN;
-    } else if exponent32(s2) - exponent32(s1) >= 96 {
-        vcc = true;
-        if s0 == s1 {
-            d = ldexp32(s0, 64);
-        }
-    } else if s1.is_subnormal() {
-        d = ldexp32(s0, 64);
-    } else if (1.0 / s1 as f64).abs() < f32::MIN_POSITIVE as f64 && (s2 / s1).is_subnormal() {
-        vcc = true;
-        if s0 == s1 {
-            d = ldexp32(s0, 64);
-        }
-    } else if (1.0 / s1 as f64).abs() < f32::MIN_POSITIVE as f64 {
-        d = ldexp32(s0, -64);
-    } else if (s2 / s1).is_subnormal() {
-        vcc = true;
-        if s0 == s2 {
-            d = ldexp32(s0, 64);
-        }
-    } else if exponent32(s2) <= 23 {
-        d = ldexp32(s0, 64);
+        return (f32::NAN, false);
     }
-    (d, vcc)
+    let q = (s2 as f64 / s1 as f64).abs();
+    if exponent32(s2) - exponent32(s1) >= 96 {
+        // Quotient near overflow: scale the denominator up.
+        (if s0 == s1 { ldexp32(s0, 64) } else { s0 }, true)
+    } else if q < f32::MIN_POSITIVE as f64 && q.is_finite() {
+        // Quotient would be denormal: scale the numerator up.
+        (if s0 == s2 { ldexp32(s0, 64) } else { s0 }, true)
+    } else if s1.is_subnormal() || exponent32(s2) <= 23 {
+        (ldexp32(s0, 64), false)
+    } else if (1.0 / s1 as f64).abs() < f32::MIN_POSITIVE as f64 {
+        (ldexp32(s0, -64), false)
+    } else {
+        (s0, false)
+    }
 }
 
 fn div_scale64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
-    let mut vcc = false;
-    let mut d = s0;
     if s2 == 0.0 || s1 == 0.0 {
-        d = f64::NAN;
-    } else if exponent64(s2) - exponent64(s1) >= 768 {
-        vcc = true;
-        if s0 == s1 {
-            d = ldexp64(s0, 128);
-        }
-    } else if s1.is_subnormal() {
-        d = ldexp64(s0, 128);
-    } else if (1.0 / s1).is_subnormal() && (s2 / s1).is_subnormal() {
-        vcc = true;
-        if s0 == s1 {
-            d = ldexp64(s0, 128);
-        }
-    } else if (1.0 / s1).is_subnormal() {
-        d = ldexp64(s0, -128);
-    } else if (s2 / s1).is_subnormal() {
-        vcc = true;
-        if s0 == s2 {
-            d = ldexp64(s0, 128);
-        }
-    } else if exponent64(s2) <= 53 {
-        d = ldexp64(s0, 128);
+        return (f64::NAN, false);
     }
-    (d, vcc)
+    let (m2, e2) = frexp64(s2);
+    let (m1, e1) = frexp64(s1);
+    let log2_q = (e2 - e1) as f64 + (m2 / m1).abs().log2();
+    if exponent64(s2) - exponent64(s1) >= 768 {
+        (if s0 == s1 { ldexp64(s0, 128) } else { s0 }, true)
+    } else if log2_q < -1022.0 && s2.is_finite() && s1.is_finite() {
+        (if s0 == s2 { ldexp64(s0, 128) } else { s0 }, true)
+    } else if s1.is_subnormal() || exponent64(s2) <= 53 {
+        (ldexp64(s0, 128), false)
+    } else if e1 > 1022 {
+        (ldexp64(s0, -128), false)
+    } else {
+        (s0, false)
+    }
 }
 
 fn div_fixup32(q: f32, den: f32, num: f32) -> f32 {
@@ -633,7 +618,8 @@ fn div_fixup32(q: f32, den: f32, num: f32) -> f32 {
     } else if den.is_infinite() || num == 0.0 {
         sign(0.0)
     } else if q.is_nan() {
-        q
+        // The scaled quotient overflowed inside the division sequence.
+        sign(f32::INFINITY)
     } else {
         sign(q)
     }
@@ -651,7 +637,7 @@ fn div_fixup64(q: f64, den: f64, num: f64) -> f64 {
     } else if den.is_infinite() || num == 0.0 {
         sign(0.0)
     } else if q.is_nan() {
-        q
+        sign(f64::INFINITY)
     } else {
         sign(q)
     }
@@ -915,7 +901,7 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             for l in 0..LANES {
                 let f = a[l].mul_add(b[l], c[l]);
                 r[l] = if vcc >> l & 1 != 0 {
-                    ldexp32(f, if exponent32(c[l]) > 127 { -64 } else { 64 })
+                    ldexp32(f, if exponent32(c[l]) > 127 { 64 } else { -64 })
                 } else {
                     f
                 };
@@ -929,7 +915,7 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             for l in 0..LANES {
                 let f = a[l].mul_add(b[l], c[l]);
                 r[l] = if vcc >> l & 1 != 0 {
-                    ldexp64(f, if exponent64(c[l]) > 1023 { -128 } else { 128 })
+                    ldexp64(f, if exponent64(c[l]) > 1023 { 128 } else { -128 })
                 } else {
                     f
                 };

@@ -889,3 +889,84 @@ fn ulps64(a: f64, b: f64) -> u64 {
     }
     (a.to_bits() as i128 - b.to_bits() as i128).unsigned_abs() as u64
 }
+
+#[test]
+fn clang_feature_mix() {
+    let mut mem = TestMem::new();
+    let path = format!(
+        "{}/tests/isa_kernels/features.co",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let (kd_addr, kd) = load_code_object(&mut mem, &path, "features");
+    let n = 128usize;
+    let input = lcg(33, n);
+    mem.map(BUF_A, &u32_bytes(&input));
+    mem.map_zeroed(BUF_B, 4 * 8 * n);
+    mem.map_zeroed(BUF_C, 4);
+    mem.map(BUF_C + 0x1000, &i32::MAX.to_le_bytes());
+    mem.map(
+        KERNARG,
+        &kernargs(
+            &ptr_args(&[BUF_A, BUF_B, BUF_C, BUF_C + 0x1000], &[]),
+            [n as u32, 1, 1],
+            [64, 1, 1],
+            [0; 3],
+        ),
+    );
+    run_all(&mem, setup(kd_addr, kd, [n as u32, 1, 1], [64, 1, 1])).expect("runs");
+    let out = mem.read_u32s(BUF_B, 8 * n);
+    for i in 0..n {
+        let x = input[i];
+        let r = |k: usize| out[i * 8 + k];
+        let w = (x as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add((x as u64) << 40);
+        assert_eq!(r(0), (w >> 32) as u32 ^ w as u32, "u64 math {i}");
+        assert_eq!(
+            r(1),
+            x.count_ones()
+                + (x | 1).leading_zeros() * 100
+                + (x | 0x8000_0000).trailing_zeros() * 10000,
+            "bits {i}"
+        );
+        let h = half::f16::from_f32((x & 0xffff) as f32 / 4096.0);
+        let h2 = half::f16::from_f64(h.to_f64() * h.to_f64() + 0.5);
+        assert_eq!(r(2), h2.to_bits() as u32, "half {i}");
+        let p = |k: u32| x.wrapping_mul(k + 1);
+        assert_eq!(
+            r(3),
+            p(x & 15).wrapping_add(p((x >> 4) & 15)),
+            "private array {i}"
+        );
+        let wave = i / 32 * 32;
+        let sum: u32 = (wave..wave + 32).map(|j| input[j] & 0xff).sum();
+        assert_eq!(r(4), sum, "bpermute reduction {i}");
+        let sw = match x % 5 {
+            0 => x.wrapping_add(7),
+            1 => x.wrapping_mul(3),
+            2 => x ^ 0x55aa,
+            3 => x >> 3,
+            _ => !x,
+        };
+        assert_eq!(r(5), sw, "switch {i}");
+        let sx = x as i32 as i64;
+        assert_eq!(
+            r(6),
+            (((sx * sx) >> 17) as u32).wrapping_add((sx / 7) as u32),
+            "i64 {i}"
+        );
+        assert_eq!(
+            r(7),
+            (((x as u64 * 0xdead_beef) >> 32) as u32).wrapping_add(x.rotate_left(13)),
+            "mul_hi rotate {i}"
+        );
+    }
+    let fsum: f32 = input.iter().map(|x| (x & 0xf) as f32).sum();
+    assert_eq!(mem.read_f32s(BUF_C, 1)[0], fsum, "float atomic add");
+    let imin = input.iter().map(|&x| x as i32).min().unwrap();
+    assert_eq!(
+        mem.read_u32s(BUF_C + 0x1000, 1)[0] as i32,
+        imin,
+        "atomic min"
+    );
+}

@@ -1377,16 +1377,17 @@ fn fma_mix(v: &mut V) -> R<()> {
         }
         x
     };
-    let mut r = [0f32; LANES];
+    // The fma is computed in f64 (exact product of two f32/f16 values) and rounded once.
+    let mut r = [0f64; LANES];
     for (l, o) in r.iter_mut().enumerate() {
-        *o = val(0, l).mul_add(val(1, l), val(2, l));
+        *o = (val(0, l) as f64).mul_add(val(1, l) as f64, val(2, l) as f64);
         if i.mods.clamp {
             *o = if o.is_nan() { 0.0 } else { o.clamp(0.0, 1.0) };
         }
     }
     match i.op {
         VFmaMixF32 => {
-            let bits = r.map(f32::to_bits);
+            let bits = r.map(|x| (x as f32).to_bits());
             v.put(&bits)
         }
         _ => {
@@ -1394,7 +1395,7 @@ fn fma_mix(v: &mut V) -> R<()> {
             let cur = v.w.vgpr[i.dst as usize];
             let mut o = [0u32; LANES];
             for l in 0..LANES {
-                let h = f16::from_f32(r[l]).to_bits() as u32;
+                let h = f16::from_f64(r[l]).to_bits() as u32;
                 o[l] = if hi {
                     (cur[l] & 0xFFFF) | h << 16
                 } else {

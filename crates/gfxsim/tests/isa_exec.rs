@@ -970,3 +970,92 @@ fn clang_feature_mix() {
         "atomic min"
     );
 }
+
+#[test]
+fn flat_shared_aperture_and_packed_math() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::FLAT_LDS, 256, 0);
+    mem.map_zeroed(BUF_A, 4 * 32 * 7);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 32 * 7);
+    let f16 = |v: f32| half::f16::from_f32(v);
+    for l in 0..32u32 {
+        let r = |k: usize| out[k * 32 + l as usize];
+        assert_eq!(r(0), 0x500 + l, "flat store -> ds load, lane {l}");
+        assert_eq!(r(1), 0x77, "ds store -> flat load, lane {l}");
+        assert_eq!(r(2), 0x77, "flat atomic returns the old value, lane {l}");
+        assert_eq!(r(3), 0x77 + l, "flat atomic on LDS, lane {l}");
+        let (lo, hi) = (f16(l as f32), f16(l as f32 + 1.0));
+        let pk = |a: half::f16, b: half::f16| a.to_bits() as u32 | (b.to_bits() as u32) << 16;
+        assert_eq!(
+            r(4),
+            pk(
+                f16(lo.to_f32() * lo.to_f32()),
+                f16(hi.to_f32() * hi.to_f32())
+            ),
+            "pk_mul lane {l}"
+        );
+        let bits = pk(lo, hi);
+        let add16 = |x: u32, s: u32| ((x >> s) as u16).wrapping_add(1) as u32;
+        assert_eq!(
+            r(5),
+            add16(bits, 0) | add16(bits, 16) << 16,
+            "pk_add_u16 lane {l}"
+        );
+        // op_sel:[1,0,0] op_sel_hi:[0,1,1]: low = hi*lo + lo, high = lo*hi + hi.
+        let fma = |a: half::f16, b: half::f16, c: half::f16| {
+            half::f16::from_f64(a.to_f64() * b.to_f64() + c.to_f64())
+        };
+        assert_eq!(
+            r(6),
+            pk(fma(hi, lo, lo), fma(lo, hi, hi)),
+            "pk_fma op_sel lane {l}"
+        );
+    }
+}
+
+#[test]
+fn code_cache_invalidation() {
+    // v_mov_b32 v1, 5 ; global_store_b32 v0(=0 offset), v1, s[4:5] after loading the pointer.
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::SCALAR, 0, 0);
+    mem.map_zeroed(BUF_A, 4 * 32);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    let code = Arc::new(CodeCache::new());
+    let s = setup(kd_addr, kd, [32, 1, 1], [32, 1, 1]);
+    let mut ctx = WorkerContext::new();
+    Dispatch::new(s.clone(), code.clone())
+        .unwrap()
+        .run_workgroup([0, 0, 0], &mem, &mut ctx)
+        .unwrap();
+    assert_eq!(mem.read_u32s(BUF_A + 12, 1)[0], 55);
+    // Patch the loop bound (s_cmp_le_i32 s14, 10 -> 20): its inline constant is in the first dword.
+    let idx = kernels::SCALAR
+        .iter()
+        .position(|w| *w == 0xBF05_8A0E)
+        .expect("s_cmp_le_i32 s14, 10");
+    let addr = HAND_BASE + 256 + 4 * idx as u64;
+    let p = mem.translate(addr, 4, Access::Write).unwrap();
+    // SAFETY: p points at 4 mapped bytes of the test memory.
+    unsafe { std::ptr::write_unaligned(p as *mut u32, 0xBF05_940E) };
+    Dispatch::new(s.clone(), code.clone())
+        .unwrap()
+        .run_workgroup([0, 0, 0], &mem, &mut ctx)
+        .unwrap();
+    assert_eq!(
+        mem.read_u32s(BUF_A + 12, 1)[0],
+        55,
+        "stale decoded code until invalidated"
+    );
+    code.invalidate(addr, 4);
+    Dispatch::new(s, code.clone())
+        .unwrap()
+        .run_workgroup([0, 0, 0], &mem, &mut ctx)
+        .unwrap();
+    assert_eq!(
+        mem.read_u32s(BUF_A + 12, 1)[0],
+        210,
+        "sum 1..20 after invalidation"
+    );
+}

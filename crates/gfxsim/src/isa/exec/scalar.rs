@@ -453,7 +453,8 @@ pub(super) fn sopp(w: &mut Wave, i: &Inst) -> ExecResult {
         | SDecperflevel
         | STtracedata
         | STtracedataImm
-        | SWakeup => Flow::Next,
+        | SWakeup
+        | SCodeEnd => Flow::Next,
         // Only MSG_DEALLOC_VGPRS (3) and the GS/interrupt messages compute code never sends exist;
         // dealloc is a no-op for a functional model.
         SSendmsg if i.imm & 0xFF == 3 => Flow::Next,

@@ -1109,6 +1109,14 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             }
             v.put(&r)
         }
+        VPackB32F16 => {
+            let (a, b) = (v.h(0)?, v.h(1)?);
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = a[l] as u32 | (b[l] as u32) << 16;
+            }
+            v.put(&r)
+        }
         VSadU32 => v.u3(|a, b, c| a.abs_diff(b).wrapping_add(c))?,
         VCndmaskB32 => {
             let mask = match i.family {

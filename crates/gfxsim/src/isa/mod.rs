@@ -9,6 +9,21 @@
 //! [`GpuMemory`], which is how a stray access becomes a [`WaveError`]
 //! instead of a host crash.
 
+// Fidelity notes (deviations from hardware, by design or not yet modelled):
+// - wave32 only; wave64 descriptors are InvalidDescriptor.
+// - Floats: round-to-nearest-even with denormals kept, whatever MODE says
+//   (s_round_mode/s_denorm_mode/s_setreg MODE are recorded, not applied).
+//   Transcendentals (rcp, rsq, sqrt, exp, log, sin, cos) are correctly rounded
+//   from f64 host math, i.e. at least as accurate as the ISA's 1 ULP.
+// - LDS is not cleared between workgroups (stale, as on hardware; zero when
+//   first allocated); out-of-range LDS reads return 0 and writes are dropped.
+// - Private memory out of range is a MemoryViolation at private-aperture + offset.
+// - Global atomics on misaligned addresses are MemoryViolations.
+// - Not implemented (IllegalInstruction with the mnemonic): image/buffer data
+//   ops, GDS, ds_swizzle, s_getreg/s_setreg of registers other than MODE,
+//   s_sendmsg other than MSG_DEALLOC_VGPRS, traps (Trap error), and VALU ops
+//   outside exec/valu.rs's list.
+
 // INTERFACE (written first so the driver and the emulator can be built
 // side by side). The emulator fills in the bodies.
 

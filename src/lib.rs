@@ -1,12 +1,88 @@
 //! Aqueduct: a WebGPU-style compute API for AMD GPUs on its own HSA core.
 //!
-//! The wgpu-like facade comes with issue #6. Today this package holds the
-//! device choice (real /dev/kfd or gfxsim), the HSA-level examples and the
-//! `aqueduct-run` tool; the layers below are re-exported for them.
+//! The API follows wgpu 30's compute subset in names, signatures and
+//! semantics, so a port is mostly a change of crate name: [`Instance`] →
+//! [`Adapter`] → ([`Device`], [`Queue`]); buffers, shader modules, bind
+//! groups, compute pipelines, command encoders and compute passes.
+//! Descriptors, flags, limits and features are wgpu-types 30 (re-exported).
+//! Underneath, every command buffer becomes AQL packets on the device's HSA
+//! queue with barrier bits and fence scopes derived from real hazards (see
+//! [`command::lower`]), buffers live in fine- or coarse-grained pools by
+//! usage ([`placement`]), and shaders are AMDGPU code objects
+//! ([`ShaderSource`]). The device is the real /dev/kfd when it lists a GPU,
+//! gfxsim otherwise (`AQUEDUCT_DEVICE=kfd|sim|auto`).
+//!
+//! Differences from wgpu, on purpose: the async entry points resolve at
+//! once and have blocking `_sync` twins ([`block_on`] drives the async ones
+//! without pollster); validation errors never panic (the default
+//! uncaptured-error handler logs); `BufferViewMut` dereferences mutably.
+//!
+//! The HSA-level layers are re-exported (`hsa`, `kfd`, `gfxsim`) for the
+//! `aqueduct-run` tool and low-level examples.
 
+pub mod adapter;
+pub mod binding;
+mod block_on;
+pub mod buffer;
+pub mod command;
+pub mod device;
 pub mod device_select;
+pub mod error;
+pub mod error_scope;
+pub mod instance;
+pub mod pipeline;
+pub mod placement;
+pub mod queue;
+pub mod registry;
+mod ring;
+pub mod shader;
+pub mod util;
 
 pub use aqueduct_gfxsim as gfxsim;
 pub use aqueduct_hsa as hsa;
 pub use aqueduct_kfd as kfd;
 pub use device_select::{DeviceChoice, DeviceSelectError, default_device, open_device};
+
+pub use adapter::{Adapter, DeviceDescriptor};
+pub use binding::{
+    BindGroup, BindGroupDescriptor, BindGroupEntry, BindGroupLayout, BindGroupLayoutDescriptor,
+    BindingResource, BufferBinding,
+};
+pub use block_on::block_on;
+pub use buffer::{Buffer, BufferDescriptor, BufferSlice, BufferView, BufferViewMut, MapStateKind};
+pub use command::encoder::{
+    CommandBuffer, CommandBufferDescriptor, CommandEncoder, CommandEncoderDescriptor,
+};
+pub use command::lower::{DebugPacket, PacketRole};
+pub use command::pass::{ComputePass, ComputePassDescriptor};
+pub use device::Device;
+pub use error::{
+    BufferAsyncError, Error, ErrorFilter, ErrorSource, MapRangeError, RequestDeviceError,
+};
+pub use error_scope::{ErrorScopeGuard, UncapturedErrorHandler};
+pub use instance::{Instance, RequestAdapterOptions, Surface};
+pub use pipeline::{
+    ComputePipeline, ComputePipelineDescriptor, PipelineCompilationOptions, PipelineLayout,
+    PipelineLayoutDescriptor,
+};
+pub use placement::Placement;
+pub use queue::{PollType, Queue, SubmissionIndex};
+pub use registry::{MapMode, Owner};
+pub use shader::{ShaderModule, ShaderModuleDescriptor, ShaderSource};
+
+pub use aqueduct_kfd::abi::FenceScope;
+pub use wgpu_types as wgt;
+pub use wgpu_types::{
+    AdapterInfo, Backend, Backends, BindGroupLayoutEntry, BindingType, BufferAddress,
+    BufferBindingType, BufferSize, BufferUsages, COPY_BUFFER_ALIGNMENT, DeviceType,
+    DownlevelCapabilities, DownlevelFlags, DynamicOffset, Features, InstanceDescriptor, Limits,
+    MAP_ALIGNMENT, MemoryHints, PollError, PollStatus, PowerPreference, RequestAdapterError,
+    ShaderStages, Trace,
+};
+
+/// A debug label.
+pub type Label<'a> = Option<&'a str>;
+
+pub(crate) fn label_suffix(label: Label<'_>) -> String {
+    label.map(|l| format!(" `{l}`")).unwrap_or_default()
+}

@@ -1,0 +1,169 @@
+//! Adapters: one per visible GPU agent. What an adapter offers (limits,
+//! features, info) is derived from the agent's properties; a device gets
+//! exactly the limits and features it asks for, after checking them
+//! against the adapter (as wgpu does).
+
+use std::sync::Arc;
+
+use aqueduct_hsa::{Agent, Runtime};
+use wgpu_types::{
+    AdapterInfo, Backend, DeviceType, DownlevelCapabilities, DownlevelFlags, Features, Limits,
+};
+
+use crate::device::{Device, DeviceShared};
+use crate::error::RequestDeviceError;
+use crate::queue::Queue;
+
+pub type DeviceDescriptor<'a> = wgpu_types::DeviceDescriptor<crate::Label<'a>>;
+
+/// PCI vendor id of AMD.
+pub const AMD_VENDOR_ID: u32 = 0x1002;
+
+/// A GPU agent Aqueduct can open a device on (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct Adapter {
+    runtime: Arc<Runtime>,
+    agent: Agent,
+}
+
+impl Adapter {
+    pub(crate) fn new(runtime: Arc<Runtime>, agent: Agent) -> Self {
+        Adapter { runtime, agent }
+    }
+
+    /// The HSA agent behind the adapter.
+    pub fn agent(&self) -> &Agent {
+        &self.agent
+    }
+
+    fn simulated(&self) -> bool {
+        self.runtime.device().backend_name() != "kfd"
+    }
+
+    /// Name, vendor and driver, with "simulated" visible for gfxsim.
+    pub fn get_info(&self) -> AdapterInfo {
+        let a = &self.agent;
+        let backend = self.runtime.device().backend_name();
+        let (kfd_major, kfd_minor) = self.runtime.kfd_version();
+        let sim = self.simulated();
+        AdapterInfo {
+            name: if sim {
+                format!("{} (simulated {} on {backend})", a.product_name, a.name)
+            } else {
+                format!("{} ({})", a.product_name, a.name)
+            },
+            vendor: AMD_VENDOR_ID,
+            device: 0,
+            device_type: if sim {
+                DeviceType::Cpu
+            } else {
+                DeviceType::DiscreteGpu
+            },
+            device_pci_bus_id: String::new(),
+            driver: "aqueduct".to_string(),
+            driver_info: format!(
+                "{}{} {}, {} CUs, wave{}, KFD {kfd_major}.{kfd_minor} via {backend}",
+                if sim { "simulated " } else { "" },
+                a.name,
+                a.isa_name.as_deref().unwrap_or("?"),
+                a.compute_unit_count,
+                a.wavefront_size
+            ),
+            // wgpu-types has no variant for a custom backend; Noop is the
+            // closest (no wgpu-hal backend underneath).
+            backend: Backend::Noop,
+            subgroup_min_size: a.wavefront_size,
+            subgroup_max_size: a.wavefront_size,
+            transient_saves_memory: None,
+            limit_bucket: None,
+        }
+    }
+
+    pub fn features(&self) -> Features {
+        Features::MAPPABLE_PRIMARY_BUFFERS | Features::IMMEDIATES
+    }
+
+    /// The best limits the agent supports (compute limits from the agent;
+    /// the rest are WebGPU's defaults).
+    pub fn limits(&self) -> Limits {
+        let a = &self.agent;
+        let wg_max = a.max_workgroup_size.clamp(256, 1024);
+        let max_buffer = (a.local_memory_size.max(1 << 30)).min(4 << 30) / 2;
+        Limits {
+            max_bind_groups: 8,
+            max_storage_buffers_per_shader_stage: 16,
+            max_dynamic_storage_buffers_per_pipeline_layout: 8,
+            max_storage_buffer_binding_size: max_buffer,
+            max_uniform_buffer_binding_size: 64 << 10,
+            max_buffer_size: max_buffer,
+            max_compute_workgroup_storage_size: (a.lds_size as u32).max(16384),
+            max_compute_invocations_per_workgroup: wg_max,
+            max_compute_workgroup_size_x: wg_max,
+            max_compute_workgroup_size_y: wg_max,
+            max_compute_workgroup_size_z: wg_max.min(1024),
+            max_compute_workgroups_per_dimension: 65535,
+            max_immediate_size: 128,
+            ..Limits::defaults()
+        }
+    }
+
+    pub fn get_downlevel_capabilities(&self) -> DownlevelCapabilities {
+        DownlevelCapabilities {
+            flags: DownlevelFlags::COMPUTE_SHADERS | DownlevelFlags::INDIRECT_EXECUTION,
+            ..DownlevelCapabilities::default()
+        }
+    }
+
+    /// Open a device with exactly the requested features and limits.
+    pub fn request_device_sync(
+        &self,
+        desc: &DeviceDescriptor<'_>,
+    ) -> Result<(Device, Queue), RequestDeviceError> {
+        let missing = desc.required_features - self.features();
+        if !missing.is_empty() {
+            return Err(RequestDeviceError(format!(
+                "the adapter does not support features {missing:?} (it offers {:?})",
+                self.features()
+            )));
+        }
+        let allowed = self.limits();
+        let mut failures = Vec::new();
+        desc.required_limits
+            .check_limits_with_fail_fn(&allowed, false, |name, want, have| {
+                failures.push(format!(
+                    "{name}: requested {want}, the adapter allows {have}"
+                ))
+            });
+        if !failures.is_empty() {
+            return Err(RequestDeviceError(format!(
+                "the requested limits exceed the adapter's: {}",
+                failures.join("; ")
+            )));
+        }
+        let shared = DeviceShared::new(
+            self.runtime.clone(),
+            self.agent.clone(),
+            self.get_info(),
+            desc.required_features,
+            desc.required_limits.clone(),
+        )
+        .map_err(|e| {
+            RequestDeviceError(format!("opening the device on {}: {e}", self.agent.name))
+        })?;
+        let shared = Arc::new(shared);
+        Ok((
+            Device {
+                shared: shared.clone(),
+            },
+            Queue { shared },
+        ))
+    }
+
+    /// wgpu-compatible async form of [`Adapter::request_device_sync`].
+    pub fn request_device(
+        &self,
+        desc: &DeviceDescriptor<'_>,
+    ) -> std::future::Ready<Result<(Device, Queue), RequestDeviceError>> {
+        std::future::ready(self.request_device_sync(desc))
+    }
+}

@@ -1,0 +1,363 @@
+//! The binding model: bind group layouts, bind groups and pipeline layouts.
+//!
+//! Layouts are immutable and shared (cheap clones). Two explicit layouts
+//! with equal entries are interchangeable (WebGPU's layout deduplication);
+//! a layout derived by a pipeline's auto layout is compatible only with
+//! itself (`origin` records the pipeline). A bind group resolves each entry
+//! to (buffer, offset, size) at creation, after the WebGPU checks.
+
+use std::sync::Arc;
+
+use wgpu_types::{BindGroupLayoutEntry, BindingType, BufferBindingType, BufferSize, BufferUsages};
+
+use crate::Label;
+use crate::buffer::Buffer;
+use crate::device::DeviceShared;
+use crate::error::ValidationError;
+
+pub struct BindGroupLayoutDescriptor<'a> {
+    pub label: Label<'a>,
+    pub entries: &'a [BindGroupLayoutEntry],
+}
+
+#[derive(Debug)]
+pub(crate) struct BindGroupLayoutInner {
+    pub label: Option<String>,
+    /// Sorted by binding number.
+    pub entries: Vec<BindGroupLayoutEntry>,
+    /// Some(pipeline id) for a layout derived by an auto layout.
+    pub origin: Option<u64>,
+    pub valid: bool,
+}
+
+/// A bind group layout (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct BindGroupLayout {
+    pub(crate) inner: Arc<BindGroupLayoutInner>,
+}
+
+impl PartialEq for BindGroupLayout {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl BindGroupLayout {
+    /// Whether a bind group made with `self` may be used where `other` is
+    /// expected.
+    pub(crate) fn compatible(&self, other: &BindGroupLayout) -> bool {
+        if Arc::ptr_eq(&self.inner, &other.inner) {
+            return true;
+        }
+        match (self.inner.origin, other.inner.origin) {
+            (None, None) => self.inner.entries == other.inner.entries,
+            _ => false,
+        }
+    }
+
+    pub(crate) fn entry(&self, binding: u32) -> Option<&BindGroupLayoutEntry> {
+        self.inner.entries.iter().find(|e| e.binding == binding)
+    }
+
+    pub(crate) fn describe(&self) -> String {
+        match (&self.inner.label, self.inner.origin) {
+            (Some(l), _) => format!("bind group layout `{l}`"),
+            (None, Some(p)) => format!("the bind group layout derived by pipeline #{p}"),
+            (None, None) => "a bind group layout".to_string(),
+        }
+    }
+}
+
+pub(crate) fn create_layout(
+    device: &DeviceShared,
+    desc: &BindGroupLayoutDescriptor<'_>,
+    origin: Option<u64>,
+) -> BindGroupLayout {
+    let mut entries = desc.entries.to_vec();
+    entries.sort_by_key(|e| e.binding);
+    let check = || -> Result<(), String> {
+        let limits = &device.limits;
+        for pair in entries.windows(2) {
+            if pair[0].binding == pair[1].binding {
+                return Err(format!("binding {} is declared twice", pair[0].binding));
+            }
+        }
+        let (mut dyn_uniform, mut dyn_storage) = (0u32, 0u32);
+        for e in &entries {
+            if e.binding >= limits.max_bindings_per_bind_group {
+                return Err(format!(
+                    "binding {} is not below max_bindings_per_bind_group ({})",
+                    e.binding, limits.max_bindings_per_bind_group
+                ));
+            }
+            if e.count.is_some() {
+                return Err(format!(
+                    "binding {}: binding arrays (count) are not supported",
+                    e.binding
+                ));
+            }
+            match e.ty {
+                BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset,
+                    ..
+                } => {
+                    if has_dynamic_offset {
+                        match ty {
+                            BufferBindingType::Uniform => dyn_uniform += 1,
+                            BufferBindingType::Storage { .. } => dyn_storage += 1,
+                        }
+                    }
+                }
+                ref other => {
+                    return Err(format!(
+                        "binding {}: {other:?} is not a buffer binding; Aqueduct is compute-only \
+                         and supports buffer bindings only",
+                        e.binding
+                    ));
+                }
+            }
+        }
+        if dyn_uniform > limits.max_dynamic_uniform_buffers_per_pipeline_layout {
+            return Err(format!(
+                "{dyn_uniform} dynamic uniform buffers exceed max_dynamic_uniform_buffers_per_pipeline_layout ({})",
+                limits.max_dynamic_uniform_buffers_per_pipeline_layout
+            ));
+        }
+        if dyn_storage > limits.max_dynamic_storage_buffers_per_pipeline_layout {
+            return Err(format!(
+                "{dyn_storage} dynamic storage buffers exceed max_dynamic_storage_buffers_per_pipeline_layout ({})",
+                limits.max_dynamic_storage_buffers_per_pipeline_layout
+            ));
+        }
+        Ok(())
+    };
+    let valid = match check() {
+        Ok(()) => true,
+        Err(msg) => {
+            device.report(ValidationError::BindGroupLayout(format!(
+                "create_bind_group_layout{}: {msg}",
+                crate::label_suffix(desc.label)
+            )));
+            false
+        }
+    };
+    BindGroupLayout {
+        inner: Arc::new(BindGroupLayoutInner {
+            label: desc.label.map(str::to_string),
+            entries,
+            origin,
+            valid,
+        }),
+    }
+}
+
+/// A buffer range to bind.
+#[derive(Clone, Debug)]
+pub struct BufferBinding<'a> {
+    pub buffer: &'a Buffer,
+    pub offset: u64,
+    /// None: to the end of the buffer.
+    pub size: Option<BufferSize>,
+}
+
+/// What a bind group entry binds.
+#[non_exhaustive]
+#[derive(Clone, Debug)]
+pub enum BindingResource<'a> {
+    Buffer(BufferBinding<'a>),
+}
+
+pub struct BindGroupEntry<'a> {
+    pub binding: u32,
+    pub resource: BindingResource<'a>,
+}
+
+pub struct BindGroupDescriptor<'a> {
+    pub label: Label<'a>,
+    pub layout: &'a BindGroupLayout,
+    pub entries: &'a [BindGroupEntry<'a>],
+}
+
+/// One resolved entry of a bind group.
+#[derive(Clone, Debug)]
+pub(crate) struct BoundBuffer {
+    pub binding: u32,
+    pub buffer: Buffer,
+    pub offset: u64,
+    pub size: u64,
+    pub ty: BufferBindingType,
+    pub has_dynamic_offset: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct BindGroupInner {
+    pub layout: BindGroupLayout,
+    /// Sorted by binding; dynamic-offset entries in binding order are the
+    /// ones `set_bind_group`'s offsets apply to.
+    pub entries: Vec<BoundBuffer>,
+    pub valid: bool,
+}
+
+/// A bind group (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct BindGroup {
+    pub(crate) inner: Arc<BindGroupInner>,
+}
+
+impl BindGroup {
+    pub(crate) fn dynamic_count(&self) -> usize {
+        self.inner
+            .entries
+            .iter()
+            .filter(|e| e.has_dynamic_offset)
+            .count()
+    }
+}
+
+pub(crate) fn create_bind_group(
+    device: &DeviceShared,
+    desc: &BindGroupDescriptor<'_>,
+) -> BindGroup {
+    let layout = desc.layout.clone();
+    let limits = &device.limits;
+    let resolve = || -> Result<Vec<BoundBuffer>, String> {
+        if !layout.inner.valid {
+            return Err(format!("{} is invalid", layout.describe()));
+        }
+        if desc.entries.len() != layout.inner.entries.len() {
+            return Err(format!(
+                "{} entries given but {} has {} entries; a bind group must bind every layout entry exactly once",
+                desc.entries.len(),
+                layout.describe(),
+                layout.inner.entries.len()
+            ));
+        }
+        let mut out: Vec<BoundBuffer> = Vec::new();
+        for entry in desc.entries {
+            if out.iter().any(|b| b.binding == entry.binding) {
+                return Err(format!("binding {} is given twice", entry.binding));
+            }
+            let le = layout.entry(entry.binding).ok_or_else(|| {
+                format!("binding {} is not in {}", entry.binding, layout.describe())
+            })?;
+            let BindingType::Buffer {
+                ty,
+                has_dynamic_offset,
+                min_binding_size,
+            } = le.ty
+            else {
+                return Err(format!("binding {} is not a buffer binding", entry.binding));
+            };
+            let BindingResource::Buffer(bb) = &entry.resource;
+            let buffer = bb.buffer;
+            buffer.check_usable(&format!("binding {}", entry.binding))?;
+            let (usage, align, max, what) = match ty {
+                BufferBindingType::Uniform => (
+                    BufferUsages::UNIFORM,
+                    limits.min_uniform_buffer_offset_alignment,
+                    limits.max_uniform_buffer_binding_size,
+                    "uniform",
+                ),
+                BufferBindingType::Storage { .. } => (
+                    BufferUsages::STORAGE,
+                    limits.min_storage_buffer_offset_alignment,
+                    limits.max_storage_buffer_binding_size,
+                    "storage",
+                ),
+            };
+            if !buffer.usage().contains(usage) {
+                return Err(format!(
+                    "binding {}: {} has usage {:?}, which lacks {usage:?} needed for a {what} binding; \
+                     add it when creating the buffer",
+                    entry.binding,
+                    buffer.describe(),
+                    buffer.usage()
+                ));
+            }
+            if bb.offset % align as u64 != 0 {
+                return Err(format!(
+                    "binding {}: offset {} is not a multiple of min_{what}_buffer_offset_alignment ({align})",
+                    entry.binding, bb.offset
+                ));
+            }
+            if bb.offset > buffer.size() {
+                return Err(format!(
+                    "binding {}: offset {} is past the end of {} ({} bytes)",
+                    entry.binding,
+                    bb.offset,
+                    buffer.describe(),
+                    buffer.size()
+                ));
+            }
+            let size = match bb.size {
+                Some(s) => s.get(),
+                None => buffer.size() - bb.offset,
+            };
+            if bb.offset + size > buffer.size() {
+                return Err(format!(
+                    "binding {}: range {}..{} overruns {} ({} bytes)",
+                    entry.binding,
+                    bb.offset,
+                    bb.offset + size,
+                    buffer.describe(),
+                    buffer.size()
+                ));
+            }
+            if size == 0 {
+                return Err(format!(
+                    "binding {}: the bound range is empty; bind at least 4 bytes",
+                    entry.binding
+                ));
+            }
+            if let Some(min) = min_binding_size
+                && size < min.get()
+            {
+                return Err(format!(
+                    "binding {}: the bound size {size} is below the layout's min_binding_size {}",
+                    entry.binding,
+                    min.get()
+                ));
+            }
+            if size > max {
+                return Err(format!(
+                    "binding {}: the bound size {size} exceeds max_{what}_buffer_binding_size ({max})",
+                    entry.binding
+                ));
+            }
+            if matches!(ty, BufferBindingType::Storage { .. }) && size % 4 != 0 {
+                return Err(format!(
+                    "binding {}: a storage binding's size must be a multiple of 4, not {size}",
+                    entry.binding
+                ));
+            }
+            out.push(BoundBuffer {
+                binding: entry.binding,
+                buffer: buffer.clone(),
+                offset: bb.offset,
+                size,
+                ty,
+                has_dynamic_offset,
+            });
+        }
+        out.sort_by_key(|b| b.binding);
+        Ok(out)
+    };
+    let (entries, valid) = match resolve() {
+        Ok(e) => (e, true),
+        Err(msg) => {
+            device.report(ValidationError::BindGroup(format!(
+                "create_bind_group{}: {msg}",
+                crate::label_suffix(desc.label)
+            )));
+            (Vec::new(), false)
+        }
+    };
+    BindGroup {
+        inner: Arc::new(BindGroupInner {
+            layout,
+            entries,
+            valid,
+        }),
+    }
+}

@@ -1,0 +1,63 @@
+// Aqueduct facade blit kernels: what copy_buffer_to_buffer, clear_buffer,
+// queue.write_buffer and dispatch_workgroups_indirect lower to. One work-item
+// per 32-bit word; WebGPU makes every copy/clear offset and size a multiple of
+// 4 bytes (COPY_BUFFER_ALIGNMENT), so words are all they need.
+// Built by build.sh with clang-19 (-nogpulib, code object v5) and checked in.
+
+#define GID_X() (__builtin_amdgcn_workgroup_id_x() * __builtin_amdgcn_workgroup_size_x() + __builtin_amdgcn_workitem_id_x())
+#define ANY_WG_SIZE __attribute__((amdgpu_flat_work_group_size(1, 1024)))
+
+// fill_u32: dst[i] = value for i < n.
+ANY_WG_SIZE kernel void fill_u32(global uint* restrict dst, uint value, uint n)
+{
+    uint i = GID_X();
+    if (i < n)
+        dst[i] = value;
+}
+
+// copy_u32: dst[i] = src[i] for i < n (source and destination never overlap).
+ANY_WG_SIZE kernel void copy_u32(global const uint* restrict src, global uint* restrict dst, uint n)
+{
+    uint i = GID_X();
+    if (i < n)
+        dst[i] = src[i];
+}
+
+// dispatch_patch: turns the AQL packet at `packet` (written by the host with an
+// INVALID header, everything else final except the grid size) into the
+// dispatch an indirect-args buffer asks for. Reads the x, y, z workgroup
+// counts at `args`; if one is 0 or above `max_groups`, the packet becomes a
+// no-op barrier-AND (WebGPU: such a dispatch does nothing); otherwise it sets
+// the grid size (counts times workgroup size), writes the workgroup counts into
+// the dispatch's kernarg block at `block_count_offset` (the hidden
+// hidden_block_count_x/y/z words; ~0 if the kernel has none; the host wrote the
+// block for one whole workgroup per dimension, so the remainders are already 0),
+// and publishes the header word last with a system-scope
+// release so the command processor sees a complete packet.
+ANY_WG_SIZE kernel void dispatch_patch(global const uint* restrict args, global uint* restrict packet,
+                                       global uint* restrict kernarg, uint block_count_offset,
+                                       uint header_dispatch, uint header_nop,
+                                       uint wg_x, uint wg_y, uint wg_z, uint max_groups)
+{
+    if (GID_X() != 0)
+        return;
+    uint x = args[0], y = args[1], z = args[2];
+    bool run = x != 0 && y != 0 && z != 0 && x <= max_groups && y <= max_groups && z <= max_groups;
+    uint header;
+    if (run) {
+        packet[3] = x * wg_x;
+        packet[4] = y * wg_y;
+        packet[5] = z * wg_z;
+        if (block_count_offset != ~0u) {
+            kernarg[block_count_offset / 4 + 0] = x;
+            kernarg[block_count_offset / 4 + 1] = y;
+            kernarg[block_count_offset / 4 + 2] = z;
+        }
+        header = header_dispatch;
+    } else {
+        for (uint w = 2; w < 14; ++w)
+            packet[w] = 0;
+        header = header_nop;
+    }
+    __atomic_store_n(&packet[0], header, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,288 @@
+//! Command encoders and command buffers.
+//!
+//! Recording validates each command (WebGPU rules) and lowers it at once
+//! into packet ops (see `lower`); a failed command makes the encoder
+//! invalid, and `finish` reports the first error and returns an invalid
+//! command buffer, which `Queue::submit` rejects without running anything.
+//! While a compute pass is open the encoder is locked: the pass borrows it
+//! mutably, and after `forget_lifetime` any encoder command is an error.
+
+use std::sync::{Arc, Mutex};
+
+use aqueduct_hsa::Executable;
+use wgpu_types::{BufferUsages, COPY_BUFFER_ALIGNMENT};
+
+use super::lower::{self, DebugPacket, Op, PacketRole};
+use super::pass::{ComputePass, ComputePassDescriptor};
+use crate::buffer::Buffer;
+use crate::device::DeviceShared;
+use crate::error::ValidationError;
+
+pub type CommandEncoderDescriptor<'a> = wgpu_types::CommandEncoderDescriptor<crate::Label<'a>>;
+pub type CommandBufferDescriptor<'a> = wgpu_types::CommandBufferDescriptor<crate::Label<'a>>;
+
+#[derive(Debug)]
+pub(crate) struct Recording {
+    pub ops: Vec<Op>,
+    /// Buffers the commands use (checked at submit: not destroyed, not mapped).
+    pub used: Vec<Buffer>,
+    pub executables: Vec<Arc<Executable>>,
+    pub error: Option<String>,
+}
+
+impl Recording {
+    pub(crate) fn new() -> Self {
+        Recording {
+            ops: Vec::new(),
+            used: Vec::new(),
+            executables: Vec::new(),
+            error: None,
+        }
+    }
+
+    pub(crate) fn fail(&mut self, msg: String) {
+        if self.error.is_none() {
+            self.error = Some(msg);
+        }
+    }
+
+    pub(crate) fn use_buffer(&mut self, b: &Buffer) {
+        if !self.used.iter().any(|u| u.same(b)) {
+            self.used.push(b.clone());
+        }
+    }
+
+    pub(crate) fn append(&mut self, other: Recording) {
+        if let Some(e) = other.error {
+            self.fail(e);
+        }
+        self.ops.extend(other.ops);
+        for b in &other.used {
+            self.use_buffer(b);
+        }
+        self.executables.extend(other.executables);
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct EncoderState {
+    pub device: Arc<DeviceShared>,
+    pub label: Option<String>,
+    pub rec: Recording,
+    pub pass_open: bool,
+}
+
+/// Records commands for one command buffer.
+#[derive(Debug)]
+pub struct CommandEncoder {
+    pub(crate) state: Arc<Mutex<EncoderState>>,
+}
+
+/// A finished recording, ready for `Queue::submit`.
+#[derive(Debug)]
+pub struct CommandBuffer {
+    pub(crate) device: Arc<DeviceShared>,
+    pub(crate) rec: Recording,
+}
+
+impl CommandBuffer {
+    /// The packets this command buffer lowers to if submitted alone, with
+    /// barrier bits and fence scopes (for lowering tests and diagnostics).
+    #[doc(hidden)]
+    pub fn debug_packets(&self) -> Vec<DebugPacket> {
+        lower::debug_packets(&self.rec.ops)
+    }
+}
+
+impl CommandEncoder {
+    pub(crate) fn new(device: Arc<DeviceShared>, label: Option<String>) -> Self {
+        CommandEncoder {
+            state: Arc::new(Mutex::new(EncoderState {
+                device,
+                label,
+                rec: Recording::new(),
+                pass_open: false,
+            })),
+        }
+    }
+
+    fn with_state<R>(&self, f: impl FnOnce(&mut EncoderState) -> R) -> R {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut s)
+    }
+
+    /// Begin a compute pass; the encoder is locked until the pass is dropped.
+    pub fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_>) -> ComputePass<'_> {
+        let device = self.with_state(|s| {
+            if s.pass_open {
+                s.rec.fail(
+                    "begin_compute_pass: a compute pass is already open on this encoder".into(),
+                );
+            }
+            s.pass_open = true;
+            s.device.clone()
+        });
+        ComputePass::new(self.state.clone(), device, desc)
+    }
+
+    fn command(
+        &mut self,
+        name: &str,
+        f: impl FnOnce(&DeviceShared, &mut Recording) -> Result<(), String>,
+    ) {
+        self.with_state(|s| {
+            if s.pass_open {
+                s.rec.fail(format!(
+                    "{name}: the encoder is locked while a compute pass is open; end (drop) the pass first"
+                ));
+                return;
+            }
+            let device = s.device.clone();
+            if let Err(msg) = f(&device, &mut s.rec) {
+                s.rec.fail(format!("{name}: {msg}"));
+            }
+        })
+    }
+
+    /// Copy `copy_size` bytes (None: the rest of `source`) between buffers.
+    pub fn copy_buffer_to_buffer(
+        &mut self,
+        source: &Buffer,
+        source_offset: u64,
+        destination: &Buffer,
+        destination_offset: u64,
+        copy_size: impl Into<Option<u64>>,
+    ) {
+        let copy_size = copy_size.into();
+        self.command("copy_buffer_to_buffer", |device, rec| {
+            source.check_usable("the source")?;
+            destination.check_usable("the destination")?;
+            if source.same(destination) {
+                return Err(format!(
+                    "source and destination are the same buffer ({}); copy through a second buffer",
+                    source.describe()
+                ));
+            }
+            if !source.usage().contains(BufferUsages::COPY_SRC) {
+                return Err(format!("{} lacks COPY_SRC usage", source.describe()));
+            }
+            if !destination.usage().contains(BufferUsages::COPY_DST) {
+                return Err(format!("{} lacks COPY_DST usage", destination.describe()));
+            }
+            let size = match copy_size {
+                Some(s) => s,
+                None => source.size().checked_sub(source_offset).ok_or_else(|| {
+                    format!("source offset {source_offset} is past the end of {}", source.describe())
+                })?,
+            };
+            for (what, v) in [
+                ("copy size", size),
+                ("source offset", source_offset),
+                ("destination offset", destination_offset),
+            ] {
+                if v % COPY_BUFFER_ALIGNMENT != 0 {
+                    return Err(format!(
+                        "{what} {v} is not a multiple of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
+                    ));
+                }
+            }
+            for (b, off, what) in [
+                (source, source_offset, "source"),
+                (destination, destination_offset, "destination"),
+            ] {
+                if off.checked_add(size).is_none_or(|end| end > b.size()) {
+                    return Err(format!(
+                        "the {what} range {off}..{} overruns {} ({} bytes)",
+                        off as u128 + size as u128,
+                        b.describe(),
+                        b.size()
+                    ));
+                }
+            }
+            rec.use_buffer(source);
+            rec.use_buffer(destination);
+            if size == 0 {
+                return Ok(());
+            }
+            let op = lower::copy_op(
+                &device.blit,
+                PacketRole::Copy,
+                source.access(source_offset..source_offset + size, false),
+                destination.access(destination_offset..destination_offset + size, true),
+            )?;
+            rec.ops.push(op);
+            Ok(())
+        })
+    }
+
+    /// Zero `size` bytes (None: to the end) of `buffer` from `offset`.
+    pub fn clear_buffer(&mut self, buffer: &Buffer, offset: u64, size: Option<u64>) {
+        self.command("clear_buffer", |device, rec| {
+            buffer.check_usable("the buffer")?;
+            if !buffer.usage().contains(BufferUsages::COPY_DST) {
+                return Err(format!("{} lacks COPY_DST usage", buffer.describe()));
+            }
+            if offset % COPY_BUFFER_ALIGNMENT != 0 {
+                return Err(format!(
+                    "offset {offset} is not a multiple of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
+                ));
+            }
+            let size = match size {
+                Some(s) => s,
+                None => buffer.size().checked_sub(offset).ok_or_else(|| {
+                    format!("offset {offset} is past the end of {}", buffer.describe())
+                })?,
+            };
+            if size % COPY_BUFFER_ALIGNMENT != 0 {
+                return Err(format!(
+                    "size {size} is not a multiple of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
+                ));
+            }
+            if offset.checked_add(size).is_none_or(|end| end > buffer.size()) {
+                return Err(format!(
+                    "the range {offset}..{} overruns {} ({} bytes)",
+                    offset as u128 + size as u128,
+                    buffer.describe(),
+                    buffer.size()
+                ));
+            }
+            rec.use_buffer(buffer);
+            if size == 0 {
+                return Ok(());
+            }
+            rec.ops
+                .push(lower::fill_op(&device.blit, buffer.access(offset..offset + size, true), 0)?);
+            Ok(())
+        })
+    }
+
+    /// Finish recording. An invalid encoder reports its first error and
+    /// yields an invalid command buffer.
+    pub fn finish(self) -> CommandBuffer {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let rec = std::mem::replace(&mut s.rec, Recording::new());
+        if s.pass_open {
+            let device = s.device.clone();
+            drop(s);
+            device.report(ValidationError::Encoder(
+                "finish: a compute pass is still open; drop it before finishing the encoder".into(),
+            ));
+            let mut rec = rec;
+            rec.fail("the encoder was finished with an open compute pass".into());
+            return CommandBuffer { device, rec };
+        }
+        if let Some(e) = &rec.error {
+            s.device.report(ValidationError::Encoder(format!(
+                "command encoder{} is invalid: {e}",
+                s.label
+                    .as_deref()
+                    .map(|l| format!(" `{l}`"))
+                    .unwrap_or_default()
+            )));
+        }
+        CommandBuffer {
+            device: s.device.clone(),
+            rec,
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! Command recording and lowering: encoders, compute passes, the hazard
+//! tracker and the lowering of commands to AQL packets.
+
+pub(crate) mod blit;
+pub mod encoder;
+pub(crate) mod hazard;
+pub mod lower;
+pub mod pass;

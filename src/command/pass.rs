@@ -1,0 +1,386 @@
+//! Compute passes: pipeline, bind group and immediate state, and the
+//! dispatches recorded with it.
+//!
+//! Each dispatch is validated against the WebGPU rules (pipeline set and
+//! valid, every group of its layout bound with a compatible bind group,
+//! dynamic offsets in bounds, minimum binding sizes, workgroup-count limit,
+//! no writable storage range aliased by another binding of the same
+//! dispatch) and lowered on the spot: binding addresses (buffer address +
+//! entry offset + dynamic offset), binding sizes, immediates and hidden
+//! arguments go into the kernarg bytes. The pass holds the encoder until it
+//! is dropped; the commands reach the encoder then.
+
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+use aqueduct_hsa::code_object::{ArgRef, KernargBuilder};
+use wgpu_types::{BufferBindingType, BufferUsages};
+
+use super::encoder::{EncoderState, Recording};
+use super::hazard::Access;
+use super::lower::{self, Op, PacketRole, PatchWork, Work};
+use crate::binding::BindGroup;
+use crate::buffer::Buffer;
+use crate::device::DeviceShared;
+use crate::pipeline::ComputePipeline;
+
+#[derive(Clone, Debug, Default)]
+pub struct ComputePassDescriptor<'a> {
+    pub label: crate::Label<'a>,
+}
+
+struct PassState {
+    pipeline: Option<ComputePipeline>,
+    groups: Vec<Option<(BindGroup, Vec<u32>)>>,
+    immediates: Vec<u8>,
+    rec: Recording,
+}
+
+/// A compute pass (ends when dropped).
+pub struct ComputePass<'e> {
+    encoder: Arc<Mutex<EncoderState>>,
+    device: Arc<DeviceShared>,
+    state: PassState,
+    label: Option<String>,
+    _encoder: PhantomData<&'e mut ()>,
+}
+
+impl<'e> ComputePass<'e> {
+    pub(crate) fn new(
+        encoder: Arc<Mutex<EncoderState>>,
+        device: Arc<DeviceShared>,
+        desc: &ComputePassDescriptor<'_>,
+    ) -> Self {
+        let imm = device.limits.max_immediate_size as usize;
+        ComputePass {
+            encoder,
+            device,
+            state: PassState {
+                pipeline: None,
+                groups: Vec::new(),
+                immediates: vec![0; imm],
+                rec: Recording::new(),
+            },
+            label: desc.label.map(str::to_string),
+            _encoder: PhantomData,
+        }
+    }
+
+    /// Detach the pass from the encoder's borrow (the encoder stays locked
+    /// until the pass is dropped).
+    pub fn forget_lifetime(self) -> ComputePass<'static> {
+        let mut this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is never used or dropped again; each field is moved out exactly once.
+        unsafe {
+            ComputePass {
+                encoder: std::ptr::read(&this.encoder),
+                device: std::ptr::read(&this.device),
+                state: std::ptr::read(&this.state),
+                label: std::mem::take(&mut this.label),
+                _encoder: PhantomData,
+            }
+        }
+    }
+
+    fn fail(&mut self, msg: String) {
+        let label = self
+            .label
+            .as_deref()
+            .map(|l| format!("compute pass `{l}`: "))
+            .unwrap_or_default();
+        self.state.rec.fail(format!("{label}{msg}"));
+    }
+
+    pub fn set_pipeline(&mut self, pipeline: &ComputePipeline) {
+        if !pipeline.valid() {
+            self.fail(format!("set_pipeline: {} is invalid", pipeline.describe()));
+        }
+        if let Some(exe) = &pipeline.inner.module.inner.executable {
+            self.state.rec.executables.push(exe.clone());
+        }
+        self.state.pipeline = Some(pipeline.clone());
+    }
+
+    pub fn set_bind_group<'a, BG>(&mut self, index: u32, bind_group: BG, offsets: &[u32])
+    where
+        Option<&'a BindGroup>: From<BG>,
+    {
+        let bg: Option<&BindGroup> = bind_group.into();
+        let limits = &self.device.limits;
+        if index >= limits.max_bind_groups {
+            return self.fail(format!(
+                "set_bind_group: index {index} is not below max_bind_groups ({})",
+                limits.max_bind_groups
+            ));
+        }
+        let slot = index as usize;
+        if self.state.groups.len() <= slot {
+            self.state.groups.resize(slot + 1, None);
+        }
+        let Some(bg) = bg else {
+            self.state.groups[slot] = None;
+            return;
+        };
+        if !bg.inner.valid {
+            return self.fail(format!(
+                "set_bind_group({index}): the bind group is invalid"
+            ));
+        }
+        if offsets.len() != bg.dynamic_count() {
+            return self.fail(format!(
+                "set_bind_group({index}): {} dynamic offsets given, the bind group has {} dynamic bindings",
+                offsets.len(),
+                bg.dynamic_count()
+            ));
+        }
+        let dynamic = bg.inner.entries.iter().filter(|e| e.has_dynamic_offset);
+        for (e, &off) in dynamic.zip(offsets) {
+            let align = match e.ty {
+                BufferBindingType::Uniform => limits.min_uniform_buffer_offset_alignment,
+                BufferBindingType::Storage { .. } => limits.min_storage_buffer_offset_alignment,
+            };
+            if off % align != 0 {
+                return self.fail(format!(
+                    "set_bind_group({index}): dynamic offset {off} of binding {} is not a multiple of {align}",
+                    e.binding
+                ));
+            }
+            if e.offset + off as u64 + e.size > e.buffer.size() {
+                return self.fail(format!(
+                    "set_bind_group({index}): dynamic offset {off} of binding {} moves its range \
+                     {}..{} past the end of {} ({} bytes)",
+                    e.binding,
+                    e.offset + off as u64,
+                    e.offset + off as u64 + e.size,
+                    e.buffer.describe(),
+                    e.buffer.size()
+                ));
+            }
+        }
+        self.state.groups[slot] = Some((bg.clone(), offsets.to_vec()));
+    }
+
+    /// Set `data` at byte `offset` of the immediates (multiples of 4).
+    pub fn set_immediates(&mut self, offset: u32, data: &[u8]) {
+        let end = offset as usize + data.len();
+        if offset % 4 != 0 || data.len() % 4 != 0 {
+            return self.fail(format!(
+                "set_immediates: offset {offset} and size {} must be multiples of 4",
+                data.len()
+            ));
+        }
+        if end > self.state.immediates.len() {
+            return self.fail(format!(
+                "set_immediates: bytes {offset}..{end} exceed max_immediate_size ({})",
+                self.state.immediates.len()
+            ));
+        }
+        self.state.immediates[offset as usize..end].copy_from_slice(data);
+    }
+
+    pub fn dispatch_workgroups(&mut self, x: u32, y: u32, z: u32) {
+        if let Err(msg) = self.dispatch(Grid::Direct([x, y, z])) {
+            self.fail(format!("dispatch_workgroups({x}, {y}, {z}): {msg}"));
+        }
+    }
+
+    /// Dispatch with the x, y, z workgroup counts read (by the device) from
+    /// 12 bytes of `indirect_buffer` at `indirect_offset`.
+    pub fn dispatch_workgroups_indirect(&mut self, indirect_buffer: &Buffer, indirect_offset: u64) {
+        if let Err(msg) = self.dispatch(Grid::Indirect(indirect_buffer.clone(), indirect_offset)) {
+            self.fail(format!(
+                "dispatch_workgroups_indirect(offset {indirect_offset}): {msg}"
+            ));
+        }
+    }
+
+    fn dispatch(&mut self, grid: Grid) -> Result<(), String> {
+        let pipeline = self
+            .state
+            .pipeline
+            .clone()
+            .ok_or("no pipeline is set; call set_pipeline first")?;
+        let entry = pipeline
+            .inner
+            .entry
+            .as_ref()
+            .ok_or_else(|| format!("{} is invalid", pipeline.describe()))?;
+        // Every group of the layout must be bound, compatibly.
+        for (i, layout) in pipeline.inner.groups.iter().enumerate() {
+            let Some(layout) = layout else { continue };
+            let bound = self.state.groups.get(i).and_then(|g| g.as_ref());
+            let (bg, _) = bound.ok_or_else(|| {
+                format!("bind group {i} is not set; the pipeline's layout needs one")
+            })?;
+            if !bg.inner.layout.compatible(layout) {
+                return Err(format!(
+                    "the bind group at index {i} was made with {}, which is incompatible with {} \
+                     that the pipeline expects (derived layouts are only compatible with their own pipeline)",
+                    bg.inner.layout.describe(),
+                    layout.describe()
+                ));
+            }
+        }
+        let kernel = &entry.kernel;
+        let mut builder = KernargBuilder::new(&kernel.info);
+        let mut accesses: Vec<Access> = Vec::new();
+        let mut used: Vec<Buffer> = Vec::new();
+        for b in &entry.bindings {
+            let (bg, offsets) = self.state.groups[b.group as usize]
+                .as_ref()
+                .ok_or("a bind group is missing")?;
+            let dyn_index = bg
+                .inner
+                .entries
+                .iter()
+                .filter(|e| e.has_dynamic_offset)
+                .position(|e| e.binding == b.binding);
+            let e = bg
+                .inner
+                .entries
+                .iter()
+                .find(|e| e.binding == b.binding)
+                .ok_or_else(|| format!("bind group {} has no binding {}", b.group, b.binding))?;
+            let offset = e.offset + dyn_index.map_or(0, |i| offsets[i] as u64);
+            if e.size < b.min_binding_size {
+                return Err(format!(
+                    "@group({}) @binding({}) is bound with {} bytes but the shader needs at least {} \
+                     (its minimum binding size)",
+                    b.group, b.binding, e.size, b.min_binding_size
+                ));
+            }
+            let memory = e.buffer.memory().ok_or_else(|| {
+                format!(
+                    "@group({}) @binding({}): the buffer is invalid",
+                    b.group, b.binding
+                )
+            })?;
+            builder
+                .set_ptr(ArgRef::Index(b.arg_index), memory.va() + offset)
+                .map_err(|err| err.to_string())?;
+            if let Some((idx, size)) = b.size_arg {
+                let r = if size == 8 {
+                    builder.set_u64(ArgRef::Index(idx), e.size)
+                } else {
+                    builder.set_u32(ArgRef::Index(idx), e.size.min(u32::MAX as u64) as u32)
+                };
+                r.map_err(|err| err.to_string())?;
+            }
+            let ty = if b.exact { b.ty } else { e.ty };
+            let write = ty == (BufferBindingType::Storage { read_only: false });
+            accesses.push(e.buffer.access(offset..offset + e.size, write));
+            used.push(e.buffer.clone());
+        }
+        // WebGPU usage scope: a writable storage range may not be bound again
+        // in the same dispatch.
+        for (i, a) in accesses.iter().enumerate() {
+            for (j, o) in accesses.iter().enumerate() {
+                if i != j && a.write && a.range.start < o.range.end && o.range.start < a.range.end {
+                    return Err(format!(
+                        "{} is bound as writable storage and bound again (overlapping) in the same dispatch; \
+                         a writable storage binding must not alias another binding",
+                        used[i].describe()
+                    ));
+                }
+            }
+        }
+        for imm in &entry.immediates {
+            let mut bytes = vec![0u8; imm.size as usize];
+            let start = imm.offset as usize;
+            let avail = self
+                .state
+                .immediates
+                .len()
+                .saturating_sub(start)
+                .min(bytes.len());
+            bytes[..avail].copy_from_slice(&self.state.immediates[start..start + avail]);
+            builder
+                .set(ArgRef::Index(imm.arg_index), &bytes)
+                .map_err(|err| err.to_string())?;
+        }
+        let wg = entry.workgroup_size;
+        let limit = self.device.limits.max_compute_workgroups_per_dimension;
+        for b in &used {
+            self.state.rec.use_buffer(b);
+        }
+        match grid {
+            Grid::Direct(counts) => {
+                if counts.iter().any(|&c| c > limit) {
+                    return Err(format!(
+                        "a workgroup count exceeds max_compute_workgroups_per_dimension ({limit})"
+                    ));
+                }
+                if counts.contains(&0) {
+                    return Ok(()); // An empty dispatch does nothing.
+                }
+                let mut g = [0u32; 3];
+                for d in 0..3 {
+                    g[d] = counts[d].checked_mul(wg[d]).ok_or_else(|| {
+                        format!(
+                            "the grid ({} workgroups of {}) overflows 32 bits",
+                            counts[d], wg[d]
+                        )
+                    })?;
+                }
+                let work = lower::dispatch_work(kernel, &builder, g, wg, lower::dims_of(g, wg))?;
+                self.state.rec.ops.push(Op {
+                    role: PacketRole::Dispatch,
+                    accesses,
+                    work: Work::Dispatch(work),
+                });
+            }
+            Grid::Indirect(buffer, offset) => {
+                buffer.check_usable("the indirect buffer")?;
+                if !buffer.usage().contains(BufferUsages::INDIRECT) {
+                    return Err(format!("{} lacks INDIRECT usage", buffer.describe()));
+                }
+                if offset % 4 != 0 {
+                    return Err(format!(
+                        "the indirect offset {offset} is not a multiple of 4"
+                    ));
+                }
+                if offset.checked_add(12).is_none_or(|end| end > buffer.size()) {
+                    return Err(format!(
+                        "the 12 bytes of indirect arguments at {offset} overrun {} ({} bytes)",
+                        buffer.describe(),
+                        buffer.size()
+                    ));
+                }
+                self.state.rec.use_buffer(&buffer);
+                let args = buffer.access(offset..offset + 12, false);
+                let mut work = lower::dispatch_work(kernel, &builder, wg, wg, 3)?;
+                work.patched = true;
+                self.state.rec.ops.push(Op {
+                    role: PacketRole::IndirectPatch,
+                    accesses: vec![args.clone()],
+                    work: Work::Patch(PatchWork {
+                        args_va: args.range.start,
+                        block_count_offset: entry.block_count_offset,
+                        workgroup: wg,
+                        max_groups: limit,
+                    }),
+                });
+                self.state.rec.ops.push(Op {
+                    role: PacketRole::IndirectDispatch,
+                    accesses,
+                    work: Work::Dispatch(work),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+enum Grid {
+    Direct([u32; 3]),
+    Indirect(Buffer, u64),
+}
+
+impl Drop for ComputePass<'_> {
+    fn drop(&mut self) {
+        let rec = std::mem::replace(&mut self.state.rec, Recording::new());
+        let mut enc = self.encoder.lock().unwrap_or_else(|p| p.into_inner());
+        enc.rec.append(rec);
+        enc.pass_open = false;
+    }
+}

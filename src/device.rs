@@ -1,0 +1,570 @@
+//! The device: one GPU agent, its AQL queue and the registries of the
+//! objects made on it.
+//!
+//! `DeviceShared` is what every handle points at. Locks: `state` (the
+//! submission engine: rings, pending uploads, in-flight submissions,
+//! callbacks) is taken before `registry` (buffer state) when both are
+//! needed; callbacks always run with no lock held.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use aqueduct_hsa::{Agent, AllocOptions, PoolKind, Runtime, Signal};
+use wgpu_types::{AdapterInfo, BufferUsages, Features, Limits, PollError, PollStatus};
+
+use crate::binding::{
+    self, BindGroup, BindGroupDescriptor, BindGroupLayout, BindGroupLayoutDescriptor,
+};
+use crate::buffer::{Buffer, BufferDescriptor, BufferInner, MapTarget, check_map_range};
+use crate::command::blit::BlitKernels;
+use crate::command::encoder::{CommandEncoder, CommandEncoderDescriptor};
+use crate::command::lower::{self, PacketRole};
+use crate::error::{
+    BufferAsyncError, Error, ErrorFilter, InternalError, MapRangeError, ValidationError,
+};
+use crate::error_scope::{ErrorScopeGuard, ErrorSink, UncapturedErrorHandler};
+use crate::pipeline::{
+    self, ComputePipeline, ComputePipelineDescriptor, PipelineLayout, PipelineLayoutDescriptor,
+};
+use crate::placement::{BufferMemory, Placement};
+use crate::queue::{Callback, PollType, QueueState};
+use crate::registry::{BufferId, BufferState, MapMode, MapState, Owner, Registry};
+use crate::shader::{self, ShaderModule, ShaderModuleDescriptor};
+
+/// AQL packets in the device queue's ring.
+pub(crate) const QUEUE_PACKETS: u32 = 4096;
+/// Bytes of the kernarg ring.
+pub(crate) const KERNARG_RING_BYTES: u64 = 1 << 20;
+/// Bytes of the write_buffer staging ring.
+pub(crate) const STAGING_RING_BYTES: u64 = 4 << 20;
+
+#[derive(Debug)]
+pub(crate) struct DeviceShared {
+    pub runtime: Arc<Runtime>,
+    pub agent: Agent,
+    pub adapter_info: AdapterInfo,
+    pub features: Features,
+    pub limits: Limits,
+    pub errors: Arc<ErrorSink>,
+    pub registry: Mutex<Registry>,
+    pub next_id: AtomicU64,
+    pub blit: BlitKernels,
+    pub hsa_queue: aqueduct_hsa::Queue,
+    /// The queue's epoch signal: EPOCH_BASE - completed submissions.
+    pub epoch_signal: Signal,
+    pub state: Mutex<QueueState>,
+    pub lost: AtomicBool,
+}
+
+impl DeviceShared {
+    pub(crate) fn new(
+        runtime: Arc<Runtime>,
+        agent: Agent,
+        adapter_info: AdapterInfo,
+        features: Features,
+        limits: Limits,
+    ) -> Result<DeviceShared, aqueduct_hsa::HsaError> {
+        let blit = BlitKernels::load(&runtime, &agent)?;
+        let hsa_queue = runtime.create_queue(&agent, QUEUE_PACKETS)?;
+        let epoch_signal = runtime.create_signal(crate::queue::EPOCH_BASE)?;
+        let kernargs = crate::ring::Ring::new(runtime.kernarg_pool(&agent)?, KERNARG_RING_BYTES)?;
+        let staging = crate::ring::Ring::new(
+            runtime.pool(&agent, PoolKind::FineSystem)?,
+            STAGING_RING_BYTES,
+        )?;
+        Ok(DeviceShared {
+            runtime,
+            agent,
+            adapter_info,
+            features,
+            limits,
+            errors: Arc::new(ErrorSink::default()),
+            registry: Mutex::new(Registry::default()),
+            next_id: AtomicU64::new(1),
+            blit,
+            hsa_queue,
+            epoch_signal,
+            state: Mutex::new(QueueState::new(kernargs, staging)),
+            lost: AtomicBool::new(false),
+        })
+    }
+
+    pub(crate) fn report(&self, e: impl Into<Error>) {
+        self.errors.report(e.into());
+    }
+
+    pub(crate) fn registry(&self) -> MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn lock_state(&self) -> MutexGuard<'_, QueueState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn with_buffer<R>(
+        &self,
+        id: BufferId,
+        f: impl FnOnce(&mut BufferState) -> R,
+    ) -> Option<R> {
+        self.registry().buffers.get_mut(id).map(f)
+    }
+
+    pub(crate) fn forget_buffer(&self, id: BufferId) {
+        let removed = self.registry().buffers.remove(id);
+        if let Some(state) = removed
+            && matches!(state.map, MapState::Pending { .. })
+        {
+            self.abort_map(id, "the buffer was dropped before the mapping completed");
+        }
+    }
+
+    fn abort_map(&self, id: BufferId, why: &str) {
+        let cb = self.lock_state().take_map_callback(id);
+        if let Some(cb) = cb {
+            cb(Err(BufferAsyncError(why.to_string())));
+        }
+    }
+
+    pub(crate) fn create_buffer(self: &Arc<Self>, desc: &BufferDescriptor<'_>) -> Buffer {
+        let id = self.registry().buffers.insert(BufferState::new());
+        let label = desc.label.map(str::to_string);
+        let invalid = |this: &Arc<Self>, err: Error| {
+            this.report(err);
+            this.with_buffer(id, |s| s.destroyed = true);
+            Buffer {
+                inner: Arc::new(BufferInner {
+                    device: this.clone(),
+                    id,
+                    size: desc.size,
+                    usage: desc.usage,
+                    label: label.clone(),
+                    memory: None,
+                }),
+            }
+        };
+        if let Err(msg) = self.check_buffer_descriptor(desc) {
+            return invalid(
+                self,
+                ValidationError::Buffer(format!(
+                    "create_buffer{}: {msg}",
+                    crate::label_suffix(desc.label)
+                ))
+                .into(),
+            );
+        }
+        let placement = Placement::for_usage(desc.usage);
+        let memory = match BufferMemory::allocate(&self.runtime, &self.agent, desc.size, placement)
+        {
+            Ok(m) => Arc::new(m),
+            Err(e) => {
+                return invalid(
+                    self,
+                    Error::OutOfMemory {
+                        source: Box::new(InternalError(format!(
+                            "create_buffer{}: {} bytes in the {placement:?} pool: {e}",
+                            crate::label_suffix(desc.label),
+                            desc.size
+                        ))),
+                    },
+                );
+            }
+        };
+        let size4 = desc.size.next_multiple_of(4);
+        if desc.mapped_at_creation {
+            let staging = if placement == Placement::CoarseDevice {
+                let pool = match self.runtime.pool(&self.agent, PoolKind::FineSystem) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        return invalid(
+                            self,
+                            Error::OutOfMemory {
+                                source: Box::new(e),
+                            },
+                        );
+                    }
+                };
+                match pool.allocate_with(size4.max(4), &AllocOptions::default()) {
+                    Ok(a) => Some(Arc::new(a)),
+                    Err(e) => {
+                        return invalid(
+                            self,
+                            Error::OutOfMemory {
+                                source: Box::new(e),
+                            },
+                        );
+                    }
+                }
+            } else {
+                None
+            };
+            self.with_buffer(id, |s| {
+                s.map = MapState::Mapped {
+                    mode: MapMode::Write,
+                    range: 0..desc.size,
+                };
+                s.owner = Owner::Host;
+                s.creation_staging = staging;
+            });
+        } else if placement == Placement::CoarseDevice && size4 > 0 {
+            // Device memory is not promised to be zero: clear it first.
+            let access = crate::command::hazard::Access {
+                range: memory.va_range(0..size4),
+                write: true,
+                host_visible: false,
+            };
+            match lower::fill_op(&self.blit, access, 0) {
+                Ok(op) => {
+                    self.lock_state()
+                        .push_pending(op, Some(id), vec![Box::new(memory.clone())])
+                }
+                Err(msg) => tracing::error!("zero-initialising a buffer: {msg}"),
+            }
+        }
+        Buffer {
+            inner: Arc::new(BufferInner {
+                device: self.clone(),
+                id,
+                size: desc.size,
+                usage: desc.usage,
+                label,
+                memory: Some(memory),
+            }),
+        }
+    }
+
+    fn check_buffer_descriptor(&self, desc: &BufferDescriptor<'_>) -> Result<(), String> {
+        let u = desc.usage;
+        if u.is_empty() {
+            return Err("usage is empty; give the buffer at least one usage".into());
+        }
+        if desc.size > self.limits.max_buffer_size {
+            return Err(format!(
+                "size {} exceeds max_buffer_size ({})",
+                desc.size, self.limits.max_buffer_size
+            ));
+        }
+        if desc.mapped_at_creation && desc.size % 4 != 0 {
+            return Err(format!(
+                "a buffer mapped at creation needs a size that is a multiple of 4, not {}",
+                desc.size
+            ));
+        }
+        let mappable_primary = self.features.contains(Features::MAPPABLE_PRIMARY_BUFFERS);
+        if !mappable_primary {
+            if u.contains(BufferUsages::MAP_READ)
+                && !(BufferUsages::MAP_READ | BufferUsages::COPY_DST).contains(u)
+            {
+                return Err(format!(
+                    "usage {u:?}: MAP_READ may only be combined with COPY_DST (copy results into a \
+                     separate MAP_READ buffer, or enable Features::MAPPABLE_PRIMARY_BUFFERS)"
+                ));
+            }
+            if u.contains(BufferUsages::MAP_WRITE)
+                && !(BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC).contains(u)
+            {
+                return Err(format!(
+                    "usage {u:?}: MAP_WRITE may only be combined with COPY_SRC (upload through a \
+                     separate MAP_WRITE buffer or queue.write_buffer, or enable \
+                     Features::MAPPABLE_PRIMARY_BUFFERS)"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn map_async(
+        self: &Arc<Self>,
+        buffer: &Buffer,
+        mode: MapMode,
+        range: Option<Range<u64>>,
+        callback: Callback,
+    ) {
+        let id = buffer.inner.id;
+        let check = || -> Result<Range<u64>, String> {
+            buffer.check_usable("the buffer")?;
+            let range = range.ok_or("the range is inverted or overflows")?;
+            let need = match mode {
+                MapMode::Read => BufferUsages::MAP_READ,
+                MapMode::Write => BufferUsages::MAP_WRITE,
+            };
+            if !buffer.usage().contains(need) {
+                return Err(format!(
+                    "{} lacks {need:?} usage needed for MapMode::{mode:?}",
+                    buffer.describe()
+                ));
+            }
+            check_map_range(&range, buffer.size())?;
+            Ok(range)
+        };
+        let range = match check() {
+            Ok(r) => r,
+            Err(msg) => {
+                self.report(ValidationError::Mapping(format!("map_async: {msg}")));
+                return callback(Err(BufferAsyncError(msg)));
+            }
+        };
+        // Uploads queued for this buffer must land before the host sees it.
+        let flush = self.lock_state().pending_touches(id);
+        if flush {
+            crate::queue::submit(self, Vec::new());
+        }
+        let mut state = self.lock_state();
+        let mut reg = self.registry();
+        let Some(s) = reg.buffers.get_mut(id) else {
+            drop(reg);
+            drop(state);
+            return callback(Err(BufferAsyncError("the buffer is gone".into())));
+        };
+        if !matches!(s.map, MapState::Unmapped) {
+            drop(reg);
+            drop(state);
+            let msg = format!(
+                "{} is already mapped or has a mapping pending; unmap it first",
+                buffer.describe()
+            );
+            self.report(ValidationError::Mapping(format!("map_async: {msg}")));
+            return callback(Err(BufferAsyncError(msg)));
+        }
+        let epoch = s.last_use;
+        s.map = MapState::Pending { mode, range };
+        drop(reg);
+        state.push_map_callback(epoch, id, callback);
+    }
+
+    /// Register a view of `range`; returns its host pointer.
+    pub(crate) fn map_view(
+        &self,
+        buffer: &Buffer,
+        range: Range<u64>,
+        writable: bool,
+    ) -> Result<(*mut u8, MapTarget), MapRangeError> {
+        let mut reg = self.registry();
+        let s = reg
+            .buffers
+            .get_mut(buffer.inner.id)
+            .ok_or_else(|| MapRangeError("the buffer is gone".into()))?;
+        let MapState::Mapped {
+            mode,
+            range: mapped,
+        } = &s.map
+        else {
+            return Err(MapRangeError(format!(
+                "{} is not mapped; call map_async and poll until its callback ran",
+                buffer.describe()
+            )));
+        };
+        if writable && *mode == MapMode::Read {
+            return Err(MapRangeError(
+                "get_mapped_range_mut on a buffer mapped with MapMode::Read".into(),
+            ));
+        }
+        if range.start < mapped.start || range.end > mapped.end {
+            return Err(MapRangeError(format!(
+                "the range {}..{} is outside the mapped range {}..{}",
+                range.start, range.end, mapped.start, mapped.end
+            )));
+        }
+        if range.start % wgpu_types::MAP_ALIGNMENT != 0 || (range.end - range.start) % 4 != 0 {
+            return Err(MapRangeError(format!(
+                "the range {}..{} must start at a multiple of 8 and have a size that is a multiple of 4",
+                range.start, range.end
+            )));
+        }
+        if let Some((r, _)) = s
+            .views
+            .iter()
+            .find(|(r, _)| r.start < range.end && range.start < r.end)
+        {
+            return Err(MapRangeError(format!(
+                "the range {}..{} overlaps a live view of {}..{}; drop that view first",
+                range.start, range.end, r.start, r.end
+            )));
+        }
+        let (base, keep) = match &s.creation_staging {
+            Some(staging) => (
+                staging.gpu_va() as *mut u8,
+                MapTarget::Staging(staging.clone()),
+            ),
+            None => {
+                let memory = buffer
+                    .memory()
+                    .ok_or_else(|| MapRangeError("the buffer is invalid".into()))?;
+                let p = memory.host_ptr().ok_or_else(|| {
+                    MapRangeError("the buffer's memory is not host mapped".into())
+                })?;
+                (p, MapTarget::Memory(memory.clone()))
+            }
+        };
+        s.views.push((range.clone(), writable));
+        // SAFETY: range.start < the mapped size, which lies inside the host-mapped allocation.
+        Ok((unsafe { base.add(range.start as usize) }, keep))
+    }
+
+    pub(crate) fn release_view(&self, id: BufferId, range: &Range<u64>) {
+        let mut reg = self.registry();
+        if let Some(s) = reg.buffers.get_mut(id)
+            && let Some(i) = s.views.iter().position(|(r, _)| r == range)
+        {
+            s.views.swap_remove(i);
+        }
+    }
+
+    pub(crate) fn unmap(self: &Arc<Self>, buffer: &Buffer) {
+        let id = buffer.inner.id;
+        let mut reg = self.registry();
+        let Some(s) = reg.buffers.get_mut(id) else {
+            return;
+        };
+        match &s.map {
+            MapState::Unmapped => {}
+            MapState::Pending { .. } => {
+                s.map = MapState::Unmapped;
+                drop(reg);
+                self.abort_map(id, "the buffer was unmapped before the mapping completed");
+            }
+            MapState::Mapped { .. } => {
+                if !s.views.is_empty() {
+                    let n = s.views.len();
+                    drop(reg);
+                    self.report(ValidationError::Mapping(format!(
+                        "unmap: {} still has {n} live mapped view(s); drop them before unmapping",
+                        buffer.describe()
+                    )));
+                    return;
+                }
+                s.map = MapState::Unmapped;
+                s.owner = Owner::Agent;
+                let staging = s.creation_staging.take();
+                drop(reg);
+                if let (Some(staging), Some(memory)) = (staging, buffer.memory()) {
+                    let size = buffer.size().next_multiple_of(4);
+                    if size > 0 {
+                        let src = crate::command::hazard::Access {
+                            range: staging.gpu_va()..staging.gpu_va() + size,
+                            write: false,
+                            host_visible: true,
+                        };
+                        let dst = buffer.access(0..size, true);
+                        match lower::copy_op(&self.blit, PacketRole::Upload, src, dst) {
+                            Ok(op) => self.lock_state().push_pending(
+                                op,
+                                Some(id),
+                                vec![Box::new(staging), Box::new(memory.clone())],
+                            ),
+                            Err(msg) => {
+                                tracing::error!("uploading a mapped-at-creation buffer: {msg}")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn destroy_buffer(self: &Arc<Self>, buffer: &Buffer) {
+        let pending = {
+            let mut reg = self.registry();
+            let Some(s) = reg.buffers.get_mut(buffer.inner.id) else {
+                return;
+            };
+            s.destroyed = true;
+            let pending = matches!(s.map, MapState::Pending { .. });
+            s.map = MapState::Unmapped;
+            s.owner = Owner::Agent;
+            s.creation_staging = None;
+            pending
+        };
+        if pending {
+            self.abort_map(
+                buffer.inner.id,
+                "the buffer was destroyed before the mapping completed",
+            );
+        }
+    }
+}
+
+/// A logical device (cheap to clone; clones are the same device).
+#[derive(Clone, Debug)]
+pub struct Device {
+    pub(crate) shared: Arc<DeviceShared>,
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+impl Device {
+    pub fn features(&self) -> Features {
+        self.shared.features
+    }
+    pub fn limits(&self) -> Limits {
+        self.shared.limits.clone()
+    }
+    pub fn adapter_info(&self) -> AdapterInfo {
+        self.shared.adapter_info.clone()
+    }
+
+    pub fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> Buffer {
+        self.shared.create_buffer(desc)
+    }
+
+    pub fn create_shader_module(&self, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {
+        shader::create(&self.shared, desc)
+    }
+
+    pub fn create_bind_group_layout(
+        &self,
+        desc: &BindGroupLayoutDescriptor<'_>,
+    ) -> BindGroupLayout {
+        binding::create_layout(&self.shared, desc, None)
+    }
+
+    pub fn create_bind_group(&self, desc: &BindGroupDescriptor<'_>) -> BindGroup {
+        binding::create_bind_group(&self.shared, desc)
+    }
+
+    pub fn create_pipeline_layout(&self, desc: &PipelineLayoutDescriptor<'_>) -> PipelineLayout {
+        pipeline::create_pipeline_layout(&self.shared, desc)
+    }
+
+    pub fn create_compute_pipeline(&self, desc: &ComputePipelineDescriptor<'_>) -> ComputePipeline {
+        pipeline::create_compute_pipeline(&self.shared, desc)
+    }
+
+    pub fn create_command_encoder(&self, desc: &CommandEncoderDescriptor<'_>) -> CommandEncoder {
+        CommandEncoder::new(self.shared.clone(), desc.label.map(str::to_string))
+    }
+
+    /// Check on (or wait for) submitted work, then run the map and
+    /// work-done callbacks of everything that completed.
+    pub fn poll(&self, poll_type: PollType) -> Result<PollStatus, PollError> {
+        crate::queue::poll(&self.shared, poll_type)
+    }
+
+    /// Open an error scope catching errors of `filter` on this thread.
+    pub fn push_error_scope(&self, filter: ErrorFilter) -> ErrorScopeGuard {
+        let id = self.shared.errors.push(filter);
+        ErrorScopeGuard {
+            sink: Arc::downgrade(&self.shared.errors),
+            id,
+            popped: false,
+        }
+    }
+
+    /// Where errors go that no scope catches (default: logged).
+    pub fn on_uncaptured_error(&self, handler: Arc<dyn UncapturedErrorHandler>) {
+        self.shared
+            .errors
+            .set_handler(Arc::new(move |e| handler(e)));
+    }
+
+    /// Wait for all work, then mark the device lost (later submissions are
+    /// errors). Memory goes when the last handle does.
+    pub fn destroy(&self) {
+        let _ = self.poll(PollType::wait_indefinitely());
+        self.shared.lost.store(true, Ordering::Release);
+    }
+}

@@ -1,0 +1,137 @@
+//! Error scopes and the uncaptured-error handler (WebGPU's error model).
+//!
+//! Each device keeps a stack of scopes per thread (wgpu 30 makes scopes
+//! thread-local; keying the stack by thread id gives the same behaviour
+//! without thread-local storage per device). An error goes to the innermost
+//! scope of the reporting thread whose filter matches; if there is none, to
+//! the uncaptured-error handler. Unlike wgpu, the default handler does not
+//! panic: it logs the error with `tracing::error!` (a library must not panic
+//! on bad input); install a handler that panics if you want wgpu's behaviour.
+
+use std::sync::{Arc, Mutex, Weak};
+use std::thread::ThreadId;
+
+use crate::error::{Error, ErrorFilter};
+
+/// A handler for errors no scope caught.
+pub trait UncapturedErrorHandler: Fn(Error) + Send + Sync + 'static {}
+impl<T> UncapturedErrorHandler for T where T: Fn(Error) + Send + Sync + 'static {}
+
+struct Scope {
+    id: u64,
+    thread: ThreadId,
+    filter: ErrorFilter,
+    error: Option<Error>,
+}
+
+#[derive(Default)]
+struct SinkState {
+    scopes: Vec<Scope>,
+    next_id: u64,
+    handler: Option<Arc<dyn Fn(Error) + Send + Sync>>,
+}
+
+/// Where a device's errors go.
+#[derive(Default)]
+pub(crate) struct ErrorSink {
+    state: Mutex<SinkState>,
+}
+
+impl std::fmt::Debug for ErrorSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ErrorSink")
+    }
+}
+
+impl ErrorSink {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SinkState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Deliver `error` to a scope or the handler.
+    pub(crate) fn report(&self, error: Error) {
+        let me = std::thread::current().id();
+        let handler = {
+            let mut s = self.lock();
+            let filter = error.filter();
+            if let Some(scope) = s
+                .scopes
+                .iter_mut()
+                .rev()
+                .find(|sc| sc.thread == me && sc.filter == filter)
+            {
+                // A scope keeps the first error it caught.
+                if scope.error.is_none() {
+                    scope.error = Some(error);
+                }
+                return;
+            }
+            s.handler.clone()
+        };
+        match handler {
+            Some(h) => h(error),
+            None => tracing::error!("uncaptured aqueduct error: {error}"),
+        }
+    }
+
+    pub(crate) fn push(&self, filter: ErrorFilter) -> u64 {
+        let mut s = self.lock();
+        s.next_id += 1;
+        let id = s.next_id;
+        s.scopes.push(Scope {
+            id,
+            thread: std::thread::current().id(),
+            filter,
+            error: None,
+        });
+        id
+    }
+
+    /// Pop scope `id` (and any scope of this thread pushed after it and not
+    /// popped, as dropping guards out of order would leave them).
+    pub(crate) fn pop(&self, id: u64) -> Option<Error> {
+        let mut s = self.lock();
+        let pos = s.scopes.iter().position(|sc| sc.id == id)?;
+        let scope = s.scopes.remove(pos);
+        scope.error
+    }
+
+    pub(crate) fn set_handler(&self, handler: Arc<dyn Fn(Error) + Send + Sync>) {
+        self.lock().handler = Some(handler);
+    }
+}
+
+/// An open error scope; [`ErrorScopeGuard::pop`] closes it and returns the
+/// first error it caught. Dropping the guard closes it and discards the
+/// error.
+#[must_use = "an error scope is closed when its guard is popped or dropped"]
+pub struct ErrorScopeGuard {
+    pub(crate) sink: Weak<ErrorSink>,
+    pub(crate) id: u64,
+    pub(crate) popped: bool,
+}
+
+impl ErrorScopeGuard {
+    /// Close the scope; resolves at once to the first error it caught.
+    pub fn pop(mut self) -> std::future::Ready<Option<Error>> {
+        std::future::ready(self.take())
+    }
+
+    /// Close the scope without an executor (the same as `block_on(pop())`).
+    pub fn pop_now(mut self) -> Option<Error> {
+        self.take()
+    }
+
+    fn take(&mut self) -> Option<Error> {
+        self.popped = true;
+        self.sink.upgrade().and_then(|s| s.pop(self.id))
+    }
+}
+
+impl Drop for ErrorScopeGuard {
+    fn drop(&mut self) {
+        if !self.popped {
+            self.take();
+        }
+    }
+}

@@ -1,0 +1,398 @@
+//! Shader modules: loaded code objects plus, per entry point, how WebGPU
+//! bindings and immediates map onto kernel arguments.
+//!
+//! Sources:
+//! - [`ShaderSource::CodeObject`]: a raw AMDGPU code object or offload
+//!   bundle (hipcc, clang/OpenCL). Bindings come from the kernel's argument
+//!   metadata: the explicit pointer arguments, in order, are bindings 0, 1,
+//!   2... of group 0 (read-only when the argument is `const`); by-value
+//!   arguments are immediates, packed in order at their natural alignment.
+//!   The workgroup size is the kernel's `reqd_workgroup_size`, else the one
+//!   given with the source, else 64.
+//! - [`ShaderSource::Precompiled`]: a code object from aqueduct-shaderc with
+//!   its `NAME.reflect.json`: each binding's argument `g{group}_b{binding}`,
+//!   its kind (storage_read / storage_read_write / uniform), its minimum
+//!   size, and the `_size` argument of runtime-sized arrays.
+//! - [`ShaderSource::Wgsl`]: WGSL text. This build has no WGSL compiler in
+//!   it, so the module is invalid with an error that says how to precompile
+//!   the shader with aqueduct-shaderc.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use aqueduct_hsa::code_object::ValueKind;
+use aqueduct_hsa::{Executable, Kernel};
+use serde::Deserialize;
+use wgpu_types::BufferBindingType;
+
+use crate::device::DeviceShared;
+use crate::error::ValidationError;
+
+/// A shader module's source.
+#[non_exhaustive]
+#[derive(Clone, Debug)]
+pub enum ShaderSource<'a> {
+    /// WGSL text (needs aqueduct-shaderc; see the module docs).
+    Wgsl(Cow<'a, str>),
+    /// A code object or offload bundle; bindings from the argument metadata.
+    CodeObject {
+        code: Cow<'a, [u8]>,
+        /// Workgroup size for kernels without `reqd_workgroup_size`
+        /// (None: 64x1x1).
+        workgroup_size: Option<[u32; 3]>,
+    },
+    /// A code object compiled by aqueduct-shaderc with its reflection JSON.
+    Precompiled {
+        code: Cow<'a, [u8]>,
+        reflection: Cow<'a, str>,
+    },
+}
+
+pub struct ShaderModuleDescriptor<'a> {
+    pub label: crate::Label<'a>,
+    pub source: ShaderSource<'a>,
+}
+
+/// Build a [`ShaderModuleDescriptor`] for a precompiled shader:
+/// `include_shader!("shaders/gfx1100/hello")` embeds `hello.co` and
+/// `hello.reflect.json`.
+#[macro_export]
+macro_rules! include_shader {
+    ($path:literal) => {
+        $crate::ShaderModuleDescriptor {
+            label: Some($path),
+            source: $crate::ShaderSource::Precompiled {
+                code: ::std::borrow::Cow::Borrowed(include_bytes!(concat!($path, ".co"))),
+                reflection: ::std::borrow::Cow::Borrowed(include_str!(concat!(
+                    $path,
+                    ".reflect.json"
+                ))),
+            },
+        }
+    };
+}
+
+/// How a binding reaches the kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ShaderBinding {
+    pub group: u32,
+    pub binding: u32,
+    pub ty: BufferBindingType,
+    /// Whether `ty` is exact (WGSL) or only a hint (raw pointers accept any
+    /// buffer binding type).
+    pub exact: bool,
+    /// Index of the pointer among the kernel's explicit arguments.
+    pub arg_index: usize,
+    /// Explicit index and byte size of the binding-size argument.
+    pub size_arg: Option<(usize, u32)>,
+    pub min_binding_size: u64,
+}
+
+/// A by-value kernel argument fed from the immediates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ImmediateArg {
+    pub arg_index: usize,
+    pub offset: u32,
+    pub size: u32,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct EntryPoint {
+    pub name: String,
+    pub kernel: Kernel,
+    pub bindings: Vec<ShaderBinding>,
+    pub immediates: Vec<ImmediateArg>,
+    pub immediate_size: u32,
+    pub workgroup_size: [u32; 3],
+    /// Offset of hidden_block_count_x, if present.
+    pub block_count_offset: Option<u32>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ShaderModuleInner {
+    pub executable: Option<Arc<Executable>>,
+    pub entry_points: Vec<EntryPoint>,
+    /// Why the module is invalid, if it is.
+    pub error: Option<String>,
+}
+
+/// A loaded shader module (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct ShaderModule {
+    pub(crate) inner: Arc<ShaderModuleInner>,
+}
+
+impl PartialEq for ShaderModule {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl ShaderModule {
+    /// Entry point names.
+    pub fn entry_points(&self) -> Vec<String> {
+        self.inner
+            .entry_points
+            .iter()
+            .map(|e| e.name.clone())
+            .collect()
+    }
+
+    pub(crate) fn entry_point(&self, name: Option<&str>) -> Result<&EntryPoint, String> {
+        let eps = &self.inner.entry_points;
+        match name {
+            Some(n) => eps.iter().find(|e| e.name == n).ok_or_else(|| {
+                format!(
+                    "the shader module has no entry point `{n}`; it has: {}",
+                    self.entry_points().join(", ")
+                )
+            }),
+            None if eps.len() == 1 => Ok(&eps[0]),
+            None => Err(format!(
+                "entry_point is None but the module has {} entry points ({}); name one",
+                eps.len(),
+                self.entry_points().join(", ")
+            )),
+        }
+    }
+}
+
+/// The reflection schema (version 1) written by aqueduct-shaderc.
+#[derive(Deserialize)]
+struct Reflection {
+    version: u32,
+    entry_points: Vec<EntryReflection>,
+}
+
+#[derive(Deserialize)]
+struct EntryReflection {
+    name: String,
+    kernel: String,
+    workgroup_size: [u32; 3],
+    bindings: Vec<BindingReflection>,
+}
+
+#[derive(Deserialize)]
+struct BindingReflection {
+    group: u32,
+    binding: u32,
+    kind: String,
+    min_binding_size: u64,
+    arg: String,
+    size_arg: Option<String>,
+}
+
+const DEFAULT_WORKGROUP: [u32; 3] = [64, 1, 1];
+
+fn explicit_index(kernel: &Kernel, name: &str) -> Option<(usize, u32)> {
+    kernel
+        .info
+        .explicit_args()
+        .enumerate()
+        .find(|(_, a)| a.name.as_deref() == Some(name))
+        .map(|(i, a)| (i, a.size))
+}
+
+fn hidden_offset(kernel: &Kernel, kind: ValueKind) -> Option<u32> {
+    kernel
+        .info
+        .args
+        .iter()
+        .find(|a| a.value_kind == kind)
+        .map(|a| a.offset)
+}
+
+fn workgroup_of(kernel: &Kernel, default: Option<[u32; 3]>) -> [u32; 3] {
+    kernel
+        .info
+        .reqd_workgroup_size
+        .or(default)
+        .unwrap_or(DEFAULT_WORKGROUP)
+}
+
+/// Entry points of a raw code object: pointers → bindings, values → immediates.
+fn raw_entry_point(kernel: Kernel, default_wg: Option<[u32; 3]>) -> Result<EntryPoint, String> {
+    let mut bindings = Vec::new();
+    let mut immediates = Vec::new();
+    let mut imm_end = 0u32;
+    for (i, arg) in kernel.info.explicit_args().enumerate() {
+        match arg.value_kind {
+            ValueKind::GlobalBuffer => {
+                let read_only = arg.is_const
+                    || arg.actual_access.as_deref() == Some("read_only")
+                    || arg.access.as_deref() == Some("read_only");
+                bindings.push(ShaderBinding {
+                    group: 0,
+                    binding: bindings.len() as u32,
+                    ty: BufferBindingType::Storage { read_only },
+                    exact: false,
+                    arg_index: i,
+                    size_arg: None,
+                    min_binding_size: 0,
+                });
+            }
+            ValueKind::ByValue => {
+                let align = arg.size.clamp(1, 8).next_power_of_two();
+                let offset = imm_end.next_multiple_of(align);
+                immediates.push(ImmediateArg {
+                    arg_index: i,
+                    offset,
+                    size: arg.size,
+                });
+                imm_end = offset + arg.size;
+            }
+            ref other => {
+                return Err(format!(
+                    "kernel `{}` argument {i} has kind `{}`, which Aqueduct cannot bind \
+                     (only global pointers and by-value arguments are supported)",
+                    kernel.info.name,
+                    other.as_str()
+                ));
+            }
+        }
+    }
+    Ok(EntryPoint {
+        name: kernel.info.name.clone(),
+        workgroup_size: workgroup_of(&kernel, default_wg),
+        block_count_offset: hidden_offset(&kernel, ValueKind::HiddenBlockCountX),
+        bindings,
+        immediates,
+        immediate_size: imm_end.next_multiple_of(4),
+        kernel,
+    })
+}
+
+fn reflected_entry_point(kernel: Kernel, e: &EntryReflection) -> Result<EntryPoint, String> {
+    let mut bindings = Vec::new();
+    for b in &e.bindings {
+        let ty = match b.kind.as_str() {
+            "storage_read" => BufferBindingType::Storage { read_only: true },
+            "storage_read_write" => BufferBindingType::Storage { read_only: false },
+            "uniform" => BufferBindingType::Uniform,
+            other => return Err(format!("reflection: unknown binding kind `{other}`")),
+        };
+        let (arg_index, _) = explicit_index(&kernel, &b.arg).ok_or_else(|| {
+            format!(
+                "kernel `{}` has no argument `{}` named by its reflection",
+                kernel.info.name, b.arg
+            )
+        })?;
+        let size_arg = match &b.size_arg {
+            Some(name) => Some(explicit_index(&kernel, name).ok_or_else(|| {
+                format!(
+                    "kernel `{}` has no size argument `{name}`",
+                    kernel.info.name
+                )
+            })?),
+            None => None,
+        };
+        bindings.push(ShaderBinding {
+            group: b.group,
+            binding: b.binding,
+            ty,
+            exact: true,
+            arg_index,
+            size_arg,
+            min_binding_size: b.min_binding_size,
+        });
+    }
+    let bound: usize = bindings.len() + bindings.iter().filter(|b| b.size_arg.is_some()).count();
+    let explicit = kernel.info.explicit_args().count();
+    if explicit != bound {
+        return Err(format!(
+            "kernel `{}` has {explicit} explicit arguments but its reflection accounts for {bound}",
+            kernel.info.name
+        ));
+    }
+    Ok(EntryPoint {
+        name: e.name.clone(),
+        workgroup_size: e.workgroup_size,
+        block_count_offset: hidden_offset(&kernel, ValueKind::HiddenBlockCountX),
+        bindings,
+        immediates: Vec::new(),
+        immediate_size: 0,
+        kernel,
+    })
+}
+
+fn load(device: &DeviceShared, code: &[u8]) -> Result<Arc<Executable>, String> {
+    device
+        .runtime
+        .load_executable(&device.agent, code)
+        .map(Arc::new)
+        .map_err(|e| {
+            format!(
+                "the code object could not be loaded for {}: {e}",
+                device.agent.name
+            )
+        })
+}
+
+pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {
+    let label = desc.label.map(str::to_string);
+    let result: Result<(Arc<Executable>, Vec<EntryPoint>), String> = (|| match desc.source {
+        ShaderSource::Wgsl(_) => Err(
+            "this build of Aqueduct cannot compile WGSL at run time: precompile the shader with \
+             `cargo run -p aqueduct-shaderc -- SHADER.wgsl --target gfx1100 -o shaders/gfx1100/` \
+             and load it with `aqueduct::include_shader!(\"shaders/gfx1100/SHADER\")` \
+             (ShaderSource::Precompiled)"
+                .to_string(),
+        ),
+        ShaderSource::CodeObject {
+            code,
+            workgroup_size,
+        } => {
+            let exe = load(device, &code)?;
+            let mut eps = Vec::new();
+            for info in exe.kernels() {
+                let kernel = exe.kernel(&info.name).map_err(|e| e.to_string())?;
+                eps.push(raw_entry_point(kernel, workgroup_size)?);
+            }
+            Ok((exe, eps))
+        }
+        ShaderSource::Precompiled { code, reflection } => {
+            let r: Reflection = serde_json::from_str(&reflection)
+                .map_err(|e| format!("the shader's reflection JSON is malformed: {e}"))?;
+            if r.version != 1 {
+                return Err(format!(
+                    "reflection version {} is not supported (this build reads version 1); \
+                     rebuild the shader with a matching aqueduct-shaderc",
+                    r.version
+                ));
+            }
+            let exe = load(device, &code)?;
+            let mut eps = Vec::new();
+            for e in &r.entry_points {
+                let kernel = exe.kernel(&e.kernel).map_err(|e| e.to_string())?;
+                eps.push(reflected_entry_point(kernel, e)?);
+            }
+            Ok((exe, eps))
+        }
+    })();
+    match result {
+        Ok((exe, entry_points)) => ShaderModule {
+            inner: Arc::new(ShaderModuleInner {
+                executable: Some(exe),
+                entry_points,
+                error: None,
+            }),
+        },
+        Err(msg) => {
+            let what = format!(
+                "shader module {}: {msg}",
+                label
+                    .as_deref()
+                    .map(|l| format!("`{l}`"))
+                    .unwrap_or_default()
+            );
+            device.report(ValidationError::Shader(what.clone()));
+            ShaderModule {
+                inner: Arc::new(ShaderModuleInner {
+                    executable: None,
+                    entry_points: Vec::new(),
+                    error: Some(what),
+                }),
+            }
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! Shared helpers of the facade tests: a device on gfxsim, the checked-in
+//! OpenCL kernels as raw code-object shader modules, readback, and error
+//! scope assertions.
+#![allow(dead_code)]
+
+use std::borrow::Cow;
+
+use aqueduct::util::{BufferInitDescriptor, DeviceExt};
+use aqueduct::*;
+
+pub struct Ctx {
+    pub instance: Instance,
+    pub adapter: Adapter,
+    pub device: Device,
+    pub queue: Queue,
+}
+
+/// A device on gfxsim with the adapter's full limits and features.
+pub fn ctx() -> Ctx {
+    ctx_with(|a| DeviceDescriptor {
+        required_features: a.features(),
+        required_limits: a.limits(),
+        ..Default::default()
+    })
+}
+
+pub fn ctx_with(desc: impl FnOnce(&Adapter) -> DeviceDescriptor<'static>) -> Ctx {
+    let instance = Instance::with_device(DeviceChoice::Sim);
+    let adapter = block_on(instance.request_adapter(&RequestAdapterOptions::default()))
+        .expect("gfxsim adapter");
+    let d = desc(&adapter);
+    let (device, queue) = block_on(adapter.request_device(&d)).expect("device");
+    // Tests must see every error: an uncaptured one fails the test.
+    device.on_uncaptured_error(std::sync::Arc::new(|e| panic!("uncaptured error: {e}")));
+    Ctx {
+        instance,
+        adapter,
+        device,
+        queue,
+    }
+}
+
+/// A checked-in gfx1100 test kernel as a shader module.
+pub fn kernel_module(device: &Device, name: &str, workgroup: [u32; 3]) -> ShaderModule {
+    let path = format!("{}/kernels/gfx1100/{name}.co", env!("CARGO_MANIFEST_DIR"));
+    let code = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    device.create_shader_module(ShaderModuleDescriptor {
+        label: Some(name),
+        source: ShaderSource::CodeObject {
+            code: Cow::Owned(code),
+            workgroup_size: Some(workgroup),
+        },
+    })
+}
+
+pub fn auto_pipeline(device: &Device, module: &ShaderModule, entry: &str) -> ComputePipeline {
+    device.create_compute_pipeline(&ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: None,
+        module,
+        entry_point: Some(entry),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+pub fn storage_init(device: &Device, words: &[u32]) -> Buffer {
+    device.create_buffer_init(&BufferInitDescriptor {
+        label: Some("storage"),
+        contents: bytemuck::cast_slice(words),
+        usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+    })
+}
+
+pub fn storage(device: &Device, bytes: u64) -> Buffer {
+    device.create_buffer(&BufferDescriptor {
+        label: Some("storage"),
+        size: bytes,
+        usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+pub fn readback_buffer(device: &Device, bytes: u64) -> Buffer {
+    device.create_buffer(&BufferDescriptor {
+        label: Some("readback"),
+        size: bytes,
+        usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// Copy `src` into a fresh MAP_READ buffer, submit, map and return its words.
+pub fn read_words(c: &Ctx, src: &Buffer) -> Vec<u32> {
+    let rb = readback_buffer(&c.device, src.size());
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(src, 0, &rb, 0, src.size());
+    c.queue.submit([enc.finish()]);
+    let bytes = aqueduct::util::read_mapped(&c.device, &rb).expect("readback");
+    bytemuck::cast_slice(&bytes).to_vec()
+}
+
+pub fn bind_group(
+    device: &Device,
+    pipeline: &ComputePipeline,
+    group: u32,
+    buffers: &[&Buffer],
+) -> BindGroup {
+    let layout = pipeline.get_bind_group_layout(group);
+    let entries: Vec<BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&BindGroupDescriptor {
+        label: None,
+        layout: &layout,
+        entries: &entries,
+    })
+}
+
+/// Run `f` inside a validation scope and return the error it caught.
+pub fn validation_error<R>(device: &Device, f: impl FnOnce() -> R) -> (R, Option<Error>) {
+    let scope = device.push_error_scope(ErrorFilter::Validation);
+    let r = f();
+    (r, scope.pop_now())
+}
+
+/// Assert `f` raises a validation error whose message contains `needle`.
+#[track_caller]
+pub fn expect_validation<R>(device: &Device, needle: &str, f: impl FnOnce() -> R) -> R {
+    let (r, err) = validation_error(device, f);
+    match err {
+        Some(e) => assert!(
+            e.to_string().contains(needle),
+            "expected a validation error containing {needle:?}, got: {e}"
+        ),
+        None => panic!("expected a validation error containing {needle:?}, got none"),
+    }
+    r
+}
+
+/// Assert `f` raises no validation error.
+#[track_caller]
+pub fn expect_valid<R>(device: &Device, f: impl FnOnce() -> R) -> R {
+    let (r, err) = validation_error(device, f);
+    if let Some(e) = err {
+        panic!("unexpected validation error: {e}");
+    }
+    r
+}

@@ -1,0 +1,265 @@
+//! Buffer creation and mapping, after wgpu's GPU tests `buffer.rs`
+//! (MAP_OFFSET), `buffer_usages.rs` (BUFFER_USAGE, _MAPPABLE_PRIMARY_BUFFERS,
+//! BUFFER_MAP_ASYNC_MAP_STATE), `life_cycle.rs` (BUFFER_DESTROY) and the
+//! mapping rules of the WebGPU spec.
+
+mod common;
+use common::*;
+
+use std::sync::{Arc, Mutex};
+
+use aqueduct::util::{BufferInitDescriptor, DeviceExt};
+use aqueduct::*;
+
+fn map_result() -> (Arc<Mutex<Option<Result<(), BufferAsyncError>>>>, impl FnOnce(Result<(), BufferAsyncError>) + Send + 'static) {
+    let slot = Arc::new(Mutex::new(None));
+    let s2 = slot.clone();
+    (slot, move |r| *s2.lock().unwrap() = Some(r))
+}
+
+#[test]
+fn map_read_at_an_offset_sees_the_copied_bytes() {
+    let c = ctx();
+    let words: Vec<u32> = (0..64).map(|i| i * 11 + 1).collect();
+    let src = storage_init(&c.device, &words);
+    let rb = readback_buffer(&c.device, 256);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&src, 0, &rb, 0, 256);
+    c.queue.submit([enc.finish()]);
+    let (res, cb) = map_result();
+    rb.slice(64..128).map_async(MapMode::Read, cb);
+    c.device.poll(PollType::wait_indefinitely()).unwrap();
+    assert_eq!(*res.lock().unwrap(), Some(Ok(())));
+    let view = rb.slice(64..128).get_mapped_range().unwrap();
+    assert_eq!(bytemuck::cast_slice::<u8, u32>(&view), &words[16..32]);
+    // Outside the mapped range.
+    assert!(rb.get_mapped_range(0..64).is_err());
+    drop(view);
+    rb.unmap();
+}
+
+#[test]
+fn map_write_uploads_through_a_copy() {
+    let c = ctx();
+    let up = c.device.create_buffer(&BufferDescriptor {
+        label: Some("upload"),
+        size: 128,
+        usage: BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let (res, cb) = map_result();
+    up.map_async(MapMode::Write, .., cb);
+    c.device.poll(PollType::wait_indefinitely()).unwrap();
+    assert_eq!(*res.lock().unwrap(), Some(Ok(())));
+    assert_eq!(up.owner(), Owner::Host);
+    up.get_mapped_range_mut(..)
+        .unwrap()
+        .copy_from_slice(bytemuck::cast_slice(&(0..32u32).rev().collect::<Vec<_>>()));
+    up.unmap();
+    assert_eq!(up.owner(), Owner::Agent);
+    let dst = storage(&c.device, 128);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&up, 0, &dst, 0, None);
+    c.queue.submit([enc.finish()]);
+    assert_eq!(read_words(&c, &dst), (0..32u32).rev().collect::<Vec<_>>());
+}
+
+#[test]
+fn map_state_goes_unmapped_pending_mapped_unmapped() {
+    let c = ctx();
+    let b = readback_buffer(&c.device, 64);
+    assert_eq!(b.map_state(), MapStateKind::Unmapped);
+    let (res, cb) = map_result();
+    b.map_async(MapMode::Read, .., cb);
+    assert_eq!(b.map_state(), MapStateKind::Pending);
+    c.device.poll(PollType::wait_indefinitely()).unwrap();
+    assert_eq!(*res.lock().unwrap(), Some(Ok(())));
+    assert_eq!(b.map_state(), MapStateKind::Mapped);
+    b.unmap();
+    assert_eq!(b.map_state(), MapStateKind::Unmapped);
+}
+
+#[test]
+fn mapping_a_mapped_buffer_fails_its_callback() {
+    let c = ctx();
+    let b = readback_buffer(&c.device, 64);
+    b.map_async(MapMode::Read, .., |r| assert!(r.is_ok()));
+    c.device.poll(PollType::wait_indefinitely()).unwrap();
+    let (res, cb) = map_result();
+    expect_validation(&c.device, "already mapped", || b.map_async(MapMode::Read, .., cb));
+    assert!(matches!(*res.lock().unwrap(), Some(Err(_))));
+    // Still mapped and readable.
+    assert_eq!(&*b.get_mapped_range(..).unwrap(), &[0u8; 64][..]);
+}
+
+#[test]
+fn map_without_the_usage_or_misaligned_is_an_error() {
+    let c = ctx();
+    let b = readback_buffer(&c.device, 64);
+    let (res, cb) = map_result();
+    expect_validation(&c.device, "MAP_WRITE", || b.map_async(MapMode::Write, .., cb));
+    assert!(matches!(*res.lock().unwrap(), Some(Err(_))));
+    expect_validation(&c.device, "MAP_ALIGNMENT", || {
+        b.map_async(MapMode::Read, 4..12, |r| assert!(r.is_err()))
+    });
+    expect_validation(&c.device, "multiple of 4", || {
+        b.map_async(MapMode::Read, 8..10, |r| assert!(r.is_err()))
+    });
+    expect_validation(&c.device, "outside the buffer", || {
+        b.map_async(MapMode::Read, 0..128, |r| assert!(r.is_err()))
+    });
+    assert_eq!(b.map_state(), MapStateKind::Unmapped);
+}
+
+#[test]
+fn mapped_range_needs_a_completed_map_and_no_overlap() {
+    let c = ctx();
+    let b = readback_buffer(&c.device, 64);
+    b.map_async(MapMode::Read, .., |_| {});
+    let err = b.get_mapped_range(..).err().expect("pending map has no range");
+    assert!(err.to_string().contains("not mapped"), "{err}");
+    c.device.poll(PollType::wait_indefinitely()).unwrap();
+    let first = b.get_mapped_range(0..32).unwrap();
+    let overlap = b.get_mapped_range(16..48).err().expect("overlap");
+    assert!(overlap.to_string().contains("overlaps"), "{overlap}");
+    let second = b.get_mapped_range(32..64).unwrap();
+    assert_eq!(first.len() + second.len(), 64);
+    assert!(b.get_mapped_range_mut(0..8).is_err(), "read mapping is not writable");
+    expect_validation(&c.device, "live mapped view", || b.unmap());
+    drop((first, second));
+    b.unmap();
+    assert_eq!(b.map_state(), MapStateKind::Unmapped);
+}
+
+#[test]
+fn unmap_or_destroy_while_pending_aborts_the_callback() {
+    let c = ctx();
+    for destroy in [false, true] {
+        let b = readback_buffer(&c.device, 64);
+        let (res, cb) = map_result();
+        b.map_async(MapMode::Read, .., cb);
+        if destroy {
+            b.destroy();
+        } else {
+            b.unmap();
+        }
+        assert!(matches!(*res.lock().unwrap(), Some(Err(_))), "destroy={destroy}");
+        c.device.poll(PollType::wait_indefinitely()).unwrap();
+        assert!(matches!(*res.lock().unwrap(), Some(Err(_))));
+    }
+}
+
+#[test]
+fn submitting_work_on_a_mapped_buffer_is_an_error_and_the_device_survives() {
+    let c = ctx();
+    let rb = readback_buffer(&c.device, 16);
+    let src = storage_init(&c.device, &[1, 2, 3, 4]);
+    rb.map_async(MapMode::Read, .., |_| {});
+    c.device.poll(PollType::wait_indefinitely()).unwrap();
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&src, 0, &rb, 0, 16);
+    let cb = enc.finish();
+    expect_validation(&c.device, "unmap it before submitting", || c.queue.submit([cb]));
+    rb.unmap();
+    // Nothing ran: the buffer still holds zeros; a valid submission works.
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&src, 0, &rb, 0, 16);
+    c.queue.submit([enc.finish()]);
+    let bytes = aqueduct::util::read_mapped(&c.device, &rb).unwrap();
+    assert_eq!(bytemuck::cast_slice::<u8, u32>(&bytes), &[1, 2, 3, 4]);
+}
+
+#[test]
+fn mapped_at_creation_uploads_device_buffers_on_unmap() {
+    let c = ctx();
+    let words: Vec<u32> = (0..1000).map(|i| i * i).collect();
+    let b = c.device.create_buffer_init(&BufferInitDescriptor {
+        label: Some("init"),
+        contents: bytemuck::cast_slice(&words),
+        usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+    });
+    assert_eq!(b.placement(), Some(Placement::CoarseDevice));
+    assert_eq!(read_words(&c, &b), words);
+    // Odd sizes are padded to 4 bytes.
+    let odd = c.device.create_buffer_init(&BufferInitDescriptor {
+        label: None,
+        contents: &[1, 2, 3, 4, 5],
+        usage: BufferUsages::COPY_SRC,
+    });
+    assert_eq!(odd.size(), 8);
+    assert_eq!(read_words(&c, &odd), vec![0x0403_0201, 0x05]);
+}
+
+#[test]
+fn new_device_buffers_read_as_zero() {
+    let c = ctx();
+    // Dirty some memory first, free it, then allocate again.
+    let dirty = storage_init(&c.device, &[0xdead_beef; 4096]);
+    drop(dirty);
+    c.device.poll(PollType::wait_indefinitely()).unwrap();
+    let fresh = storage(&c.device, 4096 * 4);
+    assert!(read_words(&c, &fresh).iter().all(|&w| w == 0));
+}
+
+#[test]
+fn buffer_usage_rules() {
+    // Without MAPPABLE_PRIMARY_BUFFERS (WebGPU defaults).
+    let c = ctx_with(|_| DeviceDescriptor::default());
+    let make = |usage, size| {
+        c.device.create_buffer(&BufferDescriptor {
+            label: None,
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    expect_valid(&c.device, || make(BufferUsages::MAP_READ | BufferUsages::COPY_DST, 16));
+    expect_valid(&c.device, || make(BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC, 16));
+    expect_validation(&c.device, "MAP_READ may only be combined with COPY_DST", || {
+        make(BufferUsages::MAP_READ | BufferUsages::STORAGE, 16)
+    });
+    expect_validation(&c.device, "MAP_WRITE may only be combined with COPY_SRC", || {
+        make(BufferUsages::MAP_WRITE | BufferUsages::UNIFORM, 16)
+    });
+    expect_validation(&c.device, "usage is empty", || make(BufferUsages::empty(), 16));
+    let max = c.device.limits().max_buffer_size;
+    expect_validation(&c.device, "max_buffer_size", || make(BufferUsages::STORAGE, max + 4));
+    expect_validation(&c.device, "mapped at creation", || {
+        c.device.create_buffer(&BufferDescriptor {
+            label: None,
+            size: 6,
+            usage: BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        })
+    });
+    // With the feature, mappable storage is fine.
+    let c = ctx();
+    expect_valid(&c.device, || {
+        c.device.create_buffer(&BufferDescriptor {
+            label: None,
+            size: 16,
+            usage: BufferUsages::MAP_READ | BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    });
+}
+
+#[test]
+fn destroyed_buffers_are_rejected_everywhere() {
+    let c = ctx();
+    let a = storage_init(&c.device, &[1; 16]);
+    let b = storage(&c.device, 64);
+    b.destroy();
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&a, 0, &b, 0, 64);
+    expect_validation(&c.device, "destroyed", || enc.finish());
+    expect_validation(&c.device, "destroyed", || c.queue.write_buffer(&b, 0, &[0; 4]));
+    // Destroy after recording, before submit.
+    let d = storage(&c.device, 64);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&a, 0, &d, 0, 64);
+    let cb = enc.finish();
+    d.destroy();
+    expect_validation(&c.device, "has been destroyed", || c.queue.submit([cb]));
+    d.destroy(); // twice is fine
+}

@@ -6,6 +6,7 @@
 //! metadata by name or position; every mismatch (type, size, missing or
 //! unknown argument) is a clear error before anything is dispatched.
 
+mod disasm;
 mod spec;
 
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ const USAGE: &str = "\
 usage: aqueduct-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --workgroup X[,Y,Z] [--arg NAME_OR_INDEX=VALUE]...
                     [--device auto|sim|kfd] [--gpu N] [--repeat N] [--timeout SECONDS]
        aqueduct-run CODE_OBJECT --list
+       aqueduct-run CODE_OBJECT --disasm
 
   CODE_OBJECT   an AMDGPU ELF code object or a (compressed) clang offload bundle
   --grid        grid size in work-items per dimension (as in an AQL packet)
@@ -33,6 +35,8 @@ usage: aqueduct-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --workgroup X[,Y,Z]
                   output       out:FILE:BYTES   (zero-filled, written to FILE after the run)
                 sizes accept K/M/G suffixes (zeros:64K)
   --list        print the kernels and their arguments, then exit
+  --disasm      print gfxsim's decoding of every kernel in llvm-objdump's layout (no device needed),
+                to diff against llvm-objdump-19 -d --triple=amdgcn-amd-amdhsa --mcpu=gfx1100
   --repeat N    dispatch N times and report the fastest and the mean
 ";
 
@@ -47,6 +51,7 @@ struct Options {
     repeat: u32,
     timeout: Duration,
     list: bool,
+    disasm: bool,
 }
 
 fn parse_options(argv: &[String]) -> Result<Options, String> {
@@ -61,6 +66,7 @@ fn parse_options(argv: &[String]) -> Result<Options, String> {
         repeat: 1,
         timeout: Duration::from_secs(60),
         list: false,
+        disasm: false,
     };
     let mut positional = Vec::new();
     let mut it = argv.iter();
@@ -108,6 +114,7 @@ fn parse_options(argv: &[String]) -> Result<Options, String> {
                 opts.timeout = Duration::from_secs_f64(s);
             }
             "--list" => opts.list = true,
+            "--disasm" => opts.disasm = true,
             "--help" | "-h" => return Err(String::new()),
             f if f.starts_with('-') && f.len() > 1 => return Err(format!("unknown option {f}")),
             _ => positional.push(a.clone()),
@@ -211,6 +218,10 @@ fn match_args<'k>(
 fn run(opts: Options) -> Result<(), String> {
     let bytes = std::fs::read(&opts.code_object)
         .map_err(|e| format!("cannot read {}: {e}", opts.code_object.display()))?;
+    if opts.disasm {
+        print!("{}", disasm::disassemble_code_object(&bytes)?);
+        return Ok(());
+    }
     let device = open_device(opts.device).map_err(|e| e.to_string())?;
     let runtime = Runtime::new(device).map_err(|e| format!("runtime init failed: {e}"))?;
     let agent = runtime.gpu_agent(opts.gpu).map_err(|e| e.to_string())?;

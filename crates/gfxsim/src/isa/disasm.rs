@@ -53,6 +53,17 @@ fn vreg(n: u16, width: u8) -> String {
     }
 }
 
+/// A 32-bit literal as LLVM prints it: decimal when the value (as i32)
+/// lies in the inline-integer range -16..=64, hex otherwise.
+fn literal(value: u32) -> String {
+    let as_i32 = value as i32;
+    if (-16..=64).contains(&as_i32) {
+        as_i32.to_string()
+    } else {
+        format!("0x{value:x}")
+    }
+}
+
 /// A source operand (scalar space, constants, literal, VGPRs).
 fn src(op: &Operand, width: u8, lit: Option<u32>, bits: u8) -> String {
     let code = op.code;
@@ -82,7 +93,7 @@ fn src(op: &Operand, width: u8, lit: Option<u32>, bits: u8) -> String {
         251 => "src_vccz".into(),
         252 => "src_execz".into(),
         253 => "src_scc".into(),
-        255 => format!("0x{:x}", lit.unwrap_or(0)),
+        255 => literal(lit.unwrap_or(0)),
         256..=511 => vreg(code - 256, width),
         _ => format!("src{code}"),
     }

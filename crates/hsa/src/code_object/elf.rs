@@ -54,6 +54,8 @@ struct LoadSegment {
     memsz: u64,
     file_offset: u64,
     filesz: u64,
+    /// PF_X: the segment holds code.
+    executable: bool,
 }
 
 /// What a relocation's symbol resolves to.
@@ -322,6 +324,19 @@ impl CodeObject {
             })
     }
 
+    /// Image ranges (offsets from the load base) of the executable PT_LOAD
+    /// segments, in address order: where the kernels' code lives.
+    pub fn code_ranges(&self) -> Vec<std::ops::Range<u64>> {
+        let mut ranges: Vec<_> = self
+            .segments
+            .iter()
+            .filter(|s| s.executable)
+            .map(|s| s.vaddr..s.vaddr + s.memsz)
+            .collect();
+        ranges.sort_by_key(|r| r.start);
+        ranges
+    }
+
     /// Bytes spanned by the PT_LOAD segments from vaddr 0, rounded up to 4 KiB.
     pub fn image_size(&self) -> u64 {
         self.image_size
@@ -392,6 +407,7 @@ fn load_segments(
             memsz: ph.p_memsz(LE),
             file_offset: ph.p_offset(LE),
             filesz: ph.p_filesz(LE),
+            executable: ph.p_flags(LE) & elf::PF_X != 0,
         };
         if segment.filesz > segment.memsz {
             return Err(CodeObjectError::malformed(format!(

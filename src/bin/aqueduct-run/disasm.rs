@@ -1,0 +1,90 @@
+//! `aqueduct-run --disasm`: gfxsim's decoder's view of every kernel in a
+//! code object, printed in llvm-objdump's layout (instruction text, then
+//! `// ADDRESS: WORDS`), so it can be diffed against
+//! `llvm-objdump-19 -d --triple=amdgcn-amd-amdhsa --mcpu=gfx1100`.
+//!
+//! It reads the code the way the device does: from the loaded image, at
+//! each kernel descriptor's entry offset, up to the next kernel or the end
+//! of the executable segment. Words the decoder cannot place are printed
+//! as `.long` lines naming the problem, never skipped silently.
+
+use aqueduct::gfxsim::isa::decode::decode;
+use aqueduct::gfxsim::isa::disasm::disassemble;
+use aqueduct::hsa::code_object::{Bundle, CodeObject, IsaName, code_object_for_agent};
+
+/// The family the decoder models.
+const DECODER_GFX_PREFIX: &str = "gfx11";
+
+pub fn disassemble_code_object(bytes: &[u8]) -> Result<String, String> {
+    let owned;
+    let elf: &[u8] = if Bundle::is_bundle(bytes) {
+        let gfx1100 = IsaName::parse("amdgcn-amd-amdhsa--gfx1100").expect("a valid ISA name");
+        owned = code_object_for_agent(bytes, &gfx1100)
+            .map_err(|e| e.to_string())?
+            .into_owned();
+        &owned
+    } else {
+        bytes
+    };
+    let co = CodeObject::parse(elf).map_err(|e| e.to_string())?;
+    if !co.isa().gfx.starts_with(DECODER_GFX_PREFIX) {
+        return Err(format!(
+            "the code object is for {}; the decoder covers gfx11 (RDNA3) only",
+            co.isa().gfx
+        ));
+    }
+    let mut image = vec![0u8; co.image_size() as usize];
+    co.load_image(&mut image, 0).map_err(|e| e.to_string())?;
+    let code = co.code_ranges();
+    let mut kernels: Vec<(u64, &str)> = co
+        .kernels()
+        .iter()
+        .map(|k| (k.entry_offset(), k.name.as_str()))
+        .collect();
+    kernels.sort();
+
+    let mut out = String::new();
+    for (i, &(start, name)) in kernels.iter().enumerate() {
+        let segment_end = code
+            .iter()
+            .find(|r| r.contains(&start))
+            .map(|r| r.end)
+            .ok_or_else(|| {
+                format!("kernel {name}: entry {start:#x} is not in an executable segment")
+            })?;
+        let end = kernels
+            .get(i + 1)
+            .map_or(segment_end, |next| next.0.min(segment_end));
+        out.push_str(&format!("\n{start:016x} <{name}>:\n"));
+        let mut pc = start;
+        while pc + 4 <= end {
+            // Zero-filled padding up to the next kernel: llvm-objdump elides it too.
+            if image[pc as usize..end as usize].iter().all(|&b| b == 0) {
+                break;
+            }
+            let available = ((end - pc) / 4).min(4) as usize;
+            let words: Vec<u32> = (0..available)
+                .map(|k| {
+                    let at = (pc + 4 * k as u64) as usize;
+                    u32::from_le_bytes(image[at..at + 4].try_into().expect("4 bytes"))
+                })
+                .collect();
+            let (text, len) = match decode(&words) {
+                Ok(inst) => (disassemble(&inst), inst.len as usize),
+                Err(e) => {
+                    let why = e.mnemonic.map_or("undecodable".to_string(), |m| {
+                        format!("{m}: unsupported form")
+                    });
+                    (format!(".long {:#010x} ; {why}", words[0]), 1)
+                }
+            };
+            let hex: Vec<String> = words[..len.min(words.len())]
+                .iter()
+                .map(|w| format!("{w:08X}"))
+                .collect();
+            out.push_str(&format!("\t{text:<59}// {pc:012X}: {}\n", hex.join(" ")));
+            pc += 4 * len as u64;
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,251 @@
+//! Compiler-side tests: checked-in objects are fresh (where LLVM is
+//! installed), every target's objects load through the code-object loader
+//! with the ABI the reflection promises, SPIR-V input gives the same
+//! results, bundles, --define, and readable errors with locations.
+
+mod common;
+
+use aqueduct_hsa::code_object::{Bundle, CodeObject, IsaName};
+use aqueduct_shaderc::{CompileError, Options, Source, Toolchain, build, compile, translate};
+use common::*;
+
+fn llvm_or_skip(what: &str) -> bool {
+    if Toolchain::available() {
+        true
+    } else {
+        eprintln!("{what}: skipped (clang-19 / ld.lld-19 not installed)");
+        false
+    }
+}
+
+#[test]
+fn checked_in_objects_are_fresh() {
+    if !llvm_or_skip("staleness check") {
+        return;
+    }
+    let dir = shaders_dir();
+    let fresh = std::env::temp_dir().join(format!("aqueduct-shaderc-stale-{}", std::process::id()));
+    let options = Options {
+        targets: build::DEFAULT_BUILD_TARGETS.iter().map(|s| s.to_string()).collect(),
+        ..Options::default()
+    };
+    let built = build::compile_dir(&dir, &fresh, &options).expect("fresh build");
+    assert!(built.len() >= 40, "{} shaders", built.len());
+    let mut stale = Vec::new();
+    for b in &built {
+        for (_, co, json) in &b.outputs {
+            for path in [co, json] {
+                let rel = path.strip_prefix(&fresh).unwrap();
+                let old = std::fs::read(dir.join(rel)).unwrap_or_default();
+                if old != std::fs::read(path).unwrap() {
+                    stale.push(rel.display().to_string());
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&fresh);
+    assert!(stale.is_empty(), "stale (run `aqueduct-shaderc build shaders`): {stale:?}");
+}
+
+#[test]
+fn every_target_loads_with_the_reflected_abi() {
+    let sources = build::wgsl_files(&shaders_dir()).unwrap();
+    assert!(sources.len() >= 40);
+    for src in &sources {
+        let rel = src.strip_prefix(shaders_dir()).unwrap().with_extension("");
+        let name = rel.to_string_lossy().replace('\\', "/");
+        for target in ["gfx1100", "gfx942", "gfx90a"] {
+            let (co, reflection) = checked_in(&name, target);
+            let parsed = CodeObject::parse(&co).unwrap_or_else(|e| panic!("{name} {target}: {e}"));
+            assert_eq!(parsed.isa().gfx, target, "{name}");
+            assert_eq!(parsed.code_object_version(), 5);
+            for ep in &reflection.entry_points {
+                let k = parsed.require_kernel(&ep.kernel).unwrap();
+                assert_eq!(k.reqd_workgroup_size, Some(ep.workgroup_size), "{name} {target}");
+                let explicit: Vec<&str> = k.explicit_args().filter_map(|a| a.name.as_deref()).collect();
+                let mut want = Vec::new();
+                for b in &ep.bindings {
+                    want.push(b.arg.as_str());
+                    if let Some(s) = &b.size_arg {
+                        want.push(s.as_str());
+                    }
+                }
+                assert_eq!(explicit, want, "{name} {target} kernel args");
+                assert!(k.group_segment_fixed_size >= ep.workgroup_memory_size, "{name} LDS");
+                let wave = if target == "gfx1100" { 32 } else { 64 };
+                assert_eq!(k.wavefront_size, wave);
+            }
+        }
+    }
+}
+
+#[test]
+fn reflection_reports_kinds_and_sizes() {
+    let (_, r) = checked_in("tests/uniform_params", "gfx1100");
+    let ep = r.entry_point("main").unwrap();
+    let kinds: Vec<String> = ep.bindings.iter().map(|b| format!("{:?}:{}", b.kind, b.min_binding_size)).collect();
+    assert_eq!(kinds, ["Uniform:32", "StorageRead:16", "StorageReadWrite:16"]);
+    let (_, r) = checked_in("tests/struct_runtime_array", "gfx1100");
+    let b = &r.entry_point("main").unwrap().bindings[0];
+    assert_eq!((b.min_binding_size, b.array_stride, b.size_arg.as_deref()), (32, Some(16), Some("g0_b0_size")));
+    let (_, r) = checked_in("tests/workgroup_reduce", "gfx1100");
+    assert_eq!(r.entry_point("main").unwrap().workgroup_memory_size, 512);
+}
+
+/// WGSL → naga → SPIR-V (naga's back end) → aqueduct-shaderc.
+fn to_spirv(wgsl: &str) -> Vec<u8> {
+    let module = naga::front::wgsl::parse_str(wgsl).unwrap();
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+        .validate(&module)
+        .unwrap();
+    let words = naga::back::spv::write_vec(&module, &info, &naga::back::spv::Options::default(), None).unwrap();
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+#[test]
+fn spirv_input_gives_the_same_results() {
+    if !llvm_or_skip("SPIR-V input") {
+        return;
+    }
+    let cases: [(&str, Vec<Binding>, [u32; 3]); 3] = [
+        ("copy_u32", vec![(0, 0, bytes_of(&Lcg::new(1).u32s(64))), (0, 1, vec![0; 256])], [1, 1, 1]),
+        ("control_flow", vec![(0, 0, vec![0; 256])], [1, 1, 1]),
+        (
+            "workgroup_reduce",
+            vec![(0, 0, bytes_of(&Lcg::new(2).u32s(256))), (0, 1, vec![0; 8])],
+            [2, 1, 1],
+        ),
+    ];
+    for (name, bindings, groups) in cases {
+        let wgsl = std::fs::read_to_string(shaders_dir().join(format!("tests/{name}.wgsl"))).unwrap();
+        let spv = to_spirv(&wgsl);
+        let options = Options {
+            file_name: format!("{name}.spv"),
+            ..Options::default()
+        };
+        let compiled = compile(Source::SpirV(&spv), &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let from_spv = run_code_object(&compiled.code_object, &compiled.reflection, "main", &bindings, groups).unwrap();
+        let (co, reflection) = checked_in(&format!("tests/{name}"), "gfx1100");
+        let from_wgsl = run_code_object(&co, &reflection, "main", &bindings, groups).unwrap();
+        assert_eq!(from_spv, from_wgsl, "{name}");
+    }
+}
+
+#[test]
+fn several_targets_make_one_bundle() {
+    if !llvm_or_skip("bundle") {
+        return;
+    }
+    let wgsl = std::fs::read_to_string(shaders_dir().join("tests/copy_u32.wgsl")).unwrap();
+    let options = Options {
+        targets: vec!["gfx1100".into(), "gfx942".into(), "gfx90a".into()],
+        file_name: "copy_u32.wgsl".into(),
+        ..Options::default()
+    };
+    let compiled = compile(Source::Wgsl(&wgsl), &options).unwrap();
+    let bundle = Bundle::parse(&compiled.code_object).unwrap();
+    for (target, object) in &compiled.objects {
+        assert_eq!(bundle.select(&IsaName::new(target.clone())).unwrap(), &object[..], "{target}");
+    }
+    // The bundle is what clang-offload-bundler-19 writes, when it is there.
+    let tmp = std::env::temp_dir().join(format!("aqueduct-shaderc-bundle-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut inputs = vec![format!("--input={}", tmp.join("host.o").display())];
+    std::fs::write(tmp.join("host.o"), b"").unwrap();
+    for (t, o) in &compiled.objects {
+        std::fs::write(tmp.join(format!("{t}.co")), o).unwrap();
+        inputs.push(format!("--input={}", tmp.join(format!("{t}.co")).display()));
+    }
+    let targets = "host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx1100,hipv4-amdgcn-amd-amdhsa--gfx942,hipv4-amdgcn-amd-amdhsa--gfx90a";
+    let status = std::process::Command::new("clang-offload-bundler-19")
+        .args(["-type=o", &format!("-targets={targets}")])
+        .args(&inputs)
+        .arg(format!("--output={}", tmp.join("b.bundle").display()))
+        .status();
+    if let Ok(s) = status {
+        assert!(s.success());
+        assert_eq!(std::fs::read(tmp.join("b.bundle")).unwrap(), compiled.code_object);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn defines_specialise_overrides() {
+    if !llvm_or_skip("--define") {
+        return;
+    }
+    let wgsl = std::fs::read_to_string(shaders_dir().join("tests/overrides.wgsl")).unwrap();
+    let options = Options {
+        defines: vec![
+            aqueduct_shaderc::parse_define("SCALE=5").unwrap(),
+            aqueduct_shaderc::parse_define("7=64").unwrap(),
+            aqueduct_shaderc::parse_define("USE_BIAS=false").unwrap(),
+        ],
+        file_name: "overrides.wgsl".into(),
+        ..Options::default()
+    };
+    let compiled = compile(Source::Wgsl(&wgsl), &options).unwrap();
+    assert_eq!(compiled.reflection.entry_points[0].workgroup_size, [64, 1, 1]);
+    let out = run_code_object(&compiled.code_object, &compiled.reflection, "main", &[(0, 0, vec![0; 128 * 4])], [2, 1, 1]).unwrap();
+    for (i, v) in f32s(&out[0]).iter().enumerate() {
+        assert_eq!(*v, (i as u32 * 5) as f32 + 64_000.0);
+    }
+}
+
+fn translate_err(src: &str, entry: Option<&str>) -> CompileError {
+    let options = Options {
+        file_name: "bad.wgsl".into(),
+        entry: entry.map(String::from),
+        ..Options::default()
+    };
+    translate(Source::Wgsl(src), &options).expect_err("must not compile")
+}
+
+#[test]
+fn errors_are_readable_with_locations() {
+    let e = translate_err("@compute @workgroup_size(1)\nfn main() {\n  let x = ;\n}\n", None);
+    assert!(matches!(e, CompileError::Parse { .. }), "{e:?}");
+    assert!(e.to_string().contains("bad.wgsl:3:"), "{e}");
+
+    let e = translate_err(
+        "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1)\nfn main() {\n  o[0] = 1.5;\n}\n",
+        None,
+    );
+    assert!(e.to_string().contains("bad.wgsl:4:"), "{e}");
+
+    let e = translate_err(
+        "@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var<storage, read_write> o: array<f32>;\n@compute @workgroup_size(1)\nfn main() {\n  o[0] = textureLoad(t, vec2<i32>(0, 0), 0).x;\n}\n",
+        None,
+    );
+    match &e {
+        CompileError::Unsupported { construct, location, rendered } => {
+            assert!(construct.contains("texture"), "{construct}");
+            assert_eq!(location.as_deref().map(|l| l.starts_with("bad.wgsl:")), Some(true), "{location:?}");
+            assert!(rendered.contains("bad.wgsl"), "{rendered}");
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+
+    let e = translate_err("@compute @workgroup_size(1)\nfn main() {}\n", Some("other"));
+    assert!(e.to_string().contains("no compute entry point named `other`"), "{e}");
+    assert!(e.to_string().contains("main"), "{e}");
+}
+
+#[test]
+fn cli_reports_errors_and_emits_llvm() {
+    let exe = env!("CARGO_BIN_EXE_aqueduct-shaderc");
+    let tmp = std::env::temp_dir().join(format!("aqueduct-shaderc-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let bad = tmp.join("bad.wgsl");
+    std::fs::write(&bad, "@compute @workgroup_size(1)\nfn main() { let = 1; }\n").unwrap();
+    let out = std::process::Command::new(exe).args(["compile"]).arg(&bad).arg("--emit-llvm").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.wgsl:2:"), "{stderr}");
+    let good = shaders_dir().join("tests/copy_u32.wgsl");
+    let out = std::process::Command::new(exe).args(["compile"]).arg(&good).arg("--emit-llvm").output().unwrap();
+    assert!(out.status.success());
+    let ir = String::from_utf8_lossy(&out.stdout);
+    assert!(ir.contains("define amdgpu_kernel void @\"main\"(ptr addrspace(1) readonly %g0_b0, i32 %g0_b0_size, ptr addrspace(1) %g0_b1, i32 %g0_b1_size)"), "{ir}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -10,7 +10,13 @@ fn fill(buffer: &[u8], offset: u32, size: u32, pattern: u32) -> Vec<u8> {
     let params = [offset, size, pattern, 0];
     let words = (offset + size).div_ceil(4).max(1);
     let groups = words.div_ceil(256);
-    run("fill_u32", "fill_u32", &[(0, 0, buffer.to_vec()), (0, 1, bytes_of(&params))], [groups, 1, 1]).remove(0)
+    run(
+        "fill_u32",
+        "fill_u32",
+        &[(0, 0, buffer.to_vec()), (0, 1, bytes_of(&params))],
+        [groups, 1, 1],
+    )
+    .remove(0)
 }
 
 #[test]
@@ -35,7 +41,11 @@ fn fill_u32_large_range() {
     let got = fill(&init, 12, 4 * 900, 0x1234_5678);
     let words = u32s(&got);
     for (i, w) in words.iter().enumerate() {
-        let want = if (3..903).contains(&i) { 0x1234_5678 } else { 0 };
+        let want = if (3..903).contains(&i) {
+            0x1234_5678
+        } else {
+            0
+        };
         assert_eq!(*w, want, "word {i}");
     }
 }
@@ -51,7 +61,11 @@ fn copy_bytes_all_alignments() {
                 let out = run(
                     "copy_bytes",
                     "copy_bytes",
-                    &[(0, 0, src.clone()), (0, 1, dst.clone()), (0, 2, bytes_of(&params))],
+                    &[
+                        (0, 0, src.clone()),
+                        (0, 1, dst.clone()),
+                        (0, 2, bytes_of(&params)),
+                    ],
                     [1, 1, 1],
                 );
                 let mut want = dst.clone();

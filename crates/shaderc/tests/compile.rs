@@ -26,7 +26,10 @@ fn checked_in_objects_are_fresh() {
     let dir = shaders_dir();
     let fresh = std::env::temp_dir().join(format!("aqueduct-shaderc-stale-{}", std::process::id()));
     let options = Options {
-        targets: build::DEFAULT_BUILD_TARGETS.iter().map(|s| s.to_string()).collect(),
+        targets: build::DEFAULT_BUILD_TARGETS
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         ..Options::default()
     };
     let built = build::compile_dir(&dir, &fresh, &options).expect("fresh build");
@@ -44,7 +47,10 @@ fn checked_in_objects_are_fresh() {
         }
     }
     let _ = std::fs::remove_dir_all(&fresh);
-    assert!(stale.is_empty(), "stale (run `aqueduct-shaderc build shaders`): {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "stale (run `aqueduct-shaderc build shaders`): {stale:?}"
+    );
 }
 
 #[test]
@@ -61,8 +67,15 @@ fn every_target_loads_with_the_reflected_abi() {
             assert_eq!(parsed.code_object_version(), 5);
             for ep in &reflection.entry_points {
                 let k = parsed.require_kernel(&ep.kernel).unwrap();
-                assert_eq!(k.reqd_workgroup_size, Some(ep.workgroup_size), "{name} {target}");
-                let explicit: Vec<&str> = k.explicit_args().filter_map(|a| a.name.as_deref()).collect();
+                assert_eq!(
+                    k.reqd_workgroup_size,
+                    Some(ep.workgroup_size),
+                    "{name} {target}"
+                );
+                let explicit: Vec<&str> = k
+                    .explicit_args()
+                    .filter_map(|a| a.name.as_deref())
+                    .collect();
                 let mut want = Vec::new();
                 for b in &ep.bindings {
                     want.push(b.arg.as_str());
@@ -71,7 +84,10 @@ fn every_target_loads_with_the_reflected_abi() {
                     }
                 }
                 assert_eq!(explicit, want, "{name} {target} kernel args");
-                assert!(k.group_segment_fixed_size >= ep.workgroup_memory_size, "{name} LDS");
+                assert!(
+                    k.group_segment_fixed_size >= ep.workgroup_memory_size,
+                    "{name} LDS"
+                );
                 let wave = if target == "gfx1100" { 32 } else { 64 };
                 assert_eq!(k.wavefront_size, wave);
             }
@@ -83,11 +99,21 @@ fn every_target_loads_with_the_reflected_abi() {
 fn reflection_reports_kinds_and_sizes() {
     let (_, r) = checked_in("tests/uniform_params", "gfx1100");
     let ep = r.entry_point("main").unwrap();
-    let kinds: Vec<String> = ep.bindings.iter().map(|b| format!("{:?}:{}", b.kind, b.min_binding_size)).collect();
-    assert_eq!(kinds, ["Uniform:32", "StorageRead:16", "StorageReadWrite:16"]);
+    let kinds: Vec<String> = ep
+        .bindings
+        .iter()
+        .map(|b| format!("{:?}:{}", b.kind, b.min_binding_size))
+        .collect();
+    assert_eq!(
+        kinds,
+        ["Uniform:32", "StorageRead:16", "StorageReadWrite:16"]
+    );
     let (_, r) = checked_in("tests/struct_runtime_array", "gfx1100");
     let b = &r.entry_point("main").unwrap().bindings[0];
-    assert_eq!((b.min_binding_size, b.array_stride, b.size_arg.as_deref()), (32, Some(16), Some("g0_b0_size")));
+    assert_eq!(
+        (b.min_binding_size, b.array_stride, b.size_arg.as_deref()),
+        (32, Some(16), Some("g0_b0_size"))
+    );
     let (_, r) = checked_in("tests/workgroup_reduce", "gfx1100");
     assert_eq!(r.entry_point("main").unwrap().workgroup_memory_size, 512);
 }
@@ -95,10 +121,15 @@ fn reflection_reports_kinds_and_sizes() {
 /// WGSL → naga → SPIR-V (naga's back end) → aqueduct-shaderc.
 fn to_spirv(wgsl: &str) -> Vec<u8> {
     let module = naga::front::wgsl::parse_str(wgsl).unwrap();
-    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
-        .validate(&module)
-        .unwrap();
-    let words = naga::back::spv::write_vec(&module, &info, &naga::back::spv::Options::default(), None).unwrap();
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .unwrap();
+    let words =
+        naga::back::spv::write_vec(&module, &info, &naga::back::spv::Options::default(), None)
+            .unwrap();
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
@@ -108,7 +139,14 @@ fn spirv_input_gives_the_same_results() {
         return;
     }
     let cases: [(&str, Vec<Binding>, [u32; 3]); 3] = [
-        ("copy_u32", vec![(0, 0, bytes_of(&Lcg::new(1).u32s(64))), (0, 1, vec![0; 256])], [1, 1, 1]),
+        (
+            "copy_u32",
+            vec![
+                (0, 0, bytes_of(&Lcg::new(1).u32s(64))),
+                (0, 1, vec![0; 256]),
+            ],
+            [1, 1, 1],
+        ),
         ("control_flow", vec![(0, 0, vec![0; 256])], [1, 1, 1]),
         (
             "workgroup_reduce",
@@ -117,14 +155,23 @@ fn spirv_input_gives_the_same_results() {
         ),
     ];
     for (name, bindings, groups) in cases {
-        let wgsl = std::fs::read_to_string(shaders_dir().join(format!("tests/{name}.wgsl"))).unwrap();
+        let wgsl =
+            std::fs::read_to_string(shaders_dir().join(format!("tests/{name}.wgsl"))).unwrap();
         let spv = to_spirv(&wgsl);
         let options = Options {
             file_name: format!("{name}.spv"),
             ..Options::default()
         };
-        let compiled = compile(Source::SpirV(&spv), &options).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let from_spv = run_code_object(&compiled.code_object, &compiled.reflection, "main", &bindings, groups).unwrap();
+        let compiled =
+            compile(Source::SpirV(&spv), &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let from_spv = run_code_object(
+            &compiled.code_object,
+            &compiled.reflection,
+            "main",
+            &bindings,
+            groups,
+        )
+        .unwrap();
         let (co, reflection) = checked_in(&format!("tests/{name}"), "gfx1100");
         let from_wgsl = run_code_object(&co, &reflection, "main", &bindings, groups).unwrap();
         assert_eq!(from_spv, from_wgsl, "{name}");
@@ -145,7 +192,11 @@ fn several_targets_make_one_bundle() {
     let compiled = compile(Source::Wgsl(&wgsl), &options).unwrap();
     let bundle = Bundle::parse(&compiled.code_object).unwrap();
     for (target, object) in &compiled.objects {
-        assert_eq!(bundle.select(&IsaName::new(target.clone())).unwrap(), &object[..], "{target}");
+        assert_eq!(
+            bundle.select(&IsaName::new(target.clone())).unwrap(),
+            &object[..],
+            "{target}"
+        );
     }
     // The bundle is what clang-offload-bundler-19 writes, when it is there.
     let tmp = std::env::temp_dir().join(format!("aqueduct-shaderc-bundle-{}", std::process::id()));
@@ -164,7 +215,10 @@ fn several_targets_make_one_bundle() {
         .status();
     if let Ok(s) = status {
         assert!(s.success());
-        assert_eq!(std::fs::read(tmp.join("b.bundle")).unwrap(), compiled.code_object);
+        assert_eq!(
+            std::fs::read(tmp.join("b.bundle")).unwrap(),
+            compiled.code_object
+        );
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
@@ -185,8 +239,18 @@ fn defines_specialise_overrides() {
         ..Options::default()
     };
     let compiled = compile(Source::Wgsl(&wgsl), &options).unwrap();
-    assert_eq!(compiled.reflection.entry_points[0].workgroup_size, [64, 1, 1]);
-    let out = run_code_object(&compiled.code_object, &compiled.reflection, "main", &[(0, 0, vec![0; 128 * 4])], [2, 1, 1]).unwrap();
+    assert_eq!(
+        compiled.reflection.entry_points[0].workgroup_size,
+        [64, 1, 1]
+    );
+    let out = run_code_object(
+        &compiled.code_object,
+        &compiled.reflection,
+        "main",
+        &[(0, 0, vec![0; 128 * 4])],
+        [2, 1, 1],
+    )
+    .unwrap();
     for (i, v) in f32s(&out[0]).iter().enumerate() {
         assert_eq!(*v, (i as u32 * 5) as f32 + 64_000.0);
     }
@@ -203,7 +267,10 @@ fn translate_err(src: &str, entry: Option<&str>) -> CompileError {
 
 #[test]
 fn errors_are_readable_with_locations() {
-    let e = translate_err("@compute @workgroup_size(1)\nfn main() {\n  let x = ;\n}\n", None);
+    let e = translate_err(
+        "@compute @workgroup_size(1)\nfn main() {\n  let x = ;\n}\n",
+        None,
+    );
     assert!(matches!(e, CompileError::Parse { .. }), "{e:?}");
     assert!(e.to_string().contains("bad.wgsl:3:"), "{e}");
 
@@ -218,16 +285,28 @@ fn errors_are_readable_with_locations() {
         None,
     );
     match &e {
-        CompileError::Unsupported { construct, location, rendered } => {
+        CompileError::Unsupported {
+            construct,
+            location,
+            rendered,
+        } => {
             assert!(construct.contains("texture"), "{construct}");
-            assert_eq!(location.as_deref().map(|l| l.starts_with("bad.wgsl:")), Some(true), "{location:?}");
+            assert_eq!(
+                location.as_deref().map(|l| l.starts_with("bad.wgsl:")),
+                Some(true),
+                "{location:?}"
+            );
             assert!(rendered.contains("bad.wgsl"), "{rendered}");
         }
         other => panic!("expected Unsupported, got {other:?}"),
     }
 
     let e = translate_err("@compute @workgroup_size(1)\nfn main() {}\n", Some("other"));
-    assert!(e.to_string().contains("no compute entry point named `other`"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("no compute entry point named `other`"),
+        "{e}"
+    );
     assert!(e.to_string().contains("main"), "{e}");
 }
 
@@ -237,13 +316,27 @@ fn cli_reports_errors_and_emits_llvm() {
     let tmp = std::env::temp_dir().join(format!("aqueduct-shaderc-cli-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let bad = tmp.join("bad.wgsl");
-    std::fs::write(&bad, "@compute @workgroup_size(1)\nfn main() { let = 1; }\n").unwrap();
-    let out = std::process::Command::new(exe).args(["compile"]).arg(&bad).arg("--emit-llvm").output().unwrap();
+    std::fs::write(
+        &bad,
+        "@compute @workgroup_size(1)\nfn main() { let = 1; }\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["compile"])
+        .arg(&bad)
+        .arg("--emit-llvm")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.wgsl:2:"), "{stderr}");
     let good = shaders_dir().join("tests/copy_u32.wgsl");
-    let out = std::process::Command::new(exe).args(["compile"]).arg(&good).arg("--emit-llvm").output().unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["compile"])
+        .arg(&good)
+        .arg("--emit-llvm")
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let ir = String::from_utf8_lossy(&out.stdout);
     assert!(ir.contains("define amdgpu_kernel void @\"main\"(ptr addrspace(1) readonly %g0_b0, i32 %g0_b0_size, ptr addrspace(1) %g0_b1, i32 %g0_b1_size)"), "{ir}");

@@ -13,7 +13,12 @@ fn storage_atomics_all_functions() {
     init[4] = u32::MAX; // and
     init[6] = 0x5555; // xor
     init[9] = 0; // smin (i32)
-    let out = run("tests/atomics_storage", "main", &[(0, 0, bytes_of(&init)), (0, 1, vec![0; 64 * 4])], [1, 1, 1]);
+    let out = run(
+        "tests/atomics_storage",
+        "main",
+        &[(0, 0, bytes_of(&init)), (0, 1, vec![0; 64 * 4])],
+        [1, 1, 1],
+    );
     let c = u32s(&out[0]);
     assert_eq!(c[0], (1..=64).sum::<u32>(), "add");
     assert_eq!(c[1], 100_000 - (0..64).sum::<u32>(), "sub");
@@ -37,7 +42,12 @@ fn storage_atomics_all_functions() {
 #[test]
 fn workgroup_atomics_histogram() {
     let data = Lcg::new(9).u32s(64 * 4);
-    let out = run("tests/atomics_workgroup", "main", &[(0, 0, bytes_of(&data)), (0, 1, vec![0; 17 * 4])], [4, 1, 1]);
+    let out = run(
+        "tests/atomics_workgroup",
+        "main",
+        &[(0, 0, bytes_of(&data)), (0, 1, vec![0; 17 * 4])],
+        [4, 1, 1],
+    );
     let bins = u32s(&out[1]);
     let mut want = [0u32; 16];
     for v in &data {
@@ -50,7 +60,12 @@ fn workgroup_atomics_histogram() {
 #[test]
 fn workgroup_uniform_load() {
     let seeds = [7u32, 11, 13];
-    let out = run("tests/uniform_load", "main", &[(0, 0, bytes_of(&seeds)), (0, 1, vec![0; 96 * 4])], [3, 1, 1]);
+    let out = run(
+        "tests/uniform_load",
+        "main",
+        &[(0, 0, bytes_of(&seeds)), (0, 1, vec![0; 96 * 4])],
+        [3, 1, 1],
+    );
     let got = u32s(&out[1]);
     for g in 0..3 {
         for l in 0..32 {
@@ -63,7 +78,12 @@ fn workgroup_uniform_load() {
 fn compute_builtins_3d() {
     let groups = [2u32, 3, 2];
     let n = (groups.iter().product::<u32>() * 16) as usize;
-    let out = run("tests/builtin_ids", "main", &[(0, 0, vec![0; n * 64])], groups);
+    let out = run(
+        "tests/builtin_ids",
+        "main",
+        &[(0, 0, vec![0; n * 64])],
+        groups,
+    );
     let got = u32s(&out[0]);
     for wz in 0..groups[2] {
         for wy in 0..groups[1] {
@@ -75,10 +95,28 @@ fn compute_builtins_3d() {
                             let flat = wx + groups[0] * (wy + groups[1] * wz);
                             let s = ((flat * 16 + lidx) * 16) as usize;
                             let want = [
-                                lx, ly, lz, lidx, wx, wy, wz, 0, wx * 4 + lx, wy * 2 + ly, wz * 2 + lz, 0, groups[0],
-                                groups[1], groups[2], 0,
+                                lx,
+                                ly,
+                                lz,
+                                lidx,
+                                wx,
+                                wy,
+                                wz,
+                                0,
+                                wx * 4 + lx,
+                                wy * 2 + ly,
+                                wz * 2 + lz,
+                                0,
+                                groups[0],
+                                groups[1],
+                                groups[2],
+                                0,
                             ];
-                            assert_eq!(&got[s..s + 16], &want, "group {wx},{wy},{wz} item {lx},{ly},{lz}");
+                            assert_eq!(
+                                &got[s..s + 16],
+                                &want,
+                                "group {wx},{wy},{wz} item {lx},{ly},{lz}"
+                            );
                         }
                     }
                 }
@@ -89,7 +127,12 @@ fn compute_builtins_3d() {
 
 #[test]
 fn builtins_in_an_input_struct() {
-    let out = run("tests/builtin_struct_input", "main", &[(0, 0, vec![0; 48 * 4])], [3, 1, 1]);
+    let out = run(
+        "tests/builtin_struct_input",
+        "main",
+        &[(0, 0, vec![0; 48 * 4])],
+        [3, 1, 1],
+    );
     let got = u32s(&out[0]);
     for i in 0..48u32 {
         assert_eq!(got[i as usize], i * 100 + i % 16);

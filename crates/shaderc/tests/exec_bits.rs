@@ -6,14 +6,23 @@ use common::*;
 
 fn first_leading_signed(v: i32) -> u32 {
     let x = if v < 0 { !v } else { v };
-    if x == 0 { u32::MAX } else { 31 - x.leading_zeros() }
+    if x == 0 {
+        u32::MAX
+    } else {
+        31 - x.leading_zeros()
+    }
 }
 
 #[test]
 fn bit_counting() {
     let mut x = vec![0u32, 1, 0x8000_0000, u32::MAX, 0x0f0f_0000, 0xffff_fffe];
     x.extend(Lcg::new(41).u32s(32 - x.len()));
-    let out = run("tests/bits_count", "main", &[(0, 0, bytes_of(&x)), (0, 1, vec![0; 32 * 28])], [1, 1, 1]);
+    let out = run(
+        "tests/bits_count",
+        "main",
+        &[(0, 0, bytes_of(&x)), (0, 1, vec![0; 32 * 28])],
+        [1, 1, 1],
+    );
     let got = u32s(&out[1]);
     for (i, &v) in x.iter().enumerate() {
         let want = [
@@ -21,7 +30,11 @@ fn bit_counting() {
             v.reverse_bits(),
             v.leading_zeros(),
             v.trailing_zeros(),
-            if v == 0 { u32::MAX } else { 31 - v.leading_zeros() },
+            if v == 0 {
+                u32::MAX
+            } else {
+                31 - v.leading_zeros()
+            },
             first_leading_signed(v as i32),
             if v == 0 { u32::MAX } else { v.trailing_zeros() },
         ];
@@ -32,7 +45,11 @@ fn bit_counting() {
 fn extract_u(v: u32, off: u32, cnt: u32) -> u32 {
     let o = off.min(32);
     let c = cnt.min(32 - o);
-    if c == 0 { 0 } else { ((u64::from(v) >> o) & ((1u64 << c) - 1)) as u32 }
+    if c == 0 {
+        0
+    } else {
+        ((u64::from(v) >> o) & ((1u64 << c) - 1)) as u32
+    }
 }
 
 fn extract_s(v: u32, off: u32, cnt: u32) -> u32 {
@@ -49,7 +66,11 @@ fn extract_s(v: u32, off: u32, cnt: u32) -> u32 {
 fn insert(v: u32, nb: u32, off: u32, cnt: u32) -> u32 {
     let o = off.min(32);
     let c = cnt.min(32 - o);
-    let mask = if c == 0 { 0 } else { (((1u64 << c) - 1) << o) as u32 };
+    let mask = if c == 0 {
+        0
+    } else {
+        (((1u64 << c) - 1) << o) as u32
+    };
     (v & !mask) | ((((u64::from(nb)) << o) as u32) & mask)
 }
 
@@ -57,17 +78,51 @@ fn insert(v: u32, nb: u32, off: u32, cnt: u32) -> u32 {
 fn extract_and_insert_bits() {
     let mut rng = Lcg::new(42);
     let mut reqs = Vec::new();
-    let fixed = [(0, 8), (4, 4), (28, 8), (31, 1), (0, 32), (0, 0), (33, 3), (16, 40), (32, 0), (5, 27)];
+    let fixed = [
+        (0, 8),
+        (4, 4),
+        (28, 8),
+        (31, 1),
+        (0, 32),
+        (0, 0),
+        (33, 3),
+        (16, 40),
+        (32, 0),
+        (5, 27),
+    ];
     for i in 0..32 {
-        let (off, cnt) = if i < fixed.len() { fixed[i] } else { (rng.next_u32() % 36, rng.next_u32() % 36) };
+        let (off, cnt) = if i < fixed.len() {
+            fixed[i]
+        } else {
+            (rng.next_u32() % 36, rng.next_u32() % 36)
+        };
         reqs.extend([rng.next_u32(), rng.next_u32(), off, cnt]);
     }
-    let out = run("tests/bits_fields", "main", &[(0, 0, bytes_of(&reqs)), (0, 1, vec![0; 32 * 16])], [1, 1, 1]);
+    let out = run(
+        "tests/bits_fields",
+        "main",
+        &[(0, 0, bytes_of(&reqs)), (0, 1, vec![0; 32 * 16])],
+        [1, 1, 1],
+    );
     let got = u32s(&out[1]);
     for i in 0..32 {
-        let [v, nb, off, cnt] = [reqs[4 * i], reqs[4 * i + 1], reqs[4 * i + 2], reqs[4 * i + 3]];
-        let want = [extract_u(v, off, cnt), extract_s(v, off, cnt), insert(v, nb, off, cnt), extract_u(nb, off, cnt)];
-        assert_eq!(&got[i * 4..i * 4 + 4], &want, "v={v:#x} nb={nb:#x} off={off} cnt={cnt}");
+        let [v, nb, off, cnt] = [
+            reqs[4 * i],
+            reqs[4 * i + 1],
+            reqs[4 * i + 2],
+            reqs[4 * i + 3],
+        ];
+        let want = [
+            extract_u(v, off, cnt),
+            extract_s(v, off, cnt),
+            insert(v, nb, off, cnt),
+            extract_u(nb, off, cnt),
+        ];
+        assert_eq!(
+            &got[i * 4..i * 4 + 4],
+            &want,
+            "v={v:#x} nb={nb:#x} off={off} cnt={cnt}"
+        );
     }
 }
 
@@ -87,7 +142,13 @@ fn pack_and_unpack() {
     let Some(out) = run_unless_gfxsim_gap(
         "tests/pack_unpack",
         "main",
-        &[(0, 0, bytes_of(&f)), (0, 1, bytes_of(&w)), (0, 2, vec![0; 16 * 40]), (0, 3, vec![0; 16 * 48]), (0, 4, vec![0; 16 * 32])],
+        &[
+            (0, 0, bytes_of(&f)),
+            (0, 1, bytes_of(&w)),
+            (0, 2, vec![0; 16 * 40]),
+            (0, 3, vec![0; 16 * 48]),
+            (0, 4, vec![0; 16 * 32]),
+        ],
         [1, 1, 1],
     ) else {
         return;
@@ -100,11 +161,19 @@ fn pack_and_unpack() {
         let u = w[i];
         let iv = [i as i32 * 50 - 300, -1, 127, 200];
         let h = |x: f32| u32::from(half::f16::from_f32(x).to_bits());
-        let lanes = |vals: [i32; 4]| vals.iter().enumerate().fold(0u32, |a, (k, &x)| a | ((x as u32 & 0xff) << (8 * k)));
-        let bytes_s: Vec<i32> = (0..4).map(|k| ((u >> (8 * k)) as u8) as i8 as i32).collect();
+        let lanes = |vals: [i32; 4]| {
+            vals.iter()
+                .enumerate()
+                .fold(0u32, |a, (k, &x)| a | ((x as u32 & 0xff) << (8 * k)))
+        };
+        let bytes_s: Vec<i32> = (0..4)
+            .map(|k| ((u >> (8 * k)) as u8) as i8 as i32)
+            .collect();
         let bytes_u: Vec<i32> = (0..4).map(|k| ((u >> (8 * k)) & 0xff) as i32).collect();
         let other = 0x01ff_02feu32;
-        let os: Vec<i32> = (0..4).map(|k| ((other >> (8 * k)) as u8) as i8 as i32).collect();
+        let os: Vec<i32> = (0..4)
+            .map(|k| ((other >> (8 * k)) as u8) as i8 as i32)
+            .collect();
         let ou: Vec<i32> = (0..4).map(|k| ((other >> (8 * k)) & 0xff) as i32).collect();
         let dot_s: i32 = (0..4).map(|k| bytes_s[k] * os[k]).sum();
         let dot_u: i32 = (0..4).map(|k| bytes_u[k] * ou[k]).sum();
@@ -121,14 +190,22 @@ fn pack_and_unpack() {
             (dot_s as u32) ^ (dot_u as u32),
         ];
         assert_eq!(&packed[i * 10..i * 10 + 10], &want, "packing {i}");
-        let un: Vec<f32> = (0..4).map(|k| (bytes_s[k] as f32 / 127.0).max(-1.0)).collect();
+        let un: Vec<f32> = (0..4)
+            .map(|k| (bytes_s[k] as f32 / 127.0).max(-1.0))
+            .collect();
         let uu: Vec<f32> = (0..4).map(|k| bytes_u[k] as f32 / 255.0).collect();
         let s16 = |k: u32| (((u >> (16 * k)) as u16 as i16) as f32 / 32767.0).max(-1.0);
         let u16v = |k: u32| ((u >> (16 * k)) & 0xffff) as f32 / 65535.0;
         let mut want_f = un.clone();
         want_f.extend(&uu);
         want_f.extend([s16(0), s16(1), u16v(0), u16v(1)]);
-        assert_close(&unpacked[i * 12..i * 12 + 12], &want_f, 1e-6, 1e-6, &format!("unpacking {u:#x}"));
+        assert_close(
+            &unpacked[i * 12..i * 12 + 12],
+            &want_f,
+            1e-6,
+            1e-6,
+            &format!("unpacking {u:#x}"),
+        );
         let mut want_i = bytes_s.clone();
         want_i.extend(&bytes_u);
         assert_eq!(&ints[i * 8..i * 8 + 8], &want_i[..], "unpack4xI8/U8 {u:#x}");

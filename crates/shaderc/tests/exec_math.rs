@@ -11,13 +11,26 @@ fn float_arithmetic_builtins() {
     ab[5] = 2.0; // b = a multiple case below
     ab[4] = 5.0;
     // clamp/min/max fuse into v_maxmin_f32 on gfx11, which gfxsim may lack.
-    let Some(out) = run_unless_gfxsim_gap("tests/float_basic", "main", &[(0, 0, bytes_of(&ab)), (0, 1, vec![0; 32 * 48])], [1, 1, 1]) else {
+    let Some(out) = run_unless_gfxsim_gap(
+        "tests/float_basic",
+        "main",
+        &[(0, 0, bytes_of(&ab)), (0, 1, vec![0; 32 * 48])],
+        [1, 1, 1],
+    ) else {
         return;
     };
     let got = f32s(&out[1]);
     for i in 0..32 {
         let (a, b) = (ab[2 * i], ab[2 * i + 1]);
-        let sign = |x: f32| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else { 0.0 };
+        let sign = |x: f32| {
+            if x > 0.0 {
+                1.0
+            } else if x < 0.0 {
+                -1.0
+            } else {
+                0.0
+            }
+        };
         let want = [
             a + b,
             a - b,
@@ -30,17 +43,47 @@ fn float_arithmetic_builtins() {
             a.mul_add(b, 0.25),
             a.clamp(0.0, 1.0),
             sign(a),
-            f32::from(u8::from(a < b)) + 2.0 * f32::from(u8::from(a >= b)) + 4.0 + 8.0 * f32::from(u8::from(a != b)),
+            f32::from(u8::from(a < b))
+                + 2.0 * f32::from(u8::from(a >= b))
+                + 4.0
+                + 8.0 * f32::from(u8::from(a != b)),
         ];
-        assert_close(&got[i * 12..i * 12 + 12], &want, 1e-6, 1e-6, &format!("float ops of ({a}, {b})"));
+        assert_close(
+            &got[i * 12..i * 12 + 12],
+            &want,
+            1e-6,
+            1e-6,
+            &format!("float ops of ({a}, {b})"),
+        );
     }
 }
 
 #[test]
 fn float_rounding() {
-    let mut x = vec![0.5f32, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, -0.0, 3.7, -3.7, 1e7 + 0.5];
+    let mut x = vec![
+        0.5f32,
+        1.5,
+        2.5,
+        -0.5,
+        -1.5,
+        -2.5,
+        0.49999997,
+        -0.0,
+        3.7,
+        -3.7,
+        1e7 + 0.5,
+    ];
     x.extend(Lcg::new(32).f32s(32 - x.len(), -100.0, 100.0));
-    let out = run("tests/float_round", "main", &[(0, 0, bytes_of(&x)), (0, 1, vec![0; 32 * 16]), (0, 2, vec![0; 32 * 4])], [1, 1, 1]);
+    let out = run(
+        "tests/float_round",
+        "main",
+        &[
+            (0, 0, bytes_of(&x)),
+            (0, 1, vec![0; 32 * 16]),
+            (0, 2, vec![0; 32 * 4]),
+        ],
+        [1, 1, 1],
+    );
     let got = f32s(&out[1]);
     let fr = f32s(&out[2]);
     for (i, &v) in x.iter().enumerate() {
@@ -53,20 +96,44 @@ fn float_rounding() {
 #[test]
 fn float_exponentials() {
     let x = Lcg::new(33).f32s(32, 0.05, 20.0);
-    let out = run("tests/float_exp", "main", &[(0, 0, bytes_of(&x)), (0, 1, vec![0; 32 * 28])], [1, 1, 1]);
+    let out = run(
+        "tests/float_exp",
+        "main",
+        &[(0, 0, bytes_of(&x)), (0, 1, vec![0; 32 * 28])],
+        [1, 1, 1],
+    );
     let got = f32s(&out[1]);
     for (i, &v) in x.iter().enumerate() {
         let d = f64::from(v);
-        let want = [d.sqrt(), 1.0 / d.sqrt(), (d * 0.25).exp(), (d * 0.5).exp2(), d.ln(), d.log2(), d.powf(1.7)];
+        let want = [
+            d.sqrt(),
+            1.0 / d.sqrt(),
+            (d * 0.25).exp(),
+            (d * 0.5).exp2(),
+            d.ln(),
+            d.log2(),
+            d.powf(1.7),
+        ];
         let want: Vec<f32> = want.iter().map(|&w| w as f32).collect();
-        assert_close(&got[i * 7..i * 7 + 7], &want, 1e-5, 1e-5, &format!("exp/log of {v}"));
+        assert_close(
+            &got[i * 7..i * 7 + 7],
+            &want,
+            1e-5,
+            1e-5,
+            &format!("exp/log of {v}"),
+        );
     }
 }
 
 #[test]
 fn float_trigonometry() {
     let x = Lcg::new(34).f32s(32, -0.99, 0.99);
-    let out = run("tests/float_trig", "main", &[(0, 0, bytes_of(&x)), (0, 1, vec![0; 32 * 64])], [1, 1, 1]);
+    let out = run(
+        "tests/float_trig",
+        "main",
+        &[(0, 0, bytes_of(&x)), (0, 1, vec![0; 32 * 64])],
+        [1, 1, 1],
+    );
     let got = f32s(&out[1]);
     for (i, &v) in x.iter().enumerate() {
         let d = f64::from(v);
@@ -90,7 +157,13 @@ fn float_trigonometry() {
             (-d).atan2(-1.0),
         ];
         let want: Vec<f32> = want.iter().map(|&w| w as f32).collect();
-        assert_close(&got[i * 16..i * 16 + 16], &want, 2e-4, 2e-4, &format!("trig of {v}"));
+        assert_close(
+            &got[i * 16..i * 16 + 16],
+            &want,
+            2e-4,
+            2e-4,
+            &format!("trig of {v}"),
+        );
     }
 }
 
@@ -98,7 +171,16 @@ fn float_trigonometry() {
 fn geometric_builtins() {
     let a = Lcg::new(35).f32s(64, -2.0, 2.0);
     let b = Lcg::new(36).f32s(64, -2.0, 2.0);
-    let out = run("tests/geometry", "main", &[(0, 0, bytes_of(&a)), (0, 1, bytes_of(&b)), (0, 2, vec![0; 16 * 64])], [1, 1, 1]);
+    let out = run(
+        "tests/geometry",
+        "main",
+        &[
+            (0, 0, bytes_of(&a)),
+            (0, 1, bytes_of(&b)),
+            (0, 2, vec![0; 16 * 64]),
+        ],
+        [1, 1, 1],
+    );
     let got = f32s(&out[2]);
     for i in 0..16 {
         let p: Vec<f64> = a[i * 4..i * 4 + 4].iter().map(|&x| f64::from(x)).collect();
@@ -106,7 +188,11 @@ fn geometric_builtins() {
         let dot = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(a, b)| a * b).sum::<f64>();
         let len = |x: &[f64]| dot(x, x).sqrt();
         let nq: Vec<f64> = q[..3].iter().map(|x| x / len(&q[..3])).collect();
-        let cross = [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]];
+        let cross = [
+            p[1] * q[2] - p[2] * q[1],
+            p[2] * q[0] - p[0] * q[2],
+            p[0] * q[1] - p[1] * q[0],
+        ];
         let diff: Vec<f64> = p.iter().zip(&q).map(|(a, b)| a - b).collect();
         let dn = dot(&nq, &p[..3]);
         let refl: Vec<f64> = (0..3).map(|k| p[k] - 2.0 * dn * nq[k]).collect();
@@ -116,9 +202,23 @@ fn geometric_builtins() {
         let ni = dot(&nq, &np);
         let k = 1.0 - eta * eta * (1.0 - ni * ni);
         let refr: Vec<f64> = (0..3)
-            .map(|j| if k < 0.0 { 0.0 } else { eta * np[j] - (eta * ni + k.sqrt()) * nq[j] })
+            .map(|j| {
+                if k < 0.0 {
+                    0.0
+                } else {
+                    eta * np[j] - (eta * ni + k.sqrt()) * nq[j]
+                }
+            })
             .collect();
-        let ff: Vec<f64> = (0..3).map(|j| if dot(&q[..3], &p[..3]) < 0.0 { nq[j] } else { -nq[j] }).collect();
+        let ff: Vec<f64> = (0..3)
+            .map(|j| {
+                if dot(&q[..3], &p[..3]) < 0.0 {
+                    nq[j]
+                } else {
+                    -nq[j]
+                }
+            })
+            .collect();
         let mix: Vec<f64> = (0..4).map(|j| p[j] * 0.75 + q[j] * 0.25).collect();
         let step = if p[3] >= 0.0 { 1.0 } else { 0.0 };
         let want = [
@@ -140,21 +240,48 @@ fn geometric_builtins() {
             step + mix[3],
         ];
         let want: Vec<f32> = want.iter().map(|&w| w as f32).collect();
-        assert_close(&got[i * 16..i * 16 + 16], &want, 1e-4, 1e-4, &format!("geometry {i}"));
+        assert_close(
+            &got[i * 16..i * 16 + 16],
+            &want,
+            1e-4,
+            1e-4,
+            &format!("geometry {i}"),
+        );
     }
 }
 
 #[test]
 fn conversions_and_bitcasts() {
-    let mut x = vec![1.5f32, -1.5, 3e9, -3e9, 5e9, f32::NAN, 0.0, -0.7, 255.9, 1e-3];
+    let mut x = vec![
+        1.5f32,
+        -1.5,
+        3e9,
+        -3e9,
+        5e9,
+        f32::NAN,
+        0.0,
+        -0.7,
+        255.9,
+        1e-3,
+    ];
     x.extend(Lcg::new(37).f32s(32 - x.len(), -1e6, 1e6));
-    let out = run("tests/conversions", "main", &[(0, 0, bytes_of(&x)), (0, 1, vec![0; 32 * 16])], [1, 1, 1]);
+    let out = run(
+        "tests/conversions",
+        "main",
+        &[(0, 0, bytes_of(&x)), (0, 1, vec![0; 32 * 16])],
+        [1, 1, 1],
+    );
     let got = u32s(&out[1]);
     for (i, &v) in x.iter().enumerate() {
         // Rust's `as` saturates (NaN -> 0) exactly like WGSL's conversion.
         let (si, su) = (v as i32, v as u32);
         let back = si as f32 + su as f32 * 0.5;
-        let want = [si as u32, su, back.to_bits(), u32::from(v > 0.0) + 2.0f32.to_bits()];
+        let want = [
+            si as u32,
+            su,
+            back.to_bits(),
+            u32::from(v > 0.0) + 2.0f32.to_bits(),
+        ];
         assert_eq!(&got[i * 4..i * 4 + 4], &want, "conversions of {v}");
     }
 }
@@ -171,15 +298,33 @@ fn f16_val(bits: u16) -> f32 {
 fn f16_arithmetic() {
     let vals = Lcg::new(38).f32s(32, -4.0, 4.0);
     let x: Vec<u16> = vals.iter().map(|&v| f16_bits(v)).collect();
-    let out = run("tests/f16_math", "main", &[(0, 0, bytes_of(&x)), (0, 1, vec![0; 16 * 16]), (0, 2, vec![0; 16 * 4])], [1, 1, 1]);
+    let out = run(
+        "tests/f16_math",
+        "main",
+        &[
+            (0, 0, bytes_of(&x)),
+            (0, 1, vec![0; 16 * 16]),
+            (0, 2, vec![0; 16 * 4]),
+        ],
+        [1, 1, 1],
+    );
     let got = f32s(&out[1]);
-    let hout: Vec<u16> = out[2].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    let hout: Vec<u16> = out[2]
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
     let h = |v: f32| f16_val(f16_bits(v));
     for i in 0..16 {
         let (a, b) = (f16_val(x[2 * i]), f16_val(x[2 * i + 1]));
         let s = h(h(a * b) + 1.5);
         let want = [s, a.max(b), h(a / 2.0), h(b * 3.0)];
-        assert_close(&got[i * 4..i * 4 + 4], &want, 2e-3, 2e-3, &format!("f16 ops of ({a}, {b})"));
+        assert_close(
+            &got[i * 4..i * 4 + 4],
+            &want,
+            2e-3,
+            2e-3,
+            &format!("f16 ops of ({a}, {b})"),
+        );
         let hw = [h(s * 2.0), h(-a * 2.0)];
         let hg = [f16_val(hout[2 * i]), f16_val(hout[2 * i + 1])];
         assert_close(&hg, &hw, 2e-3, 2e-3, "f16 stores");
@@ -188,7 +333,12 @@ fn f16_arithmetic() {
 
 #[test]
 fn override_defaults_are_specialised() {
-    let out = run("tests/overrides", "main", &[(0, 0, vec![0; 64 * 4])], [2, 1, 1]);
+    let out = run(
+        "tests/overrides",
+        "main",
+        &[(0, 0, vec![0; 64 * 4])],
+        [2, 1, 1],
+    );
     let got = f32s(&out[0]);
     for (i, g) in got.iter().enumerate() {
         assert_eq!(*g, (i as u32 * 3) as f32 + 0.5 + 32_000.0, "element {i}");

@@ -25,7 +25,13 @@ fn det(m: &[Vec<f64>]) -> f64 {
     for r in 0..n {
         let minor: Vec<Vec<f64>> = m[1..]
             .iter()
-            .map(|col| col.iter().enumerate().filter(|(i, _)| *i != r).map(|(_, x)| *x).collect())
+            .map(|col| {
+                col.iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != r)
+                    .map(|(_, x)| *x)
+                    .collect()
+            })
             .collect();
         let s = if r % 2 == 0 { 1.0 } else { -1.0 };
         acc += s * m[0][r] * det(&minor);
@@ -37,7 +43,16 @@ fn det(m: &[Vec<f64>]) -> f64 {
 fn matrix_operations() {
     let ms = Lcg::new(21).f32s(4 * 16, -2.0, 2.0);
     let vs = Lcg::new(22).f32s(4 * 4, -2.0, 2.0);
-    let out = run("tests/matrices", "main", &[(0, 0, bytes_of(&ms)), (0, 1, bytes_of(&vs)), (0, 2, vec![0; 4 * 5 * 16])], [1, 1, 1]);
+    let out = run(
+        "tests/matrices",
+        "main",
+        &[
+            (0, 0, bytes_of(&ms)),
+            (0, 1, bytes_of(&vs)),
+            (0, 2, vec![0; 4 * 5 * 16]),
+        ],
+        [1, 1, 1],
+    );
     let got = f32s(&out[2]);
     for i in 0..4 {
         let mut m: M4 = [[0.0; 4]; 4];
@@ -49,7 +64,9 @@ fn matrix_operations() {
         let v = [vs[i * 4], vs[i * 4 + 1], vs[i * 4 + 2], vs[i * 4 + 3]];
         let o = &got[i * 20..i * 20 + 20];
         assert_close(&o[0..4], &mat_vec(&m, v), 1e-4, 1e-5, "m*v");
-        let vm: Vec<f32> = (0..4).map(|c| (0..4).map(|k| v[k] * m[c][k]).sum()).collect();
+        let vm: Vec<f32> = (0..4)
+            .map(|c| (0..4).map(|k| v[k] * m[c][k]).sum())
+            .collect();
         assert_close(&o[4..8], &vm, 1e-4, 1e-5, "v*m");
         // mm = m * transpose(m) + 0.5 m - m, column i % 4
         let c = i % 4;
@@ -60,11 +77,26 @@ fn matrix_operations() {
             })
             .collect();
         assert_close(&o[8..12], &want, 1e-4, 1e-5, "m*mT + m*0.5 - m");
-        let to64 = |n: usize| -> Vec<Vec<f64>> { (0..n).map(|c| (0..n).map(|r| f64::from(m[c][r])).collect()).collect() };
+        let to64 = |n: usize| -> Vec<Vec<f64>> {
+            (0..n)
+                .map(|c| (0..n).map(|r| f64::from(m[c][r])).collect())
+                .collect()
+        };
         let r23: Vec<f32> = (0..3).map(|r| m[0][r] * v[0] + m[1][r] * v[1]).collect();
-        let dets = [det(&to64(2)) as f32, det(&to64(3)) as f32, det(&to64(4)) as f32, r23[2]];
+        let dets = [
+            det(&to64(2)) as f32,
+            det(&to64(3)) as f32,
+            det(&to64(4)) as f32,
+            r23[2],
+        ];
         assert_close(&o[12..16], &dets, 1e-3, 1e-4, "determinants");
         let vm23 = v[0] * m[1][0] + v[1] * m[1][1] + v[2] * m[1][2];
-        assert_close(&o[16..20], &[r23[0], r23[1], vm23, 0.0], 1e-4, 1e-5, "mat2x3");
+        assert_close(
+            &o[16..20],
+            &[r23[0], r23[1], vm23, 0.0],
+            1e-4,
+            1e-5,
+            "mat2x3",
+        );
     }
 }

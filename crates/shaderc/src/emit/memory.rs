@@ -116,7 +116,7 @@ impl FnEmitter<'_> {
     /// Clamp a dynamic index to `[0, len)` given `last = len - 1` (i32
     /// operand texts); returns (clamped i64 index, in-bounds i1).
     fn clamp_index(&mut self, idx: &Val, last: &str, len: &str) -> (String, String) {
-        let idx32 = self.to_i32(idx);
+        let idx32 = self.index_as_i32(idx);
         self.m
             .declare("declare i32 @llvm.umin.i32(i32, i32)".into());
         let clamped = self.def(&format!("call i32 @llvm.umin.i32(i32 {idx32}, i32 {last})"));
@@ -125,7 +125,7 @@ impl FnEmitter<'_> {
         (wide, ok)
     }
 
-    fn to_i32(&mut self, idx: &Val) -> String {
+    fn index_as_i32(&mut self, idx: &Val) -> String {
         match idx.ty.as_str() {
             "i32" => idx.v.clone(),
             "i64" => self.def(&format!("trunc i64 {} to i32", idx.v)),

@@ -32,7 +32,8 @@ pub fn checked_in(name: &str, target: &str) -> (Vec<u8>, Reflection) {
     let co_path = dir.join(target).join(format!("{stem}.co"));
     let json_path = dir.join(target).join(format!("{stem}.reflect.json"));
     let co = std::fs::read(&co_path).unwrap_or_else(|e| panic!("{}: {e}", co_path.display()));
-    let json = std::fs::read_to_string(&json_path).unwrap_or_else(|e| panic!("{}: {e}", json_path.display()));
+    let json = std::fs::read_to_string(&json_path)
+        .unwrap_or_else(|e| panic!("{}: {e}", json_path.display()));
     let reflection = Reflection::from_json(&json).expect("reflection JSON");
     (co, reflection)
 }
@@ -59,7 +60,11 @@ fn gpu() -> &'static Gpu {
         };
         let rt = Runtime::with_options(sim.clone(), options).expect("Runtime::with_options");
         let agent = rt.gpu_agent(0).expect("a GPU agent").clone();
-        Gpu { rt, agent, _sim: sim }
+        Gpu {
+            rt,
+            agent,
+            _sim: sim,
+        }
     })
 }
 
@@ -79,16 +84,30 @@ pub fn run_code_object(
     let ep = reflection
         .entry_point(entry)
         .ok_or_else(|| format!("no entry point {entry}"))?;
-    let exe = gpu.rt.load_executable(&gpu.agent, co).map_err(|e| e.to_string())?;
+    let exe = gpu
+        .rt
+        .load_executable(&gpu.agent, co)
+        .map_err(|e| e.to_string())?;
     let kernel = exe.kernel(&ep.kernel).map_err(|e| e.to_string())?;
-    let pool = gpu.rt.pool(&gpu.agent, PoolKind::FineSystem).map_err(|e| e.to_string())?;
+    let pool = gpu
+        .rt
+        .pool(&gpu.agent, PoolKind::FineSystem)
+        .map_err(|e| e.to_string())?;
     let mut allocations = Vec::new();
     let mut builder = KernargBuilder::new(&kernel.info);
     for (group, binding, bytes) in bindings {
-        let mut a = pool.allocate(bytes.len().max(4) as u64).map_err(|e| e.to_string())?;
+        let mut a = pool
+            .allocate(bytes.len().max(4) as u64)
+            .map_err(|e| e.to_string())?;
         a.as_mut_slice().ok_or("not host mapped")?[..bytes.len()].copy_from_slice(bytes);
-        if let Some(b) = ep.bindings.iter().find(|b| b.group == *group && b.binding == *binding) {
-            builder.set_ptr(ArgRef::Name(&b.arg), a.gpu_va()).map_err(|e| e.to_string())?;
+        if let Some(b) = ep
+            .bindings
+            .iter()
+            .find(|b| b.group == *group && b.binding == *binding)
+        {
+            builder
+                .set_ptr(ArgRef::Name(&b.arg), a.gpu_va())
+                .map_err(|e| e.to_string())?;
             if let Some(size_arg) = &b.size_arg {
                 builder
                     .set_u32(ArgRef::Name(size_arg), bytes.len() as u32)
@@ -98,12 +117,19 @@ pub fn run_code_object(
         allocations.push(a);
     }
     for b in &ep.bindings {
-        if !bindings.iter().any(|(g, n, _)| *g == b.group && *n == b.binding) {
+        if !bindings
+            .iter()
+            .any(|(g, n, _)| *g == b.group && *n == b.binding)
+        {
             return Err(format!("binding {}/{} not provided", b.group, b.binding));
         }
     }
     let wg = ep.workgroup_size;
-    let grid = [workgroups[0] * wg[0], workgroups[1] * wg[1], workgroups[2] * wg[2]];
+    let grid = [
+        workgroups[0] * wg[0],
+        workgroups[1] * wg[1],
+        workgroups[2] * wg[2],
+    ];
     let dims = if grid[2] > 1 || wg[2] > 1 {
         3
     } else if grid[1] > 1 || wg[1] > 1 {
@@ -120,7 +146,10 @@ pub fn run_code_object(
         .allocate(bytes.len().max(1) as u64)
         .map_err(|e| e.to_string())?;
     kernarg.as_mut_slice()[..bytes.len()].copy_from_slice(&bytes);
-    let queue = gpu.rt.create_queue(&gpu.agent, 64).map_err(|e| e.to_string())?;
+    let queue = gpu
+        .rt
+        .create_queue(&gpu.agent, 64)
+        .map_err(|e| e.to_string())?;
     let done = gpu.rt.create_signal(1).map_err(|e| e.to_string())?;
     let wg16 = [wg[0] as u16, wg[1] as u16, wg[2] as u16];
     let mut dispatch = kernel.dispatch(kernarg.gpu_va(), grid, wg16);
@@ -140,13 +169,19 @@ pub fn run_code_object(
 /// Run the checked-in gfx1100 object of shader `name`.
 pub fn run(name: &str, entry: &str, bindings: &[Binding], workgroups: [u32; 3]) -> Vec<Vec<u8>> {
     let (co, reflection) = checked_in(name, "gfx1100");
-    run_code_object(&co, &reflection, entry, bindings, workgroups).unwrap_or_else(|e| panic!("{name}: {e}"))
+    run_code_object(&co, &reflection, entry, bindings, workgroups)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// Like [`run`], but a gfxsim "unsupported instruction" (an ISA gap of
 /// the simulator, not a compiler bug) skips the check with a message
 /// instead of failing; every other error still fails.
-pub fn run_unless_gfxsim_gap(name: &str, entry: &str, bindings: &[Binding], workgroups: [u32; 3]) -> Option<Vec<Vec<u8>>> {
+pub fn run_unless_gfxsim_gap(
+    name: &str,
+    entry: &str,
+    bindings: &[Binding],
+    workgroups: [u32; 3],
+) -> Option<Vec<Vec<u8>>> {
     let (co, reflection) = checked_in(name, "gfx1100");
     match run_code_object(&co, &reflection, entry, bindings, workgroups) {
         Ok(out) => Some(out),
@@ -159,7 +194,10 @@ pub fn run_unless_gfxsim_gap(name: &str, entry: &str, bindings: &[Binding], work
 }
 
 pub fn u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 pub fn i32s(bytes: &[u8]) -> Vec<i32> {

@@ -342,3 +342,25 @@ fn cli_reports_errors_and_emits_llvm() {
     assert!(ir.contains("define amdgpu_kernel void @\"main\"(ptr addrspace(1) readonly %g0_b0, i32 %g0_b0_size, ptr addrspace(1) %g0_b1, i32 %g0_b1_size)"), "{ir}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn compile_dir_reuses_precompiled_objects_without_llvm() {
+    let tmp = std::env::temp_dir().join(format!("aqueduct-shaderc-nollvm-{}", std::process::id()));
+    let no_tools = tmp.join("empty-bin");
+    std::fs::create_dir_all(&no_tools).unwrap();
+    let options = Options {
+        targets: vec!["gfx1100".into(), "gfx942".into()],
+        llvm_bin: Some(no_tools),
+        ..Options::default()
+    };
+    let out = tmp.join("out");
+    let built = build::compile_dir(&shaders_dir(), &out, &options).unwrap();
+    assert!(built.iter().all(|b| b.precompiled));
+    let co = std::fs::read(out.join("gfx942/fill_u32.co")).unwrap();
+    assert_eq!(
+        co,
+        std::fs::read(shaders_dir().join("gfx942/fill_u32.co")).unwrap()
+    );
+    assert!(out.join("tests/gfx1100/matrices.reflect.json").is_file());
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -239,9 +239,9 @@ fn stage_write(
                 continue;
             }
             drop(state);
-            let _ = wait_epoch(dev, oldest, None);
+            let completed = wait_epoch(dev, oldest, None).unwrap_or(oldest);
             state = dev.lock_state();
-            let completed = state.last_completed;
+            state.last_completed = state.last_completed.max(completed);
             state.staging.reclaim(completed);
         };
         // SAFETY: the block is len bytes of host-mapped staging memory reserved for this upload.

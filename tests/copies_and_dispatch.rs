@@ -1,0 +1,330 @@
+//! Copies, clears, writes and dispatches, after wgpu's GPU tests
+//! `buffer_copy.rs` (COPY_ALIGNMENT), `buffer.rs` (CLEAR_OFFSET_*),
+//! `regression/issue_4122.rs` (CLEAR_BUFFER_RANGE_RESPECTED),
+//! `dispatch_workgroups_indirect.rs` (NUM_WORKGROUPS, DISCARD_DISPATCH,
+//! RESET_BIND_GROUPS, ZERO_SIZED_BUFFER) and kernels with workgroup memory,
+//! atomics and 2D grids.
+
+mod common;
+use common::*;
+
+use aqueduct::*;
+
+#[test]
+fn write_buffer_and_copy_alignment_errors() {
+    let c = ctx();
+    let b = storage(&c.device, 64);
+    let o = storage(&c.device, 64);
+    expect_validation(&c.device, "COPY_BUFFER_ALIGNMENT", || c.queue.write_buffer(&b, 2, &[0; 4]));
+    expect_validation(&c.device, "COPY_BUFFER_ALIGNMENT", || c.queue.write_buffer(&b, 0, &[0; 3]));
+    expect_validation(&c.device, "overruns", || c.queue.write_buffer(&b, 60, &[0; 8]));
+    for (so, dof, size, needle) in [
+        (2, 0, 4, "source offset"),
+        (0, 6, 4, "destination offset"),
+        (0, 0, 6, "copy size"),
+        (32, 0, 64, "overruns"),
+    ] {
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&b, so, &o, dof, size);
+        expect_validation(&c.device, needle, || enc.finish());
+    }
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&b, 0, &b, 32, 16);
+    expect_validation(&c.device, "same buffer", || enc.finish());
+    let ro = readback_buffer(&c.device, 64);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&ro, 0, &o, 0, 16);
+    expect_validation(&c.device, "COPY_SRC", || enc.finish());
+}
+
+#[test]
+fn clear_buffer_respects_its_range_and_bounds() {
+    let c = ctx();
+    let words: Vec<u32> = (1..=64).collect();
+    let b = storage_init(&c.device, &words);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.clear_buffer(&b, 16, Some(32));
+    enc.clear_buffer(&b, 240, None);
+    c.queue.submit([enc.finish()]);
+    let mut want = words.clone();
+    want[4..12].fill(0);
+    want[60..].fill(0);
+    assert_eq!(read_words(&c, &b), want);
+    for (off, size, needle) in [
+        (2, Some(4), "COPY_BUFFER_ALIGNMENT"),
+        (0, Some(6), "COPY_BUFFER_ALIGNMENT"),
+        (128, Some(256), "overruns"),
+        (u64::MAX - 3, Some(8), "overruns"),
+        (512, None, "past the end"),
+    ] {
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&b, off, size);
+        expect_validation(&c.device, needle, || enc.finish());
+    }
+}
+
+#[test]
+fn write_buffer_is_ordered_with_submissions() {
+    let c = ctx();
+    let b = storage(&c.device, 16);
+    let snap1 = storage(&c.device, 16);
+    let snap2 = storage(&c.device, 16);
+    c.queue.write_buffer(&b, 0, bytemuck::cast_slice(&[1u32, 2, 3, 4]));
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&b, 0, &snap1, 0, 16);
+    c.queue.submit([enc.finish()]);
+    c.queue.write_buffer(&b, 4, bytemuck::cast_slice(&[20u32, 30]));
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&b, 0, &snap2, 0, 16);
+    c.queue.submit([enc.finish()]);
+    assert_eq!(read_words(&c, &snap1), vec![1, 2, 3, 4]);
+    assert_eq!(read_words(&c, &snap2), vec![1, 20, 30, 4]);
+}
+
+#[test]
+fn many_writes_wrap_the_staging_ring() {
+    let c = ctx();
+    let chunk = 256 * 1024usize; // bytes
+    let b = storage(&c.device, (chunk * 2) as u64);
+    let mut last = Vec::new();
+    for round in 0..20u32 {
+        let words: Vec<u32> = (0..(chunk / 4) as u32).map(|i| i ^ round.wrapping_mul(0x9e37_79b9)).collect();
+        c.queue
+            .write_buffer(&b, ((round % 2) as usize * chunk) as u64, bytemuck::cast_slice(&words));
+        if round % 4 == 3 {
+            c.queue.submit([]);
+        }
+        last.push(words);
+    }
+    let got = read_words(&c, &b);
+    assert_eq!(&got[..chunk / 4], &last[18][..]);
+    assert_eq!(&got[chunk / 4..], &last[19][..]);
+}
+
+fn copy_pipeline(c: &Ctx) -> ComputePipeline {
+    let module = kernel_module(&c.device, "vector_copy", [64, 1, 1]);
+    auto_pipeline(&c.device, &module, "vector_copy")
+}
+
+#[test]
+fn zero_and_over_limit_dispatches() {
+    let c = ctx();
+    let p = copy_pipeline(&c);
+    let src = storage_init(&c.device, &[7; 64]);
+    let dst = storage(&c.device, 256);
+    let bg = bind_group(&c.device, &p, 0, &[&src, &dst]);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&p);
+        pass.set_bind_group(0, &bg, &[]);
+        pass.set_immediates(0, &64u32.to_le_bytes());
+        pass.dispatch_workgroups(0, 1, 1);
+        pass.dispatch_workgroups(1, 0, 1);
+    }
+    let cb = enc.finish();
+    assert_eq!(cb.debug_packets().len(), 1, "empty dispatches emit nothing");
+    c.queue.submit([cb]);
+    assert_eq!(read_words(&c, &dst), vec![0; 64]);
+    let limit = c.device.limits().max_compute_workgroups_per_dimension;
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&p);
+        pass.set_bind_group(0, &bg, &[]);
+        pass.dispatch_workgroups(limit + 1, 1, 1);
+    }
+    expect_validation(&c.device, "max_compute_workgroups_per_dimension", || enc.finish());
+}
+
+/// Indirect dispatches at several offsets with the counts from the buffer;
+/// a count of zero or above the limit discards the dispatch.
+#[test]
+fn indirect_dispatch_offsets_and_discards() {
+    let c = ctx();
+    let p = copy_pipeline(&c);
+    let n = 512u32;
+    let src = storage_init(&c.device, &(0..n).map(|i| i + 1).collect::<Vec<_>>());
+    let limit = c.device.limits().max_compute_workgroups_per_dimension;
+    let args = c.device.create_buffer(&BufferDescriptor {
+        label: Some("args"),
+        size: 64,
+        usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    // (offset, x, y, z, expected words copied)
+    let cases: [(u64, u32, u32, u32, u32); 5] = [
+        (0, 2, 1, 1, 128),
+        (4, 8, 1, 1, 512),
+        (20, 3, 1, 1, 192),
+        (32, 0, 1, 1, 0),
+        (48, limit + 1, 1, 1, 0),
+    ];
+    for (off, x, y, z, expect) in cases {
+        c.queue.write_buffer(&args, off, bytemuck::cast_slice(&[x, y, z]));
+        let dst = storage(&c.device, n as u64 * 4);
+        let bg = bind_group(&c.device, &p, 0, &[&src, &dst]);
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&p);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.set_immediates(0, &n.to_le_bytes());
+            pass.dispatch_workgroups_indirect(&args, off);
+        }
+        c.queue.submit([enc.finish()]);
+        let got = read_words(&c, &dst);
+        let want: Vec<u32> = (0..n).map(|i| if i < expect { i + 1 } else { 0 }).collect();
+        assert_eq!(got, want, "offset {off} counts ({x},{y},{z})");
+    }
+}
+
+#[test]
+fn indirect_dispatch_validation() {
+    let c = ctx();
+    let p = copy_pipeline(&c);
+    let src = storage_init(&c.device, &[1; 16]);
+    let dst = storage(&c.device, 64);
+    let bg = bind_group(&c.device, &p, 0, &[&src, &dst]);
+    let args = c.device.create_buffer(&BufferDescriptor {
+        label: Some("args"),
+        size: 16,
+        usage: BufferUsages::INDIRECT,
+        mapped_at_creation: false,
+    });
+    let cases: [(&Buffer, u64, &str); 3] = [
+        (&args, 8, "overrun"),
+        (&args, 2, "multiple of 4"),
+        (&src, 0, "INDIRECT usage"),
+    ];
+    for (buf, off, needle) in cases {
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&p);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.dispatch_workgroups_indirect(buf, off);
+        }
+        expect_validation(&c.device, needle, || enc.finish());
+    }
+}
+
+#[test]
+fn missing_pipeline_or_bind_group_is_an_error() {
+    let c = ctx();
+    let p = copy_pipeline(&c);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    expect_validation(&c.device, "no pipeline is set", || enc.finish());
+    let src = storage_init(&c.device, &[1; 16]);
+    let dst = storage(&c.device, 64);
+    let bg = bind_group(&c.device, &p, 0, &[&src, &dst]);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&p);
+        pass.set_bind_group(0, &bg, &[]);
+        pass.set_bind_group(0, None, &[]); // reset
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    expect_validation(&c.device, "bind group 0 is not set", || enc.finish());
+}
+
+#[test]
+fn saxpy_with_a_float_immediate() {
+    let c = ctx();
+    let module = kernel_module(&c.device, "saxpy", [128, 1, 1]);
+    let p = auto_pipeline(&c.device, &module, "saxpy");
+    let n = 1000u32;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let y: Vec<f32> = (0..n).map(|i| 100.0 - i as f32).collect();
+    let xb = storage_init(&c.device, bytemuck::cast_slice(&x));
+    let yb = storage_init(&c.device, bytemuck::cast_slice(&y));
+    let bg = bind_group(&c.device, &p, 0, &[&xb, &yb]);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&p);
+        pass.set_bind_group(0, &bg, &[]);
+        // saxpy(float a, x, y, uint n): immediates a@0, n@4.
+        pass.set_immediates(0, &2.5f32.to_le_bytes());
+        pass.set_immediates(4, &n.to_le_bytes());
+        pass.dispatch_workgroups(n.div_ceil(128), 1, 1);
+    }
+    c.queue.submit([enc.finish()]);
+    let got: Vec<f32> = read_words(&c, &yb).into_iter().map(f32::from_bits).collect();
+    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| 2.5 * a + b).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn matmul_tiled_uses_the_required_2d_workgroup() {
+    let c = ctx();
+    let module = kernel_module(&c.device, "matmul_tiled", [1, 1, 1]);
+    let p = auto_pipeline(&c.device, &module, "matmul_tiled");
+    let (m, n, k) = (32u32, 48u32, 16u32);
+    let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 * 0.5).collect();
+    let ab = storage_init(&c.device, bytemuck::cast_slice(&a));
+    let bb = storage_init(&c.device, bytemuck::cast_slice(&b));
+    let cbuf = storage(&c.device, (m * n * 4) as u64);
+    let bg = bind_group(&c.device, &p, 0, &[&ab, &bb, &cbuf]);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&p);
+        pass.set_bind_group(0, &bg, &[]);
+        pass.set_immediates(0, bytemuck::cast_slice(&[m, n, k]));
+        pass.dispatch_workgroups(n / 16, m / 16, 1);
+    }
+    let cb = enc.finish();
+    assert_eq!(cb.debug_packets()[0].workgroup, [16, 16, 1]);
+    c.queue.submit([cb]);
+    let got: Vec<f32> = read_words(&c, &cbuf).into_iter().map(f32::from_bits).collect();
+    for r in 0..m {
+        for col in 0..n {
+            let want: f32 = (0..k).map(|i| a[(r * k + i) as usize] * b[(i * n + col) as usize]).sum();
+            assert_eq!(got[(r * n + col) as usize], want, "C[{r}][{col}]");
+        }
+    }
+}
+
+#[test]
+fn workgroup_memory_reduction_and_global_atomics() {
+    let c = ctx();
+    let reduce = auto_pipeline(&c.device, &kernel_module(&c.device, "reduce_lds", [256, 1, 1]), "reduce_lds");
+    let hist = auto_pipeline(&c.device, &kernel_module(&c.device, "histogram", [64, 1, 1]), "histogram");
+    let n = 1024u32;
+    let data: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_246_822_519) >> 7).collect();
+    let input = storage_init(&c.device, &data);
+    let sums = storage(&c.device, 16);
+    let bins = storage(&c.device, 256 * 4);
+    let bg_r = bind_group(&c.device, &reduce, 0, &[&input, &sums]);
+    let bg_h = bind_group(&c.device, &hist, 0, &[&input, &bins]);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&reduce);
+        pass.set_bind_group(0, &bg_r, &[]);
+        pass.set_immediates(0, &n.to_le_bytes());
+        pass.dispatch_workgroups(n / 256, 1, 1);
+        pass.set_pipeline(&hist);
+        pass.set_bind_group(0, &bg_h, &[]);
+        pass.set_immediates(0, &(n * 4).to_le_bytes());
+        pass.dispatch_workgroups((n * 4).div_ceil(64), 1, 1); // one work-item per byte
+    }
+    c.queue.submit([enc.finish()]);
+    let want_sums: Vec<u32> = data
+        .chunks(256)
+        .map(|ch| ch.iter().fold(0u32, |a, &b| a.wrapping_add(b)))
+        .collect();
+    assert_eq!(read_words(&c, &sums), want_sums);
+    let mut want_bins = vec![0u32; 256];
+    for b in bytemuck::cast_slice::<u32, u8>(&data) {
+        want_bins[*b as usize] += 1;
+    }
+    assert_eq!(read_words(&c, &bins), want_bins);
+}

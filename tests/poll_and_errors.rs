@@ -1,0 +1,216 @@
+//! Submission ordering, polling, callbacks, resource lifetimes and error
+//! scopes, after wgpu's GPU tests `poll.rs` (WAIT, DOUBLE_WAIT,
+//! WAIT_ON_SUBMISSION, WAIT_OUT_OF_ORDER, WAIT_AFTER_BAD_SUBMISSION),
+//! `regression/issue_4024.rs` (QUEUE_SUBMITTED_CALLBACK_ORDERING),
+//! `regression/issue_6317.rs` (NON_FATAL_ERRORS_IN_QUEUE_SUBMIT),
+//! `compute_pass_ownership.rs` (RESOURCE_OWNERSHIP), `encoder.rs` and the
+//! error-scope behaviour of `device.rs`.
+
+mod common;
+use common::*;
+
+use std::sync::{Arc, Mutex};
+
+use aqueduct::*;
+
+fn doubling_work(c: &Ctx) -> (CommandBuffer, Buffer) {
+    // dst = src copied twice through two dispatches (RAW chain).
+    let module = kernel_module(&c.device, "vector_copy", [64, 1, 1]);
+    let p = auto_pipeline(&c.device, &module, "vector_copy");
+    let src = storage_init(&c.device, &[2, 4, 6, 8]);
+    let mid = storage(&c.device, 16);
+    let dst = storage(&c.device, 16);
+    let bg1 = bind_group(&c.device, &p, 0, &[&src, &mid]);
+    let bg2 = bind_group(&c.device, &p, 0, &[&mid, &dst]);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&p);
+        pass.set_immediates(0, &4u32.to_le_bytes());
+        pass.set_bind_group(0, &bg1, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+        pass.set_bind_group(0, &bg2, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    (enc.finish(), dst)
+}
+
+#[test]
+fn wait_on_an_empty_queue_and_twice() {
+    let c = ctx();
+    assert!(matches!(c.device.poll(PollType::wait_indefinitely()), Ok(PollStatus::QueueEmpty)));
+    assert!(matches!(c.device.poll(PollType::wait_indefinitely()), Ok(PollStatus::QueueEmpty)));
+    assert!(matches!(c.device.poll(PollType::Poll), Ok(PollStatus::QueueEmpty)));
+}
+
+#[test]
+fn wait_on_submissions_in_and_out_of_order() {
+    let c = ctx();
+    let (cb1, _) = doubling_work(&c);
+    let (cb2, d2) = doubling_work(&c);
+    let i1 = c.queue.submit([cb1]);
+    let i2 = c.queue.submit([cb2]);
+    assert!(i2 > i1);
+    c.device
+        .poll(PollType::Wait { submission_index: Some(i2), timeout: None })
+        .unwrap();
+    // i1 finished before i2; waiting on it again succeeds at once.
+    c.device
+        .poll(PollType::Wait { submission_index: Some(i1), timeout: None })
+        .unwrap();
+    c.device
+        .poll(PollType::Wait { submission_index: Some(i1), timeout: None })
+        .unwrap();
+    assert_eq!(read_words(&c, &d2), vec![2, 4, 6, 8]);
+}
+
+#[test]
+fn waiting_for_a_future_submission_is_an_error() {
+    let c = ctx();
+    let other = ctx();
+    let idx = other.queue.submit([]);
+    let idx = other.queue.submit([]).max(idx);
+    let r = c.device.poll(PollType::Wait { submission_index: Some(idx), timeout: None });
+    assert!(matches!(r, Err(PollError::WrongSubmissionIndex(..))), "{r:?}");
+}
+
+#[test]
+fn map_callbacks_run_before_later_work_done_callbacks() {
+    let c = ctx();
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let rb = readback_buffer(&c.device, 16);
+    let (cb, dst) = doubling_work(&c);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&dst, 0, &rb, 0, 16);
+    c.queue.submit([cb, enc.finish()]);
+    let o = order.clone();
+    rb.map_async(MapMode::Read, .., move |r| {
+        assert!(r.is_ok());
+        o.lock().unwrap().push("map");
+    });
+    let o = order.clone();
+    c.queue.on_submitted_work_done(move || o.lock().unwrap().push("done"));
+    assert!(order.lock().unwrap().is_empty() || c.device.poll(PollType::Poll).is_ok());
+    c.device.poll(PollType::wait_indefinitely()).unwrap();
+    assert_eq!(*order.lock().unwrap(), vec!["map", "done"]);
+    assert_eq!(bytemuck::cast_slice::<u8, u32>(&rb.get_mapped_range(..).unwrap()), &[2, 4, 6, 8]);
+}
+
+#[test]
+fn errors_in_submit_do_not_kill_the_device() {
+    let c = ctx();
+    let b = storage(&c.device, 16);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.clear_buffer(&b, 3, None);
+    let bad = expect_validation(&c.device, "COPY_BUFFER_ALIGNMENT", || enc.finish());
+    expect_validation(&c.device, "is invalid", || c.queue.submit([bad]));
+    let (good, dst) = doubling_work(&c);
+    expect_valid(&c.device, || c.queue.submit([good]));
+    assert_eq!(read_words(&c, &dst), vec![2, 4, 6, 8]);
+}
+
+#[test]
+fn in_flight_work_keeps_dropped_resources_alive() {
+    let c = ctx();
+    let rb = readback_buffer(&c.device, 16);
+    {
+        let (cb, dst) = doubling_work(&c);
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&dst, 0, &rb, 0, 16);
+        let cb2 = enc.finish();
+        c.queue.submit([cb, cb2]);
+        // Pipeline, bind groups, module and buffers are all dropped here.
+    }
+    let bytes = aqueduct::util::read_mapped(&c.device, &rb).unwrap();
+    assert_eq!(bytemuck::cast_slice::<u8, u32>(&bytes), &[2, 4, 6, 8]);
+}
+
+#[test]
+fn the_encoder_is_locked_while_a_pass_is_open() {
+    let c = ctx();
+    let a = storage(&c.device, 16);
+    let b = storage(&c.device, 16);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    let pass = enc.begin_compute_pass(&Default::default()).forget_lifetime();
+    enc.copy_buffer_to_buffer(&a, 0, &b, 0, 16);
+    drop(pass);
+    expect_validation(&c.device, "locked while a compute pass is open", || enc.finish());
+}
+
+#[test]
+fn error_scopes_nest_and_filter() {
+    let c = ctx();
+    let outer = c.device.push_error_scope(ErrorFilter::Validation);
+    let inner = c.device.push_error_scope(ErrorFilter::OutOfMemory);
+    let bad = || {
+        c.device.create_buffer(&BufferDescriptor {
+            label: Some("bad"),
+            size: 4,
+            usage: BufferUsages::empty(),
+            mapped_at_creation: false,
+        })
+    };
+    bad();
+    assert!(inner.pop_now().is_none(), "an OOM scope does not catch validation errors");
+    bad(); // second error: the outer scope keeps the first
+    let e = outer.pop_now().expect("validation error");
+    assert!(matches!(e, Error::Validation { .. }));
+    assert!(e.to_string().contains("usage is empty"), "{e}");
+    // A scope opened on another thread does not see this thread's errors.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    c.device.on_uncaptured_error(Arc::new(move |e| s.lock().unwrap().push(e.to_string())));
+    let dev = c.device.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let t = std::thread::spawn(move || {
+        let scope = dev.push_error_scope(ErrorFilter::Validation);
+        tx.send(()).unwrap();
+        done_rx.recv().unwrap();
+        scope.pop_now().is_none()
+    });
+    rx.recv().unwrap();
+    bad();
+    done_tx.send(()).unwrap();
+    assert!(t.join().unwrap(), "the other thread's scope stayed empty");
+    assert_eq!(seen.lock().unwrap().len(), 1, "the error went to the uncaptured handler");
+}
+
+#[test]
+fn adapter_info_and_device_limits() {
+    let c = ctx();
+    let info = c.adapter.get_info();
+    assert!(info.name.contains("gfx1100"), "{}", info.name);
+    assert!(info.name.contains("simulated"), "{}", info.name);
+    assert!(info.driver_info.contains("simulated"), "{}", info.driver_info);
+    assert_eq!(info.vendor, 0x1002);
+    assert_eq!(info.subgroup_min_size, 32);
+    let limits = c.adapter.limits();
+    assert_eq!(limits.max_compute_invocations_per_workgroup, 1024);
+    assert!(limits.max_compute_workgroup_storage_size >= 65536);
+    // Asking for more than the adapter has fails with the limit's name.
+    let mut too_much = limits.clone();
+    too_much.max_compute_invocations_per_workgroup = 4096;
+    let err = c
+        .adapter
+        .request_device_sync(&DeviceDescriptor { required_limits: too_much, ..Default::default() })
+        .err()
+        .expect("over-limit request fails");
+    assert!(err.to_string().contains("max_compute_invocations_per_workgroup"), "{err}");
+    let err = c
+        .adapter
+        .request_device_sync(&DeviceDescriptor {
+            required_features: Features::SHADER_F64,
+            ..Default::default()
+        })
+        .err()
+        .expect("missing feature fails");
+    assert!(err.to_string().contains("SHADER_F64"), "{err}");
+    // The device gets exactly what it asked for.
+    let d = ctx_with(|_| DeviceDescriptor::default());
+    assert_eq!(d.device.limits(), Limits::default());
+    assert_eq!(d.device.features(), Features::empty());
+    assert!(c.instance.request_adapter_by_uri("amdgpu:0").is_ok());
+    assert!(c.instance.request_adapter_by_uri("amdgpu:7").is_err());
+    assert!(c.instance.request_adapter_by_uri("cuda:0").is_err());
+}

@@ -17,6 +17,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "peer/mod.rs"]
+mod peer;
+
 use aqueduct::gfxsim::{SimConfig, SimDevice};
 use aqueduct::hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct::hsa::{
@@ -270,8 +273,10 @@ fn main() {
     });
     let host_gbs = 12.0 * n as f64 / host_t.as_secs_f64() / 1e9;
     println!("saxpy  host native loop (1 core):       {host_gbs:8.2} GB/s");
+    let mut saxpy_gbs = Vec::new();
     for threads in [1, 2] {
         let (gbs, ips) = saxpy(threads, n, runs);
+        saxpy_gbs.push((threads, gbs));
         println!(
             "saxpy  gfxsim, {threads} thread(s):               {gbs:8.2} GB/s  ({:.1} M wave-inst/s)  ratio to host {:.3}",
             ips / 1e6,
@@ -305,4 +310,23 @@ fn main() {
         host_rt.as_secs_f64() * 1e6,
         rt.as_secs_f64() / host_rt.as_secs_f64()
     );
+
+    // Peer: the same saxpy as WGSL on wgpu 30 + Mesa lavapipe (benches/wgpu-peer).
+    let (n_arg, runs_arg) = (n.to_string(), runs.to_string());
+    match peer::run("saxpy", &["--n", &n_arg, "--runs", &runs_arg])
+        .and_then(|v| Ok((peer::number(&v, "gbs")?, peer::adapter(&v))))
+    {
+        Ok((lavapipe_gbs, adapter)) => {
+            println!(
+                "saxpy  wgpu 30 on lavapipe:             {lavapipe_gbs:8.2} GB/s  ({adapter})"
+            );
+            for (threads, gbs) in saxpy_gbs {
+                println!(
+                    "saxpy  gfxsim {threads} thread(s) / lavapipe:      {:8.3}",
+                    gbs / lavapipe_gbs
+                );
+            }
+        }
+        Err(why) => println!("{}", peer::unavailable(&why)),
+    }
 }

@@ -88,7 +88,7 @@ impl Adapter {
     pub fn limits(&self) -> Limits {
         let a = &self.agent;
         let wg_max = a.max_workgroup_size.clamp(256, 1024);
-        let max_buffer = (a.local_memory_size.max(1 << 30)).min(4 << 30) / 2;
+        let max_buffer = a.local_memory_size.clamp(1 << 30, 4 << 30) / 2;
         Limits {
             max_bind_groups: 8,
             max_storage_buffers_per_shader_stage: 16,

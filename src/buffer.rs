@@ -417,13 +417,13 @@ pub(crate) fn check_map_range(range: &Range<u64>, size: u64) -> Result<(), Strin
             range.start, range.end
         ));
     }
-    if range.start % MAP_ALIGNMENT != 0 {
+    if !range.start.is_multiple_of(MAP_ALIGNMENT) {
         return Err(format!(
             "the offset {} is not a multiple of MAP_ALIGNMENT ({MAP_ALIGNMENT})",
             range.start
         ));
     }
-    if (range.end - range.start) % 4 != 0 {
+    if !(range.end - range.start).is_multiple_of(4) {
         return Err(format!(
             "the size {} is not a multiple of 4",
             range.end - range.start

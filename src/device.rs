@@ -244,7 +244,7 @@ impl DeviceShared {
                 desc.size, self.limits.max_buffer_size
             ));
         }
-        if desc.mapped_at_creation && desc.size % 4 != 0 {
+        if desc.mapped_at_creation && !desc.size.is_multiple_of(4) {
             return Err(format!(
                 "a buffer mapped at creation needs a size that is a multiple of 4, not {}",
                 desc.size
@@ -365,7 +365,9 @@ impl DeviceShared {
                 range.start, range.end, mapped.start, mapped.end
             )));
         }
-        if range.start % wgpu_types::MAP_ALIGNMENT != 0 || (range.end - range.start) % 4 != 0 {
+        if !range.start.is_multiple_of(wgpu_types::MAP_ALIGNMENT)
+            || !(range.end - range.start).is_multiple_of(4)
+        {
             return Err(MapRangeError(format!(
                 "the range {}..{} must start at a multiple of 8 and have a size that is a multiple of 4",
                 range.start, range.end

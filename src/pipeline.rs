@@ -61,7 +61,7 @@ pub(crate) fn create_pipeline_layout(
                 desc.immediate_size, limits.max_immediate_size
             ));
         }
-        if desc.immediate_size % 4 != 0 {
+        if !desc.immediate_size.is_multiple_of(4) {
             return Err(format!(
                 "immediate_size {} is not a multiple of 4",
                 desc.immediate_size

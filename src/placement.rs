@@ -6,6 +6,7 @@
 //!   coarse-grained pool (VRAM on hardware), which the host never touches:
 //!   uploads go through the staging ring, readbacks through a copy into a
 //!   mappable buffer.
+//!
 //! Coarse memory is not promised to be zero, so a new coarse buffer gets a
 //! clear queued before its first use (fine memory comes zeroed from the OS).
 

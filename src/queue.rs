@@ -159,7 +159,9 @@ impl Queue {
                 ));
             }
             let len = data.len() as u64;
-            if offset % COPY_BUFFER_ALIGNMENT != 0 || len % COPY_BUFFER_ALIGNMENT != 0 {
+            if !offset.is_multiple_of(COPY_BUFFER_ALIGNMENT)
+                || !len.is_multiple_of(COPY_BUFFER_ALIGNMENT)
+            {
                 return Err(format!(
                     "offset {offset} and size {len} must be multiples of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
                 ));
@@ -468,7 +470,7 @@ fn write_packets(
                         header_dispatch,
                         header_nop,
                     )
-                    .map_err(|m| HsaError::InvalidArgument(m))?;
+                    .map_err(HsaError::InvalidArgument)?;
                     let kva =
                         alloc_kernarg(dev, state, &work.kernarg, work.kernarg_align, epoch, keep)?;
                     let mut kd =

@@ -333,7 +333,7 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
     let result: Result<(Arc<Executable>, Vec<EntryPoint>), String> = (|| match desc.source {
         ShaderSource::Wgsl(_) => Err(
             "this build of Aqueduct cannot compile WGSL at run time: precompile the shader with \
-             `cargo run -p aqueduct-shaderc -- SHADER.wgsl --target gfx1100 -o shaders/gfx1100/` \
+             `aqueduct-shaderc compile SHADER.wgsl --target gfx1100 -o shaders/gfx1100/SHADER.co` \
              and load it with `aqueduct::include_shader!(\"shaders/gfx1100/SHADER\")` \
              (ShaderSource::Precompiled)"
                 .to_string(),

@@ -33,17 +33,24 @@ fn explicit_pipeline(c: &Ctx, bgl: &BindGroupLayout, module: &ShaderModule) -> C
         bind_group_layouts: &[Some(bgl)],
         immediate_size: 4,
     });
-    c.device.create_compute_pipeline(&ComputePipelineDescriptor {
-        label: Some("explicit"),
-        layout: Some(&layout),
-        module,
-        entry_point: None,
-        compilation_options: Default::default(),
-        cache: None,
-    })
+    c.device
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: Some("explicit"),
+            layout: Some(&layout),
+            module,
+            entry_point: None,
+            compilation_options: Default::default(),
+            cache: None,
+        })
 }
 
-fn run_copy(c: &Ctx, p: &ComputePipeline, bg: &BindGroup, offsets: &[u32], n: u32) -> CommandBuffer {
+fn run_copy(
+    c: &Ctx,
+    p: &ComputePipeline,
+    bg: &BindGroup,
+    offsets: &[u32],
+    n: u32,
+) -> CommandBuffer {
     let mut enc = c.device.create_command_encoder(&Default::default());
     {
         let mut pass = enc.begin_compute_pass(&Default::default());
@@ -58,9 +65,22 @@ fn run_copy(c: &Ctx, p: &ComputePipeline, bg: &BindGroup, offsets: &[u32], n: u3
 #[test]
 fn equal_explicit_layouts_are_interchangeable() {
     let c = ctx();
-    let entries = [storage_entry(0, true, false), storage_entry(1, false, false)];
-    let bgl_a = c.device.create_bind_group_layout(&BindGroupLayoutDescriptor { label: Some("a"), entries: &entries });
-    let bgl_b = c.device.create_bind_group_layout(&BindGroupLayoutDescriptor { label: Some("b"), entries: &entries });
+    let entries = [
+        storage_entry(0, true, false),
+        storage_entry(1, false, false),
+    ];
+    let bgl_a = c
+        .device
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: Some("a"),
+            entries: &entries,
+        });
+    let bgl_b = c
+        .device
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: Some("b"),
+            entries: &entries,
+        });
     let p = explicit_pipeline(&c, &bgl_a, &copy_module(&c));
     let src = storage_init(&c.device, &[4, 5, 6, 7]);
     let dst = storage(&c.device, 16);
@@ -69,8 +89,14 @@ fn equal_explicit_layouts_are_interchangeable() {
         label: None,
         layout: &bgl_b,
         entries: &[
-            BindGroupEntry { binding: 0, resource: src.as_entire_binding() },
-            BindGroupEntry { binding: 1, resource: dst.as_entire_binding() },
+            BindGroupEntry {
+                binding: 0,
+                resource: src.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: 1,
+                resource: dst.as_entire_binding(),
+            },
         ],
     });
     let cb = expect_valid(&c.device, || run_copy(&c, &p, &bg, &[], 4));
@@ -99,8 +125,14 @@ fn derived_layouts_belong_to_their_pipeline() {
     expect_validation(&c.device, "incompatible", || enc.finish());
     // The derived layout has the shader's bindings: read-only src, writable dst.
     let l = p1.get_bind_group_layout(0);
-    assert_eq!(l, p1.get_bind_group_layout(0), "the same layout object each time");
-    expect_validation(&c.device, "get_bind_group_layout(1)", || p1.get_bind_group_layout(1));
+    assert_eq!(
+        l,
+        p1.get_bind_group_layout(0),
+        "the same layout object each time"
+    );
+    expect_validation(&c.device, "get_bind_group_layout(1)", || {
+        p1.get_bind_group_layout(1)
+    });
 }
 
 #[test]
@@ -109,13 +141,22 @@ fn bad_module_makes_an_invalid_pipeline() {
     let module = expect_validation(&c.device, "could not be loaded", || {
         c.device.create_shader_module(ShaderModuleDescriptor {
             label: Some("garbage"),
-            source: ShaderSource::CodeObject { code: Cow::Borrowed(&[0x7f, b'E', b'L', b'F', 1, 2, 3]), workgroup_size: None },
+            source: ShaderSource::CodeObject {
+                code: Cow::Borrowed(&[0x7f, b'E', b'L', b'F', 1, 2, 3]),
+                workgroup_size: None,
+            },
         })
     });
-    let p = expect_validation(&c.device, "shader module is invalid", || auto_pipeline(&c.device, &module, "x"));
-    expect_validation(&c.device, "get_bind_group_layout(0)", || p.get_bind_group_layout(0));
+    let p = expect_validation(&c.device, "shader module is invalid", || {
+        auto_pipeline(&c.device, &module, "x")
+    });
+    expect_validation(&c.device, "get_bind_group_layout(0)", || {
+        p.get_bind_group_layout(0)
+    });
     let m = copy_module(&c);
-    expect_validation(&c.device, "no entry point `nope`", || auto_pipeline(&c.device, &m, "nope"));
+    expect_validation(&c.device, "no entry point `nope`", || {
+        auto_pipeline(&c.device, &m, "nope")
+    });
     expect_validation(&c.device, "cannot compile WGSL at run time", || {
         c.device.create_shader_module(ShaderModuleDescriptor {
             label: None,
@@ -123,33 +164,39 @@ fn bad_module_makes_an_invalid_pipeline() {
         })
     });
     expect_validation(&c.device, "overridable constants", || {
-        c.device.create_compute_pipeline(&ComputePipelineDescriptor {
-            label: None,
-            layout: None,
-            module: &m,
-            entry_point: None,
-            compilation_options: PipelineCompilationOptions { constants: &[("n", 3.0)], ..Default::default() },
-            cache: None,
-        })
+        c.device
+            .create_compute_pipeline(&ComputePipelineDescriptor {
+                label: None,
+                layout: None,
+                module: &m,
+                entry_point: None,
+                compilation_options: PipelineCompilationOptions {
+                    constants: &[("n", 3.0)],
+                    ..Default::default()
+                },
+                cache: None,
+            })
     });
 }
 
 #[test]
 fn bind_group_entry_validation() {
     let c = ctx();
-    let bgl = c.device.create_bind_group_layout(&BindGroupLayoutDescriptor {
-        label: None,
-        entries: &[BindGroupLayoutEntry {
-            binding: 0,
-            visibility: ShaderStages::COMPUTE,
-            ty: BindingType::Buffer {
-                ty: BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: BufferSize::new(16),
-            },
-            count: None,
-        }],
-    });
+    let bgl = c
+        .device
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: None,
+            entries: &[BindGroupLayoutEntry {
+                binding: 0,
+                visibility: ShaderStages::COMPUTE,
+                ty: BindingType::Buffer {
+                    ty: BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: BufferSize::new(16),
+                },
+                count: None,
+            }],
+        });
     let good = storage(&c.device, 1024);
     let uniform_only = c.device.create_buffer(&BufferDescriptor {
         label: Some("u"),
@@ -163,23 +210,37 @@ fn bind_group_entry_validation() {
             layout: &bgl,
             entries: &[BindGroupEntry {
                 binding: 0,
-                resource: BindingResource::Buffer(BufferBinding { buffer, offset, size: size.and_then(BufferSize::new) }),
+                resource: BindingResource::Buffer(BufferBinding {
+                    buffer,
+                    offset,
+                    size: size.and_then(BufferSize::new),
+                }),
             }],
         })
     };
     expect_valid(&c.device, || make(&good, 256, Some(64)));
     expect_validation(&c.device, "lacks", || make(&uniform_only, 0, None));
-    expect_validation(&c.device, "min_storage_buffer_offset_alignment", || make(&good, 4, Some(16)));
+    expect_validation(&c.device, "min_storage_buffer_offset_alignment", || {
+        make(&good, 4, Some(16))
+    });
     expect_validation(&c.device, "min_binding_size", || make(&good, 0, Some(8)));
     expect_validation(&c.device, "overruns", || make(&good, 768, Some(512)));
     expect_validation(&c.device, "every layout entry", || {
-        c.device.create_bind_group(&BindGroupDescriptor { label: None, layout: &bgl, entries: &[] })
+        c.device.create_bind_group(&BindGroupDescriptor {
+            label: None,
+            layout: &bgl,
+            entries: &[],
+        })
     });
     expect_validation(&c.device, "declared twice", || {
-        c.device.create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: None,
-            entries: &[storage_entry(1, true, false), storage_entry(1, false, false)],
-        })
+        c.device
+            .create_bind_group_layout(&BindGroupLayoutDescriptor {
+                label: None,
+                entries: &[
+                    storage_entry(1, true, false),
+                    storage_entry(1, false, false),
+                ],
+            })
     });
 }
 
@@ -187,7 +248,12 @@ fn bind_group_entry_validation() {
 fn dynamic_offsets_select_the_bound_range() {
     let c = ctx();
     let entries = [storage_entry(0, true, true), storage_entry(1, false, false)];
-    let bgl = c.device.create_bind_group_layout(&BindGroupLayoutDescriptor { label: None, entries: &entries });
+    let bgl = c
+        .device
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: None,
+            entries: &entries,
+        });
     let p = explicit_pipeline(&c, &bgl, &copy_module(&c));
     let src = storage_init(&c.device, &(0..256).collect::<Vec<u32>>()); // 1 KiB
     let dst = storage(&c.device, 64);
@@ -197,15 +263,26 @@ fn dynamic_offsets_select_the_bound_range() {
         entries: &[
             BindGroupEntry {
                 binding: 0,
-                resource: BindingResource::Buffer(BufferBinding { buffer: &src, offset: 0, size: BufferSize::new(64) }),
+                resource: BindingResource::Buffer(BufferBinding {
+                    buffer: &src,
+                    offset: 0,
+                    size: BufferSize::new(64),
+                }),
             },
-            BindGroupEntry { binding: 1, resource: dst.as_entire_binding() },
+            BindGroupEntry {
+                binding: 1,
+                resource: dst.as_entire_binding(),
+            },
         ],
     });
     for offset in [0u32, 256, 768] {
         c.queue.submit([run_copy(&c, &p, &bg, &[offset], 16)]);
         let first = offset / 4;
-        assert_eq!(read_words(&c, &dst), (first..first + 16).collect::<Vec<_>>(), "offset {offset}");
+        assert_eq!(
+            read_words(&c, &dst),
+            (first..first + 16).collect::<Vec<_>>(),
+            "offset {offset}"
+        );
     }
     let mut enc = c.device.create_command_encoder(&Default::default());
     {
@@ -213,7 +290,10 @@ fn dynamic_offsets_select_the_bound_range() {
         pass.set_bind_group(0, &bg, &[128]);
     }
     expect_validation(&c.device, "not a multiple of 256", || enc.finish());
-    for (offsets, needle) in [(&[1024u32][..], "past the end"), (&[][..], "dynamic offsets given")] {
+    for (offsets, needle) in [
+        (&[1024u32][..], "past the end"),
+        (&[][..], "dynamic offsets given"),
+    ] {
         let mut enc = c.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
@@ -242,10 +322,14 @@ fn a_writable_binding_may_not_alias_another() {
 fn wgsl(c: &Ctx, name: &str) -> ShaderModule {
     let dir = format!("{}/shaders/tests/gfx1100", env!("CARGO_MANIFEST_DIR"));
     let code = std::fs::read(format!("{dir}/{name}.co")).expect("code object");
-    let reflection = std::fs::read_to_string(format!("{dir}/{name}.reflect.json")).expect("reflection");
+    let reflection =
+        std::fs::read_to_string(format!("{dir}/{name}.reflect.json")).expect("reflection");
     c.device.create_shader_module(ShaderModuleDescriptor {
         label: Some(name),
-        source: ShaderSource::Precompiled { code: Cow::Owned(code), reflection: Cow::Owned(reflection) },
+        source: ShaderSource::Precompiled {
+            code: Cow::Owned(code),
+            reflection: Cow::Owned(reflection),
+        },
     })
 }
 
@@ -267,13 +351,23 @@ fn precompiled_wgsl_runtime_array_sizes_and_exact_binding_types() {
     }
     c.queue.submit([enc.finish()]);
     // copy_u32.wgsl: dst[i] = src[i] * 3 + i, bounded by arrayLength(&dst).
-    assert_eq!(read_words(&c, &dst), (0..n).map(|i| i * 5 * 3 + i).collect::<Vec<_>>());
+    assert_eq!(
+        read_words(&c, &dst),
+        (0..n).map(|i| i * 5 * 3 + i).collect::<Vec<_>>()
+    );
     // An explicit layout whose types differ from the shader's is rejected.
-    let wrong = c.device.create_bind_group_layout(&BindGroupLayoutDescriptor {
-        label: Some("wrong"),
-        entries: &[storage_entry(0, false, false), storage_entry(1, false, false)],
+    let wrong = c
+        .device
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: Some("wrong"),
+            entries: &[
+                storage_entry(0, false, false),
+                storage_entry(1, false, false),
+            ],
+        });
+    expect_validation(&c.device, "the shader declares", || {
+        explicit_pipeline(&c, &wrong, &m)
     });
-    expect_validation(&c.device, "the shader declares", || explicit_pipeline(&c, &wrong, &m));
 }
 
 #[test]

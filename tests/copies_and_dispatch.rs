@@ -15,9 +15,15 @@ fn write_buffer_and_copy_alignment_errors() {
     let c = ctx();
     let b = storage(&c.device, 64);
     let o = storage(&c.device, 64);
-    expect_validation(&c.device, "COPY_BUFFER_ALIGNMENT", || c.queue.write_buffer(&b, 2, &[0; 4]));
-    expect_validation(&c.device, "COPY_BUFFER_ALIGNMENT", || c.queue.write_buffer(&b, 0, &[0; 3]));
-    expect_validation(&c.device, "overruns", || c.queue.write_buffer(&b, 60, &[0; 8]));
+    expect_validation(&c.device, "COPY_BUFFER_ALIGNMENT", || {
+        c.queue.write_buffer(&b, 2, &[0; 4])
+    });
+    expect_validation(&c.device, "COPY_BUFFER_ALIGNMENT", || {
+        c.queue.write_buffer(&b, 0, &[0; 3])
+    });
+    expect_validation(&c.device, "overruns", || {
+        c.queue.write_buffer(&b, 60, &[0; 8])
+    });
     for (so, dof, size, needle) in [
         (2, 0, 4, "source offset"),
         (0, 6, 4, "destination offset"),
@@ -69,11 +75,13 @@ fn write_buffer_is_ordered_with_submissions() {
     let b = storage(&c.device, 16);
     let snap1 = storage(&c.device, 16);
     let snap2 = storage(&c.device, 16);
-    c.queue.write_buffer(&b, 0, bytemuck::cast_slice(&[1u32, 2, 3, 4]));
+    c.queue
+        .write_buffer(&b, 0, bytemuck::cast_slice(&[1u32, 2, 3, 4]));
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.copy_buffer_to_buffer(&b, 0, &snap1, 0, 16);
     c.queue.submit([enc.finish()]);
-    c.queue.write_buffer(&b, 4, bytemuck::cast_slice(&[20u32, 30]));
+    c.queue
+        .write_buffer(&b, 4, bytemuck::cast_slice(&[20u32, 30]));
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.copy_buffer_to_buffer(&b, 0, &snap2, 0, 16);
     c.queue.submit([enc.finish()]);
@@ -88,9 +96,14 @@ fn many_writes_wrap_the_staging_ring() {
     let b = storage(&c.device, (chunk * 2) as u64);
     let mut last = Vec::new();
     for round in 0..20u32 {
-        let words: Vec<u32> = (0..(chunk / 4) as u32).map(|i| i ^ round.wrapping_mul(0x9e37_79b9)).collect();
-        c.queue
-            .write_buffer(&b, ((round % 2) as usize * chunk) as u64, bytemuck::cast_slice(&words));
+        let words: Vec<u32> = (0..(chunk / 4) as u32)
+            .map(|i| i ^ round.wrapping_mul(0x9e37_79b9))
+            .collect();
+        c.queue.write_buffer(
+            &b,
+            ((round % 2) as usize * chunk) as u64,
+            bytemuck::cast_slice(&words),
+        );
         if round % 4 == 3 {
             c.queue.submit([]);
         }
@@ -134,7 +147,9 @@ fn zero_and_over_limit_dispatches() {
         pass.set_bind_group(0, &bg, &[]);
         pass.dispatch_workgroups(limit + 1, 1, 1);
     }
-    expect_validation(&c.device, "max_compute_workgroups_per_dimension", || enc.finish());
+    expect_validation(&c.device, "max_compute_workgroups_per_dimension", || {
+        enc.finish()
+    });
 }
 
 /// Indirect dispatches at several offsets with the counts from the buffer;
@@ -161,7 +176,8 @@ fn indirect_dispatch_offsets_and_discards() {
         (48, limit + 1, 1, 1, 0),
     ];
     for (off, x, y, z, expect) in cases {
-        c.queue.write_buffer(&args, off, bytemuck::cast_slice(&[x, y, z]));
+        c.queue
+            .write_buffer(&args, off, bytemuck::cast_slice(&[x, y, z]));
         let dst = storage(&c.device, n as u64 * 4);
         let bg = bind_group(&c.device, &p, 0, &[&src, &dst]);
         let mut enc = c.device.create_command_encoder(&Default::default());
@@ -255,7 +271,10 @@ fn saxpy_with_a_float_immediate() {
         pass.dispatch_workgroups(n.div_ceil(128), 1, 1);
     }
     c.queue.submit([enc.finish()]);
-    let got: Vec<f32> = read_words(&c, &yb).into_iter().map(f32::from_bits).collect();
+    let got: Vec<f32> = read_words(&c, &yb)
+        .into_iter()
+        .map(f32::from_bits)
+        .collect();
     let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| 2.5 * a + b).collect();
     assert_eq!(got, want);
 }
@@ -283,10 +302,15 @@ fn matmul_tiled_uses_the_required_2d_workgroup() {
     let cb = enc.finish();
     assert_eq!(cb.debug_packets()[0].workgroup, [16, 16, 1]);
     c.queue.submit([cb]);
-    let got: Vec<f32> = read_words(&c, &cbuf).into_iter().map(f32::from_bits).collect();
+    let got: Vec<f32> = read_words(&c, &cbuf)
+        .into_iter()
+        .map(f32::from_bits)
+        .collect();
     for r in 0..m {
         for col in 0..n {
-            let want: f32 = (0..k).map(|i| a[(r * k + i) as usize] * b[(i * n + col) as usize]).sum();
+            let want: f32 = (0..k)
+                .map(|i| a[(r * k + i) as usize] * b[(i * n + col) as usize])
+                .sum();
             assert_eq!(got[(r * n + col) as usize], want, "C[{r}][{col}]");
         }
     }
@@ -295,8 +319,16 @@ fn matmul_tiled_uses_the_required_2d_workgroup() {
 #[test]
 fn workgroup_memory_reduction_and_global_atomics() {
     let c = ctx();
-    let reduce = auto_pipeline(&c.device, &kernel_module(&c.device, "reduce_lds", [256, 1, 1]), "reduce_lds");
-    let hist = auto_pipeline(&c.device, &kernel_module(&c.device, "histogram", [64, 1, 1]), "histogram");
+    let reduce = auto_pipeline(
+        &c.device,
+        &kernel_module(&c.device, "reduce_lds", [256, 1, 1]),
+        "reduce_lds",
+    );
+    let hist = auto_pipeline(
+        &c.device,
+        &kernel_module(&c.device, "histogram", [64, 1, 1]),
+        "histogram",
+    );
     let n = 1024u32;
     let data: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_246_822_519) >> 7).collect();
     let input = storage_init(&c.device, &data);

@@ -66,8 +66,20 @@ fn independent_dispatches_have_no_barrier_between_them() {
     assert_eq!(
         summary(&cb.debug_packets()),
         vec![
-            (PacketRole::Dispatch, DISPATCH, false, FenceScope::Agent, FenceScope::Agent),
-            (PacketRole::Dispatch, DISPATCH, false, FenceScope::Agent, FenceScope::Agent),
+            (
+                PacketRole::Dispatch,
+                DISPATCH,
+                false,
+                FenceScope::Agent,
+                FenceScope::Agent
+            ),
+            (
+                PacketRole::Dispatch,
+                DISPATCH,
+                false,
+                FenceScope::Agent,
+                FenceScope::Agent
+            ),
             COMPLETION,
         ]
     );
@@ -75,7 +87,10 @@ fn independent_dispatches_have_no_barrier_between_them() {
     assert_eq!(cb.debug_packets()[0].workgroup, [64, 1, 1]);
     c.queue.submit([cb]);
     assert_eq!(read_words(&c, &b), (0..n).collect::<Vec<_>>());
-    assert_eq!(read_words(&c, &y), (0..n).map(|i| i * 3).collect::<Vec<_>>());
+    assert_eq!(
+        read_words(&c, &y),
+        (0..n).map(|i| i * 3).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -94,10 +109,13 @@ fn read_after_write_sets_the_barrier_bit() {
     }
     let cb = enc.finish();
     let p = summary(&cb.debug_packets());
-    assert_eq!(p[0].2, false);
-    assert_eq!(p[1].2, true, "RAW on b needs the barrier bit: {p:?}");
+    assert!(!p[0].2);
+    assert!(p[1].2, "RAW on b needs the barrier bit: {p:?}");
     c.queue.submit([cb]);
-    assert_eq!(read_words(&c, &d), (0..n).map(|i| i + 7).collect::<Vec<_>>());
+    assert_eq!(
+        read_words(&c, &d),
+        (0..n).map(|i| i + 7).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -176,7 +194,13 @@ fn copy_into_a_mapped_readback_buffer_releases_at_system_scope() {
     assert_eq!(
         summary(&cb.debug_packets()),
         vec![
-            (PacketRole::Copy, DISPATCH, false, FenceScope::Agent, FenceScope::System),
+            (
+                PacketRole::Copy,
+                DISPATCH,
+                false,
+                FenceScope::Agent,
+                FenceScope::System
+            ),
             COMPLETION,
         ]
     );
@@ -218,14 +242,29 @@ fn dispatch_writing_a_host_mapped_buffer_releases_at_system_scope() {
     assert_eq!(
         summary(&cb.debug_packets()),
         vec![
-            (PacketRole::Dispatch, DISPATCH, false, FenceScope::System, FenceScope::Agent),
-            (PacketRole::Dispatch, DISPATCH, true, FenceScope::Agent, FenceScope::System),
+            (
+                PacketRole::Dispatch,
+                DISPATCH,
+                false,
+                FenceScope::System,
+                FenceScope::Agent
+            ),
+            (
+                PacketRole::Dispatch,
+                DISPATCH,
+                true,
+                FenceScope::Agent,
+                FenceScope::System
+            ),
             COMPLETION,
         ]
     );
     c.queue.submit([cb]);
     let bytes = aqueduct::util::read_mapped(&c.device, &host_out).unwrap();
-    assert_eq!(bytemuck::cast_slice::<u8, u32>(&bytes), (100..164).collect::<Vec<u32>>());
+    assert_eq!(
+        bytemuck::cast_slice::<u8, u32>(&bytes),
+        (100..164).collect::<Vec<u32>>()
+    );
 }
 
 #[test]
@@ -279,11 +318,26 @@ fn indirect_dispatch_is_a_patch_packet_then_the_dispatch() {
     assert_eq!(
         p,
         vec![
-            (PacketRole::IndirectPatch, DISPATCH, false, FenceScope::Agent, FenceScope::System),
-            (PacketRole::IndirectDispatch, DISPATCH, false, FenceScope::Agent, FenceScope::Agent),
+            (
+                PacketRole::IndirectPatch,
+                DISPATCH,
+                false,
+                FenceScope::Agent,
+                FenceScope::System
+            ),
+            (
+                PacketRole::IndirectDispatch,
+                DISPATCH,
+                false,
+                FenceScope::Agent,
+                FenceScope::Agent
+            ),
             COMPLETION,
         ]
     );
     c.queue.submit([cb]);
-    assert_eq!(read_words(&c, &dst), (0..n).map(|i| i ^ 0x55).collect::<Vec<_>>());
+    assert_eq!(
+        read_words(&c, &dst),
+        (0..n).map(|i| i ^ 0x55).collect::<Vec<_>>()
+    );
 }

@@ -38,9 +38,18 @@ fn doubling_work(c: &Ctx) -> (CommandBuffer, Buffer) {
 #[test]
 fn wait_on_an_empty_queue_and_twice() {
     let c = ctx();
-    assert!(matches!(c.device.poll(PollType::wait_indefinitely()), Ok(PollStatus::QueueEmpty)));
-    assert!(matches!(c.device.poll(PollType::wait_indefinitely()), Ok(PollStatus::QueueEmpty)));
-    assert!(matches!(c.device.poll(PollType::Poll), Ok(PollStatus::QueueEmpty)));
+    assert!(matches!(
+        c.device.poll(PollType::wait_indefinitely()),
+        Ok(PollStatus::QueueEmpty)
+    ));
+    assert!(matches!(
+        c.device.poll(PollType::wait_indefinitely()),
+        Ok(PollStatus::QueueEmpty)
+    ));
+    assert!(matches!(
+        c.device.poll(PollType::Poll),
+        Ok(PollStatus::QueueEmpty)
+    ));
 }
 
 #[test]
@@ -52,14 +61,23 @@ fn wait_on_submissions_in_and_out_of_order() {
     let i2 = c.queue.submit([cb2]);
     assert!(i2 > i1);
     c.device
-        .poll(PollType::Wait { submission_index: Some(i2), timeout: None })
+        .poll(PollType::Wait {
+            submission_index: Some(i2),
+            timeout: None,
+        })
         .unwrap();
     // i1 finished before i2; waiting on it again succeeds at once.
     c.device
-        .poll(PollType::Wait { submission_index: Some(i1), timeout: None })
+        .poll(PollType::Wait {
+            submission_index: Some(i1),
+            timeout: None,
+        })
         .unwrap();
     c.device
-        .poll(PollType::Wait { submission_index: Some(i1), timeout: None })
+        .poll(PollType::Wait {
+            submission_index: Some(i1),
+            timeout: None,
+        })
         .unwrap();
     assert_eq!(read_words(&c, &d2), vec![2, 4, 6, 8]);
 }
@@ -70,8 +88,14 @@ fn waiting_for_a_future_submission_is_an_error() {
     let other = ctx();
     let idx = other.queue.submit([]);
     let idx = other.queue.submit([]).max(idx);
-    let r = c.device.poll(PollType::Wait { submission_index: Some(idx), timeout: None });
-    assert!(matches!(r, Err(PollError::WrongSubmissionIndex(..))), "{r:?}");
+    let r = c.device.poll(PollType::Wait {
+        submission_index: Some(idx),
+        timeout: None,
+    });
+    assert!(
+        matches!(r, Err(PollError::WrongSubmissionIndex(..))),
+        "{r:?}"
+    );
 }
 
 #[test]
@@ -89,11 +113,15 @@ fn map_callbacks_run_before_later_work_done_callbacks() {
         o.lock().unwrap().push("map");
     });
     let o = order.clone();
-    c.queue.on_submitted_work_done(move || o.lock().unwrap().push("done"));
+    c.queue
+        .on_submitted_work_done(move || o.lock().unwrap().push("done"));
     assert!(order.lock().unwrap().is_empty() || c.device.poll(PollType::Poll).is_ok());
     c.device.poll(PollType::wait_indefinitely()).unwrap();
     assert_eq!(*order.lock().unwrap(), vec!["map", "done"]);
-    assert_eq!(bytemuck::cast_slice::<u8, u32>(&rb.get_mapped_range(..).unwrap()), &[2, 4, 6, 8]);
+    assert_eq!(
+        bytemuck::cast_slice::<u8, u32>(&rb.get_mapped_range(..).unwrap()),
+        &[2, 4, 6, 8]
+    );
 }
 
 #[test]
@@ -131,10 +159,14 @@ fn the_encoder_is_locked_while_a_pass_is_open() {
     let a = storage(&c.device, 16);
     let b = storage(&c.device, 16);
     let mut enc = c.device.create_command_encoder(&Default::default());
-    let pass = enc.begin_compute_pass(&Default::default()).forget_lifetime();
+    let pass = enc
+        .begin_compute_pass(&Default::default())
+        .forget_lifetime();
     enc.copy_buffer_to_buffer(&a, 0, &b, 0, 16);
     drop(pass);
-    expect_validation(&c.device, "locked while a compute pass is open", || enc.finish());
+    expect_validation(&c.device, "locked while a compute pass is open", || {
+        enc.finish()
+    });
 }
 
 #[test]
@@ -151,7 +183,10 @@ fn error_scopes_nest_and_filter() {
         })
     };
     bad();
-    assert!(inner.pop_now().is_none(), "an OOM scope does not catch validation errors");
+    assert!(
+        inner.pop_now().is_none(),
+        "an OOM scope does not catch validation errors"
+    );
     bad(); // second error: the outer scope keeps the first
     let e = outer.pop_now().expect("validation error");
     assert!(matches!(e, Error::Validation { .. }));
@@ -159,7 +194,8 @@ fn error_scopes_nest_and_filter() {
     // A scope opened on another thread does not see this thread's errors.
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
-    c.device.on_uncaptured_error(Arc::new(move |e| s.lock().unwrap().push(e.to_string())));
+    c.device
+        .on_uncaptured_error(Arc::new(move |e| s.lock().unwrap().push(e.to_string())));
     let dev = c.device.clone();
     let (tx, rx) = std::sync::mpsc::channel();
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
@@ -173,7 +209,11 @@ fn error_scopes_nest_and_filter() {
     bad();
     done_tx.send(()).unwrap();
     assert!(t.join().unwrap(), "the other thread's scope stayed empty");
-    assert_eq!(seen.lock().unwrap().len(), 1, "the error went to the uncaptured handler");
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        1,
+        "the error went to the uncaptured handler"
+    );
 }
 
 #[test]
@@ -182,7 +222,11 @@ fn adapter_info_and_device_limits() {
     let info = c.adapter.get_info();
     assert!(info.name.contains("gfx1100"), "{}", info.name);
     assert!(info.name.contains("simulated"), "{}", info.name);
-    assert!(info.driver_info.contains("simulated"), "{}", info.driver_info);
+    assert!(
+        info.driver_info.contains("simulated"),
+        "{}",
+        info.driver_info
+    );
     assert_eq!(info.vendor, 0x1002);
     assert_eq!(info.subgroup_min_size, 32);
     let limits = c.adapter.limits();
@@ -193,18 +237,23 @@ fn adapter_info_and_device_limits() {
     too_much.max_compute_invocations_per_workgroup = 4096;
     let err = c
         .adapter
-        .request_device_sync(&DeviceDescriptor { required_limits: too_much, ..Default::default() })
-        .err()
-        .expect("over-limit request fails");
-    assert!(err.to_string().contains("max_compute_invocations_per_workgroup"), "{err}");
+        .request_device_sync(&DeviceDescriptor {
+            required_limits: too_much,
+            ..Default::default()
+        })
+        .expect_err("over-limit request fails");
+    assert!(
+        err.to_string()
+            .contains("max_compute_invocations_per_workgroup"),
+        "{err}"
+    );
     let err = c
         .adapter
         .request_device_sync(&DeviceDescriptor {
             required_features: Features::SHADER_F64,
             ..Default::default()
         })
-        .err()
-        .expect("missing feature fails");
+        .expect_err("missing feature fails");
     assert!(err.to_string().contains("SHADER_F64"), "{err}");
     // The device gets exactly what it asked for.
     let d = ctx_with(|_| DeviceDescriptor::default());

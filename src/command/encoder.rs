@@ -222,7 +222,7 @@ impl CommandEncoder {
             if !buffer.usage().contains(BufferUsages::COPY_DST) {
                 return Err(format!("{} lacks COPY_DST usage", buffer.describe()));
             }
-            if offset % COPY_BUFFER_ALIGNMENT != 0 {
+            if !offset.is_multiple_of(COPY_BUFFER_ALIGNMENT) {
                 return Err(format!(
                     "offset {offset} is not a multiple of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
                 ));

@@ -163,7 +163,7 @@ impl<'e> ComputePass<'e> {
     /// Set `data` at byte `offset` of the immediates (multiples of 4).
     pub fn set_immediates(&mut self, offset: u32, data: &[u8]) {
         let end = offset as usize + data.len();
-        if offset % 4 != 0 || data.len() % 4 != 0 {
+        if !offset.is_multiple_of(4) || !data.len().is_multiple_of(4) {
             return self.fail(format!(
                 "set_immediates: offset {offset} and size {} must be multiples of 4",
                 data.len()

@@ -21,7 +21,11 @@ pub const INSTALL_HINT: &str = "apt-get install -y mesa-vulkan-drivers libvulkan
 
 /// The line a bench prints when the peer cannot run.
 pub fn unavailable(why: &str) -> String {
-    format!("peer unavailable: {why} ({INSTALL_HINT})")
+    if why.contains(INSTALL_HINT) {
+        format!("peer unavailable: {why}")
+    } else {
+        format!("peer unavailable: {why} ({INSTALL_HINT})")
+    }
 }
 
 /// Runs one measurement of the peer (`saxpy`, `encode-submit`, `round-trip`,
@@ -116,7 +120,7 @@ fn build() -> Result<PathBuf, String> {
         .unwrap_or_else(|| root.join("target"));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     eprintln!(
-        "building the wgpu 30 peer ({}; the first build takes minutes)...",
+        "building the wgpu 30 peer if needed ({}; a first build takes minutes)...",
         manifest.display()
     );
     let output = Command::new(cargo)

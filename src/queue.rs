@@ -26,7 +26,7 @@ use wgpu_types::{BufferUsages, COPY_BUFFER_ALIGNMENT, PollError, PollStatus};
 use crate::buffer::Buffer;
 use crate::command::encoder::CommandBuffer;
 use crate::command::hazard::Access;
-use crate::command::lower::{self, Op, PacketRole, Work};
+use crate::command::lower::{self, Op, PacketRole, UniformInKernarg, Work};
 use crate::device::DeviceShared;
 use crate::error::{BufferAsyncError, Error, InternalError, ValidationError};
 use crate::registry::{BufferId, MapState, Owner};
@@ -353,7 +353,7 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
                 }
             }
         }
-        keep.push(Box::new(dev.blit.executable.clone()));
+        keep.push(Box::new(dev.blit.executables.clone()));
         match write_packets(dev, &mut state, &ops, epoch, &mut keep) {
             Ok(()) => {}
             Err(e) => {
@@ -397,7 +397,15 @@ fn write_packets(
     let mut kernarg_va = vec![0u64; ops.len()];
     for (i, op) in ops.iter().enumerate() {
         if let Work::Dispatch(d) = &op.work {
-            kernarg_va[i] = alloc_kernarg(dev, state, &d.kernarg, d.kernarg_align, epoch, keep)?;
+            kernarg_va[i] = alloc_kernarg(
+                dev,
+                state,
+                &d.kernarg,
+                d.kernarg_align,
+                d.uniform_in_kernarg,
+                epoch,
+                keep,
+            )?;
         }
     }
     let queue = &dev.hsa_queue;
@@ -471,8 +479,15 @@ fn write_packets(
                         header_nop,
                     )
                     .map_err(HsaError::InvalidArgument)?;
-                    let kva =
-                        alloc_kernarg(dev, state, &work.kernarg, work.kernarg_align, epoch, keep)?;
+                    let kva = alloc_kernarg(
+                        dev,
+                        state,
+                        &work.kernarg,
+                        work.kernarg_align,
+                        None,
+                        epoch,
+                        keep,
+                    )?;
                     let mut kd =
                         KernelDispatch::new(work.kernel_object, kva, work.grid, work.workgroup);
                     kd.fence = fence;
@@ -487,11 +502,14 @@ fn write_packets(
     Ok(())
 }
 
+/// Place a kernarg block; with `uniform`, its pointer argument is set to
+/// the uniform bytes at the end of the block.
 fn alloc_kernarg(
     dev: &Arc<DeviceShared>,
     state: &mut QueueState,
     bytes: &[u8],
     align: u64,
+    uniform: Option<UniformInKernarg>,
     epoch: u64,
     keep: &mut Vec<KeepAlive>,
 ) -> Result<u64, HsaError> {
@@ -499,13 +517,25 @@ fn alloc_kernarg(
         return Ok(0);
     }
     let len = bytes.len() as u64;
+    if let Some(u) = uniform
+        && (u.arg_offset as usize + 8 > bytes.len() || u.data_offset as usize > bytes.len())
+    {
+        return Err(HsaError::InvalidArgument(
+            "a kernarg uniform lies outside its block".into(),
+        ));
+    }
+    let uniform_ptr =
+        |va: u64| uniform.map(|u| (u.arg_offset as usize, va + u64::from(u.data_offset)));
     if len > state.kernargs.capacity() / 4 {
         let mut alloc = dev.runtime.kernarg_pool(&dev.agent)?.allocate(len)?;
         let va = alloc.gpu_va();
-        alloc
-            .as_mut_slice()
-            .ok_or_else(|| HsaError::InvalidAllocation("kernarg memory is not host mapped".into()))?
-            .copy_from_slice(bytes);
+        let slice = alloc.as_mut_slice().ok_or_else(|| {
+            HsaError::InvalidAllocation("kernarg memory is not host mapped".into())
+        })?;
+        slice[..bytes.len()].copy_from_slice(bytes);
+        if let Some((at, ptr)) = uniform_ptr(va) {
+            slice[at..at + 8].copy_from_slice(&ptr.to_le_bytes());
+        }
         keep.push(Box::new(alloc));
         return Ok(va);
     }
@@ -513,6 +543,12 @@ fn alloc_kernarg(
         if let Some(b) = state.kernargs.alloc(len, align, epoch) {
             // SAFETY: the block is len bytes of host-mapped kernarg memory reserved for this dispatch.
             unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.host, bytes.len()) };
+            if let Some((at, ptr)) = uniform_ptr(b.va) {
+                // SAFETY: at + 8 <= len (checked above), inside the same reserved block.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(ptr.to_le_bytes().as_ptr(), b.host.add(at), 8)
+                };
+            }
             return Ok(b.va);
         }
         let oldest = state.kernargs.oldest_epoch().unwrap_or(epoch);

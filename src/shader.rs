@@ -21,7 +21,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use aqueduct_hsa::code_object::ValueKind;
-use aqueduct_hsa::{Executable, Kernel};
+use aqueduct_hsa::{Agent, Executable, Kernel, Runtime};
 use serde::Deserialize;
 use wgpu_types::BufferBindingType;
 
@@ -315,17 +315,43 @@ fn reflected_entry_point(kernel: Kernel, e: &EntryReflection) -> Result<EntryPoi
     })
 }
 
-fn load(device: &DeviceShared, code: &[u8]) -> Result<Arc<Executable>, String> {
-    device
-        .runtime
-        .load_executable(&device.agent, code)
+fn load(runtime: &Runtime, agent: &Agent, code: &[u8]) -> Result<Arc<Executable>, String> {
+    runtime
+        .load_executable(agent, code)
         .map(Arc::new)
         .map_err(|e| {
             format!(
                 "the code object could not be loaded for {}: {e}",
-                device.agent.name
+                agent.name
             )
         })
+}
+
+/// Load an aqueduct-shaderc code object and its reflection JSON: the
+/// executable and one entry point per reflected kernel (bindings checked
+/// against the kernel's arguments).
+pub(crate) fn load_precompiled(
+    runtime: &Runtime,
+    agent: &Agent,
+    code: &[u8],
+    reflection: &str,
+) -> Result<(Arc<Executable>, Vec<EntryPoint>), String> {
+    let r: Reflection = serde_json::from_str(reflection)
+        .map_err(|e| format!("the shader's reflection JSON is malformed: {e}"))?;
+    if r.version != 1 {
+        return Err(format!(
+            "reflection version {} is not supported (this build reads version 1); \
+             rebuild the shader with a matching aqueduct-shaderc",
+            r.version
+        ));
+    }
+    let exe = load(runtime, agent, code)?;
+    let mut eps = Vec::new();
+    for e in &r.entry_points {
+        let kernel = exe.kernel(&e.kernel).map_err(|e| e.to_string())?;
+        eps.push(reflected_entry_point(kernel, e)?);
+    }
+    Ok((exe, eps))
 }
 
 pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {
@@ -342,7 +368,7 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
             code,
             workgroup_size,
         } => {
-            let exe = load(device, &code)?;
+            let exe = load(&device.runtime, &device.agent, &code)?;
             let mut eps = Vec::new();
             for info in exe.kernels() {
                 let kernel = exe.kernel(&info.name).map_err(|e| e.to_string())?;
@@ -351,22 +377,7 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
             Ok((exe, eps))
         }
         ShaderSource::Precompiled { code, reflection } => {
-            let r: Reflection = serde_json::from_str(&reflection)
-                .map_err(|e| format!("the shader's reflection JSON is malformed: {e}"))?;
-            if r.version != 1 {
-                return Err(format!(
-                    "reflection version {} is not supported (this build reads version 1); \
-                     rebuild the shader with a matching aqueduct-shaderc",
-                    r.version
-                ));
-            }
-            let exe = load(device, &code)?;
-            let mut eps = Vec::new();
-            for e in &r.entry_points {
-                let kernel = exe.kernel(&e.kernel).map_err(|e| e.to_string())?;
-                eps.push(reflected_entry_point(kernel, e)?);
-            }
-            Ok((exe, eps))
+            load_precompiled(&device.runtime, &device.agent, &code, &reflection)
         }
     })();
     match result {

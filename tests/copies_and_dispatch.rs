@@ -69,6 +69,31 @@ fn clear_buffer_respects_its_range_and_bounds() {
     }
 }
 
+/// The copy_bytes/fill_u32 blit kernels over several workgroups with a
+/// partial last one: exactly the range changes, neighbours keep their bytes.
+#[test]
+fn copies_and_clears_span_workgroups_exactly() {
+    let c = ctx();
+    let n = 1300usize; // words: 5 full workgroups of 256 and a partial one
+    let src_words: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) ^ 7)
+        .collect();
+    let dst_words: Vec<u32> = (0..n as u32).map(|i| !i).collect();
+    let src = storage_init(&c.device, &src_words);
+    let dst = storage_init(&c.device, &dst_words);
+    let (so, dof, words) = (12usize, 40usize, 1003usize);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&src, so as u64 * 4, &dst, dof as u64 * 4, words as u64 * 4);
+    enc.clear_buffer(&src, 4 * 300, Some(4 * 517));
+    c.queue.submit([enc.finish()]);
+    let mut want_dst = dst_words.clone();
+    want_dst[dof..dof + words].copy_from_slice(&src_words[so..so + words]);
+    assert_eq!(read_words(&c, &dst), want_dst);
+    let mut want_src = src_words.clone();
+    want_src[300..817].fill(0);
+    assert_eq!(read_words(&c, &src), want_src);
+}
+
 #[test]
 fn write_buffer_is_ordered_with_submissions() {
     let c = ctx();

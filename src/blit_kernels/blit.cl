@@ -1,27 +1,10 @@
-// Aqueduct facade blit kernels: what copy_buffer_to_buffer, clear_buffer,
-// queue.write_buffer and dispatch_workgroups_indirect lower to. One work-item
-// per 32-bit word; WebGPU makes every copy/clear offset and size a multiple of
-// 4 bytes (COPY_BUFFER_ALIGNMENT), so words are all they need.
+// Aqueduct facade kernel for dispatch_workgroups_indirect (copies and clears
+// are the WGSL blit kernels in shaders/). OpenCL rather than WGSL because it
+// publishes an AQL packet header with a system-scope release store.
 // Built by build.sh with clang-19 (-nogpulib, code object v5) and checked in.
 
 #define GID_X() (__builtin_amdgcn_workgroup_id_x() * __builtin_amdgcn_workgroup_size_x() + __builtin_amdgcn_workitem_id_x())
 #define ANY_WG_SIZE __attribute__((amdgpu_flat_work_group_size(1, 1024)))
-
-// fill_u32: dst[i] = value for i < n.
-ANY_WG_SIZE kernel void fill_u32(global uint* restrict dst, uint value, uint n)
-{
-    uint i = GID_X();
-    if (i < n)
-        dst[i] = value;
-}
-
-// copy_u32: dst[i] = src[i] for i < n (source and destination never overlap).
-ANY_WG_SIZE kernel void copy_u32(global const uint* restrict src, global uint* restrict dst, uint n)
-{
-    uint i = GID_X();
-    if (i < n)
-        dst[i] = src[i];
-}
 
 // dispatch_patch: turns the AQL packet at `packet` (written by the host with an
 // INVALID header, everything else final except the grid size) into the

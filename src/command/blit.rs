@@ -1,54 +1,91 @@
-//! The facade's own kernels (src/blit_kernels/blit.cl, precompiled per
-//! target): `copy_u32` for copy_buffer_to_buffer and write_buffer uploads,
-//! `fill_u32` for clear_buffer and zero-initialisation, `dispatch_patch` for
-//! indirect dispatch. All run on the device's one compute queue, so there is
-//! no SDMA queue (and no per-process DMA-queue limit).
+//! The facade's own kernels. Copies and clears are the WGSL blit kernels
+//! of shaders/ (`copy_bytes`, `fill_u32`, precompiled per target by
+//! aqueduct-shaderc and bound through their reflection like any precompiled
+//! shader); indirect dispatch uses `dispatch_patch` (src/blit_kernels/blit.cl,
+//! OpenCL because it writes an AQL packet and needs a system-scope release
+//! store, which WGSL cannot express). All run on the device's one compute
+//! queue, so there is no SDMA queue (and no per-process DMA-queue limit).
 
 use std::sync::Arc;
 
 use aqueduct_hsa::{Agent, Executable, HsaError, Kernel, Runtime};
 
-const BLIT_OBJECTS: &[(&str, &[u8])] = &[
-    ("gfx1100", include_bytes!("../blit_kernels/gfx1100/blit.co")),
-    ("gfx942", include_bytes!("../blit_kernels/gfx942/blit.co")),
-    ("gfx90a", include_bytes!("../blit_kernels/gfx90a/blit.co")),
-];
+use crate::shader::{EntryPoint, load_precompiled};
 
-/// Work-items per workgroup of the copy and fill kernels.
-pub(crate) const BLIT_WORKGROUP: u32 = 256;
+/// One target's blit objects: (gfx name, patch kernel, [(wgsl object, reflection)]).
+type TargetObjects = (
+    &'static str,
+    &'static [u8],
+    [(&'static [u8], &'static str); 2],
+);
+
+macro_rules! wgsl_blit {
+    ($gfx:literal, $name:literal) => {
+        (
+            include_bytes!(concat!("../../shaders/", $gfx, "/", $name, ".co")) as &[u8],
+            include_str!(concat!("../../shaders/", $gfx, "/", $name, ".reflect.json")),
+        )
+    };
+}
+
+macro_rules! target {
+    ($gfx:literal) => {
+        (
+            $gfx,
+            include_bytes!(concat!("../blit_kernels/", $gfx, "/blit.co")) as &[u8],
+            [wgsl_blit!($gfx, "fill_u32"), wgsl_blit!($gfx, "copy_bytes")],
+        )
+    };
+}
+
+const BLIT_OBJECTS: &[TargetObjects] = &[target!("gfx1100"), target!("gfx942"), target!("gfx90a")];
 
 #[derive(Debug)]
 pub(crate) struct BlitKernels {
-    pub executable: Arc<Executable>,
-    pub copy_u32: Kernel,
-    pub fill_u32: Kernel,
+    /// Everything the kernels live in (kept alive by each submission).
+    pub executables: Arc<[Arc<Executable>]>,
+    /// `fill_u32(dst: storage rw, params: uniform {offset, size, pattern})`.
+    pub fill: EntryPoint,
+    /// `copy_bytes(src: storage r, dst: storage rw, params: uniform {src_offset, dst_offset, size})`.
+    pub copy: EntryPoint,
     pub dispatch_patch: Kernel,
 }
 
 impl BlitKernels {
     pub(crate) fn load(runtime: &Runtime, agent: &Agent) -> Result<BlitKernels, HsaError> {
-        let code = BLIT_OBJECTS
+        let (_, patch_code, wgsl) = BLIT_OBJECTS
             .iter()
-            .find(|(gfx, _)| *gfx == agent.name)
-            .map(|(_, c)| *c)
+            .find(|(gfx, _, _)| *gfx == agent.name)
             .ok_or_else(|| {
                 HsaError::InvalidIsa(format!(
                     "Aqueduct has no blit kernels for {} (built for: {}); add the target to \
-                     src/blit_kernels/build.sh",
+                     src/blit_kernels/build.sh and `aqueduct-shaderc build shaders`",
                     agent.name,
                     BLIT_OBJECTS
                         .iter()
-                        .map(|(g, _)| *g)
+                        .map(|(g, _, _)| *g)
                         .collect::<Vec<_>>()
                         .join(", ")
                 ))
             })?;
-        let executable = Arc::new(runtime.load_executable(agent, code)?);
+        let patch_exe = Arc::new(runtime.load_executable(agent, patch_code)?);
+        let dispatch_patch = patch_exe.kernel("dispatch_patch")?;
+        let mut executables = vec![patch_exe];
+        let mut entry = |(code, reflection): (&[u8], &str), name: &str| {
+            let (exe, eps) = load_precompiled(runtime, agent, code, reflection)
+                .map_err(|e| HsaError::InvalidArgument(format!("blit kernel {name}: {e}")))?;
+            executables.push(exe);
+            eps.into_iter().find(|e| e.name == name).ok_or_else(|| {
+                HsaError::InvalidArgument(format!("blit object has no entry point {name}"))
+            })
+        };
+        let fill = entry(wgsl[0], "fill_u32")?;
+        let copy = entry(wgsl[1], "copy_bytes")?;
         Ok(BlitKernels {
-            copy_u32: executable.kernel("copy_u32")?,
-            fill_u32: executable.kernel("fill_u32")?,
-            dispatch_patch: executable.kernel("dispatch_patch")?,
-            executable,
+            executables: executables.into(),
+            fill,
+            copy,
+            dispatch_patch,
         })
     }
 }

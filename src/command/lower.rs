@@ -10,8 +10,9 @@
 //! and visible to the host. The queue writes the packets (kernarg blocks
 //! from the kernarg ring); [`DebugPacket`] is what tests see of a plan.
 //!
-//! Copies and clears are blit dispatches (`copy_u32`, `fill_u32`): one
-//! work-item per 32-bit word. An indirect dispatch is two packets: the patch
+//! Copies and clears are blit dispatches of the WGSL kernels in shaders/
+//! (`copy_bytes`, `fill_u32`): one work-item per 32-bit word, their params
+//! uniform carried at the end of the kernarg block. An indirect dispatch is two packets: the patch
 //! kernel, which reads the x/y/z workgroup counts from the indirect buffer
 //! and publishes the following dispatch packet (written with an INVALID
 //! header, which holds the command processor at it) with the right grid —
@@ -21,7 +22,9 @@ use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct_hsa::{Kernel, PacketFence};
 use aqueduct_kfd::abi::{FenceScope, packet_type};
 
-use super::blit::{BLIT_WORKGROUP, BlitKernels};
+use crate::shader::EntryPoint;
+
+use super::blit::BlitKernels;
 use super::hazard::{Access, HazardTracker, fence_scopes};
 
 /// What a packet does, for the debug view.
@@ -29,12 +32,12 @@ use super::hazard::{Access, HazardTracker, fence_scopes};
 pub enum PacketRole {
     /// A compute pass dispatch.
     Dispatch,
-    /// copy_buffer_to_buffer (copy_u32).
+    /// copy_buffer_to_buffer (copy_bytes).
     Copy,
     /// clear_buffer or a new buffer's zero fill (fill_u32).
     Clear,
-    /// A queue.write_buffer upload or a mapped-at-creation upload (copy_u32
-    /// from staging).
+    /// A queue.write_buffer upload or a mapped-at-creation upload
+    /// (copy_bytes from staging).
     Upload,
     /// The patch kernel in front of an indirect dispatch.
     IndirectPatch,
@@ -70,6 +73,18 @@ pub(crate) struct DispatchWork {
     pub kernarg_align: u64,
     /// Published by the preceding patch packet (written INVALID).
     pub patched: bool,
+    /// A uniform binding whose bytes ride at the end of the kernarg block.
+    pub uniform_in_kernarg: Option<UniformInKernarg>,
+}
+
+/// A uniform carried in the kernarg block: when the block is placed at
+/// address `va`, the queue writes `va + data_offset` into the pointer
+/// argument at `arg_offset` (the blit kernels' small params structs need no
+/// separate allocation that way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct UniformInKernarg {
+    pub arg_offset: u32,
+    pub data_offset: u32,
 }
 
 /// The patch kernel's inputs known at record time.
@@ -188,30 +203,93 @@ pub(crate) fn dispatch_work(
         kernarg,
         kernarg_align: (kernel.info.kernarg_segment_align as u64).clamp(16, 64),
         patched: false,
+        uniform_in_kernarg: None,
     })
 }
 
-fn words_shape(words: u32) -> ([u32; 3], [u32; 3]) {
-    ([words, 1, 1], [words.min(BLIT_WORKGROUP), 1, 1])
+/// A blit dispatch of `ep` (a WGSL blit kernel of shaders/, one work-item
+/// per destination word): `storage` gives (binding, address, byte size) of
+/// each storage binding of group 0, `params` the words of the uniform at
+/// `params_binding`, which travels at the end of the kernarg block.
+fn blit_work(
+    ep: &EntryPoint,
+    storage: &[(u32, u64, u64)],
+    params_binding: u32,
+    params: &[u32],
+    words: u32,
+) -> Result<DispatchWork, String> {
+    let arg_of = |binding: u32| {
+        ep.bindings
+            .iter()
+            .find(|b| b.group == 0 && b.binding == binding)
+            .ok_or_else(|| format!("blit kernel `{}` has no binding {binding}", ep.name))
+    };
+    let mut b = KernargBuilder::new(&ep.kernel.info);
+    for &(binding, address, size) in storage {
+        let sb = arg_of(binding)?;
+        b.set_ptr(ArgRef::Index(sb.arg_index), address)
+            .map_err(|e| e.to_string())?;
+        if let Some((idx, _)) = sb.size_arg {
+            let size = u32::try_from(size)
+                .map_err(|_| format!("a blit of {size} bytes is too large (at most 4 GiB - 4)"))?;
+            b.set_u32(ArgRef::Index(idx), size)
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    let params_arg = arg_of(params_binding)?.arg_index;
+    // Placeholder: the queue points it at the params once the block is placed.
+    b.set_ptr(ArgRef::Index(params_arg), 0)
+        .map_err(|e| e.to_string())?;
+    let wg = ep.workgroup_size;
+    let grid = [words.div_ceil(wg[0]).max(1) * wg[0], wg[1], wg[2]];
+    let mut work = dispatch_work(&ep.kernel, &b, grid, wg, 1)?;
+    let arg_offset = ep
+        .kernel
+        .info
+        .explicit_args()
+        .nth(params_arg)
+        .map(|a| a.offset)
+        .ok_or_else(|| format!("blit kernel `{}` lacks its params argument", ep.name))?;
+    let data_offset = work.kernarg.len().next_multiple_of(16);
+    work.kernarg.resize(data_offset, 0);
+    work.kernarg
+        .extend(params.iter().flat_map(|w| w.to_le_bytes()));
+    work.kernarg
+        .resize(work.kernarg.len().next_multiple_of(16), 0);
+    work.uniform_in_kernarg = Some(UniformInKernarg {
+        arg_offset,
+        data_offset: data_offset as u32,
+    });
+    Ok(work)
 }
 
-/// Copy `size` bytes (a multiple of 4) between device addresses.
+/// The size in bytes and 32-bit words of a blit over `range`.
+fn blit_size(range: &std::ops::Range<u64>, what: &str) -> Result<(u64, u32), String> {
+    let size = range.end - range.start;
+    if size > u64::from(u32::MAX) {
+        return Err(format!(
+            "a {what} of {size} bytes is too large (at most 4 GiB - 4 bytes per command)"
+        ));
+    }
+    Ok((size, size.div_ceil(4) as u32))
+}
+
+/// Copy `size` bytes (a multiple of 4) between device addresses
+/// (`copy_bytes`).
 pub(crate) fn copy_op(
     blit: &BlitKernels,
     role: PacketRole,
     src: Access,
     dst: Access,
 ) -> Result<Op, String> {
-    let size = src.range.end - src.range.start;
-    let words =
-        u32::try_from(size / 4).map_err(|_| format!("a copy of {size} bytes is too large"))?;
-    let mut b = KernargBuilder::new(&blit.copy_u32.info);
-    b.set_ptr(ArgRef::Index(0), src.range.start)
-        .and_then(|b| b.set_ptr(ArgRef::Index(1), dst.range.start))
-        .and_then(|b| b.set_u32(ArgRef::Index(2), words))
-        .map_err(|e| e.to_string())?;
-    let (grid, wg) = words_shape(words);
-    let work = dispatch_work(&blit.copy_u32, &b, grid, wg, 1)?;
+    let (size, words) = blit_size(&src.range, "copy")?;
+    let work = blit_work(
+        &blit.copy,
+        &[(0, src.range.start, size), (1, dst.range.start, size)],
+        2,
+        &[0, 0, size as u32],
+        words,
+    )?;
     Ok(Op {
         role,
         accesses: vec![src, dst],
@@ -219,18 +297,16 @@ pub(crate) fn copy_op(
     })
 }
 
-/// Fill the 32-bit words of `dst` with `value`.
+/// Fill the 32-bit words of `dst` with `value` (`fill_u32`).
 pub(crate) fn fill_op(blit: &BlitKernels, dst: Access, value: u32) -> Result<Op, String> {
-    let size = dst.range.end - dst.range.start;
-    let words =
-        u32::try_from(size / 4).map_err(|_| format!("a clear of {size} bytes is too large"))?;
-    let mut b = KernargBuilder::new(&blit.fill_u32.info);
-    b.set_ptr(ArgRef::Index(0), dst.range.start)
-        .and_then(|b| b.set_u32(ArgRef::Index(1), value))
-        .and_then(|b| b.set_u32(ArgRef::Index(2), words))
-        .map_err(|e| e.to_string())?;
-    let (grid, wg) = words_shape(words);
-    let work = dispatch_work(&blit.fill_u32, &b, grid, wg, 1)?;
+    let (size, words) = blit_size(&dst.range, "clear")?;
+    let work = blit_work(
+        &blit.fill,
+        &[(0, dst.range.start, size)],
+        1,
+        &[0, size as u32, value],
+        words,
+    )?;
     Ok(Op {
         role: PacketRole::Clear,
         accesses: vec![dst],

@@ -3,7 +3,7 @@
 //! exactly the limits and features it asks for, after checking them
 //! against the adapter (as wgpu does).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 use aqueduct_hsa::{Agent, Runtime};
 use wgpu_types::{
@@ -24,11 +24,20 @@ pub const AMD_VENDOR_ID: u32 = 0x1002;
 pub struct Adapter {
     runtime: Arc<Runtime>,
     agent: Agent,
+    devices: DeviceList,
 }
 
+/// The devices opened through an instance's adapters (for
+/// `Instance::poll_all`); weak, so a dropped device is not kept alive.
+pub(crate) type DeviceList = Arc<Mutex<Vec<Weak<DeviceShared>>>>;
+
 impl Adapter {
-    pub(crate) fn new(runtime: Arc<Runtime>, agent: Agent) -> Self {
-        Adapter { runtime, agent }
+    pub(crate) fn new(runtime: Arc<Runtime>, agent: Agent, devices: DeviceList) -> Self {
+        Adapter {
+            runtime,
+            agent,
+            devices,
+        }
     }
 
     /// The HSA agent behind the adapter.
@@ -151,6 +160,11 @@ impl Adapter {
             RequestDeviceError(format!("opening the device on {}: {e}", self.agent.name))
         })?;
         let shared = Arc::new(shared);
+        {
+            let mut devices = self.devices.lock().unwrap_or_else(|p| p.into_inner());
+            devices.retain(|d| d.strong_count() > 0);
+            devices.push(Arc::downgrade(&shared));
+        }
         Ok((
             Device {
                 shared: shared.clone(),

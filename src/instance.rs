@@ -13,8 +13,9 @@ use std::sync::{Arc, Mutex};
 use aqueduct_hsa::Runtime;
 use wgpu_types::{Backends, RequestAdapterError};
 
-use crate::adapter::Adapter;
+use crate::adapter::{Adapter, DeviceList};
 use crate::device_select::{DeviceChoice, open_device};
+use crate::queue::PollType;
 
 /// Compute-only: there are no surfaces. Exists so `RequestAdapterOptions`
 /// keeps wgpu's shape (`compatible_surface: None`).
@@ -27,6 +28,8 @@ pub type RequestAdapterOptions<'a> = wgpu_types::RequestAdapterOptions<&'a Surfa
 struct InstanceInner {
     choice: DeviceChoice,
     runtime: Mutex<Option<Arc<Runtime>>>,
+    /// Devices requested from this instance's adapters.
+    devices: DeviceList,
 }
 
 /// Entry point to Aqueduct (cheap to clone).
@@ -59,6 +62,7 @@ impl Instance {
             inner: Arc::new(InstanceInner {
                 choice,
                 runtime: Mutex::new(None),
+                devices: DeviceList::default(),
             }),
         }
     }
@@ -86,7 +90,7 @@ impl Instance {
                 .cloned()
                 .collect::<Vec<_>>()
                 .into_iter()
-                .map(|a| Adapter::new(rt.clone(), a))
+                .map(|a| Adapter::new(rt.clone(), a, self.inner.devices.clone()))
                 .collect(),
             Err(e) => {
                 tracing::warn!("no adapters: {e}");
@@ -142,12 +146,39 @@ impl Instance {
                 "`{uri}` is not a device URI; use amdgpu:N or amdgpu://GPU-<uuid>"
             ));
         };
-        Ok(Adapter::new(rt, agent))
+        Ok(Adapter::new(rt, agent, self.inner.devices.clone()))
     }
 
-    /// Drive callbacks of every device (Aqueduct devices are polled
-    /// individually; this returns whether nothing is known to be pending).
-    pub fn poll_all(&self, _force_wait: bool) -> bool {
-        true
+    /// Poll every live device requested from this instance's adapters
+    /// (running their ready map and work-done callbacks); with
+    /// `force_wait`, first wait until all their submitted work has
+    /// completed. Returns whether every device's queue is then empty, as
+    /// wgpu's `poll_all` does.
+    pub fn poll_all(&self, force_wait: bool) -> bool {
+        let devices: Vec<_> = {
+            let mut list = self.inner.devices.lock().unwrap_or_else(|p| p.into_inner());
+            list.retain(|d| d.strong_count() > 0);
+            list.iter().filter_map(|d| d.upgrade()).collect()
+        };
+        let mut all_empty = true;
+        for dev in &devices {
+            let poll_type = if force_wait {
+                PollType::Wait {
+                    submission_index: None,
+                    timeout: None,
+                }
+            } else {
+                PollType::Poll
+            };
+            match crate::queue::poll(dev, poll_type) {
+                Ok(wgpu_types::PollStatus::QueueEmpty) => {}
+                Ok(_) => all_empty = false,
+                Err(e) => {
+                    tracing::warn!("poll_all: {e}");
+                    all_empty = false;
+                }
+            }
+        }
+        all_empty
     }
 }

@@ -263,3 +263,53 @@ fn adapter_info_and_device_limits() {
     assert!(c.instance.request_adapter_by_uri("amdgpu:7").is_err());
     assert!(c.instance.request_adapter_by_uri("cuda:0").is_err());
 }
+
+/// `Instance::poll_all` polls every device of the instance: with
+/// `force_wait` it waits for all their work, runs their callbacks, and
+/// reports empty queues; dropped devices are skipped.
+#[test]
+fn poll_all_drives_every_device_of_the_instance() {
+    let c = ctx();
+    assert!(c.instance.poll_all(false), "nothing submitted yet");
+    let (device2, queue2) =
+        block_on(c.adapter.request_device(&Default::default())).expect("device");
+    let (dropped, _dropped_queue) =
+        block_on(c.adapter.request_device(&Default::default())).expect("device");
+    drop(dropped);
+    let done = Arc::new(Mutex::new(Vec::new()));
+    let (cb, dst) = doubling_work(&c);
+    c.queue.submit([cb]);
+    let rb = readback_buffer(&c.device, 16);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&dst, 0, &rb, 0, 16);
+    c.queue.submit([enc.finish()]);
+    let d = done.clone();
+    rb.slice(..).map_async(MapMode::Read, move |r| {
+        r.expect("map");
+        d.lock().unwrap().push("map");
+    });
+    let other = storage_init(&device2, &[5, 6, 7, 8]);
+    let mut enc = device2.create_command_encoder(&Default::default());
+    enc.clear_buffer(&other, 4, Some(8));
+    queue2.submit([enc.finish()]);
+    let d = done.clone();
+    queue2.on_submitted_work_done(move || d.lock().unwrap().push("device2 done"));
+    assert!(
+        done.lock().unwrap().is_empty(),
+        "callbacks run only from poll"
+    );
+    assert!(c.instance.poll_all(true));
+    let mut got = done.lock().unwrap().clone();
+    got.sort();
+    assert_eq!(got, vec!["device2 done", "map"]);
+    assert_eq!(
+        bytemuck::cast_slice::<u8, u32>(&rb.slice(..).get_mapped_range().expect("mapped")),
+        &[2, 4, 6, 8]
+    );
+    rb.unmap();
+    assert!(c.instance.poll_all(false));
+    assert!(matches!(
+        device2.poll(PollType::Poll),
+        Ok(PollStatus::QueueEmpty)
+    ));
+}

@@ -211,19 +211,32 @@ impl Dispatch {
                 // Architected flat scratch: scratch addresses are wave-relative offsets.
                 w.sgpr[n] = 0;
             }
-            let mut exec = 0u32;
             let mut v0 = [0u32; LANES];
-            for (l, slot) in v0.iter_mut().enumerate() {
-                let f = (k * LANES + l) as u32;
-                if (f as usize) < items {
-                    exec |= 1 << l;
-                    let x = f % size[0];
-                    let y = (f / size[0]) % size[1];
-                    let z = f / (size[0] * size[1]);
-                    *slot =
-                        x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
+            // Work-item ids of the wave's first lane, then stepped per lane (no divisions per lane).
+            let first = (k * LANES) as u32;
+            let (mut x, mut y, mut z) = (
+                first % size[0],
+                (first / size[0]) % size[1],
+                first / (size[0] * size[1]),
+            );
+            let live = (items - k * LANES).min(LANES);
+            for slot in v0.iter_mut().take(live) {
+                *slot = x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
+                x += 1;
+                if x == size[0] {
+                    x = 0;
+                    y += 1;
+                    if y == size[1] {
+                        y = 0;
+                        z += 1;
+                    }
                 }
             }
+            let exec = if live == LANES {
+                u32::MAX
+            } else {
+                (1u32 << live) - 1
+            };
             w.vgpr[0] = v0;
             w.sgpr[EXEC] = exec;
         }

@@ -2,13 +2,25 @@
 //! The common case (all active lanes inside one mapping, e.g. a coalesced
 //! load) costs one `translate` of the lanes' whole span; otherwise each lane
 //! is translated alone, and the first (lowest) faulting lane's address is
-//! the one reported.
+//! the one reported. A coalesced access (all lanes, unit stride) is one
+//! translate and one block copy. Lane data moves as dword rows with
+//! fixed-size unaligned reads/writes, no per-lane byte buffers.
 
 use crate::isa::wave::LANES;
 use crate::isa::{Access, GpuMemory, MemoryFault};
 
 /// Largest span translated in one call before falling back to per-lane.
 const MAX_SPAN: u64 = 1 << 24;
+
+/// Where the active lanes' accesses go on the host.
+#[derive(Clone, Copy)]
+pub(crate) enum Resolved {
+    /// All 32 lanes active and lane `l` at `base + l * size` (a coalesced
+    /// access): lane `l`'s bytes are at `ptr + l * size`.
+    Dense(*mut u8),
+    /// A host pointer per active lane (null for inactive lanes).
+    Lanes([*mut u8; LANES]),
+}
 
 /// Host pointers for each active lane's `size`-byte access at `addrs[l]`.
 pub(crate) fn resolve(
@@ -17,10 +29,21 @@ pub(crate) fn resolve(
     mask: u32,
     size: u64,
     access: Access,
-) -> Result<[*mut u8; LANES], MemoryFault> {
+) -> Result<Resolved, MemoryFault> {
     let mut ptrs = [std::ptr::null_mut(); LANES];
     if mask == 0 {
-        return Ok(ptrs);
+        return Ok(Resolved::Lanes(ptrs));
+    }
+    if mask == u32::MAX {
+        // Coalesced: lane l at addrs[0] + l * size, nothing wrapping around.
+        let base = addrs[0];
+        let mut dense = base.checked_add(size * LANES as u64).is_some();
+        for l in 0..LANES {
+            dense &= addrs[l] == base.wrapping_add(l as u64 * size);
+        }
+        if dense && let Ok(p) = mem.translate(base, size * LANES as u64, access) {
+            return Ok(Resolved::Dense(p));
+        }
     }
     let (mut lo, mut hi) = (u64::MAX, 0u64);
     for l in 0..LANES {
@@ -38,14 +61,124 @@ pub(crate) fn resolve(
                 ptrs[l] = base.wrapping_add((addrs[l] - lo) as usize);
             }
         }
-        return Ok(ptrs);
+        return Ok(Resolved::Lanes(ptrs));
     }
     for l in 0..LANES {
         if mask >> l & 1 != 0 {
             ptrs[l] = mem.translate(addrs[l], size, access)?;
         }
     }
-    Ok(ptrs)
+    Ok(Resolved::Lanes(ptrs))
+}
+
+/// Read a little-endian dword at `p` (unaligned).
+#[inline(always)]
+fn load_u32(p: *const u8) -> u32 {
+    // SAFETY: callers pass pointers from `resolve` with at least 4 bytes left in the lane's access.
+    u32::from_le(unsafe { std::ptr::read_unaligned(p as *const u32) })
+}
+
+/// Load every active lane's `size`-byte access (1, 2, 4, 8, 12 or 16
+/// bytes) as dword rows: `rows[k][l]` is dword `k` of lane `l`; 1- and
+/// 2-byte accesses are zero-extended into row 0. Inactive lanes read 0.
+pub(crate) fn gather(r: &Resolved, mask: u32, size: usize) -> [[u32; LANES]; 4] {
+    let mut rows = [[0u32; LANES]; 4];
+    match *r {
+        Resolved::Dense(base) => {
+            let base = base as *const u8;
+            match size {
+                1 => {
+                    for l in 0..LANES {
+                        // SAFETY: the dense span covers 32 * size bytes from base.
+                        rows[0][l] = unsafe { base.add(l).read() } as u32;
+                    }
+                }
+                2 => {
+                    for l in 0..LANES {
+                        // SAFETY: as above; lane l's 2 bytes are at base + 2l.
+                        let v = unsafe { std::ptr::read_unaligned(base.add(2 * l) as *const u16) };
+                        rows[0][l] = u16::from_le(v) as u32;
+                    }
+                }
+                4 => {
+                    // SAFETY: as above; 128 contiguous bytes are lanes 0..32's dwords.
+                    let v = unsafe { std::ptr::read_unaligned(base as *const [u32; LANES]) };
+                    rows[0] = v.map(u32::from_le);
+                }
+                _ => {
+                    for l in 0..LANES {
+                        for k in 0..size / 4 {
+                            rows[k][l] = load_u32(base.wrapping_add(l * size + 4 * k));
+                        }
+                    }
+                }
+            }
+        }
+        Resolved::Lanes(ptrs) => {
+            for l in 0..LANES {
+                if mask >> l & 1 == 0 {
+                    continue;
+                }
+                let p = ptrs[l] as *const u8;
+                match size {
+                    // SAFETY: ptrs[l] was translated for `size` bytes.
+                    1 => rows[0][l] = unsafe { p.read() } as u32,
+                    2 => {
+                        // SAFETY: as above.
+                        let v = unsafe { std::ptr::read_unaligned(p as *const u16) };
+                        rows[0][l] = u16::from_le(v) as u32;
+                    }
+                    _ => {
+                        for k in 0..size / 4 {
+                            rows[k][l] = load_u32(p.wrapping_add(4 * k));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    rows
+}
+
+/// Store every active lane's `size`-byte access from dword rows
+/// (`rows[k][l]` is dword `k` of lane `l`; 1- and 2-byte stores take the
+/// low bytes of row 0). Lanes are written in lane order, each whole before
+/// the next, so overlapping lanes resolve to the highest lane's bytes.
+pub(crate) fn scatter(r: &Resolved, mask: u32, size: usize, rows: &[[u32; LANES]; 4]) {
+    let write = |p: *mut u8, l: usize| match size {
+        // SAFETY: p was translated for `size` bytes of this lane's access.
+        1 => unsafe { p.write(rows[0][l] as u8) },
+        // SAFETY: as above.
+        2 => unsafe { std::ptr::write_unaligned(p as *mut u16, (rows[0][l] as u16).to_le()) },
+        _ => {
+            for k in 0..size / 4 {
+                // SAFETY: as above; dword k lies inside the lane's `size` bytes.
+                unsafe {
+                    std::ptr::write_unaligned(p.wrapping_add(4 * k) as *mut u32, rows[k][l].to_le())
+                };
+            }
+        }
+    };
+    match *r {
+        Resolved::Dense(base) => {
+            if size == 4 {
+                let v = rows[0].map(u32::to_le);
+                // SAFETY: the dense span covers 32 * 4 bytes from base.
+                unsafe { std::ptr::write_unaligned(base as *mut [u32; LANES], v) };
+            } else {
+                for l in 0..LANES {
+                    write(base.wrapping_add(l * size), l);
+                }
+            }
+        }
+        Resolved::Lanes(ptrs) => {
+            for l in 0..LANES {
+                if mask >> l & 1 != 0 {
+                    write(ptrs[l], l);
+                }
+            }
+        }
+    }
 }
 
 /// Read `N` bytes from a resolved pointer.
@@ -62,4 +195,107 @@ pub(crate) fn read_bytes<const N: usize>(p: *mut u8) -> [u8; N] {
 pub(crate) fn write_bytes(p: *mut u8, b: &[u8]) {
     // SAFETY: `p` came from GpuMemory::translate for at least b.len() bytes (resolve's contract).
     unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, b.len()) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One flat buffer at GPU address `BASE`.
+    struct Flat(std::cell::UnsafeCell<Vec<u8>>);
+    // SAFETY: the tests use it from one thread only.
+    unsafe impl Sync for Flat {}
+    const BASE: u64 = 0x10_0000;
+
+    impl GpuMemory for Flat {
+        fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
+            // SAFETY: single-threaded test; the pointer stays inside the vector.
+            let v = unsafe { &mut *self.0.get() };
+            if addr < BASE || addr + len > BASE + v.len() as u64 {
+                return Err(MemoryFault {
+                    address: addr,
+                    access,
+                });
+            }
+            Ok(v.as_mut_ptr().wrapping_add((addr - BASE) as usize))
+        }
+    }
+
+    fn bytes(m: &Flat) -> Vec<u8> {
+        // SAFETY: single-threaded test.
+        unsafe { (*m.0.get()).clone() }
+    }
+
+    /// gather/scatter against a byte-by-byte model, for every access size,
+    /// dense (coalesced) and scattered addresses, full and partial masks.
+    #[test]
+    fn gather_scatter_match_bytewise_model() {
+        let init: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
+        for size in [1usize, 2, 4, 8, 12, 16] {
+            for (dense, mask) in [(true, u32::MAX), (false, u32::MAX), (false, 0x8000_F00D)] {
+                let mut addrs = [0u64; LANES];
+                for l in 0..LANES {
+                    addrs[l] = if dense {
+                        BASE + 64 + (l * size) as u64
+                    } else {
+                        // Overlapping, unordered lanes.
+                        BASE + ((l * 37) % 50) as u64 * 3
+                    };
+                }
+                let m = Flat(std::cell::UnsafeCell::new(init.clone()));
+                let r = resolve(&m, &addrs, mask, size as u64, Access::Read).unwrap();
+                assert_eq!(matches!(r, Resolved::Dense(_)), dense);
+                let rows = gather(&r, mask, size);
+                for l in 0..LANES {
+                    let mut expect = [0u8; 16];
+                    if mask >> l & 1 != 0 {
+                        let o = (addrs[l] - BASE) as usize;
+                        expect[..size].copy_from_slice(&init[o..o + size]);
+                    }
+                    for k in 0..4 {
+                        let e = u32::from_le_bytes(expect[4 * k..4 * k + 4].try_into().unwrap());
+                        assert_eq!(rows[k][l], e, "size {size} lane {l} dword {k}");
+                    }
+                }
+                let mut src = [[0u32; LANES]; 4];
+                for k in 0..4 {
+                    for l in 0..LANES {
+                        src[k][l] = 0x9E37_79B9u32.wrapping_mul((k * 32 + l + 1) as u32);
+                    }
+                }
+                let w = resolve(&m, &addrs, mask, size as u64, Access::Write).unwrap();
+                scatter(&w, mask, size, &src);
+                let mut model = init.clone();
+                for l in 0..LANES {
+                    if mask >> l & 1 != 0 {
+                        let mut b = [0u8; 16];
+                        for k in 0..4 {
+                            b[4 * k..4 * k + 4].copy_from_slice(&src[k][l].to_le_bytes());
+                        }
+                        let o = (addrs[l] - BASE) as usize;
+                        model[o..o + size].copy_from_slice(&b[..size]);
+                    }
+                }
+                assert_eq!(bytes(&m), model, "size {size} dense {dense} mask {mask:#x}");
+            }
+        }
+    }
+
+    /// The lowest faulting lane's address is reported, dense or not.
+    #[test]
+    fn first_faulting_lane_is_reported() {
+        let m = Flat(std::cell::UnsafeCell::new(vec![0; 256]));
+        let mut addrs = [0u64; LANES];
+        for l in 0..LANES {
+            addrs[l] = BASE + 4 * l as u64 + if l >= 20 { 0x1000 } else { 0 };
+        }
+        let e = resolve(&m, &addrs, u32::MAX, 4, Access::Write)
+            .err()
+            .unwrap();
+        assert_eq!(e.address, BASE + 80 + 0x1000);
+        let e = resolve(&m, &addrs, 0xFFE0_0000, 4, Access::Read)
+            .err()
+            .unwrap();
+        assert_eq!(e.address, BASE + 84 + 0x1000);
+    }
 }

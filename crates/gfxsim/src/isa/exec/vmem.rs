@@ -4,7 +4,7 @@
 //! scratch; everything else through `GpuMemory::translate`.
 
 use super::atomics::{Rmw, apply32, apply64, atomic32, atomic64, classify};
-use super::mem::{read_bytes, resolve, write_bytes};
+use super::mem::{gather, read_bytes, resolve, scatter, write_bytes};
 use super::{Env, ExecResult, Flow, illegal};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::Op;
@@ -212,59 +212,50 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
 
     let kind = mem_kind(i.op);
     if let MemKind::Load(size, signed, d16) = kind {
-        let mut bytes = [[0u8; 16]; LANES];
-        if all_global {
-            let ptrs = resolve(env.mem, &addrs, exec, size as u64, Access::Read)
+        let rows = if all_global {
+            let r = resolve(env.mem, &addrs, exec, size as u64, Access::Read)
                 .map_err(WaveErrorKind::MemoryViolation)?;
-            for l in 0..LANES {
-                if exec >> l & 1 != 0 {
-                    let b: [u8; 16] = if size == 16 {
-                        read_bytes::<16>(ptrs[l])
-                    } else {
-                        small_read(ptrs[l], size)
-                    };
-                    bytes[l] = b;
-                }
-            }
+            gather(&r, exec, size)
         } else {
+            let mut rows = [[0u32; LANES]; 4];
             for l in 0..LANES {
                 if exec >> l & 1 != 0 {
-                    lane_access(
-                        env,
-                        w.index,
-                        l,
-                        seg[l],
-                        addrs[l],
-                        &mut bytes[l][..size],
-                        false,
-                    )?;
+                    let mut b = [0u8; 16];
+                    lane_access(env, w.index, l, seg[l], addrs[l], &mut b[..size], false)?;
+                    for k in 0..4 {
+                        rows[k][l] = u32::from_le_bytes([
+                            b[4 * k],
+                            b[4 * k + 1],
+                            b[4 * k + 2],
+                            b[4 * k + 3],
+                        ]);
+                    }
                 }
             }
-        }
-        write_loaded(w, i, exec, &bytes, size, signed, d16);
+            rows
+        };
+        write_loaded(w, i, exec, &rows, size, signed, d16);
         return Ok(Flow::Next);
     }
     if let MemKind::Store(size, hi) = kind {
-        let mut bytes = [[0u8; 16]; LANES];
+        let mut rows = [[0u32; LANES]; 4];
         for k in 0..size.div_ceil(4) {
-            let row = w.vgpr[(i.data[0] as usize + k) & 255];
+            let row = &w.vgpr[(i.data[0] as usize + k) & 255];
             for l in 0..LANES {
-                let v = if hi { row[l] >> 16 } else { row[l] };
-                bytes[l][4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
+                rows[k][l] = if hi { row[l] >> 16 } else { row[l] };
             }
         }
         if all_global {
-            let ptrs = resolve(env.mem, &addrs, exec, size as u64, Access::Write)
+            let r = resolve(env.mem, &addrs, exec, size as u64, Access::Write)
                 .map_err(WaveErrorKind::MemoryViolation)?;
-            for l in 0..LANES {
-                if exec >> l & 1 != 0 {
-                    write_bytes(ptrs[l], &bytes[l][..size]);
-                }
-            }
+            scatter(&r, exec, size, &rows);
         } else {
             for l in 0..LANES {
                 if exec >> l & 1 != 0 {
-                    let mut b = bytes[l];
+                    let mut b = [0u8; 16];
+                    for k in 0..4 {
+                        b[4 * k..4 * k + 4].copy_from_slice(&rows[k][l].to_le_bytes());
+                    }
                     lane_access(env, w.index, l, seg[l], addrs[l], &mut b[..size], true)?;
                 }
             }
@@ -328,18 +319,11 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     Ok(Flow::Next)
 }
 
-fn small_read(p: *mut u8, size: usize) -> [u8; 16] {
-    let mut b = [0u8; 16];
-    // SAFETY: `p` maps at least `size` bytes (resolve was called with this size).
-    unsafe { std::ptr::copy_nonoverlapping(p as *const u8, b.as_mut_ptr(), size) };
-    b
-}
-
 fn write_loaded(
     w: &mut Wave,
     i: &Inst,
     exec: u32,
-    bytes: &[[u8; 16]; LANES],
+    rows: &[[u32; LANES]; 4],
     size: usize,
     signed: bool,
     d16: u8,
@@ -347,27 +331,19 @@ fn write_loaded(
     let dst = i.dst as usize;
     if size >= 4 {
         for k in 0..size / 4 {
-            let mut row = [0u32; LANES];
-            for l in 0..LANES {
-                row[l] =
-                    u32::from_le_bytes(bytes[l][4 * k..4 * k + 4].try_into().unwrap_or([0; 4]));
-            }
-            w.write_vgpr(dst + k, &row, exec);
+            w.write_vgpr(dst + k, &rows[k], exec);
         }
         return;
     }
     let cur = w.vgpr[dst & 255];
     let mut row = [0u32; LANES];
     for l in 0..LANES {
-        let raw = if size == 1 {
-            bytes[l][0] as u32
-        } else {
-            u16::from_le_bytes([bytes[l][0], bytes[l][1]]) as u32
-        };
+        let raw = rows[0][l];
         let val = match (size, signed) {
             (1, true) => raw as u8 as i8 as i32 as u32,
             (2, true) => raw as u16 as i16 as i32 as u32,
-            _ => raw,
+            (1, false) => raw & 0xFF,
+            _ => raw & 0xFFFF,
         };
         row[l] = match d16 {
             1 => (cur[l] & 0xFFFF_0000) | (val & 0xFFFF),

@@ -78,7 +78,8 @@ impl GpuVm {
     pub fn view(&self) -> VmView<'_> {
         VmView {
             table: self.table.read().unwrap_or_else(|e| e.into_inner()),
-            last: AtomicUsize::new(0),
+            recent: std::array::from_fn(|_| AtomicUsize::new(usize::MAX)),
+            victim: AtomicUsize::new(0),
         }
     }
 }
@@ -86,19 +87,27 @@ impl GpuVm {
 /// The mapping table frozen for one user (a workgroup, a packet).
 pub struct VmView<'a> {
     table: RwLockReadGuard<'a, Vec<Mapping>>,
-    /// Index of the last mapping hit (a cheap locality cache).
-    last: AtomicUsize,
+    /// Indices of recently hit mappings (a tiny TLB: a kernel touches a few
+    /// buffers in turn, e.g. kernargs, x and y). Only valid indices of the
+    /// frozen table are stored, so a stale entry is merely a miss.
+    recent: [AtomicUsize; RECENT],
+    /// Next `recent` slot to replace.
+    victim: AtomicUsize,
 }
+
+/// Entries of a view's recent-mapping cache.
+const RECENT: usize = 4;
 
 impl VmView<'_> {
     /// The mapping containing `addr`, if any.
     pub fn find(&self, addr: u64) -> Option<&Mapping> {
-        let last = self.last.load(Ordering::Relaxed);
-        if let Some(m) = self.table.get(last)
-            && m.start <= addr
-            && addr < m.end
-        {
-            return Some(m);
+        for slot in &self.recent {
+            if let Some(m) = self.table.get(slot.load(Ordering::Relaxed))
+                && m.start <= addr
+                && addr < m.end
+            {
+                return Some(m);
+            }
         }
         let pos = self.table.partition_point(|m| m.start <= addr);
         if pos == 0 {
@@ -106,7 +115,9 @@ impl VmView<'_> {
         }
         let m = &self.table[pos - 1];
         if addr < m.end {
-            self.last.store(pos - 1, Ordering::Relaxed);
+            let v = self.victim.load(Ordering::Relaxed);
+            self.recent[v % RECENT].store(pos - 1, Ordering::Relaxed);
+            self.victim.store(v.wrapping_add(1), Ordering::Relaxed);
             Some(m)
         } else {
             None
@@ -178,6 +189,7 @@ impl VmView<'_> {
 }
 
 impl GpuMemory for VmView<'_> {
+    #[inline]
     fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
         let fault = MemoryFault {
             address: addr,

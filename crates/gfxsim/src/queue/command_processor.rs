@@ -43,8 +43,8 @@ use crate::dispatch::Job;
 use crate::events::Events;
 use crate::fault::{QueueError, report_queue_error};
 use crate::gpu::{Gpu, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
-use crate::isa::{Access, DispatchSetup};
 use crate::isa::Dispatch;
+use crate::isa::{Access, DispatchSetup};
 use crate::memory::vm::VmView;
 use crate::stats::StatsCounters;
 

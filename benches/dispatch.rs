@@ -1,0 +1,362 @@
+//! Facade overheads: aqueduct (on gfxsim) against wgpu 30 on Mesa lavapipe,
+//! the same work through both in one run, printed with their ratios.
+//!
+//! - encode+submit ns per dispatch: one encoder, one compute pass,
+//!   set_pipeline once, then per dispatch set_bind_group +
+//!   dispatch_workgroups(1, 1, 1), 10k times; finish; one submit. Timed from
+//!   create_command_encoder to submit's return (host time only); the work is
+//!   waited for untimed, and an atomic counter bumped once per dispatch
+//!   proves every dispatch ran. Best of runs.
+//! - empty round trip µs: one recorded dispatch of an empty 32-invocation
+//!   kernel; timed queue.submit + device.poll(wait). Median.
+//! - 1 MiB readback µs: a kernel writes a seed-dependent pattern into a
+//!   STORAGE buffer and it is copied into a MAP_READ buffer (untimed); timed
+//!   are map_async + poll(wait) + copying the mapped bytes into a host Vec +
+//!   unmap ("map"), and, after a fresh fill, copy_buffer_to_buffer + submit +
+//!   the same ("full"); both checked word for word; against a plain memcpy
+//!   of 1 MiB in the same process. Median.
+//!
+//! The wgpu side is benches/wgpu-peer (see benches/peer/mod.rs); its kernels
+//! are the WGSL of benches/shaders/, which aqueduct runs precompiled.
+//! Run: `cargo bench --bench dispatch` (`-- --quick` for a short run). The
+//! machine is noisy: compare the ratios, not the absolute times.
+
+use std::time::{Duration, Instant};
+
+#[path = "peer/mod.rs"]
+mod peer;
+
+use aqueduct::*;
+
+fn device() -> (Device, Queue) {
+    let instance = Instance::with_device(DeviceChoice::Sim);
+    let adapter = instance
+        .request_adapter_sync(&RequestAdapterOptions::default())
+        .expect("gfxsim adapter");
+    let (device, queue) = adapter
+        .request_device_sync(&DeviceDescriptor::default())
+        .expect("device");
+    device.on_uncaptured_error(std::sync::Arc::new(|e| panic!("uncaptured error: {e}")));
+    (device, queue)
+}
+
+fn pipeline(device: &Device, module: ShaderModuleDescriptor<'_>, entry: &str) -> ComputePipeline {
+    let module = device.create_shader_module(module);
+    device.create_compute_pipeline(&ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: None,
+        module: &module,
+        entry_point: Some(entry),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+fn buffer(device: &Device, label: &str, size: u64, usage: BufferUsages) -> Buffer {
+    device.create_buffer(&BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+fn bind_group(device: &Device, pipeline: &ComputePipeline, buffers: &[&Buffer]) -> BindGroup {
+    let entries: Vec<BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    })
+}
+
+fn wait(device: &Device) {
+    device
+        .poll(PollType::wait_indefinitely())
+        .expect("poll(wait)");
+}
+
+/// map_async + poll(wait) + copy into `host` + unmap.
+fn read_mapped(device: &Device, buffer: &Buffer, host: &mut [u8]) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    buffer.map_async(MapMode::Read, .., move |r| {
+        let _ = tx.send(r);
+    });
+    wait(device);
+    rx.recv().expect("map callback").expect("map");
+    host.copy_from_slice(&buffer.get_mapped_range(..).expect("mapped range"));
+    buffer.unmap();
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn micros(t: Duration) -> f64 {
+    t.as_secs_f64() * 1e6
+}
+
+struct EncodeSubmit {
+    best_ns: f64,
+    encode_ns: f64,
+}
+
+fn encode_submit(dispatches: u32, runs: usize) -> EncodeSubmit {
+    let (device, queue) = device();
+    let p = pipeline(&device, include_shader!("shaders/gfx1100/bump"), "bump");
+    let counter = buffer(
+        &device,
+        "counter",
+        4,
+        BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+    );
+    let staging = buffer(
+        &device,
+        "counter readback",
+        4,
+        BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+    );
+    queue.write_buffer(&counter, 0, &0u32.to_le_bytes());
+    let bg = bind_group(&device, &p, &[&counter]);
+    let mut totals = Vec::with_capacity(runs);
+    let mut encodes = Vec::with_capacity(runs);
+    for run in 0..=runs {
+        let start = Instant::now();
+        let mut encoder = device.create_command_encoder(&CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&ComputePassDescriptor::default());
+            pass.set_pipeline(&p);
+            for _ in 0..dispatches {
+                pass.set_bind_group(0, &bg, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        }
+        let commands = encoder.finish();
+        let encoded = start.elapsed();
+        queue.submit([commands]);
+        let total = start.elapsed();
+        wait(&device);
+        if run > 0 {
+            totals.push(total);
+            encodes.push(encoded);
+        }
+    }
+    let mut encoder = device.create_command_encoder(&CommandEncoderDescriptor { label: None });
+    encoder.copy_buffer_to_buffer(&counter, 0, &staging, 0, 4);
+    queue.submit([encoder.finish()]);
+    let mut out = [0u8; 4];
+    read_mapped(&device, &staging, &mut out);
+    let count = u32::from_le_bytes(out);
+    let expected = dispatches * (runs as u32 + 1);
+    assert_eq!(count, expected, "counter after {expected} dispatches");
+    let best = (0..runs).min_by_key(|&i| totals[i]).unwrap_or(0);
+    let per = |t: Duration| t.as_secs_f64() * 1e9 / dispatches as f64;
+    EncodeSubmit {
+        best_ns: per(totals[best]),
+        encode_ns: per(encodes[best]),
+    }
+}
+
+fn round_trip(samples: usize) -> Duration {
+    let (device, queue) = device();
+    let p = pipeline(&device, include_shader!("shaders/gfx1100/empty"), "empty");
+    let mut times = Vec::with_capacity(samples);
+    for i in 0..samples + 50 {
+        let mut encoder = device.create_command_encoder(&CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&ComputePassDescriptor::default());
+            pass.set_pipeline(&p);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        let commands = encoder.finish();
+        let start = Instant::now();
+        queue.submit([commands]);
+        wait(&device);
+        if i >= 50 {
+            times.push(start.elapsed());
+        }
+    }
+    median(&mut times)
+}
+
+fn expected_word(i: u32, seed: u32) -> u32 {
+    i.wrapping_mul(2_654_435_761) ^ seed
+}
+
+fn check(bytes: &[u8], seed: u32) {
+    for (i, w) in bytes.chunks_exact(4).enumerate() {
+        let got = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        assert_eq!(got, expected_word(i as u32, seed), "readback word {i}");
+    }
+}
+
+struct Readback {
+    map: Duration,
+    full: Duration,
+    memcpy: Duration,
+}
+
+fn readback(bytes: u64, samples: usize) -> Readback {
+    let (device, queue) = device();
+    let words = (bytes / 4) as u32;
+    let storage = buffer(
+        &device,
+        "written by the GPU",
+        bytes,
+        BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+    );
+    let staging = buffer(
+        &device,
+        "staging",
+        bytes,
+        BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+    );
+    let params = buffer(
+        &device,
+        "params",
+        16,
+        BufferUsages::UNIFORM | BufferUsages::COPY_DST,
+    );
+    let p = pipeline(
+        &device,
+        include_shader!("shaders/gfx1100/fill_pattern"),
+        "fill",
+    );
+    let bg = bind_group(&device, &p, &[&params, &storage]);
+    let groups = words.div_ceil(256);
+    let fill = |seed: u32, copy: bool| {
+        queue.write_buffer(&params, 0, bytemuck::cast_slice(&[seed, words, 0, 0]));
+        let mut encoder = device.create_command_encoder(&CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&ComputePassDescriptor::default());
+            pass.set_pipeline(&p);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.dispatch_workgroups(groups, 1, 1);
+        }
+        if copy {
+            encoder.copy_buffer_to_buffer(&storage, 0, &staging, 0, bytes);
+        }
+        queue.submit([encoder.finish()]);
+        wait(&device);
+    };
+    let mut host = vec![0u8; bytes as usize];
+    let (mut map_times, mut full_times) = (Vec::new(), Vec::new());
+    const WARM_UP: usize = 5;
+    for i in 0..samples + WARM_UP {
+        let seed = 2 * i as u32 + 1;
+        fill(seed, true);
+        let start = Instant::now();
+        read_mapped(&device, &staging, &mut host);
+        let map_t = start.elapsed();
+        check(&host, seed);
+
+        fill(seed + 1, false);
+        let start = Instant::now();
+        let mut encoder = device.create_command_encoder(&CommandEncoderDescriptor { label: None });
+        encoder.copy_buffer_to_buffer(&storage, 0, &staging, 0, bytes);
+        queue.submit([encoder.finish()]);
+        read_mapped(&device, &staging, &mut host);
+        let full_t = start.elapsed();
+        check(&host, seed + 1);
+        if i >= WARM_UP {
+            map_times.push(map_t);
+            full_times.push(full_t);
+        }
+    }
+    let src: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
+    let mut memcpy_times = Vec::new();
+    for i in 0..samples + WARM_UP {
+        let start = Instant::now();
+        host.copy_from_slice(std::hint::black_box(&src));
+        std::hint::black_box(&mut host);
+        let t = start.elapsed();
+        if i >= WARM_UP {
+            memcpy_times.push(t);
+        }
+    }
+    Readback {
+        map: median(&mut map_times),
+        full: median(&mut full_times),
+        memcpy: median(&mut memcpy_times),
+    }
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let (dispatches, runs) = (10_000u32, if quick { 2 } else { 5 });
+    let rt_samples = if quick { 100 } else { 500 };
+    let (rb_bytes, rb_samples) = (1u64 << 20, if quick { 20 } else { 200 });
+    println!(
+        "dispatch benchmarks: aqueduct on gfxsim vs wgpu 30 on lavapipe ({} cores here)",
+        std::thread::available_parallelism().map_or(1, |c| c.get())
+    );
+
+    let es = encode_submit(dispatches, runs);
+    println!(
+        "encode+submit, {dispatches} dispatches: aqueduct {:8.1} ns/dispatch (encode {:.1})",
+        es.best_ns, es.encode_ns
+    );
+    let rt = round_trip(rt_samples);
+    println!(
+        "empty round trip (median):   aqueduct {:8.2} µs",
+        micros(rt)
+    );
+    let rb = readback(rb_bytes, rb_samples);
+    println!(
+        "1 MiB readback (median):     aqueduct {:8.2} µs map+copy, {:.2} µs with the GPU copy; memcpy {:.2} µs; ratio to memcpy {:.2} (full {:.2})",
+        micros(rb.map),
+        micros(rb.full),
+        micros(rb.memcpy),
+        rb.map.as_secs_f64() / rb.memcpy.as_secs_f64(),
+        rb.full.as_secs_f64() / rb.memcpy.as_secs_f64()
+    );
+
+    let (d_arg, r_arg) = (dispatches.to_string(), runs.to_string());
+    match peer::run("encode-submit", &["--dispatches", &d_arg, "--runs", &r_arg]).and_then(|v| {
+        Ok((
+            peer::number(&v, "ns_per_dispatch")?,
+            peer::number(&v, "encode_ns_per_dispatch")?,
+            peer::adapter(&v),
+        ))
+    }) {
+        Ok((ns, enc, adapter)) => println!(
+            "encode+submit, {dispatches} dispatches: wgpu     {ns:8.1} ns/dispatch (encode {enc:.1}) ({adapter})\n  aqueduct/wgpu {:.3}",
+            es.best_ns / ns
+        ),
+        Err(why) => println!("{}", peer::unavailable(&why)),
+    }
+    let s_arg = rt_samples.to_string();
+    match peer::run("round-trip", &["--samples", &s_arg])
+        .and_then(|v| peer::number(&v, "median_us"))
+    {
+        Ok(us) => println!(
+            "empty round trip (median):   wgpu     {us:8.2} µs\n  aqueduct/wgpu {:.3}",
+            micros(rt) / us
+        ),
+        Err(why) => println!("{}", peer::unavailable(&why)),
+    }
+    let (b_arg, s_arg) = (rb_bytes.to_string(), rb_samples.to_string());
+    match peer::run("readback", &["--bytes", &b_arg, "--samples", &s_arg]).and_then(|v| {
+        Ok((
+            peer::number(&v, "median_us")?,
+            peer::number(&v, "full_median_us")?,
+            peer::number(&v, "ratio_to_memcpy")?,
+            peer::number(&v, "full_ratio_to_memcpy")?,
+        ))
+    }) {
+        Ok((map_us, full_us, ratio, full_ratio)) => println!(
+            "1 MiB readback (median):     wgpu     {map_us:8.2} µs map+copy, {full_us:.2} µs with the GPU copy; ratio to its memcpy {ratio:.2} (full {full_ratio:.2})\n  aqueduct/wgpu {:.3} (full {:.3})",
+            micros(rb.map) / map_us,
+            micros(rb.full) / full_us
+        ),
+        Err(why) => println!("{}", peer::unavailable(&why)),
+    }
+}

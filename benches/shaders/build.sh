@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Precompiles the dispatch benchmark's WGSL shaders with aqueduct-shaderc into
+# benches/shaders/gfx1100/NAME.co + NAME.reflect.json (checked in, so
+# `cargo bench --bench dispatch` needs no LLVM). Needs clang-19/ld.lld-19.
+set -euo pipefail
+DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$DIR/../.."
+for s in bump empty fill_pattern; do
+    mkdir -p "$DIR/gfx1100"
+    cargo run -q -p aqueduct-shaderc -- compile "$DIR/$s.wgsl" --target gfx1100 -o "$DIR/gfx1100/$s.co"
+done

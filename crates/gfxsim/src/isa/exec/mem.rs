@@ -14,6 +14,8 @@ const MAX_SPAN: u64 = 1 << 24;
 
 /// Where the active lanes' accesses go on the host.
 #[derive(Clone, Copy)]
+// A short-lived stack value per instruction: boxing the large variant would cost an allocation.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Resolved {
     /// All 32 lanes active and lane `l` at `base + l * size` (a coalesced
     /// access): lane `l`'s bytes are at `ptr + l * size`.

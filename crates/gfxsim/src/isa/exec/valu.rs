@@ -461,8 +461,18 @@ fn frexp32(x: f32) -> (f32, i32) {
     if x == 0.0 || !x.is_finite() {
         return (x, 0);
     }
-    let (m, e) = frexp64(x as f64);
-    (m as f32, e)
+    let bits = x.to_bits();
+    let exp = ((bits >> 23) & 0xFF) as i32;
+    if exp == 0 {
+        // Subnormal: scale into the normal range (exact), then adjust.
+        let (m, e) = frexp32(x * f32::from_bits(0x4F80_0000));
+        return (m, e - 32);
+    }
+    // Mantissa in [0.5, 1): keep sign and fraction, exponent field 126.
+    (
+        f32::from_bits((bits & !(0xFF << 23)) | (126 << 23)),
+        exp - 126,
+    )
 }
 
 fn frexp64(x: f64) -> (f64, i32) {
@@ -557,7 +567,15 @@ fn fract64(x: f64) -> f64 {
 }
 
 fn round_even32(x: f32) -> f32 {
-    x.round_ties_even()
+    // Without SSE4.1 round_ties_even is a libm call per lane. For |x| < 2^23,
+    // (|x| + 2^23) - 2^23 rounds to an integer ties-to-even exactly (the host
+    // rounds to nearest even); larger values, infinities and NaN are already integral.
+    let a = x.abs();
+    if a < 8_388_608.0 {
+        ((a + 8_388_608.0) - 8_388_608.0).copysign(x)
+    } else {
+        x
+    }
 }
 
 /// V_DIV_SCALE_F32 (S0 = value to scale, S1 = denominator, S2 = numerator),
@@ -1461,42 +1479,53 @@ fn half_compute(
     let d = w.vgpr[dst as usize];
     let mut r = [0u32; LANES];
     let f = f32::from_bits;
-    for l in 0..LANES {
-        r[l] = match op {
-            VFmacF32 => f(a[l]).mul_add(f(b[l]), f(d[l])).to_bits(),
-            VFmaakF32 => f(a[l]).mul_add(f(b[l]), f(i.src[2].src.imm32())).to_bits(),
-            VFmamkF32 => f(a[l]).mul_add(f(i.src[2].src.imm32()), f(b[l])).to_bits(),
-            VMulF32 => (f(a[l]) * f(b[l])).to_bits(),
-            VAddF32 => (f(a[l]) + f(b[l])).to_bits(),
-            VSubF32 => (f(a[l]) - f(b[l])).to_bits(),
-            VSubrevF32 => (f(b[l]) - f(a[l])).to_bits(),
-            VMulDx9ZeroF32 => {
-                if f(a[l]) == 0.0 || f(b[l]) == 0.0 {
-                    0
-                } else {
-                    (f(a[l]) * f(b[l])).to_bits()
-                }
+    // One lane loop per op (the op is matched once, so each loop vectorises).
+    macro_rules! lanes {
+        (|$l:ident| $e:expr) => {
+            for $l in 0..LANES {
+                r[$l] = $e;
             }
-            VMovB32 => a[l],
-            VCndmaskB32 => {
-                if w.vcc() >> l & 1 != 0 {
-                    b[l]
-                } else {
-                    a[l]
-                }
-            }
-            VMaxF32 => fmax32(f(a[l]), f(b[l])).to_bits(),
-            VMinF32 => fmin32(f(a[l]), f(b[l])).to_bits(),
-            VDot2accF32F16 => {
-                let h = |x: u32, s: u32| f16::from_bits((x >> s) as u16).to_f64();
-                ((h(a[l], 0) * h(b[l], 0) + h(a[l], 16) * h(b[l], 16) + f(d[l]) as f64) as f32)
-                    .to_bits()
-            }
-            VAddNcU32 => a[l].wrapping_add(b[l]),
-            VLshlrevB32 => b[l] << (a[l] & 31),
-            VAndB32 => a[l] & b[l],
-            _ => return Err(illegal(i)),
         };
+    }
+    let fma_rows = |x: &Lanes, y: &Lanes, z: &Lanes| -> Lanes {
+        fma_lanes(
+            &x.map(f32::from_bits),
+            &y.map(f32::from_bits),
+            &z.map(f32::from_bits),
+        )
+        .map(f32::to_bits)
+    };
+    match op {
+        VFmacF32 => r = fma_rows(&a, &b, &d),
+        VFmaakF32 => r = fma_rows(&a, &b, &[i.src[2].src.imm32(); LANES]),
+        VFmamkF32 => r = fma_rows(&a, &[i.src[2].src.imm32(); LANES], &b),
+        VMulF32 => lanes!(|l| (f(a[l]) * f(b[l])).to_bits()),
+        VAddF32 => lanes!(|l| (f(a[l]) + f(b[l])).to_bits()),
+        VSubF32 => lanes!(|l| (f(a[l]) - f(b[l])).to_bits()),
+        VSubrevF32 => lanes!(|l| (f(b[l]) - f(a[l])).to_bits()),
+        VMulDx9ZeroF32 => lanes!(|l| if f(a[l]) == 0.0 || f(b[l]) == 0.0 {
+            0
+        } else {
+            (f(a[l]) * f(b[l])).to_bits()
+        }),
+        VMovB32 => r = a,
+        VCndmaskB32 => {
+            let vcc = w.vcc();
+            lanes!(|l| if vcc >> l & 1 != 0 { b[l] } else { a[l] })
+        }
+        VMaxF32 => lanes!(|l| fmax32(f(a[l]), f(b[l])).to_bits()),
+        VMinF32 => lanes!(|l| fmin32(f(a[l]), f(b[l])).to_bits()),
+        VDot2accF32F16 => {
+            let h = |x: u32, s: u32| f16::from_bits((x >> s) as u16).to_f64();
+            lanes!(
+                |l| ((h(a[l], 0) * h(b[l], 0) + h(a[l], 16) * h(b[l], 16) + f(d[l]) as f64) as f32)
+                    .to_bits()
+            )
+        }
+        VAddNcU32 => lanes!(|l| a[l].wrapping_add(b[l])),
+        VLshlrevB32 => lanes!(|l| b[l] << (a[l] & 31)),
+        VAndB32 => lanes!(|l| a[l] & b[l]),
+        _ => return Err(illegal(i)),
     }
     Ok(r)
 }
@@ -1506,6 +1535,60 @@ impl Src {
         match self {
             Src::Imm(v) => *v as u32,
             _ => 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod fast_path_tests {
+    use super::*;
+
+    /// The bit-level frexp32 and the add-2^23 rounding match the reference
+    /// definitions (f64 frexp, std round_ties_even) on a sweep of f32 bit
+    /// patterns: subnormals, normals around every exponent, halves, inf, NaN.
+    #[test]
+    fn frexp32_and_round_even32_match_reference() {
+        let reference_frexp = |x: f32| -> (f32, i32) {
+            if x == 0.0 || !x.is_finite() {
+                return (x, 0);
+            }
+            let (m, e) = frexp64(x as f64);
+            (m as f32, e)
+        };
+        let mut bits = 0u32;
+        loop {
+            for x in [f32::from_bits(bits), -f32::from_bits(bits)] {
+                let (m, e) = frexp32(x);
+                let (rm, re) = reference_frexp(x);
+                assert_eq!((m.to_bits(), e), (rm.to_bits(), re), "frexp {x:e}");
+                let r = round_even32(x);
+                let rr = x.round_ties_even();
+                assert!(
+                    r.to_bits() == rr.to_bits() || (r.is_nan() && rr.is_nan()),
+                    "rndne {x:e}: {r} vs {rr}"
+                );
+            }
+            // Dense near 0 and near the 2^23 boundary, sparse elsewhere.
+            bits = match bits.checked_add(if (0x4AFF_F000..0x4B00_1000).contains(&bits) {
+                1
+            } else {
+                0x0000_7FFF
+            }) {
+                Some(b) if b < 0x7F80_0001 => b,
+                _ => break,
+            };
+        }
+        for x in [
+            0.5f32,
+            1.5,
+            2.5,
+            -0.5,
+            -2.5,
+            8_388_607.5,
+            f32::INFINITY,
+            f32::NAN,
+        ] {
+            assert!(round_even32(x).to_bits() == x.round_ties_even().to_bits() || x.is_nan());
         }
     }
 }

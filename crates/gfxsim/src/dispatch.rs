@@ -5,8 +5,10 @@
 //! job and claim workgroup indices from its atomic counter (x fastest, then
 //! y, then z), so a dispatch's workgroups spread over all workers and
 //! dispatches that overlap run back to back without a barrier between
-//! them. Each worker owns an `isa::WorkerContext` (LDS, scratch) and holds
-//! a read view of the GPU's page table while it runs one workgroup.
+//! them. Workers claim a few consecutive workgroups per atomic op (a batch,
+//! 1 for small grids, up to 16 for large ones). Each worker owns an
+//! `isa::WorkerContext` (LDS, scratch) and holds a read view of the GPU's
+//! page table while it runs a batch.
 //!
 //! When a workgroup fails, the job stops handing out workgroups (those not
 //! yet claimed are counted as done without running), lets the running ones
@@ -34,6 +36,8 @@ pub struct Job {
     /// Workgroups run or skipped.
     finished: AtomicU64,
     done: AtomicBool,
+    /// A workgroup failed: claimed workgroups not yet started are skipped.
+    failed: AtomicBool,
     error: Mutex<Option<WaveError>>,
     wave_instructions: AtomicU64,
     /// The command processor to wake when the job is done.
@@ -62,6 +66,7 @@ impl Job {
             next: AtomicU64::new(0),
             finished: AtomicU64::new(0),
             done: AtomicBool::new(total == 0),
+            failed: AtomicBool::new(false),
             error: Mutex::new(None),
             wave_instructions: AtomicU64::new(0),
             wake,
@@ -85,12 +90,22 @@ impl Job {
         self.error.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    fn claim(&self) -> Option<u64> {
+    /// Claim up to `max` consecutive workgroup indices (one atomic op for
+    /// the batch, so workers do not fight over the counter's cache line per
+    /// workgroup).
+    fn claim(&self, max: u64) -> Option<std::ops::Range<u64>> {
         self.next
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < self.total).then_some(n + 1)
+                (n < self.total).then_some((n + max).min(self.total))
             })
             .ok()
+            .map(|n| n..(n + max).min(self.total))
+    }
+
+    /// Workgroups per claim: 1 for small grids, up to 16 for large ones,
+    /// keeping at least 64 claims per dispatch to spread it over workers.
+    fn batch(&self) -> u64 {
+        (self.total / 64).clamp(1, 16)
     }
 
     fn exhausted(&self) -> bool {
@@ -159,33 +174,43 @@ impl PoolShared {
     fn run_worker(&self) {
         let mut ctx = WorkerContext::new();
         while let Some(job) = self.next_job() {
-            while let Some(index) = job.claim() {
-                let id = job.workgroup_id(index);
-                let result = {
+            let batch = job.batch();
+            while let Some(range) = job.claim(batch) {
+                let count = range.end - range.start;
+                let mut insts = 0u64;
+                let mut ran = 0u64;
+                {
+                    // One page-table read view for the batch: mappings cannot change while
+                    // any of its workgroups runs (MAP/UNMAP wait, as for one workgroup).
                     let view = self.vm.view();
-                    job.dispatch.run_workgroup(id, &view, &mut ctx)
-                };
-                match result {
-                    Ok(stats) => {
-                        job.wave_instructions
-                            .fetch_add(stats.wave_instructions, Ordering::Relaxed);
-                        self.stats
-                            .wave_instructions
-                            .fetch_add(stats.wave_instructions, Ordering::Relaxed);
-                        self.stats.workgroups.fetch_add(1, Ordering::Relaxed);
-                        job.finish(1);
-                    }
-                    Err(error) => {
-                        tracing::debug!("gfxsim: workgroup {id:?} failed: {error}");
-                        self.stats.workgroups.fetch_add(1, Ordering::Relaxed);
-                        job.error
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .get_or_insert(error);
-                        job.abort();
-                        job.finish(1);
+                    for index in range {
+                        if job.failed.load(Ordering::Acquire) {
+                            break;
+                        }
+                        let id = job.workgroup_id(index);
+                        ran += 1;
+                        match job.dispatch.run_workgroup(id, &view, &mut ctx) {
+                            Ok(stats) => insts += stats.wave_instructions,
+                            Err(error) => {
+                                tracing::debug!("gfxsim: workgroup {id:?} failed: {error}");
+                                job.error
+                                    .lock()
+                                    .unwrap_or_else(|e| e.into_inner())
+                                    .get_or_insert(error);
+                                job.failed.store(true, Ordering::Release);
+                                job.abort();
+                                break;
+                            }
+                        }
                     }
                 }
+                job.wave_instructions.fetch_add(insts, Ordering::Relaxed);
+                self.stats
+                    .wave_instructions
+                    .fetch_add(insts, Ordering::Relaxed);
+                self.stats.workgroups.fetch_add(ran, Ordering::Relaxed);
+                // The batch's workgroups, run or skipped after a failure, are all finished.
+                job.finish(count);
             }
         }
     }

@@ -290,7 +290,11 @@ fn main() {
     let mut out = vec![0.0f32; sn as usize];
     let (host_t, _) = best_of(2, || {
         let s = Instant::now();
-        host_sqrt_exp(std::hint::black_box(&input), &mut out, std::hint::black_box(iters));
+        host_sqrt_exp(
+            std::hint::black_box(&input),
+            &mut out,
+            std::hint::black_box(iters),
+        );
         // Read the results, or the optimiser drops the loop.
         std::hint::black_box(&mut out);
         (s.elapsed(), ())

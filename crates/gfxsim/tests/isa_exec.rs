@@ -1059,3 +1059,120 @@ fn code_cache_invalidation() {
         "sum 1..20 after invalidation"
     );
 }
+
+/// Host IEEE-mode max (RDNA3 v_max_*): a NaN operand yields the other one,
+/// and -0 orders below +0.
+fn host_max(a: f32, b: f32) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, _) => b,
+        (_, true) => a,
+        _ if a == 0.0 && b == 0.0 => f32::from_bits(a.to_bits() & b.to_bits()),
+        _ => a.max(b),
+    }
+}
+
+/// Host IEEE-mode min: see [`host_max`].
+fn host_min(a: f32, b: f32) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, _) => b,
+        (_, true) => a,
+        _ if a == 0.0 && b == 0.0 => f32::from_bits(a.to_bits() | b.to_bits()),
+        _ => a.min(b),
+    }
+}
+
+/// Bit-exact float comparison where any NaN matches any NaN.
+fn same_f32(got: u32, want: f32) -> bool {
+    (want.is_nan() && f32::from_bits(got).is_nan()) || got == want.to_bits()
+}
+
+#[test]
+fn fused_maxmin_minmax() {
+    const N: usize = 2048;
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        2.5,
+        -3.75,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::from_bits(0x0000_0123), // denormal
+        1e30,
+        -1e-30,
+    ];
+    // Every (a, b, c) triple of specials (1728), then raw random words.
+    let rnd = lcg(77, 3 * N);
+    let n_s = specials.len();
+    let pick = |g: usize, k: usize| -> u32 {
+        if g < n_s * n_s * n_s {
+            let idx = [g % n_s, (g / n_s) % n_s, g / (n_s * n_s)];
+            specials[idx[k]].to_bits()
+        } else {
+            rnd[3 * g + k]
+        }
+    };
+    let [a, b, c]: [Vec<u32>; 3] = std::array::from_fn(|k| (0..N).map(|g| pick(g, k)).collect());
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::MAXMIN, 0, 0);
+    mem.map_zeroed(BUF_A, 4 * N * 12);
+    mem.map(BUF_B, &u32_bytes(&a));
+    mem.map(BUF_C, &u32_bytes(&b));
+    mem.map(BUF_C + 0x1000_0000, &u32_bytes(&c));
+    mem.map(
+        KERNARG,
+        &ptr_args(&[BUF_A, BUF_B, BUF_C, BUF_C + 0x1000_0000], &[]),
+    );
+    run_hand(&mem, kd_addr, kd, (N / 32) as u32, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, N * 12);
+    let r = |k: usize, g: usize| out[k * N + g];
+    let clamp = |x: f32| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+    let h = |bits: u32| half::f16::from_bits(bits as u16).to_f32();
+    let to_h = |x: f32| half::f16::from_f32(x);
+    for g in 0..N {
+        let (fa, fb, fc) = (
+            f32::from_bits(a[g]),
+            f32::from_bits(b[g]),
+            f32::from_bits(c[g]),
+        );
+        let ctx = format!("g {g}: {fa:e} {fb:e} {fc:e}");
+        let want = host_min(host_max(fa, fb), fc);
+        assert!(same_f32(r(0, g), want), "maxmin_f32 {ctx}: {:#x}", r(0, g));
+        let want = host_max(host_min(fa, fb), fc);
+        assert!(same_f32(r(1, g), want), "minmax_f32 {ctx}: {:#x}", r(1, g));
+        let want = clamp(host_min(host_max(-fa, fb.abs()), fc));
+        assert!(same_f32(r(2, g), want), "maxmin_f32 mods {ctx}");
+        let want = host_max(host_min(fa, fb), -fc) * 2.0;
+        assert!(same_f32(r(3, g), want), "minmax_f32 mul:2 {ctx}");
+        let (ia, ib, ic) = (a[g] as i32, b[g] as i32, c[g] as i32);
+        assert_eq!(r(4, g) as i32, ia.max(ib).min(ic), "maxmin_i32 {g}");
+        assert_eq!(r(5, g) as i32, ia.min(ib).max(ic), "minmax_i32 {g}");
+        assert_eq!(r(6, g), a[g].max(b[g]).min(c[g]), "maxmin_u32 {g}");
+        assert_eq!(r(7, g), a[g].min(b[g]).max(c[g]), "minmax_u32 {g}");
+        let (la, lb, lc) = (h(a[g]), h(b[g]), h(c[g]));
+        let (ha, hb, hc) = (h(a[g] >> 16), h(b[g] >> 16), h(c[g] >> 16));
+        let f16_cases = [
+            (8, to_h(host_min(host_max(la, lb), lc)), "maxmin_f16"),
+            (9, to_h(host_max(host_min(la, lb), lc)), "minmax_f16"),
+            (
+                10,
+                to_h(host_min(host_max(-ha, hb), hc.abs())),
+                "maxmin_f16 mods",
+            ),
+            (
+                11,
+                to_h(clamp(host_max(host_min(ha, -hb), hc))),
+                "minmax_f16 clamp",
+            ),
+        ];
+        for (k, want, what) in f16_cases {
+            let got = r(k, g);
+            assert_eq!(got >> 16, 0, "{what} {g}: high half kept");
+            let ok = (want.is_nan() && half::f16::from_bits(got as u16).is_nan())
+                || got as u16 == want.to_bits();
+            assert!(ok, "{what} {g}: got {got:#x} want {:#x}", want.to_bits());
+        }
+    }
+}

@@ -372,6 +372,14 @@ v_mbcnt_hi_u32_b32 v1, -1, v1
 v_med3_f32 v1, v2, v3, v4
 v_min3_i32 v1, v2, v3, v4
 v_max3_u32 v1, v2, v3, v4
+v_maxmin_f32 v1, -v2, |v3|, v4 clamp
+v_minmax_f32 v1, v2, s3, 0.5 mul:2
+v_maxmin_i32 v1, v2, v3, v4
+v_minmax_i32 v1, v2, -1, v4
+v_maxmin_u32 v1, s2, v3, v4
+v_minmax_u32 v1, v2, v3, 0x12345678
+v_maxmin_f16 v1, v2, -v3, v4
+v_minmax_f16 v1, |v2|, v3, v4 clamp
 v_med3_i32 v1, v2, v3, v4
 v_sad_u32 v1, v2, v3, v4
 v_bcnt_u32_b32 v1, v2, 0

@@ -173,26 +173,6 @@ pub fn run(name: &str, entry: &str, bindings: &[Binding], workgroups: [u32; 3]) 
         .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-/// Like [`run`], but a gfxsim "unsupported instruction" (an ISA gap of
-/// the simulator, not a compiler bug) skips the check with a message
-/// instead of failing; every other error still fails.
-pub fn run_unless_gfxsim_gap(
-    name: &str,
-    entry: &str,
-    bindings: &[Binding],
-    workgroups: [u32; 3],
-) -> Option<Vec<Vec<u8>>> {
-    let (co, reflection) = checked_in(name, "gfx1100");
-    match run_code_object(&co, &reflection, entry, bindings, workgroups) {
-        Ok(out) => Some(out),
-        Err(e) if e.contains("unsupported instruction") => {
-            eprintln!("{name}: skipped, gfxsim lacks an instruction: {e}");
-            None
-        }
-        Err(e) => panic!("{name}: {e}"),
-    }
-}
-
 pub fn u32s(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks_exact(4)

@@ -378,6 +378,20 @@ impl V<'_, '_> {
         Ok(())
     }
     #[inline(always)]
+    fn h3(&mut self, f: impl Fn(f32, f32, f32) -> f32) -> R<()> {
+        let (a, b, c) = (self.h(0)?, self.h(1)?, self.h(2)?);
+        let mut r = [0f32; LANES];
+        for l in 0..LANES {
+            r[l] = f(
+                f16::from_bits(a[l]).to_f32(),
+                f16::from_bits(b[l]).to_f32(),
+                f16::from_bits(c[l]).to_f32(),
+            );
+        }
+        self.puth(&r);
+        Ok(())
+    }
+    #[inline(always)]
     fn h1(&mut self, f: impl Fn(f32) -> f32) -> R<()> {
         let a = self.h(0)?;
         let mut r = [0f32; LANES];
@@ -791,6 +805,10 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VMax3F32 => v.f3(|a, b, c| fmax32(fmax32(a, b), c))?,
         VMin3F32 => v.f3(|a, b, c| fmin32(fmin32(a, b), c))?,
         VMed3F32 => v.f3(med3)?,
+        // Fused pairs (gfx11 VOP3): maxmin = min(max(S0, S1), S2), minmax =
+        // max(min(S0, S1), S2), each step with v_max/v_min's IEEE NaN rule.
+        VMaxminF32 => v.f3(|a, b, c| fmin32(fmax32(a, b), c))?,
+        VMinmaxF32 => v.f3(|a, b, c| fmax32(fmin32(a, b), c))?,
         VLdexpF32 => {
             let (a, e) = (v.f(0)?, v.u(1)?);
             let mut r = [0f32; LANES];
@@ -971,6 +989,9 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VMulF16 => v.h2(|a, b| a * b)?,
         VMaxF16 => v.h2(fmax32)?,
         VMinF16 => v.h2(fmin32)?,
+        // f16 values are exact in f32, so min/max there then back is exact.
+        VMaxminF16 => v.h3(|a, b, c| fmin32(fmax32(a, b), c))?,
+        VMinmaxF16 => v.h3(|a, b, c| fmax32(fmin32(a, b), c))?,
         VSqrtF16 => v.h1(f32::sqrt)?,
         VRcpF16 => v.h1(|a| 1.0 / a)?,
         VFmaF16 => {
@@ -1052,6 +1073,10 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             a.min(b).max(a.max(b).min(c)) as u32
         })?,
         VMed3U32 => v.u3(|a, b, c| a.min(b).max(a.max(b).min(c)))?,
+        VMaxminI32 => v.u3(|a, b, c| (a as i32).max(b as i32).min(c as i32) as u32)?,
+        VMinmaxI32 => v.u3(|a, b, c| (a as i32).min(b as i32).max(c as i32) as u32)?,
+        VMaxminU32 => v.u3(|a, b, c| a.max(b).min(c))?,
+        VMinmaxU32 => v.u3(|a, b, c| a.min(b).max(c))?,
         VMulLoU32 => v.u2(u32::wrapping_mul)?,
         VMulHiU32 => v.u2(|a, b| ((a as u64 * b as u64) >> 32) as u32)?,
         VMulHiI32 => v.u2(|a, b| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32)?,

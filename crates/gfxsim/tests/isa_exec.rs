@@ -1176,3 +1176,46 @@ fn fused_maxmin_minmax() {
         }
     }
 }
+
+#[test]
+fn sendmsg_rtn_realtime_tma_tba() {
+    // Two dispatches 20 ms apart (host sleep) inside a host-timed bracket:
+    // REALTIME must advance at 100 MHz of wall time and never go backwards.
+    let run_once = || {
+        let mut mem = TestMem::new();
+        let (kd_addr, kd) = hand_kernel(&mut mem, kernels::REALTIME, 0, 0);
+        mem.map_zeroed(BUF_A, 4 * 9);
+        mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+        run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+        mem.read_u32s(BUF_A, 9)
+    };
+    let t0 = std::time::Instant::now();
+    let first = run_once();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let second = run_once();
+    let bracket_ticks = t0.elapsed().as_nanos() as u64 / 10;
+    let mut reads = Vec::new();
+    for out in [&first, &second] {
+        let r0 = out[0] as u64 | (out[1] as u64) << 32;
+        let r1 = out[3] as u64 | (out[4] as u64) << 32;
+        assert!(r0 <= r1, "monotonic within a wave: {r0} {r1}");
+        // The b32 read sits between the two b64 reads: its low word too.
+        assert!(
+            out[2].wrapping_sub(r0 as u32) as u64 <= r1 - r0,
+            "b32 read {} between {r0} and {r1}",
+            out[2]
+        );
+        assert_eq!(&out[5..9], &[0, 0, 0, 0], "TMA and TBA are null");
+        reads.push((r0, r1));
+    }
+    let (first_r, second_r) = (reads[0].1, reads[1].0);
+    let dt = second_r - first_r;
+    assert!(
+        dt >= 2_000_000,
+        "20 ms sleep is >= 2e6 ticks at 100 MHz: {dt}"
+    );
+    assert!(
+        dt <= bracket_ticks + 1,
+        "{dt} ticks exceed the host bracket of {bracket_ticks}"
+    );
+}

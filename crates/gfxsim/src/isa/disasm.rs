@@ -129,9 +129,13 @@ pub fn disassemble(i: &Inst) -> String {
             if w[0] != 0 {
                 ops.push(sreg(i.dst, w[0]));
             }
-            for k in 0..2 {
-                if w[k + 1] != 0 {
-                    ops.push(src(&i.src[k], w[k + 1], lit, 32));
+            if matches!(i.op, Op::SSendmsgRtnB32 | Op::SSendmsgRtnB64) {
+                ops.push(sendmsg_rtn_name(i.raw()[0] & 0xFF));
+            } else {
+                for k in 0..2 {
+                    if w[k + 1] != 0 {
+                        ops.push(src(&i.src[k], w[k + 1], lit, 32));
+                    }
                 }
             }
         }
@@ -346,6 +350,21 @@ fn cache_bits(flags: u8, tail: &mut String) {
     if flags & Inst::DLC != 0 {
         tail.push_str(" dlc");
     }
+}
+
+/// `sendmsg(...)` operand of s_sendmsg_rtn: the SSRC0 field is a message id.
+fn sendmsg_rtn_name(id: u32) -> String {
+    let name = match id {
+        128 => "MSG_RTN_GET_DOORBELL",
+        129 => "MSG_RTN_GET_DDID",
+        130 => "MSG_RTN_GET_TMA",
+        131 => "MSG_RTN_GET_REALTIME",
+        132 => "MSG_RTN_SAVE_WAVE",
+        133 => "MSG_RTN_GET_TBA",
+        134 => "MSG_RTN_GET_TBA_TO_PC",
+        _ => return format!("sendmsg({id}, 0, 0)"),
+    };
+    format!("sendmsg({name})")
 }
 
 fn sopk(i: &Inst, ops: &mut Vec<String>) {

@@ -21,8 +21,11 @@
 // - Global atomics on misaligned addresses are MemoryViolations.
 // - Not implemented (IllegalInstruction with the mnemonic): image/buffer data
 //   ops, GDS, ds_swizzle, s_getreg/s_setreg of registers other than MODE,
-//   s_sendmsg other than MSG_DEALLOC_VGPRS, traps (Trap error), and VALU ops
+//   s_sendmsg other than MSG_DEALLOC_VGPRS, s_sendmsg_rtn other than
+//   GET_REALTIME / GET_TMA / GET_TBA, traps (Trap error), and VALU ops
 //   outside exec/valu.rs's list.
+// - s_sendmsg_rtn: GET_REALTIME is the 100 MHz counter of realtime.rs (host
+//   monotonic time); GET_TMA / GET_TBA return 0 (no trap handler installed).
 
 // INTERFACE (written first so the driver and the emulator can be built
 // side by side). The emulator fills in the bodies.
@@ -40,6 +43,7 @@ mod dispatch;
 mod exec;
 pub mod inst;
 pub mod opcodes;
+pub mod realtime;
 pub mod wave;
 mod worker;
 

@@ -4,7 +4,7 @@
 # disassembled again by llvm-mc-19, and "dword dword ... ; llvm text" is written.
 # The text is the disassembler's (e.g. branch offsets as unsigned 16-bit).
 # Not covered: ds_swizzle (swizzle() offset syntax), hwreg/sendmsg names other than
-# HW_REG_MODE and MSG_DEALLOC_VGPRS, DPP/SDWA.
+# HW_REG_MODE, MSG_DEALLOC_VGPRS and the MSG_RTN_* of s_sendmsg_rtn, DPP/SDWA.
 # Usage: crates/gfxsim/tests/isa_vectors/generate.sh   (needs llvm-mc-19, python3)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -77,6 +77,10 @@ s_add_u32 s1, s2, src_shared_base
 EOF
 
 emit sop1 <<'EOF'
+s_sendmsg_rtn_b64 s[2:3], sendmsg(MSG_RTN_GET_REALTIME)
+s_sendmsg_rtn_b32 s2, sendmsg(MSG_RTN_GET_REALTIME)
+s_sendmsg_rtn_b64 s[4:5], sendmsg(MSG_RTN_GET_TMA)
+s_sendmsg_rtn_b64 s[4:5], sendmsg(MSG_RTN_GET_TBA)
 s_mov_b32 s2, exec_lo
 s_mov_b32 s1, 0x12345678
 s_mov_b32 m0, -1

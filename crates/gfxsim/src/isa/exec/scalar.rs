@@ -182,6 +182,14 @@ pub(super) fn sop1(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let v = sread(w, env, i, 0)?;
             w.set_sgpr(d, v)
         }
+        SSendmsgRtnB32 | SSendmsgRtnB64 => {
+            let v = sendmsg_rtn(i)?;
+            if i.op == SSendmsgRtnB32 {
+                w.set_sgpr(d, v as u32)
+            } else {
+                w.set_sgpr64(d, v)
+            }
+        }
         SMovB64 => {
             let v = sread64(w, env, i, 0)?;
             w.set_sgpr64(d, v)
@@ -398,6 +406,18 @@ pub(super) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
         _ => return Err(illegal(i)),
     }
     Ok(Flow::Next)
+}
+
+/// Value returned by `s_sendmsg_rtn_*`. The SSRC0 field holds the message id
+/// itself (not an operand): 131 MSG_RTN_GET_REALTIME, 130 MSG_RTN_GET_TMA,
+/// 133 MSG_RTN_GET_TBA; the others are not modelled.
+fn sendmsg_rtn(i: &Inst) -> Result<u64, WaveErrorKind> {
+    match i.raw()[0] & 0xFF {
+        131 => Ok(crate::isa::realtime::realtime_ticks()),
+        // No trap handler is ever installed on gfxsim: TMA and TBA are null.
+        130 | 133 => Ok(0),
+        _ => Err(illegal(i)),
+    }
 }
 
 pub(super) fn sopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {

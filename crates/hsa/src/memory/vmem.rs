@@ -34,7 +34,11 @@ pub struct VaReservation {
 impl VaReservation {
     /// Reserve `size` bytes aligned to `align` (a power of two).
     pub fn new(size: u64, align: u64) -> HsaResult<Self> {
-        if size == 0 || !size.is_multiple_of(PAGE_SIZE) || !align.is_power_of_two() || align < PAGE_SIZE {
+        if size == 0
+            || !size.is_multiple_of(PAGE_SIZE)
+            || !align.is_power_of_two()
+            || align < PAGE_SIZE
+        {
             return Err(HsaError::InvalidArgument(format!(
                 "VA reservation of {size:#x} bytes aligned to {align:#x}: size must be a non-zero page multiple and alignment a power of two >= 4 KiB"
             )));

@@ -80,6 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     {
         let mut pass = encoder.begin_compute_pass(&ComputePassDescriptor {
             label: Some("collatz"),
+            timestamp_writes: None,
         });
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &bind_group, &[]);

@@ -89,6 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     {
         let mut pass = encoder.begin_compute_pass(&ComputePassDescriptor {
             label: Some("scan"),
+            timestamp_writes: None,
         });
         pass.set_pipeline(&scan);
         pass.set_bind_group(0, &bind(&device, &scan, &values, &sums), &[]);

@@ -89,7 +89,11 @@ impl Adapter {
     }
 
     pub fn features(&self) -> Features {
-        Features::MAPPABLE_PRIMARY_BUFFERS | Features::IMMEDIATES
+        Features::MAPPABLE_PRIMARY_BUFFERS
+            | Features::IMMEDIATES
+            | Features::TIMESTAMP_QUERY
+            | Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+            | Features::TIMESTAMP_QUERY_INSIDE_PASSES
     }
 
     /// The best limits the agent supports (compute limits from the agent;

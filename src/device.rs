@@ -536,6 +536,14 @@ impl Device {
         pipeline::create_compute_pipeline(&self.shared, desc)
     }
 
+    /// Create a query set (timestamps need Features::TIMESTAMP_QUERY).
+    pub fn create_query_set(
+        &self,
+        desc: &crate::query::QuerySetDescriptor<'_>,
+    ) -> crate::query::QuerySet {
+        crate::query::create_query_set(&self.shared, desc)
+    }
+
     pub fn create_command_encoder(&self, desc: &CommandEncoderDescriptor<'_>) -> CommandEncoder {
         CommandEncoder::new(self.shared.clone(), desc.label.map(str::to_string))
     }

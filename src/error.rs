@@ -90,6 +90,8 @@ pub enum ValidationError {
     #[error("{0}")]
     Queue(String),
     #[error("{0}")]
+    QuerySet(String),
+    #[error("{0}")]
     Device(String),
 }
 

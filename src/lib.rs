@@ -32,6 +32,7 @@ pub mod error_scope;
 pub mod instance;
 pub mod pipeline;
 pub mod placement;
+pub mod query;
 pub mod queue;
 pub mod registry;
 mod ring;
@@ -66,6 +67,7 @@ pub use pipeline::{
     PipelineLayoutDescriptor,
 };
 pub use placement::Placement;
+pub use query::{ComputePassTimestampWrites, QuerySet, QuerySetDescriptor};
 pub use queue::{PollType, Queue, SubmissionIndex};
 pub use registry::{MapMode, Owner};
 pub use shader::{ShaderModule, ShaderModuleDescriptor, ShaderSource};
@@ -76,8 +78,9 @@ pub use wgpu_types::{
     AdapterInfo, Backend, Backends, BindGroupLayoutEntry, BindingType, BufferAddress,
     BufferBindingType, BufferSize, BufferUsages, COPY_BUFFER_ALIGNMENT, DeviceType,
     DownlevelCapabilities, DownlevelFlags, DynamicOffset, Features, InstanceDescriptor, Limits,
-    MAP_ALIGNMENT, MemoryHints, PollError, PollStatus, PowerPreference, RequestAdapterError,
-    ShaderStages, Trace,
+    MAP_ALIGNMENT, MemoryHints, PollError, PollStatus, PowerPreference,
+    QUERY_RESOLVE_BUFFER_ALIGNMENT, QUERY_SET_MAX_QUERIES, QUERY_SIZE, QueryType,
+    RequestAdapterError, ShaderStages, Trace,
 };
 
 /// A debug label.

@@ -211,9 +211,9 @@ impl Queue {
         });
     }
 
-    /// Nanoseconds per timestamp tick (timestamps are not supported yet).
+    /// Nanoseconds per timestamp tick (the 100 MHz realtime counter: 10 ns).
     pub fn get_timestamp_period(&self) -> f32 {
-        1.0
+        crate::query::TIMESTAMP_PERIOD_NS
     }
 }
 

@@ -1,4 +1,4 @@
-// Aqueduct facade kernel for dispatch_workgroups_indirect (copies and clears
+// Aqueduct facade kernels for dispatch_workgroups_indirect and timestamps (copies and clears
 // are the WGSL blit kernels in shaders/). OpenCL rather than WGSL because it
 // publishes an AQL packet header with a system-scope release store.
 // Built by build.sh with clang-19 (-nogpulib, code object v5) and checked in.
@@ -43,4 +43,21 @@ ANY_WG_SIZE kernel void dispatch_patch(global const uint* restrict args, global 
         header = header_nop;
     }
     __atomic_store_n(&packet[0], header, __ATOMIC_RELEASE);
+}
+
+// write_timestamp: stores the GPU's 100 MHz realtime counter at
+// queries[index] (one 64-bit query slot). The host gives the packet the
+// barrier bit, so the value is read after all earlier packets completed.
+// gfx11 reads it with s_sendmsg_rtn_b64 MSG_RTN_GET_REALTIME (0x83); gfx9
+// has s_memrealtime (the same 100 MHz "REFCLK" counter).
+ANY_WG_SIZE kernel void write_timestamp(global ulong* restrict queries, uint index)
+{
+    if (GID_X() != 0)
+        return;
+#if defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || defined(__gfx1103__)
+    ulong ticks = __builtin_amdgcn_s_sendmsg_rtnl(0x83);
+#else
+    ulong ticks = __builtin_amdgcn_s_memrealtime();
+#endif
+    queries[index] = ticks;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rebuilds the facade's indirect-dispatch patch kernel (blit.cl) into one code object per target:
+# Rebuilds the facade's OpenCL kernels (blit.cl: dispatch_patch, write_timestamp) into one code object per target:
 #   src/blit_kernels/<gfx>/blit.co   for gfx in gfx1100 gfx942 gfx90a
 # Same fixed flags as kernels/build.sh; needs clang-19 and ld.lld-19.
 set -euo pipefail

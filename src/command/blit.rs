@@ -3,7 +3,8 @@
 //! aqueduct-shaderc and bound through their reflection like any precompiled
 //! shader); indirect dispatch uses `dispatch_patch` (src/blit_kernels/blit.cl,
 //! OpenCL because it writes an AQL packet and needs a system-scope release
-//! store, which WGSL cannot express). All run on the device's one compute
+//! store, which WGSL cannot express); timestamps use `write_timestamp` (same
+//! file: it reads the realtime counter, which WGSL has no builtin for). All run on the device's one compute
 //! queue, so there is no SDMA queue (and no per-process DMA-queue limit).
 
 use std::sync::Arc;
@@ -49,6 +50,8 @@ pub(crate) struct BlitKernels {
     /// `copy_bytes(src: storage r, dst: storage rw, params: uniform {src_offset, dst_offset, size})`.
     pub copy: EntryPoint,
     pub dispatch_patch: Kernel,
+    /// `write_timestamp(queries: global ulong*, index: uint)`.
+    pub write_timestamp: Kernel,
 }
 
 impl BlitKernels {
@@ -70,6 +73,7 @@ impl BlitKernels {
             })?;
         let patch_exe = Arc::new(runtime.load_executable(agent, patch_code)?);
         let dispatch_patch = patch_exe.kernel("dispatch_patch")?;
+        let write_timestamp = patch_exe.kernel("write_timestamp")?;
         let mut executables = vec![patch_exe];
         let mut entry = |(code, reflection): (&[u8], &str), name: &str| {
             let (exe, eps) = load_precompiled(runtime, agent, code, reflection)
@@ -86,6 +90,7 @@ impl BlitKernels {
             fill,
             copy,
             dispatch_patch,
+            write_timestamp,
         })
     }
 }

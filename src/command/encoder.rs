@@ -7,16 +7,20 @@
 //! While a compute pass is open the encoder is locked: the pass borrows it
 //! mutably, and after `forget_lifetime` any encoder command is an error.
 
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use aqueduct_hsa::Executable;
-use wgpu_types::{BufferUsages, COPY_BUFFER_ALIGNMENT};
+use wgpu_types::{
+    BufferUsages, COPY_BUFFER_ALIGNMENT, Features, QUERY_RESOLVE_BUFFER_ALIGNMENT, QUERY_SIZE,
+};
 
 use super::lower::{self, DebugPacket, Op, PacketRole};
 use super::pass::{ComputePass, ComputePassDescriptor};
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::ValidationError;
+use crate::query::QuerySet;
 
 pub type CommandEncoderDescriptor<'a> = wgpu_types::CommandEncoderDescriptor<crate::Label<'a>>;
 pub type CommandBufferDescriptor<'a> = wgpu_types::CommandBufferDescriptor<crate::Label<'a>>;
@@ -252,6 +256,96 @@ impl CommandEncoder {
             }
             rec.ops
                 .push(lower::fill_op(&device.blit, buffer.access(offset..offset + size, true), 0)?);
+            Ok(())
+        })
+    }
+
+    /// Write a timestamp into `query_set[query_index]` once all earlier
+    /// work of the queue has completed (needs
+    /// Features::TIMESTAMP_QUERY_INSIDE_ENCODERS).
+    pub fn write_timestamp(&mut self, query_set: &QuerySet, query_index: u32) {
+        self.command("write_timestamp", |device, rec| {
+            if !device
+                .features
+                .contains(Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+            {
+                return Err(
+                    "needs Features::TIMESTAMP_QUERY_INSIDE_ENCODERS; request it in the \
+                     DeviceDescriptor (or use ComputePassDescriptor::timestamp_writes)"
+                        .into(),
+                );
+            }
+            let (storage, slot) = query_set.timestamp_slot(query_index)?;
+            rec.use_buffer(storage);
+            rec.ops
+                .push(lower::timestamp_op(&device.blit, slot, query_index)?);
+            Ok(())
+        })
+    }
+
+    /// Copy the 64-bit results of `query_range` of `query_set` into
+    /// `destination` at `destination_offset` (QUERY_RESOLVE usage, offset a
+    /// multiple of QUERY_RESOLVE_BUFFER_ALIGNMENT).
+    pub fn resolve_query_set(
+        &mut self,
+        query_set: &QuerySet,
+        query_range: Range<u32>,
+        destination: &Buffer,
+        destination_offset: u64,
+    ) {
+        self.command("resolve_query_set", |device, rec| {
+            let storage = query_set
+                .inner
+                .storage
+                .as_ref()
+                .ok_or_else(|| format!("{} is invalid", query_set.describe()))?;
+            destination.check_usable("the destination")?;
+            if query_range.start > query_range.end || query_range.end > query_set.count() {
+                return Err(format!(
+                    "query range {}..{} is not inside 0..{} of {}",
+                    query_range.start,
+                    query_range.end,
+                    query_set.count(),
+                    query_set.describe()
+                ));
+            }
+            if !destination.usage().contains(BufferUsages::QUERY_RESOLVE) {
+                return Err(format!(
+                    "{} lacks QUERY_RESOLVE usage",
+                    destination.describe()
+                ));
+            }
+            if !destination_offset.is_multiple_of(QUERY_RESOLVE_BUFFER_ALIGNMENT) {
+                return Err(format!(
+                    "destination offset {destination_offset} is not a multiple of \
+                     QUERY_RESOLVE_BUFFER_ALIGNMENT ({QUERY_RESOLVE_BUFFER_ALIGNMENT})"
+                ));
+            }
+            let q = u64::from(QUERY_SIZE);
+            let size = u64::from(query_range.end - query_range.start) * q;
+            if destination_offset
+                .checked_add(size)
+                .is_none_or(|end| end > destination.size())
+            {
+                return Err(format!(
+                    "the {size} bytes of results at {destination_offset} overrun {} ({} bytes)",
+                    destination.describe(),
+                    destination.size()
+                ));
+            }
+            rec.use_buffer(storage);
+            rec.use_buffer(destination);
+            if size == 0 {
+                return Ok(());
+            }
+            let src_at = u64::from(query_range.start) * q;
+            let op = lower::copy_op(
+                &device.blit,
+                PacketRole::ResolveQuery,
+                storage.access(src_at..src_at + size, false),
+                destination.access(destination_offset..destination_offset + size, true),
+            )?;
+            rec.ops.push(op);
             Ok(())
         })
     }

@@ -55,6 +55,13 @@ impl HazardTracker {
         self.since_barrier.extend(accesses.iter().cloned());
         barrier
     }
+
+    /// Record a packet that always gets the barrier bit (a timestamp:
+    /// it orders after everything before it).
+    pub(crate) fn record_barrier(&mut self, accesses: &[Access]) {
+        self.since_barrier.clear();
+        self.since_barrier.extend(accesses.iter().cloned());
+    }
 }
 
 /// The acquire and release scopes of a packet with `accesses`.

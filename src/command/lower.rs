@@ -16,7 +16,9 @@
 //! kernel, which reads the x/y/z workgroup counts from the indirect buffer
 //! and publishes the following dispatch packet (written with an INVALID
 //! header, which holds the command processor at it) with the right grid —
-//! or turns it into a no-op when a count is 0 or above the limit.
+//! or turns it into a no-op when a count is 0 or above the limit. A
+//! timestamp is one work-item of `write_timestamp` with the barrier bit, so
+//! it reads the clock after every earlier packet of the queue completed.
 
 use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct_hsa::{Kernel, PacketFence};
@@ -43,6 +45,10 @@ pub enum PacketRole {
     IndirectPatch,
     /// The dispatch an indirect patch publishes.
     IndirectDispatch,
+    /// A timestamp write (write_timestamp kernel; always has the barrier bit).
+    Timestamp,
+    /// resolve_query_set (copy_bytes from the query set's storage).
+    ResolveQuery,
     /// The barrier-AND that completes the submission.
     Completion,
 }
@@ -114,7 +120,12 @@ pub(crate) fn plan(ops: &[Op]) -> Vec<PacketFence> {
     let mut tracker = HazardTracker::default();
     let mut fences = Vec::with_capacity(ops.len() + 1);
     for op in ops {
-        let barrier = tracker.record(&op.accesses);
+        let barrier = if op.role == PacketRole::Timestamp {
+            tracker.record_barrier(&op.accesses);
+            true
+        } else {
+            tracker.record(&op.accesses)
+        };
         let (acquire, mut release) = fence_scopes(&op.accesses);
         if matches!(op.work, Work::Patch(_)) {
             // The patch writes a ring packet and kernargs the CP reads.
@@ -344,4 +355,20 @@ pub(crate) fn patch_kernarg(
         };
     set(&mut b).map_err(|e| e.to_string())?;
     dispatch_work(&blit.dispatch_patch, &b, [1, 1, 1], [1, 1, 1], 1)
+}
+
+/// A timestamp write: the realtime counter into the 8-byte query slot
+/// `slot` (an access of the query set's storage at `8 * index`).
+pub(crate) fn timestamp_op(blit: &BlitKernels, slot: Access, index: u32) -> Result<Op, String> {
+    let base = slot.range.start - 8 * u64::from(index);
+    let mut b = KernargBuilder::new(&blit.write_timestamp.info);
+    b.set_ptr(ArgRef::Index(0), base)
+        .and_then(|b| b.set_u32(ArgRef::Index(1), index))
+        .map_err(|e| e.to_string())?;
+    let work = dispatch_work(&blit.write_timestamp, &b, [1, 1, 1], [1, 1, 1], 1)?;
+    Ok(Op {
+        role: PacketRole::Timestamp,
+        accesses: vec![slot],
+        work: Work::Dispatch(work),
+    })
 }

@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
 use aqueduct_hsa::code_object::{ArgRef, KernargBuilder};
-use wgpu_types::{BufferBindingType, BufferUsages};
+use wgpu_types::{BufferBindingType, BufferUsages, Features};
 
 use super::encoder::{EncoderState, Recording};
 use super::hazard::Access;
@@ -23,10 +23,14 @@ use crate::binding::BindGroup;
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::pipeline::ComputePipeline;
+use crate::query::{ComputePassTimestampWrites, QuerySet};
 
 #[derive(Clone, Debug, Default)]
 pub struct ComputePassDescriptor<'a> {
     pub label: crate::Label<'a>,
+    /// Timestamps written at the beginning and end of the pass (needs
+    /// Features::TIMESTAMP_QUERY).
+    pub timestamp_writes: Option<ComputePassTimestampWrites<'a>>,
 }
 
 struct PassState {
@@ -34,6 +38,8 @@ struct PassState {
     groups: Vec<Option<(BindGroup, Vec<u32>)>>,
     immediates: Vec<u8>,
     rec: Recording,
+    /// The end-of-pass timestamp (query set, index), written at drop.
+    end_timestamp: Option<(QuerySet, u32)>,
 }
 
 /// A compute pass (ends when dropped).
@@ -52,7 +58,7 @@ impl<'e> ComputePass<'e> {
         desc: &ComputePassDescriptor<'_>,
     ) -> Self {
         let imm = device.limits.max_immediate_size as usize;
-        ComputePass {
+        let mut pass = ComputePass {
             encoder,
             device,
             state: PassState {
@@ -60,9 +66,72 @@ impl<'e> ComputePass<'e> {
                 groups: Vec::new(),
                 immediates: vec![0; imm],
                 rec: Recording::new(),
+                end_timestamp: None,
             },
             label: desc.label.map(str::to_string),
             _encoder: PhantomData,
+        };
+        if let Some(tw) = &desc.timestamp_writes
+            && let Err(msg) = pass.begin_timestamps(tw)
+        {
+            pass.fail(format!("timestamp_writes: {msg}"));
+        }
+        pass
+    }
+
+    /// Validate the pass's timestamp writes (WebGPU), record the beginning
+    /// one and keep the end one for the drop.
+    fn begin_timestamps(&mut self, tw: &ComputePassTimestampWrites<'_>) -> Result<(), String> {
+        if !self.device.features.contains(Features::TIMESTAMP_QUERY) {
+            return Err(
+                "needs Features::TIMESTAMP_QUERY; request it in the DeviceDescriptor".into(),
+            );
+        }
+        let (begin, end) = (tw.beginning_of_pass_write_index, tw.end_of_pass_write_index);
+        if begin.is_none() && end.is_none() {
+            return Err("neither a beginning nor an end write index is given".into());
+        }
+        if begin.is_some() && begin == end {
+            return Err(format!(
+                "the beginning and end write indices are both {}; they must differ",
+                begin.unwrap_or_default()
+            ));
+        }
+        for index in [begin, end].into_iter().flatten() {
+            tw.query_set.timestamp_slot(index)?;
+        }
+        if let Some(index) = begin {
+            self.record_timestamp(tw.query_set, index)?;
+        }
+        self.state.end_timestamp = end.map(|index| (tw.query_set.clone(), index));
+        Ok(())
+    }
+
+    fn record_timestamp(&mut self, query_set: &QuerySet, index: u32) -> Result<(), String> {
+        let (storage, slot) = query_set.timestamp_slot(index)?;
+        self.state.rec.use_buffer(storage);
+        let op = lower::timestamp_op(&self.device.blit, slot, index)?;
+        self.state.rec.ops.push(op);
+        Ok(())
+    }
+
+    /// Write a timestamp inside the pass, after the pass's earlier
+    /// dispatches (needs Features::TIMESTAMP_QUERY_INSIDE_PASSES).
+    pub fn write_timestamp(&mut self, query_set: &QuerySet, query_index: u32) {
+        let r = if self
+            .device
+            .features
+            .contains(Features::TIMESTAMP_QUERY_INSIDE_PASSES)
+        {
+            self.record_timestamp(query_set, query_index)
+        } else {
+            Err(
+                "needs Features::TIMESTAMP_QUERY_INSIDE_PASSES; request it in the DeviceDescriptor"
+                    .into(),
+            )
+        };
+        if let Err(msg) = r {
+            self.fail(format!("write_timestamp({query_index}): {msg}"));
         }
     }
 
@@ -378,6 +447,11 @@ enum Grid {
 
 impl Drop for ComputePass<'_> {
     fn drop(&mut self) {
+        if let Some((query_set, index)) = self.state.end_timestamp.take()
+            && let Err(msg) = self.record_timestamp(&query_set, index)
+        {
+            self.fail(format!("timestamp_writes: {msg}"));
+        }
         let rec = std::mem::replace(&mut self.state.rec, Recording::new());
         let mut enc = self.encoder.lock().unwrap_or_else(|p| p.into_inner());
         enc.rec.append(rec);

@@ -1,0 +1,272 @@
+//! Timestamp queries on gfxsim: a query set, encoder and pass timestamps
+//! around a compute-heavy dispatch, resolve_query_set, the period, the
+//! lowering (timestamps carry the barrier bit) and the WebGPU validation
+//! rules. gfxsim's realtime counter is 100 MHz ticks of the host monotonic
+//! clock, so the GPU values can be bracketed by host reads of the same clock.
+
+mod common;
+
+use std::time::Instant;
+
+use aqueduct::gfxsim::isa::realtime::realtime_ticks;
+use aqueduct::*;
+use common::*;
+
+/// Records one command into an encoder.
+type RecordFn<'a> = Box<dyn Fn(&mut CommandEncoder) + 'a>;
+
+fn query_set(device: &Device, count: u32) -> QuerySet {
+    device.create_query_set(&QuerySetDescriptor {
+        label: Some("timestamps"),
+        ty: QueryType::Timestamp,
+        count,
+    })
+}
+
+fn resolve_buffer(device: &Device, size: u64) -> Buffer {
+    device.create_buffer(&BufferDescriptor {
+        label: Some("resolve"),
+        size,
+        usage: BufferUsages::QUERY_RESOLVE | BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+fn read_u64s(c: &Ctx, src: &Buffer, offset: u64, count: usize) -> Vec<u64> {
+    let words = read_words(c, src);
+    let bytes: &[u8] = bytemuck::cast_slice(&words);
+    bytes[offset as usize..offset as usize + 8 * count]
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn timestamps_bracket_a_long_dispatch() {
+    let c = ctx();
+    assert!(c.adapter.features().contains(Features::TIMESTAMP_QUERY));
+    assert_eq!(c.queue.get_timestamp_period(), 10.0);
+    let module = kernel_module(&c.device, "sqrt_exp_loop", [64, 1, 1]);
+    let pipeline = auto_pipeline(&c.device, &module, "sqrt_exp_loop");
+    let n = 256u32;
+    let input: Vec<u32> = (0..n).map(|i| (i as f32 * 0.25).to_bits()).collect();
+    let inp = storage_init(&c.device, &input);
+    let out = storage(&c.device, u64::from(n) * 4);
+    let bg = bind_group(&c.device, &pipeline, 0, &[&inp, &out]);
+    let qs = query_set(&c.device, 5);
+    let resolved = resolve_buffer(&c.device, 512);
+    c.device.poll(PollType::wait_indefinitely()).unwrap();
+
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    expect_valid(&c.device, || {
+        enc.write_timestamp(&qs, 0);
+        {
+            let mut pass = enc.begin_compute_pass(&ComputePassDescriptor {
+                label: Some("long"),
+                timestamp_writes: Some(ComputePassTimestampWrites {
+                    query_set: &qs,
+                    beginning_of_pass_write_index: Some(1),
+                    end_of_pass_write_index: Some(3),
+                }),
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.set_immediates(0, &2000u32.to_le_bytes());
+            pass.set_immediates(4, &n.to_le_bytes());
+            pass.dispatch_workgroups(n / 64, 1, 1);
+            pass.write_timestamp(&qs, 2);
+        }
+        enc.write_timestamp(&qs, 4);
+        enc.resolve_query_set(&qs, 0..5, &resolved, 256);
+    });
+    let cb = enc.finish();
+    let roles: Vec<(PacketRole, bool)> = cb
+        .debug_packets()
+        .iter()
+        .map(|p| (p.role, p.barrier))
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            (PacketRole::Timestamp, true),
+            (PacketRole::Timestamp, true),
+            (PacketRole::Dispatch, false),
+            (PacketRole::Timestamp, true),
+            (PacketRole::Timestamp, true),
+            (PacketRole::Timestamp, true),
+            (PacketRole::ResolveQuery, true),
+            (PacketRole::Completion, true),
+        ]
+    );
+
+    let host_start = Instant::now();
+    let ticks_before = realtime_ticks();
+    c.queue.submit([cb]);
+    c.device.poll(PollType::wait_indefinitely()).unwrap();
+    let ticks_after = realtime_ticks();
+    let host_ns = host_start.elapsed().as_nanos() as f64;
+
+    let t = read_u64s(&c, &resolved, 256, 5);
+    assert!(
+        t.windows(2).all(|w| w[0] < w[1]),
+        "timestamps not strictly increasing: {t:?}"
+    );
+    assert!(
+        ticks_before <= t[0] && t[4] <= ticks_after,
+        "GPU timestamps {t:?} outside the host bracket {ticks_before}..{ticks_after}"
+    );
+    let period = f64::from(c.queue.get_timestamp_period());
+    let dispatch_ns = (t[2] - t[1]) as f64 * period;
+    let total_ns = (t[4] - t[0]) as f64 * period;
+    assert!(
+        dispatch_ns > 0.0 && total_ns <= host_ns,
+        "dispatch {dispatch_ns} ns, total {total_ns} ns, host {host_ns} ns"
+    );
+    // The dispatch really ran.
+    let results = read_words(&c, &out);
+    assert!(results.iter().all(|&w| f32::from_bits(w) > 0.0));
+    // The untouched resolve bytes stay 0.
+    assert_eq!(read_u64s(&c, &resolved, 0, 32), vec![0u64; 32]);
+}
+
+#[test]
+fn unwritten_queries_resolve_to_zero_and_later_writes_are_later() {
+    let c = ctx();
+    let qs = query_set(&c.device, 3);
+    let resolved = resolve_buffer(&c.device, 256);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.write_timestamp(&qs, 2);
+    enc.resolve_query_set(&qs, 0..3, &resolved, 0);
+    c.queue.submit([enc.finish()]);
+    let first = read_u64s(&c, &resolved, 0, 3);
+    assert_eq!(&first[..2], &[0, 0]);
+    assert_ne!(first[2], 0);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.write_timestamp(&qs, 0);
+    enc.resolve_query_set(&qs, 0..1, &resolved, 0);
+    c.queue.submit([enc.finish()]);
+    let second = read_u64s(&c, &resolved, 0, 3);
+    assert!(second[0] > first[2], "{second:?} vs {first:?}");
+    assert_eq!(&second[1..], &first[1..]);
+}
+
+#[test]
+fn query_sets_need_the_timestamp_feature() {
+    let c = ctx_with(|a| DeviceDescriptor {
+        required_limits: a.limits(),
+        ..Default::default()
+    });
+    let qs = expect_validation(&c.device, "TIMESTAMP_QUERY", || query_set(&c.device, 2));
+    let resolved = resolve_buffer(&c.device, 256);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.resolve_query_set(&qs, 0..2, &resolved, 0);
+    expect_validation(&c.device, "query set `timestamps` is invalid", || {
+        enc.finish()
+    });
+    // The pass needs the feature too.
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    drop(enc.begin_compute_pass(&ComputePassDescriptor {
+        label: None,
+        timestamp_writes: Some(ComputePassTimestampWrites {
+            query_set: &qs,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: None,
+        }),
+    }));
+    expect_validation(&c.device, "Features::TIMESTAMP_QUERY", || enc.finish());
+}
+
+#[test]
+fn inside_encoder_and_pass_timestamps_need_their_features() {
+    let c = ctx_with(|a| DeviceDescriptor {
+        required_features: Features::TIMESTAMP_QUERY,
+        required_limits: a.limits(),
+        ..Default::default()
+    });
+    let qs = expect_valid(&c.device, || query_set(&c.device, 2));
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.write_timestamp(&qs, 0);
+    expect_validation(&c.device, "TIMESTAMP_QUERY_INSIDE_ENCODERS", || {
+        enc.finish()
+    });
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.begin_compute_pass(&Default::default())
+        .write_timestamp(&qs, 0);
+    expect_validation(&c.device, "TIMESTAMP_QUERY_INSIDE_PASSES", || enc.finish());
+    // Pass timestamp_writes need only TIMESTAMP_QUERY.
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    drop(enc.begin_compute_pass(&ComputePassDescriptor {
+        label: None,
+        timestamp_writes: Some(ComputePassTimestampWrites {
+            query_set: &qs,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: Some(1),
+        }),
+    }));
+    expect_valid(&c.device, || enc.finish());
+}
+
+#[test]
+fn bad_indices_offsets_and_usages_are_validation_errors() {
+    let c = ctx();
+    let qs = query_set(&c.device, 4);
+    let resolved = resolve_buffer(&c.device, 512);
+    let cases: Vec<(&str, RecordFn)> = vec![
+        (
+            "query index 4 is not below the count (4)",
+            Box::new(|e| e.write_timestamp(&qs, 4)),
+        ),
+        (
+            "query range 2..5 is not inside 0..4",
+            Box::new(|e| e.resolve_query_set(&qs, 2..5, &resolved, 0)),
+        ),
+        (
+            "not a multiple of QUERY_RESOLVE_BUFFER_ALIGNMENT (256)",
+            Box::new(|e| e.resolve_query_set(&qs, 0..4, &resolved, 8)),
+        ),
+        (
+            "overrun",
+            Box::new(|e| e.resolve_query_set(&qs, 0..4, &resolved, 512)),
+        ),
+        (
+            "both 1; they must differ",
+            Box::new(|e| {
+                drop(e.begin_compute_pass(&ComputePassDescriptor {
+                    label: None,
+                    timestamp_writes: Some(ComputePassTimestampWrites {
+                        query_set: &qs,
+                        beginning_of_pass_write_index: Some(1),
+                        end_of_pass_write_index: Some(1),
+                    }),
+                }))
+            }),
+        ),
+        (
+            "query index 9 is not below the count (4)",
+            Box::new(|e| {
+                drop(e.begin_compute_pass(&ComputePassDescriptor {
+                    label: None,
+                    timestamp_writes: Some(ComputePassTimestampWrites {
+                        query_set: &qs,
+                        beginning_of_pass_write_index: None,
+                        end_of_pass_write_index: Some(9),
+                    }),
+                }))
+            }),
+        ),
+    ];
+    for (needle, record) in &cases {
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        record(&mut enc);
+        expect_validation(&c.device, needle, || enc.finish());
+    }
+    // A destination without QUERY_RESOLVE.
+    let plain = storage(&c.device, 256);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.resolve_query_set(&qs, 0..4, &plain, 0);
+    expect_validation(&c.device, "lacks QUERY_RESOLVE usage", || enc.finish());
+    // Too many queries.
+    expect_validation(&c.device, "QUERY_SET_MAX_QUERIES", || {
+        query_set(&c.device, QUERY_SET_MAX_QUERIES + 1)
+    });
+}

@@ -3,7 +3,8 @@
 //! atomics with and without return, and the cross-lane permutes.
 //! LDS bounds: an access past the allocation reads 0 and drops writes.
 
-use super::atomics::{Rmw, apply32, apply64, classify};
+use super::atomics::{Rmw, apply32, apply64};
+use super::mem_kind::{MemKind, mem_kind};
 use super::{Env, ExecResult, Flow, illegal};
 use crate::isa::inst::Inst;
 use crate::isa::opcodes::Op;
@@ -33,7 +34,6 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         return Err(illegal(i));
     }
     let exec = w.exec();
-    let name = i.op.name();
     let addr_row = w.vgpr[i.addr as usize];
     let off16 = (i.imm as u32 | i.imm2 << 8) as u64;
     let d0 = i.data[0] as usize;
@@ -125,24 +125,8 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         }
         _ => {}
     }
-    if let Some(suffix) = name.strip_prefix("ds_load_") {
-        let (size, signed, d16): (usize, bool, u8) = match suffix {
-            "u8" => (1, false, 0),
-            "i8" => (1, true, 0),
-            "u16" => (2, false, 0),
-            "i16" => (2, true, 0),
-            "b32" => (4, false, 0),
-            "b64" => (8, false, 0),
-            "b96" => (12, false, 0),
-            "b128" => (16, false, 0),
-            "u8_d16" => (1, false, 1),
-            "i8_d16" => (1, true, 1),
-            "u16_d16" => (2, false, 1),
-            "u8_d16_hi" => (1, false, 2),
-            "i8_d16_hi" => (1, true, 2),
-            "u16_d16_hi" => (2, false, 2),
-            _ => return Err(illegal(i)),
-        };
+    let kind = mem_kind(i.op);
+    if let MemKind::Load(size, signed, d16) = kind {
         let mut rows = [[0u32; LANES]; 4];
         let cur = w.vgpr[dst];
         for l in 0..LANES {
@@ -179,18 +163,7 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         }
         return Ok(Flow::Next);
     }
-    if let Some(suffix) = name.strip_prefix("ds_store_") {
-        let (size, hi): (usize, bool) = match suffix {
-            "b8" => (1, false),
-            "b16" => (2, false),
-            "b32" => (4, false),
-            "b64" => (8, false),
-            "b96" => (12, false),
-            "b128" => (16, false),
-            "b8_d16_hi" => (1, true),
-            "b16_d16_hi" => (2, true),
-            _ => return Err(illegal(i)),
-        };
+    if let MemKind::Store(size, hi) = kind {
         for l in 0..LANES {
             if exec >> l & 1 == 0 {
                 continue;
@@ -206,10 +179,9 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         return Ok(Flow::Next);
     }
     // Atomics: data0 = source, data1 = compare (cmpstore).
-    let Some((rmw, wide)) = classify(i.op) else {
+    let MemKind::Atomic(rmw, wide, rtn) = kind else {
         return Err(illegal(i));
     };
-    let rtn = name.contains("_rtn");
     let size = if wide { 8 } else { 4 };
     let mut old = [0u64; LANES];
     for l in 0..LANES {

@@ -8,6 +8,7 @@ mod atomics;
 mod dpp;
 mod lds;
 mod mem;
+mod mem_kind;
 mod scalar;
 mod valu;
 mod vcmp;

@@ -3,8 +3,9 @@
 //! shared aperture go to LDS, inside the private aperture to the lane's
 //! scratch; everything else through `GpuMemory::translate`.
 
-use super::atomics::{Rmw, apply32, apply64, atomic32, atomic64, classify};
+use super::atomics::{Rmw, apply32, apply64, atomic32, atomic64};
 use super::mem::{gather, read_bytes, resolve, scatter, write_bytes};
+use super::mem_kind::{MemKind, mem_kind};
 use super::{Env, ExecResult, Flow, illegal};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::Op;
@@ -77,81 +78,6 @@ pub(super) enum Seg {
     Global,
     Lds,
     Private,
-}
-
-/// What a FLAT/GLOBAL/SCRATCH opcode does, parsed from its mnemonic once per process.
-#[derive(Clone, Copy)]
-enum MemKind {
-    Load(usize, bool, u8),
-    Store(usize, bool),
-    Other,
-}
-
-fn mem_kind(op: Op) -> MemKind {
-    static T: std::sync::OnceLock<Vec<MemKind>> = std::sync::OnceLock::new();
-    let t = T.get_or_init(|| {
-        let mut v = Vec::new();
-        for info in crate::isa::opcodes::FLAT
-            .iter()
-            .chain(crate::isa::opcodes::GLOBAL.iter())
-            .chain(crate::isa::opcodes::SCRATCH.iter())
-            .flatten()
-        {
-            let idx = info.op as usize;
-            if v.len() <= idx {
-                v.resize(idx + 1, MemKind::Other);
-            }
-            v[idx] = if let Some((a, b, c)) = load_kind(info.op) {
-                MemKind::Load(a, b, c)
-            } else if let Some((a, b)) = store_kind(info.op) {
-                MemKind::Store(a, b)
-            } else {
-                MemKind::Other
-            };
-        }
-        v
-    });
-    t.get(op as usize).copied().unwrap_or(MemKind::Other)
-}
-
-/// Load kinds by op: (bytes, sign-extend, d16 placement: 0 none, 1 lo, 2 hi).
-fn load_kind(op: Op) -> Option<(usize, bool, u8)> {
-    let name = op.name();
-    let suffix = name.split_once("_load_")?.1;
-    Some(match suffix {
-        "u8" => (1, false, 0),
-        "i8" => (1, true, 0),
-        "u16" => (2, false, 0),
-        "i16" => (2, true, 0),
-        "b32" => (4, false, 0),
-        "b64" => (8, false, 0),
-        "b96" => (12, false, 0),
-        "b128" => (16, false, 0),
-        "d16_u8" => (1, false, 1),
-        "d16_i8" => (1, true, 1),
-        "d16_b16" => (2, false, 1),
-        "d16_hi_u8" => (1, false, 2),
-        "d16_hi_i8" => (1, true, 2),
-        "d16_hi_b16" => (2, false, 2),
-        _ => return None,
-    })
-}
-
-/// Store kinds: (bytes, take the high 16 bits of the data).
-fn store_kind(op: Op) -> Option<(usize, bool)> {
-    let name = op.name();
-    let suffix = name.split_once("_store_")?.1;
-    Some(match suffix {
-        "b8" => (1, false),
-        "b16" => (2, false),
-        "b32" => (4, false),
-        "b64" => (8, false),
-        "b96" => (12, false),
-        "b128" => (16, false),
-        "d16_hi_b8" => (1, true),
-        "d16_hi_b16" => (2, true),
-        _ => return None,
-    })
 }
 
 pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
@@ -262,7 +188,7 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         }
         return Ok(Flow::Next);
     }
-    let Some((rmw, wide)) = classify(i.op) else {
+    let MemKind::Atomic(rmw, wide, _) = kind else {
         return Err(illegal(i));
     };
     let size = if wide { 8 } else { 4 };

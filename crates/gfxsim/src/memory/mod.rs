@@ -242,19 +242,13 @@ impl Memory {
         device_ids: &[u32],
     ) -> KfdResult<()> {
         const NAME: &str = "MAP_MEMORY_TO_GPU";
-        let (n, start) = check_device_list(NAME, args, device_ids)?;
-        if !gpus.iter().any(|g| g.gpu_id as u64 == args.handle >> 32) {
-            return Err(err(NAME, Errno::INVAL));
-        }
+        let (n, start) = check_map_args(NAME, gpus, args, device_ids)?;
         let mut bos = self.bos();
         let bo = bos
             .get_mut(args.handle)
             .ok_or_else(|| err(NAME, Errno::NOMEM))?;
         for (i, &gpu_id) in device_ids.iter().enumerate().take(n).skip(start) {
-            let gpu = gpus
-                .iter()
-                .find(|g| g.gpu_id == gpu_id)
-                .ok_or_else(|| err(NAME, Errno::INVAL))?;
+            let gpu = listed_gpu(NAME, gpus, gpu_id)?;
             if !gpu.vm_acquired() {
                 return Err(err(NAME, Errno::INVAL));
             }
@@ -289,19 +283,13 @@ impl Memory {
         device_ids: &[u32],
     ) -> KfdResult<()> {
         const NAME: &str = "UNMAP_MEMORY_FROM_GPU";
-        let (n, start) = check_device_list(NAME, args, device_ids)?;
-        if !gpus.iter().any(|g| g.gpu_id as u64 == args.handle >> 32) {
-            return Err(err(NAME, Errno::INVAL));
-        }
+        let (n, start) = check_map_args(NAME, gpus, args, device_ids)?;
         let mut bos = self.bos();
         let bo = bos
             .get_mut(args.handle)
             .ok_or_else(|| err(NAME, Errno::NOMEM))?;
         for (i, &gpu_id) in device_ids.iter().enumerate().take(n).skip(start) {
-            let gpu = gpus
-                .iter()
-                .find(|g| g.gpu_id == gpu_id)
-                .ok_or_else(|| err(NAME, Errno::INVAL))?;
+            let gpu = listed_gpu(NAME, gpus, gpu_id)?;
             let Some(pos) = bo.mapped_on.iter().position(|&g| g == gpu_id) else {
                 return Err(err(NAME, Errno::INVAL));
             };
@@ -346,6 +334,33 @@ impl Memory {
             source: e,
         })
     }
+}
+
+/// MAP/UNMAP argument checks: the device list (see `check_device_list`)
+/// and that the handle names a BO of a known GPU (its gpu_id is the
+/// handle's high word).
+fn check_map_args(
+    name: &'static str,
+    gpus: &[Arc<Gpu>],
+    args: &MapMemoryToGpuArgs,
+    device_ids: &[u32],
+) -> KfdResult<(usize, usize)> {
+    let range = check_device_list(name, args, device_ids)?;
+    if !gpus.iter().any(|g| g.gpu_id as u64 == args.handle >> 32) {
+        return Err(err(name, Errno::INVAL));
+    }
+    Ok(range)
+}
+
+/// A GPU named in a MAP/UNMAP device list; unknown ones are EINVAL.
+fn listed_gpu<'g>(
+    name: &'static str,
+    gpus: &'g [Arc<Gpu>],
+    gpu_id: u32,
+) -> KfdResult<&'g Arc<Gpu>> {
+    gpus.iter()
+        .find(|g| g.gpu_id == gpu_id)
+        .ok_or_else(|| err(name, Errno::INVAL))
 }
 
 /// Validate the n_devices/n_success pair of MAP/UNMAP; returns (n, start).

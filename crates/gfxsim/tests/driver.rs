@@ -22,6 +22,7 @@ fn topology_is_a_7900xtx_per_gpu() {
         gpus: 2,
         threads: 1,
         vram_size: 24 << 30,
+        ..SimConfig::default()
     })
     .unwrap();
     let topo = dev.topology().unwrap();
@@ -81,6 +82,7 @@ fn acquire_vm_needs_the_gpus_render_node() {
         gpus: 2,
         threads: 1,
         vram_size: 1 << 30,
+        ..SimConfig::default()
     })
     .unwrap();
     let topo = dev.topology().unwrap();

@@ -76,6 +76,7 @@ impl Harness {
             gpus,
             threads: 2,
             vram_size: 1 << 30,
+            ..SimConfig::default()
         })
         .expect("device");
         let topology = dev.topology().expect("topology");

@@ -20,7 +20,7 @@ mod stats;
 mod topology;
 mod wake;
 
-pub use config::{DEFAULT_VRAM_SIZE, SimConfig, THREADS_ENV};
+pub use config::{DEFAULT_VRAM_SIZE, STRICT_COHERENCE_ENV, SimConfig, THREADS_ENV};
 pub use device::SimDevice;
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 pub use stats::SimStats;

@@ -28,7 +28,9 @@
 //! # Reflection
 //! [`Reflection`] (also written as `NAME.reflect.json`) lists per entry
 //! point the kernel name, workgroup size, workgroup memory and each
-//! binding's kind, minimum size, runtime array stride and argument names.
+//! binding's kind, minimum size, runtime array stride and argument names,
+//! plus `source_hash` ([`source_hash`]: SHA-256 of the source), the key a
+//! run-time compiler caches code objects by.
 //!
 //! # Build-time use
 //! In a `build.rs`:
@@ -105,6 +107,31 @@ pub struct Compiled {
     pub llvm_ir: String,
 }
 
+/// Lowercase hex SHA-256 of the UTF-8 source text: the `source_hash` of
+/// the reflection, and the cache key for code objects compiled at run time.
+///
+/// ```
+/// assert_eq!(
+///     aqueduct_shaderc::source_hash("abc"),
+///     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+/// );
+/// ```
+pub fn source_hash(source: &str) -> String {
+    sha256_hex(source.as_bytes())
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    use std::fmt::Write;
+    let digest = sha2::Sha256::digest(bytes);
+    let mut hex = String::with_capacity(64);
+    for b in digest {
+        // Writing to a String cannot fail.
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex
+}
+
 /// Parse `NAME=VALUE` (a number, or true/false).
 pub fn parse_define(text: &str) -> Result<(String, f64), CompileError> {
     let bad = || CompileError::BadDefine(text.into());
@@ -144,6 +171,10 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
         reflection: Reflection {
             version: REFLECTION_VERSION,
             source: file.into(),
+            source_hash: match source {
+                Source::Wgsl(text) => source_hash(text),
+                Source::SpirV(bytes) => sha256_hex(bytes),
+            },
             entry_points: emitted.entry_points,
         },
     })

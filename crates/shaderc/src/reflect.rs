@@ -5,6 +5,7 @@
 //! Schema (version 1):
 //! ```json
 //! { "version": 1, "source": "fill.wgsl",
+//!   "source_hash": "9f86d08188…",
 //!   "entry_points": [ {
 //!     "name": "main", "kernel": "main", "workgroup_size": [64, 1, 1],
 //!     "workgroup_memory_size": 0,
@@ -12,6 +13,10 @@
 //!                     "min_binding_size": 4, "array_stride": 4,
 //!                     "arg": "g0_b0", "size_arg": "g0_b0_size", "name": "out" } ] } ] }
 //! ```
+//!
+//! `source_hash` is the lowercase hex SHA-256 of the source (the UTF-8 WGSL
+//! text, or the SPIR-V bytes): `crate::source_hash`. A run-time compiler
+//! keys its cache by it; readers of older files without it see "".
 
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +76,10 @@ pub struct Reflection {
     pub version: u32,
     /// The source file name the shader was compiled from.
     pub source: String,
+    /// Lowercase hex SHA-256 of the source ([`crate::source_hash`] for WGSL;
+    /// of the module's bytes for SPIR-V).
+    #[serde(default)]
+    pub source_hash: String,
     pub entry_points: Vec<EntryReflection>,
 }
 

@@ -118,6 +118,29 @@ fn reflection_reports_kinds_and_sizes() {
     assert_eq!(r.entry_point("main").unwrap().workgroup_memory_size, 512);
 }
 
+#[test]
+fn reflection_records_the_source_hash() {
+    // Known SHA-256 vector (FIPS 180-2, "abc") and the empty string.
+    assert_eq!(
+        aqueduct_shaderc::source_hash(""),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    for name in ["fill_u32", "tests/uniform_params"] {
+        let (_, r) = checked_in(name, "gfx1100");
+        let text = std::fs::read_to_string(shaders_dir().join(format!("{name}.wgsl"))).unwrap();
+        assert_eq!(
+            r.source_hash,
+            aqueduct_shaderc::source_hash(&text),
+            "{name}"
+        );
+        assert_eq!(r.source_hash.len(), 64);
+    }
+    let spv = to_spirv("@compute @workgroup_size(1)\nfn main() {}\n");
+    let t = translate(Source::SpirV(&spv), &Options::default()).unwrap();
+    assert_eq!(t.reflection.source_hash.len(), 64);
+    assert_ne!(t.reflection.source_hash, aqueduct_shaderc::source_hash(""));
+}
+
 /// WGSL → naga → SPIR-V (naga's back end) → aqueduct-shaderc.
 fn to_spirv(wgsl: &str) -> Vec<u8> {
     let module = naga::front::wgsl::parse_str(wgsl).unwrap();

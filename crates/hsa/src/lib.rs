@@ -3,10 +3,12 @@
 //! Modules: [`runtime`] (init, agents' contexts, the process-wide
 //! instance), [`agent`], [`memory`] (VA aperture, BOs, pools,
 //! sub-allocation), [`signal`] (signals and KFD events), [`queue`] (AQL
-//! packets, ring protocol, queues), [`executable`] (loaded code objects)
-//! and [`code_object`] (the loader).
+//! packets, ring protocol, queues), [`executable`] (loaded code objects),
+//! [`code_object`] (the loader) and [`agent_queue`] (CPU-agent soft
+//! queues running host functions through agent-dispatch packets).
 
 pub mod agent;
+pub mod agent_queue;
 pub mod code_object;
 pub mod error;
 pub mod executable;

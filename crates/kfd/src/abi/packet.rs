@@ -116,7 +116,10 @@ pub struct BarrierPacket {
     pub completion_signal: u64,
 }
 
-/// `hsa_agent_dispatch_packet_t`.
+/// `hsa_agent_dispatch_packet_t`: a function call for the agent that
+/// consumes the queue (a CPU agent's soft queue). `dispatch_type` is the
+/// function id, in one of the ranges below; `arg` and `return_address` are
+/// the function's to interpret.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct AgentDispatchPacket {
@@ -127,6 +130,16 @@ pub struct AgentDispatchPacket {
     pub arg: [u64; 4],
     pub reserved2: u64,
     pub completion_signal: u64,
+}
+
+/// `hsa_agent_dispatch_type_t` ranges of [`AgentDispatchPacket::dispatch_type`]:
+/// ids 0x0000..=0x7fff are vendor functions, 0x8000..=0xffff functions an
+/// application registers.
+pub mod agent_dispatch_type {
+    pub const VENDOR_START: u16 = 0x0000;
+    pub const VENDOR_END: u16 = 0x7fff;
+    pub const APPLICATION_START: u16 = 0x8000;
+    pub const APPLICATION_END: u16 = 0xffff;
 }
 
 /// Any packet slot, viewed as raw words.

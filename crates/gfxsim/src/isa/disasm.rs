@@ -9,38 +9,30 @@ use std::fmt::Write;
 use super::inst::{Dpp, Family, Inst, Operand};
 use super::opcodes::Op;
 
-/// Scalar register (operand code 0..=127) of `width` dwords.
+/// Scalar register (operand code 0..=127) of `width` dwords. Tuples are
+/// aligned down as LLVM's decoder does (pairs to 2, wider to 4 registers);
+/// the decoder has already rejected the special registers that have no
+/// tuple of that width.
 fn sreg(code: u16, width: u8) -> String {
     let w = width.max(1) as u16;
-    let named = |lo: &str, pair: &str, hi: &str| -> String {
-        if w == 2 {
-            pair.to_string()
-        } else if code & 1 == 0 {
-            lo.to_string()
-        } else {
-            hi.to_string()
-        }
+    let code = match w {
+        1 => code,
+        2 => code & !1,
+        _ => code & !3,
     };
-    match code {
-        106 | 107 => named("vcc_lo", "vcc", "vcc_hi"),
-        124 => "null".into(),
-        125 => "m0".into(),
-        126 | 127 => named("exec_lo", "exec", "exec_hi"),
-        108..=123 => {
-            let n = code - 108;
-            if w == 1 {
-                format!("ttmp{n}")
-            } else {
-                format!("ttmp[{}:{}]", n, n + w - 1)
-            }
-        }
-        _ => {
-            if w == 1 {
-                format!("s{code}")
-            } else {
-                format!("s[{}:{}]", code, code + w - 1)
-            }
-        }
+    match (code, w) {
+        (106, 1) => "vcc_lo".into(),
+        (107, 1) => "vcc_hi".into(),
+        (106, _) => "vcc".into(),
+        (124, _) => "null".into(),
+        (125, _) => "m0".into(),
+        (126, 1) => "exec_lo".into(),
+        (127, 1) => "exec_hi".into(),
+        (126, _) => "exec".into(),
+        (108..=123, 1) => format!("ttmp{}", code - 108),
+        (108..=123, _) => format!("ttmp[{}:{}]", code - 108, code - 108 + w - 1),
+        (_, 1) => format!("s{code}"),
+        _ => format!("s[{}:{}]", code, code + w - 1),
     }
 }
 
@@ -53,19 +45,69 @@ fn vreg(n: u16, width: u8) -> String {
     }
 }
 
-/// A 32-bit literal as LLVM prints it: decimal when the value (as i32)
-/// lies in the inline-integer range -16..=64, hex otherwise.
-fn literal(value: u32) -> String {
-    let as_i32 = value as i32;
-    if (-16..=64).contains(&as_i32) {
-        as_i32.to_string()
-    } else {
-        format!("0x{value:x}")
+/// Text of an inline float constant (operand codes 240..=248).
+fn float_text(code: u16, bits: u8) -> &'static str {
+    match code {
+        240 => "0.5",
+        241 => "-0.5",
+        242 => "1.0",
+        243 => "-1.0",
+        244 => "2.0",
+        245 => "-2.0",
+        246 => "4.0",
+        247 => "-4.0",
+        _ if bits == 64 => "0.15915494309189532",
+        _ => "0.15915494",
     }
 }
 
-/// A source operand (scalar space, constants, literal, VGPRs).
-fn src(op: &Operand, width: u8, lit: Option<u32>, bits: u8) -> String {
+/// The inline float constant whose bit pattern (of `bits` width) is `v`.
+fn float_code(v: u64, bits: u8) -> Option<u16> {
+    (240..=248).find(|&c| super::decode::float_const_bits(c, bits) == v)
+}
+
+/// A literal as LLVM prints it for an operand of `bits` (16/32/64) bits
+/// (`fp`: a 64-bit float operand, whose literal is the high dword): the
+/// value as an inline integer or float when it is one of those, hex otherwise.
+fn literal_text(lit: u32, bits: u8, fp: bool) -> String {
+    match bits {
+        16 => {
+            let v = lit & 0xFFFF;
+            if (-16..=64).contains(&(v as u16 as i16 as i32)) {
+                (v as u16 as i16).to_string()
+            } else if let Some(c) = float_code(v as u64, 16) {
+                float_text(c, 16).into()
+            } else {
+                format!("0x{v:x}")
+            }
+        }
+        64 if fp => match float_code((lit as u64) << 32, 64) {
+            Some(c) => float_text(c, 64).into(),
+            None if lit == 0 => "0".into(),
+            None => format!("0x{lit:x}"),
+        },
+        64 => {
+            if lit <= 64 {
+                lit.to_string()
+            } else {
+                format!("0x{lit:x}")
+            }
+        }
+        _ => {
+            if (-16..=64).contains(&(lit as i32)) {
+                (lit as i32).to_string()
+            } else if let Some(c) = float_code(lit as u64, 32) {
+                float_text(c, 32).into()
+            } else {
+                format!("0x{lit:x}")
+            }
+        }
+    }
+}
+
+/// A source operand (scalar space, constants, literal, VGPRs) of `width`
+/// dwords and `bits` bits; `fp64`: a 64-bit float operand.
+fn src(op: &Operand, width: u8, lit: Option<u32>, bits: u8, fp64: bool) -> String {
     let code = op.code;
     match code {
         0..=127 => sreg(code, width),
@@ -75,27 +117,27 @@ fn src(op: &Operand, width: u8, lit: Option<u32>, bits: u8) -> String {
         236 => "src_shared_limit".into(),
         237 => "src_private_base".into(),
         238 => "src_private_limit".into(),
-        240 => "0.5".into(),
-        241 => "-0.5".into(),
-        242 => "1.0".into(),
-        243 => "-1.0".into(),
-        244 => "2.0".into(),
-        245 => "-2.0".into(),
-        246 => "4.0".into(),
-        247 => "-4.0".into(),
-        248 => {
-            if bits == 64 {
-                "0.15915494309189532".into()
-            } else {
-                "0.15915494".into()
-            }
-        }
+        239 => "src_pops_exiting_wave_id".into(),
+        240..=248 => float_text(code, bits).into(),
         251 => "src_vccz".into(),
         252 => "src_execz".into(),
         253 => "src_scc".into(),
-        255 => literal(lit.unwrap_or(0)),
+        254 => "src_lds_direct".into(),
+        255 => literal_text(lit.unwrap_or(0), bits, fp64),
         256..=511 => vreg(code - 256, width),
         _ => format!("src{code}"),
+    }
+}
+
+/// A scalar-ALU source: LLVM flags LDS direct as not a scalar operand.
+fn salu_src(op: &Operand, width: u8, lit: Option<u32>) -> String {
+    let bits = if width >= 2 { 64 } else { 32 };
+    let s = src(op, width, lit, bits, false);
+    if op.code == 254 {
+        let class = if width >= 2 { "SReg_64" } else { "SReg_32" };
+        format!("{s}/*Invalid register, operand has '{class}' register class*/")
+    } else {
+        s
     }
 }
 
@@ -124,6 +166,7 @@ pub fn disassemble(i: &Inst) -> String {
     let w = i.widths;
     let lit = i.literal;
     let bits = |k: usize| super::decode::operand_bits(i.op, w[k + 1]);
+    let fp64 = i.op.name().contains("f64");
     match i.family {
         Family::Sop2 | Family::Sop1 | Family::Sopc => {
             if w[0] != 0 {
@@ -132,9 +175,17 @@ pub fn disassemble(i: &Inst) -> String {
             if matches!(i.op, Op::SSendmsgRtnB32 | Op::SSendmsgRtnB64) {
                 ops.push(sendmsg_rtn_name(i.raw()[0] & 0xFF));
             } else {
+                // Ops that name a register (relative moves, return from exception)
+                // take no constants: LLVM prints them with a warning comment.
+                let regs_only = matches!(i.op, Op::SMovrelsB32 | Op::SMovrelsB64 | Op::SRfeB64);
                 for k in 0..2 {
                     if w[k + 1] != 0 {
-                        ops.push(src(&i.src[k], w[k + 1], lit, 32));
+                        let mut s = salu_src(&i.src[k], w[k + 1], lit);
+                        let constant = matches!(i.src[k].code, 128..=208 | 240..=248 | 255);
+                        if regs_only && constant {
+                            s.push_str("/*Invalid immediate*/");
+                        }
+                        ops.push(s);
                     }
                 }
             }
@@ -155,7 +206,9 @@ pub fn disassemble(i: &Inst) -> String {
             let soff = i.imm2 as u16;
             if soff != 124 {
                 ops.push(sreg(soff, 1));
-                if i.imm != 0 {
+                if i.imm < 0 {
+                    tail.push_str(&format!(" offset:-0x{:x}", -(i.imm as i64)));
+                } else if i.imm != 0 {
                     tail.push_str(&format!(" offset:0x{:x}", i.imm));
                 }
             } else if i.imm < 0 {
@@ -185,7 +238,7 @@ pub fn disassemble(i: &Inst) -> String {
             }
             if w[1] != 0 {
                 ops.push(with_mods(
-                    src(&i.src[0], w[1], lit, bits(0)),
+                    src(&i.src[0], w[1], lit, bits(0), fp64),
                     0,
                     i.mods.abs,
                     i.mods.neg,
@@ -196,7 +249,7 @@ pub fn disassemble(i: &Inst) -> String {
             }
             if w[2] != 0 {
                 ops.push(with_mods(
-                    src(&i.src[1], w[2], lit, bits(1)),
+                    src(&i.src[1], w[2], lit, bits(1), fp64),
                     1,
                     i.mods.abs,
                     i.mods.neg,
@@ -233,7 +286,7 @@ pub fn disassemble(i: &Inst) -> String {
             for k in 0..3 {
                 if w[k + 1] != 0 {
                     ops.push(with_mods(
-                        src(&i.src[k], w[k + 1], lit, bits(k)),
+                        src(&i.src[k], w[k + 1], lit, bits(k), fp64),
                         k,
                         m.abs,
                         m.neg,
@@ -261,7 +314,7 @@ pub fn disassemble(i: &Inst) -> String {
             ops.push(vreg(i.dst, w[0]));
             let n = (0..3).filter(|k| w[k + 1] != 0).count();
             for k in 0..n {
-                ops.push(src(&i.src[k], w[k + 1], lit, 16));
+                ops.push(src(&i.src[k], w[k + 1], lit, 16, false));
             }
             let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
             let full = (1u8 << n) - 1;
@@ -289,7 +342,7 @@ pub fn disassemble(i: &Inst) -> String {
                 return i.mnemonic.to_string();
             };
             let half = |op: Op, dst: u8, s0: &Operand, vs1: u8| -> String {
-                let mut o = vec![vreg(dst as u16, 1), src(s0, 1, lit, 32)];
+                let mut o = vec![vreg(dst as u16, 1), src(s0, 1, lit, 32, false)];
                 match op {
                     Op::VMovB32 => {}
                     Op::VFmamkF32 => {
@@ -367,6 +420,74 @@ fn sendmsg_rtn_name(id: u32) -> String {
     format!("sendmsg({name})")
 }
 
+/// gfx11 hardware register names (s_getreg/s_setreg ids LLVM names).
+fn hwreg_name(id: u16) -> Option<&'static str> {
+    Some(match id {
+        1 => "HW_REG_MODE",
+        2 => "HW_REG_STATUS",
+        3 => "HW_REG_TRAPSTS",
+        5 => "HW_REG_GPR_ALLOC",
+        6 => "HW_REG_LDS_ALLOC",
+        7 => "HW_REG_IB_STS",
+        15 => "HW_REG_SH_MEM_BASES",
+        18 => "HW_REG_PERF_SNAPSHOT_PC_LO",
+        19 => "HW_REG_PERF_SNAPSHOT_PC_HI",
+        20 => "HW_REG_FLAT_SCR_LO",
+        21 => "HW_REG_FLAT_SCR_HI",
+        23 => "HW_REG_HW_ID1",
+        24 => "HW_REG_HW_ID2",
+        25 => "HW_REG_POPS_PACKER",
+        27 => "HW_REG_PERF_SNAPSHOT_DATA",
+        29 => "HW_REG_SHADER_CYCLES",
+        _ => return None,
+    })
+}
+
+/// `s_sendmsg`/`s_sendmsghalt` operand: gfx11 message ids without
+/// operation fields; other encodings print as a plain number.
+fn sendmsg_text(imm: u16) -> String {
+    if imm > 0xFF {
+        return imm.to_string();
+    }
+    match imm {
+        1 => "sendmsg(MSG_INTERRUPT)".into(),
+        2 => "sendmsg(MSG_HS_TESSFACTOR)".into(),
+        3 => "sendmsg(MSG_DEALLOC_VGPRS)".into(),
+        9 => "sendmsg(MSG_GS_ALLOC_REQ)".into(),
+        _ => format!("sendmsg({imm}, 0, 0)"),
+    }
+}
+
+/// `s_waitcnt_depctr` operand: the fields that differ from their
+/// "no wait" value, by name; hex when reserved bits are set.
+fn depctr_text(imm: u16) -> String {
+    // (name, shift, width); "no wait" is the all-ones value of each field.
+    const FIELDS: [(&str, u16, u16); 7] = [
+        ("depctr_hold_cnt", 7, 1),
+        ("depctr_sa_sdst", 0, 1),
+        ("depctr_va_vdst", 12, 4),
+        ("depctr_va_sdst", 9, 3),
+        ("depctr_va_ssrc", 8, 1),
+        ("depctr_va_vcc", 1, 1),
+        ("depctr_vm_vsrc", 2, 3),
+    ];
+    if imm & 0x60 != 0 {
+        return format!("0x{imm:x}");
+    }
+    let parts: Vec<String> = FIELDS
+        .iter()
+        .filter_map(|&(name, shift, width)| {
+            let v = (imm >> shift) & ((1 << width) - 1);
+            (v != (1 << width) - 1).then(|| format!("{name}({v})"))
+        })
+        .collect();
+    if parts.is_empty() {
+        format!("0x{imm:x}")
+    } else {
+        parts.join(" ")
+    }
+}
+
 fn sopk(i: &Inst, ops: &mut Vec<String>) {
     let imm = i.imm as u16;
     match i.op {
@@ -374,11 +495,9 @@ fn sopk(i: &Inst, ops: &mut Vec<String>) {
             let id = imm & 0x3F;
             let off = (imm >> 6) & 31;
             let size = ((imm >> 11) & 31) + 1;
-            let h = match id {
-                1 => "HW_REG_MODE".to_string(),
-                2 => "HW_REG_STATUS".to_string(),
-                4 => "HW_REG_STATE_PRIV".to_string(),
-                _ => format!("{id}"),
+            let h = match hwreg_name(id) {
+                Some(n) => n.to_string(),
+                None => format!("{id}"),
             };
             let hw = if off == 0 && size == 32 {
                 format!("hwreg({h})")
@@ -387,7 +506,7 @@ fn sopk(i: &Inst, ops: &mut Vec<String>) {
             };
             if i.op == Op::SSetregImm32B32 {
                 ops.push(hw);
-                ops.push(format!("0x{:x}", i.literal.unwrap_or(0)));
+                ops.push(literal_text(i.literal.unwrap_or(0), 32, false));
             } else if i.op == Op::SGetregB32 {
                 ops.push(sreg(i.dst, 1));
                 ops.push(hw);
@@ -400,6 +519,29 @@ fn sopk(i: &Inst, ops: &mut Vec<String>) {
             ops.push(sreg(i.dst, 2));
             ops.push(format!("{}", imm));
         }
+        Op::SVersion => {
+            // The version number, then the flag bits OR-ed on as LLVM's
+            // expression printer nests them.
+            if imm & 0x1F00 != 0 {
+                ops.push(format!("0x{imm:x}"));
+                return;
+            }
+            let mut t = (imm & 0xFF).to_string();
+            for (bit, name) in [
+                (0x2000, "UC_VERSION_W64_BIT"),
+                (0x4000, "UC_VERSION_W32_BIT"),
+                (0x8000, "UC_VERSION_MDP_BIT"),
+            ] {
+                if imm & bit != 0 {
+                    t = if t.contains('|') {
+                        format!("({t})|{name}")
+                    } else {
+                        format!("{t}|{name}")
+                    };
+                }
+            }
+            ops.push(t);
+        }
         _ => {
             ops.push(sreg(i.dst, i.widths[0].max(1)));
             ops.push(format!("0x{:x}", imm));
@@ -411,12 +553,12 @@ fn sopp(i: &Inst, ops: &mut Vec<String>) {
     use Op::*;
     let imm = i.imm as u16;
     match i.op {
-        SEndpgm | SBarrier | SCodeEnd | SIcacheInv | SWakeup | SEndpgmSaved | SWaitIdle
-        | STtracedata | SIncperflevel | SDecperflevel => {
+        SEndpgm => {
             if imm != 0 {
                 ops.push(format!("{imm}"));
             }
         }
+        SBarrier | SCodeEnd | SIcacheInv | SWakeup | SEndpgmSaved | SWaitIdle | STtracedata => {}
         SBranch
         | SCbranchScc0
         | SCbranchScc1
@@ -428,12 +570,10 @@ fn sopp(i: &Inst, ops: &mut Vec<String>) {
         | SCbranchCdbguser
         | SCbranchCdbgsysOrUser
         | SCbranchCdbgsysAndUser => ops.push(format!("{imm}")),
-        SClause
-        | SSetInstPrefetchDistance
-        | SRoundMode
-        | SDenormMode
-        | STtracedataImm
-        | SWaitcntDepctr => ops.push(format!("0x{imm:x}")),
+        SClause | SSetInstPrefetchDistance | SRoundMode | STtracedataImm | SWaitEvent => {
+            ops.push(format!("0x{imm:x}"))
+        }
+        SWaitcntDepctr => ops.push(depctr_text(imm)),
         SWaitcnt => {
             let vm = (imm >> 10) & 0x3F;
             let exp = imm & 7;
@@ -449,7 +589,7 @@ fn sopp(i: &Inst, ops: &mut Vec<String>) {
                 parts.push(format!("lgkmcnt({lgkm})"));
             }
             if parts.is_empty() {
-                ops.push(format!("0x{imm:x}"));
+                ops.push(format!("vmcnt({vm}) expcnt({exp}) lgkmcnt({lgkm})"));
             } else {
                 ops.push(parts.join(" "));
             }
@@ -468,11 +608,18 @@ fn sopp(i: &Inst, ops: &mut Vec<String>) {
                     9 => "SALU_CYCLE_1",
                     10 => "SALU_CYCLE_2",
                     11 => "SALU_CYCLE_3",
-                    _ => "",
+                    _ => "/* invalid instid value */",
                 }
             };
             let skip = [
-                "SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4", "", "",
+                "SAME",
+                "NEXT",
+                "SKIP_1",
+                "SKIP_2",
+                "SKIP_3",
+                "SKIP_4",
+                "/* invalid instskip value */",
+                "/* invalid instskip value */",
             ];
             let (id0, sk, id1) = (imm & 0xF, (imm >> 4) & 7, (imm >> 7) & 0xF);
             let mut parts = Vec::new();
@@ -491,14 +638,8 @@ fn sopp(i: &Inst, ops: &mut Vec<String>) {
                 parts.join(" | ")
             });
         }
-        SSendmsg | SSendmsghalt => {
-            if imm == 3 {
-                ops.push("sendmsg(MSG_DEALLOC_VGPRS)".into());
-            } else {
-                ops.push(format!("{imm}"));
-            }
-        }
-        _ => ops.push(if imm < 16 {
+        SSendmsg | SSendmsghalt => ops.push(sendmsg_text(imm)),
+        _ => ops.push(if imm <= 64 {
             format!("{imm}")
         } else {
             format!("0x{imm:x}")

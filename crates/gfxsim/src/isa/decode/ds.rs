@@ -1,13 +1,13 @@
 //! DS (LDS) encoding: offset0 [7:0], offset1 [15:8], gds 17, op [25:18],
 //! addr [39:32], data0 [47:40], data1 [55:48], vdst [63:56].
 
-use super::{DecodeError, base_inst, lookup, unknown};
+use super::{DecodeError, base_inst, lookup, truncated};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::DS;
 
 pub(super) fn ds(words: &[u32]) -> Result<Inst, DecodeError> {
     if words.len() < 2 {
-        return Err(unknown(words, 1, None));
+        return Err(truncated(words, None));
     }
     let (w0, w1) = (words[0], words[1]);
     let info = lookup(&DS, ((w0 >> 18) & 0xFF) as usize, words, 2)?;

@@ -4,13 +4,13 @@
 //! flat), dlc 13, glc 14, slc 15, seg [17:16], op [24:18]; addr [39:32],
 //! data [47:40], saddr [54:48], sve 55 (scratch: vaddr used), vdst [63:56].
 
-use super::{DecodeError, base_inst, lookup, unknown};
+use super::{DecodeError, DecodeErrorKind, base_inst, lookup, reject, truncated};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::{FLAT, GLOBAL, MUBUF, SCRATCH};
 
 pub(super) fn flat(words: &[u32]) -> Result<Inst, DecodeError> {
     if words.len() < 2 {
-        return Err(unknown(words, 1, None));
+        return Err(truncated(words, None));
     }
     let (w0, w1) = (words[0], words[1]);
     let opcode = ((w0 >> 18) & 0x7F) as usize;
@@ -18,7 +18,7 @@ pub(super) fn flat(words: &[u32]) -> Result<Inst, DecodeError> {
         0 => (Family::Flat, &FLAT),
         1 => (Family::Scratch, &SCRATCH),
         2 => (Family::Global, &GLOBAL),
-        _ => return Err(unknown(words, 2, None)),
+        _ => return Err(reject(DecodeErrorKind::UnknownOpcode, words, 2, None)),
     };
     let info = lookup(table, opcode, words, 2)?;
     let mut i = base_inst(family, info, words, 2);
@@ -42,7 +42,7 @@ pub(super) fn flat(words: &[u32]) -> Result<Inst, DecodeError> {
 
 pub(super) fn mubuf(words: &[u32]) -> Result<Inst, DecodeError> {
     if words.len() < 2 {
-        return Err(unknown(words, 1, None));
+        return Err(truncated(words, None));
     }
     let info = lookup(&MUBUF, ((words[0] >> 18) & 0xFF) as usize, words, 2)?;
     Ok(base_inst(Family::Mubuf, info, words, 2))

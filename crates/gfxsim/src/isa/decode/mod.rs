@@ -16,16 +16,53 @@ mod vopd;
 use super::inst::{Family, Inst, Mods, Operand};
 use super::opcodes::OpInfo;
 
-pub(crate) use operand::decode_src;
 pub use operand::operand_bits;
+pub(crate) use operand::{decode_src, float_const_bits, src_code_valid};
+
+/// Why a word sequence is not a gfx11 instruction (the same words LLVM's
+/// disassembler rejects).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeErrorKind {
+    /// Fewer dwords than the encoding (or its literal / DPP / NSA dwords) needs.
+    Truncated,
+    /// The first dword matches no encoding family.
+    UnknownEncoding,
+    /// The family is known, its opcode field names no instruction.
+    UnknownOpcode,
+    /// A field the instruction does not use holds a non-zero value, or a
+    /// field holds a value reserved in this position.
+    ReservedField,
+    /// An operand code that is not valid for this operand (reserved source
+    /// codes, a VGPR where only scalars may stand, a misaligned tuple...).
+    InvalidOperand,
+}
+
+impl std::fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Truncated => "truncated instruction",
+            Self::UnknownEncoding => "unknown encoding",
+            Self::UnknownOpcode => "unknown opcode",
+            Self::ReservedField => "reserved field set",
+            Self::InvalidOperand => "invalid operand",
+        })
+    }
+}
 
 /// Why a word sequence is not an instruction the decoder understands.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}{}: {}", mnemonic.as_deref().map(|m| format!(" ({m})")).unwrap_or_default(), hex_words(words))]
 pub struct DecodeError {
+    pub kind: DecodeErrorKind,
     /// The words that were looked at (at least the first dword).
     pub words: Vec<u32>,
-    /// The mnemonic, when the opcode is known but the form is not supported.
+    /// The mnemonic, when the opcode is known but the form is not valid.
     pub mnemonic: Option<String>,
+}
+
+fn hex_words(words: &[u32]) -> String {
+    let v: Vec<String> = words.iter().map(|w| format!("{w:08x}")).collect();
+    v.join(" ")
 }
 
 /// Decode one instruction from `words` (the first is at the PC; pass at
@@ -33,6 +70,7 @@ pub struct DecodeError {
 pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
     let Some(&w0) = words.first() else {
         return Err(DecodeError {
+            kind: DecodeErrorKind::Truncated,
             words: Vec::new(),
             mnemonic: None,
         });
@@ -59,7 +97,7 @@ pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
     }
     match w0 >> 24 {
         0xCC => return vop3::vop3p(words),
-        0xCD | 0xCE => return Err(unknown(words, 2, None)),
+        0xCD | 0xCE => return Err(reject(DecodeErrorKind::UnknownEncoding, words, 2, None)),
         _ => {}
     }
     match w0 >> 26 {
@@ -69,16 +107,53 @@ pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
         0x36 => ds::ds(words),
         0x37 => flat::flat(words),
         0x38 => flat::mubuf(words),
-        0x3A => Err(unknown(words, 2, Some("tbuffer"))),
-        0x3C => Err(unknown(words, 2, Some("image"))),
-        _ => Err(unknown(words, 1, None)),
+        0x3A => Err(reject(
+            DecodeErrorKind::UnknownEncoding,
+            words,
+            2,
+            Some("tbuffer"),
+        )),
+        0x3C => Err(reject(
+            DecodeErrorKind::UnknownEncoding,
+            words,
+            2,
+            Some("image"),
+        )),
+        _ => Err(reject(DecodeErrorKind::UnknownEncoding, words, 1, None)),
     }
 }
 
-pub(crate) fn unknown(words: &[u32], n: usize, mnemonic: Option<&str>) -> DecodeError {
+/// An error of `kind` over the first `n` words.
+pub(crate) fn reject(
+    kind: DecodeErrorKind,
+    words: &[u32],
+    n: usize,
+    mnemonic: Option<&str>,
+) -> DecodeError {
     DecodeError {
+        kind,
         words: words[..n.min(words.len())].to_vec(),
         mnemonic: mnemonic.map(str::to_string),
+    }
+}
+
+/// Too few words for the encoding.
+pub(crate) fn truncated(words: &[u32], mnemonic: Option<&str>) -> DecodeError {
+    reject(DecodeErrorKind::Truncated, words, words.len(), mnemonic)
+}
+
+/// Reject unless `ok`: a reserved field or value in the instruction `info`.
+pub(crate) fn require(
+    ok: bool,
+    kind: DecodeErrorKind,
+    words: &[u32],
+    n: usize,
+    info: &OpInfo,
+) -> Result<(), DecodeError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(reject(kind, words, n, Some(info.mnemonic)))
     }
 }
 
@@ -92,7 +167,7 @@ pub(crate) fn lookup(
     table
         .get(opcode)
         .and_then(|o| o.as_ref())
-        .ok_or_else(|| unknown(words, n, None))
+        .ok_or_else(|| reject(DecodeErrorKind::UnknownOpcode, words, n, None))
 }
 
 /// The common skeleton every family decoder fills in.
@@ -137,10 +212,7 @@ pub(crate) fn take_literal(
     }
     match words.get(fixed) {
         Some(&l) => Ok((Some(l), fixed + 1)),
-        None => Err(DecodeError {
-            words: words.to_vec(),
-            mnemonic: Some(info.mnemonic.to_string()),
-        }),
+        None => Err(truncated(words, Some(info.mnemonic))),
     }
 }
 

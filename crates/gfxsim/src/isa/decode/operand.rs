@@ -36,6 +36,37 @@ fn literal64(op: Op, lit: u32) -> u64 {
     }
 }
 
+/// Bit pattern of inline float constant `code` (240..=248) at `bits` width.
+pub(crate) fn float_const_bits(code: u16, bits: u8) -> u64 {
+    float_const(code, bits)
+}
+
+/// Is `code` a source operand code gfx11 defines in a scalar-or-constant
+/// slot of `width` dwords? (209..=232 and 249 are reserved; 233/234/250 are
+/// DPP markers, valid only as a VALU src0; 64-bit and wider slots have no
+/// vcc_hi/m0/exec_hi halves.)
+pub(crate) fn src_code_valid(code: u16, width: u8) -> bool {
+    match code {
+        209..=234 | 249 | 250 => false,
+        107 | 125 | 127 | 254 if width >= 2 => false,
+        106 | 126 if width >= 3 => false,
+        // A tuple must lie inside the SGPRs (s0..s105) or the TTMPs.
+        0..=105 if width >= 2 => align(code, width) + width as u16 <= 106,
+        108..=123 if width >= 2 => align(code, width) - 108 + width as u16 <= 16,
+        _ => true,
+    }
+}
+
+/// A scalar tuple's first register as LLVM decodes it (pairs aligned to 2,
+/// wider tuples to 4).
+fn align(code: u16, width: u8) -> u16 {
+    match width {
+        0 | 1 => code,
+        2 => code & !1,
+        _ => code & !3,
+    }
+}
+
 fn float_const(code: u16, bits: u8) -> u64 {
     const F16: [u64; 9] = [
         0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118,

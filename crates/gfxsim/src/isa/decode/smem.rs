@@ -2,16 +2,24 @@
 //! Fields: sbase [5:0] (SGPR pair / 2), sdata [12:6], glc 14, dlc 13, op [25:18],
 //! offset [52:32] (signed 21-bit), soffset [63:57].
 
-use super::{DecodeError, base_inst, lookup, unknown};
+use super::{DecodeError, DecodeErrorKind, base_inst, lookup, require, src_code_valid, truncated};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::SMEM;
 
 pub(super) fn smem(words: &[u32]) -> Result<Inst, DecodeError> {
     if words.len() < 2 {
-        return Err(unknown(words, 1, None));
+        return Err(truncated(words, None));
     }
     let (w0, w1) = (words[0], words[1]);
     let info = lookup(&SMEM, ((w0 >> 18) & 0xFF) as usize, words, 2)?;
+    let sdata = ((w0 >> 6) & 0x7F) as u16;
+    require(
+        info.widths[0] == 0 || src_code_valid(sdata, info.widths[0]),
+        DecodeErrorKind::InvalidOperand,
+        words,
+        2,
+        info,
+    )?;
     let mut i = base_inst(Family::Smem, info, words, 2);
     i.addr = ((w0 & 0x3F) << 1) as u8;
     i.dst = ((w0 >> 6) & 0x7F) as u16;

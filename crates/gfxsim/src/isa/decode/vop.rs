@@ -26,10 +26,7 @@ fn decode_dpp(
         return Ok(None);
     }
     let Some(&d) = words.get(1) else {
-        return Err(DecodeError {
-            words: words.to_vec(),
-            mnemonic: Some(info.mnemonic.to_string()),
-        });
+        return Err(super::truncated(words, Some(info.mnemonic)));
     };
     let src = Operand {
         code: 256 + (d & 0xFF) as u16,

@@ -4,7 +4,7 @@
 //! src0 [40:32], src1 [49:41], src2 [58:50], omod [60:59], neg [63:61].
 //! VOP3P: neg_hi [10:8], op_sel [13:11], op_sel_hi[2] 14, op [22:16], op_sel_hi[1:0] [60:59].
 
-use super::{DecodeError, base_inst, decode_src, lookup, take_literal, unknown};
+use super::{DecodeError, base_inst, decode_src, lookup, take_literal, truncated};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::{VOP3, VOP3P};
 
@@ -18,7 +18,7 @@ fn srcs(w1: u32) -> [u16; 3] {
 
 pub(super) fn vop3(words: &[u32]) -> Result<Inst, DecodeError> {
     if words.len() < 2 {
-        return Err(unknown(words, 1, None));
+        return Err(truncated(words, None));
     }
     let (w0, w1) = (words[0], words[1]);
     let info = lookup(&VOP3, ((w0 >> 16) & 0x3FF) as usize, words, 2)?;
@@ -54,7 +54,7 @@ pub(super) fn vop3(words: &[u32]) -> Result<Inst, DecodeError> {
 
 pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {
     if words.len() < 2 {
-        return Err(unknown(words, 1, None));
+        return Err(truncated(words, None));
     }
     let (w0, w1) = (words[0], words[1]);
     let info = lookup(&VOP3P, ((w0 >> 16) & 0x7F) as usize, words, 2)?;

@@ -4,19 +4,19 @@
 //! vdstX [63:56]. One shared literal serves both halves.
 
 use super::vop::{is_madak, vgpr_operand};
-use super::{DecodeError, base_inst, decode_src, unknown};
+use super::{DecodeError, DecodeErrorKind, base_inst, decode_src, reject, truncated};
 use crate::isa::inst::{DualHalf, Family, Inst};
 use crate::isa::opcodes::{OpInfo, VOPD_X, VOPD_Y};
 
 pub(super) fn vopd(words: &[u32]) -> Result<Inst, DecodeError> {
     if words.len() < 2 {
-        return Err(unknown(words, 1, None));
+        return Err(truncated(words, None));
     }
     let (w0, w1) = (words[0], words[1]);
     let x = VOPD_X[((w0 >> 22) & 0xF) as usize];
     let y = VOPD_Y[((w0 >> 17) & 0x1F) as usize];
     let (Some((xop, xname)), Some((yop, yname))) = (x, y) else {
-        return Err(unknown(words, 2, None));
+        return Err(reject(DecodeErrorKind::UnknownOpcode, words, 2, None));
     };
     let sx = (w0 & 0x1FF) as u16;
     let sy = (w1 & 0x1FF) as u16;
@@ -29,7 +29,7 @@ pub(super) fn vopd(words: &[u32]) -> Result<Inst, DecodeError> {
     let (lit, len) = if needs {
         match words.get(2) {
             Some(&l) => (Some(l), 3),
-            None => return Err(unknown(words, 2, Some(xname))),
+            None => return Err(truncated(words, Some(xname))),
         }
     } else {
         (None, 2)

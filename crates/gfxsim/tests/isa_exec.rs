@@ -709,17 +709,183 @@ fn unimplemented_and_undecodable_instructions() {
     );
 }
 
+/// Collatz steps from n to 1.
+fn collatz_steps(mut n: u32) -> u32 {
+    let mut steps = 0;
+    while n != 1 {
+        n = if n & 1 != 0 { 3 * n + 1 } else { n / 2 };
+        steps += 1;
+    }
+    steps
+}
+
 #[test]
-fn wave64_descriptor_is_rejected() {
+fn wave64_clang_ballot_reduction_scan_atomics() {
+    // wg 256: four full waves; wg 100: a full wave and one with 36 live lanes (exec_hi = 0xf).
+    for (groups, wg) in [(3u32, 256u32), (4, 100)] {
+        let mut mem = TestMem::new();
+        let path = format!("{}/tests/isa_kernels/wave64.co", env!("CARGO_MANIFEST_DIR"));
+        let (kd_addr, kd) = load_code_object(&mut mem, &path, "wave64");
+        assert!(!kd.enable_wavefront_size32(), "built for wave64");
+        let n = (groups * wg) as usize;
+        let input = lcg(77 + wg, n);
+        mem.map(BUF_A, &u32_bytes(&input));
+        mem.map_zeroed(BUF_B, 4 * 8 * n);
+        mem.map_zeroed(BUF_C, 8);
+        mem.map(
+            KERNARG,
+            &kernargs(
+                &ptr_args(&[BUF_A, BUF_B, BUF_C], &[wg]),
+                [n as u32, 1, 1],
+                [wg, 1, 1],
+                [0; 3],
+            ),
+        );
+        let stats = run_all(&mem, setup(kd_addr, kd, [n as u32, 1, 1], [wg, 1, 1])).expect("runs");
+        assert_eq!(
+            stats.waves,
+            groups * wg.div_ceil(64),
+            "ceil(size/64) waves per group"
+        );
+        let out = mem.read_u32s(BUF_B, 8 * n);
+        for g in 0..groups as usize {
+            let gbase = g * wg as usize;
+            let group = &input[gbase..gbase + wg as usize];
+            for wave in 0..(wg as usize).div_ceil(64) {
+                let wbase = wave * 64;
+                let live = (wg as usize - wbase).min(64);
+                let x = |j: usize| group[wbase + j];
+                let ballot = (0..live)
+                    .filter(|&j| x(j) & 1 != 0)
+                    .fold(0u64, |m, j| m | 1 << j);
+                // ds_bpermute butterflies inside each 32-lane half; inactive sources read 0.
+                let mut sum: Vec<u32> = (0..64)
+                    .map(|j| if j < live { x(j) & 0xffff } else { 0 })
+                    .collect();
+                for off in [1usize, 2, 4, 8, 16] {
+                    sum = (0..64)
+                        .map(|j| {
+                            if j < live {
+                                sum[j].wrapping_add(sum[j ^ off])
+                            } else {
+                                0
+                            }
+                        })
+                        .collect();
+                }
+                let first6 = (0..live).find(|&j| x(j) & 6 == 6).map(x);
+                for j in 0..live {
+                    let lid = wbase + j;
+                    let i = gbase + lid;
+                    let r = |k: usize| out[i * 8 + k];
+                    let ctx = format!("wg {wg} group {g} lane {lid}");
+                    assert_eq!(r(0), ballot as u32, "ballot lo {ctx}");
+                    assert_eq!(r(1), (ballot >> 32) as u32, "ballot hi {ctx}");
+                    let rank = (ballot & ((1u64 << j) - 1)).count_ones();
+                    assert_eq!(r(2), rank | (j as u32) << 16, "mbcnt {ctx}");
+                    let joined = sum[j]
+                        .wrapping_add(sum[0] << 16)
+                        .wrapping_add(sum[33] << 20);
+                    assert_eq!(r(3), joined, "half reductions + readlane {ctx}");
+                    let want_first = if x(j) & 6 == 6 {
+                        first6.unwrap()
+                    } else {
+                        0xdead
+                    };
+                    assert_eq!(r(4), want_first, "readfirstlane {ctx}");
+                    assert_eq!(r(5), collatz_steps(x(j) % 97 + 1), "divergent loop {ctx}");
+                    let scan: u32 = group[..=lid].iter().map(|v| v & 0xff).sum();
+                    assert_eq!(r(6), scan, "LDS scan {ctx}");
+                    let odd = group.iter().filter(|v| *v & 1 != 0).count() as u32;
+                    assert_eq!(r(7), odd, "LDS atomic {ctx}");
+                }
+            }
+        }
+        let c = mem.read_u32s(BUF_C, 2);
+        assert_eq!(
+            c[0],
+            input.iter().map(|v| v & 0xff).sum::<u32>(),
+            "global atomic add"
+        );
+        assert_eq!(c[1], *input.iter().max().unwrap(), "global atomic max");
+    }
+}
+
+#[test]
+fn wave64_masks_carries_exec_and_lane_crossing() {
     let mut mem = TestMem::new();
-    let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::ILLEGAL, 0, 0);
+    let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::WAVE64_MASKS, 0, 0);
+    kd.kernel_code_properties &= !(1 << 10); // enable_wavefront_size32 = 0: wave64
+    mem.map_zeroed(BUF_A, 4 * 64 * 15);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    let stats = run_hand(&mem, kd_addr, kd, 1, 64).expect("runs");
+    assert_eq!(stats.waves, 1, "64 work-items are one wave64 wave");
+    let out = mem.read_u32s(BUF_A, 64 * 15);
+    for l in 0..64u32 {
+        let r = |k: usize| out[k * 64 + l as usize];
+        assert_eq!(
+            r(0),
+            if l >= 40 { 2 } else { 1 },
+            "v_cmp vcc + cndmask lane {l}"
+        );
+        assert_eq!(
+            r(1),
+            if l & 1 != 0 { 6 } else { 5 },
+            "e64 cmp s[8:9] lane {l}"
+        );
+        assert_eq!(r(2), l.wrapping_sub(1), "add_co lane {l}");
+        assert_eq!(
+            r(3),
+            if l >= 1 { 0 } else { u32::MAX },
+            "addc carry-in lane {l}"
+        );
+        assert_eq!(r(4), if l < 48 { 7 } else { 0 }, "saveexec lane {l}");
+        assert_eq!(
+            r(5),
+            if (36..48).contains(&l) { 9 } else { 0 },
+            "cmpx lane {l}"
+        );
+        assert_eq!(r(6), l / 2, "mbcnt of odd lanes lane {l}");
+        let wl = match l {
+            45 => 150, // readlane 50 of lane*3
+            3 => 108,  // readfirstlane under exec = lanes 36..47
+            _ => 0,
+        };
+        assert_eq!(r(7), wl, "readlane/writelane/readfirstlane lane {l}");
+        assert_eq!(
+            r(8),
+            if l < 32 { 1 } else { 2 },
+            "vccz/execz on 64 bits lane {l}"
+        );
+        assert_eq!(r(9), 0, "vcc_lo of lanes >= 40");
+        assert_eq!(r(10), 0xFFFF_FF00, "vcc_hi of lanes >= 40");
+        assert_eq!(r(11), 0xFFFF_FFFE, "carry-out lo");
+        assert_eq!(r(12), 0xFFFF_FFFF, "carry-out hi");
+        assert_eq!(r(13), 0, "exec_lo after cmpx");
+        assert_eq!(r(14), 0xFFF0, "exec_hi after cmpx");
+    }
+    // A 40-item wave64 group: one wave, exec_hi = 0xff, and the high half does nothing.
+    let mut mem = TestMem::new();
+    let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::WAVE64_MASKS, 0, 0);
     kd.kernel_code_properties &= !(1 << 10);
-    let err = Dispatch::new(
-        setup(kd_addr, kd, [64, 1, 1], [64, 1, 1]),
-        Arc::new(CodeCache::new()),
-    )
-    .expect_err("wave64");
-    assert!(matches!(err.kind, WaveErrorKind::InvalidDescriptor(_)));
+    mem.map_zeroed(BUF_A, 4 * 64 * 15);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 40).expect("runs");
+    let out = mem.read_u32s(BUF_A, 64 * 15);
+    assert_eq!(out[39], 1);
+    assert_eq!(
+        out[40], 0,
+        "lane 40 was inactive for v_cndmask (fresh VGPRs are 0)"
+    );
+    // exec = lanes 0..39: with exec_lo = 0, exec_hi = 0xff keeps execz false.
+    assert_eq!(out[8 * 64 + 5], 1, "lanes 0..31 off for the execz step");
+    assert_eq!(out[8 * 64 + 35], 2, "not execz while exec_hi = 0xff");
+    assert_eq!(
+        out[8 * 64 + 40],
+        0,
+        "lane 40 never active before the stores"
+    );
+    assert_eq!(out[6 * 64 + 39], 19, "mbcnt: odd lanes below 39");
 }
 
 #[test]

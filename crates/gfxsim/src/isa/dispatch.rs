@@ -2,7 +2,9 @@
 //! workgroup grid, and runs one workgroup at a time on the calling thread
 //! with the initial wave state AMDGPUUsage "Initial Kernel Execution State"
 //! defines (user SGPRs, system SGPRs at USER_SGPR_COUNT, packed work-item
-//! ids in v0, EXEC = live lanes). The waves of a workgroup interleave: each
+//! ids in v0, EXEC = live lanes). The descriptor's wavefront-size bit picks
+//! wave32 or wave64 (64 lanes: ceil(size/64) waves, 64-bit EXEC, lanes 32..63
+//! in the wave's high VGPR file; see wave.rs). The waves of a workgroup interleave: each
 //! runs until s_barrier or s_endpgm, and the barrier is released once every
 //! wave that has not ended has arrived, so any number of barriers works.
 //!
@@ -41,11 +43,6 @@ fn invalid(msg: impl Into<String>) -> WaveError {
 impl Dispatch {
     pub fn new(setup: DispatchSetup, code: Arc<CodeCache>) -> Result<Dispatch, WaveError> {
         let kd = &setup.descriptor;
-        if !kd.enable_wavefront_size32() {
-            return Err(invalid(
-                "wave64 kernels are not supported by the gfx11 emulator (wave32 only)",
-            ));
-        }
         if setup.dimensions == 0 || setup.dimensions > 3 {
             return Err(invalid(format!(
                 "dispatch dimensions {} not in 1..=3",
@@ -163,7 +160,9 @@ impl Dispatch {
                 s.workgroup_size[d].min(s.grid_size[d] - workgroup_id[d] * s.workgroup_size[d]);
         }
         let items = (size[0] * size[1] * size[2]) as usize;
-        let nwaves = items.div_ceil(LANES);
+        let wave64 = !kd.enable_wavefront_size32();
+        let lanes = if wave64 { 2 * LANES } else { LANES };
+        let nwaves = items.div_ceil(lanes);
         ctx.sync(&self.code);
         while ctx.waves.len() < nwaves {
             ctx.waves.push(Wave::default());
@@ -173,7 +172,7 @@ impl Dispatch {
             ctx.lds.resize(lds_len, 0);
         }
         let per_lane = s.private_segment_size as usize;
-        let scratch_len = per_lane * LANES * nwaves;
+        let scratch_len = per_lane * lanes * nwaves;
         if ctx.scratch.len() < scratch_len {
             ctx.scratch.resize(scratch_len, 0);
         }
@@ -185,8 +184,13 @@ impl Dispatch {
             w.status = WaveStatus::Running;
             w.index = k as u32;
             w.mode = 0;
+            w.wave64 = wave64;
+            w.half = 0;
             if w.vgpr.len() < NUM_VGPRS {
                 w.vgpr.resize(NUM_VGPRS, [0; LANES]);
+            }
+            if wave64 && w.vgpr_hi.len() < NUM_VGPRS {
+                w.vgpr_hi.resize(NUM_VGPRS, [0; LANES]);
             }
             w.sgpr[..self.user_sgprs.len()].copy_from_slice(&self.user_sgprs);
             let mut n = self.user_sgpr_count as usize;
@@ -211,15 +215,15 @@ impl Dispatch {
                 // Architected flat scratch: scratch addresses are wave-relative offsets.
                 w.sgpr[n] = 0;
             }
-            let mut v0 = [0u32; LANES];
+            let mut v0 = [0u32; 2 * LANES];
             // Work-item ids of the wave's first lane, then stepped per lane (no divisions per lane).
-            let first = (k * LANES) as u32;
+            let first = (k * lanes) as u32;
             let (mut x, mut y, mut z) = (
                 first % size[0],
                 (first / size[0]) % size[1],
                 first / (size[0] * size[1]),
             );
-            let live = (items - k * LANES).min(LANES);
+            let live = (items - k * lanes).min(lanes);
             for slot in v0.iter_mut().take(live) {
                 *slot = x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
                 x += 1;
@@ -232,13 +236,17 @@ impl Dispatch {
                     }
                 }
             }
-            let exec = if live == LANES {
-                u32::MAX
+            let exec = if live == 64 {
+                u64::MAX
             } else {
-                (1u32 << live) - 1
+                (1u64 << live) - 1
             };
-            w.vgpr[0] = v0;
-            w.sgpr[EXEC] = exec;
+            w.vgpr[0].copy_from_slice(&v0[..LANES]);
+            w.sgpr[EXEC] = exec as u32;
+            if wave64 {
+                w.vgpr_hi[0].copy_from_slice(&v0[LANES..]);
+                w.sgpr[EXEC + 1] = (exec >> 32) as u32;
+            }
         }
         let mut stats = WorkgroupStats {
             wave_instructions: 0,

@@ -2,8 +2,14 @@
 //! vcc_lo/hi = 106/107, ttmp, null = 124, m0 = 125, exec_lo/hi = 126/127),
 //! SCC, the PC, and the VGPR file as struct-of-arrays (`vgpr[reg][lane]`) so
 //! one instruction runs over all 32 lanes in loops the compiler vectorises.
+//!
+//! Wave64 is modelled as RDNA3 executes it: two 32-lane passes. Lanes 32..63
+//! live in `vgpr_hi`; for the second pass of a vector instruction the two
+//! files are swapped (a pointer swap) and `half` is 1, so `exec()`/`vcc()` and
+//! lane-mask reads/writes address the high words (exec_hi, vcc_hi, s[n+1]).
+//! Wave32 always has `half == 0` and an empty `vgpr_hi`.
 
-/// Lanes per wave (wave32; wave64 descriptors are rejected by `Dispatch`).
+/// Lanes per pass (a wave32 wave, or one half of a wave64 wave).
 pub const LANES: usize = 32;
 /// VGPRs addressable by an instruction.
 pub const NUM_VGPRS: usize = 256;
@@ -36,6 +42,12 @@ pub struct Wave {
     pub mode: u32,
     /// src0 of the DPP instruction being executed, after the lane permutation.
     pub dpp_row: Lanes,
+    /// Wave64: EXEC/VCC are 64-bit, lanes 32..63 live in `vgpr_hi`.
+    pub wave64: bool,
+    /// The 32-lane half a vector instruction is executing (always 0 in wave32).
+    pub half: usize,
+    /// Wave64: lanes 32..63 of every VGPR (swapped with `vgpr` for the high pass).
+    pub vgpr_hi: Vec<Lanes>,
 }
 
 impl Default for Wave {
@@ -49,18 +61,83 @@ impl Default for Wave {
             index: 0,
             mode: 0,
             dpp_row: [0; LANES],
+            wave64: false,
+            half: 0,
+            vgpr_hi: Vec::new(),
         }
     }
 }
 
 impl Wave {
+    /// EXEC of the lanes being executed (exec_lo, or exec_hi in a wave64 high pass).
     #[inline]
     pub fn exec(&self) -> u32 {
-        self.sgpr[EXEC]
+        self.sgpr[EXEC + self.half]
     }
+    /// VCC of the lanes being executed (vcc_lo, or vcc_hi in a wave64 high pass).
     #[inline]
     pub fn vcc(&self) -> u32 {
-        self.sgpr[VCC]
+        self.sgpr[VCC + self.half]
+    }
+    /// The whole EXEC mask of the wave (wave32: exec_lo).
+    #[inline]
+    pub fn exec_mask(&self) -> u64 {
+        if self.wave64 {
+            self.sgpr64(EXEC)
+        } else {
+            self.sgpr[EXEC] as u64
+        }
+    }
+    /// The whole VCC mask of the wave (wave32: vcc_lo).
+    #[inline]
+    pub fn vcc_mask(&self) -> u64 {
+        if self.wave64 {
+            self.sgpr64(VCC)
+        } else {
+            self.sgpr[VCC] as u64
+        }
+    }
+    /// Lanes per wave: 32 or 64.
+    #[inline]
+    pub fn lanes(&self) -> usize {
+        if self.wave64 { 64 } else { LANES }
+    }
+    /// Write the current half's word of a lane mask whose low word is SGPR `code`
+    /// (wave64 masks are SGPR pairs; null stays null).
+    #[inline]
+    pub fn set_lane_mask(&mut self, code: usize, bits: u32) {
+        if code != NULL {
+            self.set_sgpr(code + self.half, bits);
+        }
+    }
+    /// Slot of the current lanes in the workgroup's private memory, in units of 32 lanes.
+    #[inline]
+    pub fn scratch_slot(&self) -> u32 {
+        if self.wave64 {
+            self.index * 2 + self.half as u32
+        } else {
+            self.index
+        }
+    }
+    /// Lane `lane` (0..lanes()) of VGPR `reg`, whichever half it lives in.
+    #[inline]
+    pub fn lane(&self, reg: usize, lane: usize) -> u32 {
+        let reg = reg & (NUM_VGPRS - 1);
+        if lane < LANES {
+            self.vgpr[reg][lane]
+        } else {
+            self.vgpr_hi[reg][lane & (LANES - 1)]
+        }
+    }
+    /// Set lane `lane` (0..lanes()) of VGPR `reg`.
+    #[inline]
+    pub fn set_lane(&mut self, reg: usize, lane: usize, v: u32) {
+        let reg = reg & (NUM_VGPRS - 1);
+        if lane < LANES {
+            self.vgpr[reg][lane] = v;
+        } else {
+            self.vgpr_hi[reg][lane & (LANES - 1)] = v;
+        }
     }
     /// Write a scalar register by operand code (null and codes ≥ 128 are dropped).
     #[inline]

@@ -50,7 +50,7 @@ pub(super) fn step_dpp(w: &mut Wave, env: &mut Env, i: &Inst, d: &Dpp) -> ExecRe
         let src = match d.dpp8 {
             Some(sel) => Some((l & !7) | ((sel >> (3 * (l & 7))) & 7) as usize),
             None => {
-                let row_on = (d.row_mask >> (l / 16)) & 1 != 0;
+                let row_on = (d.row_mask >> (l / 16 + 2 * w.half)) & 1 != 0;
                 let bank_on = (d.bank_mask >> ((l >> 2) & 3)) & 1 != 0;
                 if !(row_on && bank_on) {
                     continue;
@@ -68,11 +68,11 @@ pub(super) fn step_dpp(w: &mut Wave, env: &mut Env, i: &Inst, d: &Dpp) -> ExecRe
         }
     }
     w.dpp_row = out;
-    w.sgpr[EXEC] = exec & enable;
+    w.sgpr[EXEC + w.half] = exec & enable;
     let r = step_plain(w, env, i);
     // A v_cmpx_*_dpp result stays in EXEC; otherwise EXEC is restored.
     if !i.op.name().starts_with("v_cmpx") || r.is_err() {
-        w.sgpr[EXEC] = exec;
+        w.sgpr[EXEC + w.half] = exec;
     }
     r
 }

@@ -13,6 +13,7 @@ mod scalar;
 mod valu;
 mod vcmp;
 mod vmem;
+mod wave64;
 
 use super::inst::{Family, Inst, Src};
 use super::wave::Wave;
@@ -68,8 +69,8 @@ pub(crate) fn sread(w: &Wave, env: &Env, i: &Inst, k: usize) -> Result<u32, Wave
         Src::Sgpr(r) => w.sgpr[r as usize],
         Src::Imm(v) => v as u32,
         Src::Scc => w.scc as u32,
-        Src::Vccz => (w.vcc() == 0) as u32,
-        Src::Execz => (w.exec() == 0) as u32,
+        Src::Vccz => (w.vcc_mask() == 0) as u32,
+        Src::Execz => (w.exec_mask() == 0) as u32,
         Src::Aperture(c) => (env.aperture(c) >> 32) as u32,
         Src::Vgpr(_) | Src::DppRow | Src::Unsupported(_) => return Err(illegal(i)),
     })
@@ -82,16 +83,50 @@ pub(crate) fn sread64(w: &Wave, env: &Env, i: &Inst, k: usize) -> Result<u64, Wa
         Src::Sgpr(r) => w.sgpr64(r as usize),
         Src::Imm(v) => v,
         Src::Scc => w.scc as u64,
-        Src::Vccz => (w.vcc() == 0) as u64,
-        Src::Execz => (w.exec() == 0) as u64,
+        Src::Vccz => (w.vcc_mask() == 0) as u64,
+        Src::Execz => (w.exec_mask() == 0) as u64,
         Src::Aperture(c) => env.aperture(c),
         Src::Vgpr(_) | Src::DppRow | Src::Unsupported(_) => return Err(illegal(i)),
     })
 }
 
+/// Read the current half's word of a lane-mask operand (v_cndmask's mask,
+/// a carry-in): SGPR `s[n]` in wave32 / the low pass, `s[n+1]` in the wave64
+/// high pass; negative inline constants are all ones in both words.
+#[inline]
+pub(crate) fn mask_read(w: &Wave, env: &Env, i: &Inst, k: usize) -> Result<u32, WaveErrorKind> {
+    if w.half == 0 {
+        return sread(w, env, i, k);
+    }
+    Ok(match i.src[k].src {
+        Src::Sgpr(r) => w.sgpr.get(r as usize + 1).copied().unwrap_or(0),
+        Src::Imm(v) if (193..=208).contains(&i.src[k].code) => u32::MAX | v as u32,
+        Src::Imm(v) => (v >> 32) as u32,
+        _ => sread(w, env, i, k)?,
+    })
+}
+
+/// Is this a vector instruction (one that runs per 32-lane half in wave64)?
+#[inline]
+fn is_vector(f: Family) -> bool {
+    !matches!(
+        f,
+        Family::Sop1 | Family::Sop2 | Family::Sopk | Family::Sopc | Family::Sopp | Family::Smem
+    )
+}
+
 /// Execute one instruction.
 #[inline]
 pub(crate) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    if w.wave64 && is_vector(i.family) {
+        return wave64::step(w, env, i);
+    }
+    step_lanes(w, env, i)
+}
+
+/// Execute one instruction over the current 32 lanes.
+#[inline]
+pub(crate) fn step_lanes(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if let Some(d) = &i.dpp {
         return dpp::step_dpp(w, env, i, d);
     }

@@ -1,5 +1,6 @@
 //! Scalar ALU semantics (SOP1/SOP2/SOPK/SOPC/SOPP), SCC and EXEC handling,
-//! branches. Wave32: EXEC is exec_lo; the *_b64 saveexec forms act on the
+//! branches. EXEC is exec_lo in wave32 and the exec pair in wave64 (execz /
+//! vccz branches test the whole mask); the *_b64 saveexec forms act on the
 //! exec pair as the ISA defines them.
 
 use super::{Env, ExecResult, Flow, illegal, sread, sread64};
@@ -177,6 +178,14 @@ pub(super) fn sop1(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         w.set_sgpr(d, if wr { new } else { exec });
         w.scc = new != 0;
     };
+    // The b64 forms act on the exec pair (wave64 code; in wave32 exec_hi is whatever was written).
+    let save64 = |f: fn(u64, u64) -> u64, wr: bool, w: &mut Wave, s: u64| {
+        let exec = w.sgpr64(EXEC);
+        let new = f(s, exec);
+        w.set_sgpr64(EXEC, new);
+        w.set_sgpr64(d, if wr { new } else { exec });
+        w.scc = new != 0;
+    };
     match i.op {
         SMovB32 => {
             let v = sread(w, env, i, 0)?;
@@ -218,6 +227,18 @@ pub(super) fn sop1(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         SOrNot1SaveexecB32 => save(|s, e| s | !e, false, w, sread(w, env, i, 0)?),
         SAndNot0WrexecB32 => save(|s, e| !s & e, true, w, sread(w, env, i, 0)?),
         SAndNot1WrexecB32 => save(|s, e| s & !e, true, w, sread(w, env, i, 0)?),
+        SAndSaveexecB64 => save64(|s, e| s & e, false, w, sread64(w, env, i, 0)?),
+        SOrSaveexecB64 => save64(|s, e| s | e, false, w, sread64(w, env, i, 0)?),
+        SXorSaveexecB64 => save64(|s, e| s ^ e, false, w, sread64(w, env, i, 0)?),
+        SNandSaveexecB64 => save64(|s, e| !(s & e), false, w, sread64(w, env, i, 0)?),
+        SNorSaveexecB64 => save64(|s, e| !(s | e), false, w, sread64(w, env, i, 0)?),
+        SXnorSaveexecB64 => save64(|s, e| !(s ^ e), false, w, sread64(w, env, i, 0)?),
+        SAndNot0SaveexecB64 => save64(|s, e| !s & e, false, w, sread64(w, env, i, 0)?),
+        SAndNot1SaveexecB64 => save64(|s, e| s & !e, false, w, sread64(w, env, i, 0)?),
+        SOrNot0SaveexecB64 => save64(|s, e| !s | e, false, w, sread64(w, env, i, 0)?),
+        SOrNot1SaveexecB64 => save64(|s, e| s | !e, false, w, sread64(w, env, i, 0)?),
+        SAndNot0WrexecB64 => save64(|s, e| !s & e, true, w, sread64(w, env, i, 0)?),
+        SAndNot1WrexecB64 => save64(|s, e| s & !e, true, w, sread64(w, env, i, 0)?),
         SNotB32 | SWqmB32 | SBrevB32 | SBcnt0I32B32 | SBcnt1I32B32 | SAbsI32 | SQuadmaskB32 => {
             let a = sread(w, env, i, 0)?;
             let r = match i.op {
@@ -485,10 +506,10 @@ pub(super) fn sopp(w: &mut Wave, i: &Inst) -> ExecResult {
         SBranch => Flow::Jump(target()),
         SCbranchScc0 => branch(!w.scc),
         SCbranchScc1 => branch(w.scc),
-        SCbranchVccz => branch(w.vcc() == 0),
-        SCbranchVccnz => branch(w.vcc() != 0),
-        SCbranchExecz => branch(w.exec() == 0),
-        SCbranchExecnz => branch(w.exec() != 0),
+        SCbranchVccz => branch(w.vcc_mask() == 0),
+        SCbranchVccnz => branch(w.vcc_mask() != 0),
+        SCbranchExecz => branch(w.exec_mask() == 0),
+        SCbranchExecnz => branch(w.exec_mask() != 0),
         STrap => {
             return Err(WaveErrorKind::Trap {
                 code: (i.imm & 0xFF) as u32,

@@ -27,8 +27,8 @@ pub(super) fn src32(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<Lanes> {
         Src::Sgpr(r) => w.sgpr[r as usize],
         Src::Imm(v) => v as u32,
         Src::Scc => w.scc as u32,
-        Src::Vccz => (w.vcc() == 0) as u32,
-        Src::Execz => (w.exec() == 0) as u32,
+        Src::Vccz => (w.vcc_mask() == 0) as u32,
+        Src::Execz => (w.exec_mask() == 0) as u32,
         Src::Aperture(c) => (env.aperture(c) >> 32) as u32,
         Src::Unsupported(_) => return Err(illegal(i)),
     };
@@ -44,8 +44,8 @@ pub(super) fn src64(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<U64s> {
         Src::Sgpr(r) => w.sgpr64(r as usize),
         Src::Imm(v) => v,
         Src::Scc => w.scc as u64,
-        Src::Vccz => (w.vcc() == 0) as u64,
-        Src::Execz => (w.exec() == 0) as u64,
+        Src::Vccz => (w.vcc_mask() == 0) as u64,
+        Src::Execz => (w.exec_mask() == 0) as u64,
         Src::Aperture(c) => env.aperture(c),
         Src::Unsupported(_) => return Err(illegal(i)),
     };
@@ -414,7 +414,7 @@ impl V<'_, '_> {
     /// Write a per-lane bit mask to the scalar destination `code` (inactive lanes read 0).
     #[inline(always)]
     fn put_mask(&mut self, code: usize, bits: u32) {
-        self.w.set_sgpr(code, bits & self.exec);
+        self.w.set_lane_mask(code, bits & self.exec);
     }
 }
 
@@ -1119,17 +1119,25 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             })
         })?,
         VBcntU32B32 => v.u2(|a, b| a.count_ones().wrapping_add(b))?,
-        VMbcntLoU32B32 => {
+        // Lane l counts the set bits of the mask below it: mbcnt_lo the bits of word 0,
+        // mbcnt_hi those of word 1 (lanes 32..63 exist only in wave64's high half).
+        VMbcntLoU32B32 | VMbcntHiU32B32 => {
             let (a, b) = (v.u(0)?, v.u(1)?);
+            let own_word = (i.op == VMbcntHiU32B32) as usize == v.w.half;
+            let below_word_full = i.op == VMbcntLoU32B32 && v.w.half == 1;
             let mut r = [0u32; LANES];
             for l in 0..LANES {
-                let below = if l == 0 { 0 } else { u32::MAX >> (32 - l) };
+                let below = if own_word {
+                    if l == 0 { 0 } else { u32::MAX >> (32 - l) }
+                } else if below_word_full {
+                    u32::MAX
+                } else {
+                    0
+                };
                 r[l] = (a[l] & below).count_ones().wrapping_add(b[l]);
             }
             v.put(&r)
         }
-        // Wave32: no lanes above 31, so the high half counts nothing.
-        VMbcntHiU32B32 => v.u2(|_, b| b)?,
         // Lane selects from s1 (lanes 0..7 of a row) and s2 (8..15); permlanex16 reads the other row.
         VPermlane16B32 | VPermlanex16B32 => {
             let a = v.u(0)?;
@@ -1163,7 +1171,7 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VSadU32 => v.u3(|a, b, c| a.abs_diff(b).wrapping_add(c))?,
         VCndmaskB32 => {
             let mask = match i.family {
-                crate::isa::inst::Family::Vop3 => super::sread(v.w, env, i, 2)?,
+                crate::isa::inst::Family::Vop3 => super::mask_read(v.w, env, i, 2)?,
                 _ => v.w.vcc(),
             };
             let (a, b) = (v.u(0)?, v.u(1)?);
@@ -1209,7 +1217,7 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VAddCoCiU32 | VSubCoCiU32 | VSubrevCoCiU32 => {
             let vop3 = i.family == crate::isa::inst::Family::Vop3sd;
             let cin = if vop3 {
-                super::sread(v.w, env, i, 2)?
+                super::mask_read(v.w, env, i, 2)?
             } else {
                 v.w.vcc()
             };

@@ -272,12 +272,13 @@ pub(super) fn vopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     }
     let exec = w.exec();
     m &= exec;
+    // Wave64: each half writes its word of the 64-bit mask.
     if d.x {
-        w.sgpr[EXEC] = m;
+        w.sgpr[EXEC + w.half] = m;
     } else if i.family == Family::Vopc {
-        w.sgpr[VCC] = m;
+        w.sgpr[VCC + w.half] = m;
     } else {
-        w.set_sgpr(i.dst as usize, m);
+        w.set_lane_mask(i.dst as usize, m);
     }
     Ok(Flow::Next)
 }

@@ -147,7 +147,15 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             for l in 0..LANES {
                 if exec >> l & 1 != 0 {
                     let mut b = [0u8; 16];
-                    lane_access(env, w.index, l, seg[l], addrs[l], &mut b[..size], false)?;
+                    lane_access(
+                        env,
+                        w.scratch_slot(),
+                        l,
+                        seg[l],
+                        addrs[l],
+                        &mut b[..size],
+                        false,
+                    )?;
                     for k in 0..4 {
                         rows[k][l] = u32::from_le_bytes([
                             b[4 * k],
@@ -182,7 +190,15 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                     for k in 0..4 {
                         b[4 * k..4 * k + 4].copy_from_slice(&rows[k][l].to_le_bytes());
                     }
-                    lane_access(env, w.index, l, seg[l], addrs[l], &mut b[..size], true)?;
+                    lane_access(
+                        env,
+                        w.scratch_slot(),
+                        l,
+                        seg[l],
+                        addrs[l],
+                        &mut b[..size],
+                        true,
+                    )?;
                 }
             }
         }
@@ -222,7 +238,15 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             };
         } else {
             let mut b = [0u8; 8];
-            lane_access(env, w.index, l, seg[l], addrs[l], &mut b[..size], false)?;
+            lane_access(
+                env,
+                w.scratch_slot(),
+                l,
+                seg[l],
+                addrs[l],
+                &mut b[..size],
+                false,
+            )?;
             let o = u64::from_le_bytes(b);
             let new = if wide {
                 apply64(rmw, o, src, cmp)
@@ -230,7 +254,15 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                 apply32(rmw, o as u32, src as u32, cmp as u32) as u64
             };
             let mut nb = new.to_le_bytes();
-            lane_access(env, w.index, l, seg[l], addrs[l], &mut nb[..size], true)?;
+            lane_access(
+                env,
+                w.scratch_slot(),
+                l,
+                seg[l],
+                addrs[l],
+                &mut nb[..size],
+                true,
+            )?;
             old[l] = o;
         }
     }

@@ -177,7 +177,10 @@ pub fn disassemble(i: &Inst) -> String {
             } else {
                 // Ops that name a register (relative moves, return from exception)
                 // take no constants: LLVM prints them with a warning comment.
-                let regs_only = matches!(i.op, Op::SMovrelsB32 | Op::SMovrelsB64 | Op::SRfeB64);
+                let regs_only = matches!(
+                    i.op,
+                    Op::SMovrelsB32 | Op::SMovrelsB64 | Op::SRfeB64 | Op::SSetpcB64
+                );
                 for k in 0..2 {
                     if w[k + 1] != 0 {
                         let mut s = salu_src(&i.src[k], w[k + 1], lit);
@@ -196,13 +199,44 @@ pub fn disassemble(i: &Inst) -> String {
             if matches!(i.op, Op::SDcacheInv | Op::SGl1Inv) {
                 return i.mnemonic.to_string();
             }
-            ops.push(sreg(i.dst, w[0]));
-            let base_w = if i.op.name().starts_with("s_buffer") {
-                4
+            if matches!(i.op, Op::SAtcProbe | Op::SAtcProbeBuffer) {
+                // The sdata field is a probe mode number, not a register.
+                ops.push(if i.dst <= 64 {
+                    i.dst.to_string()
+                } else {
+                    format!("0x{:x}", i.dst)
+                });
             } else {
-                2
-            };
-            ops.push(sreg(i.addr as u16, base_w));
+                // LLVM decodes these but flags them: exec/m0 cannot be loaded,
+                // vcc/exec are no tuples wider than two registers.
+                let class = match (w[0], i.dst) {
+                    (1, 125..=127) => Some("SReg_32_XM0_XEXEC".to_string()),
+                    (2, 126) => Some("SReg_64_XEXEC".to_string()),
+                    (3.., 106 | 126) => Some(format!("SReg_{}", 32 * w[0] as u32)),
+                    _ => None,
+                };
+                let name = match (w[0], i.dst) {
+                    (3.., 106) => "vcc".to_string(),
+                    (3.., 126) => "exec".to_string(),
+                    _ => sreg(i.dst, w[0]),
+                };
+                ops.push(match class {
+                    Some(c) => {
+                        format!("{name}/*Invalid register, operand has '{c}' register class*/")
+                    }
+                    None => name,
+                });
+            }
+            let buffer = i.op.name().starts_with("s_buffer") || i.op == Op::SAtcProbeBuffer;
+            // A buffer descriptor is four SGPRs: vcc/exec pairs are no such tuple.
+            ops.push(match (buffer, i.addr) {
+                (true, 106 | 126) => format!(
+                    "{}/*Invalid register, operand has 'SReg_128' register class*/",
+                    sreg(i.addr as u16, 2)
+                ),
+                (true, _) => sreg(i.addr as u16, 4),
+                (false, _) => sreg(i.addr as u16, 2),
+            });
             let soff = i.imm2 as u16;
             if soff != 124 {
                 ops.push(sreg(soff, 1));
@@ -407,17 +441,10 @@ fn cache_bits(flags: u8, tail: &mut String) {
 
 /// `sendmsg(...)` operand of s_sendmsg_rtn: the SSRC0 field is a message id.
 fn sendmsg_rtn_name(id: u32) -> String {
-    let name = match id {
-        128 => "MSG_RTN_GET_DOORBELL",
-        129 => "MSG_RTN_GET_DDID",
-        130 => "MSG_RTN_GET_TMA",
-        131 => "MSG_RTN_GET_REALTIME",
-        132 => "MSG_RTN_SAVE_WAVE",
-        133 => "MSG_RTN_GET_TBA",
-        134 => "MSG_RTN_GET_TBA_TO_PC",
-        _ => return format!("sendmsg({id}, 0, 0)"),
-    };
-    format!("sendmsg({name})")
+    match msg_name(id) {
+        Some(name) => format!("sendmsg({name})"),
+        None => format!("sendmsg({id}, 0, 0)"),
+    }
 }
 
 /// gfx11 hardware register names (s_getreg/s_setreg ids LLVM names).
@@ -436,7 +463,6 @@ fn hwreg_name(id: u16) -> Option<&'static str> {
         21 => "HW_REG_FLAT_SCR_HI",
         23 => "HW_REG_HW_ID1",
         24 => "HW_REG_HW_ID2",
-        25 => "HW_REG_POPS_PACKER",
         27 => "HW_REG_PERF_SNAPSHOT_DATA",
         29 => "HW_REG_SHADER_CYCLES",
         _ => return None,
@@ -446,16 +472,31 @@ fn hwreg_name(id: u16) -> Option<&'static str> {
 /// `s_sendmsg`/`s_sendmsghalt` operand: gfx11 message ids without
 /// operation fields; other encodings print as a plain number.
 fn sendmsg_text(imm: u16) -> String {
-    if imm > 0xFF {
-        return imm.to_string();
+    match msg_name((imm & 0xFF) as u32) {
+        Some(name) => format!("sendmsg({name})"),
+        None if imm <= 0xFF => format!("sendmsg({imm}, 0, 0)"),
+        None => imm.to_string(),
     }
-    match imm {
-        1 => "sendmsg(MSG_INTERRUPT)".into(),
-        2 => "sendmsg(MSG_HS_TESSFACTOR)".into(),
-        3 => "sendmsg(MSG_DEALLOC_VGPRS)".into(),
-        9 => "sendmsg(MSG_GS_ALLOC_REQ)".into(),
-        _ => format!("sendmsg({imm}, 0, 0)"),
-    }
+}
+
+/// gfx11 message ids LLVM names (the id is the low byte).
+fn msg_name(id: u32) -> Option<&'static str> {
+    Some(match id {
+        1 => "MSG_INTERRUPT",
+        2 => "MSG_HS_TESSFACTOR",
+        3 => "MSG_DEALLOC_VGPRS",
+        5 => "MSG_STALL_WAVE_GEN",
+        6 => "MSG_HALT_WAVES",
+        9 => "MSG_GS_ALLOC_REQ",
+        128 => "MSG_RTN_GET_DOORBELL",
+        129 => "MSG_RTN_GET_DDID",
+        130 => "MSG_RTN_GET_TMA",
+        131 => "MSG_RTN_GET_REALTIME",
+        132 => "MSG_RTN_SAVE_WAVE",
+        133 => "MSG_RTN_GET_TBA",
+        134 => "MSG_RTN_GET_TBA_TO_PC",
+        _ => return None,
+    })
 }
 
 /// `s_waitcnt_depctr` operand: the fields that differ from their
@@ -518,6 +559,10 @@ fn sopk(i: &Inst, ops: &mut Vec<String>) {
         Op::SCallB64 => {
             ops.push(sreg(i.dst, 2));
             ops.push(format!("{}", imm));
+        }
+        Op::SSubvectorLoopBegin | Op::SSubvectorLoopEnd => {
+            ops.push(sreg(i.dst, 1));
+            ops.push(imm.to_string());
         }
         Op::SVersion => {
             // The version number, then the flag bits OR-ed on as LLVM's

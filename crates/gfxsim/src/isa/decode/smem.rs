@@ -4,7 +4,7 @@
 
 use super::{DecodeError, DecodeErrorKind, base_inst, lookup, require, src_code_valid, truncated};
 use crate::isa::inst::{Family, Inst};
-use crate::isa::opcodes::SMEM;
+use crate::isa::opcodes::{Op, SMEM};
 
 pub(super) fn smem(words: &[u32]) -> Result<Inst, DecodeError> {
     if words.len() < 2 {
@@ -13,8 +13,23 @@ pub(super) fn smem(words: &[u32]) -> Result<Inst, DecodeError> {
     let (w0, w1) = (words[0], words[1]);
     let info = lookup(&SMEM, ((w0 >> 18) & 0xFF) as usize, words, 2)?;
     let sdata = ((w0 >> 6) & 0x7F) as u16;
+    let cache_op = matches!(
+        info.op,
+        Op::SDcacheInv | Op::SGl1Inv | Op::SAtcProbe | Op::SAtcProbeBuffer
+    );
     require(
-        info.widths[0] == 0 || src_code_valid(sdata, info.widths[0]),
+        !cache_op || (w0 >> 13) & 3 == 0,
+        DecodeErrorKind::ReservedField,
+        words,
+        2,
+        info,
+    )?;
+    let probe = matches!(info.op, Op::SAtcProbe | Op::SAtcProbeBuffer);
+    require(
+        probe
+            || info.widths[0] == 0
+            || matches!(sdata, 106 | 126)
+            || src_code_valid(sdata, info.widths[0]),
         DecodeErrorKind::InvalidOperand,
         words,
         2,

@@ -80,6 +80,9 @@ pub(super) fn sop1(words: &[u32]) -> Result<Inst, DecodeError> {
 pub(super) fn sopk(words: &[u32]) -> Result<Inst, DecodeError> {
     let w = words[0];
     let info = lookup(&SOPK, ((w >> 23) & 0x1F) as usize, words, 1)?;
+    if matches!(info.op, Op::SCallB64) {
+        check_scalar(words, info, &[], Some((((w >> 16) & 0x7F) as u16, 2)))?;
+    }
     let (lit, len) = take_literal(words, 1, info.op == Op::SSetregImm32B32, info)?;
     let mut i = base_inst(Family::Sopk, info, words, len);
     i.literal = lit;

@@ -11,6 +11,8 @@ use aqueduct_kfd::uapi::*;
 use aqueduct_kfd::{KfdDevice, KfdError, KfdResult, Topology};
 use rustix::io::Errno;
 
+use crate::coherence::GpuCoherence;
+use crate::coherence_report::{CoherenceLog, CoherenceReport, CoherenceStats};
 use crate::config::SimConfig;
 use crate::events::{EVENT_PAGE_SIZE, Events};
 use crate::gpu::Gpu;
@@ -65,6 +67,8 @@ pub struct SimDevice {
     kfd_mappings: Mutex<Vec<KfdMapping>>,
     render_fds: Mutex<HashMap<u32, usize>>,
     stats: Arc<StatsCounters>,
+    /// Strict-coherence reports and counters (empty when the mode is off).
+    coherence: Arc<CoherenceLog>,
 }
 
 impl SimDevice {
@@ -81,6 +85,7 @@ impl SimDevice {
         let tree = build_tree(config.gpus, config.vram_size);
         let topology = Topology::parse(&tree)?;
         let stats = Arc::new(StatsCounters::default());
+        let coherence = Arc::new(CoherenceLog::default());
         let mut gpus = Vec::with_capacity(config.gpus);
         for index in 0..config.gpus {
             let gpu_id = gpu_id_of(index);
@@ -103,12 +108,19 @@ impl SimDevice {
                 what: "gfxsim device setup",
                 source: e,
             })?;
+            if config.strict_coherence {
+                gpu.vm.enable_strict_coherence(Arc::new(GpuCoherence::new(
+                    gpu_id,
+                    coherence.clone(),
+                )));
+            }
             gpus.push(Arc::new(gpu));
         }
         tracing::debug!(
-            "gfxsim: {} GPU(s), {} worker thread(s) each",
+            "gfxsim: {} GPU(s), {} worker thread(s) each, strict coherence {}",
             config.gpus,
-            config.threads
+            config.threads,
+            if config.strict_coherence { "on" } else { "off" }
         );
         Ok(Arc::new(SimDevice {
             config,
@@ -121,6 +133,7 @@ impl SimDevice {
             kfd_mappings: Mutex::new(Vec::new()),
             render_fds: Mutex::new(HashMap::new()),
             stats,
+            coherence,
         }))
     }
 
@@ -136,6 +149,17 @@ impl SimDevice {
     /// Execution counters since the device was created.
     pub fn stats(&self) -> SimStats {
         self.stats.snapshot()
+    }
+
+    /// Every stale read strict coherence mode found on this device, in the
+    /// order found (always empty when `SimConfig::strict_coherence` is off).
+    pub fn coherence_reports(&self) -> Vec<CoherenceReport> {
+        self.coherence.reports()
+    }
+
+    /// What the fences of strict coherence mode moved on this device.
+    pub fn coherence_stats(&self) -> CoherenceStats {
+        self.coherence.stats()
     }
 
     /// Run `f` with GPU `gpu_id`'s view of memory, the one the emulator
@@ -409,6 +433,7 @@ impl KfdDevice for SimDevice {
                         writable: true,
                         executable: false,
                         backing: backing.clone(),
+                        coarse: None,
                     };
                     if !gpu.vm.insert(mapping) {
                         tracing::debug!(

@@ -7,6 +7,8 @@
 
 pub mod isa;
 
+mod coherence;
+mod coherence_report;
 mod config;
 mod device;
 mod dispatch;
@@ -20,6 +22,10 @@ mod stats;
 mod topology;
 mod wake;
 
+pub use coherence_report::{
+    AllocationId, CoherenceReport, CoherenceStats, StaleRead, process_coherence_reports,
+    process_coherence_stats,
+};
 pub use config::{DEFAULT_VRAM_SIZE, STRICT_COHERENCE_ENV, SimConfig, THREADS_ENV};
 pub use device::SimDevice;
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use aqueduct_kfd::uapi::alloc_flags;
 
 use super::backing::Backing;
+use crate::coherence::{BoSharing, is_coarse};
 
 /// The memory type of a BO (exactly one `alloc_flags` type bit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +50,8 @@ pub struct Bo {
     pub backing: Arc<Backing>,
     /// gpu_ids whose page tables map this BO.
     pub mapped_on: Vec<u32>,
+    /// Who can see the BO besides one GPU (strict coherence mode).
+    pub sharing: Arc<BoSharing>,
 }
 
 impl Bo {
@@ -57,6 +60,10 @@ impl Bo {
     }
     pub fn executable(&self) -> bool {
         self.flags & alloc_flags::EXECUTABLE != 0
+    }
+    /// Coarse-grained: cached by a GPU without coherence (see coherence.rs).
+    pub fn coarse(&self) -> bool {
+        is_coarse(self.mem_type, self.flags)
     }
 }
 

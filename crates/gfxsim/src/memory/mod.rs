@@ -19,6 +19,7 @@ use aqueduct_kfd::uapi::{
 use aqueduct_kfd::{KfdError, KfdResult};
 use rustix::io::Errno;
 
+use crate::coherence::CoarseCache;
 use crate::gpu::Gpu;
 use backing::Backing;
 use bo::{Bo, BoTable, MemType};
@@ -169,6 +170,7 @@ impl Memory {
             mmap_offset: offset,
             backing,
             mapped_on: Vec::new(),
+            sharing: Default::default(),
         };
         args.handle = handle;
         if mem_type != MemType::UserPtr {
@@ -253,13 +255,27 @@ impl Memory {
                 return Err(err(NAME, Errno::INVAL));
             }
             if !bo.mapped_on.contains(&gpu_id) {
+                // Strict coherence: the GPU maps its own copy of a coarse BO.
+                let coarse = match gpu.vm.strict_coherence() {
+                    Some(strict) if bo.coarse() => Some(
+                        CoarseCache::new(bo, gpu_id, strict.log.clone()).map_err(|e| {
+                            tracing::warn!("{NAME}: cannot create the GPU's coarse copy: {e}");
+                            err(NAME, Errno::NOMEM)
+                        })?,
+                    ),
+                    _ => None,
+                };
+                let attached = coarse.clone();
                 let mapping = Mapping {
                     start: bo.va,
                     end: bo.va + bo.size,
                     handle: bo.handle,
                     writable: bo.writable(),
                     executable: bo.executable(),
-                    backing: bo.backing.clone(),
+                    backing: coarse
+                        .as_ref()
+                        .map_or_else(|| bo.backing.clone(), |c| c.device_backing()),
+                    coarse,
                 };
                 if !gpu.vm.insert(mapping) {
                     tracing::debug!(
@@ -268,6 +284,9 @@ impl Memory {
                         bo.size
                     );
                     return Err(err(NAME, Errno::INVAL));
+                }
+                if let Some(cache) = attached {
+                    cache.attached();
                 }
                 bo.mapped_on.push(gpu_id);
             }
@@ -332,7 +351,9 @@ impl Memory {
         unsafe { bo.backing.map_fixed_at(va, size, file_offset) }.map_err(|e| KfdError::Os {
             what: "mmap",
             source: e,
-        })
+        })?;
+        bo.sharing.set_host_mapped();
+        Ok(())
     }
 }
 

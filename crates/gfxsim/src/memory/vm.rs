@@ -9,10 +9,17 @@
 //! (and their pages cannot go away) while a workgroup or a packet uses
 //! them: MAP/UNMAP/FREE wait for running workgroups, as KFD's unmap waits
 //! for the queues.
+//!
+//! In strict coherence mode (`coherence.rs`) a coarse BO's mapping points
+//! at this GPU's copy of it and carries that copy, so translation can mark
+//! stores dirty and catch stale reads; every view also holds the GPU's fence
+//! lock shared (taken before the table lock, as fences take it), so the
+//! command processor's fences never run beside a workgroup.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock, RwLockReadGuard};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 
+use crate::coherence::{CoarseCache, GpuCoherence, PacketRef};
 use crate::isa::{Access, GpuMemory, MemoryFault};
 
 use super::backing::Backing;
@@ -28,7 +35,10 @@ pub struct Mapping {
     pub writable: bool,
     pub executable: bool,
     /// Memory behind the mapping; `start` corresponds to `backing.ptr()`.
+    /// In strict coherence mode, for a coarse BO, the GPU's copy.
     pub backing: Arc<Backing>,
+    /// The GPU's copy of a coarse BO (strict coherence mode only).
+    pub coarse: Option<Arc<CoarseCache>>,
 }
 
 /// Why an address has no usable mapping (for memory-exception data).
@@ -42,11 +52,45 @@ pub enum FaultKind {
 #[derive(Debug, Default)]
 pub struct GpuVm {
     table: RwLock<Vec<Mapping>>,
+    /// Set once, before any mapping exists, in strict coherence mode.
+    strict: OnceLock<Arc<GpuCoherence>>,
 }
 
 impl GpuVm {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Turn on strict coherence for this GPU (before anything is mapped).
+    pub fn enable_strict_coherence(&self, coherence: Arc<GpuCoherence>) {
+        if self.strict.set(coherence).is_err() {
+            tracing::debug!("gfxsim: strict coherence was already on for this GPU");
+        }
+    }
+
+    /// This GPU's strict-coherence state, if the mode is on.
+    pub fn strict_coherence(&self) -> Option<&Arc<GpuCoherence>> {
+        self.strict.get()
+    }
+
+    /// Run a packet's launch (acquire) fence; nothing when strict mode is off.
+    /// Must not be called while this thread holds a view.
+    pub fn launch_fence(&self, packet: PacketRef) {
+        if let Some(c) = self.strict.get() {
+            let _fence = c.fence.write().unwrap_or_else(|e| e.into_inner());
+            let table = self.table.read().unwrap_or_else(|e| e.into_inner());
+            c.launch_fence(&table, packet);
+        }
+    }
+
+    /// Run a packet's completion (release) fence; nothing when strict mode
+    /// is off. Must not be called while this thread holds a view.
+    pub fn completion_fence(&self, packet: PacketRef, signalled: bool) {
+        if let Some(c) = self.strict.get() {
+            let _fence = c.fence.write().unwrap_or_else(|e| e.into_inner());
+            let table = self.table.read().unwrap_or_else(|e| e.into_inner());
+            c.completion_fence(&table, packet, signalled);
+        }
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Mapping>> {
@@ -67,19 +111,33 @@ impl GpuVm {
     }
 
     /// Remove the mapping of BO `handle`; returns its range if there was one.
+    /// A strict-mode copy of a coarse BO is written back first.
     pub fn remove(&self, handle: u64) -> Option<(u64, u64)> {
+        let _fence = self
+            .strict
+            .get()
+            .map(|c| c.fence.write().unwrap_or_else(|e| e.into_inner()));
         let mut table = self.write();
         let pos = table.iter().position(|m| m.handle == handle)?;
         let m = table.remove(pos);
+        if let (Some(cache), Some(c)) = (&m.coarse, self.strict.get()) {
+            c.unmapped(cache);
+        }
         Some((m.start, m.end))
     }
 
-    /// A read view; holds the table's read lock until dropped.
+    /// A read view; holds the table's read lock (and in strict coherence
+    /// mode the fence lock, shared) until dropped.
     pub fn view(&self) -> VmView<'_> {
+        let fence = self
+            .strict
+            .get()
+            .map(|c| c.fence.read().unwrap_or_else(|e| e.into_inner()));
         VmView {
             table: self.table.read().unwrap_or_else(|e| e.into_inner()),
             recent: std::array::from_fn(|_| AtomicUsize::new(usize::MAX)),
             victim: AtomicUsize::new(0),
+            _fence: fence,
         }
     }
 }
@@ -93,6 +151,9 @@ pub struct VmView<'a> {
     recent: [AtomicUsize; RECENT],
     /// Next `recent` slot to replace.
     victim: AtomicUsize,
+    /// The GPU's fence lock, shared (strict coherence mode only); dropped
+    /// after the table lock.
+    _fence: Option<RwLockReadGuard<'a, ()>>,
 }
 
 /// Entries of a view's recent-mapping cache.
@@ -205,7 +266,10 @@ impl GpuMemory for VmView<'_> {
             Access::Execute if !m.executable => return Err(fault),
             _ => {}
         }
-        let offset = (addr - m.start) as usize;
-        Ok(m.backing.ptr().wrapping_add(offset))
+        let offset = addr - m.start;
+        if let Some(coarse) = &m.coarse {
+            coarse.on_access(offset, len, access);
+        }
+        Ok(m.backing.ptr().wrapping_add(offset as usize))
     }
 }

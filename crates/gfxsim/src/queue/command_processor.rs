@@ -20,8 +20,11 @@
 //! Packets complete in order: the completion signal is decremented, its
 //! mailbox (if any) gets the event id and the event's interrupt is raised,
 //! the slot's header becomes INVALID and read_dispatch_id advances.
-//! The acquire/release fence scopes are decoded and kept per packet; with
-//! one coherent host address space they need no data movement.
+//! The acquire/release fence scopes are decoded and kept per packet. By
+//! default (one coherent host address space) they move no data; in strict
+//! coherence mode the acquire runs when the packet launches (before its
+//! workgroups start) and the release when it completes (before its
+//! completion signal changes), as `coherence.rs` describes.
 //!
 //! Any error (a bad packet, a failed wave, a fault of the CP itself) is
 //! reported through the context-save header and halts the queue: it
@@ -39,6 +42,7 @@ use aqueduct_kfd::abi::{
 };
 use aqueduct_kfd::uapi::exception_code;
 
+use crate::coherence::PacketRef;
 use crate::dispatch::Job;
 use crate::events::Events;
 use crate::fault::{QueueError, report_queue_error};
@@ -65,10 +69,7 @@ enum Work {
 struct InFlight {
     index: u64,
     completion_signal: u64,
-    /// Decoded and kept for a future strict-coherence mode.
-    #[allow(dead_code)]
-    acquire: FenceScope,
-    #[allow(dead_code)]
+    /// The release scope, applied at completion (strict coherence mode).
     release: FenceScope,
     work: Work,
 }
@@ -248,6 +249,15 @@ impl CommandProcessor {
 
     /// Signal completion of `f` and free its slot.
     fn complete(&self, f: &InFlight) -> Result<(), QueueError> {
+        // The release fence, before anyone can see the completion.
+        self.gpu.vm.completion_fence(
+            PacketRef {
+                queue_id: self.queue.id,
+                index: f.index,
+                scope: f.release,
+            },
+            f.completion_signal != 0,
+        );
         let config = self.queue.config();
         let mut interrupt = None;
         {
@@ -314,10 +324,22 @@ impl CommandProcessor {
         let raw: RawPacket = view
             .read(slot)
             .map_err(|e| QueueError::cp_fault(e, "reading a packet"))?;
+        // Fences need the view released (strict mode takes the GPU's fence
+        // lock exclusively); each arm below takes a fresh one.
+        drop(view);
+        let acquire = PacketRef {
+            queue_id: self.queue.id,
+            index,
+            scope: header.acquire,
+        };
         let bytes = bytemuck::bytes_of(&raw);
         let (completion_signal, work) = match kind {
             packet_type::KERNEL_DISPATCH => {
                 let packet: KernelDispatchPacket = bytemuck::pod_read_unaligned(bytes);
+                // The acquire fence, before the CP reads the kernel descriptor
+                // and any workgroup runs.
+                self.gpu.vm.launch_fence(acquire);
+                let view = self.gpu.vm.view();
                 let job = self.prepare_dispatch(&view, config, index, slot, &packet)?;
                 (packet.completion_signal, Work::Dispatch(job))
             }
@@ -326,10 +348,14 @@ impl CommandProcessor {
                 // Listen for event fires before reading the dep signals, so
                 // a set between the read and the sleep is not missed.
                 self.queue.wake.set_wants_events(true);
+                let view = self.gpu.vm.view();
                 if !barrier_satisfied(&view, &packet, kind == packet_type::BARRIER_AND)? {
                     return Ok(Launch::Idle);
                 }
+                drop(view);
                 self.queue.wake.set_wants_events(false);
+                // The acquire fence, once the dependencies are met.
+                self.gpu.vm.launch_fence(acquire);
                 (packet.completion_signal, Work::Satisfied)
             }
             packet_type::VENDOR_SPECIFIC => {
@@ -345,14 +371,12 @@ impl CommandProcessor {
                 ));
             }
         };
-        drop(view);
         if let Work::Dispatch(job) = &work {
             self.gpu.pool.submit(job.clone());
         }
         self.in_flight.push_back(InFlight {
             index,
             completion_signal,
-            acquire: header.acquire,
             release: header.release,
             work,
         });

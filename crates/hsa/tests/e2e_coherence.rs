@@ -1,0 +1,317 @@
+//! gfxsim's strict coherence mode through aqueduct-hsa: coarse-grained
+//! memory (VRAM) is cached per GPU and only system-scope fences move it to
+//! and from the memory the host sees.
+//!
+//! Each missing-fence case checks both halves: the stale bytes are really
+//! read (exactly the old values, as on hardware), and the report names the
+//! allocation, the packet and the stale range. Each correct sequence checks
+//! the right data and no report. The same missing fence with strict mode
+//! off reads fresh data: the default device stays coherent.
+
+mod e2e_common;
+
+use aqueduct_gfxsim::{CoherenceReport, SimConfig, SimDevice, StaleRead};
+use aqueduct_hsa::memory::PoolKind;
+use aqueduct_hsa::queue::packet;
+use aqueduct_hsa::{Allocation, PacketFence, Queue, Runtime, RuntimeOptions};
+use aqueduct_kfd::abi::FenceScope;
+use e2e_common::*;
+
+/// Words each test moves (a few workgroups of 64).
+const N: usize = 1000;
+
+fn strict_gpu(strict: bool, gpus: usize) -> Gpu {
+    let sim = SimDevice::new(SimConfig {
+        gpus,
+        threads: SIM_THREADS,
+        strict_coherence: strict,
+        ..SimConfig::default()
+    })
+    .expect("SimDevice::new");
+    let options = RuntimeOptions {
+        visible_devices: None,
+        aperture_size: 16 << 30,
+    };
+    let rt = Runtime::with_options(sim.clone(), options).expect("runtime");
+    let agent = rt.gpu_agent(0).expect("a GPU agent").clone();
+    Gpu { rt, sim, agent }
+}
+
+fn fence(acquire: FenceScope, release: FenceScope) -> PacketFence {
+    PacketFence {
+        barrier: true,
+        acquire,
+        release,
+    }
+}
+
+/// vector_copy(src, dst, N) on `queue` with `fence`; waits for it and
+/// returns its packet index.
+fn copy(gpu: &Gpu, queue: &Queue, prog: &Program, src: u64, dst: u64, f: PacketFence) -> u64 {
+    let launch = gpu.launch(
+        &prog.kernel,
+        &[Arg::Ptr(src), Arg::Ptr(dst), Arg::U32(N as u32)],
+        [N as u32, 1, 1],
+        [64, 1, 1],
+    );
+    let done = gpu.signal(1);
+    let mut d = launch.dispatch;
+    d.completion_signal = done.handle();
+    d.fence = f;
+    let index = queue
+        .submit_dispatch(&d.to_packet().expect("packet"))
+        .expect("submit");
+    wait_zero(&done).expect("dispatch completes");
+    index
+}
+
+/// Host-fill `a` with `words`.
+fn fill(a: &mut Allocation, words: &[u32]) {
+    host_bytes_mut(a)[..words.len() * 4].copy_from_slice(bytemuck::cast_slice(words));
+}
+
+/// Bytes that differ between two word arrays.
+fn differing_bytes(a: &[u32], b: &[u32]) -> u64 {
+    let (a, b): (&[u8], &[u8]) = (bytemuck::cast_slice(a), bytemuck::cast_slice(b));
+    a.iter().zip(b).filter(|(x, y)| x != y).count() as u64
+}
+
+/// A nop barrier packet with `f`, waited for.
+fn nop(gpu: &Gpu, queue: &Queue, f: PacketFence) {
+    let done = gpu.signal(1);
+    let mut p = packet::nop(f);
+    p.completion_signal = done.handle();
+    queue.submit(&p).expect("submit nop");
+    wait_zero(&done).expect("nop completes");
+}
+
+fn only_report(reports: &[CoherenceReport]) -> &CoherenceReport {
+    assert_eq!(reports.len(), 1, "reports: {reports:#?}");
+    &reports[0]
+}
+
+#[test]
+fn missing_system_release_leaves_the_host_reading_stale_bytes() {
+    let gpu = strict_gpu(true, 1);
+    let prog = gpu.load("vector_copy");
+    let queue = gpu.queue(64);
+    let input = Lcg::new(1).u32s(N);
+    let old = Lcg::new(2).u32s(N);
+    let src = gpu.upload_u32(&input);
+    let mut dst = gpu.alloc_vram(N as u64 * 4);
+    fill(&mut dst, &old);
+
+    // System acquire (the host filled dst), but only an agent-scope release.
+    let index = copy(
+        &gpu,
+        &queue,
+        &prog,
+        src.gpu_va(),
+        dst.gpu_va(),
+        fence(FenceScope::System, FenceScope::Agent),
+    );
+    // The host reads what memory holds: its own old bytes, not the kernel's.
+    assert_same(&read_u32(&dst, N), &old, "host view without a release");
+    // The GPU sees its own writes.
+    let device: Vec<u32> = gpu
+        .sim
+        .with_gpu_memory(gpu.agent.gpu_id, |m| {
+            let p = m
+                .translate(
+                    dst.gpu_va(),
+                    N as u64 * 4,
+                    aqueduct_gfxsim::isa::Access::Read,
+                )
+                .expect("dst mapped");
+            // SAFETY: translate checked N*4 bytes at p; the queue is idle.
+            let bytes = unsafe { std::slice::from_raw_parts(p, N * 4) };
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        })
+        .expect("gpu");
+    assert_same(&device, &input, "GPU view");
+
+    let reports = gpu.sim.coherence_reports();
+    let r = only_report(&reports);
+    assert_eq!(r.kind, StaleRead::HostReadsUnreleasedKernelWrites);
+    assert_eq!(r.allocation.handle, dst.kfd_handle());
+    assert_eq!(r.allocation.va, dst.gpu_va());
+    assert_eq!(r.gpu_id, gpu.agent.gpu_id);
+    assert_eq!(r.packet_index, index);
+    assert_eq!(r.scope, FenceScope::Agent);
+    assert_eq!(r.stale_bytes, differing_bytes(&input, &old));
+    let first = (0..N).find(|&i| input[i] != old[i]).unwrap();
+    let last = (0..N).rev().find(|&i| input[i] != old[i]).unwrap();
+    assert!(r.stale.start >= dst.gpu_va() + first as u64 * 4);
+    assert!(r.stale.start < dst.gpu_va() + first as u64 * 4 + 4);
+    assert!(r.stale.end > dst.gpu_va() + last as u64 * 4);
+    assert!(r.stale.end <= dst.gpu_va() + last as u64 * 4 + 4);
+    assert!(r.to_string().contains(&format!("{:#x}", dst.kfd_handle())));
+
+    // The ownership transfer the runtime forgot: a system-scope release
+    // (here a nop barrier packet) writes the GPU's copy back.
+    nop(&gpu, &queue, fence(FenceScope::None, FenceScope::System));
+    assert_same(&read_u32(&dst, N), &input, "host view after the release");
+    assert_eq!(gpu.sim.coherence_reports().len(), 1, "no new report");
+}
+
+#[test]
+fn system_release_makes_kernel_writes_visible_without_reports() {
+    let gpu = strict_gpu(true, 1);
+    let prog = gpu.load("vector_copy");
+    let queue = gpu.queue(64);
+    let input = Lcg::new(3).u32s(N);
+    let src = gpu.upload_u32(&input);
+    let mut dst = gpu.alloc_vram(N as u64 * 4);
+    fill(&mut dst, &vec![0xdead_beef; N]);
+    let before = gpu.sim.coherence_stats();
+    copy(
+        &gpu,
+        &queue,
+        &prog,
+        src.gpu_va(),
+        dst.gpu_va(),
+        PacketFence::SYSTEM_ORDERED,
+    );
+    assert_same(&read_u32(&dst, N), &input, "host view");
+    assert_eq!(gpu.sim.coherence_reports(), vec![]);
+    let after = gpu.sim.coherence_stats();
+    assert_eq!(after.releases, before.releases + 1);
+    assert!(after.written_back >= before.written_back + N as u64 * 4);
+    assert_eq!(after.acquires, before.acquires + 1);
+    assert!(after.reloaded >= N as u64 * 4, "the acquire reloaded dst");
+}
+
+#[test]
+fn missing_system_acquire_lets_the_kernel_read_stale_host_writes() {
+    let gpu = strict_gpu(true, 1);
+    let prog = gpu.load("vector_copy");
+    let queue = gpu.queue(64);
+    let input = Lcg::new(4).u32s(N);
+    // src is coarse and host mapped; the GPU's copy was taken at MAP time
+    // (zeros), then the host writes it.
+    let mut src = gpu.alloc_vram(N as u64 * 4);
+    fill(&mut src, &input);
+    let dst = gpu.filled_u32(N, 0x5555_5555);
+
+    let index = copy(
+        &gpu,
+        &queue,
+        &prog,
+        src.gpu_va(),
+        dst.gpu_va(),
+        fence(FenceScope::Agent, FenceScope::System),
+    );
+    assert_same(
+        &read_u32(&dst, N),
+        &vec![0; N],
+        "kernel read the GPU's old copy",
+    );
+    let reports = gpu.sim.coherence_reports();
+    let r = only_report(&reports);
+    assert_eq!(r.kind, StaleRead::KernelReadsUnacquiredHostWrites);
+    assert_eq!(r.allocation.handle, src.kfd_handle());
+    assert_eq!(r.allocation.va, src.gpu_va());
+    assert!(r.allocation.size >= N as u64 * 4);
+    assert_eq!(r.packet_index, index);
+    assert_eq!(r.scope, FenceScope::Agent);
+    assert_eq!(r.stale_bytes, differing_bytes(&input, &vec![0; N]));
+    let (at, len) = r.read_at.expect("read address");
+    assert!(at >= src.gpu_va() && at + len <= src.gpu_va() + N as u64 * 4);
+    assert!(
+        r.stale.start < at + len && at < r.stale.end,
+        "the read hit the stale range"
+    );
+
+    // With the system-scope acquire the kernel sees the host's data.
+    copy(
+        &gpu,
+        &queue,
+        &prog,
+        src.gpu_va(),
+        dst.gpu_va(),
+        PacketFence::SYSTEM_ORDERED,
+    );
+    assert_same(&read_u32(&dst, N), &input, "after a system acquire");
+    assert_eq!(gpu.sim.coherence_reports().len(), 1, "no new report");
+}
+
+#[test]
+fn agent_scope_suffices_between_queues_of_one_agent() {
+    let gpu = strict_gpu(true, 1);
+    let prog = gpu.load("vector_copy");
+    let producer = gpu.queue(64);
+    let consumer = gpu.queue(64);
+    let input = Lcg::new(5).u32s(N);
+    let src = gpu.upload_u32(&input);
+    // A device-only coarse intermediate (not host mapped).
+    let mid = gpu
+        .rt
+        .pool(&gpu.agent, PoolKind::CoarseDevice)
+        .unwrap()
+        .allocate(N as u64 * 4)
+        .unwrap();
+    let dst = gpu.filled_u32(N, 0);
+
+    // Producer: agent-scope release, its completion signal consumed by a
+    // barrier packet of another queue on the same GPU (agent scope too).
+    let launch = gpu.launch(
+        &prog.kernel,
+        &[
+            Arg::Ptr(src.gpu_va()),
+            Arg::Ptr(mid.gpu_va()),
+            Arg::U32(N as u32),
+        ],
+        [N as u32, 1, 1],
+        [64, 1, 1],
+    );
+    let produced = gpu.signal(1);
+    let mut d = launch.dispatch;
+    d.completion_signal = produced.handle();
+    d.fence = fence(FenceScope::System, FenceScope::Agent);
+    let wait = packet::barrier_and(
+        &[produced.handle()],
+        0,
+        fence(FenceScope::Agent, FenceScope::Agent),
+    )
+    .unwrap();
+    consumer.submit(&wait).unwrap();
+    producer.submit_dispatch(&d.to_packet().unwrap()).unwrap();
+    copy(
+        &gpu,
+        &consumer,
+        &prog,
+        mid.gpu_va(),
+        dst.gpu_va(),
+        fence(FenceScope::Agent, FenceScope::System),
+    );
+    assert_same(&read_u32(&dst, N), &input, "consumer on the same agent");
+    assert_eq!(gpu.sim.coherence_reports(), vec![]);
+    assert!(
+        gpu.sim.coherence_stats().cached_mappings >= 1,
+        "mid has a GPU copy"
+    );
+}
+
+#[test]
+fn strict_mode_off_keeps_coarse_memory_coherent() {
+    let gpu = strict_gpu(false, 1);
+    let prog = gpu.load("vector_copy");
+    let queue = gpu.queue(64);
+    let input = Lcg::new(6).u32s(N);
+    let src = gpu.upload_u32(&input);
+    let dst = gpu.alloc_vram(N as u64 * 4);
+    copy(
+        &gpu,
+        &queue,
+        &prog,
+        src.gpu_va(),
+        dst.gpu_va(),
+        fence(FenceScope::Agent, FenceScope::None),
+    );
+    assert_same(&read_u32(&dst, N), &input, "coherent default");
+    assert_eq!(gpu.sim.coherence_reports(), vec![]);
+    assert_eq!(gpu.sim.coherence_stats().cached_mappings, 0);
+}

@@ -556,3 +556,39 @@ fn drop_with_work_pending() {
     q2.submit_callback(&[], Some(&s), || {}).unwrap();
     wait_zero(&s).unwrap();
 }
+
+/// A callback may submit to its own queue; when the ring is full it gets
+/// an error instead of waiting for itself (only it could free slots).
+#[test]
+fn callback_submitting_to_its_own_full_queue_fails_instead_of_hanging() {
+    let gpu = Gpu::new();
+    let q = Arc::new(agent_queue(&gpu, HostFunctionRegistry::new()));
+    let inner_runs = Arc::new(AtomicU64::new(0));
+    let outcome: Arc<Mutex<Option<(u64, String)>>> = Arc::default();
+    let (q_in, runs_in, outcome_in) = (q.clone(), inner_runs.clone(), outcome.clone());
+    let done = gpu.signal(1);
+    q.submit_callback(&[], Some(&done), move || {
+        let mut accepted = 0u64;
+        for _ in 0..100 {
+            let r = runs_in.clone();
+            match q_in.submit_callback(&[], None, move || {
+                r.fetch_add(1, Ordering::SeqCst);
+            }) {
+                Ok(_) => accepted += 1,
+                Err(e) => {
+                    *outcome_in.lock().unwrap() = Some((accepted, e.to_string()));
+                    return;
+                }
+            }
+        }
+    })
+    .unwrap();
+    wait_zero(&done).unwrap();
+    q.finish(Some(TIMEOUT)).unwrap();
+    let (accepted, message) = outcome.lock().unwrap().clone().expect("the ring filled up");
+    // 64 slots, one held by the running callback.
+    assert_eq!(accepted, 63);
+    assert!(message.contains("full"), "{message}");
+    assert_eq!(inner_runs.load(Ordering::SeqCst), 63);
+    assert!(q.error().is_none());
+}

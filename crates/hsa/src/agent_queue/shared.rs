@@ -60,6 +60,9 @@ pub(super) struct Shared {
     pub recovery: RwLock<()>,
     /// Packets completed since creation.
     pub completed: AtomicU64,
+    /// The processor thread, so a host function submitting to its own full
+    /// queue fails instead of waiting for itself.
+    pub processor_thread: std::sync::OnceLock<std::thread::ThreadId>,
     // The ring and the queue page, dropped last.
     pub _ring_mem: Allocation,
     pub queue_page: Allocation,
@@ -77,6 +80,10 @@ impl Shared {
     pub fn error_word(&self) -> &AtomicU64 {
         // SAFETY: error_reason_va is an aligned u64 inside the queue page, which lives as long as self; only accessed atomically.
         unsafe { AtomicU64::from_ptr(self.error_source.error_reason_va as *mut u64) }
+    }
+
+    pub fn on_processor_thread(&self) -> bool {
+        self.processor_thread.get() == Some(&std::thread::current().id())
     }
 
     pub fn stopping(&self) -> bool {

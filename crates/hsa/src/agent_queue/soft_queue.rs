@@ -176,6 +176,7 @@ impl AgentQueue {
             error_callback: Mutex::new(None),
             recovery: RwLock::new(()),
             completed: AtomicU64::new(0),
+            processor_thread: std::sync::OnceLock::new(),
             _ring_mem: ring_mem,
             queue_page,
         });
@@ -186,6 +187,7 @@ impl AgentQueue {
             .map_err(|e| {
                 HsaError::OutOfResources(format!("spawning the soft queue's processor: {e}"))
             })?;
+        let _ = shared.processor_thread.set(thread.thread().id());
         hub.register_queue(error_source);
         tracing::debug!(queue_id = id, packets, "created CPU-agent soft queue");
         Ok(AgentQueue {
@@ -312,9 +314,12 @@ impl AgentQueue {
         let _shared = s.recovery.read().unwrap_or_else(|p| p.into_inner());
         let count = u32::try_from(packets.len())
             .map_err(|_| HsaError::InvalidArgument("too many packets".into()))?;
-        let first = s
-            .ring
-            .reserve(count, &|| s.current_error().map(HsaError::from))?;
+        let first = if s.on_processor_thread() {
+            self.try_reserve(count)?
+        } else {
+            s.ring
+                .reserve(count, &|| s.current_error().map(HsaError::from))?
+        };
         {
             let mut pending = s.pending();
             for (i, signals) in keep.into_iter().enumerate() {
@@ -332,6 +337,37 @@ impl AgentQueue {
         let last = first + count as u64 - 1;
         s.doorbell.store(last as i64, MemoryOrder::Release);
         Ok(first)
+    }
+
+    /// Reserve without waiting (a host function submitting to its own
+    /// queue: only this thread frees slots, so waiting would never end).
+    fn try_reserve(&self, count: u32) -> HsaResult<u64> {
+        let ring = &self.shared.ring;
+        if count == 0 || count > ring.size() {
+            return Err(HsaError::InvalidArgument(format!(
+                "cannot reserve {count} slots of a {}-slot ring",
+                ring.size()
+            )));
+        }
+        let read = ring.read_id().load(Ordering::Acquire);
+        let mut write = ring.write_id().load(Ordering::Acquire);
+        loop {
+            if write + count as u64 - read > ring.size() as u64 {
+                return Err(HsaError::OutOfResources(format!(
+                    "agent queue {:#x} is full and a host function running on it submitted more",
+                    self.shared.id
+                )));
+            }
+            match ring.write_id().compare_exchange_weak(
+                write,
+                write + count as u64,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Ok(write),
+                Err(now) => write = now,
+            }
+        }
     }
 
     /// Submit one packet whose signals the caller keeps alive; returns its

@@ -57,7 +57,9 @@ impl QueueError {
             WaveErrorKind::IllegalInstruction { .. } => {
                 (exception_code::EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION, None)
             }
-            WaveErrorKind::Trap { .. } => (exception_code::EC_QUEUE_WAVE_TRAP, None),
+            WaveErrorKind::Trap { .. } | WaveErrorKind::Halt => {
+                (exception_code::EC_QUEUE_WAVE_TRAP, None)
+            }
             WaveErrorKind::InvalidDescriptor(_) => {
                 (exception_code::EC_QUEUE_PACKET_DISPATCH_CODE_INVALID, None)
             }

@@ -120,6 +120,13 @@ fn load_code_object(mem: &mut TestMem, path: &str, name: &str) -> (u64, KernelDe
         .expect("kd symbol");
     let kd_off = kd_sym.address() as usize;
     let kd = KernelDescriptor::from_bytes(image[kd_off..kd_off + 64].try_into().unwrap());
+    // R_AMDGPU_RELATIVE64 (13): function-pointer tables and the like, relative to the load base.
+    for (offset, rel) in file.dynamic_relocations().into_iter().flatten() {
+        if let object::RelocationFlags::Elf { r_type: 13 } = rel.flags() {
+            let v = CODE_BASE.wrapping_add(rel.addend() as u64);
+            image[offset as usize..offset as usize + 8].copy_from_slice(&v.to_le_bytes());
+        }
+    }
     mem.map(CODE_BASE, &image);
     (CODE_BASE + kd_off as u64, kd)
 }
@@ -886,6 +893,95 @@ fn wave64_masks_carries_exec_and_lane_crossing() {
         "lane 40 never active before the stores"
     );
     assert_eq!(out[6 * 64 + 39], 19, "mbcnt: odd lanes below 39");
+}
+
+#[test]
+fn clang_o0_calls_recursion_and_function_pointers() {
+    let mut mem = TestMem::new();
+    let path = format!("{}/tests/isa_kernels/calls.co", env!("CARGO_MANIFEST_DIR"));
+    let (kd_addr, kd) = load_code_object(&mut mem, &path, "calls");
+    let n = 96usize;
+    let input = lcg(5, n);
+    mem.map(BUF_A, &u32_bytes(&input));
+    mem.map_zeroed(BUF_B, 4 * 4 * n);
+    mem.map(
+        KERNARG,
+        &kernargs(
+            &ptr_args(&[BUF_A, BUF_B], &[]),
+            [n as u32, 1, 1],
+            [64, 1, 1],
+            [0; 3],
+        ),
+    );
+    // uses_dynamic_stack (recursion): the runtime sizes scratch beyond the fixed 128 bytes.
+    let mut st = setup(kd_addr, kd, [n as u32, 1, 1], [64, 1, 1]);
+    st.private_segment_size = 1024;
+    run_all(&mem, st).expect("runs");
+    let out = mem.read_u32s(BUF_B, 4 * n);
+    let mix = |a: u32, b: u32| a.wrapping_mul(31).wrapping_add(b ^ 0x5bd1_e995);
+    let fact = |k: u32| (1..=k.max(1)).fold(1u32, |p, v| p.wrapping_mul(v));
+    for i in 0..n {
+        let (x, iu) = (input[i], i as u32);
+        assert_eq!(out[i * 4], mix(x, iu), "call {i}");
+        assert_eq!(
+            out[i * 4 + 1],
+            mix(x, x).wrapping_add(mix(x.wrapping_add(1), 7)),
+            "nested calls {i}"
+        );
+        assert_eq!(out[i * 4 + 2], fact(x % 10), "recursion {i}");
+        let b = iu + 5;
+        let want = match x % 3 {
+            0 => x.wrapping_add(b),
+            1 => x ^ b,
+            _ => x.wrapping_mul(b),
+        };
+        assert_eq!(out[i * 4 + 3], want, "indirect call {i}");
+    }
+}
+
+#[test]
+fn shader_cycles_sethalt_and_unmodelled_messages() {
+    use aqueduct_gfxsim::isa::realtime::realtime_ticks;
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::HWREGS, 0, 0);
+    mem.map_zeroed(BUF_A, 12);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    let before = realtime_ticks();
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let after = realtime_ticks();
+    let out = mem.read_u32s(BUF_A, 3);
+    // SHADER_CYCLES = low 20 bits of 25 x REALTIME, read within the host bracket.
+    let in_bracket = |v: u32, field: fn(u64) -> u32| (before..=after).any(|t| field(t * 25) == v);
+    assert!(
+        in_bracket(out[0], |c| (c & 0xF_FFFF) as u32),
+        "cycles {:#x}",
+        out[0]
+    );
+    assert!(
+        in_bracket(out[1], |c| ((c >> 4) & 0xFF) as u32),
+        "cycles[11:4] {:#x}",
+        out[1]
+    );
+    assert!(
+        in_bracket(out[2], |c| (c & 0xF_FFFF) as u32),
+        "cycles after {:#x}",
+        out[2]
+    );
+
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::SETHALT, 0, 0);
+    mem.map(KERNARG, &[0; 16]);
+    let err = run_hand(&mem, kd_addr, kd, 1, 32).expect_err("halts");
+    assert_eq!(err.kind, WaveErrorKind::Halt);
+    assert_eq!(err.pc, kd_addr + 256 + 8, "pc of s_sethalt");
+    assert!(err.to_string().contains("s_sethalt at pc"), "{err}");
+
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::DOORBELL, 0, 0);
+    mem.map(KERNARG, &[0; 16]);
+    let err = run_hand(&mem, kd_addr, kd, 1, 32).expect_err("unmodelled");
+    assert!(err.to_string().contains("MSG_RTN_GET_DOORBELL"), "{err}");
+    assert!(matches!(err.kind, WaveErrorKind::IllegalInstruction { .. }));
 }
 
 #[test]

@@ -25,12 +25,15 @@
 // - Private memory out of range is a MemoryViolation at private-aperture + offset.
 // - Global atomics on misaligned addresses are MemoryViolations.
 // - Not implemented (IllegalInstruction with the mnemonic): image/buffer data
-//   ops, GDS, ds_swizzle, s_getreg/s_setreg of registers other than MODE,
-//   s_sendmsg other than MSG_DEALLOC_VGPRS, s_sendmsg_rtn other than
-//   GET_REALTIME / GET_TMA / GET_TBA, traps (Trap error), and VALU ops
-//   outside exec/valu.rs's list.
+//   ops, GDS, ds_swizzle, s_getreg of registers other than MODE and
+//   SHADER_CYCLES, s_setreg other than MODE, s_sendmsg other than
+//   MSG_DEALLOC_VGPRS, s_sendmsg_rtn GET_DOORBELL / GET_DDID / SAVE_WAVE (the
+//   mnemonic names the hwreg / message), and VALU ops outside exec/valu.rs's
+//   list. s_trap is a Trap error, s_sethalt 1 a Halt error (with the PC).
 // - s_sendmsg_rtn: GET_REALTIME is the 100 MHz counter of realtime.rs (host
 //   monotonic time); GET_TMA / GET_TBA return 0 (no trap handler installed).
+//   HW_REG_SHADER_CYCLES is the low 20 bits of 25 x REALTIME (a nominal
+//   2.5 GHz shader clock).
 
 // INTERFACE (written first so the driver and the emulator can be built
 // side by side). The emulator fills in the bodies.
@@ -132,8 +135,10 @@ pub enum WaveErrorKind {
         /// The decoded mnemonic, when the decoder knows the opcode.
         mnemonic: Option<String>,
     },
-    /// s_trap / s_sethalt: the wave asked to stop.
+    /// s_trap: the wave asked for the (absent) trap handler.
     Trap { code: u32 },
+    /// s_sethalt: the wave halted itself (nothing can resume it on gfxsim).
+    Halt,
     /// The kernel descriptor asks for something the emulator cannot run
     /// (e.g. an unsupported wave size or register setup).
     InvalidDescriptor(String),
@@ -171,6 +176,13 @@ impl std::fmt::Display for WaveError {
                 write!(
                     f,
                     "s_trap {code} at pc {:#x} (workgroup {:?})",
+                    self.pc, self.workgroup
+                )
+            }
+            WaveErrorKind::Halt => {
+                write!(
+                    f,
+                    "s_sethalt at pc {:#x} (workgroup {:?})",
                     self.pc, self.workgroup
                 )
             }

@@ -390,19 +390,22 @@ pub(super) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
             return Ok(Flow::Jump(ret.wrapping_add((simm as i64 * 4) as u64)));
         }
         SGetregB32 => {
-            // HW_REG_MODE (id 1) is the only register the emulator models.
             let id = zext & 0x3F;
             let off = (zext >> 6) & 31;
             let size = ((zext >> 11) & 31) + 1;
-            if id != 1 {
-                return Err(illegal(i));
-            }
+            let value = match id {
+                HW_REG_MODE => w.mode,
+                HW_REG_SHADER_CYCLES => shader_cycles(),
+                _ => {
+                    return Err(unmodelled(i, format!("hwreg({id})")));
+                }
+            };
             let mask = if size >= 32 {
                 u32::MAX
             } else {
                 (1 << size) - 1
             };
-            w.set_sgpr(d, (w.mode >> off) & mask)
+            w.set_sgpr(d, (value >> off) & mask)
         }
         SSetregB32 | SSetregImm32B32 => {
             let id = zext & 0x3F;
@@ -429,6 +432,30 @@ pub(super) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
     Ok(Flow::Next)
 }
 
+/// s_getreg/s_setreg register ids (gfx11).
+const HW_REG_MODE: u32 = 1;
+const HW_REG_SHADER_CYCLES: u32 = 29;
+
+/// Nominal shader clock per REALTIME tick: 25 × 100 MHz = 2.5 GHz (gfx1100's
+/// compute clock is 2.5 GHz class).
+const SHADER_CYCLES_PER_REALTIME_TICK: u64 = 25;
+
+/// HW_REG_SHADER_CYCLES: the 20-bit free-running shader-clock counter, from
+/// the simulated clock (REALTIME at a nominal 2.5 GHz shader clock).
+fn shader_cycles() -> u32 {
+    (crate::isa::realtime::realtime_ticks().wrapping_mul(SHADER_CYCLES_PER_REALTIME_TICK)
+        & 0xF_FFFF) as u32
+}
+
+/// An instruction form the emulator recognises but does not model: an
+/// IllegalInstruction whose mnemonic names the operand (e.g. the hwreg id).
+fn unmodelled(i: &Inst, what: String) -> WaveErrorKind {
+    WaveErrorKind::IllegalInstruction {
+        words: i.raw().to_vec(),
+        mnemonic: Some(format!("{} {what}", i.mnemonic)),
+    }
+}
+
 /// Value returned by `s_sendmsg_rtn_*`. The SSRC0 field holds the message id
 /// itself (not an operand): 131 MSG_RTN_GET_REALTIME, 130 MSG_RTN_GET_TMA,
 /// 133 MSG_RTN_GET_TBA; the others are not modelled.
@@ -437,7 +464,13 @@ fn sendmsg_rtn(i: &Inst) -> Result<u64, WaveErrorKind> {
         131 => Ok(crate::isa::realtime::realtime_ticks()),
         // No trap handler is ever installed on gfxsim: TMA and TBA are null.
         130 | 133 => Ok(0),
-        _ => Err(illegal(i)),
+        // GET_DOORBELL, GET_DDID and SAVE_WAVE serve the context-save trap handler,
+        // which gfxsim never runs; their values (the queue's doorbell id, the debug
+        // dispatch id) are not known to the emulator.
+        128 => Err(unmodelled(i, "sendmsg(MSG_RTN_GET_DOORBELL)".into())),
+        129 => Err(unmodelled(i, "sendmsg(MSG_RTN_GET_DDID)".into())),
+        132 => Err(unmodelled(i, "sendmsg(MSG_RTN_SAVE_WAVE)".into())),
+        id => Err(unmodelled(i, format!("sendmsg({id})"))),
     }
 }
 
@@ -515,7 +548,10 @@ pub(super) fn sopp(w: &mut Wave, i: &Inst) -> ExecResult {
                 code: (i.imm & 0xFF) as u32,
             });
         }
-        SSethalt => return Err(WaveErrorKind::Trap { code: 0 }),
+        // s_sethalt 1 halts the wave; nothing resumes it on gfxsim (no debugger), so the
+        // dispatch stops with a Halt error naming the PC. s_sethalt 0 (resume) is a no-op.
+        SSethalt if i.imm & 1 == 0 => Flow::Next,
+        SSethalt => return Err(WaveErrorKind::Halt),
         _ => return Err(illegal(i)),
     })
 }

@@ -57,7 +57,7 @@ pub use frontend::Source;
 pub use reflect::{
     BindingKind, BindingReflection, EntryReflection, REFLECTION_VERSION, Reflection,
 };
-pub use toolchain::{KNOWN_TARGETS, Toolchain, bundle, bundle_entry_id};
+pub use toolchain::{KNOWN_TARGETS, Toolchain, bundle, bundle_entry_id, wave_size};
 
 /// Compilation options.
 #[derive(Clone, Debug)]

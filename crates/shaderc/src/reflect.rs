@@ -8,7 +8,7 @@
 //!   "source_hash": "9f86d08188…",
 //!   "entry_points": [ {
 //!     "name": "main", "kernel": "main", "workgroup_size": [64, 1, 1],
-//!     "workgroup_memory_size": 0,
+//!     "workgroup_memory_size": 0, "uses_subgroups": false,
 //!     "bindings": [ { "group": 0, "binding": 0, "kind": "storage_read_write",
 //!                     "min_binding_size": 4, "array_stride": 4,
 //!                     "arg": "g0_b0", "size_arg": "g0_b0_size", "name": "out" } ] } ] }
@@ -66,6 +66,11 @@ pub struct EntryReflection {
     pub workgroup_size: [u32; 3],
     /// Bytes of var<workgroup> memory the entry point uses.
     pub workgroup_memory_size: u32,
+    /// Whether the entry point (or a function it calls) uses subgroup
+    /// builtins, operations or barriers. The subgroup size is the target's
+    /// wave size ([`crate::wave_size`]: 32 on gfx10+, 64 on gfx9).
+    #[serde(default)]
+    pub uses_subgroups: bool,
     /// In (group, binding) order, which is also kernel argument order.
     pub bindings: Vec<BindingReflection>,
 }

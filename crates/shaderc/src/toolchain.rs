@@ -17,6 +17,16 @@ use crate::error::CompileError;
 /// The targets this compiler knows (gfx1100 is the default).
 pub const KNOWN_TARGETS: &[&str] = &["gfx1100", "gfx942", "gfx90a", "gfx1030", "gfx1201"];
 
+/// The wave (= WGSL subgroup) size kernels are compiled for on `target`:
+/// 64 on gfx9 (GCN/CDNA), 32 on gfx10 and later (RDNA, wave32 by default).
+/// None for a target this compiler does not know.
+pub fn wave_size(target: &str) -> Option<u32> {
+    if !KNOWN_TARGETS.contains(&target) {
+        return None;
+    }
+    Some(if target.starts_with("gfx9") { 64 } else { 32 })
+}
+
 /// Where the LLVM tools are.
 #[derive(Clone, Debug)]
 pub struct Toolchain {

@@ -90,6 +90,8 @@ fn every_target_loads_with_the_reflected_abi() {
                 );
                 let wave = if target == "gfx1100" { 32 } else { 64 };
                 assert_eq!(k.wavefront_size, wave);
+                assert_eq!(aqueduct_shaderc::wave_size(target), Some(wave));
+                assert_eq!(ep.uses_subgroups, name.contains("subgroup"), "{name}");
             }
         }
     }
@@ -116,6 +118,39 @@ fn reflection_reports_kinds_and_sizes() {
     );
     let (_, r) = checked_in("tests/workgroup_reduce", "gfx1100");
     assert_eq!(r.entry_point("main").unwrap().workgroup_memory_size, 512);
+}
+
+/// The same IR gives wave64 code on gfx9 (64-bit exec masks) and wave32
+/// code on gfx11, with the active-lane walk reading lanes by readlane.
+#[test]
+fn subgroups_are_wave64_on_gfx9() {
+    if !llvm_or_skip("subgroups_are_wave64_on_gfx9") {
+        return;
+    }
+    let src = std::fs::read_to_string(shaders_dir().join("tests/subgroup_reduce.wgsl")).unwrap();
+    for (target, wave64) in [("gfx942", true), ("gfx90a", true), ("gfx1100", false)] {
+        let options = Options {
+            targets: vec![target.into()],
+            ..Options::default()
+        };
+        let c = compile(Source::Wgsl(&src), &options).unwrap();
+        let dir =
+            std::env::temp_dir().join(format!("aq-shaderc-sg-{}-{target}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("k.co");
+        std::fs::write(&path, &c.code_object).unwrap();
+        let dis = std::process::Command::new("llvm-objdump-19")
+            .args(["-d", &format!("--mcpu={target}")])
+            .arg(&path)
+            .output()
+            .expect("llvm-objdump-19");
+        let text = String::from_utf8_lossy(&dis.stdout);
+        let _ = std::fs::remove_dir_all(&dir);
+        // Divergent branches save a 64-bit exec mask on wave64, 32-bit on wave32.
+        assert_eq!(text.contains("s_and_saveexec_b64"), wave64, "{target}");
+        assert_eq!(text.contains("s_and_saveexec_b32"), !wave64, "{target}");
+        assert!(text.contains("v_readlane_b32"), "{target}");
+    }
 }
 
 #[test]

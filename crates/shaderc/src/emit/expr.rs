@@ -175,7 +175,9 @@ impl FnEmitter<'_> {
             Expression::ArrayLength(p) => self.array_length(h, p).map(Value::Val),
             Expression::CallResult(_)
             | Expression::AtomicResult { .. }
-            | Expression::WorkGroupUniformLoadResult { .. } => unsupported(
+            | Expression::WorkGroupUniformLoadResult { .. }
+            | Expression::SubgroupBallotResult
+            | Expression::SubgroupOperationResult { .. } => unsupported(
                 "internal: a statement result used before its statement",
                 span,
             ),
@@ -188,9 +190,6 @@ impl FnEmitter<'_> {
             Expression::RayQueryVertexPositions { .. }
             | Expression::RayQueryProceedResult
             | Expression::RayQueryGetIntersection { .. } => unsupported("ray queries", span),
-            Expression::SubgroupBallotResult | Expression::SubgroupOperationResult { .. } => {
-                unsupported("subgroup operations", span)
-            }
             Expression::CooperativeLoad { .. } | Expression::CooperativeMultiplyAdd { .. } => {
                 unsupported("cooperative matrices", span)
             }

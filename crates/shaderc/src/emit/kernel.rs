@@ -151,6 +151,20 @@ impl FnEmitter<'_> {
                 "<3 x i32>",
                 format!("<i32 {}, i32 {}, i32 {}>", wg[0], wg[1], wg[2]),
             ),
+            BuiltIn::SubgroupSize => Val::new("i32", self.wave_size()),
+            BuiltIn::SubgroupInvocationId => Val::new("i32", self.lane_id()),
+            // Waves are made of consecutive local invocation indices.
+            BuiltIn::SubgroupId => {
+                let index = self.local_index(geo, wg);
+                let size = self.wave_size();
+                Val::new("i32", self.def(&format!("udiv i32 {index}, {size}")))
+            }
+            BuiltIn::NumSubgroups => {
+                let size = self.wave_size();
+                let invocations = wg.iter().product::<u32>();
+                let up = self.def(&format!("add i32 {size}, {}", invocations - 1));
+                Val::new("i32", self.def(&format!("udiv i32 {up}, {size}")))
+            }
             other => {
                 return unsupported(format!("the builtin {other:?} in a compute shader"), span);
             }
@@ -420,6 +434,7 @@ pub(crate) fn emit_kernel(
             kernel: ep.name.clone(),
             workgroup_size: wg,
             workgroup_memory_size,
+            uses_subgroups: super::subgroup::entry_uses_subgroups(module, index),
             bindings,
         },
     ))

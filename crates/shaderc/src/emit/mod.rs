@@ -10,6 +10,7 @@
 //! - `memory`: pointers, bounds-checked access chains, loads and stores;
 //! - `builtins`: WGSL numeric builtins expanded over LLVM intrinsics;
 //! - `atomics`: atomics, barriers, workgroupUniformLoad;
+//! - `subgroup`: subgroup builtins and operations (waves, cross-lane ops);
 //! - `kernel`: kernel signatures (the binding ABI), prologues, metadata.
 //!
 //! Helper functions become `internal alwaysinline` LLVM functions that take
@@ -25,6 +26,7 @@ mod func;
 mod kernel;
 mod memory;
 mod stmt;
+mod subgroup;
 mod types;
 
 use std::cell::RefCell;

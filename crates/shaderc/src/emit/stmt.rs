@@ -189,11 +189,20 @@ impl FnEmitter<'_> {
             Statement::RayQuery { .. } | Statement::RayPipelineFunction(_) => {
                 return unsupported("ray tracing", span);
             }
-            Statement::SubgroupBallot { .. }
-            | Statement::SubgroupGather { .. }
-            | Statement::SubgroupCollectiveOperation { .. } => {
-                return unsupported("subgroup operations", span);
+            Statement::SubgroupBallot { result, predicate } => {
+                self.subgroup_ballot(result, predicate)?
             }
+            Statement::SubgroupGather {
+                ref mode,
+                argument,
+                result,
+            } => self.subgroup_gather(mode, argument, result)?,
+            Statement::SubgroupCollectiveOperation {
+                op,
+                collective_op,
+                argument,
+                result,
+            } => self.subgroup_collective(op, collective_op, argument, result, span)?,
             Statement::CooperativeStore { .. } => return unsupported("cooperative matrices", span),
         }
         Ok(())

@@ -1,7 +1,9 @@
 // corpus-flags: -mwavefrontsize64
-// hip_wave64_shfl (wave64): per wave of 64 lanes, out[i] = x from lane (lane + 1) % 64 and
-// sum[w] = wrapping u32 sum of the wave's 64 inputs by a shuffle-xor butterfly (ds_bpermute
-// across both halves of the wave).
+// hip_wave64_shfl (wave64): HIP-style shuffles by ds_bpermute in a wave64 kernel. On RDNA
+// (gfx10+), ds_bpermute in wave64 reads only within the 32-lane half of the reading lane (the
+// byte address selects lane (addr / 4) % 32 of that half; crossing halves needs
+// v_permlane64), so: out[i] = x of lane (lane + 1) % 32 of its own half, and sum[w] = twice
+// the sum of the wave's low half, since the xor-32 step of the butterfly reads the lane itself.
 #include "corpus_hip.h"
 
 KERNEL void hip_wave64_shfl(const u32* x, u32* out, u32* sum)

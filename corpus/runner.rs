@@ -1,0 +1,168 @@
+//! Runs corpus cases on gfxsim through the HSA runtime: one simulated gfx1100 and a
+//! runtime over it, buffers in fine-grained memory filled from a [`Case`], kernargs
+//! built from the kernel's own metadata, one dispatch waited for, buffers read back.
+//!
+//! Shared by crates/hsa/tests/corpus.rs and benches/corpus.rs: the including crate
+//! names the runtime and the simulator as `hsa` and `gfxsim` at its root
+//! (`use aqueduct_hsa as hsa;` or `use aqueduct::hsa;`), and includes `cases` beside it.
+#![allow(dead_code)] // the test reads the results, the benchmark also the counters
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::cases::{Arg, Case, Kernel};
+use super::gfxsim::{SimConfig, SimDevice};
+use super::hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
+use super::hsa::{
+    Agent, Allocation, Executable, PoolKind, Queue, Runtime, WaitCondition, WaitHint,
+};
+
+/// How long one corpus dispatch may take before it counts as hung.
+pub const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Scratch per work-item given to kernels whose stack size is only known at run time
+/// (recursion, indirect calls), on top of their fixed private segment.
+pub const DYNAMIC_STACK_BYTES: u32 = 4096;
+
+/// The corpus's code objects directory.
+pub fn corpus_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(super::CORPUS_FROM_MANIFEST)
+}
+
+/// A simulated GPU with a runtime and one queue.
+pub struct Device {
+    pub sim: Arc<SimDevice>,
+    pub runtime: Arc<Runtime>,
+    pub agent: Agent,
+    pub queue: Queue,
+}
+
+/// What one dispatch produced.
+pub struct Outcome {
+    /// Every buffer's bytes after the dispatch, in the case's order.
+    pub buffers: Vec<Vec<u8>>,
+    /// Packet submitted to completion signal observed.
+    pub elapsed: Duration,
+    /// Wave instructions the simulator executed for it.
+    pub wave_instructions: u64,
+}
+
+impl Device {
+    pub fn new(threads: usize) -> Result<Device, String> {
+        let sim = SimDevice::new(SimConfig {
+            threads,
+            ..SimConfig::default()
+        })
+        .map_err(|e| format!("gfxsim: {e}"))?;
+        let runtime = Runtime::new(sim.clone()).map_err(|e| format!("runtime: {e}"))?;
+        let agent = runtime
+            .gpu_agent(0)
+            .map_err(|e| format!("GPU agent: {e}"))?
+            .clone();
+        let queue = runtime
+            .create_queue(&agent, 64)
+            .map_err(|e| format!("queue: {e}"))?;
+        Ok(Device {
+            sim,
+            runtime,
+            agent,
+            queue,
+        })
+    }
+
+    /// Loads `corpus/gfx1100/<file>`.
+    pub fn load(&self, file: &str) -> Result<Executable, String> {
+        let path = corpus_dir().join("gfx1100").join(file);
+        let bytes = std::fs::read(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+        self.runtime
+            .load_executable(&self.agent, &bytes)
+            .map_err(|e| format!("loading {file}: {e}"))
+    }
+
+    fn buffer(&self, init: &[u8]) -> Result<Allocation, String> {
+        let pool = self
+            .runtime
+            .pool(&self.agent, PoolKind::FineSystem)
+            .map_err(|e| e.to_string())?;
+        let mut a = pool
+            .allocate(init.len().max(4) as u64)
+            .map_err(|e| format!("allocate: {e}"))?;
+        let host = a
+            .as_mut_slice()
+            .ok_or("fine-grained memory is not host mapped")?;
+        host[..init.len()].copy_from_slice(init);
+        Ok(a)
+    }
+
+    /// Dispatches `kernel` of `exe` for `case` and waits for it.
+    pub fn run(&self, exe: &Executable, kernel: &Kernel, case: &Case) -> Result<Outcome, String> {
+        let k = exe
+            .kernel(kernel.name)
+            .map_err(|e| format!("kernel {}: {e}", kernel.name))?;
+        let buffers = case
+            .buffers
+            .iter()
+            .map(|b| self.buffer(b))
+            .collect::<Result<Vec<_>, _>>()?;
+        let dims = if case.grid[2] > 1 || case.workgroup[2] > 1 {
+            3
+        } else if case.grid[1] > 1 || case.workgroup[1] > 1 {
+            2
+        } else {
+            1
+        };
+        let shape = DispatchShape::new(case.grid, case.workgroup.map(u32::from), dims);
+        let mut builder = KernargBuilder::new(&k.info);
+        for (i, arg) in case.args.iter().enumerate() {
+            let result = match *arg {
+                Arg::Buf(b) => builder.set_ptr(ArgRef::Index(i), buffers[b].gpu_va()),
+                _ => builder.set(ArgRef::Index(i), &arg.scalar_bytes()),
+            };
+            result.map_err(|e| format!("argument {i}: {e}"))?;
+        }
+        let bytes = builder
+            .finish(&shape)
+            .map_err(|e| format!("kernargs: {e}"))?;
+        let mut kernarg = self
+            .runtime
+            .kernargs(&self.agent)
+            .map_err(|e| e.to_string())?
+            .allocate(bytes.len().max(16) as u64)
+            .map_err(|e| format!("kernarg block: {e}"))?;
+        kernarg.as_mut_slice()[..bytes.len()].copy_from_slice(&bytes);
+
+        let mut dispatch = k.dispatch(kernarg.gpu_va(), case.grid, case.workgroup);
+        if k.info.uses_dynamic_stack {
+            dispatch.private_segment_size += DYNAMIC_STACK_BYTES;
+        }
+        let done = self.runtime.create_signal(1).map_err(|e| e.to_string())?;
+        dispatch.completion_signal = done.handle();
+        let packet = dispatch.to_packet().map_err(|e| format!("packet: {e}"))?;
+        let before = self.sim.stats().wave_instructions;
+        let start = Instant::now();
+        self.queue
+            .submit_dispatch(&packet)
+            .map_err(|e| format!("submit: {e}"))?;
+        done.wait(WaitCondition::Eq, 0, Some(TIMEOUT), WaitHint::Blocked)
+            .map_err(|e| format!("dispatch failed: {e}"))?;
+        let elapsed = start.elapsed();
+        let wave_instructions = self.sim.stats().wave_instructions - before;
+        let buffers = buffers
+            .iter()
+            .map(|a| {
+                a.as_slice()
+                    .map(|s| s.to_vec())
+                    .ok_or("buffer not host mapped".to_string())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let buffers = buffers.into_iter().zip(&case.buffers).map(|(mut b, init)| {
+            b.truncate(init.len());
+            b
+        });
+        Ok(Outcome {
+            buffers: buffers.collect(),
+            elapsed,
+            wave_instructions,
+        })
+    }
+}

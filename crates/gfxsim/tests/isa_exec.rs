@@ -985,6 +985,88 @@ fn shader_cycles_sethalt_and_unmodelled_messages() {
 }
 
 #[test]
+fn mubuf_resources_range_checks_and_atomics() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::MUBUF, 0, 0);
+    let input = lcg(91, 64);
+    let mut out_init = vec![0u8; 0x2010];
+    out_init[0x1000..0x1080].fill(0xAA);
+    mem.map(BUF_A, &out_init);
+    mem.map(BUF_B, &u32_bytes(&input));
+    mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 16 * 32);
+    let bytes = u32_bytes(&input);
+    let half = |h: usize| u16::from_le_bytes([bytes[2 * h], bytes[2 * h + 1]]) as u32;
+    for l in 0..32usize {
+        let r = |k: usize| out[k * 32 + l];
+        let or0 = |ok: bool, v: u32| if ok { v } else { 0 };
+        assert_eq!(
+            r(0),
+            or0(l * 4 + 4 <= 40, input[l]),
+            "raw b32 at the end, lane {l}"
+        );
+        for q in 0..4 {
+            let ok = l * 4 + 4 * q + 4 <= 40;
+            assert_eq!(
+                r(1 + q),
+                or0(ok, input.get(l + q).copied().unwrap_or(0)),
+                "b128 dword {q} lane {l}"
+            );
+        }
+        assert_eq!(
+            r(5),
+            or0(l + 10 <= 40, bytes[l + 9] as i8 as i32 as u32),
+            "i8 lane {l}"
+        );
+        assert_eq!(
+            r(6),
+            0x1234 | or0(l * 2 + 2 <= 40, half(l)) << 16,
+            "d16_hi lane {l}"
+        );
+        assert_eq!(
+            r(7),
+            or0(l * 4 + 4 <= 40, input[l + 1]),
+            "soffset outside the check, lane {l}"
+        );
+        assert_eq!(
+            r(8),
+            or0(l < 5, input[2 * l + 1]),
+            "structured oob 0, lane {l}"
+        );
+        assert_eq!(r(9), 0, "offset + 4 > stride under oob 0, lane {l}");
+        assert_eq!(
+            r(10),
+            or0(l < 5, input[(2 * l + 2) % 64]),
+            "structured oob 1, lane {l}"
+        );
+        assert_eq!(r(11), 0, "oob 2 with num_records 0, lane {l}");
+        assert_eq!(
+            r(12),
+            input[2 * l + 1],
+            "oob 2 with num_records 1 checks nothing, lane {l}"
+        );
+        assert_eq!(r(13), input[3], "stride 0 with idxen, lane {l}");
+        assert_eq!(r(14), input[l], "add_tid, lane {l}");
+        let want_old = if l & 3 == 3 { 0 } else { (l / 4) as u32 };
+        assert_eq!(r(15), want_old, "atomic add glc return, lane {l}");
+    }
+    let stored = mem.read_u32s(BUF_A + 0x1000, 32);
+    for l in 0..32u32 {
+        let want = if l < 16 { l + 100 } else { 0xAAAA_AAAA };
+        assert_eq!(
+            stored[l as usize], want,
+            "store lane {l} (dropped past num_records)"
+        );
+    }
+    assert_eq!(
+        mem.read_u32s(BUF_A + 0x2000, 4),
+        [8, 8, 8, 0],
+        "atomic counters"
+    );
+}
+
+#[test]
 fn dpp_and_permlane_lane_movement() {
     let mut mem = TestMem::new();
     let (kd_addr, kd) = hand_kernel(&mut mem, kernels::DPP, 0, 0);

@@ -41,6 +41,7 @@ pub(crate) fn classify(op: Op) -> Option<(Rmw, bool)> {
         .trim_start_matches("ds_")
         .trim_start_matches("global_atomic_")
         .trim_start_matches("flat_atomic_")
+        .trim_start_matches("buffer_atomic_")
         .trim_end_matches("_rtn");
     let word = body.rsplit_once('_').map(|(a, _)| a).unwrap_or(body);
     let word = word.trim_end_matches("_rtn");

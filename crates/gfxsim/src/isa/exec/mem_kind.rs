@@ -31,6 +31,7 @@ pub(super) fn mem_kind(op: Op) -> MemKind {
             .chain(opcodes::FLAT.iter())
             .chain(opcodes::GLOBAL.iter())
             .chain(opcodes::SCRATCH.iter())
+            .chain(opcodes::MUBUF.iter())
             .flatten()
         {
             let idx = info.op as usize;

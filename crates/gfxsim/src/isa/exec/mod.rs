@@ -9,6 +9,7 @@ mod dpp;
 mod lds;
 mod mem;
 mod mem_kind;
+mod mubuf;
 mod scalar;
 mod valu;
 mod vcmp;
@@ -152,9 +153,6 @@ pub(crate) fn step_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Family::Vopd => valu::vopd(w, env, i),
         Family::Ds => lds::ds(w, env, i),
         Family::Flat | Family::Global | Family::Scratch => vmem::flat(w, env, i),
-        Family::Mubuf => match i.op {
-            super::opcodes::Op::BufferGl0Inv | super::opcodes::Op::BufferGl1Inv => Ok(Flow::Next),
-            _ => Err(illegal(i)),
-        },
+        Family::Mubuf => mubuf::mubuf(w, env, i),
     }
 }

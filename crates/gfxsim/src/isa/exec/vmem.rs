@@ -277,7 +277,7 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     Ok(Flow::Next)
 }
 
-fn write_loaded(
+pub(super) fn write_loaded(
     w: &mut Wave,
     i: &Inst,
     exec: u32,

@@ -77,7 +77,15 @@ pub(crate) fn load(
     let (module, info) =
         naga::back::pipeline_constants::process_overrides(&module, &info, stage_entry, &constants)
             .map_err(|e| CompileError::Override {
-                message: e.to_string(),
+                message: match (&e, source.text()) {
+                    // e.g. an override-sized array whose length became 0:
+                    // point at the type in the source.
+                    (
+                        naga::back::pipeline_constants::PipelineConstantError::ValidationError(v),
+                        Some(text),
+                    ) => v.emit_to_string_with_path(text, file),
+                    _ => e.to_string(),
+                },
             })?;
     Ok((module.into_owned(), info.into_owned()))
 }

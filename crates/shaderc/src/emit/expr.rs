@@ -305,13 +305,12 @@ impl FnEmitter<'_> {
             (_, Index::Const(c)) => {
                 Ok(self.defv(&rty, &format!("extractvalue {}, {c}", v.typed())))
             }
-            (
-                TypeInner::Array {
-                    size: naga::ArraySize::Constant(n),
-                    ..
-                },
-                Index::Dyn(d),
-            ) => self.spill_index(&v, &rty, n.get(), &d),
+            (TypeInner::Array { size, .. }, Index::Dyn(d))
+                if self.m.fixed_array_len(*size).is_some() =>
+            {
+                let n = self.m.fixed_array_len(*size).unwrap_or_default();
+                self.spill_index(&v, &rty, n, &d)
+            }
             (TypeInner::Matrix { columns, .. }, Index::Dyn(d)) => {
                 self.spill_index(&v, &rty, vec_len(*columns), &d)
             }

@@ -182,10 +182,14 @@ impl FnEmitter<'_> {
             }
             TypeInner::Array { base, size, stride } => {
                 let elem = Pointee::Handle(base);
+                let fixed = self.m.fixed_array_len(size);
                 match size {
-                    naga::ArraySize::Constant(n) => {
-                        Ok((self.index_fixed(p, &index, n.get(), stride), elem))
-                    }
+                    naga::ArraySize::Constant(_) | naga::ArraySize::Pending(_) => match fixed {
+                        Some(n) => Ok((self.index_fixed(p, &index, n, stride), elem)),
+                        None => {
+                            unsupported("an array whose override-sized length has no value", span)
+                        }
+                    },
                     naga::ArraySize::Dynamic => {
                         let len = self.runtime_len(p, span)?;
                         let is_empty = self.def(&format!("icmp eq i32 {len}, 0"));
@@ -209,9 +213,6 @@ impl FnEmitter<'_> {
                             },
                             elem,
                         ))
-                    }
-                    naga::ArraySize::Pending(_) => {
-                        unsupported("an array with an override-sized length", span)
                     }
                 }
             }
@@ -312,12 +313,9 @@ impl FnEmitter<'_> {
                 }
                 Ok(acc)
             }
-            TypeInner::Array {
-                base,
-                size: naga::ArraySize::Constant(n),
-                stride,
-            } => {
-                if n.get() > MAX_UNROLLED_ELEMENTS {
+            TypeInner::Array { base, size, stride } if self.m.fixed_array_len(size).is_some() => {
+                let n = self.m.fixed_array_len(size).unwrap_or_default();
+                if n > MAX_UNROLLED_ELEMENTS {
                     return unsupported(
                         format!(
                             "loading a whole array of more than {MAX_UNROLLED_ELEMENTS} elements"
@@ -326,7 +324,7 @@ impl FnEmitter<'_> {
                     );
                 }
                 let mut acc = Val::new(&ty, "poison");
-                for i in 0..n.get() {
+                for i in 0..n {
                     let q = self.offset_ptr(p, i * stride);
                     let e = self.load_value(&q, Pointee::Handle(base), span)?;
                     acc = self.defv(
@@ -446,12 +444,9 @@ impl FnEmitter<'_> {
                     )?;
                 }
             }
-            TypeInner::Array {
-                base,
-                size: naga::ArraySize::Constant(n),
-                stride,
-            } => {
-                if n.get() > MAX_UNROLLED_ELEMENTS {
+            TypeInner::Array { base, size, stride } if self.m.fixed_array_len(size).is_some() => {
+                let n = self.m.fixed_array_len(size).unwrap_or_default();
+                if n > MAX_UNROLLED_ELEMENTS {
                     return unsupported(
                         format!(
                             "storing a whole array of more than {MAX_UNROLLED_ELEMENTS} elements"
@@ -460,7 +455,7 @@ impl FnEmitter<'_> {
                     );
                 }
                 let ety = self.m.llvm_ty_of(base).or_else(|e| unsupported(e, span))?;
-                for i in 0..n.get() {
+                for i in 0..n {
                     let e = self.defv(&ety, &format!("extractvalue {}, {i}", value.typed()));
                     let q = self.offset_ptr(p, i * stride);
                     self.store_unchecked(&q, Pointee::Handle(base), &e, span)?;

@@ -91,16 +91,14 @@ impl ModuleCtx<'_> {
                 vec_len(rows),
                 scalar_ty(scalar)?
             ),
-            TypeInner::Array {
-                base,
-                size: naga::ArraySize::Constant(n),
-                ..
-            } => format!(
-                "[{} x {}]",
-                n,
-                self.llvm_ty(&self.module.types[base].inner)?
-            ),
-            TypeInner::Array { .. } => return Err("a runtime-sized array as a value".into()),
+            TypeInner::Array { base, size, .. } => match self.fixed_array_len(size) {
+                Some(n) => format!(
+                    "[{} x {}]",
+                    n,
+                    self.llvm_ty(&self.module.types[base].inner)?
+                ),
+                None => return Err("a runtime-sized array as a value".into()),
+            },
             TypeInner::Struct { ref members, .. } => {
                 let fields = members
                     .iter()
@@ -114,6 +112,20 @@ impl ModuleCtx<'_> {
             }
             ref other => return Err(format!("type {}", type_kind_name(other))),
         })
+    }
+
+    /// The element count of a fixed-size array: a constant, or an
+    /// override-expression already specialised by the front end (naga keeps
+    /// such sizes `Pending` and resolves them through the override's
+    /// evaluated initialiser). None for runtime-sized arrays.
+    pub(crate) fn fixed_array_len(&self, size: naga::ArraySize) -> Option<u32> {
+        match size {
+            naga::ArraySize::Dynamic => None,
+            size => match size.resolve(self.module.to_ctx()) {
+                Ok(naga::proc::IndexableLength::Known(n)) => Some(n),
+                _ => None,
+            },
+        }
     }
 
     /// The LLVM value type of the type `ty`.

@@ -31,11 +31,14 @@ use crate::placement::{BufferMemory, Placement};
 use crate::queue::{Callback, PollType, QueueState};
 use crate::registry::{BufferId, BufferState, MapMode, MapState, Owner, Registry};
 use crate::shader::{self, ShaderModule, ShaderModuleDescriptor};
+use crate::wgsl::ShaderCache;
 
-/// AQL packets in the device queue's ring.
-pub(crate) const QUEUE_PACKETS: u32 = 4096;
+/// AQL packets in the device queue's ring (4 MiB): large enough that a
+/// submission of thousands of dispatches is written without waiting for
+/// the device to drain the ring.
+pub(crate) const QUEUE_PACKETS: u32 = 1 << 16;
 /// Bytes of the kernarg ring.
-pub(crate) const KERNARG_RING_BYTES: u64 = 1 << 20;
+pub(crate) const KERNARG_RING_BYTES: u64 = 4 << 20;
 /// Bytes of the write_buffer staging ring.
 pub(crate) const STAGING_RING_BYTES: u64 = 4 << 20;
 
@@ -50,6 +53,8 @@ pub(crate) struct DeviceShared {
     pub registry: Mutex<Registry>,
     pub next_id: AtomicU64,
     pub blit: BlitKernels,
+    /// Loaded WGSL variants by content hash, target and constants.
+    pub shader_cache: ShaderCache,
     pub hsa_queue: aqueduct_hsa::Queue,
     /// The queue's epoch signal: EPOCH_BASE - completed submissions.
     pub epoch_signal: Signal,
@@ -65,7 +70,8 @@ impl DeviceShared {
         features: Features,
         limits: Limits,
     ) -> Result<DeviceShared, aqueduct_hsa::HsaError> {
-        let blit = BlitKernels::load(&runtime, &agent)?;
+        let shader_cache = ShaderCache::default();
+        let blit = BlitKernels::load(&runtime, &agent, &shader_cache)?;
         let hsa_queue = runtime.create_queue(&agent, QUEUE_PACKETS)?;
         let epoch_signal = runtime.create_signal(crate::queue::EPOCH_BASE)?;
         let kernargs = crate::ring::Ring::new(runtime.kernarg_pool(&agent)?, KERNARG_RING_BYTES)?;
@@ -83,6 +89,7 @@ impl DeviceShared {
             registry: Mutex::new(Registry::default()),
             next_id: AtomicU64::new(1),
             blit,
+            shader_cache,
             hsa_queue,
             epoch_signal,
             state: Mutex::new(QueueState::new(kernargs, staging)),
@@ -213,10 +220,10 @@ impl DeviceShared {
                 write: true,
                 host_visible: false,
             };
-            match lower::fill_op(&self.blit, access, 0) {
-                Ok(op) => {
+            match lower::fill_ops(&self.blit, access, 0) {
+                Ok(ops) => {
                     self.lock_state()
-                        .push_pending(op, Some(id), vec![Box::new(memory.clone())])
+                        .push_pending(ops, Some(id), vec![Box::new(memory.clone())])
                 }
                 Err(msg) => tracing::error!("zero-initialising a buffer: {msg}"),
             }
@@ -448,9 +455,9 @@ impl DeviceShared {
                             host_visible: true,
                         };
                         let dst = buffer.access(0..size, true);
-                        match lower::copy_op(&self.blit, PacketRole::Upload, src, dst) {
-                            Ok(op) => self.lock_state().push_pending(
-                                op,
+                        match lower::copy_ops(&self.blit, PacketRole::Upload, src, dst) {
+                            Ok(ops) => self.lock_state().push_pending(
+                                ops,
                                 Some(id),
                                 vec![Box::new(staging), Box::new(memory.clone())],
                             ),
@@ -515,6 +522,32 @@ impl Device {
 
     pub fn create_shader_module(&self, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {
         shader::create(&self.shared, desc)
+    }
+
+    /// Make an aqueduct-shaderc object (code object or bundle, and its
+    /// `NAME.reflect.json` with the `source_hash` of its WGSL) available to
+    /// `ShaderSource::Wgsl` modules on this device: a module whose text has
+    /// that hash (and a pipeline with the override constants the object was
+    /// built with) uses it instead of compiling. Errors (a malformed
+    /// reflection, no source hash, an object that does not load on this
+    /// agent) are returned, not reported to error scopes.
+    pub fn register_precompiled(
+        &self,
+        code: &[u8],
+        reflection: &str,
+    ) -> Result<(), ValidationError> {
+        crate::wgsl::register(&self.shared, code, reflection)
+            .map_err(|m| ValidationError::Shader(format!("register_precompiled: {m}")))
+    }
+
+    /// How many WGSL compilations this device has run (modules and
+    /// pipeline variants resolved neither by a registered object nor by an
+    /// earlier compilation).
+    pub fn wgsl_compiles(&self) -> u64 {
+        self.shared
+            .shader_cache
+            .compiles
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn create_bind_group_layout(

@@ -38,6 +38,7 @@ pub mod registry;
 mod ring;
 pub mod shader;
 pub mod util;
+pub mod wgsl;
 
 pub use aqueduct_gfxsim as gfxsim;
 pub use aqueduct_hsa as hsa;
@@ -59,6 +60,7 @@ pub use command::pass::{ComputePass, ComputePassDescriptor};
 pub use device::Device;
 pub use error::{
     BufferAsyncError, Error, ErrorFilter, ErrorSource, MapRangeError, RequestDeviceError,
+    ValidationError,
 };
 pub use error_scope::{ErrorScopeGuard, UncapturedErrorHandler};
 pub use instance::{Instance, RequestAdapterOptions, Surface};

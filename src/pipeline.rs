@@ -4,9 +4,9 @@
 //! pipeline layout: explicit, checked binding by binding against what the
 //! kernel uses, or derived ("auto") from the entry point's bindings, with
 //! one new layout per group that is compatible only with this pipeline (as
-//! in WebGPU). Pipeline overrides (`constants`) apply to WGSL shaders only,
-//! which are compiled ahead of time; a non-empty `constants` is therefore
-//! an error naming the constants.
+//! in WebGPU). Pipeline overrides (`constants`) apply to WGSL modules only:
+//! the pipeline resolves the variant specialised with them (precompiled by
+//! content hash, cached, or compiled at run time; see `crate::wgsl`).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -128,7 +128,6 @@ pub(crate) struct ComputePipelineInner {
     pub device: Arc<DeviceShared>,
     pub id: u64,
     pub label: Option<String>,
-    pub module: ShaderModule,
     /// None if the pipeline is invalid.
     pub entry: Option<EntryPoint>,
     pub groups: Vec<Option<BindGroupLayout>>,
@@ -181,6 +180,51 @@ fn label_of(label: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
+/// The entry point a pipeline runs: the module's own, or for a WGSL module
+/// with override constants (or entry points still pending) the variant
+/// resolved for this entry point and these constants (see `crate::wgsl`).
+fn pipeline_entry(
+    device: &DeviceShared,
+    desc: &ComputePipelineDescriptor<'_>,
+) -> Result<EntryPoint, String> {
+    let constants = desc.compilation_options.constants;
+    let module = desc.module;
+    let Some(source) = &module.inner.wgsl else {
+        if !constants.is_empty() {
+            let names: Vec<&str> = constants.iter().map(|c| c.0).collect();
+            return Err(format!(
+                "pipeline-overridable constants {names:?} were given, but the shader module is \
+                 a code object, which has no overrides; only WGSL modules take constants"
+            ));
+        }
+        return module.entry_point(desc.entry_point).cloned();
+    };
+    let pending = match desc.entry_point {
+        Some(name) => !module.inner.entry_points.iter().any(|e| e.name == name),
+        None => module.inner.entry_points.is_empty(),
+    };
+    if constants.is_empty() && !pending {
+        return module.entry_point(desc.entry_point).cloned();
+    }
+    let eps = crate::wgsl::resolve_pipeline(device, source, desc.entry_point, constants)?;
+    match desc.entry_point {
+        Some(name) => eps
+            .into_iter()
+            .find(|e| e.name == name)
+            .ok_or_else(|| format!("the shader module has no compute entry point `{name}`")),
+        None => {
+            let count = eps.len();
+            let mut eps = eps.into_iter();
+            match (eps.next(), count) {
+                (Some(only), 1) => Ok(only),
+                _ => Err(format!(
+                    "entry_point is None but the module has {count} entry points; name one"
+                )),
+            }
+        }
+    }
+}
+
 fn layout_accepts(
     entry: &BindGroupLayoutEntry,
     b: &crate::shader::ShaderBinding,
@@ -227,20 +271,7 @@ pub(crate) fn create_compute_pipeline(
         if let Some(err) = &desc.module.inner.error {
             return Err(format!("its shader module is invalid ({err})"));
         }
-        if !desc.compilation_options.constants.is_empty() {
-            let names: Vec<&str> = desc
-                .compilation_options
-                .constants
-                .iter()
-                .map(|c| c.0)
-                .collect();
-            return Err(format!(
-                "pipeline-overridable constants {names:?} cannot be set at pipeline creation: \
-                 Aqueduct shaders are compiled ahead of time; set them when precompiling \
-                 (aqueduct-shaderc --constant NAME=VALUE)"
-            ));
-        }
-        let entry = desc.module.entry_point(desc.entry_point)?.clone();
+        let entry = pipeline_entry(device, desc)?;
         let limits = &device.limits;
         let wg = entry.workgroup_size;
         let items = wg[0] as u64 * wg[1] as u64 * wg[2] as u64;
@@ -363,7 +394,6 @@ pub(crate) fn create_compute_pipeline(
                 device: device.clone(),
                 id,
                 label,
-                module: desc.module.clone(),
                 entry: Some(entry),
                 groups,
             }),
@@ -378,7 +408,6 @@ pub(crate) fn create_compute_pipeline(
                     device: device.clone(),
                     id,
                     label,
-                    module: desc.module.clone(),
                     entry: None,
                     groups: Vec::new(),
                 }),

@@ -75,6 +75,8 @@ pub(crate) struct QueueState {
     pending_keep: Vec<KeepAlive>,
     in_flight: VecDeque<InFlight>,
     callbacks: VecDeque<PendingCallback>,
+    /// The HSA queue's recreation count when last seen (see `submit`).
+    queue_recreations: u64,
 }
 
 impl std::fmt::Debug for QueueState {
@@ -98,11 +100,18 @@ impl QueueState {
             pending_keep: Vec::new(),
             in_flight: VecDeque::new(),
             callbacks: VecDeque::new(),
+            queue_recreations: 0,
         }
     }
 
-    pub(crate) fn push_pending(&mut self, op: Op, buffer: Option<BufferId>, keep: Vec<KeepAlive>) {
-        self.pending.push(PendingOp { op, buffer });
+    pub(crate) fn push_pending(
+        &mut self,
+        ops: Vec<Op>,
+        buffer: Option<BufferId>,
+        keep: Vec<KeepAlive>,
+    ) {
+        self.pending
+            .extend(ops.into_iter().map(|op| PendingOp { op, buffer }));
         self.pending_keep.extend(keep);
     }
 
@@ -266,14 +275,14 @@ fn stage_write(
         host_visible: true,
     };
     let dst = buffer.access(offset..offset + len, true);
-    match lower::copy_op(&dev.blit, PacketRole::Upload, src, dst) {
-        Ok(op) => {
+    match lower::copy_ops(&dev.blit, PacketRole::Upload, src, dst) {
+        Ok(ops) => {
             let mut keep_all: Vec<KeepAlive> = Vec::new();
             if let Some(m) = buffer.memory() {
                 keep_all.push(Box::new(m.clone()));
             }
             keep_all.extend(keep);
-            state.push_pending(op, Some(buffer.inner.id), keep_all);
+            state.push_pending(ops, Some(buffer.inner.id), keep_all);
         }
         Err(msg) => tracing::error!("write_buffer upload: {msg}"),
     }
@@ -340,21 +349,47 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
             touched.extend(p.buffer);
         }
         if valid {
-            for cb in &cbs {
-                ops.extend(cb.rec.ops.iter().cloned());
+            ops.reserve(cbs.iter().map(|cb| cb.rec.ops.len()).sum());
+            for cb in cbs {
+                ops.extend(cb.rec.ops);
                 for b in &cb.rec.used {
                     touched.push(b.inner.id);
                     if let Some(m) = b.memory() {
                         keep.push(Box::new(m.clone()));
                     }
                 }
-                for exe in &cb.rec.executables {
-                    keep.push(Box::new(exe.clone()));
-                }
+                keep.push(Box::new(cb.rec.executables));
             }
         }
         keep.push(Box::new(dev.blit.executables.clone()));
-        match write_packets(dev, &mut state, &ops, epoch, &mut keep) {
+        // A fault no wait has seen yet: the faulted queue runs nothing more,
+        // so count the outstanding submissions complete before this one's
+        // packets go to the recreated queue (after them the signal would
+        // race with its own completion).
+        let fault = dev
+            .hsa_queue
+            .error()
+            .filter(|_| completed_epoch(dev) < state.last_submitted);
+        if fault.is_some() {
+            dev.epoch_signal.store(
+                EPOCH_BASE - state.last_submitted as i64,
+                MemoryOrder::Release,
+            );
+        }
+        let written = write_packets(dev, &mut state, &ops, epoch, &mut keep);
+        // Writing to a queue that faulted recreated it first, and the
+        // recreation marked the signals of the dropped packets failed: the
+        // epoch signal among them. The facade already counted those
+        // submissions complete (`recover_from_queue_error`), and the signal
+        // lives on for later submissions, so its failure mark goes.
+        let recreations = dev.hsa_queue.recreations();
+        if recreations != state.queue_recreations {
+            state.queue_recreations = recreations;
+            dev.runtime
+                .event_hub()
+                .clear_signal_failure(dev.epoch_signal.handle());
+        }
+        match written {
             Ok(()) => {}
             Err(e) => {
                 drop(state);
@@ -378,6 +413,10 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
         }
         state.last_submitted = epoch;
         state.in_flight.push_back(InFlight { epoch, _keep: keep });
+        drop(state);
+        if let Some(e) = fault {
+            report_queue_fault(dev, &HsaError::from(e));
+        }
         SubmissionIndex(epoch)
     };
     maintain(dev);
@@ -394,9 +433,20 @@ fn write_packets(
 ) -> Result<(), HsaError> {
     let fences = lower::plan(ops);
     // Kernarg blocks for every dispatch op (patch ops need their target's).
+    // Consecutive ops sharing one dispatch (a repeated dispatch) share its
+    // block: kernels never write their kernargs; patched dispatches (whose
+    // block counts the patch kernel writes) get their own.
     let mut kernarg_va = vec![0u64; ops.len()];
+    let mut previous: Option<(&Arc<lower::DispatchWork>, u64)> = None;
     for (i, op) in ops.iter().enumerate() {
         if let Work::Dispatch(d) = &op.work {
+            if let Some((p, va)) = previous
+                && Arc::ptr_eq(p, d)
+                && !d.patched
+            {
+                kernarg_va[i] = va;
+                continue;
+            }
             kernarg_va[i] = alloc_kernarg(
                 dev,
                 state,
@@ -406,6 +456,7 @@ fn write_packets(
                 epoch,
                 keep,
             )?;
+            previous = Some((d, kernarg_va[i]));
         }
     }
     let queue = &dev.hsa_queue;
@@ -677,6 +728,10 @@ fn recover_from_queue_error(dev: &Arc<DeviceShared>, e: &HsaError) {
     let last = dev.lock_state().last_submitted;
     dev.epoch_signal
         .store(EPOCH_BASE - last as i64, MemoryOrder::Release);
+    report_queue_fault(dev, e);
+}
+
+fn report_queue_fault(dev: &DeviceShared, e: &HsaError) {
     dev.report(Error::Internal {
         description: format!(
             "the GPU queue faulted while running submitted work ({e}); the outstanding submissions \

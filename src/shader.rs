@@ -13,9 +13,10 @@
 //!   its `NAME.reflect.json`: each binding's argument `g{group}_b{binding}`,
 //!   its kind (storage_read / storage_read_write / uniform), its minimum
 //!   size, and the `_size` argument of runtime-sized arrays.
-//! - [`ShaderSource::Wgsl`]: WGSL text. This build has no WGSL compiler in
-//!   it, so the module is invalid with an error that says how to precompile
-//!   the shader with aqueduct-shaderc.
+//! - [`ShaderSource::Wgsl`]: WGSL text, resolved by `crate::wgsl`: a
+//!   precompiled object registered for the source's content hash, else
+//!   compiled on the fly by aqueduct-shaderc when LLVM is installed (cargo
+//!   feature `wgsl`), else an error that says how to precompile it.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -32,7 +33,8 @@ use crate::error::ValidationError;
 #[non_exhaustive]
 #[derive(Clone, Debug)]
 pub enum ShaderSource<'a> {
-    /// WGSL text (needs aqueduct-shaderc; see the module docs).
+    /// WGSL text: a registered precompiled object with the same content
+    /// hash, else compiled at run time (see the module docs).
     Wgsl(Cow<'a, str>),
     /// A code object or offload bundle; bindings from the argument metadata.
     CodeObject {
@@ -99,6 +101,9 @@ pub(crate) struct ImmediateArg {
 #[derive(Clone, Debug)]
 pub(crate) struct EntryPoint {
     pub name: String,
+    /// The executable the kernel lives in (kept alive by pipelines and
+    /// submissions that use it).
+    pub executable: Arc<Executable>,
     pub kernel: Kernel,
     pub bindings: Vec<ShaderBinding>,
     pub immediates: Vec<ImmediateArg>,
@@ -110,8 +115,11 @@ pub(crate) struct EntryPoint {
 
 #[derive(Debug)]
 pub(crate) struct ShaderModuleInner {
-    pub executable: Option<Arc<Executable>>,
     pub entry_points: Vec<EntryPoint>,
+    /// The WGSL source of a module made from text: pipelines with override
+    /// constants (or a module whose overrides have no defaults) resolve
+    /// their own variant from it.
+    pub wgsl: Option<Arc<crate::wgsl::WgslSource>>,
     /// Why the module is invalid, if it is.
     pub error: Option<String>,
 }
@@ -162,6 +170,47 @@ impl ShaderModule {
 struct Reflection {
     version: u32,
     entry_points: Vec<EntryReflection>,
+    /// Hex SHA-256 of the WGSL source (newer aqueduct-shaderc).
+    #[serde(default)]
+    source_hash: Option<String>,
+    /// Override values the object was specialised with (`--define`), as a
+    /// map `{name: value}` or a list of `[name, value]` pairs.
+    #[serde(default, alias = "defines")]
+    constants: Option<serde_json::Value>,
+}
+
+/// A loaded aqueduct-shaderc object: its executable, entry points and the
+/// key it answers to for run-time WGSL (when its reflection has one).
+pub(crate) struct LoadedPrecompiled {
+    pub executable: Arc<Executable>,
+    pub entry_points: Vec<EntryPoint>,
+    pub source_hash: Option<String>,
+    pub constants: Vec<(String, f64)>,
+}
+
+fn reflected_constants(value: Option<&serde_json::Value>) -> Result<Vec<(String, f64)>, String> {
+    let bad = || "the reflection's `constants` must map names to numbers".to_string();
+    let number = |v: &serde_json::Value| match v {
+        serde_json::Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        other => other.as_f64(),
+    };
+    match value {
+        None | Some(serde_json::Value::Null) => Ok(Vec::new()),
+        Some(serde_json::Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| number(v).map(|n| (k.clone(), n)).ok_or_else(bad))
+            .collect(),
+        Some(serde_json::Value::Array(items)) => items
+            .iter()
+            .map(|item| match item.as_array().map(Vec::as_slice) {
+                Some([serde_json::Value::String(k), v]) => {
+                    number(v).map(|n| (k.clone(), n)).ok_or_else(bad)
+                }
+                _ => Err(bad()),
+            })
+            .collect(),
+        Some(_) => Err(bad()),
+    }
 }
 
 #[derive(Deserialize)]
@@ -211,7 +260,11 @@ fn workgroup_of(kernel: &Kernel, default: Option<[u32; 3]>) -> [u32; 3] {
 }
 
 /// Entry points of a raw code object: pointers → bindings, values → immediates.
-fn raw_entry_point(kernel: Kernel, default_wg: Option<[u32; 3]>) -> Result<EntryPoint, String> {
+fn raw_entry_point(
+    executable: &Arc<Executable>,
+    kernel: Kernel,
+    default_wg: Option<[u32; 3]>,
+) -> Result<EntryPoint, String> {
     let mut bindings = Vec::new();
     let mut immediates = Vec::new();
     let mut imm_end = 0u32;
@@ -253,6 +306,7 @@ fn raw_entry_point(kernel: Kernel, default_wg: Option<[u32; 3]>) -> Result<Entry
     }
     Ok(EntryPoint {
         name: kernel.info.name.clone(),
+        executable: executable.clone(),
         workgroup_size: workgroup_of(&kernel, default_wg),
         block_count_offset: hidden_offset(&kernel, ValueKind::HiddenBlockCountX),
         bindings,
@@ -262,7 +316,11 @@ fn raw_entry_point(kernel: Kernel, default_wg: Option<[u32; 3]>) -> Result<Entry
     })
 }
 
-fn reflected_entry_point(kernel: Kernel, e: &EntryReflection) -> Result<EntryPoint, String> {
+fn reflected_entry_point(
+    executable: &Arc<Executable>,
+    kernel: Kernel,
+    e: &EntryReflection,
+) -> Result<EntryPoint, String> {
     let mut bindings = Vec::new();
     for b in &e.bindings {
         let ty = match b.kind.as_str() {
@@ -306,6 +364,7 @@ fn reflected_entry_point(kernel: Kernel, e: &EntryReflection) -> Result<EntryPoi
     }
     Ok(EntryPoint {
         name: e.name.clone(),
+        executable: executable.clone(),
         workgroup_size: e.workgroup_size,
         block_count_offset: hidden_offset(&kernel, ValueKind::HiddenBlockCountX),
         bindings,
@@ -335,7 +394,7 @@ pub(crate) fn load_precompiled(
     agent: &Agent,
     code: &[u8],
     reflection: &str,
-) -> Result<(Arc<Executable>, Vec<EntryPoint>), String> {
+) -> Result<LoadedPrecompiled, String> {
     let r: Reflection = serde_json::from_str(reflection)
         .map_err(|e| format!("the shader's reflection JSON is malformed: {e}"))?;
     if r.version != 1 {
@@ -345,25 +404,31 @@ pub(crate) fn load_precompiled(
             r.version
         ));
     }
+    let constants = reflected_constants(r.constants.as_ref())?;
     let exe = load(runtime, agent, code)?;
     let mut eps = Vec::new();
     for e in &r.entry_points {
         let kernel = exe.kernel(&e.kernel).map_err(|e| e.to_string())?;
-        eps.push(reflected_entry_point(kernel, e)?);
+        eps.push(reflected_entry_point(&exe, kernel, e)?);
     }
-    Ok((exe, eps))
+    Ok(LoadedPrecompiled {
+        executable: exe,
+        entry_points: eps,
+        source_hash: r.source_hash,
+        constants,
+    })
 }
 
 pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {
     let label = desc.label.map(str::to_string);
-    let result: Result<(Arc<Executable>, Vec<EntryPoint>), String> = (|| match desc.source {
-        ShaderSource::Wgsl(_) => Err(
-            "this build of Aqueduct cannot compile WGSL at run time: precompile the shader with \
-             `aqueduct-shaderc compile SHADER.wgsl --target gfx1100 -o shaders/gfx1100/SHADER.co` \
-             and load it with `aqueduct::include_shader!(\"shaders/gfx1100/SHADER\")` \
-             (ShaderSource::Precompiled)"
-                .to_string(),
-        ),
+    let mut wgsl = None;
+    let result: Result<Vec<EntryPoint>, String> = (|| match desc.source {
+        ShaderSource::Wgsl(text) => {
+            let source = Arc::new(crate::wgsl::WgslSource::new(&text, label.as_deref()));
+            let resolved = crate::wgsl::resolve_module(device, &source);
+            wgsl = Some(source);
+            resolved
+        }
         ShaderSource::CodeObject {
             code,
             workgroup_size,
@@ -372,19 +437,20 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
             let mut eps = Vec::new();
             for info in exe.kernels() {
                 let kernel = exe.kernel(&info.name).map_err(|e| e.to_string())?;
-                eps.push(raw_entry_point(kernel, workgroup_size)?);
+                eps.push(raw_entry_point(&exe, kernel, workgroup_size)?);
             }
-            Ok((exe, eps))
+            Ok(eps)
         }
         ShaderSource::Precompiled { code, reflection } => {
             load_precompiled(&device.runtime, &device.agent, &code, &reflection)
+                .map(|l| l.entry_points)
         }
     })();
     match result {
-        Ok((exe, entry_points)) => ShaderModule {
+        Ok(entry_points) => ShaderModule {
             inner: Arc::new(ShaderModuleInner {
-                executable: Some(exe),
                 entry_points,
+                wgsl,
                 error: None,
             }),
         },
@@ -399,8 +465,8 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
             device.report(ValidationError::Shader(what.clone()));
             ShaderModule {
                 inner: Arc::new(ShaderModuleInner {
-                    executable: None,
                     entry_points: Vec::new(),
+                    wgsl: None,
                     error: Some(what),
                 }),
             }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use aqueduct_hsa::{Agent, Executable, HsaError, Kernel, Runtime};
 
 use crate::shader::{EntryPoint, load_precompiled};
+use crate::wgsl::{ShaderCache, VariantKey};
 
 /// One target's blit objects: (gfx name, patch kernel, [(wgsl object, reflection)]).
 type TargetObjects = (
@@ -55,7 +56,14 @@ pub(crate) struct BlitKernels {
 }
 
 impl BlitKernels {
-    pub(crate) fn load(runtime: &Runtime, agent: &Agent) -> Result<BlitKernels, HsaError> {
+    /// Load the target's blit objects; the WGSL ones whose reflection has a
+    /// source hash also join `cache`, so a WGSL module with the same text
+    /// uses them without compiling.
+    pub(crate) fn load(
+        runtime: &Runtime,
+        agent: &Agent,
+        cache: &ShaderCache,
+    ) -> Result<BlitKernels, HsaError> {
         let (_, patch_code, wgsl) = BLIT_OBJECTS
             .iter()
             .find(|(gfx, _, _)| *gfx == agent.name)
@@ -76,12 +84,20 @@ impl BlitKernels {
         let write_timestamp = patch_exe.kernel("write_timestamp")?;
         let mut executables = vec![patch_exe];
         let mut entry = |(code, reflection): (&[u8], &str), name: &str| {
-            let (exe, eps) = load_precompiled(runtime, agent, code, reflection)
+            let loaded = load_precompiled(runtime, agent, code, reflection)
                 .map_err(|e| HsaError::InvalidArgument(format!("blit kernel {name}: {e}")))?;
-            executables.push(exe);
-            eps.into_iter().find(|e| e.name == name).ok_or_else(|| {
-                HsaError::InvalidArgument(format!("blit object has no entry point {name}"))
-            })
+            executables.push(loaded.executable.clone());
+            if let Some(hash) = &loaded.source_hash {
+                let key = VariantKey::new(hash, &agent.name, &loaded.constants);
+                cache.insert(key, loaded.entry_points.clone());
+            }
+            loaded
+                .entry_points
+                .into_iter()
+                .find(|e| e.name == name)
+                .ok_or_else(|| {
+                    HsaError::InvalidArgument(format!("blit object has no entry point {name}"))
+                })
         };
         let fill = entry(wgsl[0], "fill_u32")?;
         let copy = entry(wgsl[1], "copy_bytes")?;

@@ -208,13 +208,13 @@ impl CommandEncoder {
             if size == 0 {
                 return Ok(());
             }
-            let op = lower::copy_op(
+            let ops = lower::copy_ops(
                 &device.blit,
                 PacketRole::Copy,
                 source.access(source_offset..source_offset + size, false),
                 destination.access(destination_offset..destination_offset + size, true),
             )?;
-            rec.ops.push(op);
+            rec.ops.extend(ops);
             Ok(())
         })
     }
@@ -254,8 +254,11 @@ impl CommandEncoder {
             if size == 0 {
                 return Ok(());
             }
-            rec.ops
-                .push(lower::fill_op(&device.blit, buffer.access(offset..offset + size, true), 0)?);
+            rec.ops.extend(lower::fill_ops(
+                &device.blit,
+                buffer.access(offset..offset + size, true),
+                0,
+            )?);
             Ok(())
         })
     }

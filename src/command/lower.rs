@@ -20,6 +20,8 @@
 //! timestamp is one work-item of `write_timestamp` with the barrier bit, so
 //! it reads the clock after every earlier packet of the queue completed.
 
+use std::sync::Arc;
+
 use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct_hsa::{Kernel, PacketFence};
 use aqueduct_kfd::abi::{FenceScope, packet_type};
@@ -102,16 +104,20 @@ pub(crate) struct PatchWork {
     pub max_groups: u32,
 }
 
+/// An op's work. Dispatch work is shared: a pass that repeats a dispatch
+/// with unchanged state records clones of one op, and the queue places one
+/// kernarg block for consecutive packets sharing it.
 #[derive(Clone, Debug)]
 pub(crate) enum Work {
-    Dispatch(DispatchWork),
+    Dispatch(Arc<DispatchWork>),
     Patch(PatchWork),
 }
 
+/// One packet's work and the memory it touches (cheap to clone).
 #[derive(Clone, Debug)]
 pub(crate) struct Op {
     pub role: PacketRole,
-    pub accesses: Vec<Access>,
+    pub accesses: Arc<[Access]>,
     pub work: Work,
 }
 
@@ -285,8 +291,65 @@ fn blit_size(range: &std::ops::Range<u64>, what: &str) -> Result<(u64, u32), Str
     Ok((size, size.div_ceil(4) as u32))
 }
 
+/// Bytes one blit packet covers at most: a copy or clear over more is
+/// split into packets of this size (their ranges are disjoint, so they may
+/// run concurrently). 1 GiB keeps the u32 sizes and work-item counts of the
+/// blit kernels far from overflow.
+pub(crate) const BLIT_CHUNK: u64 = 1 << 30;
+
+/// `range` cut into consecutive pieces of at most `chunk` bytes.
+pub(crate) fn chunks(
+    range: std::ops::Range<u64>,
+    chunk: u64,
+) -> impl Iterator<Item = std::ops::Range<u64>> {
+    let chunk = chunk.max(4);
+    let mut at = range.start;
+    std::iter::from_fn(move || {
+        (at < range.end).then(|| {
+            let end = range.end.min(at.saturating_add(chunk));
+            let piece = at..end;
+            at = end;
+            piece
+        })
+    })
+}
+
+fn sub_access(a: &Access, range: std::ops::Range<u64>) -> Access {
+    Access {
+        range,
+        write: a.write,
+        host_visible: a.host_visible,
+    }
+}
+
 /// Copy `size` bytes (a multiple of 4) between device addresses
-/// (`copy_bytes`).
+/// (`copy_bytes`): one packet per [`BLIT_CHUNK`].
+pub(crate) fn copy_ops(
+    blit: &BlitKernels,
+    role: PacketRole,
+    src: Access,
+    dst: Access,
+) -> Result<Vec<Op>, String> {
+    copy_ops_chunked(blit, role, src, dst, BLIT_CHUNK)
+}
+
+pub(crate) fn copy_ops_chunked(
+    blit: &BlitKernels,
+    role: PacketRole,
+    src: Access,
+    dst: Access,
+    chunk: u64,
+) -> Result<Vec<Op>, String> {
+    let delta = dst.range.start.wrapping_sub(src.range.start);
+    chunks(src.range.clone(), chunk)
+        .map(|piece| {
+            let d = piece.start.wrapping_add(delta)..piece.end.wrapping_add(delta);
+            copy_op(blit, role, sub_access(&src, piece), sub_access(&dst, d))
+        })
+        .collect()
+}
+
+/// Copy one blit's worth (at most 4 GiB - 4 bytes) between device addresses.
 pub(crate) fn copy_op(
     blit: &BlitKernels,
     role: PacketRole,
@@ -303,12 +366,29 @@ pub(crate) fn copy_op(
     )?;
     Ok(Op {
         role,
-        accesses: vec![src, dst],
-        work: Work::Dispatch(work),
+        accesses: Arc::new([src, dst]),
+        work: Work::Dispatch(Arc::new(work)),
     })
 }
 
-/// Fill the 32-bit words of `dst` with `value` (`fill_u32`).
+/// Fill the 32-bit words of `dst` with `value` (`fill_u32`): one packet
+/// per [`BLIT_CHUNK`].
+pub(crate) fn fill_ops(blit: &BlitKernels, dst: Access, value: u32) -> Result<Vec<Op>, String> {
+    fill_ops_chunked(blit, dst, value, BLIT_CHUNK)
+}
+
+pub(crate) fn fill_ops_chunked(
+    blit: &BlitKernels,
+    dst: Access,
+    value: u32,
+    chunk: u64,
+) -> Result<Vec<Op>, String> {
+    chunks(dst.range.clone(), chunk)
+        .map(|piece| fill_op(blit, sub_access(&dst, piece), value))
+        .collect()
+}
+
+/// Fill one blit's worth of `dst` with `value`.
 pub(crate) fn fill_op(blit: &BlitKernels, dst: Access, value: u32) -> Result<Op, String> {
     let (size, words) = blit_size(&dst.range, "clear")?;
     let work = blit_work(
@@ -320,8 +400,8 @@ pub(crate) fn fill_op(blit: &BlitKernels, dst: Access, value: u32) -> Result<Op,
     )?;
     Ok(Op {
         role: PacketRole::Clear,
-        accesses: vec![dst],
-        work: Work::Dispatch(work),
+        accesses: Arc::new([dst]),
+        work: Work::Dispatch(Arc::new(work)),
     })
 }
 
@@ -368,7 +448,162 @@ pub(crate) fn timestamp_op(blit: &BlitKernels, slot: Access, index: u32) -> Resu
     let work = dispatch_work(&blit.write_timestamp, &b, [1, 1, 1], [1, 1, 1], 1)?;
     Ok(Op {
         role: PacketRole::Timestamp,
-        accesses: vec![slot],
-        work: Work::Dispatch(work),
+        accesses: Arc::new([slot]),
+        work: Work::Dispatch(Arc::new(work)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device() -> crate::Device {
+        let instance = crate::Instance::with_device(crate::DeviceChoice::Sim);
+        let adapter =
+            crate::block_on(instance.request_adapter(&Default::default())).expect("gfxsim adapter");
+        crate::block_on(adapter.request_device(&Default::default()))
+            .expect("device")
+            .0
+    }
+
+    fn access(range: std::ops::Range<u64>, write: bool) -> Access {
+        Access {
+            range,
+            write,
+            host_visible: false,
+        }
+    }
+
+    /// The explicit argument `index` of a blit's kernarg block, as a u64 pointer.
+    fn pointer_arg(ep: &EntryPoint, work: &DispatchWork, index: usize) -> u64 {
+        let offset = ep
+            .kernel
+            .info
+            .explicit_args()
+            .nth(index)
+            .map(|a| a.offset as usize)
+            .expect("argument");
+        u64::from_le_bytes(
+            work.kernarg[offset..offset + 8]
+                .try_into()
+                .expect("8 bytes"),
+        )
+    }
+
+    /// The params uniform words at the end of a blit's kernarg block.
+    fn params(work: &DispatchWork) -> [u32; 3] {
+        let at = work
+            .uniform_in_kernarg
+            .expect("params in kernarg")
+            .data_offset as usize;
+        let word = |i: usize| {
+            u32::from_le_bytes(
+                work.kernarg[at + 4 * i..at + 4 * i + 4]
+                    .try_into()
+                    .expect("4"),
+            )
+        };
+        [word(0), word(1), word(2)]
+    }
+
+    fn dispatch(op: &Op) -> &DispatchWork {
+        match &op.work {
+            Work::Dispatch(d) => d,
+            Work::Patch(_) => panic!("a blit is a dispatch"),
+        }
+    }
+
+    #[test]
+    fn chunks_cover_a_range_exactly_once() {
+        let pieces: Vec<_> = chunks(10..30, 8).collect();
+        assert_eq!(pieces, [10..18, 18..26, 26..30]);
+        assert_eq!(chunks(0..16, 8).collect::<Vec<_>>(), [0..8, 8..16]);
+        assert_eq!(chunks(5..5, 8).count(), 0);
+        let top = u64::MAX - 8..u64::MAX;
+        assert_eq!(chunks(top.clone(), 1 << 30).collect::<Vec<_>>(), [top]);
+    }
+
+    /// A 5 GiB + 12 byte copy (addresses only: nothing is allocated)
+    /// becomes six copy_bytes packets over consecutive, disjoint pieces,
+    /// with the right pointers and sizes in each kernarg block, and no
+    /// barrier between them.
+    #[test]
+    fn copies_over_4_gib_split_into_disjoint_blits() {
+        let dev = device();
+        let blit = &dev.shared.blit;
+        let (src, dst) = (0x7000_0000_0000u64, 0x7400_0000_0000u64);
+        let size = 5 * BLIT_CHUNK + 12;
+        let ops = copy_ops(
+            blit,
+            PacketRole::Copy,
+            access(src..src + size, false),
+            access(dst..dst + size, true),
+        )
+        .expect("split copy");
+        assert_eq!(ops.len(), 6);
+        let src_arg = blit.copy.bindings[0].arg_index;
+        let dst_arg = blit.copy.bindings[1].arg_index;
+        for (k, op) in ops.iter().enumerate() {
+            let at = k as u64 * BLIT_CHUNK;
+            let len = if k == 5 { 12 } else { BLIT_CHUNK };
+            assert_eq!(op.accesses[0], access(src + at..src + at + len, false));
+            assert_eq!(op.accesses[1], access(dst + at..dst + at + len, true));
+            let d = dispatch(op);
+            assert_eq!(pointer_arg(&blit.copy, d, src_arg), src + at);
+            assert_eq!(pointer_arg(&blit.copy, d, dst_arg), dst + at);
+            assert_eq!(params(d), [0, 0, len as u32]);
+            let words = (len / 4) as u32;
+            assert_eq!(d.grid[0], words.div_ceil(256) * 256);
+        }
+        let fences = plan(&ops);
+        assert!(fences[..6].iter().all(|f| !f.barrier), "{fences:?}");
+        // One op for a copy that fits.
+        let one = copy_ops(
+            blit,
+            PacketRole::Copy,
+            access(src..src + 64, false),
+            access(dst..dst + 64, true),
+        )
+        .expect("copy");
+        assert_eq!(one.len(), 1);
+    }
+
+    #[test]
+    fn clears_over_4_gib_split_and_a_later_reader_waits_for_all() {
+        let dev = device();
+        let blit = &dev.shared.blit;
+        let base = 0x7800_0000_0000u64;
+        let size = 4 * BLIT_CHUNK; // exactly 4 GiB: one byte past a single blit's limit
+        let mut ops = fill_ops(blit, access(base..base + size, true), 0).expect("split clear");
+        assert_eq!(ops.len(), 4);
+        for (k, op) in ops.iter().enumerate() {
+            let at = base + k as u64 * BLIT_CHUNK;
+            assert_eq!(op.accesses[0], access(at..at + BLIT_CHUNK, true));
+            let d = dispatch(op);
+            assert_eq!(
+                pointer_arg(&blit.fill, d, blit.fill.bindings[0].arg_index),
+                at
+            );
+            assert_eq!(params(d), [0, BLIT_CHUNK as u32, 0]);
+        }
+        // A small chunk gives the same cover.
+        let small = fill_ops_chunked(blit, access(base..base + 40, true), 7, 16).expect("fill");
+        let ranges: Vec<_> = small.iter().map(|o| o.accesses[0].range.clone()).collect();
+        assert_eq!(
+            ranges,
+            [base..base + 16, base + 16..base + 32, base + 32..base + 40]
+        );
+        // A copy reading the last piece must wait: barrier on the reader only.
+        ops.extend(
+            copy_ops(
+                blit,
+                PacketRole::Copy,
+                access(base + size - 4..base + size, false),
+                access(0x7c00_0000_0000..0x7c00_0000_0004, true),
+            )
+            .expect("copy"),
+        );
+        let barriers: Vec<bool> = plan(&ops).iter().map(|f| f.barrier).collect();
+        assert_eq!(barriers, [false, false, false, false, true, true]);
+    }
 }

@@ -37,9 +37,23 @@ struct PassState {
     pipeline: Option<ComputePipeline>,
     groups: Vec<Option<(BindGroup, Vec<u32>)>>,
     immediates: Vec<u8>,
+    /// Bumped whenever the pipeline, a bind group, its dynamic offsets or
+    /// the immediates change (setting the same state again does not).
+    generation: u64,
+    /// The last direct dispatch, reusable while `generation` is unchanged.
+    template: Option<DispatchTemplate>,
     rec: Recording,
     /// The end-of-pass timestamp (query set, index), written at drop.
     end_timestamp: Option<(QuerySet, u32)>,
+}
+
+/// A recorded direct dispatch and the state it was lowered from: the same
+/// state and workgroup counts lower to the same packet, so repeating it
+/// costs one op clone (no validation, kernarg building or allocation).
+struct DispatchTemplate {
+    generation: u64,
+    counts: [u32; 3],
+    op: Op,
 }
 
 /// A compute pass (ends when dropped).
@@ -65,6 +79,8 @@ impl<'e> ComputePass<'e> {
                 pipeline: None,
                 groups: Vec::new(),
                 immediates: vec![0; imm],
+                generation: 0,
+                template: None,
                 rec: Recording::new(),
                 end_timestamp: None,
             },
@@ -161,11 +177,17 @@ impl<'e> ComputePass<'e> {
     }
 
     pub fn set_pipeline(&mut self, pipeline: &ComputePipeline) {
+        if let Some(current) = &self.state.pipeline
+            && Arc::ptr_eq(&current.inner, &pipeline.inner)
+        {
+            return;
+        }
+        self.state.generation += 1;
         if !pipeline.valid() {
             self.fail(format!("set_pipeline: {} is invalid", pipeline.describe()));
         }
-        if let Some(exe) = &pipeline.inner.module.inner.executable {
-            self.state.rec.executables.push(exe.clone());
+        if let Some(entry) = &pipeline.inner.entry {
+            self.state.rec.executables.push(entry.executable.clone());
         }
         self.state.pipeline = Some(pipeline.clone());
     }
@@ -183,6 +205,15 @@ impl<'e> ComputePass<'e> {
             ));
         }
         let slot = index as usize;
+        if let (Some(bg), Some(Some((current, current_offsets)))) =
+            (bg, self.state.groups.get(slot))
+            && Arc::ptr_eq(&bg.inner, &current.inner)
+            && current_offsets.as_slice() == offsets
+        {
+            // The same bind group and offsets: already validated and bound.
+            return;
+        }
+        self.state.generation += 1;
         if self.state.groups.len() <= slot {
             self.state.groups.resize(slot + 1, None);
         }
@@ -244,7 +275,10 @@ impl<'e> ComputePass<'e> {
                 self.state.immediates.len()
             ));
         }
-        self.state.immediates[offset as usize..end].copy_from_slice(data);
+        if self.state.immediates[offset as usize..end] != *data {
+            self.state.generation += 1;
+            self.state.immediates[offset as usize..end].copy_from_slice(data);
+        }
     }
 
     pub fn dispatch_workgroups(&mut self, x: u32, y: u32, z: u32) {
@@ -264,6 +298,15 @@ impl<'e> ComputePass<'e> {
     }
 
     fn dispatch(&mut self, grid: Grid) -> Result<(), String> {
+        if let (Grid::Direct(counts), Some(t)) = (&grid, &self.state.template)
+            && t.generation == self.state.generation
+            && t.counts == *counts
+        {
+            // Same state, same counts: the same packet (its buffers are
+            // already in the recording's used list).
+            self.state.rec.ops.push(t.op.clone());
+            return Ok(());
+        }
         let pipeline = self
             .state
             .pipeline
@@ -392,11 +435,17 @@ impl<'e> ComputePass<'e> {
                     })?;
                 }
                 let work = lower::dispatch_work(kernel, &builder, g, wg, lower::dims_of(g, wg))?;
-                self.state.rec.ops.push(Op {
+                let op = Op {
                     role: PacketRole::Dispatch,
-                    accesses,
-                    work: Work::Dispatch(work),
+                    accesses: accesses.into(),
+                    work: Work::Dispatch(Arc::new(work)),
+                };
+                self.state.template = Some(DispatchTemplate {
+                    generation: self.state.generation,
+                    counts,
+                    op: op.clone(),
                 });
+                self.state.rec.ops.push(op);
             }
             Grid::Indirect(buffer, offset) => {
                 buffer.check_usable("the indirect buffer")?;
@@ -421,7 +470,7 @@ impl<'e> ComputePass<'e> {
                 work.patched = true;
                 self.state.rec.ops.push(Op {
                     role: PacketRole::IndirectPatch,
-                    accesses: vec![args.clone()],
+                    accesses: Arc::new([args.clone()]),
                     work: Work::Patch(PatchWork {
                         args_va: args.range.start,
                         block_count_offset: entry.block_count_offset,
@@ -431,8 +480,8 @@ impl<'e> ComputePass<'e> {
                 });
                 self.state.rec.ops.push(Op {
                     role: PacketRole::IndirectDispatch,
-                    accesses,
-                    work: Work::Dispatch(work),
+                    accesses: accesses.into(),
+                    work: Work::Dispatch(Arc::new(work)),
                 });
             }
         }

@@ -1,0 +1,335 @@
+//! Run-time WGSL: how `ShaderSource::Wgsl` becomes loaded kernels.
+//!
+//! Every resolution is keyed by [`VariantKey`]: the source's content hash
+//! (hex SHA-256 of the text, the `source_hash` aqueduct-shaderc writes into
+//! `NAME.reflect.json`), the device's gfx target and the override constants
+//! (sorted by name, compared bit-exactly). Resolution tries, in order:
+//! 1. the device's [`ShaderCache`]: objects registered with
+//!    `Device::register_precompiled` (and the facade's own blit shaders)
+//!    plus everything compiled earlier on this device; an object answers
+//!    for the entry points its reflection lists;
+//! 2. aqueduct-shaderc (cargo feature `wgsl`, on by default) compiling the
+//!    text when clang-19 and ld.lld-19 are found (on PATH, or in the
+//!    directory named by `AQUEDUCT_LLVM_BIN`); the result joins the cache;
+//! 3. otherwise an error that says how to precompile the shader.
+//!
+//! A module resolves its default variant (no constants) when it is
+//! created, so WGSL errors surface there as in wgpu; a module whose
+//! overrides lack defaults stays valid with its entry points pending, and
+//! each pipeline resolves the variant for its entry point and constants.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+
+use sha2::{Digest, Sha256};
+
+use crate::device::DeviceShared;
+use crate::shader::{EntryPoint, LoadedPrecompiled, load_precompiled};
+
+/// The environment variable naming the directory that holds clang-19 and
+/// ld.lld-19 for run-time WGSL compilation (default: PATH).
+pub const LLVM_BIN_ENV: &str = "AQUEDUCT_LLVM_BIN";
+
+/// Hex SHA-256 of a WGSL source: the content hash precompiled objects are
+/// matched by (the same value as `aqueduct_shaderc::source_hash`).
+pub fn source_hash(source: &str) -> String {
+    let digest = Sha256::digest(source.as_bytes());
+    let mut hex = String::with_capacity(64);
+    for byte in digest {
+        hex.push(char::from_digit(u32::from(byte >> 4), 16).unwrap_or('0'));
+        hex.push(char::from_digit(u32::from(byte & 15), 16).unwrap_or('0'));
+    }
+    hex
+}
+
+/// A WGSL module's text and content hash.
+#[derive(Debug)]
+pub(crate) struct WgslSource {
+    pub text: String,
+    pub hash: String,
+    /// File name for diagnostics (the module's label, else `shader.wgsl`).
+    pub file_name: String,
+}
+
+impl WgslSource {
+    pub(crate) fn new(text: &str, label: Option<&str>) -> Self {
+        WgslSource {
+            text: text.to_string(),
+            hash: source_hash(text),
+            file_name: label.unwrap_or("shader.wgsl").to_string(),
+        }
+    }
+}
+
+/// What a compiled variant is found by.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct VariantKey {
+    pub source_hash: String,
+    pub target: String,
+    /// (name, value bits), sorted by name.
+    pub constants: Vec<(String, u64)>,
+}
+
+impl VariantKey {
+    pub(crate) fn new(
+        source_hash: &str,
+        target: &str,
+        constants: &[(impl AsRef<str>, f64)],
+    ) -> Self {
+        let mut constants: Vec<(String, u64)> = constants
+            .iter()
+            .map(|(name, value)| (name.as_ref().to_string(), value.to_bits()))
+            .collect();
+        constants.sort();
+        VariantKey {
+            source_hash: source_hash.to_string(),
+            target: target.to_string(),
+            constants,
+        }
+    }
+}
+
+/// Loaded variants of WGSL sources on one device.
+#[derive(Debug, Default)]
+pub(crate) struct ShaderCache {
+    variants: Mutex<HashMap<VariantKey, Vec<Arc<[EntryPoint]>>>>,
+    /// WGSL compilations run on this device (the cache's misses).
+    pub compiles: AtomicU64,
+}
+
+impl ShaderCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<VariantKey, Vec<Arc<[EntryPoint]>>>> {
+        self.variants.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Add a loaded object's entry points under `key`.
+    pub(crate) fn insert(&self, key: VariantKey, entry_points: Vec<EntryPoint>) {
+        tracing::debug!(hash = %key.source_hash, target = %key.target, "shader variant cached");
+        self.lock()
+            .entry(key)
+            .or_default()
+            .push(entry_points.into());
+    }
+
+    /// Every entry point cached under `key` (first object wins per name).
+    pub(crate) fn entry_points(&self, key: &VariantKey) -> Vec<EntryPoint> {
+        let map = self.lock();
+        let mut out: Vec<EntryPoint> = Vec::new();
+        for object in map.get(key).into_iter().flatten() {
+            for e in object.iter() {
+                if !out.iter().any(|o| o.name == e.name) {
+                    out.push(e.clone());
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Register an aqueduct-shaderc object (whose reflection carries its
+/// `source_hash`) so WGSL modules with that source use it.
+pub(crate) fn register(device: &DeviceShared, code: &[u8], reflection: &str) -> Result<(), String> {
+    let loaded = load_precompiled(&device.runtime, &device.agent, code, reflection)?;
+    register_loaded(device, loaded)
+}
+
+pub(crate) fn register_loaded(
+    device: &DeviceShared,
+    loaded: LoadedPrecompiled,
+) -> Result<(), String> {
+    let hash = loaded.source_hash.ok_or_else(|| {
+        "the reflection has no `source_hash`: rebuild the shader with an aqueduct-shaderc that \
+         records it, so the object can be matched to its WGSL source"
+            .to_string()
+    })?;
+    let key = VariantKey::new(&hash, &device.agent.name, &loaded.constants);
+    device.shader_cache.insert(key, loaded.entry_points);
+    Ok(())
+}
+
+/// Resolve a new module's default variant (no override constants). An
+/// empty list means the entry points wait for pipeline creation (the
+/// shader has overrides without defaults).
+pub(crate) fn resolve_module(
+    device: &DeviceShared,
+    source: &WgslSource,
+) -> Result<Vec<EntryPoint>, String> {
+    let no_constants: &[(&str, f64)] = &[];
+    match resolve(device, source, None, no_constants) {
+        Ok(eps) => Ok(eps),
+        Err(Unresolved::NeedsConstants(why)) => {
+            tracing::debug!(file = %source.file_name, %why, "WGSL entry points wait for pipeline constants");
+            Ok(Vec::new())
+        }
+        Err(Unresolved::Failed(msg)) => Err(msg),
+    }
+}
+
+/// Resolve the variant of `entry` (None: every entry point) specialised
+/// with `constants`; the entry points of the object found or compiled.
+pub(crate) fn resolve_pipeline(
+    device: &DeviceShared,
+    source: &WgslSource,
+    entry: Option<&str>,
+    constants: &[(&str, f64)],
+) -> Result<Vec<EntryPoint>, String> {
+    resolve(device, source, entry, constants).map_err(|e| match e {
+        Unresolved::NeedsConstants(why) => why,
+        Unresolved::Failed(msg) => msg,
+    })
+}
+
+enum Unresolved {
+    /// Override constants without defaults need values.
+    NeedsConstants(String),
+    Failed(String),
+}
+
+fn resolve(
+    device: &DeviceShared,
+    source: &WgslSource,
+    entry: Option<&str>,
+    constants: &[(&str, f64)],
+) -> Result<Vec<EntryPoint>, Unresolved> {
+    let target = device.agent.name.as_str();
+    let key = VariantKey::new(&source.hash, target, constants);
+    let cached = device.shader_cache.entry_points(&key);
+    let hit = match entry {
+        Some(name) => cached.iter().any(|e| e.name == name),
+        None => !cached.is_empty(),
+    };
+    if hit {
+        tracing::debug!(file = %source.file_name, hash = %source.hash, "WGSL resolved from the shader cache");
+        return Ok(cached);
+    }
+    let loaded = compile(device, source, entry, constants)?;
+    let eps = loaded.entry_points.clone();
+    device.shader_cache.insert(key, loaded.entry_points);
+    Ok(eps)
+}
+
+/// How to precompile, for the error when nothing else resolves a module.
+fn precompile_hint(source: &WgslSource, target: &str, constants: &[(&str, f64)]) -> String {
+    let defines: String = constants
+        .iter()
+        .map(|(n, v)| format!(" --define {n}={v}"))
+        .collect();
+    let stem = std::path::Path::new(&source.file_name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("shader");
+    format!(
+        "precompile it with `aqueduct-shaderc compile {file} --target {target}{defines} -o \
+         shaders/{target}/{stem}.co` (writes {stem}.reflect.json beside it, with the source hash \
+         {hash}) and either load it with `aqueduct::include_shader!(\"shaders/{target}/{stem}\")` \
+         or pass both files to `Device::register_precompiled` before creating the module; or \
+         install clang-19 and lld-19 (or set {LLVM_BIN_ENV} to their directory) to compile WGSL \
+         at run time",
+        file = source.file_name,
+        hash = source.hash,
+    )
+}
+
+#[cfg(feature = "wgsl")]
+fn compile(
+    device: &DeviceShared,
+    source: &WgslSource,
+    entry: Option<&str>,
+    constants: &[(&str, f64)],
+) -> Result<LoadedPrecompiled, Unresolved> {
+    use aqueduct_shaderc::CompileError;
+
+    let target = device.agent.name.as_str();
+    let options = aqueduct_shaderc::Options {
+        targets: vec![target.to_string()],
+        entry: entry.map(str::to_string),
+        defines: constants.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        file_name: source.file_name.clone(),
+        llvm_bin: std::env::var_os(LLVM_BIN_ENV).map(std::path::PathBuf::from),
+        ..Default::default()
+    };
+    let started = std::time::Instant::now();
+    let compiled = match aqueduct_shaderc::compile(
+        aqueduct_shaderc::Source::Wgsl(&source.text),
+        &options,
+    ) {
+        Ok(c) => c,
+        Err(CompileError::Override { message }) => {
+            return Err(Unresolved::NeedsConstants(format!(
+                "override specialisation failed ({message}): give every override without a \
+                 default a value, and only name the shader's overrides, in \
+                 PipelineCompilationOptions::constants"
+            )));
+        }
+        Err(e @ CompileError::ToolMissing { .. }) => {
+            return Err(Unresolved::Failed(format!(
+                "no precompiled object matches this WGSL for {target} and it cannot be compiled \
+                 at run time ({e}): {}",
+                precompile_hint(source, target, constants)
+            )));
+        }
+        Err(e) => return Err(Unresolved::Failed(e.to_string())),
+    };
+    device
+        .shader_cache
+        .compiles
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    tracing::info!(
+        file = %source.file_name,
+        target,
+        ms = started.elapsed().as_millis() as u64,
+        "compiled WGSL at run time"
+    );
+    let reflection = compiled
+        .reflection
+        .to_json()
+        .map_err(|e| Unresolved::Failed(format!("reflection: {e}")))?;
+    load_precompiled(
+        &device.runtime,
+        &device.agent,
+        &compiled.code_object,
+        &reflection,
+    )
+    .map_err(Unresolved::Failed)
+}
+
+#[cfg(not(feature = "wgsl"))]
+fn compile(
+    device: &DeviceShared,
+    source: &WgslSource,
+    _entry: Option<&str>,
+    constants: &[(&str, f64)],
+) -> Result<LoadedPrecompiled, Unresolved> {
+    let target = device.agent.name.as_str();
+    Err(Unresolved::Failed(format!(
+        "no precompiled object matches this WGSL for {target} and this build of Aqueduct has no \
+         WGSL compiler (cargo feature `wgsl` is off): {}",
+        precompile_hint(source, target, constants)
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_hash_is_hex_sha256() {
+        // SHA-256("abc") from FIPS 180-2, appendix B.1.
+        assert_eq!(
+            source_hash("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn variant_keys_ignore_constant_order_but_not_values() {
+        let a = VariantKey::new("h", "gfx1100", &[("b", 2.0), ("a", 1.0)]);
+        let b = VariantKey::new("h", "gfx1100", &[("a", 1.0), ("b", 2.0)]);
+        let c = VariantKey::new("h", "gfx1100", &[("a", 1.0), ("b", 3.0)]);
+        let d = VariantKey::new("h", "gfx942", &[("a", 1.0), ("b", 2.0)]);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_ne!(a, d);
+    }
+}

@@ -1,0 +1,124 @@
+//! Run-time WGSL where no LLVM can be found: AQUEDUCT_LLVM_BIN points at an
+//! empty directory (set before any device exists; this file is its own
+//! test process and has one test, so nothing else sees the variable).
+//! Registered objects still resolve; anything else is an error that says
+//! how to precompile.
+
+mod common;
+
+use std::borrow::Cow;
+
+use aqueduct::*;
+use common::*;
+
+#[test]
+fn without_llvm_wgsl_resolves_by_hash_or_says_how_to_precompile() {
+    let empty = std::env::temp_dir().join(format!("aqueduct-no-llvm-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    // SAFETY: set before any other thread of this test process reads the
+    // environment (the only test here, before the device is created).
+    unsafe { std::env::set_var(aqueduct::wgsl::LLVM_BIN_ENV, &empty) };
+    let c = ctx();
+
+    // The facade's own blit shader: registered with the device.
+    let fill = expect_valid(&c.device, || {
+        c.device.create_shader_module(ShaderModuleDescriptor {
+            label: Some("fill_u32.wgsl"),
+            source: ShaderSource::Wgsl(Cow::Borrowed(include_str!("../shaders/fill_u32.wgsl"))),
+        })
+    });
+    assert_eq!(fill.entry_points(), ["fill_u32"]);
+
+    // A test shader: registered by the application from its checked-in files.
+    let text = include_str!("../shaders/tests/copy_u32.wgsl");
+    let unknown = expect_validation(
+        &c.device,
+        "aqueduct-shaderc compile copy_u32.wgsl --target gfx1100",
+        || {
+            c.device.create_shader_module(ShaderModuleDescriptor {
+                label: Some("copy_u32.wgsl"),
+                source: ShaderSource::Wgsl(Cow::Borrowed(text)),
+            })
+        },
+    );
+    assert!(unknown.entry_points().is_empty());
+    let (_, err) = validation_error(&c.device, || {
+        c.device.create_shader_module(ShaderModuleDescriptor {
+            label: Some("copy_u32.wgsl"),
+            source: ShaderSource::Wgsl(Cow::Borrowed(text)),
+        })
+    });
+    let msg = err.expect("an error").to_string();
+    for needle in [
+        "clang-19",
+        "register_precompiled",
+        "include_shader!(\"shaders/gfx1100/copy_u32\")",
+        &aqueduct::wgsl::source_hash(text),
+        aqueduct::wgsl::LLVM_BIN_ENV,
+    ] {
+        assert!(msg.contains(needle), "{needle:?} missing from: {msg}");
+    }
+
+    c.device
+        .register_precompiled(
+            include_bytes!("../shaders/tests/gfx1100/copy_u32.co"),
+            include_str!("../shaders/tests/gfx1100/copy_u32.reflect.json"),
+        )
+        .unwrap();
+    let module = expect_valid(&c.device, || {
+        c.device.create_shader_module(ShaderModuleDescriptor {
+            label: Some("copy_u32.wgsl"),
+            source: ShaderSource::Wgsl(Cow::Borrowed(text)),
+        })
+    });
+    let words: Vec<u32> = (0..64u32).map(|i| i * 11).collect();
+    let src = storage_init(&c.device, &words);
+    let dst = storage(&c.device, 256);
+    let p = expect_valid(&c.device, || auto_pipeline(&c.device, &module, "main"));
+    let bg = bind_group(&c.device, &p, 0, &[&src, &dst]);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&p);
+        pass.set_bind_group(0, &bg, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    c.queue.submit([enc.finish()]);
+    let want: Vec<u32> = words.iter().zip(0..).map(|(w, i)| w * 3 + i).collect();
+    assert_eq!(read_words(&c, &dst), want);
+
+    // Override constants with no registered variant: the same advice, with
+    // the --define flags to pass. (overrides.wgsl's default variant is
+    // registered; SCALE=2 is not.)
+    c.device
+        .register_precompiled(
+            include_bytes!("../shaders/tests/gfx1100/overrides.co"),
+            include_str!("../shaders/tests/gfx1100/overrides.reflect.json"),
+        )
+        .unwrap();
+    let overrides = expect_valid(&c.device, || {
+        c.device.create_shader_module(ShaderModuleDescriptor {
+            label: Some("overrides.wgsl"),
+            source: ShaderSource::Wgsl(Cow::Borrowed(include_str!(
+                "../shaders/tests/overrides.wgsl"
+            ))),
+        })
+    });
+    expect_valid(&c.device, || auto_pipeline(&c.device, &overrides, "main"));
+    expect_validation(&c.device, "--define SCALE=2", || {
+        c.device
+            .create_compute_pipeline(&ComputePipelineDescriptor {
+                label: None,
+                layout: None,
+                module: &overrides,
+                entry_point: Some("main"),
+                compilation_options: PipelineCompilationOptions {
+                    constants: &[("SCALE", 2.0)],
+                    ..Default::default()
+                },
+                cache: None,
+            })
+    });
+    assert_eq!(c.device.wgsl_compiles(), 0);
+    let _ = std::fs::remove_dir(&empty);
+}

@@ -1066,6 +1066,124 @@ fn mubuf_resources_range_checks_and_atomics() {
     );
 }
 
+/// Run kernel `name` of wmma.co once (one wave32 workgroup) on A, B, C; returns D's bytes.
+fn run_wmma(name: &str, a: &[u8], b: &[u8], c: &[u8], d_len: usize) -> Vec<u8> {
+    let mut mem = TestMem::new();
+    let path = format!("{}/tests/isa_kernels/wmma.co", env!("CARGO_MANIFEST_DIR"));
+    let (kd_addr, kd) = load_code_object(&mut mem, &path, name);
+    mem.map(BUF_A, a);
+    mem.map(BUF_B, b);
+    mem.map(BUF_C, c);
+    mem.map_zeroed(BUF_C + 0x10000, d_len);
+    mem.map(
+        KERNARG,
+        &kernargs(
+            &ptr_args(&[BUF_A, BUF_B, BUF_C, BUF_C + 0x10000], &[]),
+            [32, 1, 1],
+            [32, 1, 1],
+            [0; 3],
+        ),
+    );
+    run_all(&mem, setup(kd_addr, kd, [32, 1, 1], [32, 1, 1])).expect("runs");
+    mem.read(BUF_C + 0x10000, d_len)
+}
+
+#[test]
+fn wmma_f16_iu8_iu4_against_host_matmul() {
+    use half::f16;
+    let r = lcg(404, 4 * 256);
+    // Values whose products and sums are exact in the output type.
+    let a: Vec<f32> = (0..256)
+        .map(|k| ((r[k] >> 8) % 33) as f32 / 8.0 - 2.0)
+        .collect();
+    let b: Vec<f32> = (0..256)
+        .map(|k| ((r[256 + k] >> 8) % 33) as f32 / 8.0 - 2.0)
+        .collect();
+    let c: Vec<f32> = (0..256)
+        .map(|k| ((r[512 + k] >> 8) % 1024) as f32 / 64.0 - 8.0)
+        .collect();
+    let h = |v: &[f32]| -> Vec<u8> {
+        v.iter()
+            .flat_map(|x| f16::from_f32(*x).to_le_bytes())
+            .collect()
+    };
+    let matmul = |c: &[f32]| -> Vec<f32> {
+        (0..256)
+            .map(|e| {
+                c[e] + (0..16)
+                    .map(|k| a[e / 16 * 16 + k] * b[k * 16 + e % 16])
+                    .sum::<f32>()
+            })
+            .collect()
+    };
+    let d = run_wmma("wmma_f32_f16", &h(&a), &h(&b), &f32_bytes(&c), 1024);
+    let want = matmul(&c);
+    for e in 0..256 {
+        let got = f32::from_le_bytes(d[4 * e..4 * e + 4].try_into().unwrap());
+        assert_eq!(got, want[e], "f32 D[{}][{}]", e / 16, e % 16);
+    }
+    // f16 result and f16 C in the high halves (op_sel).
+    let c16: Vec<f32> = c.iter().map(|v| (v * 4.0).round() / 4.0).collect();
+    let d = run_wmma("wmma_f16_hi", &h(&a), &h(&b), &h(&c16), 512);
+    let want = matmul(&c16);
+    for e in 0..256 {
+        let got = f16::from_le_bytes([d[2 * e], d[2 * e + 1]]);
+        assert_eq!(got, f16::from_f32(want[e]), "f16 D[{}][{}]", e / 16, e % 16);
+    }
+    // iu8: A signed, B unsigned, i32 C, wrapping sum. A row-major, B stored column-major (4 bytes per uint).
+    let a8: Vec<i8> = (0..256).map(|k| r[k] as i8).collect();
+    let b8: Vec<u8> = (0..256).map(|k| (r[256 + k] >> 8) as u8).collect(); // b8[n*16 + k] = B[k][n]
+    let ci: Vec<i32> = (0..256).map(|k| r[512 + k] as i32 >> 4).collect();
+    let bytes_i8: Vec<u8> = a8.iter().map(|v| *v as u8).collect();
+    let ci_bytes: Vec<u8> = ci.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let d = run_wmma("wmma_iu8", &bytes_i8, &b8, &ci_bytes, 1024);
+    for e in 0..256 {
+        let (m, n) = (e / 16, e % 16);
+        let dot: i32 = (0..16)
+            .map(|k| a8[m * 16 + k] as i32 * b8[n * 16 + k] as i32)
+            .sum();
+        let got = i32::from_le_bytes(d[4 * e..4 * e + 4].try_into().unwrap());
+        assert_eq!(got, ci[e].wrapping_add(dot), "iu8 D[{m}][{n}]");
+    }
+    // iu4: both signed, clamp: C near the i32 limits saturates.
+    let nib = |v: u32, k: usize| ((v >> (4 * k)) << 28) as i32 >> 28;
+    let a4: Vec<u32> = r[..32].to_vec(); // row m: words 2m, 2m+1
+    let b4: Vec<u32> = r[256..288].to_vec(); // column n: words 2n, 2n+1
+    let c4: Vec<i32> = (0..256)
+        .map(|e| {
+            if e % 2 == 0 {
+                i32::MAX - 50
+            } else {
+                i32::MIN + 50
+            }
+        })
+        .collect();
+    let c4_bytes: Vec<u8> = c4.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let d = run_wmma(
+        "wmma_iu4_clamp",
+        &u32_bytes(&a4),
+        &u32_bytes(&b4),
+        &c4_bytes,
+        1024,
+    );
+    let mut clamped = 0;
+    for e in 0..256 {
+        let (m, n) = (e / 16, e % 16);
+        let dot: i64 = (0..16)
+            .map(|k| nib(a4[2 * m + k / 8], k % 8) as i64 * nib(b4[2 * n + k / 8], k % 8) as i64)
+            .sum();
+        let exact = c4[e] as i64 + dot;
+        let want = exact.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+        clamped += (want as i64 != exact) as u32;
+        let got = i32::from_le_bytes(d[4 * e..4 * e + 4].try_into().unwrap());
+        assert_eq!(got, want, "iu4 clamp D[{m}][{n}]");
+    }
+    assert!(
+        clamped > 20,
+        "the data exercises the clamp ({clamped} saturated)"
+    );
+}
+
 #[test]
 fn dpp_and_permlane_lane_movement() {
     let mut mem = TestMem::new();

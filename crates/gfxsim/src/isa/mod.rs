@@ -24,8 +24,11 @@
 //   first allocated); out-of-range LDS reads return 0 and writes are dropped.
 // - Private memory out of range is a MemoryViolation at private-aperture + offset.
 // - Global atomics on misaligned addresses are MemoryViolations.
-// - Not implemented (IllegalInstruction with the mnemonic): image/buffer data
-//   ops, GDS, ds_swizzle, s_getreg of registers other than MODE and
+// - MUBUF buffer ops: see exec/mubuf.rs (swizzled V#s, tfe, format and LDS
+//   forms are typed errors). WMMA: wave32 layout (exec/wmma.rs); float sums are
+//   exact then rounded once.
+// - Not implemented (IllegalInstruction with the mnemonic): image ops, MTBUF,
+//   GDS, ds_swizzle, s_getreg of registers other than MODE and
 //   SHADER_CYCLES, s_setreg other than MODE, s_sendmsg other than
 //   MSG_DEALLOC_VGPRS, s_sendmsg_rtn GET_DOORBELL / GET_DDID / SAVE_WAVE (the
 //   mnemonic names the hwreg / message), and VALU ops outside exec/valu.rs's

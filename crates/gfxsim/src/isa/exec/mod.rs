@@ -15,6 +15,7 @@ mod valu;
 mod vcmp;
 mod vmem;
 mod wave64;
+mod wmma;
 
 use super::inst::{Family, Inst, Src};
 use super::wave::Wave;

@@ -739,6 +739,12 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VNop | VPipeflush => {}
         VMovB32 => v.u1(|a| a)?,
         VMovB16 => v.i2_16(|a, _| a).or_else(|_| v.u1(|a| a))?,
+        VWmmaF3216x16x16F16
+        | VWmmaF3216x16x16Bf16
+        | VWmmaF1616x16x16F16
+        | VWmmaBf1616x16x16Bf16
+        | VWmmaI3216x16x16Iu8
+        | VWmmaI3216x16x16Iu4 => return super::wmma::wmma(v.w, i),
         VReadfirstlaneB32 => {
             let a = v.u(0)?;
             let lane = if exec == 0 {

@@ -1185,6 +1185,38 @@ fn wmma_f16_iu8_iu4_against_host_matmul() {
 }
 
 #[test]
+fn ds_swizzle_quad_perm_and_bitmask_modes() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::SWIZZLE, 0, 0);
+    mem.map_zeroed(BUF_A, 4 * 32 * 7);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 32 * 7);
+    let v = |lane: usize| lane as u32 * 3 + 1;
+    for l in 0..32usize {
+        let r = |k: usize| out[k * 32 + l];
+        assert_eq!(
+            r(0),
+            v((l & !3) | [1, 2, 3, 0][l & 3]),
+            "quad_perm lane {l}"
+        );
+        // "01pip" (bits 4..0): force 0, force 1, preserve, invert, preserve.
+        let bm = 0b01000 | (l & 0b100) | (!l & 0b10) | (l & 1);
+        assert_eq!(r(1), v(bm), "bitmask_perm lane {l}");
+        assert_eq!(r(2), v(l ^ 16), "swap 16 lane {l}");
+        assert_eq!(r(3), v(l ^ 7), "reverse 8 lane {l}");
+        assert_eq!(r(4), v((l & !7) | 5), "broadcast 8,5 lane {l}");
+        assert_eq!(r(5), v(l | 3), "offset 0xffff lane {l}");
+        let partial = if l < 16 { 0 } else { 77 };
+        assert_eq!(
+            r(6),
+            partial,
+            "inactive sources read 0, inactive lanes kept, lane {l}"
+        );
+    }
+}
+
+#[test]
 fn dpp_and_permlane_lane_movement() {
     let mut mem = TestMem::new();
     let (kd_addr, kd) = hand_kernel(&mut mem, kernels::DPP, 0, 0);

@@ -28,7 +28,7 @@
 //   forms are typed errors). WMMA: wave32 layout (exec/wmma.rs); float sums are
 //   exact then rounded once.
 // - Not implemented (IllegalInstruction with the mnemonic): image ops, MTBUF,
-//   GDS, ds_swizzle, s_getreg of registers other than MODE and
+//   GDS, s_getreg of registers other than MODE and
 //   SHADER_CYCLES, s_setreg other than MODE, s_sendmsg other than
 //   MSG_DEALLOC_VGPRS, s_sendmsg_rtn GET_DOORBELL / GET_DDID / SAVE_WAVE (the
 //   mnemonic names the hwreg / message), and VALU ops outside exec/valu.rs's

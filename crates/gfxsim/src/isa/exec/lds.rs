@@ -1,6 +1,6 @@
 //! DS instructions on the workgroup's LDS: loads/stores of every width, the
 //! two-address forms (offsets scaled by the element size, ×64 for stride64),
-//! atomics with and without return, and the cross-lane permutes.
+//! atomics with and without return, and the cross-lane permutes and swizzle.
 //! LDS bounds: an access past the allocation reads 0 and drops writes.
 
 use super::atomics::{Rmw, apply32, apply64};
@@ -102,6 +102,27 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                     lds_write(env.lds, addr_row[l] as u64 + o * scale, &b[..size]);
                 }
             }
+            return Ok(Flow::Next);
+        }
+        // Offset bit 15 set: quad-perm mode (lane l reads lane (l & !3) + sel[l & 3], two
+        // bits per select); clear: bit-mask mode within each 32-lane group, lane l reads
+        // ((l & and_mask) | or_mask) ^ xor_mask (masks at bits 4:0, 9:5, 14:10).
+        // Inactive source lanes read 0.
+        DsSwizzleB32 => {
+            // The source VGPR sits in the ADDR field (`ds_swizzle_b32 vdst, vsrc offset:...`).
+            let data = addr_row;
+            let pattern = off16 as usize;
+            let mut out = [0u32; LANES];
+            for l in 0..LANES {
+                let src = if pattern & 0x8000 != 0 {
+                    (l & !3) | ((pattern >> (2 * (l & 3))) & 3)
+                } else {
+                    let (and, or, xor) = (pattern & 31, (pattern >> 5) & 31, (pattern >> 10) & 31);
+                    ((l & and) | or) ^ xor
+                };
+                out[l] = if exec >> src & 1 != 0 { data[src] } else { 0 };
+            }
+            w.write_vgpr(dst, &out, exec);
             return Ok(Flow::Next);
         }
         DsBpermuteB32 | DsPermuteB32 => {

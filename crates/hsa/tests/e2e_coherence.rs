@@ -315,3 +315,94 @@ fn strict_mode_off_keeps_coarse_memory_coherent() {
     assert_eq!(gpu.sim.coherence_reports(), vec![]);
     assert_eq!(gpu.sim.coherence_stats().cached_mappings, 0);
 }
+
+/// Two GPUs share a coarse buffer of GPU 0: each has its own copy, so the
+/// producer must release at system scope and the consumer acquire at system
+/// scope; agent scope on either side leaves the other GPU stale.
+#[test]
+fn cross_agent_consumer_needs_system_scope_on_both_sides() {
+    let gpu0 = strict_gpu(true, 2);
+    let agent1 = gpu0.rt.gpu_agent(1).expect("second GPU").clone();
+    let gpu1 = Gpu {
+        rt: gpu0.rt.clone(),
+        sim: gpu0.sim.clone(),
+        agent: agent1,
+    };
+    let (prog0, prog1) = (gpu0.load("vector_copy"), gpu1.load("vector_copy"));
+    let (q0, q1) = (gpu0.queue(64), gpu1.queue(64));
+    let input = Lcg::new(7).u32s(N);
+    let src = gpu0.upload_u32(&input);
+    let out = gpu1.filled_u32(N, 0x7777_7777);
+    let shared = gpu0
+        .rt
+        .pool(&gpu0.agent, PoolKind::CoarseDevice)
+        .unwrap()
+        .allocate(N as u64 * 4)
+        .unwrap();
+    shared.map_to_gpus(&[gpu1.agent.gpu_id]).unwrap();
+
+    // Producer on GPU 0 releases at agent scope only: reported, and GPU 1
+    // (even with a system acquire) reads memory without the new data.
+    let produced = copy(
+        &gpu0,
+        &q0,
+        &prog0,
+        src.gpu_va(),
+        shared.gpu_va(),
+        fence(FenceScope::System, FenceScope::Agent),
+    );
+    let reports = gpu0.sim.coherence_reports();
+    let r = only_report(&reports);
+    assert_eq!(r.kind, StaleRead::HostReadsUnreleasedKernelWrites);
+    assert_eq!(r.allocation.handle, shared.kfd_handle());
+    assert_eq!(r.gpu_id, gpu0.agent.gpu_id);
+    assert_eq!(r.packet_index, produced);
+    copy(
+        &gpu1,
+        &q1,
+        &prog1,
+        shared.gpu_va(),
+        out.gpu_va(),
+        PacketFence::SYSTEM_ORDERED,
+    );
+    assert_same(
+        &read_u32(&out, N),
+        &vec![0; N],
+        "GPU 1 before GPU 0 released",
+    );
+
+    // GPU 0 releases; GPU 1 acquiring at agent scope still sees its old copy.
+    nop(&gpu0, &q0, fence(FenceScope::None, FenceScope::System));
+    let consumed = copy(
+        &gpu1,
+        &q1,
+        &prog1,
+        shared.gpu_va(),
+        out.gpu_va(),
+        fence(FenceScope::Agent, FenceScope::System),
+    );
+    assert_same(
+        &read_u32(&out, N),
+        &vec![0; N],
+        "GPU 1 without a system acquire",
+    );
+    let reports = gpu0.sim.coherence_reports();
+    assert_eq!(reports.len(), 2, "{reports:#?}");
+    let r = &reports[1];
+    assert_eq!(r.kind, StaleRead::KernelReadsUnacquiredHostWrites);
+    assert_eq!(r.allocation.handle, shared.kfd_handle());
+    assert_eq!(r.gpu_id, gpu1.agent.gpu_id);
+    assert_eq!(r.packet_index, consumed);
+
+    // Both sides at system scope: the data arrives, nothing new reported.
+    copy(
+        &gpu1,
+        &q1,
+        &prog1,
+        shared.gpu_va(),
+        out.gpu_va(),
+        PacketFence::SYSTEM_ORDERED,
+    );
+    assert_same(&read_u32(&out, N), &input, "GPU 1 after release + acquire");
+    assert_eq!(gpu0.sim.coherence_reports().len(), 2, "no new report");
+}

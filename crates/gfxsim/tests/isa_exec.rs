@@ -823,11 +823,11 @@ fn wave64_masks_carries_exec_and_lane_crossing() {
     let mut mem = TestMem::new();
     let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::WAVE64_MASKS, 0, 0);
     kd.kernel_code_properties &= !(1 << 10); // enable_wavefront_size32 = 0: wave64
-    mem.map_zeroed(BUF_A, 4 * 64 * 15);
+    mem.map_zeroed(BUF_A, 4 * 64 * 17);
     mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
     let stats = run_hand(&mem, kd_addr, kd, 1, 64).expect("runs");
     assert_eq!(stats.waves, 1, "64 work-items are one wave64 wave");
-    let out = mem.read_u32s(BUF_A, 64 * 15);
+    let out = mem.read_u32s(BUF_A, 64 * 17);
     for l in 0..64u32 {
         let r = |k: usize| out[k * 64 + l as usize];
         assert_eq!(
@@ -870,15 +870,22 @@ fn wave64_masks_carries_exec_and_lane_crossing() {
         assert_eq!(r(12), 0xFFFF_FFFF, "carry-out hi");
         assert_eq!(r(13), 0, "exec_lo after cmpx");
         assert_eq!(r(14), 0xFFF0, "exec_hi after cmpx");
+        // v_cmp_gt_u32_e64 s[20:21], v0, s20 with s20 = 40: both halves compare with 40.
+        assert_eq!(r(15), 0, "mask lo of lanes > 40");
+        assert_eq!(
+            r(16),
+            0xFFFF_FE00,
+            "mask hi of lanes > 40 (high pass reads the old s20)"
+        );
     }
     // A 40-item wave64 group: one wave, exec_hi = 0xff, and the high half does nothing.
     let mut mem = TestMem::new();
     let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::WAVE64_MASKS, 0, 0);
     kd.kernel_code_properties &= !(1 << 10);
-    mem.map_zeroed(BUF_A, 4 * 64 * 15);
+    mem.map_zeroed(BUF_A, 4 * 64 * 17);
     mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
     run_hand(&mem, kd_addr, kd, 1, 40).expect("runs");
-    let out = mem.read_u32s(BUF_A, 64 * 15);
+    let out = mem.read_u32s(BUF_A, 64 * 17);
     assert_eq!(out[39], 1);
     assert_eq!(
         out[40], 0,

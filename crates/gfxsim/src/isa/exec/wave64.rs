@@ -14,7 +14,7 @@
 use super::valu::src32;
 use super::{Env, ExecResult, Flow, sread, step_lanes};
 use crate::isa::WaveErrorKind;
-use crate::isa::inst::Inst;
+use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::Op;
 use crate::isa::wave::{LANES, Wave};
 
@@ -52,10 +52,38 @@ pub(super) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             w.set_lane(i.dst as usize, lane, val);
             Ok(Flow::Next)
         }
+        _ if writes_lane_mask(i) => {
+            // The high pass must read scalar sources as they were before the
+            // instruction (e.g. v_cmp_gt_u32_e64 s[2:3], v1, s2 reads s2 and writes
+            // s[2:3]): run it on the original SGPRs and merge the two passes' writes,
+            // which land in disjoint words (a mask's low and high word).
+            let before = w.sgpr;
+            step_lanes(w, env, i)?;
+            let low = w.sgpr;
+            w.sgpr = before;
+            high_pass(w, |w| step_lanes(w, env, i))?;
+            for k in 0..w.sgpr.len() {
+                if w.sgpr[k] == before[k] {
+                    w.sgpr[k] = low[k];
+                }
+            }
+            Ok(Flow::Next)
+        }
         _ => {
             step_lanes(w, env, i)?;
             high_pass(w, |w| step_lanes(w, env, i))
         }
+    }
+}
+
+/// Does this vector instruction write a lane mask to SGPRs (compares, carries,
+/// v_div_scale, v_mad_*64 — VOPC, VOP3 compares, VOP3SD, VOP2 carry forms)?
+fn writes_lane_mask(i: &Inst) -> bool {
+    match i.family {
+        Family::Vopc | Family::Vop3sd => true,
+        Family::Vop3 => crate::isa::decode::is_vop3_compare(i),
+        Family::Vop2 => matches!(i.op, Op::VAddCoCiU32 | Op::VSubCoCiU32 | Op::VSubrevCoCiU32),
+        _ => false,
     }
 }
 

@@ -90,22 +90,20 @@ impl Job {
         self.error.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Claim up to `max` consecutive workgroup indices (one atomic op for
-    /// the batch, so workers do not fight over the counter's cache line per
-    /// workgroup).
-    fn claim(&self, max: u64) -> Option<std::ops::Range<u64>> {
+    /// Claim the next run of consecutive workgroup indices (one atomic op
+    /// for the run, so workers do not fight over the counter's cache line
+    /// per workgroup). Runs shrink as the grid drains ("guided" scheduling):
+    /// a quarter of each worker's fair share of what is left, at most 16 and
+    /// at least 1, so the last workgroups spread over all workers instead of
+    /// leaving one worker with a long final batch.
+    fn claim(&self, workers: u64) -> Option<std::ops::Range<u64>> {
+        let run = |n: u64| ((self.total - n) / (4 * workers)).clamp(1, 16);
         self.next
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < self.total).then_some((n + max).min(self.total))
+                (n < self.total).then(|| n + run(n))
             })
             .ok()
-            .map(|n| n..(n + max).min(self.total))
-    }
-
-    /// Workgroups per claim: 1 for small grids, up to 16 for large ones,
-    /// keeping at least 64 claims per dispatch to spread it over workers.
-    fn batch(&self) -> u64 {
-        (self.total / 64).clamp(1, 16)
+            .map(|n| n..n + run(n))
     }
 
     fn exhausted(&self) -> bool {
@@ -147,6 +145,8 @@ struct PoolShared {
     stop: AtomicBool,
     vm: Arc<GpuVm>,
     stats: Arc<StatsCounters>,
+    /// Worker threads in the pool (sizes the claimed runs).
+    workers: u64,
 }
 
 impl PoolShared {
@@ -174,8 +174,7 @@ impl PoolShared {
     fn run_worker(&self) {
         let mut ctx = WorkerContext::new();
         while let Some(job) = self.next_job() {
-            let batch = job.batch();
-            while let Some(range) = job.claim(batch) {
+            while let Some(range) = job.claim(self.workers) {
                 let count = range.end - range.start;
                 let mut insts = 0u64;
                 let mut ran = 0u64;
@@ -236,6 +235,7 @@ impl WorkerPool {
             stop: AtomicBool::new(false),
             vm,
             stats,
+            workers: threads.max(1) as u64,
         });
         let pool = WorkerPool {
             shared,

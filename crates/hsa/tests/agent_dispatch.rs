@@ -592,3 +592,56 @@ fn callback_submitting_to_its_own_full_queue_fails_instead_of_hanging() {
     assert_eq!(inner_runs.load(Ordering::SeqCst), 63);
     assert!(q.error().is_none());
 }
+
+/// A CPU-queue barrier on a kernel that faults: once the GPU queue's
+/// recovery drops that kernel, its signal is failed and the soft queue
+/// reports an error instead of waiting forever; the callback never runs.
+#[test]
+fn dependency_on_a_faulted_kernel_fails_instead_of_hanging() {
+    let gpu = Gpu::new();
+    let copy = gpu.load("vector_copy");
+    let gpu_q = gpu.queue(64);
+    let q = agent_queue(&gpu, HostFunctionRegistry::new());
+    let (base, size) = gpu.rt.aperture();
+    let hole = base + size - 4096 + 0x100;
+    let dst = gpu.filled_u32(64, 7);
+    let bad = gpu.launch(
+        &copy.kernel,
+        &[Arg::Ptr(hole), Arg::Ptr(dst.gpu_va()), Arg::U32(64)],
+        [64, 1, 1],
+        [64, 1, 1],
+    );
+    let bad_done = gpu.signal(1);
+    let mut d = bad.dispatch;
+    d.completion_signal = bad_done.handle();
+    gpu_q.submit_dispatch(&d.to_packet().unwrap()).unwrap();
+    let ran = Arc::new(AtomicBool::new(false));
+    let ran_in = ran.clone();
+    let cb_done = gpu.signal(1);
+    q.submit_callback(&[&bad_done], Some(&cb_done), move || {
+        ran_in.store(true, Ordering::SeqCst)
+    })
+    .unwrap();
+    assert!(wait_zero(&bad_done).is_err(), "the kernel faults");
+    // The GPU queue's next use recovers it and drops the faulted packet.
+    let ok_done = gpu.signal(1);
+    gpu_q.submit_barrier_and(&[], Some(&ok_done)).unwrap();
+    let deadline = Instant::now() + TIMEOUT;
+    while q.error().is_none() {
+        assert!(Instant::now() < deadline, "the soft queue never noticed");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let detail = q.error().unwrap().detail.unwrap();
+    assert!(detail.contains("will never complete"), "{detail}");
+    assert!(!ran.load(Ordering::SeqCst));
+    assert_eq!(cb_done.load(MemoryOrder::Acquire), 1);
+    // Both queues work again after recovery.
+    let again = gpu.signal(1);
+    q.submit_callback(&[], Some(&again), || {}).unwrap();
+    wait_zero(&again).unwrap();
+    wait_zero(&ok_done).unwrap();
+    assert!(
+        !ran.load(Ordering::SeqCst),
+        "the dropped callback never runs"
+    );
+}

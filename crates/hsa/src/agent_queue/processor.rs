@@ -15,7 +15,9 @@
 //!   queue into error;
 //! - BARRIER_AND waits until every nonzero dependency signal is 0,
 //!   BARRIER_OR until one is (or there are none), as gfxsim's CP does,
-//!   sleeping on the dependency signals' events;
+//!   sleeping on the dependency signals' events; a dependency whose packet
+//!   a failed GPU queue dropped (the hub marks its signal failed) puts the
+//!   queue into error instead of waiting forever;
 //! - KERNEL_DISPATCH, VENDOR_SPECIFIC and unknown types are unsupported
 //!   packets (a CPU agent runs no kernels).
 //!
@@ -232,6 +234,22 @@ impl Processor {
             }
             if self.shared.stopping() {
                 return Outcome::Stopped;
+            }
+            // A dependency whose packet a GPU queue's recovery dropped
+            // will never reach 0: fail instead of waiting forever.
+            if let Some((dep, error)) = waiting_on
+                .iter()
+                .find_map(|d| self.shared.hub.signal_failure(d.handle()).map(|e| (*d, e)))
+            {
+                return Outcome::Failed {
+                    code: EC_PROCESS_RUNTIME,
+                    detail: format!(
+                        "barrier dependency signal {:#x} will never complete: queue {} failed ({})",
+                        dep.handle(),
+                        error.queue_id,
+                        error.reason
+                    ),
+                };
             }
             events.clear();
             let mut polling = false;

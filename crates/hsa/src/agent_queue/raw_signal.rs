@@ -34,6 +34,10 @@ impl RawSignal {
         Self(handle)
     }
 
+    pub fn handle(&self) -> u64 {
+        self.0
+    }
+
     fn field<T>(&self, offset: usize) -> *mut T {
         (self.0 as usize + offset) as *mut T
     }

@@ -1224,6 +1224,50 @@ fn ds_swizzle_quad_perm_and_bitmask_modes() {
 }
 
 #[test]
+fn fmac_f16_low_and_high_halves() {
+    use half::f16;
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::FMAC_F16, 0, 0);
+    mem.map_zeroed(BUF_A, 4 * 64);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 64);
+    let third = f16::from_bits(0x3555).to_f64();
+    for l in 0..32 {
+        let lo = f16::from_f64(l as f64 * third + 0.5);
+        assert_eq!(out[l] as u16, lo.to_bits(), "e32 lane {l}");
+        let hi = f16::from_f64(-(l as f64) * third + 1.0);
+        assert_eq!(
+            (out[32 + l] >> 16) as u16,
+            hi.to_bits(),
+            "e64 op_sel hi lane {l}"
+        );
+        assert_eq!(
+            out[32 + l] & 0xFFFF,
+            0x3800,
+            "e64 keeps the low half, lane {l}"
+        );
+    }
+}
+
+#[test]
+fn movrel_vgpr_indexing_by_m0() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::MOVREL, 0, 0);
+    mem.map_zeroed(BUF_A, 4 * 128);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 128);
+    for l in 0..32u32 {
+        let r = |k: usize| out[k * 32 + l as usize];
+        assert_eq!(r(0), l + 30, "movrels v6 = v[2 + 2], lane {l}");
+        assert_eq!(r(1), l + 20, "movreld v[5 + 2] = v3, lane {l}");
+        assert_eq!(r(2), l + 30, "movrelsd v[7 + 1] = v[3 + 1], lane {l}");
+        assert_eq!(r(3), l + 40, "movrelsd_2 v[7 + 2] = v[3 + 2], lane {l}");
+    }
+}
+
+#[test]
 fn dpp_and_permlane_lane_movement() {
     let mut mem = TestMem::new();
     let (kd_addr, kd) = hand_kernel(&mut mem, kernels::DPP, 0, 0);

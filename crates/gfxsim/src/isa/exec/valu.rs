@@ -764,6 +764,23 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let lane = super::sread(v.w, env, i, 1)? as usize & (LANES - 1);
             v.w.vgpr[i.dst as usize][lane] = val;
         }
+        // VGPR-indexed moves: the VGPR number is offset by M0 (movrelsd_2: src by M0[9:0],
+        // dst by M0[25:16]).
+        VMovrelsB32 | VMovreldB32 | VMovrelsdB32 | VMovrelsd2B32 => {
+            let m0 = v.w.sgpr[crate::isa::wave::M0] as usize;
+            let (src_off, dst_off) = match i.op {
+                VMovrelsB32 => (m0, 0),
+                VMovreldB32 => (0, m0),
+                VMovrelsdB32 => (m0, m0),
+                _ => (m0 & 0x3FF, (m0 >> 16) & 0x3FF),
+            };
+            let val = match i.src[0].src {
+                Src::Vgpr(r) => v.w.vgpr[(r as usize + src_off) & 255],
+                _ if src_off == 0 => v.u(0)?,
+                _ => return Err(illegal(i)),
+            };
+            v.w.write_vgpr((i.dst as usize + dst_off) & 255, &val, exec);
+        }
         VSwapB32 => {
             let Src::Vgpr(s) = i.src[0].src else {
                 return Err(illegal(i));
@@ -1000,13 +1017,23 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VMinmaxF16 => v.h3(|a, b, c| fmax32(fmin32(a, b), c))?,
         VSqrtF16 => v.h1(f32::sqrt)?,
         VRcpF16 => v.h1(|a| 1.0 / a)?,
-        VFmaF16 => {
-            let (a, b, c) = (v.h(0)?, v.h(1)?, v.h(2)?);
+        // Fused: the f16 product is exact in f64 and the sum is rounded once to f16
+        // (then widened exactly, so puth's conversion does not round again).
+        VFmaF16 | VFmacF16 => {
+            let (a, b) = (v.h(0)?, v.h(1)?);
+            let c = if i.op == VFmacF16 {
+                // v_fmac_f16 accumulates into the destination half it writes (op_sel[3];
+                // LLVM encodes no separate op_sel bit for the tied src2).
+                let hi = (i.mods.opsel >> 3) & 1 != 0;
+                v.w.vgpr[i.dst as usize].map(|d| if hi { (d >> 16) as u16 } else { d as u16 })
+            } else {
+                v.h(2)?
+            };
             let mut r = [0f32; LANES];
             for l in 0..LANES {
                 let x = f16::from_bits(a[l]).to_f64() * f16::from_bits(b[l]).to_f64()
                     + f16::from_bits(c[l]).to_f64();
-                r[l] = x as f32;
+                r[l] = f16::from_f64(x).to_f32();
             }
             v.puth(&r)
         }

@@ -13,9 +13,8 @@
 // - wave32 and wave64 (the descriptor's wavefront-size bit). Wave64 vector
 //   instructions run as two 32-lane passes (exec/wave64.rs), as RDNA3 does;
 //   ds_bpermute/ds_permute, DPP and permlane stay inside each 32-lane half.
-//   A VALU op whose scalar data source is also the mask it writes (e.g. vcc_lo
-//   as a data operand of a compare writing vcc) sees the low pass's write in
-//   the high pass.
+//   Mask-writing ops (compares, carries) read their scalar sources as they
+//   were before the instruction in both passes.
 // - Floats: round-to-nearest-even with denormals kept, whatever MODE says
 //   (s_round_mode/s_denorm_mode/s_setreg MODE are recorded, not applied).
 //   Transcendentals (rcp, rsq, sqrt, exp, log, sin, cos) are correctly rounded

@@ -40,7 +40,9 @@ pub(super) fn vopd(words: &[u32]) -> Result<Inst, DecodeError> {
     i.dst = vdstx as u16;
     i.src[0] = decode_src(sx, xop, 1, lit);
     i.src[1] = vgpr_operand(((w0 >> 9) & 0xFF) as u8);
-    if is_madak(xop) {
+    // The shared literal is the K of whichever half is fmaak/fmamk (the Y
+    // half reads it from src[2] too).
+    if is_madak(xop) || is_madak(yop) {
         i.src[2] = decode_src(255, xop, 1, lit);
     }
     let vdsty = ((((w1 >> 17) & 0x7F) << 1) as u8) | ((vdstx & 1) ^ 1);

@@ -329,9 +329,12 @@ impl CoarseCache {
         if range.is_empty() {
             return None;
         }
-        // SAFETY: both backings are valid for len() bytes; no kernel of this
-        // GPU runs while the caller holds the fence lock, and the slices
-        // live only for this comparison.
+        // SAFETY: both backings are valid for len() bytes and stay mapped
+        // (this cache holds them); no kernel of this GPU runs while the
+        // caller holds the fence lock, and the slices live only for this
+        // comparison. The host may store into memory meanwhile only by
+        // breaking the coarse-grained one-writer rule; the bytes are only
+        // compared, never trusted.
         let (device, memory) = unsafe {
             (
                 std::slice::from_raw_parts(self.device.ptr(), self.len() as usize),

@@ -341,3 +341,129 @@ fn override_defaults_are_specialised() {
         assert_eq!(*g, (i as u32 * 3) as f32 + 0.5 + 32_000.0, "element {i}");
     }
 }
+
+/// The distance between `v` and the next f32 away from zero (ulp of v).
+fn ulp_f32(v: f64) -> f64 {
+    let f = (v as f32).abs();
+    if f == 0.0 {
+        f64::from(f32::from_bits(1))
+    } else {
+        f64::from(f32::from_bits(f.to_bits() + 1) - f)
+    }
+}
+
+/// Largest error of `got` against `want` in ulps of the f32 result, after
+/// forgiving `abs` of absolute error; and the input where it happens.
+fn worst_ulps(xs: &[f32], got: &[f32], want: &[f64], abs: f64) -> (f64, f32) {
+    let mut worst = (0.0, 0.0);
+    for ((&x, &g), &w) in xs.iter().zip(got).zip(want) {
+        let err = ((f64::from(g) - w).abs() - abs).max(0.0) / ulp_f32(w);
+        if err > worst.0 || err.is_nan() {
+            worst = (err, x);
+        }
+    }
+    worst
+}
+
+/// Arguments from 1e-3 to 1e5 in magnitude (geometric steps, both signs),
+/// plus the f32 values nearest to multiples of pi/2 up to 1e5 (where the
+/// reduced argument is tiny and an inexact reduction shows).
+fn trig_arguments() -> Vec<f32> {
+    let mut xs = Vec::new();
+    let mut rng = Lcg::new(77);
+    for i in 0..1536 {
+        let t = i as f64 / 1536.0;
+        let mag = 1e-3 * 1e8f64.powf(t) * (1.0 + 0.01 * f64::from(rng.next_u32() % 100));
+        let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+        xs.push((sign * mag.min(1e5)) as f32);
+    }
+    let mut k = 1.0f64;
+    while xs.len() < 2048 {
+        xs.push((k * std::f64::consts::FRAC_PI_2) as f32);
+        k = (k * 1.37).ceil();
+        if k * std::f64::consts::FRAC_PI_2 > 1e5 {
+            k = 1.0 + f64::from(rng.next_u32() % 64);
+        }
+    }
+    xs
+}
+
+#[test]
+fn sin_cos_tan_are_accurate_for_large_arguments() {
+    let xs = trig_arguments();
+    let out = run(
+        "tests/trig_accuracy",
+        "trig",
+        &[(0, 0, bytes_of(&xs)), (0, 1, vec![0; xs.len() * 16])],
+        [xs.len() as u32 / 64, 1, 1],
+    );
+    let got = f32s(&out[1]);
+    let lane = |k: usize| -> Vec<f32> { got.iter().skip(k).step_by(4).copied().collect() };
+    let d: Vec<f64> = xs.iter().map(|&x| f64::from(x)).collect();
+    let sin: Vec<f64> = d.iter().map(|x| x.sin()).collect();
+    let cos: Vec<f64> = d.iter().map(|x| x.cos()).collect();
+    let tan: Vec<f64> = d.iter().map(|x| x.tan()).collect();
+    // Bounds: 2 ulp of the result plus 2^-30 absolute (sin, cos); tan
+    // within 4 ulp (its quotient adds the errors of both polynomials).
+    let abs = 2f64.powi(-30);
+    for (name, g, w, bound, abs) in [
+        ("sin", lane(0), &sin, 2.0, abs),
+        ("cos", lane(1), &cos, 2.0, abs),
+        ("tan", lane(2), &tan, 4.0, abs),
+    ] {
+        let (ulps, at) = worst_ulps(&xs, &g, w, abs);
+        eprintln!("{name}: worst {ulps:.2} ulp at x = {at}");
+        assert!(ulps <= bound, "{name}: {ulps} ulp at x = {at}");
+    }
+    // Infinities and NaN give NaN.
+    let special = [f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+    let mut input = special.to_vec();
+    input.resize(64, 0.5);
+    let out = run(
+        "tests/trig_accuracy",
+        "trig",
+        &[(0, 0, bytes_of(&input)), (0, 1, vec![0; 64 * 16])],
+        [1, 1, 1],
+    );
+    let got = f32s(&out[1]);
+    for i in 0..3 {
+        assert!(
+            got[i * 4..i * 4 + 3].iter().all(|v| v.is_nan()),
+            "{:?}",
+            &got[i * 4..i * 4 + 3]
+        );
+    }
+}
+
+#[test]
+fn asin_acos_are_accurate_near_one() {
+    // [-1, 1] uniformly, then the 512 f32 values just below 1 and above -1.
+    let mut xs: Vec<f32> = (0..1024).map(|i| -1.0 + 2.0 * i as f32 / 1023.0).collect();
+    let mut v = 1.0f32;
+    for _ in 0..256 {
+        v = f32::from_bits(v.to_bits() - 1);
+        xs.push(v);
+        xs.push(-v);
+    }
+    let out = run(
+        "tests/trig_accuracy",
+        "inverse",
+        &[(0, 0, bytes_of(&xs)), (0, 1, vec![0; xs.len() * 16])],
+        [xs.len() as u32 / 64, 1, 1],
+    );
+    let got = f32s(&out[1]);
+    let lane = |k: usize| -> Vec<f32> { got.iter().skip(k).step_by(4).copied().collect() };
+    let d: Vec<f64> = xs.iter().map(|&x| f64::from(x)).collect();
+    let asin: Vec<f64> = d.iter().map(|x| x.asin()).collect();
+    let acos: Vec<f64> = d.iter().map(|x| x.acos()).collect();
+    let atan: Vec<f64> = d.iter().map(|x| x.atan()).collect();
+    for (name, g, w) in [
+        ("asin", lane(0), &asin),
+        ("acos", lane(1), &acos),
+        ("atan", lane(2), &atan),
+    ] {
+        let (ulps, at) = worst_ulps(&xs, &g, w, 0.0);
+        eprintln!("{name}: worst {ulps:.2} ulp at x = {at}");
+        assert!(ulps <= 4.0, "{name}: {ulps} ulp at x = {at}");
+    }
+}

@@ -9,6 +9,7 @@ use naga::{Expression, Handle, MathFunction as F, ScalarKind, TypeInner};
 use super::consts::{f16_text, f32_text, f64_text};
 use super::expr::{bool_ty_like, matrix_shape, splat_const};
 use super::func::{FnEmitter, Val};
+use super::trig::Trig;
 use super::types::split_vector;
 use crate::error::{EmitResult, unsupported};
 
@@ -174,6 +175,37 @@ impl FnEmitter<'_> {
                 None => unsupported(format!("{fun:?} without its arguments"), span),
             }
         };
+        // No f64 versions of the transcendental functions yet (LLVM has no
+        // AMDGPU lowering for them and this compiler no f64 polynomials):
+        // a located error rather than an f32-accurate or failed kernel.
+        if split_vector(&ty).0 == "double"
+            && matches!(
+                fun,
+                F::Sin
+                    | F::Cos
+                    | F::Tan
+                    | F::Sinh
+                    | F::Cosh
+                    | F::Tanh
+                    | F::Asin
+                    | F::Acos
+                    | F::Atan
+                    | F::Atan2
+                    | F::Asinh
+                    | F::Acosh
+                    | F::Atanh
+                    | F::Exp
+                    | F::Exp2
+                    | F::Log
+                    | F::Log2
+                    | F::Pow
+            )
+        {
+            return unsupported(
+                format!("{fun:?} of f64 (64-bit transcendental functions; use f32)"),
+                span,
+            );
+        }
         let r = match fun {
             F::Abs if float => self.call_intrinsic("fabs", &ty, &[&a]),
             F::Abs if signed => self.call_intrinsic("abs", &ty, &[&a, &Val::new("i1", "false")]),
@@ -206,13 +238,9 @@ impl FnEmitter<'_> {
                 let t = self.call_intrinsic("maxnum", &ty, &[&a, &lo]);
                 self.call_intrinsic("minnum", &ty, &[&t, &hi])
             }
-            F::Sin => self.call_intrinsic("sin", &ty, &[&a]),
-            F::Cos => self.call_intrinsic("cos", &ty, &[&a]),
-            F::Tan => {
-                let s = self.call_intrinsic("sin", &ty, &[&a]);
-                let c = self.call_intrinsic("cos", &ty, &[&a]);
-                self.bin("fdiv", &s, &c.v)
-            }
+            F::Sin => self.trig(Trig::Sin, &a),
+            F::Cos => self.trig(Trig::Cos, &a),
+            F::Tan => self.trig(Trig::Tan, &a),
             F::Sinh | F::Cosh => {
                 let e = self.call_intrinsic("exp", &ty, &[&a]);
                 let n = self.defv(&ty, &format!("fneg {ty} {}", a.v));
@@ -243,11 +271,15 @@ impl FnEmitter<'_> {
                 self.atan2(&a, &b)
             }
             F::Asin | F::Acos => {
-                let sq = self.bin("fmul", &a, &a.v);
-                let om = self.defv(
+                // sqrt(1 - x^2) as sqrt((1 - |x|)(1 + |x|)): 1 - |x| is exact
+                // for |x| >= 1/2, so there is no cancellation near +-1.
+                let ax = self.call_intrinsic("fabs", &ty, &[&a]);
+                let below = self.defv(
                     &ty,
-                    &format!("fsub {ty} {}, {}", Self::fconst(&ty, 1.0), sq.v),
+                    &format!("fsub {ty} {}, {}", Self::fconst(&ty, 1.0), ax.v),
                 );
+                let above = self.binc("fadd", &ax, 1.0);
+                let om = self.bin("fmul", &below, &above.v);
                 let root = self.sqrt(&om);
                 if fun == F::Asin {
                     self.atan2(&a, &root)

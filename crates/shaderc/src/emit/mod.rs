@@ -9,6 +9,7 @@
 //! - `expr`: expressions (arithmetic, composites, conversions);
 //! - `memory`: pointers, bounds-checked access chains, loads and stores;
 //! - `builtins`: WGSL numeric builtins expanded over LLVM intrinsics;
+//! - `trig`: sin/cos/tan with range reduction;
 //! - `atomics`: atomics, barriers, workgroupUniformLoad;
 //! - `subgroup`: subgroup builtins and operations (waves, cross-lane ops);
 //! - `kernel`: kernel signatures (the binding ABI), prologues, metadata.
@@ -27,6 +28,7 @@ mod kernel;
 mod memory;
 mod stmt;
 mod subgroup;
+mod trig;
 mod types;
 
 use std::cell::RefCell;

@@ -141,6 +141,97 @@ fn salu_src(op: &Operand, width: u8, lit: Option<u32>) -> String {
     }
 }
 
+/// A VGPR half of a true16 operand: bit 7 selects the high half.
+fn true16_vreg(n: u16) -> String {
+    let half = if n & 0x80 != 0 { "h" } else { "l" };
+    format!("v{}.{half}", n & 0x7F)
+}
+
+/// The scalar destination of v_readfirstlane_b32 (an 8-bit field LLVM
+/// decodes like a source: codes above the SGPRs are flagged constants).
+fn readfirstlane_dst(code: u16) -> String {
+    if code < 128 {
+        return sreg(code, 1);
+    }
+    let op = Operand {
+        code,
+        src: super::inst::Src::Unsupported(code),
+    };
+    format!("{}/*Invalid immediate*/", src(&op, 1, None, 32, false))
+}
+
+/// An integer 16-bit constant: inline integers print as numbers, inline
+/// floats as their f16 pattern, literals in hex unless the whole dword is an
+/// inline integer.
+fn int16_const(code: u16, lit: Option<u32>) -> Option<String> {
+    match code {
+        240..=248 => Some(format!("0x{:x}", super::decode::float_const_bits(code, 16))),
+        255 => {
+            let l = lit.unwrap_or(0);
+            Some(if (-16..=64).contains(&(l as i32)) {
+                (l as i32).to_string()
+            } else if let Some(c) = float_code(l as u64, 32) {
+                float_text(c, 32).into()
+            } else {
+                format!("0x{:x}", l & 0xFFFF)
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Source `k` of a VOP1/VOP2/VOPC (or DPP) instruction, with LLVM's
+/// register-class comments (see `decode::operand_class`).
+fn e32_src(i: &Inst, k: usize, bits: u8, fp64: bool) -> String {
+    use super::decode::{src_is_16, src_is_float, src0_vgpr_only};
+    let op = &i.src[k];
+    let width = i.widths[k + 1];
+    let code = op.code;
+    let constant = matches!(code, 128..=208 | 240..=248 | 255);
+    if i.op == Op::VMovB16 {
+        return match code {
+            256..=511 => true16_vreg(code - 256),
+            _ => {
+                int16_const(code, i.literal).unwrap_or_else(|| src(op, width, i.literal, 16, false))
+            }
+        };
+    }
+    let sixteen = src_is_16(i.op, k) && width == 1;
+    let bits = match width {
+        1 if !sixteen => 32,
+        _ => bits,
+    };
+    let text = match int16_const(code, i.literal) {
+        Some(t) if sixteen && !src_is_float(i.op, k) => t,
+        _ => src(op, width, i.literal, bits, fp64),
+    };
+    let class_comment =
+        |class: &str| format!("{text}/*Invalid register, operand has '{class}' register class*/");
+    if k == 0 && i.op == Op::VReadfirstlaneB32 {
+        return match code {
+            256..=511 | 254 | 124 => text,
+            _ if constant => format!("{text}/*Invalid immediate*/"),
+            _ => class_comment("VRegOrLds_32"),
+        };
+    }
+    if k == 0 && src0_vgpr_only(i.op) {
+        return match code {
+            256..=511 | 235..=238 => text,
+            _ if constant => format!("{text}/*Invalid immediate*/"),
+            _ => class_comment("VGPR_32"),
+        };
+    }
+    if sixteen && code >= 256 + 128 {
+        let e32_src0 = k == 0 && i.dpp.is_none();
+        return class_comment(if e32_src0 {
+            "VS_32_Lo128"
+        } else {
+            "VGPR_32_Lo128"
+        });
+    }
+    text
+}
+
 fn with_mods(s: String, k: usize, abs: u8, neg: u8) -> String {
     let s = if (abs >> k) & 1 != 0 {
         format!("|{s}|")
@@ -261,7 +352,9 @@ pub fn disassemble(i: &Inst) -> String {
                 }
             } else if w[0] != 0 {
                 ops.push(if i.op == Op::VReadfirstlaneB32 {
-                    sreg(i.dst, 1)
+                    readfirstlane_dst(i.dst)
+                } else if i.op == Op::VMovB16 {
+                    true16_vreg(i.dst)
                 } else {
                     vreg(i.dst, w[0])
                 });
@@ -272,7 +365,7 @@ pub fn disassemble(i: &Inst) -> String {
             }
             if w[1] != 0 {
                 ops.push(with_mods(
-                    src(&i.src[0], w[1], lit, bits(0), fp64),
+                    e32_src(i, 0, bits(0), fp64),
                     0,
                     i.mods.abs,
                     i.mods.neg,
@@ -283,7 +376,7 @@ pub fn disassemble(i: &Inst) -> String {
             }
             if w[2] != 0 {
                 ops.push(with_mods(
-                    src(&i.src[1], w[2], lit, bits(1), fp64),
+                    e32_src(i, 1, bits(1), fp64),
                     1,
                     i.mods.abs,
                     i.mods.neg,
@@ -791,7 +884,15 @@ fn dpp_tail(d: &Dpp, tail: &mut String) {
         0x141 => write!(tail, " row_half_mirror"),
         0x150..=0x15F => write!(tail, " row_share:{}", c & 0xF),
         0x160..=0x16F => write!(tail, " row_xmask:{}", c & 0xF),
-        _ => write!(tail, " dpp_ctrl:0x{c:x}"),
+        0x130 => write!(tail, " /* wave_shl is not supported starting from GFX10 */"),
+        0x134 => write!(tail, " /* wave_rol is not supported starting from GFX10 */"),
+        0x138 => write!(tail, " /* wave_shr is not supported starting from GFX10 */"),
+        0x13C => write!(tail, " /* wave_ror is not supported starting from GFX10 */"),
+        0x142 | 0x143 => write!(
+            tail,
+            " /* row_bcast is not supported starting from GFX10 */"
+        ),
+        _ => write!(tail, " /* Invalid dpp_ctrl value */"),
     };
     let _ = write!(
         tail,

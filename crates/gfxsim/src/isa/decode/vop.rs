@@ -3,7 +3,11 @@
 //! op [16:9], vdst [24:17]; VOPC: src0 [8:0], vsrc1 [16:9], op [24:17].
 //! v_fmamk/v_fmaak always carry a literal (the K constant).
 
-use super::{DecodeError, base_inst, decode_src, lookup, take_literal};
+use super::operand_class::{dst_is_16, no_dpp, src_is_float};
+use super::{
+    DecodeError, DecodeErrorKind, base_inst, decode_src, lookup, require, src_code_valid,
+    take_literal,
+};
 use crate::isa::inst::{Dpp, Family, Inst, Mods, Operand, Src};
 use crate::isa::opcodes::OpInfo;
 use crate::isa::opcodes::{Op, VOP1, VOP2, VOPC};
@@ -68,6 +72,55 @@ fn apply_dpp(i: &mut Inst, dpp: Option<(Dpp, Operand, Mods)>) {
     }
 }
 
+/// LLVM's operand rules for the 32-bit VALU encodings (see `operand_class`):
+/// reserved source codes, constants a 64-bit source cannot take, DPP on ops
+/// without a DPP form or with modifiers the op has no use for, 16-bit
+/// destinations above v127, and the unused fields of v_nop/v_pipeflush.
+fn validate(i: &Inst, words: &[u32], info: &OpInfo) -> Result<(), DecodeError> {
+    let w0 = words[0];
+    let n = i.len as usize;
+    let s0 = (w0 & 0x1FF) as u16;
+    let bad = DecodeErrorKind::InvalidOperand;
+    if i.widths[1] != 0 && s0 < 256 && !matches!(s0, 233 | 234 | 250) {
+        let width = i.widths[1].max(1);
+        require(src_code_valid(s0, width), bad, words, n, info)?;
+        // No LDS direct for 64-bit sources; no null for f64 ones.
+        require(width < 2 || s0 != 254, bad, words, n, info)?;
+        let f64_src = i.op.name().contains("f64");
+        require(width < 2 || s0 != 124 || !f64_src, bad, words, n, info)?;
+    }
+    if let Some(d) = &i.dpp {
+        require(
+            !no_dpp(i.op, i.widths),
+            DecodeErrorKind::ReservedField,
+            words,
+            n,
+            info,
+        )?;
+        if d.dpp8.is_none() {
+            let mods = i.mods.neg | i.mods.abs;
+            let slots = if i.family == Family::Vop1 { 1 } else { 2 };
+            for k in 0..2 {
+                if (mods >> k) & 1 != 0 {
+                    let ok = k < slots && src_is_float(i.op, k);
+                    require(ok, DecodeErrorKind::ReservedField, words, n, info)?;
+                }
+            }
+        }
+    }
+    if i.family != Family::Vopc && i.op != Op::VMovB16 {
+        if i.widths[0] == 0 {
+            require(i.dst == 0, DecodeErrorKind::ReservedField, words, n, info)?;
+        } else if dst_is_16(i.op) {
+            require(i.dst < 128, bad, words, n, info)?;
+        }
+    }
+    if matches!(i.op, Op::VFmaakF16 | Op::VFmamkF16 | Op::VLdexpF16) {
+        require((w0 >> 9) & 0x80 == 0, bad, words, n, info)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn vgpr_operand(reg: u8) -> Operand {
     Operand {
         code: 256 + reg as u16,
@@ -97,6 +150,7 @@ pub(super) fn vop2(words: &[u32]) -> Result<Inst, DecodeError> {
         // fmamk: dst = src0 * K + vsrc1 ; fmaak: dst = src0 * vsrc1 + K. Keep the K in src[2].
         i.src[2] = k;
     }
+    validate(&i, words, info)?;
     Ok(i)
 }
 
@@ -116,6 +170,7 @@ pub(super) fn vop1(words: &[u32]) -> Result<Inst, DecodeError> {
     i.dst = ((w >> 17) & 0xFF) as u16;
     i.src[0] = decode_src(s0, info.op, info.widths[1], lit);
     apply_dpp(&mut i, dpp);
+    validate(&i, words, info)?;
     Ok(i)
 }
 
@@ -136,5 +191,6 @@ pub(super) fn vopc(words: &[u32]) -> Result<Inst, DecodeError> {
     i.src[0] = decode_src(s0, info.op, info.widths[1], lit);
     i.src[1] = vgpr_operand(((w >> 9) & 0xFF) as u8);
     apply_dpp(&mut i, dpp);
+    validate(&i, words, info)?;
     Ok(i)
 }

@@ -1,0 +1,81 @@
+//! Register classes LLVM gives the operands of the 32-bit VALU encodings
+//! (VOP1/VOP2/VOPC and their DPP forms) on gfx1100, where the 16-bit
+//! instructions are "fake16": their 16-bit VGPR operands are limited to
+//! v0..v127 (LLVM's `*_Lo128` classes). LLVM rejects a 16-bit destination
+//! above v127, and prints a 16-bit source above v127 with an "Invalid
+//! register" comment. Some ops take only VGPRs as src0 (LLVM's `VGPR_32`):
+//! a scalar or constant there is printed with a comment too. The facts come
+//! from llvm-objdump-19's verdicts (tests/isa_vectors/generated).
+
+use crate::isa::opcodes::Op;
+
+/// The `[fiub]NN` type tokens of an op name (`v_cvt_f32_f16` → f32, f16).
+fn type_tokens(op: Op) -> impl Iterator<Item = &'static str> {
+    op.name().split('_').filter(|t| {
+        t.len() >= 2
+            && matches!(t.as_bytes()[0], b'f' | b'i' | b'u' | b'b')
+            && t[1..].bytes().all(|c| c.is_ascii_digit())
+    })
+}
+
+/// Packed or dot-product ops: their "16" operands are 32-bit registers.
+fn packed(op: Op) -> bool {
+    let name = op.name();
+    name.contains("_pk_") || name.contains("dot2")
+}
+
+/// Is the destination a 16-bit (Lo128) VGPR?
+pub(crate) fn dst_is_16(op: Op) -> bool {
+    if op == Op::VSatPkU8I16 {
+        return true;
+    }
+    !packed(op) && type_tokens(op).next().is_some_and(|t| t.ends_with("16"))
+}
+
+/// Is source `slot` a 16-bit operand?
+pub(crate) fn src_is_16(op: Op, _slot: usize) -> bool {
+    !packed(op) && type_tokens(op).last().is_some_and(|t| t.ends_with("16"))
+}
+
+/// Does source `slot` take float input modifiers (neg/abs)?
+pub(crate) fn src_is_float(op: Op, slot: usize) -> bool {
+    if slot == 1 && matches!(op, Op::VCmpClassF16 | Op::VCmpClassF32 | Op::VCmpClassF64) {
+        return false;
+    }
+    if matches!(op, Op::VCndmaskB32) {
+        return false;
+    }
+    type_tokens(op).last().is_some_and(|t| t.starts_with('f'))
+}
+
+/// Ops whose src0 must be a VGPR (LLVM class `VGPR_32`).
+pub(crate) fn src0_vgpr_only(op: Op) -> bool {
+    matches!(
+        op,
+        Op::VMovrelsB32
+            | Op::VMovrelsdB32
+            | Op::VMovrelsd2B32
+            | Op::VSwapB32
+            | Op::VSwaprelB32
+            | Op::VPermlane64B32
+    )
+}
+
+/// Ops with no DPP form in the 32-bit encodings.
+pub(crate) fn no_dpp(op: Op, widths: [u8; 5]) -> bool {
+    widths.iter().any(|&w| w >= 2)
+        || matches!(
+            op,
+            Op::VNop
+                | Op::VPipeflush
+                | Op::VReadfirstlaneB32
+                | Op::VSwapB32
+                | Op::VSwaprelB32
+                | Op::VPermlane64B32
+                | Op::VFmaakF16
+                | Op::VFmaakF32
+                | Op::VFmamkF16
+                | Op::VFmamkF32
+                | Op::VFmacDx9ZeroF32
+        )
+}

@@ -29,6 +29,7 @@ pub mod device;
 pub mod device_select;
 pub mod error;
 pub mod error_scope;
+pub mod host_callback;
 pub mod instance;
 pub mod pipeline;
 pub mod placement;

@@ -172,10 +172,18 @@ mod tests {
                 break;
             }
         }
-        assert_eq!(seen.len(), THREADS * PER_THREAD as usize, "every callback ran, unpolled");
+        assert_eq!(
+            seen.len(),
+            THREADS * PER_THREAD as usize,
+            "every callback ran, unpolled"
+        );
         for t in 0..THREADS {
             let mine: Vec<u64> = seen.iter().filter(|e| e.0 == t).map(|e| e.1).collect();
-            assert_eq!(mine, (0..PER_THREAD).collect::<Vec<_>>(), "thread {t}'s order");
+            assert_eq!(
+                mine,
+                (0..PER_THREAD).collect::<Vec<_>>(),
+                "thread {t}'s order"
+            );
         }
         assert!(
             seen.windows(2).all(|w| w[0].2 <= w[1].2),

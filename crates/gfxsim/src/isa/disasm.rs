@@ -147,8 +147,9 @@ fn true16_vreg(n: u16) -> String {
     format!("v{}.{half}", n & 0x7F)
 }
 
-/// The scalar destination of v_readfirstlane_b32 (an 8-bit field LLVM
-/// decodes like a source: codes above the SGPRs are flagged constants).
+/// The scalar destination of v_readfirstlane_b32 or a VOP3 compare (an
+/// 8-bit field LLVM decodes like a source: codes above the SGPRs are
+/// flagged constants).
 fn readfirstlane_dst(code: u16) -> String {
     if code < 128 {
         return sreg(code, 1);
@@ -397,7 +398,8 @@ pub fn disassemble(i: &Inst) -> String {
             let cmp = super::decode::is_vop3_compare(i);
             if cmp {
                 if !i.op.name().starts_with("v_cmpx") {
-                    ops.push(sreg(i.dst, 1));
+                    // An 8-bit field LLVM decodes like a source operand.
+                    ops.push(readfirstlane_dst(i.dst));
                 }
             } else if w[0] != 0 {
                 let scalar_dst = matches!(i.op, Op::VReadlaneB32 | Op::VReadfirstlaneB32);
@@ -420,7 +422,7 @@ pub fn disassemble(i: &Inst) -> String {
                     ));
                 }
             }
-            if m.opsel != 0 {
+            if m.opsel != 0 && !cmp {
                 let n = (0..3).filter(|k| w[k + 1] != 0).count();
                 let mut b = m.opsel & ((1 << n) - 1);
                 b |= ((m.opsel >> 3) & 1) << n;
@@ -500,7 +502,7 @@ pub fn disassemble(i: &Inst) -> String {
         }
         Family::Ds => ds(i, &mut ops, &mut tail),
         Family::Flat | Family::Global | Family::Scratch => flat(i, &mut ops, &mut tail),
-        Family::Mubuf => {}
+        Family::Mubuf => mubuf(i, &mut ops, &mut tail),
     }
     let mut s = i.mnemonic.to_string();
     if i.dpp.is_some() {
@@ -809,12 +811,81 @@ fn ds(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
         }
     } else {
         let off = i.imm as u32 | i.imm2 << 8;
-        if off != 0 {
+        if i.op == Op::DsSwizzleB32 && off != 0 {
+            let _ = write!(tail, " offset:{}", swizzle_text(off as u16));
+        } else if off != 0 {
             let _ = write!(tail, " offset:{off}");
         }
     }
     if i.flags & Inst::GDS != 0 {
         tail.push_str(" gds");
+    }
+}
+
+/// The ds_swizzle_b32 offset as LLVM's swizzle() macro: QUAD_PERM (bits
+/// 15:8 = 0x80), or the bit-mask mode (bit 15 clear; and/or/xor masks in bits
+/// 4:0, 9:5, 14:10) named SWAP, REVERSE or BROADCAST where it is one of them.
+fn swizzle_text(off: u16) -> String {
+    if off & 0xFF00 == 0x8000 {
+        let l: Vec<String> = (0..4).map(|k| ((off >> (2 * k)) & 3).to_string()).collect();
+        return format!("swizzle(QUAD_PERM,{})", l.join(","));
+    }
+    if off & 0x8000 != 0 {
+        return off.to_string();
+    }
+    let (and, or, xor) = (off & 0x1F, (off >> 5) & 0x1F, (off >> 10) & 0x1F);
+    if and == 0x1F && or == 0 && xor.count_ones() == 1 {
+        return format!("swizzle(SWAP,{xor})");
+    }
+    if and == 0x1F && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+        return format!("swizzle(REVERSE,{})", xor + 1);
+    }
+    let group = 0x20 - and;
+    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+        return format!("swizzle(BROADCAST,{group},{or})");
+    }
+    let mask: String = (0..5)
+        .rev()
+        .map(|b| match ((and >> b) & 1, (or >> b) & 1, (xor >> b) & 1) {
+            (0, 0, _) => '0',
+            (0, _, _) => '1',
+            (_, _, 0) => 'p',
+            _ => 'i',
+        })
+        .collect();
+    format!("swizzle(BITMASK_PERM,\"{mask}\")")
+}
+
+fn mubuf(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
+    if i.widths[0] == 0 {
+        return;
+    }
+    let w1 = i.words[1];
+    let (offen, idxen) = ((w1 >> 22) & 1 != 0, (w1 >> 23) & 1 != 0);
+    ops.push(vreg(i.data[0] as u16, i.widths[0]));
+    ops.push(match (idxen, offen) {
+        (false, false) => "off".into(),
+        (true, true) => vreg(i.addr as u16, 2),
+        _ => vreg(i.addr as u16, 1),
+    });
+    ops.push(sreg(i.saddr as u16 * 4, 4));
+    let soff = Operand {
+        code: i.imm2 as u16,
+        src: super::inst::Src::Unsupported(i.imm2 as u16),
+    };
+    ops.push(salu_src(&soff, 1, i.literal));
+    if idxen {
+        tail.push_str(" idxen");
+    }
+    if offen {
+        tail.push_str(" offen");
+    }
+    if i.imm != 0 {
+        let _ = write!(tail, " offset:{}", i.imm);
+    }
+    cache_bits(i.flags, tail);
+    if (w1 >> 21) & 1 != 0 {
+        tail.push_str(" tfe");
     }
 }
 

@@ -1,7 +1,9 @@
 //! DS (LDS) encoding: offset0 [7:0], offset1 [15:8], gds 17, op [25:18],
-//! addr [39:32], data0 [47:40], data1 [55:48], vdst [63:56].
+//! addr [39:32], data0 [47:40], data1 [55:48], vdst [63:56]. LLVM rejects
+//! a word whose unused register fields (no vdst, data0 or data1 for the op)
+//! are not zero.
 
-use super::{DecodeError, base_inst, lookup, truncated};
+use super::{DecodeError, DecodeErrorKind, base_inst, lookup, require, truncated};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::DS;
 
@@ -20,5 +22,9 @@ pub(super) fn ds(words: &[u32]) -> Result<Inst, DecodeError> {
     i.addr = (w1 & 0xFF) as u8;
     i.data = [((w1 >> 8) & 0xFF) as u8, ((w1 >> 16) & 0xFF) as u8];
     i.dst = (w1 >> 24) as u16;
+    let w = info.widths;
+    let unused_zero =
+        (w[0] != 0 || i.dst == 0) && (w[2] != 0 || i.data[0] == 0) && (w[3] != 0 || i.data[1] == 0);
+    require(unused_zero, DecodeErrorKind::ReservedField, words, 2, info)?;
     Ok(i)
 }

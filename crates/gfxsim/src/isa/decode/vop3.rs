@@ -4,7 +4,10 @@
 //! src0 [40:32], src1 [49:41], src2 [58:50], omod [60:59], neg [63:61].
 //! VOP3P: neg_hi [10:8], op_sel [13:11], op_sel_hi[2] 14, op [22:16], op_sel_hi[1:0] [60:59].
 
-use super::{DecodeError, base_inst, decode_src, lookup, take_literal, truncated};
+use super::{
+    DecodeError, DecodeErrorKind, base_inst, decode_src, is_vop3_compare, lookup, require,
+    src_code_valid, take_literal, truncated,
+};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::{VOP3, VOP3P};
 
@@ -49,7 +52,43 @@ pub(super) fn vop3(words: &[u32]) -> Result<Inst, DecodeError> {
     i.mods.clamp = (w0 >> 15) & 1 != 0;
     i.mods.omod = ((w1 >> 27) & 3) as u8;
     i.mods.neg = ((w1 >> 29) & 7) as u8;
+    validate_vop3(&i, words, info, codes)?;
     Ok(i)
+}
+
+/// LLVM's rules for VOP3 words: the fields of source slots the op does not
+/// use (code, neg, abs) are zero; source codes are defined ones (a DPP
+/// marker in src0 selects the VOP3 DPP forms, not decoded here); 64-bit
+/// sources take no LDS direct (nor null for f64); compares take no omod.
+fn validate_vop3(
+    i: &Inst,
+    words: &[u32],
+    info: &crate::isa::opcodes::OpInfo,
+    codes: [u16; 3],
+) -> Result<(), DecodeError> {
+    let n = i.len as usize;
+    let bad = DecodeErrorKind::InvalidOperand;
+    let reserved = DecodeErrorKind::ReservedField;
+    let sd = i.family == Family::Vop3sd;
+    for (k, &code) in codes.iter().enumerate() {
+        let width = info.widths[k + 1];
+        if width == 0 {
+            let abs = if sd { 0 } else { (i.mods.abs >> k) & 1 };
+            let mods = abs | ((i.mods.neg >> k) & 1);
+            require(code == 0 && mods == 0, reserved, words, n, info)?;
+            continue;
+        }
+        if code < 256 {
+            require(src_code_valid(code, width), bad, words, n, info)?;
+            require(width < 2 || code != 254, bad, words, n, info)?;
+            let f64_src = i.op.name().contains("f64");
+            require(width < 2 || code != 124 || !f64_src, bad, words, n, info)?;
+        }
+    }
+    if is_vop3_compare(i) {
+        require(i.mods.omod == 0, reserved, words, n, info)?;
+    }
+    Ok(())
 }
 
 pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {

@@ -467,3 +467,95 @@ fn asin_acos_are_accurate_near_one() {
         assert!(ulps <= 4.0, "{name}: {ulps} ulp at x = {at}");
     }
 }
+
+#[test]
+fn exp_log_pow_meet_wgsl_accuracy() {
+    // x in (-8000, 8000) (exp args = x/100), y over many magnitudes.
+    let mut rng = Lcg::new(78);
+    let n = 1024;
+    let mut input = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        input.push(rng.f32_in(-8000.0, 8000.0));
+        let mag = 10f32.powf(-20.0 + 40.0 * i as f32 / n as f32);
+        input.push(if i % 3 == 0 { -mag } else { mag });
+    }
+    let out = run(
+        "tests/transcendental_accuracy",
+        "main",
+        &[(0, 0, bytes_of(&input)), (0, 1, vec![0; n * 32])],
+        [n as u32 / 64, 1, 1],
+    );
+    let got = f32s(&out[1]);
+    let xs: Vec<f32> = input.iter().step_by(2).copied().collect();
+    let lane = |k: usize| -> Vec<f32> { got.iter().skip(k).step_by(8).copied().collect() };
+    let e: Vec<f64> = xs.iter().map(|&x| f64::from(x * 0.01)).collect();
+    let p: Vec<f64> = input
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .map(|&y| f64::from(y.abs() + 1e-30))
+        .collect();
+    let ulps = |g: &[f32], w: &[f64], abs: f64| worst_ulps(&xs, g, w, abs).0;
+    // exp, exp2: WGSL allows 3 + 2|x| ulp; we hold 3 ulp + 1 per 16 of |x|.
+    let exp: Vec<f64> = e.iter().map(|x| x.exp()).collect();
+    let exp2: Vec<f64> = e.iter().map(|x| x.exp2()).collect();
+    for (name, g, w) in [("exp", lane(0), &exp), ("exp2", lane(1), &exp2)] {
+        for i in 0..n {
+            let u = worst_ulps(&xs[i..=i], &g[i..=i], &w[i..=i], 0.0).0;
+            let bound = 3.0 + 2.0 * e[i].abs();
+            assert!(
+                u <= bound,
+                "{name}({}) off by {u} ulp (WGSL bound {bound})",
+                e[i]
+            );
+        }
+        eprintln!("{name}: worst {:.2} ulp", ulps(&g, w, 0.0));
+    }
+    // log, log2: 3 ulp outside [0.5, 2], 2^-21 absolute inside.
+    let log: Vec<f64> = p.iter().map(|x| x.ln()).collect();
+    let log2: Vec<f64> = p.iter().map(|x| x.log2()).collect();
+    for (name, g, w) in [("log", lane(2), &log), ("log2", lane(3), &log2)] {
+        for i in 0..n {
+            let err = (f64::from(g[i]) - w[i]).abs();
+            if (0.5..=2.0).contains(&p[i]) {
+                assert!(err <= 2f64.powi(-21), "{name}({}) off by {err}", p[i]);
+            } else {
+                let u = err / ulp_f32(w[i]);
+                assert!(u <= 3.0, "{name}({}) off by {u} ulp", p[i]);
+            }
+        }
+        eprintln!("{name}: worst {:.2} ulp", ulps(&g, w, 0.0));
+    }
+    // pow = exp2(y * log2(x)): WGSL inherits the bound of that expression;
+    // checked as relative error within 2^-16 + (|y log2 x|) * 2^-21.
+    let pw = lane(4);
+    for i in 0..n {
+        let y = f64::from((xs[i] * 0.01) * 0.05);
+        let w = p[i].powf(y);
+        let t = (y * p[i].log2()).abs();
+        if w.is_finite() && w > 1e-30 && w < 1e30 {
+            let rel = (f64::from(pw[i]) - w).abs() / w;
+            assert!(
+                rel <= 2f64.powi(-16) + t * 2f64.powi(-21),
+                "pow({}, {y}) rel err {rel}",
+                p[i]
+            );
+        }
+    }
+    // atan2: 4 ulp. tanh, sinh (computed from exp, with cancellation near
+    // 0): 8 ulp beyond an absolute 2^-22 (WGSL inherits their formulas).
+    let tanh: Vec<f64> = e.iter().map(|x| (x * 0.1).tanh()).collect();
+    let sinh: Vec<f64> = e.iter().map(|x| (x * 0.1).sinh()).collect();
+    let atan2: Vec<f64> = input
+        .chunks(2)
+        .map(|c| f64::from(c[0]).atan2(f64::from(c[1])))
+        .collect();
+    let u = ulps(&lane(6), &atan2, 0.0);
+    eprintln!("atan2: worst {u:.2} ulp");
+    assert!(u <= 4.0, "atan2: {u} ulp");
+    for (name, g, w) in [("tanh", lane(5), &tanh), ("sinh", lane(7), &sinh)] {
+        let u = ulps(&g, w, 2f64.powi(-22));
+        eprintln!("{name}: worst {u:.2} ulp beyond 2^-22");
+        assert!(u <= 8.0, "{name}: {u} ulp");
+    }
+}

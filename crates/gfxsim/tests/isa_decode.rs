@@ -143,9 +143,9 @@ macro_rules! generated {
 }
 
 generated!(
-    agree: sop2, sop1, sopc, sopp, sopk, smem, vop1, vop2, vopc, vop1_dpp, vop2_dpp, vopc_dpp;
-    pending: vop3, vop3p, vinterp, ldsdir,
-    vopd, ds, flat, mubuf, mtbuf, mimg, exp, vop3_dpp, vop3p_dpp,
+    agree: sop2, sop1, sopc, sopp, sopk, smem, vop1, vop2, vopc, vop1_dpp, vop2_dpp, vopc_dpp,
+    ds, mubuf;
+    pending: vop3, vop3p, vinterp, ldsdir, vopd, flat, mtbuf, mimg, exp, vop3_dpp, vop3p_dpp,
 );
 
 #[test]
@@ -227,9 +227,9 @@ const RANDOM_FAMILIES: &[(&str, u32, u32, usize, bool)] = &[
     ("vinterp", 0xFF00_0000, 0xCD00_0000, 2, false),
     ("ldsdir", 0xFF00_0000, 0xCE00_0000, 1, false),
     ("vopd", 0xFC00_0000, 0xC800_0000, 2, false),
-    ("ds", 0xFC00_0000, 0xD800_0000, 2, false),
+    ("ds", 0xFC00_0000, 0xD800_0000, 2, true),
     ("flat", 0xFC00_0000, 0xDC00_0000, 2, false),
-    ("mubuf", 0xFC00_0000, 0xE000_0000, 2, false),
+    ("mubuf", 0xFC00_0000, 0xE000_0000, 2, true),
     ("mtbuf", 0xFC00_0000, 0xE800_0000, 2, false),
     ("mimg", 0xFC00_0000, 0xF000_0000, 2, false),
     ("exp", 0xFC00_0000, 0xF800_0000, 2, false),

@@ -154,6 +154,13 @@ fn readfirstlane_dst(code: u16) -> String {
     if code < 128 {
         return sreg(code, 1);
     }
+    if (235..=238).contains(&code) {
+        let op = Operand {
+            code,
+            src: super::inst::Src::Unsupported(code),
+        };
+        return src(&op, 1, None, 32, false);
+    }
     let op = Operand {
         code,
         src: super::inst::Src::Unsupported(code),
@@ -233,7 +240,16 @@ fn e32_src(i: &Inst, k: usize, bits: u8, fp64: bool) -> String {
     text
 }
 
+/// Apply the neg/abs modifiers of source `k`: `-x`, `|x|`, `-|x|`; a
+/// negated constant without abs is written `neg(c)` as LLVM does.
 fn with_mods(s: String, k: usize, abs: u8, neg: u8) -> String {
+    let imm = s
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit() || c == b'-');
+    if (neg >> k) & 1 != 0 && (abs >> k) & 1 == 0 && imm {
+        return format!("neg({s})");
+    }
     let s = if (abs >> k) & 1 != 0 {
         format!("|{s}|")
     } else {
@@ -412,17 +428,53 @@ pub fn disassemble(i: &Inst) -> String {
             if i.family == Family::Vop3sd {
                 ops.push(sreg(i.sdst as u16, 1));
             }
+            let opsel_op = super::decode::vop3_has_opsel(i);
             for k in 0..3 {
                 if w[k + 1] != 0 {
-                    ops.push(with_mods(
-                        src(&i.src[k], w[k + 1], lit, bits(k), fp64),
-                        k,
-                        m.abs,
-                        m.neg,
-                    ));
+                    let int16 = w[k + 1] == 1
+                        && super::decode::src_is_16(i.op, k)
+                        && !super::decode::src_is_float(i.op, k);
+                    let code = i.src[k].code;
+                    let mut text = match int16_const(code, lit) {
+                        Some(t) if int16 => t,
+                        _ => src(&i.src[k], w[k + 1], lit, bits(k), fp64),
+                    };
+                    let constant = matches!(code, 128..=208 | 240..=248 | 255);
+                    let carry_in = k == 2
+                        && matches!(i.op, Op::VAddCoCiU32 | Op::VSubCoCiU32 | Op::VSubrevCoCiU32);
+                    let permlane_sel =
+                        k >= 1 && matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32);
+                    if k == 0 && super::decode::src0_vgpr_only(i.op) {
+                        if constant {
+                            text.push_str("/*Invalid immediate*/");
+                        } else if !matches!(code, 256..=511 | 235..=238) {
+                            text.push_str(
+                                "/*Invalid register, operand has 'VGPR_32' register class*/",
+                            );
+                        }
+                    } else if carry_in {
+                        if constant {
+                            text.push_str("/*Invalid immediate*/");
+                        } else if code >= 256 {
+                            text.push_str(
+                                "/*Invalid register, operand has 'SReg_1_XEXEC' register class*/",
+                            );
+                        }
+                    } else if permlane_sel && code >= 256 {
+                        text.push_str("/*Invalid register, operand has 'SReg_32' register class*/");
+                    }
+                    ops.push(with_mods(text, k, m.abs, m.neg));
                 }
             }
-            if m.opsel != 0 && !cmp {
+            if matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32) {
+                if m.opsel & 3 != 0 {
+                    tail.push_str(&format!(" op_sel:{}", bits_list(m.opsel & 3, 2)));
+                }
+            } else if i.op == Op::VFmacF16 {
+                if m.opsel != 0 {
+                    tail.push_str(&format!(" op_sel:{}", bits_list(m.opsel, 4)));
+                }
+            } else if m.opsel != 0 && !cmp && opsel_op {
                 let n = (0..3).filter(|k| w[k + 1] != 0).count();
                 let mut b = m.opsel & ((1 << n) - 1);
                 b |= ((m.opsel >> 3) & 1) << n;
@@ -846,12 +898,14 @@ fn swizzle_text(off: u16) -> String {
     }
     let mask: String = (0..5)
         .rev()
-        .map(|b| match ((and >> b) & 1, (or >> b) & 1, (xor >> b) & 1) {
-            (0, 0, _) => '0',
-            (0, _, _) => '1',
-            (_, _, 0) => 'p',
-            _ => 'i',
-        })
+        .map(
+            |b| match ((and >> b) & 1, ((or ^ xor) >> b) & 1, (xor >> b) & 1) {
+                (0, 0, _) => '0',
+                (0, _, _) => '1',
+                (_, _, 0) => 'p',
+                _ => 'i',
+            },
+        )
         .collect();
     format!("swizzle(BITMASK_PERM,\"{mask}\")")
 }
@@ -862,7 +916,9 @@ fn mubuf(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
     }
     let w1 = i.words[1];
     let (offen, idxen) = ((w1 >> 22) & 1 != 0, (w1 >> 23) & 1 != 0);
-    ops.push(vreg(i.data[0] as u16, i.widths[0]));
+    if !i.mnemonic.starts_with("buffer_load_lds") {
+        ops.push(vreg(i.data[0] as u16, i.widths[0]));
+    }
     ops.push(match (idxen, offen) {
         (false, false) => "off".into(),
         (true, true) => vreg(i.addr as u16, 2),

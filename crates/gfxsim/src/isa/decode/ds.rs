@@ -5,7 +5,7 @@
 
 use super::{DecodeError, DecodeErrorKind, base_inst, lookup, require, truncated};
 use crate::isa::inst::{Family, Inst};
-use crate::isa::opcodes::DS;
+use crate::isa::opcodes::{DS, Op};
 
 pub(super) fn ds(words: &[u32]) -> Result<Inst, DecodeError> {
     if words.len() < 2 {
@@ -26,5 +26,17 @@ pub(super) fn ds(words: &[u32]) -> Result<Inst, DecodeError> {
     let unused_zero =
         (w[0] != 0 || i.dst == 0) && (w[2] != 0 || i.data[0] == 0) && (w[3] != 0 || i.data[1] == 0);
     require(unused_zero, DecodeErrorKind::ReservedField, words, 2, info)?;
+    // No address register: the field is zero (and ds_nop has no offset);
+    // the permutes work within a wave, never on GDS.
+    let addr_ok = w[1] != 0 || (i.addr == 0 && (info.op != Op::DsNop || w0 & 0xFFFF == 0));
+    let gds_ok =
+        i.flags & Inst::GDS == 0 || !matches!(info.op, Op::DsPermuteB32 | Op::DsBpermuteB32);
+    require(
+        addr_ok && gds_ok,
+        DecodeErrorKind::ReservedField,
+        words,
+        2,
+        info,
+    )?;
     Ok(i)
 }

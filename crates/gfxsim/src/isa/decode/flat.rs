@@ -53,6 +53,18 @@ pub(super) fn mubuf(words: &[u32]) -> Result<Inst, DecodeError> {
     let (w0, w1) = (words[0], words[1]);
     let info = lookup(&MUBUF, ((w0 >> 18) & 0xFF) as usize, words, 2)?;
     let soffset = (w1 >> 24) as u16;
+    let name = info.op.name();
+    if name.ends_with("_inv") {
+        // Cache invalidates: no address, offset or glc/dlc; w1 is not read.
+        let ok = w0 & 0x6000 == 0 && (w1 >> 22) & 3 == 0;
+        require(ok, DecodeErrorKind::ReservedField, words, 2, info)?;
+        return Ok(base_inst(Family::Mubuf, info, words, 2));
+    }
+    let lds = name.starts_with("buffer_load_lds");
+    let ok = super::src_code_valid((w1 >> 16) as u16 & 0x1F, 1)
+        && super::src_code_valid(((w1 >> 16) & 0x1F) as u16 * 4, 4)
+        && !((lds || name.starts_with("buffer_atomic")) && (w1 >> 21) & 1 != 0);
+    require(ok, DecodeErrorKind::InvalidOperand, words, 2, info)?;
     let (lit, len) = super::take_literal(words, 2, soffset == 255, info)?;
     let mut i = base_inst(Family::Mubuf, info, words, len);
     i.literal = lit;

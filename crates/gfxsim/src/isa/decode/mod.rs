@@ -20,6 +20,7 @@ use super::opcodes::OpInfo;
 pub use operand::operand_bits;
 pub(crate) use operand::{decode_src, float_const_bits, src_code_valid};
 pub(crate) use operand_class::{src_is_16, src_is_float, src0_vgpr_only};
+pub(crate) use vop3::vop3_has_opsel;
 
 /// Why a word sequence is not a gfx11 instruction (the same words LLVM's
 /// disassembler rejects).

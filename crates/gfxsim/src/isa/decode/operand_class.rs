@@ -39,7 +39,16 @@ pub(crate) fn src_is_16(op: Op, _slot: usize) -> bool {
 
 /// Does source `slot` take float input modifiers (neg/abs)?
 pub(crate) fn src_is_float(op: Op, slot: usize) -> bool {
-    if slot == 1 && matches!(op, Op::VCmpClassF16 | Op::VCmpClassF32 | Op::VCmpClassF64) {
+    let class = matches!(
+        op,
+        Op::VCmpClassF16
+            | Op::VCmpClassF32
+            | Op::VCmpClassF64
+            | Op::VCmpxClassF16
+            | Op::VCmpxClassF32
+            | Op::VCmpxClassF64
+    );
+    if slot == 1 && class {
         return false;
     }
     if matches!(op, Op::VCndmaskB32) {
@@ -78,4 +87,24 @@ pub(crate) fn no_dpp(op: Op, widths: [u8; 5]) -> bool {
                 | Op::VFmamkF32
                 | Op::VFmacDx9ZeroF32
         )
+}
+
+/// Is the result a float (the first type token of the name is `fNN`)?
+pub(crate) fn dst_is_float(op: Op) -> bool {
+    type_tokens(op).next().is_some_and(|t| t.starts_with('f'))
+}
+
+/// Does the name mention a 16-bit type (packed ones included)?
+pub(crate) fn has_16bit_type(op: Op) -> bool {
+    type_tokens(op).any(|t| t.ends_with("16"))
+}
+
+/// Integer VOP3 ops that take clamp (saturating adds/subtracts, multiply-adds,
+/// SAD ops, the 16-bit min3/max3/med3).
+pub(crate) fn int_clamp(op: Op) -> bool {
+    let name = op.name();
+    ["_nc_", "_co_", "mad_", "sad", "mul_i32_i24"]
+        .iter()
+        .any(|p| name.contains(p))
+        || (["min3_", "max3_", "med3_"].iter().any(|p| name.contains(p)) && name.ends_with("16"))
 }

@@ -4,11 +4,13 @@
 //! src0 [40:32], src1 [49:41], src2 [58:50], omod [60:59], neg [63:61].
 //! VOP3P: neg_hi [10:8], op_sel [13:11], op_sel_hi[2] 14, op [22:16], op_sel_hi[1:0] [60:59].
 
+use super::operand_class::{dst_is_float, has_16bit_type, int_clamp, src_is_float};
 use super::{
     DecodeError, DecodeErrorKind, base_inst, decode_src, is_vop3_compare, lookup, require,
     src_code_valid, take_literal, truncated,
 };
 use crate::isa::inst::{Family, Inst};
+use crate::isa::opcodes::Op;
 use crate::isa::opcodes::{VOP3, VOP3P};
 
 fn srcs(w1: u32) -> [u16; 3] {
@@ -85,8 +87,42 @@ fn validate_vop3(
             require(width < 2 || code != 124 || !f64_src, bad, words, n, info)?;
         }
     }
+    // Integer sources take no neg/abs (v_cndmask_b32 takes float modifiers
+    // on its two data sources, none on the mask).
+    let mods = i.mods.neg | if sd { 0 } else { i.mods.abs };
+    for k in 0..3 {
+        if (mods >> k) & 1 != 0 {
+            let ok = if i.op == Op::VCndmaskB32 {
+                k < 2
+            } else {
+                src_is_float(i.op, k)
+            };
+            require(ok, reserved, words, n, info)?;
+        }
+    }
+    // Output modifiers: omod for float results of ops without op_sel;
+    // clamp for float results and the saturating integer ops.
+    let opsel_op = vop3_has_opsel(i);
+    let fdst = dst_is_float(i.op) && i.op != Op::VCndmaskB32;
+    let omod_ok = i.mods.omod == 0 || (fdst && !opsel_op && !i.op.name().contains("dot"));
+    require(omod_ok, reserved, words, n, info)?;
+    if !is_vop3_compare(i) {
+        let clamp_ok = !i.mods.clamp || fdst || int_clamp(i.op);
+        require(clamp_ok, reserved, words, n, info)?;
+    }
     if is_vop3_compare(i) {
         require(i.mods.omod == 0, reserved, words, n, info)?;
+        // No clamp on integer compares.
+        require(
+            !i.mods.clamp || src_is_float(i.op, 0),
+            reserved,
+            words,
+            n,
+            info,
+        )?;
+        // The sdst field holds an SGPR, an aperture or (flagged) a constant.
+        let sdst_ok = matches!(i.dst, 0..=208 | 235..=238 | 240..=248);
+        require(sdst_ok, bad, words, n, info)?;
     }
     Ok(())
 }
@@ -115,4 +151,13 @@ pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {
     i.mods.clamp = (w0 >> 15) & 1 != 0;
     i.mods.neg = ((w1 >> 29) & 7) as u8;
     Ok(i)
+}
+
+/// Does this VOP3 op carry op_sel (the native 16-bit VOP3 ops, the
+/// permlanes' fi/bound_ctrl, and v_fmac_f16)? Other ops ignore those bits.
+pub(crate) fn vop3_has_opsel(i: &Inst) -> bool {
+    let opcode = (i.words[0] >> 16) & 0x3FF;
+    i.op == Op::VFmacF16
+        || (opcode >= 0x200
+            && (has_16bit_type(i.op) || matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32)))
 }

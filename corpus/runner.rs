@@ -14,7 +14,8 @@ use super::cases::{Arg, Case, Kernel};
 use super::gfxsim::{SimConfig, SimDevice};
 use super::hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use super::hsa::{
-    Agent, Allocation, Executable, PoolKind, Queue, Runtime, WaitCondition, WaitHint,
+    Agent, Allocation, Executable, KernelDispatch, PoolKind, Queue, Runtime, SubAllocation,
+    WaitCondition, WaitHint,
 };
 
 /// How long one corpus dispatch may take before it counts as hung.
@@ -96,6 +97,44 @@ impl Device {
 
     /// Dispatches `kernel` of `exe` for `case` and waits for it.
     pub fn run(&self, exe: &Executable, kernel: &Kernel, case: &Case) -> Result<Outcome, String> {
+        let prepared = self.prepare(exe, kernel, case)?;
+        let (elapsed, wave_instructions) = self.submit(std::slice::from_ref(&prepared))?;
+        let buffers = prepared
+            .buffers
+            .iter()
+            .zip(&case.buffers)
+            .map(|(a, init)| {
+                let bytes = a.as_slice().ok_or("buffer not host mapped".to_string())?;
+                Ok(bytes[..init.len()].to_vec())
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Outcome {
+            buffers,
+            elapsed,
+            wave_instructions,
+        })
+    }
+
+    /// Dispatches `case` `repeats` times back to back on the queue, each dispatch with its
+    /// own copy of the case's buffers and kernargs (so kernels that update memory in place
+    /// see the same inputs every time), one completion signal counting them down, waited
+    /// for once. Returns the time and wave instructions of the whole batch; the results are
+    /// not checked ([`Device::run`] checks a single dispatch).
+    pub fn run_repeated(
+        &self,
+        exe: &Executable,
+        kernel: &Kernel,
+        case: &Case,
+        repeats: u32,
+    ) -> Result<(Duration, u64), String> {
+        let copies = (0..repeats.clamp(1, MAX_BATCH))
+            .map(|_| self.prepare(exe, kernel, case))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.submit(&copies)
+    }
+
+    /// Buffers filled from `case`, the kernarg block, and the dispatch packet fields.
+    fn prepare(&self, exe: &Executable, kernel: &Kernel, case: &Case) -> Result<Prepared, String> {
         let k = exe
             .kernel(kernel.name)
             .map_err(|e| format!("kernel {}: {e}", kernel.name))?;
@@ -130,39 +169,53 @@ impl Device {
             .allocate(bytes.len().max(16) as u64)
             .map_err(|e| format!("kernarg block: {e}"))?;
         kernarg.as_mut_slice()[..bytes.len()].copy_from_slice(&bytes);
-
         let mut dispatch = k.dispatch(kernarg.gpu_va(), case.grid, case.workgroup);
         if k.info.uses_dynamic_stack {
             dispatch.private_segment_size += DYNAMIC_STACK_BYTES;
         }
-        let done = self.runtime.create_signal(1).map_err(|e| e.to_string())?;
-        dispatch.completion_signal = done.handle();
-        let packet = dispatch.to_packet().map_err(|e| format!("packet: {e}"))?;
+        Ok(Prepared {
+            buffers,
+            kernarg,
+            dispatch,
+        })
+    }
+
+    /// Submits one packet per prepared dispatch (all counting down one completion signal)
+    /// and waits for all of them.
+    fn submit(&self, prepared: &[Prepared]) -> Result<(Duration, u64), String> {
+        let done = self
+            .runtime
+            .create_signal(prepared.len() as i64)
+            .map_err(|e| e.to_string())?;
+        let packets = prepared
+            .iter()
+            .map(|p| {
+                let mut dispatch = p.dispatch;
+                dispatch.completion_signal = done.handle();
+                dispatch.to_packet().map_err(|e| format!("packet: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let before = self.sim.stats().wave_instructions;
         let start = Instant::now();
-        self.queue
-            .submit_dispatch(&packet)
-            .map_err(|e| format!("submit: {e}"))?;
+        for packet in &packets {
+            self.queue
+                .submit_dispatch(packet)
+                .map_err(|e| format!("submit: {e}"))?;
+        }
         done.wait(WaitCondition::Eq, 0, Some(TIMEOUT), WaitHint::Blocked)
             .map_err(|e| format!("dispatch failed: {e}"))?;
         let elapsed = start.elapsed();
-        let wave_instructions = self.sim.stats().wave_instructions - before;
-        let buffers = buffers
-            .iter()
-            .map(|a| {
-                a.as_slice()
-                    .map(|s| s.to_vec())
-                    .ok_or("buffer not host mapped".to_string())
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let buffers = buffers.into_iter().zip(&case.buffers).map(|(mut b, init)| {
-            b.truncate(init.len());
-            b
-        });
-        Ok(Outcome {
-            buffers: buffers.collect(),
-            elapsed,
-            wave_instructions,
-        })
+        Ok((elapsed, self.sim.stats().wave_instructions - before))
     }
+}
+
+/// Most dispatches [`Device::run_repeated`] puts on the queue in one batch.
+pub const MAX_BATCH: u32 = 60;
+
+/// A case's memory and packet, ready to submit (the kernarg block must outlive it).
+struct Prepared {
+    buffers: Vec<Allocation>,
+    #[allow(dead_code)] // keeps the kernarg block alive while packets reference it
+    kernarg: SubAllocation,
+    dispatch: KernelDispatch,
 }

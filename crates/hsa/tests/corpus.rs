@@ -72,16 +72,16 @@ corpus_tests! {
     asm_call_subroutine: [asm];
     asm_divergent_exec: [asm];
     asm_dpp_shuffle: [asm];
-    asm_ds_ops: [#[ignore = "gfxsim: ds_swizzle_b32 not implemented"] asm];
+    asm_ds_ops: [asm];
     asm_f64_ops: [asm];
-    asm_mubuf: [#[ignore = "gfxsim: MUBUF buffer_load/store not implemented"] asm];
+    asm_mubuf: [asm];
     asm_salu_loop: [asm];
     asm_scratch: [asm];
     asm_vadd_u32: [asm];
     asm_valu_mix: [asm];
     asm_vopd: [asm];
     asm_wave64_triple: [asm];
-    asm_wmma_f16: [#[ignore = "gfxsim: v_wmma_* not implemented"] asm];
+    asm_wmma_f16: [asm];
     atomic_add_contended: [o0, o3];
     atomic_bitwise: [o0, o3];
     atomic_cas_increment: [o0, o3];
@@ -96,7 +96,7 @@ corpus_tests! {
     calls_noinline: [o0, o3];
     convert_f32: [o0, o3];
     dpp_row_reduce: [o0, o3];
-    f16_arith: [#[ignore = "gfxsim: v_fmac_f16 not implemented"] o0, #[ignore = "gfxsim: v_fmac_f16 not implemented"] o3];
+    f16_arith: [o0, o3];
     f16_packed: [o0, o3];
     f32_math: [o0, o3];
     f64_arith: [o0, o3];
@@ -116,12 +116,12 @@ corpus_tests! {
     hip_struct_aos: [o0, o3];
     hip_templates: [o0, o3];
     hip_wave64_shfl: [o0, o3];
-    hip_wmma_bf16: [#[ignore = "gfxsim: v_wmma_* not implemented"] o0, #[ignore = "gfxsim: v_wmma_* not implemented"] o3];
+    hip_wmma_bf16: [o0, o3];
     idiv_64: [o0, o3];
     idiv_const: [o0, o3];
     idiv_i32: [o0, o3];
     idiv_u32: [o0, o3];
-    lane_permute: [#[ignore = "gfxsim: ds_swizzle_b32 not implemented"] o0, #[ignore = "gfxsim: ds_swizzle_b32 not implemented"] o3];
+    lane_permute: [o0, o3];
     lds_rotate_rounds: [o0, o3];
     lds_strided_sum: [o0, o3];
     lds_subword: [o0, o3];
@@ -136,11 +136,11 @@ corpus_tests! {
     scan_inclusive_lds: [o0, o3];
     serial_wg1: [o0, o3];
     spill_vgpr: [o0, o3];
-    wave64_divergent: [#[ignore = "gfxsim: wave64 -O0 code gives lanes 32..63 wrong loop results (reported)"] o0, o3];
+    wave64_divergent: [o0, o3];
     wave64_reduce: [o0, o3];
     wave_compact: [o0, o3];
-    wmma_f32_f16: [#[ignore = "gfxsim: v_wmma_* not implemented"] o0, #[ignore = "gfxsim: v_wmma_* not implemented"] o3];
-    wmma_i32_iu8: [#[ignore = "gfxsim: v_wmma_* not implemented"] o0, #[ignore = "gfxsim: v_wmma_* not implemented"] o3];
+    wmma_f32_f16: [o0, o3];
+    wmma_i32_iu8: [o0, o3];
 }
 
 /// The table, the sources, the checked-in objects and the tests above agree: every source

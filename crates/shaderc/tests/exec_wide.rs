@@ -9,7 +9,7 @@ use common::*;
 
 #[test]
 fn int64_and_float64_arithmetic() {
-    const SLOTS: usize = 8;
+    const SLOTS: usize = 10;
     let n = 128;
     let mut rng = Lcg::new(91);
     let a: Vec<i64> = (0..n)
@@ -79,5 +79,19 @@ fn int64_and_float64_arithmetic() {
         assert_eq!(slot(6), want6, "countOneBits/max, item {i}");
         let want7 = u64::from(x < 0) + 2 * u64::from(z > 0.0) + 4 * u64::from(y >= 1 << 63);
         assert_eq!(slot(7), want7, "comparisons, item {i}");
+        assert_eq!(
+            slot(8),
+            (y >> 3) & ((1 << 40) - 1),
+            "extractBits u64, item {i}"
+        );
+        // Signed field of 30 bits at 20; insertBits count clamped to 64 - 60.
+        let field = ((x << 14) >> 34) as u64;
+        let mask = 0xFu64 << 60;
+        let inserted = (y & !mask) | ((0x5a << 60) & mask);
+        assert_eq!(
+            slot(9),
+            field ^ inserted,
+            "extract/insertBits i64, item {i}"
+        );
     }
 }

@@ -754,8 +754,9 @@ impl FnEmitter<'_> {
         let ty = e.ty.clone();
         let w = i64::from(width) * 8;
         let (o, c) = self.clamp_bit_range(offset, count, w);
-        let o = self.splat_like(Val::new("i32", o), &ty);
-        let c = self.splat_like(Val::new("i32", c), &ty);
+        let (o, c) = self.widen_bit_range(o, c, width);
+        let o = self.splat_like(o, &ty);
+        let c = self.splat_like(c, &ty);
         let czero = self.def(&format!("icmp eq {ty} {}, zeroinitializer", c.v));
         // shift left so the field's top bit is the word's top bit, then shift
         // right by w - c (sign or zero filling). Amounts stay below w when c > 0.
@@ -775,8 +776,9 @@ impl FnEmitter<'_> {
         let ty = e.ty.clone();
         let w = i64::from(width) * 8;
         let (o, c) = self.clamp_bit_range(offset, count, w);
-        let o = self.splat_like(Val::new("i32", o), &ty);
-        let c = self.splat_like(Val::new("i32", c), &ty);
+        let (o, c) = self.widen_bit_range(o, c, width);
+        let o = self.splat_like(o, &ty);
+        let c = self.splat_like(c, &ty);
         // mask = (c == w) ? ~0 : ((1 << c) - 1); then << o (masked amounts)
         let cm = self.def(&format!("and {ty} {}, {}", c.v, Self::ic(&ty, w - 1)));
         let one_shl = self.def(&format!("shl {ty} {}, {cm}", Self::ic(&ty, 1)));
@@ -792,6 +794,18 @@ impl FnEmitter<'_> {
         let inv = self.def(&format!("xor {ty} {}, {}", mask.v, Self::ic(&ty, -1)));
         let keep = self.def(&format!("and {ty} {}, {inv}", e.v));
         self.defv(&ty, &format!("or {ty} {keep}, {nbm}"))
+    }
+
+    /// The clamped i32 offset and count as values of the element width
+    /// (zero-extended for 64-bit elements).
+    fn widen_bit_range(&mut self, o: String, c: String, width: u8) -> (Val, Val) {
+        if width == 8 {
+            let o = self.defv("i64", &format!("zext i32 {o} to i64"));
+            let c = self.defv("i64", &format!("zext i32 {c} to i64"));
+            (o, c)
+        } else {
+            (Val::new("i32", o), Val::new("i32", c))
+        }
     }
 
     /// (min(offset, w), min(count, w - o)) as i32 texts.

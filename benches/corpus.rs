@@ -1,0 +1,160 @@
+//! Emulation speed on the kernel corpus (issue #4 point 4): wave-instructions per second
+//! per host core, against the goal of 50 M/s.
+//!
+//! Every corpus kernel (its -O3 build and the assembly ones; `--all` adds the -O0 builds)
+//! runs on gfxsim with one worker thread (SimConfig threads = 1), so the rate is per host
+//! core. Each case is dispatched once and its result checked (no rate is reported for a
+//! wrong answer), then timed as a batch of back-to-back dispatches of the same packet (as
+//! many as bring it to about TARGET_WAVE_INSTRUCTIONS, at most one queue-full), so the
+//! figure is the emulator's throughput rather than the host's wake-up latency per
+//! dispatch. Wave instructions come from SimDevice::stats(); the time is the first packet's
+//! submission to the batch's completion signal reaching 0. The peer is the host reference
+//! computation (corpus/cases) of the same cases, times the same batch size, timed in the
+//! same run: the ratio says how much slower the simulated GPU is than plain Rust doing the
+//! same work on one core.
+//!
+//! Run: `cargo bench --bench corpus` (`-- --all` for -O0 too, `-- NAME` to filter).
+
+use std::time::{Duration, Instant};
+
+use aqueduct::gfxsim;
+use aqueduct::hsa;
+
+/// corpus/ relative to the root package's manifest (used by the runner).
+const CORPUS_FROM_MANIFEST: &str = "corpus";
+
+#[path = "../corpus/cases/mod.rs"]
+mod cases;
+#[path = "../corpus/runner.rs"]
+mod runner;
+
+const GOAL_PER_CORE: f64 = 50e6;
+
+/// Wave instructions each case's timed batch aims at.
+const TARGET_WAVE_INSTRUCTIONS: u64 = 400_000;
+
+#[derive(Default)]
+struct Tally {
+    wave_instructions: u64,
+    sim: Duration,
+    reference: Duration,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let all_variants = args.iter().any(|a| a == "--all");
+    let filter: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let mut device = runner::Device::new(1).expect("gfxsim device");
+
+    println!(
+        "{:<28} {:>3} {:>11} {:>10} {:>9} {:>10} {:>8}",
+        "kernel", "opt", "wave-insts", "sim ms", "M/s/core", "host ms", "sim/host"
+    );
+    let mut total = Tally::default();
+    let mut log_ratio_sum = 0f64;
+    let mut measured = 0u32;
+    let mut failures = Vec::new();
+    for kernel in cases::all() {
+        if !filter.is_empty() && !filter.iter().any(|f| kernel.name.contains(f.as_str())) {
+            continue;
+        }
+        for &variant in kernel.lang.variants() {
+            if variant == "O0" && !all_variants {
+                continue;
+            }
+            let exe = match device.load(&kernel.file(variant)) {
+                Ok(exe) => exe,
+                Err(e) => {
+                    failures.push(format!("{} {variant}: {e}", kernel.name));
+                    continue;
+                }
+            };
+            let mut tally = Tally::default();
+            let mut failed = None;
+            for case in (kernel.cases)() {
+                let checked = device.run(&exe, &kernel, &case).and_then(|out| {
+                    let views: Vec<&[u8]> = out.buffers.iter().map(Vec::as_slice).collect();
+                    case.check(&views)?;
+                    Ok(out.wave_instructions)
+                });
+                let once = match checked {
+                    Ok(n) => n,
+                    Err(e) => {
+                        failed = Some(format!("[{}] {e}", case.label));
+                        break;
+                    }
+                };
+                let repeats = (TARGET_WAVE_INSTRUCTIONS / once.max(1))
+                    .clamp(1, runner::MAX_BATCH as u64) as u32;
+                match device.run_repeated(&exe, &kernel, &case, repeats) {
+                    Ok((elapsed, wave_instructions)) => {
+                        tally.wave_instructions += wave_instructions;
+                        tally.sim += elapsed;
+                    }
+                    Err(e) => {
+                        failed = Some(format!("[{}] timed batch: {e}", case.label));
+                        break;
+                    }
+                }
+                let start = Instant::now();
+                for _ in 0..repeats {
+                    std::hint::black_box(case.reference());
+                }
+                tally.reference += start.elapsed();
+            }
+            let opt = if variant.is_empty() { "asm" } else { variant };
+            if let Some(e) = failed {
+                // A failed dispatch leaves the queue in error: go on with a fresh device.
+                drop(exe);
+                device = runner::Device::new(1).expect("gfxsim device");
+                println!("{:<28} {opt:>3} failed (not counted): {e}", kernel.name);
+                failures.push(format!("{} {opt}: {e}", kernel.name));
+                continue;
+            }
+            print_row(kernel.name, opt, &tally);
+            log_ratio_sum +=
+                (tally.sim.as_secs_f64() / tally.reference.as_secs_f64().max(1e-9)).ln();
+            measured += 1;
+            total.wave_instructions += tally.wave_instructions;
+            total.sim += tally.sim;
+            total.reference += tally.reference;
+        }
+    }
+    println!();
+    print_row("ALL (aggregate)", "", &total);
+    let rate = total.wave_instructions as f64 / total.sim.as_secs_f64().max(1e-9);
+    println!(
+        "aggregate: {:.1} M wave-instructions/s per host core (goal {:.0} M/s: {:.2}x of goal) \
+         over {measured} kernel builds",
+        rate / 1e6,
+        GOAL_PER_CORE / 1e6,
+        rate / GOAL_PER_CORE,
+    );
+    println!(
+        "peer (host reference, same work): simulated time / host time = {:.0}x in total, \
+         {:.0}x geometric mean over kernels",
+        total.sim.as_secs_f64() / total.reference.as_secs_f64().max(1e-9),
+        (log_ratio_sum / measured.max(1) as f64).exp()
+    );
+    if !failures.is_empty() {
+        println!("{} variant(s) failed and are not counted:", failures.len());
+        for f in &failures {
+            println!("  {f}");
+        }
+    }
+}
+
+fn print_row(name: &str, opt: &str, t: &Tally) {
+    let rate = t.wave_instructions as f64 / t.sim.as_secs_f64().max(1e-9);
+    println!(
+        "{name:<28} {opt:>3} {:>11} {:>10.2} {:>9.1} {:>10.3} {:>8.0}",
+        t.wave_instructions,
+        t.sim.as_secs_f64() * 1e3,
+        rate / 1e6,
+        t.reference.as_secs_f64() * 1e3,
+        t.sim.as_secs_f64() / t.reference.as_secs_f64().max(1e-9)
+    );
+}

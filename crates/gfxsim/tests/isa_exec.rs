@@ -823,11 +823,11 @@ fn wave64_masks_carries_exec_and_lane_crossing() {
     let mut mem = TestMem::new();
     let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::WAVE64_MASKS, 0, 0);
     kd.kernel_code_properties &= !(1 << 10); // enable_wavefront_size32 = 0: wave64
-    mem.map_zeroed(BUF_A, 4 * 64 * 17);
+    mem.map_zeroed(BUF_A, 4 * 64 * 18);
     mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
     let stats = run_hand(&mem, kd_addr, kd, 1, 64).expect("runs");
     assert_eq!(stats.waves, 1, "64 work-items are one wave64 wave");
-    let out = mem.read_u32s(BUF_A, 64 * 17);
+    let out = mem.read_u32s(BUF_A, 64 * 18);
     for l in 0..64u32 {
         let r = |k: usize| out[k * 64 + l as usize];
         assert_eq!(
@@ -877,15 +877,20 @@ fn wave64_masks_carries_exec_and_lane_crossing() {
             0xFFFF_FE00,
             "mask hi of lanes > 40 (high pass reads the old s20)"
         );
+        assert_eq!(
+            r(17),
+            (l ^ 32) * 3,
+            "v_permlane64 swaps the halves, lane {l}"
+        );
     }
     // A 40-item wave64 group: one wave, exec_hi = 0xff, and the high half does nothing.
     let mut mem = TestMem::new();
     let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::WAVE64_MASKS, 0, 0);
     kd.kernel_code_properties &= !(1 << 10);
-    mem.map_zeroed(BUF_A, 4 * 64 * 17);
+    mem.map_zeroed(BUF_A, 4 * 64 * 18);
     mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
     run_hand(&mem, kd_addr, kd, 1, 40).expect("runs");
-    let out = mem.read_u32s(BUF_A, 64 * 17);
+    let out = mem.read_u32s(BUF_A, 64 * 18);
     assert_eq!(out[39], 1);
     assert_eq!(
         out[40], 0,

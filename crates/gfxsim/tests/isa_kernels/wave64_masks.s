@@ -1,7 +1,7 @@
 // wave64 (generate.sh assembles *wave64*.s with +wavefrontsize64): 64-bit VCC
 // and EXEC in compares, v_cndmask, carries, saveexec/cmpx, mbcnt, readlane /
 // writelane / readfirstlane across the halves, vccz/execz on the whole mask.
-// out[k*64 + lane], k = 0..16.
+// out[k*64 + lane], k = 0..17.
   s_load_b64 s[4:5], s[0:1], 0x0
   v_lshlrev_b32 v10, 2, v0
   v_cmp_le_u32 vcc, 40, v0
@@ -52,6 +52,7 @@
   v_cmp_gt_u32_e64 s[20:21], v0, s20
   v_mov_b32 v18, s20
   v_mov_b32 v19, s21
+  v_permlane64_b32 v20, v8
   v_mov_b32 v12, s6
   v_mov_b32 v13, s7
   v_mov_b32 v14, s10
@@ -77,4 +78,5 @@
   s_add_u32 s4, s4, 4096
   s_addc_u32 s5, s5, 0
   global_store_b32 v10, v19, s[4:5]
+  global_store_b32 v10, v20, s[4:5] offset:256
   s_endpgm

@@ -781,6 +781,8 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             };
             v.w.write_vgpr((i.dst as usize + dst_off) & 255, &val, exec);
         }
+        // Wave32: no other half to swap with; the lanes pass through (wave64 is in wave64.rs).
+        VPermlane64B32 => v.u1(|a| a)?,
         VSwapB32 => {
             let Src::Vgpr(s) = i.src[0].src else {
                 return Err(illegal(i));

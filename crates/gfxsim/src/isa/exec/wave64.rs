@@ -4,7 +4,7 @@
 //! and `Wave::half` = 1 makes EXEC, VCC and lane-mask operands address the
 //! high words. Per-lane semantics therefore need no wave64 code at all; only
 //! the instructions that cross the two halves are handled here: readlane,
-//! readfirstlane and writelane (lane index 0..63).
+//! readfirstlane and writelane (lane index 0..63) and v_permlane64.
 //!
 //! ds_bpermute/ds_permute stay inside each 32-lane half (lane index = address
 //! bits [6:2], modulo 32), as on RDNA hardware: Mesa's ACO compiler emulates a
@@ -44,6 +44,14 @@ pub(super) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             };
             let v = lane_value(w, env, i, lane)?;
             w.set_sgpr(i.dst as usize, v);
+            Ok(Flow::Next)
+        }
+        // Lane l takes lane l ^ 32 of src0 (the two halves swap), under EXEC.
+        VPermlane64B32 => {
+            let (lo, hi) = (src32(w, env, i, 0)?, high_pass(w, |w| src32(w, env, i, 0))?);
+            let (exec_lo, exec_hi) = (w.exec(), high_pass(w, |w| w.exec()));
+            w.write_vgpr(i.dst as usize, &hi, exec_lo);
+            high_pass(w, |w| w.write_vgpr(i.dst as usize, &lo, exec_hi));
             Ok(Flow::Next)
         }
         VWritelaneB32 => {

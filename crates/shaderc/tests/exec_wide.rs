@@ -95,3 +95,39 @@ fn int64_and_float64_arithmetic() {
         );
     }
 }
+
+#[test]
+fn int64_atomics() {
+    let n = 256;
+    let mut rng = Lcg::new(92);
+    let d: Vec<u64> = (0..n)
+        .map(|_| (rng.next_u32() as u64) << 32 | rng.next_u32() as u64)
+        .collect();
+    let init_u: [u64; 3] = [5, 0, u64::MAX];
+    let init_i: [i64; 2] = [i64::MAX, 0];
+    let out = run(
+        "tests/atomics64",
+        "main",
+        &[
+            (0, 0, bytes_of(&d)),
+            (0, 1, bytes_of(&init_u)),
+            (0, 2, bytes_of(&init_i)),
+        ],
+        [n as u32 / 64, 1, 1],
+    );
+    let words = |b: &[u8]| -> Vec<u64> {
+        b.chunks_exact(8)
+            .map(|w| u64::from_le_bytes(w.try_into().unwrap()))
+            .collect()
+    };
+    let u = words(&out[1]);
+    let s = words(&out[2]);
+    let sum = d.iter().fold(5u64, |a, &v| a.wrapping_add(v));
+    assert_eq!(u, [sum, *d.iter().max().unwrap(), *d.iter().min().unwrap()]);
+    assert_eq!(s[0] as i64, d.iter().map(|&v| v as i64).min().unwrap());
+    let groups: i64 = d
+        .chunks(64)
+        .map(|g| (g.iter().map(|v| v >> 1).max().unwrap() as i64) & 0xffff)
+        .sum();
+    assert_eq!(s[1] as i64, groups);
+}

@@ -359,6 +359,16 @@ fn errors_are_readable_with_locations() {
         other => panic!("expected Unsupported, got {other:?}"),
     }
 
+    // naga 30 has no subgroupElect: a located parse error naming it.
+    let e = translate_err(
+        "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(32)\nfn main() {\n  o[0] = u32(subgroupElect());\n}\n",
+        None,
+    );
+    assert!(
+        e.to_string().contains("subgroupElect") && e.to_string().contains("bad.wgsl:4:"),
+        "{e}"
+    );
+
     // f64 transcendental functions are not lowered: a located error naming
     // the function and the type, never a kernel of f32 accuracy.
     let e = translate_err(

@@ -821,13 +821,13 @@ fn wave64_clang_ballot_reduction_scan_atomics() {
 #[test]
 fn wave64_masks_carries_exec_and_lane_crossing() {
     let mut mem = TestMem::new();
-    let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::WAVE64_MASKS, 0, 0);
+    let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::WAVE64_MASKS, 0, 16);
     kd.kernel_code_properties &= !(1 << 10); // enable_wavefront_size32 = 0: wave64
-    mem.map_zeroed(BUF_A, 4 * 64 * 18);
+    mem.map_zeroed(BUF_A, 4 * 64 * 19);
     mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
     let stats = run_hand(&mem, kd_addr, kd, 1, 64).expect("runs");
     assert_eq!(stats.waves, 1, "64 work-items are one wave64 wave");
-    let out = mem.read_u32s(BUF_A, 64 * 18);
+    let out = mem.read_u32s(BUF_A, 64 * 19);
     for l in 0..64u32 {
         let r = |k: usize| out[k * 64 + l as usize];
         assert_eq!(
@@ -882,15 +882,16 @@ fn wave64_masks_carries_exec_and_lane_crossing() {
             (l ^ 32) * 3,
             "v_permlane64 swaps the halves, lane {l}"
         );
+        assert_eq!(r(18), l + 500, "private slot of lane {l}");
     }
     // A 40-item wave64 group: one wave, exec_hi = 0xff, and the high half does nothing.
     let mut mem = TestMem::new();
-    let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::WAVE64_MASKS, 0, 0);
+    let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::WAVE64_MASKS, 0, 16);
     kd.kernel_code_properties &= !(1 << 10);
-    mem.map_zeroed(BUF_A, 4 * 64 * 18);
+    mem.map_zeroed(BUF_A, 4 * 64 * 19);
     mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
     run_hand(&mem, kd_addr, kd, 1, 40).expect("runs");
-    let out = mem.read_u32s(BUF_A, 64 * 18);
+    let out = mem.read_u32s(BUF_A, 64 * 19);
     assert_eq!(out[39], 1);
     assert_eq!(
         out[40], 0,

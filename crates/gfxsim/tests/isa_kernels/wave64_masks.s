@@ -1,7 +1,8 @@
 // wave64 (generate.sh assembles *wave64*.s with +wavefrontsize64): 64-bit VCC
 // and EXEC in compares, v_cndmask, carries, saveexec/cmpx, mbcnt, readlane /
-// writelane / readfirstlane across the halves, vccz/execz on the whole mask.
-// out[k*64 + lane], k = 0..17.
+// writelane / readfirstlane / permlane64 across the halves, vccz/execz on
+// the whole mask, per-lane scratch.
+// out[k*64 + lane], k = 0..18.
   s_load_b64 s[4:5], s[0:1], 0x0
   v_lshlrev_b32 v10, 2, v0
   v_cmp_le_u32 vcc, 40, v0
@@ -53,6 +54,13 @@
   v_mov_b32 v18, s20
   v_mov_b32 v19, s21
   v_permlane64_b32 v20, v8
+  // private memory: each of the 64 lanes has its own slot
+  v_add_nc_u32 v21, 500, v0
+  scratch_store_b32 off, v21, off offset:8
+  v_mov_b32 v21, 0
+  s_waitcnt vmcnt(0)
+  scratch_load_b32 v21, off, off offset:8
+  s_waitcnt vmcnt(0)
   v_mov_b32 v12, s6
   v_mov_b32 v13, s7
   v_mov_b32 v14, s10
@@ -79,4 +87,5 @@
   s_addc_u32 s5, s5, 0
   global_store_b32 v10, v19, s[4:5]
   global_store_b32 v10, v20, s[4:5] offset:256
+  global_store_b32 v10, v21, s[4:5] offset:512
   s_endpgm

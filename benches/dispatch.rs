@@ -83,16 +83,21 @@ fn wait(device: &Device) {
         .expect("poll(wait)");
 }
 
-/// map_async + poll(wait) + copy into `host` + unmap.
-fn read_mapped(device: &Device, buffer: &Buffer, host: &mut [u8]) {
+/// map_async + poll(wait) + copy into `host` + unmap; returns the time of
+/// each part (map until the callback ran, copy out, unmap).
+fn read_mapped(device: &Device, buffer: &Buffer, host: &mut [u8]) -> [Duration; 3] {
+    let start = Instant::now();
     let (tx, rx) = std::sync::mpsc::channel();
     buffer.map_async(MapMode::Read, .., move |r| {
         let _ = tx.send(r);
     });
     wait(device);
     rx.recv().expect("map callback").expect("map");
+    let mapped = Instant::now();
     host.copy_from_slice(&buffer.get_mapped_range(..).expect("mapped range"));
+    let copied = Instant::now();
     buffer.unmap();
+    [mapped - start, copied - mapped, copied.elapsed()]
 }
 
 fn median(times: &mut [Duration]) -> Duration {
@@ -199,6 +204,8 @@ fn check(bytes: &[u8], seed: u32) {
 }
 
 struct Readback {
+    /// Median map (until the callback ran), copy-out and unmap times.
+    parts: [Duration; 3],
     map: Duration,
     full: Duration,
     memcpy: Duration,
@@ -249,12 +256,13 @@ fn readback(bytes: u64, samples: usize) -> Readback {
     };
     let mut host = vec![0u8; bytes as usize];
     let (mut map_times, mut full_times) = (Vec::new(), Vec::new());
+    let mut parts: [Vec<Duration>; 3] = Default::default();
     const WARM_UP: usize = 5;
     for i in 0..samples + WARM_UP {
         let seed = 2 * i as u32 + 1;
         fill(seed, true);
         let start = Instant::now();
-        read_mapped(&device, &staging, &mut host);
+        let split = read_mapped(&device, &staging, &mut host);
         let map_t = start.elapsed();
         check(&host, seed);
 
@@ -269,6 +277,9 @@ fn readback(bytes: u64, samples: usize) -> Readback {
         if i >= WARM_UP {
             map_times.push(map_t);
             full_times.push(full_t);
+            for (all, t) in parts.iter_mut().zip(split) {
+                all.push(t);
+            }
         }
     }
     let src: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
@@ -283,6 +294,7 @@ fn readback(bytes: u64, samples: usize) -> Readback {
         }
     }
     Readback {
+        parts: parts.map(|mut p| median(&mut p)),
         map: median(&mut map_times),
         full: median(&mut full_times),
         memcpy: median(&mut memcpy_times),
@@ -317,6 +329,12 @@ fn main() {
         micros(rb.memcpy),
         rb.map.as_secs_f64() / rb.memcpy.as_secs_f64(),
         rb.full.as_secs_f64() / rb.memcpy.as_secs_f64()
+    );
+    println!(
+        "  map+copy parts (medians):  map until the callback {:.2} µs, copy out {:.2} µs, unmap {:.2} µs",
+        micros(rb.parts[0]),
+        micros(rb.parts[1]),
+        micros(rb.parts[2])
     );
 
     let (d_arg, r_arg) = (dispatches.to_string(), runs.to_string());

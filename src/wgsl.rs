@@ -46,6 +46,8 @@ pub fn source_hash(source: &str) -> String {
 /// A WGSL module's text and content hash.
 #[derive(Debug)]
 pub(crate) struct WgslSource {
+    /// Read by the compiler (feature `wgsl`).
+    #[cfg_attr(not(feature = "wgsl"), allow(dead_code))]
     pub text: String,
     pub hash: String,
     /// File name for diagnostics (the module's label, else `shader.wgsl`).
@@ -181,7 +183,9 @@ pub(crate) fn resolve_pipeline(
 }
 
 enum Unresolved {
-    /// Override constants without defaults need values.
+    /// Override constants without defaults need values (found by the
+    /// compiler, feature `wgsl`).
+    #[cfg_attr(not(feature = "wgsl"), allow(dead_code))]
     NeedsConstants(String),
     Failed(String),
 }

@@ -60,7 +60,12 @@ impl Recording {
         if let Some(e) = other.error {
             self.fail(e);
         }
-        self.ops.extend(other.ops);
+        if self.ops.is_empty() {
+            // The common case (one pass): take its storage, no copy.
+            self.ops = other.ops;
+        } else {
+            self.ops.extend(other.ops);
+        }
         for b in &other.used {
             self.use_buffer(b);
         }

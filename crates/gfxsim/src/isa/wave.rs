@@ -72,12 +72,13 @@ impl Wave {
     /// EXEC of the lanes being executed (exec_lo, or exec_hi in a wave64 high pass).
     #[inline]
     pub fn exec(&self) -> u32 {
-        self.sgpr[EXEC + self.half]
+        // The mask keeps the index provably in range (no bounds check on the hot path).
+        self.sgpr[(EXEC + self.half) & 127]
     }
     /// VCC of the lanes being executed (vcc_lo, or vcc_hi in a wave64 high pass).
     #[inline]
     pub fn vcc(&self) -> u32 {
-        self.sgpr[VCC + self.half]
+        self.sgpr[(VCC + self.half) & 127]
     }
     /// The whole EXEC mask of the wave (wave32: exec_lo).
     #[inline]

@@ -154,7 +154,7 @@ fn readfirstlane_dst(code: u16) -> String {
     if code < 128 {
         return sreg(code, 1);
     }
-    if (235..=238).contains(&code) {
+    if matches!(code, 235..=238 | 251..=253) {
         let op = Operand {
             code,
             src: super::inst::Src::Unsupported(code),
@@ -217,14 +217,14 @@ fn e32_src(i: &Inst, k: usize, bits: u8, fp64: bool) -> String {
         |class: &str| format!("{text}/*Invalid register, operand has '{class}' register class*/");
     if k == 0 && i.op == Op::VReadfirstlaneB32 {
         return match code {
-            256..=511 | 254 | 124 => text,
+            256..=511 | 254 | 124 | 235..=238 | 251..=253 => text,
             _ if constant => format!("{text}/*Invalid immediate*/"),
             _ => class_comment("VRegOrLds_32"),
         };
     }
     if k == 0 && src0_vgpr_only(i.op) {
         return match code {
-            256..=511 | 235..=238 => text,
+            256..=511 | 235..=238 | 251..=253 => text,
             _ if constant => format!("{text}/*Invalid immediate*/"),
             _ => class_comment("VGPR_32"),
         };
@@ -291,7 +291,13 @@ pub fn disassemble(i: &Inst) -> String {
                 );
                 for k in 0..2 {
                     if w[k + 1] != 0 {
-                        let mut s = salu_src(&i.src[k], w[k + 1], lit);
+                        let mut s = if regs_only && i.src[k].code == 248 {
+                            // LLVM prints 1/(2*pi) in these register-only
+                            // operands at 32 bits.
+                            float_text(248, 32).to_string()
+                        } else {
+                            salu_src(&i.src[k], w[k + 1], lit)
+                        };
                         let constant = matches!(i.src[k].code, 128..=208 | 240..=248 | 255);
                         if regs_only && constant {
                             s.push_str("/*Invalid immediate*/");
@@ -435,19 +441,30 @@ pub fn disassemble(i: &Inst) -> String {
                         && super::decode::src_is_16(i.op, k)
                         && !super::decode::src_is_float(i.op, k);
                     let code = i.src[k].code;
+                    // v_mad_{i32_i16,u32_u16}: a 32-bit addend.
+                    let wide_addend = k == 2 && matches!(i.op, Op::VMadI32I16 | Op::VMadU32U16);
+                    // The dot2 ops' packed sources are 32-bit operands.
+                    let packed_src = k < 2 && matches!(i.op, Op::VDot2F16F16 | Op::VDot2Bf16Bf16);
                     let mut text = match int16_const(code, lit) {
-                        Some(t) if int16 => t,
+                        Some(t) if int16 && !wide_addend => t,
+                        _ if wide_addend || packed_src => src(&i.src[k], 1, lit, 32, false),
                         _ => src(&i.src[k], w[k + 1], lit, bits(k), fp64),
                     };
                     let constant = matches!(code, 128..=208 | 240..=248 | 255);
                     let carry_in = k == 2
-                        && matches!(i.op, Op::VAddCoCiU32 | Op::VSubCoCiU32 | Op::VSubrevCoCiU32);
+                        && matches!(
+                            i.op,
+                            Op::VAddCoCiU32
+                                | Op::VSubCoCiU32
+                                | Op::VSubrevCoCiU32
+                                | Op::VCndmaskB16
+                        );
                     let permlane_sel =
                         k >= 1 && matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32);
                     if k == 0 && super::decode::src0_vgpr_only(i.op) {
                         if constant {
                             text.push_str("/*Invalid immediate*/");
-                        } else if !matches!(code, 256..=511 | 235..=238) {
+                        } else if !matches!(code, 256..=511 | 235..=238 | 251..=253) {
                             text.push_str(
                                 "/*Invalid register, operand has 'VGPR_32' register class*/",
                             );
@@ -460,6 +477,10 @@ pub fn disassemble(i: &Inst) -> String {
                                 "/*Invalid register, operand has 'SReg_1_XEXEC' register class*/",
                             );
                         }
+                    } else if i.op == Op::VMqsadU32U8 && k == 2 && code < 256 {
+                        text.push_str(
+                            "/*Invalid register, operand has 'VReg_128' register class*/",
+                        );
                     } else if permlane_sel && code >= 256 {
                         text.push_str("/*Invalid register, operand has 'SReg_32' register class*/");
                     }
@@ -476,9 +497,17 @@ pub fn disassemble(i: &Inst) -> String {
                 }
             } else if m.opsel != 0 && !cmp && opsel_op {
                 let n = (0..3).filter(|k| w[k + 1] != 0).count();
-                let mut b = m.opsel & ((1 << n) - 1);
-                b |= ((m.opsel >> 3) & 1) << n;
-                tail.push_str(&format!(" op_sel:{}", bits_list(b, n + 1)));
+                // v_dot2_bf16_bf16 selects halves of src2 and dst only.
+                let sel = if i.op == Op::VDot2Bf16Bf16 {
+                    m.opsel & 0xC
+                } else {
+                    m.opsel
+                };
+                let mut b = sel & ((1 << n) - 1);
+                b |= ((sel >> 3) & 1) << n;
+                if b != 0 {
+                    tail.push_str(&format!(" op_sel:{}", bits_list(b, n + 1)));
+                }
             }
             if m.clamp {
                 tail.push_str(" clamp");

@@ -29,8 +29,11 @@ pub(super) fn ds(words: &[u32]) -> Result<Inst, DecodeError> {
     // No address register: the field is zero (and ds_nop has no offset);
     // the permutes work within a wave, never on GDS.
     let addr_ok = w[1] != 0 || (i.addr == 0 && (info.op != Op::DsNop || w0 & 0xFFFF == 0));
-    let gds_ok =
-        i.flags & Inst::GDS == 0 || !matches!(info.op, Op::DsPermuteB32 | Op::DsBpermuteB32);
+    let gds_ok = i.flags & Inst::GDS == 0
+        || !matches!(
+            info.op,
+            Op::DsPermuteB32 | Op::DsBpermuteB32 | Op::DsBvhStackRtnB32
+        );
     require(
         addr_ok && gds_ok,
         DecodeErrorKind::ReservedField,

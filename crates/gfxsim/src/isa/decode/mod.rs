@@ -71,6 +71,55 @@ fn hex_words(words: &[u32]) -> String {
 /// Decode one instruction from `words` (the first is at the PC; pass at
 /// least 3 dwords when available, a literal may follow a 64-bit encoding).
 pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
+    let i = decode_family(words)?;
+    if vgprs_in_range(&i) {
+        Ok(i)
+    } else {
+        Err(reject(
+            DecodeErrorKind::InvalidOperand,
+            words,
+            i.len as usize,
+            Some(i.mnemonic),
+        ))
+    }
+}
+
+/// Does every VGPR tuple of `i` end at or below v255 (LLVM rejects
+/// `v[255:256]`)?
+fn vgprs_in_range(i: &Inst) -> bool {
+    let fits = |first: u16, width: u8| first + width.max(1) as u16 <= 256;
+    let w = i.widths;
+    match i.family {
+        Family::Vop1 | Family::Vop2 | Family::Vopc | Family::Vop3 | Family::Vop3sd => {
+            let scalar_dst = i.family == Family::Vopc
+                || is_vop3_compare(i)
+                || matches!(
+                    i.op,
+                    super::opcodes::Op::VReadfirstlaneB32 | super::opcodes::Op::VReadlaneB32
+                );
+            (scalar_dst || w[0] == 0 || fits(i.dst, w[0]))
+                && (0..3).all(|k| {
+                    let code = i.src[k].code;
+                    code < 256 || w[k + 1] == 0 || fits(code - 256, w[k + 1])
+                })
+        }
+        Family::Ds => {
+            (w[0] == 0 || fits(i.dst, w[0]))
+                && (w[1] == 0 || fits(i.addr as u16, w[1]))
+                && (w[2] == 0 || fits(i.data[0] as u16, w[2]))
+                && (w[3] == 0 || fits(i.data[1] as u16, w[3]))
+        }
+        Family::Mubuf => {
+            let w1 = i.words[1];
+            let addr_width = ((w1 >> 22) & 1) + ((w1 >> 23) & 1);
+            (w[0] == 0 || fits(i.data[0] as u16, w[0]))
+                && (addr_width == 0 || fits(i.addr as u16, addr_width as u8))
+        }
+        _ => true,
+    }
+}
+
+fn decode_family(words: &[u32]) -> Result<Inst, DecodeError> {
     let Some(&w0) = words.first() else {
         return Err(DecodeError {
             kind: DecodeErrorKind::Truncated,

@@ -51,10 +51,50 @@ pub(crate) fn src_is_float(op: Op, slot: usize) -> bool {
     if slot == 1 && class {
         return false;
     }
-    if matches!(op, Op::VCndmaskB32) {
+    if matches!(op, Op::VCndmaskB32) || op.name().contains("ubyte") {
+        return false;
+    }
+    // Mixed ops: an integer exponent / byte select / accumulator.
+    if slot >= 1 && matches!(op, Op::VLdexpF32 | Op::VCvtPkU8F32) {
         return false;
     }
     type_tokens(op).last().is_some_and(|t| t.starts_with('f'))
+}
+
+/// Ops whose integer sources' neg/abs bits LLVM ignores (they are dropped,
+/// not rejected): mixed float/integer ops and the native 16-bit VOP3 ops.
+pub(crate) fn ignores_int_mods(op: Op) -> bool {
+    matches!(
+        op,
+        Op::VLdexpF32 | Op::VCvtPkU8F32 | Op::VPermlane16B32 | Op::VPermlanex16B32
+    ) || vop3_opsel_op(op)
+}
+
+/// Native VOP3 16-bit ops that carry op_sel (per source and for the
+/// destination); the fake16 VOP3 forms of the other 16-bit ops ignore it.
+pub(crate) fn vop3_opsel_op(op: Op) -> bool {
+    let name = op.name();
+    [
+        "v_fma_f16",
+        "v_div_fixup_f16",
+        "v_mad_u16",
+        "v_mad_i16",
+        "v_mad_u32_u16",
+        "v_mad_i32_i16",
+        "v_pack_b32_f16",
+        "v_cvt_pk_norm_i16_f16",
+        "v_cvt_pk_norm_u16_f16",
+        "v_dot2_bf16_bf16",
+    ]
+    .contains(&name)
+        || (["v_add_nc_", "v_sub_nc_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+            && name.ends_with("16"))
+        || (["v_min3_", "v_max3_", "v_med3_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+            && name.ends_with("16"))
 }
 
 /// Ops whose src0 must be a VGPR (LLVM class `VGPR_32`).
@@ -92,11 +132,6 @@ pub(crate) fn no_dpp(op: Op, widths: [u8; 5]) -> bool {
 /// Is the result a float (the first type token of the name is `fNN`)?
 pub(crate) fn dst_is_float(op: Op) -> bool {
     type_tokens(op).next().is_some_and(|t| t.starts_with('f'))
-}
-
-/// Does the name mention a 16-bit type (packed ones included)?
-pub(crate) fn has_16bit_type(op: Op) -> bool {
-    type_tokens(op).any(|t| t.ends_with("16"))
 }
 
 /// Integer VOP3 ops that take clamp (saturating adds/subtracts, multiply-adds,

@@ -35,6 +35,17 @@ pub(super) fn smem(words: &[u32]) -> Result<Inst, DecodeError> {
         2,
         info,
     )?;
+    // A buffer descriptor (four SGPRs) must lie inside the SGPRs or TTMPs
+    // (vcc/exec pairs are decoded and flagged by the printer).
+    let sbase = ((w0 & 0x3F) << 1) as u16;
+    let buffer = info.op.name().starts_with("s_buffer") || info.op == Op::SAtcProbeBuffer;
+    require(
+        !buffer || matches!(sbase, 106 | 126) || src_code_valid(sbase, 4),
+        DecodeErrorKind::InvalidOperand,
+        words,
+        2,
+        info,
+    )?;
     let mut i = base_inst(Family::Smem, info, words, 2);
     i.addr = ((w0 & 0x3F) << 1) as u8;
     i.dst = ((w0 >> 6) & 0x7F) as u16;

@@ -84,10 +84,8 @@ fn validate(i: &Inst, words: &[u32], info: &OpInfo) -> Result<(), DecodeError> {
     if i.widths[1] != 0 && s0 < 256 && !matches!(s0, 233 | 234 | 250) {
         let width = i.widths[1].max(1);
         require(src_code_valid(s0, width), bad, words, n, info)?;
-        // No LDS direct for 64-bit sources; no null for f64 ones.
+        // No LDS direct for 64-bit sources.
         require(width < 2 || s0 != 254, bad, words, n, info)?;
-        let f64_src = i.op.name().contains("f64");
-        require(width < 2 || s0 != 124 || !f64_src, bad, words, n, info)?;
     }
     if let Some(d) = &i.dpp {
         require(
@@ -114,6 +112,9 @@ fn validate(i: &Inst, words: &[u32], info: &OpInfo) -> Result<(), DecodeError> {
         } else if dst_is_16(i.op) {
             require(i.dst < 128, bad, words, n, info)?;
         }
+    }
+    if i.op == Op::VReadfirstlaneB32 {
+        require(src_code_valid(i.dst, 1), bad, words, n, info)?;
     }
     if matches!(i.op, Op::VFmaakF16 | Op::VFmamkF16 | Op::VLdexpF16) {
         require((w0 >> 9) & 0x80 == 0, bad, words, n, info)?;

@@ -4,7 +4,9 @@
 //! src0 [40:32], src1 [49:41], src2 [58:50], omod [60:59], neg [63:61].
 //! VOP3P: neg_hi [10:8], op_sel [13:11], op_sel_hi[2] 14, op [22:16], op_sel_hi[1:0] [60:59].
 
-use super::operand_class::{dst_is_float, has_16bit_type, int_clamp, src_is_float};
+use super::operand_class::{
+    dst_is_float, ignores_int_mods, int_clamp, src_is_float, vop3_opsel_op,
+};
 use super::{
     DecodeError, DecodeErrorKind, base_inst, decode_src, is_vop3_compare, lookup, require,
     src_code_valid, take_literal, truncated,
@@ -55,13 +57,20 @@ pub(super) fn vop3(words: &[u32]) -> Result<Inst, DecodeError> {
     i.mods.omod = ((w1 >> 27) & 3) as u8;
     i.mods.neg = ((w1 >> 29) & 7) as u8;
     validate_vop3(&i, words, info, codes)?;
+    if ignores_int_mods(i.op) {
+        let float_slots = (0..3)
+            .filter(|&k| src_is_float(i.op, k))
+            .fold(0u8, |m, k| m | 1 << k);
+        i.mods.neg &= float_slots;
+        i.mods.abs &= float_slots;
+    }
     Ok(i)
 }
 
 /// LLVM's rules for VOP3 words: the fields of source slots the op does not
 /// use (code, neg, abs) are zero; source codes are defined ones (a DPP
 /// marker in src0 selects the VOP3 DPP forms, not decoded here); 64-bit
-/// sources take no LDS direct (nor null for f64); compares take no omod.
+/// sources take no LDS direct; compares take no omod.
 fn validate_vop3(
     i: &Inst,
     words: &[u32],
@@ -83,8 +92,6 @@ fn validate_vop3(
         if code < 256 {
             require(src_code_valid(code, width), bad, words, n, info)?;
             require(width < 2 || code != 254, bad, words, n, info)?;
-            let f64_src = i.op.name().contains("f64");
-            require(width < 2 || code != 124 || !f64_src, bad, words, n, info)?;
         }
     }
     // Integer sources take no neg/abs (v_cndmask_b32 takes float modifiers
@@ -95,19 +102,19 @@ fn validate_vop3(
             let ok = if i.op == Op::VCndmaskB32 {
                 k < 2
             } else {
-                src_is_float(i.op, k)
+                src_is_float(i.op, k) || ignores_int_mods(i.op)
             };
             require(ok, reserved, words, n, info)?;
         }
     }
     // Output modifiers: omod for float results of ops without op_sel;
     // clamp for float results and the saturating integer ops.
-    let opsel_op = vop3_has_opsel(i);
     let fdst = dst_is_float(i.op) && i.op != Op::VCndmaskB32;
-    let omod_ok = i.mods.omod == 0 || (fdst && !opsel_op && !i.op.name().contains("dot"));
+    let no_omod = i.op.name().contains("dot");
+    let omod_ok = i.mods.omod == 0 || (fdst && !no_omod);
     require(omod_ok, reserved, words, n, info)?;
     if !is_vop3_compare(i) {
-        let clamp_ok = !i.mods.clamp || fdst || int_clamp(i.op);
+        let clamp_ok = !i.mods.clamp || fdst || int_clamp(i.op) || src_is_float(i.op, 0);
         require(clamp_ok, reserved, words, n, info)?;
     }
     if is_vop3_compare(i) {
@@ -121,7 +128,9 @@ fn validate_vop3(
             info,
         )?;
         // The sdst field holds an SGPR, an aperture or (flagged) a constant.
-        let sdst_ok = matches!(i.dst, 0..=208 | 235..=238 | 240..=248);
+        // (v_cmpx has no sdst: the field is not read.)
+        let sdst_ok =
+            matches!(i.dst, 0..=208 | 235..=238 | 240..=248) || i.op.name().starts_with("v_cmpx");
         require(sdst_ok, bad, words, n, info)?;
     }
     Ok(())
@@ -156,8 +165,7 @@ pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {
 /// Does this VOP3 op carry op_sel (the native 16-bit VOP3 ops, the
 /// permlanes' fi/bound_ctrl, and v_fmac_f16)? Other ops ignore those bits.
 pub(crate) fn vop3_has_opsel(i: &Inst) -> bool {
-    let opcode = (i.words[0] >> 16) & 0x3FF;
     i.op == Op::VFmacF16
-        || (opcode >= 0x200
-            && (has_16bit_type(i.op) || matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32)))
+        || vop3_opsel_op(i.op)
+        || matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32)
 }

@@ -54,7 +54,9 @@ impl Gpu {
         let errors = Arc::new(Mutex::new(Vec::new()));
         let sink = errors.clone();
         device.on_uncaptured_error(Arc::new(move |e: Error| {
-            sink.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
+            sink.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(e.to_string());
         }));
         Ok(Gpu {
             info: adapter.get_info(),
@@ -204,7 +206,11 @@ fn first_mismatch<T: PartialEq + std::fmt::Debug>(
     want: &[T],
 ) -> Result<(), String> {
     if got.len() != want.len() {
-        return Err(format!("{what}: {} elements, expected {}", got.len(), want.len()));
+        return Err(format!(
+            "{what}: {} elements, expected {}",
+            got.len(),
+            want.len()
+        ));
     }
     match got.iter().zip(want).position(|(g, w)| g != w) {
         None => Ok(()),
@@ -258,16 +264,26 @@ impl Bump {
     }
     /// Zero the counter, then record, submit and wait for every dispatch (timed).
     pub fn run(&self, gpu: &Gpu) -> Result<Duration, String> {
-        gpu.queue.write_buffer(&self.counter, 0, &0u32.to_le_bytes());
+        gpu.queue
+            .write_buffer(&self.counter, 0, &0u32.to_le_bytes());
         gpu.wait()?;
-        gpu.dispatch(&self.pipeline, Some(&self.bind), &[], [1, 1, 1], self.dispatches)
+        gpu.dispatch(
+            &self.pipeline,
+            Some(&self.bind),
+            &[],
+            [1, 1, 1],
+            self.dispatches,
+        )
     }
     pub fn check(&self, gpu: &Gpu) -> Result<(), String> {
         let count = words(&gpu.read(&self.counter)?)[0];
         if count == self.dispatches {
             Ok(())
         } else {
-            Err(format!("bump: counter {count}, expected {}", self.dispatches))
+            Err(format!(
+                "bump: counter {count}, expected {}",
+                self.dispatches
+            ))
         }
     }
 }

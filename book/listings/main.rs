@@ -15,7 +15,11 @@ fn open() -> (Device, Queue) {
     let adapter = instance
         .request_adapter_sync(&RequestAdapterOptions::default())
         .expect("an adapter");
-    println!("{}: {}", adapter.get_info().name, adapter.get_info().driver_info);
+    println!(
+        "{}: {}",
+        adapter.get_info().name,
+        adapter.get_info().driver_info
+    );
     let (device, queue) = adapter
         .request_device_sync(&DeviceDescriptor {
             required_features: Features::IMMEDIATES,
@@ -74,9 +78,8 @@ fn explicit_layouts_and_bind_groups() {
     // ANCHOR: bind_groups
     // The precompiled collatz shader (examples/shaders/collatz.wgsl):
     // @group(0) @binding(0) var<storage, read_write> numbers: array<u32>;
-    let module = device.create_shader_module(include_shader!(
-        "../../examples/shaders/gfx1100/collatz"
-    ));
+    let module =
+        device.create_shader_module(include_shader!("../../examples/shaders/gfx1100/collatz"));
     let layout = device.create_bind_group_layout(&BindGroupLayoutDescriptor {
         label: Some("numbers"),
         entries: &[BindGroupLayoutEntry {
@@ -139,9 +142,8 @@ fn explicit_layouts_and_bind_groups() {
 #[test]
 fn ordering_of_dispatches() {
     let (device, queue) = open();
-    let module = device.create_shader_module(include_shader!(
-        "../../examples/shaders/gfx1100/collatz"
-    ));
+    let module =
+        device.create_shader_module(include_shader!("../../examples/shaders/gfx1100/collatz"));
     let pipeline = device.create_compute_pipeline(&ComputePipelineDescriptor {
         label: Some("collatz"),
         layout: None,
@@ -183,12 +185,13 @@ fn ordering_of_dispatches() {
         pass.set_bind_group(0, &group_a, &[]);
         pass.dispatch_workgroups(1, 1, 1);
     }
-    // The AQL packets this encoder lowers to, with their barrier bits and fences.
-    let packets = encoder.debug_packets();
+    let commands = encoder.finish();
+    // The AQL packets this command buffer lowers to, with their barrier bits and fences.
+    let packets = commands.debug_packets();
     for packet in &packets {
         println!("{packet:?}");
     }
-    let index = queue.submit([encoder.finish()]);
+    let index = queue.submit([commands]);
     device
         .poll(PollType::Wait {
             submission_index: Some(index),
@@ -246,8 +249,11 @@ fn a_hip_code_object_as_a_shader() {
     // Any AMDGPU code object (hipcc, clang -x hip/cl, aqueduct-shaderc): explicit pointer
     // arguments become bindings 0, 1, ... of group 0; by-value arguments are immediates.
     // KERNEL void saxpy(float a, const float* x, float* y, u32 n)   (benches/hip/saxpy.hip)
-    let code = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/benches/hip/gfx1100/saxpy.co"))
-        .expect("the checked-in code object");
+    let code = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/hip/gfx1100/saxpy.co"
+    ))
+    .expect("the checked-in code object");
     let module = device.create_shader_module(ShaderModuleDescriptor {
         label: Some("saxpy.hip"),
         source: ShaderSource::CodeObject {
@@ -277,8 +283,14 @@ fn a_hip_code_object_as_a_shader() {
         label: None,
         layout: &pipeline.get_bind_group_layout(0),
         entries: &[
-            BindGroupEntry { binding: 0, resource: x_buf.as_entire_binding() },
-            BindGroupEntry { binding: 1, resource: y_buf.as_entire_binding() },
+            BindGroupEntry {
+                binding: 0,
+                resource: x_buf.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: 1,
+                resource: y_buf.as_entire_binding(),
+            },
         ],
     });
     let mut immediates = 2.0f32.to_le_bytes().to_vec(); // a, at offset 0

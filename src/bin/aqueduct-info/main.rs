@@ -1,0 +1,86 @@
+//! aqueduct-info: what Aqueduct sees on this machine, like rocminfo or
+//! wgpuinfo: the runtime and its device (real /dev/kfd or gfxsim), every
+//! agent (name, ISA, simulated or real, CUs, wave size, LDS, limits), every
+//! memory pool (segment, fine/coarse, size, granule, host access, which
+//! agents may access it) and the queues' properties. `--json` prints the
+//! same values as one JSON object for scripts.
+
+mod report;
+mod text;
+
+use std::process::ExitCode;
+
+use aqueduct::hsa::Runtime;
+use aqueduct::{DeviceChoice, open_device};
+
+const USAGE: &str = "\
+usage: aqueduct-info [--json] [--device auto|sim|kfd]
+
+  --json     print one JSON object (runtime, agents, pools, queues) instead of the listing
+  --device   which device to open (default: AQUEDUCT_DEVICE, else auto: /dev/kfd if it
+             lists a GPU, else gfxsim)
+  ROCR_VISIBLE_DEVICES filters and orders the GPUs, as with ROCm.
+";
+
+struct Options {
+    json: bool,
+    device: DeviceChoice,
+}
+
+fn parse_options(argv: &[String]) -> Result<Option<Options>, String> {
+    let mut opts = Options {
+        json: false,
+        device: DeviceChoice::from_env().map_err(|e| e.to_string())?,
+    };
+    let mut it = argv.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--json" => opts.json = true,
+            "--device" => {
+                let v = it
+                    .next()
+                    .ok_or("--device needs a value: auto, sim or kfd")?;
+                opts.device = DeviceChoice::parse(v).map_err(|e| e.to_string())?;
+            }
+            "-h" | "--help" => return Ok(None),
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok(Some(opts))
+}
+
+fn run(opts: &Options) -> Result<String, String> {
+    let device = open_device(opts.device).map_err(|e| e.to_string())?;
+    let runtime = Runtime::new(device).map_err(|e| format!("runtime init failed: {e}"))?;
+    let report = report::collect(&runtime);
+    if opts.json {
+        serde_json::to_string_pretty(&report).map_err(|e| e.to_string())
+    } else {
+        Ok(text::render(&report))
+    }
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let opts = match parse_options(&argv) {
+        Ok(Some(opts)) => opts,
+        Ok(None) => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("aqueduct-info: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&opts) {
+        Ok(out) => {
+            println!("{}", out.trim_end());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("aqueduct-info: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! aqueduct-info, run as a user runs it (the built binary, on gfxsim):
+//! the JSON names the runtime, the simulated gfx1100 agent with the
+//! properties the simulator's topology gives it, its three pools with their
+//! grain, host access and per-agent access, and the queue bounds; the text
+//! listing shows the same values; bad arguments fail with usage.
+
+use std::process::Command;
+
+use aqueduct::hsa::Runtime;
+use aqueduct::hsa::queue::aql_queue::{MAX_QUEUE_PACKETS, MIN_QUEUE_PACKETS};
+use aqueduct::{DeviceChoice, open_device};
+use serde_json::Value;
+
+fn info(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_aqueduct-info"))
+        .args(args)
+        .env("AQUEDUCT_DEVICE", "sim")
+        .env_remove("ROCR_VISIBLE_DEVICES")
+        .output()
+        .expect("aqueduct-info runs")
+}
+
+fn stdout(args: &[&str]) -> String {
+    let out = info(args);
+    assert!(
+        out.status.success(),
+        "aqueduct-info {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+#[test]
+fn json_reports_runtime_agents_pools_and_queues() {
+    let json: Value = serde_json::from_str(&stdout(&["--json"])).expect("valid JSON");
+    // The same device, opened in-process, is the reference for every value.
+    let runtime = Runtime::new(open_device(DeviceChoice::Sim).unwrap()).unwrap();
+
+    let rt = &json["runtime"];
+    assert_eq!(rt["name"], "aqueduct");
+    assert_eq!(rt["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(rt["backend"], "gfxsim");
+    assert_eq!(rt["simulated"], true);
+    let (major, minor) = runtime.kfd_version();
+    assert_eq!(rt["kfd_version"], format!("{major}.{minor}"));
+    assert_eq!(rt["gpu_count"], runtime.gpu_agents().count());
+    assert_eq!(rt["cpu_count"], runtime.cpu_agents().count());
+    assert!(rt["aperture_size"].as_u64().unwrap() > 0);
+
+    let agents = json["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), runtime.agents().len());
+    for (a, want) in agents.iter().zip(runtime.agents()) {
+        assert_eq!(a["name"], want.name.as_str());
+        assert_eq!(a["node_id"], want.node_id);
+        assert_eq!(a["uuid"], want.uuid.as_str());
+    }
+
+    let gpu = agents
+        .iter()
+        .find(|a| a["device_type"] == "gpu")
+        .expect("a GPU agent");
+    let want = runtime.gpu_agent(0).unwrap();
+    assert_eq!(gpu["name"], "gfx1100");
+    assert_eq!(gpu["isa"], "amdgcn-amd-amdhsa--gfx1100");
+    assert_eq!(gpu["simulated"], true);
+    assert_eq!(gpu["wavefront_size"], 32);
+    assert_eq!(gpu["compute_units"], want.compute_unit_count);
+    assert!(want.compute_unit_count > 0);
+    assert_eq!(gpu["lds_bytes_per_workgroup"], 65536);
+    assert_eq!(gpu["max_workgroup_size"], 1024);
+    assert_eq!(gpu["local_memory_bytes"], want.local_memory_size);
+    assert_eq!(gpu["gpu_ordinal"], 0);
+
+    let queues = &gpu["queues"];
+    assert_eq!(queues["min_packets"], MIN_QUEUE_PACKETS);
+    assert_eq!(queues["max_packets"], MAX_QUEUE_PACKETS);
+    assert_eq!(queues["packet_bytes"], 64);
+    let cwsr = want.cwsr_sizes.expect("GPU cwsr sizes");
+    assert_eq!(queues["cwsr_bytes"], cwsr.cwsr_size);
+    assert_eq!(queues["eop_buffer_bytes"], cwsr.eop_buffer_size);
+
+    let pools = gpu["pools"].as_array().unwrap();
+    let kinds: Vec<&str> = pools.iter().map(|p| p["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["coarse-device", "fine-system", "kernarg"]);
+    for (p, hsa) in pools.iter().zip(runtime.pools(want).unwrap()) {
+        let info = hsa.info();
+        assert_eq!(p["size_bytes"], info.size);
+        assert_eq!(p["alloc_granule"], 4096);
+        assert_eq!(p["fine_grained"], info.fine_grained);
+        assert_eq!(p["host_accessible"], info.host_accessible);
+        assert_eq!(p["segment"], "global");
+        let access = p["access"].as_array().unwrap();
+        assert_eq!(access.len(), runtime.agents().len());
+        for (acc, agent) in access.iter().zip(runtime.agents()) {
+            let expected = if agent.is_gpu() {
+                if agent.gpu_id == want.gpu_id {
+                    "allowed-by-default"
+                } else {
+                    "disallowed-by-default"
+                }
+            } else if info.fine_grained {
+                "allowed-by-default"
+            } else {
+                "disallowed-by-default"
+            };
+            assert_eq!(acc["access"], expected, "{} on {}", p["kind"], agent.name);
+        }
+    }
+    assert_eq!(pools[0]["fine_grained"], false);
+    assert_eq!(pools[0]["host_accessible"], false);
+    assert_eq!(pools[1]["fine_grained"], true);
+    assert_eq!(pools[2]["kernarg"], true);
+    // CPU agents own no pools here (the host reaches the GPUs' fine pools).
+    for cpu in agents.iter().filter(|a| a["device_type"] == "cpu") {
+        assert!(cpu["pools"].as_array().unwrap().is_empty());
+        assert!(cpu["queues"].is_null());
+    }
+}
+
+#[test]
+fn text_listing_shows_the_same_values() {
+    let text = stdout(&[]);
+    // Keys and values are separated by padding; compare with single spaces.
+    let flat: String = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let json: Value = serde_json::from_str(&stdout(&["--json"])).unwrap();
+    assert!(text.starts_with(&format!("Runtime: aqueduct {}", env!("CARGO_PKG_VERSION"))));
+    assert!(text.contains("gfxsim (simulated GPU)"), "{text}");
+    let gpu = json["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["device_type"] == "gpu")
+        .unwrap();
+    for needle in [
+        "Agent 0: gfx1100".to_string(),
+        "amdgcn-amd-amdhsa--gfx1100".to_string(),
+        format!("Compute units: {}", gpu["compute_units"]),
+        "Wavefront size: 32".to_string(),
+        "LDS per workgroup: 65536 (64 KiB)".to_string(),
+        "Access gfx1100 (node 1): allowed-by-default".to_string(),
+        "Pool 0: coarse-device".to_string(),
+        "Pool 1: fine-system".to_string(),
+        "Pool 2: kernarg".to_string(),
+        format!("Size (packets): {MIN_QUEUE_PACKETS} .. {MAX_QUEUE_PACKETS}"),
+    ] {
+        assert!(flat.contains(&needle), "missing `{needle}` in:\n{text}");
+    }
+}
+
+#[test]
+fn bad_arguments_fail_with_usage() {
+    let out = info(&["--frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown argument `--frobnicate`"), "{err}");
+    assert!(err.contains("usage: aqueduct-info"), "{err}");
+    let out = info(&["--device", "cuda"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cuda"));
+    assert!(stdout(&["--help"]).starts_with("usage: aqueduct-info"));
+}

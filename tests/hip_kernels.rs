@@ -1,0 +1,139 @@
+//! The HIP comparison's kernels (benches/hip/*.hip) on gfxsim: the code objects clang-19
+//! built from those files' device code, loaded through the facade as
+//! `ShaderSource::CodeObject` by the same workload code the bench times
+//! (benches/hip/workloads.rs), each result compared with host arithmetic. Sizes are small
+//! and deliberately not multiples of the workgroup sizes, so the bounds checks run too.
+//! Where clang-19 is installed, the checked-in objects must equal a fresh build.
+
+#[path = "../benches/hip/workloads.rs"]
+mod workloads;
+
+use std::path::Path;
+use std::process::Command;
+
+use aqueduct::DeviceChoice;
+use workloads::*;
+
+const BENCHES: [&str; 6] = ["empty", "bump", "saxpy", "reduce", "readback", "matmul"];
+
+fn gpu() -> Gpu {
+    Gpu::open(DeviceChoice::Sim).expect("gfxsim device")
+}
+
+#[test]
+fn empty_and_bump_run_every_dispatch() {
+    let gpu = gpu();
+    let dir = default_objects();
+    Empty::new(&gpu, &dir).unwrap().run(&gpu).unwrap();
+    let bump = Bump::new(&gpu, &dir, 300).unwrap();
+    bump.run(&gpu).unwrap();
+    bump.check(&gpu).unwrap();
+    // A second run starts from zero again.
+    bump.run(&gpu).unwrap();
+    bump.check(&gpu).unwrap();
+}
+
+#[test]
+fn saxpy_matches_the_host() {
+    let gpu = gpu();
+    let saxpy = Saxpy::new(&gpu, &default_objects(), 1000).unwrap();
+    saxpy.run(&gpu).unwrap();
+    saxpy.check(&gpu).unwrap();
+    // Twice: run restores y first, so the result is the same.
+    saxpy.run(&gpu).unwrap();
+    saxpy.check(&gpu).unwrap();
+}
+
+#[test]
+fn reduce_partials_match_the_host() {
+    let gpu = gpu();
+    let reduce = Reduce::new(&gpu, &default_objects(), 1000).unwrap();
+    reduce.run(&gpu).unwrap();
+    reduce.check(&gpu).unwrap();
+}
+
+#[test]
+fn readback_sees_every_word_of_each_fill() {
+    let gpu = gpu();
+    let mut readback = Readback::new(&gpu, &default_objects(), 64 << 10).unwrap();
+    for seed in [0x1234_5678, 0x9e37_79b9] {
+        readback.run(&gpu, seed).unwrap();
+        readback.check(seed).unwrap();
+    }
+    // The check itself can fail: a different seed's pattern differs.
+    assert!(readback.check(1).is_err());
+}
+
+#[test]
+fn matmul_matches_the_host_bit_for_bit() {
+    let gpu = gpu();
+    let matmul = Matmul::new(&gpu, &default_objects(), 40, 24, 20).unwrap();
+    matmul.run(&gpu).unwrap();
+    matmul.check(&gpu).unwrap();
+}
+
+#[test]
+fn host_references_are_what_the_hip_programs_compute() {
+    // Spot values the .hip host code computes the same way.
+    let (a, x, y) = saxpy_inputs(1001);
+    assert_eq!((a, x[1000], y[1000]), (2.5, 0.0, 6.0));
+    assert_eq!(pattern(1, 0), 2_654_435_761);
+    let (ma, mb) = matmul_inputs(2, 2, 2);
+    assert_eq!(ma, [-1.0, -0.125, 0.75, -0.5]);
+    assert_eq!(mb, [-1.5, -0.25, 1.0, -1.0]);
+    assert_eq!(
+        matmul_host(&ma, &mb, 2, 2, 2),
+        [1.375, 0.375, -1.625, 0.3125]
+    );
+}
+
+#[test]
+fn every_benchmark_has_its_source_and_object() {
+    let hip = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/hip");
+    let script = std::fs::read_to_string(hip.join("build.sh")).unwrap();
+    assert!(
+        script.contains(&format!("BENCHES=({})", BENCHES.join(" "))),
+        "build.sh builds exactly {BENCHES:?}"
+    );
+    for b in BENCHES {
+        let src = std::fs::read_to_string(hip.join(format!("{b}.hip"))).unwrap();
+        assert!(
+            src.contains("#ifndef AQ_DEVICE_ONLY"),
+            "{b}.hip guards its host code"
+        );
+        assert!(
+            src.contains("RESULT") || src.contains("report("),
+            "{b}.hip reports"
+        );
+        assert!(
+            hip.join(format!("gfx1100/{b}.co")).is_file(),
+            "{b}.co checked in"
+        );
+    }
+}
+
+#[test]
+fn checked_in_objects_match_a_fresh_build() {
+    if Command::new("clang-19").arg("--version").output().is_err() {
+        eprintln!("clang-19 not installed: staleness check skipped");
+        return;
+    }
+    let hip = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/hip");
+    let out = std::env::temp_dir().join(format!("aqueduct-hip-objects-{}", std::process::id()));
+    let status = Command::new("bash")
+        .arg(hip.join("build.sh"))
+        .arg("gfx1100")
+        .arg(&out)
+        .status()
+        .expect("build.sh runs");
+    assert!(status.success(), "benches/hip/build.sh failed");
+    for b in BENCHES {
+        let fresh = std::fs::read(out.join(format!("gfx1100/{b}.co"))).unwrap();
+        let checked_in = std::fs::read(hip.join(format!("gfx1100/{b}.co"))).unwrap();
+        assert!(
+            fresh == checked_in,
+            "benches/hip/gfx1100/{b}.co is stale: run benches/hip/build.sh"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -10,7 +10,9 @@
 #   --aqueduct-only  no ROCm here: only the Aqueduct side (HIP column "-"); the device is
 #                    then whatever AQUEDUCT_DEVICE says (default auto, so gfxsim without a GPU)
 # Environment: GFX=gfx90a overrides the GPU target (default: the first GPU rocminfo lists);
-#   HIPCC=/opt/rocm/bin/hipcc; AQUEDUCT_DEVICE (default kfd when HIP runs too).
+#   HIPCC=/opt/rocm/bin/hipcc; AQUEDUCT_DEVICE (default kfd when HIP runs too);
+#   PROFILE=dev builds the Aqueduct side with cargo's dev profile (quicker to build, slower
+#   host code; default: bench, i.e. release).
 # Needs: ROCm (hipcc, rocminfo) and clang-19 + ld.lld-19 (build.sh), unless --aqueduct-only.
 set -euo pipefail
 
@@ -45,7 +47,7 @@ if [[ $HIP == 1 ]]; then
     export AQUEDUCT_DEVICE="${AQUEDUCT_DEVICE:-kfd}"
 fi
 
-(cd "$ROOT" && cargo bench --bench hip -- "${QUICK[@]}") | tee "$WORK/aqueduct.txt" >&2
+(cd "$ROOT" && cargo bench --bench hip --profile "${PROFILE:-bench}" -- "${QUICK[@]}") | tee "$WORK/aqueduct.txt" >&2
 
 awk -v hipfile="$WORK/hip.txt" '
     # Lower is better for times (unit "us"), higher for rates; ratio > 1: Aqueduct faster.

@@ -137,3 +137,51 @@ fn checked_in_objects_match_a_fresh_build() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn comparison_table_joins_both_sides_by_metric() {
+    if Command::new("awk").arg("BEGIN{}").output().is_err() {
+        eprintln!("awk not installed: table check skipped");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("aqueduct-hip-table-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let hip = dir.join("hip.txt");
+    let aq = dir.join("aqueduct.txt");
+    std::fs::write(
+        &hip,
+        "RESULT empty_round_trip_us 10.0 us\nnoise\nRESULT saxpy_gb_per_s 200 GB/s\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &aq,
+        "RESULT empty_round_trip_us 8.0 us\nRESULT saxpy_gb_per_s 100 GB/s\n\
+         RESULT matmul_gflop_per_s 3.5 GFLOP/s\n",
+    )
+    .unwrap();
+    let table = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/hip/table.awk");
+    let out = Command::new("awk")
+        .arg("-v")
+        .arg(format!("hipfile={}", hip.display()))
+        .arg("-f")
+        .arg(&table)
+        .arg(&aq)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success());
+    let rows: Vec<Vec<String>> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    let expect = [
+        ["metric", "unit", "HIP", "Aqueduct", "ratio"],
+        // A time: HIP / Aqueduct, > 1 because Aqueduct is faster.
+        ["empty_round_trip_us", "us", "10.0", "8.0", "1.25"],
+        // A rate: Aqueduct / HIP, < 1 because Aqueduct is slower.
+        ["saxpy_gb_per_s", "GB/s", "200", "100", "0.50"],
+        ["matmul_gflop_per_s", "GFLOP/s", "-", "3.5", "-"],
+    ];
+    assert_eq!(rows, expect.map(|r| r.map(str::to_string).to_vec()));
+}

@@ -49,24 +49,4 @@ fi
 
 (cd "$ROOT" && cargo bench --bench hip --profile "${PROFILE:-bench}" -- "${QUICK[@]}") | tee "$WORK/aqueduct.txt" >&2
 
-awk -v hipfile="$WORK/hip.txt" '
-    # Lower is better for times (unit "us"), higher for rates; ratio > 1: Aqueduct faster.
-    BEGIN {
-        while ((getline line < hipfile) > 0) {
-            split(line, f, " ")
-            if (f[1] == "RESULT") hip[f[2]] = f[3]
-        }
-    }
-    $1 == "RESULT" {
-        metric = $2; aq = $3; unit = $4
-        h = (metric in hip) ? hip[metric] : "-"
-        ratio = "-"
-        if (h != "-" && h + 0 > 0 && aq + 0 > 0)
-            ratio = sprintf("%.2f", unit == "us" ? h / aq : aq / h)
-        rows[++n] = sprintf("%-30s %-8s %12s %12s %8s", metric, unit, h, aq, ratio)
-    }
-    END {
-        printf "%-30s %-8s %12s %12s %8s\n", "metric", "unit", "HIP", "Aqueduct", "ratio"
-        for (i = 1; i <= n; i++) print rows[i]
-    }
-'  "$WORK/aqueduct.txt"
+awk -v hipfile="$WORK/hip.txt" -f "$DIR/table.awk" "$WORK/aqueduct.txt"

@@ -4,6 +4,7 @@
 //! grain, host access and per-agent access, and the queue bounds; the text
 //! listing shows the same values; bad arguments fail with usage.
 
+use std::path::Path;
 use std::process::Command;
 
 use aqueduct::hsa::Runtime;
@@ -162,4 +163,20 @@ fn bad_arguments_fail_with_usage() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cuda"));
     assert!(stdout(&["--help"]).starts_with("usage: aqueduct-info"));
+}
+
+#[test]
+fn a_missing_real_gpu_is_a_clear_error() {
+    if Path::new("/dev/kfd").exists() {
+        eprintln!("/dev/kfd exists: nothing to check");
+        return;
+    }
+    let out = info(&["--device", "kfd"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("aqueduct-info: AQUEDUCT_DEVICE=kfd but the real device is unavailable"),
+        "{err}"
+    );
 }

@@ -4,8 +4,9 @@
 //! `llvm-objdump-19 -d --triple=amdgcn-amd-amdhsa --mcpu=gfx1100`.
 //!
 //! It reads the code the way the device does: from the loaded image, at
-//! each kernel descriptor's entry offset, up to the next kernel or the end
-//! of the executable segment. Words the decoder cannot place are printed
+//! each function symbol (kernel entries and the functions they call; each
+//! kernel descriptor's entry offset where a kernel has no symbol), up to the
+//! next function or the end of the executable segment. Words the decoder cannot place are printed
 //! as `.long` lines naming the problem, never skipped silently.
 
 use aqueduct::gfxsim::isa::decode::decode;
@@ -37,11 +38,17 @@ pub fn disassemble_code_object(bytes: &[u8]) -> Result<String, String> {
     co.load_image(&mut image, 0).map_err(|e| e.to_string())?;
     let code = co.code_ranges();
     let mut kernels: Vec<(u64, &str)> = co
-        .kernels()
+        .functions()
         .iter()
-        .map(|k| (k.entry_offset(), k.name.as_str()))
+        .map(|(at, name)| (*at, name.as_str()))
         .collect();
+    for k in co.kernels() {
+        if !kernels.iter().any(|&(at, _)| at == k.entry_offset()) {
+            kernels.push((k.entry_offset(), k.name.as_str()));
+        }
+    }
     kernels.sort();
+    kernels.dedup_by_key(|k| k.0);
 
     let mut out = String::new();
     for (i, &(start, name)) in kernels.iter().enumerate() {

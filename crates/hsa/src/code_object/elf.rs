@@ -89,6 +89,9 @@ pub struct CodeObject {
     metadata_version: [u32; 2],
     target: Option<String>,
     kernels: Vec<KernelInfo>,
+    /// Function symbols in executable segments (kernels and the functions
+    /// they call), by image address.
+    functions: Vec<(u64, String)>,
     segments: Vec<LoadSegment>,
     relocations: Vec<DynamicRelocation>,
     image_size: u64,
@@ -263,6 +266,24 @@ impl CodeObject {
             image_size,
             "parsed code object"
         );
+        let mut functions: Vec<(u64, String)> = [&dynsym, &symtab]
+            .iter()
+            .flat_map(|table| {
+                table.iter().filter_map(|sym| {
+                    if sym.st_type() != elf::STT_FUNC || sym.is_undefined(LE) {
+                        return None;
+                    }
+                    let at = sym.st_value(LE);
+                    let in_code = segments
+                        .iter()
+                        .any(|s| s.executable && s.vaddr <= at && at < s.vaddr + s.memsz);
+                    let name = table.symbol_name(LE, sym).ok()?;
+                    in_code.then(|| (at, String::from_utf8_lossy(name).into_owned()))
+                })
+            })
+            .collect();
+        functions.sort();
+        functions.dedup();
         Ok(CodeObject {
             bytes: bytes.to_vec(),
             isa,
@@ -271,6 +292,7 @@ impl CodeObject {
             metadata_version,
             target,
             kernels,
+            functions,
             segments,
             relocations,
             image_size,
@@ -301,6 +323,12 @@ impl CodeObject {
     /// `amdhsa.target` of the metadata note, if present.
     pub fn target(&self) -> Option<&str> {
         self.target.as_deref()
+    }
+
+    /// Function symbols (STT_FUNC) in executable segments, sorted by image
+    /// address: the kernels' entry points and the functions they call.
+    pub fn functions(&self) -> &[(u64, String)] {
+        &self.functions
     }
 
     pub fn kernels(&self) -> &[KernelInfo] {

@@ -268,10 +268,17 @@ impl Processor {
         }
     }
 
-    /// Complete packet `index`: decrement its completion signal and raise
-    /// its event, invalidate the slot, advance `read_dispatch_id`.
+    /// Complete packet `index`: invalidate the slot and advance
+    /// `read_dispatch_id` (the packet is consumed, as a CP does before its
+    /// completion is visible), then decrement its completion signal and
+    /// raise its event, so a waiter that sees the signal also sees the
+    /// queue's read index past the packet.
     fn complete(&mut self, index: u64, completion_signal: u64) {
         let kept = self.shared.pending().keep_alive.remove(&index);
+        let ring = &self.shared.ring;
+        ring.header(index)
+            .store(INVALID_HEADER_WORD, Ordering::Release);
+        ring.read_id().store(index + 1, Ordering::Release);
         if completion_signal != 0 {
             match kept
                 .as_ref()
@@ -286,10 +293,6 @@ impl Processor {
                     .complete(self.shared.device.as_ref()),
             }
         }
-        let ring = &self.shared.ring;
-        ring.header(index)
-            .store(INVALID_HEADER_WORD, Ordering::Release);
-        ring.read_id().store(index + 1, Ordering::Release);
         self.shared.completed.fetch_add(1, Ordering::Relaxed);
         drop(kept);
     }

@@ -518,6 +518,9 @@ pub fn disassemble(i: &Inst) -> String {
                 3 => tail.push_str(" div:2"),
                 _ => {}
             }
+            if let Some(d) = &i.dpp {
+                dpp_tail(d, &mut tail);
+            }
         }
         Family::Vop3p => {
             let m = &i.mods;
@@ -591,6 +594,8 @@ pub fn disassemble(i: &Inst) -> String {
         let base = i.mnemonic.trim_end_matches("_e32");
         s = if i.family == Family::Vopc {
             base.to_string()
+        } else if matches!(i.family, Family::Vop3 | Family::Vop3sd) {
+            format!("{}_e64_dpp", base.trim_end_matches("_e64"))
         } else {
             format!("{base}_dpp")
         };

@@ -55,8 +55,9 @@ pub(super) fn mubuf(words: &[u32]) -> Result<Inst, DecodeError> {
     let soffset = (w1 >> 24) as u16;
     let name = info.op.name();
     if name.ends_with("_inv") {
-        // Cache invalidates: no address, offset or glc/dlc; w1 is not read.
-        let ok = w0 & 0x6000 == 0 && (w1 >> 22) & 3 == 0;
+        // Cache invalidates: no address, offset or glc/dlc; of w1 only
+        // tfe/offen/idxen must be clear.
+        let ok = w0 & 0x6000 == 0 && (w1 >> 21) & 7 == 0;
         require(ok, DecodeErrorKind::ReservedField, words, 2, info)?;
         return Ok(base_inst(Family::Mubuf, info, words, 2));
     }

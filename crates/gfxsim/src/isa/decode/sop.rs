@@ -61,14 +61,18 @@ pub(super) fn sop1(words: &[u32]) -> Result<Inst, DecodeError> {
     let w = words[0];
     let info = lookup(&SOP1, ((w >> 8) & 0xFF) as usize, words, 1)?;
     let s0 = (w & 0xFF) as u16;
-    if !matches!(info.op, Op::SSendmsgRtnB32 | Op::SSendmsgRtnB64) {
-        check_scalar(
-            words,
-            info,
-            &[(s0, info.widths[1])],
-            Some((((w >> 16) & 0x7F) as u16, info.widths[0])),
-        )?;
-    }
+    // s_sendmsg_rtn's SSRC0 is a message id, not a source operand.
+    let srcs: &[(u16, u8)] = if matches!(info.op, Op::SSendmsgRtnB32 | Op::SSendmsgRtnB64) {
+        &[]
+    } else {
+        &[(s0, info.widths[1])]
+    };
+    check_scalar(
+        words,
+        info,
+        srcs,
+        Some((((w >> 16) & 0x7F) as u16, info.widths[0])),
+    )?;
     let (lit, len) = take_literal(words, 1, s0 == 255 && info.widths[1] != 0, info)?;
     let mut i = base_inst(Family::Sop1, info, words, len);
     i.literal = lit;

@@ -32,6 +32,13 @@ fn decode_dpp(
     let Some(&d) = words.get(1) else {
         return Err(super::truncated(words, Some(info.mnemonic)));
     };
+    Ok(Some(dpp_controls(s0, d)))
+}
+
+/// The DPP controls of dword `d` for a src0 marker `s0` (233/234 DPP8, 250
+/// DPP16): the controls, the permuted src0 VGPR, and the DPP16 word's
+/// src0/src1 neg/abs bits (VOP3 DPP takes its modifiers from the VOP3 word).
+pub(super) fn dpp_controls(s0: u16, d: u32) -> (Dpp, Operand, Mods) {
     let src = Operand {
         code: 256 + (d & 0xFF) as u16,
         src: Src::DppRow,
@@ -45,7 +52,7 @@ fn decode_dpp(
             row_mask: 0xF,
             bank_mask: 0xF,
         };
-        return Ok(Some((dpp, src, Mods::default())));
+        return (dpp, src, Mods::default());
     }
     let dpp = Dpp {
         ctrl: ((d >> 8) & 0x1FF) as u16,
@@ -60,7 +67,7 @@ fn decode_dpp(
         abs: (((d >> 21) & 1) | (((d >> 23) & 1) << 1)) as u8,
         ..Mods::default()
     };
-    Ok(Some((dpp, src, mods)))
+    (dpp, src, mods)
 }
 
 fn apply_dpp(i: &mut Inst, dpp: Option<(Dpp, Operand, Mods)>) {

@@ -31,8 +31,19 @@ pub(super) fn vop3(words: &[u32]) -> Result<Inst, DecodeError> {
     let info = lookup(&VOP3, ((w0 >> 16) & 0x3FF) as usize, words, 2)?;
     let codes = srcs(w1);
     let used = |k: usize| info.widths[k + 1] != 0;
+    // A DPP marker in src0 (233/234 DPP8, 250 DPP16): a third dword holds
+    // the permuted src0 VGPR and the controls (VOP3 DPP, `_e64_dpp`).
+    let dpp = if used(0) && matches!(codes[0], 233 | 234 | 250) {
+        let Some(&d) = words.get(2) else {
+            return Err(truncated(words, Some(info.mnemonic)));
+        };
+        Some(super::vop::dpp_controls(codes[0], d))
+    } else {
+        None
+    };
+    let fixed = if dpp.is_some() { 3 } else { 2 };
     let needs = (0..3).any(|k| used(k) && codes[k] == 255);
-    let (lit, len) = take_literal(words, 2, needs, info)?;
+    let (lit, len) = take_literal(words, fixed, needs, info)?;
     let sd = info.widths[4] != 0;
     let mut i = base_inst(
         if sd { Family::Vop3sd } else { Family::Vop3 },
@@ -56,6 +67,10 @@ pub(super) fn vop3(words: &[u32]) -> Result<Inst, DecodeError> {
     i.mods.clamp = (w0 >> 15) & 1 != 0;
     i.mods.omod = ((w1 >> 27) & 3) as u8;
     i.mods.neg = ((w1 >> 29) & 7) as u8;
+    if let Some((d, src, _)) = dpp {
+        i.dpp = Some(d);
+        i.src[0] = src;
+    }
     validate_vop3(&i, words, info, codes)?;
     if ignores_int_mods(i.op) {
         let float_slots = (0..3)
@@ -89,7 +104,8 @@ fn validate_vop3(
             require(code == 0 && mods == 0, reserved, words, n, info)?;
             continue;
         }
-        if code < 256 {
+        let dpp_src0 = k == 0 && i.dpp.is_some();
+        if code < 256 && !dpp_src0 {
             require(src_code_valid(code, width), bad, words, n, info)?;
             require(width < 2 || code != 254, bad, words, n, info)?;
         }

@@ -28,6 +28,12 @@ fn collatz_steps(mut n: u32) -> u32 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Logs to stderr, filtered by RUST_LOG (e.g. `RUST_LOG=aqueduct=trace`
+    // shows every submission and dispatch); errors only when it is unset.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
     let numbers: Vec<u32> = {
         let args: Vec<u32> = std::env::args()
             .skip(1)

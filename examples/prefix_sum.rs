@@ -39,6 +39,12 @@ fn bind(device: &Device, p: &ComputePipeline, a: &Buffer, b: &Buffer) -> BindGro
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Logs to stderr, filtered by RUST_LOG (e.g. `RUST_LOG=aqueduct=trace`
+    // shows every submission and dispatch); errors only when it is unset.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
     let n: u32 = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())

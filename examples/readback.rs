@@ -16,6 +16,12 @@ use aqueduct::*;
 const N: u32 = 1 << 16;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Logs to stderr, filtered by RUST_LOG (e.g. `RUST_LOG=aqueduct=trace`
+    // shows every submission and dispatch); errors only when it is unset.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
     let instance = Instance::default();
     let adapter = instance.request_adapter_sync(&RequestAdapterOptions::default())?;
     let (device, queue) = adapter.request_device_sync(&DeviceDescriptor {

@@ -24,6 +24,12 @@ const ELEMENTS: u32 = 1 << 20;
 const WORKGROUP: u16 = 256;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Logs to stderr, filtered by RUST_LOG (e.g. `RUST_LOG=aqueduct=trace`
+    // shows every submission and dispatch); errors only when it is unset.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
     let device = aqueduct::default_device()?;
     let runtime = Runtime::new(device)?;
     let agent = runtime.gpu_agent(0)?;

@@ -11,6 +11,14 @@
 //! uses are kept alive until its epoch completes. Map and work-done
 //! callbacks run from `poll` (and `submit`) in the order they were
 //! registered, once their epoch has completed, with no lock held.
+//!
+//! Diagnostics: each submission runs in a `submit` debug span (its index);
+//! each packet written is a trace event naming the kernel, grid, workgroup,
+//! barrier bit and fence scopes. Disabled, they cost a level check and no
+//! allocation. A submission in flight keeps its ops and the queue index of
+//! its first packet, so a queue fault is reported as one line naming the
+//! kernel at the queue's read index (gfxsim and the CP stop at the failing
+//! packet), its submission, the fault kind and the GPU address.
 
 use std::any::Any;
 use std::collections::VecDeque;
@@ -65,7 +73,21 @@ struct PendingOp {
 
 struct InFlight {
     epoch: u64,
+    /// The submission's ops (packet `first_packet + i` is op `i`; the next
+    /// one is the completion barrier), kept to name a faulting kernel.
+    ops: Vec<Op>,
+    /// Queue index of the first packet and the queue's recreation count
+    /// then; `None` when nothing was written or the packets are not
+    /// consecutive.
+    first_packet: Option<(u64, u64)>,
     _keep: Vec<KeepAlive>,
+}
+
+/// Where a queue fault happened, as far as the host can tell.
+struct FaultSite {
+    submission: u64,
+    /// The kernel of the packet at the read index (`None`: not a dispatch).
+    kernel: Option<Arc<str>>,
 }
 
 pub(crate) struct QueueState {
@@ -342,6 +364,7 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
     let index = {
         let mut state = dev.lock_state();
         let epoch = state.last_submitted + 1;
+        let _span = tracing::debug_span!("submit", submission = epoch).entered();
         let pending: Vec<PendingOp> = std::mem::take(&mut state.pending);
         let mut keep: Vec<KeepAlive> = std::mem::take(&mut state.pending_keep);
         let mut ops: Vec<Op> = Vec::new();
@@ -372,6 +395,7 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
             .hsa_queue
             .error()
             .filter(|_| completed_epoch(dev) < state.last_submitted);
+        let fault_site = fault.as_ref().and_then(|_| locate_fault(dev, &state));
         if fault.is_some() {
             dev.epoch_signal.store(
                 EPOCH_BASE - state.last_submitted as i64,
@@ -391,8 +415,8 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
                 .event_hub()
                 .clear_signal_failure(dev.epoch_signal.handle());
         }
-        match written {
-            Ok(()) => {}
+        let first_packet = match written {
+            Ok(first) => first.map(|f| (f, recreations)),
             Err(e) => {
                 drop(state);
                 dev.report(Error::Internal {
@@ -402,8 +426,10 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
                 state = dev.lock_state();
                 // Nothing was published for this epoch: count it as done.
                 dev.epoch_signal.sub(1, MemoryOrder::Release);
+                None
             }
-        }
+        };
+        tracing::debug!(ops = ops.len(), "submitted");
         {
             let mut reg = dev.registry();
             for id in touched {
@@ -414,10 +440,15 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
             }
         }
         state.last_submitted = epoch;
-        state.in_flight.push_back(InFlight { epoch, _keep: keep });
+        state.in_flight.push_back(InFlight {
+            epoch,
+            ops,
+            first_packet,
+            _keep: keep,
+        });
         drop(state);
         if let Some(e) = fault {
-            report_queue_fault(dev, &HsaError::from(e));
+            report_queue_fault(dev, &HsaError::from(e), fault_site);
         }
         SubmissionIndex(epoch)
     };
@@ -425,14 +456,15 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
     index
 }
 
-/// Write the packets of `ops` plus the completion packet.
+/// Write the packets of `ops` plus the completion packet; returns the
+/// queue index of the first one when all are consecutive.
 fn write_packets(
     dev: &Arc<DeviceShared>,
     state: &mut QueueState,
     ops: &[Op],
     epoch: u64,
     keep: &mut Vec<KeepAlive>,
-) -> Result<(), HsaError> {
+) -> Result<Option<u64>, HsaError> {
     let fences = lower::plan(ops);
     // Kernarg blocks for every dispatch op (patch ops need their target's).
     // Consecutive ops sharing one dispatch (a repeated dispatch) share its
@@ -465,20 +497,47 @@ fn write_packets(
     let ring_size = queue.size() as u64;
     let total = ops.len() + 1;
     let mut next = 0usize;
+    let mut first_packet: Option<u64> = None;
+    let mut consecutive = true;
     // The last dispatch packet built: a repeated dispatch with the same
     // kernarg block and fence is the same packet.
     let mut last_packet: Option<(&Arc<lower::DispatchWork>, u64, PacketFence, RawPacket)> = None;
     while next < total {
         let count = (total - next).min(RESERVE_CHUNK);
         let mut r = queue.reserve(count as u32)?;
+        let chunk_first = r.index(0);
+        match first_packet {
+            None => first_packet = Some(chunk_first),
+            Some(f) => consecutive &= chunk_first == f + next as u64,
+        }
         for k in 0..count {
             let i = next + k;
             let id = r.index(k as u32);
             let fence = fences[i];
             if i == ops.len() {
+                tracing::trace!(
+                    packet = id,
+                    barrier = fence.barrier,
+                    acquire = ?fence.acquire,
+                    release = ?fence.release,
+                    "completion barrier"
+                );
                 let done = packet::barrier_and(&[], dev.epoch_signal.handle(), fence)?;
                 r.write(k as u32, &done)?;
                 continue;
+            }
+            if let Work::Dispatch(d) = &ops[i].work {
+                tracing::trace!(
+                    packet = id,
+                    kernel = %d.kernel_name,
+                    grid = ?d.grid,
+                    workgroup = ?d.workgroup,
+                    barrier = fence.barrier,
+                    acquire = ?fence.acquire,
+                    release = ?fence.release,
+                    indirect = d.patched,
+                    "dispatch"
+                );
             }
             let raw: RawPacket = match &ops[i].work {
                 Work::Dispatch(d)
@@ -552,6 +611,15 @@ fn write_packets(
                         epoch,
                         keep,
                     )?;
+                    tracing::trace!(
+                        packet = id,
+                        kernel = %work.kernel_name,
+                        target = %td.kernel_name,
+                        barrier = fence.barrier,
+                        acquire = ?fence.acquire,
+                        release = ?fence.release,
+                        "indirect-dispatch patch"
+                    );
                     let mut kd =
                         KernelDispatch::new(work.kernel_object, kva, work.grid, work.workgroup);
                     kd.fence = fence;
@@ -563,7 +631,7 @@ fn write_packets(
         r.commit();
         next += count;
     }
-    Ok(())
+    Ok(first_packet.filter(|_| consecutive))
 }
 
 /// Place a kernarg block; with `uniform`, its pointer argument is set to
@@ -753,17 +821,67 @@ pub(crate) fn poll(dev: &Arc<DeviceShared>, poll_type: PollType) -> Result<PollS
 /// and count those submissions as completed so nothing waits forever. The
 /// HSA queue is recreated on its next use.
 fn recover_from_queue_error(dev: &Arc<DeviceShared>, e: &HsaError) {
-    let last = dev.lock_state().last_submitted;
+    let (last, site) = {
+        let state = dev.lock_state();
+        (state.last_submitted, locate_fault(dev, &state))
+    };
     dev.epoch_signal
         .store(EPOCH_BASE - last as i64, MemoryOrder::Release);
-    report_queue_fault(dev, e);
+    report_queue_fault(dev, e, site);
 }
 
-fn report_queue_fault(dev: &DeviceShared, e: &HsaError) {
+/// The submission and kernel of the packet at the faulted queue's read
+/// index (where the packet processor stopped). `None` once the queue was
+/// recreated (its indices restart) or when no submission in flight holds
+/// that packet.
+fn locate_fault(dev: &DeviceShared, state: &QueueState) -> Option<FaultSite> {
+    let queue = &dev.hsa_queue;
+    let generation = queue.recreations();
+    let read = queue.read_index();
+    state.in_flight.iter().find_map(|f| {
+        let (first, made_in) = f.first_packet?;
+        if made_in != generation || read < first || read - first > f.ops.len() as u64 {
+            return None;
+        }
+        let kernel = match f.ops.get((read - first) as usize).map(|op| &op.work) {
+            Some(Work::Dispatch(d)) => Some(d.kernel_name.clone()),
+            Some(Work::Patch(_)) => Some(Arc::from("indirect-dispatch patch")),
+            None => None,
+        };
+        Some(FaultSite {
+            submission: f.epoch,
+            kernel,
+        })
+    })
+}
+
+/// The one-line summary of a queue fault, e.g. `GPU fault in kernel
+/// fault_at (submission 3): memory violation at GPU address 0x40`.
+fn fault_summary(e: &HsaError, site: Option<&FaultSite>) -> String {
+    let what = match e {
+        HsaError::QueueError { reason, .. } => reason.to_string(),
+        other => other.to_string(),
+    };
+    match site {
+        Some(FaultSite {
+            submission,
+            kernel: Some(k),
+        }) => format!("GPU fault in kernel {k} (submission {submission}): {what}"),
+        Some(FaultSite {
+            submission,
+            kernel: None,
+        }) => format!("GPU fault in a barrier packet (submission {submission}): {what}"),
+        None => format!("GPU fault in an unidentified packet: {what}"),
+    }
+}
+
+fn report_queue_fault(dev: &DeviceShared, e: &HsaError, site: Option<FaultSite>) {
+    let summary = fault_summary(e, site.as_ref());
+    tracing::error!("{summary}");
     dev.report(Error::Internal {
         description: format!(
-            "the GPU queue faulted while running submitted work ({e}); the outstanding submissions \
-             did not complete and their results are undefined; the device stays usable"
+            "{summary}; the GPU queue faulted, so the outstanding submissions did not complete \
+             and their results are undefined; the device stays usable"
         ),
         source: Box::new(InternalError(e.to_string())),
     });

@@ -41,6 +41,26 @@ fn submit_fault_at(
     c.queue.submit([enc.finish()])
 }
 
+/// The submission number a fault summary names; checks that the summary
+/// reads `GPU fault in kernel fault_at (submission N): memory violation at
+/// GPU address PAGE` (the device reports the faulting page's address,
+/// as KFD's memory exception data does).
+fn fault_submission(message: &str, address: u64) -> u64 {
+    let prefix = "GPU fault in kernel fault_at (submission ";
+    let suffix = format!("): memory violation at GPU address {address:#x};");
+    let start = message
+        .find(prefix)
+        .unwrap_or_else(|| panic!("no `{prefix}` in: {message}"))
+        + prefix.len();
+    let end = message[start..]
+        .find(&suffix)
+        .unwrap_or_else(|| panic!("no `{suffix}` in: {message}"))
+        + start;
+    message[start..end]
+        .parse()
+        .unwrap_or_else(|e| panic!("submission number `{}`: {e}", &message[start..end]))
+}
+
 #[test]
 fn a_faulting_submission_is_reported_and_the_next_one_runs() {
     let c = ctx();
@@ -53,9 +73,9 @@ fn a_faulting_submission_is_reported_and_the_next_one_runs() {
     });
     c.device.poll(PollType::wait_indefinitely()).expect("setup");
 
-    // A store into the first page (never mapped for the agent).
+    // A store into a low page (never mapped for the agent).
     let scope = c.device.push_error_scope(ErrorFilter::Internal);
-    let faulting = submit_fault_at(&c, &fault, 0x40, 7);
+    let faulting = submit_fault_at(&c, &fault, 0x1040, 7);
     let status = c
         .device
         .poll(PollType::Wait {
@@ -66,7 +86,12 @@ fn a_faulting_submission_is_reported_and_the_next_one_runs() {
     assert_eq!(status, PollStatus::QueueEmpty);
     let err = scope.pop_now().expect("the fault is reported");
     assert_eq!(err.filter(), ErrorFilter::Internal);
-    assert!(err.to_string().contains("faulted"), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("faulted"), "{err}");
+    // One line naming the kernel, the submission, the fault kind and the
+    // faulting GPU address.
+    assert!(!message.contains('\n'), "{err}");
+    let first = fault_submission(&message, 0x1000);
 
     // The next submissions run (each read_words is a copy dispatch and a
     // mapping); the buffer the faulting work did not touch is intact.
@@ -82,20 +107,27 @@ fn a_faulting_submission_is_reported_and_the_next_one_runs() {
 
     // A second fault is reported too (the recovery is repeatable).
     let scope = c.device.push_error_scope(ErrorFilter::Internal);
-    let second = submit_fault_at(&c, &fault, 0x80, 9);
+    let second = submit_fault_at(&c, &fault, 0x2080, 9);
     let _ = c.device.poll(PollType::Wait {
         submission_index: Some(second),
         timeout: Some(std::time::Duration::from_secs(30)),
     });
-    assert!(scope.pop_now().is_some(), "the second fault is reported");
+    let err = scope.pop_now().expect("the second fault is reported");
+    let second_number = fault_submission(&err.to_string(), 0x2000);
+    assert!(second_number > first, "{err}");
     assert_eq!(read_words(&c, &intact), words);
 
     // A fault that no wait saw before the next submission: that submission
     // still completes, and the fault is reported.
     let scope = c.device.push_error_scope(ErrorFilter::Internal);
-    submit_fault_at(&c, &fault, 0xc0, 3);
+    submit_fault_at(&c, &fault, 0x30c0, 3);
     std::thread::sleep(std::time::Duration::from_millis(20));
     assert_eq!(read_words(&c, &intact), words);
     let err = scope.pop_now().expect("the unseen fault is reported");
     assert!(err.to_string().contains("faulted"), "{err}");
+    // The unseen fault's submission came before the read_words submissions.
+    assert!(
+        fault_submission(&err.to_string(), 0x3000) > second_number,
+        "{err}"
+    );
 }

@@ -73,6 +73,8 @@ pub struct DebugPacket {
 #[derive(Clone, Debug)]
 pub(crate) struct DispatchWork {
     pub kernel_object: u64,
+    /// The kernel's name, for tracing and fault reports (shared, not copied).
+    pub kernel_name: Arc<str>,
     pub grid: [u32; 3],
     pub workgroup: [u16; 3],
     pub group_segment: u32,
@@ -213,6 +215,7 @@ pub(crate) fn dispatch_work(
     let kernarg = builder.finish(&shape).map_err(|e| e.to_string())?;
     Ok(DispatchWork {
         kernel_object: kernel.kernel_object,
+        kernel_name: kernel.name.clone(),
         grid,
         workgroup: [wg[0] as u16, wg[1] as u16, wg[2] as u16],
         group_segment: kernel.info.group_segment_fixed_size,

@@ -8,6 +8,8 @@
 //! `kernel_object` (what a dispatch packet carries) is then the image base
 //! plus its descriptor's offset.
 
+use std::sync::Arc;
+
 use crate::agent::Agent;
 use crate::code_object::{self, CodeObject, IsaName, KernelInfo};
 use crate::error::{HsaError, HsaResult};
@@ -27,6 +29,9 @@ pub struct Executable {
 pub struct Kernel {
     /// GPU address of the 64-byte kernel descriptor.
     pub kernel_object: u64,
+    /// The kernel's name (`info.name`), shared: dispatch records and fault
+    /// reports carry it without allocating.
+    pub name: Arc<str>,
     pub info: KernelInfo,
 }
 
@@ -103,6 +108,7 @@ impl Executable {
             })?;
         Ok(Kernel {
             kernel_object: self.image.gpu_va() + info.descriptor_offset,
+            name: Arc::from(info.name.as_str()),
             info: info.clone(),
         })
     }

@@ -396,6 +396,12 @@ fn run(opts: Options) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    // Logs to stderr, filtered by RUST_LOG (e.g. `RUST_LOG=aqueduct=trace`
+    // shows every submission and dispatch); errors only when it is unset.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let opts = match parse_options(&argv) {
         Ok(o) => o,

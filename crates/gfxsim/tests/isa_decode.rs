@@ -144,8 +144,8 @@ macro_rules! generated {
 
 generated!(
     agree: sop2, sop1, sopc, sopp, sopk, smem, vop1, vop2, vopc, vop1_dpp, vop2_dpp, vopc_dpp,
-    ds, mubuf;
-    pending: vop3, vop3p, vinterp, ldsdir, vopd, flat, mtbuf, mimg, exp, vop3_dpp, vop3p_dpp,
+    ds, mubuf, vop3, vop3_dpp;
+    pending: vop3p, vinterp, ldsdir, vopd, flat, mtbuf, mimg, exp, vop3p_dpp,
 );
 
 #[test]
@@ -222,7 +222,7 @@ const RANDOM_FAMILIES: &[(&str, u32, u32, usize, bool)] = &[
     ("vop2", 0x8000_0000, 0x0000_0000, 1, true),
     ("vop1", 0xFE00_0000, 0x7E00_0000, 1, true),
     ("vopc", 0xFE00_0000, 0x7C00_0000, 1, true),
-    ("vop3", 0xFC00_0000, 0xD400_0000, 2, false),
+    ("vop3", 0xFC00_0000, 0xD400_0000, 2, true),
     ("vop3p", 0xFF00_0000, 0xCC00_0000, 2, false),
     ("vinterp", 0xFF00_0000, 0xCD00_0000, 2, false),
     ("ldsdir", 0xFF00_0000, 0xCE00_0000, 1, false),

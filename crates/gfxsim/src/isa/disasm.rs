@@ -437,7 +437,10 @@ pub fn disassemble(i: &Inst) -> String {
             let opsel_op = super::decode::vop3_has_opsel(i);
             for k in 0..3 {
                 if w[k + 1] != 0 {
+                    let class_dpp =
+                        i.dpp.is_some() && matches!(i.op, Op::VCmpClassF16 | Op::VCmpxClassF16);
                     let int16 = w[k + 1] == 1
+                        && !class_dpp
                         && super::decode::src_is_16(i.op, k)
                         && !super::decode::src_is_float(i.op, k);
                     let code = i.src[k].code;
@@ -447,21 +450,30 @@ pub fn disassemble(i: &Inst) -> String {
                     let packed_src = k < 2 && matches!(i.op, Op::VDot2F16F16 | Op::VDot2Bf16Bf16);
                     let mut text = match int16_const(code, lit) {
                         Some(t) if int16 && !wide_addend => t,
+                        // A literal there prints as its 32-bit value.
+                        _ if packed_src && code == 255 => format!("0x{:x}", lit.unwrap_or(0)),
                         _ if wide_addend || packed_src => src(&i.src[k], 1, lit, 32, false),
                         _ => src(&i.src[k], w[k + 1], lit, bits(k), fp64),
                     };
                     let constant = matches!(code, 128..=208 | 240..=248 | 255);
                     let carry_in = k == 2
-                        && matches!(
+                        && (matches!(
                             i.op,
                             Op::VAddCoCiU32
                                 | Op::VSubCoCiU32
                                 | Op::VSubrevCoCiU32
                                 | Op::VCndmaskB16
-                        );
+                        ) || i.op == Op::VCndmaskB32);
                     let permlane_sel =
                         k >= 1 && matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32);
-                    if k == 0 && super::decode::src0_vgpr_only(i.op) {
+                    let permlane_src0 =
+                        k == 0 && matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32);
+                    if permlane_src0 && constant {
+                        text.push_str("/*Invalid immediate*/");
+                    } else if permlane_src0 && code < 256 && !matches!(code, 235..=239 | 251..=253)
+                    {
+                        text.push_str("/*Invalid register, operand has 'VGPR_32' register class*/");
+                    } else if k == 0 && super::decode::src0_vgpr_only(i.op) {
                         if constant {
                             text.push_str("/*Invalid immediate*/");
                         } else if !matches!(code, 256..=511 | 235..=238 | 251..=253) {
@@ -481,10 +493,19 @@ pub fn disassemble(i: &Inst) -> String {
                         text.push_str(
                             "/*Invalid register, operand has 'VReg_128' register class*/",
                         );
-                    } else if permlane_sel && code >= 256 {
+                    } else if permlane_sel && (code >= 256 || code == 254) {
                         text.push_str("/*Invalid register, operand has 'SReg_32' register class*/");
                     }
-                    ops.push(with_mods(text, k, m.abs, m.neg));
+                    // VOP3 DPP: neg on an integer source is sign extension.
+                    let sext = (i.dpp.is_some() || i.op == Op::VCvtPkU8F32)
+                        && (m.neg >> k) & 1 != 0
+                        && !super::decode::src_is_float(i.op, k)
+                        && !(i.op == Op::VCndmaskB32 && k < 2);
+                    if sext {
+                        ops.push(with_mods(format!("sext({text})"), k, m.abs, 0));
+                    } else {
+                        ops.push(with_mods(text, k, m.abs, m.neg));
+                    }
                 }
             }
             if matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32) {

@@ -364,8 +364,10 @@ def main():
             if v is None:
                 ws, text = t, "<invalid>"
             else:
+                # A decode may read past the test into the sentinels (e.g. a
+                # literal after a VOP3 DPP dword): record what LLVM consumed.
                 text, n = v
-                ws = t[:n]
+                ws = (t + [SENTINEL] * SENTINELS)[:n]
             key = tuple(ws)
             if key in seen:
                 continue

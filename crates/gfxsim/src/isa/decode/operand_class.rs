@@ -51,6 +51,9 @@ pub(crate) fn src_is_float(op: Op, slot: usize) -> bool {
     if slot == 1 && class {
         return false;
     }
+    if op == Op::VDot2Bf16Bf16 {
+        return true;
+    }
     if matches!(op, Op::VCndmaskB32) || op.name().contains("ubyte") {
         return false;
     }

@@ -5,7 +5,7 @@
 //! VOP3P: neg_hi [10:8], op_sel [13:11], op_sel_hi[2] 14, op [22:16], op_sel_hi[1:0] [60:59].
 
 use super::operand_class::{
-    dst_is_float, ignores_int_mods, int_clamp, src_is_float, vop3_opsel_op,
+    dst_is_float, ignores_int_mods, int_clamp, no_dpp, src_is_float, vop3_opsel_op,
 };
 use super::{
     DecodeError, DecodeErrorKind, base_inst, decode_src, is_vop3_compare, lookup, require,
@@ -76,7 +76,11 @@ pub(super) fn vop3(words: &[u32]) -> Result<Inst, DecodeError> {
         let float_slots = (0..3)
             .filter(|&k| src_is_float(i.op, k))
             .fold(0u8, |m, k| m | 1 << k);
-        i.mods.neg &= float_slots;
+        // Under DPP (and always for v_cvt_pk_u8_f32) a neg bit on an
+        // integer source is kept: sext().
+        if i.dpp.is_none() && i.op != Op::VCvtPkU8F32 {
+            i.mods.neg &= float_slots;
+        }
         i.mods.abs &= float_slots;
     }
     Ok(i)
@@ -96,6 +100,26 @@ fn validate_vop3(
     let bad = DecodeErrorKind::InvalidOperand;
     let reserved = DecodeErrorKind::ReservedField;
     let sd = i.family == Family::Vop3sd;
+    if i.dpp.is_some() {
+        // No DPP form for 64-bit operands and the ops LLVM lists without one.
+        let ok = !no_dpp(i.op, info.widths)
+            && !matches!(
+                i.op,
+                Op::VFmaDx9ZeroF32
+                    | Op::VDivFixupF32
+                    | Op::VDivFmasF32
+                    | Op::VDivScaleF32
+                    | Op::VPermlane16B32
+                    | Op::VPermlanex16B32
+                    | Op::VDot2F16F16
+                    | Op::VMulLoU32
+                    | Op::VMulHiU32
+                    | Op::VMulHiI32
+                    | Op::VReadlaneB32
+                    | Op::VWritelaneB32
+            );
+        require(ok, reserved, words, n, info)?;
+    }
     for (k, &code) in codes.iter().enumerate() {
         let width = info.widths[k + 1];
         if width == 0 {
@@ -108,6 +132,13 @@ fn validate_vop3(
         if code < 256 && !dpp_src0 {
             require(src_code_valid(code, width), bad, words, n, info)?;
             require(width < 2 || code != 254, bad, words, n, info)?;
+        }
+    }
+    // The native 16-bit ops select halves of the sources they have only.
+    if vop3_opsel_op(i.op) {
+        for k in 0..3 {
+            let unused = info.widths[k + 1] == 0 && (i.mods.opsel >> k) & 1 != 0;
+            require(!unused, reserved, words, n, info)?;
         }
     }
     // Integer sources take no neg/abs (v_cndmask_b32 takes float modifiers
@@ -127,10 +158,21 @@ fn validate_vop3(
     // clamp for float results and the saturating integer ops.
     let fdst = dst_is_float(i.op) && i.op != Op::VCndmaskB32;
     let no_omod = i.op.name().contains("dot");
-    let omod_ok = i.mods.omod == 0 || (fdst && !no_omod);
+    // Promoted VOP1 conversions from float take omod too (LLVM's verdicts;
+    // not cvt_nearest/cvt_floor/frexp_exp of f32).
+    let vop1_op = (0x180..0x200).contains(&((words[0] >> 16) & 0x3FF));
+    let fsrc = vop1_op
+        && src_is_float(i.op, 0)
+        && !matches!(
+            i.op,
+            Op::VCvtNearestI32F32 | Op::VCvtFloorI32F32 | Op::VFrexpExpI32F32
+        );
+    let omod_ok = i.mods.omod == 0 || ((fdst || fsrc) && !no_omod);
     require(omod_ok, reserved, words, n, info)?;
     if !is_vop3_compare(i) {
-        let clamp_ok = !i.mods.clamp || fdst || int_clamp(i.op) || src_is_float(i.op, 0);
+        let clamp_ok = !i.mods.clamp
+            || ((fdst || int_clamp(i.op) || src_is_float(i.op, 0))
+                && !matches!(i.op, Op::VDot2Bf16Bf16 | Op::VDot2F16F16));
         require(clamp_ok, reserved, words, n, info)?;
     }
     if is_vop3_compare(i) {

@@ -886,3 +886,46 @@ fn report_queue_fault(dev: &DeviceShared, e: &HsaError, site: Option<FaultSite>)
         source: Box::new(InternalError(e.to_string())),
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aqueduct_hsa::QueueErrorReason;
+
+    fn violation(address: Option<u64>) -> HsaError {
+        HsaError::QueueError {
+            queue_id: 3,
+            reason: QueueErrorReason::MemoryViolation { address },
+            detail: Some("wave 0 of workgroup (0, 0, 0)".into()),
+        }
+    }
+
+    #[test]
+    fn fault_summaries_name_what_is_known() {
+        let in_kernel = FaultSite {
+            submission: 7,
+            kernel: Some(Arc::from("saxpy")),
+        };
+        assert_eq!(
+            fault_summary(&violation(Some(0x7f00_1000)), Some(&in_kernel)),
+            "GPU fault in kernel saxpy (submission 7): memory violation at GPU address 0x7f001000"
+        );
+        let in_barrier = FaultSite {
+            submission: 2,
+            kernel: None,
+        };
+        assert_eq!(
+            fault_summary(&violation(None), Some(&in_barrier)),
+            "GPU fault in a barrier packet (submission 2): memory violation"
+        );
+        let illegal = HsaError::QueueError {
+            queue_id: 1,
+            reason: QueueErrorReason::IllegalInstruction,
+            detail: None,
+        };
+        assert_eq!(
+            fault_summary(&illegal, None),
+            "GPU fault in an unidentified packet: illegal instruction"
+        );
+    }
+}

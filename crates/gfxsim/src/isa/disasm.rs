@@ -576,7 +576,15 @@ pub fn disassemble(i: &Inst) -> String {
                 return i.mnemonic.to_string();
             };
             let half = |op: Op, dst: u8, s0: &Operand, vs1: u8| -> String {
-                let mut o = vec![vreg(dst as u16, 1), src(s0, 1, lit, 32, false)];
+                // dot2acc's packed f16 source: a literal that fits 16 bits
+                // prints as f16, a wider one as f32.
+                let v = lit.unwrap_or(0);
+                let bits = if op == Op::VDot2accF32F16 && v <= 0xFFFF {
+                    16
+                } else {
+                    32
+                };
+                let mut o = vec![vreg(dst as u16, 1), src(s0, 1, lit, bits, false)];
                 match op {
                     Op::VMovB32 => {}
                     Op::VFmamkF32 => {

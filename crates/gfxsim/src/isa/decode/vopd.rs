@@ -4,9 +4,11 @@
 //! vdstX [63:56]. One shared literal serves both halves.
 
 use super::vop::{is_madak, vgpr_operand};
-use super::{DecodeError, DecodeErrorKind, base_inst, decode_src, reject, truncated};
+use super::{
+    DecodeError, DecodeErrorKind, base_inst, decode_src, reject, src_code_valid, truncated,
+};
 use crate::isa::inst::{DualHalf, Family, Inst};
-use crate::isa::opcodes::{OpInfo, VOPD_X, VOPD_Y};
+use crate::isa::opcodes::{Op, OpInfo, VOPD_X, VOPD_Y};
 
 pub(super) fn vopd(words: &[u32]) -> Result<Inst, DecodeError> {
     if words.len() < 2 {
@@ -20,6 +22,15 @@ pub(super) fn vopd(words: &[u32]) -> Result<Inst, DecodeError> {
     };
     let sx = (w0 & 0x1FF) as u16;
     let sy = (w1 & 0x1FF) as u16;
+    // Defined source codes only (no DPP markers); v_dual_mov_b32 has no
+    // vsrc1, whose field must then be zero.
+    let ok = src_code_valid(sx, 1)
+        && src_code_valid(sy, 1)
+        && (xop != Op::VMovB32 || (w0 >> 9) & 0xFF == 0)
+        && (yop != Op::VMovB32 || (w1 >> 9) & 0xFF == 0);
+    if !ok {
+        return Err(reject(DecodeErrorKind::InvalidOperand, words, 2, None));
+    }
     let needs = sx == 255 || sy == 255 || is_madak(xop) || is_madak(yop);
     let info = OpInfo {
         op: xop,

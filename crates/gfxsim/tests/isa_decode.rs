@@ -144,8 +144,8 @@ macro_rules! generated {
 
 generated!(
     agree: sop2, sop1, sopc, sopp, sopk, smem, vop1, vop2, vopc, vop1_dpp, vop2_dpp, vopc_dpp,
-    ds, mubuf, vop3, vop3_dpp, vopd;
-    pending: vop3p, vinterp, ldsdir, flat, mtbuf, mimg, exp, vop3p_dpp,
+    ds, mubuf, vop3, vop3_dpp, vopd, ldsdir;
+    pending: vop3p, vinterp, flat, mtbuf, mimg, exp, vop3p_dpp,
 );
 
 #[test]
@@ -225,7 +225,7 @@ const RANDOM_FAMILIES: &[(&str, u32, u32, usize, bool)] = &[
     ("vop3", 0xFC00_0000, 0xD400_0000, 2, true),
     ("vop3p", 0xFF00_0000, 0xCC00_0000, 2, false),
     ("vinterp", 0xFF00_0000, 0xCD00_0000, 2, false),
-    ("ldsdir", 0xFF00_0000, 0xCE00_0000, 1, false),
+    ("ldsdir", 0xFF00_0000, 0xCE00_0000, 1, true),
     ("vopd", 0xFC00_0000, 0xC800_0000, 2, true),
     ("ds", 0xFC00_0000, 0xD800_0000, 2, true),
     ("flat", 0xFC00_0000, 0xDC00_0000, 2, false),

@@ -616,6 +616,15 @@ pub fn disassemble(i: &Inst) -> String {
         Family::Ds => ds(i, &mut ops, &mut tail),
         Family::Flat | Family::Global | Family::Scratch => flat(i, &mut ops, &mut tail),
         Family::Mubuf => mubuf(i, &mut ops, &mut tail),
+        Family::Ldsdir => {
+            ops.push(vreg(i.dst, 1));
+            if i.op == Op::LdsParamLoad {
+                let chan = ["x", "y", "z", "w"][(i.imm & 3) as usize];
+                ops.push(format!("attr{}.{chan}", i.imm >> 2));
+            }
+            let _ = write!(tail, " wait_vdst:{}", i.imm2);
+        }
+        Family::Vinterp => vinterp(i, lit, &mut ops, &mut tail),
     }
     let mut s = i.mnemonic.to_string();
     if i.dpp.is_some() {
@@ -647,6 +656,29 @@ fn cache_bits(flags: u8, tail: &mut String) {
     if flags & Inst::DLC != 0 {
         tail.push_str(" dlc");
     }
+}
+
+/// VINTERP operands: VGPR sources (LLVM flags other operands with a
+/// comment), neg modifiers, op_sel for the f16 forms, clamp, wait_exp.
+fn vinterp(i: &Inst, lit: Option<u32>, ops: &mut Vec<String>, tail: &mut String) {
+    ops.push(vreg(i.dst, 1));
+    for k in 0..3 {
+        let code = i.src[k].code;
+        let mut text = src(&i.src[k], 1, lit, 32, false);
+        match code {
+            256..=511 | 124 | 235..=239 | 251..=253 => {}
+            128..=208 | 240..=248 | 255 => text.push_str("/*Invalid immediate*/"),
+            _ => text.push_str("/*Invalid register, operand has 'VGPR_32' register class*/"),
+        }
+        ops.push(with_mods(text, k, 0, i.mods.neg));
+    }
+    if i.mods.clamp {
+        tail.push_str(" clamp");
+    }
+    if i.mods.opsel != 0 && i.mnemonic.contains("f16") {
+        let _ = write!(tail, " op_sel:{}", bits_list(i.mods.opsel, 4));
+    }
+    let _ = write!(tail, " wait_exp:{}", i.imm2);
 }
 
 /// `sendmsg(...)` operand of s_sendmsg_rtn: the SSRC0 field is a message id.

@@ -28,6 +28,10 @@ pub enum Family {
     Scratch,
     Global,
     Mubuf,
+    /// LDS parameter/direct loads (pixel-shader interpolation inputs).
+    Ldsdir,
+    /// VINTERP parameter interpolation (pixel shaders).
+    Vinterp,
 }
 
 /// Where a source operand's value comes from at execution time.

@@ -6,6 +6,7 @@
 
 mod ds;
 mod flat;
+mod interp;
 mod operand;
 mod operand_class;
 mod smem;
@@ -149,7 +150,8 @@ fn decode_family(words: &[u32]) -> Result<Inst, DecodeError> {
     }
     match w0 >> 24 {
         0xCC => return vop3::vop3p(words),
-        0xCD | 0xCE => return Err(reject(DecodeErrorKind::UnknownEncoding, words, 2, None)),
+        0xCD => return interp::vinterp(words),
+        0xCE => return interp::ldsdir(words),
         _ => {}
     }
     match w0 >> 26 {

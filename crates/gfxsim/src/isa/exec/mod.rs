@@ -155,5 +155,7 @@ pub(crate) fn step_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Family::Ds => lds::ds(w, env, i),
         Family::Flat | Family::Global | Family::Scratch => vmem::flat(w, env, i),
         Family::Mubuf => mubuf::mubuf(w, env, i),
+        // Pixel-shader interpolation: no compute semantics.
+        Family::Ldsdir | Family::Vinterp => Err(illegal(i)),
     }
 }

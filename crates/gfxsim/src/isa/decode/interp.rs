@@ -4,7 +4,7 @@
 //! wait_vdst [19:16], op [21:20], [23:22] reserved zero.
 //! VINTERP (two dwords): vdst [7:0], wait_exp [10:8], op_sel [14:11],
 //! clamp 15, op [22:16]; src0 [40:32], src1 [49:41], src2 [58:50],
-//! neg [63:61]. No literal: source code 255 is invalid.
+//! neg [63:61]; a literal (code 255) follows as a third dword.
 
 use super::{
     DecodeError, DecodeErrorKind, base_inst, decode_src, lookup, require, src_code_valid, truncated,
@@ -42,12 +42,12 @@ pub(super) fn vinterp(words: &[u32]) -> Result<Inst, DecodeError> {
         ((w1 >> 9) & 0x1FF) as u16,
         ((w1 >> 18) & 0x1FF) as u16,
     ];
-    // No literal and no reserved source codes; op_sel only on the f16 forms.
-    let ok = codes.iter().all(|&c| c != 255 && src_code_valid(c, 1));
+    // No reserved source codes; op_sel only on the f16 forms.
+    let ok = codes.iter().all(|&c| src_code_valid(c, 1));
     require(ok, DecodeErrorKind::InvalidOperand, words, 2, info)?;
     let opsel_ok = (w0 >> 11) & 0xF == 0 || info.mnemonic.contains("f16");
     require(opsel_ok, DecodeErrorKind::ReservedField, words, 2, info)?;
-    let (lit, len) = (None, 2);
+    let (lit, len) = super::take_literal(words, 2, codes.contains(&255), info)?;
     let mut i = base_inst(Family::Vinterp, info, words, len);
     i.literal = lit;
     i.dst = (w0 & 0xFF) as u16;

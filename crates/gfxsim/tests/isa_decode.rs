@@ -144,8 +144,8 @@ macro_rules! generated {
 
 generated!(
     agree: sop2, sop1, sopc, sopp, sopk, smem, vop1, vop2, vopc, vop1_dpp, vop2_dpp, vopc_dpp,
-    ds, mubuf, vop3, vop3_dpp, vopd, ldsdir, vinterp;
-    pending: vop3p, flat, mtbuf, mimg, exp, vop3p_dpp,
+    ds, mubuf, vop3, vop3_dpp, vopd, ldsdir, vinterp, flat;
+    pending: vop3p, mtbuf, mimg, exp, vop3p_dpp,
 );
 
 #[test]
@@ -228,7 +228,7 @@ const RANDOM_FAMILIES: &[(&str, u32, u32, usize, bool)] = &[
     ("ldsdir", 0xFF00_0000, 0xCE00_0000, 1, true),
     ("vopd", 0xFC00_0000, 0xC800_0000, 2, true),
     ("ds", 0xFC00_0000, 0xD800_0000, 2, true),
-    ("flat", 0xFC00_0000, 0xDC00_0000, 2, false),
+    ("flat", 0xFC00_0000, 0xDC00_0000, 2, true),
     ("mubuf", 0xFC00_0000, 0xE000_0000, 2, true),
     ("mtbuf", 0xFC00_0000, 0xE800_0000, 2, false),
     ("mimg", 0xFC00_0000, 0xF000_0000, 2, false),

@@ -1055,6 +1055,8 @@ fn flat(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
                 "off".into()
             });
         }
+        // The addtid ops address by lane id: no vaddr.
+        Family::Global if i.op.name().contains("addtid") => {}
         Family::Global if i.saddr != 124 => ops.push(vreg(i.addr as u16, 1)),
         _ => ops.push(vreg(i.addr as u16, 2)),
     }
@@ -1062,10 +1064,14 @@ fn flat(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
         ops.push(vreg(i.data[0] as u16, w[2]));
     }
     match i.family {
-        Family::Scratch => ops.push(if i.saddr == 124 {
-            "off".into()
-        } else {
-            sreg(i.saddr as u16, 1)
+        Family::Scratch => ops.push(match i.saddr {
+            124 => "off".into(),
+            // LLVM's class for the scratch saddr excludes exec_hi.
+            127 => format!(
+                "{}/*Invalid register, operand has 'SReg_32_XEXEC_HI' register class*/",
+                sreg(127, 1)
+            ),
+            s => sreg(s as u16, 1),
         }),
         Family::Global => ops.push(if i.saddr == 124 {
             "off".into()

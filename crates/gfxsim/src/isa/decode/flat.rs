@@ -1,7 +1,7 @@
 //! FLAT / SCRATCH / GLOBAL (one encoding, SEG [17:16] = 0/1/2) and the few
 //! MUBUF cache-control instructions gfx11 compute code uses.
-//! FLAT: offset [12:0] (signed 13-bit for global/scratch, 12-bit unsigned for
-//! flat), dlc 13, glc 14, slc 15, seg [17:16], op [24:18]; addr [39:32],
+//! FLAT: offset [12:0] (signed for global/scratch, unsigned for flat),
+//! dlc 13, glc 14, slc 15, seg [17:16], op [24:18]; addr [39:32],
 //! data [47:40], saddr [54:48], sve 55 (scratch: vaddr used), vdst [63:56].
 
 use super::{DecodeError, DecodeErrorKind, base_inst, lookup, reject, require, truncated};
@@ -21,9 +21,32 @@ pub(super) fn flat(words: &[u32]) -> Result<Inst, DecodeError> {
         _ => return Err(reject(DecodeErrorKind::UnknownOpcode, words, 2, None)),
     };
     let info = lookup(table, opcode, words, 2)?;
+    // FLAT takes no saddr (the field holds `off`) and no sve; GLOBAL no sve.
+    let saddr = (w1 >> 16) & 0x7F;
+    let sve = (w1 >> 23) & 1 != 0;
+    let ok = match family {
+        Family::Flat => saddr == 124 && !sve,
+        Family::Global => !sve && (saddr == 124 || super::src_code_valid(saddr as u16, 2)),
+        _ => true,
+    };
+    require(ok, DecodeErrorKind::InvalidOperand, words, 2, info)?;
+    // VGPR tuples must end at v255: the address (64-bit without saddr),
+    // the data, and a returned destination.
+    let addr_width: u32 = match family {
+        Family::Scratch => u32::from(sve),
+        Family::Global if saddr != 124 => 1,
+        _ if info.op.name().contains("addtid") => 0,
+        _ => 2,
+    };
+    let returns = !info.op.name().contains("_atomic_") || (w0 >> 14) & 1 != 0;
+    let fits = |reg: u32, width: u32| reg + width <= 256;
+    let in_range = fits(w1 & 0xFF, addr_width)
+        && fits((w1 >> 8) & 0xFF, u32::from(info.widths[2]))
+        && (!returns || fits(w1 >> 24, u32::from(info.widths[0])));
+    require(in_range, DecodeErrorKind::InvalidOperand, words, 2, info)?;
     let mut i = base_inst(family, info, words, 2);
     i.imm = if family == Family::Flat {
-        (w0 & 0xFFF) as i32
+        (w0 & 0x1FFF) as i32
     } else {
         ((w0 & 0x1FFF) << 19) as i32 >> 19
     };

@@ -548,7 +548,13 @@ pub fn disassemble(i: &Inst) -> String {
             ops.push(vreg(i.dst, w[0]));
             let n = (0..3).filter(|k| w[k + 1] != 0).count();
             for k in 0..n {
-                ops.push(src(&i.src[k], w[k + 1], lit, 16, false));
+                // An integer packed op's literal prints as its 32-bit value.
+                let int_lit = i.src[k].code == 255 && !super::decode::src_is_float(i.op, k);
+                ops.push(if int_lit {
+                    format!("0x{:x}", lit.unwrap_or(0))
+                } else {
+                    src(&i.src[k], w[k + 1], lit, 16, false)
+                });
             }
             let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
             let full = (1u8 << n) - 1;

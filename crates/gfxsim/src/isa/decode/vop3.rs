@@ -202,6 +202,10 @@ pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {
     let info = lookup(&VOP3P, ((w0 >> 16) & 0x7F) as usize, words, 2)?;
     let codes = srcs(w1);
     let used = |k: usize| info.widths[k + 1] != 0;
+    // Reserved source codes (the DPP markers 233/234/250 select the VOP3P
+    // DPP forms, not decoded yet).
+    let reserved = (0..3).any(|k| used(k) && matches!(codes[k], 209..=232 | 249));
+    require(!reserved, DecodeErrorKind::InvalidOperand, words, 2, info)?;
     let needs = (0..3).any(|k| used(k) && codes[k] == 255);
     let (lit, len) = take_literal(words, 2, needs, info)?;
     let mut i = base_inst(Family::Vop3p, info, words, len);

@@ -262,8 +262,7 @@ impl Processor {
             if polling {
                 std::thread::sleep(POLL_INTERVAL);
             } else {
-                let evs = events.clone();
-                self.sleep(&evs);
+                self.sleep(&events);
             }
         }
     }

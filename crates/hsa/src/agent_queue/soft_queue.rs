@@ -281,12 +281,17 @@ impl AgentQueue {
             s.hub.record_failed_signals(&dropped, &error);
             s.hub.record_recovered(error);
         }
-        let stale = std::mem::take(&mut *s.pending());
+        // Tokens keep counting, so a dropped callback's token is never reused.
+        let stale = {
+            let mut pending = s.pending();
+            (
+                std::mem::take(&mut pending.keep_alive),
+                std::mem::take(&mut pending.callbacks),
+            )
+        };
         s.ring.reset();
         *s.error.lock().unwrap_or_else(|p| p.into_inner()) = None;
         s.error_word().store(0, Ordering::Release);
-        let next_token = stale.next_token;
-        s.pending().next_token = next_token;
         control.halted = false;
         drop(control);
         s.control_changed.notify_all();

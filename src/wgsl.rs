@@ -114,6 +114,17 @@ impl ShaderCache {
             .push(entry_points.into());
     }
 
+    /// Add a loaded object's entry points under its source hash for
+    /// `target`; false (nothing added) when its reflection has no hash.
+    pub(crate) fn insert_loaded(&self, target: &str, loaded: &LoadedPrecompiled) -> bool {
+        let Some(hash) = &loaded.source_hash else {
+            return false;
+        };
+        let key = VariantKey::new(hash, target, &loaded.constants);
+        self.insert(key, loaded.entry_points.clone());
+        true
+    }
+
     /// Every entry point cached under `key` (first object wins per name).
     pub(crate) fn entry_points(&self, key: &VariantKey) -> Vec<EntryPoint> {
         let map = self.lock();
@@ -133,21 +144,18 @@ impl ShaderCache {
 /// `source_hash`) so WGSL modules with that source use it.
 pub(crate) fn register(device: &DeviceShared, code: &[u8], reflection: &str) -> Result<(), String> {
     let loaded = load_precompiled(&device.runtime, &device.agent, code, reflection)?;
-    register_loaded(device, loaded)
-}
-
-pub(crate) fn register_loaded(
-    device: &DeviceShared,
-    loaded: LoadedPrecompiled,
-) -> Result<(), String> {
-    let hash = loaded.source_hash.ok_or_else(|| {
-        "the reflection has no `source_hash`: rebuild the shader with an aqueduct-shaderc that \
-         records it, so the object can be matched to its WGSL source"
-            .to_string()
-    })?;
-    let key = VariantKey::new(&hash, &device.agent.name, &loaded.constants);
-    device.shader_cache.insert(key, loaded.entry_points);
-    Ok(())
+    if device
+        .shader_cache
+        .insert_loaded(&device.agent.name, &loaded)
+    {
+        Ok(())
+    } else {
+        Err(
+            "the reflection has no `source_hash`: rebuild the shader with an aqueduct-shaderc \
+             that records it, so the object can be matched to its WGSL source"
+                .to_string(),
+        )
+    }
 }
 
 /// Resolve a new module's default variant (no override constants). An

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use aqueduct_hsa::{Agent, Executable, HsaError, Kernel, Runtime};
 
 use crate::shader::{EntryPoint, load_precompiled};
-use crate::wgsl::{ShaderCache, VariantKey};
+use crate::wgsl::ShaderCache;
 
 /// One target's blit objects: (gfx name, patch kernel, [(wgsl object, reflection)]).
 type TargetObjects = (
@@ -87,10 +87,7 @@ impl BlitKernels {
             let loaded = load_precompiled(runtime, agent, code, reflection)
                 .map_err(|e| HsaError::InvalidArgument(format!("blit kernel {name}: {e}")))?;
             executables.push(loaded.executable.clone());
-            if let Some(hash) = &loaded.source_hash {
-                let key = VariantKey::new(hash, &agent.name, &loaded.constants);
-                cache.insert(key, loaded.entry_points.clone());
-            }
+            cache.insert_loaded(&agent.name, &loaded);
             loaded
                 .entry_points
                 .into_iter()

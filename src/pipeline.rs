@@ -207,22 +207,7 @@ fn pipeline_entry(
         return module.entry_point(desc.entry_point).cloned();
     }
     let eps = crate::wgsl::resolve_pipeline(device, source, desc.entry_point, constants)?;
-    match desc.entry_point {
-        Some(name) => eps
-            .into_iter()
-            .find(|e| e.name == name)
-            .ok_or_else(|| format!("the shader module has no compute entry point `{name}`")),
-        None => {
-            let count = eps.len();
-            let mut eps = eps.into_iter();
-            match (eps.next(), count) {
-                (Some(only), 1) => Ok(only),
-                _ => Err(format!(
-                    "entry_point is None but the module has {count} entry points; name one"
-                )),
-            }
-        }
-    }
+    crate::shader::select_entry_point(&eps, desc.entry_point).cloned()
 }
 
 fn layout_accepts(

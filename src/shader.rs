@@ -147,21 +147,34 @@ impl ShaderModule {
     }
 
     pub(crate) fn entry_point(&self, name: Option<&str>) -> Result<&EntryPoint, String> {
-        let eps = &self.inner.entry_points;
-        match name {
-            Some(n) => eps.iter().find(|e| e.name == n).ok_or_else(|| {
-                format!(
-                    "the shader module has no entry point `{n}`; it has: {}",
-                    self.entry_points().join(", ")
-                )
-            }),
-            None if eps.len() == 1 => Ok(&eps[0]),
-            None => Err(format!(
-                "entry_point is None but the module has {} entry points ({}); name one",
-                eps.len(),
-                self.entry_points().join(", ")
-            )),
-        }
+        select_entry_point(&self.inner.entry_points, name)
+    }
+}
+
+/// The entry point named `name` among `eps`, or with no name the only one.
+pub(crate) fn select_entry_point<'a>(
+    eps: &'a [EntryPoint],
+    name: Option<&str>,
+) -> Result<&'a EntryPoint, String> {
+    let names = || {
+        eps.iter()
+            .map(|e| e.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match name {
+        Some(n) => eps.iter().find(|e| e.name == n).ok_or_else(|| {
+            format!(
+                "the shader module has no entry point `{n}`; it has: {}",
+                names()
+            )
+        }),
+        None if eps.len() == 1 => Ok(&eps[0]),
+        None => Err(format!(
+            "entry_point is None but the module has {} entry points ({}); name one",
+            eps.len(),
+            names()
+        )),
     }
 }
 

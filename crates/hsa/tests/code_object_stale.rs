@@ -1,25 +1,19 @@
-//! Staleness check for the checked-in test kernels: where clang-19, ld.lld-19,
-//! clang-offload-bundler-19 and python3 are installed, rebuild kernels/ with
-//! kernels/build.sh into a temporary directory and require every output to be
-//! byte-identical to the checked-in file (the build is deterministic). Where
-//! the tools are absent the test says it skipped and passes, so `cargo test`
-//! never needs LLVM.
+//! Staleness checks for the checked-in code objects: where the LLVM tools a
+//! build script needs are installed, rebuild kernels/ (kernels/build.sh) and
+//! the corpus (corpus/build.sh) into temporary directories and require every
+//! output to be byte-identical to the checked-in file, and the same set of
+//! files (the builds are deterministic). Where a tool is missing the test
+//! says it skipped and passes, so `cargo test` never needs LLVM.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const TOOLS: [&str; 4] = [
-    "clang-19",
-    "ld.lld-19",
-    "clang-offload-bundler-19",
-    "python3",
-];
-const OUTPUT_DIRS: [&str; 4] = ["gfx1100", "gfx942", "gfx90a", "bundles"];
-
-fn kernels_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels")
+fn repo_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(name)
 }
 
 fn tool_present(tool: &str) -> bool {
@@ -29,10 +23,10 @@ fn tool_present(tool: &str) -> bool {
         .is_ok_and(|out| out.status.success())
 }
 
-/// Relative path → bytes for every file in the build's output directories.
-fn outputs(root: &Path) -> BTreeMap<String, Vec<u8>> {
+/// Relative path → bytes for every file in `root`'s output directories.
+fn outputs(root: &Path, dirs: &[&str]) -> BTreeMap<String, Vec<u8>> {
     let mut files = BTreeMap::new();
-    for dir in OUTPUT_DIRS {
+    for dir in dirs {
         let Ok(entries) = fs::read_dir(root.join(dir)) else {
             continue;
         };
@@ -48,43 +42,62 @@ fn outputs(root: &Path) -> BTreeMap<String, Vec<u8>> {
     files
 }
 
-#[test]
-fn checked_in_kernels_match_a_fresh_build() {
-    if let Some(missing) = TOOLS.iter().find(|tool| !tool_present(tool)) {
+/// Rebuild `<repo>/<name>` with its build.sh into a temporary directory and
+/// compare its `dirs` with the checked-in ones; None where a tool is missing.
+/// Returns the number of files the fresh build made.
+fn check_fresh_build(name: &str, tools: &[&str], dirs: &[&str]) -> Option<usize> {
+    if let Some(missing) = tools.iter().find(|tool| !tool_present(tool)) {
         eprintln!("skipped: {missing} not installed");
-        return;
+        return None;
     }
-    let out = std::env::temp_dir().join(format!("aqueduct-kernels-{}", std::process::id()));
+    let src = repo_dir(name);
+    let out = std::env::temp_dir().join(format!("aqueduct-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&out);
     let status = Command::new("bash")
-        .arg(kernels_dir().join("build.sh"))
+        .arg(src.join("build.sh"))
         .arg(&out)
         .status()
-        .expect("run kernels/build.sh");
-    assert!(status.success(), "kernels/build.sh failed: {status}");
-
-    let fresh = outputs(&out);
-    let checked_in = outputs(&kernels_dir());
+        .unwrap_or_else(|e| panic!("run {name}/build.sh: {e}"));
+    let fresh = outputs(&out, dirs);
     let _ = fs::remove_dir_all(&out);
+    assert!(status.success(), "{name}/build.sh failed: {status}");
+    let checked_in = outputs(&src, dirs);
 
-    assert!(
-        fresh.len() >= 3 * 12 + 3,
-        "build produced only {} files",
-        fresh.len()
-    );
-    let fresh_names: Vec<&String> = fresh.keys().collect();
-    let checked_in_names: Vec<&String> = checked_in.keys().collect();
     assert_eq!(
-        fresh_names, checked_in_names,
-        "kernels/ holds a different set of outputs than build.sh makes; rerun kernels/build.sh"
+        fresh.keys().collect::<Vec<_>>(),
+        checked_in.keys().collect::<Vec<_>>(),
+        "{name}/ holds a different set of outputs than build.sh makes; rerun {name}/build.sh"
     );
     let stale: Vec<&String> = fresh
         .iter()
-        .filter(|(name, bytes)| checked_in.get(*name) != Some(*bytes))
-        .map(|(name, _)| name)
+        .filter(|(file, bytes)| checked_in.get(*file) != Some(*bytes))
+        .map(|(file, _)| file)
         .collect();
     assert!(
         stale.is_empty(),
-        "stale checked-in kernels (rerun kernels/build.sh and commit): {stale:?}"
+        "stale checked-in {name} outputs (rerun {name}/build.sh and commit): {stale:?}"
     );
+    Some(fresh.len())
+}
+
+#[test]
+fn checked_in_kernels_match_a_fresh_build() {
+    let tools = [
+        "clang-19",
+        "ld.lld-19",
+        "clang-offload-bundler-19",
+        "python3",
+    ];
+    let dirs = ["gfx1100", "gfx942", "gfx90a", "bundles"];
+    if let Some(made) = check_fresh_build("kernels", &tools, &dirs) {
+        assert!(made >= 3 * 12 + 3, "build produced only {made} files");
+    }
+}
+
+#[test]
+fn checked_in_corpus_matches_a_fresh_build() {
+    let tools = ["clang-19", "ld.lld-19", "llvm-mc-19"];
+    if let Some(made) = check_fresh_build("corpus", &tools, &["gfx1100"]) {
+        assert!(made >= 60, "build produced only {made} code objects");
+    }
 }

@@ -1,9 +1,9 @@
 //! MUBUF buffer instructions: loads, stores and atomics through a 128-bit
 //! buffer resource (V#) in four SGPRs, with the gfx11 range checking.
 //!
-//! Fields are read from the raw encoding (word0: offset[11:0], slc/dlc/glc
-//! bits 12..14, op[25:18]; word1: vaddr[7:0], vdata[15:8], srsrc/4 [20:16],
-//! tfe bit 21, offen bit 22, idxen bit 23, soffset[31:24]). The V#: base
+//! Fields come from the decoder (offset, glc, vaddr, vdata, srsrc/4,
+//! soffset; see decode/flat.rs) and, for tfe (bit 21), offen (bit 22) and
+//! idxen (bit 23), from the encoding's second word. The V#: base
 //! address = d0 | d1[15:0] << 32, stride = d1[29:16], swizzle_enable =
 //! d1[31:30], num_records = d2, add_tid_enable = d3[23], oob_select = d3[29:28].
 //!
@@ -73,13 +73,13 @@ pub(super) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if matches!(i.op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
         return Ok(Flow::Next);
     }
-    let raw = i.raw();
-    let (w0, w1) = (raw[0], raw.get(1).copied().unwrap_or(0));
-    let inst_offset = (w0 & 0xFFF) as u64;
-    let glc = (w0 >> 14) & 1 != 0;
-    let vaddr = (w1 & 0xFF) as usize;
-    let vdata = ((w1 >> 8) & 0xFF) as usize;
-    let srsrc = (((w1 >> 16) & 0x1F) * 4) as usize;
+    // The decoder's fields (see decode/flat.rs); tfe/offen/idxen from word 1.
+    let w1 = i.raw().get(1).copied().unwrap_or(0);
+    let inst_offset = i.imm as u64;
+    let glc = i.flags & Inst::GLC != 0;
+    let vaddr = i.addr as usize;
+    let vdata = i.data[0] as usize;
+    let srsrc = i.saddr as usize * 4;
     let (tfe, offen, idxen) = (
         (w1 >> 21) & 1 != 0,
         (w1 >> 22) & 1 != 0,
@@ -92,7 +92,7 @@ pub(super) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if kind == MemKind::Other {
         return Err(illegal(i));
     }
-    let soff = soffset(w, w1 >> 24).ok_or_else(|| illegal(i))?;
+    let soff = soffset(w, i.imm2).ok_or_else(|| illegal(i))?;
     let d = |k: usize| w.sgpr.get(srsrc + k).copied().unwrap_or(0);
     let (d0, d1, d2, d3) = (d(0), d(1), d(2), d(3));
     if (d1 >> 30) & 3 != 0 {

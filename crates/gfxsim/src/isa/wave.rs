@@ -98,11 +98,6 @@ impl Wave {
             self.sgpr[VCC] as u64
         }
     }
-    /// Lanes per wave: 32 or 64.
-    #[inline]
-    pub fn lanes(&self) -> usize {
-        if self.wave64 { 64 } else { LANES }
-    }
     /// Write the current half's word of a lane mask whose low word is SGPR `code`
     /// (wave64 masks are SGPR pairs; null stays null).
     #[inline]
@@ -120,17 +115,7 @@ impl Wave {
             self.index
         }
     }
-    /// Lane `lane` (0..lanes()) of VGPR `reg`, whichever half it lives in.
-    #[inline]
-    pub fn lane(&self, reg: usize, lane: usize) -> u32 {
-        let reg = reg & (NUM_VGPRS - 1);
-        if lane < LANES {
-            self.vgpr[reg][lane]
-        } else {
-            self.vgpr_hi[reg][lane & (LANES - 1)]
-        }
-    }
-    /// Set lane `lane` (0..lanes()) of VGPR `reg`.
+    /// Set lane `lane` (0..63) of VGPR `reg`.
     #[inline]
     pub fn set_lane(&mut self, reg: usize, lane: usize, v: u32) {
         let reg = reg & (NUM_VGPRS - 1);

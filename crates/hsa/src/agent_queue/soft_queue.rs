@@ -347,32 +347,12 @@ impl AgentQueue {
     /// Reserve without waiting (a host function submitting to its own
     /// queue: only this thread frees slots, so waiting would never end).
     fn try_reserve(&self, count: u32) -> HsaResult<u64> {
-        let ring = &self.shared.ring;
-        if count == 0 || count > ring.size() {
-            return Err(HsaError::InvalidArgument(format!(
-                "cannot reserve {count} slots of a {}-slot ring",
-                ring.size()
-            )));
-        }
-        let read = ring.read_id().load(Ordering::Acquire);
-        let mut write = ring.write_id().load(Ordering::Acquire);
-        loop {
-            if write + count as u64 - read > ring.size() as u64 {
-                return Err(HsaError::OutOfResources(format!(
-                    "agent queue {:#x} is full and a host function running on it submitted more",
-                    self.shared.id
-                )));
-            }
-            match ring.write_id().compare_exchange_weak(
-                write,
-                write + count as u64,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => return Ok(write),
-                Err(now) => write = now,
-            }
-        }
+        self.shared.ring.try_reserve(count)?.ok_or_else(|| {
+            HsaError::OutOfResources(format!(
+                "agent queue {:#x} is full and a host function running on it submitted more",
+                self.shared.id
+            ))
+        })
     }
 
     /// Submit one packet whose signals the caller keeps alive; returns its

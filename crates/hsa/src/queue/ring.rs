@@ -113,12 +113,7 @@ impl AqlRing {
     /// polled while waiting and ends the wait with its error (e.g. the
     /// queue died and will never drain).
     pub fn reserve(&self, count: u32, abort: &dyn Fn() -> Option<HsaError>) -> HsaResult<u64> {
-        if count == 0 || count > self.size {
-            return Err(HsaError::InvalidArgument(format!(
-                "cannot reserve {count} slots of a {}-slot ring",
-                self.size
-            )));
-        }
+        self.check_reservation(count)?;
         let first = self.write_id().fetch_add(count as u64, Ordering::AcqRel);
         let last = first + count as u64 - 1;
         let mut polls = 0u32;
@@ -134,6 +129,39 @@ impl AqlRing {
             }
         }
         Ok(first)
+    }
+
+    /// Reserve `count` consecutive slots without waiting: the first
+    /// dispatch id, or None while the ring lacks room (for a producer that
+    /// is itself the only consumer, e.g. a host function on its own queue).
+    pub fn try_reserve(&self, count: u32) -> HsaResult<Option<u64>> {
+        self.check_reservation(count)?;
+        let read = self.read_id().load(Ordering::Acquire);
+        let mut write = self.write_id().load(Ordering::Acquire);
+        loop {
+            if write + count as u64 - read > self.size as u64 {
+                return Ok(None);
+            }
+            match self.write_id().compare_exchange_weak(
+                write,
+                write + count as u64,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Ok(Some(write)),
+                Err(now) => write = now,
+            }
+        }
+    }
+
+    fn check_reservation(&self, count: u32) -> HsaResult<()> {
+        if count == 0 || count > self.size {
+            return Err(HsaError::InvalidArgument(format!(
+                "cannot reserve {count} slots of a {}-slot ring",
+                self.size
+            )));
+        }
+        Ok(())
     }
 
     /// Write `packet` into the slot of `index` and publish it: bytes 4..64

@@ -129,22 +129,34 @@ pub struct CoherenceStats {
 #[derive(Debug, Default)]
 pub(crate) struct CoherenceLog {
     reports: Mutex<Vec<CoherenceReport>>,
-    releases: AtomicU64,
-    written_back: AtomicU64,
-    acquires: AtomicU64,
-    reloaded: AtomicU64,
-    cached_mappings: AtomicU64,
+    /// The device's counters, indexed as `PROCESS_STATS`.
+    stats: Counters,
 }
+
+/// The five counters of `CoherenceStats`, indexed by the constants below.
+type Counters = [AtomicU64; 5];
 
 /// Every report of every device of this process.
 static PROCESS_REPORTS: Mutex<Vec<CoherenceReport>> = Mutex::new(Vec::new());
-static PROCESS_STATS: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
+static PROCESS_STATS: Counters = [const { AtomicU64::new(0) }; 5];
 
 const RELEASES: usize = 0;
 const WRITTEN_BACK: usize = 1;
 const ACQUIRES: usize = 2;
 const RELOADED: usize = 3;
 const CACHED_MAPPINGS: usize = 4;
+
+/// A snapshot of a set of counters.
+fn snapshot(counters: &Counters) -> CoherenceStats {
+    let get = |i: usize| counters[i].load(Ordering::Relaxed);
+    CoherenceStats {
+        releases: get(RELEASES),
+        written_back: get(WRITTEN_BACK),
+        acquires: get(ACQUIRES),
+        reloaded: get(RELOADED),
+        cached_mappings: get(CACHED_MAPPINGS),
+    }
+}
 
 impl CoherenceLog {
     pub(crate) fn record(&self, report: CoherenceReport) {
@@ -166,38 +178,31 @@ impl CoherenceLog {
             .clone()
     }
 
-    fn add(&self, mine: &AtomicU64, index: usize, n: u64) {
-        mine.fetch_add(n, Ordering::Relaxed);
+    fn add(&self, index: usize, n: u64) {
+        self.stats[index].fetch_add(n, Ordering::Relaxed);
         PROCESS_STATS[index].fetch_add(n, Ordering::Relaxed);
     }
 
     pub(crate) fn count_release(&self, bytes: u64) {
-        self.add(&self.releases, RELEASES, 1);
+        self.add(RELEASES, 1);
         self.count_written_back(bytes);
     }
 
     pub(crate) fn count_written_back(&self, bytes: u64) {
-        self.add(&self.written_back, WRITTEN_BACK, bytes);
+        self.add(WRITTEN_BACK, bytes);
     }
 
     pub(crate) fn count_acquire(&self, bytes: u64) {
-        self.add(&self.acquires, ACQUIRES, 1);
-        self.add(&self.reloaded, RELOADED, bytes);
+        self.add(ACQUIRES, 1);
+        self.add(RELOADED, bytes);
     }
 
     pub(crate) fn count_cached_mapping(&self) {
-        self.add(&self.cached_mappings, CACHED_MAPPINGS, 1);
+        self.add(CACHED_MAPPINGS, 1);
     }
 
     pub(crate) fn stats(&self) -> CoherenceStats {
-        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        CoherenceStats {
-            releases: get(&self.releases),
-            written_back: get(&self.written_back),
-            acquires: get(&self.acquires),
-            reloaded: get(&self.reloaded),
-            cached_mappings: get(&self.cached_mappings),
-        }
+        snapshot(&self.stats)
     }
 }
 
@@ -213,12 +218,5 @@ pub fn process_coherence_reports() -> Vec<CoherenceReport> {
 /// The strict-coherence counters summed over every `SimDevice` of this
 /// process (all zero when no device ran in strict mode).
 pub fn process_coherence_stats() -> CoherenceStats {
-    let get = |i: usize| PROCESS_STATS[i].load(Ordering::Relaxed);
-    CoherenceStats {
-        releases: get(RELEASES),
-        written_back: get(WRITTEN_BACK),
-        acquires: get(ACQUIRES),
-        reloaded: get(RELOADED),
-        cached_mappings: get(CACHED_MAPPINGS),
-    }
+    snapshot(&PROCESS_STATS)
 }

@@ -187,7 +187,15 @@ impl<'e> ComputePass<'e> {
             self.fail(format!("set_pipeline: {} is invalid", pipeline.describe()));
         }
         if let Some(entry) = &pipeline.inner.entry {
-            self.state.rec.executables.push(entry.executable.clone());
+            // Kept alive once per command buffer, however often a pass
+            // switches back to it.
+            let executables = &mut self.state.rec.executables;
+            if !executables
+                .iter()
+                .any(|e| Arc::ptr_eq(e, &entry.executable))
+            {
+                executables.push(entry.executable.clone());
+            }
         }
         self.state.pipeline = Some(pipeline.clone());
     }

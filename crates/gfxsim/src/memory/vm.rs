@@ -76,20 +76,22 @@ impl GpuVm {
     /// Run a packet's launch (acquire) fence; nothing when strict mode is off.
     /// Must not be called while this thread holds a view.
     pub fn launch_fence(&self, packet: PacketRef) {
-        if let Some(c) = self.strict.get() {
-            let _fence = c.fence.write().unwrap_or_else(|e| e.into_inner());
-            let table = self.table.read().unwrap_or_else(|e| e.into_inner());
-            c.launch_fence(&table, packet);
-        }
+        self.fenced(|c, table| c.launch_fence(table, packet));
     }
 
     /// Run a packet's completion (release) fence; nothing when strict mode
     /// is off. Must not be called while this thread holds a view.
     pub fn completion_fence(&self, packet: PacketRef, signalled: bool) {
+        self.fenced(|c, table| c.completion_fence(table, packet, signalled));
+    }
+
+    /// Run `fence` with the fence lock held exclusively and the table read
+    /// (strict coherence mode only).
+    fn fenced(&self, fence: impl FnOnce(&GpuCoherence, &[Mapping])) {
         if let Some(c) = self.strict.get() {
             let _fence = c.fence.write().unwrap_or_else(|e| e.into_inner());
             let table = self.table.read().unwrap_or_else(|e| e.into_inner());
-            c.completion_fence(&table, packet, signalled);
+            fence(c, &table);
         }
     }
 

@@ -10,20 +10,23 @@
 //!
 //! Opening checks, in order: /dev/kfd can be opened, the topology lists at
 //! least one GPU node, and GET_VERSION reports major version 1.
+//!
+//! The ioctl and mmap calls themselves go through [`KfdSyscalls`] (the real
+//! ones by default), so tests can script a driver that fails.
 
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use bytemuck::Pod;
 use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
-use rustix::ioctl::{Opcode, Updater};
-use rustix::mm::{MapFlags, ProtFlags};
 
 use crate::device::KfdDevice;
 use crate::error::{KfdError, KfdResult};
 use crate::ioctl::*;
+use crate::syscalls::{KfdSyscalls, RustixSyscalls};
 use crate::topology::{DirTree, SYSFS_TOPOLOGY_ROOT, Topology};
 use crate::uapi::*;
 
@@ -47,6 +50,8 @@ pub struct DevKfd {
     /// Open render nodes, by minor; kept open for the device's lifetime
     /// (ACQUIRE_VM and BO mmaps refer to them).
     render_nodes: Mutex<BTreeMap<u32, OwnedFd>>,
+    /// The ioctl/mmap calls (the real ones unless a test scripts them).
+    syscalls: Arc<dyn KfdSyscalls>,
 }
 
 fn io_error(errno: Errno) -> std::io::Error {
@@ -86,6 +91,17 @@ impl DevKfd {
     pub fn open_with(
         kfd_path: impl AsRef<Path>,
         sysfs_root: impl AsRef<Path>,
+    ) -> KfdResult<Arc<DevKfd>> {
+        Self::open_with_syscalls(kfd_path, sysfs_root, Arc::new(RustixSyscalls))
+    }
+
+    /// [`DevKfd::open_with`], making its ioctl and mmap calls through
+    /// `syscalls` (tests script a driver with it; the files are still
+    /// opened for real).
+    pub fn open_with_syscalls(
+        kfd_path: impl AsRef<Path>,
+        sysfs_root: impl AsRef<Path>,
+        syscalls: Arc<dyn KfdSyscalls>,
     ) -> KfdResult<Arc<DevKfd>> {
         let kfd_path = kfd_path.as_ref().to_path_buf();
         let sysfs_root = sysfs_root.as_ref().to_path_buf();
@@ -134,6 +150,7 @@ impl DevKfd {
             version: GetVersionArgs::default(),
             render_minor_of_gpu,
             render_nodes: Mutex::new(BTreeMap::new()),
+            syscalls,
         };
         let mut version = GetVersionArgs::default();
         device.get_version(&mut version)?;
@@ -165,17 +182,21 @@ impl DevKfd {
     /// RUNTIME_ENABLE (KFD 1.13+): what ROCr issues at start-up so that
     /// KFD reports queue exceptions through the context-save header.
     pub fn runtime_enable(&self, args: &mut RuntimeEnableArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_RUNTIME_ENABLE as Opcode }, _>("RUNTIME_ENABLE", args)
+        self.ioctl::<AMDKFD_IOC_RUNTIME_ENABLE, _>("RUNTIME_ENABLE", args)
     }
 
-    fn ioctl<const OPCODE: Opcode, T>(&self, name: &'static str, args: &mut T) -> KfdResult<()> {
+    fn ioctl<const REQUEST: u32, T: Pod>(&self, name: &'static str, args: &mut T) -> KfdResult<()> {
+        const { assert!(ioc_size(REQUEST) == std::mem::size_of::<T>()) };
         loop {
-            // SAFETY: every OPCODE used here is the KFD request built from
-            // size_of::<T>() for the argument struct T (see crate::ioctl), and
-            // pointer fields inside `args` were bound to live slices that
-            // outlive the call by the slice-taking methods.
-            let result =
-                unsafe { rustix::ioctl::ioctl(self.kfd.as_fd(), Updater::<OPCODE, T>::new(args)) };
+            // SAFETY: every REQUEST used here is the KFD request built from
+            // size_of::<T>() for the argument struct T (see crate::ioctl; the
+            // const assertion above checks the size), and pointer fields
+            // inside `args` were bound to live slices that outlive the call
+            // by the slice-taking methods.
+            let result = unsafe {
+                self.syscalls
+                    .ioctl(self.kfd.as_fd(), REQUEST, bytemuck::bytes_of_mut(args))
+            };
             match result {
                 Ok(()) => return Ok(()),
                 Err(Errno::INTR) => continue,
@@ -219,6 +240,7 @@ impl DevKfd {
     /// # Safety
     /// `[va, va+size)` is a range the caller reserved and gives up.
     unsafe fn map_fixed(
+        &self,
         what: &'static str,
         fd: std::os::fd::BorrowedFd<'_>,
         va: u64,
@@ -233,19 +255,8 @@ impl DevKfd {
         if va == 0 || len == 0 {
             return Err(invalid());
         }
-        // SAFETY: MAP_FIXED replaces only [va, va+len), which the caller
-        // vouches is its own reservation; nothing Rust owns lives there.
-        unsafe {
-            rustix::mm::mmap(
-                va as *mut std::ffi::c_void,
-                len,
-                ProtFlags::READ | ProtFlags::WRITE,
-                MapFlags::SHARED | MapFlags::FIXED,
-                fd,
-                offset,
-            )
-        }
-        .map_err(|e| KfdError::Os {
+        // SAFETY: the caller vouches that [va, va+len) is its own reservation.
+        unsafe { self.syscalls.mmap_fixed(fd, va, len, offset) }.map_err(|e| KfdError::Os {
             what,
             source: io_error(e),
         })?;
@@ -267,7 +278,7 @@ impl KfdDevice for DevKfd {
     }
 
     fn get_version(&self, args: &mut GetVersionArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_GET_VERSION as Opcode }, _>("GET_VERSION", args)
+        self.ioctl::<AMDKFD_IOC_GET_VERSION, _>("GET_VERSION", args)
     }
 
     fn get_process_apertures_new(
@@ -282,23 +293,23 @@ impl KfdDevice for DevKfd {
             apertures.as_mut_ptr(),
             apertures.len(),
         )?;
-        self.ioctl::<{ AMDKFD_IOC_GET_PROCESS_APERTURES_NEW as Opcode }, _>(NAME, args)
+        self.ioctl::<AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, _>(NAME, args)
     }
 
     fn acquire_vm(&self, args: &mut AcquireVmArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_ACQUIRE_VM as Opcode }, _>("ACQUIRE_VM", args)
+        self.ioctl::<AMDKFD_IOC_ACQUIRE_VM, _>("ACQUIRE_VM", args)
     }
 
     fn set_memory_policy(&self, args: &mut SetMemoryPolicyArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_SET_MEMORY_POLICY as Opcode }, _>("SET_MEMORY_POLICY", args)
+        self.ioctl::<AMDKFD_IOC_SET_MEMORY_POLICY, _>("SET_MEMORY_POLICY", args)
     }
 
     fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_ALLOC_MEMORY_OF_GPU as Opcode }, _>("ALLOC_MEMORY_OF_GPU", args)
+        self.ioctl::<AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, _>("ALLOC_MEMORY_OF_GPU", args)
     }
 
     fn free_memory_of_gpu(&self, args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_FREE_MEMORY_OF_GPU as Opcode }, _>("FREE_MEMORY_OF_GPU", args)
+        self.ioctl::<AMDKFD_IOC_FREE_MEMORY_OF_GPU, _>("FREE_MEMORY_OF_GPU", args)
     }
 
     fn map_memory_to_gpu(
@@ -309,7 +320,7 @@ impl KfdDevice for DevKfd {
         const NAME: &str = "MAP_MEMORY_TO_GPU";
         args.device_ids_array_ptr =
             bind_array(NAME, args.n_devices, device_ids.as_ptr(), device_ids.len())?;
-        self.ioctl::<{ AMDKFD_IOC_MAP_MEMORY_TO_GPU as Opcode }, _>(NAME, args)
+        self.ioctl::<AMDKFD_IOC_MAP_MEMORY_TO_GPU, _>(NAME, args)
     }
 
     fn unmap_memory_from_gpu(
@@ -320,41 +331,41 @@ impl KfdDevice for DevKfd {
         const NAME: &str = "UNMAP_MEMORY_FROM_GPU";
         args.device_ids_array_ptr =
             bind_array(NAME, args.n_devices, device_ids.as_ptr(), device_ids.len())?;
-        self.ioctl::<{ AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU as Opcode }, _>(NAME, args)
+        self.ioctl::<AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, _>(NAME, args)
     }
 
     fn create_queue(&self, args: &mut CreateQueueArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_CREATE_QUEUE as Opcode }, _>("CREATE_QUEUE", args)
+        self.ioctl::<AMDKFD_IOC_CREATE_QUEUE, _>("CREATE_QUEUE", args)
     }
 
     fn destroy_queue(&self, args: &mut DestroyQueueArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_DESTROY_QUEUE as Opcode }, _>("DESTROY_QUEUE", args)
+        self.ioctl::<AMDKFD_IOC_DESTROY_QUEUE, _>("DESTROY_QUEUE", args)
     }
 
     fn update_queue(&self, args: &mut UpdateQueueArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_UPDATE_QUEUE as Opcode }, _>("UPDATE_QUEUE", args)
+        self.ioctl::<AMDKFD_IOC_UPDATE_QUEUE, _>("UPDATE_QUEUE", args)
     }
 
     fn create_event(&self, args: &mut CreateEventArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_CREATE_EVENT as Opcode }, _>("CREATE_EVENT", args)
+        self.ioctl::<AMDKFD_IOC_CREATE_EVENT, _>("CREATE_EVENT", args)
     }
 
     fn destroy_event(&self, args: &mut DestroyEventArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_DESTROY_EVENT as Opcode }, _>("DESTROY_EVENT", args)
+        self.ioctl::<AMDKFD_IOC_DESTROY_EVENT, _>("DESTROY_EVENT", args)
     }
 
     fn set_event(&self, args: &mut SetEventArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_SET_EVENT as Opcode }, _>("SET_EVENT", args)
+        self.ioctl::<AMDKFD_IOC_SET_EVENT, _>("SET_EVENT", args)
     }
 
     fn reset_event(&self, args: &mut ResetEventArgs) -> KfdResult<()> {
-        self.ioctl::<{ AMDKFD_IOC_RESET_EVENT as Opcode }, _>("RESET_EVENT", args)
+        self.ioctl::<AMDKFD_IOC_RESET_EVENT, _>("RESET_EVENT", args)
     }
 
     fn wait_events(&self, args: &mut WaitEventsArgs, events: &mut [KfdEventData]) -> KfdResult<()> {
         const NAME: &str = "WAIT_EVENTS";
         args.events_ptr = bind_array(NAME, args.num_events, events.as_mut_ptr(), events.len())?;
-        self.ioctl::<{ AMDKFD_IOC_WAIT_EVENTS as Opcode }, _>(NAME, args)
+        self.ioctl::<AMDKFD_IOC_WAIT_EVENTS, _>(NAME, args)
     }
 
     unsafe fn mmap_render_node(
@@ -383,12 +394,12 @@ impl KfdDevice for DevKfd {
             });
         };
         // SAFETY: the caller's contract (the trait's # Safety) covers the range.
-        unsafe { Self::map_fixed("mmap of a render node", fd.as_fd(), va, size, mmap_offset) }
+        unsafe { self.map_fixed("mmap of a render node", fd.as_fd(), va, size, mmap_offset) }
     }
 
     unsafe fn mmap_kfd(&self, va: u64, size: u64, mmap_offset: u64) -> KfdResult<()> {
         // SAFETY: the caller's contract (the trait's # Safety) covers the range.
-        unsafe { Self::map_fixed("mmap of /dev/kfd", self.kfd.as_fd(), va, size, mmap_offset) }
+        unsafe { self.map_fixed("mmap of /dev/kfd", self.kfd.as_fd(), va, size, mmap_offset) }
     }
 
     fn write_doorbell(&self, doorbell_va: u64, value: u64) {
@@ -412,6 +423,7 @@ impl KfdDevice for DevKfd {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustix::mm::{MapFlags, ProtFlags};
 
     /// A DevKfd whose "/dev/kfd" is a memfd: ioctls on it fail with ENOTTY
     /// (so a refusal with EINVAL proves the kernel was not called), and
@@ -426,6 +438,7 @@ mod tests {
             version: GetVersionArgs::default(),
             render_minor_of_gpu: BTreeMap::new(),
             render_nodes: Mutex::new(BTreeMap::new()),
+            syscalls: Arc::new(RustixSyscalls),
         }
     }
 

@@ -12,10 +12,12 @@ mod dev_kfd;
 pub mod device;
 pub mod error;
 pub mod ioctl;
+pub mod syscalls;
 pub mod topology;
 pub mod uapi;
 
 pub use dev_kfd::{DEV_KFD_PATH, DevKfd, KFD_MIN_MINOR_VERSION};
 pub use device::KfdDevice;
 pub use error::{KfdError, KfdResult};
+pub use syscalls::{KfdSyscalls, RustixSyscalls};
 pub use topology::{CwsrSizes, GfxVersion, Node, NodeKind, Topology};

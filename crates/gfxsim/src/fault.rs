@@ -63,6 +63,9 @@ impl QueueError {
             WaveErrorKind::InvalidDescriptor(_) => {
                 (exception_code::EC_QUEUE_PACKET_DISPATCH_CODE_INVALID, None)
             }
+            // The watchdog killed the waves, as a debugger's or the
+            // driver's wave abort would.
+            WaveErrorKind::TimeLimit { .. } => (exception_code::EC_QUEUE_WAVE_ABORT, None),
         };
         Self {
             code,

@@ -11,14 +11,25 @@
 //! LDS is not cleared between workgroups (hardware does not clear it either):
 //! a fresh worker's LDS is zero, later workgroups see what the previous one
 //! on the same worker left. Private memory behaves the same way.
+//!
+//! Watchdog: a dispatch may carry a time limit (`with_time_limit`), counted
+//! from the start of its first workgroup. Every wave checks it once per
+//! `WATCHDOG_JUMPS` taken branches of its workgroup (a loop cannot run
+//! without branching), so the cost is a counter increment per taken branch
+//! and one clock read per 1024; past the limit the wave stops with
+//! `TimeLimit` at the branch's PC, and so do the dispatch's other waves.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use super::code_cache::{CodeCache, Tail};
 use super::exec::{Env, Flow, step};
 use super::wave::{EXEC, LANES, NUM_VGPRS, Wave, WaveStatus};
 use super::worker::WorkerContext;
 use super::{DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
+
+/// Taken branches of a workgroup between two watchdog clock reads.
+const WATCHDOG_JUMPS: u32 = 1024;
 
 /// A kernel dispatch ready to run its workgroups (Send + Sync).
 #[derive(Debug)]
@@ -30,6 +41,10 @@ pub struct Dispatch {
     /// User SGPR values from s0 (only the enabled ones).
     user_sgprs: Vec<u32>,
     user_sgpr_count: u32,
+    /// The watchdog's limit (None: unlimited) and when the first workgroup
+    /// started.
+    time_limit: Option<Duration>,
+    started: OnceLock<Instant>,
 }
 
 fn invalid(msg: impl Into<String>) -> WaveError {
@@ -124,7 +139,28 @@ impl Dispatch {
             user_sgpr_count: count,
             setup,
             code,
+            time_limit: None,
+            started: OnceLock::new(),
         })
+    }
+
+    /// Limit how long the dispatch may run, from the start of its first
+    /// workgroup (None: no limit). Waves still running past it fail with
+    /// [`WaveErrorKind::TimeLimit`].
+    pub fn with_time_limit(mut self, limit: Option<Duration>) -> Dispatch {
+        self.time_limit = limit;
+        self
+    }
+
+    /// The watchdog check: Err once the time limit has passed.
+    #[cold]
+    fn check_time_limit(&self) -> Result<(), WaveErrorKind> {
+        match (self.time_limit, self.started.get()) {
+            (Some(limit), Some(started)) if started.elapsed() > limit => {
+                Err(WaveErrorKind::TimeLimit { limit })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Workgroups per dimension: ceil(grid / workgroup size).
@@ -141,6 +177,9 @@ impl Dispatch {
     ) -> Result<WorkgroupStats, WaveError> {
         let s = &self.setup;
         let kd = &s.descriptor;
+        if self.time_limit.is_some() {
+            self.started.get_or_init(Instant::now);
+        }
         for d in 0..3 {
             if workgroup_id[d] >= self.counts[d] {
                 return Err(WaveError {
@@ -270,6 +309,8 @@ impl Dispatch {
         let mut lds = std::mem::take(&mut ctx.lds);
         let mut scratch = std::mem::take(&mut ctx.scratch);
         let lds_len = s.group_segment_size as usize;
+        // Taken branches of the workgroup, for the watchdog.
+        let mut jumps = 0u32;
         let result = (|| {
             let mut env = Env {
                 mem,
@@ -282,7 +323,7 @@ impl Dispatch {
             loop {
                 for w in waves.iter_mut() {
                     if w.status == WaveStatus::Running {
-                        self.run_wave(w, &mut env, ctx, stats)
+                        self.run_wave(w, &mut env, ctx, stats, &mut jumps)
                             .map_err(|kind| WaveError {
                                 kind,
                                 pc: w.pc,
@@ -313,6 +354,7 @@ impl Dispatch {
         env: &mut Env,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
+        jumps: &mut u32,
     ) -> Result<(), WaveErrorKind> {
         let mut block = ctx.block(&self.code, w.pc, env.mem);
         'blocks: loop {
@@ -326,6 +368,10 @@ impl Dispatch {
                 match step(w, env, inst)? {
                     Flow::Next => pc += 4 * inst.len as u64,
                     Flow::Jump(t) => {
+                        *jumps = jumps.wrapping_add(1);
+                        if jumps.is_multiple_of(WATCHDOG_JUMPS) {
+                            self.check_time_limit()?;
+                        }
                         w.pc = t;
                         continue 'blocks;
                     }

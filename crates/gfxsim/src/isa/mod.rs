@@ -144,6 +144,9 @@ pub enum WaveErrorKind {
     /// The kernel descriptor asks for something the emulator cannot run
     /// (e.g. an unsupported wave size or register setup).
     InvalidDescriptor(String),
+    /// The dispatch ran past its time limit (`Dispatch::with_time_limit`,
+    /// the device's watchdog); the wave was stopped at the error's PC.
+    TimeLimit { limit: std::time::Duration },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -189,6 +192,14 @@ impl std::fmt::Display for WaveError {
                 )
             }
             WaveErrorKind::InvalidDescriptor(s) => write!(f, "invalid kernel descriptor: {s}"),
+            WaveErrorKind::TimeLimit { limit } => write!(
+                f,
+                "watchdog: the dispatch ran longer than its {} ms time limit; stopped at pc {:#x} \
+                 (workgroup {:?})",
+                limit.as_millis(),
+                self.pc,
+                self.workgroup
+            ),
         }
     }
 }

@@ -31,7 +31,10 @@ pub use coherence_report::{
     AllocationId, CoherenceReport, CoherenceStats, StaleRead, process_coherence_reports,
     process_coherence_stats,
 };
-pub use config::{DEFAULT_VRAM_SIZE, STRICT_COHERENCE_ENV, SimConfig, THREADS_ENV};
+pub use config::{
+    DEFAULT_DISPATCH_TIMEOUT, DEFAULT_VRAM_SIZE, DISPATCH_TIMEOUT_ENV, STRICT_COHERENCE_ENV,
+    SimConfig, THREADS_ENV,
+};
 pub use device::SimDevice;
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 pub use stats::SimStats;

@@ -5,6 +5,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use aqueduct_kfd::topology::CwsrSizes;
 use aqueduct_kfd::uapi::ProcessDeviceApertures;
@@ -46,6 +47,8 @@ pub struct Gpu {
     pub pool: WorkerPool,
     pub vram_used: Mutex<u64>,
     pub cwsr: CwsrSizes,
+    /// The watchdog's per-dispatch time limit (`SimConfig::dispatch_timeout`).
+    pub dispatch_timeout: Option<Duration>,
     vm_acquired: AtomicBool,
     render_open: AtomicBool,
 }
@@ -74,6 +77,7 @@ impl Gpu {
             pool,
             vram_used: Mutex::new(0),
             cwsr,
+            dispatch_timeout: None,
             vm_acquired: AtomicBool::new(false),
             render_open: AtomicBool::new(false),
         })

@@ -464,7 +464,8 @@ impl CommandProcessor {
             private_aperture_base: SCRATCH_APERTURE_BASE,
         };
         let dispatch = Dispatch::new(setup, self.gpu.code_cache.clone())
-            .map_err(|e| QueueError::from_wave(&e))?;
+            .map_err(|e| QueueError::from_wave(&e))?
+            .with_time_limit(self.gpu.dispatch_timeout);
         Ok(Job::new(dispatch, self.queue.wake.clone()))
     }
 }

@@ -95,7 +95,7 @@ impl SimDevice {
             let cwsr = node
                 .cwsr_sizes()
                 .ok_or_else(|| KfdError::NoDevice(format!("no CWSR sizes for gpu {gpu_id:#x}")))?;
-            let gpu = Gpu::new(
+            let mut gpu = Gpu::new(
                 index,
                 gpu_id,
                 FIRST_RENDER_MINOR + index as u32,
@@ -108,6 +108,7 @@ impl SimDevice {
                 what: "gfxsim device setup",
                 source: e,
             })?;
+            gpu.dispatch_timeout = config.dispatch_timeout;
             if config.strict_coherence {
                 gpu.vm.enable_strict_coherence(Arc::new(GpuCoherence::new(
                     gpu_id,

@@ -338,6 +338,26 @@ impl KfdDevice for DevKfd {
         self.ioctl::<AMDKFD_IOC_CREATE_QUEUE, _>("CREATE_QUEUE", args)
     }
 
+    fn get_dmabuf_info(&self, args: &mut GetDmabufInfoArgs, metadata: &mut [u8]) -> KfdResult<()> {
+        const NAME: &str = "GET_DMABUF_INFO";
+        let capacity = u32::try_from(metadata.len()).unwrap_or(u32::MAX);
+        args.metadata_size = capacity;
+        args.metadata_ptr = if metadata.is_empty() {
+            0
+        } else {
+            bind_array(NAME, capacity, metadata.as_mut_ptr(), metadata.len())?
+        };
+        self.ioctl::<AMDKFD_IOC_GET_DMABUF_INFO, _>(NAME, args)
+    }
+
+    fn import_dmabuf(&self, args: &mut ImportDmabufArgs) -> KfdResult<()> {
+        self.ioctl::<AMDKFD_IOC_IMPORT_DMABUF, _>("IMPORT_DMABUF", args)
+    }
+
+    fn export_dmabuf(&self, args: &mut ExportDmabufArgs) -> KfdResult<()> {
+        self.ioctl::<AMDKFD_IOC_EXPORT_DMABUF, _>("EXPORT_DMABUF", args)
+    }
+
     fn destroy_queue(&self, args: &mut DestroyQueueArgs) -> KfdResult<()> {
         self.ioctl::<AMDKFD_IOC_DESTROY_QUEUE, _>("DESTROY_QUEUE", args)
     }
@@ -541,6 +561,101 @@ mod tests {
         // SAFETY: the call fails before any mapping is made.
         let err = unsafe { dev.mmap_render_node(1234, 0x1000_0000, 4096, 0) }.unwrap_err();
         assert_eq!(err.errno(), Some(Errno::INVAL.raw_os_error()));
+    }
+
+    /// Answers every ioctl as a KFD with dma-buf support would, recording
+    /// the request number and the bytes it was given.
+    #[derive(Debug, Default)]
+    struct DmabufKernel {
+        calls: Mutex<Vec<(u32, Vec<u8>)>>,
+    }
+
+    impl KfdSyscalls for DmabufKernel {
+        unsafe fn ioctl(
+            &self,
+            _fd: std::os::fd::BorrowedFd<'_>,
+            request: u32,
+            args: &mut [u8],
+        ) -> Result<(), Errno> {
+            self.calls.lock().unwrap().push((request, args.to_vec()));
+            match request {
+                AMDKFD_IOC_EXPORT_DMABUF => {
+                    let a: &mut ExportDmabufArgs = bytemuck::from_bytes_mut(args);
+                    a.dmabuf_fd = 77;
+                }
+                AMDKFD_IOC_IMPORT_DMABUF => {
+                    let a: &mut ImportDmabufArgs = bytemuck::from_bytes_mut(args);
+                    a.handle = (u64::from(a.gpu_id) << 32) | 9;
+                }
+                AMDKFD_IOC_GET_DMABUF_INFO => {
+                    let a: &mut GetDmabufInfoArgs = bytemuck::from_bytes_mut(args);
+                    a.size = 0x20_0000;
+                    a.gpu_id = 0x1234;
+                    a.flags = alloc_flags::VRAM | alloc_flags::WRITABLE;
+                    a.metadata_size = 0;
+                }
+                _ => return Err(Errno::NOTTY),
+            }
+            Ok(())
+        }
+
+        unsafe fn mmap_fixed(
+            &self,
+            _fd: std::os::fd::BorrowedFd<'_>,
+            _va: u64,
+            _len: usize,
+            _offset: u64,
+        ) -> Result<(), Errno> {
+            Err(Errno::NODEV)
+        }
+    }
+
+    #[test]
+    fn dmabuf_ioctls_pass_the_uapi_structs_to_the_kernel() {
+        let kernel = Arc::new(DmabufKernel::default());
+        let dev = DevKfd {
+            syscalls: kernel.clone(),
+            ..memfd_device()
+        };
+        let mut export = ExportDmabufArgs {
+            handle: 0x1234_0000_0005,
+            flags: DMABUF_EXPORT_CLOEXEC,
+            ..Default::default()
+        };
+        dev.export_dmabuf(&mut export).unwrap();
+        assert_eq!(export.dmabuf_fd, 77);
+        let mut import = ImportDmabufArgs {
+            va_addr: 0x7000_0000,
+            gpu_id: 0x1234,
+            dmabuf_fd: 77,
+            ..Default::default()
+        };
+        dev.import_dmabuf(&mut import).unwrap();
+        assert_eq!(import.handle, 0x1234_0000_0009);
+        let mut metadata = [0u8; 64];
+        let mut info = GetDmabufInfoArgs {
+            dmabuf_fd: 77,
+            ..Default::default()
+        };
+        dev.get_dmabuf_info(&mut info, &mut metadata).unwrap();
+        assert_eq!((info.size, info.gpu_id), (0x20_0000, 0x1234));
+
+        let calls = kernel.calls.lock().unwrap();
+        let requests: Vec<u32> = calls.iter().map(|c| c.0).collect();
+        assert_eq!(requests, [0xc0104b24, 0xc0184b1d, 0xc0204b1c]);
+        // The kernel saw exactly the structs' bytes, the metadata pointer
+        // bound to the caller's buffer with its capacity.
+        assert_eq!(
+            calls[0].1,
+            bytemuck::bytes_of(&ExportDmabufArgs {
+                handle: 0x1234_0000_0005,
+                flags: DMABUF_EXPORT_CLOEXEC,
+                dmabuf_fd: 0,
+            })
+        );
+        let sent: GetDmabufInfoArgs = *bytemuck::from_bytes(&calls[2].1);
+        assert_eq!(sent.metadata_ptr, metadata.as_ptr() as u64);
+        assert_eq!((sent.metadata_size, sent.dmabuf_fd), (64, 77));
     }
 
     #[test]

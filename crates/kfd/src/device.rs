@@ -46,6 +46,40 @@ pub trait KfdDevice: Send + Sync + std::fmt::Debug {
         device_ids: &[u32],
     ) -> KfdResult<()>;
 
+    /// GET_DMABUF_INFO: size, owning gpu_id and alloc flags of the memory
+    /// behind `args.dmabuf_fd`; `metadata` receives the UMD metadata (its
+    /// length is the capacity; `args.metadata_size` is set from it).
+    /// Devices without dma-buf support answer ENOTTY, as a KFD older than
+    /// the ioctl does.
+    fn get_dmabuf_info(&self, args: &mut GetDmabufInfoArgs, metadata: &mut [u8]) -> KfdResult<()> {
+        let _ = (args, metadata);
+        Err(crate::KfdError::ioctl(
+            "GET_DMABUF_INFO",
+            rustix::io::Errno::NOTTY.raw_os_error(),
+        ))
+    }
+
+    /// IMPORT_DMABUF: a BO handle of `args.gpu_id` for the dma-buf
+    /// `args.dmabuf_fd` at `args.va_addr` (0: memory only). The caller
+    /// keeps ownership of the fd. ENOTTY by default (see above).
+    fn import_dmabuf(&self, args: &mut ImportDmabufArgs) -> KfdResult<()> {
+        let _ = args;
+        Err(crate::KfdError::ioctl(
+            "IMPORT_DMABUF",
+            rustix::io::Errno::NOTTY.raw_os_error(),
+        ))
+    }
+
+    /// EXPORT_DMABUF: a new dma-buf fd (in `args.dmabuf_fd`, owned by the
+    /// caller from then on) for BO `args.handle`. ENOTTY by default.
+    fn export_dmabuf(&self, args: &mut ExportDmabufArgs) -> KfdResult<()> {
+        let _ = args;
+        Err(crate::KfdError::ioctl(
+            "EXPORT_DMABUF",
+            rustix::io::Errno::NOTTY.raw_os_error(),
+        ))
+    }
+
     fn create_queue(&self, args: &mut CreateQueueArgs) -> KfdResult<()>;
     fn destroy_queue(&self, args: &mut DestroyQueueArgs) -> KfdResult<()>;
     fn update_queue(&self, args: &mut UpdateQueueArgs) -> KfdResult<()>;

@@ -90,6 +90,9 @@ pub const AMDKFD_IOC_ALLOC_MEMORY_OF_GPU: u32 = kfd_iowr::<AllocMemoryOfGpuArgs>
 pub const AMDKFD_IOC_FREE_MEMORY_OF_GPU: u32 = kfd_iow::<FreeMemoryOfGpuArgs>(0x17);
 pub const AMDKFD_IOC_MAP_MEMORY_TO_GPU: u32 = kfd_iowr::<MapMemoryToGpuArgs>(0x18);
 pub const AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU: u32 = kfd_iowr::<UnmapMemoryFromGpuArgs>(0x19);
+pub const AMDKFD_IOC_GET_DMABUF_INFO: u32 = kfd_iowr::<GetDmabufInfoArgs>(0x1C);
+pub const AMDKFD_IOC_IMPORT_DMABUF: u32 = kfd_iowr::<ImportDmabufArgs>(0x1D);
+pub const AMDKFD_IOC_EXPORT_DMABUF: u32 = kfd_iowr::<ExportDmabufArgs>(0x24);
 pub const AMDKFD_IOC_RUNTIME_ENABLE: u32 = kfd_iowr::<RuntimeEnableArgs>(0x25);
 
 /// The ioctl's name for errors and logs (`"CREATE_QUEUE"`...), by number.
@@ -111,6 +114,9 @@ pub fn ioctl_name(cmd: u32) -> &'static str {
         0x17 => "FREE_MEMORY_OF_GPU",
         0x18 => "MAP_MEMORY_TO_GPU",
         0x19 => "UNMAP_MEMORY_FROM_GPU",
+        0x1C => "GET_DMABUF_INFO",
+        0x1D => "IMPORT_DMABUF",
+        0x24 => "EXPORT_DMABUF",
         0x25 => "RUNTIME_ENABLE",
         _ => "UNKNOWN",
     }
@@ -142,6 +148,9 @@ mod tests {
             (AMDKFD_IOC_MAP_MEMORY_TO_GPU, 0xc0184b18),
             (AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, 0xc0184b19),
             (AMDKFD_IOC_RUNTIME_ENABLE, 0xc0104b25),
+            (AMDKFD_IOC_GET_DMABUF_INFO, 0xc0204b1c),
+            (AMDKFD_IOC_IMPORT_DMABUF, 0xc0184b1d),
+            (AMDKFD_IOC_EXPORT_DMABUF, 0xc0104b24),
         ];
         for &(ours, header) in expected {
             assert_eq!(

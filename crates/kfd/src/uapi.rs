@@ -170,6 +170,55 @@ pub struct MapMemoryToGpuArgs {
 
 pub type UnmapMemoryFromGpuArgs = MapMemoryToGpuArgs;
 
+/// `AMDKFD_IOC_GET_DMABUF_INFO` (1.2): what a dma-buf fd holds, before it is
+/// imported. `metadata_ptr` points at `metadata_size` bytes the kernel fills
+/// with the buffer's UMD metadata (the size is written back; a too-small
+/// buffer fails with EINVAL and the needed size).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GetDmabufInfoArgs {
+    /// Out: bytes of the buffer.
+    pub size: u64,
+    pub metadata_ptr: u64,
+    /// In: capacity of the metadata buffer; out: the metadata's size.
+    pub metadata_size: u32,
+    /// Out: the GPU that owns the memory.
+    pub gpu_id: u32,
+    /// Out: the buffer's `KFD_IOC_ALLOC_MEM_FLAGS_*`.
+    pub flags: u32,
+    pub dmabuf_fd: u32,
+}
+
+/// `AMDKFD_IOC_IMPORT_DMABUF` (1.2): a new BO handle of `gpu_id` for the
+/// memory behind `dmabuf_fd`, placed at `va_addr` (0: a memory-only handle
+/// with no GPU address). The import is writable and executable; MAP/UNMAP
+/// and FREE treat it as any other BO.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct ImportDmabufArgs {
+    pub va_addr: u64,
+    /// Out.
+    pub handle: u64,
+    pub gpu_id: u32,
+    pub dmabuf_fd: u32,
+}
+
+/// `AMDKFD_IOC_EXPORT_DMABUF` (1.12): a dma-buf fd for BO `handle`;
+/// `flags` are the new fd's open flags (`O_CLOEXEC` at most, as libhsakmt
+/// passes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct ExportDmabufArgs {
+    pub handle: u64,
+    pub flags: u32,
+    /// Out: the new fd, owned by the caller.
+    pub dmabuf_fd: u32,
+}
+
+/// `O_CLOEXEC` as EXPORT_DMABUF takes it (the asm-generic value, x86-64
+/// and aarch64).
+pub const DMABUF_EXPORT_CLOEXEC: u32 = 0o2_000_000;
+
 /// Event types (`KFD_IOC_EVENT_*`).
 pub mod event_type {
     pub const SIGNAL: u32 = 0;
@@ -395,5 +444,41 @@ pub mod exception_code {
         } else {
             1u64 << (code - 1)
         }
+    }
+}
+
+#[cfg(test)]
+mod dmabuf_layout_tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// Sizes and offsets of kfd_ioctl.h's kfd_ioctl_{get_dmabuf_info,
+    /// import_dmabuf,export_dmabuf}_args.
+    #[test]
+    fn dmabuf_args_match_the_header() {
+        assert_eq!(size_of::<GetDmabufInfoArgs>(), 32);
+        assert_eq!(align_of::<GetDmabufInfoArgs>(), 8);
+        assert_eq!(offset_of!(GetDmabufInfoArgs, size), 0);
+        assert_eq!(offset_of!(GetDmabufInfoArgs, metadata_ptr), 8);
+        assert_eq!(offset_of!(GetDmabufInfoArgs, metadata_size), 16);
+        assert_eq!(offset_of!(GetDmabufInfoArgs, gpu_id), 20);
+        assert_eq!(offset_of!(GetDmabufInfoArgs, flags), 24);
+        assert_eq!(offset_of!(GetDmabufInfoArgs, dmabuf_fd), 28);
+
+        assert_eq!(size_of::<ImportDmabufArgs>(), 24);
+        assert_eq!(offset_of!(ImportDmabufArgs, va_addr), 0);
+        assert_eq!(offset_of!(ImportDmabufArgs, handle), 8);
+        assert_eq!(offset_of!(ImportDmabufArgs, gpu_id), 16);
+        assert_eq!(offset_of!(ImportDmabufArgs, dmabuf_fd), 20);
+
+        assert_eq!(size_of::<ExportDmabufArgs>(), 16);
+        assert_eq!(offset_of!(ExportDmabufArgs, handle), 0);
+        assert_eq!(offset_of!(ExportDmabufArgs, flags), 8);
+        assert_eq!(offset_of!(ExportDmabufArgs, dmabuf_fd), 12);
+        assert_eq!(
+            DMABUF_EXPORT_CLOEXEC,
+            rustix::fs::OFlags::CLOEXEC.bits(),
+            "O_CLOEXEC"
+        );
     }
 }

@@ -163,6 +163,17 @@ impl SimDevice {
         self.coherence.stats()
     }
 
+    /// Bytes of GPU `gpu_id`'s VRAM held by BOs (None for an unknown GPU).
+    pub fn vram_used(&self, gpu_id: u32) -> Option<u64> {
+        self.gpu(gpu_id)
+            .map(|g| *g.vram_used.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Bytes of system memory held by GTT and USERPTR BOs.
+    pub fn gtt_used(&self) -> u64 {
+        self.memory.gtt_used()
+    }
+
     /// Run `f` with GPU `gpu_id`'s view of memory, the one the emulator
     /// translates through; None for an unknown gpu_id. The page table cannot
     /// change while `f` runs (MAP/UNMAP/FREE wait), so do not call those
@@ -345,6 +356,19 @@ impl KfdDevice for SimDevice {
         device_ids: &[u32],
     ) -> KfdResult<()> {
         self.memory.unmap(&self.gpus, args, device_ids)
+    }
+
+    fn get_dmabuf_info(&self, args: &mut GetDmabufInfoArgs, metadata: &mut [u8]) -> KfdResult<()> {
+        let _ = metadata;
+        self.memory.get_dmabuf_info(&self.gpus, args)
+    }
+
+    fn import_dmabuf(&self, args: &mut ImportDmabufArgs) -> KfdResult<()> {
+        self.memory.import_dmabuf(&self.gpus, args)
+    }
+
+    fn export_dmabuf(&self, args: &mut ExportDmabufArgs) -> KfdResult<()> {
+        self.memory.export_dmabuf(args)
     }
 
     fn create_queue(&self, args: &mut CreateQueueArgs) -> KfdResult<()> {

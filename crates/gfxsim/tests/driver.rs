@@ -143,10 +143,31 @@ fn alloc_rejects_what_the_kernel_rejects() {
         EINVAL,
         "unaligned va"
     );
+    // VA 0 is a memory-only BO (libhsakmt's NoAddress handles, what the
+    // vmem API creates): allowed for VRAM/GTT, never mappable to a GPU.
+    let memory_only = try_alloc(0, PAGE, GTT_FLAGS, h.gpu_id).expect("memory-only GTT BO");
+    let mut map = MapMemoryToGpuArgs {
+        handle: memory_only.handle,
+        n_devices: 1,
+        ..Default::default()
+    };
     assert_eq!(
-        try_alloc(0, PAGE, GTT_FLAGS, h.gpu_id).unwrap_err(),
+        h.dev
+            .map_memory_to_gpu(&mut map, &[h.gpu_id])
+            .map_err(errno)
+            .unwrap_err(),
         EINVAL,
-        "null va"
+        "a memory-only BO has no VA to map"
+    );
+    h.dev
+        .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs {
+            handle: memory_only.handle,
+        })
+        .unwrap();
+    assert_eq!(
+        try_alloc(0, 8192, alloc_flags::DOORBELL, h.gpu_id).unwrap_err(),
+        EINVAL,
+        "null va for a doorbell BO"
     );
     assert_eq!(
         try_alloc(va, 100, GTT_FLAGS, h.gpu_id).unwrap_err(),

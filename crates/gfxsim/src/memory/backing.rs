@@ -5,7 +5,9 @@
 //! maps the same memfd at the BO's GPU VA through `mmap_render_node`, so the
 //! host's view and the device's view alias the same pages. Pages are
 //! committed only when touched, so reporting 24 GiB of VRAM costs nothing.
-//! USERPTR BOs use the caller's memory directly.
+//! USERPTR BOs use the caller's memory directly. The memfd is also what
+//! EXPORT_DMABUF hands out (a dup of it), so a BO imported from it, in
+//! this process or another, maps the same pages.
 
 use std::os::fd::{AsFd, OwnedFd};
 
@@ -48,6 +50,41 @@ impl Backing {
             size,
             fd: Some(fd),
         })
+    }
+
+    /// Memory behind an imported dma-buf: `fd` (a memfd another BO's
+    /// backing exported, possibly from another process) mapped read-write
+    /// for `size` bytes, so this view aliases the exporter's pages.
+    pub fn from_fd(fd: OwnedFd, size: u64) -> std::io::Result<Backing> {
+        let len = usize::try_from(size).map_err(|_| std::io::Error::from(Errno::NOMEM))?;
+        if len == 0 {
+            return Err(std::io::Error::from(Errno::INVAL));
+        }
+        // SAFETY: a fresh shared mapping of a file we hold, at a
+        // kernel-chosen address; it overlaps nothing and is unmapped only in
+        // Drop.
+        let ptr = unsafe {
+            mmap(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED | MapFlags::NORESERVE,
+                &fd,
+                0,
+            )?
+        };
+        Ok(Backing {
+            ptr: ptr as usize,
+            size,
+            fd: Some(fd),
+        })
+    }
+
+    /// A new close-on-exec descriptor of this backing's memfd (what
+    /// EXPORT_DMABUF hands out); None for USERPTR memory.
+    pub fn dup_fd(&self) -> Option<std::io::Result<OwnedFd>> {
+        let fd = self.fd.as_ref()?;
+        Some(rustix::io::fcntl_dupfd_cloexec(fd, 0).map_err(std::io::Error::from))
     }
 
     /// The caller's own memory at `ptr` (USERPTR); the caller keeps it

@@ -52,6 +52,9 @@ pub struct Bo {
     pub mapped_on: Vec<u32>,
     /// Who can see the BO besides one GPU (strict coherence mode).
     pub sharing: Arc<BoSharing>,
+    /// Made by IMPORT_DMABUF: its memory is charged to the exporter, not
+    /// to this BO's GPU.
+    pub imported: bool,
 }
 
 impl Bo {

@@ -9,6 +9,7 @@
 
 pub mod backing;
 pub mod bo;
+pub mod dmabuf;
 pub mod vm;
 
 use std::sync::{Arc, Mutex};
@@ -65,6 +66,12 @@ impl Memory {
         self.bos.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Bytes of GTT/USERPTR memory charged to the process (VRAM is
+    /// charged per GPU, `Gpu::vram_used`).
+    pub fn gtt_used(&self) -> u64 {
+        *self.gtt_used.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// A BO's record (a copy).
     pub fn bo(&self, handle: u64) -> Option<Bo> {
         self.bos().get(handle).cloned()
@@ -94,7 +101,10 @@ impl Memory {
             err(NAME, Errno::INVAL)
         })?;
         let end = args.va_addr.checked_add(args.size);
-        if args.va_addr == 0
+        // VA 0 asks for a memory-only BO (libhsakmt's NoAddress handles):
+        // VRAM/GTT only, never mappable to a GPU.
+        let memory_only = args.va_addr == 0 && matches!(mem_type, MemType::Vram | MemType::Gtt);
+        if (args.va_addr == 0 && !memory_only)
             || !args.va_addr.is_multiple_of(PAGE_SIZE)
             || !args.size.is_multiple_of(PAGE_SIZE)
             || end.is_none_or(|end| end > GPUVM_LIMIT)
@@ -113,7 +123,8 @@ impl Memory {
             MemType::Vram | MemType::Gtt => {
                 self.reserve(gpu, mem_type, args.size)
                     .map_err(|e| err(NAME, e))?;
-                let backing = match Backing::new_memfd("gfxsim-bo", args.size) {
+                let name = dmabuf::memfd_name(gpu.gpu_id, args.flags);
+                let backing = match Backing::new_memfd(&name, args.size) {
                     Ok(b) => b,
                     Err(e) => {
                         self.release(gpu, mem_type, args.size);
@@ -171,6 +182,7 @@ impl Memory {
             backing,
             mapped_on: Vec::new(),
             sharing: Default::default(),
+            imported: false,
         };
         args.handle = handle;
         if mem_type != MemType::UserPtr {
@@ -230,7 +242,9 @@ impl Memory {
                 gpu.code_cache.invalidate(bo.va, bo.size);
             }
         }
-        if let Some(gpu) = gpus.iter().find(|g| g.gpu_id == bo.gpu_id) {
+        if let Some(gpu) = gpus.iter().find(|g| g.gpu_id == bo.gpu_id)
+            && !bo.imported
+        {
             self.release(gpu, bo.mem_type, bo.size);
         }
         tracing::trace!("{NAME}: handle {:#x}", bo.handle);
@@ -252,6 +266,10 @@ impl Memory {
         for (i, &gpu_id) in device_ids.iter().enumerate().take(n).skip(start) {
             let gpu = listed_gpu(NAME, gpus, gpu_id)?;
             if !gpu.vm_acquired() {
+                return Err(err(NAME, Errno::INVAL));
+            }
+            if bo.va == 0 {
+                tracing::debug!("{NAME}: handle {:#x} is memory-only (no VA)", bo.handle);
                 return Err(err(NAME, Errno::INVAL));
             }
             if !bo.mapped_on.contains(&gpu_id) {

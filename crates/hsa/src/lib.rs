@@ -4,8 +4,9 @@
 //! instance), [`agent`], [`memory`] (VA aperture, BOs, pools,
 //! sub-allocation), [`signal`] (signals and KFD events), [`queue`] (AQL
 //! packets, ring protocol, queues), [`executable`] (loaded code objects),
-//! [`code_object`] (the loader) and [`agent_queue`] (CPU-agent soft
-//! queues running host functions through agent-dispatch packets).
+//! [`code_object`] (the loader), [`agent_queue`] (CPU-agent soft
+//! queues running host functions through agent-dispatch packets) and
+//! [`vmem`] (virtual memory: reserve, map, access, share between processes).
 
 pub mod agent;
 pub mod agent_queue;
@@ -16,6 +17,7 @@ pub mod memory;
 pub mod queue;
 pub mod runtime;
 pub mod signal;
+pub mod vmem;
 
 pub use agent::{Agent, DeviceType};
 pub use error::{HsaError, HsaResult, QueueError, QueueErrorReason};

@@ -96,6 +96,11 @@ impl MemoryPool {
     pub fn kind(&self) -> PoolKind {
         self.info.kind
     }
+    /// The memory context allocations of this pool are made through (the
+    /// vmem API places its BOs with it).
+    pub(crate) fn context(&self) -> &Arc<MemoryContext> {
+        &self.ctx
+    }
     /// The gpu_id of the agent this pool belongs to.
     pub fn gpu_id(&self) -> u32 {
         self.gpu_id

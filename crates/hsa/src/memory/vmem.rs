@@ -201,6 +201,32 @@ impl VaAllocator {
         Ok((aligned, size))
     }
 
+    /// Take exactly `[va, va+size)` (page aligned) if it is wholly free;
+    /// false (and nothing taken) otherwise.
+    pub fn allocate_at(&self, va: u64, size: u64) -> bool {
+        if size == 0 || !va.is_multiple_of(PAGE_SIZE) || !size.is_multiple_of(PAGE_SIZE) {
+            return false;
+        }
+        let Some(end) = va.checked_add(size) else {
+            return false;
+        };
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        let Some((&start, &len)) = free.range(..=va).next_back() else {
+            return false;
+        };
+        if start + len < end {
+            return false;
+        }
+        free.remove(&start);
+        if va > start {
+            free.insert(start, va - start);
+        }
+        if end < start + len {
+            free.insert(end, start + len - end);
+        }
+        true
+    }
+
     /// Give back a range from [`VaAllocator::allocate`].
     pub fn free(&self, va: u64, size: u64) {
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
@@ -261,6 +287,23 @@ mod tests {
             a.allocate(0x1000, 0),
             Err(HsaError::OutOfResources(_))
         ));
+    }
+
+    #[test]
+    fn allocate_at_takes_exactly_a_free_range() {
+        let a = VaAllocator::new(0x10_0000, 0x10_0000);
+        assert!(a.allocate_at(0x14_0000, 0x2000));
+        assert!(!a.allocate_at(0x14_1000, 0x1000), "already taken");
+        assert!(!a.allocate_at(0x1f_f000, 0x2000), "runs past the end");
+        assert!(!a.allocate_at(0x0f_f000, 0x1000), "below the base");
+        assert!(!a.allocate_at(0x12_0800, 0x1000), "unaligned");
+        assert_eq!(a.free_bytes(), 0x10_0000 - 0x2000);
+        // The first fit now skips the taken range's neighbourhood correctly.
+        assert_eq!(a.allocate(0x4_0000, 0).unwrap(), (0x10_0000, 0x4_0000));
+        a.free(0x14_0000, 0x2000);
+        a.free(0x10_0000, 0x4_0000);
+        assert_eq!(a.free_bytes(), 0x10_0000);
+        assert_eq!(a.allocate(0x10_0000, 0).unwrap(), (0x10_0000, 0x10_0000));
     }
 
     #[test]

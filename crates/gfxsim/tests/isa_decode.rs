@@ -144,8 +144,8 @@ macro_rules! generated {
 
 generated!(
     agree: sop2, sop1, sopc, sopp, sopk, smem, vop1, vop2, vopc, vop1_dpp, vop2_dpp, vopc_dpp,
-    ds, mubuf, vop3, vop3_dpp, vopd, ldsdir, vinterp, flat;
-    pending: vop3p, mtbuf, mimg, exp, vop3p_dpp,
+    ds, mubuf, vop3, vop3_dpp, vopd, ldsdir, vinterp, flat, vop3p;
+    pending: mtbuf, mimg, exp, vop3p_dpp,
 );
 
 #[test]

@@ -16,6 +16,7 @@ use super::opcodes::Op;
 fn sreg(code: u16, width: u8) -> String {
     let w = width.max(1) as u16;
     let code = match w {
+        _ if matches!(code, 106 | 124 | 126) => code,
         1 => code,
         2 => code & !1,
         _ => code & !3,
@@ -543,40 +544,7 @@ pub fn disassemble(i: &Inst) -> String {
                 dpp_tail(d, &mut tail);
             }
         }
-        Family::Vop3p => {
-            let m = &i.mods;
-            ops.push(vreg(i.dst, w[0]));
-            let n = (0..3).filter(|k| w[k + 1] != 0).count();
-            for k in 0..n {
-                // An integer packed op's literal prints as its 32-bit value.
-                let int_lit = i.src[k].code == 255 && !super::decode::src_is_float(i.op, k);
-                ops.push(if int_lit {
-                    format!("0x{:x}", lit.unwrap_or(0))
-                } else {
-                    src(&i.src[k], w[k + 1], lit, 16, false)
-                });
-            }
-            let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
-            let full = (1u8 << n) - 1;
-            let opsel = m.opsel & full;
-            let opsel_hi = m.opsel_hi & full;
-            if opsel != 0 {
-                tail.push_str(&format!(" op_sel:{}", bits_list(opsel, n)));
-            }
-            let default_hi = if mix { 0 } else { full };
-            if opsel_hi != default_hi {
-                tail.push_str(&format!(" op_sel_hi:{}", bits_list(opsel_hi, n)));
-            }
-            if m.neg & full != 0 {
-                tail.push_str(&format!(" neg_lo:{}", bits_list(m.neg & full, n)));
-            }
-            if m.abs & full != 0 {
-                tail.push_str(&format!(" neg_hi:{}", bits_list(m.abs & full, n)));
-            }
-            if m.clamp {
-                tail.push_str(" clamp");
-            }
-        }
+        Family::Vop3p => vop3p(i, lit, &mut ops, &mut tail),
         Family::Vopd => {
             let Some(y) = i.dual else {
                 return i.mnemonic.to_string();
@@ -650,6 +618,140 @@ pub fn disassemble(i: &Inst) -> String {
     }
     s.push_str(&tail);
     s
+}
+
+/// How LLVM types a VOP3P source for printing its constants.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PackedKind {
+    /// Two f16 halves: a literal that fits 16 bits prints as f16.
+    F16x2,
+    /// Two bf16 halves: a 16-bit literal prints as a bf16 constant.
+    Bf16x2,
+    /// Two integer halves, or a 32-bit integer/float: the whole dword is
+    /// checked against the inline integers and f32 constants.
+    Dword,
+    /// A v_fma_mix source read as f16 (its op_sel_hi bit set).
+    Half,
+    /// A WMMA matrix operand (a VGPR tuple of `width` dwords).
+    Matrix,
+    /// The WMMA accumulator: literals print as raw hex.
+    Accumulator,
+}
+
+fn vop3p_kind(i: &Inst, k: usize) -> PackedKind {
+    let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
+    let name = i.op.name();
+    if name.starts_with("v_wmma") {
+        return if k < 2 {
+            PackedKind::Matrix
+        } else {
+            PackedKind::Accumulator
+        };
+    }
+    if mix {
+        return if (i.mods.opsel_hi >> k) & 1 != 0 {
+            PackedKind::Half
+        } else {
+            PackedKind::Dword
+        };
+    }
+    let dot2 = matches!(i.op, Op::VDot2F32F16 | Op::VDot2F32Bf16);
+    if dot2 && k == 2 {
+        return PackedKind::Dword;
+    }
+    if name.ends_with("bf16") {
+        PackedKind::Bf16x2
+    } else if name.ends_with("f16") {
+        PackedKind::F16x2
+    } else {
+        PackedKind::Dword
+    }
+}
+
+/// A VOP3P literal as LLVM prints it for an operand of `kind`.
+fn vop3p_literal(l: u32, kind: PackedKind) -> String {
+    const BF16: [(u32, &str); 9] = [
+        (0x3F00, "0.5"),
+        (0xBF00, "-0.5"),
+        (0x3F80, "1.0"),
+        (0xBF80, "-1.0"),
+        (0x4000, "2.0"),
+        (0xC000, "-2.0"),
+        (0x4080, "4.0"),
+        (0xC080, "-4.0"),
+        (0x3E22, "0.15915494"),
+    ];
+    let inline_int = (-16..=64).contains(&(l as i32));
+    match kind {
+        PackedKind::Accumulator => format!("0x{l:x}"),
+        PackedKind::Half => literal_text(l, 16, false),
+        PackedKind::Dword | PackedKind::Matrix => literal_text(l, 32, false),
+        _ if inline_int => (l as i32).to_string(),
+        PackedKind::F16x2 => match float_code(l as u64, 16) {
+            Some(c) if l <= 0xFFFF => float_text(c, 16).into(),
+            _ => format!("0x{l:x}"),
+        },
+        PackedKind::Bf16x2 => match BF16.iter().find(|(v, _)| *v == l) {
+            Some((_, t)) => (*t).into(),
+            None => format!("0x{l:x}"),
+        },
+    }
+}
+
+/// VOP3P operands and modifiers. Packed ops print neg_lo/neg_hi and
+/// op_sel/op_sel_hi as lists (op_sel_hi when not all ones); v_fma_mix*
+/// print neg/abs on the sources and op_sel_hi when not all zeros; the WMMA
+/// ops flag what is not a VGPR tuple, as LLVM does.
+fn vop3p(i: &Inst, lit: Option<u32>, ops: &mut Vec<String>, tail: &mut String) {
+    let m = &i.mods;
+    let w = i.widths;
+    let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
+    ops.push(vreg(i.dst, w[0]));
+    let n = (0..3).filter(|k| w[k + 1] != 0).count();
+    for k in 0..n {
+        let op = &i.src[k];
+        let kind = vop3p_kind(i, k);
+        let mut text = match op.code {
+            255 => vop3p_literal(lit.unwrap_or(0), kind),
+            _ => src(op, w[k + 1], lit, 32, false),
+        };
+        if matches!(kind, PackedKind::Matrix | PackedKind::Accumulator) {
+            let class = format!("VReg_{}", 32 * w[k + 1] as u32);
+            let constant = matches!(op.code, 128..=208 | 240..=248 | 255);
+            if op.code < 128 && op.code != 124 {
+                text.push_str(&format!(
+                    "/*Invalid register, operand has '{class}' register class*/"
+                ));
+            } else if constant && kind == PackedKind::Matrix {
+                text.push_str("/*Invalid immediate*/");
+            }
+        }
+        if mix {
+            text = with_mods(text, k, m.abs, m.neg);
+        }
+        ops.push(text);
+    }
+    let full = (1u8 << n) - 1;
+    if super::decode::vop3p_has_opsel(i.op) {
+        if m.opsel & full != 0 {
+            tail.push_str(&format!(" op_sel:{}", bits_list(m.opsel & full, n)));
+        }
+        let default_hi = if mix { 0 } else { full };
+        if m.opsel_hi & full != default_hi {
+            tail.push_str(&format!(" op_sel_hi:{}", bits_list(m.opsel_hi & full, n)));
+        }
+    }
+    if !mix {
+        if m.neg & full != 0 {
+            tail.push_str(&format!(" neg_lo:{}", bits_list(m.neg & full, n)));
+        }
+        if m.abs & full != 0 {
+            tail.push_str(&format!(" neg_hi:{}", bits_list(m.abs & full, n)));
+        }
+    }
+    if m.clamp {
+        tail.push_str(" clamp");
+    }
 }
 
 fn cache_bits(flags: u8, tail: &mut String) {

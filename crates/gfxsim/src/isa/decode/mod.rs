@@ -21,7 +21,7 @@ use super::opcodes::OpInfo;
 pub use operand::operand_bits;
 pub(crate) use operand::{decode_src, float_const_bits, src_code_valid};
 pub(crate) use operand_class::{src_is_16, src_is_float, src0_vgpr_only};
-pub(crate) use vop3::vop3_has_opsel;
+pub(crate) use vop3::{vop3_has_opsel, vop3p_has_opsel};
 
 /// Why a word sequence is not a gfx11 instruction (the same words LLVM's
 /// disassembler rejects).
@@ -91,7 +91,12 @@ fn vgprs_in_range(i: &Inst) -> bool {
     let fits = |first: u16, width: u8| first + width.max(1) as u16 <= 256;
     let w = i.widths;
     match i.family {
-        Family::Vop1 | Family::Vop2 | Family::Vopc | Family::Vop3 | Family::Vop3sd => {
+        Family::Vop1
+        | Family::Vop2
+        | Family::Vopc
+        | Family::Vop3
+        | Family::Vop3sd
+        | Family::Vop3p => {
             let scalar_dst = i.family == Family::Vopc
                 || is_vop3_compare(i)
                 || matches!(
@@ -149,7 +154,9 @@ fn decode_family(words: &[u32]) -> Result<Inst, DecodeError> {
         return vop::vop2(words);
     }
     match w0 >> 24 {
-        0xCC => return vop3::vop3p(words),
+        // VOP3P is bits [31:23] = 0x198; 0x199 is no encoding.
+        0xCC if w0 & (1 << 23) == 0 => return vop3::vop3p(words),
+        0xCC => return Err(reject(DecodeErrorKind::UnknownEncoding, words, 1, None)),
         0xCD => return interp::vinterp(words),
         0xCE => return interp::ldsdir(words),
         _ => {}

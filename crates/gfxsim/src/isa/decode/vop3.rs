@@ -202,10 +202,19 @@ pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {
     let info = lookup(&VOP3P, ((w0 >> 16) & 0x7F) as usize, words, 2)?;
     let codes = srcs(w1);
     let used = |k: usize| info.widths[k + 1] != 0;
-    // Reserved source codes (the DPP markers 233/234/250 select the VOP3P
-    // DPP forms, not decoded yet).
-    let reserved = (0..3).any(|k| used(k) && matches!(codes[k], 209..=232 | 249));
-    require(!reserved, DecodeErrorKind::InvalidOperand, words, 2, info)?;
+    // Reserved source codes and scalar tuples that do not fit (the DPP
+    // markers 233/234/250 in src0 select the VOP3P DPP forms, not decoded
+    // yet).
+    // (A WMMA matrix operand also decodes vcc and exec as 8-dword tuples,
+    // which LLVM prints with an invalid-register comment.)
+    let bad = (0..3).any(|k| {
+        let (code, width) = (codes[k], info.widths[k + 1]);
+        used(k)
+            && code < 256
+            && !src_code_valid(code, width)
+            && !(width >= 3 && matches!(code, 106 | 126))
+    });
+    require(!bad, DecodeErrorKind::InvalidOperand, words, 2, info)?;
     let needs = (0..3).any(|k| used(k) && codes[k] == 255);
     let (lit, len) = take_literal(words, 2, needs, info)?;
     let mut i = base_inst(Family::Vop3p, info, words, len);
@@ -221,7 +230,57 @@ pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {
     i.mods.opsel_hi = (((w1 >> 27) & 3) | (((w0 >> 14) & 1) << 2)) as u8;
     i.mods.clamp = (w0 >> 15) & 1 != 0;
     i.mods.neg = ((w1 >> 29) & 7) as u8;
+    validate_vop3p(&i, words, info, codes)?;
     Ok(i)
+}
+
+/// LLVM's VOP3P encoding rules (its `VOP3Pe` class: a field the op's profile
+/// lacks must be zero): an absent source has code 0 and no neg_lo, neg_hi or
+/// op_sel bit; the WMMA ops with f32 or i32 results have no op_sel (their
+/// op_sel_hi bits are ignored); clamp exists on every op but the float WMMAs.
+fn validate_vop3p(
+    i: &Inst,
+    words: &[u32],
+    info: &crate::isa::opcodes::OpInfo,
+    codes: [u16; 3],
+) -> Result<(), DecodeError> {
+    let n = i.len as usize;
+    let reserved = DecodeErrorKind::ReservedField;
+    let m = &i.mods;
+    for (k, &code) in codes.iter().enumerate() {
+        if info.widths[k + 1] == 0 {
+            let mods = (m.neg | m.abs | m.opsel) >> k & 1;
+            require(code == 0 && mods == 0, reserved, words, n, info)?;
+        }
+    }
+    require(
+        m.opsel == 0 || vop3p_has_opsel(i.op),
+        reserved,
+        words,
+        n,
+        info,
+    )?;
+    let float_wmma = matches!(
+        i.op,
+        Op::VWmmaF3216x16x16F16
+            | Op::VWmmaF3216x16x16Bf16
+            | Op::VWmmaF1616x16x16F16
+            | Op::VWmmaBf1616x16x16Bf16
+    );
+    require(!(m.clamp && float_wmma), reserved, words, n, info)?;
+    Ok(())
+}
+
+/// Does this VOP3P op take op_sel/op_sel_hi (all but the WMMA ops whose
+/// result is f32 or i32: their sources are whole 16-element vectors)?
+pub(crate) fn vop3p_has_opsel(op: Op) -> bool {
+    !matches!(
+        op,
+        Op::VWmmaF3216x16x16F16
+            | Op::VWmmaF3216x16x16Bf16
+            | Op::VWmmaI3216x16x16Iu8
+            | Op::VWmmaI3216x16x16Iu4
+    )
 }
 
 /// Does this VOP3 op carry op_sel (the native 16-bit VOP3 ops, the

@@ -118,7 +118,8 @@ fn pc_of(
 /// The copies queue B runs beside the fault: sources, destinations and
 /// signals, with the data each must end with.
 struct Bystanders {
-    program: Program,
+    /// vector_copy, kept loaded while its dispatches may run.
+    _program: Program,
     jobs: Vec<(Allocation, Allocation, Launch, Signal, Vec<u32>)>,
 }
 
@@ -143,7 +144,10 @@ impl Bystanders {
                 (src, dst, launch, gpu.signal(1), words)
             })
             .collect();
-        Bystanders { program, jobs }
+        Bystanders {
+            _program: program,
+            jobs,
+        }
     }
 
     fn submit(&self, queue: &aqueduct_hsa::Queue, range: std::ops::Range<usize>) {

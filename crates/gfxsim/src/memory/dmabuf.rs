@@ -14,7 +14,9 @@
 //! An fd that is not such a memfd is EINVAL, as KFD answers for a dma-buf
 //! another driver exported. Imports are writable and executable and are not
 //! charged to the importer's memory limits (the exporter's BO is), as in
-//! KFD.
+//! KFD. Exported and imported BOs count as host visible for strict
+//! coherence (anyone holding the fd may mmap it), so system-scope fences
+//! move their data between GPU copies and the shared pages.
 
 use std::os::fd::{AsRawFd, BorrowedFd, IntoRawFd, OwnedFd};
 use std::sync::Arc;
@@ -118,6 +120,10 @@ impl Memory {
                     .map_or(Errno::NOMEM, Errno::from_raw_os_error);
                 err(NAME, errno)
             })?;
+        // Whoever holds the fd may mmap it: for strict coherence the BO is
+        // host visible from now on (system-scope fences reload and write
+        // back its GPU copies), as for an mmap of the render node.
+        bo.sharing.set_host_mapped();
         args.dmabuf_fd = fd.into_raw_fd() as u32;
         tracing::trace!("{NAME}: handle {:#x} -> fd {}", bo.handle, args.dmabuf_fd);
         Ok(())
@@ -187,6 +193,8 @@ impl Memory {
             sharing: Default::default(),
             imported: true,
         };
+        // The exporter and any other importer share these pages.
+        bo.sharing.set_host_mapped();
         tracing::trace!(
             "{NAME}: fd {} -> handle {handle:#x} va {:#x} size {:#x}",
             args.dmabuf_fd,

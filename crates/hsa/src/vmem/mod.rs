@@ -17,10 +17,12 @@
 //!
 //! Files: `error` (the error and its status codes), `state` (tables and
 //! counts), `manager` (the [`VirtualMemory`] value), `reserve`, `handle`,
-//! `map`, `access`, `share` (one group of calls each).
+//! `map`, `access`, `share` (one group of calls each), `growable` (a buffer
+//! that grows in place by mapping more chunks: the pattern vmem exists for).
 
 mod access;
 mod error;
+mod growable;
 mod handle;
 mod manager;
 mod map;
@@ -30,5 +32,6 @@ mod state;
 
 pub use access::Access;
 pub use error::{VmemError, VmemResult};
+pub use growable::GrowableBuffer;
 pub use handle::{AllocHandle, Granule, HandleProperties, MemoryType};
 pub use manager::VirtualMemory;

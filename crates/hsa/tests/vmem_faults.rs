@@ -80,6 +80,16 @@ fn no_access_and_unmapped_ranges_fault_and_the_queue_recovers() {
 
     // Mapped, but the GPU was never given access.
     expect_fault_at(oob_write(&gpu, &program, &queue, va + 0x44, 1), va + 0x44);
+    // A read faults the same way (one lane reads one word).
+    let copy = gpu.load("vector_copy");
+    let sink = gpu.filled_u32(1, 0);
+    let launch = gpu.launch(
+        &copy.kernel,
+        &[Arg::Ptr(va + 0x40), Arg::Ptr(sink.gpu_va()), Arg::U32(1)],
+        [1, 1, 1],
+        [1, 1, 1],
+    );
+    expect_fault_at(gpu.run_on(&queue, &launch), va + 0x40);
     // Reserved, nothing mapped.
     let hole = va + 3 * PAGE + 0x10;
     expect_fault_at(oob_write(&gpu, &program, &queue, hole, 2), hole);
@@ -89,7 +99,7 @@ fn no_access_and_unmapped_ranges_fault_and_the_queue_recovers() {
         .unwrap();
     oob_write(&gpu, &program, &queue, va + PAGE + 8, 0xacce_55ed).unwrap();
     assert_eq!(host_read(va + PAGE + 8), 0xacce_55ed);
-    assert_eq!(queue.recreations(), 2, "the same queue recovered each time");
+    assert_eq!(queue.recreations(), 3, "the same queue recovered each time");
 
     // Revoked: faults again; the host still sees the data.
     vm.set_access(va, 2 * PAGE, &[(&agent, Access::None)])

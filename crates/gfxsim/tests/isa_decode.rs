@@ -144,8 +144,8 @@ macro_rules! generated {
 
 generated!(
     agree: sop2, sop1, sopc, sopp, sopk, smem, vop1, vop2, vopc, vop1_dpp, vop2_dpp, vopc_dpp,
-    ds, mubuf, vop3, vop3_dpp, vopd, ldsdir, vinterp, flat, vop3p;
-    pending: mtbuf, mimg, exp, vop3p_dpp,
+    ds, mubuf, vop3, vop3_dpp, vopd, ldsdir, vinterp, flat, vop3p, vop3p_dpp;
+    pending: mtbuf, mimg, exp,
 );
 
 #[test]
@@ -223,7 +223,7 @@ const RANDOM_FAMILIES: &[(&str, u32, u32, usize, bool)] = &[
     ("vop1", 0xFE00_0000, 0x7E00_0000, 1, true),
     ("vopc", 0xFE00_0000, 0x7C00_0000, 1, true),
     ("vop3", 0xFC00_0000, 0xD400_0000, 2, true),
-    ("vop3p", 0xFF00_0000, 0xCC00_0000, 2, false),
+    ("vop3p", 0xFF00_0000, 0xCC00_0000, 2, true),
     ("vinterp", 0xFF00_0000, 0xCD00_0000, 2, true),
     ("ldsdir", 0xFF00_0000, 0xCE00_0000, 1, true),
     ("vopd", 0xFC00_0000, 0xC800_0000, 2, true),

@@ -606,7 +606,7 @@ pub fn disassemble(i: &Inst) -> String {
         let base = i.mnemonic.trim_end_matches("_e32");
         s = if i.family == Family::Vopc {
             base.to_string()
-        } else if matches!(i.family, Family::Vop3 | Family::Vop3sd) {
+        } else if matches!(i.family, Family::Vop3 | Family::Vop3sd | Family::Vop3p) {
             format!("{}_e64_dpp", base.trim_end_matches("_e64"))
         } else {
             format!("{base}_dpp")
@@ -711,10 +711,25 @@ fn vop3p(i: &Inst, lit: Option<u32>, ops: &mut Vec<String>, tail: &mut String) {
     for k in 0..n {
         let op = &i.src[k];
         let kind = vop3p_kind(i, k);
+        // The DPP forms of v_fma_mix* take only a VGPR as src1 (LLVM's
+        // VGPR_32 class): it types anything else as a dword and flags it.
+        let mix_dpp_src1 = mix && k == 1 && i.dpp.is_some();
+        let kind = if mix_dpp_src1 {
+            PackedKind::Dword
+        } else {
+            kind
+        };
         let mut text = match op.code {
             255 => vop3p_literal(lit.unwrap_or(0), kind),
             _ => src(op, w[k + 1], lit, 32, false),
         };
+        if mix_dpp_src1 {
+            match op.code {
+                256..=511 | 124 | 235..=239 | 251..=253 => {}
+                128..=208 | 240..=248 | 255 => text.push_str("/*Invalid immediate*/"),
+                _ => text.push_str("/*Invalid register, operand has 'VGPR_32' register class*/"),
+            }
+        }
         if matches!(kind, PackedKind::Matrix | PackedKind::Accumulator) {
             let class = format!("VReg_{}", 32 * w[k + 1] as u32);
             let constant = matches!(op.code, 128..=208 | 240..=248 | 255);
@@ -751,6 +766,9 @@ fn vop3p(i: &Inst, lit: Option<u32>, ops: &mut Vec<String>, tail: &mut String) {
     }
     if m.clamp {
         tail.push_str(" clamp");
+    }
+    if let Some(d) = &i.dpp {
+        dpp_tail(d, tail);
     }
 }
 

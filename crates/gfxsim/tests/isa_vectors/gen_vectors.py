@@ -289,7 +289,10 @@ def families():
     fams.append(Fam("vop3p_dpp", 0xFF000000, 0xCC000000, 2, (16, 7),
                     [(0, 0, 8, vgpr_pick), (0, 8, 3, mods_pick), (0, 11, 3, mods_pick),
                      (0, 14, 1, lambda rng: 1), (1, 9, 9, V), (1, 18, 9, V), (1, 27, 2, lambda rng: 3),
-                     (1, 29, 3, mods_pick)], 6, tweak=vop3_dpp_tweak))
+                     (1, 29, 3, mods_pick)], 6, tweak=vop3_dpp_tweak,
+                    # Every opcode, then more samples of the four with DPP forms
+                    # (v_dot2_f32_f16 and v_fma_mix*).
+                    ops=list(range(128)) + [0x13, 0x20, 0x21, 0x22] * 12))
     return fams
 
 

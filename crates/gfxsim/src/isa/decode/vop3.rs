@@ -207,16 +207,35 @@ pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {
     // yet).
     // (A WMMA matrix operand also decodes vcc and exec as 8-dword tuples,
     // which LLVM prints with an invalid-register comment.)
+    // A DPP marker in src0 (233/234 DPP8, 250 DPP16): a third dword holds
+    // the permuted src0 VGPR and the controls (VOP3P DPP, `_e64_dpp`; only
+    // v_dot2_f32_f16 and the v_fma_mix ops have that form).
+    let dpp = if matches!(codes[0], 233 | 234 | 250) {
+        let has_dpp = matches!(
+            info.op,
+            Op::VDot2F32F16 | Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16
+        );
+        require(has_dpp, DecodeErrorKind::ReservedField, words, 2, info)?;
+        let Some(&d) = words.get(2) else {
+            return Err(truncated(words, Some(info.mnemonic)));
+        };
+        Some(super::vop::dpp_controls(codes[0], d))
+    } else {
+        None
+    };
     let bad = (0..3).any(|k| {
         let (code, width) = (codes[k], info.widths[k + 1]);
+        let dpp_src0 = k == 0 && dpp.is_some();
         used(k)
             && code < 256
+            && !dpp_src0
             && !src_code_valid(code, width)
             && !(width >= 3 && matches!(code, 106 | 126))
     });
     require(!bad, DecodeErrorKind::InvalidOperand, words, 2, info)?;
+    let fixed = if dpp.is_some() { 3 } else { 2 };
     let needs = (0..3).any(|k| used(k) && codes[k] == 255);
-    let (lit, len) = take_literal(words, 2, needs, info)?;
+    let (lit, len) = take_literal(words, fixed, needs, info)?;
     let mut i = base_inst(Family::Vop3p, info, words, len);
     i.literal = lit;
     i.dst = (w0 & 0xFF) as u16;
@@ -230,6 +249,10 @@ pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {
     i.mods.opsel_hi = (((w1 >> 27) & 3) | (((w0 >> 14) & 1) << 2)) as u8;
     i.mods.clamp = (w0 >> 15) & 1 != 0;
     i.mods.neg = ((w1 >> 29) & 7) as u8;
+    if let Some((d, src, _)) = dpp {
+        i.dpp = Some(d);
+        i.src[0] = src;
+    }
     validate_vop3p(&i, words, info, codes)?;
     Ok(i)
 }

@@ -1,0 +1,715 @@
+//! Fuzz target: the facade's validation, as sequences of API calls on gfxsim.
+//!
+//! The input is an `Arbitrary` list of [`Call`]s: buffers with arbitrary
+//! descriptors, bind group layouts and groups, pipeline layouts, pipelines
+//! from a fixed set of checked-in shaders, encoders with copies, clears and
+//! compute passes (pipelines, bind groups with dynamic offsets, immediates,
+//! direct and indirect dispatches), submissions, write_buffer, map / get
+//! mapped range / unmap, polls and destroys. Objects live in per-input pools
+//! addressed by a byte index. Invariants: nothing panics; every error the
+//! device raises is one of the typed `aqueduct::Error` kinds, caught by the
+//! input's error scopes; and the device stays usable: every input ends with
+//! a small known-good dispatch whose result is checked.
+//!
+//! One device per process (a `OnceLock`), a fresh set of error scopes per
+//! input. Dispatch sizes are kept small (0..=4 workgroups per dimension, or
+//! a count above the limit that must be refused) so that an execution stays
+//! cheap; buffer sizes are small, or huge ones that must be refused.
+#![no_main]
+
+use std::borrow::Cow;
+use std::num::{NonZeroU32, NonZeroU64};
+use std::sync::{Arc, OnceLock};
+
+use aqueduct::util::{BufferInitDescriptor, DeviceExt};
+use aqueduct::*;
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+
+/// The shaders a pipeline can be made from: (kernel, code object, reflection
+/// JSON for shaderc objects, whether it takes an explicit workgroup size).
+const SHADERS: &[(&str, &[u8], Option<&str>)] = &[
+    (
+        "vector_copy",
+        include_bytes!("../../kernels/gfx1100/vector_copy.co"),
+        None,
+    ),
+    (
+        "saxpy",
+        include_bytes!("../../kernels/gfx1100/saxpy.co"),
+        None,
+    ),
+    (
+        "empty",
+        include_bytes!("../../kernels/gfx1100/empty.co"),
+        None,
+    ),
+    (
+        "histogram",
+        include_bytes!("../../kernels/gfx1100/histogram.co"),
+        None,
+    ),
+    (
+        "lookup_table",
+        include_bytes!("../../kernels/gfx1100/lookup_table.co"),
+        None,
+    ),
+    (
+        "fill_u32",
+        include_bytes!("../../shaders/gfx1100/fill_u32.co"),
+        Some(include_str!("../../shaders/gfx1100/fill_u32.reflect.json")),
+    ),
+    (
+        "copy_bytes",
+        include_bytes!("../../shaders/gfx1100/copy_bytes.co"),
+        Some(include_str!(
+            "../../shaders/gfx1100/copy_bytes.reflect.json"
+        )),
+    ),
+];
+
+/// A byte offset or size: mostly small and aligned, sometimes anything.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Amount {
+    Small(u8),
+    Words(u8),
+    Any(u64),
+}
+
+impl Amount {
+    fn get(self) -> u64 {
+        match self {
+            Amount::Small(b) => b as u64,
+            Amount::Words(w) => w as u64 * 4,
+            Amount::Any(v) => v,
+        }
+    }
+}
+
+/// A buffer size: small, a round size, or one above any limit.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Size {
+    Small(u16),
+    Pow2(u8),
+    Huge(u64),
+}
+
+impl Size {
+    fn get(self) -> u64 {
+        match self {
+            Size::Small(s) => s as u64,
+            Size::Pow2(p) => 1u64 << (p % 21),
+            Size::Huge(h) => h | (1 << 40),
+        }
+    }
+}
+
+/// A workgroup count: 0..=4, or one above the per-dimension limit.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Count {
+    Small(u8),
+    Over(u32),
+}
+
+impl Count {
+    fn get(self) -> u32 {
+        match self {
+            Count::Small(c) => (c % 5) as u32,
+            Count::Over(c) => c.max(65536),
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Workgroup {
+    Default,
+    Common(u8),
+    Any([u16; 3]),
+}
+
+impl Workgroup {
+    fn get(self) -> Option<[u32; 3]> {
+        const COMMON: [u32; 6] = [1, 32, 64, 128, 256, 1024];
+        match self {
+            Workgroup::Default => None,
+            Workgroup::Common(i) => Some([COMMON[i as usize % COMMON.len()], 1, 1]),
+            Workgroup::Any(w) => Some(w.map(u32::from)),
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+struct LayoutEntry {
+    binding: u8,
+    visibility: u8,
+    kind: u8,
+    has_dynamic_offset: bool,
+    min_binding_size: u16,
+    count: u8,
+}
+
+#[derive(Arbitrary, Debug)]
+struct GroupEntry {
+    binding: u8,
+    buffer: u8,
+    offset: Amount,
+    size: Option<Amount>,
+}
+
+#[derive(Arbitrary, Debug)]
+enum PassOp {
+    SetPipeline(u8),
+    SetBindGroup {
+        index: u8,
+        group: Option<u8>,
+        offsets: Vec<u32>,
+    },
+    SetImmediates {
+        offset: u8,
+        data: Vec<u8>,
+    },
+    Dispatch([Count; 3]),
+    DispatchIndirect {
+        counts: [Count; 3],
+        at: Amount,
+        offset: Amount,
+    },
+}
+
+#[derive(Arbitrary, Debug)]
+enum Command {
+    Copy {
+        src: u8,
+        src_offset: Amount,
+        dst: u8,
+        dst_offset: Amount,
+        size: Option<Amount>,
+    },
+    Clear {
+        buffer: u8,
+        offset: Amount,
+        size: Option<Amount>,
+    },
+    Pass(Vec<PassOp>),
+}
+
+#[derive(Arbitrary, Debug)]
+enum Call {
+    CreateBuffer {
+        size: Size,
+        usage: u16,
+        mapped_at_creation: bool,
+    },
+    CreateBufferInit {
+        contents: Vec<u8>,
+        usage: u16,
+    },
+    DestroyBuffer(u8),
+    CreateBindGroupLayout(Vec<LayoutEntry>),
+    PipelineBindGroupLayout {
+        pipeline: u8,
+        index: u8,
+    },
+    CreateBindGroup {
+        layout: u8,
+        entries: Vec<GroupEntry>,
+    },
+    CreatePipelineLayout {
+        groups: Vec<Option<u8>>,
+        immediate_size: u16,
+    },
+    CreatePipeline {
+        shader: u8,
+        entry: Option<u8>,
+        layout: Option<u8>,
+        workgroup: Workgroup,
+    },
+    Encode {
+        commands: Vec<Command>,
+        submit: bool,
+    },
+    WriteBuffer {
+        buffer: u8,
+        offset: Amount,
+        data: Vec<u8>,
+    },
+    MapAsync {
+        buffer: u8,
+        write: bool,
+        start: Amount,
+        end: Option<Amount>,
+    },
+    GetMappedRange {
+        buffer: u8,
+        mutable: bool,
+        start: Amount,
+        end: Option<Amount>,
+        fill: u8,
+    },
+    Unmap(u8),
+    Poll(bool),
+    DropBuffer(u8),
+}
+
+/// The process's device, and the pieces of the final known-good dispatch.
+struct Ctx {
+    device: Device,
+    queue: Queue,
+    check_pipeline: ComputePipeline,
+}
+
+fn ctx() -> &'static Ctx {
+    static CTX: OnceLock<Ctx> = OnceLock::new();
+    CTX.get_or_init(|| {
+        let instance = Instance::with_device(DeviceChoice::Sim);
+        let adapter = block_on(instance.request_adapter(&RequestAdapterOptions::default()))
+            .expect("gfxsim adapter");
+        let (device, queue) = block_on(adapter.request_device(&DeviceDescriptor {
+            required_features: adapter.features(),
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .expect("gfxsim device");
+        // Errors outside the input's scopes (none are expected) are ignored
+        // here; the scopes below see every error the calls raise.
+        device.on_uncaptured_error(Arc::new(|_e| {}));
+        let module = shader_module(&device, 0, Some([64, 1, 1]));
+        let check_pipeline = device.create_compute_pipeline(&ComputePipelineDescriptor {
+            label: Some("known-good"),
+            layout: None,
+            module: &module,
+            entry_point: Some("vector_copy"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        Ctx {
+            device,
+            queue,
+            check_pipeline,
+        }
+    })
+}
+
+fn shader_module(device: &Device, shader: usize, workgroup: Option<[u32; 3]>) -> ShaderModule {
+    let (name, code, reflection) = SHADERS[shader % SHADERS.len()];
+    let source = match reflection {
+        Some(reflection) => ShaderSource::Precompiled {
+            code: Cow::Borrowed(code),
+            reflection: Cow::Borrowed(reflection),
+        },
+        None => ShaderSource::CodeObject {
+            code: Cow::Borrowed(code),
+            workgroup_size: workgroup,
+        },
+    };
+    device.create_shader_module(ShaderModuleDescriptor {
+        label: Some(name),
+        source,
+    })
+}
+
+fn pick<T>(pool: &[T], index: u8) -> Option<&T> {
+    if pool.is_empty() {
+        None
+    } else {
+        Some(&pool[index as usize % pool.len()])
+    }
+}
+
+fn range(start: Amount, end: Option<Amount>) -> (u64, Option<u64>) {
+    (start.get(), end.map(|e| e.get()))
+}
+
+#[derive(Default)]
+struct Pools {
+    buffers: Vec<Buffer>,
+    layouts: Vec<BindGroupLayout>,
+    groups: Vec<BindGroup>,
+    pipeline_layouts: Vec<PipelineLayout>,
+    pipelines: Vec<ComputePipeline>,
+}
+
+fn layout_entry(e: &LayoutEntry) -> BindGroupLayoutEntry {
+    let ty = match e.kind % 3 {
+        0 => BufferBindingType::Uniform,
+        1 => BufferBindingType::Storage { read_only: true },
+        _ => BufferBindingType::Storage { read_only: false },
+    };
+    BindGroupLayoutEntry {
+        binding: e.binding as u32,
+        visibility: ShaderStages::from_bits_truncate(e.visibility as u32),
+        ty: BindingType::Buffer {
+            ty,
+            has_dynamic_offset: e.has_dynamic_offset,
+            min_binding_size: NonZeroU64::new(e.min_binding_size as u64),
+        },
+        count: if e.count > 250 {
+            NonZeroU32::new(e.count as u32 - 250)
+        } else {
+            None
+        },
+    }
+}
+
+fn run_pass(ctx: &Ctx, pools: &Pools, encoder: &mut CommandEncoder, ops: &[PassOp]) {
+    // Indirect argument buffers are made before the pass borrows the encoder.
+    let mut indirect = Vec::new();
+    for op in ops {
+        if let PassOp::DispatchIndirect { counts, at, .. } = op {
+            let at = (at.get() % 64) as usize;
+            let mut contents = vec![0u8; at + 12];
+            for (k, c) in counts.iter().enumerate() {
+                contents[at + 4 * k..at + 4 * k + 4].copy_from_slice(&c.get().to_le_bytes());
+            }
+            indirect.push(ctx.device.create_buffer_init(&BufferInitDescriptor {
+                label: Some("indirect"),
+                contents: &contents,
+                usage: BufferUsages::INDIRECT,
+            }));
+        }
+    }
+    let mut indirect = indirect.iter();
+    let mut pass = encoder.begin_compute_pass(&Default::default());
+    for op in ops {
+        match op {
+            PassOp::SetPipeline(p) => {
+                if let Some(p) = pick(&pools.pipelines, *p) {
+                    pass.set_pipeline(p);
+                }
+            }
+            PassOp::SetBindGroup {
+                index,
+                group,
+                offsets,
+            } => {
+                let group = group.and_then(|g| pick(&pools.groups, g));
+                pass.set_bind_group(*index as u32, group, offsets);
+            }
+            PassOp::SetImmediates { offset, data } => pass.set_immediates(*offset as u32, data),
+            PassOp::Dispatch(c) => pass.dispatch_workgroups(c[0].get(), c[1].get(), c[2].get()),
+            PassOp::DispatchIndirect { offset, .. } => {
+                if let Some(buffer) = indirect.next() {
+                    pass.dispatch_workgroups_indirect(buffer, offset.get() % 80);
+                }
+            }
+        }
+    }
+}
+
+fn call(ctx: &Ctx, pools: &mut Pools, call: &Call) {
+    let device = &ctx.device;
+    match call {
+        Call::CreateBuffer {
+            size,
+            usage,
+            mapped_at_creation,
+        } => pools.buffers.push(device.create_buffer(&BufferDescriptor {
+            label: Some("fuzz"),
+            size: size.get(),
+            usage: BufferUsages::from_bits_truncate(*usage as u32),
+            mapped_at_creation: *mapped_at_creation,
+        })),
+        Call::CreateBufferInit { contents, usage } => {
+            pools
+                .buffers
+                .push(device.create_buffer_init(&BufferInitDescriptor {
+                    label: Some("fuzz-init"),
+                    contents,
+                    usage: BufferUsages::from_bits_truncate(*usage as u32),
+                }))
+        }
+        Call::DestroyBuffer(b) => {
+            if let Some(b) = pick(&pools.buffers, *b) {
+                b.destroy();
+            }
+        }
+        Call::DropBuffer(b) => {
+            if !pools.buffers.is_empty() {
+                let i = *b as usize % pools.buffers.len();
+                pools.buffers.swap_remove(i);
+            }
+        }
+        Call::CreateBindGroupLayout(entries) => {
+            let entries: Vec<BindGroupLayoutEntry> = entries.iter().map(layout_entry).collect();
+            pools
+                .layouts
+                .push(device.create_bind_group_layout(&BindGroupLayoutDescriptor {
+                    label: Some("fuzz"),
+                    entries: &entries,
+                }));
+        }
+        Call::PipelineBindGroupLayout { pipeline, index } => {
+            if let Some(p) = pick(&pools.pipelines, *pipeline) {
+                pools.layouts.push(p.get_bind_group_layout(*index as u32));
+            }
+        }
+        Call::CreateBindGroup { layout, entries } => {
+            let Some(layout) = pick(&pools.layouts, *layout) else {
+                return;
+            };
+            let mut bound = Vec::new();
+            for e in entries {
+                let Some(buffer) = pick(&pools.buffers, e.buffer) else {
+                    continue;
+                };
+                bound.push(BindGroupEntry {
+                    binding: e.binding as u32,
+                    resource: BindingResource::Buffer(BufferBinding {
+                        buffer,
+                        offset: e.offset.get(),
+                        size: e.size.and_then(|s| NonZeroU64::new(s.get())),
+                    }),
+                });
+            }
+            pools
+                .groups
+                .push(device.create_bind_group(&BindGroupDescriptor {
+                    label: Some("fuzz"),
+                    layout,
+                    entries: &bound,
+                }));
+        }
+        Call::CreatePipelineLayout {
+            groups,
+            immediate_size,
+        } => {
+            let groups: Vec<Option<&BindGroupLayout>> = groups
+                .iter()
+                .map(|g| g.and_then(|g| pick(&pools.layouts, g)))
+                .collect();
+            pools
+                .pipeline_layouts
+                .push(device.create_pipeline_layout(&PipelineLayoutDescriptor {
+                    label: Some("fuzz"),
+                    bind_group_layouts: &groups,
+                    immediate_size: *immediate_size as u32,
+                }));
+        }
+        Call::CreatePipeline {
+            shader,
+            entry,
+            layout,
+            workgroup,
+        } => {
+            let shader = *shader as usize % SHADERS.len();
+            let module = shader_module(device, shader, workgroup.get());
+            let entry_point = match entry {
+                None => None,
+                Some(e) if e % 4 == 0 => Some("no_such_entry"),
+                Some(_) => Some(SHADERS[shader].0),
+            };
+            let layout = layout.and_then(|l| pick(&pools.pipeline_layouts, l));
+            pools
+                .pipelines
+                .push(device.create_compute_pipeline(&ComputePipelineDescriptor {
+                    label: Some("fuzz"),
+                    layout,
+                    module: &module,
+                    entry_point,
+                    compilation_options: Default::default(),
+                    cache: None,
+                }));
+        }
+        Call::Encode { commands, submit } => {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            for command in commands {
+                match command {
+                    Command::Copy {
+                        src,
+                        src_offset,
+                        dst,
+                        dst_offset,
+                        size,
+                    } => {
+                        if let (Some(s), Some(d)) =
+                            (pick(&pools.buffers, *src), pick(&pools.buffers, *dst))
+                        {
+                            encoder.copy_buffer_to_buffer(
+                                s,
+                                src_offset.get(),
+                                d,
+                                dst_offset.get(),
+                                size.map(|s| s.get()),
+                            );
+                        }
+                    }
+                    Command::Clear {
+                        buffer,
+                        offset,
+                        size,
+                    } => {
+                        if let Some(b) = pick(&pools.buffers, *buffer) {
+                            encoder.clear_buffer(b, offset.get(), size.map(|s| s.get()));
+                        }
+                    }
+                    Command::Pass(ops) => run_pass(ctx, pools, &mut encoder, ops),
+                }
+            }
+            let commands = encoder.finish();
+            if *submit {
+                ctx.queue.submit([commands]);
+            }
+        }
+        Call::WriteBuffer {
+            buffer,
+            offset,
+            data,
+        } => {
+            if let Some(b) = pick(&pools.buffers, *buffer) {
+                ctx.queue.write_buffer(b, offset.get(), data);
+            }
+        }
+        Call::MapAsync {
+            buffer,
+            write,
+            start,
+            end,
+        } => {
+            if let Some(b) = pick(&pools.buffers, *buffer) {
+                let mode = if *write {
+                    MapMode::Write
+                } else {
+                    MapMode::Read
+                };
+                let (start, end) = range(*start, *end);
+                let callback = |result: Result<(), BufferAsyncError>| {
+                    if let Err(e) = result {
+                        let _ = e.to_string();
+                    }
+                };
+                match end {
+                    Some(end) => b.map_async(mode, start..end, callback),
+                    None => b.map_async(mode, start.., callback),
+                }
+            }
+        }
+        Call::GetMappedRange {
+            buffer,
+            mutable,
+            start,
+            end,
+            fill,
+        } => {
+            if let Some(b) = pick(&pools.buffers, *buffer) {
+                let (start, end) = range(*start, *end);
+                let bounds = (
+                    std::ops::Bound::Included(start),
+                    end.map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded),
+                );
+                if *mutable {
+                    if let Ok(mut view) = b.get_mapped_range_mut(bounds) {
+                        view.fill(*fill);
+                    }
+                } else if let Ok(view) = b.get_mapped_range(bounds) {
+                    let _ = view.iter().map(|&x| x as u64).sum::<u64>();
+                }
+            }
+        }
+        Call::Unmap(b) => {
+            if let Some(b) = pick(&pools.buffers, *b) {
+                b.unmap();
+            }
+        }
+        Call::Poll(wait) => {
+            let poll = if *wait {
+                PollType::wait_indefinitely()
+            } else {
+                PollType::Poll
+            };
+            let _ = device.poll(poll);
+        }
+    }
+}
+
+/// A small vector copy whose result is checked: the device still works.
+fn known_good_dispatch(ctx: &Ctx) {
+    let n = 256u32;
+    let input: Vec<u32> = (0..n).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+    let src = ctx.device.create_buffer_init(&BufferInitDescriptor {
+        label: Some("check-src"),
+        contents: bytemuck::cast_slice(&input),
+        usage: BufferUsages::STORAGE,
+    });
+    let dst = ctx.device.create_buffer(&BufferDescriptor {
+        label: Some("check-dst"),
+        size: n as u64 * 4,
+        usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let readback = ctx.device.create_buffer(&BufferDescriptor {
+        label: Some("check-readback"),
+        size: n as u64 * 4,
+        usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let layout = ctx.check_pipeline.get_bind_group_layout(0);
+    let group = ctx.device.create_bind_group(&BindGroupDescriptor {
+        label: Some("check"),
+        layout: &layout,
+        entries: &[
+            BindGroupEntry {
+                binding: 0,
+                resource: src.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: 1,
+                resource: dst.as_entire_binding(),
+            },
+        ],
+    });
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&ctx.check_pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.set_immediates(0, &n.to_le_bytes());
+        pass.dispatch_workgroups(n / 64, 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, n as u64 * 4);
+    ctx.queue.submit([encoder.finish()]);
+    let bytes = aqueduct::util::read_mapped(&ctx.device, &readback)
+        .unwrap_or_else(|e| panic!("the device is no longer usable: readback failed: {e}"));
+    assert_eq!(
+        bytes.as_slice(),
+        bytemuck::cast_slice::<u32, u8>(&input),
+        "known-good dispatch result"
+    );
+}
+
+fuzz_target!(|calls: Vec<Call>| {
+    let ctx = ctx();
+    let internal = ctx.device.push_error_scope(ErrorFilter::Internal);
+    let oom = ctx.device.push_error_scope(ErrorFilter::OutOfMemory);
+    let validation = ctx.device.push_error_scope(ErrorFilter::Validation);
+    {
+        let mut pools = Pools::default();
+        for c in calls.iter().take(64) {
+            call(ctx, &mut pools, c);
+        }
+        // Unmap everything so no map is left pending across inputs, then
+        // let in-flight work finish before the pools drop.
+        for b in &pools.buffers {
+            b.unmap();
+        }
+        let _ = ctx.device.poll(PollType::wait_indefinitely());
+    }
+    for (scope, filter) in [
+        (validation.pop_now(), ErrorFilter::Validation),
+        (oom.pop_now(), ErrorFilter::OutOfMemory),
+        (internal.pop_now(), ErrorFilter::Internal),
+    ] {
+        if let Some(error) = scope {
+            assert_eq!(error.filter(), filter, "{error}");
+            assert!(!error.to_string().is_empty());
+        }
+    }
+    let check = ctx.device.push_error_scope(ErrorFilter::Validation);
+    let internal = ctx.device.push_error_scope(ErrorFilter::Internal);
+    known_good_dispatch(ctx);
+    if let Some(error) = internal.pop_now() {
+        panic!("the known-good dispatch raised an internal error: {error}");
+    }
+    if let Some(error) = check.pop_now() {
+        panic!("the known-good dispatch raised a validation error: {error}");
+    }
+});

@@ -7,8 +7,10 @@
 //! imports the fd, maps the handle in its own reserved range, checks with
 //! a kernel that it sees pattern A, and a kernel writes pattern B over it.
 //! After the child exits, the parent's kernel copies the shared range out
-//! and finds pattern B; then every handle is released and the device's
-//! VRAM use is back where it started.
+//! and finds pattern B. Each side then releases its handle, after which
+//! no fd or mapping of the shared memory is left in it (closing all
+//! handles releases the memory), and the parent's VRAM use is back where
+//! it started.
 
 mod e2e_common;
 
@@ -31,6 +33,29 @@ fn pattern_a() -> Vec<u32> {
 
 fn pattern_b() -> Vec<u32> {
     Lcg::new(0xb).u32s(WORDS)
+}
+
+/// How many of this process's fds and memory mappings refer to the file
+/// with inode `ino` (the shared memory's memfd).
+fn references_to(ino: u64) -> (usize, usize) {
+    let fds = std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            std::fs::metadata(e.path())
+                .is_ok_and(|m| std::os::unix::fs::MetadataExt::ino(&m) == ino)
+        })
+        .count();
+    let maps = std::fs::read_to_string("/proc/self/maps")
+        .unwrap()
+        .lines()
+        .filter(|l| l.split_whitespace().nth(4) == Some(&ino.to_string()))
+        .count();
+    (fds, maps)
+}
+
+fn inode(fd: BorrowedFd<'_>) -> u64 {
+    rustix::fs::fstat(fd).unwrap().st_ino
 }
 
 /// vector_copy of all WORDS from `src` to `dst` on `gpu`.
@@ -73,6 +98,7 @@ fn two_processes_share_one_handle() {
     host.copy_from_slice(&pattern_a());
 
     let fd = vm.export_shareable_handle(h).unwrap();
+    let ino = inode(fd.as_fd());
     let raw = fd.as_raw_fd();
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
@@ -111,6 +137,11 @@ fn two_processes_share_one_handle() {
     vm.handle_release(h).unwrap();
     vm.free(va, SIZE).unwrap();
     assert_eq!(vram(), start, "the handle's VRAM is returned");
+    assert_eq!(
+        references_to(ino),
+        (0, 0),
+        "no fd or mapping of the shared memory is left"
+    );
 }
 
 /// The child's side: import, check pattern A with a kernel, write B.
@@ -118,6 +149,7 @@ fn child(raw: i32) {
     // SAFETY: the parent passed this inherited descriptor to this process
     // alone; nothing else here owns it.
     let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    let ino = inode(fd.as_fd());
     let gpu = Gpu::new();
     let vm = VirtualMemory::new(&gpu.rt).unwrap();
     let h = vm.import_shareable_handle(fd.as_fd()).unwrap();
@@ -137,5 +169,10 @@ fn child(raw: i32) {
     vm.unmap(va, SIZE).unwrap();
     vm.handle_release(h).unwrap();
     vm.free(va, SIZE).unwrap();
+    assert_eq!(
+        references_to(ino),
+        (0, 0),
+        "child: releasing the handle closed every fd and mapping of it"
+    );
     println!("child: pattern B written");
 }

@@ -597,6 +597,14 @@ impl Device {
         }
     }
 
+    /// Deliver `error` to this thread's innermost matching error scope, else
+    /// to the uncaptured-error handler, exactly as the facade's own errors
+    /// go. For layers built on the facade that validate calls of their own
+    /// (aqueduct-wgpu reports wgpu calls with no compute meaning this way).
+    pub fn report_error(&self, error: Error) {
+        self.shared.report(error);
+    }
+
     /// Where errors go that no scope catches (default: logged).
     pub fn on_uncaptured_error(&self, handler: Arc<dyn UncapturedErrorHandler>) {
         self.shared

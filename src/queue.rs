@@ -53,6 +53,19 @@ pub type PollType = wgpu_types::PollType<SubmissionIndex>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SubmissionIndex(pub(crate) u64);
 
+impl SubmissionIndex {
+    /// The index of submission number `epoch` (submissions count from 1);
+    /// `Device::poll` rejects one that was never made.
+    pub fn from_epoch(epoch: u64) -> Self {
+        SubmissionIndex(epoch)
+    }
+
+    /// The submission's number (submissions count from 1).
+    pub fn epoch(self) -> u64 {
+        self.0
+    }
+}
+
 pub(crate) type Callback = Box<dyn FnOnce(Result<(), BufferAsyncError>) + Send + 'static>;
 type KeepAlive = Box<dyn Any + Send + Sync>;
 

@@ -46,10 +46,11 @@ fn references_to(ino: u64) -> (usize, usize) {
                 .is_ok_and(|m| std::os::unix::fs::MetadataExt::ino(&m) == ino)
         })
         .count();
+    let ino_text = ino.to_string();
     let maps = std::fs::read_to_string("/proc/self/maps")
         .unwrap()
         .lines()
-        .filter(|l| l.split_whitespace().nth(4) == Some(&ino.to_string()))
+        .filter(|l| l.split_whitespace().nth(4) == Some(ino_text.as_str()))
         .count();
     (fds, maps)
 }

@@ -1,10 +1,11 @@
 //! The device: one GPU agent, its AQL queue and the registries of the
 //! objects made on it.
 //!
-//! `DeviceShared` is what every handle points at. Locks: `state` (the
-//! submission engine: rings, pending uploads, in-flight submissions,
-//! callbacks) is taken before `registry` (buffer state) when both are
-//! needed; callbacks always run with no lock held.
+//! `DeviceShared` is what every handle points at. Locks, in the order they
+//! are taken: `submit_lock` (whoever writes packets to the GPU queue),
+//! `state` (the submission engine: rings, pending uploads, in-flight
+//! submissions, callbacks; let go while a submission waits for ring space)
+//! and `registry` (buffer state); callbacks always run with no lock held.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -59,6 +60,9 @@ pub(crate) struct DeviceShared {
     /// The queue's epoch signal: EPOCH_BASE - completed submissions.
     pub epoch_signal: Signal,
     pub state: Mutex<QueueState>,
+    /// Held while packets are written to `hsa_queue` (submissions, host
+    /// callbacks), so they land in order; taken before `state`.
+    pub submit_lock: Mutex<()>,
     pub lost: AtomicBool,
 }
 
@@ -93,6 +97,7 @@ impl DeviceShared {
             hsa_queue,
             epoch_signal,
             state: Mutex::new(QueueState::new(kernargs, staging)),
+            submit_lock: Mutex::new(()),
             lost: AtomicBool::new(false),
         })
     }

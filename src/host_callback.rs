@@ -83,7 +83,7 @@ fn submit(dev: &Arc<DeviceShared>, callback: Box<dyn FnOnce() + Send>) -> Result
     // Pending uploads (write_buffer, zero fills) go out first.
     crate::queue::submit(dev, Vec::new());
     let done = dev.runtime.create_signal(1)?;
-    let _order = dev.lock_state();
+    let _order = dev.submit_lock.lock().unwrap_or_else(|p| p.into_inner());
     let barrier = packet::barrier_and(&[], done.handle(), PacketFence::SYSTEM_ORDERED)?;
     dev.hsa_queue.submit(&barrier)?;
     // The soft queue keeps `done` alive until its barrier completes.

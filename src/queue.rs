@@ -22,7 +22,7 @@
 
 use std::any::Any;
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, MutexGuard};
 use std::time::Duration;
 
 use aqueduct_hsa::queue::AqlPacket;
@@ -38,7 +38,7 @@ use crate::command::lower::{self, Op, PacketRole, UniformInKernarg, Work};
 use crate::device::DeviceShared;
 use crate::error::{BufferAsyncError, Error, InternalError, ValidationError};
 use crate::registry::{BufferId, MapState, Owner};
-use crate::ring::Ring;
+use crate::ring::{Ring, RingBlock};
 
 /// Initial value of the epoch signal.
 pub(crate) const EPOCH_BASE: i64 = 1 << 40;
@@ -114,6 +114,9 @@ pub(crate) struct QueueState {
     callbacks: VecDeque<PendingCallback>,
     /// The HSA queue's recreation count when last seen (see `submit`).
     queue_recreations: u64,
+    /// A submission (epoch `last_submitted + 1`) is being written; it took
+    /// the pending uploads, so new ones go into the one after it.
+    in_submit: bool,
 }
 
 impl std::fmt::Debug for QueueState {
@@ -138,7 +141,25 @@ impl QueueState {
             in_flight: VecDeque::new(),
             callbacks: VecDeque::new(),
             queue_recreations: 0,
+            in_submit: false,
         }
+    }
+
+    /// The submission that will carry uploads queued now (their staging
+    /// blocks are freed when it completes).
+    fn open_epoch(&self) -> u64 {
+        self.last_submitted + 1 + u64::from(self.in_submit)
+    }
+
+    /// Free ring blocks and retire in-flight submissions up to `completed`.
+    fn retire(&mut self, completed: u64) {
+        let completed = completed.max(self.last_completed);
+        self.last_completed = completed;
+        while self.in_flight.front().is_some_and(|f| f.epoch <= completed) {
+            self.in_flight.pop_front();
+        }
+        self.kernargs.reclaim(completed);
+        self.staging.reclaim(completed);
     }
 
     pub(crate) fn push_pending(
@@ -173,6 +194,63 @@ impl QueueState {
             CallbackKind::WorkDone(_) => None,
         }
     }
+}
+
+/// The queue-state lock, held by a thread that may have to wait for the
+/// device (a full kernarg or staging ring): [`StateLock::unlocked`] lets go
+/// of it for the wait, so polls, map_async, write_buffer and callbacks on
+/// other threads go on meanwhile. (Submissions stay serialised by
+/// `DeviceShared::submit_lock`, which the writer keeps.)
+pub(crate) struct StateLock<'a> {
+    dev: &'a DeviceShared,
+    /// Always `Some` outside `unlocked`.
+    guard: Option<MutexGuard<'a, QueueState>>,
+}
+
+impl<'a> StateLock<'a> {
+    pub(crate) fn new(dev: &'a DeviceShared) -> Self {
+        StateLock {
+            dev,
+            guard: Some(dev.lock_state()),
+        }
+    }
+
+    /// Run `f` without the lock, then take it again.
+    fn unlocked<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        self.guard = None;
+        let r = f();
+        self.guard = Some(self.dev.lock_state());
+        r
+    }
+}
+
+impl std::ops::Deref for StateLock<'_> {
+    type Target = QueueState;
+    fn deref(&self) -> &QueueState {
+        // The guard is only None inside `unlocked`, which holds `&mut self`.
+        self.guard.as_deref().expect("queue-state lock held")
+    }
+}
+
+impl std::ops::DerefMut for StateLock<'_> {
+    fn deref_mut(&mut self) -> &mut QueueState {
+        self.guard.as_deref_mut().expect("queue-state lock held")
+    }
+}
+
+/// A ring is full: wait, without the queue-state lock, until submission
+/// `oldest` (the oldest holding ring blocks) completes, then free what
+/// completed. A failed wait is a queue fault: it is reported and the
+/// outstanding submissions counted complete (`recover_from_queue_error`),
+/// which frees their blocks too, so the caller's retry makes progress
+/// either way.
+fn wait_for_ring_space(dev: &Arc<DeviceShared>, state: &mut StateLock<'_>, oldest: u64) {
+    state.unlocked(|| match wait_epoch(dev, oldest, None) {
+        Ok(_) => {}
+        Err(e) => recover_from_queue_error(dev, &e),
+    });
+    let completed = completed_epoch(dev);
+    state.retire(completed);
 }
 
 /// The submission queue of a device (cheap to clone).
@@ -270,40 +348,38 @@ fn stage_write(
     data: &[u8],
 ) -> Result<(), HsaError> {
     let len = data.len() as u64;
-    let mut state = dev.lock_state();
-    let epoch = state.last_submitted + 1;
-    let (src_va, keep): (u64, Option<KeepAlive>) = if len <= state.staging.capacity() / 2 {
+    let in_ring = len <= dev.lock_state().staging.capacity() / 2;
+    let mut state = StateLock::new(dev);
+    let (src_va, keep): (u64, Option<KeepAlive>) = if in_ring {
         let block = loop {
+            let epoch = state.open_epoch();
             if let Some(b) = state.staging.alloc(len, 64, epoch) {
                 break b;
             }
-            // Full: wait for the oldest submission holding staging blocks.
             let oldest = state.staging.oldest_epoch().unwrap_or(epoch);
             if oldest >= epoch {
-                // Only this epoch's pending uploads fill it: flush them.
-                drop(state);
-                submit(dev, Vec::new());
-                state = dev.lock_state();
+                // Only uploads still pending fill it: submit them.
+                state.unlocked(|| submit(dev, Vec::new()));
                 continue;
             }
-            drop(state);
-            let completed = wait_epoch(dev, oldest, None).unwrap_or(oldest);
-            state = dev.lock_state();
-            state.last_completed = state.last_completed.max(completed);
-            state.staging.reclaim(completed);
+            wait_for_ring_space(dev, &mut state, oldest);
         };
         // SAFETY: the block is len bytes of host-mapped staging memory reserved for this upload.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), block.host, data.len()) };
         (block.va, None)
     } else {
-        let pool = dev
-            .runtime
-            .pool(&dev.agent, aqueduct_hsa::PoolKind::FineSystem)?;
-        let mut alloc = pool.allocate(len)?;
-        let bytes = alloc.as_mut_slice().ok_or_else(|| {
-            HsaError::InvalidAllocation("staging memory is not host mapped".into())
+        // A dedicated allocation, filled without the lock.
+        let alloc = state.unlocked(|| -> Result<_, HsaError> {
+            let pool = dev
+                .runtime
+                .pool(&dev.agent, aqueduct_hsa::PoolKind::FineSystem)?;
+            let mut alloc = pool.allocate(len)?;
+            let bytes = alloc.as_mut_slice().ok_or_else(|| {
+                HsaError::InvalidAllocation("staging memory is not host mapped".into())
+            })?;
+            bytes.copy_from_slice(data);
+            Ok(alloc)
         })?;
-        bytes.copy_from_slice(data);
         (alloc.gpu_va(), Some(Box::new(alloc)))
     };
     let src = Access {
@@ -375,8 +451,12 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
         }
     };
     let index = {
-        let mut state = dev.lock_state();
+        // Submissions are written one at a time, in epoch order; the
+        // queue-state lock may be let go while one waits for ring space.
+        let _writer = dev.submit_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = StateLock::new(dev);
         let epoch = state.last_submitted + 1;
+        state.in_submit = true;
         let _span = tracing::debug_span!("submit", submission = epoch).entered();
         let pending: Vec<PendingOp> = std::mem::take(&mut state.pending);
         let mut keep: Vec<KeepAlive> = std::mem::take(&mut state.pending_keep);
@@ -431,12 +511,12 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
         let first_packet = match written {
             Ok(first) => first.map(|f| (f, recreations)),
             Err(e) => {
-                drop(state);
-                dev.report(Error::Internal {
-                    description: format!("submit: writing AQL packets failed: {e}"),
-                    source: Box::new(e),
+                state.unlocked(|| {
+                    dev.report(Error::Internal {
+                        description: format!("submit: writing AQL packets failed: {e}"),
+                        source: Box::new(e),
+                    })
                 });
-                state = dev.lock_state();
                 // Nothing was published for this epoch: count it as done.
                 dev.epoch_signal.sub(1, MemoryOrder::Release);
                 None
@@ -453,6 +533,7 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
             }
         }
         state.last_submitted = epoch;
+        state.in_submit = false;
         state.in_flight.push_back(InFlight {
             epoch,
             ops,
@@ -473,7 +554,7 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
 /// queue index of the first one when all are consecutive.
 fn write_packets(
     dev: &Arc<DeviceShared>,
-    state: &mut QueueState,
+    state: &mut StateLock<'_>,
     ops: &[Op],
     epoch: u64,
     keep: &mut Vec<KeepAlive>,
@@ -484,26 +565,46 @@ fn write_packets(
     // block: kernels never write their kernargs; patched dispatches (whose
     // block counts the patch kernel writes) get their own.
     let mut kernarg_va = vec![0u64; ops.len()];
+    // Patch kernels' blocks are placed now too (filled once their target
+    // packet's slot is known), so no wait for ring space happens while
+    // queue slots are reserved.
+    let mut patch_block: Vec<Option<RingBlock>> = vec![None; ops.len()];
     let mut previous: Option<(&Arc<lower::DispatchWork>, u64)> = None;
     for (i, op) in ops.iter().enumerate() {
-        if let Work::Dispatch(d) = &op.work {
-            if let Some((p, va)) = previous
-                && Arc::ptr_eq(p, d)
-                && !d.patched
-            {
-                kernarg_va[i] = va;
-                continue;
+        match &op.work {
+            Work::Dispatch(d) => {
+                if let Some((p, va)) = previous
+                    && Arc::ptr_eq(p, d)
+                    && !d.patched
+                {
+                    kernarg_va[i] = va;
+                    continue;
+                }
+                kernarg_va[i] = alloc_kernarg(
+                    dev,
+                    state,
+                    &d.kernarg,
+                    d.kernarg_align,
+                    d.uniform_in_kernarg,
+                    epoch,
+                    keep,
+                )?
+                .va;
+                previous = Some((d, kernarg_va[i]));
             }
-            kernarg_va[i] = alloc_kernarg(
-                dev,
-                state,
-                &d.kernarg,
-                d.kernarg_align,
-                d.uniform_in_kernarg,
-                epoch,
-                keep,
-            )?;
-            previous = Some((d, kernarg_va[i]));
+            Work::Patch(p) => {
+                let shape = lower::patch_kernarg(&dev.blit, p, 0, 0, 0, 0)
+                    .map_err(HsaError::InvalidArgument)?;
+                patch_block[i] = Some(alloc_kernarg(
+                    dev,
+                    state,
+                    &shape.kernarg,
+                    shape.kernarg_align,
+                    None,
+                    epoch,
+                    keep,
+                )?);
+            }
         }
     }
     let queue = &dev.hsa_queue;
@@ -615,15 +716,25 @@ fn write_packets(
                         header_nop,
                     )
                     .map_err(HsaError::InvalidArgument)?;
-                    let kva = alloc_kernarg(
-                        dev,
-                        state,
-                        &work.kernarg,
-                        work.kernarg_align,
-                        None,
-                        epoch,
-                        keep,
-                    )?;
+                    let Some(block) = patch_block[i] else {
+                        return Err(HsaError::InvalidArgument(
+                            "an indirect patch without its kernarg block".into(),
+                        ));
+                    };
+                    if work.kernarg.len() as u64 > block.len {
+                        return Err(HsaError::InvalidArgument(
+                            "an indirect patch's kernargs outgrew their block".into(),
+                        ));
+                    }
+                    // SAFETY: the block holds block.len >= kernarg.len() bytes of host-mapped kernarg memory reserved for this packet.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            work.kernarg.as_ptr(),
+                            block.host,
+                            work.kernarg.len(),
+                        )
+                    };
+                    let kva = block.va;
                     tracing::trace!(
                         packet = id,
                         kernel = %work.kernel_name,
@@ -648,18 +759,23 @@ fn write_packets(
 }
 
 /// Place a kernarg block; with `uniform`, its pointer argument is set to
-/// the uniform bytes at the end of the block.
+/// the uniform bytes at the end of the block. A full ring waits (without
+/// the queue-state lock) for the oldest submission holding blocks.
 fn alloc_kernarg(
     dev: &Arc<DeviceShared>,
-    state: &mut QueueState,
+    state: &mut StateLock<'_>,
     bytes: &[u8],
     align: u64,
     uniform: Option<UniformInKernarg>,
     epoch: u64,
     keep: &mut Vec<KeepAlive>,
-) -> Result<u64, HsaError> {
+) -> Result<RingBlock, HsaError> {
     if bytes.is_empty() {
-        return Ok(0);
+        return Ok(RingBlock {
+            va: 0,
+            host: std::ptr::null_mut(),
+            len: 0,
+        });
     }
     let len = bytes.len() as u64;
     if let Some(u) = uniform
@@ -681,8 +797,9 @@ fn alloc_kernarg(
         if let Some((at, ptr)) = uniform_ptr(va) {
             slice[at..at + 8].copy_from_slice(&ptr.to_le_bytes());
         }
+        let host = slice.as_mut_ptr();
         keep.push(Box::new(alloc));
-        return Ok(va);
+        return Ok(RingBlock { va, host, len });
     }
     loop {
         if let Some(b) = state.kernargs.alloc(len, align, epoch) {
@@ -694,7 +811,7 @@ fn alloc_kernarg(
                     std::ptr::copy_nonoverlapping(ptr.to_le_bytes().as_ptr(), b.host.add(at), 8)
                 };
             }
-            return Ok(b.va);
+            return Ok(b);
         }
         let oldest = state.kernargs.oldest_epoch().unwrap_or(epoch);
         if oldest >= epoch {
@@ -703,10 +820,7 @@ fn alloc_kernarg(
                     .into(),
             ));
         }
-        let completed = wait_epoch(dev, oldest, None).unwrap_or(oldest);
-        state.last_completed = state.last_completed.max(completed);
-        state.kernargs.reclaim(completed);
-        state.staging.reclaim(completed);
+        wait_for_ring_space(dev, state, oldest);
     }
 }
 
@@ -747,17 +861,8 @@ pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
     let mut ready: Vec<Box<dyn FnOnce() + Send>> = Vec::new();
     {
         let mut state = dev.lock_state();
-        let completed = completed_epoch(dev).max(state.last_completed);
-        state.last_completed = completed;
-        while state
-            .in_flight
-            .front()
-            .is_some_and(|f| f.epoch <= completed)
-        {
-            state.in_flight.pop_front();
-        }
-        state.kernargs.reclaim(completed);
-        state.staging.reclaim(completed);
+        state.retire(completed_epoch(dev));
+        let completed = state.last_completed;
         let mut keep_waiting = VecDeque::new();
         let mut reg = dev.registry();
         while let Some(cb) = state.callbacks.pop_front() {
@@ -904,6 +1009,248 @@ fn report_queue_fault(dev: &DeviceShared, e: &HsaError, site: Option<FaultSite>)
 mod tests {
     use super::*;
     use aqueduct_hsa::QueueErrorReason;
+    use std::sync::Mutex;
+    use std::sync::mpsc;
+    use std::time::Instant;
+
+    use crate::block_on::block_on;
+    use crate::device::Device;
+    use crate::device_select::DeviceChoice;
+    use crate::instance::Instance;
+    use crate::registry::MapMode;
+
+    const TIMEOUT: Duration = Duration::from_secs(60);
+    /// Clears per submission; the test ring holds 1.5 submissions' blocks.
+    const CLEARS: usize = 6;
+
+    /// A gfxsim device with everything the adapter offers (immediates).
+    fn device() -> (Device, Queue) {
+        let instance = Instance::with_device(DeviceChoice::Sim);
+        let adapter = block_on(instance.request_adapter(&Default::default())).expect("adapter");
+        let desc = crate::adapter::DeviceDescriptor {
+            required_features: adapter.features(),
+            required_limits: adapter.limits(),
+            ..Default::default()
+        };
+        block_on(adapter.request_device(&desc)).expect("device")
+    }
+
+    /// Replace the kernarg ring by one holding `blocks` fill-kernel blocks
+    /// (so a submission of CLEARS clears leaves no room for a second).
+    fn shrink_kernarg_ring(dev: &Arc<DeviceShared>, blocks: u64) {
+        let access = Access {
+            range: 0x1000..0x1100,
+            write: true,
+            host_visible: true,
+        };
+        let ops = lower::fill_ops(&dev.blit, access, 0).expect("fill op");
+        let Work::Dispatch(d) = &ops[0].work else {
+            panic!("a fill is a dispatch")
+        };
+        let per = (d.kernarg.len() as u64).next_multiple_of(d.kernarg_align.max(1));
+        let pool = dev.runtime.kernarg_pool(&dev.agent).expect("kernarg pool");
+        let ring = Ring::new(pool, per * blocks).expect("small ring");
+        dev.lock_state().kernargs = ring;
+    }
+
+    /// A barrier-AND on the GPU queue that holds every later packet until
+    /// the returned signal is stored 0.
+    fn gate(dev: &Arc<DeviceShared>) -> aqueduct_hsa::Signal {
+        let gate = dev.runtime.create_signal(1).expect("gate signal");
+        let _w = dev.submit_lock.lock().unwrap();
+        let p = packet::barrier_and(&[gate.handle()], 0, PacketFence::SYSTEM_ORDERED)
+            .expect("gate packet");
+        dev.hsa_queue.submit(&p).expect("gate submitted");
+        gate
+    }
+
+    fn readback_buffers(device: &Device, n: usize, size: u64) -> Vec<Buffer> {
+        (0..n)
+            .map(|_| {
+                device.create_buffer(&wgpu_types::BufferDescriptor {
+                    label: None,
+                    size,
+                    usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect()
+    }
+
+    fn clears(device: &Device, buffers: &[Buffer]) -> CommandBuffer {
+        let mut enc = device.create_command_encoder(&Default::default());
+        for b in buffers {
+            enc.clear_buffer(b, 0, None);
+        }
+        enc.finish()
+    }
+
+    fn read(device: &Device, b: &Buffer) -> Vec<u8> {
+        let (tx, rx) = mpsc::channel();
+        b.map_async(MapMode::Read, .., move |r| tx.send(r).unwrap());
+        device.poll(PollType::wait_indefinitely()).expect("poll");
+        rx.recv_timeout(TIMEOUT).unwrap().expect("mapped");
+        let bytes = b.get_mapped_range(..).expect("view").to_vec();
+        b.unmap();
+        bytes
+    }
+
+    /// Wait until a submission is being written (and so waits for ring
+    /// space: the gate holds the GPU queue).
+    fn wait_for_blocked_submit(dev: &Arc<DeviceShared>) {
+        let start = Instant::now();
+        while !dev.lock_state().in_submit {
+            assert!(start.elapsed() < TIMEOUT, "the submission never started");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(
+            dev.lock_state().in_submit,
+            "the submission finished while the GPU queue was held"
+        );
+    }
+
+    /// A submission waiting for kernarg ring space holds the writer lock
+    /// but not the queue-state lock: polls and write_buffer on another
+    /// thread go on, and another thread's submission waits its turn and
+    /// gets the next index; everything completes once the GPU goes on.
+    #[test]
+    fn a_submission_waiting_for_ring_space_lets_others_go_on() {
+        let (device, queue) = device();
+        let dev = queue.shared.clone();
+        let buffers = readback_buffers(&device, 3 * CLEARS, 256);
+        for b in &buffers {
+            queue.write_buffer(b, 0, &[0xab; 256]);
+        }
+        queue.submit([]);
+        device.poll(PollType::wait_indefinitely()).expect("setup");
+        shrink_kernarg_ring(&dev, (CLEARS + CLEARS / 2) as u64);
+        let gate = gate(&dev);
+        let first = queue.submit([clears(&device, &buffers[..CLEARS])]);
+        let indices = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let i = queue.submit([clears(&device, &buffers[CLEARS..2 * CLEARS])]);
+                indices.lock().unwrap().push(("waiting", i));
+            });
+            wait_for_blocked_submit(&dev);
+            s.spawn(|| {
+                let i = queue.submit([clears(&device, &buffers[2 * CLEARS..])]);
+                indices.lock().unwrap().push(("queued", i));
+            });
+            // The queue-state lock is free: a poll and an upload go through.
+            let (tx, rx) = mpsc::channel();
+            let (device, queue, buffers) = (&device, &queue, &buffers);
+            s.spawn(move || {
+                let status = device.poll(PollType::Poll);
+                queue.write_buffer(&buffers[0], 0, &[0xcd; 8]);
+                tx.send(status).unwrap();
+            });
+            let status = rx
+                .recv_timeout(TIMEOUT)
+                .expect("poll and write_buffer ran while a submission waited");
+            assert!(matches!(status, Ok(PollStatus::Poll)), "{status:?}");
+            std::thread::sleep(Duration::from_millis(20));
+            assert!(
+                indices.lock().unwrap().is_empty(),
+                "both later submissions wait for the GPU queue"
+            );
+            gate.store(0, MemoryOrder::Release);
+        });
+        let indices = indices.into_inner().unwrap();
+        assert_eq!(
+            indices,
+            vec![
+                ("waiting", SubmissionIndex(first.0 + 1)),
+                ("queued", SubmissionIndex(first.0 + 2))
+            ]
+        );
+        device.poll(PollType::wait_indefinitely()).expect("drain");
+        let mut expect_first = vec![0u8; 256];
+        expect_first[..8].fill(0xcd);
+        assert_eq!(read(&device, &buffers[0]), expect_first, "buffer 0");
+        for (i, b) in buffers.iter().enumerate().skip(1) {
+            assert_eq!(read(&device, b), vec![0u8; 256], "buffer {i}");
+        }
+    }
+
+    /// A queue fault while a submission waits for ring space is a fault,
+    /// not a completion: it is reported with its kernel, the outstanding
+    /// submissions count as done, and the waiting submission runs on the
+    /// recreated queue.
+    #[test]
+    fn a_fault_while_the_ring_is_full_is_recovered() {
+        let (device, queue) = device();
+        let dev = queue.shared.clone();
+        let errors = Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: Error| {
+            sink.lock().unwrap().push(e.to_string())
+        }));
+        let module = device.create_shader_module(crate::shader::ShaderModuleDescriptor {
+            label: Some("fault_at"),
+            source: crate::shader::ShaderSource::CodeObject {
+                code: std::borrow::Cow::Borrowed(include_bytes!(
+                    "../tests/kernels/gfx1100/fault_at.co"
+                )),
+                workgroup_size: Some([64, 1, 1]),
+            },
+        });
+        let fault = device.create_compute_pipeline(&crate::pipeline::ComputePipelineDescriptor {
+            label: Some("fault_at"),
+            layout: None,
+            module: &module,
+            entry_point: Some("fault_at"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let buffers = readback_buffers(&device, 2 * CLEARS, 256);
+        for b in &buffers {
+            queue.write_buffer(b, 0, &[0xab; 256]);
+        }
+        queue.submit([]);
+        device.poll(PollType::wait_indefinitely()).expect("setup");
+        shrink_kernarg_ring(&dev, (CLEARS + CLEARS / 2) as u64);
+        let gate = gate(&dev);
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&fault);
+            let mut immediates = 0x1040u64.to_le_bytes().to_vec();
+            immediates.extend(7u32.to_le_bytes());
+            pass.set_immediates(0, &immediates);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        let faulting = queue.submit([enc.finish()]);
+        let dropped = queue.submit([clears(&device, &buffers[..CLEARS])]);
+        std::thread::scope(|s| {
+            let waiting = s.spawn(|| queue.submit([clears(&device, &buffers[CLEARS..])]));
+            wait_for_blocked_submit(&dev);
+            gate.store(0, MemoryOrder::Release);
+            assert_eq!(
+                waiting.join().unwrap(),
+                SubmissionIndex(dropped.0 + 1),
+                "the waiting submission went on after the fault"
+            );
+            assert!(
+                !errors.lock().unwrap().is_empty(),
+                "the waiter reported the fault, not took it for completion"
+            );
+        });
+        device.poll(PollType::wait_indefinitely()).expect("drain");
+        let errors = errors.lock().unwrap().clone();
+        let summary = format!("GPU fault in kernel fault_at (submission {})", faulting.0);
+        assert_eq!(
+            errors.iter().filter(|e| e.contains(&summary)).count(),
+            1,
+            "one fault report naming the kernel: {errors:?}"
+        );
+        // The clears after the fault were dropped; the waiting ones ran.
+        for (i, b) in buffers.iter().enumerate() {
+            let expect = if i < CLEARS { 0xab } else { 0 };
+            assert_eq!(read(&device, b), vec![expect; 256], "buffer {i}");
+        }
+    }
 
     fn violation(address: Option<u64>) -> HsaError {
         HsaError::QueueError {

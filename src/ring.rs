@@ -26,6 +26,8 @@ pub(crate) struct Ring {
 pub(crate) struct RingBlock {
     pub va: u64,
     pub host: *mut u8,
+    /// Bytes reserved.
+    pub len: u64,
 }
 
 impl Ring {
@@ -66,6 +68,7 @@ impl Ring {
         Some(RingBlock {
             va: base + offset,
             host: (base + offset) as *mut u8,
+            len: size,
         })
     }
 

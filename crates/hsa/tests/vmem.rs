@@ -157,6 +157,16 @@ fn handles_are_created_in_granules_and_report_their_properties() {
         v.vm.handle_create(&coarse, too_big, MemoryType::None),
         OUT_OF_RESOURCES,
     );
+    // Within the pool's size but beyond what is left of it: the driver's
+    // ENOMEM is OutOfResources too (the big handle's pages are never
+    // touched, so it costs no memory).
+    let rest = coarse.info().size - v.usage().0 - MIB2;
+    let big = v.vm.handle_create(&coarse, rest, MemoryType::None).unwrap();
+    expect_status(
+        v.vm.handle_create(&coarse, 2 * MIB2, MemoryType::None),
+        OUT_OF_RESOURCES,
+    );
+    v.vm.handle_release(big).unwrap();
     // A pool of another runtime whose GPU this one does not have.
     let other = Vm::new();
     let two = aqueduct_gfxsim::SimDevice::new(aqueduct_gfxsim::SimConfig {

@@ -138,7 +138,13 @@ impl VirtualMemory {
                 return Err(e);
             }
         };
-        let identity = identity(dmabuf.as_fd())?;
+        let identity = match identity(dmabuf.as_fd()) {
+            Ok(id) => id,
+            Err(e) => {
+                self.free_bo(alloc.handle);
+                return Err(e);
+            }
+        };
         let mut state = self.state();
         let id = state.next_handle;
         state.next_handle += 1;

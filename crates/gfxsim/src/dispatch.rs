@@ -14,11 +14,19 @@
 //! yet claimed are counted as done without running), lets the running ones
 //! finish, and keeps the first error. The worker that finishes the last
 //! workgroup marks the job done and wakes the queue's command processor.
+//!
+//! An idle worker polls a submission counter briefly ([`idle_spin`]) before
+//! it sleeps on the condition variable: back-to-back small dispatches (each
+//! waiting for the previous one, the AQL barrier bit) then start without a
+//! futex wake-up, which costs tens of microseconds per dispatch. Polling
+//! only pays where the host has cores to spare: by default it is on with 4
+//! or more host cores and off below; `AQUEDUCT_SIM_SPIN_US` sets it (0: off).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crate::isa::WaveError;
 use crate::isa::{Dispatch, WorkerContext};
@@ -138,10 +146,60 @@ impl Job {
     }
 }
 
+/// Environment variable: microseconds an idle worker or command processor
+/// polls before it sleeps (0: never poll).
+pub const SPIN_ENV: &str = "AQUEDUCT_SIM_SPIN_US";
+/// The default poll time on hosts with at least `SPIN_MIN_CORES` cores.
+const DEFAULT_SPIN: Duration = Duration::from_micros(50);
+const SPIN_MIN_CORES: usize = 4;
+
+/// How long idle gfxsim threads poll for work before they sleep (read once).
+pub(crate) fn idle_spin() -> Duration {
+    static SPIN: OnceLock<Duration> = OnceLock::new();
+    *SPIN.get_or_init(|| {
+        if let Some(us) = std::env::var(SPIN_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+        {
+            return Duration::from_micros(us);
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cores >= SPIN_MIN_CORES {
+            DEFAULT_SPIN
+        } else {
+            Duration::ZERO
+        }
+    })
+}
+
+/// Poll `ready` until it holds or `limit` has passed; whether it held.
+/// The poller yields its core between rounds, so on a busy host the
+/// thread it waits for can run.
+pub(crate) fn spin_until(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
+    if limit.is_zero() {
+        return false;
+    }
+    let start = Instant::now();
+    loop {
+        for _ in 0..32 {
+            if ready() {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        if start.elapsed() >= limit {
+            return ready();
+        }
+        std::thread::yield_now();
+    }
+}
+
 #[derive(Debug)]
 struct PoolShared {
     jobs: Mutex<VecDeque<Arc<Job>>>,
     cv: Condvar,
+    /// Jobs ever submitted: what spinning idle workers poll.
+    submitted: AtomicU64,
     stop: AtomicBool,
     vm: Arc<GpuVm>,
     stats: Arc<StatsCounters>,
@@ -155,7 +213,9 @@ impl PoolShared {
     }
 
     /// The job to work on next, blocking while there is none; None on stop.
+    /// Before blocking, poll for up to [`idle_spin`] without the lock.
     fn next_job(&self) -> Option<Arc<Job>> {
+        let mut spun = false;
         let mut jobs = self.jobs();
         loop {
             if self.stop.load(Ordering::Acquire) {
@@ -166,6 +226,19 @@ impl PoolShared {
             }
             if let Some(job) = jobs.front() {
                 return Some(job.clone());
+            }
+            if !spun && !idle_spin().is_zero() {
+                spun = true;
+                let seen = self.submitted.load(Ordering::Acquire);
+                drop(jobs);
+                spin_until(idle_spin(), || {
+                    self.submitted.load(Ordering::Acquire) != seen
+                        || self.stop.load(Ordering::Acquire)
+                });
+                // Re-check under the lock: a submission pushes under it before
+                // notifying, so nothing is missed between here and the wait.
+                jobs = self.jobs();
+                continue;
             }
             jobs = self.cv.wait(jobs).unwrap_or_else(|e| e.into_inner());
         }
@@ -232,6 +305,7 @@ impl WorkerPool {
         let shared = Arc::new(PoolShared {
             jobs: Mutex::new(VecDeque::new()),
             cv: Condvar::new(),
+            submitted: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             vm,
             stats,
@@ -262,6 +336,7 @@ impl WorkerPool {
             return;
         }
         self.shared.jobs().push_back(job);
+        self.shared.submitted.fetch_add(1, Ordering::Release);
         self.shared.cv.notify_all();
     }
 

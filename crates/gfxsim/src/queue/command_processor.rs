@@ -26,6 +26,11 @@
 //! workgroups start) and the release when it completes (before its
 //! completion signal changes), as `coherence.rs` describes.
 //!
+//! While the oldest packet in flight is a dispatch, the CP polls it for up
+//! to `dispatch::idle_spin()` before sleeping: a dispatch that ends within
+//! that time completes (and a packet waiting on it launches) without a
+//! futex wake-up.
+//!
 //! Any error (a bad packet, a failed wave, a fault of the CP itself) is
 //! reported through the context-save header and halts the queue: it
 //! processes nothing more until destroyed. The failed packet's completion
@@ -43,7 +48,7 @@ use aqueduct_kfd::abi::{
 use aqueduct_kfd::uapi::exception_code;
 
 use crate::coherence::PacketRef;
-use crate::dispatch::Job;
+use crate::dispatch::{Job, idle_spin, spin_until};
 use crate::events::Events;
 use crate::fault::{QueueError, report_queue_error};
 use crate::gpu::{Gpu, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
@@ -59,7 +64,6 @@ use super::validation::QueueConfig;
 const MAX_WORKGROUP_SIZE: u64 = 1024;
 /// Most LDS bytes a workgroup may ask for.
 const MAX_GROUP_SEGMENT_SIZE: u32 = 64 * 1024;
-
 enum Work {
     Dispatch(Arc<Job>),
     /// A barrier packet whose condition held.
@@ -162,6 +166,9 @@ impl CommandProcessor {
                     }
                 }
             }
+            if self.spin_on_oldest() {
+                continue;
+            }
             wake.wait_past(seen);
         }
         wake.set_wants_events(false);
@@ -169,6 +176,20 @@ impl CommandProcessor {
             "gfxsim: command processor of queue {} stopped",
             self.queue.id
         );
+    }
+
+    /// Poll the oldest packet in flight, if it is a running dispatch, for up
+    /// to [`idle_spin`]; whether it finished.
+    fn spin_on_oldest(&self) -> bool {
+        match self.in_flight.front() {
+            Some(InFlight {
+                work: Work::Dispatch(job),
+                ..
+            }) if !self.queue.is_halted() && !self.queue.stopping() => {
+                spin_until(idle_spin(), || job.is_done())
+            }
+            _ => false,
+        }
     }
 
     fn halt(&mut self, error: QueueError) {

@@ -330,9 +330,9 @@ pub(super) fn lane_access(
             let a = addr as usize;
             if a.checked_add(n).is_some_and(|e| e <= env.lds.len()) {
                 if write {
-                    env.lds[a..a + n].copy_from_slice(buf);
+                    copy_small(&mut env.lds[a..a + n], buf);
                 } else {
-                    buf.copy_from_slice(&env.lds[a..a + n]);
+                    copy_small(buf, &env.lds[a..a + n]);
                 }
             } else if !write {
                 buf.fill(0);
@@ -348,9 +348,9 @@ pub(super) fn lane_access(
             }
             let base = (wave as usize * LANES + lane) * per + a;
             if write {
-                env.scratch[base..base + n].copy_from_slice(buf);
+                copy_small(&mut env.scratch[base..base + n], buf);
             } else {
-                buf.copy_from_slice(&env.scratch[base..base + n]);
+                copy_small(buf, &env.scratch[base..base + n]);
             }
             Ok(())
         }
@@ -369,4 +369,23 @@ pub(super) fn lane_access(
             Ok(())
         }
     }
+}
+
+/// `dst.copy_from_slice(src)` with fixed-size moves for the access sizes
+/// (1, 2, 4, 8, 12, 16 bytes): a copy of a run-time length is a call to
+/// memcpy, which was the largest cost of scratch-heavy kernels.
+#[inline(always)]
+fn copy_small(dst: &mut [u8], src: &[u8]) {
+    macro_rules! fixed {
+        ($($n:literal)*) => {$(
+            if let (Ok(d), Ok(s)) =
+                (<&mut [u8; $n]>::try_from(&mut *dst), <&[u8; $n]>::try_from(src))
+            {
+                *d = *s;
+                return;
+            }
+        )*};
+    }
+    fixed!(4 8 16 12 2 1);
+    dst.copy_from_slice(src);
 }

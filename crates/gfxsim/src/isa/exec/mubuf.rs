@@ -2,7 +2,7 @@
 //! buffer resource (V#) in four SGPRs, with the gfx11 range checking.
 //!
 //! Fields come from the decoder (offset, glc, vaddr, vdata, srsrc/4,
-//! soffset; see decode/flat.rs) and, for tfe (bit 21), offen (bit 22) and
+//! soffset and its literal; see decode/buffer.rs) and, for tfe (bit 21), offen (bit 22) and
 //! idxen (bit 23), from the encoding's second word. The V#: base
 //! address = d0 | d1[15:0] << 32, stride = d1[29:16], swizzle_enable =
 //! d1[31:30], num_records = d2, add_tid_enable = d3[23], oob_select = d3[29:28].
@@ -33,33 +33,35 @@ use crate::isa::wave::{LANES, Wave};
 use crate::isa::{Access, MemoryFault, WaveErrorKind};
 
 /// The decoded buffer resource.
-struct Resource {
+pub(super) struct Resource {
     base: u64,
-    stride: u64,
+    pub(super) stride: u64,
     num_records: u64,
     add_tid: bool,
     oob: u32,
 }
 
-fn unmodelled(i: &Inst, why: &str) -> WaveErrorKind {
+pub(super) fn unmodelled(i: &Inst, why: &str) -> WaveErrorKind {
     WaveErrorKind::IllegalInstruction {
         words: i.raw().to_vec(),
         mnemonic: Some(format!("{} ({why})", i.mnemonic)),
     }
 }
 
-/// Value of the soffset operand code (SGPR, null/M0, or an inline integer).
-fn soffset(w: &Wave, code: u32) -> Option<u64> {
+/// Value of the soffset operand code (SGPR, null/M0, an inline integer, or
+/// the instruction's literal for code 255).
+fn soffset(w: &Wave, code: u32, literal: Option<u32>) -> Option<u64> {
     Some(match code {
         0..=127 => w.sgpr[code as usize] as u64,
         128..=192 => (code - 128) as u64,
         193..=208 => (192i64 - code as i64) as u32 as u64,
+        255 => literal? as u64,
         _ => return None,
     })
 }
 
 /// Is the range `[start, start + len)` of an access in range for the resource?
-fn in_range(r: &Resource, index: u64, offset: u64, start: u64, len: u64) -> bool {
+pub(super) fn in_range(r: &Resource, index: u64, offset: u64, start: u64, len: u64) -> bool {
     let end = offset.saturating_add(start + len);
     match r.oob {
         0 => index < r.num_records && end <= r.stride,
@@ -69,30 +71,21 @@ fn in_range(r: &Resource, index: u64, offset: u64, start: u64, len: u64) -> bool
     }
 }
 
-pub(super) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
-    if matches!(i.op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
-        return Ok(Flow::Next);
-    }
-    // The decoder's fields (see decode/flat.rs); tfe/offen/idxen from word 1.
+/// Per-lane addressing of a buffer instruction (MUBUF or MTBUF: the same
+/// fields): the resource, index and offset per lane, and base + soffset.
+pub(super) struct BufferLanes {
+    pub res: Resource,
+    pub index: [u64; LANES],
+    pub offset: [u64; LANES],
+    pub base: u64,
+}
+
+pub(super) fn buffer_lanes(w: &Wave, i: &Inst) -> Result<BufferLanes, WaveErrorKind> {
     let w1 = i.raw().get(1).copied().unwrap_or(0);
-    let inst_offset = i.imm as u64;
-    let glc = i.flags & Inst::GLC != 0;
+    let (offen, idxen) = ((w1 >> 22) & 1 != 0, (w1 >> 23) & 1 != 0);
     let vaddr = i.addr as usize;
-    let vdata = i.data[0] as usize;
     let srsrc = i.saddr as usize * 4;
-    let (tfe, offen, idxen) = (
-        (w1 >> 21) & 1 != 0,
-        (w1 >> 22) & 1 != 0,
-        (w1 >> 23) & 1 != 0,
-    );
-    if tfe {
-        return Err(unmodelled(i, "tfe"));
-    }
-    let kind = mem_kind(i.op);
-    if kind == MemKind::Other {
-        return Err(illegal(i));
-    }
-    let soff = soffset(w, i.imm2).ok_or_else(|| illegal(i))?;
+    let soff = soffset(w, i.imm2, i.literal).ok_or_else(|| illegal(i))?;
     let d = |k: usize| w.sgpr.get(srsrc + k).copied().unwrap_or(0);
     let (d0, d1, d2, d3) = (d(0), d(1), d(2), d(3));
     if (d1 >> 30) & 3 != 0 {
@@ -105,10 +98,8 @@ pub(super) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         add_tid: (d3 >> 23) & 1 != 0,
         oob: (d3 >> 28) & 3,
     };
-    let exec = w.exec();
-    // Per-lane index and offset.
     let mut index = [0u64; LANES];
-    let mut offset = [inst_offset; LANES];
+    let mut offset = [i.imm as u64; LANES];
     for l in 0..LANES {
         if idxen {
             index[l] = w.vgpr[vaddr & 255][l] as u64;
@@ -120,10 +111,38 @@ pub(super) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             offset[l] += w.vgpr[(vaddr + idxen as usize) & 255][l] as u64;
         }
     }
+    Ok(BufferLanes {
+        base: res.base.wrapping_add(soff),
+        res,
+        index,
+        offset,
+    })
+}
+
+pub(super) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    if matches!(i.op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
+        return Ok(Flow::Next);
+    }
+    // The decoder's fields (see decode/buffer.rs); tfe from word 1.
+    let w1 = i.raw().get(1).copied().unwrap_or(0);
+    let glc = i.flags & Inst::GLC != 0;
+    let vdata = i.data[0] as usize;
+    if (w1 >> 21) & 1 != 0 {
+        return Err(unmodelled(i, "tfe"));
+    }
+    let kind = mem_kind(i.op);
+    if kind == MemKind::Other {
+        return Err(illegal(i));
+    }
+    let BufferLanes {
+        res,
+        index,
+        offset,
+        base,
+    } = buffer_lanes(w, i)?;
+    let exec = w.exec();
     let addr = |l: usize| {
-        res.base
-            .wrapping_add(soff)
-            .wrapping_add(index[l].wrapping_mul(res.stride))
+        base.wrapping_add(index[l].wrapping_mul(res.stride))
             .wrapping_add(offset[l])
     };
     let access = |a: u64, len: u64, acc: Access| {

@@ -1770,3 +1770,116 @@ fn sendmsg_rtn_realtime_tma_tba() {
         "{dt} ticks exceed the host bracket of {bracket_ticks}"
     );
 }
+
+/// An unsigned small float (11 bits: 6-bit mantissa, 10 bits: 5) as f32,
+/// from its definition: 2^(e-15) * (1 + m/2^mbits), denormals 2^-14 * m/2^mbits.
+fn small_float(raw: u32, width: u32) -> f32 {
+    let mbits = width - 5;
+    let (e, m) = (raw >> mbits, raw & ((1 << mbits) - 1));
+    let frac = m as f32 / (1u32 << mbits) as f32;
+    match e {
+        0 => frac * 2f32.powi(-14),
+        31 if m == 0 => f32::INFINITY,
+        31 => f32::NAN,
+        _ => (1.0 + frac) * 2f32.powi(e as i32 - 15),
+    }
+}
+
+fn sext_bits(v: u32, width: u32) -> i32 {
+    ((v << (32 - width)) as i32) >> (32 - width)
+}
+
+#[test]
+fn mtbuf_formats_dst_sel_mubuf_literal_soffset_vop3p_dpp() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::MTBUF, 0, 0);
+    let input = lcg(77, 64);
+    mem.map_zeroed(BUF_A, 0x1400);
+    mem.map(BUF_B, &u32_bytes(&input));
+    mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 20 * 32);
+    for l in 0..32usize {
+        let r = |k: usize| out[k * 32 + l];
+        let rf = |k: usize| f32::from_bits(r(k));
+        // Lanes 16.. are past num_records (64 bytes): zero bits.
+        let d = if l < 16 { input[l] } else { 0 };
+        let byte = |c: u32| (d >> (8 * c)) & 0xFF;
+        for c in 0..4 {
+            assert_eq!(
+                rf(c as usize),
+                byte(c) as f32 / 255.0,
+                "8_8_8_8 unorm {c}, lane {l}"
+            );
+        }
+        for c in 0..2 {
+            let v = sext_bits(d >> (16 * c), 16) as f32 / 32767.0;
+            assert_eq!(rf(4 + c as usize), v.max(-1.0), "16_16 snorm {c}, lane {l}");
+        }
+        let packed = [(d & 0x7FF, 11), ((d >> 11) & 0x7FF, 11), (d >> 22, 10)];
+        for (c, (raw, width)) in packed.into_iter().enumerate() {
+            let want = small_float(raw, width);
+            let got = rf(6 + c);
+            assert!(
+                got == want || (got.is_nan() && want.is_nan()),
+                "10_11_11 float {c}, lane {l}: {got} vs {want}"
+            );
+        }
+        assert_eq!(rf(9), 1.0, "missing w reads 1.0, lane {l}");
+        assert_eq!(
+            r(10) as i32,
+            sext_bits(d, 10),
+            "2_10_10_10 sint x, lane {l}"
+        );
+        assert_eq!(
+            r(11) as i32,
+            sext_bits(d >> 30, 2),
+            "2_10_10_10 sint w, lane {l}"
+        );
+        let sscaled = |c: u32| half::f16::from_f32(sext_bits(byte(c), 8) as f32).to_bits() as u32;
+        assert_eq!(
+            r(12),
+            sscaled(0) | sscaled(1) << 16,
+            "d16 sscaled xy, lane {l}"
+        );
+        assert_eq!(r(13), sscaled(2), "d16 sscaled z, lane {l}");
+        assert_eq!(
+            [r(14), r(15), r(16), r(17)],
+            [byte(3), byte(2), 1, 0],
+            "dst_sel w,z,1,0, lane {l}"
+        );
+        let lit = if l < 16 { input[25 + l] } else { 0 };
+        assert_eq!(r(18), lit, "MUBUF literal soffset, lane {l}");
+        let dot = if l % 16 == 15 {
+            7.0
+        } else {
+            2.0 * (l + 1) as f32 + 3.5
+        };
+        assert_eq!(rf(19), dot, "v_dot2_f32_f16 row_shl:1, lane {l}");
+    }
+    let stores = mem.read_u32s(BUF_A + 0x1000, 0x300 / 4);
+    for l in 0..32usize {
+        let x = ((l as f32 * 0.0625 - 1.0) * 127.0).round_ties_even() as i8 as u8 as u32;
+        let want = x | 127 << 8 | 0x81 << 16;
+        assert_eq!(
+            stores[l], want,
+            "8_8_8_8 snorm store (2.0, -2.0, NaN), lane {l}"
+        );
+        assert_eq!(
+            stores[64 + l],
+            0xC500_3C00,
+            "d16 16_16 float store, lane {l}"
+        );
+        // x = (l+1)/2 exactly: exponent from the leading bit of n = l+1.
+        let n = l as u32 + 1;
+        let e2 = 31 - n.leading_zeros();
+        let x = (e2 + 14) << 6 | ((n - (1 << e2)) << 6 >> e2);
+        let y = 15 << 6 | 32;
+        let z = 21 << 5 | 18;
+        assert_eq!(
+            stores[128 + l],
+            x | y << 11 | z << 22,
+            "10_11_11 float store, lane {l}"
+        );
+    }
+}

@@ -589,7 +589,7 @@ pub fn disassemble(i: &Inst) -> String {
         }
         Family::Ds => ds(i, &mut ops, &mut tail),
         Family::Flat | Family::Global | Family::Scratch => flat(i, &mut ops, &mut tail),
-        Family::Mubuf => mubuf(i, &mut ops, &mut tail),
+        Family::Mubuf | Family::Mtbuf => mubuf(i, &mut ops, &mut tail),
         Family::Ldsdir => {
             ops.push(vreg(i.dst, 1));
             if i.op == Op::LdsParamLoad {
@@ -1151,6 +1151,21 @@ fn mubuf(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
         src: super::inst::Src::Unsupported(i.imm2 as u16),
     };
     ops.push(salu_src(&soff, 1, i.literal));
+    if i.family == Family::Mtbuf {
+        // The default format (1, BUF_FMT_8_UNORM) is not printed.
+        match super::decode::mtbuf_format(i) {
+            1 => {}
+            0 => tail.push_str(" format:[BUF_FMT_INVALID]"),
+            f => match super::decode::BufferFormat::from_code(f) {
+                Some(b) => {
+                    let _ = write!(tail, " format:[{}]", b.name());
+                }
+                None => {
+                    let _ = write!(tail, " format:{f}");
+                }
+            },
+        }
+    }
     if idxen {
         tail.push_str(" idxen");
     }

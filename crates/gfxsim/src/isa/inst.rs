@@ -28,6 +28,8 @@ pub enum Family {
     Scratch,
     Global,
     Mubuf,
+    /// Typed buffer loads/stores (the instruction carries the data format).
+    Mtbuf,
     /// LDS parameter/direct loads (pixel-shader interpolation inputs).
     Ldsdir,
     /// VINTERP parameter interpolation (pixel shaders).

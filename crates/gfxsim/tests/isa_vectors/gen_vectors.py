@@ -254,7 +254,7 @@ def families():
              (0, 12, 1, bit_rare), (0, 13, 1, bit_rare), (0, 14, 1, bit_rare),
              (1, 0, 8, vgpr_pick), (1, 8, 8, vgpr_pick), (1, 16, 5, small(32)), (1, 22, 1, bit_rare),
              (1, 23, 1, bit_rare), (1, 24, 8, S)], 8),
-        Fam("mtbuf", 0xFC000000, 0xE8000000, 2, (16, 4),
+        Fam("mtbuf", 0xFC000000, 0xE8000000, 2, (15, 4),
             [(0, 0, 12, lambda rng: rng.choice([0, 0, 4, 0xFFF, rbits(rng, 12)])),
              (0, 12, 1, bit_rare), (0, 13, 1, bit_rare), (0, 14, 1, bit_rare), (0, 19, 7, small(128)),
              (1, 0, 8, vgpr_pick), (1, 8, 8, vgpr_pick), (1, 16, 5, small(32)), (1, 22, 1, bit_rare),

@@ -4,6 +4,7 @@
 //! [`DecodeError`] carrying the words and, when the opcode is known, the
 //! mnemonic — never a panic.
 
+mod buffer;
 mod ds;
 mod flat;
 mod interp;
@@ -18,6 +19,7 @@ mod vopd;
 use super::inst::{Family, Inst, Mods, Operand};
 use super::opcodes::OpInfo;
 
+pub(crate) use buffer::{BufferFormat, NumFormat, mtbuf_format};
 pub use operand::operand_bits;
 pub(crate) use operand::{decode_src, float_const_bits, src_code_valid};
 pub(crate) use operand_class::{src_is_16, src_is_float, src0_vgpr_only};
@@ -115,7 +117,7 @@ fn vgprs_in_range(i: &Inst) -> bool {
                 && (w[2] == 0 || fits(i.data[0] as u16, w[2]))
                 && (w[3] == 0 || fits(i.data[1] as u16, w[3]))
         }
-        Family::Mubuf => {
+        Family::Mubuf | Family::Mtbuf => {
             let w1 = i.words[1];
             let addr_width = ((w1 >> 22) & 1) + ((w1 >> 23) & 1);
             (w[0] == 0 || fits(i.data[0] as u16, w[0]))
@@ -167,13 +169,8 @@ fn decode_family(words: &[u32]) -> Result<Inst, DecodeError> {
         0x32 => vopd::vopd(words),
         0x36 => ds::ds(words),
         0x37 => flat::flat(words),
-        0x38 => flat::mubuf(words),
-        0x3A => Err(reject(
-            DecodeErrorKind::UnknownEncoding,
-            words,
-            2,
-            Some("tbuffer"),
-        )),
+        0x38 => buffer::mubuf(words),
+        0x3A => buffer::mtbuf(words),
         0x3C => Err(reject(
             DecodeErrorKind::UnknownEncoding,
             words,

@@ -9,6 +9,7 @@ mod dpp;
 mod lds;
 mod mem;
 mod mem_kind;
+mod mtbuf;
 mod mubuf;
 mod scalar;
 mod valu;
@@ -155,6 +156,7 @@ pub(crate) fn step_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Family::Ds => lds::ds(w, env, i),
         Family::Flat | Family::Global | Family::Scratch => vmem::flat(w, env, i),
         Family::Mubuf => mubuf::mubuf(w, env, i),
+        Family::Mtbuf => mtbuf::mtbuf(w, env, i),
         // Pixel-shader interpolation: no compute semantics.
         Family::Ldsdir | Family::Vinterp => Err(illegal(i)),
     }

@@ -132,6 +132,11 @@ def fams():
             return c
         out.append(family(nm, 128, fl, [8, 12, 16, None, None]))
     out.append(family("MUBUF", 256, lambda op: [[0xE0000000 | op << 18, 0]], [None] * 5))
+    # MTBUF: op [18:15], format [25:19] (1 = BUF_FMT_8_UNORM).
+    out.append(family("MTBUF", 16, lambda op: [[0xE8000000 | 1 << 19 | op << 15, 0]], [None] * 5))
+    # MIMG: op [25:18], dmask [11:8] (one channel; bvh ops take all four).
+    out.append(family("MIMG", 256, lambda op: [[0xF0000000 | op << 18 | 1 << 8, 0],
+                                               [0xF0000000 | op << 18 | 0xF << 8, 0]], [None] * 5))
     # LDSDIR: op [21:20], vdst [7:0]. VINTERP: op [22:16], vdst [7:0], three VGPR sources.
     out.append(family("LDSDIR", 4, lambda op: [[0xCE000000 | op << 20 | 8]], [8, None, None, None, None]))
     out.append(family("VINTERP", 128, lambda op: [[0xCD000000 | op << 16 | 8, V(12) | V(16) << 9 | V(20) << 18]],

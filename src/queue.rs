@@ -23,7 +23,7 @@
 use std::any::Any;
 use std::collections::VecDeque;
 use std::sync::{Arc, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use aqueduct_hsa::queue::AqlPacket;
 use aqueduct_hsa::queue::packet;
@@ -44,6 +44,9 @@ use crate::ring::{Ring, RingBlock};
 pub(crate) const EPOCH_BASE: i64 = 1 << 40;
 /// How long a wait polls the epoch signal before sleeping on its event.
 const ACTIVE_WAIT: Duration = Duration::from_micros(200);
+/// How often a wait re-checks its signal while another queue of the runtime
+/// is in error (every wait of the runtime fails at once until it recovers).
+const FOREIGN_ERROR_POLL: Duration = Duration::from_micros(100);
 /// Packets reserved on the ring at a time.
 const RESERVE_CHUNK: usize = 1024;
 
@@ -829,7 +832,32 @@ fn completed_epoch(dev: &DeviceShared) -> u64 {
 }
 
 /// Wait until `epoch` has completed; returns the completed count.
+/// Wait until submission `epoch` completed. A queue error ends the wait
+/// only when it is this device's queue's: HSA fails every wait of a runtime
+/// while any of its queues is in error, and another device of the adapter
+/// faulting must not count this device's submissions complete (their memory
+/// would be freed and reused while its GPU queue still runs them).
 fn wait_epoch(dev: &DeviceShared, epoch: u64, timeout: Option<Duration>) -> Result<u64, HsaError> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    loop {
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        match wait_epoch_once(dev, epoch, left) {
+            Err(HsaError::QueueError { .. }) if dev.hsa_queue.error().is_none() => {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Err(HsaError::Timeout);
+                }
+                std::thread::sleep(FOREIGN_ERROR_POLL);
+            }
+            other => return other,
+        }
+    }
+}
+
+fn wait_epoch_once(
+    dev: &DeviceShared,
+    epoch: u64,
+    timeout: Option<Duration>,
+) -> Result<u64, HsaError> {
     let done = completed_epoch(dev);
     if done >= epoch {
         return Ok(done);

@@ -1024,10 +1024,18 @@ fn fault_summary(e: &HsaError, site: Option<&FaultSite>) -> String {
 fn report_queue_fault(dev: &DeviceShared, e: &HsaError, site: Option<FaultSite>) {
     let summary = fault_summary(e, site.as_ref());
     tracing::error!("{summary}");
+    // The device's own words (PC, workgroup, exact address, watchdog).
+    let report = match e {
+        HsaError::QueueError {
+            detail: Some(detail),
+            ..
+        } => format!(" (device report: {detail})"),
+        _ => String::new(),
+    };
     dev.report(Error::Internal {
         description: format!(
             "{summary}; the GPU queue faulted, so the outstanding submissions did not complete \
-             and their results are undefined; the device stays usable"
+             and their results are undefined; the device stays usable{report}"
         ),
         source: Box::new(InternalError(e.to_string())),
     });

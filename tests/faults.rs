@@ -2,7 +2,7 @@
 //! covers, one that executes s_trap, and one that executes a word no gfx11
 //! encoding decodes. Each is reported as one Internal error naming the
 //! kernel, the submission and the fault (the address for a memory
-//! violation); its source, the device's report, names the PC. Around each
+//! violation), and ending with the device's report, which names the PC. Around each
 //! fault: results written by earlier submissions and a buffer nobody wrote
 //! keep their contents, and the next submissions run. A second device of
 //! the same adapter works on through another device's faults, and a
@@ -191,6 +191,10 @@ fn each_fault_names_its_kernel_and_pc_and_the_device_keeps_working() {
         assert_eq!(submission_in(&message), index, "{message}");
         assert!(!message.contains('\n'), "one line: {message}");
         assert!(source.contains(case.report), "{}: {source}", case.entry);
+        assert!(
+            message.contains("(device report: ") && message.contains(case.report),
+            "the message itself names the PC: {message}"
+        );
 
         // The earlier results, the untouched buffer, and new work.
         let scope = c.device.push_error_scope(ErrorFilter::Internal);

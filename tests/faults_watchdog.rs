@@ -1,7 +1,7 @@
 //! The gfxsim watchdog through the facade: a kernel that never ends (spin on
 //! a flag nobody sets) is stopped after the device's per-dispatch time limit
 //! and reported like any GPU fault, naming the kernel and, in the device's
-//! report, the PC where it was stopped; the device runs the next
+//! report at its end, the PC where it was stopped; the device runs the next
 //! submissions.
 //!
 //! The limit comes from AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS, read when the
@@ -74,6 +74,13 @@ fn an_endless_kernel_is_stopped_and_reported() {
             "watchdog: the dispatch ran longer than its {LIMIT_MS} ms time limit; stopped at pc 0x"
         )),
         "{report}"
+    );
+    assert!(
+        message.contains(&format!(
+            "(device report: watchdog: the dispatch ran longer than its {LIMIT_MS} ms time limit; \
+             stopped at pc 0x"
+        )),
+        "the message ends with the device's report: {message}"
     );
     assert!(
         took >= Duration::from_millis(LIMIT_MS),

@@ -658,3 +658,73 @@ fn dependency_on_a_faulted_kernel_fails_instead_of_hanging() {
         "the dropped callback never runs"
     );
 }
+
+/// `submit_callback_after` on a kernel that faults: once the GPU queue
+/// recovers (`Queue::recover`, no further GPU submission), the tolerant
+/// barrier completes, the callback runs with the GPU queue's error, and the
+/// soft queue stays out of error: a plain callback after it runs too, in
+/// order. On a kernel that completes, the callback gets Ok.
+#[test]
+fn callback_after_a_faulted_kernel_runs_with_the_error() {
+    let gpu = Gpu::new();
+    let copy = gpu.load("vector_copy");
+    let gpu_q = gpu.queue(64);
+    let q = agent_queue(&gpu, HostFunctionRegistry::new());
+    let (base, size) = gpu.rt.aperture();
+    let hole = base + size - 4096 + 0x100;
+    let dst = gpu.filled_u32(64, 7);
+    let src = gpu.filled_u32(64, 9);
+    let launch = |from: u64, done: &Signal| {
+        let l = gpu.launch(
+            &copy.kernel,
+            &[Arg::Ptr(from), Arg::Ptr(dst.gpu_va()), Arg::U32(64)],
+            [64, 1, 1],
+            [64, 1, 1],
+        );
+        let mut d = l.dispatch;
+        d.completion_signal = done.handle();
+        gpu_q.submit_dispatch(&d.to_packet().unwrap()).unwrap();
+    };
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    let good_done = gpu.signal(1);
+    launch(src.gpu_va(), &good_done);
+    let l = log.clone();
+    q.submit_callback_after(&good_done, move |r| {
+        l.lock()
+            .unwrap()
+            .push(format!("good: {:?}", r.map_err(|e| e.reason)))
+    })
+    .unwrap();
+    // (Packets without the barrier bit may overlap: let the good kernel
+    // finish before the faulting one stops the queue.)
+    wait_zero(&good_done).expect("the good kernel completes");
+    let bad_done = gpu.signal(1);
+    launch(hole, &bad_done);
+    let l = log.clone();
+    q.submit_callback_after(&bad_done, move |r| {
+        l.lock().unwrap().push(match r {
+            Ok(()) => "bad: Ok".to_string(),
+            Err(e) => format!("bad: {}", e.reason),
+        })
+    })
+    .unwrap();
+    let l = log.clone();
+    let last = gpu.signal(1);
+    q.submit_callback(&[], Some(&last), move || {
+        l.lock().unwrap().push("then".into())
+    })
+    .unwrap();
+    assert!(wait_zero(&bad_done).is_err(), "the kernel faults");
+    gpu_q.recover().expect("recover");
+    wait_zero(&last).expect("the soft queue went on");
+    assert!(q.error().is_none(), "the soft queue is not in error");
+    let log = log.lock().unwrap().clone();
+    assert_eq!(log.len(), 3, "{log:?}");
+    assert_eq!(log[0], "good: Ok(())");
+    assert!(
+        log[1].starts_with("bad: memory violation"),
+        "the GPU queue's error: {log:?}"
+    );
+    assert_eq!(log[2], "then");
+    assert!(gpu_q.error().is_none(), "recovered");
+}

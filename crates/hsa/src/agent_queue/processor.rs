@@ -17,7 +17,9 @@
 //!   BARRIER_OR until one is (or there are none), as gfxsim's CP does,
 //!   sleeping on the dependency signals' events; a dependency whose packet
 //!   a failed GPU queue dropped (the hub marks its signal failed) puts the
-//!   queue into error instead of waiting forever;
+//!   queue into error instead of waiting forever, unless the barrier was
+//!   submitted as tolerant (`AgentQueue::submit_callback_after`): then it
+//!   completes and leaves the error for the callback that follows it;
 //! - KERNEL_DISPATCH, VENDOR_SPECIFIC and unknown types are unsupported
 //!   packets (a CPU agent runs no kernels).
 //!
@@ -141,7 +143,7 @@ impl Processor {
             }
             packet_type::BARRIER_AND | packet_type::BARRIER_OR => {
                 let p: BarrierPacket = bytemuck::cast(*packet);
-                self.barrier(&p, header.packet_type == packet_type::BARRIER_AND)
+                self.barrier(index, &p, header.packet_type == packet_type::BARRIER_AND)
             }
             other => Outcome::Failed {
                 code: EC_QUEUE_PACKET_UNSUPPORTED,
@@ -202,7 +204,7 @@ impl Processor {
         }
     }
 
-    fn barrier(&mut self, p: &BarrierPacket, and: bool) -> Outcome {
+    fn barrier(&mut self, index: u64, p: &BarrierPacket, and: bool) -> Outcome {
         let deps: Vec<RawSignal> = p
             .dep_signal
             .iter()
@@ -241,6 +243,15 @@ impl Processor {
                 .iter()
                 .find_map(|d| self.shared.hub.signal_failure(d.handle()).map(|e| (*d, e)))
             {
+                let tolerant = self.shared.pending().tolerant.remove(&index);
+                if let Some(slot) = tolerant {
+                    // The callback after it runs and learns of the failure.
+                    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(error);
+                    for id in events {
+                        self.ages.forget(id);
+                    }
+                    return Outcome::Done;
+                }
                 return Outcome::Failed {
                     code: EC_PROCESS_RUNTIME,
                     detail: format!(
@@ -273,7 +284,13 @@ impl Processor {
     /// raise its event, so a waiter that sees the signal also sees the
     /// queue's read index past the packet.
     fn complete(&mut self, index: u64, completion_signal: u64) {
-        let kept = self.shared.pending().keep_alive.remove(&index);
+        let kept = {
+            let mut pending = self.shared.pending();
+            if !pending.tolerant.is_empty() {
+                pending.tolerant.remove(&index);
+            }
+            pending.keep_alive.remove(&index)
+        };
         let ring = &self.shared.ring;
         ring.header(index)
             .store(INVALID_HEADER_WORD, Ordering::Release);

@@ -30,7 +30,14 @@ pub(super) struct Pending {
     /// One-shot callbacks by token (arg 0 of a callback packet).
     pub callbacks: HashMap<u64, QueuedCallback>,
     pub next_token: u64,
+    /// Barrier packets (by dispatch id) that complete when a dependency
+    /// fails, leaving the failure in the slot (for the callback after them)
+    /// instead of putting the queue into error.
+    pub tolerant: HashMap<u64, DependencyFailure>,
 }
+
+/// Where a tolerant barrier leaves the error of a failed dependency.
+pub type DependencyFailure = Arc<Mutex<Option<QueueError>>>;
 
 /// The halt/recover handshake between producers and the processor.
 #[derive(Debug, Default)]

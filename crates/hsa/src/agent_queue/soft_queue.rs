@@ -41,7 +41,7 @@ use super::CALLBACK_FUNCTION_ID;
 use super::packet::AgentDispatch;
 use super::processor::Processor;
 use super::registry::HostFunctionRegistry;
-use super::shared::{Control, ErrorCallback, Pending, Shared};
+use super::shared::{Control, DependencyFailure, ErrorCallback, Pending, Shared};
 use crate::agent::Agent;
 use crate::error::{HsaError, HsaResult, QueueError, QueueErrorReason};
 use crate::memory::PoolKind;
@@ -226,6 +226,12 @@ impl AgentQueue {
     pub fn write_index(&self) -> u64 {
         self.shared.ring.write_id().load(Ordering::Acquire)
     }
+    /// Whether the caller runs on this queue's processor thread (inside one
+    /// of its host functions or callbacks): waiting there for this queue's
+    /// later packets would never end.
+    pub fn on_processor_thread(&self) -> bool {
+        self.shared.on_processor_thread()
+    }
     /// Packets completed since the queue was created (across recoveries).
     pub fn completed_packets(&self) -> u64 {
         self.shared.completed.load(Ordering::Relaxed)
@@ -287,6 +293,7 @@ impl AgentQueue {
             (
                 std::mem::take(&mut pending.keep_alive),
                 std::mem::take(&mut pending.callbacks),
+                std::mem::take(&mut pending.tolerant),
             )
         };
         s.ring.reset();
@@ -308,6 +315,7 @@ impl AgentQueue {
         packets: &[RawPacket],
         keep: Vec<Vec<Signal>>,
         callback: Option<(u64, super::shared::QueuedCallback)>,
+        tolerant: Option<(u64, DependencyFailure)>,
     ) -> HsaResult<u64> {
         let s = &self.shared;
         if s.stopping() {
@@ -334,6 +342,9 @@ impl AgentQueue {
             }
             if let Some((token, cb)) = callback {
                 pending.callbacks.insert(token, cb);
+            }
+            if let Some((offset, slot)) = tolerant {
+                pending.tolerant.insert(first + offset, slot);
             }
         }
         for (i, p) in packets.iter().enumerate() {
@@ -363,7 +374,7 @@ impl AgentQueue {
     /// 0 or the handle of a `Signal` that stays alive until the packet
     /// completes or the queue drops it: the processor dereferences them.
     pub unsafe fn submit_raw(&self, packet: &impl AqlPacket) -> HsaResult<u64> {
-        self.submit_packets(&[packet.to_raw()], vec![Vec::new()], None)
+        self.submit_packets(&[packet.to_raw()], vec![Vec::new()], None, None)
     }
 
     /// Barrier-AND packets (system scope, barrier bit) covering `deps`, five
@@ -391,7 +402,7 @@ impl AgentQueue {
             .collect();
         packets.push(last);
         keep.push(completion.into_iter().cloned().collect());
-        let first = self.submit_packets(&packets, keep, callback)?;
+        let first = self.submit_packets(&packets, keep, callback, None)?;
         Ok(first + packets.len() as u64 - 1)
     }
 
@@ -443,6 +454,44 @@ impl AgentQueue {
         )
     }
 
+    /// Run `callback` on the processor thread once every earlier packet of
+    /// this queue completed and `dep` is 0, with `Ok(())`; or, if the
+    /// packet that would have brought `dep` to 0 was dropped by a failed
+    /// queue (its recovery marks the signal failed), with that queue's
+    /// error. Unlike a failed dependency of an ordinary barrier, this does
+    /// not put this queue into error: later packets go on. One barrier-AND
+    /// (on `dep`, kept alive until it completes) and one agent dispatch.
+    /// If this queue drops the packets (an earlier error of its own, or the
+    /// queue is dropped first), the callback is dropped without running.
+    /// Returns the agent dispatch's id.
+    pub fn submit_callback_after(
+        &self,
+        dep: &Signal,
+        callback: impl FnOnce(Result<(), QueueError>) + Send + 'static,
+    ) -> HsaResult<u64> {
+        let token = {
+            let mut pending = self.shared.pending();
+            let t = pending.next_token;
+            pending.next_token += 1;
+            t
+        };
+        let failure: DependencyFailure = Arc::new(Mutex::new(None));
+        let slot = failure.clone();
+        let run = move || {
+            let error = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+            callback(error.map_or(Ok(()), Err))
+        };
+        let barrier = packet::barrier_and(&[dep.handle()], 0, PacketFence::SYSTEM_ORDERED)?;
+        let dispatch = AgentDispatch::new(CALLBACK_FUNCTION_ID, [token, 0, 0, 0]);
+        let first = self.submit_packets(
+            &[barrier.to_raw(), dispatch.to_packet().to_raw()],
+            vec![vec![dep.clone()], Vec::new()],
+            Some((token, Box::new(run))),
+            Some((0, failure)),
+        )?;
+        Ok(first + 1)
+    }
+
     /// A barrier-AND (system scope, barrier bit) on up to 5 signals.
     pub fn submit_barrier_and(
         &self,
@@ -476,7 +525,7 @@ impl AgentQueue {
         };
         let mut keep: Vec<Signal> = deps.iter().map(|s| (*s).clone()).collect();
         keep.extend(completion.cloned());
-        self.submit_packets(&[p.to_raw()], vec![keep], None)
+        self.submit_packets(&[p.to_raw()], vec![keep], None, None)
     }
 
     /// Wait until every packet submitted so far has completed.

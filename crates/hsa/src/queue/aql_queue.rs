@@ -341,6 +341,14 @@ impl Queue {
         self.hub.queue_error(&self.error_source)
     }
 
+    /// Recover now from an error instead of on the next reservation:
+    /// destroy and recreate the KFD queue if it is in error, so the
+    /// signals of the packets it dropped are marked failed at once (and
+    /// whoever waits on them, a soft queue's barrier too, learns of it).
+    pub fn recover(&self) -> HsaResult<()> {
+        self.recover_if_needed()
+    }
+
     /// Destroy and recreate the KFD queue if it is in error.
     fn recover_if_needed(&self) -> HsaResult<()> {
         if self.error_word().load(Ordering::Acquire) == 0 {

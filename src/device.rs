@@ -63,6 +63,10 @@ pub(crate) struct DeviceShared {
     /// Held while packets are written to `hsa_queue` (submissions, host
     /// callbacks), so they land in order; taken before `state`.
     pub submit_lock: Mutex<()>,
+    /// The host-callback soft queue (see `host_callback`).
+    pub host_callbacks: crate::host_callback::HostCallbacks,
+    /// Map and work-done callbacks go to the host-callback thread.
+    pub callbacks_on_host_thread: AtomicBool,
     pub lost: AtomicBool,
 }
 
@@ -98,6 +102,8 @@ impl DeviceShared {
             epoch_signal,
             state: Mutex::new(QueueState::new(kernargs, staging)),
             submit_lock: Mutex::new(()),
+            host_callbacks: Default::default(),
+            callbacks_on_host_thread: AtomicBool::new(false),
             lost: AtomicBool::new(false),
         })
     }
@@ -341,7 +347,31 @@ impl DeviceShared {
         let epoch = s.last_use;
         s.map = MapState::Pending { mode, range };
         drop(reg);
-        state.push_map_callback(epoch, id, callback);
+        if !self.callbacks_on_host_thread() {
+            return state.push_map_callback(epoch, id, callback);
+        }
+        // On the host-callback thread, behind the work submitted so far.
+        state.push_host_map_callback(id, callback);
+        drop(state);
+        let weak = Arc::downgrade(self);
+        let finish = move |outcome| {
+            if let Some(dev) = weak.upgrade() {
+                crate::queue::finish_host_map(&dev, id, outcome)
+            }
+        };
+        if let Err(e) = crate::host_callback::enqueue(self, Box::new(finish)) {
+            tracing::warn!("map_async: host callback queue: {e}; using poll");
+            let mut state = self.lock_state();
+            if let Some(callback) = state.take_map_callback(id) {
+                state.push_map_callback(epoch, id, callback);
+            }
+        }
+    }
+
+    /// Whether map and work-done callbacks run on the host-callback thread
+    /// (`Device::set_callbacks_on_host_thread`).
+    pub(crate) fn callbacks_on_host_thread(&self) -> bool {
+        self.callbacks_on_host_thread.load(Ordering::Acquire)
     }
 
     /// Register a view of `range`; returns its host pointer.

@@ -21,8 +21,8 @@
 //! packet), its submission, the fault kind and the GPU address.
 
 use std::any::Any;
-use std::collections::VecDeque;
-use std::sync::{Arc, MutexGuard};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use aqueduct_hsa::queue::AqlPacket;
@@ -115,6 +115,10 @@ pub(crate) struct QueueState {
     pending_keep: Vec<KeepAlive>,
     in_flight: VecDeque<InFlight>,
     callbacks: VecDeque<PendingCallback>,
+    /// Map callbacks delivered on the host-callback thread (see
+    /// `Device::set_callbacks_on_host_thread`), by buffer, until it runs
+    /// them or the mapping is aborted.
+    host_maps: HashMap<BufferId, Callback>,
     /// The HSA queue's recreation count when last seen (see `submit`).
     queue_recreations: u64,
     /// A submission (epoch `last_submitted + 1`) is being written; it took
@@ -143,6 +147,7 @@ impl QueueState {
             pending_keep: Vec::new(),
             in_flight: VecDeque::new(),
             callbacks: VecDeque::new(),
+            host_maps: HashMap::new(),
             queue_recreations: 0,
             in_submit: false,
         }
@@ -176,6 +181,10 @@ impl QueueState {
         self.pending_keep.extend(keep);
     }
 
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
     pub(crate) fn pending_touches(&self, id: BufferId) -> bool {
         self.pending.iter().any(|p| p.buffer == Some(id))
     }
@@ -187,7 +196,14 @@ impl QueueState {
         });
     }
 
+    pub(crate) fn push_host_map_callback(&mut self, id: BufferId, callback: Callback) {
+        self.host_maps.insert(id, callback);
+    }
+
     pub(crate) fn take_map_callback(&mut self, id: BufferId) -> Option<Callback> {
+        if let Some(cb) = self.host_maps.remove(&id) {
+            return Some(cb);
+        }
         let pos = self
             .callbacks
             .iter()
@@ -325,6 +341,33 @@ impl Queue {
     /// Run `callback` once all work submitted so far (and pending uploads)
     /// has completed, after earlier-registered callbacks.
     pub fn on_submitted_work_done(&self, callback: impl FnOnce() + Send + 'static) {
+        let dev = &self.shared;
+        if dev.callbacks_on_host_thread() {
+            // On the host-callback thread; it also runs after a GPU fault.
+            let callback = Arc::new(Mutex::new(Some(callback)));
+            let queued = callback.clone();
+            let run = move |_: Result<(), aqueduct_hsa::QueueError>| {
+                let f = queued.lock().unwrap_or_else(|p| p.into_inner()).take();
+                if let Some(f) = f {
+                    f()
+                }
+            };
+            match crate::host_callback::enqueue(dev, Box::new(run)) {
+                Ok(()) => return,
+                Err(e) => {
+                    tracing::warn!("on_submitted_work_done: host callback queue: {e}; using poll");
+                    let Some(f) = callback.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+                        return;
+                    };
+                    return self.on_submitted_work_done_polled(f);
+                }
+            }
+        }
+        self.on_submitted_work_done_polled(callback)
+    }
+
+    /// WebGPU's delivery: run from `poll`/`submit`.
+    fn on_submitted_work_done_polled(&self, callback: impl FnOnce() + Send + 'static) {
         let dev = &self.shared;
         let flush = !dev.lock_state().pending.is_empty();
         if flush {
@@ -483,34 +526,9 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
             }
         }
         keep.push(Box::new(dev.blit.executables.clone()));
-        // A fault no wait has seen yet: the faulted queue runs nothing more,
-        // so count the outstanding submissions complete before this one's
-        // packets go to the recreated queue (after them the signal would
-        // race with its own completion).
-        let fault = dev
-            .hsa_queue
-            .error()
-            .filter(|_| completed_epoch(dev) < state.last_submitted);
-        let fault_site = fault.as_ref().and_then(|_| locate_fault(dev, &state));
-        if fault.is_some() {
-            dev.epoch_signal.store(
-                EPOCH_BASE - state.last_submitted as i64,
-                MemoryOrder::Release,
-            );
-        }
+        let fault = take_unseen_fault(dev, &state);
         let written = write_packets(dev, &mut state, &ops, epoch, &mut keep);
-        // Writing to a queue that faulted recreated it first, and the
-        // recreation marked the signals of the dropped packets failed: the
-        // epoch signal among them. The facade already counted those
-        // submissions complete (`recover_from_queue_error`), and the signal
-        // lives on for later submissions, so its failure mark goes.
-        let recreations = dev.hsa_queue.recreations();
-        if recreations != state.queue_recreations {
-            state.queue_recreations = recreations;
-            dev.runtime
-                .event_hub()
-                .clear_signal_failure(dev.epoch_signal.handle());
-        }
+        let recreations = note_recreation(dev, &mut state);
         let first_packet = match written {
             Ok(first) => first.map(|f| (f, recreations)),
             Err(e) => {
@@ -544,13 +562,82 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
             _keep: keep,
         });
         drop(state);
-        if let Some(e) = fault {
-            report_queue_fault(dev, &HsaError::from(e), fault_site);
+        if let Some((e, site)) = fault {
+            report_queue_fault(dev, &HsaError::from(e), site);
         }
         SubmissionIndex(epoch)
     };
     maintain(dev);
     index
+}
+
+/// A fault no wait has seen yet: the faulted queue runs nothing more, so
+/// the outstanding submissions are counted complete before new packets go
+/// to the recreated queue (after them the signal would race with its own
+/// completion). Returns the fault and where it happened, to report once
+/// the lock is let go.
+fn take_unseen_fault(
+    dev: &DeviceShared,
+    state: &QueueState,
+) -> Option<(aqueduct_hsa::QueueError, Option<FaultSite>)> {
+    let fault = dev
+        .hsa_queue
+        .error()
+        .filter(|_| completed_epoch(dev) < state.last_submitted)?;
+    let site = locate_fault(dev, state);
+    dev.epoch_signal.store(
+        EPOCH_BASE - state.last_submitted as i64,
+        MemoryOrder::Release,
+    );
+    Some((fault, site))
+}
+
+/// After a write: writing to a queue that faulted recreated it first, and
+/// the recreation marked the signals of the dropped packets failed, the
+/// epoch signal among them. The facade already counted those submissions
+/// complete (`recover_from_queue_error`, `take_unseen_fault`), and the
+/// signal lives on for later submissions, so its failure mark goes.
+/// Returns the queue's recreation count.
+fn note_recreation(dev: &DeviceShared, state: &mut QueueState) -> u64 {
+    let recreations = dev.hsa_queue.recreations();
+    if recreations != state.queue_recreations {
+        state.queue_recreations = recreations;
+        dev.runtime
+            .event_hub()
+            .clear_signal_failure(dev.epoch_signal.handle());
+    }
+    recreations
+}
+
+/// A barrier-AND on the GPU queue after everything written so far that
+/// decrements `done` once all of it has completed: a host callback's
+/// dependency. The caller holds `submit_lock` (packet order). A queue
+/// fault no wait has seen yet is handled as `submit` handles it, and then
+/// no barrier is written: the fault is returned (the work the callback
+/// waits for was dropped).
+pub(crate) fn write_host_barrier(
+    dev: &Arc<DeviceShared>,
+    done: &aqueduct_hsa::Signal,
+) -> Result<Option<aqueduct_hsa::QueueError>, HsaError> {
+    let mut state = dev.lock_state();
+    if let Some((e, site)) = take_unseen_fault(dev, &state) {
+        drop(state);
+        // Recreate the queue now, as `recover_from_queue_error` does.
+        if dev.hsa_queue.recover().is_ok() {
+            note_recreation(dev, &mut dev.lock_state());
+        }
+        report_queue_fault(dev, &HsaError::from(e.clone()), site);
+        return Ok(Some(e));
+    }
+    let written = packet::barrier_and(&[], done.handle(), PacketFence::SYSTEM_ORDERED)
+        .and_then(|barrier| dev.hsa_queue.submit(&barrier));
+    note_recreation(dev, &mut state);
+    written.map(|_| None)
+}
+
+/// Whether every submission so far has completed.
+pub(crate) fn all_completed(dev: &DeviceShared) -> bool {
+    completed_epoch(dev) >= dev.lock_state().last_submitted
 }
 
 /// Write the packets of `ops` plus the completion packet; returns the
@@ -901,20 +988,7 @@ pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
             match cb.kind {
                 CallbackKind::WorkDone(f) => ready.push(f),
                 CallbackKind::Map { id, callback } => {
-                    let result = match reg.buffers.get_mut(id) {
-                        Some(s) => match std::mem::replace(&mut s.map, MapState::Unmapped) {
-                            MapState::Pending { mode, range, .. } => {
-                                s.map = MapState::Mapped { mode, range };
-                                s.owner = Owner::Host;
-                                Ok(())
-                            }
-                            other => {
-                                s.map = other;
-                                Err(BufferAsyncError("the mapping was aborted".into()))
-                            }
-                        },
-                        None => Err(BufferAsyncError("the buffer is gone".into())),
-                    };
+                    let result = complete_map(&mut reg, id, None);
                     ready.push(Box::new(move || callback(result)));
                 }
             }
@@ -926,8 +1000,62 @@ pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
     }
 }
 
+fn timeout_of(poll_type: &PollType) -> Option<Duration> {
+    match poll_type {
+        wgpu_types::PollType::Wait { timeout, .. } => *timeout,
+        wgpu_types::PollType::Poll => None,
+    }
+}
+
+/// A mapping's work completed (or, with `fault`, was dropped by a GPU
+/// queue fault): the buffer becomes mapped and host-owned (or unmapped).
+fn complete_map(
+    reg: &mut crate::registry::Registry,
+    id: BufferId,
+    fault: Option<&aqueduct_hsa::QueueError>,
+) -> Result<(), BufferAsyncError> {
+    let Some(s) = reg.buffers.get_mut(id) else {
+        return Err(BufferAsyncError("the buffer is gone".into()));
+    };
+    match (std::mem::replace(&mut s.map, MapState::Unmapped), fault) {
+        (MapState::Pending { mode, range, .. }, None) => {
+            s.map = MapState::Mapped { mode, range };
+            s.owner = Owner::Host;
+            Ok(())
+        }
+        (MapState::Pending { .. }, Some(e)) => Err(BufferAsyncError(format!(
+            "the GPU queue faulted before the mapping completed ({}); the buffer stays unmapped",
+            e.reason
+        ))),
+        (other, _) => {
+            s.map = other;
+            Err(BufferAsyncError("the mapping was aborted".into()))
+        }
+    }
+}
+
+/// A map callback on the host-callback thread: its work completed, or a
+/// GPU fault dropped it. Nothing happens if the mapping was aborted (its
+/// callback already ran).
+pub(crate) fn finish_host_map(
+    dev: &DeviceShared,
+    id: BufferId,
+    outcome: Result<(), aqueduct_hsa::QueueError>,
+) {
+    let (callback, result) = {
+        let mut state = dev.lock_state();
+        let Some(callback) = state.host_maps.remove(&id) else {
+            return;
+        };
+        let mut reg = dev.registry();
+        (callback, complete_map(&mut reg, id, outcome.as_ref().err()))
+    };
+    callback(result)
+}
+
 /// `Device::poll`.
 pub(crate) fn poll(dev: &Arc<DeviceShared>, poll_type: PollType) -> Result<PollStatus, PollError> {
+    let timeout = timeout_of(&poll_type);
     let result = match poll_type {
         wgpu_types::PollType::Poll => Ok(PollStatus::Poll),
         wgpu_types::PollType::Wait {
@@ -953,6 +1081,21 @@ pub(crate) fn poll(dev: &Arc<DeviceShared>, poll_type: PollType) -> Result<PollS
         }
     };
     maintain(dev);
+    // Host callbacks submitted before a wait have run when it returns.
+    let result = match result {
+        Ok(PollStatus::WaitSucceeded) => match crate::host_callback::drain(dev, timeout) {
+            Ok(()) => Ok(PollStatus::WaitSucceeded),
+            Err(HsaError::Timeout) => Err(PollError::Timeout),
+            Err(e) => {
+                tracing::warn!("waiting for host callbacks: {e}");
+                Ok(PollStatus::WaitSucceeded)
+            }
+        },
+        other => {
+            crate::host_callback::raise_callback_panic(dev);
+            other
+        }
+    };
     let state = dev.lock_state();
     let empty = state.last_completed >= state.last_submitted;
     drop(state);
@@ -973,6 +1116,15 @@ fn recover_from_queue_error(dev: &Arc<DeviceShared>, e: &HsaError) {
     };
     dev.epoch_signal
         .store(EPOCH_BASE - last as i64, MemoryOrder::Release);
+    // Recreate the GPU queue now rather than at the next submission: that
+    // marks the signals of the packets it dropped failed, so host callbacks
+    // waiting behind them run (with the error) without a later submission.
+    match dev.hsa_queue.recover() {
+        Ok(()) => {
+            note_recreation(dev, &mut dev.lock_state());
+        }
+        Err(r) => tracing::warn!("recreating the faulted GPU queue: {r}"),
+    }
     report_queue_fault(dev, e, site);
 }
 

@@ -7,6 +7,8 @@
 //!   create_command_encoder to submit's return (host time only); the work is
 //!   waited for untimed, and an atomic counter bumped once per dispatch
 //!   proves every dispatch ran. Best of runs.
+//! - the same with a distinct buffer (and bind group) per dispatch, 4096
+//!   dispatches (aqueduct only): the cost of tracking many used buffers.
 //! - empty round trip µs: one recorded dispatch of an empty 32-invocation
 //!   kernel; timed queue.submit + device.poll(wait). Median.
 //! - 1 MiB readback µs: a kernel writes a seed-dependent pattern into a
@@ -14,7 +16,9 @@
 //!   are map_async + poll(wait) + copying the mapped bytes into a host Vec +
 //!   unmap ("map"), and, after a fresh fill, copy_buffer_to_buffer + submit +
 //!   the same ("full"); both checked word for word; against a plain memcpy
-//!   of 1 MiB in the same process. Median.
+//!   of 1 MiB in the same process (hot: this thread wrote its source), and
+//!   a memcpy of 1 MiB another thread has just written (what copying out
+//!   fresh GPU results is: gfxsim's worker threads wrote them). Median.
 //!
 //! The wgpu side is benches/wgpu-peer (see benches/peer/mod.rs); its kernels
 //! are the WGSL of benches/shaders/, which aqueduct runs precompiled.
@@ -170,6 +174,39 @@ fn encode_submit(dispatches: u32, runs: usize) -> EncodeSubmit {
     }
 }
 
+/// encode+submit ns per dispatch when every dispatch binds its own buffer
+/// (a bind group per buffer): what the per-command-buffer list of used
+/// buffers costs as it grows. Best of runs.
+fn encode_distinct_buffers(dispatches: u32, runs: usize) -> f64 {
+    let (device, queue) = device();
+    let p = pipeline(&device, include_shader!("shaders/gfx1100/bump"), "bump");
+    let groups: Vec<BindGroup> = (0..dispatches)
+        .map(|_| {
+            let b = buffer(&device, "counter", 4, BufferUsages::STORAGE);
+            bind_group(&device, &p, &[&b])
+        })
+        .collect();
+    queue.submit([]);
+    wait(&device);
+    let mut best = Duration::MAX;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let mut encoder = device.create_command_encoder(&CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&ComputePassDescriptor::default());
+            pass.set_pipeline(&p);
+            for g in &groups {
+                pass.set_bind_group(0, g, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        }
+        queue.submit([encoder.finish()]);
+        best = best.min(start.elapsed());
+        wait(&device);
+    }
+    best.as_secs_f64() * 1e9 / f64::from(dispatches)
+}
+
 fn round_trip(samples: usize) -> Duration {
     let (device, queue) = device();
     let p = pipeline(&device, include_shader!("shaders/gfx1100/empty"), "empty");
@@ -209,6 +246,8 @@ struct Readback {
     map: Duration,
     full: Duration,
     memcpy: Duration,
+    /// A memcpy of 1 MiB another thread has just written.
+    memcpy_fresh: Duration,
 }
 
 fn readback(bytes: u64, samples: usize) -> Readback {
@@ -293,11 +332,30 @@ fn readback(bytes: u64, samples: usize) -> Readback {
             memcpy_times.push(t);
         }
     }
+    // The honest baseline for copying out what a GPU (here gfxsim's worker
+    // threads) just wrote: a memcpy of 1 MiB that another thread has just
+    // written, so its lines sit modified in another core's caches rather
+    // than hot in this one's.
+    let mut fresh: Vec<u8> = vec![0u8; bytes as usize];
+    let mut cross_times = Vec::new();
+    for i in 0..samples + WARM_UP {
+        std::thread::scope(|s| {
+            s.spawn(|| fresh.fill(i as u8));
+        });
+        let start = Instant::now();
+        host.copy_from_slice(std::hint::black_box(&fresh));
+        std::hint::black_box(&mut host);
+        let t = start.elapsed();
+        if i >= WARM_UP {
+            cross_times.push(t);
+        }
+    }
     Readback {
         parts: parts.map(|mut p| median(&mut p)),
         map: median(&mut map_times),
         full: median(&mut full_times),
         memcpy: median(&mut memcpy_times),
+        memcpy_fresh: median(&mut cross_times),
     }
 }
 
@@ -315,6 +373,11 @@ fn main() {
     println!(
         "encode+submit, {dispatches} dispatches: aqueduct {:8.1} ns/dispatch (encode {:.1})",
         es.best_ns, es.encode_ns
+    );
+    let distinct = 4096;
+    println!(
+        "encode+submit, {distinct} dispatches each binding its own buffer: aqueduct {:8.1} ns/dispatch",
+        encode_distinct_buffers(distinct, runs)
     );
     let rt = round_trip(rt_samples);
     println!(
@@ -335,6 +398,12 @@ fn main() {
         micros(rb.parts[0]),
         micros(rb.parts[1]),
         micros(rb.parts[2])
+    );
+    println!(
+        "  memcpy of 1 MiB another thread just wrote: {:.2} µs; map+copy / that {:.2}; copy out / that {:.2}",
+        micros(rb.memcpy_fresh),
+        rb.map.as_secs_f64() / rb.memcpy_fresh.as_secs_f64(),
+        rb.parts[1].as_secs_f64() / rb.memcpy_fresh.as_secs_f64()
     );
 
     let (d_arg, r_arg) = (dispatches.to_string(), runs.to_string());

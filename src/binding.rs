@@ -188,6 +188,9 @@ pub(crate) struct BoundBuffer {
     pub size: u64,
     pub ty: BufferBindingType,
     pub has_dynamic_offset: bool,
+    /// Which of `set_bind_group`'s dynamic offsets applies (dynamic-offset
+    /// entries count in binding order).
+    pub dynamic_index: Option<u32>,
 }
 
 #[derive(Debug)]
@@ -196,7 +199,19 @@ pub(crate) struct BindGroupInner {
     /// Sorted by binding; dynamic-offset entries in binding order are the
     /// ones `set_bind_group`'s offsets apply to.
     pub entries: Vec<BoundBuffer>,
+    /// Entries with a dynamic offset.
+    pub dynamic_count: usize,
     pub valid: bool,
+}
+
+impl BindGroupInner {
+    /// The entry of `binding` (a binary search: entries are sorted).
+    pub(crate) fn entry(&self, binding: u32) -> Option<&BoundBuffer> {
+        self.entries
+            .binary_search_by_key(&binding, |e| e.binding)
+            .ok()
+            .map(|i| &self.entries[i])
+    }
 }
 
 /// A bind group (cheap to clone).
@@ -207,11 +222,7 @@ pub struct BindGroup {
 
 impl BindGroup {
     pub(crate) fn dynamic_count(&self) -> usize {
-        self.inner
-            .entries
-            .iter()
-            .filter(|e| e.has_dynamic_offset)
-            .count()
+        self.inner.dynamic_count
     }
 }
 
@@ -338,9 +349,14 @@ pub(crate) fn create_bind_group(
                 size,
                 ty,
                 has_dynamic_offset,
+                dynamic_index: None,
             });
         }
         out.sort_by_key(|b| b.binding);
+        let dynamic = out.iter_mut().filter(|b| b.has_dynamic_offset);
+        for (i, b) in dynamic.enumerate() {
+            b.dynamic_index = Some(i as u32);
+        }
         Ok(out)
     };
     let (entries, valid) = match resolve() {
@@ -356,6 +372,7 @@ pub(crate) fn create_bind_group(
     BindGroup {
         inner: Arc::new(BindGroupInner {
             layout,
+            dynamic_count: entries.iter().filter(|e| e.has_dynamic_offset).count(),
             entries,
             valid,
         }),

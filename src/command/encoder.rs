@@ -7,6 +7,7 @@
 //! While a compute pass is open the encoder is locked: the pass borrows it
 //! mutably, and after `forget_lifetime` any encoder command is an error.
 
+use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
@@ -21,6 +22,7 @@ use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::ValidationError;
 use crate::query::QuerySet;
+use crate::registry::BufferId;
 
 pub type CommandEncoderDescriptor<'a> = wgpu_types::CommandEncoderDescriptor<crate::Label<'a>>;
 pub type CommandBufferDescriptor<'a> = wgpu_types::CommandBufferDescriptor<crate::Label<'a>>;
@@ -30,6 +32,8 @@ pub(crate) struct Recording {
     pub ops: Vec<Op>,
     /// Buffers the commands use (checked at submit: not destroyed, not mapped).
     pub used: Vec<Buffer>,
+    /// The ids in `used` (so adding one is not a scan of the list).
+    used_ids: HashSet<BufferId>,
     pub executables: Vec<Arc<Executable>>,
     pub error: Option<String>,
 }
@@ -39,6 +43,7 @@ impl Recording {
         Recording {
             ops: Vec::new(),
             used: Vec::new(),
+            used_ids: HashSet::new(),
             executables: Vec::new(),
             error: None,
         }
@@ -51,7 +56,7 @@ impl Recording {
     }
 
     pub(crate) fn use_buffer(&mut self, b: &Buffer) {
-        if !self.used.iter().any(|u| u.same(b)) {
+        if self.used_ids.insert(b.inner.id) {
             self.used.push(b.clone());
         }
     }

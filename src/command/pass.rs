@@ -349,19 +349,12 @@ impl<'e> ComputePass<'e> {
             let (bg, offsets) = self.state.groups[b.group as usize]
                 .as_ref()
                 .ok_or("a bind group is missing")?;
-            let dyn_index = bg
-                .inner
-                .entries
-                .iter()
-                .filter(|e| e.has_dynamic_offset)
-                .position(|e| e.binding == b.binding);
             let e = bg
                 .inner
-                .entries
-                .iter()
-                .find(|e| e.binding == b.binding)
+                .entry(b.binding)
                 .ok_or_else(|| format!("bind group {} has no binding {}", b.group, b.binding))?;
-            let offset = e.offset + dyn_index.map_or(0, |i| offsets[i] as u64);
+            let dynamic = e.dynamic_index.and_then(|i| offsets.get(i as usize));
+            let offset = e.offset + dynamic.map_or(0, |&o| u64::from(o));
             if e.size < b.min_binding_size {
                 return Err(format!(
                     "@group({}) @binding({}) is bound with {} bytes but the shader needs at least {} \

@@ -11,8 +11,9 @@
 //! page table while it runs a batch.
 //!
 //! When a workgroup fails, the job stops handing out workgroups (those not
-//! yet claimed are counted as done without running), lets the running ones
-//! finish, and keeps the first error. The worker that finishes the last
+//! yet claimed are counted as done without running), cancels the running
+//! ones (they stop at their next watchdog check, isa/dispatch.rs), and
+//! keeps the first error. The worker that finishes the last
 //! workgroup marks the job done and wakes the queue's command processor.
 //!
 //! An idle worker polls a submission counter briefly ([`idle_spin`]) before
@@ -118,8 +119,11 @@ impl Job {
         self.next.load(Ordering::Acquire) >= self.total
     }
 
-    /// Stop handing out workgroups; the unclaimed ones count as finished.
+    /// Stop handing out workgroups (the unclaimed ones count as finished)
+    /// and cancel the running ones.
     pub fn abort(&self) {
+        // Running waves stop too (at their next watchdog check).
+        self.dispatch.cancel();
         let claimed = self.next.swap(self.total, Ordering::AcqRel).min(self.total);
         self.finish(self.total - claimed);
     }

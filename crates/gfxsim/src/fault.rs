@@ -65,7 +65,9 @@ impl QueueError {
             }
             // The watchdog killed the waves, as a debugger's or the
             // driver's wave abort would.
-            WaveErrorKind::TimeLimit { .. } => (exception_code::EC_QUEUE_WAVE_ABORT, None),
+            WaveErrorKind::TimeLimit { .. } | WaveErrorKind::Cancelled => {
+                (exception_code::EC_QUEUE_WAVE_ABORT, None)
+            }
         };
         Self {
             code,

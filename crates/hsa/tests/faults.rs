@@ -493,3 +493,48 @@ fn the_watchdog_spares_kernels_that_end() {
         assert!(queue.error().is_none());
     }
 }
+
+/// Destroying a queue stops its endless kernel, as KFD's queue destroy
+/// preempts running waves (with the watchdog off, DESTROY_QUEUE used to
+/// wait for the kernel forever); the GPU's workers are free again after.
+#[test]
+fn destroying_a_queue_stops_its_endless_kernel() {
+    let gpu = gpu_with_watchdog(None);
+    let program = gpu.load_bytes(&faults_co(), "spin").expect("faults.co");
+    let flag = gpu.filled_u32(2, 0);
+    // As many workgroups as workers, and more: every worker spins.
+    let launch = gpu.launch(
+        &program.kernel,
+        &[Arg::Ptr(flag.gpu_va())],
+        [64 * 2 * SIM_THREADS as u32, 1, 1],
+        [64, 1, 1],
+    );
+    let queue = gpu.queue(64);
+    let done = gpu.signal(1);
+    let mut d = launch.dispatch;
+    d.completion_signal = done.handle();
+    queue.submit_dispatch(&d.to_packet().unwrap()).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(done.load(MemoryOrder::Acquire), 1, "still spinning");
+
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        drop(queue);
+        let _ = tx.send(());
+    });
+    if rx.recv_timeout(Duration::from_secs(20)).is_err() {
+        // The device cannot be dropped either (its workers spin): leak it
+        // so the failure is reported instead of hanging.
+        std::mem::forget(gpu);
+        panic!("destroying the queue did not stop its kernel");
+    }
+    assert_eq!(done.load(MemoryOrder::Acquire), 1, "it never completed");
+    assert_eq!(read_u32(&flag, 2), [0, 0]);
+
+    // The workers run other queues' work again.
+    let copy = Bystanders::new(&gpu, 1);
+    let (_, dst, launch, _, words) = &copy.jobs[0];
+    gpu.run_on(&gpu.queue(64), launch)
+        .expect("a copy after the destroy");
+    assert_eq!(&read_u32(dst, COPY_WORDS), words);
+}

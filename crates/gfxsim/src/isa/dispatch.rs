@@ -18,7 +18,11 @@
 //! without branching), so the cost is a counter increment per taken branch
 //! and one clock read per 1024; past the limit the wave stops with
 //! `TimeLimit` at the branch's PC, and so do the dispatch's other waves.
+//! The same check stops the waves of a cancelled dispatch (`cancel`: its
+//! queue is being destroyed, or another of its waves failed) with
+//! `Cancelled`, as KFD's queue destroy preempts running waves.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -45,6 +49,8 @@ pub struct Dispatch {
     /// started.
     time_limit: Option<Duration>,
     started: OnceLock<Instant>,
+    /// Set by `cancel`: running waves stop at their next watchdog check.
+    cancelled: AtomicBool,
 }
 
 fn invalid(msg: impl Into<String>) -> WaveError {
@@ -141,6 +147,7 @@ impl Dispatch {
             code,
             time_limit: None,
             started: OnceLock::new(),
+            cancelled: AtomicBool::new(false),
         })
     }
 
@@ -152,9 +159,19 @@ impl Dispatch {
         self
     }
 
-    /// The watchdog check: Err once the time limit has passed.
+    /// Stop the running waves at their next watchdog check (within 1024
+    /// taken branches of their workgroup); they fail with `Cancelled`.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    /// The watchdog check: Err once the dispatch is cancelled or the time
+    /// limit has passed.
     #[cold]
-    fn check_time_limit(&self) -> Result<(), WaveErrorKind> {
+    fn check_watchdog(&self) -> Result<(), WaveErrorKind> {
+        if self.cancelled.load(Ordering::Relaxed) {
+            return Err(WaveErrorKind::Cancelled);
+        }
         match (self.time_limit, self.started.get()) {
             (Some(limit), Some(started)) if started.elapsed() > limit => {
                 Err(WaveErrorKind::TimeLimit { limit })
@@ -370,7 +387,7 @@ impl Dispatch {
                     Flow::Jump(t) => {
                         *jumps = jumps.wrapping_add(1);
                         if jumps.is_multiple_of(WATCHDOG_JUMPS) {
-                            self.check_time_limit()?;
+                            self.check_watchdog()?;
                         }
                         w.pc = t;
                         continue 'blocks;

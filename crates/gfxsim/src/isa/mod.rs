@@ -147,6 +147,9 @@ pub enum WaveErrorKind {
     /// The dispatch ran past its time limit (`Dispatch::with_time_limit`,
     /// the device's watchdog); the wave was stopped at the error's PC.
     TimeLimit { limit: std::time::Duration },
+    /// The dispatch was cancelled (`Dispatch::cancel`: its queue is being
+    /// destroyed, or another wave failed); the wave stopped at the PC.
+    Cancelled,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -199,6 +202,11 @@ impl std::fmt::Display for WaveError {
                 limit.as_millis(),
                 self.pc,
                 self.workgroup
+            ),
+            WaveErrorKind::Cancelled => write!(
+                f,
+                "dispatch cancelled; wave stopped at pc {:#x} (workgroup {:?})",
+                self.pc, self.workgroup
             ),
         }
     }

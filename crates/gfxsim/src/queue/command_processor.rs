@@ -144,7 +144,8 @@ impl CommandProcessor {
                     break;
                 }
                 if !self.aborted {
-                    // Like preemption at destroy: no new workgroups start.
+                    // Like preemption at destroy: no new workgroups start
+                    // and running waves are cancelled.
                     for f in &self.in_flight {
                         if let Work::Dispatch(job) = &f.work {
                             job.abort();
@@ -198,6 +199,11 @@ impl CommandProcessor {
         }
         self.queue.set_exception(&error.detail);
         self.queue.halted.store(true, Ordering::Release);
+        if self.queue.stopping() {
+            // A queue being destroyed reports nothing (its waves were
+            // cancelled by the destroy itself).
+            return;
+        }
         let config = self.queue.config();
         report_queue_error(
             &self.events,

@@ -2,7 +2,8 @@
 //!
 //! The input is an `Arbitrary` list of [`Call`]s: buffers with arbitrary
 //! descriptors, bind group layouts and groups, pipeline layouts, pipelines
-//! from a fixed set of checked-in shaders, encoders with copies, clears and
+//! from a fixed set of checked-in shaders (as they are, with byte edits in
+//! their headers, metadata and reflection, or arbitrary bytes), encoders with copies, clears and
 //! compute passes (pipelines, bind groups with dynamic offsets, immediates,
 //! direct and indirect dispatches), submissions, write_buffer, map / get
 //! mapped range / unmap, polls and destroys. Objects live in per-input pools
@@ -222,6 +223,24 @@ enum Call {
         shader: u8,
         entry: Option<u8>,
         layout: Option<u8>,
+        workgroup: Workgroup,
+    },
+    /// A pipeline from arbitrary shader bytes: a raw code object (entry
+    /// point `entry` of the fixed set's names), or a shaderc object with
+    /// arbitrary reflection text.
+    CreatePipelineFromBytes {
+        code: Vec<u8>,
+        reflection: Option<String>,
+        entry: u8,
+        workgroup: Workgroup,
+    },
+    /// A pipeline from one of the fixed shaders with byte edits in its
+    /// headers and metadata note (the first 2 KiB, before the kernel
+    /// descriptors and code) and in its reflection text.
+    CreatePipelineFromEdited {
+        shader: u8,
+        edits: Vec<(u16, u8)>,
+        reflection_edits: Vec<(u16, u8)>,
         workgroup: Workgroup,
     },
     Encode {
@@ -506,6 +525,83 @@ fn call(ctx: &Ctx, pools: &mut Pools, call: &Call) {
                     layout,
                     module: &module,
                     entry_point,
+                    compilation_options: Default::default(),
+                    cache: None,
+                }));
+        }
+        Call::CreatePipelineFromBytes {
+            code,
+            reflection,
+            entry,
+            workgroup,
+        } => {
+            let source = match reflection {
+                Some(reflection) => ShaderSource::Precompiled {
+                    code: Cow::Borrowed(code),
+                    reflection: Cow::Borrowed(reflection),
+                },
+                None => ShaderSource::CodeObject {
+                    code: Cow::Borrowed(code),
+                    workgroup_size: workgroup.get(),
+                },
+            };
+            let module = device.create_shader_module(ShaderModuleDescriptor {
+                label: Some("fuzz-bytes"),
+                source,
+            });
+            pools
+                .pipelines
+                .push(device.create_compute_pipeline(&ComputePipelineDescriptor {
+                    label: Some("fuzz-bytes"),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some(SHADERS[*entry as usize % SHADERS.len()].0),
+                    compilation_options: Default::default(),
+                    cache: None,
+                }));
+        }
+        Call::CreatePipelineFromEdited {
+            shader,
+            edits,
+            reflection_edits,
+            workgroup,
+        } => {
+            let (name, code, reflection) = SHADERS[*shader as usize % SHADERS.len()];
+            let mut code = code.to_vec();
+            for &(at, value) in edits {
+                let at = at as usize % 0x800;
+                if at < code.len() {
+                    code[at] = value;
+                }
+            }
+            let source = match reflection {
+                Some(reflection) => {
+                    let mut text = reflection.as_bytes().to_vec();
+                    for &(at, value) in reflection_edits {
+                        let at = at as usize % text.len();
+                        text[at] = value;
+                    }
+                    ShaderSource::Precompiled {
+                        code: Cow::Owned(code),
+                        reflection: Cow::Owned(String::from_utf8_lossy(&text).into_owned()),
+                    }
+                }
+                None => ShaderSource::CodeObject {
+                    code: Cow::Owned(code),
+                    workgroup_size: workgroup.get(),
+                },
+            };
+            let module = device.create_shader_module(ShaderModuleDescriptor {
+                label: Some("fuzz-edited"),
+                source,
+            });
+            pools
+                .pipelines
+                .push(device.create_compute_pipeline(&ComputePipelineDescriptor {
+                    label: Some("fuzz-edited"),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some(name),
                     compilation_options: Default::default(),
                     cache: None,
                 }));

@@ -1,0 +1,297 @@
+//! Buffers and mapped ranges over the facade's buffers.
+//!
+//! wgpu's front end keeps the map bookkeeping (the requested range, the
+//! views and their aliasing rules) and asks the backend for the bytes of
+//! each view by range only, without saying whether it will read or write
+//! them, and may hold several overlapping read views. The facade gives one
+//! non-overlapping view per range, read or write by the map mode. So the
+//! backend takes one facade view of the whole mapped range on the first
+//! request (writable when mapped for writing or at creation), shares it
+//! between wgpu's views, and gives it back at `unmap`.
+//!
+//! wgpu offers a custom backend no way to build its `MapRangeError`; a
+//! request the facade refuses (the mapping is still pending or failed, a
+//! write view of a read mapping) reports a validation error and gets a
+//! zeroed scratch range whose writes go nowhere.
+
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use wgpu::custom::{
+    BufferInterface, BufferMapCallback, BufferMappedRangeInterface, DispatchBufferMappedRange,
+};
+
+use crate::error::report_validation;
+
+/// The facade view of a whole mapped range, shared by wgpu's views.
+struct HeldView {
+    /// Keeps the mapping's bytes and their registration in the facade.
+    _view: FacadeView,
+    base: *mut u8,
+    range: Range<u64>,
+    writable: bool,
+}
+
+enum FacadeView {
+    Read(#[allow(dead_code)] aqueduct::BufferView),
+    Write(#[allow(dead_code)] aqueduct::BufferViewMut),
+}
+
+// SAFETY: `base` points into memory owned by `_view` (itself Send + Sync); wgpu's front end keeps the views that write through it disjoint from every other view.
+unsafe impl Send for HeldView {}
+// SAFETY: as above; shared access only reads unless a view holds the range exclusively.
+unsafe impl Sync for HeldView {}
+
+impl HeldView {
+    fn take(
+        buffer: &aqueduct::Buffer,
+        mode: aqueduct::MapMode,
+        range: Range<u64>,
+    ) -> Result<Self, String> {
+        match mode {
+            aqueduct::MapMode::Write => {
+                let mut view = buffer
+                    .get_mapped_range_mut(range.clone())
+                    .map_err(|e| e.to_string())?;
+                let base = view.as_mut_ptr();
+                Ok(HeldView {
+                    _view: FacadeView::Write(view),
+                    base,
+                    range,
+                    writable: true,
+                })
+            }
+            aqueduct::MapMode::Read => {
+                let view = buffer
+                    .get_mapped_range(range.clone())
+                    .map_err(|e| e.to_string())?;
+                let base = view.as_ptr().cast_mut();
+                Ok(HeldView {
+                    _view: FacadeView::Read(view),
+                    base,
+                    range,
+                    writable: false,
+                })
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct MapTracking {
+    /// Mode and range of the current or pending mapping.
+    current: Option<(aqueduct::MapMode, Range<u64>)>,
+    view: Option<Arc<HeldView>>,
+}
+
+/// `wgpu::Buffer`'s backend.
+pub struct AqueductBuffer {
+    device: aqueduct::Device,
+    buffer: aqueduct::Buffer,
+    tracking: Mutex<MapTracking>,
+}
+
+impl std::fmt::Debug for AqueductBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AqueductBuffer")
+            .field("buffer", &self.buffer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AqueductBuffer {
+    pub(crate) fn create(device: &aqueduct::Device, desc: &wgpu::BufferDescriptor<'_>) -> Self {
+        let buffer = device.create_buffer(desc);
+        let current = desc
+            .mapped_at_creation
+            .then_some((aqueduct::MapMode::Write, 0..desc.size));
+        AqueductBuffer {
+            device: device.clone(),
+            buffer,
+            tracking: Mutex::new(MapTracking {
+                current,
+                view: None,
+            }),
+        }
+    }
+
+    /// The facade buffer underneath.
+    pub fn aqueduct(&self) -> &aqueduct::Buffer {
+        &self.buffer
+    }
+
+    fn tracking(&self) -> std::sync::MutexGuard<'_, MapTracking> {
+        self.tracking.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The shared view holding `sub_range`, taken on first use.
+    fn held_view(&self, sub_range: &Range<u64>) -> Result<Arc<HeldView>, String> {
+        let mut t = self.tracking();
+        let view = match &t.view {
+            Some(v) => v.clone(),
+            None => {
+                let Some((mode, range)) = t.current.clone() else {
+                    return Err("the buffer is not mapped".into());
+                };
+                let v = Arc::new(HeldView::take(&self.buffer, mode, range)?);
+                t.view = Some(v.clone());
+                v
+            }
+        };
+        if sub_range.start < view.range.start || sub_range.end > view.range.end {
+            return Err(format!(
+                "the range {}..{} is outside the mapped range {}..{}",
+                sub_range.start, sub_range.end, view.range.start, view.range.end
+            ));
+        }
+        Ok(view)
+    }
+}
+
+impl BufferInterface for AqueductBuffer {
+    fn map_async(&self, mode: wgpu::MapMode, range: Range<u64>, callback: BufferMapCallback) {
+        let mode = match mode {
+            wgpu::MapMode::Read => aqueduct::MapMode::Read,
+            wgpu::MapMode::Write => aqueduct::MapMode::Write,
+        };
+        {
+            let mut t = self.tracking();
+            t.view = None;
+            t.current = Some((mode, range.clone()));
+        }
+        self.buffer.map_async(mode, range, move |result| {
+            if let Err(e) = &result {
+                tracing::debug!("map_async failed: {e}");
+            }
+            callback(result.map_err(|_| wgpu::BufferAsyncError));
+        });
+    }
+
+    fn get_mapped_range(
+        &self,
+        sub_range: Range<u64>,
+    ) -> Result<DispatchBufferMappedRange, wgpu::MapRangeError> {
+        let len = usize::try_from(sub_range.end.saturating_sub(sub_range.start)).unwrap_or(0);
+        let range = match self.held_view(&sub_range) {
+            Ok(view) => {
+                let offset = (sub_range.start - view.range.start) as usize;
+                // SAFETY: sub_range lies inside the view's range (checked above), so base + offset stays inside the mapped bytes.
+                let ptr = unsafe { view.base.add(offset) };
+                AqueductMappedRange {
+                    device: self.device.clone(),
+                    bytes: RangeBytes::Mapped {
+                        _view: view.clone(),
+                        ptr,
+                        len,
+                        writable: view.writable,
+                    },
+                }
+            }
+            Err(why) => {
+                report_validation(
+                    &self.device,
+                    format!(
+                        "get_mapped_range({}..{}): {why}; the view reads zeros and its writes are lost",
+                        sub_range.start, sub_range.end
+                    ),
+                );
+                AqueductMappedRange {
+                    device: self.device.clone(),
+                    bytes: RangeBytes::Scratch(vec![0; len]),
+                }
+            }
+        };
+        Ok(DispatchBufferMappedRange::custom(range))
+    }
+
+    fn unmap(&self) {
+        {
+            let mut t = self.tracking();
+            t.view = None;
+            t.current = None;
+        }
+        self.buffer.unmap();
+    }
+
+    fn destroy(&self) {
+        {
+            let mut t = self.tracking();
+            t.view = None;
+            t.current = None;
+        }
+        self.buffer.destroy();
+    }
+}
+
+enum RangeBytes {
+    Mapped {
+        _view: Arc<HeldView>,
+        ptr: *mut u8,
+        len: usize,
+        writable: bool,
+    },
+    /// Stands in for a range the facade refused.
+    Scratch(Vec<u8>),
+}
+
+/// The bytes behind one `wgpu::BufferView`/`BufferViewMut`.
+pub struct AqueductMappedRange {
+    device: aqueduct::Device,
+    bytes: RangeBytes,
+}
+
+// SAFETY: the pointer points into the HeldView this range keeps alive; wgpu's front end gives each writing view a range no other view overlaps.
+unsafe impl Send for AqueductMappedRange {}
+// SAFETY: shared access only reads (read_slice); writing needs &mut self.
+unsafe impl Sync for AqueductMappedRange {}
+
+impl std::fmt::Debug for AqueductMappedRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AqueductMappedRange")
+            .field("len", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl BufferMappedRangeInterface for AqueductMappedRange {
+    fn len(&self) -> usize {
+        match &self.bytes {
+            RangeBytes::Mapped { len, .. } => *len,
+            RangeBytes::Scratch(v) => v.len(),
+        }
+    }
+
+    unsafe fn read_slice(&self) -> &[u8] {
+        match &self.bytes {
+            // SAFETY: ptr..ptr+len is mapped memory kept alive by _view, and no writing view overlaps it (wgpu's aliasing check).
+            RangeBytes::Mapped { ptr, len, .. } => unsafe {
+                std::slice::from_raw_parts(*ptr, *len)
+            },
+            RangeBytes::Scratch(v) => v,
+        }
+    }
+
+    unsafe fn write_slice(&mut self) -> wgpu::WriteOnly<'_, [u8]> {
+        if let RangeBytes::Mapped {
+            writable: false,
+            len,
+            ..
+        } = &self.bytes
+        {
+            report_validation(
+                &self.device,
+                "get_mapped_range_mut: the buffer is mapped with MapMode::Read; map it with \
+                 MapMode::Write to write (the writes are lost)"
+                    .to_string(),
+            );
+            self.bytes = RangeBytes::Scratch(vec![0; *len]);
+        }
+        match &mut self.bytes {
+            // SAFETY: as for read_slice, and &mut self makes this the only access through this range, which wgpu keeps disjoint from all other views.
+            RangeBytes::Mapped { ptr, len, .. } => {
+                unsafe { std::slice::from_raw_parts_mut(*ptr, *len) }.into()
+            }
+            RangeBytes::Scratch(v) => v.as_mut_slice().into(),
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! Command encoders, compute passes and command buffers over the facade's.
+//!
+//! The facade encoder is `&mut`-based and consumed by `finish`; wgpu's
+//! interface takes `&self` and later `&mut self`, so the encoder sits in a
+//! mutex. A pass holds the facade pass with its borrow lifetime forgotten
+//! (the facade keeps the encoder locked until the pass is dropped, as wgpu
+//! does). Problems the backend finds itself (an invalid wrapper object, a
+//! render or texture command) are recorded on the encoder and reported
+//! when it is finished, as WebGPU reports encoder errors; the command
+//! buffer is then invalid and submitting it is an error.
+
+use std::sync::{Arc, Mutex};
+
+use wgpu::custom::{
+    CommandBufferInterface, CommandEncoderInterface, ComputePassInterface, DispatchBindGroup,
+    DispatchBuffer, DispatchCommandBuffer, DispatchComputePass, DispatchComputePipeline,
+    DispatchQuerySet, DispatchRenderPass, DispatchTexture, DispatchTextureView,
+};
+
+use crate::buffer::AqueductBuffer;
+use crate::compute_only::{ComputeOnlyObject, compute_only_message};
+use crate::error::report_validation;
+use crate::resources::{AqueductBindGroup, AqueductComputePipeline, AqueductQuerySet};
+
+/// The first problem found while recording (reported at `finish`).
+type RecordedError = Arc<Mutex<Option<String>>>;
+
+fn record(error: &RecordedError, message: String) {
+    let mut e = error.lock().unwrap_or_else(|p| p.into_inner());
+    if e.is_none() {
+        *e = Some(message);
+    }
+}
+
+fn facade_buffer(buffer: &DispatchBuffer) -> Option<&aqueduct::Buffer> {
+    buffer.as_custom::<AqueductBuffer>().map(|b| b.aqueduct())
+}
+
+fn facade_query_set(query_set: &DispatchQuerySet) -> Option<&aqueduct::QuerySet> {
+    query_set
+        .as_custom::<AqueductQuerySet>()
+        .map(|q| q.aqueduct())
+}
+
+/// `wgpu::CommandEncoder`'s backend.
+#[derive(Debug)]
+pub struct AqueductCommandEncoder {
+    device: aqueduct::Device,
+    /// None once finished.
+    encoder: Mutex<Option<aqueduct::CommandEncoder>>,
+    error: RecordedError,
+}
+
+impl AqueductCommandEncoder {
+    pub(crate) fn new(
+        device: &aqueduct::Device,
+        desc: &wgpu::CommandEncoderDescriptor<'_>,
+    ) -> Self {
+        AqueductCommandEncoder {
+            device: device.clone(),
+            encoder: Mutex::new(Some(device.create_command_encoder(desc))),
+            error: Arc::default(),
+        }
+    }
+
+    /// Run `f` on the facade encoder (not after finish).
+    fn with_encoder(&self, f: impl FnOnce(&mut aqueduct::CommandEncoder)) {
+        let mut e = self.encoder.lock().unwrap_or_else(|p| p.into_inner());
+        match e.as_mut() {
+            Some(encoder) => f(encoder),
+            None => record(
+                &self.error,
+                "the command encoder is already finished".into(),
+            ),
+        }
+    }
+
+    fn compute_only(&self, call: &'static str) {
+        record(&self.error, compute_only_message(call));
+    }
+}
+
+impl CommandEncoderInterface for AqueductCommandEncoder {
+    fn copy_buffer_to_buffer(
+        &self,
+        source: &DispatchBuffer,
+        source_offset: wgpu::BufferAddress,
+        destination: &DispatchBuffer,
+        destination_offset: wgpu::BufferAddress,
+        copy_size: Option<wgpu::BufferAddress>,
+    ) {
+        match (facade_buffer(source), facade_buffer(destination)) {
+            (Some(src), Some(dst)) => self.with_encoder(|e| {
+                e.copy_buffer_to_buffer(src, source_offset, dst, destination_offset, copy_size)
+            }),
+            _ => record(
+                &self.error,
+                "copy_buffer_to_buffer: a buffer does not belong to the Aqueduct wgpu backend"
+                    .into(),
+            ),
+        }
+    }
+
+    fn copy_buffer_to_texture(
+        &self,
+        _source: wgpu::TexelCopyBufferInfo<'_>,
+        _destination: wgpu::TexelCopyTextureInfo<'_>,
+        _copy_size: wgpu::Extent3d,
+    ) {
+        self.compute_only("CommandEncoder::copy_buffer_to_texture");
+    }
+
+    fn copy_texture_to_buffer(
+        &self,
+        _source: wgpu::TexelCopyTextureInfo<'_>,
+        _destination: wgpu::TexelCopyBufferInfo<'_>,
+        _copy_size: wgpu::Extent3d,
+    ) {
+        self.compute_only("CommandEncoder::copy_texture_to_buffer");
+    }
+
+    fn copy_texture_to_texture(
+        &self,
+        _source: wgpu::TexelCopyTextureInfo<'_>,
+        _destination: wgpu::TexelCopyTextureInfo<'_>,
+        _copy_size: wgpu::Extent3d,
+    ) {
+        self.compute_only("CommandEncoder::copy_texture_to_texture");
+    }
+
+    fn begin_compute_pass(&self, desc: &wgpu::ComputePassDescriptor<'_>) -> DispatchComputePass {
+        let mut timestamp_writes = None;
+        if let Some(tw) = &desc.timestamp_writes {
+            match tw.query_set.as_custom::<AqueductQuerySet>() {
+                Some(q) => {
+                    timestamp_writes = Some(aqueduct::ComputePassTimestampWrites {
+                        query_set: q.aqueduct(),
+                        beginning_of_pass_write_index: tw.beginning_of_pass_write_index,
+                        end_of_pass_write_index: tw.end_of_pass_write_index,
+                    })
+                }
+                None => record(
+                    &self.error,
+                    "begin_compute_pass: the timestamp query set does not belong to the \
+                     Aqueduct wgpu backend"
+                        .into(),
+                ),
+            }
+        }
+        let mut e = self.encoder.lock().unwrap_or_else(|p| p.into_inner());
+        let pass = match e.as_mut() {
+            Some(encoder) => Some(
+                encoder
+                    .begin_compute_pass(&aqueduct::ComputePassDescriptor {
+                        label: desc.label,
+                        timestamp_writes,
+                    })
+                    .forget_lifetime(),
+            ),
+            None => {
+                record(
+                    &self.error,
+                    "begin_compute_pass: the command encoder is already finished".into(),
+                );
+                None
+            }
+        };
+        DispatchComputePass::custom(AqueductComputePass {
+            pass: Mutex::new(pass),
+            error: self.error.clone(),
+        })
+    }
+
+    fn begin_render_pass(&self, _desc: &wgpu::RenderPassDescriptor<'_>) -> DispatchRenderPass {
+        self.compute_only("CommandEncoder::begin_render_pass");
+        DispatchRenderPass::custom(ComputeOnlyObject::new(
+            &self.device,
+            "CommandEncoder::begin_render_pass",
+        ))
+    }
+
+    fn finish(&mut self) -> DispatchCommandBuffer {
+        let encoder = self
+            .encoder
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        let error = self.error.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let buffer = match (encoder, error) {
+            (Some(encoder), None) => Some(encoder.finish()),
+            (_, Some(message)) => {
+                report_validation(&self.device, format!("CommandEncoder::finish: {message}"));
+                None
+            }
+            (None, None) => {
+                report_validation(
+                    &self.device,
+                    "CommandEncoder::finish: the encoder is already finished".into(),
+                );
+                None
+            }
+        };
+        DispatchCommandBuffer::custom(AqueductCommandBuffer {
+            buffer: Mutex::new(buffer),
+        })
+    }
+
+    fn clear_texture(
+        &self,
+        _texture: &DispatchTexture,
+        _subresource_range: &wgpu::ImageSubresourceRange,
+    ) {
+        self.compute_only("CommandEncoder::clear_texture");
+    }
+
+    fn clear_buffer(
+        &self,
+        buffer: &DispatchBuffer,
+        offset: wgpu::BufferAddress,
+        size: Option<wgpu::BufferAddress>,
+    ) {
+        match facade_buffer(buffer) {
+            Some(b) => self.with_encoder(|e| e.clear_buffer(b, offset, size)),
+            None => record(
+                &self.error,
+                "clear_buffer: the buffer does not belong to the Aqueduct wgpu backend".into(),
+            ),
+        }
+    }
+
+    fn insert_debug_marker(&self, label: &str) {
+        tracing::trace!(label, "debug marker");
+    }
+
+    fn push_debug_group(&self, label: &str) {
+        tracing::trace!(label, "debug group");
+    }
+
+    fn pop_debug_group(&self) {}
+
+    fn write_timestamp(&self, query_set: &DispatchQuerySet, query_index: u32) {
+        match facade_query_set(query_set) {
+            Some(q) => self.with_encoder(|e| e.write_timestamp(q, query_index)),
+            None => record(
+                &self.error,
+                "write_timestamp: the query set does not belong to the Aqueduct wgpu backend"
+                    .into(),
+            ),
+        }
+    }
+
+    fn resolve_query_set(
+        &self,
+        query_set: &DispatchQuerySet,
+        first_query: u32,
+        query_count: u32,
+        destination: &DispatchBuffer,
+        destination_offset: wgpu::BufferAddress,
+    ) {
+        match (facade_query_set(query_set), facade_buffer(destination)) {
+            (Some(q), Some(dst)) => self.with_encoder(|e| {
+                let end = first_query.saturating_add(query_count);
+                e.resolve_query_set(q, first_query..end, dst, destination_offset)
+            }),
+            _ => record(
+                &self.error,
+                "resolve_query_set: the query set or buffer does not belong to the Aqueduct \
+                 wgpu backend"
+                    .into(),
+            ),
+        }
+    }
+
+    fn mark_acceleration_structures_built<'a>(
+        &self,
+        _blas: &mut dyn Iterator<Item = &'a wgpu::Blas>,
+        _tlas: &mut dyn Iterator<Item = &'a wgpu::Tlas>,
+    ) {
+        self.compute_only("CommandEncoder::mark_acceleration_structures_built");
+    }
+
+    fn build_acceleration_structures<'a>(
+        &self,
+        _blas: &mut dyn Iterator<Item = &'a wgpu::BlasBuildEntry<'a>>,
+        _tlas: &mut dyn Iterator<Item = &'a wgpu::Tlas>,
+    ) {
+        self.compute_only("CommandEncoder::build_acceleration_structures");
+    }
+
+    fn transition_resources<'a>(
+        &mut self,
+        _buffer_transitions: &mut dyn Iterator<
+            Item = wgpu::wgt::BufferTransition<&'a DispatchBuffer>,
+        >,
+        texture_transitions: &mut dyn Iterator<
+            Item = wgpu::wgt::TextureTransition<&'a DispatchTexture>,
+        >,
+    ) {
+        // Buffer transitions are hints: the facade derives every barrier
+        // from the recorded accesses. There are no textures.
+        if texture_transitions.next().is_some() {
+            self.compute_only("CommandEncoder::transition_resources with textures");
+        }
+    }
+}
+
+/// `wgpu::ComputePass`'s backend.
+pub struct AqueductComputePass {
+    /// None when the pass could not begin (its error is recorded).
+    pass: Mutex<Option<aqueduct::ComputePass<'static>>>,
+    error: RecordedError,
+}
+
+impl std::fmt::Debug for AqueductComputePass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AqueductComputePass")
+            .finish_non_exhaustive()
+    }
+}
+
+impl AqueductComputePass {
+    fn with_pass(&mut self, f: impl FnOnce(&mut aqueduct::ComputePass<'static>)) {
+        if let Some(pass) = self.pass.get_mut().unwrap_or_else(|p| p.into_inner()) {
+            f(pass);
+        }
+    }
+
+    fn fail(&self, message: String) {
+        record(&self.error, message);
+    }
+}
+
+impl ComputePassInterface for AqueductComputePass {
+    fn set_pipeline(&mut self, pipeline: &DispatchComputePipeline) {
+        match pipeline
+            .as_custom::<AqueductComputePipeline>()
+            .and_then(|p| p.pipeline())
+        {
+            Some(p) => self.with_pass(|pass| pass.set_pipeline(p)),
+            None => self.fail("set_pipeline: the compute pipeline is invalid".into()),
+        }
+    }
+
+    fn set_bind_group(
+        &mut self,
+        index: u32,
+        bind_group: Option<&DispatchBindGroup>,
+        offsets: &[wgpu::DynamicOffset],
+    ) {
+        match bind_group {
+            None => self.with_pass(|pass| pass.set_bind_group(index, None, offsets)),
+            Some(group) => match group
+                .as_custom::<AqueductBindGroup>()
+                .and_then(|g| g.group())
+            {
+                Some(g) => self.with_pass(|pass| pass.set_bind_group(index, g, offsets)),
+                None => self.fail(format!(
+                    "set_bind_group({index}): the bind group is invalid"
+                )),
+            },
+        }
+    }
+
+    fn set_immediates(&mut self, offset: u32, data: &[u8]) {
+        self.with_pass(|pass| pass.set_immediates(offset, data));
+    }
+
+    fn insert_debug_marker(&mut self, label: &str) {
+        tracing::trace!(label, "debug marker");
+    }
+
+    fn push_debug_group(&mut self, group_label: &str) {
+        tracing::trace!(group_label, "debug group");
+    }
+
+    fn pop_debug_group(&mut self) {}
+
+    fn write_timestamp(&mut self, query_set: &DispatchQuerySet, query_index: u32) {
+        match facade_query_set(query_set) {
+            Some(q) => self.with_pass(|pass| pass.write_timestamp(q, query_index)),
+            None => self.fail(
+                "write_timestamp: the query set does not belong to the Aqueduct wgpu backend"
+                    .into(),
+            ),
+        }
+    }
+
+    fn begin_pipeline_statistics_query(
+        &mut self,
+        _query_set: &DispatchQuerySet,
+        _query_index: u32,
+    ) {
+        self.fail(
+            "begin_pipeline_statistics_query: pipeline statistics queries are not supported \
+             by the Aqueduct wgpu backend"
+                .into(),
+        );
+    }
+
+    fn end_pipeline_statistics_query(&mut self) {
+        self.fail(
+            "end_pipeline_statistics_query: pipeline statistics queries are not supported by \
+             the Aqueduct wgpu backend"
+                .into(),
+        );
+    }
+
+    fn dispatch_workgroups(&mut self, x: u32, y: u32, z: u32) {
+        self.with_pass(|pass| pass.dispatch_workgroups(x, y, z));
+    }
+
+    fn dispatch_workgroups_indirect(
+        &mut self,
+        indirect_buffer: &DispatchBuffer,
+        indirect_offset: wgpu::BufferAddress,
+    ) {
+        match facade_buffer(indirect_buffer) {
+            Some(b) => self.with_pass(|pass| pass.dispatch_workgroups_indirect(b, indirect_offset)),
+            None => self.fail(
+                "dispatch_workgroups_indirect: the buffer does not belong to the Aqueduct wgpu \
+                 backend"
+                    .into(),
+            ),
+        }
+    }
+
+    fn transition_resources<'a>(
+        &mut self,
+        _buffer_transitions: &mut dyn Iterator<
+            Item = wgpu::wgt::BufferTransition<&'a DispatchBuffer>,
+        >,
+        texture_transitions: &mut dyn Iterator<
+            Item = wgpu::wgt::TextureTransition<&'a DispatchTextureView>,
+        >,
+    ) {
+        if texture_transitions.next().is_some() {
+            self.fail(compute_only_message(
+                "ComputePass::transition_resources with textures",
+            ));
+        }
+    }
+}
+
+impl Drop for AqueductComputePass {
+    /// Ending the pass: dropping the facade pass unlocks the encoder.
+    fn drop(&mut self) {
+        drop(
+            self.pass
+                .get_mut()
+                .unwrap_or_else(|p| p.into_inner())
+                .take(),
+        );
+    }
+}
+
+/// `wgpu::CommandBuffer`'s backend (None: invalid, or already submitted).
+#[derive(Debug)]
+pub struct AqueductCommandBuffer {
+    buffer: Mutex<Option<aqueduct::CommandBuffer>>,
+}
+
+impl AqueductCommandBuffer {
+    pub(crate) fn take(&self) -> Option<aqueduct::CommandBuffer> {
+        self.buffer.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+impl CommandBufferInterface for AqueductCommandBuffer {}

@@ -1,0 +1,331 @@
+//! Shader modules, bind group layouts, bind groups, pipeline layouts,
+//! compute pipelines and query sets: each wraps the facade object it was
+//! created as, or nothing when the backend rejected the call before the
+//! facade saw it (an invalid object, as wgpu keeps for failed creations;
+//! using it reports a validation error).
+
+use std::pin::Pin;
+
+use wgpu::custom::{
+    BindGroupInterface, BindGroupLayoutInterface, ComputePipelineInterface,
+    DispatchBindGroupLayout, PipelineLayoutInterface, QuerySetInterface,
+    ShaderCompilationInfoFuture, ShaderModuleInterface,
+};
+
+use crate::buffer::AqueductBuffer;
+use crate::device::facade_of;
+use crate::error::{report_compute_only, report_validation};
+
+/// `wgpu::ShaderModule`'s backend.
+#[derive(Debug)]
+pub struct AqueductShaderModule {
+    module: Option<aqueduct::ShaderModule>,
+    /// The first error its creation reported (for `get_compilation_info`).
+    error: Option<String>,
+}
+
+impl AqueductShaderModule {
+    pub(crate) fn create(
+        device: &aqueduct::Device,
+        desc: wgpu::ShaderModuleDescriptor<'_>,
+    ) -> Self {
+        let text = match desc.source {
+            wgpu::ShaderSource::Wgsl(text) => text,
+            _ => {
+                return Self::invalid(
+                    device,
+                    format!(
+                        "create_shader_module{}: the Aqueduct wgpu backend takes WGSL only",
+                        desc.label.map(|l| format!(" `{l}`")).unwrap_or_default()
+                    ),
+                );
+            }
+        };
+        // Catch the module's own error to answer get_compilation_info, then
+        // hand it on to the caller's scopes as if uncaught here.
+        let scope = device.push_error_scope(aqueduct::ErrorFilter::Validation);
+        let module = device.create_shader_module(aqueduct::ShaderModuleDescriptor {
+            label: desc.label,
+            source: aqueduct::ShaderSource::Wgsl(text),
+        });
+        let caught = scope.pop_now();
+        let error = caught.as_ref().map(|e| e.to_string());
+        if let Some(e) = caught {
+            device.report_error(e);
+        }
+        AqueductShaderModule {
+            module: Some(module),
+            error,
+        }
+    }
+
+    /// An invalid module, after reporting `message`.
+    pub(crate) fn invalid(device: &aqueduct::Device, message: String) -> Self {
+        report_validation(device, message.clone());
+        AqueductShaderModule {
+            module: None,
+            error: Some(message),
+        }
+    }
+
+    /// The facade module (None when the backend rejected it).
+    pub fn aqueduct(&self) -> Option<&aqueduct::ShaderModule> {
+        self.module.as_ref()
+    }
+}
+
+impl ShaderModuleInterface for AqueductShaderModule {
+    fn get_compilation_info(&self) -> Pin<Box<dyn ShaderCompilationInfoFuture>> {
+        let messages = self
+            .error
+            .iter()
+            .map(|message| wgpu::CompilationMessage {
+                message: message.clone(),
+                message_type: wgpu::CompilationMessageType::Error,
+                location: None,
+            })
+            .collect();
+        Box::pin(std::future::ready(wgpu::CompilationInfo { messages }))
+    }
+}
+
+/// `wgpu::BindGroupLayout`'s backend.
+#[derive(Debug)]
+pub struct AqueductBindGroupLayout {
+    layout: Option<aqueduct::BindGroupLayout>,
+}
+
+impl AqueductBindGroupLayout {
+    pub(crate) fn new(layout: Option<aqueduct::BindGroupLayout>) -> Self {
+        AqueductBindGroupLayout { layout }
+    }
+
+    /// The facade layout (None for a render pipeline's, which is invalid).
+    pub fn aqueduct(&self) -> Option<&aqueduct::BindGroupLayout> {
+        self.layout.as_ref()
+    }
+}
+
+impl BindGroupLayoutInterface for AqueductBindGroupLayout {}
+
+/// `wgpu::BindGroup`'s backend.
+#[derive(Debug)]
+pub struct AqueductBindGroup {
+    group: Option<aqueduct::BindGroup>,
+}
+
+impl AqueductBindGroup {
+    pub(crate) fn create(device: &aqueduct::Device, desc: &wgpu::BindGroupDescriptor<'_>) -> Self {
+        let invalid = AqueductBindGroup { group: None };
+        let what = format!(
+            "create_bind_group{}: the layout",
+            desc.label.map(|l| format!(" `{l}`")).unwrap_or_default()
+        );
+        let Some(layout) = facade_of(
+            device,
+            &what,
+            desc.layout.as_custom::<AqueductBindGroupLayout>(),
+            |l| l.layout.as_ref(),
+        ) else {
+            return invalid;
+        };
+        let mut entries = Vec::with_capacity(desc.entries.len());
+        for entry in desc.entries {
+            let binding = match &entry.resource {
+                wgpu::BindingResource::Buffer(b) => b,
+                wgpu::BindingResource::BufferArray(_) => {
+                    report_validation(
+                        device,
+                        format!(
+                            "create_bind_group: binding {} is a buffer array; the Aqueduct wgpu \
+                             backend binds single buffers",
+                            entry.binding
+                        ),
+                    );
+                    return invalid;
+                }
+                _ => {
+                    report_compute_only(device, "create_bind_group with a texture or sampler");
+                    return invalid;
+                }
+            };
+            let what = format!("create_bind_group: the buffer of binding {}", entry.binding);
+            let Some(buffer) = facade_of(
+                device,
+                &what,
+                binding.buffer.as_custom::<AqueductBuffer>(),
+                |b| Some(b.aqueduct()),
+            ) else {
+                return invalid;
+            };
+            entries.push(aqueduct::BindGroupEntry {
+                binding: entry.binding,
+                resource: aqueduct::BindingResource::Buffer(aqueduct::BufferBinding {
+                    buffer,
+                    offset: binding.offset,
+                    size: binding.size,
+                }),
+            });
+        }
+        let group = device.create_bind_group(&aqueduct::BindGroupDescriptor {
+            label: desc.label,
+            layout,
+            entries: &entries,
+        });
+        AqueductBindGroup { group: Some(group) }
+    }
+
+    pub(crate) fn group(&self) -> Option<&aqueduct::BindGroup> {
+        self.group.as_ref()
+    }
+}
+
+impl BindGroupInterface for AqueductBindGroup {}
+
+/// `wgpu::PipelineLayout`'s backend.
+#[derive(Debug)]
+pub struct AqueductPipelineLayout {
+    layout: Option<aqueduct::PipelineLayout>,
+}
+
+impl AqueductPipelineLayout {
+    pub(crate) fn create(
+        device: &aqueduct::Device,
+        desc: &wgpu::PipelineLayoutDescriptor<'_>,
+    ) -> Self {
+        let mut groups = Vec::with_capacity(desc.bind_group_layouts.len());
+        for (index, layout) in desc.bind_group_layouts.iter().enumerate() {
+            match layout {
+                None => groups.push(None),
+                Some(layout) => {
+                    let what = format!("create_pipeline_layout: bind group layout {index}");
+                    let Some(l) = facade_of(
+                        device,
+                        &what,
+                        layout.as_custom::<AqueductBindGroupLayout>(),
+                        |l| l.layout.as_ref(),
+                    ) else {
+                        return AqueductPipelineLayout { layout: None };
+                    };
+                    groups.push(Some(l));
+                }
+            }
+        }
+        let layout = device.create_pipeline_layout(&aqueduct::PipelineLayoutDescriptor {
+            label: desc.label,
+            bind_group_layouts: &groups,
+            immediate_size: desc.immediate_size,
+        });
+        AqueductPipelineLayout {
+            layout: Some(layout),
+        }
+    }
+}
+
+impl PipelineLayoutInterface for AqueductPipelineLayout {}
+
+/// `wgpu::ComputePipeline`'s backend.
+#[derive(Debug)]
+pub struct AqueductComputePipeline {
+    device: aqueduct::Device,
+    pipeline: Option<aqueduct::ComputePipeline>,
+}
+
+impl AqueductComputePipeline {
+    pub(crate) fn create(
+        device: &aqueduct::Device,
+        desc: &wgpu::ComputePipelineDescriptor<'_>,
+    ) -> Self {
+        let invalid = AqueductComputePipeline {
+            device: device.clone(),
+            pipeline: None,
+        };
+        let label = desc.label.map(|l| format!(" `{l}`")).unwrap_or_default();
+        let layout = match desc.layout {
+            None => None,
+            Some(layout) => {
+                let what = format!("create_compute_pipeline{label}: the layout");
+                match facade_of(
+                    device,
+                    &what,
+                    layout.as_custom::<AqueductPipelineLayout>(),
+                    |l| l.layout.as_ref(),
+                ) {
+                    Some(l) => Some(l),
+                    None => return invalid,
+                }
+            }
+        };
+        let what = format!("create_compute_pipeline{label}: the shader module");
+        let Some(module) = facade_of(
+            device,
+            &what,
+            desc.module.as_custom::<AqueductShaderModule>(),
+            |m| m.module.as_ref(),
+        ) else {
+            return invalid;
+        };
+        let pipeline = device.create_compute_pipeline(&aqueduct::ComputePipelineDescriptor {
+            label: desc.label,
+            layout,
+            module,
+            entry_point: desc.entry_point,
+            compilation_options: aqueduct::PipelineCompilationOptions {
+                constants: desc.compilation_options.constants,
+                zero_initialize_workgroup_memory: desc
+                    .compilation_options
+                    .zero_initialize_workgroup_memory,
+            },
+            cache: None,
+        });
+        AqueductComputePipeline {
+            device: device.clone(),
+            pipeline: Some(pipeline),
+        }
+    }
+
+    pub(crate) fn pipeline(&self) -> Option<&aqueduct::ComputePipeline> {
+        self.pipeline.as_ref()
+    }
+}
+
+impl ComputePipelineInterface for AqueductComputePipeline {
+    fn get_bind_group_layout(&self, index: u32) -> DispatchBindGroupLayout {
+        let layout = match &self.pipeline {
+            Some(p) => Some(p.get_bind_group_layout(index)),
+            None => {
+                report_validation(
+                    &self.device,
+                    format!("get_bind_group_layout({index}): the compute pipeline is invalid"),
+                );
+                None
+            }
+        };
+        DispatchBindGroupLayout::custom(AqueductBindGroupLayout::new(layout))
+    }
+}
+
+/// `wgpu::QuerySet`'s backend.
+#[derive(Debug)]
+pub struct AqueductQuerySet {
+    query_set: aqueduct::QuerySet,
+}
+
+impl AqueductQuerySet {
+    pub(crate) fn new(query_set: aqueduct::QuerySet) -> Self {
+        AqueductQuerySet { query_set }
+    }
+
+    /// The facade query set.
+    pub fn aqueduct(&self) -> &aqueduct::QuerySet {
+        &self.query_set
+    }
+}
+
+impl QuerySetInterface for AqueductQuerySet {
+    fn destroy(&self) {
+        // The facade frees a query set's storage when its last handle
+        // (this one and those held by recorded commands) is dropped.
+        tracing::trace!("query set destroy: released when dropped");
+    }
+}

@@ -1,0 +1,227 @@
+//! Errors through the wgpu API on aqueduct-wgpu: validation errors caught
+//! by error scopes and by the uncaptured-error handler, mapping misuse,
+//! invalid submissions, and the compute-only error of render and texture
+//! calls, after which the device keeps working.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use common::{COLLATZ_WGSL, collatz_steps, device, read_back, validation_error, words};
+use wgpu::util::DeviceExt;
+
+fn validation_message(error: Option<wgpu::Error>) -> String {
+    match error {
+        Some(wgpu::Error::Validation { description, .. }) => description,
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+}
+
+/// Run the Collatz shader (auto layout) over `numbers` and return the result.
+fn run_collatz(device: &wgpu::Device, queue: &wgpu::Queue, numbers: &[u32]) -> Vec<u32> {
+    let storage = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: None,
+        contents: bytemuck::cast_slice(numbers),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    });
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: None,
+        source: wgpu::ShaderSource::Wgsl(COLLATZ_WGSL.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: None,
+        module: &module,
+        entry_point: None,
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: storage.as_entire_binding(),
+        }],
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(numbers.len() as u32, 1, 1);
+    }
+    queue.submit([encoder.finish()]);
+    words(&read_back(device, queue, &storage))
+}
+
+#[test]
+fn error_scopes_and_the_uncaptured_handler_get_validation_errors() {
+    let (device, queue) = device();
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("small"),
+        size: 16,
+        usage: wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    // Out of range: caught by the scope, with the facade's message.
+    let message = validation_message(validation_error(&device, || {
+        queue.write_buffer(&buffer, 8, &[0; 16]);
+    }));
+    assert!(message.contains("overruns"), "{message}");
+    // Nothing wrong: the scope pops empty.
+    assert!(validation_error(&device, || queue.write_buffer(&buffer, 0, &[1; 16])).is_none());
+    // An OutOfMemory scope does not catch a validation error.
+    let caught = Arc::new(Mutex::new(Vec::new()));
+    let sink = caught.clone();
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        sink.lock().unwrap().push(e.to_string())
+    }));
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    queue.write_buffer(&buffer, 3, &[0; 4]);
+    assert!(pollster::block_on(oom.pop()).is_none());
+    let uncaptured = caught.lock().unwrap().clone();
+    assert_eq!(uncaptured.len(), 1, "{uncaptured:?}");
+    assert!(
+        uncaptured[0].contains("COPY_BUFFER_ALIGNMENT"),
+        "{uncaptured:?}"
+    );
+    // Nested scopes: the inner one takes the error.
+    let outer = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let inner_error = validation_error(&device, || {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&buffer, 0, &buffer, 0, 4);
+        queue.submit([encoder.finish()]);
+    });
+    assert!(inner_error.is_some());
+    assert!(pollster::block_on(outer.pop()).is_none());
+}
+
+#[test]
+fn mapping_misuse_is_reported_not_panicking() {
+    let (device, _queue) = device();
+    // Mapping a buffer without MAP_READ: the callback gets an error and the
+    // scope a validation error.
+    let plain = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("plain"),
+        size: 64,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let error = validation_error(&device, || {
+        plain
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |r| tx.send(r).unwrap());
+        device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    });
+    assert!(error.is_some(), "map_async without MAP_READ");
+    assert_eq!(rx.recv().unwrap(), Err(wgpu::BufferAsyncError));
+    plain.unmap();
+
+    // A mutable view of a buffer mapped for reading: reported, the writes
+    // do not reach the buffer.
+    let readable = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("readable"),
+        contents: &[7; 32],
+        usage: wgpu::BufferUsages::MAP_READ,
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    readable
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, move |r| tx.send(r).unwrap());
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    rx.recv().unwrap().unwrap();
+    let message = validation_message(validation_error(&device, || {
+        let mut view = readable.slice(..).get_mapped_range_mut().unwrap();
+        view.copy_from_slice(&[1; 32]);
+    }));
+    assert!(message.contains("MapMode::Read"), "{message}");
+    assert_eq!(
+        &readable.slice(..).get_mapped_range().unwrap()[..],
+        &[7; 32]
+    );
+    readable.unmap();
+
+    // A view before the mapping completed (no poll yet): reported.
+    let pending = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("pending"),
+        size: 16,
+        usage: wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    pending.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    let message = validation_message(validation_error(&device, || {
+        let view = pending.slice(..).get_mapped_range().unwrap();
+        assert_eq!(view.len(), 16);
+    }));
+    assert!(message.contains("not mapped"), "{message}");
+    pending.unmap();
+}
+
+#[test]
+fn render_and_texture_calls_report_compute_only_and_the_device_keeps_working() {
+    let (device, queue) = device();
+    let texture_desc = wgpu::TextureDescriptor {
+        label: Some("texture"),
+        size: wgpu::Extent3d {
+            width: 4,
+            height: 4,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::STORAGE_BINDING,
+        view_formats: &[],
+    };
+    let mut texture = None;
+    let error = validation_error(&device, || {
+        texture = Some(device.create_texture(&texture_desc));
+    });
+    let Some(wgpu::Error::Validation {
+        source,
+        description,
+    }) = error
+    else {
+        panic!("create_texture: expected a validation error, got {error:?}");
+    };
+    assert!(description.contains("compute-only"), "{description}");
+    let compute_only = source
+        .downcast_ref::<aqueduct_wgpu::ComputeOnlyError>()
+        .expect("the source is a ComputeOnlyError");
+    assert_eq!(compute_only.call, "Device::create_texture");
+    // A view of the invalid texture: reported again.
+    let texture = texture.unwrap();
+    let message = validation_message(validation_error(&device, || {
+        let _view = texture.create_view(&Default::default());
+    }));
+    assert!(message.contains("Texture::create_view"), "{message}");
+
+    let message = validation_message(validation_error(&device, || {
+        let _sampler = device.create_sampler(&Default::default());
+    }));
+    assert!(message.contains("create_sampler"), "{message}");
+
+    // A render pass: the encoder becomes invalid, reported at finish, and
+    // submitting its command buffer is an error too.
+    let message = validation_message(validation_error(&device, || {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor::default());
+            pass.draw(0..3, 0..1);
+        }
+        let commands = encoder.finish();
+        queue.submit([commands]);
+    }));
+    assert!(message.contains("begin_render_pass"), "{message}");
+    assert!(message.contains("compute-only"), "{message}");
+
+    // The device is still usable after all of the above.
+    let numbers = [3, 7, 27, 97];
+    assert_eq!(
+        run_collatz(&device, &queue, &numbers),
+        numbers.map(collatz_steps).to_vec()
+    );
+}

@@ -446,6 +446,34 @@ fn fma_lanes_x86(a: &F32s, b: &F32s, c: &F32s) -> F32s {
     r
 }
 
+/// f64 fused multiply-add over all lanes, on the host FMA unit when present
+/// (as [`fma_lanes`]; the libm fallback was one call per lane).
+#[inline]
+fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports FMA (checked just above).
+            return unsafe { fma_lanes64_x86(a, b, c) };
+        }
+    }
+    let mut r = [0f64; LANES];
+    for l in 0..LANES {
+        r[l] = a[l].mul_add(b[l], c[l]);
+    }
+    r
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma_lanes64_x86(a: &F64s, b: &F64s, c: &F64s) -> F64s {
+    let mut r = [0f64; LANES];
+    for l in 0..LANES {
+        r[l] = a[l].mul_add(b[l], c[l]);
+    }
+    r
+}
+
 fn pow2_f64(e: i32) -> f64 {
     // e in [-1022, 1023]: an exact normal power of two.
     f64::from_bits(((e + 1023) as u64) << 52)
@@ -465,7 +493,8 @@ fn ldexp64(x: f64, e: i32) -> f64 {
     let mut left = e;
     while left != 0 {
         let s = left.clamp(-1000, 1000);
-        r *= 2f64.powi(s);
+        // 2^s is an exact normal power of two for |s| <= 1000 (no powi libm call).
+        r *= pow2_f64(s);
         left -= s;
     }
     r
@@ -496,7 +525,7 @@ fn frexp64(x: f64) -> (f64, i32) {
     let bits = x.to_bits();
     let exp = ((bits >> 52) & 0x7FF) as i32;
     if exp == 0 {
-        let (m, e) = frexp64(x * 2f64.powi(64));
+        let (m, e) = frexp64(x * pow2_f64(64));
         return (m, e - 64);
     }
     let m = f64::from_bits((bits & !(0x7FFu64 << 52)) | (1022u64 << 52));
@@ -934,7 +963,10 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VMulF64 => v.d2(|a, b| a * b)?,
         VMaxF64 => v.d2(fmax64)?,
         VMinF64 => v.d2(fmin64)?,
-        VFmaF64 => v.d3(|a, b, c| a.mul_add(b, c))?,
+        VFmaF64 => {
+            let r = fma_lanes64(&v.d(0)?, &v.d(1)?, &v.d(2)?);
+            v.putd(&r)
+        }
         VRcpF64 => v.d1(|a| 1.0 / a)?,
         VRsqF64 => v.d1(|a| 1.0 / a.sqrt())?,
         VSqrtF64 => v.d1(f64::sqrt)?,
@@ -958,9 +990,10 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VDivFmasF32 => {
             let vcc = v.w.vcc();
             let (a, b, c) = (v.f(0)?, v.f(1)?, v.f(2)?);
+            let fused = fma_lanes(&a, &b, &c);
             let mut r = [0f32; LANES];
             for l in 0..LANES {
-                let f = a[l].mul_add(b[l], c[l]);
+                let f = fused[l];
                 r[l] = if vcc >> l & 1 != 0 {
                     ldexp32(f, if exponent32(c[l]) > 127 { 64 } else { -64 })
                 } else {
@@ -972,9 +1005,10 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VDivFmasF64 => {
             let vcc = v.w.vcc();
             let (a, b, c) = (v.d(0)?, v.d(1)?, v.d(2)?);
+            let fused = fma_lanes64(&a, &b, &c);
             let mut r = [0f64; LANES];
             for l in 0..LANES {
-                let f = a[l].mul_add(b[l], c[l]);
+                let f = fused[l];
                 r[l] = if vcc >> l & 1 != 0 {
                     ldexp64(f, if exponent64(c[l]) > 1023 { 128 } else { -128 })
                 } else {

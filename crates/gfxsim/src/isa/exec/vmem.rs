@@ -135,6 +135,7 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         _ => {}
     }
     let all_global = seg.iter().all(|s| *s == Seg::Global);
+    let all_private = seg.iter().all(|s| *s == Seg::Private);
 
     let kind = mem_kind(i.op);
     if let MemKind::Load(size, signed, d16) = kind {
@@ -142,6 +143,8 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             let r = resolve(env.mem, &addrs, exec, size as u64, Access::Read)
                 .map_err(WaveErrorKind::MemoryViolation)?;
             gather(&r, exec, size)
+        } else if all_private {
+            private_load(env, w.scratch_slot(), &addrs, exec, size)?
         } else {
             let mut rows = [[0u32; LANES]; 4];
             for l in 0..LANES {
@@ -183,6 +186,8 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             let r = resolve(env.mem, &addrs, exec, size as u64, Access::Write)
                 .map_err(WaveErrorKind::MemoryViolation)?;
             scatter(&r, exec, size, &rows);
+        } else if all_private {
+            private_store(env, w.scratch_slot(), &addrs, exec, size, &rows)?;
         } else {
             for l in 0..LANES {
                 if exec >> l & 1 != 0 {
@@ -310,6 +315,85 @@ pub(super) fn write_loaded(
         };
     }
     w.write_vgpr(dst, &row, exec);
+}
+
+/// Offset in the workgroup's scratch of a lane's `size`-byte private access at
+/// `addr`; out of the lane's slot, a fault at the private-aperture address
+/// (as [`lane_access`]).
+#[inline(always)]
+fn private_offset(
+    env: &Env,
+    slot: u32,
+    lane: usize,
+    addr: u64,
+    size: usize,
+    access: Access,
+) -> Result<usize, WaveErrorKind> {
+    let per = env.scratch_per_lane;
+    let a = addr as usize;
+    if a.checked_add(size).is_none_or(|e| e > per) {
+        return Err(fault(env.private_base | addr, access));
+    }
+    Ok((slot as usize * LANES + lane) * per + a)
+}
+
+/// Every active lane's private load (all lanes in the private segment: SCRATCH
+/// and flat scratch) as dword rows, like `gather`: lanes in order, the first
+/// out-of-range lane faults; fixed-size moves, no per-lane byte buffer.
+fn private_load(
+    env: &Env,
+    slot: u32,
+    addrs: &[u64; LANES],
+    exec: u32,
+    size: usize,
+) -> Result<[[u32; LANES]; 4], WaveErrorKind> {
+    let mut rows = [[0u32; LANES]; 4];
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let at = private_offset(env, slot, l, addrs[l], size, Access::Read)?;
+        let bytes = &env.scratch[at..at + size];
+        match size {
+            1 => rows[0][l] = bytes[0] as u32,
+            2 => rows[0][l] = u16::from_le_bytes([bytes[0], bytes[1]]) as u32,
+            _ => {
+                for (k, dword) in bytes.chunks_exact(4).enumerate().take(4) {
+                    rows[k][l] = u32::from_le_bytes([dword[0], dword[1], dword[2], dword[3]]);
+                }
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Every active lane's private store from dword rows (lanes in order; lanes
+/// before the first out-of-range one are written, as with per-lane accesses).
+fn private_store(
+    env: &mut Env,
+    slot: u32,
+    addrs: &[u64; LANES],
+    exec: u32,
+    size: usize,
+    rows: &[[u32; LANES]; 4],
+) -> Result<(), WaveErrorKind> {
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let at = private_offset(env, slot, l, addrs[l], size, Access::Write)?;
+        let bytes = &mut env.scratch[at..at + size];
+        match size {
+            1 => bytes[0] = rows[0][l] as u8,
+            2 => bytes.copy_from_slice(&(rows[0][l] as u16).to_le_bytes()),
+            _ => {
+                for (k, dword) in bytes.chunks_exact_mut(4).enumerate().take(4) {
+                    dword.copy_from_slice(&rows[k][l].to_le_bytes());
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One lane's access to LDS or its private memory (flat apertures / scratch).

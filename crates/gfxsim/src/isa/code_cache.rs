@@ -2,7 +2,8 @@
 //! blocks (a run of instructions up to a branch / s_endpgm / an undecodable
 //! word), shared by every wave, workgroup and host thread of every dispatch
 //! that uses this cache. Workers keep a private map of the blocks they used,
-//! revalidated by a generation counter that `invalidate` bumps.
+//! revalidated by a generation counter that `invalidate` bumps when it
+//! removes a block.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -52,8 +53,14 @@ impl CodeCache {
     pub fn invalidate(&self, start: u64, len: u64) {
         let end = start.saturating_add(len);
         let mut map = self.blocks.write().unwrap_or_else(|e| e.into_inner());
+        let before = map.len();
         map.retain(|_, b| b.end.max(b.start + 4) <= start || b.start >= end);
-        self.generation.fetch_add(1, Ordering::AcqRel);
+        // Workers' private block maps hold only blocks of this map, so they
+        // stay valid unless a block left it (unmapping a data buffer, the
+        // common case, then costs them nothing).
+        if map.len() != before {
+            self.generation.fetch_add(1, Ordering::AcqRel);
+        }
     }
 
     pub(crate) fn generation(&self) -> u64 {

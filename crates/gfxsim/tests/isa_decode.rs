@@ -144,8 +144,8 @@ macro_rules! generated {
 
 generated!(
     agree: sop2, sop1, sopc, sopp, sopk, smem, vop1, vop2, vopc, vop1_dpp, vop2_dpp, vopc_dpp,
-    ds, mubuf, vop3, vop3_dpp, vopd, ldsdir, vinterp, flat, vop3p, vop3p_dpp, mtbuf;
-    pending: mimg, exp,
+    ds, mubuf, vop3, vop3_dpp, vopd, ldsdir, vinterp, flat, vop3p, vop3p_dpp, mtbuf, exp;
+    pending: mimg,
 );
 
 #[test]
@@ -232,7 +232,7 @@ const RANDOM_FAMILIES: &[(&str, u32, u32, usize, bool)] = &[
     ("mubuf", 0xFC00_0000, 0xE000_0000, 2, true),
     ("mtbuf", 0xFC00_0000, 0xE800_0000, 2, true),
     ("mimg", 0xFC00_0000, 0xF000_0000, 2, false),
-    ("exp", 0xFC00_0000, 0xF800_0000, 2, false),
+    ("exp", 0xFC00_0000, 0xF800_0000, 2, true),
 ];
 
 /// llvm-objdump-19's verdict per test: `Some(Some((text, dwords)))` valid,

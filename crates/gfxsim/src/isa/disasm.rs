@@ -599,6 +599,31 @@ pub fn disassemble(i: &Inst) -> String {
             let _ = write!(tail, " wait_vdst:{}", i.imm2);
         }
         Family::Vinterp => vinterp(i, lit, &mut ops, &mut tail),
+        Family::Exp => {
+            // `exp TARGET src0, ...`: no comma after the target.
+            let srcs: Vec<String> = (0..4)
+                .map(|k| {
+                    if (i.imm2 >> k) & 1 != 0 {
+                        vreg(((i.words[1] >> (8 * k)) & 0xFF) as u16, 1)
+                    } else {
+                        "off".into()
+                    }
+                })
+                .collect();
+            let mut s = format!(
+                "{} {} {}",
+                i.mnemonic,
+                super::decode::exp_target(i.imm as u32),
+                srcs.join(", ")
+            );
+            if i.flags & 1 != 0 {
+                s.push_str(" done");
+            }
+            if i.flags & 2 != 0 {
+                s.push_str(" row_en");
+            }
+            return s;
+        }
     }
     let mut s = i.mnemonic.to_string();
     if i.dpp.is_some() {

@@ -34,6 +34,8 @@ pub enum Family {
     Ldsdir,
     /// VINTERP parameter interpolation (pixel shaders).
     Vinterp,
+    /// Shader exports (pixel/vertex shaders).
+    Exp,
 }
 
 /// Where a source operand's value comes from at execution time.

@@ -6,6 +6,7 @@
 
 mod buffer;
 mod ds;
+mod export;
 mod flat;
 mod interp;
 mod operand;
@@ -20,6 +21,7 @@ use super::inst::{Family, Inst, Mods, Operand};
 use super::opcodes::OpInfo;
 
 pub(crate) use buffer::{BufferFormat, NumFormat, mtbuf_format};
+pub(crate) use export::exp_target;
 pub use operand::operand_bits;
 pub(crate) use operand::{decode_src, float_const_bits, src_code_valid};
 pub(crate) use operand_class::{src_is_16, src_is_float, src0_vgpr_only};
@@ -177,6 +179,7 @@ fn decode_family(words: &[u32]) -> Result<Inst, DecodeError> {
             2,
             Some("image"),
         )),
+        0x3E => export::exp(words),
         _ => Err(reject(DecodeErrorKind::UnknownEncoding, words, 1, None)),
     }
 }

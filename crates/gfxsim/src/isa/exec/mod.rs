@@ -158,6 +158,6 @@ pub(crate) fn step_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Family::Mubuf => mubuf::mubuf(w, env, i),
         Family::Mtbuf => mtbuf::mtbuf(w, env, i),
         // Pixel-shader interpolation: no compute semantics.
-        Family::Ldsdir | Family::Vinterp => Err(illegal(i)),
+        Family::Ldsdir | Family::Vinterp | Family::Exp => Err(illegal(i)),
     }
 }

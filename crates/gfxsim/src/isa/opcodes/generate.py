@@ -135,6 +135,8 @@ def fams():
     # MTBUF: op [18:15], format [25:19] (1 = BUF_FMT_8_UNORM).
     out.append(family("MTBUF", 16, lambda op: [[0xE8000000 | 1 << 19 | op << 15, 0]], [None] * 5))
     # MIMG: op [25:18], dmask [11:8] (one channel; bvh ops take all four).
+    # EXP has no opcode field: one entry.
+    out.append(family("EXP", 1, lambda op: [[0xF8000000, 0]], [None] * 5))
     out.append(family("MIMG", 256, lambda op: [[0xF0000000 | op << 18 | 1 << 8, 0],
                                                [0xF0000000 | op << 18 | 0xF << 8, 0]], [None] * 5))
     # LDSDIR: op [21:20], vdst [7:0]. VINTERP: op [22:16], vdst [7:0], three VGPR sources.

@@ -9003,6 +9003,12 @@ pub static MTBUF: [Option<OpInfo>; 16] = [
     }),
 ];
 
+pub static EXP: [Option<OpInfo>; 1] = [Some(OpInfo {
+    op: Op::Exp,
+    mnemonic: "exp",
+    widths: [0, 0, 0, 0, 0],
+})];
+
 pub static MIMG: [Option<OpInfo>; 256] = [
     Some(OpInfo {
         op: Op::ImageLoad,
@@ -10014,6 +10020,7 @@ pub enum Op {
     DsXorB64,
     DsXorRtnB32,
     DsXorRtnB64,
+    Exp,
     FlatAtomicAddF32,
     FlatAtomicAddU32,
     FlatAtomicAddU64,
@@ -10947,7 +10954,7 @@ pub enum Op {
     VXorB32,
 }
 
-pub(super) static OP_NAMES: [&str; 1127] = [
+pub(super) static OP_NAMES: [&str; 1128] = [
     "buffer_atomic_add_f32",
     "buffer_atomic_add_u32",
     "buffer_atomic_add_u64",
@@ -11144,6 +11151,7 @@ pub(super) static OP_NAMES: [&str; 1127] = [
     "ds_xor_b64",
     "ds_xor_rtn_b32",
     "ds_xor_rtn_b64",
+    "exp",
     "flat_atomic_add_f32",
     "flat_atomic_add_u32",
     "flat_atomic_add_u64",

@@ -3,7 +3,8 @@
 //!
 //! Kinds: an out-of-bounds write and read (an unallocated page of the
 //! runtime's aperture), a write to and a read from freed memory (a VRAM and
-//! a system allocation dropped before the dispatch), an illegal instruction
+//! a system allocation dropped before the dispatch), a write to a vmem
+//! mapping whose GPU access was revoked, an illegal instruction
 //! word, s_trap, and a loop that never ends (stopped by the device's
 //! watchdog, `SimConfig::dispatch_timeout`). For each: the wait on the
 //! faulting dispatch fails with the right `QueueErrorReason`, the detail
@@ -13,6 +14,8 @@
 //! is still in error; a buffer nobody wrote keeps its contents; A recovers on
 //! its next submission. The watchdog also must not stop a kernel that ends
 //! within its limit, and with no limit a long kernel runs to its end.
+//! Destroying a queue stops its endless kernel (watchdog off) and frees the
+//! GPU's workers.
 //!
 //! Kernels: kernels/gfx1100/{oob_write,vector_copy}.co and
 //! tests/kernels/gfx1100/faults.co (tests/kernels/src/faults.cl).
@@ -537,4 +540,81 @@ fn destroying_a_queue_stops_its_endless_kernel() {
     gpu.run_on(&gpu.queue(64), launch)
         .expect("a copy after the destroy");
     assert_eq!(&read_u32(dst, COPY_WORDS), words);
+}
+
+/// Access without permission (helper V's vmem API): a mapping the GPU read
+/// while it had access faults once that access is revoked, at its address,
+/// in the usual scenario; the mapped words stay as the host wrote them.
+/// (A GPU ReadOnly grant maps read-write: KFD has no per-GPU read-only
+/// mapping, vmem/access.rs says; so revoking is the permission test.)
+#[test]
+fn an_access_after_it_is_revoked_faults_at_its_address() {
+    use aqueduct_hsa::memory::PoolKind;
+    use aqueduct_hsa::vmem::{Access, MemoryType, VirtualMemory};
+
+    let gpu = Gpu::new();
+    let vm = VirtualMemory::new(&gpu.rt).expect("vmem");
+    let cpu = gpu.rt.cpu_agents().next().expect("a CPU agent").clone();
+    let pool = gpu
+        .rt
+        .pool(&gpu.agent, PoolKind::FineSystem)
+        .expect("fine-grained pool");
+    let va = vm.reserve(PAGE, 0).expect("reserve");
+    let handle = vm
+        .handle_create(pool, PAGE, MemoryType::None)
+        .expect("handle");
+    vm.map(va, PAGE, 0, handle).expect("map");
+    vm.set_access(
+        va,
+        PAGE,
+        &[(&cpu, Access::ReadWrite), (&gpu.agent, Access::ReadWrite)],
+    )
+    .expect("set_access");
+    let words = Lcg::new(31).u32s(64);
+    for (i, w) in words.iter().enumerate() {
+        // SAFETY: the host has read-write access to the mapped page at va; i < 64 words stay inside it.
+        unsafe { std::ptr::write_volatile((va as *mut u32).add(i), *w) };
+    }
+
+    // The GPU reads it.
+    let copy = gpu.load("vector_copy");
+    let dst = gpu.filled_u32(64, 0);
+    let launch = gpu.launch(
+        &copy.kernel,
+        &[Arg::Ptr(va), Arg::Ptr(dst.gpu_va()), Arg::U32(64)],
+        [64, 1, 1],
+        [64, 1, 1],
+    );
+    gpu.run_on(&gpu.queue(64), &launch)
+        .expect("a read while the GPU has access");
+    assert_eq!(read_u32(&dst, 64), words);
+
+    // Revoked: the GPU may not touch it.
+    vm.set_access(va, PAGE, &[(&gpu.agent, Access::None)])
+        .expect("revoke");
+    let program = gpu.load("oob_write");
+    let store_pc = pc_of(
+        &program,
+        &e2e_common::kernel_file("oob_write.co"),
+        "oob_write",
+        is_global_store,
+    );
+    let target = va + 0x20;
+    let err = run_fault_scenario(&gpu, || {
+        gpu.launch(
+            &program.kernel,
+            &[Arg::Ptr(target), Arg::U32(0xbad)],
+            [64, 1, 1],
+            [64, 1, 1],
+        )
+    });
+    expect_memory_violation(&err, target, "Write", store_pc);
+    for (i, w) in words.iter().enumerate() {
+        // SAFETY: as above: a word of the host-readable mapped page.
+        let got = unsafe { std::ptr::read_volatile((va as *const u32).add(i)) };
+        assert_eq!(got, *w, "word {i} of the mapping");
+    }
+    vm.unmap(va, PAGE).expect("unmap");
+    vm.handle_release(handle).expect("release");
+    vm.free(va, PAGE).expect("free");
 }

@@ -9,7 +9,10 @@
 //! ds_bpermute/ds_permute stay inside each 32-lane half (lane index = address
 //! bits [6:2], modulo 32), as on RDNA hardware: Mesa's ACO compiler emulates a
 //! full wave64 bpermute on gfx10+ with a half swap and two bpermutes for
-//! exactly this reason. DPP rows and permlane(x)16 are per half as well.
+//! exactly this reason, and AMD's LLPC lowers a wave64 subgroupShuffle on
+//! gfx11 to v_permlane64_b32 plus two ds_bpermute_b32 (test:
+//! isa_exec wave64_bpermute_and_permute_stay_in_each_half). DPP rows and
+//! permlane(x)16 are per half as well.
 
 use super::valu::src32;
 use super::{Env, ExecResult, Flow, sread, step_lanes};

@@ -1883,3 +1883,38 @@ fn mtbuf_formats_dst_sel_mubuf_literal_soffset_vop3p_dpp() {
         );
     }
 }
+
+/// ds_bpermute_b32 / ds_permute_b32 in wave64 address lanes within the
+/// issuing lane's 32-lane half (address bits [6:2] select the lane, modulo
+/// 32). Evidence: AMD's LLPC compiler lowers a full-wave64 subgroupShuffle on
+/// gfx11 to v_permlane64_b32 plus two ds_bpermute_b32 (its lit tests,
+/// GPUOpen-Drivers/llpc), and Mesa's ACO emulates a wave64 bpermute on gfx10+
+/// with a half swap and two bpermutes; neither would be needed if the
+/// instruction crossed halves. (The RDNA3 ISA guide's own wording could not
+/// be located through the reference search.)
+#[test]
+fn wave64_bpermute_and_permute_stay_in_each_half() {
+    let mut mem = TestMem::new();
+    let (kd_addr, mut kd) = hand_kernel(&mut mem, kernels::WAVE64_BPERMUTE, 0, 0);
+    kd.kernel_code_properties &= !(1 << 10); // wave64
+    mem.map_zeroed(BUF_A, 4 * 64 * 3);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    let stats = run_hand(&mem, kd_addr, kd, 1, 64).expect("runs");
+    assert_eq!(stats.waves, 1);
+    let out = mem.read_u32s(BUF_A, 64 * 3);
+    let active = |l: usize| !(40..48).contains(&l);
+    let value = |src: usize| if active(src) { 100 * src as u32 } else { 0 };
+    for l in 0..64usize {
+        let base = l / 32 * 32;
+        let r = |k: usize| out[k * 64 + l];
+        let reversed = base + 31 - l % 32;
+        let want = |src: usize| if active(l) { value(src) } else { 7 };
+        assert_eq!(r(0), want(reversed), "bpermute lane {l}");
+        assert_eq!(r(1), want(reversed), "permute lane {l}");
+        assert_eq!(
+            r(2),
+            want(base + (32 - l % 32) % 32),
+            "bpermute offset:4 lane {l}"
+        );
+    }
+}

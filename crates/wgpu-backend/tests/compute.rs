@@ -267,3 +267,24 @@ fn timestamps_resolve_in_order() {
     });
     assert_eq!(read(&device, &zeros), vec![0; 8]);
 }
+
+#[test]
+fn precompiled_objects_match_the_example_wgsl() {
+    // Each target's reflection records the hash of the WGSL it was built
+    // from; a shader edited without rebuilding (aqueduct-shaderc build
+    // crates/wgpu-backend/examples/shaders) would no longer match its text
+    // and need LLVM at run time.
+    let hash = aqueduct::wgsl::source_hash(COLLATZ_WGSL);
+    let objects = aqueduct_wgpu::include_precompiled!("../examples/shaders", "wgpu_hello_compute");
+    for object in objects {
+        let recorded = format!("\"source_hash\": \"{hash}\"");
+        assert!(
+            object.reflection.contains(&recorded),
+            "{}: {} was built from another text than examples/shaders/wgpu_hello_compute.wgsl",
+            object.target,
+            object.name
+        );
+        // An AMDGPU ELF code object.
+        assert_eq!(&object.code[..4], b"\x7fELF", "{}", object.target);
+    }
+}

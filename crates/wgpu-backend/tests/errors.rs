@@ -225,3 +225,57 @@ fn render_and_texture_calls_report_compute_only_and_the_device_keeps_working() {
         numbers.map(collatz_steps).to_vec()
     );
 }
+
+#[test]
+fn a_bad_shader_and_a_bad_staging_write_are_validation_errors() {
+    let (device, queue) = device();
+    // WGSL that neither matches a precompiled object nor compiles (with
+    // LLVM: a parse error; without: the "precompile it" error).
+    let mut module = None;
+    let error = validation_error(&device, || {
+        module = Some(device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("broken"),
+            source: wgpu::ShaderSource::Wgsl("@compute fn main( {".into()),
+        }));
+    });
+    let message = validation_message(error);
+    let module = module.unwrap();
+    let info = pollster::block_on(module.get_compilation_info());
+    assert_eq!(info.messages.len(), 1);
+    assert_eq!(
+        info.messages[0].message_type,
+        wgpu::CompilationMessageType::Error
+    );
+    assert!(info.messages[0].message.contains(&message), "{info:?}");
+    // A pipeline from it is an error too, not a panic.
+    assert!(
+        validation_error(&device, || {
+            let _ = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: None,
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        })
+        .is_some()
+    );
+
+    // write_buffer_with past the end: no view, a validation error.
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 16,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let message = validation_message(validation_error(&device, || {
+        assert!(
+            queue
+                .write_buffer_with(&buffer, 8, wgpu::BufferSize::new(16).unwrap())
+                .is_none()
+        );
+    }));
+    assert!(message.contains("overrun"), "{message}");
+    assert_eq!(read_back(&device, &queue, &buffer), vec![0; 16]);
+}

@@ -313,3 +313,44 @@ fn a_destroyed_buffer_never_reaches_the_gpu() {
     assert_eq!(read_words(&c, &out2), want);
     assert_eq!(read_words(&c, &counters), [0, 64, 0, 0]);
 }
+
+/// Dropping a device whose kernel never ends returns promptly (its queue's
+/// destroy stops the waves) instead of waiting for the kernel or the 30 s
+/// watchdog; the instance opens a working device afterwards.
+#[test]
+fn dropping_a_device_stops_its_endless_kernel() {
+    let c = ctx();
+    let spin = faults_pipeline(&c.device, "spin");
+    let flag = storage_init(&c.device, &[0, 0]);
+    c.queue
+        .submit([dispatch(&c.device, &spin, &[&flag], &[], 4)]);
+    std::thread::sleep(Duration::from_millis(50));
+    let Ctx {
+        instance,
+        adapter,
+        device,
+        queue,
+    } = c;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let started = std::time::Instant::now();
+    std::thread::spawn(move || {
+        drop((spin, flag, queue, device));
+        let _ = tx.send(());
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .expect("dropping the device returned");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the drop waited {:?}",
+        started.elapsed()
+    );
+    let (device, queue) = block_on(adapter.request_device(&Default::default())).expect("device");
+    let c = Ctx {
+        instance,
+        adapter,
+        device,
+        queue,
+    };
+    let words = storage_init(&c.device, &[5, 6, 7]);
+    assert_eq!(read_words(&c, &words), [5, 6, 7]);
+}

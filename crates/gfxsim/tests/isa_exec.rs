@@ -1918,3 +1918,29 @@ fn wave64_bpermute_and_permute_stay_in_each_half() {
         );
     }
 }
+
+/// Image and export instructions (never in compute kernels) stop the wave
+/// with a typed IllegalInstruction naming the instruction: `image_sample
+/// v[0:3], v[0:1], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D` (MIMG is
+/// named by the decoder, not decoded) and `exp mrt0 v0, v0, v0, v0 done`.
+#[test]
+fn image_and_export_instructions_are_named_illegal() {
+    for (words, name) in [
+        ([0xF06C_0F04u32, 0x0800_0000], "image_sample"),
+        ([0xF800_080F, 0x0000_0000], "exp"),
+    ] {
+        let mut mem = TestMem::new();
+        let code = [words[0], words[1], 0xBFB0_0000];
+        let (kd_addr, kd) = hand_kernel(&mut mem, &code, 0, 0);
+        mem.map(KERNARG, &[0; 64]);
+        let err = run_hand(&mem, kd_addr, kd, 1, 32).expect_err(name);
+        assert_eq!(err.pc, HAND_BASE + 256, "{name}");
+        match err.kind {
+            WaveErrorKind::IllegalInstruction { words: w, mnemonic } => {
+                assert_eq!(mnemonic.as_deref(), Some(name));
+                assert_eq!(w, words.to_vec(), "{name}");
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}

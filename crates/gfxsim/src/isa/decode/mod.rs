@@ -18,7 +18,7 @@ mod vop3;
 mod vopd;
 
 use super::inst::{Family, Inst, Mods, Operand};
-use super::opcodes::OpInfo;
+use super::opcodes::{MIMG, OpInfo};
 
 pub(crate) use buffer::{BufferFormat, NumFormat, mtbuf_format};
 pub(crate) use export::exp_target;
@@ -43,6 +43,9 @@ pub enum DecodeErrorKind {
     /// An operand code that is not valid for this operand (reserved source
     /// codes, a VGPR where only scalars may stand, a misaligned tuple...).
     InvalidOperand,
+    /// A family the decoder recognises but does not decode yet (MIMG: the
+    /// error names the image instruction when its opcode is known).
+    NotDecoded,
 }
 
 impl std::fmt::Display for DecodeErrorKind {
@@ -53,6 +56,7 @@ impl std::fmt::Display for DecodeErrorKind {
             Self::UnknownOpcode => "unknown opcode",
             Self::ReservedField => "reserved field set",
             Self::InvalidOperand => "invalid operand",
+            Self::NotDecoded => "encoding not decoded",
         })
     }
 }
@@ -173,12 +177,17 @@ fn decode_family(words: &[u32]) -> Result<Inst, DecodeError> {
         0x37 => flat::flat(words),
         0x38 => buffer::mubuf(words),
         0x3A => buffer::mtbuf(words),
-        0x3C => Err(reject(
-            DecodeErrorKind::UnknownEncoding,
-            words,
-            2,
-            Some("image"),
-        )),
+        // MIMG: named, not decoded (compute kernels use no images; the
+        // vaddr/vdata register counts of LLVM's text are not modelled yet).
+        0x3C => {
+            let info = lookup(&MIMG, ((w0 >> 18) & 0xFF) as usize, words, 2)?;
+            Err(reject(
+                DecodeErrorKind::NotDecoded,
+                words,
+                2,
+                Some(info.mnemonic),
+            ))
+        }
         0x3E => export::exp(words),
         _ => Err(reject(DecodeErrorKind::UnknownEncoding, words, 1, None)),
     }

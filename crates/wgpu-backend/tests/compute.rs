@@ -2,7 +2,8 @@
 //! against host-computed answers, buffers created with data, mapping for
 //! reading and writing (whole and partial ranges, `write_buffer_with`),
 //! copies, clears, direct and indirect dispatch (explicit and automatic
-//! layouts) and timestamp queries.
+//! layouts), timestamp queries, the work-done and device-lost callbacks,
+//! and that the precompiled objects match the example's WGSL.
 
 mod common;
 
@@ -287,4 +288,26 @@ fn precompiled_objects_match_the_example_wgsl() {
         // An AMDGPU ELF code object.
         assert_eq!(&object.code[..4], b"\x7fELF", "{}", object.target);
     }
+}
+
+#[test]
+fn work_done_and_device_lost_callbacks_run() {
+    let (device, queue) = device();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let done = tx.clone();
+    queue.on_submitted_work_done(move || done.send("work done").unwrap());
+    let index = queue.submit([device.create_command_encoder(&Default::default()).finish()]);
+    device
+        .poll(wgpu::PollType::Wait {
+            submission_index: Some(index),
+            timeout: None,
+        })
+        .unwrap();
+    assert_eq!(rx.try_recv(), Ok("work done"));
+    device.set_device_lost_callback(move |reason, _message| {
+        assert_eq!(reason, wgpu::DeviceLostReason::Destroyed);
+        tx.send("lost").unwrap();
+    });
+    device.destroy();
+    assert_eq!(rx.try_recv(), Ok("lost"));
 }

@@ -32,7 +32,8 @@ use aqueduct_hsa::{
     Allocation, HsaError, MemoryOrder, QueueErrorReason, Runtime, RuntimeOptions, Signal,
 };
 use e2e_common::{
-    Arg, Gpu, Launch, Lcg, Program, SIM_THREADS, TIMEOUT, host_bytes_mut, read_u32, wait_zero,
+    Arg, Gpu, Launch, Lcg, Program, SIM_THREADS, TIMEOUT, assert_same, host_bytes_mut, read_u32,
+    wait_zero,
 };
 use object::{Object, ObjectSection, ObjectSymbol};
 
@@ -175,7 +176,11 @@ impl Bystanders {
                 );
                 std::thread::sleep(Duration::from_millis(1));
             }
-            assert_eq!(&read_u32(dst, COPY_WORDS), words, "bystander copy {k}");
+            assert_same(
+                &read_u32(dst, COPY_WORDS),
+                words,
+                &format!("bystander copy {k}"),
+            );
         }
     }
 }
@@ -219,14 +224,14 @@ fn run_fault_scenario(gpu: &Gpu, make_fault: impl FnOnce() -> Launch) -> HsaErro
     bystanders.check_all_done();
     assert!(qb.error().is_none(), "queue B was halted: {:?}", qb.error());
     assert_eq!(qb.recreations(), 0);
-    assert_eq!(read_u32(&intact, 1024), intact_words, "untouched buffer");
+    assert_same(&read_u32(&intact, 1024), &intact_words, "untouched buffer");
 
     // A recovers on its next submission; B's waits work again.
     let recovery = Bystanders::new(gpu, 2);
     for (q, job) in [(&qa, 0), (&qb, 1)] {
         let (_, dst, launch, _, words) = &recovery.jobs[job];
         gpu.run_on(q, launch).expect("a copy after the fault");
-        assert_eq!(&read_u32(dst, COPY_WORDS), words);
+        assert_same(&read_u32(dst, COPY_WORDS), words, "copy after recovery");
     }
     assert_eq!(qa.recreations(), 1);
     assert_eq!(qb.recreations(), 0);
@@ -539,7 +544,7 @@ fn destroying_a_queue_stops_its_endless_kernel() {
     let (_, dst, launch, _, words) = &copy.jobs[0];
     gpu.run_on(&gpu.queue(64), launch)
         .expect("a copy after the destroy");
-    assert_eq!(&read_u32(dst, COPY_WORDS), words);
+    assert_same(&read_u32(dst, COPY_WORDS), words, "copy after the destroy");
 }
 
 /// Access without permission (helper V's vmem API): a mapping the GPU read

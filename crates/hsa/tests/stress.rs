@@ -14,6 +14,11 @@
 //! - `one_signal_waited_from_many_threads`: 8 threads wait (blocked and
 //!   active hints) on one signal that a dispatch completes, 200 rounds,
 //!   re-armed each round; every waiter must see it.
+//! - `four_queues_chained_by_barrier_packets`: 4 threads, each on its own
+//!   queue, 256 rounds: queue 0 stamps a slot, queue k > 0 waits (barrier-AND
+//!   on queue k-1's completion signal of the round) and copies the slot
+//!   queue k-1 wrote into its own; every copy must hold queue 0's stamp, so
+//!   a barrier released early or a lost wake-up shows (zeros, or a hang).
 //!
 //! Each test runs under a deadline thread that fails it on a hang.
 //! Soak mode: `AQUEDUCT_SOAK=N` multiplies the packet and round counts by N
@@ -27,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct_hsa::{Kernel, MemoryOrder, SubAllocation, WaitCondition, WaitHint};
-use e2e_common::{Gpu, Program, TIMEOUT, read_u32};
+use e2e_common::{Arg, Gpu, Program, TIMEOUT, read_u32};
 
 const THREADS: usize = 8;
 /// Kernarg blocks (so packets) each thread keeps in flight.
@@ -269,6 +274,118 @@ fn one_signal_waited_from_many_threads() {
         let counts = read_u32(&counters, rounds);
         for (round, &count) in counts.iter().enumerate() {
             assert_eq!(count, shape_of(round).1, "round {round}");
+        }
+    });
+}
+
+#[test]
+fn four_queues_chained_by_barrier_packets() {
+    bounded(TIMEOUT, || {
+        const QUEUES: usize = 4;
+        let rounds = 256 * soak();
+        let gpu = Gpu::new();
+        let stamp = load_stamp(&gpu);
+        let copy = gpu.load("vector_copy");
+        // slots[k]: queue k's output, SLOT_WORDS words per round.
+        let slots: Vec<_> = (0..QUEUES)
+            .map(|_| gpu.filled_u32(rounds * SLOT_WORDS, 0))
+            .collect();
+        let counters = gpu.filled_u32(rounds, 0);
+        let done: Vec<Vec<_>> = (0..QUEUES)
+            .map(|_| (0..rounds).map(|_| gpu.signal(1)).collect())
+            .collect();
+        let queues: Vec<_> = (0..QUEUES).map(|_| gpu.queue(64)).collect();
+        let mut stamp_blocks: Vec<SubAllocation> = (0..rounds)
+            .map(|_| gpu.rt.kernargs(&gpu.agent).unwrap().allocate(512).unwrap())
+            .collect();
+        let stamps: Vec<_> = stamp_blocks
+            .iter_mut()
+            .enumerate()
+            .map(|(r, block)| {
+                stamp_dispatch(
+                    &stamp.kernel,
+                    block,
+                    slots[0].gpu_va(),
+                    counters.gpu_va(),
+                    r,
+                )
+            })
+            .collect();
+        let copies: Vec<Vec<_>> = (1..QUEUES)
+            .map(|k| {
+                (0..rounds)
+                    .map(|r| {
+                        let at = (r * SLOT_WORDS * 4) as u64;
+                        gpu.launch(
+                            &copy.kernel,
+                            &[
+                                Arg::Ptr(slots[k - 1].gpu_va() + at),
+                                Arg::Ptr(slots[k].gpu_va() + at),
+                                Arg::U32(SLOT_WORDS as u32),
+                            ],
+                            [SLOT_WORDS as u32, 1, 1],
+                            [64, 1, 1],
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        std::thread::scope(|scope| {
+            for k in (0..QUEUES).rev() {
+                let (queues, done, stamps, copies) = (&queues, &done, &stamps, &copies);
+                scope.spawn(move || {
+                    for r in 0..rounds {
+                        let mut d = if k == 0 {
+                            stamps[r]
+                        } else {
+                            queues[k]
+                                .submit_barrier_and(&[&done[k - 1][r]], None)
+                                .expect("barrier");
+                            copies[k - 1][r].dispatch
+                        };
+                        d.completion_signal = done[k][r].handle();
+                        queues[k]
+                            .submit_dispatch(&d.to_packet().unwrap())
+                            .expect("dispatch");
+                    }
+                    for (r, s) in done[k].iter().enumerate() {
+                        s.wait(WaitCondition::Eq, 0, Some(TIMEOUT), WaitHint::Blocked)
+                            .unwrap_or_else(|e| panic!("queue {k} round {r}: {e}"));
+                    }
+                });
+            }
+        });
+        let first = read_u32(&slots[0], rounds * SLOT_WORDS);
+        for r in 0..rounds {
+            let (seed, n) = shape_of(r);
+            for i in 0..SLOT_WORDS {
+                let want = if (i as u32) < n {
+                    stamped(seed, i as u32)
+                } else {
+                    0
+                };
+                assert_eq!(
+                    first[r * SLOT_WORDS + i],
+                    want,
+                    "queue 0 round {r} word {i}"
+                );
+            }
+        }
+        for (k, slot) in slots.iter().enumerate().skip(1) {
+            let got = read_u32(slot, rounds * SLOT_WORDS);
+            if let Some(i) = (0..got.len()).find(|&i| got[i] != first[i]) {
+                panic!(
+                    "queue {k} round {} word {}: copied {:#x}, queue 0 wrote {:#x} \
+                     (the copy ran before the barrier's dependency completed?)",
+                    i / SLOT_WORDS,
+                    i % SLOT_WORDS,
+                    got[i],
+                    first[i]
+                );
+            }
+        }
+        for (r, &count) in read_u32(&counters, rounds).iter().enumerate() {
+            assert_eq!(count, shape_of(r).1, "round {r}: stamped once");
         }
     });
 }

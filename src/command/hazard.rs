@@ -16,6 +16,7 @@
 //! below agent scope for dispatches: it invalidates the scalar cache that
 //! would otherwise hold stale kernargs from a reused ring block.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use aqueduct_kfd::abi::FenceScope;
@@ -38,21 +39,98 @@ impl Access {
     }
 }
 
+/// Up to this many accesses since the last barrier are kept in a list and
+/// compared one by one; beyond it (many independent packets) they move to
+/// interval sets, so each packet costs O(log n) instead of O(n) and a pass
+/// of n independent dispatches is not quadratic.
+const LIST_LIMIT: usize = 64;
+
 #[derive(Debug, Default)]
 pub(crate) struct HazardTracker {
     since_barrier: Vec<Access>,
+    /// The same accesses once there are more than LIST_LIMIT.
+    many: Option<Box<AccessSets>>,
+}
+
+/// Accesses as merged address intervals: what was written, what was read
+/// (only overlap matters for a conflict), and the zero-length ranges.
+#[derive(Debug, Default)]
+struct AccessSets {
+    writes: RangeSet,
+    reads: RangeSet,
+    empty: Vec<Access>,
+}
+
+impl AccessSets {
+    fn insert(&mut self, a: &Access) {
+        if a.range.is_empty() {
+            self.empty.push(a.clone());
+        } else if a.write {
+            self.writes.insert(a.range.clone());
+        } else {
+            self.reads.insert(a.range.clone());
+        }
+    }
+
+    fn conflicts(&self, a: &Access) -> bool {
+        self.writes.overlaps(&a.range)
+            || (a.write && self.reads.overlaps(&a.range))
+            || self.empty.iter().any(|p| a.conflicts(p))
+    }
+}
+
+/// Disjoint, merged half-open intervals by start.
+#[derive(Debug, Default)]
+struct RangeSet {
+    by_start: BTreeMap<u64, u64>,
+}
+
+impl RangeSet {
+    /// Whether some interval `i` has `i.start < r.end && r.start < i.end`
+    /// (the overlap test of `Access::conflicts`, also for an empty `r`).
+    fn overlaps(&self, r: &Range<u64>) -> bool {
+        // Intervals are disjoint and sorted, so among those starting before
+        // r.end the last one ends furthest.
+        self.by_start
+            .range(..r.end)
+            .next_back()
+            .is_some_and(|(_, &end)| end > r.start)
+    }
+
+    /// Add a non-empty range, merging what it overlaps or touches.
+    fn insert(&mut self, r: Range<u64>) {
+        let (mut start, mut end) = (r.start, r.end);
+        if let Some((&s, &e)) = self.by_start.range(..=start).next_back()
+            && e >= start
+        {
+            start = s;
+            end = end.max(e);
+        }
+        while let Some((&s, &e)) = self.by_start.range(start..).next() {
+            if s > end {
+                break;
+            }
+            end = end.max(e);
+            self.by_start.remove(&s);
+        }
+        self.by_start.insert(start, end);
+    }
 }
 
 impl HazardTracker {
     /// Record a packet's accesses; returns whether it needs the barrier bit.
     pub(crate) fn record(&mut self, accesses: &[Access]) -> bool {
-        let barrier = accesses
-            .iter()
-            .any(|a| self.since_barrier.iter().any(|p| a.conflicts(p)));
+        let barrier = match &self.many {
+            Some(sets) => accesses.iter().any(|a| sets.conflicts(a)),
+            None => accesses
+                .iter()
+                .any(|a| self.since_barrier.iter().any(|p| a.conflicts(p))),
+        };
         if barrier {
             self.since_barrier.clear();
+            self.many = None;
         }
-        self.since_barrier.extend(accesses.iter().cloned());
+        self.add(accesses);
         barrier
     }
 
@@ -60,7 +138,21 @@ impl HazardTracker {
     /// it orders after everything before it).
     pub(crate) fn record_barrier(&mut self, accesses: &[Access]) {
         self.since_barrier.clear();
+        self.many = None;
+        self.add(accesses);
+    }
+
+    fn add(&mut self, accesses: &[Access]) {
+        if let Some(sets) = &mut self.many {
+            accesses.iter().for_each(|a| sets.insert(a));
+            return;
+        }
         self.since_barrier.extend(accesses.iter().cloned());
+        if self.since_barrier.len() > LIST_LIMIT {
+            let mut sets = Box::<AccessSets>::default();
+            self.since_barrier.drain(..).for_each(|a| sets.insert(&a));
+            self.many = Some(sets);
+        }
     }
 }
 
@@ -107,6 +199,73 @@ mod tests {
         assert!(t.record(&[a(150, 152, true)]));
         // Adjacent ranges do not overlap.
         assert!(!t.record(&[a(152, 160, true)]));
+    }
+
+    /// The same answers as comparing with every access since the last
+    /// barrier, for random packets, past the switch to interval sets.
+    #[test]
+    fn many_accesses_give_the_same_barriers_as_the_plain_scan() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut tracker = HazardTracker::default();
+        let mut reference: Vec<Access> = Vec::new();
+        let (mut barriers, mut in_sets) = (0, 0);
+        for _ in 0..5000 {
+            let packet: Vec<Access> = (0..1 + next(3))
+                .map(|_| {
+                    let start = next(1 << 24);
+                    // Mostly short ranges (independent packets), some long
+                    // and some empty.
+                    let len = match next(64) {
+                        0 => 0,
+                        1 => next(1 << 22),
+                        _ => 1 + next(64),
+                    };
+                    a(start, start + len, next(3) == 0)
+                })
+                .collect();
+            let expect = packet
+                .iter()
+                .any(|x| reference.iter().any(|p| x.conflicts(p)));
+            if expect {
+                reference.clear();
+                barriers += 1;
+            }
+            reference.extend(packet.iter().cloned());
+            assert_eq!(tracker.record(&packet), expect, "after {barriers} barriers");
+            in_sets += usize::from(tracker.many.is_some());
+        }
+        assert!(
+            barriers > 10,
+            "the random packets conflict sometimes: {barriers}"
+        );
+        assert!(
+            in_sets > 1000,
+            "the interval sets answered often: {in_sets}"
+        );
+    }
+
+    #[test]
+    fn range_sets_merge_and_find_overlaps() {
+        let mut s = RangeSet::default();
+        s.insert(10..20);
+        s.insert(30..40);
+        s.insert(20..25); // touches 10..20: merged
+        assert_eq!(
+            s.by_start.iter().collect::<Vec<_>>(),
+            [(&10, &25), (&30, &40)]
+        );
+        assert!(!s.overlaps(&(25..30)));
+        assert!(s.overlaps(&(24..26)));
+        assert!(s.overlaps(&(35..35)), "an empty range inside one");
+        assert!(!s.overlaps(&(30..30)), "an empty range at a start");
+        s.insert(5..35);
+        assert_eq!(s.by_start.iter().collect::<Vec<_>>(), [(&5, &40)]);
     }
 
     #[test]

@@ -1108,23 +1108,35 @@ pub(crate) fn poll(dev: &Arc<DeviceShared>, poll_type: PollType) -> Result<PollS
 
 /// A queue fault stopped the packets of outstanding submissions: report it,
 /// and count those submissions as completed so nothing waits forever. The
-/// HSA queue is recreated on its next use.
+/// HSA queue is recreated at once. All of it happens under the state lock
+/// and only while the queue is still in error: another thread (a submit, or
+/// a poll whose wait failed on the same fault) may have recovered it since
+/// this wait failed, and counting again would mark submissions already
+/// running on the new queue complete (their memory freed while the GPU uses
+/// it; a later store of the old count would lose their completions).
 fn recover_from_queue_error(dev: &Arc<DeviceShared>, e: &HsaError) {
-    let (last, site) = {
-        let state = dev.lock_state();
-        (state.last_submitted, locate_fault(dev, &state))
-    };
-    dev.epoch_signal
-        .store(EPOCH_BASE - last as i64, MemoryOrder::Release);
-    // Recreate the GPU queue now rather than at the next submission: that
-    // marks the signals of the packets it dropped failed, so host callbacks
-    // waiting behind them run (with the error) without a later submission.
-    match dev.hsa_queue.recover() {
-        Ok(()) => {
-            note_recreation(dev, &mut dev.lock_state());
+    let site = {
+        let mut state = dev.lock_state();
+        if dev.hsa_queue.error().is_none() {
+            return;
         }
-        Err(r) => tracing::warn!("recreating the faulted GPU queue: {r}"),
-    }
+        let site = locate_fault(dev, &state);
+        dev.epoch_signal.store(
+            EPOCH_BASE - state.last_submitted as i64,
+            MemoryOrder::Release,
+        );
+        // Recreate the GPU queue now rather than at the next submission:
+        // that marks the signals of the packets it dropped failed, so host
+        // callbacks waiting behind them run (with the error) without a later
+        // submission.
+        match dev.hsa_queue.recover() {
+            Ok(()) => {
+                note_recreation(dev, &mut state);
+            }
+            Err(r) => tracing::warn!("recreating the faulted GPU queue: {r}"),
+        }
+        site
+    };
     report_queue_fault(dev, e, site);
 }
 

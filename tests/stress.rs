@@ -325,3 +325,111 @@ fn eight_threads_mix_submissions_on_one_device() {
         );
     });
 }
+
+/// Faults under load: while 4 threads stamp and read back, a fifth submits
+/// 16 trapping dispatches. Work outstanding at a fault is undefined (the
+/// facade says so), so only this is required: no thread hangs, every error
+/// any thread catches is a fault of trap_now, the faults are all reported,
+/// and afterwards the device's results are exact again.
+#[test]
+fn faults_under_load_never_hang_the_device() {
+    bounded(DEADLINE, || {
+        let c = ctx();
+        let stress = c.device.create_shader_module(ShaderModuleDescriptor {
+            label: Some("stress"),
+            source: ShaderSource::CodeObject {
+                code: Cow::Borrowed(include_bytes!("kernels/gfx1100/stress.co")),
+                workgroup_size: Some([64, 1, 1]),
+            },
+        });
+        let faults = c.device.create_shader_module(ShaderModuleDescriptor {
+            label: Some("faults"),
+            source: ShaderSource::CodeObject {
+                code: Cow::Borrowed(include_bytes!("kernels/gfx1100/faults.co")),
+                workgroup_size: Some([64, 1, 1]),
+            },
+        });
+        let stamp_p = expect_valid(&c.device, || auto_pipeline(&c.device, &stress, "stamp"));
+        let trap_p = expect_valid(&c.device, || auto_pipeline(&c.device, &faults, "trap_now"));
+        let (c, stamp_p, trap_p) = (&c, &stamp_p, &trap_p);
+        let one_stamp = |slot: u32, seed: u32| -> Vec<u32> {
+            let out = storage(&c.device, 256);
+            let counters = storage_init(&c.device, &[0; 4]);
+            let bg = bind_group(&c.device, stamp_p, 0, &[&out, &counters]);
+            let mut enc = c.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(stamp_p);
+                pass.set_bind_group(0, &bg, &[]);
+                let mut imm = Vec::new();
+                for v in [slot, seed, 64] {
+                    imm.extend(v.to_le_bytes());
+                }
+                pass.set_immediates(0, &imm);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+            c.queue.submit([enc.finish()]);
+            read_words(c, &out)
+        };
+        let faults_seen = std::sync::atomic::AtomicUsize::new(0);
+        let check_errors = |scope: ErrorScopeGuard, who: &str| {
+            if let Some(e) = scope.pop_now() {
+                let text = e.to_string();
+                assert!(
+                    text.contains("GPU fault in kernel trap_now"),
+                    "{who} caught something else: {text}"
+                );
+                faults_seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        };
+        std::thread::scope(|scope| {
+            for t in 0..4u32 {
+                let (one_stamp, check_errors) = (&one_stamp, &check_errors);
+                scope.spawn(move || {
+                    for k in 0..100u32 {
+                        // One scope per round: a scope keeps only its first error.
+                        let errors = c.device.push_error_scope(ErrorFilter::Internal);
+                        let _ = one_stamp(3, t * 1000 + k);
+                        check_errors(errors, &format!("thread {t}"));
+                    }
+                });
+            }
+            scope.spawn(|| {
+                for _ in 0..16 {
+                    let errors = c.device.push_error_scope(ErrorFilter::Internal);
+                    let out = storage(&c.device, 128 * 4);
+                    let bg = bind_group(&c.device, trap_p, 0, &[&out]);
+                    let mut enc = c.device.create_command_encoder(&Default::default());
+                    {
+                        let mut pass = enc.begin_compute_pass(&Default::default());
+                        pass.set_pipeline(trap_p);
+                        pass.set_bind_group(0, &bg, &[]);
+                        pass.set_immediates(0, &128u32.to_le_bytes());
+                        pass.dispatch_workgroups(2, 1, 1);
+                    }
+                    c.queue.submit([enc.finish()]);
+                    c.device.poll(PollType::wait_indefinitely()).expect("poll");
+                    check_errors(errors, "the fault thread");
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            });
+        });
+        let errors = c.device.push_error_scope(ErrorFilter::Internal);
+        c.device
+            .poll(PollType::wait_indefinitely())
+            .expect("final poll");
+        check_errors(errors, "the final poll");
+        let seen = faults_seen.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(
+            (1..=16).contains(&seen),
+            "{seen} fault reports for 16 trapping submissions"
+        );
+        // Exact again.
+        let errors = c.device.push_error_scope(ErrorFilter::Internal);
+        for k in 0..4 {
+            let want: Vec<u32> = (0..64).map(|i| stamped(0xabc + k, i)).collect();
+            assert_eq!(one_stamp(1, 0xabc + k), want, "after the faults");
+        }
+        assert!(errors.pop_now().is_none(), "no fault after the storm");
+    });
+}

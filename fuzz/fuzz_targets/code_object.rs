@@ -69,25 +69,25 @@ fuzz_target!(|bytes: &[u8]| {
     if let Ok(co) = CodeObject::parse(bytes) {
         exercise_object(&co);
     }
-    let agents = ["gfx1100", "gfx942", "gfx90a:xnack+", "gfx1030"].map(|n| IsaName::parse(n));
-    if Bundle::is_bundle(bytes) {
-        if let Ok(bundle) = Bundle::parse(bytes) {
-            for entry in &bundle.entries {
-                let _ = entry.isa();
-                if let Ok(co) = CodeObject::parse(&entry.bytes) {
-                    exercise_object(&co);
-                }
+    let agents = ["gfx1100", "gfx942", "gfx90a:xnack+", "gfx1030"].map(IsaName::parse);
+    if Bundle::is_bundle(bytes)
+        && let Ok(bundle) = Bundle::parse(bytes)
+    {
+        for entry in &bundle.entries {
+            let _ = entry.isa();
+            if let Ok(co) = CodeObject::parse(&entry.bytes) {
+                exercise_object(&co);
             }
-            for agent in agents.iter().flatten() {
-                let _ = bundle.select(agent);
-            }
+        }
+        for agent in agents.iter().flatten() {
+            let _ = bundle.select(agent);
         }
     }
     for agent in agents.iter().flatten() {
-        if let Ok(object) = code_object_for_agent(bytes, agent) {
-            if let Ok(co) = CodeObject::parse(&object) {
-                exercise_object(&co);
-            }
+        if let Ok(object) = code_object_for_agent(bytes, agent)
+            && let Ok(co) = CodeObject::parse(&object)
+        {
+            exercise_object(&co);
         }
     }
 });

@@ -9,8 +9,11 @@
 //! mapped range / unmap, polls and destroys. Objects live in per-input pools
 //! addressed by a byte index. Invariants: nothing panics; every error the
 //! device raises is one of the typed `aqueduct::Error` kinds, caught by the
-//! input's error scopes; and the device stays usable: every input ends with
-//! a small known-good dispatch whose result is checked.
+//! input's error scopes; the device stays usable: every input ends with a
+//! small known-good dispatch whose result is checked; and nothing writes
+//! outside its buffers: sentinel buffers allocated between the input's
+//! buffers keep their contents (checked unless the input set a pipeline
+//! whose code is not bounds-checked: a raw code object may write anywhere).
 //!
 //! One device per process (a `OnceLock`), a fresh set of error scopes per
 //! input. Dispatch sizes are kept small (0..=4 workgroups per dimension, or
@@ -346,6 +349,43 @@ struct Pools {
     groups: Vec<BindGroup>,
     pipeline_layouts: Vec<PipelineLayout>,
     pipelines: Vec<ComputePipeline>,
+    /// Per pipeline: whether its code may access memory without bounds
+    /// checks (a raw code object, or any edited or arbitrary bytes).
+    unchecked: Vec<bool>,
+    /// Whether a pass set an unchecked pipeline: such a kernel, given
+    /// arbitrary arguments, may legally write anywhere in the process's GPU
+    /// memory, so the sentinel check is skipped for this input.
+    unchecked_used: bool,
+    /// Small buffers of known contents, one made before the input's first
+    /// call and one after each buffer it creates, never handed to a call.
+    sentinels: Vec<Buffer>,
+}
+
+/// Words per sentinel buffer.
+const SENTINEL_WORDS: usize = 64;
+
+/// The contents of sentinel `k`.
+fn sentinel_words(k: usize) -> Vec<u32> {
+    (0..SENTINEL_WORDS)
+        .map(|i| ((k * SENTINEL_WORDS + i) as u32).wrapping_mul(0x9e37_79b1) ^ 0x5a5a_a5a5)
+        .collect()
+}
+
+impl Pools {
+    fn add_sentinel(&mut self, device: &Device) {
+        let words = sentinel_words(self.sentinels.len());
+        self.sentinels
+            .push(device.create_buffer_init(&BufferInitDescriptor {
+                label: Some("sentinel"),
+                contents: bytemuck::cast_slice(&words),
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+            }));
+    }
+
+    fn push_pipeline(&mut self, pipeline: ComputePipeline, unchecked: bool) {
+        self.pipelines.push(pipeline);
+        self.unchecked.push(unchecked);
+    }
 }
 
 fn layout_entry(e: &LayoutEntry) -> BindGroupLayoutEntry {
@@ -370,7 +410,7 @@ fn layout_entry(e: &LayoutEntry) -> BindGroupLayoutEntry {
     }
 }
 
-fn run_pass(ctx: &Ctx, pools: &Pools, encoder: &mut CommandEncoder, ops: &[PassOp]) {
+fn run_pass(ctx: &Ctx, pools: &mut Pools, encoder: &mut CommandEncoder, ops: &[PassOp]) {
     // Indirect argument buffers are made before the pass borrows the encoder.
     let mut indirect = Vec::new();
     for op in ops {
@@ -392,8 +432,10 @@ fn run_pass(ctx: &Ctx, pools: &Pools, encoder: &mut CommandEncoder, ops: &[PassO
     for op in ops {
         match op {
             PassOp::SetPipeline(p) => {
-                if let Some(p) = pick(&pools.pipelines, *p) {
-                    pass.set_pipeline(p);
+                if !pools.pipelines.is_empty() {
+                    let i = *p as usize % pools.pipelines.len();
+                    pools.unchecked_used |= pools.unchecked[i];
+                    pass.set_pipeline(&pools.pipelines[i]);
                 }
             }
             PassOp::SetBindGroup {
@@ -422,12 +464,15 @@ fn call(ctx: &Ctx, pools: &mut Pools, call: &Call) {
             size,
             usage,
             mapped_at_creation,
-        } => pools.buffers.push(device.create_buffer(&BufferDescriptor {
-            label: Some("fuzz"),
-            size: size.get(),
-            usage: BufferUsages::from_bits_truncate(*usage as u32),
-            mapped_at_creation: *mapped_at_creation,
-        })),
+        } => {
+            pools.buffers.push(device.create_buffer(&BufferDescriptor {
+                label: Some("fuzz"),
+                size: size.get(),
+                usage: BufferUsages::from_bits_truncate(*usage as u32),
+                mapped_at_creation: *mapped_at_creation,
+            }));
+            pools.add_sentinel(device);
+        }
         Call::CreateBufferInit { contents, usage } => {
             pools
                 .buffers
@@ -435,7 +480,8 @@ fn call(ctx: &Ctx, pools: &mut Pools, call: &Call) {
                     label: Some("fuzz-init"),
                     contents,
                     usage: BufferUsages::from_bits_truncate(*usage as u32),
-                }))
+                }));
+            pools.add_sentinel(device);
         }
         Call::DestroyBuffer(b) => {
             if let Some(b) = pick(&pools.buffers, *b) {
@@ -518,16 +564,17 @@ fn call(ctx: &Ctx, pools: &mut Pools, call: &Call) {
                 Some(_) => Some(SHADERS[shader].0),
             };
             let layout = layout.and_then(|l| pick(&pools.pipeline_layouts, l));
-            pools
-                .pipelines
-                .push(device.create_compute_pipeline(&ComputePipelineDescriptor {
+            pools.push_pipeline(
+                device.create_compute_pipeline(&ComputePipelineDescriptor {
                     label: Some("fuzz"),
                     layout,
                     module: &module,
                     entry_point,
                     compilation_options: Default::default(),
                     cache: None,
-                }));
+                }),
+                SHADERS[shader].2.is_none(),
+            );
         }
         Call::CreatePipelineFromBytes {
             code,
@@ -549,16 +596,17 @@ fn call(ctx: &Ctx, pools: &mut Pools, call: &Call) {
                 label: Some("fuzz-bytes"),
                 source,
             });
-            pools
-                .pipelines
-                .push(device.create_compute_pipeline(&ComputePipelineDescriptor {
+            pools.push_pipeline(
+                device.create_compute_pipeline(&ComputePipelineDescriptor {
                     label: Some("fuzz-bytes"),
                     layout: None,
                     module: &module,
                     entry_point: Some(SHADERS[*entry as usize % SHADERS.len()].0),
                     compilation_options: Default::default(),
                     cache: None,
-                }));
+                }),
+                true,
+            );
         }
         Call::CreatePipelineFromEdited {
             shader,
@@ -595,16 +643,17 @@ fn call(ctx: &Ctx, pools: &mut Pools, call: &Call) {
                 label: Some("fuzz-edited"),
                 source,
             });
-            pools
-                .pipelines
-                .push(device.create_compute_pipeline(&ComputePipelineDescriptor {
+            pools.push_pipeline(
+                device.create_compute_pipeline(&ComputePipelineDescriptor {
                     label: Some("fuzz-edited"),
                     layout: None,
                     module: &module,
                     entry_point: Some(name),
                     compilation_options: Default::default(),
                     cache: None,
-                }));
+                }),
+                true,
+            );
         }
         Call::Encode { commands, submit } => {
             let mut encoder = device.create_command_encoder(&Default::default());
@@ -772,23 +821,48 @@ fn known_good_dispatch(ctx: &Ctx) {
     );
 }
 
+/// Every sentinel still holds its contents: no copy, clear, write or
+/// bounds-checked kernel of the input wrote outside its own buffers.
+fn check_sentinels(ctx: &Ctx, sentinels: &[Buffer]) {
+    let bytes_each = (SENTINEL_WORDS * 4) as u64;
+    let readback = ctx.device.create_buffer(&BufferDescriptor {
+        label: Some("sentinel-readback"),
+        size: bytes_each * sentinels.len() as u64,
+        usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    for (k, sentinel) in sentinels.iter().enumerate() {
+        encoder.copy_buffer_to_buffer(sentinel, 0, &readback, k as u64 * bytes_each, bytes_each);
+    }
+    ctx.queue.submit([encoder.finish()]);
+    let bytes = aqueduct::util::read_mapped(&ctx.device, &readback)
+        .unwrap_or_else(|e| panic!("sentinel readback failed: {e}"));
+    for (k, chunk) in bytes.chunks(bytes_each as usize).enumerate() {
+        assert_eq!(
+            chunk,
+            bytemuck::cast_slice::<u32, u8>(&sentinel_words(k)),
+            "sentinel {k} (made after buffer {k}) was overwritten"
+        );
+    }
+}
+
 fuzz_target!(|calls: Vec<Call>| {
     let ctx = ctx();
     let internal = ctx.device.push_error_scope(ErrorFilter::Internal);
     let oom = ctx.device.push_error_scope(ErrorFilter::OutOfMemory);
     let validation = ctx.device.push_error_scope(ErrorFilter::Validation);
-    {
-        let mut pools = Pools::default();
-        for c in calls.iter().take(64) {
-            call(ctx, &mut pools, c);
-        }
-        // Unmap everything so no map is left pending across inputs, then
-        // let in-flight work finish before the pools drop.
-        for b in &pools.buffers {
-            b.unmap();
-        }
-        let _ = ctx.device.poll(PollType::wait_indefinitely());
+    let mut pools = Pools::default();
+    pools.add_sentinel(&ctx.device);
+    for c in calls.iter().take(64) {
+        call(ctx, &mut pools, c);
     }
+    // Unmap everything so no map is left pending across inputs, then let
+    // in-flight work finish.
+    for b in &pools.buffers {
+        b.unmap();
+    }
+    let _ = ctx.device.poll(PollType::wait_indefinitely());
     for (scope, filter) in [
         (validation.pop_now(), ErrorFilter::Validation),
         (oom.pop_now(), ErrorFilter::OutOfMemory),
@@ -802,6 +876,10 @@ fuzz_target!(|calls: Vec<Call>| {
     let check = ctx.device.push_error_scope(ErrorFilter::Validation);
     let internal = ctx.device.push_error_scope(ErrorFilter::Internal);
     known_good_dispatch(ctx);
+    if !pools.unchecked_used {
+        check_sentinels(ctx, &pools.sentinels);
+    }
+    drop(pools);
     if let Some(error) = internal.pop_now() {
         panic!("the known-good dispatch raised an internal error: {error}");
     }

@@ -175,6 +175,7 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
                 Source::Wgsl(text) => source_hash(text),
                 Source::SpirV(bytes) => sha256_hex(bytes),
             },
+            constants: options.defines.iter().cloned().collect(),
             entry_points: emitted.entry_points,
         },
     })

@@ -17,6 +17,12 @@
 //! `source_hash` is the lowercase hex SHA-256 of the source (the UTF-8 WGSL
 //! text, or the SPIR-V bytes): `crate::source_hash`. A run-time compiler
 //! keys its cache by it; readers of older files without it see "".
+//! `constants` (optional, written only when there are some) maps the
+//! override constants the object was built with (`--define`) to their
+//! values: `"constants": { "scale": 2.0 }`; with the hash it says which
+//! specialisation of the source the object is.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -75,8 +81,8 @@ pub struct EntryReflection {
     pub bindings: Vec<BindingReflection>,
 }
 
-/// Reflection for one compiled shader.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Reflection for one compiled shader (PartialEq only: constants are f64).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Reflection {
     pub version: u32,
     /// The source file name the shader was compiled from.
@@ -85,6 +91,11 @@ pub struct Reflection {
     /// of the module's bytes for SPIR-V).
     #[serde(default)]
     pub source_hash: String,
+    /// The override constants the object was specialised with (`--define
+    /// NAME=VALUE`), by name; absent from the JSON when there are none (so
+    /// objects built without defines keep their exact reflection).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub constants: BTreeMap<String, f64>,
     pub entry_points: Vec<EntryReflection>,
 }
 

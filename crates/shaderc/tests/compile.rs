@@ -314,6 +314,42 @@ fn defines_specialise_overrides() {
     }
 }
 
+/// The reflection records the `--define`d override values under
+/// "constants" (what the facade keys a precompiled specialisation by), and
+/// writes no "constants" field without defines.
+#[test]
+fn reflection_records_the_defined_constants() {
+    let wgsl = std::fs::read_to_string(shaders_dir().join("tests/overrides.wgsl")).unwrap();
+    let options = Options {
+        defines: vec![
+            aqueduct_shaderc::parse_define("SCALE=5").unwrap(),
+            aqueduct_shaderc::parse_define("USE_BIAS=false").unwrap(),
+        ],
+        file_name: "overrides.wgsl".into(),
+        ..Options::default()
+    };
+    let t = translate(Source::Wgsl(&wgsl), &options).unwrap();
+    let expected: std::collections::BTreeMap<String, f64> =
+        [("SCALE".to_string(), 5.0), ("USE_BIAS".to_string(), 0.0)].into();
+    assert_eq!(t.reflection.constants, expected);
+    let json = t.reflection.to_json().unwrap();
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        value["constants"],
+        serde_json::json!({ "SCALE": 5.0, "USE_BIAS": 0.0 })
+    );
+    assert_eq!(
+        aqueduct_shaderc::Reflection::from_json(&json).unwrap(),
+        t.reflection
+    );
+    let plain = translate(
+        Source::Wgsl("@compute @workgroup_size(1)\nfn main() {}\n"),
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(!plain.reflection.to_json().unwrap().contains("constants"));
+}
+
 fn translate_err(src: &str, entry: Option<&str>) -> CompileError {
     let options = Options {
         file_name: "bad.wgsl".into(),

@@ -590,6 +590,7 @@ pub fn disassemble(i: &Inst) -> String {
         Family::Ds => ds(i, &mut ops, &mut tail),
         Family::Flat | Family::Global | Family::Scratch => flat(i, &mut ops, &mut tail),
         Family::Mubuf | Family::Mtbuf => mubuf(i, &mut ops, &mut tail),
+        Family::Mimg => mimg(i, &mut ops, &mut tail),
         Family::Ldsdir => {
             ops.push(vreg(i.dst, 1));
             if i.op == Op::LdsParamLoad {
@@ -1154,6 +1155,57 @@ fn swizzle_text(off: u16) -> String {
         )
         .collect();
     format!("swizzle(BITMASK_PERM,\"{mask}\")")
+}
+
+/// MIMG: `vdata, vaddr, srsrc[, ssamp]` then the modifiers in LLVM's order.
+fn mimg(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
+    let (w0, w1) = (i.words[0], i.words[1]);
+    ops.push(vreg(i.data[0] as u16, i.widths[0]));
+    if w0 & 1 != 0 {
+        let regs: Vec<String> = super::decode::mimg_nsa_regs(i)
+            .into_iter()
+            .map(|(r, w)| vreg(r, w))
+            .collect();
+        ops.push(format!("[{}]", regs.join(", ")));
+    } else {
+        ops.push(vreg(i.addr as u16, i.widths[1]));
+    }
+    ops.push(sreg(i.saddr as u16, 8));
+    if super::opcodes::MIMG_SHAPES[((w0 >> 18) & 0xFF) as usize].is_some_and(|s| s.sampler) {
+        ops.push(sreg(i.imm2 as u16, 4));
+    }
+    let dmask = (w0 >> 8) & 0xF;
+    if dmask != 0 {
+        let _ = write!(tail, " dmask:0x{dmask:x}");
+    }
+    const DIMS: [&str; 8] = [
+        "1D",
+        "2D",
+        "3D",
+        "CUBE",
+        "1D_ARRAY",
+        "2D_ARRAY",
+        "2D_MSAA",
+        "2D_MSAA_ARRAY",
+    ];
+    let _ = write!(tail, " dim:SQ_RSRC_IMG_{}", DIMS[((w0 >> 2) & 7) as usize]);
+    let bits = [
+        (w0 >> 7, "unorm"),
+        (w0 >> 14, "glc"),
+        (w0 >> 12, "slc"),
+        (w0 >> 13, "dlc"),
+        (w0 >> 15, "r128"),
+        (w0 >> 16, "a16"),
+        (w1 >> 21, "tfe"),
+        (w1 >> 22, "lwe"),
+        (w0 >> 17, "d16"),
+    ];
+    for (bit, name) in bits {
+        if bit & 1 != 0 {
+            tail.push(' ');
+            tail.push_str(name);
+        }
+    }
 }
 
 fn mubuf(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {

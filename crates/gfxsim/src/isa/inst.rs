@@ -36,6 +36,9 @@ pub enum Family {
     Vinterp,
     /// Shader exports (pixel/vertex shaders).
     Exp,
+    /// Image loads, stores, samples, gathers and atomics (decoded and
+    /// printed; not executed).
+    Mimg,
 }
 
 /// Where a source operand's value comes from at execution time.

@@ -157,7 +157,7 @@ pub(crate) fn step_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Family::Flat | Family::Global | Family::Scratch => vmem::flat(w, env, i),
         Family::Mubuf => mubuf::mubuf(w, env, i),
         Family::Mtbuf => mtbuf::mtbuf(w, env, i),
-        // Pixel-shader interpolation: no compute semantics.
-        Family::Ldsdir | Family::Vinterp | Family::Exp => Err(illegal(i)),
+        // Graphics-only (interpolation, exports, images): not executed.
+        Family::Ldsdir | Family::Vinterp | Family::Exp | Family::Mimg => Err(illegal(i)),
     }
 }

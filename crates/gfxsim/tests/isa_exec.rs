@@ -1944,3 +1944,47 @@ fn image_and_export_instructions_are_named_illegal() {
         }
     }
 }
+
+#[test]
+fn cvt_16bit_int_f16_conversions() {
+    use half::f16;
+    // Low halves: integers around the f16 rounding/saturation edges, then f16
+    // patterns (1, -1, 0.5, -2.4, 15, 65504, +-inf, NaN, -0, denormal...).
+    let pats: [u16; 32] = [
+        0, 1, 255, 1000, 2049, 2051, 32767, 32768, 65535, 65504, 65519, 65520, 0xFFFE, 0x8001,
+        0x3C00, 0xBC00, 0x3800, 0xC0CD, 0x4B80, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0x8000,
+        0x0001, 0x5A00, 0xDA00, 0x7A00, 0xFA00, 0x3BFF, 0xB3FF,
+    ];
+    let input: Vec<u32> = pats.iter().map(|&p| 0x5A5A_0000 | p as u32).collect();
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::CVT16, 0, 0);
+    mem.map_zeroed(BUF_A, 4 * 32 * 7);
+    mem.map(BUF_B, &u32_bytes(&input));
+    mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 32 * 7);
+    for (l, &p) in pats.iter().enumerate() {
+        let h = f16::from_bits(p).to_f32();
+        let block = |k: usize| out[32 * k + l];
+        assert_eq!(
+            block(0) as u16,
+            f16::from_f32(p as f32).to_bits(),
+            "f16_u16 {p:#x}"
+        );
+        let from_i16 = f16::from_f32(p as i16 as f32);
+        assert_eq!(block(1) as u16, from_i16.to_bits(), "f16_i16 {p:#x}");
+        assert_eq!(block(2) as u16, h as u16, "u16_f16 {p:#x}");
+        assert_eq!(block(3) as u16, h as i16 as u16, "i16_f16 {p:#x}");
+        assert_eq!(block(4), p as i16 as i32 as u32, "i32_i16 {p:#x}");
+        assert_eq!(block(5), p as u32, "u32_u16 {p:#x}");
+        let clamped = f16::from_f32((p as i16 as f32).clamp(0.0, 1.0));
+        assert_eq!(
+            block(6) & 0xFFFF,
+            clamped.to_bits() as u32,
+            "f16_i16 clamp {p:#x}"
+        );
+    }
+    // The e32 16-bit results leave their register's high half as it was.
+    assert!((0..4).all(|k| (0..32).all(|l| out[32 * k + l] >> 16 == 0)));
+    assert!((0..32).all(|l| out[32 * 6 + l] >> 16 == 0x1234));
+}

@@ -919,6 +919,47 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             }
             v.putf(&r)
         }
+        // 16-bit integer <-> f16 (VOP1 / VOP3): int -> f16 rounds to nearest
+        // even (u16 values from 65520 up become +inf); f16 -> int truncates,
+        // saturates and maps NaN to 0. Integer sources take no neg/abs.
+        VCvtF16U16 | VCvtF16I16 => {
+            let a = v.hi16(0)?;
+            let mut r = [0f32; LANES];
+            for l in 0..LANES {
+                r[l] = if i.op == VCvtF16I16 {
+                    a[l] as i16 as f32
+                } else {
+                    a[l] as f32
+                };
+            }
+            v.puth(&r)
+        }
+        VCvtU16F16 | VCvtI16F16 => {
+            let a = v.h(0)?;
+            let mut r = [0u16; LANES];
+            for l in 0..LANES {
+                let x = f16::from_bits(a[l]).to_f32();
+                r[l] = if i.op == VCvtI16F16 {
+                    x as i16 as u16
+                } else {
+                    x as u16
+                };
+            }
+            v.put16(&r)
+        }
+        // Sign / zero extension of the low 16 bits to 32.
+        VCvtI32I16 | VCvtU32U16 => {
+            let a = v.hi16(0)?;
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = if i.op == VCvtI32I16 {
+                    a[l] as i16 as i32 as u32
+                } else {
+                    a[l] as u32
+                };
+            }
+            v.put(&r)
+        }
         VCvtPkRtzF16F32 => {
             let (a, b) = (v.f(0)?, v.f(1)?);
             let rtz = |x: f32| {

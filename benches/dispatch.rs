@@ -98,10 +98,31 @@ fn read_mapped(device: &Device, buffer: &Buffer, host: &mut [u8]) -> [Duration; 
     wait(device);
     rx.recv().expect("map callback").expect("map");
     let mapped = Instant::now();
-    host.copy_from_slice(&buffer.get_mapped_range(..).expect("mapped range"));
+    let view = buffer.get_mapped_range(..).expect("mapped range");
+    host.copy_from_slice(&view);
     let copied = Instant::now();
+    drop(view);
     buffer.unmap();
-    [mapped - start, copied - mapped, copied.elapsed()]
+    let unmapped = copied.elapsed();
+    [mapped - start, copied - mapped, unmapped]
+}
+
+/// Map `buffer` again (no work in between) and time a second copy-out of
+/// the same bytes (now in this core's caches).
+fn again(device: &Device, buffer: &Buffer, host: &mut [u8]) -> Duration {
+    let (tx, rx) = std::sync::mpsc::channel();
+    buffer.map_async(MapMode::Read, .., move |r| {
+        let _ = tx.send(r);
+    });
+    wait(device);
+    rx.recv().expect("map callback").expect("map");
+    let view = buffer.get_mapped_range(..).expect("mapped range");
+    let start = Instant::now();
+    host.copy_from_slice(&view);
+    let t = start.elapsed();
+    drop(view);
+    buffer.unmap();
+    t
 }
 
 fn median(times: &mut [Duration]) -> Duration {
@@ -247,8 +268,9 @@ fn check(bytes: &[u8], seed: u32) {
 }
 
 struct Readback {
-    /// Median map (until the callback ran), copy-out and unmap times.
-    parts: [Duration; 3],
+    /// Median map (until the callback ran), copy-out and unmap times, and
+    /// of a second copy-out of the same mapped bytes.
+    parts: [Duration; 4],
     map: Duration,
     full: Duration,
     memcpy: Duration,
@@ -301,7 +323,7 @@ fn readback(bytes: u64, samples: usize) -> Readback {
     };
     let mut host = vec![0u8; bytes as usize];
     let (mut map_times, mut full_times) = (Vec::new(), Vec::new());
-    let mut parts: [Vec<Duration>; 3] = Default::default();
+    let mut parts: [Vec<Duration>; 4] = Default::default();
     const WARM_UP: usize = 5;
     for i in 0..samples + WARM_UP {
         let seed = 2 * i as u32 + 1;
@@ -309,6 +331,7 @@ fn readback(bytes: u64, samples: usize) -> Readback {
         let start = Instant::now();
         let split = read_mapped(&device, &staging, &mut host);
         let map_t = start.elapsed();
+        let second = again(&device, &staging, &mut host);
         check(&host, seed);
 
         fill(seed + 1, false);
@@ -322,7 +345,7 @@ fn readback(bytes: u64, samples: usize) -> Readback {
         if i >= WARM_UP {
             map_times.push(map_t);
             full_times.push(full_t);
-            for (all, t) in parts.iter_mut().zip(split) {
+            for (all, t) in parts.iter_mut().zip(split.into_iter().chain([second])) {
                 all.push(t);
             }
         }
@@ -405,6 +428,11 @@ fn main() {
         micros(rb.parts[0]),
         micros(rb.parts[1]),
         micros(rb.parts[2])
+    );
+    println!(
+        "  copy out of the same mapped MiB a second time: {:.2} µs (first / second {:.2})",
+        micros(rb.parts[3]),
+        rb.parts[1].as_secs_f64() / rb.parts[3].as_secs_f64()
     );
     println!(
         "  memcpy of 1 MiB another thread just wrote: {:.2} µs; map+copy / that {:.2}; copy out / that {:.2}",

@@ -208,6 +208,14 @@ fn flat() {
 fn dpp() {
     check_family("dpp");
 }
+/// Words the random mode found at seeds 6 to 8 and neighbours probed with
+/// llvm-mc-19: null / src_pops_exiting_wave_id as VGPR-only sources and
+/// scalar destinations, v_cndmask_b16 source modifiers, v_fma_mix literals
+/// (always printed as their low f16 half).
+#[test]
+fn random_leftovers() {
+    check_family("random_leftovers");
+}
 
 /// Encoding families of the randomized differential: (name, mask and value
 /// of the bits that select the family in dword 0, fixed dwords, whether the

@@ -155,7 +155,7 @@ fn readfirstlane_dst(code: u16) -> String {
     if code < 128 {
         return sreg(code, 1);
     }
-    if matches!(code, 235..=238 | 251..=253) {
+    if matches!(code, 235..=239 | 251..=253) {
         let op = Operand {
             code,
             src: super::inst::Src::Unsupported(code),
@@ -218,14 +218,14 @@ fn e32_src(i: &Inst, k: usize, bits: u8, fp64: bool) -> String {
         |class: &str| format!("{text}/*Invalid register, operand has '{class}' register class*/");
     if k == 0 && i.op == Op::VReadfirstlaneB32 {
         return match code {
-            256..=511 | 254 | 124 | 235..=238 | 251..=253 => text,
+            256..=511 | 254 | 124 | 235..=239 | 251..=253 => text,
             _ if constant => format!("{text}/*Invalid immediate*/"),
             _ => class_comment("VRegOrLds_32"),
         };
     }
     if k == 0 && src0_vgpr_only(i.op) {
         return match code {
-            256..=511 | 235..=238 | 251..=253 => text,
+            256..=511 | 124 | 235..=239 | 251..=253 => text,
             _ if constant => format!("{text}/*Invalid immediate*/"),
             _ => class_comment("VGPR_32"),
         };
@@ -477,7 +477,7 @@ pub fn disassemble(i: &Inst) -> String {
                     } else if k == 0 && super::decode::src0_vgpr_only(i.op) {
                         if constant {
                             text.push_str("/*Invalid immediate*/");
-                        } else if !matches!(code, 256..=511 | 235..=238 | 251..=253) {
+                        } else if !matches!(code, 256..=511 | 124 | 235..=239 | 251..=253) {
                             text.push_str(
                                 "/*Invalid register, operand has 'VGPR_32' register class*/",
                             );
@@ -675,11 +675,9 @@ fn vop3p_kind(i: &Inst, k: usize) -> PackedKind {
         };
     }
     if mix {
-        return if (i.mods.opsel_hi >> k) & 1 != 0 {
-            PackedKind::Half
-        } else {
-            PackedKind::Dword
-        };
+        // LLVM types every v_fma_mix source as f16 for printing: a literal
+        // shows its low half whatever op_sel_hi says.
+        return PackedKind::Half;
     }
     let dot2 = matches!(i.op, Op::VDot2F32F16 | Op::VDot2F32Bf16);
     if dot2 && k == 2 {

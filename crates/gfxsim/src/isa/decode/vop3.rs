@@ -141,12 +141,12 @@ fn validate_vop3(
             require(!unused, reserved, words, n, info)?;
         }
     }
-    // Integer sources take no neg/abs (v_cndmask_b32 takes float modifiers
-    // on its two data sources, none on the mask).
+    // Integer sources take no neg/abs (v_cndmask_b32/_b16 take float
+    // modifiers on their two data sources, none on the mask).
     let mods = i.mods.neg | if sd { 0 } else { i.mods.abs };
     for k in 0..3 {
         if (mods >> k) & 1 != 0 {
-            let ok = if i.op == Op::VCndmaskB32 {
+            let ok = if matches!(i.op, Op::VCndmaskB32 | Op::VCndmaskB16) {
                 k < 2
             } else {
                 src_is_float(i.op, k) || ignores_int_mods(i.op)
@@ -188,7 +188,7 @@ fn validate_vop3(
         // The sdst field holds an SGPR, an aperture or (flagged) a constant.
         // (v_cmpx has no sdst: the field is not read.)
         let sdst_ok =
-            matches!(i.dst, 0..=208 | 235..=238 | 240..=248) || i.op.name().starts_with("v_cmpx");
+            matches!(i.dst, 0..=208 | 235..=239 | 240..=248) || i.op.name().starts_with("v_cmpx");
         require(sdst_ok, bad, words, n, info)?;
     }
     Ok(())

@@ -1946,7 +1946,7 @@ fn image_and_export_instructions_are_named_illegal() {
 }
 
 #[test]
-fn cvt_16bit_int_f16_conversions() {
+fn cvt_16bit_int_and_normalized_f16_conversions() {
     use half::f16;
     // Low halves: integers around the f16 rounding/saturation edges, then f16
     // patterns (1, -1, 0.5, -2.4, 15, 65504, +-inf, NaN, -0, denormal...).
@@ -1958,11 +1958,11 @@ fn cvt_16bit_int_f16_conversions() {
     let input: Vec<u32> = pats.iter().map(|&p| 0x5A5A_0000 | p as u32).collect();
     let mut mem = TestMem::new();
     let (kd_addr, kd) = hand_kernel(&mut mem, kernels::CVT16, 0, 0);
-    mem.map_zeroed(BUF_A, 4 * 32 * 7);
+    mem.map_zeroed(BUF_A, 4 * 32 * 11);
     mem.map(BUF_B, &u32_bytes(&input));
     mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
     run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
-    let out = mem.read_u32s(BUF_A, 32 * 7);
+    let out = mem.read_u32s(BUF_A, 32 * 11);
     for (l, &p) in pats.iter().enumerate() {
         let h = f16::from_bits(p).to_f32();
         let block = |k: usize| out[32 * k + l];
@@ -1984,6 +1984,27 @@ fn cvt_16bit_int_f16_conversions() {
             "f16_i16 clamp {p:#x}"
         );
     }
+    // Normalized: clamp, scale, round to nearest even, NaN -> 0.
+    let norm = |p: u16, signed: bool| -> u16 {
+        let x = f16::from_bits(p).to_f64();
+        match (x.is_nan(), signed) {
+            (true, _) => 0,
+            (false, true) => (x.clamp(-1.0, 1.0) * 32767.0).round_ties_even() as i16 as u16,
+            (false, false) => (x.clamp(0.0, 1.0) * 65535.0).round_ties_even() as u16,
+        }
+    };
+    for (l, &p) in pats.iter().enumerate() {
+        let block = |k: usize| out[32 * k + l];
+        assert_eq!(block(7), norm(p, true) as u32, "norm_i16 {p:#x}");
+        assert_eq!(block(8), norm(p, false) as u32, "norm_u16 {p:#x}");
+        let pk_i = norm(p, true) as u32 | (norm(p ^ 0x8000, true) as u32) << 16;
+        assert_eq!(block(9), pk_i, "pk_norm_i16 {p:#x}");
+        let pk_u = norm(p, false) as u32 | (norm(0x5A5A, false) as u32) << 16;
+        assert_eq!(block(10), pk_u, "pk_norm_u16 {p:#x}");
+    }
+    // 0.5 and -0.5 are ties: 16383.5 rounds to even.
+    assert_eq!(out[32 * 7 + 16], 16384);
+    assert_eq!(out[32 * 9 + 16] >> 16, (-16384i16) as u16 as u32);
     // The e32 16-bit results leave their register's high half as it was.
     assert!((0..4).all(|k| (0..32).all(|l| out[32 * k + l] >> 16 == 0)));
     assert!((0..32).all(|l| out[32 * 6 + l] >> 16 == 0x1234));

@@ -760,6 +760,20 @@ fn bfe_i(v: u32, off: u32, width: u32) -> u32 {
     ((r << (64 - width)) as i64 >> (64 - width)) as u32
 }
 
+/// An f16 (bits) as a signed (snorm16) or unsigned (unorm16) normalized
+/// integer: clamped, scaled, rounded to nearest even; NaN is 0.
+fn f16_to_norm(bits: u16, signed: bool) -> u16 {
+    let x = f16::from_bits(bits).to_f64();
+    if x.is_nan() {
+        return 0;
+    }
+    if signed {
+        (x.clamp(-1.0, 1.0) * 32767.0).round_ties_even() as i16 as u16
+    } else {
+        (x.clamp(0.0, 1.0) * 65535.0).round_ties_even() as u16
+    }
+}
+
 pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     use Op::*;
     let exec = w.exec();
@@ -946,6 +960,28 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
                 };
             }
             v.put16(&r)
+        }
+        // f16 -> signed/unsigned normalized 16-bit: clamp to [-1, 1] / [0, 1],
+        // scale by 32767 / 65535, round to nearest even (the default round
+        // mode; the ISA guide gives 0.5 ULP accuracy), NaN -> 0. The packed
+        // VOP3 forms convert S0 into the low half and S1 into the high half.
+        VCvtNormI16F16 | VCvtNormU16F16 => {
+            let a = v.h(0)?;
+            let signed = i.op == VCvtNormI16F16;
+            let mut r = [0u16; LANES];
+            for l in 0..LANES {
+                r[l] = f16_to_norm(a[l], signed);
+            }
+            v.put16(&r)
+        }
+        VCvtPkNormI16F16 | VCvtPkNormU16F16 => {
+            let (a, b) = (v.h(0)?, v.h(1)?);
+            let signed = i.op == VCvtPkNormI16F16;
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = f16_to_norm(a[l], signed) as u32 | (f16_to_norm(b[l], signed) as u32) << 16;
+            }
+            v.put(&r)
         }
         // Sign / zero extension of the low 16 bits to 32.
         VCvtI32I16 | VCvtU32U16 => {

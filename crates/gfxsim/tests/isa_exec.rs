@@ -2009,3 +2009,97 @@ fn cvt_16bit_int_and_normalized_f16_conversions() {
     assert!((0..4).all(|k| (0..32).all(|l| out[32 * k + l] >> 16 == 0)));
     assert!((0..32).all(|l| out[32 * 6 + l] >> 16 == 0x1234));
 }
+
+#[test]
+fn cvt_pk_32bit_to_16bit_halves() {
+    // Read as f32 and as i32: normalized ties and edges, saturation of both
+    // kinds, NaN, infinities, truncation toward zero.
+    let vals: [f32; 16] = [
+        0.0,
+        0.5,
+        -0.25,
+        1.0,
+        1.5,
+        -3.7,
+        32767.5,
+        40000.0,
+        70000.9,
+        -40000.0,
+        f32::NAN,
+        f32::INFINITY,
+        1e-30,
+        0.999_99,
+        65535.9,
+        -0.0,
+    ];
+    let ints: [i32; 16] = [
+        0,
+        1,
+        -1,
+        32767,
+        32768,
+        -32768,
+        -32769,
+        65535,
+        65536,
+        70000,
+        -70000,
+        i32::MAX,
+        i32::MIN,
+        12345,
+        -12345,
+        0x7FFF_0000,
+    ];
+    let input: Vec<u32> = vals
+        .iter()
+        .map(|f| f.to_bits())
+        .chain(ints.iter().map(|&i| i as u32))
+        .collect();
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::CVT_PK32, 0, 0);
+    mem.map_zeroed(BUF_A, 4 * 32 * 6);
+    mem.map(BUF_B, &u32_bytes(&input));
+    mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("runs");
+    let out = mem.read_u32s(BUF_A, 32 * 6);
+    let norm = |x: f32, signed: bool| -> u32 {
+        let x = x as f64;
+        let v = match (x.is_nan(), signed) {
+            (true, _) => 0,
+            (false, true) => (x.clamp(-1.0, 1.0) * 32767.0).round_ties_even() as i16 as u16,
+            (false, false) => (x.clamp(0.0, 1.0) * 65535.0).round_ties_even() as u16,
+        };
+        v as u32
+    };
+    let pack = |lo: u32, hi: u32| lo | hi << 16;
+    for (l, &w) in input.iter().enumerate() {
+        let (x, y) = (f32::from_bits(w), f32::from_bits(w ^ 0x8000_0000));
+        let (a, b) = (w as i32, (w ^ 0x8000_0000) as i32);
+        let block = |k: usize| out[32 * k + l];
+        assert_eq!(
+            block(0),
+            pack(norm(x, true), norm(y, true)),
+            "pk_norm_i16 {w:#x}"
+        );
+        assert_eq!(
+            block(1),
+            pack(norm(x, false), norm(y, false)),
+            "pk_norm_u16 {w:#x}"
+        );
+        let i16s = |f: f32| f as i16 as u16 as u32;
+        assert_eq!(block(2), pack(i16s(x), i16s(y)), "pk_i16_f32 {w:#x}");
+        assert_eq!(
+            block(3),
+            pack(x as u16 as u32, y as u16 as u32),
+            "pk_u16_f32 {w:#x}"
+        );
+        let sat_i = |v: i32| v.clamp(-32768, 32767) as i16 as u16 as u32;
+        assert_eq!(block(4), pack(sat_i(a), sat_i(b)), "pk_i16_i32 {w:#x}");
+        let sat_u = |v: i32| (v as u32).min(0xFFFF);
+        assert_eq!(block(5), pack(sat_u(a), sat_u(b)), "pk_u16_u32 {w:#x}");
+    }
+    // Spot values: 0.5 -> 16384 (tie to even), -3.7 -> -3, 70000 -> 0xffff.
+    assert_eq!(out[1] & 0xFFFF, 16384);
+    assert_eq!(out[32 * 2 + 5] & 0xFFFF, (-3i16) as u16 as u32);
+    assert_eq!(out[32 * 5 + 16 + 9] & 0xFFFF, 0xFFFF);
+}

@@ -763,7 +763,11 @@ fn bfe_i(v: u32, off: u32, width: u32) -> u32 {
 /// An f16 (bits) as a signed (snorm16) or unsigned (unorm16) normalized
 /// integer: clamped, scaled, rounded to nearest even; NaN is 0.
 fn f16_to_norm(bits: u16, signed: bool) -> u16 {
-    let x = f16::from_bits(bits).to_f64();
+    f64_to_norm(f16::from_bits(bits).to_f64(), signed)
+}
+
+/// `x` as snorm16 / unorm16 (see [`f16_to_norm`]).
+fn f64_to_norm(x: f64, signed: bool) -> u16 {
     if x.is_nan() {
         return 0;
     }
@@ -980,6 +984,40 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let mut r = [0u32; LANES];
             for l in 0..LANES {
                 r[l] = f16_to_norm(a[l], signed) as u32 | (f16_to_norm(b[l], signed) as u32) << 16;
+            }
+            v.put(&r)
+        }
+        // Packs of two 32-bit sources into 16-bit halves (S0 low, S1 high):
+        // normalized from f32 as the f16 forms above, f32 -> i16/u16
+        // truncating and saturating (NaN -> 0), i32/u32 saturated.
+        VCvtPkNormI16F32 | VCvtPkNormU16F32 | VCvtPkI16F32 | VCvtPkU16F32 => {
+            let (a, b) = (v.f(0)?, v.f(1)?);
+            let one = |x: f32| -> u16 {
+                match i.op {
+                    VCvtPkNormI16F32 => f64_to_norm(x as f64, true),
+                    VCvtPkNormU16F32 => f64_to_norm(x as f64, false),
+                    VCvtPkI16F32 => x as i16 as u16,
+                    _ => x as u16,
+                }
+            };
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = one(a[l]) as u32 | (one(b[l]) as u32) << 16;
+            }
+            v.put(&r)
+        }
+        VCvtPkI16I32 | VCvtPkU16U32 => {
+            let (a, b) = (v.u(0)?, v.u(1)?);
+            let one = |x: u32| -> u32 {
+                if i.op == VCvtPkI16I32 {
+                    (x as i32).clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u32
+                } else {
+                    x.min(u16::MAX as u32)
+                }
+            };
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = one(a[l]) | one(b[l]) << 16;
             }
             v.put(&r)
         }

@@ -1,6 +1,7 @@
 //! Staleness checks for the checked-in code objects: where the LLVM tools a
-//! build script needs are installed, rebuild kernels/ (kernels/build.sh) and
-//! the corpus (corpus/build.sh) into temporary directories and require every
+//! build script needs are installed, rebuild kernels/ (kernels/build.sh), the
+//! facade tests' kernels (tests/kernels/build.sh) and the corpus
+//! (corpus/build.sh) into temporary directories and require every
 //! output to be byte-identical to the checked-in file, and the same set of
 //! files (the builds are deterministic). Where a tool is missing the test
 //! says it skipped and passes, so `cargo test` never needs LLVM.
@@ -51,7 +52,11 @@ fn check_fresh_build(name: &str, tools: &[&str], dirs: &[&str]) -> Option<usize>
         return None;
     }
     let src = repo_dir(name);
-    let out = std::env::temp_dir().join(format!("aqueduct-{name}-{}", std::process::id()));
+    let out = std::env::temp_dir().join(format!(
+        "aqueduct-{}-{}",
+        name.replace('/', "-"),
+        std::process::id()
+    ));
     let _ = fs::remove_dir_all(&out);
     let status = Command::new("bash")
         .arg(src.join("build.sh"))
@@ -99,5 +104,13 @@ fn checked_in_corpus_matches_a_fresh_build() {
     let tools = ["clang-19", "ld.lld-19", "llvm-mc-19"];
     if let Some(made) = check_fresh_build("corpus", &tools, &["gfx1100"]) {
         assert!(made >= 60, "build produced only {made} code objects");
+    }
+}
+
+#[test]
+fn checked_in_facade_test_kernels_match_a_fresh_build() {
+    let tools = ["clang-19", "ld.lld-19"];
+    if let Some(made) = check_fresh_build("tests/kernels", &tools, &["gfx1100"]) {
+        assert!(made >= 3, "build produced only {made} code objects");
     }
 }

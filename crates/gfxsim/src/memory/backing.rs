@@ -32,34 +32,24 @@ impl Backing {
     pub fn new_memfd(name: &str, size: u64) -> std::io::Result<Backing> {
         let fd = memfd_create(name, MemfdFlags::CLOEXEC)?;
         ftruncate(&fd, size)?;
-        let len = usize::try_from(size).map_err(|_| std::io::Error::from(Errno::NOMEM))?;
-        // SAFETY: a fresh shared mapping of our own memfd at a kernel-chosen
-        // address; it overlaps nothing and is unmapped only in Drop.
-        let ptr = unsafe {
-            mmap(
-                std::ptr::null_mut(),
-                len,
-                ProtFlags::READ | ProtFlags::WRITE,
-                MapFlags::SHARED | MapFlags::NORESERVE,
-                &fd,
-                0,
-            )?
-        };
-        Ok(Backing {
-            ptr: ptr as usize,
-            size,
-            fd: Some(fd),
-        })
+        Backing::map_shared(fd, size)
     }
 
     /// Memory behind an imported dma-buf: `fd` (a memfd another BO's
     /// backing exported, possibly from another process) mapped read-write
     /// for `size` bytes, so this view aliases the exporter's pages.
     pub fn from_fd(fd: OwnedFd, size: u64) -> std::io::Result<Backing> {
-        let len = usize::try_from(size).map_err(|_| std::io::Error::from(Errno::NOMEM))?;
-        if len == 0 {
+        if size == 0 {
             return Err(std::io::Error::from(Errno::INVAL));
         }
+        Backing::map_shared(fd, size)
+    }
+
+    /// `fd`'s first `size` bytes mapped shared and read-write at an address
+    /// the kernel picks; the Backing keeps the fd (for export) and unmaps in
+    /// Drop.
+    fn map_shared(fd: OwnedFd, size: u64) -> std::io::Result<Backing> {
+        let len = usize::try_from(size).map_err(|_| std::io::Error::from(Errno::NOMEM))?;
         // SAFETY: a fresh shared mapping of a file we hold, at a
         // kernel-chosen address; it overlaps nothing and is unmapped only in
         // Drop.

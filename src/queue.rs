@@ -918,12 +918,12 @@ fn completed_epoch(dev: &DeviceShared) -> u64 {
     (EPOCH_BASE - dev.epoch_signal.load(MemoryOrder::Acquire)).max(0) as u64
 }
 
-/// Wait until `epoch` has completed; returns the completed count.
-/// Wait until submission `epoch` completed. A queue error ends the wait
-/// only when it is this device's queue's: HSA fails every wait of a runtime
-/// while any of its queues is in error, and another device of the adapter
-/// faulting must not count this device's submissions complete (their memory
-/// would be freed and reused while its GPU queue still runs them).
+/// Wait until submission `epoch` completed; returns the completed count.
+/// A queue error ends the wait only when it is this device's queue's: HSA
+/// fails every wait of a runtime while any of its queues is in error, and
+/// another device of the adapter faulting must not count this device's
+/// submissions complete (their memory would be freed and reused while its
+/// GPU queue still runs them).
 fn wait_epoch(dev: &DeviceShared, epoch: u64, timeout: Option<Duration>) -> Result<u64, HsaError> {
     let deadline = timeout.map(|t| Instant::now() + t);
     loop {

@@ -29,11 +29,21 @@ pub(super) struct Pending {
     pub keep_alive: HashMap<u64, Vec<Signal>>,
     /// One-shot callbacks by token (arg 0 of a callback packet).
     pub callbacks: HashMap<u64, QueuedCallback>,
-    pub next_token: u64,
+    next_token: u64,
     /// Barrier packets (by dispatch id) that complete when a dependency
     /// fails, leaving the failure in the slot (for the callback after them)
     /// instead of putting the queue into error.
     pub tolerant: HashMap<u64, DependencyFailure>,
+}
+
+impl Pending {
+    /// A fresh callback token (tokens are never reused, across recoveries
+    /// too).
+    pub fn take_token(&mut self) -> u64 {
+        let t = self.next_token;
+        self.next_token += 1;
+        t
+    }
 }
 
 /// Where a tolerant barrier leaves the error of a failed dependency.

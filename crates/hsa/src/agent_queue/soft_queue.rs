@@ -436,12 +436,7 @@ impl AgentQueue {
         completion: Option<&Signal>,
         callback: impl FnOnce() + Send + 'static,
     ) -> HsaResult<u64> {
-        let token = {
-            let mut pending = self.shared.pending();
-            let t = pending.next_token;
-            pending.next_token += 1;
-            t
-        };
+        let token = self.shared.pending().take_token();
         let dispatch = AgentDispatch {
             completion_signal: completion.map_or(0, |s| s.handle()),
             ..AgentDispatch::new(CALLBACK_FUNCTION_ID, [token, 0, 0, 0])
@@ -469,12 +464,7 @@ impl AgentQueue {
         dep: &Signal,
         callback: impl FnOnce(Result<(), QueueError>) + Send + 'static,
     ) -> HsaResult<u64> {
-        let token = {
-            let mut pending = self.shared.pending();
-            let t = pending.next_token;
-            pending.next_token += 1;
-            t
-        };
+        let token = self.shared.pending().take_token();
         let failure: DependencyFailure = Arc::new(Mutex::new(None));
         let slot = failure.clone();
         let run = move || {

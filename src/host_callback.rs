@@ -201,24 +201,10 @@ mod tests {
 
     use aqueduct_hsa::MemoryOrder;
 
-    use crate::block_on::block_on;
-    use crate::device_select::DeviceChoice;
-    use crate::instance::Instance;
     use crate::queue::EPOCH_BASE;
+    use crate::test_support::{device, fault_at_work};
 
     const TIMEOUT: Duration = Duration::from_secs(60);
-
-    /// A gfxsim device with everything the adapter offers (immediates).
-    fn device() -> (crate::device::Device, crate::queue::Queue) {
-        let instance = Instance::with_device(DeviceChoice::Sim);
-        let adapter = block_on(instance.request_adapter(&Default::default())).expect("adapter");
-        let desc = crate::adapter::DeviceDescriptor {
-            required_features: adapter.features(),
-            required_limits: adapter.limits(),
-            ..Default::default()
-        };
-        block_on(adapter.request_device(&desc)).expect("device")
-    }
 
     fn clear_work(device: &crate::device::Device, queue: &crate::queue::Queue) {
         let buffer = device.create_buffer(&wgpu_types::BufferDescriptor {
@@ -234,34 +220,7 @@ mod tests {
 
     /// Submit tests/kernels' fault_at, storing to an unmapped low page.
     fn submit_fault(device: &crate::device::Device, queue: &crate::queue::Queue) {
-        let module = device.create_shader_module(crate::shader::ShaderModuleDescriptor {
-            label: Some("fault_at"),
-            source: crate::shader::ShaderSource::CodeObject {
-                code: std::borrow::Cow::Borrowed(include_bytes!(
-                    "../tests/kernels/gfx1100/fault_at.co"
-                )),
-                workgroup_size: Some([64, 1, 1]),
-            },
-        });
-        let pipeline =
-            device.create_compute_pipeline(&crate::pipeline::ComputePipelineDescriptor {
-                label: Some("fault_at"),
-                layout: None,
-                module: &module,
-                entry_point: Some("fault_at"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
-        let mut enc = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            let mut immediates = 0x1040u64.to_le_bytes().to_vec();
-            immediates.extend(7u32.to_le_bytes());
-            pass.set_immediates(0, &immediates);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-        queue.submit([enc.finish()]);
+        queue.submit([fault_at_work(device)]);
     }
 
     /// A GPU queue fault before a host callback's barrier does not lose the

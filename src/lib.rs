@@ -38,6 +38,8 @@ pub mod queue;
 pub mod registry;
 mod ring;
 pub mod shader;
+#[cfg(test)]
+mod test_support;
 pub mod util;
 pub mod wgsl;
 

@@ -1213,27 +1213,13 @@ mod tests {
     use std::sync::mpsc;
     use std::time::Instant;
 
-    use crate::block_on::block_on;
     use crate::device::Device;
-    use crate::device_select::DeviceChoice;
-    use crate::instance::Instance;
     use crate::registry::MapMode;
+    use crate::test_support::{device, fault_at_work};
 
     const TIMEOUT: Duration = Duration::from_secs(60);
     /// Clears per submission; the test ring holds 1.5 submissions' blocks.
     const CLEARS: usize = 6;
-
-    /// A gfxsim device with everything the adapter offers (immediates).
-    fn device() -> (Device, Queue) {
-        let instance = Instance::with_device(DeviceChoice::Sim);
-        let adapter = block_on(instance.request_adapter(&Default::default())).expect("adapter");
-        let desc = crate::adapter::DeviceDescriptor {
-            required_features: adapter.features(),
-            required_limits: adapter.limits(),
-            ..Default::default()
-        };
-        block_on(adapter.request_device(&desc)).expect("device")
-    }
 
     /// Replace the kernarg ring by one holding `blocks` fill-kernel blocks
     /// (so a submission of CLEARS clears leaves no room for a second).
@@ -1387,23 +1373,6 @@ mod tests {
         device.on_uncaptured_error(Arc::new(move |e: Error| {
             sink.lock().unwrap().push(e.to_string())
         }));
-        let module = device.create_shader_module(crate::shader::ShaderModuleDescriptor {
-            label: Some("fault_at"),
-            source: crate::shader::ShaderSource::CodeObject {
-                code: std::borrow::Cow::Borrowed(include_bytes!(
-                    "../tests/kernels/gfx1100/fault_at.co"
-                )),
-                workgroup_size: Some([64, 1, 1]),
-            },
-        });
-        let fault = device.create_compute_pipeline(&crate::pipeline::ComputePipelineDescriptor {
-            label: Some("fault_at"),
-            layout: None,
-            module: &module,
-            entry_point: Some("fault_at"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
         let buffers = readback_buffers(&device, 2 * CLEARS, 256);
         for b in &buffers {
             queue.write_buffer(b, 0, &[0xab; 256]);
@@ -1412,16 +1381,7 @@ mod tests {
         device.poll(PollType::wait_indefinitely()).expect("setup");
         shrink_kernarg_ring(&dev, (CLEARS + CLEARS / 2) as u64);
         let gate = gate(&dev);
-        let mut enc = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&fault);
-            let mut immediates = 0x1040u64.to_le_bytes().to_vec();
-            immediates.extend(7u32.to_le_bytes());
-            pass.set_immediates(0, &immediates);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-        let faulting = queue.submit([enc.finish()]);
+        let faulting = queue.submit([fault_at_work(&device)]);
         let dropped = queue.submit([clears(&device, &buffers[..CLEARS])]);
         std::thread::scope(|s| {
             let waiting = s.spawn(|| queue.submit([clears(&device, &buffers[CLEARS..])]));

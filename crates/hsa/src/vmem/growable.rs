@@ -11,7 +11,7 @@ use crate::memory::MemoryPool;
 
 use super::access::Access;
 use super::error::{VmemError, VmemResult};
-use super::handle::{AllocHandle, MemoryType};
+use super::handle::MemoryType;
 use super::manager::VirtualMemory;
 
 #[derive(Debug)]
@@ -21,8 +21,9 @@ pub struct GrowableBuffer {
     va: u64,
     max_len: u64,
     chunk: u64,
-    /// Mapped chunks, in address order from `va`.
-    chunks: Vec<AllocHandle>,
+    /// Chunks mapped now, end to end from `va` (each mapping holds its
+    /// memory; the handles themselves are released at once).
+    mapped_chunks: u64,
     access: Vec<(Agent, Access)>,
 }
 
@@ -65,7 +66,7 @@ impl GrowableBuffer {
             va,
             max_len,
             chunk,
-            chunks: Vec::new(),
+            mapped_chunks: 0,
             access: access.iter().map(|(a, p)| ((*a).clone(), *p)).collect(),
         })
     }
@@ -76,10 +77,10 @@ impl GrowableBuffer {
     }
     /// Bytes mapped now (a multiple of the chunk).
     pub fn len(&self) -> u64 {
-        self.chunks.len() as u64 * self.chunk
+        self.mapped_chunks * self.chunk
     }
     pub fn is_empty(&self) -> bool {
-        self.chunks.is_empty()
+        self.mapped_chunks == 0
     }
     /// The most it can grow to.
     pub fn max_len(&self) -> u64 {
@@ -98,16 +99,16 @@ impl GrowableBuffer {
                 self.max_len
             )));
         }
+        let desc: Vec<(&Agent, Access)> = self.access.iter().map(|(a, p)| (a, *p)).collect();
         while self.len() < len {
             let at = self.va + self.len();
             let h = self
                 .vm
                 .handle_create(&self.pool, self.chunk, MemoryType::None)?;
-            let mapped = self.vm.map(at, self.chunk, 0, h).and_then(|()| {
-                let desc: Vec<(&Agent, Access)> =
-                    self.access.iter().map(|(a, p)| (a, *p)).collect();
-                self.vm.set_access(at, self.chunk, &desc)
-            });
+            let mapped = self
+                .vm
+                .map(at, self.chunk, 0, h)
+                .and_then(|()| self.vm.set_access(at, self.chunk, &desc));
             if let Err(e) = mapped {
                 let _ = self.vm.unmap(at, self.chunk);
                 let _ = self.vm.handle_release(h);
@@ -115,7 +116,7 @@ impl GrowableBuffer {
             }
             // The mapping keeps the memory; the handle reference is not needed.
             self.vm.handle_release(h)?;
-            self.chunks.push(h);
+            self.mapped_chunks += 1;
         }
         Ok(())
     }
@@ -126,7 +127,7 @@ impl GrowableBuffer {
         while self.len() >= len + self.chunk {
             let at = self.va + self.len() - self.chunk;
             self.vm.unmap(at, self.chunk)?;
-            self.chunks.pop();
+            self.mapped_chunks -= 1;
         }
         Ok(())
     }

@@ -10,10 +10,8 @@ use aqueduct::hsa::agent::VISIBLE_DEVICES_ENV;
 use aqueduct::hsa::memory::PoolInfo;
 use aqueduct::hsa::queue::aql_queue::{MAX_QUEUE_PACKETS, MIN_QUEUE_PACKETS};
 use aqueduct::hsa::{Agent, DeviceType, PoolKind, Runtime};
+use aqueduct::kfd::abi::AQL_PACKET_SIZE;
 use serde::Serialize;
-
-/// Bytes of one AQL packet.
-const AQL_PACKET_BYTES: u64 = 64;
 
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -175,7 +173,7 @@ fn agent_info(runtime: &Runtime, agent: &Agent, simulated: bool) -> AgentInfo {
         queue_type: "aql-multi-producer",
         min_packets: MIN_QUEUE_PACKETS,
         max_packets: MAX_QUEUE_PACKETS,
-        packet_bytes: AQL_PACKET_BYTES,
+        packet_bytes: AQL_PACKET_SIZE as u64,
         cwsr_bytes: agent.cwsr_sizes.map(|c| c.cwsr_size),
         control_stack_bytes: agent.cwsr_sizes.map(|c| c.ctl_stack_size),
         eop_buffer_bytes: agent.cwsr_sizes.map(|c| c.eop_buffer_size),

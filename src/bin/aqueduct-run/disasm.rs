@@ -6,8 +6,9 @@
 //! It reads the code the way the device does: from the loaded image, at
 //! each function symbol (kernel entries and the functions they call; each
 //! kernel descriptor's entry offset where a kernel has no symbol), up to the
-//! next function or the end of the executable segment. Words the decoder cannot place are printed
-//! as `.long` lines naming the problem, never skipped silently.
+//! next function or the end of the executable segment. Words the decoder
+//! cannot place are printed as `.long` lines naming the problem, never
+//! skipped silently.
 
 use aqueduct::gfxsim::isa::decode::decode;
 use aqueduct::gfxsim::isa::disasm::disassemble;

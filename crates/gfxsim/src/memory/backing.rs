@@ -71,10 +71,11 @@ impl Backing {
     }
 
     /// A new close-on-exec descriptor of this backing's memfd (what
-    /// EXPORT_DMABUF hands out); None for USERPTR memory.
-    pub fn dup_fd(&self) -> Option<std::io::Result<OwnedFd>> {
+    /// EXPORT_DMABUF hands out, or the errno of the failed dup); None for
+    /// USERPTR memory.
+    pub fn dup_fd(&self) -> Option<Result<OwnedFd, Errno>> {
         let fd = self.fd.as_ref()?;
-        Some(rustix::io::fcntl_dupfd_cloexec(fd, 0).map_err(std::io::Error::from))
+        Some(rustix::io::fcntl_dupfd_cloexec(fd, 0))
     }
 
     /// The caller's own memory at `ptr` (USERPTR); the caller keeps it

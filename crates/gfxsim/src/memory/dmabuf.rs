@@ -114,12 +114,7 @@ impl Memory {
             .backing
             .dup_fd()
             .ok_or_else(|| err(NAME, Errno::INVAL))?
-            .map_err(|e| {
-                let errno = e
-                    .raw_os_error()
-                    .map_or(Errno::NOMEM, Errno::from_raw_os_error);
-                err(NAME, errno)
-            })?;
+            .map_err(|e| err(NAME, e))?;
         // Whoever holds the fd may mmap it: for strict coherence the BO is
         // host visible from now on (system-scope fences reload and write
         // back its GPU copies), as for an mmap of the render node.

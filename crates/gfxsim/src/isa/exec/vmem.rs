@@ -424,13 +424,8 @@ pub(super) fn lane_access(
             Ok(())
         }
         Seg::Private => {
-            let per = env.scratch_per_lane;
-            let a = addr as usize;
-            if a.checked_add(n).is_none_or(|e| e > per) {
-                let access = if write { Access::Write } else { Access::Read };
-                return Err(fault(env.private_base | addr, access));
-            }
-            let base = (wave as usize * LANES + lane) * per + a;
+            let access = if write { Access::Write } else { Access::Read };
+            let base = private_offset(env, wave, lane, addr, n, access)?;
             if write {
                 copy_small(&mut env.scratch[base..base + n], buf);
             } else {

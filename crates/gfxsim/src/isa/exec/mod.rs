@@ -65,6 +65,15 @@ pub(crate) fn illegal(i: &Inst) -> WaveErrorKind {
     }
 }
 
+/// A recognised form the emulator does not model: an IllegalInstruction whose
+/// mnemonic says why, "`mnemonic` (`why`)".
+pub(crate) fn unmodelled(i: &Inst, why: &str) -> WaveErrorKind {
+    WaveErrorKind::IllegalInstruction {
+        words: i.raw().to_vec(),
+        mnemonic: Some(format!("{} ({why})", i.mnemonic)),
+    }
+}
+
 /// Scalar read of a source operand (32-bit).
 #[inline]
 pub(crate) fn sread(w: &Wave, env: &Env, i: &Inst, k: usize) -> Result<u32, WaveErrorKind> {

@@ -25,8 +25,8 @@
 
 use half::f16;
 
-use super::mubuf::{BufferLanes, buffer_lanes, in_range, unmodelled};
-use super::{Env, ExecResult, Flow};
+use super::mubuf::{BufferLanes, buffer_lanes, in_range};
+use super::{Env, ExecResult, Flow, unmodelled};
 use crate::isa::Access;
 use crate::isa::WaveErrorKind;
 use crate::isa::decode::{BufferFormat, NumFormat, mtbuf_format};

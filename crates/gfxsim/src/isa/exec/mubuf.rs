@@ -26,7 +26,7 @@
 use super::atomics::{Rmw, atomic32, atomic64};
 use super::mem_kind::{MemKind, mem_kind};
 use super::vmem::write_loaded;
-use super::{Env, ExecResult, Flow, illegal};
+use super::{Env, ExecResult, Flow, illegal, unmodelled};
 use crate::isa::inst::Inst;
 use crate::isa::opcodes::Op;
 use crate::isa::wave::{LANES, Wave};
@@ -39,13 +39,6 @@ pub(super) struct Resource {
     num_records: u64,
     add_tid: bool,
     oob: u32,
-}
-
-pub(super) fn unmodelled(i: &Inst, why: &str) -> WaveErrorKind {
-    WaveErrorKind::IllegalInstruction {
-        words: i.raw().to_vec(),
-        mnemonic: Some(format!("{} ({why})", i.mnemonic)),
-    }
 }
 
 /// Value of the soffset operand code (SGPR, null/M0, an inline integer, or

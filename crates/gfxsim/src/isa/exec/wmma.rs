@@ -16,7 +16,7 @@
 
 use half::{bf16, f16};
 
-use super::{ExecResult, Flow, illegal};
+use super::{ExecResult, Flow, illegal, unmodelled};
 use crate::isa::WaveErrorKind;
 use crate::isa::inst::{Inst, Src};
 use crate::isa::opcodes::Op;
@@ -67,10 +67,7 @@ fn element(w: &Wave, base: usize, lane: usize, k: usize, ty: In, signed: bool) -
 pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult {
     use Op::*;
     if w.wave64 {
-        return Err(WaveErrorKind::IllegalInstruction {
-            words: i.raw().to_vec(),
-            mnemonic: Some(format!("{} (wave64 WMMA layout not modelled)", i.mnemonic)),
-        });
+        return Err(unmodelled(i, "wave64 WMMA layout not modelled"));
     }
     let (ty, out) = match i.op {
         VWmmaF3216x16x16F16 => (In::F16, Out::F32),

@@ -394,9 +394,8 @@ fn stage_write(
     data: &[u8],
 ) -> Result<(), HsaError> {
     let len = data.len() as u64;
-    let in_ring = len <= dev.lock_state().staging.capacity() / 2;
     let mut state = StateLock::new(dev);
-    let (src_va, keep): (u64, Option<KeepAlive>) = if in_ring {
+    let (src_va, keep): (u64, Option<KeepAlive>) = if len <= state.staging.capacity() / 2 {
         let block = loop {
             let epoch = state.open_epoch();
             if let Some(b) = state.staging.alloc(len, 64, epoch) {

@@ -18,28 +18,6 @@ use common::*;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-/// dst = src copied twice through two dispatches (RAW chain).
-fn doubling_work(c: &Ctx) -> (CommandBuffer, Buffer) {
-    let module = kernel_module(&c.device, "vector_copy", [64, 1, 1]);
-    let p = auto_pipeline(&c.device, &module, "vector_copy");
-    let src = storage_init(&c.device, &[2, 4, 6, 8]);
-    let mid = storage(&c.device, 16);
-    let dst = storage(&c.device, 16);
-    let bg1 = bind_group(&c.device, &p, 0, &[&src, &mid]);
-    let bg2 = bind_group(&c.device, &p, 0, &[&mid, &dst]);
-    let mut enc = c.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&p);
-        pass.set_immediates(0, &4u32.to_le_bytes());
-        pass.set_bind_group(0, &bg1, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-        pass.set_bind_group(0, &bg2, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    (enc.finish(), dst)
-}
-
 fn host_thread_ctx() -> Ctx {
     let c = ctx();
     c.device.set_callbacks_on_host_thread(true);

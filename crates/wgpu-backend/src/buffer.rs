@@ -22,6 +22,7 @@ use wgpu::custom::{
 };
 
 use crate::error::report_validation;
+use crate::lock;
 
 /// The facade view of a whole mapped range, shared by wgpu's views.
 struct HeldView {
@@ -121,7 +122,7 @@ impl AqueductBuffer {
     }
 
     fn tracking(&self) -> std::sync::MutexGuard<'_, MapTracking> {
-        self.tracking.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.tracking)
     }
 
     /// The shared view holding `sub_range`, taken on first use.

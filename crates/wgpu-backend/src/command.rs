@@ -20,13 +20,14 @@ use wgpu::custom::{
 use crate::buffer::AqueductBuffer;
 use crate::compute_only::{ComputeOnlyObject, compute_only_message};
 use crate::error::report_validation;
+use crate::lock;
 use crate::resources::{AqueductBindGroup, AqueductComputePipeline, AqueductQuerySet};
 
 /// The first problem found while recording (reported at `finish`).
 type RecordedError = Arc<Mutex<Option<String>>>;
 
 fn record(error: &RecordedError, message: String) {
-    let mut e = error.lock().unwrap_or_else(|p| p.into_inner());
+    let mut e = lock(error);
     if e.is_none() {
         *e = Some(message);
     }
@@ -65,7 +66,7 @@ impl AqueductCommandEncoder {
 
     /// Run `f` on the facade encoder (not after finish).
     fn with_encoder(&self, f: impl FnOnce(&mut aqueduct::CommandEncoder)) {
-        let mut e = self.encoder.lock().unwrap_or_else(|p| p.into_inner());
+        let mut e = lock(&self.encoder);
         match e.as_mut() {
             Some(encoder) => f(encoder),
             None => record(
@@ -147,7 +148,7 @@ impl CommandEncoderInterface for AqueductCommandEncoder {
                 ),
             }
         }
-        let mut e = self.encoder.lock().unwrap_or_else(|p| p.into_inner());
+        let mut e = lock(&self.encoder);
         let pass = match e.as_mut() {
             Some(encoder) => Some(
                 encoder
@@ -185,7 +186,7 @@ impl CommandEncoderInterface for AqueductCommandEncoder {
             .get_mut()
             .unwrap_or_else(|p| p.into_inner())
             .take();
-        let error = self.error.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let error = lock(&self.error).take();
         let buffer = match (encoder, error) {
             (Some(encoder), None) => Some(encoder.finish()),
             (_, Some(message)) => {
@@ -461,7 +462,7 @@ pub struct AqueductCommandBuffer {
 
 impl AqueductCommandBuffer {
     pub(crate) fn take(&self) -> Option<aqueduct::CommandBuffer> {
-        self.buffer.lock().unwrap_or_else(|p| p.into_inner()).take()
+        lock(&self.buffer).take()
     }
 }
 

@@ -24,7 +24,10 @@ use wgpu::custom::{
 use crate::buffer::AqueductBuffer;
 use crate::command::AqueductCommandEncoder;
 use crate::compute_only::ComputeOnlyObject;
-use crate::error::{filter_from_wgpu, report_compute_only, report_validation, to_wgpu};
+use crate::error::{
+    filter_from_wgpu, label_suffix, report_compute_only, report_validation, to_wgpu,
+};
+use crate::lock;
 use crate::resources::{
     AqueductBindGroup, AqueductBindGroupLayout, AqueductComputePipeline, AqueductPipelineLayout,
     AqueductQuerySet, AqueductShaderModule,
@@ -94,10 +97,6 @@ pub(crate) fn facade_of<'a, T, F: 'a>(
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl DeviceInterface for AqueductDevice {
     fn features(&self) -> wgpu::Features {
         self.device.features()
@@ -126,7 +125,7 @@ impl DeviceInterface for AqueductDevice {
         let message = format!(
             "create_shader_module_passthrough{}: passthrough shaders are not supported by the \
              Aqueduct wgpu backend; use WGSL (precompiled objects are matched by its text)",
-            desc.label.map(|l| format!(" `{l}`")).unwrap_or_default()
+            label_suffix(desc.label)
         );
         DispatchShaderModule::custom(AqueductShaderModule::invalid(&self.device, message))
     }

@@ -71,6 +71,12 @@ pub(crate) fn filter_from_wgpu(filter: wgpu::ErrorFilter) -> aqueduct::ErrorFilt
     }
 }
 
+/// `` `label` `` (after a space) for a message naming a labelled object,
+/// else nothing.
+pub(crate) fn label_suffix(label: wgpu::Label<'_>) -> String {
+    label.map(|l| format!(" `{l}`")).unwrap_or_default()
+}
+
 /// Report that `call` is not supported, on `device`'s error routing.
 pub(crate) fn report_compute_only(device: &aqueduct::Device, call: &'static str) {
     let error = ComputeOnlyError { call };

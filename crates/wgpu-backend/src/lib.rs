@@ -68,6 +68,12 @@ pub use resources::{
     AqueductQuerySet, AqueductShaderModule,
 };
 
+/// Lock `m`, going on past a panic in another holder (the state it guards
+/// stays consistent: each holder makes whole updates).
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// An aqueduct-shaderc output for one gfx target: the code object and its
 /// `NAME.reflect.json` (which records the WGSL text's hash).
 #[derive(Clone, Copy, Debug)]

@@ -14,7 +14,7 @@ use wgpu::custom::{
 
 use crate::buffer::AqueductBuffer;
 use crate::device::facade_of;
-use crate::error::{report_compute_only, report_validation};
+use crate::error::{label_suffix, report_compute_only, report_validation};
 
 /// `wgpu::ShaderModule`'s backend.
 #[derive(Debug)]
@@ -36,7 +36,7 @@ impl AqueductShaderModule {
                     device,
                     format!(
                         "create_shader_module{}: the Aqueduct wgpu backend takes WGSL only",
-                        desc.label.map(|l| format!(" `{l}`")).unwrap_or_default()
+                        label_suffix(desc.label)
                     ),
                 );
             }
@@ -117,10 +117,7 @@ pub struct AqueductBindGroup {
 impl AqueductBindGroup {
     pub(crate) fn create(device: &aqueduct::Device, desc: &wgpu::BindGroupDescriptor<'_>) -> Self {
         let invalid = AqueductBindGroup { group: None };
-        let what = format!(
-            "create_bind_group{}: the layout",
-            desc.label.map(|l| format!(" `{l}`")).unwrap_or_default()
-        );
+        let what = format!("create_bind_group{}: the layout", label_suffix(desc.label));
         let Some(layout) = facade_of(
             device,
             &what,
@@ -240,7 +237,7 @@ impl AqueductComputePipeline {
             device: device.clone(),
             pipeline: None,
         };
-        let label = desc.label.map(|l| format!(" `{l}`")).unwrap_or_default();
+        let label = label_suffix(desc.label);
         let layout = match desc.layout {
             None => None,
             Some(layout) => {

@@ -45,9 +45,6 @@ pub enum DecodeErrorKind {
     /// An operand code that is not valid for this operand (reserved source
     /// codes, a VGPR where only scalars may stand, a misaligned tuple...).
     InvalidOperand,
-    /// A family the decoder recognises but does not decode (none since MIMG
-    /// decodes; kept for callers that match on it).
-    NotDecoded,
 }
 
 impl std::fmt::Display for DecodeErrorKind {
@@ -58,7 +55,6 @@ impl std::fmt::Display for DecodeErrorKind {
             Self::UnknownOpcode => "unknown opcode",
             Self::ReservedField => "reserved field set",
             Self::InvalidOperand => "invalid operand",
-            Self::NotDecoded => "encoding not decoded",
         })
     }
 }

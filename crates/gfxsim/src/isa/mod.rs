@@ -26,7 +26,9 @@
 // - MUBUF buffer ops: see exec/mubuf.rs (swizzled V#s, tfe, format and LDS
 //   forms are typed errors). WMMA: wave32 layout (exec/wmma.rs); float sums are
 //   exact then rounded once.
-// - Not implemented (IllegalInstruction with the mnemonic): image ops, MTBUF,
+// - MTBUF typed loads/stores: see exec/mtbuf.rs (formats 0 and 64..127,
+//   swizzled V#s are typed errors).
+// - Not implemented (IllegalInstruction with the mnemonic): image ops,
 //   GDS, s_getreg of registers other than MODE and
 //   SHADER_CYCLES, s_setreg other than MODE, s_sendmsg other than
 //   MSG_DEALLOC_VGPRS, s_sendmsg_rtn GET_DOORBELL / GET_DDID / SAVE_WAVE (the

@@ -155,11 +155,10 @@ impl BufferInterface for AqueductBuffer {
             wgpu::MapMode::Read => aqueduct::MapMode::Read,
             wgpu::MapMode::Write => aqueduct::MapMode::Write,
         };
-        {
-            let mut t = self.tracking();
-            t.view = None;
-            t.current = Some((mode, range.clone()));
-        }
+        *self.tracking() = MapTracking {
+            current: Some((mode, range.clone())),
+            view: None,
+        };
         self.buffer.map_async(mode, range, move |result| {
             if let Err(e) = &result {
                 tracing::debug!("map_async failed: {e}");
@@ -180,12 +179,7 @@ impl BufferInterface for AqueductBuffer {
                 let ptr = unsafe { view.base.add(offset) };
                 AqueductMappedRange {
                     device: self.device.clone(),
-                    bytes: RangeBytes::Mapped {
-                        _view: view.clone(),
-                        ptr,
-                        len,
-                        writable: view.writable,
-                    },
+                    bytes: RangeBytes::Mapped { view, ptr, len },
                 }
             }
             Err(why) => {
@@ -206,30 +200,22 @@ impl BufferInterface for AqueductBuffer {
     }
 
     fn unmap(&self) {
-        {
-            let mut t = self.tracking();
-            t.view = None;
-            t.current = None;
-        }
+        *self.tracking() = MapTracking::default();
         self.buffer.unmap();
     }
 
     fn destroy(&self) {
-        {
-            let mut t = self.tracking();
-            t.view = None;
-            t.current = None;
-        }
+        *self.tracking() = MapTracking::default();
         self.buffer.destroy();
     }
 }
 
 enum RangeBytes {
     Mapped {
-        _view: Arc<HeldView>,
+        /// Keeps the bytes mapped; says whether they may be written.
+        view: Arc<HeldView>,
         ptr: *mut u8,
         len: usize,
-        writable: bool,
     },
     /// Stands in for a range the facade refused.
     Scratch(Vec<u8>),
@@ -264,7 +250,7 @@ impl BufferMappedRangeInterface for AqueductMappedRange {
 
     unsafe fn read_slice(&self) -> &[u8] {
         match &self.bytes {
-            // SAFETY: ptr..ptr+len is mapped memory kept alive by _view, and no writing view overlaps it (wgpu's aliasing check).
+            // SAFETY: ptr..ptr+len is mapped memory kept alive by view, and no writing view overlaps it (wgpu's aliasing check).
             RangeBytes::Mapped { ptr, len, .. } => unsafe {
                 std::slice::from_raw_parts(*ptr, *len)
             },
@@ -273,11 +259,8 @@ impl BufferMappedRangeInterface for AqueductMappedRange {
     }
 
     unsafe fn write_slice(&mut self) -> wgpu::WriteOnly<'_, [u8]> {
-        if let RangeBytes::Mapped {
-            writable: false,
-            len,
-            ..
-        } = &self.bytes
+        if let RangeBytes::Mapped { view, len, .. } = &self.bytes
+            && !view.writable
         {
             report_validation(
                 &self.device,

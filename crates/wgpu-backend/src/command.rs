@@ -442,16 +442,10 @@ impl ComputePassInterface for AqueductComputePass {
     }
 }
 
+// wgpu's interface requires a Drop impl. Ending the pass needs nothing
+// more than dropping the fields: the facade pass unlocks the encoder.
 impl Drop for AqueductComputePass {
-    /// Ending the pass: dropping the facade pass unlocks the encoder.
-    fn drop(&mut self) {
-        drop(
-            self.pass
-                .get_mut()
-                .unwrap_or_else(|p| p.into_inner())
-                .take(),
-        );
-    }
+    fn drop(&mut self) {}
 }
 
 /// `wgpu::CommandBuffer`'s backend (None: invalid, or already submitted).

@@ -224,11 +224,9 @@ fn e32_src(i: &Inst, k: usize, bits: u8, fp64: bool) -> String {
         };
     }
     if k == 0 && src0_vgpr_only(i.op) {
-        return match code {
-            256..=511 | 124 | 235..=239 | 251..=253 => text,
-            _ if constant => format!("{text}/*Invalid immediate*/"),
-            _ => class_comment("VGPR_32"),
-        };
+        let mut text = text;
+        flag_vgpr_only(&mut text, code);
+        return text;
     }
     if sixteen && code >= 256 + 128 {
         let e32_src0 = k == 0 && i.dpp.is_none();
@@ -239,6 +237,18 @@ fn e32_src(i: &Inst, k: usize, bits: u8, fp64: bool) -> String {
         });
     }
     text
+}
+
+/// Flag operand `code` of a VGPR-only operand (LLVM's `VGPR_32`) as LLVM
+/// prints it: a constant as an invalid immediate, a scalar register with the
+/// class comment; VGPRs, null and the aperture/vccz/execz/scc codes pass
+/// unflagged.
+fn flag_vgpr_only(text: &mut String, code: u16) {
+    match code {
+        256..=511 | 124 | 235..=239 | 251..=253 => {}
+        128..=208 | 240..=248 | 255 => text.push_str("/*Invalid immediate*/"),
+        _ => text.push_str("/*Invalid register, operand has 'VGPR_32' register class*/"),
+    }
 }
 
 /// Apply the neg/abs modifiers of source `k`: `-x`, `|x|`, `-|x|`; a
@@ -475,13 +485,7 @@ pub fn disassemble(i: &Inst) -> String {
                     {
                         text.push_str("/*Invalid register, operand has 'VGPR_32' register class*/");
                     } else if k == 0 && super::decode::src0_vgpr_only(i.op) {
-                        if constant {
-                            text.push_str("/*Invalid immediate*/");
-                        } else if !matches!(code, 256..=511 | 124 | 235..=239 | 251..=253) {
-                            text.push_str(
-                                "/*Invalid register, operand has 'VGPR_32' register class*/",
-                            );
-                        }
+                        flag_vgpr_only(&mut text, code);
                     } else if carry_in {
                         if constant {
                             text.push_str("/*Invalid immediate*/");
@@ -748,11 +752,7 @@ fn vop3p(i: &Inst, lit: Option<u32>, ops: &mut Vec<String>, tail: &mut String) {
             _ => src(op, w[k + 1], lit, 32, false),
         };
         if mix_dpp_src1 {
-            match op.code {
-                256..=511 | 124 | 235..=239 | 251..=253 => {}
-                128..=208 | 240..=248 | 255 => text.push_str("/*Invalid immediate*/"),
-                _ => text.push_str("/*Invalid register, operand has 'VGPR_32' register class*/"),
-            }
+            flag_vgpr_only(&mut text, op.code);
         }
         if matches!(kind, PackedKind::Matrix | PackedKind::Accumulator) {
             let class = format!("VReg_{}", 32 * w[k + 1] as u32);
@@ -813,13 +813,8 @@ fn cache_bits(flags: u8, tail: &mut String) {
 fn vinterp(i: &Inst, lit: Option<u32>, ops: &mut Vec<String>, tail: &mut String) {
     ops.push(vreg(i.dst, 1));
     for k in 0..3 {
-        let code = i.src[k].code;
         let mut text = src(&i.src[k], 1, lit, 32, false);
-        match code {
-            256..=511 | 124 | 235..=239 | 251..=253 => {}
-            128..=208 | 240..=248 | 255 => text.push_str("/*Invalid immediate*/"),
-            _ => text.push_str("/*Invalid register, operand has 'VGPR_32' register class*/"),
-        }
+        flag_vgpr_only(&mut text, i.src[k].code);
         ops.push(with_mods(text, k, 0, i.mods.neg));
     }
     if i.mods.clamp {

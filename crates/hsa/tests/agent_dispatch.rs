@@ -24,7 +24,7 @@ use aqueduct_hsa::queue::packet::PacketFence;
 use aqueduct_hsa::{HsaError, MemoryOrder, QueueErrorReason, Signal, WaitCondition, WaitHint};
 use aqueduct_kfd::abi::queue::{HSA_QUEUE_FEATURE_AGENT_DISPATCH, HSA_QUEUE_TYPE_MULTI};
 use aqueduct_kfd::abi::{FenceScope, agent_dispatch_type, packet_type};
-use e2e_common::{Arg, Gpu, TIMEOUT, read_f32, read_u32, wait_zero};
+use e2e_common::{Arg, Gpu, TIMEOUT, read_f32, read_u32, unallocated_in_aperture, wait_zero};
 
 /// How long a held packet is watched before its dependency is released.
 const HOLD: Duration = Duration::from_millis(60);
@@ -615,8 +615,7 @@ fn dependency_on_a_faulted_kernel_fails_instead_of_hanging() {
     let copy = gpu.load("vector_copy");
     let gpu_q = gpu.queue(64);
     let q = agent_queue(&gpu, HostFunctionRegistry::new());
-    let (base, size) = gpu.rt.aperture();
-    let hole = base + size - 4096 + 0x100;
+    let hole = unallocated_in_aperture(&gpu) + 0x100;
     let dst = gpu.filled_u32(64, 7);
     let bad = gpu.launch(
         &copy.kernel,
@@ -670,8 +669,7 @@ fn callback_after_a_faulted_kernel_runs_with_the_error() {
     let copy = gpu.load("vector_copy");
     let gpu_q = gpu.queue(64);
     let q = agent_queue(&gpu, HostFunctionRegistry::new());
-    let (base, size) = gpu.rt.aperture();
-    let hole = base + size - 4096 + 0x100;
+    let hole = unallocated_in_aperture(&gpu) + 0x100;
     let dst = gpu.filled_u32(64, 7);
     let src = gpu.filled_u32(64, 9);
     let launch = |from: u64, done: &Signal| {

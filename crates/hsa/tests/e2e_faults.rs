@@ -21,34 +21,10 @@ use std::time::{Duration, Instant};
 use aqueduct_hsa::{
     HsaError, KernelDispatch, MemoryOrder, QueueErrorReason, WaitCondition, WaitHint,
 };
-use e2e_common::{Arg, Gpu, Lcg, Program, read_u32, wait_zero};
+use e2e_common::{Arg, Gpu, Lcg, oob_write, read_u32, unallocated_in_aperture, wait_zero};
 use object::{Object, ObjectSection, ObjectSymbol};
 
 const PAGE: u64 = 4096;
-
-/// An address inside the runtime's reserved aperture that no allocation
-/// uses: the aperture's last page (allocations are placed from the bottom).
-fn unallocated_in_aperture(gpu: &Gpu) -> u64 {
-    let (base, size) = gpu.rt.aperture();
-    base + size - PAGE
-}
-
-/// Run oob_write storing `value` at `target` on `queue`, waiting for it.
-fn oob_write(
-    gpu: &Gpu,
-    program: &Program,
-    queue: &aqueduct_hsa::Queue,
-    target: u64,
-    value: u32,
-) -> Result<(), HsaError> {
-    let launch = gpu.launch(
-        &program.kernel,
-        &[Arg::Ptr(target), Arg::U32(value)],
-        [64, 1, 1],
-        [64, 1, 1],
-    );
-    gpu.run_on(queue, &launch)
-}
 
 /// The error must be a memory violation at `address`'s page, with the
 /// exact address in the detail.

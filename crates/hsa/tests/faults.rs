@@ -26,14 +26,12 @@ mod e2e_common;
 
 use std::time::{Duration, Instant};
 
+use aqueduct_gfxsim::SimConfig;
 use aqueduct_gfxsim::isa::decode::decode;
-use aqueduct_gfxsim::{SimConfig, SimDevice};
-use aqueduct_hsa::{
-    Allocation, HsaError, MemoryOrder, QueueErrorReason, Runtime, RuntimeOptions, Signal,
-};
+use aqueduct_hsa::{Allocation, HsaError, MemoryOrder, QueueErrorReason, Signal};
 use e2e_common::{
     Arg, Gpu, Launch, Lcg, Program, SIM_THREADS, TIMEOUT, assert_same, host_bytes_mut, read_u32,
-    wait_zero,
+    unallocated_in_aperture, wait_zero,
 };
 use object::{Object, ObjectSection, ObjectSymbol};
 
@@ -55,29 +53,11 @@ fn faults_co() -> Vec<u8> {
 
 /// A gfxsim device with the watchdog at `limit`, and a runtime over it.
 fn gpu_with_watchdog(limit: Option<Duration>) -> Gpu {
-    let sim = SimDevice::new(SimConfig {
+    Gpu::with_config(SimConfig {
         threads: SIM_THREADS,
         dispatch_timeout: limit,
         ..SimConfig::default()
     })
-    .expect("SimDevice::new");
-    let rt = Runtime::with_options(
-        sim.clone(),
-        RuntimeOptions {
-            visible_devices: None,
-            aperture_size: 16 << 30,
-        },
-    )
-    .expect("Runtime::with_options");
-    let agent = rt.gpu_agent(0).expect("a GPU agent").clone();
-    Gpu { rt, sim, agent }
-}
-
-/// An address inside the runtime's aperture that no allocation uses (its
-/// last page; allocations are placed from the bottom).
-fn unallocated_in_aperture(gpu: &Gpu) -> u64 {
-    let (base, size) = gpu.rt.aperture();
-    base + size - PAGE
 }
 
 /// The GPU address of the first instruction of `kernel` that `pick`

@@ -9,29 +9,13 @@ mod e2e_common;
 
 use std::sync::Arc;
 
-use aqueduct_gfxsim::{SimConfig, SimDevice};
+use aqueduct_gfxsim::SimConfig;
 use aqueduct_hsa::memory::PoolKind;
 use aqueduct_hsa::vmem::{Access, MemoryType, VirtualMemory};
-use aqueduct_hsa::{HsaError, QueueErrorReason, Runtime, RuntimeOptions};
-use e2e_common::{Arg, Gpu, Program, SIM_THREADS};
+use aqueduct_hsa::{HsaError, QueueErrorReason};
+use e2e_common::{Arg, Gpu, SIM_THREADS, oob_write};
 
 const PAGE: u64 = 4096;
-
-fn oob_write(
-    gpu: &Gpu,
-    program: &Program,
-    queue: &aqueduct_hsa::Queue,
-    target: u64,
-    value: u32,
-) -> Result<(), HsaError> {
-    let launch = gpu.launch(
-        &program.kernel,
-        &[Arg::Ptr(target), Arg::U32(value)],
-        [64, 1, 1],
-        [64, 1, 1],
-    );
-    gpu.run_on(queue, &launch)
-}
 
 /// The result must be a memory violation at `address` (its page in the
 /// reason, the exact address in gfxsim's detail).
@@ -118,26 +102,17 @@ fn no_access_and_unmapped_ranges_fault_and_the_queue_recovers() {
 
 #[test]
 fn access_is_per_gpu() {
-    let sim = SimDevice::new(SimConfig {
+    let gpu0 = Gpu::with_config(SimConfig {
         gpus: 2,
         threads: SIM_THREADS,
         ..SimConfig::default()
-    })
-    .unwrap();
-    let rt = Runtime::with_options(
-        sim.clone(),
-        RuntimeOptions {
-            visible_devices: None,
-            aperture_size: 16 << 30,
-        },
-    )
-    .unwrap();
-    let on = |ordinal| Gpu {
+    });
+    let rt = Arc::clone(&gpu0.rt);
+    let gpu1 = Gpu {
         rt: Arc::clone(&rt),
-        sim: Arc::clone(&sim),
-        agent: rt.gpu_agent(ordinal).unwrap().clone(),
+        sim: Arc::clone(&gpu0.sim),
+        agent: rt.gpu_agent(1).unwrap().clone(),
     };
-    let (gpu0, gpu1) = (on(0), on(1));
     let vm = VirtualMemory::new(&rt).unwrap();
     let cpu = rt.cpu_agents().next().unwrap().clone();
 

@@ -84,18 +84,23 @@ impl Gpu {
     }
 
     pub fn with_threads(threads: usize) -> Gpu {
-        let sim = SimDevice::new(SimConfig {
+        let gpu = Self::with_config(SimConfig {
             threads,
             ..SimConfig::default()
-        })
-        .expect("SimDevice::new");
+        });
+        assert_eq!(gpu.agent.name, "gfx1100");
+        gpu
+    }
+
+    /// A runtime over a gfxsim device made with `config`, on its first GPU.
+    pub fn with_config(config: SimConfig) -> Gpu {
+        let sim = SimDevice::new(config).expect("SimDevice::new");
         let options = RuntimeOptions {
             visible_devices: None,
             aperture_size: 16 << 30,
         };
         let rt = Runtime::with_options(sim.clone(), options).expect("Runtime::with_options");
         let agent = rt.gpu_agent(0).expect("a GPU agent").clone();
-        assert_eq!(agent.name, "gfx1100");
         Gpu { rt, sim, agent }
     }
 
@@ -231,6 +236,32 @@ impl Gpu {
         let launch = self.launch(kernel, args, grid, workgroup);
         self.run_on(&queue, &launch)
     }
+}
+
+/// An address inside the runtime's reserved aperture that no allocation
+/// uses: the aperture's last 4 KiB page (allocations are placed from the
+/// bottom).
+pub fn unallocated_in_aperture(gpu: &Gpu) -> u64 {
+    let (base, size) = gpu.rt.aperture();
+    base + size - 4096
+}
+
+/// Run kernels/gfx1100/oob_write.co (`program`) storing `value` at
+/// `target` on `queue`, waiting for it.
+pub fn oob_write(
+    gpu: &Gpu,
+    program: &Program,
+    queue: &Queue,
+    target: u64,
+    value: u32,
+) -> HsaResult<()> {
+    let launch = gpu.launch(
+        &program.kernel,
+        &[Arg::Ptr(target), Arg::U32(value)],
+        [64, 1, 1],
+        [64, 1, 1],
+    );
+    gpu.run_on(queue, &launch)
 }
 
 /// Wait (blocked, [`TIMEOUT`]) until `signal` is 0.

@@ -87,9 +87,9 @@ pub(super) fn vop3(words: &[u32]) -> Result<Inst, DecodeError> {
 }
 
 /// LLVM's rules for VOP3 words: the fields of source slots the op does not
-/// use (code, neg, abs) are zero; source codes are defined ones (a DPP
-/// marker in src0 selects the VOP3 DPP forms, not decoded here); 64-bit
-/// sources take no LDS direct; compares take no omod.
+/// use (code, neg, abs) are zero; source codes are defined ones (src0 of a
+/// DPP form is the permuted VGPR); 64-bit sources take no LDS direct;
+/// compares take no omod.
 fn validate_vop3(
     i: &Inst,
     words: &[u32],
@@ -202,11 +202,6 @@ pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {
     let info = lookup(&VOP3P, ((w0 >> 16) & 0x7F) as usize, words, 2)?;
     let codes = srcs(w1);
     let used = |k: usize| info.widths[k + 1] != 0;
-    // Reserved source codes and scalar tuples that do not fit (the DPP
-    // markers 233/234/250 in src0 select the VOP3P DPP forms, not decoded
-    // yet).
-    // (A WMMA matrix operand also decodes vcc and exec as 8-dword tuples,
-    // which LLVM prints with an invalid-register comment.)
     // A DPP marker in src0 (233/234 DPP8, 250 DPP16): a third dword holds
     // the permuted src0 VGPR and the controls (VOP3P DPP, `_e64_dpp`; only
     // v_dot2_f32_f16 and the v_fma_mix ops have that form).
@@ -223,6 +218,10 @@ pub(super) fn vop3p(words: &[u32]) -> Result<Inst, DecodeError> {
     } else {
         None
     };
+    // Reserved source codes and scalar tuples that do not fit (src0 of a
+    // DPP form is the permuted VGPR). A WMMA matrix operand also decodes vcc
+    // and exec as 8-dword tuples, which LLVM prints with an invalid-register
+    // comment.
     let bad = (0..3).any(|k| {
         let (code, width) = (codes[k], info.widths[k + 1]);
         let dpp_src0 = k == 0 && dpp.is_some();

@@ -27,10 +27,9 @@ use crate::lock;
 /// The facade view of a whole mapped range, shared by wgpu's views.
 struct HeldView {
     /// Keeps the mapping's bytes and their registration in the facade.
-    _view: FacadeView,
+    view: FacadeView,
     base: *mut u8,
     range: Range<u64>,
-    writable: bool,
 }
 
 enum FacadeView {
@@ -38,12 +37,17 @@ enum FacadeView {
     Write(#[allow(dead_code)] aqueduct::BufferViewMut),
 }
 
-// SAFETY: `base` points into memory owned by `_view` (itself Send + Sync); wgpu's front end keeps the views that write through it disjoint from every other view.
+// SAFETY: `base` points into memory owned by `view` (itself Send + Sync); wgpu's front end keeps the views that write through it disjoint from every other view.
 unsafe impl Send for HeldView {}
 // SAFETY: as above; shared access only reads unless a view holds the range exclusively.
 unsafe impl Sync for HeldView {}
 
 impl HeldView {
+    /// Whether the mapping may be written (a write view of the facade's).
+    fn writable(&self) -> bool {
+        matches!(self.view, FacadeView::Write(_))
+    }
+
     fn take(
         buffer: &aqueduct::Buffer,
         mode: aqueduct::MapMode,
@@ -56,10 +60,9 @@ impl HeldView {
                     .map_err(|e| e.to_string())?;
                 let base = view.as_mut_ptr();
                 Ok(HeldView {
-                    _view: FacadeView::Write(view),
+                    view: FacadeView::Write(view),
                     base,
                     range,
-                    writable: true,
                 })
             }
             aqueduct::MapMode::Read => {
@@ -68,10 +71,9 @@ impl HeldView {
                     .map_err(|e| e.to_string())?;
                 let base = view.as_ptr().cast_mut();
                 Ok(HeldView {
-                    _view: FacadeView::Read(view),
+                    view: FacadeView::Read(view),
                     base,
                     range,
-                    writable: false,
                 })
             }
         }
@@ -260,7 +262,7 @@ impl BufferMappedRangeInterface for AqueductMappedRange {
 
     unsafe fn write_slice(&mut self) -> wgpu::WriteOnly<'_, [u8]> {
         if let RangeBytes::Mapped { view, len, .. } = &self.bytes
-            && !view.writable
+            && !view.writable()
         {
             report_validation(
                 &self.device,

@@ -53,7 +53,7 @@ pub(super) fn mtbuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let vdata = i.data[0] as usize;
     // The V#'s DST_SEL_X/Y/Z/W (dword 3 [11:0]) pick what a load returns:
     // 0 reads 0, 1 reads one, 4..7 read component x..w.
-    let dst_sel = w.sgpr.get(i.saddr as usize * 4 + 3).copied().unwrap_or(0) & 0xFFF;
+    let dst_sel = res.dst_sel;
     let access = if store { Access::Write } else { Access::Read };
     let mut rows = [[0u32; LANES]; 4];
     for l in 0..LANES {

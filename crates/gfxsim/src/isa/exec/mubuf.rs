@@ -39,6 +39,8 @@ pub(super) struct Resource {
     num_records: u64,
     add_tid: bool,
     oob: u32,
+    /// DST_SEL_X/Y/Z/W (d3[11:0]), which MTBUF loads apply.
+    pub(super) dst_sel: u32,
 }
 
 /// Value of the soffset operand code (SGPR, null/M0, an inline integer, or
@@ -90,6 +92,7 @@ pub(super) fn buffer_lanes(w: &Wave, i: &Inst) -> Result<BufferLanes, WaveErrorK
         num_records: d2 as u64,
         add_tid: (d3 >> 23) & 1 != 0,
         oob: (d3 >> 28) & 3,
+        dst_sel: d3 & 0xFFF,
     };
     let mut index = [0u64; LANES];
     let mut offset = [i.imm as u64; LANES];

@@ -24,30 +24,22 @@ use common::*;
 
 const WAIT: Duration = Duration::from_secs(60);
 
-fn module(device: &Device, code: &'static [u8], label: &'static str) -> ShaderModule {
-    device.create_shader_module(ShaderModuleDescriptor {
-        label: Some(label),
-        source: ShaderSource::CodeObject {
-            code: Cow::Borrowed(code),
-            workgroup_size: Some([64, 1, 1]),
-        },
-    })
-}
-
 fn faults_pipeline(device: &Device, entry: &str) -> ComputePipeline {
-    let m = module(
+    let m = code_object_module(
         device,
-        include_bytes!("kernels/gfx1100/faults.co"),
         "faults",
+        Cow::Borrowed(include_bytes!("kernels/gfx1100/faults.co")),
+        [64, 1, 1],
     );
     expect_valid(device, || auto_pipeline(device, &m, entry))
 }
 
 fn stamp_pipeline(device: &Device) -> ComputePipeline {
-    let m = module(
+    let m = code_object_module(
         device,
-        include_bytes!("kernels/gfx1100/stress.co"),
         "stress",
+        Cow::Borrowed(include_bytes!("kernels/gfx1100/stress.co")),
+        [64, 1, 1],
     );
     expect_valid(device, || auto_pipeline(device, &m, "stamp"))
 }

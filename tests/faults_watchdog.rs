@@ -23,13 +23,12 @@ fn an_endless_kernel_is_stopped_and_reported() {
     // SAFETY: this binary's only test sets the variable before anything else runs; no other thread reads the environment yet.
     unsafe { std::env::set_var("AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS", LIMIT_MS.to_string()) };
     let c = ctx();
-    let module = c.device.create_shader_module(ShaderModuleDescriptor {
-        label: Some("faults"),
-        source: ShaderSource::CodeObject {
-            code: Cow::Borrowed(include_bytes!("kernels/gfx1100/faults.co")),
-            workgroup_size: Some([64, 1, 1]),
-        },
-    });
+    let module = code_object_module(
+        &c.device,
+        "faults",
+        Cow::Borrowed(include_bytes!("kernels/gfx1100/faults.co")),
+        [64, 1, 1],
+    );
     let spin = expect_valid(&c.device, || auto_pipeline(&c.device, &module, "spin"));
     let intact_words: Vec<u32> = (0..512u32).map(|i| i.wrapping_mul(77)).collect();
     let intact = storage_init(&c.device, &intact_words);

@@ -110,13 +110,12 @@ fn unmap_before_completion_aborts_the_mapping() {
 #[test]
 fn after_a_gpu_fault_map_callbacks_get_an_error_and_work_done_runs() {
     let c = host_thread_ctx();
-    let module = c.device.create_shader_module(ShaderModuleDescriptor {
-        label: Some("fault_at"),
-        source: ShaderSource::CodeObject {
-            code: Cow::Borrowed(include_bytes!("kernels/gfx1100/fault_at.co")),
-            workgroup_size: Some([64, 1, 1]),
-        },
-    });
+    let module = code_object_module(
+        &c.device,
+        "fault_at",
+        Cow::Borrowed(include_bytes!("kernels/gfx1100/fault_at.co")),
+        [64, 1, 1],
+    );
     let fault = expect_valid(&c.device, || auto_pipeline(&c.device, &module, "fault_at"));
     let rb = readback_buffer(&c.device, 16);
     let scope = c.device.push_error_scope(ErrorFilter::Internal);

@@ -264,13 +264,12 @@ fn eight_threads_mix_submissions_on_one_device() {
         let per_thread = PER_THREAD * soak();
         let total = THREADS * per_thread;
         let c = ctx();
-        let module = c.device.create_shader_module(ShaderModuleDescriptor {
-            label: Some("stress"),
-            source: ShaderSource::CodeObject {
-                code: Cow::Borrowed(include_bytes!("kernels/gfx1100/stress.co")),
-                workgroup_size: Some([64, 1, 1]),
-            },
-        });
+        let module = code_object_module(
+            &c.device,
+            "stress",
+            Cow::Borrowed(include_bytes!("kernels/gfx1100/stress.co")),
+            [64, 1, 1],
+        );
         let pipeline = expect_valid(&c.device, || auto_pipeline(&c.device, &module, "stamp"));
         let s = Shared {
             out: big_storage(&c.device, total * SLOT_WORDS),
@@ -335,20 +334,18 @@ fn eight_threads_mix_submissions_on_one_device() {
 fn faults_under_load_never_hang_the_device() {
     bounded(DEADLINE, || {
         let c = ctx();
-        let stress = c.device.create_shader_module(ShaderModuleDescriptor {
-            label: Some("stress"),
-            source: ShaderSource::CodeObject {
-                code: Cow::Borrowed(include_bytes!("kernels/gfx1100/stress.co")),
-                workgroup_size: Some([64, 1, 1]),
-            },
-        });
-        let faults = c.device.create_shader_module(ShaderModuleDescriptor {
-            label: Some("faults"),
-            source: ShaderSource::CodeObject {
-                code: Cow::Borrowed(include_bytes!("kernels/gfx1100/faults.co")),
-                workgroup_size: Some([64, 1, 1]),
-            },
-        });
+        let stress = code_object_module(
+            &c.device,
+            "stress",
+            Cow::Borrowed(include_bytes!("kernels/gfx1100/stress.co")),
+            [64, 1, 1],
+        );
+        let faults = code_object_module(
+            &c.device,
+            "faults",
+            Cow::Borrowed(include_bytes!("kernels/gfx1100/faults.co")),
+            [64, 1, 1],
+        );
         let stamp_p = expect_valid(&c.device, || auto_pipeline(&c.device, &stress, "stamp"));
         let trap_p = expect_valid(&c.device, || auto_pipeline(&c.device, &faults, "trap_now"));
         let (c, stamp_p, trap_p) = (&c, &stamp_p, &trap_p);

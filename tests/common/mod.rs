@@ -44,10 +44,20 @@ pub fn ctx_with(desc: impl FnOnce(&Adapter) -> DeviceDescriptor<'static>) -> Ctx
 pub fn kernel_module(device: &Device, name: &str, workgroup: [u32; 3]) -> ShaderModule {
     let path = format!("{}/kernels/gfx1100/{name}.co", env!("CARGO_MANIFEST_DIR"));
     let code = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    code_object_module(device, name, Cow::Owned(code), workgroup)
+}
+
+/// A raw gfx1100 code object as a shader module labelled `label`.
+pub fn code_object_module(
+    device: &Device,
+    label: &str,
+    code: Cow<'static, [u8]>,
+    workgroup: [u32; 3],
+) -> ShaderModule {
     device.create_shader_module(ShaderModuleDescriptor {
-        label: Some(name),
+        label: Some(label),
         source: ShaderSource::CodeObject {
-            code: Cow::Owned(code),
+            code,
             workgroup_size: Some(workgroup),
         },
     })

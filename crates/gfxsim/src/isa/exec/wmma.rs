@@ -83,6 +83,11 @@ pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult {
     let neg = |bit: u8| !int && (i.mods.neg >> bit) & 1 != 0;
     let (a_signed, b_signed) = (int && i.mods.neg & 1 != 0, int && i.mods.neg & 2 != 0);
     let hi = (i.mods.opsel >> 2) & 1 != 0;
+    // The signs neg_lo[0] / neg_lo[1] put on A and B (float forms).
+    let (sa, sb) = (
+        if neg(0) { -1.0 } else { 1.0 },
+        if neg(1) { -1.0 } else { 1.0 },
+    );
     // Read everything before writing (D may overlap A, B or C).
     let mut am = [[0f64; 16]; 16];
     let mut bm = [[0f64; 16]; 16];
@@ -115,10 +120,6 @@ pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult {
             if neg(2) {
                 cv = -cv;
             }
-            let (sa, sb) = (
-                if neg(0) { -1.0 } else { 1.0 },
-                if neg(1) { -1.0 } else { 1.0 },
-            );
             let v = if int {
                 let dot: i64 = (0..16).map(|k| am[m][k] as i64 * bm[k][n] as i64).sum();
                 let s = dot + cv as i64;

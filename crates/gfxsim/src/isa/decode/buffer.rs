@@ -58,9 +58,7 @@ fn buffer(words: &[u32], family: Family, info: &'static OpInfo) -> Result<Inst, 
     let mut i = base_inst(family, info, words, len);
     i.literal = lit;
     i.imm = (w0 & 0xFFF) as i32;
-    i.flags = ((((w0 >> 14) & 1) as u8) * Inst::GLC)
-        | ((((w0 >> 12) & 1) as u8) * Inst::SLC)
-        | ((((w0 >> 13) & 1) as u8) * Inst::DLC);
+    i.flags = cache_flags(w0);
     i.addr = (w1 & 0xFF) as u8;
     i.data = [((w1 >> 8) & 0xFF) as u8, 0];
     i.saddr = srsrc as u8;
@@ -74,6 +72,14 @@ fn buffer(words: &[u32], family: Family, info: &'static OpInfo) -> Result<Inst, 
         info,
     )?;
     Ok(i)
+}
+
+/// The glc/slc/dlc bits of dword 0 (glc 14, slc 12, dlc 13: the same places
+/// in MUBUF, MTBUF and MIMG) as [`Inst`] flags.
+pub(super) fn cache_flags(w0: u32) -> u8 {
+    ((((w0 >> 14) & 1) as u8) * Inst::GLC)
+        | ((((w0 >> 12) & 1) as u8) * Inst::SLC)
+        | ((((w0 >> 13) & 1) as u8) * Inst::DLC)
 }
 
 /// Dwords of a buffer instruction's vdata (without tfe), from its name.

@@ -115,9 +115,7 @@ pub(super) fn mimg(words: &[u32]) -> Result<Inst, DecodeError> {
     i.saddr = srsrc as u8;
     i.imm2 = ssamp as u32;
     i.widths = [data_w, addr_w, 0, 0, 0];
-    i.flags = ((((w0 >> 14) & 1) as u8) * Inst::GLC)
-        | ((((w0 >> 12) & 1) as u8) * Inst::SLC)
-        | ((((w0 >> 13) & 1) as u8) * Inst::DLC);
+    i.flags = super::buffer::cache_flags(w0);
     Ok(i)
 }
 

@@ -21,44 +21,15 @@ Model, per opcode and NSA form:
 Usage: python3 generate_mimg.py > mimg_shapes.rs
 """
 import re
-import subprocess
 import sys
 
-MC = ["llvm-mc-19", "-arch=amdgcn", "-mcpu=gfx1100", "-disassemble", "-show-encoding"]
-MARK = [0xBF801234, 0xBF801235]  # s_nop 0x1234; s_nop 0x1235
+# llvm-mc batching (one probe per line, s_nop markers between) as for tables.rs.
+from generate import disasm_batch
+
 DIMS = range(8)
 DMASKS = (1, 3, 7, 15)
 # Opcodes whose data is always four channels (before d16/tfe).
 FOUR = ("image_gather4", "image_msaa_load")
-
-
-def words_line(ws):
-    return ",".join("0x%02x" % ((w >> (8 * i)) & 0xFF) for w in ws for i in range(4))
-
-
-def disasm_batch(cands):
-    lines = []
-    for ws in cands:
-        lines.append(words_line(ws))
-        lines.append(words_line(MARK))
-    out = subprocess.run(MC, input="\n".join(lines) + "\n", capture_output=True, text=True).stdout
-    results, cur = [], []
-    for l in out.splitlines():
-        l = l.strip()
-        if not l or l.startswith(".text"):
-            continue
-        text, _, enc = l.partition("; encoding:")
-        text = text.strip()
-        if text == "s_nop 0x1235":
-            results.append(cur)
-            cur = []
-        else:
-            cur.append((text, enc.count("0x")))
-    res = []
-    for ws, got in zip(cands, results):
-        ok = len(got) == 2 and got[1][0] == "s_nop 0x1234" and got[0][1] == 4 * len(ws)
-        res.append(got[0][0] if ok else None)
-    return res
 
 
 def width(reg):

@@ -205,7 +205,7 @@ fn e32_src(i: &Inst, k: usize, bits: u8, fp64: bool) -> String {
             }
         };
     }
-    let sixteen = src_is_16(i.op, k) && width == 1;
+    let sixteen = src_is_16(i.op) && width == 1;
     let bits = match width {
         1 if !sixteen => 32,
         _ => bits,
@@ -452,7 +452,7 @@ pub fn disassemble(i: &Inst) -> String {
                         i.dpp.is_some() && matches!(i.op, Op::VCmpClassF16 | Op::VCmpxClassF16);
                     let int16 = w[k + 1] == 1
                         && !class_dpp
-                        && super::decode::src_is_16(i.op, k)
+                        && super::decode::src_is_16(i.op)
                         && !super::decode::src_is_float(i.op, k);
                     let code = i.src[k].code;
                     // v_mad_{i32_i16,u32_u16}: a 32-bit addend.

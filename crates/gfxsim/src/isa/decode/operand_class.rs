@@ -32,8 +32,9 @@ pub(crate) fn dst_is_16(op: Op) -> bool {
     !packed(op) && type_tokens(op).next().is_some_and(|t| t.ends_with("16"))
 }
 
-/// Is source `slot` a 16-bit operand?
-pub(crate) fn src_is_16(op: Op, _slot: usize) -> bool {
+/// Are the sources 16-bit operands (the last type token of the name; the
+/// same for every source slot)?
+pub(crate) fn src_is_16(op: Op) -> bool {
     !packed(op) && type_tokens(op).last().is_some_and(|t| t.ends_with("16"))
 }
 

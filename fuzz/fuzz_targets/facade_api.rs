@@ -31,7 +31,8 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 
 /// The shaders a pipeline can be made from: (kernel, code object, reflection
-/// JSON for shaderc objects, whether it takes an explicit workgroup size).
+/// JSON for shaderc objects; None for raw code objects, which are not
+/// bounds-checked).
 const SHADERS: &[(&str, &[u8], Option<&str>)] = &[
     (
         "vector_copy",

@@ -27,7 +27,6 @@
 
 mod e2e_common;
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
@@ -133,7 +132,6 @@ fn eight_threads_share_a_64_packet_queue() {
         // Hold the queue until the ring is full and submitters wait.
         let gate = gpu.signal(1);
         queue.submit_barrier_and(&[&gate], None).expect("gate");
-        let released = AtomicBool::new(false);
 
         let start = Instant::now();
         std::thread::scope(|scope| {
@@ -188,10 +186,8 @@ fn eight_threads_share_a_64_packet_queue() {
                 );
                 std::thread::sleep(Duration::from_millis(1));
             }
-            released.store(true, Ordering::Release);
             gate.store(0, MemoryOrder::Release);
         });
-        assert!(released.load(Ordering::Acquire));
         assert!(queue.error().is_none());
         assert_eq!(queue.read_index(), 1 + total as u64, "every packet retired");
 
@@ -214,7 +210,6 @@ fn eight_threads_share_a_64_packet_queue() {
             }
             dispatches += usize::from(!is_barrier);
         }
-        assert!(dispatches >= total * 15 / 16);
         eprintln!(
             "{THREADS} threads x {per_thread} packets ({dispatches} dispatches) in {:?}",
             start.elapsed()

@@ -373,12 +373,11 @@ impl Dispatch {
         stats: &mut WorkgroupStats,
         jumps: &mut u32,
     ) -> Result<(), WaveErrorKind> {
-        let mut block = ctx.block(&self.code, w.pc, env.mem);
-        'blocks: loop {
-            if block.start != w.pc {
-                block = ctx.block(&self.code, w.pc, env.mem);
-            }
+        let mut idx = ctx.block_index(&self.code, w.pc, env.mem);
+        loop {
+            let block = ctx.block_at(idx);
             let mut pc = block.start;
+            let mut target = None;
             for inst in &block.insts {
                 w.pc = pc;
                 stats.wave_instructions += 1;
@@ -390,7 +389,8 @@ impl Dispatch {
                             self.check_watchdog()?;
                         }
                         w.pc = t;
-                        continue 'blocks;
+                        target = Some(t);
+                        break;
                     }
                     Flow::Barrier => {
                         w.pc = pc + 4 * inst.len as u64;
@@ -403,16 +403,25 @@ impl Dispatch {
                     }
                 }
             }
-            w.pc = pc;
-            match &block.tail {
-                Tail::Continue => {}
-                Tail::Illegal(e) => {
-                    return Err(WaveErrorKind::IllegalInstruction {
-                        words: e.words.clone(),
-                        mnemonic: e.mnemonic.clone(),
-                    });
+            let target = match target {
+                Some(t) => t,
+                None => {
+                    w.pc = pc;
+                    match &block.tail {
+                        Tail::Continue => pc,
+                        Tail::Illegal(e) => {
+                            return Err(WaveErrorKind::IllegalInstruction {
+                                words: e.words.clone(),
+                                mnemonic: e.mnemonic.clone(),
+                            });
+                        }
+                        Tail::Fault(f) => return Err(WaveErrorKind::MemoryViolation(*f)),
+                    }
                 }
-                Tail::Fault(f) => return Err(WaveErrorKind::MemoryViolation(*f)),
+            };
+            // A loop jumping back to its own block start needs no lookup.
+            if target != block.start {
+                idx = ctx.block_index(&self.code, target, env.mem);
             }
         }
     }

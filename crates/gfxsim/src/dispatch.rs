@@ -16,6 +16,10 @@
 //! keeps the first error. The worker that finishes the last
 //! workgroup marks the job done and wakes the queue's command processor.
 //!
+//! A job of fewer workgroups than workers wakes only that many workers;
+//! a command processor may run a one-workgroup job itself
+//! ([`Job::run_here`], queue/command_processor.rs says when).
+//!
 //! An idle worker polls a submission counter briefly ([`idle_spin`]) before
 //! it sleeps on the condition variable: back-to-back small dispatches (each
 //! waiting for the previous one, the AQL barrier bit) then start without a
@@ -139,6 +143,53 @@ impl Job {
         }
     }
 
+    /// Claim and run workgroups until none are left to claim (`workers`
+    /// sizes the claimed runs).
+    fn run_claims(&self, workers: u64, vm: &GpuVm, ctx: &mut WorkerContext, stats: &StatsCounters) {
+        while let Some(range) = self.claim(workers) {
+            let count = range.end - range.start;
+            let mut insts = 0u64;
+            let mut ran = 0u64;
+            {
+                // One page-table read view for the batch: mappings cannot change while
+                // any of its workgroups runs (MAP/UNMAP wait, as for one workgroup).
+                let view = vm.view();
+                for index in range {
+                    if self.failed.load(Ordering::Acquire) {
+                        break;
+                    }
+                    let id = self.workgroup_id(index);
+                    ran += 1;
+                    match self.dispatch.run_workgroup(id, &view, ctx) {
+                        Ok(s) => insts += s.wave_instructions,
+                        Err(error) => {
+                            tracing::debug!("gfxsim: workgroup {id:?} failed: {error}");
+                            self.error
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .get_or_insert(error);
+                            self.failed.store(true, Ordering::Release);
+                            self.abort();
+                            break;
+                        }
+                    }
+                }
+            }
+            self.wave_instructions.fetch_add(insts, Ordering::Relaxed);
+            stats.wave_instructions.fetch_add(insts, Ordering::Relaxed);
+            stats.workgroups.fetch_add(ran, Ordering::Relaxed);
+            // The batch's workgroups, run or skipped after a failure, are all finished.
+            self.finish(count);
+        }
+    }
+
+    /// Run every workgroup on the calling thread (a command processor
+    /// running a small dispatch itself instead of waking a worker); the job
+    /// is done when this returns.
+    pub fn run_here(&self, vm: &GpuVm, ctx: &mut WorkerContext, stats: &StatsCounters) {
+        self.run_claims(1, vm, ctx, stats);
+    }
+
     fn workgroup_id(&self, index: u64) -> [u32; 3] {
         let x = self.counts[0] as u64;
         let y = self.counts[1] as u64;
@@ -251,43 +302,7 @@ impl PoolShared {
     fn run_worker(&self) {
         let mut ctx = WorkerContext::new();
         while let Some(job) = self.next_job() {
-            while let Some(range) = job.claim(self.workers) {
-                let count = range.end - range.start;
-                let mut insts = 0u64;
-                let mut ran = 0u64;
-                {
-                    // One page-table read view for the batch: mappings cannot change while
-                    // any of its workgroups runs (MAP/UNMAP wait, as for one workgroup).
-                    let view = self.vm.view();
-                    for index in range {
-                        if job.failed.load(Ordering::Acquire) {
-                            break;
-                        }
-                        let id = job.workgroup_id(index);
-                        ran += 1;
-                        match job.dispatch.run_workgroup(id, &view, &mut ctx) {
-                            Ok(stats) => insts += stats.wave_instructions,
-                            Err(error) => {
-                                tracing::debug!("gfxsim: workgroup {id:?} failed: {error}");
-                                job.error
-                                    .lock()
-                                    .unwrap_or_else(|e| e.into_inner())
-                                    .get_or_insert(error);
-                                job.failed.store(true, Ordering::Release);
-                                job.abort();
-                                break;
-                            }
-                        }
-                    }
-                }
-                job.wave_instructions.fetch_add(insts, Ordering::Relaxed);
-                self.stats
-                    .wave_instructions
-                    .fetch_add(insts, Ordering::Relaxed);
-                self.stats.workgroups.fetch_add(ran, Ordering::Relaxed);
-                // The batch's workgroups, run or skipped after a failure, are all finished.
-                job.finish(count);
-            }
+            job.run_claims(self.workers, &self.vm, &mut ctx, &self.stats);
         }
     }
 }
@@ -339,9 +354,19 @@ impl WorkerPool {
             job.wake.notify();
             return;
         }
+        let wanted = job.total;
         self.shared.jobs().push_back(job);
         self.shared.submitted.fetch_add(1, Ordering::Release);
-        self.shared.cv.notify_all();
+        // A job of fewer workgroups than workers needs only that many awake
+        // (on a small host, each extra wake-up takes a core from the thread
+        // that runs the work).
+        if wanted < self.shared.workers {
+            for _ in 0..wanted {
+                self.shared.cv.notify_one();
+            }
+        } else {
+            self.shared.cv.notify_all();
+        }
     }
 
     /// Stop the workers (after their current workgroup) and join them.

@@ -26,10 +26,19 @@
 //! workgroups start) and the release when it completes (before its
 //! completion signal changes), as `coherence.rs` describes.
 //!
-//! While the oldest packet in flight is a dispatch, the CP polls it for up
-//! to `dispatch::idle_spin()` before sleeping: a dispatch that ends within
-//! that time completes (and a packet waiting on it launches) without a
-//! futex wake-up.
+//! A dispatch of one workgroup whose next packet is not written yet (or
+//! has the barrier bit, so it waits anyway) runs on the CP's own thread:
+//! nothing could overlap with it, and handing it to a worker costs two
+//! thread wake-ups (the worker's, then the CP's when it ends), most of a
+//! small dispatch's round trip. The scheduling difference is that such a
+//! dispatch cannot wait for a packet written to its queue after it starts
+//! (AQL gives no forward-progress promise between packets). Queue destroy
+//! aborts it like a dispatch on the workers.
+//!
+//! Before sleeping, the CP polls for up to `dispatch::idle_spin()` (off
+//! below 4 host cores) for the oldest dispatch in flight to end or for a
+//! wake-up (a doorbell): back-to-back work then goes on without a futex
+//! wake-up.
 //!
 //! Any error (a bad packet, a failed wave, a fault of the CP itself) is
 //! reported through the context-save header and halts the queue: it
@@ -52,8 +61,8 @@ use crate::dispatch::{Job, idle_spin, spin_until};
 use crate::events::Events;
 use crate::fault::{QueueError, report_queue_error};
 use crate::gpu::{Gpu, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
-use crate::isa::Dispatch;
 use crate::isa::{Access, DispatchSetup};
+use crate::isa::{Dispatch, WorkerContext};
 use crate::memory::vm::VmView;
 use crate::stats::StatsCounters;
 
@@ -64,6 +73,9 @@ use super::validation::QueueConfig;
 const MAX_WORKGROUP_SIZE: u64 = 1024;
 /// Most LDS bytes a workgroup may ask for.
 const MAX_GROUP_SEGMENT_SIZE: u32 = 64 * 1024;
+/// Dispatches of at most this many workgroups run on the command
+/// processor's thread when nothing could overlap with them.
+const INLINE_MAX_WORKGROUPS: u64 = 1;
 enum Work {
     Dispatch(Arc<Job>),
     /// A barrier packet whose condition held.
@@ -103,6 +115,8 @@ pub struct CommandProcessor {
     next_index: u64,
     in_flight: VecDeque<InFlight>,
     aborted: bool,
+    /// LDS, scratch and code copies for dispatches run inline.
+    ctx: WorkerContext,
 }
 
 impl CommandProcessor {
@@ -127,6 +141,7 @@ impl CommandProcessor {
             next_index,
             in_flight: VecDeque::new(),
             aborted: false,
+            ctx: WorkerContext::new(),
         }
     }
 
@@ -167,7 +182,7 @@ impl CommandProcessor {
                     }
                 }
             }
-            if self.spin_on_oldest() {
+            if self.spin_before_sleep(seen) {
                 continue;
             }
             wake.wait_past(seen);
@@ -179,17 +194,20 @@ impl CommandProcessor {
         );
     }
 
-    /// Poll the oldest packet in flight, if it is a running dispatch, for up
-    /// to [`idle_spin`]; whether it finished.
-    fn spin_on_oldest(&self) -> bool {
+    /// Poll for up to [`idle_spin`] before sleeping: for the oldest packet
+    /// in flight, if it is a running dispatch, to finish, and for a wake-up
+    /// (a doorbell, an event) past `seen`; whether either happened.
+    fn spin_before_sleep(&self, seen: u64) -> bool {
+        if self.queue.is_halted() || self.queue.stopping() {
+            return false;
+        }
+        let wake = &self.queue.wake;
         match self.in_flight.front() {
             Some(InFlight {
                 work: Work::Dispatch(job),
                 ..
-            }) if !self.queue.is_halted() && !self.queue.stopping() => {
-                spin_until(idle_spin(), || job.is_done())
-            }
-            _ => false,
+            }) => spin_until(idle_spin(), || job.is_done() || wake.seen() != seen),
+            _ => wake.spin_past(seen, idle_spin()),
         }
     }
 
@@ -399,7 +417,11 @@ impl CommandProcessor {
             }
         };
         if let Work::Dispatch(job) = &work {
-            self.gpu.pool.submit(job.clone());
+            if job.workgroups() <= INLINE_MAX_WORKGROUPS && self.nothing_to_overlap(config, index) {
+                self.run_inline(job);
+            } else {
+                self.gpu.pool.submit(job.clone());
+            }
         }
         self.in_flight.push_back(InFlight {
             index,
@@ -409,6 +431,35 @@ impl CommandProcessor {
         });
         self.next_index = index + 1;
         Ok(Launch::Launched)
+    }
+
+    /// Whether the packet after `index` can wait for the one at `index`
+    /// to complete: it is not written yet, or it has the barrier bit (so
+    /// it would wait anyway). Then running packet `index` on this thread
+    /// delays nothing that could have overlapped with it.
+    fn nothing_to_overlap(&self, config: &QueueConfig, index: u64) -> bool {
+        let next = config.ring_base + ((index + 1) % config.packets()) * 64;
+        let view = self.gpu.vm.view();
+        match view.atomic_u16(next, Access::Read) {
+            Ok(header) => {
+                let bits = header.load(Ordering::Acquire);
+                bits & 0xff == packet_type::INVALID
+                    || PacketHeader::from_bits(bits).is_some_and(|h| h.barrier)
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Run a small dispatch's workgroups on the command processor's own
+    /// thread: no worker wake-up, and no wake-up of this thread when it
+    /// ends. Queue destroy aborts it through `QueueShared::inline_job`.
+    fn run_inline(&mut self, job: &Arc<Job>) {
+        self.queue.set_inline_job(Some(job.clone()));
+        if self.queue.stopping() {
+            job.abort();
+        }
+        job.run_here(&self.gpu.vm, &mut self.ctx, &self.stats);
+        self.queue.set_inline_job(None);
     }
 
     fn prepare_dispatch(

@@ -13,6 +13,7 @@ use aqueduct_kfd::uapi::{CreateQueueArgs, UpdateQueueArgs, mmap_offset};
 use aqueduct_kfd::{KfdError, KfdResult};
 use rustix::io::Errno;
 
+use crate::dispatch::Job;
 use crate::events::Events;
 use crate::gpu::Gpu;
 use crate::stats::StatsCounters;
@@ -39,9 +40,22 @@ pub struct QueueShared {
     stop: AtomicBool,
     pub halted: AtomicBool,
     exception: Mutex<Option<String>>,
+    /// The dispatch the command processor is running on its own thread.
+    inline_job: Mutex<Option<Arc<Job>>>,
 }
 
 impl QueueShared {
+    pub fn set_inline_job(&self, job: Option<Arc<Job>>) {
+        *self.inline_job.lock().unwrap_or_else(|e| e.into_inner()) = job;
+    }
+
+    /// Abort the dispatch running on the command processor's thread, if any.
+    fn abort_inline_job(&self) {
+        if let Some(job) = &*self.inline_job.lock().unwrap_or_else(|e| e.into_inner()) {
+            job.abort();
+        }
+    }
+
     pub fn config(&self) -> QueueConfig {
         *self.config.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -131,6 +145,7 @@ impl Queues {
             stop: AtomicBool::new(false),
             halted: AtomicBool::new(false),
             exception: Mutex::new(None),
+            inline_job: Mutex::new(None),
         });
         let cp = CommandProcessor::new(shared.clone(), gpu.clone(), events.clone(), stats.clone());
         let thread = std::thread::Builder::new()
@@ -176,6 +191,9 @@ impl Queues {
 
     fn stop(mut queue: Queue) {
         queue.shared.stop.store(true, Ordering::Release);
+        // After the store: a job the command processor sets after this
+        // look sees `stop` and aborts itself.
+        queue.shared.abort_inline_job();
         queue.shared.wake.notify();
         if let Some(thread) = queue.thread.take()
             && thread.join().is_err()

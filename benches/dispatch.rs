@@ -22,8 +22,10 @@
 //!
 //! The wgpu side is benches/wgpu-peer (see benches/peer/mod.rs); its kernels
 //! are the WGSL of benches/shaders/, which aqueduct runs precompiled.
-//! Run: `cargo bench --bench dispatch` (`-- --quick` for a short run). The
-//! machine is noisy: compare the ratios, not the absolute times.
+//! Run: `cargo bench --bench dispatch` (`-- --quick` for a short run;
+//! `-- --only encode-submit|distinct|round-trip|readback [--runs N]` runs one
+//! aqueduct part alone, for a profiler). The machine is noisy: compare the
+//! ratios, not the absolute times.
 
 use std::time::{Duration, Instant};
 
@@ -389,8 +391,21 @@ fn readback(bytes: u64, samples: usize) -> Readback {
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let (dispatches, runs) = (10_000u32, if quick { 2 } else { 5 });
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    // `--only NAME` runs one aqueduct part (encode-submit, distinct,
+    // round-trip or readback) and nothing else, for profiling it.
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1).cloned());
+    // `--runs N` sets the encode+submit repetitions (more samples to profile).
+    let runs = args
+        .iter()
+        .position(|a| a == "--runs")
+        .and_then(|i| args.get(i + 1)?.parse().ok())
+        .unwrap_or(if quick { 2 } else { 5 });
+    let dispatches = 10_000u32;
     let rt_samples = if quick { 100 } else { 500 };
     let (rb_bytes, rb_samples) = (1u64 << 20, if quick { 20 } else { 200 });
     println!(
@@ -398,48 +413,34 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |c| c.get())
     );
 
-    let es = encode_submit(dispatches, runs);
-    println!(
-        "encode+submit, {dispatches} dispatches: aqueduct {:8.1} ns/dispatch (encode {:.1})",
-        es.best_ns, es.encode_ns
-    );
     let distinct = 4096;
+    if let Some(part) = only.as_deref() {
+        // One aqueduct part alone (no peer), e.g. under `perf record`.
+        match part {
+            "encode-submit" => {
+                print_encode_submit(dispatches, "", &encode_submit(dispatches, runs))
+            }
+            "distinct" => print_encode_submit(
+                distinct,
+                " each binding its own buffer",
+                &encode_distinct_buffers(distinct, runs),
+            ),
+            "round-trip" => print_round_trip(round_trip(rt_samples)),
+            "readback" => print_readback(&readback(rb_bytes, rb_samples)),
+            other => eprintln!(
+                "--only {other}: expected encode-submit, distinct, round-trip or readback"
+            ),
+        }
+        return;
+    }
+    let es = encode_submit(dispatches, runs);
+    print_encode_submit(dispatches, "", &es);
     let ed = encode_distinct_buffers(distinct, runs);
-    println!(
-        "encode+submit, {distinct} dispatches each binding its own buffer: aqueduct {:8.1} ns/dispatch (encode {:.1})",
-        ed.best_ns, ed.encode_ns
-    );
+    print_encode_submit(distinct, " each binding its own buffer", &ed);
     let rt = round_trip(rt_samples);
-    println!(
-        "empty round trip (median):   aqueduct {:8.2} µs",
-        micros(rt)
-    );
+    print_round_trip(rt);
     let rb = readback(rb_bytes, rb_samples);
-    println!(
-        "1 MiB readback (median):     aqueduct {:8.2} µs map+copy, {:.2} µs with the GPU copy; memcpy {:.2} µs; ratio to memcpy {:.2} (full {:.2})",
-        micros(rb.map),
-        micros(rb.full),
-        micros(rb.memcpy),
-        rb.map.as_secs_f64() / rb.memcpy.as_secs_f64(),
-        rb.full.as_secs_f64() / rb.memcpy.as_secs_f64()
-    );
-    println!(
-        "  map+copy parts (medians):  map until the callback {:.2} µs, copy out {:.2} µs, unmap {:.2} µs",
-        micros(rb.parts[0]),
-        micros(rb.parts[1]),
-        micros(rb.parts[2])
-    );
-    println!(
-        "  copy out of the same mapped MiB a second time: {:.2} µs (first / second {:.2})",
-        micros(rb.parts[3]),
-        rb.parts[1].as_secs_f64() / rb.parts[3].as_secs_f64()
-    );
-    println!(
-        "  memcpy of 1 MiB another thread just wrote: {:.2} µs; map+copy / that {:.2}; copy out / that {:.2}",
-        micros(rb.memcpy_fresh),
-        rb.map.as_secs_f64() / rb.memcpy_fresh.as_secs_f64(),
-        rb.parts[1].as_secs_f64() / rb.memcpy_fresh.as_secs_f64()
-    );
+    print_readback(&rb);
 
     let (d_arg, r_arg) = (dispatches.to_string(), runs.to_string());
     match peer::run("encode-submit", &["--dispatches", &d_arg, "--runs", &r_arg]).and_then(|v| {
@@ -481,4 +482,46 @@ fn main() {
         ),
         Err(why) => println!("{}", peer::unavailable(&why)),
     }
+}
+
+fn print_encode_submit(dispatches: u32, what: &str, es: &EncodeSubmit) {
+    println!(
+        "encode+submit, {dispatches} dispatches{what}: aqueduct {:8.1} ns/dispatch (encode {:.1})",
+        es.best_ns, es.encode_ns
+    );
+}
+
+fn print_round_trip(rt: Duration) {
+    println!(
+        "empty round trip (median):   aqueduct {:8.2} µs",
+        micros(rt)
+    );
+}
+
+fn print_readback(rb: &Readback) {
+    println!(
+        "1 MiB readback (median):     aqueduct {:8.2} µs map+copy, {:.2} µs with the GPU copy; memcpy {:.2} µs; ratio to memcpy {:.2} (full {:.2})",
+        micros(rb.map),
+        micros(rb.full),
+        micros(rb.memcpy),
+        rb.map.as_secs_f64() / rb.memcpy.as_secs_f64(),
+        rb.full.as_secs_f64() / rb.memcpy.as_secs_f64()
+    );
+    println!(
+        "  map+copy parts (medians):  map until the callback {:.2} µs, copy out {:.2} µs, unmap {:.2} µs",
+        micros(rb.parts[0]),
+        micros(rb.parts[1]),
+        micros(rb.parts[2])
+    );
+    println!(
+        "  copy out of the same mapped MiB a second time: {:.2} µs (first / second {:.2})",
+        micros(rb.parts[3]),
+        rb.parts[1].as_secs_f64() / rb.parts[3].as_secs_f64()
+    );
+    println!(
+        "  memcpy of 1 MiB another thread just wrote: {:.2} µs; map+copy / that {:.2}; copy out / that {:.2}",
+        micros(rb.memcpy_fresh),
+        rb.map.as_secs_f64() / rb.memcpy_fresh.as_secs_f64(),
+        rb.parts[1].as_secs_f64() / rb.memcpy_fresh.as_secs_f64()
+    );
 }

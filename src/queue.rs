@@ -27,7 +27,9 @@ use std::time::{Duration, Instant};
 
 use aqueduct_hsa::queue::AqlPacket;
 use aqueduct_hsa::queue::packet;
-use aqueduct_hsa::{HsaError, KernelDispatch, MemoryOrder, PacketFence, WaitCondition, WaitHint};
+use aqueduct_hsa::{
+    HsaError, KernelDispatch, MemoryOrder, PacketFence, Reservation, WaitCondition, WaitHint,
+};
 use aqueduct_kfd::abi::{RawPacket, packet_type};
 use wgpu_types::{BufferUsages, COPY_BUFFER_ALIGNMENT, PollError, PollStatus};
 
@@ -89,8 +91,9 @@ struct PendingOp {
 
 struct InFlight {
     epoch: u64,
-    /// The submission's ops (packet `first_packet + i` is op `i`; the next
-    /// one is the completion barrier), kept to name a faulting kernel.
+    /// The submission's ops (from packet `first_packet` on, `op.count`
+    /// packets each, then the completion barrier), kept to name a faulting
+    /// kernel.
     ops: Vec<Op>,
     /// Queue index of the first packet and the queue's recreation count
     /// then; `None` when nothing was written or the packets are not
@@ -639,8 +642,9 @@ pub(crate) fn all_completed(dev: &DeviceShared) -> bool {
     completed_epoch(dev) >= dev.lock_state().last_submitted
 }
 
-/// Write the packets of `ops` plus the completion packet; returns the
-/// queue index of the first one when all are consecutive.
+/// Write the packets of `ops` (each `op.count` times) plus the completion
+/// packet; returns the queue index of the first one when all are
+/// consecutive.
 fn write_packets(
     dev: &Arc<DeviceShared>,
     state: &mut StateLock<'_>,
@@ -648,11 +652,11 @@ fn write_packets(
     epoch: u64,
     keep: &mut Vec<KeepAlive>,
 ) -> Result<Option<u64>, HsaError> {
-    let fences = lower::plan(ops);
+    let fences = lower::plan_runs(ops);
     // Kernarg blocks for every dispatch op (patch ops need their target's).
-    // Consecutive ops sharing one dispatch (a repeated dispatch) share its
-    // block: kernels never write their kernargs; patched dispatches (whose
-    // block counts the patch kernel writes) get their own.
+    // An op's repeats share its block, and so do consecutive ops sharing
+    // one dispatch: kernels never write their kernargs; patched dispatches
+    // (whose block counts the patch kernel writes) get their own.
     let mut kernarg_va = vec![0u64; ops.len()];
     // Patch kernels' blocks are placed now too (filled once their target
     // packet's slot is known), so no wait for ring space happens while
@@ -698,38 +702,17 @@ fn write_packets(
     }
     let queue = &dev.hsa_queue;
     let ring_size = queue.size() as u64;
-    let total = ops.len() + 1;
-    let mut next = 0usize;
-    let mut first_packet: Option<u64> = None;
-    let mut consecutive = true;
+    let total = ops.iter().map(|o| u64::from(o.count)).sum::<u64>() + 1;
+    let mut slots = SlotWriter::new(queue, total);
     // The last dispatch packet built: a repeated dispatch with the same
     // kernarg block and fence is the same packet.
     let mut last_packet: Option<(&Arc<lower::DispatchWork>, u64, PacketFence, RawPacket)> = None;
-    while next < total {
-        let count = (total - next).min(RESERVE_CHUNK);
-        let mut r = queue.reserve(count as u32)?;
-        let chunk_first = r.index(0);
-        match first_packet {
-            None => first_packet = Some(chunk_first),
-            Some(f) => consecutive &= chunk_first == f + next as u64,
-        }
-        for k in 0..count {
-            let i = next + k;
-            let id = r.index(k as u32);
-            let fence = fences[i];
-            if i == ops.len() {
-                tracing::trace!(
-                    packet = id,
-                    barrier = fence.barrier,
-                    acquire = ?fence.acquire,
-                    release = ?fence.release,
-                    "completion barrier"
-                );
-                let done = packet::barrier_and(&[], dev.epoch_signal.handle(), fence)?;
-                r.write(k as u32, &done)?;
-                continue;
-            }
-            if let Work::Dispatch(d) = &ops[i].work {
+    for (i, op) in ops.iter().enumerate() {
+        let run = fences[i];
+        let fence = run.first;
+        match &op.work {
+            Work::Dispatch(d) => {
+                let id = slots.next_index()?;
                 tracing::trace!(
                     packet = id,
                     kernel = %d.kernel_name,
@@ -739,112 +722,227 @@ fn write_packets(
                     acquire = ?fence.acquire,
                     release = ?fence.release,
                     indirect = d.patched,
+                    count = op.count,
+                    repeat_barrier = run.rest.barrier,
                     "dispatch"
                 );
-            }
-            let raw: RawPacket = match &ops[i].work {
-                Work::Dispatch(d)
-                    if last_packet.as_ref().is_some_and(|(w, kva, f, _)| {
-                        Arc::ptr_eq(w, d) && *kva == kernarg_va[i] && *f == fence
-                    }) =>
-                {
-                    last_packet.as_ref().map_or(RawPacket::default(), |l| l.3)
-                }
-                Work::Dispatch(d) => {
-                    let mut kd =
-                        KernelDispatch::new(d.kernel_object, kernarg_va[i], d.grid, d.workgroup);
-                    kd.group_segment_size = d.group_segment;
-                    kd.private_segment_size = d.private_segment;
-                    kd.fence = fence;
-                    if d.patched {
-                        kd.dimensions = 3;
+                let mut packet_for = |fence: PacketFence| -> Result<RawPacket, HsaError> {
+                    if let Some((w, kva, f, raw)) = &last_packet
+                        && Arc::ptr_eq(w, d)
+                        && *kva == kernarg_va[i]
+                        && *f == fence
+                    {
+                        return Ok(*raw);
                     }
-                    let mut raw = kd.to_packet()?.to_raw();
-                    if d.patched {
-                        // Held at INVALID until the patch kernel publishes it.
-                        let bytes: &mut [u8] = bytemuck::bytes_of_mut(&mut raw);
-                        bytes[0..2].copy_from_slice(&packet_type::INVALID.to_le_bytes());
-                    }
+                    let raw = dispatch_packet(d, kernarg_va[i], fence)?;
                     last_packet = Some((d, kernarg_va[i], fence, raw));
-                    raw
-                }
-                Work::Patch(p) => {
-                    let target = i + 1;
-                    let Some(Work::Dispatch(td)) = ops.get(target).map(|o| &o.work) else {
-                        return Err(HsaError::InvalidArgument(
-                            "an indirect patch without its dispatch".into(),
-                        ));
-                    };
-                    let mut kd = KernelDispatch::new(
-                        td.kernel_object,
-                        kernarg_va[target],
-                        td.grid,
-                        td.workgroup,
-                    );
-                    kd.dimensions = 3;
-                    kd.fence = fences[target];
-                    let word = kd.to_packet()?.to_raw();
-                    let header_dispatch = u32::from_le_bytes(
-                        bytemuck::bytes_of(&word)[0..4]
-                            .try_into()
-                            .unwrap_or_default(),
-                    );
-                    let nop = packet::nop(aqueduct_hsa::PacketFence {
-                        barrier: fences[target].barrier,
-                        acquire: aqueduct_kfd::abi::FenceScope::None,
-                        release: aqueduct_kfd::abi::FenceScope::None,
-                    });
-                    let header_nop = nop.header as u32;
-                    let slot_va = queue.ring_va() + ((id + 1) % ring_size) * 64;
-                    let work = lower::patch_kernarg(
-                        &dev.blit,
-                        p,
-                        slot_va,
-                        kernarg_va[target],
-                        header_dispatch,
-                        header_nop,
-                    )
-                    .map_err(HsaError::InvalidArgument)?;
-                    let Some(block) = patch_block[i] else {
-                        return Err(HsaError::InvalidArgument(
-                            "an indirect patch without its kernarg block".into(),
-                        ));
-                    };
-                    if work.kernarg.len() as u64 > block.len {
-                        return Err(HsaError::InvalidArgument(
-                            "an indirect patch's kernargs outgrew their block".into(),
-                        ));
+                    Ok(raw)
+                };
+                let first = packet_for(fence)?;
+                slots.write(&first)?;
+                if op.count > 1 {
+                    let rest = packet_for(run.rest)?;
+                    for _ in 1..op.count {
+                        slots.write(&rest)?;
                     }
-                    // SAFETY: the block holds block.len >= kernarg.len() bytes of host-mapped kernarg memory reserved for this packet.
-                    unsafe {
-                        std::ptr::copy_nonoverlapping(
-                            work.kernarg.as_ptr(),
-                            block.host,
-                            work.kernarg.len(),
-                        )
-                    };
-                    let kva = block.va;
-                    tracing::trace!(
-                        packet = id,
-                        kernel = %work.kernel_name,
-                        target = %td.kernel_name,
-                        barrier = fence.barrier,
-                        acquire = ?fence.acquire,
-                        release = ?fence.release,
-                        "indirect-dispatch patch"
-                    );
-                    let mut kd =
-                        KernelDispatch::new(work.kernel_object, kva, work.grid, work.workgroup);
-                    kd.fence = fence;
-                    kd.to_packet()?.to_raw()
                 }
-            };
-            r.write(k as u32, &raw)?;
+            }
+            Work::Patch(p) => {
+                let id = slots.next_index()?;
+                let target = i + 1;
+                let Some(Work::Dispatch(td)) = ops.get(target).map(|o| &o.work) else {
+                    return Err(HsaError::InvalidArgument(
+                        "an indirect patch without its dispatch".into(),
+                    ));
+                };
+                let target_fence = fences[target].first;
+                let mut kd = KernelDispatch::new(
+                    td.kernel_object,
+                    kernarg_va[target],
+                    td.grid,
+                    td.workgroup,
+                );
+                kd.dimensions = 3;
+                kd.fence = target_fence;
+                let word = kd.to_packet()?.to_raw();
+                let header_dispatch = u32::from_le_bytes(
+                    bytemuck::bytes_of(&word)[0..4]
+                        .try_into()
+                        .unwrap_or_default(),
+                );
+                let nop = packet::nop(aqueduct_hsa::PacketFence {
+                    barrier: target_fence.barrier,
+                    acquire: aqueduct_kfd::abi::FenceScope::None,
+                    release: aqueduct_kfd::abi::FenceScope::None,
+                });
+                let header_nop = nop.header as u32;
+                let slot_va = queue.ring_va() + ((id + 1) % ring_size) * 64;
+                let work = lower::patch_kernarg(
+                    &dev.blit,
+                    p,
+                    slot_va,
+                    kernarg_va[target],
+                    header_dispatch,
+                    header_nop,
+                )
+                .map_err(HsaError::InvalidArgument)?;
+                let Some(block) = patch_block[i] else {
+                    return Err(HsaError::InvalidArgument(
+                        "an indirect patch without its kernarg block".into(),
+                    ));
+                };
+                if work.kernarg.len() as u64 > block.len {
+                    return Err(HsaError::InvalidArgument(
+                        "an indirect patch's kernargs outgrew their block".into(),
+                    ));
+                }
+                // SAFETY: the block holds block.len >= kernarg.len() bytes of host-mapped kernarg memory reserved for this packet.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        work.kernarg.as_ptr(),
+                        block.host,
+                        work.kernarg.len(),
+                    )
+                };
+                tracing::trace!(
+                    packet = id,
+                    kernel = %work.kernel_name,
+                    target = %td.kernel_name,
+                    barrier = fence.barrier,
+                    acquire = ?fence.acquire,
+                    release = ?fence.release,
+                    "indirect-dispatch patch"
+                );
+                let mut kd =
+                    KernelDispatch::new(work.kernel_object, block.va, work.grid, work.workgroup);
+                kd.fence = fence;
+                slots.write(&kd.to_packet()?.to_raw())?;
+            }
         }
-        r.commit();
-        next += count;
     }
-    Ok(first_packet.filter(|_| consecutive))
+    let fence = lower::completion_fence();
+    let id = slots.next_index()?;
+    tracing::trace!(
+        packet = id,
+        barrier = fence.barrier,
+        acquire = ?fence.acquire,
+        release = ?fence.release,
+        "completion barrier"
+    );
+    let done = packet::barrier_and(&[], dev.epoch_signal.handle(), fence)?;
+    slots.write(&done.to_raw())?;
+    Ok(slots.finish())
+}
+
+/// The packet of dispatch `d` with its kernarg block at `kernarg_va`.
+fn dispatch_packet(
+    d: &lower::DispatchWork,
+    kernarg_va: u64,
+    fence: PacketFence,
+) -> Result<RawPacket, HsaError> {
+    let mut kd = KernelDispatch::new(d.kernel_object, kernarg_va, d.grid, d.workgroup);
+    kd.group_segment_size = d.group_segment;
+    kd.private_segment_size = d.private_segment;
+    kd.fence = fence;
+    if d.patched {
+        kd.dimensions = 3;
+    }
+    let mut raw = kd.to_packet()?.to_raw();
+    if d.patched {
+        // Held at INVALID until the patch kernel publishes it.
+        let bytes: &mut [u8] = bytemuck::bytes_of_mut(&mut raw);
+        bytes[0..2].copy_from_slice(&packet_type::INVALID.to_le_bytes());
+    }
+    Ok(raw)
+}
+
+/// A submission's packets go into consecutive reservations of at most
+/// RESERVE_CHUNK slots each; the doorbell rings as each one is committed
+/// (so the device starts on a long submission before all of it is
+/// written), and a reservation dropped on an error publishes no-ops in its
+/// unwritten slots.
+struct SlotWriter<'q> {
+    queue: &'q aqueduct_hsa::Queue,
+    reservation: Option<Reservation<'q>>,
+    /// Slots of `reservation` written so far.
+    used: u32,
+    /// Packets of the submission not reserved yet.
+    unreserved: u64,
+    /// Packets written so far.
+    written: u64,
+    first_packet: Option<u64>,
+    consecutive: bool,
+}
+
+impl<'q> SlotWriter<'q> {
+    fn new(queue: &'q aqueduct_hsa::Queue, total: u64) -> Self {
+        SlotWriter {
+            queue,
+            reservation: None,
+            used: 0,
+            unreserved: total,
+            written: 0,
+            first_packet: None,
+            consecutive: true,
+        }
+    }
+
+    /// The reservation with a free slot, and that slot.
+    fn slot(&mut self) -> Result<(&mut Reservation<'q>, u32), HsaError> {
+        let full = self
+            .reservation
+            .as_ref()
+            .is_none_or(|r| self.used == r.len());
+        if full {
+            if let Some(r) = self.reservation.take() {
+                r.commit();
+            }
+            if self.unreserved == 0 {
+                return Err(HsaError::InvalidArgument(
+                    "more packets written than the submission counted".into(),
+                ));
+            }
+            let count = self.unreserved.min(RESERVE_CHUNK as u64) as u32;
+            let r = self.queue.reserve(count)?;
+            let chunk_first = r.index(0);
+            match self.first_packet {
+                None => self.first_packet = Some(chunk_first),
+                Some(f) => self.consecutive &= chunk_first == f + self.written,
+            }
+            self.unreserved -= u64::from(count);
+            self.used = 0;
+            self.reservation = Some(r);
+        }
+        let used = self.used;
+        let r = self
+            .reservation
+            .as_mut()
+            .ok_or_else(|| HsaError::InvalidArgument("no reservation".into()))?;
+        Ok((r, used))
+    }
+
+    /// The queue index the next packet will take.
+    fn next_index(&mut self) -> Result<u64, HsaError> {
+        let (r, k) = self.slot()?;
+        Ok(r.index(k))
+    }
+
+    fn write(&mut self, packet: &RawPacket) -> Result<(), HsaError> {
+        let (r, k) = self.slot()?;
+        r.write(k, packet)?;
+        self.used += 1;
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Ring the doorbell for the last reservation; the queue index of the
+    /// first packet when all of them are consecutive.
+    fn finish(mut self) -> Option<u64> {
+        if let Some(r) = self.reservation.take() {
+            r.commit();
+        }
+        self.first_packet.filter(|_| self.consecutive)
+    }
 }
 
 /// Place a kernarg block; with `uniform`, its pointer argument is set to
@@ -1149,10 +1247,18 @@ fn locate_fault(dev: &DeviceShared, state: &QueueState) -> Option<FaultSite> {
     let read = queue.read_index();
     state.in_flight.iter().find_map(|f| {
         let (first, made_in) = f.first_packet?;
-        if made_in != generation || read < first || read - first > f.ops.len() as u64 {
+        let packets: u64 = f.ops.iter().map(|op| u64::from(op.count)).sum();
+        if made_in != generation || read < first || read - first > packets {
             return None;
         }
-        let kernel = match f.ops.get((read - first) as usize).map(|op| &op.work) {
+        // The op whose run of packets holds the read index.
+        let mut at = read - first;
+        let op = f.ops.iter().find(|op| {
+            let inside = at < u64::from(op.count);
+            at = at.saturating_sub(u64::from(op.count));
+            inside
+        });
+        let kernel = match op.map(|op| &op.work) {
             Some(Work::Dispatch(d)) => Some(d.kernel_name.clone()),
             Some(Work::Patch(_)) => Some(Arc::from("indirect-dispatch patch")),
             None => None,

@@ -32,7 +32,7 @@ pub(crate) struct Access {
 }
 
 impl Access {
-    fn conflicts(&self, other: &Access) -> bool {
+    pub(crate) fn conflicts(&self, other: &Access) -> bool {
         (self.write || other.write)
             && self.range.start < other.range.end
             && other.range.start < self.range.end

@@ -487,3 +487,120 @@ fn an_out_of_bounds_store_faults_at_its_address() {
     let detail = s.h.dev.queue_exception_detail(q.queue_id).unwrap();
     assert!(detail.contains(&format!("{target:#x}")), "{detail}");
 }
+
+/// Kernargs of faults.co's `spin(flag)` (tests/kernels/src/faults.cl):
+/// it loops until `flag[0]` is nonzero, then work-item 0 sets `flag[1]`.
+fn spin_kernel(h: &Harness) -> (Buffer, u64) {
+    let path = format!(
+        "{}/../../tests/kernels/gfx1100/faults.co",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let bytes = std::fs::read(&path).expect("checked-in faults.co");
+    let elf = object::File::parse(&*bytes).expect("ELF");
+    let end = elf
+        .segments()
+        .map(|s| s.address() + s.size())
+        .max()
+        .expect("segments");
+    let bo = h.buffer(end.next_multiple_of(PAGE), GTT_FLAGS);
+    for seg in elf.segments() {
+        bo.write_bytes(seg.address(), seg.data().expect("segment data"));
+    }
+    let kd = elf
+        .symbols()
+        .find(|s| s.name() == Ok("spin.kd"))
+        .expect("spin.kd");
+    (bo, bo.va + kd.address())
+}
+
+/// One workgroup, nothing behind it: the command processor runs it on its
+/// own thread. Destroying the queue must still stop the endless kernel (as
+/// it does for one on the worker threads) and the device stays usable.
+#[test]
+fn destroying_a_queue_stops_an_endless_one_workgroup_kernel() {
+    let s = setup();
+    let mut q = s.queue();
+    let (_code, spin) = spin_kernel(&s.h);
+    let flag = s.h.buffer(PAGE, GTT_FLAGS);
+    let kernarg = s.h.buffer(PAGE, GTT_FLAGS);
+    kernarg.write_bytes(0, &flag.va.to_le_bytes());
+    let completion = s.signals.signal(1, None);
+    let i = q.write_packet(&dispatch_packet(spin, kernarg.va, 64, 64, completion));
+    q.ring_doorbell(&s.h, i);
+    std::thread::sleep(Duration::from_millis(30));
+    assert_eq!(s.signals.value(completion), 1, "still spinning");
+
+    let (tx, rx) = std::sync::mpsc::channel();
+    let dev = s.h.dev.clone();
+    let queue_id = q.queue_id;
+    std::thread::spawn(move || {
+        let _ = tx.send(dev.destroy_queue(&mut DestroyQueueArgs {
+            queue_id,
+            ..Default::default()
+        }));
+    });
+    let destroyed = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("destroying the queue did not stop its kernel");
+    destroyed.expect("destroy queue");
+    assert_eq!(
+        s.signals.value(completion),
+        1,
+        "a destroyed packet never completes"
+    );
+    assert_eq!(
+        flag.atomic_u64(0)
+            .load(std::sync::atomic::Ordering::Acquire),
+        0
+    );
+
+    // Another queue runs work after it.
+    let mut q2 = s.queue();
+    let (_empty, kd) = load_kernel(&s.h, "empty.co", "empty");
+    let c = s.signals.signal(1, Some(&s.done));
+    let i = q2.write_packet(&dispatch_packet(kd, kernarg.va, 64, 64, c));
+    q2.ring_doorbell(&s.h, i);
+    assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!(s.signals.value(c), 0);
+}
+
+/// A one-workgroup kernel that waits for the dispatch written right behind
+/// it (no barrier bit) ends: the command processor runs a small dispatch
+/// itself only when no later packet is there to overlap with it, so here
+/// both go to the workers and overlap, as on hardware.
+#[test]
+fn a_small_dispatch_overlaps_the_packet_already_behind_it() {
+    let s = setup();
+    let mut q = s.queue();
+    let (_code, spin) = spin_kernel(&s.h);
+    let (_copy, copy) = load_kernel(&s.h, "vector_copy.co", "vector_copy");
+    let flag = s.h.buffer(PAGE, GTT_FLAGS);
+    let one = s.h.buffer(PAGE, GTT_FLAGS);
+    one.write_bytes(0, &7u32.to_le_bytes());
+    let kernargs = s.h.buffer(PAGE, GTT_FLAGS);
+    kernargs.write_bytes(0, &flag.va.to_le_bytes());
+    kernargs.write_bytes(512, &vector_copy_kernargs(one.va, flag.va, 1, 64, 64));
+    let c0 = s.signals.signal(1, None);
+    let c1 = s.signals.signal(1, None);
+    let done = s.signals.signal(1, Some(&s.done));
+    q.write_packet(&dispatch_packet(spin, kernargs.va, 64, 64, c0));
+    q.write_packet(&dispatch_packet(copy, kernargs.va + 512, 64, 64, c1));
+    let i = q.write_packet(&barrier_packet(packet_type::BARRIER_AND, &[c0, c1], done));
+    q.ring_doorbell(&s.h, i);
+    assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert_eq!(
+        (
+            s.signals.value(c0),
+            s.signals.value(c1),
+            s.signals.value(done)
+        ),
+        (0, 0, 0)
+    );
+    // SAFETY: the BO is mapped on the host at its VA.
+    let words = unsafe { std::slice::from_raw_parts(flag.ptr::<u32>(0), 2) };
+    assert_eq!(
+        words,
+        [7, 1],
+        "the copy released the spin, which then set flag[1]"
+    );
+}

@@ -10,21 +10,73 @@ use crate::isa::inst::Inst;
 use crate::isa::opcodes::Op;
 use crate::isa::wave::{LANES, Wave};
 
-fn lds_read(lds: &[u8], addr: u64, buf: &mut [u8]) {
-    let a = addr as usize;
-    match a.checked_add(buf.len()) {
-        Some(e) if addr < u32::MAX as u64 && e <= lds.len() => buf.copy_from_slice(&lds[a..e]),
-        _ => buf.fill(0),
+/// Read `N` bytes of LDS at `addr` (one fixed-size move); past the allocation reads 0.
+#[inline(always)]
+fn lds_get<const N: usize>(lds: &[u8], addr: u64) -> [u8; N] {
+    let mut b = [0u8; N];
+    // addr < 2^32, so the sum cannot wrap on a 64-bit host.
+    if addr < u32::MAX as u64 && addr as usize + N <= lds.len() {
+        let a = addr as usize;
+        b.copy_from_slice(&lds[a..a + N]);
+    }
+    b
+}
+
+/// Write `N` bytes of LDS at `addr`; past the allocation the write is dropped.
+#[inline(always)]
+fn lds_put<const N: usize>(lds: &mut [u8], addr: u64, b: [u8; N]) {
+    if addr < u32::MAX as u64 && addr as usize + N <= lds.len() {
+        let a = addr as usize;
+        lds[a..a + N].copy_from_slice(&b);
     }
 }
 
-fn lds_write(lds: &mut [u8], addr: u64, buf: &[u8]) {
-    let a = addr as usize;
-    if let Some(e) = a.checked_add(buf.len())
-        && addr < u32::MAX as u64
-        && e <= lds.len()
-    {
-        lds[a..e].copy_from_slice(buf);
+/// Dword `k` of an LDS value.
+#[inline(always)]
+fn dword<const N: usize>(b: &[u8; N], k: usize) -> u32 {
+    u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+}
+
+/// Every active lane's `N`-byte read (N a multiple of 4) at `addr_row[l] +
+/// off`, as dword rows `rows[first + k]`; inactive lanes' entries stay as they are.
+#[inline(always)]
+fn read_rows<const N: usize>(
+    lds: &[u8],
+    addr_row: &[u32; LANES],
+    off: u64,
+    exec: u32,
+    rows: &mut [[u32; LANES]; 4],
+    first: usize,
+) {
+    for l in 0..LANES {
+        if exec >> l & 1 != 0 {
+            let b = lds_get::<N>(lds, addr_row[l] as u64 + off);
+            for k in 0..N / 4 {
+                rows[(first + k) & 3][l] = dword(&b, k);
+            }
+        }
+    }
+}
+
+/// Every active lane's `N`-byte write (N a multiple of 4) at `addr_row[l] +
+/// off` from VGPRs `data..data + N/4`, in lane order.
+#[inline(always)]
+fn write_rows<const N: usize>(
+    w: &Wave,
+    lds: &mut [u8],
+    addr_row: &[u32; LANES],
+    off: u64,
+    exec: u32,
+    data: usize,
+) {
+    for l in 0..LANES {
+        if exec >> l & 1 != 0 {
+            let mut b = [0u8; N];
+            for k in 0..N / 4 {
+                b[4 * k..4 * k + 4].copy_from_slice(&w.vgpr[(data + k) & 255][l].to_le_bytes());
+            }
+            lds_put::<N>(lds, addr_row[l] as u64 + off, b);
+        }
     }
 }
 
@@ -55,18 +107,13 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                 };
             let dw = size / 4;
             let mut rows = [[0u32; LANES]; 4];
-            for l in 0..LANES {
-                if exec >> l & 1 == 0 {
-                    continue;
-                }
-                for (n, o) in [i.imm as u64, i.imm2 as u64].into_iter().enumerate() {
-                    let mut b = [0u8; 8];
-                    lds_read(env.lds, addr_row[l] as u64 + o * scale, &mut b[..size]);
-                    for k in 0..dw {
-                        rows[n * dw + k][l] =
-                            u32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap_or([0; 4]));
-                    }
-                }
+            let (o0, o1) = (i.imm as u64 * scale, i.imm2 as u64 * scale);
+            if size == 4 {
+                read_rows::<4>(env.lds, &addr_row, o0, exec, &mut rows, 0);
+                read_rows::<4>(env.lds, &addr_row, o1, exec, &mut rows, 1);
+            } else {
+                read_rows::<8>(env.lds, &addr_row, o0, exec, &mut rows, 0);
+                read_rows::<8>(env.lds, &addr_row, o1, exec, &mut rows, 2);
             }
             for (k, row) in rows.iter().enumerate().take(2 * dw) {
                 w.write_vgpr(dst + k, row, exec);
@@ -85,21 +132,20 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                 } else {
                     1
                 };
+            // Lane order, each lane's first then second address (the highest lane wins overlaps).
             for l in 0..LANES {
                 if exec >> l & 1 == 0 {
                     continue;
                 }
-                for (n, (o, reg)) in [(i.imm as u64, d0), (i.imm2 as u64, d1)]
-                    .into_iter()
-                    .enumerate()
-                {
-                    let _ = n;
-                    let mut b = [0u8; 8];
-                    for k in 0..size / 4 {
-                        b[4 * k..4 * k + 4]
-                            .copy_from_slice(&w.vgpr[(reg + k) & 255][l].to_le_bytes());
+                for (o, reg) in [(i.imm as u64, d0), (i.imm2 as u64, d1)] {
+                    let a = addr_row[l] as u64 + o * scale;
+                    let lo = w.vgpr[reg & 255][l];
+                    if size == 4 {
+                        lds_put::<4>(env.lds, a, lo.to_le_bytes());
+                    } else {
+                        let hi = w.vgpr[(reg + 1) & 255][l];
+                        lds_put::<8>(env.lds, a, (lo as u64 | (hi as u64) << 32).to_le_bytes());
                     }
-                    lds_write(env.lds, addr_row[l] as u64 + o * scale, &b[..size]);
                 }
             }
             return Ok(Flow::Next);
@@ -149,34 +195,30 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let kind = mem_kind(i.op);
     if let MemKind::Load(size, signed, d16) = kind {
         let mut rows = [[0u32; LANES]; 4];
-        let cur = w.vgpr[dst];
-        for l in 0..LANES {
-            if exec >> l & 1 == 0 {
-                continue;
-            }
-            let mut b = [0u8; 16];
-            lds_read(env.lds, addr_row[l] as u64 + off16, &mut b[..size]);
-            if size >= 4 {
-                for k in 0..size / 4 {
-                    rows[k][l] =
-                        u32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap_or([0; 4]));
+        match size {
+            4 => read_rows::<4>(env.lds, &addr_row, off16, exec, &mut rows, 0),
+            8 => read_rows::<8>(env.lds, &addr_row, off16, exec, &mut rows, 0),
+            12 => read_rows::<12>(env.lds, &addr_row, off16, exec, &mut rows, 0),
+            16 => read_rows::<16>(env.lds, &addr_row, off16, exec, &mut rows, 0),
+            _ => {
+                let cur = w.vgpr[dst];
+                for l in 0..LANES {
+                    if exec >> l & 1 == 0 {
+                        continue;
+                    }
+                    let a = addr_row[l] as u64 + off16;
+                    let v = match (size, signed) {
+                        (1, true) => lds_get::<1>(env.lds, a)[0] as i8 as i32 as u32,
+                        (1, false) => lds_get::<1>(env.lds, a)[0] as u32,
+                        (_, true) => i16::from_le_bytes(lds_get::<2>(env.lds, a)) as i32 as u32,
+                        (_, false) => u16::from_le_bytes(lds_get::<2>(env.lds, a)) as u32,
+                    };
+                    rows[0][l] = match d16 {
+                        1 => (cur[l] & 0xFFFF_0000) | (v & 0xFFFF),
+                        2 => (cur[l] & 0xFFFF) | (v << 16),
+                        _ => v,
+                    };
                 }
-            } else {
-                let raw = if size == 1 {
-                    b[0] as u32
-                } else {
-                    u16::from_le_bytes([b[0], b[1]]) as u32
-                };
-                let v = match (size, signed) {
-                    (1, true) => raw as u8 as i8 as i32 as u32,
-                    (2, true) => raw as u16 as i16 as i32 as u32,
-                    _ => raw,
-                };
-                rows[0][l] = match d16 {
-                    1 => (cur[l] & 0xFFFF_0000) | (v & 0xFFFF),
-                    2 => (cur[l] & 0xFFFF) | (v << 16),
-                    _ => v,
-                };
             }
         }
         for (k, row) in rows.iter().enumerate().take(size.div_ceil(4)) {
@@ -185,17 +227,26 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         return Ok(Flow::Next);
     }
     if let MemKind::Store(size, hi) = kind {
-        for l in 0..LANES {
-            if exec >> l & 1 == 0 {
-                continue;
+        match size {
+            4 => write_rows::<4>(w, env.lds, &addr_row, off16, exec, d0),
+            8 => write_rows::<8>(w, env.lds, &addr_row, off16, exec, d0),
+            12 => write_rows::<12>(w, env.lds, &addr_row, off16, exec, d0),
+            16 => write_rows::<16>(w, env.lds, &addr_row, off16, exec, d0),
+            _ => {
+                for l in 0..LANES {
+                    if exec >> l & 1 == 0 {
+                        continue;
+                    }
+                    let v = w.vgpr[d0][l];
+                    let v = if hi { v >> 16 } else { v };
+                    let a = addr_row[l] as u64 + off16;
+                    if size == 1 {
+                        lds_put::<1>(env.lds, a, [v as u8]);
+                    } else {
+                        lds_put::<2>(env.lds, a, (v as u16).to_le_bytes());
+                    }
+                }
             }
-            let mut b = [0u8; 16];
-            for k in 0..size.div_ceil(4) {
-                let v = w.vgpr[(d0 + k) & 255][l];
-                let v = if hi { v >> 16 } else { v };
-                b[4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
-            }
-            lds_write(env.lds, addr_row[l] as u64 + off16, &b[..size]);
         }
         return Ok(Flow::Next);
     }
@@ -203,7 +254,6 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let MemKind::Atomic(rmw, wide, rtn) = kind else {
         return Err(illegal(i));
     };
-    let size = if wide { 8 } else { 4 };
     let mut old = [0u64; LANES];
     for l in 0..LANES {
         if exec >> l & 1 == 0 {
@@ -220,15 +270,19 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         };
         let src = rd(d0);
         let cmp = if rmw == Rmw::CmpSwap { rd(d1) } else { 0 };
-        let mut b = [0u8; 8];
-        lds_read(env.lds, a, &mut b[..size]);
-        let o = u64::from_le_bytes(b);
-        let new = if wide {
-            apply64(rmw, o, src, cmp)
+        let o = if wide {
+            let o = u64::from_le_bytes(lds_get::<8>(env.lds, a));
+            lds_put::<8>(env.lds, a, apply64(rmw, o, src, cmp).to_le_bytes());
+            o
         } else {
-            apply32(rmw, o as u32, src as u32, cmp as u32) as u64
+            let o = u32::from_le_bytes(lds_get::<4>(env.lds, a));
+            lds_put::<4>(
+                env.lds,
+                a,
+                apply32(rmw, o, src as u32, cmp as u32).to_le_bytes(),
+            );
+            o as u64
         };
-        lds_write(env.lds, a, &new.to_le_bytes()[..size]);
         old[l] = o;
     }
     if rtn {

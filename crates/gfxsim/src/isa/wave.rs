@@ -158,7 +158,7 @@ impl Wave {
         }
     }
     /// Read a 64-bit VGPR pair (reg, reg+1) for all lanes.
-    #[inline]
+    #[inline(always)]
     pub fn vgpr64(&self, reg: usize) -> [u64; LANES] {
         let lo = &self.vgpr[reg & (NUM_VGPRS - 1)];
         let hi = &self.vgpr[(reg + 1) & (NUM_VGPRS - 1)];
@@ -168,7 +168,7 @@ impl Wave {
         }
         out
     }
-    #[inline]
+    #[inline(always)]
     pub fn write_vgpr64(&mut self, reg: usize, vals: &[u64; LANES], mask: u32) {
         let mut lo = [0u32; LANES];
         let mut hi = [0u32; LANES];

@@ -5,6 +5,7 @@
 //! (round-to-nearest-even, denormals kept); transcendentals go through f64.
 
 use half::f16;
+use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
 use super::{Env, ExecResult, Flow, illegal};
 use crate::isa::WaveErrorKind;
@@ -75,17 +76,16 @@ fn f32s(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<F32s> {
 #[inline(always)]
 fn f64s(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<F64s> {
     let raw = src64(w, env, i, k)?;
-    let (abs, neg) = ((i.mods.abs >> k) & 1 != 0, (i.mods.neg >> k) & 1 != 0);
+    // abs clears and neg flips the sign bit: one and/xor pair per lane, no branches.
+    let and = if (i.mods.abs >> k) & 1 != 0 {
+        !(1u64 << 63)
+    } else {
+        u64::MAX
+    };
+    let xor = ((i.mods.neg >> k) as u64 & 1) << 63;
     let mut out = [0f64; LANES];
     for l in 0..LANES {
-        let mut b = raw[l];
-        if abs {
-            b &= !(1 << 63);
-        }
-        if neg {
-            b ^= 1 << 63;
-        }
-        out[l] = f64::from_bits(b);
+        out[l] = f64::from_bits((raw[l] & and) ^ xor);
     }
     Ok(out)
 }
@@ -230,10 +230,11 @@ impl V<'_, '_> {
     }
     #[inline(always)]
     fn puth(&mut self, r: &[f32; LANES]) {
-        let mut o = [0u16; LANES];
-        for l in 0..LANES {
-            o[l] = f16::from_f32(omod_clamp32(self.i, r[l])).to_bits();
-        }
+        let o = if self.i.mods.omod == 0 && !self.i.mods.clamp {
+            f32s_to_f16(r)
+        } else {
+            f32s_to_f16(&r.map(|x| omod_clamp32(self.i, x)))
+        };
         self.put16(&o);
     }
     #[inline(always)]
@@ -369,34 +370,34 @@ impl V<'_, '_> {
     }
     #[inline(always)]
     fn h2(&mut self, f: impl Fn(f32, f32) -> f32) -> R<()> {
-        let (a, b) = (self.h(0)?, self.h(1)?);
+        let (a, b) = (f16s_to_f32(&self.h(0)?), f16s_to_f32(&self.h(1)?));
         let mut r = [0f32; LANES];
         for l in 0..LANES {
-            r[l] = f(f16::from_bits(a[l]).to_f32(), f16::from_bits(b[l]).to_f32());
+            r[l] = f(a[l], b[l]);
         }
         self.puth(&r);
         Ok(())
     }
     #[inline(always)]
     fn h3(&mut self, f: impl Fn(f32, f32, f32) -> f32) -> R<()> {
-        let (a, b, c) = (self.h(0)?, self.h(1)?, self.h(2)?);
+        let (a, b, c) = (
+            f16s_to_f32(&self.h(0)?),
+            f16s_to_f32(&self.h(1)?),
+            f16s_to_f32(&self.h(2)?),
+        );
         let mut r = [0f32; LANES];
         for l in 0..LANES {
-            r[l] = f(
-                f16::from_bits(a[l]).to_f32(),
-                f16::from_bits(b[l]).to_f32(),
-                f16::from_bits(c[l]).to_f32(),
-            );
+            r[l] = f(a[l], b[l], c[l]);
         }
         self.puth(&r);
         Ok(())
     }
     #[inline(always)]
     fn h1(&mut self, f: impl Fn(f32) -> f32) -> R<()> {
-        let a = self.h(0)?;
+        let a = f16s_to_f32(&self.h(0)?);
         let mut r = [0f32; LANES];
         for l in 0..LANES {
-            r[l] = f(f16::from_bits(a[l]).to_f32());
+            r[l] = f(a[l]);
         }
         self.puth(&r);
         Ok(())
@@ -416,6 +417,34 @@ impl V<'_, '_> {
     fn put_mask(&mut self, code: usize, bits: u32) {
         self.w.set_lane_mask(code, bits & self.exec);
     }
+}
+
+/// Bit `l` set where `flags[l]` (0 or 1) is 1.
+#[inline(always)]
+fn lane_bits(flags: &Lanes) -> u32 {
+    let mut m = 0u32;
+    for l in 0..LANES {
+        m |= (flags[l] & 1) << l;
+    }
+    m
+}
+
+/// f16 bit patterns to f32, `N` at a time (half's slice conversion: the
+/// host's F16C unit over 8 values per step where present; the same values
+/// as converting one by one).
+#[inline(always)]
+fn f16s_to_f32<const N: usize>(x: &[u16; N]) -> [f32; N] {
+    let mut o = [0f32; N];
+    x.reinterpret_cast::<f16>().convert_to_f32_slice(&mut o);
+    o
+}
+
+/// f32 to f16 bit patterns (round to nearest even), `N` at a time, as [`f16s_to_f32`].
+#[inline(always)]
+fn f32s_to_f16<const N: usize>(x: &[f32; N]) -> [u16; N] {
+    let mut o = [f16::ZERO; N];
+    o.convert_from_f32_slice(x);
+    o.map(f16::to_bits)
 }
 
 /// Fused multiply-add over all lanes; uses the host FMA unit when present
@@ -1406,43 +1435,50 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
                 v.w.vcc()
             };
             let (a, b) = (v.u(0)?, v.u(1)?);
+            let (x, y) = if i.op == VSubrevCoCiU32 {
+                (&b, &a)
+            } else {
+                (&a, &b)
+            };
+            // Per-lane carries first, the mask after: the op is chosen once and the
+            // lane loops vectorise.
             let mut r = [0u32; LANES];
-            let mut m = 0u32;
-            for l in 0..LANES {
-                let c = (cin >> l & 1) as u64;
-                let (x, y) = if i.op == VSubrevCoCiU32 {
-                    (b[l], a[l])
-                } else {
-                    (a[l], b[l])
-                };
-                let (s, co) = if i.op == VAddCoCiU32 {
-                    let s = x as u64 + y as u64 + c;
-                    (s as u32, s >> 32 != 0)
-                } else {
-                    let s = (x as u64).wrapping_sub(y as u64).wrapping_sub(c);
-                    (s as u32, (y as u64 + c) > x as u64)
-                };
-                r[l] = s;
-                m |= (co as u32) << l;
+            let mut co = [0u32; LANES];
+            if i.op == VAddCoCiU32 {
+                for l in 0..LANES {
+                    let s = x[l] as u64 + y[l] as u64 + (cin >> l & 1) as u64;
+                    r[l] = s as u32;
+                    co[l] = (s >> 32) as u32;
+                }
+            } else {
+                for l in 0..LANES {
+                    let c = (cin >> l & 1) as u64;
+                    r[l] = (x[l] as u64).wrapping_sub(y[l] as u64).wrapping_sub(c) as u32;
+                    co[l] = ((y[l] as u64 + c) > x[l] as u64) as u32;
+                }
             }
+            let m = lane_bits(&co);
             v.put(&r);
             v.put_mask(if vop3 { i.sdst as usize } else { VCC }, m);
         }
         VMadU64U32 | VMadI64I32 => {
             let (a, b, c) = (v.u(0)?, v.u(1)?, v.u64(2)?);
             let mut r = [0u64; LANES];
-            let mut m = 0u32;
-            for l in 0..LANES {
-                let (s, o) = if i.op == VMadU64U32 {
+            let mut o = [0u32; LANES];
+            if i.op == VMadU64U32 {
+                for l in 0..LANES {
                     let p = a[l] as u128 * b[l] as u128 + c[l] as u128;
-                    (p as u64, p >> 64 != 0)
-                } else {
+                    r[l] = p as u64;
+                    o[l] = (p >> 64 != 0) as u32;
+                }
+            } else {
+                for l in 0..LANES {
                     let p = a[l] as i32 as i128 * b[l] as i32 as i128 + c[l] as i64 as i128;
-                    (p as u64, p != p as i64 as i128)
-                };
-                r[l] = s;
-                m |= (o as u32) << l;
+                    r[l] = p as u64;
+                    o[l] = (p != p as i64 as i128) as u32;
+                }
             }
+            let m = lane_bits(&o);
             v.put64(&r);
             v.put_mask(i.sdst as usize, m);
         }
@@ -1501,91 +1537,78 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
 }
 
 /// Packed 16-bit ops: lane halves selected by op_sel (low result) and op_sel_hi (high result).
+/// The selected halves are gathered first (`x[k][h * LANES + l]`: source k's half for
+/// result half h of lane l), then each op is one loop over the 64 halves.
 fn packed(v: &mut V) -> R<()> {
     use Op::*;
     let i = v.i;
     let n = if i.widths[3] != 0 { 3 } else { 2 };
-    let mut s = [[0u32; LANES]; 3];
-    for (k, row) in s.iter_mut().enumerate().take(n) {
-        *row = v.u(k)?;
-    }
     let float = matches!(
         i.op,
         VPkAddF16 | VPkMulF16 | VPkFmaF16 | VPkMaxF16 | VPkMinF16
     );
-    let half = |k: usize, l: usize, hi_res: bool| -> u16 {
-        let sel = if hi_res {
-            (i.mods.opsel_hi >> k) & 1
-        } else {
-            (i.mods.opsel >> k) & 1
-        };
-        let mut b = (s[k][l] >> (16 * sel)) as u16;
-        let negbit = if hi_res {
-            (i.mods.abs >> k) & 1
-        } else {
-            (i.mods.neg >> k) & 1
-        };
-        if float && negbit != 0 {
-            b ^= 0x8000;
+    let mut x = [[0u16; 2 * LANES]; 3];
+    for k in 0..n {
+        let s = v.u(k)?;
+        for h in 0..2 {
+            let (sel, negbit) = if h == 1 {
+                ((i.mods.opsel_hi >> k) & 1, (i.mods.abs >> k) & 1)
+            } else {
+                ((i.mods.opsel >> k) & 1, (i.mods.neg >> k) & 1)
+            };
+            let flip = if float && negbit != 0 { 0x8000 } else { 0 };
+            for l in 0..LANES {
+                x[k][h * LANES + l] = (s[l] >> (16 * sel)) as u16 ^ flip;
+            }
         }
-        b
-    };
+    }
+    let (a, b) = (&x[0], &x[1]);
+    let mut o = [0u16; 2 * LANES];
+    macro_rules! halves {
+        (|$e:ident| $body:expr) => {
+            for $e in 0..2 * LANES {
+                o[$e] = $body;
+            }
+        };
+    }
+    let clamp = i.mods.clamp;
+    match i.op {
+        VPkAddF16 | VPkMulF16 | VPkMaxF16 | VPkMinF16 => {
+            let (fa, fb) = (f16s_to_f32(a), f16s_to_f32(b));
+            let mut r = [0f32; 2 * LANES];
+            for e in 0..2 * LANES {
+                r[e] = match i.op {
+                    VPkAddF16 => fa[e] + fb[e],
+                    VPkMulF16 => fa[e] * fb[e],
+                    VPkMaxF16 => fmax32(fa[e], fb[e]),
+                    _ => fmin32(fa[e], fb[e]),
+                };
+            }
+            o = f32s_to_f16(&r);
+        }
+        VPkFmaF16 => {
+            let (fa, fb) = (f16s_to_f32(a), f16s_to_f32(b));
+            let fc = f16s_to_f32(&x[2]);
+            halves!(|e| f16::from_f64(fa[e] as f64 * fb[e] as f64 + fc[e] as f64).to_bits())
+        }
+        VPkAddU16 if clamp => halves!(|e| a[e].saturating_add(b[e])),
+        VPkSubU16 if clamp => halves!(|e| a[e].saturating_sub(b[e])),
+        VPkAddI16 if clamp => halves!(|e| (a[e] as i16).saturating_add(b[e] as i16) as u16),
+        VPkSubI16 if clamp => halves!(|e| (a[e] as i16).saturating_sub(b[e] as i16) as u16),
+        VPkAddU16 | VPkAddI16 => halves!(|e| a[e].wrapping_add(b[e])),
+        VPkSubU16 | VPkSubI16 => halves!(|e| a[e].wrapping_sub(b[e])),
+        VPkMulLoU16 => halves!(|e| a[e].wrapping_mul(b[e])),
+        VPkLshlrevB16 => halves!(|e| b[e] << (a[e] & 15)),
+        VPkLshrrevB16 => halves!(|e| b[e] >> (a[e] & 15)),
+        VPkAshrrevI16 => halves!(|e| ((b[e] as i16) >> (a[e] & 15)) as u16),
+        VPkMaxU16 => halves!(|e| a[e].max(b[e])),
+        VPkMinU16 => halves!(|e| a[e].min(b[e])),
+        VPkMaxI16 => halves!(|e| (a[e] as i16).max(b[e] as i16) as u16),
+        _ => halves!(|e| (a[e] as i16).min(b[e] as i16) as u16),
+    }
     let mut r = [0u32; LANES];
     for l in 0..LANES {
-        let mut out = [0u16; 2];
-        for (hi, o) in out.iter_mut().enumerate() {
-            let a = half(0, l, hi == 1);
-            let b = half(1, l, hi == 1);
-            let fa = f16::from_bits(a).to_f32();
-            let fb = f16::from_bits(b).to_f32();
-            *o = match i.op {
-                VPkAddF16 => f16::from_f32(fa + fb).to_bits(),
-                VPkMulF16 => f16::from_f32(fa * fb).to_bits(),
-                VPkFmaF16 => {
-                    let c = f16::from_bits(half(2, l, hi == 1)).to_f64();
-                    f16::from_f64(fa as f64 * fb as f64 + c).to_bits()
-                }
-                VPkMaxF16 => f16::from_f32(fmax32(fa, fb)).to_bits(),
-                VPkMinF16 => f16::from_f32(fmin32(fa, fb)).to_bits(),
-                VPkAddU16 => {
-                    if i.mods.clamp {
-                        a.saturating_add(b)
-                    } else {
-                        a.wrapping_add(b)
-                    }
-                }
-                VPkSubU16 => {
-                    if i.mods.clamp {
-                        a.saturating_sub(b)
-                    } else {
-                        a.wrapping_sub(b)
-                    }
-                }
-                VPkAddI16 => {
-                    if i.mods.clamp {
-                        (a as i16).saturating_add(b as i16) as u16
-                    } else {
-                        a.wrapping_add(b)
-                    }
-                }
-                VPkSubI16 => {
-                    if i.mods.clamp {
-                        (a as i16).saturating_sub(b as i16) as u16
-                    } else {
-                        a.wrapping_sub(b)
-                    }
-                }
-                VPkMulLoU16 => a.wrapping_mul(b),
-                VPkLshlrevB16 => b << (a & 15),
-                VPkLshrrevB16 => b >> (a & 15),
-                VPkAshrrevI16 => ((b as i16) >> (a & 15)) as u16,
-                VPkMaxU16 => a.max(b),
-                VPkMinU16 => a.min(b),
-                VPkMaxI16 => (a as i16).max(b as i16) as u16,
-                _ => (a as i16).min(b as i16) as u16,
-            };
-        }
-        r[l] = out[0] as u32 | (out[1] as u32) << 16;
+        r[l] = o[l] as u32 | (o[LANES + l] as u32) << 16;
     }
     v.put(&r);
     Ok(())

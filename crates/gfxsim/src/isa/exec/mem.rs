@@ -20,8 +20,24 @@ pub(crate) enum Resolved {
     /// All 32 lanes active and lane `l` at `base + l * size` (a coalesced
     /// access): lane `l`'s bytes are at `ptr + l * size`.
     Dense(*mut u8),
+    /// Every active lane inside one range translated at once: lane `l`'s
+    /// bytes are at `ptr + (addrs[l] - lo)`; the fields are (ptr, lo).
+    Span(*mut u8, u64),
     /// A host pointer per active lane (null for inactive lanes).
     Lanes([*mut u8; LANES]),
+}
+
+impl Resolved {
+    /// Host pointer of active lane `l` (`addrs` as passed to `resolve`).
+    #[inline(always)]
+    fn lane(&self, addrs: &[u64; LANES], l: usize, size: usize) -> *mut u8 {
+        match *self {
+            Resolved::Dense(base) => base.wrapping_add(l * size),
+            // The span [lo, hi) was translated as one range, so ptr + offset stays inside it.
+            Resolved::Span(ptr, lo) => ptr.wrapping_add((addrs[l] - lo) as usize),
+            Resolved::Lanes(ptrs) => ptrs[l],
+        }
+    }
 }
 
 /// Host pointers for each active lane's `size`-byte access at `addrs[l]`.
@@ -32,9 +48,8 @@ pub(crate) fn resolve(
     size: u64,
     access: Access,
 ) -> Result<Resolved, MemoryFault> {
-    let mut ptrs = [std::ptr::null_mut(); LANES];
     if mask == 0 {
-        return Ok(Resolved::Lanes(ptrs));
+        return Ok(Resolved::Span(std::ptr::null_mut(), 0));
     }
     if mask == u32::MAX {
         // Coalesced: lane l at addrs[0] + l * size, nothing wrapping around.
@@ -47,24 +62,24 @@ pub(crate) fn resolve(
             return Ok(Resolved::Dense(p));
         }
     }
+    // Branch-free span of the active lanes (inactive lanes leave lo/hi as they are).
     let (mut lo, mut hi) = (u64::MAX, 0u64);
     for l in 0..LANES {
-        if mask >> l & 1 != 0 {
-            lo = lo.min(addrs[l]);
-            hi = hi.max(addrs[l].saturating_add(size));
-        }
+        let active = mask >> l & 1 != 0;
+        let a = addrs[l];
+        lo = if active { lo.min(a) } else { lo };
+        hi = if active {
+            hi.max(a.saturating_add(size))
+        } else {
+            hi
+        };
     }
     if hi - lo <= MAX_SPAN
         && let Ok(base) = mem.translate(lo, hi - lo, access)
     {
-        for l in 0..LANES {
-            if mask >> l & 1 != 0 {
-                // The span [lo, hi) was translated as one range, so base + offset stays inside it.
-                ptrs[l] = base.wrapping_add((addrs[l] - lo) as usize);
-            }
-        }
-        return Ok(Resolved::Lanes(ptrs));
+        return Ok(Resolved::Span(base, lo));
     }
+    let mut ptrs = [std::ptr::null_mut(); LANES];
     for l in 0..LANES {
         if mask >> l & 1 != 0 {
             ptrs[l] = mem.translate(addrs[l], size, access)?;
@@ -83,7 +98,12 @@ fn load_u32(p: *const u8) -> u32 {
 /// Load every active lane's `size`-byte access (1, 2, 4, 8, 12 or 16
 /// bytes) as dword rows: `rows[k][l]` is dword `k` of lane `l`; 1- and
 /// 2-byte accesses are zero-extended into row 0. Inactive lanes read 0.
-pub(crate) fn gather(r: &Resolved, mask: u32, size: usize) -> [[u32; LANES]; 4] {
+pub(crate) fn gather(
+    r: &Resolved,
+    addrs: &[u64; LANES],
+    mask: u32,
+    size: usize,
+) -> [[u32; LANES]; 4] {
     let mut rows = [[0u32; LANES]; 4];
     match *r {
         Resolved::Dense(base) => {
@@ -116,12 +136,12 @@ pub(crate) fn gather(r: &Resolved, mask: u32, size: usize) -> [[u32; LANES]; 4] 
                 }
             }
         }
-        Resolved::Lanes(ptrs) => {
+        Resolved::Span(..) | Resolved::Lanes(_) => {
             for l in 0..LANES {
                 if mask >> l & 1 == 0 {
                     continue;
                 }
-                let p = ptrs[l] as *const u8;
+                let p = r.lane(addrs, l, size) as *const u8;
                 match size {
                     // SAFETY: ptrs[l] was translated for `size` bytes.
                     1 => rows[0][l] = unsafe { p.read() } as u32,
@@ -146,7 +166,13 @@ pub(crate) fn gather(r: &Resolved, mask: u32, size: usize) -> [[u32; LANES]; 4] 
 /// (`rows[k][l]` is dword `k` of lane `l`; 1- and 2-byte stores take the
 /// low bytes of row 0). Lanes are written in lane order, each whole before
 /// the next, so overlapping lanes resolve to the highest lane's bytes.
-pub(crate) fn scatter(r: &Resolved, mask: u32, size: usize, rows: &[[u32; LANES]; 4]) {
+pub(crate) fn scatter(
+    r: &Resolved,
+    addrs: &[u64; LANES],
+    mask: u32,
+    size: usize,
+    rows: &[[u32; LANES]; 4],
+) {
     let write = |p: *mut u8, l: usize| match size {
         // SAFETY: p was translated for `size` bytes of this lane's access.
         1 => unsafe { p.write(rows[0][l] as u8) },
@@ -173,10 +199,10 @@ pub(crate) fn scatter(r: &Resolved, mask: u32, size: usize, rows: &[[u32; LANES]
                 }
             }
         }
-        Resolved::Lanes(ptrs) => {
+        Resolved::Span(..) | Resolved::Lanes(_) => {
             for l in 0..LANES {
                 if mask >> l & 1 != 0 {
-                    write(ptrs[l], l);
+                    write(r.lane(addrs, l, size), l);
                 }
             }
         }
@@ -247,7 +273,7 @@ mod tests {
                 let m = Flat(std::cell::UnsafeCell::new(init.clone()));
                 let r = resolve(&m, &addrs, mask, size as u64, Access::Read).unwrap();
                 assert_eq!(matches!(r, Resolved::Dense(_)), dense);
-                let rows = gather(&r, mask, size);
+                let rows = gather(&r, &addrs, mask, size);
                 for l in 0..LANES {
                     let mut expect = [0u8; 16];
                     if mask >> l & 1 != 0 {
@@ -266,7 +292,7 @@ mod tests {
                     }
                 }
                 let w = resolve(&m, &addrs, mask, size as u64, Access::Write).unwrap();
-                scatter(&w, mask, size, &src);
+                scatter(&w, &addrs, mask, size, &src);
                 let mut model = init.clone();
                 for l in 0..LANES {
                     if mask >> l & 1 != 0 {

@@ -134,15 +134,22 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         }
         _ => {}
     }
-    let all_global = seg.iter().all(|s| *s == Seg::Global);
-    let all_private = seg.iter().all(|s| *s == Seg::Private);
+    // GLOBAL and SCRATCH lanes all go to one segment; only FLAT lanes need the scan.
+    let (all_global, all_private) = match i.family {
+        Family::Global => (true, false),
+        Family::Scratch => (false, true),
+        _ => (
+            seg.iter().all(|s| *s == Seg::Global),
+            seg.iter().all(|s| *s == Seg::Private),
+        ),
+    };
 
     let kind = mem_kind(i.op);
     if let MemKind::Load(size, signed, d16) = kind {
         let rows = if all_global {
             let r = resolve(env.mem, &addrs, exec, size as u64, Access::Read)
                 .map_err(WaveErrorKind::MemoryViolation)?;
-            gather(&r, exec, size)
+            gather(&r, &addrs, exec, size)
         } else if all_private {
             private_load(env, w.scratch_slot(), &addrs, exec, size)?
         } else {
@@ -185,7 +192,7 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         if all_global {
             let r = resolve(env.mem, &addrs, exec, size as u64, Access::Write)
                 .map_err(WaveErrorKind::MemoryViolation)?;
-            scatter(&r, exec, size, &rows);
+            scatter(&r, &addrs, exec, size, &rows);
         } else if all_private {
             private_store(env, w.scratch_slot(), &addrs, exec, size, &rows)?;
         } else {
@@ -222,6 +229,14 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         ([0; LANES], [0; LANES])
     };
     let mut old = [0u64; LANES];
+    // All lanes global and inside one mapping (contended counters, neighbouring
+    // slots): one translation of the lanes' span. Then no lane can fault on
+    // translation, as lane by lane; otherwise each lane is translated in turn.
+    let span = if all_global {
+        atomic_span(env, &addrs, exec, size as u64)
+    } else {
+        None
+    };
     for l in 0..LANES {
         if exec >> l & 1 == 0 {
             continue;
@@ -232,10 +247,14 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             if addrs[l] % size as u64 != 0 {
                 return Err(fault(addrs[l], Access::Atomic));
             }
-            let p = env
-                .mem
-                .translate(addrs[l], size as u64, Access::Atomic)
-                .map_err(WaveErrorKind::MemoryViolation)?;
+            let p = match span {
+                // The span [lo, ..) was translated as one range and holds this lane's access.
+                Some((lo, base)) => base.wrapping_add((addrs[l] - lo) as usize),
+                None => env
+                    .mem
+                    .translate(addrs[l], size as u64, Access::Atomic)
+                    .map_err(WaveErrorKind::MemoryViolation)?,
+            };
             old[l] = if wide {
                 atomic64(p, rmw, src, cmp)
             } else {
@@ -280,6 +299,25 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         }
     }
     Ok(Flow::Next)
+}
+
+/// (lowest address, its host pointer) when the active lanes' `size`-byte
+/// accesses all lie in one mapping that allows atomics.
+fn atomic_span(env: &Env, addrs: &[u64; LANES], exec: u32, size: u64) -> Option<(u64, *mut u8)> {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for l in 0..LANES {
+        if exec >> l & 1 != 0 {
+            lo = lo.min(addrs[l]);
+            hi = hi.max(addrs[l].saturating_add(size));
+        }
+    }
+    if lo >= hi || hi - lo > 1 << 24 {
+        return None;
+    }
+    env.mem
+        .translate(lo, hi - lo, Access::Atomic)
+        .ok()
+        .map(|p| (lo, p))
 }
 
 pub(super) fn write_loaded(

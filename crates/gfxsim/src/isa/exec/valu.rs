@@ -419,6 +419,21 @@ impl V<'_, '_> {
     }
 }
 
+/// x + y + c (c is 0 or 1) and its carry out, in 32-bit operations that vectorise:
+/// the sum wraps iff it is below x, or equals x with c set.
+#[inline(always)]
+fn add_carry(x: u32, y: u32, c: u32) -> (u32, u32) {
+    let s = x.wrapping_add(y).wrapping_add(c);
+    (s, ((s < x) | ((s == x) & (c != 0))) as u32)
+}
+
+/// x - y - c (c is 0 or 1) and its borrow out (y + c > x: y > x, or y == x with c set).
+#[inline(always)]
+fn sub_borrow(x: u32, y: u32, c: u32) -> (u32, u32) {
+    let d = x.wrapping_sub(y).wrapping_sub(c);
+    (d, ((y > x) | ((y == x) & (c != 0))) as u32)
+}
+
 /// Bit `l` set where `flags[l]` (0 or 1) is 1.
 #[inline(always)]
 fn lane_bits(flags: &Lanes) -> u32 {
@@ -1403,22 +1418,25 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         }
         VAddCoU32 | VSubCoU32 | VSubrevCoU32 => {
             let (a, b) = (v.u(0)?, v.u(1)?);
+            let (x, y) = if i.op == VSubrevCoU32 {
+                (&b, &a)
+            } else {
+                (&a, &b)
+            };
             let mut r = [0u32; LANES];
-            let mut m = 0u32;
-            for l in 0..LANES {
-                let (x, y) = if i.op == VSubrevCoU32 {
-                    (b[l], a[l])
-                } else {
-                    (a[l], b[l])
-                };
-                let (s, c) = if i.op == VAddCoU32 {
-                    x.overflowing_add(y)
-                } else {
-                    x.overflowing_sub(y)
-                };
-                r[l] = s;
-                m |= (c as u32) << l;
+            let mut co = [0u32; LANES];
+            if i.op == VAddCoU32 {
+                for l in 0..LANES {
+                    r[l] = x[l].wrapping_add(y[l]);
+                    co[l] = (r[l] < x[l]) as u32;
+                }
+            } else {
+                for l in 0..LANES {
+                    r[l] = x[l].wrapping_sub(y[l]);
+                    co[l] = (y[l] > x[l]) as u32;
+                }
             }
+            let m = lane_bits(&co);
             let sd = if i.family == crate::isa::inst::Family::Vop3sd {
                 i.sdst as usize
             } else {
@@ -1446,15 +1464,11 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let mut co = [0u32; LANES];
             if i.op == VAddCoCiU32 {
                 for l in 0..LANES {
-                    let s = x[l] as u64 + y[l] as u64 + (cin >> l & 1) as u64;
-                    r[l] = s as u32;
-                    co[l] = (s >> 32) as u32;
+                    (r[l], co[l]) = add_carry(x[l], y[l], cin >> l & 1);
                 }
             } else {
                 for l in 0..LANES {
-                    let c = (cin >> l & 1) as u64;
-                    r[l] = (x[l] as u64).wrapping_sub(y[l] as u64).wrapping_sub(c) as u32;
-                    co[l] = ((y[l] as u64 + c) > x[l] as u64) as u32;
+                    (r[l], co[l]) = sub_borrow(x[l], y[l], cin >> l & 1);
                 }
             }
             let m = lane_bits(&co);
@@ -1465,17 +1479,19 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let (a, b, c) = (v.u(0)?, v.u(1)?, v.u64(2)?);
             let mut r = [0u64; LANES];
             let mut o = [0u32; LANES];
+            // The 32x32 products are exact in 64 bits; only the add can overflow.
             if i.op == VMadU64U32 {
                 for l in 0..LANES {
-                    let p = a[l] as u128 * b[l] as u128 + c[l] as u128;
-                    r[l] = p as u64;
-                    o[l] = (p >> 64 != 0) as u32;
+                    let (s, over) = (a[l] as u64 * b[l] as u64).overflowing_add(c[l]);
+                    r[l] = s;
+                    o[l] = over as u32;
                 }
             } else {
                 for l in 0..LANES {
-                    let p = a[l] as i32 as i128 * b[l] as i32 as i128 + c[l] as i64 as i128;
-                    r[l] = p as u64;
-                    o[l] = (p != p as i64 as i128) as u32;
+                    let p = a[l] as i32 as i64 * b[l] as i32 as i64;
+                    let (s, over) = p.overflowing_add(c[l] as i64);
+                    r[l] = s as u64;
+                    o[l] = over as u32;
                 }
             }
             let m = lane_bits(&o);
@@ -1829,6 +1845,38 @@ mod fast_path_tests {
             f32::NAN,
         ] {
             assert!(round_even32(x).to_bits() == x.round_ties_even().to_bits() || x.is_nan());
+        }
+    }
+
+    /// The 32-bit carry/borrow forms against 64-bit arithmetic, over edge values
+    /// (0, 1, the sign boundary, u32::MAX) and a spread of others, both carry-ins.
+    #[test]
+    fn add_carry_and_sub_borrow_match_wide_math() {
+        let mut vals = vec![
+            0u32,
+            1,
+            2,
+            0x7FFF_FFFF,
+            0x8000_0000,
+            0x8000_0001,
+            u32::MAX - 1,
+            u32::MAX,
+        ];
+        vals.extend((0..200u32).map(|k| k.wrapping_mul(0x9E37_79B9) ^ (k << 7)));
+        for &x in &vals {
+            for &y in &vals {
+                for c in 0..2u32 {
+                    let s = x as u64 + y as u64 + c as u64;
+                    assert_eq!(
+                        add_carry(x, y, c),
+                        (s as u32, (s >> 32) as u32),
+                        "{x} + {y} + {c}"
+                    );
+                    let d = (x as u64).wrapping_sub(y as u64).wrapping_sub(c as u64);
+                    let borrow = (y as u64 + c as u64 > x as u64) as u32;
+                    assert_eq!(sub_borrow(x, y, c), (d as u32, borrow), "{x} - {y} - {c}");
+                }
+            }
         }
     }
 }

@@ -73,10 +73,10 @@ pub(super) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             let low = w.sgpr;
             w.sgpr = before;
             high_pass(w, |w| step_lanes(w, env, i))?;
+            // A select per word (no branch) so the merge vectorises.
             for k in 0..w.sgpr.len() {
-                if w.sgpr[k] == before[k] {
-                    w.sgpr[k] = low[k];
-                }
+                let high = w.sgpr[k];
+                w.sgpr[k] = if high == before[k] { low[k] } else { high };
             }
             Ok(Flow::Next)
         }

@@ -10,7 +10,8 @@
 //! - the same with a distinct buffer (and bind group) per dispatch, 4096
 //!   dispatches (aqueduct only): the cost of tracking many used buffers.
 //! - empty round trip µs: one recorded dispatch of an empty 32-invocation
-//!   kernel; timed queue.submit + device.poll(wait). Median.
+//!   kernel; timed queue.submit + device.poll(wait). Median, and the
+//!   medians of the two calls alone.
 //! - 1 MiB readback µs: a kernel writes a seed-dependent pattern into a
 //!   STORAGE buffer and it is copied into a MAP_READ buffer (untimed); timed
 //!   are map_async + poll(wait) + copying the mapped bytes into a host Vec +
@@ -23,9 +24,10 @@
 //! The wgpu side is benches/wgpu-peer (see benches/peer/mod.rs); its kernels
 //! are the WGSL of benches/shaders/, which aqueduct runs precompiled.
 //! Run: `cargo bench --bench dispatch` (`-- --quick` for a short run;
-//! `-- --only encode-submit|distinct|round-trip|readback [--runs N]` runs one
-//! aqueduct part alone, for a profiler). The machine is noisy: compare the
-//! ratios, not the absolute times.
+//! `-- --only encode-submit|distinct|round-trip|readback` runs one aqueduct
+//! part alone, for a profiler, with `--runs N` encode+submit repetitions and
+//! `--samples N` round trips). The machine is noisy: compare the ratios, not
+//! the absolute times.
 
 use std::time::{Duration, Instant};
 
@@ -236,10 +238,19 @@ fn encode_distinct_buffers(dispatches: u32, runs: usize) -> EncodeSubmit {
     }
 }
 
-fn round_trip(samples: usize) -> Duration {
+/// Medians of the empty round trip and of its two host calls.
+struct RoundTrip {
+    total: Duration,
+    /// queue.submit until it returned.
+    submit: Duration,
+    /// device.poll(wait) until it returned.
+    poll: Duration,
+}
+
+fn round_trip(samples: usize) -> RoundTrip {
     let (device, queue) = device();
     let p = pipeline(&device, include_shader!("shaders/gfx1100/empty"), "empty");
-    let mut times = Vec::with_capacity(samples);
+    let (mut times, mut submits, mut polls) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..samples + 50 {
         let mut encoder = device.create_command_encoder(&CommandEncoderDescriptor { label: None });
         {
@@ -250,12 +261,20 @@ fn round_trip(samples: usize) -> Duration {
         let commands = encoder.finish();
         let start = Instant::now();
         queue.submit([commands]);
+        let submitted = Instant::now();
         wait(&device);
+        let done = Instant::now();
         if i >= 50 {
-            times.push(start.elapsed());
+            times.push(done - start);
+            submits.push(submitted - start);
+            polls.push(done - submitted);
         }
     }
-    median(&mut times)
+    RoundTrip {
+        total: median(&mut times),
+        submit: median(&mut submits),
+        poll: median(&mut polls),
+    }
 }
 
 fn expected_word(i: u32, seed: u32) -> u32 {
@@ -406,7 +425,12 @@ fn main() {
         .and_then(|i| args.get(i + 1)?.parse().ok())
         .unwrap_or(if quick { 2 } else { 5 });
     let dispatches = 10_000u32;
-    let rt_samples = if quick { 100 } else { 500 };
+    // `--samples N` sets the round-trip samples.
+    let rt_samples = args
+        .iter()
+        .position(|a| a == "--samples")
+        .and_then(|i| args.get(i + 1)?.parse().ok())
+        .unwrap_or(if quick { 100 } else { 500 });
     let (rb_bytes, rb_samples) = (1u64 << 20, if quick { 20 } else { 200 });
     println!(
         "dispatch benchmarks: aqueduct on gfxsim vs wgpu 30 on lavapipe ({} cores here)",
@@ -425,7 +449,7 @@ fn main() {
                 " each binding its own buffer",
                 &encode_distinct_buffers(distinct, runs),
             ),
-            "round-trip" => print_round_trip(round_trip(rt_samples)),
+            "round-trip" => print_round_trip(&round_trip(rt_samples)),
             "readback" => print_readback(&readback(rb_bytes, rb_samples)),
             other => eprintln!(
                 "--only {other}: expected encode-submit, distinct, round-trip or readback"
@@ -438,7 +462,7 @@ fn main() {
     let ed = encode_distinct_buffers(distinct, runs);
     print_encode_submit(distinct, " each binding its own buffer", &ed);
     let rt = round_trip(rt_samples);
-    print_round_trip(rt);
+    print_round_trip(&rt);
     let rb = readback(rb_bytes, rb_samples);
     print_readback(&rb);
 
@@ -462,7 +486,7 @@ fn main() {
     {
         Ok(us) => println!(
             "empty round trip (median):   wgpu     {us:8.2} µs\n  aqueduct/wgpu {:.3}",
-            micros(rt) / us
+            micros(rt.total) / us
         ),
         Err(why) => println!("{}", peer::unavailable(&why)),
     }
@@ -491,10 +515,12 @@ fn print_encode_submit(dispatches: u32, what: &str, es: &EncodeSubmit) {
     );
 }
 
-fn print_round_trip(rt: Duration) {
+fn print_round_trip(rt: &RoundTrip) {
     println!(
-        "empty round trip (median):   aqueduct {:8.2} µs",
-        micros(rt)
+        "empty round trip (median):   aqueduct {:8.2} µs (submit {:.2} µs, poll(wait) {:.2} µs)",
+        micros(rt.total),
+        micros(rt.submit),
+        micros(rt.poll)
     );
 }
 

@@ -741,10 +741,7 @@ fn write_packets(
                 let first = packet_for(fence)?;
                 slots.write(&first)?;
                 if op.count > 1 {
-                    let rest = packet_for(run.rest)?;
-                    for _ in 1..op.count {
-                        slots.write(&rest)?;
-                    }
+                    slots.write_run(&packet_for(run.rest)?, op.count - 1)?;
                 }
             }
             Work::Patch(p) => {
@@ -932,6 +929,19 @@ impl<'q> SlotWriter<'q> {
         r.write(k, packet)?;
         self.used += 1;
         self.written += 1;
+        Ok(())
+    }
+
+    /// Write `packet` `count` times (across reservations as needed).
+    fn write_run(&mut self, packet: &RawPacket, mut count: u32) -> Result<(), HsaError> {
+        while count > 0 {
+            let (r, k) = self.slot()?;
+            let n = count.min(r.len() - k);
+            r.write_repeated(k, n, packet)?;
+            self.used += n;
+            self.written += u64::from(n);
+            count -= n;
+        }
         Ok(())
     }
 

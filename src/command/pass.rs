@@ -294,6 +294,9 @@ impl<'e> ComputePass<'e> {
     }
 
     pub fn dispatch_workgroups(&mut self, x: u32, y: u32, z: u32) {
+        if self.repeat([x, y, z]) {
+            return;
+        }
         if let Err(msg) = self.dispatch(Grid::Direct([x, y, z])) {
             self.fail(format!("dispatch_workgroups({x}, {y}, {z}): {msg}"));
         }
@@ -309,24 +312,30 @@ impl<'e> ComputePass<'e> {
         }
     }
 
-    fn dispatch(&mut self, grid: Grid) -> Result<(), String> {
-        if let (Grid::Direct(counts), Some(t)) = (&grid, &mut self.state.template)
-            && t.generation == self.state.generation
-            && t.counts == *counts
-        {
-            // Same state, same counts: the same packet (its buffers are
-            // already in the recording's used list).
-            let ops = &mut self.state.rec.ops;
-            let last = ops.len().wrapping_sub(1);
-            match ops.last_mut() {
-                Some(op) if t.index == last && op.count < u32::MAX => op.count += 1,
-                _ => {
-                    t.index = ops.len();
-                    ops.push(t.op.clone());
-                }
-            }
-            return Ok(());
+    /// Record the last direct dispatch again if the state and `counts`
+    /// are unchanged (the same packet; its buffers are already in the
+    /// recording's used list); false if it must be lowered anew.
+    #[inline]
+    fn repeat(&mut self, counts: [u32; 3]) -> bool {
+        let Some(t) = &mut self.state.template else {
+            return false;
+        };
+        if t.generation != self.state.generation || t.counts != counts {
+            return false;
         }
+        let ops = &mut self.state.rec.ops;
+        let last = ops.len().wrapping_sub(1);
+        match ops.last_mut() {
+            Some(op) if t.index == last && op.count < u32::MAX => op.count += 1,
+            _ => {
+                t.index = ops.len();
+                ops.push(t.op.clone());
+            }
+        }
+        true
+    }
+
+    fn dispatch(&mut self, grid: Grid) -> Result<(), String> {
         let pipeline = self
             .state
             .pipeline

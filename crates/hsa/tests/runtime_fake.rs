@@ -433,6 +433,34 @@ fn queue_creation_submission_and_recovery() {
     assert_eq!(q.write_index(), 5);
     assert!(q.error().is_none());
 
+    // A run: one packet image published into consecutive slots.
+    let raw: RawPacket = bytemuck::cast(packet);
+    let mut r = q.reserve(4).unwrap();
+    assert!(
+        r.write_repeated(1, 4, &raw).is_err(),
+        "past the reservation"
+    );
+    r.write(2, &packet).unwrap();
+    assert!(
+        r.write_repeated(0, 3, &raw).is_err(),
+        "over a published slot"
+    );
+    r.write_repeated(0, 2, &raw).unwrap();
+    assert!(
+        r.write_repeated(1, 1, &raw).is_err(),
+        "a slot publishes once"
+    );
+    r.commit();
+    for i in 5..8 {
+        assert_eq!(read::<RawPacket>(q.ring_va() + i * 64), raw, "slot {i}");
+    }
+    assert_eq!(
+        read::<u16>(q.ring_va() + 8 * 64),
+        0x0003,
+        "unwritten: no-op"
+    );
+    assert_eq!(q.write_index(), 9);
+
     // A VM fault: KFD posts the MEMORY event and the queue's error bits.
     fake.events.post_memory_fault(MemoryExceptionData {
         va: 0xdead_0000,

@@ -507,6 +507,33 @@ impl Reservation<'_> {
         Ok(())
     }
 
+    /// Write and publish the same packet into `count` slots from `i` on
+    /// (each unwritten): a run of identical packets without a per-slot
+    /// conversion.
+    pub fn write_repeated(&mut self, i: u32, count: u32, packet: &RawPacket) -> HsaResult<()> {
+        let end = i.checked_add(count).filter(|&e| e <= self.count);
+        let Some(slots) = end.map(|end| &mut self.written[i as usize..end as usize]) else {
+            return Err(HsaError::InvalidArgument(format!(
+                "slots {i}..{} of a {}-slot reservation",
+                u64::from(i) + u64::from(count),
+                self.count
+            )));
+        };
+        if slots.iter().any(|&w| w) {
+            return Err(HsaError::InvalidArgument(format!(
+                "a slot of {i}..{} of the reservation was already published",
+                i + count
+            )));
+        }
+        slots.fill(true);
+        for k in 0..u64::from(count) {
+            self.queue
+                .ring
+                .publish(self.first + u64::from(i) + k, packet);
+        }
+        Ok(())
+    }
+
     /// Ring the doorbell (after filling unwritten slots with no-ops).
     pub fn commit(mut self) {
         self.finish();

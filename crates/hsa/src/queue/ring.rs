@@ -168,12 +168,14 @@ impl AqlRing {
     /// first, then bytes 0..4 (header | setup << 16) as one release store.
     /// The caller must own the slot (reserved and not yet published).
     pub fn publish(&self, index: u64, packet: &RawPacket) {
-        let slot = self.slot_ptr(index).cast::<u32>();
+        let slot = self.slot_ptr(index).cast::<u8>();
+        let bytes: &[u8; 64] = bytemuck::cast_ref(packet);
+        // One plain copy of the body (a few vector stores, not 15 volatile
+        // word stores): nothing reads it before the release store of the
+        // header below, which orders it after the body.
+        // SAFETY: the caller owns this reserved slot (64 bytes, in bounds); the packet processor reads it only after the header store below.
+        unsafe { std::ptr::copy_nonoverlapping(bytes[4..].as_ptr(), slot.add(4), 60) };
         let words: &[u32; 16] = bytemuck::cast_ref(packet);
-        for (i, w) in words.iter().enumerate().skip(1) {
-            // SAFETY: the caller owns this reserved slot; the packet processor reads it only after the header store below.
-            unsafe { slot.add(i).write_volatile(*w) };
-        }
         self.header(index).store(words[0], Ordering::Release);
     }
 

@@ -11,7 +11,7 @@
 //! from the kernarg ring); [`DebugPacket`] is what tests see of a plan.
 //!
 //! Copies and clears are blit dispatches of the WGSL kernels in shaders/
-//! (`copy_bytes`, `fill_u32`): one work-item per 32-bit word, their params
+//! (`copy_bytes`, `fill_u32`): one work-item per 16 bytes, their params
 //! uniform carried at the end of the kernarg block. An indirect dispatch is two packets: the patch
 //! kernel, which reads the x/y/z workgroup counts from the indirect buffer
 //! and publishes the following dispatch packet (written with an INVALID
@@ -293,15 +293,18 @@ pub(crate) fn dispatch_work(
 }
 
 /// A blit dispatch of `ep` (a WGSL blit kernel of shaders/, one work-item
-/// per destination word): `storage` gives (binding, address, byte size) of
-/// each storage binding of group 0, `params` the words of the uniform at
-/// `params_binding`, which travels at the end of the kernarg block.
+/// per 16-byte group of the destination): `storage` gives (binding,
+/// address, byte size) of each storage binding of group 0, `params` the
+/// words of the uniform at `params_binding`, which travels at the end of
+/// the kernarg block. The kernels see their buffers as arrays of vec4, so
+/// each binding's size is rounded up to 16 bytes (its last partial group
+/// stays in bounds); they never touch a byte past the range in `params`.
 fn blit_work(
     ep: &EntryPoint,
     storage: &[(u32, u64, u64)],
     params_binding: u32,
     params: &[u32],
-    words: u32,
+    groups: u32,
 ) -> Result<DispatchWork, String> {
     let arg_of = |binding: u32| {
         ep.bindings
@@ -315,8 +318,8 @@ fn blit_work(
         b.set_ptr(ArgRef::Index(sb.arg_index), address)
             .map_err(|e| e.to_string())?;
         if let Some((idx, _)) = sb.size_arg {
-            let size = u32::try_from(size)
-                .map_err(|_| format!("a blit of {size} bytes is too large (at most 4 GiB - 4)"))?;
+            let size = u32::try_from(size.next_multiple_of(16))
+                .map_err(|_| format!("a blit of {size} bytes is too large (at most 4 GiB - 16)"))?;
             b.set_u32(ArgRef::Index(idx), size)
                 .map_err(|e| e.to_string())?;
         }
@@ -326,7 +329,7 @@ fn blit_work(
     b.set_ptr(ArgRef::Index(params_arg), 0)
         .map_err(|e| e.to_string())?;
     let wg = ep.workgroup_size;
-    let grid = [words.div_ceil(wg[0]).max(1) * wg[0], wg[1], wg[2]];
+    let grid = [groups.div_ceil(wg[0]).max(1) * wg[0], wg[1], wg[2]];
     let mut work = dispatch_work(&ep.kernel, &b, grid, wg, 1)?;
     let arg_offset = ep
         .kernel
@@ -348,15 +351,15 @@ fn blit_work(
     Ok(work)
 }
 
-/// The size in bytes and 32-bit words of a blit over `range`.
+/// The size in bytes and 16-byte groups (work-items) of a blit over `range`.
 fn blit_size(range: &std::ops::Range<u64>, what: &str) -> Result<(u64, u32), String> {
     let size = range.end - range.start;
-    if size > u64::from(u32::MAX) {
+    if size > u64::from(!15u32) {
         return Err(format!(
-            "a {what} of {size} bytes is too large (at most 4 GiB - 4 bytes per command)"
+            "a {what} of {size} bytes is too large (at most 4 GiB - 16 bytes per command)"
         ));
     }
-    Ok((size, size.div_ceil(4) as u32))
+    Ok((size, size.div_ceil(16) as u32))
 }
 
 /// Bytes one blit packet covers at most: a copy or clear over more is
@@ -417,20 +420,20 @@ pub(crate) fn copy_ops_chunked(
         .collect()
 }
 
-/// Copy one blit's worth (at most 4 GiB - 4 bytes) between device addresses.
+/// Copy one blit's worth (at most 4 GiB - 16 bytes) between device addresses.
 pub(crate) fn copy_op(
     blit: &BlitKernels,
     role: PacketRole,
     src: Access,
     dst: Access,
 ) -> Result<Op, String> {
-    let (size, words) = blit_size(&src.range, "copy")?;
+    let (size, groups) = blit_size(&src.range, "copy")?;
     let work = blit_work(
         &blit.copy,
         &[(0, src.range.start, size), (1, dst.range.start, size)],
         2,
         &[0, 0, size as u32],
-        words,
+        groups,
     )?;
     Ok(Op::one(
         role,
@@ -458,13 +461,13 @@ pub(crate) fn fill_ops_chunked(
 
 /// Fill one blit's worth of `dst` with `value`.
 pub(crate) fn fill_op(blit: &BlitKernels, dst: Access, value: u32) -> Result<Op, String> {
-    let (size, words) = blit_size(&dst.range, "clear")?;
+    let (size, groups) = blit_size(&dst.range, "clear")?;
     let work = blit_work(
         &blit.fill,
         &[(0, dst.range.start, size)],
         1,
         &[0, size as u32, value],
-        words,
+        groups,
     )?;
     Ok(Op::one(
         PacketRole::Clear,
@@ -710,8 +713,8 @@ mod tests {
             assert_eq!(pointer_arg(&blit.copy, d, src_arg), src + at);
             assert_eq!(pointer_arg(&blit.copy, d, dst_arg), dst + at);
             assert_eq!(params(d), [0, 0, len as u32]);
-            let words = (len / 4) as u32;
-            assert_eq!(d.grid[0], words.div_ceil(256) * 256);
+            let groups = len.div_ceil(16) as u32;
+            assert_eq!(d.grid[0], groups.div_ceil(256) * 256);
         }
         let fences = plan(&ops);
         assert!(fences[..6].iter().all(|f| !f.barrier), "{fences:?}");

@@ -94,6 +94,46 @@ fn copies_and_clears_span_workgroups_exactly() {
     assert_eq!(read_words(&c, &src), want_src);
 }
 
+/// Copies and clears of every size from 4 to 68 bytes at source and
+/// destination offsets of every 4-byte phase of the kernels' 16-byte
+/// groups (whole groups, a partial group at either end, both, or one
+/// partial group alone), all in one submission, each into its own range of
+/// one buffer with no barrier between them: exactly the range changes.
+#[test]
+fn copies_and_clears_around_the_16_byte_groups_move_exactly_their_range() {
+    let c = ctx();
+    let words = 4096usize;
+    let src_words: Vec<u32> = (0..words as u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) ^ 0x55)
+        .collect();
+    let dst_words: Vec<u32> = (0..words as u32).map(|i| !i).collect();
+    let src = storage_init(&c.device, &src_words);
+    let dst = storage_init(&c.device, &dst_words);
+    let mut want_dst = dst_words.clone();
+    let mut want_src = src_words.clone();
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    // Destination slots of 32 words; consecutive copies sit in neighbouring
+    // slots, and a clear in the source's second half.
+    let mut slot = 0usize;
+    for len in 1..=17usize {
+        for (src_phase, dst_phase) in [(0usize, 0usize), (1, 1), (0, 3), (2, 1), (3, 2)] {
+            let so = 4 * (slot % 32) + src_phase;
+            let dof = 32 * slot + dst_phase;
+            enc.copy_buffer_to_buffer(&src, so as u64 * 4, &dst, dof as u64 * 4, len as u64 * 4);
+            want_dst[dof..dof + len].copy_from_slice(&src_words[so..so + len]);
+            let co = 2048 + 16 * slot + dst_phase;
+            let clear_len = len.min(12);
+            enc.clear_buffer(&src, co as u64 * 4, Some(clear_len as u64 * 4));
+            want_src[co..co + clear_len].fill(0);
+            slot += 1;
+        }
+    }
+    assert!(32 * slot <= words && 2048 + 16 * slot <= words);
+    c.queue.submit([enc.finish()]);
+    assert_eq!(read_words(&c, &dst), want_dst);
+    assert_eq!(read_words(&c, &src), want_src);
+}
+
 #[test]
 fn write_buffer_is_ordered_with_submissions() {
     let c = ctx();

@@ -22,6 +22,28 @@ pub const EXEC: usize = 126;
 /// One lane-row of a VGPR.
 pub type Lanes = [u32; LANES];
 
+/// `LANE_BIT[l]` = 1 << l: a lane-mask test as an and/compare with a constant
+/// row vectorises on every x86-64 (a shift by the lane number does not before AVX2).
+pub const LANE_BIT: Lanes = {
+    let mut b = [0u32; LANES];
+    let mut l = 0;
+    while l < LANES {
+        b[l] = 1 << l;
+        l += 1;
+    }
+    b
+};
+
+/// The lane mask with bit `l` set where `flags[l] & 1` is 1.
+#[inline(always)]
+pub fn pack_lanes(flags: &Lanes) -> u32 {
+    let mut m = 0u32;
+    for l in 0..LANES {
+        m |= (flags[l] & 1) << l;
+    }
+    m
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WaveStatus {
     Running,
@@ -152,7 +174,7 @@ impl Wave {
         } else {
             // Branch-free blend so the loop vectorises.
             for l in 0..LANES {
-                let keep = 0u32.wrapping_sub((mask >> l) & 1);
+                let keep = if mask & LANE_BIT[l] != 0 { u32::MAX } else { 0 };
                 row[l] = (vals[l] & keep) | (row[l] & !keep);
             }
         }

@@ -11,7 +11,7 @@ use super::{Env, ExecResult, Flow, illegal};
 use crate::isa::WaveErrorKind;
 use crate::isa::inst::{Inst, Src};
 use crate::isa::opcodes::Op;
-use crate::isa::wave::{LANES, Lanes, VCC, Wave};
+use crate::isa::wave::{LANES, Lanes, VCC, Wave, pack_lanes};
 
 type R<T> = Result<T, WaveErrorKind>;
 type F32s = [f32; LANES];
@@ -432,16 +432,6 @@ fn add_carry(x: u32, y: u32, c: u32) -> (u32, u32) {
 fn sub_borrow(x: u32, y: u32, c: u32) -> (u32, u32) {
     let d = x.wrapping_sub(y).wrapping_sub(c);
     (d, ((y > x) | ((y == x) & (c != 0))) as u32)
-}
-
-/// Bit `l` set where `flags[l]` (0 or 1) is 1.
-#[inline(always)]
-fn lane_bits(flags: &Lanes) -> u32 {
-    let mut m = 0u32;
-    for l in 0..LANES {
-        m |= (flags[l] & 1) << l;
-    }
-    m
 }
 
 /// f16 bit patterns to f32, `N` at a time (half's slice conversion: the
@@ -1436,7 +1426,7 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
                     co[l] = (y[l] > x[l]) as u32;
                 }
             }
-            let m = lane_bits(&co);
+            let m = pack_lanes(&co);
             let sd = if i.family == crate::isa::inst::Family::Vop3sd {
                 i.sdst as usize
             } else {
@@ -1471,7 +1461,7 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
                     (r[l], co[l]) = sub_borrow(x[l], y[l], cin >> l & 1);
                 }
             }
-            let m = lane_bits(&co);
+            let m = pack_lanes(&co);
             v.put(&r);
             v.put_mask(if vop3 { i.sdst as usize } else { VCC }, m);
         }
@@ -1494,7 +1484,7 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
                     o[l] = over as u32;
                 }
             }
-            let m = lane_bits(&o);
+            let m = pack_lanes(&o);
             v.put64(&r);
             v.put_mask(i.sdst as usize, m);
         }

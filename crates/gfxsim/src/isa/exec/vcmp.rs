@@ -11,7 +11,7 @@ use super::valu::{src32, src64};
 use super::{Env, ExecResult, Flow, illegal};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::VOPC;
-use crate::isa::wave::{EXEC, LANES, VCC, Wave};
+use crate::isa::wave::{EXEC, LANES, VCC, Wave, pack_lanes};
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {
@@ -94,15 +94,20 @@ fn table() -> &'static Vec<Option<CmpDesc>> {
 
 /// Lane mask of an integer compare (values widened to i64 by `ext`).
 #[inline(always)]
-fn int_mask(a: &[u32; LANES], b: &[u32; LANES], cond: u8, ext: impl Fn(u32) -> i64) -> u32 {
+fn int_mask<T: PartialOrd + Copy>(
+    a: &[u32; LANES],
+    b: &[u32; LANES],
+    cond: u8,
+    ext: impl Fn(u32) -> T,
+) -> u32 {
     let (lt, eq, gt) = (cond & 1 != 0, cond & 2 != 0, cond & 4 != 0);
-    let mut m = 0u32;
+    // Non-short-circuit and 32-bit wide, so the loop vectorises.
+    let mut r = [0u32; LANES];
     for l in 0..LANES {
         let (x, y) = (ext(a[l]), ext(b[l]));
-        let r = (lt && x < y) || (eq && x == y) || (gt && x > y);
-        m |= (r as u32) << l;
+        r[l] = ((lt & (x < y)) | (eq & (x == y)) | (gt & (x > y))) as u32;
     }
-    m
+    pack_lanes(&r)
 }
 
 fn rel<T: PartialOrd>(a: T, b: T) -> u8 {
@@ -172,10 +177,10 @@ pub(super) fn vopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             };
             let (x, y) = (sel(0, &a), sel(1, &b));
             m = match (signed, bits) {
-                (true, 16) => int_mask(&x, &y, d.cond, |v| v as i16 as i64),
-                (false, 16) => int_mask(&x, &y, d.cond, |v| v as u16 as i64),
-                (true, _) => int_mask(&x, &y, d.cond, |v| v as i32 as i64),
-                _ => int_mask(&x, &y, d.cond, |v| v as i64),
+                (true, 16) => int_mask(&x, &y, d.cond, |v| v as i16 as i32),
+                (false, 16) => int_mask(&x, &y, d.cond, |v| v as u16 as i32),
+                (true, _) => int_mask(&x, &y, d.cond, |v| v as i32),
+                _ => int_mask(&x, &y, d.cond, |v| v),
             };
         }
         Kind::Float { bits: 64 } => {
@@ -190,15 +195,17 @@ pub(super) fn vopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         }
         Kind::Float { bits: 32 } if abs | neg == 0 => {
             let (a, b) = (src32(w, env, i, 0)?, src32(w, env, i, 1)?);
-            let c = d.cond;
+            let c = d.cond as u32;
+            let mut hit = [0u32; LANES];
             for l in 0..LANES {
                 let (x, y) = (f32::from_bits(a[l]), f32::from_bits(b[l]));
-                let r = ((x < y) as u8)
-                    | ((x == y) as u8) << 1
-                    | ((x > y) as u8) << 2
-                    | ((x.is_nan() || y.is_nan()) as u8) << 3;
-                m |= ((r & c != 0) as u32) << l;
+                let r = ((x < y) as u32)
+                    | ((x == y) as u32) << 1
+                    | ((x > y) as u32) << 2
+                    | ((x.is_nan() | y.is_nan()) as u32) << 3;
+                hit[l] = (r & c != 0) as u32;
             }
+            m = pack_lanes(&hit);
         }
         Kind::Float { bits } => {
             let (a, b) = (src32(w, env, i, 0)?, src32(w, env, i, 1)?);

@@ -185,8 +185,12 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         let mut rows = [[0u32; LANES]; 4];
         for k in 0..size.div_ceil(4) {
             let row = &w.vgpr[(i.data[0] as usize + k) & 255];
-            for l in 0..LANES {
-                rows[k][l] = if hi { row[l] >> 16 } else { row[l] };
+            if hi {
+                for l in 0..LANES {
+                    rows[k][l] = row[l] >> 16;
+                }
+            } else {
+                rows[k] = *row;
             }
         }
         if all_global {

@@ -225,6 +225,59 @@ fn each_fault_names_its_kernel_and_pc_and_the_device_keeps_working() {
 
 /// Two devices of one adapter share the runtime: faults on the first must
 /// not fail, delay or corrupt the second's work.
+/// A pass repeating a dispatch records one op for the run; a fault in the
+/// dispatch after the run is still located packet by packet: it names the
+/// faulting kernel, not the repeated one, and the run's results stay.
+#[test]
+fn a_fault_after_a_run_of_repeated_dispatches_names_its_kernel() {
+    let c = ctx();
+    let stamp_p = stamp_pipeline(&c.device);
+    let faults = faults_pipeline(&c.device, "read_at");
+    let out = storage(&c.device, 256 * 4);
+    let counters = storage_init(&c.device, &[0; 16]);
+    let target = storage_init(&c.device, &[0x5555_5555; 128]);
+    let stamp_bg = bind_group(&c.device, &stamp_p, 0, &[&out, &counters]);
+    let fault_bg = bind_group(&c.device, &faults, 0, &[&target]);
+    let seed = 0x77u32;
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&stamp_p);
+        pass.set_bind_group(0, &stamp_bg, &[]);
+        let mut imm = Vec::new();
+        for v in [3u32, seed, 256] {
+            imm.extend(v.to_le_bytes());
+        }
+        pass.set_immediates(0, &imm);
+        for _ in 0..5 {
+            pass.dispatch_workgroups(4, 1, 1);
+        }
+        pass.set_pipeline(&faults);
+        pass.set_bind_group(0, &fault_bg, &[]);
+        pass.set_immediates(0, &0x2040u64.to_le_bytes());
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    let cb = enc.finish();
+    assert_eq!(
+        cb.debug_packets().len(),
+        7,
+        "5 repeats, the fault, completion"
+    );
+    let (index, err) = expect_fault(&c, cb);
+    let (message, _) = texts(&err);
+    let head = "GPU fault in kernel read_at (submission ";
+    assert!(message.contains(head), "{message}");
+    assert_eq!(submission_in(&message), index, "{message}");
+    let scope = c.device.push_error_scope(ErrorFilter::Internal);
+    let want: Vec<u32> = (0..256).map(|i| stamped(seed, i)).collect();
+    assert_eq!(read_words(&c, &out), want, "the run's results");
+    // stamp counts its work-items in counters[slot]: 5 runs of 256.
+    assert_eq!(read_words(&c, &counters)[3], 5 * 256);
+    if let Some(e) = scope.pop_now() {
+        panic!("an error after recovery: {e}");
+    }
+}
+
 #[test]
 fn a_second_device_of_the_adapter_works_through_faults() {
     let c = ctx();

@@ -13,9 +13,10 @@
 //! registered, once their epoch has completed, with no lock held.
 //!
 //! Diagnostics: each submission runs in a `submit` debug span (its index);
-//! each packet written is a trace event naming the kernel, grid, workgroup,
-//! barrier bit and fence scopes. Disabled, they cost a level check and no
-//! allocation. A submission in flight keeps its ops and the queue index of
+//! each op written is a trace event naming the kernel, grid, workgroup,
+//! barrier bit and fence scopes, and for a repeated dispatch its packet
+//! count and the repeats' barrier bit. Disabled, they cost a level check and
+//! no allocation. A submission in flight keeps its ops and the queue index of
 //! its first packet, so a queue fault is reported as one line naming the
 //! kernel at the queue's read index (gfxsim and the CP stop at the failing
 //! packet), its submission, the fault kind and the GPU address.

@@ -1,7 +1,10 @@
 // Facade blit kernel: copy `size` bytes from `src` at `src_offset` to `dst`
 // at `dst_offset`, any alignment. The buffers are seen as 16-byte groups
-// (group g: bytes [16g, 16g + 16) from the binding's start) and each
-// invocation handles one destination group: a group fully inside the range
+// (group g: bytes [16g, 16g + 16) from the binding's start) and the
+// invocations walk the destination's groups in a grid-stride loop (any 1D
+// or 2D grid of fewer than 2^32 invocations covers the range; the facade
+// gives each invocation about 8 groups, so the kernel's setup is paid once
+// per 128 bytes): a group fully inside the range
 // whose source is 16-byte aligned relative to it is one vec4 copy (the
 // common case: the facade binds both ranges at their start); otherwise each
 // of the group's words that the range touches is stored alone — a word fully
@@ -26,17 +29,18 @@ fn src_byte(a: u32) -> u32 {
     return (src_word(a / 4u) >> ((a % 4u) * 8u)) & 0xffu;
 }
 
-// Word k of group g, for destination bytes [wb, wb + 4) with wb = 16g + 4k.
-fn copy_word(g: u32, k: u32, wb: u32, end: u32, shift: u32) {
-    if (wb + 4u <= params.dst_offset || wb >= end) { return; }
-    if (wb >= params.dst_offset && wb + 4u <= end && (shift % 4u) == 0u) {
+// Word k of group g, for destination bytes [wb, wb + 4) with wb = 16g + 4k,
+// of the destination range [start, end).
+fn copy_word(g: u32, k: u32, wb: u32, start: u32, end: u32, shift: u32) {
+    if (wb + 4u <= start || wb >= end) { return; }
+    if (wb >= start && wb + 4u <= end && (shift % 4u) == 0u) {
         dst[g][k] = src_word((wb + shift) / 4u);
         return;
     }
     var word = dst[g][k];
     for (var j = 0u; j < 4u; j++) {
         let a = wb + j;
-        if (a >= params.dst_offset && a < end) {
+        if (a >= start && a < end) {
             let b = src_byte(a + shift);
             word = (word & ~(0xffu << (j * 8u))) | (b << (j * 8u));
         }
@@ -46,17 +50,26 @@ fn copy_word(g: u32, k: u32, wb: u32, end: u32, shift: u32) {
 
 @compute @workgroup_size(256)
 fn copy_bytes(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    if (params.size == 0u) { return; }
-    let end = params.dst_offset + params.size;
-    let g = params.dst_offset / 16u + gid.x + gid.y * groups.x * 256u;
-    if (g > (end - 1u) / 16u || g >= arrayLength(&dst)) { return; }
-    let base = g * 16u;
-    let shift = params.src_offset - params.dst_offset; // wraps; used modulo 2^32
-    if (base >= params.dst_offset && base + 16u <= end && (shift % 16u) == 0u) {
-        dst[g] = src[(base + shift) / 16u];
-        return;
-    }
-    for (var k = 0u; k < 4u; k++) {
-        copy_word(g, k, base + k * 4u, end, shift);
+    // The params once, in registers (stores to dst could alias them for all
+    // the compiler knows, which would make it reload them per group).
+    let p = params;
+    if (p.size == 0u) { return; }
+    let start = p.dst_offset;
+    let end = start + p.size;
+    let last = (end - 1u) / 16u;
+    let len = arrayLength(&dst);
+    let shift = p.src_offset - start; // wraps; used modulo 2^32
+    let aligned = (shift % 16u) == 0u;
+    // Grid-stride loop: invocation i handles groups first + i + k * stride.
+    let stride = max(groups.x * groups.y * 256u, 1u);
+    for (var g = start / 16u + gid.x + gid.y * groups.x * 256u; g <= last && g < len; g += stride) {
+        let base = g * 16u;
+        if (aligned && base >= start && base + 16u <= end) {
+            dst[g] = src[(base + shift) / 16u];
+        } else {
+            for (var k = 0u; k < 4u; k++) {
+                copy_word(g, k, base + k * 4u, start, end, shift);
+            }
+        }
     }
 }

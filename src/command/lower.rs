@@ -11,7 +11,7 @@
 //! from the kernarg ring); [`DebugPacket`] is what tests see of a plan.
 //!
 //! Copies and clears are blit dispatches of the WGSL kernels in shaders/
-//! (`copy_bytes`, `fill_u32`): one work-item per 16 bytes, their params
+//! (`copy_bytes`, `fill_u32`): one work-item per 128 bytes, their params
 //! uniform carried at the end of the kernarg block. An indirect dispatch is two packets: the patch
 //! kernel, which reads the x/y/z workgroup counts from the indirect buffer
 //! and publishes the following dispatch packet (written with an INVALID
@@ -292,8 +292,8 @@ pub(crate) fn dispatch_work(
     })
 }
 
-/// A blit dispatch of `ep` (a WGSL blit kernel of shaders/, one work-item
-/// per 16-byte group of the destination): `storage` gives (binding,
+/// A blit dispatch of `ep` (a WGSL blit kernel of shaders/; its `items`
+/// work-items walk the destination's 16-byte groups): `storage` gives (binding,
 /// address, byte size) of each storage binding of group 0, `params` the
 /// words of the uniform at `params_binding`, which travels at the end of
 /// the kernarg block. The kernels see their buffers as arrays of vec4, so
@@ -304,7 +304,7 @@ fn blit_work(
     storage: &[(u32, u64, u64)],
     params_binding: u32,
     params: &[u32],
-    groups: u32,
+    items: u32,
 ) -> Result<DispatchWork, String> {
     let arg_of = |binding: u32| {
         ep.bindings
@@ -329,7 +329,7 @@ fn blit_work(
     b.set_ptr(ArgRef::Index(params_arg), 0)
         .map_err(|e| e.to_string())?;
     let wg = ep.workgroup_size;
-    let grid = [groups.div_ceil(wg[0]).max(1) * wg[0], wg[1], wg[2]];
+    let grid = [items.div_ceil(wg[0]).max(1) * wg[0], wg[1], wg[2]];
     let mut work = dispatch_work(&ep.kernel, &b, grid, wg, 1)?;
     let arg_offset = ep
         .kernel
@@ -351,7 +351,12 @@ fn blit_work(
     Ok(work)
 }
 
-/// The size in bytes and 16-byte groups (work-items) of a blit over `range`.
+/// 16-byte groups each blit work-item moves: the kernels' setup (about 70
+/// wave instructions) is paid once per 128 bytes, and a 1 MiB copy is
+/// still 32 workgroups to spread over the worker threads.
+const BLIT_GROUPS_PER_ITEM: u64 = 8;
+
+/// The size in bytes and work-items of a blit over `range`.
 fn blit_size(range: &std::ops::Range<u64>, what: &str) -> Result<(u64, u32), String> {
     let size = range.end - range.start;
     if size > u64::from(!15u32) {
@@ -359,7 +364,7 @@ fn blit_size(range: &std::ops::Range<u64>, what: &str) -> Result<(u64, u32), Str
             "a {what} of {size} bytes is too large (at most 4 GiB - 16 bytes per command)"
         ));
     }
-    Ok((size, size.div_ceil(16) as u32))
+    Ok((size, size.div_ceil(16 * BLIT_GROUPS_PER_ITEM) as u32))
 }
 
 /// Bytes one blit packet covers at most: a copy or clear over more is
@@ -427,13 +432,13 @@ pub(crate) fn copy_op(
     src: Access,
     dst: Access,
 ) -> Result<Op, String> {
-    let (size, groups) = blit_size(&src.range, "copy")?;
+    let (size, items) = blit_size(&src.range, "copy")?;
     let work = blit_work(
         &blit.copy,
         &[(0, src.range.start, size), (1, dst.range.start, size)],
         2,
         &[0, 0, size as u32],
-        groups,
+        items,
     )?;
     Ok(Op::one(
         role,
@@ -461,13 +466,13 @@ pub(crate) fn fill_ops_chunked(
 
 /// Fill one blit's worth of `dst` with `value`.
 pub(crate) fn fill_op(blit: &BlitKernels, dst: Access, value: u32) -> Result<Op, String> {
-    let (size, groups) = blit_size(&dst.range, "clear")?;
+    let (size, items) = blit_size(&dst.range, "clear")?;
     let work = blit_work(
         &blit.fill,
         &[(0, dst.range.start, size)],
         1,
         &[0, size as u32, value],
-        groups,
+        items,
     )?;
     Ok(Op::one(
         PacketRole::Clear,
@@ -713,8 +718,8 @@ mod tests {
             assert_eq!(pointer_arg(&blit.copy, d, src_arg), src + at);
             assert_eq!(pointer_arg(&blit.copy, d, dst_arg), dst + at);
             assert_eq!(params(d), [0, 0, len as u32]);
-            let groups = len.div_ceil(16) as u32;
-            assert_eq!(d.grid[0], groups.div_ceil(256) * 256);
+            let items = len.div_ceil(16 * 8) as u32;
+            assert_eq!(d.grid[0], items.div_ceil(256) * 256);
         }
         let fences = plan(&ops);
         assert!(fences[..6].iter().all(|f| !f.barrier), "{fences:?}");

@@ -77,3 +77,45 @@ fn copy_bytes_all_alignments() {
         }
     }
 }
+
+/// One workgroup (256 invocations) over thousands of 16-byte groups: the
+/// kernels' grid-stride loop covers the whole range, on the vec4 path (source
+/// and destination 16-byte aligned to each other), the word path (4-aligned)
+/// and the byte path, with partial groups at both ends.
+#[test]
+fn copy_and_fill_loop_over_ranges_larger_than_the_grid() {
+    let len = 40_000usize;
+    let src: Vec<u8> = (0..len as u32).map(|i| (i * 31 + 7) as u8).collect();
+    let dst: Vec<u8> = (0..len as u32).map(|i| (i * 5 + 100) as u8).collect();
+    for (src_off, dst_off, size) in [(36u32, 20u32, 39_000u32), (24, 8, 38_996), (7, 2, 39_001)] {
+        let params = [src_off, dst_off, size, 0];
+        let out = run(
+            "copy_bytes",
+            "copy_bytes",
+            &[
+                (0, 0, src.clone()),
+                (0, 1, dst.clone()),
+                (0, 2, bytes_of(&params)),
+            ],
+            [1, 1, 1],
+        );
+        let mut want = dst.clone();
+        let (s, d, n) = (src_off as usize, dst_off as usize, size as usize);
+        want[d..d + n].copy_from_slice(&src[s..s + n]);
+        assert!(out[1] == want, "src {src_off} dst {dst_off} size {size}");
+    }
+    let pattern = 0x0102_0304u32;
+    let params = [12u32, 39_960, pattern, 0];
+    let got = run(
+        "fill_u32",
+        "fill_u32",
+        &[(0, 0, dst.clone()), (0, 1, bytes_of(&params))],
+        [1, 1, 1],
+    )
+    .remove(0);
+    let mut want = dst.clone();
+    for a in 12..12 + 39_960usize {
+        want[a] = pattern.to_le_bytes()[a % 4];
+    }
+    assert!(got == want, "fill");
+}

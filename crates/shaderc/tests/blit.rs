@@ -114,8 +114,8 @@ fn copy_and_fill_loop_over_ranges_larger_than_the_grid() {
     )
     .remove(0);
     let mut want = dst.clone();
-    for a in 12..12 + 39_960usize {
-        want[a] = pattern.to_le_bytes()[a % 4];
+    for (a, byte) in want.iter_mut().enumerate().skip(12).take(39_960) {
+        *byte = pattern.to_le_bytes()[a % 4];
     }
     assert!(got == want, "fill");
 }

@@ -1459,7 +1459,10 @@ mod tests {
             );
             gate.store(0, MemoryOrder::Release);
         });
-        let indices = indices.into_inner().unwrap();
+        // The two threads record their index after submit returns, in
+        // either order; what matters is which index each submission got.
+        let mut indices = indices.into_inner().unwrap();
+        indices.sort_by_key(|&(_, i)| i.0);
         assert_eq!(
             indices,
             vec![

@@ -57,13 +57,17 @@ fn dispatch_packet(
     bytemuck::cast(p)
 }
 
-/// Load a code object's PT_LOAD segments into a fresh executable BO (as a
+/// Load a code object of kernels/gfx1100/ into a fresh executable BO (as a
 /// loader would) and return (BO, address of `<kernel>.kd`).
 fn load_kernel(h: &Harness, file: &str, kernel: &str) -> (Buffer, u64) {
-    let path = format!(
-        "{}/../../kernels/gfx1100/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    load_object(h, &format!("kernels/gfx1100/{file}"), kernel)
+}
+
+/// Load the PT_LOAD segments of the code object at `path` (relative to the
+/// repository root) into a fresh executable BO and return (BO, address of
+/// `<kernel>.kd`).
+fn load_object(h: &Harness, path: &str, kernel: &str) -> (Buffer, u64) {
+    let path = format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"));
     let bytes = std::fs::read(&path).expect("checked-in kernel");
     let elf = object::File::parse(&*bytes).expect("ELF");
     let end = elf
@@ -491,26 +495,7 @@ fn an_out_of_bounds_store_faults_at_its_address() {
 /// Kernargs of faults.co's `spin(flag)` (tests/kernels/src/faults.cl):
 /// it loops until `flag[0]` is nonzero, then work-item 0 sets `flag[1]`.
 fn spin_kernel(h: &Harness) -> (Buffer, u64) {
-    let path = format!(
-        "{}/../../tests/kernels/gfx1100/faults.co",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let bytes = std::fs::read(&path).expect("checked-in faults.co");
-    let elf = object::File::parse(&*bytes).expect("ELF");
-    let end = elf
-        .segments()
-        .map(|s| s.address() + s.size())
-        .max()
-        .expect("segments");
-    let bo = h.buffer(end.next_multiple_of(PAGE), GTT_FLAGS);
-    for seg in elf.segments() {
-        bo.write_bytes(seg.address(), seg.data().expect("segment data"));
-    }
-    let kd = elf
-        .symbols()
-        .find(|s| s.name() == Ok("spin.kd"))
-        .expect("spin.kd");
-    (bo, bo.va + kd.address())
+    load_object(h, "tests/kernels/gfx1100/faults.co", "spin")
 }
 
 /// One workgroup, nothing behind it: the command processor runs it on its

@@ -50,6 +50,22 @@ fn fill_u32_large_range() {
     }
 }
 
+/// One workgroup of copy_bytes with params (src_offset, dst_offset, size, 0);
+/// returns dst afterwards.
+fn copy_bytes(src: &[u8], dst: &[u8], params: [u32; 4]) -> Vec<u8> {
+    run(
+        "copy_bytes",
+        "copy_bytes",
+        &[
+            (0, 0, src.to_vec()),
+            (0, 1, dst.to_vec()),
+            (0, 2, bytes_of(&params)),
+        ],
+        [1, 1, 1],
+    )
+    .remove(1)
+}
+
 #[test]
 fn copy_bytes_all_alignments() {
     let src: Vec<u8> = (0..64u32).map(|i| (i * 13 + 5) as u8).collect();
@@ -58,21 +74,12 @@ fn copy_bytes_all_alignments() {
         for dst_off in 0..5u32 {
             for size in [0u32, 1, 3, 4, 6, 9, 16, 33] {
                 let params = [src_off, dst_off, size, 0];
-                let out = run(
-                    "copy_bytes",
-                    "copy_bytes",
-                    &[
-                        (0, 0, src.clone()),
-                        (0, 1, dst.clone()),
-                        (0, 2, bytes_of(&params)),
-                    ],
-                    [1, 1, 1],
-                );
+                let out = copy_bytes(&src, &dst, params);
                 let mut want = dst.clone();
                 for k in 0..size as usize {
                     want[dst_off as usize + k] = src[src_off as usize + k];
                 }
-                assert_eq!(out[1], want, "src {src_off} dst {dst_off} size {size}");
+                assert_eq!(out, want, "src {src_off} dst {dst_off} size {size}");
             }
         }
     }
@@ -89,20 +96,11 @@ fn copy_and_fill_loop_over_ranges_larger_than_the_grid() {
     let dst: Vec<u8> = (0..len as u32).map(|i| (i * 5 + 100) as u8).collect();
     for (src_off, dst_off, size) in [(36u32, 20u32, 39_000u32), (24, 8, 38_996), (7, 2, 39_001)] {
         let params = [src_off, dst_off, size, 0];
-        let out = run(
-            "copy_bytes",
-            "copy_bytes",
-            &[
-                (0, 0, src.clone()),
-                (0, 1, dst.clone()),
-                (0, 2, bytes_of(&params)),
-            ],
-            [1, 1, 1],
-        );
+        let out = copy_bytes(&src, &dst, params);
         let mut want = dst.clone();
         let (s, d, n) = (src_off as usize, dst_off as usize, size as usize);
         want[d..d + n].copy_from_slice(&src[s..s + n]);
-        assert!(out[1] == want, "src {src_off} dst {dst_off} size {size}");
+        assert!(out == want, "src {src_off} dst {dst_off} size {size}");
     }
     let pattern = 0x0102_0304u32;
     let params = [12u32, 39_960, pattern, 0];

@@ -10,7 +10,6 @@ mod common;
 
 use std::borrow::Cow;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aqueduct::*;
@@ -57,20 +56,8 @@ fn map_then_work_done_run_in_order_without_poll() {
 #[test]
 fn poll_wait_returns_after_the_callbacks_registered_before_it() {
     let c = host_thread_ctx();
-    let order = Arc::new(Mutex::new(Vec::new()));
     let rb = readback_buffer(&c.device, 16);
-    let (cb, dst) = doubling_work(&c);
-    let mut enc = c.device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(&dst, 0, &rb, 0, 16);
-    c.queue.submit([cb, enc.finish()]);
-    let o = order.clone();
-    rb.map_async(MapMode::Read, .., move |r| {
-        assert!(r.is_ok());
-        o.lock().unwrap().push("map");
-    });
-    let o = order.clone();
-    c.queue
-        .on_submitted_work_done(move || o.lock().unwrap().push("done"));
+    let order = map_then_work_done(&c, &rb);
     c.device.poll(PollType::wait_indefinitely()).unwrap();
     assert_eq!(*order.lock().unwrap(), vec!["map", "done"]);
     assert_eq!(

@@ -79,20 +79,8 @@ fn waiting_for_a_future_submission_is_an_error() {
 #[test]
 fn map_callbacks_run_before_later_work_done_callbacks() {
     let c = ctx();
-    let order = Arc::new(Mutex::new(Vec::new()));
     let rb = readback_buffer(&c.device, 16);
-    let (cb, dst) = doubling_work(&c);
-    let mut enc = c.device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(&dst, 0, &rb, 0, 16);
-    c.queue.submit([cb, enc.finish()]);
-    let o = order.clone();
-    rb.map_async(MapMode::Read, .., move |r| {
-        assert!(r.is_ok());
-        o.lock().unwrap().push("map");
-    });
-    let o = order.clone();
-    c.queue
-        .on_submitted_work_done(move || o.lock().unwrap().push("done"));
+    let order = map_then_work_done(&c, &rb);
     assert!(order.lock().unwrap().is_empty() || c.device.poll(PollType::Poll).is_ok());
     c.device.poll(PollType::wait_indefinitely()).unwrap();
     assert_eq!(*order.lock().unwrap(), vec!["map", "done"]);

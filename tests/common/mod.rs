@@ -155,6 +155,29 @@ pub fn doubling_work(c: &Ctx) -> (CommandBuffer, Buffer) {
     (enc.finish(), dst)
 }
 
+/// Submit `doubling_work` and its copy into `rb` (16 bytes, MAP_READ), then
+/// register a map of `rb` and, after it, a work-done callback; each pushes
+/// its name ("map", "done") to the returned list when it runs.
+pub fn map_then_work_done(
+    c: &Ctx,
+    rb: &Buffer,
+) -> std::sync::Arc<std::sync::Mutex<Vec<&'static str>>> {
+    let order = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (cb, dst) = doubling_work(c);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&dst, 0, rb, 0, 16);
+    c.queue.submit([cb, enc.finish()]);
+    let o = order.clone();
+    rb.map_async(MapMode::Read, .., move |r| {
+        assert!(r.is_ok());
+        o.lock().unwrap().push("map");
+    });
+    let o = order.clone();
+    c.queue
+        .on_submitted_work_done(move || o.lock().unwrap().push("done"));
+    order
+}
+
 /// Run `f` inside a validation scope and return the error it caught.
 pub fn validation_error<R>(device: &Device, f: impl FnOnce() -> R) -> (R, Option<Error>) {
     let scope = device.push_error_scope(ErrorFilter::Validation);

@@ -30,8 +30,8 @@ use aqueduct_gfxsim::SimConfig;
 use aqueduct_gfxsim::isa::decode::decode;
 use aqueduct_hsa::{Allocation, HsaError, MemoryOrder, QueueErrorReason, Signal};
 use e2e_common::{
-    Arg, Gpu, Launch, Lcg, Program, SIM_THREADS, TIMEOUT, assert_same, host_bytes_mut, read_u32,
-    unallocated_in_aperture, wait_zero,
+    Arg, Gpu, Launch, Lcg, Program, SIM_THREADS, TIMEOUT, assert_same, host_bytes_mut,
+    oob_write_launch, read_u32, unallocated_in_aperture, wait_zero,
 };
 use object::{Object, ObjectSection, ObjectSymbol};
 
@@ -258,14 +258,7 @@ fn out_of_bounds_and_freed_writes_fault_at_their_address() {
     let store_pc = pc_of(&program, &elf, "oob_write", is_global_store);
 
     let hole = unallocated_in_aperture(&gpu) + 0x44;
-    let err = run_fault_scenario(&gpu, || {
-        gpu.launch(
-            &program.kernel,
-            &[Arg::Ptr(hole), Arg::U32(1)],
-            [64, 1, 1],
-            [64, 1, 1],
-        )
-    });
+    let err = run_fault_scenario(&gpu, || oob_write_launch(&gpu, &program, hole, 1));
     expect_memory_violation(&err, hole, "Write", store_pc);
 
     // Freed memory: the address was valid until the allocation was dropped.
@@ -273,12 +266,7 @@ fn out_of_bounds_and_freed_writes_fault_at_their_address() {
     let err = run_fault_scenario(&gpu, || {
         let victim = gpu.alloc_vram(64 << 10);
         freed = victim.gpu_va() + 0x1234;
-        gpu.launch(
-            &program.kernel,
-            &[Arg::Ptr(freed), Arg::U32(2)],
-            [64, 1, 1],
-            [64, 1, 1],
-        )
+        oob_write_launch(&gpu, &program, freed, 2)
     });
     expect_memory_violation(&err, freed, "Write", store_pc);
 }
@@ -585,14 +573,7 @@ fn an_access_after_it_is_revoked_faults_at_its_address() {
         is_global_store,
     );
     let target = va + 0x20;
-    let err = run_fault_scenario(&gpu, || {
-        gpu.launch(
-            &program.kernel,
-            &[Arg::Ptr(target), Arg::U32(0xbad)],
-            [64, 1, 1],
-            [64, 1, 1],
-        )
-    });
+    let err = run_fault_scenario(&gpu, || oob_write_launch(&gpu, &program, target, 0xbad));
     expect_memory_violation(&err, target, "Write", store_pc);
     for (i, w) in words.iter().enumerate() {
         // SAFETY: as above: a word of the host-readable mapped page.

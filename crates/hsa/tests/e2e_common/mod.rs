@@ -246,6 +246,17 @@ pub fn unallocated_in_aperture(gpu: &Gpu) -> u64 {
     base + size - 4096
 }
 
+/// A launch of kernels/gfx1100/oob_write.co (`program`): one wave of 64
+/// storing `value` at `target`.
+pub fn oob_write_launch(gpu: &Gpu, program: &Program, target: u64, value: u32) -> Launch {
+    gpu.launch(
+        &program.kernel,
+        &[Arg::Ptr(target), Arg::U32(value)],
+        [64, 1, 1],
+        [64, 1, 1],
+    )
+}
+
 /// Run kernels/gfx1100/oob_write.co (`program`) storing `value` at
 /// `target` on `queue`, waiting for it.
 pub fn oob_write(
@@ -255,13 +266,7 @@ pub fn oob_write(
     target: u64,
     value: u32,
 ) -> HsaResult<()> {
-    let launch = gpu.launch(
-        &program.kernel,
-        &[Arg::Ptr(target), Arg::U32(value)],
-        [64, 1, 1],
-        [64, 1, 1],
-    );
-    gpu.run_on(queue, &launch)
+    gpu.run_on(queue, &oob_write_launch(gpu, program, target, value))
 }
 
 /// Wait (blocked, [`TIMEOUT`]) until `signal` is 0.

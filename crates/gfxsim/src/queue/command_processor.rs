@@ -378,6 +378,8 @@ impl CommandProcessor {
             scope: header.acquire,
         };
         let bytes = bytemuck::bytes_of(&raw);
+        // Whether a dispatch runs on this thread (decided while its view is held).
+        let mut inline = false;
         let (completion_signal, work) = match kind {
             packet_type::KERNEL_DISPATCH => {
                 let packet: KernelDispatchPacket = bytemuck::pod_read_unaligned(bytes);
@@ -386,6 +388,8 @@ impl CommandProcessor {
                 self.gpu.vm.launch_fence(acquire);
                 let view = self.gpu.vm.view();
                 let job = self.prepare_dispatch(&view, config, index, slot, &packet)?;
+                inline = job.workgroups() <= INLINE_MAX_WORKGROUPS
+                    && nothing_to_overlap(&view, config, index);
                 (packet.completion_signal, Work::Dispatch(job))
             }
             packet_type::BARRIER_AND | packet_type::BARRIER_OR => {
@@ -417,7 +421,7 @@ impl CommandProcessor {
             }
         };
         if let Work::Dispatch(job) = &work {
-            if job.workgroups() <= INLINE_MAX_WORKGROUPS && self.nothing_to_overlap(config, index) {
+            if inline {
                 self.run_inline(job);
             } else {
                 self.gpu.pool.submit(job.clone());
@@ -431,23 +435,6 @@ impl CommandProcessor {
         });
         self.next_index = index + 1;
         Ok(Launch::Launched)
-    }
-
-    /// Whether the packet after `index` can wait for the one at `index`
-    /// to complete: it is not written yet, or it has the barrier bit (so
-    /// it would wait anyway). Then running packet `index` on this thread
-    /// delays nothing that could have overlapped with it.
-    fn nothing_to_overlap(&self, config: &QueueConfig, index: u64) -> bool {
-        let next = config.ring_base + ((index + 1) % config.packets()) * 64;
-        let view = self.gpu.vm.view();
-        match view.atomic_u16(next, Access::Read) {
-            Ok(header) => {
-                let bits = header.load(Ordering::Acquire);
-                bits & 0xff == packet_type::INVALID
-                    || PacketHeader::from_bits(bits).is_some_and(|h| h.barrier)
-            }
-            Err(_) => false,
-        }
     }
 
     /// Run a small dispatch's workgroups on the command processor's own
@@ -569,4 +556,20 @@ fn barrier_satisfied(
         }
     }
     Ok(and || !any_dep)
+}
+
+/// Whether the packet after `index` can wait for the one at `index` to
+/// complete: it is not written yet, or it has the barrier bit (so it would
+/// wait anyway). Then running packet `index` on the command processor's
+/// thread delays nothing that could have overlapped with it.
+fn nothing_to_overlap(view: &VmView<'_>, config: &QueueConfig, index: u64) -> bool {
+    let next = config.ring_base + ((index + 1) % config.packets()) * 64;
+    match view.atomic_u16(next, Access::Read) {
+        Ok(header) => {
+            let bits = header.load(Ordering::Acquire);
+            bits & 0xff == packet_type::INVALID
+                || PacketHeader::from_bits(bits).is_some_and(|h| h.barrier)
+        }
+        Err(_) => false,
+    }
 }

@@ -54,14 +54,34 @@ impl QuerySet {
         )
     }
 
-    /// The storage of a valid timestamp query set and the write access to
-    /// slot `index`, after checking `index < count`.
-    pub(crate) fn timestamp_slot(&self, index: u32) -> Result<(&Buffer, Access), String> {
+    /// Destroy the query set (WebGPU `GPUQuerySet.destroy`): recording a
+    /// command that uses it afterwards is a validation error, and so is
+    /// submitting a command buffer recorded before that uses it. Its storage
+    /// is released once in-flight work no longer needs it. Destroying twice,
+    /// or destroying an invalid query set, does nothing.
+    pub fn destroy(&self) {
+        if let Some(storage) = &self.inner.storage {
+            storage.destroy();
+        }
+    }
+
+    /// The slots of a valid query set that has not been destroyed.
+    pub(crate) fn storage(&self) -> Result<&Buffer, String> {
         let storage = self
             .inner
             .storage
             .as_ref()
             .ok_or_else(|| format!("{} is invalid", self.describe()))?;
+        storage
+            .check_usable("storage")
+            .map_err(|_| format!("{} has been destroyed", self.describe()))?;
+        Ok(storage)
+    }
+
+    /// The storage of a valid timestamp query set and the write access to
+    /// slot `index`, after checking `index < count`.
+    pub(crate) fn timestamp_slot(&self, index: u32) -> Result<(&Buffer, Access), String> {
+        let storage = self.storage()?;
         if !matches!(self.inner.ty, QueryType::Timestamp) {
             return Err(format!(
                 "{} is of type {:?}, not Timestamp",
@@ -124,8 +144,14 @@ pub(crate) fn create_query_set(dev: &Arc<DeviceShared>, desc: &QuerySetDescripto
     let storage = match check() {
         Ok(()) => {
             let size = u64::from(desc.count.max(1)) * u64::from(QUERY_SIZE);
+            // Named after its query set, so a submit naming a destroyed
+            // query set's storage says which one.
+            let storage_label = match desc.label {
+                Some(l) => format!("query set storage for {l}"),
+                None => "query set storage".to_string(),
+            };
             let buffer = dev.create_buffer(&BufferDescriptor {
-                label: Some("query set storage"),
+                label: Some(&storage_label),
                 size,
                 usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
                 mapped_at_creation: false,

@@ -270,3 +270,57 @@ fn bad_indices_offsets_and_usages_are_validation_errors() {
         query_set(&c.device, QUERY_SET_MAX_QUERIES + 1)
     });
 }
+
+#[test]
+fn destroyed_query_sets_are_validation_errors_and_in_flight_work_finishes() {
+    let c = ctx();
+    let qs = query_set(&c.device, 3);
+    let resolved = resolve_buffer(&c.device, 256);
+    // Recorded before the destroy, submitted after it.
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.write_timestamp(&qs, 0);
+    let recorded_before = expect_valid(&c.device, || enc.finish());
+    // Submitted, then destroyed while it may still run: it completes, and
+    // its resolved values are real timestamps.
+    let before = realtime_ticks();
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.write_timestamp(&qs, 1);
+    enc.resolve_query_set(&qs, 0..3, &resolved, 0);
+    c.queue.submit([enc.finish()]);
+    expect_valid(&c.device, || qs.destroy());
+    let got = read_u64s(&c, &resolved, 0, 3);
+    assert_eq!(got[0], 0, "slot 0 was never written");
+    assert!(got[1] >= before, "{got:?} against {before}");
+    assert_eq!(got[2], 0, "slot 2 was never written");
+
+    let needle = "query set `timestamps` has been destroyed";
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.write_timestamp(&qs, 0);
+    expect_validation(&c.device, needle, || enc.finish());
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.resolve_query_set(&qs, 0..3, &resolved, 0);
+    expect_validation(&c.device, needle, || enc.finish());
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    drop(enc.begin_compute_pass(&ComputePassDescriptor {
+        label: None,
+        timestamp_writes: Some(ComputePassTimestampWrites {
+            query_set: &qs,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: None,
+        }),
+    }));
+    expect_validation(&c.device, needle, || enc.finish());
+    expect_validation(
+        &c.device,
+        "uses buffer `query set storage for timestamps`, which has been destroyed",
+        || c.queue.submit([recorded_before]),
+    );
+    // A second destroy does nothing, and the device still works.
+    expect_valid(&c.device, || qs.destroy());
+    let fresh = query_set(&c.device, 1);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.write_timestamp(&fresh, 0);
+    enc.resolve_query_set(&fresh, 0..1, &resolved, 0);
+    c.queue.submit([enc.finish()]);
+    assert_ne!(read_u64s(&c, &resolved, 0, 1)[0], 0);
+}

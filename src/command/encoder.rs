@@ -307,11 +307,7 @@ impl CommandEncoder {
         destination_offset: u64,
     ) {
         self.command("resolve_query_set", |device, rec| {
-            let storage = query_set
-                .inner
-                .storage
-                .as_ref()
-                .ok_or_else(|| format!("{} is invalid", query_set.describe()))?;
+            let storage = query_set.storage()?;
             destination.check_usable("the destination")?;
             if query_range.start > query_range.end || query_range.end > query_set.count() {
                 return Err(format!(

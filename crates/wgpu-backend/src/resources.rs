@@ -321,8 +321,6 @@ impl AqueductQuerySet {
 
 impl QuerySetInterface for AqueductQuerySet {
     fn destroy(&self) {
-        // The facade frees a query set's storage when its last handle
-        // (this one and those held by recorded commands) is dropped.
-        tracing::trace!("query set destroy: released when dropped");
+        self.query_set.destroy();
     }
 }

@@ -279,3 +279,31 @@ fn a_bad_shader_and_a_bad_staging_write_are_validation_errors() {
     assert!(message.contains("overrun"), "{message}");
     assert_eq!(read_back(&device, &queue, &buffer), vec![0; 16]);
 }
+
+#[test]
+fn a_destroyed_query_set_is_a_validation_error() {
+    let (device, queue) = device();
+    let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: Some("times"),
+        ty: wgpu::QueryType::Timestamp,
+        count: 2,
+    });
+    let resolved = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 256,
+        usage: wgpu::BufferUsages::QUERY_RESOLVE,
+        mapped_at_creation: false,
+    });
+    queries.destroy();
+    let error = validation_error(&device, || {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.resolve_query_set(&queries, 0..2, &resolved, 0);
+        queue.submit([encoder.finish()]);
+    });
+    let message = validation_message(error);
+    assert!(
+        message.contains("query set `times` has been destroyed"),
+        "{message}"
+    );
+    assert_eq!(run_collatz(&device, &queue, &[27]), [collatz_steps(27)]);
+}

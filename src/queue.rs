@@ -297,6 +297,28 @@ impl Queue {
     /// work (through the staging ring and an upload dispatch).
     pub fn write_buffer(&self, buffer: &Buffer, offset: u64, data: &[u8]) {
         let dev = &self.shared;
+        if !self.validate_write_buffer(buffer, offset, data.len() as u64) {
+            return;
+        }
+        if data.is_empty() {
+            return;
+        }
+        if let Err(e) = stage_write(dev, buffer, offset, data) {
+            dev.report(Error::OutOfMemory {
+                source: Box::new(InternalError(format!("write_buffer: {e}"))),
+            });
+        }
+    }
+
+    /// The checks `write_buffer` makes before writing `size` bytes at
+    /// `offset`: the buffer is valid, not destroyed, not mapped, has
+    /// COPY_DST usage, and the range is 4-byte aligned and inside it. A
+    /// failure is reported as `write_buffer` reports it (error scope or
+    /// uncaptured-error handler) and gives false. For layers that stage the
+    /// bytes themselves before writing them (aqueduct-wgpu's
+    /// `write_buffer_with`).
+    pub fn validate_write_buffer(&self, buffer: &Buffer, offset: u64, size: u64) -> bool {
+        let dev = &self.shared;
         let check = || -> Result<(), String> {
             buffer.check_usable("the buffer")?;
             if !buffer.usage().contains(BufferUsages::COPY_DST) {
@@ -305,18 +327,17 @@ impl Queue {
                     buffer.describe()
                 ));
             }
-            let len = data.len() as u64;
             if !offset.is_multiple_of(COPY_BUFFER_ALIGNMENT)
-                || !len.is_multiple_of(COPY_BUFFER_ALIGNMENT)
+                || !size.is_multiple_of(COPY_BUFFER_ALIGNMENT)
             {
                 return Err(format!(
-                    "offset {offset} and size {len} must be multiples of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
+                    "offset {offset} and size {size} must be multiples of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
                 ));
             }
-            if offset.checked_add(len).is_none_or(|e| e > buffer.size()) {
+            if offset.checked_add(size).is_none_or(|e| e > buffer.size()) {
                 return Err(format!(
                     "{offset}..{} overruns {} ({} bytes)",
-                    offset as u128 + len as u128,
+                    offset as u128 + size as u128,
                     buffer.describe(),
                     buffer.size()
                 ));
@@ -329,16 +350,12 @@ impl Queue {
             }
             Ok(())
         };
-        if let Err(msg) = check() {
-            return dev.report(ValidationError::Queue(format!("write_buffer: {msg}")));
-        }
-        if data.is_empty() {
-            return;
-        }
-        if let Err(e) = stage_write(dev, buffer, offset, data) {
-            dev.report(Error::OutOfMemory {
-                source: Box::new(InternalError(format!("write_buffer: {e}"))),
-            });
+        match check() {
+            Ok(()) => true,
+            Err(msg) => {
+                dev.report(ValidationError::Queue(format!("write_buffer: {msg}")));
+                false
+            }
         }
     }
 

@@ -72,31 +72,10 @@ impl QueueInterface for AqueductQueue {
         size: wgpu::BufferSize,
     ) -> Option<()> {
         let b = self.facade_buffer(buffer, "Queue::write_buffer_with")?;
-        let size = size.get();
-        let problem = if !b.usage().contains(wgpu::BufferUsages::COPY_DST) {
-            Some("the buffer lacks COPY_DST usage".to_string())
-        } else if !offset.is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
-            || !size.is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
-        {
-            Some(format!(
-                "offset {offset} and size {size} must be multiples of COPY_BUFFER_ALIGNMENT ({})",
-                wgpu::COPY_BUFFER_ALIGNMENT
-            ))
-        } else if offset.checked_add(size).is_none_or(|end| end > b.size()) {
-            Some(format!(
-                "{offset}+{size} bytes overrun the buffer ({} bytes)",
-                b.size()
-            ))
-        } else {
-            None
-        };
-        match problem {
-            Some(p) => {
-                report_validation(&self.device, format!("Queue::write_buffer_with: {p}"));
-                None
-            }
-            None => Some(()),
-        }
+        // The facade's own write_buffer checks, reported the same way.
+        self.queue
+            .validate_write_buffer(b, offset, size.get())
+            .then_some(())
     }
 
     fn write_staging_buffer(

@@ -752,7 +752,7 @@ fn write_packets(
                     {
                         return Ok(*raw);
                     }
-                    let raw = dispatch_packet(d, kernarg_va[i], fence)?;
+                    let (raw, _) = dispatch_packet(d, kernarg_va[i], fence)?;
                     last_packet = Some((d, kernarg_va[i], fence, raw));
                     Ok(raw)
                 };
@@ -771,20 +771,12 @@ fn write_packets(
                     ));
                 };
                 let target_fence = fences[target].first;
-                let mut kd = KernelDispatch::new(
-                    td.kernel_object,
-                    kernarg_va[target],
-                    td.grid,
-                    td.workgroup,
-                );
-                kd.dimensions = 3;
-                kd.fence = target_fence;
-                let word = kd.to_packet()?.to_raw();
-                let header_dispatch = u32::from_le_bytes(
-                    bytemuck::bytes_of(&word)[0..4]
-                        .try_into()
-                        .unwrap_or_default(),
-                );
+                // The target's packet, written INVALID by its own op (which
+                // takes it from last_packet); the patch kernel publishes it
+                // with its real header word.
+                let (target_raw, header_dispatch) =
+                    dispatch_packet(td, kernarg_va[target], target_fence)?;
+                last_packet = Some((td, kernarg_va[target], target_fence, target_raw));
                 let nop = packet::nop(aqueduct_hsa::PacketFence {
                     barrier: target_fence.barrier,
                     acquire: aqueduct_kfd::abi::FenceScope::None,
@@ -849,12 +841,14 @@ fn write_packets(
     Ok(slots.finish())
 }
 
-/// The packet of dispatch `d` with its kernarg block at `kernarg_va`.
+/// The packet of dispatch `d` with its kernarg block at `kernarg_va`, and
+/// the header word that publishes it (a patched dispatch's packet holds
+/// INVALID there until its patch kernel stores that word).
 fn dispatch_packet(
     d: &lower::DispatchWork,
     kernarg_va: u64,
     fence: PacketFence,
-) -> Result<RawPacket, HsaError> {
+) -> Result<(RawPacket, u32), HsaError> {
     let mut kd = KernelDispatch::new(d.kernel_object, kernarg_va, d.grid, d.workgroup);
     kd.group_segment_size = d.group_segment;
     kd.private_segment_size = d.private_segment;
@@ -863,12 +857,13 @@ fn dispatch_packet(
         kd.dimensions = 3;
     }
     let mut raw = kd.to_packet()?.to_raw();
+    let publish = packet::header_word(&raw);
     if d.patched {
         // Held at INVALID until the patch kernel publishes it.
         let bytes: &mut [u8] = bytemuck::bytes_of_mut(&mut raw);
         bytes[0..2].copy_from_slice(&packet_type::INVALID.to_le_bytes());
     }
-    Ok(raw)
+    Ok((raw, publish))
 }
 
 /// A submission's packets go into consecutive reservations of at most

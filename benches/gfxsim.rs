@@ -18,6 +18,11 @@
 //! issue's goal is >= 12x from 1 to 16 threads on a 16-core machine
 //! (scaling/mod.rs says how it is measured).
 //! The machine is noisy: compare the ratios, not the absolute times.
+//! `-- --saxpy-only N` runs one saxpy of N elements on one worker thread
+//! and nothing else, for profiling (e.g. under callgrind with
+//! `--toggle-collect` on `Dispatch::run_workgroup`); it prints the wave
+//! instructions executed, the divisor for host instructions per
+//! wave-instruction.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,7 +35,8 @@ mod scaling;
 use aqueduct::gfxsim::{SimConfig, SimDevice};
 use aqueduct::hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct::hsa::{
-    Agent, Executable, MemoryOrder, PoolKind, Runtime, Signal, WaitCondition, WaitHint,
+    Agent, Executable, MemoryOrder, PoolKind, Runtime, RuntimeOptions, Signal, WaitCondition,
+    WaitHint,
 };
 
 const SAXPY: &[u8] = include_bytes!("../kernels/gfx1100/saxpy.co");
@@ -44,12 +50,24 @@ struct Sim {
 
 impl Sim {
     fn new(threads: usize) -> Sim {
+        Sim::with_aperture(threads, RuntimeOptions::default().aperture_size)
+    }
+    /// `aperture`: bytes of VA the runtime reserves (valgrind cannot
+    /// reserve the default 64 GiB).
+    fn with_aperture(threads: usize, aperture: u64) -> Sim {
         let device = SimDevice::new(SimConfig {
             threads,
             ..SimConfig::default()
         })
         .expect("gfxsim");
-        let runtime = Runtime::new(device.clone()).expect("runtime");
+        let runtime = Runtime::with_options(
+            device.clone(),
+            RuntimeOptions {
+                aperture_size: aperture,
+                ..RuntimeOptions::default()
+            },
+        )
+        .expect("runtime");
         Sim { device, runtime }
     }
     fn agent(&self) -> &Agent {
@@ -267,7 +285,30 @@ fn main() {
         scaling::run(scaling::Options::from_args());
         return;
     }
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(k) = args.iter().position(|a| a == "--saxpy-only") {
+        let n: u32 = args
+            .get(k + 1)
+            .and_then(|v| v.parse().ok())
+            .expect("--saxpy-only N");
+        let sim = Sim::with_aperture(1, (3 * n as u64 * 4).next_multiple_of(1 << 21) + (64 << 20));
+        let exe = sim.load(SAXPY);
+        let pool = sim.runtime.pool(sim.agent(), PoolKind::FineSystem).unwrap();
+        let x = pool.allocate(n as u64 * 4).unwrap();
+        let y = pool.allocate(n as u64 * 4).unwrap();
+        let (t, insts) = dispatch(&sim, &exe, "saxpy", n, 256, |b| {
+            b.set_f32(ArgRef::Name("a"), 2.0).unwrap();
+            b.set_ptr(ArgRef::Name("x"), x.gpu_va()).unwrap();
+            b.set_ptr(ArgRef::Name("y"), y.gpu_va()).unwrap();
+            b.set_u32(ArgRef::Name("n"), n).unwrap();
+        });
+        println!(
+            "saxpy-only n = {n}: {insts} wave instructions in {:.3} ms",
+            t.as_secs_f64() * 1e3
+        );
+        return;
+    }
+    let quick = args.iter().any(|a| a == "--quick");
     let n: u32 = if quick { 1 << 20 } else { 16 << 20 };
     let runs = if quick { 1 } else { 3 };
     println!(

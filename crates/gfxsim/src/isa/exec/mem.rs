@@ -209,6 +209,40 @@ pub(crate) fn scatter(
     }
 }
 
+/// Dword `k` of every lane of a coalesced access (lane `l`'s `size` bytes
+/// at `p + l * size`, `size` 4, 8, 12 or 16): a 128-byte copy for
+/// `size` 4, a strided read otherwise.
+#[inline(always)]
+pub(crate) fn coalesced_row(p: *const u8, size: usize, k: usize) -> [u32; LANES] {
+    if size == 4 {
+        // SAFETY: the caller translated 32 * size bytes at p; lanes 0..32's dwords are contiguous.
+        let v = unsafe { std::ptr::read_unaligned(p as *const [u32; LANES]) };
+        return v.map(u32::from_le);
+    }
+    let mut row = [0u32; LANES];
+    for (l, v) in row.iter_mut().enumerate() {
+        *v = load_u32(p.wrapping_add(l * size + 4 * k));
+    }
+    row
+}
+
+/// Store `row` as dword `k` of every lane of a coalesced access (as
+/// [`coalesced_row`]).
+#[inline(always)]
+pub(crate) fn store_coalesced_row(p: *mut u8, size: usize, k: usize, row: &[u32; LANES]) {
+    if size == 4 {
+        // SAFETY: the caller translated 32 * size bytes at p for writing.
+        unsafe { std::ptr::write_unaligned(p as *mut [u32; LANES], row.map(u32::to_le)) };
+        return;
+    }
+    for (l, v) in row.iter().enumerate() {
+        // SAFETY: as above; lane l's dword k lies inside its `size` bytes.
+        unsafe {
+            std::ptr::write_unaligned(p.wrapping_add(l * size + 4 * k) as *mut u32, v.to_le())
+        };
+    }
+}
+
 /// Read `N` bytes from a resolved pointer.
 #[inline]
 pub(crate) fn read_bytes<const N: usize>(p: *mut u8) -> [u8; N] {

@@ -4,7 +4,9 @@
 //! scratch; everything else through `GpuMemory::translate`.
 
 use super::atomics::{Rmw, apply32, apply64, atomic32, atomic64};
-use super::mem::{gather, read_bytes, resolve, scatter, write_bytes};
+use super::mem::{
+    coalesced_row, gather, read_bytes, resolve, scatter, store_coalesced_row, write_bytes,
+};
 use super::mem_kind::{MemKind, mem_kind};
 use super::{Env, ExecResult, Flow, illegal};
 use crate::isa::inst::{Family, Inst};
@@ -81,6 +83,17 @@ pub(super) enum Seg {
 }
 
 pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    let kind = mem_kind(i.op);
+    if flat_coalesced(w, env, i, kind) {
+        return Ok(Flow::Next);
+    }
+    flat_lanes(w, env, i, kind)
+}
+
+/// The general FLAT/GLOBAL/SCRATCH path: per-lane addresses and segments.
+/// Out of line, so that the coalesced path does not pay for its stack frame.
+#[inline(never)]
+fn flat_lanes(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> ExecResult {
     let exec = w.exec();
     // Per-lane addresses.
     let mut addrs = [0u64; LANES];
@@ -144,7 +157,6 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         ),
     };
 
-    let kind = mem_kind(i.op);
     if let MemKind::Load(size, signed, d16) = kind {
         let rows = if all_global {
             let r = resolve(env.mem, &addrs, exec, size as u64, Access::Read)
@@ -303,6 +315,106 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         }
     }
     Ok(Flow::Next)
+}
+
+/// The coalesced fast path of FLAT/GLOBAL dword loads and stores (4, 8,
+/// 12 or 16 bytes per lane): every lane active, lane `l` at `a0 + l *
+/// size`, outside the LDS and private apertures. One translation of the
+/// 32 lanes' bytes and row copies straight between memory and the VGPRs,
+/// no per-lane addresses. False (nothing done, no side effect) when any
+/// of that does not hold or the translation fails: the general path then
+/// runs and reports a fault exactly as it always has (the same range was
+/// its first translation, and a failed translation changes nothing).
+#[inline(always)]
+fn flat_coalesced(w: &mut Wave, env: &Env, i: &Inst, kind: MemKind) -> bool {
+    let (size, access) = match kind {
+        MemKind::Load(size, _, 0) if size >= 4 => (size, Access::Read),
+        MemKind::Store(size, false) if size >= 4 => (size, Access::Write),
+        _ => return false,
+    };
+    let Some(a0) = coalesced_base(w, env, i, size as u32) else {
+        return false;
+    };
+    let Ok(p) = env.mem.translate(a0, (size * LANES) as u64, access) else {
+        return false;
+    };
+    match (access, size) {
+        (Access::Read, 4) => w.vgpr[i.dst as usize & 255] = coalesced_row(p, 4, 0),
+        (Access::Write, 4) => store_coalesced_row(p, 4, 0, &w.vgpr[i.data[0] as usize]),
+        _ => coalesced_wide(w, i, p, size, access),
+    }
+    true
+}
+
+/// The rows of a coalesced 8-, 12- or 16-byte access (out of line: the
+/// strided lane loop's set-up would otherwise burden the dword case).
+#[inline(never)]
+fn coalesced_wide(w: &mut Wave, i: &Inst, p: *mut u8, size: usize, access: Access) {
+    if access == Access::Read {
+        for k in 0..size / 4 {
+            w.vgpr[(i.dst as usize + k) & 255] = coalesced_row(p, size, k);
+        }
+    } else {
+        for k in 0..size / 4 {
+            store_coalesced_row(p, size, k, &w.vgpr[(i.data[0] as usize + k) & 255]);
+        }
+    }
+}
+
+/// Lane 0's address when the access is coalesced as [`flat_coalesced`]
+/// needs: EXEC all ones, lane `l`'s address (computed as `flat` does) equal
+/// to `a0 + l * size` with nothing wrapping, and for FLAT no lane in an
+/// aperture. The lane addresses lie between a0 and a0 + 31 * size, so their
+/// high words are those of the two ends.
+#[inline(always)]
+fn coalesced_base(w: &Wave, env: &Env, i: &Inst, size: u32) -> Option<u64> {
+    if w.exec() != u32::MAX {
+        return None;
+    }
+    let off = i.imm as i64 as u64;
+    let a0 = match i.family {
+        Family::Global if i.saddr as usize != NULL => {
+            let v = &w.vgpr[i.addr as usize];
+            if !strided(v, size) {
+                return None;
+            }
+            w.sgpr64(i.saddr as usize)
+                .wrapping_add(v[0] as u64)
+                .wrapping_add(off)
+        }
+        Family::Global | Family::Flat => {
+            let lo = &w.vgpr[i.addr as usize];
+            let hi = &w.vgpr[(i.addr as usize + 1) & 255];
+            if !strided(lo, size) || !strided(hi, 0) {
+                return None;
+            }
+            (lo[0] as u64 | (hi[0] as u64) << 32).wrapping_add(off)
+        }
+        _ => return None,
+    };
+    a0.checked_add(size as u64 * LANES as u64)?;
+    if i.family == Family::Flat {
+        let in_ap = |a: u64, base: u64| base != 0 && a >> 32 == base >> 32;
+        let last = a0 + size as u64 * (LANES as u64 - 1);
+        for a in [a0, last] {
+            if in_ap(a, env.shared_base) || in_ap(a, env.private_base) {
+                return None;
+            }
+        }
+    }
+    Some(a0)
+}
+
+/// True when `v[l] == v[0] + l * step` for every lane with nothing
+/// wrapping past 2^32 (neighbour differences: no multiply, so the loop
+/// vectorises on baseline x86-64).
+#[inline(always)]
+fn strided(v: &[u32; LANES], step: u32) -> bool {
+    let mut diff = 0u32;
+    for (a, b) in v.iter().zip(&v[1..]) {
+        diff |= b.wrapping_sub(*a) ^ step;
+    }
+    diff == 0 && v[0] <= u32::MAX - step * (LANES as u32 - 1)
 }
 
 /// (lowest address, its host pointer) when the active lanes' `size`-byte
@@ -627,5 +739,287 @@ mod tests {
             let written = l < 20 && l != 9;
             assert_eq!(word == 0xDEAD_BEEFu32.to_le_bytes(), written, "lane {l}");
         }
+    }
+
+    /// Global memory: one mapping of `GLOBAL_LEN` bytes at `GLOBAL_BASE`,
+    /// counting translations.
+    struct OneMapping {
+        bytes: std::cell::UnsafeCell<Vec<u8>>,
+        translations: std::sync::atomic::AtomicUsize,
+    }
+    // SAFETY: the tests use it from one thread only.
+    unsafe impl Sync for OneMapping {}
+    const GLOBAL_BASE: u64 = 0x20_0000;
+    const GLOBAL_LEN: usize = 1024;
+
+    impl OneMapping {
+        fn new() -> OneMapping {
+            OneMapping {
+                bytes: std::cell::UnsafeCell::new(
+                    (0..GLOBAL_LEN).map(|i| (i * 29 + 7) as u8).collect(),
+                ),
+                translations: 0.into(),
+            }
+        }
+        fn bytes(&self) -> Vec<u8> {
+            // SAFETY: single-threaded test, no pointer from translate is live here.
+            unsafe { (*self.bytes.get()).clone() }
+        }
+        fn translations(&self) -> usize {
+            self.translations.load(std::sync::atomic::Ordering::Relaxed)
+        }
+    }
+
+    impl GpuMemory for OneMapping {
+        fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
+            self.translations
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let fault = MemoryFault {
+                address: addr,
+                access,
+            };
+            let end = addr.checked_add(len).ok_or(fault)?;
+            if addr < GLOBAL_BASE || end > GLOBAL_BASE + GLOBAL_LEN as u64 {
+                return Err(fault);
+            }
+            // SAFETY: single-threaded test; the pointer stays inside the vector.
+            Ok(unsafe { (*self.bytes.get()).as_mut_ptr() }
+                .wrapping_add((addr - GLOBAL_BASE) as usize))
+        }
+    }
+
+    /// An instruction from its llvm-mc-19 encoding bytes.
+    fn inst(bytes: [u8; 8]) -> Inst {
+        let words = [
+            u32::from_le_bytes(bytes[..4].try_into().unwrap()),
+            u32::from_le_bytes(bytes[4..].try_into().unwrap()),
+        ];
+        crate::isa::decode::decode(&words).unwrap()
+    }
+
+    /// A wave whose lane `l` addresses `addrs[l]` through `i`'s address
+    /// operands (v[2:3], or v4 with s[6:7] = GLOBAL_BASE), all lanes active.
+    fn wave_at(i: &Inst, saddr: bool, addrs: &[u64; LANES]) -> Wave {
+        let mut w = Wave::default();
+        w.sgpr[crate::isa::wave::EXEC] = u32::MAX;
+        w.sgpr[6] = GLOBAL_BASE as u32;
+        w.sgpr[7] = (GLOBAL_BASE >> 32) as u32;
+        for (l, &a) in addrs.iter().enumerate() {
+            let v = a.wrapping_sub(i.imm as i64 as u64);
+            if saddr {
+                w.vgpr[4][l] = v.wrapping_sub(GLOBAL_BASE) as u32;
+            } else {
+                w.vgpr[2][l] = v as u32;
+                w.vgpr[3][l] = (v >> 32) as u32;
+            }
+        }
+        for (r, row) in w.vgpr.iter_mut().enumerate().skip(8) {
+            for (l, v) in row.iter_mut().enumerate() {
+                *v = 0x5151_0000 | (r as u32) << 8 | l as u32;
+            }
+        }
+        w
+    }
+
+    // (llvm-mc-19 encoding, store, bytes per lane, saddr form) of
+    // `global_load_b32 v10, v[2:3], off` and its siblings.
+    const DWORD_ACCESSES: [([u8; 8], bool, usize, bool); 14] = [
+        (
+            [0x00, 0x00, 0x52, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+            4,
+            false,
+        ),
+        // global_load_b64 v[10:11], v[2:3], off offset:16
+        (
+            [0x10, 0x00, 0x56, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+            8,
+            false,
+        ),
+        // global_load_b96 v[10:12], v[2:3], off
+        (
+            [0x00, 0x00, 0x5a, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+            12,
+            false,
+        ),
+        // global_load_b128 v[10:13], v[2:3], off
+        (
+            [0x00, 0x00, 0x5e, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+            16,
+            false,
+        ),
+        // global_load_b32 v10, v4, s[6:7] offset:-8
+        (
+            [0xf8, 0x1f, 0x52, 0xdc, 0x04, 0x00, 0x06, 0x0a],
+            false,
+            4,
+            true,
+        ),
+        // global_load_b128 v[10:13], v4, s[6:7]
+        (
+            [0x00, 0x00, 0x5e, 0xdc, 0x04, 0x00, 0x06, 0x0a],
+            false,
+            16,
+            true,
+        ),
+        // flat_load_b32 v10, v[2:3]
+        (
+            [0x00, 0x00, 0x50, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+            4,
+            false,
+        ),
+        // flat_load_b64 v[10:11], v[2:3] offset:8
+        (
+            [0x08, 0x00, 0x54, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+            8,
+            false,
+        ),
+        // global_store_b32 v[2:3], v20, off
+        (
+            [0x00, 0x00, 0x6a, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            true,
+            4,
+            false,
+        ),
+        // global_store_b64 v[2:3], v[20:21], off offset:16
+        (
+            [0x10, 0x00, 0x6e, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            true,
+            8,
+            false,
+        ),
+        // global_store_b96 v[2:3], v[20:22], off
+        (
+            [0x00, 0x00, 0x72, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            true,
+            12,
+            false,
+        ),
+        // global_store_b128 v4, v[20:23], s[6:7]
+        (
+            [0x00, 0x00, 0x76, 0xdc, 0x04, 0x14, 0x06, 0x00],
+            true,
+            16,
+            true,
+        ),
+        // flat_store_b128 v[2:3], v[20:23]
+        (
+            [0x00, 0x00, 0x74, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            true,
+            16,
+            false,
+        ),
+        // flat_store_b32 v[2:3], v20
+        (
+            [0x00, 0x00, 0x68, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            true,
+            4,
+            false,
+        ),
+    ];
+
+    /// FLAT/GLOBAL dword loads and stores of every width, coalesced (the
+    /// one-translation row path) and with lanes out of order (the general
+    /// path), against a byte model of memory and registers; a coalesced
+    /// access translates once.
+    #[test]
+    fn coalesced_and_scattered_dword_accesses_match_model() {
+        for (enc, store, size, saddr) in DWORD_ACCESSES {
+            let i = inst(enc);
+            for coalesced in [true, false] {
+                let mut addrs = [0u64; LANES];
+                for (l, a) in addrs.iter_mut().enumerate() {
+                    let slot = if coalesced { l } else { (l * 7 + 3) % LANES };
+                    *a = GLOBAL_BASE + 48 + (slot * size) as u64;
+                }
+                let mem = OneMapping::new();
+                let before = mem.bytes();
+                let mut w = wave_at(&i, saddr, &addrs);
+                let regs = w.vgpr.clone();
+                let (mut scratch, mut lds) = (vec![0u8; 4], vec![0u8; 4]);
+                let mut e = env(&mut scratch, &mut lds);
+                e.mem = &mem;
+                assert_eq!(flat(&mut w, &mut e, &i), Ok(Flow::Next));
+                let what = format!("{} coalesced {coalesced}", i.mnemonic);
+                if coalesced {
+                    assert_eq!(mem.translations(), 1, "{what}");
+                }
+                let mut want_regs = regs.clone();
+                let mut want_mem = before.clone();
+                for (l, &a) in addrs.iter().enumerate() {
+                    let o = (a - GLOBAL_BASE) as usize;
+                    for k in 0..size / 4 {
+                        let m = &mut want_mem[o + 4 * k..o + 4 * k + 4];
+                        if store {
+                            m.copy_from_slice(&regs[20 + k][l].to_le_bytes());
+                        } else {
+                            want_regs[10 + k][l] = u32::from_le_bytes(m.try_into().unwrap());
+                        }
+                    }
+                }
+                assert_eq!(mem.bytes(), want_mem, "{what}: memory");
+                assert!(w.vgpr == want_regs, "{what}: registers");
+            }
+        }
+    }
+
+    /// A coalesced access that runs past the end of its mapping faults at
+    /// the first lane outside it, as lane by lane, and a store writes
+    /// nothing; a partial EXEC that leaves those lanes out succeeds.
+    #[test]
+    fn coalesced_access_past_the_mapping_faults_at_the_first_bad_lane() {
+        for (enc, store, size, saddr) in DWORD_ACCESSES {
+            let i = inst(enc);
+            // Lane 19 is the first whose bytes do not all fit.
+            let end = GLOBAL_BASE + GLOBAL_LEN as u64;
+            let a0 = end - 20 * size as u64 + 4;
+            let addrs: [u64; LANES] = std::array::from_fn(|l| a0 + (l * size) as u64);
+            let mem = OneMapping::new();
+            let before = mem.bytes();
+            let mut w = wave_at(&i, saddr, &addrs);
+            let regs = w.vgpr.clone();
+            let (mut scratch, mut lds) = (vec![0u8; 4], vec![0u8; 4]);
+            let mut e = env(&mut scratch, &mut lds);
+            e.mem = &mem;
+            let access = if store { Access::Write } else { Access::Read };
+            assert_eq!(
+                flat(&mut w, &mut e, &i),
+                Err(fault(addrs[19], access)),
+                "{}",
+                i.mnemonic
+            );
+            assert_eq!(mem.bytes(), before, "{}: memory", i.mnemonic);
+            assert!(w.vgpr == regs, "{}: registers", i.mnemonic);
+            w.sgpr[crate::isa::wave::EXEC] = (1 << 19) - 1;
+            assert_eq!(flat(&mut w, &mut e, &i), Ok(Flow::Next), "{}", i.mnemonic);
+        }
+    }
+
+    /// Coalesced FLAT addresses inside the shared aperture go to LDS, not
+    /// through translation.
+    #[test]
+    fn coalesced_flat_in_the_shared_aperture_reads_lds() {
+        const SHARED_BASE: u64 = 0x0001_0000_0000_0000;
+        // flat_load_b32 v10, v[2:3]
+        let i = inst([0x00, 0x00, 0x50, 0xdc, 0x02, 0x00, 0x7c, 0x0a]);
+        let addrs: [u64; LANES] = std::array::from_fn(|l| SHARED_BASE + 16 + 4 * l as u64);
+        let mut w = wave_at(&i, false, &addrs);
+        let mem = OneMapping::new();
+        let mut lds: Vec<u8> = (0..256u32).map(|b| (b * 3 + 1) as u8).collect();
+        let want: Vec<u32> = (0..LANES)
+            .map(|l| u32::from_le_bytes(lds[16 + 4 * l..20 + 4 * l].try_into().unwrap()))
+            .collect();
+        let mut scratch = vec![0u8; 4];
+        let mut e = env(&mut scratch, &mut lds);
+        e.mem = &mem;
+        e.shared_base = SHARED_BASE;
+        assert_eq!(flat(&mut w, &mut e, &i), Ok(Flow::Next));
+        assert_eq!(w.vgpr[10].to_vec(), want);
+        assert_eq!(mem.translations(), 0);
     }
 }

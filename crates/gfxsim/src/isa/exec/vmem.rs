@@ -64,6 +64,18 @@ pub(super) fn smem(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             .mem
             .translate(addr, len, Access::Read)
             .map_err(WaveErrorKind::MemoryViolation)?;
+        let dst = i.dst as usize;
+        if dst + dwords <= NULL {
+            // Plain SGPRs below null: one fixed-size copy (no per-register checks).
+            match dwords {
+                1 => load_sgprs::<1>(w, dst, p),
+                2 => load_sgprs::<2>(w, dst, p),
+                4 => load_sgprs::<4>(w, dst, p),
+                8 => load_sgprs::<8>(w, dst, p),
+                _ => load_sgprs::<16>(w, dst, p),
+            }
+            return Ok(Flow::Next);
+        }
         for (k, o) in out.iter_mut().enumerate().take(dwords) {
             *o = u32::from_le_bytes(read_bytes::<4>(p.wrapping_add(4 * k)));
         }
@@ -72,6 +84,14 @@ pub(super) fn smem(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         w.set_sgpr(i.dst as usize + k, *v);
     }
     Ok(Flow::Next)
+}
+
+/// SGPRs `dst..dst + N` (all below null) from the `4 * N` bytes at `p`.
+#[inline(always)]
+fn load_sgprs<const N: usize>(w: &mut Wave, dst: usize, p: *const u8) {
+    // SAFETY: `p` came from GpuMemory::translate for 4 * N bytes.
+    let v = unsafe { std::ptr::read_unaligned(p as *const [u32; N]) };
+    w.sgpr[dst..dst + N].copy_from_slice(&v.map(u32::from_le));
 }
 
 /// Where a lane's flat access goes.
@@ -1021,5 +1041,59 @@ mod tests {
         assert_eq!(flat(&mut w, &mut e, &i), Ok(Flow::Next));
         assert_eq!(w.vgpr[10].to_vec(), want);
         assert_eq!(mem.translations(), 0);
+    }
+
+    /// SMEM loads of every width from s[2:3] = GLOBAL_BASE (the one-copy
+    /// path below null, and the per-register path for a destination
+    /// running past null: s122, s123 written, null dropped, m0 written)
+    /// against the bytes in memory; no other SGPR changes. Past the
+    /// mapping, a fault at the load's address.
+    #[test]
+    fn smem_loads_match_memory() {
+        // (encoding words, destination, dwords, byte offset); offsets as llvm-mc-19 encodes them.
+        let cases: [([u32; 2], usize, usize, u64); 7] = [
+            ([0xf400_0141, 0xf800_0004], 5, 1, 0x4), // s_load_b32 s5, s[2:3], 0x4
+            ([0xf404_0181, 0xf800_0008], 6, 2, 0x8), // s_load_b64 s[6:7], s[2:3], 0x8
+            ([0xf408_0201, 0xf800_0010], 8, 4, 0x10), // s_load_b128 s[8:11], s[2:3], 0x10
+            ([0xf40c_0301, 0xf800_0020], 12, 8, 0x20), // s_load_b256 s[12:19], s[2:3], 0x20
+            ([0xf410_0501, 0xf800_0040], 20, 16, 0x40), // s_load_b512 s[20:35], s[2:3], 0x40
+            ([0xf400_0141, 0x0800_0004], 5, 1, 0x4 + 12), // s_load_b32 s5, s[2:3], s4 offset:0x4
+            ([0xf408_1e81, 0xf800_0010], 122, 4, 0x10), // s_load_b128 s[122:125] (sdata 122)
+        ];
+        let mem = OneMapping::new();
+        let bytes = mem.bytes();
+        for (words, dst, dwords, off) in cases {
+            let i = crate::isa::decode::decode(&words).unwrap();
+            let mut w = Wave::default();
+            for (r, v) in w.sgpr.iter_mut().enumerate() {
+                *v = 0xA000_0000 | r as u32;
+            }
+            w.sgpr[2] = GLOBAL_BASE as u32;
+            w.sgpr[3] = (GLOBAL_BASE >> 32) as u32;
+            w.sgpr[4] = 12;
+            let mut want = w.sgpr;
+            for k in 0..dwords {
+                let o = off as usize + 4 * k;
+                if dst + k != NULL {
+                    want[dst + k] = u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+                }
+            }
+            let (mut scratch, mut lds) = (vec![0u8; 4], vec![0u8; 4]);
+            let mut e = env(&mut scratch, &mut lds);
+            e.mem = &mem;
+            assert_eq!(smem(&mut w, &e, &i), Ok(Flow::Next), "{}", i.mnemonic);
+            assert_eq!(w.sgpr, want, "{} dst {dst}", i.mnemonic);
+            // The same load with s[2:3] moved so that it starts at the mapping's end.
+            let base = GLOBAL_BASE + GLOBAL_LEN as u64 - off;
+            w.sgpr[2] = base as u32;
+            w.sgpr[3] = (base >> 32) as u32;
+            w.sgpr[4] = 12;
+            assert_eq!(
+                smem(&mut w, &e, &i),
+                Err(fault(GLOBAL_BASE + GLOBAL_LEN as u64, Access::Read)),
+                "{}",
+                i.mnemonic
+            );
+        }
     }
 }

@@ -4,12 +4,18 @@
 //! that uses this cache. Workers keep a private map of the blocks they used,
 //! revalidated by a generation counter that `invalidate` bumps when it
 //! removes a block.
+//!
+//! Each block also carries its instructions' pre-resolved forms (`exec::fast`),
+//! chosen once here, with their offsets: the per-instruction loop reads that
+//! dense array and touches the full `Inst` only for instructions that take the
+//! general path.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::decode::{DecodeError, decode};
+use super::exec::fast::{Fast, compile};
 use super::inst::Inst;
 use super::{Access, GpuMemory, MemoryFault};
 
@@ -27,12 +33,24 @@ pub(crate) enum Tail {
     Fault(MemoryFault),
 }
 
+/// One instruction of a block as the per-instruction loop sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Compiled {
+    pub fast: Fast,
+    /// Byte offset of the instruction from the block start.
+    pub offset: u16,
+    /// Length in bytes.
+    pub len: u8,
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct Block {
     pub start: u64,
     /// Address just past the last decoded instruction.
     pub end: u64,
     pub insts: Vec<Inst>,
+    /// `insts[k]`'s pre-resolved form and placement, for every k.
+    pub compiled: Vec<Compiled>,
     pub tail: Tail,
 }
 
@@ -114,6 +132,7 @@ fn fetch(pc: u64, mem: &dyn GpuMemory) -> Result<([u32; 4], usize), MemoryFault>
 
 fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
     let mut insts = Vec::new();
+    let mut compiled = Vec::new();
     let mut pc = start;
     let tail = loop {
         if insts.len() >= MAX_BLOCK {
@@ -125,6 +144,12 @@ fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
         };
         match decode(&words[..n]) {
             Ok(inst) => {
+                compiled.push(Compiled {
+                    fast: compile(&inst, pc),
+                    // MAX_BLOCK instructions of at most 4 dwords: offsets stay below 2 KiB.
+                    offset: (pc - start) as u16,
+                    len: 4 * inst.len,
+                });
                 pc += 4 * inst.len as u64;
                 let ends = inst.ends_block();
                 insts.push(inst);
@@ -139,6 +164,7 @@ fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
         start,
         end: pc,
         insts,
+        compiled,
         tail,
     }
 }

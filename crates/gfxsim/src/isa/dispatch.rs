@@ -27,7 +27,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::code_cache::{CodeCache, Tail};
-use super::exec::{Env, Flow, step};
+use super::exec::{Env, Flow, fast, step};
 use super::wave::{EXEC, LANES, NUM_VGPRS, Wave, WaveStatus};
 use super::worker::WorkerContext;
 use super::{DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
@@ -365,6 +365,10 @@ impl Dispatch {
     }
 
     /// Run one wave until it reaches s_barrier or ends.
+    ///
+    /// Each instruction runs from its pre-resolved form (`exec::fast`) when it
+    /// has one and through `step` otherwise; `w.pc` is kept current for the
+    /// instructions that take `step` (they may read it or fail) and at every exit.
     fn run_wave(
         &self,
         w: &mut Wave,
@@ -376,16 +380,28 @@ impl Dispatch {
         let mut idx = ctx.block_index(&self.code, w.pc, env.mem);
         loop {
             let block = ctx.block_at(idx);
-            let mut pc = block.start;
             let mut target = None;
-            for inst in &block.insts {
-                w.pc = pc;
-                stats.wave_instructions += 1;
-                match step(w, env, inst)? {
-                    Flow::Next => pc += 4 * inst.len as u64,
+            for (k, c) in block.compiled.iter().enumerate() {
+                let flow = match fast::run(w, &c.fast) {
+                    Some(flow) => flow,
+                    None => {
+                        w.pc = block.start + c.offset as u64;
+                        match step(w, env, &block.insts[k]) {
+                            Ok(flow) => flow,
+                            Err(e) => {
+                                stats.wave_instructions += k as u64 + 1;
+                                return Err(e);
+                            }
+                        }
+                    }
+                };
+                match flow {
+                    Flow::Next => {}
                     Flow::Jump(t) => {
+                        stats.wave_instructions += k as u64 + 1;
                         *jumps = jumps.wrapping_add(1);
                         if jumps.is_multiple_of(WATCHDOG_JUMPS) {
+                            w.pc = block.start + c.offset as u64;
                             self.check_watchdog()?;
                         }
                         w.pc = t;
@@ -393,11 +409,14 @@ impl Dispatch {
                         break;
                     }
                     Flow::Barrier => {
-                        w.pc = pc + 4 * inst.len as u64;
+                        stats.wave_instructions += k as u64 + 1;
+                        w.pc = block.start + c.offset as u64 + c.len as u64;
                         w.status = WaveStatus::AtBarrier;
                         return Ok(());
                     }
                     Flow::End => {
+                        stats.wave_instructions += k as u64 + 1;
+                        w.pc = block.start + c.offset as u64;
                         w.status = WaveStatus::Ended;
                         return Ok(());
                     }
@@ -406,9 +425,10 @@ impl Dispatch {
             let target = match target {
                 Some(t) => t,
                 None => {
-                    w.pc = pc;
+                    stats.wave_instructions += block.compiled.len() as u64;
+                    w.pc = block.end;
                     match &block.tail {
-                        Tail::Continue => pc,
+                        Tail::Continue => block.end,
                         Tail::Illegal(e) => {
                             return Err(WaveErrorKind::IllegalInstruction {
                                 words: e.words.clone(),

@@ -6,6 +6,7 @@
 
 mod atomics;
 mod dpp;
+pub(crate) mod fast;
 mod lds;
 mod mem;
 mod mem_kind;

@@ -1,0 +1,1109 @@
+//! Pre-resolved forms of the hottest instructions (issue #4: interpreter speed).
+//!
+//! When the code cache decodes a block it also compiles each instruction into a
+//! compact [`Fast`] form: a no-op, a branch with its absolute target, or a plain
+//! SALU / VALU / VOPC operation whose operands are already reduced to "SGPR n",
+//! "VGPR n" or "this 32-bit constant". The per-instruction loop runs those in
+//! place on the register file (no family dispatch, no big opcode match, no
+//! 128-byte rows returned through `Result`); everything else (modifiers, DPP,
+//! SDWA-like operand kinds, SCC/aperture sources, wave64 for vector ops, every
+//! op not listed here) is `Fast::Slow` and goes through `step` exactly as before.
+//!
+//! Fidelity by construction: [`compile`] only accepts an instruction whose slow
+//! path is the same computation (same `Op`, no modifiers, operand kinds the slow
+//! path reads the same way), and each arm below restates the slow path's
+//! formula. The tests at the bottom run every fast form against `step` on random
+//! registers and EXEC masks.
+
+use super::Flow;
+use crate::isa::inst::{Family, Inst, Mods, Src};
+use crate::isa::opcodes::Op;
+use crate::isa::wave::{EXEC, LANE_BIT, LANES, Lanes, NULL, VCC, Wave, pack_lanes};
+
+/// A scalar operand: SGPR `n` (0..=127) or a 32-bit constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SSrc {
+    Reg(u8),
+    Imm(u32),
+}
+
+/// A vector operand: VGPR `n`, SGPR `n` (the same value in every lane) or a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VSrc {
+    Vgpr(u8),
+    Sgpr(u8),
+    Imm(u32),
+}
+
+/// Branch conditions (s_branch and s_cbranch_*).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cond {
+    Always,
+    Scc0,
+    Scc1,
+    Vccz,
+    Vccnz,
+    Execz,
+    Execnz,
+}
+
+/// Scalar two-source operations (SOP2, SOPC, and SOP1 with the second source unused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SOp {
+    Mov,
+    Ctz,
+    AddU32,
+    SubU32,
+    AddI32,
+    SubI32,
+    AddcU32,
+    MinI32,
+    MinU32,
+    MaxI32,
+    MaxU32,
+    Cselect,
+    And,
+    Or,
+    Xor,
+    AndNot1,
+    OrNot1,
+    Lshl,
+    Lshr,
+    Ashr,
+    Lshl1Add,
+    Lshl2Add,
+    Lshl3Add,
+    Lshl4Add,
+    MulI32,
+    CmpEq,
+    CmpLg,
+    CmpGtI,
+    CmpGeI,
+    CmpLtI,
+    CmpLeI,
+    CmpGtU,
+    CmpGeU,
+    CmpLtU,
+    CmpLeU,
+}
+
+/// Vector 32-bit operations with one to three sources and one VGPR result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VOp {
+    Mov,
+    AddU32,
+    SubU32,
+    SubrevU32,
+    And,
+    Or,
+    Xor,
+    Lshlrev,
+    Lshrrev,
+    Ashrrev,
+    MaxU32,
+    MinU32,
+    MaxI32,
+    MinI32,
+    MulLo,
+    MulHiU32,
+    MulU24,
+    Add3,
+    LshlAdd,
+    AddLshl,
+    LshlOr,
+    AndOr,
+    Or3,
+    Xor3,
+}
+
+/// One pre-resolved instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fast {
+    /// Not pre-resolved: run through `step`.
+    Slow,
+    /// Architecturally no effect in gfxsim (waits, hints, cache invalidates).
+    Nop,
+    Barrier,
+    End,
+    Branch {
+        cond: Cond,
+        target: u64,
+    },
+    /// SALU op: `dst` (an SGPR code, or NULL/none for compares) and SCC per `op`.
+    Salu {
+        op: SOp,
+        dst: u8,
+        a: SSrc,
+        b: SSrc,
+    },
+    /// VALU op on 32 lanes (wave32 only), written under EXEC.
+    Valu {
+        op: VOp,
+        dst: u8,
+        a: VSrc,
+        b: VSrc,
+        c: VSrc,
+    },
+    /// v_cndmask_b32: lanes with `mask` set take `b`, others `a`.
+    Cndmask {
+        dst: u8,
+        a: VSrc,
+        b: VSrc,
+        mask: SSrc,
+    },
+    /// v_add_co_u32 / v_sub_co_u32 / v_subrev_co_u32 (`sub`, `rev`): carry/borrow to `sdst`.
+    AddCo {
+        sub: bool,
+        rev: bool,
+        dst: u8,
+        sdst: u8,
+        a: VSrc,
+        b: VSrc,
+    },
+    /// v_add_co_ci_u32 / v_sub_co_ci_u32 / v_subrev_co_ci_u32 with carry in `cin`.
+    AddCoCi {
+        sub: bool,
+        rev: bool,
+        dst: u8,
+        sdst: u8,
+        a: VSrc,
+        b: VSrc,
+        cin: SSrc,
+    },
+    /// v_mad_u64_u32: dst pair = a * b + c (c a 64-bit source), overflow to `sdst`.
+    MadU64 {
+        dst: u8,
+        sdst: u8,
+        a: VSrc,
+        b: VSrc,
+        c: VSrc,
+    },
+    /// v_lshlrev_b64: dst pair = b << (a & 63) (b a 64-bit source).
+    LshlrevB64 {
+        dst: u8,
+        a: VSrc,
+        b: VSrc,
+    },
+    /// v_readlane_b32: SGPR `dst` = lane `lane & 31` of `a`.
+    Readlane {
+        dst: u8,
+        a: VSrc,
+        lane: SSrc,
+    },
+    /// 32-bit integer compare (`cond`: 1 less, 2 equal, 4 greater) to `dst`
+    /// (VCC, an SGPR, or EXEC for v_cmpx), inactive lanes 0.
+    Vcmp {
+        cond: u8,
+        signed: bool,
+        dst: u8,
+        a: VSrc,
+        b: VSrc,
+    },
+}
+
+fn ssrc(s: Src) -> Option<SSrc> {
+    match s {
+        Src::Sgpr(r) if r < 128 => Some(SSrc::Reg(r)),
+        Src::Imm(v) => Some(SSrc::Imm(v as u32)),
+        _ => None,
+    }
+}
+
+fn vsrc(s: Src) -> Option<VSrc> {
+    match s {
+        Src::Vgpr(r) => Some(VSrc::Vgpr(r)),
+        Src::Sgpr(r) if r < 128 => Some(VSrc::Sgpr(r)),
+        Src::Imm(v) => Some(VSrc::Imm(v as u32)),
+        _ => None,
+    }
+}
+
+/// A 64-bit vector source: a VGPR pair, an SGPR pair, or a constant whose high
+/// dword is 0 (so the 32-bit constant zero-extends to the slow path's value).
+fn vsrc64(s: Src) -> Option<VSrc> {
+    match s {
+        Src::Vgpr(r) if r < 255 => Some(VSrc::Vgpr(r)),
+        Src::Sgpr(r) if r < 127 => Some(VSrc::Sgpr(r)),
+        Src::Imm(v) if v >> 32 == 0 => Some(VSrc::Imm(v as u32)),
+        _ => None,
+    }
+}
+
+/// A scalar destination code the slow path writes with `set_sgpr` (NULL drops).
+fn sdst(code: u16) -> Option<u8> {
+    (code < 128).then_some(code as u8)
+}
+
+/// The pre-resolved form of `i`, which sits at address `pc`.
+pub(crate) fn compile(i: &Inst, pc: u64) -> Fast {
+    compile_inner(i, pc).unwrap_or(Fast::Slow)
+}
+
+fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
+    use Op::*;
+    if i.dpp.is_some() || i.mods != Mods::default() {
+        return None;
+    }
+    let s = |k: usize| ssrc(i.src[k].src);
+    let v = |k: usize| vsrc(i.src[k].src);
+    match i.family {
+        Family::Sopp => {
+            let target = pc.wrapping_add(4).wrapping_add((i.imm as i64 * 4) as u64);
+            let branch = |cond| Some(Fast::Branch { cond, target });
+            match i.op {
+                SNop
+                | SClause
+                | SDelayAlu
+                | SWaitcnt
+                | SWaitcntDepctr
+                | SWaitIdle
+                | SWaitEvent
+                | SSleep
+                | SSetInstPrefetchDistance
+                | SSetprio
+                | SIcacheInv
+                | SIncperflevel
+                | SDecperflevel
+                | STtracedata
+                | STtracedataImm
+                | SWakeup
+                | SCodeEnd
+                | SRoundMode
+                | SDenormMode => Some(Fast::Nop),
+                SSendmsg if i.imm & 0xFF == 3 => Some(Fast::Nop),
+                SSethalt if i.imm & 1 == 0 => Some(Fast::Nop),
+                SBarrier => Some(Fast::Barrier),
+                SEndpgm | SEndpgmSaved => Some(Fast::End),
+                SBranch => branch(Cond::Always),
+                SCbranchScc0 => branch(Cond::Scc0),
+                SCbranchScc1 => branch(Cond::Scc1),
+                SCbranchVccz => branch(Cond::Vccz),
+                SCbranchVccnz => branch(Cond::Vccnz),
+                SCbranchExecz => branch(Cond::Execz),
+                SCbranchExecnz => branch(Cond::Execnz),
+                _ => None,
+            }
+        }
+        Family::Mubuf if matches!(i.op, BufferGl0Inv | BufferGl1Inv) => Some(Fast::Nop),
+        Family::Sop1 => {
+            let op = match i.op {
+                SMovB32 => SOp::Mov,
+                SCtzI32B32 => SOp::Ctz,
+                _ => return None,
+            };
+            Some(Fast::Salu {
+                op,
+                dst: sdst(i.dst)?,
+                a: s(0)?,
+                b: SSrc::Imm(0),
+            })
+        }
+        Family::Sop2 | Family::Sopc => {
+            // 64-bit forms take the slow path (sop2 picks them by width).
+            if i.widths[0] == 2 || i.widths[1] == 2 || i.widths[2] == 2 {
+                return None;
+            }
+            let op = match i.op {
+                SAddU32 => SOp::AddU32,
+                SSubU32 => SOp::SubU32,
+                SAddI32 => SOp::AddI32,
+                SSubI32 => SOp::SubI32,
+                SAddcU32 => SOp::AddcU32,
+                SMinI32 => SOp::MinI32,
+                SMinU32 => SOp::MinU32,
+                SMaxI32 => SOp::MaxI32,
+                SMaxU32 => SOp::MaxU32,
+                SCselectB32 => SOp::Cselect,
+                SAndB32 => SOp::And,
+                SOrB32 => SOp::Or,
+                SXorB32 => SOp::Xor,
+                SAndNot1B32 => SOp::AndNot1,
+                SOrNot1B32 => SOp::OrNot1,
+                SLshlB32 => SOp::Lshl,
+                SLshrB32 => SOp::Lshr,
+                SAshrI32 => SOp::Ashr,
+                SLshl1AddU32 => SOp::Lshl1Add,
+                SLshl2AddU32 => SOp::Lshl2Add,
+                SLshl3AddU32 => SOp::Lshl3Add,
+                SLshl4AddU32 => SOp::Lshl4Add,
+                SMulI32 => SOp::MulI32,
+                SCmpEqI32 | SCmpEqU32 => SOp::CmpEq,
+                SCmpLgI32 | SCmpLgU32 => SOp::CmpLg,
+                SCmpGtI32 => SOp::CmpGtI,
+                SCmpGeI32 => SOp::CmpGeI,
+                SCmpLtI32 => SOp::CmpLtI,
+                SCmpLeI32 => SOp::CmpLeI,
+                SCmpGtU32 => SOp::CmpGtU,
+                SCmpGeU32 => SOp::CmpGeU,
+                SCmpLtU32 => SOp::CmpLtU,
+                SCmpLeU32 => SOp::CmpLeU,
+                _ => return None,
+            };
+            let dst = if i.family == Family::Sopc {
+                NULL as u8
+            } else {
+                sdst(i.dst)?
+            };
+            Some(Fast::Salu {
+                op,
+                dst,
+                a: s(0)?,
+                b: s(1)?,
+            })
+        }
+        Family::Vop1 | Family::Vop2 | Family::Vop3 => {
+            if i.family == Family::Vop3 && crate::isa::decode::is_vop3_compare(i) {
+                return compile_vcmp(i);
+            }
+            let dst = u8::try_from(i.dst).ok()?;
+            let op = match i.op {
+                VMovB32 => VOp::Mov,
+                VAddNcU32 => VOp::AddU32,
+                VSubNcU32 => VOp::SubU32,
+                VSubrevNcU32 => VOp::SubrevU32,
+                VAndB32 => VOp::And,
+                VOrB32 => VOp::Or,
+                VXorB32 => VOp::Xor,
+                VLshlrevB32 => VOp::Lshlrev,
+                VLshrrevB32 => VOp::Lshrrev,
+                VAshrrevI32 => VOp::Ashrrev,
+                VMaxU32 => VOp::MaxU32,
+                VMinU32 => VOp::MinU32,
+                VMaxI32 => VOp::MaxI32,
+                VMinI32 => VOp::MinI32,
+                VMulLoU32 => VOp::MulLo,
+                VMulHiU32 => VOp::MulHiU32,
+                VMulU32U24 => VOp::MulU24,
+                VAdd3U32 => VOp::Add3,
+                VLshlAddU32 => VOp::LshlAdd,
+                VAddLshlU32 => VOp::AddLshl,
+                VLshlOrB32 => VOp::LshlOr,
+                VAndOrB32 => VOp::AndOr,
+                VOr3B32 => VOp::Or3,
+                VXor3B32 => VOp::Xor3,
+                VCndmaskB32 => {
+                    let mask = if i.family == Family::Vop3 {
+                        s(2)?
+                    } else {
+                        SSrc::Reg(VCC as u8)
+                    };
+                    return Some(Fast::Cndmask {
+                        dst,
+                        a: v(0)?,
+                        b: v(1)?,
+                        mask,
+                    });
+                }
+                VAddCoCiU32 | VSubCoCiU32 | VSubrevCoCiU32 if i.family == Family::Vop2 => {
+                    // The VOP2 form (carry in and out in VCC); the VOP3 form is family Vop3sd.
+                    return Some(Fast::AddCoCi {
+                        sub: i.op != VAddCoCiU32,
+                        rev: i.op == VSubrevCoCiU32,
+                        dst,
+                        sdst: VCC as u8,
+                        a: v(0)?,
+                        b: v(1)?,
+                        cin: SSrc::Reg(VCC as u8),
+                    });
+                }
+                VLshlrevB64 => {
+                    return Some(Fast::LshlrevB64 {
+                        dst: (dst < 255).then_some(dst)?,
+                        a: v(0)?,
+                        b: vsrc64(i.src[1].src)?,
+                    });
+                }
+                VReadlaneB32 => {
+                    return Some(Fast::Readlane {
+                        dst: sdst(i.dst)?,
+                        a: v(0)?,
+                        lane: s(1)?,
+                    });
+                }
+                _ => return None,
+            };
+            let third = if i.family == Family::Vop3 {
+                v(2)?
+            } else {
+                VSrc::Imm(0)
+            };
+            Some(Fast::Valu {
+                op,
+                dst,
+                a: v(0)?,
+                b: v(1)?,
+                c: third,
+            })
+        }
+        Family::Vop3sd => {
+            let dst = u8::try_from(i.dst).ok()?;
+            match i.op {
+                VAddCoU32 | VSubCoU32 | VSubrevCoU32 => Some(Fast::AddCo {
+                    sub: i.op != VAddCoU32,
+                    rev: i.op == VSubrevCoU32,
+                    dst,
+                    sdst: i.sdst,
+                    a: v(0)?,
+                    b: v(1)?,
+                }),
+                VAddCoCiU32 | VSubCoCiU32 | VSubrevCoCiU32 => Some(Fast::AddCoCi {
+                    sub: i.op != VAddCoCiU32,
+                    rev: i.op == VSubrevCoCiU32,
+                    dst,
+                    sdst: i.sdst,
+                    a: v(0)?,
+                    b: v(1)?,
+                    cin: s(2)?,
+                }),
+                VMadU64U32 => Some(Fast::MadU64 {
+                    dst: (dst < 255).then_some(dst)?,
+                    sdst: i.sdst,
+                    a: v(0)?,
+                    b: v(1)?,
+                    c: vsrc64(i.src[2].src)?,
+                }),
+                _ => None,
+            }
+        }
+        Family::Vopc => compile_vcmp(i),
+        _ => None,
+    }
+}
+
+/// 32-bit integer compares (VOPC and their VOP3 forms).
+fn compile_vcmp(i: &Inst) -> Option<Fast> {
+    let name = i.op.name();
+    let (x, rest) = match name.strip_prefix("v_cmpx_") {
+        Some(r) => (true, r),
+        None => (false, name.strip_prefix("v_cmp_")?),
+    };
+    let (cond, ty) = rest.split_once('_')?;
+    let signed = match ty {
+        "i32" => true,
+        "u32" => false,
+        _ => return None,
+    };
+    let cond = match cond {
+        "lt" => 1,
+        "eq" => 2,
+        "le" => 3,
+        "gt" => 4,
+        "ne" | "lg" => 5,
+        "ge" => 6,
+        _ => return None,
+    };
+    let dst = if x {
+        EXEC as u8
+    } else if i.family == Family::Vopc {
+        VCC as u8
+    } else {
+        sdst(i.dst)?
+    };
+    Some(Fast::Vcmp {
+        cond,
+        signed,
+        dst,
+        a: vsrc(i.src[0].src)?,
+        b: vsrc(i.src[1].src)?,
+    })
+}
+
+#[inline(always)]
+fn sread(w: &Wave, s: SSrc) -> u32 {
+    match s {
+        SSrc::Reg(r) => w.sgpr[r as usize & 127],
+        SSrc::Imm(v) => v,
+    }
+}
+
+/// A source's 32 lanes.
+#[inline(always)]
+fn row(w: &Wave, s: VSrc) -> Lanes {
+    match s {
+        VSrc::Vgpr(r) => w.vgpr[r as usize],
+        VSrc::Sgpr(r) => [w.sgpr[r as usize & 127]; LANES],
+        VSrc::Imm(v) => [v; LANES],
+    }
+}
+
+/// A 64-bit source's 32 lanes (see [`vsrc64`]).
+#[inline(always)]
+fn row64(w: &Wave, s: VSrc) -> [u64; LANES] {
+    match s {
+        VSrc::Vgpr(r) => w.vgpr64(r as usize),
+        VSrc::Sgpr(r) => [w.sgpr64(r as usize); LANES],
+        VSrc::Imm(v) => [v as u64; LANES],
+    }
+}
+
+/// `set_sgpr` of the slow path: NULL and codes ≥ 128 are dropped.
+#[inline(always)]
+fn put_sgpr(w: &mut Wave, code: u8, v: u32) {
+    if code != NULL as u8 && code < 128 {
+        w.sgpr[code as usize] = v;
+    }
+}
+
+#[inline(always)]
+fn map2(a: &Lanes, b: &Lanes, f: impl Fn(u32, u32) -> u32) -> Lanes {
+    let mut r = [0u32; LANES];
+    for l in 0..LANES {
+        r[l] = f(a[l], b[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn map3(a: &Lanes, b: &Lanes, c: &Lanes, f: impl Fn(u32, u32, u32) -> u32) -> Lanes {
+    let mut r = [0u32; LANES];
+    for l in 0..LANES {
+        r[l] = f(a[l], b[l], c[l]);
+    }
+    r
+}
+
+/// Run a pre-resolved instruction. None: it is `Slow`, or a vector form in a
+/// wave64 wave; the caller runs `step` instead.
+#[inline(always)]
+pub(crate) fn run(w: &mut Wave, f: &Fast) -> Option<Flow> {
+    match *f {
+        Fast::Slow => None,
+        Fast::Nop => Some(Flow::Next),
+        Fast::Barrier => Some(Flow::Barrier),
+        Fast::End => Some(Flow::End),
+        Fast::Branch { cond, target } => {
+            let taken = match cond {
+                Cond::Always => true,
+                Cond::Scc0 => !w.scc,
+                Cond::Scc1 => w.scc,
+                Cond::Vccz => w.vcc_mask() == 0,
+                Cond::Vccnz => w.vcc_mask() != 0,
+                Cond::Execz => w.exec_mask() == 0,
+                Cond::Execnz => w.exec_mask() != 0,
+            };
+            Some(if taken {
+                Flow::Jump(target)
+            } else {
+                Flow::Next
+            })
+        }
+        Fast::Salu { op, dst, a, b } => {
+            salu(w, op, dst, sread(w, a), sread(w, b));
+            Some(Flow::Next)
+        }
+        _ if w.wave64 => None,
+        _ => {
+            valu(w, f);
+            Some(Flow::Next)
+        }
+    }
+}
+
+#[inline(always)]
+fn salu(w: &mut Wave, op: SOp, dst: u8, a: u32, b: u32) {
+    let (ai, bi) = (a as i32, b as i32);
+    // (result, SCC); None result: a compare (SCC only); None SCC: result != 0.
+    let (r, scc): (Option<u32>, Option<bool>) = match op {
+        SOp::Mov => {
+            put_sgpr(w, dst, a);
+            return;
+        }
+        SOp::Ctz => {
+            put_sgpr(w, dst, if a == 0 { u32::MAX } else { a.trailing_zeros() });
+            return;
+        }
+        SOp::AddU32 => {
+            let (r, c) = a.overflowing_add(b);
+            (Some(r), Some(c))
+        }
+        SOp::SubU32 => {
+            let (r, c) = a.overflowing_sub(b);
+            (Some(r), Some(c))
+        }
+        SOp::AddI32 => {
+            let (r, o) = ai.overflowing_add(bi);
+            (Some(r as u32), Some(o))
+        }
+        SOp::SubI32 => {
+            let (r, o) = ai.overflowing_sub(bi);
+            (Some(r as u32), Some(o))
+        }
+        SOp::AddcU32 => {
+            let s = a as u64 + b as u64 + w.scc as u64;
+            (Some(s as u32), Some(s >> 32 != 0))
+        }
+        SOp::MinI32 => (Some(ai.min(bi) as u32), Some(ai < bi)),
+        SOp::MinU32 => (Some(a.min(b)), Some(a < b)),
+        SOp::MaxI32 => (Some(ai.max(bi) as u32), Some(ai > bi)),
+        SOp::MaxU32 => (Some(a.max(b)), Some(a > b)),
+        SOp::Cselect => (Some(if w.scc { a } else { b }), Some(w.scc)),
+        SOp::And => (Some(a & b), None),
+        SOp::Or => (Some(a | b), None),
+        SOp::Xor => (Some(a ^ b), None),
+        SOp::AndNot1 => (Some(a & !b), None),
+        SOp::OrNot1 => (Some(a | !b), None),
+        SOp::Lshl => (Some(a << (b & 31)), None),
+        SOp::Lshr => (Some(a >> (b & 31)), None),
+        SOp::Ashr => (Some((ai >> (b & 31)) as u32), None),
+        SOp::Lshl1Add | SOp::Lshl2Add | SOp::Lshl3Add | SOp::Lshl4Add => {
+            let sh = match op {
+                SOp::Lshl1Add => 1,
+                SOp::Lshl2Add => 2,
+                SOp::Lshl3Add => 3,
+                _ => 4,
+            };
+            let s = ((a as u64) << sh) + b as u64;
+            (Some(s as u32), Some(s >> 32 != 0))
+        }
+        SOp::MulI32 => (Some(ai.wrapping_mul(bi) as u32), Some(w.scc)),
+        SOp::CmpEq => (None, Some(a == b)),
+        SOp::CmpLg => (None, Some(a != b)),
+        SOp::CmpGtI => (None, Some(ai > bi)),
+        SOp::CmpGeI => (None, Some(ai >= bi)),
+        SOp::CmpLtI => (None, Some(ai < bi)),
+        SOp::CmpLeI => (None, Some(ai <= bi)),
+        SOp::CmpGtU => (None, Some(a > b)),
+        SOp::CmpGeU => (None, Some(a >= b)),
+        SOp::CmpLtU => (None, Some(a < b)),
+        SOp::CmpLeU => (None, Some(a <= b)),
+    };
+    match r {
+        Some(r) => {
+            w.scc = scc.unwrap_or(r != 0);
+            put_sgpr(w, dst, r);
+        }
+        None => w.scc = scc.unwrap_or(false),
+    }
+}
+
+/// The vector forms (wave32).
+#[inline(always)]
+fn valu(w: &mut Wave, f: &Fast) {
+    let exec = w.sgpr[EXEC];
+    match *f {
+        Fast::Valu { op, dst, a, b, c } => {
+            let (x, y) = (row(w, a), row(w, b));
+            let r = match op {
+                VOp::Mov => x,
+                VOp::AddU32 => map2(&x, &y, u32::wrapping_add),
+                VOp::SubU32 => map2(&x, &y, u32::wrapping_sub),
+                VOp::SubrevU32 => map2(&x, &y, |a, b| b.wrapping_sub(a)),
+                VOp::And => map2(&x, &y, |a, b| a & b),
+                VOp::Or => map2(&x, &y, |a, b| a | b),
+                VOp::Xor => map2(&x, &y, |a, b| a ^ b),
+                VOp::Lshlrev => map2(&x, &y, |a, b| b << (a & 31)),
+                VOp::Lshrrev => map2(&x, &y, |a, b| b >> (a & 31)),
+                VOp::Ashrrev => map2(&x, &y, |a, b| ((b as i32) >> (a & 31)) as u32),
+                VOp::MaxU32 => map2(&x, &y, u32::max),
+                VOp::MinU32 => map2(&x, &y, u32::min),
+                VOp::MaxI32 => map2(&x, &y, |a, b| (a as i32).max(b as i32) as u32),
+                VOp::MinI32 => map2(&x, &y, |a, b| (a as i32).min(b as i32) as u32),
+                VOp::MulLo => map2(&x, &y, u32::wrapping_mul),
+                VOp::MulHiU32 => map2(&x, &y, |a, b| ((a as u64 * b as u64) >> 32) as u32),
+                VOp::MulU24 => map2(&x, &y, |a, b| (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF)),
+                VOp::Add3
+                | VOp::LshlAdd
+                | VOp::AddLshl
+                | VOp::LshlOr
+                | VOp::AndOr
+                | VOp::Or3
+                | VOp::Xor3 => {
+                    let z = row(w, c);
+                    match op {
+                        VOp::Add3 => map3(&x, &y, &z, |a, b, c| a.wrapping_add(b).wrapping_add(c)),
+                        VOp::LshlAdd => map3(&x, &y, &z, |a, b, c| (a << (b & 31)).wrapping_add(c)),
+                        VOp::AddLshl => map3(&x, &y, &z, |a, b, c| a.wrapping_add(b) << (c & 31)),
+                        VOp::LshlOr => map3(&x, &y, &z, |a, b, c| (a << (b & 31)) | c),
+                        VOp::AndOr => map3(&x, &y, &z, |a, b, c| (a & b) | c),
+                        VOp::Or3 => map3(&x, &y, &z, |a, b, c| a | b | c),
+                        _ => map3(&x, &y, &z, |a, b, c| a ^ b ^ c),
+                    }
+                }
+            };
+            w.write_vgpr(dst as usize, &r, exec);
+        }
+        Fast::Cndmask { dst, a, b, mask } => {
+            let m = sread(w, mask);
+            let (x, y) = (row(w, a), row(w, b));
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                let take = if m & LANE_BIT[l] != 0 { u32::MAX } else { 0 };
+                r[l] = (y[l] & take) | (x[l] & !take);
+            }
+            w.write_vgpr(dst as usize, &r, exec);
+        }
+        Fast::AddCo {
+            sub,
+            rev,
+            dst,
+            sdst,
+            a,
+            b,
+        } => {
+            let (mut x, mut y) = (row(w, a), row(w, b));
+            if rev {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let mut r = [0u32; LANES];
+            let mut co = [0u32; LANES];
+            if sub {
+                for l in 0..LANES {
+                    r[l] = x[l].wrapping_sub(y[l]);
+                    co[l] = (y[l] > x[l]) as u32;
+                }
+            } else {
+                for l in 0..LANES {
+                    r[l] = x[l].wrapping_add(y[l]);
+                    co[l] = (r[l] < x[l]) as u32;
+                }
+            }
+            w.write_vgpr(dst as usize, &r, exec);
+            put_sgpr(w, sdst, pack_lanes(&co) & exec);
+        }
+        Fast::AddCoCi {
+            sub,
+            rev,
+            dst,
+            sdst,
+            a,
+            b,
+            cin,
+        } => {
+            let cin = sread(w, cin);
+            let (mut x, mut y) = (row(w, a), row(w, b));
+            if rev {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let mut r = [0u32; LANES];
+            let mut co = [0u32; LANES];
+            if sub {
+                for l in 0..LANES {
+                    let c = cin >> l & 1;
+                    r[l] = x[l].wrapping_sub(y[l]).wrapping_sub(c);
+                    co[l] = ((y[l] > x[l]) | ((y[l] == x[l]) & (c != 0))) as u32;
+                }
+            } else {
+                for l in 0..LANES {
+                    let c = cin >> l & 1;
+                    r[l] = x[l].wrapping_add(y[l]).wrapping_add(c);
+                    co[l] = ((r[l] < x[l]) | ((r[l] == x[l]) & (c != 0))) as u32;
+                }
+            }
+            w.write_vgpr(dst as usize, &r, exec);
+            put_sgpr(w, sdst, pack_lanes(&co) & exec);
+        }
+        Fast::MadU64 { dst, sdst, a, b, c } => {
+            let (x, y, z) = (row(w, a), row(w, b), row64(w, c));
+            let mut r = [0u64; LANES];
+            let mut o = [0u32; LANES];
+            for l in 0..LANES {
+                let (s, over) = (x[l] as u64 * y[l] as u64).overflowing_add(z[l]);
+                r[l] = s;
+                o[l] = over as u32;
+            }
+            w.write_vgpr64(dst as usize, &r, exec);
+            put_sgpr(w, sdst, pack_lanes(&o) & exec);
+        }
+        Fast::LshlrevB64 { dst, a, b } => {
+            let (x, y) = (row(w, a), row64(w, b));
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = y[l] << (x[l] & 63);
+            }
+            w.write_vgpr64(dst as usize, &r, exec);
+        }
+        Fast::Readlane { dst, a, lane } => {
+            let lane = sread(w, lane) as usize & (LANES - 1);
+            let v = match a {
+                VSrc::Vgpr(r) => w.vgpr[r as usize][lane],
+                VSrc::Sgpr(r) => w.sgpr[r as usize & 127],
+                VSrc::Imm(v) => v,
+            };
+            put_sgpr(w, dst, v);
+        }
+        Fast::Vcmp {
+            cond,
+            signed,
+            dst,
+            a,
+            b,
+        } => {
+            let (x, y) = (row(w, a), row(w, b));
+            let (lt, eq, gt) = (cond & 1 != 0, cond & 2 != 0, cond & 4 != 0);
+            let mut hit = [0u32; LANES];
+            if signed {
+                for l in 0..LANES {
+                    let (p, q) = (x[l] as i32, y[l] as i32);
+                    hit[l] = ((lt & (p < q)) | (eq & (p == q)) | (gt & (p > q))) as u32;
+                }
+            } else {
+                for l in 0..LANES {
+                    let (p, q) = (x[l], y[l]);
+                    hit[l] = ((lt & (p < q)) | (eq & (p == q)) | (gt & (p > q))) as u32;
+                }
+            }
+            put_sgpr(w, dst, pack_lanes(&hit) & exec);
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::isa::decode::decode;
+    use crate::isa::exec::{Env, step};
+    use crate::isa::opcodes::{OpInfo, SOP1, SOP2, SOPC, SOPP, VOP1, VOP2, VOP3, VOPC};
+    use crate::isa::wave::NUM_VGPRS;
+    use crate::isa::{Access, GpuMemory, MemoryFault};
+
+    /// No memory: the fast forms never touch it, and the slow path must not either.
+    struct NoMemory;
+    impl GpuMemory for NoMemory {
+        fn translate(&self, addr: u64, _: u64, access: Access) -> Result<*mut u8, MemoryFault> {
+            Err(MemoryFault {
+                address: addr,
+                access,
+            })
+        }
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 16) as u32
+        }
+        fn below(&mut self, n: u32) -> u32 {
+            self.next() % n
+        }
+        /// A 32-bit value with a bias to edge cases (0, 1, sign bits, all ones, small shifts).
+        fn value(&mut self) -> u32 {
+            match self.below(8) {
+                0 => [0, 1, 2, 31, 32, 0x7FFF_FFFF, 0x8000_0000, u32::MAX][self.below(8) as usize],
+                1 => self.below(64),
+                2 => self.next() | 0x8000_0000,
+                _ => self.next(),
+            }
+        }
+        /// A scalar source code: SGPR (incl. VCC, M0, EXEC), inline constant or literal (255).
+        fn scalar_src(&mut self) -> u32 {
+            match self.below(6) {
+                0 => 128 + self.below(81),
+                1 => 240 + self.below(9),
+                2 => 255,
+                3 => [106, 107, 124, 125, 126, 127][self.below(6) as usize],
+                _ => self.below(106),
+            }
+        }
+        /// A vector source code: mostly VGPRs, else a scalar source.
+        fn vector_src(&mut self) -> u32 {
+            if self.below(2) == 0 {
+                256 + self.below(256)
+            } else {
+                self.scalar_src()
+            }
+        }
+        fn wave(&mut self) -> Wave {
+            let mut w = Wave::default();
+            for s in w.sgpr.iter_mut() {
+                *s = self.value();
+            }
+            w.sgpr[NULL] = 0;
+            w.scc = self.below(2) == 1;
+            for row in w.vgpr.iter_mut().take(NUM_VGPRS) {
+                for v in row.iter_mut() {
+                    *v = self.value();
+                }
+            }
+            w
+        }
+    }
+
+    fn opcode_words(table: &[Option<OpInfo>]) -> impl Iterator<Item = (u32, Op)> + '_ {
+        table
+            .iter()
+            .enumerate()
+            .filter_map(|(n, info)| info.map(|i| (n as u32, i.op)))
+    }
+
+    /// Random encodings of every opcode of the families the fast path covers
+    /// (operands random; VOP3 modifiers set now and then, which must fall back).
+    fn random_encodings(rng: &mut Rng) -> Vec<[u32; 3]> {
+        let mut out = Vec::new();
+        let lit = |rng: &mut Rng| rng.value();
+        for (n, _) in opcode_words(&SOP2) {
+            let w = 0x8000_0000
+                | n << 23
+                | rng.below(106) << 16
+                | rng.scalar_src() << 8
+                | rng.scalar_src();
+            out.push([w, lit(rng), 0]);
+        }
+        for (n, _) in opcode_words(&SOP1) {
+            let w = 0xBE80_0000 | rng.below(106) << 16 | n << 8 | rng.scalar_src();
+            out.push([w, lit(rng), 0]);
+        }
+        for (n, _) in opcode_words(&SOPC) {
+            let w = 0xBF00_0000 | n << 16 | rng.scalar_src() << 8 | rng.scalar_src();
+            out.push([w, lit(rng), 0]);
+        }
+        for (n, _) in opcode_words(&SOPP) {
+            // Some SOPP ops only decode with simm16 = 0.
+            for simm in [0, rng.below(0x1_0000)] {
+                out.push([0xBF80_0000 | n << 16 | simm, 0, 0]);
+            }
+        }
+        for (n, _) in opcode_words(&VOP1) {
+            let w = 0x7E00_0000 | rng.below(256) << 17 | n << 9 | rng.vector_src();
+            out.push([w, lit(rng), 0]);
+        }
+        for (n, _) in opcode_words(&VOP2) {
+            let w = n << 25 | rng.below(256) << 17 | rng.below(256) << 9 | rng.vector_src();
+            out.push([w, lit(rng), 0]);
+        }
+        for (n, _) in opcode_words(&VOPC) {
+            let w = 0x7C00_0000 | n << 17 | rng.below(256) << 9 | rng.vector_src();
+            out.push([w, lit(rng), 0]);
+        }
+        for (n, _) in opcode_words(&VOP3) {
+            // Bits 14:8 are abs/op_sel/clamp, or VOP3SD's sdst: none, random, or VCC;
+            // neg (bits 63:61) now and then. The low byte is vdst (an SGPR for compares).
+            for high in [0, rng.below(0x80), 106] {
+                let neg = if rng.below(8) == 0 {
+                    rng.below(8) << 29
+                } else {
+                    0
+                };
+                let dst = if rng.below(3) == 0 {
+                    106
+                } else {
+                    rng.below(256)
+                };
+                let w0 = 0xD400_0000 | n << 16 | high << 8 | dst;
+                // Two-source ops only decode with src2 = 0.
+                let src2 = if rng.below(2) == 0 {
+                    0
+                } else {
+                    rng.vector_src()
+                };
+                let w1 = neg | src2 << 18 | rng.vector_src() << 9 | rng.vector_src();
+                out.push([w0, w1, lit(rng)]);
+            }
+        }
+        out
+    }
+
+    fn compare(inst: &Inst, fast: &Fast, w0: &Wave, pc: u64) {
+        let mem = NoMemory;
+        let mut lds = [0u8; 0];
+        let mut scratch = [0u8; 0];
+        let mut env = Env {
+            mem: &mem,
+            lds: &mut lds,
+            scratch: &mut scratch,
+            scratch_per_lane: 0,
+            shared_base: 0,
+            private_base: 0,
+        };
+        let mut slow = w0.clone();
+        slow.pc = pc;
+        let want = step(&mut slow, &mut env, inst)
+            .unwrap_or_else(|e| panic!("{}: the slow path fails ({e:?})", inst.mnemonic));
+        let mut quick = w0.clone();
+        quick.pc = pc;
+        let got = run(&mut quick, fast).expect("a wave32 fast form runs");
+        let what = format!("{} {:08x?} as {fast:?}", inst.mnemonic, inst.raw());
+        assert_eq!(got, want, "{what}: flow");
+        assert_eq!(quick.scc, slow.scc, "{what}: SCC");
+        assert_eq!(quick.sgpr, slow.sgpr, "{what}: SGPRs");
+        for r in 0..NUM_VGPRS {
+            assert_eq!(quick.vgpr[r], slow.vgpr[r], "{what}: v{r}");
+        }
+    }
+
+    /// Every instruction the fast path accepts computes exactly what `step`
+    /// computes, on random registers under random, full and empty EXEC masks.
+    #[test]
+    fn fast_forms_match_the_slow_path() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut covered = BTreeSet::new();
+        let mut checked = 0u32;
+        for round in 0..12 {
+            for words in random_encodings(&mut rng) {
+                let Ok(inst) = decode(&words) else { continue };
+                let pc = 0x1_0000 + 4 * rng.below(0x1000) as u64;
+                let fast = compile(&inst, pc);
+                if fast == Fast::Slow {
+                    continue;
+                }
+                covered.insert(format!("{:?}", inst.op));
+                let mut w = rng.wave();
+                for exec in [rng.value(), u32::MAX, 0] {
+                    w.sgpr[EXEC] = exec;
+                    compare(&inst, &fast, &w, pc);
+                    checked += 1;
+                }
+                if round == 0 {
+                    // Vector forms leave wave64 to the slow path.
+                    let mut w64 = w.clone();
+                    w64.wave64 = true;
+                    let vector = !matches!(
+                        fast,
+                        Fast::Nop
+                            | Fast::Barrier
+                            | Fast::End
+                            | Fast::Branch { .. }
+                            | Fast::Salu { .. }
+                    );
+                    assert_eq!(run(&mut w64, &fast).is_none(), vector, "{}", inst.mnemonic);
+                }
+            }
+        }
+        // The hot ops of the corpus must all have been exercised.
+        for op in [
+            "SDelayAlu",
+            "SWaitcnt",
+            "SBranch",
+            "SCbranchExecz",
+            "SCbranchScc1",
+            "SEndpgm",
+            "SBarrier",
+            "SMovB32",
+            "SAddU32",
+            "SAddcU32",
+            "SAndNot1B32",
+            "SLshlB32",
+            "SCmpLgU32",
+            "SCmpLtI32",
+            "SCselectB32",
+            "SCtzI32B32",
+            "VMovB32",
+            "VAddNcU32",
+            "VAddCoU32",
+            "VAddCoCiU32",
+            "VSubCoCiU32",
+            "VMadU64U32",
+            "VLshlrevB64",
+            "VReadlaneB32",
+            "VCndmaskB32",
+            "VAdd3U32",
+            "VMulLoU32",
+            "VMulHiU32",
+            "VCmpGtU32",
+            "VCmpxGtU32",
+            "VCmpLtI32",
+            "VLshlOrB32",
+        ] {
+            assert!(
+                covered.contains(op),
+                "{op} never took the fast path: {covered:?}"
+            );
+        }
+        assert!(checked > 2000, "only {checked} checks");
+    }
+}

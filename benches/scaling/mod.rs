@@ -6,19 +6,30 @@
 //! this machine's cores give: turbo clocks fall as more cores run, caches
 //! and memory are shared). The issue's goal is >= 12x from 1 to 16 threads.
 //!
-//! The device machines are virtual and shared, and their 1-thread speed
-//! swings by up to 1.8x from one minute to the next (clock boost and
-//! neighbours; it is not gfxsim: the native loop swings with it). A speedup
-//! divides two times taken at different moments, so:
+//! The device machines are virtual and shared. There, gfxsim's 1-thread
+//! time swings by up to 1.9x between dispatches a few seconds apart (also
+//! pinned to one vCPU), while a clock estimate and the one-element native
+//! loop stay within a few percent: the host's cores are shared with other
+//! load (SMT siblings), which slows throughput-bound code such as the
+//! interpreter and barely the latency-bound loop. A speedup divides two
+//! times taken at different moments, so:
 //! - every thread count has its own simulated device, built and warmed up
 //!   (one untimed dispatch: worker contexts, decoded blocks, first touch)
 //!   before any timing;
-//! - the measurements are interleaved: each round times every count, gfxsim
-//!   then native, ascending in even rounds and descending in odd ones, so a
-//!   slow spell falls on all counts and on both peers alike;
-//! - the speedup is reported from the best times (as before) and from the
-//!   medians, for gfxsim and native alike, with the spread of the 1-thread
-//!   times and a per-round table of the 1-thread and all-core times;
+//! - two native peers run on host threads started once and reused (as
+//!   gfxsim's workers are): the kernel's loop one element at a time (its
+//!   sqrt/exp/divide chain waits on latency), and the same arithmetic 32
+//!   elements at a time ("native lanes": independent chains,
+//!   throughput-bound like the interpreter, and swinging as it does);
+//! - the measurements are interleaved: each round times every count
+//!   (gfxsim, gfxsim split, native, native lanes), ascending in even rounds and
+//!   descending in odd ones, so a slow spell falls on all counts and peers;
+//! - the speedup is reported from the best times and from the medians, for
+//!   gfxsim and both peers, with the spread of the 1-thread times and a
+//!   per-round table of the 1-thread and all-core times;
+//! - a fourth series, "gfxsim split", runs N one-thread devices with a
+//!   fixed share each (see [`SplitRig`]): no shared pool state, no load
+//!   balance;
 //! - each round starts with a clock estimate on the bench thread (a chain of
 //!   dependent or-multiply steps, 4 cycles each on current x86 cores), to
 //!   show whether a slow round was a slow clock.
@@ -26,6 +37,8 @@
 //! saxpy (memory-bound) follows, each thread count against the 1-thread
 //! bandwidth, as a second figure.
 
+use std::sync::{Arc, Barrier, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::{ArgRef, PoolKind, SQRT_EXP, Sim, dispatch, host_sqrt_exp, saxpy};
@@ -38,30 +51,33 @@ const DEFAULT_ROUNDS: usize = 5;
 const ELEMENTS: u32 = 1 << 19;
 const ITERS: u32 = 32;
 
-/// One simulated device with sqrt_exp_loop loaded and its buffers filled.
+/// One simulated device with sqrt_exp_loop loaded and its buffers filled
+/// with elements `first..first + elements` of the input.
 struct SqrtExpRig {
     sim: Sim,
     exe: Executable,
+    elements: u32,
     input: Allocation,
     out: Allocation,
 }
 
 impl SqrtExpRig {
-    fn new(threads: usize) -> SqrtExpRig {
+    fn new(threads: usize, first: u32, elements: u32) -> SqrtExpRig {
         let sim = Sim::new(threads);
         let exe = sim.load(SQRT_EXP);
         let pool = sim.runtime.pool(sim.agent(), PoolKind::FineSystem).unwrap();
-        let mut input = pool.allocate(ELEMENTS as u64 * 4).unwrap();
-        let out = pool.allocate(ELEMENTS as u64 * 4).unwrap();
-        for (i, v) in bytemuck::cast_slice_mut::<u8, f32>(input.as_mut_slice().unwrap())
+        let mut input = pool.allocate(elements as u64 * 4).unwrap();
+        let out = pool.allocate(elements as u64 * 4).unwrap();
+        for (v, i) in bytemuck::cast_slice_mut::<u8, f32>(input.as_mut_slice().unwrap())
             .iter_mut()
-            .enumerate()
+            .zip(first..)
         {
-            *v = (i % 97) as f32 / 97.0;
+            *v = input_value(i);
         }
         let rig = SqrtExpRig {
             sim,
             exe,
+            elements,
             input,
             out,
         };
@@ -69,14 +85,21 @@ impl SqrtExpRig {
         rig
     }
 
-    /// One dispatch over all elements: its time and wave instructions.
+    /// One dispatch over the rig's elements: its time and wave instructions.
     fn run(&self) -> (Duration, u64) {
-        dispatch(&self.sim, &self.exe, "sqrt_exp_loop", ELEMENTS, 256, |b| {
-            b.set_ptr(ArgRef::Name("in"), self.input.gpu_va()).unwrap();
-            b.set_ptr(ArgRef::Name("out"), self.out.gpu_va()).unwrap();
-            b.set_u32(ArgRef::Name("iters"), ITERS).unwrap();
-            b.set_u32(ArgRef::Name("n"), ELEMENTS).unwrap();
-        })
+        dispatch(
+            &self.sim,
+            &self.exe,
+            "sqrt_exp_loop",
+            self.elements,
+            256,
+            |b| {
+                b.set_ptr(ArgRef::Name("in"), self.input.gpu_va()).unwrap();
+                b.set_ptr(ArgRef::Name("out"), self.out.gpu_va()).unwrap();
+                b.set_u32(ArgRef::Name("iters"), ITERS).unwrap();
+                b.set_u32(ArgRef::Name("n"), self.elements).unwrap();
+            },
+        )
     }
 
     /// The results of the last dispatch.
@@ -85,24 +108,165 @@ impl SqrtExpRig {
     }
 }
 
-/// A native peer: the same arithmetic over the same elements, split in
-/// equal chunks over `threads` host threads (spawned per run, as gfxsim
-/// wakes its workers per dispatch); `body` is the loop each thread runs.
-fn native(
-    threads: usize,
-    input: &[f32],
-    out: &mut [f32],
-    body: fn(&[f32], &mut [f32], u32),
-) -> Duration {
-    let chunk = input.len().div_ceil(threads);
-    let start = Instant::now();
-    std::thread::scope(|scope| {
-        for (inp, o) in input.chunks(chunk).zip(out.chunks_mut(chunk)) {
-            scope.spawn(move || body(std::hint::black_box(inp), o, ITERS));
+/// Input element `i`.
+fn input_value(i: u32) -> f32 {
+    (i % 97) as f32 / 97.0
+}
+
+/// The "gfxsim split" peer: `n` simulated devices of one worker thread
+/// each, every one with a fixed 1/n of the elements (a static partition,
+/// as the native peers use), dispatched at the same moment from `n` host
+/// threads. They share no queue, job, claim counter, page table or code
+/// cache. Against the n-thread device: if the pool's shared state cost
+/// time, the split would be faster; where some host cores run slower than
+/// others (busy SMT siblings), the split waits for its slowest device while
+/// the pool's workers balance the load, and the pool is faster.
+struct SplitRig {
+    rigs: Vec<SqrtExpRig>,
+}
+
+impl SplitRig {
+    fn new(n: usize) -> SplitRig {
+        let per = ELEMENTS.div_ceil(n as u32);
+        let rigs = (0..ELEMENTS)
+            .step_by(per as usize)
+            .map(|first| SqrtExpRig::new(1, first, per.min(ELEMENTS - first)))
+            .collect();
+        SplitRig { rigs }
+    }
+
+    /// All devices' dispatches, started together: the longest one's time.
+    fn run(&self) -> Duration {
+        let start = Barrier::new(self.rigs.len());
+        std::thread::scope(|scope| {
+            let runs: Vec<_> = self
+                .rigs
+                .iter()
+                .map(|rig| {
+                    let start = &start;
+                    scope.spawn(move || {
+                        start.wait();
+                        rig.run().0
+                    })
+                })
+                .collect();
+            runs.into_iter()
+                .map(|r| r.join().expect("split dispatch"))
+                .max()
+                .expect("at least one device")
+        })
+    }
+
+    /// The devices' results, in element order.
+    fn out(&self) -> Vec<f32> {
+        self.rigs
+            .iter()
+            .flat_map(|r| r.out().iter().copied())
+            .collect()
+    }
+}
+
+/// Whether gfxsim's `got` agrees with the native loop's `want` (sampled):
+/// gfxsim's exp/sqrt/rcp follow the hardware's approximations, so closely,
+/// not bit for bit.
+fn check_close(what: &str, got: &[f32], want: &[f32]) {
+    assert_eq!(got.len(), want.len(), "{what}: element count");
+    for i in (0..want.len()).step_by(4097) {
+        let (g, w) = (got[i], want[i]);
+        assert!(
+            (g - w).abs() <= 1e-3 * w.abs().max(1.0),
+            "{what} element {i}: gfxsim {g}, native loop {w}"
+        );
+    }
+}
+
+/// The loop a native peer's thread runs over its chunk.
+type NativeLoop = fn(&[f32], &mut [f32], u32);
+
+/// One native peer thread's input elements and results.
+type NativeChunk = (Vec<f32>, Vec<f32>);
+
+/// Host threads for the native peers, started once and reused, as
+/// gfxsim's workers are: each owns an equal chunk of the elements, and a
+/// run releases them all through a barrier and waits for them at another,
+/// so a run's time holds wake-ups as a dispatch's does, and no thread
+/// starts (16 of them would be several percent of the lane peer's time).
+struct NativePool {
+    start: Arc<Barrier>,
+    done: Arc<Barrier>,
+    /// The loop of the next run; None tells the threads to end.
+    work: Arc<Mutex<Option<NativeLoop>>>,
+    chunks: Vec<Arc<Mutex<NativeChunk>>>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl NativePool {
+    fn new(threads: usize, input: &[f32]) -> NativePool {
+        let start = Arc::new(Barrier::new(threads + 1));
+        let done = Arc::new(Barrier::new(threads + 1));
+        let work: Arc<Mutex<Option<NativeLoop>>> = Arc::new(Mutex::new(None));
+        let chunks: Vec<_> = input
+            .chunks(input.len().div_ceil(threads))
+            .map(|c| Arc::new(Mutex::new((c.to_vec(), vec![0.0f32; c.len()]))))
+            .collect();
+        assert_eq!(chunks.len(), threads, "one chunk per thread");
+        let threads = chunks
+            .iter()
+            .map(|chunk| {
+                let (start, done, work, chunk) =
+                    (start.clone(), done.clone(), work.clone(), chunk.clone());
+                std::thread::spawn(move || {
+                    loop {
+                        start.wait();
+                        let Some(body) = *work.lock().unwrap() else {
+                            return;
+                        };
+                        {
+                            let mut chunk = chunk.lock().unwrap();
+                            let (input, out) = &mut *chunk;
+                            body(std::hint::black_box(input), out, ITERS);
+                            std::hint::black_box(out);
+                        }
+                        done.wait();
+                    }
+                })
+            })
+            .collect();
+        NativePool {
+            start,
+            done,
+            work,
+            chunks,
+            threads,
         }
-    });
-    std::hint::black_box(&mut *out);
-    start.elapsed()
+    }
+
+    /// One run of `body` over all elements.
+    fn run(&self, body: NativeLoop) -> Duration {
+        *self.work.lock().unwrap() = Some(body);
+        let start = Instant::now();
+        self.start.wait();
+        self.done.wait();
+        start.elapsed()
+    }
+
+    /// The last run's results.
+    fn output(&self) -> Vec<f32> {
+        self.chunks
+            .iter()
+            .flat_map(|c| c.lock().unwrap().1.clone())
+            .collect()
+    }
+}
+
+impl Drop for NativePool {
+    fn drop(&mut self) {
+        *self.work.lock().unwrap() = None;
+        self.start.wait();
+        for t in self.threads.drain(..) {
+            t.join().expect("native peer thread");
+        }
+    }
 }
 
 /// Lanes of the lane-parallel native peer (a wave's worth).
@@ -242,36 +406,37 @@ pub fn run(options: Options) {
          sqrt_exp_loop over {ELEMENTS} elements x {ITERS} iterations)"
     );
 
-    let rigs: Vec<SqrtExpRig> = counts.iter().map(|&t| SqrtExpRig::new(t)).collect();
-    let input: Vec<f32> = (0..ELEMENTS).map(|i| (i % 97) as f32 / 97.0).collect();
-    let mut out = vec![0.0f32; ELEMENTS as usize];
-    let mut lanes_out = vec![0.0f32; ELEMENTS as usize];
+    let rigs: Vec<SqrtExpRig> = counts
+        .iter()
+        .map(|&t| SqrtExpRig::new(t, 0, ELEMENTS))
+        .collect();
+    let splits: Vec<SplitRig> = counts.iter().map(|&n| SplitRig::new(n)).collect();
+    let input: Vec<f32> = (0..ELEMENTS).map(input_value).collect();
+    let pools: Vec<NativePool> = counts.iter().map(|&t| NativePool::new(t, &input)).collect();
     // Warm-up, and the results checks (a broken kernel or peer cannot post
-    // a fast time): the two native loops agree bit for bit; gfxsim's
-    // exp/sqrt/rcp follow the hardware's approximations, so it agrees
-    // closely, not bit for bit.
-    native(cores, &input, &mut out, host_sqrt_exp);
-    native(cores, &input, &mut lanes_out, host_sqrt_exp_lanes);
-    assert!(
-        out.iter()
-            .zip(&lanes_out)
-            .all(|(a, b)| a.to_bits() == b.to_bits()),
-        "lane-parallel native loop against the one-element loop"
-    );
-    for rig in &rigs {
-        let sim_out = rig.out();
-        for i in (0..ELEMENTS as usize).step_by(4097) {
-            let (got, want) = (sim_out[i], out[i]);
-            assert!(
-                (got - want).abs() <= 1e-3 * want.abs().max(1.0),
-                "sqrt_exp_loop element {i}: gfxsim {got}, native loop {want}"
-            );
-        }
+    // a fast time): the two native loops agree bit for bit on every thread
+    // count, gfxsim closely.
+    let last_pool = pools.last().expect("at least one thread count");
+    last_pool.run(host_sqrt_exp);
+    let out = last_pool.output();
+    for pool in &pools {
+        pool.run(host_sqrt_exp_lanes);
+        assert!(
+            out.iter()
+                .zip(&pool.output())
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "lane-parallel native loop against the one-element loop"
+        );
+    }
+    for (rig, split) in rigs.iter().zip(&splits) {
+        check_close("sqrt_exp_loop", rig.out(), &out);
+        check_close("sqrt_exp_loop split", &split.out(), &out);
     }
 
     let mut sim = Series::new("gfxsim", counts.len());
     let mut nat = Series::new("native", counts.len());
     let mut lanes = Series::new("native lanes", counts.len());
+    let mut split = Series::new("gfxsim split", counts.len());
     let mut insts = vec![0u64; counts.len()];
     let mut clocks = Vec::new();
     for round in 0..rounds {
@@ -285,48 +450,51 @@ pub fn run(options: Options) {
             let (t, n) = rigs[i].run();
             sim.times[i].push(t);
             insts[i] = n;
-            nat.times[i].push(native(counts[i], &input, &mut out, host_sqrt_exp));
-            lanes.times[i].push(native(
-                counts[i],
-                &input,
-                &mut lanes_out,
-                host_sqrt_exp_lanes,
-            ));
+            split.times[i].push(splits[i].run());
+            nat.times[i].push(pools[i].run(host_sqrt_exp));
+            lanes.times[i].push(pools[i].run(host_sqrt_exp_lanes));
         }
     }
 
     println!(
         "speedups over 1 thread from the best times (median times in brackets); ratio: gfxsim's \
-         over each native peer's"
+         over each native peer's; split: N one-thread devices, each with a fixed 1/N of the \
+         elements, at once; split/pool: the split's time over the N-thread device's (best, median)"
     );
     for (i, &threads) in counts.iter().enumerate() {
         let (s_best, s_med) = sim.speedup(i);
         let (n_best, n_med) = nat.speedup(i);
         let (l_best, l_med) = lanes.speedup(i);
+        let (p_best, p_med) = split.speedup(i);
         let sb = best(&sim.times[i]);
+        let over = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
         println!(
             "sqrt_exp_loop {threads:2} thread(s): gfxsim best {:7.1} ms ({:6.1} M wave-inst/s) \
              speedup {s_best:5.2}x ({s_med:5.2}x)   native {n_best:5.2}x ({n_med:5.2}x) \
-             ratio {:.2} ({:.2})   native lanes {l_best:5.2}x ({l_med:5.2}x) ratio {:.2} ({:.2})",
+             ratio {:.2} ({:.2})   native lanes {l_best:5.2}x ({l_med:5.2}x) ratio {:.2} ({:.2})   \
+             split {p_best:5.2}x ({p_med:5.2}x) split/pool {:.2} ({:.2})",
             ms(sb),
             insts[i] as f64 / sb.as_secs_f64() / 1e6,
             s_best / n_best,
             s_med / n_med,
             s_best / l_best,
             s_med / l_med,
+            over(best(&split.times[i]), sb),
+            over(median(&split.times[i]), median(&sim.times[i])),
         );
     }
     println!(
-        "1-thread spread over the rounds: {}, {}, {}",
+        "1-thread spread over the rounds: {}, {}, {}, {}",
         sim.spread(),
         nat.spread(),
-        lanes.spread()
+        lanes.spread(),
+        split.spread()
     );
     let last = counts.len() - 1;
     let n = counts[last];
     println!(
         "round  clock GHz  gfxsim 1t/{n}t ms = speedup   native 1t/{n}t ms = speedup   \
-         native lanes 1t/{n}t ms = speedup"
+         native lanes 1t/{n}t ms = speedup   gfxsim split 1t/{n}t ms = speedup"
     );
     for (round, clock) in clocks.iter().enumerate() {
         let cell = |s: &Series| {
@@ -339,13 +507,14 @@ pub fn run(options: Options) {
             )
         };
         println!(
-            "{round:5}  {clock:9.2}  {}   {}   {}",
+            "{round:5}  {clock:9.2}  {}   {}   {}   {}",
             cell(&sim),
             cell(&nat),
-            cell(&lanes)
+            cell(&lanes),
+            cell(&split)
         );
     }
-    drop(rigs);
+    drop((rigs, splits, pools));
     if options.sqrt_exp_only {
         return;
     }

@@ -271,25 +271,43 @@ impl Dispatch {
                 // Architected flat scratch: scratch addresses are wave-relative offsets.
                 w.sgpr[n] = 0;
             }
-            let mut v0 = [0u32; 2 * LANES];
             // Work-item ids of the wave's first lane, then stepped per lane (no divisions per lane).
             let first = (k * lanes) as u32;
-            let (mut x, mut y, mut z) = (
-                first % size[0],
-                (first / size[0]) % size[1],
-                first / (size[0] * size[1]),
-            );
             let live = (items - k * lanes).min(lanes);
-            for slot in v0.iter_mut().take(live) {
-                *slot = x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
-                x += 1;
-                if x == size[0] {
-                    x = 0;
-                    y += 1;
-                    if y == size[1] {
-                        y = 0;
-                        z += 1;
+            if size[1] == 1 && size[2] == 1 && live == lanes {
+                // A full wave of a one-dimensional workgroup: lane l is work-item first + l
+                // (y = z = 0), written in place by a loop that vectorises.
+                for (l, slot) in w.vgpr[0].iter_mut().enumerate() {
+                    *slot = first + l as u32;
+                }
+                if wave64 {
+                    for (l, slot) in w.vgpr_hi[0].iter_mut().enumerate() {
+                        *slot = first + (LANES + l) as u32;
                     }
+                }
+            } else {
+                let mut v0 = [0u32; 2 * LANES];
+                let (mut x, mut y, mut z) = (
+                    first % size[0],
+                    (first / size[0]) % size[1],
+                    first / (size[0] * size[1]),
+                );
+                for slot in v0.iter_mut().take(live) {
+                    *slot =
+                        x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
+                    x += 1;
+                    if x == size[0] {
+                        x = 0;
+                        y += 1;
+                        if y == size[1] {
+                            y = 0;
+                            z += 1;
+                        }
+                    }
+                }
+                w.vgpr[0].copy_from_slice(&v0[..LANES]);
+                if wave64 {
+                    w.vgpr_hi[0].copy_from_slice(&v0[LANES..]);
                 }
             }
             let exec = if live == 64 {
@@ -297,10 +315,8 @@ impl Dispatch {
             } else {
                 (1u64 << live) - 1
             };
-            w.vgpr[0].copy_from_slice(&v0[..LANES]);
             w.sgpr[EXEC] = exec as u32;
             if wave64 {
-                w.vgpr_hi[0].copy_from_slice(&v0[LANES..]);
                 w.sgpr[EXEC + 1] = (exec >> 32) as u32;
             }
         }

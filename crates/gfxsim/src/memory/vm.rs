@@ -163,15 +163,24 @@ const RECENT: usize = 4;
 
 impl VmView<'_> {
     /// The mapping containing `addr`, if any.
+    #[inline]
     pub fn find(&self, addr: u64) -> Option<&Mapping> {
+        let table: &[Mapping] = &self.table;
         for slot in &self.recent {
-            if let Some(m) = self.table.get(slot.load(Ordering::Relaxed))
+            if let Some(m) = table.get(slot.load(Ordering::Relaxed))
                 && m.start <= addr
                 && addr < m.end
             {
                 return Some(m);
             }
         }
+        self.find_in_table(addr)
+    }
+
+    /// `find` past the recent-mapping cache: a binary search of the table,
+    /// remembering the hit.
+    #[cold]
+    fn find_in_table(&self, addr: u64) -> Option<&Mapping> {
         let pos = self.table.partition_point(|m| m.start <= addr);
         if pos == 0 {
             return None;
@@ -259,8 +268,8 @@ impl GpuMemory for VmView<'_> {
             access,
         };
         let m = self.find(addr).ok_or(fault)?;
-        let end = addr.checked_add(len).ok_or(fault)?;
-        if end > m.end {
+        // addr < m.end, so this is `addr + len > m.end` without overflow.
+        if len > m.end - addr {
             return Err(fault);
         }
         match access {

@@ -425,16 +425,34 @@ fn coalesced_base(w: &Wave, env: &Env, i: &Inst, size: u32) -> Option<u64> {
     Some(a0)
 }
 
+/// `l * step` for every lane, for the access sizes (`step / 4` indexes it).
+const LANE_OFFSETS: [[u32; LANES]; 5] = {
+    let mut rows = [[0u32; LANES]; 5];
+    let mut k = 0;
+    while k < 5 {
+        let mut l = 0;
+        while l < LANES {
+            rows[k][l] = (4 * k * l) as u32;
+            l += 1;
+        }
+        k += 1;
+    }
+    rows
+};
+
 /// True when `v[l] == v[0] + l * step` for every lane with nothing
-/// wrapping past 2^32 (neighbour differences: no multiply, so the loop
-/// vectorises on baseline x86-64).
+/// wrapping past 2^32; `step` is 0, 4, 8, 12 or 16 (a table row instead of
+/// a per-lane multiply, so the loop vectorises on baseline x86-64).
 #[inline(always)]
 fn strided(v: &[u32; LANES], step: u32) -> bool {
+    debug_assert!(step.is_multiple_of(4) && step <= 16, "stride {step}");
+    let offsets = &LANE_OFFSETS[(step / 4) as usize % 5];
+    let v0 = v[0];
     let mut diff = 0u32;
-    for (a, b) in v.iter().zip(&v[1..]) {
-        diff |= b.wrapping_sub(*a) ^ step;
+    for (x, o) in v.iter().zip(offsets) {
+        diff |= x ^ v0.wrapping_add(*o);
     }
-    diff == 0 && v[0] <= u32::MAX - step * (LANES as u32 - 1)
+    diff == 0 && v0 <= u32::MAX - step * (LANES as u32 - 1)
 }
 
 /// (lowest address, its host pointer) when the active lanes' `size`-byte

@@ -19,6 +19,46 @@ fn fault(address: u64, access: Access) -> WaveErrorKind {
 }
 
 pub(super) fn smem(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+    match i.op {
+        Op::SLoadB32 => s_load::<1>(w, env, i),
+        Op::SLoadB64 => s_load::<2>(w, env, i),
+        Op::SLoadB128 => s_load::<4>(w, env, i),
+        Op::SLoadB256 => s_load::<8>(w, env, i),
+        Op::SLoadB512 => s_load::<16>(w, env, i),
+        _ => smem_general(w, env, i),
+    }
+}
+
+/// s_load of `N` dwords into SGPRs below null: one translation and one
+/// fixed-size copy; a destination running into null/m0/exec takes
+/// [`smem_general`].
+#[inline(always)]
+fn s_load<const N: usize>(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+    let dst = i.dst as usize;
+    if dst + N > NULL {
+        return smem_general(w, env, i);
+    }
+    let soff = if i.imm2 as usize == NULL {
+        0
+    } else {
+        w.sgpr.get(i.imm2 as usize).copied().unwrap_or(0) as i64
+    };
+    let addr = w
+        .sgpr64(i.addr as usize)
+        .wrapping_add((i.imm as i64 + soff) as u64)
+        & !3;
+    let p = env
+        .mem
+        .translate(addr, 4 * N as u64, Access::Read)
+        .map_err(WaveErrorKind::MemoryViolation)?;
+    load_sgprs::<N>(w, dst, p);
+    Ok(Flow::Next)
+}
+
+/// Every SMEM instruction: s_load and s_buffer_load of any destination,
+/// cache invalidations (no-ops here).
+#[inline(never)]
+fn smem_general(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     use Op::*;
     let dwords = match i.op {
         SLoadB32 | SBufferLoadB32 => 1,
@@ -64,18 +104,6 @@ pub(super) fn smem(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             .mem
             .translate(addr, len, Access::Read)
             .map_err(WaveErrorKind::MemoryViolation)?;
-        let dst = i.dst as usize;
-        if dst + dwords <= NULL {
-            // Plain SGPRs below null: one fixed-size copy (no per-register checks).
-            match dwords {
-                1 => load_sgprs::<1>(w, dst, p),
-                2 => load_sgprs::<2>(w, dst, p),
-                4 => load_sgprs::<4>(w, dst, p),
-                8 => load_sgprs::<8>(w, dst, p),
-                _ => load_sgprs::<16>(w, dst, p),
-            }
-            return Ok(Flow::Next);
-        }
         for (k, o) in out.iter_mut().enumerate().take(dwords) {
             *o = u32::from_le_bytes(read_bytes::<4>(p.wrapping_add(4 * k)));
         }

@@ -37,11 +37,33 @@ pub const LANE_BIT: Lanes = {
 /// The lane mask with bit `l` set where `flags[l] & 1` is 1.
 #[inline(always)]
 pub fn pack_lanes(flags: &Lanes) -> u32 {
-    let mut m = 0u32;
-    for l in 0..LANES {
-        m |= (flags[l] & 1) << l;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_castsi128_ps, _mm_loadu_si128, _mm_movemask_ps, _mm_slli_epi32,
+        };
+        // Four lanes at a time: bit 0 to the sign bit, then one movmskps (SSE2, part of
+        // every x86-64), instead of a shift and an or per lane.
+        let mut m = 0u32;
+        for q in 0..LANES / 4 {
+            // SAFETY: SSE2 is in every x86-64 target's baseline; lanes 4q..4q+3 are in
+            // bounds of `flags` (16 bytes) and loadu needs no alignment.
+            let bits = unsafe {
+                let v = _mm_loadu_si128(flags.as_ptr().add(4 * q) as *const __m128i);
+                _mm_movemask_ps(_mm_castsi128_ps(_mm_slli_epi32::<31>(v))) as u32
+            };
+            m |= bits << (4 * q);
+        }
+        m
     }
-    m
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0u32;
+        for l in 0..LANES {
+            m |= (flags[l] & 1) << l;
+        }
+        m
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -516,23 +516,43 @@ fn sread(w: &Wave, s: SSrc) -> u32 {
     }
 }
 
-/// A source's 32 lanes.
+/// A source's 32 lanes: the VGPR row itself, or `buf` filled with the scalar.
 #[inline(always)]
-fn row(w: &Wave, s: VSrc) -> Lanes {
+fn row<'a>(w: &'a Wave, s: VSrc, buf: &'a mut Lanes) -> &'a Lanes {
     match s {
-        VSrc::Vgpr(r) => w.vgpr[r as usize],
-        VSrc::Sgpr(r) => [w.sgpr[r as usize & 127]; LANES],
-        VSrc::Imm(v) => [v; LANES],
+        VSrc::Vgpr(r) => &w.vgpr[r as usize],
+        VSrc::Sgpr(r) => {
+            *buf = [w.sgpr[r as usize & 127]; LANES];
+            buf
+        }
+        VSrc::Imm(v) => {
+            *buf = [v; LANES];
+            buf
+        }
     }
 }
 
-/// A 64-bit source's 32 lanes (see [`vsrc64`]).
+/// The low and high dwords of a 64-bit source (see [`vsrc64`]), as two rows.
 #[inline(always)]
-fn row64(w: &Wave, s: VSrc) -> [u64; LANES] {
+fn row_pair<'a>(
+    w: &'a Wave,
+    s: VSrc,
+    lo: &'a mut Lanes,
+    hi: &'a mut Lanes,
+) -> (&'a Lanes, &'a Lanes) {
     match s {
-        VSrc::Vgpr(r) => w.vgpr64(r as usize),
-        VSrc::Sgpr(r) => [w.sgpr64(r as usize); LANES],
-        VSrc::Imm(v) => [v as u64; LANES],
+        VSrc::Vgpr(r) => (&w.vgpr[r as usize], &w.vgpr[(r as usize + 1) & 255]),
+        VSrc::Sgpr(r) => {
+            let r = r as usize & 127;
+            *lo = [w.sgpr[r]; LANES];
+            *hi = [w.sgpr.get(r + 1).copied().unwrap_or(0); LANES];
+            (lo, hi)
+        }
+        VSrc::Imm(v) => {
+            *lo = [v; LANES];
+            *hi = [0; LANES];
+            (lo, hi)
+        }
     }
 }
 
@@ -676,47 +696,54 @@ fn salu(w: &mut Wave, op: SOp, dst: u8, a: u32, b: u32) {
     }
 }
 
-/// The vector forms (wave32).
+/// The vector forms (wave32). Results are computed into locals from the
+/// source rows (read in place) and written under EXEC afterwards, so a
+/// destination that is also a source reads its old value, as in `step`.
 #[inline(always)]
 fn valu(w: &mut Wave, f: &Fast) {
     let exec = w.sgpr[EXEC];
+    let (mut ba, mut bb, mut bc) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
     match *f {
         Fast::Valu { op, dst, a, b, c } => {
-            let (x, y) = (row(w, a), row(w, b));
-            let r = match op {
-                VOp::Mov => x,
-                VOp::AddU32 => map2(&x, &y, u32::wrapping_add),
-                VOp::SubU32 => map2(&x, &y, u32::wrapping_sub),
-                VOp::SubrevU32 => map2(&x, &y, |a, b| b.wrapping_sub(a)),
-                VOp::And => map2(&x, &y, |a, b| a & b),
-                VOp::Or => map2(&x, &y, |a, b| a | b),
-                VOp::Xor => map2(&x, &y, |a, b| a ^ b),
-                VOp::Lshlrev => map2(&x, &y, |a, b| b << (a & 31)),
-                VOp::Lshrrev => map2(&x, &y, |a, b| b >> (a & 31)),
-                VOp::Ashrrev => map2(&x, &y, |a, b| ((b as i32) >> (a & 31)) as u32),
-                VOp::MaxU32 => map2(&x, &y, u32::max),
-                VOp::MinU32 => map2(&x, &y, u32::min),
-                VOp::MaxI32 => map2(&x, &y, |a, b| (a as i32).max(b as i32) as u32),
-                VOp::MinI32 => map2(&x, &y, |a, b| (a as i32).min(b as i32) as u32),
-                VOp::MulLo => map2(&x, &y, u32::wrapping_mul),
-                VOp::MulHiU32 => map2(&x, &y, |a, b| ((a as u64 * b as u64) >> 32) as u32),
-                VOp::MulU24 => map2(&x, &y, |a, b| (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF)),
-                VOp::Add3
-                | VOp::LshlAdd
-                | VOp::AddLshl
-                | VOp::LshlOr
-                | VOp::AndOr
-                | VOp::Or3
-                | VOp::Xor3 => {
-                    let z = row(w, c);
-                    match op {
-                        VOp::Add3 => map3(&x, &y, &z, |a, b, c| a.wrapping_add(b).wrapping_add(c)),
-                        VOp::LshlAdd => map3(&x, &y, &z, |a, b, c| (a << (b & 31)).wrapping_add(c)),
-                        VOp::AddLshl => map3(&x, &y, &z, |a, b, c| a.wrapping_add(b) << (c & 31)),
-                        VOp::LshlOr => map3(&x, &y, &z, |a, b, c| (a << (b & 31)) | c),
-                        VOp::AndOr => map3(&x, &y, &z, |a, b, c| (a & b) | c),
-                        VOp::Or3 => map3(&x, &y, &z, |a, b, c| a | b | c),
-                        _ => map3(&x, &y, &z, |a, b, c| a ^ b ^ c),
+            let r = {
+                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+                match op {
+                    VOp::Mov => *x,
+                    VOp::AddU32 => map2(x, y, u32::wrapping_add),
+                    VOp::SubU32 => map2(x, y, u32::wrapping_sub),
+                    VOp::SubrevU32 => map2(x, y, |a, b| b.wrapping_sub(a)),
+                    VOp::And => map2(x, y, |a, b| a & b),
+                    VOp::Or => map2(x, y, |a, b| a | b),
+                    VOp::Xor => map2(x, y, |a, b| a ^ b),
+                    VOp::Lshlrev => map2(x, y, |a, b| b << (a & 31)),
+                    VOp::Lshrrev => map2(x, y, |a, b| b >> (a & 31)),
+                    VOp::Ashrrev => map2(x, y, |a, b| ((b as i32) >> (a & 31)) as u32),
+                    VOp::MaxU32 => map2(x, y, u32::max),
+                    VOp::MinU32 => map2(x, y, u32::min),
+                    VOp::MaxI32 => map2(x, y, |a, b| (a as i32).max(b as i32) as u32),
+                    VOp::MinI32 => map2(x, y, |a, b| (a as i32).min(b as i32) as u32),
+                    VOp::MulLo => map2(x, y, u32::wrapping_mul),
+                    VOp::MulHiU32 => map2(x, y, |a, b| ((a as u64 * b as u64) >> 32) as u32),
+                    VOp::MulU24 => map2(x, y, |a, b| (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF)),
+                    VOp::Add3
+                    | VOp::LshlAdd
+                    | VOp::AddLshl
+                    | VOp::LshlOr
+                    | VOp::AndOr
+                    | VOp::Or3
+                    | VOp::Xor3 => {
+                        let z = row(w, c, &mut bc);
+                        match op {
+                            VOp::Add3 => map3(x, y, z, |a, b, c| a.wrapping_add(b).wrapping_add(c)),
+                            VOp::LshlAdd => {
+                                map3(x, y, z, |a, b, c| (a << (b & 31)).wrapping_add(c))
+                            }
+                            VOp::AddLshl => map3(x, y, z, |a, b, c| a.wrapping_add(b) << (c & 31)),
+                            VOp::LshlOr => map3(x, y, z, |a, b, c| (a << (b & 31)) | c),
+                            VOp::AndOr => map3(x, y, z, |a, b, c| (a & b) | c),
+                            VOp::Or3 => map3(x, y, z, |a, b, c| a | b | c),
+                            _ => map3(x, y, z, |a, b, c| a ^ b ^ c),
+                        }
                     }
                 }
             };
@@ -724,11 +751,13 @@ fn valu(w: &mut Wave, f: &Fast) {
         }
         Fast::Cndmask { dst, a, b, mask } => {
             let m = sread(w, mask);
-            let (x, y) = (row(w, a), row(w, b));
             let mut r = [0u32; LANES];
-            for l in 0..LANES {
-                let take = if m & LANE_BIT[l] != 0 { u32::MAX } else { 0 };
-                r[l] = (y[l] & take) | (x[l] & !take);
+            {
+                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+                for l in 0..LANES {
+                    let take = if m & LANE_BIT[l] != 0 { u32::MAX } else { 0 };
+                    r[l] = (y[l] & take) | (x[l] & !take);
+                }
             }
             w.write_vgpr(dst as usize, &r, exec);
         }
@@ -740,21 +769,23 @@ fn valu(w: &mut Wave, f: &Fast) {
             a,
             b,
         } => {
-            let (mut x, mut y) = (row(w, a), row(w, b));
-            if rev {
-                std::mem::swap(&mut x, &mut y);
-            }
             let mut r = [0u32; LANES];
             let mut co = [0u32; LANES];
-            if sub {
-                for l in 0..LANES {
-                    r[l] = x[l].wrapping_sub(y[l]);
-                    co[l] = (y[l] > x[l]) as u32;
+            {
+                let (mut x, mut y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+                if rev {
+                    std::mem::swap(&mut x, &mut y);
                 }
-            } else {
-                for l in 0..LANES {
-                    r[l] = x[l].wrapping_add(y[l]);
-                    co[l] = (r[l] < x[l]) as u32;
+                if sub {
+                    for l in 0..LANES {
+                        r[l] = x[l].wrapping_sub(y[l]);
+                        co[l] = (y[l] > x[l]) as u32;
+                    }
+                } else {
+                    for l in 0..LANES {
+                        r[l] = x[l].wrapping_add(y[l]);
+                        co[l] = (r[l] < x[l]) as u32;
+                    }
                 }
             }
             w.write_vgpr(dst as usize, &r, exec);
@@ -770,47 +801,64 @@ fn valu(w: &mut Wave, f: &Fast) {
             cin,
         } => {
             let cin = sread(w, cin);
-            let (mut x, mut y) = (row(w, a), row(w, b));
-            if rev {
-                std::mem::swap(&mut x, &mut y);
-            }
             let mut r = [0u32; LANES];
             let mut co = [0u32; LANES];
-            if sub {
-                for l in 0..LANES {
-                    let c = cin >> l & 1;
-                    r[l] = x[l].wrapping_sub(y[l]).wrapping_sub(c);
-                    co[l] = ((y[l] > x[l]) | ((y[l] == x[l]) & (c != 0))) as u32;
+            {
+                let (mut x, mut y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+                if rev {
+                    std::mem::swap(&mut x, &mut y);
                 }
-            } else {
-                for l in 0..LANES {
-                    let c = cin >> l & 1;
-                    r[l] = x[l].wrapping_add(y[l]).wrapping_add(c);
-                    co[l] = ((r[l] < x[l]) | ((r[l] == x[l]) & (c != 0))) as u32;
+                if sub {
+                    for l in 0..LANES {
+                        let c = (cin & LANE_BIT[l] != 0) as u32;
+                        r[l] = x[l].wrapping_sub(y[l]).wrapping_sub(c);
+                        co[l] = ((y[l] > x[l]) | ((y[l] == x[l]) & (c != 0))) as u32;
+                    }
+                } else {
+                    for l in 0..LANES {
+                        let c = (cin & LANE_BIT[l] != 0) as u32;
+                        r[l] = x[l].wrapping_add(y[l]).wrapping_add(c);
+                        co[l] = ((r[l] < x[l]) | ((r[l] == x[l]) & (c != 0))) as u32;
+                    }
                 }
             }
             w.write_vgpr(dst as usize, &r, exec);
             put_sgpr(w, sdst, pack_lanes(&co) & exec);
         }
         Fast::MadU64 { dst, sdst, a, b, c } => {
-            let (x, y, z) = (row(w, a), row(w, b), row64(w, c));
-            let mut r = [0u64; LANES];
-            let mut o = [0u32; LANES];
-            for l in 0..LANES {
-                let (s, over) = (x[l] as u64 * y[l] as u64).overflowing_add(z[l]);
-                r[l] = s;
-                o[l] = over as u32;
+            // In 32-bit halves (vectorises without 64-bit compares): the low
+            // dwords' carry goes into the high add, whose carry is the overflow.
+            let (mut lo, mut hi, mut over) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
+            {
+                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+                let mut bd = [0u32; LANES];
+                let (zl, zh) = row_pair(w, c, &mut bc, &mut bd);
+                for l in 0..LANES {
+                    let p = x[l] as u64 * y[l] as u64;
+                    let (pl, ph) = (p as u32, (p >> 32) as u32);
+                    lo[l] = pl.wrapping_add(zl[l]);
+                    let k = (lo[l] < pl) as u32;
+                    hi[l] = ph.wrapping_add(zh[l]).wrapping_add(k);
+                    over[l] = ((hi[l] < ph) | ((hi[l] == ph) & (k != 0))) as u32;
+                }
             }
-            w.write_vgpr64(dst as usize, &r, exec);
-            put_sgpr(w, sdst, pack_lanes(&o) & exec);
+            w.write_vgpr(dst as usize, &lo, exec);
+            w.write_vgpr(dst as usize + 1, &hi, exec);
+            put_sgpr(w, sdst, pack_lanes(&over) & exec);
         }
         Fast::LshlrevB64 { dst, a, b } => {
-            let (x, y) = (row(w, a), row64(w, b));
-            let mut r = [0u64; LANES];
-            for l in 0..LANES {
-                r[l] = y[l] << (x[l] & 63);
+            let (mut lo, mut hi) = ([0u32; LANES], [0u32; LANES]);
+            {
+                let x = row(w, a, &mut ba);
+                let (yl, yh) = row_pair(w, b, &mut bb, &mut bc);
+                for l in 0..LANES {
+                    let v = (yl[l] as u64 | (yh[l] as u64) << 32) << (x[l] & 63);
+                    lo[l] = v as u32;
+                    hi[l] = (v >> 32) as u32;
+                }
             }
-            w.write_vgpr64(dst as usize, &r, exec);
+            w.write_vgpr(dst as usize, &lo, exec);
+            w.write_vgpr(dst as usize + 1, &hi, exec);
         }
         Fast::Readlane { dst, a, lane } => {
             let lane = sread(w, lane) as usize & (LANES - 1);
@@ -828,24 +876,33 @@ fn valu(w: &mut Wave, f: &Fast) {
             a,
             b,
         } => {
-            let (x, y) = (row(w, a), row(w, b));
-            let (lt, eq, gt) = (cond & 1 != 0, cond & 2 != 0, cond & 4 != 0);
-            let mut hit = [0u32; LANES];
-            if signed {
-                for l in 0..LANES {
-                    let (p, q) = (x[l] as i32, y[l] as i32);
-                    hit[l] = ((lt & (p < q)) | (eq & (p == q)) | (gt & (p > q))) as u32;
+            let m = {
+                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+                if signed {
+                    compare(x, y, cond, |v| v as i32)
+                } else {
+                    compare(x, y, cond, |v| v)
                 }
-            } else {
-                for l in 0..LANES {
-                    let (p, q) = (x[l], y[l]);
-                    hit[l] = ((lt & (p < q)) | (eq & (p == q)) | (gt & (p > q))) as u32;
-                }
-            }
-            put_sgpr(w, dst, pack_lanes(&hit) & exec);
+            };
+            put_sgpr(w, dst, m & exec);
         }
         _ => {}
     }
+}
+
+/// The lane mask of an integer compare; one loop per relation (1 less,
+/// 2 equal, 3 less-or-equal, 4 greater, 5 not equal, 6 greater-or-equal).
+#[inline(always)]
+fn compare<T: Ord>(x: &Lanes, y: &Lanes, cond: u8, ext: impl Fn(u32) -> T) -> u32 {
+    let hit = match cond {
+        1 => map2(x, y, |p, q| (ext(p) < ext(q)) as u32),
+        2 => map2(x, y, |p, q| (p == q) as u32),
+        3 => map2(x, y, |p, q| (ext(p) <= ext(q)) as u32),
+        4 => map2(x, y, |p, q| (ext(p) > ext(q)) as u32),
+        5 => map2(x, y, |p, q| (p != q) as u32),
+        _ => map2(x, y, |p, q| (ext(p) >= ext(q)) as u32),
+    };
+    pack_lanes(&hit)
 }
 
 #[cfg(test)]

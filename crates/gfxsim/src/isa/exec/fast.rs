@@ -251,25 +251,7 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
             let target = pc.wrapping_add(4).wrapping_add((i.imm as i64 * 4) as u64);
             let branch = |cond| Some(Fast::Branch { cond, target });
             match i.op {
-                SNop
-                | SClause
-                | SDelayAlu
-                | SWaitcnt
-                | SWaitcntDepctr
-                | SWaitIdle
-                | SWaitEvent
-                | SSleep
-                | SSetInstPrefetchDistance
-                | SSetprio
-                | SIcacheInv
-                | SIncperflevel
-                | SDecperflevel
-                | STtracedata
-                | STtracedataImm
-                | SWakeup
-                | SCodeEnd
-                | SRoundMode
-                | SDenormMode => Some(Fast::Nop),
+                op if super::scalar::sopp_is_nop(op) => Some(Fast::Nop),
                 SSendmsg if i.imm & 0xFF == 3 => Some(Fast::Nop),
                 SSethalt if i.imm & 1 == 0 => Some(Fast::Nop),
                 SBarrier => Some(Fast::Barrier),

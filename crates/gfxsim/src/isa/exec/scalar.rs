@@ -507,33 +507,45 @@ pub(super) fn sopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     Ok(Flow::Next)
 }
 
+/// SOPP instructions that change nothing a functional model keeps: waits,
+/// hints, priorities, cache and trace controls, and the mode writes
+/// (recorded by hardware; arithmetic here always rounds to nearest even
+/// with denormals kept). The slow path and the decode-time fast forms both
+/// use this list.
+pub(super) fn sopp_is_nop(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        SNop | SClause
+            | SDelayAlu
+            | SWaitcnt
+            | SWaitcntDepctr
+            | SWaitIdle
+            | SWaitEvent
+            | SSleep
+            | SSetInstPrefetchDistance
+            | SSetprio
+            | SIcacheInv
+            | SIncperflevel
+            | SDecperflevel
+            | STtracedata
+            | STtracedataImm
+            | SWakeup
+            | SCodeEnd
+            | SRoundMode
+            | SDenormMode
+    )
+}
+
 pub(super) fn sopp(w: &mut Wave, i: &Inst) -> ExecResult {
     use Op::*;
     let target = || w.pc.wrapping_add(4).wrapping_add((i.imm as i64 * 4) as u64);
     let branch = |c: bool| if c { Flow::Jump(target()) } else { Flow::Next };
     Ok(match i.op {
-        SNop
-        | SClause
-        | SDelayAlu
-        | SWaitcnt
-        | SWaitcntDepctr
-        | SWaitIdle
-        | SWaitEvent
-        | SSleep
-        | SSetInstPrefetchDistance
-        | SSetprio
-        | SIcacheInv
-        | SIncperflevel
-        | SDecperflevel
-        | STtracedata
-        | STtracedataImm
-        | SWakeup
-        | SCodeEnd => Flow::Next,
+        op if sopp_is_nop(op) => Flow::Next,
         // Only MSG_DEALLOC_VGPRS (3) and the GS/interrupt messages compute code never sends exist;
         // dealloc is a no-op for a functional model.
         SSendmsg if i.imm & 0xFF == 3 => Flow::Next,
-        // Modes are recorded; arithmetic always uses round-to-nearest-even with denormals kept.
-        SRoundMode | SDenormMode => Flow::Next,
         SBarrier => Flow::Barrier,
         SEndpgm | SEndpgmSaved => Flow::End,
         SBranch => Flow::Jump(target()),

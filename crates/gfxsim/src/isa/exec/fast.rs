@@ -16,6 +16,7 @@
 //! registers and EXEC masks.
 
 use super::Flow;
+use super::valu::{add_carry, sub_borrow};
 use crate::isa::inst::{Family, Inst, Mods, Src};
 use crate::isa::opcodes::Op;
 use crate::isa::wave::{EXEC, LANE_BIT, LANES, Lanes, NULL, VCC, Wave, pack_lanes};
@@ -751,25 +752,14 @@ fn valu(w: &mut Wave, f: &Fast) {
             a,
             b,
         } => {
-            let mut r = [0u32; LANES];
-            let mut co = [0u32; LANES];
-            {
-                let (mut x, mut y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+            let (r, co) = {
+                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
                 if rev {
-                    std::mem::swap(&mut x, &mut y);
-                }
-                if sub {
-                    for l in 0..LANES {
-                        r[l] = x[l].wrapping_sub(y[l]);
-                        co[l] = (y[l] > x[l]) as u32;
-                    }
+                    carry_rows(y, x, sub, 0)
                 } else {
-                    for l in 0..LANES {
-                        r[l] = x[l].wrapping_add(y[l]);
-                        co[l] = (r[l] < x[l]) as u32;
-                    }
+                    carry_rows(x, y, sub, 0)
                 }
-            }
+            };
             w.write_vgpr(dst as usize, &r, exec);
             put_sgpr(w, sdst, pack_lanes(&co) & exec);
         }
@@ -783,27 +773,14 @@ fn valu(w: &mut Wave, f: &Fast) {
             cin,
         } => {
             let cin = sread(w, cin);
-            let mut r = [0u32; LANES];
-            let mut co = [0u32; LANES];
-            {
-                let (mut x, mut y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+            let (r, co) = {
+                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
                 if rev {
-                    std::mem::swap(&mut x, &mut y);
-                }
-                if sub {
-                    for l in 0..LANES {
-                        let c = (cin & LANE_BIT[l] != 0) as u32;
-                        r[l] = x[l].wrapping_sub(y[l]).wrapping_sub(c);
-                        co[l] = ((y[l] > x[l]) | ((y[l] == x[l]) & (c != 0))) as u32;
-                    }
+                    carry_rows(y, x, sub, cin)
                 } else {
-                    for l in 0..LANES {
-                        let c = (cin & LANE_BIT[l] != 0) as u32;
-                        r[l] = x[l].wrapping_add(y[l]).wrapping_add(c);
-                        co[l] = ((r[l] < x[l]) | ((r[l] == x[l]) & (c != 0))) as u32;
-                    }
+                    carry_rows(x, y, sub, cin)
                 }
-            }
+            };
             w.write_vgpr(dst as usize, &r, exec);
             put_sgpr(w, sdst, pack_lanes(&co) & exec);
         }
@@ -885,6 +862,24 @@ fn compare<T: Ord>(x: &Lanes, y: &Lanes, cond: u8, ext: impl Fn(u32) -> T) -> u3
         _ => map2(x, y, |p, q| (ext(p) >= ext(q)) as u32),
     };
     pack_lanes(&hit)
+}
+
+/// x ± y ± carry-in per lane (`cin`: a lane mask, 0 for none) and the carry
+/// or borrow out, with the slow path's own per-lane formulas.
+#[inline(always)]
+fn carry_rows(x: &Lanes, y: &Lanes, sub: bool, cin: u32) -> (Lanes, Lanes) {
+    let (mut r, mut co) = ([0u32; LANES], [0u32; LANES]);
+    // Two loops, not a function pointer, so each vectorises.
+    if sub {
+        for l in 0..LANES {
+            (r[l], co[l]) = sub_borrow(x[l], y[l], (cin & LANE_BIT[l] != 0) as u32);
+        }
+    } else {
+        for l in 0..LANES {
+            (r[l], co[l]) = add_carry(x[l], y[l], (cin & LANE_BIT[l] != 0) as u32);
+        }
+    }
+    (r, co)
 }
 
 #[cfg(test)]

@@ -422,14 +422,14 @@ impl V<'_, '_> {
 /// x + y + c (c is 0 or 1) and its carry out, in 32-bit operations that vectorise:
 /// the sum wraps iff it is below x, or equals x with c set.
 #[inline(always)]
-fn add_carry(x: u32, y: u32, c: u32) -> (u32, u32) {
+pub(super) fn add_carry(x: u32, y: u32, c: u32) -> (u32, u32) {
     let s = x.wrapping_add(y).wrapping_add(c);
     (s, ((s < x) | ((s == x) & (c != 0))) as u32)
 }
 
 /// x - y - c (c is 0 or 1) and its borrow out (y + c > x: y > x, or y == x with c set).
 #[inline(always)]
-fn sub_borrow(x: u32, y: u32, c: u32) -> (u32, u32) {
+pub(super) fn sub_borrow(x: u32, y: u32, c: u32) -> (u32, u32) {
     let d = x.wrapping_sub(y).wrapping_sub(c);
     (d, ((y > x) | ((y == x) & (c != 0))) as u32)
 }

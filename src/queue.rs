@@ -546,12 +546,18 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
             }
         }
         keep.push(Box::new(dev.blit.executables.clone()));
-        let fault = take_unseen_fault(dev, &state);
-        let written = write_packets(dev, &mut state, &ops, epoch, &mut keep);
+        let mut faults: Vec<SeenFault> =
+            recover_before_write(dev, &mut state).into_iter().collect();
+        #[cfg(test)]
+        if let Some(hook) = tests::BEFORE_WRITE.take() {
+            hook();
+        }
+        let written = write_packets(dev, &mut state, &ops, epoch, &mut keep, &mut faults);
         let recreations = note_recreation(dev, &mut state);
         let first_packet = match written {
             Ok(first) => first.map(|f| (f, recreations)),
-            Err(e) => {
+            Err(Unwritten::Dropped) => None,
+            Err(Unwritten::Failed(e)) => {
                 state.unlocked(|| {
                     dev.report(Error::Internal {
                         description: format!("submit: writing AQL packets failed: {e}"),
@@ -582,7 +588,7 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
             _keep: keep,
         });
         drop(state);
-        if let Some((e, site)) = fault {
+        for (e, site) in faults {
             report_queue_fault(dev, &HsaError::from(e), site);
         }
         SubmissionIndex(epoch)
@@ -591,25 +597,37 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
     index
 }
 
-/// A fault no wait has seen yet: the faulted queue runs nothing more, so
-/// the outstanding submissions are counted complete before new packets go
-/// to the recreated queue (after them the signal would race with its own
-/// completion). Returns the fault and where it happened, to report once
-/// the lock is let go.
-fn take_unseen_fault(
-    dev: &DeviceShared,
-    state: &QueueState,
-) -> Option<(aqueduct_hsa::QueueError, Option<FaultSite>)> {
-    let fault = dev
-        .hsa_queue
-        .error()
-        .filter(|_| completed_epoch(dev) < state.last_submitted)?;
-    let site = locate_fault(dev, state);
-    dev.epoch_signal.store(
-        EPOCH_BASE - state.last_submitted as i64,
-        MemoryOrder::Release,
-    );
-    Some((fault, site))
+/// A queue fault and where it happened, to report once the queue-state
+/// lock is let go.
+type SeenFault = (aqueduct_hsa::QueueError, Option<FaultSite>);
+
+/// Before a writer (a submission, a host barrier) puts packets on the GPU
+/// queue: if the queue faulted and no wait has handled it yet, the faulted
+/// queue runs nothing more, so the submissions up to `through` are counted
+/// complete and the queue is recreated, all under the queue-state lock.
+/// Counting must come before any new packet goes to the recreated queue
+/// (their completions would otherwise race with the count), and the queue
+/// must not be recreated without it (the dropped submissions would never
+/// complete): so writers reserve with `reserve_unless_failed`, and a fault
+/// that shows up while they write comes back here or to
+/// `drop_faulted_write`. Returns the fault if any submission was dropped.
+fn recover_before_write(dev: &DeviceShared, state: &mut QueueState) -> Option<SeenFault> {
+    let fault = dev.hsa_queue.error()?;
+    let dropped = completed_epoch(dev) < state.last_submitted;
+    let site = dropped.then(|| locate_fault(dev, state)).flatten();
+    if dropped {
+        dev.epoch_signal.store(
+            EPOCH_BASE - state.last_submitted as i64,
+            MemoryOrder::Release,
+        );
+    }
+    match dev.hsa_queue.recover() {
+        Ok(()) => {
+            note_recreation(dev, state);
+        }
+        Err(r) => tracing::warn!("recreating the faulted GPU queue: {r}"),
+    }
+    dropped.then_some((fault, site))
 }
 
 /// After a write: writing to a queue that faulted recreated it first, and
@@ -639,20 +657,24 @@ pub(crate) fn write_host_barrier(
     dev: &Arc<DeviceShared>,
     done: &aqueduct_hsa::Signal,
 ) -> Result<Option<aqueduct_hsa::QueueError>, HsaError> {
+    let barrier = packet::barrier_and(&[], done.handle(), PacketFence::SYSTEM_ORDERED)?;
     let mut state = dev.lock_state();
-    if let Some((e, site)) = take_unseen_fault(dev, &state) {
-        drop(state);
-        // Recreate the queue now, as `recover_from_queue_error` does.
-        if dev.hsa_queue.recover().is_ok() {
-            note_recreation(dev, &mut dev.lock_state());
+    // A fault may also show up between the check and the write: then
+    // check again (the recreated queue is empty, so once is enough).
+    for _ in 0..2 {
+        if let Some((e, site)) = recover_before_write(dev, &mut state) {
+            drop(state);
+            report_queue_fault(dev, &HsaError::from(e.clone()), site);
+            return Ok(Some(e));
         }
-        report_queue_fault(dev, &HsaError::from(e.clone()), site);
-        return Ok(Some(e));
+        match dev.hsa_queue.submit_unless_failed(&barrier) {
+            Err(HsaError::QueueError { .. }) if dev.hsa_queue.error().is_some() => continue,
+            written => return written.map(|_| None),
+        }
     }
-    let written = packet::barrier_and(&[], done.handle(), PacketFence::SYSTEM_ORDERED)
-        .and_then(|barrier| dev.hsa_queue.submit(&barrier));
-    note_recreation(dev, &mut state);
-    written.map(|_| None)
+    Err(HsaError::InvalidArgument(
+        "the GPU queue faulted again with nothing on it".into(),
+    ))
 }
 
 /// Whether every submission so far has completed.
@@ -660,16 +682,35 @@ pub(crate) fn all_completed(dev: &DeviceShared) -> bool {
     completed_epoch(dev) >= dev.lock_state().last_submitted
 }
 
+/// Why a submission's packets are not (all) on the GPU queue.
+enum Unwritten {
+    /// A queue fault dropped them with the submissions before them; the
+    /// submission is counted complete and the fault is in `faults`.
+    Dropped,
+    /// Something else went wrong (nothing was published, or no-ops were).
+    Failed(HsaError),
+}
+
+impl From<HsaError> for Unwritten {
+    fn from(e: HsaError) -> Self {
+        Unwritten::Failed(e)
+    }
+}
+
 /// Write the packets of `ops` (each `op.count` times) plus the completion
 /// packet; returns the queue index of the first one when all are
-/// consecutive.
+/// consecutive. A queue fault seen before any packet is published is
+/// handled (`recover_before_write`, into `faults`) and the packets go to
+/// the recreated queue; one seen after some were published drops the
+/// submission (`drop_faulted_write`).
 fn write_packets(
     dev: &Arc<DeviceShared>,
     state: &mut StateLock<'_>,
     ops: &[Op],
     epoch: u64,
     keep: &mut Vec<KeepAlive>,
-) -> Result<Option<u64>, HsaError> {
+    faults: &mut Vec<SeenFault>,
+) -> Result<Option<u64>, Unwritten> {
     let fences = lower::plan_runs(ops);
     // Kernarg blocks for every dispatch op (patch ops need their target's).
     // An op's repeats share its block, and so do consecutive ops sharing
@@ -718,10 +759,59 @@ fn write_packets(
             }
         }
     }
+    let total = ops.iter().map(|o| u64::from(o.count)).sum::<u64>() + 1;
+    let mut retried = false;
+    loop {
+        let mut slots = SlotWriter::new(&dev.hsa_queue, total);
+        let written = write_slots(dev, ops, &fences, &kernarg_va, &patch_block, &mut slots);
+        let faulted = |e: &HsaError| {
+            matches!(e, HsaError::QueueError { .. }) && dev.hsa_queue.error().is_some()
+        };
+        match written {
+            Ok(()) => return Ok(slots.finish()),
+            Err(e) if faulted(&e) && !slots.published() && !retried => {
+                drop(slots);
+                retried = true;
+                faults.extend(recover_before_write(dev, state));
+            }
+            Err(e) if faulted(&e) => {
+                drop(slots);
+                faults.extend(drop_faulted_write(dev, state, epoch));
+                return Err(Unwritten::Dropped);
+            }
+            Err(e) => return Err(Unwritten::Failed(e)),
+        }
+    }
+}
+
+/// A fault showed up after some of submission `epoch`'s packets went on
+/// the queue: they stop with the rest, so everything through `epoch` is
+/// counted complete and the queue recreated.
+fn drop_faulted_write(dev: &DeviceShared, state: &mut QueueState, epoch: u64) -> Option<SeenFault> {
+    let fault = dev.hsa_queue.error()?;
+    let site = locate_fault(dev, state);
+    dev.epoch_signal
+        .store(EPOCH_BASE - epoch as i64, MemoryOrder::Release);
+    match dev.hsa_queue.recover() {
+        Ok(()) => {
+            note_recreation(dev, state);
+        }
+        Err(r) => tracing::warn!("recreating the faulted GPU queue: {r}"),
+    }
+    Some((fault, site))
+}
+
+/// The packet-writing half of `write_packets`, into `slots`.
+fn write_slots(
+    dev: &DeviceShared,
+    ops: &[Op],
+    fences: &[lower::RunFence],
+    kernarg_va: &[u64],
+    patch_block: &[Option<RingBlock>],
+    slots: &mut SlotWriter<'_>,
+) -> Result<(), HsaError> {
     let queue = &dev.hsa_queue;
     let ring_size = queue.size() as u64;
-    let total = ops.iter().map(|o| u64::from(o.count)).sum::<u64>() + 1;
-    let mut slots = SlotWriter::new(queue, total);
     // The last dispatch packet built: a repeated dispatch with the same
     // kernarg block and fence is the same packet.
     let mut last_packet: Option<(&Arc<lower::DispatchWork>, u64, PacketFence, RawPacket)> = None;
@@ -837,8 +927,7 @@ fn write_packets(
         "completion barrier"
     );
     let done = packet::barrier_and(&[], dev.epoch_signal.handle(), fence)?;
-    slots.write(&done.to_raw())?;
-    Ok(slots.finish())
+    slots.write(&done.to_raw())
 }
 
 /// The packet of dispatch `d` with its kernarg block at `kernarg_va`, and
@@ -913,7 +1002,7 @@ impl<'q> SlotWriter<'q> {
                 ));
             }
             let count = self.unreserved.min(RESERVE_CHUNK as u64) as u32;
-            let r = self.queue.reserve(count)?;
+            let r = self.queue.reserve_unless_failed(count)?;
             let chunk_first = r.index(0);
             match self.first_packet {
                 None => self.first_packet = Some(chunk_first),
@@ -956,6 +1045,12 @@ impl<'q> SlotWriter<'q> {
             count -= n;
         }
         Ok(())
+    }
+
+    /// Whether any slot was reserved (so published: a dropped reservation
+    /// fills its unwritten slots with no-ops).
+    fn published(&self) -> bool {
+        self.first_packet.is_some()
     }
 
     /// Ring the doorbell for the last reservation; the queue index of the
@@ -1346,6 +1441,13 @@ mod tests {
     use crate::test_support::{device, fault_at_work};
 
     const TIMEOUT: Duration = Duration::from_secs(60);
+
+    thread_local! {
+        /// Runs once in this thread's next `submit`, after the fault check
+        /// and before the packets are written.
+        pub(super) static BEFORE_WRITE: std::cell::Cell<Option<Box<dyn FnOnce()>>> =
+            const { std::cell::Cell::new(None) };
+    }
     /// Clears per submission; the test ring holds 1.5 submissions' blocks.
     const CLEARS: usize = 6;
 
@@ -1540,6 +1642,61 @@ mod tests {
         for (i, b) in buffers.iter().enumerate() {
             let expect = if i < CLEARS { 0xab } else { 0 };
             assert_eq!(read(&device, b), vec![expect; 256], "buffer {i}");
+        }
+    }
+
+    /// A fault that shows up after a submission checked the queue and
+    /// before its packets go on it (the race behind a rare hang under load):
+    /// the submission the fault dropped is counted complete and reported
+    /// once, and the new one runs on the recreated queue and completes.
+    /// Before, the write recreated the queue on its own, the dropped
+    /// submission was never counted, and waits for the new one hung.
+    #[test]
+    fn a_fault_between_the_check_and_the_write_is_counted() {
+        let (device, queue) = device();
+        let dev = queue.shared.clone();
+        let errors = Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: Error| {
+            sink.lock().unwrap().push(e.to_string())
+        }));
+        let buffers = readback_buffers(&device, 2, 256);
+        for b in &buffers {
+            queue.write_buffer(b, 0, &[0xab; 256]);
+        }
+        queue.submit([]);
+        device.poll(PollType::wait_indefinitely()).expect("setup");
+        let gate = gate(&dev);
+        let faulting = queue.submit([fault_at_work(&device)]);
+        let watched = dev.clone();
+        BEFORE_WRITE.set(Some(Box::new(move || {
+            gate.store(0, MemoryOrder::Release);
+            let start = Instant::now();
+            while watched.hsa_queue.error().is_none() {
+                assert!(start.elapsed() < TIMEOUT, "the fault never showed");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })));
+        let after = queue.submit([clears(&device, &buffers)]);
+        assert!(BEFORE_WRITE.take().is_none(), "the hook ran");
+        assert_eq!(after, SubmissionIndex(faulting.0 + 1));
+        let waited = device.poll(PollType::Wait {
+            submission_index: Some(after),
+            timeout: Some(Duration::from_secs(20)),
+        });
+        assert!(
+            waited.is_ok(),
+            "the submission after the fault completes: {waited:?}"
+        );
+        let errors = errors.lock().unwrap().clone();
+        let summary = format!("GPU fault in kernel fault_at (submission {})", faulting.0);
+        assert_eq!(
+            errors.iter().filter(|e| e.contains(&summary)).count(),
+            1,
+            "one fault report naming the kernel: {errors:?}"
+        );
+        for (i, b) in buffers.iter().enumerate() {
+            assert_eq!(read(&device, b), vec![0; 256], "buffer {i} cleared");
         }
     }
 

@@ -449,3 +449,39 @@ fn a_late_waiter_sees_the_error_a_recovery_cleared() {
     wait_zero(&failed).expect("a re-armed signal works again");
     assert_eq!(read_u32(&target, 1), [9]);
 }
+
+/// `reserve_unless_failed` and `submit_unless_failed` leave a faulted
+/// queue as it is and return its error (a writer that counts dropped work
+/// learns of the fault first); after `recover` they work again.
+#[test]
+fn reserving_unless_failed_keeps_the_fault_for_the_writer() {
+    let gpu = Gpu::new();
+    let program = gpu.load("oob_write");
+    let queue = gpu.queue(64);
+    expect_memory_violation(oob_write(&gpu, &program, &queue, 0x10, 1), 0x10);
+    let written_before = queue.write_index();
+    match queue.reserve_unless_failed(1) {
+        Err(HsaError::QueueError {
+            reason: QueueErrorReason::MemoryViolation { .. },
+            ..
+        }) => {}
+        Err(e) => panic!("expected the queue's memory violation, got {e:?}"),
+        Ok(_) => panic!("a faulted queue gave out slots"),
+    }
+    let nop =
+        aqueduct_hsa::queue::packet::barrier_and(&[], 0, aqueduct_hsa::PacketFence::SYSTEM_ORDERED)
+            .unwrap();
+    assert!(matches!(
+        queue.submit_unless_failed(&nop),
+        Err(HsaError::QueueError { .. })
+    ));
+    assert!(queue.error().is_some(), "the error is still there");
+    assert_eq!(queue.recreations(), 0, "nothing recreated the queue");
+    assert_eq!(queue.write_index(), written_before, "no slot was taken");
+    queue.recover().unwrap();
+    assert_eq!(queue.recreations(), 1);
+    queue
+        .submit_unless_failed(&nop)
+        .expect("the recreated queue takes packets");
+    copy_works(&gpu, &queue, 22);
+}

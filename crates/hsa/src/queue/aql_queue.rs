@@ -405,6 +405,38 @@ impl Queue {
         })
     }
 
+    /// Reserve like [`Queue::reserve`], but a queue in error is an error
+    /// (`HsaError::QueueError`) instead of being recreated. For a writer
+    /// that counts the work a fault dropped itself: it must learn of the
+    /// fault before its own packets go into a new ring, or the dropped
+    /// packets' completions would go uncounted while its own are counted.
+    pub fn reserve_unless_failed(&self, count: u32) -> HsaResult<Reservation<'_>> {
+        let guard = self.state.read().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = self.error() {
+            return Err(e.into());
+        }
+        let first = self
+            .ring
+            .reserve(count, &|| self.error().map(HsaError::from))?;
+        Ok(Reservation {
+            queue: self,
+            state: guard,
+            first,
+            count,
+            written: vec![false; count as usize],
+            done: false,
+        })
+    }
+
+    /// [`Queue::submit`] through [`Queue::reserve_unless_failed`].
+    pub fn submit_unless_failed(&self, packet: &impl AqlPacket) -> HsaResult<u64> {
+        let mut r = self.reserve_unless_failed(1)?;
+        r.write(0, packet)?;
+        let id = r.index(0);
+        r.commit();
+        Ok(id)
+    }
+
     /// Submit one packet; returns its dispatch id.
     pub fn submit(&self, packet: &impl AqlPacket) -> HsaResult<u64> {
         let mut r = self.reserve(1)?;

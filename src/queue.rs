@@ -1593,25 +1593,32 @@ mod tests {
         }
     }
 
+    /// A device whose uncaptured errors are collected, and `n` readback
+    /// buffers holding 0xab.
+    fn fault_fixture(n: usize) -> (Device, Queue, Arc<Mutex<Vec<String>>>, Vec<Buffer>) {
+        let (device, queue) = device();
+        let errors = Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: Error| {
+            sink.lock().unwrap().push(e.to_string())
+        }));
+        let buffers = readback_buffers(&device, n, 256);
+        for b in &buffers {
+            queue.write_buffer(b, 0, &[0xab; 256]);
+        }
+        queue.submit([]);
+        device.poll(PollType::wait_indefinitely()).expect("setup");
+        (device, queue, errors, buffers)
+    }
+
     /// A queue fault while a submission waits for ring space is a fault,
     /// not a completion: it is reported with its kernel, the outstanding
     /// submissions count as done, and the waiting submission runs on the
     /// recreated queue.
     #[test]
     fn a_fault_while_the_ring_is_full_is_recovered() {
-        let (device, queue) = device();
+        let (device, queue, errors, buffers) = fault_fixture(2 * CLEARS);
         let dev = queue.shared.clone();
-        let errors = Arc::new(Mutex::new(Vec::<String>::new()));
-        let sink = errors.clone();
-        device.on_uncaptured_error(Arc::new(move |e: Error| {
-            sink.lock().unwrap().push(e.to_string())
-        }));
-        let buffers = readback_buffers(&device, 2 * CLEARS, 256);
-        for b in &buffers {
-            queue.write_buffer(b, 0, &[0xab; 256]);
-        }
-        queue.submit([]);
-        device.poll(PollType::wait_indefinitely()).expect("setup");
         shrink_kernarg_ring(&dev, (CLEARS + CLEARS / 2) as u64);
         let gate = gate(&dev);
         let faulting = queue.submit([fault_at_work(&device)]);
@@ -1653,19 +1660,8 @@ mod tests {
     /// submission was never counted, and waits for the new one hung.
     #[test]
     fn a_fault_between_the_check_and_the_write_is_counted() {
-        let (device, queue) = device();
+        let (device, queue, errors, buffers) = fault_fixture(2);
         let dev = queue.shared.clone();
-        let errors = Arc::new(Mutex::new(Vec::<String>::new()));
-        let sink = errors.clone();
-        device.on_uncaptured_error(Arc::new(move |e: Error| {
-            sink.lock().unwrap().push(e.to_string())
-        }));
-        let buffers = readback_buffers(&device, 2, 256);
-        for b in &buffers {
-            queue.write_buffer(b, 0, &[0xab; 256]);
-        }
-        queue.submit([]);
-        device.poll(PollType::wait_indefinitely()).expect("setup");
         let gate = gate(&dev);
         let faulting = queue.submit([fault_at_work(&device)]);
         let watched = dev.clone();

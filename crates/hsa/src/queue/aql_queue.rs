@@ -388,21 +388,11 @@ impl Queue {
 
     /// Reserve `count` consecutive slots. Publish packets with
     /// [`Reservation::write`]; the doorbell rings when the reservation is
-    /// committed or dropped (unwritten slots become no-op packets).
+    /// committed or dropped (unwritten slots become no-op packets). A queue
+    /// in error is recreated first.
     pub fn reserve(&self, count: u32) -> HsaResult<Reservation<'_>> {
         self.recover_if_needed()?;
-        let guard = self.state.read().unwrap_or_else(|p| p.into_inner());
-        let first = self
-            .ring
-            .reserve(count, &|| self.error().map(HsaError::from))?;
-        Ok(Reservation {
-            queue: self,
-            state: guard,
-            first,
-            count,
-            written: vec![false; count as usize],
-            done: false,
-        })
+        self.reserve_unless_failed(count)
     }
 
     /// Reserve like [`Queue::reserve`], but a queue in error is an error
@@ -428,18 +418,18 @@ impl Queue {
         })
     }
 
-    /// [`Queue::submit`] through [`Queue::reserve_unless_failed`].
-    pub fn submit_unless_failed(&self, packet: &impl AqlPacket) -> HsaResult<u64> {
-        let mut r = self.reserve_unless_failed(1)?;
-        r.write(0, packet)?;
-        let id = r.index(0);
-        r.commit();
-        Ok(id)
+    /// Submit one packet (a queue in error is recreated first); returns its
+    /// dispatch id.
+    pub fn submit(&self, packet: &impl AqlPacket) -> HsaResult<u64> {
+        Self::publish(self.reserve(1)?, packet)
     }
 
-    /// Submit one packet; returns its dispatch id.
-    pub fn submit(&self, packet: &impl AqlPacket) -> HsaResult<u64> {
-        let mut r = self.reserve(1)?;
+    /// [`Queue::submit`] through [`Queue::reserve_unless_failed`].
+    pub fn submit_unless_failed(&self, packet: &impl AqlPacket) -> HsaResult<u64> {
+        Self::publish(self.reserve_unless_failed(1)?, packet)
+    }
+
+    fn publish(mut r: Reservation<'_>, packet: &impl AqlPacket) -> HsaResult<u64> {
         r.write(0, packet)?;
         let id = r.index(0);
         r.commit();

@@ -13,7 +13,15 @@
 //! same run: the ratio says how much slower the simulated GPU is than plain Rust doing the
 //! same work on one core.
 //!
-//! Run: `cargo bench --bench corpus` (`-- --all` for -O0 too, `-- NAME` to filter).
+//! Run: `cargo bench --bench corpus` (`-- --all` for -O0 too, `-- NAME` to filter by a
+//! part of the kernel's name, `-- --only NAME` for exactly that kernel).
+//!
+//! Profiling: `-- --once` runs each case's checked dispatch only (no timed batch, no host
+//! reference) and prints its wave instructions; `-- --aperture-mib N` makes the runtime
+//! reserve N MiB of VA instead of its default 64 GiB, which valgrind cannot reserve. So
+//! `valgrind --tool=callgrind --toggle-collect='*Dispatch::run_workgroup*' <bench binary>
+//! --once --aperture-mib 512 [--all] [--only NAME]` counts host instructions inside the
+//! emulator for one dispatch of every case.
 
 use std::time::{Duration, Instant};
 
@@ -46,8 +54,31 @@ fn main() {
         .filter(|a| a != "--bench")
         .collect();
     let all_variants = args.iter().any(|a| a == "--all");
-    let filter: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
-    let mut device = runner::Device::new(1).expect("gfxsim device");
+    let once = args.iter().any(|a| a == "--once");
+    let value_of = |flag: &str| {
+        args.iter().position(|a| a == flag).map(|k| {
+            args.get(k + 1)
+                .unwrap_or_else(|| panic!("{flag} needs a value"))
+        })
+    };
+    let only = value_of("--only");
+    let aperture = value_of("--aperture-mib").map(|mib| {
+        mib.parse::<u64>()
+            .unwrap_or_else(|_| panic!("--aperture-mib {mib:?}: not a number of MiB"))
+            << 20
+    });
+    // Positional arguments (not flags, nor a flag's value) filter by part of the name.
+    let filter: Vec<&String> = args
+        .iter()
+        .enumerate()
+        .filter(|&(k, a)| {
+            !a.starts_with("--")
+                && (k == 0 || !matches!(args[k - 1].as_str(), "--only" | "--aperture-mib"))
+        })
+        .map(|(_, a)| a)
+        .collect();
+    let new_device = || runner::Device::with_aperture(1, aperture).expect("gfxsim device");
+    let mut device = new_device();
 
     println!(
         "{:<28} {:>3} {:>11} {:>10} {:>9} {:>10} {:>8}",
@@ -59,6 +90,9 @@ fn main() {
     let mut failures = Vec::new();
     for kernel in cases::all() {
         if !filter.is_empty() && !filter.iter().any(|f| kernel.name.contains(f.as_str())) {
+            continue;
+        }
+        if only.is_some_and(|name| kernel.name != name.as_str()) {
             continue;
         }
         for &variant in kernel.lang.variants() {
@@ -80,14 +114,18 @@ fn main() {
                     case.check(&views)?;
                     Ok(out.wave_instructions)
                 });
-                let once = match checked {
+                let single = match checked {
                     Ok(n) => n,
                     Err(e) => {
                         failed = Some(format!("[{}] {e}", case.label));
                         break;
                     }
                 };
-                let repeats = (TARGET_WAVE_INSTRUCTIONS / once.max(1))
+                if once {
+                    tally.wave_instructions += single;
+                    continue;
+                }
+                let repeats = (TARGET_WAVE_INSTRUCTIONS / single.max(1))
                     .clamp(1, runner::MAX_BATCH as u64) as u32;
                 match device.run_repeated(&exe, &kernel, &case, repeats) {
                     Ok((elapsed, wave_instructions)) => {
@@ -109,9 +147,18 @@ fn main() {
             if let Some(e) = failed {
                 // A failed dispatch leaves the queue in error: go on with a fresh device.
                 drop(exe);
-                device = runner::Device::new(1).expect("gfxsim device");
+                device = new_device();
                 println!("{:<28} {opt:>3} failed (not counted): {e}", kernel.name);
                 failures.push(format!("{} {opt}: {e}", kernel.name));
+                continue;
+            }
+            if once {
+                println!(
+                    "{:<28} {opt:>3} {:>11}",
+                    kernel.name, tally.wave_instructions
+                );
+                total.wave_instructions += tally.wave_instructions;
+                measured += 1;
                 continue;
             }
             print_row(kernel.name, opt, &tally);
@@ -124,6 +171,15 @@ fn main() {
         }
     }
     println!();
+    if once {
+        println!(
+            "once: {} wave instructions over {measured} kernel builds (one checked dispatch \
+             per case, not timed)",
+            total.wave_instructions
+        );
+        report_failures(&failures);
+        return;
+    }
     print_row("ALL (aggregate)", "", &total);
     let rate = total.wave_instructions as f64 / total.sim.as_secs_f64().max(1e-9);
     println!(
@@ -139,9 +195,13 @@ fn main() {
         total.sim.as_secs_f64() / total.reference.as_secs_f64().max(1e-9),
         (log_ratio_sum / measured.max(1) as f64).exp()
     );
+    report_failures(&failures);
+}
+
+fn report_failures(failures: &[String]) {
     if !failures.is_empty() {
         println!("{} variant(s) failed and are not counted:", failures.len());
-        for f in &failures {
+        for f in failures {
             println!("  {f}");
         }
     }

@@ -14,8 +14,8 @@ use super::cases::{Arg, Case, Kernel};
 use super::gfxsim::{SimConfig, SimDevice};
 use super::hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use super::hsa::{
-    Agent, Allocation, Executable, KernelDispatch, PoolKind, Queue, Runtime, SubAllocation,
-    WaitCondition, WaitHint,
+    Agent, Allocation, Executable, KernelDispatch, PoolKind, Queue, Runtime, RuntimeOptions,
+    SubAllocation, WaitCondition, WaitHint,
 };
 
 /// How long one corpus dispatch may take before it counts as hung.
@@ -50,12 +50,24 @@ pub struct Outcome {
 
 impl Device {
     pub fn new(threads: usize) -> Result<Device, String> {
+        Device::with_aperture(threads, None)
+    }
+
+    /// As [`Device::new`], with the runtime reserving `aperture` bytes of VA for its
+    /// allocations instead of its default (64 GiB). Valgrind cannot reserve the default:
+    /// a few hundred MiB are enough for one dispatch of every case.
+    pub fn with_aperture(threads: usize, aperture: Option<u64>) -> Result<Device, String> {
         let sim = SimDevice::new(SimConfig {
             threads,
             ..SimConfig::default()
         })
         .map_err(|e| format!("gfxsim: {e}"))?;
-        let runtime = Runtime::new(sim.clone()).map_err(|e| format!("runtime: {e}"))?;
+        let mut options = RuntimeOptions::default();
+        if let Some(bytes) = aperture {
+            options.aperture_size = bytes;
+        }
+        let runtime =
+            Runtime::with_options(sim.clone(), options).map_err(|e| format!("runtime: {e}"))?;
         let agent = runtime
             .gpu_agent(0)
             .map_err(|e| format!("GPU agent: {e}"))?

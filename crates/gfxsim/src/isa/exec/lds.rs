@@ -2,13 +2,21 @@
 //! two-address forms (offsets scaled by the element size, ×64 for stride64),
 //! atomics with and without return, and the cross-lane permutes and swizzle.
 //! LDS bounds: an access past the allocation reads 0 and drops writes.
+//!
+//! The plain and two-address loads and stores of whole dwords (b32..b128)
+//! first try [`ds_in_range`]: when every active lane's access lies inside
+//! the allocation (one check of the highest active address for the whole
+//! pass), each lane's bytes are moved with no per-lane bounds check. That is
+//! exactly what the per-lane path does in that case (same lane order, so the
+//! highest lane still wins overlapping stores); any lane out of range, and
+//! every other DS instruction, takes the per-lane path.
 
 use super::atomics::{Rmw, apply32, apply64};
 use super::mem_kind::{MemKind, mem_kind};
 use super::{Env, ExecResult, Flow, illegal};
 use crate::isa::inst::Inst;
 use crate::isa::opcodes::Op;
-use crate::isa::wave::{LANES, Wave};
+use crate::isa::wave::{LANE_BIT, LANES, Wave};
 
 /// Read `N` bytes of LDS at `addr` (one fixed-size move); past the allocation reads 0.
 #[inline(always)]
@@ -80,6 +88,180 @@ fn write_rows<const N: usize>(
     }
 }
 
+/// `addr_row` with the inactive lanes' addresses set to 0, and an upper
+/// bound of the active lanes' addresses: their bitwise OR, which is at least
+/// their maximum and, unlike the maximum of unsigned words, vectorises on
+/// baseline x86-64 (SSE2 has no unsigned dword max).
+#[inline(always)]
+fn active_addresses(addr_row: &[u32; LANES], exec: u32) -> ([u32; LANES], u32) {
+    let mut active = [0u32; LANES];
+    let mut bound = 0;
+    for l in 0..LANES {
+        let keep = if exec & LANE_BIT[l] != 0 { u32::MAX } else { 0 };
+        active[l] = addr_row[l] & keep;
+        bound |= active[l];
+    }
+    (active, bound)
+}
+
+/// The plain and two-address dword loads and stores when every active lane's
+/// bytes lie inside the LDS allocation: true when done. False (nothing done)
+/// for any other instruction, no active lane, or any lane out of range; the
+/// per-lane path then runs as before.
+#[inline(always)]
+fn ds_in_range(w: &mut Wave, lds: &mut [u8], i: &Inst, addr_row: &[u32; LANES], exec: u32) -> bool {
+    use Op::*;
+    // The decoder's offset fields are 8 bits each; anything else goes the general way.
+    let (Ok(offset0), Ok(offset1)) = (u8::try_from(i.imm), u8::try_from(i.imm2)) else {
+        return false;
+    };
+    let (offset0, offset1) = (offset0 as usize, offset1 as usize);
+    let off16 = offset0 | offset1 << 8;
+    // (dwords per element, two-address, offsets of the one or two elements).
+    let (n, two, o0, o1) = match i.op {
+        DsLoadB32 | DsStoreB32 => (1, false, off16, 0),
+        DsLoadB64 | DsStoreB64 => (2, false, off16, 0),
+        DsLoadB96 | DsStoreB96 => (3, false, off16, 0),
+        DsLoadB128 | DsStoreB128 => (4, false, off16, 0),
+        DsLoad2addrB32 | DsStore2addrB32 => (1, true, 4 * offset0, 4 * offset1),
+        DsLoad2addrB64 | DsStore2addrB64 => (2, true, 8 * offset0, 8 * offset1),
+        DsLoad2addrStride64B32 | DsStore2addrStride64B32 => (1, true, 256 * offset0, 256 * offset1),
+        DsLoad2addrStride64B64 | DsStore2addrStride64B64 => (2, true, 512 * offset0, 512 * offset1),
+        _ => return false,
+    };
+    if exec == 0 {
+        return false;
+    }
+    // Every active lane's address is at most `hi`, every offset at most o0.max(o1)
+    // (all below 2^18), so one comparison covers every access of the pass; an
+    // inactive lane counts as address 0, which is then in range as well. The
+    // OR of the addresses usually passes; only near the end of the allocation
+    // does the exact maximum decide.
+    let (active, bound) = active_addresses(addr_row, exec);
+    let last = o0.max(o1) + 4 * n;
+    if bound as usize + last > lds.len()
+        && *active.iter().max().unwrap_or(&0) as usize + last > lds.len()
+    {
+        return false;
+    }
+    let addr_row = &active;
+    let load = matches!(
+        i.op,
+        DsLoadB32
+            | DsLoadB64
+            | DsLoadB96
+            | DsLoadB128
+            | DsLoad2addrB32
+            | DsLoad2addrB64
+            | DsLoad2addrStride64B32
+            | DsLoad2addrStride64B64
+    );
+    let dst = i.dst as usize;
+    match (load, two, n) {
+        (true, false, 1) => load_rows::<1>(w, lds, addr_row, exec, o0, dst),
+        (true, false, 2) => load_rows::<2>(w, lds, addr_row, exec, o0, dst),
+        (true, false, 3) => load_rows::<3>(w, lds, addr_row, exec, o0, dst),
+        (true, false, _) => load_rows::<4>(w, lds, addr_row, exec, o0, dst),
+        (true, true, 1) => {
+            load_rows::<1>(w, lds, addr_row, exec, o0, dst);
+            load_rows::<1>(w, lds, addr_row, exec, o1, dst + 1);
+        }
+        (true, true, _) => {
+            load_rows::<2>(w, lds, addr_row, exec, o0, dst);
+            load_rows::<2>(w, lds, addr_row, exec, o1, dst + 2);
+        }
+        (false, false, 1) => store_rows::<1>(w, lds, addr_row, exec, o0, i.data[0] as usize),
+        (false, false, 2) => store_rows::<2>(w, lds, addr_row, exec, o0, i.data[0] as usize),
+        (false, false, 3) => store_rows::<3>(w, lds, addr_row, exec, o0, i.data[0] as usize),
+        (false, false, _) => store_rows::<4>(w, lds, addr_row, exec, o0, i.data[0] as usize),
+        (false, true, 1) => store2_rows::<1>(w, lds, addr_row, exec, [o0, o1], i.data),
+        (false, true, _) => store2_rows::<2>(w, lds, addr_row, exec, [o0, o1], i.data),
+    }
+    true
+}
+
+/// VGPRs `dst..dst + N` of the active lanes from the `N` dwords at
+/// `addr_row[l] + off` (0 for the inactive lanes). The caller has checked
+/// that every active lane's bytes, and those at `off`, lie in `lds`.
+#[inline(always)]
+fn load_rows<const N: usize>(
+    w: &mut Wave,
+    lds: &[u8],
+    addr_row: &[u32; LANES],
+    exec: u32,
+    off: usize,
+    dst: usize,
+) {
+    let mut rows = [[0u32; LANES]; N];
+    let base = lds.as_ptr();
+    for l in 0..LANES {
+        // Inactive lanes' addresses are 0: they read at `off` and are not written back.
+        let a = addr_row[l] as usize + off;
+        for (k, row) in rows.iter_mut().enumerate() {
+            // SAFETY: a + 4 * N <= lds.len() (checked by the caller for every active lane and address 0), and read_unaligned needs no alignment.
+            row[l] = unsafe { (base.add(a + 4 * k) as *const u32).read_unaligned() };
+        }
+    }
+    for (k, row) in rows.iter().enumerate() {
+        w.write_vgpr(dst + k, row, exec);
+    }
+}
+
+/// The `N` dwords of VGPRs `data..data + N` of each active lane, in lane
+/// order, at `addr_row[l] + off`; the caller has checked every active lane's
+/// bytes lie in `lds`.
+#[inline(always)]
+fn store_rows<const N: usize>(
+    w: &Wave,
+    lds: &mut [u8],
+    addr_row: &[u32; LANES],
+    exec: u32,
+    off: usize,
+    data: usize,
+) {
+    let rows: [&[u32; LANES]; N] = std::array::from_fn(|k| &w.vgpr[(data + k) & 255]);
+    let base = lds.as_mut_ptr();
+    for l in 0..LANES {
+        if exec & LANE_BIT[l] == 0 {
+            continue;
+        }
+        let a = addr_row[l] as usize + off;
+        for (k, row) in rows.iter().enumerate() {
+            // SAFETY: a + 4 * N <= lds.len() for an active lane (checked by the caller), and write_unaligned needs no alignment.
+            unsafe { (base.add(a + 4 * k) as *mut u32).write_unaligned(row[l]) };
+        }
+    }
+}
+
+/// The two-address store: each active lane in order writes VGPRs
+/// `data[0]..+N` at `addr_row[l] + offs[0]`, then `data[1]..+N` at
+/// `addr_row[l] + offs[1]` (so the later write wins an overlap, as per lane).
+#[inline(always)]
+fn store2_rows<const N: usize>(
+    w: &Wave,
+    lds: &mut [u8],
+    addr_row: &[u32; LANES],
+    exec: u32,
+    offs: [usize; 2],
+    data: [u8; 2],
+) {
+    let rows: [[&[u32; LANES]; N]; 2] =
+        data.map(|d| std::array::from_fn(|k| &w.vgpr[(d as usize + k) & 255]));
+    let base = lds.as_mut_ptr();
+    for l in 0..LANES {
+        if exec & LANE_BIT[l] == 0 {
+            continue;
+        }
+        for (off, regs) in offs.iter().zip(&rows) {
+            let a = addr_row[l] as usize + off;
+            for (k, row) in regs.iter().enumerate() {
+                // SAFETY: a + 4 * N <= lds.len() for an active lane and either offset (checked by the caller), and write_unaligned needs no alignment.
+                unsafe { (base.add(a + 4 * k) as *mut u32).write_unaligned(row[l]) };
+            }
+        }
+    }
+}
+
 pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     use Op::*;
     if i.flags & Inst::GDS != 0 {
@@ -87,6 +269,9 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     }
     let exec = w.exec();
     let addr_row = w.vgpr[i.addr as usize];
+    if ds_in_range(w, env.lds, i, &addr_row, exec) {
+        return Ok(Flow::Next);
+    }
     let off16 = (i.imm as u32 | i.imm2 << 8) as u64;
     let d0 = i.data[0] as usize;
     let d1 = i.data[1] as usize;
@@ -294,4 +479,353 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         }
     }
     Ok(Flow::Next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::wave::EXEC;
+    use crate::isa::{Access, GpuMemory, MemoryFault};
+
+    /// DS never touches global memory.
+    struct NoMemory;
+    impl GpuMemory for NoMemory {
+        fn translate(&self, addr: u64, _len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
+            Err(MemoryFault {
+                address: addr,
+                access,
+            })
+        }
+    }
+
+    const LDS_BYTES: usize = 3000;
+
+    /// One form: llvm-mc-19 encoding, load, dwords per element, offsets of
+    /// its one or two elements (bytes), data VGPRs (stores), first
+    /// destination VGPR (loads).
+    struct Form {
+        text: &'static str,
+        bytes: [u8; 8],
+        load: bool,
+        dwords: usize,
+        offsets: &'static [u64],
+        data: [usize; 2],
+        dst: usize,
+    }
+
+    const FORMS: &[Form] = &[
+        Form {
+            text: "ds_load_b32 v10, v2 offset:12",
+            bytes: [0x0c, 0x00, 0xd8, 0xd8, 0x02, 0x00, 0x00, 0x0a],
+            load: true,
+            dwords: 1,
+            offsets: &[12],
+            data: [0, 0],
+            dst: 10,
+        },
+        Form {
+            text: "ds_load_b64 v[10:11], v2 offset:1000",
+            bytes: [0xe8, 0x03, 0xd8, 0xd9, 0x02, 0x00, 0x00, 0x0a],
+            load: true,
+            dwords: 2,
+            offsets: &[1000],
+            data: [0, 0],
+            dst: 10,
+        },
+        Form {
+            text: "ds_load_b96 v[10:12], v2 offset:4",
+            bytes: [0x04, 0x00, 0xf8, 0xdb, 0x02, 0x00, 0x00, 0x0a],
+            load: true,
+            dwords: 3,
+            offsets: &[4],
+            data: [0, 0],
+            dst: 10,
+        },
+        Form {
+            text: "ds_load_b128 v[10:13], v2",
+            bytes: [0x00, 0x00, 0xfc, 0xdb, 0x02, 0x00, 0x00, 0x0a],
+            load: true,
+            dwords: 4,
+            offsets: &[0],
+            data: [0, 0],
+            dst: 10,
+        },
+        Form {
+            text: "ds_load_b64 v[2:3], v2 offset:8 (destination over the address)",
+            bytes: [0x08, 0x00, 0xd8, 0xd9, 0x02, 0x00, 0x00, 0x02],
+            load: true,
+            dwords: 2,
+            offsets: &[8],
+            data: [0, 0],
+            dst: 2,
+        },
+        Form {
+            text: "ds_store_b32 v2, v20 offset:12",
+            bytes: [0x0c, 0x00, 0x34, 0xd8, 0x02, 0x14, 0x00, 0x00],
+            load: false,
+            dwords: 1,
+            offsets: &[12],
+            data: [20, 0],
+            dst: 0,
+        },
+        Form {
+            text: "ds_store_b64 v2, v[20:21] offset:1000",
+            bytes: [0xe8, 0x03, 0x34, 0xd9, 0x02, 0x14, 0x00, 0x00],
+            load: false,
+            dwords: 2,
+            offsets: &[1000],
+            data: [20, 0],
+            dst: 0,
+        },
+        Form {
+            text: "ds_store_b96 v2, v[20:22] offset:4",
+            bytes: [0x04, 0x00, 0x78, 0xdb, 0x02, 0x14, 0x00, 0x00],
+            load: false,
+            dwords: 3,
+            offsets: &[4],
+            data: [20, 0],
+            dst: 0,
+        },
+        Form {
+            text: "ds_store_b128 v2, v[20:23]",
+            bytes: [0x00, 0x00, 0x7c, 0xdb, 0x02, 0x14, 0x00, 0x00],
+            load: false,
+            dwords: 4,
+            offsets: &[0],
+            data: [20, 0],
+            dst: 0,
+        },
+        Form {
+            text: "ds_load_2addr_b32 v[10:11], v2 offset0:3 offset1:200",
+            bytes: [0x03, 0xc8, 0xdc, 0xd8, 0x02, 0x00, 0x00, 0x0a],
+            load: true,
+            dwords: 1,
+            offsets: &[12, 800],
+            data: [0, 0],
+            dst: 10,
+        },
+        Form {
+            text: "ds_load_2addr_b64 v[10:13], v2 offset0:255 offset1:1",
+            bytes: [0xff, 0x01, 0xdc, 0xd9, 0x02, 0x00, 0x00, 0x0a],
+            load: true,
+            dwords: 2,
+            offsets: &[2040, 8],
+            data: [0, 0],
+            dst: 10,
+        },
+        Form {
+            text: "ds_load_2addr_stride64_b32 v[10:11], v2 offset0:1 offset1:7",
+            bytes: [0x01, 0x07, 0xe0, 0xd8, 0x02, 0x00, 0x00, 0x0a],
+            load: true,
+            dwords: 1,
+            offsets: &[256, 1792],
+            data: [0, 0],
+            dst: 10,
+        },
+        Form {
+            text: "ds_load_2addr_stride64_b64 v[10:13], v2 offset1:2",
+            bytes: [0x00, 0x02, 0xe0, 0xd9, 0x02, 0x00, 0x00, 0x0a],
+            load: true,
+            dwords: 2,
+            offsets: &[0, 1024],
+            data: [0, 0],
+            dst: 10,
+        },
+        Form {
+            text: "ds_load_2addr_b32 v[1:2], v2 offset0:1 offset1:2 (destination over the address)",
+            bytes: [0x01, 0x02, 0xdc, 0xd8, 0x02, 0x00, 0x00, 0x01],
+            load: true,
+            dwords: 1,
+            offsets: &[4, 8],
+            data: [0, 0],
+            dst: 1,
+        },
+        Form {
+            text: "ds_store_2addr_b32 v2, v20, v24 offset0:3 offset1:200",
+            bytes: [0x03, 0xc8, 0x38, 0xd8, 0x02, 0x14, 0x18, 0x00],
+            load: false,
+            dwords: 1,
+            offsets: &[12, 800],
+            data: [20, 24],
+            dst: 0,
+        },
+        Form {
+            text: "ds_store_2addr_b64 v2, v[20:21], v[24:25] offset0:255 offset1:1",
+            bytes: [0xff, 0x01, 0x38, 0xd9, 0x02, 0x14, 0x18, 0x00],
+            load: false,
+            dwords: 2,
+            offsets: &[2040, 8],
+            data: [20, 24],
+            dst: 0,
+        },
+        Form {
+            text: "ds_store_2addr_stride64_b32 v2, v20, v24 offset0:1 offset1:7",
+            bytes: [0x01, 0x07, 0x3c, 0xd8, 0x02, 0x14, 0x18, 0x00],
+            load: false,
+            dwords: 1,
+            offsets: &[256, 1792],
+            data: [20, 24],
+            dst: 0,
+        },
+        Form {
+            text: "ds_store_2addr_stride64_b64 v2, v[20:21], v[24:25] offset1:2",
+            bytes: [0x00, 0x02, 0x3c, 0xd9, 0x02, 0x14, 0x18, 0x00],
+            load: false,
+            dwords: 2,
+            offsets: &[0, 1024],
+            data: [20, 24],
+            dst: 0,
+        },
+    ];
+
+    fn inst(bytes: [u8; 8]) -> Inst {
+        let words = [
+            u32::from_le_bytes(bytes[..4].try_into().unwrap()),
+            u32::from_le_bytes(bytes[4..].try_into().unwrap()),
+        ];
+        crate::isa::decode::decode(&words).unwrap()
+    }
+
+    /// xorshift64: reproducible test data without a dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// The byte model of a form: lanes in order, elements in order, each
+    /// element's `4 * dwords` bytes read or written whole when they lie in
+    /// LDS (else it reads 0 and a write is dropped); loads write the active
+    /// lanes' destination VGPRs after all reads.
+    fn model(f: &Form, w: &mut Wave, lds: &mut [u8], exec: u32) {
+        let addr = w.vgpr[2];
+        let size = 4 * f.dwords;
+        let mut loaded = vec![[0u32; LANES]; f.dwords * f.offsets.len()];
+        for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+            for (e, &off) in f.offsets.iter().enumerate() {
+                let a = addr[l] as u64 + off;
+                let inside = a + size as u64 <= lds.len() as u64;
+                for k in 0..f.dwords {
+                    let at = a as usize + 4 * k;
+                    if f.load {
+                        if inside {
+                            let b = &lds[at..at + 4];
+                            loaded[e * f.dwords + k][l] = u32::from_le_bytes(b.try_into().unwrap());
+                        }
+                    } else if inside {
+                        let v = w.vgpr[f.data[e] + k][l];
+                        lds[at..at + 4].copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+            }
+        }
+        for (r, row) in loaded.iter().enumerate().filter(|_| f.load) {
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                w.vgpr[f.dst + r][l] = row[l];
+            }
+        }
+    }
+
+    fn env(lds: &mut [u8]) -> Env<'_> {
+        Env {
+            mem: &NoMemory,
+            lds,
+            scratch: &mut [],
+            scratch_per_lane: 0,
+            shared_base: 0,
+            private_base: 0,
+        }
+    }
+
+    /// Every fast-path form against the byte model: random (often
+    /// overlapping, unaligned) addresses under full, partial and empty EXEC,
+    /// with a lane partly or wholly past the allocation, and with lanes near
+    /// its end (the OR bound fails, the exact maximum passes). In range the
+    /// fast path must be the one taken; a lane out of range must send the
+    /// instruction to the per-lane path, which still matches the model.
+    #[test]
+    fn in_range_fast_path_matches_the_byte_model() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut or_bound_failed = 0;
+        for f in FORMS {
+            let i = inst(f.bytes);
+            for round in 0..14 {
+                let exec = match round % 4 {
+                    0 => u32::MAX,
+                    1 => rng.next() as u32,
+                    2 => 0x8000_0001,
+                    _ => 0,
+                };
+                let mut w = Wave::default();
+                w.sgpr[EXEC] = exec;
+                for (r, row) in w.vgpr.iter_mut().enumerate() {
+                    for (l, v) in row.iter_mut().enumerate() {
+                        *v = (rng.next() as u32) ^ (r << 8 | l) as u32;
+                    }
+                }
+                // Addresses in a small window so lanes overlap; any alignment.
+                for l in 0..LANES {
+                    w.vgpr[2][l] = (rng.next() % 96) as u32;
+                }
+                let out_of_range = (8..12).contains(&round);
+                if round >= 12 {
+                    // All in range, but near the end: the OR of p and p - 1 (p the
+                    // largest power of two that fits) is past it, the maximum is not.
+                    let top = LDS_BYTES - *f.offsets.iter().max().unwrap() as usize - 4 * f.dwords;
+                    let p = 1 << top.ilog2();
+                    for l in 0..LANES {
+                        w.vgpr[2][l] = [p, p - 1, l as u32][(rng.next() % 3) as usize];
+                    }
+                    w.vgpr[2][0] = p;
+                    w.vgpr[2][1] = p - 1;
+                    w.sgpr[EXEC] = u32::MAX;
+                    if (2 * p - 1) as usize > top {
+                        or_bound_failed += 1;
+                    }
+                }
+                if out_of_range {
+                    let lane = (rng.next() % LANES as u64) as usize;
+                    w.sgpr[EXEC] |= 1 << lane;
+                    w.vgpr[2][lane] = if round % 2 == 0 {
+                        (LDS_BYTES - 2) as u32
+                    } else {
+                        u32::MAX - 3
+                    };
+                }
+                let exec = w.sgpr[EXEC];
+                let init: Vec<u8> = (0..LDS_BYTES).map(|_| rng.next() as u8).collect();
+
+                let (mut want_w, mut want_lds) = (w.clone(), init.clone());
+                model(f, &mut want_w, &mut want_lds, exec);
+
+                let (mut probe_w, mut probe_lds) = (w.clone(), init.clone());
+                let addr_row = probe_w.vgpr[2];
+                let fast = ds_in_range(&mut probe_w, &mut probe_lds, &i, &addr_row, exec);
+                assert_eq!(
+                    fast,
+                    exec != 0 && !out_of_range,
+                    "{}: round {round}, exec {exec:#x}",
+                    f.text
+                );
+
+                let mut lds = init.clone();
+                let flow = ds(&mut w, &mut env(&mut lds), &i).unwrap();
+                assert_eq!(flow, Flow::Next);
+                assert!(lds == want_lds, "{}: LDS bytes, round {round}", f.text);
+                assert_eq!(w.vgpr, want_w.vgpr, "{}: VGPRs, round {round}", f.text);
+                if fast {
+                    assert!(probe_lds == want_lds, "{}: fast path LDS", f.text);
+                    assert_eq!(probe_w.vgpr, want_w.vgpr, "{}: fast path VGPRs", f.text);
+                }
+                if !f.load && exec != 0 && !out_of_range {
+                    assert!(lds != init, "{}: the store wrote nothing", f.text);
+                }
+            }
+        }
+        assert!(or_bound_failed > 0, "no case needed the exact maximum");
+    }
 }

@@ -6,8 +6,9 @@
 //! Two fast paths run before the general per-lane one and fall back to it
 //! whenever their conditions fail (so faults are reported exactly as before):
 //! coalesced FLAT/GLOBAL dword accesses (one translation, row copies), and
-//! SCRATCH loads and stores whose active lanes all stay inside their private
-//! slots (one bound check for the pass, no per-lane checks).
+//! SCRATCH loads and stores, and FLAT ones whose active lanes all address the
+//! private aperture, when every lane stays inside its private slot (one bound
+//! check for the pass, no per-lane checks).
 
 use super::atomics::{Rmw, apply32, apply64, atomic32, atomic64};
 use super::mem::{
@@ -138,10 +139,10 @@ pub(super) enum Seg {
 
 pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let kind = mem_kind(i.op);
-    let done = if i.family == Family::Scratch {
-        scratch_in_range(w, env, i, kind)
-    } else {
-        flat_coalesced(w, env, i, kind)
+    let done = match i.family {
+        Family::Scratch => scratch_in_range(w, env, i, kind),
+        Family::Flat => flat_coalesced(w, env, i, kind) || flat_private_in_range(w, env, i, kind),
+        _ => flat_coalesced(w, env, i, kind),
     };
     if done {
         return Ok(Flow::Next);
@@ -199,22 +200,84 @@ fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> boo
     // their own slot, which the check covers too, and are not written back).
     let v = &w.vgpr[i.addr as usize];
     let mut active = [0u32; LANES];
-    let mut bound = 0;
     for l in 0..LANES {
         let keep = if exec & LANE_BIT[l] != 0 { u32::MAX } else { 0 };
         active[l] = v[l].wrapping_add(uniform) & keep;
-        bound |= active[l];
     }
+    private_lanes_in_range(w, i, kind, exec, base, per, size, &active)
+}
+
+/// The private accesses at per-lane addresses `active` (0 for the inactive
+/// lanes) of the wave whose lane slots of `per` bytes start at `base`, when
+/// every lane's `size` bytes fit its slot: done, true; else false, nothing done.
+#[allow(clippy::too_many_arguments)] // the pieces its two callers compute differently
+#[inline(always)]
+fn private_lanes_in_range(
+    w: &mut Wave,
+    i: &Inst,
+    kind: MemKind,
+    exec: u32,
+    base: *mut u8,
+    per: usize,
+    size: usize,
+    active: &[u32; LANES],
+) -> bool {
     // The OR is at least the maximum and vectorises; the exact maximum decides
     // only when the OR does not fit.
+    let bound = active.iter().fold(0, |acc, a| acc | a);
     if bound as usize + size > per && *active.iter().max().unwrap_or(&0) as usize + size > per {
         return false;
     }
-    // SAFETY: active[l] + size <= per, so the access stays in lane l's slot.
+    // SAFETY: active[l] + size <= per, so the access stays in lane l's slot, which the caller guarantees lies in the scratch slice.
     scratch_lanes(w, i, kind, exec, |l| unsafe {
         base.add(l * per + active[l] as usize)
     });
     true
+}
+
+/// The fast path of FLAT loads and stores whose active lanes all address
+/// the private aperture: as [`scratch_in_range`] with each lane's address
+/// the low word of its flat address (what [`flat_lanes`] uses for a private
+/// lane). False (nothing done) when any active lane is outside the private
+/// aperture (a global or LDS lane), for atomics, or when a lane leaves its
+/// slot: the general path then runs as before.
+#[inline(always)]
+fn flat_private_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> bool {
+    let size = match kind {
+        MemKind::Load(size, _, _) | MemKind::Store(size, _) => size,
+        _ => return false,
+    };
+    let exec = w.exec();
+    let private_hi = (env.private_base >> 32) as u32;
+    // flat_lanes tests the shared aperture first: a private aperture sharing its
+    // high word would never be reached.
+    let shadowed = env.shared_base != 0 && env.shared_base >> 32 == env.private_base >> 32;
+    if exec == 0 || env.private_base == 0 || shadowed {
+        return false;
+    }
+    let per = env.scratch_per_lane;
+    let first = w.scratch_slot() as usize * LANES * per;
+    if first + LANES * per > env.scratch.len() {
+        return false;
+    }
+    let off = i.imm as i64 as u64;
+    let (lo, hi) = (
+        &w.vgpr[i.addr as usize],
+        &w.vgpr[(i.addr as usize + 1) & 255],
+    );
+    let mut active = [0u32; LANES];
+    let mut outside = 0;
+    for l in 0..LANES {
+        let keep = if exec & LANE_BIT[l] != 0 { u32::MAX } else { 0 };
+        let a = (lo[l] as u64 | (hi[l] as u64) << 32).wrapping_add(off);
+        outside |= ((a >> 32) as u32 ^ private_hi) & keep;
+        active[l] = a as u32 & keep;
+    }
+    if outside != 0 {
+        return false;
+    }
+    let base = env.scratch[first..].as_mut_ptr();
+    private_lanes_in_range(w, i, kind, exec, base, per, size, &active)
 }
 
 /// A SCRATCH load or store whose lane `l` accesses the bytes at `lane(l)`,
@@ -1502,12 +1565,23 @@ mod tests {
         f: &ScratchForm,
         w: &mut Wave,
         scratch: &mut [u8],
+        flat: bool,
     ) -> Result<(), WaveErrorKind> {
         let exec = w.sgpr[crate::isa::wave::EXEC];
         let mut loaded = [[0u32; LANES]; 4];
         for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
             let mut a = f.offset as u32;
-            if f.vaddr {
+            if flat {
+                // v[2:3] + offset, a private lane by its high word; any other lane
+                // goes to global memory, which this test's env does not have.
+                let full = (w.vgpr[2][l] as u64 | (w.vgpr[3][l] as u64) << 32)
+                    .wrapping_add(f.offset as i64 as u64);
+                if full >> 32 != PRIVATE_BASE >> 32 {
+                    let access = if f.store { Access::Write } else { Access::Read };
+                    return Err(fault(full, access));
+                }
+                a = full as u32;
+            } else if f.vaddr {
                 a = a.wrapping_add(w.vgpr[2][l]);
             }
             if f.saddr {
@@ -1569,6 +1643,103 @@ mod tests {
     /// which faults at that lane as the model says.
     #[test]
     fn scratch_fast_path_matches_the_byte_model() {
+        check_private_forms(SCRATCH_FORMS, false);
+    }
+
+    /// FLAT loads and stores whose lanes address the private aperture, the
+    /// same way as SCRATCH (the fast path is flat_private_in_range), plus a
+    /// round where one active lane addresses global memory instead: the
+    /// general path then runs and faults there (this env has no memory).
+    #[test]
+    fn flat_private_fast_path_matches_the_byte_model() {
+        check_private_forms(FLAT_PRIVATE_FORMS, true);
+    }
+
+    /// (llvm-mc-19 encodings.) FLAT forms: the address is always v[2:3].
+    const FLAT_PRIVATE_FORMS: &[ScratchForm] = &[
+        form(
+            "flat_load_u8 v10, v[2:3] offset:3",
+            [0x03, 0x00, 0x40, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            (L, 1, false, 0),
+            (true, false, 3, 10),
+        ),
+        form(
+            "flat_load_i16 v10, v[2:3]",
+            [0x00, 0x00, 0x4c, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            (L, 2, true, 0),
+            (true, false, 0, 10),
+        ),
+        form(
+            "flat_load_b32 v10, v[2:3] offset:4",
+            [0x04, 0x00, 0x50, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            (L, 4, false, 0),
+            (true, false, 4, 10),
+        ),
+        form(
+            "flat_load_b64 v[10:11], v[2:3] offset:16",
+            [0x10, 0x00, 0x54, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            (L, 8, false, 0),
+            (true, false, 16, 10),
+        ),
+        form(
+            "flat_load_b96 v[10:12], v[2:3]",
+            [0x00, 0x00, 0x58, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            (L, 12, false, 0),
+            (true, false, 0, 10),
+        ),
+        form(
+            "flat_load_b128 v[10:13], v[2:3] offset:12",
+            [0x0c, 0x00, 0x5c, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            (L, 16, false, 0),
+            (true, false, 12, 10),
+        ),
+        form(
+            "flat_load_d16_hi_b16 v10, v[2:3] offset:2",
+            [0x02, 0x00, 0x8c, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            (L, 2, false, 2),
+            (true, false, 2, 10),
+        ),
+        form(
+            "flat_load_b64 v[2:3], v[2:3] offset:8",
+            [0x08, 0x00, 0x54, 0xdc, 0x02, 0x00, 0x7c, 0x02],
+            (L, 8, false, 0),
+            (true, false, 8, 2),
+        ),
+        form(
+            "flat_store_b8 v[2:3], v20 offset:3",
+            [0x03, 0x00, 0x60, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            (S, 1, false, 0),
+            (true, false, 3, 20),
+        ),
+        form(
+            "flat_store_d16_hi_b16 v[2:3], v20 offset:2",
+            [0x02, 0x00, 0x94, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            (S, 2, false, 2),
+            (true, false, 2, 20),
+        ),
+        form(
+            "flat_store_b32 v[2:3], v20 offset:4",
+            [0x04, 0x00, 0x68, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            (S, 4, false, 0),
+            (true, false, 4, 20),
+        ),
+        form(
+            "flat_store_b64 v[2:3], v[20:21]",
+            [0x00, 0x00, 0x6c, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            (S, 8, false, 0),
+            (true, false, 0, 20),
+        ),
+        form(
+            "flat_store_b128 v[2:3], v[20:23] offset:8",
+            [0x08, 0x00, 0x74, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            (S, 16, false, 0),
+            (true, false, 8, 20),
+        ),
+    ];
+
+    /// Runs `forms` (SCRATCH, or FLAT into the private aperture when `flat`)
+    /// through `flat` and through the fast path alone, against the byte model.
+    fn check_private_forms(forms: &[ScratchForm], flat_forms: bool) {
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
         let mut next = move || {
             seed ^= seed << 13;
@@ -1576,9 +1747,9 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        for f in SCRATCH_FORMS {
+        for f in forms {
             let i = inst(f.bytes);
-            for round in 0..14 {
+            for round in 0..15 {
                 let mut w = Wave {
                     index: 1,
                     ..Wave::default()
@@ -1625,22 +1796,33 @@ mod tests {
                         0x8000_0000 + (next() % 64) as u32
                     };
                 }
+                if flat_forms {
+                    w.vgpr[3] = [(PRIVATE_BASE >> 32) as u32; LANES];
+                }
+                // Round 14 (FLAT): one active lane addresses global memory.
+                let global_lane = round == 14 && flat_forms;
+                if global_lane {
+                    let lane = (next() % LANES as u64) as usize;
+                    w.sgpr[crate::isa::wave::EXEC] |= 1 << lane;
+                    w.vgpr[3][lane] = 0x10;
+                }
                 let exec = w.sgpr[crate::isa::wave::EXEC];
                 let init: Vec<u8> = (0..2 * LANES * PER_LANE).map(|_| next() as u8).collect();
 
                 let (mut want_w, mut want_scratch) = (w.clone(), init.clone());
-                let want = scratch_model(f, &mut want_w, &mut want_scratch);
+                let want = scratch_model(f, &mut want_w, &mut want_scratch, flat_forms);
+                let out_of_range = out_of_range || global_lane;
                 assert_eq!(want.is_err(), out_of_range, "{}: round {round}", f.text);
 
                 let (mut probe_w, mut probe_scratch, mut lds) =
                     (w.clone(), init.clone(), vec![0u8; 4]);
                 let kind = mem_kind(i.op);
-                let fast = scratch_in_range(
-                    &mut probe_w,
-                    &mut env(&mut probe_scratch, &mut lds),
-                    &i,
-                    kind,
-                );
+                let probe_env = &mut env(&mut probe_scratch, &mut lds);
+                let fast = if flat_forms {
+                    flat_private_in_range(&mut probe_w, probe_env, &i, kind)
+                } else {
+                    scratch_in_range(&mut probe_w, probe_env, &i, kind)
+                };
                 assert_eq!(
                     fast,
                     exec != 0 && !out_of_range,

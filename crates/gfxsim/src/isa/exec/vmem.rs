@@ -193,7 +193,7 @@ fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> boo
         // SAFETY: uniform + size <= per, so base + uniform + l * per + size stays in lane l's slot.
         let at = unsafe { base.add(uniform as usize) };
         // SAFETY: as above, for each lane l.
-        scratch_lanes(w, i, kind, exec, |l| unsafe { at.add(l * per) });
+        scratch_lanes(w, i, kind, exec, move |l| unsafe { at.add(l * per) });
         return true;
     }
     // Inactive lanes count as address 0 (they then read bytes at offset 0 of
@@ -229,7 +229,7 @@ fn private_lanes_in_range(
         return false;
     }
     // SAFETY: active[l] + size <= per, so the access stays in lane l's slot, which the caller guarantees lies in the scratch slice.
-    scratch_lanes(w, i, kind, exec, |l| unsafe {
+    scratch_lanes(w, i, kind, exec, move |l| unsafe {
         base.add(l * per + active[l] as usize)
     });
     true
@@ -289,7 +289,7 @@ fn scratch_lanes(
     i: &Inst,
     kind: MemKind,
     exec: u32,
-    lane: impl Fn(usize) -> *mut u8,
+    lane: impl Fn(usize) -> *mut u8 + Copy,
 ) {
     // SAFETY: lane(l) is valid for the access size (the caller's guarantee), byte + 4 <= it; unaligned read.
     let dword = |l: usize, byte: usize| unsafe {
@@ -333,41 +333,60 @@ fn scratch_lanes(
     }
 }
 
-/// Every active lane's `N` bytes to `lane(l)`, lanes in order: VGPRs
-/// `data..data + N / 4`, or for 1 and 2 bytes the low byte or half of VGPR
-/// `data` shifted right by `shift` (16 for the d16_hi forms). `lane(l)` must
-/// be valid for `N` bytes.
+/// `f(l)` for every lane `l` in `exec`, in order; two loops so that the
+/// common all-lanes case tests no EXEC bits.
+#[inline(always)]
+fn for_active_lanes(exec: u32, mut f: impl FnMut(usize)) {
+    if exec == u32::MAX {
+        for l in 0..LANES {
+            f(l);
+        }
+    } else {
+        for l in 0..LANES {
+            if exec & LANE_BIT[l] != 0 {
+                f(l);
+            }
+        }
+    }
+}
+
+/// Every active lane's `N` bytes to `lane(l)`: VGPRs `data..data + N / 4`,
+/// or for 1 and 2 bytes the low byte or half of VGPR `data` shifted right by
+/// `shift` (16 for the d16_hi forms). `lane(l)` must be valid for `N` bytes.
+/// Written a dword row at a time (all lanes' dword 0, then dword 1, ...):
+/// lanes' private bytes never overlap, so the order of lanes does not matter.
 #[inline(always)]
 fn store_lanes<const N: usize>(
     w: &Wave,
     data: usize,
     shift: u32,
     exec: u32,
-    lane: impl Fn(usize) -> *mut u8,
+    lane: impl Fn(usize) -> *mut u8 + Copy,
 ) {
-    let rows: [&[u32; LANES]; 4] = std::array::from_fn(|k| &w.vgpr[(data + k) & 255]);
-    let store = |l: usize| {
-        let p = lane(l);
-        // SAFETY: p is valid for N bytes (the caller's guarantee); unaligned writes.
-        unsafe {
-            match N {
-                1 => *p = (rows[0][l] >> shift) as u8,
-                2 => (p as *mut u16).write_unaligned(((rows[0][l] >> shift) as u16).to_le()),
-                _ => {
-                    for (k, row) in rows.iter().enumerate().take(N / 4) {
-                        (p.add(4 * k) as *mut u32).write_unaligned(row[l].to_le());
+    match N {
+        1 | 2 => {
+            let row = &w.vgpr[data & 255];
+            for_active_lanes(exec, |l| {
+                let v = row[l] >> shift;
+                // SAFETY: lane(l) is valid for N bytes (the caller's guarantee); unaligned write.
+                unsafe {
+                    if N == 1 {
+                        *lane(l) = v as u8;
+                    } else {
+                        (lane(l) as *mut u16).write_unaligned((v as u16).to_le());
                     }
                 }
+            });
+        }
+        _ => {
+            for k in 0..N / 4 {
+                let row = &w.vgpr[(data + k) & 255];
+                for_active_lanes(exec, |l| {
+                    // SAFETY: lane(l) is valid for N > 4 * k + 3 bytes (the caller's guarantee); unaligned write.
+                    unsafe { (lane(l).add(4 * k) as *mut u32).write_unaligned(row[l].to_le()) };
+                });
             }
         }
-    };
-    // Two loops so that the common all-lanes case tests no EXEC bits.
-    if exec == u32::MAX {
-        (0..LANES).for_each(store);
-    } else {
-        (0..LANES)
-            .filter(|&l| exec & LANE_BIT[l] != 0)
-            .for_each(store);
     }
 }
 

@@ -27,19 +27,6 @@ pub(crate) enum Resolved {
     Lanes([*mut u8; LANES]),
 }
 
-impl Resolved {
-    /// Host pointer of active lane `l` (`addrs` as passed to `resolve`).
-    #[inline(always)]
-    fn lane(&self, addrs: &[u64; LANES], l: usize, size: usize) -> *mut u8 {
-        match *self {
-            Resolved::Dense(base) => base.wrapping_add(l * size),
-            // The span [lo, hi) was translated as one range, so ptr + offset stays inside it.
-            Resolved::Span(ptr, lo) => ptr.wrapping_add((addrs[l] - lo) as usize),
-            Resolved::Lanes(ptrs) => ptrs[l],
-        }
-    }
-}
-
 /// Host pointers for each active lane's `size`-byte access at `addrs[l]`.
 pub(crate) fn resolve(
     mem: &dyn GpuMemory,
@@ -136,30 +123,60 @@ pub(crate) fn gather(
                 }
             }
         }
-        Resolved::Span(..) | Resolved::Lanes(_) => {
-            for l in 0..LANES {
-                if mask >> l & 1 == 0 {
-                    continue;
-                }
-                let p = r.lane(addrs, l, size) as *const u8;
-                match size {
-                    // SAFETY: ptrs[l] was translated for `size` bytes.
-                    1 => rows[0][l] = unsafe { p.read() } as u32,
-                    2 => {
-                        // SAFETY: as above.
-                        let v = unsafe { std::ptr::read_unaligned(p as *const u16) };
-                        rows[0][l] = u16::from_le(v) as u32;
-                    }
-                    _ => {
-                        for k in 0..size / 4 {
-                            rows[k][l] = load_u32(p.wrapping_add(4 * k));
-                        }
-                    }
+        // One match outside the lane loop, and a loop per access size.
+        // The span [lo, hi) was translated as one range: ptr + (addr - lo) stays
+        // inside it for every active lane.
+        Resolved::Span(ptr, lo) => gather_lanes(&mut rows, mask, size, move |l| {
+            ptr.wrapping_add((addrs[l].wrapping_sub(lo)) as usize)
+        }),
+        Resolved::Lanes(ptrs) => gather_lanes(&mut rows, mask, size, |l| ptrs[l]),
+    }
+    rows
+}
+
+/// The active lanes' `size`-byte loads at `lane(l)` (translated for at
+/// least `size` bytes) into dword rows, as [`gather`].
+#[inline(always)]
+fn gather_lanes(
+    rows: &mut [[u32; LANES]; 4],
+    mask: u32,
+    size: usize,
+    lane: impl Fn(usize) -> *mut u8 + Copy,
+) {
+    match size {
+        1 => gather_sized::<1>(rows, mask, lane),
+        2 => gather_sized::<2>(rows, mask, lane),
+        4 => gather_sized::<4>(rows, mask, lane),
+        8 => gather_sized::<8>(rows, mask, lane),
+        12 => gather_sized::<12>(rows, mask, lane),
+        _ => gather_sized::<16>(rows, mask, lane),
+    }
+}
+
+/// [`gather_lanes`] for `N` bytes per lane.
+#[inline(always)]
+fn gather_sized<const N: usize>(
+    rows: &mut [[u32; LANES]; 4],
+    mask: u32,
+    lane: impl Fn(usize) -> *mut u8,
+) {
+    for l in 0..LANES {
+        if mask & (1 << l) == 0 {
+            continue;
+        }
+        let p = lane(l);
+        match N {
+            // SAFETY: lane(l) was translated for 1 byte.
+            1 => rows[0][l] = unsafe { p.read() } as u32,
+            // SAFETY: lane(l) was translated for 2 bytes; unaligned read.
+            2 => rows[0][l] = u16::from_le(unsafe { (p as *const u16).read_unaligned() }) as u32,
+            _ => {
+                for (k, row) in rows.iter_mut().enumerate().take(N / 4) {
+                    row[l] = load_u32(p.wrapping_add(4 * k));
                 }
             }
         }
     }
-    rows
 }
 
 /// Store every active lane's `size`-byte access from dword rows
@@ -199,10 +216,18 @@ pub(crate) fn scatter(
                 }
             }
         }
-        Resolved::Span(..) | Resolved::Lanes(_) => {
+        // One match outside the lane loop (lanes still in order).
+        Resolved::Span(ptr, lo) => {
             for l in 0..LANES {
-                if mask >> l & 1 != 0 {
-                    write(r.lane(addrs, l, size), l);
+                if mask & (1 << l) != 0 {
+                    write(ptr.wrapping_add((addrs[l].wrapping_sub(lo)) as usize), l);
+                }
+            }
+        }
+        Resolved::Lanes(ptrs) => {
+            for l in 0..LANES {
+                if mask & (1 << l) != 0 {
+                    write(ptrs[l], l);
                 }
             }
         }
@@ -283,18 +308,41 @@ mod tests {
         }
     }
 
+    /// `Flat` that refuses any translation longer than one lane's access, so
+    /// `resolve` must translate lane by lane (`Resolved::Lanes`).
+    struct LaneByLane(Flat);
+    impl GpuMemory for LaneByLane {
+        fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
+            if len > 16 {
+                return Err(MemoryFault {
+                    address: addr,
+                    access,
+                });
+            }
+            self.0.translate(addr, len, access)
+        }
+    }
+
     fn bytes(m: &Flat) -> Vec<u8> {
         // SAFETY: single-threaded test.
         unsafe { (*m.0.get()).clone() }
     }
 
     /// gather/scatter against a byte-by-byte model, for every access size,
-    /// dense (coalesced) and scattered addresses, full and partial masks.
+    /// dense (coalesced) and scattered addresses, full and partial masks,
+    /// resolved as one span or (memory refusing long ranges) lane by lane.
     #[test]
     fn gather_scatter_match_bytewise_model() {
         let init: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
+        let cases = [
+            (true, u32::MAX, false),
+            (false, u32::MAX, false),
+            (false, 0x8000_F00D, false),
+            (false, u32::MAX, true),
+            (false, 0x8000_F00D, true),
+        ];
         for size in [1usize, 2, 4, 8, 12, 16] {
-            for (dense, mask) in [(true, u32::MAX), (false, u32::MAX), (false, 0x8000_F00D)] {
+            for (dense, mask, lane_by_lane) in cases {
                 let mut addrs = [0u64; LANES];
                 for l in 0..LANES {
                     addrs[l] = if dense {
@@ -304,9 +352,11 @@ mod tests {
                         BASE + ((l * 37) % 50) as u64 * 3
                     };
                 }
-                let m = Flat(std::cell::UnsafeCell::new(init.clone()));
-                let r = resolve(&m, &addrs, mask, size as u64, Access::Read).unwrap();
+                let m = LaneByLane(Flat(std::cell::UnsafeCell::new(init.clone())));
+                let mem: &dyn GpuMemory = if lane_by_lane { &m } else { &m.0 };
+                let r = resolve(mem, &addrs, mask, size as u64, Access::Read).unwrap();
                 assert_eq!(matches!(r, Resolved::Dense(_)), dense);
+                assert_eq!(matches!(r, Resolved::Lanes(_)), lane_by_lane);
                 let rows = gather(&r, &addrs, mask, size);
                 for l in 0..LANES {
                     let mut expect = [0u8; 16];
@@ -325,7 +375,7 @@ mod tests {
                         src[k][l] = 0x9E37_79B9u32.wrapping_mul((k * 32 + l + 1) as u32);
                     }
                 }
-                let w = resolve(&m, &addrs, mask, size as u64, Access::Write).unwrap();
+                let w = resolve(mem, &addrs, mask, size as u64, Access::Write).unwrap();
                 scatter(&w, &addrs, mask, size, &src);
                 let mut model = init.clone();
                 for l in 0..LANES {
@@ -338,7 +388,11 @@ mod tests {
                         model[o..o + size].copy_from_slice(&b[..size]);
                     }
                 }
-                assert_eq!(bytes(&m), model, "size {size} dense {dense} mask {mask:#x}");
+                assert_eq!(
+                    bytes(&m.0),
+                    model,
+                    "size {size} dense {dense} mask {mask:#x} lane by lane {lane_by_lane}"
+                );
             }
         }
     }

@@ -553,6 +553,35 @@ fn flat_lanes(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> ExecResul
     } else {
         None
     };
+    // Every lane global, in the span and aligned: no lane can fault, so the
+    // lanes' atomics run in order with no per-lane checks (what the loop
+    // below does in that case).
+    if let Some((lo, base)) = span {
+        let mut low_bits = 0;
+        for l in 0..LANES {
+            if exec & LANE_BIT[l] != 0 {
+                low_bits |= addrs[l];
+            }
+        }
+        if low_bits.is_multiple_of(size as u64) {
+            // The span [lo, ..) was translated as one range and holds every active lane's access.
+            let lane = |l: usize| base.wrapping_add((addrs[l] - lo) as usize);
+            for l in 0..LANES {
+                if exec & LANE_BIT[l] == 0 {
+                    continue;
+                }
+                old[l] = if wide {
+                    let src = src_lo[l] as u64 | (src_hi[l] as u64) << 32;
+                    let cmp = cmp_lo[l] as u64 | (cmp_hi[l] as u64) << 32;
+                    atomic64(lane(l), rmw, src, cmp)
+                } else {
+                    atomic32(lane(l), rmw, src_lo[l], cmp_lo[l]) as u64
+                };
+            }
+            write_atomic_result(w, i, exec, wide, &old);
+            return Ok(Flow::Next);
+        }
+    }
     for l in 0..LANES {
         if exec >> l & 1 == 0 {
             continue;
@@ -606,15 +635,21 @@ fn flat_lanes(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> ExecResul
             old[l] = o;
         }
     }
+    write_atomic_result(w, i, exec, wide, &old);
+    Ok(Flow::Next)
+}
+
+/// The pre-op values of a FLAT/GLOBAL atomic to its destination VGPR(s),
+/// when it returns them (GLC set).
+fn write_atomic_result(w: &mut Wave, i: &Inst, exec: u32, wide: bool, old: &[u64; LANES]) {
     if i.flags & Inst::GLC != 0 {
         if wide {
-            w.write_vgpr64(i.dst as usize, &old, exec);
+            w.write_vgpr64(i.dst as usize, old, exec);
         } else {
             let lo: [u32; LANES] = old.map(|v| v as u32);
             w.write_vgpr(i.dst as usize, &lo, exec);
         }
     }
-    Ok(Flow::Next)
 }
 
 /// The coalesced fast path of FLAT/GLOBAL dword loads and stores (4, 8,
@@ -1873,6 +1908,202 @@ mod tests {
                 if f.store && exec != 0 && !out_of_range {
                     assert!(scratch != init, "{}: the store wrote nothing", f.text);
                 }
+            }
+        }
+    }
+
+    /// A global atomic for the byte model: llvm-mc-19 encoding, saddr form,
+    /// 64-bit, returns (GLC), and its operation on (old, src, cmp).
+    struct AtomicForm {
+        text: &'static str,
+        bytes: [u8; 8],
+        saddr: bool,
+        wide: bool,
+        glc: bool,
+        op: fn(u64, u64, u64) -> u64,
+    }
+
+    const ATOMIC_FORMS: &[AtomicForm] = &[
+        AtomicForm {
+            text: "global_atomic_add_u32 v10, v[2:3], v20, off glc",
+            bytes: [0x00, 0x40, 0xd6, 0xdc, 0x02, 0x14, 0x7c, 0x0a],
+            saddr: false,
+            wide: false,
+            glc: true,
+            op: |o, s, _| (o as u32).wrapping_add(s as u32) as u64,
+        },
+        AtomicForm {
+            text: "global_atomic_add_u32 v[2:3], v20, off offset:8",
+            bytes: [0x08, 0x00, 0xd6, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            saddr: false,
+            wide: false,
+            glc: false,
+            op: |o, s, _| (o as u32).wrapping_add(s as u32) as u64,
+        },
+        AtomicForm {
+            text: "global_atomic_cmpswap_b32 v10, v[2:3], v[20:21], off glc",
+            bytes: [0x00, 0x40, 0xd2, 0xdc, 0x02, 0x14, 0x7c, 0x0a],
+            saddr: false,
+            wide: false,
+            glc: true,
+            op: |o, s, c| if o == c { s } else { o },
+        },
+        AtomicForm {
+            text: "global_atomic_max_u32 v10, v4, v20, s[6:7] glc",
+            bytes: [0x00, 0x40, 0xee, 0xdc, 0x04, 0x14, 0x06, 0x0a],
+            saddr: true,
+            wide: false,
+            glc: true,
+            op: |o, s, _| o.max(s),
+        },
+        AtomicForm {
+            text: "global_atomic_min_i32 v10, v[2:3], v20, off glc",
+            bytes: [0x00, 0x40, 0xe2, 0xdc, 0x02, 0x14, 0x7c, 0x0a],
+            saddr: false,
+            wide: false,
+            glc: true,
+            op: |o, s, _| (o as u32 as i32).min(s as u32 as i32) as u32 as u64,
+        },
+        AtomicForm {
+            text: "global_atomic_xor_b32 v4, v20, s[6:7] offset:-4",
+            bytes: [0xfc, 0x1f, 0xfa, 0xdc, 0x04, 0x14, 0x06, 0x00],
+            saddr: true,
+            wide: false,
+            glc: false,
+            op: |o, s, _| o ^ s,
+        },
+        AtomicForm {
+            text: "global_atomic_add_u64 v[10:11], v[2:3], v[20:21], off glc",
+            bytes: [0x00, 0x40, 0x0e, 0xdd, 0x02, 0x14, 0x7c, 0x0a],
+            saddr: false,
+            wide: true,
+            glc: true,
+            op: |o, s, _| o.wrapping_add(s),
+        },
+        AtomicForm {
+            text: "global_atomic_cmpswap_b64 v[10:11], v[2:3], v[20:23], off glc",
+            bytes: [0x00, 0x40, 0x0a, 0xdd, 0x02, 0x14, 0x7c, 0x0a],
+            saddr: false,
+            wide: true,
+            glc: true,
+            op: |o, s, c| if o == c { s } else { o },
+        },
+        AtomicForm {
+            text: "flat_atomic_add_u32 v10, v[2:3], v20 glc",
+            bytes: [0x00, 0x40, 0xd4, 0xdc, 0x02, 0x14, 0x7c, 0x0a],
+            saddr: false,
+            wide: false,
+            glc: true,
+            op: |o, s, _| (o as u32).wrapping_add(s as u32) as u64,
+        },
+    ];
+
+    /// The byte model of a global atomic: active lanes in order; a lane
+    /// whose address is misaligned or outside the mapping faults there
+    /// (earlier lanes' updates stay); otherwise old -> op(old, src, cmp),
+    /// and with GLC the old values go to v10 (v[10:11]) after all lanes.
+    fn atomic_model(
+        f: &AtomicForm,
+        w: &mut Wave,
+        mem: &mut [u8],
+        addrs: &[u64; LANES],
+    ) -> Result<(), WaveErrorKind> {
+        let exec = w.sgpr[crate::isa::wave::EXEC];
+        let size = if f.wide { 8 } else { 4 };
+        let mut old = [0u64; LANES];
+        for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+            let a = addrs[l];
+            let inside = a >= GLOBAL_BASE && a + size as u64 <= GLOBAL_BASE + GLOBAL_LEN as u64;
+            if !a.is_multiple_of(size as u64) || !inside {
+                return Err(fault(a, Access::Atomic));
+            }
+            let reg = |r: usize| {
+                let lo = w.vgpr[r][l] as u64;
+                if f.wide {
+                    lo | (w.vgpr[r + 1][l] as u64) << 32
+                } else {
+                    lo
+                }
+            };
+            let (src, cmp) = (reg(20), reg(20 + size / 4));
+            let at = (a - GLOBAL_BASE) as usize;
+            let mut b = [0u8; 8];
+            b[..size].copy_from_slice(&mem[at..at + size]);
+            old[l] = u64::from_le_bytes(b);
+            let new = (f.op)(old[l], src, cmp);
+            mem[at..at + size].copy_from_slice(&new.to_le_bytes()[..size]);
+        }
+        if f.glc {
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                w.vgpr[10][l] = old[l] as u32;
+                if f.wide {
+                    w.vgpr[11][l] = (old[l] >> 32) as u32;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Global and flat atomics against the byte model: lanes contending for
+    /// a few addresses (so lane order matters), cmpswap compares that match
+    /// for some lanes, full and random EXEC; all aligned and in one mapping
+    /// is the no-check path, a misaligned lane or one past the mapping must
+    /// take the per-lane path and fault there with the earlier lanes applied.
+    #[test]
+    fn global_atomics_match_the_byte_model() {
+        let mut seed = 0x1234_5678_9ABC_DEF1u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for f in ATOMIC_FORMS {
+            let i = inst(f.bytes);
+            let size = if f.wide { 8u64 } else { 4 };
+            for round in 0..8 {
+                let mut addrs: [u64; LANES] =
+                    std::array::from_fn(|_| GLOBAL_BASE + 64 + size * (next() % 6));
+                let bad_lane = (next() % LANES as u64) as usize;
+                match round {
+                    6 => addrs[bad_lane] += 2,
+                    7 => addrs[bad_lane] = GLOBAL_BASE + GLOBAL_LEN as u64,
+                    _ => {}
+                }
+                let mem = OneMapping::new();
+                let mut w = wave_at(&i, f.saddr, &addrs);
+                w.sgpr[crate::isa::wave::EXEC] = if round % 2 == 0 {
+                    u32::MAX
+                } else {
+                    next() as u32
+                };
+                if round >= 6 {
+                    w.sgpr[crate::isa::wave::EXEC] |= 1 << bad_lane;
+                }
+                for r in 20..24 {
+                    for l in 0..LANES {
+                        w.vgpr[r][l] = next() as u32 % 8;
+                    }
+                }
+                // Make some cmpswap compares match the initial memory.
+                for l in (0..LANES).filter(|l| l % 3 == 0) {
+                    let at = (addrs[l].wrapping_sub(GLOBAL_BASE) as usize).min(GLOBAL_LEN - 8);
+                    let b = &mem.bytes()[at..at + 8];
+                    let cmp_reg = 20 + size as usize / 4;
+                    w.vgpr[cmp_reg][l] = u32::from_le_bytes(b[..4].try_into().unwrap());
+                    w.vgpr[cmp_reg + 1][l] = u32::from_le_bytes(b[4..].try_into().unwrap());
+                }
+                let (mut want_w, mut want_mem) = (w.clone(), mem.bytes());
+                let want = atomic_model(f, &mut want_w, &mut want_mem, &addrs);
+                assert_eq!(want.is_err(), round >= 6, "{}: round {round}", f.text);
+
+                let (mut scratch, mut lds) = (vec![0u8; 4], vec![0u8; 4]);
+                let mut e = env(&mut scratch, &mut lds);
+                e.mem = &mem;
+                let got = flat(&mut w, &mut e, &i);
+                assert_eq!(got.map(|_| ()), want, "{}: round {round}", f.text);
+                assert_eq!(mem.bytes(), want_mem, "{}: memory, round {round}", f.text);
+                assert!(w.vgpr == want_w.vgpr, "{}: VGPRs, round {round}", f.text);
             }
         }
     }

@@ -19,7 +19,10 @@
 //!   the same ("full"); both checked word for word; against a plain memcpy
 //!   of 1 MiB in the same process (hot: this thread wrote its source), and
 //!   a memcpy of 1 MiB another thread has just written (what copying out
-//!   fresh GPU results is: gfxsim's worker threads wrote them). Median.
+//!   fresh GPU results is: gfxsim's worker threads wrote them), and that
+//!   memcpy again after the same GPU fill and wait as the readback, with no
+//!   mapping, of bytes written just after or just before that work (and,
+//!   alone, writing the 1 MiB destination after it). Median.
 //!
 //! The wgpu side is benches/wgpu-peer (see benches/peer/mod.rs); its kernels
 //! are the WGSL of benches/shaders/, which aqueduct runs precompiled.
@@ -297,6 +300,12 @@ struct Readback {
     memcpy: Duration,
     /// A memcpy of 1 MiB another thread has just written.
     memcpy_fresh: Duration,
+    /// The same after the same GPU work and wait as `map` (no mapping),
+    /// the bytes written after that work, and before it.
+    memcpy_after_fill: Duration,
+    memcpy_before_fill: Duration,
+    /// Writing the 1 MiB host buffer alone after that work and wait.
+    write_after_fill: Duration,
 }
 
 fn readback(bytes: u64, samples: usize) -> Readback {
@@ -343,7 +352,10 @@ fn readback(bytes: u64, samples: usize) -> Readback {
         wait(&device);
     };
     let mut host = vec![0u8; bytes as usize];
+    let mut fresh: Vec<u8> = vec![0u8; bytes as usize];
     let (mut map_times, mut full_times) = (Vec::new(), Vec::new());
+    let (mut after_fill, mut before_fill) = (Vec::new(), Vec::new());
+    let mut write_after_fill = Vec::new();
     let mut parts: [Vec<Duration>; 4] = Default::default();
     const WARM_UP: usize = 5;
     for i in 0..samples + WARM_UP {
@@ -363,9 +375,44 @@ fn readback(bytes: u64, samples: usize) -> Readback {
         read_mapped(&device, &staging, &mut host);
         let full_t = start.elapsed();
         check(&host, seed + 1);
+
+        // The baseline for map+copy with the caches in the same state: the
+        // same GPU work and wait (gfxsim's workers, and whatever else runs
+        // on this host, had this thread's core meanwhile), then a memcpy
+        // into the same host buffer of 1 MiB another thread wrote just
+        // after that work, or (as old as the GPU's results) just before it.
+        let mut copy_fresh = |written_first: bool| {
+            let write = |fresh: &mut Vec<u8>| {
+                std::thread::scope(|s| {
+                    s.spawn(|| fresh.fill(i as u8));
+                })
+            };
+            if written_first {
+                write(&mut fresh);
+            }
+            fill(seed, true);
+            if !written_first {
+                write(&mut fresh);
+            }
+            let start = Instant::now();
+            host.copy_from_slice(std::hint::black_box(&fresh));
+            std::hint::black_box(&mut host);
+            start.elapsed()
+        };
+        let after_t = copy_fresh(false);
+        let before_t = copy_fresh(true);
+        // What of that is the destination: writing it alone after the same.
+        fill(seed, true);
+        let start = Instant::now();
+        host.fill(i as u8);
+        std::hint::black_box(&mut host);
+        let write_t = start.elapsed();
         if i >= WARM_UP {
             map_times.push(map_t);
             full_times.push(full_t);
+            after_fill.push(after_t);
+            before_fill.push(before_t);
+            write_after_fill.push(write_t);
             for (all, t) in parts.iter_mut().zip(split.into_iter().chain([second])) {
                 all.push(t);
             }
@@ -386,7 +433,6 @@ fn readback(bytes: u64, samples: usize) -> Readback {
     // threads) just wrote: a memcpy of 1 MiB that another thread has just
     // written, so its lines sit modified in another core's caches rather
     // than hot in this one's.
-    let mut fresh: Vec<u8> = vec![0u8; bytes as usize];
     let mut cross_times = Vec::new();
     for i in 0..samples + WARM_UP {
         std::thread::scope(|s| {
@@ -406,6 +452,9 @@ fn readback(bytes: u64, samples: usize) -> Readback {
         full: median(&mut full_times),
         memcpy: median(&mut memcpy_times),
         memcpy_fresh: median(&mut cross_times),
+        memcpy_after_fill: median(&mut after_fill),
+        memcpy_before_fill: median(&mut before_fill),
+        write_after_fill: median(&mut write_after_fill),
     }
 }
 
@@ -549,5 +598,20 @@ fn print_readback(rb: &Readback) {
         micros(rb.memcpy_fresh),
         rb.map.as_secs_f64() / rb.memcpy_fresh.as_secs_f64(),
         rb.parts[1].as_secs_f64() / rb.memcpy_fresh.as_secs_f64()
+    );
+    let after = rb.memcpy_after_fill.as_secs_f64();
+    let before = rb.memcpy_before_fill.as_secs_f64();
+    println!(
+        "  that memcpy after the same GPU work and wait, no mapping: {:.2} µs (bytes written after the work), {:.2} µs (before it); writing the destination alone {:.2} µs",
+        micros(rb.memcpy_after_fill),
+        micros(rb.memcpy_before_fill),
+        micros(rb.write_after_fill),
+    );
+    println!(
+        "    map+copy / those {:.2} and {:.2}; copy out / those {:.2} and {:.2}",
+        rb.map.as_secs_f64() / after,
+        rb.map.as_secs_f64() / before,
+        rb.parts[1].as_secs_f64() / after,
+        rb.parts[1].as_secs_f64() / before
     );
 }

@@ -297,3 +297,62 @@ fn destroyed_buffers_are_rejected_everywhere() {
     expect_validation(&c.device, "has been destroyed", || c.queue.submit([cb]));
     d.destroy(); // twice is fine
 }
+
+/// Minor page faults this thread has taken (Linux: /proc/thread-self/stat).
+fn thread_minor_faults() -> u64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("thread stat");
+    // Fields after the parenthesised command: state is field 3, minflt 10.
+    let rest = &stat[stat.rfind(')').expect("stat format") + 2..];
+    rest.split(' ')
+        .nth(7)
+        .expect("minflt")
+        .parse()
+        .expect("minflt")
+}
+
+/// A MAP_READ buffer's views are its memory itself (zero copy), at the same
+/// address in every map cycle, and later cycles map nothing anew: copying
+/// the whole 1 MiB view out (into pre-touched host memory) takes no page
+/// faults once the first cycle has touched it. A view copied into fresh
+/// memory, or a host mapping made or dropped per cycle, faults per page (or
+/// per 16 pages with the kernel's fault-around).
+#[test]
+fn map_read_views_are_the_memory_and_later_cycles_take_no_faults() {
+    let c = ctx();
+    let size: u64 = 1 << 20;
+    let src = storage(&c.device, size);
+    let rb = readback_buffer(&c.device, size);
+    let mut host = vec![1u8; size as usize];
+    let mut first_ptr = None;
+    for round in 0..4u32 {
+        let words: Vec<u32> = (0..size as u32 / 4)
+            .map(|i| i.wrapping_mul(2_654_435_761) ^ round)
+            .collect();
+        c.queue.write_buffer(&src, 0, bytemuck::cast_slice(&words));
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&src, 0, &rb, 0, size);
+        c.queue.submit([enc.finish()]);
+        let (res, cb) = map_result();
+        rb.map_async(MapMode::Read, .., cb);
+        c.device.poll(PollType::wait_indefinitely()).unwrap();
+        assert_eq!(*res.lock().unwrap(), Some(Ok(())));
+        let view = rb.get_mapped_range(..).unwrap();
+        let ptr = view.as_ptr();
+        assert!(ptr.addr().is_multiple_of(4096), "view at {ptr:p}");
+        assert_eq!(*first_ptr.get_or_insert(ptr), ptr, "round {round}");
+        let before = thread_minor_faults();
+        host.copy_from_slice(&view);
+        let faults = thread_minor_faults() - before;
+        assert_eq!(bytemuck::cast_slice::<u8, u32>(&host), &words[..]);
+        // Round 0 maps the pages into the host view; a stray fault or two
+        // (page migration) is tolerated, a remapped MiB is 16 or more.
+        if round > 0 {
+            assert!(
+                faults < 8,
+                "round {round}: {faults} faults copying the view out"
+            );
+        }
+        drop(view);
+        rb.unmap();
+    }
+}

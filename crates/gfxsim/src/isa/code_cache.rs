@@ -8,7 +8,9 @@
 //! Each block also carries its instructions' pre-resolved forms (`exec::fast`),
 //! chosen once here, with their offsets: the per-instruction loop reads that
 //! dense array and touches the full `Inst` only for instructions that take the
-//! general path.
+//! general path. Instructions whose form is `Fast::Nop` (waits, ALU delay
+//! hints, ...) have no entry there at all: they change nothing, and each
+//! entry's index into `insts` keeps the count of executed instructions exact.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,6 +39,8 @@ pub(crate) enum Tail {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Compiled {
     pub fast: Fast,
+    /// Index of the instruction in `Block::insts` (below `MAX_BLOCK`).
+    pub index: u8,
     /// Byte offset of the instruction from the block start.
     pub offset: u16,
     /// Length in bytes.
@@ -49,7 +53,8 @@ pub(crate) struct Block {
     /// Address just past the last decoded instruction.
     pub end: u64,
     pub insts: Vec<Inst>,
-    /// `insts[k]`'s pre-resolved form and placement, for every k.
+    /// The pre-resolved form and placement of every instruction of `insts`
+    /// but the no-ops, in order.
     pub compiled: Vec<Compiled>,
     pub tail: Tail,
 }
@@ -144,12 +149,16 @@ fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
         };
         match decode(&words[..n]) {
             Ok(inst) => {
-                compiled.push(Compiled {
-                    fast: compile(&inst, pc),
-                    // MAX_BLOCK instructions of at most 4 dwords: offsets stay below 2 KiB.
-                    offset: (pc - start) as u16,
-                    len: 4 * inst.len,
-                });
+                let fast = compile(&inst, pc);
+                if fast != Fast::Nop {
+                    compiled.push(Compiled {
+                        fast,
+                        index: insts.len() as u8,
+                        // MAX_BLOCK instructions of at most 4 dwords: offsets stay below 2 KiB.
+                        offset: (pc - start) as u16,
+                        len: 4 * inst.len,
+                    });
+                }
                 pc += 4 * inst.len as u64;
                 let ends = inst.ends_block();
                 insts.push(inst);

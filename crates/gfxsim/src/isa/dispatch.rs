@@ -397,15 +397,18 @@ impl Dispatch {
         loop {
             let block = ctx.block_at(idx);
             let mut target = None;
-            for (k, c) in block.compiled.iter().enumerate() {
-                let flow = match fast::run(w, &c.fast) {
+            for c in block.compiled.iter() {
+                // Instructions of the block up to and including this one
+                // (the no-ops that have no entry count too).
+                let k = c.index as u64;
+                let flow = match fast::run(w, env, &c.fast) {
                     Some(flow) => flow,
                     None => {
                         w.pc = block.start + c.offset as u64;
-                        match step(w, env, &block.insts[k]) {
+                        match step(w, env, &block.insts[c.index as usize]) {
                             Ok(flow) => flow,
                             Err(e) => {
-                                stats.wave_instructions += k as u64 + 1;
+                                stats.wave_instructions += k + 1;
                                 return Err(e);
                             }
                         }
@@ -414,7 +417,7 @@ impl Dispatch {
                 match flow {
                     Flow::Next => {}
                     Flow::Jump(t) => {
-                        stats.wave_instructions += k as u64 + 1;
+                        stats.wave_instructions += k + 1;
                         *jumps = jumps.wrapping_add(1);
                         if jumps.is_multiple_of(WATCHDOG_JUMPS) {
                             w.pc = block.start + c.offset as u64;
@@ -425,13 +428,13 @@ impl Dispatch {
                         break;
                     }
                     Flow::Barrier => {
-                        stats.wave_instructions += k as u64 + 1;
+                        stats.wave_instructions += k + 1;
                         w.pc = block.start + c.offset as u64 + c.len as u64;
                         w.status = WaveStatus::AtBarrier;
                         return Ok(());
                     }
                     Flow::End => {
-                        stats.wave_instructions += k as u64 + 1;
+                        stats.wave_instructions += k + 1;
                         w.pc = block.start + c.offset as u64;
                         w.status = WaveStatus::Ended;
                         return Ok(());
@@ -441,7 +444,7 @@ impl Dispatch {
             let target = match target {
                 Some(t) => t,
                 None => {
-                    stats.wave_instructions += block.compiled.len() as u64;
+                    stats.wave_instructions += block.insts.len() as u64;
                     w.pc = block.end;
                     match &block.tail {
                         Tail::Continue => block.end,

@@ -15,8 +15,11 @@
 //! formula. The tests at the bottom run every fast form against `step` on random
 //! registers and EXEC masks.
 
-use super::Flow;
-use super::valu::{add_carry, sub_borrow};
+use std::mem::MaybeUninit;
+
+use super::valu::{add_carry, fma_lanes, sub_borrow};
+use super::vmem::{Coalesced, coalesced, s_load_at};
+use super::{Env, Flow};
 use crate::isa::inst::{Family, Inst, Mods, Src};
 use crate::isa::opcodes::Op;
 use crate::isa::wave::{EXEC, LANE_BIT, LANES, Lanes, NULL, VCC, Wave, pack_lanes};
@@ -200,6 +203,27 @@ pub(crate) enum Fast {
         a: VSrc,
         b: VSrc,
     },
+    /// f32 fused multiply-add `dst = a * b + c` (v_fma_f32; v_fmac_f32 with
+    /// `c` the destination; v_fmaak/v_fmamk_f32 with the literal placed), on
+    /// the slow path's own lane helper.
+    FmaF32 {
+        dst: u8,
+        a: VSrc,
+        b: VSrc,
+        c: VSrc,
+    },
+    /// s_load_b32..b512 of `n` dwords into SGPRs `dst..dst + n` (below null)
+    /// from `sbase + imm + soffset` (`soff` null: none).
+    SLoad {
+        n: u8,
+        dst: u8,
+        sbase: u8,
+        soff: u8,
+        imm: i32,
+    },
+    /// A FLAT/GLOBAL load or store that runs vmem's coalesced path when its
+    /// lanes are coalesced, and `step` (the general path) otherwise.
+    Coalesced(Coalesced),
 }
 
 fn ssrc(s: Src) -> Option<SSrc> {
@@ -268,6 +292,28 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
             }
         }
         Family::Mubuf if matches!(i.op, BufferGl0Inv | BufferGl1Inv) => Some(Fast::Nop),
+        Family::Smem => {
+            let n = match i.op {
+                SLoadB32 => 1,
+                SLoadB64 => 2,
+                SLoadB128 => 4,
+                SLoadB256 => 8,
+                SLoadB512 => 16,
+                _ => return None,
+            };
+            // The slow path's own test: a destination reaching null takes smem_general.
+            if i.dst as usize + n > NULL {
+                return None;
+            }
+            Some(Fast::SLoad {
+                n: n as u8,
+                dst: i.dst as u8,
+                sbase: i.addr,
+                soff: u8::try_from(i.imm2).ok()?,
+                imm: i.imm,
+            })
+        }
+        Family::Global | Family::Flat => Some(Fast::Coalesced(Coalesced::of_inst(i)?)),
         Family::Sop1 => {
             let op = match i.op {
                 SMovB32 => SOp::Mov,
@@ -396,6 +442,32 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
                         b: vsrc64(i.src[1].src)?,
                     });
                 }
+                // The slow path's operands: v_fmac adds the destination,
+                // v_fmamk multiplies by its literal (src2) and adds src1.
+                VFmacF32 => {
+                    return Some(Fast::FmaF32 {
+                        dst,
+                        a: v(0)?,
+                        b: v(1)?,
+                        c: VSrc::Vgpr(dst),
+                    });
+                }
+                VFmaF32 | VFmaakF32 => {
+                    return Some(Fast::FmaF32 {
+                        dst,
+                        a: v(0)?,
+                        b: v(1)?,
+                        c: v(2)?,
+                    });
+                }
+                VFmamkF32 => {
+                    return Some(Fast::FmaF32 {
+                        dst,
+                        a: v(0)?,
+                        b: v(2)?,
+                        c: v(1)?,
+                    });
+                }
                 VReadlaneB32 => {
                     return Some(Fast::Readlane {
                         dst: sdst(i.dst)?,
@@ -499,43 +571,32 @@ fn sread(w: &Wave, s: SSrc) -> u32 {
     }
 }
 
-/// A source's 32 lanes: the VGPR row itself, or `buf` filled with the scalar.
+/// A source's 32 lanes: the VGPR row itself, or `buf` filled with the scalar
+/// (left uninitialised otherwise: zeroing the spare rows cost ~30 host
+/// instructions per vector op).
 #[inline(always)]
-fn row<'a>(w: &'a Wave, s: VSrc, buf: &'a mut Lanes) -> &'a Lanes {
+fn row<'a>(w: &'a Wave, s: VSrc, buf: &'a mut Row) -> &'a Lanes {
     match s {
         VSrc::Vgpr(r) => &w.vgpr[r as usize],
-        VSrc::Sgpr(r) => {
-            *buf = [w.sgpr[r as usize & 127]; LANES];
-            buf
-        }
-        VSrc::Imm(v) => {
-            *buf = [v; LANES];
-            buf
-        }
+        VSrc::Sgpr(r) => buf.write([w.sgpr[r as usize & 127]; LANES]),
+        VSrc::Imm(v) => buf.write([v; LANES]),
     }
 }
 
+/// Room for a source row that may not be needed.
+type Row = MaybeUninit<Lanes>;
+
 /// The low and high dwords of a 64-bit source (see [`vsrc64`]), as two rows.
 #[inline(always)]
-fn row_pair<'a>(
-    w: &'a Wave,
-    s: VSrc,
-    lo: &'a mut Lanes,
-    hi: &'a mut Lanes,
-) -> (&'a Lanes, &'a Lanes) {
+fn row_pair<'a>(w: &'a Wave, s: VSrc, lo: &'a mut Row, hi: &'a mut Row) -> (&'a Lanes, &'a Lanes) {
     match s {
         VSrc::Vgpr(r) => (&w.vgpr[r as usize], &w.vgpr[(r as usize + 1) & 255]),
         VSrc::Sgpr(r) => {
             let r = r as usize & 127;
-            *lo = [w.sgpr[r]; LANES];
-            *hi = [w.sgpr.get(r + 1).copied().unwrap_or(0); LANES];
-            (lo, hi)
+            let h = w.sgpr.get(r + 1).copied().unwrap_or(0);
+            (lo.write([w.sgpr[r]; LANES]), hi.write([h; LANES]))
         }
-        VSrc::Imm(v) => {
-            *lo = [v; LANES];
-            *hi = [0; LANES];
-            (lo, hi)
-        }
+        VSrc::Imm(v) => (lo.write([v; LANES]), hi.write([0; LANES])),
     }
 }
 
@@ -568,9 +629,27 @@ fn map3(a: &Lanes, b: &Lanes, c: &Lanes, f: impl Fn(u32, u32, u32) -> u32) -> La
 /// Run a pre-resolved instruction. None: it is `Slow`, or a vector form in a
 /// wave64 wave; the caller runs `step` instead.
 #[inline(always)]
-pub(crate) fn run(w: &mut Wave, f: &Fast) -> Option<Flow> {
+pub(crate) fn run(w: &mut Wave, env: &Env, f: &Fast) -> Option<Flow> {
     match *f {
         Fast::Slow => None,
+        Fast::SLoad {
+            n,
+            dst,
+            sbase,
+            soff,
+            imm,
+        } => {
+            let (dst, soff) = (dst as usize, soff as u32);
+            // A fault changes nothing: `step` then runs the load again and reports it.
+            let done = match n {
+                1 => s_load_at::<1>(w, env, dst, sbase, soff, imm),
+                2 => s_load_at::<2>(w, env, dst, sbase, soff, imm),
+                4 => s_load_at::<4>(w, env, dst, sbase, soff, imm),
+                8 => s_load_at::<8>(w, env, dst, sbase, soff, imm),
+                _ => s_load_at::<16>(w, env, dst, sbase, soff, imm),
+            };
+            done.ok().map(|()| Flow::Next)
+        }
         Fast::Nop => Some(Flow::Next),
         Fast::Barrier => Some(Flow::Barrier),
         Fast::End => Some(Flow::End),
@@ -595,6 +674,7 @@ pub(crate) fn run(w: &mut Wave, f: &Fast) -> Option<Flow> {
             Some(Flow::Next)
         }
         _ if w.wave64 => None,
+        Fast::Coalesced(c) => coalesced(w, env, &c).then_some(Flow::Next),
         _ => {
             valu(w, f);
             Some(Flow::Next)
@@ -685,7 +765,7 @@ fn salu(w: &mut Wave, op: SOp, dst: u8, a: u32, b: u32) {
 #[inline(always)]
 fn valu(w: &mut Wave, f: &Fast) {
     let exec = w.sgpr[EXEC];
-    let (mut ba, mut bb, mut bc) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
+    let (mut ba, mut bb, mut bc) = (Row::uninit(), Row::uninit(), Row::uninit());
     match *f {
         Fast::Valu { op, dst, a, b, c } => {
             let r = {
@@ -790,7 +870,7 @@ fn valu(w: &mut Wave, f: &Fast) {
             let (mut lo, mut hi, mut over) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
             {
                 let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
-                let mut bd = [0u32; LANES];
+                let mut bd = Row::uninit();
                 let (zl, zh) = row_pair(w, c, &mut bc, &mut bd);
                 for l in 0..LANES {
                     let p = x[l] as u64 * y[l] as u64;
@@ -844,6 +924,15 @@ fn valu(w: &mut Wave, f: &Fast) {
                 }
             };
             put_sgpr(w, dst, m & exec);
+        }
+        Fast::FmaF32 { dst, a, b, c } => {
+            let r = {
+                // Bit casts (free; `array::map` was a call per row).
+                let f = |x: &Lanes| bytemuck::cast::<Lanes, [f32; LANES]>(*x);
+                let (x, y, z) = (row(w, a, &mut ba), row(w, b, &mut bb), row(w, c, &mut bc));
+                bytemuck::cast(fma_lanes(&f(x), &f(y), &f(z)))
+            };
+            w.write_vgpr(dst as usize, &r, exec);
         }
         _ => {}
     }
@@ -1032,25 +1121,28 @@ mod tests {
         out
     }
 
-    fn compare(inst: &Inst, fast: &Fast, w0: &Wave, pc: u64) {
-        let mem = NoMemory;
-        let mut lds = [0u8; 0];
-        let mut scratch = [0u8; 0];
-        let mut env = Env {
-            mem: &mem,
-            lds: &mut lds,
-            scratch: &mut scratch,
+    /// An environment with no memory, LDS or scratch.
+    fn no_env<'a>(lds: &'a mut [u8], scratch: &'a mut [u8]) -> Env<'a> {
+        Env {
+            mem: &NoMemory,
+            lds,
+            scratch,
             scratch_per_lane: 0,
             shared_base: 0,
             private_base: 0,
-        };
+        }
+    }
+
+    fn compare(inst: &Inst, fast: &Fast, w0: &Wave, pc: u64) {
+        let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
+        let mut env = no_env(&mut lds, &mut scratch);
         let mut slow = w0.clone();
         slow.pc = pc;
         let want = step(&mut slow, &mut env, inst)
             .unwrap_or_else(|e| panic!("{}: the slow path fails ({e:?})", inst.mnemonic));
         let mut quick = w0.clone();
         quick.pc = pc;
-        let got = run(&mut quick, fast).expect("a wave32 fast form runs");
+        let got = run(&mut quick, &env, fast).expect("a wave32 fast form runs");
         let what = format!("{} {:08x?} as {fast:?}", inst.mnemonic, inst.raw());
         assert_eq!(got, want, "{what}: flow");
         assert_eq!(quick.scc, slow.scc, "{what}: SCC");
@@ -1094,7 +1186,10 @@ mod tests {
                             | Fast::Branch { .. }
                             | Fast::Salu { .. }
                     );
-                    assert_eq!(run(&mut w64, &fast).is_none(), vector, "{}", inst.mnemonic);
+                    let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
+                    let env = no_env(&mut lds, &mut scratch);
+                    let ran = run(&mut w64, &env, &fast);
+                    assert_eq!(ran.is_none(), vector, "{}", inst.mnemonic);
                 }
             }
         }
@@ -1132,6 +1227,10 @@ mod tests {
             "VCmpxGtU32",
             "VCmpLtI32",
             "VLshlOrB32",
+            "VFmacF32",
+            "VFmaF32",
+            "VFmaakF32",
+            "VFmamkF32",
         ] {
             assert!(
                 covered.contains(op),

@@ -112,7 +112,7 @@ pub(crate) fn gather(
                 4 => {
                     // SAFETY: as above; 128 contiguous bytes are lanes 0..32's dwords.
                     let v = unsafe { std::ptr::read_unaligned(base as *const [u32; LANES]) };
-                    rows[0] = v.map(u32::from_le);
+                    rows[0] = le_row(v);
                 }
                 _ => {
                     for l in 0..LANES {
@@ -207,7 +207,7 @@ pub(crate) fn scatter(
     match *r {
         Resolved::Dense(base) => {
             if size == 4 {
-                let v = rows[0].map(u32::to_le);
+                let v = le_row(rows[0]);
                 // SAFETY: the dense span covers 32 * 4 bytes from base.
                 unsafe { std::ptr::write_unaligned(base as *mut [u32; LANES], v) };
             } else {
@@ -234,6 +234,17 @@ pub(crate) fn scatter(
     }
 }
 
+/// `v` with every dword converted between host and little-endian order
+/// (nothing on x86). A loop: `array::map` was left out of line (~18 host
+/// instructions a call on the hottest accesses).
+#[inline(always)]
+pub(crate) fn le_row<const N: usize>(mut v: [u32; N]) -> [u32; N] {
+    for x in &mut v {
+        *x = u32::from_le(*x);
+    }
+    v
+}
+
 /// Dword `k` of every lane of a coalesced access (lane `l`'s `size` bytes
 /// at `p + l * size`, `size` 4, 8, 12 or 16): a 128-byte copy for
 /// `size` 4, a strided read otherwise.
@@ -242,7 +253,7 @@ pub(crate) fn coalesced_row(p: *const u8, size: usize, k: usize) -> [u32; LANES]
     if size == 4 {
         // SAFETY: the caller translated 32 * size bytes at p; lanes 0..32's dwords are contiguous.
         let v = unsafe { std::ptr::read_unaligned(p as *const [u32; LANES]) };
-        return v.map(u32::from_le);
+        return le_row(v);
     }
     let mut row = [0u32; LANES];
     for (l, v) in row.iter_mut().enumerate() {
@@ -257,7 +268,7 @@ pub(crate) fn coalesced_row(p: *const u8, size: usize, k: usize) -> [u32; LANES]
 pub(crate) fn store_coalesced_row(p: *mut u8, size: usize, k: usize, row: &[u32; LANES]) {
     if size == 4 {
         // SAFETY: the caller translated 32 * size bytes at p for writing.
-        unsafe { std::ptr::write_unaligned(p as *mut [u32; LANES], row.map(u32::to_le)) };
+        unsafe { std::ptr::write_unaligned(p as *mut [u32; LANES], le_row(*row)) };
         return;
     }
     for (l, v) in row.iter().enumerate() {

@@ -455,7 +455,7 @@ fn f32s_to_f16<const N: usize>(x: &[f32; N]) -> [u16; N] {
 /// Fused multiply-add over all lanes; uses the host FMA unit when present
 /// (std's `mul_add` is a libm call per lane without a compile-time FMA target).
 #[inline]
-fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
+pub(super) fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("fma") {

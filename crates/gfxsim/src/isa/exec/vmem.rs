@@ -12,7 +12,7 @@
 
 use super::atomics::{Rmw, apply32, apply64, atomic32, atomic64};
 use super::mem::{
-    coalesced_row, gather, read_bytes, resolve, scatter, store_coalesced_row, write_bytes,
+    coalesced_row, gather, le_row, read_bytes, resolve, scatter, store_coalesced_row, write_bytes,
 };
 use super::mem_kind::{MemKind, mem_kind};
 use super::{Env, ExecResult, Flow, illegal};
@@ -45,21 +45,35 @@ fn s_load<const N: usize>(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     if dst + N > NULL {
         return smem_general(w, env, i);
     }
-    let soff = if i.imm2 as usize == NULL {
+    s_load_at::<N>(w, env, dst, i.addr, i.imm2, i.imm).map_err(WaveErrorKind::MemoryViolation)?;
+    Ok(Flow::Next)
+}
+
+/// The body of [`s_load`] from its operands (`dst + N` below null; `soff`
+/// the soffset code, null for none), shared with its pre-resolved form
+/// (`exec::fast`), which runs it directly: SGPRs `dst..dst + N` from
+/// `sbase + imm + soffset`, dword-aligned. On a fault nothing is written.
+#[inline(always)]
+pub(crate) fn s_load_at<const N: usize>(
+    w: &mut Wave,
+    env: &Env,
+    dst: usize,
+    sbase: u8,
+    soff: u32,
+    imm: i32,
+) -> Result<(), MemoryFault> {
+    let soff = if soff as usize == NULL {
         0
     } else {
-        w.sgpr.get(i.imm2 as usize).copied().unwrap_or(0) as i64
+        w.sgpr.get(soff as usize).copied().unwrap_or(0) as i64
     };
     let addr = w
-        .sgpr64(i.addr as usize)
-        .wrapping_add((i.imm as i64 + soff) as u64)
+        .sgpr64(sbase as usize)
+        .wrapping_add((imm as i64 + soff) as u64)
         & !3;
-    let p = env
-        .mem
-        .translate(addr, 4 * N as u64, Access::Read)
-        .map_err(WaveErrorKind::MemoryViolation)?;
+    let p = env.mem.translate(addr, 4 * N as u64, Access::Read)?;
     load_sgprs::<N>(w, dst, p);
-    Ok(Flow::Next)
+    Ok(())
 }
 
 /// Every SMEM instruction: s_load and s_buffer_load of any destination,
@@ -126,7 +140,7 @@ fn smem_general(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
 fn load_sgprs<const N: usize>(w: &mut Wave, dst: usize, p: *const u8) {
     // SAFETY: `p` came from GpuMemory::translate for 4 * N bytes.
     let v = unsafe { std::ptr::read_unaligned(p as *const [u32; N]) };
-    w.sgpr[dst..dst + N].copy_from_slice(&v.map(u32::from_le));
+    w.sgpr[dst..dst + N].copy_from_slice(&le_row(v));
 }
 
 /// Where a lane's flat access goes.
@@ -662,21 +676,81 @@ fn write_atomic_result(w: &mut Wave, i: &Inst, exec: u32, wide: bool, old: &[u64
 /// its first translation, and a failed translation changes nothing).
 #[inline(always)]
 fn flat_coalesced(w: &mut Wave, env: &Env, i: &Inst, kind: MemKind) -> bool {
-    let (size, access) = match kind {
-        MemKind::Load(size, _, 0) if size >= 4 => (size, Access::Read),
-        MemKind::Store(size, false) if size >= 4 => (size, Access::Write),
-        _ => return false,
-    };
-    let Some(a0) = coalesced_base(w, env, i, size as u32) else {
+    match Coalesced::of(i, kind) {
+        Some(c) => coalesced(w, env, &c),
+        None => false,
+    }
+}
+
+/// A FLAT/GLOBAL dword-multiple load or store as the coalesced path reads
+/// it: everything [`coalesced`] needs from the instruction, so its
+/// pre-resolved form (`exec::fast`) runs the same code without the `Inst`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Coalesced {
+    /// FLAT (apertures possible) rather than GLOBAL.
+    pub flat: bool,
+    pub write: bool,
+    /// Bytes per lane: 4, 8, 12 or 16.
+    pub size: u8,
+    /// The loaded (dst) or stored (data) VGPR.
+    pub reg: u8,
+    /// Address VGPR (pair, unless `saddr` is used).
+    pub addr: u8,
+    /// GLOBAL saddr SGPR pair, null for none.
+    pub saddr: u8,
+    pub off: i32,
+}
+
+impl Coalesced {
+    /// The form of `i` (whose memory kind is `kind`) when the coalesced path
+    /// may take it: a FLAT/GLOBAL plain load or non-d16 store of 4 to 16 bytes.
+    #[inline(always)]
+    pub(super) fn of(i: &Inst, kind: MemKind) -> Option<Coalesced> {
+        let (size, write, reg) = match kind {
+            MemKind::Load(size, _, 0) if size >= 4 => (size, false, i.dst as u8),
+            MemKind::Store(size, false) if size >= 4 => (size, true, i.data[0]),
+            _ => return None,
+        };
+        let flat = match i.family {
+            Family::Flat => true,
+            Family::Global => false,
+            _ => return None,
+        };
+        Some(Coalesced {
+            flat,
+            write,
+            size: size as u8,
+            reg,
+            addr: i.addr,
+            saddr: if flat { NULL as u8 } else { i.saddr },
+            off: i.imm,
+        })
+    }
+
+    /// [`Coalesced::of`] for an instruction known only by its `Inst`.
+    pub(crate) fn of_inst(i: &Inst) -> Option<Coalesced> {
+        Coalesced::of(i, mem_kind(i.op))
+    }
+}
+
+/// Run `c` when it is coalesced and its range translates (true), else do
+/// nothing (false): the general path then runs and reports any fault
+/// exactly as it always has (the same range was its first translation, and a
+/// failed translation changes nothing).
+#[inline(always)]
+pub(crate) fn coalesced(w: &mut Wave, env: &Env, c: &Coalesced) -> bool {
+    let size = c.size as usize;
+    let access = if c.write { Access::Write } else { Access::Read };
+    let Some(a0) = coalesced_base(w, env, c) else {
         return false;
     };
     let Ok(p) = env.mem.translate(a0, (size * LANES) as u64, access) else {
         return false;
     };
     match (access, size) {
-        (Access::Read, 4) => w.vgpr[i.dst as usize & 255] = coalesced_row(p, 4, 0),
-        (Access::Write, 4) => store_coalesced_row(p, 4, 0, &w.vgpr[i.data[0] as usize]),
-        _ => coalesced_wide(w, i, p, size, access),
+        (Access::Read, 4) => w.vgpr[c.reg as usize] = coalesced_row(p, 4, 0),
+        (Access::Write, 4) => store_coalesced_row(p, 4, 0, &w.vgpr[c.reg as usize]),
+        _ => coalesced_wide(w, c.reg, p, size, access),
     }
     true
 }
@@ -684,14 +758,14 @@ fn flat_coalesced(w: &mut Wave, env: &Env, i: &Inst, kind: MemKind) -> bool {
 /// The rows of a coalesced 8-, 12- or 16-byte access (out of line: the
 /// strided lane loop's set-up would otherwise burden the dword case).
 #[inline(never)]
-fn coalesced_wide(w: &mut Wave, i: &Inst, p: *mut u8, size: usize, access: Access) {
+fn coalesced_wide(w: &mut Wave, reg: u8, p: *mut u8, size: usize, access: Access) {
     if access == Access::Read {
         for k in 0..size / 4 {
-            w.vgpr[(i.dst as usize + k) & 255] = coalesced_row(p, size, k);
+            w.vgpr[(reg as usize + k) & 255] = coalesced_row(p, size, k);
         }
     } else {
         for k in 0..size / 4 {
-            store_coalesced_row(p, size, k, &w.vgpr[(i.data[0] as usize + k) & 255]);
+            store_coalesced_row(p, size, k, &w.vgpr[(reg as usize + k) & 255]);
         }
     }
 }
@@ -702,33 +776,30 @@ fn coalesced_wide(w: &mut Wave, i: &Inst, p: *mut u8, size: usize, access: Acces
 /// aperture. The lane addresses lie between a0 and a0 + 31 * size, so their
 /// high words are those of the two ends.
 #[inline(always)]
-fn coalesced_base(w: &Wave, env: &Env, i: &Inst, size: u32) -> Option<u64> {
+fn coalesced_base(w: &Wave, env: &Env, c: &Coalesced) -> Option<u64> {
     if w.exec() != u32::MAX {
         return None;
     }
-    let off = i.imm as i64 as u64;
-    let a0 = match i.family {
-        Family::Global if i.saddr as usize != NULL => {
-            let v = &w.vgpr[i.addr as usize];
-            if !strided(v, size) {
-                return None;
-            }
-            w.sgpr64(i.saddr as usize)
-                .wrapping_add(v[0] as u64)
-                .wrapping_add(off)
+    let size = c.size as u32;
+    let off = c.off as i64 as u64;
+    let a0 = if c.saddr as usize != NULL {
+        let v = &w.vgpr[c.addr as usize];
+        if !strided(v, size) {
+            return None;
         }
-        Family::Global | Family::Flat => {
-            let lo = &w.vgpr[i.addr as usize];
-            let hi = &w.vgpr[(i.addr as usize + 1) & 255];
-            if !strided(lo, size) || !strided(hi, 0) {
-                return None;
-            }
-            (lo[0] as u64 | (hi[0] as u64) << 32).wrapping_add(off)
+        w.sgpr64(c.saddr as usize)
+            .wrapping_add(v[0] as u64)
+            .wrapping_add(off)
+    } else {
+        let lo = &w.vgpr[c.addr as usize];
+        let hi = &w.vgpr[(c.addr as usize + 1) & 255];
+        if !strided(lo, size) || !strided(hi, 0) {
+            return None;
         }
-        _ => return None,
+        (lo[0] as u64 | (hi[0] as u64) << 32).wrapping_add(off)
     };
     a0.checked_add(size as u64 * LANES as u64)?;
-    if i.family == Family::Flat {
+    if c.flat {
         let in_ap = |a: u64, base: u64| base != 0 && a >> 32 == base >> 32;
         let last = a0 + size as u64 * (LANES as u64 - 1);
         for a in [a0, last] {
@@ -1427,6 +1498,160 @@ mod tests {
                 "{}",
                 i.mnemonic
             );
+        }
+    }
+
+    /// What the wave loop does with `i`: run its pre-resolved form, and take
+    /// `step` (the general path) when that declines. True: the form ran it.
+    fn run_pre_resolved(w: &mut Wave, e: &mut Env, i: &Inst) -> (ExecResult, bool) {
+        let f = super::super::fast::compile(i, 0);
+        match super::super::fast::run(w, e, &f) {
+            Some(flow) => (Ok(flow), true),
+            None => (super::super::step(w, e, i), false),
+        }
+    }
+
+    /// The pre-resolved FLAT/GLOBAL forms (`Fast::Coalesced`) of every
+    /// dword-multiple load and store: coalesced lanes run there (one
+    /// translation) and match the byte model; scattered lanes, a partial
+    /// EXEC, a range past the mapping (fault at the first bad lane, nothing
+    /// stored) and FLAT lanes in the shared aperture decline to the general
+    /// path, with exactly the result of `flat` alone.
+    #[test]
+    fn pre_resolved_flat_forms_match_the_byte_model() {
+        const SHARED_BASE: u64 = 0x0001_0000_0000_0000;
+        for (enc, store, size, saddr) in DWORD_ACCESSES {
+            let i = inst(enc);
+            let f = super::super::fast::compile(&i, 0);
+            assert!(
+                matches!(f, super::super::fast::Fast::Coalesced(_)),
+                "{}: {f:?}",
+                i.mnemonic
+            );
+            let end = GLOBAL_BASE + GLOBAL_LEN as u64;
+            for case in [
+                "coalesced",
+                "scattered",
+                "partial exec",
+                "past the end",
+                "shared",
+            ] {
+                if case == "shared" && (saddr || !i.mnemonic.starts_with("flat")) {
+                    continue;
+                }
+                let addrs: [u64; LANES] = std::array::from_fn(|l| {
+                    let slot = if case == "scattered" {
+                        (l * 7 + 3) % LANES
+                    } else {
+                        l
+                    };
+                    let base = match case {
+                        "past the end" => end - 20 * size as u64 + 4,
+                        "shared" => SHARED_BASE + 16,
+                        _ => GLOBAL_BASE + 48,
+                    };
+                    base + (slot * size) as u64
+                });
+                let what = format!("{} {case}", i.mnemonic);
+                let w0 = {
+                    let mut w = wave_at(&i, saddr, &addrs);
+                    if case == "partial exec" {
+                        w.sgpr[crate::isa::wave::EXEC] = 0xFFFF_7FFF;
+                    }
+                    w
+                };
+                let (mem_fast, mem_slow) = (OneMapping::new(), OneMapping::new());
+                let before = mem_fast.bytes();
+                let (mut fast_w, mut slow_w) = (w0.clone(), w0.clone());
+                let (mut scratch, mut lds) = (vec![0u8; 4], vec![0x5Au8; 256]);
+                let (mut scratch2, mut lds2) = (vec![0u8; 4], vec![0x5Au8; 256]);
+                let mut e = env(&mut scratch, &mut lds);
+                e.mem = &mem_fast;
+                e.shared_base = SHARED_BASE;
+                let mut e2 = env(&mut scratch2, &mut lds2);
+                e2.mem = &mem_slow;
+                e2.shared_base = SHARED_BASE;
+                let (got, took) = run_pre_resolved(&mut fast_w, &mut e, &i);
+                let want = flat(&mut slow_w, &mut e2, &i);
+                assert_eq!(got, want, "{what}");
+                assert_eq!(took, case == "coalesced", "{what}: taken");
+                assert_eq!(mem_fast.bytes(), mem_slow.bytes(), "{what}: memory");
+                assert!(fast_w.vgpr == slow_w.vgpr, "{what}: registers");
+                assert_eq!(e.lds, e2.lds, "{what}: LDS");
+                if case == "coalesced" {
+                    assert_eq!(mem_fast.translations(), 1, "{what}");
+                }
+                if matches!(case, "coalesced" | "scattered") {
+                    // The byte model: every lane's `size` bytes at its address.
+                    let (mut want_regs, mut want_mem) = (w0.vgpr.clone(), before.clone());
+                    for (l, &a) in addrs.iter().enumerate() {
+                        let o = (a - GLOBAL_BASE) as usize;
+                        for k in 0..size / 4 {
+                            let m = &mut want_mem[o + 4 * k..o + 4 * k + 4];
+                            if store {
+                                m.copy_from_slice(&w0.vgpr[20 + k][l].to_le_bytes());
+                            } else {
+                                want_regs[10 + k][l] = u32::from_le_bytes(m.try_into().unwrap());
+                            }
+                        }
+                    }
+                    assert_eq!(mem_fast.bytes(), want_mem, "{what}: model memory");
+                    assert!(fast_w.vgpr == want_regs, "{what}: model registers");
+                }
+            }
+        }
+    }
+
+    /// The pre-resolved s_load forms (`Fast::SLoad`) load what memory holds
+    /// (soffset included); a destination running into null has none, and
+    /// a load past the mapping declines to `step`, which faults there.
+    #[test]
+    fn pre_resolved_smem_loads_match_memory() {
+        let cases: [([u32; 2], usize, usize, u64); 7] = [
+            ([0xf400_0141, 0xf800_0004], 5, 1, 0x4), // s_load_b32 s5, s[2:3], 0x4
+            ([0xf404_0181, 0xf800_0008], 6, 2, 0x8), // s_load_b64 s[6:7], s[2:3], 0x8
+            ([0xf408_0201, 0xf800_0010], 8, 4, 0x10), // s_load_b128 s[8:11], s[2:3], 0x10
+            ([0xf40c_0301, 0xf800_0020], 12, 8, 0x20), // s_load_b256 s[12:19], s[2:3], 0x20
+            ([0xf410_0501, 0xf800_0040], 20, 16, 0x40), // s_load_b512 s[20:35], s[2:3], 0x40
+            ([0xf400_0141, 0x0800_0004], 5, 1, 0x4 + 12), // s_load_b32 s5, s[2:3], s4 offset:0x4
+            ([0xf408_1e81, 0xf800_0010], 122, 4, 0x10), // s_load_b128 s[122:125] (sdata 122)
+        ];
+        let mem = OneMapping::new();
+        let bytes = mem.bytes();
+        for (words, dst, dwords, off) in cases {
+            let i = crate::isa::decode::decode(&words).unwrap();
+            let f = super::super::fast::compile(&i, 0);
+            let resolved = matches!(f, super::super::fast::Fast::SLoad { .. });
+            assert_eq!(resolved, dst + dwords <= NULL, "{}: {f:?}", i.mnemonic);
+            let mut w = Wave::default();
+            for (r, v) in w.sgpr.iter_mut().enumerate() {
+                *v = 0xA000_0000 | r as u32;
+            }
+            w.sgpr[2] = GLOBAL_BASE as u32;
+            w.sgpr[3] = (GLOBAL_BASE >> 32) as u32;
+            w.sgpr[4] = 12;
+            let mut want = w.sgpr;
+            for k in 0..dwords {
+                let o = off as usize + 4 * k;
+                if dst + k != NULL {
+                    want[dst + k] = u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+                }
+            }
+            let (mut scratch, mut lds) = (vec![0u8; 4], vec![0u8; 4]);
+            let mut e = env(&mut scratch, &mut lds);
+            e.mem = &mem;
+            let (got, took) = run_pre_resolved(&mut w, &mut e, &i);
+            assert_eq!((got, took), (Ok(Flow::Next), resolved), "{}", i.mnemonic);
+            assert_eq!(w.sgpr, want, "{} dst {dst}", i.mnemonic);
+            let base = GLOBAL_BASE + GLOBAL_LEN as u64 - off;
+            w.sgpr[2] = base as u32;
+            w.sgpr[3] = (base >> 32) as u32;
+            w.sgpr[4] = 12;
+            let before = w.sgpr;
+            let (got, took) = run_pre_resolved(&mut w, &mut e, &i);
+            let fault = Err(fault(GLOBAL_BASE + GLOBAL_LEN as u64, Access::Read));
+            assert_eq!((got, took), (fault, false), "{}", i.mnemonic);
+            assert_eq!(w.sgpr, before, "{}: a fault writes nothing", i.mnemonic);
         }
     }
 

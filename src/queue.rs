@@ -1611,6 +1611,18 @@ mod tests {
         (device, queue, errors, buffers)
     }
 
+    /// Exactly one uncaptured error reports the fault of `faulting`, naming
+    /// its kernel and submission.
+    fn assert_one_fault_report(errors: &Mutex<Vec<String>>, faulting: SubmissionIndex) {
+        let errors = errors.lock().unwrap().clone();
+        let summary = format!("GPU fault in kernel fault_at (submission {})", faulting.0);
+        assert_eq!(
+            errors.iter().filter(|e| e.contains(&summary)).count(),
+            1,
+            "one fault report naming the kernel: {errors:?}"
+        );
+    }
+
     /// A queue fault while a submission waits for ring space is a fault,
     /// not a completion: it is reported with its kernel, the outstanding
     /// submissions count as done, and the waiting submission runs on the
@@ -1638,13 +1650,7 @@ mod tests {
             );
         });
         device.poll(PollType::wait_indefinitely()).expect("drain");
-        let errors = errors.lock().unwrap().clone();
-        let summary = format!("GPU fault in kernel fault_at (submission {})", faulting.0);
-        assert_eq!(
-            errors.iter().filter(|e| e.contains(&summary)).count(),
-            1,
-            "one fault report naming the kernel: {errors:?}"
-        );
+        assert_one_fault_report(&errors, faulting);
         // The clears after the fault were dropped; the waiting ones ran.
         for (i, b) in buffers.iter().enumerate() {
             let expect = if i < CLEARS { 0xab } else { 0 };
@@ -1684,13 +1690,7 @@ mod tests {
             waited.is_ok(),
             "the submission after the fault completes: {waited:?}"
         );
-        let errors = errors.lock().unwrap().clone();
-        let summary = format!("GPU fault in kernel fault_at (submission {})", faulting.0);
-        assert_eq!(
-            errors.iter().filter(|e| e.contains(&summary)).count(),
-            1,
-            "one fault report naming the kernel: {errors:?}"
-        );
+        assert_one_fault_report(&errors, faulting);
         for (i, b) in buffers.iter().enumerate() {
             assert_eq!(read(&device, b), vec![0; 256], "buffer {i} cleared");
         }

@@ -586,6 +586,17 @@ fn row<'a>(w: &'a Wave, s: VSrc, buf: &'a mut Row) -> &'a Lanes {
 /// Room for a source row that may not be needed.
 type Row = MaybeUninit<Lanes>;
 
+/// The value of a source that is the same in every lane (an SGPR or a
+/// constant; a VGPR's lane 0, which callers do not ask for).
+#[inline(always)]
+fn scalar(w: &Wave, s: VSrc) -> u32 {
+    match s {
+        VSrc::Vgpr(r) => w.vgpr[r as usize][0],
+        VSrc::Sgpr(r) => w.sgpr[r as usize & 127],
+        VSrc::Imm(v) => v,
+    }
+}
+
 /// The low and high dwords of a 64-bit source (see [`vsrc64`]), as two rows.
 #[inline(always)]
 fn row_pair<'a>(w: &'a Wave, s: VSrc, lo: &'a mut Row, hi: &'a mut Row) -> (&'a Lanes, &'a Lanes) {
@@ -869,16 +880,30 @@ fn valu(w: &mut Wave, f: &Fast) {
             // dwords' carry goes into the high add, whose carry is the overflow.
             let (mut lo, mut hi, mut over) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
             {
-                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
                 let mut bd = Row::uninit();
                 let (zl, zh) = row_pair(w, c, &mut bc, &mut bd);
-                for l in 0..LANES {
-                    let p = x[l] as u64 * y[l] as u64;
+                let mut add = |l: usize, p: u64| {
                     let (pl, ph) = (p as u32, (p >> 32) as u32);
                     lo[l] = pl.wrapping_add(zl[l]);
                     let k = (lo[l] < pl) as u32;
                     hi[l] = ph.wrapping_add(zh[l]).wrapping_add(k);
                     over[l] = ((hi[l] < ph) | ((hi[l] == ph) & (k != 0))) as u32;
+                };
+                match (a, b) {
+                    // Scalar factors (a row times a workgroup size): one product
+                    // for every lane, no per-lane 32x32 multiplies.
+                    (VSrc::Sgpr(_) | VSrc::Imm(_), VSrc::Sgpr(_) | VSrc::Imm(_)) => {
+                        let p = scalar(w, a) as u64 * scalar(w, b) as u64;
+                        for l in 0..LANES {
+                            add(l, p);
+                        }
+                    }
+                    _ => {
+                        let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+                        for l in 0..LANES {
+                            add(l, x[l] as u64 * y[l] as u64);
+                        }
+                    }
                 }
             }
             w.write_vgpr(dst as usize, &lo, exec);
@@ -888,12 +913,24 @@ fn valu(w: &mut Wave, f: &Fast) {
         Fast::LshlrevB64 { dst, a, b } => {
             let (mut lo, mut hi) = ([0u32; LANES], [0u32; LANES]);
             {
-                let x = row(w, a, &mut ba);
                 let (yl, yh) = row_pair(w, b, &mut bb, &mut bc);
-                for l in 0..LANES {
-                    let v = (yl[l] as u64 | (yh[l] as u64) << 32) << (x[l] & 63);
+                let mut shift = |l: usize, by: u32| {
+                    let v = (yl[l] as u64 | (yh[l] as u64) << 32) << (by & 63);
                     lo[l] = v as u32;
                     hi[l] = (v >> 32) as u32;
+                };
+                if let VSrc::Vgpr(_) = a {
+                    let x = row(w, a, &mut ba);
+                    for l in 0..LANES {
+                        shift(l, x[l]);
+                    }
+                } else {
+                    // One shift count for every lane (a constant scaling an
+                    // index): a uniform shift vectorises, a per-lane one does not.
+                    let by = scalar(w, a);
+                    for l in 0..LANES {
+                        shift(l, by);
+                    }
                 }
             }
             w.write_vgpr(dst as usize, &lo, exec);

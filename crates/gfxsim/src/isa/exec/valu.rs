@@ -419,19 +419,22 @@ impl V<'_, '_> {
     }
 }
 
-/// x + y + c (c is 0 or 1) and its carry out, in 32-bit operations that vectorise:
-/// the sum wraps iff it is below x, or equals x with c set.
+/// x + y + c (c is 0 or 1) and its carry out, in 32-bit bitwise operations
+/// that vectorise without unsigned compares (which baseline x86-64 lacks):
+/// the carry out of bit 31 is the majority of x, y and the carry into bit
+/// 31, which is `s ^ x ^ y` there, i.e. `(x & y) | ((x | y) & !s)` at bit 31.
 #[inline(always)]
 pub(super) fn add_carry(x: u32, y: u32, c: u32) -> (u32, u32) {
     let s = x.wrapping_add(y).wrapping_add(c);
-    (s, ((s < x) | ((s == x) & (c != 0))) as u32)
+    (s, ((x & y) | ((x | y) & !s)) >> 31)
 }
 
-/// x - y - c (c is 0 or 1) and its borrow out (y + c > x: y > x, or y == x with c set).
+/// x - y - c (c is 0 or 1) and its borrow out (y + c > x), bitwise as
+/// [`add_carry`]: the borrow out of bit 31 is `(!x & y) | (!(x ^ y) & d)` there.
 #[inline(always)]
 pub(super) fn sub_borrow(x: u32, y: u32, c: u32) -> (u32, u32) {
     let d = x.wrapping_sub(y).wrapping_sub(c);
-    (d, ((y > x) | ((y == x) & (c != 0))) as u32)
+    (d, ((!x & y) | (!(x ^ y) & d)) >> 31)
 }
 
 /// f16 bit patterns to f32, `N` at a time (half's slice conversion: the

@@ -260,6 +260,54 @@ fn saxpy_matches_host_fma() {
     }
 }
 
+/// The wave loop's two compilations (AVX2 where the host has it, and the
+/// baseline) leave the same bytes and count the same instructions: saxpy
+/// (full and partial waves), sqrt_exp_loop (transcendentals, f32/f64) and
+/// vector_copy with partial workgroups.
+#[test]
+fn both_wave_loop_compilations_agree() {
+    let run = |baseline: bool, kernel: &str, n: u32, wg: u32, scalars: &[u32]| {
+        let mut mem = TestMem::new();
+        let (kd_addr, kd) = load_kernel(&mut mem, kernel);
+        let x: Vec<f32> = lcg(n + 3, n as usize)
+            .iter()
+            .map(|v| (*v as f32) / 1e9 - 2.0)
+            .collect();
+        mem.map(BUF_A, &f32_bytes(&x));
+        mem.map(BUF_B, &u32_bytes(&lcg(n + 4, n as usize)));
+        let args = if kernel == "saxpy" {
+            let mut ex = 1.7f32.to_le_bytes().to_vec();
+            ex.extend_from_slice(&[0; 4]);
+            ex.extend_from_slice(&BUF_A.to_le_bytes());
+            ex.extend_from_slice(&BUF_B.to_le_bytes());
+            ex.extend_from_slice(&n.to_le_bytes());
+            ex
+        } else {
+            ptr_args(&[BUF_A, BUF_B], scalars)
+        };
+        mem.map(KERNARG, &kernargs(&args, [n, 1, 1], [wg, 1, 1], [0; 3]));
+        aqueduct_gfxsim::isa::use_baseline_loop(baseline);
+        let st = run_all(&mem, setup(kd_addr, kd, [n, 1, 1], [wg, 1, 1]));
+        aqueduct_gfxsim::isa::use_baseline_loop(false);
+        let st = st.expect("runs");
+        (
+            st.wave_instructions,
+            st.waves,
+            mem.read(BUF_B, 4 * n as usize),
+        )
+    };
+    for (kernel, n, wg, scalars) in [
+        ("saxpy", 1000u32, 256u32, vec![]),
+        ("saxpy", 77, 32, vec![]),
+        ("sqrt_exp_loop", 100, 64, vec![20, 100]),
+        ("vector_copy", 5000, 96, vec![5000]),
+    ] {
+        let best = run(false, kernel, n, wg, &scalars);
+        let baseline = run(true, kernel, n, wg, &scalars);
+        assert!(best == baseline, "{kernel} n={n} wg={wg}");
+    }
+}
+
 fn ptr_args(ptrs: &[u64], vals: &[u32]) -> Vec<u8> {
     let mut ex = Vec::new();
     for p in ptrs {

@@ -35,6 +35,18 @@ use super::{DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
 /// Taken branches of a workgroup between two watchdog clock reads.
 const WATCHDOG_JUMPS: u32 = 1024;
 
+/// Set by [`use_baseline_loop`]: waves run the baseline compilation of the
+/// wave loop even where the AVX2 one could run.
+static BASELINE_LOOP: AtomicBool = AtomicBool::new(false);
+
+/// Run waves with the baseline (SSE2) compilation of the wave loop even on a
+/// host with AVX2 (true), or with the best one the host supports (false, the
+/// default): lets tests check that both compute the same.
+#[doc(hidden)]
+pub fn use_baseline_loop(on: bool) {
+    BASELINE_LOOP.store(on, Ordering::Relaxed);
+}
+
 /// A kernel dispatch ready to run its workgroups (Send + Sync).
 #[derive(Debug)]
 pub struct Dispatch {
@@ -382,10 +394,47 @@ impl Dispatch {
 
     /// Run one wave until it reaches s_barrier or ends.
     ///
+    /// On an x86-64 host with AVX2 the loop and the pre-resolved forms it
+    /// inlines are the same code compiled for AVX2 (8 lanes per vector
+    /// instruction instead of SSE2's 4); everything else is unchanged, and
+    /// integer and IEEE float operations give the same bits either way.
+    fn run_wave(
+        &self,
+        w: &mut Wave,
+        env: &mut Env,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+        jumps: &mut u32,
+    ) -> Result<(), WaveErrorKind> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && !BASELINE_LOOP.load(Ordering::Relaxed) {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { self.run_wave_avx2(w, env, ctx, stats, jumps) };
+        }
+        self.run_wave_loop(w, env, ctx, stats, jumps)
+    }
+
+    /// [`Dispatch::run_wave_loop`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn run_wave_avx2(
+        &self,
+        w: &mut Wave,
+        env: &mut Env,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+        jumps: &mut u32,
+    ) -> Result<(), WaveErrorKind> {
+        self.run_wave_loop(w, env, ctx, stats, jumps)
+    }
+
+    /// The per-instruction loop of [`Dispatch::run_wave`].
+    ///
     /// Each instruction runs from its pre-resolved form (`exec::fast`) when it
     /// has one and through `step` otherwise; `w.pc` is kept current for the
     /// instructions that take `step` (they may read it or fail) and at every exit.
-    fn run_wave(
+    #[inline(always)]
+    fn run_wave_loop(
         &self,
         w: &mut Wave,
         env: &mut Env,

@@ -60,7 +60,7 @@ pub mod wave;
 mod worker;
 
 pub use code_cache::CodeCache;
-pub use dispatch::Dispatch;
+pub use dispatch::{Dispatch, use_baseline_loop};
 pub use worker::WorkerContext;
 
 /// Kind of a memory access, for fault reports.

@@ -6,8 +6,11 @@
 //! "VGPR n" or "this 32-bit constant". The per-instruction loop runs those in
 //! place on the register file (no family dispatch, no big opcode match, no
 //! 128-byte rows returned through `Result`); everything else (modifiers, DPP,
-//! SDWA-like operand kinds, SCC/aperture sources, wave64 for vector ops, every
-//! op not listed here) is `Fast::Slow` and goes through `step` exactly as before.
+//! SDWA-like operand kinds, SCC/aperture sources, every op not listed here) is
+//! `Fast::Slow` and goes through `step` exactly as before. More forms live in
+//! their own files: fast_scalar.rs (64-bit SALU, saveexec, PC, SOPK),
+//! fast_lanes.rs (writelane, readfirstlane) and fast_wave64.rs (the vector
+//! forms' two passes in wave64; a form without one takes `step` there).
 //!
 //! Fidelity by construction: [`compile`] only accepts an instruction whose slow
 //! path is the same computation (same `Op`, no modifiers, operand kinds the slow
@@ -194,6 +197,10 @@ pub(crate) enum Fast {
         a: VSrc,
         lane: SSrc,
     },
+    /// 64-bit SALU, saveexec, PC and SOPK forms (fast_scalar.rs).
+    Scalar(super::fast_scalar::Scalar),
+    /// v_writelane / v_readfirstlane, wave32 and wave64 (fast_lanes.rs).
+    Lane(super::fast_lanes::Lane),
     /// 32-bit integer compare (`cond`: 1 less, 2 equal, 4 greater) to `dst`
     /// (VCC, an SGPR, or EXEC for v_cmpx), inactive lanes 0.
     Vcmp {
@@ -226,7 +233,7 @@ pub(crate) enum Fast {
     Coalesced(Coalesced),
 }
 
-fn ssrc(s: Src) -> Option<SSrc> {
+pub(super) fn ssrc(s: Src) -> Option<SSrc> {
     match s {
         Src::Sgpr(r) if r < 128 => Some(SSrc::Reg(r)),
         Src::Imm(v) => Some(SSrc::Imm(v as u32)),
@@ -234,7 +241,7 @@ fn ssrc(s: Src) -> Option<SSrc> {
     }
 }
 
-fn vsrc(s: Src) -> Option<VSrc> {
+pub(super) fn vsrc(s: Src) -> Option<VSrc> {
     match s {
         Src::Vgpr(r) => Some(VSrc::Vgpr(r)),
         Src::Sgpr(r) if r < 128 => Some(VSrc::Sgpr(r)),
@@ -255,13 +262,16 @@ fn vsrc64(s: Src) -> Option<VSrc> {
 }
 
 /// A scalar destination code the slow path writes with `set_sgpr` (NULL drops).
-fn sdst(code: u16) -> Option<u8> {
+pub(super) fn sdst(code: u16) -> Option<u8> {
     (code < 128).then_some(code as u8)
 }
 
 /// The pre-resolved form of `i`, which sits at address `pc`.
 pub(crate) fn compile(i: &Inst, pc: u64) -> Fast {
-    compile_inner(i, pc).unwrap_or(Fast::Slow)
+    compile_inner(i, pc)
+        .or_else(|| super::fast_scalar::compile(i, pc))
+        .or_else(|| super::fast_lanes::compile(i))
+        .unwrap_or(Fast::Slow)
 }
 
 fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
@@ -637,8 +647,8 @@ fn map3(a: &Lanes, b: &Lanes, c: &Lanes, f: impl Fn(u32, u32, u32) -> u32) -> La
     r
 }
 
-/// Run a pre-resolved instruction. None: it is `Slow`, or a vector form in a
-/// wave64 wave; the caller runs `step` instead.
+/// Run a pre-resolved instruction. None: it is `Slow`, or a vector form with
+/// no wave64 run (fast_wave64.rs) in a wave64 wave; the caller runs `step` instead.
 #[inline(always)]
 pub(crate) fn run(w: &mut Wave, env: &Env, f: &Fast) -> Option<Flow> {
     match *f {
@@ -684,10 +694,15 @@ pub(crate) fn run(w: &mut Wave, env: &Env, f: &Fast) -> Option<Flow> {
             salu(w, op, dst, sread(w, a), sread(w, b));
             Some(Flow::Next)
         }
-        _ if w.wave64 => None,
+        Fast::Scalar(ref s) => Some(super::fast_scalar::run(w, s)),
+        Fast::Lane(ref l) => {
+            super::fast_lanes::run(w, l);
+            Some(Flow::Next)
+        }
+        _ if w.wave64 => super::fast_wave64::run(w, f),
         Fast::Coalesced(c) => coalesced(w, env, &c).then_some(Flow::Next),
         _ => {
-            valu(w, f);
+            valu(w, f, w.sgpr[EXEC]);
             Some(Flow::Next)
         }
     }
@@ -770,12 +785,12 @@ fn salu(w: &mut Wave, op: SOp, dst: u8, a: u32, b: u32) {
     }
 }
 
-/// The vector forms (wave32). Results are computed into locals from the
-/// source rows (read in place) and written under EXEC afterwards, so a
+/// The vector forms on 32 lanes under `exec` (wave32, or one pass of
+/// wave64: fast_wave64.rs). Results are computed into locals from the
+/// source rows (read in place) and written under `exec` afterwards, so a
 /// destination that is also a source reads its old value, as in `step`.
 #[inline(always)]
-fn valu(w: &mut Wave, f: &Fast) {
-    let exec = w.sgpr[EXEC];
+pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
     let (mut ba, mut bb, mut bc) = (Row::uninit(), Row::uninit(), Row::uninit());
     match *f {
         Fast::Valu { op, dst, a, b, c } => {
@@ -1015,7 +1030,7 @@ mod tests {
     use super::*;
     use crate::isa::decode::decode;
     use crate::isa::exec::{Env, step};
-    use crate::isa::opcodes::{OpInfo, SOP1, SOP2, SOPC, SOPP, VOP1, VOP2, VOP3, VOPC};
+    use crate::isa::opcodes::{OpInfo, SOP1, SOP2, SOPC, SOPK, SOPP, VOP1, VOP2, VOP3, VOPC};
     use crate::isa::wave::NUM_VGPRS;
     use crate::isa::{Access, GpuMemory, MemoryFault};
 
@@ -1060,6 +1075,15 @@ mod tests {
                 _ => self.below(106),
             }
         }
+        /// A scalar destination code: mostly s0..s105, sometimes VCC, NULL, M0,
+        /// EXEC or s127 (pairs reaching M0/EXEC or past 127).
+        fn scalar_dst(&mut self) -> u32 {
+            if self.below(4) == 0 {
+                [106, 107, 124, 125, 126, 127][self.below(6) as usize]
+            } else {
+                self.below(106)
+            }
+        }
         /// A vector source code: mostly VGPRs, else a scalar source.
         fn vector_src(&mut self) -> u32 {
             if self.below(2) == 0 {
@@ -1082,6 +1106,15 @@ mod tests {
             }
             w
         }
+        /// `w` as a wave64 wave: random high lanes, random EXEC/VCC high words.
+        fn wave64(&mut self, w: &Wave) -> Wave {
+            let mut w = w.clone();
+            w.wave64 = true;
+            w.vgpr_hi = (0..NUM_VGPRS)
+                .map(|_| std::array::from_fn(|_| self.value()))
+                .collect();
+            w
+        }
     }
 
     fn opcode_words(table: &[Option<OpInfo>]) -> impl Iterator<Item = (u32, Op)> + '_ {
@@ -1099,13 +1132,23 @@ mod tests {
         for (n, _) in opcode_words(&SOP2) {
             let w = 0x8000_0000
                 | n << 23
-                | rng.below(106) << 16
+                | rng.scalar_dst() << 16
                 | rng.scalar_src() << 8
                 | rng.scalar_src();
             out.push([w, lit(rng), 0]);
         }
         for (n, _) in opcode_words(&SOP1) {
-            let w = 0xBE80_0000 | rng.below(106) << 16 | n << 8 | rng.scalar_src();
+            let w = 0xBE80_0000 | rng.scalar_dst() << 16 | n << 8 | rng.scalar_src();
+            out.push([w, lit(rng), 0]);
+        }
+        for (n, _) in opcode_words(&SOPK) {
+            // simm16: small, negative or any.
+            let simm = match rng.below(3) {
+                0 => rng.below(64),
+                1 => 0x1_0000 - 1 - rng.below(64),
+                _ => rng.below(0x1_0000),
+            };
+            let w = 0xB000_0000 | n << 23 | rng.scalar_dst() << 16 | simm;
             out.push([w, lit(rng), 0]);
         }
         for (n, _) in opcode_words(&SOPC) {
@@ -1151,7 +1194,15 @@ mod tests {
                 } else {
                     rng.vector_src()
                 };
-                let w1 = neg | src2 << 18 | rng.vector_src() << 9 | rng.vector_src();
+                // Now and then a source is the (scalar) destination itself, or
+                // VCC, which wave64 must read as it was before the instruction.
+                let mut src = || match rng.below(8) {
+                    0 => dst,
+                    1 => 106,
+                    _ => rng.vector_src(),
+                };
+                let (s0, s1) = (src(), src());
+                let w1 = neg | src2 << 18 | s1 << 9 | s0;
                 out.push([w0, w1, lit(rng)]);
             }
         }
@@ -1179,13 +1230,19 @@ mod tests {
             .unwrap_or_else(|e| panic!("{}: the slow path fails ({e:?})", inst.mnemonic));
         let mut quick = w0.clone();
         quick.pc = pc;
-        let got = run(&mut quick, &env, fast).expect("a wave32 fast form runs");
+        let got = run(&mut quick, &env, fast).expect("the fast form runs");
         let what = format!("{} {:08x?} as {fast:?}", inst.mnemonic, inst.raw());
         assert_eq!(got, want, "{what}: flow");
         assert_eq!(quick.scc, slow.scc, "{what}: SCC");
         assert_eq!(quick.sgpr, slow.sgpr, "{what}: SGPRs");
         for r in 0..NUM_VGPRS {
             assert_eq!(quick.vgpr[r], slow.vgpr[r], "{what}: v{r}");
+        }
+        for r in 0..quick.vgpr_hi.len() {
+            assert_eq!(
+                quick.vgpr_hi[r], slow.vgpr_hi[r],
+                "{what}: v{r} lanes 32..63"
+            );
         }
     }
 
@@ -1194,9 +1251,9 @@ mod tests {
     #[test]
     fn fast_forms_match_the_slow_path() {
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-        let mut covered = BTreeSet::new();
+        let (mut covered, mut covered64) = (BTreeSet::new(), BTreeSet::new());
         let mut checked = 0u32;
-        for round in 0..12 {
+        for _ in 0..24 {
             for words in random_encodings(&mut rng) {
                 let Ok(inst) = decode(&words) else { continue };
                 let pc = 0x1_0000 + 4 * rng.below(0x1000) as u64;
@@ -1211,22 +1268,34 @@ mod tests {
                     compare(&inst, &fast, &w, pc);
                     checked += 1;
                 }
-                if round == 0 {
-                    // Vector forms leave wave64 to the slow path.
-                    let mut w64 = w.clone();
-                    w64.wave64 = true;
-                    let vector = !matches!(
-                        fast,
-                        Fast::Nop
-                            | Fast::Barrier
-                            | Fast::End
-                            | Fast::Branch { .. }
-                            | Fast::Salu { .. }
-                    );
+                // Wave64: the forms that run there must match the slow path
+                // (EXEC/VCC high words random, full or empty); the scalar
+                // ones always run there.
+                let mut w64 = rng.wave64(&w);
+                let scalar = matches!(
+                    fast,
+                    Fast::Nop
+                        | Fast::Barrier
+                        | Fast::End
+                        | Fast::Branch { .. }
+                        | Fast::Salu { .. }
+                        | Fast::Scalar(_)
+                );
+                for (lo, hi) in [(rng.value(), rng.value()), (u32::MAX, u32::MAX), (0, 0)] {
+                    (w64.sgpr[EXEC], w64.sgpr[EXEC + 1]) = (lo, hi);
                     let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
                     let env = no_env(&mut lds, &mut scratch);
-                    let ran = run(&mut w64, &env, &fast);
-                    assert_eq!(ran.is_none(), vector, "{}", inst.mnemonic);
+                    if run(&mut w64.clone(), &env, &fast).is_some() {
+                        compare(&inst, &fast, &w64, pc);
+                        covered64.insert(format!("{:?}", inst.op));
+                        checked += 1;
+                    } else {
+                        assert!(
+                            !scalar,
+                            "{}: a scalar form must run in wave64",
+                            inst.mnemonic
+                        );
+                    }
                 }
             }
         }
@@ -1268,10 +1337,59 @@ mod tests {
             "VFmaF32",
             "VFmaakF32",
             "VFmamkF32",
+            "SMovB64",
+            "SOrB64",
+            "SAndB64",
+            "SXorB64",
+            "SAndNot1B64",
+            "SCselectB64",
+            "SLshlB64",
+            "SLshrB64",
+            "SCmpLgU64",
+            "SOrSaveexecB32",
+            "SAndSaveexecB32",
+            "SXorSaveexecB32",
+            "SOrSaveexecB64",
+            "SAndNot1SaveexecB64",
+            "SAndNot1WrexecB32",
+            "SGetpcB64",
+            "SSetpcB64",
+            "SSwappcB64",
+            "SCmpkGtU32",
+            "SCmpkLtI32",
+            "SMovkI32",
+            "SAddkI32",
+            "SWaitcntVscnt",
+            "VWritelaneB32",
+            "VReadfirstlaneB32",
         ] {
             assert!(
                 covered.contains(op),
                 "{op} never took the fast path: {covered:?}"
+            );
+        }
+        // And in wave64 (the scalar forms are the same code in both).
+        for op in [
+            "VMovB32",
+            "VAndB32",
+            "VLshrrevB32",
+            "VCndmaskB32",
+            "VCmpEqU32",
+            "VCmpxEqU32",
+            "VCmpGtU32",
+            "VAddCoU32",
+            "VAddCoCiU32",
+            "VMadU64U32",
+            "VLshlrevB64",
+            "VReadlaneB32",
+            "VWritelaneB32",
+            "VReadfirstlaneB32",
+            "VFmacF32",
+            "VFmaF32",
+        ] {
+            assert!(
+                covered64.contains(op),
+                "{op} never took the fast path in wave64: {covered64:?}"
             );
         }
         assert!(checked > 2000, "only {checked} checks");

@@ -7,6 +7,9 @@
 mod atomics;
 mod dpp;
 pub(crate) mod fast;
+mod fast_lanes;
+mod fast_scalar;
+mod fast_wave64;
 mod lds;
 mod mem;
 mod mem_kind;

@@ -426,10 +426,21 @@ pub(super) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
             };
             w.mode = (w.mode & !mask) | ((v << off) & mask);
         }
-        SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => {}
+        op if sopk_is_nop(op) => {}
         _ => return Err(illegal(i)),
     }
     Ok(Flow::Next)
+}
+
+/// The SOPK counter waits: no effect in a functional model (memory
+/// operations complete in order). The slow path (sopk) and the decode-time
+/// fast forms both use this list.
+pub(super) fn sopk_is_nop(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt
+    )
 }
 
 /// s_getreg/s_setreg register ids (gfx11).

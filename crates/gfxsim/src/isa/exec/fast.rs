@@ -201,6 +201,8 @@ pub(crate) enum Fast {
     Scalar(super::fast_scalar::Scalar),
     /// v_writelane / v_readfirstlane, wave32 and wave64 (fast_lanes.rs).
     Lane(super::fast_lanes::Lane),
+    /// 64-bit integer compares and right shifts, v_mbcnt (fast_vint.rs).
+    Vint(super::fast_vint::Vint),
     /// 32-bit integer compare (`cond`: 1 less, 2 equal, 4 greater) to `dst`
     /// (VCC, an SGPR, or EXEC for v_cmpx), inactive lanes 0.
     Vcmp {
@@ -252,7 +254,7 @@ pub(super) fn vsrc(s: Src) -> Option<VSrc> {
 
 /// A 64-bit vector source: a VGPR pair, an SGPR pair, or a constant whose high
 /// dword is 0 (so the 32-bit constant zero-extends to the slow path's value).
-fn vsrc64(s: Src) -> Option<VSrc> {
+pub(super) fn vsrc64(s: Src) -> Option<VSrc> {
     match s {
         Src::Vgpr(r) if r < 255 => Some(VSrc::Vgpr(r)),
         Src::Sgpr(r) if r < 127 => Some(VSrc::Sgpr(r)),
@@ -271,6 +273,7 @@ pub(crate) fn compile(i: &Inst, pc: u64) -> Fast {
     compile_inner(i, pc)
         .or_else(|| super::fast_scalar::compile(i, pc))
         .or_else(|| super::fast_lanes::compile(i))
+        .or_else(|| super::fast_vint::compile(i))
         .unwrap_or(Fast::Slow)
 }
 
@@ -585,7 +588,7 @@ fn sread(w: &Wave, s: SSrc) -> u32 {
 /// (left uninitialised otherwise: zeroing the spare rows cost ~30 host
 /// instructions per vector op).
 #[inline(always)]
-fn row<'a>(w: &'a Wave, s: VSrc, buf: &'a mut Row) -> &'a Lanes {
+pub(super) fn row<'a>(w: &'a Wave, s: VSrc, buf: &'a mut Row) -> &'a Lanes {
     match s {
         VSrc::Vgpr(r) => &w.vgpr[r as usize],
         VSrc::Sgpr(r) => buf.write([w.sgpr[r as usize & 127]; LANES]),
@@ -609,7 +612,12 @@ fn scalar(w: &Wave, s: VSrc) -> u32 {
 
 /// The low and high dwords of a 64-bit source (see [`vsrc64`]), as two rows.
 #[inline(always)]
-fn row_pair<'a>(w: &'a Wave, s: VSrc, lo: &'a mut Row, hi: &'a mut Row) -> (&'a Lanes, &'a Lanes) {
+pub(super) fn row_pair<'a>(
+    w: &'a Wave,
+    s: VSrc,
+    lo: &'a mut Row,
+    hi: &'a mut Row,
+) -> (&'a Lanes, &'a Lanes) {
     match s {
         VSrc::Vgpr(r) => (&w.vgpr[r as usize], &w.vgpr[(r as usize + 1) & 255]),
         VSrc::Sgpr(r) => {
@@ -986,6 +994,7 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
             };
             w.write_vgpr(dst as usize, &r, exec);
         }
+        Fast::Vint(ref v) => super::fast_vint::run(w, v, exec),
         _ => {}
     }
 }
@@ -1362,6 +1371,16 @@ mod tests {
             "SWaitcntVscnt",
             "VWritelaneB32",
             "VReadfirstlaneB32",
+            "VCmpLtU64",
+            "VCmpGtU64",
+            "VCmpEqU64",
+            "VCmpNeU64",
+            "VCmpLtI64",
+            "VCmpxEqU64",
+            "VLshrrevB64",
+            "VAshrrevI64",
+            "VMbcntLoU32B32",
+            "VMbcntHiU32B32",
         ] {
             assert!(
                 covered.contains(op),
@@ -1386,6 +1405,11 @@ mod tests {
             "VReadfirstlaneB32",
             "VFmacF32",
             "VFmaF32",
+            "VCmpLtU64",
+            "VCmpxEqU64",
+            "VLshrrevB64",
+            "VMbcntLoU32B32",
+            "VMbcntHiU32B32",
         ] {
             assert!(
                 covered64.contains(op),

@@ -11,13 +11,16 @@
 //! or constants read the same value in both passes, as in `src32`.
 //!
 //! The slow path runs the high pass of a mask-writing instruction on the
-//! SGPRs as they were before the low pass; the two passes here are the same
-//! computation only when the high pass reads no SGPR word the low pass wrote,
-//! so such an instruction (and a constant lane mask, whose high word the
-//! form no longer knows) goes to the slow path instead.
+//! SGPRs as they were before the low pass. Where the high pass reads the word
+//! the low pass writes through a 32-bit source, the high form reads that
+//! word's value from before the low pass as a constant (the same value in
+//! every lane, as the SGPR source would give); through a 64-bit source, or
+//! with a constant lane mask (whose high word the form no longer knows), the
+//! instruction goes to the slow path instead.
 
 use super::Flow;
 use super::fast::{Fast, SSrc, VSrc, valu};
+use super::fast_vint::{Below, Vint};
 use crate::isa::wave::{EXEC, LANES, NULL, Wave};
 
 /// Run `f` for all 64 lanes of a wave64 wave. None: it has no wave64 run
@@ -38,7 +41,7 @@ pub(crate) fn run(w: &mut Wave, f: &Fast) -> Option<Flow> {
         }
         return Some(Flow::Next);
     }
-    let high = high_form(f)?;
+    let high = high_form(w, f)?;
     let (exec_lo, exec_hi) = (w.sgpr[EXEC], w.sgpr[EXEC + 1]);
     valu(w, f, exec_lo);
     std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
@@ -47,10 +50,16 @@ pub(crate) fn run(w: &mut Wave, f: &Fast) -> Option<Flow> {
     Some(Flow::Next)
 }
 
-/// The high pass's form of `f`, or None where the two passes would not be
-/// the slow path's computation (see the file comment) or `f` has no wave64 run.
+/// The high pass's form of `f`, made before the low pass runs, or None where
+/// the two passes would not be the slow path's computation (see the file
+/// comment) or `f` has no wave64 run.
 #[inline(always)]
-fn high_form(f: &Fast) -> Option<Fast> {
+fn high_form(w: &Wave, f: &Fast) -> Option<Fast> {
+    // A 32-bit source reading SGPR `code` (which the low pass writes) as it is now.
+    let keep = |s: VSrc, code: u8| match s {
+        VSrc::Sgpr(r) if r == code => VSrc::Imm(w.sgpr[r as usize & 127]),
+        _ => s,
+    };
     Some(match *f {
         // Per-lane forms with no lane-mask operand: the same form.
         Fast::Valu { .. } | Fast::LshlrevB64 { .. } | Fast::FmaF32 { .. } => *f,
@@ -67,19 +76,14 @@ fn high_form(f: &Fast) -> Option<Fast> {
             sdst,
             a,
             b,
-        } => {
-            if reads(a, sdst) || reads(b, sdst) {
-                return None;
-            }
-            Fast::AddCo {
-                sub,
-                rev,
-                dst,
-                sdst: high_dst(sdst),
-                a,
-                b,
-            }
-        }
+        } => Fast::AddCo {
+            sub,
+            rev,
+            dst,
+            sdst: high_dst(sdst),
+            a: keep(a, sdst),
+            b: keep(b, sdst),
+        },
         Fast::AddCoCi {
             sub,
             rev,
@@ -89,29 +93,29 @@ fn high_form(f: &Fast) -> Option<Fast> {
             b,
             cin,
         } => {
-            let cin = high_mask(cin)?;
-            if reads(a, sdst) || reads(b, sdst) || cin == SSrc::Reg(sdst) {
-                return None;
-            }
+            let cin = match high_mask(cin)? {
+                SSrc::Reg(r) if r == sdst => SSrc::Imm(w.sgpr[r as usize & 127]),
+                c => c,
+            };
             Fast::AddCoCi {
                 sub,
                 rev,
                 dst,
                 sdst: high_dst(sdst),
-                a,
-                b,
+                a: keep(a, sdst),
+                b: keep(b, sdst),
                 cin,
             }
         }
         Fast::MadU64 { dst, sdst, a, b, c } => {
-            if reads(a, sdst) || reads(b, sdst) || reads64(c, sdst) {
+            if reads64(c, sdst) {
                 return None;
             }
             Fast::MadU64 {
                 dst,
                 sdst: high_dst(sdst),
-                a,
-                b,
+                a: keep(a, sdst),
+                b: keep(b, sdst),
                 c,
             }
         }
@@ -121,30 +125,52 @@ fn high_form(f: &Fast) -> Option<Fast> {
             dst,
             a,
             b,
-        } => {
-            if reads(a, dst) || reads(b, dst) {
-                return None;
-            }
-            Fast::Vcmp {
-                cond,
-                signed,
-                dst: high_dst(dst),
+        } => Fast::Vcmp {
+            cond,
+            signed,
+            dst: high_dst(dst),
+            a: keep(a, dst),
+            b: keep(b, dst),
+        },
+        Fast::Vint(v) => Fast::Vint(match v {
+            Vint::Shr64 { .. } => v,
+            Vint::Mbcnt { below, dst, a, b } => Vint::Mbcnt {
+                // mbcnt_lo counts all of the low word from the high half;
+                // mbcnt_hi counts its own word there.
+                below: match below {
+                    Below::Own => Below::Full,
+                    Below::Zero => Below::Own,
+                    Below::Full => return None,
+                },
+                dst,
                 a,
                 b,
+            },
+            Vint::Cmp64 {
+                cond,
+                signed,
+                dst,
+                a,
+                b,
+            } => {
+                if reads64(a, dst) || reads64(b, dst) {
+                    return None;
+                }
+                Vint::Cmp64 {
+                    cond,
+                    signed,
+                    dst: high_dst(dst),
+                    a,
+                    b,
+                }
             }
-        }
+        }),
         _ => return None,
     })
 }
 
 /// Does the high pass read SGPR `code` (written by the low pass) through
-/// the 32-bit vector source `s`?
-#[inline(always)]
-fn reads(s: VSrc, code: u8) -> bool {
-    s == VSrc::Sgpr(code)
-}
-
-/// The same for a 64-bit source (an SGPR pair).
+/// the 64-bit vector source `s` (an SGPR pair)?
 #[inline(always)]
 fn reads64(s: VSrc, code: u8) -> bool {
     matches!(s, VSrc::Sgpr(r) if r == code || r.wrapping_add(1) == code)

@@ -9,6 +9,7 @@ mod dpp;
 pub(crate) mod fast;
 mod fast_lanes;
 mod fast_scalar;
+mod fast_vint;
 mod fast_wave64;
 mod lds;
 mod mem;

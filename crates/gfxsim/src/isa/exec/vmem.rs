@@ -1561,7 +1561,7 @@ mod tests {
         for step in [0u32, 4, 8, 12, 16] {
             for round in 0..200 {
                 let l0 = match round % 4 {
-                    0 => u32::MAX - step * (LANES as u32 - 1) + (round / 4 % 2),
+                    0 => (u32::MAX - step * (LANES as u32 - 1)).wrapping_add(round / 4 % 2),
                     _ => next(),
                 };
                 let h0 = next();

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use super::code_cache::{CodeCache, Tail};
 use super::exec::{Env, Flow, fast, step};
-use super::wave::{EXEC, LANES, NUM_VGPRS, Wave, WaveStatus};
+use super::wave::{EXEC, LANES, Wave, WaveStatus};
 use super::worker::WorkerContext;
 use super::{DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
 
@@ -254,12 +254,6 @@ impl Dispatch {
             w.mode = 0;
             w.wave64 = wave64;
             w.half = 0;
-            if w.vgpr.len() < NUM_VGPRS {
-                w.vgpr.resize(NUM_VGPRS, [0; LANES]);
-            }
-            if wave64 && w.vgpr_hi.len() < NUM_VGPRS {
-                w.vgpr_hi.resize(NUM_VGPRS, [0; LANES]);
-            }
             w.sgpr[..self.user_sgprs.len()].copy_from_slice(&self.user_sgprs);
             let mut n = self.user_sgpr_count as usize;
             for (d, enabled) in [
@@ -364,6 +358,7 @@ impl Dispatch {
                 scratch_per_lane: s.private_segment_size as usize,
                 shared_base: s.shared_aperture_base,
                 private_base: s.private_aperture_base,
+                spans: Default::default(),
             };
             loop {
                 for w in waves.iter_mut() {

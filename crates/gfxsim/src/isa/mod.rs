@@ -94,6 +94,31 @@ pub struct MemoryFault {
 /// guarantees between racing plain accesses).
 pub trait GpuMemory: Sync {
     fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault>;
+
+    /// The mapping containing `addr` when every translation inside it is
+    /// only its range and permission checks plus `host + (addr - start)`,
+    /// with no other effect (no access recorded). None: no such mapping, or
+    /// its translations record accesses (strict coherence's coarse copies),
+    /// or the memory does not say. Lets a workgroup memoise translations
+    /// (`exec::span_cache`); `translate` stays the authority.
+    fn plain_span(&self, _addr: u64) -> Option<PlainSpan> {
+        None
+    }
+}
+
+/// A mapping whose translations are plain pointer arithmetic (see
+/// [`GpuMemory::plain_span`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlainSpan {
+    pub start: u64,
+    /// Exclusive.
+    pub end: u64,
+    /// Host address of `start`.
+    pub host: *mut u8,
+    /// Write and atomic accesses are allowed (reads always are).
+    pub writable: bool,
+    /// Instruction fetches are allowed.
+    pub executable: bool,
 }
 
 /// What the command processor knows when it launches a dispatch.

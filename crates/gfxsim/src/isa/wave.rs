@@ -7,7 +7,10 @@
 //! live in `vgpr_hi`; for the second pass of a vector instruction the two
 //! files are swapped (a pointer swap) and `half` is 1, so `exec()`/`vcc()` and
 //! lane-mask reads/writes address the high words (exec_hi, vcc_hi, s[n+1]).
-//! Wave32 always has `half == 0` and an empty `vgpr_hi`.
+//! Wave32 always has `half == 0` and never touches `vgpr_hi`.
+//!
+//! Both files are fixed 256-row boxed arrays ([`VgprFile`]): an index that is
+//! a `u8` or masked with `NUM_VGPRS - 1` needs no bounds check on the hot path.
 
 /// Lanes per pass (a wave32 wave, or one half of a wave64 wave).
 pub const LANES: usize = 32;
@@ -21,6 +24,17 @@ pub const EXEC: usize = 126;
 
 /// One lane-row of a VGPR.
 pub type Lanes = [u32; LANES];
+
+/// A wave's VGPR file (or the high halves of a wave64 file): `NUM_VGPRS` rows.
+pub type VgprFile = Box<[Lanes; NUM_VGPRS]>;
+
+/// A zeroed VGPR file, allocated zeroed (no 32 KiB temporary on the stack).
+pub fn zeroed_vgprs() -> VgprFile {
+    vec![[0; LANES]; NUM_VGPRS]
+        .into_boxed_slice()
+        .try_into()
+        .expect("NUM_VGPRS rows")
+}
 
 /// `LANE_BIT[l]` = 1 << l: a lane-mask test as an and/compare with a constant
 /// row vectorises on every x86-64 (a shift by the lane number does not before AVX2).
@@ -78,7 +92,7 @@ pub struct Wave {
     pub sgpr: [u32; 128],
     pub scc: bool,
     pub pc: u64,
-    pub vgpr: Vec<Lanes>,
+    pub vgpr: VgprFile,
     pub status: WaveStatus,
     /// Index of this wave in its workgroup (selects its scratch slice).
     pub index: u32,
@@ -91,7 +105,7 @@ pub struct Wave {
     /// The 32-lane half a vector instruction is executing (always 0 in wave32).
     pub half: usize,
     /// Wave64: lanes 32..63 of every VGPR (swapped with `vgpr` for the high pass).
-    pub vgpr_hi: Vec<Lanes>,
+    pub vgpr_hi: VgprFile,
 }
 
 impl Default for Wave {
@@ -100,14 +114,14 @@ impl Default for Wave {
             sgpr: [0; 128],
             scc: false,
             pc: 0,
-            vgpr: vec![[0; LANES]; NUM_VGPRS],
+            vgpr: zeroed_vgprs(),
             status: WaveStatus::Running,
             index: 0,
             mode: 0,
             dpp_row: [0; LANES],
             wave64: false,
             half: 0,
-            vgpr_hi: Vec::new(),
+            vgpr_hi: zeroed_vgprs(),
         }
     }
 }

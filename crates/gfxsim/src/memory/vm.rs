@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 
 use crate::coherence::{CoarseCache, GpuCoherence, PacketRef};
-use crate::isa::{Access, GpuMemory, MemoryFault};
+use crate::isa::{Access, GpuMemory, MemoryFault, PlainSpan};
 
 use super::backing::Backing;
 
@@ -282,5 +282,21 @@ impl GpuMemory for VmView<'_> {
             coarse.on_access(offset, len, access);
         }
         Ok(m.backing.ptr().wrapping_add(offset as usize))
+    }
+
+    /// Every mapping but a strict-mode coarse copy (whose translations
+    /// record accesses) translates by the checks above and an offset.
+    fn plain_span(&self, addr: u64) -> Option<PlainSpan> {
+        let m = self.find(addr)?;
+        if m.coarse.is_some() {
+            return None;
+        }
+        Some(PlainSpan {
+            start: m.start,
+            end: m.end,
+            host: m.backing.ptr(),
+            writable: m.writable,
+            executable: m.executable,
+        })
     }
 }

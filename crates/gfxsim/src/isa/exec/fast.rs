@@ -1119,9 +1119,11 @@ mod tests {
         fn wave64(&mut self, w: &Wave) -> Wave {
             let mut w = w.clone();
             w.wave64 = true;
-            w.vgpr_hi = (0..NUM_VGPRS)
-                .map(|_| std::array::from_fn(|_| self.value()))
-                .collect();
+            for row in w.vgpr_hi.iter_mut() {
+                for v in row.iter_mut() {
+                    *v = self.value();
+                }
+            }
             w
         }
     }
@@ -1227,6 +1229,7 @@ mod tests {
             scratch_per_lane: 0,
             shared_base: 0,
             private_base: 0,
+            spans: Default::default(),
         }
     }
 

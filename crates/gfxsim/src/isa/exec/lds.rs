@@ -738,6 +738,7 @@ mod tests {
             scratch_per_lane: 0,
             shared_base: 0,
             private_base: 0,
+            spans: Default::default(),
         }
     }
 

@@ -17,6 +17,7 @@ mod mem_kind;
 mod mtbuf;
 mod mubuf;
 mod scalar;
+mod span_cache;
 mod valu;
 mod vcmp;
 mod vmem;
@@ -25,7 +26,7 @@ mod wmma;
 
 use super::inst::{Family, Inst, Src};
 use super::wave::Wave;
-use super::{GpuMemory, WaveErrorKind};
+use super::{Access, GpuMemory, MemoryFault, WaveErrorKind};
 
 /// What the wave does after an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,9 +47,17 @@ pub(crate) struct Env<'a> {
     pub scratch_per_lane: usize,
     pub shared_base: u64,
     pub private_base: u64,
+    /// Mappings `translate` remembers (start empty).
+    pub spans: span_cache::SpanCache,
 }
 
 impl Env<'_> {
+    /// `mem.translate`, inline for the mappings the workgroup used lately.
+    #[inline(always)]
+    pub fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
+        self.spans.translate(self.mem, addr, len, access)
+    }
+
     /// Value of an aperture operand (235 shared_base, 236 shared_limit,
     /// 237 private_base, 238 private_limit) as a 64-bit address.
     pub fn aperture(&self, code: u8) -> u64 {

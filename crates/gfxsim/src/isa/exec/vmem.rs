@@ -71,7 +71,7 @@ pub(crate) fn s_load_at<const N: usize>(
         .sgpr64(sbase as usize)
         .wrapping_add((imm as i64 + soff) as u64)
         & !3;
-    let p = env.mem.translate(addr, 4 * N as u64, Access::Read)?;
+    let p = env.translate(addr, 4 * N as u64, Access::Read)?;
     load_sgprs::<N>(w, dst, p);
     Ok(())
 }
@@ -744,7 +744,7 @@ pub(crate) fn coalesced(w: &mut Wave, env: &Env, c: &Coalesced) -> bool {
     let Some(a0) = coalesced_base(w, env, c) else {
         return false;
     };
-    let Ok(p) = env.mem.translate(a0, (size * LANES) as u64, access) else {
+    let Ok(p) = env.translate(a0, (size * LANES) as u64, access) else {
         return false;
     };
     match (access, size) {
@@ -1118,6 +1118,7 @@ mod tests {
             scratch_per_lane: PER_LANE,
             shared_base: 0,
             private_base: PRIVATE_BASE,
+            spans: Default::default(),
         }
     }
 

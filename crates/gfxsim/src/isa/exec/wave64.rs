@@ -115,7 +115,7 @@ mod tests {
     fn high_pass_swaps_files_and_restores() {
         let mut w = Wave {
             wave64: true,
-            vgpr_hi: vec![[7; LANES]; crate::isa::wave::NUM_VGPRS],
+            vgpr_hi: Box::new([[7; LANES]; crate::isa::wave::NUM_VGPRS]),
             ..Wave::default()
         };
         w.sgpr[crate::isa::wave::EXEC] = 1;

@@ -203,6 +203,8 @@ pub(crate) enum Fast {
     Lane(super::fast_lanes::Lane),
     /// 64-bit integer compares and right shifts, v_mbcnt (fast_vint.rs).
     Vint(super::fast_vint::Vint),
+    /// VOPD pairs of integer ops and moves (fast_vopd.rs), wave32.
+    Vopd(super::fast_vopd::Vopd),
     /// 32-bit integer compare (`cond`: 1 less, 2 equal, 4 greater) to `dst`
     /// (VCC, an SGPR, or EXEC for v_cmpx), inactive lanes 0.
     Vcmp {
@@ -274,6 +276,7 @@ pub(crate) fn compile(i: &Inst, pc: u64) -> Fast {
         .or_else(|| super::fast_scalar::compile(i, pc))
         .or_else(|| super::fast_lanes::compile(i))
         .or_else(|| super::fast_vint::compile(i))
+        .or_else(|| super::fast_vopd::compile(i))
         .unwrap_or(Fast::Slow)
 }
 
@@ -995,6 +998,7 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
             w.write_vgpr(dst as usize, &r, exec);
         }
         Fast::Vint(ref v) => super::fast_vint::run(w, v, exec),
+        Fast::Vopd(ref v) => super::fast_vopd::run(w, v, exec),
         _ => {}
     }
 }
@@ -1180,6 +1184,24 @@ mod tests {
             let w = n << 25 | rng.below(256) << 17 | rng.below(256) << 9 | rng.vector_src();
             out.push([w, lit(rng), 0]);
         }
+        for _ in 0..256 {
+            // VOPD: random X and Y ops (16 and 32 slots; undefined ones fail to
+            // decode), sources and destinations (vdstY's low bit is implied);
+            // v_dual_mov_b32 needs its vsrc1 field 0, so that is 0 half the time.
+            let vsrc1 = |rng: &mut Rng| rng.below(2) * rng.below(256);
+            let (x1, y1) = (vsrc1(rng), vsrc1(rng));
+            let w0 =
+                0x32 << 26 | rng.below(16) << 22 | rng.below(32) << 17 | x1 << 9 | rng.vector_src();
+            // Y reads X's destination now and then (both read before either writes).
+            let dx = rng.below(256);
+            let (y0, y1) = match rng.below(4) {
+                0 => (256 + dx, y1),
+                1 => (rng.vector_src(), dx),
+                _ => (rng.vector_src(), y1),
+            };
+            let w1 = dx << 24 | rng.below(128) << 17 | y1 << 9 | y0;
+            out.push([w0, w1, lit(rng)]);
+        }
         for (n, _) in opcode_words(&VOPC) {
             let w = 0x7C00_0000 | n << 17 | rng.below(256) << 9 | rng.vector_src();
             out.push([w, lit(rng), 0]);
@@ -1264,6 +1286,7 @@ mod tests {
     fn fast_forms_match_the_slow_path() {
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
         let (mut covered, mut covered64) = (BTreeSet::new(), BTreeSet::new());
+        let mut covered_dual = BTreeSet::new();
         let mut checked = 0u32;
         for _ in 0..24 {
             for words in random_encodings(&mut rng) {
@@ -1274,6 +1297,9 @@ mod tests {
                     continue;
                 }
                 covered.insert(format!("{:?}", inst.op));
+                if let Some(y) = inst.dual {
+                    covered_dual.insert(format!("{:?}+{:?}", inst.op, y.op));
+                }
                 let mut w = rng.wave();
                 for exec in [rng.value(), u32::MAX, 0] {
                     w.sgpr[EXEC] = exec;
@@ -1417,6 +1443,19 @@ mod tests {
             assert!(
                 covered64.contains(op),
                 "{op} never took the fast path in wave64: {covered64:?}"
+            );
+        }
+        // VOPD pairs, by X and Y op.
+        for pair in [
+            "VMovB32+VMovB32",
+            "VMovB32+VAddNcU32",
+            "VCndmaskB32+VCndmaskB32",
+            "VCndmaskB32+VAndB32",
+            "VMovB32+VLshlrevB32",
+        ] {
+            assert!(
+                covered_dual.contains(pair),
+                "{pair} never took the fast path: {covered_dual:?}"
             );
         }
         assert!(checked > 2000, "only {checked} checks");

@@ -10,6 +10,7 @@ pub(crate) mod fast;
 mod fast_lanes;
 mod fast_scalar;
 mod fast_vint;
+mod fast_vopd;
 mod fast_wave64;
 mod lds;
 mod mem;

@@ -543,16 +543,33 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
 
 /// 32-bit integer compares (VOPC and their VOP3 forms).
 fn compile_vcmp(i: &Inst) -> Option<Fast> {
+    let (cond, signed, dst) = int_compare(i, "i32", "u32")?;
+    Some(Fast::Vcmp {
+        cond,
+        signed,
+        dst,
+        a: vsrc(i.src[0].src)?,
+        b: vsrc(i.src[1].src)?,
+    })
+}
+
+/// An integer compare v_cmp[x]_{lt,eq,le,gt,ne,ge}_{signed,unsigned}, as
+/// vcmp.rs parses the mnemonic: its condition (1 lt, 2 eq, 3 le, 4 gt, 5 ne,
+/// 6 ge), whether it is signed, and the SGPR it writes (EXEC for v_cmpx, VCC
+/// for VOPC, else the VOP3 destination). The 32- and 64-bit forms share it.
+pub(super) fn int_compare(i: &Inst, signed: &str, unsigned: &str) -> Option<(u8, bool, u8)> {
     let name = i.op.name();
     let (x, rest) = match name.strip_prefix("v_cmpx_") {
         Some(r) => (true, r),
         None => (false, name.strip_prefix("v_cmp_")?),
     };
     let (cond, ty) = rest.split_once('_')?;
-    let signed = match ty {
-        "i32" => true,
-        "u32" => false,
-        _ => return None,
+    let is_signed = if ty == signed {
+        true
+    } else if ty == unsigned {
+        false
+    } else {
+        return None;
     };
     let cond = match cond {
         "lt" => 1,
@@ -570,13 +587,7 @@ fn compile_vcmp(i: &Inst) -> Option<Fast> {
     } else {
         sdst(i.dst)?
     };
-    Some(Fast::Vcmp {
-        cond,
-        signed,
-        dst,
-        a: vsrc(i.src[0].src)?,
-        b: vsrc(i.src[1].src)?,
-    })
+    Some((cond, is_signed, dst))
 }
 
 #[inline(always)]

@@ -5,10 +5,10 @@
 //! constants whose high dword is 0 (fast.rs `vsrc64`); anything else takes
 //! the slow path. They run in wave64 through fast_wave64.rs.
 
-use super::fast::{Fast, VSrc, row, row_pair, sdst, vsrc, vsrc64};
+use super::fast::{Fast, VSrc, int_compare, row, row_pair, vsrc, vsrc64};
 use crate::isa::inst::{Family, Inst, Mods};
 use crate::isa::opcodes::Op;
-use crate::isa::wave::{EXEC, LANE_BIT, LANES, Lanes, NULL, VCC, Wave};
+use crate::isa::wave::{LANE_BIT, LANES, Lanes, NULL, Wave};
 
 /// Which lanes below lane l v_mbcnt counts in its mask word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,33 +85,7 @@ pub(crate) fn compile(i: &Inst) -> Option<Fast> {
 
 /// v_cmp[x]_{lt,eq,le,gt,ne,ge}_{u64,i64}, as vcmp.rs parses the mnemonic.
 fn compile_cmp64(i: &Inst) -> Option<Vint> {
-    let name = i.op.name();
-    let (x, rest) = match name.strip_prefix("v_cmpx_") {
-        Some(r) => (true, r),
-        None => (false, name.strip_prefix("v_cmp_")?),
-    };
-    let (cond, ty) = rest.split_once('_')?;
-    let signed = match ty {
-        "i64" => true,
-        "u64" => false,
-        _ => return None,
-    };
-    let cond = match cond {
-        "lt" => 1,
-        "eq" => 2,
-        "le" => 3,
-        "gt" => 4,
-        "ne" | "lg" => 5,
-        "ge" => 6,
-        _ => return None,
-    };
-    let dst = if x {
-        EXEC as u8
-    } else if i.family == Family::Vopc {
-        VCC as u8
-    } else {
-        sdst(i.dst)?
-    };
+    let (cond, signed, dst) = int_compare(i, "i64", "u64")?;
     Some(Vint::Cmp64 {
         cond,
         signed,

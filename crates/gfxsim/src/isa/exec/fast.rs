@@ -1053,21 +1053,9 @@ mod tests {
 
     use super::*;
     use crate::isa::decode::decode;
-    use crate::isa::exec::{Env, step};
+    use crate::isa::exec::{Env, NoMemory, step};
     use crate::isa::opcodes::{OpInfo, SOP1, SOP2, SOPC, SOPK, SOPP, VOP1, VOP2, VOP3, VOPC};
     use crate::isa::wave::NUM_VGPRS;
-    use crate::isa::{Access, GpuMemory, MemoryFault};
-
-    /// No memory: the fast forms never touch it, and the slow path must not either.
-    struct NoMemory;
-    impl GpuMemory for NoMemory {
-        fn translate(&self, addr: u64, _: u64, access: Access) -> Result<*mut u8, MemoryFault> {
-            Err(MemoryFault {
-                address: addr,
-                access,
-            })
-        }
-    }
 
     struct Rng(u64);
     impl Rng {

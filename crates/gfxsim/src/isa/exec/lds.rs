@@ -484,19 +484,8 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::isa::exec::NoMemory;
     use crate::isa::wave::EXEC;
-    use crate::isa::{Access, GpuMemory, MemoryFault};
-
-    /// DS never touches global memory.
-    struct NoMemory;
-    impl GpuMemory for NoMemory {
-        fn translate(&self, addr: u64, _len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
-            Err(MemoryFault {
-                address: addr,
-                access,
-            })
-        }
-    }
 
     const LDS_BYTES: usize = 3000;
 

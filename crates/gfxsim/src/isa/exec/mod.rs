@@ -185,3 +185,24 @@ pub(crate) fn step_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Family::Ldsdir | Family::Vinterp | Family::Exp | Family::Mimg => Err(illegal(i)),
     }
 }
+
+/// Test support: a global memory with nothing mapped (every translation
+/// faults), for the unit tests of paths that must never reach it (DS, private
+/// and register-only forms).
+#[cfg(test)]
+pub(crate) struct NoMemory;
+
+#[cfg(test)]
+impl super::GpuMemory for NoMemory {
+    fn translate(
+        &self,
+        addr: u64,
+        _len: u64,
+        access: super::Access,
+    ) -> Result<*mut u8, super::MemoryFault> {
+        Err(super::MemoryFault {
+            address: addr,
+            access,
+        })
+    }
+}

@@ -1094,18 +1094,8 @@ fn copy_small(dst: &mut [u8], src: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::isa::exec::NoMemory;
     use crate::isa::{GpuMemory, MemoryFault};
-
-    /// No global memory: the private paths never translate.
-    struct NoMemory;
-    impl GpuMemory for NoMemory {
-        fn translate(&self, addr: u64, _len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
-            Err(MemoryFault {
-                address: addr,
-                access,
-            })
-        }
-    }
 
     const PER_LANE: usize = 40;
     const PRIVATE_BASE: u64 = 0x7000_0000_0000_0000;

@@ -590,8 +590,9 @@ pub(super) fn int_compare(i: &Inst, signed: &str, unsigned: &str) -> Option<(u8,
     Some((cond, is_signed, dst))
 }
 
+/// A scalar operand's value: the SGPR, or the constant.
 #[inline(always)]
-fn sread(w: &Wave, s: SSrc) -> u32 {
+pub(super) fn sread(w: &Wave, s: SSrc) -> u32 {
     match s {
         SSrc::Reg(r) => w.sgpr[r as usize & 127],
         SSrc::Imm(v) => v,

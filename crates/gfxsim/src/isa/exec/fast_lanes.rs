@@ -6,7 +6,7 @@
 //! and wave64.rs (lane index modulo 64, lanes 32..63 in `vgpr_hi`, the whole
 //! exec pair for readfirstlane); these restate them on resolved operands.
 
-use super::fast::{Fast, SSrc, VSrc, sdst, ssrc, vsrc};
+use super::fast::{Fast, SSrc, VSrc, sdst, sread, ssrc, vsrc};
 use crate::isa::inst::{Family, Inst, Mods};
 use crate::isa::opcodes::Op;
 use crate::isa::wave::{EXEC, LANES, Wave};
@@ -41,14 +41,6 @@ pub(crate) fn compile(i: &Inst) -> Option<Fast> {
         _ => return None,
     };
     Some(Fast::Lane(lane))
-}
-
-#[inline(always)]
-fn sread(w: &Wave, s: SSrc) -> u32 {
-    match s {
-        SSrc::Reg(r) => w.sgpr[r as usize & 127],
-        SSrc::Imm(v) => v,
-    }
 }
 
 /// Run a single-lane form (wave32 or wave64).

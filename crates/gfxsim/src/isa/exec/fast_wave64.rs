@@ -19,7 +19,7 @@
 //! instruction goes to the slow path instead.
 
 use super::Flow;
-use super::fast::{Fast, SSrc, VSrc, valu};
+use super::fast::{Fast, SSrc, VSrc, sread, valu};
 use super::fast_vint::{Below, Vint};
 use crate::isa::wave::{EXEC, LANES, NULL, Wave};
 
@@ -195,13 +195,5 @@ fn high_dst(code: u8) -> u8 {
         NULL as u8
     } else {
         code + 1
-    }
-}
-
-#[inline(always)]
-fn sread(w: &Wave, s: SSrc) -> u32 {
-    match s {
-        SSrc::Reg(r) => w.sgpr[r as usize & 127],
-        SSrc::Imm(v) => v,
     }
 }

@@ -1382,6 +1382,31 @@ mod tests {
         ),
     ];
 
+    /// The byte model of a dword access: every lane's `size` bytes at its
+    /// address, stored from v20.. or loaded into v10..; the registers and
+    /// memory (from GLOBAL_BASE) it leaves.
+    fn dword_model(
+        addrs: &[u64; LANES],
+        size: usize,
+        store: bool,
+        regs: &crate::isa::wave::VgprFile,
+        mem: &[u8],
+    ) -> (crate::isa::wave::VgprFile, Vec<u8>) {
+        let (mut want_regs, mut want_mem) = (regs.clone(), mem.to_vec());
+        for (l, &a) in addrs.iter().enumerate() {
+            let o = (a - GLOBAL_BASE) as usize;
+            for k in 0..size / 4 {
+                let m = &mut want_mem[o + 4 * k..o + 4 * k + 4];
+                if store {
+                    m.copy_from_slice(&regs[20 + k][l].to_le_bytes());
+                } else {
+                    want_regs[10 + k][l] = u32::from_le_bytes(m.try_into().unwrap());
+                }
+            }
+        }
+        (want_regs, want_mem)
+    }
+
     /// FLAT/GLOBAL dword loads and stores of every width, coalesced (the
     /// one-translation row path) and with lanes out of order (the general
     /// path), against a byte model of memory and registers; a coalesced
@@ -1408,19 +1433,7 @@ mod tests {
                 if coalesced {
                     assert_eq!(mem.translations(), 1, "{what}");
                 }
-                let mut want_regs = regs.clone();
-                let mut want_mem = before.clone();
-                for (l, &a) in addrs.iter().enumerate() {
-                    let o = (a - GLOBAL_BASE) as usize;
-                    for k in 0..size / 4 {
-                        let m = &mut want_mem[o + 4 * k..o + 4 * k + 4];
-                        if store {
-                            m.copy_from_slice(&regs[20 + k][l].to_le_bytes());
-                        } else {
-                            want_regs[10 + k][l] = u32::from_le_bytes(m.try_into().unwrap());
-                        }
-                    }
-                }
+                let (want_regs, want_mem) = dword_model(&addrs, size, store, &regs, &before);
                 assert_eq!(mem.bytes(), want_mem, "{what}: memory");
                 assert!(w.vgpr == want_regs, "{what}: registers");
             }
@@ -1656,18 +1669,7 @@ mod tests {
                 }
                 if matches!(case, "coalesced" | "scattered") {
                     // The byte model: every lane's `size` bytes at its address.
-                    let (mut want_regs, mut want_mem) = (w0.vgpr.clone(), before.clone());
-                    for (l, &a) in addrs.iter().enumerate() {
-                        let o = (a - GLOBAL_BASE) as usize;
-                        for k in 0..size / 4 {
-                            let m = &mut want_mem[o + 4 * k..o + 4 * k + 4];
-                            if store {
-                                m.copy_from_slice(&w0.vgpr[20 + k][l].to_le_bytes());
-                            } else {
-                                want_regs[10 + k][l] = u32::from_le_bytes(m.try_into().unwrap());
-                            }
-                        }
-                    }
+                    let (want_regs, want_mem) = dword_model(&addrs, size, store, &w0.vgpr, &before);
                     assert_eq!(mem_fast.bytes(), want_mem, "{what}: model memory");
                     assert!(fast_w.vgpr == want_regs, "{what}: model registers");
                 }

@@ -205,6 +205,8 @@ pub(crate) enum Fast {
     Vint(super::fast_vint::Vint),
     /// VOPD pairs of integer ops and moves (fast_vopd.rs), wave32.
     Vopd(super::fast_vopd::Vopd),
+    /// f64 arithmetic, division helpers and conversions (fast_f64.rs).
+    F64(super::fast_f64::F64),
     /// 32-bit integer compare (`cond`: 1 less, 2 equal, 4 greater) to `dst`
     /// (VCC, an SGPR, or EXEC for v_cmpx), inactive lanes 0.
     Vcmp {
@@ -277,6 +279,7 @@ pub(crate) fn compile(i: &Inst, pc: u64) -> Fast {
         .or_else(|| super::fast_lanes::compile(i))
         .or_else(|| super::fast_vint::compile(i))
         .or_else(|| super::fast_vopd::compile(i))
+        .or_else(|| super::fast_f64::compile(i))
         .unwrap_or(Fast::Slow)
 }
 
@@ -1011,6 +1014,7 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
         }
         Fast::Vint(ref v) => super::fast_vint::run(w, v, exec),
         Fast::Vopd(ref v) => super::fast_vopd::run(w, v, exec),
+        Fast::F64(ref d) => super::fast_f64::run(w, d, exec),
         _ => {}
     }
 }
@@ -1410,6 +1414,17 @@ mod tests {
             "VAshrrevI64",
             "VMbcntLoU32B32",
             "VMbcntHiU32B32",
+            "VFmaF64",
+            "VMulF64",
+            "VAddF64",
+            "VRcpF64",
+            "VRsqF64",
+            "VLdexpF64",
+            "VDivScaleF64",
+            "VDivFmasF64",
+            "VDivFixupF64",
+            "VCvtF64F32",
+            "VCvtF32F64",
         ] {
             assert!(
                 covered.contains(op),
@@ -1439,6 +1454,9 @@ mod tests {
             "VLshrrevB64",
             "VMbcntLoU32B32",
             "VMbcntHiU32B32",
+            "VFmaF64",
+            "VMulF64",
+            "VCvtF32F64",
         ] {
             assert!(
                 covered64.contains(op),

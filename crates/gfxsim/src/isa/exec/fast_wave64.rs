@@ -63,6 +63,7 @@ fn high_form(w: &Wave, f: &Fast) -> Option<Fast> {
     Some(match *f {
         // Per-lane forms with no lane-mask operand: the same form.
         Fast::Valu { .. } | Fast::LshlrevB64 { .. } | Fast::FmaF32 { .. } => *f,
+        Fast::F64(d) if !d.uses_mask() => *f,
         Fast::Cndmask { dst, a, b, mask } => Fast::Cndmask {
             dst,
             a,

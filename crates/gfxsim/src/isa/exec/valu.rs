@@ -486,7 +486,7 @@ fn fma_lanes_x86(a: &F32s, b: &F32s, c: &F32s) -> F32s {
 /// f64 fused multiply-add over all lanes, on the host FMA unit when present
 /// (as [`fma_lanes`]; the libm fallback was one call per lane).
 #[inline]
-fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
+pub(super) fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("fma") {
@@ -524,7 +524,7 @@ fn ldexp32(x: f32, e: i32) -> f32 {
     (x as f64 * pow2_f64(h) * pow2_f64(e - h)) as f32
 }
 
-fn ldexp64(x: f64, e: i32) -> f64 {
+pub(super) fn ldexp64(x: f64, e: i32) -> f64 {
     let e = e.clamp(-2200, 2200);
     let mut r = x;
     let mut left = e;
@@ -555,24 +555,36 @@ fn frexp32(x: f32) -> (f32, i32) {
     )
 }
 
+#[inline]
 fn frexp64(x: f64) -> (f64, i32) {
     if x == 0.0 || !x.is_finite() {
         return (x, 0);
     }
+    // A subnormal times 2^64 is normal (exact): one step, no recursion, so
+    // the per-lane callers (div_scale64) inline it.
+    let (x, scaled) = if (x.to_bits() >> 52) & 0x7FF == 0 {
+        (x * pow2_f64(64), 64)
+    } else {
+        (x, 0)
+    };
     let bits = x.to_bits();
     let exp = ((bits >> 52) & 0x7FF) as i32;
-    if exp == 0 {
-        let (m, e) = frexp64(x * pow2_f64(64));
-        return (m, e - 64);
-    }
     let m = f64::from_bits((bits & !(0x7FFu64 << 52)) | (1022u64 << 52));
-    (m, exp - 1022)
+    (m, exp - 1022 - scaled)
 }
 
 fn exponent32(x: f32) -> i32 {
     ((x.to_bits() >> 23) & 0xFF) as i32
 }
-fn exponent64(x: f64) -> i32 {
+/// v_rcp_f64 / v_rsq_f64: the correctly rounded reciprocal (of the square root).
+pub(super) fn rcp64(a: f64) -> f64 {
+    1.0 / a
+}
+pub(super) fn rsq64(a: f64) -> f64 {
+    1.0 / a.sqrt()
+}
+
+pub(super) fn exponent64(x: f64) -> i32 {
     ((x.to_bits() >> 52) & 0x7FF) as i32
 }
 
@@ -603,7 +615,7 @@ fn fmin32(a: f32, b: f32) -> f32 {
         b
     }
 }
-fn fmax64(a: f64, b: f64) -> f64 {
+pub(super) fn fmax64(a: f64, b: f64) -> f64 {
     if a.is_nan() {
         b
     } else if b.is_nan() {
@@ -612,7 +624,7 @@ fn fmax64(a: f64, b: f64) -> f64 {
         a.max(b)
     }
 }
-fn fmin64(a: f64, b: f64) -> f64 {
+pub(super) fn fmin64(a: f64, b: f64) -> f64 {
     if a.is_nan() {
         b
     } else if b.is_nan() {
@@ -684,16 +696,15 @@ fn div_scale32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
     }
 }
 
-fn div_scale64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
+pub(super) fn div_scale64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
     if s2 == 0.0 || s1 == 0.0 {
         return (f64::NAN, false);
     }
     let (m2, e2) = frexp64(s2);
     let (m1, e1) = frexp64(s1);
-    let log2_q = (e2 - e1) as f64 + (m2 / m1).abs().log2();
     if exponent64(s2) - exponent64(s1) >= 768 {
         (if s0 == s1 { ldexp64(s0, 128) } else { s0 }, true)
-    } else if log2_q < -1022.0 && s2.is_finite() && s1.is_finite() {
+    } else if s2.is_finite() && s1.is_finite() && quotient_below_2_pow_1022(m2, e2, m1, e1) {
         (if s0 == s2 { ldexp64(s0, 128) } else { s0 }, true)
     } else if s1.is_subnormal() || exponent64(s2) <= 53 {
         (ldexp64(s0, 128), false)
@@ -701,6 +712,19 @@ fn div_scale64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
         (ldexp64(s0, -128), false)
     } else {
         (s0, false)
+    }
+}
+
+/// Is log2|s2 / s1| < -1022, computed as `(e2 - e1) + log2|m2 / m1|` (the
+/// frexp parts of finite non-zero s2 and s1)? |m2 / m1| lies in (1/2, 2), so
+/// libm's log2 of it lies in [-1, 1] and only an exponent difference of
+/// -1022 or -1023 can go either way (the sum then rounds near -1022); any
+/// other difference decides the same answer without the per-lane libm call.
+fn quotient_below_2_pow_1022(m2: f64, e2: i32, m1: f64, e1: i32) -> bool {
+    match e2 - e1 {
+        d if d >= -1021 => false,
+        d if d <= -1024 => true,
+        d => d as f64 + (m2 / m1).abs().log2() < -1022.0,
     }
 }
 
@@ -723,7 +747,7 @@ fn div_fixup32(q: f32, den: f32, num: f32) -> f32 {
     }
 }
 
-fn div_fixup64(q: f64, den: f64, num: f64) -> f64 {
+pub(super) fn div_fixup64(q: f64, den: f64, num: f64) -> f64 {
     let neg = den.is_sign_negative() != num.is_sign_negative();
     let sign = |v: f64| if neg { -v.abs() } else { v.abs() };
     if num.is_nan() || den.is_nan() {
@@ -1119,8 +1143,8 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let r = fma_lanes64(&v.d(0)?, &v.d(1)?, &v.d(2)?);
             v.putd(&r)
         }
-        VRcpF64 => v.d1(|a| 1.0 / a)?,
-        VRsqF64 => v.d1(|a| 1.0 / a.sqrt())?,
+        VRcpF64 => v.d1(rcp64)?,
+        VRsqF64 => v.d1(rsq64)?,
         VSqrtF64 => v.d1(f64::sqrt)?,
         VFractF64 => v.d1(fract64)?,
         VTruncF64 => v.d1(f64::trunc)?,
@@ -1791,6 +1815,77 @@ impl Src {
 #[cfg(test)]
 mod fast_path_tests {
     use super::*;
+
+    /// frexp64 splits subnormals, normals and the extremes into a mantissa
+    /// of magnitude in [1/2, 1) with the sign of x and an exponent that
+    /// rebuilds x exactly.
+    #[test]
+    fn frexp64_splits_exactly() {
+        for bits in (1u64..1 << 20)
+            .step_by(97)
+            .chain([
+                1,
+                2,
+                (1 << 52) - 1,
+                1 << 52,
+                0x7FEF_FFFF_FFFF_FFFF,
+                0x3FF0_0000_0000_0001,
+            ])
+            .chain(
+                (0..2048u64)
+                    .map(|e| e << 52 | 0x5_5555_5555_5555)
+                    .filter(|b| b >> 52 < 2047),
+            )
+        {
+            for x in [f64::from_bits(bits), -f64::from_bits(bits)] {
+                let (m, e) = frexp64(x);
+                assert!((0.5..1.0).contains(&m.abs()), "{x:e}: mantissa {m:e}");
+                assert_eq!(m.is_sign_negative(), x.is_sign_negative(), "{x:e}");
+                assert_eq!(ldexp64(m, e).to_bits(), x.to_bits(), "{x:e}: {m:e} * 2^{e}");
+            }
+        }
+    }
+
+    /// div_scale64's "quotient below 2^-1022" test decided from the exponent
+    /// difference gives the answer of the full `(e2 - e1) + log2|m2 / m1|`
+    /// formula on frexp parts of every exponent difference from -1030 to
+    /// -1015, with edge mantissas (1/2, just below 1) and random ones.
+    #[test]
+    fn quotient_test_matches_log2_formula() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mantissa = |k: u64, r: u64| {
+            let frac = match k % 4 {
+                0 => 0,
+                1 => (1 << 52) - 1,
+                2 => r & 0xF,
+                _ => r & ((1 << 52) - 1),
+            };
+            f64::from_bits(1022 << 52 | frac)
+        };
+        let mut checked = 0;
+        for d in -1030..=-1015 {
+            for k in 0..4000u64 {
+                let (m2, m1) = (mantissa(k, next()), mantissa(k / 4, next()));
+                let (m2, m1) = (if k % 3 == 0 { -m2 } else { m2 }, m1);
+                let e1 = (next() % 40) as i32 + 980;
+                let e2 = e1 + d;
+                let want = (e2 - e1) as f64 + (m2 / m1).abs().log2() < -1022.0;
+                assert_eq!(
+                    quotient_below_2_pow_1022(m2, e2, m1, e1),
+                    want,
+                    "{m2:e} * 2^{e2} / {m1:e} * 2^{e1}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 60_000);
+    }
 
     /// The bit-level frexp32 and the add-2^23 rounding match the reference
     /// definitions (f64 frexp, std round_ties_even) on a sweep of f32 bit

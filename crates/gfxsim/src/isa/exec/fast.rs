@@ -207,6 +207,8 @@ pub(crate) enum Fast {
     Vopd(super::fast_vopd::Vopd),
     /// f64 arithmetic, division helpers and conversions (fast_f64.rs).
     F64(super::fast_f64::F64),
+    /// f32 and f16 arithmetic and math (fast_f32.rs).
+    Flt(super::fast_f32::Flt),
     /// 32-bit integer compare (`cond`: 1 less, 2 equal, 4 greater) to `dst`
     /// (VCC, an SGPR, or EXEC for v_cmpx), inactive lanes 0.
     Vcmp {
@@ -280,6 +282,7 @@ pub(crate) fn compile(i: &Inst, pc: u64) -> Fast {
         .or_else(|| super::fast_vint::compile(i))
         .or_else(|| super::fast_vopd::compile(i))
         .or_else(|| super::fast_f64::compile(i))
+        .or_else(|| super::fast_f32::compile(i))
         .unwrap_or(Fast::Slow)
 }
 
@@ -615,7 +618,7 @@ pub(super) fn row<'a>(w: &'a Wave, s: VSrc, buf: &'a mut Row) -> &'a Lanes {
 }
 
 /// Room for a source row that may not be needed.
-type Row = MaybeUninit<Lanes>;
+pub(super) type Row = MaybeUninit<Lanes>;
 
 /// The value of a source that is the same in every lane (an SGPR or a
 /// constant; a VGPR's lane 0, which callers do not ask for).
@@ -1015,6 +1018,7 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
         Fast::Vint(ref v) => super::fast_vint::run(w, v, exec),
         Fast::Vopd(ref v) => super::fast_vopd::run(w, v, exec),
         Fast::F64(ref d) => super::fast_f64::run(w, d, exec),
+        Fast::Flt(ref x) => super::fast_f32::run(w, x, exec),
         _ => {}
     }
 }
@@ -1425,6 +1429,23 @@ mod tests {
             "VDivFixupF64",
             "VCvtF64F32",
             "VCvtF32F64",
+            "VAddF32",
+            "VSubF32",
+            "VMulF32",
+            "VMaxF32",
+            "VMinF32",
+            "VLdexpF32",
+            "VRcpF32",
+            "VRsqF32",
+            "VSqrtF32",
+            "VFrexpMantF32",
+            "VFrexpExpI32F32",
+            "VAddF16",
+            "VMulF16",
+            "VMaxF16",
+            "VMinF16",
+            "VFmacF16",
+            "VPackB32F16",
         ] {
             assert!(
                 covered.contains(op),
@@ -1457,6 +1478,10 @@ mod tests {
             "VFmaF64",
             "VMulF64",
             "VCvtF32F64",
+            "VMulF32",
+            "VLdexpF32",
+            "VMaxF16",
+            "VFmacF16",
         ] {
             assert!(
                 covered64.contains(op),

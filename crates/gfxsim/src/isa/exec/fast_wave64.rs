@@ -64,6 +64,7 @@ fn high_form(w: &Wave, f: &Fast) -> Option<Fast> {
         // Per-lane forms with no lane-mask operand: the same form.
         Fast::Valu { .. } | Fast::LshlrevB64 { .. } | Fast::FmaF32 { .. } => *f,
         Fast::F64(d) if !d.uses_mask() => *f,
+        Fast::Flt(_) => *f,
         Fast::Cndmask { dst, a, b, mask } => Fast::Cndmask {
             dst,
             a,

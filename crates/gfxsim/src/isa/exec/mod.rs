@@ -7,6 +7,7 @@
 mod atomics;
 mod dpp;
 pub(crate) mod fast;
+mod fast_f32;
 mod fast_f64;
 mod fast_lanes;
 mod fast_scalar;

@@ -441,7 +441,7 @@ pub(super) fn sub_borrow(x: u32, y: u32, c: u32) -> (u32, u32) {
 /// host's F16C unit over 8 values per step where present; the same values
 /// as converting one by one).
 #[inline(always)]
-fn f16s_to_f32<const N: usize>(x: &[u16; N]) -> [f32; N] {
+pub(super) fn f16s_to_f32<const N: usize>(x: &[u16; N]) -> [f32; N] {
     let mut o = [0f32; N];
     x.reinterpret_cast::<f16>().convert_to_f32_slice(&mut o);
     o
@@ -449,7 +449,7 @@ fn f16s_to_f32<const N: usize>(x: &[u16; N]) -> [f32; N] {
 
 /// f32 to f16 bit patterns (round to nearest even), `N` at a time, as [`f16s_to_f32`].
 #[inline(always)]
-fn f32s_to_f16<const N: usize>(x: &[f32; N]) -> [u16; N] {
+pub(super) fn f32s_to_f16<const N: usize>(x: &[f32; N]) -> [u16; N] {
     let mut o = [f16::ZERO; N];
     o.convert_from_f32_slice(x);
     o.map(f16::to_bits)
@@ -516,7 +516,7 @@ fn pow2_f64(e: i32) -> f64 {
     f64::from_bits(((e + 1023) as u64) << 52)
 }
 
-fn ldexp32(x: f32, e: i32) -> f32 {
+pub(super) fn ldexp32(x: f32, e: i32) -> f32 {
     // |e| <= 600 keeps both factors normal in f64; x * 2^e is then exact in
     // f64 and rounds once to f32 (f32 results saturate far inside that range).
     let e = e.clamp(-600, 600);
@@ -537,21 +537,24 @@ pub(super) fn ldexp64(x: f64, e: i32) -> f64 {
     r
 }
 
-fn frexp32(x: f32) -> (f32, i32) {
+#[inline]
+pub(super) fn frexp32(x: f32) -> (f32, i32) {
     if x == 0.0 || !x.is_finite() {
         return (x, 0);
     }
+    // Subnormal: scale into the normal range (times 2^32, exact), then
+    // adjust; one step, no recursion, so the per-lane callers inline it.
+    let (x, scaled) = if (x.to_bits() >> 23) & 0xFF == 0 {
+        (x * f32::from_bits(0x4F80_0000), 32)
+    } else {
+        (x, 0)
+    };
     let bits = x.to_bits();
     let exp = ((bits >> 23) & 0xFF) as i32;
-    if exp == 0 {
-        // Subnormal: scale into the normal range (exact), then adjust.
-        let (m, e) = frexp32(x * f32::from_bits(0x4F80_0000));
-        return (m, e - 32);
-    }
     // Mantissa in [0.5, 1): keep sign and fraction, exponent field 126.
     (
         f32::from_bits((bits & !(0xFF << 23)) | (126 << 23)),
-        exp - 126,
+        exp - 126 - scaled,
     )
 }
 
@@ -576,6 +579,21 @@ fn frexp64(x: f64) -> (f64, i32) {
 fn exponent32(x: f32) -> i32 {
     ((x.to_bits() >> 23) & 0xFF) as i32
 }
+/// v_rcp_f32 / v_rsq_f32: through f64, rounded once to f32.
+pub(super) fn rcp32(a: f32) -> f32 {
+    (1.0 / a as f64) as f32
+}
+pub(super) fn rsq32(a: f32) -> f32 {
+    (1.0 / (a as f64).sqrt()) as f32
+}
+
+/// v_fma_f16 / v_fmac_f16 of f16 bit patterns: product and sum in f64, then
+/// rounded to f16 (and widened exactly to f32 for puth).
+pub(super) fn fma16(a: u16, b: u16, c: u16) -> f32 {
+    let x = f16::from_bits(a).to_f64() * f16::from_bits(b).to_f64() + f16::from_bits(c).to_f64();
+    f16::from_f64(x).to_f32()
+}
+
 /// v_rcp_f64 / v_rsq_f64: the correctly rounded reciprocal (of the square root).
 pub(super) fn rcp64(a: f64) -> f64 {
     1.0 / a
@@ -589,7 +607,7 @@ pub(super) fn exponent64(x: f64) -> i32 {
 }
 
 /// IEEE-mode min/max: a NaN input yields the other operand.
-fn fmax32(a: f32, b: f32) -> f32 {
+pub(super) fn fmax32(a: f32, b: f32) -> f32 {
     if a.is_nan() {
         b
     } else if b.is_nan() {
@@ -602,7 +620,7 @@ fn fmax32(a: f32, b: f32) -> f32 {
         b
     }
 }
-fn fmin32(a: f32, b: f32) -> f32 {
+pub(super) fn fmin32(a: f32, b: f32) -> f32 {
     if a.is_nan() {
         b
     } else if b.is_nan() {
@@ -950,8 +968,8 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             }
             v.putf(&r)
         }
-        VRcpF32 | VRcpIflagF32 => v.f1(|a| (1.0 / a as f64) as f32)?,
-        VRsqF32 => v.f1(|a| (1.0 / (a as f64).sqrt()) as f32)?,
+        VRcpF32 | VRcpIflagF32 => v.f1(rcp32)?,
+        VRsqF32 => v.f1(rsq32)?,
         VSqrtF32 => v.f1(|a| a.sqrt())?,
         VExpF32 => v.f1(|a| (a as f64).exp2() as f32)?,
         VLogF32 => v.f1(|a| (a as f64).log2() as f32)?,
@@ -1243,9 +1261,7 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             };
             let mut r = [0f32; LANES];
             for l in 0..LANES {
-                let x = f16::from_bits(a[l]).to_f64() * f16::from_bits(b[l]).to_f64()
-                    + f16::from_bits(c[l]).to_f64();
-                r[l] = f16::from_f64(x).to_f32();
+                r[l] = fma16(a[l], b[l], c[l]);
             }
             v.puth(&r)
         }

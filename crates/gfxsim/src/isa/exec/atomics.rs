@@ -170,10 +170,17 @@ pub(crate) fn apply64(rmw: Rmw, old: u64, src: u64, cmp: u64) -> u64 {
 }
 
 /// Atomically apply to a 4-byte-aligned host location; returns the old value.
+/// Compare-and-swap is one host compare-exchange: it stores `src` exactly
+/// when the value it finds is `cmp`, and returns that value either way,
+/// which is what the load / `apply32` / compare-exchange loop would do.
+#[inline]
 pub(crate) fn atomic32(p: *mut u8, rmw: Rmw, src: u32, cmp: u32) -> u32 {
     // SAFETY: the caller checked 4-byte alignment and that p maps 4 bytes of GPU memory.
     let a = unsafe { AtomicU32::from_ptr(p as *mut u32) };
     match rmw {
+        Rmw::CmpSwap => match a.compare_exchange(cmp, src, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(v) | Err(v) => v,
+        },
         Rmw::Add => a.fetch_add(src, Ordering::SeqCst),
         Rmw::Sub => a.fetch_sub(src, Ordering::SeqCst),
         Rmw::And => a.fetch_and(src, Ordering::SeqCst),
@@ -195,9 +202,20 @@ pub(crate) fn atomic32(p: *mut u8, rmw: Rmw, src: u32, cmp: u32) -> u32 {
     }
 }
 
+/// [`atomic32`] for an 8-byte-aligned location.
+#[inline]
 pub(crate) fn atomic64(p: *mut u8, rmw: Rmw, src: u64, cmp: u64) -> u64 {
     // SAFETY: the caller checked 8-byte alignment and that p maps 8 bytes of GPU memory.
     let a = unsafe { AtomicU64::from_ptr(p as *mut u64) };
+    match rmw {
+        Rmw::CmpSwap => {
+            return match a.compare_exchange(cmp, src, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(v) | Err(v) => v,
+            };
+        }
+        Rmw::Add => return a.fetch_add(src, Ordering::SeqCst),
+        _ => {}
+    }
     let mut old = a.load(Ordering::SeqCst);
     loop {
         let new = apply64(rmw, old, src, cmp);

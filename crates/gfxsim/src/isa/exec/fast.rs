@@ -237,8 +237,11 @@ pub(crate) enum Fast {
         imm: i32,
     },
     /// A FLAT/GLOBAL load or store that runs vmem's coalesced path when its
-    /// lanes are coalesced, and `step` (the general path) otherwise.
+    /// lanes are coalesced, else the one-span case of the general path
+    /// (fast_vmem.rs), and `step` (the general path) otherwise.
     Coalesced(Coalesced),
+    /// A FLAT/GLOBAL atomic (fast_vmem.rs), `step` when it declines.
+    GlobalAtomic(super::fast_vmem::GlobalAtomic),
 }
 
 pub(super) fn ssrc(s: Src) -> Option<SSrc> {
@@ -335,7 +338,9 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
                 imm: i.imm,
             })
         }
-        Family::Global | Family::Flat => Some(Fast::Coalesced(Coalesced::of_inst(i)?)),
+        Family::Global | Family::Flat => Coalesced::of_inst(i)
+            .map(Fast::Coalesced)
+            .or_else(|| super::fast_vmem::GlobalAtomic::of_inst(i).map(Fast::GlobalAtomic)),
         Family::Sop1 => {
             let op = match i.op {
                 SMovB32 => SOp::Mov,
@@ -729,7 +734,10 @@ pub(crate) fn run(w: &mut Wave, env: &Env, f: &Fast) -> Option<Flow> {
             Some(Flow::Next)
         }
         _ if w.wave64 => super::fast_wave64::run(w, f),
-        Fast::Coalesced(c) => coalesced(w, env, &c).then_some(Flow::Next),
+        Fast::Coalesced(c) => {
+            (coalesced(w, env, &c) || super::fast_vmem::spanned(w, env, &c)).then_some(Flow::Next)
+        }
+        Fast::GlobalAtomic(a) => super::fast_vmem::atomic(w, env, &a).then_some(Flow::Next),
         _ => {
             valu(w, f, w.sgpr[EXEC]);
             Some(Flow::Next)

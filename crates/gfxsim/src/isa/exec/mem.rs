@@ -10,7 +10,7 @@ use crate::isa::wave::LANES;
 use crate::isa::{Access, GpuMemory, MemoryFault};
 
 /// Largest span translated in one call before falling back to per-lane.
-const MAX_SPAN: u64 = 1 << 24;
+pub(crate) const MAX_SPAN: u64 = 1 << 24;
 
 /// Where the active lanes' accesses go on the host.
 #[derive(Clone, Copy)]

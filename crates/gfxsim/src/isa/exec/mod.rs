@@ -12,6 +12,7 @@ mod fast_f64;
 mod fast_lanes;
 mod fast_scalar;
 mod fast_vint;
+mod fast_vmem;
 mod fast_vopd;
 mod fast_wave64;
 mod lds;

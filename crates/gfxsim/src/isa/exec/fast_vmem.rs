@@ -1,0 +1,260 @@
+//! Pre-resolved FLAT/GLOBAL accesses that are not coalesced (issue #4):
+//! loads and stores whose lanes scatter or whose EXEC is partial, and
+//! atomics. They run the general path's span case directly: every active
+//! lane inside one range translated at once (through the workgroup's span
+//! cache, which gives what `GpuMemory::translate` gives and still sends
+//! every recording mapping's access there), then the lanes in order.
+//!
+//! Each form computes the lane addresses exactly as `vmem::flat_lanes`
+//! does and runs only when that path would take the same span case: for
+//! FLAT every lane (active or not) outside the LDS and private apertures,
+//! the span at most `MAX_SPAN` bytes (2^24 for atomics, as there) and, for
+//! atomics, every active lane aligned. Anything else, or a translation that
+//! fails, declines before any side effect (a failed translation records
+//! nothing), and `step` then runs the instruction and reports any fault
+//! exactly as before.
+
+use super::Env;
+use super::atomics::{Rmw, atomic32, atomic64};
+use super::mem::MAX_SPAN;
+use super::mem_kind::{MemKind, mem_kind};
+use super::vmem::Coalesced;
+use crate::isa::Access;
+use crate::isa::inst::{Family, Inst};
+use crate::isa::wave::{LANE_BIT, LANES, NULL, Wave};
+
+/// Each lane's address as `flat_lanes` computes it: GLOBAL with saddr is the
+/// SGPR pair plus the lane's VGPR, otherwise the VGPR pair; plus the signed
+/// offset. None for a FLAT access with any lane (active or not) in the LDS
+/// or private aperture (`flat_lanes` then goes lane by lane).
+#[inline(always)]
+fn lane_addresses(
+    w: &Wave,
+    env: &Env,
+    flat: bool,
+    addr: u8,
+    saddr: u8,
+    off: i32,
+) -> Option<[u64; LANES]> {
+    let off = off as i64 as u64;
+    let mut addrs = [0u64; LANES];
+    if saddr as usize != NULL {
+        let base = w.sgpr64(saddr as usize);
+        let v = &w.vgpr[addr as usize];
+        for l in 0..LANES {
+            addrs[l] = base.wrapping_add(v[l] as u64).wrapping_add(off);
+        }
+    } else {
+        let (lo, hi) = (&w.vgpr[addr as usize], &w.vgpr[(addr as usize + 1) & 255]);
+        for l in 0..LANES {
+            addrs[l] = (lo[l] as u64 | (hi[l] as u64) << 32).wrapping_add(off);
+        }
+    }
+    if flat {
+        let (shared, private) = (env.shared_base >> 32, env.private_base >> 32);
+        let mut hits = false;
+        for a in &addrs {
+            let hi = a >> 32;
+            hits |=
+                (env.shared_base != 0 && hi == shared) | (env.private_base != 0 && hi == private);
+        }
+        if hits {
+            return None;
+        }
+    }
+    Some(addrs)
+}
+
+/// The lowest active lane's address and the end of the highest active
+/// lane's `size` bytes (saturating, as `resolve` computes them).
+#[inline(always)]
+fn active_span(addrs: &[u64; LANES], exec: u32, size: u64) -> (u64, u64) {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for l in 0..LANES {
+        let active = exec & LANE_BIT[l] != 0;
+        let a = addrs[l];
+        lo = if active { lo.min(a) } else { lo };
+        hi = if active {
+            hi.max(a.saturating_add(size))
+        } else {
+            hi
+        };
+    }
+    (lo, hi)
+}
+
+/// A load or store of the coalesced form's kind whose lanes are not
+/// coalesced: done (true), or nothing done (false) when the general path
+/// would not take its one-span case or the span does not translate.
+#[inline(always)]
+pub(crate) fn spanned(w: &mut Wave, env: &Env, c: &Coalesced) -> bool {
+    let exec = w.exec();
+    if exec == 0 {
+        return false;
+    }
+    let Some(addrs) = lane_addresses(w, env, c.flat, c.addr, c.saddr, c.off) else {
+        return false;
+    };
+    let size = c.size as usize;
+    let (lo, hi) = active_span(&addrs, exec, size as u64);
+    if hi - lo > MAX_SPAN {
+        return false;
+    }
+    let access = if c.write { Access::Write } else { Access::Read };
+    let Ok(p) = env.translate(lo, hi - lo, access) else {
+        return false;
+    };
+    // Each active lane's offset in the span; inactive lanes read the lowest
+    // active lane's bytes (inside the span) and are not written back.
+    let mut offs = [0usize; LANES];
+    for l in 0..LANES {
+        let keep = if exec & LANE_BIT[l] != 0 { u64::MAX } else { 0 };
+        offs[l] = (addrs[l].wrapping_sub(lo) & keep) as usize;
+    }
+    match (c.write, size) {
+        (false, 4) => span_load::<1>(w, p, &offs, exec, c.reg),
+        (false, 8) => span_load::<2>(w, p, &offs, exec, c.reg),
+        (false, 12) => span_load::<3>(w, p, &offs, exec, c.reg),
+        (false, _) => span_load::<4>(w, p, &offs, exec, c.reg),
+        (true, 4) => span_store::<1>(w, p, &offs, exec, c.reg),
+        (true, 8) => span_store::<2>(w, p, &offs, exec, c.reg),
+        (true, 12) => span_store::<3>(w, p, &offs, exec, c.reg),
+        (true, _) => span_store::<4>(w, p, &offs, exec, c.reg),
+    }
+    true
+}
+
+/// VGPRs `reg..reg + N` of the active lanes from the `N` dwords at `p + offs[l]`.
+/// The caller guarantees every lane's `4 * N` bytes there lie in one translation.
+#[inline(always)]
+fn span_load<const N: usize>(w: &mut Wave, p: *mut u8, offs: &[usize; LANES], exec: u32, reg: u8) {
+    for k in 0..N {
+        let mut row = [0u32; LANES];
+        for l in 0..LANES {
+            // SAFETY: offs[l] + 4 * N bytes from p lie in the translated span (the caller's guarantee).
+            row[l] =
+                u32::from_le(unsafe { (p.add(offs[l] + 4 * k) as *const u32).read_unaligned() });
+        }
+        w.write_vgpr(reg as usize + k, &row, exec);
+    }
+}
+
+/// The `N` dwords of VGPRs `reg..reg + N` of each active lane to `p + offs[l]`,
+/// in lane order, each lane whole before the next (overlapping lanes end with
+/// the highest lane's bytes, as `scatter` leaves them).
+#[inline(always)]
+fn span_store<const N: usize>(w: &Wave, p: *mut u8, offs: &[usize; LANES], exec: u32, reg: u8) {
+    let rows: [&[u32; LANES]; N] = std::array::from_fn(|k| &w.vgpr[(reg as usize + k) & 255]);
+    for l in 0..LANES {
+        if exec & LANE_BIT[l] == 0 {
+            continue;
+        }
+        for (k, row) in rows.iter().enumerate() {
+            // SAFETY: an active lane's 4 * N bytes at p + offs[l] lie in the translated span.
+            unsafe { (p.add(offs[l] + 4 * k) as *mut u32).write_unaligned(row[l].to_le()) };
+        }
+    }
+}
+
+/// A FLAT/GLOBAL atomic: everything `flat_lanes` reads from the instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GlobalAtomic {
+    pub flat: bool,
+    pub rmw: Rmw,
+    /// 64-bit.
+    pub wide: bool,
+    /// GLC: the old values go to `dst`.
+    pub glc: bool,
+    pub dst: u8,
+    /// Source VGPR(s), then the compare value for cmpswap.
+    pub data: u8,
+    pub addr: u8,
+    pub saddr: u8,
+    pub off: i32,
+}
+
+impl GlobalAtomic {
+    pub(crate) fn of_inst(i: &Inst) -> Option<GlobalAtomic> {
+        let flat = match i.family {
+            Family::Flat => true,
+            Family::Global => false,
+            _ => return None,
+        };
+        let MemKind::Atomic(rmw, wide, _) = mem_kind(i.op) else {
+            return None;
+        };
+        Some(GlobalAtomic {
+            flat,
+            rmw,
+            wide,
+            glc: i.flags & Inst::GLC != 0,
+            dst: u8::try_from(i.dst).ok()?,
+            data: i.data[0],
+            addr: i.addr,
+            saddr: if flat { NULL as u8 } else { i.saddr },
+            off: i.imm,
+        })
+    }
+}
+
+/// Run `a` when every active lane is global, aligned and inside one
+/// translated span (true); else nothing done (false).
+#[inline(always)]
+pub(crate) fn atomic(w: &mut Wave, env: &Env, a: &GlobalAtomic) -> bool {
+    let exec = w.exec();
+    if exec == 0 {
+        return false;
+    }
+    let Some(addrs) = lane_addresses(w, env, a.flat, a.addr, a.saddr, a.off) else {
+        return false;
+    };
+    let size = if a.wide { 8u64 } else { 4 };
+    let mut low_bits = 0;
+    for l in 0..LANES {
+        if exec & LANE_BIT[l] != 0 {
+            low_bits |= addrs[l];
+        }
+    }
+    if !low_bits.is_multiple_of(size) {
+        return false;
+    }
+    let (lo, hi) = active_span(&addrs, exec, size);
+    if lo >= hi || hi - lo > 1 << 24 {
+        return false;
+    }
+    let Ok(base) = env.translate(lo, hi - lo, Access::Atomic) else {
+        return false;
+    };
+    // Every data row is read before any lane's result is written (as the general path does).
+    let row = |k: usize| &w.vgpr[(a.data as usize + k) & 255];
+    let dw = size as usize / 4;
+    let mut old = [0u64; LANES];
+    let mut m = exec;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        // The span [lo, hi) was translated as one range and holds this lane's access.
+        let p = base.wrapping_add((addrs[l] - lo) as usize);
+        old[l] = if a.wide {
+            let src = row(0)[l] as u64 | (row(1)[l] as u64) << 32;
+            let cmp = if a.rmw == Rmw::CmpSwap {
+                row(dw)[l] as u64 | (row(dw + 1)[l] as u64) << 32
+            } else {
+                0
+            };
+            atomic64(p, a.rmw, src, cmp)
+        } else {
+            let cmp = if a.rmw == Rmw::CmpSwap { row(dw)[l] } else { 0 };
+            atomic32(p, a.rmw, row(0)[l], cmp) as u64
+        };
+    }
+    if a.glc {
+        if a.wide {
+            w.write_vgpr64(a.dst as usize, &old, exec);
+        } else {
+            let lo: [u32; LANES] = old.map(|v| v as u32);
+            w.write_vgpr(a.dst as usize, &lo, exec);
+        }
+    }
+    true
+}

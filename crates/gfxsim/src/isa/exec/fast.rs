@@ -242,6 +242,9 @@ pub(crate) enum Fast {
     Coalesced(Coalesced),
     /// A FLAT/GLOBAL atomic (fast_vmem.rs), `step` when it declines.
     GlobalAtomic(super::fast_vmem::GlobalAtomic),
+    /// A DS dword load or store (lds.rs): the in-range path, `step` when
+    /// a lane is out of range.
+    Ds(super::lds::DsRows),
 }
 
 pub(super) fn ssrc(s: Src) -> Option<SSrc> {
@@ -338,6 +341,7 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
                 imm: i.imm,
             })
         }
+        Family::Ds => super::lds::DsRows::of(i).map(Fast::Ds),
         Family::Global | Family::Flat => Coalesced::of_inst(i)
             .map(Fast::Coalesced)
             .or_else(|| super::fast_vmem::GlobalAtomic::of_inst(i).map(Fast::GlobalAtomic)),
@@ -684,7 +688,7 @@ fn map3(a: &Lanes, b: &Lanes, c: &Lanes, f: impl Fn(u32, u32, u32) -> u32) -> La
 /// Run a pre-resolved instruction. None: it is `Slow`, or a vector form with
 /// no wave64 run (fast_wave64.rs) in a wave64 wave; the caller runs `step` instead.
 #[inline(always)]
-pub(crate) fn run(w: &mut Wave, env: &Env, f: &Fast) -> Option<Flow> {
+pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
     match *f {
         Fast::Slow => None,
         Fast::SLoad {
@@ -738,6 +742,10 @@ pub(crate) fn run(w: &mut Wave, env: &Env, f: &Fast) -> Option<Flow> {
             (coalesced(w, env, &c) || super::fast_vmem::spanned(w, env, &c)).then_some(Flow::Next)
         }
         Fast::GlobalAtomic(a) => super::fast_vmem::atomic(w, env, &a).then_some(Flow::Next),
+        Fast::Ds(d) => {
+            let exec = w.sgpr[EXEC];
+            super::lds::ds_in_range(w, env.lds, &d, exec).then_some(Flow::Next)
+        }
         _ => {
             valu(w, f, w.sgpr[EXEC]);
             Some(Flow::Next)
@@ -1280,7 +1288,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{}: the slow path fails ({e:?})", inst.mnemonic));
         let mut quick = w0.clone();
         quick.pc = pc;
-        let got = run(&mut quick, &env, fast).expect("the fast form runs");
+        let got = run(&mut quick, &mut env, fast).expect("the fast form runs");
         let what = format!("{} {:08x?} as {fast:?}", inst.mnemonic, inst.raw());
         assert_eq!(got, want, "{what}: flow");
         assert_eq!(quick.scc, slow.scc, "{what}: SCC");
@@ -1338,8 +1346,8 @@ mod tests {
                 for (lo, hi) in [(rng.value(), rng.value()), (u32::MAX, u32::MAX), (0, 0)] {
                     (w64.sgpr[EXEC], w64.sgpr[EXEC + 1]) = (lo, hi);
                     let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
-                    let env = no_env(&mut lds, &mut scratch);
-                    if run(&mut w64.clone(), &env, &fast).is_some() {
+                    let mut env = no_env(&mut lds, &mut scratch);
+                    if run(&mut w64.clone(), &mut env, &fast).is_some() {
                         compare(&inst, &fast, &w64, pc);
                         covered64.insert(format!("{:?}", inst.op));
                         checked += 1;

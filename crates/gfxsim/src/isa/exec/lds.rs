@@ -104,40 +104,93 @@ fn active_addresses(addr_row: &[u32; LANES], exec: u32) -> ([u32; LANES], u32) {
     (active, bound)
 }
 
+/// A plain or two-address dword DS load or store (b32..b128, 2addr b32/b64,
+/// stride64) as the in-range path runs it: decoded once by [`DsRows::of`],
+/// so `ds` and its pre-resolved form (`exec::fast`) run the same code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DsRows {
+    pub load: bool,
+    pub two: bool,
+    /// Dwords per element: 1 to 4 (1 or 2 for the two-address forms).
+    pub n: u8,
+    /// Address VGPR.
+    pub addr: u8,
+    /// First destination VGPR (loads).
+    pub dst: u8,
+    /// Data VGPRs of the one or two elements (stores).
+    pub data: [u8; 2],
+    /// Byte offsets of the one or two elements.
+    pub o0: u32,
+    pub o1: u32,
+}
+
+impl DsRows {
+    /// The form of `i`, or None for every other DS instruction (GDS included).
+    pub(crate) fn of(i: &Inst) -> Option<DsRows> {
+        use Op::*;
+        if i.flags & Inst::GDS != 0 {
+            return None;
+        }
+        // The decoder's offset fields are 8 bits each; anything else goes the general way.
+        let (offset0, offset1) = (u8::try_from(i.imm).ok()?, u8::try_from(i.imm2).ok()?);
+        let (offset0, offset1) = (offset0 as u32, offset1 as u32);
+        let off16 = offset0 | offset1 << 8;
+        // (dwords per element, two-address, offsets of the one or two elements).
+        let (n, two, o0, o1) = match i.op {
+            DsLoadB32 | DsStoreB32 => (1, false, off16, 0),
+            DsLoadB64 | DsStoreB64 => (2, false, off16, 0),
+            DsLoadB96 | DsStoreB96 => (3, false, off16, 0),
+            DsLoadB128 | DsStoreB128 => (4, false, off16, 0),
+            DsLoad2addrB32 | DsStore2addrB32 => (1, true, 4 * offset0, 4 * offset1),
+            DsLoad2addrB64 | DsStore2addrB64 => (2, true, 8 * offset0, 8 * offset1),
+            DsLoad2addrStride64B32 | DsStore2addrStride64B32 => {
+                (1, true, 256 * offset0, 256 * offset1)
+            }
+            DsLoad2addrStride64B64 | DsStore2addrStride64B64 => {
+                (2, true, 512 * offset0, 512 * offset1)
+            }
+            _ => return None,
+        };
+        let load = matches!(
+            i.op,
+            DsLoadB32
+                | DsLoadB64
+                | DsLoadB96
+                | DsLoadB128
+                | DsLoad2addrB32
+                | DsLoad2addrB64
+                | DsLoad2addrStride64B32
+                | DsLoad2addrStride64B64
+        );
+        Some(DsRows {
+            load,
+            two,
+            n,
+            addr: i.addr,
+            dst: u8::try_from(i.dst).ok()?,
+            data: i.data,
+            o0,
+            o1,
+        })
+    }
+}
+
 /// The plain and two-address dword loads and stores when every active lane's
 /// bytes lie inside the LDS allocation: true when done. False (nothing done)
-/// for any other instruction, no active lane, or any lane out of range; the
-/// per-lane path then runs as before.
+/// for no active lane, or any lane out of range; the per-lane path then runs
+/// as before.
 #[inline(always)]
-fn ds_in_range(w: &mut Wave, lds: &mut [u8], i: &Inst, addr_row: &[u32; LANES], exec: u32) -> bool {
-    use Op::*;
-    // The decoder's offset fields are 8 bits each; anything else goes the general way.
-    let (Ok(offset0), Ok(offset1)) = (u8::try_from(i.imm), u8::try_from(i.imm2)) else {
-        return false;
-    };
-    let (offset0, offset1) = (offset0 as usize, offset1 as usize);
-    let off16 = offset0 | offset1 << 8;
-    // (dwords per element, two-address, offsets of the one or two elements).
-    let (n, two, o0, o1) = match i.op {
-        DsLoadB32 | DsStoreB32 => (1, false, off16, 0),
-        DsLoadB64 | DsStoreB64 => (2, false, off16, 0),
-        DsLoadB96 | DsStoreB96 => (3, false, off16, 0),
-        DsLoadB128 | DsStoreB128 => (4, false, off16, 0),
-        DsLoad2addrB32 | DsStore2addrB32 => (1, true, 4 * offset0, 4 * offset1),
-        DsLoad2addrB64 | DsStore2addrB64 => (2, true, 8 * offset0, 8 * offset1),
-        DsLoad2addrStride64B32 | DsStore2addrStride64B32 => (1, true, 256 * offset0, 256 * offset1),
-        DsLoad2addrStride64B64 | DsStore2addrStride64B64 => (2, true, 512 * offset0, 512 * offset1),
-        _ => return false,
-    };
+pub(crate) fn ds_in_range(w: &mut Wave, lds: &mut [u8], d: &DsRows, exec: u32) -> bool {
     if exec == 0 {
         return false;
     }
+    let (o0, o1, n) = (d.o0 as usize, d.o1 as usize, d.n as usize);
     // Every active lane's address is at most `hi`, every offset at most o0.max(o1)
     // (all below 2^18), so one comparison covers every access of the pass; an
     // inactive lane counts as address 0, which is then in range as well. The
     // OR of the addresses usually passes; only near the end of the allocation
     // does the exact maximum decide.
-    let (active, bound) = active_addresses(addr_row, exec);
+    let (active, bound) = active_addresses(&w.vgpr[d.addr as usize], exec);
     let last = o0.max(o1) + 4 * n;
     if bound as usize + last > lds.len()
         && *active.iter().max().unwrap_or(&0) as usize + last > lds.len()
@@ -145,19 +198,9 @@ fn ds_in_range(w: &mut Wave, lds: &mut [u8], i: &Inst, addr_row: &[u32; LANES], 
         return false;
     }
     let addr_row = &active;
-    let load = matches!(
-        i.op,
-        DsLoadB32
-            | DsLoadB64
-            | DsLoadB96
-            | DsLoadB128
-            | DsLoad2addrB32
-            | DsLoad2addrB64
-            | DsLoad2addrStride64B32
-            | DsLoad2addrStride64B64
-    );
-    let dst = i.dst as usize;
-    match (load, two, n) {
+    let dst = d.dst as usize;
+    let data = d.data[0] as usize;
+    match (d.load, d.two, n) {
         (true, false, 1) => load_rows::<1>(w, lds, addr_row, exec, o0, dst),
         (true, false, 2) => load_rows::<2>(w, lds, addr_row, exec, o0, dst),
         (true, false, 3) => load_rows::<3>(w, lds, addr_row, exec, o0, dst),
@@ -170,12 +213,12 @@ fn ds_in_range(w: &mut Wave, lds: &mut [u8], i: &Inst, addr_row: &[u32; LANES], 
             load_rows::<2>(w, lds, addr_row, exec, o0, dst);
             load_rows::<2>(w, lds, addr_row, exec, o1, dst + 2);
         }
-        (false, false, 1) => store_rows::<1>(w, lds, addr_row, exec, o0, i.data[0] as usize),
-        (false, false, 2) => store_rows::<2>(w, lds, addr_row, exec, o0, i.data[0] as usize),
-        (false, false, 3) => store_rows::<3>(w, lds, addr_row, exec, o0, i.data[0] as usize),
-        (false, false, _) => store_rows::<4>(w, lds, addr_row, exec, o0, i.data[0] as usize),
-        (false, true, 1) => store2_rows::<1>(w, lds, addr_row, exec, [o0, o1], i.data),
-        (false, true, _) => store2_rows::<2>(w, lds, addr_row, exec, [o0, o1], i.data),
+        (false, false, 1) => store_rows::<1>(w, lds, addr_row, exec, o0, data),
+        (false, false, 2) => store_rows::<2>(w, lds, addr_row, exec, o0, data),
+        (false, false, 3) => store_rows::<3>(w, lds, addr_row, exec, o0, data),
+        (false, false, _) => store_rows::<4>(w, lds, addr_row, exec, o0, data),
+        (false, true, 1) => store2_rows::<1>(w, lds, addr_row, exec, [o0, o1], d.data),
+        (false, true, _) => store2_rows::<2>(w, lds, addr_row, exec, [o0, o1], d.data),
     }
     true
 }
@@ -221,10 +264,11 @@ fn store_rows<const N: usize>(
 ) {
     let rows: [&[u32; LANES]; N] = std::array::from_fn(|k| &w.vgpr[(data + k) & 255]);
     let base = lds.as_mut_ptr();
-    for l in 0..LANES {
-        if exec & LANE_BIT[l] == 0 {
-            continue;
-        }
+    // The active lanes in order, by their EXEC bits (no per-lane test to mispredict).
+    let mut m = exec;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
         let a = addr_row[l] as usize + off;
         for (k, row) in rows.iter().enumerate() {
             // SAFETY: a + 4 * N <= lds.len() for an active lane (checked by the caller), and write_unaligned needs no alignment.
@@ -248,10 +292,10 @@ fn store2_rows<const N: usize>(
     let rows: [[&[u32; LANES]; N]; 2] =
         data.map(|d| std::array::from_fn(|k| &w.vgpr[(d as usize + k) & 255]));
     let base = lds.as_mut_ptr();
-    for l in 0..LANES {
-        if exec & LANE_BIT[l] == 0 {
-            continue;
-        }
+    let mut m = exec;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
         for (off, regs) in offs.iter().zip(&rows) {
             let a = addr_row[l] as usize + off;
             for (k, row) in regs.iter().enumerate() {
@@ -268,10 +312,12 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         return Err(illegal(i));
     }
     let exec = w.exec();
-    let addr_row = w.vgpr[i.addr as usize];
-    if ds_in_range(w, env.lds, i, &addr_row, exec) {
+    if let Some(d) = DsRows::of(i)
+        && ds_in_range(w, env.lds, &d, exec)
+    {
         return Ok(Flow::Next);
     }
+    let addr_row = w.vgpr[i.addr as usize];
     let off16 = (i.imm as u32 | i.imm2 << 8) as u64;
     let d0 = i.data[0] as usize;
     let d1 = i.data[1] as usize;
@@ -793,14 +839,32 @@ mod tests {
                 model(f, &mut want_w, &mut want_lds, exec);
 
                 let (mut probe_w, mut probe_lds) = (w.clone(), init.clone());
-                let addr_row = probe_w.vgpr[2];
-                let fast = ds_in_range(&mut probe_w, &mut probe_lds, &i, &addr_row, exec);
+                let d = DsRows::of(&i).expect("a dword form");
+                let fast = ds_in_range(&mut probe_w, &mut probe_lds, &d, exec);
                 assert_eq!(
                     fast,
                     exec != 0 && !out_of_range,
                     "{}: round {round}, exec {exec:#x}",
                     f.text
                 );
+
+                // The pre-resolved form (`Fast::Ds`), as the wave loop runs it:
+                // taken exactly when the in-range path is, else `step`.
+                let form = crate::isa::exec::fast::compile(&i, 0);
+                assert_eq!(form, crate::isa::exec::fast::Fast::Ds(d), "{}", f.text);
+                let (mut pre_w, mut pre_lds) = (w.clone(), init.clone());
+                let mut pre_env = env(&mut pre_lds);
+                let taken = match crate::isa::exec::fast::run(&mut pre_w, &mut pre_env, &form) {
+                    Some(flow) => flow == Flow::Next,
+                    None => crate::isa::exec::step(&mut pre_w, &mut pre_env, &i) != Ok(Flow::Next),
+                };
+                assert_eq!(taken, fast, "{}: pre-resolved taken, round {round}", f.text);
+                assert!(
+                    pre_lds == want_lds,
+                    "{}: pre-resolved LDS, round {round}",
+                    f.text
+                );
+                assert_eq!(pre_w.vgpr, want_w.vgpr, "{}: pre-resolved VGPRs", f.text);
 
                 let mut lds = init.clone();
                 let flow = ds(&mut w, &mut env(&mut lds), &i).unwrap();

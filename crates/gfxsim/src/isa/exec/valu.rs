@@ -715,6 +715,13 @@ fn div_scale32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
 }
 
 pub(super) fn div_scale64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
+    let (x1, x2) = (exponent64(s1), exponent64(s2));
+    // The common case, decided from the exponent fields alone: both normal,
+    // no overflow or denormal quotient, s2 not tiny, s1 not huge. Every test
+    // below is then false (e = field - 1022 for normals), so s0 is kept.
+    if (1..=2044).contains(&x1) && (54..=2046).contains(&x2) && (-1021..768).contains(&(x2 - x1)) {
+        return (s0, false);
+    }
     if s2 == 0.0 || s1 == 0.0 {
         return (f64::NAN, false);
     }
@@ -1859,6 +1866,71 @@ mod fast_path_tests {
                 assert_eq!(m.is_sign_negative(), x.is_sign_negative(), "{x:e}");
                 assert_eq!(ldexp64(m, e).to_bits(), x.to_bits(), "{x:e}: {m:e} * 2^{e}");
             }
+        }
+    }
+
+    /// div_scale64 (exponent-field shortcut, quotient test without log2)
+    /// gives the bits and flag of the formulation it replaced, on operands
+    /// of every exponent class (zero, subnormal, normal near the thresholds,
+    /// huge, inf, NaN) in every combination, and on random bit patterns.
+    #[test]
+    fn div_scale64_matches_its_reference() {
+        fn reference(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
+            if s2 == 0.0 || s1 == 0.0 {
+                return (f64::NAN, false);
+            }
+            let (m2, e2) = frexp64(s2);
+            let (m1, e1) = frexp64(s1);
+            let log2_q = (e2 - e1) as f64 + (m2 / m1).abs().log2();
+            if exponent64(s2) - exponent64(s1) >= 768 {
+                (if s0 == s1 { ldexp64(s0, 128) } else { s0 }, true)
+            } else if log2_q < -1022.0 && s2.is_finite() && s1.is_finite() {
+                (if s0 == s2 { ldexp64(s0, 128) } else { s0 }, true)
+            } else if s1.is_subnormal() || exponent64(s2) <= 53 {
+                (ldexp64(s0, 128), false)
+            } else if e1 > 1022 {
+                (ldexp64(s0, -128), false)
+            } else {
+                (s0, false)
+            }
+        }
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let fields = [
+            0u64, 1, 2, 52, 53, 54, 55, 700, 1000, 1022, 1023, 1024, 1100, 1790, 1791, 1792, 2043,
+            2044, 2045, 2046, 2047,
+        ];
+        let mut values = Vec::new();
+        for &e in &fields {
+            for frac in [0, 1, (1 << 52) - 1, 1 << 51] {
+                let b = e << 52 | frac;
+                values.extend([f64::from_bits(b), -f64::from_bits(b)]);
+            }
+        }
+        let check = |s0: f64, s1: f64, s2: f64| {
+            let (got, want) = (div_scale64(s0, s1, s2), reference(s0, s1, s2));
+            assert_eq!(
+                (got.0.to_bits(), got.1),
+                (want.0.to_bits(), want.1),
+                "div_scale64({s0:e}, {s1:e}, {s2:e})"
+            );
+        };
+        for &s1 in &values {
+            for &s2 in &values {
+                // The numerator call (s0 = s2), the denominator call (s0 = s1).
+                check(s2, s1, s2);
+                check(s1, s1, s2);
+            }
+        }
+        for _ in 0..200_000 {
+            let (s1, s2) = (f64::from_bits(next()), f64::from_bits(next()));
+            check(s1, s1, s2);
+            check(s2, s1, s2);
         }
     }
 

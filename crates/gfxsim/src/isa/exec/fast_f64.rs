@@ -166,11 +166,17 @@ fn f64s(w: &Wave, f: &F64, k: usize) -> F64s {
         S64::Vgpr(r) => {
             let lo = &w.vgpr[r as usize];
             let hi = &w.vgpr[(r as usize + 1) & (NUM_VGPRS - 1)];
-            let mut out = [0f64; LANES];
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                out[l] = f64::from_bits(((lo[l] as u64 | (hi[l] as u64) << 32) & and) ^ xor);
+                out[l] = lo[l] as u64 | (hi[l] as u64) << 32;
             }
-            out
+            // Most sources have no modifier: skip the and/xor pass.
+            if f.mods & (0x11 << k) != 0 {
+                for v in out.iter_mut() {
+                    *v = (*v & and) ^ xor;
+                }
+            }
+            bytemuck::cast(out)
         }
         S64::Sgpr(r) => splat(w.sgpr64(r as usize)),
         S64::Hi(v) => splat((v as u64) << 32),

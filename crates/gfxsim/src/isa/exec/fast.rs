@@ -1095,10 +1095,21 @@ mod tests {
         }
         /// A 32-bit value with a bias to edge cases (0, 1, sign bits, all ones, small shifts).
         fn value(&mut self) -> u32 {
-            match self.below(8) {
+            match self.below(9) {
                 0 => [0, 1, 2, 31, 32, 0x7FFF_FFFF, 0x8000_0000, u32::MAX][self.below(8) as usize],
                 1 => self.below(64),
                 2 => self.next() | 0x8000_0000,
+                // NaNs with payloads, quiet and signalling, as f32, as the high
+                // word of an f64 and in f16 halves: float ops given two NaNs
+                // must pick the same one on every path.
+                3 => [
+                    0x7FC0_1234,
+                    0xFF80_0042,
+                    0x7FF8_00A5,
+                    0xFFF0_0007,
+                    0x7E01_7C02,
+                    0xFE33_FC44,
+                ][self.below(6) as usize],
                 _ => self.next(),
             }
         }

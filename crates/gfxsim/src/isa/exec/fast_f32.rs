@@ -14,7 +14,8 @@
 
 use super::fast::{Fast, Row, VSrc, row, vsrc};
 use super::valu::{
-    f16s_to_f32, f32s_to_f16, fma16, fmax32, fmin32, frexp32, ldexp32, rcp32, rsq32,
+    add32, f16s_to_f32, f32s_to_f16, fma16, fmax32, fmin32, frexp32, ldexp32, mul32, nan2_32,
+    rcp32, rsq32,
 };
 use crate::isa::inst::{Family, Inst, Mods};
 use crate::isa::opcodes::Op;
@@ -184,10 +185,10 @@ pub(super) fn run(w: &mut Wave, f: &Flt, exec: u32) {
         | FltOp::FrexpMant => {
             let a = f32s(x, f, 0);
             let r = match f.op {
-                FltOp::Add => map2(&a, &f32s(y, f, 1), |a, b| a + b),
+                FltOp::Add => map2(&a, &f32s(y, f, 1), add32),
                 FltOp::Sub => map2(&a, &f32s(y, f, 1), |a, b| a - b),
-                FltOp::Subrev => map2(&a, &f32s(y, f, 1), |a, b| b - a),
-                FltOp::Mul => map2(&a, &f32s(y, f, 1), |a, b| a * b),
+                FltOp::Subrev => map2(&a, &f32s(y, f, 1), |a, b| nan2_32(a, b, b - a)),
+                FltOp::Mul => map2(&a, &f32s(y, f, 1), mul32),
                 FltOp::Max => map2(&a, &f32s(y, f, 1), fmax32),
                 FltOp::Min => map2(&a, &f32s(y, f, 1), fmin32),
                 FltOp::Rcp => map1(&a, rcp32),
@@ -234,10 +235,10 @@ pub(super) fn run(w: &mut Wave, f: &Flt, exec: u32) {
             } else {
                 let (a, b) = (f16s_to_f32(&a), f16s_to_f32(&b));
                 match f.op {
-                    FltOp::AddF16 => map2(&a, &b, |a, b| a + b),
+                    FltOp::AddF16 => map2(&a, &b, add32),
                     FltOp::SubF16 => map2(&a, &b, |a, b| a - b),
-                    FltOp::SubrevF16 => map2(&a, &b, |a, b| b - a),
-                    FltOp::MulF16 => map2(&a, &b, |a, b| a * b),
+                    FltOp::SubrevF16 => map2(&a, &b, |a, b| nan2_32(a, b, b - a)),
+                    FltOp::MulF16 => map2(&a, &b, mul32),
                     FltOp::MaxF16 => map2(&a, &b, fmax32),
                     _ => map2(&a, &b, fmin32),
                 }

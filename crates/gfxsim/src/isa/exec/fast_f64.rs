@@ -15,7 +15,8 @@
 
 use super::fast::{Fast, VSrc, vsrc};
 use super::valu::{
-    div_fixup64, div_scale64, exponent64, fma_lanes64, fmax64, fmin64, ldexp64, rcp64, rsq64,
+    add64, div_fixup64, div_scale64, exponent64, fma_lanes64, fmax64, fmin64, ldexp64, mul64,
+    rcp64, rsq64,
 };
 use crate::isa::inst::{Family, Inst, Mods, Src};
 use crate::isa::opcodes::Op;
@@ -218,8 +219,8 @@ fn map2(a: &F64s, b: &F64s, g: impl Fn(f64, f64) -> f64) -> F64s {
 pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
     let r = match f.op {
         F64Op::Fma => fma_lanes64(&f64s(w, f, 0), &f64s(w, f, 1), &f64s(w, f, 2)),
-        F64Op::Mul => map2(&f64s(w, f, 0), &f64s(w, f, 1), |a, b| a * b),
-        F64Op::Add => map2(&f64s(w, f, 0), &f64s(w, f, 1), |a, b| a + b),
+        F64Op::Mul => map2(&f64s(w, f, 0), &f64s(w, f, 1), mul64),
+        F64Op::Add => map2(&f64s(w, f, 0), &f64s(w, f, 1), add64),
         F64Op::Max => map2(&f64s(w, f, 0), &f64s(w, f, 1), fmax64),
         F64Op::Min => map2(&f64s(w, f, 0), &f64s(w, f, 1), fmin64),
         F64Op::Rcp => map1(&f64s(w, f, 0), rcp64),

@@ -455,6 +455,72 @@ pub(super) fn f32s_to_f16<const N: usize>(x: &[f32; N]) -> [u16; N] {
     o.map(f16::to_bits)
 }
 
+/// NaN results that do not depend on how the host compiler ordered the
+/// operands of a commutative operation: an x86 add, mul or fma returns the
+/// NaN of the operand its instruction names first, and LLVM may emit `a + b`
+/// as `b + a` or pick any of the three vfmadd forms, so two compilations of
+/// the same op (the slow path and a pre-resolved form) could return different
+/// NaNs. gfxsim's rule: when an input is NaN the result is the first NaN
+/// operand as the instruction names them (src0, src1, src2), quieted; a NaN
+/// made from non-NaN inputs (inf - inf, 0 * inf) is the host's default NaN.
+#[inline(always)]
+pub(super) fn nan2_32(a: f32, b: f32, r: f32) -> f32 {
+    if !r.is_nan() {
+        r
+    } else if a.is_nan() {
+        f32::from_bits(a.to_bits() | 0x0040_0000)
+    } else if b.is_nan() {
+        f32::from_bits(b.to_bits() | 0x0040_0000)
+    } else {
+        r
+    }
+}
+#[inline(always)]
+pub(super) fn nan3_32(a: f32, b: f32, c: f32, r: f32) -> f32 {
+    if r.is_nan() && !a.is_nan() && !b.is_nan() && c.is_nan() {
+        f32::from_bits(c.to_bits() | 0x0040_0000)
+    } else {
+        nan2_32(a, b, r)
+    }
+}
+#[inline(always)]
+pub(super) fn nan2_64(a: f64, b: f64, r: f64) -> f64 {
+    if !r.is_nan() {
+        r
+    } else if a.is_nan() {
+        f64::from_bits(a.to_bits() | 0x0008_0000_0000_0000)
+    } else if b.is_nan() {
+        f64::from_bits(b.to_bits() | 0x0008_0000_0000_0000)
+    } else {
+        r
+    }
+}
+#[inline(always)]
+pub(super) fn nan3_64(a: f64, b: f64, c: f64, r: f64) -> f64 {
+    if r.is_nan() && !a.is_nan() && !b.is_nan() && c.is_nan() {
+        f64::from_bits(c.to_bits() | 0x0008_0000_0000_0000)
+    } else {
+        nan2_64(a, b, r)
+    }
+}
+/// src0 + src1 and src0 * src1 with [`nan2_32`]'s NaN rule (f32 and, widened, f16).
+#[inline(always)]
+pub(super) fn add32(a: f32, b: f32) -> f32 {
+    nan2_32(a, b, a + b)
+}
+#[inline(always)]
+pub(super) fn mul32(a: f32, b: f32) -> f32 {
+    nan2_32(a, b, a * b)
+}
+#[inline(always)]
+pub(super) fn add64(a: f64, b: f64) -> f64 {
+    nan2_64(a, b, a + b)
+}
+#[inline(always)]
+pub(super) fn mul64(a: f64, b: f64) -> f64 {
+    nan2_64(a, b, a * b)
+}
+
 /// Fused multiply-add over all lanes; uses the host FMA unit when present
 /// (std's `mul_add` is a libm call per lane without a compile-time FMA target).
 #[inline]
@@ -468,7 +534,7 @@ pub(super) fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
     }
     let mut r = [0f32; LANES];
     for l in 0..LANES {
-        r[l] = a[l].mul_add(b[l], c[l]);
+        r[l] = nan3_32(a[l], b[l], c[l], a[l].mul_add(b[l], c[l]));
     }
     r
 }
@@ -478,7 +544,7 @@ pub(super) fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
 fn fma_lanes_x86(a: &F32s, b: &F32s, c: &F32s) -> F32s {
     let mut r = [0f32; LANES];
     for l in 0..LANES {
-        r[l] = a[l].mul_add(b[l], c[l]);
+        r[l] = nan3_32(a[l], b[l], c[l], a[l].mul_add(b[l], c[l]));
     }
     r
 }
@@ -496,7 +562,7 @@ pub(super) fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
     }
     let mut r = [0f64; LANES];
     for l in 0..LANES {
-        r[l] = a[l].mul_add(b[l], c[l]);
+        r[l] = nan3_64(a[l], b[l], c[l], a[l].mul_add(b[l], c[l]));
     }
     r
 }
@@ -506,7 +572,7 @@ pub(super) fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
 fn fma_lanes64_x86(a: &F64s, b: &F64s, c: &F64s) -> F64s {
     let mut r = [0f64; LANES];
     for l in 0..LANES {
-        r[l] = a[l].mul_add(b[l], c[l]);
+        r[l] = nan3_64(a[l], b[l], c[l], a[l].mul_add(b[l], c[l]));
     }
     r
 }
@@ -590,7 +656,12 @@ pub(super) fn rsq32(a: f32) -> f32 {
 /// v_fma_f16 / v_fmac_f16 of f16 bit patterns: product and sum in f64, then
 /// rounded to f16 (and widened exactly to f32 for puth).
 pub(super) fn fma16(a: u16, b: u16, c: u16) -> f32 {
-    let x = f16::from_bits(a).to_f64() * f16::from_bits(b).to_f64() + f16::from_bits(c).to_f64();
+    let (a, b, c) = (
+        f16::from_bits(a).to_f64(),
+        f16::from_bits(b).to_f64(),
+        f16::from_bits(c).to_f64(),
+    );
+    let x = nan3_64(a, b, c, a * b + c);
     f16::from_f64(x).to_f32()
 }
 
@@ -926,11 +997,17 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             v.w.write_vgpr(i.dst as usize, &a, exec);
         }
         // ---- f32 arithmetic
-        VAddF32 => v.f2(|a, b| a + b)?,
+        VAddF32 => v.f2(add32)?,
         VSubF32 => v.f2(|a, b| a - b)?,
-        VSubrevF32 => v.f2(|a, b| b - a)?,
-        VMulF32 => v.f2(|a, b| a * b)?,
-        VMulDx9ZeroF32 => v.f2(|a, b| if a == 0.0 || b == 0.0 { 0.0 } else { a * b })?,
+        VSubrevF32 => v.f2(|a, b| nan2_32(a, b, b - a))?,
+        VMulF32 => v.f2(mul32)?,
+        VMulDx9ZeroF32 => v.f2(|a, b| {
+            if a == 0.0 || b == 0.0 {
+                0.0
+            } else {
+                mul32(a, b)
+            }
+        })?,
         VMaxF32 => v.f2(fmax32)?,
         VMinF32 => v.f2(fmin32)?,
         VFmaF32 => {
@@ -941,7 +1018,7 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             if a == 0.0 || b == 0.0 {
                 c
             } else {
-                a.mul_add(b, c)
+                nan3_32(a, b, c, a.mul_add(b, c))
             }
         })?,
         VFmacF32 => {
@@ -1160,8 +1237,8 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VCvtI32F64 => v.du(|a| (a as i32) as u32)?,
         VCvtU32F64 => v.du(|a| a as u32)?,
         // ---- f64
-        VAddF64 => v.d2(|a, b| a + b)?,
-        VMulF64 => v.d2(|a, b| a * b)?,
+        VAddF64 => v.d2(add64)?,
+        VMulF64 => v.d2(mul64)?,
         VMaxF64 => v.d2(fmax64)?,
         VMinF64 => v.d2(fmin64)?,
         VFmaF64 => {
@@ -1243,10 +1320,10 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             v.put_mask(i.sdst as usize, m);
         }
         // ---- f16 (scalar halves)
-        VAddF16 => v.h2(|a, b| a + b)?,
+        VAddF16 => v.h2(add32)?,
         VSubF16 => v.h2(|a, b| a - b)?,
-        VSubrevF16 => v.h2(|a, b| b - a)?,
-        VMulF16 => v.h2(|a, b| a * b)?,
+        VSubrevF16 => v.h2(|a, b| nan2_32(a, b, b - a))?,
+        VMulF16 => v.h2(mul32)?,
         VMaxF16 => v.h2(fmax32)?,
         VMinF16 => v.h2(fmin32)?,
         // f16 values are exact in f32, so min/max there then back is exact.
@@ -1634,8 +1711,8 @@ fn packed(v: &mut V) -> R<()> {
             let mut r = [0f32; 2 * LANES];
             for e in 0..2 * LANES {
                 r[e] = match i.op {
-                    VPkAddF16 => fa[e] + fb[e],
-                    VPkMulF16 => fa[e] * fb[e],
+                    VPkAddF16 => add32(fa[e], fb[e]),
+                    VPkMulF16 => mul32(fa[e], fb[e]),
                     VPkMaxF16 => fmax32(fa[e], fb[e]),
                     _ => fmin32(fa[e], fb[e]),
                 };
@@ -1702,7 +1779,8 @@ fn fma_mix(v: &mut V) -> R<()> {
     // The fma is computed in f64 (exact product of two f32/f16 values) and rounded once.
     let mut r = [0f64; LANES];
     for (l, o) in r.iter_mut().enumerate() {
-        *o = (val(0, l) as f64).mul_add(val(1, l) as f64, val(2, l) as f64);
+        let (a, b, c) = (val(0, l) as f64, val(1, l) as f64, val(2, l) as f64);
+        *o = nan3_64(a, b, c, a.mul_add(b, c));
         if i.mods.clamp {
             *o = if o.is_nan() { 0.0 } else { o.clamp(0.0, 1.0) };
         }
@@ -1795,14 +1873,14 @@ fn half_compute(
         VFmacF32 => r = fma_rows(&a, &b, &d),
         VFmaakF32 => r = fma_rows(&a, &b, &[i.src[2].src.imm32(); LANES]),
         VFmamkF32 => r = fma_rows(&a, &[i.src[2].src.imm32(); LANES], &b),
-        VMulF32 => lanes!(|l| (f(a[l]) * f(b[l])).to_bits()),
-        VAddF32 => lanes!(|l| (f(a[l]) + f(b[l])).to_bits()),
+        VMulF32 => lanes!(|l| mul32(f(a[l]), f(b[l])).to_bits()),
+        VAddF32 => lanes!(|l| add32(f(a[l]), f(b[l])).to_bits()),
         VSubF32 => lanes!(|l| (f(a[l]) - f(b[l])).to_bits()),
-        VSubrevF32 => lanes!(|l| (f(b[l]) - f(a[l])).to_bits()),
+        VSubrevF32 => lanes!(|l| nan2_32(f(a[l]), f(b[l]), f(b[l]) - f(a[l])).to_bits()),
         VMulDx9ZeroF32 => lanes!(|l| if f(a[l]) == 0.0 || f(b[l]) == 0.0 {
             0
         } else {
-            (f(a[l]) * f(b[l])).to_bits()
+            mul32(f(a[l]), f(b[l])).to_bits()
         }),
         VMovB32 => r = a,
         VCndmaskB32 => {
@@ -1838,6 +1916,39 @@ impl Src {
 #[cfg(test)]
 mod fast_path_tests {
     use super::*;
+
+    /// Two NaN inputs give the first as the instruction names them, quieted,
+    /// whichever order the host instruction took them in; one NaN wins over
+    /// numbers; a NaN made from numbers is the host's.
+    #[test]
+    fn nan_results_follow_source_order() {
+        let (qa, sb) = (f32::from_bits(0x7FC0_1234), f32::from_bits(0xFF80_0042));
+        let quiet = |x: f32| x.to_bits() | 0x0040_0000;
+        for (x, y) in [(qa, sb), (sb, qa)] {
+            assert_eq!(add32(x, y).to_bits(), quiet(x));
+            assert_eq!(mul32(x, y).to_bits(), quiet(x));
+            assert_eq!(add32(1.0, y).to_bits(), quiet(y));
+            let r = fma_lanes(&[1.0; LANES], &[x; LANES], &[y; LANES]);
+            assert!(r.iter().all(|v| v.to_bits() == quiet(x)));
+            let r = fma_lanes(&[2.0; LANES], &[3.0; LANES], &[y; LANES]);
+            assert!(r.iter().all(|v| v.to_bits() == quiet(y)));
+        }
+        assert_eq!(
+            add32(f32::INFINITY, f32::NEG_INFINITY).to_bits(),
+            (f32::INFINITY + f32::NEG_INFINITY).to_bits()
+        );
+        let (qa, sb) = (
+            f64::from_bits(0x7FF8_0000_0000_00A5),
+            f64::from_bits(0xFFF0_0000_0000_0007),
+        );
+        let quiet = |x: f64| x.to_bits() | 0x0008_0000_0000_0000;
+        for (x, y) in [(qa, sb), (sb, qa)] {
+            assert_eq!(add64(x, y).to_bits(), quiet(x));
+            assert_eq!(mul64(x, y).to_bits(), quiet(x));
+            let r = fma_lanes64(&[y; LANES], &[x; LANES], &[x; LANES]);
+            assert!(r.iter().all(|v| v.to_bits() == quiet(y)));
+        }
+    }
 
     /// frexp64 splits subnormals, normals and the extremes into a mantissa
     /// of magnitude in [1/2, 1) with the sign of x and an exponent that

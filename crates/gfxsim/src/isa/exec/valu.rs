@@ -534,7 +534,13 @@ pub(super) fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
     }
     let mut r = [0f32; LANES];
     for l in 0..LANES {
-        r[l] = nan3_32(a[l], b[l], c[l], a[l].mul_add(b[l], c[l]));
+        r[l] = a[l].mul_add(b[l], c[l]);
+    }
+    // One vector pass finds NaN results; only then pick each lane's NaN.
+    if r.iter().fold(false, |any, x| any | x.is_nan()) {
+        for l in 0..LANES {
+            r[l] = nan3_32(a[l], b[l], c[l], r[l]);
+        }
     }
     r
 }
@@ -544,7 +550,13 @@ pub(super) fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
 fn fma_lanes_x86(a: &F32s, b: &F32s, c: &F32s) -> F32s {
     let mut r = [0f32; LANES];
     for l in 0..LANES {
-        r[l] = nan3_32(a[l], b[l], c[l], a[l].mul_add(b[l], c[l]));
+        r[l] = a[l].mul_add(b[l], c[l]);
+    }
+    // One vector pass finds NaN results; only then pick each lane's NaN.
+    if r.iter().fold(false, |any, x| any | x.is_nan()) {
+        for l in 0..LANES {
+            r[l] = nan3_32(a[l], b[l], c[l], r[l]);
+        }
     }
     r
 }
@@ -562,7 +574,13 @@ pub(super) fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
     }
     let mut r = [0f64; LANES];
     for l in 0..LANES {
-        r[l] = nan3_64(a[l], b[l], c[l], a[l].mul_add(b[l], c[l]));
+        r[l] = a[l].mul_add(b[l], c[l]);
+    }
+    // One vector pass finds NaN results; only then pick each lane's NaN.
+    if r.iter().fold(false, |any, x| any | x.is_nan()) {
+        for l in 0..LANES {
+            r[l] = nan3_64(a[l], b[l], c[l], r[l]);
+        }
     }
     r
 }
@@ -572,7 +590,13 @@ pub(super) fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
 fn fma_lanes64_x86(a: &F64s, b: &F64s, c: &F64s) -> F64s {
     let mut r = [0f64; LANES];
     for l in 0..LANES {
-        r[l] = nan3_64(a[l], b[l], c[l], a[l].mul_add(b[l], c[l]));
+        r[l] = a[l].mul_add(b[l], c[l]);
+    }
+    // One vector pass finds NaN results; only then pick each lane's NaN.
+    if r.iter().fold(false, |any, x| any | x.is_nan()) {
+        for l in 0..LANES {
+            r[l] = nan3_64(a[l], b[l], c[l], r[l]);
+        }
     }
     r
 }

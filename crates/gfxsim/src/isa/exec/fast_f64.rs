@@ -15,7 +15,7 @@
 
 use super::fast::{Fast, VSrc, vsrc};
 use super::valu::{
-    add64, div_fixup64, div_scale64, exponent64, fma_lanes64, fmax64, fmin64, ldexp64, mul64,
+    add64, div_fixup64, div_scale64_lanes, exponent64, fma_lanes64, fmax64, fmin64, ldexp64, mul64,
     rcp64, rsq64,
 };
 use crate::isa::inst::{Family, Inst, Mods, Src};
@@ -255,14 +255,7 @@ pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
             r
         }
         F64Op::DivScale => {
-            let (a, b, c) = (f64s(w, f, 0), f64s(w, f, 1), f64s(w, f, 2));
-            let mut r = [0f64; LANES];
-            let mut m = 0u32;
-            for l in 0..LANES {
-                let (d, s) = div_scale64(a[l], b[l], c[l]);
-                r[l] = d;
-                m |= (s as u32) << l;
-            }
+            let (r, m) = div_scale64_lanes(&f64s(w, f, 0), &f64s(w, f, 1), &f64s(w, f, 2));
             w.write_vgpr64(f.dst as usize, &bytemuck::cast(r), exec);
             w.set_lane_mask(f.sdst as usize, m & exec);
             return;

@@ -809,6 +809,19 @@ fn div_scale32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
     }
 }
 
+/// [`div_scale64`] over all lanes: the results and the lane mask of their flags
+/// (the slow path and the pre-resolved form share it).
+pub(super) fn div_scale64_lanes(a: &F64s, b: &F64s, c: &F64s) -> (F64s, u32) {
+    let mut r = [0f64; LANES];
+    let mut m = 0u32;
+    for l in 0..LANES {
+        let (d, s) = div_scale64(a[l], b[l], c[l]);
+        r[l] = d;
+        m |= (s as u32) << l;
+    }
+    (r, m)
+}
+
 pub(super) fn div_scale64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
     let (x1, x2) = (exponent64(s1), exponent64(s2));
     // The common case, decided from the exponent fields alone: both normal,
@@ -1332,14 +1345,7 @@ pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             v.put_mask(i.sdst as usize, m);
         }
         VDivScaleF64 => {
-            let (a, b, c) = (v.d(0)?, v.d(1)?, v.d(2)?);
-            let mut r = [0f64; LANES];
-            let mut m = 0u32;
-            for l in 0..LANES {
-                let (d, s) = div_scale64(a[l], b[l], c[l]);
-                r[l] = d;
-                m |= (s as u32) << l;
-            }
+            let (r, m) = div_scale64_lanes(&v.d(0)?, &v.d(1)?, &v.d(2)?);
             v.putd(&r);
             v.put_mask(i.sdst as usize, m);
         }

@@ -463,46 +463,35 @@ pub(super) fn f32s_to_f16<const N: usize>(x: &[f32; N]) -> [u16; N] {
 /// NaNs. gfxsim's rule: when an input is NaN the result is the first NaN
 /// operand as the instruction names them (src0, src1, src2), quieted; a NaN
 /// made from non-NaN inputs (inf - inf, 0 * inf) is the host's default NaN.
-#[inline(always)]
-pub(super) fn nan2_32(a: f32, b: f32, r: f32) -> f32 {
-    if !r.is_nan() {
-        r
-    } else if a.is_nan() {
-        f32::from_bits(a.to_bits() | 0x0040_0000)
-    } else if b.is_nan() {
-        f32::from_bits(b.to_bits() | 0x0040_0000)
-    } else {
-        r
-    }
+/// `nan2_*` applies it to two sources, `nan3_*` to three; the quiet bit is
+/// the mantissa's top bit.
+macro_rules! nan_rule {
+    ($nan2:ident, $nan3:ident, $t:ty, $quiet:expr) => {
+        #[inline(always)]
+        pub(super) fn $nan2(a: $t, b: $t, r: $t) -> $t {
+            if !r.is_nan() {
+                r
+            } else if a.is_nan() {
+                <$t>::from_bits(a.to_bits() | $quiet)
+            } else if b.is_nan() {
+                <$t>::from_bits(b.to_bits() | $quiet)
+            } else {
+                r
+            }
+        }
+        #[inline(always)]
+        pub(super) fn $nan3(a: $t, b: $t, c: $t, r: $t) -> $t {
+            if r.is_nan() && !a.is_nan() && !b.is_nan() && c.is_nan() {
+                <$t>::from_bits(c.to_bits() | $quiet)
+            } else {
+                $nan2(a, b, r)
+            }
+        }
+    };
 }
-#[inline(always)]
-pub(super) fn nan3_32(a: f32, b: f32, c: f32, r: f32) -> f32 {
-    if r.is_nan() && !a.is_nan() && !b.is_nan() && c.is_nan() {
-        f32::from_bits(c.to_bits() | 0x0040_0000)
-    } else {
-        nan2_32(a, b, r)
-    }
-}
-#[inline(always)]
-pub(super) fn nan2_64(a: f64, b: f64, r: f64) -> f64 {
-    if !r.is_nan() {
-        r
-    } else if a.is_nan() {
-        f64::from_bits(a.to_bits() | 0x0008_0000_0000_0000)
-    } else if b.is_nan() {
-        f64::from_bits(b.to_bits() | 0x0008_0000_0000_0000)
-    } else {
-        r
-    }
-}
-#[inline(always)]
-pub(super) fn nan3_64(a: f64, b: f64, c: f64, r: f64) -> f64 {
-    if r.is_nan() && !a.is_nan() && !b.is_nan() && c.is_nan() {
-        f64::from_bits(c.to_bits() | 0x0008_0000_0000_0000)
-    } else {
-        nan2_64(a, b, r)
-    }
-}
+nan_rule!(nan2_32, nan3_32, f32, 0x0040_0000);
+nan_rule!(nan2_64, nan3_64, f64, 0x0008_0000_0000_0000);
+
 /// src0 + src1 and src0 * src1 with [`nan2_32`]'s NaN rule (f32 and, widened, f16).
 #[inline(always)]
 pub(super) fn add32(a: f32, b: f32) -> f32 {
@@ -521,6 +510,25 @@ pub(super) fn mul64(a: f64, b: f64) -> f64 {
     nan2_64(a, b, a * b)
 }
 
+/// The body every fma lane loop shares, expanded inside each caller so that
+/// the `target_feature(enable = "fma")` copies compile `mul_add` to the host
+/// FMA instruction: one FMA per lane, then one vector pass looks for NaN
+/// results, and only then is each lane's NaN picked by the source-order rule.
+macro_rules! fma_lanes_body {
+    ($a:ident, $b:ident, $c:ident, $zero:expr, $nan3:ident) => {{
+        let mut r = [$zero; LANES];
+        for l in 0..LANES {
+            r[l] = $a[l].mul_add($b[l], $c[l]);
+        }
+        if r.iter().fold(false, |any, x| any | x.is_nan()) {
+            for l in 0..LANES {
+                r[l] = $nan3($a[l], $b[l], $c[l], r[l]);
+            }
+        }
+        r
+    }};
+}
+
 /// Fused multiply-add over all lanes; uses the host FMA unit when present
 /// (std's `mul_add` is a libm call per lane without a compile-time FMA target).
 #[inline]
@@ -532,33 +540,13 @@ pub(super) fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
             return unsafe { fma_lanes_x86(a, b, c) };
         }
     }
-    let mut r = [0f32; LANES];
-    for l in 0..LANES {
-        r[l] = a[l].mul_add(b[l], c[l]);
-    }
-    // One vector pass finds NaN results; only then pick each lane's NaN.
-    if r.iter().fold(false, |any, x| any | x.is_nan()) {
-        for l in 0..LANES {
-            r[l] = nan3_32(a[l], b[l], c[l], r[l]);
-        }
-    }
-    r
+    fma_lanes_body!(a, b, c, 0f32, nan3_32)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
 fn fma_lanes_x86(a: &F32s, b: &F32s, c: &F32s) -> F32s {
-    let mut r = [0f32; LANES];
-    for l in 0..LANES {
-        r[l] = a[l].mul_add(b[l], c[l]);
-    }
-    // One vector pass finds NaN results; only then pick each lane's NaN.
-    if r.iter().fold(false, |any, x| any | x.is_nan()) {
-        for l in 0..LANES {
-            r[l] = nan3_32(a[l], b[l], c[l], r[l]);
-        }
-    }
-    r
+    fma_lanes_body!(a, b, c, 0f32, nan3_32)
 }
 
 /// f64 fused multiply-add over all lanes, on the host FMA unit when present
@@ -572,33 +560,13 @@ pub(super) fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
             return unsafe { fma_lanes64_x86(a, b, c) };
         }
     }
-    let mut r = [0f64; LANES];
-    for l in 0..LANES {
-        r[l] = a[l].mul_add(b[l], c[l]);
-    }
-    // One vector pass finds NaN results; only then pick each lane's NaN.
-    if r.iter().fold(false, |any, x| any | x.is_nan()) {
-        for l in 0..LANES {
-            r[l] = nan3_64(a[l], b[l], c[l], r[l]);
-        }
-    }
-    r
+    fma_lanes_body!(a, b, c, 0f64, nan3_64)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
 fn fma_lanes64_x86(a: &F64s, b: &F64s, c: &F64s) -> F64s {
-    let mut r = [0f64; LANES];
-    for l in 0..LANES {
-        r[l] = a[l].mul_add(b[l], c[l]);
-    }
-    // One vector pass finds NaN results; only then pick each lane's NaN.
-    if r.iter().fold(false, |any, x| any | x.is_nan()) {
-        for l in 0..LANES {
-            r[l] = nan3_64(a[l], b[l], c[l], r[l]);
-        }
-    }
-    r
+    fma_lanes_body!(a, b, c, 0f64, nan3_64)
 }
 
 fn pow2_f64(e: i32) -> f64 {

@@ -27,7 +27,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::code_cache::{CodeCache, Tail};
-use super::exec::{Env, Flow, fast, step};
+use super::exec::{Env, Flow, fast, slot_bytes, step};
 use super::wave::{EXEC, LANES, Wave, WaveStatus};
 use super::worker::WorkerContext;
 use super::{DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
@@ -239,8 +239,8 @@ impl Dispatch {
         if ctx.lds.len() < lds_len {
             ctx.lds.resize(lds_len, 0);
         }
-        let per_lane = s.private_segment_size as usize;
-        let scratch_len = per_lane * lanes * nwaves;
+        // Each wave has lanes / 32 slots of 32 interleaved private segments.
+        let scratch_len = slot_bytes(s.private_segment_size as usize) * (lanes / LANES) * nwaves;
         if ctx.scratch.len() < scratch_len {
             ctx.scratch.resize(scratch_len, 0);
         }

@@ -20,6 +20,8 @@ mod mem;
 mod mem_kind;
 mod mtbuf;
 mod mubuf;
+mod private_layout;
+pub(crate) use private_layout::slot_bytes;
 mod scalar;
 mod span_cache;
 mod valu;

@@ -15,6 +15,7 @@ use super::mem::{
     coalesced_row, gather, le_row, read_bytes, resolve, scatter, store_coalesced_row, write_bytes,
 };
 use super::mem_kind::{MemKind, mem_kind};
+use super::private_layout::{lane_byte, lane_byte32, read_lane, slot_bytes, write_lane};
 use super::{Env, ExecResult, Flow, illegal};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::Op;
@@ -165,13 +166,15 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
 }
 
 /// The fast path of SCRATCH loads and stores (every width, d16 forms too)
-/// when every active lane's access lies inside its private slot: one check
+/// when every active lane's access lies inside its private segment: one check
 /// of the highest active address for the whole pass, then each lane's bytes
 /// moved with no per-lane bounds check or fault handling. That is what
 /// [`flat_lanes`] does in that case (lanes in order; a lane's private bytes
-/// are its own, so no two lanes overlap). False (nothing done) for atomics,
-/// no active lane, or any lane out of its slot: the general path then runs
-/// and faults at the first bad lane exactly as before.
+/// are its own, so no two lanes overlap). An address shared by every lane
+/// that is dword-aligned, with a dword-multiple size, moves whole rows
+/// (private_layout.rs). False (nothing done) for atomics, no active lane, or
+/// any lane out of its segment: the general path then runs and faults at the
+/// first bad lane exactly as before.
 #[inline(always)]
 fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> bool {
     let size = match kind {
@@ -183,10 +186,9 @@ fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> boo
         return false;
     }
     let per = env.scratch_per_lane;
-    let first = w.scratch_slot() as usize * LANES * per;
-    if first + LANES * per > env.scratch.len() {
+    let Some(base) = slot_base(env, w) else {
         return false;
-    }
+    };
     // Lane addresses as flat_lanes computes them, modulo 2^32: vaddr (SVE) +
     // the saddr SGPR + the signed offset.
     let s = if i.saddr as usize != NULL {
@@ -195,23 +197,20 @@ fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> boo
         0
     };
     let uniform = s.wrapping_add(i.imm as u32);
-    // Lane l's bytes are at base + l * per + its address; the checks below keep
-    // address + size within `per`, so every access stays in its lane's slot,
-    // inside `env.scratch` (checked above).
-    let base = env.scratch[first..].as_mut_ptr();
     if i.flags & Inst::SVE == 0 {
-        // One address for every lane (the -O0 stack frame): a strided access.
+        // One address for every lane (spills, the -O0 stack frame).
         if uniform as usize + size > per {
             return false;
         }
-        // SAFETY: uniform + size <= per, so base + uniform + l * per + size stays in lane l's slot.
-        let at = unsafe { base.add(uniform as usize) };
-        // SAFETY: as above, for each lane l.
-        scratch_lanes(w, i, kind, exec, move |l| unsafe { at.add(l * per) });
+        if uniform % 4 == 0 && size % 4 == 0 {
+            scratch_rows(w, i, kind, exec, base, uniform as usize);
+        } else {
+            scratch_lanes(w, i, kind, exec, base, &[uniform; LANES], uniform % 4 == 0);
+        }
         return true;
     }
     // Inactive lanes count as address 0 (they then read bytes at offset 0 of
-    // their own slot, which the check covers too, and are not written back).
+    // their own segment, which the check covers too, and are not written back).
     let v = &w.vgpr[i.addr as usize];
     let mut active = [0u32; LANES];
     for l in 0..LANES {
@@ -221,9 +220,24 @@ fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> boo
     private_lanes_in_range(w, i, kind, exec, base, per, size, &active)
 }
 
+/// The start of the wave's slot in the scratch buffer, None when the buffer
+/// does not hold the whole slot (the general path then reports it) or the slot
+/// is 4 GiB or more (the fast paths compute offsets in it in u32).
+#[inline(always)]
+fn slot_base(env: &mut Env, w: &Wave) -> Option<*mut u8> {
+    let len = slot_bytes(env.scratch_per_lane);
+    if len > u32::MAX as usize {
+        return None;
+    }
+    let first = w.scratch_slot() as usize * len;
+    env.scratch
+        .get_mut(first..first + len)
+        .map(|slot| slot.as_mut_ptr())
+}
+
 /// The private accesses at per-lane addresses `active` (0 for the inactive
-/// lanes) of the wave whose lane slots of `per` bytes start at `base`, when
-/// every lane's `size` bytes fit its slot: done, true; else false, nothing done.
+/// lanes) of the wave whose slot starts at `base`, when every lane's `size`
+/// bytes fit its `per` bytes: done, true; else false, nothing done.
 #[allow(clippy::too_many_arguments)] // the pieces its two callers compute differently
 #[inline(always)]
 fn private_lanes_in_range(
@@ -242,10 +256,7 @@ fn private_lanes_in_range(
     if bound as usize + size > per && *active.iter().max().unwrap_or(&0) as usize + size > per {
         return false;
     }
-    // SAFETY: active[l] + size <= per, so the access stays in lane l's slot, which the caller guarantees lies in the scratch slice.
-    scratch_lanes(w, i, kind, exec, move |l| unsafe {
-        base.add(l * per + active[l] as usize)
-    });
+    scratch_lanes(w, i, kind, exec, base, active, bound % 4 == 0);
     true
 }
 
@@ -254,7 +265,7 @@ fn private_lanes_in_range(
 /// the low word of its flat address (what [`flat_lanes`] uses for a private
 /// lane). False (nothing done) when any active lane is outside the private
 /// aperture (a global or LDS lane), for atomics, or when a lane leaves its
-/// slot: the general path then runs as before.
+/// segment: the general path then runs as before.
 #[inline(always)]
 fn flat_private_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> bool {
     let size = match kind {
@@ -270,10 +281,9 @@ fn flat_private_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -
         return false;
     }
     let per = env.scratch_per_lane;
-    let first = w.scratch_slot() as usize * LANES * per;
-    if first + LANES * per > env.scratch.len() {
+    let Some(base) = slot_base(env, w) else {
         return false;
-    }
+    };
     let off = i.imm as i64 as u64;
     let (lo, hi) = (
         &w.vgpr[i.addr as usize],
@@ -290,58 +300,144 @@ fn flat_private_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -
     if outside != 0 {
         return false;
     }
-    let base = env.scratch[first..].as_mut_ptr();
     private_lanes_in_range(w, i, kind, exec, base, per, size, &active)
 }
 
-/// A SCRATCH load or store whose lane `l` accesses the bytes at `lane(l)`,
-/// which the caller guarantees are inside lane `l`'s private slot (for the
-/// inactive lanes too: loads read every lane and write back the active ones).
+/// A SCRATCH dword-multiple load or store at dword-aligned `addr` for every
+/// lane, in the slot at `base` (the caller checked `addr + size <= per`):
+/// dword `k` of all 32 lanes is one contiguous row of the slot.
+#[inline(always)]
+fn scratch_rows(w: &mut Wave, i: &Inst, kind: MemKind, exec: u32, base: *mut u8, addr: usize) {
+    // SAFETY: addr + 4 * k + 4 <= per, so the row's LANES dwords lie inside the slot (private_layout::slot_bytes).
+    let row = |k: usize| unsafe { base.add(lane_byte(0, addr + 4 * k)) as *mut [u32; LANES] };
+    match kind {
+        MemKind::Load(size, _, _) => {
+            for k in 0..size / 4 {
+                // SAFETY: as `row`; unaligned read.
+                let vals = le_row(unsafe { row(k).read_unaligned() });
+                w.write_vgpr(i.dst as usize + k, &vals, exec);
+            }
+        }
+        MemKind::Store(size, _) => {
+            for k in 0..size / 4 {
+                let data = &w.vgpr[(i.data[0] as usize + k) & 255];
+                let mut mem = le_row(*data);
+                if exec != u32::MAX {
+                    // SAFETY: as `row`; unaligned read.
+                    let old = unsafe { row(k).read_unaligned() };
+                    for l in 0..LANES {
+                        let keep = 0u32.wrapping_sub(exec >> l & 1);
+                        mem[l] = (mem[l] & keep) | (old[l] & !keep);
+                    }
+                }
+                // SAFETY: as `row`; unaligned write.
+                unsafe { row(k).write_unaligned(mem) };
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A SCRATCH load or store whose lane `l` accesses its private bytes at
+/// `addrs[l]` in the slot at `base`, which the caller guarantees fit the
+/// lane's segment (for the inactive lanes too: loads read every lane and
+/// write back the active ones). `aligned`: every address is a multiple of 4,
+/// so each dword of an access is one dword of the slot and lane `l`'s dword
+/// `k` sits `4 * LANES * k` bytes after its first byte.
 #[inline(always)]
 fn scratch_lanes(
     w: &mut Wave,
     i: &Inst,
     kind: MemKind,
     exec: u32,
-    lane: impl Fn(usize) -> *mut u8 + Copy,
+    base: *mut u8,
+    addrs: &[u32; LANES],
+    aligned: bool,
 ) {
-    // SAFETY: lane(l) is valid for the access size (the caller's guarantee), byte + 4 <= it; unaligned read.
-    let dword = |l: usize, byte: usize| unsafe {
-        u32::from_le((lane(l).add(byte) as *const u32).read_unaligned())
-    };
+    if !aligned {
+        scratch_lanes_bytewise(w, i, kind, exec, base, addrs);
+        return;
+    }
+    // In u32 (slot_base keeps a slot below 4 GiB), so that the loop vectorises.
+    let mut offs = [0u32; LANES];
+    for l in 0..LANES {
+        offs[l] = lane_byte32(l as u32, addrs[l]);
+    }
+    // SAFETY: lane l's access lies inside its segment, so inside the slot (the caller's guarantee); dword k at + 4 * LANES * k.
+    let at = move |l: usize, k: usize| unsafe { base.add(offs[l] as usize + 4 * LANES * k) };
     match kind {
         MemKind::Load(size, signed, d16) => {
-            let dst = i.dst as usize;
-            if size >= 4 {
-                for k in 0..size / 4 {
-                    let row: [u32; LANES] = std::array::from_fn(|l| dword(l, 4 * k));
-                    w.write_vgpr(dst + k, &row, exec);
-                }
-                return;
-            }
             let mut rows = [[0u32; LANES]; 4];
-            rows[0] = if size == 1 {
-                // SAFETY: lane(l) is valid for 1 byte (the caller's guarantee).
-                std::array::from_fn(|l| unsafe { *lane(l) } as u32)
-            } else {
-                // SAFETY: lane(l) is valid for 2 bytes (the caller's guarantee); unaligned read.
-                std::array::from_fn(|l| unsafe {
-                    u16::from_le((lane(l) as *const u16).read_unaligned()) as u32
-                })
-            };
+            for (k, row) in rows.iter_mut().enumerate().take(size.div_ceil(4)) {
+                for l in 0..LANES {
+                    // SAFETY: as `at`; 1, 2 or 4 bytes inside one aligned dword; unaligned reads.
+                    row[l] = unsafe {
+                        match size {
+                            1 => *at(l, k) as u32,
+                            2 => u16::from_le((at(l, k) as *const u16).read_unaligned()) as u32,
+                            _ => u32::from_le((at(l, k) as *const u32).read_unaligned()),
+                        }
+                    };
+                }
+            }
             write_loaded(w, i, exec, &rows, size, signed, d16);
         }
         MemKind::Store(size, hi) => {
             let data = i.data[0] as usize;
             let shift = if hi { 16 } else { 0 };
-            match size {
-                1 => store_lanes::<1>(w, data, shift, exec, lane),
-                2 => store_lanes::<2>(w, data, shift, exec, lane),
-                4 => store_lanes::<4>(w, data, 0, exec, lane),
-                8 => store_lanes::<8>(w, data, 0, exec, lane),
-                12 => store_lanes::<12>(w, data, 0, exec, lane),
-                _ => store_lanes::<16>(w, data, 0, exec, lane),
+            // A dword row at a time (all lanes' dword 0, then dword 1, ...): lanes'
+            // private bytes never overlap, so the order of lanes does not matter.
+            for k in 0..size.div_ceil(4) {
+                let row = &w.vgpr[(data + k) & 255];
+                // SAFETY: as `at`; 1, 2 or 4 bytes inside one aligned dword; unaligned writes.
+                for_active_lanes(exec, |l| unsafe {
+                    match size {
+                        1 => *at(l, k) = (row[l] >> shift) as u8,
+                        2 => (at(l, k) as *mut u16)
+                            .write_unaligned(((row[l] >> shift) as u16).to_le()),
+                        _ => (at(l, k) as *mut u32).write_unaligned(row[l].to_le()),
+                    }
+                });
             }
+        }
+        _ => {}
+    }
+}
+
+/// [`scratch_lanes`] for addresses that are not all dword-aligned: each byte
+/// placed on its own (an access may straddle two dwords of the slot).
+#[inline(never)]
+fn scratch_lanes_bytewise(
+    w: &mut Wave,
+    i: &Inst,
+    kind: MemKind,
+    exec: u32,
+    base: *mut u8,
+    addrs: &[u32; LANES],
+) {
+    // SAFETY: byte `j` of lane l's access lies inside its segment (the caller's guarantee), so inside the slot.
+    let at = move |l: usize, j: usize| unsafe { base.add(lane_byte(l, addrs[l] as usize + j)) };
+    match kind {
+        MemKind::Load(size, signed, d16) => {
+            let mut rows = [[0u32; LANES]; 4];
+            for l in 0..LANES {
+                for j in 0..size {
+                    // SAFETY: as `at`.
+                    rows[j / 4][l] |= (unsafe { *at(l, j) } as u32) << (8 * (j % 4));
+                }
+            }
+            write_loaded(w, i, exec, &rows, size, signed, d16);
+        }
+        MemKind::Store(size, hi) => {
+            let data = i.data[0] as usize;
+            let shift = if hi { 16 } else { 0 };
+            for_active_lanes(exec, |l| {
+                for j in 0..size {
+                    let v = w.vgpr[(data + j / 4) & 255][l] >> shift;
+                    // SAFETY: as `at`.
+                    unsafe { *at(l, j) = (v >> (8 * (j % 4))) as u8 };
+                }
+            });
         }
         _ => {}
     }
@@ -359,46 +455,6 @@ fn for_active_lanes(exec: u32, mut f: impl FnMut(usize)) {
         for l in 0..LANES {
             if exec & LANE_BIT[l] != 0 {
                 f(l);
-            }
-        }
-    }
-}
-
-/// Every active lane's `N` bytes to `lane(l)`: VGPRs `data..data + N / 4`,
-/// or for 1 and 2 bytes the low byte or half of VGPR `data` shifted right by
-/// `shift` (16 for the d16_hi forms). `lane(l)` must be valid for `N` bytes.
-/// Written a dword row at a time (all lanes' dword 0, then dword 1, ...):
-/// lanes' private bytes never overlap, so the order of lanes does not matter.
-#[inline(always)]
-fn store_lanes<const N: usize>(
-    w: &Wave,
-    data: usize,
-    shift: u32,
-    exec: u32,
-    lane: impl Fn(usize) -> *mut u8 + Copy,
-) {
-    match N {
-        1 | 2 => {
-            let row = &w.vgpr[data & 255];
-            for_active_lanes(exec, |l| {
-                let v = row[l] >> shift;
-                // SAFETY: lane(l) is valid for N bytes (the caller's guarantee); unaligned write.
-                unsafe {
-                    if N == 1 {
-                        *lane(l) = v as u8;
-                    } else {
-                        (lane(l) as *mut u16).write_unaligned((v as u16).to_le());
-                    }
-                }
-            });
-        }
-        _ => {
-            for k in 0..N / 4 {
-                let row = &w.vgpr[(data + k) & 255];
-                for_active_lanes(exec, |l| {
-                    // SAFETY: lane(l) is valid for N > 4 * k + 3 bytes (the caller's guarantee); unaligned write.
-                    unsafe { (lane(l).add(4 * k) as *mut u32).write_unaligned(row[l].to_le()) };
-                });
             }
         }
     }
@@ -939,29 +995,27 @@ pub(super) fn write_loaded(
     w.write_vgpr(dst, &row, exec);
 }
 
-/// Offset in the workgroup's scratch of a lane's `size`-byte private access at
-/// `addr`; out of the lane's slot, a fault at the private-aperture address
-/// (as [`lane_access`]).
+/// Start in the workgroup's scratch of wave slot `slot`, for a lane's
+/// `size`-byte private access at `addr`; out of the lane's segment, a fault
+/// at the private-aperture address (as [`lane_access`]).
 #[inline(always)]
-fn private_offset(
+fn private_slot(
     env: &Env,
     slot: u32,
-    lane: usize,
     addr: u64,
     size: usize,
     access: Access,
 ) -> Result<usize, WaveErrorKind> {
     let per = env.scratch_per_lane;
-    let a = addr as usize;
-    if a.checked_add(size).is_none_or(|e| e > per) {
+    if (addr as usize).checked_add(size).is_none_or(|e| e > per) {
         return Err(fault(env.private_base | addr, access));
     }
-    Ok((slot as usize * LANES + lane) * per + a)
+    Ok(slot as usize * slot_bytes(per))
 }
 
 /// Every active lane's private load (all lanes in the private segment: SCRATCH
 /// and flat scratch) as dword rows, like `gather`: lanes in order, the first
-/// out-of-range lane faults; fixed-size moves, no per-lane byte buffer.
+/// out-of-range lane faults.
 fn private_load(
     env: &Env,
     slot: u32,
@@ -974,16 +1028,11 @@ fn private_load(
         if exec >> l & 1 == 0 {
             continue;
         }
-        let at = private_offset(env, slot, l, addrs[l], size, Access::Read)?;
-        let bytes = &env.scratch[at..at + size];
-        match size {
-            1 => rows[0][l] = bytes[0] as u32,
-            2 => rows[0][l] = u16::from_le_bytes([bytes[0], bytes[1]]) as u32,
-            _ => {
-                for (k, dword) in bytes.chunks_exact(4).enumerate().take(4) {
-                    rows[k][l] = u32::from_le_bytes([dword[0], dword[1], dword[2], dword[3]]);
-                }
-            }
+        let at = private_slot(env, slot, addrs[l], size, Access::Read)?;
+        let mut b = [0u8; 16];
+        read_lane(env.scratch, at, l, addrs[l] as usize, &mut b[..size]);
+        for (k, row) in rows.iter_mut().enumerate() {
+            row[l] = u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
         }
     }
     Ok(rows)
@@ -1003,17 +1052,12 @@ fn private_store(
         if exec >> l & 1 == 0 {
             continue;
         }
-        let at = private_offset(env, slot, l, addrs[l], size, Access::Write)?;
-        let bytes = &mut env.scratch[at..at + size];
-        match size {
-            1 => bytes[0] = rows[0][l] as u8,
-            2 => bytes.copy_from_slice(&(rows[0][l] as u16).to_le_bytes()),
-            _ => {
-                for (k, dword) in bytes.chunks_exact_mut(4).enumerate().take(4) {
-                    dword.copy_from_slice(&rows[k][l].to_le_bytes());
-                }
-            }
+        let at = private_slot(env, slot, addrs[l], size, Access::Write)?;
+        let mut b = [0u8; 16];
+        for (k, row) in rows.iter().enumerate() {
+            b[4 * k..4 * k + 4].copy_from_slice(&row[l].to_le_bytes());
         }
+        write_lane(env.scratch, at, l, addrs[l] as usize, &b[..size]);
     }
     Ok(())
 }
@@ -1047,11 +1091,11 @@ pub(super) fn lane_access(
         }
         Seg::Private => {
             let access = if write { Access::Write } else { Access::Read };
-            let base = private_offset(env, wave, lane, addr, n, access)?;
+            let slot = private_slot(env, wave, addr, n, access)?;
             if write {
-                copy_small(&mut env.scratch[base..base + n], buf);
+                write_lane(env.scratch, slot, lane, addr as usize, buf);
             } else {
-                copy_small(buf, &env.scratch[base..base + n]);
+                read_lane(env.scratch, slot, lane, addr as usize, buf);
             }
             Ok(())
         }
@@ -1194,7 +1238,8 @@ mod tests {
         .unwrap();
         assert_eq!(e, want(PER_LANE as u64 + 100, Access::Write));
         for l in 0..LANES {
-            let word = &scratch[l * PER_LANE..l * PER_LANE + 4];
+            // Address 0 of lane l: the slot's first row, lane l's column.
+            let word = &scratch[4 * l..4 * l + 4];
             let written = l < 20 && l != 9;
             assert_eq!(word == 0xDEAD_BEEFu32.to_le_bytes(), written, "lane {l}");
         }
@@ -1921,7 +1966,8 @@ mod tests {
 
     /// The byte model of a SCRATCH form on wave slot `w.index`: lanes in
     /// order, lane `l`'s address `a` = (v2 if used) + (s4 if used) + offset
-    /// modulo 2^32, its bytes at `(slot * 32 + l) * PER_LANE + a`. A lane
+    /// modulo 2^32, its byte `a + j` in the slot's dword row `(a + j) / 4`,
+    /// lane `l`'s column (the interleaved layout of private_layout.rs). A lane
     /// with `a + size > PER_LANE` faults at `PRIVATE_BASE | a` and ends the
     /// instruction (stores keep the earlier lanes' bytes; loads write no VGPR).
     fn scratch_model(
@@ -1954,20 +2000,24 @@ mod tests {
                 let access = if f.store { Access::Write } else { Access::Read };
                 return Err(fault(PRIVATE_BASE | a as u64, access));
             }
-            let at = (w.index as usize * LANES + l) * PER_LANE + a as usize;
-            let bytes = &mut scratch[at..at + f.size];
+            // Byte j of the access: dword (a + j) / 4 of the slot's rows, lane l's
+            // column, byte (a + j) % 4 of it.
+            let at = |j: usize| {
+                let b = a as usize + j;
+                w.index as usize * LANES * PER_LANE + (b / 4) * 4 * LANES + 4 * l + b % 4
+            };
             if f.store {
                 let mut b = Vec::new();
                 for k in 0..f.size.div_ceil(4) {
                     let v = w.vgpr[f.reg + k][l];
                     b.extend_from_slice(&(if f.d16 == 2 { v >> 16 } else { v }).to_le_bytes());
                 }
-                bytes.copy_from_slice(&b[..f.size]);
+                for j in 0..f.size {
+                    scratch[at(j)] = b[j];
+                }
             } else {
-                for (k, chunk) in bytes.chunks(4).enumerate() {
-                    let mut b = [0u8; 4];
-                    b[..chunk.len()].copy_from_slice(chunk);
-                    loaded[k][l] = u32::from_le_bytes(b);
+                for j in 0..f.size {
+                    loaded[j / 4][l] |= (scratch[at(j)] as u32) << (8 * (j % 4));
                 }
             }
         }
@@ -2112,7 +2162,10 @@ mod tests {
         };
         for f in forms {
             let i = inst(f.bytes);
-            for round in 0..15 {
+            for round in 0..23 {
+                // Rounds 15..23: every lane's address a multiple of 4 (the row and
+                // aligned paths of the interleaved layout), where the form allows.
+                let aligned = round >= 15;
                 let mut w = Wave {
                     index: 1,
                     ..Wave::default()
@@ -2130,14 +2183,28 @@ mod tests {
                 }
                 // Every lane's address in [2, PER_LANE - 16] (room for the negative
                 // offset and any width), split between v2 and s4.
-                let s4 = if f.saddr { 2 + (next() % 8) as u32 } else { 0 };
+                let mut s4 = if f.saddr { 2 + (next() % 8) as u32 } else { 0 };
+                if aligned && f.saddr && !f.vaddr {
+                    // s4 + offset a multiple of 4.
+                    s4 += (s4 as i32 + f.offset)
+                        .rem_euclid(4)
+                        .wrapping_neg()
+                        .rem_euclid(4) as u32;
+                }
                 w.sgpr[4] = s4;
                 for l in 0..LANES {
                     let a = 2 + (next() % (PER_LANE as u64 - 34)) as u32;
                     w.vgpr[2][l] = if f.vaddr { a } else { next() as u32 };
+                    if aligned && f.vaddr {
+                        // a in 20..=40 - size, a multiple of 4: v2 = a - s4 - offset
+                        // stays non-negative (offsets here are below 20).
+                        let a =
+                            20 + 4 * (next() % ((PER_LANE - f.size - 20) / 4 + 1) as u64) as u32;
+                        w.vgpr[2][l] = a.wrapping_sub(s4.wrapping_add(f.offset as u32));
+                    }
                 }
                 let out_of_range = (8..12).contains(&round) && f.vaddr;
-                if round >= 12 && f.vaddr {
+                if (12..15).contains(&round) && f.vaddr {
                     // All in range, but the OR of the addresses p and p - 1 is not:
                     // the exact maximum decides.
                     let p: u32 = if f.size <= 8 { 32 } else { 16 };

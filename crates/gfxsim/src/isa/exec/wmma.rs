@@ -47,21 +47,33 @@ fn vgpr(i: &Inst, k: usize) -> Result<usize, WaveErrorKind> {
     }
 }
 
-/// Element k (0..16) of lane `lane`'s A row / B column, starting at VGPR `base`.
-fn element(w: &Wave, base: usize, lane: usize, k: usize, ty: In, signed: bool) -> f64 {
+/// The 16 x 16 elements of A (row m = lane m) or B (column n = lane n) as
+/// f64, `[lane][k]`, from the VGPRs starting at `base`: one pass per VGPR of
+/// the packing, the element type decided once.
+fn elements(w: &Wave, base: usize, ty: In, signed: bool) -> [[f64; 16]; 16] {
     let (per, bits) = match ty {
         In::F16 | In::Bf16 => (2, 16),
         In::Iu8 => (4, 8),
         In::Iu4 => (8, 4),
     };
-    let word = w.vgpr[(base + k / per) & 255][lane];
-    let raw = (word >> (bits * (k % per))) & ((1u32 << bits) - 1);
-    match ty {
-        In::F16 => f16::from_bits(raw as u16).to_f64(),
-        In::Bf16 => bf16::from_bits(raw as u16).to_f64(),
-        _ if signed => ((raw << (32 - bits)) as i32 >> (32 - bits)) as f64,
-        _ => raw as f64,
+    let mask = (1u32 << bits) - 1;
+    let mut out = [[0f64; 16]; 16];
+    for v in 0..16 / per {
+        let row = &w.vgpr[(base + v) & 255];
+        for (lane, o) in out.iter_mut().enumerate() {
+            let word = row[lane];
+            for e in 0..per {
+                let raw = (word >> (bits * e)) & mask;
+                o[v * per + e] = match ty {
+                    In::F16 => f16::from_bits(raw as u16).to_f64(),
+                    In::Bf16 => bf16::from_bits(raw as u16).to_f64(),
+                    _ if signed => ((raw << (32 - bits)) as i32 >> (32 - bits)) as f64,
+                    _ => raw as f64,
+                };
+            }
+        }
     }
+    out
 }
 
 pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult {
@@ -88,69 +100,286 @@ pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult {
         if neg(0) { -1.0 } else { 1.0 },
         if neg(1) { -1.0 } else { 1.0 },
     );
-    // Read everything before writing (D may overlap A, B or C).
-    let mut am = [[0f64; 16]; 16];
-    let mut bm = [[0f64; 16]; 16];
-    for m in 0..16 {
-        for k in 0..16 {
-            am[m][k] = element(w, a, m, k, ty, a_signed);
-            bm[k][m] = element(w, b, m, k, ty, b_signed);
-        }
-    }
+    // Read everything before writing (D may overlap A, B or C): A's rows
+    // am[m][k] and B's columns bt[n][k].
+    let am = elements(w, a, ty, a_signed);
+    let bt = elements(w, b, ty, b_signed);
     let exec = w.exec();
     let c_rows: [[u32; LANES]; 8] = std::array::from_fn(|r| w.vgpr[(c + r) & 255]);
     let d_rows: [[u32; LANES]; 8] = std::array::from_fn(|r| w.vgpr[(d + r) & 255]);
+    let (abs_c, neg_c) = (!int && (i.mods.abs >> 2) & 1 != 0, neg(2));
     let mut result = [[0u32; LANES]; 8];
     for r in 0..8 {
         let cur = c_rows[r];
         let old_d = d_rows[r];
-        let mut row = [0u32; LANES];
+        let row = &mut result[r];
         for l in 0..LANES {
-            let (m, n) = (2 * r + l / 16, l % 16);
-            let half = if hi { cur[l] >> 16 } else { cur[l] } as u16;
-            let mut cv = match out {
-                Out::F32 => f32::from_bits(cur[l]) as f64,
-                Out::I32 => cur[l] as i32 as f64,
-                Out::F16 => f16::from_bits(half).to_f64(),
-                Out::Bf16 => bf16::from_bits(half).to_f64(),
-            };
-            if !int && (i.mods.abs >> 2) & 1 != 0 {
-                cv = cv.abs();
-            }
-            if neg(2) {
-                cv = -cv;
-            }
-            let v = if int {
-                let dot: i64 = (0..16).map(|k| am[m][k] as i64 * bm[k][n] as i64).sum();
-                let s = dot + cv as i64;
+            let (am, bn) = (&am[2 * r + l / 16], &bt[l % 16]);
+            if int {
+                // The i32 accumulator plus the exact dot product of the 8/4-bit values.
+                let dot: i64 = (0..16).map(|k| am[k] as i64 * bn[k] as i64).sum();
+                let s = dot + cur[l] as i32 as i64;
                 let s = if i.mods.clamp {
                     s.clamp(i32::MIN as i64, i32::MAX as i64)
                 } else {
                     s
                 };
-                s as u32
-            } else {
-                let dot: f64 = (0..16).map(|k| sa * am[m][k] * sb * bm[k][n]).sum();
-                let s = dot + cv;
-                let put = |h: u16| {
-                    if hi {
-                        (old_d[l] & 0xFFFF) | (h as u32) << 16
-                    } else {
-                        (old_d[l] & 0xFFFF_0000) | h as u32
-                    }
-                };
-                match out {
-                    Out::F32 => (s as f32).to_bits(),
-                    Out::F16 => put(f16::from_f64(s).to_bits()),
-                    _ => put(bf16::from_f64(s).to_bits()),
+                row[l] = s as u32;
+                continue;
+            }
+            let half = if hi { cur[l] >> 16 } else { cur[l] } as u16;
+            let mut cv = match out {
+                Out::F16 => f16::from_bits(half).to_f64(),
+                Out::Bf16 => bf16::from_bits(half).to_f64(),
+                _ => f32::from_bits(cur[l]) as f64,
+            };
+            if abs_c {
+                cv = cv.abs();
+            }
+            if neg_c {
+                cv = -cv;
+            }
+            let dot: f64 = (0..16).map(|k| sa * am[k] * sb * bn[k]).sum();
+            let s = dot + cv;
+            let put = |h: u16| {
+                if hi {
+                    (old_d[l] & 0xFFFF) | (h as u32) << 16
+                } else {
+                    (old_d[l] & 0xFFFF_0000) | h as u32
                 }
             };
-            row[l] = v;
+            row[l] = match out {
+                Out::F16 => put(f16::from_f64(s).to_bits()),
+                Out::Bf16 => put(bf16::from_f64(s).to_bits()),
+                _ => (s as f32).to_bits(),
+            };
         }
-        result[r] = row;
     }
     for (r, row) in result.iter().enumerate() {
         w.write_vgpr(d + r, row, exec);
     }
     Ok(Flow::Next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An instruction from its llvm-mc-19 encoding bytes.
+    fn inst(bytes: [u8; 8]) -> Inst {
+        let words = [
+            u32::from_le_bytes(bytes[..4].try_into().unwrap()),
+            u32::from_le_bytes(bytes[4..].try_into().unwrap()),
+        ];
+        crate::isa::decode::decode(&words).unwrap()
+    }
+
+    /// The file comment's layout, element by element: D(m, n) = sum over k of
+    /// (±A(m, k)) (±B(k, n)) in f64 (in k order), plus C(m, n) (±, |C|), for
+    /// the lanes in EXEC; VGPRs D..D+8 of lanes outside EXEC keep their value.
+    fn model(w: &Wave, i: &Inst, ty: In, out: Out) -> [[u32; LANES]; 8] {
+        let reg = |k: usize| match i.src[k].src {
+            Src::Vgpr(r) => r as usize,
+            _ => unreachable!(),
+        };
+        let (a, b, c, d) = (reg(0), reg(1), reg(2), i.dst as usize);
+        let int = out == Out::I32;
+        let (per, bits) = match ty {
+            In::F16 | In::Bf16 => (2, 16),
+            In::Iu8 => (4, 8),
+            In::Iu4 => (8, 4),
+        };
+        let el = |base: usize, lane: usize, k: usize, signed: bool| {
+            let word = w.vgpr[base + k / per][lane];
+            let raw = (word >> (bits * (k % per))) & ((1u32 << bits) - 1);
+            match ty {
+                In::F16 => f16::from_bits(raw as u16).to_f64(),
+                In::Bf16 => bf16::from_bits(raw as u16).to_f64(),
+                _ if signed => ((raw << (32 - bits)) as i32 >> (32 - bits)) as f64,
+                _ => raw as f64,
+            }
+        };
+        let bit = |field: u8, b: u8| field >> b & 1 != 0;
+        let hi = bit(i.mods.opsel, 2);
+        let exec = w.exec();
+        let mut d_out = [[0u32; LANES]; 8];
+        for r in 0..8 {
+            for l in 0..LANES {
+                let (m, n) = (2 * r + l / 16, l % 16);
+                let old = w.vgpr[d + r][l];
+                if exec >> l & 1 == 0 {
+                    d_out[r][l] = old;
+                    continue;
+                }
+                let cw = w.vgpr[c + r][l];
+                if int {
+                    let (sa, sb) = (bit(i.mods.neg, 0), bit(i.mods.neg, 1));
+                    let dot: i64 = (0..16)
+                        .map(|k| el(a, m, k, sa) as i64 * el(b, n, k, sb) as i64)
+                        .sum();
+                    let s = dot + cw as i32 as i64;
+                    d_out[r][l] = if i.mods.clamp {
+                        s.clamp(i32::MIN as i64, i32::MAX as i64) as u32
+                    } else {
+                        s as u32
+                    };
+                    continue;
+                }
+                let sign = |b: u8| if bit(i.mods.neg, b) { -1.0 } else { 1.0 };
+                let half = (if hi { cw >> 16 } else { cw }) as u16;
+                let mut cv = match out {
+                    Out::F32 => f32::from_bits(cw) as f64,
+                    Out::F16 => f16::from_bits(half).to_f64(),
+                    _ => bf16::from_bits(half).to_f64(),
+                };
+                if bit(i.mods.abs, 2) {
+                    cv = cv.abs();
+                }
+                cv *= sign(2);
+                let dot: f64 = (0..16)
+                    .map(|k| sign(0) * el(a, m, k, false) * sign(1) * el(b, n, k, false))
+                    .sum();
+                let s = dot + cv;
+                let place = |h: u16| {
+                    if hi {
+                        (old & 0xFFFF) | (h as u32) << 16
+                    } else {
+                        (old & 0xFFFF_0000) | h as u32
+                    }
+                };
+                d_out[r][l] = match out {
+                    Out::F32 => (s as f32).to_bits(),
+                    Out::F16 => place(f16::from_f64(s).to_bits()),
+                    _ => place(bf16::from_f64(s).to_bits()),
+                };
+            }
+        }
+        d_out
+    }
+
+    /// Results equal, or both NaN of the result type (which NaN an f64 sum
+    /// of NaN products gives depends on the host's operand order).
+    fn same(x: u32, y: u32, out: Out, hi: bool) -> bool {
+        let h = |v: u32| (if hi { v >> 16 } else { v }) as u16;
+        x == y
+            || match out {
+                Out::F32 => f32::from_bits(x).is_nan() && f32::from_bits(y).is_nan(),
+                Out::F16 => f16::from_bits(h(x)).is_nan() && f16::from_bits(h(y)).is_nan(),
+                Out::Bf16 => bf16::from_bits(h(x)).is_nan() && bf16::from_bits(h(y)).is_nan(),
+                Out::I32 => false,
+            }
+    }
+
+    /// Every WMMA form, with negations, |C|, op_sel (high halves), clamp and
+    /// a D that overlaps C, on random registers under full and partial EXEC,
+    /// against the element-by-element model.
+    #[test]
+    fn wmma_matches_the_element_model() {
+        let forms: [([u8; 8], In, Out); 10] = [
+            // v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[24:31]
+            (
+                [0x00, 0x40, 0x40, 0xcc, 0x08, 0x21, 0x62, 0x1c],
+                In::F16,
+                Out::F32,
+            ),
+            // ... neg_lo:[1,0,1] neg_hi:[0,0,1]
+            (
+                [0x00, 0x44, 0x40, 0xcc, 0x08, 0x21, 0x62, 0xbc],
+                In::F16,
+                Out::F32,
+            ),
+            // v_wmma_f32_16x16x16_bf16 ... neg_lo:[0,1,0]
+            (
+                [0x00, 0x40, 0x41, 0xcc, 0x08, 0x21, 0x62, 0x5c],
+                In::Bf16,
+                Out::F32,
+            ),
+            // v_wmma_f16_16x16x16_f16 ... op_sel:[0,0,1]
+            (
+                [0x00, 0x60, 0x42, 0xcc, 0x08, 0x21, 0x62, 0x1c],
+                In::F16,
+                Out::F16,
+            ),
+            // v_wmma_f16_16x16x16_f16
+            (
+                [0x00, 0x40, 0x42, 0xcc, 0x08, 0x21, 0x62, 0x1c],
+                In::F16,
+                Out::F16,
+            ),
+            // v_wmma_bf16_16x16x16_bf16 ... op_sel:[0,0,1] neg_lo:[1,1,0]
+            (
+                [0x00, 0x60, 0x43, 0xcc, 0x08, 0x21, 0x62, 0x7c],
+                In::Bf16,
+                Out::Bf16,
+            ),
+            // v_wmma_i32_16x16x16_iu8 v[0:7], v[8:11], v[16:19], v[24:31] neg_lo:[1,0,0] clamp
+            (
+                [0x00, 0xc0, 0x44, 0xcc, 0x08, 0x21, 0x62, 0x3c],
+                In::Iu8,
+                Out::I32,
+            ),
+            // ... neg_lo:[0,1,0]
+            (
+                [0x00, 0x40, 0x44, 0xcc, 0x08, 0x21, 0x62, 0x5c],
+                In::Iu8,
+                Out::I32,
+            ),
+            // v_wmma_i32_16x16x16_iu4 v[0:7], v[8:9], v[16:17], v[24:31] neg_lo:[1,1,0] clamp
+            (
+                [0x00, 0xc0, 0x45, 0xcc, 0x08, 0x21, 0x62, 0x7c],
+                In::Iu4,
+                Out::I32,
+            ),
+            // v_wmma_i32_16x16x16_iu4 v[0:7], v[8:9], v[16:17], v[0:7] (D = C)
+            (
+                [0x00, 0x40, 0x45, 0xcc, 0x08, 0x21, 0x02, 0x1c],
+                In::Iu4,
+                Out::I32,
+            ),
+        ];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for (bytes, ty, out) in forms {
+            let i = inst(bytes);
+            let hi = i.mods.opsel >> 2 & 1 != 0;
+            for round in 0..6 {
+                let mut w = Wave::default();
+                for row in w.vgpr.iter_mut().take(32) {
+                    for v in row.iter_mut() {
+                        let x = next() as u32;
+                        // Mostly small floats (exponent near the bias) so that sums
+                        // are not all overflow; every 8th value raw bits (inf, NaN).
+                        *v = match (ty, next() % 8) {
+                            (_, 0) | (In::Iu8 | In::Iu4, _) => x,
+                            (In::F16, _) => (x & 0x83FF_83FF) | 0x3800_3800,
+                            (In::Bf16, _) => (x & 0x807F_807F) | 0x3F00_3F00,
+                        };
+                    }
+                }
+                w.sgpr[crate::isa::wave::EXEC] = if round % 2 == 0 {
+                    u32::MAX
+                } else {
+                    next() as u32
+                };
+                let want = model(&w, &i, ty, out);
+                let d = i.dst as usize;
+                wmma(&mut w, &i).unwrap();
+                for r in 0..8 {
+                    for l in 0..LANES {
+                        let got = w.vgpr[d + r][l];
+                        assert!(
+                            same(got, want[r][l], out, hi),
+                            "{bytes:x?} round {round}: D{r} lane {l}: {got:#x}, model {:#x}",
+                            want[r][l]
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -121,6 +121,15 @@ pub(crate) enum VOp {
     AndOr,
     Or3,
     Xor3,
+    MulHiI32,
+    MadU24,
+    Xad,
+    BfeU32,
+    BfeI32,
+    Alignbit,
+    /// v_cvt_f32_u32 and v_cvt_u32_f32 (no modifiers: the slow path's plain conversions).
+    CvtF32U32,
+    CvtU32F32,
 }
 
 /// One pre-resolved instruction.
@@ -441,6 +450,14 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
                 VAndOrB32 => VOp::AndOr,
                 VOr3B32 => VOp::Or3,
                 VXor3B32 => VOp::Xor3,
+                VMulHiI32 => VOp::MulHiI32,
+                VMadU32U24 => VOp::MadU24,
+                VXadU32 => VOp::Xad,
+                VBfeU32 => VOp::BfeU32,
+                VBfeI32 => VOp::BfeI32,
+                VAlignbitB32 => VOp::Alignbit,
+                VCvtF32U32 => VOp::CvtF32U32,
+                VCvtU32F32 => VOp::CvtU32F32,
                 VCndmaskB32 => {
                     let mask = if i.family == Family::Vop3 {
                         s(2)?
@@ -859,15 +876,34 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
                     VOp::MulLo => map2(x, y, u32::wrapping_mul),
                     VOp::MulHiU32 => map2(x, y, |a, b| ((a as u64 * b as u64) >> 32) as u32),
                     VOp::MulU24 => map2(x, y, |a, b| (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF)),
+                    VOp::MulHiI32 => map2(x, y, |a, b| {
+                        ((a as i32 as i64 * b as i32 as i64) >> 32) as u32
+                    }),
+                    VOp::CvtF32U32 => map2(x, x, |a, _| (a as f32).to_bits()),
+                    VOp::CvtU32F32 => map2(x, x, |a, _| super::valu::cvt_u32(f32::from_bits(a))),
                     VOp::Add3
                     | VOp::LshlAdd
                     | VOp::AddLshl
                     | VOp::LshlOr
                     | VOp::AndOr
                     | VOp::Or3
-                    | VOp::Xor3 => {
+                    | VOp::Xor3
+                    | VOp::MadU24
+                    | VOp::Xad
+                    | VOp::BfeU32
+                    | VOp::BfeI32
+                    | VOp::Alignbit => {
                         let z = row(w, c, &mut bc);
                         match op {
+                            VOp::MadU24 => map3(x, y, z, |a, b, c| {
+                                (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF).wrapping_add(c)
+                            }),
+                            VOp::Xad => map3(x, y, z, |a, b, c| (a ^ b).wrapping_add(c)),
+                            VOp::BfeU32 => map3(x, y, z, super::valu::bfe_u),
+                            VOp::BfeI32 => map3(x, y, z, super::valu::bfe_i),
+                            VOp::Alignbit => map3(x, y, z, |a, b, c| {
+                                ((((a as u64) << 32) | b as u64) >> (c & 31)) as u32
+                            }),
                             VOp::Add3 => map3(x, y, z, |a, b, c| a.wrapping_add(b).wrapping_add(c)),
                             VOp::LshlAdd => {
                                 map3(x, y, z, |a, b, c| (a << (b & 31)).wrapping_add(c))
@@ -1315,63 +1351,199 @@ mod tests {
         }
     }
 
-    /// Every instruction the fast path accepts computes exactly what `step`
-    /// computes, on random registers under random, full and empty EXEC masks.
-    #[test]
-    fn fast_forms_match_the_slow_path() {
-        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-        let (mut covered, mut covered64) = (BTreeSet::new(), BTreeSet::new());
-        let mut covered_dual = BTreeSet::new();
-        let mut checked = 0u32;
-        for _ in 0..24 {
-            for words in random_encodings(&mut rng) {
-                let Ok(inst) = decode(&words) else { continue };
-                let pc = 0x1_0000 + 4 * rng.below(0x1000) as u64;
-                let fast = compile(&inst, pc);
-                if fast == Fast::Slow {
-                    continue;
+    /// One encoding's checks: when it decodes and takes the fast path, the
+    /// form against `step` on random registers under random, full and empty
+    /// EXEC masks (wave32 and, where the form runs there, wave64), and what
+    /// it covered.
+    fn check_encoding(words: &[u32; 3], waves: u32, rng: &mut Rng, cov: &mut Coverage) {
+        let Ok(inst) = decode(words) else { return };
+        let pc = 0x1_0000 + 4 * rng.below(0x1000) as u64;
+        let fast = compile(&inst, pc);
+        if fast == Fast::Slow {
+            return;
+        }
+        cov.wave32.insert(format!("{:?}", inst.op));
+        if let Some(y) = inst.dual {
+            cov.dual.insert(format!("{:?}+{:?}", inst.op, y.op));
+        }
+        let scalar = matches!(
+            fast,
+            Fast::Nop
+                | Fast::Barrier
+                | Fast::End
+                | Fast::Branch { .. }
+                | Fast::Salu { .. }
+                | Fast::Scalar(_)
+        );
+        for _ in 0..waves {
+            let mut w = rng.wave();
+            for exec in [rng.value(), u32::MAX, 0] {
+                w.sgpr[EXEC] = exec;
+                compare(&inst, &fast, &w, pc);
+                cov.checked += 1;
+            }
+            // Wave64: the forms that run there must match the slow path
+            // (EXEC/VCC high words random, full or empty); the scalar
+            // ones always run there.
+            let mut w64 = rng.wave64(&w);
+            for (lo, hi) in [(rng.value(), rng.value()), (u32::MAX, u32::MAX), (0, 0)] {
+                (w64.sgpr[EXEC], w64.sgpr[EXEC + 1]) = (lo, hi);
+                let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
+                let mut env = no_env(&mut lds, &mut scratch);
+                if run(&mut w64.clone(), &mut env, &fast).is_some() {
+                    compare(&inst, &fast, &w64, pc);
+                    cov.wave64.insert(format!("{:?}", inst.op));
+                    cov.checked += 1;
+                } else {
+                    assert!(
+                        !scalar,
+                        "{}: a scalar form must run in wave64",
+                        inst.mnemonic
+                    );
                 }
-                covered.insert(format!("{:?}", inst.op));
-                if let Some(y) = inst.dual {
-                    covered_dual.insert(format!("{:?}+{:?}", inst.op, y.op));
-                }
-                let mut w = rng.wave();
-                for exec in [rng.value(), u32::MAX, 0] {
-                    w.sgpr[EXEC] = exec;
-                    compare(&inst, &fast, &w, pc);
-                    checked += 1;
-                }
-                // Wave64: the forms that run there must match the slow path
-                // (EXEC/VCC high words random, full or empty); the scalar
-                // ones always run there.
-                let mut w64 = rng.wave64(&w);
-                let scalar = matches!(
-                    fast,
-                    Fast::Nop
-                        | Fast::Barrier
-                        | Fast::End
-                        | Fast::Branch { .. }
-                        | Fast::Salu { .. }
-                        | Fast::Scalar(_)
-                );
-                for (lo, hi) in [(rng.value(), rng.value()), (u32::MAX, u32::MAX), (0, 0)] {
-                    (w64.sgpr[EXEC], w64.sgpr[EXEC + 1]) = (lo, hi);
-                    let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
-                    let mut env = no_env(&mut lds, &mut scratch);
-                    if run(&mut w64.clone(), &mut env, &fast).is_some() {
-                        compare(&inst, &fast, &w64, pc);
-                        covered64.insert(format!("{:?}", inst.op));
-                        checked += 1;
-                    } else {
-                        assert!(
-                            !scalar,
-                            "{}: a scalar form must run in wave64",
-                            inst.mnemonic
-                        );
+            }
+        }
+    }
+
+    /// The ops (and VOPD pairs) that took the fast path, and how many compares ran.
+    #[derive(Default)]
+    struct Coverage {
+        wave32: BTreeSet<String>,
+        wave64: BTreeSet<String>,
+        dual: BTreeSet<String>,
+        checked: u32,
+    }
+
+    /// Every opcode of the families the fast path covers, with plain operands
+    /// of each kind the forms accept (VGPRs, SGPRs, inline constants, a
+    /// literal; no modifiers), so that every form is exercised whatever the
+    /// random stream produces. Destinations: a VGPR / SGPR, and VCC (v106 for
+    /// vector results).
+    fn plain_encodings() -> Vec<[u32; 3]> {
+        // Source codes: VGPR, SGPR, inline integers (7, 53, -5), inline float
+        // (1.0), literal.
+        const V: [u32; 3] = [256 + 10, 256 + 21, 256 + 32];
+        const S: [u32; 3] = [4, 9, 14];
+        const INT: u32 = 128 + 7;
+        const INT2: u32 = 128 + 53;
+        const NEG: u32 = 192 + 5;
+        const FLT: u32 = 242;
+        const LIT: u32 = 255;
+        let lit = 0x4049_0FDB; // pi as f32; also a large integer
+        let mut out = Vec::new();
+        let scalar_kinds = [S[0], INT, LIT, 106];
+        let vector_kinds = [V[0], S[0], INT, NEG, FLT, LIT, 106];
+        for (n, _) in opcode_words(&SOP2) {
+            for a in scalar_kinds {
+                for b in [S[1], INT, LIT] {
+                    for dst in [20, 106] {
+                        out.push([0x8000_0000 | n << 23 | dst << 16 | b << 8 | a, lit, 0]);
                     }
                 }
             }
         }
+        for (n, _) in opcode_words(&SOP1) {
+            for a in scalar_kinds {
+                for dst in [20, 106] {
+                    out.push([0xBE80_0000 | dst << 16 | n << 8 | a, lit, 0]);
+                }
+            }
+        }
+        for (n, _) in opcode_words(&SOPK) {
+            for simm in [5, 0xFFF0] {
+                out.push([0xB000_0000 | n << 23 | 20 << 16 | simm, lit, 0]);
+            }
+        }
+        for (n, _) in opcode_words(&SOPC) {
+            for a in scalar_kinds {
+                for b in [S[1], INT, LIT] {
+                    out.push([0xBF00_0000 | n << 16 | b << 8 | a, lit, 0]);
+                }
+            }
+        }
+        for (n, _) in opcode_words(&SOPP) {
+            for simm in [0, 3, 0xFFFC] {
+                out.push([0xBF80_0000 | n << 16 | simm, 0, 0]);
+            }
+        }
+        for (n, _) in opcode_words(&VOP1) {
+            for a in vector_kinds {
+                out.push([0x7E00_0000 | 40 << 17 | n << 9 | a, lit, 0]);
+            }
+        }
+        for (n, _) in opcode_words(&VOP2) {
+            for a in vector_kinds {
+                out.push([n << 25 | 40 << 17 | 21 << 9 | a, lit, 0]);
+            }
+        }
+        for (n, _) in opcode_words(&VOPC) {
+            for a in vector_kinds {
+                out.push([0x7C00_0000 | n << 17 | 21 << 9 | a, lit, 0]);
+            }
+        }
+        // VOP3 (and VOP3SD, whose bits 14:8 are the carry destination: s0 or
+        // VCC). Two-source ops only decode with src2 = 0.
+        let triples = [
+            [V[0], V[1], V[2]],
+            [S[0], V[1], S[2]],
+            [V[0], S[1], V[2]],
+            [S[0], S[1], S[2]],
+            [INT, V[1], LIT],
+            [LIT, INT, V[2]],
+            [V[0], FLT, 106],
+            [106, S[1], INT],
+            [S[0], INT2, NEG],
+            [NEG, V[1], INT2],
+        ];
+        for (n, _) in opcode_words(&VOP3) {
+            for (k, [a, b, c]) in triples.into_iter().enumerate() {
+                let dst = if k % 2 == 0 { 40 } else { 106 };
+                for high in [0, 106] {
+                    let w0 = 0xD400_0000 | n << 16 | high << 8 | dst;
+                    for c in [c, 0] {
+                        out.push([w0, c << 18 | b << 9 | a, lit]);
+                    }
+                }
+            }
+        }
+        // VOPD: every X and Y op; vsrc1 0 (v_dual_mov_b32) or a VGPR, src0 a
+        // VGPR or SGPR; vdstY's low bit is implied.
+        for x in 0..16 {
+            for y in 0..32 {
+                for (x1, y1, x0, y0) in [(0, 0, V[0], S[0]), (21, 32, S[1], V[2])] {
+                    let w0 = 0x32 << 26 | x << 22 | y << 17 | x1 << 9 | x0;
+                    let w1 = 40 << 24 | 21 << 17 | y1 << 9 | y0;
+                    out.push([w0, w1, lit]);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every instruction the fast path accepts computes exactly what `step`
+    /// computes, on random registers under random, full and empty EXEC masks:
+    /// every opcode with plain operands of each kind (so each form is covered
+    /// whatever the seed), then random encodings (random operand kinds and
+    /// modifiers, which must fall back or match).
+    #[test]
+    fn fast_forms_match_the_slow_path() {
+        let mut cov = Coverage::default();
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for words in plain_encodings() {
+            check_encoding(&words, 3, &mut rng, &mut cov);
+        }
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for _ in 0..24 {
+            for words in random_encodings(&mut rng) {
+                check_encoding(&words, 1, &mut rng, &mut cov);
+            }
+        }
+        let Coverage {
+            wave32: covered,
+            wave64: covered64,
+            dual: covered_dual,
+            checked,
+        } = cov;
         // The hot ops of the corpus must all have been exercised.
         for op in [
             "SDelayAlu",
@@ -1402,6 +1574,14 @@ mod tests {
             "VAdd3U32",
             "VMulLoU32",
             "VMulHiU32",
+            "VMulHiI32",
+            "VMadU32U24",
+            "VXadU32",
+            "VBfeU32",
+            "VBfeI32",
+            "VAlignbitB32",
+            "VCvtF32U32",
+            "VCvtU32F32",
             "VCmpGtU32",
             "VCmpxGtU32",
             "VCmpLtI32",

@@ -722,7 +722,7 @@ fn med3(a: f32, b: f32, c: f32) -> f32 {
 fn cvt_i32(x: f32) -> u32 {
     (x as i32) as u32
 }
-fn cvt_u32(x: f32) -> u32 {
+pub(super) fn cvt_u32(x: f32) -> u32 {
     x as u32
 }
 
@@ -905,7 +905,7 @@ fn perm_byte(a: u32, b: u32, sel: u32) -> u32 {
     }
 }
 
-fn bfe_u(v: u32, off: u32, width: u32) -> u32 {
+pub(super) fn bfe_u(v: u32, off: u32, width: u32) -> u32 {
     let (off, width) = (off & 31, width & 31);
     if width == 0 {
         0
@@ -913,7 +913,7 @@ fn bfe_u(v: u32, off: u32, width: u32) -> u32 {
         (v >> off) & ((1u64 << width) - 1) as u32
     }
 }
-fn bfe_i(v: u32, off: u32, width: u32) -> u32 {
+pub(super) fn bfe_i(v: u32, off: u32, width: u32) -> u32 {
     let (off, width) = (off & 31, width & 31);
     if width == 0 {
         return 0;

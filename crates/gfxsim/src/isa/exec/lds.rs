@@ -531,6 +531,7 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
 mod tests {
     use super::*;
     use crate::isa::exec::NoMemory;
+    use crate::isa::exec::test_inst as inst;
     use crate::isa::wave::EXEC;
 
     const LDS_BYTES: usize = 3000;
@@ -712,14 +713,6 @@ mod tests {
             dst: 0,
         },
     ];
-
-    fn inst(bytes: [u8; 8]) -> Inst {
-        let words = [
-            u32::from_le_bytes(bytes[..4].try_into().unwrap()),
-            u32::from_le_bytes(bytes[4..].try_into().unwrap()),
-        ];
-        crate::isa::decode::decode(&words).unwrap()
-    }
 
     /// xorshift64: reproducible test data without a dependency.
     struct Rng(u64);

@@ -211,3 +211,13 @@ impl super::GpuMemory for NoMemory {
         })
     }
 }
+
+/// A 64-bit instruction from its llvm-mc-19 encoding bytes (for the exec tests).
+#[cfg(test)]
+pub(crate) fn test_inst(bytes: [u8; 8]) -> Inst {
+    let words = [
+        u32::from_le_bytes(bytes[..4].try_into().unwrap()),
+        u32::from_le_bytes(bytes[4..].try_into().unwrap()),
+    ];
+    crate::isa::decode::decode(&words).unwrap()
+}

@@ -1139,6 +1139,7 @@ fn copy_small(dst: &mut [u8], src: &[u8]) {
 mod tests {
     use super::*;
     use crate::isa::exec::NoMemory;
+    use crate::isa::exec::test_inst as inst;
     use crate::isa::{GpuMemory, MemoryFault};
 
     const PER_LANE: usize = 40;
@@ -1290,15 +1291,6 @@ mod tests {
             Ok(unsafe { (*self.bytes.get()).as_mut_ptr() }
                 .wrapping_add((addr - GLOBAL_BASE) as usize))
         }
-    }
-
-    /// An instruction from its llvm-mc-19 encoding bytes.
-    fn inst(bytes: [u8; 8]) -> Inst {
-        let words = [
-            u32::from_le_bytes(bytes[..4].try_into().unwrap()),
-            u32::from_le_bytes(bytes[4..].try_into().unwrap()),
-        ];
-        crate::isa::decode::decode(&words).unwrap()
     }
 
     /// A wave whose lane `l` addresses `addrs[l]` through `i`'s address

@@ -164,15 +164,7 @@ pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// An instruction from its llvm-mc-19 encoding bytes.
-    fn inst(bytes: [u8; 8]) -> Inst {
-        let words = [
-            u32::from_le_bytes(bytes[..4].try_into().unwrap()),
-            u32::from_le_bytes(bytes[4..].try_into().unwrap()),
-        ];
-        crate::isa::decode::decode(&words).unwrap()
-    }
+    use crate::isa::exec::test_inst as inst;
 
     /// The file comment's layout, element by element: D(m, n) = sum over k of
     /// (±A(m, k)) (±B(k, n)) in f64 (in k order), plus C(m, n) (±, |C|), for

@@ -9,8 +9,9 @@
 //! SDWA-like operand kinds, SCC/aperture sources, every op not listed here) is
 //! `Fast::Slow` and goes through `step` exactly as before. More forms live in
 //! their own files: fast_scalar.rs (64-bit SALU, saveexec, PC, SOPK),
-//! fast_lanes.rs (writelane, readfirstlane) and fast_wave64.rs (the vector
-//! forms' two passes in wave64; a form without one takes `step` there).
+//! fast_lanes.rs (writelane, readfirstlane), fast_vcmp.rs (float compares)
+//! and fast_wave64.rs (the vector forms' two passes in wave64; a form
+//! without one takes `step` there).
 //!
 //! Fidelity by construction: [`compile`] only accepts an instruction whose slow
 //! path is the same computation (same `Op`, no modifiers, operand kinds the slow
@@ -218,6 +219,8 @@ pub(crate) enum Fast {
     F64(super::fast_f64::F64),
     /// f32 and f16 arithmetic and math (fast_f32.rs).
     Flt(super::fast_f32::Flt),
+    /// f32/f64 compares and v_cmp_class (fast_vcmp.rs).
+    Fcmp(super::fast_vcmp::Fcmp),
     /// 32-bit integer compare (`cond`: 1 less, 2 equal, 4 greater) to `dst`
     /// (VCC, an SGPR, or EXEC for v_cmpx), inactive lanes 0.
     Vcmp {
@@ -298,6 +301,7 @@ pub(crate) fn compile(i: &Inst, pc: u64) -> Fast {
         .or_else(|| super::fast_vopd::compile(i))
         .or_else(|| super::fast_f64::compile(i))
         .or_else(|| super::fast_f32::compile(i))
+        .or_else(|| super::fast_vcmp::compile(i))
         .unwrap_or(Fast::Slow)
 }
 
@@ -1071,6 +1075,7 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
         Fast::Vopd(ref v) => super::fast_vopd::run(w, v, exec),
         Fast::F64(ref d) => super::fast_f64::run(w, d, exec),
         Fast::Flt(ref x) => super::fast_f32::run(w, x, exec),
+        Fast::Fcmp(ref c) => super::fast_vcmp::run(w, c, exec),
         _ => {}
     }
 }
@@ -1109,7 +1114,7 @@ fn carry_rows(x: &Lanes, y: &Lanes, sub: bool, cin: u32) -> (Lanes, Lanes) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
@@ -1326,7 +1331,7 @@ mod tests {
         }
     }
 
-    fn compare(inst: &Inst, fast: &Fast, w0: &Wave, pc: u64) {
+    pub(in crate::isa::exec) fn compare(inst: &Inst, fast: &Fast, w0: &Wave, pc: u64) {
         let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
         let mut env = no_env(&mut lds, &mut scratch);
         let mut slow = w0.clone();
@@ -1653,6 +1658,16 @@ mod tests {
             "VMinF16",
             "VFmacF16",
             "VPackB32F16",
+            "VCmpGtF32",
+            "VCmpLtF32",
+            "VCmpNeqF32",
+            "VCmpUF32",
+            "VCmpxGtF32",
+            "VCmpClassF32",
+            "VCmpGtF64",
+            "VCmpNgeF64",
+            "VCmpxLtF64",
+            "VCmpClassF64",
         ] {
             assert!(
                 covered.contains(op),
@@ -1689,6 +1704,10 @@ mod tests {
             "VLdexpF32",
             "VMaxF16",
             "VFmacF16",
+            "VCmpGtF32",
+            "VCmpxGtF32",
+            "VCmpLtF64",
+            "VCmpClassF64",
         ] {
             assert!(
                 covered64.contains(op),

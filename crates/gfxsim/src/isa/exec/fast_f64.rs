@@ -79,7 +79,7 @@ impl F64 {
     }
 }
 
-fn s64(s: Src) -> Option<S64> {
+pub(super) fn s64(s: Src) -> Option<S64> {
     Some(match s {
         Src::Vgpr(r) => S64::Vgpr(r),
         Src::Sgpr(r) if r < 128 => S64::Sgpr(r),
@@ -90,7 +90,7 @@ fn s64(s: Src) -> Option<S64> {
 }
 
 /// A 32-bit source in an S64 slot (`Lo` holds its constant).
-fn s32(s: Src) -> Option<S64> {
+pub(super) fn s32(s: Src) -> Option<S64> {
     Some(match vsrc(s)? {
         VSrc::Vgpr(r) => S64::Vgpr(r),
         VSrc::Sgpr(r) => S64::Sgpr(r),

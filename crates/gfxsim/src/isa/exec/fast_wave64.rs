@@ -20,6 +20,7 @@
 
 use super::Flow;
 use super::fast::{Fast, SSrc, VSrc, sread, valu};
+use super::fast_f64::S64;
 use super::fast_vint::{Below, Vint};
 use crate::isa::wave::{EXEC, LANES, NULL, Wave};
 
@@ -134,6 +135,19 @@ fn high_form(w: &Wave, f: &Fast) -> Option<Fast> {
             a: keep(a, dst),
             b: keep(b, dst),
         },
+        Fast::Fcmp(c) => {
+            // As `keep` and `reads64` do for the integer compares.
+            let mut h = c;
+            for (k, s) in [&mut h.a, &mut h.b].into_iter().enumerate() {
+                match *s {
+                    S64::Sgpr(r) if c.wide(k) && reads64(VSrc::Sgpr(r), c.dst) => return None,
+                    S64::Sgpr(r) if r == c.dst => *s = S64::Lo(w.sgpr[r as usize & 127]),
+                    _ => {}
+                }
+            }
+            h.dst = high_dst(c.dst);
+            Fast::Fcmp(h)
+        }
         Fast::Vint(v) => Fast::Vint(match v {
             Vint::Shr64 { .. } => v,
             Vint::Mbcnt { below, dst, a, b } => Vint::Mbcnt {

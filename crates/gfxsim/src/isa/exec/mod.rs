@@ -11,6 +11,7 @@ mod fast_f32;
 mod fast_f64;
 mod fast_lanes;
 mod fast_scalar;
+mod fast_vcmp;
 mod fast_vint;
 mod fast_vmem;
 mod fast_vopd;

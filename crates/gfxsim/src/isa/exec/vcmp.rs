@@ -92,6 +92,19 @@ fn table() -> &'static Vec<Option<CmpDesc>> {
     })
 }
 
+/// A float compare as this file reads its opcode, for the pre-resolved
+/// forms (fast_vcmp.rs): whether it is v_cmp_class, the width in bits, the
+/// relation mask (1 less, 2 equal, 4 greater, 8 unordered; 0 for class) and
+/// whether it is a v_cmpx. None for integer compares and other opcodes.
+pub(super) fn float_compare(op: crate::isa::opcodes::Op) -> Option<(bool, u8, u8, bool)> {
+    let d = table().get(op as usize).copied().flatten()?;
+    match d.kind {
+        Kind::Float { bits } => Some((false, bits, d.cond, d.x)),
+        Kind::Class { bits } => Some((true, bits, d.cond, d.x)),
+        Kind::Int { .. } => None,
+    }
+}
+
 /// Lane mask of an integer compare (values widened to i64 by `ext`).
 #[inline(always)]
 fn int_mask<T: PartialOrd + Copy>(

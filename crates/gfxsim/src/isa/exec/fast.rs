@@ -134,7 +134,12 @@ pub(crate) enum VOp {
 }
 
 /// One pre-resolved instruction.
+///
+/// `repr(u8)`: the variant is a plain tag byte, so `run` dispatches on it
+/// with one table jump (without it the tag shares a niche with `Scalar`'s
+/// and each dispatch first decodes which of the two it is).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum Fast {
     /// Not pre-resolved: run through `step`.
     Slow,
@@ -758,20 +763,41 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
             super::fast_lanes::run(w, l);
             Some(Flow::Next)
         }
-        _ if w.wave64 => super::fast_wave64::run(w, f),
-        Fast::Coalesced(c) => {
+        // The wave32 vector forms, one arm each: `valu` inlined into an arm
+        // whose variant is known folds to that variant's body, so a vector
+        // instruction costs one dispatch on the tag instead of three (the
+        // tag, wave64, then `valu`'s own match).
+        Fast::Coalesced(c) if !w.wave64 => {
             (coalesced(w, env, &c) || super::fast_vmem::spanned(w, env, &c)).then_some(Flow::Next)
         }
+        Fast::Valu { .. } if !w.wave64 => wave32(w, f),
+        Fast::FmaF32 { .. } if !w.wave64 => wave32(w, f),
+        Fast::AddCo { .. } if !w.wave64 => wave32(w, f),
+        Fast::AddCoCi { .. } if !w.wave64 => wave32(w, f),
+        Fast::MadU64 { .. } if !w.wave64 => wave32(w, f),
+        Fast::LshlrevB64 { .. } if !w.wave64 => wave32(w, f),
+        Fast::Vcmp { .. } if !w.wave64 => wave32(w, f),
+        Fast::Cndmask { .. } if !w.wave64 => wave32(w, f),
+        Fast::Vint(_) if !w.wave64 => wave32(w, f),
+        Fast::Vopd(_) if !w.wave64 => wave32(w, f),
+        Fast::F64(_) if !w.wave64 => wave32(w, f),
+        Fast::Flt(_) if !w.wave64 => wave32(w, f),
+        _ if w.wave64 => super::fast_wave64::run(w, f),
         Fast::GlobalAtomic(a) => super::fast_vmem::atomic(w, env, &a).then_some(Flow::Next),
         Fast::Ds(d) => {
             let exec = w.sgpr[EXEC];
             super::lds::ds_in_range(w, env.lds, &d, exec).then_some(Flow::Next)
         }
-        _ => {
-            valu(w, f, w.sgpr[EXEC]);
-            Some(Flow::Next)
-        }
+        // The other vector forms in wave32.
+        _ => wave32(w, f),
     }
+}
+
+/// A vector form on a wave32 wave (under EXEC).
+#[inline(always)]
+fn wave32(w: &mut Wave, f: &Fast) -> Option<Flow> {
+    valu(w, f, w.sgpr[EXEC]);
+    Some(Flow::Next)
 }
 
 #[inline(always)]

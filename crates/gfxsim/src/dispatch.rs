@@ -8,7 +8,8 @@
 //! them. Workers claim a few consecutive workgroups per atomic op (a batch,
 //! 1 for small grids, up to 16 for large ones). Each worker owns an
 //! `isa::WorkerContext` (LDS, scratch) and holds a read view of the GPU's
-//! page table while it runs a batch.
+//! page table while it runs a batch (whose workgroups share the translations
+//! they memoise under that view: `Dispatch::run_workgroups`).
 //!
 //! When a workgroup fails, the job stops handing out workgroups (those not
 //! yet claimed are counted as done without running), cancels the running
@@ -153,15 +154,18 @@ impl Job {
             {
                 // One page-table read view for the batch: mappings cannot change while
                 // any of its workgroups runs (MAP/UNMAP wait, as for one workgroup).
+                // The batch runs under this view, sharing its memoised translations.
                 let view = vm.view();
-                for index in range {
-                    if self.failed.load(Ordering::Acquire) {
-                        break;
-                    }
-                    let id = self.workgroup_id(index);
+                let ids = range
+                    .take_while(|_| !self.failed.load(Ordering::Acquire))
+                    .map(|index| self.workgroup_id(index));
+                self.dispatch.run_workgroups(ids, &view, ctx, |id, result| {
                     ran += 1;
-                    match self.dispatch.run_workgroup(id, &view, ctx) {
-                        Ok(s) => insts += s.wave_instructions,
+                    match result {
+                        Ok(s) => {
+                            insts += s.wave_instructions;
+                            true
+                        }
                         Err(error) => {
                             tracing::debug!("gfxsim: workgroup {id:?} failed: {error}");
                             self.error
@@ -170,10 +174,10 @@ impl Job {
                                 .get_or_insert(error);
                             self.failed.store(true, Ordering::Release);
                             self.abort();
-                            break;
+                            false
                         }
                     }
-                }
+                });
             }
             self.wave_instructions.fetch_add(insts, Ordering::Relaxed);
             stats.wave_instructions.fetch_add(insts, Ordering::Relaxed);

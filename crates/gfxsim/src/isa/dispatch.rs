@@ -27,7 +27,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::code_cache::{CodeCache, Tail};
-use super::exec::{Env, Flow, fast, slot_bytes, step};
+use super::exec::{Env, Flow, SpanCache, fast, slot_bytes, step};
 use super::wave::{EXEC, LANES, Wave, WaveStatus};
 use super::worker::WorkerContext;
 use super::{DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
@@ -204,6 +204,41 @@ impl Dispatch {
         mem: &dyn GpuMemory,
         ctx: &mut WorkerContext,
     ) -> Result<WorkgroupStats, WaveError> {
+        self.run_workgroup_in(workgroup_id, mem, &mut SpanCache::default(), ctx)
+    }
+
+    /// Run workgroups one after another on the calling thread, all under
+    /// this one borrow of `mem`; `each` gets every workgroup's result and
+    /// says whether to go on (false: stop). The workgroups share one set of
+    /// memoised translations (exec/span_cache.rs): its host pointers come
+    /// from `mem` and stay valid for as long as this borrow, which outlives
+    /// the cache (it lives in this frame), so a batch of workgroups misses
+    /// once per buffer instead of once per buffer and workgroup.
+    pub fn run_workgroups(
+        &self,
+        ids: impl IntoIterator<Item = [u32; 3]>,
+        mem: &dyn GpuMemory,
+        ctx: &mut WorkerContext,
+        mut each: impl FnMut([u32; 3], Result<WorkgroupStats, WaveError>) -> bool,
+    ) {
+        let mut spans = SpanCache::default();
+        for id in ids {
+            let result = self.run_workgroup_in(id, mem, &mut spans, ctx);
+            if !each(id, result) {
+                break;
+            }
+        }
+    }
+
+    /// [`Dispatch::run_workgroup`] with translations memoised in `spans`
+    /// (which must come from this borrow of `mem`: see `run_workgroups`).
+    fn run_workgroup_in(
+        &self,
+        workgroup_id: [u32; 3],
+        mem: &dyn GpuMemory,
+        spans: &mut SpanCache,
+        ctx: &mut WorkerContext,
+    ) -> Result<WorkgroupStats, WaveError> {
         let s = &self.setup;
         let kd = &s.descriptor;
         if self.time_limit.is_some() {
@@ -331,7 +366,14 @@ impl Dispatch {
             waves: nwaves as u32,
         };
         let mut waves = std::mem::take(&mut ctx.waves);
-        let result = self.run_waves(&mut waves[..nwaves], workgroup_id, mem, ctx, &mut stats);
+        let result = self.run_waves(
+            &mut waves[..nwaves],
+            workgroup_id,
+            mem,
+            spans,
+            ctx,
+            &mut stats,
+        );
         ctx.waves = waves;
         result.map(|()| stats)
     }
@@ -341,6 +383,7 @@ impl Dispatch {
         waves: &mut [Wave],
         workgroup: [u32; 3],
         mem: &dyn GpuMemory,
+        spans: &mut SpanCache,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
     ) -> Result<(), WaveError> {
@@ -350,20 +393,21 @@ impl Dispatch {
         let lds_len = s.group_segment_size as usize;
         // Taken branches of the workgroup, for the watchdog.
         let mut jumps = 0u32;
+        let mut env = Env {
+            mem,
+            lds: &mut lds[..lds_len],
+            scratch: &mut scratch[..],
+            scratch_per_lane: s.private_segment_size as usize,
+            shared_base: s.shared_aperture_base,
+            private_base: s.private_aperture_base,
+            spans: std::mem::take(spans),
+        };
         let result = (|| {
-            let mut env = Env {
-                mem,
-                lds: &mut lds[..lds_len],
-                scratch: &mut scratch[..],
-                scratch_per_lane: s.private_segment_size as usize,
-                shared_base: s.shared_aperture_base,
-                private_base: s.private_aperture_base,
-                spans: Default::default(),
-            };
+            let env = &mut env;
             loop {
                 for w in waves.iter_mut() {
                     if w.status == WaveStatus::Running {
-                        self.run_wave(w, &mut env, ctx, stats, &mut jumps)
+                        self.run_wave(w, env, ctx, stats, &mut jumps)
                             .map_err(|kind| WaveError {
                                 kind,
                                 pc: w.pc,
@@ -382,6 +426,7 @@ impl Dispatch {
                 }
             }
         })();
+        *spans = env.spans;
         ctx.lds = lds;
         ctx.scratch = scratch;
         result

@@ -31,6 +31,8 @@ mod vmem;
 mod wave64;
 mod wmma;
 
+pub(crate) use span_cache::SpanCache;
+
 use super::inst::{Family, Inst, Src};
 use super::wave::Wave;
 use super::{Access, GpuMemory, MemoryFault, WaveErrorKind};

@@ -1,4 +1,4 @@
-//! A workgroup's memoised translations (issue #4: per-wave overheads).
+//! Memoised translations of a batch of workgroups (issue #4: per-wave overheads).
 //!
 //! `GpuMemory::translate` is a virtual call that finds the mapping, checks
 //! the range and the permission and, for strict coherence's coarse copies,
@@ -11,8 +11,11 @@
 //! exactly what they were without the cache.
 //!
 //! The host pointers stay valid as long as the `GpuMemory` borrow (a VmView
-//! holds the page-table lock, so mappings cannot change), and the cache lives
-//! in the `Env` that holds that borrow.
+//! holds the page-table lock, so mappings cannot change). A cache is made
+//! for one such borrow and dropped before it ends: `Dispatch::run_workgroups`
+//! keeps it in its frame for the workgroups it runs under one borrow (a
+//! worker's batch under one view, dispatch.rs), moving it into each
+//! workgroup's `Env` and back; `Dispatch::run_workgroup` makes a fresh one.
 
 use std::cell::Cell;
 
@@ -50,7 +53,7 @@ fn allow_bits(s: &PlainSpan) -> u8 {
     bits
 }
 
-/// The remembered mappings of one workgroup's memory.
+/// The remembered mappings of the memory one `GpuMemory` borrow sees.
 pub(crate) struct SpanCache {
     slots: [Cell<Entry>; SLOTS],
     /// Next slot to replace.

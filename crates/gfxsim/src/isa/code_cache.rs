@@ -18,6 +18,7 @@ use std::sync::{Arc, RwLock};
 
 use super::decode::{DecodeError, decode};
 use super::exec::fast::{Fast, compile};
+use super::exec::fast_pair::fuse;
 use super::inst::Inst;
 use super::{Access, GpuMemory, MemoryFault};
 
@@ -41,6 +42,9 @@ pub(crate) struct Compiled {
     pub fast: Fast,
     /// Index of the instruction in `Block::insts` (below `MAX_BLOCK`).
     pub index: u8,
+    /// Index of the last instruction the entry runs: `index`, or the second
+    /// of a fused pair (fast_pair.rs; only no-ops lie between).
+    pub last: u8,
     /// Byte offset of the instruction from the block start.
     pub offset: u16,
     /// Length in bytes.
@@ -54,8 +58,11 @@ pub(crate) struct Block {
     pub end: u64,
     pub insts: Vec<Inst>,
     /// The pre-resolved form and placement of every instruction of `insts`
-    /// but the no-ops, in order.
+    /// but the no-ops, in order, with fusable pairs fused: what wave32 waves run.
     pub compiled: Vec<Compiled>,
+    /// The same without fused pairs (one entry per instruction): what wave64
+    /// waves run (a fused pair has no wave64 run).
+    pub compiled64: Vec<Compiled>,
     pub tail: Tail,
 }
 
@@ -154,6 +161,7 @@ fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
                     compiled.push(Compiled {
                         fast,
                         index: insts.len() as u8,
+                        last: insts.len() as u8,
                         // MAX_BLOCK instructions of at most 4 dwords: offsets stay below 2 KiB.
                         offset: (pc - start) as u16,
                         len: 4 * inst.len,
@@ -173,7 +181,27 @@ fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
         start,
         end: pc,
         insts,
-        compiled,
+        compiled: fuse_pairs(&compiled),
+        compiled64: compiled,
         tail,
     }
+}
+
+/// `list` with each pair of consecutive entries that `fast_pair::fuse`
+/// accepts replaced by the fused entry (consecutive entries have only
+/// no-ops between them).
+fn fuse_pairs(list: &[Compiled]) -> Vec<Compiled> {
+    let mut out: Vec<Compiled> = Vec::with_capacity(list.len());
+    for c in list {
+        if let Some(prev) = out.last_mut()
+            && prev.index == prev.last
+            && let Some(fast) = fuse(&prev.fast, &c.fast)
+        {
+            prev.fast = fast;
+            prev.last = c.last;
+            continue;
+        }
+        out.push(*c);
+    }
+    out
 }

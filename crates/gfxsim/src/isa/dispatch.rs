@@ -47,6 +47,20 @@ pub fn use_baseline_loop(on: bool) {
     BASELINE_LOOP.store(on, Ordering::Relaxed);
 }
 
+/// What a workgroup's waves start from (`Dispatch::start_wave`).
+struct WaveStart {
+    /// The initial SGPR file (EXEC aside).
+    sgprs: [u32; 128],
+    /// This workgroup's size (partial at the grid edge) and work-items.
+    size: [u32; 3],
+    items: usize,
+    /// Lanes per wave (32 or 64).
+    lanes: usize,
+    wave64: bool,
+    /// The descriptor's ENABLE_VGPR_WORKITEM_ID (which ids v0 packs).
+    ids: u32,
+}
+
 /// A kernel dispatch ready to run its workgroups (Send + Sync).
 #[derive(Debug)]
 pub struct Dispatch {
@@ -279,88 +293,40 @@ impl Dispatch {
         if ctx.scratch.len() < scratch_len {
             ctx.scratch.resize(scratch_len, 0);
         }
-        let ids = kd.enable_vgpr_workitem_id();
-        for (k, w) in ctx.waves.iter_mut().take(nwaves).enumerate() {
-            w.sgpr = [0; 128];
-            w.scc = false;
-            w.pc = self.entry;
-            w.status = WaveStatus::Running;
-            w.index = k as u32;
-            w.mode = 0;
-            w.wave64 = wave64;
-            w.half = 0;
-            w.sgpr[..self.user_sgprs.len()].copy_from_slice(&self.user_sgprs);
-            let mut n = self.user_sgpr_count as usize;
-            for (d, enabled) in [
-                kd.enable_sgpr_workgroup_id_x(),
-                kd.enable_sgpr_workgroup_id_y(),
-                kd.enable_sgpr_workgroup_id_z(),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                if enabled {
-                    w.sgpr[n] = workgroup_id[d];
-                    n += 1;
-                }
-            }
-            if kd.enable_sgpr_workgroup_info() {
-                w.sgpr[n] = 0;
+        // The SGPRs every wave of the workgroup starts with (EXEC aside): the
+        // user SGPRs, then the enabled system SGPRs; the rest read 0.
+        let mut sgprs = [0u32; 128];
+        sgprs[..self.user_sgprs.len()].copy_from_slice(&self.user_sgprs);
+        let mut n = self.user_sgpr_count as usize;
+        for (d, enabled) in [
+            kd.enable_sgpr_workgroup_id_x(),
+            kd.enable_sgpr_workgroup_id_y(),
+            kd.enable_sgpr_workgroup_id_z(),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if enabled {
+                sgprs[n] = workgroup_id[d];
                 n += 1;
             }
-            if kd.enable_private_segment() {
-                // Architected flat scratch: scratch addresses are wave-relative offsets.
-                w.sgpr[n] = 0;
-            }
-            // Work-item ids of the wave's first lane, then stepped per lane (no divisions per lane).
-            let first = (k * lanes) as u32;
-            let live = (items - k * lanes).min(lanes);
-            if size[1] == 1 && size[2] == 1 && live == lanes {
-                // A full wave of a one-dimensional workgroup: lane l is work-item first + l
-                // (y = z = 0), written in place by a loop that vectorises.
-                for (l, slot) in w.vgpr[0].iter_mut().enumerate() {
-                    *slot = first + l as u32;
-                }
-                if wave64 {
-                    for (l, slot) in w.vgpr_hi[0].iter_mut().enumerate() {
-                        *slot = first + (LANES + l) as u32;
-                    }
-                }
-            } else {
-                let mut v0 = [0u32; 2 * LANES];
-                let (mut x, mut y, mut z) = (
-                    first % size[0],
-                    (first / size[0]) % size[1],
-                    first / (size[0] * size[1]),
-                );
-                for slot in v0.iter_mut().take(live) {
-                    *slot =
-                        x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
-                    x += 1;
-                    if x == size[0] {
-                        x = 0;
-                        y += 1;
-                        if y == size[1] {
-                            y = 0;
-                            z += 1;
-                        }
-                    }
-                }
-                w.vgpr[0].copy_from_slice(&v0[..LANES]);
-                if wave64 {
-                    w.vgpr_hi[0].copy_from_slice(&v0[LANES..]);
-                }
-            }
-            let exec = if live == 64 {
-                u64::MAX
-            } else {
-                (1u64 << live) - 1
-            };
-            w.sgpr[EXEC] = exec as u32;
-            if wave64 {
-                w.sgpr[EXEC + 1] = (exec >> 32) as u32;
-            }
         }
+        if kd.enable_sgpr_workgroup_info() {
+            sgprs[n] = 0;
+            n += 1;
+        }
+        if kd.enable_private_segment() {
+            // Architected flat scratch: scratch addresses are wave-relative offsets.
+            sgprs[n] = 0;
+        }
+        let start = WaveStart {
+            sgprs,
+            size,
+            items,
+            lanes,
+            wave64,
+            ids: kd.enable_vgpr_workitem_id(),
+        };
         let mut stats = WorkgroupStats {
             wave_instructions: 0,
             waves: nwaves as u32,
@@ -368,6 +334,7 @@ impl Dispatch {
         let mut waves = std::mem::take(&mut ctx.waves);
         let result = self.run_waves(
             &mut waves[..nwaves],
+            &start,
             workgroup_id,
             mem,
             spans,
@@ -378,15 +345,129 @@ impl Dispatch {
         result.map(|()| stats)
     }
 
+    /// Set wave `k` of the workgroup to its initial state.
+    #[inline(always)]
+    fn start_wave(&self, w: &mut Wave, k: usize, start: &WaveStart) {
+        let (size, items, lanes, wave64) = (start.size, start.items, start.lanes, start.wave64);
+        w.sgpr = start.sgprs;
+        w.scc = false;
+        w.pc = self.entry;
+        w.status = WaveStatus::Running;
+        w.index = k as u32;
+        w.mode = 0;
+        w.wave64 = wave64;
+        w.half = 0;
+        // Work-item ids of the wave's first lane, then stepped per lane (no divisions per lane).
+        let first = (k * lanes) as u32;
+        let live = (items - k * lanes).min(lanes);
+        if size[1] == 1 && size[2] == 1 && live == lanes {
+            // A full wave of a one-dimensional workgroup: lane l is work-item first + l
+            // (y = z = 0), written in place by a loop that vectorises.
+            for (l, slot) in w.vgpr[0].iter_mut().enumerate() {
+                *slot = first + l as u32;
+            }
+            if wave64 {
+                for (l, slot) in w.vgpr_hi[0].iter_mut().enumerate() {
+                    *slot = first + (LANES + l) as u32;
+                }
+            }
+        } else {
+            let ids = start.ids;
+            let mut v0 = [0u32; 2 * LANES];
+            let (mut x, mut y, mut z) = (
+                first % size[0],
+                (first / size[0]) % size[1],
+                first / (size[0] * size[1]),
+            );
+            for slot in v0.iter_mut().take(live) {
+                *slot = x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
+                x += 1;
+                if x == size[0] {
+                    x = 0;
+                    y += 1;
+                    if y == size[1] {
+                        y = 0;
+                        z += 1;
+                    }
+                }
+            }
+            w.vgpr[0].copy_from_slice(&v0[..LANES]);
+            if wave64 {
+                w.vgpr_hi[0].copy_from_slice(&v0[LANES..]);
+            }
+        }
+        let exec = if live == 64 {
+            u64::MAX
+        } else {
+            (1u64 << live) - 1
+        };
+        w.sgpr[EXEC] = exec as u32;
+        if wave64 {
+            w.sgpr[EXEC + 1] = (exec >> 32) as u32;
+        }
+    }
+
+    /// Start the workgroup's waves and run them to the end.
+    ///
+    /// On an x86-64 host with AVX2 this, the wave loop and the pre-resolved
+    /// forms it inlines are the same code compiled for AVX2 (8 lanes per
+    /// vector instruction instead of SSE2's 4); everything else is unchanged,
+    /// and integer and IEEE float operations give the same bits either way.
+    /// The choice is made once per workgroup, so a wave costs no call and no
+    /// feature test.
+    #[allow(clippy::too_many_arguments)]
     fn run_waves(
         &self,
         waves: &mut [Wave],
+        start: &WaveStart,
         workgroup: [u32; 3],
         mem: &dyn GpuMemory,
         spans: &mut SpanCache,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
     ) -> Result<(), WaveError> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && !BASELINE_LOOP.load(Ordering::Relaxed) {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { self.run_waves_avx2(waves, start, workgroup, mem, spans, ctx, stats) };
+        }
+        self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
+    }
+
+    /// [`Dispatch::run_waves`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
+    fn run_waves_avx2(
+        &self,
+        waves: &mut [Wave],
+        start: &WaveStart,
+        workgroup: [u32; 3],
+        mem: &dyn GpuMemory,
+        spans: &mut SpanCache,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+    ) -> Result<(), WaveError> {
+        self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
+    }
+
+    /// The body of [`Dispatch::run_waves`]: each running wave runs until it
+    /// reaches s_barrier or ends, in turn, until all have ended.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn run_waves_here(
+        &self,
+        waves: &mut [Wave],
+        start: &WaveStart,
+        workgroup: [u32; 3],
+        mem: &dyn GpuMemory,
+        spans: &mut SpanCache,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+    ) -> Result<(), WaveError> {
+        for (k, w) in waves.iter_mut().enumerate() {
+            self.start_wave(w, k, start);
+        }
         let s = &self.setup;
         let mut lds = std::mem::take(&mut ctx.lds);
         let mut scratch = std::mem::take(&mut ctx.scratch);
@@ -402,73 +483,37 @@ impl Dispatch {
             private_base: s.private_aperture_base,
             spans: std::mem::take(spans),
         };
-        let result = (|| {
-            let env = &mut env;
-            loop {
-                for w in waves.iter_mut() {
-                    if w.status == WaveStatus::Running {
-                        self.run_wave(w, env, ctx, stats, &mut jumps)
-                            .map_err(|kind| WaveError {
-                                kind,
-                                pc: w.pc,
-                                workgroup,
-                            })?;
-                    }
-                }
-                if waves.iter().all(|w| w.status == WaveStatus::Ended) {
-                    return Ok(());
-                }
-                // Every live wave is at the barrier: release it.
-                for w in waves.iter_mut() {
-                    if w.status == WaveStatus::AtBarrier {
-                        w.status = WaveStatus::Running;
-                    }
+        // A loop, not a closure: a closure would be its own function, not
+        // compiled for AVX2 in `run_waves_avx2`.
+        let result = 'waves: loop {
+            for w in waves.iter_mut() {
+                if w.status == WaveStatus::Running
+                    && let Err(kind) = self.run_wave_loop(w, &mut env, ctx, stats, &mut jumps)
+                {
+                    break 'waves Err(WaveError {
+                        kind,
+                        pc: w.pc,
+                        workgroup,
+                    });
                 }
             }
-        })();
+            if waves.iter().all(|w| w.status == WaveStatus::Ended) {
+                break Ok(());
+            }
+            // Every live wave is at the barrier: release it.
+            for w in waves.iter_mut() {
+                if w.status == WaveStatus::AtBarrier {
+                    w.status = WaveStatus::Running;
+                }
+            }
+        };
         *spans = env.spans;
         ctx.lds = lds;
         ctx.scratch = scratch;
         result
     }
 
-    /// Run one wave until it reaches s_barrier or ends.
-    ///
-    /// On an x86-64 host with AVX2 the loop and the pre-resolved forms it
-    /// inlines are the same code compiled for AVX2 (8 lanes per vector
-    /// instruction instead of SSE2's 4); everything else is unchanged, and
-    /// integer and IEEE float operations give the same bits either way.
-    fn run_wave(
-        &self,
-        w: &mut Wave,
-        env: &mut Env,
-        ctx: &mut WorkerContext,
-        stats: &mut WorkgroupStats,
-        jumps: &mut u32,
-    ) -> Result<(), WaveErrorKind> {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && !BASELINE_LOOP.load(Ordering::Relaxed) {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            return unsafe { self.run_wave_avx2(w, env, ctx, stats, jumps) };
-        }
-        self.run_wave_loop(w, env, ctx, stats, jumps)
-    }
-
-    /// [`Dispatch::run_wave_loop`] compiled for AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn run_wave_avx2(
-        &self,
-        w: &mut Wave,
-        env: &mut Env,
-        ctx: &mut WorkerContext,
-        stats: &mut WorkgroupStats,
-        jumps: &mut u32,
-    ) -> Result<(), WaveErrorKind> {
-        self.run_wave_loop(w, env, ctx, stats, jumps)
-    }
-
-    /// The per-instruction loop of [`Dispatch::run_wave`].
+    /// Run one wave until it reaches s_barrier or ends: the per-instruction loop.
     ///
     /// Each instruction runs from its pre-resolved form (`exec::fast`) when it
     /// has one and through `step` otherwise; `w.pc` is kept current for the
@@ -486,21 +531,37 @@ impl Dispatch {
         loop {
             let block = ctx.block_at(idx);
             let mut target = None;
-            for c in block.compiled.iter() {
-                // Instructions of the block up to and including this one
-                // (the no-ops that have no entry count too).
-                let k = c.index as u64;
+            // Wave32 runs the list with fused pairs, wave64 the one without.
+            let list = if w.wave64 {
+                &block.compiled64
+            } else {
+                &block.compiled
+            };
+            for c in list.iter() {
+                // Instructions of the block up to and including this entry's
+                // last (the no-ops that have no entry count too).
+                let k = c.last as u64;
                 let flow = match fast::run(w, env, &c.fast) {
                     Some(flow) => flow,
                     None => {
-                        w.pc = block.start + c.offset as u64;
-                        match step(w, env, &block.insts[c.index as usize]) {
-                            Ok(flow) => flow,
-                            Err(e) => {
-                                stats.wave_instructions += k + 1;
-                                return Err(e);
-                            }
+                        // Step the entry's instructions (two for a fused pair,
+                        // whose run did nothing if it gave None; a pair's first
+                        // is a VALU op, which flows on to the next).
+                        let mut pc = block.start + c.offset as u64;
+                        let mut flow = Flow::Next;
+                        for n in c.index..=c.last {
+                            let inst = &block.insts[n as usize];
+                            w.pc = pc;
+                            flow = match step(w, env, inst) {
+                                Ok(flow) => flow,
+                                Err(e) => {
+                                    stats.wave_instructions += n as u64 + 1;
+                                    return Err(e);
+                                }
+                            };
+                            pc += 4 * inst.len as u64;
                         }
+                        flow
                     }
                 };
                 match flow {

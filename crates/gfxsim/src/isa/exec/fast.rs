@@ -262,6 +262,9 @@ pub(crate) enum Fast {
     /// A DS dword load or store (lds.rs): the in-range path, `step` when
     /// a lane is out of range.
     Ds(super::lds::DsRows),
+    /// v_add_co_u32 and the v_add_co_ci_u32 that adds its carry, fused by the
+    /// code cache (fast_pair.rs), wave32: one entry for two instructions.
+    AddPair(super::fast_pair::AddPair),
 }
 
 pub(super) fn ssrc(s: Src) -> Option<SSrc> {
@@ -687,7 +690,7 @@ pub(super) fn row_pair<'a>(
 
 /// `set_sgpr` of the slow path: NULL and codes ≥ 128 are dropped.
 #[inline(always)]
-fn put_sgpr(w: &mut Wave, code: u8, v: u32) {
+pub(super) fn put_sgpr(w: &mut Wave, code: u8, v: u32) {
     if code != NULL as u8 && code < 128 {
         w.sgpr[code as usize] = v;
     }
@@ -782,6 +785,7 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
         Fast::Vopd(_) if !w.wave64 => wave32(w, f),
         Fast::F64(_) if !w.wave64 => wave32(w, f),
         Fast::Flt(_) if !w.wave64 => wave32(w, f),
+        Fast::AddPair(_) if !w.wave64 => wave32(w, f),
         _ if w.wave64 => super::fast_wave64::run(w, f),
         Fast::GlobalAtomic(a) => super::fast_vmem::atomic(w, env, &a).then_some(Flow::Next),
         Fast::Ds(d) => {
@@ -1102,6 +1106,7 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
         Fast::F64(ref d) => super::fast_f64::run(w, d, exec),
         Fast::Flt(ref x) => super::fast_f32::run(w, x, exec),
         Fast::Fcmp(ref c) => super::fast_vcmp::run(w, c, exec),
+        Fast::AddPair(ref p) => super::fast_pair::run(w, p, exec),
         _ => {}
     }
 }
@@ -1149,19 +1154,19 @@ pub(super) mod tests {
     use crate::isa::opcodes::{OpInfo, SOP1, SOP2, SOPC, SOPK, SOPP, VOP1, VOP2, VOP3, VOPC};
     use crate::isa::wave::NUM_VGPRS;
 
-    struct Rng(u64);
+    pub(crate) struct Rng(pub(crate) u64);
     impl Rng {
-        fn next(&mut self) -> u32 {
+        pub(crate) fn next(&mut self) -> u32 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             (self.0 >> 16) as u32
         }
-        fn below(&mut self, n: u32) -> u32 {
+        pub(crate) fn below(&mut self, n: u32) -> u32 {
             self.next() % n
         }
         /// A 32-bit value with a bias to edge cases (0, 1, sign bits, all ones, small shifts).
-        fn value(&mut self) -> u32 {
+        pub(crate) fn value(&mut self) -> u32 {
             match self.below(9) {
                 0 => [0, 1, 2, 31, 32, 0x7FFF_FFFF, 0x8000_0000, u32::MAX][self.below(8) as usize],
                 1 => self.below(64),
@@ -1181,7 +1186,7 @@ pub(super) mod tests {
             }
         }
         /// A scalar source code: SGPR (incl. VCC, M0, EXEC), inline constant or literal (255).
-        fn scalar_src(&mut self) -> u32 {
+        pub(crate) fn scalar_src(&mut self) -> u32 {
             match self.below(6) {
                 0 => 128 + self.below(81),
                 1 => 240 + self.below(9),
@@ -1192,7 +1197,7 @@ pub(super) mod tests {
         }
         /// A scalar destination code: mostly s0..s105, sometimes VCC, NULL, M0,
         /// EXEC or s127 (pairs reaching M0/EXEC or past 127).
-        fn scalar_dst(&mut self) -> u32 {
+        pub(crate) fn scalar_dst(&mut self) -> u32 {
             if self.below(4) == 0 {
                 [106, 107, 124, 125, 126, 127][self.below(6) as usize]
             } else {
@@ -1200,14 +1205,14 @@ pub(super) mod tests {
             }
         }
         /// A vector source code: mostly VGPRs, else a scalar source.
-        fn vector_src(&mut self) -> u32 {
+        pub(crate) fn vector_src(&mut self) -> u32 {
             if self.below(2) == 0 {
                 256 + self.below(256)
             } else {
                 self.scalar_src()
             }
         }
-        fn wave(&mut self) -> Wave {
+        pub(crate) fn wave(&mut self) -> Wave {
             let mut w = Wave::default();
             for s in w.sgpr.iter_mut() {
                 *s = self.value();
@@ -1222,7 +1227,7 @@ pub(super) mod tests {
             w
         }
         /// `w` as a wave64 wave: random high lanes, random EXEC/VCC high words.
-        fn wave64(&mut self, w: &Wave) -> Wave {
+        pub(crate) fn wave64(&mut self, w: &Wave) -> Wave {
             let mut w = w.clone();
             w.wave64 = true;
             for row in w.vgpr_hi.iter_mut() {
@@ -1234,7 +1239,7 @@ pub(super) mod tests {
         }
     }
 
-    fn opcode_words(table: &[Option<OpInfo>]) -> impl Iterator<Item = (u32, Op)> + '_ {
+    pub(crate) fn opcode_words(table: &[Option<OpInfo>]) -> impl Iterator<Item = (u32, Op)> + '_ {
         table
             .iter()
             .enumerate()
@@ -1345,7 +1350,7 @@ pub(super) mod tests {
     }
 
     /// An environment with no memory, LDS or scratch.
-    fn no_env<'a>(lds: &'a mut [u8], scratch: &'a mut [u8]) -> Env<'a> {
+    pub(crate) fn no_env<'a>(lds: &'a mut [u8], scratch: &'a mut [u8]) -> Env<'a> {
         Env {
             mem: &NoMemory,
             lds,

@@ -10,6 +10,7 @@ pub(crate) mod fast;
 mod fast_f32;
 mod fast_f64;
 mod fast_lanes;
+pub(crate) mod fast_pair;
 mod fast_scalar;
 mod fast_vcmp;
 mod fast_vint;

@@ -766,26 +766,70 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
             super::fast_lanes::run(w, l);
             Some(Flow::Next)
         }
-        // The wave32 vector forms, one arm each: `valu` inlined into an arm
-        // whose variant is known folds to that variant's body, so a vector
-        // instruction costs one dispatch on the tag instead of three (the
-        // tag, wave64, then `valu`'s own match).
+        // The hot wave32 vector forms, one arm each calling that form's body
+        // directly: a vector instruction costs one dispatch on the tag
+        // instead of three (the tag, wave64, then `valu`'s own match). The
+        // rarer and bigger forms (Vint, Vopd, F64, Flt) share the last arm.
         Fast::Coalesced(c) if !w.wave64 => {
             (coalesced(w, env, &c) || super::fast_vmem::spanned(w, env, &c)).then_some(Flow::Next)
         }
-        Fast::Valu { .. } if !w.wave64 => wave32(w, f),
-        Fast::FmaF32 { .. } if !w.wave64 => wave32(w, f),
-        Fast::AddCo { .. } if !w.wave64 => wave32(w, f),
-        Fast::AddCoCi { .. } if !w.wave64 => wave32(w, f),
-        Fast::MadU64 { .. } if !w.wave64 => wave32(w, f),
-        Fast::LshlrevB64 { .. } if !w.wave64 => wave32(w, f),
-        Fast::Vcmp { .. } if !w.wave64 => wave32(w, f),
-        Fast::Cndmask { .. } if !w.wave64 => wave32(w, f),
-        Fast::Vint(_) if !w.wave64 => wave32(w, f),
-        Fast::Vopd(_) if !w.wave64 => wave32(w, f),
-        Fast::F64(_) if !w.wave64 => wave32(w, f),
-        Fast::Flt(_) if !w.wave64 => wave32(w, f),
-        Fast::AddPair(_) if !w.wave64 => wave32(w, f),
+        Fast::Valu { op, dst, a, b, c } if !w.wave64 => {
+            vop(w, op, dst, a, b, c, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::FmaF32 { dst, a, b, c } if !w.wave64 => {
+            fma_f32(w, dst, a, b, c, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::AddPair(ref p) if !w.wave64 => {
+            super::fast_pair::run(w, p, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::AddCo {
+            sub,
+            rev,
+            dst,
+            sdst,
+            a,
+            b,
+        } if !w.wave64 => {
+            add_co(w, sub, rev, dst, sdst, a, b, 0, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::AddCoCi {
+            sub,
+            rev,
+            dst,
+            sdst,
+            a,
+            b,
+            cin,
+        } if !w.wave64 => {
+            add_co(w, sub, rev, dst, sdst, a, b, sread(w, cin), w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::MadU64 { dst, sdst, a, b, c } if !w.wave64 => {
+            mad_u64(w, dst, sdst, a, b, c, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::LshlrevB64 { dst, a, b } if !w.wave64 => {
+            lshlrev_b64(w, dst, a, b, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::Vcmp {
+            cond,
+            signed,
+            dst,
+            a,
+            b,
+        } if !w.wave64 => {
+            vcmp(w, cond, signed, dst, a, b, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::Cndmask { dst, a, b, mask } if !w.wave64 => {
+            cndmask(w, dst, a, b, mask, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
         _ if w.wave64 => super::fast_wave64::run(w, f),
         Fast::GlobalAtomic(a) => super::fast_vmem::atomic(w, env, &a).then_some(Flow::Next),
         Fast::Ds(d) => {
@@ -793,15 +837,11 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
             super::lds::ds_in_range(w, env.lds, &d, exec).then_some(Flow::Next)
         }
         // The other vector forms in wave32.
-        _ => wave32(w, f),
+        _ => {
+            valu(w, f, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
     }
-}
-
-/// A vector form on a wave32 wave (under EXEC).
-#[inline(always)]
-fn wave32(w: &mut Wave, f: &Fast) -> Option<Flow> {
-    valu(w, f, w.sgpr[EXEC]);
-    Some(Flow::Next)
 }
 
 #[inline(always)]
@@ -885,86 +925,15 @@ fn salu(w: &mut Wave, op: SOp, dst: u8, a: u32, b: u32) {
 /// wave64: fast_wave64.rs). Results are computed into locals from the
 /// source rows (read in place) and written under `exec` afterwards, so a
 /// destination that is also a source reads its old value, as in `step`.
+///
+/// Each form's body is its own function so that `run`'s per-form wave32
+/// arms call just that body: inlining all of `valu` into every arm (and
+/// counting on LLVM to fold it) multiplied the crate's release build time.
 #[inline(always)]
 pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
-    let (mut ba, mut bb, mut bc) = (Row::uninit(), Row::uninit(), Row::uninit());
     match *f {
-        Fast::Valu { op, dst, a, b, c } => {
-            let r = {
-                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
-                match op {
-                    VOp::Mov => *x,
-                    VOp::AddU32 => map2(x, y, u32::wrapping_add),
-                    VOp::SubU32 => map2(x, y, u32::wrapping_sub),
-                    VOp::SubrevU32 => map2(x, y, |a, b| b.wrapping_sub(a)),
-                    VOp::And => map2(x, y, |a, b| a & b),
-                    VOp::Or => map2(x, y, |a, b| a | b),
-                    VOp::Xor => map2(x, y, |a, b| a ^ b),
-                    VOp::Lshlrev => map2(x, y, |a, b| b << (a & 31)),
-                    VOp::Lshrrev => map2(x, y, |a, b| b >> (a & 31)),
-                    VOp::Ashrrev => map2(x, y, |a, b| ((b as i32) >> (a & 31)) as u32),
-                    VOp::MaxU32 => map2(x, y, u32::max),
-                    VOp::MinU32 => map2(x, y, u32::min),
-                    VOp::MaxI32 => map2(x, y, |a, b| (a as i32).max(b as i32) as u32),
-                    VOp::MinI32 => map2(x, y, |a, b| (a as i32).min(b as i32) as u32),
-                    VOp::MulLo => map2(x, y, u32::wrapping_mul),
-                    VOp::MulHiU32 => map2(x, y, |a, b| ((a as u64 * b as u64) >> 32) as u32),
-                    VOp::MulU24 => map2(x, y, |a, b| (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF)),
-                    VOp::MulHiI32 => map2(x, y, |a, b| {
-                        ((a as i32 as i64 * b as i32 as i64) >> 32) as u32
-                    }),
-                    VOp::CvtF32U32 => map2(x, x, |a, _| (a as f32).to_bits()),
-                    VOp::CvtU32F32 => map2(x, x, |a, _| super::valu::cvt_u32(f32::from_bits(a))),
-                    VOp::Add3
-                    | VOp::LshlAdd
-                    | VOp::AddLshl
-                    | VOp::LshlOr
-                    | VOp::AndOr
-                    | VOp::Or3
-                    | VOp::Xor3
-                    | VOp::MadU24
-                    | VOp::Xad
-                    | VOp::BfeU32
-                    | VOp::BfeI32
-                    | VOp::Alignbit => {
-                        let z = row(w, c, &mut bc);
-                        match op {
-                            VOp::MadU24 => map3(x, y, z, |a, b, c| {
-                                (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF).wrapping_add(c)
-                            }),
-                            VOp::Xad => map3(x, y, z, |a, b, c| (a ^ b).wrapping_add(c)),
-                            VOp::BfeU32 => map3(x, y, z, super::valu::bfe_u),
-                            VOp::BfeI32 => map3(x, y, z, super::valu::bfe_i),
-                            VOp::Alignbit => map3(x, y, z, |a, b, c| {
-                                ((((a as u64) << 32) | b as u64) >> (c & 31)) as u32
-                            }),
-                            VOp::Add3 => map3(x, y, z, |a, b, c| a.wrapping_add(b).wrapping_add(c)),
-                            VOp::LshlAdd => {
-                                map3(x, y, z, |a, b, c| (a << (b & 31)).wrapping_add(c))
-                            }
-                            VOp::AddLshl => map3(x, y, z, |a, b, c| a.wrapping_add(b) << (c & 31)),
-                            VOp::LshlOr => map3(x, y, z, |a, b, c| (a << (b & 31)) | c),
-                            VOp::AndOr => map3(x, y, z, |a, b, c| (a & b) | c),
-                            VOp::Or3 => map3(x, y, z, |a, b, c| a | b | c),
-                            _ => map3(x, y, z, |a, b, c| a ^ b ^ c),
-                        }
-                    }
-                }
-            };
-            w.write_vgpr(dst as usize, &r, exec);
-        }
-        Fast::Cndmask { dst, a, b, mask } => {
-            let m = sread(w, mask);
-            let mut r = [0u32; LANES];
-            {
-                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
-                for l in 0..LANES {
-                    let take = if m & LANE_BIT[l] != 0 { u32::MAX } else { 0 };
-                    r[l] = (y[l] & take) | (x[l] & !take);
-                }
-            }
-            w.write_vgpr(dst as usize, &r, exec);
-        }
+        Fast::Valu { op, dst, a, b, c } => vop(w, op, dst, a, b, c, exec),
+        Fast::Cndmask { dst, a, b, mask } => cndmask(w, dst, a, b, mask, exec),
         Fast::AddCo {
             sub,
             rev,
@@ -972,18 +941,7 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
             sdst,
             a,
             b,
-        } => {
-            let (r, co) = {
-                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
-                if rev {
-                    carry_rows(y, x, sub, 0)
-                } else {
-                    carry_rows(x, y, sub, 0)
-                }
-            };
-            w.write_vgpr(dst as usize, &r, exec);
-            put_sgpr(w, sdst, pack_lanes(&co) & exec);
-        }
+        } => add_co(w, sub, rev, dst, sdst, a, b, 0, exec),
         Fast::AddCoCi {
             sub,
             rev,
@@ -992,80 +950,9 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
             a,
             b,
             cin,
-        } => {
-            let cin = sread(w, cin);
-            let (r, co) = {
-                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
-                if rev {
-                    carry_rows(y, x, sub, cin)
-                } else {
-                    carry_rows(x, y, sub, cin)
-                }
-            };
-            w.write_vgpr(dst as usize, &r, exec);
-            put_sgpr(w, sdst, pack_lanes(&co) & exec);
-        }
-        Fast::MadU64 { dst, sdst, a, b, c } => {
-            // In 32-bit halves (vectorises without 64-bit compares): the low
-            // dwords' carry goes into the high add, whose carry is the overflow.
-            let (mut lo, mut hi, mut over) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
-            {
-                let mut bd = Row::uninit();
-                let (zl, zh) = row_pair(w, c, &mut bc, &mut bd);
-                let mut add = |l: usize, p: u64| {
-                    let (pl, ph) = (p as u32, (p >> 32) as u32);
-                    lo[l] = pl.wrapping_add(zl[l]);
-                    let k = (lo[l] < pl) as u32;
-                    hi[l] = ph.wrapping_add(zh[l]).wrapping_add(k);
-                    over[l] = ((hi[l] < ph) | ((hi[l] == ph) & (k != 0))) as u32;
-                };
-                match (a, b) {
-                    // Scalar factors (a row times a workgroup size): one product
-                    // for every lane, no per-lane 32x32 multiplies.
-                    (VSrc::Sgpr(_) | VSrc::Imm(_), VSrc::Sgpr(_) | VSrc::Imm(_)) => {
-                        let p = scalar(w, a) as u64 * scalar(w, b) as u64;
-                        for l in 0..LANES {
-                            add(l, p);
-                        }
-                    }
-                    _ => {
-                        let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
-                        for l in 0..LANES {
-                            add(l, x[l] as u64 * y[l] as u64);
-                        }
-                    }
-                }
-            }
-            w.write_vgpr(dst as usize, &lo, exec);
-            w.write_vgpr(dst as usize + 1, &hi, exec);
-            put_sgpr(w, sdst, pack_lanes(&over) & exec);
-        }
-        Fast::LshlrevB64 { dst, a, b } => {
-            let (mut lo, mut hi) = ([0u32; LANES], [0u32; LANES]);
-            {
-                let (yl, yh) = row_pair(w, b, &mut bb, &mut bc);
-                let mut shift = |l: usize, by: u32| {
-                    let v = (yl[l] as u64 | (yh[l] as u64) << 32) << (by & 63);
-                    lo[l] = v as u32;
-                    hi[l] = (v >> 32) as u32;
-                };
-                if let VSrc::Vgpr(_) = a {
-                    let x = row(w, a, &mut ba);
-                    for l in 0..LANES {
-                        shift(l, x[l]);
-                    }
-                } else {
-                    // One shift count for every lane (a constant scaling an
-                    // index): a uniform shift vectorises, a per-lane one does not.
-                    let by = scalar(w, a);
-                    for l in 0..LANES {
-                        shift(l, by);
-                    }
-                }
-            }
-            w.write_vgpr(dst as usize, &lo, exec);
-            w.write_vgpr(dst as usize + 1, &hi, exec);
-        }
+        } => add_co(w, sub, rev, dst, sdst, a, b, sread(w, cin), exec),
+        Fast::MadU64 { dst, sdst, a, b, c } => mad_u64(w, dst, sdst, a, b, c, exec),
+        Fast::LshlrevB64 { dst, a, b } => lshlrev_b64(w, dst, a, b, exec),
         Fast::Readlane { dst, a, lane } => {
             let lane = sread(w, lane) as usize & (LANES - 1);
             let v = match a {
@@ -1081,26 +968,8 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
             dst,
             a,
             b,
-        } => {
-            let m = {
-                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
-                if signed {
-                    compare(x, y, cond, |v| v as i32)
-                } else {
-                    compare(x, y, cond, |v| v)
-                }
-            };
-            put_sgpr(w, dst, m & exec);
-        }
-        Fast::FmaF32 { dst, a, b, c } => {
-            let r = {
-                // Bit casts (free; `array::map` was a call per row).
-                let f = |x: &Lanes| bytemuck::cast::<Lanes, [f32; LANES]>(*x);
-                let (x, y, z) = (row(w, a, &mut ba), row(w, b, &mut bb), row(w, c, &mut bc));
-                bytemuck::cast(fma_lanes(&f(x), &f(y), &f(z)))
-            };
-            w.write_vgpr(dst as usize, &r, exec);
-        }
+        } => vcmp(w, cond, signed, dst, a, b, exec),
+        Fast::FmaF32 { dst, a, b, c } => fma_f32(w, dst, a, b, c, exec),
         Fast::Vint(ref v) => super::fast_vint::run(w, v, exec),
         Fast::Vopd(ref v) => super::fast_vopd::run(w, v, exec),
         Fast::F64(ref d) => super::fast_f64::run(w, d, exec),
@@ -1109,6 +978,212 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
         Fast::AddPair(ref p) => super::fast_pair::run(w, p, exec),
         _ => {}
     }
+}
+
+/// `Fast::Valu`.
+#[inline(always)]
+fn vop(w: &mut Wave, op: VOp, dst: u8, a: VSrc, b: VSrc, c: VSrc, exec: u32) {
+    let (mut ba, mut bb, mut bc) = (Row::uninit(), Row::uninit(), Row::uninit());
+    let r = {
+        let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+        match op {
+            VOp::Mov => *x,
+            VOp::AddU32 => map2(x, y, u32::wrapping_add),
+            VOp::SubU32 => map2(x, y, u32::wrapping_sub),
+            VOp::SubrevU32 => map2(x, y, |a, b| b.wrapping_sub(a)),
+            VOp::And => map2(x, y, |a, b| a & b),
+            VOp::Or => map2(x, y, |a, b| a | b),
+            VOp::Xor => map2(x, y, |a, b| a ^ b),
+            VOp::Lshlrev => map2(x, y, |a, b| b << (a & 31)),
+            VOp::Lshrrev => map2(x, y, |a, b| b >> (a & 31)),
+            VOp::Ashrrev => map2(x, y, |a, b| ((b as i32) >> (a & 31)) as u32),
+            VOp::MaxU32 => map2(x, y, u32::max),
+            VOp::MinU32 => map2(x, y, u32::min),
+            VOp::MaxI32 => map2(x, y, |a, b| (a as i32).max(b as i32) as u32),
+            VOp::MinI32 => map2(x, y, |a, b| (a as i32).min(b as i32) as u32),
+            VOp::MulLo => map2(x, y, u32::wrapping_mul),
+            VOp::MulHiU32 => map2(x, y, |a, b| ((a as u64 * b as u64) >> 32) as u32),
+            VOp::MulU24 => map2(x, y, |a, b| (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF)),
+            VOp::MulHiI32 => map2(x, y, |a, b| {
+                ((a as i32 as i64 * b as i32 as i64) >> 32) as u32
+            }),
+            VOp::CvtF32U32 => map2(x, x, |a, _| (a as f32).to_bits()),
+            VOp::CvtU32F32 => map2(x, x, |a, _| super::valu::cvt_u32(f32::from_bits(a))),
+            VOp::Add3
+            | VOp::LshlAdd
+            | VOp::AddLshl
+            | VOp::LshlOr
+            | VOp::AndOr
+            | VOp::Or3
+            | VOp::Xor3
+            | VOp::MadU24
+            | VOp::Xad
+            | VOp::BfeU32
+            | VOp::BfeI32
+            | VOp::Alignbit => {
+                let z = row(w, c, &mut bc);
+                match op {
+                    VOp::MadU24 => map3(x, y, z, |a, b, c| {
+                        (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF).wrapping_add(c)
+                    }),
+                    VOp::Xad => map3(x, y, z, |a, b, c| (a ^ b).wrapping_add(c)),
+                    VOp::BfeU32 => map3(x, y, z, super::valu::bfe_u),
+                    VOp::BfeI32 => map3(x, y, z, super::valu::bfe_i),
+                    VOp::Alignbit => map3(x, y, z, |a, b, c| {
+                        ((((a as u64) << 32) | b as u64) >> (c & 31)) as u32
+                    }),
+                    VOp::Add3 => map3(x, y, z, |a, b, c| a.wrapping_add(b).wrapping_add(c)),
+                    VOp::LshlAdd => map3(x, y, z, |a, b, c| (a << (b & 31)).wrapping_add(c)),
+                    VOp::AddLshl => map3(x, y, z, |a, b, c| a.wrapping_add(b) << (c & 31)),
+                    VOp::LshlOr => map3(x, y, z, |a, b, c| (a << (b & 31)) | c),
+                    VOp::AndOr => map3(x, y, z, |a, b, c| (a & b) | c),
+                    VOp::Or3 => map3(x, y, z, |a, b, c| a | b | c),
+                    _ => map3(x, y, z, |a, b, c| a ^ b ^ c),
+                }
+            }
+        }
+    };
+    w.write_vgpr(dst as usize, &r, exec);
+}
+
+/// `Fast::Cndmask`.
+#[inline(always)]
+fn cndmask(w: &mut Wave, dst: u8, a: VSrc, b: VSrc, mask: SSrc, exec: u32) {
+    let (mut ba, mut bb) = (Row::uninit(), Row::uninit());
+    let m = sread(w, mask);
+    let mut r = [0u32; LANES];
+    {
+        let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+        for l in 0..LANES {
+            let take = if m & LANE_BIT[l] != 0 { u32::MAX } else { 0 };
+            r[l] = (y[l] & take) | (x[l] & !take);
+        }
+    }
+    w.write_vgpr(dst as usize, &r, exec);
+}
+
+/// `Fast::AddCo` (`cin` 0) and `Fast::AddCoCi` (`cin` the carry-in mask's value).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn add_co(
+    w: &mut Wave,
+    sub: bool,
+    rev: bool,
+    dst: u8,
+    sdst: u8,
+    a: VSrc,
+    b: VSrc,
+    cin: u32,
+    exec: u32,
+) {
+    let (mut ba, mut bb) = (Row::uninit(), Row::uninit());
+    let (r, co) = {
+        let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+        if rev {
+            carry_rows(y, x, sub, cin)
+        } else {
+            carry_rows(x, y, sub, cin)
+        }
+    };
+    w.write_vgpr(dst as usize, &r, exec);
+    put_sgpr(w, sdst, pack_lanes(&co) & exec);
+}
+
+/// `Fast::MadU64`.
+#[inline(always)]
+fn mad_u64(w: &mut Wave, dst: u8, sdst: u8, a: VSrc, b: VSrc, c: VSrc, exec: u32) {
+    // In 32-bit halves (vectorises without 64-bit compares): the low
+    // dwords' carry goes into the high add, whose carry is the overflow.
+    let (mut lo, mut hi, mut over) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
+    {
+        let (mut ba, mut bb, mut bc, mut bd) =
+            (Row::uninit(), Row::uninit(), Row::uninit(), Row::uninit());
+        let (zl, zh) = row_pair(w, c, &mut bc, &mut bd);
+        let mut add = |l: usize, p: u64| {
+            let (pl, ph) = (p as u32, (p >> 32) as u32);
+            lo[l] = pl.wrapping_add(zl[l]);
+            let k = (lo[l] < pl) as u32;
+            hi[l] = ph.wrapping_add(zh[l]).wrapping_add(k);
+            over[l] = ((hi[l] < ph) | ((hi[l] == ph) & (k != 0))) as u32;
+        };
+        match (a, b) {
+            // Scalar factors (a row times a workgroup size): one product
+            // for every lane, no per-lane 32x32 multiplies.
+            (VSrc::Sgpr(_) | VSrc::Imm(_), VSrc::Sgpr(_) | VSrc::Imm(_)) => {
+                let p = scalar(w, a) as u64 * scalar(w, b) as u64;
+                for l in 0..LANES {
+                    add(l, p);
+                }
+            }
+            _ => {
+                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+                for l in 0..LANES {
+                    add(l, x[l] as u64 * y[l] as u64);
+                }
+            }
+        }
+    }
+    w.write_vgpr(dst as usize, &lo, exec);
+    w.write_vgpr(dst as usize + 1, &hi, exec);
+    put_sgpr(w, sdst, pack_lanes(&over) & exec);
+}
+
+/// `Fast::LshlrevB64`.
+#[inline(always)]
+fn lshlrev_b64(w: &mut Wave, dst: u8, a: VSrc, b: VSrc, exec: u32) {
+    let (mut lo, mut hi) = ([0u32; LANES], [0u32; LANES]);
+    {
+        let (mut ba, mut bb, mut bc) = (Row::uninit(), Row::uninit(), Row::uninit());
+        let (yl, yh) = row_pair(w, b, &mut bb, &mut bc);
+        let mut shift = |l: usize, by: u32| {
+            let v = (yl[l] as u64 | (yh[l] as u64) << 32) << (by & 63);
+            lo[l] = v as u32;
+            hi[l] = (v >> 32) as u32;
+        };
+        if let VSrc::Vgpr(_) = a {
+            let x = row(w, a, &mut ba);
+            for l in 0..LANES {
+                shift(l, x[l]);
+            }
+        } else {
+            // One shift count for every lane (a constant scaling an
+            // index): a uniform shift vectorises, a per-lane one does not.
+            let by = scalar(w, a);
+            for l in 0..LANES {
+                shift(l, by);
+            }
+        }
+    }
+    w.write_vgpr(dst as usize, &lo, exec);
+    w.write_vgpr(dst as usize + 1, &hi, exec);
+}
+
+/// `Fast::Vcmp`.
+#[inline(always)]
+fn vcmp(w: &mut Wave, cond: u8, signed: bool, dst: u8, a: VSrc, b: VSrc, exec: u32) {
+    let (mut ba, mut bb) = (Row::uninit(), Row::uninit());
+    let m = {
+        let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+        if signed {
+            compare(x, y, cond, |v| v as i32)
+        } else {
+            compare(x, y, cond, |v| v)
+        }
+    };
+    put_sgpr(w, dst, m & exec);
+}
+
+/// `Fast::FmaF32`.
+#[inline(always)]
+fn fma_f32(w: &mut Wave, dst: u8, a: VSrc, b: VSrc, c: VSrc, exec: u32) {
+    let (mut ba, mut bb, mut bc) = (Row::uninit(), Row::uninit(), Row::uninit());
+    let r = {
+        // Bit casts (free; `array::map` was a call per row).
+        let f = |x: &Lanes| bytemuck::cast::<Lanes, [f32; LANES]>(*x);
+        let (x, y, z) = (row(w, a, &mut ba), row(w, b, &mut bb), row(w, c, &mut bc));
+        bytemuck::cast(fma_lanes(&f(x), &f(y), &f(z)))
+    };
+    w.write_vgpr(dst as usize, &r, exec);
 }
 
 /// The lane mask of an integer compare; one loop per relation (1 less,

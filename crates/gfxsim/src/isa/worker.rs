@@ -12,8 +12,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 use super::code_cache::{Block, CodeCache};
 use super::wave::Wave;
 
-/// Entries of the recent-target table (a power of two).
-const RECENT: usize = 256;
+/// Entries of the recent-target table (a power of two). private_sort's 10.5k
+/// instructions lie in ~2000 blocks: with 256 entries it went to the hash
+/// map 91k times in 565k wave-instructions.
+const RECENT: usize = 1024;
 
 /// Reusable storage for running workgroups on one host thread.
 pub struct WorkerContext {

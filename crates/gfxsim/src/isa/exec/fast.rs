@@ -9,7 +9,8 @@
 //! SDWA-like operand kinds, SCC/aperture sources, every op not listed here) is
 //! `Fast::Slow` and goes through `step` exactly as before. More forms live in
 //! their own files: fast_scalar.rs (64-bit SALU, saveexec, PC, SOPK),
-//! fast_lanes.rs (writelane, readfirstlane), fast_vcmp.rs (float compares)
+//! fast_lanes.rs (writelane, readfirstlane), fast_vcmp.rs (float compares),
+//! fast_scratch.rs (SCRATCH dword loads and stores)
 //! and fast_wave64.rs (the vector forms' two passes in wave64; a form
 //! without one takes `step` there).
 //!
@@ -259,6 +260,9 @@ pub(crate) enum Fast {
     Coalesced(Coalesced),
     /// A FLAT/GLOBAL atomic (fast_vmem.rs), `step` when it declines.
     GlobalAtomic(super::fast_vmem::GlobalAtomic),
+    /// A SCRATCH dword load or store (fast_scratch.rs), wave32, `step`
+    /// when it declines.
+    Scratch(super::fast_scratch::Scratch),
     /// A DS dword load or store (lds.rs): the in-range path, `step` when
     /// a lane is out of range.
     Ds(super::lds::DsRows),
@@ -363,6 +367,7 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
             })
         }
         Family::Ds => super::lds::DsRows::of(i).map(Fast::Ds),
+        Family::Scratch => super::fast_scratch::Scratch::of_inst(i).map(Fast::Scratch),
         Family::Global | Family::Flat => Coalesced::of_inst(i)
             .map(Fast::Coalesced)
             .or_else(|| super::fast_vmem::GlobalAtomic::of_inst(i).map(Fast::GlobalAtomic)),
@@ -829,6 +834,9 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
         Fast::Cndmask { dst, a, b, mask } if !w.wave64 => {
             cndmask(w, dst, a, b, mask, w.sgpr[EXEC]);
             Some(Flow::Next)
+        }
+        Fast::Scratch(ref s) if !w.wave64 => {
+            super::fast_scratch::run(w, env, s).then_some(Flow::Next)
         }
         _ if w.wave64 => super::fast_wave64::run(w, f),
         Fast::GlobalAtomic(a) => super::fast_vmem::atomic(w, env, &a).then_some(Flow::Next),

@@ -12,6 +12,7 @@ mod fast_f64;
 mod fast_lanes;
 pub(crate) mod fast_pair;
 mod fast_scalar;
+mod fast_scratch;
 mod fast_vcmp;
 mod fast_vint;
 mod fast_vmem;

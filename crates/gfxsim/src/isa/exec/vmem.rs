@@ -224,7 +224,7 @@ fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> boo
 /// does not hold the whole slot (the general path then reports it) or the slot
 /// is 4 GiB or more (the fast paths compute offsets in it in u32).
 #[inline(always)]
-fn slot_base(env: &mut Env, w: &Wave) -> Option<*mut u8> {
+pub(super) fn slot_base(env: &mut Env, w: &Wave) -> Option<*mut u8> {
     let len = slot_bytes(env.scratch_per_lane);
     if len > u32::MAX as usize {
         return None;

@@ -266,6 +266,8 @@ pub(crate) enum Fast {
     /// A DS dword load or store (lds.rs): the in-range path, `step` when
     /// a lane is out of range.
     Ds(super::lds::DsRows),
+    /// ds_swizzle_b32 / ds_permute_b32 / ds_bpermute_b32 (wave32; wave64 takes `step`).
+    DsShuffle(super::lds::DsShuffle),
     /// v_add_co_u32 and the v_add_co_ci_u32 that adds its carry, fused by the
     /// code cache (fast_pair.rs), wave32: one entry for two instructions.
     AddPair(super::fast_pair::AddPair),
@@ -366,7 +368,9 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
                 imm: i.imm,
             })
         }
-        Family::Ds => super::lds::DsRows::of(i).map(Fast::Ds),
+        Family::Ds => super::lds::DsRows::of(i)
+            .map(Fast::Ds)
+            .or_else(|| super::lds::DsShuffle::of(i).map(Fast::DsShuffle)),
         Family::Scratch => super::fast_scratch::Scratch::of_inst(i).map(Fast::Scratch),
         Family::Global | Family::Flat => Coalesced::of_inst(i)
             .map(Fast::Coalesced)
@@ -843,6 +847,10 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
         Fast::Ds(d) => {
             let exec = w.sgpr[EXEC];
             super::lds::ds_in_range(w, env.lds, &d, exec).then_some(Flow::Next)
+        }
+        Fast::DsShuffle(d) => {
+            super::lds::ds_shuffle(w, &d, w.sgpr[EXEC]);
+            Some(Flow::Next)
         }
         // The other vector forms in wave32.
         _ => {
@@ -1636,6 +1644,18 @@ pub(super) mod tests {
                 }
             }
         }
+        // The DS lane shuffles: ds_swizzle_b32 in bit-mask and quad-perm mode
+        // (its source in the ADDR field), ds_permute_b32 and ds_bpermute_b32
+        // with offsets that do and do not move the lane index; the
+        // destination also overlapping a source.
+        for (op, data) in [(0x35u32, 0), (0xB2, 21), (0xB3, 21)] {
+            for offset in [0u32, 4, 0x41F, 0x7C00, 0x801B, 0xFFFF] {
+                for dst in [40u32, 10] {
+                    let w0 = 0x36 << 26 | op << 18 | offset;
+                    out.push([w0, dst << 24 | data << 8 | 10, 0]);
+                }
+            }
+        }
         out
     }
 
@@ -1734,6 +1754,9 @@ pub(super) mod tests {
             "SWaitcntVscnt",
             "VWritelaneB32",
             "VReadfirstlaneB32",
+            "DsSwizzleB32",
+            "DsPermuteB32",
+            "DsBpermuteB32",
             "VCmpLtU64",
             "VCmpGtU64",
             "VCmpEqU64",

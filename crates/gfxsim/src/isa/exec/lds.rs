@@ -9,7 +9,9 @@
 //! pass), each lane's bytes are moved with no per-lane bounds check. That is
 //! exactly what the per-lane path does in that case (same lane order, so the
 //! highest lane still wins overlapping stores); any lane out of range, and
-//! every other DS instruction, takes the per-lane path.
+//! every other DS instruction, takes the per-lane path. The lane shuffles
+//! (swizzle, permute, bpermute) are [`ds_shuffle`], shared with their
+//! pre-resolved form.
 
 use super::atomics::{Rmw, apply32, apply64};
 use super::mem_kind::{MemKind, mem_kind};
@@ -175,6 +177,106 @@ impl DsRows {
     }
 }
 
+/// Which lane shuffle a [`DsShuffle`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShuffleKind {
+    Swizzle,
+    Permute,
+    Bpermute,
+}
+
+/// ds_swizzle_b32, ds_permute_b32 and ds_bpermute_b32: lane shuffles through
+/// the LDS crossbar that touch no LDS memory. Decoded once by
+/// [`DsShuffle::of`], so `ds` and its pre-resolved form (`exec::fast`) run
+/// the same code ([`ds_shuffle`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DsShuffle {
+    pub kind: ShuffleKind,
+    pub dst: u8,
+    /// The address VGPR (the source data for ds_swizzle, which has no data operand).
+    pub addr: u8,
+    /// The data VGPR of the permutes.
+    pub data: u8,
+    /// offset1:offset0 (ds_swizzle's pattern).
+    pub off16: u32,
+}
+
+impl DsShuffle {
+    /// The form of `i`, or None for every other DS instruction (GDS included).
+    pub(crate) fn of(i: &Inst) -> Option<DsShuffle> {
+        if i.flags & Inst::GDS != 0 {
+            return None;
+        }
+        let kind = match i.op {
+            Op::DsSwizzleB32 => ShuffleKind::Swizzle,
+            Op::DsPermuteB32 => ShuffleKind::Permute,
+            Op::DsBpermuteB32 => ShuffleKind::Bpermute,
+            _ => return None,
+        };
+        Some(DsShuffle {
+            kind,
+            dst: u8::try_from(i.dst).ok()?,
+            addr: i.addr,
+            data: i.data[0],
+            off16: i.imm as u32 | i.imm2 << 8,
+        })
+    }
+}
+
+/// Run a lane shuffle over the current 32 lanes under `exec`.
+#[inline(always)]
+pub(crate) fn ds_shuffle(w: &mut Wave, d: &DsShuffle, exec: u32) {
+    let addr_row = &w.vgpr[d.addr as usize];
+    let off16 = d.off16 as u64;
+    let mut out = [0u32; LANES];
+    match d.kind {
+        // Offset bit 15 set: quad-perm mode (lane l reads lane (l & !3) + sel[l & 3], two
+        // bits per select); clear: bit-mask mode within each 32-lane group, lane l reads
+        // ((l & and_mask) | or_mask) ^ xor_mask (masks at bits 4:0, 9:5, 14:10).
+        // Inactive source lanes read 0. The source VGPR sits in the ADDR field
+        // (`ds_swizzle_b32 vdst, vsrc offset:...`).
+        ShuffleKind::Swizzle => {
+            let data = addr_row;
+            let pattern = off16 as usize;
+            for l in 0..LANES {
+                let src = if pattern & 0x8000 != 0 {
+                    (l & !3) | ((pattern >> (2 * (l & 3))) & 3)
+                } else {
+                    let (and, or, xor) = (pattern & 31, (pattern >> 5) & 31, (pattern >> 10) & 31);
+                    ((l & and) | or) ^ xor
+                };
+                out[l] = if exec >> src & 1 != 0 { data[src] } else { 0 };
+            }
+        }
+        // Lane l reads the data of lane (address / 4) mod 32 (0 from an inactive lane).
+        ShuffleKind::Bpermute => {
+            let data = &w.vgpr[d.data as usize];
+            let mut active = [0u32; LANES];
+            for l in 0..LANES {
+                active[l] = if exec & LANE_BIT[l] != 0 { data[l] } else { 0 };
+            }
+            for l in 0..LANES {
+                // Bits 6:2 of the 64-bit sum: a 32-bit wrapping add has the
+                // same low bits, and the loop becomes one gather.
+                let src = (addr_row[l].wrapping_add(d.off16) >> 2) as usize & (LANES - 1);
+                out[l] = active[src];
+            }
+        }
+        // Each active lane l sends its data to lane (address / 4) mod 32, in lane order
+        // (the highest sender wins); lanes nobody sends to get 0.
+        ShuffleKind::Permute => {
+            let data = &w.vgpr[d.data as usize];
+            for l in 0..LANES {
+                if exec >> l & 1 != 0 {
+                    let t = ((addr_row[l] as u64 + off16) / 4) as usize % LANES;
+                    out[t] = data[l];
+                }
+            }
+        }
+    }
+    w.write_vgpr(d.dst as usize, &out, exec);
+}
+
 /// The plain and two-address dword loads and stores when every active lane's
 /// bytes lie inside the LDS allocation: true when done. False (nothing done)
 /// for no active lane, or any lane out of range; the per-lane path then runs
@@ -317,6 +419,10 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     {
         return Ok(Flow::Next);
     }
+    if let Some(d) = DsShuffle::of(i) {
+        ds_shuffle(w, &d, exec);
+        return Ok(Flow::Next);
+    }
     let addr_row = w.vgpr[i.addr as usize];
     let off16 = (i.imm as u32 | i.imm2 << 8) as u64;
     let d0 = i.data[0] as usize;
@@ -379,46 +485,6 @@ pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                     }
                 }
             }
-            return Ok(Flow::Next);
-        }
-        // Offset bit 15 set: quad-perm mode (lane l reads lane (l & !3) + sel[l & 3], two
-        // bits per select); clear: bit-mask mode within each 32-lane group, lane l reads
-        // ((l & and_mask) | or_mask) ^ xor_mask (masks at bits 4:0, 9:5, 14:10).
-        // Inactive source lanes read 0.
-        DsSwizzleB32 => {
-            // The source VGPR sits in the ADDR field (`ds_swizzle_b32 vdst, vsrc offset:...`).
-            let data = addr_row;
-            let pattern = off16 as usize;
-            let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                let src = if pattern & 0x8000 != 0 {
-                    (l & !3) | ((pattern >> (2 * (l & 3))) & 3)
-                } else {
-                    let (and, or, xor) = (pattern & 31, (pattern >> 5) & 31, (pattern >> 10) & 31);
-                    ((l & and) | or) ^ xor
-                };
-                out[l] = if exec >> src & 1 != 0 { data[src] } else { 0 };
-            }
-            w.write_vgpr(dst, &out, exec);
-            return Ok(Flow::Next);
-        }
-        DsBpermuteB32 | DsPermuteB32 => {
-            let data = w.vgpr[d0];
-            let mut out = [0u32; LANES];
-            if i.op == DsBpermuteB32 {
-                for l in 0..LANES {
-                    let src = ((addr_row[l] as u64 + off16) / 4) as usize % LANES;
-                    out[l] = if exec >> src & 1 != 0 { data[src] } else { 0 };
-                }
-            } else {
-                for l in 0..LANES {
-                    if exec >> l & 1 != 0 {
-                        let d = ((addr_row[l] as u64 + off16) / 4) as usize % LANES;
-                        out[d] = data[l];
-                    }
-                }
-            }
-            w.write_vgpr(dst, &out, exec);
             return Ok(Flow::Next);
         }
         _ => {}
@@ -535,6 +601,55 @@ mod tests {
     use crate::isa::wave::EXEC;
 
     const LDS_BYTES: usize = 3000;
+
+    /// ds_bpermute_b32 as the ISA states it, lane by lane: lane l reads lane
+    /// ((address + offset) / 4) mod 32 of the data, 0 where that lane is
+    /// inactive. `ds_shuffle`'s vectorised form must give the same rows for
+    /// any address (wrapping past 2^32 included), offset and EXEC.
+    #[test]
+    fn bpermute_matches_the_lane_rule() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 16) as u32
+        };
+        for round in 0..2000 {
+            let mut w = Wave::default();
+            for l in 0..LANES {
+                w.vgpr[3][l] = match round % 3 {
+                    0 => next(),
+                    1 => u32::MAX - (next() & 0xFFFF),
+                    _ => 4 * (next() % 64),
+                };
+                w.vgpr[7][l] = next();
+                w.vgpr[9][l] = next();
+            }
+            let exec = [next(), u32::MAX, 0, 1 << (round % 32)][round % 4];
+            let off16 = [0, 4, 0x7C, 0xFFFF, next() & 0xFFFF][round % 5];
+            let d = DsShuffle {
+                kind: ShuffleKind::Bpermute,
+                dst: 9,
+                addr: 3,
+                data: 7,
+                off16,
+            };
+            let (addr, data, old) = (w.vgpr[3], w.vgpr[7], w.vgpr[9]);
+            ds_shuffle(&mut w, &d, exec);
+            for l in 0..LANES {
+                let src = ((addr[l] as u64 + off16 as u64) / 4) as usize % LANES;
+                let want = if exec & 1 << l == 0 {
+                    old[l]
+                } else if exec & 1 << src == 0 {
+                    0
+                } else {
+                    data[src]
+                };
+                assert_eq!(w.vgpr[9][l], want, "round {round} lane {l}");
+            }
+        }
+    }
 
     /// One form: llvm-mc-19 encoding, load, dwords per element, offsets of
     /// its one or two elements (bytes), data VGPRs (stores), first

@@ -225,6 +225,8 @@ pub(crate) enum Fast {
     F64(super::fast_f64::F64),
     /// f32 and f16 arithmetic and math (fast_f32.rs).
     Flt(super::fast_f32::Flt),
+    /// v_fma_f32 with abs/neg, the f32 division helpers (fast_fma32.rs).
+    Fma32(super::fast_fma32::Fma32),
     /// f32/f64 compares and v_cmp_class (fast_vcmp.rs).
     Fcmp(super::fast_vcmp::Fcmp),
     /// 32-bit integer compare (`cond`: 1 less, 2 equal, 4 greater) to `dst`
@@ -315,6 +317,7 @@ pub(crate) fn compile(i: &Inst, pc: u64) -> Fast {
         .or_else(|| super::fast_vopd::compile(i))
         .or_else(|| super::fast_f64::compile(i))
         .or_else(|| super::fast_f32::compile(i))
+        .or_else(|| super::fast_fma32::compile(i))
         .or_else(|| super::fast_vcmp::compile(i))
         .unwrap_or(Fast::Slow)
 }
@@ -778,7 +781,7 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
         // The hot wave32 vector forms, one arm each calling that form's body
         // directly: a vector instruction costs one dispatch on the tag
         // instead of three (the tag, wave64, then `valu`'s own match). The
-        // rarer and bigger forms (Vint, Vopd, F64, Flt) share the last arm.
+        // rarer and bigger forms (Vint, Vopd, F64, Flt, Fma32) share the last arm.
         Fast::Coalesced(c) if !w.wave64 => {
             (coalesced(w, env, &c) || super::fast_vmem::spanned(w, env, &c)).then_some(Flow::Next)
         }
@@ -990,6 +993,7 @@ pub(super) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
         Fast::Vopd(ref v) => super::fast_vopd::run(w, v, exec),
         Fast::F64(ref d) => super::fast_f64::run(w, d, exec),
         Fast::Flt(ref x) => super::fast_f32::run(w, x, exec),
+        Fast::Fma32(ref x) => super::fast_fma32::run(w, x, exec),
         Fast::Fcmp(ref c) => super::fast_vcmp::run(w, c, exec),
         Fast::AddPair(ref p) => super::fast_pair::run(w, p, exec),
         _ => {}
@@ -1778,6 +1782,9 @@ pub(super) mod tests {
             "VDivFixupF64",
             "VCvtF64F32",
             "VCvtF32F64",
+            "VDivScaleF32",
+            "VDivFmasF32",
+            "VDivFixupF32",
             "VAddF32",
             "VSubF32",
             "VMulF32",
@@ -1839,6 +1846,7 @@ pub(super) mod tests {
             "VCvtF32F64",
             "VMulF32",
             "VLdexpF32",
+            "VDivFixupF32",
             "VMaxF16",
             "VFmacF16",
             "VCmpGtF32",

@@ -7,10 +7,14 @@
 //! as `step`'s callee it is also compiled without the dispatch loop's AVX2.
 //! These forms read the two source rows in place, apply the same sign-bit
 //! and/xor, and call valu.rs's own per-lane functions, so each result is the
-//! same host operation on the same value. Only instructions without omod,
-//! clamp, op_sel or DPP compile; 64-bit constants must be a 32-bit value in
-//! the high or the low dword (every f64 inline constant but 1/(2*pi) and the
-//! f64 literals are). v_div_fmas/v_div_scale read or write VCC / a lane mask
+//! same host operation on the same value. v_ldexp, v_div_scale and
+//! v_div_fixup first test all 32 lanes for their common case (normal
+//! operands of moderate exponent), where the per-lane rule provably reduces
+//! to exponent-field arithmetic on the high words, s0 with the flag clear,
+//! or q with the sign of num * den, and take the per-lane rule otherwise.
+//! Only instructions without omod, clamp, op_sel or DPP compile; 64-bit
+//! constants must be a 32-bit value in the high or the low dword (every f64
+//! inline constant but 1/(2*pi) and the f64 literals are). v_div_fmas/v_div_scale read or write VCC / a lane mask
 //! and run in wave32 only; the others also run in wave64 (fast_wave64.rs).
 
 use super::fast::{Fast, VSrc, vsrc};
@@ -20,7 +24,7 @@ use super::valu::{
 };
 use crate::isa::inst::{Family, Inst, Mods, Src};
 use crate::isa::opcodes::Op;
-use crate::isa::wave::{LANES, NUM_VGPRS, VCC, Wave};
+use crate::isa::wave::{LANES, Lanes, NUM_VGPRS, VCC, Wave};
 
 type F64s = [f64; LANES];
 
@@ -213,6 +217,108 @@ fn map2(a: &F64s, b: &F64s, g: impl Fn(f64, f64) -> f64) -> F64s {
     r
 }
 
+const SIGN: u64 = 1 << 63;
+
+/// Source `k` as a low-word and a high-word row, abs/neg applied (they
+/// touch only the high word's sign bit).
+#[inline(always)]
+fn rows(w: &Wave, f: &F64, k: usize) -> (Lanes, Lanes) {
+    let and = if f.mods >> k & 1 != 0 {
+        0x7FFF_FFFF
+    } else {
+        u32::MAX
+    };
+    let xor = ((f.mods >> (4 + k)) as u32 & 1) << 31;
+    let (lo, mut hi) = match f.src[k] {
+        S64::Vgpr(r) => (
+            w.vgpr[r as usize],
+            w.vgpr[(r as usize + 1) & (NUM_VGPRS - 1)],
+        ),
+        S64::Sgpr(r) => {
+            let v = w.sgpr64(r as usize);
+            ([v as u32; LANES], [(v >> 32) as u32; LANES])
+        }
+        S64::Hi(v) => ([0; LANES], [v; LANES]),
+        S64::Lo(v) => ([v; LANES], [0; LANES]),
+    };
+    if f.mods & (0x11 << k) != 0 {
+        for h in hi.iter_mut() {
+            *h = (*h & and) ^ xor;
+        }
+    }
+    (lo, hi)
+}
+
+/// The high words of source `k` (its exponent fields; abs/neg do not matter).
+#[inline(always)]
+fn high(w: &Wave, f: &F64, k: usize) -> Lanes {
+    match f.src[k] {
+        S64::Vgpr(r) => w.vgpr[(r as usize + 1) & (NUM_VGPRS - 1)],
+        S64::Sgpr(r) => [(w.sgpr64(r as usize) >> 32) as u32; LANES],
+        S64::Hi(v) => [v; LANES],
+        S64::Lo(_) => [0; LANES],
+    }
+}
+
+/// Any lane flagged (a vectorised or-reduction, no early exit).
+#[inline(always)]
+fn any(bad: &Lanes) -> bool {
+    bad.iter().fold(0, |a, b| a | b) != 0
+}
+
+/// v_ldexp_f64 where the result is plain exponent arithmetic: `hi` (the
+/// high words) with `e` added to each exponent field, or None where a lane
+/// is not "e == 0, or a normal value and a normal result" (zeros,
+/// denormals, inf/NaN, over/underflow: `ldexp64`'s multiplications round
+/// or saturate there). On the rest `ldexp64` multiplies by exact powers of
+/// two with every intermediate normal (the exponent moves one way from a
+/// normal value to a normal result), so the value is exact: the same bits.
+#[inline(always)]
+fn ldexp_high(hi: &Lanes, e: &Lanes) -> Option<Lanes> {
+    let (mut out, mut bad) = ([0u32; LANES], [0u32; LANES]);
+    for l in 0..LANES {
+        let x = hi[l] >> 20 & 0x7FF;
+        let e = (e[l] as i32).clamp(-4096, 4096);
+        let n = (x as i32 + e) as u32;
+        let ok = (e == 0) | ((x.wrapping_sub(1) < 2046) & (n.wrapping_sub(1) < 2046));
+        out[l] = hi[l].wrapping_add((e as u32) << 20);
+        bad[l] = !ok as u32;
+    }
+    (!any(&bad)).then_some(out)
+}
+
+/// Is every lane in `div_scale64`'s common case (decided from the exponent
+/// fields of s1 and s2 alone: result s0, flag clear)?
+#[inline(always)]
+fn div_scale_plain(h1: &Lanes, h2: &Lanes) -> bool {
+    let mut bad = [0u32; LANES];
+    for l in 0..LANES {
+        let (x1, x2) = ((h1[l] >> 20 & 0x7FF) as i32, (h2[l] >> 20 & 0x7FF) as i32);
+        // x1 in 1..=2044, x2 in 54..=2046, x2 - x1 in -1021..768.
+        let ok = (((x1 - 1) as u32) < 2044)
+            & (((x2 - 54) as u32) < 1993)
+            & (((x2 - x1 + 1021) as u32) < 1789);
+        bad[l] = !ok as u32;
+    }
+    !any(&bad)
+}
+
+/// `div_fixup64` where num and den are finite and non-zero and q is not a
+/// NaN in every lane (its last case: q with the sign of num * den); None
+/// where a lane is not.
+#[inline(always)]
+fn div_fixup_plain(q: &F64s, den: &F64s, num: &F64s) -> Option<F64s> {
+    let (mut r, mut bad) = ([0f64; LANES], [0u32; LANES]);
+    for l in 0..LANES {
+        let finite = |x: f64| (x != 0.0) & (x.abs() < f64::INFINITY);
+        let ok = finite(num[l]) & finite(den[l]) & !q[l].is_nan();
+        bad[l] = !ok as u32;
+        let sign = (num[l].to_bits() ^ den[l].to_bits()) & SIGN;
+        r[l] = f64::from_bits((q[l].to_bits() & !SIGN) | sign);
+    }
+    (!any(&bad)).then_some(r)
+}
+
 /// Run `f` on the 32 lanes of `w.vgpr` under `exec` (wave32, or one pass of
 /// a wave64 wave for the forms without a lane mask).
 #[inline(always)]
@@ -227,6 +333,12 @@ pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
         F64Op::Rsq => map1(&f64s(w, f, 0), rsq64),
         F64Op::Sqrt => map1(&f64s(w, f, 0), f64::sqrt),
         F64Op::Ldexp => {
+            let (lo, hi) = rows(w, f, 0);
+            if let Some(hi) = ldexp_high(&hi, &u32s(w, f, 1)) {
+                w.write_vgpr(f.dst as usize, &lo, exec);
+                w.write_vgpr(f.dst as usize + 1, &hi, exec);
+                return;
+            }
             let (a, e) = (f64s(w, f, 0), u32s(w, f, 1));
             let mut r = [0f64; LANES];
             for l in 0..LANES {
@@ -239,22 +351,33 @@ pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
             let c = f64s(w, f, 2);
             let fused = fma_lanes64(&f64s(w, f, 0), &f64s(w, f, 1), &c);
             let mut r = fused;
-            for l in 0..LANES {
-                if vcc >> l & 1 != 0 {
-                    r[l] = ldexp64(fused[l], if exponent64(c[l]) > 1023 { 128 } else { -128 });
-                }
+            // Lanes with VCC set undo the scaling of the quotient.
+            let mut v = vcc;
+            while v != 0 {
+                let l = v.trailing_zeros() as usize;
+                r[l] = ldexp64(fused[l], if exponent64(c[l]) > 1023 { 128 } else { -128 });
+                v &= v - 1;
             }
             r
         }
         F64Op::DivFixup => {
             let (a, b, c) = (f64s(w, f, 0), f64s(w, f, 1), f64s(w, f, 2));
-            let mut r = [0f64; LANES];
-            for l in 0..LANES {
-                r[l] = div_fixup64(a[l], b[l], c[l]);
-            }
-            r
+            div_fixup_plain(&a, &b, &c).unwrap_or_else(|| {
+                let mut r = [0f64; LANES];
+                for l in 0..LANES {
+                    r[l] = div_fixup64(a[l], b[l], c[l]);
+                }
+                r
+            })
         }
         F64Op::DivScale => {
+            if div_scale_plain(&high(w, f, 1), &high(w, f, 2)) {
+                let (lo, hi) = rows(w, f, 0);
+                w.write_vgpr(f.dst as usize, &lo, exec);
+                w.write_vgpr(f.dst as usize + 1, &hi, exec);
+                w.set_lane_mask(f.sdst as usize, 0);
+                return;
+            }
             let (r, m) = div_scale64_lanes(&f64s(w, f, 0), &f64s(w, f, 1), &f64s(w, f, 2));
             w.write_vgpr64(f.dst as usize, &bytemuck::cast(r), exec);
             w.set_lane_mask(f.sdst as usize, m & exec);
@@ -285,4 +408,350 @@ pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
         }
     };
     w.write_vgpr64(f.dst as usize, &bytemuck::cast(r), exec);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::decode::decode;
+    use crate::isa::exec::fast::tests::{Rng, compare, opcode_words};
+    use crate::isa::exec::fast::{self, Fast};
+    use crate::isa::exec::valu::{div_scale64, nan3_64};
+    use crate::isa::opcodes::{VOP1, VOP3};
+    use crate::isa::wave::EXEC;
+
+    /// How the lanes of a test wave are drawn: `Plain` keeps every lane on
+    /// the fast paths (normal values of moderate exponent, small ldexp
+    /// exponents), `Mixed` puts a special value in some lanes (each lane
+    /// then may or may not force a chunk or row to its fallback), `Wild`
+    /// is special values and raw bits throughout.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mode {
+        Plain,
+        Mixed,
+        Wild,
+    }
+
+    fn u64(rng: &mut Rng) -> u64 {
+        (rng.next() as u64) << 32 | rng.next() as u64
+    }
+
+    /// A normal f64 with exponent field `x`, random sign and mantissa.
+    fn with_exp(rng: &mut Rng, x: u64) -> u64 {
+        (u64(rng) & (SIGN | ((1 << 52) - 1))) | x << 52
+    }
+
+    /// f64 bits biased to the cases the forms single out.
+    fn value(rng: &mut Rng, mode: Mode) -> u64 {
+        let special = match mode {
+            Mode::Plain => false,
+            Mode::Mixed => rng.below(8) == 0,
+            Mode::Wild => rng.below(4) != 0,
+        };
+        if !special {
+            let x = 1023 - 300 + rng.below(600) as u64;
+            return with_exp(rng, x);
+        }
+        let sign = (rng.below(2) as u64) << 63;
+        match rng.below(6) {
+            // Zeros, infinities, NaNs (quiet and signalling, with payloads).
+            0 => {
+                [
+                    0,
+                    0x7FF0_0000_0000_0000,
+                    0x7FF8_0000_0000_0000,
+                    0x7FF8_0000_0000_00A5,
+                    0x7FF0_0000_0000_0001,
+                    0x7FF4_0000_1234_0000,
+                ][rng.below(6) as usize]
+                    | sign
+            }
+            // Denormals.
+            1 => (u64(rng) & ((1 << 52) - 1)) | sign,
+            // Exponent fields at the boundaries of the fast paths.
+            2 => {
+                let x = [
+                    1, 2, 53, 54, 55, 1021, 1022, 1023, 1024, 1025, 2043, 2044, 2045, 2046,
+                ];
+                let x = x[rng.below(x.len() as u32) as usize];
+                with_exp(rng, x)
+            }
+            // Tiny and huge exponents.
+            3 => {
+                let x = 1 + rng.below(80) as u64;
+                with_exp(rng, x)
+            }
+            4 => {
+                let x = 2046 - rng.below(80) as u64;
+                with_exp(rng, x)
+            }
+            _ => u64(rng),
+        }
+    }
+
+    /// A v_ldexp_f64 exponent (a raw 32-bit source).
+    fn exponent(rng: &mut Rng, mode: Mode) -> u32 {
+        let small = rng.below(129) as i32 - 64;
+        if mode == Mode::Plain || rng.below(2) == 0 {
+            return small as u32;
+        }
+        let e: i32 = match rng.below(5) {
+            0 => [0, 128, -128, 1022, -1022, 1074, -1074, 2046, -2046][rng.below(9) as usize],
+            1 => [2200, -2200, 2201, -2201, 4096, -4096, 4097, -4097][rng.below(8) as usize],
+            2 => [i32::MIN, i32::MAX, i32::MIN + 1][rng.below(3) as usize],
+            3 => small * 32,
+            _ => rng.next() as i32,
+        };
+        e as u32
+    }
+
+    /// A random wave whose VGPR pairs (v0:1, v2:3, ...) and SGPR pairs hold
+    /// f64 values; v200..v215 and s40..s47 hold ldexp exponents.
+    fn wave(rng: &mut Rng, mode: Mode) -> Wave {
+        let mut w = rng.wave();
+        for r in (0..256).step_by(2) {
+            for l in 0..LANES {
+                let v = value(rng, mode);
+                (w.vgpr[r][l], w.vgpr[r + 1][l]) = (v as u32, (v >> 32) as u32);
+            }
+        }
+        for r in 200..216 {
+            for l in 0..LANES {
+                w.vgpr[r][l] = exponent(rng, mode);
+            }
+        }
+        for r in (0..40).step_by(2) {
+            let v = value(rng, mode);
+            (w.sgpr[r], w.sgpr[r + 1]) = (v as u32, (v >> 32) as u32);
+        }
+        for r in 40..48 {
+            w.sgpr[r] = exponent(rng, mode);
+        }
+        w
+    }
+
+    /// A 64-bit source code: mostly a VGPR pair, else an SGPR pair, an
+    /// inline constant or a literal.
+    fn src64(rng: &mut Rng) -> u32 {
+        match rng.below(10) {
+            0 => 2 * rng.below(20),
+            1 => 128 + rng.below(65),
+            2 => 240 + rng.below(9),
+            3 => 255,
+            // An odd-numbered pair now and then.
+            4 => 256 + rng.below(256),
+            _ => 256 + 2 * rng.below(100),
+        }
+    }
+
+    /// The second source of v_ldexp_f64: exponents in a VGPR or SGPR, or a constant.
+    fn exp_src(rng: &mut Rng) -> u32 {
+        match rng.below(6) {
+            0 => 40 + rng.below(8),
+            1 => 128 + rng.below(65),
+            2 => 255,
+            _ => 256 + 200 + rng.below(16),
+        }
+    }
+
+    /// VOP3 (and VOP1) encodings of every f64 op the form covers, with
+    /// random sources, abs/neg now and then, destinations that are often
+    /// one of the sources.
+    fn encodings(rng: &mut Rng) -> Vec<[u32; 3]> {
+        let mut out = Vec::new();
+        for (n, op) in opcode_words(&VOP3) {
+            let name = format!("{op:?}");
+            if !(name.contains("F64") && (name.starts_with("VCvt") || !name.contains("Cmp"))) {
+                continue;
+            }
+            for _ in 0..12 {
+                let (s0, s2) = (src64(rng), src64(rng));
+                let s1 = if op == Op::VLdexpF64 {
+                    exp_src(rng)
+                } else {
+                    src64(rng)
+                };
+                let dst = match rng.below(3) {
+                    0 if s0 >= 256 => s0 - 256,
+                    1 if s2 >= 256 => s2 - 256,
+                    _ => 2 * rng.below(120),
+                };
+                let (abs, neg) = if rng.below(3) == 0 {
+                    (rng.below(8), rng.below(8))
+                } else {
+                    (0, 0)
+                };
+                // VOP3SD (v_div_scale) has sdst where VOP3 has abs.
+                let high = if op == Op::VDivScaleF64 {
+                    [106, 20, 124][rng.below(3) as usize]
+                } else {
+                    abs
+                };
+                let w0 = 0xD400_0000 | n << 16 | high << 8 | dst;
+                let w1 = neg << 29 | s2 << 18 | s1 << 9 | s0;
+                let lit =
+                    [0x4000_0000, 0x3FF0_0000, 0x7FF8_0000, 0x0000_0001][rng.below(4) as usize];
+                out.push([w0, w1, lit]);
+                // Without src2 (two-source ops only decode that way).
+                out.push([w0, w1 & !(0x1FF << 18), lit]);
+            }
+        }
+        for (n, op) in opcode_words(&VOP1) {
+            if !format!("{op:?}").contains("F64") {
+                continue;
+            }
+            for _ in 0..6 {
+                let w0 = 0x7E00_0000 | (2 * rng.below(120)) << 17 | n << 9 | src64(rng);
+                out.push([w0, 0x3FF0_0000, 0]);
+            }
+        }
+        out
+    }
+
+    /// Every pre-resolved f64 form against `step`, on waves of f64 values
+    /// (the fast paths' common cases, their boundaries, and special values)
+    /// under random, full and empty EXEC, in wave32 and wave64.
+    #[test]
+    fn f64_forms_match_the_slow_path_on_f64_values() {
+        let mut rng = Rng(0x0DDB_1A5E_5BAD_5EED);
+        let mut ops = std::collections::BTreeSet::new();
+        let mut checked = 0;
+        for round in 0..6 {
+            for words in encodings(&mut rng) {
+                let Ok(inst) = decode(&words) else { continue };
+                let fast = fast::compile(&inst, 0x1000);
+                if !matches!(fast, Fast::F64(_)) {
+                    continue;
+                }
+                ops.insert(format!("{:?}", inst.op));
+                let mode = [Mode::Plain, Mode::Mixed, Mode::Wild][round % 3];
+                let w = wave(&mut rng, mode);
+                for exec in [rng.next(), u32::MAX, 0] {
+                    let mut w = w.clone();
+                    w.sgpr[EXEC] = exec;
+                    w.sgpr[VCC] = if rng.below(2) == 0 { 0 } else { rng.next() };
+                    compare(&inst, &fast, &w, 0x1000);
+                    checked += 1;
+                }
+                let mut w64 = rng.wave64(&w);
+                for r in 0..256 {
+                    w64.vgpr_hi[r] = w.vgpr[(r + 2) % 256];
+                }
+                (w64.sgpr[EXEC], w64.sgpr[EXEC + 1]) = (rng.next(), rng.next());
+                let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
+                let mut env = fast::tests::no_env(&mut lds, &mut scratch);
+                if fast::run(&mut w64.clone(), &mut env, &fast).is_some() {
+                    compare(&inst, &fast, &w64, 0x1000);
+                    checked += 1;
+                }
+            }
+        }
+        for op in [
+            "VFmaF64",
+            "VMulF64",
+            "VAddF64",
+            "VMaxF64",
+            "VMinF64",
+            "VRcpF64",
+            "VRsqF64",
+            "VSqrtF64",
+            "VLdexpF64",
+            "VDivScaleF64",
+            "VDivFmasF64",
+            "VDivFixupF64",
+            "VCvtF64F32",
+            "VCvtF32F64",
+        ] {
+            assert!(ops.contains(op), "{op} never took the fast path: {ops:?}");
+        }
+        assert!(checked > 1000, "only {checked} checks");
+    }
+
+    /// valu.rs's branch-free NaN pick (the fma lane loops' NaN pass)
+    /// against the per-lane rule, f64 and f32, on special values and on
+    /// results that are the host's own (default NaNs, quieted inputs).
+    #[test]
+    fn selected_nan_rule_matches_the_per_lane_rule() {
+        use crate::isa::exec::valu::{nan3_32, nan3_sel32, nan3_sel64};
+        let mut rng = Rng(0x005E_ED0F_4A4E);
+        for round in 0..40_000 {
+            let mode = [Mode::Mixed, Mode::Wild][round % 2];
+            let [a, b, c, x] = [0; 4].map(|_| f64::from_bits(value(&mut rng, mode)));
+            let r = if round % 4 < 2 { a.mul_add(b, c) } else { x };
+            let (got, want) = (nan3_sel64(a, b, c, r), nan3_64(a, b, c, r));
+            assert_eq!(got.to_bits(), want.to_bits(), "{a:?} {b:?} {c:?} {r:?}");
+            // f32: the high words (NaN payloads and quiet bits of their own).
+            let h = |x: f64| f32::from_bits((x.to_bits() >> 32) as u32);
+            let (a, b, c, x) = (h(a), h(b), h(c), h(x));
+            let r = if round % 4 < 2 { a.mul_add(b, c) } else { x };
+            let (got, want) = (nan3_sel32(a, b, c, r), nan3_32(a, b, c, r));
+            assert_eq!(got.to_bits(), want.to_bits(), "{a:?} {b:?} {c:?} {r:?}");
+        }
+    }
+
+    /// The exponent-field ldexp against `ldexp64` on every lane where it
+    /// answers, and it must answer for plain rows and decline for others.
+    #[test]
+    fn exponent_field_ldexp_matches_ldexp64() {
+        let mut rng = Rng(0x1DE4_9F00_0064);
+        let (mut some, mut none) = (0, 0);
+        for round in 0..3000 {
+            let mode = [Mode::Plain, Mode::Mixed, Mode::Wild][round % 3];
+            let (mut x, mut e) = ([0u64; LANES], [0u32; LANES]);
+            for l in 0..LANES {
+                x[l] = value(&mut rng, mode);
+                e[l] = exponent(&mut rng, mode);
+            }
+            let hi = x.map(|v| (v >> 32) as u32);
+            match ldexp_high(&hi, &e) {
+                Some(out) => {
+                    some += 1;
+                    for l in 0..LANES {
+                        let want = ldexp64(f64::from_bits(x[l]), e[l] as i32).to_bits();
+                        let got = (out[l] as u64) << 32 | (x[l] & 0xFFFF_FFFF);
+                        assert_eq!(got, want, "ldexp {:#x} {}", x[l], e[l] as i32);
+                    }
+                }
+                None => none += 1,
+            }
+            // One lane at a time: each must be declined or exact.
+            for l in 0..LANES {
+                if let Some(out) = ldexp_high(&[hi[l]; LANES], &[e[l]; LANES]) {
+                    let want = ldexp64(f64::from_bits(x[l]), e[l] as i32).to_bits();
+                    assert_eq!((out[0] as u64) << 32 | (x[l] & 0xFFFF_FFFF), want);
+                }
+            }
+        }
+        assert!(
+            some > 500 && none > 500,
+            "{some} rows answered, {none} declined"
+        );
+    }
+
+    /// Where `div_scale_plain` says the common case, `div_scale64` keeps s0
+    /// with the flag clear on every lane (one lane at a time, so each
+    /// lane's boundary is tested).
+    #[test]
+    fn div_scale_common_case_matches_div_scale64() {
+        let mut rng = Rng(0xD1F5_CA1E);
+        let (mut plain, mut other) = (0, 0);
+        for round in 0..200_000 {
+            let mode = [Mode::Plain, Mode::Mixed, Mode::Wild][round % 3];
+            let (s0, s1, s2) = (
+                value(&mut rng, mode),
+                value(&mut rng, mode),
+                value(&mut rng, mode),
+            );
+            let (h1, h2) = ([(s1 >> 32) as u32; LANES], [(s2 >> 32) as u32; LANES]);
+            if div_scale_plain(&h1, &h2) {
+                plain += 1;
+                let (d, s) =
+                    div_scale64(f64::from_bits(s0), f64::from_bits(s1), f64::from_bits(s2));
+                assert_eq!((d.to_bits(), s), (s0, false), "{s0:#x} {s1:#x} {s2:#x}");
+            } else {
+                other += 1;
+            }
+        }
+        assert!(plain > 1000 && other > 1000, "{plain} plain, {other} not");
+    }
 }

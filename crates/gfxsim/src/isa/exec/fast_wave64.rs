@@ -66,6 +66,7 @@ fn high_form(w: &Wave, f: &Fast) -> Option<Fast> {
         Fast::Valu { .. } | Fast::LshlrevB64 { .. } | Fast::FmaF32 { .. } => *f,
         Fast::F64(d) if !d.uses_mask() => *f,
         Fast::Flt(_) => *f,
+        Fast::Fma32(d) if !d.uses_mask() => *f,
         Fast::Cndmask { dst, a, b, mask } => Fast::Cndmask {
             dst,
             a,

@@ -9,6 +9,7 @@ mod dpp;
 pub(crate) mod fast;
 mod fast_f32;
 mod fast_f64;
+mod fast_fma32;
 mod fast_lanes;
 pub(crate) mod fast_pair;
 mod fast_scalar;

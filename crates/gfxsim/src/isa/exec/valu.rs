@@ -466,7 +466,7 @@ pub(super) fn f32s_to_f16<const N: usize>(x: &[f32; N]) -> [u16; N] {
 /// `nan2_*` applies it to two sources, `nan3_*` to three; the quiet bit is
 /// the mantissa's top bit.
 macro_rules! nan_rule {
-    ($nan2:ident, $nan3:ident, $t:ty, $quiet:expr) => {
+    ($nan2:ident, $nan3:ident, $sel3:ident, $t:ty, $u:ty, $quiet:expr) => {
         #[inline(always)]
         pub(super) fn $nan2(a: $t, b: $t, r: $t) -> $t {
             if !r.is_nan() {
@@ -487,10 +487,30 @@ macro_rules! nan_rule {
                 $nan2(a, b, r)
             }
         }
+        /// The same as the three-source rule, as and/or selects on the bits
+        /// (no branch), so that a loop over lanes vectorises.
+        #[inline(always)]
+        pub(super) fn $sel3(a: $t, b: $t, c: $t, r: $t) -> $t {
+            let m = |x: $t| if x.is_nan() { <$u>::MAX } else { 0 };
+            let (ma, mb, mc, mr) = (m(a), m(b), m(c), m(r));
+            let q = |x: $t| x.to_bits() | $quiet;
+            let rb = r.to_bits();
+            // The first NaN source, quieted; none: r (the host's default NaN).
+            let pick =
+                (q(a) & ma) | (q(b) & !ma & mb) | (q(c) & !ma & !mb & mc) | (rb & !ma & !mb & !mc);
+            <$t>::from_bits((pick & mr) | (rb & !mr))
+        }
     };
 }
-nan_rule!(nan2_32, nan3_32, f32, 0x0040_0000);
-nan_rule!(nan2_64, nan3_64, f64, 0x0008_0000_0000_0000);
+nan_rule!(nan2_32, nan3_32, nan3_sel32, f32, u32, 0x0040_0000);
+nan_rule!(
+    nan2_64,
+    nan3_64,
+    nan3_sel64,
+    f64,
+    u64,
+    0x0008_0000_0000_0000
+);
 
 /// src0 + src1 and src0 * src1 with [`nan2_32`]'s NaN rule (f32 and, widened, f16).
 #[inline(always)]
@@ -540,13 +560,13 @@ pub(super) fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
             return unsafe { fma_lanes_x86(a, b, c) };
         }
     }
-    fma_lanes_body!(a, b, c, 0f32, nan3_32)
+    fma_lanes_body!(a, b, c, 0f32, nan3_sel32)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
 fn fma_lanes_x86(a: &F32s, b: &F32s, c: &F32s) -> F32s {
-    fma_lanes_body!(a, b, c, 0f32, nan3_32)
+    fma_lanes_body!(a, b, c, 0f32, nan3_sel32)
 }
 
 /// f64 fused multiply-add over all lanes, on the host FMA unit when present
@@ -560,13 +580,13 @@ pub(super) fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
             return unsafe { fma_lanes64_x86(a, b, c) };
         }
     }
-    fma_lanes_body!(a, b, c, 0f64, nan3_64)
+    fma_lanes_body!(a, b, c, 0f64, nan3_sel64)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
 fn fma_lanes64_x86(a: &F64s, b: &F64s, c: &F64s) -> F64s {
-    fma_lanes_body!(a, b, c, 0f64, nan3_64)
+    fma_lanes_body!(a, b, c, 0f64, nan3_sel64)
 }
 
 fn pow2_f64(e: i32) -> f64 {
@@ -634,7 +654,7 @@ fn frexp64(x: f64) -> (f64, i32) {
     (m, exp - 1022 - scaled)
 }
 
-fn exponent32(x: f32) -> i32 {
+pub(super) fn exponent32(x: f32) -> i32 {
     ((x.to_bits() >> 23) & 0xFF) as i32
 }
 /// v_rcp_f32 / v_rsq_f32: through f64, rounded once to f32.
@@ -757,7 +777,7 @@ fn round_even32(x: f32) -> f32 {
 /// V_DIV_FMAS to undo a scaling of the quotient. The "quotient would be
 /// denormal" test is evaluated exactly (in f64) rather than as an f32 division
 /// that may underflow to zero.
-fn div_scale32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
+pub(super) fn div_scale32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
     if s2 == 0.0 || s1 == 0.0 {
         return (f32::NAN, false);
     }
@@ -829,7 +849,7 @@ fn quotient_below_2_pow_1022(m2: f64, e2: i32, m1: f64, e1: i32) -> bool {
     }
 }
 
-fn div_fixup32(q: f32, den: f32, num: f32) -> f32 {
+pub(super) fn div_fixup32(q: f32, den: f32, num: f32) -> f32 {
     let neg = den.is_sign_negative() != num.is_sign_negative();
     let sign = |v: f32| if neg { -v.abs() } else { v.abs() };
     if num.is_nan() || den.is_nan() {

@@ -23,7 +23,7 @@ use super::Env;
 use super::mem::le_row;
 use super::mem_kind::{MemKind, mem_kind};
 use super::private_layout::{lane_byte, lane_byte32};
-use super::vmem::slot_base;
+use super::vmem::{keep_inactive, slot_base};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::wave::{EXEC, LANE_BIT, LANES, Lanes, NULL, Wave};
 
@@ -141,11 +141,7 @@ fn rows<const N: usize>(w: &mut Wave, s: &Scratch, exec: u32, base: *mut u8, add
             let mut mem = le_row(w.vgpr[(s.reg as usize + k) & 255]);
             if exec != u32::MAX {
                 // SAFETY: as `row`; unaligned read.
-                let old = unsafe { row(k).read_unaligned() };
-                for l in 0..LANES {
-                    let keep = 0u32.wrapping_sub(exec >> l & 1);
-                    mem[l] = (mem[l] & keep) | (old[l] & !keep);
-                }
+                keep_inactive(&mut mem, &unsafe { row(k).read_unaligned() }, exec);
             }
             // SAFETY: as `row`; unaligned write.
             unsafe { row(k).write_unaligned(mem) };

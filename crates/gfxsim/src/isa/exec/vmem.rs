@@ -19,7 +19,7 @@ use super::private_layout::{lane_byte, lane_byte32, read_lane, slot_bytes, write
 use super::{Env, ExecResult, Flow, illegal};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::opcodes::Op;
-use crate::isa::wave::{LANE_BIT, LANES, NULL, Wave};
+use crate::isa::wave::{LANE_BIT, LANES, Lanes, NULL, Wave};
 use crate::isa::{Access, MemoryFault, WaveErrorKind};
 
 fn fault(address: u64, access: Access) -> WaveErrorKind {
@@ -303,6 +303,17 @@ fn flat_private_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -
     private_lanes_in_range(w, i, kind, exec, base, per, size, &active)
 }
 
+/// A row to store under `exec`: `mem` in the active lanes, what the
+/// memory held (`old`) in the others. A mask per lane, no branch, so it
+/// vectorises.
+#[inline(always)]
+pub(super) fn keep_inactive(mem: &mut Lanes, old: &Lanes, exec: u32) {
+    for l in 0..LANES {
+        let keep = 0u32.wrapping_sub(exec >> l & 1);
+        mem[l] = (mem[l] & keep) | (old[l] & !keep);
+    }
+}
+
 /// A SCRATCH dword-multiple load or store at dword-aligned `addr` for every
 /// lane, in the slot at `base` (the caller checked `addr + size <= per`):
 /// dword `k` of all 32 lanes is one contiguous row of the slot.
@@ -324,11 +335,7 @@ fn scratch_rows(w: &mut Wave, i: &Inst, kind: MemKind, exec: u32, base: *mut u8,
                 let mut mem = le_row(*data);
                 if exec != u32::MAX {
                     // SAFETY: as `row`; unaligned read.
-                    let old = unsafe { row(k).read_unaligned() };
-                    for l in 0..LANES {
-                        let keep = 0u32.wrapping_sub(exec >> l & 1);
-                        mem[l] = (mem[l] & keep) | (old[l] & !keep);
-                    }
+                    keep_inactive(&mut mem, &unsafe { row(k).read_unaligned() }, exec);
                 }
                 // SAFETY: as `row`; unaligned write.
                 unsafe { row(k).write_unaligned(mem) };

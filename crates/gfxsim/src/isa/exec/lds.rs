@@ -608,13 +608,9 @@ mod tests {
     /// any address (wrapping past 2^32 included), offset and EXEC.
     #[test]
     fn bpermute_matches_the_lane_rule() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 16) as u32
-        };
+        // fast.rs's test generator: the same xorshift, the same stream.
+        let mut rng = crate::isa::exec::fast::tests::Rng(0x2545_F491_4F6C_DD1D);
+        let mut next = || rng.next();
         for round in 0..2000 {
             let mut w = Wave::default();
             for l in 0..LANES {

@@ -351,6 +351,11 @@ impl WorkerPool {
         Ok(pool)
     }
 
+    /// Worker threads in the pool.
+    pub fn workers(&self) -> u64 {
+        self.shared.workers
+    }
+
     /// Queue a job; workers start on it as soon as earlier jobs run out of
     /// workgroups.
     pub fn submit(&self, job: Arc<Job>) {

@@ -503,14 +503,28 @@ fn spin_kernel(h: &Harness) -> (Buffer, u64) {
 /// it does for one on the worker threads) and the device stays usable.
 #[test]
 fn destroying_a_queue_stops_an_endless_one_workgroup_kernel() {
-    let s = setup();
+    destroy_stops_an_endless_kernel(&setup(), 64);
+}
+
+/// With one worker thread the command processor runs dispatches of any size
+/// itself: destroying the queue stops an endless one of many workgroups too.
+#[test]
+fn with_one_worker_destroying_a_queue_stops_an_endless_kernel() {
+    let h = Harness::with(1, 1);
+    let (signals, done) = Signals::new(&h);
+    destroy_stops_an_endless_kernel(&Setup { h, signals, done }, 16 * 64);
+}
+
+/// Dispatch `spin` over `grid` work-items (workgroups of 64), destroy its
+/// queue while it spins, then run a kernel on another queue.
+fn destroy_stops_an_endless_kernel(s: &Setup, grid: u32) {
     let mut q = s.queue();
     let (_code, spin) = spin_kernel(&s.h);
     let flag = s.h.buffer(PAGE, GTT_FLAGS);
     let kernarg = s.h.buffer(PAGE, GTT_FLAGS);
     kernarg.write_bytes(0, &flag.va.to_le_bytes());
     let completion = s.signals.signal(1, None);
-    let i = q.write_packet(&dispatch_packet(spin, kernarg.va, 64, 64, completion));
+    let i = q.write_packet(&dispatch_packet(spin, kernarg.va, grid, 64, completion));
     q.ring_doorbell(&s.h, i);
     std::thread::sleep(Duration::from_millis(30));
     assert_eq!(s.signals.value(completion), 1, "still spinning");

@@ -26,14 +26,17 @@
 //! workgroups start) and the release when it completes (before its
 //! completion signal changes), as `coherence.rs` describes.
 //!
-//! A dispatch of one workgroup whose next packet is not written yet (or
-//! has the barrier bit, so it waits anyway) runs on the CP's own thread:
-//! nothing could overlap with it, and handing it to a worker costs two
-//! thread wake-ups (the worker's, then the CP's when it ends), most of a
-//! small dispatch's round trip. The scheduling difference is that such a
-//! dispatch cannot wait for a packet written to its queue after it starts
-//! (AQL gives no forward-progress promise between packets). Queue destroy
-//! aborts it like a dispatch on the workers.
+//! A dispatch whose next packet is not written yet (or has the barrier bit,
+//! so it waits anyway) runs on the CP's own thread when it has one
+//! workgroup or the GPU has a single worker thread: then no other thread
+//! could run any of it sooner, and handing it over costs two thread
+//! wake-ups (the worker's, then the CP's when it ends), most of a small
+//! dispatch's round trip and, on a host of few cores, a tenth of a
+//! single-thread run of the corpus (benches/corpus.rs). The scheduling
+//! difference is that such a dispatch cannot wait for a packet written to
+//! its queue after it starts (AQL gives no forward-progress promise between
+//! packets; with one worker, a later dispatch waits for the worker anyway).
+//! Queue destroy aborts it like a dispatch on the workers.
 //!
 //! Before sleeping, the CP polls for up to `dispatch::idle_spin()` (off
 //! below 4 host cores) for the oldest dispatch in flight to end or for a
@@ -74,7 +77,8 @@ const MAX_WORKGROUP_SIZE: u64 = 1024;
 /// Most LDS bytes a workgroup may ask for.
 const MAX_GROUP_SEGMENT_SIZE: u32 = 64 * 1024;
 /// Dispatches of at most this many workgroups run on the command
-/// processor's thread when nothing could overlap with them.
+/// processor's thread when nothing could overlap with them (any size does
+/// when the GPU has one worker thread).
 const INLINE_MAX_WORKGROUPS: u64 = 1;
 enum Work {
     Dispatch(Arc<Job>),
@@ -388,8 +392,9 @@ impl CommandProcessor {
                 self.gpu.vm.launch_fence(acquire);
                 let view = self.gpu.vm.view();
                 let job = self.prepare_dispatch(&view, config, index, slot, &packet)?;
-                inline = job.workgroups() <= INLINE_MAX_WORKGROUPS
-                    && nothing_to_overlap(&view, config, index);
+                let small =
+                    job.workgroups() <= INLINE_MAX_WORKGROUPS || self.gpu.pool.workers() == 1;
+                inline = small && nothing_to_overlap(&view, config, index);
                 (packet.completion_signal, Work::Dispatch(job))
             }
             packet_type::BARRIER_AND | packet_type::BARRIER_OR => {

@@ -72,9 +72,14 @@ impl Harness {
     }
 
     pub fn with_gpus(gpus: usize) -> Harness {
+        Self::with(gpus, 2)
+    }
+
+    /// `gpus` simulated GPUs with `threads` worker threads each.
+    pub fn with(gpus: usize, threads: usize) -> Harness {
         let dev = SimDevice::new(SimConfig {
             gpus,
-            threads: 2,
+            threads,
             vram_size: 1 << 30,
             ..SimConfig::default()
         })

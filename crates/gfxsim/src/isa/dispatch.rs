@@ -224,10 +224,10 @@ impl Dispatch {
     /// Run workgroups one after another on the calling thread, all under
     /// this one borrow of `mem`; `each` gets every workgroup's result and
     /// says whether to go on (false: stop). The workgroups share one set of
-    /// memoised translations (exec/span_cache.rs): its host pointers come
-    /// from `mem` and stay valid for as long as this borrow, which outlives
-    /// the cache (it lives in this frame), so a batch of workgroups misses
-    /// once per buffer instead of once per buffer and workgroup.
+    /// memoised translations (exec/span_cache.rs), the worker's: kept from
+    /// batch to batch while `mem`'s version holds, so a batch of workgroups
+    /// misses once per buffer at most instead of once per buffer and
+    /// workgroup (and a small dispatch's batch not at all).
     pub fn run_workgroups(
         &self,
         ids: impl IntoIterator<Item = [u32; 3]>,
@@ -235,13 +235,15 @@ impl Dispatch {
         ctx: &mut WorkerContext,
         mut each: impl FnMut([u32; 3], Result<WorkgroupStats, WaveError>) -> bool,
     ) {
-        let mut spans = SpanCache::default();
+        let mut spans = std::mem::take(&mut ctx.spans);
+        spans.revalidate(mem);
         for id in ids {
             let result = self.run_workgroup_in(id, mem, &mut spans, ctx);
             if !each(id, result) {
                 break;
             }
         }
+        ctx.spans = spans;
     }
 
     /// [`Dispatch::run_workgroup`] with translations memoised in `spans`

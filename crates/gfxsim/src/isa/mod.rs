@@ -104,6 +104,14 @@ pub trait GpuMemory: Sync {
     fn plain_span(&self, _addr: u64) -> Option<PlainSpan> {
         None
     }
+
+    /// The version of the mappings this memory shows: a value no other
+    /// memory and no other state of this one's mappings ever has, so while
+    /// it holds every plain span is what it was (a worker then keeps its
+    /// memoised translations from one borrow to the next). None: not known.
+    fn version(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A mapping whose translations are plain pointer arithmetic (see

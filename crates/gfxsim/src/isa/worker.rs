@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::code_cache::{Block, CodeCache};
+use super::exec::SpanCache;
 use super::wave::Wave;
 
 /// Entries of the recent-target table (a power of two). private_sort's 10.5k
@@ -32,6 +33,8 @@ pub struct WorkerContext {
     recent: Box<[(u64, u32); RECENT]>,
     /// (identity of the CodeCache, its generation) the private blocks came from.
     source: (usize, u64),
+    /// Memoised translations, kept while the memory's version holds.
+    pub(crate) spans: SpanCache,
 }
 
 impl Default for WorkerContext {
@@ -44,6 +47,7 @@ impl Default for WorkerContext {
             index: HashMap::default(),
             recent: Box::new([(u64::MAX, 0); RECENT]),
             source: (0, 0),
+            spans: SpanCache::default(),
         }
     }
 }

@@ -16,7 +16,7 @@
 //! lock shared (taken before the table lock, as fences take it), so the
 //! command processor's fences never run beside a workgroup.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 
 use crate::coherence::{CoarseCache, GpuCoherence, PacketRef};
@@ -49,11 +49,32 @@ pub enum FaultKind {
     NoExecute,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct GpuVm {
     table: RwLock<Vec<Mapping>>,
+    /// The table's version (`GpuMemory::version`): a fresh
+    /// [`next_version`] at creation and at every change, stored under the
+    /// table's write lock.
+    version: AtomicU64,
     /// Set once, before any mapping exists, in strict coherence mode.
     strict: OnceLock<Arc<GpuCoherence>>,
+}
+
+/// A value no table version had before (process-wide, so versions of
+/// different GPUs never meet; never 0).
+fn next_version() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+impl Default for GpuVm {
+    fn default() -> Self {
+        GpuVm {
+            table: RwLock::default(),
+            version: AtomicU64::new(next_version()),
+            strict: OnceLock::new(),
+        }
+    }
 }
 
 impl GpuVm {
@@ -109,6 +130,7 @@ impl GpuVm {
             return false;
         }
         table.insert(pos, mapping);
+        self.version.store(next_version(), Ordering::Release);
         true
     }
 
@@ -122,6 +144,7 @@ impl GpuVm {
         let mut table = self.write();
         let pos = table.iter().position(|m| m.handle == handle)?;
         let m = table.remove(pos);
+        self.version.store(next_version(), Ordering::Release);
         if let (Some(cache), Some(c)) = (&m.coarse, self.strict.get()) {
             c.unmapped(cache);
         }
@@ -135,8 +158,11 @@ impl GpuVm {
             .strict
             .get()
             .map(|c| c.fence.read().unwrap_or_else(|e| e.into_inner()));
+        let table = self.table.read().unwrap_or_else(|e| e.into_inner());
         VmView {
-            table: self.table.read().unwrap_or_else(|e| e.into_inner()),
+            // Read under the table lock: it cannot change while the view lives.
+            version: self.version.load(Ordering::Acquire),
+            table,
             recent: std::array::from_fn(|_| AtomicUsize::new(usize::MAX)),
             victim: AtomicUsize::new(0),
             _fence: fence,
@@ -147,6 +173,8 @@ impl GpuVm {
 /// The mapping table frozen for one user (a workgroup, a packet).
 pub struct VmView<'a> {
     table: RwLockReadGuard<'a, Vec<Mapping>>,
+    /// The table's version while this view holds it.
+    version: u64,
     /// Indices of recently hit mappings (a tiny TLB: a kernel touches a few
     /// buffers in turn, e.g. kernargs, x and y). Only valid indices of the
     /// frozen table are stored, so a stale entry is merely a miss.
@@ -298,5 +326,53 @@ impl GpuMemory for VmView<'_> {
             writable: m.writable,
             executable: m.executable,
         })
+    }
+
+    fn version(&self) -> Option<u64> {
+        Some(self.version)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mapping(start: u64, handle: u64) -> Mapping {
+        Mapping {
+            start,
+            end: start + 4096,
+            handle,
+            writable: true,
+            executable: false,
+            backing: Arc::new(Backing::new_memfd("vm-test", 4096).expect("memfd")),
+            coarse: None,
+        }
+    }
+
+    fn version(vm: &GpuVm) -> u64 {
+        vm.view().version().expect("a view has a version")
+    }
+
+    /// Every change of the table gives it a version it never had, views of
+    /// one state agree, and two GPUs' tables never share one.
+    #[test]
+    fn each_table_change_gets_a_new_version() {
+        let (vm, other) = (GpuVm::new(), GpuVm::new());
+        let v0 = version(&vm);
+        assert_eq!(version(&vm), v0);
+        assert_ne!(version(&other), v0);
+        assert!(vm.insert(mapping(0x10000, 1)));
+        let v1 = version(&vm);
+        assert!(vm.insert(mapping(0x20000, 2)));
+        let v2 = version(&vm);
+        // A rejected (overlapping) insert changes nothing.
+        assert!(!vm.insert(mapping(0x20000, 3)));
+        assert_eq!(version(&vm), v2);
+        assert_eq!(vm.remove(1), Some((0x10000, 0x11000)));
+        let v3 = version(&vm);
+        let all = [v0, v1, v2, v3, version(&other)];
+        for (i, a) in all.iter().enumerate() {
+            assert!(all[i + 1..].iter().all(|b| b != a), "{all:?}");
+        }
     }
 }

@@ -11,11 +11,15 @@
 //! exactly what they were without the cache.
 //!
 //! The host pointers stay valid as long as the `GpuMemory` borrow (a VmView
-//! holds the page-table lock, so mappings cannot change). A cache is made
-//! for one such borrow and dropped before it ends: `Dispatch::run_workgroups`
-//! keeps it in its frame for the workgroups it runs under one borrow (a
-//! worker's batch under one view, dispatch.rs), moving it into each
-//! workgroup's `Env` and back; `Dispatch::run_workgroup` makes a fresh one.
+//! holds the page-table lock, so mappings cannot change), and from one
+//! borrow to the next while the memory's version (`GpuMemory::version`)
+//! stays the same: every map and unmap gives the table a new one. So a
+//! worker keeps its cache in its `WorkerContext` across batches and
+//! dispatches, and [`SpanCache::revalidate`] empties it whenever a batch
+//! starts under another version (or a memory that has none); a batch of a
+//! small dispatch then no longer misses once per buffer.
+//! `Dispatch::run_workgroups` moves it into each workgroup's `Env` and back;
+//! `Dispatch::run_workgroup` makes a fresh one.
 
 use std::cell::Cell;
 
@@ -54,23 +58,41 @@ fn allow_bits(s: &PlainSpan) -> u8 {
     bits
 }
 
-/// The remembered mappings of the memory one `GpuMemory` borrow sees.
+/// The remembered mappings of the memory one `GpuMemory` version shows.
 pub(crate) struct SpanCache {
     slots: [Cell<Entry>; SLOTS],
     /// Next slot to replace.
     next: Cell<usize>,
+    /// The version the slots were filled under (0: none, never a version).
+    version: u64,
 }
+
+// SAFETY: the host pointers are only dereferenced through a borrow of the
+// memory they came from under the same version (`revalidate`), whichever
+// thread holds the cache.
+unsafe impl Send for SpanCache {}
 
 impl Default for SpanCache {
     fn default() -> Self {
         SpanCache {
             slots: [const { Cell::new(EMPTY) }; SLOTS],
             next: Cell::new(0),
+            version: 0,
         }
     }
 }
 
 impl SpanCache {
+    /// Make the cache valid for `mem` (a new borrow): keep the slots when
+    /// they were filled under `mem`'s version, forget them otherwise.
+    pub(crate) fn revalidate(&mut self, mem: &dyn GpuMemory) {
+        let version = mem.version().unwrap_or(0);
+        if version == 0 || version != self.version {
+            *self = SpanCache::default();
+            self.version = version;
+        }
+    }
+
     /// `mem.translate(addr, len, access)`, from a remembered mapping when one
     /// holds `addr` and allows the access.
     #[inline(always)]
@@ -134,6 +156,8 @@ mod tests {
         recording: Vec<u8>,
         /// Every `translate` call, in order.
         log: Mutex<Vec<(u64, u64, Access)>>,
+        /// What `version` says.
+        version: Option<u64>,
     }
 
     const RW: (u64, u64) = (0x1000, 0x3000);
@@ -147,7 +171,11 @@ mod tests {
                 rx: vec![0; (RX.1 - RX.0) as usize],
                 recording: vec![0; (REC.1 - REC.0) as usize],
                 log: Mutex::new(Vec::new()),
+                version: None,
             }
+        }
+        fn translations(&self) -> usize {
+            self.log.lock().unwrap().len()
         }
         /// The mapping holding addr, and whether its translations record accesses.
         fn mapping(&self, addr: u64) -> Option<(PlainSpan, bool)> {
@@ -192,6 +220,35 @@ mod tests {
             let (span, records) = self.mapping(addr)?;
             (!records).then_some(span)
         }
+        fn version(&self) -> Option<u64> {
+            self.version
+        }
+    }
+
+    /// A cache revalidated under the version it was filled under keeps its
+    /// mappings; under another version, or a memory without one, it starts
+    /// empty (each of those translations reaches `translate` again).
+    #[test]
+    fn revalidate_keeps_the_slots_only_under_the_same_version() {
+        let mut mem = Fake::new();
+        mem.version = Some(7);
+        let mut cache = SpanCache::default();
+        cache.revalidate(&mem);
+        let p = cache.translate(&mem, RW.0 + 8, 4, Access::Write).unwrap();
+        assert_eq!(mem.translations(), 1);
+        cache.revalidate(&mem);
+        assert_eq!(cache.translate(&mem, RW.0 + 8, 4, Access::Write), Ok(p));
+        assert_eq!(mem.translations(), 1, "same version: a hit");
+        mem.version = Some(8);
+        cache.revalidate(&mem);
+        assert_eq!(cache.translate(&mem, RW.0 + 8, 4, Access::Write), Ok(p));
+        assert_eq!(mem.translations(), 2, "new version: a miss");
+        mem.version = None;
+        cache.revalidate(&mem);
+        cache.translate(&mem, RW.0 + 8, 4, Access::Write).unwrap();
+        cache.revalidate(&mem);
+        cache.translate(&mem, RW.0 + 8, 4, Access::Write).unwrap();
+        assert_eq!(mem.translations(), 4, "no version: a miss per borrow");
     }
 
     /// The cache gives what `translate` gives for every address, length and

@@ -12,6 +12,12 @@
 //! operands of moderate exponent), where the per-lane rule provably reduces
 //! to exponent-field arithmetic on the high words, s0 with the flag clear,
 //! or q with the sign of num * den, and take the per-lane rule otherwise.
+//! Lanes outside EXEC do not count in those tests (their results are not
+//! written). Under an EXEC of at most [`SPARSE_LANES`] lanes (a workgroup of
+//! one work-item, a divergent tail) a form runs lane by lane on the active
+//! lanes only, with the same per-lane functions: 32-lane rows cost more
+//! than that, and the idle lanes' stale values (zeros, leftovers of earlier
+//! waves) would only send the row tests to their per-lane fallbacks.
 //! Only instructions without omod, clamp, op_sel or DPP compile; 64-bit
 //! constants must be a 32-bit value in the high or the low dword (every f64
 //! inline constant but 1/(2*pi) and the f64 literals are). v_div_fmas/v_div_scale read or write VCC / a lane mask
@@ -19,12 +25,15 @@
 
 use super::fast::{Fast, VSrc, vsrc};
 use super::valu::{
-    add64, div_fixup64, div_scale64_lanes, exponent64, fma_lanes64, fmax64, fmin64, ldexp64, mul64,
-    rcp64, rsq64,
+    add64, div_fixup64, div_scale64, div_scale64_lanes, exponent64, fma_lane64, fma_lanes64,
+    fmax64, fmin64, ldexp64, mul64, rcp64, rsq64,
 };
 use crate::isa::inst::{Family, Inst, Mods, Src};
 use crate::isa::opcodes::Op;
-use crate::isa::wave::{LANES, Lanes, NUM_VGPRS, VCC, Wave};
+use crate::isa::wave::{LANES, Lanes, NUM_VGPRS, VCC, Wave, pack_lanes};
+
+/// Most active lanes for which a form runs lane by lane (`run_sparse`).
+const SPARSE_LANES: u32 = 8;
 
 type F64s = [f64; LANES];
 
@@ -260,21 +269,21 @@ fn high(w: &Wave, f: &F64, k: usize) -> Lanes {
     }
 }
 
-/// Any lane flagged (a vectorised or-reduction, no early exit).
+/// Any lane of `exec` flagged (`bad` holds 0 or 1 per lane).
 #[inline(always)]
-fn any(bad: &Lanes) -> bool {
-    bad.iter().fold(0, |a, b| a | b) != 0
+fn any(bad: &Lanes, exec: u32) -> bool {
+    pack_lanes(bad) & exec != 0
 }
 
 /// v_ldexp_f64 where the result is plain exponent arithmetic: `hi` (the
 /// high words) with `e` added to each exponent field, or None where a lane
-/// is not "e == 0, or a normal value and a normal result" (zeros,
+/// of `exec` is not "e == 0, or a normal value and a normal result" (zeros,
 /// denormals, inf/NaN, over/underflow: `ldexp64`'s multiplications round
 /// or saturate there). On the rest `ldexp64` multiplies by exact powers of
 /// two with every intermediate normal (the exponent moves one way from a
 /// normal value to a normal result), so the value is exact: the same bits.
 #[inline(always)]
-fn ldexp_high(hi: &Lanes, e: &Lanes) -> Option<Lanes> {
+fn ldexp_high(hi: &Lanes, e: &Lanes, exec: u32) -> Option<Lanes> {
     let (mut out, mut bad) = ([0u32; LANES], [0u32; LANES]);
     for l in 0..LANES {
         let x = hi[l] >> 20 & 0x7FF;
@@ -284,13 +293,13 @@ fn ldexp_high(hi: &Lanes, e: &Lanes) -> Option<Lanes> {
         out[l] = hi[l].wrapping_add((e as u32) << 20);
         bad[l] = !ok as u32;
     }
-    (!any(&bad)).then_some(out)
+    (!any(&bad, exec)).then_some(out)
 }
 
-/// Is every lane in `div_scale64`'s common case (decided from the exponent
-/// fields of s1 and s2 alone: result s0, flag clear)?
+/// Is every lane of `exec` in `div_scale64`'s common case (decided from the
+/// exponent fields of s1 and s2 alone: result s0, flag clear)?
 #[inline(always)]
-fn div_scale_plain(h1: &Lanes, h2: &Lanes) -> bool {
+fn div_scale_plain(h1: &Lanes, h2: &Lanes, exec: u32) -> bool {
     let mut bad = [0u32; LANES];
     for l in 0..LANES {
         let (x1, x2) = ((h1[l] >> 20 & 0x7FF) as i32, (h2[l] >> 20 & 0x7FF) as i32);
@@ -300,14 +309,14 @@ fn div_scale_plain(h1: &Lanes, h2: &Lanes) -> bool {
             & (((x2 - x1 + 1021) as u32) < 1789);
         bad[l] = !ok as u32;
     }
-    !any(&bad)
+    !any(&bad, exec)
 }
 
 /// `div_fixup64` where num and den are finite and non-zero and q is not a
-/// NaN in every lane (its last case: q with the sign of num * den); None
-/// where a lane is not.
+/// NaN in every lane of `exec` (its last case: q with the sign of num *
+/// den); None where such a lane is not.
 #[inline(always)]
-fn div_fixup_plain(q: &F64s, den: &F64s, num: &F64s) -> Option<F64s> {
+fn div_fixup_plain(q: &F64s, den: &F64s, num: &F64s, exec: u32) -> Option<F64s> {
     let (mut r, mut bad) = ([0f64; LANES], [0u32; LANES]);
     for l in 0..LANES {
         let finite = |x: f64| (x != 0.0) & (x.abs() < f64::INFINITY);
@@ -316,13 +325,16 @@ fn div_fixup_plain(q: &F64s, den: &F64s, num: &F64s) -> Option<F64s> {
         let sign = (num[l].to_bits() ^ den[l].to_bits()) & SIGN;
         r[l] = f64::from_bits((q[l].to_bits() & !SIGN) | sign);
     }
-    (!any(&bad)).then_some(r)
+    (!any(&bad, exec)).then_some(r)
 }
 
 /// Run `f` on the 32 lanes of `w.vgpr` under `exec` (wave32, or one pass of
 /// a wave64 wave for the forms without a lane mask).
 #[inline(always)]
 pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
+    if exec.count_ones() <= SPARSE_LANES {
+        return run_sparse(w, f, exec);
+    }
     let r = match f.op {
         F64Op::Fma => fma_lanes64(&f64s(w, f, 0), &f64s(w, f, 1), &f64s(w, f, 2)),
         F64Op::Mul => map2(&f64s(w, f, 0), &f64s(w, f, 1), mul64),
@@ -334,7 +346,7 @@ pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
         F64Op::Sqrt => map1(&f64s(w, f, 0), f64::sqrt),
         F64Op::Ldexp => {
             let (lo, hi) = rows(w, f, 0);
-            if let Some(hi) = ldexp_high(&hi, &u32s(w, f, 1)) {
+            if let Some(hi) = ldexp_high(&hi, &u32s(w, f, 1), exec) {
                 w.write_vgpr(f.dst as usize, &lo, exec);
                 w.write_vgpr(f.dst as usize + 1, &hi, exec);
                 return;
@@ -362,7 +374,7 @@ pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
         }
         F64Op::DivFixup => {
             let (a, b, c) = (f64s(w, f, 0), f64s(w, f, 1), f64s(w, f, 2));
-            div_fixup_plain(&a, &b, &c).unwrap_or_else(|| {
+            div_fixup_plain(&a, &b, &c, exec).unwrap_or_else(|| {
                 let mut r = [0f64; LANES];
                 for l in 0..LANES {
                     r[l] = div_fixup64(a[l], b[l], c[l]);
@@ -371,7 +383,7 @@ pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
             })
         }
         F64Op::DivScale => {
-            if div_scale_plain(&high(w, f, 1), &high(w, f, 2)) {
+            if div_scale_plain(&high(w, f, 1), &high(w, f, 2), exec) {
                 let (lo, hi) = rows(w, f, 0);
                 w.write_vgpr(f.dst as usize, &lo, exec);
                 w.write_vgpr(f.dst as usize + 1, &hi, exec);
@@ -408,6 +420,101 @@ pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
         }
     };
     w.write_vgpr64(f.dst as usize, &bytemuck::cast(r), exec);
+}
+
+/// Source `k` of `f` in lane `l`, as [`f64s`] reads it.
+#[inline(always)]
+fn lane64(w: &Wave, f: &F64, k: usize, l: usize) -> f64 {
+    let and = if f.mods >> k & 1 != 0 {
+        !SIGN
+    } else {
+        u64::MAX
+    };
+    let xor = ((f.mods >> (4 + k)) as u64 & 1) << 63;
+    let v = match f.src[k] {
+        S64::Vgpr(r) => {
+            let hi = w.vgpr[(r as usize + 1) & (NUM_VGPRS - 1)][l];
+            w.vgpr[r as usize][l] as u64 | (hi as u64) << 32
+        }
+        S64::Sgpr(r) => w.sgpr64(r as usize),
+        S64::Hi(v) => (v as u64) << 32,
+        S64::Lo(v) => v as u64,
+    };
+    f64::from_bits((v & and) ^ xor)
+}
+
+/// Source `k` of `f` in lane `l` as 32 raw bits, as [`u32s`] reads it.
+#[inline(always)]
+fn lane32(w: &Wave, f: &F64, k: usize, l: usize) -> u32 {
+    match f.src[k] {
+        S64::Vgpr(r) => w.vgpr[r as usize][l],
+        S64::Sgpr(r) => w.sgpr[r as usize & 127],
+        S64::Hi(v) | S64::Lo(v) => v,
+    }
+}
+
+/// [`run`] lane by lane over the lanes of `exec` only: each lane's result is
+/// the per-lane function the row forms restate or fall back to (the row
+/// tests' common cases are proven equal to them), written to that lane.
+/// Sources are read per lane just before the lane's result is written,
+/// which reads the same values as reading all first: lane `l` writes only
+/// lane `l` of its VGPRs, and the SGPRs and VCC it reads are written after
+/// the last lane.
+fn run_sparse(w: &mut Wave, f: &F64, exec: u32) {
+    let (dst, vcc) = (f.dst as usize, w.sgpr[VCC]);
+    let mut scaled = 0u32;
+    let mut left = exec;
+    while left != 0 {
+        let l = left.trailing_zeros() as usize;
+        left &= left - 1;
+        let a = || lane64(w, f, 0, l);
+        let b = || lane64(w, f, 1, l);
+        let c = || lane64(w, f, 2, l);
+        let r = match f.op {
+            F64Op::Fma => fma_lane64(a(), b(), c()),
+            F64Op::Mul => mul64(a(), b()),
+            F64Op::Add => add64(a(), b()),
+            F64Op::Max => fmax64(a(), b()),
+            F64Op::Min => fmin64(a(), b()),
+            F64Op::Rcp => rcp64(a()),
+            F64Op::Rsq => rsq64(a()),
+            F64Op::Sqrt => a().sqrt(),
+            F64Op::Ldexp => ldexp64(a(), lane32(w, f, 1, l) as i32),
+            F64Op::DivFmas => {
+                let (c, fused) = (c(), fma_lane64(a(), b(), c()));
+                if vcc >> l & 1 != 0 {
+                    ldexp64(fused, if exponent64(c) > 1023 { 128 } else { -128 })
+                } else {
+                    fused
+                }
+            }
+            F64Op::DivFixup => div_fixup64(a(), b(), c()),
+            F64Op::DivScale => {
+                let (d, s) = div_scale64(a(), b(), c());
+                scaled |= (s as u32) << l;
+                d
+            }
+            F64Op::CvtF64F32 => {
+                let and = if f.mods & 1 != 0 {
+                    0x7FFF_FFFF
+                } else {
+                    u32::MAX
+                };
+                let xor = ((f.mods >> 4) as u32 & 1) << 31;
+                f32::from_bits((lane32(w, f, 0, l) & and) ^ xor) as f64
+            }
+            F64Op::CvtF32F64 => {
+                w.vgpr[dst][l] = (a() as f32).to_bits();
+                continue;
+            }
+        };
+        let bits = r.to_bits();
+        w.vgpr[dst][l] = bits as u32;
+        w.vgpr[dst + 1][l] = (bits >> 32) as u32;
+    }
+    if f.op == F64Op::DivScale {
+        w.set_lane_mask(f.sdst as usize, scaled);
+    }
 }
 
 #[cfg(test)]
@@ -626,7 +733,11 @@ mod tests {
                 ops.insert(format!("{:?}", inst.op));
                 let mode = [Mode::Plain, Mode::Mixed, Mode::Wild][round % 3];
                 let w = wave(&mut rng, mode);
-                for exec in [rng.next(), u32::MAX, 0] {
+                // Random, full and empty EXEC, and sparse ones (one lane,
+                // a few: the lane-by-lane run).
+                let one = 1 << rng.below(32);
+                let few = rng.next() & rng.next() & rng.next();
+                for exec in [rng.next(), u32::MAX, 0, one, few] {
                     let mut w = w.clone();
                     w.sgpr[EXEC] = exec;
                     w.sgpr[VCC] = if rng.below(2) == 0 { 0 } else { rng.next() };
@@ -637,7 +748,11 @@ mod tests {
                 for r in 0..256 {
                     w64.vgpr_hi[r] = w.vgpr[(r + 2) % 256];
                 }
-                (w64.sgpr[EXEC], w64.sgpr[EXEC + 1]) = (rng.next(), rng.next());
+                (w64.sgpr[EXEC], w64.sgpr[EXEC + 1]) = match rng.below(3) {
+                    0 => (rng.next(), rng.next()),
+                    1 => (1 << rng.below(32), 0),
+                    _ => (rng.next() & rng.next() & rng.next(), 1 << rng.below(32)),
+                };
                 let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
                 let mut env = fast::tests::no_env(&mut lds, &mut scratch);
                 if fast::run(&mut w64.clone(), &mut env, &fast).is_some() {
@@ -703,10 +818,12 @@ mod tests {
                 e[l] = exponent(&mut rng, mode);
             }
             let hi = x.map(|v| (v >> 32) as u32);
-            match ldexp_high(&hi, &e) {
+            // All lanes, or a random EXEC (lanes outside it may be anything).
+            let exec = if round % 2 == 0 { u32::MAX } else { rng.next() };
+            match ldexp_high(&hi, &e, exec) {
                 Some(out) => {
                     some += 1;
-                    for l in 0..LANES {
+                    for l in (0..LANES).filter(|&l| exec >> l & 1 != 0) {
                         let want = ldexp64(f64::from_bits(x[l]), e[l] as i32).to_bits();
                         let got = (out[l] as u64) << 32 | (x[l] & 0xFFFF_FFFF);
                         assert_eq!(got, want, "ldexp {:#x} {}", x[l], e[l] as i32);
@@ -716,7 +833,7 @@ mod tests {
             }
             // One lane at a time: each must be declined or exact.
             for l in 0..LANES {
-                if let Some(out) = ldexp_high(&[hi[l]; LANES], &[e[l]; LANES]) {
+                if let Some(out) = ldexp_high(&[hi[l]; LANES], &[e[l]; LANES], u32::MAX) {
                     let want = ldexp64(f64::from_bits(x[l]), e[l] as i32).to_bits();
                     assert_eq!((out[0] as u64) << 32 | (x[l] & 0xFFFF_FFFF), want);
                 }
@@ -743,7 +860,7 @@ mod tests {
                 value(&mut rng, mode),
             );
             let (h1, h2) = ([(s1 >> 32) as u32; LANES], [(s2 >> 32) as u32; LANES]);
-            if div_scale_plain(&h1, &h2) {
+            if div_scale_plain(&h1, &h2, u32::MAX) {
                 plain += 1;
                 let (d, s) =
                     div_scale64(f64::from_bits(s0), f64::from_bits(s1), f64::from_bits(s2));

@@ -589,6 +589,25 @@ fn fma_lanes64_x86(a: &F64s, b: &F64s, c: &F64s) -> F64s {
     fma_lanes_body!(a, b, c, 0f64, nan3_sel64)
 }
 
+/// One lane of [`fma_lanes64`]: the same host operation on one value.
+#[inline]
+pub(super) fn fma_lane64(a: f64, b: f64, c: f64) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports FMA (checked just above).
+            return unsafe { fma_lane64_x86(a, b, c) };
+        }
+    }
+    nan3_64(a, b, c, a.mul_add(b, c))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma_lane64_x86(a: f64, b: f64, c: f64) -> f64 {
+    nan3_64(a, b, c, a.mul_add(b, c))
+}
+
 fn pow2_f64(e: i32) -> f64 {
     // e in [-1022, 1023]: an exact normal power of two.
     f64::from_bits(((e + 1023) as u64) << 52)

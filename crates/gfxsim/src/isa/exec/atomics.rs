@@ -6,6 +6,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::isa::opcodes::Op;
+use crate::isa::wave::LANES;
 
 /// Atomic operation kinds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,6 +199,63 @@ pub(crate) fn atomic32(p: *mut u8, rmw: Rmw, src: u32, cmp: u32) -> u32 {
                     Err(cur) => old = cur,
                 }
             }
+        }
+    }
+}
+
+/// The operations of the lanes of `exec` in lane order on one 4-byte-aligned
+/// host location, as one atomic update: lane `l`'s old value to `old[l]`.
+/// The same old values and final value as [`atomic32`] once per lane with no
+/// other access in between (`src`/`cmp`: each lane's data and compare value).
+pub(crate) fn atomic32_lanes(
+    p: *mut u8,
+    rmw: Rmw,
+    exec: u32,
+    src: &[u32; LANES],
+    cmp: &[u32; LANES],
+    old: &mut [u64; LANES],
+) {
+    // SAFETY: the caller checked 4-byte alignment and that p maps 4 bytes of GPU memory.
+    let a = unsafe { AtomicU32::from_ptr(p as *mut u32) };
+    let mut cur = a.load(Ordering::SeqCst);
+    loop {
+        let (mut v, mut m) = (cur, exec);
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            old[l] = v as u64;
+            v = apply32(rmw, v, src[l], cmp[l]);
+        }
+        match a.compare_exchange_weak(cur, v, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => return,
+            Err(now) => cur = now,
+        }
+    }
+}
+
+/// [`atomic32_lanes`] for an 8-byte-aligned location.
+pub(crate) fn atomic64_lanes(
+    p: *mut u8,
+    rmw: Rmw,
+    exec: u32,
+    src: &[u64; LANES],
+    cmp: &[u64; LANES],
+    old: &mut [u64; LANES],
+) {
+    // SAFETY: the caller checked 8-byte alignment and that p maps 8 bytes of GPU memory.
+    let a = unsafe { AtomicU64::from_ptr(p as *mut u64) };
+    let mut cur = a.load(Ordering::SeqCst);
+    loop {
+        let (mut v, mut m) = (cur, exec);
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            old[l] = v;
+            v = apply64(rmw, v, src[l], cmp[l]);
+        }
+        match a.compare_exchange_weak(cur, v, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => return,
+            Err(now) => cur = now,
         }
     }
 }

@@ -13,9 +13,15 @@
 //! fails, declines before any side effect (a failed translation records
 //! nothing), and `step` then runs the instruction and reports any fault
 //! exactly as before.
+//!
+//! An atomic whose active lanes all name one address (a counter, a flag)
+//! applies the lanes' operations in lane order to a local copy and publishes
+//! the result with one host compare-exchange (atomics.rs `*_lanes`): the
+//! same old values and final value as one host atomic per lane, in the
+//! interleaving where no other thread's access falls between two lanes.
 
 use super::Env;
-use super::atomics::{Rmw, atomic32, atomic64};
+use super::atomics::{Rmw, atomic32, atomic32_lanes, atomic64, atomic64_lanes};
 use super::mem::MAX_SPAN;
 use super::mem_kind::{MemKind, mem_kind};
 use super::vmem::Coalesced;
@@ -197,6 +203,26 @@ impl GlobalAtomic {
     }
 }
 
+/// The lanes of `exec` of `a`, all at the address `p` translates, as one
+/// host update (atomics.rs); their old values. Its own function so
+/// that the per-lane loop of [`atomic`] compiles as it did without it.
+#[inline(never)]
+fn one_address(w: &Wave, a: &GlobalAtomic, p: *mut u8, exec: u32) -> [u64; LANES] {
+    let mut old = [0u64; LANES];
+    let row = |k: usize| &w.vgpr[(a.data as usize + k) & 255];
+    let dw = if a.wide { 2 } else { 1 };
+    let cmp_row = if a.rmw == Rmw::CmpSwap { dw } else { 0 };
+    if a.wide {
+        let pair = |k: usize| -> [u64; LANES] {
+            std::array::from_fn(|l| row(k)[l] as u64 | (row(k + 1)[l] as u64) << 32)
+        };
+        atomic64_lanes(p, a.rmw, exec, &pair(0), &pair(cmp_row), &mut old);
+    } else {
+        atomic32_lanes(p, a.rmw, exec, row(0), row(cmp_row), &mut old);
+    }
+    old
+}
+
 /// Run `a` when every active lane is global, aligned and inside one
 /// translated span (true); else nothing done (false).
 #[inline(always)]
@@ -225,9 +251,18 @@ pub(crate) fn atomic(w: &mut Wave, env: &Env, a: &GlobalAtomic) -> bool {
     let Ok(base) = env.translate(lo, hi - lo, Access::Atomic) else {
         return false;
     };
-    // Every data row is read before any lane's result is written (as the general path does).
+    // Aligned lanes inside [lo, lo + size) all start at lo: one address.
+    if hi - lo == size {
+        let old = one_address(w, a, base, exec);
+        write_old(w, a, &old, exec);
+        return true;
+    }
+    // Every data row is read before any lane's result is written (as the
+    // general path does). The rows are found once, not per lane.
     let row = |k: usize| &w.vgpr[(a.data as usize + k) & 255];
     let dw = size as usize / 4;
+    let (rmw, wide) = (a.rmw, a.wide);
+    let (d0, d1, c0, c1) = (row(0), row(1), row(dw), row(dw + 1));
     let mut old = [0u64; LANES];
     let mut m = exec;
     while m != 0 {
@@ -235,26 +270,32 @@ pub(crate) fn atomic(w: &mut Wave, env: &Env, a: &GlobalAtomic) -> bool {
         m &= m - 1;
         // The span [lo, hi) was translated as one range and holds this lane's access.
         let p = base.wrapping_add((addrs[l] - lo) as usize);
-        old[l] = if a.wide {
-            let src = row(0)[l] as u64 | (row(1)[l] as u64) << 32;
-            let cmp = if a.rmw == Rmw::CmpSwap {
-                row(dw)[l] as u64 | (row(dw + 1)[l] as u64) << 32
+        old[l] = if wide {
+            let src = d0[l] as u64 | (d1[l] as u64) << 32;
+            let cmp = if rmw == Rmw::CmpSwap {
+                c0[l] as u64 | (c1[l] as u64) << 32
             } else {
                 0
             };
-            atomic64(p, a.rmw, src, cmp)
+            atomic64(p, rmw, src, cmp)
         } else {
-            let cmp = if a.rmw == Rmw::CmpSwap { row(dw)[l] } else { 0 };
-            atomic32(p, a.rmw, row(0)[l], cmp) as u64
+            let cmp = if rmw == Rmw::CmpSwap { c0[l] } else { 0 };
+            atomic32(p, rmw, d0[l], cmp) as u64
         };
     }
+    write_old(w, a, &old, exec);
+    true
+}
+
+/// With GLC, the lanes' old values to `a.dst`.
+#[inline(always)]
+fn write_old(w: &mut Wave, a: &GlobalAtomic, old: &[u64; LANES], exec: u32) {
     if a.glc {
         if a.wide {
-            w.write_vgpr64(a.dst as usize, &old, exec);
+            w.write_vgpr64(a.dst as usize, old, exec);
         } else {
             let lo: [u32; LANES] = old.map(|v| v as u32);
             w.write_vgpr(a.dst as usize, &lo, exec);
         }
     }
-    true
 }

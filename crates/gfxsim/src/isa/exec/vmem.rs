@@ -2436,10 +2436,18 @@ mod tests {
         for f in ATOMIC_FORMS {
             let i = inst(f.bytes);
             let size = if f.wide { 8u64 } else { 4 };
-            for round in 0..8 {
-                let mut addrs: [u64; LANES] =
-                    std::array::from_fn(|_| GLOBAL_BASE + 64 + size * (next() % 6));
+            for round in 0..10 {
+                // Rounds 8 and 9: every lane at one address (one host update).
+                let one = GLOBAL_BASE + 64 + size * (next() % 6);
+                let mut addrs: [u64; LANES] = std::array::from_fn(|_| {
+                    if round >= 8 {
+                        one
+                    } else {
+                        GLOBAL_BASE + 64 + size * (next() % 6)
+                    }
+                });
                 let bad_lane = (next() % LANES as u64) as usize;
+                let bad = (6..8).contains(&round);
                 match round {
                     6 => addrs[bad_lane] += 2,
                     7 => addrs[bad_lane] = GLOBAL_BASE + GLOBAL_LEN as u64,
@@ -2452,7 +2460,7 @@ mod tests {
                 } else {
                     next() as u32
                 };
-                if round >= 6 {
+                if bad {
                     w.sgpr[crate::isa::wave::EXEC] |= 1 << bad_lane;
                 }
                 for r in 20..24 {
@@ -2470,7 +2478,7 @@ mod tests {
                 }
                 let (mut want_w, mut want_mem) = (w.clone(), mem.bytes());
                 let want = atomic_model(f, &mut want_w, &mut want_mem, &addrs);
-                assert_eq!(want.is_err(), round >= 6, "{}: round {round}", f.text);
+                assert_eq!(want.is_err(), bad, "{}: round {round}", f.text);
 
                 // The pre-resolved form (fast_vmem.rs) on its own copy:
                 // it runs when no lane is bad, and declines to `step` else.
@@ -2479,7 +2487,7 @@ mod tests {
                 let mut e = env(&mut scratch, &mut lds);
                 e.mem = &mem_pre;
                 let (got, took) = run_pre_resolved(&mut w_pre, &mut e, &i);
-                assert_eq!(took, round < 6, "{}: round {round} taken", f.text);
+                assert_eq!(took, !bad, "{}: round {round} taken", f.text);
                 assert_eq!(
                     got.map(|_| ()),
                     want,
@@ -2498,7 +2506,7 @@ mod tests {
                 assert!(w.vgpr == want_w.vgpr, "{}: VGPRs, round {round}", f.text);
                 // (Declining, the form may try a translation that fails:
                 // that records nothing, so only the runs' counts must agree.)
-                if round < 6 {
+                if !bad {
                     assert_eq!(
                         mem_pre.translations(),
                         mem.translations(),

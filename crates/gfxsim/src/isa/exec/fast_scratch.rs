@@ -66,9 +66,29 @@ impl Scratch {
 }
 
 /// Run `s` in a wave32 wave: true when done, false (nothing done) when it
-/// declines to `step`.
+/// declines to `step`. Out of line (each width's body is large), so on an
+/// x86-64 host with AVX2 it calls its own AVX2 copy, as the dispatch loop
+/// does (dispatch.rs): the per-lane address and blend loops then run 8
+/// lanes per vector instruction instead of SSE2's 4, with the same results.
 #[inline(never)]
 pub(super) fn run(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { run_avx2(w, env, s) };
+    }
+    run_here(w, env, s)
+}
+
+/// [`run`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn run_avx2(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
+    run_here(w, env, s)
+}
+
+#[inline(always)]
+fn run_here(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
     match s.dwords {
         1 => run_n::<1>(w, env, s),
         2 => run_n::<2>(w, env, s),

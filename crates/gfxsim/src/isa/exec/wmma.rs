@@ -76,7 +76,26 @@ fn elements(w: &Wave, base: usize, ty: In, signed: bool) -> [[f64; 16]; 16] {
     out
 }
 
+/// Run a WMMA instruction; on an x86-64 host with AVX2, through its AVX2
+/// copy (the dot products 4 lanes of f64 per vector instruction, not 2).
 pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { wmma_avx2(w, i) };
+    }
+    wmma_here(w, i)
+}
+
+/// [`wmma`] compiled for AVX2 (IEEE operations give the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn wmma_avx2(w: &mut Wave, i: &Inst) -> ExecResult {
+    wmma_here(w, i)
+}
+
+#[inline(always)]
+fn wmma_here(w: &mut Wave, i: &Inst) -> ExecResult {
     use Op::*;
     if w.wave64 {
         return Err(unmodelled(i, "wave64 WMMA layout not modelled"));
@@ -108,16 +127,50 @@ pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult {
     let c_rows: [[u32; LANES]; 8] = std::array::from_fn(|r| w.vgpr[(c + r) & 255]);
     let d_rows: [[u32; LANES]; 8] = std::array::from_fn(|r| w.vgpr[(d + r) & 255]);
     let (abs_c, neg_c) = (!int && (i.mods.abs >> 2) & 1 != 0, neg(2));
+    // B as [k][n], so that each row's 16 dot products are computed side by
+    // side (vectorised over n), each still summed in k order from the start
+    // value of f64's `Sum`, as `.sum()` over k gives it: the same bits.
+    let mut bk = [[0f64; 16]; 16];
+    for (n, col) in bt.iter().enumerate() {
+        for (k, &v) in col.iter().enumerate() {
+            bk[k][n] = v;
+        }
+    }
+    let start: f64 = std::iter::empty::<f64>().sum();
+    // dots[m][n]: the dot product of A's row m and B's column n (for the
+    // integer forms exact in f64: at most 16 products below 2^16 each).
+    let mut dots = [[0f64; 16]; 16];
+    let mut idots = [[0i64; 16]; 16];
+    for (m, a_row) in am.iter().enumerate() {
+        if int {
+            let dot = &mut idots[m];
+            for (k, b_row) in bk.iter().enumerate() {
+                let a = a_row[k] as i64;
+                for n in 0..16 {
+                    dot[n] += a * b_row[n] as i64;
+                }
+            }
+        } else {
+            let dot = &mut dots[m];
+            *dot = [start; 16];
+            for (k, b_row) in bk.iter().enumerate() {
+                let a = sa * a_row[k] * sb;
+                for n in 0..16 {
+                    dot[n] += a * b_row[n];
+                }
+            }
+        }
+    }
     let mut result = [[0u32; LANES]; 8];
     for r in 0..8 {
         let cur = c_rows[r];
         let old_d = d_rows[r];
         let row = &mut result[r];
         for l in 0..LANES {
-            let (am, bn) = (&am[2 * r + l / 16], &bt[l % 16]);
+            let (m, n) = (2 * r + l / 16, l % 16);
             if int {
                 // The i32 accumulator plus the exact dot product of the 8/4-bit values.
-                let dot: i64 = (0..16).map(|k| am[k] as i64 * bn[k] as i64).sum();
+                let dot = idots[m][n];
                 let s = dot + cur[l] as i32 as i64;
                 let s = if i.mods.clamp {
                     s.clamp(i32::MIN as i64, i32::MAX as i64)
@@ -139,8 +192,7 @@ pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult {
             if neg_c {
                 cv = -cv;
             }
-            let dot: f64 = (0..16).map(|k| sa * am[k] * sb * bn[k]).sum();
-            let s = dot + cv;
+            let s = dots[m][n] + cv;
             let put = |h: u16| {
                 if hi {
                     (old_d[l] & 0xFFFF) | (h as u32) << 16

@@ -979,7 +979,29 @@ fn f64_to_norm(x: f64, signed: bool) -> u16 {
     }
 }
 
+/// The general path of every VALU instruction (the ones without a
+/// pre-resolved form: VOP3P, DPP, f16, ...). On an x86-64 host with AVX2 it
+/// runs its AVX2-compiled copy, as the dispatch loop does (dispatch.rs): the
+/// lane loops then take 8 lanes per vector instruction instead of SSE2's 4,
+/// and integer and IEEE float operations give the same bits either way.
 pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { valu_avx2(w, env, i) };
+    }
+    valu_here(w, env, i)
+}
+
+/// [`valu`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn valu_avx2(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+    valu_here(w, env, i)
+}
+
+#[inline(always)]
+fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     use Op::*;
     let exec = w.exec();
     let mut v = V { w, env, i, exec };

@@ -328,6 +328,18 @@ fn div_fixup_plain(q: &F64s, den: &F64s, num: &F64s, exec: u32) -> Option<F64s> 
     (!any(&bad, exec)).then_some(r)
 }
 
+/// v_cvt_f64_f32 of the raw f32 `a`, abs/neg (src0's) on its 32 bits.
+#[inline(always)]
+fn cvt_f64_f32(f: &F64, a: u32) -> f64 {
+    let and = if f.mods & 1 != 0 {
+        0x7FFF_FFFF
+    } else {
+        u32::MAX
+    };
+    let xor = ((f.mods >> 4) as u32 & 1) << 31;
+    f32::from_bits((a & and) ^ xor) as f64
+}
+
 /// Run `f` on the 32 lanes of `w.vgpr` under `exec` (wave32, or one pass of
 /// a wave64 wave for the forms without a lane mask).
 #[inline(always)]
@@ -396,16 +408,10 @@ pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
             return;
         }
         F64Op::CvtF64F32 => {
-            let and = if f.mods & 1 != 0 {
-                0x7FFF_FFFF
-            } else {
-                u32::MAX
-            };
-            let xor = ((f.mods >> 4) as u32 & 1) << 31;
             let a = u32s(w, f, 0);
             let mut r = [0f64; LANES];
             for l in 0..LANES {
-                r[l] = f32::from_bits((a[l] & and) ^ xor) as f64;
+                r[l] = cvt_f64_f32(f, a[l]);
             }
             r
         }
@@ -494,15 +500,7 @@ fn run_sparse(w: &mut Wave, f: &F64, exec: u32) {
                 scaled |= (s as u32) << l;
                 d
             }
-            F64Op::CvtF64F32 => {
-                let and = if f.mods & 1 != 0 {
-                    0x7FFF_FFFF
-                } else {
-                    u32::MAX
-                };
-                let xor = ((f.mods >> 4) as u32 & 1) << 31;
-                f32::from_bits((lane32(w, f, 0, l) & and) ^ xor) as f64
-            }
+            F64Op::CvtF64F32 => cvt_f64_f32(f, lane32(w, f, 0, l)),
             F64Op::CvtF32F64 => {
                 w.vgpr[dst][l] = (a() as f32).to_bits();
                 continue;

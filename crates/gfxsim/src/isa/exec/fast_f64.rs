@@ -487,7 +487,8 @@ fn run_sparse(w: &mut Wave, f: &F64, exec: u32) {
             F64Op::Sqrt => a().sqrt(),
             F64Op::Ldexp => ldexp64(a(), lane32(w, f, 1, l) as i32),
             F64Op::DivFmas => {
-                let (c, fused) = (c(), fma_lane64(a(), b(), c()));
+                let c = c();
+                let fused = fma_lane64(a(), b(), c);
                 if vcc >> l & 1 != 0 {
                     ldexp64(fused, if exponent64(c) > 1023 { 128 } else { -128 })
                 } else {

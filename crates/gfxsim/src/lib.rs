@@ -37,5 +37,6 @@ pub use config::{
 };
 pub use device::SimDevice;
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
+pub use memory::POPULATE_LIMIT;
 pub use stats::SimStats;
 pub use topology::{FIRST_RENDER_MINOR, GFX1100_TARGET_VERSION, gpu_id_of};

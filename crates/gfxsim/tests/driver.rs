@@ -232,6 +232,30 @@ fn alloc_rejects_what_the_kernel_rejects() {
     );
 }
 
+/// MAP_MEMORY_TO_GPU commits gfxsim's view of a BO of at most
+/// POPULATE_LIMIT bytes (as hardware fills its page tables at map time), so
+/// kernels take no host page faults on it; a larger BO stays uncommitted
+/// until touched.
+#[test]
+fn mapping_commits_the_view_of_a_small_bo_only() {
+    let h = Harness::new();
+    let view = |va: u64| {
+        h.dev
+            .with_gpu_memory(h.gpu_id, |m| {
+                m.translate(va, 8, Access::Read).unwrap() as usize
+            })
+            .unwrap()
+    };
+    let small = 16 * PAGE;
+    let a = h.alloc_args(small, GTT_FLAGS).unwrap();
+    h.map(a.handle, &[h.gpu_id]).unwrap();
+    assert_eq!(resident_kib(view(a.va_addr)), Some(small / 1024));
+    let big = aqueduct_gfxsim::POPULATE_LIMIT * 2;
+    let b = h.alloc_args(big, GTT_FLAGS).unwrap();
+    h.map(b.handle, &[h.gpu_id]).unwrap();
+    assert_eq!(resident_kib(view(b.va_addr)), Some(0));
+}
+
 #[test]
 fn map_unmap_free_and_their_errors() {
     let h = Harness::with_gpus(2);

@@ -27,6 +27,13 @@ use bo::{Bo, BoTable, MemType};
 use vm::Mapping;
 
 pub const PAGE_SIZE: u64 = 4096;
+
+/// BOs up to this size have gfxsim's view of them committed when first
+/// mapped to a GPU (see `Backing::populate`); larger ones fault their pages
+/// in as kernels touch them, so a big reservation the GPU barely touches
+/// (a queue's 44 MiB context-save area, a 24 GiB VRAM BO) stays cheap. The
+/// eager commit costs at most this much host memory per BO.
+pub const POPULATE_LIMIT: u64 = 2 << 20;
 /// The GPU virtual address space of gfx9+ parts (48-bit, lower half).
 pub const GPUVM_LIMIT: u64 = 1 << 47;
 /// The per-process doorbell slice: 1024 doorbells of 8 bytes (SOC15).
@@ -284,15 +291,17 @@ impl Memory {
                     _ => None,
                 };
                 let attached = coarse.clone();
+                let backing = coarse
+                    .as_ref()
+                    .map_or_else(|| bo.backing.clone(), |c| c.device_backing());
+                backing.populate(POPULATE_LIMIT);
                 let mapping = Mapping {
                     start: bo.va,
                     end: bo.va + bo.size,
                     handle: bo.handle,
                     writable: bo.writable(),
                     executable: bo.executable(),
-                    backing: coarse
-                        .as_ref()
-                        .map_or_else(|| bo.backing.clone(), |c| c.device_backing()),
+                    backing,
                     coarse,
                 };
                 if !gpu.vm.insert(mapping) {

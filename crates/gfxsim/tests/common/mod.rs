@@ -31,6 +31,29 @@ pub fn reserve_va(size: u64) -> u64 {
     ptr as u64
 }
 
+/// Kilobytes of the host mapping containing `addr` that are resident
+/// (`Rss` of its entry in /proc/self/smaps); None when no mapping holds it.
+pub fn resident_kib(addr: usize) -> Option<u64> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").expect("read /proc/self/smaps");
+    let mut inside = false;
+    for line in smaps.lines() {
+        let range = line
+            .split_whitespace()
+            .next()
+            .and_then(|r| r.split_once('-'));
+        if let Some((lo, hi)) = range
+            && let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+        {
+            inside = (lo..hi).contains(&addr);
+            continue;
+        }
+        if inside && let Some(kb) = line.strip_prefix("Rss:") {
+            return kb.trim().trim_end_matches("kB").trim().parse().ok();
+        }
+    }
+    None
+}
+
 pub fn errno(e: KfdError) -> i32 {
     e.errno().expect("an errno")
 }

@@ -203,62 +203,76 @@ pub(crate) fn atomic32(p: *mut u8, rmw: Rmw, src: u32, cmp: u32) -> u32 {
     }
 }
 
-/// The operations of the lanes of `exec` in lane order on one 4-byte-aligned
-/// host location, as one atomic update: lane `l`'s old value to `old[l]`.
-/// The same old values and final value as [`atomic32`] once per lane with no
-/// other access in between (`src`/`cmp`: each lane's data and compare value).
-pub(crate) fn atomic32_lanes(
-    p: *mut u8,
-    rmw: Rmw,
-    exec: u32,
-    src: &[u32; LANES],
-    cmp: &[u32; LANES],
-    old: &mut [u64; LANES],
-) {
-    // SAFETY: the caller checked 4-byte alignment and that p maps 4 bytes of GPU memory.
-    let a = unsafe { AtomicU32::from_ptr(p as *mut u32) };
-    let mut cur = a.load(Ordering::SeqCst);
-    loop {
-        let (mut v, mut m) = (cur, exec);
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            old[l] = v as u64;
-            v = apply32(rmw, v, src[l], cmp[l]);
+/// Calls `$fold!(op)` with `op` a constant in each arm, so that each arm's
+/// lane loop compiles with its operation inlined (no per-lane `match`).
+macro_rules! for_each_rmw {
+    ($rmw:expr, $fold:ident) => {
+        match $rmw {
+            Rmw::Swap => $fold!(Rmw::Swap),
+            Rmw::CmpSwap => $fold!(Rmw::CmpSwap),
+            Rmw::Add => $fold!(Rmw::Add),
+            Rmw::Sub => $fold!(Rmw::Sub),
+            Rmw::Rsub => $fold!(Rmw::Rsub),
+            Rmw::MinI => $fold!(Rmw::MinI),
+            Rmw::MaxI => $fold!(Rmw::MaxI),
+            Rmw::MinU => $fold!(Rmw::MinU),
+            Rmw::MaxU => $fold!(Rmw::MaxU),
+            Rmw::And => $fold!(Rmw::And),
+            Rmw::Or => $fold!(Rmw::Or),
+            Rmw::Xor => $fold!(Rmw::Xor),
+            Rmw::Inc => $fold!(Rmw::Inc),
+            Rmw::Dec => $fold!(Rmw::Dec),
+            Rmw::AddF => $fold!(Rmw::AddF),
+            Rmw::MinF => $fold!(Rmw::MinF),
+            Rmw::MaxF => $fold!(Rmw::MaxF),
+            Rmw::Csub => $fold!(Rmw::Csub),
         }
-        match a.compare_exchange_weak(cur, v, Ordering::SeqCst, Ordering::SeqCst) {
-            Ok(_) => return,
-            Err(now) => cur = now,
-        }
-    }
+    };
 }
 
-/// [`atomic32_lanes`] for an 8-byte-aligned location.
-pub(crate) fn atomic64_lanes(
-    p: *mut u8,
-    rmw: Rmw,
-    exec: u32,
-    src: &[u64; LANES],
-    cmp: &[u64; LANES],
-    old: &mut [u64; LANES],
-) {
-    // SAFETY: the caller checked 8-byte alignment and that p maps 8 bytes of GPU memory.
-    let a = unsafe { AtomicU64::from_ptr(p as *mut u64) };
-    let mut cur = a.load(Ordering::SeqCst);
-    loop {
-        let (mut v, mut m) = (cur, exec);
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            old[l] = v;
-            v = apply64(rmw, v, src[l], cmp[l]);
+/// `$name`: the operations of the lanes of `exec` in lane order on one
+/// aligned host location of `$ty` (`$atomic`), as one atomic update: lane
+/// `l`'s old value to `old[l]`. The same old values and final value as the
+/// one-lane form once per lane with no other access in between (`src`/`cmp`:
+/// each lane's data and compare value).
+macro_rules! lanes_update {
+    ($name:ident, $ty:ty, $atomic:ty, $apply:ident) => {
+        pub(crate) fn $name(
+            p: *mut u8,
+            rmw: Rmw,
+            exec: u32,
+            src: &[$ty; LANES],
+            cmp: &[$ty; LANES],
+            old: &mut [u64; LANES],
+        ) {
+            // SAFETY: the caller checked alignment and that p maps the location's bytes of GPU memory.
+            let a = unsafe { <$atomic>::from_ptr(p as *mut $ty) };
+            let mut cur = a.load(Ordering::SeqCst);
+            loop {
+                macro_rules! fold {
+                    ($op:expr) => {{
+                        let (mut v, mut m) = (cur, exec);
+                        while m != 0 {
+                            let l = m.trailing_zeros() as usize;
+                            m &= m - 1;
+                            old[l] = v as u64;
+                            v = $apply($op, v, src[l], cmp[l]);
+                        }
+                        v
+                    }};
+                }
+                let v = for_each_rmw!(rmw, fold);
+                match a.compare_exchange_weak(cur, v, Ordering::SeqCst, Ordering::SeqCst) {
+                    Ok(_) => return,
+                    Err(now) => cur = now,
+                }
+            }
         }
-        match a.compare_exchange_weak(cur, v, Ordering::SeqCst, Ordering::SeqCst) {
-            Ok(_) => return,
-            Err(now) => cur = now,
-        }
-    }
+    };
 }
+
+lanes_update!(atomic32_lanes, u32, AtomicU32, apply32);
+lanes_update!(atomic64_lanes, u64, AtomicU64, apply64);
 
 /// [`atomic32`] for an 8-byte-aligned location.
 #[inline]

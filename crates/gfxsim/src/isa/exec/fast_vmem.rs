@@ -14,11 +14,13 @@
 //! nothing), and `step` then runs the instruction and reports any fault
 //! exactly as before.
 //!
-//! An atomic whose active lanes all name one address (a counter, a flag)
-//! applies the lanes' operations in lane order to a local copy and publishes
-//! the result with one host compare-exchange (atomics.rs `*_lanes`): the
-//! same old values and final value as one host atomic per lane, in the
-//! interleaving where no other thread's access falls between two lanes.
+//! Lanes of an atomic that name one address (a counter, a flag, a few
+//! bins indexed by `i % n`) have their operations applied in lane order to
+//! a local copy, published with one host compare-exchange per address
+//! (atomics.rs `*_lanes`): the same old values and final values as one host
+//! atomic per lane, in the interleaving where no other thread's access
+//! falls between two lanes of one address. A host atomic costs tens of
+//! cycles however little it does, so 32 lanes on 4 bins take 4, not 32.
 
 use super::Env;
 use super::atomics::{Rmw, atomic32, atomic32_lanes, atomic64, atomic64_lanes};
@@ -27,7 +29,7 @@ use super::mem_kind::{MemKind, mem_kind};
 use super::vmem::Coalesced;
 use crate::isa::Access;
 use crate::isa::inst::{Family, Inst};
-use crate::isa::wave::{LANE_BIT, LANES, NULL, Wave};
+use crate::isa::wave::{LANE_BIT, LANES, NULL, Wave, pack_lanes};
 
 /// Each lane's address as `flat_lanes` computes it: GLOBAL with saddr is the
 /// SGPR pair plus the lane's VGPR, otherwise the VGPR pair; plus the signed
@@ -203,24 +205,54 @@ impl GlobalAtomic {
     }
 }
 
-/// The lanes of `exec` of `a`, all at the address `p` translates, as one
-/// host update (atomics.rs); their old values. Its own function so
-/// that the per-lane loop of [`atomic`] compiles as it did without it.
+/// The lanes of `exec` of `a` that share an address, one host update per
+/// address (atomics.rs `*_lanes`), into `old`; returns the lanes left for
+/// the per-lane loop. Groups are taken from the lowest remaining lane while
+/// its address has company; the first lane alone at its address ends the
+/// grouping (a scatter of distinct addresses costs one compare pass). Its
+/// own function so that the per-lane loop of [`atomic`] compiles as it did
+/// without it.
 #[inline(never)]
-fn one_address(w: &Wave, a: &GlobalAtomic, p: *mut u8, exec: u32) -> [u64; LANES] {
-    let mut old = [0u64; LANES];
+fn shared_addresses(
+    w: &Wave,
+    a: &GlobalAtomic,
+    base: *mut u8,
+    lo: u64,
+    addrs: &[u64; LANES],
+    exec: u32,
+    old: &mut [u64; LANES],
+) -> u32 {
     let row = |k: usize| &w.vgpr[(a.data as usize + k) & 255];
     let dw = if a.wide { 2 } else { 1 };
     let cmp_row = if a.rmw == Rmw::CmpSwap { dw } else { 0 };
-    if a.wide {
-        let pair = |k: usize| -> [u64; LANES] {
-            std::array::from_fn(|l| row(k)[l] as u64 | (row(k + 1)[l] as u64) << 32)
-        };
-        atomic64_lanes(p, a.rmw, exec, &pair(0), &pair(cmp_row), &mut old);
-    } else {
-        atomic32_lanes(p, a.rmw, exec, row(0), row(cmp_row), &mut old);
+    let pair = |k: usize| -> [u64; LANES] {
+        std::array::from_fn(|l| row(k)[l] as u64 | (row(k + 1)[l] as u64) << 32)
+    };
+    // The 64-bit data and compare values, built once a group is found.
+    let mut wide_rows: Option<([u64; LANES], [u64; LANES])> = None;
+    // Active lanes lie in one span of at most 2^24 bytes, so two of them
+    // share an address exactly when the low 32 bits agree (a compare that
+    // vectorises without 64-bit lane compares); `rest` drops the others.
+    let low: [u32; LANES] = std::array::from_fn(|l| addrs[l] as u32);
+    let mut rest = exec;
+    while rest != 0 {
+        let first = addrs[rest.trailing_zeros() as usize];
+        let eq: [u32; LANES] = std::array::from_fn(|l| (low[l] == first as u32) as u32);
+        let same = pack_lanes(&eq) & rest;
+        if same.is_power_of_two() {
+            break;
+        }
+        // The span [lo, hi) was translated as one range and holds these lanes' access.
+        let p = base.wrapping_add((first - lo) as usize);
+        if a.wide {
+            let (src, cmp) = wide_rows.get_or_insert_with(|| (pair(0), pair(cmp_row)));
+            atomic64_lanes(p, a.rmw, same, src, cmp, old);
+        } else {
+            atomic32_lanes(p, a.rmw, same, row(0), row(cmp_row), old);
+        }
+        rest &= !same;
     }
-    old
+    rest
 }
 
 /// Run `a` when every active lane is global, aligned and inside one
@@ -251,20 +283,14 @@ pub(crate) fn atomic(w: &mut Wave, env: &Env, a: &GlobalAtomic) -> bool {
     let Ok(base) = env.translate(lo, hi - lo, Access::Atomic) else {
         return false;
     };
-    // Aligned lanes inside [lo, lo + size) all start at lo: one address.
-    if hi - lo == size {
-        let old = one_address(w, a, base, exec);
-        write_old(w, a, &old, exec);
-        return true;
-    }
     // Every data row is read before any lane's result is written (as the
     // general path does). The rows are found once, not per lane.
+    let mut old = [0u64; LANES];
+    let mut m = shared_addresses(w, a, base, lo, &addrs, exec, &mut old);
     let row = |k: usize| &w.vgpr[(a.data as usize + k) & 255];
     let dw = size as usize / 4;
     let (rmw, wide) = (a.rmw, a.wide);
     let (d0, d1, c0, c1) = (row(0), row(1), row(dw), row(dw + 1));
-    let mut old = [0u64; LANES];
-    let mut m = exec;
     while m != 0 {
         let l = m.trailing_zeros() as usize;
         m &= m - 1;

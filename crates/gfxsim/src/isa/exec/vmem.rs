@@ -2436,15 +2436,15 @@ mod tests {
         for f in ATOMIC_FORMS {
             let i = inst(f.bytes);
             let size = if f.wide { 8u64 } else { 4 };
-            for round in 0..10 {
-                // Rounds 8 and 9: every lane at one address (one host update).
+            for round in 0..12 {
+                // Rounds 0 to 7: lanes on 6 addresses (one host update per
+                // address); 8 and 9: every lane at one address; 10 and 11:
+                // every lane at its own address (one host atomic per lane).
                 let one = GLOBAL_BASE + 64 + size * (next() % 6);
-                let mut addrs: [u64; LANES] = std::array::from_fn(|_| {
-                    if round >= 8 {
-                        one
-                    } else {
-                        GLOBAL_BASE + 64 + size * (next() % 6)
-                    }
+                let mut addrs: [u64; LANES] = std::array::from_fn(|l| match round {
+                    8 | 9 => one,
+                    10 | 11 => GLOBAL_BASE + 64 + size * l as u64,
+                    _ => GLOBAL_BASE + 64 + size * (next() % 6),
                 });
                 let bad_lane = (next() % LANES as u64) as usize;
                 let bad = (6..8).contains(&round);

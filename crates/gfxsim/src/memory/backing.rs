@@ -4,7 +4,9 @@
 //! address of its own choosing (its "physical" view of the BO). The runtime
 //! maps the same memfd at the BO's GPU VA through `mmap_render_node`, so the
 //! host's view and the device's view alias the same pages. Pages are
-//! committed only when touched, so reporting 24 GiB of VRAM costs nothing.
+//! committed only when touched, so reporting 24 GiB of VRAM costs nothing;
+//! the one exception is gfxsim's view of a small BO, committed when the BO
+//! is mapped to a GPU (`populate`), so kernels take no host page faults.
 //! USERPTR BOs use the caller's memory directly. The memfd is also what
 //! EXPORT_DMABUF hands out (a dup of it), so a BO imported from it, in
 //! this process or another, maps the same pages.

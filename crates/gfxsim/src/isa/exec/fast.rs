@@ -219,7 +219,7 @@ pub(crate) enum Fast {
     Lane(super::fast_lanes::Lane),
     /// 64-bit integer compares and right shifts, v_mbcnt (fast_vint.rs).
     Vint(super::fast_vint::Vint),
-    /// VOPD pairs of integer ops and moves (fast_vopd.rs), wave32.
+    /// VOPD pairs of moves, integer ops and f32 arithmetic (fast_vopd.rs), wave32.
     Vopd(super::fast_vopd::Vopd),
     /// f64 arithmetic, division helpers and conversions (fast_f64.rs).
     F64(super::fast_f64::F64),
@@ -1866,6 +1866,10 @@ pub(super) mod tests {
             "VCndmaskB32+VCndmaskB32",
             "VCndmaskB32+VAndB32",
             "VMovB32+VLshlrevB32",
+            "VMovB32+VMulF32",
+            "VAddF32+VSubF32",
+            "VSubrevF32+VMaxF32",
+            "VMinF32+VCndmaskB32",
         ] {
             assert!(
                 covered_dual.contains(pair),

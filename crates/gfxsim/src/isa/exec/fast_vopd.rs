@@ -1,13 +1,20 @@
-//! Pre-resolved VOPD dual-issue forms whose two halves are integer ops or
-//! moves (issue #4): v_dual_mov_b32, v_dual_cndmask_b32 (mask VCC),
-//! v_dual_add_nc_u32, v_dual_lshlrev_b32, v_dual_and_b32 in either half.
+//! Pre-resolved VOPD dual-issue forms (issue #4) whose halves are moves,
+//! integer ops or f32 two-source arithmetic: v_dual_mov_b32,
+//! v_dual_cndmask_b32 (mask VCC), v_dual_add_nc_u32, v_dual_lshlrev_b32,
+//! v_dual_and_b32, v_dual_{mul,add,sub,subrev,max,min}_f32 in either half.
+//! The f32 halves matter beyond their count: LLVM's unsigned 32-bit
+//! division by a runtime value pairs its reciprocal scaling
+//! (v_mul_f32 0x4f7ffffe) with a move, so every `i % n` kernel has one.
 //!
 //! As in the slow path (valu.rs vopd / half_compute), both halves read their
 //! sources before either writes, then X's result and Y's result are written
-//! under EXEC in that order. src0 of a half is a VGPR, SGPR or constant
-//! (decoded once); vsrc1 is always a VGPR. Halves with f32 ops take `step`.
+//! under EXEC in that order, and each f32 lane is half_compute's own per-lane
+//! function. src0 of a half is a VGPR, SGPR or constant (decoded once);
+//! vsrc1 is always a VGPR. Halves with the three-source f32 ops (fmac,
+//! fmaak, fmamk) and v_dual_dot2acc take `step`.
 
 use super::fast::{Fast, VSrc, row, vsrc};
+use super::valu::{add32, fmax32, fmin32, mul32, nan2_32};
 use crate::isa::decode::vgpr_src;
 use crate::isa::inst::{Family, Inst, Mods, Src};
 use crate::isa::opcodes::Op;
@@ -20,6 +27,12 @@ pub(crate) enum DualOp {
     Add,
     Lshlrev,
     And,
+    MulF32,
+    AddF32,
+    SubF32,
+    SubrevF32,
+    MaxF32,
+    MinF32,
 }
 
 /// One half: `dst` = `op`(`a`, VGPR `b`).
@@ -45,6 +58,12 @@ fn dual_op(op: Op) -> Option<DualOp> {
         Op::VAddNcU32 => DualOp::Add,
         Op::VLshlrevB32 => DualOp::Lshlrev,
         Op::VAndB32 => DualOp::And,
+        Op::VMulF32 => DualOp::MulF32,
+        Op::VAddF32 => DualOp::AddF32,
+        Op::VSubF32 => DualOp::SubF32,
+        Op::VSubrevF32 => DualOp::SubrevF32,
+        Op::VMaxF32 => DualOp::MaxF32,
+        Op::VMinF32 => DualOp::MinF32,
         _ => return None,
     })
 }
@@ -101,8 +120,23 @@ fn compute(w: &Wave, h: &Half) -> Lanes {
                 r[l] = a[l] & b[l];
             }
         }
+        // half_compute's formulas, lane by lane.
+        DualOp::MulF32 => f32_lanes(&mut r, a, b, mul32),
+        DualOp::AddF32 => f32_lanes(&mut r, a, b, add32),
+        DualOp::SubF32 => f32_lanes(&mut r, a, b, |x, y| x - y),
+        DualOp::SubrevF32 => f32_lanes(&mut r, a, b, |x, y| nan2_32(x, y, y - x)),
+        DualOp::MaxF32 => f32_lanes(&mut r, a, b, fmax32),
+        DualOp::MinF32 => f32_lanes(&mut r, a, b, fmin32),
     }
     r
+}
+
+/// `r[l] = f(a[l], b[l])` on the lanes as f32.
+#[inline(always)]
+fn f32_lanes(r: &mut Lanes, a: &Lanes, b: &Lanes, f: impl Fn(f32, f32) -> f32) {
+    for l in 0..LANES {
+        r[l] = f(f32::from_bits(a[l]), f32::from_bits(b[l])).to_bits();
+    }
 }
 
 /// Run both halves on 32 lanes (wave32) under `exec`.

@@ -100,10 +100,10 @@ impl Backing {
     /// host page fault inside the dispatch. Larger backings, USERPTR memory
     /// and kernels before Linux 5.14 (which lack the advice) keep faulting
     /// pages in on first touch, so a 24 GiB VRAM BO still costs nothing
-    /// until used. Returns whether the pages were committed.
-    pub fn populate(&self, limit: u64) -> bool {
+    /// until used.
+    pub fn populate(&self, limit: u64) {
         if self.fd.is_none() || self.size == 0 || self.size > limit {
-            return false;
+            return;
         }
         // SAFETY: [ptr, ptr+size) is this backing's own live mapping; the
         // advice only faults its pages in and changes no contents.
@@ -116,9 +116,7 @@ impl Backing {
         };
         if let Err(e) = done {
             tracing::debug!("gfxsim: populating a {} byte backing: {e}", self.size);
-            return false;
         }
-        true
     }
 
     pub fn size(&self) -> u64 {

@@ -222,6 +222,10 @@ fn shared_addresses(
     exec: u32,
     old: &mut [u64; LANES],
 ) -> u32 {
+    // One active lane (`if (lane == 0) atomic(...)`) has no company: no compare pass.
+    if exec.is_power_of_two() {
+        return exec;
+    }
     let row = |k: usize| &w.vgpr[(a.data as usize + k) & 255];
     let dw = if a.wide { 2 } else { 1 };
     let cmp_row = if a.rmw == Rmw::CmpSwap { dw } else { 0 };

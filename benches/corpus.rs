@@ -190,6 +190,11 @@ fn main() {
         rate / GOAL_PER_CORE,
     );
     println!(
+        "wave loop compiled for {} (the host's best unless {} caps it)",
+        gfxsim::isa::wave_loop().name(),
+        gfxsim::isa::WAVE_LOOP_ENV
+    );
+    println!(
         "peer (host reference, same work): simulated time / host time = {:.0}x in total, \
          {:.0}x geometric mean over kernels",
         total.sim.as_secs_f64() / total.reference.as_secs_f64().max(1e-9),

@@ -260,13 +260,14 @@ fn saxpy_matches_host_fma() {
     }
 }
 
-/// The wave loop's two compilations (AVX2 where the host has it, and the
-/// baseline) leave the same bytes and count the same instructions: saxpy
-/// (full and partial waves), sqrt_exp_loop (transcendentals, f32/f64) and
-/// vector_copy with partial workgroups.
+/// The wave loop's compilations (wave_loop.rs: AVX-512 and AVX2 where the
+/// host has them, and the baseline) leave the same bytes and count the same
+/// instructions: saxpy (full and partial waves), sqrt_exp_loop
+/// (transcendentals, f32/f64) and vector_copy with partial workgroups.
 #[test]
-fn both_wave_loop_compilations_agree() {
-    let run = |baseline: bool, kernel: &str, n: u32, wg: u32, scalars: &[u32]| {
+fn every_wave_loop_compilation_agrees() {
+    use aqueduct_gfxsim::isa::{WaveLoop, limit_wave_loop, wave_loop};
+    let run = |level: WaveLoop, kernel: &str, n: u32, wg: u32, scalars: &[u32]| {
         let mut mem = TestMem::new();
         let (kd_addr, kd) = load_kernel(&mut mem, kernel);
         let x: Vec<f32> = lcg(n + 3, n as usize)
@@ -286,9 +287,10 @@ fn both_wave_loop_compilations_agree() {
             ptr_args(&[BUF_A, BUF_B], scalars)
         };
         mem.map(KERNARG, &kernargs(&args, [n, 1, 1], [wg, 1, 1], [0; 3]));
-        aqueduct_gfxsim::isa::use_baseline_loop(baseline);
+        limit_wave_loop(level);
+        assert_eq!(wave_loop(), level, "capped at the level");
         let st = run_all(&mem, setup(kd_addr, kd, [n, 1, 1], [wg, 1, 1]));
-        aqueduct_gfxsim::isa::use_baseline_loop(false);
+        limit_wave_loop(WaveLoop::Avx512);
         let st = st.expect("runs");
         (
             st.wave_instructions,
@@ -302,9 +304,15 @@ fn both_wave_loop_compilations_agree() {
         ("sqrt_exp_loop", 100, 64, vec![20, 100]),
         ("vector_copy", 5000, 96, vec![5000]),
     ] {
-        let best = run(false, kernel, n, wg, &scalars);
-        let baseline = run(true, kernel, n, wg, &scalars);
-        assert!(best == baseline, "{kernel} n={n} wg={wg}");
+        // The host's best level, as capped by AQUEDUCT_SIM_WAVE_LOOP if set.
+        let top = wave_loop();
+        let baseline = run(WaveLoop::Baseline, kernel, n, wg, &scalars);
+        for level in WaveLoop::ALL.into_iter().skip(1) {
+            if level <= top {
+                let got = run(level, kernel, n, wg, &scalars);
+                assert!(got == baseline, "{} {kernel} n={n} wg={wg}", level.name());
+            }
+        }
     }
 }
 

@@ -29,23 +29,12 @@ use std::time::{Duration, Instant};
 use super::code_cache::{CodeCache, Tail};
 use super::exec::{Env, Flow, SpanCache, fast, slot_bytes, step};
 use super::wave::{EXEC, LANES, Wave, WaveStatus};
+use super::wave_loop::{WaveLoop, wave_loop};
 use super::worker::WorkerContext;
 use super::{DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
 
 /// Taken branches of a workgroup between two watchdog clock reads.
 const WATCHDOG_JUMPS: u32 = 1024;
-
-/// Set by [`use_baseline_loop`]: waves run the baseline compilation of the
-/// wave loop even where the AVX2 one could run.
-static BASELINE_LOOP: AtomicBool = AtomicBool::new(false);
-
-/// Run waves with the baseline (SSE2) compilation of the wave loop even on a
-/// host with AVX2 (true), or with the best one the host supports (false, the
-/// default): lets tests check that both compute the same.
-#[doc(hidden)]
-pub fn use_baseline_loop(on: bool) {
-    BASELINE_LOOP.store(on, Ordering::Relaxed);
-}
 
 /// What a workgroup's waves start from (`Dispatch::start_wave`).
 struct WaveStart {
@@ -411,12 +400,12 @@ impl Dispatch {
 
     /// Start the workgroup's waves and run them to the end.
     ///
-    /// On an x86-64 host with AVX2 this, the wave loop and the pre-resolved
-    /// forms it inlines are the same code compiled for AVX2 (8 lanes per
-    /// vector instruction instead of SSE2's 4); everything else is unchanged,
-    /// and integer and IEEE float operations give the same bits either way.
-    /// The choice is made once per workgroup, so a wave costs no call and no
-    /// feature test.
+    /// On an x86-64 host with AVX2 or AVX-512 this, the wave loop and the
+    /// pre-resolved forms it inlines are the same code compiled for that level
+    /// (wave_loop.rs: 8 or 16 lanes per vector instruction instead of SSE2's
+    /// 4); everything else is unchanged, and integer and IEEE float operations
+    /// give the same bits at every level. The choice is made once per
+    /// workgroup, so a wave costs no call and no feature test.
     #[allow(clippy::too_many_arguments)]
     fn run_waves(
         &self,
@@ -429,9 +418,20 @@ impl Dispatch {
         stats: &mut WorkgroupStats,
     ) -> Result<(), WaveError> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && !BASELINE_LOOP.load(Ordering::Relaxed) {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            return unsafe { self.run_waves_avx2(waves, start, workgroup, mem, spans, ctx, stats) };
+        match wave_loop() {
+            WaveLoop::Avx512 => {
+                // SAFETY: wave_loop() gives Avx512 only where the CPU has x86-64-v4's AVX-512 subsets.
+                return unsafe {
+                    self.run_waves_avx512(waves, start, workgroup, mem, spans, ctx, stats)
+                };
+            }
+            WaveLoop::Avx2 => {
+                // SAFETY: wave_loop() gives Avx2 only where the CPU has AVX2.
+                return unsafe {
+                    self.run_waves_avx2(waves, start, workgroup, mem, spans, ctx, stats)
+                };
+            }
+            WaveLoop::Baseline => {}
         }
         self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
     }
@@ -441,6 +441,23 @@ impl Dispatch {
     #[target_feature(enable = "avx2")]
     #[allow(clippy::too_many_arguments)]
     fn run_waves_avx2(
+        &self,
+        waves: &mut [Wave],
+        start: &WaveStart,
+        workgroup: [u32; 3],
+        mem: &dyn GpuMemory,
+        spans: &mut SpanCache,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+    ) -> Result<(), WaveError> {
+        self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
+    }
+
+    /// [`Dispatch::run_waves`] compiled for AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
+    #[allow(clippy::too_many_arguments)]
+    fn run_waves_avx512(
         &self,
         waves: &mut [Wave],
         start: &WaveStart,

@@ -57,10 +57,12 @@ pub mod inst;
 pub mod opcodes;
 pub mod realtime;
 pub mod wave;
+mod wave_loop;
 mod worker;
 
 pub use code_cache::CodeCache;
-pub use dispatch::{Dispatch, use_baseline_loop};
+pub use dispatch::Dispatch;
+pub use wave_loop::{WAVE_LOOP_ENV, WaveLoop, limit_wave_loop, wave_loop};
 pub use worker::WorkerContext;
 
 /// Kind of a memory access, for fault reports.

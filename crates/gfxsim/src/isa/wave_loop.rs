@@ -1,0 +1,133 @@
+//! Which compilation of the wave loop runs (issue #4: interpreter speed).
+//!
+//! The wave loop and the pre-resolved forms it inlines (`Dispatch::run_waves`)
+//! are compiled for three x86-64 levels: the baseline (SSE2: 4 lanes of a
+//! 32-lane row per vector instruction), AVX2 (8) and AVX-512 as
+//! x86-64-v4 defines it (F, BW, CD, DQ, VL: 16 lanes, and mask registers for
+//! the EXEC-masked writes and lane compares). The host's best level runs,
+//! chosen once per process; `AQUEDUCT_SIM_WAVE_LOOP` caps it (a CPU that
+//! clocks down under 512-bit work, or a comparison) and tests cap it to run
+//! each level. Integer and IEEE float operations give the same bits at every
+//! level: only how many lanes one host instruction handles changes.
+//!
+//! Other hosts (aarch64) run the baseline compilation.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Environment variable that caps the wave loop's compilation:
+/// `baseline`, `avx2` or `avx512` (the default: the best the host has).
+pub const WAVE_LOOP_ENV: &str = "AQUEDUCT_SIM_WAVE_LOOP";
+
+/// A compilation of the wave loop, from the baseline up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WaveLoop {
+    Baseline = 0,
+    Avx2 = 1,
+    Avx512 = 2,
+}
+
+impl WaveLoop {
+    /// Every level, lowest first.
+    pub const ALL: [WaveLoop; 3] = [WaveLoop::Baseline, WaveLoop::Avx2, WaveLoop::Avx512];
+
+    /// The level's name as `AQUEDUCT_SIM_WAVE_LOOP` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            WaveLoop::Baseline => "baseline",
+            WaveLoop::Avx2 => "avx2",
+            WaveLoop::Avx512 => "avx512",
+        }
+    }
+
+    fn from_u8(v: u8) -> WaveLoop {
+        match v {
+            0 => WaveLoop::Baseline,
+            1 => WaveLoop::Avx2,
+            _ => WaveLoop::Avx512,
+        }
+    }
+
+    /// The best level this host's CPU runs.
+    pub fn host_best() -> WaveLoop {
+        static BEST: OnceLock<WaveLoop> = OnceLock::new();
+        *BEST.get_or_init(detect)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect() -> WaveLoop {
+    use std::arch::is_x86_feature_detected as has;
+    if has!("avx512f")
+        && has!("avx512bw")
+        && has!("avx512cd")
+        && has!("avx512dq")
+        && has!("avx512vl")
+    {
+        WaveLoop::Avx512
+    } else if has!("avx2") {
+        WaveLoop::Avx2
+    } else {
+        WaveLoop::Baseline
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect() -> WaveLoop {
+    WaveLoop::Baseline
+}
+
+/// An `AQUEDUCT_SIM_WAVE_LOOP` value; None if it names no level.
+fn parse(text: &str) -> Option<WaveLoop> {
+    let text = text.trim().to_ascii_lowercase();
+    WaveLoop::ALL.into_iter().find(|l| l.name() == text)
+}
+
+/// The host's best level, capped by `AQUEDUCT_SIM_WAVE_LOOP` when set.
+fn configured() -> WaveLoop {
+    static CONFIGURED: OnceLock<WaveLoop> = OnceLock::new();
+    *CONFIGURED.get_or_init(|| {
+        let best = WaveLoop::host_best();
+        match std::env::var(WAVE_LOOP_ENV) {
+            Ok(text) => match parse(&text) {
+                Some(cap) => best.min(cap),
+                None => {
+                    tracing::warn!("{WAVE_LOOP_ENV}={text:?} is not baseline/avx2/avx512; ignored");
+                    best
+                }
+            },
+            Err(_) => best,
+        }
+    })
+}
+
+/// The cap set by [`limit_wave_loop`].
+static TEST_CAP: AtomicU8 = AtomicU8::new(WaveLoop::Avx512 as u8);
+
+/// Run waves at no higher level than `cap` (`WaveLoop::Avx512`, the default,
+/// lifts the cap): lets tests check that every level computes the same. It
+/// applies to the whole process.
+#[doc(hidden)]
+pub fn limit_wave_loop(cap: WaveLoop) {
+    TEST_CAP.store(cap as u8, Ordering::Relaxed);
+}
+
+/// The level waves run at now.
+#[inline]
+pub fn wave_loop() -> WaveLoop {
+    configured().min(WaveLoop::from_u8(TEST_CAP.load(Ordering::Relaxed)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{WaveLoop, parse};
+
+    #[test]
+    fn env_spellings() {
+        assert_eq!(parse("avx2"), Some(WaveLoop::Avx2));
+        assert_eq!(parse(" AVX512 "), Some(WaveLoop::Avx512));
+        assert_eq!(parse("baseline"), Some(WaveLoop::Baseline));
+        assert_eq!(parse("sse2"), None);
+        assert_eq!(parse(""), None);
+    }
+}

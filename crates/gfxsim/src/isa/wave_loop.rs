@@ -8,7 +8,10 @@
 //! chosen once per process; `AQUEDUCT_SIM_WAVE_LOOP` caps it (a CPU that
 //! clocks down under 512-bit work, or a comparison) and tests cap it to run
 //! each level. Integer and IEEE float operations give the same bits at every
-//! level: only how many lanes one host instruction handles changes.
+//! level: only how many lanes one host instruction handles changes. The
+//! big out-of-line bodies the loop calls (the general VALU path, WMMA,
+//! scratch) have an AVX2 copy only, taken at AVX2 and above
+//! ([`with_avx2_copy`]).
 //!
 //! Other hosts (aarch64) run the baseline compilation.
 
@@ -117,6 +120,35 @@ pub fn limit_wave_loop(cap: WaveLoop) {
 pub fn wave_loop() -> WaveLoop {
     configured().min(WaveLoop::from_u8(TEST_CAP.load(Ordering::Relaxed)))
 }
+
+/// `$vis fn $name($args) -> $ret` that runs `$here` (an `#[inline(always)]`
+/// body) through an AVX2-compiled copy where [`wave_loop`]'s level is AVX2
+/// or above, else as compiled for the baseline: for the emulator's
+/// out-of-line parts (big bodies the wave loop calls rather than inlines),
+/// so that they follow the wave loop's level, caps included. No AVX-512
+/// copy: each of those bodies (the general VALU path, WMMA, scratch) is a
+/// small share of the run time, and a third copy lengthens the build.
+macro_rules! with_avx2_copy {
+    ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty => $here:ident) => {
+        $(#[$meta])*
+        $vis fn $name($($arg: $ty),*) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            {
+                use $crate::isa::wave_loop::{WaveLoop, wave_loop};
+                #[target_feature(enable = "avx2")]
+                fn avx2($($arg: $ty),*) -> $ret {
+                    $here($($arg),*)
+                }
+                if wave_loop() >= WaveLoop::Avx2 {
+                    // SAFETY: wave_loop() gives Avx2 or above only where the CPU has AVX2.
+                    return unsafe { avx2($($arg),*) };
+                }
+            }
+            $here($($arg),*)
+        }
+    };
+}
+pub(crate) use with_avx2_copy;
 
 #[cfg(test)]
 mod tests {

@@ -26,6 +26,7 @@ use super::private_layout::{lane_byte, lane_byte32};
 use super::vmem::{keep_inactive, slot_base};
 use crate::isa::inst::{Family, Inst};
 use crate::isa::wave::{EXEC, LANE_BIT, LANES, Lanes, NULL, Wave};
+use crate::isa::wave_loop::with_avx2_copy;
 
 /// A SCRATCH load or store of `dwords` (1..=4) dwords per lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,26 +66,14 @@ impl Scratch {
     }
 }
 
-/// Run `s` in a wave32 wave: true when done, false (nothing done) when it
-/// declines to `step`. Out of line (each width's body is large), so on an
-/// x86-64 host with AVX2 it calls its own AVX2 copy, as the dispatch loop
-/// does (dispatch.rs): the per-lane address and blend loops then run 8
-/// lanes per vector instruction instead of SSE2's 4, with the same results.
-#[inline(never)]
-pub(super) fn run(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { run_avx2(w, env, s) };
-    }
-    run_here(w, env, s)
-}
-
-/// [`run`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn run_avx2(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
-    run_here(w, env, s)
+with_avx2_copy! {
+    /// Run `s` in a wave32 wave: true when done, false (nothing done) when it
+    /// declines to `step`. Out of line (each width's body is large), so it
+    /// runs its own AVX2 copy where the wave loop's level (wave_loop.rs) is
+    /// AVX2 or above: the per-lane address and blend loops then take 8 lanes
+    /// per vector instruction instead of SSE2's 4, with the same results.
+    #[inline(never)]
+    pub(super) fn run(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool => run_here
 }
 
 #[inline(always)]

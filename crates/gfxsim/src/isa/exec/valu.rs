@@ -12,6 +12,7 @@ use crate::isa::WaveErrorKind;
 use crate::isa::inst::{Inst, Src};
 use crate::isa::opcodes::Op;
 use crate::isa::wave::{LANES, Lanes, VCC, Wave, pack_lanes};
+use crate::isa::wave_loop::with_avx2_copy;
 
 type R<T> = Result<T, WaveErrorKind>;
 type F32s = [f32; LANES];
@@ -979,25 +980,13 @@ fn f64_to_norm(x: f64, signed: bool) -> u16 {
     }
 }
 
-/// The general path of every VALU instruction (the ones without a
-/// pre-resolved form: VOP3P, DPP, f16, ...). On an x86-64 host with AVX2 it
-/// runs its AVX2-compiled copy, as the dispatch loop does (dispatch.rs): the
-/// lane loops then take 8 lanes per vector instruction instead of SSE2's 4,
-/// and integer and IEEE float operations give the same bits either way.
-pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { valu_avx2(w, env, i) };
-    }
-    valu_here(w, env, i)
-}
-
-/// [`valu`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn valu_avx2(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
-    valu_here(w, env, i)
+with_avx2_copy! {
+    /// The general path of every VALU instruction (the ones without a
+    /// pre-resolved form: VOP3P, DPP, f16, ...), through its AVX2 copy where
+    /// the wave loop's level (wave_loop.rs) is AVX2 or above: the lane loops
+    /// then take 8 lanes per vector instruction instead of SSE2's 4, and
+    /// integer and IEEE float operations give the same bits either way.
+    pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult => valu_here
 }
 
 #[inline(always)]

@@ -21,6 +21,7 @@ use crate::isa::WaveErrorKind;
 use crate::isa::inst::{Inst, Src};
 use crate::isa::opcodes::Op;
 use crate::isa::wave::{LANES, Wave};
+use crate::isa::wave_loop::with_avx2_copy;
 
 /// Element type of the A/B inputs.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -76,22 +77,11 @@ fn elements(w: &Wave, base: usize, ty: In, signed: bool) -> [[f64; 16]; 16] {
     out
 }
 
-/// Run a WMMA instruction; on an x86-64 host with AVX2, through its AVX2
-/// copy (the dot products 4 lanes of f64 per vector instruction, not 2).
-pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { wmma_avx2(w, i) };
-    }
-    wmma_here(w, i)
-}
-
-/// [`wmma`] compiled for AVX2 (IEEE operations give the same bits).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn wmma_avx2(w: &mut Wave, i: &Inst) -> ExecResult {
-    wmma_here(w, i)
+with_avx2_copy! {
+    /// Run a WMMA instruction, through its AVX2 copy where the wave loop's
+    /// level (wave_loop.rs) is AVX2 or above (the dot products take 4 lanes
+    /// of f64 per vector instruction, not 2; IEEE operations give the same bits).
+    pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult => wmma_here
 }
 
 #[inline(always)]

@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 use super::code_cache::{CodeCache, Tail};
 use super::exec::{Env, Flow, SpanCache, fast, slot_bytes, step};
 use super::wave::{EXEC, LANES, Wave, WaveStatus};
+#[cfg(target_arch = "x86_64")]
 use super::wave_loop::{WaveLoop, wave_loop};
 use super::worker::WorkerContext;
 use super::{DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};

@@ -454,7 +454,8 @@ impl Dispatch {
         self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
     }
 
-    /// [`Dispatch::run_waves`] compiled for AVX-512.
+    /// [`Dispatch::run_waves`] compiled for AVX-512: the subsets wave_loop.rs
+    /// detects before it gives `WaveLoop::Avx512` (keep the lists equal).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
     #[allow(clippy::too_many_arguments)]

@@ -58,6 +58,8 @@ impl WaveLoop {
     }
 }
 
+/// The AVX-512 subsets tested here are the ones `Dispatch::run_waves_avx512`
+/// enables (dispatch.rs): its SAFETY rests on the two lists being equal.
 #[cfg(target_arch = "x86_64")]
 fn detect() -> WaveLoop {
     use std::arch::is_x86_feature_detected as has;

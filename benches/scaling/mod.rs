@@ -26,7 +26,10 @@
 //!   descending in odd ones, so a slow spell falls on all counts and peers;
 //! - the speedup is reported from the best times and from the medians, for
 //!   gfxsim and both peers, with the spread of the 1-thread times and a
-//!   per-round table of the 1-thread and all-core times;
+//!   per-round table of the 1-thread and all-core times, whose own ratios'
+//!   median is the figure least moved by slow spells (the best 1-thread
+//!   time comes from a quiet moment that all 16 threads never share at
+//!   once, so best over best reads low on a shared host);
 //! - a fourth series, "gfxsim split", runs N one-thread devices with a
 //!   fixed share each (see [`SplitRig`]): no shared pool state, no load
 //!   balance;
@@ -319,6 +322,20 @@ impl Series {
         )
     }
 
+    /// Speedup of count `i` over 1 thread from each round's own pair of
+    /// times (taken seconds apart), the median over the rounds: a slow
+    /// spell that spans a round cancels out of its ratio.
+    fn paired(&self, i: usize) -> f64 {
+        let mut ratios: Vec<f64> = self.times[0]
+            .iter()
+            .zip(&self.times[i])
+            .map(|(one, n)| one.as_secs_f64() / n.as_secs_f64())
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        // The upper middle for an even count, as `median` takes.
+        ratios[ratios.len() / 2]
+    }
+
     /// The 1-thread times' best and worst (ms) and their ratio.
     fn spread(&self) -> String {
         let (lo, hi) = (best(&self.times[0]), worst(&self.times[0]));
@@ -515,6 +532,14 @@ pub fn run(options: Options) {
             cell(&split)
         );
     }
+    println!(
+        "median of the rounds' own 1t/{n}t speedups: gfxsim {:.2}x, native {:.2}x, \
+         native lanes {:.2}x, gfxsim split {:.2}x",
+        sim.paired(last),
+        nat.paired(last),
+        lanes.paired(last),
+        split.paired(last)
+    );
     drop((rigs, splits, pools));
     if options.sqrt_exp_only {
         return;

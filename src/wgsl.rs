@@ -1,10 +1,10 @@
 //! Run-time WGSL: how `ShaderSource::Wgsl` becomes loaded kernels.
 //!
-//! Every resolution is keyed by [`VariantKey`]: the source's content hash
+//! Every resolution is keyed by `VariantKey`: the source's content hash
 //! (hex SHA-256 of the text, the `source_hash` aqueduct-shaderc writes into
 //! `NAME.reflect.json`), the device's gfx target and the override constants
 //! (sorted by name, compared bit-exactly). Resolution tries, in order:
-//! 1. the device's [`ShaderCache`]: objects registered with
+//! 1. the device's `ShaderCache`: objects registered with
 //!    `Device::register_precompiled` (and the facade's own blit shaders)
 //!    plus everything compiled earlier on this device; an object answers
 //!    for the entry points its reflection lists;

@@ -48,7 +48,7 @@ use super::{ArgRef, PoolKind, SQRT_EXP, Sim, dispatch, host_sqrt_exp, saxpy};
 use aqueduct::hsa::{Allocation, Executable};
 
 /// Rounds when `--rounds` is not given.
-const DEFAULT_ROUNDS: usize = 5;
+const DEFAULT_ROUNDS: usize = 15;
 /// sqrt_exp_loop's size: 2,048 workgroups of 256, so that 16 workers each
 /// run many.
 const ELEMENTS: u32 = 1 << 19;

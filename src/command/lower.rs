@@ -1,9 +1,9 @@
 //! Lowering: recorded commands become AQL packets.
 //!
-//! Each command becomes an [`Op`]: the work of one packet (a kernel
+//! Each command becomes an `Op`: the work of one packet (a kernel
 //! dispatch with its kernarg bytes, or the patch dispatch in front of an
 //! indirect dispatch) plus the device memory it reads and writes.
-//! [`plan`] runs the hazard tracker over a submission's ops in order and
+//! `plan` runs the hazard tracker over a submission's ops in order and
 //! gives every packet its barrier bit and fence scopes; a final barrier-AND
 //! packet (barrier bit set, system-scope release) carries the submission's
 //! completion signal, so its completion means the whole submission is done

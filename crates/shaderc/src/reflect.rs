@@ -70,7 +70,7 @@ pub struct EntryReflection {
     /// is `<kernel>.kd`).
     pub kernel: String,
     pub workgroup_size: [u32; 3],
-    /// Bytes of var<workgroup> memory the entry point uses.
+    /// Bytes of `var<workgroup>` memory the entry point uses.
     pub workgroup_memory_size: u32,
     /// Whether the entry point (or a function it calls) uses subgroup
     /// builtins, operations or barriers. The subgroup size is the target's

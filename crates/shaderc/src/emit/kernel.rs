@@ -1,5 +1,5 @@
-//! Kernels: the binding ABI, the prologue (builtins, var<private>,
-//! zero-initialised var<workgroup>), workgroup-size attributes and the
+//! Kernels: the binding ABI, the prologue (builtins, `var<private>`,
+//! zero-initialised `var<workgroup>`), workgroup-size attributes and the
 //! entry point's reflection.
 //!
 //! ABI: `define amdgpu_kernel void @<entry>(ptr addrspace(1) %g0_b0,

@@ -1,4 +1,4 @@
-//! Pre-resolved float compares (issue #4): v_cmp[x]_<rel>_f32/f64 (every
+//! Pre-resolved float compares (issue #4): `v_cmp[x]_<rel>_f32/f64` (every
 //! relation, the unordered ones too, VOPC and VOP3 forms with abs/neg) and
 //! v_cmp[x]_class_f32/f64.
 //!

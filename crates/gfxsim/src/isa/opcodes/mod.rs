@@ -32,7 +32,7 @@ pub struct MimgForm {
     /// Data size (dmask channels, d16-halved, + tfe; 0..=5) -> vdata dwords
     /// of the variant; 0 = no such variant.
     pub data: [u8; 6],
-    /// [a16][dim] -> address dwords of the variant; 0 = no such variant.
+    /// `[a16][dim]` -> address dwords of the variant; 0 = no such variant.
     pub addr: [[u8; 8]; 2],
 }
 

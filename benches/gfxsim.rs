@@ -3,12 +3,12 @@
 //! Three figures, each printed with its peer measured in the same run:
 //! - saxpy over 16M f32 through the whole stack (HSA queue → gfxsim), with
 //!   1 and 2 host worker threads (and all the host's cores where it has
-//!   more), in GB/s (12 bytes per element), against
-//!   the same saxpy as a native host loop on one core and on all cores
-//!   (the host's memory bandwidth), and against the
-//!   same saxpy in WGSL on wgpu 30 + Mesa lavapipe (benches/wgpu-peer; the
-//!   issue's goal is >= 1.0x its GB/s) in 5 interleaved rounds, printed as
-//!   best over best and as the median of the rounds' own ratios;
+//!   more), in GB/s (12 bytes per element), against the same saxpy as a
+//!   native host loop on one core and on all cores (the host's memory
+//!   bandwidth), and against the same saxpy in WGSL on wgpu 30 + Mesa
+//!   lavapipe (benches/wgpu-peer; the goal is >= 1.0x its GB/s) in
+//!   5 interleaved rounds, printed as best over best and as the median of
+//!   the rounds' own ratios;
 //! - emulated wave-instructions per second (saxpy, and the compute-heavy
 //!   sqrt_exp_loop), against the native host loop of the same kernel;
 //! - empty-kernel dispatch round trip (packet written → completion signal
@@ -387,10 +387,10 @@ fn main() {
             12.0 * n as f64 / all_t.as_secs_f64() / 1e9
         );
     }
-    // gfxsim and the lavapipe peer in interleaved
-    // rounds, the peer first in odd rounds: the peer is another process run
-    // seconds apart, and a slow spell on this shared machine then falls on
-    // both sides of some rounds' ratios instead of on one side of the only one.
+    // gfxsim and the lavapipe peer in interleaved rounds, the peer first in
+    // odd rounds: the peer is another process run seconds apart, and a slow
+    // spell on this shared machine then falls on both sides of some rounds'
+    // ratios instead of on one side of the only one.
     let rounds = if quick { 1 } else { 5 };
     // 1 and 2 worker threads, and all the host's cores where it has more
     // (lavapipe runs on all of them).

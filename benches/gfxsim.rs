@@ -400,17 +400,25 @@ fn main() {
     }
     let mut rigs: Vec<SaxpyRig> = counts.iter().map(|&t| SaxpyRig::new(t, n)).collect();
     let mut sim_runs: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); rigs.len()];
-    let mut peer_gbs: Result<Vec<f64>, String> = Ok(Vec::new());
+    // The peer on all cores (lavapipe's default) and on one thread (the
+    // per-core comparison, with gfxsim's 1-thread device).
+    let peer_envs: &[&[(&str, &str)]] = if cores > 1 {
+        &[&[], &[("LP_NUM_THREADS", "1")]]
+    } else {
+        &[&[]]
+    };
+    let mut peer_gbs: Result<Vec<Vec<f64>>, String> = Ok(vec![Vec::new(); peer_envs.len()]);
     let mut adapter = String::new();
     let (n_arg, runs_arg) = (n.to_string(), runs.to_string());
     let mut peer_round = || {
-        if let Ok(list) = &mut peer_gbs {
+        for (k, env) in peer_envs.iter().enumerate() {
+            let Ok(lists) = &mut peer_gbs else { return };
             // Peer: the same saxpy as WGSL on wgpu 30 + Mesa lavapipe (benches/wgpu-peer).
-            match peer::run("saxpy", &["--n", &n_arg, "--runs", &runs_arg])
+            match peer::run_with_env("saxpy", &["--n", &n_arg, "--runs", &runs_arg], env)
                 .and_then(|v| Ok((peer::number(&v, "gbs")?, peer::adapter(&v))))
             {
                 Ok((gbs, name)) => {
-                    list.push(gbs);
+                    lists[k].push(gbs);
                     adapter = name;
                 }
                 Err(why) => peer_gbs = Err(why),
@@ -445,21 +453,37 @@ fn main() {
     }
     match &peer_gbs {
         Ok(peer) => {
-            let best_peer = peer.iter().copied().fold(0.0, f64::max);
-            println!("saxpy  wgpu 30 on lavapipe:             {best_peer:8.2} GB/s  ({adapter})");
-            for (rig, gbs) in rigs.iter().zip(&sim_gbs) {
-                let best_sim = gbs.iter().copied().fold(0.0, f64::max);
-                let mut ratios: Vec<f64> = gbs.iter().zip(peer).map(|(s, p)| s / p).collect();
+            let best = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+            // One line per comparison: best over best, then each round's own ratio.
+            let compare = |what: String, sim: &[f64], peer: &[f64]| {
+                let mut ratios: Vec<f64> = sim.iter().zip(peer).map(|(s, p)| s / p).collect();
                 let shown: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
                 ratios.sort_by(f64::total_cmp);
                 println!(
-                    "saxpy  gfxsim {} thread(s) / lavapipe:      {:8.3}  (best over best; \
-                     the {rounds} rounds' own ratios {}: median {:.3})",
-                    rig.threads,
-                    best_sim / best_peer,
+                    "{what:<44}{:8.3}  (best over best; the {rounds} rounds' own ratios {}: \
+                     median {:.3})",
+                    best(sim) / best(peer),
                     shown.join(" "),
                     ratios[ratios.len() / 2]
                 );
+            };
+            println!(
+                "saxpy  wgpu 30 on lavapipe:             {:8.2} GB/s  ({adapter})",
+                best(&peer[0])
+            );
+            if let Some(one) = peer.get(1) {
+                println!(
+                    "saxpy  wgpu 30 on lavapipe, 1 thread:   {:8.2} GB/s  (LP_NUM_THREADS=1)",
+                    best(one)
+                );
+            }
+            for (rig, gbs) in rigs.iter().zip(&sim_gbs) {
+                let what = format!("saxpy  gfxsim {} thread(s) / lavapipe:", rig.threads);
+                compare(what, gbs, &peer[0]);
+            }
+            if let Some(one) = peer.get(1) {
+                let what = "saxpy  gfxsim 1 thread / lavapipe 1 thread:".to_string();
+                compare(what, &sim_gbs[0], one);
             }
         }
         Err(why) => println!("{}", peer::unavailable(why)),

@@ -42,10 +42,21 @@ pub fn unavailable(why: &str) -> String {
 ///
 /// and `peer` (adapter name, driver, lavapipe thread setting, host cores).
 pub fn run(measurement: &str, args: &[&str]) -> Result<serde_json::Value, String> {
+    run_with_env(measurement, args, &[])
+}
+
+/// [`run`] with extra environment variables for the peer process, e.g.
+/// `("LP_NUM_THREADS", "1")` for lavapipe on one thread.
+pub fn run_with_env(
+    measurement: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Result<serde_json::Value, String> {
     let binary = binary()?;
     let output = Command::new(binary)
         .arg(measurement)
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
     if !output.status.success() {

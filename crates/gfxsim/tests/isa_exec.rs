@@ -670,7 +670,16 @@ fn valu_f32_int_f64_conversions_transcendentals() {
             "omod clamp lane {l}"
         );
         assert_eq!(r(26, l), (i ^ 0xff).wrapping_add(l as u32), "xad lane {l}");
+        // v_mad_u64_u32's carry-out (an SGPR destination, not null).
+        let wide = (i as u128 * i as u128) + d.to_bits() as u128;
+        assert_eq!(r(27, l), (wide >> 64) as u32, "mad_u64 carry lane {l}");
     }
+    // The inputs give carries on some lanes and none on others.
+    let carries = (0..32).filter(|&l| r(27, l) == 1).count();
+    assert!(
+        0 < carries && carries < 32,
+        "mad_u64 carries on {carries} lanes"
+    );
 }
 
 #[test]

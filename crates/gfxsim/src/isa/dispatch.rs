@@ -287,7 +287,17 @@ impl Dispatch {
         }
         // The SGPRs every wave of the workgroup starts with (EXEC aside): the
         // user SGPRs, then the enabled system SGPRs; the rest read 0.
-        let mut sgprs = [0u32; 128];
+        // Built in place: a finished 512-byte array moved into the struct
+        // would be one more memcpy call per workgroup.
+        let mut start = WaveStart {
+            sgprs: [0u32; 128],
+            size,
+            items,
+            lanes,
+            wave64,
+            ids: kd.enable_vgpr_workitem_id(),
+        };
+        let sgprs = &mut start.sgprs;
         sgprs[..self.user_sgprs.len()].copy_from_slice(&self.user_sgprs);
         let mut n = self.user_sgpr_count as usize;
         for (d, enabled) in [
@@ -311,14 +321,6 @@ impl Dispatch {
             // Architected flat scratch: scratch addresses are wave-relative offsets.
             sgprs[n] = 0;
         }
-        let start = WaveStart {
-            sgprs,
-            size,
-            items,
-            lanes,
-            wave64,
-            ids: kd.enable_vgpr_workitem_id(),
-        };
         let mut stats = WorkgroupStats {
             wave_instructions: 0,
             waves: nwaves as u32,
@@ -341,7 +343,11 @@ impl Dispatch {
     #[inline(always)]
     fn start_wave(&self, w: &mut Wave, k: usize, start: &WaveStart) {
         let (size, items, lanes, wave64) = (start.size, start.items, start.lanes, start.wave64);
-        w.sgpr = start.sgprs;
+        // In two halves: each is short enough for the compiler to copy inline
+        // (8 AVX2 stores); one 512-byte copy would be a memcpy call per wave.
+        let (lo, hi) = w.sgpr.split_at_mut(64);
+        lo.copy_from_slice(&start.sgprs[..64]);
+        hi.copy_from_slice(&start.sgprs[64..]);
         w.scc = false;
         w.pc = self.entry;
         w.status = WaveStatus::Running;
@@ -421,13 +427,13 @@ impl Dispatch {
         #[cfg(target_arch = "x86_64")]
         match wave_loop() {
             WaveLoop::Avx512 => {
-                // SAFETY: wave_loop() gives Avx512 only where the CPU has x86-64-v4's AVX-512 subsets.
+                // SAFETY: wave_loop() gives Avx512 only where the CPU has x86-64-v4's AVX-512 subsets and FMA.
                 return unsafe {
                     self.run_waves_avx512(waves, start, workgroup, mem, spans, ctx, stats)
                 };
             }
             WaveLoop::Avx2 => {
-                // SAFETY: wave_loop() gives Avx2 only where the CPU has AVX2.
+                // SAFETY: wave_loop() gives Avx2 only where the CPU has AVX2 and FMA.
                 return unsafe {
                     self.run_waves_avx2(waves, start, workgroup, mem, spans, ctx, stats)
                 };
@@ -437,9 +443,10 @@ impl Dispatch {
         self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
     }
 
-    /// [`Dispatch::run_waves`] compiled for AVX2.
+    /// [`Dispatch::run_waves`] compiled for AVX2 and FMA (wave_loop.rs says
+    /// why FMA; keep the list equal to what it detects).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     #[allow(clippy::too_many_arguments)]
     fn run_waves_avx2(
         &self,
@@ -454,10 +461,11 @@ impl Dispatch {
         self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
     }
 
-    /// [`Dispatch::run_waves`] compiled for AVX-512: the subsets wave_loop.rs
-    /// detects before it gives `WaveLoop::Avx512` (keep the lists equal).
+    /// [`Dispatch::run_waves`] compiled for AVX-512: the subsets (and FMA)
+    /// wave_loop.rs detects before it gives `WaveLoop::Avx512` (keep the
+    /// lists equal).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512cd,avx512dq,avx512vl,fma")]
     #[allow(clippy::too_many_arguments)]
     fn run_waves_avx512(
         &self,

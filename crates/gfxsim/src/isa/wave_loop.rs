@@ -2,9 +2,11 @@
 //!
 //! The wave loop and the pre-resolved forms it inlines (`Dispatch::run_waves`)
 //! are compiled for three x86-64 levels: the baseline (SSE2: 4 lanes of a
-//! 32-lane row per vector instruction), AVX2 (8) and AVX-512 as
+//! 32-lane row per vector instruction), AVX2 with FMA (8) and AVX-512 as
 //! x86-64-v4 defines it (F, BW, CD, DQ, VL: 16 lanes, and mask registers for
-//! the EXEC-masked writes and lane compares). The host's best level runs,
+//! the EXEC-masked writes and lane compares), also with FMA, so that the
+//! fused multiply-adds the loop inlines (`mul_add`) compile to the host's
+//! FMA instructions instead of libm calls. The host's best level runs,
 //! chosen once per process; `AQUEDUCT_SIM_WAVE_LOOP` caps it (a CPU that
 //! clocks down under 512-bit work, or a comparison) and tests cap it to run
 //! each level. Integer and IEEE float operations give the same bits at every
@@ -58,8 +60,9 @@ impl WaveLoop {
     }
 }
 
-/// The AVX-512 subsets tested here are the ones `Dispatch::run_waves_avx512`
-/// enables (dispatch.rs): its SAFETY rests on the two lists being equal.
+/// The features tested here are the ones `Dispatch::run_waves_avx512` and
+/// `Dispatch::run_waves_avx2` (dispatch.rs) and [`with_avx2_copy`] enable:
+/// their SAFETY rests on the lists being equal.
 #[cfg(target_arch = "x86_64")]
 fn detect() -> WaveLoop {
     use std::arch::is_x86_feature_detected as has;
@@ -68,9 +71,10 @@ fn detect() -> WaveLoop {
         && has!("avx512cd")
         && has!("avx512dq")
         && has!("avx512vl")
+        && has!("fma")
     {
         WaveLoop::Avx512
-    } else if has!("avx2") {
+    } else if has!("avx2") && has!("fma") {
         WaveLoop::Avx2
     } else {
         WaveLoop::Baseline
@@ -137,12 +141,12 @@ macro_rules! with_avx2_copy {
             #[cfg(target_arch = "x86_64")]
             {
                 use $crate::isa::wave_loop::{WaveLoop, wave_loop};
-                #[target_feature(enable = "avx2")]
+                #[target_feature(enable = "avx2,fma")]
                 fn avx2($($arg: $ty),*) -> $ret {
                     $here($($arg),*)
                 }
                 if wave_loop() >= WaveLoop::Avx2 {
-                    // SAFETY: wave_loop() gives Avx2 or above only where the CPU has AVX2.
+                    // SAFETY: wave_loop() gives Avx2 or above only where the CPU has AVX2 and FMA.
                     return unsafe { avx2($($arg),*) };
                 }
             }

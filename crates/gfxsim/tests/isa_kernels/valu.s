@@ -66,4 +66,7 @@
   global_store_b32 v10, v20, s[4:5] offset:3200
   v_xad_u32 v20, v2, 0xff, v0
   global_store_b32 v10, v20, s[4:5] offset:3328
+  v_mad_u64_u32 v[20:21], s13, v2, v2, v[3:4]
+  v_cndmask_b32_e64 v20, 0, 1, s13
+  global_store_b32 v10, v20, s[4:5] offset:3456
   s_endpgm

@@ -1112,40 +1112,55 @@ fn add_co(
 /// `Fast::MadU64`.
 #[inline(always)]
 fn mad_u64(w: &mut Wave, dst: u8, sdst: u8, a: VSrc, b: VSrc, c: VSrc, exec: u32) {
+    // Compilers mostly discard the carry-out (sdst null): then no lane computes it.
+    if sdst as usize == NULL {
+        let (lo, hi, _) = mad_u64_lanes::<false>(w, a, b, c);
+        w.write_vgpr(dst as usize, &lo, exec);
+        w.write_vgpr(dst as usize + 1, &hi, exec);
+    } else {
+        let (lo, hi, over) = mad_u64_lanes::<true>(w, a, b, c);
+        w.write_vgpr(dst as usize, &lo, exec);
+        w.write_vgpr(dst as usize + 1, &hi, exec);
+        put_sgpr(w, sdst, pack_lanes(&over) & exec);
+    }
+}
+
+/// [`mad_u64`]'s lanes: the low and high dwords of a * b + c and, when
+/// `OVER`, each lane's carry-out (all zero otherwise).
+#[inline(always)]
+fn mad_u64_lanes<const OVER: bool>(w: &Wave, a: VSrc, b: VSrc, c: VSrc) -> (Lanes, Lanes, Lanes) {
     // In 32-bit halves (vectorises without 64-bit compares): the low
     // dwords' carry goes into the high add, whose carry is the overflow.
     let (mut lo, mut hi, mut over) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
-    {
-        let (mut ba, mut bb, mut bc, mut bd) =
-            (Row::uninit(), Row::uninit(), Row::uninit(), Row::uninit());
-        let (zl, zh) = row_pair(w, c, &mut bc, &mut bd);
-        let mut add = |l: usize, p: u64| {
-            let (pl, ph) = (p as u32, (p >> 32) as u32);
-            lo[l] = pl.wrapping_add(zl[l]);
-            let k = (lo[l] < pl) as u32;
-            hi[l] = ph.wrapping_add(zh[l]).wrapping_add(k);
+    let (mut ba, mut bb, mut bc, mut bd) =
+        (Row::uninit(), Row::uninit(), Row::uninit(), Row::uninit());
+    let (zl, zh) = row_pair(w, c, &mut bc, &mut bd);
+    let mut add = |l: usize, p: u64| {
+        let (pl, ph) = (p as u32, (p >> 32) as u32);
+        lo[l] = pl.wrapping_add(zl[l]);
+        let k = (lo[l] < pl) as u32;
+        hi[l] = ph.wrapping_add(zh[l]).wrapping_add(k);
+        if OVER {
             over[l] = ((hi[l] < ph) | ((hi[l] == ph) & (k != 0))) as u32;
-        };
-        match (a, b) {
-            // Scalar factors (a row times a workgroup size): one product
-            // for every lane, no per-lane 32x32 multiplies.
-            (VSrc::Sgpr(_) | VSrc::Imm(_), VSrc::Sgpr(_) | VSrc::Imm(_)) => {
-                let p = scalar(w, a) as u64 * scalar(w, b) as u64;
-                for l in 0..LANES {
-                    add(l, p);
-                }
+        }
+    };
+    match (a, b) {
+        // Scalar factors (a row times a workgroup size): one product
+        // for every lane, no per-lane 32x32 multiplies.
+        (VSrc::Sgpr(_) | VSrc::Imm(_), VSrc::Sgpr(_) | VSrc::Imm(_)) => {
+            let p = scalar(w, a) as u64 * scalar(w, b) as u64;
+            for l in 0..LANES {
+                add(l, p);
             }
-            _ => {
-                let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
-                for l in 0..LANES {
-                    add(l, x[l] as u64 * y[l] as u64);
-                }
+        }
+        _ => {
+            let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
+            for l in 0..LANES {
+                add(l, x[l] as u64 * y[l] as u64);
             }
         }
     }
-    w.write_vgpr(dst as usize, &lo, exec);
-    w.write_vgpr(dst as usize + 1, &hi, exec);
-    put_sgpr(w, sdst, pack_lanes(&over) & exec);
+    (lo, hi, over)
 }
 
 /// `Fast::LshlrevB64`.

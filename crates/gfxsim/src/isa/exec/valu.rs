@@ -552,7 +552,8 @@ macro_rules! fma_lanes_body {
 
 /// Fused multiply-add over all lanes; uses the host FMA unit when present
 /// (std's `mul_add` is a libm call per lane without a compile-time FMA target).
-#[inline]
+/// Always inlined: the feature check then costs no call of its own.
+#[inline(always)]
 pub(super) fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
     #[cfg(target_arch = "x86_64")]
     {
@@ -566,6 +567,7 @@ pub(super) fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
+#[inline]
 fn fma_lanes_x86(a: &F32s, b: &F32s, c: &F32s) -> F32s {
     fma_lanes_body!(a, b, c, 0f32, nan3_sel32)
 }
@@ -586,6 +588,7 @@ pub(super) fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
+#[inline]
 fn fma_lanes64_x86(a: &F64s, b: &F64s, c: &F64s) -> F64s {
     fma_lanes_body!(a, b, c, 0f64, nan3_sel64)
 }

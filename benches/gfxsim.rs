@@ -130,6 +130,13 @@ fn dispatch(
     )
 }
 
+/// The median of `ratios` (the upper middle for an even count); the
+/// figure both paired comparisons (saxpy against lavapipe, scaling) print.
+fn median_ratio(mut ratios: Vec<f64>) -> f64 {
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
+}
+
 fn best_of<T>(runs: usize, mut f: impl FnMut() -> (Duration, T)) -> (Duration, T) {
     let mut best = f();
     for _ in 1..runs {
@@ -456,15 +463,14 @@ fn main() {
             let best = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
             // One line per comparison: best over best, then each round's own ratio.
             let compare = |what: String, sim: &[f64], peer: &[f64]| {
-                let mut ratios: Vec<f64> = sim.iter().zip(peer).map(|(s, p)| s / p).collect();
+                let ratios: Vec<f64> = sim.iter().zip(peer).map(|(s, p)| s / p).collect();
                 let shown: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
-                ratios.sort_by(f64::total_cmp);
                 println!(
                     "{what:<44}{:8.3}  (best over best; the {rounds} rounds' own ratios {}: \
                      median {:.3})",
                     best(sim) / best(peer),
                     shown.join(" "),
-                    ratios[ratios.len() / 2]
+                    median_ratio(ratios)
                 );
             };
             println!(

@@ -44,7 +44,7 @@ use std::sync::{Arc, Barrier, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::{ArgRef, PoolKind, SQRT_EXP, Sim, dispatch, host_sqrt_exp, saxpy};
+use super::{ArgRef, PoolKind, SQRT_EXP, Sim, dispatch, host_sqrt_exp, median_ratio, saxpy};
 use aqueduct::hsa::{Allocation, Executable};
 
 /// Rounds when `--rounds` is not given.
@@ -326,14 +326,13 @@ impl Series {
     /// times (taken seconds apart), the median over the rounds: a slow
     /// spell that spans a round cancels out of its ratio.
     fn paired(&self, i: usize) -> f64 {
-        let mut ratios: Vec<f64> = self.times[0]
-            .iter()
-            .zip(&self.times[i])
-            .map(|(one, n)| one.as_secs_f64() / n.as_secs_f64())
-            .collect();
-        ratios.sort_by(f64::total_cmp);
-        // The upper middle for an even count, as `median` takes.
-        ratios[ratios.len() / 2]
+        median_ratio(
+            self.times[0]
+                .iter()
+                .zip(&self.times[i])
+                .map(|(one, n)| one.as_secs_f64() / n.as_secs_f64())
+                .collect(),
+        )
     }
 
     /// The 1-thread times' best and worst (ms) and their ratio.

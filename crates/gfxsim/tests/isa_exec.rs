@@ -261,12 +261,12 @@ fn saxpy_matches_host_fma() {
 }
 
 /// The wave loop's compilations (wave_loop.rs: AVX-512 and AVX2 where the
-/// host has them, and the baseline) leave the same bytes and count the same
+/// host has them, whichever runs by default, and the baseline) leave the same bytes and count the same
 /// instructions: saxpy (full and partial waves), sqrt_exp_loop
 /// (transcendentals, f32/f64) and vector_copy with partial workgroups.
 #[test]
 fn every_wave_loop_compilation_agrees() {
-    use aqueduct_gfxsim::isa::{WaveLoop, limit_wave_loop, wave_loop};
+    use aqueduct_gfxsim::isa::{WaveLoop, force_wave_loop, wave_loop};
     let run = |level: WaveLoop, kernel: &str, n: u32, wg: u32, scalars: &[u32]| {
         let mut mem = TestMem::new();
         let (kd_addr, kd) = load_kernel(&mut mem, kernel);
@@ -287,10 +287,10 @@ fn every_wave_loop_compilation_agrees() {
             ptr_args(&[BUF_A, BUF_B], scalars)
         };
         mem.map(KERNARG, &kernargs(&args, [n, 1, 1], [wg, 1, 1], [0; 3]));
-        limit_wave_loop(level);
-        assert_eq!(wave_loop(), level, "capped at the level");
+        force_wave_loop(Some(level));
+        assert_eq!(wave_loop(), level, "runs at the forced level");
         let st = run_all(&mem, setup(kd_addr, kd, [n, 1, 1], [wg, 1, 1]));
-        limit_wave_loop(WaveLoop::Avx512);
+        force_wave_loop(None);
         let st = st.expect("runs");
         (
             st.wave_instructions,
@@ -304,8 +304,8 @@ fn every_wave_loop_compilation_agrees() {
         ("sqrt_exp_loop", 100, 64, vec![20, 100]),
         ("vector_copy", 5000, 96, vec![5000]),
     ] {
-        // The host's best level, as capped by AQUEDUCT_SIM_WAVE_LOOP if set.
-        let top = wave_loop();
+        // Every level the CPU has, whatever runs by default.
+        let top = WaveLoop::host_best();
         let baseline = run(WaveLoop::Baseline, kernel, n, wg, &scalars);
         for level in WaveLoop::ALL.into_iter().skip(1) {
             if level <= top {

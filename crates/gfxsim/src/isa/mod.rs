@@ -62,7 +62,7 @@ mod worker;
 
 pub use code_cache::CodeCache;
 pub use dispatch::Dispatch;
-pub use wave_loop::{WAVE_LOOP_ENV, WaveLoop, limit_wave_loop, wave_loop};
+pub use wave_loop::{WAVE_LOOP_ENV, WaveLoop, default_level, force_wave_loop, wave_loop};
 pub use worker::WorkerContext;
 
 /// Kind of a memory access, for fault reports.

@@ -6,11 +6,13 @@
 //! x86-64-v4 defines it (F, BW, CD, DQ, VL: 16 lanes, and mask registers for
 //! the EXEC-masked writes and lane compares), also with FMA, so that the
 //! fused multiply-adds the loop inlines (`mul_add`) compile to the host's
-//! FMA instructions instead of libm calls. The host's best level runs,
-//! chosen once per process; `AQUEDUCT_SIM_WAVE_LOOP` caps it (a CPU that
-//! clocks down under 512-bit work, or a comparison) and tests cap it to run
-//! each level. Integer and IEEE float operations give the same bits at every
-//! level: only how many lanes one host instruction handles changes. The
+//! FMA instructions instead of libm calls. The level is chosen once per
+//! process: by default the best the CPU has, except that AVX-512 runs only
+//! where 512-bit work does not lower the core clock ([`default_level`]);
+//! `AQUEDUCT_SIM_WAVE_LOOP` picks another level the CPU has, and tests pick
+//! each in turn ([`force_wave_loop`]). Integer and IEEE float operations
+//! give the same bits at every level: only how many lanes one host
+//! instruction handles changes. The
 //! big out-of-line bodies the loop calls (the general VALU path, WMMA,
 //! scratch) have an AVX2 copy only, taken at AVX2 and above
 //! ([`with_avx2_copy`]).
@@ -20,8 +22,9 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-/// Environment variable that caps the wave loop's compilation:
-/// `baseline`, `avx2` or `avx512` (the default: the best the host has).
+/// Environment variable that picks the wave loop's compilation: `baseline`,
+/// `avx2` or `avx512` (a level the CPU lacks gives the best it has; unset:
+/// [`default_level`]).
 pub const WAVE_LOOP_ENV: &str = "AQUEDUCT_SIM_WAVE_LOOP";
 
 /// A compilation of the wave loop, from the baseline up.
@@ -60,6 +63,37 @@ impl WaveLoop {
     }
 }
 
+/// The level that runs by default on a CPU whose best level is `best`:
+/// `best`, but AVX2 instead of AVX-512 where `wide_is_cheap` is false.
+///
+/// Skylake-SP, Cascade Lake and Cooper Lake lower a core's clock while it
+/// runs dense 512-bit work, the more so the more cores do. Measured with
+/// saxpy over 16M elements (`cargo bench --bench gfxsim -- --saxpy-only
+/// 16777216 8 --threads T`) on a Cascade Lake host, AVX2 took 2% less time
+/// than AVX-512 on one thread and 7-10% less on two; on a Sapphire Rapids
+/// host AVX-512 took 10% less on one thread and 6-20% less on 16. LLVM's
+/// own tuning makes the same split (it prefers 256-bit vectors on the
+/// first three). The CPUs that have AVX-512 IFMA (Ice Lake and later, AMD
+/// Zen 4 and later) are the ones without that penalty, hence the test.
+pub fn default_level(best: WaveLoop, wide_is_cheap: bool) -> WaveLoop {
+    if best == WaveLoop::Avx512 && !wide_is_cheap {
+        WaveLoop::Avx2
+    } else {
+        best
+    }
+}
+
+/// Whether this CPU runs 512-bit work at full clock ([`default_level`]).
+#[cfg(target_arch = "x86_64")]
+fn wide_is_cheap() -> bool {
+    std::arch::is_x86_feature_detected!("avx512ifma")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn wide_is_cheap() -> bool {
+    false
+}
+
 /// The features tested here are the ones `Dispatch::run_waves_avx512` and
 /// `Dispatch::run_waves_avx2` (dispatch.rs) and [`with_avx2_copy`] enable:
 /// their SAFETY rests on the lists being equal.
@@ -92,39 +126,46 @@ fn parse(text: &str) -> Option<WaveLoop> {
     WaveLoop::ALL.into_iter().find(|l| l.name() == text)
 }
 
-/// The host's best level, capped by `AQUEDUCT_SIM_WAVE_LOOP` when set.
+/// The level `AQUEDUCT_SIM_WAVE_LOOP` picks (at most the host's best), or
+/// [`default_level`] when it is unset.
 fn configured() -> WaveLoop {
     static CONFIGURED: OnceLock<WaveLoop> = OnceLock::new();
     *CONFIGURED.get_or_init(|| {
         let best = WaveLoop::host_best();
+        let default = default_level(best, wide_is_cheap());
         match std::env::var(WAVE_LOOP_ENV) {
             Ok(text) => match parse(&text) {
-                Some(cap) => best.min(cap),
+                Some(level) => best.min(level),
                 None => {
                     tracing::warn!("{WAVE_LOOP_ENV}={text:?} is not baseline/avx2/avx512; ignored");
-                    best
+                    default
                 }
             },
-            Err(_) => best,
+            Err(_) => default,
         }
     })
 }
 
-/// The cap set by [`limit_wave_loop`].
-static TEST_CAP: AtomicU8 = AtomicU8::new(WaveLoop::Avx512 as u8);
+/// No level forced ([`force_wave_loop`]).
+const UNFORCED: u8 = u8::MAX;
+/// The level set by [`force_wave_loop`], or `UNFORCED`.
+static FORCED: AtomicU8 = AtomicU8::new(UNFORCED);
 
-/// Run waves at no higher level than `cap` (`WaveLoop::Avx512`, the default,
-/// lifts the cap): lets tests check that every level computes the same. It
-/// applies to the whole process.
+/// Run waves at `level` (at most the host's best) instead of the configured
+/// level; None goes back to it. Lets tests check that every level computes
+/// the same. It applies to the whole process.
 #[doc(hidden)]
-pub fn limit_wave_loop(cap: WaveLoop) {
-    TEST_CAP.store(cap as u8, Ordering::Relaxed);
+pub fn force_wave_loop(level: Option<WaveLoop>) {
+    FORCED.store(level.map_or(UNFORCED, |l| l as u8), Ordering::Relaxed);
 }
 
 /// The level waves run at now.
 #[inline]
 pub fn wave_loop() -> WaveLoop {
-    configured().min(WaveLoop::from_u8(TEST_CAP.load(Ordering::Relaxed)))
+    match FORCED.load(Ordering::Relaxed) {
+        UNFORCED => configured(),
+        forced => WaveLoop::from_u8(forced).min(WaveLoop::host_best()),
+    }
 }
 
 /// `$vis fn $name($args) -> $ret` that runs `$here` (an `#[inline(always)]`
@@ -158,7 +199,20 @@ pub(crate) use with_avx2_copy;
 
 #[cfg(test)]
 mod tests {
-    use super::{WaveLoop, parse};
+    use super::{WaveLoop, default_level, parse};
+
+    /// AVX-512 runs by default only where it is cheap; every other level is
+    /// the CPU's best.
+    #[test]
+    fn default_level_avoids_costly_avx512() {
+        use WaveLoop::*;
+        assert_eq!(default_level(Avx512, true), Avx512);
+        assert_eq!(default_level(Avx512, false), Avx2);
+        for cheap in [false, true] {
+            assert_eq!(default_level(Avx2, cheap), Avx2);
+            assert_eq!(default_level(Baseline, cheap), Baseline);
+        }
+    }
 
     #[test]
     fn env_spellings() {

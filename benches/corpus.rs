@@ -190,7 +190,7 @@ fn main() {
         rate / GOAL_PER_CORE,
     );
     println!(
-        "wave loop compiled for {} (the host's best unless {} caps it)",
+        "wave loop compiled for {} (the default for this CPU unless {} picks another)",
         gfxsim::isa::wave_loop().name(),
         gfxsim::isa::WAVE_LOOP_ENV
     );

@@ -261,9 +261,10 @@ fn saxpy_matches_host_fma() {
 }
 
 /// The wave loop's compilations (wave_loop.rs: AVX-512 and AVX2 where the
-/// host has them, whichever runs by default, and the baseline) leave the same bytes and count the same
-/// instructions: saxpy (full and partial waves), sqrt_exp_loop
-/// (transcendentals, f32/f64) and vector_copy with partial workgroups.
+/// host has them, whichever runs by default, and the baseline) leave the
+/// same bytes and count the same instructions: saxpy (full and partial
+/// waves), sqrt_exp_loop (transcendentals, f32/f64) and vector_copy with
+/// partial workgroups.
 #[test]
 fn every_wave_loop_compilation_agrees() {
     use aqueduct_gfxsim::isa::{WaveLoop, force_wave_loop, wave_loop};

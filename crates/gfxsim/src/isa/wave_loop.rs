@@ -69,12 +69,13 @@ impl WaveLoop {
 /// Skylake-SP, Cascade Lake and Cooper Lake lower a core's clock while it
 /// runs dense 512-bit work, the more so the more cores do. Measured with
 /// saxpy over 16M elements (`cargo bench --bench gfxsim -- --saxpy-only
-/// 16777216 8 --threads T`) on a Cascade Lake host, AVX2 took 2% less time
-/// than AVX-512 on one thread and 7-10% less on two; on a Sapphire Rapids
-/// host AVX-512 took 10% less on one thread and 6-20% less on 16. LLVM's
-/// own tuning makes the same split (it prefers 256-bit vectors on the
-/// first three). The CPUs that have AVX-512 IFMA (Ice Lake and later, AMD
-/// Zen 4 and later) are the ones without that penalty, hence the test.
+/// 16777216 8 --threads T`, best times) on a Cascade Lake host, AVX2 took
+/// 1-3% less time than AVX-512 on one thread and 3-10% less on two; on a
+/// Sapphire Rapids host AVX-512 took about 10% less on one thread and on
+/// 16. LLVM's own tuning makes the same split (it prefers 256-bit vectors
+/// on the first three). The CPUs that have AVX-512 IFMA (Ice Lake and
+/// later, AMD Zen 4 and later) are the ones without that penalty, hence
+/// the test.
 pub fn default_level(best: WaveLoop, wide_is_cheap: bool) -> WaveLoop {
     if best == WaveLoop::Avx512 && !wide_is_cheap {
         WaveLoop::Avx2

@@ -172,7 +172,11 @@ struct SaxpyRig {
 
 impl SaxpyRig {
     fn new(threads: usize, n: u32) -> SaxpyRig {
-        let sim = Sim::new(threads);
+        SaxpyRig::on(Sim::new(threads), threads, n)
+    }
+
+    /// The rig on `sim`, a device with `threads` worker threads.
+    fn on(sim: Sim, threads: usize, n: u32) -> SaxpyRig {
         let exe = sim.load(SAXPY);
         let pool = sim.runtime.pool(sim.agent(), PoolKind::FineSystem).unwrap();
         let mut x = pool.allocate(n as u64 * 4).unwrap();
@@ -352,28 +356,20 @@ fn main() {
             threads,
             (3 * n as u64 * 4).next_multiple_of(1 << 21) + (64 << 20),
         );
-        let exe = sim.load(SAXPY);
-        let pool = sim.runtime.pool(sim.agent(), PoolKind::FineSystem).unwrap();
-        let x = pool.allocate(n as u64 * 4).unwrap();
-        let y = pool.allocate(n as u64 * 4).unwrap();
+        let mut rig = SaxpyRig::on(sim, threads, n);
         let reps: usize = args.get(k + 2).and_then(|v| v.parse().ok()).unwrap_or(1);
-        let mut times = Vec::with_capacity(reps);
-        for _ in 0..reps {
-            let (t, insts) = dispatch(&sim, &exe, "saxpy", n, 256, |b| {
-                b.set_f32(ArgRef::Name("a"), 2.0).unwrap();
-                b.set_ptr(ArgRef::Name("x"), x.gpu_va()).unwrap();
-                b.set_ptr(ArgRef::Name("y"), y.gpu_va()).unwrap();
-                b.set_u32(ArgRef::Name("n"), n).unwrap();
-            });
+        let mut run = || {
+            let (t, insts) = rig.run();
             println!(
                 "saxpy-only n = {n}: {insts} wave instructions in {:.3} ms",
                 t.as_secs_f64() * 1e3
             );
-            times.push(t);
-        }
+            (t, ())
+        };
+        // The first dispatch also decodes the kernel and touches the pages.
+        run();
         if reps > 1 {
-            // The first dispatch also decodes the kernel and touches the pages.
-            let best = times[1..].iter().min().unwrap();
+            let (best, ()) = best_of(reps - 1, run);
             let waves = n.div_ceil(32) as f64;
             println!(
                 "saxpy-only n = {n}: best of the {} repeats {:.3} ms, {:.1} ns per wave",

@@ -1113,14 +1113,15 @@ fn add_co(
 #[inline(always)]
 fn mad_u64(w: &mut Wave, dst: u8, sdst: u8, a: VSrc, b: VSrc, c: VSrc, exec: u32) {
     // Compilers mostly discard the carry-out (sdst null): then no lane computes it.
-    if sdst as usize == NULL {
-        let (lo, hi, _) = mad_u64_lanes::<false>(w, a, b, c);
-        w.write_vgpr(dst as usize, &lo, exec);
-        w.write_vgpr(dst as usize + 1, &hi, exec);
+    let carry = sdst as usize != NULL;
+    let (lo, hi, over) = if carry {
+        mad_u64_lanes::<true>(w, a, b, c)
     } else {
-        let (lo, hi, over) = mad_u64_lanes::<true>(w, a, b, c);
-        w.write_vgpr(dst as usize, &lo, exec);
-        w.write_vgpr(dst as usize + 1, &hi, exec);
+        mad_u64_lanes::<false>(w, a, b, c)
+    };
+    w.write_vgpr(dst as usize, &lo, exec);
+    w.write_vgpr(dst as usize + 1, &hi, exec);
+    if carry {
         put_sgpr(w, sdst, pack_lanes(&over) & exec);
     }
 }

@@ -1,12 +1,15 @@
 //! Choosing the device under the runtime: the real /dev/kfd when it lists a
-//! GPU, gfxsim otherwise. `AQUEDUCT_DEVICE=kfd|sim|auto` overrides.
+//! GPU, gfxsim otherwise. `AQUEDUCT_DEVICE=kfd|sim|auto` overrides, and
+//! `Instance::from_device` takes any `KfdDevice` a caller built (a gfxsim
+//! configured with a `SimConfig` value, say).
 //!
 //! This is the only place above the KfdDevice boundary that names gfxsim:
 //! the choice is made once, and everything after it sees `dyn KfdDevice`.
+//! gfxsim is the `sim` feature (on by default); without it `Sim` is an error
+//! and `Auto` means the real device only.
 
 use std::sync::Arc;
 
-use aqueduct_gfxsim::{SimConfig, SimDevice};
 use aqueduct_kfd::{DevKfd, KfdDevice, KfdError};
 
 /// Which device backs the runtime.
@@ -28,6 +31,9 @@ pub enum DeviceSelectError {
     KfdUnavailable(#[source] KfdError),
     #[error("the gfxsim device could not be created: {0}")]
     Sim(#[source] KfdError),
+    /// gfxsim was asked for but this build has no `sim` feature.
+    #[error("gfxsim is not part of this build (the `sim` feature of the aqueduct crate is off)")]
+    SimNotBuilt,
 }
 
 impl DeviceChoice {
@@ -50,26 +56,37 @@ impl DeviceChoice {
     }
 }
 
+/// A gfxsim device with the default configuration (which reads the
+/// `AQUEDUCT_SIM_*` variables).
+#[cfg(feature = "sim")]
+fn default_sim() -> Result<Arc<dyn KfdDevice>, DeviceSelectError> {
+    use aqueduct_gfxsim::{SimConfig, SimDevice};
+    match SimDevice::new(SimConfig::default()) {
+        Ok(dev) => Ok(dev),
+        Err(e) => Err(DeviceSelectError::Sim(e)),
+    }
+}
+
+#[cfg(not(feature = "sim"))]
+fn default_sim() -> Result<Arc<dyn KfdDevice>, DeviceSelectError> {
+    Err(DeviceSelectError::SimNotBuilt)
+}
+
 /// Open the device `choice` asks for.
 pub fn open_device(choice: DeviceChoice) -> Result<Arc<dyn KfdDevice>, DeviceSelectError> {
-    let sim = || -> Result<Arc<dyn KfdDevice>, DeviceSelectError> {
-        match SimDevice::new(SimConfig::default()) {
-            Ok(dev) => Ok(dev),
-            Err(e) => Err(DeviceSelectError::Sim(e)),
-        }
-    };
     match choice {
-        DeviceChoice::Sim => sim(),
+        DeviceChoice::Sim => default_sim(),
         DeviceChoice::Kfd => match DevKfd::open() {
             Ok(dev) => Ok(dev),
             Err(e) => Err(DeviceSelectError::KfdUnavailable(e)),
         },
         DeviceChoice::Auto => match DevKfd::open() {
             Ok(dev) => Ok(dev),
-            Err(e) => {
+            Err(e) if cfg!(feature = "sim") => {
                 tracing::info!("no usable /dev/kfd ({e}); using gfxsim");
-                sim()
+                default_sim()
             }
+            Err(e) => Err(DeviceSelectError::KfdUnavailable(e)),
         },
     }
 }
@@ -89,6 +106,9 @@ mod tests {
         assert_eq!(DeviceChoice::parse("SIM").unwrap(), DeviceChoice::Sim);
         assert_eq!(DeviceChoice::parse(" kfd ").unwrap(), DeviceChoice::Kfd);
         let err = DeviceChoice::parse("cuda").unwrap_err();
-        assert!(err.to_string().contains("cuda"), "{err}");
+        assert!(
+            matches!(&err, DeviceSelectError::BadChoice(v) if v == "cuda"),
+            "{err}"
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! The instance: which device backs Aqueduct (the real /dev/kfd or
-//! gfxsim, chosen by `device_select`), and the adapters (GPU agents) on it.
+//! gfxsim, chosen by `device_select`, or a `KfdDevice` the caller built),
+//! and the adapters (GPU agents) on it.
 //!
 //! wgpu 30 makes `request_adapter`, `enumerate_adapters` and
 //! `request_device` async. Aqueduct keeps those signatures (they resolve at
@@ -10,11 +11,12 @@
 
 use std::sync::{Arc, Mutex};
 
-use aqueduct_hsa::Runtime;
+use aqueduct_hsa::{HsaError, Runtime};
+use aqueduct_kfd::KfdDevice;
 use wgpu_types::{Backends, RequestAdapterError};
 
 use crate::adapter::{Adapter, DeviceList};
-use crate::device_select::{DeviceChoice, open_device};
+use crate::device_select::{DeviceChoice, DeviceSelectError, open_device};
 use crate::queue::PollType;
 
 /// Compute-only: there are no surfaces. Exists so `RequestAdapterOptions`
@@ -24,9 +26,41 @@ pub enum Surface {}
 
 pub type RequestAdapterOptions<'a> = wgpu_types::RequestAdapterOptions<&'a Surface>;
 
+/// Where an instance gets its device from.
+#[derive(Clone)]
+enum DeviceSource {
+    /// Opened on first use as the choice says.
+    Choice(DeviceChoice),
+    /// Given by the caller ([`Instance::from_device`]).
+    Given(Arc<dyn KfdDevice>),
+}
+
+impl std::fmt::Debug for DeviceSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceSource::Choice(c) => f.debug_tuple("Choice").field(c).finish(),
+            DeviceSource::Given(d) => f.debug_tuple("Given").field(&d.backend_name()).finish(),
+        }
+    }
+}
+
+/// Why an instance has no runtime, or an adapter URI names no adapter.
+#[derive(Debug, thiserror::Error)]
+pub enum InstanceError {
+    /// The device could not be opened.
+    #[error(transparent)]
+    Device(#[from] DeviceSelectError),
+    /// The HSA runtime could not start on the device, or has no such agent.
+    #[error(transparent)]
+    Runtime(#[from] HsaError),
+    /// The URI is not `amdgpu:N` or `amdgpu://GPU-<uuid>`.
+    #[error("`{uri}` is not a device URI; use amdgpu:N or amdgpu://GPU-<uuid>")]
+    BadUri { uri: String },
+}
+
 #[derive(Debug)]
 struct InstanceInner {
-    choice: DeviceChoice,
+    source: DeviceSource,
     runtime: Mutex<Option<Arc<Runtime>>>,
     /// Devices requested from this instance's adapters.
     devices: DeviceList,
@@ -58,26 +92,47 @@ impl Instance {
 
     /// An instance over a chosen device (real KFD, gfxsim, or auto).
     pub fn with_device(choice: DeviceChoice) -> Self {
+        Self::from_source(DeviceSource::Choice(choice))
+    }
+
+    /// An instance over a device the caller built: a gfxsim configured with
+    /// a value (`SimDevice::new(SimConfig { strict_coherence: true, .. })`),
+    /// a `DevKfd`, or any other `KfdDevice`. The HSA runtime opens on it at
+    /// the first adapter request.
+    pub fn from_device(device: Arc<dyn KfdDevice>) -> Self {
+        Self::from_source(DeviceSource::Given(device))
+    }
+
+    fn from_source(source: DeviceSource) -> Self {
         Instance {
             inner: Arc::new(InstanceInner {
-                choice,
+                source,
                 runtime: Mutex::new(None),
                 devices: DeviceList::default(),
             }),
         }
     }
 
-    pub fn device_choice(&self) -> DeviceChoice {
-        self.inner.choice
+    /// The choice this instance opens its device by; None for an instance
+    /// made with [`Instance::from_device`].
+    pub fn device_choice(&self) -> Option<DeviceChoice> {
+        match &self.inner.source {
+            DeviceSource::Choice(c) => Some(*c),
+            DeviceSource::Given(_) => None,
+        }
     }
 
-    fn runtime(&self) -> Result<Arc<Runtime>, String> {
+    /// The HSA runtime under this instance, opened on first use.
+    fn runtime(&self) -> Result<Arc<Runtime>, InstanceError> {
         let mut rt = self.inner.runtime.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(r) = rt.as_ref() {
             return Ok(r.clone());
         }
-        let device = open_device(self.inner.choice).map_err(|e| e.to_string())?;
-        let runtime = Runtime::new(device).map_err(|e| e.to_string())?;
+        let device = match &self.inner.source {
+            DeviceSource::Choice(choice) => open_device(*choice)?,
+            DeviceSource::Given(device) => device.clone(),
+        };
+        let runtime = Runtime::new(device)?;
         *rt = Some(runtime.clone());
         Ok(runtime)
     }
@@ -132,20 +187,19 @@ impl Instance {
     }
 
     /// An adapter by URI: `amdgpu:N` (GPU ordinal) or `amdgpu://GPU-<uuid>`.
-    pub fn request_adapter_by_uri(&self, uri: &str) -> Result<Adapter, String> {
-        let rt = self.runtime()?;
-        let agent = if let Some(uuid) = uri.strip_prefix("amdgpu://") {
-            rt.agent_by_uuid(uuid).map_err(|e| e.to_string())?.clone()
-        } else if let Some(n) = uri.strip_prefix("amdgpu:") {
-            let ordinal: usize = n
-                .parse()
-                .map_err(|_| format!("`{uri}`: expected amdgpu:N with a GPU ordinal"))?;
-            rt.gpu_agent(ordinal).map_err(|e| e.to_string())?.clone()
-        } else {
-            return Err(format!(
-                "`{uri}` is not a device URI; use amdgpu:N or amdgpu://GPU-<uuid>"
-            ));
+    pub fn request_adapter_by_uri(&self, uri: &str) -> Result<Adapter, InstanceError> {
+        let bad_uri = || InstanceError::BadUri {
+            uri: uri.to_string(),
         };
+        let agent = if let Some(uuid) = uri.strip_prefix("amdgpu://") {
+            self.runtime()?.agent_by_uuid(uuid)?.clone()
+        } else if let Some(n) = uri.strip_prefix("amdgpu:") {
+            let ordinal: usize = n.parse().map_err(|_| bad_uri())?;
+            self.runtime()?.gpu_agent(ordinal)?.clone()
+        } else {
+            return Err(bad_uri());
+        };
+        let rt = self.runtime()?;
         Ok(Adapter::new(rt, agent, self.inner.devices.clone()))
     }
 

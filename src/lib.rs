@@ -43,6 +43,7 @@ mod test_support;
 pub mod util;
 pub mod wgsl;
 
+#[cfg(feature = "sim")]
 pub use aqueduct_gfxsim as gfxsim;
 pub use aqueduct_hsa as hsa;
 pub use aqueduct_kfd as kfd;
@@ -66,7 +67,7 @@ pub use error::{
     ValidationError,
 };
 pub use error_scope::{ErrorScopeGuard, UncapturedErrorHandler};
-pub use instance::{Instance, RequestAdapterOptions, Surface};
+pub use instance::{Instance, InstanceError, RequestAdapterOptions, Surface};
 pub use pipeline::{
     ComputePipeline, ComputePipelineDescriptor, PipelineCompilationOptions, PipelineLayout,
     PipelineLayoutDescriptor,

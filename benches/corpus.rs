@@ -1,4 +1,4 @@
-//! Emulation speed on the kernel corpus (issue #4 point 4): wave-instructions per second
+//! Emulation speed on the kernel corpus: wave-instructions per second
 //! per host core, against the goal of 50 M/s.
 //!
 //! Every corpus kernel (its -O3 build and the assembly ones; `--all` adds the -O0 builds)

@@ -26,6 +26,21 @@ pub enum CompileError {
         location: Option<String>,
         rendered: String,
     },
+    /// An entry point needs more of a per-workgroup resource than every
+    /// gfx target has (`rendered` points at the variable, as naga does).
+    #[error("{rendered}")]
+    LimitExceeded {
+        entry_point: String,
+        limit: ComputeLimit,
+        /// What the entry point asks for (bytes or invocations).
+        requested: u64,
+        /// The most the targets allow.
+        allowed: u64,
+        /// The `var<workgroup>` that brings the total past the limit.
+        variable: Option<String>,
+        location: Option<String>,
+        rendered: String,
+    },
     /// `--entry NAME` named no compute entry point.
     #[error("no compute entry point named `{name}` (the shader has: {available})")]
     EntryPointNotFound { name: String, available: String },
@@ -59,6 +74,33 @@ pub enum CompileError {
     Json(#[from] serde_json::Error),
 }
 
+/// A per-workgroup limit of the gfx targets, checked before LLVM runs, as
+/// wgpu checks a device's limits at pipeline creation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComputeLimit {
+    /// Bytes of `var<workgroup>` memory (LDS): 64 KiB per workgroup on
+    /// every target (AMDGPUUsage, "Memory Spaces"; the kernel descriptor's
+    /// group segment size).
+    WorkgroupStorageSize,
+}
+
+impl ComputeLimit {
+    /// The limit's value on every target this compiler knows.
+    pub const fn max(self) -> u64 {
+        match self {
+            ComputeLimit::WorkgroupStorageSize => 64 << 10,
+        }
+    }
+}
+
+impl std::fmt::Display for ComputeLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ComputeLimit::WorkgroupStorageSize => f.write_str("max_compute_workgroup_storage_size"),
+        }
+    }
+}
+
 impl CompileError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         CompileError::Io {
@@ -73,11 +115,27 @@ impl CompileError {
 #[error("unsupported by aqueduct-shaderc: {0}")]
 pub(crate) struct UnsupportedConstruct(pub String);
 
+/// A limit error inside naga's `WithSpan` renderer.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct LimitMessage(pub String);
+
 /// A back-end error before it is rendered against the source.
 #[derive(Debug)]
 pub(crate) struct EmitError {
     pub construct: String,
     pub span: naga::Span,
+    /// Set when the error is a limit, not an unsupported construct.
+    pub limit: Option<LimitBreach>,
+}
+
+/// What [`CompileError::LimitExceeded`] reports.
+#[derive(Debug)]
+pub(crate) struct LimitBreach {
+    pub entry_point: String,
+    pub limit: ComputeLimit,
+    pub requested: u64,
+    pub variable: Option<String>,
 }
 
 pub(crate) type EmitResult<T> = Result<T, EmitError>;
@@ -87,6 +145,7 @@ pub(crate) fn unsupported<T>(construct: impl Into<String>, span: naga::Span) -> 
     Err(EmitError {
         construct: construct.into(),
         span,
+        limit: None,
     })
 }
 
@@ -100,10 +159,30 @@ impl EmitError {
                 .then(|| self.span.location(src))
                 .map(|l| format!("{file}:{}:{}", l.line_number, l.line_position))
         });
+        if let Some(breach) = self.limit {
+            let rendered = match source {
+                Some(src) => crate::frontend::render_with_span(
+                    &naga::WithSpan::new(LimitMessage(self.construct.clone()))
+                        .with_span(self.span, "declared here"),
+                    src,
+                    file,
+                ),
+                None => format!("error: {} ({file})\n", self.construct),
+            };
+            return CompileError::LimitExceeded {
+                entry_point: breach.entry_point,
+                limit: breach.limit,
+                requested: breach.requested,
+                allowed: breach.limit.max(),
+                variable: breach.variable,
+                location,
+                rendered,
+            };
+        }
         let with_span = naga::WithSpan::new(UnsupportedConstruct(self.construct.clone()))
             .with_span(self.span, self.construct.clone());
         let rendered = match source {
-            Some(src) => with_span.emit_to_string_with_path(src, file),
+            Some(src) => crate::frontend::render_with_span(&with_span, src, file),
             None => format!(
                 "error: unsupported by aqueduct-shaderc: {} ({file})\n",
                 self.construct

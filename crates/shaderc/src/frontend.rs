@@ -3,6 +3,7 @@
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 
+use crate::diagnostic;
 use crate::error::CompileError;
 
 /// Shader source text or binary.
@@ -38,7 +39,7 @@ fn validate(
         .validate(module)
         .map_err(|e| CompileError::Validation {
             rendered: match source.text() {
-                Some(t) => e.emit_to_string_with_path(t, file),
+                Some(t) => render_with_span(&e, t, file),
                 None => format!("{file}: {}", e.as_inner()),
             },
         })
@@ -55,7 +56,9 @@ pub(crate) fn load(
     let module = match *source {
         Source::Wgsl(text) => {
             naga::front::wgsl::parse_str(text).map_err(|e| CompileError::Parse {
-                rendered: e.emit_to_string_with_path(text, file),
+                rendered: diagnostic::render(text, file, e.message(), e.labels(), || {
+                    e.emit_to_string_with_path(text, file)
+                }),
             })?
         }
         Source::SpirV(bytes) => {
@@ -83,11 +86,23 @@ pub(crate) fn load(
                     (
                         naga::back::pipeline_constants::PipelineConstantError::ValidationError(v),
                         Some(text),
-                    ) => v.emit_to_string_with_path(text, file),
+                    ) => render_with_span(v, text, file),
                     _ => e.to_string(),
                 },
             })?;
     Ok((module.into_owned(), info.into_owned()))
+}
+
+/// naga's rendering of a spanned error, bounded in cost for large sources.
+pub(crate) fn render_with_span<E: std::error::Error>(
+    e: &naga::WithSpan<E>,
+    source: &str,
+    file: &str,
+) -> String {
+    let labels = e.spans().map(|(span, label)| (*span, label.as_str()));
+    diagnostic::render(source, file, &e.as_inner().to_string(), labels, || {
+        e.emit_to_string_with_path(source, file)
+    })
 }
 
 /// An error unless `module` has a compute entry point `name`.

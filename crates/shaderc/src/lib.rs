@@ -44,6 +44,7 @@
 //! the precompiled `DIR/<target>/NAME.co` files when LLVM is not installed.
 
 pub mod build;
+mod diagnostic;
 mod emit;
 mod error;
 mod frontend;
@@ -52,7 +53,7 @@ mod toolchain;
 
 use std::path::PathBuf;
 
-pub use error::CompileError;
+pub use error::{CompileError, ComputeLimit};
 pub use frontend::Source;
 pub use reflect::{
     BindingKind, BindingReflection, EntryReflection, REFLECTION_VERSION, Reflection,

@@ -6,7 +6,9 @@
 mod common;
 
 use aqueduct_hsa::code_object::{Bundle, CodeObject, IsaName};
-use aqueduct_shaderc::{CompileError, Options, Source, Toolchain, build, compile, translate};
+use aqueduct_shaderc::{
+    CompileError, ComputeLimit, Options, Source, Toolchain, build, compile, translate,
+};
 use common::*;
 
 fn llvm_or_skip(what: &str) -> bool {
@@ -357,6 +359,41 @@ fn translate_err(src: &str, entry: Option<&str>) -> CompileError {
         ..Options::default()
     };
     translate(Source::Wgsl(src), &options).expect_err("must not compile")
+}
+
+#[test]
+fn workgroup_memory_past_the_hardware_limit_names_the_variable() {
+    // 64 KiB exactly fits; one more array of 16 KiB does not.
+    let src = "var<workgroup> a: array<u32, 16384>;\nvar<workgroup> tile: array<u32, 4096>;\n\
+               @group(0) @binding(0) var<storage, read_write> o: array<u32>;\n\
+               @compute @workgroup_size(64)\nfn main(@builtin(local_invocation_index) i: u32) {\n  \
+               a[i] = i;\n  tile[i] = i;\n  o[i] = a[i] + tile[i];\n}\n";
+    match translate_err(src, None) {
+        CompileError::LimitExceeded {
+            entry_point,
+            limit,
+            requested,
+            allowed,
+            variable,
+            location,
+            rendered,
+        } => {
+            assert_eq!(entry_point, "main");
+            assert_eq!(limit, ComputeLimit::WorkgroupStorageSize);
+            assert_eq!((requested, allowed), (81920, 65536));
+            assert_eq!(variable.as_deref(), Some("tile"));
+            assert_eq!(location.as_deref(), Some("bad.wgsl:2:1"));
+            assert!(rendered.contains("bad.wgsl"), "{rendered}");
+        }
+        other => panic!("expected LimitExceeded, got {other:?}"),
+    }
+    // Exactly 64 KiB translates.
+    let fits = "var<workgroup> a: array<u32, 16383>;\nvar<workgroup> tile: u32;\n\
+                @group(0) @binding(0) var<storage, read_write> o: array<u32>;\n\
+                @compute @workgroup_size(64)\nfn main(@builtin(local_invocation_index) i: u32) {\n  \
+                a[i] = i;\n  tile = i;\n  o[i] = a[i] + tile;\n}\n";
+    let t = translate(Source::Wgsl(fits), &Options::default()).expect("64 KiB fits");
+    assert_eq!(t.reflection.entry_points[0].workgroup_memory_size, 65536);
 }
 
 #[test]

@@ -18,7 +18,7 @@ use super::func::{FnEmitter, GlobalRef, Ptr, Val, Value};
 use super::memory::Pointee;
 use super::types::{AS_GLOBAL, AS_LOCAL, AS_PRIVATE};
 use super::{GlobalKind, ModuleCtx};
-use crate::error::{EmitResult, unsupported};
+use crate::error::{ComputeLimit, EmitError, EmitResult, LimitBreach, unsupported};
 use crate::reflect::{BindingKind, BindingReflection, EntryReflection};
 
 /// LLVM attribute groups: #0 for helpers, one per kernel after it.
@@ -240,6 +240,56 @@ impl FnEmitter<'_> {
 }
 
 /// Emit the kernel for entry point `index`.
+/// Bytes a `var<workgroup>` takes in LDS: its size rounded up to dwords
+/// (the zero fill stores dwords).
+fn workgroup_var_size(m: &ModuleCtx<'_>, h: naga::Handle<naga::GlobalVariable>) -> u32 {
+    m.layouter[m.module.global_variables[h].ty]
+        .size
+        .max(1)
+        .div_ceil(4)
+        * 4
+}
+
+/// An error naming the variable that takes an entry point's workgroup
+/// memory past what every gfx target has, before LLVM sees the module
+/// (whose own message for it reads like a compiler bug).
+fn check_workgroup_storage(
+    m: &ModuleCtx<'_>,
+    entry_point: &str,
+    vars: &[naga::Handle<naga::GlobalVariable>],
+) -> EmitResult<()> {
+    let limit = ComputeLimit::WorkgroupStorageSize;
+    let mut total = 0u64;
+    for &h in vars {
+        let size = u64::from(workgroup_var_size(m, h));
+        total += size;
+        if total > limit.max() {
+            let name = m.module.global_variables[h].name.clone();
+            let all: u64 = vars
+                .iter()
+                .map(|&v| u64::from(workgroup_var_size(m, v)))
+                .sum();
+            let shown = name.as_deref().unwrap_or("(unnamed)");
+            return Err(EmitError {
+                construct: format!(
+                    "`var<workgroup> {shown}` ({size} bytes) brings entry point `{entry_point}` to \
+                     {all} bytes of workgroup memory, above the {} bytes ({limit}) every gfx \
+                     target has",
+                    limit.max()
+                ),
+                span: m.module.global_variables.get_span(h),
+                limit: Some(LimitBreach {
+                    entry_point: entry_point.to_string(),
+                    limit,
+                    requested: all,
+                    variable: name,
+                }),
+            });
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn emit_kernel(
     m: &ModuleCtx<'_>,
     index: usize,
@@ -284,6 +334,7 @@ pub(crate) fn emit_kernel(
             GlobalKind::Unsupported(what) => return unsupported(what.clone(), var_span),
         }
     }
+    check_workgroup_storage(m, &ep.name, &workgroup_vars)?;
     buffers.sort();
     for &(group, binding, gi) in &buffers {
         let (h, var) = module
@@ -395,11 +446,7 @@ pub(crate) fn emit_kernel(
     if !workgroup_vars.is_empty() {
         let lidx = e.local_index(&mut geo, wg);
         for &h in &workgroup_vars {
-            let size = m.layouter[module.global_variables[h].ty]
-                .size
-                .max(1)
-                .div_ceil(4)
-                * 4;
+            let size = workgroup_var_size(m, h);
             workgroup_memory_size += size;
             e.zero_workgroup(&format!("@wg.{}", h.index()), size, &lidx, invocations);
         }

@@ -85,6 +85,7 @@ impl<'a> ModuleCtx<'a> {
         layouter.update(module.to_ctx()).map_err(|e| EmitError {
             construct: format!("type layout: {e}"),
             span: naga::Span::UNDEFINED,
+            limit: None,
         })?;
         let mut ctx = ModuleCtx {
             module,

@@ -301,7 +301,7 @@ fn malformed_packets_raise_the_matching_queue_errors() {
     let s = setup();
     let (_code, kd) = load_kernel(&s.h, "empty.co", "empty");
     type Edit = Box<dyn Fn(&mut KernelDispatchPacket)>;
-    let cases: [(&str, u32, Edit); 5] = [
+    let cases: [(&str, u32, Edit); 7] = [
         (
             "4 dimensions",
             EC_QUEUE_PACKET_DISPATCH_DIM_INVALID,
@@ -311,6 +311,25 @@ fn malformed_packets_raise_the_matching_queue_errors() {
             "zero grid",
             EC_QUEUE_PACKET_DISPATCH_DIM_INVALID,
             Box::new(|p| p.grid_size_x = 0),
+        ),
+        (
+            // 2^64 workgroups of one work-item: past the grid max size, and
+            // a count that wraps to 0 in 64 bits (nothing would run).
+            "2^31 x 2^31 x 4 grid",
+            EC_QUEUE_PACKET_DISPATCH_DIM_INVALID,
+            Box::new(|p| {
+                p.setup = 3;
+                (p.workgroup_size_x, p.workgroup_size_y, p.workgroup_size_z) = (1, 1, 1);
+                (p.grid_size_x, p.grid_size_y, p.grid_size_z) = (1 << 31, 1 << 31, 4);
+            }),
+        ),
+        (
+            "2^32 work-items",
+            EC_QUEUE_PACKET_DISPATCH_DIM_INVALID,
+            Box::new(|p| {
+                p.setup = 2;
+                (p.grid_size_x, p.grid_size_y) = (1 << 16, 1 << 16);
+            }),
         ),
         (
             "2048 work-items",

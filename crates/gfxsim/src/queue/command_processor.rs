@@ -74,6 +74,12 @@ use super::validation::QueueConfig;
 
 /// Most work-items in a workgroup.
 const MAX_WORKGROUP_SIZE: u64 = 1024;
+/// Most work-items in a grid: the agent's `HSA_AGENT_INFO_GRID_MAX_SIZE`
+/// (UINT32_MAX in ROCr's `amd_gpu_agent.cpp`, as the topology reports). The
+/// HSA runtime specification leaves a larger grid undefined; the packet
+/// processor here rejects it as a malformed dispatch, so no grid's
+/// workgroup count can overflow (2^64 workgroups would wrap to none).
+const MAX_GRID_SIZE: u64 = u32::MAX as u64;
 /// Most LDS bytes a workgroup may ask for.
 const MAX_GROUP_SEGMENT_SIZE: u32 = 64 * 1024;
 /// Dispatches of at most this many workgroups run on the command
@@ -487,10 +493,14 @@ impl CommandProcessor {
                 format!("packet {index}: workgroup size {workgroup_size:?}"),
             ));
         }
-        if grid_size.contains(&0) {
+        let grid_items: u128 = grid_size.iter().map(|&s| u128::from(s)).product();
+        if grid_size.contains(&0) || grid_items > u128::from(MAX_GRID_SIZE) {
             return Err(QueueError::packet(
                 exception_code::EC_QUEUE_PACKET_DISPATCH_DIM_INVALID,
-                format!("packet {index}: grid size {grid_size:?}"),
+                format!(
+                    "packet {index}: grid size {grid_size:?} ({grid_items} work-items; \
+                     1 to {MAX_GRID_SIZE})"
+                ),
             ));
         }
         if p.group_segment_size > MAX_GROUP_SEGMENT_SIZE {

@@ -202,7 +202,7 @@ fn spirv_input_gives_the_same_results() {
         (
             "copy_u32",
             vec![
-                (0, 0, bytes_of(&Lcg::new(1).u32s(64))),
+                (0, 0, bytes_of(&Rng::new(1).u32s(64))),
                 (0, 1, vec![0; 256]),
             ],
             [1, 1, 1],
@@ -210,7 +210,7 @@ fn spirv_input_gives_the_same_results() {
         ("control_flow", vec![(0, 0, vec![0; 256])], [1, 1, 1]),
         (
             "workgroup_reduce",
-            vec![(0, 0, bytes_of(&Lcg::new(2).u32s(256))), (0, 1, vec![0; 8])],
+            vec![(0, 0, bytes_of(&Rng::new(2).u32s(256))), (0, 1, vec![0; 8])],
             [2, 1, 1],
         ),
     ];

@@ -41,7 +41,7 @@ fn storage_atomics_all_functions() {
 
 #[test]
 fn workgroup_atomics_histogram() {
-    let data = Lcg::new(9).u32s(64 * 4);
+    let data = Rng::new(9).u32s(64 * 4);
     let out = run(
         "tests/atomics_workgroup",
         "main",

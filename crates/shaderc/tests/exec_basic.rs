@@ -7,7 +7,7 @@ use common::*;
 
 #[test]
 fn copy_u32_runtime_array() {
-    let src = Lcg::new(1).u32s(200);
+    let src = Rng::new(1).u32s(200);
     let out = run(
         "tests/copy_u32",
         "main",
@@ -96,7 +96,7 @@ fn int_div_wgsl_rules() {
 
 #[test]
 fn workgroup_reduce_with_barriers() {
-    let data = Lcg::new(7).u32s(128 * 3);
+    let data = Rng::new(7).u32s(128 * 3);
     let out = run(
         "tests/workgroup_reduce",
         "main",
@@ -214,11 +214,11 @@ fn get_u32(b: &[u8], off: usize) -> u32 {
 fn struct_layout_matches_wgsl() {
     let n = 4;
     let mut recs = vec![0u8; n * REC_SIZE];
-    let mut rng = Lcg::new(11);
+    let mut rng = Rng::new(11);
     for r in 0..n {
         let base = r * REC_SIZE;
         for k in 0..REC_SIZE / 4 {
-            put_f32(&mut recs, base + 4 * k, rng.f32_in(-4.0, 4.0));
+            put_f32(&mut recs, base + 4 * k, rng.f32(-4.0, 4.0));
         }
         recs[base + 24..base + 28].copy_from_slice(&(r as u32 * 10).to_le_bytes()); // inner.k
         recs[base + 112..base + 116].copy_from_slice(&(0x1234_0000u32 + r as u32).to_le_bytes()); // flag
@@ -277,8 +277,8 @@ fn uniform_parameters() {
     }
     params[16..20].copy_from_slice(&20u32.to_le_bytes());
     put_f32(&mut params, 20, 0.5);
-    let x = Lcg::new(3).f32s(32 * 4, -8.0, 8.0);
-    let y = Lcg::new(4).f32s(32 * 4, -8.0, 8.0);
+    let x = Rng::new(3).f32s(32 * 4, -8.0, 8.0);
+    let y = Rng::new(4).f32s(32 * 4, -8.0, 8.0);
     let out = run(
         "tests/uniform_params",
         "main",
@@ -299,7 +299,7 @@ fn uniform_parameters() {
 
 #[test]
 fn vectors_swizzles_and_select() {
-    let a = Lcg::new(5).f32s(32, -1.0, 2.0);
+    let a = Rng::new(5).f32s(32, -1.0, 2.0);
     let out = run(
         "tests/vectors",
         "main",

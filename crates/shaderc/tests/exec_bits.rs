@@ -16,7 +16,7 @@ fn first_leading_signed(v: i32) -> u32 {
 #[test]
 fn bit_counting() {
     let mut x = vec![0u32, 1, 0x8000_0000, u32::MAX, 0x0f0f_0000, 0xffff_fffe];
-    x.extend(Lcg::new(41).u32s(32 - x.len()));
+    x.extend(Rng::new(41).u32s(32 - x.len()));
     let out = run(
         "tests/bits_count",
         "main",
@@ -76,7 +76,7 @@ fn insert(v: u32, nb: u32, off: u32, cnt: u32) -> u32 {
 
 #[test]
 fn extract_and_insert_bits() {
-    let mut rng = Lcg::new(42);
+    let mut rng = Rng::new(42);
     let mut reqs = Vec::new();
     let fixed = [
         (0, 8),
@@ -94,9 +94,9 @@ fn extract_and_insert_bits() {
         let (off, cnt) = if i < fixed.len() {
             fixed[i]
         } else {
-            (rng.next_u32() % 36, rng.next_u32() % 36)
+            (rng.u32() % 36, rng.u32() % 36)
         };
-        reqs.extend([rng.next_u32(), rng.next_u32(), off, cnt]);
+        reqs.extend([rng.u32(), rng.u32(), off, cnt]);
     }
     let out = run(
         "tests/bits_fields",
@@ -135,10 +135,10 @@ fn pack_norm(v: &[f32], scale: f32, lo: f32, bits: u32) -> u32 {
 
 #[test]
 fn pack_and_unpack() {
-    let mut f = Lcg::new(43).f32s(64, -1.3, 1.3);
+    let mut f = Rng::new(43).f32s(64, -1.3, 1.3);
     f[0] = 0.5;
     f[1] = -0.5;
-    let w = Lcg::new(44).u32s(16);
+    let w = Rng::new(44).u32s(16);
     let out = run(
         "tests/pack_unpack",
         "main",

@@ -6,7 +6,7 @@ use common::*;
 
 #[test]
 fn float_arithmetic_builtins() {
-    let mut ab = Lcg::new(31).f32s(64, -3.0, 3.0);
+    let mut ab = Rng::new(31).f32s(64, -3.0, 3.0);
     ab[2] = 0.0; // a = 0
     ab[5] = 2.0; // b = a multiple case below
     ab[4] = 5.0;
@@ -70,7 +70,7 @@ fn float_rounding() {
         -3.7,
         1e7 + 0.5,
     ];
-    x.extend(Lcg::new(32).f32s(32 - x.len(), -100.0, 100.0));
+    x.extend(Rng::new(32).f32s(32 - x.len(), -100.0, 100.0));
     let out = run(
         "tests/float_round",
         "main",
@@ -92,7 +92,7 @@ fn float_rounding() {
 
 #[test]
 fn float_exponentials() {
-    let x = Lcg::new(33).f32s(32, 0.05, 20.0);
+    let x = Rng::new(33).f32s(32, 0.05, 20.0);
     let out = run(
         "tests/float_exp",
         "main",
@@ -124,7 +124,7 @@ fn float_exponentials() {
 
 #[test]
 fn float_trigonometry() {
-    let x = Lcg::new(34).f32s(32, -0.99, 0.99);
+    let x = Rng::new(34).f32s(32, -0.99, 0.99);
     let out = run(
         "tests/float_trig",
         "main",
@@ -166,8 +166,8 @@ fn float_trigonometry() {
 
 #[test]
 fn geometric_builtins() {
-    let a = Lcg::new(35).f32s(64, -2.0, 2.0);
-    let b = Lcg::new(36).f32s(64, -2.0, 2.0);
+    let a = Rng::new(35).f32s(64, -2.0, 2.0);
+    let b = Rng::new(36).f32s(64, -2.0, 2.0);
     let out = run(
         "tests/geometry",
         "main",
@@ -261,7 +261,7 @@ fn conversions_and_bitcasts() {
         255.9,
         1e-3,
     ];
-    x.extend(Lcg::new(37).f32s(32 - x.len(), -1e6, 1e6));
+    x.extend(Rng::new(37).f32s(32 - x.len(), -1e6, 1e6));
     let out = run(
         "tests/conversions",
         "main",
@@ -293,7 +293,7 @@ fn f16_val(bits: u16) -> f32 {
 
 #[test]
 fn f16_arithmetic() {
-    let vals = Lcg::new(38).f32s(32, -4.0, 4.0);
+    let vals = Rng::new(38).f32s(32, -4.0, 4.0);
     let x: Vec<u16> = vals.iter().map(|&v| f16_bits(v)).collect();
     let out = run(
         "tests/f16_math",
@@ -370,10 +370,10 @@ fn worst_ulps(xs: &[f32], got: &[f32], want: &[f64], abs: f64) -> (f64, f32) {
 /// reduced argument is tiny and an inexact reduction shows).
 fn trig_arguments() -> Vec<f32> {
     let mut xs = Vec::new();
-    let mut rng = Lcg::new(77);
+    let mut rng = Rng::new(77);
     for i in 0..1536 {
         let t = i as f64 / 1536.0;
-        let mag = 1e-3 * 1e8f64.powf(t) * (1.0 + 0.01 * f64::from(rng.next_u32() % 100));
+        let mag = 1e-3 * 1e8f64.powf(t) * (1.0 + 0.01 * f64::from(rng.u32() % 100));
         let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
         xs.push((sign * mag.min(1e5)) as f32);
     }
@@ -382,7 +382,7 @@ fn trig_arguments() -> Vec<f32> {
         xs.push((k * std::f64::consts::FRAC_PI_2) as f32);
         k = (k * 1.37).ceil();
         if k * std::f64::consts::FRAC_PI_2 > 1e5 {
-            k = 1.0 + f64::from(rng.next_u32() % 64);
+            k = 1.0 + f64::from(rng.u32() % 64);
         }
     }
     xs
@@ -471,11 +471,11 @@ fn asin_acos_are_accurate_near_one() {
 #[test]
 fn exp_log_pow_meet_wgsl_accuracy() {
     // x in (-8000, 8000) (exp args = x/100), y over many magnitudes.
-    let mut rng = Lcg::new(78);
+    let mut rng = Rng::new(78);
     let n = 1024;
     let mut input = Vec::with_capacity(2 * n);
     for i in 0..n {
-        input.push(rng.f32_in(-8000.0, 8000.0));
+        input.push(rng.f32(-8000.0, 8000.0));
         let mag = 10f32.powf(-20.0 + 40.0 * i as f32 / n as f32);
         input.push(if i % 3 == 0 { -mag } else { mag });
     }

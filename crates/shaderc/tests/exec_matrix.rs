@@ -41,8 +41,8 @@ fn det(m: &[Vec<f64>]) -> f64 {
 
 #[test]
 fn matrix_operations() {
-    let ms = Lcg::new(21).f32s(4 * 16, -2.0, 2.0);
-    let vs = Lcg::new(22).f32s(4 * 4, -2.0, 2.0);
+    let ms = Rng::new(21).f32s(4 * 16, -2.0, 2.0);
+    let vs = Rng::new(22).f32s(4 * 4, -2.0, 2.0);
     let out = run(
         "tests/matrices",
         "main",

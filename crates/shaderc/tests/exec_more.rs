@@ -8,7 +8,7 @@ use common::*;
 
 #[test]
 fn prefix_sum_workgroup() {
-    let data: Vec<u32> = Lcg::new(51).u32s(128).iter().map(|v| v % 1000).collect();
+    let data: Vec<u32> = Rng::new(51).u32s(128).iter().map(|v| v % 1000).collect();
     let out = run(
         "tests/prefix_sum",
         "main",
@@ -28,8 +28,8 @@ fn prefix_sum_workgroup() {
 #[test]
 fn matmul_tiled_8x8() {
     let (m, n, k) = (13usize, 11usize, 19usize);
-    let a = Lcg::new(52).f32s(m * k, -1.0, 1.0);
-    let b = Lcg::new(53).f32s(k * n, -1.0, 1.0);
+    let a = Rng::new(52).f32s(m * k, -1.0, 1.0);
+    let b = Rng::new(53).f32s(k * n, -1.0, 1.0);
     let dims = [m as u32, n as u32, k as u32, 0];
     let out = run(
         "tests/matmul_tiled",
@@ -102,7 +102,7 @@ fn struct_with_trailing_runtime_array() {
     let mut buf = vec![0u8; 16 + items * 16];
     buf[0..4].copy_from_slice(&42u32.to_le_bytes());
     buf[4..8].copy_from_slice(&2.0f32.to_le_bytes());
-    let vals = Lcg::new(54).f32s(items * 4, -5.0, 5.0);
+    let vals = Rng::new(54).f32s(items * 4, -5.0, 5.0);
     buf[16..].copy_from_slice(&bytes_of(&vals));
     let out = run(
         "tests/struct_runtime_array",
@@ -126,7 +126,7 @@ fn struct_with_trailing_runtime_array() {
 #[test]
 fn modf_frexp_ldexp() {
     let mut x = vec![2.75f32, -2.75, 0.0, 1.0, 1024.5, -0.125, 3e-3];
-    x.extend(Lcg::new(55).f32s(32 - x.len(), -1e4, 1e4));
+    x.extend(Rng::new(55).f32s(32 - x.len(), -1e4, 1e4));
     let out = run(
         "tests/modf_frexp",
         "main",
@@ -232,7 +232,7 @@ fn private_array_state() {
 
 #[test]
 fn vec3_array_stride_16() {
-    let vals = Lcg::new(56).f32s(16 * 4, -3.0, 3.0);
+    let vals = Rng::new(56).f32s(16 * 4, -3.0, 3.0);
     let out = run(
         "tests/vec3_storage",
         "main",
@@ -252,8 +252,8 @@ fn vec3_array_stride_16() {
 
 #[test]
 fn mat3_in_storage() {
-    let ms = Lcg::new(57).f32s(8 * 12, -2.0, 2.0);
-    let vs = Lcg::new(58).f32s(8 * 4, -2.0, 2.0);
+    let ms = Rng::new(57).f32s(8 * 12, -2.0, 2.0);
+    let vs = Rng::new(58).f32s(8 * 4, -2.0, 2.0);
     let out = run(
         "tests/mat_storage",
         "main",
@@ -293,7 +293,7 @@ fn mat3_in_storage() {
 fn integer_builtins() {
     let mut x: Vec<i32> = vec![5, -3, i32::MIN, 7, -200, 0, 150, 150];
     x.extend(
-        Lcg::new(59)
+        Rng::new(59)
             .u32s(64 - x.len())
             .iter()
             .map(|&v| v as i32 >> 8),

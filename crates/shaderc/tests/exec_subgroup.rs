@@ -11,7 +11,7 @@ const WAVE: usize = 32;
 
 /// Test data below 1000 with a 7 only in wave 0 and wave 3 all even.
 fn data(n: usize, seed: u64) -> Vec<u32> {
-    let mut d: Vec<u32> = Lcg::new(seed)
+    let mut d: Vec<u32> = Rng::new(seed)
         .u32s(n)
         .iter()
         .map(|v| v % 1000)

@@ -11,17 +11,17 @@ use common::*;
 fn int64_and_float64_arithmetic() {
     const SLOTS: usize = 10;
     let n = 128;
-    let mut rng = Lcg::new(91);
+    let mut rng = Rng::new(91);
     let a: Vec<i64> = (0..n)
-        .map(|_| ((rng.next_u32() as u64) << 32 | rng.next_u32() as u64) as i64)
+        .map(|_| ((rng.u32() as u64) << 32 | rng.u32() as u64) as i64)
         .collect();
     let b: Vec<u64> = (0..n)
-        .map(|_| (rng.next_u32() as u64) << 32 | rng.next_u32() as u64)
+        .map(|_| (rng.u32() as u64) << 32 | rng.u32() as u64)
         .collect();
     let c: Vec<f64> = (0..n)
         .map(|_| {
-            let hi = (rng.next_u32() >> 6) as f64;
-            let lo = rng.next_u32() as f64;
+            let hi = (rng.u32() >> 6) as f64;
+            let lo = rng.u32() as f64;
             (hi * 4294967296.0 + lo) / (1u64 << 58) as f64 * 2000.0 - 1000.0
         })
         .collect();
@@ -99,9 +99,9 @@ fn int64_and_float64_arithmetic() {
 #[test]
 fn int64_atomics() {
     let n = 256;
-    let mut rng = Lcg::new(92);
+    let mut rng = Rng::new(92);
     let d: Vec<u64> = (0..n)
-        .map(|_| (rng.next_u32() as u64) << 32 | rng.next_u32() as u64)
+        .map(|_| (rng.u32() as u64) << 32 | rng.u32() as u64)
         .collect();
     let init_u: [u64; 3] = [5, 0, u64::MAX];
     let init_i: [i64; 2] = [i64::MAX, 0];

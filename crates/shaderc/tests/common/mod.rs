@@ -2,9 +2,9 @@
 //! (shaders/tests/<target>/NAME.co with NAME.reflect.json) on a simulated
 //! gfx1100 through aqueduct-hsa, binding buffers by the reflection's
 //! argument names, and hand back every binding's bytes after the dispatch.
-//! Also a small deterministic data generator.
+//! Test data and comparisons come from aqueduct-test-support.
 
-#![allow(dead_code)] // each test file uses a different subset
+#![allow(dead_code, unused_imports)] // each test file uses a different subset
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -15,6 +15,8 @@ use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct_hsa::memory::PoolKind;
 use aqueduct_hsa::{Agent, Runtime, RuntimeOptions, WaitCondition, WaitHint};
 use aqueduct_shaderc::Reflection;
+pub use aqueduct_test_support::bytes::{bytes_of, f32s, i32s, u32s};
+pub use aqueduct_test_support::{Rng, assert_close};
 
 pub const TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -171,61 +173,4 @@ pub fn run(name: &str, entry: &str, bindings: &[Binding], workgroups: [u32; 3]) 
     let (co, reflection) = checked_in(name, "gfx1100");
     run_code_object(&co, &reflection, entry, bindings, workgroups)
         .unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-pub fn u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-pub fn i32s(bytes: &[u8]) -> Vec<i32> {
-    u32s(bytes).into_iter().map(|v| v as i32).collect()
-}
-
-pub fn f32s(bytes: &[u8]) -> Vec<f32> {
-    u32s(bytes).into_iter().map(f32::from_bits).collect()
-}
-
-pub fn bytes_of<T: bytemuck::Pod>(v: &[T]) -> Vec<u8> {
-    bytemuck::cast_slice(v).to_vec()
-}
-
-/// A deterministic 64-bit LCG.
-pub struct Lcg(u64);
-
-impl Lcg {
-    pub fn new(seed: u64) -> Self {
-        Lcg(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-
-    pub fn next_u32(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 32) as u32
-    }
-
-    pub fn f32_in(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * ((self.next_u32() >> 8) as f32 / (1u32 << 24) as f32)
-    }
-
-    pub fn u32s(&mut self, n: usize) -> Vec<u32> {
-        (0..n).map(|_| self.next_u32()).collect()
-    }
-
-    pub fn f32s(&mut self, n: usize, lo: f32, hi: f32) -> Vec<f32> {
-        (0..n).map(|_| self.f32_in(lo, hi)).collect()
-    }
-}
-
-/// |a - b| <= abs_tol + rel_tol * |b| for every element.
-pub fn assert_close(got: &[f32], want: &[f32], abs_tol: f32, rel_tol: f32, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let ok = (g - w).abs() <= abs_tol + rel_tol * w.abs() || (g.is_nan() && w.is_nan());
-        assert!(ok, "{what}[{i}]: got {g}, want {w}");
-    }
 }

@@ -1,0 +1,20 @@
+//! aqueduct-test-support: what every crate's tests share, so each test
+//! suite holds only its own layer's harness.
+//!
+//! - [`Rng`]: one small deterministic generator (reproducible failures, no
+//!   dependency), with helpers for the kinds of data the tests feed kernels
+//!   and decoders (uniform integers and floats, edge-biased words, bytes).
+//! - [`bytes`]: typed slices to buffer bytes and back.
+//! - [`assert_close`]: float comparison with absolute and relative tolerance.
+//! - [`repo`]: paths inside the repository (checked-in kernels and shaders).
+//!
+//! It depends on nothing of Aqueduct's, so any crate may take it as a
+//! dev-dependency without a cycle.
+
+pub mod bytes;
+mod compare;
+pub mod repo;
+mod rng;
+
+pub use compare::assert_close;
+pub use rng::Rng;

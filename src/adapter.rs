@@ -11,7 +11,7 @@ use wgpu_types::{
 };
 
 use crate::device::{Device, DeviceShared};
-use crate::error::RequestDeviceError;
+use crate::error::{LimitFailure, RequestDeviceError};
 use crate::queue::Queue;
 
 pub type DeviceDescriptor<'a> = wgpu_types::DeviceDescriptor<crate::Label<'a>>;
@@ -134,24 +134,23 @@ impl Adapter {
     ) -> Result<(Device, Queue), RequestDeviceError> {
         let missing = desc.required_features - self.features();
         if !missing.is_empty() {
-            return Err(RequestDeviceError(format!(
-                "the adapter does not support features {missing:?} (it offers {:?})",
-                self.features()
-            )));
+            return Err(RequestDeviceError::UnsupportedFeatures {
+                missing,
+                available: self.features(),
+            });
         }
         let allowed = self.limits();
         let mut failures = Vec::new();
         desc.required_limits
-            .check_limits_with_fail_fn(&allowed, false, |name, want, have| {
-                failures.push(format!(
-                    "{name}: requested {want}, the adapter allows {have}"
-                ))
+            .check_limits_with_fail_fn(&allowed, false, |name, requested, allowed| {
+                failures.push(LimitFailure {
+                    name,
+                    requested,
+                    allowed,
+                })
             });
         if !failures.is_empty() {
-            return Err(RequestDeviceError(format!(
-                "the requested limits exceed the adapter's: {}",
-                failures.join("; ")
-            )));
+            return Err(RequestDeviceError::LimitsExceeded { failures });
         }
         let shared = DeviceShared::new(
             self.runtime.clone(),
@@ -160,8 +159,9 @@ impl Adapter {
             desc.required_features,
             desc.required_limits.clone(),
         )
-        .map_err(|e| {
-            RequestDeviceError(format!("opening the device on {}: {e}", self.agent.name))
+        .map_err(|e| RequestDeviceError::Open {
+            agent: self.agent.name.clone(),
+            source: Arc::new(e),
         })?;
         let shared = Arc::new(shared);
         {

@@ -185,9 +185,10 @@ impl Queue {
     pub fn submit_host_callback(&self, callback: impl FnOnce() + Send + 'static) {
         let dev = &self.shared;
         if let Err(e) = enqueue(dev, Box::new(move |_| callback())) {
+            let e = InternalError::HostCallback { source: e };
             dev.report(Error::Internal {
-                description: format!("submit_host_callback: {e}"),
-                source: Box::new(InternalError(e.to_string())),
+                description: e.to_string(),
+                source: Box::new(e),
             });
         }
     }

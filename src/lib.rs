@@ -90,7 +90,3 @@ pub use wgpu_types::{
 
 /// A debug label.
 pub type Label<'a> = Option<&'a str>;
-
-pub(crate) fn label_suffix(label: Label<'_>) -> String {
-    label.map(|l| format!(" `{l}`")).unwrap_or_default()
-}

@@ -39,7 +39,7 @@ use crate::command::encoder::CommandBuffer;
 use crate::command::hazard::Access;
 use crate::command::lower::{self, Op, PacketRole, UniformInKernarg, Work};
 use crate::device::DeviceShared;
-use crate::error::{BufferAsyncError, Error, InternalError, ValidationError};
+use crate::error::{BufferAsyncError, BufferRole, DeviceError, Error, InternalError, QueueError};
 use crate::registry::{BufferId, MapState, Owner};
 use crate::ring::{Ring, RingBlock};
 
@@ -270,7 +270,7 @@ impl std::ops::DerefMut for StateLock<'_> {
 fn wait_for_ring_space(dev: &Arc<DeviceShared>, state: &mut StateLock<'_>, oldest: u64) {
     state.unlocked(|| match wait_epoch(dev, oldest, None) {
         Ok(_) => {}
-        Err(e) => recover_from_queue_error(dev, &e),
+        Err(e) => recover_from_queue_error(dev, e),
     });
     let completed = completed_epoch(dev);
     state.retire(completed);
@@ -305,7 +305,7 @@ impl Queue {
         }
         if let Err(e) = stage_write(dev, buffer, offset, data) {
             dev.report(Error::OutOfMemory {
-                source: Box::new(InternalError(format!("write_buffer: {e}"))),
+                source: Box::new(InternalError::Staging { source: e }),
             });
         }
     }
@@ -319,41 +319,41 @@ impl Queue {
     /// `write_buffer_with`).
     pub fn validate_write_buffer(&self, buffer: &Buffer, offset: u64, size: u64) -> bool {
         let dev = &self.shared;
-        let check = || -> Result<(), String> {
-            buffer.check_usable("the buffer")?;
+        let check = || -> Result<(), QueueError> {
+            buffer
+                .check_usable(BufferRole::Buffer)
+                .map_err(QueueError::WriteUnusable)?;
             if !buffer.usage().contains(BufferUsages::COPY_DST) {
-                return Err(format!(
-                    "{} lacks COPY_DST usage; add it to write with queue.write_buffer",
-                    buffer.describe()
-                ));
+                return Err(QueueError::WriteMissingCopyDst {
+                    buffer: buffer.ident(),
+                });
             }
             if !offset.is_multiple_of(COPY_BUFFER_ALIGNMENT)
                 || !size.is_multiple_of(COPY_BUFFER_ALIGNMENT)
             {
-                return Err(format!(
-                    "offset {offset} and size {size} must be multiples of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
-                ));
+                return Err(QueueError::WriteUnaligned { offset, size });
             }
             if offset.checked_add(size).is_none_or(|e| e > buffer.size()) {
-                return Err(format!(
-                    "{offset}..{} overruns {} ({} bytes)",
-                    offset as u128 + size as u128,
-                    buffer.describe(),
-                    buffer.size()
-                ));
+                return Err(QueueError::WriteOverrun {
+                    offset,
+                    end: offset as u128 + size as u128,
+                    buffer: buffer.ident(),
+                });
             }
             let mapped = dev
                 .with_buffer(buffer.inner.id, |s| !matches!(s.map, MapState::Unmapped))
                 .unwrap_or(false);
             if mapped {
-                return Err(format!("{} is mapped; unmap it first", buffer.describe()));
+                return Err(QueueError::WriteMapped {
+                    buffer: buffer.ident(),
+                });
             }
             Ok(())
         };
         match check() {
             Ok(()) => true,
-            Err(msg) => {
-                dev.report(ValidationError::Queue(format!("write_buffer: {msg}")));
+            Err(e) => {
+                dev.report(e);
                 false
             }
         }
@@ -463,45 +463,52 @@ fn stage_write(
             keep_all.extend(keep);
             state.push_pending(ops, Some(buffer.inner.id), keep_all);
         }
-        Err(msg) => tracing::error!("write_buffer upload: {msg}"),
+        Err(e) => tracing::error!("write_buffer upload: {e}"),
     }
     Ok(())
 }
 
 /// Validate, lower and write one submission.
 pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> SubmissionIndex {
-    let validate = || -> Result<(), String> {
+    let validate = || -> Result<(), Error> {
         if dev.lost.load(std::sync::atomic::Ordering::Acquire) {
-            return Err("the device was destroyed".into());
+            return Err(DeviceError::Destroyed { call: "submit" }.into());
         }
-        for (i, cb) in cbs.iter().enumerate() {
+        for (index, cb) in cbs.iter().enumerate() {
             if !Arc::ptr_eq(&cb.device, dev) {
-                return Err(format!("command buffer {i} was recorded on another device"));
+                return Err(QueueError::ForeignCommandBuffer { index }.into());
             }
             if let Some(e) = &cb.rec.error {
-                return Err(format!("command buffer {i} is invalid ({e})"));
+                return Err(QueueError::InvalidCommandBuffer {
+                    index,
+                    source: e.clone(),
+                }
+                .into());
             }
             let reg = dev.registry();
             for b in &cb.rec.used {
+                let buffer = || b.ident();
                 match reg.buffers.get(b.inner.id) {
                     None => {
-                        return Err(format!(
-                            "command buffer {i} uses {}, which is gone",
-                            b.describe()
-                        ));
+                        return Err(QueueError::BufferGone {
+                            index,
+                            buffer: buffer(),
+                        }
+                        .into());
                     }
                     Some(s) if s.destroyed => {
-                        return Err(format!(
-                            "command buffer {i} uses {}, which has been destroyed",
-                            b.describe()
-                        ));
+                        return Err(QueueError::BufferDestroyed {
+                            index,
+                            buffer: buffer(),
+                        }
+                        .into());
                     }
                     Some(s) if !matches!(s.map, MapState::Unmapped) => {
-                        return Err(format!(
-                            "command buffer {i} uses {}, which is mapped or has a mapping pending; \
-                             unmap it before submitting work that uses it",
-                            b.describe()
-                        ));
+                        return Err(QueueError::BufferMapped {
+                            index,
+                            buffer: buffer(),
+                        }
+                        .into());
                     }
                     Some(_) => {}
                 }
@@ -511,8 +518,8 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
     };
     let valid = match validate() {
         Ok(()) => true,
-        Err(msg) => {
-            dev.report(ValidationError::Queue(format!("submit: {msg}")));
+        Err(e) => {
+            dev.report(e);
             false
         }
     };
@@ -559,8 +566,9 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
             Err(Unwritten::Dropped) => None,
             Err(Unwritten::Failed(e)) => {
                 state.unlocked(|| {
+                    let e = InternalError::WritePackets { source: e };
                     dev.report(Error::Internal {
-                        description: format!("submit: writing AQL packets failed: {e}"),
+                        description: e.to_string(),
                         source: Box::new(e),
                     })
                 });
@@ -589,7 +597,7 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
         });
         drop(state);
         for (e, site) in faults {
-            report_queue_fault(dev, &HsaError::from(e), site);
+            report_queue_fault(dev, HsaError::from(e), site);
         }
         SubmissionIndex(epoch)
     };
@@ -664,7 +672,7 @@ pub(crate) fn write_host_barrier(
     for _ in 0..2 {
         if let Some((e, site)) = recover_before_write(dev, &mut state) {
             drop(state);
-            report_queue_fault(dev, &HsaError::from(e.clone()), site);
+            report_queue_fault(dev, HsaError::from(e.clone()), site);
             return Ok(Some(e));
         }
         match dev.hsa_queue.submit_unless_failed(&barrier) {
@@ -746,7 +754,7 @@ fn write_packets(
             }
             Work::Patch(p) => {
                 let shape = lower::patch_kernarg(&dev.blit, p, 0, 0, 0, 0)
-                    .map_err(HsaError::InvalidArgument)?;
+                    .map_err(|e| HsaError::InvalidArgument(e.to_string()))?;
                 patch_block[i] = Some(alloc_kernarg(
                     dev,
                     state,
@@ -882,7 +890,7 @@ fn write_slots(
                     header_dispatch,
                     header_nop,
                 )
-                .map_err(HsaError::InvalidArgument)?;
+                .map_err(|e| HsaError::InvalidArgument(e.to_string()))?;
                 let Some(block) = patch_block[i] else {
                     return Err(HsaError::InvalidArgument(
                         "an indirect patch without its kernarg block".into(),
@@ -1230,7 +1238,7 @@ fn complete_map(
     fault: Option<&aqueduct_hsa::QueueError>,
 ) -> Result<(), BufferAsyncError> {
     let Some(s) = reg.buffers.get_mut(id) else {
-        return Err(BufferAsyncError("the buffer is gone".into()));
+        return Err(BufferAsyncError::BufferGone);
     };
     match (std::mem::replace(&mut s.map, MapState::Unmapped), fault) {
         (MapState::Pending { mode, range, .. }, None) => {
@@ -1238,13 +1246,12 @@ fn complete_map(
             s.owner = Owner::Host;
             Ok(())
         }
-        (MapState::Pending { .. }, Some(e)) => Err(BufferAsyncError(format!(
-            "the GPU queue faulted before the mapping completed ({}); the buffer stays unmapped",
-            e.reason
-        ))),
+        (MapState::Pending { .. }, Some(e)) => Err(BufferAsyncError::QueueFault {
+            reason: e.reason.clone(),
+        }),
         (other, _) => {
             s.map = other;
-            Err(BufferAsyncError("the mapping was aborted".into()))
+            Err(BufferAsyncError::Aborted)
         }
     }
 }
@@ -1289,7 +1296,7 @@ pub(crate) fn poll(dev: &Arc<DeviceShared>, poll_type: PollType) -> Result<PollS
                 Ok(_) => Ok(PollStatus::WaitSucceeded),
                 Err(HsaError::Timeout) => Err(PollError::Timeout),
                 Err(e) => {
-                    recover_from_queue_error(dev, &e);
+                    recover_from_queue_error(dev, e);
                     Ok(PollStatus::WaitSucceeded)
                 }
             }
@@ -1329,7 +1336,7 @@ pub(crate) fn poll(dev: &Arc<DeviceShared>, poll_type: PollType) -> Result<PollS
 /// this wait failed, and counting again would mark submissions already
 /// running on the new queue complete (their memory freed while the GPU uses
 /// it; a later store of the old count would lose their completions).
-fn recover_from_queue_error(dev: &Arc<DeviceShared>, e: &HsaError) {
+fn recover_from_queue_error(dev: &Arc<DeviceShared>, e: HsaError) {
     let site = {
         let mut state = dev.lock_state();
         if dev.hsa_queue.error().is_none() {
@@ -1408,11 +1415,11 @@ fn fault_summary(e: &HsaError, site: Option<&FaultSite>) -> String {
     }
 }
 
-fn report_queue_fault(dev: &DeviceShared, e: &HsaError, site: Option<FaultSite>) {
-    let summary = fault_summary(e, site.as_ref());
+fn report_queue_fault(dev: &DeviceShared, e: HsaError, site: Option<FaultSite>) {
+    let summary = fault_summary(&e, site.as_ref());
     tracing::error!("{summary}");
     // The device's own words (PC, workgroup, exact address, watchdog).
-    let report = match e {
+    let report = match &e {
         HsaError::QueueError {
             detail: Some(detail),
             ..
@@ -1424,7 +1431,11 @@ fn report_queue_fault(dev: &DeviceShared, e: &HsaError, site: Option<FaultSite>)
             "{summary}; the GPU queue faulted, so the outstanding submissions did not complete \
              and their results are undefined; the device stays usable{report}"
         ),
-        source: Box::new(InternalError(e.to_string())),
+        source: Box::new(InternalError::QueueFault {
+            submission: site.as_ref().map(|s| s.submission),
+            kernel: site.and_then(|s| s.kernel),
+            source: e,
+        }),
     });
 }
 

@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 
 use crate::device::DeviceShared;
+use crate::error::{PrecompileHint, ShaderLoadError, WgslError};
 use crate::shader::{EntryPoint, LoadedPrecompiled, load_precompiled};
 
 /// The environment variable naming the directory that holds clang-19 and
@@ -142,7 +143,11 @@ impl ShaderCache {
 
 /// Register an aqueduct-shaderc object (whose reflection carries its
 /// `source_hash`) so WGSL modules with that source use it.
-pub(crate) fn register(device: &DeviceShared, code: &[u8], reflection: &str) -> Result<(), String> {
+pub(crate) fn register(
+    device: &DeviceShared,
+    code: &[u8],
+    reflection: &str,
+) -> Result<(), ShaderLoadError> {
     let loaded = load_precompiled(&device.runtime, &device.agent, code, reflection)?;
     if device
         .shader_cache
@@ -150,11 +155,7 @@ pub(crate) fn register(device: &DeviceShared, code: &[u8], reflection: &str) -> 
     {
         Ok(())
     } else {
-        Err(
-            "the reflection has no `source_hash`: rebuild the shader with an aqueduct-shaderc \
-             that records it, so the object can be matched to its WGSL source"
-                .to_string(),
-        )
+        Err(ShaderLoadError::NoSourceHash)
     }
 }
 
@@ -164,7 +165,7 @@ pub(crate) fn register(device: &DeviceShared, code: &[u8], reflection: &str) -> 
 pub(crate) fn resolve_module(
     device: &DeviceShared,
     source: &WgslSource,
-) -> Result<Vec<EntryPoint>, String> {
+) -> Result<Vec<EntryPoint>, ShaderLoadError> {
     let no_constants: &[(&str, f64)] = &[];
     match resolve(device, source, None, no_constants) {
         Ok(eps) => Ok(eps),
@@ -172,7 +173,7 @@ pub(crate) fn resolve_module(
             tracing::debug!(file = %source.file_name, %why, "WGSL entry points wait for pipeline constants");
             Ok(Vec::new())
         }
-        Err(Unresolved::Failed(msg)) => Err(msg),
+        Err(Unresolved::Failed(e)) => Err(e),
     }
 }
 
@@ -183,10 +184,10 @@ pub(crate) fn resolve_pipeline(
     source: &WgslSource,
     entry: Option<&str>,
     constants: &[(&str, f64)],
-) -> Result<Vec<EntryPoint>, String> {
+) -> Result<Vec<EntryPoint>, ShaderLoadError> {
     resolve(device, source, entry, constants).map_err(|e| match e {
-        Unresolved::NeedsConstants(why) => why,
-        Unresolved::Failed(msg) => msg,
+        Unresolved::NeedsConstants(why) => why.into(),
+        Unresolved::Failed(e) => e,
     })
 }
 
@@ -194,8 +195,8 @@ enum Unresolved {
     /// Override constants without defaults need values (found by the
     /// compiler, feature `wgsl`).
     #[cfg_attr(not(feature = "wgsl"), allow(dead_code))]
-    NeedsConstants(String),
-    Failed(String),
+    NeedsConstants(WgslError),
+    Failed(ShaderLoadError),
 }
 
 fn resolve(
@@ -222,25 +223,13 @@ fn resolve(
 }
 
 /// How to precompile, for the error when nothing else resolves a module.
-fn precompile_hint(source: &WgslSource, target: &str, constants: &[(&str, f64)]) -> String {
-    let defines: String = constants
-        .iter()
-        .map(|(n, v)| format!(" --define {n}={v}"))
-        .collect();
-    let stem = std::path::Path::new(&source.file_name)
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("shader");
-    format!(
-        "precompile it with `aqueduct-shaderc compile {file} --target {target}{defines} -o \
-         shaders/{target}/{stem}.co` (writes {stem}.reflect.json beside it, with the source hash \
-         {hash}) and either load it with `aqueduct::include_shader!(\"shaders/{target}/{stem}\")` \
-         or pass both files to `Device::register_precompiled` before creating the module; or \
-         install clang-19 and lld-19 (or set {LLVM_BIN_ENV} to their directory) to compile WGSL \
-         at run time",
-        file = source.file_name,
-        hash = source.hash,
-    )
+fn precompile_hint(source: &WgslSource, target: &str, constants: &[(&str, f64)]) -> PrecompileHint {
+    PrecompileHint {
+        file: source.file_name.clone(),
+        target: target.to_string(),
+        constants: constants.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        hash: source.hash.clone(),
+    }
 }
 
 #[cfg(feature = "wgsl")]
@@ -268,20 +257,20 @@ fn compile(
     ) {
         Ok(c) => c,
         Err(CompileError::Override { message }) => {
-            return Err(Unresolved::NeedsConstants(format!(
-                "override specialisation failed ({message}): give every override without a \
-                 default a value, and only name the shader's overrides, in \
-                 PipelineCompilationOptions::constants"
-            )));
+            return Err(Unresolved::NeedsConstants(WgslError::NeedsConstants {
+                message,
+            }));
         }
         Err(e @ CompileError::ToolMissing { .. }) => {
-            return Err(Unresolved::Failed(format!(
-                "no precompiled object matches this WGSL for {target} and it cannot be compiled \
-                 at run time ({e}): {}",
-                precompile_hint(source, target, constants)
-            )));
+            return Err(Unresolved::Failed(
+                WgslError::NotPrecompiled {
+                    hint: precompile_hint(source, target, constants),
+                    source: Arc::new(e),
+                }
+                .into(),
+            ));
         }
-        Err(e) => return Err(Unresolved::Failed(e.to_string())),
+        Err(e) => return Err(Unresolved::Failed(WgslError::Compile(Arc::new(e)).into())),
     };
     device
         .shader_cache
@@ -296,7 +285,7 @@ fn compile(
     let reflection = compiled
         .reflection
         .to_json()
-        .map_err(|e| Unresolved::Failed(format!("reflection: {e}")))?;
+        .map_err(|e| Unresolved::Failed(WgslError::ReflectionJson(Arc::new(e)).into()))?;
     load_precompiled(
         &device.runtime,
         &device.agent,
@@ -314,11 +303,12 @@ fn compile(
     constants: &[(&str, f64)],
 ) -> Result<LoadedPrecompiled, Unresolved> {
     let target = device.agent.name.as_str();
-    Err(Unresolved::Failed(format!(
-        "no precompiled object matches this WGSL for {target} and this build of Aqueduct has no \
-         WGSL compiler (cargo feature `wgsl` is off): {}",
-        precompile_hint(source, target, constants)
-    )))
+    Err(Unresolved::Failed(
+        WgslError::NoCompiler {
+            hint: precompile_hint(source, target, constants),
+        }
+        .into(),
+    ))
 }
 
 #[cfg(test)]

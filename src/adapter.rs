@@ -141,14 +141,17 @@ impl Adapter {
         }
         let allowed = self.limits();
         let mut failures = Vec::new();
-        desc.required_limits
-            .check_limits_with_fail_fn(&allowed, false, |name, requested, allowed| {
+        desc.required_limits.check_limits_with_fail_fn(
+            &allowed,
+            false,
+            |name, requested, allowed| {
                 failures.push(LimitFailure {
                     name,
                     requested,
                     allowed,
                 })
-            });
+            },
+        );
         if !failures.is_empty() {
             return Err(RequestDeviceError::LimitsExceeded { failures });
         }

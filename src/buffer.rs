@@ -20,8 +20,8 @@ use crate::binding::{BindingResource, BufferBinding};
 use crate::command::hazard::Access;
 use crate::device::DeviceShared;
 use crate::error::{
-    BufferAsyncError, BufferError, BufferIdent, BufferRole, MapError, MapRangeError, UnusableBuffer,
-    ValidationError,
+    BufferAsyncError, BufferError, BufferIdent, BufferRole, MapError, MapRangeError,
+    UnusableBuffer, ValidationError,
 };
 use crate::placement::{BufferMemory, Placement};
 use crate::registry::{BufferId, MapMode, MapState, Owner};
@@ -154,11 +154,9 @@ impl Buffer {
         let range = match bounds_to_range(bounds, self.size()) {
             Some(r) if r.end <= self.size() => r,
             _ => {
-                self.inner
-                    .device
-                    .report(BufferError::SliceOutOfRange {
-                        buffer: self.ident(),
-                    });
+                self.inner.device.report(BufferError::SliceOutOfRange {
+                    buffer: self.ident(),
+                });
                 0..0
             }
         };
@@ -201,8 +199,7 @@ impl Buffer {
         &self,
         bounds: S,
     ) -> Result<BufferView, MapRangeError> {
-        let range = bounds_to_range(bounds, self.size())
-            .ok_or(MapRangeError::InvertedRange)?;
+        let range = bounds_to_range(bounds, self.size()).ok_or(MapRangeError::InvertedRange)?;
         let (ptr, keep) = self.inner.device.map_view(self, range.clone(), false)?;
         Ok(BufferView {
             buffer: self.clone(),
@@ -217,8 +214,7 @@ impl Buffer {
         &self,
         bounds: S,
     ) -> Result<BufferViewMut, MapRangeError> {
-        let range = bounds_to_range(bounds, self.size())
-            .ok_or(MapRangeError::InvertedRange)?;
+        let range = bounds_to_range(bounds, self.size()).ok_or(MapRangeError::InvertedRange)?;
         let (ptr, keep) = self.inner.device.map_view(self, range.clone(), true)?;
         Ok(BufferViewMut {
             buffer: self.clone(),

@@ -423,9 +423,7 @@ impl DeviceShared {
                 MapTarget::Staging(staging.clone()),
             ),
             None => {
-                let memory = buffer
-                    .memory()
-                    .ok_or(MapRangeError::InvalidBuffer)?;
+                let memory = buffer.memory().ok_or(MapRangeError::InvalidBuffer)?;
                 let p = memory.host_ptr().ok_or(MapRangeError::NotHostMapped)?;
                 (p, MapTarget::Memory(memory.clone()))
             }

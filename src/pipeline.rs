@@ -265,140 +265,143 @@ pub(crate) fn create_compute_pipeline(
 ) -> ComputePipeline {
     let id = device.next_id.fetch_add(1, Ordering::Relaxed);
     let label = desc.label.map(str::to_string);
-    let build = || -> Result<(EntryPoint, Vec<Option<BindGroupLayout>>, u32), ComputePipelineError> {
-        let label = || desc.label.map(str::to_string);
-        if let Some(err) = &desc.module.inner.error {
-            return Err(ComputePipelineError::InvalidModule {
-                label: label(),
-                module: Box::new(err.clone()),
-            });
-        }
-        let entry = pipeline_entry(device, desc)?;
-        let limits = &device.limits;
-        let wg = entry.workgroup_size;
-        let items = wg[0] as u64 * wg[1] as u64 * wg[2] as u64;
-        if wg[0] > limits.max_compute_workgroup_size_x
-            || wg[1] > limits.max_compute_workgroup_size_y
-            || wg[2] > limits.max_compute_workgroup_size_z
-            || items > limits.max_compute_invocations_per_workgroup as u64
-            || items > entry.kernel.info.max_flat_workgroup_size.max(1) as u64
-        {
-            return Err(ComputePipelineError::WorkgroupSizeLimit {
-                label: label(),
-                size: wg,
-                max_size: [
-                    limits.max_compute_workgroup_size_x,
-                    limits.max_compute_workgroup_size_y,
-                    limits.max_compute_workgroup_size_z,
-                ],
-                max_invocations: limits.max_compute_invocations_per_workgroup,
-                kernel_max: entry.kernel.info.max_flat_workgroup_size,
-            });
-        }
-        if entry.kernel.info.group_segment_fixed_size > limits.max_compute_workgroup_storage_size {
-            return Err(ComputePipelineError::WorkgroupStorageLimit {
-                label: label(),
-                size: entry.kernel.info.group_segment_fixed_size,
-                max: limits.max_compute_workgroup_storage_size,
-            });
-        }
-        match desc.layout {
-            Some(layout) => {
-                if !layout.inner.valid {
-                    return Err(ComputePipelineError::InvalidLayout { label: label() });
-                }
-                for b in &entry.bindings {
-                    let group = layout
-                        .inner
-                        .groups
-                        .get(b.group as usize)
-                        .and_then(|g| g.as_ref())
-                        .ok_or_else(|| ComputePipelineError::MissingGroupLayout {
-                            label: label(),
-                            group: b.group,
-                            binding: b.binding,
-                        })?;
-                    let le = group.entry(b.binding).ok_or_else(|| {
-                        ComputePipelineError::MissingLayoutBinding {
-                            label: label(),
-                            group: b.group,
-                            binding: b.binding,
-                        }
-                    })?;
-                    layout_accepts(le, b).map_err(|source| {
-                        ComputePipelineError::BindingMismatch {
-                            label: label(),
-                            group: b.group,
-                            binding: b.binding,
-                            source,
-                        }
-                    })?;
-                }
-                if entry.immediate_size > layout.inner.immediate_size {
-                    return Err(ComputePipelineError::ImmediatesExceedLayout {
-                        label: label(),
-                        size: entry.immediate_size,
-                        layout_size: layout.inner.immediate_size,
-                    });
-                }
-                Ok((
-                    entry,
-                    layout.inner.groups.clone(),
-                    layout.inner.immediate_size,
-                ))
+    let build =
+        || -> Result<(EntryPoint, Vec<Option<BindGroupLayout>>, u32), ComputePipelineError> {
+            let label = || desc.label.map(str::to_string);
+            if let Some(err) = &desc.module.inner.error {
+                return Err(ComputePipelineError::InvalidModule {
+                    label: label(),
+                    module: Box::new(err.clone()),
+                });
             }
-            None => {
-                let max_group = entry
-                    .bindings
-                    .iter()
-                    .map(|b| b.group + 1)
-                    .max()
-                    .unwrap_or(0);
-                if max_group > limits.max_bind_groups {
-                    return Err(ComputePipelineError::GroupLimit {
-                        label: label(),
-                        group: max_group - 1,
-                        max: limits.max_bind_groups,
-                    });
+            let entry = pipeline_entry(device, desc)?;
+            let limits = &device.limits;
+            let wg = entry.workgroup_size;
+            let items = wg[0] as u64 * wg[1] as u64 * wg[2] as u64;
+            if wg[0] > limits.max_compute_workgroup_size_x
+                || wg[1] > limits.max_compute_workgroup_size_y
+                || wg[2] > limits.max_compute_workgroup_size_z
+                || items > limits.max_compute_invocations_per_workgroup as u64
+                || items > entry.kernel.info.max_flat_workgroup_size.max(1) as u64
+            {
+                return Err(ComputePipelineError::WorkgroupSizeLimit {
+                    label: label(),
+                    size: wg,
+                    max_size: [
+                        limits.max_compute_workgroup_size_x,
+                        limits.max_compute_workgroup_size_y,
+                        limits.max_compute_workgroup_size_z,
+                    ],
+                    max_invocations: limits.max_compute_invocations_per_workgroup,
+                    kernel_max: entry.kernel.info.max_flat_workgroup_size,
+                });
+            }
+            if entry.kernel.info.group_segment_fixed_size
+                > limits.max_compute_workgroup_storage_size
+            {
+                return Err(ComputePipelineError::WorkgroupStorageLimit {
+                    label: label(),
+                    size: entry.kernel.info.group_segment_fixed_size,
+                    max: limits.max_compute_workgroup_storage_size,
+                });
+            }
+            match desc.layout {
+                Some(layout) => {
+                    if !layout.inner.valid {
+                        return Err(ComputePipelineError::InvalidLayout { label: label() });
+                    }
+                    for b in &entry.bindings {
+                        let group = layout
+                            .inner
+                            .groups
+                            .get(b.group as usize)
+                            .and_then(|g| g.as_ref())
+                            .ok_or_else(|| ComputePipelineError::MissingGroupLayout {
+                                label: label(),
+                                group: b.group,
+                                binding: b.binding,
+                            })?;
+                        let le = group.entry(b.binding).ok_or_else(|| {
+                            ComputePipelineError::MissingLayoutBinding {
+                                label: label(),
+                                group: b.group,
+                                binding: b.binding,
+                            }
+                        })?;
+                        layout_accepts(le, b).map_err(|source| {
+                            ComputePipelineError::BindingMismatch {
+                                label: label(),
+                                group: b.group,
+                                binding: b.binding,
+                                source,
+                            }
+                        })?;
+                    }
+                    if entry.immediate_size > layout.inner.immediate_size {
+                        return Err(ComputePipelineError::ImmediatesExceedLayout {
+                            label: label(),
+                            size: entry.immediate_size,
+                            layout_size: layout.inner.immediate_size,
+                        });
+                    }
+                    Ok((
+                        entry,
+                        layout.inner.groups.clone(),
+                        layout.inner.immediate_size,
+                    ))
                 }
-                let mut groups = Vec::new();
-                for g in 0..max_group {
-                    let entries: Vec<BindGroupLayoutEntry> = entry
+                None => {
+                    let max_group = entry
                         .bindings
                         .iter()
-                        .filter(|b| b.group == g)
-                        .map(|b| BindGroupLayoutEntry {
-                            binding: b.binding,
-                            visibility: ShaderStages::COMPUTE,
-                            ty: BindingType::Buffer {
-                                ty: b.ty,
-                                has_dynamic_offset: false,
-                                min_binding_size: BufferSize::new(b.min_binding_size),
+                        .map(|b| b.group + 1)
+                        .max()
+                        .unwrap_or(0);
+                    if max_group > limits.max_bind_groups {
+                        return Err(ComputePipelineError::GroupLimit {
+                            label: label(),
+                            group: max_group - 1,
+                            max: limits.max_bind_groups,
+                        });
+                    }
+                    let mut groups = Vec::new();
+                    for g in 0..max_group {
+                        let entries: Vec<BindGroupLayoutEntry> = entry
+                            .bindings
+                            .iter()
+                            .filter(|b| b.group == g)
+                            .map(|b| BindGroupLayoutEntry {
+                                binding: b.binding,
+                                visibility: ShaderStages::COMPUTE,
+                                ty: BindingType::Buffer {
+                                    ty: b.ty,
+                                    has_dynamic_offset: false,
+                                    min_binding_size: BufferSize::new(b.min_binding_size),
+                                },
+                                count: None,
+                            })
+                            .collect();
+                        groups.push(Some(create_layout(
+                            device,
+                            &BindGroupLayoutDescriptor {
+                                label: None,
+                                entries: &entries,
                             },
-                            count: None,
-                        })
-                        .collect();
-                    groups.push(Some(create_layout(
-                        device,
-                        &BindGroupLayoutDescriptor {
-                            label: None,
-                            entries: &entries,
-                        },
-                        Some(id),
-                    )));
+                            Some(id),
+                        )));
+                    }
+                    if entry.immediate_size > limits.max_immediate_size {
+                        return Err(ComputePipelineError::ImmediateSizeLimit {
+                            label: label(),
+                            size: entry.immediate_size,
+                            max: limits.max_immediate_size,
+                        });
+                    }
+                    let imm = entry.immediate_size;
+                    Ok((entry, groups, imm))
                 }
-                if entry.immediate_size > limits.max_immediate_size {
-                    return Err(ComputePipelineError::ImmediateSizeLimit {
-                        label: label(),
-                        size: entry.immediate_size,
-                        max: limits.max_immediate_size,
-                    });
-                }
-                let imm = entry.immediate_size;
-                Ok((entry, groups, imm))
             }
-        }
-    };
+        };
     match build() {
         Ok((entry, groups, _immediate_size)) => ComputePipeline {
             inner: Arc::new(ComputePipelineInner {

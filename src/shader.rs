@@ -403,8 +403,8 @@ pub(crate) fn load_precompiled(
     code: &[u8],
     reflection: &str,
 ) -> Result<LoadedPrecompiled, ShaderLoadError> {
-    let r: Reflection = serde_json::from_str(reflection)
-        .map_err(|e| ReflectionError::Malformed(Arc::new(e)))?;
+    let r: Reflection =
+        serde_json::from_str(reflection).map_err(|e| ReflectionError::Malformed(Arc::new(e)))?;
     if r.version != 1 {
         return Err(ReflectionError::UnsupportedVersion { version: r.version }.into());
     }

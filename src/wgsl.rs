@@ -251,27 +251,25 @@ fn compile(
         ..Default::default()
     };
     let started = std::time::Instant::now();
-    let compiled = match aqueduct_shaderc::compile(
-        aqueduct_shaderc::Source::Wgsl(&source.text),
-        &options,
-    ) {
-        Ok(c) => c,
-        Err(CompileError::Override { message }) => {
-            return Err(Unresolved::NeedsConstants(WgslError::NeedsConstants {
-                message,
-            }));
-        }
-        Err(e @ CompileError::ToolMissing { .. }) => {
-            return Err(Unresolved::Failed(
-                WgslError::NotPrecompiled {
-                    hint: precompile_hint(source, target, constants),
-                    source: Arc::new(e),
-                }
-                .into(),
-            ));
-        }
-        Err(e) => return Err(Unresolved::Failed(WgslError::Compile(Arc::new(e)).into())),
-    };
+    let compiled =
+        match aqueduct_shaderc::compile(aqueduct_shaderc::Source::Wgsl(&source.text), &options) {
+            Ok(c) => c,
+            Err(CompileError::Override { message }) => {
+                return Err(Unresolved::NeedsConstants(WgslError::NeedsConstants {
+                    message,
+                }));
+            }
+            Err(e @ CompileError::ToolMissing { .. }) => {
+                return Err(Unresolved::Failed(
+                    WgslError::NotPrecompiled {
+                        hint: precompile_hint(source, target, constants),
+                        source: Arc::new(e),
+                    }
+                    .into(),
+                ));
+            }
+            Err(e) => return Err(Unresolved::Failed(WgslError::Compile(Arc::new(e)).into())),
+        };
     device
         .shader_cache
         .compiles

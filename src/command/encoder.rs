@@ -171,69 +171,73 @@ impl CommandEncoder {
         copy_size: impl Into<Option<u64>>,
     ) {
         let copy_size = copy_size.into();
-        self.command("copy_buffer_to_buffer", CommandError::Copy, |device, rec| {
-            source.check_usable(BufferRole::Source)?;
-            destination.check_usable(BufferRole::Destination)?;
-            if source.same(destination) {
-                return Err(CopyError::SameBuffer {
-                    buffer: source.ident(),
-                });
-            }
-            if !source.usage().contains(BufferUsages::COPY_SRC) {
-                return Err(CopyError::MissingCopySrc {
-                    buffer: source.ident(),
-                });
-            }
-            if !destination.usage().contains(BufferUsages::COPY_DST) {
-                return Err(CopyError::MissingCopyDst {
-                    buffer: destination.ident(),
-                });
-            }
-            let size = match copy_size {
-                Some(s) => s,
-                None => source.size().checked_sub(source_offset).ok_or_else(|| {
-                    CopyError::SourceOffsetPastEnd {
-                        offset: source_offset,
+        self.command(
+            "copy_buffer_to_buffer",
+            CommandError::Copy,
+            |device, rec| {
+                source.check_usable(BufferRole::Source)?;
+                destination.check_usable(BufferRole::Destination)?;
+                if source.same(destination) {
+                    return Err(CopyError::SameBuffer {
                         buffer: source.ident(),
-                    }
-                })?,
-            };
-            for (field, value) in [
-                (CopyField::Size, size),
-                (CopyField::SourceOffset, source_offset),
-                (CopyField::DestinationOffset, destination_offset),
-            ] {
-                if value % COPY_BUFFER_ALIGNMENT != 0 {
-                    return Err(CopyError::Unaligned { field, value });
-                }
-            }
-            for (b, offset, side) in [
-                (source, source_offset, CopySide::Source),
-                (destination, destination_offset, CopySide::Destination),
-            ] {
-                if offset.checked_add(size).is_none_or(|end| end > b.size()) {
-                    return Err(CopyError::Overrun {
-                        side,
-                        offset,
-                        end: offset as u128 + size as u128,
-                        buffer: b.ident(),
                     });
                 }
-            }
-            rec.use_buffer(source);
-            rec.use_buffer(destination);
-            if size == 0 {
-                return Ok(());
-            }
-            let ops = lower::copy_ops(
-                &device.blit,
-                PacketRole::Copy,
-                source.access(source_offset..source_offset + size, false),
-                destination.access(destination_offset..destination_offset + size, true),
-            )?;
-            rec.ops.extend(ops);
-            Ok(())
-        })
+                if !source.usage().contains(BufferUsages::COPY_SRC) {
+                    return Err(CopyError::MissingCopySrc {
+                        buffer: source.ident(),
+                    });
+                }
+                if !destination.usage().contains(BufferUsages::COPY_DST) {
+                    return Err(CopyError::MissingCopyDst {
+                        buffer: destination.ident(),
+                    });
+                }
+                let size = match copy_size {
+                    Some(s) => s,
+                    None => source.size().checked_sub(source_offset).ok_or_else(|| {
+                        CopyError::SourceOffsetPastEnd {
+                            offset: source_offset,
+                            buffer: source.ident(),
+                        }
+                    })?,
+                };
+                for (field, value) in [
+                    (CopyField::Size, size),
+                    (CopyField::SourceOffset, source_offset),
+                    (CopyField::DestinationOffset, destination_offset),
+                ] {
+                    if value % COPY_BUFFER_ALIGNMENT != 0 {
+                        return Err(CopyError::Unaligned { field, value });
+                    }
+                }
+                for (b, offset, side) in [
+                    (source, source_offset, CopySide::Source),
+                    (destination, destination_offset, CopySide::Destination),
+                ] {
+                    if offset.checked_add(size).is_none_or(|end| end > b.size()) {
+                        return Err(CopyError::Overrun {
+                            side,
+                            offset,
+                            end: offset as u128 + size as u128,
+                            buffer: b.ident(),
+                        });
+                    }
+                }
+                rec.use_buffer(source);
+                rec.use_buffer(destination);
+                if size == 0 {
+                    return Ok(());
+                }
+                let ops = lower::copy_ops(
+                    &device.blit,
+                    PacketRole::Copy,
+                    source.access(source_offset..source_offset + size, false),
+                    destination.access(destination_offset..destination_offset + size, true),
+                )?;
+                rec.ops.extend(ops);
+                Ok(())
+            },
+        )
     }
 
     /// Zero `size` bytes (None: to the end) of `buffer` from `offset`.
@@ -248,20 +252,23 @@ impl CommandEncoder {
             if !offset.is_multiple_of(COPY_BUFFER_ALIGNMENT) {
                 return Err(ClearError::UnalignedOffset { offset });
             }
-            let size = match size {
-                Some(s) => s,
-                None => buffer
-                    .size()
-                    .checked_sub(offset)
-                    .ok_or_else(|| ClearError::OffsetPastEnd {
-                        offset,
-                        buffer: buffer.ident(),
+            let size =
+                match size {
+                    Some(s) => s,
+                    None => buffer.size().checked_sub(offset).ok_or_else(|| {
+                        ClearError::OffsetPastEnd {
+                            offset,
+                            buffer: buffer.ident(),
+                        }
                     })?,
-            };
+                };
             if size % COPY_BUFFER_ALIGNMENT != 0 {
                 return Err(ClearError::UnalignedSize { size });
             }
-            if offset.checked_add(size).is_none_or(|end| end > buffer.size()) {
+            if offset
+                .checked_add(size)
+                .is_none_or(|end| end > buffer.size())
+            {
                 return Err(ClearError::Overrun {
                     offset,
                     end: offset as u128 + size as u128,
@@ -285,19 +292,23 @@ impl CommandEncoder {
     /// work of the queue has completed (needs
     /// Features::TIMESTAMP_QUERY_INSIDE_ENCODERS).
     pub fn write_timestamp(&mut self, query_set: &QuerySet, query_index: u32) {
-        self.command("write_timestamp", CommandError::WriteTimestamp, |device, rec| {
-            if !device
-                .features
-                .contains(Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
-            {
-                return Err(TimestampError::MissingInsideEncodersFeature);
-            }
-            let (storage, slot) = query_set.timestamp_slot(query_index)?;
-            rec.use_buffer(storage);
-            rec.ops
-                .push(lower::timestamp_op(&device.blit, slot, query_index)?);
-            Ok(())
-        })
+        self.command(
+            "write_timestamp",
+            CommandError::WriteTimestamp,
+            |device, rec| {
+                if !device
+                    .features
+                    .contains(Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+                {
+                    return Err(TimestampError::MissingInsideEncodersFeature);
+                }
+                let (storage, slot) = query_set.timestamp_slot(query_index)?;
+                rec.use_buffer(storage);
+                rec.ops
+                    .push(lower::timestamp_op(&device.blit, slot, query_index)?);
+                Ok(())
+            },
+        )
     }
 
     /// Copy the 64-bit results of `query_range` of `query_set` into
@@ -310,54 +321,58 @@ impl CommandEncoder {
         destination: &Buffer,
         destination_offset: u64,
     ) {
-        self.command("resolve_query_set", CommandError::ResolveQuerySet, |device, rec| {
-            let storage = query_set.storage()?;
-            destination.check_usable(BufferRole::Destination)?;
-            if query_range.start > query_range.end || query_range.end > query_set.count() {
-                return Err(ResolveQueryError::RangeOutOfBounds {
-                    start: query_range.start,
-                    end: query_range.end,
-                    count: query_set.count(),
-                    query_set: query_set.label(),
-                });
-            }
-            if !destination.usage().contains(BufferUsages::QUERY_RESOLVE) {
-                return Err(ResolveQueryError::MissingQueryResolve {
-                    buffer: destination.ident(),
-                });
-            }
-            if !destination_offset.is_multiple_of(QUERY_RESOLVE_BUFFER_ALIGNMENT) {
-                return Err(ResolveQueryError::UnalignedOffset {
-                    offset: destination_offset,
-                });
-            }
-            let q = u64::from(QUERY_SIZE);
-            let size = u64::from(query_range.end - query_range.start) * q;
-            if destination_offset
-                .checked_add(size)
-                .is_none_or(|end| end > destination.size())
-            {
-                return Err(ResolveQueryError::Overrun {
-                    size,
-                    offset: destination_offset,
-                    buffer: destination.ident(),
-                });
-            }
-            rec.use_buffer(storage);
-            rec.use_buffer(destination);
-            if size == 0 {
-                return Ok(());
-            }
-            let src_at = u64::from(query_range.start) * q;
-            let op = lower::copy_op(
-                &device.blit,
-                PacketRole::ResolveQuery,
-                storage.access(src_at..src_at + size, false),
-                destination.access(destination_offset..destination_offset + size, true),
-            )?;
-            rec.ops.push(op);
-            Ok(())
-        })
+        self.command(
+            "resolve_query_set",
+            CommandError::ResolveQuerySet,
+            |device, rec| {
+                let storage = query_set.storage()?;
+                destination.check_usable(BufferRole::Destination)?;
+                if query_range.start > query_range.end || query_range.end > query_set.count() {
+                    return Err(ResolveQueryError::RangeOutOfBounds {
+                        start: query_range.start,
+                        end: query_range.end,
+                        count: query_set.count(),
+                        query_set: query_set.label(),
+                    });
+                }
+                if !destination.usage().contains(BufferUsages::QUERY_RESOLVE) {
+                    return Err(ResolveQueryError::MissingQueryResolve {
+                        buffer: destination.ident(),
+                    });
+                }
+                if !destination_offset.is_multiple_of(QUERY_RESOLVE_BUFFER_ALIGNMENT) {
+                    return Err(ResolveQueryError::UnalignedOffset {
+                        offset: destination_offset,
+                    });
+                }
+                let q = u64::from(QUERY_SIZE);
+                let size = u64::from(query_range.end - query_range.start) * q;
+                if destination_offset
+                    .checked_add(size)
+                    .is_none_or(|end| end > destination.size())
+                {
+                    return Err(ResolveQueryError::Overrun {
+                        size,
+                        offset: destination_offset,
+                        buffer: destination.ident(),
+                    });
+                }
+                rec.use_buffer(storage);
+                rec.use_buffer(destination);
+                if size == 0 {
+                    return Ok(());
+                }
+                let src_at = u64::from(query_range.start) * q;
+                let op = lower::copy_op(
+                    &device.blit,
+                    PacketRole::ResolveQuery,
+                    storage.access(src_at..src_at + size, false),
+                    destination.access(destination_offset..destination_offset + size, true),
+                )?;
+                rec.ops.push(op);
+                Ok(())
+            },
+        )
     }
 
     /// Finish recording. An invalid encoder reports its first error and

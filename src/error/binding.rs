@@ -15,7 +15,10 @@ pub(crate) fn binding_kind(ty: &BufferBindingType) -> &'static str {
 /// Why `create_bind_group_layout` failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BindGroupLayoutError {
-    #[error("create_bind_group_layout{}: binding {binding} is declared twice", label_suffix(label))]
+    #[error(
+        "create_bind_group_layout{}: binding {binding} is declared twice",
+        label_suffix(label)
+    )]
     DuplicateBinding { label: Option<String>, binding: u32 },
     #[error(
         "create_bind_group_layout{}: binding {binding} is not below max_bindings_per_bind_group ({max})",
@@ -82,15 +85,24 @@ pub enum BindGroupError {
         layout: LayoutIdent,
         expected: usize,
     },
-    #[error("create_bind_group{}: binding {binding} is given twice", label_suffix(label))]
+    #[error(
+        "create_bind_group{}: binding {binding} is given twice",
+        label_suffix(label)
+    )]
     DuplicateBinding { label: Option<String>, binding: u32 },
-    #[error("create_bind_group{}: binding {binding} is not in {layout}", label_suffix(label))]
+    #[error(
+        "create_bind_group{}: binding {binding} is not in {layout}",
+        label_suffix(label)
+    )]
     NotInLayout {
         label: Option<String>,
         binding: u32,
         layout: LayoutIdent,
     },
-    #[error("create_bind_group{}: binding {binding} is not a buffer binding", label_suffix(label))]
+    #[error(
+        "create_bind_group{}: binding {binding} is not a buffer binding",
+        label_suffix(label)
+    )]
     NotBufferBinding { label: Option<String>, binding: u32 },
     #[error("create_bind_group{}: {source}", label_suffix(label))]
     Unusable {

@@ -7,9 +7,15 @@ use super::ident::{BufferIdent, label_suffix};
 /// Why `create_buffer`, `Buffer::slice` or binding a slice failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BufferError {
-    #[error("create_buffer{}: usage is empty; give the buffer at least one usage", label_suffix(label))]
+    #[error(
+        "create_buffer{}: usage is empty; give the buffer at least one usage",
+        label_suffix(label)
+    )]
     EmptyUsage { label: Option<String> },
-    #[error("create_buffer{}: size {size} exceeds max_buffer_size ({max})", label_suffix(label))]
+    #[error(
+        "create_buffer{}: size {size} exceeds max_buffer_size ({max})",
+        label_suffix(label)
+    )]
     TooLarge {
         label: Option<String>,
         size: u64,

@@ -92,9 +92,7 @@ impl std::fmt::Display for CopySide {
 pub enum CopyError {
     #[error(transparent)]
     Unusable(#[from] UnusableBuffer),
-    #[error(
-        "source and destination are the same buffer ({buffer}); copy through a second buffer"
-    )]
+    #[error("source and destination are the same buffer ({buffer}); copy through a second buffer")]
     SameBuffer { buffer: BufferIdent },
     #[error("{buffer} lacks COPY_SRC usage")]
     MissingCopySrc { buffer: BufferIdent },
@@ -102,9 +100,7 @@ pub enum CopyError {
     MissingCopyDst { buffer: BufferIdent },
     #[error("source offset {offset} is past the end of {buffer}")]
     SourceOffsetPastEnd { offset: u64, buffer: BufferIdent },
-    #[error(
-        "{field} {value} is not a multiple of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
-    )]
+    #[error("{field} {value} is not a multiple of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})")]
     Unaligned { field: CopyField, value: u64 },
     #[error("the {side} range {offset}..{end} overruns {buffer} ({} bytes)", buffer.size)]
     Overrun {
@@ -125,9 +121,7 @@ pub enum ClearError {
     Unusable(#[from] UnusableBuffer),
     #[error("{buffer} lacks COPY_DST usage")]
     MissingCopyDst { buffer: BufferIdent },
-    #[error(
-        "offset {offset} is not a multiple of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
-    )]
+    #[error("offset {offset} is not a multiple of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})")]
     UnalignedOffset { offset: u64 },
     #[error("offset {offset} is past the end of {buffer}")]
     OffsetPastEnd { offset: u64, buffer: BufferIdent },

@@ -88,10 +88,7 @@ pub enum MapRangeError {
         "the range {}..{} overlaps a live view of {}..{}; drop that view first",
         range.start, range.end, view.start, view.end
     )]
-    OverlapsView {
-        range: Range<u64>,
-        view: Range<u64>,
-    },
+    OverlapsView { range: Range<u64>, view: Range<u64> },
     #[error("the buffer's memory is not host mapped")]
     NotHostMapped,
 }

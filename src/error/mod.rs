@@ -38,11 +38,10 @@ pub use lower::LowerError;
 pub use mapping::{BufferAsyncError, MapError, MapRangeError};
 pub use pass::{DispatchError, PassError};
 pub use pipeline::{ComputePipelineError, LayoutMismatch, PipelineLayoutError};
-pub use query::{QueryUseError, QuerySetError, TimestampError};
+pub use query::{QuerySetError, QueryUseError, TimestampError};
 pub use queue::QueueError;
 pub use shader::{
-    EntryPointError, PrecompileHint, ReflectionError, ShaderLoadError, ShaderModuleError,
-    WgslError,
+    EntryPointError, PrecompileHint, ReflectionError, ShaderLoadError, ShaderModuleError, WgslError,
 };
 
 /// What kind of error an error scope catches.

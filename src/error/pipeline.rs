@@ -113,7 +113,10 @@ pub enum ComputePipelineError {
         size: u32,
         max: u32,
     },
-    #[error("create_compute_pipeline{}: its pipeline layout is invalid", label_suffix(label))]
+    #[error(
+        "create_compute_pipeline{}: its pipeline layout is invalid",
+        label_suffix(label)
+    )]
     InvalidLayout { label: Option<String> },
     #[error(
         "create_compute_pipeline{}: the shader uses @group({group}) @binding({binding}) but the \

@@ -20,7 +20,10 @@ pub enum QuerySetError {
          Timestamp queries exist)",
         label_suffix(label)
     )]
-    UnsupportedType { label: Option<String>, ty: QueryType },
+    UnsupportedType {
+        label: Option<String>,
+        ty: QueryType,
+    },
     #[error(
         "create_query_set{}: count {count} exceeds QUERY_SET_MAX_QUERIES ({QUERY_SET_MAX_QUERIES})",
         label_suffix(label)
@@ -36,7 +39,10 @@ pub enum QueryUseError {
     #[error("query set{} has been destroyed", label_suffix(label))]
     Destroyed { label: Option<String> },
     #[error("query set{} is of type {ty:?}, not Timestamp", label_suffix(label))]
-    NotTimestamp { label: Option<String>, ty: QueryType },
+    NotTimestamp {
+        label: Option<String>,
+        ty: QueryType,
+    },
     #[error(
         "query index {index} is not below the count ({count}) of query set{}",
         label_suffix(label)

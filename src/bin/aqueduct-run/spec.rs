@@ -24,9 +24,7 @@ pub enum SpecError {
     SizeLimit { what: &'static str, text: String },
     #[error("`@` must be followed by a file name")]
     EmptyFileName,
-    #[error(
-        "{0:?}: expected TYPE:VALUE, @FILE, zeros:BYTES, iota-TYPE:COUNT or out:FILE:BYTES"
-    )]
+    #[error("{0:?}: expected TYPE:VALUE, @FILE, zeros:BYTES, iota-TYPE:COUNT or out:FILE:BYTES")]
     NoType(String),
     #[error("{0:?}: expected out:FILE:BYTES")]
     BadOutput(String),
@@ -36,9 +34,7 @@ pub enum SpecError {
     UnknownElementType(String),
     #[error("{0:?}: buffer too large")]
     BufferTooLarge(String),
-    #[error(
-        "{0:?}: unknown value type (u8..u64, i8..i64, f32, f64, zeros, iota-TYPE, out)"
-    )]
+    #[error("{0:?}: unknown value type (u8..u64, i8..i64, f32, f64, zeros, iota-TYPE, out)")]
     UnknownValueType(String),
     #[error("{text:?}: no value after {head}:")]
     NoValue { text: String, head: String },
@@ -217,12 +213,10 @@ fn parse_size(text: &str, what: &'static str) -> Result<u64, SpecError> {
         Some((i, 'G' | 'g')) => (&t[..i], 1u64 << 30),
         _ => (t, 1),
     };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| SpecError::SizeNotANumber {
-            what,
-            text: t.to_string(),
-        })?;
+    let n: u64 = digits.parse().map_err(|_| SpecError::SizeNotANumber {
+        what,
+        text: t.to_string(),
+    })?;
     let v = n.checked_mul(mult).ok_or_else(|| SpecError::SizeOverflow {
         what,
         text: t.to_string(),
@@ -439,13 +433,31 @@ mod tests {
     fn errors_say_what_is_wrong() {
         let cases: [(&str, fn(&SpecError) -> bool); 9] = [
             ("u32:-1", |e| {
-                matches!(e, SpecError::BadScalar { ty: ScalarType::U32, reason: ScalarProblem::Int(_), .. })
+                matches!(
+                    e,
+                    SpecError::BadScalar {
+                        ty: ScalarType::U32,
+                        reason: ScalarProblem::Int(_),
+                        ..
+                    }
+                )
             }),
             ("u8:300", |e| {
-                matches!(e, SpecError::BadScalar { reason: ScalarProblem::AboveMax { max: 255 }, .. })
+                matches!(
+                    e,
+                    SpecError::BadScalar {
+                        reason: ScalarProblem::AboveMax { max: 255 },
+                        ..
+                    }
+                )
             }),
-            ("q32:1", |e| matches!(e, SpecError::UnknownValueType(t) if t == "q32")),
-            ("zeros:lots", |e| matches!(e, SpecError::SizeNotANumber { .. })),
+            (
+                "q32:1",
+                |e| matches!(e, SpecError::UnknownValueType(t) if t == "q32"),
+            ),
+            ("zeros:lots", |e| {
+                matches!(e, SpecError::SizeNotANumber { .. })
+            }),
             ("zeros:99G", |e| matches!(e, SpecError::SizeLimit { .. })),
             ("out:file", |e| matches!(e, SpecError::BadOutput(_))),
             ("7", |e| matches!(e, SpecError::NoType(_))),

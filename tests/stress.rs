@@ -219,8 +219,19 @@ fn run_op(s: &Shared, slot: usize) {
             let err = scope
                 .pop_now()
                 .expect("the unaligned copy is reported here");
+            let typed =
+                std::error::Error::source(&err).and_then(|s| s.downcast_ref::<ValidationError>());
             assert!(
-                err.to_string().contains("COPY_BUFFER_ALIGNMENT"),
+                matches!(
+                    typed,
+                    Some(ValidationError::Encoder(EncoderError::Invalid {
+                        source: CommandError::Copy(CopyError::Unaligned {
+                            field: CopyField::Size,
+                            value: 3
+                        }),
+                        ..
+                    }))
+                ),
                 "slot {slot}: {err}"
             );
             drop(bad);

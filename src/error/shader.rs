@@ -119,6 +119,19 @@ pub enum WgslError {
     ReflectionJson(#[source] Arc<serde_json::Error>),
 }
 
+impl WgslError {
+    /// How to precompile the source, when nothing could compile it here.
+    pub fn precompile_hint(&self) -> Option<&PrecompileHint> {
+        match self {
+            #[cfg(feature = "wgsl")]
+            WgslError::NotPrecompiled { hint, .. } => Some(hint),
+            #[cfg(not(feature = "wgsl"))]
+            WgslError::NoCompiler { hint } => Some(hint),
+            _ => None,
+        }
+    }
+}
+
 /// How to precompile a WGSL source nothing else resolves: the command and
 /// the ways to load its output.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,15 +1,16 @@
 //! The device: one GPU agent, its AQL queue and the registries of the
 //! objects made on it.
 //!
-//! `DeviceShared` is what every handle points at. Locks, in the order they
-//! are taken: `submit_lock` (whoever writes packets to the GPU queue),
-//! `state` (the submission engine: rings, pending uploads, in-flight
-//! submissions, callbacks; let go while a submission waits for ring space)
-//! and `registry` (buffer state); callbacks always run with no lock held.
+//! `DeviceShared` is what every handle points at. Its locks are
+//! `submit_lock` (whoever writes packets to the GPU queue), `state` (the
+//! submission engine: rings, pending uploads, in-flight submissions,
+//! callbacks; let go while a submission waits for ring space) and
+//! `registry` (buffer state), taken in that order; the order of every lock
+//! of the facade is in `lock_rank`. Callbacks always run with no lock held.
 
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 
 use aqueduct_hsa::{Agent, AllocOptions, PoolKind, Runtime, Signal};
 use wgpu_types::{AdapterInfo, BufferUsages, Features, Limits, PollError, PollStatus};
@@ -26,6 +27,7 @@ use crate::error::{
     MapRangeError, ShaderModuleError, ValidationError,
 };
 use crate::error_scope::{ErrorScopeGuard, ErrorSink, UncapturedErrorHandler};
+use crate::lock_rank::{LockRank, Mutex, MutexGuard};
 use crate::pipeline::{
     self, ComputePipeline, ComputePipelineDescriptor, PipelineLayout, PipelineLayoutDescriptor,
 };
@@ -95,14 +97,14 @@ impl DeviceShared {
             features,
             limits,
             errors: Arc::new(ErrorSink::default()),
-            registry: Mutex::new(Registry::default()),
+            registry: Mutex::new(LockRank::Registry, Registry::default()),
             next_id: AtomicU64::new(1),
             blit,
             shader_cache,
             hsa_queue,
             epoch_signal,
-            state: Mutex::new(QueueState::new(kernargs, staging)),
-            submit_lock: Mutex::new(()),
+            state: Mutex::new(LockRank::QueueState, QueueState::new(kernargs, staging)),
+            submit_lock: Mutex::new(LockRank::SubmitLock, ()),
             host_callbacks: Default::default(),
             callbacks_on_host_thread: AtomicBool::new(false),
             lost: AtomicBool::new(false),
@@ -114,11 +116,11 @@ impl DeviceShared {
     }
 
     pub(crate) fn registry(&self) -> MutexGuard<'_, Registry> {
-        self.registry.lock().unwrap_or_else(|p| p.into_inner())
+        self.registry.lock_unpoisoned()
     }
 
     pub(crate) fn lock_state(&self) -> MutexGuard<'_, QueueState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock_unpoisoned()
     }
 
     pub(crate) fn with_buffer<R>(

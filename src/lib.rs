@@ -31,6 +31,7 @@ pub mod error;
 pub mod error_scope;
 pub mod host_callback;
 pub mod instance;
+mod lock_rank;
 pub mod pipeline;
 pub mod placement;
 pub mod query;

@@ -19,13 +19,14 @@
 //! each pipeline resolves the variant for its entry point and constants.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
 use crate::device::DeviceShared;
 use crate::error::{PrecompileHint, ShaderLoadError, WgslError};
+use crate::lock_rank::{LockRank, Mutex, MutexGuard};
 use crate::shader::{EntryPoint, LoadedPrecompiled, load_precompiled};
 
 /// The environment variable naming the directory that holds clang-19 and
@@ -94,16 +95,25 @@ impl VariantKey {
 }
 
 /// Loaded variants of WGSL sources on one device.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ShaderCache {
     variants: Mutex<HashMap<VariantKey, Vec<Arc<[EntryPoint]>>>>,
     /// WGSL compilations run on this device (the cache's misses).
     pub compiles: AtomicU64,
 }
 
+impl Default for ShaderCache {
+    fn default() -> Self {
+        ShaderCache {
+            variants: Mutex::new(LockRank::ShaderCache, HashMap::new()),
+            compiles: AtomicU64::new(0),
+        }
+    }
+}
+
 impl ShaderCache {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<VariantKey, Vec<Arc<[EntryPoint]>>>> {
-        self.variants.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> MutexGuard<'_, HashMap<VariantKey, Vec<Arc<[EntryPoint]>>>> {
+        self.variants.lock_unpoisoned()
     }
 
     /// Add a loaded object's entry points under `key`.

@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use aqueduct_hsa::Executable;
 use wgpu_types::{
@@ -24,6 +24,7 @@ use crate::error::{
     BufferRole, ClearError, CommandError, CopyError, CopyField, CopySide, EncoderError,
     ResolveQueryError, TimestampError,
 };
+use crate::lock_rank::{LockRank, Mutex};
 use crate::query::QuerySet;
 use crate::registry::BufferId;
 
@@ -115,17 +116,20 @@ impl CommandBuffer {
 impl CommandEncoder {
     pub(crate) fn new(device: Arc<DeviceShared>, label: Option<String>) -> Self {
         CommandEncoder {
-            state: Arc::new(Mutex::new(EncoderState {
-                device,
-                label,
-                rec: Recording::new(),
-                pass_open: false,
-            })),
+            state: Arc::new(Mutex::new(
+                LockRank::CommandEncoder,
+                EncoderState {
+                    device,
+                    label,
+                    rec: Recording::new(),
+                    pass_open: false,
+                },
+            )),
         }
     }
 
     fn with_state<R>(&self, f: impl FnOnce(&mut EncoderState) -> R) -> R {
-        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = self.state.lock_unpoisoned();
         f(&mut s)
     }
 
@@ -378,7 +382,7 @@ impl CommandEncoder {
     /// Finish recording. An invalid encoder reports its first error and
     /// yields an invalid command buffer.
     pub fn finish(self) -> CommandBuffer {
-        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = self.state.lock_unpoisoned();
         let rec = std::mem::replace(&mut s.rec, Recording::new());
         if s.pass_open {
             let device = s.device.clone();

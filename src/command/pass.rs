@@ -11,7 +11,7 @@
 //! is dropped; the commands reach the encoder then.
 
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use aqueduct_hsa::code_object::{ArgRef, KernargBuilder};
 use wgpu_types::{BufferBindingType, BufferUsages, Features};
@@ -23,6 +23,7 @@ use crate::binding::BindGroup;
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::{BufferRole, CommandError, DispatchError, PassError, TimestampError};
+use crate::lock_rank::Mutex;
 use crate::pipeline::ComputePipeline;
 use crate::query::{ComputePassTimestampWrites, QuerySet};
 
@@ -539,7 +540,7 @@ impl Drop for ComputePass<'_> {
             self.fail(PassError::TimestampWrites(e));
         }
         let rec = std::mem::replace(&mut self.state.rec, Recording::new());
-        let mut enc = self.encoder.lock().unwrap_or_else(|p| p.into_inner());
+        let mut enc = self.encoder.lock_unpoisoned();
         enc.rec.append(rec);
         enc.pass_open = false;
     }

@@ -33,7 +33,7 @@ pub use encoder::{
     ClearError, CommandError, CopyError, CopyField, CopySide, EncoderError, ResolveQueryError,
 };
 pub use ident::{BufferIdent, BufferRole, LayoutIdent, UnusableBuffer};
-pub use internal::InternalError;
+pub use internal::{InternalError, QueueWriteError};
 pub use lower::LowerError;
 pub use mapping::{BufferAsyncError, MapError, MapRangeError};
 pub use pass::{DispatchError, PassError};

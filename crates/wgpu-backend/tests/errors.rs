@@ -7,8 +7,29 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
+use aqueduct::ValidationError;
+use aqueduct::error::{CommandError, EncoderError, QueryUseError, QueueError, ResolveQueryError};
 use common::{COLLATZ_WGSL, collatz_steps, device, read_back, validation_error, words};
 use wgpu::util::DeviceExt;
+
+/// The facade's typed error behind a wgpu validation error.
+fn facade_error(error: &wgpu::Error) -> Option<&aqueduct::ValidationError> {
+    match error {
+        wgpu::Error::Validation { source, .. } => source.downcast_ref(),
+        _ => None,
+    }
+}
+
+/// The facade's typed error behind the validation error `f` raises.
+fn facade_validation_error(
+    device: &wgpu::Device,
+    f: impl FnOnce(),
+) -> aqueduct::ValidationError {
+    let error = validation_error(device, f).expect("a validation error");
+    facade_error(&error)
+        .unwrap_or_else(|| panic!("not a facade error: {error:?}"))
+        .clone()
+}
 
 fn validation_message(error: Option<wgpu::Error>) -> String {
     match error {
@@ -64,18 +85,28 @@ fn error_scopes_and_the_uncaptured_handler_get_validation_errors() {
         usage: wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    // Out of range: caught by the scope, with the facade's message.
-    let message = validation_message(validation_error(&device, || {
+    // Out of range: caught by the scope, with the facade's error.
+    let error = facade_validation_error(&device, || {
         queue.write_buffer(&buffer, 8, &[0; 16]);
-    }));
-    assert!(message.contains("overruns"), "{message}");
+    });
+    assert!(
+        matches!(
+            error,
+            ValidationError::Queue(QueueError::WriteOverrun {
+                offset: 8,
+                end: 24,
+                ..
+            })
+        ),
+        "{error:?}"
+    );
     // Nothing wrong: the scope pops empty.
     assert!(validation_error(&device, || queue.write_buffer(&buffer, 0, &[1; 16])).is_none());
     // An OutOfMemory scope does not catch a validation error.
     let caught = Arc::new(Mutex::new(Vec::new()));
     let sink = caught.clone();
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-        sink.lock().unwrap().push(e.to_string())
+        sink.lock().unwrap().push(facade_error(&e).cloned())
     }));
     let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     queue.write_buffer(&buffer, 3, &[0; 4]);
@@ -83,7 +114,13 @@ fn error_scopes_and_the_uncaptured_handler_get_validation_errors() {
     let uncaptured = caught.lock().unwrap().clone();
     assert_eq!(uncaptured.len(), 1, "{uncaptured:?}");
     assert!(
-        uncaptured[0].contains("COPY_BUFFER_ALIGNMENT"),
+        matches!(
+            uncaptured[0],
+            Some(ValidationError::Queue(QueueError::WriteUnaligned {
+                offset: 3,
+                size: 4
+            }))
+        ),
         "{uncaptured:?}"
     );
     // Nested scopes: the inner one takes the error.
@@ -269,14 +306,20 @@ fn a_bad_shader_and_a_bad_staging_write_are_validation_errors() {
         usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let message = validation_message(validation_error(&device, || {
+    let error = facade_validation_error(&device, || {
         assert!(
             queue
                 .write_buffer_with(&buffer, 8, wgpu::BufferSize::new(16).unwrap())
                 .is_none()
         );
-    }));
-    assert!(message.contains("overrun"), "{message}");
+    });
+    assert!(
+        matches!(
+            error,
+            ValidationError::Queue(QueueError::WriteOverrun { offset: 8, .. })
+        ),
+        "{error:?}"
+    );
     assert_eq!(read_back(&device, &queue, &buffer), vec![0; 16]);
 }
 
@@ -295,15 +338,22 @@ fn a_destroyed_query_set_is_a_validation_error() {
         mapped_at_creation: false,
     });
     queries.destroy();
-    let error = validation_error(&device, || {
+    let error = facade_validation_error(&device, || {
         let mut encoder = device.create_command_encoder(&Default::default());
         encoder.resolve_query_set(&queries, 0..2, &resolved, 0);
         queue.submit([encoder.finish()]);
     });
-    let message = validation_message(error);
     assert!(
-        message.contains("query set `times` has been destroyed"),
-        "{message}"
+        matches!(
+            &error,
+            ValidationError::Encoder(EncoderError::Invalid {
+                source: CommandError::ResolveQuerySet(ResolveQueryError::Query(
+                    QueryUseError::Destroyed { label: Some(l) }
+                )),
+                ..
+            }) if l == "times"
+        ),
+        "{error:?}"
     );
     assert_eq!(run_collatz(&device, &queue, &[27]), [collatz_steps(27)]);
 }

@@ -233,13 +233,17 @@ fn resolve(
 }
 
 /// How to precompile, for the error when nothing else resolves a module.
-fn precompile_hint(source: &WgslSource, target: &str, constants: &[(&str, f64)]) -> PrecompileHint {
-    PrecompileHint {
+fn precompile_hint(
+    source: &WgslSource,
+    target: &str,
+    constants: &[(&str, f64)],
+) -> Box<PrecompileHint> {
+    Box::new(PrecompileHint {
         file: source.file_name.clone(),
         target: target.to_string(),
         constants: constants.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
         hash: source.hash.clone(),
-    }
+    })
 }
 
 #[cfg(feature = "wgsl")]

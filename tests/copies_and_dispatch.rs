@@ -54,7 +54,8 @@ fn write_buffer_and_copy_alignment_errors() {
         _ => None,
     };
     let unaligned = |field| move |e: Option<CopyError>| matches!(e, Some(CopyError::Unaligned { field: f, .. }) if f == field);
-    let cases: [(u64, u64, u64, Box<dyn Fn(Option<CopyError>) -> bool>); 4] = [
+    type Expected = Box<dyn Fn(Option<CopyError>) -> bool>;
+    let cases: [(u64, u64, u64, Expected); 4] = [
         (2, 0, 4, Box::new(unaligned(CopyField::SourceOffset))),
         (0, 6, 4, Box::new(unaligned(CopyField::DestinationOffset))),
         (0, 0, 6, Box::new(unaligned(CopyField::Size))),
@@ -110,7 +111,8 @@ fn clear_buffer_respects_its_range_and_bounds() {
     want[4..12].fill(0);
     want[60..].fill(0);
     assert_eq!(read_words(&c, &b), want);
-    let cases: [(u64, Option<u64>, fn(&ClearError) -> bool); 5] = [
+    type Expected = fn(&ClearError) -> bool;
+    let cases: [(u64, Option<u64>, Expected); 5] = [
         (2, Some(4), |e| {
             matches!(e, ClearError::UnalignedOffset { offset: 2 })
         }),
@@ -359,7 +361,8 @@ fn indirect_dispatch_validation() {
         usage: BufferUsages::INDIRECT,
         mapped_at_creation: false,
     });
-    let cases: [(&Buffer, u64, fn(&DispatchError) -> bool); 3] = [
+    type Expected = fn(&DispatchError) -> bool;
+    let cases: [(&Buffer, u64, Expected); 3] = [
         (&args, 8, |e| {
             matches!(e, DispatchError::IndirectOverrun { offset: 8, .. })
         }),

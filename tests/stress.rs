@@ -223,13 +223,10 @@ fn run_op(s: &Shared, slot: usize) {
                 std::error::Error::source(&err).and_then(|s| s.downcast_ref::<ValidationError>());
             assert!(
                 matches!(
-                    typed,
-                    Some(ValidationError::Encoder(EncoderError::Invalid {
-                        source: CommandError::Copy(CopyError::Unaligned {
-                            field: CopyField::Size,
-                            value: 3
-                        }),
-                        ..
+                    typed.and_then(command_error),
+                    Some(CommandError::Copy(CopyError::Unaligned {
+                        field: CopyField::Size,
+                        value: 3
                     }))
                 ),
                 "slot {slot}: {err}"

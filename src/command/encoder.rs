@@ -395,7 +395,7 @@ impl CommandEncoder {
         if let Some(e) = &rec.error {
             s.device.report(EncoderError::Invalid {
                 label: s.label.clone(),
-                source: e.clone(),
+                source: Box::new(e.clone()),
             });
         }
         CommandBuffer {

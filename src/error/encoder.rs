@@ -16,10 +16,20 @@ pub enum EncoderError {
     Invalid {
         label: Option<String>,
         #[source]
-        source: CommandError,
+        source: Box<CommandError>,
     },
     #[error("finish: a compute pass is still open; drop it before finishing the encoder")]
     PassStillOpen,
+}
+
+impl EncoderError {
+    /// The command that made the encoder invalid.
+    pub fn command(&self) -> Option<&CommandError> {
+        match self {
+            EncoderError::Invalid { source, .. } => Some(source),
+            EncoderError::PassStillOpen => None,
+        }
+    }
 }
 
 /// The first command that failed on an encoder (the command buffer it

@@ -32,7 +32,7 @@ pub enum QueueError {
     InvalidCommandBuffer {
         index: usize,
         #[source]
-        source: CommandError,
+        source: Box<CommandError>,
     },
     #[error("submit: command buffer {index} uses {buffer}, which is gone")]
     BufferGone { index: usize, buffer: BufferIdent },

@@ -100,7 +100,7 @@ pub enum WgslError {
         hint.target
     )]
     NotPrecompiled {
-        hint: PrecompileHint,
+        hint: Box<PrecompileHint>,
         #[source]
         source: Arc<aqueduct_shaderc::CompileError>,
     },
@@ -111,7 +111,7 @@ pub enum WgslError {
          compiler (cargo feature `wgsl` is off): {hint}",
         hint.target
     )]
-    NoCompiler { hint: PrecompileHint },
+    NoCompiler { hint: Box<PrecompileHint> },
     #[cfg(feature = "wgsl")]
     #[error("{0}")]
     Compile(#[source] Arc<aqueduct_shaderc::CompileError>),

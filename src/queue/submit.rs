@@ -39,7 +39,7 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
             if let Some(e) = &cb.rec.error {
                 return Err(QueueError::InvalidCommandBuffer {
                     index,
-                    source: e.clone(),
+                    source: Box::new(e.clone()),
                 }
                 .into());
             }

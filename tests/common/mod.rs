@@ -229,7 +229,7 @@ pub fn is_queue_fault(e: &Error, kernel: Option<&str>) -> bool {
 /// reported.
 pub fn command_error(e: &ValidationError) -> Option<&CommandError> {
     match e {
-        ValidationError::Encoder(EncoderError::Invalid { source, .. }) => Some(source),
+        ValidationError::Encoder(encoder) => encoder.command(),
         _ => None,
     }
 }

@@ -431,7 +431,8 @@ mod tests {
 
     #[test]
     fn errors_say_what_is_wrong() {
-        let cases: [(&str, fn(&SpecError) -> bool); 9] = [
+        type Expected = fn(&SpecError) -> bool;
+        let cases: [(&str, Expected); 9] = [
             ("u32:-1", |e| {
                 matches!(
                     e,

@@ -23,8 +23,8 @@ use crate::command::blit::BlitKernels;
 use crate::command::encoder::{CommandEncoder, CommandEncoderDescriptor};
 use crate::command::lower::{self, PacketRole};
 use crate::error::{
-    BufferAsyncError, BufferError, BufferRole, Error, ErrorFilter, InternalError, MapError,
-    MapRangeError, ShaderModuleError, ValidationError,
+    BufferAsyncError, BufferError, BufferRole, DeviceInitError, Error, ErrorFilter, InternalError,
+    MapError, MapRangeError, ShaderModuleError, ValidationError,
 };
 use crate::error_scope::{ErrorScopeGuard, ErrorSink, UncapturedErrorHandler};
 use crate::lock_rank::{LockRank, Mutex, MutexGuard};
@@ -80,7 +80,7 @@ impl DeviceShared {
         adapter_info: AdapterInfo,
         features: Features,
         limits: Limits,
-    ) -> Result<DeviceShared, aqueduct_hsa::HsaError> {
+    ) -> Result<DeviceShared, DeviceInitError> {
         let shader_cache = ShaderCache::default();
         let blit = BlitKernels::load(&runtime, &agent, &shader_cache)?;
         let hsa_queue = runtime.create_queue(&agent, QUEUE_PACKETS)?;

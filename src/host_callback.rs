@@ -77,14 +77,17 @@ impl HostCallbacks {
     }
 
     /// The soft queue (made on first use).
-    fn get_or_create(&self, dev: &DeviceShared) -> Result<Arc<AgentQueue>, HsaError> {
+    fn get_or_create(&self, dev: &DeviceShared) -> Result<Arc<AgentQueue>, QueueWriteError> {
         let mut slot = self.queue.lock_unpoisoned();
         if let Some(q) = slot.as_ref() {
             return Ok(q.clone());
         }
-        let cpu = dev.runtime.cpu_agents().next().cloned().ok_or_else(|| {
-            HsaError::InvalidAgent("the system has no CPU agent for host callbacks".into())
-        })?;
+        let cpu = dev
+            .runtime
+            .cpu_agents()
+            .next()
+            .cloned()
+            .ok_or(QueueWriteError::NoCpuAgent)?;
         let q = Arc::new(AgentQueue::new(
             &dev.runtime,
             &cpu,

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use aqueduct_hsa::HsaError;
 use wgpu_types::Features;
 
+use super::shader::ShaderLoadError;
+
 /// A call on a device that can no longer take work.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DeviceError {
@@ -48,6 +50,30 @@ pub enum RequestDeviceError {
     Open {
         agent: String,
         #[source]
-        source: Arc<HsaError>,
+        source: Arc<DeviceInitError>,
     },
+}
+
+/// Why a device could not be set up on its agent.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceInitError {
+    #[error(transparent)]
+    Hsa(#[from] HsaError),
+    #[error(
+        "Aqueduct has no blit kernels for {target} (built for: {}); add the target to \
+         src/blit_kernels/build.sh and `aqueduct-shaderc build shaders`",
+        built.join(", ")
+    )]
+    NoBlitKernels {
+        target: String,
+        built: Vec<&'static str>,
+    },
+    #[error("blit kernel {name}: {source}")]
+    BlitKernel {
+        name: &'static str,
+        #[source]
+        source: ShaderLoadError,
+    },
+    #[error("blit object has no entry point {name}")]
+    MissingBlitEntryPoint { name: &'static str },
 }

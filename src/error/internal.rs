@@ -59,6 +59,8 @@ pub enum QueueWriteError {
     Lower(#[from] LowerError),
     #[error("the GPU queue faulted again with nothing on it")]
     FaultedAgain,
+    #[error("the system has no CPU agent for host callbacks")]
+    NoCpuAgent,
     #[error("staging memory is not host mapped")]
     StagingNotHostMapped,
     #[error("kernarg memory is not host mapped")]

@@ -28,7 +28,7 @@ mod shader;
 
 pub use binding::{BindGroupError, BindGroupLayoutError};
 pub use buffer::BufferError;
-pub use device::{DeviceError, LimitFailure, RequestDeviceError};
+pub use device::{DeviceError, DeviceInitError, LimitFailure, RequestDeviceError};
 pub use encoder::{
     ClearError, CommandError, CopyError, CopyField, CopySide, EncoderError, ResolveQueryError,
 };

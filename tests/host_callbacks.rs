@@ -1,5 +1,5 @@
 //! Callbacks on the host-callback thread (`Device::set_callbacks_on_host_thread`,
-//! an Aqueduct extension, issue #11): map and work-done callbacks run
+//! an Aqueduct extension): map and work-done callbacks run
 //! through the device's CPU-agent soft queue behind the GPU work, with no
 //! poll, in registration order (wgpu's issue_4024 ordering: a map callback
 //! before a later work-done callback), also after a GPU queue fault (the

@@ -3,7 +3,7 @@
 //! exactly the limits and features it asks for, after checking them
 //! against the adapter (as wgpu does).
 
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 
 use aqueduct_hsa::{Agent, Runtime};
 use wgpu_types::{
@@ -11,7 +11,8 @@ use wgpu_types::{
 };
 
 use crate::device::{Device, DeviceShared};
-use crate::error::RequestDeviceError;
+use crate::error::{LimitFailure, RequestDeviceError};
+use crate::lock_rank::{LockRank, Mutex};
 use crate::queue::Queue;
 
 pub type DeviceDescriptor<'a> = wgpu_types::DeviceDescriptor<crate::Label<'a>>;
@@ -29,7 +30,24 @@ pub struct Adapter {
 
 /// The devices opened through an instance's adapters (for
 /// `Instance::poll_all`); weak, so a dropped device is not kept alive.
-pub(crate) type DeviceList = Arc<Mutex<Vec<Weak<DeviceShared>>>>;
+pub(crate) type DeviceList = Arc<AdapterDevices>;
+
+/// The lock of a [`DeviceList`], ranked `AdapterDevices`.
+#[derive(Debug)]
+pub(crate) struct AdapterDevices(Mutex<Vec<Weak<DeviceShared>>>);
+
+impl Default for AdapterDevices {
+    fn default() -> Self {
+        AdapterDevices(Mutex::new(LockRank::AdapterDevices, Vec::new()))
+    }
+}
+
+impl std::ops::Deref for AdapterDevices {
+    type Target = Mutex<Vec<Weak<DeviceShared>>>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
 
 impl Adapter {
     pub(crate) fn new(runtime: Arc<Runtime>, agent: Agent, devices: DeviceList) -> Self {
@@ -134,24 +152,26 @@ impl Adapter {
     ) -> Result<(Device, Queue), RequestDeviceError> {
         let missing = desc.required_features - self.features();
         if !missing.is_empty() {
-            return Err(RequestDeviceError(format!(
-                "the adapter does not support features {missing:?} (it offers {:?})",
-                self.features()
-            )));
+            return Err(RequestDeviceError::UnsupportedFeatures {
+                missing,
+                available: self.features(),
+            });
         }
         let allowed = self.limits();
         let mut failures = Vec::new();
-        desc.required_limits
-            .check_limits_with_fail_fn(&allowed, false, |name, want, have| {
-                failures.push(format!(
-                    "{name}: requested {want}, the adapter allows {have}"
-                ))
-            });
+        desc.required_limits.check_limits_with_fail_fn(
+            &allowed,
+            false,
+            |name, requested, allowed| {
+                failures.push(LimitFailure {
+                    name,
+                    requested,
+                    allowed,
+                })
+            },
+        );
         if !failures.is_empty() {
-            return Err(RequestDeviceError(format!(
-                "the requested limits exceed the adapter's: {}",
-                failures.join("; ")
-            )));
+            return Err(RequestDeviceError::LimitsExceeded { failures });
         }
         let shared = DeviceShared::new(
             self.runtime.clone(),
@@ -160,12 +180,13 @@ impl Adapter {
             desc.required_features,
             desc.required_limits.clone(),
         )
-        .map_err(|e| {
-            RequestDeviceError(format!("opening the device on {}: {e}", self.agent.name))
+        .map_err(|e| RequestDeviceError::Open {
+            agent: self.agent.name.clone(),
+            source: Arc::new(e),
         })?;
         let shared = Arc::new(shared);
         {
-            let mut devices = self.devices.lock().unwrap_or_else(|p| p.into_inner());
+            let mut devices = self.devices.lock_unpoisoned();
             devices.retain(|d| d.strong_count() > 0);
             devices.push(Arc::downgrade(&shared));
         }

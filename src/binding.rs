@@ -13,7 +13,7 @@ use wgpu_types::{BindGroupLayoutEntry, BindingType, BufferBindingType, BufferSiz
 use crate::Label;
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
-use crate::error::ValidationError;
+use crate::error::{BindGroupError, BindGroupLayoutError, BufferRole, LayoutIdent};
 
 pub struct BindGroupLayoutDescriptor<'a> {
     pub label: Label<'a>,
@@ -59,11 +59,11 @@ impl BindGroupLayout {
         self.inner.entries.iter().find(|e| e.binding == binding)
     }
 
-    pub(crate) fn describe(&self) -> String {
-        match (&self.inner.label, self.inner.origin) {
-            (Some(l), _) => format!("bind group layout `{l}`"),
-            (None, Some(p)) => format!("the bind group layout derived by pipeline #{p}"),
-            (None, None) => "a bind group layout".to_string(),
+    /// The layout as error messages name it.
+    pub(crate) fn ident(&self) -> LayoutIdent {
+        LayoutIdent {
+            label: self.inner.label.clone(),
+            derived_by: self.inner.origin,
         }
     }
 }
@@ -75,26 +75,31 @@ pub(crate) fn create_layout(
 ) -> BindGroupLayout {
     let mut entries = desc.entries.to_vec();
     entries.sort_by_key(|e| e.binding);
-    let check = || -> Result<(), String> {
+    let label = || desc.label.map(str::to_string);
+    let check = || -> Result<(), BindGroupLayoutError> {
         let limits = &device.limits;
         for pair in entries.windows(2) {
             if pair[0].binding == pair[1].binding {
-                return Err(format!("binding {} is declared twice", pair[0].binding));
+                return Err(BindGroupLayoutError::DuplicateBinding {
+                    label: label(),
+                    binding: pair[0].binding,
+                });
             }
         }
         let (mut dyn_uniform, mut dyn_storage) = (0u32, 0u32);
         for e in &entries {
             if e.binding >= limits.max_bindings_per_bind_group {
-                return Err(format!(
-                    "binding {} is not below max_bindings_per_bind_group ({})",
-                    e.binding, limits.max_bindings_per_bind_group
-                ));
+                return Err(BindGroupLayoutError::BindingLimit {
+                    label: label(),
+                    binding: e.binding,
+                    max: limits.max_bindings_per_bind_group,
+                });
             }
             if e.count.is_some() {
-                return Err(format!(
-                    "binding {}: binding arrays (count) are not supported",
-                    e.binding
-                ));
+                return Err(BindGroupLayoutError::BindingArray {
+                    label: label(),
+                    binding: e.binding,
+                });
             }
             match e.ty {
                 BindingType::Buffer {
@@ -109,36 +114,35 @@ pub(crate) fn create_layout(
                         }
                     }
                 }
-                ref other => {
-                    return Err(format!(
-                        "binding {}: {other:?} is not a buffer binding; Aqueduct is compute-only \
-                         and supports buffer bindings only",
-                        e.binding
-                    ));
+                other => {
+                    return Err(BindGroupLayoutError::NotBuffer {
+                        label: label(),
+                        binding: e.binding,
+                        ty: other,
+                    });
                 }
             }
         }
         if dyn_uniform > limits.max_dynamic_uniform_buffers_per_pipeline_layout {
-            return Err(format!(
-                "{dyn_uniform} dynamic uniform buffers exceed max_dynamic_uniform_buffers_per_pipeline_layout ({})",
-                limits.max_dynamic_uniform_buffers_per_pipeline_layout
-            ));
+            return Err(BindGroupLayoutError::TooManyDynamicUniform {
+                label: label(),
+                count: dyn_uniform,
+                max: limits.max_dynamic_uniform_buffers_per_pipeline_layout,
+            });
         }
         if dyn_storage > limits.max_dynamic_storage_buffers_per_pipeline_layout {
-            return Err(format!(
-                "{dyn_storage} dynamic storage buffers exceed max_dynamic_storage_buffers_per_pipeline_layout ({})",
-                limits.max_dynamic_storage_buffers_per_pipeline_layout
-            ));
+            return Err(BindGroupLayoutError::TooManyDynamicStorage {
+                label: label(),
+                count: dyn_storage,
+                max: limits.max_dynamic_storage_buffers_per_pipeline_layout,
+            });
         }
         Ok(())
     };
     let valid = match check() {
         Ok(()) => true,
-        Err(msg) => {
-            device.report(ValidationError::BindGroupLayout(format!(
-                "create_bind_group_layout{}: {msg}",
-                crate::label_suffix(desc.label)
-            )));
+        Err(e) => {
+            device.report(e);
             false
         }
     };
@@ -232,115 +236,140 @@ pub(crate) fn create_bind_group(
 ) -> BindGroup {
     let layout = desc.layout.clone();
     let limits = &device.limits;
-    let resolve = || -> Result<Vec<BoundBuffer>, String> {
+    let label = || desc.label.map(str::to_string);
+    let resolve = || -> Result<Vec<BoundBuffer>, BindGroupError> {
         if !layout.inner.valid {
-            return Err(format!("{} is invalid", layout.describe()));
+            return Err(BindGroupError::InvalidLayout {
+                label: label(),
+                layout: layout.ident(),
+            });
         }
         if desc.entries.len() != layout.inner.entries.len() {
-            return Err(format!(
-                "{} entries given but {} has {} entries; a bind group must bind every layout entry exactly once",
-                desc.entries.len(),
-                layout.describe(),
-                layout.inner.entries.len()
-            ));
+            return Err(BindGroupError::EntryCount {
+                label: label(),
+                given: desc.entries.len(),
+                layout: layout.ident(),
+                expected: layout.inner.entries.len(),
+            });
         }
         let mut out: Vec<BoundBuffer> = Vec::new();
         for entry in desc.entries {
-            if out.iter().any(|b| b.binding == entry.binding) {
-                return Err(format!("binding {} is given twice", entry.binding));
+            let binding = entry.binding;
+            if out.iter().any(|b| b.binding == binding) {
+                return Err(BindGroupError::DuplicateBinding {
+                    label: label(),
+                    binding,
+                });
             }
-            let le = layout.entry(entry.binding).ok_or_else(|| {
-                format!("binding {} is not in {}", entry.binding, layout.describe())
-            })?;
+            let le = layout
+                .entry(binding)
+                .ok_or_else(|| BindGroupError::NotInLayout {
+                    label: label(),
+                    binding,
+                    layout: layout.ident(),
+                })?;
             let BindingType::Buffer {
                 ty,
                 has_dynamic_offset,
                 min_binding_size,
             } = le.ty
             else {
-                return Err(format!("binding {} is not a buffer binding", entry.binding));
+                return Err(BindGroupError::NotBufferBinding {
+                    label: label(),
+                    binding,
+                });
             };
             let BindingResource::Buffer(bb) = &entry.resource;
             let buffer = bb.buffer;
-            buffer.check_usable(&format!("binding {}", entry.binding))?;
-            let (usage, align, max, what) = match ty {
+            buffer
+                .check_usable(BufferRole::Binding(binding))
+                .map_err(|source| BindGroupError::Unusable {
+                    label: label(),
+                    source,
+                })?;
+            let (usage, align, max) = match ty {
                 BufferBindingType::Uniform => (
                     BufferUsages::UNIFORM,
                     limits.min_uniform_buffer_offset_alignment,
                     limits.max_uniform_buffer_binding_size,
-                    "uniform",
                 ),
                 BufferBindingType::Storage { .. } => (
                     BufferUsages::STORAGE,
                     limits.min_storage_buffer_offset_alignment,
                     limits.max_storage_buffer_binding_size,
-                    "storage",
                 ),
             };
             if !buffer.usage().contains(usage) {
-                return Err(format!(
-                    "binding {}: {} has usage {:?}, which lacks {usage:?} needed for a {what} binding; \
-                     add it when creating the buffer",
-                    entry.binding,
-                    buffer.describe(),
-                    buffer.usage()
-                ));
+                return Err(BindGroupError::MissingUsage {
+                    label: label(),
+                    binding,
+                    buffer: buffer.ident(),
+                    usage: buffer.usage(),
+                    needed: usage,
+                    ty,
+                });
             }
             if bb.offset % align as u64 != 0 {
-                return Err(format!(
-                    "binding {}: offset {} is not a multiple of min_{what}_buffer_offset_alignment ({align})",
-                    entry.binding, bb.offset
-                ));
+                return Err(BindGroupError::UnalignedOffset {
+                    label: label(),
+                    binding,
+                    offset: bb.offset,
+                    alignment: align,
+                    ty,
+                });
             }
             if bb.offset > buffer.size() {
-                return Err(format!(
-                    "binding {}: offset {} is past the end of {} ({} bytes)",
-                    entry.binding,
-                    bb.offset,
-                    buffer.describe(),
-                    buffer.size()
-                ));
+                return Err(BindGroupError::OffsetPastEnd {
+                    label: label(),
+                    binding,
+                    offset: bb.offset,
+                    buffer: buffer.ident(),
+                });
             }
             let size = match bb.size {
                 Some(s) => s.get(),
                 None => buffer.size() - bb.offset,
             };
             if bb.offset + size > buffer.size() {
-                return Err(format!(
-                    "binding {}: range {}..{} overruns {} ({} bytes)",
-                    entry.binding,
-                    bb.offset,
-                    bb.offset + size,
-                    buffer.describe(),
-                    buffer.size()
-                ));
+                return Err(BindGroupError::Overrun {
+                    label: label(),
+                    binding,
+                    offset: bb.offset,
+                    end: bb.offset + size,
+                    buffer: buffer.ident(),
+                });
             }
             if size == 0 {
-                return Err(format!(
-                    "binding {}: the bound range is empty; bind at least 4 bytes",
-                    entry.binding
-                ));
+                return Err(BindGroupError::EmptyRange {
+                    label: label(),
+                    binding,
+                });
             }
             if let Some(min) = min_binding_size
                 && size < min.get()
             {
-                return Err(format!(
-                    "binding {}: the bound size {size} is below the layout's min_binding_size {}",
-                    entry.binding,
-                    min.get()
-                ));
+                return Err(BindGroupError::BelowMinBindingSize {
+                    label: label(),
+                    binding,
+                    size,
+                    min: min.get(),
+                });
             }
             if size > max {
-                return Err(format!(
-                    "binding {}: the bound size {size} exceeds max_{what}_buffer_binding_size ({max})",
-                    entry.binding
-                ));
+                return Err(BindGroupError::BindingTooLarge {
+                    label: label(),
+                    binding,
+                    size,
+                    max,
+                    ty,
+                });
             }
             if matches!(ty, BufferBindingType::Storage { .. }) && size % 4 != 0 {
-                return Err(format!(
-                    "binding {}: a storage binding's size must be a multiple of 4, not {size}",
-                    entry.binding
-                ));
+                return Err(BindGroupError::UnalignedStorageSize {
+                    label: label(),
+                    binding,
+                    size,
+                });
             }
             out.push(BoundBuffer {
                 binding: entry.binding,
@@ -361,11 +390,8 @@ pub(crate) fn create_bind_group(
     };
     let (entries, valid) = match resolve() {
         Ok(e) => (e, true),
-        Err(msg) => {
-            device.report(ValidationError::BindGroup(format!(
-                "create_bind_group{}: {msg}",
-                crate::label_suffix(desc.label)
-            )));
+        Err(e) => {
+            device.report(e);
             (Vec::new(), false)
         }
     };

@@ -19,7 +19,10 @@ use wgpu_types::{BufferAddress, BufferSize, BufferUsages, MAP_ALIGNMENT};
 use crate::binding::{BindingResource, BufferBinding};
 use crate::command::hazard::Access;
 use crate::device::DeviceShared;
-use crate::error::{BufferAsyncError, MapRangeError, ValidationError};
+use crate::error::{
+    BufferAsyncError, BufferError, BufferIdent, BufferRole, MapError, MapRangeError,
+    UnusableBuffer, ValidationError,
+};
 use crate::placement::{BufferMemory, Placement};
 use crate::registry::{BufferId, MapMode, MapState, Owner};
 
@@ -99,17 +102,21 @@ impl Buffer {
     pub(crate) fn memory(&self) -> Option<&Arc<BufferMemory>> {
         self.inner.memory.as_ref()
     }
-    pub(crate) fn describe(&self) -> String {
-        match &self.inner.label {
-            Some(l) => format!("buffer `{l}`"),
-            None => format!("a {}-byte buffer", self.inner.size),
+    /// The buffer as error messages name it.
+    pub(crate) fn ident(&self) -> BufferIdent {
+        BufferIdent {
+            label: self.inner.label.clone(),
+            size: self.inner.size,
         }
     }
 
-    /// Valid and not destroyed.
-    pub(crate) fn check_usable(&self, what: &str) -> Result<(), String> {
+    /// Valid and not destroyed; `role` is the use the check is for.
+    pub(crate) fn check_usable(&self, role: BufferRole) -> Result<(), UnusableBuffer> {
         if self.inner.memory.is_none() {
-            return Err(format!("{what} ({}) is invalid", self.describe()));
+            return Err(UnusableBuffer::Invalid {
+                role,
+                buffer: self.ident(),
+            });
         }
         let destroyed = self
             .inner
@@ -117,7 +124,10 @@ impl Buffer {
             .with_buffer(self.inner.id, |s| s.destroyed)
             .unwrap_or(true);
         if destroyed {
-            return Err(format!("{what} ({}) has been destroyed", self.describe()));
+            return Err(UnusableBuffer::Destroyed {
+                role,
+                buffer: self.ident(),
+            });
         }
         Ok(())
     }
@@ -144,11 +154,9 @@ impl Buffer {
         let range = match bounds_to_range(bounds, self.size()) {
             Some(r) if r.end <= self.size() => r,
             _ => {
-                self.inner.device.report(ValidationError::Buffer(format!(
-                    "slice: the range is outside {} ({} bytes); using an empty slice",
-                    self.describe(),
-                    self.size()
-                )));
+                self.inner.device.report(BufferError::SliceOutOfRange {
+                    buffer: self.ident(),
+                });
                 0..0
             }
         };
@@ -191,8 +199,7 @@ impl Buffer {
         &self,
         bounds: S,
     ) -> Result<BufferView, MapRangeError> {
-        let range = bounds_to_range(bounds, self.size())
-            .ok_or_else(|| MapRangeError("the range is inverted or overflows".into()))?;
+        let range = bounds_to_range(bounds, self.size()).ok_or(MapRangeError::InvertedRange)?;
         let (ptr, keep) = self.inner.device.map_view(self, range.clone(), false)?;
         Ok(BufferView {
             buffer: self.clone(),
@@ -207,8 +214,7 @@ impl Buffer {
         &self,
         bounds: S,
     ) -> Result<BufferViewMut, MapRangeError> {
-        let range = bounds_to_range(bounds, self.size())
-            .ok_or_else(|| MapRangeError("the range is inverted or overflows".into()))?;
+        let range = bounds_to_range(bounds, self.size()).ok_or(MapRangeError::InvertedRange)?;
         let (ptr, keep) = self.inner.device.map_view(self, range.clone(), true)?;
         Ok(BufferViewMut {
             buffer: self.clone(),
@@ -278,9 +284,12 @@ impl<'a> BufferSlice<'a> {
                 size: r.end - r.start,
             },
             _ => {
-                self.buffer.inner.device.report(ValidationError::Buffer(
-                    "slice: the sub-range is outside the slice; using an empty slice".into(),
-                ));
+                self.buffer
+                    .inner
+                    .device
+                    .report(BufferError::SubSliceOutOfRange {
+                        slice_size: self.size,
+                    });
                 BufferSlice {
                     buffer: self.buffer,
                     offset: self.offset,
@@ -310,9 +319,7 @@ impl<'a> BufferSlice<'a> {
 impl<'a> TryFrom<BufferSlice<'a>> for BufferBinding<'a> {
     type Error = ValidationError;
     fn try_from(s: BufferSlice<'a>) -> Result<Self, Self::Error> {
-        let size = BufferSize::new(s.size).ok_or_else(|| {
-            ValidationError::Buffer("an empty buffer slice cannot be bound".into())
-        })?;
+        let size = BufferSize::new(s.size).ok_or(BufferError::EmptyBinding)?;
         Ok(BufferBinding {
             buffer: s.buffer,
             offset: s.offset,
@@ -410,24 +417,22 @@ impl Drop for BufferViewMut {
 }
 
 /// Check a map_async range: offsets multiple of MAP_ALIGNMENT, sizes of 4.
-pub(crate) fn check_map_range(range: &Range<u64>, size: u64) -> Result<(), String> {
+pub(crate) fn check_map_range(range: &Range<u64>, size: u64) -> Result<(), MapError> {
     if range.end > size {
-        return Err(format!(
-            "the range {}..{} is outside the buffer ({size} bytes)",
-            range.start, range.end
-        ));
+        return Err(MapError::OutOfBounds {
+            range: range.clone(),
+            size,
+        });
     }
     if !range.start.is_multiple_of(MAP_ALIGNMENT) {
-        return Err(format!(
-            "the offset {} is not a multiple of MAP_ALIGNMENT ({MAP_ALIGNMENT})",
-            range.start
-        ));
+        return Err(MapError::UnalignedOffset {
+            offset: range.start,
+        });
     }
     if !(range.end - range.start).is_multiple_of(4) {
-        return Err(format!(
-            "the size {} is not a multiple of 4",
-            range.end - range.start
-        ));
+        return Err(MapError::UnalignedSize {
+            size: range.end - range.start,
+        });
     }
     Ok(())
 }

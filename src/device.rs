@@ -1,15 +1,16 @@
 //! The device: one GPU agent, its AQL queue and the registries of the
 //! objects made on it.
 //!
-//! `DeviceShared` is what every handle points at. Locks, in the order they
-//! are taken: `submit_lock` (whoever writes packets to the GPU queue),
-//! `state` (the submission engine: rings, pending uploads, in-flight
-//! submissions, callbacks; let go while a submission waits for ring space)
-//! and `registry` (buffer state); callbacks always run with no lock held.
+//! `DeviceShared` is what every handle points at. Its locks are
+//! `submit_lock` (whoever writes packets to the GPU queue), `state` (the
+//! submission engine: rings, pending uploads, in-flight submissions,
+//! callbacks; let go while a submission waits for ring space) and
+//! `registry` (buffer state), taken in that order; the order of every lock
+//! of the facade is in `lock_rank`. Callbacks always run with no lock held.
 
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 
 use aqueduct_hsa::{Agent, AllocOptions, PoolKind, Runtime, Signal};
 use wgpu_types::{AdapterInfo, BufferUsages, Features, Limits, PollError, PollStatus};
@@ -22,9 +23,11 @@ use crate::command::blit::BlitKernels;
 use crate::command::encoder::{CommandEncoder, CommandEncoderDescriptor};
 use crate::command::lower::{self, PacketRole};
 use crate::error::{
-    BufferAsyncError, Error, ErrorFilter, InternalError, MapRangeError, ValidationError,
+    BufferAsyncError, BufferError, BufferRole, DeviceInitError, Error, ErrorFilter, InternalError,
+    MapError, MapRangeError, ShaderModuleError, ValidationError,
 };
 use crate::error_scope::{ErrorScopeGuard, ErrorSink, UncapturedErrorHandler};
+use crate::lock_rank::{LockRank, Mutex, MutexGuard};
 use crate::pipeline::{
     self, ComputePipeline, ComputePipelineDescriptor, PipelineLayout, PipelineLayoutDescriptor,
 };
@@ -77,7 +80,7 @@ impl DeviceShared {
         adapter_info: AdapterInfo,
         features: Features,
         limits: Limits,
-    ) -> Result<DeviceShared, aqueduct_hsa::HsaError> {
+    ) -> Result<DeviceShared, DeviceInitError> {
         let shader_cache = ShaderCache::default();
         let blit = BlitKernels::load(&runtime, &agent, &shader_cache)?;
         let hsa_queue = runtime.create_queue(&agent, QUEUE_PACKETS)?;
@@ -94,14 +97,14 @@ impl DeviceShared {
             features,
             limits,
             errors: Arc::new(ErrorSink::default()),
-            registry: Mutex::new(Registry::default()),
+            registry: Mutex::new(LockRank::Registry, Registry::default()),
             next_id: AtomicU64::new(1),
             blit,
             shader_cache,
             hsa_queue,
             epoch_signal,
-            state: Mutex::new(QueueState::new(kernargs, staging)),
-            submit_lock: Mutex::new(()),
+            state: Mutex::new(LockRank::QueueState, QueueState::new(kernargs, staging)),
+            submit_lock: Mutex::new(LockRank::SubmitLock, ()),
             host_callbacks: Default::default(),
             callbacks_on_host_thread: AtomicBool::new(false),
             lost: AtomicBool::new(false),
@@ -113,11 +116,11 @@ impl DeviceShared {
     }
 
     pub(crate) fn registry(&self) -> MutexGuard<'_, Registry> {
-        self.registry.lock().unwrap_or_else(|p| p.into_inner())
+        self.registry.lock_unpoisoned()
     }
 
     pub(crate) fn lock_state(&self) -> MutexGuard<'_, QueueState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock_unpoisoned()
     }
 
     pub(crate) fn with_buffer<R>(
@@ -133,14 +136,14 @@ impl DeviceShared {
         if let Some(state) = removed
             && matches!(state.map, MapState::Pending { .. })
         {
-            self.abort_map(id, "the buffer was dropped before the mapping completed");
+            self.abort_map(id, BufferAsyncError::Dropped);
         }
     }
 
-    fn abort_map(&self, id: BufferId, why: &str) {
+    fn abort_map(&self, id: BufferId, why: BufferAsyncError) {
         let cb = self.lock_state().take_map_callback(id);
         if let Some(cb) = cb {
-            cb(Err(BufferAsyncError(why.to_string())));
+            cb(Err(why));
         }
     }
 
@@ -161,15 +164,8 @@ impl DeviceShared {
                 }),
             }
         };
-        if let Err(msg) = self.check_buffer_descriptor(desc) {
-            return invalid(
-                self,
-                ValidationError::Buffer(format!(
-                    "create_buffer{}: {msg}",
-                    crate::label_suffix(desc.label)
-                ))
-                .into(),
-            );
+        if let Err(e) = self.check_buffer_descriptor(desc) {
+            return invalid(self, ValidationError::Buffer(e).into());
         }
         let placement = Placement::for_usage(desc.usage);
         let memory = match BufferMemory::allocate(&self.runtime, &self.agent, desc.size, placement)
@@ -179,11 +175,12 @@ impl DeviceShared {
                 return invalid(
                     self,
                     Error::OutOfMemory {
-                        source: Box::new(InternalError(format!(
-                            "create_buffer{}: {} bytes in the {placement:?} pool: {e}",
-                            crate::label_suffix(desc.label),
-                            desc.size
-                        ))),
+                        source: Box::new(InternalError::BufferAllocation {
+                            label: label.clone(),
+                            size: desc.size,
+                            placement,
+                            source: e,
+                        }),
                     },
                 );
             }
@@ -236,7 +233,7 @@ impl DeviceShared {
                     self.lock_state()
                         .push_pending(ops, Some(id), vec![Box::new(memory.clone())])
                 }
-                Err(msg) => tracing::error!("zero-initialising a buffer: {msg}"),
+                Err(e) => tracing::error!("zero-initialising a buffer: {e}"),
             }
         }
         Buffer {
@@ -251,41 +248,42 @@ impl DeviceShared {
         }
     }
 
-    fn check_buffer_descriptor(&self, desc: &BufferDescriptor<'_>) -> Result<(), String> {
+    fn check_buffer_descriptor(&self, desc: &BufferDescriptor<'_>) -> Result<(), BufferError> {
         let u = desc.usage;
+        let label = || desc.label.map(str::to_string);
         if u.is_empty() {
-            return Err("usage is empty; give the buffer at least one usage".into());
+            return Err(BufferError::EmptyUsage { label: label() });
         }
         if desc.size > self.limits.max_buffer_size {
-            return Err(format!(
-                "size {} exceeds max_buffer_size ({})",
-                desc.size, self.limits.max_buffer_size
-            ));
+            return Err(BufferError::TooLarge {
+                label: label(),
+                size: desc.size,
+                max: self.limits.max_buffer_size,
+            });
         }
         if desc.mapped_at_creation && !desc.size.is_multiple_of(4) {
-            return Err(format!(
-                "a buffer mapped at creation needs a size that is a multiple of 4, not {}",
-                desc.size
-            ));
+            return Err(BufferError::UnalignedMappedAtCreation {
+                label: label(),
+                size: desc.size,
+            });
         }
         let mappable_primary = self.features.contains(Features::MAPPABLE_PRIMARY_BUFFERS);
         if !mappable_primary {
             if u.contains(BufferUsages::MAP_READ)
                 && !(BufferUsages::MAP_READ | BufferUsages::COPY_DST).contains(u)
             {
-                return Err(format!(
-                    "usage {u:?}: MAP_READ may only be combined with COPY_DST (copy results into a \
-                     separate MAP_READ buffer, or enable Features::MAPPABLE_PRIMARY_BUFFERS)"
-                ));
+                return Err(BufferError::MapReadCombined {
+                    label: label(),
+                    usage: u,
+                });
             }
             if u.contains(BufferUsages::MAP_WRITE)
                 && !(BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC).contains(u)
             {
-                return Err(format!(
-                    "usage {u:?}: MAP_WRITE may only be combined with COPY_SRC (upload through a \
-                     separate MAP_WRITE buffer or queue.write_buffer, or enable \
-                     Features::MAPPABLE_PRIMARY_BUFFERS)"
-                ));
+                return Err(BufferError::MapWriteCombined {
+                    label: label(),
+                    usage: u,
+                });
             }
         }
         Ok(())
@@ -299,27 +297,30 @@ impl DeviceShared {
         callback: Callback,
     ) {
         let id = buffer.inner.id;
-        let check = || -> Result<Range<u64>, String> {
-            buffer.check_usable("the buffer")?;
-            let range = range.ok_or("the range is inverted or overflows")?;
+        let check = || -> Result<Range<u64>, MapError> {
+            buffer
+                .check_usable(BufferRole::Buffer)
+                .map_err(MapError::Unusable)?;
+            let range = range.ok_or(MapError::InvertedRange)?;
             let need = match mode {
                 MapMode::Read => BufferUsages::MAP_READ,
                 MapMode::Write => BufferUsages::MAP_WRITE,
             };
             if !buffer.usage().contains(need) {
-                return Err(format!(
-                    "{} lacks {need:?} usage needed for MapMode::{mode:?}",
-                    buffer.describe()
-                ));
+                return Err(MapError::MissingUsage {
+                    buffer: buffer.ident(),
+                    needed: need,
+                    mode,
+                });
             }
             check_map_range(&range, buffer.size())?;
             Ok(range)
         };
         let range = match check() {
             Ok(r) => r,
-            Err(msg) => {
-                self.report(ValidationError::Mapping(format!("map_async: {msg}")));
-                return callback(Err(BufferAsyncError(msg)));
+            Err(e) => {
+                self.report(e.clone());
+                return callback(Err(BufferAsyncError::Validation(e)));
             }
         };
         // Uploads queued for this buffer must land before the host sees it.
@@ -332,17 +333,16 @@ impl DeviceShared {
         let Some(s) = reg.buffers.get_mut(id) else {
             drop(reg);
             drop(state);
-            return callback(Err(BufferAsyncError("the buffer is gone".into())));
+            return callback(Err(BufferAsyncError::BufferGone));
         };
         if !matches!(s.map, MapState::Unmapped) {
             drop(reg);
             drop(state);
-            let msg = format!(
-                "{} is already mapped or has a mapping pending; unmap it first",
-                buffer.describe()
-            );
-            self.report(ValidationError::Mapping(format!("map_async: {msg}")));
-            return callback(Err(BufferAsyncError(msg)));
+            let e = MapError::AlreadyMapped {
+                buffer: buffer.ident(),
+            };
+            self.report(e.clone());
+            return callback(Err(BufferAsyncError::Validation(e)));
         }
         let epoch = s.last_use;
         s.map = MapState::Pending { mode, range };
@@ -385,45 +385,39 @@ impl DeviceShared {
         let s = reg
             .buffers
             .get_mut(buffer.inner.id)
-            .ok_or_else(|| MapRangeError("the buffer is gone".into()))?;
+            .ok_or(MapRangeError::BufferGone)?;
         let MapState::Mapped {
             mode,
             range: mapped,
         } = &s.map
         else {
-            return Err(MapRangeError(format!(
-                "{} is not mapped; call map_async and poll until its callback ran",
-                buffer.describe()
-            )));
+            return Err(MapRangeError::NotMapped {
+                buffer: buffer.ident(),
+            });
         };
         if writable && *mode == MapMode::Read {
-            return Err(MapRangeError(
-                "get_mapped_range_mut on a buffer mapped with MapMode::Read".into(),
-            ));
+            return Err(MapRangeError::MappedForRead);
         }
         if range.start < mapped.start || range.end > mapped.end {
-            return Err(MapRangeError(format!(
-                "the range {}..{} is outside the mapped range {}..{}",
-                range.start, range.end, mapped.start, mapped.end
-            )));
+            return Err(MapRangeError::OutsideMapped {
+                range,
+                mapped: mapped.clone(),
+            });
         }
         if !range.start.is_multiple_of(wgpu_types::MAP_ALIGNMENT)
             || !(range.end - range.start).is_multiple_of(4)
         {
-            return Err(MapRangeError(format!(
-                "the range {}..{} must start at a multiple of 8 and have a size that is a multiple of 4",
-                range.start, range.end
-            )));
+            return Err(MapRangeError::Unaligned { range });
         }
         if let Some((r, _)) = s
             .views
             .iter()
             .find(|(r, _)| r.start < range.end && range.start < r.end)
         {
-            return Err(MapRangeError(format!(
-                "the range {}..{} overlaps a live view of {}..{}; drop that view first",
-                range.start, range.end, r.start, r.end
-            )));
+            return Err(MapRangeError::OverlapsView {
+                range,
+                view: r.clone(),
+            });
         }
         let (base, keep) = match &s.creation_staging {
             Some(staging) => (
@@ -431,12 +425,8 @@ impl DeviceShared {
                 MapTarget::Staging(staging.clone()),
             ),
             None => {
-                let memory = buffer
-                    .memory()
-                    .ok_or_else(|| MapRangeError("the buffer is invalid".into()))?;
-                let p = memory.host_ptr().ok_or_else(|| {
-                    MapRangeError("the buffer's memory is not host mapped".into())
-                })?;
+                let memory = buffer.memory().ok_or(MapRangeError::InvalidBuffer)?;
+                let p = memory.host_ptr().ok_or(MapRangeError::NotHostMapped)?;
                 (p, MapTarget::Memory(memory.clone()))
             }
         };
@@ -465,16 +455,16 @@ impl DeviceShared {
             MapState::Pending { .. } => {
                 s.map = MapState::Unmapped;
                 drop(reg);
-                self.abort_map(id, "the buffer was unmapped before the mapping completed");
+                self.abort_map(id, BufferAsyncError::Unmapped);
             }
             MapState::Mapped { .. } => {
                 if !s.views.is_empty() {
                     let n = s.views.len();
                     drop(reg);
-                    self.report(ValidationError::Mapping(format!(
-                        "unmap: {} still has {n} live mapped view(s); drop them before unmapping",
-                        buffer.describe()
-                    )));
+                    self.report(MapError::LiveViews {
+                        buffer: buffer.ident(),
+                        views: n,
+                    });
                     return;
                 }
                 s.map = MapState::Unmapped;
@@ -496,8 +486,8 @@ impl DeviceShared {
                                 Some(id),
                                 vec![Box::new(staging), Box::new(memory.clone())],
                             ),
-                            Err(msg) => {
-                                tracing::error!("uploading a mapped-at-creation buffer: {msg}")
+                            Err(e) => {
+                                tracing::error!("uploading a mapped-at-creation buffer: {e}")
                             }
                         }
                     }
@@ -520,10 +510,7 @@ impl DeviceShared {
             pending
         };
         if pending {
-            self.abort_map(
-                buffer.inner.id,
-                "the buffer was destroyed before the mapping completed",
-            );
+            self.abort_map(buffer.inner.id, BufferAsyncError::Destroyed);
         }
     }
 }
@@ -572,7 +559,7 @@ impl Device {
         reflection: &str,
     ) -> Result<(), ValidationError> {
         crate::wgsl::register(&self.shared, code, reflection)
-            .map_err(|m| ValidationError::Shader(format!("register_precompiled: {m}")))
+            .map_err(|e| ShaderModuleError::RegisterPrecompiled(e).into())
     }
 
     /// How many WGSL compilations this device has run (modules and

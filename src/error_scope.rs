@@ -8,10 +8,11 @@
 //! panic: it logs the error with `tracing::error!` (a library must not panic
 //! on bad input); install a handler that panics if you want wgpu's behaviour.
 
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::thread::ThreadId;
 
 use crate::error::{Error, ErrorFilter};
+use crate::lock_rank::{LockRank, Mutex, MutexGuard};
 
 /// A handler for errors no scope caught.
 pub trait UncapturedErrorHandler: Fn(Error) + Send + Sync + 'static {}
@@ -32,9 +33,16 @@ struct SinkState {
 }
 
 /// Where a device's errors go.
-#[derive(Default)]
 pub(crate) struct ErrorSink {
     state: Mutex<SinkState>,
+}
+
+impl Default for ErrorSink {
+    fn default() -> Self {
+        ErrorSink {
+            state: Mutex::new(LockRank::ErrorSink, SinkState::default()),
+        }
+    }
 }
 
 impl std::fmt::Debug for ErrorSink {
@@ -44,8 +52,8 @@ impl std::fmt::Debug for ErrorSink {
 }
 
 impl ErrorSink {
-    fn lock(&self) -> std::sync::MutexGuard<'_, SinkState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> MutexGuard<'_, SinkState> {
+        self.state.lock_unpoisoned()
     }
 
     /// Deliver `error` to a scope or the handler.

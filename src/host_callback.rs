@@ -28,14 +28,15 @@
 //! wait for work submitted after it.
 
 use std::any::Any;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use aqueduct_hsa::agent_queue::{AgentQueue, HostFunctionRegistry};
 use aqueduct_hsa::{HsaError, QueueError};
 
 use crate::device::DeviceShared;
-use crate::error::{Error, InternalError};
+use crate::error::{Error, InternalError, QueueWriteError};
+use crate::lock_rank::{LockRank, Mutex};
 use crate::queue::Queue;
 
 /// Slots of each device's host-callback ring.
@@ -47,19 +48,24 @@ pub(crate) type HostCallback = Box<dyn FnOnce(Result<(), QueueError>) + Send>;
 
 /// A device's host-callback soft queue and a callback panic not yet
 /// raised again.
-#[derive(Default)]
 pub(crate) struct HostCallbacks {
     queue: Mutex<Option<Arc<AgentQueue>>>,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
 
+impl Default for HostCallbacks {
+    fn default() -> Self {
+        HostCallbacks {
+            queue: Mutex::new(LockRank::HostCallbackQueue, None),
+            panic: Mutex::new(LockRank::HostCallbackPanic, None),
+        }
+    }
+}
+
 impl std::fmt::Debug for HostCallbacks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HostCallbacks")
-            .field(
-                "queue",
-                &*self.queue.lock().unwrap_or_else(|p| p.into_inner()),
-            )
+            .field("queue", &*self.queue.lock_unpoisoned())
             .finish()
     }
 }
@@ -67,18 +73,21 @@ impl std::fmt::Debug for HostCallbacks {
 impl HostCallbacks {
     /// The soft queue, if one was made.
     fn existing(&self) -> Option<Arc<AgentQueue>> {
-        self.queue.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.queue.lock_unpoisoned().clone()
     }
 
     /// The soft queue (made on first use).
-    fn get_or_create(&self, dev: &DeviceShared) -> Result<Arc<AgentQueue>, HsaError> {
-        let mut slot = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+    fn get_or_create(&self, dev: &DeviceShared) -> Result<Arc<AgentQueue>, QueueWriteError> {
+        let mut slot = self.queue.lock_unpoisoned();
         if let Some(q) = slot.as_ref() {
             return Ok(q.clone());
         }
-        let cpu = dev.runtime.cpu_agents().next().cloned().ok_or_else(|| {
-            HsaError::InvalidAgent("the system has no CPU agent for host callbacks".into())
-        })?;
+        let cpu = dev
+            .runtime
+            .cpu_agents()
+            .next()
+            .cloned()
+            .ok_or(QueueWriteError::NoCpuAgent)?;
         let q = Arc::new(AgentQueue::new(
             &dev.runtime,
             &cpu,
@@ -90,16 +99,16 @@ impl HostCallbacks {
     }
 
     fn keep_panic(&self, payload: Box<dyn Any + Send>) {
-        self.panic
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_or_insert(payload);
+        self.panic.lock_unpoisoned().get_or_insert(payload);
     }
 }
 
 /// Queue `callback` on the device's soft queue behind all GPU work
 /// submitted so far (pending uploads are submitted first).
-pub(crate) fn enqueue(dev: &Arc<DeviceShared>, callback: HostCallback) -> Result<(), HsaError> {
+pub(crate) fn enqueue(
+    dev: &Arc<DeviceShared>,
+    callback: HostCallback,
+) -> Result<(), QueueWriteError> {
     let host = dev.host_callbacks.get_or_create(dev)?;
     if dev.lock_state().has_pending() {
         crate::queue::submit(dev, Vec::new());
@@ -113,7 +122,7 @@ pub(crate) fn enqueue(dev: &Arc<DeviceShared>, callback: HostCallback) -> Result
             dev.host_callbacks.keep_panic(payload);
         }
     };
-    let _order = dev.submit_lock.lock().unwrap_or_else(|p| p.into_inner());
+    let _order = dev.submit_lock.lock_unpoisoned();
     if crate::queue::all_completed(dev) {
         // Nothing outstanding on the GPU: only earlier host callbacks.
         host.submit_callback(&[], None, move || run(Ok(())))?;
@@ -144,12 +153,7 @@ pub(crate) fn drain(dev: &DeviceShared, timeout: Option<Duration>) -> Result<(),
 
 /// Raise again, on this thread, a panic a host callback raised.
 pub(crate) fn raise_callback_panic(dev: &DeviceShared) {
-    let payload = dev
-        .host_callbacks
-        .panic
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take();
+    let payload = dev.host_callbacks.panic.lock_unpoisoned().take();
     if let Some(payload) = payload {
         std::panic::resume_unwind(payload);
     }
@@ -185,9 +189,10 @@ impl Queue {
     pub fn submit_host_callback(&self, callback: impl FnOnce() + Send + 'static) {
         let dev = &self.shared;
         if let Err(e) = enqueue(dev, Box::new(move |_| callback())) {
+            let e = InternalError::HostCallback { source: e };
             dev.report(Error::Internal {
-                description: format!("submit_host_callback: {e}"),
-                source: Box::new(InternalError(e.to_string())),
+                description: e.to_string(),
+                source: Box::new(e),
             });
         }
     }

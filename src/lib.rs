@@ -31,6 +31,7 @@ pub mod error;
 pub mod error_scope;
 pub mod host_callback;
 pub mod instance;
+mod lock_rank;
 pub mod pipeline;
 pub mod placement;
 pub mod query;
@@ -91,7 +92,3 @@ pub use wgpu_types::{
 
 /// A debug label.
 pub type Label<'a> = Option<&'a str>;
-
-pub(crate) fn label_suffix(label: Label<'_>) -> String {
-    label.map(|l| format!(" `{l}`")).unwrap_or_default()
-}

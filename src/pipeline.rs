@@ -16,7 +16,9 @@ use wgpu_types::{BindGroupLayoutEntry, BindingType, BufferBindingType, BufferSiz
 use crate::Label;
 use crate::binding::{BindGroupLayout, BindGroupLayoutDescriptor, create_layout};
 use crate::device::DeviceShared;
-use crate::error::ValidationError;
+use crate::error::{
+    ComputePipelineError, EntryPointError, LayoutMismatch, PipelineLayoutError, ShaderLoadError,
+};
 use crate::shader::{EntryPoint, ShaderModule};
 
 #[derive(Default)]
@@ -46,43 +48,44 @@ pub(crate) fn create_pipeline_layout(
     let limits = &device.limits;
     let groups: Vec<Option<BindGroupLayout>> =
         desc.bind_group_layouts.iter().map(|g| g.cloned()).collect();
-    let check = || -> Result<(), String> {
+    let label = || desc.label.map(str::to_string);
+    let check = || -> Result<(), PipelineLayoutError> {
         if groups.len() > limits.max_bind_groups as usize {
-            return Err(format!(
-                "{} bind group layouts exceed max_bind_groups ({})",
-                groups.len(),
-                limits.max_bind_groups
-            ));
+            return Err(PipelineLayoutError::TooManyGroups {
+                label: label(),
+                count: groups.len(),
+                max: limits.max_bind_groups,
+            });
         }
         if desc.immediate_size > limits.max_immediate_size {
-            return Err(format!(
-                "immediate_size {} exceeds max_immediate_size ({}); request a larger limit \
-                 (and Features::IMMEDIATES) when creating the device",
-                desc.immediate_size, limits.max_immediate_size
-            ));
+            return Err(PipelineLayoutError::ImmediateSizeLimit {
+                label: label(),
+                size: desc.immediate_size,
+                max: limits.max_immediate_size,
+            });
         }
         if !desc.immediate_size.is_multiple_of(4) {
-            return Err(format!(
-                "immediate_size {} is not a multiple of 4",
-                desc.immediate_size
-            ));
+            return Err(PipelineLayoutError::UnalignedImmediateSize {
+                label: label(),
+                size: desc.immediate_size,
+            });
         }
-        for (i, g) in groups.iter().enumerate() {
+        for (index, g) in groups.iter().enumerate() {
             if let Some(g) = g
                 && !g.inner.valid
             {
-                return Err(format!("bind group layout {i} is invalid"));
+                return Err(PipelineLayoutError::InvalidGroupLayout {
+                    label: label(),
+                    index,
+                });
             }
         }
         Ok(())
     };
     let valid = match check() {
         Ok(()) => true,
-        Err(msg) => {
-            device.report(ValidationError::PipelineLayout(format!(
-                "create_pipeline_layout{}: {msg}",
-                crate::label_suffix(desc.label)
-            )));
+        Err(e) => {
+            device.report(e);
             false
         }
     };
@@ -151,13 +154,14 @@ impl ComputePipeline {
         if let Some(Some(l)) = self.inner.groups.get(index as usize) {
             return l.clone();
         }
-        let msg = format!(
-            "get_bind_group_layout({index}): the pipeline{} has {} bind group layouts{}",
-            label_of(&self.inner.label),
-            self.inner.groups.len(),
-            if self.valid() { "" } else { " (it is invalid)" }
-        );
-        self.inner.device.report(ValidationError::Pipeline(msg));
+        self.inner
+            .device
+            .report(ComputePipelineError::BindGroupLayoutIndex {
+                label: self.inner.label.clone(),
+                index,
+                count: self.inner.groups.len(),
+                pipeline_valid: self.valid(),
+            });
         BindGroupLayout {
             inner: Arc::new(crate::binding::BindGroupLayoutInner {
                 label: None,
@@ -168,16 +172,9 @@ impl ComputePipeline {
         }
     }
 
-    pub(crate) fn describe(&self) -> String {
-        format!("compute pipeline{}", label_of(&self.inner.label))
+    pub(crate) fn label(&self) -> Option<String> {
+        self.inner.label.clone()
     }
-}
-
-fn label_of(label: &Option<String>) -> String {
-    label
-        .as_deref()
-        .map(|l| format!(" `{l}`"))
-        .unwrap_or_default()
 }
 
 /// The entry point a pipeline runs: the module's own, or for a WGSL module
@@ -186,50 +183,67 @@ fn label_of(label: &Option<String>) -> String {
 fn pipeline_entry(
     device: &DeviceShared,
     desc: &ComputePipelineDescriptor<'_>,
-) -> Result<EntryPoint, String> {
+) -> Result<EntryPoint, ComputePipelineError> {
+    let label = || desc.label.map(str::to_string);
+    let entry_point_error = |source: EntryPointError| ComputePipelineError::EntryPoint {
+        label: label(),
+        source,
+    };
     let constants = desc.compilation_options.constants;
     let module = desc.module;
     let Some(source) = &module.inner.wgsl else {
         if !constants.is_empty() {
-            let names: Vec<&str> = constants.iter().map(|c| c.0).collect();
-            return Err(format!(
-                "pipeline-overridable constants {names:?} were given, but the shader module is \
-                 a code object, which has no overrides; only WGSL modules take constants"
-            ));
+            return Err(ComputePipelineError::ConstantsOnCodeObject {
+                label: label(),
+                names: constants.iter().map(|c| c.0.to_string()).collect(),
+            });
         }
-        return module.entry_point(desc.entry_point).cloned();
+        return module
+            .entry_point(desc.entry_point)
+            .cloned()
+            .map_err(entry_point_error);
     };
     let pending = match desc.entry_point {
         Some(name) => !module.inner.entry_points.iter().any(|e| e.name == name),
         None => module.inner.entry_points.is_empty(),
     };
     if constants.is_empty() && !pending {
-        return module.entry_point(desc.entry_point).cloned();
+        return module
+            .entry_point(desc.entry_point)
+            .cloned()
+            .map_err(entry_point_error);
     }
-    let eps = crate::wgsl::resolve_pipeline(device, source, desc.entry_point, constants)?;
-    crate::shader::select_entry_point(&eps, desc.entry_point).cloned()
+    let eps = crate::wgsl::resolve_pipeline(device, source, desc.entry_point, constants).map_err(
+        |source: ShaderLoadError| ComputePipelineError::Variant {
+            label: label(),
+            source,
+        },
+    )?;
+    crate::shader::select_entry_point(&eps, desc.entry_point)
+        .cloned()
+        .map_err(entry_point_error)
 }
 
 fn layout_accepts(
     entry: &BindGroupLayoutEntry,
     b: &crate::shader::ShaderBinding,
-) -> Result<(), String> {
+) -> Result<(), LayoutMismatch> {
     let BindingType::Buffer {
         ty,
         min_binding_size,
         ..
     } = entry.ty
     else {
-        return Err("the layout entry is not a buffer".into());
+        return Err(LayoutMismatch::NotBuffer);
     };
     if !entry.visibility.contains(ShaderStages::COMPUTE) {
-        return Err("the layout entry is not visible to the COMPUTE stage".into());
+        return Err(LayoutMismatch::NotComputeVisible);
     }
     if b.exact && ty != b.ty {
-        return Err(format!(
-            "the shader declares {:?} but the layout has {ty:?}",
-            b.ty
-        ));
+        return Err(LayoutMismatch::Type {
+            shader: b.ty,
+            layout: ty,
+        });
     }
     if !b.exact && b.ty == (BufferBindingType::Storage { read_only: true }) {
         // A const pointer may be bound read-only or read-write.
@@ -237,11 +251,10 @@ fn layout_accepts(
     if let Some(min) = min_binding_size
         && min.get() < b.min_binding_size
     {
-        return Err(format!(
-            "the layout's min_binding_size {} is below the shader's {}",
-            min.get(),
-            b.min_binding_size
-        ));
+        return Err(LayoutMismatch::MinBindingSize {
+            layout: min.get(),
+            shader: b.min_binding_size,
+        });
     }
     Ok(())
 }
@@ -252,127 +265,143 @@ pub(crate) fn create_compute_pipeline(
 ) -> ComputePipeline {
     let id = device.next_id.fetch_add(1, Ordering::Relaxed);
     let label = desc.label.map(str::to_string);
-    let build = || -> Result<(EntryPoint, Vec<Option<BindGroupLayout>>, u32), String> {
-        if let Some(err) = &desc.module.inner.error {
-            return Err(format!("its shader module is invalid ({err})"));
-        }
-        let entry = pipeline_entry(device, desc)?;
-        let limits = &device.limits;
-        let wg = entry.workgroup_size;
-        let items = wg[0] as u64 * wg[1] as u64 * wg[2] as u64;
-        if wg[0] > limits.max_compute_workgroup_size_x
-            || wg[1] > limits.max_compute_workgroup_size_y
-            || wg[2] > limits.max_compute_workgroup_size_z
-            || items > limits.max_compute_invocations_per_workgroup as u64
-            || items > entry.kernel.info.max_flat_workgroup_size.max(1) as u64
-        {
-            return Err(format!(
-                "workgroup size {wg:?} exceeds the device limits (x {}, y {}, z {}, {} invocations) \
-                 or the kernel's maximum of {} work-items",
-                limits.max_compute_workgroup_size_x,
-                limits.max_compute_workgroup_size_y,
-                limits.max_compute_workgroup_size_z,
-                limits.max_compute_invocations_per_workgroup,
-                entry.kernel.info.max_flat_workgroup_size
-            ));
-        }
-        if entry.kernel.info.group_segment_fixed_size > limits.max_compute_workgroup_storage_size {
-            return Err(format!(
-                "the kernel uses {} bytes of workgroup memory, above max_compute_workgroup_storage_size ({})",
-                entry.kernel.info.group_segment_fixed_size,
-                limits.max_compute_workgroup_storage_size
-            ));
-        }
-        match desc.layout {
-            Some(layout) => {
-                if !layout.inner.valid {
-                    return Err("its pipeline layout is invalid".into());
-                }
-                for b in &entry.bindings {
-                    let group = layout
-                        .inner
-                        .groups
-                        .get(b.group as usize)
-                        .and_then(|g| g.as_ref())
-                        .ok_or_else(|| {
-                            format!(
-                                "the shader uses @group({}) @binding({}) but the pipeline layout has no bind group layout {}",
-                                b.group, b.binding, b.group
-                            )
-                        })?;
-                    let le = group.entry(b.binding).ok_or_else(|| {
-                        format!(
-                            "the shader uses @group({}) @binding({}) but bind group layout {} has no binding {}",
-                            b.group, b.binding, b.group, b.binding
-                        )
-                    })?;
-                    layout_accepts(le, b)
-                        .map_err(|m| format!("@group({}) @binding({}): {m}", b.group, b.binding))?;
-                }
-                if entry.immediate_size > layout.inner.immediate_size {
-                    return Err(format!(
-                        "the kernel takes {} bytes of immediates but the pipeline layout's immediate_size is {}",
-                        entry.immediate_size, layout.inner.immediate_size
-                    ));
-                }
-                Ok((
-                    entry,
-                    layout.inner.groups.clone(),
-                    layout.inner.immediate_size,
-                ))
+    let build =
+        || -> Result<(EntryPoint, Vec<Option<BindGroupLayout>>, u32), ComputePipelineError> {
+            let label = || desc.label.map(str::to_string);
+            if let Some(err) = &desc.module.inner.error {
+                return Err(ComputePipelineError::InvalidModule {
+                    label: label(),
+                    module: Box::new(err.clone()),
+                });
             }
-            None => {
-                let max_group = entry
-                    .bindings
-                    .iter()
-                    .map(|b| b.group + 1)
-                    .max()
-                    .unwrap_or(0);
-                if max_group > limits.max_bind_groups {
-                    return Err(format!(
-                        "the shader uses group {} but max_bind_groups is {}",
-                        max_group - 1,
-                        limits.max_bind_groups
-                    ));
+            let entry = pipeline_entry(device, desc)?;
+            let limits = &device.limits;
+            let wg = entry.workgroup_size;
+            let items = wg[0] as u64 * wg[1] as u64 * wg[2] as u64;
+            if wg[0] > limits.max_compute_workgroup_size_x
+                || wg[1] > limits.max_compute_workgroup_size_y
+                || wg[2] > limits.max_compute_workgroup_size_z
+                || items > limits.max_compute_invocations_per_workgroup as u64
+                || items > entry.kernel.info.max_flat_workgroup_size.max(1) as u64
+            {
+                return Err(ComputePipelineError::WorkgroupSizeLimit {
+                    label: label(),
+                    size: wg,
+                    max_size: [
+                        limits.max_compute_workgroup_size_x,
+                        limits.max_compute_workgroup_size_y,
+                        limits.max_compute_workgroup_size_z,
+                    ],
+                    max_invocations: limits.max_compute_invocations_per_workgroup,
+                    kernel_max: entry.kernel.info.max_flat_workgroup_size,
+                });
+            }
+            if entry.kernel.info.group_segment_fixed_size
+                > limits.max_compute_workgroup_storage_size
+            {
+                return Err(ComputePipelineError::WorkgroupStorageLimit {
+                    label: label(),
+                    size: entry.kernel.info.group_segment_fixed_size,
+                    max: limits.max_compute_workgroup_storage_size,
+                });
+            }
+            match desc.layout {
+                Some(layout) => {
+                    if !layout.inner.valid {
+                        return Err(ComputePipelineError::InvalidLayout { label: label() });
+                    }
+                    for b in &entry.bindings {
+                        let group = layout
+                            .inner
+                            .groups
+                            .get(b.group as usize)
+                            .and_then(|g| g.as_ref())
+                            .ok_or_else(|| ComputePipelineError::MissingGroupLayout {
+                                label: label(),
+                                group: b.group,
+                                binding: b.binding,
+                            })?;
+                        let le = group.entry(b.binding).ok_or_else(|| {
+                            ComputePipelineError::MissingLayoutBinding {
+                                label: label(),
+                                group: b.group,
+                                binding: b.binding,
+                            }
+                        })?;
+                        layout_accepts(le, b).map_err(|source| {
+                            ComputePipelineError::BindingMismatch {
+                                label: label(),
+                                group: b.group,
+                                binding: b.binding,
+                                source,
+                            }
+                        })?;
+                    }
+                    if entry.immediate_size > layout.inner.immediate_size {
+                        return Err(ComputePipelineError::ImmediatesExceedLayout {
+                            label: label(),
+                            size: entry.immediate_size,
+                            layout_size: layout.inner.immediate_size,
+                        });
+                    }
+                    Ok((
+                        entry,
+                        layout.inner.groups.clone(),
+                        layout.inner.immediate_size,
+                    ))
                 }
-                let mut groups = Vec::new();
-                for g in 0..max_group {
-                    let entries: Vec<BindGroupLayoutEntry> = entry
+                None => {
+                    let max_group = entry
                         .bindings
                         .iter()
-                        .filter(|b| b.group == g)
-                        .map(|b| BindGroupLayoutEntry {
-                            binding: b.binding,
-                            visibility: ShaderStages::COMPUTE,
-                            ty: BindingType::Buffer {
-                                ty: b.ty,
-                                has_dynamic_offset: false,
-                                min_binding_size: BufferSize::new(b.min_binding_size),
+                        .map(|b| b.group + 1)
+                        .max()
+                        .unwrap_or(0);
+                    if max_group > limits.max_bind_groups {
+                        return Err(ComputePipelineError::GroupLimit {
+                            label: label(),
+                            group: max_group - 1,
+                            max: limits.max_bind_groups,
+                        });
+                    }
+                    let mut groups = Vec::new();
+                    for g in 0..max_group {
+                        let entries: Vec<BindGroupLayoutEntry> = entry
+                            .bindings
+                            .iter()
+                            .filter(|b| b.group == g)
+                            .map(|b| BindGroupLayoutEntry {
+                                binding: b.binding,
+                                visibility: ShaderStages::COMPUTE,
+                                ty: BindingType::Buffer {
+                                    ty: b.ty,
+                                    has_dynamic_offset: false,
+                                    min_binding_size: BufferSize::new(b.min_binding_size),
+                                },
+                                count: None,
+                            })
+                            .collect();
+                        groups.push(Some(create_layout(
+                            device,
+                            &BindGroupLayoutDescriptor {
+                                label: None,
+                                entries: &entries,
                             },
-                            count: None,
-                        })
-                        .collect();
-                    groups.push(Some(create_layout(
-                        device,
-                        &BindGroupLayoutDescriptor {
-                            label: None,
-                            entries: &entries,
-                        },
-                        Some(id),
-                    )));
+                            Some(id),
+                        )));
+                    }
+                    if entry.immediate_size > limits.max_immediate_size {
+                        return Err(ComputePipelineError::ImmediateSizeLimit {
+                            label: label(),
+                            size: entry.immediate_size,
+                            max: limits.max_immediate_size,
+                        });
+                    }
+                    let imm = entry.immediate_size;
+                    Ok((entry, groups, imm))
                 }
-                if entry.immediate_size > limits.max_immediate_size {
-                    return Err(format!(
-                        "the kernel takes {} bytes of immediates (by-value arguments) but max_immediate_size is {}; \
-                         request Features::IMMEDIATES and a larger max_immediate_size",
-                        entry.immediate_size, limits.max_immediate_size
-                    ));
-                }
-                let imm = entry.immediate_size;
-                Ok((entry, groups, imm))
             }
-        }
-    };
+        };
     match build() {
         Ok((entry, groups, _immediate_size)) => ComputePipeline {
             inner: Arc::new(ComputePipelineInner {
@@ -383,11 +412,8 @@ pub(crate) fn create_compute_pipeline(
                 groups,
             }),
         },
-        Err(msg) => {
-            device.report(ValidationError::Pipeline(format!(
-                "create_compute_pipeline{}: {msg}",
-                crate::label_suffix(desc.label)
-            )));
+        Err(e) => {
+            device.report(e);
             ComputePipeline {
                 inner: Arc::new(ComputePipelineInner {
                     device: device.clone(),

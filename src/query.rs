@@ -15,7 +15,7 @@ use wgpu_types::{BufferUsages, Features, QUERY_SET_MAX_QUERIES, QUERY_SIZE, Quer
 use crate::buffer::{Buffer, BufferDescriptor};
 use crate::command::hazard::Access;
 use crate::device::DeviceShared;
-use crate::error::ValidationError;
+use crate::error::{BufferRole, QuerySetError, QueryUseError};
 
 pub type QuerySetDescriptor<'a> = wgpu_types::QuerySetDescriptor<crate::Label<'a>>;
 
@@ -47,11 +47,8 @@ impl QuerySet {
         self.inner.ty
     }
 
-    pub(crate) fn describe(&self) -> String {
-        format!(
-            "query set{}",
-            crate::label_suffix(self.inner.label.as_deref())
-        )
+    pub(crate) fn label(&self) -> Option<String> {
+        self.inner.label.clone()
     }
 
     /// Destroy the query set (WebGPU `GPUQuerySet.destroy`): recording a
@@ -66,35 +63,38 @@ impl QuerySet {
     }
 
     /// The slots of a valid query set that has not been destroyed.
-    pub(crate) fn storage(&self) -> Result<&Buffer, String> {
+    pub(crate) fn storage(&self) -> Result<&Buffer, QueryUseError> {
         let storage = self
             .inner
             .storage
             .as_ref()
-            .ok_or_else(|| format!("{} is invalid", self.describe()))?;
+            .ok_or_else(|| QueryUseError::Invalid {
+                label: self.label(),
+            })?;
         storage
-            .check_usable("storage")
-            .map_err(|_| format!("{} has been destroyed", self.describe()))?;
+            .check_usable(BufferRole::QueryStorage)
+            .map_err(|_| QueryUseError::Destroyed {
+                label: self.label(),
+            })?;
         Ok(storage)
     }
 
     /// The storage of a valid timestamp query set and the write access to
     /// slot `index`, after checking `index < count`.
-    pub(crate) fn timestamp_slot(&self, index: u32) -> Result<(&Buffer, Access), String> {
+    pub(crate) fn timestamp_slot(&self, index: u32) -> Result<(&Buffer, Access), QueryUseError> {
         let storage = self.storage()?;
         if !matches!(self.inner.ty, QueryType::Timestamp) {
-            return Err(format!(
-                "{} is of type {:?}, not Timestamp",
-                self.describe(),
-                self.inner.ty
-            ));
+            return Err(QueryUseError::NotTimestamp {
+                label: self.label(),
+                ty: self.inner.ty,
+            });
         }
         if index >= self.inner.count {
-            return Err(format!(
-                "query index {index} is not below the count ({}) of {}",
-                self.inner.count,
-                self.describe()
-            ));
+            return Err(QueryUseError::IndexOutOfRange {
+                label: self.label(),
+                index,
+                count: self.inner.count,
+            });
         }
         let at = u64::from(index) * u64::from(QUERY_SIZE);
         Ok((
@@ -115,29 +115,27 @@ pub struct ComputePassTimestampWrites<'a> {
 
 pub(crate) fn create_query_set(dev: &Arc<DeviceShared>, desc: &QuerySetDescriptor<'_>) -> QuerySet {
     let label = desc.label.map(str::to_string);
-    let check = || -> Result<(), String> {
+    let check = || -> Result<(), QuerySetError> {
         match desc.ty {
             QueryType::Timestamp => {
                 if !dev.features.contains(Features::TIMESTAMP_QUERY) {
-                    return Err(
-                        "timestamp queries need Features::TIMESTAMP_QUERY; request it in the \
-                         DeviceDescriptor"
-                            .into(),
-                    );
+                    return Err(QuerySetError::MissingTimestampFeature {
+                        label: label.clone(),
+                    });
                 }
             }
-            other => {
-                return Err(format!(
-                    "query type {other:?} is not supported (Aqueduct is compute-only; only \
-                     Timestamp queries exist)"
-                ));
+            ty => {
+                return Err(QuerySetError::UnsupportedType {
+                    label: label.clone(),
+                    ty,
+                });
             }
         }
         if desc.count > QUERY_SET_MAX_QUERIES {
-            return Err(format!(
-                "count {} exceeds QUERY_SET_MAX_QUERIES ({QUERY_SET_MAX_QUERIES})",
-                desc.count
-            ));
+            return Err(QuerySetError::TooManyQueries {
+                label: label.clone(),
+                count: desc.count,
+            });
         }
         Ok(())
     };
@@ -158,11 +156,8 @@ pub(crate) fn create_query_set(dev: &Arc<DeviceShared>, desc: &QuerySetDescripto
             });
             buffer.memory().is_some().then_some(buffer)
         }
-        Err(msg) => {
-            dev.report(ValidationError::QuerySet(format!(
-                "create_query_set{}: {msg}",
-                crate::label_suffix(desc.label)
-            )));
+        Err(e) => {
+            dev.report(e);
             None
         }
     };

@@ -27,7 +27,7 @@ use serde::Deserialize;
 use wgpu_types::BufferBindingType;
 
 use crate::device::DeviceShared;
-use crate::error::ValidationError;
+use crate::error::{EntryPointError, ReflectionError, ShaderLoadError, ShaderModuleError};
 
 /// A shader module's source.
 #[non_exhaustive]
@@ -121,7 +121,7 @@ pub(crate) struct ShaderModuleInner {
     /// their own variant from it.
     pub wgsl: Option<Arc<crate::wgsl::WgslSource>>,
     /// Why the module is invalid, if it is.
-    pub error: Option<String>,
+    pub error: Option<ShaderModuleError>,
 }
 
 /// A loaded shader module (cheap to clone).
@@ -146,7 +146,7 @@ impl ShaderModule {
             .collect()
     }
 
-    pub(crate) fn entry_point(&self, name: Option<&str>) -> Result<&EntryPoint, String> {
+    pub(crate) fn entry_point(&self, name: Option<&str>) -> Result<&EntryPoint, EntryPointError> {
         select_entry_point(&self.inner.entry_points, name)
     }
 }
@@ -155,26 +155,18 @@ impl ShaderModule {
 pub(crate) fn select_entry_point<'a>(
     eps: &'a [EntryPoint],
     name: Option<&str>,
-) -> Result<&'a EntryPoint, String> {
-    let names = || {
-        eps.iter()
-            .map(|e| e.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+) -> Result<&'a EntryPoint, EntryPointError> {
+    let names = || eps.iter().map(|e| e.name.clone()).collect::<Vec<_>>();
     match name {
-        Some(n) => eps.iter().find(|e| e.name == n).ok_or_else(|| {
-            format!(
-                "the shader module has no entry point `{n}`; it has: {}",
-                names()
-            )
-        }),
+        Some(n) => eps
+            .iter()
+            .find(|e| e.name == n)
+            .ok_or_else(|| EntryPointError::NotFound {
+                name: n.to_string(),
+                available: names(),
+            }),
         None if eps.len() == 1 => Ok(&eps[0]),
-        None => Err(format!(
-            "entry_point is None but the module has {} entry points ({}); name one",
-            eps.len(),
-            names()
-        )),
+        None => Err(EntryPointError::Ambiguous { available: names() }),
     }
 }
 
@@ -201,8 +193,10 @@ pub(crate) struct LoadedPrecompiled {
     pub constants: Vec<(String, f64)>,
 }
 
-fn reflected_constants(value: Option<&serde_json::Value>) -> Result<Vec<(String, f64)>, String> {
-    let bad = || "the reflection's `constants` must map names to numbers".to_string();
+fn reflected_constants(
+    value: Option<&serde_json::Value>,
+) -> Result<Vec<(String, f64)>, ReflectionError> {
+    let bad = || ReflectionError::BadConstants;
     let number = |v: &serde_json::Value| match v {
         serde_json::Value::Bool(b) => Some(f64::from(u8::from(*b))),
         other => other.as_f64(),
@@ -277,7 +271,7 @@ fn raw_entry_point(
     executable: &Arc<Executable>,
     kernel: Kernel,
     default_wg: Option<[u32; 3]>,
-) -> Result<EntryPoint, String> {
+) -> Result<EntryPoint, ShaderLoadError> {
     let mut bindings = Vec::new();
     let mut immediates = Vec::new();
     let mut imm_end = 0u32;
@@ -308,12 +302,11 @@ fn raw_entry_point(
                 imm_end = offset + arg.size;
             }
             ref other => {
-                return Err(format!(
-                    "kernel `{}` argument {i} has kind `{}`, which Aqueduct cannot bind \
-                     (only global pointers and by-value arguments are supported)",
-                    kernel.info.name,
-                    other.as_str()
-                ));
+                return Err(ShaderLoadError::UnsupportedArgument {
+                    kernel: kernel.info.name.clone(),
+                    index: i,
+                    kind: other.as_str().to_string(),
+                });
             }
         }
     }
@@ -333,27 +326,30 @@ fn reflected_entry_point(
     executable: &Arc<Executable>,
     kernel: Kernel,
     e: &EntryReflection,
-) -> Result<EntryPoint, String> {
+) -> Result<EntryPoint, ReflectionError> {
     let mut bindings = Vec::new();
     for b in &e.bindings {
         let ty = match b.kind.as_str() {
             "storage_read" => BufferBindingType::Storage { read_only: true },
             "storage_read_write" => BufferBindingType::Storage { read_only: false },
             "uniform" => BufferBindingType::Uniform,
-            other => return Err(format!("reflection: unknown binding kind `{other}`")),
+            other => {
+                return Err(ReflectionError::UnknownBindingKind {
+                    kind: other.to_string(),
+                });
+            }
         };
-        let (arg_index, _) = explicit_index(&kernel, &b.arg).ok_or_else(|| {
-            format!(
-                "kernel `{}` has no argument `{}` named by its reflection",
-                kernel.info.name, b.arg
-            )
-        })?;
+        let (arg_index, _) =
+            explicit_index(&kernel, &b.arg).ok_or_else(|| ReflectionError::MissingArgument {
+                kernel: kernel.info.name.clone(),
+                arg: b.arg.clone(),
+            })?;
         let size_arg = match &b.size_arg {
             Some(name) => Some(explicit_index(&kernel, name).ok_or_else(|| {
-                format!(
-                    "kernel `{}` has no size argument `{name}`",
-                    kernel.info.name
-                )
+                ReflectionError::MissingSizeArgument {
+                    kernel: kernel.info.name.clone(),
+                    arg: name.clone(),
+                }
             })?),
             None => None,
         };
@@ -370,10 +366,11 @@ fn reflected_entry_point(
     let bound: usize = bindings.len() + bindings.iter().filter(|b| b.size_arg.is_some()).count();
     let explicit = kernel.info.explicit_args().count();
     if explicit != bound {
-        return Err(format!(
-            "kernel `{}` has {explicit} explicit arguments but its reflection accounts for {bound}",
-            kernel.info.name
-        ));
+        return Err(ReflectionError::ArgumentCount {
+            kernel: kernel.info.name.clone(),
+            explicit,
+            bound,
+        });
     }
     Ok(EntryPoint {
         name: e.name.clone(),
@@ -387,15 +384,13 @@ fn reflected_entry_point(
     })
 }
 
-fn load(runtime: &Runtime, agent: &Agent, code: &[u8]) -> Result<Arc<Executable>, String> {
+fn load(runtime: &Runtime, agent: &Agent, code: &[u8]) -> Result<Arc<Executable>, ShaderLoadError> {
     runtime
         .load_executable(agent, code)
         .map(Arc::new)
-        .map_err(|e| {
-            format!(
-                "the code object could not be loaded for {}: {e}",
-                agent.name
-            )
+        .map_err(|e| ShaderLoadError::Load {
+            target: agent.name.clone(),
+            source: Arc::new(e),
         })
 }
 
@@ -407,21 +402,19 @@ pub(crate) fn load_precompiled(
     agent: &Agent,
     code: &[u8],
     reflection: &str,
-) -> Result<LoadedPrecompiled, String> {
-    let r: Reflection = serde_json::from_str(reflection)
-        .map_err(|e| format!("the shader's reflection JSON is malformed: {e}"))?;
+) -> Result<LoadedPrecompiled, ShaderLoadError> {
+    let r: Reflection =
+        serde_json::from_str(reflection).map_err(|e| ReflectionError::Malformed(Arc::new(e)))?;
     if r.version != 1 {
-        return Err(format!(
-            "reflection version {} is not supported (this build reads version 1); \
-             rebuild the shader with a matching aqueduct-shaderc",
-            r.version
-        ));
+        return Err(ReflectionError::UnsupportedVersion { version: r.version }.into());
     }
     let constants = reflected_constants(r.constants.as_ref())?;
     let exe = load(runtime, agent, code)?;
     let mut eps = Vec::new();
     for e in &r.entry_points {
-        let kernel = exe.kernel(&e.kernel).map_err(|e| e.to_string())?;
+        let kernel = exe
+            .kernel(&e.kernel)
+            .map_err(|e| ShaderLoadError::Kernel(Arc::new(e)))?;
         eps.push(reflected_entry_point(&exe, kernel, e)?);
     }
     Ok(LoadedPrecompiled {
@@ -435,7 +428,7 @@ pub(crate) fn load_precompiled(
 pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {
     let label = desc.label.map(str::to_string);
     let mut wgsl = None;
-    let result: Result<Vec<EntryPoint>, String> = (|| match desc.source {
+    let result: Result<Vec<EntryPoint>, ShaderLoadError> = (|| match desc.source {
         ShaderSource::Wgsl(text) => {
             let source = Arc::new(crate::wgsl::WgslSource::new(&text, label.as_deref()));
             let resolved = crate::wgsl::resolve_module(device, &source);
@@ -449,7 +442,9 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
             let exe = load(&device.runtime, &device.agent, &code)?;
             let mut eps = Vec::new();
             for info in exe.kernels() {
-                let kernel = exe.kernel(&info.name).map_err(|e| e.to_string())?;
+                let kernel = exe
+                    .kernel(&info.name)
+                    .map_err(|e| ShaderLoadError::Kernel(Arc::new(e)))?;
                 eps.push(raw_entry_point(&exe, kernel, workgroup_size)?);
             }
             Ok(eps)
@@ -467,20 +462,14 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
                 error: None,
             }),
         },
-        Err(msg) => {
-            let what = format!(
-                "shader module {}: {msg}",
-                label
-                    .as_deref()
-                    .map(|l| format!("`{l}`"))
-                    .unwrap_or_default()
-            );
-            device.report(ValidationError::Shader(what.clone()));
+        Err(source) => {
+            let error = ShaderModuleError::Create { label, source };
+            device.report(error.clone());
             ShaderModule {
                 inner: Arc::new(ShaderModuleInner {
                     entry_points: Vec::new(),
                     wgsl: None,
-                    error: Some(what),
+                    error: Some(error),
                 }),
             }
         }

@@ -19,12 +19,14 @@
 //! each pipeline resolves the variant for its entry point and constants.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
 use crate::device::DeviceShared;
+use crate::error::{PrecompileHint, ShaderLoadError, WgslError};
+use crate::lock_rank::{LockRank, Mutex, MutexGuard};
 use crate::shader::{EntryPoint, LoadedPrecompiled, load_precompiled};
 
 /// The environment variable naming the directory that holds clang-19 and
@@ -93,16 +95,25 @@ impl VariantKey {
 }
 
 /// Loaded variants of WGSL sources on one device.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ShaderCache {
     variants: Mutex<HashMap<VariantKey, Vec<Arc<[EntryPoint]>>>>,
     /// WGSL compilations run on this device (the cache's misses).
     pub compiles: AtomicU64,
 }
 
+impl Default for ShaderCache {
+    fn default() -> Self {
+        ShaderCache {
+            variants: Mutex::new(LockRank::ShaderCache, HashMap::new()),
+            compiles: AtomicU64::new(0),
+        }
+    }
+}
+
 impl ShaderCache {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<VariantKey, Vec<Arc<[EntryPoint]>>>> {
-        self.variants.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> MutexGuard<'_, HashMap<VariantKey, Vec<Arc<[EntryPoint]>>>> {
+        self.variants.lock_unpoisoned()
     }
 
     /// Add a loaded object's entry points under `key`.
@@ -142,7 +153,11 @@ impl ShaderCache {
 
 /// Register an aqueduct-shaderc object (whose reflection carries its
 /// `source_hash`) so WGSL modules with that source use it.
-pub(crate) fn register(device: &DeviceShared, code: &[u8], reflection: &str) -> Result<(), String> {
+pub(crate) fn register(
+    device: &DeviceShared,
+    code: &[u8],
+    reflection: &str,
+) -> Result<(), ShaderLoadError> {
     let loaded = load_precompiled(&device.runtime, &device.agent, code, reflection)?;
     if device
         .shader_cache
@@ -150,11 +165,7 @@ pub(crate) fn register(device: &DeviceShared, code: &[u8], reflection: &str) -> 
     {
         Ok(())
     } else {
-        Err(
-            "the reflection has no `source_hash`: rebuild the shader with an aqueduct-shaderc \
-             that records it, so the object can be matched to its WGSL source"
-                .to_string(),
-        )
+        Err(ShaderLoadError::NoSourceHash)
     }
 }
 
@@ -164,7 +175,7 @@ pub(crate) fn register(device: &DeviceShared, code: &[u8], reflection: &str) -> 
 pub(crate) fn resolve_module(
     device: &DeviceShared,
     source: &WgslSource,
-) -> Result<Vec<EntryPoint>, String> {
+) -> Result<Vec<EntryPoint>, ShaderLoadError> {
     let no_constants: &[(&str, f64)] = &[];
     match resolve(device, source, None, no_constants) {
         Ok(eps) => Ok(eps),
@@ -172,7 +183,7 @@ pub(crate) fn resolve_module(
             tracing::debug!(file = %source.file_name, %why, "WGSL entry points wait for pipeline constants");
             Ok(Vec::new())
         }
-        Err(Unresolved::Failed(msg)) => Err(msg),
+        Err(Unresolved::Failed(e)) => Err(e),
     }
 }
 
@@ -183,10 +194,10 @@ pub(crate) fn resolve_pipeline(
     source: &WgslSource,
     entry: Option<&str>,
     constants: &[(&str, f64)],
-) -> Result<Vec<EntryPoint>, String> {
+) -> Result<Vec<EntryPoint>, ShaderLoadError> {
     resolve(device, source, entry, constants).map_err(|e| match e {
-        Unresolved::NeedsConstants(why) => why,
-        Unresolved::Failed(msg) => msg,
+        Unresolved::NeedsConstants(why) => why.into(),
+        Unresolved::Failed(e) => e,
     })
 }
 
@@ -194,8 +205,8 @@ enum Unresolved {
     /// Override constants without defaults need values (found by the
     /// compiler, feature `wgsl`).
     #[cfg_attr(not(feature = "wgsl"), allow(dead_code))]
-    NeedsConstants(String),
-    Failed(String),
+    NeedsConstants(WgslError),
+    Failed(ShaderLoadError),
 }
 
 fn resolve(
@@ -222,25 +233,17 @@ fn resolve(
 }
 
 /// How to precompile, for the error when nothing else resolves a module.
-fn precompile_hint(source: &WgslSource, target: &str, constants: &[(&str, f64)]) -> String {
-    let defines: String = constants
-        .iter()
-        .map(|(n, v)| format!(" --define {n}={v}"))
-        .collect();
-    let stem = std::path::Path::new(&source.file_name)
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("shader");
-    format!(
-        "precompile it with `aqueduct-shaderc compile {file} --target {target}{defines} -o \
-         shaders/{target}/{stem}.co` (writes {stem}.reflect.json beside it, with the source hash \
-         {hash}) and either load it with `aqueduct::include_shader!(\"shaders/{target}/{stem}\")` \
-         or pass both files to `Device::register_precompiled` before creating the module; or \
-         install clang-19 and lld-19 (or set {LLVM_BIN_ENV} to their directory) to compile WGSL \
-         at run time",
-        file = source.file_name,
-        hash = source.hash,
-    )
+fn precompile_hint(
+    source: &WgslSource,
+    target: &str,
+    constants: &[(&str, f64)],
+) -> Box<PrecompileHint> {
+    Box::new(PrecompileHint {
+        file: source.file_name.clone(),
+        target: target.to_string(),
+        constants: constants.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        hash: source.hash.clone(),
+    })
 }
 
 #[cfg(feature = "wgsl")]
@@ -262,27 +265,25 @@ fn compile(
         ..Default::default()
     };
     let started = std::time::Instant::now();
-    let compiled = match aqueduct_shaderc::compile(
-        aqueduct_shaderc::Source::Wgsl(&source.text),
-        &options,
-    ) {
-        Ok(c) => c,
-        Err(CompileError::Override { message }) => {
-            return Err(Unresolved::NeedsConstants(format!(
-                "override specialisation failed ({message}): give every override without a \
-                 default a value, and only name the shader's overrides, in \
-                 PipelineCompilationOptions::constants"
-            )));
-        }
-        Err(e @ CompileError::ToolMissing { .. }) => {
-            return Err(Unresolved::Failed(format!(
-                "no precompiled object matches this WGSL for {target} and it cannot be compiled \
-                 at run time ({e}): {}",
-                precompile_hint(source, target, constants)
-            )));
-        }
-        Err(e) => return Err(Unresolved::Failed(e.to_string())),
-    };
+    let compiled =
+        match aqueduct_shaderc::compile(aqueduct_shaderc::Source::Wgsl(&source.text), &options) {
+            Ok(c) => c,
+            Err(CompileError::Override { message }) => {
+                return Err(Unresolved::NeedsConstants(WgslError::NeedsConstants {
+                    message,
+                }));
+            }
+            Err(e @ CompileError::ToolMissing { .. }) => {
+                return Err(Unresolved::Failed(
+                    WgslError::NotPrecompiled {
+                        hint: precompile_hint(source, target, constants),
+                        source: Arc::new(e),
+                    }
+                    .into(),
+                ));
+            }
+            Err(e) => return Err(Unresolved::Failed(WgslError::Compile(Arc::new(e)).into())),
+        };
     device
         .shader_cache
         .compiles
@@ -296,7 +297,7 @@ fn compile(
     let reflection = compiled
         .reflection
         .to_json()
-        .map_err(|e| Unresolved::Failed(format!("reflection: {e}")))?;
+        .map_err(|e| Unresolved::Failed(WgslError::ReflectionJson(Arc::new(e)).into()))?;
     load_precompiled(
         &device.runtime,
         &device.agent,
@@ -314,11 +315,12 @@ fn compile(
     constants: &[(&str, f64)],
 ) -> Result<LoadedPrecompiled, Unresolved> {
     let target = device.agent.name.as_str();
-    Err(Unresolved::Failed(format!(
-        "no precompiled object matches this WGSL for {target} and this build of Aqueduct has no \
-         WGSL compiler (cargo feature `wgsl` is off): {}",
-        precompile_hint(source, target, constants)
-    )))
+    Err(Unresolved::Failed(
+        WgslError::NoCompiler {
+            hint: precompile_hint(source, target, constants),
+        }
+        .into(),
+    ))
 }
 
 #[cfg(test)]

@@ -122,7 +122,16 @@ fn derived_layouts_belong_to_their_pipeline() {
         pass.set_bind_group(0, &bg1, &[]);
         pass.dispatch_workgroups(1, 1, 1);
     }
-    expect_validation(&c.device, "incompatible", || enc.finish());
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                dispatch_error(e),
+                Some(DispatchError::IncompatibleBindGroup { index: 0, .. })
+            )
+        },
+        || enc.finish(),
+    );
     // The derived layout has the shader's bindings: read-only src, writable dst.
     let l = p1.get_bind_group_layout(0);
     assert_eq!(
@@ -130,42 +139,103 @@ fn derived_layouts_belong_to_their_pipeline() {
         p1.get_bind_group_layout(0),
         "the same layout object each time"
     );
-    expect_validation(&c.device, "get_bind_group_layout(1)", || {
-        p1.get_bind_group_layout(1)
-    });
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Pipeline(ComputePipelineError::BindGroupLayoutIndex {
+                    index: 1,
+                    count: 1,
+                    ..
+                })
+            )
+        },
+        || p1.get_bind_group_layout(1),
+    );
 }
 
 #[test]
 fn bad_module_makes_an_invalid_pipeline() {
     let c = ctx();
-    let module = expect_validation(&c.device, "could not be loaded", || {
-        c.device.create_shader_module(ShaderModuleDescriptor {
-            label: Some("garbage"),
-            source: ShaderSource::CodeObject {
-                code: Cow::Borrowed(&[0x7f, b'E', b'L', b'F', 1, 2, 3]),
-                workgroup_size: None,
-            },
-        })
-    });
-    let p = expect_validation(&c.device, "shader module is invalid", || {
-        auto_pipeline(&c.device, &module, "x")
-    });
-    expect_validation(&c.device, "get_bind_group_layout(0)", || {
-        p.get_bind_group_layout(0)
-    });
-    let m = copy_module(&c);
-    expect_validation(&c.device, "no entry point `nope`", || {
-        auto_pipeline(&c.device, &m, "nope")
-    });
-    expect_validation(&c.device, "broken.wgsl:1:", || {
-        c.device.create_shader_module(ShaderModuleDescriptor {
-            label: Some("broken.wgsl"),
-            source: ShaderSource::Wgsl(Cow::Borrowed("@compute @workgroup_size(1) fn main( {}")),
-        })
-    });
+    let module = expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Shader(ShaderModuleError::Create { label: Some(l), source: ShaderLoadError::Load { .. } }) if l == "garbage"
+            )
+        },
+        || {
+            c.device.create_shader_module(ShaderModuleDescriptor {
+                label: Some("garbage"),
+                source: ShaderSource::CodeObject {
+                    code: Cow::Borrowed(&[0x7f, b'E', b'L', b'F', 1, 2, 3]),
+                    workgroup_size: None,
+                },
+            })
+        },
+    );
+    let p = expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Pipeline(ComputePipelineError::InvalidModule { .. })
+            )
+        },
+        || auto_pipeline(&c.device, &module, "x"),
+    );
     expect_validation(
         &c.device,
-        "is a code object, which has no overrides",
+        |e| {
+            matches!(
+                e,
+                ValidationError::Pipeline(ComputePipelineError::BindGroupLayoutIndex {
+                    index: 0,
+                    count: 0,
+                    pipeline_valid: false,
+                    ..
+                })
+            )
+        },
+        || p.get_bind_group_layout(0),
+    );
+    let m = copy_module(&c);
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Pipeline(ComputePipelineError::EntryPoint { source: EntryPointError::NotFound { name, .. }, .. }) if name == "nope"
+            )
+        },
+        || auto_pipeline(&c.device, &m, "nope"),
+    );
+    // The compiler's diagnostic names the file and line: the text is the point.
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(e, ValidationError::Shader(ShaderModuleError::Create { .. }))
+                && e.to_string().contains("broken.wgsl:1:")
+        },
+        || {
+            c.device.create_shader_module(ShaderModuleDescriptor {
+                label: Some("broken.wgsl"),
+                source: ShaderSource::Wgsl(Cow::Borrowed(
+                    "@compute @workgroup_size(1) fn main( {}",
+                )),
+            })
+        },
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Pipeline(ComputePipelineError::ConstantsOnCodeObject { .. })
+            )
+        },
         || {
             c.device
                 .create_compute_pipeline(&ComputePipelineDescriptor {
@@ -223,29 +293,91 @@ fn bind_group_entry_validation() {
         })
     };
     expect_valid(&c.device, || make(&good, 256, Some(64)));
-    expect_validation(&c.device, "lacks", || make(&uniform_only, 0, None));
-    expect_validation(&c.device, "min_storage_buffer_offset_alignment", || {
-        make(&good, 4, Some(16))
-    });
-    expect_validation(&c.device, "min_binding_size", || make(&good, 0, Some(8)));
-    expect_validation(&c.device, "overruns", || make(&good, 768, Some(512)));
-    expect_validation(&c.device, "every layout entry", || {
-        c.device.create_bind_group(&BindGroupDescriptor {
-            label: None,
-            layout: &bgl,
-            entries: &[],
-        })
-    });
-    expect_validation(&c.device, "declared twice", || {
-        c.device
-            .create_bind_group_layout(&BindGroupLayoutDescriptor {
+    expect_validation(
+        &c.device,
+        |e| matches!(e, ValidationError::BindGroup(BindGroupError::MissingUsage { binding: 0, needed, .. }) if *needed == BufferUsages::STORAGE),
+        || make(&uniform_only, 0, None),
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::BindGroup(BindGroupError::UnalignedOffset {
+                    offset: 4,
+                    alignment: 256,
+                    ..
+                })
+            )
+        },
+        || make(&good, 4, Some(16)),
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::BindGroup(BindGroupError::BelowMinBindingSize { size: 8, .. })
+            )
+        },
+        || make(&good, 0, Some(8)),
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::BindGroup(BindGroupError::Overrun {
+                    offset: 768,
+                    end: 1280,
+                    ..
+                })
+            )
+        },
+        || make(&good, 768, Some(512)),
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::BindGroup(BindGroupError::EntryCount {
+                    given: 0,
+                    expected: 1,
+                    ..
+                })
+            )
+        },
+        || {
+            c.device.create_bind_group(&BindGroupDescriptor {
                 label: None,
-                entries: &[
-                    storage_entry(1, true, false),
-                    storage_entry(1, false, false),
-                ],
+                layout: &bgl,
+                entries: &[],
             })
-    });
+        },
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::BindGroupLayout(BindGroupLayoutError::DuplicateBinding {
+                    binding: 1,
+                    ..
+                })
+            )
+        },
+        || {
+            c.device
+                .create_bind_group_layout(&BindGroupLayoutDescriptor {
+                    label: None,
+                    entries: &[
+                        storage_entry(1, true, false),
+                        storage_entry(1, false, false),
+                    ],
+                })
+        },
+    );
 }
 
 #[test]
@@ -293,17 +425,43 @@ fn dynamic_offsets_select_the_bound_range() {
         let mut pass = enc.begin_compute_pass(&Default::default());
         pass.set_bind_group(0, &bg, &[128]);
     }
-    expect_validation(&c.device, "not a multiple of 256", || enc.finish());
-    for (offsets, needle) in [
-        (&[1024u32][..], "past the end"),
-        (&[][..], "dynamic offsets given"),
-    ] {
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                pass_error(e),
+                Some(PassError::UnalignedDynamicOffset {
+                    offset: 128,
+                    alignment: 256,
+                    ..
+                })
+            )
+        },
+        || enc.finish(),
+    );
+    let past_end: fn(&ValidationError) -> bool = |e| {
+        matches!(
+            pass_error(e),
+            Some(PassError::DynamicOffsetOverrun { offset: 1024, .. })
+        )
+    };
+    let count: fn(&ValidationError) -> bool = |e| {
+        matches!(
+            pass_error(e),
+            Some(PassError::DynamicOffsetCount {
+                given: 0,
+                expected: 1,
+                ..
+            })
+        )
+    };
+    for (offsets, expected) in [(&[1024u32][..], past_end), (&[][..], count)] {
         let mut enc = c.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &bg, offsets);
         }
-        expect_validation(&c.device, needle, || enc.finish());
+        expect_validation(&c.device, expected, || enc.finish());
     }
 }
 
@@ -320,7 +478,11 @@ fn a_writable_binding_may_not_alias_another() {
         pass.set_bind_group(0, &bg, &[]);
         pass.dispatch_workgroups(1, 1, 1);
     }
-    expect_validation(&c.device, "must not alias", || enc.finish());
+    expect_validation(
+        &c.device,
+        |e| matches!(dispatch_error(e), Some(DispatchError::WritableAlias { .. })),
+        || enc.finish(),
+    );
 }
 
 fn wgsl(c: &Ctx, name: &str) -> ShaderModule {
@@ -369,9 +531,19 @@ fn precompiled_wgsl_runtime_array_sizes_and_exact_binding_types() {
                 storage_entry(1, false, false),
             ],
         });
-    expect_validation(&c.device, "the shader declares", || {
-        explicit_pipeline(&c, &wrong, &m)
-    });
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Pipeline(ComputePipelineError::BindingMismatch {
+                    source: LayoutMismatch::Type { .. },
+                    ..
+                })
+            )
+        },
+        || explicit_pipeline(&c, &wrong, &m),
+    );
 }
 
 #[test]

@@ -91,10 +91,17 @@ fn mapping_a_mapped_buffer_fails_its_callback() {
     b.map_async(MapMode::Read, .., |r| assert!(r.is_ok()));
     c.device.poll(PollType::wait_indefinitely()).unwrap();
     let (res, cb) = map_result();
-    expect_validation(&c.device, "already mapped", || {
-        b.map_async(MapMode::Read, .., cb)
-    });
-    assert!(matches!(*res.lock().unwrap(), Some(Err(_))));
+    expect_validation(
+        &c.device,
+        |e| matches!(e, ValidationError::Mapping(MapError::AlreadyMapped { .. })),
+        || b.map_async(MapMode::Read, .., cb),
+    );
+    assert!(matches!(
+        *res.lock().unwrap(),
+        Some(Err(BufferAsyncError::Validation(
+            MapError::AlreadyMapped { .. }
+        )))
+    ));
     // Still mapped and readable.
     assert_eq!(&*b.get_mapped_range(..).unwrap(), &[0u8; 64][..]);
 }
@@ -104,19 +111,42 @@ fn map_without_the_usage_or_misaligned_is_an_error() {
     let c = ctx();
     let b = readback_buffer(&c.device, 64);
     let (res, cb) = map_result();
-    expect_validation(&c.device, "MAP_WRITE", || {
-        b.map_async(MapMode::Write, .., cb)
-    });
+    expect_validation(
+        &c.device,
+        |e| matches!(e, ValidationError::Mapping(MapError::MissingUsage { needed, mode: MapMode::Write, .. }) if *needed == BufferUsages::MAP_WRITE),
+        || b.map_async(MapMode::Write, .., cb),
+    );
     assert!(matches!(*res.lock().unwrap(), Some(Err(_))));
-    expect_validation(&c.device, "MAP_ALIGNMENT", || {
-        b.map_async(MapMode::Read, 4..12, |r| assert!(r.is_err()))
-    });
-    expect_validation(&c.device, "multiple of 4", || {
-        b.map_async(MapMode::Read, 8..10, |r| assert!(r.is_err()))
-    });
-    expect_validation(&c.device, "outside the buffer", || {
-        b.map_async(MapMode::Read, 0..128, |r| assert!(r.is_err()))
-    });
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Mapping(MapError::UnalignedOffset { offset: 4 })
+            )
+        },
+        || b.map_async(MapMode::Read, 4..12, |r| assert!(r.is_err())),
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Mapping(MapError::UnalignedSize { size: 2 })
+            )
+        },
+        || b.map_async(MapMode::Read, 8..10, |r| assert!(r.is_err())),
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Mapping(MapError::OutOfBounds { size: 64, .. })
+            )
+        },
+        || b.map_async(MapMode::Read, 0..128, |r| assert!(r.is_err())),
+    );
     assert_eq!(b.map_state(), MapStateKind::Unmapped);
 }
 
@@ -129,18 +159,36 @@ fn mapped_range_needs_a_completed_map_and_no_overlap() {
         .get_mapped_range(..)
         .err()
         .expect("pending map has no range");
-    assert!(err.to_string().contains("not mapped"), "{err}");
+    assert!(matches!(err, MapRangeError::NotMapped { .. }), "{err}");
     c.device.poll(PollType::wait_indefinitely()).unwrap();
     let first = b.get_mapped_range(0..32).unwrap();
     let overlap = b.get_mapped_range(16..48).err().expect("overlap");
-    assert!(overlap.to_string().contains("overlaps"), "{overlap}");
+    assert_eq!(
+        overlap,
+        MapRangeError::OverlapsView {
+            range: 16..48,
+            view: 0..32
+        }
+    );
     let second = b.get_mapped_range(32..64).unwrap();
     assert_eq!(first.len() + second.len(), 64);
     assert!(
-        b.get_mapped_range_mut(0..8).is_err(),
+        matches!(
+            b.get_mapped_range_mut(0..8),
+            Err(MapRangeError::MappedForRead)
+        ),
         "read mapping is not writable"
     );
-    expect_validation(&c.device, "live mapped view", || b.unmap());
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Mapping(MapError::LiveViews { views: 2, .. })
+            )
+        },
+        || b.unmap(),
+    );
     drop((first, second));
     b.unmap();
     assert_eq!(b.map_state(), MapStateKind::Unmapped);
@@ -177,9 +225,16 @@ fn submitting_work_on_a_mapped_buffer_is_an_error_and_the_device_survives() {
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.copy_buffer_to_buffer(&src, 0, &rb, 0, 16);
     let cb = enc.finish();
-    expect_validation(&c.device, "unmap it before submitting", || {
-        c.queue.submit([cb])
-    });
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Queue(QueueError::BufferMapped { index: 0, .. })
+            )
+        },
+        || c.queue.submit([cb]),
+    );
     rb.unmap();
     // Nothing ran: the buffer still holds zeros; a valid submission works.
     let mut enc = c.device.create_command_encoder(&Default::default());
@@ -241,29 +296,52 @@ fn buffer_usage_rules() {
     });
     expect_validation(
         &c.device,
-        "MAP_READ may only be combined with COPY_DST",
+        |e| {
+            matches!(
+                e,
+                ValidationError::Buffer(BufferError::MapReadCombined { .. })
+            )
+        },
         || make(BufferUsages::MAP_READ | BufferUsages::STORAGE, 16),
     );
     expect_validation(
         &c.device,
-        "MAP_WRITE may only be combined with COPY_SRC",
+        |e| {
+            matches!(
+                e,
+                ValidationError::Buffer(BufferError::MapWriteCombined { .. })
+            )
+        },
         || make(BufferUsages::MAP_WRITE | BufferUsages::UNIFORM, 16),
     );
-    expect_validation(&c.device, "usage is empty", || {
-        make(BufferUsages::empty(), 16)
-    });
+    expect_validation(
+        &c.device,
+        |e| matches!(e, ValidationError::Buffer(BufferError::EmptyUsage { .. })),
+        || make(BufferUsages::empty(), 16),
+    );
     let max = c.device.limits().max_buffer_size;
-    expect_validation(&c.device, "max_buffer_size", || {
-        make(BufferUsages::STORAGE, max + 4)
-    });
-    expect_validation(&c.device, "mapped at creation", || {
-        c.device.create_buffer(&BufferDescriptor {
-            label: None,
-            size: 6,
-            usage: BufferUsages::COPY_SRC,
-            mapped_at_creation: true,
-        })
-    });
+    expect_validation(
+        &c.device,
+        |e| matches!(e, ValidationError::Buffer(BufferError::TooLarge { size, max: m, .. }) if *size == max + 4 && *m == max),
+        || make(BufferUsages::STORAGE, max + 4),
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Buffer(BufferError::UnalignedMappedAtCreation { size: 6, .. })
+            )
+        },
+        || {
+            c.device.create_buffer(&BufferDescriptor {
+                label: None,
+                size: 6,
+                usage: BufferUsages::COPY_SRC,
+                mapped_at_creation: true,
+            })
+        },
+    );
     // With the feature, mappable storage is fine.
     let c = ctx();
     expect_valid(&c.device, || {
@@ -284,17 +362,47 @@ fn destroyed_buffers_are_rejected_everywhere() {
     b.destroy();
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.copy_buffer_to_buffer(&a, 0, &b, 0, 64);
-    expect_validation(&c.device, "destroyed", || enc.finish());
-    expect_validation(&c.device, "destroyed", || {
-        c.queue.write_buffer(&b, 0, &[0; 4])
-    });
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                command_error(e),
+                Some(CommandError::Copy(CopyError::Unusable(
+                    UnusableBuffer::Destroyed {
+                        role: BufferRole::Destination,
+                        ..
+                    }
+                )))
+            )
+        },
+        || enc.finish(),
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Queue(QueueError::WriteUnusable(UnusableBuffer::Destroyed { .. }))
+            )
+        },
+        || c.queue.write_buffer(&b, 0, &[0; 4]),
+    );
     // Destroy after recording, before submit.
     let d = storage(&c.device, 64);
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.copy_buffer_to_buffer(&a, 0, &d, 0, 64);
     let cb = enc.finish();
     d.destroy();
-    expect_validation(&c.device, "has been destroyed", || c.queue.submit([cb]));
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Queue(QueueError::BufferDestroyed { index: 0, .. })
+            )
+        },
+        || c.queue.submit([cb]),
+    );
     d.destroy(); // twice is fine
 }
 

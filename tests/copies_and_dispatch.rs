@@ -15,32 +15,87 @@ fn write_buffer_and_copy_alignment_errors() {
     let c = ctx();
     let b = storage(&c.device, 64);
     let o = storage(&c.device, 64);
-    expect_validation(&c.device, "COPY_BUFFER_ALIGNMENT", || {
-        c.queue.write_buffer(&b, 2, &[0; 4])
-    });
-    expect_validation(&c.device, "COPY_BUFFER_ALIGNMENT", || {
-        c.queue.write_buffer(&b, 0, &[0; 3])
-    });
-    expect_validation(&c.device, "overruns", || {
-        c.queue.write_buffer(&b, 60, &[0; 8])
-    });
-    for (so, dof, size, needle) in [
-        (2, 0, 4, "source offset"),
-        (0, 6, 4, "destination offset"),
-        (0, 0, 6, "copy size"),
-        (32, 0, 64, "overruns"),
-    ] {
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Queue(QueueError::WriteUnaligned { offset: 2, size: 4 })
+            )
+        },
+        || c.queue.write_buffer(&b, 2, &[0; 4]),
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Queue(QueueError::WriteUnaligned { offset: 0, size: 3 })
+            )
+        },
+        || c.queue.write_buffer(&b, 0, &[0; 3]),
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Queue(QueueError::WriteOverrun {
+                    offset: 60,
+                    end: 68,
+                    ..
+                })
+            )
+        },
+        || c.queue.write_buffer(&b, 60, &[0; 8]),
+    );
+    let copy_error = |e: &ValidationError| match command_error(e) {
+        Some(CommandError::Copy(copy)) => Some(copy.clone()),
+        _ => None,
+    };
+    let unaligned = |field| move |e: Option<CopyError>| matches!(e, Some(CopyError::Unaligned { field: f, .. }) if f == field);
+    type Expected = Box<dyn Fn(Option<CopyError>) -> bool>;
+    let cases: [(u64, u64, u64, Expected); 4] = [
+        (2, 0, 4, Box::new(unaligned(CopyField::SourceOffset))),
+        (0, 6, 4, Box::new(unaligned(CopyField::DestinationOffset))),
+        (0, 0, 6, Box::new(unaligned(CopyField::Size))),
+        (
+            32,
+            0,
+            64,
+            Box::new(|e| {
+                matches!(
+                    e,
+                    Some(CopyError::Overrun {
+                        side: CopySide::Source,
+                        offset: 32,
+                        end: 96,
+                        ..
+                    })
+                )
+            }),
+        ),
+    ];
+    for (so, dof, size, expected) in cases {
         let mut enc = c.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(&b, so, &o, dof, size);
-        expect_validation(&c.device, needle, || enc.finish());
+        expect_validation(&c.device, |e| expected(copy_error(e)), || enc.finish());
     }
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.copy_buffer_to_buffer(&b, 0, &b, 32, 16);
-    expect_validation(&c.device, "same buffer", || enc.finish());
+    expect_validation(
+        &c.device,
+        |e| matches!(copy_error(e), Some(CopyError::SameBuffer { .. })),
+        || enc.finish(),
+    );
     let ro = readback_buffer(&c.device, 64);
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.copy_buffer_to_buffer(&ro, 0, &o, 0, 16);
-    expect_validation(&c.device, "COPY_SRC", || enc.finish());
+    expect_validation(
+        &c.device,
+        |e| matches!(copy_error(e), Some(CopyError::MissingCopySrc { .. })),
+        || enc.finish(),
+    );
 }
 
 #[test]
@@ -56,16 +111,41 @@ fn clear_buffer_respects_its_range_and_bounds() {
     want[4..12].fill(0);
     want[60..].fill(0);
     assert_eq!(read_words(&c, &b), want);
-    for (off, size, needle) in [
-        (2, Some(4), "COPY_BUFFER_ALIGNMENT"),
-        (0, Some(6), "COPY_BUFFER_ALIGNMENT"),
-        (128, Some(256), "overruns"),
-        (u64::MAX - 3, Some(8), "overruns"),
-        (512, None, "past the end"),
-    ] {
+    type Expected = fn(&ClearError) -> bool;
+    let cases: [(u64, Option<u64>, Expected); 5] = [
+        (2, Some(4), |e| {
+            matches!(e, ClearError::UnalignedOffset { offset: 2 })
+        }),
+        (0, Some(6), |e| {
+            matches!(e, ClearError::UnalignedSize { size: 6 })
+        }),
+        (128, Some(256), |e| {
+            matches!(
+                e,
+                ClearError::Overrun {
+                    offset: 128,
+                    end: 384,
+                    ..
+                }
+            )
+        }),
+        (
+            u64::MAX - 3,
+            Some(8),
+            |e| matches!(e, ClearError::Overrun { end, .. } if *end == u64::MAX as u128 + 5),
+        ),
+        (512, None, |e| {
+            matches!(e, ClearError::OffsetPastEnd { offset: 512, .. })
+        }),
+    ];
+    for (off, size, expected) in cases {
         let mut enc = c.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&b, off, size);
-        expect_validation(&c.device, needle, || enc.finish());
+        expect_validation(
+            &c.device,
+            |e| matches!(command_error(e), Some(CommandError::Clear(clear)) if expected(clear)),
+            || enc.finish(),
+        );
     }
 }
 
@@ -212,9 +292,17 @@ fn zero_and_over_limit_dispatches() {
         pass.set_bind_group(0, &bg, &[]);
         pass.dispatch_workgroups(limit + 1, 1, 1);
     }
-    expect_validation(&c.device, "max_compute_workgroups_per_dimension", || {
-        enc.finish()
-    });
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                dispatch_error(e),
+                Some(DispatchError::InvalidGroupCount { current, limit: l })
+                    if *current == [limit + 1, 1, 1] && *l == limit
+            )
+        },
+        || enc.finish(),
+    );
 }
 
 /// Indirect dispatches at several offsets with the counts from the buffer;
@@ -273,12 +361,19 @@ fn indirect_dispatch_validation() {
         usage: BufferUsages::INDIRECT,
         mapped_at_creation: false,
     });
-    let cases: [(&Buffer, u64, &str); 3] = [
-        (&args, 8, "overrun"),
-        (&args, 2, "multiple of 4"),
-        (&src, 0, "INDIRECT usage"),
+    type Expected = fn(&DispatchError) -> bool;
+    let cases: [(&Buffer, u64, Expected); 3] = [
+        (&args, 8, |e| {
+            matches!(e, DispatchError::IndirectOverrun { offset: 8, .. })
+        }),
+        (&args, 2, |e| {
+            matches!(e, DispatchError::UnalignedIndirectOffset { offset: 2 })
+        }),
+        (&src, 0, |e| {
+            matches!(e, DispatchError::MissingIndirectUsage { .. })
+        }),
     ];
-    for (buf, off, needle) in cases {
+    for (buf, off, expected) in cases {
         let mut enc = c.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
@@ -286,7 +381,11 @@ fn indirect_dispatch_validation() {
             pass.set_bind_group(0, &bg, &[]);
             pass.dispatch_workgroups_indirect(buf, off);
         }
-        expect_validation(&c.device, needle, || enc.finish());
+        expect_validation(
+            &c.device,
+            |e| dispatch_error(e).is_some_and(expected),
+            || enc.finish(),
+        );
     }
 }
 
@@ -299,7 +398,11 @@ fn missing_pipeline_or_bind_group_is_an_error() {
         let mut pass = enc.begin_compute_pass(&Default::default());
         pass.dispatch_workgroups(1, 1, 1);
     }
-    expect_validation(&c.device, "no pipeline is set", || enc.finish());
+    expect_validation(
+        &c.device,
+        |e| matches!(dispatch_error(e), Some(DispatchError::NoPipeline)),
+        || enc.finish(),
+    );
     let src = storage_init(&c.device, &[1; 16]);
     let dst = storage(&c.device, 64);
     let bg = bind_group(&c.device, &p, 0, &[&src, &dst]);
@@ -311,7 +414,16 @@ fn missing_pipeline_or_bind_group_is_an_error() {
         pass.set_bind_group(0, None, &[]); // reset
         pass.dispatch_workgroups(1, 1, 1);
     }
-    expect_validation(&c.device, "bind group 0 is not set", || enc.finish());
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                dispatch_error(e),
+                Some(DispatchError::MissingBindGroup { index: 0 })
+            )
+        },
+        || enc.finish(),
+    );
 }
 
 #[test]

@@ -219,8 +219,16 @@ fn run_op(s: &Shared, slot: usize) {
             let err = scope
                 .pop_now()
                 .expect("the unaligned copy is reported here");
+            let typed =
+                std::error::Error::source(&err).and_then(|s| s.downcast_ref::<ValidationError>());
             assert!(
-                err.to_string().contains("COPY_BUFFER_ALIGNMENT"),
+                matches!(
+                    typed.and_then(command_error),
+                    Some(CommandError::Copy(CopyError::Unaligned {
+                        field: CopyField::Size,
+                        value: 3
+                    }))
+                ),
                 "slot {slot}: {err}"
             );
             drop(bad);

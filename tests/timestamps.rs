@@ -150,19 +150,53 @@ fn unwritten_queries_resolve_to_zero_and_later_writes_are_later() {
     assert_eq!(&second[1..], &first[1..]);
 }
 
+/// The query set error behind an encoder's first failed command, whether
+/// it came from `write_timestamp`, `resolve_query_set` or a pass's
+/// `timestamp_writes`.
+fn query_use_error(e: &ValidationError) -> Option<&QueryUseError> {
+    match command_error(e)? {
+        CommandError::WriteTimestamp(TimestampError::Query(q))
+        | CommandError::ResolveQuerySet(ResolveQueryError::Query(q)) => Some(q),
+        CommandError::Pass {
+            source: PassError::TimestampWrites(TimestampError::Query(q)),
+            ..
+        } => Some(q),
+        _ => None,
+    }
+}
+
+/// The timestamp error of a pass's `timestamp_writes`.
+fn timestamp_writes_error(e: &ValidationError) -> Option<&TimestampError> {
+    match pass_error(e)? {
+        PassError::TimestampWrites(t) => Some(t),
+        _ => None,
+    }
+}
+
 #[test]
 fn query_sets_need_the_timestamp_feature() {
     let c = ctx_with(|a| DeviceDescriptor {
         required_limits: a.limits(),
         ..Default::default()
     });
-    let qs = expect_validation(&c.device, "TIMESTAMP_QUERY", || query_set(&c.device, 2));
+    let qs = expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::QuerySet(QuerySetError::MissingTimestampFeature { .. })
+            )
+        },
+        || query_set(&c.device, 2),
+    );
     let resolved = resolve_buffer(&c.device, 256);
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.resolve_query_set(&qs, 0..2, &resolved, 0);
-    expect_validation(&c.device, "query set `timestamps` is invalid", || {
-        enc.finish()
-    });
+    expect_validation(
+        &c.device,
+        |e| matches!(query_use_error(e), Some(QueryUseError::Invalid { label: Some(l) }) if l == "timestamps"),
+        || enc.finish(),
+    );
     // The pass needs the feature too.
     let mut enc = c.device.create_command_encoder(&Default::default());
     drop(enc.begin_compute_pass(&ComputePassDescriptor {
@@ -173,7 +207,16 @@ fn query_sets_need_the_timestamp_feature() {
             end_of_pass_write_index: None,
         }),
     }));
-    expect_validation(&c.device, "Features::TIMESTAMP_QUERY", || enc.finish());
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                timestamp_writes_error(e),
+                Some(TimestampError::MissingTimestampFeature)
+            )
+        },
+        || enc.finish(),
+    );
 }
 
 #[test]
@@ -186,13 +229,34 @@ fn inside_encoder_and_pass_timestamps_need_their_features() {
     let qs = expect_valid(&c.device, || query_set(&c.device, 2));
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.write_timestamp(&qs, 0);
-    expect_validation(&c.device, "TIMESTAMP_QUERY_INSIDE_ENCODERS", || {
-        enc.finish()
-    });
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                command_error(e),
+                Some(CommandError::WriteTimestamp(
+                    TimestampError::MissingInsideEncodersFeature
+                ))
+            )
+        },
+        || enc.finish(),
+    );
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.begin_compute_pass(&Default::default())
         .write_timestamp(&qs, 0);
-    expect_validation(&c.device, "TIMESTAMP_QUERY_INSIDE_PASSES", || enc.finish());
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                pass_error(e),
+                Some(PassError::WriteTimestamp {
+                    index: 0,
+                    source: TimestampError::MissingInsidePassesFeature
+                })
+            )
+        },
+        || enc.finish(),
+    );
     // Pass timestamp_writes need only TIMESTAMP_QUERY.
     let mut enc = c.device.create_command_encoder(&Default::default());
     drop(enc.begin_compute_pass(&ComputePassDescriptor {
@@ -211,25 +275,67 @@ fn bad_indices_offsets_and_usages_are_validation_errors() {
     let c = ctx();
     let qs = query_set(&c.device, 4);
     let resolved = resolve_buffer(&c.device, 512);
-    let cases: Vec<(&str, RecordFn)> = vec![
+    let index_out_of_range = |index: u32| {
+        move |e: &ValidationError| {
+            matches!(
+                query_use_error(e),
+                Some(QueryUseError::IndexOutOfRange { index: i, count: 4, .. }) if *i == index
+            )
+        }
+    };
+    let resolve = |e: &ValidationError| match command_error(e) {
+        Some(CommandError::ResolveQuerySet(r)) => Some(r.clone()),
+        _ => None,
+    };
+    type Expected<'a> = Box<dyn Fn(&ValidationError) -> bool + 'a>;
+    let cases: Vec<(Expected, RecordFn)> = vec![
         (
-            "query index 4 is not below the count (4)",
+            Box::new(index_out_of_range(4)),
             Box::new(|e| e.write_timestamp(&qs, 4)),
         ),
         (
-            "query range 2..5 is not inside 0..4",
+            Box::new(|e| {
+                matches!(
+                    resolve(e),
+                    Some(ResolveQueryError::RangeOutOfBounds {
+                        start: 2,
+                        end: 5,
+                        count: 4,
+                        ..
+                    })
+                )
+            }),
             Box::new(|e| e.resolve_query_set(&qs, 2..5, &resolved, 0)),
         ),
         (
-            "not a multiple of QUERY_RESOLVE_BUFFER_ALIGNMENT (256)",
+            Box::new(|e| {
+                matches!(
+                    resolve(e),
+                    Some(ResolveQueryError::UnalignedOffset { offset: 8 })
+                )
+            }),
             Box::new(|e| e.resolve_query_set(&qs, 0..4, &resolved, 8)),
         ),
         (
-            "overrun",
+            Box::new(|e| {
+                matches!(
+                    resolve(e),
+                    Some(ResolveQueryError::Overrun {
+                        size: 32,
+                        offset: 512,
+                        ..
+                    })
+                )
+            }),
             Box::new(|e| e.resolve_query_set(&qs, 0..4, &resolved, 512)),
         ),
         (
-            "both 1; they must differ",
+            Box::new(|e| {
+                matches!(
+                    timestamp_writes_error(e),
+                    Some(TimestampError::SameWriteIndices { index: 1 })
+                )
+            }),
             Box::new(|e| {
                 drop(e.begin_compute_pass(&ComputePassDescriptor {
                     label: None,
@@ -242,7 +348,7 @@ fn bad_indices_offsets_and_usages_are_validation_errors() {
             }),
         ),
         (
-            "query index 9 is not below the count (4)",
+            Box::new(index_out_of_range(9)),
             Box::new(|e| {
                 drop(e.begin_compute_pass(&ComputePassDescriptor {
                     label: None,
@@ -255,20 +361,37 @@ fn bad_indices_offsets_and_usages_are_validation_errors() {
             }),
         ),
     ];
-    for (needle, record) in &cases {
+    for (expected, record) in &cases {
         let mut enc = c.device.create_command_encoder(&Default::default());
         record(&mut enc);
-        expect_validation(&c.device, needle, || enc.finish());
+        expect_validation(&c.device, expected, || enc.finish());
     }
     // A destination without QUERY_RESOLVE.
     let plain = storage(&c.device, 256);
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.resolve_query_set(&qs, 0..4, &plain, 0);
-    expect_validation(&c.device, "lacks QUERY_RESOLVE usage", || enc.finish());
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                resolve(e),
+                Some(ResolveQueryError::MissingQueryResolve { .. })
+            )
+        },
+        || enc.finish(),
+    );
     // Too many queries.
-    expect_validation(&c.device, "QUERY_SET_MAX_QUERIES", || {
-        query_set(&c.device, QUERY_SET_MAX_QUERIES + 1)
-    });
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::QuerySet(QuerySetError::TooManyQueries { count, .. })
+                    if *count == QUERY_SET_MAX_QUERIES + 1
+            )
+        },
+        || query_set(&c.device, QUERY_SET_MAX_QUERIES + 1),
+    );
 }
 
 #[test]
@@ -293,13 +416,18 @@ fn destroyed_query_sets_are_validation_errors_and_in_flight_work_finishes() {
     assert!(got[1] >= before, "{got:?} against {before}");
     assert_eq!(got[2], 0, "slot 2 was never written");
 
-    let needle = "query set `timestamps` has been destroyed";
+    let destroyed = |e: &ValidationError| {
+        matches!(
+            query_use_error(e),
+            Some(QueryUseError::Destroyed { label: Some(l) }) if l == "timestamps"
+        )
+    };
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.write_timestamp(&qs, 0);
-    expect_validation(&c.device, needle, || enc.finish());
+    expect_validation(&c.device, destroyed, || enc.finish());
     let mut enc = c.device.create_command_encoder(&Default::default());
     enc.resolve_query_set(&qs, 0..3, &resolved, 0);
-    expect_validation(&c.device, needle, || enc.finish());
+    expect_validation(&c.device, destroyed, || enc.finish());
     let mut enc = c.device.create_command_encoder(&Default::default());
     drop(enc.begin_compute_pass(&ComputePassDescriptor {
         label: None,
@@ -309,10 +437,16 @@ fn destroyed_query_sets_are_validation_errors_and_in_flight_work_finishes() {
             end_of_pass_write_index: None,
         }),
     }));
-    expect_validation(&c.device, needle, || enc.finish());
+    expect_validation(&c.device, destroyed, || enc.finish());
     expect_validation(
         &c.device,
-        "uses buffer `query set storage for timestamps`, which has been destroyed",
+        |e| {
+            matches!(
+                e,
+                ValidationError::Queue(QueueError::BufferDestroyed { buffer, .. })
+                    if buffer.label.as_deref() == Some("query set storage for timestamps")
+            )
+        },
         || c.queue.submit([recorded_before]),
     );
     // A second destroy does nothing, and the device still works.

@@ -238,6 +238,15 @@ fn errors_are_caught_by_scopes() {
     });
     let error = scope.pop_now().expect("a validation error");
     println!("{error}");
+    // The source is the typed error: match its variant and fields, not its text.
+    use aqueduct::error::BufferError;
+    let source = std::error::Error::source(&error).and_then(|s| s.downcast_ref());
+    match source {
+        Some(ValidationError::Buffer(BufferError::UnalignedMappedAtCreation { size, .. })) => {
+            println!("mapped at creation with {size} bytes: round up to a multiple of 4")
+        }
+        other => panic!("another error: {other:?}"),
+    }
     // ANCHOR_END: error_scope
     assert_eq!(error.filter(), ErrorFilter::Validation);
 }

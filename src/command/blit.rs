@@ -9,8 +9,9 @@
 
 use std::sync::Arc;
 
-use aqueduct_hsa::{Agent, Executable, HsaError, Kernel, Runtime};
+use aqueduct_hsa::{Agent, Executable, Kernel, Runtime};
 
+use crate::error::DeviceInitError;
 use crate::shader::{EntryPoint, load_precompiled};
 use crate::wgsl::ShaderCache;
 
@@ -63,38 +64,28 @@ impl BlitKernels {
         runtime: &Runtime,
         agent: &Agent,
         cache: &ShaderCache,
-    ) -> Result<BlitKernels, HsaError> {
+    ) -> Result<BlitKernels, DeviceInitError> {
         let (_, patch_code, wgsl) = BLIT_OBJECTS
             .iter()
             .find(|(gfx, _, _)| *gfx == agent.name)
-            .ok_or_else(|| {
-                HsaError::InvalidIsa(format!(
-                    "Aqueduct has no blit kernels for {} (built for: {}); add the target to \
-                     src/blit_kernels/build.sh and `aqueduct-shaderc build shaders`",
-                    agent.name,
-                    BLIT_OBJECTS
-                        .iter()
-                        .map(|(g, _, _)| *g)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
+            .ok_or_else(|| DeviceInitError::NoBlitKernels {
+                target: agent.name.clone(),
+                built: BLIT_OBJECTS.iter().map(|(g, _, _)| *g).collect(),
             })?;
         let patch_exe = Arc::new(runtime.load_executable(agent, patch_code)?);
         let dispatch_patch = patch_exe.kernel("dispatch_patch")?;
         let write_timestamp = patch_exe.kernel("write_timestamp")?;
         let mut executables = vec![patch_exe];
-        let mut entry = |(code, reflection): (&[u8], &str), name: &str| {
+        let mut entry = |(code, reflection): (&[u8], &str), name: &'static str| {
             let loaded = load_precompiled(runtime, agent, code, reflection)
-                .map_err(|e| HsaError::InvalidArgument(format!("blit kernel {name}: {e}")))?;
+                .map_err(|source| DeviceInitError::BlitKernel { name, source })?;
             executables.push(loaded.executable.clone());
             cache.insert_loaded(&agent.name, &loaded);
             loaded
                 .entry_points
                 .into_iter()
                 .find(|e| e.name == name)
-                .ok_or_else(|| {
-                    HsaError::InvalidArgument(format!("blit object has no entry point {name}"))
-                })
+                .ok_or(DeviceInitError::MissingBlitEntryPoint { name })
         };
         let fill = entry(wgsl[0], "fill_u32")?;
         let copy = entry(wgsl[1], "copy_bytes")?;

@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use aqueduct_hsa::Executable;
 use wgpu_types::{
@@ -20,7 +20,11 @@ use super::lower::{self, DebugPacket, Op, PacketRole};
 use super::pass::{ComputePass, ComputePassDescriptor};
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
-use crate::error::ValidationError;
+use crate::error::{
+    BufferRole, ClearError, CommandError, CopyError, CopyField, CopySide, EncoderError,
+    ResolveQueryError, TimestampError,
+};
+use crate::lock_rank::{LockRank, Mutex};
 use crate::query::QuerySet;
 use crate::registry::BufferId;
 
@@ -35,7 +39,8 @@ pub(crate) struct Recording {
     /// The ids in `used` (so adding one is not a scan of the list).
     used_ids: HashSet<BufferId>,
     pub executables: Vec<Arc<Executable>>,
-    pub error: Option<String>,
+    /// The first command that failed.
+    pub error: Option<CommandError>,
 }
 
 impl Recording {
@@ -49,9 +54,9 @@ impl Recording {
         }
     }
 
-    pub(crate) fn fail(&mut self, msg: String) {
+    pub(crate) fn fail(&mut self, error: CommandError) {
         if self.error.is_none() {
-            self.error = Some(msg);
+            self.error = Some(error);
         }
     }
 
@@ -111,17 +116,20 @@ impl CommandBuffer {
 impl CommandEncoder {
     pub(crate) fn new(device: Arc<DeviceShared>, label: Option<String>) -> Self {
         CommandEncoder {
-            state: Arc::new(Mutex::new(EncoderState {
-                device,
-                label,
-                rec: Recording::new(),
-                pass_open: false,
-            })),
+            state: Arc::new(Mutex::new(
+                LockRank::CommandEncoder,
+                EncoderState {
+                    device,
+                    label,
+                    rec: Recording::new(),
+                    pass_open: false,
+                },
+            )),
         }
     }
 
     fn with_state<R>(&self, f: impl FnOnce(&mut EncoderState) -> R) -> R {
-        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = self.state.lock_unpoisoned();
         f(&mut s)
     }
 
@@ -129,9 +137,7 @@ impl CommandEncoder {
     pub fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_>) -> ComputePass<'_> {
         let device = self.with_state(|s| {
             if s.pass_open {
-                s.rec.fail(
-                    "begin_compute_pass: a compute pass is already open on this encoder".into(),
-                );
+                s.rec.fail(CommandError::PassAlreadyOpen);
             }
             s.pass_open = true;
             s.device.clone()
@@ -139,21 +145,22 @@ impl CommandEncoder {
         ComputePass::new(self.state.clone(), device, desc)
     }
 
-    fn command(
+    /// Record command `name` with `f`; its error becomes the encoder's
+    /// (through `wrap`) if it is the first.
+    fn command<E>(
         &mut self,
-        name: &str,
-        f: impl FnOnce(&DeviceShared, &mut Recording) -> Result<(), String>,
+        name: &'static str,
+        wrap: impl FnOnce(E) -> CommandError,
+        f: impl FnOnce(&DeviceShared, &mut Recording) -> Result<(), E>,
     ) {
         self.with_state(|s| {
             if s.pass_open {
-                s.rec.fail(format!(
-                    "{name}: the encoder is locked while a compute pass is open; end (drop) the pass first"
-                ));
+                s.rec.fail(CommandError::Locked { command: name });
                 return;
             }
             let device = s.device.clone();
-            if let Err(msg) = f(&device, &mut s.rec) {
-                s.rec.fail(format!("{name}: {msg}"));
+            if let Err(e) = f(&device, &mut s.rec) {
+                s.rec.fail(wrap(e));
             }
         })
     }
@@ -168,97 +175,109 @@ impl CommandEncoder {
         copy_size: impl Into<Option<u64>>,
     ) {
         let copy_size = copy_size.into();
-        self.command("copy_buffer_to_buffer", |device, rec| {
-            source.check_usable("the source")?;
-            destination.check_usable("the destination")?;
-            if source.same(destination) {
-                return Err(format!(
-                    "source and destination are the same buffer ({}); copy through a second buffer",
-                    source.describe()
-                ));
-            }
-            if !source.usage().contains(BufferUsages::COPY_SRC) {
-                return Err(format!("{} lacks COPY_SRC usage", source.describe()));
-            }
-            if !destination.usage().contains(BufferUsages::COPY_DST) {
-                return Err(format!("{} lacks COPY_DST usage", destination.describe()));
-            }
-            let size = match copy_size {
-                Some(s) => s,
-                None => source.size().checked_sub(source_offset).ok_or_else(|| {
-                    format!("source offset {source_offset} is past the end of {}", source.describe())
-                })?,
-            };
-            for (what, v) in [
-                ("copy size", size),
-                ("source offset", source_offset),
-                ("destination offset", destination_offset),
-            ] {
-                if v % COPY_BUFFER_ALIGNMENT != 0 {
-                    return Err(format!(
-                        "{what} {v} is not a multiple of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
-                    ));
+        self.command(
+            "copy_buffer_to_buffer",
+            CommandError::Copy,
+            |device, rec| {
+                source.check_usable(BufferRole::Source)?;
+                destination.check_usable(BufferRole::Destination)?;
+                if source.same(destination) {
+                    return Err(CopyError::SameBuffer {
+                        buffer: source.ident(),
+                    });
                 }
-            }
-            for (b, off, what) in [
-                (source, source_offset, "source"),
-                (destination, destination_offset, "destination"),
-            ] {
-                if off.checked_add(size).is_none_or(|end| end > b.size()) {
-                    return Err(format!(
-                        "the {what} range {off}..{} overruns {} ({} bytes)",
-                        off as u128 + size as u128,
-                        b.describe(),
-                        b.size()
-                    ));
+                if !source.usage().contains(BufferUsages::COPY_SRC) {
+                    return Err(CopyError::MissingCopySrc {
+                        buffer: source.ident(),
+                    });
                 }
-            }
-            rec.use_buffer(source);
-            rec.use_buffer(destination);
-            if size == 0 {
-                return Ok(());
-            }
-            let ops = lower::copy_ops(
-                &device.blit,
-                PacketRole::Copy,
-                source.access(source_offset..source_offset + size, false),
-                destination.access(destination_offset..destination_offset + size, true),
-            )?;
-            rec.ops.extend(ops);
-            Ok(())
-        })
+                if !destination.usage().contains(BufferUsages::COPY_DST) {
+                    return Err(CopyError::MissingCopyDst {
+                        buffer: destination.ident(),
+                    });
+                }
+                let size = match copy_size {
+                    Some(s) => s,
+                    None => source.size().checked_sub(source_offset).ok_or_else(|| {
+                        CopyError::SourceOffsetPastEnd {
+                            offset: source_offset,
+                            buffer: source.ident(),
+                        }
+                    })?,
+                };
+                for (field, value) in [
+                    (CopyField::Size, size),
+                    (CopyField::SourceOffset, source_offset),
+                    (CopyField::DestinationOffset, destination_offset),
+                ] {
+                    if value % COPY_BUFFER_ALIGNMENT != 0 {
+                        return Err(CopyError::Unaligned { field, value });
+                    }
+                }
+                for (b, offset, side) in [
+                    (source, source_offset, CopySide::Source),
+                    (destination, destination_offset, CopySide::Destination),
+                ] {
+                    if offset.checked_add(size).is_none_or(|end| end > b.size()) {
+                        return Err(CopyError::Overrun {
+                            side,
+                            offset,
+                            end: offset as u128 + size as u128,
+                            buffer: b.ident(),
+                        });
+                    }
+                }
+                rec.use_buffer(source);
+                rec.use_buffer(destination);
+                if size == 0 {
+                    return Ok(());
+                }
+                let ops = lower::copy_ops(
+                    &device.blit,
+                    PacketRole::Copy,
+                    source.access(source_offset..source_offset + size, false),
+                    destination.access(destination_offset..destination_offset + size, true),
+                )?;
+                rec.ops.extend(ops);
+                Ok(())
+            },
+        )
     }
 
     /// Zero `size` bytes (None: to the end) of `buffer` from `offset`.
     pub fn clear_buffer(&mut self, buffer: &Buffer, offset: u64, size: Option<u64>) {
-        self.command("clear_buffer", |device, rec| {
-            buffer.check_usable("the buffer")?;
+        self.command("clear_buffer", CommandError::Clear, |device, rec| {
+            buffer.check_usable(BufferRole::Buffer)?;
             if !buffer.usage().contains(BufferUsages::COPY_DST) {
-                return Err(format!("{} lacks COPY_DST usage", buffer.describe()));
+                return Err(ClearError::MissingCopyDst {
+                    buffer: buffer.ident(),
+                });
             }
             if !offset.is_multiple_of(COPY_BUFFER_ALIGNMENT) {
-                return Err(format!(
-                    "offset {offset} is not a multiple of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
-                ));
+                return Err(ClearError::UnalignedOffset { offset });
             }
-            let size = match size {
-                Some(s) => s,
-                None => buffer.size().checked_sub(offset).ok_or_else(|| {
-                    format!("offset {offset} is past the end of {}", buffer.describe())
-                })?,
-            };
+            let size =
+                match size {
+                    Some(s) => s,
+                    None => buffer.size().checked_sub(offset).ok_or_else(|| {
+                        ClearError::OffsetPastEnd {
+                            offset,
+                            buffer: buffer.ident(),
+                        }
+                    })?,
+                };
             if size % COPY_BUFFER_ALIGNMENT != 0 {
-                return Err(format!(
-                    "size {size} is not a multiple of COPY_BUFFER_ALIGNMENT ({COPY_BUFFER_ALIGNMENT})"
-                ));
+                return Err(ClearError::UnalignedSize { size });
             }
-            if offset.checked_add(size).is_none_or(|end| end > buffer.size()) {
-                return Err(format!(
-                    "the range {offset}..{} overruns {} ({} bytes)",
-                    offset as u128 + size as u128,
-                    buffer.describe(),
-                    buffer.size()
-                ));
+            if offset
+                .checked_add(size)
+                .is_none_or(|end| end > buffer.size())
+            {
+                return Err(ClearError::Overrun {
+                    offset,
+                    end: offset as u128 + size as u128,
+                    buffer: buffer.ident(),
+                });
             }
             rec.use_buffer(buffer);
             if size == 0 {
@@ -277,23 +296,23 @@ impl CommandEncoder {
     /// work of the queue has completed (needs
     /// Features::TIMESTAMP_QUERY_INSIDE_ENCODERS).
     pub fn write_timestamp(&mut self, query_set: &QuerySet, query_index: u32) {
-        self.command("write_timestamp", |device, rec| {
-            if !device
-                .features
-                .contains(Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
-            {
-                return Err(
-                    "needs Features::TIMESTAMP_QUERY_INSIDE_ENCODERS; request it in the \
-                     DeviceDescriptor (or use ComputePassDescriptor::timestamp_writes)"
-                        .into(),
-                );
-            }
-            let (storage, slot) = query_set.timestamp_slot(query_index)?;
-            rec.use_buffer(storage);
-            rec.ops
-                .push(lower::timestamp_op(&device.blit, slot, query_index)?);
-            Ok(())
-        })
+        self.command(
+            "write_timestamp",
+            CommandError::WriteTimestamp,
+            |device, rec| {
+                if !device
+                    .features
+                    .contains(Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+                {
+                    return Err(TimestampError::MissingInsideEncodersFeature);
+                }
+                let (storage, slot) = query_set.timestamp_slot(query_index)?;
+                rec.use_buffer(storage);
+                rec.ops
+                    .push(lower::timestamp_op(&device.blit, slot, query_index)?);
+                Ok(())
+            },
+        )
     }
 
     /// Copy the 64-bit results of `query_range` of `query_set` into
@@ -306,82 +325,78 @@ impl CommandEncoder {
         destination: &Buffer,
         destination_offset: u64,
     ) {
-        self.command("resolve_query_set", |device, rec| {
-            let storage = query_set.storage()?;
-            destination.check_usable("the destination")?;
-            if query_range.start > query_range.end || query_range.end > query_set.count() {
-                return Err(format!(
-                    "query range {}..{} is not inside 0..{} of {}",
-                    query_range.start,
-                    query_range.end,
-                    query_set.count(),
-                    query_set.describe()
-                ));
-            }
-            if !destination.usage().contains(BufferUsages::QUERY_RESOLVE) {
-                return Err(format!(
-                    "{} lacks QUERY_RESOLVE usage",
-                    destination.describe()
-                ));
-            }
-            if !destination_offset.is_multiple_of(QUERY_RESOLVE_BUFFER_ALIGNMENT) {
-                return Err(format!(
-                    "destination offset {destination_offset} is not a multiple of \
-                     QUERY_RESOLVE_BUFFER_ALIGNMENT ({QUERY_RESOLVE_BUFFER_ALIGNMENT})"
-                ));
-            }
-            let q = u64::from(QUERY_SIZE);
-            let size = u64::from(query_range.end - query_range.start) * q;
-            if destination_offset
-                .checked_add(size)
-                .is_none_or(|end| end > destination.size())
-            {
-                return Err(format!(
-                    "the {size} bytes of results at {destination_offset} overrun {} ({} bytes)",
-                    destination.describe(),
-                    destination.size()
-                ));
-            }
-            rec.use_buffer(storage);
-            rec.use_buffer(destination);
-            if size == 0 {
-                return Ok(());
-            }
-            let src_at = u64::from(query_range.start) * q;
-            let op = lower::copy_op(
-                &device.blit,
-                PacketRole::ResolveQuery,
-                storage.access(src_at..src_at + size, false),
-                destination.access(destination_offset..destination_offset + size, true),
-            )?;
-            rec.ops.push(op);
-            Ok(())
-        })
+        self.command(
+            "resolve_query_set",
+            CommandError::ResolveQuerySet,
+            |device, rec| {
+                let storage = query_set.storage()?;
+                destination.check_usable(BufferRole::Destination)?;
+                if query_range.start > query_range.end || query_range.end > query_set.count() {
+                    return Err(ResolveQueryError::RangeOutOfBounds {
+                        start: query_range.start,
+                        end: query_range.end,
+                        count: query_set.count(),
+                        query_set: query_set.label(),
+                    });
+                }
+                if !destination.usage().contains(BufferUsages::QUERY_RESOLVE) {
+                    return Err(ResolveQueryError::MissingQueryResolve {
+                        buffer: destination.ident(),
+                    });
+                }
+                if !destination_offset.is_multiple_of(QUERY_RESOLVE_BUFFER_ALIGNMENT) {
+                    return Err(ResolveQueryError::UnalignedOffset {
+                        offset: destination_offset,
+                    });
+                }
+                let q = u64::from(QUERY_SIZE);
+                let size = u64::from(query_range.end - query_range.start) * q;
+                if destination_offset
+                    .checked_add(size)
+                    .is_none_or(|end| end > destination.size())
+                {
+                    return Err(ResolveQueryError::Overrun {
+                        size,
+                        offset: destination_offset,
+                        buffer: destination.ident(),
+                    });
+                }
+                rec.use_buffer(storage);
+                rec.use_buffer(destination);
+                if size == 0 {
+                    return Ok(());
+                }
+                let src_at = u64::from(query_range.start) * q;
+                let op = lower::copy_op(
+                    &device.blit,
+                    PacketRole::ResolveQuery,
+                    storage.access(src_at..src_at + size, false),
+                    destination.access(destination_offset..destination_offset + size, true),
+                )?;
+                rec.ops.push(op);
+                Ok(())
+            },
+        )
     }
 
     /// Finish recording. An invalid encoder reports its first error and
     /// yields an invalid command buffer.
     pub fn finish(self) -> CommandBuffer {
-        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = self.state.lock_unpoisoned();
         let rec = std::mem::replace(&mut s.rec, Recording::new());
         if s.pass_open {
             let device = s.device.clone();
             drop(s);
-            device.report(ValidationError::Encoder(
-                "finish: a compute pass is still open; drop it before finishing the encoder".into(),
-            ));
+            device.report(EncoderError::PassStillOpen);
             let mut rec = rec;
-            rec.fail("the encoder was finished with an open compute pass".into());
+            rec.fail(CommandError::FinishedWithOpenPass);
             return CommandBuffer { device, rec };
         }
         if let Some(e) = &rec.error {
-            s.device.report(ValidationError::Encoder(format!(
-                "command encoder{} is invalid: {e}",
-                s.label
-                    .as_deref()
-                    .map(|l| format!(" `{l}`"))
-                    .unwrap_or_default()
-            )));
+            s.device.report(EncoderError::Invalid {
+                label: s.label.clone(),
+                source: Box::new(e.clone()),
+            });
         }
         CommandBuffer {
             device: s.device.clone(),

@@ -26,6 +26,7 @@ use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct_hsa::{Kernel, PacketFence};
 use aqueduct_kfd::abi::{FenceScope, packet_type};
 
+use crate::error::LowerError;
 use crate::shader::EntryPoint;
 
 use super::blit::BlitKernels;
@@ -275,9 +276,9 @@ pub(crate) fn dispatch_work(
     grid: [u32; 3],
     wg: [u32; 3],
     dims: u32,
-) -> Result<DispatchWork, String> {
+) -> Result<DispatchWork, LowerError> {
     let shape = DispatchShape::new(grid, wg, dims);
-    let kernarg = builder.finish(&shape).map_err(|e| e.to_string())?;
+    let kernarg = builder.finish(&shape)?;
     Ok(DispatchWork {
         kernel_object: kernel.kernel_object,
         kernel_name: kernel.name.clone(),
@@ -305,29 +306,29 @@ fn blit_work(
     params_binding: u32,
     params: &[u32],
     items: u32,
-) -> Result<DispatchWork, String> {
+) -> Result<DispatchWork, LowerError> {
     let arg_of = |binding: u32| {
         ep.bindings
             .iter()
             .find(|b| b.group == 0 && b.binding == binding)
-            .ok_or_else(|| format!("blit kernel `{}` has no binding {binding}", ep.name))
+            .ok_or_else(|| LowerError::MissingBlitBinding {
+                kernel: ep.name.clone(),
+                binding,
+            })
     };
     let mut b = KernargBuilder::new(&ep.kernel.info);
     for &(binding, address, size) in storage {
         let sb = arg_of(binding)?;
-        b.set_ptr(ArgRef::Index(sb.arg_index), address)
-            .map_err(|e| e.to_string())?;
+        b.set_ptr(ArgRef::Index(sb.arg_index), address)?;
         if let Some((idx, _)) = sb.size_arg {
             let size = u32::try_from(size.next_multiple_of(16))
-                .map_err(|_| format!("a blit of {size} bytes is too large (at most 4 GiB - 16)"))?;
-            b.set_u32(ArgRef::Index(idx), size)
-                .map_err(|e| e.to_string())?;
+                .map_err(|_| LowerError::BlitTooLarge { what: "blit", size })?;
+            b.set_u32(ArgRef::Index(idx), size)?;
         }
     }
     let params_arg = arg_of(params_binding)?.arg_index;
     // Placeholder: the queue points it at the params once the block is placed.
-    b.set_ptr(ArgRef::Index(params_arg), 0)
-        .map_err(|e| e.to_string())?;
+    b.set_ptr(ArgRef::Index(params_arg), 0)?;
     let wg = ep.workgroup_size;
     let grid = [items.div_ceil(wg[0]).max(1) * wg[0], wg[1], wg[2]];
     let mut work = dispatch_work(&ep.kernel, &b, grid, wg, 1)?;
@@ -337,7 +338,9 @@ fn blit_work(
         .explicit_args()
         .nth(params_arg)
         .map(|a| a.offset)
-        .ok_or_else(|| format!("blit kernel `{}` lacks its params argument", ep.name))?;
+        .ok_or_else(|| LowerError::MissingParamsArgument {
+            kernel: ep.name.clone(),
+        })?;
     let data_offset = work.kernarg.len().next_multiple_of(16);
     work.kernarg.resize(data_offset, 0);
     work.kernarg
@@ -357,12 +360,10 @@ fn blit_work(
 const BLIT_GROUPS_PER_ITEM: u64 = 8;
 
 /// The size in bytes and work-items of a blit over `range`.
-fn blit_size(range: &std::ops::Range<u64>, what: &str) -> Result<(u64, u32), String> {
+fn blit_size(range: &std::ops::Range<u64>, what: &'static str) -> Result<(u64, u32), LowerError> {
     let size = range.end - range.start;
     if size > u64::from(!15u32) {
-        return Err(format!(
-            "a {what} of {size} bytes is too large (at most 4 GiB - 16 bytes per command)"
-        ));
+        return Err(LowerError::BlitTooLarge { what, size });
     }
     Ok((size, size.div_ceil(16 * BLIT_GROUPS_PER_ITEM) as u32))
 }
@@ -405,7 +406,7 @@ pub(crate) fn copy_ops(
     role: PacketRole,
     src: Access,
     dst: Access,
-) -> Result<Vec<Op>, String> {
+) -> Result<Vec<Op>, LowerError> {
     copy_ops_chunked(blit, role, src, dst, BLIT_CHUNK)
 }
 
@@ -415,7 +416,7 @@ pub(crate) fn copy_ops_chunked(
     src: Access,
     dst: Access,
     chunk: u64,
-) -> Result<Vec<Op>, String> {
+) -> Result<Vec<Op>, LowerError> {
     let delta = dst.range.start.wrapping_sub(src.range.start);
     chunks(src.range.clone(), chunk)
         .map(|piece| {
@@ -431,7 +432,7 @@ pub(crate) fn copy_op(
     role: PacketRole,
     src: Access,
     dst: Access,
-) -> Result<Op, String> {
+) -> Result<Op, LowerError> {
     let (size, items) = blit_size(&src.range, "copy")?;
     let work = blit_work(
         &blit.copy,
@@ -449,7 +450,7 @@ pub(crate) fn copy_op(
 
 /// Fill the 32-bit words of `dst` with `value` (`fill_u32`): one packet
 /// per [`BLIT_CHUNK`].
-pub(crate) fn fill_ops(blit: &BlitKernels, dst: Access, value: u32) -> Result<Vec<Op>, String> {
+pub(crate) fn fill_ops(blit: &BlitKernels, dst: Access, value: u32) -> Result<Vec<Op>, LowerError> {
     fill_ops_chunked(blit, dst, value, BLIT_CHUNK)
 }
 
@@ -458,14 +459,14 @@ pub(crate) fn fill_ops_chunked(
     dst: Access,
     value: u32,
     chunk: u64,
-) -> Result<Vec<Op>, String> {
+) -> Result<Vec<Op>, LowerError> {
     chunks(dst.range.clone(), chunk)
         .map(|piece| fill_op(blit, sub_access(&dst, piece), value))
         .collect()
 }
 
 /// Fill one blit's worth of `dst` with `value`.
-pub(crate) fn fill_op(blit: &BlitKernels, dst: Access, value: u32) -> Result<Op, String> {
+pub(crate) fn fill_op(blit: &BlitKernels, dst: Access, value: u32) -> Result<Op, LowerError> {
     let (size, items) = blit_size(&dst.range, "clear")?;
     let work = blit_work(
         &blit.fill,
@@ -490,7 +491,7 @@ pub(crate) fn patch_kernarg(
     target_kernarg_va: u64,
     header_dispatch: u32,
     header_nop: u32,
-) -> Result<DispatchWork, String> {
+) -> Result<DispatchWork, LowerError> {
     let mut b = KernargBuilder::new(&blit.dispatch_patch.info);
     let set =
         |b: &mut KernargBuilder<'_>| -> Result<(), aqueduct_hsa::code_object::CodeObjectError> {
@@ -509,18 +510,17 @@ pub(crate) fn patch_kernarg(
                 .set_u32(ArgRef::Index(9), patch.max_groups)?;
             Ok(())
         };
-    set(&mut b).map_err(|e| e.to_string())?;
+    set(&mut b)?;
     dispatch_work(&blit.dispatch_patch, &b, [1, 1, 1], [1, 1, 1], 1)
 }
 
 /// A timestamp write: the realtime counter into the 8-byte query slot
 /// `slot` (an access of the query set's storage at `8 * index`).
-pub(crate) fn timestamp_op(blit: &BlitKernels, slot: Access, index: u32) -> Result<Op, String> {
+pub(crate) fn timestamp_op(blit: &BlitKernels, slot: Access, index: u32) -> Result<Op, LowerError> {
     let base = slot.range.start - 8 * u64::from(index);
     let mut b = KernargBuilder::new(&blit.write_timestamp.info);
     b.set_ptr(ArgRef::Index(0), base)
-        .and_then(|b| b.set_u32(ArgRef::Index(1), index))
-        .map_err(|e| e.to_string())?;
+        .and_then(|b| b.set_u32(ArgRef::Index(1), index))?;
     let work = dispatch_work(&blit.write_timestamp, &b, [1, 1, 1], [1, 1, 1], 1)?;
     Ok(Op::one(
         PacketRole::Timestamp,

@@ -11,7 +11,7 @@
 //! is dropped; the commands reach the encoder then.
 
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use aqueduct_hsa::code_object::{ArgRef, KernargBuilder};
 use wgpu_types::{BufferBindingType, BufferUsages, Features};
@@ -22,6 +22,8 @@ use super::lower::{self, Op, PacketRole, PatchWork, Work};
 use crate::binding::BindGroup;
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
+use crate::error::{BufferRole, CommandError, DispatchError, PassError, TimestampError};
+use crate::lock_rank::Mutex;
 use crate::pipeline::ComputePipeline;
 use crate::query::{ComputePassTimestampWrites, QuerySet};
 
@@ -92,30 +94,30 @@ impl<'e> ComputePass<'e> {
             _encoder: PhantomData,
         };
         if let Some(tw) = &desc.timestamp_writes
-            && let Err(msg) = pass.begin_timestamps(tw)
+            && let Err(e) = pass.begin_timestamps(tw)
         {
-            pass.fail(format!("timestamp_writes: {msg}"));
+            pass.fail(PassError::TimestampWrites(e));
         }
         pass
     }
 
     /// Validate the pass's timestamp writes (WebGPU), record the beginning
     /// one and keep the end one for the drop.
-    fn begin_timestamps(&mut self, tw: &ComputePassTimestampWrites<'_>) -> Result<(), String> {
+    fn begin_timestamps(
+        &mut self,
+        tw: &ComputePassTimestampWrites<'_>,
+    ) -> Result<(), TimestampError> {
         if !self.device.features.contains(Features::TIMESTAMP_QUERY) {
-            return Err(
-                "needs Features::TIMESTAMP_QUERY; request it in the DeviceDescriptor".into(),
-            );
+            return Err(TimestampError::MissingTimestampFeature);
         }
         let (begin, end) = (tw.beginning_of_pass_write_index, tw.end_of_pass_write_index);
         if begin.is_none() && end.is_none() {
-            return Err("neither a beginning nor an end write index is given".into());
+            return Err(TimestampError::NoWriteIndex);
         }
-        if begin.is_some() && begin == end {
-            return Err(format!(
-                "the beginning and end write indices are both {}; they must differ",
-                begin.unwrap_or_default()
-            ));
+        if let Some(index) = begin
+            && begin == end
+        {
+            return Err(TimestampError::SameWriteIndices { index });
         }
         for index in [begin, end].into_iter().flatten() {
             tw.query_set.timestamp_slot(index)?;
@@ -127,7 +129,7 @@ impl<'e> ComputePass<'e> {
         Ok(())
     }
 
-    fn record_timestamp(&mut self, query_set: &QuerySet, index: u32) -> Result<(), String> {
+    fn record_timestamp(&mut self, query_set: &QuerySet, index: u32) -> Result<(), TimestampError> {
         let (storage, slot) = query_set.timestamp_slot(index)?;
         self.state.rec.use_buffer(storage);
         let op = lower::timestamp_op(&self.device.blit, slot, index)?;
@@ -145,13 +147,13 @@ impl<'e> ComputePass<'e> {
         {
             self.record_timestamp(query_set, query_index)
         } else {
-            Err(
-                "needs Features::TIMESTAMP_QUERY_INSIDE_PASSES; request it in the DeviceDescriptor"
-                    .into(),
-            )
+            Err(TimestampError::MissingInsidePassesFeature)
         };
-        if let Err(msg) = r {
-            self.fail(format!("write_timestamp({query_index}): {msg}"));
+        if let Err(source) = r {
+            self.fail(PassError::WriteTimestamp {
+                index: query_index,
+                source,
+            });
         }
     }
 
@@ -171,13 +173,11 @@ impl<'e> ComputePass<'e> {
         }
     }
 
-    fn fail(&mut self, msg: String) {
-        let label = self
-            .label
-            .as_deref()
-            .map(|l| format!("compute pass `{l}`: "))
-            .unwrap_or_default();
-        self.state.rec.fail(format!("{label}{msg}"));
+    fn fail(&mut self, source: PassError) {
+        self.state.rec.fail(CommandError::Pass {
+            label: self.label.clone(),
+            source,
+        });
     }
 
     pub fn set_pipeline(&mut self, pipeline: &ComputePipeline) {
@@ -188,7 +188,9 @@ impl<'e> ComputePass<'e> {
         }
         self.state.generation += 1;
         if !pipeline.valid() {
-            self.fail(format!("set_pipeline: {} is invalid", pipeline.describe()));
+            self.fail(PassError::InvalidPipeline {
+                pipeline: pipeline.label(),
+            });
         }
         if let Some(entry) = &pipeline.inner.entry {
             // Kept alive once per command buffer, however often a pass
@@ -211,10 +213,10 @@ impl<'e> ComputePass<'e> {
         let bg: Option<&BindGroup> = bind_group.into();
         let limits = &self.device.limits;
         if index >= limits.max_bind_groups {
-            return self.fail(format!(
-                "set_bind_group: index {index} is not below max_bind_groups ({})",
-                limits.max_bind_groups
-            ));
+            return self.fail(PassError::BindGroupIndex {
+                index,
+                max: limits.max_bind_groups,
+            });
         }
         let slot = index as usize;
         if let (Some(bg), Some(Some((current, current_offsets)))) =
@@ -234,16 +236,14 @@ impl<'e> ComputePass<'e> {
             return;
         };
         if !bg.inner.valid {
-            return self.fail(format!(
-                "set_bind_group({index}): the bind group is invalid"
-            ));
+            return self.fail(PassError::InvalidBindGroup { index });
         }
         if offsets.len() != bg.dynamic_count() {
-            return self.fail(format!(
-                "set_bind_group({index}): {} dynamic offsets given, the bind group has {} dynamic bindings",
-                offsets.len(),
-                bg.dynamic_count()
-            ));
+            return self.fail(PassError::DynamicOffsetCount {
+                index,
+                given: offsets.len(),
+                expected: bg.dynamic_count(),
+            });
         }
         let dynamic = bg.inner.entries.iter().filter(|e| e.has_dynamic_offset);
         for (e, &off) in dynamic.zip(offsets) {
@@ -252,21 +252,22 @@ impl<'e> ComputePass<'e> {
                 BufferBindingType::Storage { .. } => limits.min_storage_buffer_offset_alignment,
             };
             if off % align != 0 {
-                return self.fail(format!(
-                    "set_bind_group({index}): dynamic offset {off} of binding {} is not a multiple of {align}",
-                    e.binding
-                ));
+                return self.fail(PassError::UnalignedDynamicOffset {
+                    index,
+                    binding: e.binding,
+                    offset: off,
+                    alignment: align,
+                });
             }
             if e.offset + off as u64 + e.size > e.buffer.size() {
-                return self.fail(format!(
-                    "set_bind_group({index}): dynamic offset {off} of binding {} moves its range \
-                     {}..{} past the end of {} ({} bytes)",
-                    e.binding,
-                    e.offset + off as u64,
-                    e.offset + off as u64 + e.size,
-                    e.buffer.describe(),
-                    e.buffer.size()
-                ));
+                return self.fail(PassError::DynamicOffsetOverrun {
+                    index,
+                    binding: e.binding,
+                    offset: off,
+                    start: e.offset + off as u64,
+                    end: e.offset + off as u64 + e.size,
+                    buffer: e.buffer.ident(),
+                });
             }
         }
         self.state.groups[slot] = Some((bg.clone(), offsets.to_vec()));
@@ -276,16 +277,17 @@ impl<'e> ComputePass<'e> {
     pub fn set_immediates(&mut self, offset: u32, data: &[u8]) {
         let end = offset as usize + data.len();
         if !offset.is_multiple_of(4) || !data.len().is_multiple_of(4) {
-            return self.fail(format!(
-                "set_immediates: offset {offset} and size {} must be multiples of 4",
-                data.len()
-            ));
+            return self.fail(PassError::UnalignedImmediates {
+                offset,
+                size: data.len(),
+            });
         }
         if end > self.state.immediates.len() {
-            return self.fail(format!(
-                "set_immediates: bytes {offset}..{end} exceed max_immediate_size ({})",
-                self.state.immediates.len()
-            ));
+            return self.fail(PassError::ImmediatesOverrun {
+                offset,
+                end,
+                max: self.state.immediates.len(),
+            });
         }
         if self.state.immediates[offset as usize..end] != *data {
             self.state.generation += 1;
@@ -297,18 +299,23 @@ impl<'e> ComputePass<'e> {
         if self.repeat([x, y, z]) {
             return;
         }
-        if let Err(msg) = self.dispatch(Grid::Direct([x, y, z])) {
-            self.fail(format!("dispatch_workgroups({x}, {y}, {z}): {msg}"));
+        if let Err(source) = self.dispatch(Grid::Direct([x, y, z])) {
+            self.fail(PassError::Dispatch {
+                counts: [x, y, z],
+                source,
+            });
         }
     }
 
     /// Dispatch with the x, y, z workgroup counts read (by the device) from
     /// 12 bytes of `indirect_buffer` at `indirect_offset`.
     pub fn dispatch_workgroups_indirect(&mut self, indirect_buffer: &Buffer, indirect_offset: u64) {
-        if let Err(msg) = self.dispatch(Grid::Indirect(indirect_buffer.clone(), indirect_offset)) {
-            self.fail(format!(
-                "dispatch_workgroups_indirect(offset {indirect_offset}): {msg}"
-            ));
+        if let Err(source) = self.dispatch(Grid::Indirect(indirect_buffer.clone(), indirect_offset))
+        {
+            self.fail(PassError::DispatchIndirect {
+                offset: indirect_offset,
+                source,
+            });
         }
     }
 
@@ -335,31 +342,31 @@ impl<'e> ComputePass<'e> {
         true
     }
 
-    fn dispatch(&mut self, grid: Grid) -> Result<(), String> {
+    fn dispatch(&mut self, grid: Grid) -> Result<(), DispatchError> {
         let pipeline = self
             .state
             .pipeline
             .clone()
-            .ok_or("no pipeline is set; call set_pipeline first")?;
-        let entry = pipeline
-            .inner
-            .entry
-            .as_ref()
-            .ok_or_else(|| format!("{} is invalid", pipeline.describe()))?;
+            .ok_or(DispatchError::NoPipeline)?;
+        let entry =
+            pipeline
+                .inner
+                .entry
+                .as_ref()
+                .ok_or_else(|| DispatchError::InvalidPipeline {
+                    pipeline: pipeline.label(),
+                })?;
         // Every group of the layout must be bound, compatibly.
         for (i, layout) in pipeline.inner.groups.iter().enumerate() {
             let Some(layout) = layout else { continue };
             let bound = self.state.groups.get(i).and_then(|g| g.as_ref());
-            let (bg, _) = bound.ok_or_else(|| {
-                format!("bind group {i} is not set; the pipeline's layout needs one")
-            })?;
+            let (bg, _) = bound.ok_or(DispatchError::MissingBindGroup { index: i as u32 })?;
             if !bg.inner.layout.compatible(layout) {
-                return Err(format!(
-                    "the bind group at index {i} was made with {}, which is incompatible with {} \
-                     that the pipeline expects (derived layouts are only compatible with their own pipeline)",
-                    bg.inner.layout.describe(),
-                    layout.describe()
-                ));
+                return Err(DispatchError::IncompatibleBindGroup {
+                    index: i as u32,
+                    bound: bg.inner.layout.ident(),
+                    expected: layout.ident(),
+                });
             }
         }
         let kernel = &entry.kernel;
@@ -369,36 +376,39 @@ impl<'e> ComputePass<'e> {
         for b in &entry.bindings {
             let (bg, offsets) = self.state.groups[b.group as usize]
                 .as_ref()
-                .ok_or("a bind group is missing")?;
+                .ok_or(DispatchError::MissingBindGroup { index: b.group })?;
             let e = bg
                 .inner
                 .entry(b.binding)
-                .ok_or_else(|| format!("bind group {} has no binding {}", b.group, b.binding))?;
+                .ok_or(DispatchError::MissingBinding {
+                    group: b.group,
+                    binding: b.binding,
+                })?;
             let dynamic = e.dynamic_index.and_then(|i| offsets.get(i as usize));
             let offset = e.offset + dynamic.map_or(0, |&o| u64::from(o));
             if e.size < b.min_binding_size {
-                return Err(format!(
-                    "@group({}) @binding({}) is bound with {} bytes but the shader needs at least {} \
-                     (its minimum binding size)",
-                    b.group, b.binding, e.size, b.min_binding_size
-                ));
+                return Err(DispatchError::BindingTooSmall {
+                    group: b.group,
+                    binding: b.binding,
+                    size: e.size,
+                    min: b.min_binding_size,
+                });
             }
-            let memory = e.buffer.memory().ok_or_else(|| {
-                format!(
-                    "@group({}) @binding({}): the buffer is invalid",
-                    b.group, b.binding
-                )
-            })?;
-            builder
-                .set_ptr(ArgRef::Index(b.arg_index), memory.va() + offset)
-                .map_err(|err| err.to_string())?;
+            let memory = e
+                .buffer
+                .memory()
+                .ok_or(DispatchError::InvalidBindingBuffer {
+                    group: b.group,
+                    binding: b.binding,
+                })?;
+            builder.set_ptr(ArgRef::Index(b.arg_index), memory.va() + offset)?;
             if let Some((idx, size)) = b.size_arg {
                 let r = if size == 8 {
                     builder.set_u64(ArgRef::Index(idx), e.size)
                 } else {
                     builder.set_u32(ArgRef::Index(idx), e.size.min(u32::MAX as u64) as u32)
                 };
-                r.map_err(|err| err.to_string())?;
+                r?;
             }
             let ty = if b.exact { b.ty } else { e.ty };
             let write = ty == (BufferBindingType::Storage { read_only: false });
@@ -410,11 +420,9 @@ impl<'e> ComputePass<'e> {
         for (i, a) in accesses.iter().enumerate() {
             for (j, o) in accesses.iter().enumerate() {
                 if i != j && a.write && a.range.start < o.range.end && o.range.start < a.range.end {
-                    return Err(format!(
-                        "{} is bound as writable storage and bound again (overlapping) in the same dispatch; \
-                         a writable storage binding must not alias another binding",
-                        used[i].describe()
-                    ));
+                    return Err(DispatchError::WritableAlias {
+                        buffer: used[i].ident(),
+                    });
                 }
             }
         }
@@ -428,9 +436,7 @@ impl<'e> ComputePass<'e> {
                 .saturating_sub(start)
                 .min(bytes.len());
             bytes[..avail].copy_from_slice(&self.state.immediates[start..start + avail]);
-            builder
-                .set(ArgRef::Index(imm.arg_index), &bytes)
-                .map_err(|err| err.to_string())?;
+            builder.set(ArgRef::Index(imm.arg_index), &bytes)?;
         }
         let wg = entry.workgroup_size;
         let limit = self.device.limits.max_compute_workgroups_per_dimension;
@@ -440,21 +446,22 @@ impl<'e> ComputePass<'e> {
         match grid {
             Grid::Direct(counts) => {
                 if counts.iter().any(|&c| c > limit) {
-                    return Err(format!(
-                        "a workgroup count exceeds max_compute_workgroups_per_dimension ({limit})"
-                    ));
+                    return Err(DispatchError::InvalidGroupCount {
+                        current: counts,
+                        limit,
+                    });
                 }
                 if counts.contains(&0) {
                     return Ok(()); // An empty dispatch does nothing.
                 }
                 let mut g = [0u32; 3];
                 for d in 0..3 {
-                    g[d] = counts[d].checked_mul(wg[d]).ok_or_else(|| {
-                        format!(
-                            "the grid ({} workgroups of {}) overflows 32 bits",
-                            counts[d], wg[d]
-                        )
-                    })?;
+                    g[d] = counts[d]
+                        .checked_mul(wg[d])
+                        .ok_or(DispatchError::GridOverflow {
+                            count: counts[d],
+                            workgroup: wg[d],
+                        })?;
                 }
                 let work = lower::dispatch_work(kernel, &builder, g, wg, lower::dims_of(g, wg))?;
                 let op = Op::one(
@@ -471,21 +478,22 @@ impl<'e> ComputePass<'e> {
                 self.state.rec.ops.push(op);
             }
             Grid::Indirect(buffer, offset) => {
-                buffer.check_usable("the indirect buffer")?;
+                buffer
+                    .check_usable(BufferRole::Indirect)
+                    .map_err(DispatchError::IndirectUnusable)?;
                 if !buffer.usage().contains(BufferUsages::INDIRECT) {
-                    return Err(format!("{} lacks INDIRECT usage", buffer.describe()));
+                    return Err(DispatchError::MissingIndirectUsage {
+                        buffer: buffer.ident(),
+                    });
                 }
                 if offset % 4 != 0 {
-                    return Err(format!(
-                        "the indirect offset {offset} is not a multiple of 4"
-                    ));
+                    return Err(DispatchError::UnalignedIndirectOffset { offset });
                 }
                 if offset.checked_add(12).is_none_or(|end| end > buffer.size()) {
-                    return Err(format!(
-                        "the 12 bytes of indirect arguments at {offset} overrun {} ({} bytes)",
-                        buffer.describe(),
-                        buffer.size()
-                    ));
+                    return Err(DispatchError::IndirectOverrun {
+                        offset,
+                        buffer: buffer.ident(),
+                    });
                 }
                 self.state.rec.use_buffer(&buffer);
                 let args = buffer.access(offset..offset + 12, false);
@@ -527,12 +535,12 @@ enum Grid {
 impl Drop for ComputePass<'_> {
     fn drop(&mut self) {
         if let Some((query_set, index)) = self.state.end_timestamp.take()
-            && let Err(msg) = self.record_timestamp(&query_set, index)
+            && let Err(e) = self.record_timestamp(&query_set, index)
         {
-            self.fail(format!("timestamp_writes: {msg}"));
+            self.fail(PassError::TimestampWrites(e));
         }
         let rec = std::mem::replace(&mut self.state.rec, Recording::new());
-        let mut enc = self.encoder.lock().unwrap_or_else(|p| p.into_inner());
+        let mut enc = self.encoder.lock_unpoisoned();
         enc.rec.append(rec);
         enc.pass_open = false;
     }

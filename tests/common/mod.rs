@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 
+pub use aqueduct::error::*;
 use aqueduct::util::{BufferInitDescriptor, DeviceExt};
 use aqueduct::*;
 
@@ -185,18 +186,70 @@ pub fn validation_error<R>(device: &Device, f: impl FnOnce() -> R) -> (R, Option
     (r, scope.pop_now())
 }
 
-/// Assert `f` raises a validation error whose message contains `needle`.
+/// The typed error behind a validation error.
+pub fn validation_source(e: &Error) -> Option<&ValidationError> {
+    std::error::Error::source(e)?.downcast_ref::<ValidationError>()
+}
+
+/// Assert `f` raises a validation error for which `expected` holds (a
+/// `matches!` on the typed error) and return what `f` returned.
 #[track_caller]
-pub fn expect_validation<R>(device: &Device, needle: &str, f: impl FnOnce() -> R) -> R {
+pub fn expect_validation<R>(
+    device: &Device,
+    expected: impl FnOnce(&ValidationError) -> bool,
+    f: impl FnOnce() -> R,
+) -> R {
     let (r, err) = validation_error(device, f);
     match err {
-        Some(e) => assert!(
-            e.to_string().contains(needle),
-            "expected a validation error containing {needle:?}, got: {e}"
-        ),
-        None => panic!("expected a validation error containing {needle:?}, got none"),
+        Some(e) => {
+            let typed = validation_source(&e).unwrap_or_else(|| panic!("untyped error: {e}"));
+            assert!(
+                expected(typed),
+                "unexpected validation error: {typed:?}\n({e})"
+            );
+        }
+        None => panic!("expected a validation error, got none"),
     }
     r
+}
+
+/// Whether `e` reports a GPU queue fault, in kernel `kernel` when that is
+/// given.
+pub fn is_queue_fault(e: &Error, kernel: Option<&str>) -> bool {
+    let source = std::error::Error::source(e).and_then(|s| s.downcast_ref::<InternalError>());
+    match source {
+        Some(InternalError::QueueFault { kernel: k, .. }) => {
+            kernel.is_none() || k.as_deref() == kernel
+        }
+        _ => false,
+    }
+}
+
+/// The command that made an encoder invalid, when `e` is what `finish`
+/// reported.
+pub fn command_error(e: &ValidationError) -> Option<&CommandError> {
+    match e {
+        ValidationError::Encoder(encoder) => encoder.command(),
+        _ => None,
+    }
+}
+
+/// The compute pass command that made an encoder invalid.
+pub fn pass_error(e: &ValidationError) -> Option<&PassError> {
+    match command_error(e)? {
+        CommandError::Pass { source, .. } => Some(source),
+        _ => None,
+    }
+}
+
+/// The dispatch (direct or indirect) that made an encoder invalid.
+pub fn dispatch_error(e: &ValidationError) -> Option<&DispatchError> {
+    match pass_error(e)? {
+        PassError::Dispatch { source, .. } | PassError::DispatchIndirect { source, .. } => {
+            Some(source)
+        }
+        _ => None,
+    }
 }
 
 /// Assert `f` raises no validation error.

@@ -21,7 +21,7 @@ use wgpu::custom::{
     BufferInterface, BufferMapCallback, BufferMappedRangeInterface, DispatchBufferMappedRange,
 };
 
-use crate::error::report_validation;
+use crate::error::{BackendValidationError, report_validation};
 use crate::lock;
 
 /// The facade view of a whole mapped range, shared by wgpu's views.
@@ -52,12 +52,10 @@ impl HeldView {
         buffer: &aqueduct::Buffer,
         mode: aqueduct::MapMode,
         range: Range<u64>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, aqueduct::MapRangeError> {
         match mode {
             aqueduct::MapMode::Write => {
-                let mut view = buffer
-                    .get_mapped_range_mut(range.clone())
-                    .map_err(|e| e.to_string())?;
+                let mut view = buffer.get_mapped_range_mut(range.clone())?;
                 let base = view.as_mut_ptr();
                 Ok(HeldView {
                     view: FacadeView::Write(view),
@@ -66,9 +64,7 @@ impl HeldView {
                 })
             }
             aqueduct::MapMode::Read => {
-                let view = buffer
-                    .get_mapped_range(range.clone())
-                    .map_err(|e| e.to_string())?;
+                let view = buffer.get_mapped_range(range.clone())?;
                 let base = view.as_ptr().cast_mut();
                 Ok(HeldView {
                     view: FacadeView::Read(view),
@@ -128,24 +124,27 @@ impl AqueductBuffer {
     }
 
     /// The shared view holding `sub_range`, taken on first use.
-    fn held_view(&self, sub_range: &Range<u64>) -> Result<Arc<HeldView>, String> {
+    fn held_view(&self, sub_range: &Range<u64>) -> Result<Arc<HeldView>, BackendValidationError> {
+        let range = sub_range.clone();
         let mut t = self.tracking();
         let view = match &t.view {
             Some(v) => v.clone(),
             None => {
-                let Some((mode, range)) = t.current.clone() else {
-                    return Err("the buffer is not mapped".into());
+                let Some((mode, mapped)) = t.current.clone() else {
+                    return Err(BackendValidationError::NotMapped { range });
                 };
-                let v = Arc::new(HeldView::take(&self.buffer, mode, range)?);
+                let v = HeldView::take(&self.buffer, mode, mapped)
+                    .map_err(|source| BackendValidationError::MappedRange { range, source })?;
+                let v = Arc::new(v);
                 t.view = Some(v.clone());
                 v
             }
         };
         if sub_range.start < view.range.start || sub_range.end > view.range.end {
-            return Err(format!(
-                "the range {}..{} is outside the mapped range {}..{}",
-                sub_range.start, sub_range.end, view.range.start, view.range.end
-            ));
+            return Err(BackendValidationError::OutsideMapped {
+                range: sub_range.clone(),
+                mapped: view.range.clone(),
+            });
         }
         Ok(view)
     }
@@ -185,13 +184,7 @@ impl BufferInterface for AqueductBuffer {
                 }
             }
             Err(why) => {
-                report_validation(
-                    &self.device,
-                    format!(
-                        "get_mapped_range({}..{}): {why}; the view reads zeros and its writes are lost",
-                        sub_range.start, sub_range.end
-                    ),
-                );
+                report_validation(&self.device, why);
                 AqueductMappedRange {
                     device: self.device.clone(),
                     bytes: RangeBytes::Scratch(vec![0; len]),
@@ -264,12 +257,7 @@ impl BufferMappedRangeInterface for AqueductMappedRange {
         if let RangeBytes::Mapped { view, len, .. } = &self.bytes
             && !view.writable()
         {
-            report_validation(
-                &self.device,
-                "get_mapped_range_mut: the buffer is mapped with MapMode::Read; map it with \
-                 MapMode::Write to write (the writes are lost)"
-                    .to_string(),
-            );
+            report_validation(&self.device, BackendValidationError::MappedForRead);
             self.bytes = RangeBytes::Scratch(vec![0; *len]);
         }
         match &mut self.bytes {

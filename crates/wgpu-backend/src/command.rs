@@ -18,19 +18,26 @@ use wgpu::custom::{
 };
 
 use crate::buffer::AqueductBuffer;
-use crate::compute_only::{ComputeOnlyObject, compute_only_message};
-use crate::error::report_validation;
+use crate::compute_only::ComputeOnlyObject;
+use crate::error::{
+    BackendValidationError, ComputeOnlyError, ObjectKind, ObjectRef, report_validation,
+};
 use crate::lock;
 use crate::resources::{AqueductBindGroup, AqueductComputePipeline, AqueductQuerySet};
 
 /// The first problem found while recording (reported at `finish`).
-type RecordedError = Arc<Mutex<Option<String>>>;
+type RecordedError = Arc<Mutex<Option<BackendValidationError>>>;
 
-fn record(error: &RecordedError, message: String) {
+fn record(error: &RecordedError, first: BackendValidationError) {
     let mut e = lock(error);
     if e.is_none() {
-        *e = Some(message);
+        *e = Some(first);
     }
+}
+
+/// `object` of `call` is another backend's.
+fn foreign(call: &'static str, object: ObjectKind) -> BackendValidationError {
+    BackendValidationError::ForeignObject(ObjectRef::new(call, object))
 }
 
 fn facade_buffer(buffer: &DispatchBuffer) -> Option<&aqueduct::Buffer> {
@@ -71,13 +78,13 @@ impl AqueductCommandEncoder {
             Some(encoder) => f(encoder),
             None => record(
                 &self.error,
-                "the command encoder is already finished".into(),
+                BackendValidationError::EncoderFinished { call: None },
             ),
         }
     }
 
     fn compute_only(&self, call: &'static str) {
-        record(&self.error, compute_only_message(call));
+        record(&self.error, ComputeOnlyError { call }.into());
     }
 }
 
@@ -96,8 +103,7 @@ impl CommandEncoderInterface for AqueductCommandEncoder {
             }),
             _ => record(
                 &self.error,
-                "copy_buffer_to_buffer: a buffer does not belong to the Aqueduct wgpu backend"
-                    .into(),
+                foreign("copy_buffer_to_buffer", ObjectKind::Buffers),
             ),
         }
     }
@@ -142,9 +148,7 @@ impl CommandEncoderInterface for AqueductCommandEncoder {
                 }
                 None => record(
                     &self.error,
-                    "begin_compute_pass: the timestamp query set does not belong to the \
-                     Aqueduct wgpu backend"
-                        .into(),
+                    foreign("begin_compute_pass", ObjectKind::TimestampQuerySet),
                 ),
             }
         }
@@ -161,7 +165,9 @@ impl CommandEncoderInterface for AqueductCommandEncoder {
             None => {
                 record(
                     &self.error,
-                    "begin_compute_pass: the command encoder is already finished".into(),
+                    BackendValidationError::EncoderFinished {
+                        call: Some("begin_compute_pass"),
+                    },
                 );
                 None
             }
@@ -189,14 +195,19 @@ impl CommandEncoderInterface for AqueductCommandEncoder {
         let error = lock(&self.error).take();
         let buffer = match (encoder, error) {
             (Some(encoder), None) => Some(encoder.finish()),
-            (_, Some(message)) => {
-                report_validation(&self.device, format!("CommandEncoder::finish: {message}"));
+            (_, Some(first)) => {
+                report_validation(
+                    &self.device,
+                    BackendValidationError::InvalidEncoder(Box::new(first)),
+                );
                 None
             }
             (None, None) => {
                 report_validation(
                     &self.device,
-                    "CommandEncoder::finish: the encoder is already finished".into(),
+                    BackendValidationError::EncoderFinished {
+                        call: Some("CommandEncoder::finish"),
+                    },
                 );
                 None
             }
@@ -222,10 +233,7 @@ impl CommandEncoderInterface for AqueductCommandEncoder {
     ) {
         match facade_buffer(buffer) {
             Some(b) => self.with_encoder(|e| e.clear_buffer(b, offset, size)),
-            None => record(
-                &self.error,
-                "clear_buffer: the buffer does not belong to the Aqueduct wgpu backend".into(),
-            ),
+            None => record(&self.error, foreign("clear_buffer", ObjectKind::Buffer)),
         }
     }
 
@@ -244,8 +252,7 @@ impl CommandEncoderInterface for AqueductCommandEncoder {
             Some(q) => self.with_encoder(|e| e.write_timestamp(q, query_index)),
             None => record(
                 &self.error,
-                "write_timestamp: the query set does not belong to the Aqueduct wgpu backend"
-                    .into(),
+                foreign("write_timestamp", ObjectKind::QuerySet),
             ),
         }
     }
@@ -265,9 +272,7 @@ impl CommandEncoderInterface for AqueductCommandEncoder {
             }),
             _ => record(
                 &self.error,
-                "resolve_query_set: the query set or buffer does not belong to the Aqueduct \
-                 wgpu backend"
-                    .into(),
+                foreign("resolve_query_set", ObjectKind::QuerySetOrBuffer),
             ),
         }
     }
@@ -326,8 +331,8 @@ impl AqueductComputePass {
         }
     }
 
-    fn fail(&self, message: String) {
-        record(&self.error, message);
+    fn fail(&self, error: BackendValidationError) {
+        record(&self.error, error);
     }
 }
 
@@ -338,7 +343,10 @@ impl ComputePassInterface for AqueductComputePass {
             .and_then(|p| p.pipeline())
         {
             Some(p) => self.with_pass(|pass| pass.set_pipeline(p)),
-            None => self.fail("set_pipeline: the compute pipeline is invalid".into()),
+            None => self.fail(BackendValidationError::InvalidObject(ObjectRef::new(
+                "set_pipeline",
+                ObjectKind::ComputePipeline,
+            ))),
         }
     }
 
@@ -355,9 +363,10 @@ impl ComputePassInterface for AqueductComputePass {
                 .and_then(|g| g.group())
             {
                 Some(g) => self.with_pass(|pass| pass.set_bind_group(index, g, offsets)),
-                None => self.fail(format!(
-                    "set_bind_group({index}): the bind group is invalid"
-                )),
+                None => self.fail(BackendValidationError::InvalidObject(ObjectRef::new(
+                    "set_bind_group",
+                    ObjectKind::BindGroup(index),
+                ))),
             },
         }
     }
@@ -379,10 +388,7 @@ impl ComputePassInterface for AqueductComputePass {
     fn write_timestamp(&mut self, query_set: &DispatchQuerySet, query_index: u32) {
         match facade_query_set(query_set) {
             Some(q) => self.with_pass(|pass| pass.write_timestamp(q, query_index)),
-            None => self.fail(
-                "write_timestamp: the query set does not belong to the Aqueduct wgpu backend"
-                    .into(),
-            ),
+            None => self.fail(foreign("write_timestamp", ObjectKind::QuerySet)),
         }
     }
 
@@ -391,19 +397,15 @@ impl ComputePassInterface for AqueductComputePass {
         _query_set: &DispatchQuerySet,
         _query_index: u32,
     ) {
-        self.fail(
-            "begin_pipeline_statistics_query: pipeline statistics queries are not supported \
-             by the Aqueduct wgpu backend"
-                .into(),
-        );
+        self.fail(BackendValidationError::PipelineStatistics {
+            call: "begin_pipeline_statistics_query",
+        });
     }
 
     fn end_pipeline_statistics_query(&mut self) {
-        self.fail(
-            "end_pipeline_statistics_query: pipeline statistics queries are not supported by \
-             the Aqueduct wgpu backend"
-                .into(),
-        );
+        self.fail(BackendValidationError::PipelineStatistics {
+            call: "end_pipeline_statistics_query",
+        });
     }
 
     fn dispatch_workgroups(&mut self, x: u32, y: u32, z: u32) {
@@ -417,11 +419,7 @@ impl ComputePassInterface for AqueductComputePass {
     ) {
         match facade_buffer(indirect_buffer) {
             Some(b) => self.with_pass(|pass| pass.dispatch_workgroups_indirect(b, indirect_offset)),
-            None => self.fail(
-                "dispatch_workgroups_indirect: the buffer does not belong to the Aqueduct wgpu \
-                 backend"
-                    .into(),
-            ),
+            None => self.fail(foreign("dispatch_workgroups_indirect", ObjectKind::Buffer)),
         }
     }
 
@@ -435,9 +433,12 @@ impl ComputePassInterface for AqueductComputePass {
         >,
     ) {
         if texture_transitions.next().is_some() {
-            self.fail(compute_only_message(
-                "ComputePass::transition_resources with textures",
-            ));
+            self.fail(
+                ComputeOnlyError {
+                    call: "ComputePass::transition_resources with textures",
+                }
+                .into(),
+            );
         }
     }
 }

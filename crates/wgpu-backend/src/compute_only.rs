@@ -22,13 +22,8 @@ use wgpu::custom::{
     TextureInterface, TextureViewInterface, TlasInterface,
 };
 
-use crate::error::{ComputeOnlyError, report_compute_only};
+use crate::error::report_compute_only;
 use crate::resources::AqueductBindGroupLayout;
-
-/// The message of a compute-only error for `call`.
-pub(crate) fn compute_only_message(call: &'static str) -> String {
-    ComputeOnlyError { call }.to_string()
-}
 
 /// An invalid non-compute object (see the module docs).
 #[derive(Debug)]

@@ -25,7 +25,8 @@ use crate::buffer::AqueductBuffer;
 use crate::command::AqueductCommandEncoder;
 use crate::compute_only::ComputeOnlyObject;
 use crate::error::{
-    filter_from_wgpu, label_suffix, report_compute_only, report_validation, to_wgpu,
+    BackendValidationError, ObjectRef, filter_from_wgpu, report_compute_only, report_validation,
+    to_wgpu,
 };
 use crate::lock;
 use crate::resources::{
@@ -75,22 +76,19 @@ impl AqueductDevice {
 /// a validation error reported) when it is another backend's or invalid.
 pub(crate) fn facade_of<'a, T, F: 'a>(
     device: &aqueduct::Device,
-    what: &str,
+    what: ObjectRef,
     object: Option<&'a T>,
     get: impl FnOnce(&'a T) -> Option<&'a F>,
 ) -> Option<&'a F> {
     match object {
         None => {
-            report_validation(
-                device,
-                format!("{what} does not belong to the Aqueduct wgpu backend"),
-            );
+            report_validation(device, BackendValidationError::ForeignObject(what));
             None
         }
         Some(o) => match get(o) {
             Some(f) => Some(f),
             None => {
-                report_validation(device, format!("{what} is invalid"));
+                report_validation(device, BackendValidationError::InvalidObject(what));
                 None
             }
         },
@@ -122,12 +120,10 @@ impl DeviceInterface for AqueductDevice {
         &self,
         desc: &wgpu::ShaderModuleDescriptorPassthrough<'_>,
     ) -> DispatchShaderModule {
-        let message = format!(
-            "create_shader_module_passthrough{}: passthrough shaders are not supported by the \
-             Aqueduct wgpu backend; use WGSL (precompiled objects are matched by its text)",
-            label_suffix(desc.label)
-        );
-        DispatchShaderModule::custom(AqueductShaderModule::invalid(&self.device, message))
+        let error = BackendValidationError::Passthrough {
+            label: desc.label.map(str::to_string),
+        };
+        DispatchShaderModule::custom(AqueductShaderModule::invalid(&self.device, error))
     }
 
     fn create_bind_group_layout(

@@ -60,7 +60,7 @@ pub use buffer::{AqueductBuffer, AqueductMappedRange};
 pub use command::{AqueductCommandBuffer, AqueductCommandEncoder, AqueductComputePass};
 pub use compute_only::ComputeOnlyObject;
 pub use device::AqueductDevice;
-pub use error::{BackendValidationError, ComputeOnlyError};
+pub use error::{BackendValidationError, ComputeOnlyError, ObjectKind, ObjectRef};
 pub use instance::{AqueductAdapter, AqueductInstance};
 pub use queue::AqueductQueue;
 pub use resources::{

@@ -10,7 +10,9 @@ use wgpu::custom::{
 use crate::buffer::AqueductBuffer;
 use crate::command::AqueductCommandBuffer;
 use crate::compute_only::ComputeOnlyObject;
-use crate::error::{report_compute_only, report_validation};
+use crate::error::{
+    BackendValidationError, ObjectKind, ObjectRef, report_compute_only, report_validation,
+};
 
 /// `wgpu::Queue`'s backend.
 #[derive(Debug)]
@@ -32,13 +34,13 @@ impl AqueductQueue {
     fn facade_buffer<'a>(
         &self,
         buffer: &'a DispatchBuffer,
-        call: &str,
+        call: &'static str,
     ) -> Option<&'a aqueduct::Buffer> {
         let b = buffer.as_custom::<AqueductBuffer>().map(|b| b.aqueduct());
         if b.is_none() {
             report_validation(
                 &self.device,
-                format!("{call}: the buffer does not belong to the Aqueduct wgpu backend"),
+                BackendValidationError::ForeignObject(ObjectRef::new(call, ObjectKind::Buffer)),
             );
         }
         b
@@ -56,7 +58,7 @@ impl QueueInterface for AqueductQueue {
         let Ok(len) = usize::try_from(size.get()) else {
             report_validation(
                 &self.device,
-                format!("Queue::write_buffer_with: {size} bytes do not fit in host memory"),
+                BackendValidationError::StagingTooLarge { size: size.get() },
             );
             return None;
         };
@@ -87,7 +89,10 @@ impl QueueInterface for AqueductQueue {
         let Some(staging) = staging_buffer.as_custom::<StagingWrite>() else {
             report_validation(
                 &self.device,
-                "Queue::write_buffer_with: the staging buffer is not the Aqueduct backend's".into(),
+                BackendValidationError::ForeignObject(ObjectRef::new(
+                    "Queue::write_buffer_with",
+                    ObjectKind::StagingBuffer,
+                )),
             );
             return;
         };
@@ -123,10 +128,7 @@ impl QueueInterface for AqueductQueue {
         if invalid > 0 {
             report_validation(
                 &self.device,
-                format!(
-                    "Queue::submit: {invalid} command buffer(s) are invalid or were already \
-                     submitted; nothing in this submission runs"
-                ),
+                BackendValidationError::InvalidSubmission { invalid },
             );
             buffers.clear();
         }

@@ -14,7 +14,9 @@ use wgpu::custom::{
 
 use crate::buffer::AqueductBuffer;
 use crate::device::facade_of;
-use crate::error::{label_suffix, report_compute_only, report_validation};
+use crate::error::{
+    BackendValidationError, ObjectKind, ObjectRef, report_compute_only, report_validation,
+};
 
 /// `wgpu::ShaderModule`'s backend.
 #[derive(Debug)]
@@ -34,10 +36,9 @@ impl AqueductShaderModule {
             _ => {
                 return Self::invalid(
                     device,
-                    format!(
-                        "create_shader_module{}: the Aqueduct wgpu backend takes WGSL only",
-                        label_suffix(desc.label)
-                    ),
+                    BackendValidationError::NotWgsl {
+                        label: desc.label.map(str::to_string),
+                    },
                 );
             }
         };
@@ -59,9 +60,10 @@ impl AqueductShaderModule {
         }
     }
 
-    /// An invalid module, after reporting `message`.
-    pub(crate) fn invalid(device: &aqueduct::Device, message: String) -> Self {
-        report_validation(device, message.clone());
+    /// An invalid module, after reporting `error`.
+    pub(crate) fn invalid(device: &aqueduct::Device, error: BackendValidationError) -> Self {
+        let message = error.to_string();
+        report_validation(device, error);
         AqueductShaderModule {
             module: None,
             error: Some(message),
@@ -117,10 +119,10 @@ pub struct AqueductBindGroup {
 impl AqueductBindGroup {
     pub(crate) fn create(device: &aqueduct::Device, desc: &wgpu::BindGroupDescriptor<'_>) -> Self {
         let invalid = AqueductBindGroup { group: None };
-        let what = format!("create_bind_group{}: the layout", label_suffix(desc.label));
+        let what = ObjectRef::labelled("create_bind_group", desc.label, ObjectKind::Layout);
         let Some(layout) = facade_of(
             device,
-            &what,
+            what,
             desc.layout.as_custom::<AqueductBindGroupLayout>(),
             |l| l.layout.as_ref(),
         ) else {
@@ -133,11 +135,9 @@ impl AqueductBindGroup {
                 wgpu::BindingResource::BufferArray(_) => {
                     report_validation(
                         device,
-                        format!(
-                            "create_bind_group: binding {} is a buffer array; the Aqueduct wgpu \
-                             backend binds single buffers",
-                            entry.binding
-                        ),
+                        BackendValidationError::BufferArray {
+                            binding: entry.binding,
+                        },
                     );
                     return invalid;
                 }
@@ -146,10 +146,13 @@ impl AqueductBindGroup {
                     return invalid;
                 }
             };
-            let what = format!("create_bind_group: the buffer of binding {}", entry.binding);
+            let what = ObjectRef::new(
+                "create_bind_group",
+                ObjectKind::BindingBuffer(entry.binding),
+            );
             let Some(buffer) = facade_of(
                 device,
-                &what,
+                what,
                 binding.buffer.as_custom::<AqueductBuffer>(),
                 |b| Some(b.aqueduct()),
             ) else {
@@ -195,10 +198,13 @@ impl AqueductPipelineLayout {
             match layout {
                 None => groups.push(None),
                 Some(layout) => {
-                    let what = format!("create_pipeline_layout: bind group layout {index}");
+                    let what = ObjectRef::new(
+                        "create_pipeline_layout",
+                        ObjectKind::GroupLayout(index as u32),
+                    );
                     let Some(l) = facade_of(
                         device,
-                        &what,
+                        what,
                         layout.as_custom::<AqueductBindGroupLayout>(),
                         |l| l.layout.as_ref(),
                     ) else {
@@ -237,14 +243,13 @@ impl AqueductComputePipeline {
             device: device.clone(),
             pipeline: None,
         };
-        let label = label_suffix(desc.label);
+        let what = |object| ObjectRef::labelled("create_compute_pipeline", desc.label, object);
         let layout = match desc.layout {
             None => None,
             Some(layout) => {
-                let what = format!("create_compute_pipeline{label}: the layout");
                 match facade_of(
                     device,
-                    &what,
+                    what(ObjectKind::Layout),
                     layout.as_custom::<AqueductPipelineLayout>(),
                     |l| l.layout.as_ref(),
                 ) {
@@ -253,10 +258,9 @@ impl AqueductComputePipeline {
                 }
             }
         };
-        let what = format!("create_compute_pipeline{label}: the shader module");
         let Some(module) = facade_of(
             device,
-            &what,
+            what(ObjectKind::ShaderModule),
             desc.module.as_custom::<AqueductShaderModule>(),
             |m| m.module.as_ref(),
         ) else {
@@ -293,7 +297,7 @@ impl ComputePipelineInterface for AqueductComputePipeline {
             None => {
                 report_validation(
                     &self.device,
-                    format!("get_bind_group_layout({index}): the compute pipeline is invalid"),
+                    BackendValidationError::LayoutOfInvalidPipeline { index },
                 );
                 None
             }

@@ -7,8 +7,57 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
+use aqueduct::ValidationError;
+use aqueduct::error::{CommandError, QueryUseError, QueueError, ResolveQueryError};
+use aqueduct_wgpu::{BackendValidationError, ComputeOnlyError};
 use common::{COLLATZ_WGSL, collatz_steps, device, read_back, validation_error, words};
 use wgpu::util::DeviceExt;
+
+/// The facade's typed error behind a wgpu validation error.
+fn facade_error(error: &wgpu::Error) -> Option<&aqueduct::ValidationError> {
+    match error {
+        wgpu::Error::Validation { source, .. } => source.downcast_ref(),
+        _ => None,
+    }
+}
+
+/// The facade's typed error behind the validation error `f` raises.
+fn facade_validation_error(device: &wgpu::Device, f: impl FnOnce()) -> aqueduct::ValidationError {
+    let error = validation_error(device, f).expect("a validation error");
+    facade_error(&error)
+        .unwrap_or_else(|| panic!("not a facade error: {error:?}"))
+        .clone()
+}
+
+/// The backend's own typed error behind a wgpu validation error.
+fn backend_error(error: Option<wgpu::Error>) -> BackendValidationError {
+    match error {
+        Some(wgpu::Error::Validation { source, .. }) => source
+            .downcast_ref::<BackendValidationError>()
+            .unwrap_or_else(|| panic!("not a backend error: {source}"))
+            .clone(),
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+}
+
+/// The call a compute-only validation error names.
+fn compute_only_call(error: Option<wgpu::Error>) -> &'static str {
+    match error {
+        Some(wgpu::Error::Validation { source, .. }) => {
+            if let Some(e) = source.downcast_ref::<ComputeOnlyError>() {
+                return e.call;
+            }
+            match source.downcast_ref::<BackendValidationError>() {
+                Some(BackendValidationError::InvalidEncoder(first)) => match &**first {
+                    BackendValidationError::ComputeOnly(e) => e.call,
+                    other => panic!("not compute-only: {other}"),
+                },
+                other => panic!("not compute-only: {other:?}"),
+            }
+        }
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+}
 
 fn validation_message(error: Option<wgpu::Error>) -> String {
     match error {
@@ -64,18 +113,28 @@ fn error_scopes_and_the_uncaptured_handler_get_validation_errors() {
         usage: wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    // Out of range: caught by the scope, with the facade's message.
-    let message = validation_message(validation_error(&device, || {
+    // Out of range: caught by the scope, with the facade's error.
+    let error = facade_validation_error(&device, || {
         queue.write_buffer(&buffer, 8, &[0; 16]);
-    }));
-    assert!(message.contains("overruns"), "{message}");
+    });
+    assert!(
+        matches!(
+            error,
+            ValidationError::Queue(QueueError::WriteOverrun {
+                offset: 8,
+                end: 24,
+                ..
+            })
+        ),
+        "{error:?}"
+    );
     // Nothing wrong: the scope pops empty.
     assert!(validation_error(&device, || queue.write_buffer(&buffer, 0, &[1; 16])).is_none());
     // An OutOfMemory scope does not catch a validation error.
     let caught = Arc::new(Mutex::new(Vec::new()));
     let sink = caught.clone();
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-        sink.lock().unwrap().push(e.to_string())
+        sink.lock().unwrap().push(facade_error(&e).cloned())
     }));
     let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     queue.write_buffer(&buffer, 3, &[0; 4]);
@@ -83,7 +142,13 @@ fn error_scopes_and_the_uncaptured_handler_get_validation_errors() {
     let uncaptured = caught.lock().unwrap().clone();
     assert_eq!(uncaptured.len(), 1, "{uncaptured:?}");
     assert!(
-        uncaptured[0].contains("COPY_BUFFER_ALIGNMENT"),
+        matches!(
+            uncaptured[0],
+            Some(ValidationError::Queue(QueueError::WriteUnaligned {
+                offset: 3,
+                size: 4
+            }))
+        ),
         "{uncaptured:?}"
     );
     // Nested scopes: the inner one takes the error.
@@ -132,11 +197,14 @@ fn mapping_misuse_is_reported_not_panicking() {
         .map_async(wgpu::MapMode::Read, move |r| tx.send(r).unwrap());
     device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
     rx.recv().unwrap().unwrap();
-    let message = validation_message(validation_error(&device, || {
+    let error = backend_error(validation_error(&device, || {
         let mut view = readable.slice(..).get_mapped_range_mut().unwrap();
         view.copy_from_slice(&[1; 32]);
     }));
-    assert!(message.contains("MapMode::Read"), "{message}");
+    assert!(
+        matches!(error, BackendValidationError::MappedForRead),
+        "{error}"
+    );
     assert_eq!(
         &readable.slice(..).get_mapped_range().unwrap()[..],
         &[7; 32]
@@ -151,11 +219,20 @@ fn mapping_misuse_is_reported_not_panicking() {
         mapped_at_creation: false,
     });
     pending.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-    let message = validation_message(validation_error(&device, || {
+    let error = backend_error(validation_error(&device, || {
         let view = pending.slice(..).get_mapped_range().unwrap();
         assert_eq!(view.len(), 16);
     }));
-    assert!(message.contains("not mapped"), "{message}");
+    assert!(
+        matches!(
+            error,
+            BackendValidationError::MappedRange {
+                source: aqueduct::MapRangeError::NotMapped { .. },
+                ..
+            }
+        ),
+        "{error}"
+    );
     pending.unmap();
 }
 
@@ -194,19 +271,19 @@ fn render_and_texture_calls_report_compute_only_and_the_device_keeps_working() {
     assert_eq!(compute_only.call, "Device::create_texture");
     // A view of the invalid texture: reported again.
     let texture = texture.unwrap();
-    let message = validation_message(validation_error(&device, || {
+    let call = compute_only_call(validation_error(&device, || {
         let _view = texture.create_view(&Default::default());
     }));
-    assert!(message.contains("Texture::create_view"), "{message}");
+    assert_eq!(call, "Texture::create_view");
 
-    let message = validation_message(validation_error(&device, || {
+    let call = compute_only_call(validation_error(&device, || {
         let _sampler = device.create_sampler(&Default::default());
     }));
-    assert!(message.contains("create_sampler"), "{message}");
+    assert_eq!(call, "Device::create_sampler");
 
     // A render pass: the encoder becomes invalid, reported at finish, and
     // submitting its command buffer is an error too.
-    let message = validation_message(validation_error(&device, || {
+    let error = validation_error(&device, || {
         let mut encoder = device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor::default());
@@ -214,9 +291,8 @@ fn render_and_texture_calls_report_compute_only_and_the_device_keeps_working() {
         }
         let commands = encoder.finish();
         queue.submit([commands]);
-    }));
-    assert!(message.contains("begin_render_pass"), "{message}");
-    assert!(message.contains("compute-only"), "{message}");
+    });
+    assert!(compute_only_call(error).contains("begin_render_pass"));
 
     // The device is still usable after all of the above.
     let numbers = [3, 7, 27, 97];
@@ -269,14 +345,20 @@ fn a_bad_shader_and_a_bad_staging_write_are_validation_errors() {
         usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let message = validation_message(validation_error(&device, || {
+    let error = facade_validation_error(&device, || {
         assert!(
             queue
                 .write_buffer_with(&buffer, 8, wgpu::BufferSize::new(16).unwrap())
                 .is_none()
         );
-    }));
-    assert!(message.contains("overrun"), "{message}");
+    });
+    assert!(
+        matches!(
+            error,
+            ValidationError::Queue(QueueError::WriteOverrun { offset: 8, .. })
+        ),
+        "{error:?}"
+    );
     assert_eq!(read_back(&device, &queue, &buffer), vec![0; 16]);
 }
 
@@ -295,15 +377,23 @@ fn a_destroyed_query_set_is_a_validation_error() {
         mapped_at_creation: false,
     });
     queries.destroy();
-    let error = validation_error(&device, || {
+    let error = facade_validation_error(&device, || {
         let mut encoder = device.create_command_encoder(&Default::default());
         encoder.resolve_query_set(&queries, 0..2, &resolved, 0);
         queue.submit([encoder.finish()]);
     });
-    let message = validation_message(error);
+    let command = match &error {
+        ValidationError::Encoder(encoder) => encoder.command(),
+        _ => None,
+    };
     assert!(
-        message.contains("query set `times` has been destroyed"),
-        "{message}"
+        matches!(
+            command,
+            Some(CommandError::ResolveQuerySet(ResolveQueryError::Query(
+                QueryUseError::Destroyed { label: Some(l) }
+            ))) if l == "times"
+        ),
+        "{error:?}"
     );
     assert_eq!(run_collatz(&device, &queue, &[27]), [collatz_steps(27)]);
 }

@@ -10,8 +10,8 @@ mod text;
 
 use std::process::ExitCode;
 
-use aqueduct::hsa::Runtime;
-use aqueduct::{DeviceChoice, open_device};
+use aqueduct::hsa::{HsaError, Runtime};
+use aqueduct::{DeviceChoice, DeviceSelectError, open_device};
 
 const USAGE: &str = "\
 usage: aqueduct-info [--json] [--device auto|sim|kfd]
@@ -27,34 +27,54 @@ struct Options {
     device: DeviceChoice,
 }
 
-fn parse_options(argv: &[String]) -> Result<Option<Options>, String> {
+/// Why the command line was refused (printed before the usage).
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    #[error("--device needs a value: auto, sim or kfd")]
+    MissingDevice,
+    #[error("unknown argument `{0}`")]
+    UnknownArgument(String),
+    #[error(transparent)]
+    Device(#[from] DeviceSelectError),
+}
+
+/// Why the report could not be made.
+#[derive(Debug, thiserror::Error)]
+enum InfoError {
+    #[error(transparent)]
+    Device(#[from] DeviceSelectError),
+    #[error("runtime init failed: {0}")]
+    Runtime(#[source] HsaError),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+}
+
+fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
     let mut opts = Options {
         json: false,
-        device: DeviceChoice::from_env().map_err(|e| e.to_string())?,
+        device: DeviceChoice::from_env()?,
     };
     let mut it = argv.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--json" => opts.json = true,
             "--device" => {
-                let v = it
-                    .next()
-                    .ok_or("--device needs a value: auto, sim or kfd")?;
-                opts.device = DeviceChoice::parse(v).map_err(|e| e.to_string())?;
+                let v = it.next().ok_or(CliError::MissingDevice)?;
+                opts.device = DeviceChoice::parse(v)?;
             }
             "-h" | "--help" => return Ok(None),
-            other => return Err(format!("unknown argument `{other}`")),
+            other => return Err(CliError::UnknownArgument(other.to_string())),
         }
     }
     Ok(Some(opts))
 }
 
-fn run(opts: &Options) -> Result<String, String> {
-    let device = open_device(opts.device).map_err(|e| e.to_string())?;
-    let runtime = Runtime::new(device).map_err(|e| format!("runtime init failed: {e}"))?;
+fn run(opts: &Options) -> Result<String, InfoError> {
+    let device = open_device(opts.device)?;
+    let runtime = Runtime::new(device).map_err(InfoError::Runtime)?;
     let report = report::collect(&runtime);
     if opts.json {
-        serde_json::to_string_pretty(&report).map_err(|e| e.to_string())
+        Ok(serde_json::to_string_pretty(&report)?)
     } else {
         Ok(text::render(&report))
     }

@@ -7,6 +7,7 @@
 //! unknown argument) is a clear error before anything is dispatched.
 
 mod disasm;
+mod error;
 mod spec;
 
 use std::path::PathBuf;
@@ -18,6 +19,7 @@ use aqueduct::hsa::code_object::{
 };
 use aqueduct::hsa::{Allocation, PoolKind, Runtime, WaitCondition, WaitHint};
 use aqueduct::{DeviceChoice, open_device};
+use error::{CliError, RunError};
 use spec::{ArgKey, ValueSpec, parse_arg, parse_dims};
 
 const USAGE: &str = "\
@@ -54,14 +56,15 @@ struct Options {
     disasm: bool,
 }
 
-fn parse_options(argv: &[String]) -> Result<Options, String> {
+/// The options of `argv`; `Ok(None)` for `--help`.
+fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
     let mut opts = Options {
         code_object: PathBuf::new(),
         kernel: None,
         grid: None,
         workgroup: None,
         args: Vec::new(),
-        device: DeviceChoice::from_env().map_err(|e| e.to_string())?,
+        device: DeviceChoice::from_env()?,
         gpu: 0,
         repeat: 1,
         timeout: Duration::from_secs(60),
@@ -75,11 +78,11 @@ fn parse_options(argv: &[String]) -> Result<Options, String> {
             Some((f, v)) if f.starts_with("--") && f != "--arg" => (f, Some(v.to_string())),
             _ => (a.as_str(), None),
         };
-        let mut value = |name: &str| -> Result<String, String> {
+        let mut value = |name: &'static str| -> Result<String, CliError> {
             inline
                 .clone()
                 .or_else(|| it.next().cloned())
-                .ok_or_else(|| format!("{name} needs a value"))
+                .ok_or(CliError::MissingValue(name))
         };
         match flag {
             "--kernel" | "-k" => opts.kernel = Some(value("--kernel")?),
@@ -88,50 +91,40 @@ fn parse_options(argv: &[String]) -> Result<Options, String> {
                 opts.workgroup = Some(parse_dims(&value("--workgroup")?, "--workgroup")?)
             }
             "--arg" | "-a" => opts.args.push(parse_arg(&value("--arg")?)?),
-            "--device" => {
-                opts.device = DeviceChoice::parse(&value("--device")?).map_err(|e| e.to_string())?
-            }
-            "--gpu" => {
-                opts.gpu = value("--gpu")?
-                    .parse()
-                    .map_err(|_| "--gpu takes an ordinal (0, 1, ...)")?
-            }
+            "--device" => opts.device = DeviceChoice::parse(&value("--device")?)?,
+            "--gpu" => opts.gpu = value("--gpu")?.parse().map_err(|_| CliError::BadGpu)?,
             "--repeat" => {
                 opts.repeat = value("--repeat")?
                     .parse()
-                    .map_err(|_| "--repeat takes a positive integer")?;
+                    .map_err(|_| CliError::BadRepeat)?;
                 if opts.repeat == 0 {
-                    return Err("--repeat must be at least 1".into());
+                    return Err(CliError::ZeroRepeat);
                 }
             }
             "--timeout" => {
                 let s: f64 = value("--timeout")?
                     .parse()
-                    .map_err(|_| "--timeout takes seconds")?;
+                    .map_err(|_| CliError::BadTimeout)?;
                 if !(s > 0.0 && s.is_finite()) {
-                    return Err("--timeout must be a positive number of seconds".into());
+                    return Err(CliError::NonPositiveTimeout);
                 }
                 opts.timeout = Duration::from_secs_f64(s);
             }
             "--list" => opts.list = true,
             "--disasm" => opts.disasm = true,
-            "--help" | "-h" => return Err(String::new()),
-            f if f.starts_with('-') && f.len() > 1 => return Err(format!("unknown option {f}")),
+            "--help" | "-h" => return Ok(None),
+            f if f.starts_with('-') && f.len() > 1 => {
+                return Err(CliError::UnknownOption(f.to_string()));
+            }
             _ => positional.push(a.clone()),
         }
     }
     match positional.as_slice() {
         [one] => opts.code_object = PathBuf::from(one),
-        [] => return Err("missing CODE_OBJECT".into()),
-        more => {
-            return Err(format!(
-                "expected one CODE_OBJECT, got {}: {}",
-                more.len(),
-                more.join(" ")
-            ));
-        }
+        [] => return Err(CliError::MissingCodeObject),
+        more => return Err(CliError::TooManyCodeObjects(more.to_vec())),
     }
-    Ok(opts)
+    Ok(Some(opts))
 }
 
 /// A buffer argument: its memory and, for outputs, where it goes.
@@ -168,7 +161,7 @@ fn list_kernels(kernels: &[KernelInfo]) {
 fn match_args<'k>(
     info: &'k KernelInfo,
     given: &[(ArgKey, ValueSpec)],
-) -> Result<Vec<(usize, &'k KernelArg, ValueSpec)>, String> {
+) -> Result<Vec<(usize, &'k KernelArg, ValueSpec)>, RunError> {
     let explicit = explicit_args(info);
     let names: Vec<String> = explicit
         .iter()
@@ -180,54 +173,54 @@ fn match_args<'k>(
         let index = match key {
             ArgKey::Index(i) if *i < explicit.len() => *i,
             ArgKey::Index(i) => {
-                return Err(format!(
-                    "kernel {} has {} explicit arguments; there is no argument {i} (arguments: {})",
-                    info.name,
-                    explicit.len(),
-                    names.join(", ")
-                ));
+                return Err(RunError::NoArgumentIndex {
+                    kernel: info.name.clone(),
+                    index: *i,
+                    count: explicit.len(),
+                    arguments: names,
+                });
             }
             ArgKey::Name(n) => explicit
                 .iter()
                 .position(|a| a.name.as_deref() == Some(n))
-                .ok_or_else(|| {
-                    format!(
-                        "kernel {} has no argument named {n:?} (arguments: {})",
-                        info.name,
-                        names.join(", ")
-                    )
+                .ok_or_else(|| RunError::NoArgumentName {
+                    kernel: info.name.clone(),
+                    name: n.clone(),
+                    arguments: names.clone(),
                 })?,
         };
         if slots[index].is_some() {
-            return Err(format!(
-                "argument {} is given twice",
-                describe(explicit[index])
-            ));
+            return Err(RunError::ArgumentTwice {
+                argument: describe(explicit[index]),
+            });
         }
         slots[index] = Some(value.clone());
     }
     let mut out = Vec::new();
     for (i, slot) in slots.into_iter().enumerate() {
-        let value = slot
-            .ok_or_else(|| format!("missing --arg for argument {i} ({})", describe(explicit[i])))?;
+        let value = slot.ok_or_else(|| RunError::MissingArgument {
+            index: i,
+            argument: describe(explicit[i]),
+        })?;
         out.push((i, explicit[i], value));
     }
     Ok(out)
 }
 
-fn run(opts: Options) -> Result<(), String> {
-    let bytes = std::fs::read(&opts.code_object)
-        .map_err(|e| format!("cannot read {}: {e}", opts.code_object.display()))?;
+fn run(opts: Options) -> Result<(), RunError> {
+    let bytes = std::fs::read(&opts.code_object).map_err(|source| RunError::Read {
+        path: opts.code_object.clone(),
+        source,
+    })?;
     if opts.disasm {
-        print!("{}", disasm::disassemble_code_object(&bytes)?);
+        let text = disasm::disassemble_code_object(&bytes).map_err(RunError::Disasm)?;
+        print!("{text}");
         return Ok(());
     }
-    let device = open_device(opts.device).map_err(|e| e.to_string())?;
-    let runtime = Runtime::new(device).map_err(|e| format!("runtime init failed: {e}"))?;
-    let agent = runtime.gpu_agent(opts.gpu).map_err(|e| e.to_string())?;
-    let executable = runtime
-        .load_executable(agent, &bytes)
-        .map_err(|e| e.to_string())?;
+    let device = open_device(opts.device)?;
+    let runtime = Runtime::new(device).map_err(RunError::RuntimeInit)?;
+    let agent = runtime.gpu_agent(opts.gpu)?;
+    let executable = runtime.load_executable(agent, &bytes)?;
     if opts.list {
         list_kernels(executable.kernels());
         return Ok(());
@@ -237,40 +230,38 @@ fn run(opts: Options) -> Result<(), String> {
         None => match executable.kernels() {
             [only] => only.name.clone(),
             ks => {
-                let names: Vec<&str> = ks.iter().map(|k| k.name.as_str()).collect();
-                return Err(format!(
-                    "--kernel is required; the code object has: {}",
-                    names.join(", ")
-                ));
+                return Err(RunError::KernelRequired {
+                    kernels: ks.iter().map(|k| k.name.clone()).collect(),
+                });
             }
         },
     };
-    let kernel = executable.kernel(&kernel_name).map_err(|e| e.to_string())?;
-    let (grid, grid_dims) = opts.grid.ok_or("--grid is required")?;
-    let (workgroup, wg_dims) = opts.workgroup.ok_or("--workgroup is required")?;
+    let kernel = executable.kernel(&kernel_name)?;
+    let (grid, grid_dims) = opts.grid.ok_or(RunError::Required("--grid"))?;
+    let (workgroup, wg_dims) = opts.workgroup.ok_or(RunError::Required("--workgroup"))?;
     let dims = grid_dims.max(wg_dims);
     let wg_items: u64 = workgroup.iter().map(|&w| w as u64).product();
     let max_wg = kernel.info.max_flat_workgroup_size.max(1) as u64;
     if wg_items > max_wg.min(agent.max_workgroup_size as u64) {
-        return Err(format!(
-            "workgroup {workgroup:?} has {wg_items} work-items; kernel {} allows at most {}",
-            kernel.info.name,
-            max_wg.min(agent.max_workgroup_size as u64)
-        ));
+        return Err(RunError::WorkgroupTooLarge {
+            workgroup,
+            items: wg_items,
+            kernel: kernel.info.name.clone(),
+            max: max_wg.min(agent.max_workgroup_size as u64),
+        });
     }
-    if let Some(reqd) = kernel.info.reqd_workgroup_size
-        && reqd != workgroup
+    if let Some(required) = kernel.info.reqd_workgroup_size
+        && required != workgroup
     {
-        return Err(format!(
-            "kernel {} requires workgroup size {reqd:?}, not {workgroup:?}",
-            kernel.info.name
-        ));
+        return Err(RunError::WorkgroupMismatch {
+            kernel: kernel.info.name.clone(),
+            required,
+            workgroup,
+        });
     }
 
     let matched = match_args(&kernel.info, &opts.args)?;
-    let pool = runtime
-        .pool(agent, PoolKind::FineSystem)
-        .map_err(|e| e.to_string())?;
+    let pool = runtime.pool(agent, PoolKind::FineSystem)?;
     let mut builder = KernargBuilder::new(&kernel.info);
     let mut buffers: Vec<BufferArg> = Vec::new();
     for (index, arg, value) in matched {
@@ -278,41 +269,46 @@ fn run(opts: Options) -> Result<(), String> {
         match &arg.value_kind {
             ValueKind::ByValue => {
                 let ValueSpec::Typed { ty, values, count } = &value else {
-                    return Err(format!(
-                        "argument {index} ({what}) is passed by value: give a scalar like u32:7"
-                    ));
+                    return Err(RunError::ScalarExpected {
+                        index,
+                        argument: what,
+                    });
                 };
                 if *count != 1 {
-                    return Err(format!(
-                        "argument {index} ({what}) is one value, not a list of {count}"
-                    ));
+                    return Err(RunError::ScalarList {
+                        index,
+                        argument: what,
+                        count: *count,
+                    });
                 }
                 if values.len() != arg.size as usize {
-                    return Err(format!(
-                        "argument {index} ({what}) is {} bytes; {ty:?} is {} bytes",
-                        arg.size,
-                        values.len()
-                    ));
+                    return Err(RunError::ScalarSize {
+                        index,
+                        argument: what,
+                        size: arg.size,
+                        ty: *ty,
+                        given: values.len(),
+                    });
                 }
-                builder
-                    .set(ArgRef::Index(index), values)
-                    .map_err(|e| e.to_string())?;
+                builder.set(ArgRef::Index(index), values)?;
             }
             ValueKind::GlobalBuffer => {
                 let init = value
                     .buffer_bytes()
-                    .map_err(|e| format!("argument {index} ({what}): {e}"))?;
+                    .map_err(|source| RunError::BufferValue {
+                        index,
+                        argument: what.clone(),
+                        source,
+                    })?;
                 // A zero-byte buffer still needs an address the kernel may hold.
                 let mut allocation = pool
                     .allocate(init.len().max(4) as u64)
-                    .map_err(|e| format!("argument {index}: {e}"))?;
+                    .map_err(|source| RunError::BufferAllocation { index, source })?;
                 allocation
                     .as_mut_slice()
-                    .ok_or("buffer memory is not host mapped")?[..init.len()]
+                    .ok_or(RunError::NotHostMapped("buffer memory"))?[..init.len()]
                     .copy_from_slice(&init);
-                builder
-                    .set_ptr(ArgRef::Index(index), allocation.gpu_va())
-                    .map_err(|e| e.to_string())?;
+                builder.set_ptr(ArgRef::Index(index), allocation.gpu_va())?;
                 let output = match value {
                     ValueSpec::Output { path, bytes } => Some((path, bytes)),
                     _ => None,
@@ -320,23 +316,23 @@ fn run(opts: Options) -> Result<(), String> {
                 buffers.push(BufferArg { allocation, output });
             }
             other => {
-                return Err(format!(
-                    "argument {index} ({what}) has value kind {other:?}, which aqueduct-run cannot supply"
-                ));
+                return Err(RunError::UnsupportedKind {
+                    index,
+                    argument: what,
+                    kind: other.clone(),
+                });
             }
         }
     }
     let shape = DispatchShape::new(grid, workgroup, dims);
-    let kernarg_bytes = builder.finish(&shape).map_err(|e| e.to_string())?;
+    let kernarg_bytes = builder.finish(&shape)?;
     let mut kernargs = runtime
         .kernargs(agent)
-        .and_then(|k| k.allocate(kernarg_bytes.len().max(16) as u64))
-        .map_err(|e| e.to_string())?;
+        .and_then(|k| k.allocate(kernarg_bytes.len().max(16) as u64))?;
     kernargs.as_mut_slice()[..kernarg_bytes.len()].copy_from_slice(&kernarg_bytes);
 
-    let queue = runtime.create_queue(agent, 64).map_err(|e| e.to_string())?;
-    let wg16 =
-        |w: u32| u16::try_from(w).map_err(|_| format!("workgroup dimension {w} exceeds 1024"));
+    let queue = runtime.create_queue(agent, 64)?;
+    let wg16 = |w: u32| u16::try_from(w).map_err(|_| RunError::WorkgroupDimension(w));
     let mut dispatch = kernel.dispatch(
         kernargs.gpu_va(),
         grid,
@@ -347,18 +343,21 @@ fn run(opts: Options) -> Result<(), String> {
         ],
     );
     dispatch.dimensions = dims as u8;
-    let signal = runtime.create_signal(1).map_err(|e| e.to_string())?;
+    let signal = runtime.create_signal(1)?;
     dispatch.completion_signal = signal.handle();
-    let packet = dispatch.to_packet().map_err(|e| e.to_string())?;
+    let packet = dispatch.to_packet()?;
 
     let mut times = Vec::new();
     for _ in 0..opts.repeat {
         signal.store(1, aqueduct::hsa::MemoryOrder::Release);
         let start = Instant::now();
-        queue.submit_dispatch(&packet).map_err(|e| e.to_string())?;
+        queue.submit_dispatch(&packet)?;
         signal
             .wait(WaitCondition::Eq, 0, Some(opts.timeout), WaitHint::Blocked)
-            .map_err(|e| format!("kernel {} failed: {e}", kernel.info.name))?;
+            .map_err(|source| RunError::KernelFailed {
+                kernel: kernel.info.name.clone(),
+                source,
+            })?;
         times.push(start.elapsed());
     }
 
@@ -367,9 +366,11 @@ fn run(opts: Options) -> Result<(), String> {
             let data = &b
                 .allocation
                 .as_slice()
-                .ok_or("output buffer is not host mapped")?[..*bytes as usize];
-            std::fs::write(path, data)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                .ok_or(RunError::NotHostMapped("output buffer"))?[..*bytes as usize];
+            std::fs::write(path, data).map_err(|source| RunError::Write {
+                path: path.clone(),
+                source,
+            })?;
         }
     }
     let best = times.iter().min().copied().unwrap_or_default();
@@ -404,8 +405,8 @@ fn main() -> ExitCode {
         .try_init();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let opts = match parse_options(&argv) {
-        Ok(o) => o,
-        Err(e) if e.is_empty() => {
+        Ok(Some(o)) => o,
+        Ok(None) => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
         }

@@ -7,6 +7,78 @@
 
 use std::path::PathBuf;
 
+/// Why a `--arg`, `--grid` or `--workgroup` value does not parse.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("{text:?} is not a valid {ty:?} value: {reason}")]
+    BadScalar {
+        text: String,
+        ty: ScalarType,
+        reason: ScalarProblem,
+    },
+    #[error("{what} {text:?} is not a number (e.g. 4096, 64K, 16M)")]
+    SizeNotANumber { what: &'static str, text: String },
+    #[error("{what} {text:?} is too large")]
+    SizeOverflow { what: &'static str, text: String },
+    #[error("{what} {text:?} exceeds the {MAX_BUFFER_BYTES}-byte limit")]
+    SizeLimit { what: &'static str, text: String },
+    #[error("`@` must be followed by a file name")]
+    EmptyFileName,
+    #[error("{0:?}: expected TYPE:VALUE, @FILE, zeros:BYTES, iota-TYPE:COUNT or out:FILE:BYTES")]
+    NoType(String),
+    #[error("{0:?}: expected out:FILE:BYTES")]
+    BadOutput(String),
+    #[error("{0:?}: empty output file name")]
+    EmptyOutputName(String),
+    #[error("{0:?}: unknown element type (u8..u64, i8..i64, f32, f64)")]
+    UnknownElementType(String),
+    #[error("{0:?}: buffer too large")]
+    BufferTooLarge(String),
+    #[error("{0:?}: unknown value type (u8..u64, i8..i64, f32, f64, zeros, iota-TYPE, out)")]
+    UnknownValueType(String),
+    #[error("{text:?}: no value after {head}:")]
+    NoValue { text: String, head: String },
+    #[error("cannot read {}: {source}", path.display())]
+    ReadFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("--arg {0:?}: expected NAME_OR_INDEX=VALUE")]
+    NoArgName(String),
+    #[error("--arg {0:?}: empty argument name")]
+    EmptyArgName(String),
+    #[error("--arg {text:?}: {source}")]
+    BadArgValue {
+        text: String,
+        #[source]
+        source: Box<SpecError>,
+    },
+    #[error("{what} {text:?}: expected X, X,Y or X,Y,Z")]
+    DimCount { what: &'static str, text: String },
+    #[error("{what} {text:?}: {part:?} is not a positive integer")]
+    BadDim {
+        what: &'static str,
+        text: String,
+        part: String,
+    },
+    #[error("{what} {text:?}: dimensions must be at least 1")]
+    ZeroDim { what: &'static str, text: String },
+}
+
+/// Why a scalar's text is not a value of its type.
+#[derive(Debug, thiserror::Error)]
+pub enum ScalarProblem {
+    #[error("{0}")]
+    Int(#[from] std::num::ParseIntError),
+    #[error("{0}")]
+    Float(#[from] std::num::ParseFloatError),
+    #[error("out of range (max {max})")]
+    AboveMax { max: u64 },
+    #[error("out of range ({min}..={max})")]
+    OutOfRange { min: i64, max: i64 },
+}
+
 /// Scalar element types a spec may name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScalarType {
@@ -49,35 +121,33 @@ impl ScalarType {
     }
 
     /// Little-endian bytes of one element written as text.
-    pub fn encode(self, text: &str) -> Result<Vec<u8>, String> {
+    pub fn encode(self, text: &str) -> Result<Vec<u8>, SpecError> {
         let t = text.trim();
-        let bad = |e: &dyn std::fmt::Display| format!("{t:?} is not a valid {self:?} value: {e}");
-        fn int<T: std::str::FromStr>(t: &str) -> Result<T, String>
-        where
-            T::Err: std::fmt::Display,
-        {
-            // Hex (0x...) for unsigned types goes through u64.
-            t.parse::<T>().map_err(|e| e.to_string())
-        }
+        let bad = |reason: ScalarProblem| SpecError::BadScalar {
+            text: t.to_string(),
+            ty: self,
+            reason,
+        };
+        // Hex (0x...) for unsigned types goes through u64.
         let hex = |t: &str| -> Option<u64> {
             t.strip_prefix("0x")
                 .or_else(|| t.strip_prefix("0X"))
                 .and_then(|h| u64::from_str_radix(h, 16).ok())
         };
-        let unsigned = |max: u64| -> Result<u64, String> {
+        let unsigned = |max: u64| -> Result<u64, SpecError> {
             let v = match hex(t) {
                 Some(v) => v,
-                None => int::<u64>(t).map_err(|e| bad(&e))?,
+                None => t.parse::<u64>().map_err(|e| bad(e.into()))?,
             };
             if v > max {
-                return Err(bad(&format!("out of range (max {max})")));
+                return Err(bad(ScalarProblem::AboveMax { max }));
             }
             Ok(v)
         };
-        let signed = |min: i64, max: i64| -> Result<i64, String> {
-            let v = int::<i64>(t).map_err(|e| bad(&e))?;
+        let signed = |min: i64, max: i64| -> Result<i64, SpecError> {
+            let v = t.parse::<i64>().map_err(|e| bad(e.into()))?;
             if v < min || v > max {
-                return Err(bad(&format!("out of range ({min}..={max})")));
+                return Err(bad(ScalarProblem::OutOfRange { min, max }));
             }
             Ok(v)
         };
@@ -98,12 +168,12 @@ impl ScalarType {
             Self::I64 => signed(i64::MIN, i64::MAX)?.to_le_bytes().to_vec(),
             Self::F32 => t
                 .parse::<f32>()
-                .map_err(|e| bad(&e))?
+                .map_err(|e| bad(e.into()))?
                 .to_le_bytes()
                 .to_vec(),
             Self::F64 => t
                 .parse::<f64>()
-                .map_err(|e| bad(&e))?
+                .map_err(|e| bad(e.into()))?
                 .to_le_bytes()
                 .to_vec(),
         })
@@ -135,7 +205,7 @@ pub enum ValueSpec {
 /// Largest buffer a spec may ask for (bytes); larger is almost surely a typo.
 pub const MAX_BUFFER_BYTES: u64 = 1 << 34;
 
-fn parse_size(text: &str, what: &str) -> Result<u64, String> {
+fn parse_size(text: &str, what: &'static str) -> Result<u64, SpecError> {
     let t = text.trim();
     let (digits, mult) = match t.char_indices().last() {
         Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
@@ -143,39 +213,42 @@ fn parse_size(text: &str, what: &str) -> Result<u64, String> {
         Some((i, 'G' | 'g')) => (&t[..i], 1u64 << 30),
         _ => (t, 1),
     };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("{what} {t:?} is not a number (e.g. 4096, 64K, 16M)"))?;
-    let v = n
-        .checked_mul(mult)
-        .ok_or_else(|| format!("{what} {t:?} is too large"))?;
+    let n: u64 = digits.parse().map_err(|_| SpecError::SizeNotANumber {
+        what,
+        text: t.to_string(),
+    })?;
+    let v = n.checked_mul(mult).ok_or_else(|| SpecError::SizeOverflow {
+        what,
+        text: t.to_string(),
+    })?;
     if v > MAX_BUFFER_BYTES {
-        return Err(format!(
-            "{what} {t:?} exceeds the {MAX_BUFFER_BYTES}-byte limit"
-        ));
+        return Err(SpecError::SizeLimit {
+            what,
+            text: t.to_string(),
+        });
     }
     Ok(v)
 }
 
 impl ValueSpec {
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, SpecError> {
         if let Some(path) = text.strip_prefix('@') {
             if path.is_empty() {
-                return Err("`@` must be followed by a file name".into());
+                return Err(SpecError::EmptyFileName);
             }
             return Ok(ValueSpec::File(PathBuf::from(path)));
         }
         let (head, rest) = text
             .split_once(':')
-            .ok_or_else(|| format!("{text:?}: expected TYPE:VALUE, @FILE, zeros:BYTES, iota-TYPE:COUNT or out:FILE:BYTES"))?;
+            .ok_or_else(|| SpecError::NoType(text.to_string()))?;
         match head {
             "zeros" => Ok(ValueSpec::Zeros(parse_size(rest, "zeros size")?)),
             "out" => {
                 let (path, bytes) = rest
                     .rsplit_once(':')
-                    .ok_or_else(|| format!("{text:?}: expected out:FILE:BYTES"))?;
+                    .ok_or_else(|| SpecError::BadOutput(text.to_string()))?;
                 if path.is_empty() {
-                    return Err(format!("{text:?}: empty output file name"));
+                    return Err(SpecError::EmptyOutputName(text.to_string()));
                 }
                 Ok(ValueSpec::Output {
                     path: PathBuf::from(path),
@@ -183,21 +256,22 @@ impl ValueSpec {
                 })
             }
             _ if head.starts_with("iota-") => {
-                let ty = ScalarType::parse(&head[5..]).ok_or_else(|| {
-                    format!("{head:?}: unknown element type (u8..u64, i8..i64, f32, f64)")
-                })?;
+                let ty = ScalarType::parse(&head[5..])
+                    .ok_or_else(|| SpecError::UnknownElementType(head.to_string()))?;
                 let count = parse_size(rest, "iota count")?;
                 if count.saturating_mul(ty.size() as u64) > MAX_BUFFER_BYTES {
-                    return Err(format!("{text:?}: buffer too large"));
+                    return Err(SpecError::BufferTooLarge(text.to_string()));
                 }
                 Ok(ValueSpec::Iota { ty, count })
             }
             _ => {
-                let ty = ScalarType::parse(head).ok_or_else(|| {
-                    format!("{head:?}: unknown value type (u8..u64, i8..i64, f32, f64, zeros, iota-TYPE, out)")
-                })?;
+                let ty = ScalarType::parse(head)
+                    .ok_or_else(|| SpecError::UnknownValueType(head.to_string()))?;
                 if rest.trim().is_empty() {
-                    return Err(format!("{text:?}: no value after {head}:"));
+                    return Err(SpecError::NoValue {
+                        text: text.to_string(),
+                        head: head.to_string(),
+                    });
                 }
                 let mut values = Vec::new();
                 let mut count = 0;
@@ -211,12 +285,13 @@ impl ValueSpec {
     }
 
     /// Initial bytes of the buffer this spec describes (files are read).
-    pub fn buffer_bytes(&self) -> Result<Vec<u8>, String> {
+    pub fn buffer_bytes(&self) -> Result<Vec<u8>, SpecError> {
         match self {
             ValueSpec::Typed { values, .. } => Ok(values.clone()),
-            ValueSpec::File(p) => {
-                std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
-            }
+            ValueSpec::File(p) => std::fs::read(p).map_err(|source| SpecError::ReadFile {
+                path: p.clone(),
+                source,
+            }),
             ValueSpec::Zeros(n) => Ok(vec![0; *n as usize]),
             ValueSpec::Output { bytes, .. } => Ok(vec![0; *bytes as usize]),
             ValueSpec::Iota { ty, count } => {
@@ -243,13 +318,13 @@ pub enum ArgKey {
 }
 
 /// Split `NAME_OR_INDEX=VALUE`.
-pub fn parse_arg(text: &str) -> Result<(ArgKey, ValueSpec), String> {
+pub fn parse_arg(text: &str) -> Result<(ArgKey, ValueSpec), SpecError> {
     let (key, value) = text
         .split_once('=')
-        .ok_or_else(|| format!("--arg {text:?}: expected NAME_OR_INDEX=VALUE"))?;
+        .ok_or_else(|| SpecError::NoArgName(text.to_string()))?;
     let key = key.trim();
     if key.is_empty() {
-        return Err(format!("--arg {text:?}: empty argument name"));
+        return Err(SpecError::EmptyArgName(text.to_string()));
     }
     let key = match key.parse::<usize>() {
         Ok(i) => ArgKey::Index(i),
@@ -257,25 +332,35 @@ pub fn parse_arg(text: &str) -> Result<(ArgKey, ValueSpec), String> {
     };
     Ok((
         key,
-        ValueSpec::parse(value).map_err(|e| format!("--arg {text:?}: {e}"))?,
+        ValueSpec::parse(value).map_err(|e| SpecError::BadArgValue {
+            text: text.to_string(),
+            source: Box::new(e),
+        })?,
     ))
 }
 
 /// Parse `X[,Y[,Z]]` into three dimensions (missing ones are 1) and the
 /// number given.
-pub fn parse_dims(text: &str, what: &str) -> Result<([u32; 3], u32), String> {
+pub fn parse_dims(text: &str, what: &'static str) -> Result<([u32; 3], u32), SpecError> {
     let parts: Vec<&str> = text.split(',').collect();
     if parts.is_empty() || parts.len() > 3 {
-        return Err(format!("{what} {text:?}: expected X, X,Y or X,Y,Z"));
+        return Err(SpecError::DimCount {
+            what,
+            text: text.to_string(),
+        });
     }
     let mut dims = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
-        let v: u32 = p
-            .trim()
-            .parse()
-            .map_err(|_| format!("{what} {text:?}: {p:?} is not a positive integer"))?;
+        let v: u32 = p.trim().parse().map_err(|_| SpecError::BadDim {
+            what,
+            text: text.to_string(),
+            part: p.to_string(),
+        })?;
         if v == 0 {
-            return Err(format!("{what} {text:?}: dimensions must be at least 1"));
+            return Err(SpecError::ZeroDim {
+                what,
+                text: text.to_string(),
+            });
         }
         dims[i] = v;
     }
@@ -346,34 +431,63 @@ mod tests {
 
     #[test]
     fn errors_say_what_is_wrong() {
-        for (text, needle) in [
-            ("u32:-1", "not a valid U32"),
-            ("u8:300", "out of range"),
-            ("q32:1", "unknown value type"),
-            ("zeros:lots", "not a number"),
-            ("zeros:99G", "limit"),
-            ("out:file", "out:FILE:BYTES"),
-            ("7", "expected TYPE:VALUE"),
-            ("@", "file name"),
-            ("f32:", "no value"),
-        ] {
+        type Expected = fn(&SpecError) -> bool;
+        let cases: [(&str, Expected); 9] = [
+            ("u32:-1", |e| {
+                matches!(
+                    e,
+                    SpecError::BadScalar {
+                        ty: ScalarType::U32,
+                        reason: ScalarProblem::Int(_),
+                        ..
+                    }
+                )
+            }),
+            ("u8:300", |e| {
+                matches!(
+                    e,
+                    SpecError::BadScalar {
+                        reason: ScalarProblem::AboveMax { max: 255 },
+                        ..
+                    }
+                )
+            }),
+            (
+                "q32:1",
+                |e| matches!(e, SpecError::UnknownValueType(t) if t == "q32"),
+            ),
+            ("zeros:lots", |e| {
+                matches!(e, SpecError::SizeNotANumber { .. })
+            }),
+            ("zeros:99G", |e| matches!(e, SpecError::SizeLimit { .. })),
+            ("out:file", |e| matches!(e, SpecError::BadOutput(_))),
+            ("7", |e| matches!(e, SpecError::NoType(_))),
+            ("@", |e| matches!(e, SpecError::EmptyFileName)),
+            ("f32:", |e| matches!(e, SpecError::NoValue { .. })),
+        ];
+        for (text, expected) in cases {
             let err = ValueSpec::parse(text).unwrap_err();
-            assert!(err.contains(needle), "{text}: {err}");
+            assert!(expected(&err), "{text}: {err:?}");
         }
+        // The message names the value and the type it is not.
+        let err = ValueSpec::parse("u32:-1").unwrap_err().to_string();
+        assert!(err.contains("\"-1\" is not a valid U32 value"), "{err}");
     }
 
     #[test]
     fn args_and_dims() {
         assert_eq!(parse_arg("0=u32:1").unwrap().0, ArgKey::Index(0));
         assert_eq!(parse_arg("n=u32:1").unwrap().0, ArgKey::Name("n".into()));
-        assert!(parse_arg("n").unwrap_err().contains("NAME_OR_INDEX=VALUE"));
+        assert!(matches!(parse_arg("n"), Err(SpecError::NoArgName(t)) if t == "n"));
         assert_eq!(parse_dims("64", "--grid").unwrap(), ([64, 1, 1], 1));
         assert_eq!(parse_dims("8,4,2", "--grid").unwrap(), ([8, 4, 2], 3));
-        assert!(
-            parse_dims("8,0", "--grid")
-                .unwrap_err()
-                .contains("at least 1")
-        );
-        assert!(parse_dims("1,2,3,4", "--grid").is_err());
+        assert!(matches!(
+            parse_dims("8,0", "--grid"),
+            Err(SpecError::ZeroDim { what: "--grid", .. })
+        ));
+        assert!(matches!(
+            parse_dims("1,2,3,4", "--grid"),
+            Err(SpecError::DimCount { .. })
+        ));
     }
 }

@@ -1,0 +1,527 @@
+//! Submission: validating command buffers, then writing one submission's
+//! packets (dispatches with their kernarg blocks, indirect patches, the
+//! completion barrier carrying the epoch signal) to the GPU queue in
+//! reservations of at most `RESERVE_CHUNK` slots.
+
+use std::sync::Arc;
+
+use aqueduct_hsa::queue::{AqlPacket, packet};
+use aqueduct_hsa::{HsaError, KernelDispatch, MemoryOrder, PacketFence, Reservation};
+use aqueduct_kfd::abi::{RawPacket, packet_type};
+
+use crate::command::encoder::CommandBuffer;
+use crate::command::lower::{self, Op, Work};
+use crate::device::DeviceShared;
+use crate::error::{DeviceError, Error, InternalError, QueueError, QueueWriteError};
+use crate::registry::{BufferId, MapState, Owner};
+use crate::ring::RingBlock;
+
+use super::SubmissionIndex;
+use super::lifetime::{InFlight, KeepAlive, PendingOp, StateLock, maintain};
+use super::recovery::{
+    SeenFault, drop_faulted_write, note_recreation, recover_before_write, report_queue_fault,
+};
+use super::staging::alloc_kernarg;
+
+/// Packets reserved on the ring at a time.
+pub(super) const RESERVE_CHUNK: usize = 1024;
+
+/// Validate, lower and write one submission.
+pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> SubmissionIndex {
+    let validate = || -> Result<(), Error> {
+        if dev.lost.load(std::sync::atomic::Ordering::Acquire) {
+            return Err(DeviceError::Destroyed { call: "submit" }.into());
+        }
+        for (index, cb) in cbs.iter().enumerate() {
+            if !Arc::ptr_eq(&cb.device, dev) {
+                return Err(QueueError::ForeignCommandBuffer { index }.into());
+            }
+            if let Some(e) = &cb.rec.error {
+                return Err(QueueError::InvalidCommandBuffer {
+                    index,
+                    source: Box::new(e.clone()),
+                }
+                .into());
+            }
+            let reg = dev.registry();
+            for b in &cb.rec.used {
+                let buffer = || b.ident();
+                match reg.buffers.get(b.inner.id) {
+                    None => {
+                        return Err(QueueError::BufferGone {
+                            index,
+                            buffer: buffer(),
+                        }
+                        .into());
+                    }
+                    Some(s) if s.destroyed => {
+                        return Err(QueueError::BufferDestroyed {
+                            index,
+                            buffer: buffer(),
+                        }
+                        .into());
+                    }
+                    Some(s) if !matches!(s.map, MapState::Unmapped) => {
+                        return Err(QueueError::BufferMapped {
+                            index,
+                            buffer: buffer(),
+                        }
+                        .into());
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        Ok(())
+    };
+    let valid = match validate() {
+        Ok(()) => true,
+        Err(e) => {
+            dev.report(e);
+            false
+        }
+    };
+    let index = {
+        // Submissions are written one at a time, in epoch order; the
+        // queue-state lock may be let go while one waits for ring space.
+        let _writer = dev.submit_lock.lock_unpoisoned();
+        let mut state = StateLock::new(dev);
+        let epoch = state.last_submitted + 1;
+        state.in_submit = true;
+        let _span = tracing::debug_span!("submit", submission = epoch).entered();
+        let pending: Vec<PendingOp> = std::mem::take(&mut state.pending);
+        let mut keep: Vec<KeepAlive> = std::mem::take(&mut state.pending_keep);
+        let mut ops: Vec<Op> = Vec::new();
+        let mut touched: Vec<BufferId> = Vec::new();
+        for p in pending {
+            ops.push(p.op);
+            touched.extend(p.buffer);
+        }
+        if valid {
+            ops.reserve(cbs.iter().map(|cb| cb.rec.ops.len()).sum());
+            for cb in cbs {
+                ops.extend(cb.rec.ops);
+                for b in &cb.rec.used {
+                    touched.push(b.inner.id);
+                    if let Some(m) = b.memory() {
+                        keep.push(Box::new(m.clone()));
+                    }
+                }
+                keep.push(Box::new(cb.rec.executables));
+            }
+        }
+        keep.push(Box::new(dev.blit.executables.clone()));
+        let mut faults: Vec<SeenFault> =
+            recover_before_write(dev, &mut state).into_iter().collect();
+        #[cfg(test)]
+        if let Some(hook) = super::tests::BEFORE_WRITE.take() {
+            hook();
+        }
+        let written = write_packets(dev, &mut state, &ops, epoch, &mut keep, &mut faults);
+        let recreations = note_recreation(dev, &mut state);
+        let first_packet = match written {
+            Ok(first) => first.map(|f| (f, recreations)),
+            Err(Unwritten::Dropped) => None,
+            Err(Unwritten::Failed(e)) => {
+                state.unlocked(|| {
+                    let e = InternalError::WritePackets { source: e };
+                    dev.report(Error::Internal {
+                        description: e.to_string(),
+                        source: Box::new(e),
+                    })
+                });
+                // Nothing was published for this epoch: count it as done.
+                dev.epoch_signal.sub(1, MemoryOrder::Release);
+                None
+            }
+        };
+        tracing::debug!(ops = ops.len(), "submitted");
+        {
+            let mut reg = dev.registry();
+            for id in touched {
+                if let Some(s) = reg.buffers.get_mut(id) {
+                    s.last_use = epoch;
+                    s.owner = Owner::Agent;
+                }
+            }
+        }
+        state.last_submitted = epoch;
+        state.in_submit = false;
+        state.in_flight.push_back(InFlight {
+            epoch,
+            ops,
+            first_packet,
+            _keep: keep,
+        });
+        drop(state);
+        for (e, site) in faults {
+            report_queue_fault(dev, HsaError::from(e), site);
+        }
+        SubmissionIndex(epoch)
+    };
+    maintain(dev);
+    index
+}
+
+/// Why a submission's packets are not (all) on the GPU queue.
+pub(super) enum Unwritten {
+    /// A queue fault dropped them with the submissions before them; the
+    /// submission is counted complete and the fault is in `faults`.
+    Dropped,
+    /// Something else went wrong (nothing was published, or no-ops were).
+    Failed(QueueWriteError),
+}
+
+impl From<QueueWriteError> for Unwritten {
+    fn from(e: QueueWriteError) -> Self {
+        Unwritten::Failed(e)
+    }
+}
+
+impl From<HsaError> for Unwritten {
+    fn from(e: HsaError) -> Self {
+        Unwritten::Failed(e.into())
+    }
+}
+
+/// Write the packets of `ops` (each `op.count` times) plus the completion
+/// packet; returns the queue index of the first one when all are
+/// consecutive. A queue fault seen before any packet is published is
+/// handled (`recover_before_write`, into `faults`) and the packets go to
+/// the recreated queue; one seen after some were published drops the
+/// submission (`drop_faulted_write`).
+pub(super) fn write_packets(
+    dev: &Arc<DeviceShared>,
+    state: &mut StateLock<'_>,
+    ops: &[Op],
+    epoch: u64,
+    keep: &mut Vec<KeepAlive>,
+    faults: &mut Vec<SeenFault>,
+) -> Result<Option<u64>, Unwritten> {
+    let fences = lower::plan_runs(ops);
+    // Kernarg blocks for every dispatch op (patch ops need their target's).
+    // An op's repeats share its block, and so do consecutive ops sharing
+    // one dispatch: kernels never write their kernargs; patched dispatches
+    // (whose block counts the patch kernel writes) get their own.
+    let mut kernarg_va = vec![0u64; ops.len()];
+    // Patch kernels' blocks are placed now too (filled once their target
+    // packet's slot is known), so no wait for ring space happens while
+    // queue slots are reserved.
+    let mut patch_block: Vec<Option<RingBlock>> = vec![None; ops.len()];
+    let mut previous: Option<(&Arc<lower::DispatchWork>, u64)> = None;
+    for (i, op) in ops.iter().enumerate() {
+        match &op.work {
+            Work::Dispatch(d) => {
+                if let Some((p, va)) = previous
+                    && Arc::ptr_eq(p, d)
+                    && !d.patched
+                {
+                    kernarg_va[i] = va;
+                    continue;
+                }
+                kernarg_va[i] = alloc_kernarg(
+                    dev,
+                    state,
+                    &d.kernarg,
+                    d.kernarg_align,
+                    d.uniform_in_kernarg,
+                    epoch,
+                    keep,
+                )?
+                .va;
+                previous = Some((d, kernarg_va[i]));
+            }
+            Work::Patch(p) => {
+                let shape = lower::patch_kernarg(&dev.blit, p, 0, 0, 0, 0)
+                    .map_err(QueueWriteError::from)?;
+                patch_block[i] = Some(alloc_kernarg(
+                    dev,
+                    state,
+                    &shape.kernarg,
+                    shape.kernarg_align,
+                    None,
+                    epoch,
+                    keep,
+                )?);
+            }
+        }
+    }
+    let total = ops.iter().map(|o| u64::from(o.count)).sum::<u64>() + 1;
+    let mut retried = false;
+    loop {
+        let mut slots = SlotWriter::new(&dev.hsa_queue, total);
+        let written = write_slots(dev, ops, &fences, &kernarg_va, &patch_block, &mut slots);
+        let faulted = |e: &QueueWriteError| {
+            matches!(e, QueueWriteError::Hsa(HsaError::QueueError { .. }))
+                && dev.hsa_queue.error().is_some()
+        };
+        match written {
+            Ok(()) => return Ok(slots.finish()),
+            Err(e) if faulted(&e) && !slots.published() && !retried => {
+                drop(slots);
+                retried = true;
+                faults.extend(recover_before_write(dev, state));
+            }
+            Err(e) if faulted(&e) => {
+                drop(slots);
+                faults.extend(drop_faulted_write(dev, state, epoch));
+                return Err(Unwritten::Dropped);
+            }
+            Err(e) => return Err(Unwritten::Failed(e)),
+        }
+    }
+}
+
+/// The packet-writing half of `write_packets`, into `slots`.
+pub(super) fn write_slots(
+    dev: &DeviceShared,
+    ops: &[Op],
+    fences: &[lower::RunFence],
+    kernarg_va: &[u64],
+    patch_block: &[Option<RingBlock>],
+    slots: &mut SlotWriter<'_>,
+) -> Result<(), QueueWriteError> {
+    let queue = &dev.hsa_queue;
+    let ring_size = queue.size() as u64;
+    // The last dispatch packet built: a repeated dispatch with the same
+    // kernarg block and fence is the same packet.
+    let mut last_packet: Option<(&Arc<lower::DispatchWork>, u64, PacketFence, RawPacket)> = None;
+    for (i, op) in ops.iter().enumerate() {
+        let run = fences[i];
+        let fence = run.first;
+        match &op.work {
+            Work::Dispatch(d) => {
+                let id = slots.next_index()?;
+                tracing::trace!(
+                    packet = id,
+                    kernel = %d.kernel_name,
+                    grid = ?d.grid,
+                    workgroup = ?d.workgroup,
+                    barrier = fence.barrier,
+                    acquire = ?fence.acquire,
+                    release = ?fence.release,
+                    indirect = d.patched,
+                    count = op.count,
+                    repeat_barrier = run.rest.barrier,
+                    "dispatch"
+                );
+                let mut packet_for = |fence: PacketFence| -> Result<RawPacket, QueueWriteError> {
+                    if let Some((w, kva, f, raw)) = &last_packet
+                        && Arc::ptr_eq(w, d)
+                        && *kva == kernarg_va[i]
+                        && *f == fence
+                    {
+                        return Ok(*raw);
+                    }
+                    let (raw, _) = dispatch_packet(d, kernarg_va[i], fence)?;
+                    last_packet = Some((d, kernarg_va[i], fence, raw));
+                    Ok(raw)
+                };
+                let first = packet_for(fence)?;
+                slots.write(&first)?;
+                if op.count > 1 {
+                    slots.write_run(&packet_for(run.rest)?, op.count - 1)?;
+                }
+            }
+            Work::Patch(p) => {
+                let id = slots.next_index()?;
+                let target = i + 1;
+                let Some(Work::Dispatch(td)) = ops.get(target).map(|o| &o.work) else {
+                    return Err(QueueWriteError::PatchWithoutDispatch);
+                };
+                let target_fence = fences[target].first;
+                // The target's packet, written INVALID by its own op (which
+                // takes it from last_packet); the patch kernel publishes it
+                // with its real header word.
+                let (target_raw, header_dispatch) =
+                    dispatch_packet(td, kernarg_va[target], target_fence)?;
+                last_packet = Some((td, kernarg_va[target], target_fence, target_raw));
+                let nop = packet::nop(aqueduct_hsa::PacketFence {
+                    barrier: target_fence.barrier,
+                    acquire: aqueduct_kfd::abi::FenceScope::None,
+                    release: aqueduct_kfd::abi::FenceScope::None,
+                });
+                let header_nop = nop.header as u32;
+                let slot_va = queue.ring_va() + ((id + 1) % ring_size) * 64;
+                let work = lower::patch_kernarg(
+                    &dev.blit,
+                    p,
+                    slot_va,
+                    kernarg_va[target],
+                    header_dispatch,
+                    header_nop,
+                )
+                .map_err(QueueWriteError::from)?;
+                let Some(block) = patch_block[i] else {
+                    return Err(QueueWriteError::PatchWithoutBlock);
+                };
+                if work.kernarg.len() as u64 > block.len {
+                    return Err(QueueWriteError::PatchKernargOverflow);
+                }
+                // SAFETY: the block holds block.len >= kernarg.len() bytes of host-mapped kernarg memory reserved for this packet.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        work.kernarg.as_ptr(),
+                        block.host,
+                        work.kernarg.len(),
+                    )
+                };
+                tracing::trace!(
+                    packet = id,
+                    kernel = %work.kernel_name,
+                    target = %td.kernel_name,
+                    barrier = fence.barrier,
+                    acquire = ?fence.acquire,
+                    release = ?fence.release,
+                    "indirect-dispatch patch"
+                );
+                let mut kd =
+                    KernelDispatch::new(work.kernel_object, block.va, work.grid, work.workgroup);
+                kd.fence = fence;
+                slots.write(&kd.to_packet()?.to_raw())?;
+            }
+        }
+    }
+    let fence = lower::completion_fence();
+    let id = slots.next_index()?;
+    tracing::trace!(
+        packet = id,
+        barrier = fence.barrier,
+        acquire = ?fence.acquire,
+        release = ?fence.release,
+        "completion barrier"
+    );
+    let done = packet::barrier_and(&[], dev.epoch_signal.handle(), fence)?;
+    slots.write(&done.to_raw())
+}
+
+/// The packet of dispatch `d` with its kernarg block at `kernarg_va`, and
+/// the header word that publishes it (a patched dispatch's packet holds
+/// INVALID there until its patch kernel stores that word).
+pub(super) fn dispatch_packet(
+    d: &lower::DispatchWork,
+    kernarg_va: u64,
+    fence: PacketFence,
+) -> Result<(RawPacket, u32), QueueWriteError> {
+    let mut kd = KernelDispatch::new(d.kernel_object, kernarg_va, d.grid, d.workgroup);
+    kd.group_segment_size = d.group_segment;
+    kd.private_segment_size = d.private_segment;
+    kd.fence = fence;
+    if d.patched {
+        kd.dimensions = 3;
+    }
+    let mut raw = kd.to_packet()?.to_raw();
+    let publish = packet::header_word(&raw);
+    if d.patched {
+        // Held at INVALID until the patch kernel publishes it.
+        let bytes: &mut [u8] = bytemuck::bytes_of_mut(&mut raw);
+        bytes[0..2].copy_from_slice(&packet_type::INVALID.to_le_bytes());
+    }
+    Ok((raw, publish))
+}
+
+/// A submission's packets go into consecutive reservations of at most
+/// RESERVE_CHUNK slots each; the doorbell rings as each one is committed
+/// (so the device starts on a long submission before all of it is
+/// written), and a reservation dropped on an error publishes no-ops in its
+/// unwritten slots.
+pub(super) struct SlotWriter<'q> {
+    queue: &'q aqueduct_hsa::Queue,
+    reservation: Option<Reservation<'q>>,
+    /// Slots of `reservation` written so far.
+    used: u32,
+    /// Packets of the submission not reserved yet.
+    unreserved: u64,
+    /// Packets written so far.
+    written: u64,
+    first_packet: Option<u64>,
+    consecutive: bool,
+}
+
+impl<'q> SlotWriter<'q> {
+    fn new(queue: &'q aqueduct_hsa::Queue, total: u64) -> Self {
+        SlotWriter {
+            queue,
+            reservation: None,
+            used: 0,
+            unreserved: total,
+            written: 0,
+            first_packet: None,
+            consecutive: true,
+        }
+    }
+
+    /// The reservation with a free slot, and that slot.
+    fn slot(&mut self) -> Result<(&mut Reservation<'q>, u32), QueueWriteError> {
+        let full = self
+            .reservation
+            .as_ref()
+            .is_none_or(|r| self.used == r.len());
+        if full {
+            if let Some(r) = self.reservation.take() {
+                r.commit();
+            }
+            if self.unreserved == 0 {
+                return Err(QueueWriteError::TooManyPackets);
+            }
+            let count = self.unreserved.min(RESERVE_CHUNK as u64) as u32;
+            let r = self.queue.reserve_unless_failed(count)?;
+            let chunk_first = r.index(0);
+            match self.first_packet {
+                None => self.first_packet = Some(chunk_first),
+                Some(f) => self.consecutive &= chunk_first == f + self.written,
+            }
+            self.unreserved -= u64::from(count);
+            self.used = 0;
+            self.reservation = Some(r);
+        }
+        let used = self.used;
+        let r = self
+            .reservation
+            .as_mut()
+            .ok_or(QueueWriteError::NoReservation)?;
+        Ok((r, used))
+    }
+
+    /// The queue index the next packet will take.
+    fn next_index(&mut self) -> Result<u64, QueueWriteError> {
+        let (r, k) = self.slot()?;
+        Ok(r.index(k))
+    }
+
+    fn write(&mut self, packet: &RawPacket) -> Result<(), QueueWriteError> {
+        let (r, k) = self.slot()?;
+        r.write(k, packet)?;
+        self.used += 1;
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Write `packet` `count` times (across reservations as needed).
+    fn write_run(&mut self, packet: &RawPacket, mut count: u32) -> Result<(), QueueWriteError> {
+        while count > 0 {
+            let (r, k) = self.slot()?;
+            let n = count.min(r.len() - k);
+            r.write_repeated(k, n, packet)?;
+            self.used += n;
+            self.written += u64::from(n);
+            count -= n;
+        }
+        Ok(())
+    }
+
+    /// Whether any slot was reserved (so published: a dropped reservation
+    /// fills its unwritten slots with no-ops).
+    fn published(&self) -> bool {
+        self.first_packet.is_some()
+    }
+
+    /// Ring the doorbell for the last reservation; the queue index of the
+    /// first packet when all of them are consecutive.
+    fn finish(mut self) -> Option<u64> {
+        if let Some(r) = self.reservation.take() {
+            r.commit();
+        }
+        self.first_packet.filter(|_| self.consecutive)
+    }
+}

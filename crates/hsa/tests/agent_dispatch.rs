@@ -1,5 +1,5 @@
 //! AQL agent dispatch on gfxsim: CPU-agent soft queues running host
-//! functions in order with GPU work (issue #11).
+//! functions in order with GPU work.
 //!
 //! Covered: the agent-dispatch packet's exact bytes (hsa.h layout); the
 //! soft queue's `amd_queue_t`; a host function between two dependent

@@ -1,8 +1,7 @@
 //! The real device: [`KfdDevice`] over `/dev/kfd` and the DRM render nodes.
 //!
-//! Each trait method is one `ioctl(2)` with the UAPI struct (through rustix's
-//! typed `Updater`, with the request number from [`crate::ioctl`]) or one
-//! `mmap(2)`. Where the C struct carries a pointer to a user array, the
+//! Each trait method is one `ioctl(2)` with the UAPI struct as its bytes
+//! (the request number from [`crate::ioctl`]) or one `mmap(2)`. Where the C struct carries a pointer to a user array, the
 //! method fills that pointer from the slice it is given, after checking
 //! that the count the kernel will use fits the slice; a count that does
 //! not fit is refused with EINVAL before the kernel is called, so the
@@ -24,7 +23,7 @@ use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
 
 use crate::device::KfdDevice;
-use crate::error::{KfdError, KfdResult};
+use crate::error::{KfdError, KfdResult, NoDeviceError};
 use crate::ioctl::*;
 use crate::syscalls::{KfdSyscalls, RustixSyscalls};
 use crate::topology::{DirTree, SYSFS_TOPOLOGY_ROOT, Topology};
@@ -36,7 +35,8 @@ pub const DEV_KFD_PATH: &str = "/dev/kfd";
 /// Oldest interface minor version this crate drives: 1.1, the first
 /// version kfd_ioctl.h's history lists, already has every ioctl the trait
 /// uses (newer fields, like create_queue's sdma_engine_id, are tolerated
-/// by older kernels through the struct-size rules of the reference §2.1).
+/// by older kernels, which copy only the struct size they know: Linux
+/// `kfd_chardev.c`, `kfd_ioctl`).
 pub const KFD_MIN_MINOR_VERSION: u32 = 1;
 
 #[derive(Debug)]
@@ -108,19 +108,14 @@ impl DevKfd {
         let kfd = match rustix::fs::open(&kfd_path, OFlags::RDWR | OFlags::CLOEXEC, Mode::empty()) {
             Ok(fd) => fd,
             Err(Errno::NOENT | Errno::NODEV | Errno::NXIO) => {
-                return Err(KfdError::NoDevice(format!(
-                    "{} does not exist: this machine has no AMD GPU with the amdgpu/KFD driver \
-                     loaded (use the simulated device instead)",
-                    kfd_path.display()
-                )));
+                return Err(NoDeviceError::NodeMissing { path: kfd_path }.into());
             }
             Err(e @ (Errno::ACCESS | Errno::PERM)) => {
-                return Err(KfdError::NoDevice(format!(
-                    "{} exists but cannot be opened ({}): add the user to the group owning it \
-                     (usually 'render')",
-                    kfd_path.display(),
-                    io_error(e)
-                )));
+                return Err(NoDeviceError::NodeNotAccessible {
+                    path: kfd_path,
+                    source: io_error(e),
+                }
+                .into());
             }
             Err(e) => {
                 return Err(KfdError::Os {
@@ -136,11 +131,7 @@ impl DevKfd {
             .filter_map(|n| n.drm_render_minor().map(|minor| (n.gpu_id, minor)))
             .collect();
         if topology.gpu_nodes().next().is_none() {
-            return Err(KfdError::NoDevice(format!(
-                "{} lists no GPU node (the KFD driver is loaded but no usable GPU is visible \
-                 to this process)",
-                sysfs_root.display()
-            )));
+            return Err(NoDeviceError::NoGpuNode { sysfs_root }.into());
         }
 
         let mut device = DevKfd {

@@ -8,7 +8,7 @@
 //! pointer field itself, so callers never build raw pointers.
 //!
 //! Two operations exist because a simulated device cannot observe plain
-//! stores (see DESIGN.md "Where the simulation needs a nudge"):
+//! stores (see ARCHITECTURE.md on where the simulation needs a nudge):
 //! [`KfdDevice::write_doorbell`] and waking the command processor through
 //! SET_EVENT, which the runtime already issues for interrupt signals.
 

@@ -18,6 +18,6 @@ pub mod uapi;
 
 pub use dev_kfd::{DEV_KFD_PATH, DevKfd, KFD_MIN_MINOR_VERSION};
 pub use device::KfdDevice;
-pub use error::{KfdError, KfdResult};
+pub use error::{KfdError, KfdResult, NoDeviceError};
 pub use syscalls::{KfdSyscalls, RustixSyscalls};
 pub use topology::{CwsrSizes, GfxVersion, Node, NodeKind, Topology};

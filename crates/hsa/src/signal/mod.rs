@@ -10,7 +10,7 @@
 //! Host-side updates issue SET_EVENT on the signal's event after every
 //! store/RMW. That is what wakes a blocked host waiter, and it is the
 //! nudge a simulated device needs to re-check device-side waits on the
-//! signal (barrier-AND/OR dependencies), see DESIGN.md.
+//! signal (barrier-AND/OR dependencies), see ARCHITECTURE.md.
 //!
 //! Waiting spins for a few microseconds, then blocks in WAIT_EVENTS on the
 //! signal's event and the runtime's exception events (see [`event`]),

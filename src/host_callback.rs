@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use aqueduct_hsa::agent_queue::{AgentQueue, HostFunctionRegistry};
-use aqueduct_hsa::{HsaError, QueueError};
+use aqueduct_hsa::{AgentError, HsaError, QueueError};
 
 use crate::device::DeviceShared;
 use crate::error::{Error, InternalError};
@@ -76,9 +76,12 @@ impl HostCallbacks {
         if let Some(q) = slot.as_ref() {
             return Ok(q.clone());
         }
-        let cpu = dev.runtime.cpu_agents().next().cloned().ok_or_else(|| {
-            HsaError::InvalidAgent("the system has no CPU agent for host callbacks".into())
-        })?;
+        let cpu = dev
+            .runtime
+            .cpu_agents()
+            .next()
+            .cloned()
+            .ok_or(HsaError::Agent(AgentError::NoCpuAgent))?;
         let q = Arc::new(AgentQueue::new(
             &dev.runtime,
             &cpu,

@@ -26,10 +26,12 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use aqueduct_hsa::code_object::CodeObjectError;
 use aqueduct_hsa::queue::AqlPacket;
 use aqueduct_hsa::queue::packet;
 use aqueduct_hsa::{
-    HsaError, KernelDispatch, MemoryOrder, PacketFence, Reservation, WaitCondition, WaitHint,
+    HsaError, KernelDispatch, MemoryError, MemoryOrder, PacketFence, Reservation, ReservationError,
+    WaitCondition, WaitHint,
 };
 use aqueduct_kfd::abi::{RawPacket, packet_type};
 use wgpu_types::{BufferUsages, COPY_BUFFER_ALIGNMENT, PollError, PollStatus};
@@ -440,9 +442,9 @@ fn stage_write(
                 .runtime
                 .pool(&dev.agent, aqueduct_hsa::PoolKind::FineSystem)?;
             let mut alloc = pool.allocate(len)?;
-            let bytes = alloc.as_mut_slice().ok_or_else(|| {
-                HsaError::InvalidAllocation("staging memory is not host mapped".into())
-            })?;
+            let bytes = alloc
+                .as_mut_slice()
+                .ok_or_else(|| HsaError::from(MemoryError::NotHostMapped { memory: "staging" }))?;
             bytes.copy_from_slice(data);
             Ok(alloc)
         })?;
@@ -661,20 +663,21 @@ pub(crate) fn write_host_barrier(
     let mut state = dev.lock_state();
     // A fault may also show up between the check and the write: then
     // check again (the recreated queue is empty, so once is enough).
-    for _ in 0..2 {
+    // A second fault, on the empty recreated queue, is returned as is.
+    let mut retried = false;
+    loop {
         if let Some((e, site)) = recover_before_write(dev, &mut state) {
             drop(state);
             report_queue_fault(dev, &HsaError::from(e.clone()), site);
             return Ok(Some(e));
         }
         match dev.hsa_queue.submit_unless_failed(&barrier) {
-            Err(HsaError::QueueError { .. }) if dev.hsa_queue.error().is_some() => continue,
+            Err(HsaError::QueueError { .. }) if !retried && dev.hsa_queue.error().is_some() => {
+                retried = true;
+            }
             written => return written.map(|_| None),
         }
     }
-    Err(HsaError::InvalidArgument(
-        "the GPU queue faulted again with nothing on it".into(),
-    ))
 }
 
 /// Whether every submission so far has completed.
@@ -745,8 +748,9 @@ fn write_packets(
                 previous = Some((d, kernarg_va[i]));
             }
             Work::Patch(p) => {
-                let shape = lower::patch_kernarg(&dev.blit, p, 0, 0, 0, 0)
-                    .map_err(HsaError::InvalidArgument)?;
+                let shape = lower::patch_kernarg(&dev.blit, p, 0, 0, 0, 0).map_err(|reason| {
+                    HsaError::from(CodeObjectError::BadDispatchShape { reason })
+                })?;
                 patch_block[i] = Some(alloc_kernarg(
                     dev,
                     state,
@@ -856,9 +860,10 @@ fn write_slots(
                 let id = slots.next_index()?;
                 let target = i + 1;
                 let Some(Work::Dispatch(td)) = ops.get(target).map(|o| &o.work) else {
-                    return Err(HsaError::InvalidArgument(
-                        "an indirect patch without its dispatch".into(),
-                    ));
+                    return Err(CodeObjectError::BadDispatchShape {
+                        reason: "an indirect patch without its dispatch".into(),
+                    }
+                    .into());
                 };
                 let target_fence = fences[target].first;
                 // The target's packet, written INVALID by its own op (which
@@ -882,16 +887,18 @@ fn write_slots(
                     header_dispatch,
                     header_nop,
                 )
-                .map_err(HsaError::InvalidArgument)?;
+                .map_err(|reason| CodeObjectError::BadDispatchShape { reason })?;
                 let Some(block) = patch_block[i] else {
-                    return Err(HsaError::InvalidArgument(
-                        "an indirect patch without its kernarg block".into(),
-                    ));
+                    return Err(CodeObjectError::BadDispatchShape {
+                        reason: "an indirect patch without its kernarg block".into(),
+                    }
+                    .into());
                 };
                 if work.kernarg.len() as u64 > block.len {
-                    return Err(HsaError::InvalidArgument(
-                        "an indirect patch's kernargs outgrew their block".into(),
-                    ));
+                    return Err(CodeObjectError::BadDispatchShape {
+                        reason: "an indirect patch's kernargs outgrew their block".into(),
+                    }
+                    .into());
                 }
                 // SAFETY: the block holds block.len >= kernarg.len() bytes of host-mapped kernarg memory reserved for this packet.
                 unsafe {
@@ -997,9 +1004,7 @@ impl<'q> SlotWriter<'q> {
                 r.commit();
             }
             if self.unreserved == 0 {
-                return Err(HsaError::InvalidArgument(
-                    "more packets written than the submission counted".into(),
-                ));
+                return Err(ReservationError::NoSlotLeft.into());
             }
             let count = self.unreserved.min(RESERVE_CHUNK as u64) as u32;
             let r = self.queue.reserve_unless_failed(count)?;
@@ -1016,7 +1021,7 @@ impl<'q> SlotWriter<'q> {
         let r = self
             .reservation
             .as_mut()
-            .ok_or_else(|| HsaError::InvalidArgument("no reservation".into()))?;
+            .ok_or(ReservationError::NoSlotLeft)?;
         Ok((r, used))
     }
 
@@ -1086,18 +1091,20 @@ fn alloc_kernarg(
     if let Some(u) = uniform
         && (u.arg_offset as usize + 8 > bytes.len() || u.data_offset as usize > bytes.len())
     {
-        return Err(HsaError::InvalidArgument(
-            "a kernarg uniform lies outside its block".into(),
-        ));
+        return Err(CodeObjectError::ArgMismatch {
+            arg: "uniform".into(),
+            reason: "lies outside its kernarg block".into(),
+        }
+        .into());
     }
     let uniform_ptr =
         |va: u64| uniform.map(|u| (u.arg_offset as usize, va + u64::from(u.data_offset)));
     if len > state.kernargs.capacity() / 4 {
         let mut alloc = dev.runtime.kernarg_pool(&dev.agent)?.allocate(len)?;
         let va = alloc.gpu_va();
-        let slice = alloc.as_mut_slice().ok_or_else(|| {
-            HsaError::InvalidAllocation("kernarg memory is not host mapped".into())
-        })?;
+        let slice = alloc
+            .as_mut_slice()
+            .ok_or_else(|| HsaError::from(MemoryError::NotHostMapped { memory: "kernarg" }))?;
         slice[..bytes.len()].copy_from_slice(bytes);
         if let Some((at, ptr)) = uniform_ptr(va) {
             slice[at..at + 8].copy_from_slice(&ptr.to_le_bytes());
@@ -1120,10 +1127,11 @@ fn alloc_kernarg(
         }
         let oldest = state.kernargs.oldest_epoch().unwrap_or(epoch);
         if oldest >= epoch {
-            return Err(HsaError::OutOfResources(
-                "one submission needs more kernarg space than the kernarg ring holds; split it"
-                    .into(),
-            ));
+            return Err(MemoryError::KernargSpace {
+                block: len,
+                capacity: state.kernargs.capacity(),
+            }
+            .into());
         }
         wait_for_ring_space(dev, state, oldest);
     }
@@ -1700,7 +1708,9 @@ mod tests {
         HsaError::QueueError {
             queue_id: 3,
             reason: QueueErrorReason::MemoryViolation { address },
-            detail: Some("wave 0 of workgroup (0, 0, 0)".into()),
+            detail: Some(aqueduct_hsa::QueueFaultDetail::Device(
+                "wave 0 of workgroup (0, 0, 0)".into(),
+            )),
         }
     }
 

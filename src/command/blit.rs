@@ -9,7 +9,8 @@
 
 use std::sync::Arc;
 
-use aqueduct_hsa::{Agent, Executable, HsaError, Kernel, Runtime};
+use aqueduct_hsa::code_object::CodeObjectError;
+use aqueduct_hsa::{Agent, Executable, ExecutableError, HsaError, Kernel, Runtime};
 
 use crate::shader::{EntryPoint, load_precompiled};
 use crate::wgsl::ShaderCache;
@@ -68,32 +69,35 @@ impl BlitKernels {
             .iter()
             .find(|(gfx, _, _)| *gfx == agent.name)
             .ok_or_else(|| {
-                HsaError::InvalidIsa(format!(
-                    "Aqueduct has no blit kernels for {} (built for: {}); add the target to \
-                     src/blit_kernels/build.sh and `aqueduct-shaderc build shaders`",
-                    agent.name,
-                    BLIT_OBJECTS
-                        .iter()
-                        .map(|(g, _, _)| *g)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
+                // The targets are listed in src/blit_kernels/build.sh and
+                // built by `aqueduct-shaderc build shaders`.
+                CodeObjectError::NoMatchingIsa {
+                    agent: agent.name.clone(),
+                    available: BLIT_OBJECTS.iter().map(|(g, _, _)| g.to_string()).collect(),
+                }
             })?;
         let patch_exe = Arc::new(runtime.load_executable(agent, patch_code)?);
         let dispatch_patch = patch_exe.kernel("dispatch_patch")?;
         let write_timestamp = patch_exe.kernel("write_timestamp")?;
         let mut executables = vec![patch_exe];
         let mut entry = |(code, reflection): (&[u8], &str), name: &str| {
-            let loaded = load_precompiled(runtime, agent, code, reflection)
-                .map_err(|e| HsaError::InvalidArgument(format!("blit kernel {name}: {e}")))?;
+            let loaded = load_precompiled(runtime, agent, code, reflection).map_err(|e| {
+                CodeObjectError::BadMetadata {
+                    reason: format!("blit kernel {name}: {e}"),
+                }
+            })?;
             executables.push(loaded.executable.clone());
             cache.insert_loaded(&agent.name, &loaded);
+            let available = loaded.entry_points.iter().map(|e| e.name.clone()).collect();
             loaded
                 .entry_points
                 .into_iter()
                 .find(|e| e.name == name)
                 .ok_or_else(|| {
-                    HsaError::InvalidArgument(format!("blit object has no entry point {name}"))
+                    HsaError::from(ExecutableError::KernelNotFound {
+                        name: name.to_string(),
+                        available,
+                    })
                 })
         };
         let fill = entry(wgsl[0], "fill_u32")?;

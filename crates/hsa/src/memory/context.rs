@@ -14,7 +14,7 @@ use aqueduct_kfd::uapi::{AllocMemoryOfGpuArgs, FreeMemoryOfGpuArgs, MapMemoryToG
 
 use super::allocation::{Allocation, HostMapping};
 use super::vmem::{VaAllocator, VaReservation};
-use crate::error::{HsaError, HsaResult};
+use crate::error::{HsaResult, MemoryError};
 
 /// How a BO is placed and mapped.
 #[derive(Clone, Debug)]
@@ -49,9 +49,7 @@ impl MemoryContext {
 
     pub fn allocate_bo(self: &Arc<Self>, req: &BoRequest<'_>) -> HsaResult<Allocation> {
         if req.size == 0 {
-            return Err(HsaError::InvalidAllocation(
-                "a zero-byte allocation was requested".into(),
-            ));
+            return Err(MemoryError::ZeroSizeBo.into());
         }
         let (va, va_size) = self.va.allocate(req.size, req.align)?;
         let mut args = AllocMemoryOfGpuArgs {
@@ -64,10 +62,13 @@ impl MemoryContext {
         if let Err(e) = self.device.alloc_memory_of_gpu(&mut args) {
             self.va.free(va, va_size);
             if e.errno() == Some(rustix::io::Errno::NOMEM.raw_os_error()) {
-                return Err(HsaError::OutOfResources(format!(
-                    "ALLOC_MEMORY_OF_GPU of {va_size:#x} bytes (flags {:#x}) on gpu {:#x}: {e}",
-                    req.flags, req.owner_gpu
-                )));
+                return Err(MemoryError::DeviceMemoryExhausted {
+                    size: va_size,
+                    flags: req.flags,
+                    gpu_id: req.owner_gpu,
+                    source: e,
+                }
+                .into());
             }
             return Err(e.into());
         }
@@ -122,11 +123,11 @@ impl MemoryContext {
         };
         self.device.map_memory_to_gpu(&mut args, gpus)?;
         if args.n_success != gpus.len() as u32 {
-            return Err(HsaError::OutOfResources(format!(
-                "MAP_MEMORY_TO_GPU mapped {} of {} GPUs",
-                args.n_success,
-                gpus.len()
-            )));
+            return Err(MemoryError::PartialMapping {
+                mapped: args.n_success,
+                gpus: gpus.len(),
+            }
+            .into());
         }
         Ok(())
     }

@@ -29,7 +29,7 @@ use aqueduct_kfd::uapi::{
     SetEventArgs, WaitEventsArgs, event_type, exception_code,
 };
 
-use crate::error::{HsaError, HsaResult, QueueError, QueueErrorReason};
+use crate::error::{HsaResult, QueueError, QueueErrorReason, QueueFaultDetail, SignalError};
 use crate::memory::Allocation;
 
 /// Longest single WAIT_EVENTS call; waits loop, re-checking the value.
@@ -197,10 +197,11 @@ impl EventHub {
         *pending = None;
         let mailbox_va = if event_type == event_type::SIGNAL && self.event_page_va != 0 {
             if args.event_slot_index >= aqueduct_kfd::uapi::KFD_SIGNAL_EVENT_LIMIT {
-                return Err(HsaError::OutOfResources(format!(
-                    "event slot {} is outside the event page",
-                    args.event_slot_index
-                )));
+                return Err(SignalError::EventSlot {
+                    slot: args.event_slot_index,
+                    limit: aqueduct_kfd::uapi::KFD_SIGNAL_EVENT_LIMIT,
+                }
+                .into());
             }
             self.event_page_va + args.event_slot_index as u64 * 8
         } else {
@@ -268,7 +269,10 @@ impl EventHub {
         Some(QueueError {
             queue_id,
             reason: decode_error_reason(bits, address),
-            detail: self.device.queue_exception_detail(queue_id),
+            detail: self
+                .device
+                .queue_exception_detail(queue_id)
+                .map(QueueFaultDetail::Device),
         })
     }
 
@@ -413,9 +417,7 @@ impl EventHub {
                 return Ok(());
             }
             result?;
-            return Err(HsaError::InvalidSignal(
-                "WAIT_EVENTS reported failure (an event was destroyed?)".into(),
-            ));
+            return Err(SignalError::WaitFailed.into());
         }
         if let Some((_, age)) = signal_event {
             let new_age = events[0].last_event_age();

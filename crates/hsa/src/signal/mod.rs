@@ -27,7 +27,7 @@ use aqueduct_kfd::abi::AmdSignal;
 use aqueduct_kfd::abi::signal::{AMD_SIGNAL_KIND_USER, AMD_SIGNAL_VALUE_OFFSET};
 use aqueduct_kfd::uapi::event_type;
 
-use crate::error::{HsaError, HsaResult, QueueError};
+use crate::error::{HsaError, HsaResult, QueueError, SignalError};
 use crate::memory::SubAllocation;
 use event::{EventHub, INITIAL_EVENT_AGE, KfdEvent, MAX_WAIT_SLICE_MS};
 
@@ -183,9 +183,11 @@ impl Signal {
         hub: Arc<EventHub>,
     ) -> HsaResult<Signal> {
         if slot.len() < 64 || !slot.gpu_va().is_multiple_of(64) {
-            return Err(HsaError::InvalidSignal(
-                "signal slot must be 64 bytes, 64-byte aligned".into(),
-            ));
+            return Err(SignalError::SlotLayout {
+                len: slot.len(),
+                va: slot.gpu_va(),
+            }
+            .into());
         }
         let event = hub.create_event(event_type::SIGNAL, true, 0)?;
         let amd = slot.host_ptr().cast::<AmdSignal>();

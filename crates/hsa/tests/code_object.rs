@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use aqueduct_hsa::code_object::{
     AddressSpace, ArgRef, CodeObject, CodeObjectError, DispatchShape, IsaName, KernargBuilder,
-    TargetFeature, ValueKind,
+    MsgpackShapeError, TargetFeature, ValueKind,
 };
 
 fn kernel_file(path: &str) -> Vec<u8> {
@@ -864,7 +864,12 @@ fn corrupted_metadata_note() {
     bytes[NOTE_DESC] = 0xc1; // never used in MessagePack
     assert!(matches!(
         CodeObject::parse(&bytes),
-        Err(CodeObjectError::BadMetadata { .. })
+        Err(CodeObjectError::MetadataShape(
+            MsgpackShapeError::InvalidMarker {
+                marker: 0xc1,
+                offset: 0
+            }
+        ))
     ));
 
     let mut bytes = original.clone();
@@ -878,7 +883,7 @@ fn corrupted_metadata_note() {
     bytes[NOTE_DESC..NOTE_DESC + desc_len].fill(0x91);
     assert!(matches!(
         parse_err(&bytes),
-        CodeObjectError::BadMetadata { .. }
+        CodeObjectError::MetadataShape(MsgpackShapeError::TooDeep { limit: 16 })
     ));
 
     let mut bytes = original.clone();

@@ -26,6 +26,8 @@ pub enum CodeObjectError {
     MissingMetadata,
     #[error("bad metadata: {reason}")]
     BadMetadata { reason: String },
+    #[error("bad metadata: {0}")]
+    MetadataShape(#[from] MsgpackShapeError),
     #[error("relocation at offset {offset:#x}: {reason}")]
     Relocation { offset: u64, reason: String },
     #[error("image buffer too small: need {needed} bytes, got {got}")]
@@ -55,6 +57,21 @@ pub enum CodeObjectError {
     MissingArg { arg: String },
     #[error("bad dispatch shape: {reason}")]
     BadDispatchShape { reason: String },
+}
+
+/// Why the MessagePack of a metadata note cannot be decoded safely: the
+/// shape check runs before the recursive decoder (code_object/metadata.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum MsgpackShapeError {
+    /// The value ends past the note (at the item starting at `offset`).
+    #[error("truncated MessagePack (at byte {offset})")]
+    Truncated { offset: usize },
+    /// A marker MessagePack leaves unused (0xc1).
+    #[error("invalid MessagePack marker {marker:#x} at byte {offset}")]
+    InvalidMarker { marker: u8, offset: usize },
+    /// Containers nested deeper than the decoder accepts.
+    #[error("MessagePack nested deeper than {limit} levels")]
+    TooDeep { limit: usize },
 }
 
 impl CodeObjectError {

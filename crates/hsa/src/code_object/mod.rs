@@ -36,7 +36,7 @@ pub use elf::{
     CodeObject, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, NT_AMDGPU_METADATA, R_AMDGPU_ABS32,
     R_AMDGPU_ABS32_HI, R_AMDGPU_ABS32_LO, R_AMDGPU_ABS64, R_AMDGPU_NONE, R_AMDGPU_RELATIVE64,
 };
-pub use error::CodeObjectError;
+pub use error::{CodeObjectError, MsgpackShapeError};
 pub use isa::{HSA_TRIPLE, IsaName, TargetFeature, gfx_name_for_mach, mach_for_gfx_name};
 pub use kernarg::{ArgRef, DispatchShape, KernargBuilder};
 pub use kernel::KernelInfo;

@@ -119,6 +119,12 @@ pub trait KfdDevice: Send + Sync + std::fmt::Debug {
     /// index) to the doorbell at `doorbell_va` inside a mapped doorbell page.
     /// On hardware this is the whole operation; gfxsim also wakes the
     /// queue's command processor.
+    ///
+    /// The method is safe because implementations check the address: they
+    /// store only to an 8-byte-aligned doorbell inside a doorbell page they
+    /// mapped through [`KfdDevice::mmap_kfd`] and that is still mapped (its
+    /// BO not freed, no other mapping placed over it), and ignore any other
+    /// address (logging it) without touching memory.
     fn write_doorbell(&self, doorbell_va: u64, value: u64);
 
     /// Details of the last exception of queue `queue_id` beyond the KFD

@@ -10,6 +10,7 @@
 pub mod abi;
 mod dev_kfd;
 pub mod device;
+mod doorbell_pages;
 pub mod error;
 pub mod ioctl;
 pub mod syscalls;

@@ -95,8 +95,7 @@ impl Shared {
     }
 
     pub fn error_word(&self) -> &AtomicU64 {
-        // SAFETY: error_reason_va is an aligned u64 inside the queue page, which lives as long as self; only accessed atomically.
-        unsafe { AtomicU64::from_ptr(self.error_source.error_reason_va as *mut u64) }
+        self.error_source.error_word()
     }
 
     pub fn on_processor_thread(&self) -> bool {

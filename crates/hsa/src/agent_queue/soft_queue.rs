@@ -157,11 +157,14 @@ impl AgentQueue {
                 .write_volatile(0);
         }
         ring.reset();
-        let error_source = Arc::new(QueueErrorSource {
-            queue_id: AtomicU32::new(id),
-            gpu_id: 0,
-            error_reason_va: queue_page.gpu_va() + SOFT_QUEUE_ERROR_WORD_OFFSET,
-            error_event_id: error_event.event_id,
+        // SAFETY: the error word is an aligned u64 of the queue page, which Shared keeps mapped as long as the source is registered.
+        let error_source = Arc::new(unsafe {
+            QueueErrorSource::new(
+                id,
+                0,
+                queue_page.gpu_va() + SOFT_QUEUE_ERROR_WORD_OFFSET,
+                error_event.event_id,
+            )
         });
         let shared = Arc::new(Shared {
             id,

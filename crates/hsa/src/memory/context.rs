@@ -78,7 +78,8 @@ impl MemoryContext {
             if let Err(e) = this.device.free_memory_of_gpu(&mut free) {
                 tracing::warn!("FREE_MEMORY_OF_GPU while undoing a failed allocation: {e}");
             }
-            let _ = this.reservation.restore_prot_none(va, va_size);
+            // SAFETY: the range was just taken for this BO, which failed to be set up; nothing refers to it.
+            let _ = unsafe { this.reservation.restore_prot_none(va, va_size) };
             this.va.free(va, va_size);
         };
         let mapped = match req.host_mapping {

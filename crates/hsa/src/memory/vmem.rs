@@ -97,11 +97,16 @@ impl VaReservation {
 
     /// Put a fresh PROT_NONE anonymous mapping back over `[va, va+len)`,
     /// dropping whatever BO mapping was there.
-    pub fn restore_prot_none(&self, va: u64, len: u64) -> HsaResult<()> {
+    ///
+    /// # Safety
+    /// Nothing uses `[va, va+len)` any more: no reference or slice into it
+    /// lives, and the mapping there belongs to a BO being released (or to
+    /// host access being withdrawn) by the caller.
+    pub unsafe fn restore_prot_none(&self, va: u64, len: u64) -> HsaResult<()> {
         if !self.contains(va, len) {
             return Err(MemoryError::OutsideAperture { va, len }.into());
         }
-        // SAFETY: the range lies inside this reservation, which the runtime owns; its BO was just released.
+        // SAFETY: the range lies inside this reservation, which the runtime owns, and per the contract nothing uses it.
         unsafe {
             rustix::mm::mmap_anonymous(
                 va as *mut c_void,
@@ -309,7 +314,9 @@ mod tests {
         assert_eq!(r.base() % APERTURE_ALIGN, 0);
         assert!(r.contains(r.base(), 16 << 20));
         assert!(!r.contains(r.base() + 4096, 16 << 20));
-        r.restore_prot_none(r.base() + 4096, 8192).unwrap();
-        assert!(r.restore_prot_none(r.base() + (16 << 20), 4096).is_err());
+        // SAFETY: nothing was placed in the reservation.
+        unsafe { r.restore_prot_none(r.base() + 4096, 8192) }.unwrap();
+        // SAFETY: the call fails before mapping anything.
+        assert!(unsafe { r.restore_prot_none(r.base() + (16 << 20), 4096) }.is_err());
     }
 }

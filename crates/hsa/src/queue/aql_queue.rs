@@ -218,11 +218,9 @@ impl Queue {
             ctl_stack_size: cwsr.ctl_stack_size,
             ..Default::default()
         };
-        let error_source = Arc::new(QueueErrorSource {
-            queue_id: Default::default(),
-            gpu_id: setup.gpu_id,
-            error_reason_va,
-            error_event_id: error_event.event_id,
+        // SAFETY: error_reason_va is an aligned u64 of the queue page, which the queue (and so every holder of the source through it) keeps mapped.
+        let error_source = Arc::new(unsafe {
+            QueueErrorSource::new(0, setup.gpu_id, error_reason_va, error_event.event_id)
         });
         let mut queue = Queue {
             device: setup.device.clone(),

@@ -77,14 +77,44 @@ pub struct QueueErrorSource {
     pub queue_id: AtomicU32,
     pub gpu_id: u32,
     /// Address of the u64 KFD ORs exception bits into.
-    pub error_reason_va: u64,
+    error_reason_va: u64,
     pub error_event_id: u32,
 }
 
 impl QueueErrorSource {
+    /// The error source of queue `queue_id` on `gpu_id`.
+    ///
+    /// # Safety
+    /// `error_reason_va` is the host address of an 8-byte-aligned u64 that
+    /// stays mapped, and is only accessed atomically, for as long as the
+    /// returned value lives.
+    pub unsafe fn new(
+        queue_id: u32,
+        gpu_id: u32,
+        error_reason_va: u64,
+        error_event_id: u32,
+    ) -> Self {
+        Self {
+            queue_id: AtomicU32::new(queue_id),
+            gpu_id,
+            error_reason_va,
+            error_event_id,
+        }
+    }
+
+    /// The address of the u64 KFD ORs exception bits into.
+    pub fn error_reason_va(&self) -> u64 {
+        self.error_reason_va
+    }
+
+    /// The exception-bits word, shared with the device.
+    pub fn error_word(&self) -> &AtomicU64 {
+        // SAFETY: per `new`, error_reason_va is an aligned u64 mapped for as long as self, only accessed atomically.
+        unsafe { AtomicU64::from_ptr(self.error_reason_va as *mut u64) }
+    }
+
     pub fn error_bits(&self) -> u64 {
-        // SAFETY: error_reason_va is a u64 inside a host-mapped BO that the owning queue keeps alive while it is registered.
-        unsafe { AtomicU64::from_ptr(self.error_reason_va as *mut u64) }.load(Ordering::Acquire)
+        self.error_word().load(Ordering::Acquire)
     }
 }
 

@@ -164,7 +164,12 @@ impl std::fmt::Debug for Signal {
 }
 
 impl Signal {
-    fn init_struct(amd: NonNull<AmdSignal>, initial: i64, event: Option<&KfdEvent>) {
+    /// Write a fresh `amd_signal_t` at `amd`.
+    ///
+    /// # Safety
+    /// `amd` points at 64 writable, 64-byte-aligned bytes that nothing else
+    /// reads or writes yet.
+    unsafe fn init_struct(amd: NonNull<AmdSignal>, initial: i64, event: Option<&KfdEvent>) {
         let s = AmdSignal {
             kind: AMD_SIGNAL_KIND_USER,
             value: initial,
@@ -172,7 +177,7 @@ impl Signal {
             event_id: event.map_or(0, |e| e.event_id),
             ..Default::default()
         };
-        // SAFETY: amd points at 64 writable, 64-byte-aligned bytes no one else uses yet.
+        // SAFETY: per the contract, amd is valid, aligned and unshared.
         unsafe { amd.as_ptr().write(s) };
     }
 
@@ -191,7 +196,8 @@ impl Signal {
         }
         let event = hub.create_event(event_type::SIGNAL, true, 0)?;
         let amd = slot.host_ptr().cast::<AmdSignal>();
-        Self::init_struct(amd, initial, Some(&event));
+        // SAFETY: the slot is a fresh host-mapped block of >= 64 bytes at a 64-byte-aligned address (checked above), owned by this signal.
+        unsafe { Self::init_struct(amd, initial, Some(&event)) };
         Ok(Signal {
             inner: Arc::new(SignalInner {
                 amd,
@@ -214,7 +220,8 @@ impl Signal {
             None => None,
         };
         let amd = NonNull::from(Box::leak(Box::new(AmdSignal::default())));
-        Self::init_struct(amd, initial, event.as_ref());
+        // SAFETY: a fresh heap amd_signal_t (64 bytes, 64-byte-aligned type) that only this signal holds.
+        unsafe { Self::init_struct(amd, initial, event.as_ref()) };
         Ok(Signal {
             inner: Arc::new(SignalInner {
                 amd,

@@ -120,7 +120,8 @@ impl VirtualMemory {
             Target::Cpu => {
                 if access == Access::None {
                     if m.cpu.is_some_and(|a| a != Access::None) {
-                        self.ctx.reservation.restore_prot_none(va, m.size)?;
+                        // SAFETY: the vmem API hands out addresses, never references; withdrawing host access is the caller's request.
+                        unsafe { self.ctx.reservation.restore_prot_none(va, m.size) }?;
                     }
                 } else {
                     self.map_host(va, m.size, fd, access)?;

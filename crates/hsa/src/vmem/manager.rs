@@ -143,7 +143,8 @@ impl VirtualMemory {
         self.unmap_bo(m.bo, &mapped)?;
         self.free_bo(m.bo);
         if m.cpu.is_some_and(|a| a != Access::None) {
-            self.ctx.reservation.restore_prot_none(va, m.size)?;
+            // SAFETY: the mapping is being torn down and its BO is freed above; the vmem API hands out addresses, never references.
+            unsafe { self.ctx.reservation.restore_prot_none(va, m.size) }?;
         }
         Ok(())
     }

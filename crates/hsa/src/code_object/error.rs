@@ -4,6 +4,8 @@
 
 use thiserror::Error;
 
+use super::bundle_error::BundleError;
+
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CodeObjectError {
     #[error("not an ELF file (bad magic or header)")]
@@ -34,10 +36,8 @@ pub enum CodeObjectError {
     ImageTooSmall { needed: u64, got: u64 },
     #[error("load base {load_base:#x} is not aligned to the image alignment {align:#x}")]
     MisalignedBase { load_base: u64, align: u64 },
-    #[error("bad offload bundle: {reason}")]
-    BadBundle { reason: String },
-    #[error("cannot decompress offload bundle: {reason}")]
-    Decompression { reason: String },
+    #[error(transparent)]
+    Bundle(#[from] BundleError),
     #[error(
         "no code object for agent {agent}; available: {}",
         if available.is_empty() { "none".to_string() } else { available.join(", ") }
@@ -81,12 +81,6 @@ impl CodeObjectError {
 
     pub(crate) fn metadata(reason: impl Into<String>) -> Self {
         Self::BadMetadata {
-            reason: reason.into(),
-        }
-    }
-
-    pub(crate) fn bundle(reason: impl Into<String>) -> Self {
-        Self::BadBundle {
             reason: reason.into(),
         }
     }

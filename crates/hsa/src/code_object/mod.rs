@@ -22,6 +22,7 @@
 //! segments), `error`.
 
 mod bundle;
+mod bundle_error;
 mod elf;
 mod error;
 mod isa;
@@ -32,6 +33,7 @@ mod metadata;
 use std::borrow::Cow;
 
 pub use bundle::{BUNDLE_MAGIC, Bundle, BundleEntry, COMPRESSED_BUNDLE_MAGIC};
+pub use bundle_error::{BundleError, Compression};
 pub use elf::{
     CodeObject, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, NT_AMDGPU_METADATA, R_AMDGPU_ABS32,
     R_AMDGPU_ABS32_HI, R_AMDGPU_ABS32_LO, R_AMDGPU_ABS64, R_AMDGPU_NONE, R_AMDGPU_RELATIVE64,

@@ -30,7 +30,7 @@ impl VirtualMemory {
         let mut state = self.state();
         let reserved = state
             .reserved_containing(va, size)
-            .ok_or_else(|| VmemError::OutsideReservation { va, size })?;
+            .ok_or(VmemError::OutsideReservation { va, size })?;
         if state.overlaps_mapping(va, size) {
             return Err(VmemError::OverlapsMapping { va, size });
         }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use aqueduct_hsa::code_object::{
-    Bundle, BundleError, CodeObject, CodeObjectError, IsaName, code_object_for_agent,
+    Bundle, BundleError, CodeObject, CodeObjectError, IsaName, TruncatedPart, code_object_for_agent,
 };
 
 const TARGETS: [&str; 3] = ["gfx1100", "gfx942", "gfx90a"];
@@ -127,11 +127,7 @@ fn plain_elf_input_is_checked_against_the_agent() {
     );
     assert_eq!(
         code_object_for_agent(b"\x7fELF", &agent("gfx942")).unwrap_err(),
-        {
-            CodeObjectError::Truncated {
-                what: "ELF header needs 64 bytes, file has 4".into(),
-            }
-        }
+        CodeObjectError::Truncated(TruncatedPart::Header { needed: 64, len: 4 })
     );
     assert_eq!(
         code_object_for_agent(b"garbage!", &agent("gfx942")).unwrap_err(),

@@ -5,6 +5,7 @@
 use thiserror::Error;
 
 use super::bundle_error::BundleError;
+use super::elf_error::{ElfFault, ObjectError, RelocationFault, TruncatedPart, Unsupported};
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CodeObjectError {
@@ -12,26 +13,29 @@ pub enum CodeObjectError {
     NotElf,
     #[error("not an AMDGPU code object: e_machine is {e_machine}, expected 224 (EM_AMDGPU)")]
     NotAmdgpu { e_machine: u16 },
-    #[error("unsupported code object: {detail}")]
-    UnsupportedVersion { detail: String },
+    #[error("unsupported code object: {0}")]
+    Unsupported(Unsupported),
     #[error(
         "code object is not loadable: e_type {e_type} (the loader needs ET_DYN, as made by `ld.lld -shared`)"
     )]
     NotLoadable { e_type: u16 },
-    #[error("truncated input: {what}")]
-    Truncated { what: String },
-    #[error("malformed ELF: {what}")]
-    MalformedElf { what: String },
-    #[error("bad note: {reason}")]
-    BadNote { reason: String },
+    #[error("truncated input: {0}")]
+    Truncated(TruncatedPart),
+    #[error("malformed ELF: {0}")]
+    MalformedElf(ElfFault),
+    #[error("bad note: {source}")]
+    BadNote {
+        #[source]
+        source: ObjectError,
+    },
     #[error("code object has no NT_AMDGPU_METADATA note")]
     MissingMetadata,
     #[error("bad metadata: {reason}")]
     BadMetadata { reason: String },
     #[error("bad metadata: {0}")]
     MetadataShape(#[from] MsgpackShapeError),
-    #[error("relocation at offset {offset:#x}: {reason}")]
-    Relocation { offset: u64, reason: String },
+    #[error("relocation at offset {offset:#x}: {fault}")]
+    Relocation { offset: u64, fault: RelocationFault },
     #[error("image buffer too small: need {needed} bytes, got {got}")]
     ImageTooSmall { needed: u64, got: u64 },
     #[error("load base {load_base:#x} is not aligned to the image alignment {align:#x}")]
@@ -75,10 +79,6 @@ pub enum MsgpackShapeError {
 }
 
 impl CodeObjectError {
-    pub(crate) fn malformed(what: impl Into<String>) -> Self {
-        Self::MalformedElf { what: what.into() }
-    }
-
     pub(crate) fn metadata(reason: impl Into<String>) -> Self {
         Self::BadMetadata {
             reason: reason.into(),

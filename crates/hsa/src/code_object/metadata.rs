@@ -7,6 +7,7 @@
 
 use rmpv::Value;
 
+use super::elf_error::Unsupported;
 use super::error::{CodeObjectError, MsgpackShapeError};
 
 /// Largest kernarg segment accepted (HSA agents allow far less; this only
@@ -376,12 +377,10 @@ pub(crate) fn parse_metadata(desc: &[u8]) -> Result<Metadata, CodeObjectError> {
         .opt_u32_array::<2>("amdhsa.version")?
         .ok_or_else(|| root.missing("amdhsa.version"))?;
     if version[0] != 1 {
-        return Err(CodeObjectError::UnsupportedVersion {
-            detail: format!(
-                "metadata amdhsa.version {}.{} (expected 1.x)",
-                version[0], version[1]
-            ),
-        });
+        return Err(CodeObjectError::Unsupported(Unsupported::MetadataVersion {
+            major: version[0],
+            minor: version[1],
+        }));
     }
     let target = root.opt_str("amdhsa.target")?;
     let kernels = match root.get("amdhsa.kernels") {

@@ -280,7 +280,9 @@ fn violation(address: Option<u64>) -> HsaError {
     HsaError::QueueError {
         queue_id: 3,
         reason: QueueErrorReason::MemoryViolation { address },
-        detail: Some("wave 0 of workgroup (0, 0, 0)".into()),
+        detail: Some(aqueduct_hsa::QueueFaultDetail::Device(
+            "wave 0 of workgroup (0, 0, 0)".into(),
+        )),
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use aqueduct_kfd::topology::MemTree;
 use aqueduct_kfd::uapi::*;
-use aqueduct_kfd::{KfdDevice, KfdError, KfdResult, Topology};
+use aqueduct_kfd::{KfdDevice, KfdError, KfdResult, NoDeviceError, Topology};
 use rustix::io::Errno;
 
 use crate::coherence::GpuCoherence;
@@ -76,10 +76,12 @@ impl SimDevice {
     /// worker pools.
     pub fn new(config: SimConfig) -> KfdResult<Arc<SimDevice>> {
         if config.gpus == 0 || config.gpus > MAX_GPUS {
-            return Err(KfdError::NoDevice(format!(
-                "gfxsim supports 1..={MAX_GPUS} GPUs, not {}",
-                config.gpus
-            )));
+            return Err(NoDeviceError::GpuCount {
+                backend: "gfxsim",
+                requested: config.gpus,
+                max: MAX_GPUS,
+            }
+            .into());
         }
         raise_fd_limit();
         let tree = build_tree(config.gpus, config.vram_size);
@@ -89,12 +91,15 @@ impl SimDevice {
         let mut gpus = Vec::with_capacity(config.gpus);
         for index in 0..config.gpus {
             let gpu_id = gpu_id_of(index);
-            let node = topology.node_by_gpu_id(gpu_id).ok_or_else(|| {
-                KfdError::NoDevice(format!("gfxsim topology lacks gpu {gpu_id:#x}"))
-            })?;
+            let node = topology
+                .node_by_gpu_id(gpu_id)
+                .ok_or(NoDeviceError::GpuNotInTopology {
+                    backend: "gfxsim",
+                    gpu_id,
+                })?;
             let cwsr = node
                 .cwsr_sizes()
-                .ok_or_else(|| KfdError::NoDevice(format!("no CWSR sizes for gpu {gpu_id:#x}")))?;
+                .ok_or(NoDeviceError::NoCwsrSizes { gpu_id })?;
             let mut gpu = Gpu::new(
                 index,
                 gpu_id,

@@ -4,7 +4,7 @@
 
 use aqueduct_kfd::topology::{CwsrSizes, GfxVersion, HeapType, Node, Topology};
 
-use crate::error::{HsaError, HsaResult};
+use crate::error::{AgentError, HsaResult};
 
 /// The environment variable ROCr filters and reorders GPUs with.
 pub const VISIBLE_DEVICES_ENV: &str = "ROCR_VISIBLE_DEVICES";
@@ -185,10 +185,11 @@ pub fn visible_gpu_nodes<'t>(
 pub fn gpu_by_ordinal(agents: &[Agent], ordinal: usize) -> HsaResult<&Agent> {
     let gpus: Vec<&Agent> = agents.iter().filter(|a| a.is_gpu()).collect();
     gpus.get(ordinal).copied().ok_or_else(|| {
-        HsaError::InvalidAgent(format!(
-            "GPU ordinal {ordinal} out of range: {} GPU(s) visible",
-            gpus.len()
-        ))
+        AgentError::OrdinalOutOfRange {
+            ordinal,
+            visible: gpus.len(),
+        }
+        .into()
     })
 }
 
@@ -198,10 +199,10 @@ pub fn agent_by_uuid<'a>(agents: &'a [Agent], uuid: &str) -> HsaResult<&'a Agent
         .iter()
         .find(|a| a.uuid.eq_ignore_ascii_case(uuid) && !a.uuid.ends_with("-XX"))
         .ok_or_else(|| {
-            let known: Vec<&str> = agents.iter().map(|a| a.uuid.as_str()).collect();
-            HsaError::InvalidAgent(format!(
-                "no agent has UUID `{uuid}` (agents: {})",
-                known.join(", ")
-            ))
+            AgentError::UnknownUuid {
+                uuid: uuid.to_string(),
+                known: agents.iter().map(|a| a.uuid.clone()).collect(),
+            }
+            .into()
         })
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::agent::Agent;
 use crate::code_object::{self, CodeObject, IsaName, KernelInfo};
-use crate::error::{HsaError, HsaResult};
+use crate::error::{AgentError, ExecutableError, HsaResult, MemoryError};
 use crate::memory::{AllocOptions, Allocation, PoolKind};
 use crate::queue::KernelDispatch;
 use crate::runtime::Runtime;
@@ -53,16 +53,14 @@ impl Kernel {
 
 impl Executable {
     pub fn load(runtime: &Runtime, agent: &Agent, bytes: &[u8]) -> HsaResult<Executable> {
-        let isa_text = agent.isa_name.as_deref().ok_or_else(|| {
-            HsaError::InvalidAgent(format!(
-                "agent `{}` is not a GPU and runs no code objects",
-                agent.name
-            ))
-        })?;
-        let isa = IsaName::parse(isa_text).ok_or_else(|| {
-            HsaError::InvalidIsa(format!(
-                "agent ISA `{isa_text}` is not a valid AMDGPU ISA name"
-            ))
+        let isa_text = agent
+            .isa_name
+            .as_deref()
+            .ok_or_else(|| AgentError::NotGpu {
+                name: agent.name.clone(),
+            })?;
+        let isa = IsaName::parse(isa_text).ok_or_else(|| ExecutableError::InvalidIsaName {
+            isa: isa_text.to_string(),
         })?;
         let bytes = code_object::code_object_for_agent(bytes, &isa)?;
         let code_object = CodeObject::parse(&bytes)?;
@@ -74,8 +72,8 @@ impl Executable {
         };
         let mut image = pool.allocate_with(code_object.image_size(), &options)?;
         let base = image.gpu_va();
-        let dest = image.as_mut_slice().ok_or_else(|| {
-            HsaError::InvalidAllocation("executable image memory is not host mapped".into())
+        let dest = image.as_mut_slice().ok_or(MemoryError::NotHostMapped {
+            memory: "executable image",
         })?;
         code_object.load_image(dest, base)?;
         tracing::debug!(
@@ -93,19 +91,18 @@ impl Executable {
 
     /// A kernel by name (`saxpy`) or descriptor symbol (`saxpy.kd`).
     pub fn kernel(&self, name: &str) -> HsaResult<Kernel> {
-        let info = self
-            .code_object
-            .kernel(name)
-            .ok_or_else(|| HsaError::KernelNotFound {
-                name: name.to_string(),
-                available: self
-                    .code_object
-                    .kernels()
-                    .iter()
-                    .map(|k| k.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })?;
+        let info =
+            self.code_object
+                .kernel(name)
+                .ok_or_else(|| ExecutableError::KernelNotFound {
+                    name: name.to_string(),
+                    available: self
+                        .code_object
+                        .kernels()
+                        .iter()
+                        .map(|k| k.name.clone())
+                        .collect(),
+                })?;
         Ok(Kernel {
             kernel_object: self.image.gpu_va() + info.descriptor_offset,
             name: Arc::from(info.name.as_str()),

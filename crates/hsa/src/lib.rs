@@ -20,7 +20,11 @@ pub mod signal;
 pub mod vmem;
 
 pub use agent::{Agent, DeviceType};
-pub use error::{HsaError, HsaResult, QueueError, QueueErrorReason};
+pub use error::{
+    AgentError, AgentFunctionError, ExecutableError, HsaError, HsaResult, HsaStatus, MemoryError,
+    PacketError, QueueCreationError, QueueError, QueueErrorReason, QueueFaultDetail,
+    ReservationError, SignalError,
+};
 pub use executable::{Executable, Kernel};
 pub use memory::{
     AllocOptions, Allocation, MemoryPool, PoolInfo, PoolKind, SubAllocation, SubAllocator,

@@ -24,7 +24,7 @@ use aqueduct_kfd::uapi::{
 };
 
 use crate::agent::{self, Agent, VISIBLE_DEVICES_ENV};
-use crate::error::{HsaError, HsaResult};
+use crate::error::{AgentError, HsaError, HsaResult, MemoryError};
 use crate::executable::Executable;
 use crate::memory::context::{BoRequest, MemoryContext};
 use crate::memory::vmem::{APERTURE_ALIGN, DEFAULT_APERTURE_SIZE, VaReservation};
@@ -139,15 +139,13 @@ impl Runtime {
         for (ordinal, node) in visible.iter().enumerate() {
             let mut a = Agent::from_node(node);
             a.gpu_ordinal = Some(ordinal);
-            let cwsr = a.cwsr_sizes.ok_or_else(|| {
-                HsaError::InvalidAgent(format!(
-                    "GPU node {} ({}) has no known queue buffer sizes",
-                    node.index, a.name
-                ))
+            let cwsr = a.cwsr_sizes.ok_or_else(|| AgentError::NoQueueBufferSizes {
+                node: node.index,
+                name: a.name.clone(),
             })?;
-            let minor = node.drm_render_minor().ok_or_else(|| {
-                HsaError::InvalidAgent(format!("GPU node {} has no DRM render node", node.index))
-            })?;
+            let minor = node
+                .drm_render_minor()
+                .ok_or(AgentError::NoRenderNode { node: node.index })?;
             let drm_fd = device.open_render_node(minor)?;
             device.acquire_vm(&mut AcquireVmArgs {
                 drm_fd,
@@ -173,13 +171,14 @@ impl Runtime {
         for ap in &apertures {
             let end = reservation.base() + reservation.size() - 1;
             if ap.gpuvm_limit != 0 && (reservation.base() < ap.gpuvm_base || end > ap.gpuvm_limit) {
-                return Err(HsaError::OutOfResources(format!(
-                    "the VA aperture {:#x}..{end:#x} lies outside gpu {:#x}'s GPUVM range {:#x}..{:#x}",
-                    reservation.base(),
-                    ap.gpu_id,
-                    ap.gpuvm_base,
-                    ap.gpuvm_limit
-                )));
+                return Err(MemoryError::ApertureOutsideGpuvm {
+                    base: reservation.base(),
+                    end,
+                    gpu_id: ap.gpu_id,
+                    gpuvm_base: ap.gpuvm_base,
+                    gpuvm_limit: ap.gpuvm_limit,
+                }
+                .into());
             }
         }
         let memory = Arc::new(MemoryContext::new(device.clone(), reservation));
@@ -303,10 +302,11 @@ impl Runtime {
             .iter()
             .find(|g| g.node.gpu_id == agent.gpu_id && agent.is_gpu())
             .ok_or_else(|| {
-                HsaError::InvalidAgent(format!(
-                    "`{}` (node {}) is not a visible GPU agent of this runtime",
-                    agent.name, agent.node_id
-                ))
+                AgentError::NotVisibleGpu {
+                    name: agent.name.clone(),
+                    node: agent.node_id,
+                }
+                .into()
             })
     }
 
@@ -319,7 +319,11 @@ impl Runtime {
             .iter()
             .find(|p| p.kind() == kind)
             .ok_or_else(|| {
-                HsaError::InvalidAgent(format!("agent `{}` has no {kind:?} pool", agent.name))
+                AgentError::NoPool {
+                    agent: agent.name.clone(),
+                    kind,
+                }
+                .into()
             })
     }
     pub fn kernarg_pool(&self, agent: &Agent) -> HsaResult<&MemoryPool> {

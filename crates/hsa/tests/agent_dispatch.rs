@@ -1,5 +1,5 @@
 //! AQL agent dispatch on gfxsim: CPU-agent soft queues running host
-//! functions in order with GPU work (issue #11).
+//! functions in order with GPU work.
 //!
 //! Covered: the agent-dispatch packet's exact bytes (hsa.h layout); the
 //! soft queue's `amd_queue_t`; a host function between two dependent
@@ -21,7 +21,10 @@ use aqueduct_hsa::agent_queue::{
 };
 use aqueduct_hsa::queue::AqlPacket;
 use aqueduct_hsa::queue::packet::PacketFence;
-use aqueduct_hsa::{HsaError, MemoryOrder, QueueErrorReason, Signal, WaitCondition, WaitHint};
+use aqueduct_hsa::{
+    HsaError, MemoryOrder, QueueErrorReason, QueueFaultDetail, ReservationError, Signal,
+    WaitCondition, WaitHint,
+};
 use aqueduct_kfd::abi::queue::{HSA_QUEUE_FEATURE_AGENT_DISPATCH, HSA_QUEUE_TYPE_MULTI};
 use aqueduct_kfd::abi::{FenceScope, agent_dispatch_type, packet_type};
 use e2e_common::{Arg, Gpu, TIMEOUT, read_f32, read_u32, unallocated_in_aperture, wait_zero};
@@ -458,8 +461,17 @@ fn unknown_function_id_is_a_queue_error() {
     }
     let e = q.error().expect("the queue is in error");
     assert_eq!(e.reason, QueueErrorReason::PacketInvalid);
-    let detail = e.detail.clone().unwrap();
-    assert!(detail.contains("0x8765"), "{detail}");
+    assert!(
+        matches!(
+            e.detail,
+            Some(QueueFaultDetail::UnknownFunction {
+                function_id: 0x8765,
+                ..
+            })
+        ),
+        "{:?}",
+        e.detail
+    );
     // The error callback runs on the processor thread, not necessarily
     // before waiters see the error (as with ROCr's queue callbacks).
     let deadline = Instant::now() + TIMEOUT;
@@ -507,7 +519,12 @@ fn failing_and_panicking_host_functions_are_queue_errors() {
             .is_err()
     );
     let e = q.error().unwrap();
-    assert!(e.detail.as_deref().unwrap().contains("disk on fire"));
+    assert!(
+        matches!(&e.detail, Some(QueueFaultDetail::FunctionFailed { function_id, source, .. })
+            if *function_id == bad && source.0 == "disk on fire"),
+        "{:?}",
+        e.detail
+    );
     assert!(matches!(e.reason, QueueErrorReason::Other(_)));
 
     let s2 = gpu.signal(1);
@@ -519,7 +536,11 @@ fn failing_and_panicking_host_functions_are_queue_errors() {
         s2.wait(WaitCondition::Eq, 0, Some(TIMEOUT), WaitHint::Blocked)
             .is_err()
     );
-    assert!(q.error().unwrap().detail.unwrap().contains("panicked"));
+    let detail = q.error().unwrap().detail;
+    assert!(
+        matches!(detail, Some(QueueFaultDetail::CallbackPanicked { .. })),
+        "{detail:?}"
+    );
 }
 
 /// Dropping a queue whose packets wait on a signal that never fires: the
@@ -577,7 +598,7 @@ fn callback_submitting_to_its_own_full_queue_fails_instead_of_hanging() {
     let gpu = Gpu::new();
     let q = Arc::new(agent_queue(&gpu, HostFunctionRegistry::new()));
     let inner_runs = Arc::new(AtomicU64::new(0));
-    let outcome: Arc<Mutex<Option<(u64, String)>>> = Arc::default();
+    let outcome: Arc<Mutex<Option<(u64, HsaError)>>> = Arc::default();
     let (q_in, runs_in, outcome_in) = (q.clone(), inner_runs.clone(), outcome.clone());
     let done = gpu.signal(1);
     q.submit_callback(&[], Some(&done), move || {
@@ -589,7 +610,7 @@ fn callback_submitting_to_its_own_full_queue_fails_instead_of_hanging() {
             }) {
                 Ok(_) => accepted += 1,
                 Err(e) => {
-                    *outcome_in.lock().unwrap() = Some((accepted, e.to_string()));
+                    *outcome_in.lock().unwrap() = Some((accepted, e));
                     return;
                 }
             }
@@ -598,10 +619,14 @@ fn callback_submitting_to_its_own_full_queue_fails_instead_of_hanging() {
     .unwrap();
     wait_zero(&done).unwrap();
     q.finish(Some(TIMEOUT)).unwrap();
-    let (accepted, message) = outcome.lock().unwrap().clone().expect("the ring filled up");
+    let (accepted, refusal) = outcome.lock().unwrap().take().expect("the ring filled up");
     // 64 slots, one held by the running callback.
     assert_eq!(accepted, 63);
-    assert!(message.contains("full"), "{message}");
+    assert!(
+        matches!(refusal, HsaError::Reservation(ReservationError::QueueFull { queue_id })
+            if queue_id == q.id()),
+        "{refusal:?}"
+    );
     assert_eq!(inner_runs.load(Ordering::SeqCst), 63);
     assert!(q.error().is_none());
 }
@@ -643,8 +668,12 @@ fn dependency_on_a_faulted_kernel_fails_instead_of_hanging() {
         assert!(Instant::now() < deadline, "the soft queue never noticed");
         std::thread::sleep(Duration::from_millis(5));
     }
-    let detail = q.error().unwrap().detail.unwrap();
-    assert!(detail.contains("will never complete"), "{detail}");
+    let detail = q.error().unwrap().detail;
+    assert!(
+        matches!(&detail, Some(QueueFaultDetail::DependencyFailed { signal, queue_id, .. })
+            if *signal == bad_done.handle() && *queue_id == gpu_q.id()),
+        "{detail:?}"
+    );
     assert!(!ran.load(Ordering::SeqCst));
     assert_eq!(cb_done.load(MemoryOrder::Acquire), 1);
     // Both queues work again after recovery.

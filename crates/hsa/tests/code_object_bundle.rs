@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use aqueduct_hsa::code_object::{
-    Bundle, CodeObject, CodeObjectError, IsaName, code_object_for_agent,
+    Bundle, BundleError, CodeObject, CodeObjectError, IsaName, TruncatedPart, code_object_for_agent,
 };
 
 const TARGETS: [&str; 3] = ["gfx1100", "gfx942", "gfx90a"];
@@ -127,11 +127,7 @@ fn plain_elf_input_is_checked_against_the_agent() {
     );
     assert_eq!(
         code_object_for_agent(b"\x7fELF", &agent("gfx942")).unwrap_err(),
-        {
-            CodeObjectError::Truncated {
-                what: "ELF header needs 64 bytes, file has 4".into(),
-            }
-        }
+        CodeObjectError::Truncated(TruncatedPart::Header { needed: 64, len: 4 })
     );
     assert_eq!(
         code_object_for_agent(b"garbage!", &agent("gfx942")).unwrap_err(),
@@ -194,7 +190,14 @@ fn broken_plain_bundles() {
         assert!(
             matches!(
                 err,
-                CodeObjectError::Truncated { .. } | CodeObjectError::BadBundle { .. }
+                CodeObjectError::Bundle(
+                    BundleError::MissingMagic
+                        | BundleError::EntryCount
+                        | BundleError::EntryTable { .. }
+                        | BundleError::EntryRecord { .. }
+                        | BundleError::EntryId { .. }
+                        | BundleError::EntryData { .. }
+                )
             ),
             "{cut}: {err}"
         );
@@ -203,7 +206,9 @@ fn broken_plain_bundles() {
     huge_count[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
     assert!(matches!(
         Bundle::parse(&huge_count),
-        Err(CodeObjectError::Truncated { .. })
+        Err(CodeObjectError::Bundle(BundleError::EntryTable {
+            count: u64::MAX
+        }))
     ));
     // Entry 1's size (at 32 + 24 + 30 + 8) pointing past the end of the file.
     let mut bad_size = good.clone();
@@ -211,13 +216,16 @@ fn broken_plain_bundles() {
     bad_size[size_at..size_at + 8].copy_from_slice(&(good.len() as u64).to_le_bytes());
     assert!(matches!(
         Bundle::parse(&bad_size),
-        Err(CodeObjectError::Truncated { .. })
+        Err(CodeObjectError::Bundle(BundleError::EntryData { index: 1, size, .. }))
+            if size == good.len() as u64
     ));
     let mut bad_id = make_bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx90a", b"x")]);
     bad_id[32 + 24] = 0xff;
     assert!(matches!(
         Bundle::parse(&bad_id),
-        Err(CodeObjectError::BadBundle { .. })
+        Err(CodeObjectError::Bundle(BundleError::EntryIdNotUtf8 {
+            index: 0
+        }))
     ));
 }
 
@@ -260,46 +268,67 @@ fn compressed_bundle_versions_and_corruption() {
         payload_flip[mid] ^= 0x10;
         let err = Bundle::parse(&payload_flip).unwrap_err();
         assert!(
-            matches!(err, CodeObjectError::Decompression { .. }),
+            matches!(
+                err,
+                CodeObjectError::Bundle(
+                    BundleError::Decoder { .. }
+                        | BundleError::SizeMismatch { .. }
+                        | BundleError::Md5Mismatch
+                )
+            ),
             "{file}: {err}"
         );
 
         let mut hash_flip = good.clone();
         hash_flip[16] ^= 1;
         let err = Bundle::parse(&hash_flip).unwrap_err();
-        assert!(err.to_string().contains("MD5"), "{file}: {err}");
+        assert_eq!(
+            err,
+            CodeObjectError::Bundle(BundleError::Md5Mismatch),
+            "{file}"
+        );
 
         let mut size_lie = good.clone();
         size_lie[12..16].copy_from_slice(&100u32.to_le_bytes());
         assert!(
             matches!(
                 Bundle::parse(&size_lie),
-                Err(CodeObjectError::Decompression { .. })
+                Err(CodeObjectError::Bundle(BundleError::SizeMismatch {
+                    declared: 100,
+                    ..
+                }))
             ),
             "{file}"
         );
 
         let err = Bundle::parse(&good[..good.len() - 10]).unwrap_err();
         assert!(
-            matches!(err, CodeObjectError::Truncated { .. }),
+            matches!(
+                err,
+                CodeObjectError::Bundle(BundleError::CompressedPayload { .. })
+            ),
             "{file}: {err}"
         );
         assert!(matches!(
             Bundle::parse(&good[..10]),
-            Err(CodeObjectError::Truncated { .. })
+            Err(CodeObjectError::Bundle(BundleError::CompressedHeader))
         ));
 
         let mut method = good.clone();
         method[6] = 7;
         assert!(matches!(
             Bundle::parse(&method),
-            Err(CodeObjectError::BadBundle { .. })
+            Err(CodeObjectError::Bundle(BundleError::CompressionMethod {
+                method: 7
+            }))
         ));
         let mut version = good.clone();
         version[4] = 9;
         assert!(matches!(
             Bundle::parse(&version),
-            Err(CodeObjectError::BadBundle { .. })
+            Err(CodeObjectError::Bundle(BundleError::CompressedVersion {
+                version: 9
+            }))
         ));
     }
 }

@@ -19,7 +19,8 @@ mod e2e_common;
 use std::time::{Duration, Instant};
 
 use aqueduct_hsa::{
-    HsaError, KernelDispatch, MemoryOrder, QueueErrorReason, WaitCondition, WaitHint,
+    HsaError, KernelDispatch, MemoryOrder, PacketError, QueueErrorReason, QueueFaultDetail,
+    WaitCondition, WaitHint,
 };
 use e2e_common::{Arg, Gpu, Lcg, oob_write, read_u32, unallocated_in_aperture, wait_zero};
 use object::{Object, ObjectSection, ObjectSymbol};
@@ -40,7 +41,9 @@ fn expect_memory_violation(result: Result<(), HsaError>, address: u64) -> u32 {
                 Some(address & !(PAGE - 1)),
                 "fault address (KFD reports the page)"
             );
-            let detail = detail.expect("gfxsim explains the fault");
+            let Some(QueueFaultDetail::Device(detail)) = detail else {
+                panic!("gfxsim explains the fault: {detail:?}");
+            };
             assert!(
                 detail.contains(&format!("{address:#x}")),
                 "detail names the exact address {address:#x}: {detail}"
@@ -212,7 +215,7 @@ fn unsupported_instruction_names_words_mnemonic_and_pc() {
     match err {
         HsaError::QueueError {
             reason: QueueErrorReason::IllegalInstruction,
-            detail: Some(detail),
+            detail: Some(QueueFaultDetail::Device(detail)),
             ..
         } => {
             assert!(detail.contains("0xf0000f00"), "instruction word: {detail}");
@@ -235,7 +238,7 @@ fn s_trap_is_a_trap_queue_error() {
     match err {
         HsaError::QueueError {
             reason: QueueErrorReason::Trap,
-            detail: Some(detail),
+            detail: Some(QueueFaultDetail::Device(detail)),
             ..
         } => {
             assert!(detail.contains("s_trap 2"), "{detail}");
@@ -264,7 +267,9 @@ fn kernel_object_in_unmapped_memory_is_a_packet_error() {
             detail,
             ..
         }) => {
-            let detail = detail.expect("detail");
+            let Some(QueueFaultDetail::Device(detail)) = detail else {
+                panic!("the device explains the fault: {detail:?}");
+            };
             assert!(detail.contains(&format!("{nowhere:#x}")), "{detail}");
         }
         other => panic!("expected a packet error, got {other:?}"),
@@ -356,10 +361,51 @@ fn invalid_dispatch_shapes_are_rejected_before_submission() {
         ),
     ];
     for (what, d) in broken {
-        match d.to_packet() {
-            Err(HsaError::InvalidPacket(_)) => {}
-            other => panic!("{what}: expected InvalidPacket, got {other:?}"),
-        }
+        let rejected = match d.to_packet() {
+            Err(HsaError::Packet(e)) => e,
+            other => panic!("{what}: expected a packet error, got {other:?}"),
+        };
+        let expected = match what {
+            "0 dimensions" => matches!(rejected, PacketError::Dimensions { dimensions: 0 }),
+            "4 dimensions" => matches!(rejected, PacketError::Dimensions { dimensions: 4 }),
+            "empty grid" => matches!(
+                rejected,
+                PacketError::ZeroSize {
+                    grid: 0,
+                    dimension: 0,
+                    ..
+                }
+            ),
+            "empty workgroup" => matches!(
+                rejected,
+                PacketError::ZeroSize {
+                    workgroup: 0,
+                    dimension: 0,
+                    ..
+                }
+            ),
+            "2048-item workgroup" => matches!(
+                rejected,
+                PacketError::WorkgroupTooLarge {
+                    items: 2048,
+                    limit: 1024
+                }
+            ),
+            "1-D dispatch with a y extent" => matches!(
+                rejected,
+                PacketError::UnusedDimension {
+                    dimensions: 1,
+                    dimension: 1
+                }
+            ),
+            "null kernel object" => matches!(rejected, PacketError::KernelObject { address: 0 }),
+            "unaligned kernel object" => matches!(rejected,
+                PacketError::KernelObject { address } if address == base.kernel_object + 8),
+            "unaligned kernarg" => matches!(rejected,
+                PacketError::KernargAddress { address } if address == base.kernarg_address + 4),
+            _ => unreachable!("{what} has no expected error"),
+        };
+        assert!(expected, "{what}: {rejected:?}");
     }
     assert_eq!(queue.write_index(), 0, "nothing was submitted");
     // The untouched original still runs (n = 0: it writes nothing).

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use aqueduct_gfxsim::SimConfig;
 use aqueduct_gfxsim::isa::decode::decode;
-use aqueduct_hsa::{Allocation, HsaError, MemoryOrder, QueueErrorReason, Signal};
+use aqueduct_hsa::{Allocation, HsaError, MemoryOrder, QueueErrorReason, QueueFaultDetail, Signal};
 use e2e_common::{
     Arg, Gpu, Launch, Lcg, Program, SIM_THREADS, TIMEOUT, assert_same, host_bytes_mut,
     oob_write_launch, read_u32, unallocated_in_aperture, wait_zero,
@@ -224,7 +224,7 @@ fn expect_memory_violation(err: &HsaError, address: u64, access: &str, pc: u64) 
     match err {
         HsaError::QueueError {
             reason: QueueErrorReason::MemoryViolation { address: reported },
-            detail: Some(detail),
+            detail: Some(QueueFaultDetail::Device(detail)),
             ..
         } => {
             assert_eq!(*reported, Some(address & !(PAGE - 1)), "{err}");
@@ -331,7 +331,7 @@ fn an_illegal_instruction_names_its_word_and_pc() {
     match run_fault_scenario(&gpu, launch) {
         HsaError::QueueError {
             reason: QueueErrorReason::IllegalInstruction,
-            detail: Some(detail),
+            detail: Some(QueueFaultDetail::Device(detail)),
             ..
         } => {
             assert!(detail.contains("[0xffffffff]"), "{detail}");
@@ -363,7 +363,7 @@ fn s_trap_names_its_code_and_pc() {
     match run_fault_scenario(&gpu, launch) {
         HsaError::QueueError {
             reason: QueueErrorReason::Trap,
-            detail: Some(detail),
+            detail: Some(QueueFaultDetail::Device(detail)),
             ..
         } => {
             assert!(
@@ -406,7 +406,7 @@ fn an_endless_kernel_is_stopped_by_the_watchdog() {
         match &err {
             HsaError::QueueError {
                 reason: QueueErrorReason::Trap,
-                detail: Some(detail),
+                detail: Some(QueueFaultDetail::Device(detail)),
                 ..
             } => {
                 assert!(

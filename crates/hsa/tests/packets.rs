@@ -1,7 +1,7 @@
 //! AQL packet builders produce exactly the bytes hsa.h defines.
 
-use aqueduct_hsa::HsaError;
 use aqueduct_hsa::queue::packet::{self, AqlPacket, KernelDispatch, PacketFence};
+use aqueduct_hsa::{HsaError, PacketError};
 use aqueduct_kfd::abi::{FenceScope, packet_type};
 
 #[test]
@@ -53,41 +53,73 @@ fn dispatch_dimensions_from_sizes() {
 fn dispatch_validation() {
     let ok = KernelDispatch::new(0x1000, 0x2000, [64, 1, 1], [64, 1, 1]);
     let cases = [
-        KernelDispatch {
-            kernel_object: 0,
-            ..ok
-        },
-        KernelDispatch {
-            kernel_object: 0x1010,
-            ..ok
-        },
-        KernelDispatch {
-            kernarg_address: 0x2008,
-            ..ok
-        },
-        KernelDispatch {
-            grid_size: [0, 1, 1],
-            ..ok
-        },
-        KernelDispatch {
-            workgroup_size: [1024, 2, 1],
-            dimensions: 2,
-            ..ok
-        },
-        KernelDispatch {
-            dimensions: 4,
-            ..ok
-        },
-        KernelDispatch {
-            grid_size: [64, 2, 1],
-            ..ok
-        }, // 1-D with y > 1
+        (
+            KernelDispatch {
+                kernel_object: 0,
+                ..ok
+            },
+            PacketError::KernelObject { address: 0 },
+        ),
+        (
+            KernelDispatch {
+                kernel_object: 0x1010,
+                ..ok
+            },
+            PacketError::KernelObject { address: 0x1010 },
+        ),
+        (
+            KernelDispatch {
+                kernarg_address: 0x2008,
+                ..ok
+            },
+            PacketError::KernargAddress { address: 0x2008 },
+        ),
+        (
+            KernelDispatch {
+                grid_size: [0, 1, 1],
+                ..ok
+            },
+            PacketError::ZeroSize {
+                grid: 0,
+                workgroup: 64,
+                dimension: 0,
+            },
+        ),
+        (
+            KernelDispatch {
+                workgroup_size: [1024, 2, 1],
+                dimensions: 2,
+                ..ok
+            },
+            PacketError::WorkgroupTooLarge {
+                items: 2048,
+                limit: 1024,
+            },
+        ),
+        (
+            KernelDispatch {
+                dimensions: 4,
+                ..ok
+            },
+            PacketError::Dimensions { dimensions: 4 },
+        ),
+        (
+            // 1-D with y > 1
+            KernelDispatch {
+                grid_size: [64, 2, 1],
+                ..ok
+            },
+            PacketError::UnusedDimension {
+                dimensions: 1,
+                dimension: 1,
+            },
+        ),
     ];
-    for c in cases {
-        assert!(
-            matches!(c.to_packet(), Err(HsaError::InvalidPacket(_))),
-            "{c:?} should be rejected"
-        );
+    for (c, expected) in cases {
+        match c.to_packet() {
+            Err(HsaError::Packet(e)) => assert_eq!(e, expected, "{c:?}"),
+            other => panic!("{c:?} should be rejected, got {other:?}"),
+        }
     }
 }
 
@@ -122,11 +154,17 @@ fn barrier_and_or_bytes() {
 
     assert!(matches!(
         packet::barrier_and(&[1; 6], 0, fence),
-        Err(HsaError::InvalidPacket(_))
+        Err(HsaError::Packet(PacketError::BarrierDependencies {
+            count: 6,
+            limit: 5
+        }))
     ));
     assert!(matches!(
         packet::barrier_or(&[1; 6], 0, fence),
-        Err(HsaError::InvalidPacket(_))
+        Err(HsaError::Packet(PacketError::BarrierDependencies {
+            count: 6,
+            limit: 5
+        }))
     ));
     assert_eq!(
         packet::nop(PacketFence::SYSTEM_ORDERED).header,

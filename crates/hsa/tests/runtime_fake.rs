@@ -15,8 +15,8 @@ use aqueduct_hsa::queue::aql_queue::{
 use aqueduct_hsa::queue::packet::PacketFence;
 use aqueduct_hsa::runtime::{DOORBELL_PAGE_FLAGS, EVENT_PAGE_FLAGS, EVENT_PAGE_SIZE};
 use aqueduct_hsa::{
-    AllocOptions, HsaError, KernelDispatch, MemoryOrder, QueueErrorReason, Runtime, RuntimeOptions,
-    WaitCondition, WaitHint,
+    AllocOptions, ExecutableError, HsaError, KernelDispatch, MemoryError, MemoryOrder,
+    QueueCreationError, QueueErrorReason, Runtime, RuntimeOptions, WaitCondition, WaitHint,
 };
 use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::abi::{AmdQueue, AmdSignal, KernelDispatchPacket, RawPacket};
@@ -234,15 +234,17 @@ fn pools_and_allocations() {
 
     assert!(matches!(
         pools[1].allocate(0),
-        Err(HsaError::InvalidAllocation(_))
+        Err(HsaError::Memory(MemoryError::ZeroSize { pool })) if pool == pools[1].kind()
     ));
     assert!(matches!(
         pools[0].allocate(25 << 30),
-        Err(HsaError::InvalidAllocation(_))
+        Err(HsaError::Memory(MemoryError::ExceedsPool { size, pool, .. }))
+            if size == 25 << 30 && pool == pools[0].kind()
     ));
     assert!(matches!(
         pools[1].allocate(33 << 30),
-        Err(HsaError::InvalidAllocation(_))
+        Err(HsaError::Memory(MemoryError::ExceedsPool { size, pool, .. }))
+            if size == 33 << 30 && pool == pools[1].kind()
     ));
 
     // Drop = UNMAP + FREE; the VA is reused.
@@ -284,7 +286,10 @@ fn kernarg_blocks_and_signals_come_from_slabs() {
     assert_eq!(read::<[u8; 24]>(a.gpu_va()), [7; 24]);
     assert!(matches!(
         region.allocate(64 << 10),
-        Err(HsaError::InvalidAllocation(_))
+        Err(HsaError::Memory(MemoryError::BlockSize {
+            size: 0x1_0000,
+            max: 0x1_0000
+        }))
     ));
     drop(a);
     assert_eq!(region.used_granules(), 4);
@@ -339,11 +344,17 @@ fn queue_creation_submission_and_recovery() {
     let gpu = rt.gpu_agent(0).unwrap().clone();
     assert!(matches!(
         rt.create_queue(&gpu, 100),
-        Err(HsaError::InvalidQueueCreation(_))
+        Err(HsaError::QueueCreation(QueueCreationError::PacketCount {
+            packets: 100,
+            ..
+        }))
     ));
     assert!(matches!(
         rt.create_queue(&gpu, 32),
-        Err(HsaError::InvalidQueueCreation(_))
+        Err(HsaError::QueueCreation(QueueCreationError::PacketCount {
+            packets: 32,
+            ..
+        }))
     ));
     let q = rt.create_queue(&gpu, 128).unwrap();
     let qid = q.id();
@@ -560,7 +571,13 @@ fn executable_loads_and_finds_kernels() {
     let d = k.dispatch(0x1000, [256, 1, 1], [64, 1, 1]);
     assert_eq!(d.group_segment_size, k.info.group_segment_fixed_size);
     match exe.kernel("no_such_kernel") {
-        Err(e @ HsaError::KernelNotFound { .. }) => assert!(e.to_string().contains(&name), "{e}"),
+        Err(HsaError::Executable(ExecutableError::KernelNotFound {
+            name: missing,
+            available,
+        })) => {
+            assert_eq!(missing, "no_such_kernel");
+            assert!(available.contains(&name), "{available:?}");
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -4,6 +4,7 @@
 mod common;
 
 use aqueduct_hsa::agent::{self, Agent, DeviceType};
+use aqueduct_hsa::{AgentError, HsaError};
 use common::topo::topology;
 
 const A: (u32, u64) = (0x1111, 0x0000_00ab_cdef_0001);
@@ -88,15 +89,29 @@ fn agent_properties_from_nodes() {
 
     let agents: Vec<Agent> = t.nodes.iter().map(Agent::from_node).collect();
     assert_eq!(agent::gpu_by_ordinal(&agents, 1).unwrap().gpu_id, 0x3333);
-    assert!(agent::gpu_by_ordinal(&agents, 2).is_err());
+    assert!(matches!(
+        agent::gpu_by_ordinal(&agents, 2),
+        Err(HsaError::Agent(AgentError::OrdinalOutOfRange {
+            ordinal: 2,
+            visible: 2
+        }))
+    ));
     assert_eq!(
         agent::agent_by_uuid(&agents, "GPU-000000ABCDEF0001")
             .unwrap()
             .gpu_id,
         0x1111
     );
-    let err = agent::agent_by_uuid(&agents, "GPU-XX")
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("GPU-000000abcdef0001"), "{err}");
+    match agent::agent_by_uuid(&agents, "GPU-XX") {
+        Err(HsaError::Agent(AgentError::UnknownUuid { uuid, known })) => {
+            assert_eq!(uuid, "GPU-XX");
+            assert!(
+                known
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case("GPU-000000abcdef0001")),
+                "{known:?}"
+            );
+        }
+        other => panic!("expected an unknown UUID, got {other:?}"),
+    }
 }

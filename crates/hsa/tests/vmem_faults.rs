@@ -12,7 +12,7 @@ use std::sync::Arc;
 use aqueduct_gfxsim::SimConfig;
 use aqueduct_hsa::memory::PoolKind;
 use aqueduct_hsa::vmem::{Access, MemoryType, VirtualMemory};
-use aqueduct_hsa::{HsaError, QueueErrorReason};
+use aqueduct_hsa::{HsaError, QueueErrorReason, QueueFaultDetail};
 use e2e_common::{Arg, Gpu, SIM_THREADS, oob_write};
 
 const PAGE: u64 = 4096;
@@ -28,7 +28,9 @@ fn expect_fault_at(result: Result<(), HsaError>, address: u64) {
             ..
         }) => {
             assert_eq!(reported, Some(address & !(PAGE - 1)), "faulting page");
-            let detail = detail.expect("gfxsim explains the fault");
+            let Some(QueueFaultDetail::Device(detail)) = detail else {
+                panic!("gfxsim explains the fault: {detail:?}");
+            };
             assert!(
                 detail.contains(&format!("{address:#x}")),
                 "detail names {address:#x}: {detail}"

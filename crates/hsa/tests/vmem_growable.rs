@@ -62,7 +62,9 @@ fn a_growable_buffer_keeps_its_address_and_contents() {
     assert_same(&read_u32(&out, n), &want, "kernel over the grown buffer");
 
     match buf.grow_to(4 * CHUNK + 1) {
-        Err(VmemError::OutOfResources(_)) => {}
+        Err(VmemError::ExceedsReservation { len, max_len }) => {
+            assert_eq!((len, max_len), (4 * CHUNK + 1, 4 * CHUNK));
+        }
         other => panic!("growing past the reservation: {other:?}"),
     }
     buf.shrink_to(CHUNK + 1).unwrap();

@@ -1,8 +1,7 @@
 //! The real device: [`KfdDevice`] over `/dev/kfd` and the DRM render nodes.
 //!
-//! Each trait method is one `ioctl(2)` with the UAPI struct (through rustix's
-//! typed `Updater`, with the request number from [`crate::ioctl`]) or one
-//! `mmap(2)`. Where the C struct carries a pointer to a user array, the
+//! Each trait method is one `ioctl(2)` with the UAPI struct as its bytes
+//! (the request number from [`crate::ioctl`]) or one `mmap(2)`. Where the C struct carries a pointer to a user array, the
 //! method fills that pointer from the slice it is given, after checking
 //! that the count the kernel will use fits the slice; a count that does
 //! not fit is refused with EINVAL before the kernel is called, so the
@@ -24,7 +23,8 @@ use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
 
 use crate::device::KfdDevice;
-use crate::error::{KfdError, KfdResult};
+use crate::doorbell_pages::DoorbellPages;
+use crate::error::{KfdError, KfdResult, NoDeviceError};
 use crate::ioctl::*;
 use crate::syscalls::{KfdSyscalls, RustixSyscalls};
 use crate::topology::{DirTree, SYSFS_TOPOLOGY_ROOT, Topology};
@@ -36,7 +36,8 @@ pub const DEV_KFD_PATH: &str = "/dev/kfd";
 /// Oldest interface minor version this crate drives: 1.1, the first
 /// version kfd_ioctl.h's history lists, already has every ioctl the trait
 /// uses (newer fields, like create_queue's sdma_engine_id, are tolerated
-/// by older kernels through the struct-size rules of the reference §2.1).
+/// by older kernels, which copy only the struct size they know: Linux
+/// `kfd_chardev.c`, `kfd_ioctl`).
 pub const KFD_MIN_MINOR_VERSION: u32 = 1;
 
 #[derive(Debug)]
@@ -52,6 +53,8 @@ pub struct DevKfd {
     render_nodes: Mutex<BTreeMap<u32, OwnedFd>>,
     /// The ioctl/mmap calls (the real ones unless a test scripts them).
     syscalls: Arc<dyn KfdSyscalls>,
+    /// The doorbell pages mapped now; `write_doorbell` stores only there.
+    doorbells: Mutex<DoorbellPages>,
 }
 
 fn io_error(errno: Errno) -> std::io::Error {
@@ -108,19 +111,14 @@ impl DevKfd {
         let kfd = match rustix::fs::open(&kfd_path, OFlags::RDWR | OFlags::CLOEXEC, Mode::empty()) {
             Ok(fd) => fd,
             Err(Errno::NOENT | Errno::NODEV | Errno::NXIO) => {
-                return Err(KfdError::NoDevice(format!(
-                    "{} does not exist: this machine has no AMD GPU with the amdgpu/KFD driver \
-                     loaded (use the simulated device instead)",
-                    kfd_path.display()
-                )));
+                return Err(NoDeviceError::NodeMissing { path: kfd_path }.into());
             }
             Err(e @ (Errno::ACCESS | Errno::PERM)) => {
-                return Err(KfdError::NoDevice(format!(
-                    "{} exists but cannot be opened ({}): add the user to the group owning it \
-                     (usually 'render')",
-                    kfd_path.display(),
-                    io_error(e)
-                )));
+                return Err(NoDeviceError::NodeNotAccessible {
+                    path: kfd_path,
+                    source: io_error(e),
+                }
+                .into());
             }
             Err(e) => {
                 return Err(KfdError::Os {
@@ -136,11 +134,7 @@ impl DevKfd {
             .filter_map(|n| n.drm_render_minor().map(|minor| (n.gpu_id, minor)))
             .collect();
         if topology.gpu_nodes().next().is_none() {
-            return Err(KfdError::NoDevice(format!(
-                "{} lists no GPU node (the KFD driver is loaded but no usable GPU is visible \
-                 to this process)",
-                sysfs_root.display()
-            )));
+            return Err(NoDeviceError::NoGpuNode { sysfs_root }.into());
         }
 
         let mut device = DevKfd {
@@ -151,6 +145,7 @@ impl DevKfd {
             render_minor_of_gpu,
             render_nodes: Mutex::new(BTreeMap::new()),
             syscalls,
+            doorbells: Mutex::new(DoorbellPages::default()),
         };
         let mut version = GetVersionArgs::default();
         device.get_version(&mut version)?;
@@ -172,6 +167,12 @@ impl DevKfd {
             "opened KFD"
         );
         Ok(Arc::new(device))
+    }
+
+    fn doorbells(&self) -> std::sync::MutexGuard<'_, DoorbellPages> {
+        self.doorbells
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The interface version GET_VERSION reported at open.
@@ -305,11 +306,19 @@ impl KfdDevice for DevKfd {
     }
 
     fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()> {
-        self.ioctl::<AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, _>("ALLOC_MEMORY_OF_GPU", args)
+        self.ioctl::<AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, _>("ALLOC_MEMORY_OF_GPU", args)?;
+        if args.flags & alloc_flags::DOORBELL != 0 {
+            self.doorbells().allocated(args.handle, args.mmap_offset);
+        }
+        Ok(())
     }
 
     fn free_memory_of_gpu(&self, args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()> {
-        self.ioctl::<AMDKFD_IOC_FREE_MEMORY_OF_GPU, _>("FREE_MEMORY_OF_GPU", args)
+        // Held across the ioctl: no doorbell store overlaps the free.
+        let mut doorbells = self.doorbells();
+        self.ioctl::<AMDKFD_IOC_FREE_MEMORY_OF_GPU, _>("FREE_MEMORY_OF_GPU", args)?;
+        doorbells.freed(args.handle);
+        Ok(())
     }
 
     fn map_memory_to_gpu(
@@ -413,29 +422,39 @@ impl KfdDevice for DevKfd {
                 source: io_error(Errno::BADF),
             });
         };
+        let mut doorbells = self.doorbells();
         // SAFETY: the caller's contract (the trait's # Safety) covers the range.
-        unsafe { self.map_fixed("mmap of a render node", fd.as_fd(), va, size, mmap_offset) }
+        unsafe { self.map_fixed("mmap of a render node", fd.as_fd(), va, size, mmap_offset) }?;
+        doorbells.mapped(va, size, None);
+        Ok(())
     }
 
     unsafe fn mmap_kfd(&self, va: u64, size: u64, mmap_offset: u64) -> KfdResult<()> {
+        let mut doorbells = self.doorbells();
         // SAFETY: the caller's contract (the trait's # Safety) covers the range.
-        unsafe { self.map_fixed("mmap of /dev/kfd", self.kfd.as_fd(), va, size, mmap_offset) }
+        unsafe { self.map_fixed("mmap of /dev/kfd", self.kfd.as_fd(), va, size, mmap_offset) }?;
+        doorbells.mapped(va, size, Some(mmap_offset));
+        Ok(())
     }
 
     fn write_doorbell(&self, doorbell_va: u64, value: u64) {
-        if doorbell_va == 0 || !doorbell_va.is_multiple_of(8) {
+        // Held across the store: the page cannot be freed or mapped over
+        // through this device meanwhile.
+        let doorbells = self.doorbells();
+        if doorbell_va == 0 || !doorbell_va.is_multiple_of(8) || !doorbells.contains(doorbell_va) {
             tracing::error!(
                 doorbell_va,
-                "refusing a doorbell write to a null or misaligned address"
+                "refusing a doorbell write outside the mapped doorbell pages"
             );
             return;
         }
         // Order the packet writes before the doorbell, as ROCr's release
         // store does.
         std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
-        // SAFETY: per the trait contract `doorbell_va` is an 8-byte doorbell
-        // inside a doorbell page the runtime mapped with mmap_kfd; a volatile
-        // store is the single 64-bit MMIO write the hardware expects.
+        // SAFETY: `doorbell_va` is 8-byte aligned and its 8 bytes lie in a
+        // doorbell page this device mapped and that is still mapped (see
+        // doorbell_pages.rs); a volatile store is the single 64-bit MMIO
+        // write the hardware expects.
         unsafe { std::ptr::write_volatile(doorbell_va as *mut u64, value) };
     }
 }
@@ -459,6 +478,7 @@ mod tests {
             render_minor_of_gpu: BTreeMap::new(),
             render_nodes: Mutex::new(BTreeMap::new()),
             syscalls: Arc::new(RustixSyscalls),
+            doorbells: Mutex::new(DoorbellPages::default()),
         }
     }
 
@@ -518,9 +538,49 @@ mod tests {
         assert_eq!(map.device_ids_array_ptr, ids.as_ptr() as u64);
     }
 
+    /// Answers ALLOC_MEMORY_OF_GPU with BO 5 at mmap offset 4096 and
+    /// FREE_MEMORY_OF_GPU with success, as KFD does for a doorbell page;
+    /// mmaps are real.
+    #[derive(Debug)]
+    struct DoorbellKernel;
+
+    impl KfdSyscalls for DoorbellKernel {
+        unsafe fn ioctl(
+            &self,
+            _fd: std::os::fd::BorrowedFd<'_>,
+            request: u32,
+            args: &mut [u8],
+        ) -> Result<(), Errno> {
+            match request {
+                AMDKFD_IOC_ALLOC_MEMORY_OF_GPU => {
+                    let a: &mut AllocMemoryOfGpuArgs = bytemuck::from_bytes_mut(args);
+                    a.handle = 5;
+                    a.mmap_offset = 4096;
+                    Ok(())
+                }
+                AMDKFD_IOC_FREE_MEMORY_OF_GPU => Ok(()),
+                _ => Err(Errno::NOTTY),
+            }
+        }
+
+        unsafe fn mmap_fixed(
+            &self,
+            fd: std::os::fd::BorrowedFd<'_>,
+            va: u64,
+            len: usize,
+            offset: u64,
+        ) -> Result<(), Errno> {
+            // SAFETY: the caller's contract is passed on unchanged.
+            unsafe { RustixSyscalls.mmap_fixed(fd, va, len, offset) }
+        }
+    }
+
     #[test]
     fn mmap_kfd_maps_shared_and_fixed_and_doorbell_stores() {
-        let dev = memfd_device();
+        let dev = DevKfd {
+            syscalls: Arc::new(DoorbellKernel),
+            ..memfd_device()
+        };
         // Reserve two pages, as the runtime does before placing a mapping.
         // SAFETY: a fresh anonymous PROT_NONE reservation; nothing else uses it.
         let base = unsafe {
@@ -532,22 +592,39 @@ mod tests {
             )
         }
         .unwrap() as u64;
-        // Map the memfd's second page over the first reserved page.
+        let read_back = |offset: u64| {
+            let mut buf = [0u8; 8];
+            rustix::io::pread(&dev.kfd, &mut buf, offset).unwrap();
+            u64::from_le_bytes(buf)
+        };
+        let mut alloc = AllocMemoryOfGpuArgs {
+            va_addr: base,
+            size: 4096,
+            flags: alloc_flags::DOORBELL,
+            ..Default::default()
+        };
+        dev.alloc_memory_of_gpu(&mut alloc).unwrap();
+        // Map the memfd's second page (the BO's offset) over the first
+        // reserved page.
         // SAFETY: [base, base+4096) is part of the reservation made above.
-        unsafe { dev.mmap_kfd(base, 4096, 4096) }.unwrap();
+        unsafe { dev.mmap_kfd(base, 4096, alloc.mmap_offset) }.unwrap();
         dev.write_doorbell(base + 8, 0x1122_3344_5566_7788);
-        let mut buf = [0u8; 8];
-        rustix::io::pread(&dev.kfd, &mut buf, 4096 + 8).unwrap();
         assert_eq!(
-            u64::from_le_bytes(buf),
+            read_back(4096 + 8),
             0x1122_3344_5566_7788,
             "store reached the shared file page"
         );
-        // Misaligned and null doorbells are refused without a fault.
+        // Misaligned, null and out-of-page doorbells are refused without a
+        // fault (the second reserved page is PROT_NONE).
         dev.write_doorbell(base + 3, 1);
         dev.write_doorbell(0, 1);
-        rustix::io::pread(&dev.kfd, &mut buf, 4096).unwrap();
-        assert_eq!(u64::from_le_bytes(buf), 0);
+        dev.write_doorbell(base + 4096, 1);
+        assert_eq!(read_back(4096), 0);
+        // Once the BO is freed the page is no doorbell page any more.
+        dev.free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: 5 })
+            .unwrap();
+        dev.write_doorbell(base + 16, 2);
+        assert_eq!(read_back(4096 + 16), 0);
         // SAFETY: as above.
         let err = unsafe { dev.mmap_kfd(base, 0, 0) }.unwrap_err();
         assert_eq!(err.errno(), Some(Errno::INVAL.raw_os_error()));

@@ -8,7 +8,7 @@
 //! pointer field itself, so callers never build raw pointers.
 //!
 //! Two operations exist because a simulated device cannot observe plain
-//! stores (see DESIGN.md "Where the simulation needs a nudge"):
+//! stores (see ARCHITECTURE.md on where the simulation needs a nudge):
 //! [`KfdDevice::write_doorbell`] and waking the command processor through
 //! SET_EVENT, which the runtime already issues for interrupt signals.
 
@@ -119,6 +119,12 @@ pub trait KfdDevice: Send + Sync + std::fmt::Debug {
     /// index) to the doorbell at `doorbell_va` inside a mapped doorbell page.
     /// On hardware this is the whole operation; gfxsim also wakes the
     /// queue's command processor.
+    ///
+    /// The method is safe because implementations check the address: they
+    /// store only to an 8-byte-aligned doorbell inside a doorbell page they
+    /// mapped through [`KfdDevice::mmap_kfd`] and that is still mapped (its
+    /// BO not freed, no other mapping placed over it), and ignore any other
+    /// address (logging it) without touching memory.
     fn write_doorbell(&self, doorbell_va: u64, value: u64);
 
     /// Details of the last exception of queue `queue_id` beyond the KFD

@@ -6,7 +6,8 @@
 //! it, exactly as recompiling C code against a newer `kfd_ioctl.h` would.
 //! KFD dispatches on the number field alone and copies `_IOC_SIZE` bytes,
 //! so a number computed from a larger or smaller struct still reaches the
-//! same handler (see the reference §2.1). The encoding is the generic one
+//! same handler (Linux `drivers/gpu/drm/amd/amdkfd/kfd_chardev.c`,
+//! `kfd_ioctl`). The encoding is the generic one
 //! used by x86-64 and aarch64 (dir in bits 31:30, size 29:16, type 15:8,
 //! number 7:0).
 

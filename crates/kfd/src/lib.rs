@@ -10,6 +10,7 @@
 pub mod abi;
 mod dev_kfd;
 pub mod device;
+mod doorbell_pages;
 pub mod error;
 pub mod ioctl;
 pub mod syscalls;
@@ -18,6 +19,6 @@ pub mod uapi;
 
 pub use dev_kfd::{DEV_KFD_PATH, DevKfd, KFD_MIN_MINOR_VERSION};
 pub use device::KfdDevice;
-pub use error::{KfdError, KfdResult};
+pub use error::{KfdError, KfdResult, NoDeviceError};
 pub use syscalls::{KfdSyscalls, RustixSyscalls};
 pub use topology::{CwsrSizes, GfxVersion, Node, NodeKind, Topology};

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use aqueduct_kfd::{DevKfd, KfdError};
+use aqueduct_kfd::{DevKfd, KfdError, NoDeviceError};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -17,9 +17,8 @@ fn no_dev_kfd_is_no_device() {
         return;
     }
     match DevKfd::open() {
-        Err(KfdError::NoDevice(message)) => {
-            assert!(message.contains("/dev/kfd"), "{message}");
-            assert!(message.contains("no AMD GPU"), "{message}");
+        Err(KfdError::NoDevice(NoDeviceError::NodeMissing { path })) => {
+            assert_eq!(path, Path::new("/dev/kfd"));
         }
         other => panic!("expected NoDevice, got {other:?}"),
     }
@@ -29,7 +28,8 @@ fn no_dev_kfd_is_no_device() {
 fn missing_node_path_is_no_device() {
     let err = DevKfd::open_with("/nonexistent/kfd", fixture("mi300x")).unwrap_err();
     assert!(
-        matches!(&err, KfdError::NoDevice(m) if m.contains("/nonexistent/kfd")),
+        matches!(&err, KfdError::NoDevice(NoDeviceError::NodeMissing { path })
+            if path == Path::new("/nonexistent/kfd")),
         "{err:?}"
     );
 }
@@ -39,7 +39,8 @@ fn topology_without_gpu_is_no_device() {
     // /dev/null opens like a device node; the CPU-only topology has no GPU.
     let err = DevKfd::open_with("/dev/null", fixture("cpu_only")).unwrap_err();
     assert!(
-        matches!(&err, KfdError::NoDevice(m) if m.contains("no GPU node")),
+        matches!(&err, KfdError::NoDevice(NoDeviceError::NoGpuNode { sysfs_root })
+            if *sysfs_root == fixture("cpu_only")),
         "{err:?}"
     );
 }

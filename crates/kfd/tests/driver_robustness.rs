@@ -16,7 +16,9 @@ use std::sync::{Arc, Mutex};
 
 use aqueduct_kfd::ioctl::*;
 use aqueduct_kfd::uapi::*;
-use aqueduct_kfd::{DevKfd, KFD_MIN_MINOR_VERSION, KfdDevice, KfdError, KfdSyscalls};
+use aqueduct_kfd::{
+    DevKfd, KFD_MIN_MINOR_VERSION, KfdDevice, KfdError, KfdSyscalls, NoDeviceError,
+};
 use rustix::io::Errno;
 
 fn fixture(name: &str) -> PathBuf {
@@ -213,7 +215,7 @@ fn a_topology_without_gpus_fails_before_any_ioctl() {
     let err =
         DevKfd::open_with_syscalls("/dev/null", fixture("cpu_only"), driver.clone()).unwrap_err();
     assert!(
-        matches!(&err, KfdError::NoDevice(m) if m.contains("no GPU node")),
+        matches!(&err, KfdError::NoDevice(NoDeviceError::NoGpuNode { .. })),
         "{err:?}"
     );
     assert!(driver.calls.lock().unwrap().is_empty(), "no ioctl was made");

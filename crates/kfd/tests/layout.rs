@@ -1,7 +1,7 @@
 //! Layouts of every UAPI and hardware-ABI struct: size, alignment and the
 //! offset of every field, against the numbers of kfd_ioctl.h 1.17 (ROCR
 //! c7785a6), hsa.h, amd_hsa_queue.h, amd_hsa_signal.h, hsakmttypes.h and
-//! LLVM's AMDHSAKernelDescriptor.h (the reference §1.6, §2.3, §3).
+//! LLVM's AMDHSAKernelDescriptor.h.
 //!
 //! Each check also sums the sizes of the listed fields and compares the sum
 //! with the struct size: the structs are `Pod` (no padding), so a field

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use aqueduct_kfd::KfdError;
 use aqueduct_kfd::topology::{
-    CwsrSizes, DirTree, HeapType, MemTree, NodeKind, PciBdf, SysfsTree, Topology,
+    CwsrSizes, DirTree, HeapType, MemTree, NodeKind, PciBdf, SysfsTree, Topology, TopologyFault,
 };
 
 fn fixture(name: &str) -> PathBuf {
@@ -19,9 +19,9 @@ fn parse_fixture(name: &str) -> Topology {
     Topology::parse(&DirTree::new(fixture(name))).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-fn topology_error(result: Result<Topology, KfdError>) -> (String, String) {
+fn topology_error(result: Result<Topology, KfdError>) -> (String, TopologyFault) {
     match result {
-        Err(KfdError::Topology { path, message }) => (path.display().to_string(), message),
+        Err(KfdError::Topology { path, fault }) => (path.display().to_string(), fault),
         other => panic!("expected a topology error, got {other:?}"),
     }
 }
@@ -200,12 +200,17 @@ fn malformed_value_names_file_and_key() {
         "nodes/1/properties",
         text.replace("simd_count 192", "simd_count x"),
     );
-    let (path, message) = topology_error(Topology::parse(&tree));
+    let (path, fault) = topology_error(Topology::parse(&tree));
     assert_eq!(path, "<memory>/nodes/1/properties");
-    assert_eq!(message, "key simd_count: invalid number 'x'");
+    assert!(
+        matches!(&fault, TopologyFault::InvalidProperty { key, value }
+            if key == "simd_count" && value == "x"),
+        "{fault:?}"
+    );
+    // The message names the file, the key and the value.
     let shown = KfdError::Topology {
         path: path.into(),
-        message,
+        fault,
     }
     .to_string();
     assert_eq!(
@@ -219,9 +224,12 @@ fn missing_properties_file_names_the_file() {
     let mut tree = fixture_tree("mi300x");
     tree.remove("nodes/1/mem_banks/0/properties").unwrap();
     tree.insert("nodes/1/mem_banks/0/other", "");
-    let (path, message) = topology_error(Topology::parse(&tree));
+    let (path, fault) = topology_error(Topology::parse(&tree));
     assert_eq!(path, "<memory>/nodes/1/mem_banks/0/properties");
-    assert!(message.starts_with("cannot read"), "{message}");
+    assert!(
+        matches!(fault, TopologyFault::Unreadable { .. }),
+        "{fault:?}"
+    );
 
     let mut tree = fixture_tree("mi300x");
     tree.remove("nodes/0/properties").unwrap();
@@ -241,18 +249,24 @@ fn truncated_line_names_file_and_key() {
     // Cut the file in the middle of a line, after a key.
     let cut = text.find("num_cp_queues").unwrap() + "num_cp_queues".len();
     tree.insert("nodes/1/properties", &text[..cut]);
-    let (path, message) = topology_error(Topology::parse(&tree));
+    let (path, fault) = topology_error(Topology::parse(&tree));
     assert_eq!(path, "<memory>/nodes/1/properties");
-    assert_eq!(message, "key num_cp_queues: truncated line (no value)");
+    assert!(
+        matches!(&fault, TopologyFault::TruncatedLine { key } if key == "num_cp_queues"),
+        "{fault:?}"
+    );
 }
 
 #[test]
 fn on_disk_errors_name_the_real_path() {
     let root = fixture("cpu_only");
     let tree = DirTree::new(root.join("nodes"));
-    let (path, message) = topology_error(Topology::parse(&tree));
+    let (path, fault) = topology_error(Topology::parse(&tree));
     assert_eq!(path, root.join("nodes/generation_id").display().to_string());
-    assert!(message.starts_with("cannot read"));
+    assert!(
+        matches!(fault, TopologyFault::Unreadable { .. }),
+        "{fault:?}"
+    );
 }
 
 /// A tree that refuses one file with EPERM, as sysfs does for a GPU node

@@ -45,6 +45,7 @@ use super::CALLBACK_FUNCTION_ID;
 use super::raw_signal::{EventAges, POLL_INTERVAL, RawSignal};
 use super::registry::HostCall;
 use super::shared::Shared;
+use crate::error::QueueFaultDetail;
 use crate::queue::ring::INVALID_HEADER_WORD;
 use crate::signal::MemoryOrder;
 use crate::signal::event::MAX_WAIT_SLICE_MS;
@@ -54,7 +55,7 @@ const SLICE: Duration = Duration::from_millis(MAX_WAIT_SLICE_MS as u64);
 enum Outcome {
     Done,
     Stopped,
-    Failed { code: u32, detail: String },
+    Failed { code: u32, detail: QueueFaultDetail },
 }
 
 pub(super) struct Processor {
@@ -128,9 +129,10 @@ impl Processor {
         let Some(header) = PacketHeader::from_bits(header_bits) else {
             return Outcome::Failed {
                 code: EC_QUEUE_PACKET_RESERVED,
-                detail: format!(
-                    "packet {index}: header {header_bits:#06x} has a reserved fence scope"
-                ),
+                detail: QueueFaultDetail::ReservedFenceScope {
+                    packet: index,
+                    header: header_bits,
+                },
             };
         };
         if header.acquire != FenceScope::None {
@@ -147,9 +149,10 @@ impl Processor {
             }
             other => Outcome::Failed {
                 code: EC_QUEUE_PACKET_UNSUPPORTED,
-                detail: format!(
-                    "packet {index}: type {other} is not supported by a CPU agent's queue"
-                ),
+                detail: QueueFaultDetail::UnsupportedPacketType {
+                    packet: index,
+                    packet_type: other,
+                },
             },
         };
         if matches!(outcome, Outcome::Done) && header.release != FenceScope::None {
@@ -165,7 +168,7 @@ impl Processor {
             return_address: p.return_address,
             dispatch_id: index,
         };
-        let failed = |detail: String| Outcome::Failed {
+        let failed = |detail: QueueFaultDetail| Outcome::Failed {
             code: EC_PROCESS_RUNTIME,
             detail,
         };
@@ -174,33 +177,37 @@ impl Processor {
             let Some(callback) = self.shared.pending().callbacks.remove(&token) else {
                 return Outcome::Failed {
                     code: EC_QUEUE_PACKET_UNSUPPORTED,
-                    detail: format!("packet {index}: no queued host callback has token {token}"),
+                    detail: QueueFaultDetail::UnknownCallback {
+                        packet: index,
+                        token,
+                    },
                 };
             };
             return match std::panic::catch_unwind(std::panic::AssertUnwindSafe(callback)) {
                 Ok(()) => Outcome::Done,
-                Err(_) => failed(format!("packet {index}: the host callback panicked")),
+                Err(_) => failed(QueueFaultDetail::CallbackPanicked { packet: index }),
             };
         }
         let Some(function) = self.shared.functions.get(call.function_id) else {
             return Outcome::Failed {
                 code: EC_QUEUE_PACKET_UNSUPPORTED,
-                detail: format!(
-                    "packet {index}: agent dispatch of unknown function id {:#06x}",
-                    call.function_id
-                ),
+                detail: QueueFaultDetail::UnknownFunction {
+                    packet: index,
+                    function_id: call.function_id,
+                },
             };
         };
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| function(&call))) {
             Ok(Ok(())) => Outcome::Done,
-            Ok(Err(e)) => failed(format!(
-                "packet {index}: host function {:#06x} failed: {e}",
-                call.function_id
-            )),
-            Err(_) => failed(format!(
-                "packet {index}: host function {:#06x} panicked",
-                call.function_id
-            )),
+            Ok(Err(source)) => failed(QueueFaultDetail::FunctionFailed {
+                packet: index,
+                function_id: call.function_id,
+                source,
+            }),
+            Err(_) => failed(QueueFaultDetail::FunctionPanicked {
+                packet: index,
+                function_id: call.function_id,
+            }),
         }
     }
 
@@ -254,12 +261,11 @@ impl Processor {
                 }
                 return Outcome::Failed {
                     code: EC_PROCESS_RUNTIME,
-                    detail: format!(
-                        "barrier dependency signal {:#x} will never complete: queue {} failed ({})",
-                        dep.handle(),
-                        error.queue_id,
-                        error.reason
-                    ),
+                    detail: QueueFaultDetail::DependencyFailed {
+                        signal: dep.handle(),
+                        queue_id: error.queue_id,
+                        reason: error.reason,
+                    },
                 };
             }
             events.clear();

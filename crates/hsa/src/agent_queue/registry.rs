@@ -12,7 +12,7 @@ use std::sync::{Arc, RwLock};
 
 use aqueduct_kfd::abi::agent_dispatch_type;
 
-use crate::error::{HsaError, HsaResult};
+use crate::error::{AgentFunctionError, HsaResult};
 
 /// What a host function is called with: the packet's fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,9 +78,7 @@ impl HostFunctionRegistry {
         let mut map = self.functions.write().unwrap_or_else(|p| p.into_inner());
         let id = (agent_dispatch_type::APPLICATION_START..=agent_dispatch_type::APPLICATION_END)
             .find(|id| !map.contains_key(id))
-            .ok_or_else(|| {
-                HsaError::OutOfResources("every application function id is registered".into())
-            })?;
+            .ok_or(AgentFunctionError::IdsExhausted)?;
         map.insert(id, Arc::new(f));
         Ok(id)
     }
@@ -92,17 +90,16 @@ impl HostFunctionRegistry {
         f: impl Fn(&HostCall) -> HostFunctionResult + Send + Sync + 'static,
     ) -> HsaResult<()> {
         if id < agent_dispatch_type::APPLICATION_START {
-            return Err(HsaError::InvalidArgument(format!(
-                "function id {id:#x} is in the vendor range; applications use {:#x}..={:#x}",
-                agent_dispatch_type::APPLICATION_START,
-                agent_dispatch_type::APPLICATION_END
-            )));
+            return Err(AgentFunctionError::VendorRange {
+                id,
+                start: agent_dispatch_type::APPLICATION_START,
+                end: agent_dispatch_type::APPLICATION_END,
+            }
+            .into());
         }
         let mut map = self.functions.write().unwrap_or_else(|p| p.into_inner());
         if map.contains_key(&id) {
-            return Err(HsaError::InvalidArgument(format!(
-                "function id {id:#x} is already registered"
-            )));
+            return Err(AgentFunctionError::AlreadyRegistered { id }.into());
         }
         map.insert(id, Arc::new(f));
         Ok(())

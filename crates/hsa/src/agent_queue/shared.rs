@@ -11,7 +11,7 @@ use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::uapi::exception_code::exception_mask;
 
 use super::registry::HostFunctionRegistry;
-use crate::error::QueueError;
+use crate::error::{QueueError, QueueFaultDetail};
 use crate::memory::Allocation;
 use crate::queue::ring::AqlRing;
 use crate::signal::Signal;
@@ -95,8 +95,7 @@ impl Shared {
     }
 
     pub fn error_word(&self) -> &AtomicU64 {
-        // SAFETY: error_reason_va is an aligned u64 inside the queue page, which lives as long as self; only accessed atomically.
-        unsafe { AtomicU64::from_ptr(self.error_source.error_reason_va as *mut u64) }
+        self.error_source.error_word()
     }
 
     pub fn on_processor_thread(&self) -> bool {
@@ -124,7 +123,7 @@ impl Shared {
     /// Put the queue into error with exception `code`: record the detail,
     /// OR the bit into the error word, raise the error event (host waiters
     /// wake and see it), halt, then tell the error callback.
-    pub fn fail(&self, code: u32, detail: String) {
+    pub fn fail(&self, code: u32, detail: QueueFaultDetail) {
         let mask = exception_mask(code);
         let error = QueueError {
             queue_id: self.id,

@@ -43,7 +43,10 @@ use super::processor::Processor;
 use super::registry::HostFunctionRegistry;
 use super::shared::{Control, DependencyFailure, ErrorCallback, Pending, Shared};
 use crate::agent::Agent;
-use crate::error::{HsaError, HsaResult, QueueError, QueueErrorReason};
+use crate::error::{
+    AgentError, HsaError, HsaResult, QueueCreationError, QueueError, QueueErrorReason,
+    QueueFaultDetail, ReservationError,
+};
 use crate::memory::PoolKind;
 use crate::queue::AqlPacket;
 use crate::queue::aql_queue::{MAX_QUEUE_PACKETS, MIN_QUEUE_PACKETS};
@@ -89,16 +92,20 @@ impl AgentQueue {
         functions: Arc<HostFunctionRegistry>,
     ) -> HsaResult<AgentQueue> {
         if agent.is_gpu() || !runtime.cpu_agents().any(|a| a == agent) {
-            return Err(HsaError::InvalidAgent(format!(
-                "`{}` (node {}) is not a CPU agent of this runtime; soft queues run on CPU agents",
-                agent.name, agent.node_id
-            )));
+            return Err(AgentError::NotCpu {
+                name: agent.name.clone(),
+                node: agent.node_id,
+            }
+            .into());
         }
         if !packets.is_power_of_two() || !(MIN_QUEUE_PACKETS..=MAX_QUEUE_PACKETS).contains(&packets)
         {
-            return Err(HsaError::InvalidQueueCreation(format!(
-                "queue size {packets} must be a power of two in {MIN_QUEUE_PACKETS}..={MAX_QUEUE_PACKETS} packets"
-            )));
+            return Err(QueueCreationError::PacketCount {
+                packets,
+                min: MIN_QUEUE_PACKETS,
+                max: MAX_QUEUE_PACKETS,
+            }
+            .into());
         }
         let gpus: Vec<&Agent> = runtime.gpu_agents().collect();
         let first_gpu = gpus.first().ok_or(HsaError::NoGpuAgent)?;
@@ -107,12 +114,9 @@ impl AgentQueue {
         let queue_page = pool.allocate(QUEUE_PAGE_SIZE)?;
         runtime.allow_access(&ring_mem, &gpus)?;
         runtime.allow_access(&queue_page, &gpus)?;
-        let host = |a: &crate::memory::Allocation, what: &str| {
-            a.host_ptr().ok_or_else(|| {
-                HsaError::InvalidQueueCreation(format!(
-                    "the soft queue's {what} is not host mapped"
-                ))
-            })
+        let host = |a: &crate::memory::Allocation, part: &'static str| {
+            a.host_ptr()
+                .ok_or(QueueCreationError::NotHostMapped { part })
         };
         let ring_base = host(&ring_mem, "ring")?;
         let qbase = host(&queue_page, "queue page")?.as_ptr();
@@ -153,11 +157,14 @@ impl AgentQueue {
                 .write_volatile(0);
         }
         ring.reset();
-        let error_source = Arc::new(QueueErrorSource {
-            queue_id: AtomicU32::new(id),
-            gpu_id: 0,
-            error_reason_va: queue_page.gpu_va() + SOFT_QUEUE_ERROR_WORD_OFFSET,
-            error_event_id: error_event.event_id,
+        // SAFETY: the error word is an aligned u64 of the queue page, which Shared keeps mapped as long as the source is registered.
+        let error_source = Arc::new(unsafe {
+            QueueErrorSource::new(
+                id,
+                0,
+                queue_page.gpu_va() + SOFT_QUEUE_ERROR_WORD_OFFSET,
+                error_event.event_id,
+            )
         });
         let shared = Arc::new(Shared {
             id,
@@ -184,9 +191,7 @@ impl AgentQueue {
         let thread = std::thread::Builder::new()
             .name(format!("aqueduct-agentq-{:x}", id & !SOFT_QUEUE_ID_BASE))
             .spawn(move || processor.run())
-            .map_err(|e| {
-                HsaError::OutOfResources(format!("spawning the soft queue's processor: {e}"))
-            })?;
+            .map_err(|source| QueueCreationError::ProcessorThread { source })?;
         let _ = shared.processor_thread.set(thread.thread().id());
         hub.register_queue(error_source);
         tracing::debug!(queue_id = id, packets, "created CPU-agent soft queue");
@@ -319,14 +324,13 @@ impl AgentQueue {
     ) -> HsaResult<u64> {
         let s = &self.shared;
         if s.stopping() {
-            return Err(HsaError::InvalidArgument(
-                "the agent queue is shutting down".into(),
-            ));
+            return Err(ReservationError::ShuttingDown.into());
         }
         self.recover_if_needed()?;
         let _shared = s.recovery.read().unwrap_or_else(|p| p.into_inner());
-        let count = u32::try_from(packets.len())
-            .map_err(|_| HsaError::InvalidArgument("too many packets".into()))?;
+        let count = u32::try_from(packets.len()).map_err(|_| ReservationError::TooManyPackets {
+            count: packets.len(),
+        })?;
         let first = if s.on_processor_thread() {
             self.try_reserve(count)?
         } else {
@@ -359,10 +363,10 @@ impl AgentQueue {
     /// queue: only this thread frees slots, so waiting would never end).
     fn try_reserve(&self, count: u32) -> HsaResult<u64> {
         self.shared.ring.try_reserve(count)?.ok_or_else(|| {
-            HsaError::OutOfResources(format!(
-                "agent queue {:#x} is full and a host function running on it submitted more",
-                self.shared.id
-            ))
+            ReservationError::QueueFull {
+                queue_id: self.shared.id,
+            }
+            .into()
         })
     }
 
@@ -553,9 +557,7 @@ impl Drop for AgentQueue {
             let error = QueueError {
                 queue_id: s.id,
                 reason: QueueErrorReason::Other(exception_mask(EC_DEVICE_QUEUE_DELETE)),
-                detail: Some(format!(
-                    "agent queue destroyed with {pending} packet(s) not run"
-                )),
+                detail: Some(QueueFaultDetail::QueueDestroyed { pending }),
             };
             tracing::debug!(
                 queue_id = s.id,

@@ -14,6 +14,7 @@ use std::ops::Range;
 
 use md5::{Digest, Md5};
 
+use super::bundle_error::{BundleError, Compression};
 use super::error::CodeObjectError;
 use super::isa::{HSA_TRIPLE, IsaName};
 
@@ -132,46 +133,43 @@ fn read_u16(bytes: &[u8], at: usize) -> Option<u16> {
 }
 
 /// The (id, byte range) of every entry of a plain bundle; every range is checked to lie in `bytes`.
-pub(crate) fn parse_entries(bytes: &[u8]) -> Result<Vec<(String, Range<usize>)>, CodeObjectError> {
+pub(crate) fn parse_entries(bytes: &[u8]) -> Result<Vec<(String, Range<usize>)>, BundleError> {
     if !bytes.starts_with(BUNDLE_MAGIC) {
-        return Err(CodeObjectError::bundle(
-            "missing __CLANG_OFFLOAD_BUNDLE__ magic",
-        ));
+        return Err(BundleError::MissingMagic);
     }
-    let truncated = |what: String| CodeObjectError::Truncated { what };
-    let count = read_u64(bytes, BUNDLE_MAGIC.len())
-        .ok_or_else(|| truncated("bundle entry count".into()))?;
+    let count = read_u64(bytes, BUNDLE_MAGIC.len()).ok_or(BundleError::EntryCount)?;
     // Each entry record takes at least 24 bytes; a larger count cannot be real.
     let table_start = BUNDLE_MAGIC.len() + 8;
     if count > ((bytes.len() - table_start.min(bytes.len())) / 24) as u64 {
-        return Err(truncated(format!("bundle entry table for {count} entries")));
+        return Err(BundleError::EntryTable { count });
     }
     let mut entries = Vec::with_capacity(count as usize);
     let mut pos = table_start;
     for index in 0..count {
         let record = |field: usize| read_u64(bytes, pos + 8 * field);
         let (Some(offset), Some(size), Some(id_len)) = (record(0), record(1), record(2)) else {
-            return Err(truncated(format!("bundle entry {index} record")));
+            return Err(BundleError::EntryRecord { index });
         };
         pos += 24;
         let id_end = usize::try_from(id_len)
             .ok()
             .and_then(|len| pos.checked_add(len))
             .filter(|&end| end <= bytes.len())
-            .ok_or_else(|| truncated(format!("bundle entry {index} id")))?;
+            .ok_or(BundleError::EntryId { index })?;
         let id = std::str::from_utf8(&bytes[pos..id_end])
-            .map_err(|_| CodeObjectError::bundle(format!("entry {index} id is not UTF-8")))?
+            .map_err(|_| BundleError::EntryIdNotUtf8 { index })?
             .to_string();
         pos = id_end;
         let range = offset
             .checked_add(size)
             .filter(|&end| end <= bytes.len() as u64)
             .map(|end| offset as usize..end as usize)
-            .ok_or_else(|| {
-                truncated(format!(
-                    "bundle entry {index} ({id}) data at {offset:#x}+{size:#x}, file is {:#x} bytes",
-                    bytes.len()
-                ))
+            .ok_or_else(|| BundleError::EntryData {
+                index,
+                id: id.clone(),
+                offset,
+                size,
+                file_len: bytes.len(),
             })?;
         entries.push((id, range));
     }
@@ -180,15 +178,12 @@ pub(crate) fn parse_entries(bytes: &[u8]) -> Result<Vec<(String, Range<usize>)>,
 
 /// Decompress a `CCOB` bundle (v1: 20-byte header without total size; v2:
 /// 32-bit sizes; v3: 64-bit sizes) and check the truncated MD5.
-pub(crate) fn decompress(bytes: &[u8]) -> Result<Vec<u8>, CodeObjectError> {
-    let truncated = |what: &str| CodeObjectError::Truncated {
-        what: format!("compressed bundle {what}"),
-    };
+pub(crate) fn decompress(bytes: &[u8]) -> Result<Vec<u8>, BundleError> {
     if !bytes.starts_with(COMPRESSED_BUNDLE_MAGIC) {
-        return Err(CodeObjectError::bundle("missing CCOB magic"));
+        return Err(BundleError::MissingCompressedMagic);
     }
-    let version = read_u16(bytes, 4).ok_or_else(|| truncated("header"))?;
-    let method = read_u16(bytes, 6).ok_or_else(|| truncated("header"))?;
+    let version = read_u16(bytes, 4).ok_or(BundleError::CompressedHeader)?;
+    let method = read_u16(bytes, 6).ok_or(BundleError::CompressedHeader)?;
     let (header_len, total_size, uncompressed_size, hash) = match version {
         1 => (
             20,
@@ -208,37 +203,35 @@ pub(crate) fn decompress(bytes: &[u8]) -> Result<Vec<u8>, CodeObjectError> {
             read_u64(bytes, 16),
             read_u64(bytes, 24),
         ),
-        other => {
-            return Err(CodeObjectError::bundle(format!(
-                "unsupported compressed bundle version {other}"
-            )));
-        }
+        version => return Err(BundleError::CompressedVersion { version }),
     };
     let (Some(uncompressed_size), Some(hash)) = (uncompressed_size, hash) else {
-        return Err(truncated("header"));
+        return Err(BundleError::CompressedHeader);
     };
     let payload_end = match total_size {
         None => bytes.len() as u64,
         Some(total) if total < header_len as u64 => {
-            return Err(CodeObjectError::bundle(format!(
-                "total size {total} is smaller than the {header_len}-byte header"
-            )));
+            return Err(BundleError::TotalBelowHeader { total, header_len });
         }
         Some(total) if total > bytes.len() as u64 => {
-            return Err(truncated(&format!(
-                "payload ({total} bytes declared, {} present)",
-                bytes.len()
-            )));
+            return Err(BundleError::CompressedPayload {
+                declared: total,
+                present: bytes.len(),
+            });
         }
         Some(total) => total,
     };
     if uncompressed_size > MAX_UNCOMPRESSED_SIZE {
-        return Err(CodeObjectError::bundle(format!(
-            "uncompressed size {uncompressed_size} is larger than {MAX_UNCOMPRESSED_SIZE}"
-        )));
+        return Err(BundleError::UncompressedTooLarge {
+            size: uncompressed_size,
+            limit: MAX_UNCOMPRESSED_SIZE,
+        });
     }
     let payload = &bytes[header_len..payload_end as usize];
-    let decompression = |reason: String| CodeObjectError::Decompression { reason };
+    let decoder = |method: Compression, e: &dyn std::fmt::Display| BundleError::Decoder {
+        method,
+        message: e.to_string(),
+    };
     // Read at most one byte more than declared, so a lying header is caught
     // without decompressing an unbounded stream.
     let limit = uncompressed_size + 1;
@@ -248,34 +241,28 @@ pub(crate) fn decompress(bytes: &[u8]) -> Result<Vec<u8>, CodeObjectError> {
             flate2::read::ZlibDecoder::new(payload)
                 .take(limit)
                 .read_to_end(&mut out)
-                .map_err(|e| decompression(format!("zlib: {e}")))?;
+                .map_err(|e| decoder(Compression::Zlib, &e))?;
         }
         1 => {
             ruzstd::decoding::StreamingDecoder::new(payload)
-                .map_err(|e| decompression(format!("zstd: {e}")))?
+                .map_err(|e| decoder(Compression::Zstd, &e))?
                 .take(limit)
                 .read_to_end(&mut out)
-                .map_err(|e| decompression(format!("zstd: {e}")))?;
+                .map_err(|e| decoder(Compression::Zstd, &e))?;
         }
-        other => {
-            return Err(CodeObjectError::bundle(format!(
-                "unknown compression method {other} (0 = zlib, 1 = zstd)"
-            )));
-        }
+        method => return Err(BundleError::CompressionMethod { method }),
     }
     if out.len() as u64 != uncompressed_size {
-        return Err(decompression(format!(
-            "decompressed {} bytes, header says {uncompressed_size}",
-            out.len()
-        )));
+        return Err(BundleError::SizeMismatch {
+            decompressed: out.len(),
+            declared: uncompressed_size,
+        });
     }
     let digest = Md5::digest(&out);
     let mut first8 = [0u8; 8];
     first8.copy_from_slice(&digest[..8]);
     if u64::from_le_bytes(first8) != hash {
-        return Err(decompression(
-            "MD5 of the decompressed bundle does not match the header".into(),
-        ));
+        return Err(BundleError::Md5Mismatch);
     }
     Ok(out)
 }

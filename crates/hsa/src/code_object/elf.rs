@@ -15,6 +15,9 @@ use object::read::elf::{
     FileHeader, ProgramHeader, Rela, SectionHeader, SectionTable, Sym, SymbolTable,
 };
 
+use super::elf_error::{
+    ElfFault, ElfTable, ObjectError, RelocationFault, TruncatedPart, Unsupported,
+};
 use super::error::CodeObjectError;
 use super::isa::IsaName;
 use super::kernel::KernelInfo;
@@ -98,8 +101,17 @@ pub struct CodeObject {
     image_align: u64,
 }
 
-fn truncated(what: impl Into<String>) -> CodeObjectError {
-    CodeObjectError::Truncated { what: what.into() }
+fn truncated(part: TruncatedPart) -> CodeObjectError {
+    CodeObjectError::Truncated(part)
+}
+
+fn malformed(fault: ElfFault) -> CodeObjectError {
+    CodeObjectError::MalformedElf(fault)
+}
+
+/// A table `object` could not read.
+fn unreadable(table: ElfTable) -> impl FnOnce(ObjectError) -> CodeObjectError {
+    move |source| malformed(ElfFault::Unreadable { table, source })
 }
 
 /// Checks e_ident and e_machine by hand (to tell "not ELF", "truncated",
@@ -109,23 +121,19 @@ fn check_identification(bytes: &[u8]) -> Result<u32, CodeObjectError> {
         return Err(CodeObjectError::NotElf);
     }
     if bytes.len() < size_of::<Header>() {
-        return Err(truncated(format!(
-            "ELF header needs {} bytes, file has {}",
-            size_of::<Header>(),
-            bytes.len()
-        )));
+        return Err(truncated(TruncatedPart::Header {
+            needed: size_of::<Header>(),
+            len: bytes.len(),
+        }));
     }
-    let unsupported = |detail: String| CodeObjectError::UnsupportedVersion { detail };
+    let unsupported = CodeObjectError::Unsupported;
     if bytes[EI_CLASS] != elf::ELFCLASS64 {
-        return Err(unsupported(format!(
-            "ELF class {} (code objects are ELFCLASS64)",
-            bytes[EI_CLASS]
-        )));
+        return Err(unsupported(Unsupported::ElfClass {
+            class: bytes[EI_CLASS],
+        }));
     }
     if bytes[EI_DATA] != elf::ELFDATA2LSB {
-        return Err(unsupported(
-            "big-endian ELF (code objects are little-endian)".into(),
-        ));
+        return Err(unsupported(Unsupported::BigEndian));
     }
     let e_machine = u16::from_le_bytes([bytes[18], bytes[19]]);
     if e_machine != EM_AMDGPU {
@@ -133,18 +141,16 @@ fn check_identification(bytes: &[u8]) -> Result<u32, CodeObjectError> {
     }
     let os_abi = bytes[EI_OSABI];
     if os_abi != ELFOSABI_AMDGPU_HSA {
-        return Err(unsupported(format!(
-            "EI_OSABI {os_abi} (only {ELFOSABI_AMDGPU_HSA}, AMDGPU HSA, is loadable)"
-        )));
+        return Err(unsupported(Unsupported::OsAbi {
+            os_abi,
+            hsa: ELFOSABI_AMDGPU_HSA,
+        }));
     }
     match bytes[EI_ABIVERSION] {
         2 => Ok(4),
         3 => Ok(5),
         4 => Ok(6),
-        abi => Err(unsupported(format!(
-            "EI_ABIVERSION {abi} (code object v{}); v4, v5 and v6 are supported",
-            u32::from(abi) + 2
-        ))),
+        abi_version => Err(unsupported(Unsupported::AbiVersion { abi_version })),
     }
 }
 
@@ -157,30 +163,29 @@ impl CodeObject {
     /// Parse and validate a code object. The bytes are copied.
     pub fn parse(bytes: &[u8]) -> Result<CodeObject, CodeObjectError> {
         let code_object_version = check_identification(bytes)?;
-        let header = Header::parse(bytes).map_err(|e| CodeObjectError::malformed(e.to_string()))?;
+        let header = Header::parse(bytes).map_err(unreadable(ElfTable::Header))?;
         let e_type = header.e_type(LE);
         if e_type != elf::ET_DYN {
             return Err(CodeObjectError::NotLoadable { e_type });
         }
         let e_flags = header.e_flags(LE);
-        let isa =
-            IsaName::from_e_flags(e_flags).ok_or_else(|| CodeObjectError::UnsupportedVersion {
-                detail: format!("unknown processor in e_flags {e_flags:#x}"),
-            })?;
+        let isa = IsaName::from_e_flags(e_flags).ok_or(CodeObjectError::Unsupported(
+            Unsupported::Processor { e_flags },
+        ))?;
 
         let phoff = header.e_phoff(LE);
         let phsize = u64::from(header.e_phnum(LE)) * u64::from(header.e_phentsize(LE));
         if file_range_end(phoff, phsize, bytes.len()).is_none() {
-            return Err(truncated("program header table"));
+            return Err(truncated(TruncatedPart::ProgramHeaders));
         }
         let shoff = header.e_shoff(LE);
         let shsize = u64::from(header.e_shnum(LE)) * u64::from(header.e_shentsize(LE));
         if file_range_end(shoff, shsize, bytes.len()).is_none() {
-            return Err(truncated("section header table"));
+            return Err(truncated(TruncatedPart::SectionHeaders));
         }
         let program_headers = header
             .program_headers(LE, bytes)
-            .map_err(|e| CodeObjectError::malformed(format!("program headers: {e}")))?;
+            .map_err(unreadable(ElfTable::ProgramHeaders))?;
 
         let (segments, image_size, image_align) = load_segments(program_headers, bytes.len())?;
         let metadata = read_metadata(program_headers, bytes)?;
@@ -197,13 +202,13 @@ impl CodeObject {
 
         let sections = header
             .sections(LE, bytes)
-            .map_err(|e| CodeObjectError::malformed(format!("section headers: {e}")))?;
+            .map_err(unreadable(ElfTable::SectionHeaders))?;
         let dynsym = sections
             .symbols(LE, bytes, elf::SHT_DYNSYM)
-            .map_err(|e| CodeObjectError::malformed(format!(".dynsym: {e}")))?;
+            .map_err(unreadable(ElfTable::DynamicSymbols))?;
         let symtab = sections
             .symbols(LE, bytes, elf::SHT_SYMTAB)
-            .map_err(|e| CodeObjectError::malformed(format!(".symtab: {e}")))?;
+            .map_err(unreadable(ElfTable::Symbols))?;
 
         let image_end = segments
             .iter()
@@ -224,27 +229,27 @@ impl CodeObject {
                 ))
             })?;
             if value & 63 != 0 {
-                return Err(CodeObjectError::malformed(format!(
-                    "kernel descriptor `{}` at {value:#x} is not 64-byte aligned",
-                    km.symbol
-                )));
+                return Err(malformed(ElfFault::DescriptorAlign {
+                    symbol: km.symbol.clone(),
+                    value,
+                }));
             }
             let kd_bytes = read_image_bytes(&segments, bytes, value, KernelDescriptor::SIZE as u64)
                 .ok_or_else(|| {
-                    CodeObjectError::malformed(format!(
-                        "kernel descriptor `{}` at {value:#x} is not inside a loaded segment's file data",
-                        km.symbol
-                    ))
+                    malformed(ElfFault::DescriptorOutsideSegments {
+                        symbol: km.symbol.clone(),
+                        value,
+                    })
                 })?;
             let mut raw = [0u8; KernelDescriptor::SIZE];
             raw.copy_from_slice(kd_bytes);
             let descriptor = KernelDescriptor::from_bytes(&raw);
             let entry = i128::from(value) + i128::from(descriptor.kernel_code_entry_byte_offset);
             if entry < 0 || entry >= i128::from(image_end) {
-                return Err(CodeObjectError::malformed(format!(
-                    "kernel `{}`: entry point {entry:#x} is outside the image",
-                    km.name
-                )));
+                return Err(malformed(ElfFault::EntryOutsideImage {
+                    kernel: km.name.clone(),
+                    entry,
+                }));
             }
             if descriptor.kernarg_size != km.kernarg_segment_size {
                 tracing::warn!(
@@ -438,39 +443,41 @@ fn load_segments(
             executable: ph.p_flags(LE) & elf::PF_X != 0,
         };
         if segment.filesz > segment.memsz {
-            return Err(CodeObjectError::malformed(format!(
-                "PT_LOAD {index}: p_filesz {:#x} > p_memsz {:#x}",
-                segment.filesz, segment.memsz
-            )));
+            return Err(malformed(ElfFault::FileszExceedsMemsz {
+                index,
+                filesz: segment.filesz,
+                memsz: segment.memsz,
+            }));
         }
         if file_range_end(segment.file_offset, segment.filesz, file_len).is_none() {
-            return Err(truncated(format!(
-                "PT_LOAD {index} data at {:#x}+{:#x}",
-                segment.file_offset, segment.filesz
-            )));
+            return Err(truncated(TruncatedPart::LoadSegment {
+                index,
+                offset: segment.file_offset,
+                size: segment.filesz,
+            }));
         }
         let end = segment
             .vaddr
             .checked_add(segment.memsz)
             .filter(|&end| end <= MAX_IMAGE_SIZE)
             .ok_or_else(|| {
-                CodeObjectError::malformed(format!(
-                    "PT_LOAD {index} at {:#x}+{:#x} exceeds the {MAX_IMAGE_SIZE:#x}-byte image limit",
-                    segment.vaddr, segment.memsz
-                ))
+                malformed(ElfFault::SegmentTooLarge {
+                    index,
+                    vaddr: segment.vaddr,
+                    memsz: segment.memsz,
+                    limit: MAX_IMAGE_SIZE,
+                })
             })?;
         let align = ph.p_align(LE);
         if align > 1 && (!align.is_power_of_two() || align > MAX_IMAGE_SIZE) {
-            return Err(CodeObjectError::malformed(format!(
-                "PT_LOAD {index}: bad p_align {align:#x}"
-            )));
+            return Err(malformed(ElfFault::SegmentAlign { index, align }));
         }
         image_end = image_end.max(end);
         image_align = image_align.max(align);
         segments.push(segment);
     }
     if segments.is_empty() {
-        return Err(CodeObjectError::malformed("no PT_LOAD segments"));
+        return Err(malformed(ElfFault::NoLoadSegments));
     }
     // image_end <= 1 GiB, so rounding cannot overflow.
     let image_size = image_end.div_ceil(PAGE_SIZE) * PAGE_SIZE;
@@ -485,16 +492,13 @@ fn read_metadata(
     program_headers: &[elf::ProgramHeader64<LittleEndian>],
     bytes: &[u8],
 ) -> Result<Metadata, CodeObjectError> {
-    let bad_note = |reason: String| CodeObjectError::BadNote { reason };
+    let bad_note = |source: ObjectError| CodeObjectError::BadNote { source };
     let mut merged: Option<Metadata> = None;
     for ph in program_headers {
-        let Some(mut notes) = ph
-            .notes(LE, bytes)
-            .map_err(|e| bad_note(format!("PT_NOTE segment: {e}")))?
-        else {
+        let Some(mut notes) = ph.notes(LE, bytes).map_err(bad_note)? else {
             continue;
         };
-        while let Some(note) = notes.next().map_err(|e| bad_note(e.to_string()))? {
+        while let Some(note) = notes.next().map_err(bad_note)? {
             if note.name() != b"AMDGPU" || note.n_type(LE) != NT_AMDGPU_METADATA {
                 continue;
             }
@@ -569,14 +573,11 @@ fn dynamic_relocations<'data>(
             continue;
         }
         if section.sh_type(LE) == elf::SHT_REL {
-            return Err(CodeObjectError::malformed(format!(
-                "section {}: SHT_REL relocations (code objects use Elf64_Rela)",
-                index.0
-            )));
+            return Err(malformed(ElfFault::RelRelocations { section: index.0 }));
         }
         let Some((relas, link)) = section
             .rela(LE, bytes)
-            .map_err(|e| CodeObjectError::malformed(format!("section {}: {e}", index.0)))?
+            .map_err(unreadable(ElfTable::Relocations { section: index.0 }))?
         else {
             continue;
         };
@@ -586,9 +587,7 @@ fn dynamic_relocations<'data>(
             Some(
                 sections
                     .symbol_table_by_index(LE, bytes, link)
-                    .map_err(|e| {
-                        CodeObjectError::malformed(format!("relocation symbol table: {e}"))
-                    })?,
+                    .map_err(unreadable(ElfTable::RelocationSymbols))?,
             )
         };
         for rela in relas {
@@ -596,12 +595,16 @@ fn dynamic_relocations<'data>(
             let symbol = match (rela.symbol(LE, false), &symbols) {
                 (None, _) => RelocSymbol::Null,
                 (Some(sym_index), Some(table)) => {
-                    let sym = table
-                        .symbol(sym_index)
-                        .map_err(|e| CodeObjectError::Relocation {
-                            offset,
-                            reason: format!("symbol {}: {e}", sym_index.0),
-                        })?;
+                    let sym =
+                        table
+                            .symbol(sym_index)
+                            .map_err(|source| CodeObjectError::Relocation {
+                                offset,
+                                fault: RelocationFault::Symbol {
+                                    index: sym_index.0,
+                                    source,
+                                },
+                            })?;
                     match sym.st_shndx(LE) {
                         elf::SHN_UNDEF => RelocSymbol::Undefined {
                             name: String::from_utf8_lossy(
@@ -617,10 +620,7 @@ fn dynamic_relocations<'data>(
                 (Some(sym_index), None) => {
                     return Err(CodeObjectError::Relocation {
                         offset,
-                        reason: format!(
-                            "symbol {} but the section has no symbol table",
-                            sym_index.0
-                        ),
+                        fault: RelocationFault::NoSymbolTable { index: sym_index.0 },
                     });
                 }
             };
@@ -640,9 +640,9 @@ fn apply_relocation(
     load_base: u64,
     reloc: &DynamicRelocation,
 ) -> Result<(), CodeObjectError> {
-    let error = |reason: String| CodeObjectError::Relocation {
+    let error = |fault: RelocationFault| CodeObjectError::Relocation {
         offset: reloc.offset,
-        reason,
+        fault,
     };
     let symbol_value = || -> Result<u64, CodeObjectError> {
         Ok(match &reloc.symbol {
@@ -651,7 +651,9 @@ fn apply_relocation(
             RelocSymbol::Absolute(value) => *value,
             RelocSymbol::Undefined { weak: true, .. } => 0,
             RelocSymbol::Undefined { name, weak: false } => {
-                return Err(error(format!("undefined symbol `{name}`")));
+                return Err(error(RelocationFault::UndefinedSymbol {
+                    name: name.clone(),
+                }));
             }
         })
     };
@@ -667,23 +669,17 @@ fn apply_relocation(
         R_AMDGPU_ABS32 => {
             let value = symbol_value()?.wrapping_add_signed(reloc.addend);
             if value > u64::from(u32::MAX) {
-                return Err(error(format!(
-                    "R_AMDGPU_ABS32 value {value:#x} does not fit in 32 bits"
-                )));
+                return Err(error(RelocationFault::Abs32Overflow { value }));
             }
             (value, 4)
         }
-        other => return Err(error(format!("unsupported relocation type {other}"))),
+        r_type => return Err(error(RelocationFault::UnsupportedType { r_type })),
     };
     let image_len = image.len();
     let start = usize::try_from(reloc.offset).ok();
     let target = start
         .and_then(|start| image.get_mut(start..start.checked_add(width)?))
-        .ok_or_else(|| {
-            error(format!(
-                "{width}-byte target is outside the {image_len:#x}-byte image"
-            ))
-        })?;
+        .ok_or_else(|| error(RelocationFault::TargetOutsideImage { width, image_len }))?;
     target.copy_from_slice(&value.to_le_bytes()[..width]);
     Ok(())
 }
@@ -693,7 +689,7 @@ fn apply_relocation(
 pub(crate) fn isa_of(bytes: &[u8]) -> Result<IsaName, CodeObjectError> {
     check_identification(bytes)?;
     let e_flags = u32::from_le_bytes([bytes[48], bytes[49], bytes[50], bytes[51]]);
-    IsaName::from_e_flags(e_flags).ok_or_else(|| CodeObjectError::UnsupportedVersion {
-        detail: format!("unknown processor in e_flags {e_flags:#x}"),
-    })
+    IsaName::from_e_flags(e_flags).ok_or(CodeObjectError::Unsupported(Unsupported::Processor {
+        e_flags,
+    }))
 }

@@ -4,38 +4,44 @@
 
 use thiserror::Error;
 
+use super::bundle_error::BundleError;
+use super::elf_error::{ElfFault, ObjectError, RelocationFault, TruncatedPart, Unsupported};
+
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CodeObjectError {
     #[error("not an ELF file (bad magic or header)")]
     NotElf,
     #[error("not an AMDGPU code object: e_machine is {e_machine}, expected 224 (EM_AMDGPU)")]
     NotAmdgpu { e_machine: u16 },
-    #[error("unsupported code object: {detail}")]
-    UnsupportedVersion { detail: String },
+    #[error("unsupported code object: {0}")]
+    Unsupported(Unsupported),
     #[error(
         "code object is not loadable: e_type {e_type} (the loader needs ET_DYN, as made by `ld.lld -shared`)"
     )]
     NotLoadable { e_type: u16 },
-    #[error("truncated input: {what}")]
-    Truncated { what: String },
-    #[error("malformed ELF: {what}")]
-    MalformedElf { what: String },
-    #[error("bad note: {reason}")]
-    BadNote { reason: String },
+    #[error("truncated input: {0}")]
+    Truncated(TruncatedPart),
+    #[error("malformed ELF: {0}")]
+    MalformedElf(ElfFault),
+    #[error("bad note: {source}")]
+    BadNote {
+        #[source]
+        source: ObjectError,
+    },
     #[error("code object has no NT_AMDGPU_METADATA note")]
     MissingMetadata,
     #[error("bad metadata: {reason}")]
     BadMetadata { reason: String },
-    #[error("relocation at offset {offset:#x}: {reason}")]
-    Relocation { offset: u64, reason: String },
+    #[error("bad metadata: {0}")]
+    MetadataShape(#[from] MsgpackShapeError),
+    #[error("relocation at offset {offset:#x}: {fault}")]
+    Relocation { offset: u64, fault: RelocationFault },
     #[error("image buffer too small: need {needed} bytes, got {got}")]
     ImageTooSmall { needed: u64, got: u64 },
     #[error("load base {load_base:#x} is not aligned to the image alignment {align:#x}")]
     MisalignedBase { load_base: u64, align: u64 },
-    #[error("bad offload bundle: {reason}")]
-    BadBundle { reason: String },
-    #[error("cannot decompress offload bundle: {reason}")]
-    Decompression { reason: String },
+    #[error(transparent)]
+    Bundle(#[from] BundleError),
     #[error(
         "no code object for agent {agent}; available: {}",
         if available.is_empty() { "none".to_string() } else { available.join(", ") }
@@ -57,19 +63,24 @@ pub enum CodeObjectError {
     BadDispatchShape { reason: String },
 }
 
-impl CodeObjectError {
-    pub(crate) fn malformed(what: impl Into<String>) -> Self {
-        Self::MalformedElf { what: what.into() }
-    }
+/// Why the MessagePack of a metadata note cannot be decoded safely: the
+/// shape check runs before the recursive decoder (code_object/metadata.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum MsgpackShapeError {
+    /// The value ends past the note (at the item starting at `offset`).
+    #[error("truncated MessagePack (at byte {offset})")]
+    Truncated { offset: usize },
+    /// A marker MessagePack leaves unused (0xc1).
+    #[error("invalid MessagePack marker {marker:#x} at byte {offset}")]
+    InvalidMarker { marker: u8, offset: usize },
+    /// Containers nested deeper than the decoder accepts.
+    #[error("MessagePack nested deeper than {limit} levels")]
+    TooDeep { limit: usize },
+}
 
+impl CodeObjectError {
     pub(crate) fn metadata(reason: impl Into<String>) -> Self {
         Self::BadMetadata {
-            reason: reason.into(),
-        }
-    }
-
-    pub(crate) fn bundle(reason: impl Into<String>) -> Self {
-        Self::BadBundle {
             reason: reason.into(),
         }
     }

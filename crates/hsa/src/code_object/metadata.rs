@@ -7,7 +7,8 @@
 
 use rmpv::Value;
 
-use super::error::CodeObjectError;
+use super::elf_error::Unsupported;
+use super::error::{CodeObjectError, MsgpackShapeError};
 
 /// Largest kernarg segment accepted (HSA agents allow far less; this only
 /// keeps a corrupt note from asking for a huge buffer).
@@ -293,15 +294,16 @@ const MAX_NESTING: usize = 16;
 /// nests at most `MAX_NESTING` deep, before the recursive decoder sees it (a
 /// corrupt note of nested one-element arrays would otherwise recurse deep
 /// enough to overflow a thread's stack).
-fn check_msgpack_shape(bytes: &[u8]) -> Result<(), String> {
+fn check_msgpack_shape(bytes: &[u8]) -> Result<(), MsgpackShapeError> {
     let mut pos = 0usize;
     // Items still to read in each open container.
     let mut open: Vec<u64> = Vec::new();
     loop {
-        let marker = *bytes.get(pos).ok_or("truncated MessagePack")?;
+        let truncated = MsgpackShapeError::Truncated { offset: pos };
+        let marker = *bytes.get(pos).ok_or(truncated)?;
         pos += 1;
-        let be = |pos: usize, width: usize| -> Result<u64, String> {
-            let raw = bytes.get(pos..pos + width).ok_or("truncated MessagePack")?;
+        let be = |pos: usize, width: usize| -> Result<u64, MsgpackShapeError> {
+            let raw = bytes.get(pos..pos + width).ok_or(truncated)?;
             Ok(raw.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)))
         };
         // (bytes of payload to skip, items of a container this value opens)
@@ -310,7 +312,12 @@ fn check_msgpack_shape(bytes: &[u8]) -> Result<(), String> {
             0x80..=0x8f => (0, 2 * u64::from(marker & 0x0f)),
             0x90..=0x9f => (0, u64::from(marker & 0x0f)),
             0xa0..=0xbf => (u64::from(marker & 0x1f), 0),
-            0xc1 => return Err("invalid MessagePack marker 0xc1".into()),
+            0xc1 => {
+                return Err(MsgpackShapeError::InvalidMarker {
+                    marker,
+                    offset: pos - 1,
+                });
+            }
             0xc4 | 0xd9 => (1 + be(pos, 1)?, 0),
             0xc5 | 0xda => (2 + be(pos, 2)?, 0),
             0xc6 | 0xdb => (4 + be(pos, 4)?, 0),
@@ -335,12 +342,10 @@ fn check_msgpack_shape(bytes: &[u8]) -> Result<(), String> {
             .ok()
             .and_then(|skip| pos.checked_add(skip))
             .filter(|&end| end <= bytes.len())
-            .ok_or("truncated MessagePack")?;
+            .ok_or(truncated)?;
         if items > 0 {
             if open.len() >= MAX_NESTING {
-                return Err(format!(
-                    "MessagePack nested deeper than {MAX_NESTING} levels"
-                ));
+                return Err(MsgpackShapeError::TooDeep { limit: MAX_NESTING });
             }
             open.push(items);
             continue;
@@ -363,7 +368,7 @@ fn check_msgpack_shape(bytes: &[u8]) -> Result<(), String> {
 
 /// Decode the msgpack description of an NT_AMDGPU_METADATA note.
 pub(crate) fn parse_metadata(desc: &[u8]) -> Result<Metadata, CodeObjectError> {
-    check_msgpack_shape(desc).map_err(CodeObjectError::metadata)?;
+    check_msgpack_shape(desc)?;
     let mut reader = desc;
     let root = rmpv::decode::read_value(&mut reader)
         .map_err(|e| CodeObjectError::metadata(format!("invalid MessagePack: {e}")))?;
@@ -372,12 +377,10 @@ pub(crate) fn parse_metadata(desc: &[u8]) -> Result<Metadata, CodeObjectError> {
         .opt_u32_array::<2>("amdhsa.version")?
         .ok_or_else(|| root.missing("amdhsa.version"))?;
     if version[0] != 1 {
-        return Err(CodeObjectError::UnsupportedVersion {
-            detail: format!(
-                "metadata amdhsa.version {}.{} (expected 1.x)",
-                version[0], version[1]
-            ),
-        });
+        return Err(CodeObjectError::Unsupported(Unsupported::MetadataVersion {
+            major: version[0],
+            minor: version[1],
+        }));
     }
     let target = root.opt_str("amdhsa.target")?;
     let kernels = match root.get("amdhsa.kernels") {

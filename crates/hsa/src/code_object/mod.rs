@@ -19,10 +19,13 @@
 //! Files: `elf` (the ELF reader and image loader), `metadata` (the msgpack
 //! note), `kernel` (a kernel's metadata + descriptor), `isa` (processor and
 //! target features), `bundle` (offload bundles), `kernarg` (kernarg
-//! segments), `error`.
+//! segments), `error` (with `bundle_error` and `elf_error`, the parts of
+//! its errors for bundles and the ELF container).
 
 mod bundle;
+mod bundle_error;
 mod elf;
+mod elf_error;
 mod error;
 mod isa;
 mod kernarg;
@@ -32,11 +35,13 @@ mod metadata;
 use std::borrow::Cow;
 
 pub use bundle::{BUNDLE_MAGIC, Bundle, BundleEntry, COMPRESSED_BUNDLE_MAGIC};
+pub use bundle_error::{BundleError, Compression};
 pub use elf::{
     CodeObject, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, NT_AMDGPU_METADATA, R_AMDGPU_ABS32,
     R_AMDGPU_ABS32_HI, R_AMDGPU_ABS32_LO, R_AMDGPU_ABS64, R_AMDGPU_NONE, R_AMDGPU_RELATIVE64,
 };
-pub use error::CodeObjectError;
+pub use elf_error::{ElfFault, ElfTable, ObjectError, RelocationFault, TruncatedPart, Unsupported};
+pub use error::{CodeObjectError, MsgpackShapeError};
 pub use isa::{HSA_TRIPLE, IsaName, TargetFeature, gfx_name_for_mach, mach_for_gfx_name};
 pub use kernarg::{ArgRef, DispatchShape, KernargBuilder};
 pub use kernel::KernelInfo;

@@ -173,11 +173,12 @@ impl Drop for Allocation {
                 "FREE_MEMORY_OF_GPU: {e}"
             );
         }
-        if let Err(e) = self
-            .ctx
-            .reservation
-            .restore_prot_none(self.va, self.va_size)
-        {
+        // SAFETY: this Allocation is being dropped, so no slice into its range lives; its BO is freed above.
+        if let Err(e) = unsafe {
+            self.ctx
+                .reservation
+                .restore_prot_none(self.va, self.va_size)
+        } {
             tracing::warn!(
                 va = format_args!("{:#x}", self.va),
                 "restoring PROT_NONE: {e}"

@@ -14,7 +14,7 @@ use aqueduct_kfd::uapi::{AllocMemoryOfGpuArgs, FreeMemoryOfGpuArgs, MapMemoryToG
 
 use super::allocation::{Allocation, HostMapping};
 use super::vmem::{VaAllocator, VaReservation};
-use crate::error::{HsaError, HsaResult};
+use crate::error::{HsaResult, MemoryError};
 
 /// How a BO is placed and mapped.
 #[derive(Clone, Debug)]
@@ -49,9 +49,7 @@ impl MemoryContext {
 
     pub fn allocate_bo(self: &Arc<Self>, req: &BoRequest<'_>) -> HsaResult<Allocation> {
         if req.size == 0 {
-            return Err(HsaError::InvalidAllocation(
-                "a zero-byte allocation was requested".into(),
-            ));
+            return Err(MemoryError::ZeroSizeBo.into());
         }
         let (va, va_size) = self.va.allocate(req.size, req.align)?;
         let mut args = AllocMemoryOfGpuArgs {
@@ -64,10 +62,13 @@ impl MemoryContext {
         if let Err(e) = self.device.alloc_memory_of_gpu(&mut args) {
             self.va.free(va, va_size);
             if e.errno() == Some(rustix::io::Errno::NOMEM.raw_os_error()) {
-                return Err(HsaError::OutOfResources(format!(
-                    "ALLOC_MEMORY_OF_GPU of {va_size:#x} bytes (flags {:#x}) on gpu {:#x}: {e}",
-                    req.flags, req.owner_gpu
-                )));
+                return Err(MemoryError::DeviceMemoryExhausted {
+                    size: va_size,
+                    flags: req.flags,
+                    gpu_id: req.owner_gpu,
+                    source: e,
+                }
+                .into());
             }
             return Err(e.into());
         }
@@ -77,7 +78,8 @@ impl MemoryContext {
             if let Err(e) = this.device.free_memory_of_gpu(&mut free) {
                 tracing::warn!("FREE_MEMORY_OF_GPU while undoing a failed allocation: {e}");
             }
-            let _ = this.reservation.restore_prot_none(va, va_size);
+            // SAFETY: the range was just taken for this BO, which failed to be set up; nothing refers to it.
+            let _ = unsafe { this.reservation.restore_prot_none(va, va_size) };
             this.va.free(va, va_size);
         };
         let mapped = match req.host_mapping {
@@ -122,11 +124,11 @@ impl MemoryContext {
         };
         self.device.map_memory_to_gpu(&mut args, gpus)?;
         if args.n_success != gpus.len() as u32 {
-            return Err(HsaError::OutOfResources(format!(
-                "MAP_MEMORY_TO_GPU mapped {} of {} GPUs",
-                args.n_success,
-                gpus.len()
-            )));
+            return Err(MemoryError::PartialMapping {
+                mapped: args.n_success,
+                gpus: gpus.len(),
+            }
+            .into());
         }
         Ok(())
     }

@@ -18,7 +18,7 @@ use aqueduct_kfd::uapi::alloc_flags;
 use super::allocation::{Allocation, HostMapping};
 use super::context::{BoRequest, MemoryContext};
 use super::vmem::PAGE_SIZE;
-use crate::error::{HsaError, HsaResult};
+use crate::error::{HsaResult, MemoryError};
 
 /// Allocations of at least this size are aligned to it (a GPU huge page).
 pub const LARGE_ALLOC_ALIGN: u64 = 2 << 20;
@@ -124,22 +124,24 @@ impl MemoryPool {
         map_gpus: &[u32],
     ) -> HsaResult<Allocation> {
         if size == 0 {
-            return Err(HsaError::InvalidAllocation(format!(
-                "zero-byte allocation from the {:?} pool",
-                self.info.kind
-            )));
+            return Err(MemoryError::ZeroSize {
+                pool: self.info.kind,
+            }
+            .into());
         }
         if self.info.size != 0 && size > self.info.size {
-            return Err(HsaError::InvalidAllocation(format!(
-                "{size} bytes exceed the {:?} pool's {} bytes",
-                self.info.kind, self.info.size
-            )));
+            return Err(MemoryError::ExceedsPool {
+                size,
+                pool: self.info.kind,
+                pool_size: self.info.size,
+            }
+            .into());
         }
         if options.alignment != 0 && !options.alignment.is_power_of_two() {
-            return Err(HsaError::InvalidAllocation(format!(
-                "alignment {} is not a power of two",
-                options.alignment
-            )));
+            return Err(MemoryError::Alignment {
+                alignment: options.alignment,
+            }
+            .into());
         }
         let mut align = options.alignment.max(self.info.alloc_alignment);
         if size >= LARGE_ALLOC_ALIGN {

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use super::allocation::Allocation;
 use super::pool::{AllocOptions, MemoryPool};
-use crate::error::{HsaError, HsaResult};
+use crate::error::{HsaResult, MemoryError};
 
 pub const GRANULE: u64 = 64;
 pub const SLAB_SIZE: u64 = 256 << 10;
@@ -129,10 +129,7 @@ impl SubAllocator {
     /// mapped on `map_gpus`.
     pub fn new(pool: MemoryPool, map_gpus: Vec<u32>) -> HsaResult<Self> {
         if !pool.info().host_accessible {
-            return Err(HsaError::InvalidArgument(format!(
-                "sub-allocation needs a host-mapped pool, not {:?}",
-                pool.kind()
-            )));
+            return Err(MemoryError::PoolNotHostAccessible { pool: pool.kind() }.into());
         }
         Ok(Self {
             inner: Arc::new(SubAllocatorInner {
@@ -146,9 +143,11 @@ impl SubAllocator {
     /// A zeroed block of `size` bytes (rounded up to 64).
     pub fn allocate(&self, size: u64) -> HsaResult<SubAllocation> {
         if size == 0 || size >= MAX_BLOCK {
-            return Err(HsaError::InvalidAllocation(format!(
-                "sub-allocated blocks must be 1..{MAX_BLOCK} bytes, not {size}"
-            )));
+            return Err(MemoryError::BlockSize {
+                size,
+                max: MAX_BLOCK,
+            }
+            .into());
         }
         let count = size.div_ceil(GRANULE) as usize;
         let mut slabs = self.inner.slabs.lock().unwrap_or_else(|p| p.into_inner());
@@ -165,9 +164,9 @@ impl SubAllocator {
                     &self.inner.map_gpus,
                 )?;
                 let mut bitmap = GranuleBitmap::new(GRANULES_PER_SLAB);
-                let first = bitmap.allocate(count).ok_or_else(|| {
-                    HsaError::OutOfResources("a fresh slab could not hold a block".into())
-                })?;
+                let first = bitmap
+                    .allocate(count)
+                    .ok_or(MemoryError::SlabTooSmall { size })?;
                 slabs.push(Slab { memory, bitmap });
                 (slabs.len() - 1, first)
             }
@@ -175,7 +174,7 @@ impl SubAllocator {
         let base = slabs[slab]
             .memory
             .host_ptr()
-            .ok_or_else(|| HsaError::InvalidAllocation("slab memory is not host mapped".into()))?;
+            .ok_or(MemoryError::NotHostMapped { memory: "slab" })?;
         let offset = first as u64 * GRANULE;
         let va = slabs[slab].memory.gpu_va() + offset;
         // SAFETY: offset + len lies inside the slab (granule run inside GRANULES_PER_SLAB).

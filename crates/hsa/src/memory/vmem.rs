@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use aqueduct_kfd::KfdError;
 use rustix::mm::{MapFlags, ProtFlags};
 
-use crate::error::{HsaError, HsaResult};
+use crate::error::{HsaResult, MemoryError};
 
 /// Default aperture size: 64 GiB of address space (not memory).
 pub const DEFAULT_APERTURE_SIZE: u64 = 64 << 30;
@@ -39,9 +39,7 @@ impl VaReservation {
             || !align.is_power_of_two()
             || align < PAGE_SIZE
         {
-            return Err(HsaError::InvalidArgument(format!(
-                "VA reservation of {size:#x} bytes aligned to {align:#x}: size must be a non-zero page multiple and alignment a power of two >= 4 KiB"
-            )));
+            return Err(MemoryError::VaReservation { size, align }.into());
         }
         let padded = size + align;
         // SAFETY: a fresh anonymous PROT_NONE mapping at a kernel-chosen address touches no existing memory.
@@ -99,13 +97,16 @@ impl VaReservation {
 
     /// Put a fresh PROT_NONE anonymous mapping back over `[va, va+len)`,
     /// dropping whatever BO mapping was there.
-    pub fn restore_prot_none(&self, va: u64, len: u64) -> HsaResult<()> {
+    ///
+    /// # Safety
+    /// Nothing uses `[va, va+len)` any more: no reference or slice into it
+    /// lives, and the mapping there belongs to a BO being released (or to
+    /// host access being withdrawn) by the caller.
+    pub unsafe fn restore_prot_none(&self, va: u64, len: u64) -> HsaResult<()> {
         if !self.contains(va, len) {
-            return Err(HsaError::InvalidArgument(format!(
-                "range {va:#x}+{len:#x} is outside the VA aperture"
-            )));
+            return Err(MemoryError::OutsideAperture { va, len }.into());
         }
-        // SAFETY: the range lies inside this reservation, which the runtime owns; its BO was just released.
+        // SAFETY: the range lies inside this reservation, which the runtime owns, and per the contract nothing uses it.
         unsafe {
             rustix::mm::mmap_anonymous(
                 va as *mut c_void,
@@ -166,18 +167,14 @@ impl VaAllocator {
     pub fn allocate(&self, size: u64, align: u64) -> HsaResult<(u64, u64)> {
         let align = align.max(PAGE_SIZE);
         if size == 0 || !align.is_power_of_two() {
-            return Err(HsaError::InvalidAllocation(format!(
-                "VA range of {size} bytes aligned to {align}: size must be non-zero and alignment a power of two"
-            )));
+            return Err(MemoryError::VaRange { size, align }.into());
         }
         let size = size
             .checked_next_multiple_of(PAGE_SIZE)
             .filter(|s| *s <= self.size)
-            .ok_or_else(|| {
-                HsaError::InvalidAllocation(format!(
-                    "{size} bytes exceed the {} byte VA aperture",
-                    self.size
-                ))
+            .ok_or(MemoryError::ExceedsAperture {
+                size,
+                aperture: self.size,
             })?;
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
         let found = free.iter().find_map(|(&start, &len)| {
@@ -186,9 +183,7 @@ impl VaAllocator {
             (len >= waste && len - waste >= size).then_some((start, len, aligned))
         });
         let Some((start, len, aligned)) = found else {
-            return Err(HsaError::OutOfResources(format!(
-                "no free VA range of {size:#x} bytes aligned to {align:#x} in the aperture"
-            )));
+            return Err(MemoryError::NoFreeVaRange { size, align }.into());
         };
         free.remove(&start);
         if aligned > start {
@@ -259,6 +254,7 @@ impl VaAllocator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::HsaError;
 
     #[test]
     fn allocates_aligned_and_coalesces() {
@@ -271,11 +267,14 @@ mod tests {
         assert_eq!(z, 0x10_1000);
         assert!(matches!(
             a.allocate(0x20_0000, 0),
-            Err(HsaError::InvalidAllocation(_))
+            Err(HsaError::Memory(MemoryError::ExceedsAperture {
+                size: 0x20_0000,
+                aperture: 0x10_0000
+            }))
         ));
         assert!(matches!(
             a.allocate(0, 0),
-            Err(HsaError::InvalidAllocation(_))
+            Err(HsaError::Memory(MemoryError::VaRange { size: 0, .. }))
         ));
         a.free(y, ys);
         a.free(x, xs);
@@ -285,7 +284,10 @@ mod tests {
         assert_eq!(a.allocate(0x10_0000, 0).unwrap(), (0x10_0000, 0x10_0000));
         assert!(matches!(
             a.allocate(0x1000, 0),
-            Err(HsaError::OutOfResources(_))
+            Err(HsaError::Memory(MemoryError::NoFreeVaRange {
+                size: 0x1000,
+                ..
+            }))
         ));
     }
 
@@ -312,7 +314,9 @@ mod tests {
         assert_eq!(r.base() % APERTURE_ALIGN, 0);
         assert!(r.contains(r.base(), 16 << 20));
         assert!(!r.contains(r.base() + 4096, 16 << 20));
-        r.restore_prot_none(r.base() + 4096, 8192).unwrap();
-        assert!(r.restore_prot_none(r.base() + (16 << 20), 4096).is_err());
+        // SAFETY: nothing was placed in the reservation.
+        unsafe { r.restore_prot_none(r.base() + 4096, 8192) }.unwrap();
+        // SAFETY: the call fails before mapping anything.
+        assert!(unsafe { r.restore_prot_none(r.base() + (16 << 20), 4096) }.is_err());
     }
 }

@@ -42,7 +42,7 @@ use aqueduct_kfd::uapi::{
 
 use super::packet::{self, AqlPacket, PacketFence};
 use super::ring::AqlRing;
-use crate::error::{HsaError, HsaResult, QueueError};
+use crate::error::{HsaError, HsaResult, QueueCreationError, QueueError, ReservationError};
 use crate::memory::{Allocation, MemoryPool};
 use crate::signal::Signal;
 use crate::signal::event::{EventHub, KfdEvent, QueueErrorSource};
@@ -102,19 +102,22 @@ pub struct Queue {
     doorbell_page: Arc<Allocation>,
 }
 
-fn host_base(a: &Allocation, what: &str) -> HsaResult<*mut u8> {
-    a.host_ptr().map(|p| p.as_ptr()).ok_or_else(|| {
-        HsaError::InvalidQueueCreation(format!("the queue's {what} is not host mapped"))
-    })
+fn host_base(a: &Allocation, what: &'static str) -> HsaResult<*mut u8> {
+    a.host_ptr()
+        .map(|p| p.as_ptr())
+        .ok_or(QueueCreationError::NotHostMapped { part: what }.into())
 }
 
 impl Queue {
     pub(crate) fn create(setup: QueueSetup<'_>, packets: u32) -> HsaResult<Queue> {
         if !packets.is_power_of_two() || !(MIN_QUEUE_PACKETS..=MAX_QUEUE_PACKETS).contains(&packets)
         {
-            return Err(HsaError::InvalidQueueCreation(format!(
-                "queue size {packets} must be a power of two in {MIN_QUEUE_PACKETS}..={MAX_QUEUE_PACKETS} packets"
-            )));
+            return Err(QueueCreationError::PacketCount {
+                packets,
+                min: MIN_QUEUE_PACKETS,
+                max: MAX_QUEUE_PACKETS,
+            }
+            .into());
         }
         let ring_bytes = packets as u64 * 64;
         let ring_mem = setup.fine_pool.allocate(ring_bytes)?;
@@ -136,7 +139,7 @@ impl Queue {
         let ring = unsafe {
             AqlRing::from_raw_parts(
                 std::ptr::NonNull::new(host_base(&ring_mem, "ring")?.cast::<RawPacket>())
-                    .ok_or_else(|| HsaError::InvalidQueueCreation("null ring".into()))?,
+                    .ok_or(QueueCreationError::NotHostMapped { part: "ring" })?,
                 packets,
                 std::ptr::NonNull::new_unchecked(
                     qbase.add(AMD_QUEUE_WRITE_DISPATCH_ID_OFFSET).cast::<u64>(),
@@ -215,11 +218,9 @@ impl Queue {
             ctl_stack_size: cwsr.ctl_stack_size,
             ..Default::default()
         };
-        let error_source = Arc::new(QueueErrorSource {
-            queue_id: Default::default(),
-            gpu_id: setup.gpu_id,
-            error_reason_va,
-            error_event_id: error_event.event_id,
+        // SAFETY: error_reason_va is an aligned u64 of the queue page, which the queue (and so every holder of the source through it) keeps mapped.
+        let error_source = Arc::new(unsafe {
+            QueueErrorSource::new(0, setup.gpu_id, error_reason_va, error_event.event_id)
         });
         let mut queue = Queue {
             device: setup.device.clone(),
@@ -259,9 +260,12 @@ impl Queue {
     /// CREATE_QUEUE with the fixed arguments; fills in the doorbell.
     fn create_kfd_queue(&self) -> HsaResult<KfdQueueState> {
         let mut args = self.create_args;
-        self.device.create_queue(&mut args).map_err(|e| {
-            HsaError::InvalidQueueCreation(format!("CREATE_QUEUE on gpu {:#x}: {e}", self.gpu_id))
-        })?;
+        self.device
+            .create_queue(&mut args)
+            .map_err(|source| QueueCreationError::CreateQueue {
+                gpu_id: self.gpu_id,
+                source,
+            })?;
         let page_offset = args.doorbell_offset & !DOORBELL_PAGE_MASK;
         if page_offset != self.doorbell_page.mmap_offset() {
             tracing::warn!(
@@ -514,13 +518,15 @@ impl Reservation<'_> {
 
     /// Write and publish the `i`-th packet (once per slot).
     pub fn write(&mut self, i: u32, packet: &impl AqlPacket) -> HsaResult<()> {
-        let slot = self.written.get_mut(i as usize).ok_or_else(|| {
-            HsaError::InvalidArgument(format!("slot {i} of a {}-slot reservation", self.count))
-        })?;
+        let slot = self
+            .written
+            .get_mut(i as usize)
+            .ok_or(ReservationError::SlotOutOfRange {
+                slot: i,
+                count: self.count,
+            })?;
         if *slot {
-            return Err(HsaError::InvalidArgument(format!(
-                "slot {i} of the reservation was already published"
-            )));
+            return Err(ReservationError::SlotPublished { slot: i }.into());
         }
         self.queue
             .ring
@@ -535,17 +541,19 @@ impl Reservation<'_> {
     pub fn write_repeated(&mut self, i: u32, count: u32, packet: &RawPacket) -> HsaResult<()> {
         let end = i.checked_add(count).filter(|&e| e <= self.count);
         let Some(slots) = end.map(|end| &mut self.written[i as usize..end as usize]) else {
-            return Err(HsaError::InvalidArgument(format!(
-                "slots {i}..{} of a {}-slot reservation",
-                u64::from(i) + u64::from(count),
-                self.count
-            )));
+            return Err(ReservationError::SlotsOutOfRange {
+                first: i,
+                end: u64::from(i) + u64::from(count),
+                count: self.count,
+            }
+            .into());
         };
         if slots.iter().any(|&w| w) {
-            return Err(HsaError::InvalidArgument(format!(
-                "a slot of {i}..{} of the reservation was already published",
-                i + count
-            )));
+            return Err(ReservationError::SlotsPublished {
+                first: i,
+                end: i + count,
+            }
+            .into());
         }
         slots.fill(true);
         for k in 0..u64::from(count) {

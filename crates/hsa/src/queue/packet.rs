@@ -9,10 +9,12 @@ use aqueduct_kfd::abi::{
     BarrierPacket, FenceScope, KernelDispatchPacket, PacketHeader, RawPacket, packet_type,
 };
 
-use crate::error::{HsaError, HsaResult};
+use crate::error::{HsaError, HsaResult, PacketError};
 
 /// Most dependency signals one barrier packet carries.
 pub const MAX_BARRIER_DEPS: usize = 5;
+/// Most work-items a workgroup may have.
+pub const MAX_WORKGROUP_ITEMS: u32 = 1024;
 
 /// The ordering part of a header: barrier bit and fence scopes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,42 +109,45 @@ impl KernelDispatch {
 
     /// Encode, checking what the packet processor would reject.
     pub fn to_packet(&self) -> HsaResult<KernelDispatchPacket> {
-        let bad = |what: String| Err(HsaError::InvalidPacket(what));
+        let bad = |e: PacketError| Err(HsaError::Packet(e));
         if !(1..=3).contains(&self.dimensions) {
-            return bad(format!(
-                "dispatch dimensions must be 1..=3, not {}",
-                self.dimensions
-            ));
+            return bad(PacketError::Dimensions {
+                dimensions: self.dimensions,
+            });
         }
         let dims = self.dimensions as usize;
         for d in 0..3 {
             let (g, w) = (self.grid_size[d], self.workgroup_size[d]);
             if d >= dims && (g != 1 || w != 1) {
-                return bad(format!(
-                    "a {dims}-D dispatch needs grid and workgroup size 1 in dimension {d}"
-                ));
+                return bad(PacketError::UnusedDimension {
+                    dimensions: self.dimensions,
+                    dimension: d,
+                });
             }
             if g == 0 || w == 0 {
-                return bad(format!(
-                    "grid size {g} / workgroup size {w} in dimension {d} must be non-zero"
-                ));
+                return bad(PacketError::ZeroSize {
+                    grid: g,
+                    workgroup: w,
+                    dimension: d,
+                });
             }
         }
         let wg_items: u32 = self.workgroup_size.iter().map(|&w| w as u32).product();
-        if wg_items > 1024 {
-            return bad(format!("workgroup of {wg_items} work-items exceeds 1024"));
+        if wg_items > MAX_WORKGROUP_ITEMS {
+            return bad(PacketError::WorkgroupTooLarge {
+                items: wg_items,
+                limit: MAX_WORKGROUP_ITEMS,
+            });
         }
         if self.kernel_object == 0 || !self.kernel_object.is_multiple_of(64) {
-            return bad(format!(
-                "kernel object {:#x} must be a non-null 64-byte-aligned address",
-                self.kernel_object
-            ));
+            return bad(PacketError::KernelObject {
+                address: self.kernel_object,
+            });
         }
         if !self.kernarg_address.is_multiple_of(16) {
-            return bad(format!(
-                "kernarg address {:#x} must be 16-byte aligned",
-                self.kernarg_address
-            ));
+            return bad(PacketError::KernargAddress {
+                address: self.kernarg_address,
+            });
         }
         Ok(KernelDispatchPacket {
             header: header(packet_type::KERNEL_DISPATCH, self.fence),
@@ -171,10 +176,11 @@ fn barrier(
     fence: PacketFence,
 ) -> HsaResult<BarrierPacket> {
     if deps.len() > MAX_BARRIER_DEPS {
-        return Err(HsaError::InvalidPacket(format!(
-            "a barrier packet carries at most {MAX_BARRIER_DEPS} dependency signals, not {}",
-            deps.len()
-        )));
+        return Err(PacketError::BarrierDependencies {
+            count: deps.len(),
+            limit: MAX_BARRIER_DEPS,
+        }
+        .into());
     }
     let mut dep_signal = [0u64; 5];
     dep_signal[..deps.len()].copy_from_slice(deps);

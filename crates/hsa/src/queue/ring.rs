@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use aqueduct_kfd::abi::{RawPacket, packet_type};
 
-use crate::error::{HsaError, HsaResult};
+use crate::error::{HsaError, HsaResult, ReservationError};
 
 /// The raw header word of a slot nobody owns: type INVALID, no fences.
 pub const INVALID_HEADER_WORD: u32 = packet_type::INVALID as u32;
@@ -43,9 +43,7 @@ impl AqlRing {
         read_id: NonNull<u64>,
     ) -> HsaResult<Self> {
         if !size.is_power_of_two() {
-            return Err(HsaError::InvalidArgument(format!(
-                "ring size {size} is not a power of two"
-            )));
+            return Err(ReservationError::RingSize { size }.into());
         }
         Ok(Self {
             slots,
@@ -156,10 +154,11 @@ impl AqlRing {
 
     fn check_reservation(&self, count: u32) -> HsaResult<()> {
         if count == 0 || count > self.size {
-            return Err(HsaError::InvalidArgument(format!(
-                "cannot reserve {count} slots of a {}-slot ring",
-                self.size
-            )));
+            return Err(ReservationError::Count {
+                count,
+                size: self.size,
+            }
+            .into());
         }
         Ok(())
     }

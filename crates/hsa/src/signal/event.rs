@@ -29,7 +29,7 @@ use aqueduct_kfd::uapi::{
     SetEventArgs, WaitEventsArgs, event_type, exception_code,
 };
 
-use crate::error::{HsaError, HsaResult, QueueError, QueueErrorReason};
+use crate::error::{HsaResult, QueueError, QueueErrorReason, QueueFaultDetail, SignalError};
 use crate::memory::Allocation;
 
 /// Longest single WAIT_EVENTS call; waits loop, re-checking the value.
@@ -77,14 +77,44 @@ pub struct QueueErrorSource {
     pub queue_id: AtomicU32,
     pub gpu_id: u32,
     /// Address of the u64 KFD ORs exception bits into.
-    pub error_reason_va: u64,
+    error_reason_va: u64,
     pub error_event_id: u32,
 }
 
 impl QueueErrorSource {
+    /// The error source of queue `queue_id` on `gpu_id`.
+    ///
+    /// # Safety
+    /// `error_reason_va` is the host address of an 8-byte-aligned u64 that
+    /// stays mapped, and is only accessed atomically, for as long as the
+    /// returned value lives.
+    pub unsafe fn new(
+        queue_id: u32,
+        gpu_id: u32,
+        error_reason_va: u64,
+        error_event_id: u32,
+    ) -> Self {
+        Self {
+            queue_id: AtomicU32::new(queue_id),
+            gpu_id,
+            error_reason_va,
+            error_event_id,
+        }
+    }
+
+    /// The address of the u64 KFD ORs exception bits into.
+    pub fn error_reason_va(&self) -> u64 {
+        self.error_reason_va
+    }
+
+    /// The exception-bits word, shared with the device.
+    pub fn error_word(&self) -> &AtomicU64 {
+        // SAFETY: per `new`, error_reason_va is an aligned u64 mapped for as long as self, only accessed atomically.
+        unsafe { AtomicU64::from_ptr(self.error_reason_va as *mut u64) }
+    }
+
     pub fn error_bits(&self) -> u64 {
-        // SAFETY: error_reason_va is a u64 inside a host-mapped BO that the owning queue keeps alive while it is registered.
-        unsafe { AtomicU64::from_ptr(self.error_reason_va as *mut u64) }.load(Ordering::Acquire)
+        self.error_word().load(Ordering::Acquire)
     }
 }
 
@@ -197,10 +227,11 @@ impl EventHub {
         *pending = None;
         let mailbox_va = if event_type == event_type::SIGNAL && self.event_page_va != 0 {
             if args.event_slot_index >= aqueduct_kfd::uapi::KFD_SIGNAL_EVENT_LIMIT {
-                return Err(HsaError::OutOfResources(format!(
-                    "event slot {} is outside the event page",
-                    args.event_slot_index
-                )));
+                return Err(SignalError::EventSlot {
+                    slot: args.event_slot_index,
+                    limit: aqueduct_kfd::uapi::KFD_SIGNAL_EVENT_LIMIT,
+                }
+                .into());
             }
             self.event_page_va + args.event_slot_index as u64 * 8
         } else {
@@ -268,7 +299,10 @@ impl EventHub {
         Some(QueueError {
             queue_id,
             reason: decode_error_reason(bits, address),
-            detail: self.device.queue_exception_detail(queue_id),
+            detail: self
+                .device
+                .queue_exception_detail(queue_id)
+                .map(QueueFaultDetail::Device),
         })
     }
 
@@ -413,9 +447,7 @@ impl EventHub {
                 return Ok(());
             }
             result?;
-            return Err(HsaError::InvalidSignal(
-                "WAIT_EVENTS reported failure (an event was destroyed?)".into(),
-            ));
+            return Err(SignalError::WaitFailed.into());
         }
         if let Some((_, age)) = signal_event {
             let new_age = events[0].last_event_age();

@@ -10,7 +10,7 @@
 //! Host-side updates issue SET_EVENT on the signal's event after every
 //! store/RMW. That is what wakes a blocked host waiter, and it is the
 //! nudge a simulated device needs to re-check device-side waits on the
-//! signal (barrier-AND/OR dependencies), see DESIGN.md.
+//! signal (barrier-AND/OR dependencies), see ARCHITECTURE.md.
 //!
 //! Waiting spins for a few microseconds, then blocks in WAIT_EVENTS on the
 //! signal's event and the runtime's exception events (see [`event`]),
@@ -27,7 +27,7 @@ use aqueduct_kfd::abi::AmdSignal;
 use aqueduct_kfd::abi::signal::{AMD_SIGNAL_KIND_USER, AMD_SIGNAL_VALUE_OFFSET};
 use aqueduct_kfd::uapi::event_type;
 
-use crate::error::{HsaError, HsaResult, QueueError};
+use crate::error::{HsaError, HsaResult, QueueError, SignalError};
 use crate::memory::SubAllocation;
 use event::{EventHub, INITIAL_EVENT_AGE, KfdEvent, MAX_WAIT_SLICE_MS};
 
@@ -164,7 +164,12 @@ impl std::fmt::Debug for Signal {
 }
 
 impl Signal {
-    fn init_struct(amd: NonNull<AmdSignal>, initial: i64, event: Option<&KfdEvent>) {
+    /// Write a fresh `amd_signal_t` at `amd`.
+    ///
+    /// # Safety
+    /// `amd` points at 64 writable, 64-byte-aligned bytes that nothing else
+    /// reads or writes yet.
+    unsafe fn init_struct(amd: NonNull<AmdSignal>, initial: i64, event: Option<&KfdEvent>) {
         let s = AmdSignal {
             kind: AMD_SIGNAL_KIND_USER,
             value: initial,
@@ -172,7 +177,7 @@ impl Signal {
             event_id: event.map_or(0, |e| e.event_id),
             ..Default::default()
         };
-        // SAFETY: amd points at 64 writable, 64-byte-aligned bytes no one else uses yet.
+        // SAFETY: per the contract, amd is valid, aligned and unshared.
         unsafe { amd.as_ptr().write(s) };
     }
 
@@ -183,13 +188,16 @@ impl Signal {
         hub: Arc<EventHub>,
     ) -> HsaResult<Signal> {
         if slot.len() < 64 || !slot.gpu_va().is_multiple_of(64) {
-            return Err(HsaError::InvalidSignal(
-                "signal slot must be 64 bytes, 64-byte aligned".into(),
-            ));
+            return Err(SignalError::SlotLayout {
+                len: slot.len(),
+                va: slot.gpu_va(),
+            }
+            .into());
         }
         let event = hub.create_event(event_type::SIGNAL, true, 0)?;
         let amd = slot.host_ptr().cast::<AmdSignal>();
-        Self::init_struct(amd, initial, Some(&event));
+        // SAFETY: the slot is a fresh host-mapped block of >= 64 bytes at a 64-byte-aligned address (checked above), owned by this signal.
+        unsafe { Self::init_struct(amd, initial, Some(&event)) };
         Ok(Signal {
             inner: Arc::new(SignalInner {
                 amd,
@@ -212,7 +220,8 @@ impl Signal {
             None => None,
         };
         let amd = NonNull::from(Box::leak(Box::new(AmdSignal::default())));
-        Self::init_struct(amd, initial, event.as_ref());
+        // SAFETY: a fresh heap amd_signal_t (64 bytes, 64-byte-aligned type) that only this signal holds.
+        unsafe { Self::init_struct(amd, initial, event.as_ref()) };
         Ok(Signal {
             inner: Arc::new(SignalInner {
                 amd,

@@ -54,18 +54,15 @@ impl VirtualMemory {
             .collect::<VmemResult<Vec<_>>>()?;
         let mut state = self.state();
         if size == 0 || state.reserved_containing(va, size).is_none() {
-            return Err(VmemError::InvalidArgument(format!(
-                "{va:#x}+{size:#x} does not lie inside one reserved range"
-            )));
+            return Err(VmemError::OutsideReservation { va, size });
         }
         let mut starts = Vec::new();
         let mut chunk = va;
         while chunk < va + size {
-            let m = state.mapped.get(&chunk).ok_or_else(|| {
-                VmemError::InvalidAllocation(format!(
-                    "{va:#x}+{size:#x} is not covered by mappings ({chunk:#x} starts none)"
-                ))
-            })?;
+            let m = state
+                .mapped
+                .get(&chunk)
+                .ok_or(VmemError::NotCovered { va, size, chunk })?;
             starts.push(chunk);
             chunk += m.size;
         }
@@ -79,9 +76,7 @@ impl VirtualMemory {
             let fd = handles
                 .get(&m.handle)
                 .map(|p| p.dmabuf.as_fd())
-                .ok_or_else(|| {
-                    VmemError::InvalidAllocation(format!("handle {} is gone", m.handle))
-                })?;
+                .ok_or(VmemError::HandleGone { handle: m.handle })?;
             for &(target, access) in &targets {
                 self.apply(start, m, fd, target, access)?;
             }
@@ -120,7 +115,8 @@ impl VirtualMemory {
             Target::Cpu => {
                 if access == Access::None {
                     if m.cpu.is_some_and(|a| a != Access::None) {
-                        self.ctx.reservation.restore_prot_none(va, m.size)?;
+                        // SAFETY: the vmem API hands out addresses, never references; withdrawing host access is the caller's request.
+                        unsafe { self.ctx.reservation.restore_prot_none(va, m.size) }?;
                     }
                 } else {
                     self.map_host(va, m.size, fd, access)?;
@@ -133,8 +129,7 @@ impl VirtualMemory {
 
     /// mmap the handle's dma-buf over the mapping with `access`.
     fn map_host(&self, va: u64, size: u64, fd: BorrowedFd<'_>, access: Access) -> VmemResult<()> {
-        let len = usize::try_from(size)
-            .map_err(|_| VmemError::InvalidArgument(format!("size {size:#x}")))?;
+        let len = usize::try_from(size).map_err(|_| VmemError::SizeTooLarge { size })?;
         // SAFETY: [va, va+len) lies in a reserved range of the runtime's
         // PROT_NONE aperture and belongs to this mapping alone; nothing Rust
         // owns lives there.
@@ -148,7 +143,11 @@ impl VirtualMemory {
                 0,
             )
         }
-        .map_err(|e| VmemError::OutOfResources(format!("host mapping of {va:#x}+{len:#x}: {e}")))?;
+        .map_err(|e| VmemError::HostMapping {
+            va,
+            len,
+            source: e.into(),
+        })?;
         Ok(())
     }
 
@@ -157,7 +156,7 @@ impl VirtualMemory {
         let state = self.state();
         let start = state
             .mapping_containing(va)
-            .ok_or_else(|| VmemError::InvalidAllocation(format!("nothing is mapped at {va:#x}")))?;
+            .ok_or(VmemError::NothingMapped { va })?;
         let target = self.target(agent)?;
         let m = &state.mapped[&start];
         Ok(match target {

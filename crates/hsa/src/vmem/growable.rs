@@ -46,15 +46,15 @@ impl GrowableBuffer {
             chunk
         };
         if !chunk.is_multiple_of(granule.minimum) {
-            return Err(VmemError::InvalidArgument(format!(
-                "chunk {chunk:#x} is not a multiple of the pool's granule {:#x}",
-                granule.minimum
-            )));
+            return Err(VmemError::ChunkGranule {
+                chunk,
+                granule: granule.minimum,
+            });
         }
         let max_len = max_len
             .checked_next_multiple_of(chunk)
             .filter(|m| *m > 0)
-            .ok_or_else(|| VmemError::InvalidArgument(format!("maximum length {max_len:#x}")))?;
+            .ok_or(VmemError::MaxLength { max_len })?;
         for (agent, _) in access {
             vm.target(agent)?;
         }
@@ -94,10 +94,10 @@ impl GrowableBuffer {
     /// stay where they are.
     pub fn grow_to(&mut self, len: u64) -> VmemResult<()> {
         if len > self.max_len {
-            return Err(VmemError::OutOfResources(format!(
-                "{len:#x} bytes exceed the buffer's reserved {:#x}",
-                self.max_len
-            )));
+            return Err(VmemError::ExceedsReservation {
+                len,
+                max_len: self.max_len,
+            });
         }
         let desc: Vec<(&Agent, Access)> = self.access.iter().map(|(a, p)| (a, *p)).collect();
         while self.len() < len {

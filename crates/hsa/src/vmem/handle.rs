@@ -53,8 +53,9 @@ pub struct Granule {
 
 /// `(st_dev, st_ino)` of an fd.
 pub(crate) fn identity(fd: std::os::fd::BorrowedFd<'_>) -> VmemResult<(u64, u64)> {
-    let st = rustix::fs::fstat(fd).map_err(|e| {
-        VmemError::IncompatibleArguments(format!("fd {fd:?} cannot be inspected: {e}"))
+    let st = rustix::fs::fstat(fd).map_err(|e| VmemError::FdNotInspectable {
+        fd: std::os::fd::AsRawFd::as_raw_fd(&fd),
+        source: e.into(),
     })?;
     Ok((st.st_dev, st.st_ino))
 }
@@ -88,24 +89,22 @@ impl VirtualMemory {
                 .any(|p| p.gpu_id() == pool.gpu_id() && p.kind() == pool.kind())
         });
         if !owned {
-            return Err(VmemError::InvalidArgument(format!(
-                "the {:?} pool of gpu {:#x} is not a pool of this runtime",
-                pool.kind(),
-                pool.gpu_id()
-            )));
+            return Err(VmemError::ForeignPool {
+                kind: pool.kind(),
+                gpu_id: pool.gpu_id(),
+            });
         }
         let granule = self.granule(pool).minimum;
         if size == 0 || !size.is_multiple_of(granule) {
-            return Err(VmemError::InvalidArgument(format!(
-                "handle size {size:#x} must be a non-zero multiple of the pool's granule {granule:#x}"
-            )));
+            return Err(VmemError::HandleSize { size, granule });
         }
         let info = pool.info();
         if info.size != 0 && size > info.size {
-            return Err(VmemError::OutOfResources(format!(
-                "{size:#x} bytes exceed the {:?} pool's {:#x}",
-                info.kind, info.size
-            )));
+            return Err(VmemError::ExceedsPool {
+                size,
+                pool: info.kind,
+                pool_size: info.size,
+            });
         }
         let pinned = if memory_type == MemoryType::Pinned {
             alloc_flags::NO_SUBSTITUTE
@@ -177,9 +176,8 @@ impl VirtualMemory {
             .device
             .export_dmabuf(&mut args)
             .map_err(|e| VmemError::from_driver("EXPORT_DMABUF", e))?;
-        let raw = i32::try_from(args.dmabuf_fd).map_err(|_| {
-            VmemError::OutOfResources(format!("EXPORT_DMABUF returned fd {}", args.dmabuf_fd))
-        })?;
+        let raw = i32::try_from(args.dmabuf_fd)
+            .map_err(|_| VmemError::ExportedFd { fd: args.dmabuf_fd })?;
         // SAFETY: EXPORT_DMABUF just created this descriptor for the caller,
         // who owns it from here on (nothing else refers to the number).
         Ok(unsafe { OwnedFd::from_raw_fd(raw) })
@@ -190,9 +188,7 @@ impl VirtualMemory {
     pub fn handle_release(&self, handle: AllocHandle) -> VmemResult<()> {
         let mut state = self.state();
         let Some(p) = state.handles.get_mut(&handle.0).filter(|p| p.refs > 0) else {
-            return Err(VmemError::InvalidAllocation(format!(
-                "{handle:?} is not a live handle"
-            )));
+            return Err(VmemError::DeadHandle { handle });
         };
         p.refs -= 1;
         if p.refs == 0
@@ -209,14 +205,15 @@ impl VirtualMemory {
     /// it with [`VirtualMemory::handle_release`]).
     pub fn retain_alloc_handle(&self, va: u64) -> VmemResult<AllocHandle> {
         let mut state = self.state();
-        let handle =
-            state.mapped.get(&va).map(|m| m.handle).ok_or_else(|| {
-                VmemError::InvalidAllocation(format!("nothing is mapped at {va:#x}"))
-            })?;
+        let handle = state
+            .mapped
+            .get(&va)
+            .map(|m| m.handle)
+            .ok_or(VmemError::NothingMapped { va })?;
         let p = state
             .handles
             .get_mut(&handle)
-            .ok_or_else(|| VmemError::InvalidAllocation(format!("handle {handle} is gone")))?;
+            .ok_or(VmemError::HandleGone { handle })?;
         p.refs += 1;
         Ok(AllocHandle(handle))
     }
@@ -224,9 +221,10 @@ impl VirtualMemory {
     /// The pool, memory type and size of `handle`.
     pub fn alloc_properties(&self, handle: AllocHandle) -> VmemResult<HandleProperties> {
         let state = self.state();
-        let p = state.handles.get(&handle.0).ok_or_else(|| {
-            VmemError::InvalidAllocation(format!("{handle:?} is not a live handle"))
-        })?;
+        let p = state
+            .handles
+            .get(&handle.0)
+            .ok_or(VmemError::DeadHandle { handle })?;
         Ok(HandleProperties {
             pool: p.pool.clone(),
             memory_type: p.memory_type,

@@ -58,9 +58,7 @@ impl VirtualMemory {
                 pools,
             });
         }
-        let ctx = ctx.ok_or_else(|| {
-            VmemError::InvalidAgent("the runtime has no GPU agent with memory pools".into())
-        })?;
+        let ctx = ctx.ok_or(VmemError::NoGpuAgent)?;
         let cpu_nodes = runtime.cpu_agents().map(|a| a.node_id).collect();
         Ok(VirtualMemory {
             ctx,
@@ -84,10 +82,10 @@ impl VirtualMemory {
                 Ok(Target::Gpu(agent.gpu_id))
             }
             DeviceType::Cpu if self.cpu_nodes.contains(&agent.node_id) => Ok(Target::Cpu),
-            _ => Err(VmemError::InvalidAgent(format!(
-                "`{}` (node {}) is not an agent of this runtime",
-                agent.name, agent.node_id
-            ))),
+            _ => Err(VmemError::UnknownAgent {
+                name: agent.name.clone(),
+                node: agent.node_id,
+            }),
         }
     }
 
@@ -143,7 +141,8 @@ impl VirtualMemory {
         self.unmap_bo(m.bo, &mapped)?;
         self.free_bo(m.bo);
         if m.cpu.is_some_and(|a| a != Access::None) {
-            self.ctx.reservation.restore_prot_none(va, m.size)?;
+            // SAFETY: the mapping is being torn down and its BO is freed above; the vmem API hands out addresses, never references.
+            unsafe { self.ctx.reservation.restore_prot_none(va, m.size) }?;
         }
         Ok(())
     }

@@ -22,34 +22,27 @@ impl VirtualMemory {
     /// `offset` must be 0. Nothing can access it until `set_access`.
     pub fn map(&self, va: u64, size: u64, offset: u64, handle: AllocHandle) -> VmemResult<()> {
         if offset != 0 {
-            return Err(VmemError::InvalidArgument(format!(
-                "mapping offset {offset:#x}: only whole handles (offset 0) can be mapped"
-            )));
+            return Err(VmemError::MapOffset { offset });
         }
         if size == 0 || !va.is_multiple_of(PAGE_SIZE) {
-            return Err(VmemError::InvalidArgument(format!(
-                "mapping {va:#x}+{size:#x}: the address must be page aligned and the size non-zero"
-            )));
+            return Err(VmemError::MapRange { va, size });
         }
         let mut state = self.state();
-        let reserved = state.reserved_containing(va, size).ok_or_else(|| {
-            VmemError::InvalidArgument(format!(
-                "{va:#x}+{size:#x} does not lie inside one reserved range"
-            ))
-        })?;
+        let reserved = state
+            .reserved_containing(va, size)
+            .ok_or(VmemError::OutsideReservation { va, size })?;
         if state.overlaps_mapping(va, size) {
-            return Err(VmemError::InvalidArgument(format!(
-                "{va:#x}+{size:#x} overlaps an existing mapping"
-            )));
+            return Err(VmemError::OverlapsMapping { va, size });
         }
-        let p = state.handles.get(&handle.0).ok_or_else(|| {
-            VmemError::InvalidArgument(format!("{handle:?} is not a live handle"))
-        })?;
+        let p = state
+            .handles
+            .get(&handle.0)
+            .ok_or(VmemError::InvalidHandle { handle })?;
         if p.size != size {
-            return Err(VmemError::InvalidArgument(format!(
-                "mapping size {size:#x} differs from the handle's {:#x}",
-                p.size
-            )));
+            return Err(VmemError::MapSizeMismatch {
+                size,
+                handle_size: p.size,
+            });
         }
         let mut args = ImportDmabufArgs {
             va_addr: va,
@@ -93,15 +86,14 @@ impl VirtualMemory {
     pub fn unmap(&self, va: u64, size: u64) -> VmemResult<()> {
         let mut state = self.state();
         let Some(m) = state.mapped.get(&va) else {
-            return Err(VmemError::InvalidAllocation(format!(
-                "no mapping starts at {va:#x}"
-            )));
+            return Err(VmemError::NotMapped { va });
         };
         if m.size != size {
-            return Err(VmemError::InvalidArgument(format!(
-                "the mapping at {va:#x} is {:#x} bytes, not {size:#x}",
-                m.size
-            )));
+            return Err(VmemError::UnmapSizeMismatch {
+                va,
+                mapped: m.size,
+                size,
+            });
         }
         self.tear_down(va, m)?;
         let Some(m) = state.mapped.remove(&va) else {

@@ -25,30 +25,35 @@ impl VirtualMemory {
     /// (0: the page; otherwise a power of two of at least a page).
     pub fn reserve_aligned(&self, size: u64, address: u64, alignment: u64) -> VmemResult<u64> {
         if size == 0 || !size.is_multiple_of(PAGE_SIZE) {
-            return Err(VmemError::InvalidArgument(format!(
-                "reserving {size:#x} bytes: the size must be a non-zero multiple of {PAGE_SIZE:#x}"
-            )));
+            return Err(VmemError::ReserveSize {
+                size,
+                page: PAGE_SIZE,
+            });
         }
         let alignment = if alignment == 0 { PAGE_SIZE } else { alignment };
         if !alignment.is_power_of_two() || alignment < PAGE_SIZE {
-            return Err(VmemError::InvalidArgument(format!(
-                "alignment {alignment:#x} must be a power of two of at least {PAGE_SIZE:#x}"
-            )));
+            return Err(VmemError::ReserveAlignment {
+                alignment,
+                page: PAGE_SIZE,
+            });
         }
         let mut state = self.state();
-        let va = if address != 0
-            && address.is_multiple_of(alignment)
-            && self.ctx.va.allocate_at(address, size)
-        {
-            address
-        } else {
-            let (va, _) = self.ctx.va.allocate(size, alignment).map_err(|e| {
-                VmemError::OutOfResources(format!(
-                    "no free VA range of {size:#x} bytes aligned to {alignment:#x}: {e}"
-                ))
-            })?;
-            va
-        };
+        let va =
+            if address != 0
+                && address.is_multiple_of(alignment)
+                && self.ctx.va.allocate_at(address, size)
+            {
+                address
+            } else {
+                let (va, _) = self.ctx.va.allocate(size, alignment).map_err(|source| {
+                    VmemError::NoFreeRange {
+                        size,
+                        alignment,
+                        source,
+                    }
+                })?;
+                va
+            };
         state.reserved.insert(va, Reserved { size, mappings: 0 });
         tracing::debug!(
             va = format_args!("{va:#x}"),
@@ -64,21 +69,20 @@ impl VirtualMemory {
     pub fn free(&self, va: u64, size: u64) -> VmemResult<()> {
         let mut state = self.state();
         let Some(r) = state.reserved.get(&va) else {
-            return Err(VmemError::InvalidAllocation(format!(
-                "{va:#x} is not the start of a reserved range"
-            )));
+            return Err(VmemError::NotReserved { va });
         };
         if r.size != size {
-            return Err(VmemError::InvalidArgument(format!(
-                "the range at {va:#x} was reserved with {:#x} bytes, not {size:#x}",
-                r.size
-            )));
+            return Err(VmemError::ReservedSizeMismatch {
+                va,
+                reserved: r.size,
+                size,
+            });
         }
         if r.mappings > 0 {
-            return Err(VmemError::ResourceInUse(format!(
-                "the range at {va:#x} still has {} mapping(s); unmap them first",
-                r.mappings
-            )));
+            return Err(VmemError::StillMapped {
+                va,
+                mappings: r.mappings,
+            });
         }
         state.reserved.remove(&va);
         self.ctx.va.free(va, size);

@@ -24,9 +24,11 @@ impl VirtualMemory {
     pub fn export_shareable_handle(&self, handle: AllocHandle) -> VmemResult<OwnedFd> {
         let bo = {
             let state = self.state();
-            state.handles.get(&handle.0).map(|p| p.bo).ok_or_else(|| {
-                VmemError::InvalidAllocation(format!("{handle:?} is not a live handle"))
-            })?
+            state
+                .handles
+                .get(&handle.0)
+                .map(|p| p.bo)
+                .ok_or(VmemError::DeadHandle { handle })?
         };
         self.export_bo(bo)
     }
@@ -50,21 +52,17 @@ impl VirtualMemory {
         self.ctx
             .device
             .get_dmabuf_info(&mut info, &mut metadata)
-            .map_err(|e| {
-                VmemError::IncompatibleArguments(format!(
-                    "fd {raw} is not a dma-buf of this system's GPUs: {e}"
-                ))
-            })?;
+            .map_err(|source| VmemError::NotGpuDmabuf { fd: raw, source })?;
         let vram = info.flags & alloc_flags::VRAM != 0;
-        let pool = self.pool_for(info.gpu_id, vram).cloned().ok_or_else(|| {
-            VmemError::InvalidAllocation(format!(
-                "the dma-buf belongs to gpu {:#x}, which has no {} pool here",
-                info.gpu_id,
-                if vram { "device" } else { "system" }
-            ))
-        })?;
+        let pool = self
+            .pool_for(info.gpu_id, vram)
+            .cloned()
+            .ok_or(VmemError::NoPoolForDmabuf {
+                gpu_id: info.gpu_id,
+                vram,
+            })?;
         let own = rustix::io::fcntl_dupfd_cloexec(dmabuf, 0)
-            .map_err(|e| VmemError::OutOfResources(format!("duplicating the dma-buf fd: {e}")))?;
+            .map_err(|e| VmemError::DupFd { source: e.into() })?;
         let mut args = ImportDmabufArgs {
             va_addr: 0,
             gpu_id: info.gpu_id,

@@ -364,12 +364,20 @@ impl KfdDevice for FakeKfd {
         Ok(())
     }
     fn write_doorbell(&self, doorbell_va: u64, value: u64) {
-        // SAFETY: doorbell_va lies in the doorbell page the runtime mapped through mmap_kfd.
+        // Held across the store, so the BO cannot be freed meanwhile.
+        let mut st = self.state.lock().unwrap();
+        let in_page = st.bos.values().any(|b| {
+            b.flags & alloc_flags::DOORBELL != 0
+                && b.host_mapped
+                && b.va <= doorbell_va
+                && doorbell_va + 8 <= b.va + b.size
+        });
+        if !in_page || !doorbell_va.is_multiple_of(8) {
+            eprintln!("fake KFD ignores a doorbell write at {doorbell_va:#x}");
+            return;
+        }
+        // SAFETY: doorbell_va is an aligned u64 inside a live doorbell BO's host mapping (checked above).
         unsafe { AtomicU64::from_ptr(doorbell_va as *mut u64) }.store(value, Ordering::Release);
-        self.state
-            .lock()
-            .unwrap()
-            .doorbells
-            .push((doorbell_va, value));
+        st.doorbells.push((doorbell_va, value));
     }
 }

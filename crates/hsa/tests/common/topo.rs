@@ -1,5 +1,6 @@
 //! Topologies built in-test: CPU nodes and gfx1100 GPU nodes with the
-//! property values of a Radeon RX 7900 XTX (see the reference §2.7).
+//! property values of a Radeon RX 7900 XTX (as its sysfs topology
+//! publishes them; `crates/kfd/tests/fixtures/rx7900xtx`).
 
 #![allow(dead_code)]
 

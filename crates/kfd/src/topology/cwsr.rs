@@ -6,7 +6,7 @@
 //! in kfd_queue.c, mirrored by libhsakmt's `update_ctx_save_restore_size`)
 //! but does not publish them in sysfs, and since ~6.12 it rejects a queue
 //! whose sizes differ. So the runtime recomputes them from the node's
-//! properties with the same formulas (the reference §2.5), and gfxsim uses
+//! properties with the same formulas, and gfxsim uses
 //! the same function to validate, so both sides agree by construction.
 
 use super::Node;

@@ -6,12 +6,14 @@
 //! simulated nodes ([`MemTree`]).
 
 mod cwsr;
+mod error;
 mod node;
 mod parse;
 mod tree;
 mod write;
 
 pub use cwsr::{CWSR_PAGE_SIZE, CwsrSizes};
+pub use error::TopologyFault;
 pub use node::PciBdf;
 pub use parse::parse_properties;
 pub use tree::{DirTree, MemTree, SysfsTree};

@@ -1,6 +1,6 @@
 //! Parser from a sysfs-format tree to [`Topology`].
 //!
-//! Layout (libhsakmt topology.c; the reference §2.7): `generation_id`,
+//! Layout (libhsakmt `topology.c`, `topology_sysfs_get_node_props`): `generation_id`,
 //! `system_properties`, and `nodes/N/{gpu_id, name, properties,
 //! mem_banks/M/properties, caches/M/properties, io_links/M/properties,
 //! p2p_links/M/properties}`. Properties files hold `name value` lines with
@@ -25,23 +25,23 @@ use std::io::ErrorKind;
 
 use super::{
     Cache, HeapType, IoLink, MemBank, Node, NodeKind, NodeProperties, SysfsTree, SystemProperties,
-    Topology,
+    Topology, TopologyFault,
 };
 use crate::error::{KfdError, KfdResult};
 
 /// Keys whose values are not single numbers and are skipped.
 const NON_SCALAR_KEYS: &[&str] = &["sibling_map"];
 
-fn topo_err(tree: &dyn SysfsTree, path: &str, message: impl Into<String>) -> KfdError {
+fn topo_err(tree: &dyn SysfsTree, path: &str, fault: TopologyFault) -> KfdError {
     KfdError::Topology {
         path: tree.display_path(path),
-        message: message.into(),
+        fault,
     }
 }
 
 fn read_file(tree: &dyn SysfsTree, path: &str) -> KfdResult<String> {
     tree.read(path)
-        .map_err(|e| topo_err(tree, path, format!("cannot read: {e}")))
+        .map_err(|source| topo_err(tree, path, TopologyFault::Unreadable { source }))
 }
 
 /// Parse the text of a properties file into `(key, value)` pairs in file
@@ -62,7 +62,9 @@ pub fn parse_properties(
             return Err(topo_err(
                 tree,
                 path,
-                format!("key {key}: truncated line (no value)"),
+                TopologyFault::TruncatedLine {
+                    key: key.to_string(),
+                },
             ));
         };
         if NON_SCALAR_KEYS.contains(&key) {
@@ -72,12 +74,19 @@ pub fn parse_properties(
             return Err(topo_err(
                 tree,
                 path,
-                format!("key {key}: unexpected field '{extra}'"),
+                TopologyFault::UnexpectedField {
+                    key: key.to_string(),
+                    field: extra.to_string(),
+                },
             ));
         }
-        let value: u64 = value
-            .parse()
-            .map_err(|_| topo_err(tree, path, format!("key {key}: invalid number '{value}'")))?;
+        let value: u64 = value.parse().map_err(|_| {
+            let fault = TopologyFault::InvalidProperty {
+                key: key.to_string(),
+                value: value.to_string(),
+            };
+            topo_err(tree, path, fault)
+        })?;
         pairs.push((key.to_string(), value));
     }
     Ok(pairs)
@@ -103,13 +112,17 @@ fn list_indices(tree: &dyn SysfsTree, path: &str, optional: bool) -> KfdResult<V
     let names = match tree.list(path) {
         Ok(names) => names,
         Err(e) if optional && e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(topo_err(tree, path, format!("cannot list: {e}"))),
+        Err(source) => return Err(topo_err(tree, path, TopologyFault::Unlistable { source })),
     };
     let mut indices = Vec::with_capacity(names.len());
     for name in names {
-        let index = name
-            .parse::<u32>()
-            .map_err(|_| topo_err(tree, path, format!("entry '{name}' is not a number")))?;
+        let index = name.parse::<u32>().map_err(|_| {
+            topo_err(
+                tree,
+                path,
+                TopologyFault::UnnumberedEntry { name: name.clone() },
+            )
+        })?;
         indices.push(index);
     }
     indices.sort_unstable();
@@ -118,9 +131,10 @@ fn list_indices(tree: &dyn SysfsTree, path: &str, optional: bool) -> KfdResult<V
 
 fn parse_scalar(tree: &dyn SysfsTree, path: &str, text: &str) -> KfdResult<u64> {
     let value = text.trim();
-    value
-        .parse()
-        .map_err(|_| topo_err(tree, path, format!("invalid number '{value}'")))
+    value.parse().map_err(|_| {
+        let value = value.to_string();
+        topo_err(tree, path, TopologyFault::InvalidNumber { value })
+    })
 }
 
 fn heap_type(code: u64) -> HeapType {
@@ -216,16 +230,17 @@ fn parse_node(tree: &dyn SysfsTree, index: u32) -> KfdResult<Option<Node>> {
             );
             return Ok(None);
         }
-        Err(e) => return Err(topo_err(tree, &gpu_id_path, format!("cannot read: {e}"))),
+        Err(source) => {
+            return Err(topo_err(
+                tree,
+                &gpu_id_path,
+                TopologyFault::Unreadable { source },
+            ));
+        }
     };
     let gpu_id = parse_scalar(tree, &gpu_id_path, &gpu_id_text)?;
-    let gpu_id = u32::try_from(gpu_id).map_err(|_| {
-        topo_err(
-            tree,
-            &gpu_id_path,
-            format!("gpu_id {gpu_id} does not fit 32 bits"),
-        )
-    })?;
+    let gpu_id = u32::try_from(gpu_id)
+        .map_err(|_| topo_err(tree, &gpu_id_path, TopologyFault::GpuIdTooWide { gpu_id }))?;
     let name = read_file(tree, &format!("{base}/name"))?
         .trim_end_matches('\n')
         .to_string();
@@ -292,9 +307,10 @@ mod tests {
         t
     }
 
-    fn message(err: KfdError) -> String {
+    /// The file a topology error names, and its fault.
+    fn fault(err: KfdError) -> (String, TopologyFault) {
         match err {
-            KfdError::Topology { path, message } => format!("{}: {message}", path.display()),
+            KfdError::Topology { path, fault } => (path.display().to_string(), fault),
             other => panic!("expected a topology error, got {other:?}"),
         }
     }
@@ -353,50 +369,63 @@ mod tests {
     fn bad_values_name_file_and_key() {
         let mut t = minimal_tree();
         t.insert("nodes/0/properties", "simd_count 0\nlds_size_in_kb -1\n");
-        let m = message(Topology::parse(&t).unwrap_err());
-        assert_eq!(
-            m,
-            "<memory>/nodes/0/properties: key lds_size_in_kb: invalid number '-1'"
+        let (path, f) = fault(Topology::parse(&t).unwrap_err());
+        assert_eq!(path, "<memory>/nodes/0/properties");
+        assert!(
+            matches!(&f, TopologyFault::InvalidProperty { key, value }
+                if key == "lds_size_in_kb" && value == "-1"),
+            "{f:?}"
         );
 
         let mut t = minimal_tree();
         t.insert("nodes/0/properties", "simd_count 0 0\n");
-        let m = message(Topology::parse(&t).unwrap_err());
-        assert_eq!(
-            m,
-            "<memory>/nodes/0/properties: key simd_count: unexpected field '0'"
+        let (path, f) = fault(Topology::parse(&t).unwrap_err());
+        assert_eq!(path, "<memory>/nodes/0/properties");
+        assert!(
+            matches!(&f, TopologyFault::UnexpectedField { key, field }
+                if key == "simd_count" && field == "0"),
+            "{f:?}"
         );
 
         let mut t = minimal_tree();
         t.insert("nodes/0/gpu_id", "abc\n");
-        let m = message(Topology::parse(&t).unwrap_err());
-        assert_eq!(m, "<memory>/nodes/0/gpu_id: invalid number 'abc'");
+        let (path, f) = fault(Topology::parse(&t).unwrap_err());
+        assert_eq!(path, "<memory>/nodes/0/gpu_id");
+        assert!(
+            matches!(&f, TopologyFault::InvalidNumber { value } if value == "abc"),
+            "{f:?}"
+        );
 
         let mut t = minimal_tree();
         t.insert("nodes/0/gpu_id", "4294967296\n");
-        assert!(message(Topology::parse(&t).unwrap_err()).contains("does not fit 32 bits"));
+        let (_, f) = fault(Topology::parse(&t).unwrap_err());
+        assert!(
+            matches!(f, TopologyFault::GpuIdTooWide { gpu_id: 4294967296 }),
+            "{f:?}"
+        );
 
         let mut t = minimal_tree();
         t.insert("nodes/x/gpu_id", "0\n");
-        let m = message(Topology::parse(&t).unwrap_err());
-        assert_eq!(m, "<memory>/nodes: entry 'x' is not a number");
+        let (path, f) = fault(Topology::parse(&t).unwrap_err());
+        assert_eq!(path, "<memory>/nodes");
+        assert!(
+            matches!(&f, TopologyFault::UnnumberedEntry { name } if name == "x"),
+            "{f:?}"
+        );
     }
 
     #[test]
     fn missing_files_are_errors() {
         let t = MemTree::new();
-        assert!(
-            message(Topology::parse(&t).unwrap_err())
-                .starts_with("<memory>/generation_id: cannot read")
-        );
+        let (path, f) = fault(Topology::parse(&t).unwrap_err());
+        assert_eq!(path, "<memory>/generation_id");
+        assert!(matches!(f, TopologyFault::Unreadable { .. }), "{f:?}");
 
         let mut t = minimal_tree();
         t.insert("nodes/1/gpu_id", "1234\n");
         t.insert("nodes/1/name", "gfx\n");
-        let m = message(Topology::parse(&t).unwrap_err());
-        assert!(
-            m.starts_with("<memory>/nodes/1/properties: cannot read"),
-            "{m}"
-        );
+        let (path, f) = fault(Topology::parse(&t).unwrap_err());
+        assert_eq!(path, "<memory>/nodes/1/properties");
+        assert!(matches!(f, TopologyFault::Unreadable { .. }), "{f:?}");
     }
 }

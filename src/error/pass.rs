@@ -10,6 +10,9 @@ use super::query::TimestampError;
 /// Why a compute pass command failed.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum PassError {
+    /// An object of another device was given.
+    #[error(transparent)]
+    WrongDevice(#[from] super::DeviceMismatch),
     #[error("timestamp_writes: {0}")]
     TimestampWrites(#[source] TimestampError),
     #[error("write_timestamp({index}): {source}")]

@@ -479,6 +479,18 @@ impl<'e> ComputePass<'e> {
                             workgroup: wg[d],
                         })?;
                 }
+                // The agent's grid max size bounds the whole grid (the
+                // command processor refuses a larger packet).
+                let work_items: u128 = g.iter().map(|&n| u128::from(n)).product();
+                let max = self.device.agent.grid_max_size;
+                if work_items > u128::from(max) {
+                    return Err(DispatchError::GridTooLarge {
+                        counts,
+                        workgroup: wg,
+                        work_items,
+                        max,
+                    });
+                }
                 let work = lower::dispatch_work(kernel, &builder, g, wg, lower::dims_of(g, wg))?;
                 let op = Op::one(
                     PacketRole::Dispatch,
@@ -523,6 +535,7 @@ impl<'e> ComputePass<'e> {
                         block_count_offset: entry.block_count_offset,
                         workgroup: wg,
                         max_groups: limit,
+                        max_items: self.device.agent.grid_max_size,
                     }),
                 ));
                 self.state.rec.ops.push(Op::one(

@@ -25,7 +25,6 @@
 
 use std::time::{Duration, Instant};
 
-use aqueduct::gfxsim;
 use aqueduct::hsa;
 
 /// corpus/ relative to the root package's manifest (used by the runner).
@@ -191,8 +190,8 @@ fn main() {
     );
     println!(
         "wave loop compiled for {} (the default for this CPU unless {} picks another)",
-        gfxsim::isa::wave_loop().name(),
-        gfxsim::isa::WAVE_LOOP_ENV
+        aqueduct_isa::wave_loop().name(),
+        aqueduct_isa::WAVE_LOOP_ENV
     );
     println!(
         "peer (host reference, same work): simulated time / host time = {:.0}x in total, \

@@ -72,7 +72,7 @@ use aqueduct_kfd::abi::FenceScope;
 use aqueduct_kfd::uapi::alloc_flags;
 
 use crate::coherence_report::{AllocationId, CoherenceLog, CoherenceReport, StaleRead};
-use crate::isa::Access;
+use aqueduct_isa::Access;
 use crate::memory::backing::Backing;
 use crate::memory::bo::{Bo, MemType};
 use crate::memory::vm::Mapping;

@@ -16,7 +16,7 @@ use crate::coherence_report::{CoherenceLog, CoherenceReport, CoherenceStats};
 use crate::config::SimConfig;
 use crate::events::{EVENT_PAGE_SIZE, Events};
 use crate::gpu::Gpu;
-use crate::isa::GpuMemory;
+use aqueduct_isa::GpuMemory;
 use crate::memory::backing::Backing;
 use crate::memory::vm::Mapping;
 use crate::memory::{DOORBELL_SLICE_SIZE, Memory, PAGE_SIZE};

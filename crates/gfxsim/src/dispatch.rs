@@ -34,8 +34,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::isa::WaveError;
-use crate::isa::{Dispatch, WorkerContext};
+use aqueduct_isa::WaveError;
+use aqueduct_isa::{Dispatch, WorkerContext};
 use crate::memory::vm::GpuVm;
 use crate::stats::StatsCounters;
 use crate::wake::Wake;

@@ -13,7 +13,7 @@ use aqueduct_kfd::uapi::exception_code::{self, exception_mask};
 use aqueduct_kfd::uapi::{MemoryExceptionData, MemoryExceptionFailure, UserContextSaveAreaHeader};
 
 use crate::events::Events;
-use crate::isa::{Access, MemoryFault, WaveError, WaveErrorKind};
+use aqueduct_isa::{Access, MemoryFault, WaveError, WaveErrorKind};
 use crate::memory::PAGE_SIZE;
 use crate::memory::vm::{FaultKind, GpuVm};
 

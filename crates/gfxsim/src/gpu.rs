@@ -12,7 +12,7 @@ use aqueduct_kfd::uapi::ProcessDeviceApertures;
 
 use crate::dispatch::WorkerPool;
 use crate::doorbell::DoorbellPage;
-use crate::isa::CodeCache;
+use aqueduct_isa::CodeCache;
 use crate::memory::backing::Backing;
 use crate::memory::vm::GpuVm;
 use crate::memory::{GPUVM_LIMIT, PAGE_SIZE};

@@ -21,7 +21,7 @@ use aqueduct_kfd::uapi::{
     KFD_MAX_QUEUE_PRIORITY, KFD_MIN_QUEUE_RING_SIZE,
 };
 
-use crate::isa::Access;
+use aqueduct_isa::Access;
 use crate::memory::PAGE_SIZE;
 use crate::memory::vm::VmView;
 

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use aqueduct_gfxsim::SimConfig;
 use aqueduct_hsa::{Allocation, HsaError, MemoryOrder, QueueErrorReason, Signal};
-use aqueduct_isa::decode::decode;
+use aqueduct_isa::gfx11::decode::decode;
 use e2e_common::{
     Arg, Gpu, Launch, Lcg, Program, SIM_THREADS, TIMEOUT, assert_same, host_bytes_mut,
     oob_write_launch, read_u32, unallocated_in_aperture, wait_zero,

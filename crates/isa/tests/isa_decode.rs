@@ -9,8 +9,8 @@
 //! operands: the same rule for valid lines, and for `<invalid>` lines the
 //! decoder must return a typed decode error. 100% agreement is required.
 
-use aqueduct_isa::decode::decode;
-use aqueduct_isa::disasm::disassemble;
+use aqueduct_isa::gfx11::decode::decode;
+use aqueduct_isa::gfx11::disasm::disassemble;
 
 fn check_family(family: &str) {
     let path = format!(

@@ -1,4 +1,4 @@
-//! Execution tests for the gfx11 emulator (`aqueduct_gfxsim::isa`): the
+//! Execution tests for the gfx11 emulator (`aqueduct_isa::gfx11`): the
 //! checked-in clang-19 kernels (kernels/gfx1100/*.co) run through `Dispatch`
 //! against a host-Vec test memory, results checked against host computation;
 //! plus hand-assembled kernels (llvm-mc-19 words) for single features.
@@ -8,9 +8,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use aqueduct_isa::gfx11::{CodeCache, Dispatch, WorkerContext};
 use aqueduct_isa::{
-    Access, CodeCache, Dispatch, DispatchSetup, GpuMemory, MemoryFault, WaveError, WaveErrorKind,
-    WorkerContext, WorkgroupStats,
+    Access, DispatchSetup, GpuMemory, MemoryFault, WaveError, WaveErrorKind, WorkgroupStats,
 };
 use aqueduct_kfd::abi::KernelDescriptor;
 use object::{Object, ObjectSegment, ObjectSymbol};
@@ -576,7 +576,7 @@ fn scalar_alu_branches_and_carries() {
     // s_getpc_b64 returns the address of the next instruction.
     let pc = out[24] as u64 | (HAND_BASE & !0xFFFF_FFFF);
     let idx = ((pc - HAND_BASE - 256) / 4) as usize - 1;
-    let inst = aqueduct_isa::decode::decode(&kernels::SCALAR[idx..]).expect("decodes");
+    let inst = aqueduct_isa::gfx11::decode::decode(&kernels::SCALAR[idx..]).expect("decodes");
     assert_eq!(inst.mnemonic, "s_getpc_b64");
 }
 

@@ -11,8 +11,8 @@
 //! skipped silently.
 
 use aqueduct::hsa::code_object::{Bundle, CodeObject, IsaName, code_object_for_agent};
-use aqueduct_isa::decode::decode;
-use aqueduct_isa::disasm::disassemble;
+use aqueduct_isa::gfx11::decode::decode;
+use aqueduct_isa::gfx11::disasm::disassemble;
 
 /// The family the decoder models.
 const DECODER_GFX_PREFIX: &str = "gfx11";

@@ -2,7 +2,7 @@
 # Builds the OpenCL test kernels here (*.cl) into gfx1100 code objects (*.co) with
 # clang-19/lld-19, as isa_exec.rs loads them; *wave64*.cl are built for wave64,
 # *calls*.cl at -O0 (real call sequences and stack frames), the rest at -O3.
-# Usage: crates/gfxsim/tests/isa_kernels/build_cl.sh
+# Usage: crates/isa/tests/isa_kernels/build_cl.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 for f in *.cl; do

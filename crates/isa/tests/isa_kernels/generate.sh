@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Assembles the hand-written test kernels (*.s) with llvm-mc-19 into kernels.rs
 # (one `pub const NAME: &[u32]` per file), which isa_exec.rs includes, so the tests
-# need no LLVM; *wave64*.s are assembled for wave64. Usage: crates/gfxsim/tests/isa_kernels/generate.sh
+# need no LLVM; *wave64*.s are assembled for wave64. Usage: crates/isa/tests/isa_kernels/generate.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 {

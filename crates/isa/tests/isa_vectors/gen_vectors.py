@@ -84,7 +84,7 @@ def vgpr_pick(rng):
 def load_widths():
     """Operand widths per opcode from the decoder's LLVM-generated tables, so
     unused operand fields can be left zero (LLVM rejects junk in most)."""
-    path = os.path.join(HERE, "..", "..", "src", "isa", "opcodes", "tables.rs")
+    path = os.path.join(HERE, "..", "..", "src", "gfx11", "opcodes", "tables.rs")
     src = open(path).read()
     tables = {}
     for m in re.finditer(r"pub static (\w+): \[Option<OpInfo>; \d+\] = \[(.*?)\n\];", src, re.S):

@@ -5,7 +5,7 @@
 # The text is the disassembler's (e.g. branch offsets as unsigned 16-bit).
 # Not covered: ds_swizzle (swizzle() offset syntax), hwreg/sendmsg names other than
 # HW_REG_MODE, MSG_DEALLOC_VGPRS and the MSG_RTN_* of s_sendmsg_rtn, DPP/SDWA.
-# Usage: crates/gfxsim/tests/isa_vectors/generate.sh   (needs llvm-mc-19, python3)
+# Usage: crates/isa/tests/isa_vectors/generate.sh   (needs llvm-mc-19, python3)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 MC=(llvm-mc-19 -arch=amdgcn -mcpu=gfx1100)

@@ -1,4 +1,4 @@
-//! Memoised translations of a batch of workgroups (issue #4: per-wave overheads).
+//! Memoised translations of a batch of workgroups.
 //!
 //! `GpuMemory::translate` is a virtual call that finds the mapping, checks
 //! the range and the permission and, for strict coherence's coarse copies,

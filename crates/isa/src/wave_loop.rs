@@ -1,4 +1,4 @@
-//! Which compilation of the wave loop runs (issue #4: interpreter speed).
+//! Which compilation of the wave loop runs.
 //!
 //! The wave loop and the pre-resolved forms it inlines (`Dispatch::run_waves`)
 //! are compiled for three x86-64 levels: the baseline (SSE2: 4 lanes of a

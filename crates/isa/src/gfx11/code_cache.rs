@@ -17,8 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::decode::{DecodeError, decode};
-use super::exec::fast::{Fast, compile};
-use super::exec::fast_pair::fuse;
+use super::exec::fast::{Fast, compile, fuse};
 use super::inst::Inst;
 use crate::{Access, GpuMemory, MemoryFault};
 
@@ -43,7 +42,7 @@ pub(crate) struct Compiled {
     /// Index of the instruction in `Block::insts` (below `MAX_BLOCK`).
     pub index: u8,
     /// Index of the last instruction the entry runs: `index`, or the second
-    /// of a fused pair (fast_pair.rs; only no-ops lie between).
+    /// of a fused pair (exec/valu/fast_pair.rs; only no-ops lie between).
     pub last: u8,
     /// Byte offset of the instruction from the block start.
     pub offset: u16,
@@ -187,7 +186,7 @@ fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
     }
 }
 
-/// `list` with each pair of consecutive entries that `fast_pair::fuse`
+/// `list` with each pair of consecutive entries that `fast::fuse`
 /// accepts replaced by the fused entry (consecutive entries have only
 /// no-ops between them).
 fn fuse_pairs(list: &[Compiled]) -> Vec<Compiled> {

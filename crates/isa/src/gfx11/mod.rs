@@ -18,7 +18,7 @@
 
 // Fidelity notes (deviations from hardware, by design or not yet modelled):
 // - wave32 and wave64 (the descriptor's wavefront-size bit). Wave64 vector
-//   instructions run as two 32-lane passes (exec/wave64.rs), as RDNA3 does;
+//   instructions run as two 32-lane passes (exec/valu/wave64.rs), as RDNA3 does;
 //   ds_bpermute/ds_permute, DPP and permlane stay inside each 32-lane half.
 //   Mask-writing ops (compares, carries) read their scalar sources as they
 //   were before the instruction in both passes.
@@ -30,18 +30,18 @@
 //   first allocated); out-of-range LDS reads return 0 and writes are dropped.
 // - Private memory out of range is a MemoryViolation at private-aperture + offset.
 // - Global atomics on misaligned addresses are MemoryViolations.
-// - MUBUF buffer ops: see exec/mubuf.rs (swizzled V#s, tfe, format and LDS
-//   forms are typed errors). WMMA: wave32 layout (exec/wmma.rs); float sums are
+// - MUBUF buffer ops: see exec/vmem/mubuf.rs (swizzled V#s, tfe, format and LDS
+//   forms are typed errors). WMMA: wave32 layout (exec/valu/wmma.rs); float sums are
 //   exact then rounded once.
-// - MTBUF typed loads/stores: see exec/mtbuf.rs (formats 0 and 64..127,
+// - MTBUF typed loads/stores: see exec/vmem/mtbuf.rs (formats 0 and 64..127,
 //   swizzled V#s are typed errors).
 // - Not implemented (IllegalInstruction with the mnemonic): image ops,
 //   GDS, s_getreg of registers other than MODE and
 //   SHADER_CYCLES, s_setreg other than MODE, s_sendmsg other than
 //   MSG_DEALLOC_VGPRS, s_sendmsg_rtn GET_DOORBELL / GET_DDID / SAVE_WAVE (the
-//   mnemonic names the hwreg / message), and VALU ops outside exec/valu.rs's
+//   mnemonic names the hwreg / message), and VALU ops outside exec/valu/mod.rs's
 //   list. s_trap is a Trap error, s_sethalt 1 a Halt error (with the PC).
-// - s_sendmsg_rtn: GET_REALTIME is the 100 MHz counter of realtime.rs (host
+// - s_sendmsg_rtn: GET_REALTIME is the 100 MHz counter of the crate's realtime.rs (host
 //   monotonic time); GET_TMA / GET_TBA return 0 (no trap handler installed).
 //   HW_REG_SHADER_CYCLES is the low 20 bits of 25 x REALTIME (a nominal
 //   2.5 GHz shader clock).

@@ -13,9 +13,9 @@
 //! (swizzle, permute, bpermute) are [`ds_shuffle`], shared with their
 //! pre-resolved form.
 
-use super::atomics::{Rmw, apply32, apply64};
-use super::mem_kind::{MemKind, mem_kind};
-use super::{Env, ExecResult, Flow, illegal};
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal};
+use crate::gfx11::exec::vmem::atomics::{Rmw, apply32, apply64};
+use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANE_BIT, LANES, Wave};
@@ -280,7 +280,7 @@ pub(crate) fn ds_shuffle(w: &mut Wave, d: &DsShuffle, exec: u32) {
 /// The plain and two-address dword loads and stores when every active lane's
 /// bytes lie inside the LDS allocation: true when done. False (nothing done)
 /// for no active lane, or any lane out of range; the per-lane path then runs
-/// as before.
+/// instead.
 #[inline(always)]
 pub(crate) fn ds_in_range(w: &mut Wave, lds: &mut [u8], d: &DsRows, exec: u32) -> bool {
     if exec == 0 {
@@ -408,7 +408,7 @@ fn store2_rows<const N: usize>(
     }
 }
 
-pub(super) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+pub(crate) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     use Op::*;
     if i.flags & Inst::GDS != 0 {
         return Err(illegal(i));
@@ -608,7 +608,7 @@ mod tests {
     /// any address (wrapping past 2^32 included), offset and EXEC.
     #[test]
     fn bpermute_matches_the_lane_rule() {
-        // fast.rs's test generator: the same xorshift, the same stream.
+        // fast/tests.rs's generator: the same xorshift, the same stream.
         let mut rng = crate::gfx11::exec::fast::tests::Rng(0x2545_F491_4F6C_DD1D);
         let mut next = || rng.next();
         for round in 0..2000 {

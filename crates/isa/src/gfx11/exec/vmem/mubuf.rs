@@ -23,24 +23,24 @@
 //! resources (swizzle_enable != 0), tfe, format conversions
 //! (buffer_*_format_*), buffer_load_lds_*.
 
-use super::atomics::{Rmw, atomic32, atomic64};
-use super::mem_kind::{MemKind, mem_kind};
-use super::vmem::write_loaded;
-use super::{Env, ExecResult, Flow, illegal, unmodelled};
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
+use crate::gfx11::exec::vmem::atomics::{Rmw, atomic32, atomic64};
+use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
+use crate::gfx11::exec::vmem::write_loaded;
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, Wave};
 use crate::{Access, MemoryFault, WaveErrorKind};
 
 /// The decoded buffer resource.
-pub(super) struct Resource {
+pub(crate) struct Resource {
     base: u64,
-    pub(super) stride: u64,
+    pub(crate) stride: u64,
     num_records: u64,
     add_tid: bool,
     oob: u32,
     /// DST_SEL_X/Y/Z/W (d3[11:0]), which MTBUF loads apply.
-    pub(super) dst_sel: u32,
+    pub(crate) dst_sel: u32,
 }
 
 /// Value of the soffset operand code (SGPR, null/M0, an inline integer, or
@@ -56,7 +56,7 @@ fn soffset(w: &Wave, code: u32, literal: Option<u32>) -> Option<u64> {
 }
 
 /// Is the range `[start, start + len)` of an access in range for the resource?
-pub(super) fn in_range(r: &Resource, index: u64, offset: u64, start: u64, len: u64) -> bool {
+pub(crate) fn in_range(r: &Resource, index: u64, offset: u64, start: u64, len: u64) -> bool {
     let end = offset.saturating_add(start + len);
     match r.oob {
         0 => index < r.num_records && end <= r.stride,
@@ -68,14 +68,14 @@ pub(super) fn in_range(r: &Resource, index: u64, offset: u64, start: u64, len: u
 
 /// Per-lane addressing of a buffer instruction (MUBUF or MTBUF: the same
 /// fields): the resource, index and offset per lane, and base + soffset.
-pub(super) struct BufferLanes {
+pub(crate) struct BufferLanes {
     pub res: Resource,
     pub index: [u64; LANES],
     pub offset: [u64; LANES],
     pub base: u64,
 }
 
-pub(super) fn buffer_lanes(w: &Wave, i: &Inst) -> Result<BufferLanes, WaveErrorKind> {
+pub(crate) fn buffer_lanes(w: &Wave, i: &Inst) -> Result<BufferLanes, WaveErrorKind> {
     let w1 = i.raw().get(1).copied().unwrap_or(0);
     let (offen, idxen) = ((w1 >> 22) & 1 != 0, (w1 >> 23) & 1 != 0);
     let vaddr = i.addr as usize;
@@ -115,7 +115,7 @@ pub(super) fn buffer_lanes(w: &Wave, i: &Inst) -> Result<BufferLanes, WaveErrorK
     })
 }
 
-pub(super) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if matches!(i.op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
         return Ok(Flow::Next);
     }

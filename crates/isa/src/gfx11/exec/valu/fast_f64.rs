@@ -1,12 +1,12 @@
-//! Pre-resolved f64 VALU forms (issue #4): v_fma/mul/add/max/min_f64,
+//! Pre-resolved f64 VALU forms: v_fma/mul/add/max/min_f64,
 //! v_rcp/rsq/sqrt_f64, v_ldexp_f64, the division helpers (v_div_scale,
 //! v_div_fmas, v_div_fixup_f64) and the f32 <-> f64 conversions.
 //!
-//! The slow path (valu.rs) reads each 64-bit source into a fresh array,
+//! The slow path (valu/mod.rs) reads each 64-bit source into a fresh array,
 //! applies abs/neg in another, computes a third and splits it into two rows;
 //! as `step`'s callee it is also compiled without the dispatch loop's AVX2.
 //! These forms read the two source rows in place, apply the same sign-bit
-//! and/xor, and call valu.rs's own per-lane functions, so each result is the
+//! and/xor, and call valu/mod.rs's own per-lane functions, so each result is the
 //! same host operation on the same value. v_ldexp, v_div_scale and
 //! v_div_fixup first test all 32 lanes for their common case (normal
 //! operands of moderate exponent), where the per-lane rule provably reduces
@@ -21,10 +21,10 @@
 //! Only instructions without omod, clamp, op_sel or DPP compile; 64-bit
 //! constants must be a 32-bit value in the high or the low dword (every f64
 //! inline constant but 1/(2*pi) and the f64 literals are). v_div_fmas/v_div_scale read or write VCC / a lane mask
-//! and run in wave32 only; the others also run in wave64 (fast_wave64.rs).
+//! and run in wave32 only; the others also run in wave64 (fast/wave64.rs).
 
-use super::fast::{Fast, VSrc, vsrc};
-use super::valu::{
+use crate::gfx11::exec::operand::{VSrc, vsrc};
+use crate::gfx11::exec::valu::{
     add64, div_fixup64, div_scale64, div_scale64_lanes, exponent64, fma_lane64, fma_lanes64,
     fmax64, fmin64, ldexp64, mul64, rcp64, rsq64,
 };
@@ -92,7 +92,7 @@ impl F64 {
     }
 }
 
-pub(super) fn s64(s: Src) -> Option<S64> {
+pub(crate) fn s64(s: Src) -> Option<S64> {
     Some(match s {
         Src::Vgpr(r) => S64::Vgpr(r),
         Src::Sgpr(r) if r < 128 => S64::Sgpr(r),
@@ -103,7 +103,7 @@ pub(super) fn s64(s: Src) -> Option<S64> {
 }
 
 /// A 32-bit source in an S64 slot (`Lo` holds its constant).
-pub(super) fn s32(s: Src) -> Option<S64> {
+pub(crate) fn s32(s: Src) -> Option<S64> {
     Some(match vsrc(s)? {
         VSrc::Vgpr(r) => S64::Vgpr(r),
         VSrc::Sgpr(r) => S64::Sgpr(r),
@@ -111,7 +111,7 @@ pub(super) fn s32(s: Src) -> Option<S64> {
     })
 }
 
-pub(super) fn compile(i: &Inst) -> Option<Fast> {
+pub(crate) fn compile(i: &Inst) -> Option<F64> {
     use Op::*;
     if i.dpp.is_some() || i.mods.omod != 0 || i.mods.clamp || i.mods.opsel != 0 {
         return None;
@@ -156,13 +156,13 @@ pub(super) fn compile(i: &Inst) -> Option<Fast> {
             s64(i.src[k].src)?
         };
     }
-    Some(Fast::F64(F64 {
+    Some(F64 {
         op,
         dst,
         sdst: i.sdst,
         mods: (i.mods.abs & 7) | (i.mods.neg & 7) << 4,
         src,
-    }))
+    })
 }
 
 /// Source `k` of `f` as the slow path's `f64s` reads it: the 64-bit value
@@ -343,7 +343,7 @@ fn cvt_f64_f32(f: &F64, a: u32) -> f64 {
 /// Run `f` on the 32 lanes of `w.vgpr` under `exec` (wave32, or one pass of
 /// a wave64 wave for the forms without a lane mask).
 #[inline(always)]
-pub(super) fn run(w: &mut Wave, f: &F64, exec: u32) {
+pub(crate) fn run(w: &mut Wave, f: &F64, exec: u32) {
     if exec.count_ones() <= SPARSE_LANES {
         return run_sparse(w, f, exec);
     }
@@ -781,7 +781,7 @@ mod tests {
         assert!(checked > 1000, "only {checked} checks");
     }
 
-    /// valu.rs's branch-free NaN pick (the fma lane loops' NaN pass)
+    /// valu/mod.rs's branch-free NaN pick (the fma lane loops' NaN pass)
     /// against the per-lane rule, f64 and f32, on special values and on
     /// results that are the host's own (default NaNs, quieted inputs).
     #[test]

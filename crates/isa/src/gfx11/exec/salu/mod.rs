@@ -3,8 +3,10 @@
 //! vccz branches test the whole mask); the *_b64 saveexec forms act on the
 //! exec pair as the ISA defines them.
 
-use super::{Env, ExecResult, Flow, illegal, sread, sread64};
+pub(crate) mod fast;
+
 use crate::WaveErrorKind;
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, sread, sread64};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{EXEC, M0, Wave};
@@ -45,7 +47,7 @@ fn bfe64(v: u64, ctl: u32, signed: bool) -> u64 {
     }
 }
 
-pub(super) fn sop2(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+pub(crate) fn sop2(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     use Op::*;
     let d = i.dst as usize;
     let wide = i.widths[1] == 2 || i.widths[0] == 2;
@@ -88,86 +90,226 @@ pub(super) fn sop2(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     }
     let a = sread(w, env, i, 0)?;
     let b = sread(w, env, i, 1)?;
-    let nz = |r: u32| r != 0;
-    let (r, scc): (u32, Option<bool>) = match i.op {
-        SAddU32 => {
+    let Some(op) = SOp::of(i.op) else {
+        return Err(illegal(i));
+    };
+    let (r, scc) = sop32(op, a, b, w.scc);
+    w.scc = scc;
+    if let Some(r) = r {
+        w.set_sgpr(d, r);
+    }
+    Ok(Flow::Next)
+}
+
+/// The 32-bit SOP1/SOP2/SOPC operations [`sop32`] computes, for the slow
+/// path and the pre-resolved forms (salu/fast.rs) alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SOp {
+    Mov,
+    Ctz,
+    AddU32,
+    SubU32,
+    AddI32,
+    SubI32,
+    AddcU32,
+    SubbU32,
+    MinI32,
+    MinU32,
+    MaxI32,
+    MaxU32,
+    Cselect,
+    And,
+    Or,
+    Xor,
+    AndNot1,
+    OrNot1,
+    Nand,
+    Nor,
+    Xnor,
+    Lshl,
+    Lshr,
+    Ashr,
+    Lshl1Add,
+    Lshl2Add,
+    Lshl3Add,
+    Lshl4Add,
+    Bfm,
+    MulI32,
+    MulHiU32,
+    MulHiI32,
+    BfeU32,
+    BfeI32,
+    Absdiff,
+    PackLl,
+    PackLh,
+    PackHh,
+    PackHl,
+    CmpEq,
+    CmpLg,
+    CmpGtI,
+    CmpGeI,
+    CmpLtI,
+    CmpLeI,
+    CmpGtU,
+    CmpGeU,
+    CmpLtU,
+    CmpLeU,
+    Bitcmp0,
+    Bitcmp1,
+}
+
+impl SOp {
+    /// The operation of a 32-bit scalar opcode (s_mov_b32, s_ctz_i32_b32,
+    /// the SOP2 and SOPC ones); None for every other opcode.
+    pub(crate) fn of(op: Op) -> Option<SOp> {
+        use Op::*;
+        Some(match op {
+            SMovB32 => SOp::Mov,
+            SCtzI32B32 => SOp::Ctz,
+            SAddU32 => SOp::AddU32,
+            SSubU32 => SOp::SubU32,
+            SAddI32 => SOp::AddI32,
+            SSubI32 => SOp::SubI32,
+            SAddcU32 => SOp::AddcU32,
+            SSubbU32 => SOp::SubbU32,
+            SMinI32 => SOp::MinI32,
+            SMinU32 => SOp::MinU32,
+            SMaxI32 => SOp::MaxI32,
+            SMaxU32 => SOp::MaxU32,
+            SCselectB32 => SOp::Cselect,
+            SAndB32 => SOp::And,
+            SOrB32 => SOp::Or,
+            SXorB32 => SOp::Xor,
+            SAndNot1B32 => SOp::AndNot1,
+            SOrNot1B32 => SOp::OrNot1,
+            SNandB32 => SOp::Nand,
+            SNorB32 => SOp::Nor,
+            SXnorB32 => SOp::Xnor,
+            SLshlB32 => SOp::Lshl,
+            SLshrB32 => SOp::Lshr,
+            SAshrI32 => SOp::Ashr,
+            SLshl1AddU32 => SOp::Lshl1Add,
+            SLshl2AddU32 => SOp::Lshl2Add,
+            SLshl3AddU32 => SOp::Lshl3Add,
+            SLshl4AddU32 => SOp::Lshl4Add,
+            SBfmB32 => SOp::Bfm,
+            SMulI32 => SOp::MulI32,
+            SMulHiU32 => SOp::MulHiU32,
+            SMulHiI32 => SOp::MulHiI32,
+            SBfeU32 => SOp::BfeU32,
+            SBfeI32 => SOp::BfeI32,
+            SAbsdiffI32 => SOp::Absdiff,
+            SPackLlB32B16 => SOp::PackLl,
+            SPackLhB32B16 => SOp::PackLh,
+            SPackHhB32B16 => SOp::PackHh,
+            SPackHlB32B16 => SOp::PackHl,
+            SCmpEqI32 | SCmpEqU32 => SOp::CmpEq,
+            SCmpLgI32 | SCmpLgU32 => SOp::CmpLg,
+            SCmpGtI32 => SOp::CmpGtI,
+            SCmpGeI32 => SOp::CmpGeI,
+            SCmpLtI32 => SOp::CmpLtI,
+            SCmpLeI32 => SOp::CmpLeI,
+            SCmpGtU32 => SOp::CmpGtU,
+            SCmpGeU32 => SOp::CmpGeU,
+            SCmpLtU32 => SOp::CmpLtU,
+            SCmpLeU32 => SOp::CmpLeU,
+            SBitcmp0B32 => SOp::Bitcmp0,
+            SBitcmp1B32 => SOp::Bitcmp1,
+            _ => return None,
+        })
+    }
+}
+
+/// `op` on `a` and `b` with SCC `scc`: the result (None for a compare,
+/// which writes SCC only) and SCC after it.
+#[inline(always)]
+pub(crate) fn sop32(op: SOp, a: u32, b: u32, scc: bool) -> (Option<u32>, bool) {
+    let (ai, bi) = (a as i32, b as i32);
+    // (result, SCC); None SCC: result != 0.
+    let (r, c): (u32, Option<bool>) = match op {
+        SOp::Mov => (a, Some(scc)),
+        SOp::Ctz => (
+            if a == 0 { u32::MAX } else { a.trailing_zeros() },
+            Some(scc),
+        ),
+        SOp::AddU32 => {
             let (r, c) = a.overflowing_add(b);
             (r, Some(c))
         }
-        SSubU32 => {
+        SOp::SubU32 => {
             let (r, c) = a.overflowing_sub(b);
             (r, Some(c))
         }
-        SAddI32 => {
-            let (r, o) = (a as i32).overflowing_add(b as i32);
+        SOp::AddI32 => {
+            let (r, o) = ai.overflowing_add(bi);
             (r as u32, Some(o))
         }
-        SSubI32 => {
-            let (r, o) = (a as i32).overflowing_sub(b as i32);
+        SOp::SubI32 => {
+            let (r, o) = ai.overflowing_sub(bi);
             (r as u32, Some(o))
         }
-        SAddcU32 => {
-            let s = a as u64 + b as u64 + w.scc as u64;
+        SOp::AddcU32 => {
+            let s = a as u64 + b as u64 + scc as u64;
             (s as u32, Some(s >> 32 != 0))
         }
-        SSubbU32 => {
-            let s = (a as u64).wrapping_sub(b as u64).wrapping_sub(w.scc as u64);
-            (s as u32, Some((b as u64 + w.scc as u64) > a as u64))
+        SOp::SubbU32 => {
+            let s = (a as u64).wrapping_sub(b as u64).wrapping_sub(scc as u64);
+            (s as u32, Some((b as u64 + scc as u64) > a as u64))
         }
-        SMinI32 => (
-            (a as i32).min(b as i32) as u32,
-            Some((a as i32) < (b as i32)),
-        ),
-        SMinU32 => (a.min(b), Some(a < b)),
-        SMaxI32 => (
-            (a as i32).max(b as i32) as u32,
-            Some((a as i32) > (b as i32)),
-        ),
-        SMaxU32 => (a.max(b), Some(a > b)),
-        SCselectB32 => (if w.scc { a } else { b }, Some(w.scc)),
-        SAndB32 => (a & b, None),
-        SOrB32 => (a | b, None),
-        SXorB32 => (a ^ b, None),
-        SAndNot1B32 => (a & !b, None),
-        SOrNot1B32 => (a | !b, None),
-        SNandB32 => (!(a & b), None),
-        SNorB32 => (!(a | b), None),
-        SXnorB32 => (!(a ^ b), None),
-        SLshlB32 => (a << (b & 31), None),
-        SLshrB32 => (a >> (b & 31), None),
-        SAshrI32 => (((a as i32) >> (b & 31)) as u32, None),
-        SLshl1AddU32 | SLshl2AddU32 | SLshl3AddU32 | SLshl4AddU32 => {
-            let sh = match i.op {
-                SLshl1AddU32 => 1,
-                SLshl2AddU32 => 2,
-                SLshl3AddU32 => 3,
+        SOp::MinI32 => (ai.min(bi) as u32, Some(ai < bi)),
+        SOp::MinU32 => (a.min(b), Some(a < b)),
+        SOp::MaxI32 => (ai.max(bi) as u32, Some(ai > bi)),
+        SOp::MaxU32 => (a.max(b), Some(a > b)),
+        SOp::Cselect => (if scc { a } else { b }, Some(scc)),
+        SOp::And => (a & b, None),
+        SOp::Or => (a | b, None),
+        SOp::Xor => (a ^ b, None),
+        SOp::AndNot1 => (a & !b, None),
+        SOp::OrNot1 => (a | !b, None),
+        SOp::Nand => (!(a & b), None),
+        SOp::Nor => (!(a | b), None),
+        SOp::Xnor => (!(a ^ b), None),
+        SOp::Lshl => (a << (b & 31), None),
+        SOp::Lshr => (a >> (b & 31), None),
+        SOp::Ashr => ((ai >> (b & 31)) as u32, None),
+        SOp::Lshl1Add | SOp::Lshl2Add | SOp::Lshl3Add | SOp::Lshl4Add => {
+            let sh = match op {
+                SOp::Lshl1Add => 1,
+                SOp::Lshl2Add => 2,
+                SOp::Lshl3Add => 3,
                 _ => 4,
             };
             let s = ((a as u64) << sh) + b as u64;
             (s as u32, Some(s >> 32 != 0))
         }
-        SBfmB32 => ((((1u64 << (a & 31)) - 1) as u32) << (b & 31), Some(w.scc)),
-        SMulI32 => ((a as i32).wrapping_mul(b as i32) as u32, Some(w.scc)),
-        SMulHiU32 => (((a as u64 * b as u64) >> 32) as u32, Some(w.scc)),
-        SMulHiI32 => (
-            ((a as i32 as i64 * b as i32 as i64) >> 32) as u32,
-            Some(w.scc),
-        ),
-        SBfeU32 => (bfe32(a, b, false), None),
-        SBfeI32 => (bfe32(a, b, true), None),
-        SAbsdiffI32 => ((a as i32).wrapping_sub(b as i32).unsigned_abs(), None),
-        SPackLlB32B16 => ((a & 0xFFFF) | (b << 16), Some(w.scc)),
-        SPackLhB32B16 => ((a & 0xFFFF) | (b & 0xFFFF_0000), Some(w.scc)),
-        SPackHhB32B16 => ((a >> 16) | (b & 0xFFFF_0000), Some(w.scc)),
-        SPackHlB32B16 => ((a >> 16) | (b << 16), Some(w.scc)),
-        _ => return Err(illegal(i)),
+        SOp::Bfm => ((((1u64 << (a & 31)) - 1) as u32) << (b & 31), Some(scc)),
+        SOp::MulI32 => (ai.wrapping_mul(bi) as u32, Some(scc)),
+        SOp::MulHiU32 => (((a as u64 * b as u64) >> 32) as u32, Some(scc)),
+        SOp::MulHiI32 => (((ai as i64 * bi as i64) >> 32) as u32, Some(scc)),
+        SOp::BfeU32 => (bfe32(a, b, false), None),
+        SOp::BfeI32 => (bfe32(a, b, true), None),
+        SOp::Absdiff => (ai.wrapping_sub(bi).unsigned_abs(), None),
+        SOp::PackLl => ((a & 0xFFFF) | (b << 16), Some(scc)),
+        SOp::PackLh => ((a & 0xFFFF) | (b & 0xFFFF_0000), Some(scc)),
+        SOp::PackHh => ((a >> 16) | (b & 0xFFFF_0000), Some(scc)),
+        SOp::PackHl => ((a >> 16) | (b << 16), Some(scc)),
+        SOp::CmpEq => return (None, a == b),
+        SOp::CmpLg => return (None, a != b),
+        SOp::CmpGtI => return (None, ai > bi),
+        SOp::CmpGeI => return (None, ai >= bi),
+        SOp::CmpLtI => return (None, ai < bi),
+        SOp::CmpLeI => return (None, ai <= bi),
+        SOp::CmpGtU => return (None, a > b),
+        SOp::CmpGeU => return (None, a >= b),
+        SOp::CmpLtU => return (None, a < b),
+        SOp::CmpLeU => return (None, a <= b),
+        SOp::Bitcmp0 => return (None, (a >> (b & 31)) & 1 == 0),
+        SOp::Bitcmp1 => return (None, (a >> (b & 31)) & 1 == 1),
     };
-    w.scc = scc.unwrap_or(nz(r));
-    w.set_sgpr(d, r);
-    Ok(Flow::Next)
+    (Some(r), c.unwrap_or(r != 0))
 }
 
-pub(super) fn sop1(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+pub(crate) fn sop1(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     use Op::*;
     let d = i.dst as usize;
     let exec = w.exec();
@@ -286,8 +428,8 @@ pub(super) fn sop1(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             }
         }
         SCtzI32B32 => {
-            let a = sread(w, env, i, 0)?;
-            w.set_sgpr(d, if a == 0 { u32::MAX } else { a.trailing_zeros() })
+            let (r, _) = sop32(SOp::Ctz, sread(w, env, i, 0)?, 0, w.scc);
+            w.set_sgpr(d, r.unwrap_or(0))
         }
         SClzI32U32 => {
             let a = sread(w, env, i, 0)?;
@@ -353,7 +495,7 @@ pub(super) fn sop1(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     Ok(Flow::Next)
 }
 
-pub(super) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
+pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
     use Op::*;
     let d = i.dst as usize;
     let simm = i.imm;
@@ -435,7 +577,7 @@ pub(super) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
 /// The SOPK counter waits: no effect in a functional model (memory
 /// operations complete in order). The slow path (sopk) and the decode-time
 /// fast forms both use this list.
-pub(super) fn sopk_is_nop(op: Op) -> bool {
+pub(crate) fn sopk_is_nop(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
@@ -485,7 +627,7 @@ fn sendmsg_rtn(i: &Inst) -> Result<u64, WaveErrorKind> {
     }
 }
 
-pub(super) fn sopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+pub(crate) fn sopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     use Op::*;
     if matches!(i.op, SCmpEqU64 | SCmpLgU64 | SBitcmp0B64 | SBitcmp1B64) {
         let a = sread64(w, env, i, 0)?;
@@ -499,22 +641,10 @@ pub(super) fn sopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     }
     let a = sread(w, env, i, 0)?;
     let b = sread(w, env, i, 1)?;
-    let (ai, bi) = (a as i32, b as i32);
-    w.scc = match i.op {
-        SCmpEqI32 | SCmpEqU32 => a == b,
-        SCmpLgI32 | SCmpLgU32 => a != b,
-        SCmpGtI32 => ai > bi,
-        SCmpGeI32 => ai >= bi,
-        SCmpLtI32 => ai < bi,
-        SCmpLeI32 => ai <= bi,
-        SCmpGtU32 => a > b,
-        SCmpGeU32 => a >= b,
-        SCmpLtU32 => a < b,
-        SCmpLeU32 => a <= b,
-        SBitcmp0B32 => (a >> (b & 31)) & 1 == 0,
-        SBitcmp1B32 => (a >> (b & 31)) & 1 == 1,
-        _ => return Err(illegal(i)),
+    let Some(op) = SOp::of(i.op) else {
+        return Err(illegal(i));
     };
+    w.scc = sop32(op, a, b, w.scc).1;
     Ok(Flow::Next)
 }
 
@@ -523,7 +653,7 @@ pub(super) fn sopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
 /// (recorded by hardware; arithmetic here always rounds to nearest even
 /// with denormals kept). The slow path and the decode-time fast forms both
 /// use this list.
-pub(super) fn sopp_is_nop(op: Op) -> bool {
+pub(crate) fn sopp_is_nop(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
@@ -548,7 +678,7 @@ pub(super) fn sopp_is_nop(op: Op) -> bool {
     )
 }
 
-pub(super) fn sopp(w: &mut Wave, i: &Inst) -> ExecResult {
+pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> ExecResult {
     use Op::*;
     let target = || w.pc.wrapping_add(4).wrapping_add((i.imm as i64 * 4) as u64);
     let branch = |c: bool| if c { Flow::Jump(target()) } else { Flow::Next };

@@ -1,4 +1,4 @@
-//! Wave64 runs of the pre-resolved vector forms (issue #4): two 32-lane
+//! Wave64 runs of the pre-resolved vector forms: two 32-lane
 //! passes, as the slow path (wave64.rs) runs a vector instruction, without
 //! its per-pass decode-level dispatch and its copy of the SGPR file.
 //!
@@ -18,10 +18,12 @@
 //! with a constant lane mask (whose high word the form no longer knows), the
 //! instruction goes to the slow path instead.
 
-use super::Flow;
-use super::fast::{Fast, SSrc, VSrc, sread, valu};
-use super::fast_f64::S64;
-use super::fast_vint::{Below, Vint};
+use super::form::Fast;
+use super::lanes::valu;
+use crate::gfx11::exec::env::Flow;
+use crate::gfx11::exec::operand::{SSrc, VSrc, put_sgpr, sread};
+use crate::gfx11::exec::valu::fast_f64::S64;
+use crate::gfx11::exec::valu::fast_vint::{Below, Vint};
 use crate::gfx11::wave::{EXEC, LANES, NULL, Wave};
 
 /// Run `f` for all 64 lanes of a wave64 wave. None: it has no wave64 run
@@ -29,7 +31,7 @@ use crate::gfx11::wave::{EXEC, LANES, NULL, Wave};
 #[inline(always)]
 pub(crate) fn run(w: &mut Wave, f: &Fast) -> Option<Flow> {
     if let Fast::Readlane { dst, a, lane } = *f {
-        // Lane index 0..63 (wave64.rs): lanes 32..63 live in `vgpr_hi`.
+        // Lane index 0..63 (valu/wave64.rs): lanes 32..63 live in `vgpr_hi`.
         let lane = sread(w, lane) as usize & 63;
         let v = match a {
             VSrc::Vgpr(r) if lane < LANES => w.vgpr[r as usize][lane],
@@ -37,9 +39,7 @@ pub(crate) fn run(w: &mut Wave, f: &Fast) -> Option<Flow> {
             VSrc::Sgpr(r) => w.sgpr[r as usize & 127],
             VSrc::Imm(v) => v,
         };
-        if dst != NULL as u8 && dst < 128 {
-            w.sgpr[dst as usize] = v;
-        }
+        put_sgpr(w, dst, v);
         return Some(Flow::Next);
     }
     let high = high_form(w, f)?;

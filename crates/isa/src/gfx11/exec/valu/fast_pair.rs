@@ -1,4 +1,4 @@
-//! Fused pairs of pre-resolved instructions (issue #4: per-instruction overheads).
+//! Fused pairs of pre-resolved instructions.
 //!
 //! Compilers form a 64-bit address as `v_add_co_u32 lo, m, a, b` followed by
 //! `v_add_co_ci_u32 hi, s, c, d, m`: the second adds the first's carry, which
@@ -20,8 +20,8 @@
 //! and a pair that still met a wave64 wave would return None having done
 //! nothing, so the loop steps both instructions.
 
-use super::fast::{Fast, Row, SSrc, VSrc, put_sgpr, row};
-use super::valu::add_carry;
+use crate::gfx11::exec::operand::{Row, SSrc, VSrc, put_sgpr, row};
+use crate::gfx11::exec::valu::add_carry;
 use crate::gfx11::wave::{LANES, NULL, Wave, pack_lanes};
 
 /// `v_add_co_u32 lo, mid, a, b` then `v_add_co_ci_u32 hi, sdst, c, d, mid`.
@@ -39,36 +39,20 @@ pub(crate) struct AddPair {
     d: VSrc,
 }
 
-/// The fused form of `first` followed by `second`, when they are such a
-/// pair and fusing them computes exactly what running both does.
-pub(crate) fn fuse(first: &Fast, second: &Fast) -> Option<Fast> {
-    // Addition is commutative (and its carry symmetric), so `rev` does not matter.
-    let Fast::AddCo {
-        sub: false,
-        dst: lo,
-        sdst: mid,
-        a,
-        b,
-        ..
-    } = *first
-    else {
-        return None;
-    };
-    let Fast::AddCoCi {
-        sub: false,
-        dst: hi,
-        sdst,
-        a: c,
-        b: d,
-        cin: SSrc::Reg(cin),
-        ..
-    } = *second
-    else {
+/// The fused form of `v_add_co_u32 lo, mid, a, b` followed by
+/// `v_add_co_ci_u32 hi, sdst, c, d, cin`, when fusing them computes exactly
+/// what running both does (fast/form.rs matches the two forms).
+pub(crate) fn fuse(
+    (lo, mid, a, b): (u8, u8, VSrc, VSrc),
+    (hi, sdst, c, d): (u8, u8, VSrc, VSrc),
+    cin: SSrc,
+) -> Option<AddPair> {
+    let SSrc::Reg(cin) = cin else {
         return None;
     };
     let sees_first = |s: VSrc| s == VSrc::Vgpr(lo) || s == VSrc::Sgpr(mid);
     let exact = cin == mid && (mid as usize) < NULL && !sees_first(c) && !sees_first(d);
-    exact.then_some(Fast::AddPair(AddPair {
+    exact.then_some(AddPair {
         lo,
         hi,
         mid,
@@ -77,7 +61,7 @@ pub(crate) fn fuse(first: &Fast, second: &Fast) -> Option<Fast> {
         b,
         c,
         d,
-    }))
+    })
 }
 
 /// Run the pair on 32 lanes under `exec` (wave32).
@@ -108,10 +92,9 @@ pub(crate) fn run(w: &mut Wave, p: &AddPair, exec: u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::gfx11::decode::decode;
-    use crate::gfx11::exec::fast::compile;
     use crate::gfx11::exec::fast::tests::{Rng, no_env, opcode_words};
+    use crate::gfx11::exec::fast::{Fast, compile, fuse};
     use crate::gfx11::exec::step;
     use crate::gfx11::opcodes::{Op, VOP2, VOP3};
     use crate::gfx11::wave::{EXEC, NUM_VGPRS, VCC};

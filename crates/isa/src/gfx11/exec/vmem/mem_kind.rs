@@ -7,11 +7,11 @@
 
 use std::sync::OnceLock;
 
-use super::atomics::{Rmw, classify};
+use crate::gfx11::exec::vmem::atomics::{Rmw, classify};
 use crate::gfx11::opcodes::{self, Op};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum MemKind {
+pub(crate) enum MemKind {
     /// Bytes, sign-extend, d16 placement (0 none, 1 low half, 2 high half).
     Load(usize, bool, u8),
     /// Bytes, store the high 16 bits of the data.
@@ -22,7 +22,7 @@ pub(super) enum MemKind {
     Other,
 }
 
-pub(super) fn mem_kind(op: Op) -> MemKind {
+pub(crate) fn mem_kind(op: Op) -> MemKind {
     static TABLE: OnceLock<Vec<MemKind>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
         let mut v = Vec::new();

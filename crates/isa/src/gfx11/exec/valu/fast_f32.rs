@@ -1,19 +1,19 @@
-//! Pre-resolved f32 and f16 VALU forms (issue #4): the f32 arithmetic,
+//! Pre-resolved f32 and f16 VALU forms: the f32 arithmetic,
 //! min/max, v_ldexp/v_rcp/v_rsq/v_sqrt_f32 and v_frexp_mant/exp_f32 with
 //! abs/neg modifiers, and the f16 add/sub/mul/min/max, v_fmac_f16 and
 //! v_pack_b32_f16 on the low halves.
 //!
-//! The slow path (valu.rs) copies every source row, applies the modifiers in
+//! The slow path (valu/mod.rs) copies every source row, applies the modifiers in
 //! another array and dispatches on the opcode per instruction, outside the
 //! AVX2-compiled loop. These forms read the rows in place, apply the same
-//! and/xor of the sign bit, and compute with valu.rs's own per-lane functions
+//! and/xor of the sign bit, and compute with valu/mod.rs's own per-lane functions
 //! and f16 slice conversions, so each lane is the same host operation on the
 //! same value. Only instructions without omod, clamp, op_sel or DPP compile
 //! (f16 forms then read and write the low halves, keeping the high half of
-//! the destination as `put16` does). They also run in wave64 (fast_wave64.rs).
+//! the destination as `put16` does). They also run in wave64 (fast/wave64.rs).
 
-use super::fast::{Fast, Row, VSrc, row, vsrc};
-use super::valu::{
+use crate::gfx11::exec::operand::{Row, VSrc, row, vsrc};
+use crate::gfx11::exec::valu::{
     add32, f16s_to_f32, f32s_to_f16, fma16, fmax32, fmin32, frexp32, ldexp32, mul32, nan2_32,
     rcp32, rsq32,
 };
@@ -63,7 +63,7 @@ pub(crate) struct Flt {
     pub b: VSrc,
 }
 
-pub(super) fn compile(i: &Inst) -> Option<Fast> {
+pub(crate) fn compile(i: &Inst) -> Option<Flt> {
     use Op::*;
     if i.dpp.is_some() || i.mods.omod != 0 || i.mods.clamp || i.mods.opsel != 0 {
         return None;
@@ -105,13 +105,13 @@ pub(super) fn compile(i: &Inst) -> Option<Fast> {
     } else {
         VSrc::Imm(0)
     };
-    Some(Fast::Flt(Flt {
+    Some(Flt {
         op,
         dst: u8::try_from(i.dst).ok()?,
         mods: (i.mods.abs & 3) | (i.mods.neg & 3) << 4,
         a: vsrc(i.src[0].src)?,
         b,
-    }))
+    })
 }
 
 /// The sign-bit and/xor of source `k` at `sign` (the f32 or f16 sign bit),
@@ -169,7 +169,7 @@ fn map2(a: &F32s, b: &F32s, g: impl Fn(f32, f32) -> f32) -> F32s {
 
 /// Run `f` on the 32 lanes of `w.vgpr` under `exec` (wave32, or one pass of wave64).
 #[inline(always)]
-pub(super) fn run(w: &mut Wave, f: &Flt, exec: u32) {
+pub(crate) fn run(w: &mut Wave, f: &Flt, exec: u32) {
     let (mut ba, mut bb) = (Row::uninit(), Row::uninit());
     let (x, y) = (row(w, f.a, &mut ba), row(w, f.b, &mut bb));
     let r: Lanes = match f.op {

@@ -1,31 +1,31 @@
-//! Pre-resolved SCRATCH dword loads and stores (issue #4): scratch_load_b32
+//! Pre-resolved SCRATCH dword loads and stores: scratch_load_b32
 //! .. b128 and scratch_store_b32 .. b128 with any address mode (no address
 //! register, an SGPR, a VGPR, or both) in wave32. Through `step` each one
 //! paid the family dispatch, the opcode's `MemKind` lookup and the size and
 //! kind matches of vmem's fast path, about half of a spill or reload's cost;
 //! here the width and registers are resolved once, when the block is decoded.
 //!
-//! Each run restates vmem's `scratch_in_range` for these widths: the same
-//! lane addresses (the SGPR plus the signed offset, plus the lane's VGPR
-//! with SVE, modulo 2^32; inactive lanes 0), the same slot (`slot_base`)
-//! and the same bound (the OR of the active addresses, the exact maximum
-//! when the OR does not fit). Where every active lane has the same aligned
+//! Each run is vmem's `scratch_in_range` for these widths, on its helpers:
+//! the same lane addresses (`scratch_uniform`, `scratch_lanes_at`), the same
+//! slot (`slot_base`) and the same bound (`lanes_fit`). Where every active lane has the same aligned
 //! address it moves whole rows of the interleaved layout (private_layout.rs),
 //! which is what the per-lane aligned path computes there; otherwise the
 //! per-lane aligned path itself. It declines (nothing done) for no active
 //! lane, an unaligned address, a lane out of its segment, or a slot the
 //! scratch buffer does not hold: `step` then runs the instruction and
-//! reports any fault exactly as before. Sub-dword and d16 forms are not
+//! reports any fault itself. Sub-dword and d16 forms are not
 //! pre-resolved. Private accesses record nothing for strict coherence (they
 //! never reach `GpuMemory`), so nothing else is left out.
 
-use super::Env;
-use super::mem::le_row;
-use super::mem_kind::{MemKind, mem_kind};
-use super::private_layout::{lane_byte, lane_byte32};
-use super::vmem::{keep_inactive, slot_base};
+use crate::gfx11::exec::env::Env;
+use crate::gfx11::exec::vmem::mem::le_row;
+use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
+use crate::gfx11::exec::vmem::private_layout::{lane_byte, lane_byte32};
+use crate::gfx11::exec::vmem::{
+    keep_inactive, lanes_fit, scratch_lanes_at, scratch_uniform, slot_base,
+};
 use crate::gfx11::inst::{Family, Inst};
-use crate::gfx11::wave::{EXEC, LANE_BIT, LANES, Lanes, NULL, Wave};
+use crate::gfx11::wave::{EXEC, LANE_BIT, LANES, Lanes, Wave};
 use crate::wave_loop::with_avx2_copy;
 
 /// A SCRATCH load or store of `dwords` (1..=4) dwords per lane.
@@ -73,7 +73,7 @@ with_avx2_copy! {
     /// AVX2 or above: the per-lane address and blend loops then take 8 lanes
     /// per vector instruction instead of SSE2's 4, with the same results.
     #[inline(never)]
-    pub(super) fn run(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool => run_here
+    pub(crate) fn run(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool => run_here
 }
 
 #[inline(always)]
@@ -97,41 +97,27 @@ fn run_n<const N: usize>(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
     let Some(base) = slot_base(env, w) else {
         return false;
     };
-    let sv = if s.saddr as usize != NULL {
-        w.sgpr[s.saddr as usize & 127]
-    } else {
-        0
-    };
-    let uniform = sv.wrapping_add(s.imm as u32);
+    let uniform = scratch_uniform(w, s.saddr, s.imm);
     let Some(vaddr) = s.vaddr else {
-        if uniform % 4 != 0 || uniform as usize + size > per {
+        if !uniform.is_multiple_of(4) || uniform as usize + size > per {
             return false;
         }
         rows::<N>(w, s, exec, base, uniform);
         return true;
     };
-    let v = &w.vgpr[vaddr as usize];
-    let first = v[exec.trailing_zeros() as usize & (LANES - 1)].wrapping_add(uniform);
-    let mut active = [0u32; LANES];
-    let (mut bound, mut differ) = (0u32, 0u32);
-    for l in 0..LANES {
-        let keep = if exec & LANE_BIT[l] != 0 { u32::MAX } else { 0 };
-        active[l] = v[l].wrapping_add(uniform) & keep;
-        bound |= active[l];
-        differ |= (active[l] ^ first) & keep;
-    }
+    let (active, bound, differ) = scratch_lanes_at(&w.vgpr[vaddr as usize], uniform, exec);
     if bound % 4 != 0 {
         return false;
     }
     if differ == 0 {
-        // Every active lane at `first` (= bound, = the maximum).
-        if first as usize + size > per {
+        // Every active lane at one address (= bound, = the maximum).
+        if bound as usize + size > per {
             return false;
         }
-        rows::<N>(w, s, exec, base, first);
+        rows::<N>(w, s, exec, base, bound);
         return true;
     }
-    if bound as usize + size > per && *active.iter().max().unwrap_or(&0) as usize + size > per {
+    if !lanes_fit(&active, bound, size, per) {
         return false;
     }
     lanes::<N>(w, s, exec, base, &active);
@@ -212,6 +198,7 @@ mod tests {
     use super::*;
     use crate::gfx11::exec::fast::{Fast, compile, run as fast_run};
     use crate::gfx11::exec::{ExecResult, NoMemory, step, test_inst};
+    use crate::gfx11::wave::NULL;
 
     const PER_LANE: usize = 48;
 

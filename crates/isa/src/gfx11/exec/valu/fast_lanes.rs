@@ -1,12 +1,12 @@
-//! Pre-resolved single-lane forms (issue #4): v_writelane_b32 and
+//! Pre-resolved single-lane forms: v_writelane_b32 and
 //! v_readfirstlane_b32, in wave32 and wave64 (-O0 code spills SGPRs to VGPR
 //! lanes with v_writelane, millions of times over the corpus).
 //!
-//! The slow paths are valu.rs (wave32: lane index modulo 32, EXEC = exec_lo)
+//! The slow paths are valu/mod.rs (wave32: lane index modulo 32, EXEC = exec_lo)
 //! and wave64.rs (lane index modulo 64, lanes 32..63 in `vgpr_hi`, the whole
 //! exec pair for readfirstlane); these restate them on resolved operands.
 
-use super::fast::{Fast, SSrc, VSrc, sdst, sread, ssrc, vsrc};
+use crate::gfx11::exec::operand::{SSrc, VSrc, sdst, sread, ssrc, vsrc};
 use crate::gfx11::inst::{Family, Inst, Mods};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{EXEC, LANES, Wave};
@@ -21,7 +21,7 @@ pub(crate) enum Lane {
     ReadFirst { dst: u8, a: VSrc },
 }
 
-pub(crate) fn compile(i: &Inst) -> Option<Fast> {
+pub(crate) fn compile(i: &Inst) -> Option<Lane> {
     if i.dpp.is_some() || i.mods != Mods::default() {
         return None;
     }
@@ -40,7 +40,7 @@ pub(crate) fn compile(i: &Inst) -> Option<Fast> {
         },
         _ => return None,
     };
-    Some(Fast::Lane(lane))
+    Some(lane)
 }
 
 /// Run a single-lane form (wave32 or wave64).

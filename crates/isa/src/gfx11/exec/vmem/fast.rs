@@ -1,4 +1,4 @@
-//! Pre-resolved FLAT/GLOBAL accesses that are not coalesced (issue #4):
+//! Pre-resolved FLAT/GLOBAL accesses that are not coalesced:
 //! loads and stores whose lanes scatter or whose EXEC is partial, and
 //! atomics. They run the general path's span case directly: every active
 //! lane inside one range translated at once (through the workgroup's span
@@ -12,7 +12,7 @@
 //! atomics, every active lane aligned. Anything else, or a translation that
 //! fails, declines before any side effect (a failed translation records
 //! nothing), and `step` then runs the instruction and reports any fault
-//! exactly as before.
+//! itself.
 //!
 //! Lanes of an atomic that name one address (a counter, a flag, a few
 //! bins indexed by `i % n`) have their operations applied in lane order to
@@ -22,12 +22,12 @@
 //! falls between two lanes of one address. A host atomic costs tens of
 //! cycles however little it does, so 32 lanes on 4 bins take 4, not 32.
 
-use super::Env;
-use super::atomics::{Rmw, atomic32, atomic32_lanes, atomic64, atomic64_lanes};
-use super::mem::MAX_SPAN;
-use super::mem_kind::{MemKind, mem_kind};
-use super::vmem::Coalesced;
 use crate::Access;
+use crate::gfx11::exec::env::Env;
+use crate::gfx11::exec::vmem::Coalesced;
+use crate::gfx11::exec::vmem::atomics::{Rmw, atomic32, atomic32_lanes, atomic64, atomic64_lanes};
+use crate::gfx11::exec::vmem::mem::MAX_SPAN;
+use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::inst::{Family, Inst};
 use crate::gfx11::wave::{LANE_BIT, LANES, NULL, Wave, pack_lanes};
 

@@ -1,10 +1,10 @@
-//! Pre-resolved f32 three-source forms (issue #4): v_fma_f32 with abs/neg
+//! Pre-resolved f32 three-source forms: v_fma_f32 with abs/neg
 //! (`Fast::FmaF32` takes none) and the f32 division helpers v_div_scale_f32,
 //! v_div_fmas_f32 and v_div_fixup_f32. Every f32 division the compilers
 //! expand runs these (hip_f64_newton's seed spent a third of its time on
 //! them in `step`).
 //!
-//! The slow path is valu.rs: sources through `f32s` (abs clears, neg flips
+//! The slow path is valu/mod.rs: sources through `f32s` (abs clears, neg flips
 //! the sign bit), then `fma_lanes`, `div_scale32`, `ldexp32` and
 //! `div_fixup32` per lane. These forms read the rows in place and call the
 //! same functions; v_div_scale and v_div_fixup first test, on all 32 lanes
@@ -13,10 +13,10 @@
 //! flag clear, or q with the sign of num * den, and take the per-lane rule
 //! otherwise. Only instructions without omod, clamp, op_sel or DPP compile.
 //! v_div_scale / v_div_fmas write or read a lane mask and run in wave32
-//! only; the other two also run in wave64 (fast_wave64.rs).
+//! only; the other two also run in wave64 (fast/wave64.rs).
 
-use super::fast::{Fast, Row, VSrc, row, vsrc};
-use super::valu::{div_fixup32, div_scale32, exponent32, fma_lanes, ldexp32};
+use crate::gfx11::exec::operand::{Row, VSrc, row, vsrc};
+use crate::gfx11::exec::valu::{div_fixup32, div_scale32, exponent32, fma_lanes, ldexp32};
 use crate::gfx11::inst::{Family, Inst, Mods};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, Lanes, VCC, Wave};
@@ -54,7 +54,7 @@ impl Fma32 {
     }
 }
 
-pub(super) fn compile(i: &Inst) -> Option<Fast> {
+pub(crate) fn compile(i: &Inst) -> Option<Fma32> {
     if i.dpp.is_some() || i.mods.omod != 0 || i.mods.clamp || i.mods.opsel != 0 {
         return None;
     }
@@ -68,7 +68,7 @@ pub(super) fn compile(i: &Inst) -> Option<Fast> {
         (Op::VDivFixupF32, Family::Vop3) => Fma32Op::DivFixup,
         _ => return None,
     };
-    Some(Fast::Fma32(Fma32 {
+    Some(Fma32 {
         op,
         dst: u8::try_from(i.dst).ok()?,
         sdst: i.sdst,
@@ -78,7 +78,7 @@ pub(super) fn compile(i: &Inst) -> Option<Fast> {
             vsrc(i.src[1].src)?,
             vsrc(i.src[2].src)?,
         ],
-    }))
+    })
 }
 
 /// Source `k` as the slow path's `f32s` reads it.
@@ -138,7 +138,7 @@ fn div_fixup_plain(q: &F32s, den: &F32s, num: &F32s) -> Option<Lanes> {
 /// Run `f` on the 32 lanes of `w.vgpr` under `exec` (wave32, or one pass of
 /// a wave64 wave for the forms without a lane mask).
 #[inline(always)]
-pub(super) fn run(w: &mut Wave, f: &Fma32, exec: u32) {
+pub(crate) fn run(w: &mut Wave, f: &Fma32, exec: u32) {
     let (mut ba, mut bb, mut bc) = (Row::uninit(), Row::uninit(), Row::uninit());
     let (a, b, c) = {
         let [x, y, z] = f.src;

@@ -4,7 +4,7 @@
 //! bound_ctrl / fetch-inactive), are not written. The instruction then runs
 //! as its plain VOP1/VOP2/VOPC form with EXEC narrowed to the written lanes.
 
-use super::{Env, ExecResult, illegal, step_plain};
+use crate::gfx11::exec::env::{Env, ExecResult, illegal};
 use crate::gfx11::inst::{Dpp, Inst, Src};
 use crate::gfx11::wave::{EXEC, LANES, Wave};
 
@@ -32,7 +32,15 @@ fn dpp16_source(ctrl: u16, l: usize) -> Option<usize> {
     }
 }
 
-pub(super) fn step_dpp(w: &mut Wave, env: &mut Env, i: &Inst, d: &Dpp) -> ExecResult {
+/// Execute `i` through its DPP lane permutation `d`; `plain` executes the
+/// plain form (step.rs's `step_plain`).
+pub(crate) fn step_dpp(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    d: &Dpp,
+    plain: impl Fn(&mut Wave, &mut Env, &Inst) -> ExecResult,
+) -> ExecResult {
     let reg = match i.src[0].src {
         Src::DppRow => (i.src[0].code - 256) as usize,
         _ => return Err(illegal(i)),
@@ -69,7 +77,7 @@ pub(super) fn step_dpp(w: &mut Wave, env: &mut Env, i: &Inst, d: &Dpp) -> ExecRe
     }
     w.dpp_row = out;
     w.sgpr[EXEC + w.half] = exec & enable;
-    let r = step_plain(w, env, i);
+    let r = plain(w, env, i);
     // A v_cmpx_*_dpp result stays in EXEC; otherwise EXEC is restored.
     if !i.op.name().starts_with("v_cmpx") || r.is_err() {
         w.sgpr[EXEC + w.half] = exec;

@@ -1,8 +1,8 @@
-//! Pre-resolved scalar forms beyond fast.rs's 32-bit SALU (issue #4): the
-//! 64-bit SOP1/SOP2/SOPC operations, the saveexec family (32 and 64 bits),
+//! Pre-resolved scalar forms: the 32-bit SOP1/SOP2/SOPC operations ([`SOp`]),
+//! the 64-bit ones, the saveexec family (32 and 64 bits),
 //! s_getpc/s_setpc/s_swappc and the SOPK immediates.
 //!
-//! Each form is the slow path's computation (scalar.rs sop1/sop2/sopc/sopk)
+//! Each form is the slow path's computation (salu/mod.rs sop1/sop2/sopc/sopk)
 //! with its operands already resolved: a 64-bit source is an SGPR pair read
 //! like `Wave::sgpr64` or a constant already widened the way `sread64` widens
 //! it, results go through `Wave::set_sgpr64` / `set_sgpr`, and SCC is set by
@@ -10,8 +10,9 @@
 //! exec pair only for the b64 forms, as in the slow path). Anything else
 //! (aperture, SCC or VCCZ sources, rarely used ops) stays on the slow path.
 
-use super::Flow;
-use super::fast::Fast;
+use crate::gfx11::exec::env::Flow;
+use crate::gfx11::exec::operand::put_sgpr;
+use crate::gfx11::exec::salu::{SOp, sop32};
 use crate::gfx11::inst::{Family, Inst, Mods, Src};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{EXEC, Wave};
@@ -75,7 +76,7 @@ pub(crate) enum KOp {
     },
 }
 
-/// One pre-resolved scalar form (a [`super::fast::Fast::Scalar`]).
+/// One pre-resolved scalar form (a `Fast::Scalar`, fast/form.rs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Scalar {
     /// `op` on a and b: the pair at `dst` and SCC as sop1/sop2/sopc set them
@@ -129,19 +130,13 @@ fn src32(s: Src) -> Option<Src64> {
     }
 }
 
-/// The pre-resolved form of a scalar instruction the fast.rs SALU leaves to
-/// the slow path, if it has one (the SOPK waits are no-ops).
-pub(crate) fn compile(i: &Inst, pc: u64) -> Option<Fast> {
+/// The pre-resolved [`Scalar`] form of a scalar instruction that the
+/// [`SOp`] forms leave to the slow path, if it has one (fast/form.rs runs
+/// the SOPK waits as no-ops before asking).
+pub(crate) fn compile(i: &Inst, pc: u64) -> Option<Scalar> {
     if i.dpp.is_some() || i.mods != Mods::default() {
         return None;
     }
-    if i.family == Family::Sopk && super::scalar::sopk_is_nop(i.op) {
-        return Some(Fast::Nop);
-    }
-    compile_scalar(i, pc).map(Fast::Scalar)
-}
-
-fn compile_scalar(i: &Inst, pc: u64) -> Option<Scalar> {
     use Op::*;
     let dst = u8::try_from(i.dst).ok();
     let a = || src64(i.src[0].src);
@@ -408,5 +403,16 @@ fn save_op(op: SaveOp, s: u64, e: u64) -> u64 {
         SaveOp::AndNot1 => s & !e,
         SaveOp::OrNot0 => !s | e,
         SaveOp::OrNot1 => s | !e,
+    }
+}
+
+/// A [`SOp`] form: `dst` (an SGPR code, or NULL for compares) and SCC, by
+/// the slow path's own [`sop32`].
+#[inline(always)]
+pub(crate) fn salu(w: &mut Wave, op: SOp, dst: u8, a: u32, b: u32) {
+    let (r, scc) = sop32(op, a, b, w.scc);
+    w.scc = scc;
+    if let Some(r) = r {
+        put_sgpr(w, dst, r);
     }
 }

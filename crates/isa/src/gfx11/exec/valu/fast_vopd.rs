@@ -1,4 +1,4 @@
-//! Pre-resolved VOPD dual-issue forms (issue #4) whose halves are moves,
+//! Pre-resolved VOPD dual-issue forms whose halves are moves,
 //! integer ops or f32 two-source arithmetic: v_dual_mov_b32,
 //! v_dual_cndmask_b32 (mask VCC), v_dual_add_nc_u32, v_dual_lshlrev_b32,
 //! v_dual_and_b32, v_dual_{mul,add,sub,subrev,max,min}_f32 in either half.
@@ -6,16 +6,16 @@
 //! division by a runtime value pairs its reciprocal scaling
 //! (v_mul_f32 0x4f7ffffe) with a move, so every `i % n` kernel has one.
 //!
-//! As in the slow path (valu.rs vopd / half_compute), both halves read their
+//! As in the slow path (valu/mod.rs vopd / half_compute), both halves read their
 //! sources before either writes, then X's result and Y's result are written
 //! under EXEC in that order, and each f32 lane is half_compute's own per-lane
 //! function. src0 of a half is a VGPR, SGPR or constant (decoded once);
 //! vsrc1 is always a VGPR. Halves with the three-source f32 ops (fmac,
 //! fmaak, fmamk) and v_dual_dot2acc take `step`.
 
-use super::fast::{Fast, VSrc, row, vsrc};
-use super::valu::{add32, fmax32, fmin32, mul32, nan2_32};
 use crate::gfx11::decode::vgpr_src;
+use crate::gfx11::exec::operand::{VSrc, row, vsrc};
+use crate::gfx11::exec::valu::{add32, fmax32, fmin32, mul32, nan2_32};
 use crate::gfx11::inst::{Family, Inst, Mods, Src};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANE_BIT, LANES, Lanes, VCC, Wave};
@@ -78,15 +78,15 @@ fn half(op: Op, dst: u8, a: Src, b: Src) -> Option<Half> {
     })
 }
 
-pub(crate) fn compile(i: &Inst) -> Option<Fast> {
+pub(crate) fn compile(i: &Inst) -> Option<Vopd> {
     if i.family != Family::Vopd || i.dpp.is_some() || i.mods != Mods::default() {
         return None;
     }
     let y = i.dual?;
-    Some(Fast::Vopd(Vopd {
+    Some(Vopd {
         x: half(i.op, u8::try_from(i.dst).ok()?, i.src[0].src, i.src[1].src)?,
         y: half(y.op, y.dst, y.src0.src, vgpr_src(y.vsrc1).src)?,
-    }))
+    })
 }
 
 /// One half's result (sources read, nothing written).

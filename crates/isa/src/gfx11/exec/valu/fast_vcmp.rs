@@ -1,4 +1,4 @@
-//! Pre-resolved float compares (issue #4): `v_cmp[x]_<rel>_f32/f64` (every
+//! Pre-resolved float compares: `v_cmp[x]_<rel>_f32/f64` (every
 //! relation, the unordered ones too, VOPC and VOP3 forms with abs/neg) and
 //! v_cmp[x]_class_f32/f64.
 //!
@@ -14,10 +14,10 @@
 //! a NaN with the quiet bit clear is signalling). As in the slow path the
 //! result goes to EXEC for v_cmpx, VCC for VOPC, else the VOP3 SGPR, with
 //! inactive lanes 0; f16 compares, op_sel, clamp, omod and DPP take `step`.
-//! They run in wave64 through fast_wave64.rs.
+//! They run in wave64 through fast/wave64.rs.
 
-use super::fast::{Fast, sdst};
-use super::fast_f64::{S64, s32, s64};
+use crate::gfx11::exec::operand::sdst;
+use crate::gfx11::exec::valu::fast_f64::{S64, s32, s64};
 use crate::gfx11::inst::{Family, Inst, Mods};
 use crate::gfx11::wave::{EXEC, LANES, NULL, NUM_VGPRS, VCC, Wave, pack_lanes};
 
@@ -58,7 +58,7 @@ impl Fcmp {
     }
 }
 
-pub(crate) fn compile(i: &Inst) -> Option<Fast> {
+pub(crate) fn compile(i: &Inst) -> Option<Fcmp> {
     if i.dpp.is_some() || i.mods.omod != 0 || i.mods.clamp || i.mods.opsel != 0 {
         return None;
     }
@@ -70,7 +70,7 @@ pub(crate) fn compile(i: &Inst) -> Option<Fast> {
         Family::Vop3 if crate::gfx11::decode::is_vop3_compare(i) => true,
         _ => return None,
     };
-    let (class, bits, cond, x) = super::vcmp::float_compare(i.op)?;
+    let (class, bits, cond, x) = crate::gfx11::exec::valu::vcmp::float_compare(i.op)?;
     let kind = match (class, bits) {
         (false, 32) => FcmpKind::F32,
         (false, 64) => FcmpKind::F64,
@@ -90,14 +90,14 @@ pub(crate) fn compile(i: &Inst) -> Option<Fast> {
         FcmpKind::F64 => (s64(i.src[0].src)?, s64(i.src[1].src)?),
         FcmpKind::Class64 => (s64(i.src[0].src)?, s32(i.src[1].src)?),
     };
-    Some(Fast::Fcmp(Fcmp {
+    Some(Fcmp {
         kind,
         cond,
         dst,
         mods: (i.mods.abs & 3) | (i.mods.neg & 3) << 4,
         a,
         b,
-    }))
+    })
 }
 
 /// Source `k`'s 32 bits per lane, sign bit cleared for abs, then flipped for neg.
@@ -228,6 +228,7 @@ pub(crate) fn run(w: &mut Wave, c: &Fcmp, exec: u32) {
 mod tests {
     use super::*;
     use crate::gfx11::decode::decode;
+    use crate::gfx11::exec::fast::Fast;
     use crate::gfx11::exec::fast::tests::compare;
     use crate::gfx11::exec::{Env, NoMemory};
     use crate::gfx11::opcodes::VOPC;
@@ -315,7 +316,8 @@ mod tests {
         let mut forms = 0;
         for (n, info) in VOPC.iter().enumerate() {
             let Some(info) = info else { continue };
-            let Some((class, bits, _, _)) = super::super::vcmp::float_compare(info.op) else {
+            let Some((class, bits, _, _)) = crate::gfx11::exec::valu::vcmp::float_compare(info.op)
+            else {
                 continue;
             };
             if bits == 16 {
@@ -346,7 +348,7 @@ mod tests {
             for words in encodings {
                 let inst = decode(&words).expect("decodes");
                 assert_eq!(inst.op, info.op, "{words:08x?}");
-                let fast = super::super::fast::compile(&inst, 0x1_0000);
+                let fast = crate::gfx11::exec::fast::compile(&inst, 0x1_0000);
                 assert!(
                     matches!(fast, Fast::Fcmp(_)),
                     "{} {words:08x?}: {fast:?}",
@@ -371,7 +373,8 @@ mod tests {
                             spans: Default::default(),
                         };
                         assert!(
-                            super::super::fast::run(&mut w.clone(), &mut env, &fast).is_some(),
+                            crate::gfx11::exec::fast::run(&mut w.clone(), &mut env, &fast)
+                                .is_some(),
                             "{}: runs in wave64",
                             inst.mnemonic
                         );

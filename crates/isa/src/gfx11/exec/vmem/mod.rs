@@ -4,19 +4,30 @@
 //! scratch; everything else through `GpuMemory::translate`.
 //!
 //! Two fast paths run before the general per-lane one and fall back to it
-//! whenever their conditions fail (so faults are reported exactly as before):
+//! whenever their conditions fail (so faults are the general path's own):
 //! coalesced FLAT/GLOBAL dword accesses (one translation, row copies), and
 //! SCRATCH loads and stores, and FLAT ones whose active lanes all address the
 //! private aperture, when every lane stays inside its private slot (one bound
 //! check for the pass, no per-lane checks).
 
-use super::atomics::{Rmw, apply32, apply64, atomic32, atomic64};
-use super::mem::{
+pub(crate) mod atomics;
+pub(crate) mod fast;
+pub(crate) mod fast_scratch;
+pub(crate) mod mem;
+pub(crate) mod mem_kind;
+pub(crate) mod mtbuf;
+pub(crate) mod mubuf;
+pub(crate) mod private_layout;
+
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal};
+use crate::gfx11::exec::vmem::atomics::{Rmw, apply32, apply64, atomic32, atomic64};
+use crate::gfx11::exec::vmem::mem::{
     coalesced_row, gather, le_row, read_bytes, resolve, scatter, store_coalesced_row, write_bytes,
 };
-use super::mem_kind::{MemKind, mem_kind};
-use super::private_layout::{lane_byte, lane_byte32, read_lane, slot_bytes, write_lane};
-use super::{Env, ExecResult, Flow, illegal};
+use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
+use crate::gfx11::exec::vmem::private_layout::{
+    lane_byte, lane_byte32, read_lane, slot_bytes, write_lane,
+};
 use crate::gfx11::inst::{Family, Inst};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANE_BIT, LANES, Lanes, NULL, Wave};
@@ -26,7 +37,7 @@ fn fault(address: u64, access: Access) -> WaveErrorKind {
     WaveErrorKind::MemoryViolation(MemoryFault { address, access })
 }
 
-pub(super) fn smem(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+pub(crate) fn smem(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     match i.op {
         Op::SLoadB32 => s_load::<1>(w, env, i),
         Op::SLoadB64 => s_load::<2>(w, env, i),
@@ -146,13 +157,13 @@ fn load_sgprs<const N: usize>(w: &mut Wave, dst: usize, p: *const u8) {
 
 /// Where a lane's flat access goes.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Seg {
+pub(crate) enum Seg {
     Global,
     Lds,
     Private,
 }
 
-pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+pub(crate) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let kind = mem_kind(i.op);
     let done = match i.family {
         Family::Scratch => scratch_in_range(w, env, i, kind),
@@ -174,7 +185,7 @@ pub(super) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
 /// that is dword-aligned, with a dword-multiple size, moves whole rows
 /// (private_layout.rs). False (nothing done) for atomics, no active lane, or
 /// any lane out of its segment: the general path then runs and faults at the
-/// first bad lane exactly as before.
+/// first bad lane.
 #[inline(always)]
 fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> bool {
     let size = match kind {
@@ -189,42 +200,78 @@ fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> boo
     let Some(base) = slot_base(env, w) else {
         return false;
     };
-    // Lane addresses as flat_lanes computes them, modulo 2^32: vaddr (SVE) +
-    // the saddr SGPR + the signed offset.
-    let s = if i.saddr as usize != NULL {
-        w.sgpr[i.saddr as usize]
-    } else {
-        0
-    };
-    let uniform = s.wrapping_add(i.imm as u32);
+    let uniform = scratch_uniform(w, i.saddr, i.imm);
     if i.flags & Inst::SVE == 0 {
         // One address for every lane (spills, the -O0 stack frame).
         if uniform as usize + size > per {
             return false;
         }
-        if uniform % 4 == 0 && size % 4 == 0 {
+        if uniform.is_multiple_of(4) && size.is_multiple_of(4) {
             scratch_rows(w, i, kind, exec, base, uniform as usize);
         } else {
-            scratch_lanes(w, i, kind, exec, base, &[uniform; LANES], uniform % 4 == 0);
+            scratch_lanes(
+                w,
+                i,
+                kind,
+                exec,
+                base,
+                &[uniform; LANES],
+                uniform.is_multiple_of(4),
+            );
         }
         return true;
     }
-    // Inactive lanes count as address 0 (they then read bytes at offset 0 of
-    // their own segment, which the check covers too, and are not written back).
-    let v = &w.vgpr[i.addr as usize];
+    let (active, _, _) = scratch_lanes_at(&w.vgpr[i.addr as usize], uniform, exec);
+    private_lanes_in_range(w, i, kind, exec, base, per, size, &active)
+}
+
+/// The part of a SCRATCH access's lane addresses every lane shares, as
+/// [`flat_lanes`] computes it modulo 2^32: the `saddr` SGPR (none at NULL)
+/// plus the signed offset. The fast path (fast_scratch.rs) uses it too.
+#[inline(always)]
+pub(crate) fn scratch_uniform(w: &Wave, saddr: u8, imm: i32) -> u32 {
+    let s = if saddr as usize != NULL {
+        w.sgpr[saddr as usize & 127]
+    } else {
+        0
+    };
+    s.wrapping_add(imm as u32)
+}
+
+/// The per-lane addresses of a SCRATCH access with a VGPR offset `v`
+/// (`v[l] + uniform`, modulo 2^32) under a non-zero `exec`, with their OR
+/// (at least the maximum; it vectorises) and the OR of the active lanes'
+/// differences from the first active lane's (0: one address for all).
+/// Inactive lanes count as address 0: they then read bytes at offset 0 of
+/// their own segment, which the bounds check covers too, and are not
+/// written back.
+#[inline(always)]
+pub(crate) fn scratch_lanes_at(v: &Lanes, uniform: u32, exec: u32) -> (Lanes, u32, u32) {
+    let first = v[exec.trailing_zeros() as usize & (LANES - 1)].wrapping_add(uniform);
     let mut active = [0u32; LANES];
+    let (mut bound, mut differ) = (0u32, 0u32);
     for l in 0..LANES {
         let keep = if exec & LANE_BIT[l] != 0 { u32::MAX } else { 0 };
         active[l] = v[l].wrapping_add(uniform) & keep;
+        bound |= active[l];
+        differ |= (active[l] ^ first) & keep;
     }
-    private_lanes_in_range(w, i, kind, exec, base, per, size, &active)
+    (active, bound, differ)
+}
+
+/// Whether every lane's `size` bytes at `active` fit a private segment of
+/// `per` bytes, given `bound`, the OR of the addresses (at least their
+/// maximum): the exact maximum decides only when the OR does not fit.
+#[inline(always)]
+pub(crate) fn lanes_fit(active: &Lanes, bound: u32, size: usize, per: usize) -> bool {
+    bound as usize + size <= per || *active.iter().max().unwrap_or(&0) as usize + size <= per
 }
 
 /// The start of the wave's slot in the scratch buffer, None when the buffer
 /// does not hold the whole slot (the general path then reports it) or the slot
 /// is 4 GiB or more (the fast paths compute offsets in it in u32).
 #[inline(always)]
-pub(super) fn slot_base(env: &mut Env, w: &Wave) -> Option<*mut u8> {
+pub(crate) fn slot_base(env: &mut Env, w: &Wave) -> Option<*mut u8> {
     let len = slot_bytes(env.scratch_per_lane);
     if len > u32::MAX as usize {
         return None;
@@ -250,10 +297,8 @@ fn private_lanes_in_range(
     size: usize,
     active: &[u32; LANES],
 ) -> bool {
-    // The OR is at least the maximum and vectorises; the exact maximum decides
-    // only when the OR does not fit.
     let bound = active.iter().fold(0, |acc, a| acc | a);
-    if bound as usize + size > per && *active.iter().max().unwrap_or(&0) as usize + size > per {
+    if !lanes_fit(active, bound, size, per) {
         return false;
     }
     scratch_lanes(w, i, kind, exec, base, active, bound % 4 == 0);
@@ -265,7 +310,7 @@ fn private_lanes_in_range(
 /// the low word of its flat address (what [`flat_lanes`] uses for a private
 /// lane). False (nothing done) when any active lane is outside the private
 /// aperture (a global or LDS lane), for atomics, or when a lane leaves its
-/// segment: the general path then runs as before.
+/// segment: the general path then runs.
 #[inline(always)]
 fn flat_private_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> bool {
     let size = match kind {
@@ -307,7 +352,7 @@ fn flat_private_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -
 /// memory held (`old`) in the others. A mask per lane, no branch, so it
 /// vectorises.
 #[inline(always)]
-pub(super) fn keep_inactive(mem: &mut Lanes, old: &Lanes, exec: u32) {
+pub(crate) fn keep_inactive(mem: &mut Lanes, old: &Lanes, exec: u32) {
     for l in 0..LANES {
         let keep = 0u32.wrapping_sub(exec >> l & 1);
         mem[l] = (mem[l] & keep) | (old[l] & !keep);
@@ -768,7 +813,7 @@ impl Coalesced {
     /// The form of `i` (whose memory kind is `kind`) when the coalesced path
     /// may take it: a FLAT/GLOBAL plain load or non-d16 store of 4 to 16 bytes.
     #[inline(always)]
-    pub(super) fn of(i: &Inst, kind: MemKind) -> Option<Coalesced> {
+    pub(crate) fn of(i: &Inst, kind: MemKind) -> Option<Coalesced> {
         let (size, write, reg) = match kind {
             MemKind::Load(size, _, 0) if size >= 4 => (size, false, i.dst as u8),
             MemKind::Store(size, false) if size >= 4 => (size, true, i.data[0]),
@@ -967,7 +1012,7 @@ fn atomic_span(env: &Env, addrs: &[u64; LANES], exec: u32, size: u64) -> Option<
         .map(|p| (lo, p))
 }
 
-pub(super) fn write_loaded(
+pub(crate) fn write_loaded(
     w: &mut Wave,
     i: &Inst,
     exec: u32,
@@ -1072,7 +1117,7 @@ fn private_store(
 /// One lane's access to LDS or its private memory (flat apertures / scratch).
 /// LDS out of range: reads 0, writes dropped. Private out of range: a fault at
 /// the private-aperture address.
-pub(super) fn lane_access(
+pub(crate) fn lane_access(
     env: &mut Env,
     wave: u32,
     lane: usize,
@@ -1634,17 +1679,17 @@ mod tests {
     /// What the wave loop does with `i`: run its pre-resolved form, and take
     /// `step` (the general path) when that declines. True: the form ran it.
     fn run_pre_resolved(w: &mut Wave, e: &mut Env, i: &Inst) -> (ExecResult, bool) {
-        let f = super::super::fast::compile(i, 0);
-        match super::super::fast::run(w, e, &f) {
+        let f = crate::gfx11::exec::fast::compile(i, 0);
+        match crate::gfx11::exec::fast::run(w, e, &f) {
             Some(flow) => (Ok(flow), true),
-            None => (super::super::step(w, e, i), false),
+            None => (crate::gfx11::exec::step(w, e, i), false),
         }
     }
 
     /// The pre-resolved FLAT/GLOBAL forms (`Fast::Coalesced`) of every
     /// dword-multiple load and store: coalesced lanes run there (one
     /// translation), scattered lanes and a partial EXEC there too (the
-    /// one-span case, fast_vmem.rs), and match the byte model; a range past
+    /// one-span case, vmem/fast.rs), and match the byte model; a range past
     /// the mapping (fault at the first bad lane, nothing stored) and FLAT
     /// lanes in the shared aperture decline to the general path. Every case
     /// gives exactly the result, memory and translations of `flat` alone.
@@ -1653,9 +1698,9 @@ mod tests {
         const SHARED_BASE: u64 = 0x0001_0000_0000_0000;
         for (enc, store, size, saddr) in DWORD_ACCESSES {
             let i = inst(enc);
-            let f = super::super::fast::compile(&i, 0);
+            let f = crate::gfx11::exec::fast::compile(&i, 0);
             assert!(
-                matches!(f, super::super::fast::Fast::Coalesced(_)),
+                matches!(f, crate::gfx11::exec::fast::Fast::Coalesced(_)),
                 "{}: {f:?}",
                 i.mnemonic
             );
@@ -1748,8 +1793,8 @@ mod tests {
         let bytes = mem.bytes();
         for (words, dst, dwords, off) in cases {
             let i = crate::gfx11::decode::decode(&words).unwrap();
-            let f = super::super::fast::compile(&i, 0);
-            let resolved = matches!(f, super::super::fast::Fast::SLoad { .. });
+            let f = crate::gfx11::exec::fast::compile(&i, 0);
+            let resolved = matches!(f, crate::gfx11::exec::fast::Fast::SLoad { .. });
             assert_eq!(resolved, dst + dwords <= NULL, "{}: {f:?}", i.mnemonic);
             let mut w = Wave::default();
             for (r, v) in w.sgpr.iter_mut().enumerate() {
@@ -2480,7 +2525,7 @@ mod tests {
                 let want = atomic_model(f, &mut want_w, &mut want_mem, &addrs);
                 assert_eq!(want.is_err(), bad, "{}: round {round}", f.text);
 
-                // The pre-resolved form (fast_vmem.rs) on its own copy:
+                // The pre-resolved form (vmem/fast.rs) on its own copy:
                 // it runs when no lane is bad, and declines to `step` else.
                 let (mem_pre, mut w_pre) = (OneMapping::new(), w.clone());
                 let (mut scratch, mut lds) = (vec![0u8; 4], vec![0u8; 4]);

@@ -14,9 +14,9 @@
 //! isa_exec wave64_bpermute_and_permute_stay_in_each_half). DPP rows and
 //! permlane(x)16 are per half as well.
 
-use super::valu::src32;
-use super::{Env, ExecResult, Flow, sread, step_lanes};
 use crate::WaveErrorKind;
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, sread};
+use crate::gfx11::exec::valu::src32;
 use crate::gfx11::inst::{Family, Inst};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, Wave};
@@ -32,8 +32,14 @@ fn high_pass<T>(w: &mut Wave, f: impl FnOnce(&mut Wave) -> T) -> T {
     r
 }
 
-/// Execute one vector instruction for all 64 lanes.
-pub(super) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+/// Execute one vector instruction for all 64 lanes; `lanes` executes one
+/// over the current 32 (step.rs's `step_lanes`).
+pub(crate) fn step(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    lanes: impl Fn(&mut Wave, &mut Env, &Inst) -> ExecResult,
+) -> ExecResult {
     use Op::*;
     match i.op {
         VReadfirstlaneB32 | VReadlaneB32 => {
@@ -69,10 +75,10 @@ pub(super) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             // s[2:3]): run it on the original SGPRs and merge the two passes' writes,
             // which land in disjoint words (a mask's low and high word).
             let before = w.sgpr;
-            step_lanes(w, env, i)?;
+            lanes(w, env, i)?;
             let low = w.sgpr;
             w.sgpr = before;
-            high_pass(w, |w| step_lanes(w, env, i))?;
+            high_pass(w, |w| lanes(w, env, i))?;
             // A select per word (no branch) so the merge vectorises.
             for k in 0..w.sgpr.len() {
                 let high = w.sgpr[k];
@@ -81,8 +87,8 @@ pub(super) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             Ok(Flow::Next)
         }
         _ => {
-            step_lanes(w, env, i)?;
-            high_pass(w, |w| step_lanes(w, env, i))
+            lanes(w, env, i)?;
+            high_pass(w, |w| lanes(w, env, i))
         }
     }
 }

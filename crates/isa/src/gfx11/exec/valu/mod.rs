@@ -4,15 +4,34 @@
 //! then written back under EXEC. Floats use host IEEE arithmetic
 //! (round-to-nearest-even, denormals kept); transcendentals go through f64.
 
+pub(crate) mod dpp;
+pub(crate) mod fast;
+pub(crate) mod fast_f32;
+pub(crate) mod fast_f64;
+pub(crate) mod fast_fma32;
+pub(crate) mod fast_lanes;
+pub(crate) mod fast_pair;
+pub(crate) mod fast_vcmp;
+pub(crate) mod fast_vint;
+pub(crate) mod fast_vopd;
+pub(crate) mod int32;
+pub(crate) mod vcmp;
+pub(crate) mod wave64;
+mod wmma;
+
 use half::f16;
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
-use super::{Env, ExecResult, Flow, illegal};
 use crate::WaveErrorKind;
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal};
 use crate::gfx11::inst::{Inst, Src};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, Lanes, VCC, Wave, pack_lanes};
 use crate::wave_loop::with_avx2_copy;
+use int32::{
+    add_lshl, add3, alignbit, and_or, ashrrev, lshl_add, lshl_or, lshlrev, lshrrev, mad_u24,
+    max_i32, min_i32, mul_hi_i32, mul_hi_u32, mul_u24, or3, subrev, xad, xor3,
+};
 
 type R<T> = Result<T, WaveErrorKind>;
 type F32s = [f32; LANES];
@@ -21,7 +40,7 @@ type U64s = [u64; LANES];
 
 /// Raw 32-bit source values for all lanes.
 #[inline(always)]
-pub(super) fn src32(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<Lanes> {
+pub(crate) fn src32(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<Lanes> {
     let op = &i.src[k];
     let v = match op.src {
         Src::Vgpr(r) => return Ok(w.vgpr[r as usize]),
@@ -38,7 +57,7 @@ pub(super) fn src32(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<Lanes> {
 }
 
 #[inline(always)]
-pub(super) fn src64(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<U64s> {
+pub(crate) fn src64(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<U64s> {
     let op = &i.src[k];
     let v = match op.src {
         Src::Vgpr(r) => return Ok(w.vgpr64(r as usize)),
@@ -425,7 +444,7 @@ impl V<'_, '_> {
 /// the carry out of bit 31 is the majority of x, y and the carry into bit
 /// 31, which is `s ^ x ^ y` there, i.e. `(x & y) | ((x | y) & !s)` at bit 31.
 #[inline(always)]
-pub(super) fn add_carry(x: u32, y: u32, c: u32) -> (u32, u32) {
+pub(crate) fn add_carry(x: u32, y: u32, c: u32) -> (u32, u32) {
     let s = x.wrapping_add(y).wrapping_add(c);
     (s, ((x & y) | ((x | y) & !s)) >> 31)
 }
@@ -433,7 +452,7 @@ pub(super) fn add_carry(x: u32, y: u32, c: u32) -> (u32, u32) {
 /// x - y - c (c is 0 or 1) and its borrow out (y + c > x), bitwise as
 /// [`add_carry`]: the borrow out of bit 31 is `(!x & y) | (!(x ^ y) & d)` there.
 #[inline(always)]
-pub(super) fn sub_borrow(x: u32, y: u32, c: u32) -> (u32, u32) {
+pub(crate) fn sub_borrow(x: u32, y: u32, c: u32) -> (u32, u32) {
     let d = x.wrapping_sub(y).wrapping_sub(c);
     (d, ((!x & y) | (!(x ^ y) & d)) >> 31)
 }
@@ -442,7 +461,7 @@ pub(super) fn sub_borrow(x: u32, y: u32, c: u32) -> (u32, u32) {
 /// host's F16C unit over 8 values per step where present; the same values
 /// as converting one by one).
 #[inline(always)]
-pub(super) fn f16s_to_f32<const N: usize>(x: &[u16; N]) -> [f32; N] {
+pub(crate) fn f16s_to_f32<const N: usize>(x: &[u16; N]) -> [f32; N] {
     let mut o = [0f32; N];
     x.reinterpret_cast::<f16>().convert_to_f32_slice(&mut o);
     o
@@ -450,7 +469,7 @@ pub(super) fn f16s_to_f32<const N: usize>(x: &[u16; N]) -> [f32; N] {
 
 /// f32 to f16 bit patterns (round to nearest even), `N` at a time, as [`f16s_to_f32`].
 #[inline(always)]
-pub(super) fn f32s_to_f16<const N: usize>(x: &[f32; N]) -> [u16; N] {
+pub(crate) fn f32s_to_f16<const N: usize>(x: &[f32; N]) -> [u16; N] {
     let mut o = [f16::ZERO; N];
     o.convert_from_f32_slice(x);
     o.map(f16::to_bits)
@@ -469,7 +488,7 @@ pub(super) fn f32s_to_f16<const N: usize>(x: &[f32; N]) -> [u16; N] {
 macro_rules! nan_rule {
     ($nan2:ident, $nan3:ident, $sel3:ident, $t:ty, $u:ty, $quiet:expr) => {
         #[inline(always)]
-        pub(super) fn $nan2(a: $t, b: $t, r: $t) -> $t {
+        pub(crate) fn $nan2(a: $t, b: $t, r: $t) -> $t {
             if !r.is_nan() {
                 r
             } else if a.is_nan() {
@@ -481,7 +500,7 @@ macro_rules! nan_rule {
             }
         }
         #[inline(always)]
-        pub(super) fn $nan3(a: $t, b: $t, c: $t, r: $t) -> $t {
+        pub(crate) fn $nan3(a: $t, b: $t, c: $t, r: $t) -> $t {
             if r.is_nan() && !a.is_nan() && !b.is_nan() && c.is_nan() {
                 <$t>::from_bits(c.to_bits() | $quiet)
             } else {
@@ -491,7 +510,7 @@ macro_rules! nan_rule {
         /// The same as the three-source rule, as and/or selects on the bits
         /// (no branch), so that a loop over lanes vectorises.
         #[inline(always)]
-        pub(super) fn $sel3(a: $t, b: $t, c: $t, r: $t) -> $t {
+        pub(crate) fn $sel3(a: $t, b: $t, c: $t, r: $t) -> $t {
             let m = |x: $t| if x.is_nan() { <$u>::MAX } else { 0 };
             let (ma, mb, mc, mr) = (m(a), m(b), m(c), m(r));
             let q = |x: $t| x.to_bits() | $quiet;
@@ -515,19 +534,19 @@ nan_rule!(
 
 /// src0 + src1 and src0 * src1 with [`nan2_32`]'s NaN rule (f32 and, widened, f16).
 #[inline(always)]
-pub(super) fn add32(a: f32, b: f32) -> f32 {
+pub(crate) fn add32(a: f32, b: f32) -> f32 {
     nan2_32(a, b, a + b)
 }
 #[inline(always)]
-pub(super) fn mul32(a: f32, b: f32) -> f32 {
+pub(crate) fn mul32(a: f32, b: f32) -> f32 {
     nan2_32(a, b, a * b)
 }
 #[inline(always)]
-pub(super) fn add64(a: f64, b: f64) -> f64 {
+pub(crate) fn add64(a: f64, b: f64) -> f64 {
     nan2_64(a, b, a + b)
 }
 #[inline(always)]
-pub(super) fn mul64(a: f64, b: f64) -> f64 {
+pub(crate) fn mul64(a: f64, b: f64) -> f64 {
     nan2_64(a, b, a * b)
 }
 
@@ -554,7 +573,7 @@ macro_rules! fma_lanes_body {
 /// (std's `mul_add` is a libm call per lane without a compile-time FMA target).
 /// Always inlined: the feature check then costs no call of its own.
 #[inline(always)]
-pub(super) fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
+pub(crate) fn fma_lanes(a: &F32s, b: &F32s, c: &F32s) -> F32s {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("fma") {
@@ -575,7 +594,7 @@ fn fma_lanes_x86(a: &F32s, b: &F32s, c: &F32s) -> F32s {
 /// f64 fused multiply-add over all lanes, on the host FMA unit when present
 /// (as [`fma_lanes`]; the libm fallback was one call per lane).
 #[inline]
-pub(super) fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
+pub(crate) fn fma_lanes64(a: &F64s, b: &F64s, c: &F64s) -> F64s {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("fma") {
@@ -595,7 +614,7 @@ fn fma_lanes64_x86(a: &F64s, b: &F64s, c: &F64s) -> F64s {
 
 /// One lane of [`fma_lanes64`]: the same host operation on one value.
 #[inline]
-pub(super) fn fma_lane64(a: f64, b: f64, c: f64) -> f64 {
+pub(crate) fn fma_lane64(a: f64, b: f64, c: f64) -> f64 {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("fma") {
@@ -617,7 +636,7 @@ fn pow2_f64(e: i32) -> f64 {
     f64::from_bits(((e + 1023) as u64) << 52)
 }
 
-pub(super) fn ldexp32(x: f32, e: i32) -> f32 {
+pub(crate) fn ldexp32(x: f32, e: i32) -> f32 {
     // |e| <= 600 keeps both factors normal in f64; x * 2^e is then exact in
     // f64 and rounds once to f32 (f32 results saturate far inside that range).
     let e = e.clamp(-600, 600);
@@ -625,7 +644,7 @@ pub(super) fn ldexp32(x: f32, e: i32) -> f32 {
     (x as f64 * pow2_f64(h) * pow2_f64(e - h)) as f32
 }
 
-pub(super) fn ldexp64(x: f64, e: i32) -> f64 {
+pub(crate) fn ldexp64(x: f64, e: i32) -> f64 {
     let e = e.clamp(-2200, 2200);
     let mut r = x;
     let mut left = e;
@@ -639,7 +658,7 @@ pub(super) fn ldexp64(x: f64, e: i32) -> f64 {
 }
 
 #[inline]
-pub(super) fn frexp32(x: f32) -> (f32, i32) {
+pub(crate) fn frexp32(x: f32) -> (f32, i32) {
     if x == 0.0 || !x.is_finite() {
         return (x, 0);
     }
@@ -677,20 +696,20 @@ fn frexp64(x: f64) -> (f64, i32) {
     (m, exp - 1022 - scaled)
 }
 
-pub(super) fn exponent32(x: f32) -> i32 {
+pub(crate) fn exponent32(x: f32) -> i32 {
     ((x.to_bits() >> 23) & 0xFF) as i32
 }
 /// v_rcp_f32 / v_rsq_f32: through f64, rounded once to f32.
-pub(super) fn rcp32(a: f32) -> f32 {
+pub(crate) fn rcp32(a: f32) -> f32 {
     (1.0 / a as f64) as f32
 }
-pub(super) fn rsq32(a: f32) -> f32 {
+pub(crate) fn rsq32(a: f32) -> f32 {
     (1.0 / (a as f64).sqrt()) as f32
 }
 
 /// v_fma_f16 / v_fmac_f16 of f16 bit patterns: product and sum in f64, then
 /// rounded to f16 (and widened exactly to f32 for puth).
-pub(super) fn fma16(a: u16, b: u16, c: u16) -> f32 {
+pub(crate) fn fma16(a: u16, b: u16, c: u16) -> f32 {
     let (a, b, c) = (
         f16::from_bits(a).to_f64(),
         f16::from_bits(b).to_f64(),
@@ -701,19 +720,19 @@ pub(super) fn fma16(a: u16, b: u16, c: u16) -> f32 {
 }
 
 /// v_rcp_f64 / v_rsq_f64: the correctly rounded reciprocal (of the square root).
-pub(super) fn rcp64(a: f64) -> f64 {
+pub(crate) fn rcp64(a: f64) -> f64 {
     1.0 / a
 }
-pub(super) fn rsq64(a: f64) -> f64 {
+pub(crate) fn rsq64(a: f64) -> f64 {
     1.0 / a.sqrt()
 }
 
-pub(super) fn exponent64(x: f64) -> i32 {
+pub(crate) fn exponent64(x: f64) -> i32 {
     ((x.to_bits() >> 52) & 0x7FF) as i32
 }
 
 /// IEEE-mode min/max: a NaN input yields the other operand.
-pub(super) fn fmax32(a: f32, b: f32) -> f32 {
+pub(crate) fn fmax32(a: f32, b: f32) -> f32 {
     if a.is_nan() {
         b
     } else if b.is_nan() {
@@ -726,7 +745,7 @@ pub(super) fn fmax32(a: f32, b: f32) -> f32 {
         b
     }
 }
-pub(super) fn fmin32(a: f32, b: f32) -> f32 {
+pub(crate) fn fmin32(a: f32, b: f32) -> f32 {
     if a.is_nan() {
         b
     } else if b.is_nan() {
@@ -739,7 +758,7 @@ pub(super) fn fmin32(a: f32, b: f32) -> f32 {
         b
     }
 }
-pub(super) fn fmax64(a: f64, b: f64) -> f64 {
+pub(crate) fn fmax64(a: f64, b: f64) -> f64 {
     if a.is_nan() {
         b
     } else if b.is_nan() {
@@ -748,7 +767,7 @@ pub(super) fn fmax64(a: f64, b: f64) -> f64 {
         a.max(b)
     }
 }
-pub(super) fn fmin64(a: f64, b: f64) -> f64 {
+pub(crate) fn fmin64(a: f64, b: f64) -> f64 {
     if a.is_nan() {
         b
     } else if b.is_nan() {
@@ -765,7 +784,7 @@ fn med3(a: f32, b: f32, c: f32) -> f32 {
 fn cvt_i32(x: f32) -> u32 {
     (x as i32) as u32
 }
-pub(super) fn cvt_u32(x: f32) -> u32 {
+pub(crate) fn cvt_u32(x: f32) -> u32 {
     x as u32
 }
 
@@ -800,7 +819,7 @@ fn round_even32(x: f32) -> f32 {
 /// V_DIV_FMAS to undo a scaling of the quotient. The "quotient would be
 /// denormal" test is evaluated exactly (in f64) rather than as an f32 division
 /// that may underflow to zero.
-pub(super) fn div_scale32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
+pub(crate) fn div_scale32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
     if s2 == 0.0 || s1 == 0.0 {
         return (f32::NAN, false);
     }
@@ -822,7 +841,7 @@ pub(super) fn div_scale32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
 
 /// [`div_scale64`] over all lanes: the results and the lane mask of their flags
 /// (the slow path and the pre-resolved form share it).
-pub(super) fn div_scale64_lanes(a: &F64s, b: &F64s, c: &F64s) -> (F64s, u32) {
+pub(crate) fn div_scale64_lanes(a: &F64s, b: &F64s, c: &F64s) -> (F64s, u32) {
     let mut r = [0f64; LANES];
     let mut m = 0u32;
     for l in 0..LANES {
@@ -833,7 +852,7 @@ pub(super) fn div_scale64_lanes(a: &F64s, b: &F64s, c: &F64s) -> (F64s, u32) {
     (r, m)
 }
 
-pub(super) fn div_scale64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
+pub(crate) fn div_scale64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
     let (x1, x2) = (exponent64(s1), exponent64(s2));
     // The common case, decided from the exponent fields alone: both normal,
     // no overflow or denormal quotient, s2 not tiny, s1 not huge. Every test
@@ -872,7 +891,7 @@ fn quotient_below_2_pow_1022(m2: f64, e2: i32, m1: f64, e1: i32) -> bool {
     }
 }
 
-pub(super) fn div_fixup32(q: f32, den: f32, num: f32) -> f32 {
+pub(crate) fn div_fixup32(q: f32, den: f32, num: f32) -> f32 {
     let neg = den.is_sign_negative() != num.is_sign_negative();
     let sign = |v: f32| if neg { -v.abs() } else { v.abs() };
     if num.is_nan() || den.is_nan() {
@@ -891,7 +910,7 @@ pub(super) fn div_fixup32(q: f32, den: f32, num: f32) -> f32 {
     }
 }
 
-pub(super) fn div_fixup64(q: f64, den: f64, num: f64) -> f64 {
+pub(crate) fn div_fixup64(q: f64, den: f64, num: f64) -> f64 {
     let neg = den.is_sign_negative() != num.is_sign_negative();
     let sign = |v: f64| if neg { -v.abs() } else { v.abs() };
     if num.is_nan() || den.is_nan() {
@@ -948,7 +967,7 @@ fn perm_byte(a: u32, b: u32, sel: u32) -> u32 {
     }
 }
 
-pub(super) fn bfe_u(v: u32, off: u32, width: u32) -> u32 {
+pub(crate) fn bfe_u(v: u32, off: u32, width: u32) -> u32 {
     let (off, width) = (off & 31, width & 31);
     if width == 0 {
         0
@@ -956,7 +975,7 @@ pub(super) fn bfe_u(v: u32, off: u32, width: u32) -> u32 {
         (v >> off) & ((1u64 << width) - 1) as u32
     }
 }
-pub(super) fn bfe_i(v: u32, off: u32, width: u32) -> u32 {
+pub(crate) fn bfe_i(v: u32, off: u32, width: u32) -> u32 {
     let (off, width) = (off & 31, width & 31);
     if width == 0 {
         return 0;
@@ -989,7 +1008,7 @@ with_avx2_copy! {
     /// the wave loop's level (wave_loop.rs) is AVX2 or above: the lane loops
     /// then take 8 lanes per vector instruction instead of SSE2's 4, and
     /// integer and IEEE float operations give the same bits either way.
-    pub(super) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult => valu_here
+    pub(crate) fn valu(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult => valu_here
 }
 
 #[inline(always)]
@@ -1006,7 +1025,7 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         | VWmmaF1616x16x16F16
         | VWmmaBf1616x16x16Bf16
         | VWmmaI3216x16x16Iu8
-        | VWmmaI3216x16x16Iu4 => return super::wmma::wmma(v.w, i),
+        | VWmmaI3216x16x16Iu4 => return wmma::wmma(v.w, i),
         VReadfirstlaneB32 => {
             let a = v.u(0)?;
             let lane = if exec == 0 {
@@ -1018,12 +1037,12 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         }
         VReadlaneB32 => {
             let a = v.u(0)?;
-            let lane = super::sread(v.w, env, i, 1)? as usize & (LANES - 1);
+            let lane = crate::gfx11::exec::env::sread(v.w, env, i, 1)? as usize & (LANES - 1);
             v.w.set_sgpr(i.dst as usize, a[lane]);
         }
         VWritelaneB32 => {
-            let val = super::sread(v.w, env, i, 0)?;
-            let lane = super::sread(v.w, env, i, 1)? as usize & (LANES - 1);
+            let val = crate::gfx11::exec::env::sread(v.w, env, i, 0)?;
+            let lane = crate::gfx11::exec::env::sread(v.w, env, i, 1)? as usize & (LANES - 1);
             v.w.vgpr[i.dst as usize][lane] = val;
         }
         // VGPR-indexed moves: the VGPR number is offset by M0 (movrelsd_2: src by M0[9:0],
@@ -1419,7 +1438,7 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             if i.mods.clamp {
                 v.u2(|a, b| b.saturating_sub(a))?
             } else {
-                v.u2(|a, b| b.wrapping_sub(a))?
+                v.u2(subrev)?
             }
         }
         VAddNcI32 => v.u2(|a, b| {
@@ -1453,11 +1472,11 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
                 a.leading_zeros()
             }
         })?,
-        VLshlrevB32 => v.u2(|a, b| b << (a & 31))?,
-        VLshrrevB32 => v.u2(|a, b| b >> (a & 31))?,
-        VAshrrevI32 => v.u2(|a, b| ((b as i32) >> (a & 31)) as u32)?,
-        VMaxI32 => v.u2(|a, b| (a as i32).max(b as i32) as u32)?,
-        VMinI32 => v.u2(|a, b| (a as i32).min(b as i32) as u32)?,
+        VLshlrevB32 => v.u2(lshlrev)?,
+        VLshrrevB32 => v.u2(lshrrev)?,
+        VAshrrevI32 => v.u2(ashrrev)?,
+        VMaxI32 => v.u2(max_i32)?,
+        VMinI32 => v.u2(min_i32)?,
         VMaxU32 => v.u2(u32::max)?,
         VMinU32 => v.u2(u32::min)?,
         VMax3I32 => v.u3(|a, b, c| (a as i32).max(b as i32).max(c as i32) as u32)?,
@@ -1474,9 +1493,9 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VMaxminU32 => v.u3(|a, b, c| a.max(b).min(c))?,
         VMinmaxU32 => v.u3(|a, b, c| a.min(b).max(c))?,
         VMulLoU32 => v.u2(u32::wrapping_mul)?,
-        VMulHiU32 => v.u2(|a, b| ((a as u64 * b as u64) >> 32) as u32)?,
-        VMulHiI32 => v.u2(|a, b| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32)?,
-        VMulU32U24 => v.u2(|a, b| (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF))?,
+        VMulHiU32 => v.u2(mul_hi_u32)?,
+        VMulHiI32 => v.u2(mul_hi_i32)?,
+        VMulU32U24 => v.u2(mul_u24)?,
         VMulHiU32U24 => {
             v.u2(|a, b| (((a & 0xFF_FFFF) as u64 * (b & 0xFF_FFFF) as u64) >> 32) as u32)?
         }
@@ -1486,26 +1505,24 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VMulHiI32I24 => v.u2(|a, b| {
             ((((a << 8) as i32 >> 8) as i64 * (((b << 8) as i32 >> 8) as i64)) >> 32) as u32
         })?,
-        VMadU32U24 => {
-            v.u3(|a, b, c| (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF).wrapping_add(c))?
-        }
+        VMadU32U24 => v.u3(mad_u24)?,
         VMadI32I24 => v.u3(|a, b, c| {
             (((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8)).wrapping_add(c as i32)
                 as u32
         })?,
-        VAdd3U32 => v.u3(|a, b, c| a.wrapping_add(b).wrapping_add(c))?,
-        VLshlAddU32 => v.u3(|a, b, c| (a << (b & 31)).wrapping_add(c))?,
-        VAddLshlU32 => v.u3(|a, b, c| a.wrapping_add(b) << (c & 31))?,
-        VLshlOrB32 => v.u3(|a, b, c| (a << (b & 31)) | c)?,
-        VAndOrB32 => v.u3(|a, b, c| (a & b) | c)?,
-        VOr3B32 => v.u3(|a, b, c| a | b | c)?,
-        VXor3B32 => v.u3(|a, b, c| a ^ b ^ c)?,
-        VXadU32 => v.u3(|a, b, c| (a ^ b).wrapping_add(c))?,
+        VAdd3U32 => v.u3(add3)?,
+        VLshlAddU32 => v.u3(lshl_add)?,
+        VAddLshlU32 => v.u3(add_lshl)?,
+        VLshlOrB32 => v.u3(lshl_or)?,
+        VAndOrB32 => v.u3(and_or)?,
+        VOr3B32 => v.u3(or3)?,
+        VXor3B32 => v.u3(xor3)?,
+        VXadU32 => v.u3(xad)?,
         VBfeU32 => v.u3(bfe_u)?,
         VBfeI32 => v.u3(bfe_i)?,
         VBfiB32 => v.u3(|a, b, c| (a & b) | (!a & c))?,
         VBfmB32 => v.u2(|a, b| (((1u64 << (a & 31)) - 1) as u32) << (b & 31))?,
-        VAlignbitB32 => v.u3(|a, b, c| ((((a as u64) << 32) | b as u64) >> (c & 31)) as u32)?,
+        VAlignbitB32 => v.u3(alignbit)?,
         VAlignbyteB32 => {
             v.u3(|a, b, c| ((((a as u64) << 32) | b as u64) >> (8 * (c & 3))) as u32)?
         }
@@ -1537,8 +1554,8 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         // Lane selects from s1 (lanes 0..7 of a row) and s2 (8..15); permlanex16 reads the other row.
         VPermlane16B32 | VPermlanex16B32 => {
             let a = v.u(0)?;
-            let lo = super::sread(v.w, env, i, 1)?;
-            let hi = super::sread(v.w, env, i, 2)?;
+            let lo = crate::gfx11::exec::env::sread(v.w, env, i, 1)?;
+            let hi = crate::gfx11::exec::env::sread(v.w, env, i, 2)?;
             let mut r = [0u32; LANES];
             for l in 0..LANES {
                 let idx = l & 15;
@@ -1567,7 +1584,9 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VSadU32 => v.u3(|a, b, c| a.abs_diff(b).wrapping_add(c))?,
         VCndmaskB32 => {
             let mask = match i.family {
-                crate::gfx11::inst::Family::Vop3 => super::mask_read(v.w, env, i, 2)?,
+                crate::gfx11::inst::Family::Vop3 => {
+                    crate::gfx11::exec::env::mask_read(v.w, env, i, 2)?
+                }
                 _ => v.w.vcc(),
             };
             let (a, b) = (v.u(0)?, v.u(1)?);
@@ -1616,7 +1635,7 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VAddCoCiU32 | VSubCoCiU32 | VSubrevCoCiU32 => {
             let vop3 = i.family == crate::gfx11::inst::Family::Vop3sd;
             let cin = if vop3 {
-                super::mask_read(v.w, env, i, 2)?
+                crate::gfx11::exec::env::mask_read(v.w, env, i, 2)?
             } else {
                 v.w.vcc()
             };
@@ -1860,7 +1879,7 @@ fn fma_mix(v: &mut V) -> R<()> {
 }
 
 /// VOPD: both halves read all their sources before either writes.
-pub(super) fn vopd(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+pub(crate) fn vopd(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     let Some(y) = i.dual else {
         return Err(illegal(i));
     };
@@ -1948,7 +1967,7 @@ fn half_compute(
             )
         }
         VAddNcU32 => lanes!(|l| a[l].wrapping_add(b[l])),
-        VLshlrevB32 => lanes!(|l| b[l] << (a[l] & 31)),
+        VLshlrevB32 => lanes!(|l| lshlrev(a[l], b[l])),
         VAndB32 => lanes!(|l| a[l] & b[l]),
         _ => return Err(illegal(i)),
     }

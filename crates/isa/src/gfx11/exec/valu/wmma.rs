@@ -16,8 +16,8 @@
 
 use half::{bf16, f16};
 
-use super::{ExecResult, Flow, illegal, unmodelled};
 use crate::WaveErrorKind;
+use crate::gfx11::exec::env::{ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::inst::{Inst, Src};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, Wave};
@@ -81,7 +81,7 @@ with_avx2_copy! {
     /// Run a WMMA instruction, through its AVX2 copy where the wave loop's
     /// level (wave_loop.rs) is AVX2 or above (the dot products take 4 lanes
     /// of f64 per vector instruction, not 2; IEEE operations give the same bits).
-    pub(super) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult => wmma_here
+    pub(crate) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult => wmma_here
 }
 
 #[inline(always)]

@@ -25,15 +25,15 @@
 
 use half::f16;
 
-use super::mubuf::{BufferLanes, buffer_lanes, in_range};
-use super::{Env, ExecResult, Flow, unmodelled};
 use crate::Access;
 use crate::WaveErrorKind;
 use crate::gfx11::decode::{BufferFormat, NumFormat, mtbuf_format};
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, unmodelled};
+use crate::gfx11::exec::vmem::mubuf::{BufferLanes, buffer_lanes, in_range};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::wave::{LANES, Wave};
 
-pub(super) fn mtbuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+pub(crate) fn mtbuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let code = mtbuf_format(i);
     let Some(fmt) = BufferFormat::from_code(code) else {
         return Err(unmodelled(i, &format!("buffer format {code}")));

@@ -1,11 +1,12 @@
-//! More pre-resolved integer vector forms (issue #4): the 64-bit integer
+//! More pre-resolved integer vector forms: the 64-bit integer
 //! compares (v_cmp[x]_*_u64/i64), v_lshrrev_b64 / v_ashrrev_i64 and
 //! v_mbcnt_lo/hi_u32_b32, each the slow path's computation (vcmp.rs vopc,
-//! valu.rs) on resolved operands. 64-bit sources are VGPR or SGPR pairs, or
-//! constants whose high dword is 0 (fast.rs `vsrc64`); anything else takes
-//! the slow path. They run in wave64 through fast_wave64.rs.
+//! valu/mod.rs) on resolved operands. 64-bit sources are VGPR or SGPR pairs, or
+//! constants whose high dword is 0 (operand.rs `vsrc64`); anything else takes
+//! the slow path. They run in wave64 through fast/wave64.rs.
 
-use super::fast::{Fast, VSrc, int_compare, row, row_pair, vsrc, vsrc64};
+use crate::gfx11::exec::operand::{VSrc, row, row_pair, vsrc, vsrc64};
+use crate::gfx11::exec::valu::fast::int_compare;
 use crate::gfx11::inst::{Family, Inst, Mods};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANE_BIT, LANES, Lanes, NULL, Wave};
@@ -49,7 +50,7 @@ pub(crate) enum Vint {
     },
 }
 
-pub(crate) fn compile(i: &Inst) -> Option<Fast> {
+pub(crate) fn compile(i: &Inst) -> Option<Vint> {
     if i.dpp.is_some() || i.mods != Mods::default() {
         return None;
     }
@@ -80,7 +81,7 @@ pub(crate) fn compile(i: &Inst) -> Option<Fast> {
         }
         _ => return None,
     };
-    Some(Fast::Vint(v))
+    Some(v)
 }
 
 /// v_cmp[x]_{lt,eq,le,gt,ne,ge}_{u64,i64}, as vcmp.rs parses the mnemonic.

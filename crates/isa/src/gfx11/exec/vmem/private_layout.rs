@@ -9,7 +9,7 @@
 //! is one contiguous row of 32 dwords, moved like a VGPR row, where a
 //! lane-after-lane layout needed 32 strided accesses. Kernels cannot observe
 //! the layout: private addresses are per-lane offsets, checked against the
-//! per-lane size `per` exactly as before, so faults are unchanged.
+//! per-lane size `per`, so faults do not depend on it.
 
 use crate::gfx11::wave::LANES;
 
@@ -22,20 +22,20 @@ pub(crate) fn slot_bytes(per: usize) -> usize {
 
 /// Offset from its slot's start of byte `b` of lane `lane`'s private segment.
 #[inline(always)]
-pub(super) fn lane_byte(lane: usize, b: usize) -> usize {
+pub(crate) fn lane_byte(lane: usize, b: usize) -> usize {
     (b & !3) * LANES + lane * 4 + (b & 3)
 }
 
 /// [`lane_byte`] in u32, for slots below 4 GiB.
 #[inline(always)]
-pub(super) fn lane_byte32(lane: u32, b: u32) -> u32 {
+pub(crate) fn lane_byte32(lane: u32, b: u32) -> u32 {
     (b & !3) * LANES as u32 + lane * 4 + (b & 3)
 }
 
 /// Lane `lane`'s `buf.len()` private bytes at `addr` of the slot starting at
 /// `slot` in `scratch` (the caller checked `addr + len <= per`).
 #[inline(always)]
-pub(super) fn read_lane(scratch: &[u8], slot: usize, lane: usize, addr: usize, buf: &mut [u8]) {
+pub(crate) fn read_lane(scratch: &[u8], slot: usize, lane: usize, addr: usize, buf: &mut [u8]) {
     for (j, b) in buf.iter_mut().enumerate() {
         *b = scratch[slot + lane_byte(lane, addr + j)];
     }
@@ -43,7 +43,7 @@ pub(super) fn read_lane(scratch: &[u8], slot: usize, lane: usize, addr: usize, b
 
 /// [`read_lane`]'s store.
 #[inline(always)]
-pub(super) fn write_lane(scratch: &mut [u8], slot: usize, lane: usize, addr: usize, buf: &[u8]) {
+pub(crate) fn write_lane(scratch: &mut [u8], slot: usize, lane: usize, addr: usize, buf: &[u8]) {
     for (j, b) in buf.iter().enumerate() {
         scratch[slot + lane_byte(lane, addr + j)] = *b;
     }

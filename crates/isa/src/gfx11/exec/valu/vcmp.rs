@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 use half::f16;
 
-use super::valu::{src32, src64};
-use super::{Env, ExecResult, Flow, illegal};
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal};
+use crate::gfx11::exec::valu::{src32, src64};
 use crate::gfx11::inst::{Family, Inst};
 use crate::gfx11::opcodes::VOPC;
 use crate::gfx11::wave::{EXEC, LANES, VCC, Wave, pack_lanes};
@@ -96,7 +96,7 @@ fn table() -> &'static Vec<Option<CmpDesc>> {
 /// forms (fast_vcmp.rs): whether it is v_cmp_class, the width in bits, the
 /// relation mask (1 less, 2 equal, 4 greater, 8 unordered; 0 for class) and
 /// whether it is a v_cmpx. None for integer compares and other opcodes.
-pub(super) fn float_compare(op: crate::gfx11::opcodes::Op) -> Option<(bool, u8, u8, bool)> {
+pub(crate) fn float_compare(op: crate::gfx11::opcodes::Op) -> Option<(bool, u8, u8, bool)> {
     let d = table().get(op as usize).copied().flatten()?;
     match d.kind {
         Kind::Float { bits } => Some((false, bits, d.cond, d.x)),
@@ -151,7 +151,7 @@ fn class_of(x: f64, is_snan: bool) -> u32 {
     1 << bit
 }
 
-pub(super) fn vopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+pub(crate) fn vopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     let Some(Some(d)) = table().get(i.op as usize).copied() else {
         return Err(illegal(i));
     };

@@ -252,8 +252,8 @@ pub enum DispatchError {
         /// The offset in bytes.
         offset: u64,
     },
+    /// The 12 bytes of arguments at the offset run past the end of the indirect buffer.
     #[error(
-        /// The 12 bytes of arguments at the offset run past the end of the indirect buffer.
         "the 12 bytes of indirect arguments at {offset} overrun {buffer} ({} bytes)",
         buffer.size
     )]

@@ -59,6 +59,7 @@ pub enum QueryUseError {
         /// The query set's label, if it has one.
         label: Option<String>,
     },
+    /// A query set of another device was given.
     #[error(transparent)]
     WrongDevice(#[from] super::DeviceMismatch),
     /// A timestamp write got a query set of another type.

@@ -227,6 +227,7 @@ impl fmt::Display for PrecompileHint {
 /// Why a pipeline's entry point is not in its module.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EntryPointError {
+    /// No entry point has the given name.
     #[error(
         "the shader module has no entry point `{name}`; it has: {}",
         available.join(", ")

@@ -184,7 +184,8 @@ impl<'e> ComputePass<'e> {
         });
     }
 
-    /// Set the pipeline the following dispatches run; a pipeline that is invalid or of another device makes the encoder invalid.
+    /// Set the pipeline the following dispatches run; a pipeline that is invalid or of another
+    /// device makes the encoder invalid.
     pub fn set_pipeline(&mut self, pipeline: &ComputePipeline) {
         if let Some(current) = &self.state.pipeline
             && Arc::ptr_eq(&current.inner, &pipeline.inner)
@@ -221,7 +222,8 @@ impl<'e> ComputePass<'e> {
         self.state.pipeline = Some(pipeline.clone());
     }
 
-    /// Bind `bind_group` (or unbind with `None`) at `index`, with one dynamic offset per dynamic binding, in binding order.
+    /// Bind `bind_group` (or unbind with `None`) at `index`, with one dynamic offset per dynamic
+    /// binding, in binding order.
     pub fn set_bind_group<'a, BG>(&mut self, index: u32, bind_group: BG, offsets: &[u32])
     where
         Option<&'a BindGroup>: From<BG>,

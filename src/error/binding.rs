@@ -203,7 +203,8 @@ pub enum BindGroupError {
         binding: u32,
         /// The offset in bytes.
         offset: u64,
-        /// The device's `min_uniform_buffer_offset_alignment` or `min_storage_buffer_offset_alignment`, in bytes.
+        /// The device's `min_uniform_buffer_offset_alignment` or
+        /// `min_storage_buffer_offset_alignment`, in bytes.
         alignment: u32,
         /// The layout entry's buffer binding type.
         ty: BufferBindingType,
@@ -283,7 +284,8 @@ pub enum BindGroupError {
         binding: u32,
         /// The bound size in bytes.
         size: u64,
-        /// The device's `max_uniform_buffer_binding_size` or `max_storage_buffer_binding_size`, in bytes.
+        /// The device's `max_uniform_buffer_binding_size` or `max_storage_buffer_binding_size`, in
+        /// bytes.
         max: u64,
         /// The layout entry's buffer binding type.
         ty: BufferBindingType,

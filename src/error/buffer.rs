@@ -40,7 +40,8 @@ pub enum BufferError {
         /// The requested size in bytes.
         size: u64,
     },
-    /// `MAP_READ` is combined with a usage other than `COPY_DST` without `MAPPABLE_PRIMARY_BUFFERS`.
+    /// `MAP_READ` is combined with a usage other than `COPY_DST` without
+    /// `MAPPABLE_PRIMARY_BUFFERS`.
     #[error(
         "create_buffer{}: usage {usage:?}: MAP_READ may only be combined with COPY_DST (copy \
          results into a separate MAP_READ buffer, or enable Features::MAPPABLE_PRIMARY_BUFFERS)",
@@ -52,7 +53,8 @@ pub enum BufferError {
         /// The requested usage.
         usage: BufferUsages,
     },
-    /// `MAP_WRITE` is combined with a usage other than `COPY_SRC` without `MAPPABLE_PRIMARY_BUFFERS`.
+    /// `MAP_WRITE` is combined with a usage other than `COPY_SRC` without
+    /// `MAPPABLE_PRIMARY_BUFFERS`.
     #[error(
         "create_buffer{}: usage {usage:?}: MAP_WRITE may only be combined with COPY_SRC (upload \
          through a separate MAP_WRITE buffer or queue.write_buffer, or enable \

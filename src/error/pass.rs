@@ -45,7 +45,8 @@ pub enum PassError {
         /// The bind group index.
         index: u32,
     },
-    /// `set_bind_group` got another number of dynamic offsets than the bind group has dynamic bindings.
+    /// `set_bind_group` got another number of dynamic offsets than the bind group has dynamic
+    /// bindings.
     #[error(
         "set_bind_group({index}): {given} dynamic offsets given, the bind group has {expected} \
          dynamic bindings"
@@ -70,7 +71,8 @@ pub enum PassError {
         binding: u32,
         /// The dynamic offset in bytes.
         offset: u32,
-        /// The device's `min_uniform_buffer_offset_alignment` or `min_storage_buffer_offset_alignment`, in bytes.
+        /// The device's `min_uniform_buffer_offset_alignment` or
+        /// `min_storage_buffer_offset_alignment`, in bytes.
         alignment: u32,
     },
     /// A dynamic offset moves its binding's range past the end of the buffer.

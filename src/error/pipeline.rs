@@ -157,7 +157,8 @@ pub enum ComputePipelineError {
         /// The most work-items per workgroup the kernel allows.
         kernel_max: u32,
     },
-    /// The kernel's workgroup memory is above the device's `max_compute_workgroup_storage_size` limit.
+    /// The kernel's workgroup memory is above the device's `max_compute_workgroup_storage_size`
+    /// limit.
     #[error(
         "create_compute_pipeline{}: the kernel uses {size} bytes of workgroup memory, above \
          max_compute_workgroup_storage_size ({max})",

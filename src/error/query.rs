@@ -92,13 +92,15 @@ pub enum TimestampError {
     /// The device lacks `Features::TIMESTAMP_QUERY`.
     #[error("needs Features::TIMESTAMP_QUERY; request it in the DeviceDescriptor")]
     MissingTimestampFeature,
-    /// `CommandEncoder::write_timestamp` needs `Features::TIMESTAMP_QUERY_INSIDE_ENCODERS`, which the device lacks.
+    /// `CommandEncoder::write_timestamp` needs `Features::TIMESTAMP_QUERY_INSIDE_ENCODERS`, which
+    /// the device lacks.
     #[error(
         "needs Features::TIMESTAMP_QUERY_INSIDE_ENCODERS; request it in the DeviceDescriptor (or \
          use ComputePassDescriptor::timestamp_writes)"
     )]
     MissingInsideEncodersFeature,
-    /// `ComputePass::write_timestamp` needs `Features::TIMESTAMP_QUERY_INSIDE_PASSES`, which the device lacks.
+    /// `ComputePass::write_timestamp` needs `Features::TIMESTAMP_QUERY_INSIDE_PASSES`, which the
+    /// device lacks.
     #[error("needs Features::TIMESTAMP_QUERY_INSIDE_PASSES; request it in the DeviceDescriptor")]
     MissingInsidePassesFeature,
     /// A pass's `timestamp_writes` gives neither a beginning nor an end index.

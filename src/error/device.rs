@@ -59,7 +59,7 @@ pub enum RequestDeviceError {
         /// One entry per limit that is too high.
         failures: Vec<LimitFailure>,
     },
-    /// The HSA runtime could not set up the device (queue, memory pools or blit kernels).
+    /// The device could not be set up on its agent (HSA queue, memory pools or blit kernels).
     #[error("opening the device on {agent}: {source}")]
     Open {
         /// The agent's name, e.g. `gfx1100`.

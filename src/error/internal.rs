@@ -22,7 +22,7 @@ pub enum InternalError {
         label: Option<String>,
         /// The requested size in bytes.
         size: u64,
-        /// The memory pool asked for.
+        /// The pool the buffer was placed in.
         placement: Placement,
         /// The HSA runtime's error.
         #[source]

@@ -45,8 +45,8 @@ pub enum PassError {
         /// The bind group index.
         index: u32,
     },
-    /// `set_bind_group` got another number of dynamic offsets than the bind group has dynamic
-    /// bindings.
+    /// `set_bind_group` got a number of dynamic offsets other than the bind group's number of
+    /// dynamic bindings.
     #[error(
         "set_bind_group({index}): {given} dynamic offsets given, the bind group has {expected} \
          dynamic bindings"

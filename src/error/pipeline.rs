@@ -118,7 +118,7 @@ pub enum ComputePipelineError {
         /// The names of the given constants.
         names: Vec<String>,
     },
-    /// The entry point is missing, ambiguous or not a compute entry point.
+    /// The named entry point is not in the module, or none is named and the module has several.
     #[error("create_compute_pipeline{}: {source}", label_suffix(label))]
     EntryPoint {
         /// The pipeline's label, if it has one.

@@ -102,7 +102,7 @@ pub enum ReflectionError {
         /// The argument's name.
         arg: String,
     },
-    /// A binding names a size argument (a runtime-sized array's length) the kernel lacks.
+    /// A binding names a binding-size argument the kernel lacks.
     #[error("kernel `{kernel}` has no size argument `{arg}`")]
     MissingSizeArgument {
         /// The kernel's name.
@@ -110,7 +110,7 @@ pub enum ReflectionError {
         /// The argument's name.
         arg: String,
     },
-    /// The kernel has another number of explicit arguments than the reflection binds.
+    /// The kernel's explicit arguments and the ones the reflection accounts for differ in number.
     #[error(
         "kernel `{kernel}` has {explicit} explicit arguments but its reflection accounts for {bound}"
     )]

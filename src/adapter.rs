@@ -15,6 +15,7 @@ use crate::error::{LimitFailure, RequestDeviceError};
 use crate::lock_rank::{LockRank, Mutex};
 use crate::queue::Queue;
 
+/// Describes a device to request from an adapter.
 pub type DeviceDescriptor<'a> = wgpu_types::DeviceDescriptor<crate::Label<'a>>;
 
 /// PCI vendor id of AMD.
@@ -106,6 +107,7 @@ impl Adapter {
         }
     }
 
+    /// The features a device of this adapter can enable.
     pub fn features(&self) -> Features {
         Features::MAPPABLE_PRIMARY_BUFFERS
             | Features::IMMEDIATES
@@ -138,6 +140,7 @@ impl Adapter {
         }
     }
 
+    /// The downlevel capabilities: compute shaders and indirect execution.
     pub fn get_downlevel_capabilities(&self) -> DownlevelCapabilities {
         DownlevelCapabilities {
             flags: DownlevelFlags::COMPUTE_SHADERS | DownlevelFlags::INDIRECT_EXECUTION,

@@ -18,8 +18,11 @@ use crate::error::{
     ObjectKind, same_device,
 };
 
+/// Describes a bind group layout.
 pub struct BindGroupLayoutDescriptor<'a> {
+    /// The layout's label, for error messages and debugging.
     pub label: Label<'a>,
+    /// The layout's entries, at most one per binding number.
     pub entries: &'a [BindGroupLayoutEntry],
 }
 
@@ -174,7 +177,9 @@ pub(crate) fn create_layout(
 /// A buffer range to bind.
 #[derive(Clone, Debug)]
 pub struct BufferBinding<'a> {
+    /// The buffer to bind.
     pub buffer: &'a Buffer,
+    /// The range's start in bytes.
     pub offset: u64,
     /// None: to the end of the buffer.
     pub size: Option<BufferSize>,
@@ -184,17 +189,25 @@ pub struct BufferBinding<'a> {
 #[non_exhaustive]
 #[derive(Clone, Debug)]
 pub enum BindingResource<'a> {
+    /// A range of a buffer.
     Buffer(BufferBinding<'a>),
 }
 
+/// One binding of a bind group.
 pub struct BindGroupEntry<'a> {
+    /// The binding number, as in the layout and the shader's `@binding`.
     pub binding: u32,
+    /// What the binding binds.
     pub resource: BindingResource<'a>,
 }
 
+/// Describes a bind group.
 pub struct BindGroupDescriptor<'a> {
+    /// The bind group's label, for error messages and debugging.
     pub label: Label<'a>,
+    /// The layout the bind group follows.
     pub layout: &'a BindGroupLayout,
+    /// One entry per layout entry.
     pub entries: &'a [BindGroupEntry<'a>],
 }
 

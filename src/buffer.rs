@@ -26,6 +26,7 @@ use crate::error::{
 use crate::placement::{BufferMemory, Placement};
 use crate::registry::{BufferId, MapMode, MapState, Owner};
 
+/// Describes a buffer to create.
 pub type BufferDescriptor<'a> = wgpu_types::BufferDescriptor<crate::Label<'a>>;
 
 #[derive(Debug)]
@@ -78,9 +79,11 @@ fn bounds_to_range(bounds: impl RangeBounds<u64>, size: u64) -> Option<Range<u64
 }
 
 impl Buffer {
+    /// The buffer's size in bytes, as created.
     pub fn size(&self) -> BufferAddress {
         self.inner.size
     }
+    /// The usage the buffer was created with.
     pub fn usage(&self) -> BufferUsages {
         self.inner.usage
     }
@@ -179,10 +182,12 @@ impl Buffer {
         }
     }
 
+    /// The whole buffer as a bind group resource.
     pub fn as_entire_binding(&self) -> BindingResource<'_> {
         BindingResource::Buffer(self.as_entire_buffer_binding())
     }
 
+    /// The whole buffer as a buffer binding.
     pub fn as_entire_buffer_binding(&self) -> BufferBinding<'_> {
         BufferBinding {
             buffer: self,
@@ -264,8 +269,11 @@ impl Buffer {
 /// `GPUBufferMapState`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MapStateKind {
+    /// Not mapped and no mapping pending.
     Unmapped,
+    /// `map_async` was called and its mapping has not completed.
     Pending,
+    /// Mapped for the host.
     Mapped,
 }
 
@@ -278,12 +286,15 @@ pub struct BufferSlice<'a> {
 }
 
 impl<'a> BufferSlice<'a> {
+    /// The buffer the slice is of.
     pub fn buffer(&self) -> &'a Buffer {
         self.buffer
     }
+    /// The slice's start in the buffer, in bytes.
     pub fn offset(&self) -> BufferAddress {
         self.offset
     }
+    /// The slice's size in bytes.
     pub fn size(&self) -> BufferAddress {
         self.size
     }
@@ -310,6 +321,7 @@ impl<'a> BufferSlice<'a> {
             }
         }
     }
+    /// Map the slice for the host, as `Buffer::map_async` over its range.
     pub fn map_async(
         &self,
         mode: MapMode,
@@ -318,10 +330,12 @@ impl<'a> BufferSlice<'a> {
         self.buffer
             .map_async(mode, self.offset..self.offset + self.size, callback)
     }
+    /// A view of the mapped slice for reading, as `Buffer::get_mapped_range` over its range.
     pub fn get_mapped_range(&self) -> Result<BufferView, MapRangeError> {
         self.buffer
             .get_mapped_range(self.offset..self.offset + self.size)
     }
+    /// A view of the mapped slice for writing, as `Buffer::get_mapped_range_mut` over its range.
     pub fn get_mapped_range_mut(&self) -> Result<BufferViewMut, MapRangeError> {
         self.buffer
             .get_mapped_range_mut(self.offset..self.offset + self.size)

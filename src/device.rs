@@ -531,20 +531,27 @@ impl PartialEq for Device {
 }
 
 impl Device {
+    /// The features the device was opened with.
     pub fn features(&self) -> Features {
         self.shared.features
     }
+    /// The limits the device was opened with.
     pub fn limits(&self) -> Limits {
         self.shared.limits.clone()
     }
+    /// What the device's adapter is (name, vendor, driver).
     pub fn adapter_info(&self) -> AdapterInfo {
         self.shared.adapter_info.clone()
     }
 
+    /// Create a buffer; a descriptor that breaks the rules reports an error and gives an invalid
+    /// buffer.
     pub fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> Buffer {
         self.shared.create_buffer(desc)
     }
 
+    /// Create a shader module from WGSL or a code object; a failure reports an error and gives an
+    /// invalid module.
     pub fn create_shader_module(&self, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {
         shader::create(&self.shared, desc)
     }
@@ -575,6 +582,7 @@ impl Device {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Create a bind group layout; a failure reports an error and gives an invalid layout.
     pub fn create_bind_group_layout(
         &self,
         desc: &BindGroupLayoutDescriptor<'_>,
@@ -582,14 +590,17 @@ impl Device {
         binding::create_layout(&self.shared, desc, None)
     }
 
+    /// Create a bind group; a failure reports an error and gives an invalid bind group.
     pub fn create_bind_group(&self, desc: &BindGroupDescriptor<'_>) -> BindGroup {
         binding::create_bind_group(&self.shared, desc)
     }
 
+    /// Create a pipeline layout; a failure reports an error and gives an invalid layout.
     pub fn create_pipeline_layout(&self, desc: &PipelineLayoutDescriptor<'_>) -> PipelineLayout {
         pipeline::create_pipeline_layout(&self.shared, desc)
     }
 
+    /// Create a compute pipeline; a failure reports an error and gives an invalid pipeline.
     pub fn create_compute_pipeline(&self, desc: &ComputePipelineDescriptor<'_>) -> ComputePipeline {
         pipeline::create_compute_pipeline(&self.shared, desc)
     }
@@ -602,6 +613,7 @@ impl Device {
         crate::query::create_query_set(&self.shared, desc)
     }
 
+    /// Create a command encoder.
     pub fn create_command_encoder(&self, desc: &CommandEncoderDescriptor<'_>) -> CommandEncoder {
         CommandEncoder::new(self.shared.clone(), desc.label.map(str::to_string))
     }

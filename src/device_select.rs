@@ -23,12 +23,16 @@ pub enum DeviceChoice {
     Sim,
 }
 
+/// Why the device under the runtime could not be chosen.
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceSelectError {
+    /// `AQUEDUCT_DEVICE` holds a value other than `kfd`, `sim` or `auto`.
     #[error("AQUEDUCT_DEVICE={0:?} is not one of kfd, sim, auto")]
     BadChoice(String),
+    /// The real device was asked for, but /dev/kfd could not be opened or lists no GPU.
     #[error("AQUEDUCT_DEVICE=kfd but the real device is unavailable: {0}")]
     KfdUnavailable(#[source] KfdError),
+    /// gfxsim was asked for, but the simulated device could not be created.
     #[error("the gfxsim device could not be created: {0}")]
     Sim(#[source] KfdError),
     /// gfxsim was asked for but this build has no `sim` feature.

@@ -24,6 +24,7 @@ use crate::queue::PollType;
 #[derive(Debug)]
 pub enum Surface {}
 
+/// Options for `Instance::request_adapter`; `compatible_surface` is always `None`.
 pub type RequestAdapterOptions<'a> = wgpu_types::RequestAdapterOptions<&'a Surface>;
 
 /// Where an instance gets its device from.
@@ -55,7 +56,10 @@ pub enum InstanceError {
     Runtime(#[from] HsaError),
     /// The URI is not `amdgpu:N` or `amdgpu://GPU-<uuid>`.
     #[error("`{uri}` is not a device URI; use amdgpu:N or amdgpu://GPU-<uuid>")]
-    BadUri { uri: String },
+    BadUri {
+        /// The URI given.
+        uri: String,
+    },
 }
 
 #[derive(Debug)]

@@ -20,6 +20,8 @@
 //! The HSA-level layers are re-exported (`hsa`, `kfd`, `gfxsim`) for the
 //! `aqueduct-run` tool and low-level examples.
 
+#![warn(missing_docs)]
+
 pub mod adapter;
 pub mod binding;
 mod block_on;

@@ -22,10 +22,14 @@ use crate::error::{
 };
 use crate::shader::{EntryPoint, ShaderModule};
 
+/// Describes a pipeline layout.
 #[derive(Default)]
 pub struct PipelineLayoutDescriptor<'a> {
+    /// The layout's label, for error messages and debugging.
     pub label: Label<'a>,
+    /// The bind group layout at each index; `None` leaves the index unused.
     pub bind_group_layouts: &'a [Option<&'a BindGroupLayout>],
+    /// The bytes of immediates the pipelines of this layout may take (a multiple of 4).
     pub immediate_size: u32,
 }
 
@@ -110,7 +114,10 @@ pub(crate) fn create_pipeline_layout(
 /// zeroing; the latter is what aqueduct-shaderc compiled in).
 #[derive(Clone, Debug)]
 pub struct PipelineCompilationOptions<'a> {
+    /// Values for the WGSL module's pipeline-overridable constants, by name.
     pub constants: &'a [(&'a str, f64)],
+    /// Accepted for wgpu's shape; workgroup memory zeroing is what aqueduct-shaderc compiled into
+    /// the kernel.
     pub zero_initialize_workgroup_memory: bool,
 }
 
@@ -123,12 +130,17 @@ impl Default for PipelineCompilationOptions<'_> {
     }
 }
 
+/// Describes a compute pipeline.
 pub struct ComputePipelineDescriptor<'a> {
+    /// The pipeline's label, for error messages and debugging.
     pub label: Label<'a>,
     /// None: derive the layout from the shader ("auto").
     pub layout: Option<&'a PipelineLayout>,
+    /// The shader module holding the entry point.
     pub module: &'a ShaderModule,
+    /// The entry point's name; `None` picks the module's only entry point.
     pub entry_point: Option<&'a str>,
+    /// WGSL override values and workgroup memory options.
     pub compilation_options: PipelineCompilationOptions<'a>,
     /// Pipeline caches do not apply (code objects are loaded as they are).
     pub cache: Option<&'a ()>,

@@ -25,6 +25,8 @@ pub enum Placement {
 }
 
 impl Placement {
+    /// The pool for a buffer of `usage`: fine-grained system memory when the host maps it, the
+    /// agent's coarse-grained memory otherwise.
     pub fn for_usage(usage: BufferUsages) -> Placement {
         if usage.intersects(BufferUsages::MAP_READ | BufferUsages::MAP_WRITE) {
             Placement::FineSystem

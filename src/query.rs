@@ -19,6 +19,7 @@ use crate::error::{
     BufferRole, DeviceMismatch, ObjectKind, QuerySetError, QueryUseError, UnusableBuffer,
 };
 
+/// Describes a query set.
 pub type QuerySetDescriptor<'a> = wgpu_types::QuerySetDescriptor<crate::Label<'a>>;
 
 /// Nanoseconds per timestamp tick: the realtime counter runs at 100 MHz
@@ -41,10 +42,12 @@ pub struct QuerySet {
 }
 
 impl QuerySet {
+    /// How many queries the set holds.
     pub fn count(&self) -> u32 {
         self.inner.count
     }
 
+    /// The set's query type.
     pub fn ty(&self) -> QueryType {
         self.inner.ty
     }
@@ -123,8 +126,11 @@ impl QuerySet {
 /// (wgpu `ComputePassTimestampWrites`).
 #[derive(Clone, Debug)]
 pub struct ComputePassTimestampWrites<'a> {
+    /// The query set the timestamps go to.
     pub query_set: &'a QuerySet,
+    /// The query written when the pass begins, if any.
     pub beginning_of_pass_write_index: Option<u32>,
+    /// The query written when the pass ends, if any.
     pub end_of_pass_write_index: Option<u32>,
 }
 

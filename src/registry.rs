@@ -20,7 +20,9 @@ new_key_type! {
 /// Mapping modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MapMode {
+    /// Map for reading (`BufferUsages::MAP_READ`).
     Read,
+    /// Map for writing (`BufferUsages::MAP_WRITE`).
     Write,
 }
 

@@ -41,6 +41,7 @@ pub enum ShaderSource<'a> {
     Wgsl(Cow<'a, str>),
     /// A code object or offload bundle; bindings from the argument metadata.
     CodeObject {
+        /// The code object's bytes.
         code: Cow<'a, [u8]>,
         /// Workgroup size for kernels without `reqd_workgroup_size`
         /// (None: 64x1x1).
@@ -48,13 +49,18 @@ pub enum ShaderSource<'a> {
     },
     /// A code object compiled by aqueduct-shaderc with its reflection JSON.
     Precompiled {
+        /// The code object's bytes.
         code: Cow<'a, [u8]>,
+        /// The reflection JSON aqueduct-shaderc wrote beside the object.
         reflection: Cow<'a, str>,
     },
 }
 
+/// Describes a shader module.
 pub struct ShaderModuleDescriptor<'a> {
+    /// The module's label, for error messages and debugging.
     pub label: crate::Label<'a>,
+    /// The module's code.
     pub source: ShaderSource<'a>,
 }
 

@@ -13,11 +13,15 @@ pub use wgpu_types::DispatchIndirectArgs;
 
 /// Contents and usage of a buffer created with its data.
 pub struct BufferInitDescriptor<'a> {
+    /// The buffer's label, for error messages and debugging.
     pub label: crate::Label<'a>,
+    /// The bytes the buffer starts with.
     pub contents: &'a [u8],
+    /// The buffer's usage; `create_buffer_init` adds nothing to it.
     pub usage: BufferUsages,
 }
 
+/// `Device` helpers that wgpu keeps in `wgpu::util`.
 pub trait DeviceExt {
     /// A buffer holding `contents` (size padded to a multiple of 4).
     fn create_buffer_init(&self, desc: &BufferInitDescriptor<'_>) -> Buffer;

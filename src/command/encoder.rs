@@ -28,7 +28,9 @@ use crate::lock_rank::{LockRank, Mutex};
 use crate::query::QuerySet;
 use crate::registry::BufferId;
 
+/// Describes a command encoder.
 pub type CommandEncoderDescriptor<'a> = wgpu_types::CommandEncoderDescriptor<crate::Label<'a>>;
+/// Describes the command buffer `CommandEncoder::finish` makes.
 pub type CommandBufferDescriptor<'a> = wgpu_types::CommandBufferDescriptor<crate::Label<'a>>;
 
 #[derive(Debug)]

@@ -59,14 +59,19 @@ pub enum PacketRole {
 /// One planned packet as tests see it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DebugPacket {
+    /// What the packet does.
     pub role: PacketRole,
     /// AQL packet type (2 = kernel dispatch, 3 = barrier-AND).
     pub packet_type: u16,
+    /// Whether the packet waits for all earlier packets to complete (the AQL barrier bit).
     pub barrier: bool,
+    /// The acquire fence scope.
     pub acquire: FenceScope,
+    /// The release fence scope.
     pub release: FenceScope,
     /// Grid size in work-items (dispatches; placeholder for indirect ones).
     pub grid: [u32; 3],
+    /// The workgroup size in work-items.
     pub workgroup: [u16; 3],
 }
 

@@ -29,8 +29,10 @@ use crate::lock_rank::Mutex;
 use crate::pipeline::ComputePipeline;
 use crate::query::{ComputePassTimestampWrites, QuerySet};
 
+/// Describes a compute pass.
 #[derive(Clone, Debug, Default)]
 pub struct ComputePassDescriptor<'a> {
+    /// The pass's label, for error messages and debugging.
     pub label: crate::Label<'a>,
     /// Timestamps written at the beginning and end of the pass (needs
     /// Features::TIMESTAMP_QUERY).
@@ -182,6 +184,8 @@ impl<'e> ComputePass<'e> {
         });
     }
 
+    /// Set the pipeline the following dispatches run; a pipeline that is invalid or of another
+    /// device makes the encoder invalid.
     pub fn set_pipeline(&mut self, pipeline: &ComputePipeline) {
         if let Some(current) = &self.state.pipeline
             && Arc::ptr_eq(&current.inner, &pipeline.inner)
@@ -218,6 +222,8 @@ impl<'e> ComputePass<'e> {
         self.state.pipeline = Some(pipeline.clone());
     }
 
+    /// Bind `bind_group` (or unbind with `None`) at `index`, with one dynamic offset per dynamic
+    /// binding, in binding order.
     pub fn set_bind_group<'a, BG>(&mut self, index: u32, bind_group: BG, offsets: &[u32])
     where
         Option<&'a BindGroup>: From<BG>,
@@ -311,6 +317,7 @@ impl<'e> ComputePass<'e> {
         }
     }
 
+    /// Dispatch `x * y * z` workgroups of the current pipeline.
     pub fn dispatch_workgroups(&mut self, x: u32, y: u32, z: u32) {
         if self.repeat([x, y, z]) {
             return;

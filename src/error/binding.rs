@@ -15,53 +15,81 @@ pub(crate) fn binding_kind(ty: &BufferBindingType) -> &'static str {
 /// Why `create_bind_group_layout` failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BindGroupLayoutError {
+    /// Two layout entries have the same binding number.
     #[error(
         "create_bind_group_layout{}: binding {binding} is declared twice",
         label_suffix(label)
     )]
-    DuplicateBinding { label: Option<String>, binding: u32 },
+    DuplicateBinding {
+        /// The layout's label, if it has one.
+        label: Option<String>,
+        /// The repeated binding number.
+        binding: u32,
+    },
+    /// A binding number is at or above the device's `max_bindings_per_bind_group` limit.
     #[error(
         "create_bind_group_layout{}: binding {binding} is not below max_bindings_per_bind_group ({max})",
         label_suffix(label)
     )]
     BindingLimit {
+        /// The layout's label, if it has one.
         label: Option<String>,
+        /// The binding number.
         binding: u32,
+        /// The device's `max_bindings_per_bind_group`.
         max: u32,
     },
+    /// An entry has a `count`, which would make it a binding array.
     #[error(
         "create_bind_group_layout{}: binding {binding}: binding arrays (count) are not supported",
         label_suffix(label)
     )]
-    BindingArray { label: Option<String>, binding: u32 },
+    BindingArray {
+        /// The layout's label, if it has one.
+        label: Option<String>,
+        /// The entry's binding number.
+        binding: u32,
+    },
+    /// An entry's type is not a buffer binding type.
     #[error(
         "create_bind_group_layout{}: binding {binding}: {ty:?} is not a buffer binding; Aqueduct \
          is compute-only and supports buffer bindings only",
         label_suffix(label)
     )]
     NotBuffer {
+        /// The layout's label, if it has one.
         label: Option<String>,
+        /// The entry's binding number.
         binding: u32,
+        /// The entry's binding type.
         ty: BindingType,
     },
+    /// More dynamic-offset uniform buffers than the device's limit allows.
     #[error(
         "create_bind_group_layout{}: {count} dynamic uniform buffers exceed \
          max_dynamic_uniform_buffers_per_pipeline_layout ({max})",
         label_suffix(label)
     )]
     TooManyDynamicUniform {
+        /// The layout's label, if it has one.
         label: Option<String>,
+        /// How many entries are dynamic uniform buffers.
         count: u32,
+        /// The device's `max_dynamic_uniform_buffers_per_pipeline_layout`.
         max: u32,
     },
+    /// More dynamic-offset storage buffers than the device's limit allows.
     #[error(
         "create_bind_group_layout{}: {count} dynamic storage buffers exceed \
          max_dynamic_storage_buffers_per_pipeline_layout ({max})",
         label_suffix(label)
     )]
     TooManyDynamicStorage {
+        /// The layout's label, if it has one.
         label: Option<String>,
+        /// How many entries are dynamic storage buffers.
         count: u32,
+        /// The device's `max_dynamic_storage_buffers_per_pipeline_layout`.
         max: u32,
     },
 }
@@ -72,47 +100,75 @@ pub enum BindGroupError {
     /// An object of another device was given.
     #[error(transparent)]
     WrongDevice(#[from] super::DeviceMismatch),
+    /// The layout is invalid: its creation failed.
     #[error("create_bind_group{}: {layout} is invalid", label_suffix(label))]
     InvalidLayout {
+        /// The bind group's label, if it has one.
         label: Option<String>,
+        /// The layout.
         layout: LayoutIdent,
     },
+    /// The number of entries differs from the layout's.
     #[error(
         "create_bind_group{}: {given} entries given but {layout} has {expected} entries; a bind \
          group must bind every layout entry exactly once",
         label_suffix(label)
     )]
     EntryCount {
+        /// The bind group's label, if it has one.
         label: Option<String>,
+        /// How many entries the descriptor gives.
         given: usize,
+        /// The layout.
         layout: LayoutIdent,
+        /// How many entries the layout has.
         expected: usize,
     },
+    /// Two entries have the same binding number.
     #[error(
         "create_bind_group{}: binding {binding} is given twice",
         label_suffix(label)
     )]
-    DuplicateBinding { label: Option<String>, binding: u32 },
+    DuplicateBinding {
+        /// The bind group's label, if it has one.
+        label: Option<String>,
+        /// The repeated binding number.
+        binding: u32,
+    },
+    /// An entry's binding number is not in the layout.
     #[error(
         "create_bind_group{}: binding {binding} is not in {layout}",
         label_suffix(label)
     )]
     NotInLayout {
+        /// The bind group's label, if it has one.
         label: Option<String>,
+        /// The entry's binding number.
         binding: u32,
+        /// The layout.
         layout: LayoutIdent,
     },
+    /// An entry binds something other than a buffer.
     #[error(
         "create_bind_group{}: binding {binding} is not a buffer binding",
         label_suffix(label)
     )]
-    NotBufferBinding { label: Option<String>, binding: u32 },
+    NotBufferBinding {
+        /// The bind group's label, if it has one.
+        label: Option<String>,
+        /// The entry's binding number.
+        binding: u32,
+    },
+    /// A bound buffer is invalid, destroyed or of another device.
     #[error("create_bind_group{}: {source}", label_suffix(label))]
     Unusable {
+        /// The bind group's label, if it has one.
         label: Option<String>,
+        /// What is wrong with the buffer, and for which binding.
         #[source]
         source: UnusableBuffer,
     },
+    /// A bound buffer lacks the usage its binding type needs (`UNIFORM` or `STORAGE`).
     #[error(
         "create_bind_group{}: binding {binding}: {buffer} has usage {usage:?}, which lacks \
          {needed:?} needed for a {} binding; add it when creating the buffer",
@@ -120,13 +176,20 @@ pub enum BindGroupError {
         binding_kind(ty)
     )]
     MissingUsage {
+        /// The bind group's label, if it has one.
         label: Option<String>,
+        /// The entry's binding number.
         binding: u32,
+        /// The bound buffer.
         buffer: BufferIdent,
+        /// The buffer's usage.
         usage: BufferUsages,
+        /// The usage the binding needs.
         needed: BufferUsages,
+        /// The layout entry's buffer binding type.
         ty: BufferBindingType,
     },
+    /// An entry's offset is not a multiple of the device's offset alignment for its type.
     #[error(
         "create_bind_group{}: binding {binding}: offset {offset} is not a multiple of \
          min_{}_buffer_offset_alignment ({alignment})",
@@ -134,51 +197,80 @@ pub enum BindGroupError {
         binding_kind(ty)
     )]
     UnalignedOffset {
+        /// The bind group's label, if it has one.
         label: Option<String>,
+        /// The entry's binding number.
         binding: u32,
+        /// The offset in bytes.
         offset: u64,
+        /// The device's `min_uniform_buffer_offset_alignment` or
+        /// `min_storage_buffer_offset_alignment`, in bytes.
         alignment: u32,
+        /// The layout entry's buffer binding type.
         ty: BufferBindingType,
     },
+    /// An entry's offset lies past the end of its buffer.
     #[error(
         "create_bind_group{}: binding {binding}: offset {offset} is past the end of {buffer} ({} bytes)",
         label_suffix(label),
         buffer.size
     )]
     OffsetPastEnd {
+        /// The bind group's label, if it has one.
         label: Option<String>,
+        /// The entry's binding number.
         binding: u32,
+        /// The offset in bytes.
         offset: u64,
+        /// The bound buffer.
         buffer: BufferIdent,
     },
+    /// An entry's offset plus size runs past the end of its buffer.
     #[error(
         "create_bind_group{}: binding {binding}: range {offset}..{end} overruns {buffer} ({} bytes)",
         label_suffix(label),
         buffer.size
     )]
     Overrun {
+        /// The bind group's label, if it has one.
         label: Option<String>,
+        /// The entry's binding number.
         binding: u32,
+        /// The range's start in bytes.
         offset: u64,
+        /// The range's end in bytes.
         end: u64,
+        /// The bound buffer.
         buffer: BufferIdent,
     },
+    /// An entry binds zero bytes.
     #[error(
         "create_bind_group{}: binding {binding}: the bound range is empty; bind at least 4 bytes",
         label_suffix(label)
     )]
-    EmptyRange { label: Option<String>, binding: u32 },
+    EmptyRange {
+        /// The bind group's label, if it has one.
+        label: Option<String>,
+        /// The entry's binding number.
+        binding: u32,
+    },
+    /// An entry binds fewer bytes than the layout entry's `min_binding_size`.
     #[error(
         "create_bind_group{}: binding {binding}: the bound size {size} is below the layout's \
          min_binding_size {min}",
         label_suffix(label)
     )]
     BelowMinBindingSize {
+        /// The bind group's label, if it has one.
         label: Option<String>,
+        /// The entry's binding number.
         binding: u32,
+        /// The bound size in bytes.
         size: u64,
+        /// The layout entry's `min_binding_size` in bytes.
         min: u64,
     },
+    /// An entry binds more bytes than the device's binding size limit for its type.
     #[error(
         "create_bind_group{}: binding {binding}: the bound size {size} exceeds \
          max_{}_buffer_binding_size ({max})",
@@ -186,20 +278,30 @@ pub enum BindGroupError {
         binding_kind(ty)
     )]
     BindingTooLarge {
+        /// The bind group's label, if it has one.
         label: Option<String>,
+        /// The entry's binding number.
         binding: u32,
+        /// The bound size in bytes.
         size: u64,
+        /// The device's `max_uniform_buffer_binding_size` or `max_storage_buffer_binding_size`, in
+        /// bytes.
         max: u64,
+        /// The layout entry's buffer binding type.
         ty: BufferBindingType,
     },
+    /// A storage entry's bound size is not a multiple of 4.
     #[error(
         "create_bind_group{}: binding {binding}: a storage binding's size must be a multiple of \
          4, not {size}",
         label_suffix(label)
     )]
     UnalignedStorageSize {
+        /// The bind group's label, if it has one.
         label: Option<String>,
+        /// The entry's binding number.
         binding: u32,
+        /// The bound size in bytes.
         size: u64,
     },
 }

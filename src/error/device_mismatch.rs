@@ -30,13 +30,21 @@ impl fmt::Display for DeviceId {
 /// The kind of object a device mismatch is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ObjectKind {
+    /// A [`crate::Buffer`].
     Buffer,
+    /// A [`crate::BindGroupLayout`].
     BindGroupLayout,
+    /// A [`crate::BindGroup`].
     BindGroup,
+    /// A [`crate::PipelineLayout`].
     PipelineLayout,
+    /// A [`crate::ShaderModule`].
     ShaderModule,
+    /// A [`crate::ComputePipeline`].
     ComputePipeline,
+    /// A [`crate::QuerySet`].
     QuerySet,
+    /// A [`crate::CommandBuffer`].
     CommandBuffer,
 }
 
@@ -63,7 +71,9 @@ impl fmt::Display for ObjectKind {
     label.as_deref().map(|l| format!(" `{l}`")).unwrap_or_default()
 )]
 pub struct DeviceMismatch {
+    /// The kind of object.
     pub kind: ObjectKind,
+    /// The object's label, if it has one.
     pub label: Option<String>,
     /// The device that created the object.
     pub object_device: DeviceId,

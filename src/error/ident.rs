@@ -16,7 +16,9 @@ pub(crate) fn label_suffix(label: &Option<String>) -> String {
 /// A buffer as a message names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BufferIdent {
+    /// The buffer's label, if it has one.
     pub label: Option<String>,
+    /// The buffer's size in bytes.
     pub size: u64,
 }
 
@@ -32,6 +34,7 @@ impl fmt::Display for BufferIdent {
 /// A bind group layout as a message names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayoutIdent {
+    /// The layout's label, if it has one.
     pub label: Option<String>,
     /// The pipeline (by creation number) whose auto layout made it.
     pub derived_by: Option<u64>,
@@ -52,8 +55,11 @@ impl fmt::Display for LayoutIdent {
 pub enum BufferRole {
     /// The one buffer a call takes.
     Buffer,
+    /// The source of a copy.
     Source,
+    /// The destination of a copy or of a query resolve.
     Destination,
+    /// The buffer an indirect dispatch reads its workgroup counts from.
     Indirect,
     /// A bind group entry, by binding number.
     Binding(u32),
@@ -77,20 +83,29 @@ impl fmt::Display for BufferRole {
 /// A buffer a command cannot use.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum UnusableBuffer {
+    /// The buffer has no memory: its creation failed (validation or allocation).
     #[error("{role} ({buffer}) is invalid")]
     Invalid {
+        /// Which use of the buffer the command makes.
         role: BufferRole,
+        /// The buffer.
         buffer: BufferIdent,
     },
+    /// The buffer was destroyed (`Buffer::destroy`) before the call.
     #[error("{role} ({buffer}) has been destroyed")]
     Destroyed {
+        /// Which use of the buffer the command makes.
         role: BufferRole,
+        /// The buffer.
         buffer: BufferIdent,
     },
+    /// The buffer belongs to another device than the call's.
     #[error("{role}: {source}")]
     WrongDevice {
+        /// Which use of the buffer the command makes.
         role: BufferRole,
         #[source]
+        /// The two devices.
         source: super::DeviceMismatch,
     },
 }

@@ -50,8 +50,11 @@ pub use shader::{
 /// What kind of error an error scope catches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorFilter {
+    /// Allocation failures ([`Error::OutOfMemory`]).
     OutOfMemory,
+    /// API misuse ([`Error::Validation`]).
     Validation,
+    /// Failures of the device underneath ([`Error::Internal`]).
     Internal,
 }
 
@@ -62,20 +65,28 @@ pub type ErrorSource = Box<dyn std::error::Error + Send + Sync + 'static>;
 #[derive(Debug)]
 pub enum Error {
     /// An allocation failed.
-    OutOfMemory { source: ErrorSource },
+    OutOfMemory {
+        /// The allocation's error: an [`InternalError`] or the HSA runtime's `HsaError`.
+        source: ErrorSource,
+    },
     /// The API was used against the WebGPU rules; nothing reached the GPU.
     Validation {
+        /// The broken rule, a [`ValidationError`].
         source: ErrorSource,
+        /// The message, as `Display` prints it.
         description: String,
     },
     /// The device failed underneath (a queue fault, a driver error).
     Internal {
+        /// What failed, an [`InternalError`].
         source: ErrorSource,
+        /// The message, as `Display` prints it.
         description: String,
     },
 }
 
 impl Error {
+    /// The scope filter that catches this error.
     pub fn filter(&self) -> ErrorFilter {
         match self {
             Error::OutOfMemory { .. } => ErrorFilter::OutOfMemory,
@@ -111,28 +122,40 @@ impl std::error::Error for Error {
 /// satisfy it.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ValidationError {
+    /// Buffer creation or slicing.
     #[error(transparent)]
     Buffer(#[from] BufferError),
+    /// `map_async` or `unmap`.
     #[error(transparent)]
     Mapping(#[from] MapError),
+    /// Bind group layout creation.
     #[error(transparent)]
     BindGroupLayout(#[from] BindGroupLayoutError),
+    /// Bind group creation.
     #[error(transparent)]
     BindGroup(#[from] BindGroupError),
+    /// Pipeline layout creation.
     #[error(transparent)]
     PipelineLayout(#[from] PipelineLayoutError),
+    /// Shader module creation or `register_precompiled`.
     #[error(transparent)]
     Shader(#[from] ShaderModuleError),
+    /// Compute pipeline creation or `get_bind_group_layout`.
     #[error(transparent)]
     Pipeline(#[from] ComputePipelineError),
+    /// A command encoder and its commands.
     #[error(transparent)]
     Encoder(#[from] EncoderError),
+    /// A compute pass command.
     #[error(transparent)]
     Pass(#[from] PassError),
+    /// `Queue::write_buffer` or `Queue::submit`.
     #[error(transparent)]
     Queue(#[from] QueueError),
+    /// Query set creation.
     #[error(transparent)]
     QuerySet(#[from] QuerySetError),
+    /// A call on a destroyed device.
     #[error(transparent)]
     Device(#[from] DeviceError),
 }

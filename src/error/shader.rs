@@ -11,15 +11,19 @@ use aqueduct_hsa::HsaError;
 /// object.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum ShaderModuleError {
+    /// The module's code could not be loaded or reflected, or its WGSL did not resolve.
     #[error(
         "shader module {}: {source}",
         label.as_deref().map(|l| format!("`{l}`")).unwrap_or_default()
     )]
     Create {
+        /// The module's label, if it has one.
         label: Option<String>,
+        /// Why the module is invalid.
         #[source]
         source: ShaderLoadError,
     },
+    /// `Device::register_precompiled` refused the object or its reflection.
     #[error("register_precompiled: {0}")]
     RegisterPrecompiled(#[source] ShaderLoadError),
 }
@@ -27,27 +31,38 @@ pub enum ShaderModuleError {
 /// Why a shader's code could not be made into entry points.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum ShaderLoadError {
+    /// The HSA runtime could not load the code object for the device's agent.
     #[error("the code object could not be loaded for {target}: {source}")]
     Load {
+        /// The agent's ISA target, e.g. `gfx1100`.
         target: String,
+        /// The HSA runtime's error.
         #[source]
         source: Arc<HsaError>,
     },
+    /// The HSA runtime cannot give a kernel of the loaded code object.
     #[error("{0}")]
     Kernel(#[source] Arc<HsaError>),
+    /// A kernel argument has a kind the facade cannot bind.
     #[error(
         "kernel `{kernel}` argument {index} has kind `{kind}`, which Aqueduct cannot bind (only \
          global pointers and by-value arguments are supported)"
     )]
     UnsupportedArgument {
+        /// The kernel's name.
         kernel: String,
+        /// The argument's index among the kernel's explicit arguments.
         index: usize,
+        /// The argument's kind, as the code object's metadata spells it.
         kind: String,
     },
+    /// The reflection JSON does not describe the code object.
     #[error(transparent)]
     Reflection(#[from] ReflectionError),
+    /// The WGSL source did not resolve to a compiled variant.
     #[error(transparent)]
     Wgsl(#[from] WgslError),
+    /// A precompiled object's reflection lacks the hash of its WGSL source.
     #[error(
         "the reflection has no `source_hash`: rebuild the shader with an aqueduct-shaderc that \
          records it, so the object can be matched to its WGSL source"
@@ -58,27 +73,53 @@ pub enum ShaderLoadError {
 /// A reflection JSON that does not describe its code object.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum ReflectionError {
+    /// The reflection is not valid JSON or does not have the expected shape.
     #[error("the shader's reflection JSON is malformed: {0}")]
     Malformed(#[source] Arc<serde_json::Error>),
+    /// The reflection's format version is not the one this build reads.
     #[error(
         "reflection version {version} is not supported (this build reads version 1); rebuild \
          the shader with a matching aqueduct-shaderc"
     )]
-    UnsupportedVersion { version: u32 },
+    UnsupportedVersion {
+        /// The reflection's version.
+        version: u32,
+    },
+    /// The reflection's `constants` is not an object of numbers.
     #[error("the reflection's `constants` must map names to numbers")]
     BadConstants,
+    /// A binding's `kind` is not `uniform`, `storage_read` or `storage_read_write`.
     #[error("reflection: unknown binding kind `{kind}`")]
-    UnknownBindingKind { kind: String },
+    UnknownBindingKind {
+        /// The kind the reflection gives.
+        kind: String,
+    },
+    /// A binding names a kernel argument the kernel lacks.
     #[error("kernel `{kernel}` has no argument `{arg}` named by its reflection")]
-    MissingArgument { kernel: String, arg: String },
+    MissingArgument {
+        /// The kernel's name.
+        kernel: String,
+        /// The argument's name.
+        arg: String,
+    },
+    /// A binding names a binding-size argument the kernel lacks.
     #[error("kernel `{kernel}` has no size argument `{arg}`")]
-    MissingSizeArgument { kernel: String, arg: String },
+    MissingSizeArgument {
+        /// The kernel's name.
+        kernel: String,
+        /// The argument's name.
+        arg: String,
+    },
+    /// The kernel's explicit arguments and the ones the reflection accounts for differ in number.
     #[error(
         "kernel `{kernel}` has {explicit} explicit arguments but its reflection accounts for {bound}"
     )]
     ArgumentCount {
+        /// The kernel's name.
         kernel: String,
+        /// How many explicit arguments the kernel takes.
         explicit: usize,
+        /// How many arguments the reflection's bindings account for.
         bound: usize,
     },
 }
@@ -91,7 +132,10 @@ pub enum WgslError {
         "override specialisation failed ({message}): give every override without a default a \
          value, and only name the shader's overrides, in PipelineCompilationOptions::constants"
     )]
-    NeedsConstants { message: String },
+    NeedsConstants {
+        /// The specialiser's message.
+        message: String,
+    },
     /// No precompiled object matches and the compiler's tools are missing.
     #[cfg(feature = "wgsl")]
     #[error(
@@ -100,7 +144,9 @@ pub enum WgslError {
         hint.target
     )]
     NotPrecompiled {
+        /// The command that precompiles the source, and how to load its output.
         hint: Box<PrecompileHint>,
+        /// Why the compiler cannot run here.
         #[source]
         source: Arc<aqueduct_shaderc::CompileError>,
     },
@@ -111,10 +157,15 @@ pub enum WgslError {
          compiler (cargo feature `wgsl` is off): {hint}",
         hint.target
     )]
-    NoCompiler { hint: Box<PrecompileHint> },
+    NoCompiler {
+        /// The command that precompiles the source, and how to load its output.
+        hint: Box<PrecompileHint>,
+    },
+    /// The WGSL compiler rejected the source.
     #[cfg(feature = "wgsl")]
     #[error("{0}")]
     Compile(#[source] Arc<aqueduct_shaderc::CompileError>),
+    /// The compiler's reflection could not be written as JSON.
     #[error("reflection: {0}")]
     ReflectionJson(#[source] Arc<serde_json::Error>),
 }
@@ -136,7 +187,9 @@ impl WgslError {
 /// the ways to load its output.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PrecompileHint {
+    /// The WGSL source's file name.
     pub file: String,
+    /// The ISA target to compile for, e.g. `gfx1100`.
     pub target: String,
     /// Override values the variant needs (`--define`).
     pub constants: Vec<(String, f64)>,
@@ -174,18 +227,25 @@ impl fmt::Display for PrecompileHint {
 /// Why a pipeline's entry point is not in its module.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EntryPointError {
+    /// No entry point has the given name.
     #[error(
         "the shader module has no entry point `{name}`; it has: {}",
         available.join(", ")
     )]
     NotFound {
+        /// The entry point name given.
         name: String,
+        /// The module's entry points.
         available: Vec<String>,
     },
+    /// No entry point is named, and the module has more than one.
     #[error(
         "entry_point is None but the module has {} entry points ({}); name one",
         available.len(),
         available.join(", ")
     )]
-    Ambiguous { available: Vec<String> },
+    Ambiguous {
+        /// The module's entry points.
+        available: Vec<String>,
+    },
 }

@@ -56,6 +56,7 @@ pub(crate) use lifetime::{Callback, EPOCH_BASE, QueueState, all_completed};
 pub(crate) use submit::submit;
 pub(crate) use wait::poll;
 
+/// How long `Device::poll` waits: not at all, or until a submission (or all) completes.
 pub type PollType = wgpu_types::PollType<SubmissionIndex>;
 
 /// Identifies a submission (its epoch: submissions are numbered from 1).

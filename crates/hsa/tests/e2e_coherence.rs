@@ -95,8 +95,8 @@ fn missing_system_release_leaves_the_host_reading_stale_bytes() {
     let gpu = strict_gpu(true, 1);
     let prog = gpu.load("vector_copy");
     let queue = gpu.queue(64);
-    let input = Lcg::new(1).u32s(N);
-    let old = Lcg::new(2).u32s(N);
+    let input = Rng::new(1).u32s(N);
+    let old = Rng::new(2).u32s(N);
     let src = gpu.upload_u32(&input);
     let mut dst = gpu.alloc_vram(N as u64 * 4);
     fill(&mut dst, &old);
@@ -158,7 +158,7 @@ fn system_release_makes_kernel_writes_visible_without_reports() {
     let gpu = strict_gpu(true, 1);
     let prog = gpu.load("vector_copy");
     let queue = gpu.queue(64);
-    let input = Lcg::new(3).u32s(N);
+    let input = Rng::new(3).u32s(N);
     let src = gpu.upload_u32(&input);
     let mut dst = gpu.alloc_vram(N as u64 * 4);
     fill(&mut dst, &vec![0xdead_beef; N]);
@@ -185,7 +185,7 @@ fn missing_system_acquire_lets_the_kernel_read_stale_host_writes() {
     let gpu = strict_gpu(true, 1);
     let prog = gpu.load("vector_copy");
     let queue = gpu.queue(64);
-    let input = Lcg::new(4).u32s(N);
+    let input = Rng::new(4).u32s(N);
     // src is coarse and host mapped; the GPU's copy was taken at MAP time
     // (zeros), then the host writes it.
     let mut src = gpu.alloc_vram(N as u64 * 4);
@@ -240,7 +240,7 @@ fn agent_scope_suffices_between_queues_of_one_agent() {
     let prog = gpu.load("vector_copy");
     let producer = gpu.queue(64);
     let consumer = gpu.queue(64);
-    let input = Lcg::new(5).u32s(N);
+    let input = Rng::new(5).u32s(N);
     let src = gpu.upload_u32(&input);
     // A device-only coarse intermediate (not host mapped).
     let mid = gpu
@@ -296,7 +296,7 @@ fn strict_mode_off_keeps_coarse_memory_coherent() {
     let gpu = strict_gpu(false, 1);
     let prog = gpu.load("vector_copy");
     let queue = gpu.queue(64);
-    let input = Lcg::new(6).u32s(N);
+    let input = Rng::new(6).u32s(N);
     let src = gpu.upload_u32(&input);
     let dst = gpu.alloc_vram(N as u64 * 4);
     copy(
@@ -326,7 +326,7 @@ fn cross_agent_consumer_needs_system_scope_on_both_sides() {
     };
     let (prog0, prog1) = (gpu0.load("vector_copy"), gpu1.load("vector_copy"));
     let (q0, q1) = (gpu0.queue(64), gpu1.queue(64));
-    let input = Lcg::new(7).u32s(N);
+    let input = Rng::new(7).u32s(N);
     let src = gpu0.upload_u32(&input);
     let out = gpu1.filled_u32(N, 0x7777_7777);
     let shared = gpu0

@@ -22,7 +22,7 @@ use aqueduct_hsa::{
     HsaError, KernelDispatch, MemoryOrder, PacketError, QueueErrorReason, QueueFaultDetail,
     WaitCondition, WaitHint,
 };
-use e2e_common::{Arg, Gpu, Lcg, oob_write, read_u32, unallocated_in_aperture, wait_zero};
+use e2e_common::{Arg, Gpu, Rng, oob_write, read_u32, unallocated_in_aperture, wait_zero};
 use object::{Object, ObjectSection, ObjectSymbol};
 
 const PAGE: u64 = 4096;
@@ -57,7 +57,7 @@ fn expect_memory_violation(result: Result<(), HsaError>, address: u64) -> u32 {
 /// A copy of `n` words on `queue`, checked against its source.
 fn copy_works(gpu: &Gpu, queue: &aqueduct_hsa::Queue, seed: u64) {
     let program = gpu.load("vector_copy");
-    let words = Lcg::new(seed).u32s(700);
+    let words = Rng::new(seed).u32s(700);
     let src = gpu.upload_u32(&words);
     let dst = gpu.filled_u32(words.len(), 0);
     let launch = gpu.launch(
@@ -120,7 +120,7 @@ fn read_fault_stops_later_packets_until_the_queue_is_recreated() {
         [64, 1, 1],
         [64, 1, 1],
     );
-    let words = Lcg::new(21).u32s(64);
+    let words = Rng::new(21).u32s(64);
     let src = gpu.upload_u32(&words);
     let dst2 = gpu.filled_u32(64, 7);
     let good = gpu.launch(

@@ -15,7 +15,7 @@
 
 mod e2e_common;
 
-use e2e_common::{Arg, Gpu, Lcg, read_f32, read_u32};
+use e2e_common::{Arg, Gpu, Rng, read_f32, read_u32};
 
 const SENTINEL: u32 = 0xdead_beef;
 
@@ -38,7 +38,7 @@ fn vector_copy_partial_workgroups_of_every_size() {
         (1024, 1024),
         (100, 1024),
     ];
-    let mut rng = Lcg::new(1);
+    let mut rng = Rng::new(1);
     for &(grid, wg) in cases {
         // The buffers extend a whole workgroup and a bit past the grid.
         let len = grid as usize + wg as usize + 7;
@@ -76,7 +76,7 @@ fn vector_copy_between_vram_buffers() {
     let gpu = Gpu::new();
     let program = gpu.load("vector_copy");
     const N: usize = 2048;
-    let words = Lcg::new(2).u32s(N);
+    let words = Rng::new(2).u32s(N);
     let mut src = gpu.alloc_vram(N as u64 * 4);
     e2e_common::host_bytes_mut(&mut src).copy_from_slice(bytemuck::cast_slice(&words));
     let dst = gpu.alloc_vram(N as u64 * 4);
@@ -101,16 +101,16 @@ fn saxpy_matches_host_fma_bit_for_bit() {
     let gpu = Gpu::new();
     let program = gpu.load("saxpy");
     let queue = gpu.queue(64);
-    let mut rng = Lcg::new(3);
+    let mut rng = Rng::new(3);
     for &(n, wg) in &[
         (777u32, 64u16),
         (1u32, 1u16),
         (4100u32, 256u16),
         (64u32, 33u16),
     ] {
-        let a = rng.next_f32(-3.0, 3.0);
-        let x: Vec<f32> = (0..n).map(|_| rng.next_f32(-100.0, 100.0)).collect();
-        let y: Vec<f32> = (0..n).map(|_| rng.next_f32(-100.0, 100.0)).collect();
+        let a = rng.f32(-3.0, 3.0);
+        let x: Vec<f32> = (0..n).map(|_| rng.f32(-100.0, 100.0)).collect();
+        let y: Vec<f32> = (0..n).map(|_| rng.f32(-100.0, 100.0)).collect();
         let xb = gpu.upload_f32(&x);
         let yb = gpu.upload_f32(&y);
         let launch = gpu.launch(
@@ -146,7 +146,7 @@ fn reduce_lds_sums_each_workgroup() {
     let gpu = Gpu::new();
     let program = gpu.load("reduce_lds");
     let queue = gpu.queue(64);
-    let mut rng = Lcg::new(4);
+    let mut rng = Rng::new(4);
     for &(groups, wg, tail) in &[
         (6u32, 1024u32, 300u32),
         (9, 256, 17),
@@ -191,11 +191,11 @@ fn host_histogram(data: &[u8]) -> Vec<u32> {
 /// Byte streams for the histogram tests: uniform, skewed (most bytes hit
 /// one bin), and all in one bin (every work-item contends on one address).
 fn histogram_inputs() -> Vec<(&'static str, Vec<u8>)> {
-    let mut rng = Lcg::new(5);
-    let uniform: Vec<u8> = (0..10_000).map(|_| rng.next_u32() as u8).collect();
+    let mut rng = Rng::new(5);
+    let uniform: Vec<u8> = (0..10_000).map(|_| rng.u32() as u8).collect();
     let skewed: Vec<u8> = (0..12_345)
         .map(|_| {
-            let r = rng.next_u32();
+            let r = rng.u32();
             if r % 10 < 9 { 7 } else { (r >> 8) as u8 }
         })
         .collect();
@@ -268,7 +268,7 @@ fn matmul_tiled_odd_sizes_match_host_fma_order() {
     let gpu = Gpu::new();
     let program = gpu.load("matmul_tiled");
     let queue = gpu.queue(64);
-    let mut rng = Lcg::new(6);
+    let mut rng = Rng::new(6);
     for &(m, n, k) in &[
         (16u32, 16u32, 16u32),
         (37, 23, 45),
@@ -276,8 +276,8 @@ fn matmul_tiled_odd_sizes_match_host_fma_order() {
         (17, 50, 3),
         (5, 33, 64),
     ] {
-        let a: Vec<f32> = (0..m * k).map(|_| rng.next_f32(-2.0, 2.0)).collect();
-        let b: Vec<f32> = (0..k * n).map(|_| rng.next_f32(-2.0, 2.0)).collect();
+        let a: Vec<f32> = (0..m * k).map(|_| rng.f32(-2.0, 2.0)).collect();
+        let b: Vec<f32> = (0..k * n).map(|_| rng.f32(-2.0, 2.0)).collect();
         let ab = gpu.upload_f32(&a);
         let bb = gpu.upload_f32(&b);
         let cb = gpu.filled_u32((m * n) as usize + 1, SENTINEL);
@@ -340,8 +340,8 @@ fn sqrt_exp_loop_matches_host_f32_within_relative_1e5() {
     let program = gpu.load("sqrt_exp_loop");
     const N: u32 = 1000;
     const ITERS: u32 = 24;
-    let mut rng = Lcg::new(7);
-    let input: Vec<f32> = (0..N).map(|_| rng.next_f32(-50.0, 50.0)).collect();
+    let mut rng = Rng::new(7);
+    let input: Vec<f32> = (0..N).map(|_| rng.f32(-50.0, 50.0)).collect();
     let inb = gpu.upload_f32(&input);
     let outb = gpu.filled_u32(N as usize, SENTINEL);
     gpu.run(
@@ -476,7 +476,7 @@ fn lookup_table_reads_through_the_relocated_pointer() {
     let gpu = Gpu::new();
     let program = gpu.load("lookup_table");
     const N: u32 = 500;
-    let idx = Lcg::new(8).u32s(N as usize);
+    let idx = Rng::new(8).u32s(N as usize);
     let idxb = gpu.upload_u32(&idx);
     let out = gpu.filled_u32(N as usize, SENTINEL);
     gpu.run(

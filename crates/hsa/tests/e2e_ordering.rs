@@ -14,7 +14,7 @@ mod e2e_common;
 use std::time::Duration;
 
 use aqueduct_hsa::{MemoryOrder, PacketFence, Queue, Signal};
-use e2e_common::{Arg, Gpu, Launch, Lcg, Program, assert_same, read_f32, read_u32, wait_zero};
+use e2e_common::{Arg, Gpu, Launch, Program, Rng, assert_same, read_f32, read_u32, wait_zero};
 
 const SENTINEL: u32 = 0xdead_beef;
 /// How long a blocked packet is watched before its dependency is released.
@@ -81,7 +81,7 @@ fn barrier_and_holds_dispatches_until_every_signal_is_set() {
     let gpu = Gpu::new();
     let program = gpu.load("vector_copy");
     let queue = gpu.queue(64);
-    let copy = Copy::new(&gpu, &program, Lcg::new(10).u32s(1000), 64);
+    let copy = Copy::new(&gpu, &program, Rng::new(10).u32s(1000), 64);
     let gate_a = gpu.signal(1);
     let gate_b = gpu.signal(3);
     let barrier_done = gpu.signal(1);
@@ -126,7 +126,7 @@ fn barrier_or_releases_on_any_one_signal() {
     let gpu = Gpu::new();
     let program = gpu.load("vector_copy");
     let queue = gpu.queue(64);
-    let copy = Copy::new(&gpu, &program, Lcg::new(11).u32s(333), 32);
+    let copy = Copy::new(&gpu, &program, Rng::new(11).u32s(333), 32);
     let gates = [gpu.signal(1), gpu.signal(1), gpu.signal(1)];
     let done = gpu.signal(1);
     queue
@@ -155,7 +155,7 @@ fn barrier_and_on_a_signal_completed_by_another_queue() {
     let queue_a = gpu.queue(64);
     let queue_b = gpu.queue(64);
     const N: usize = 2048;
-    let words = Lcg::new(12).u32s(N);
+    let words = Rng::new(12).u32s(N);
     let first = Copy::new(&gpu, &program, words.clone(), 128);
     // B copies A's destination onward.
     let second_dst = gpu.filled_u32(N, SENTINEL);
@@ -202,8 +202,8 @@ fn the_barrier_bit_orders_a_dependent_chain() {
     const N: usize = 4096;
     const ITERS: u32 = 64;
     const LINKS: usize = 12;
-    let mut rng = Lcg::new(13);
-    let input: Vec<f32> = (0..N).map(|_| rng.next_f32(-20.0, 20.0)).collect();
+    let mut rng = Rng::new(13);
+    let input: Vec<f32> = (0..N).map(|_| rng.f32(-20.0, 20.0)).collect();
     let inb = gpu.upload_f32(&input);
     let bufs: Vec<_> = (0..=LINKS).map(|_| gpu.filled_u32(N, SENTINEL)).collect();
     let mut launches = vec![gpu.launch(
@@ -272,7 +272,7 @@ fn independent_dispatches_in_flight_together_all_complete() {
     let gpu = Gpu::new();
     let program = gpu.load("vector_copy");
     let queue = gpu.queue(128);
-    let mut rng = Lcg::new(14);
+    let mut rng = Rng::new(14);
     let copies: Vec<Copy> = (0..64)
         .map(|i| {
             Copy::new(
@@ -407,7 +407,7 @@ fn several_threads_share_one_queue() {
     const THREADS: usize = 4;
     const PER_THREAD: usize = 40;
     let done = gpu.signal((THREADS * PER_THREAD) as i64);
-    let mut rng = Lcg::new(15);
+    let mut rng = Rng::new(15);
     let copies: Vec<Vec<Copy>> = (0..THREADS)
         .map(|_| {
             (0..PER_THREAD)
@@ -444,7 +444,7 @@ fn the_ring_wraps_many_times() {
     assert_eq!(queue.size(), 64);
     const DISPATCHES: usize = 500;
     const CHUNK: usize = 64;
-    let words = Lcg::new(16).u32s(DISPATCHES * CHUNK);
+    let words = Rng::new(16).u32s(DISPATCHES * CHUNK);
     let src = gpu.upload_u32(&words);
     let dst = gpu.filled_u32(DISPATCHES * CHUNK, SENTINEL);
     let done = gpu.signal(DISPATCHES as i64);

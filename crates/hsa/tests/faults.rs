@@ -30,7 +30,7 @@ use aqueduct_gfxsim::SimConfig;
 use aqueduct_hsa::{Allocation, HsaError, MemoryOrder, QueueErrorReason, QueueFaultDetail, Signal};
 use aqueduct_isa::gfx11::decode::decode;
 use e2e_common::{
-    Arg, Gpu, Launch, Lcg, Program, SIM_THREADS, TIMEOUT, assert_same, host_bytes_mut,
+    Arg, Gpu, Launch, Program, Rng, SIM_THREADS, TIMEOUT, assert_same, host_bytes_mut,
     oob_write_launch, read_u32, unallocated_in_aperture, wait_zero,
 };
 use object::{Object, ObjectSection, ObjectSymbol};
@@ -112,7 +112,7 @@ impl Bystanders {
         let program = gpu.load("vector_copy");
         let jobs = (0..count)
             .map(|k| {
-                let words = Lcg::new(100 + k).u32s(COPY_WORDS);
+                let words = Rng::new(100 + k).u32s(COPY_WORDS);
                 let src = gpu.upload_u32(&words);
                 let dst = gpu.filled_u32(COPY_WORDS, 0);
                 let launch = gpu.launch(
@@ -167,7 +167,7 @@ impl Bystanders {
 
 /// A fine-grained buffer of 1024 known words that no dispatch touches.
 fn untouched(gpu: &Gpu) -> (Allocation, Vec<u32>) {
-    let words = Lcg::new(7).u32s(1024);
+    let words = Rng::new(7).u32s(1024);
     let mut a = gpu.alloc_vram(4096);
     host_bytes_mut(&mut a).copy_from_slice(bytemuck::cast_slice(&words));
     (a, words)
@@ -543,7 +543,7 @@ fn an_access_after_it_is_revoked_faults_at_its_address() {
         &[(&cpu, Access::ReadWrite), (&gpu.agent, Access::ReadWrite)],
     )
     .expect("set_access");
-    let words = Lcg::new(31).u32s(64);
+    let words = Rng::new(31).u32s(64);
     for (i, w) in words.iter().enumerate() {
         // SAFETY: the host has read-write access to the mapped page at va; i < 64 words stay inside it.
         unsafe { std::ptr::write_volatile((va as *mut u32).add(i), *w) };

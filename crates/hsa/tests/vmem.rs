@@ -11,7 +11,7 @@ use std::os::fd::AsFd;
 use aqueduct_hsa::memory::{MemoryPool, PoolKind};
 use aqueduct_hsa::vmem::{Access, AllocHandle, MemoryType, VirtualMemory, VmemError};
 use aqueduct_hsa::{Agent, DeviceType};
-use e2e_common::{Arg, Gpu, Lcg, assert_same, read_u32};
+use e2e_common::{Arg, Gpu, Rng, assert_same, read_u32};
 
 const PAGE: u64 = 4096;
 const MIB2: u64 = 2 << 20;
@@ -264,7 +264,7 @@ fn host_access_aliases_one_handle_and_get_access_reports_it() {
     assert_eq!(v.vm.get_access(va + PAGE, &gpu).unwrap(), Access::ReadOnly);
 
     let words = (2 * PAGE / 4) as usize;
-    let mut rng = Lcg::new(9);
+    let mut rng = Rng::new(9);
     let data = rng.u32s(words);
     host_words(va, words).copy_from_slice(&data);
     assert_same(host_words(va + 2 * PAGE, words), &data, "second mapping");
@@ -380,7 +380,7 @@ fn a_kernel_uses_a_range_grown_from_two_handles() {
     // 8 KiB straddling the seam in, copied to a fine buffer.
     let n = 2048usize;
     let start = va + MIB2 - 4096;
-    let data = Lcg::new(17).u32s(n);
+    let data = Rng::new(17).u32s(n);
     host_words(start, n).copy_from_slice(&data);
     let out = v.gpu.filled_u32(n, 0);
     let copy = v.gpu.load("vector_copy");

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use aqueduct_hsa::memory::PoolKind;
 use aqueduct_hsa::vmem::{Access, GrowableBuffer, VirtualMemory, VmemError};
-use e2e_common::{Arg, Gpu, Lcg, assert_same, read_u32};
+use e2e_common::{Arg, Gpu, Rng, assert_same, read_u32};
 
 const CHUNK: u64 = 64 << 10;
 
@@ -31,7 +31,7 @@ fn a_growable_buffer_keeps_its_address_and_contents() {
 
     buf.grow_to(100).unwrap();
     assert_eq!((buf.va(), buf.len(), vram()), (va, CHUNK, start + CHUNK));
-    let first = Lcg::new(5).u32s((CHUNK / 4) as usize);
+    let first = Rng::new(5).u32s((CHUNK / 4) as usize);
     // SAFETY: the first chunk is mapped with host read-write access and
     // stays mapped while this slice is used.
     unsafe { std::slice::from_raw_parts_mut(va as *mut u32, first.len()) }.copy_from_slice(&first);
@@ -47,7 +47,7 @@ fn a_growable_buffer_keeps_its_address_and_contents() {
 
     // A kernel copies the whole grown range (across both seams) out.
     let n = all.len();
-    let tail = Lcg::new(6).u32s(n - first.len());
+    let tail = Rng::new(6).u32s(n - first.len());
     all[first.len()..].copy_from_slice(&tail);
     let out = gpu.filled_u32(n, 0);
     let copy = gpu.load("vector_copy");

@@ -20,7 +20,7 @@ use std::process::Command;
 
 use aqueduct_hsa::memory::PoolKind;
 use aqueduct_hsa::vmem::{Access, MemoryType, VirtualMemory};
-use e2e_common::{Arg, Gpu, Lcg, assert_same, read_u32};
+use e2e_common::{Arg, Gpu, Rng, assert_same, read_u32};
 
 const TEST_NAME: &str = "two_processes_share_one_handle";
 const CHILD_FD_ENV: &str = "AQUEDUCT_VMEM_IPC_CHILD_FD";
@@ -28,11 +28,11 @@ const SIZE: u64 = 64 << 10;
 const WORDS: usize = (SIZE / 4) as usize;
 
 fn pattern_a() -> Vec<u32> {
-    Lcg::new(0xa).u32s(WORDS)
+    Rng::new(0xa).u32s(WORDS)
 }
 
 fn pattern_b() -> Vec<u32> {
-    Lcg::new(0xb).u32s(WORDS)
+    Rng::new(0xb).u32s(WORDS)
 }
 
 /// How many of this process's fds and memory mappings refer to the file

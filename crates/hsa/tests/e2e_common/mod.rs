@@ -20,6 +20,7 @@ use aqueduct_hsa::{
     Agent, AllocOptions, Allocation, Executable, HsaResult, Kernel, KernelDispatch, Queue, Runtime,
     RuntimeOptions, Signal, SubAllocation, WaitCondition, WaitHint,
 };
+pub use aqueduct_test_support::Rng;
 
 /// Long enough for any dispatch here on a loaded 2-core machine; a hang
 /// fails the test instead of blocking CI.
@@ -307,33 +308,5 @@ pub fn assert_same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: 
             got[first],
             want[first]
         );
-    }
-}
-
-/// A small deterministic generator (64-bit LCG, high bits out), so test
-/// data is reproducible without a dependency.
-pub struct Lcg(u64);
-
-impl Lcg {
-    pub fn new(seed: u64) -> Self {
-        Lcg(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-
-    pub fn next_u32(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 32) as u32
-    }
-
-    /// Uniform in [lo, hi).
-    pub fn next_f32(&mut self, lo: f32, hi: f32) -> f32 {
-        let unit = (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32;
-        lo + (hi - lo) * unit
-    }
-
-    pub fn u32s(&mut self, count: usize) -> Vec<u32> {
-        (0..count).map(|_| self.next_u32()).collect()
     }
 }

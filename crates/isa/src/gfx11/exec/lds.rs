@@ -609,7 +609,7 @@ mod tests {
     #[test]
     fn bpermute_matches_the_lane_rule() {
         // fast/tests.rs's generator: the same xorshift, the same stream.
-        let mut rng = crate::gfx11::exec::fast::tests::Rng(0x2545_F491_4F6C_DD1D);
+        let mut rng = crate::gfx11::exec::fast::tests::Rng::new(0x2545_F491_4F6C_DD1D);
         let mut next = || rng.next();
         for round in 0..2000 {
             let mut w = Wave::default();
@@ -825,17 +825,6 @@ mod tests {
         },
     ];
 
-    /// xorshift64: reproducible test data without a dependency.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
-
     /// The byte model of a form: lanes in order, elements in order, each
     /// element's `4 * dwords` bytes read or written whole when they lie in
     /// LDS (else it reads 0 and a write is dropped); loads write the active
@@ -889,14 +878,14 @@ mod tests {
     /// instruction to the per-lane path, which still matches the model.
     #[test]
     fn in_range_fast_path_matches_the_byte_model() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = aqueduct_test_support::Rng::new(0x9E37_79B9_7F4A_7C15);
         let mut or_bound_failed = 0;
         for f in FORMS {
             let i = inst(f.bytes);
             for round in 0..14 {
                 let exec = match round % 4 {
                     0 => u32::MAX,
-                    1 => rng.next() as u32,
+                    1 => rng.u64() as u32,
                     2 => 0x8000_0001,
                     _ => 0,
                 };
@@ -904,12 +893,12 @@ mod tests {
                 w.sgpr[EXEC] = exec;
                 for (r, row) in w.vgpr.iter_mut().enumerate() {
                     for (l, v) in row.iter_mut().enumerate() {
-                        *v = (rng.next() as u32) ^ (r << 8 | l) as u32;
+                        *v = (rng.u64() as u32) ^ (r << 8 | l) as u32;
                     }
                 }
                 // Addresses in a small window so lanes overlap; any alignment.
                 for l in 0..LANES {
-                    w.vgpr[2][l] = (rng.next() % 96) as u32;
+                    w.vgpr[2][l] = (rng.u64() % 96) as u32;
                 }
                 let out_of_range = (8..12).contains(&round);
                 if round >= 12 {
@@ -918,7 +907,7 @@ mod tests {
                     let top = LDS_BYTES - *f.offsets.iter().max().unwrap() as usize - 4 * f.dwords;
                     let p = 1 << top.ilog2();
                     for l in 0..LANES {
-                        w.vgpr[2][l] = [p, p - 1, l as u32][(rng.next() % 3) as usize];
+                        w.vgpr[2][l] = [p, p - 1, l as u32][(rng.u64() % 3) as usize];
                     }
                     w.vgpr[2][0] = p;
                     w.vgpr[2][1] = p - 1;
@@ -928,7 +917,7 @@ mod tests {
                     }
                 }
                 if out_of_range {
-                    let lane = (rng.next() % LANES as u64) as usize;
+                    let lane = (rng.u64() % LANES as u64) as usize;
                     w.sgpr[EXEC] |= 1 << lane;
                     w.vgpr[2][lane] = if round % 2 == 0 {
                         (LDS_BYTES - 2) as u32
@@ -937,7 +926,7 @@ mod tests {
                     };
                 }
                 let exec = w.sgpr[EXEC];
-                let init: Vec<u8> = (0..LDS_BYTES).map(|_| rng.next() as u8).collect();
+                let init: Vec<u8> = (0..LDS_BYTES).map(|_| rng.u64() as u8).collect();
 
                 let (mut want_w, mut want_lds) = (w.clone(), init.clone());
                 model(f, &mut want_w, &mut want_lds, exec);

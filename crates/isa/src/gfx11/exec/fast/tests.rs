@@ -11,36 +11,21 @@ use crate::gfx11::opcodes::{OpInfo, SOP1, SOP2, SOPC, SOPK, SOPP, VOP1, VOP2, VO
 use crate::gfx11::wave::NUM_VGPRS;
 use crate::gfx11::wave::{EXEC, NULL, Wave};
 
-pub(crate) struct Rng(pub(crate) u64);
+/// The shared test generator, plus the operand codes these tests draw.
+pub(crate) struct Rng(aqueduct_test_support::Rng);
 impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(aqueduct_test_support::Rng::new(seed))
+    }
     pub(crate) fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 16) as u32
+        self.0.u32()
     }
     pub(crate) fn below(&mut self, n: u32) -> u32 {
-        self.next() % n
+        self.0.below(u64::from(n)) as u32
     }
-    /// A 32-bit value with a bias to edge cases (0, 1, sign bits, all ones, small shifts).
+    /// A 32-bit value with a bias to edge cases (`Rng::edge_u32`).
     pub(crate) fn value(&mut self) -> u32 {
-        match self.below(9) {
-            0 => [0, 1, 2, 31, 32, 0x7FFF_FFFF, 0x8000_0000, u32::MAX][self.below(8) as usize],
-            1 => self.below(64),
-            2 => self.next() | 0x8000_0000,
-            // NaNs with payloads, quiet and signalling, as f32, as the high
-            // word of an f64 and in f16 halves: float ops given two NaNs
-            // must pick the same one on every path.
-            3 => [
-                0x7FC0_1234,
-                0xFF80_0042,
-                0x7FF8_00A5,
-                0xFFF0_0007,
-                0x7E01_7C02,
-                0xFE33_FC44,
-            ][self.below(6) as usize],
-            _ => self.next(),
-        }
+        self.0.edge_u32()
     }
     /// A scalar source code: SGPR (incl. VCC, M0, EXEC), inline constant or literal (255).
     pub(crate) fn scalar_src(&mut self) -> u32 {
@@ -433,11 +418,11 @@ fn plain_encodings() -> Vec<[u32; 3]> {
 #[test]
 fn fast_forms_match_the_slow_path() {
     let mut cov = Coverage::default();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
     for words in plain_encodings() {
         check_encoding(&words, 3, &mut rng, &mut cov);
     }
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
     for _ in 0..24 {
         for words in random_encodings(&mut rng) {
             check_encoding(&words, 1, &mut rng, &mut cov);

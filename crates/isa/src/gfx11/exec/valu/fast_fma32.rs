@@ -279,7 +279,7 @@ mod tests {
     /// wave32 and, for the forms without a lane mask, wave64.
     #[test]
     fn fma32_forms_match_the_slow_path_on_f32_values() {
-        let mut rng = Rng(0xF32D_1F00_0BAD_CAFE);
+        let mut rng = Rng::new(0xF32D_1F00_0BAD_CAFE);
         let mut ops = std::collections::BTreeSet::new();
         let mut checked = 0;
         for round in 0..8 {
@@ -333,7 +333,7 @@ mod tests {
     /// both answers must occur.
     #[test]
     fn div_scale32_common_case_matches_div_scale32() {
-        let mut rng = Rng(0xD1F5_CA1E_0032);
+        let mut rng = Rng::new(0xD1F5_CA1E_0032);
         let (mut plain, mut other) = (0, 0);
         for round in 0..200_000 {
             let wild = round % 2 == 1;

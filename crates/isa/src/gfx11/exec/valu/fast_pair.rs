@@ -110,7 +110,7 @@ mod tests {
     /// EXEC (which must not fuse, or fuse exactly).
     #[test]
     fn fused_add_pairs_match_the_slow_path() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         let add3 = opcode(&VOP3, Op::VAddCoU32);
         let addc3 = opcode(&VOP3, Op::VAddCoCiU32);
         let addc2 = opcode(&VOP2, Op::VAddCoCiU32);

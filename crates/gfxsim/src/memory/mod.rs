@@ -251,7 +251,9 @@ impl Memory {
     pub fn free(&self, gpus: &[Arc<Gpu>], args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()> {
         const NAME: &str = "FREE_MEMORY_OF_GPU";
         let mut bos = self.bos();
-        let bo = bos.get(args.handle).ok_or_else(|| err(NAME, Errno::INVAL))?;
+        let bo = bos
+            .get(args.handle)
+            .ok_or_else(|| err(NAME, Errno::INVAL))?;
         if !bo.mapped_on.is_empty() {
             tracing::debug!(
                 "{NAME}: handle {:#x} (va {:#x}) is still mapped on {:x?}",

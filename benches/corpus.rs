@@ -25,8 +25,8 @@
 
 use std::time::{Duration, Instant};
 
-use aqueduct::gfxsim;
 use aqueduct::hsa;
+use aqueduct_gfxsim as gfxsim;
 
 /// corpus/ relative to the root package's manifest (used by the runner).
 const CORPUS_FROM_MANIFEST: &str = "corpus";
@@ -191,8 +191,8 @@ fn main() {
     );
     println!(
         "wave loop compiled for {} (the default for this CPU unless {} picks another)",
-        gfxsim::isa::wave_loop().name(),
-        gfxsim::isa::WAVE_LOOP_ENV
+        aqueduct_isa::wave_loop().name(),
+        aqueduct_isa::WAVE_LOOP_ENV
     );
     println!(
         "peer (host reference, same work): simulated time / host time = {:.0}x in total, \

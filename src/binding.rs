@@ -13,7 +13,10 @@ use wgpu_types::{BindGroupLayoutEntry, BindingType, BufferBindingType, BufferSiz
 use crate::Label;
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
-use crate::error::{BindGroupError, BindGroupLayoutError, BufferRole, LayoutIdent};
+use crate::error::{
+    BindGroupError, BindGroupLayoutError, BufferRole, DeviceId, DeviceMismatch, LayoutIdent,
+    ObjectKind, same_device,
+};
 
 pub struct BindGroupLayoutDescriptor<'a> {
     pub label: Label<'a>,
@@ -22,6 +25,7 @@ pub struct BindGroupLayoutDescriptor<'a> {
 
 #[derive(Debug)]
 pub(crate) struct BindGroupLayoutInner {
+    pub device: DeviceId,
     pub label: Option<String>,
     /// Sorted by binding number.
     pub entries: Vec<BindGroupLayoutEntry>,
@@ -45,6 +49,16 @@ impl PartialEq for BindGroupLayout {
 impl BindGroupLayout {
     /// Whether a bind group made with `self` may be used where `other` is
     /// expected.
+    /// `Ok` when the layout belongs to `device`.
+    pub(crate) fn check_device(&self, device: &DeviceShared) -> Result<(), DeviceMismatch> {
+        same_device(
+            ObjectKind::BindGroupLayout,
+            self.inner.label.as_deref(),
+            self.inner.device,
+            device.id,
+        )
+    }
+
     pub(crate) fn compatible(&self, other: &BindGroupLayout) -> bool {
         if Arc::ptr_eq(&self.inner, &other.inner) {
             return true;
@@ -148,6 +162,7 @@ pub(crate) fn create_layout(
     };
     BindGroupLayout {
         inner: Arc::new(BindGroupLayoutInner {
+            device: device.id,
             label: desc.label.map(str::to_string),
             entries,
             origin,
@@ -199,6 +214,8 @@ pub(crate) struct BoundBuffer {
 
 #[derive(Debug)]
 pub(crate) struct BindGroupInner {
+    pub device: DeviceId,
+    pub label: Option<String>,
     pub layout: BindGroupLayout,
     /// Sorted by binding; dynamic-offset entries in binding order are the
     /// ones `set_bind_group`'s offsets apply to.
@@ -225,6 +242,16 @@ pub struct BindGroup {
 }
 
 impl BindGroup {
+    /// `Ok` when the bind group belongs to `device`.
+    pub(crate) fn check_device(&self, device: &DeviceShared) -> Result<(), DeviceMismatch> {
+        same_device(
+            ObjectKind::BindGroup,
+            self.inner.label.as_deref(),
+            self.inner.device,
+            device.id,
+        )
+    }
+
     pub(crate) fn dynamic_count(&self) -> usize {
         self.inner.dynamic_count
     }
@@ -238,6 +265,7 @@ pub(crate) fn create_bind_group(
     let limits = &device.limits;
     let label = || desc.label.map(str::to_string);
     let resolve = || -> Result<Vec<BoundBuffer>, BindGroupError> {
+        layout.check_device(device)?;
         if !layout.inner.valid {
             return Err(BindGroupError::InvalidLayout {
                 label: label(),
@@ -282,7 +310,7 @@ pub(crate) fn create_bind_group(
             let BindingResource::Buffer(bb) = &entry.resource;
             let buffer = bb.buffer;
             buffer
-                .check_usable(BufferRole::Binding(binding))
+                .check_usable(device, BufferRole::Binding(binding))
                 .map_err(|source| BindGroupError::Unusable {
                     label: label(),
                     source,
@@ -397,6 +425,8 @@ pub(crate) fn create_bind_group(
     };
     BindGroup {
         inner: Arc::new(BindGroupInner {
+            device: device.id,
+            label: label(),
             layout,
             dynamic_count: entries.iter().filter(|e| e.has_dynamic_offset).count(),
             entries,

@@ -20,8 +20,8 @@ use crate::binding::{BindingResource, BufferBinding};
 use crate::command::hazard::Access;
 use crate::device::DeviceShared;
 use crate::error::{
-    BufferAsyncError, BufferError, BufferIdent, BufferRole, MapError, MapRangeError,
-    UnusableBuffer, ValidationError,
+    BufferAsyncError, BufferError, BufferIdent, BufferRole, MapError, MapRangeError, ObjectKind,
+    UnusableBuffer, ValidationError, same_device,
 };
 use crate::placement::{BufferMemory, Placement};
 use crate::registry::{BufferId, MapMode, MapState, Owner};
@@ -110,8 +110,20 @@ impl Buffer {
         }
     }
 
-    /// Valid and not destroyed; `role` is the use the check is for.
-    pub(crate) fn check_usable(&self, role: BufferRole) -> Result<(), UnusableBuffer> {
+    /// Valid, of `device` and not destroyed; `role` is the use the check is
+    /// for.
+    pub(crate) fn check_usable(
+        &self,
+        device: &DeviceShared,
+        role: BufferRole,
+    ) -> Result<(), UnusableBuffer> {
+        same_device(
+            ObjectKind::Buffer,
+            self.inner.label.as_deref(),
+            self.inner.device.id,
+            device.id,
+        )
+        .map_err(|source| UnusableBuffer::WrongDevice { role, source })?;
         if self.inner.memory.is_none() {
             return Err(UnusableBuffer::Invalid {
                 role,

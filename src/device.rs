@@ -23,8 +23,8 @@ use crate::command::blit::BlitKernels;
 use crate::command::encoder::{CommandEncoder, CommandEncoderDescriptor};
 use crate::command::lower::{self, PacketRole};
 use crate::error::{
-    BufferAsyncError, BufferError, BufferRole, DeviceInitError, Error, ErrorFilter, InternalError,
-    MapError, MapRangeError, ShaderModuleError, ValidationError,
+    BufferAsyncError, BufferError, BufferRole, DeviceId, DeviceInitError, Error, ErrorFilter,
+    InternalError, MapError, MapRangeError, ShaderModuleError, ValidationError,
 };
 use crate::error_scope::{ErrorScopeGuard, ErrorSink, UncapturedErrorHandler};
 use crate::lock_rank::{LockRank, Mutex, MutexGuard};
@@ -48,6 +48,8 @@ pub(crate) const STAGING_RING_BYTES: u64 = 4 << 20;
 
 #[derive(Debug)]
 pub(crate) struct DeviceShared {
+    /// This device's identity; every object it creates carries it.
+    pub id: DeviceId,
     pub runtime: Arc<Runtime>,
     pub agent: Agent,
     pub adapter_info: AdapterInfo,
@@ -91,6 +93,7 @@ impl DeviceShared {
             STAGING_RING_BYTES,
         )?;
         Ok(DeviceShared {
+            id: DeviceId::next(),
             runtime,
             agent,
             adapter_info,
@@ -299,7 +302,7 @@ impl DeviceShared {
         let id = buffer.inner.id;
         let check = || -> Result<Range<u64>, MapError> {
             buffer
-                .check_usable(BufferRole::Buffer)
+                .check_usable(self, BufferRole::Buffer)
                 .map_err(MapError::Unusable)?;
             let range = range.ok_or(MapError::InvertedRange)?;
             let need = match mode {

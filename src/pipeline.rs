@@ -17,7 +17,8 @@ use crate::Label;
 use crate::binding::{BindGroupLayout, BindGroupLayoutDescriptor, create_layout};
 use crate::device::DeviceShared;
 use crate::error::{
-    ComputePipelineError, EntryPointError, LayoutMismatch, PipelineLayoutError, ShaderLoadError,
+    ComputePipelineError, DeviceId, EntryPointError, LayoutMismatch, ObjectKind,
+    PipelineLayoutError, ShaderLoadError, same_device,
 };
 use crate::shader::{EntryPoint, ShaderModule};
 
@@ -30,6 +31,8 @@ pub struct PipelineLayoutDescriptor<'a> {
 
 #[derive(Debug)]
 pub(crate) struct PipelineLayoutInner {
+    pub device: DeviceId,
+    pub label: Option<String>,
     pub groups: Vec<Option<BindGroupLayout>>,
     pub immediate_size: u32,
     pub valid: bool,
@@ -70,6 +73,9 @@ pub(crate) fn create_pipeline_layout(
                 size: desc.immediate_size,
             });
         }
+        for g in groups.iter().flatten() {
+            g.check_device(device)?;
+        }
         for (index, g) in groups.iter().enumerate() {
             if let Some(g) = g
                 && !g.inner.valid
@@ -91,6 +97,8 @@ pub(crate) fn create_pipeline_layout(
     };
     PipelineLayout {
         inner: Arc::new(PipelineLayoutInner {
+            device: device.id,
+            label: label(),
             groups,
             immediate_size: desc.immediate_size,
             valid,
@@ -164,6 +172,7 @@ impl ComputePipeline {
             });
         BindGroupLayout {
             inner: Arc::new(crate::binding::BindGroupLayoutInner {
+                device: self.inner.device.id,
                 label: None,
                 entries: Vec::new(),
                 origin: Some(self.inner.id),
@@ -268,6 +277,15 @@ pub(crate) fn create_compute_pipeline(
     let build =
         || -> Result<(EntryPoint, Vec<Option<BindGroupLayout>>, u32), ComputePipelineError> {
             let label = || desc.label.map(str::to_string);
+            desc.module.check_device(device)?;
+            if let Some(layout) = desc.layout {
+                same_device(
+                    ObjectKind::PipelineLayout,
+                    layout.inner.label.as_deref(),
+                    layout.inner.device,
+                    device.id,
+                )?;
+            }
             if let Some(err) = &desc.module.inner.error {
                 return Err(ComputePipelineError::InvalidModule {
                     label: label(),

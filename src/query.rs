@@ -15,7 +15,9 @@ use wgpu_types::{BufferUsages, Features, QUERY_SET_MAX_QUERIES, QUERY_SIZE, Quer
 use crate::buffer::{Buffer, BufferDescriptor};
 use crate::command::hazard::Access;
 use crate::device::DeviceShared;
-use crate::error::{BufferRole, QuerySetError, QueryUseError};
+use crate::error::{
+    BufferRole, DeviceMismatch, ObjectKind, QuerySetError, QueryUseError, UnusableBuffer,
+};
 
 pub type QuerySetDescriptor<'a> = wgpu_types::QuerySetDescriptor<crate::Label<'a>>;
 
@@ -63,7 +65,7 @@ impl QuerySet {
     }
 
     /// The slots of a valid query set that has not been destroyed.
-    pub(crate) fn storage(&self) -> Result<&Buffer, QueryUseError> {
+    pub(crate) fn storage(&self, device: &DeviceShared) -> Result<&Buffer, QueryUseError> {
         let storage = self
             .inner
             .storage
@@ -72,17 +74,30 @@ impl QuerySet {
                 label: self.label(),
             })?;
         storage
-            .check_usable(BufferRole::QueryStorage)
-            .map_err(|_| QueryUseError::Destroyed {
-                label: self.label(),
+            .check_usable(device, BufferRole::QueryStorage)
+            .map_err(|e| match e {
+                UnusableBuffer::WrongDevice { source, .. } => {
+                    QueryUseError::WrongDevice(DeviceMismatch {
+                        kind: ObjectKind::QuerySet,
+                        label: self.label(),
+                        ..source
+                    })
+                }
+                _ => QueryUseError::Destroyed {
+                    label: self.label(),
+                },
             })?;
         Ok(storage)
     }
 
     /// The storage of a valid timestamp query set and the write access to
     /// slot `index`, after checking `index < count`.
-    pub(crate) fn timestamp_slot(&self, index: u32) -> Result<(&Buffer, Access), QueryUseError> {
-        let storage = self.storage()?;
+    pub(crate) fn timestamp_slot(
+        &self,
+        device: &DeviceShared,
+        index: u32,
+    ) -> Result<(&Buffer, Access), QueryUseError> {
+        let storage = self.storage(device)?;
         if !matches!(self.inner.ty, QueryType::Timestamp) {
             return Err(QueryUseError::NotTimestamp {
                 label: self.label(),

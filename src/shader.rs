@@ -27,7 +27,10 @@ use serde::Deserialize;
 use wgpu_types::BufferBindingType;
 
 use crate::device::DeviceShared;
-use crate::error::{EntryPointError, ReflectionError, ShaderLoadError, ShaderModuleError};
+use crate::error::{
+    DeviceId, DeviceMismatch, EntryPointError, ObjectKind, ReflectionError, ShaderLoadError,
+    ShaderModuleError, same_device,
+};
 
 /// A shader module's source.
 #[non_exhaustive]
@@ -115,6 +118,8 @@ pub(crate) struct EntryPoint {
 
 #[derive(Debug)]
 pub(crate) struct ShaderModuleInner {
+    pub device: DeviceId,
+    pub label: Option<String>,
     pub entry_points: Vec<EntryPoint>,
     /// The WGSL source of a module made from text: pipelines with override
     /// constants (or a module whose overrides have no defaults) resolve
@@ -137,6 +142,16 @@ impl PartialEq for ShaderModule {
 }
 
 impl ShaderModule {
+    /// `Ok` when the module belongs to `device`.
+    pub(crate) fn check_device(&self, device: &DeviceShared) -> Result<(), DeviceMismatch> {
+        same_device(
+            ObjectKind::ShaderModule,
+            self.inner.label.as_deref(),
+            self.inner.device,
+            device.id,
+        )
+    }
+
     /// Entry point names.
     pub fn entry_points(&self) -> Vec<String> {
         self.inner
@@ -457,6 +472,8 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
     match result {
         Ok(entry_points) => ShaderModule {
             inner: Arc::new(ShaderModuleInner {
+                device: device.id,
+                label: desc.label.map(str::to_string),
                 entry_points,
                 wgsl,
                 error: None,
@@ -467,6 +484,8 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
             device.report(error.clone());
             ShaderModule {
                 inner: Arc::new(ShaderModuleInner {
+                    device: device.id,
+                    label: desc.label.map(str::to_string),
                     entry_points: Vec::new(),
                     wgsl: None,
                     error: Some(error),

@@ -303,6 +303,28 @@ fn zero_and_over_limit_dispatches() {
         },
         || enc.finish(),
     );
+    // Within the per-dimension limit, past the grid max size (2^32 - 1
+    // work-items): refused before anything reaches the GPU.
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&p);
+        pass.set_bind_group(0, &bg, &[]);
+        pass.dispatch_workgroups(limit, limit, 2);
+    }
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                dispatch_error(e),
+                Some(DispatchError::GridTooLarge { counts, work_items, max, .. })
+                    if *counts == [limit, limit, 2]
+                        && *work_items == u128::from(limit) * u128::from(limit) * 2 * 64
+                        && *max == u32::MAX
+            )
+        },
+        || enc.finish(),
+    );
 }
 
 /// Indirect dispatches at several offsets with the counts from the buffer;
@@ -321,11 +343,14 @@ fn indirect_dispatch_offsets_and_discards() {
         mapped_at_creation: false,
     });
     // (offset, x, y, z, expected words copied)
-    let cases: [(u64, u32, u32, u32, u32); 5] = [
+    // (limit, limit, 1) workgroups of 64 are within the per-dimension
+    // limit but past the GPU's grid max size: discarded too.
+    let cases: [(u64, u32, u32, u32, u32); 6] = [
         (0, 2, 1, 1, 128),
         (4, 8, 1, 1, 512),
         (20, 3, 1, 1, 192),
         (32, 0, 1, 1, 0),
+        (36, limit, limit, 1, 0),
         (48, limit + 1, 1, 1, 0),
     ];
     for (off, x, y, z, expect) in cases {

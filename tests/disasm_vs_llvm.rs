@@ -1,5 +1,5 @@
 //! `aqueduct-run --disasm` against LLVM's own disassembler: for every
-//! checked-in gfx1100 code object, gfxsim's decoder must print exactly what
+//! checked-in gfx1100 code object, aqueduct-isa's gfx11 decoder must print exactly what
 //! `llvm-objdump-19 -d` prints (instruction text, address and words), line
 //! for line. Where llvm-objdump-19 is not installed the comparison is
 //! skipped with a note (CI installs it).
@@ -10,7 +10,7 @@ use std::process::Command;
 fn objects() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for dir in ["kernels/gfx1100", "crates/gfxsim/tests/isa_kernels"] {
+    for dir in ["kernels/gfx1100", "crates/isa/tests/isa_kernels"] {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "co") {

@@ -8,8 +8,8 @@ mod common;
 
 use std::time::Instant;
 
-use aqueduct::gfxsim::isa::realtime::realtime_ticks;
 use aqueduct::*;
+use aqueduct_isa::realtime::realtime_ticks;
 use common::*;
 
 /// Records one command into an encoder.

@@ -420,7 +420,7 @@ pub fn run(options: Options) {
     println!(
         "gfxsim thread scaling (1 to {cores} threads; {rounds} interleaved rounds, \
          sqrt_exp_loop over {ELEMENTS} elements x {ITERS} iterations; wave loop {})",
-        aqueduct::gfxsim::isa::wave_loop().name()
+        aqueduct_isa::wave_loop().name()
     );
 
     let rigs: Vec<SqrtExpRig> = counts

@@ -1,45 +1,8 @@
-//! Test data for the corpus cases: a small deterministic generator, little-endian
+//! Test data for the corpus cases: the shared deterministic generator, little-endian
 //! packing of typed slices into buffer bytes and back, f16/bf16 conversions with IEEE
 //! round-to-nearest-even, and ulp distances.
 
-/// A deterministic 64-bit LCG (high bits out), so inputs are reproducible.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0x9e37_79b9)
-    }
-
-    pub fn u32(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 32) as u32
-    }
-
-    pub fn u64(&mut self) -> u64 {
-        ((self.u32() as u64) << 32) | self.u32() as u64
-    }
-
-    /// Uniform in [lo, hi) (hi > lo).
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.u64() % (hi - lo) as u64) as i64
-    }
-
-    /// Uniform f32 in [lo, hi).
-    pub fn f32(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * ((self.u32() >> 8) as f32 / (1u32 << 24) as f32)
-    }
-
-    pub fn f64(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.u64() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-
-    pub fn u32s(&mut self, n: usize) -> Vec<u32> {
-        (0..n).map(|_| self.u32()).collect()
-    }
-}
+pub use aqueduct_test_support::Rng;
 
 /// Fixed-size little-endian values (what the buffers hold).
 pub trait Le: Copy {

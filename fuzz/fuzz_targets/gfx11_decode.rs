@@ -8,8 +8,8 @@
 //! names at least the first dword it looked at.
 #![no_main]
 
-use aqueduct_gfxsim::isa::decode::decode;
-use aqueduct_gfxsim::isa::disasm::disassemble;
+use aqueduct_isa::gfx11::decode::decode;
+use aqueduct_isa::gfx11::disasm::disassemble;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {

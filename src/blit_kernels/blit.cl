@@ -9,8 +9,10 @@
 // dispatch_patch: turns the AQL packet at `packet` (written by the host with an
 // INVALID header, everything else final except the grid size) into the
 // dispatch an indirect-args buffer asks for. Reads the x, y, z workgroup
-// counts at `args`; if one is 0 or above `max_groups`, the packet becomes a
-// no-op barrier-AND (WebGPU: such a dispatch does nothing); otherwise it sets
+// counts at `args`; if one is 0 or above `max_groups`, or the grid would hold
+// more than `max_items` work-items (the agent's grid max size, which the
+// command processor enforces), the packet becomes a no-op barrier-AND
+// (WebGPU: such an indirect dispatch does nothing); otherwise it sets
 // the grid size (counts times workgroup size), writes the workgroup counts into
 // the dispatch's kernarg block at `block_count_offset` (the hidden
 // hidden_block_count_x/y/z words; ~0 if the kernel has none; the host wrote the
@@ -20,12 +22,19 @@
 ANY_WG_SIZE kernel void dispatch_patch(global const uint* restrict args, global uint* restrict packet,
                                        global uint* restrict kernarg, uint block_count_offset,
                                        uint header_dispatch, uint header_nop,
-                                       uint wg_x, uint wg_y, uint wg_z, uint max_groups)
+                                       uint wg_x, uint wg_y, uint wg_z, uint max_groups,
+                                       uint max_items)
 {
     if (GID_X() != 0)
         return;
     uint x = args[0], y = args[1], z = args[2];
     bool run = x != 0 && y != 0 && z != 0 && x <= max_groups && y <= max_groups && z <= max_groups;
+    if (run) {
+        // Each factor is at most 2^16 * 2^10 (max_groups and workgroup sizes are
+        // validated on the host), so the partial products fit 64 bits.
+        ulong xy = (ulong)(x * wg_x) * (ulong)(y * wg_y);
+        run = xy <= max_items && xy * (ulong)(z * wg_z) <= max_items;
+    }
     uint header;
     if (run) {
         packet[3] = x * wg_x;

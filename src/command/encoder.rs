@@ -179,8 +179,8 @@ impl CommandEncoder {
             "copy_buffer_to_buffer",
             CommandError::Copy,
             |device, rec| {
-                source.check_usable(BufferRole::Source)?;
-                destination.check_usable(BufferRole::Destination)?;
+                source.check_usable(device, BufferRole::Source)?;
+                destination.check_usable(device, BufferRole::Destination)?;
                 if source.same(destination) {
                     return Err(CopyError::SameBuffer {
                         buffer: source.ident(),
@@ -247,7 +247,7 @@ impl CommandEncoder {
     /// Zero `size` bytes (None: to the end) of `buffer` from `offset`.
     pub fn clear_buffer(&mut self, buffer: &Buffer, offset: u64, size: Option<u64>) {
         self.command("clear_buffer", CommandError::Clear, |device, rec| {
-            buffer.check_usable(BufferRole::Buffer)?;
+            buffer.check_usable(device, BufferRole::Buffer)?;
             if !buffer.usage().contains(BufferUsages::COPY_DST) {
                 return Err(ClearError::MissingCopyDst {
                     buffer: buffer.ident(),
@@ -306,7 +306,7 @@ impl CommandEncoder {
                 {
                     return Err(TimestampError::MissingInsideEncodersFeature);
                 }
-                let (storage, slot) = query_set.timestamp_slot(query_index)?;
+                let (storage, slot) = query_set.timestamp_slot(device, query_index)?;
                 rec.use_buffer(storage);
                 rec.ops
                     .push(lower::timestamp_op(&device.blit, slot, query_index)?);
@@ -329,8 +329,8 @@ impl CommandEncoder {
             "resolve_query_set",
             CommandError::ResolveQuerySet,
             |device, rec| {
-                let storage = query_set.storage()?;
-                destination.check_usable(BufferRole::Destination)?;
+                let storage = query_set.storage(device)?;
+                destination.check_usable(device, BufferRole::Destination)?;
                 if query_range.start > query_range.end || query_range.end > query_set.count() {
                     return Err(ResolveQueryError::RangeOutOfBounds {
                         start: query_range.start,

@@ -105,6 +105,8 @@ pub(crate) struct PatchWork {
     pub block_count_offset: Option<u32>,
     pub workgroup: [u32; 3],
     pub max_groups: u32,
+    /// The agent's grid max size (work-items).
+    pub max_items: u32,
 }
 
 /// An op's work. Dispatch work is shared: a pass that repeats a dispatch
@@ -507,7 +509,8 @@ pub(crate) fn patch_kernarg(
                 .set_u32(ArgRef::Index(6), patch.workgroup[0])?
                 .set_u32(ArgRef::Index(7), patch.workgroup[1])?
                 .set_u32(ArgRef::Index(8), patch.workgroup[2])?
-                .set_u32(ArgRef::Index(9), patch.max_groups)?;
+                .set_u32(ArgRef::Index(9), patch.max_groups)?
+                .set_u32(ArgRef::Index(10), patch.max_items)?;
             Ok(())
         };
     set(&mut b)?;

@@ -22,7 +22,9 @@ use super::lower::{self, Op, PacketRole, PatchWork, Work};
 use crate::binding::BindGroup;
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
-use crate::error::{BufferRole, CommandError, DispatchError, PassError, TimestampError};
+use crate::error::{
+    BufferRole, CommandError, DispatchError, ObjectKind, PassError, TimestampError, same_device,
+};
 use crate::lock_rank::Mutex;
 use crate::pipeline::ComputePipeline;
 use crate::query::{ComputePassTimestampWrites, QuerySet};
@@ -120,7 +122,7 @@ impl<'e> ComputePass<'e> {
             return Err(TimestampError::SameWriteIndices { index });
         }
         for index in [begin, end].into_iter().flatten() {
-            tw.query_set.timestamp_slot(index)?;
+            tw.query_set.timestamp_slot(&self.device, index)?;
         }
         if let Some(index) = begin {
             self.record_timestamp(tw.query_set, index)?;
@@ -130,7 +132,7 @@ impl<'e> ComputePass<'e> {
     }
 
     fn record_timestamp(&mut self, query_set: &QuerySet, index: u32) -> Result<(), TimestampError> {
-        let (storage, slot) = query_set.timestamp_slot(index)?;
+        let (storage, slot) = query_set.timestamp_slot(&self.device, index)?;
         self.state.rec.use_buffer(storage);
         let op = lower::timestamp_op(&self.device.blit, slot, index)?;
         self.state.rec.ops.push(op);
@@ -187,6 +189,16 @@ impl<'e> ComputePass<'e> {
             return;
         }
         self.state.generation += 1;
+        if let Err(e) = same_device(
+            ObjectKind::ComputePipeline,
+            pipeline.inner.label.as_deref(),
+            pipeline.inner.device.id,
+            self.device.id,
+        ) {
+            // Not kept: its kernels and layouts are another device's.
+            self.state.pipeline = None;
+            return self.fail(PassError::WrongDevice(e));
+        }
         if !pipeline.valid() {
             self.fail(PassError::InvalidPipeline {
                 pipeline: pipeline.label(),
@@ -235,6 +247,10 @@ impl<'e> ComputePass<'e> {
             self.state.groups[slot] = None;
             return;
         };
+        if let Err(e) = bg.check_device(&self.device) {
+            self.state.groups[slot] = None;
+            return self.fail(PassError::WrongDevice(e));
+        }
         if !bg.inner.valid {
             return self.fail(PassError::InvalidBindGroup { index });
         }
@@ -463,6 +479,18 @@ impl<'e> ComputePass<'e> {
                             workgroup: wg[d],
                         })?;
                 }
+                // The agent's grid max size bounds the whole grid (the
+                // command processor refuses a larger packet).
+                let work_items: u128 = g.iter().map(|&n| u128::from(n)).product();
+                let max = self.device.agent.grid_max_size;
+                if work_items > u128::from(max) {
+                    return Err(DispatchError::GridTooLarge {
+                        counts,
+                        workgroup: wg,
+                        work_items,
+                        max,
+                    });
+                }
                 let work = lower::dispatch_work(kernel, &builder, g, wg, lower::dims_of(g, wg))?;
                 let op = Op::one(
                     PacketRole::Dispatch,
@@ -479,7 +507,7 @@ impl<'e> ComputePass<'e> {
             }
             Grid::Indirect(buffer, offset) => {
                 buffer
-                    .check_usable(BufferRole::Indirect)
+                    .check_usable(&self.device, BufferRole::Indirect)
                     .map_err(DispatchError::IndirectUnusable)?;
                 if !buffer.usage().contains(BufferUsages::INDIRECT) {
                     return Err(DispatchError::MissingIndirectUsage {
@@ -507,6 +535,7 @@ impl<'e> ComputePass<'e> {
                         block_count_offset: entry.block_count_offset,
                         workgroup: wg,
                         max_groups: limit,
+                        max_items: self.device.agent.grid_max_size,
                     }),
                 ));
                 self.state.rec.ops.push(Op::one(

@@ -69,6 +69,9 @@ pub enum BindGroupLayoutError {
 /// Why `create_bind_group` failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BindGroupError {
+    /// An object of another device was given.
+    #[error(transparent)]
+    WrongDevice(#[from] super::DeviceMismatch),
     #[error("create_bind_group{}: {layout} is invalid", label_suffix(label))]
     InvalidLayout {
         label: Option<String>,

@@ -87,4 +87,10 @@ pub enum UnusableBuffer {
         role: BufferRole,
         buffer: BufferIdent,
     },
+    #[error("{role}: {source}")]
+    WrongDevice {
+        role: BufferRole,
+        #[source]
+        source: super::DeviceMismatch,
+    },
 }

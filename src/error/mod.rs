@@ -15,6 +15,7 @@ use std::fmt;
 mod binding;
 mod buffer;
 mod device;
+mod device_mismatch;
 mod encoder;
 mod ident;
 mod internal;
@@ -29,6 +30,8 @@ mod shader;
 pub use binding::{BindGroupError, BindGroupLayoutError};
 pub use buffer::BufferError;
 pub use device::{DeviceError, DeviceInitError, LimitFailure, RequestDeviceError};
+pub(crate) use device_mismatch::same_device;
+pub use device_mismatch::{DeviceId, DeviceMismatch, ObjectKind};
 pub use encoder::{
     ClearError, CommandError, CopyError, CopyField, CopySide, EncoderError, ResolveQueryError,
 };

@@ -10,6 +10,9 @@ use super::query::TimestampError;
 /// Why a compute pass command failed.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum PassError {
+    /// An object of another device was given.
+    #[error(transparent)]
+    WrongDevice(#[from] super::DeviceMismatch),
     #[error("timestamp_writes: {0}")]
     TimestampWrites(#[source] TimestampError),
     #[error("write_timestamp({index}): {source}")]
@@ -118,6 +121,16 @@ pub enum DispatchError {
     InvalidGroupCount { current: [u32; 3], limit: u32 },
     #[error("the grid ({count} workgroups of {workgroup}) overflows 32 bits")]
     GridOverflow { count: u32, workgroup: u32 },
+    #[error(
+        "the grid ({counts:?} workgroups of {workgroup:?}) holds {work_items} work-items, above the \
+         {max} the GPU runs in one dispatch (its grid max size); split the dispatch"
+    )]
+    GridTooLarge {
+        counts: [u32; 3],
+        workgroup: [u32; 3],
+        work_items: u128,
+        max: u32,
+    },
     #[error(transparent)]
     IndirectUnusable(UnusableBuffer),
     #[error("{buffer} lacks INDIRECT usage")]

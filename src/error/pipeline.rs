@@ -8,6 +8,9 @@ use super::shader::{EntryPointError, ShaderLoadError, ShaderModuleError};
 /// Why `create_pipeline_layout` failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PipelineLayoutError {
+    /// An object of another device was given.
+    #[error(transparent)]
+    WrongDevice(#[from] super::DeviceMismatch),
     #[error(
         "create_pipeline_layout{}: {count} bind group layouts exceed max_bind_groups ({max})",
         label_suffix(label)
@@ -58,6 +61,9 @@ pub enum LayoutMismatch {
 /// Why `create_compute_pipeline` or `get_bind_group_layout` failed.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum ComputePipelineError {
+    /// An object of another device was given.
+    #[error(transparent)]
+    WrongDevice(#[from] super::DeviceMismatch),
     #[error(
         "create_compute_pipeline{}: its shader module is invalid ({module})",
         label_suffix(label)

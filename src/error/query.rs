@@ -38,6 +38,8 @@ pub enum QueryUseError {
     Invalid { label: Option<String> },
     #[error("query set{} has been destroyed", label_suffix(label))]
     Destroyed { label: Option<String> },
+    #[error(transparent)]
+    WrongDevice(#[from] super::DeviceMismatch),
     #[error("query set{} is of type {ty:?}, not Timestamp", label_suffix(label))]
     NotTimestamp {
         label: Option<String>,

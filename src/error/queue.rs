@@ -8,6 +8,9 @@ use super::ident::{BufferIdent, UnusableBuffer};
 /// Why `Queue::write_buffer` or `Queue::submit` was refused.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum QueueError {
+    /// An object of another device was given.
+    #[error(transparent)]
+    WrongDevice(#[from] super::DeviceMismatch),
     #[error("write_buffer: {0}")]
     WriteUnusable(#[source] UnusableBuffer),
     #[error("write_buffer: {buffer} lacks COPY_DST usage; add it to write with queue.write_buffer")]

@@ -120,7 +120,7 @@ impl Queue {
         let dev = &self.shared;
         let check = || -> Result<(), QueueError> {
             buffer
-                .check_usable(BufferRole::Buffer)
+                .check_usable(dev, BufferRole::Buffer)
                 .map_err(QueueError::WriteUnusable)?;
             if !buffer.usage().contains(BufferUsages::COPY_DST) {
                 return Err(QueueError::WriteMissingCopyDst {

@@ -72,10 +72,10 @@ use aqueduct_kfd::abi::FenceScope;
 use aqueduct_kfd::uapi::alloc_flags;
 
 use crate::coherence_report::{AllocationId, CoherenceLog, CoherenceReport, StaleRead};
-use crate::isa::Access;
 use crate::memory::backing::Backing;
 use crate::memory::bo::{Bo, MemType};
 use crate::memory::vm::Mapping;
+use aqueduct_isa::Access;
 
 /// Whether a BO of `mem_type` allocated with `flags` is coarse-grained.
 pub fn is_coarse(mem_type: MemType, flags: u32) -> bool {

@@ -16,13 +16,13 @@ use crate::coherence_report::{CoherenceLog, CoherenceReport, CoherenceStats};
 use crate::config::SimConfig;
 use crate::events::{EVENT_PAGE_SIZE, Events};
 use crate::gpu::Gpu;
-use crate::isa::GpuMemory;
 use crate::memory::backing::Backing;
 use crate::memory::vm::Mapping;
 use crate::memory::{DOORBELL_SLICE_SIZE, Memory, PAGE_SIZE};
 use crate::queue::Queues;
 use crate::stats::{SimStats, StatsCounters};
 use crate::topology::{FIRST_RENDER_MINOR, MAX_GPUS, build_tree, gpu_id_of, host_memory_size};
+use aqueduct_isa::GpuMemory;
 
 /// Fake file descriptors handed out for render nodes (far above real fds).
 const RENDER_FD_BASE: u32 = 0x4000_0000;

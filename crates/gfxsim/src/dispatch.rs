@@ -7,13 +7,13 @@
 //! dispatches that overlap run back to back without a barrier between
 //! them. Workers claim a few consecutive workgroups per atomic op (a batch,
 //! 1 for small grids, up to 16 for large ones). Each worker owns an
-//! `isa::WorkerContext` (LDS, scratch) and holds a read view of the GPU's
-//! page table while it runs a batch (whose workgroups share the translations
-//! they memoise under that view: `Dispatch::run_workgroups`).
+//! `aqueduct_isa::gfx11::WorkerContext` (LDS, scratch) and holds a read view
+//! of the GPU's page table while it runs a batch (whose workgroups share the
+//! translations they memoise under that view: `Dispatch::run_workgroups`).
 //!
 //! When a workgroup fails, the job stops handing out workgroups (those not
 //! yet claimed are counted as done without running), cancels the running
-//! ones (they stop at their next watchdog check, isa/dispatch.rs), and
+//! ones (they stop at their next watchdog check, `Dispatch::run_workgroups` in aqueduct-isa), and
 //! keeps the first error. The worker that finishes the last
 //! workgroup marks the job done and wakes the queue's command processor.
 //!
@@ -34,11 +34,11 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::isa::WaveError;
-use crate::isa::{Dispatch, WorkerContext};
 use crate::memory::vm::GpuVm;
 use crate::stats::StatsCounters;
 use crate::wake::Wake;
+use aqueduct_isa::WaveError;
+use aqueduct_isa::gfx11::{Dispatch, WorkerContext};
 
 /// One kernel dispatch being executed.
 pub struct Job {

@@ -32,9 +32,9 @@ use aqueduct_kfd::uapi::exception_code::{self, exception_mask};
 use aqueduct_kfd::uapi::{MemoryExceptionData, MemoryExceptionFailure, UserContextSaveAreaHeader};
 
 use crate::events::Events;
-use crate::isa::{Access, MemoryFault, WaveError, WaveErrorKind};
 use crate::memory::PAGE_SIZE;
 use crate::memory::vm::{FaultKind, GpuVm};
+use aqueduct_isa::{Access, MemoryFault, WaveError, WaveErrorKind};
 
 /// What went wrong on a queue: an exception code, a human-readable detail,
 /// and the memory fault behind it, if any.

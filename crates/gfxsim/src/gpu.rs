@@ -12,11 +12,11 @@ use aqueduct_kfd::uapi::ProcessDeviceApertures;
 
 use crate::dispatch::WorkerPool;
 use crate::doorbell::DoorbellPage;
-use crate::isa::CodeCache;
 use crate::memory::backing::Backing;
 use crate::memory::vm::GpuVm;
 use crate::memory::{GPUVM_LIMIT, PAGE_SIZE};
 use crate::stats::StatsCounters;
+use aqueduct_isa::gfx11::CodeCache;
 
 /// LDS (shared) aperture base of gfx9+ on 64-bit hosts
 /// (kfd_flat_memory.c MAKE_LDS_APP_BASE_V9).

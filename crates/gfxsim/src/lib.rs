@@ -3,14 +3,12 @@
 //! [`SimDevice`] implements `aqueduct_kfd::KfdDevice`: it publishes a
 //! gfx1100 topology, backs buffer objects with host memory, owns AQL queues
 //! with one command-processor thread each, and runs dispatches on a pool of
-//! worker threads per GPU through the ISA emulator in [`isa`].
+//! worker threads per GPU through the ISA emulator of `aqueduct_isa`.
 //!
 //! With `SimConfig::strict_coherence` (or `AQUEDUCT_SIM_STRICT_COHERENCE=1`)
 //! each GPU caches coarse-grained memory as hardware does: only system-scope
 //! fences move it between the GPU and the memory the host sees, and stale
 //! reads are reported as [`CoherenceReport`]s (`SimDevice::coherence_reports`).
-
-pub mod isa;
 
 mod coherence;
 mod coherence_report;

@@ -6,8 +6,8 @@ mod common;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use aqueduct_gfxsim::isa::Access;
 use aqueduct_gfxsim::{SimConfig, SimDevice};
+use aqueduct_isa::Access;
 use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::topology::{HeapType, NodeKind};
 use aqueduct_kfd::uapi::*;

@@ -7,6 +7,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 
+use aqueduct_test_support::Rng;
+
 use aqueduct_hsa::code_object::{
     ArgRef, Bundle, CodeObject, DispatchShape, IsaName, KernargBuilder, code_object_for_agent,
 };
@@ -18,58 +20,42 @@ fn kernel_file(path: &str) -> Vec<u8> {
     std::fs::read(&full).unwrap_or_else(|e| panic!("read {}: {e}", full.display()))
 }
 
-/// xorshift64*: a small deterministic generator (no dependency, reproducible failures).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Apply one random mutation; returns its description.
 fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) -> String {
     let len = bytes.len();
-    match rng.below(7) {
+    match rng.index(7) {
         0 => {
-            let flips = 1 + rng.below(4);
+            let flips = 1 + rng.index(4);
             for _ in 0..flips {
-                let at = rng.below(len);
-                bytes[at] ^= 1 << rng.below(8);
+                let at = rng.index(len);
+                bytes[at] ^= 1 << rng.index(8);
             }
             format!("{flips} bit flips")
         }
         1 => {
-            let cut = rng.below(len);
+            let cut = rng.index(len);
             bytes.truncate(cut);
             format!("truncate to {cut}")
         }
         2 => {
-            let at = rng.below(len);
-            let run = (1 + rng.below(16)).min(len - at);
+            let at = rng.index(len);
+            let run = (1 + rng.index(16)).min(len - at);
             for b in &mut bytes[at..at + run] {
-                *b = rng.next() as u8;
+                *b = rng.u64() as u8;
             }
             format!("{run} random bytes at {at:#x}")
         }
         3 => {
             // ELF header and program headers (or a bundle's header and entry table).
-            let at = rng.below(0x200.min(len));
-            bytes[at] = rng.next() as u8;
+            let at = rng.index(0x200.min(len));
+            bytes[at] = rng.u64() as u8;
             format!("header byte {at:#x}")
         }
         4 => {
             // The metadata note region of the code objects (past 0x200).
-            let at = 0x200 + rng.below(0x600.min(len.saturating_sub(0x200)));
+            let at = 0x200 + rng.index(0x600.min(len.saturating_sub(0x200)));
             if at < len {
-                bytes[at] ^= 1 << rng.below(8);
+                bytes[at] ^= 1 << rng.index(8);
             }
             format!("note bit at {at:#x}")
         }
@@ -84,9 +70,9 @@ fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) -> String {
                 u64::MAX,
                 0x1000,
             ];
-            let value = INTERESTING[rng.below(INTERESTING.len())];
-            let width = if rng.below(2) == 0 { 4 } else { 8 };
-            let at = rng.below(0x200.min(len) / width) * width;
+            let value = INTERESTING[rng.index(INTERESTING.len())];
+            let width = if rng.index(2) == 0 { 4 } else { 8 };
+            let at = rng.index(0x200.min(len) / width) * width;
             if at + width <= len {
                 bytes[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
             }
@@ -94,9 +80,9 @@ fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) -> String {
         }
         _ => {
             // Duplicate a random chunk over another place.
-            let from = rng.below(len);
-            let to = rng.below(len);
-            let run = (1 + rng.below(64)).min(len - from).min(len - to);
+            let from = rng.index(len);
+            let to = rng.index(len);
+            let run = (1 + rng.index(64)).min(len - from).min(len - to);
             let chunk = bytes[from..from + run].to_vec();
             bytes[to..to + run].copy_from_slice(&chunk);
             format!("copy {run} bytes {from:#x} -> {to:#x}")
@@ -167,13 +153,13 @@ fn fuzz(files: &[&str], iterations: usize, seed: u64) -> Tally {
         .map(|name| IsaName::parse(name).unwrap())
         .collect();
     let originals: Vec<Vec<u8>> = files.iter().map(|f| kernel_file(f)).collect();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut tally = Tally::default();
     for iteration in 0..iterations {
         let which = iteration % originals.len();
         let mut bytes = originals[which].clone();
         let mut applied = Vec::new();
-        for _ in 0..1 + rng.below(3) {
+        for _ in 0..1 + rng.index(3) {
             if bytes.is_empty() {
                 break;
             }

@@ -117,11 +117,7 @@ fn missing_system_release_leaves_the_host_reading_stale_bytes() {
         .sim
         .with_gpu_memory(gpu.agent.gpu_id, |m| {
             let p = m
-                .translate(
-                    dst.gpu_va(),
-                    N as u64 * 4,
-                    aqueduct_gfxsim::isa::Access::Read,
-                )
+                .translate(dst.gpu_va(), N as u64 * 4, aqueduct_isa::Access::Read)
                 .expect("dst mapped");
             // SAFETY: translate checked N*4 bytes at p; the queue is idle.
             let bytes = unsafe { std::slice::from_raw_parts(p, N * 4) };

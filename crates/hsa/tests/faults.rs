@@ -27,8 +27,8 @@ mod e2e_common;
 use std::time::{Duration, Instant};
 
 use aqueduct_gfxsim::SimConfig;
-use aqueduct_gfxsim::isa::decode::decode;
 use aqueduct_hsa::{Allocation, HsaError, MemoryOrder, QueueErrorReason, QueueFaultDetail, Signal};
+use aqueduct_isa::gfx11::decode::decode;
 use e2e_common::{
     Arg, Gpu, Launch, Lcg, Program, SIM_THREADS, TIMEOUT, assert_same, host_bytes_mut,
     oob_write_launch, read_u32, unallocated_in_aperture, wait_zero,

@@ -31,6 +31,12 @@ impl Rng {
         self.u64() % n
     }
 
+    /// Uniform in `0..n`, or 0 when `n` is 0: a position in data that may
+    /// be empty (a mutation point, a cut).
+    pub fn index(&mut self, n: usize) -> usize {
+        (self.u64() % n.max(1) as u64) as usize
+    }
+
     /// Uniform in `lo..hi` (`hi > lo`).
     pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
         assert!(hi > lo, "Rng::range({lo}, {hi})");

@@ -1,4 +1,4 @@
-//! `aqueduct-run --disasm`: gfxsim's decoder's view of every kernel in a
+//! `aqueduct-run --disasm`: the gfx11 decoder's (`aqueduct_isa`) view of every kernel in a
 //! code object, printed in llvm-objdump's layout (instruction text, then
 //! `// ADDRESS: WORDS`), so it can be diffed against
 //! `llvm-objdump-19 -d --triple=amdgcn-amd-amdhsa --mcpu=gfx1100`.
@@ -10,9 +10,9 @@
 //! cannot place are printed as `.long` lines naming the problem, never
 //! skipped silently.
 
-use aqueduct::gfxsim::isa::decode::decode;
-use aqueduct::gfxsim::isa::disasm::disassemble;
 use aqueduct::hsa::code_object::{Bundle, CodeObject, IsaName, code_object_for_agent};
+use aqueduct_isa::gfx11::decode::decode;
+use aqueduct_isa::gfx11::disasm::disassemble;
 
 /// The family the decoder models.
 const DECODER_GFX_PREFIX: &str = "gfx11";

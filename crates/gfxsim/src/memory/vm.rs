@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 
 use crate::coherence::{CoarseCache, GpuCoherence, PacketRef};
-use crate::isa::{Access, GpuMemory, MemoryFault, PlainSpan};
+use aqueduct_isa::{Access, GpuMemory, MemoryFault, PlainSpan};
 
 use super::backing::Backing;
 

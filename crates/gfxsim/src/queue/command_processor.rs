@@ -64,10 +64,10 @@ use crate::dispatch::{Job, idle_spin, spin_until};
 use crate::events::Events;
 use crate::fault::{QueueError, report_queue_error};
 use crate::gpu::{Gpu, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
-use crate::isa::{Access, DispatchSetup};
-use crate::isa::{Dispatch, WorkerContext};
 use crate::memory::vm::VmView;
 use crate::stats::StatsCounters;
+use aqueduct_isa::gfx11::{Dispatch, WorkerContext};
+use aqueduct_isa::{Access, DispatchSetup};
 
 use super::QueueShared;
 use super::validation::QueueConfig;

@@ -21,9 +21,9 @@ use aqueduct_kfd::uapi::{
     KFD_MAX_QUEUE_PRIORITY, KFD_MIN_QUEUE_RING_SIZE,
 };
 
-use crate::isa::Access;
 use crate::memory::PAGE_SIZE;
 use crate::memory::vm::VmView;
+use aqueduct_isa::Access;
 
 /// A rejected request: what was wrong, for the trace.
 #[derive(Debug)]

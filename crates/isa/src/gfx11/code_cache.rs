@@ -1,0 +1,206 @@
+//! Decoded-instruction cache: code is decoded once per address, in basic
+//! blocks (a run of instructions up to a branch / s_endpgm / an undecodable
+//! word), shared by every wave, workgroup and host thread of every dispatch
+//! that uses this cache. Workers keep a private map of the blocks they used,
+//! revalidated by a generation counter that `invalidate` bumps when it
+//! removes a block.
+//!
+//! Each block also carries its instructions' pre-resolved forms (`exec::fast`),
+//! chosen once here, with their offsets: the per-instruction loop reads that
+//! dense array and touches the full `Inst` only for instructions that take the
+//! general path. Instructions whose form is `Fast::Nop` (waits, ALU delay
+//! hints, ...) have no entry there at all: they change nothing, and each
+//! entry's index into `insts` keeps the count of executed instructions exact.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use super::decode::{DecodeError, decode};
+use super::exec::fast::{Fast, compile, fuse};
+use super::inst::Inst;
+use crate::{Access, GpuMemory, MemoryFault};
+
+/// Most instructions decoded into one block.
+const MAX_BLOCK: usize = 128;
+
+/// What follows the last instruction of a block that does not end in a branch.
+#[derive(Clone, Debug)]
+pub(crate) enum Tail {
+    /// Continue at the next address (a new block).
+    Continue,
+    /// The word at the next address does not decode.
+    Illegal(DecodeError),
+    /// The next address cannot be fetched.
+    Fault(MemoryFault),
+}
+
+/// One instruction of a block as the per-instruction loop sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Compiled {
+    pub fast: Fast,
+    /// Index of the instruction in `Block::insts` (below `MAX_BLOCK`).
+    pub index: u8,
+    /// Index of the last instruction the entry runs: `index`, or the second
+    /// of a fused pair (exec/valu/fast_pair.rs; only no-ops lie between).
+    pub last: u8,
+    /// Byte offset of the instruction from the block start.
+    pub offset: u16,
+    /// Length in bytes.
+    pub len: u8,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Block {
+    pub start: u64,
+    /// Address just past the last decoded instruction.
+    pub end: u64,
+    pub insts: Vec<Inst>,
+    /// The pre-resolved form and placement of every instruction of `insts`
+    /// but the no-ops, in order, with fusable pairs fused: what wave32 waves run.
+    pub compiled: Vec<Compiled>,
+    /// The same without fused pairs (one entry per instruction): what wave64
+    /// waves run (a fused pair has no wave64 run).
+    pub compiled64: Vec<Compiled>,
+    pub tail: Tail,
+}
+
+/// Decoded code, keyed by block start address. Send + Sync.
+#[derive(Debug, Default)]
+pub struct CodeCache {
+    blocks: RwLock<HashMap<u64, Arc<Block>>>,
+    generation: AtomicU64,
+}
+
+impl CodeCache {
+    pub fn new() -> CodeCache {
+        CodeCache::default()
+    }
+
+    /// Forget decoded code overlapping `[start, start+len)` (the driver calls
+    /// this when code memory is rewritten or unmapped).
+    pub fn invalidate(&self, start: u64, len: u64) {
+        let end = start.saturating_add(len);
+        let mut map = self.blocks.write().unwrap_or_else(|e| e.into_inner());
+        let before = map.len();
+        map.retain(|_, b| b.end.max(b.start + 4) <= start || b.start >= end);
+        // Workers' private block maps hold only blocks of this map, so they
+        // stay valid unless a block left it (unmapping a data buffer, the
+        // common case, then costs them nothing).
+        if map.len() != before {
+            self.generation.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// The block starting at `pc`, decoding it on first use.
+    pub(crate) fn block(&self, pc: u64, mem: &dyn GpuMemory) -> Arc<Block> {
+        if let Some(b) = self
+            .blocks
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&pc)
+        {
+            return b.clone();
+        }
+        let b = Arc::new(decode_block(pc, mem));
+        self.blocks
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(pc)
+            .or_insert(b)
+            .clone()
+    }
+}
+
+fn fetch(pc: u64, mem: &dyn GpuMemory) -> Result<([u32; 4], usize), MemoryFault> {
+    let mut last = None;
+    for n in [4usize, 3, 2, 1] {
+        match mem.translate(pc, 4 * n as u64, Access::Execute) {
+            Ok(p) => {
+                let mut w = [0u32; 4];
+                for (k, slot) in w.iter_mut().enumerate().take(n) {
+                    let mut b = [0u8; 4];
+                    // SAFETY: translate returned a pointer valid for 4*n bytes.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(p.add(4 * k) as *const u8, b.as_mut_ptr(), 4)
+                    };
+                    *slot = u32::from_le_bytes(b);
+                }
+                return Ok((w, n));
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or(MemoryFault {
+        address: pc,
+        access: Access::Execute,
+    }))
+}
+
+fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
+    let mut insts = Vec::new();
+    let mut compiled = Vec::new();
+    let mut pc = start;
+    let tail = loop {
+        if insts.len() >= MAX_BLOCK {
+            break Tail::Continue;
+        }
+        let (words, n) = match fetch(pc, mem) {
+            Ok(x) => x,
+            Err(f) => break Tail::Fault(f),
+        };
+        match decode(&words[..n]) {
+            Ok(inst) => {
+                let fast = compile(&inst, pc);
+                if fast != Fast::Nop {
+                    compiled.push(Compiled {
+                        fast,
+                        index: insts.len() as u8,
+                        last: insts.len() as u8,
+                        // MAX_BLOCK instructions of at most 4 dwords: offsets stay below 2 KiB.
+                        offset: (pc - start) as u16,
+                        len: 4 * inst.len,
+                    });
+                }
+                pc += 4 * inst.len as u64;
+                let ends = inst.ends_block();
+                insts.push(inst);
+                if ends {
+                    break Tail::Continue;
+                }
+            }
+            Err(e) => break Tail::Illegal(e),
+        }
+    };
+    Block {
+        start,
+        end: pc,
+        insts,
+        compiled: fuse_pairs(&compiled),
+        compiled64: compiled,
+        tail,
+    }
+}
+
+/// `list` with each pair of consecutive entries that `fast::fuse`
+/// accepts replaced by the fused entry (consecutive entries have only
+/// no-ops between them).
+fn fuse_pairs(list: &[Compiled]) -> Vec<Compiled> {
+    let mut out: Vec<Compiled> = Vec::with_capacity(list.len());
+    for c in list {
+        if let Some(prev) = out.last_mut()
+            && prev.index == prev.last
+            && let Some(fast) = fuse(&prev.fast, &c.fast)
+        {
+            prev.fast = fast;
+            prev.last = c.last;
+            continue;
+        }
+        out.push(*c);
+    }
+    out
+}

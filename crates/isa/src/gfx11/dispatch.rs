@@ -1,0 +1,646 @@
+//! A prepared kernel dispatch: validates the kernel descriptor, computes the
+//! workgroup grid, and runs one workgroup at a time on the calling thread
+//! with the initial wave state AMDGPUUsage "Initial Kernel Execution State"
+//! defines (user SGPRs, system SGPRs at USER_SGPR_COUNT, packed work-item
+//! ids in v0, EXEC = live lanes). The descriptor's wavefront-size bit picks
+//! wave32 or wave64 (64 lanes: ceil(size/64) waves, 64-bit EXEC, lanes 32..63
+//! in the wave's high VGPR file; see wave.rs). The waves of a workgroup interleave: each
+//! runs until s_barrier or s_endpgm, and the barrier is released once every
+//! wave that has not ended has arrived, so any number of barriers works.
+//!
+//! LDS is not cleared between workgroups (hardware does not clear it either):
+//! a fresh worker's LDS is zero, later workgroups see what the previous one
+//! on the same worker left. Private memory behaves the same way.
+//!
+//! Watchdog: a dispatch may carry a time limit (`with_time_limit`), counted
+//! from the start of its first workgroup. Every wave checks it once per
+//! `WATCHDOG_JUMPS` taken branches of its workgroup (a loop cannot run
+//! without branching), so the cost is a counter increment per taken branch
+//! and one clock read per 1024; past the limit the wave stops with
+//! `TimeLimit` at the branch's PC, and so do the dispatch's other waves.
+//! The same check stops the waves of a cancelled dispatch (`cancel`: its
+//! queue is being destroyed, or another of its waves failed) with
+//! `Cancelled`, as KFD's queue destroy preempts running waves.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use super::code_cache::{CodeCache, Tail};
+use super::exec::{Env, Flow, SpanCache, fast, slot_bytes, step};
+use super::wave::{EXEC, LANES, Wave, WaveStatus};
+use super::worker::WorkerContext;
+#[cfg(target_arch = "x86_64")]
+use crate::wave_loop::{WaveLoop, wave_loop};
+use crate::{DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
+
+/// Taken branches of a workgroup between two watchdog clock reads.
+const WATCHDOG_JUMPS: u32 = 1024;
+
+/// What a workgroup's waves start from (`Dispatch::start_wave`).
+struct WaveStart {
+    /// The initial SGPR file (EXEC aside).
+    sgprs: [u32; 128],
+    /// This workgroup's size (partial at the grid edge) and work-items.
+    size: [u32; 3],
+    items: usize,
+    /// Lanes per wave (32 or 64).
+    lanes: usize,
+    wave64: bool,
+    /// The descriptor's ENABLE_VGPR_WORKITEM_ID (which ids v0 packs).
+    ids: u32,
+}
+
+/// A kernel dispatch ready to run its workgroups (Send + Sync).
+#[derive(Debug)]
+pub struct Dispatch {
+    setup: DispatchSetup,
+    code: Arc<CodeCache>,
+    entry: u64,
+    counts: [u32; 3],
+    /// User SGPR values from s0 (only the enabled ones).
+    user_sgprs: Vec<u32>,
+    user_sgpr_count: u32,
+    /// The watchdog's limit (None: unlimited) and when the first workgroup
+    /// started.
+    time_limit: Option<Duration>,
+    started: OnceLock<Instant>,
+    /// Set by `cancel`: running waves stop at their next watchdog check.
+    cancelled: AtomicBool,
+}
+
+fn invalid(msg: impl Into<String>) -> WaveError {
+    WaveError {
+        kind: WaveErrorKind::InvalidDescriptor(msg.into()),
+        pc: 0,
+        workgroup: [0; 3],
+    }
+}
+
+impl Dispatch {
+    pub fn new(setup: DispatchSetup, code: Arc<CodeCache>) -> Result<Dispatch, WaveError> {
+        let kd = &setup.descriptor;
+        if setup.dimensions == 0 || setup.dimensions > 3 {
+            return Err(invalid(format!(
+                "dispatch dimensions {} not in 1..=3",
+                setup.dimensions
+            )));
+        }
+        let wg_items: u64 = setup.workgroup_size.iter().map(|&v| v as u64).product();
+        if setup.workgroup_size.contains(&0) || setup.grid_size.contains(&0) {
+            return Err(invalid(format!(
+                "empty grid {:?} or workgroup {:?}",
+                setup.grid_size, setup.workgroup_size
+            )));
+        }
+        if wg_items > 1024 {
+            return Err(invalid(format!(
+                "workgroup of {wg_items} work-items exceeds 1024"
+            )));
+        }
+        let mut user = Vec::new();
+        let push64 = |v: &mut Vec<u32>, x: u64| {
+            v.push(x as u32);
+            v.push((x >> 32) as u32);
+        };
+        if kd.enable_sgpr_private_segment_buffer() {
+            // gfx11 has architected flat scratch: no scratch V# exists, the slots read 0.
+            user.extend_from_slice(&[0; 4]);
+        }
+        if kd.enable_sgpr_dispatch_ptr() {
+            push64(&mut user, setup.packet_address);
+        }
+        if kd.enable_sgpr_queue_ptr() {
+            push64(&mut user, setup.queue_address);
+        }
+        if kd.enable_sgpr_kernarg_segment_ptr() {
+            push64(&mut user, setup.kernarg_address);
+        }
+        if kd.enable_sgpr_dispatch_id() {
+            push64(&mut user, setup.dispatch_id);
+        }
+        if kd.enable_sgpr_flat_scratch_init() {
+            push64(&mut user, 0);
+        }
+        if kd.enable_sgpr_private_segment_size() {
+            user.push(setup.private_segment_size);
+        }
+        let count = kd.user_sgpr_count();
+        // gfx1100/gfx1102 pad USER_SGPR_COUNT beyond the enabled ones (UserSGPRInit16Bug), so
+        // the enabled user SGPRs must fit, not match.
+        if user.len() as u32 > count {
+            return Err(invalid(format!(
+                "descriptor enables {} user SGPRs but USER_SGPR_COUNT is {count}",
+                user.len()
+            )));
+        }
+        let system = [
+            kd.enable_sgpr_workgroup_id_x(),
+            kd.enable_sgpr_workgroup_id_y(),
+            kd.enable_sgpr_workgroup_id_z(),
+            kd.enable_sgpr_workgroup_info(),
+            kd.enable_private_segment(),
+        ]
+        .iter()
+        .filter(|b| **b)
+        .count() as u32;
+        if count + system > 106 {
+            return Err(invalid("user + system SGPRs exceed s105"));
+        }
+        let entry = setup
+            .kernel_object
+            .wrapping_add(kd.kernel_code_entry_byte_offset as u64);
+        let mut counts = [1u32; 3];
+        for d in 0..3 {
+            counts[d] = setup.grid_size[d].div_ceil(setup.workgroup_size[d]);
+        }
+        Ok(Dispatch {
+            entry,
+            counts,
+            user_sgprs: user,
+            user_sgpr_count: count,
+            setup,
+            code,
+            time_limit: None,
+            started: OnceLock::new(),
+            cancelled: AtomicBool::new(false),
+        })
+    }
+
+    /// Limit how long the dispatch may run, from the start of its first
+    /// workgroup (None: no limit). Waves still running past it fail with
+    /// [`WaveErrorKind::TimeLimit`].
+    pub fn with_time_limit(mut self, limit: Option<Duration>) -> Dispatch {
+        self.time_limit = limit;
+        self
+    }
+
+    /// Stop the running waves at their next watchdog check (within 1024
+    /// taken branches of their workgroup); they fail with `Cancelled`.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    /// The watchdog check: Err once the dispatch is cancelled or the time
+    /// limit has passed.
+    #[cold]
+    fn check_watchdog(&self) -> Result<(), WaveErrorKind> {
+        if self.cancelled.load(Ordering::Relaxed) {
+            return Err(WaveErrorKind::Cancelled);
+        }
+        match (self.time_limit, self.started.get()) {
+            (Some(limit), Some(started)) if started.elapsed() > limit => {
+                Err(WaveErrorKind::TimeLimit { limit })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Workgroups per dimension: ceil(grid / workgroup size).
+    pub fn workgroup_count(&self) -> [u32; 3] {
+        self.counts
+    }
+
+    /// Run one workgroup to completion on the calling thread.
+    pub fn run_workgroup(
+        &self,
+        workgroup_id: [u32; 3],
+        mem: &dyn GpuMemory,
+        ctx: &mut WorkerContext,
+    ) -> Result<WorkgroupStats, WaveError> {
+        self.run_workgroup_in(workgroup_id, mem, &mut SpanCache::default(), ctx)
+    }
+
+    /// Run workgroups one after another on the calling thread, all under
+    /// this one borrow of `mem`; `each` gets every workgroup's result and
+    /// says whether to go on (false: stop). The workgroups share one set of
+    /// memoised translations (exec/span_cache.rs), the worker's: kept from
+    /// batch to batch while `mem`'s version holds, so a batch of workgroups
+    /// misses once per buffer at most instead of once per buffer and
+    /// workgroup (and a small dispatch's batch not at all).
+    pub fn run_workgroups(
+        &self,
+        ids: impl IntoIterator<Item = [u32; 3]>,
+        mem: &dyn GpuMemory,
+        ctx: &mut WorkerContext,
+        mut each: impl FnMut([u32; 3], Result<WorkgroupStats, WaveError>) -> bool,
+    ) {
+        let mut spans = std::mem::take(&mut ctx.spans);
+        spans.revalidate(mem);
+        for id in ids {
+            let result = self.run_workgroup_in(id, mem, &mut spans, ctx);
+            if !each(id, result) {
+                break;
+            }
+        }
+        ctx.spans = spans;
+    }
+
+    /// [`Dispatch::run_workgroup`] with translations memoised in `spans`
+    /// (which must come from this borrow of `mem`: see `run_workgroups`).
+    fn run_workgroup_in(
+        &self,
+        workgroup_id: [u32; 3],
+        mem: &dyn GpuMemory,
+        spans: &mut SpanCache,
+        ctx: &mut WorkerContext,
+    ) -> Result<WorkgroupStats, WaveError> {
+        let s = &self.setup;
+        let kd = &s.descriptor;
+        if self.time_limit.is_some() {
+            self.started.get_or_init(Instant::now);
+        }
+        for d in 0..3 {
+            if workgroup_id[d] >= self.counts[d] {
+                return Err(WaveError {
+                    kind: WaveErrorKind::InvalidDescriptor(format!(
+                        "workgroup id {workgroup_id:?} outside the grid {:?}",
+                        self.counts
+                    )),
+                    pc: 0,
+                    workgroup: workgroup_id,
+                });
+            }
+        }
+        // Actual size of this workgroup (partial at the grid edge).
+        let mut size = [1u32; 3];
+        for d in 0..3 {
+            size[d] =
+                s.workgroup_size[d].min(s.grid_size[d] - workgroup_id[d] * s.workgroup_size[d]);
+        }
+        let items = (size[0] * size[1] * size[2]) as usize;
+        let wave64 = !kd.enable_wavefront_size32();
+        let lanes = if wave64 { 2 * LANES } else { LANES };
+        let nwaves = items.div_ceil(lanes);
+        ctx.sync(&self.code);
+        while ctx.waves.len() < nwaves {
+            ctx.waves.push(Wave::default());
+        }
+        let lds_len = s.group_segment_size as usize;
+        if ctx.lds.len() < lds_len {
+            ctx.lds.resize(lds_len, 0);
+        }
+        // Each wave has lanes / 32 slots of 32 interleaved private segments.
+        let scratch_len = slot_bytes(s.private_segment_size as usize) * (lanes / LANES) * nwaves;
+        if ctx.scratch.len() < scratch_len {
+            ctx.scratch.resize(scratch_len, 0);
+        }
+        // The SGPRs every wave of the workgroup starts with (EXEC aside): the
+        // user SGPRs, then the enabled system SGPRs; the rest read 0.
+        // Built in place: a finished 512-byte array moved into the struct
+        // would be one more memcpy call per workgroup.
+        let mut start = WaveStart {
+            sgprs: [0u32; 128],
+            size,
+            items,
+            lanes,
+            wave64,
+            ids: kd.enable_vgpr_workitem_id(),
+        };
+        let sgprs = &mut start.sgprs;
+        sgprs[..self.user_sgprs.len()].copy_from_slice(&self.user_sgprs);
+        let mut n = self.user_sgpr_count as usize;
+        for (d, enabled) in [
+            kd.enable_sgpr_workgroup_id_x(),
+            kd.enable_sgpr_workgroup_id_y(),
+            kd.enable_sgpr_workgroup_id_z(),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if enabled {
+                sgprs[n] = workgroup_id[d];
+                n += 1;
+            }
+        }
+        if kd.enable_sgpr_workgroup_info() {
+            sgprs[n] = 0;
+            n += 1;
+        }
+        if kd.enable_private_segment() {
+            // Architected flat scratch: scratch addresses are wave-relative offsets.
+            sgprs[n] = 0;
+        }
+        let mut stats = WorkgroupStats {
+            wave_instructions: 0,
+            waves: nwaves as u32,
+        };
+        let mut waves = std::mem::take(&mut ctx.waves);
+        let result = self.run_waves(
+            &mut waves[..nwaves],
+            &start,
+            workgroup_id,
+            mem,
+            spans,
+            ctx,
+            &mut stats,
+        );
+        ctx.waves = waves;
+        result.map(|()| stats)
+    }
+
+    /// Set wave `k` of the workgroup to its initial state.
+    #[inline(always)]
+    fn start_wave(&self, w: &mut Wave, k: usize, start: &WaveStart) {
+        let (size, items, lanes, wave64) = (start.size, start.items, start.lanes, start.wave64);
+        // In two halves: each is short enough for the compiler to copy inline
+        // (8 AVX2 stores); one 512-byte copy would be a memcpy call per wave.
+        let (lo, hi) = w.sgpr.split_at_mut(64);
+        lo.copy_from_slice(&start.sgprs[..64]);
+        hi.copy_from_slice(&start.sgprs[64..]);
+        w.scc = false;
+        w.pc = self.entry;
+        w.status = WaveStatus::Running;
+        w.index = k as u32;
+        w.mode = 0;
+        w.wave64 = wave64;
+        w.half = 0;
+        // Work-item ids of the wave's first lane, then stepped per lane (no divisions per lane).
+        let first = (k * lanes) as u32;
+        let live = (items - k * lanes).min(lanes);
+        if size[1] == 1 && size[2] == 1 && live == lanes {
+            // A full wave of a one-dimensional workgroup: lane l is work-item first + l
+            // (y = z = 0), written in place by a loop that vectorises.
+            for (l, slot) in w.vgpr[0].iter_mut().enumerate() {
+                *slot = first + l as u32;
+            }
+            if wave64 {
+                for (l, slot) in w.vgpr_hi[0].iter_mut().enumerate() {
+                    *slot = first + (LANES + l) as u32;
+                }
+            }
+        } else {
+            let ids = start.ids;
+            let mut v0 = [0u32; 2 * LANES];
+            let (mut x, mut y, mut z) = (
+                first % size[0],
+                (first / size[0]) % size[1],
+                first / (size[0] * size[1]),
+            );
+            for slot in v0.iter_mut().take(live) {
+                *slot = x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
+                x += 1;
+                if x == size[0] {
+                    x = 0;
+                    y += 1;
+                    if y == size[1] {
+                        y = 0;
+                        z += 1;
+                    }
+                }
+            }
+            w.vgpr[0].copy_from_slice(&v0[..LANES]);
+            if wave64 {
+                w.vgpr_hi[0].copy_from_slice(&v0[LANES..]);
+            }
+        }
+        let exec = if live == 64 {
+            u64::MAX
+        } else {
+            (1u64 << live) - 1
+        };
+        w.sgpr[EXEC] = exec as u32;
+        if wave64 {
+            w.sgpr[EXEC + 1] = (exec >> 32) as u32;
+        }
+    }
+
+    /// Start the workgroup's waves and run them to the end.
+    ///
+    /// On an x86-64 host with AVX2 or AVX-512 this, the wave loop and the
+    /// pre-resolved forms it inlines are the same code compiled for that level
+    /// (wave_loop.rs: 8 or 16 lanes per vector instruction instead of SSE2's
+    /// 4); everything else is unchanged, and integer and IEEE float operations
+    /// give the same bits at every level. The choice is made once per
+    /// workgroup, so a wave costs no call and no feature test.
+    #[allow(clippy::too_many_arguments)]
+    fn run_waves(
+        &self,
+        waves: &mut [Wave],
+        start: &WaveStart,
+        workgroup: [u32; 3],
+        mem: &dyn GpuMemory,
+        spans: &mut SpanCache,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+    ) -> Result<(), WaveError> {
+        #[cfg(target_arch = "x86_64")]
+        match wave_loop() {
+            WaveLoop::Avx512 => {
+                // SAFETY: wave_loop() gives Avx512 only where the CPU has x86-64-v4's AVX-512 subsets and FMA.
+                return unsafe {
+                    self.run_waves_avx512(waves, start, workgroup, mem, spans, ctx, stats)
+                };
+            }
+            WaveLoop::Avx2 => {
+                // SAFETY: wave_loop() gives Avx2 only where the CPU has AVX2 and FMA.
+                return unsafe {
+                    self.run_waves_avx2(waves, start, workgroup, mem, spans, ctx, stats)
+                };
+            }
+            WaveLoop::Baseline => {}
+        }
+        self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
+    }
+
+    /// [`Dispatch::run_waves`] compiled for AVX2 and FMA (wave_loop.rs says
+    /// why FMA; keep the list equal to what it detects).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    fn run_waves_avx2(
+        &self,
+        waves: &mut [Wave],
+        start: &WaveStart,
+        workgroup: [u32; 3],
+        mem: &dyn GpuMemory,
+        spans: &mut SpanCache,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+    ) -> Result<(), WaveError> {
+        self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
+    }
+
+    /// [`Dispatch::run_waves`] compiled for AVX-512: the subsets (and FMA)
+    /// wave_loop.rs detects before it gives `WaveLoop::Avx512` (keep the
+    /// lists equal).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512cd,avx512dq,avx512vl,fma")]
+    #[allow(clippy::too_many_arguments)]
+    fn run_waves_avx512(
+        &self,
+        waves: &mut [Wave],
+        start: &WaveStart,
+        workgroup: [u32; 3],
+        mem: &dyn GpuMemory,
+        spans: &mut SpanCache,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+    ) -> Result<(), WaveError> {
+        self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
+    }
+
+    /// The body of [`Dispatch::run_waves`]: each running wave runs until it
+    /// reaches s_barrier or ends, in turn, until all have ended.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn run_waves_here(
+        &self,
+        waves: &mut [Wave],
+        start: &WaveStart,
+        workgroup: [u32; 3],
+        mem: &dyn GpuMemory,
+        spans: &mut SpanCache,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+    ) -> Result<(), WaveError> {
+        for (k, w) in waves.iter_mut().enumerate() {
+            self.start_wave(w, k, start);
+        }
+        let s = &self.setup;
+        let mut lds = std::mem::take(&mut ctx.lds);
+        let mut scratch = std::mem::take(&mut ctx.scratch);
+        let lds_len = s.group_segment_size as usize;
+        // Taken branches of the workgroup, for the watchdog.
+        let mut jumps = 0u32;
+        let mut env = Env {
+            mem,
+            lds: &mut lds[..lds_len],
+            scratch: &mut scratch[..],
+            scratch_per_lane: s.private_segment_size as usize,
+            shared_base: s.shared_aperture_base,
+            private_base: s.private_aperture_base,
+            spans: std::mem::take(spans),
+        };
+        // A loop, not a closure: a closure would be its own function, not
+        // compiled for AVX2 in `run_waves_avx2`.
+        let result = 'waves: loop {
+            for w in waves.iter_mut() {
+                if w.status == WaveStatus::Running
+                    && let Err(kind) = self.run_wave_loop(w, &mut env, ctx, stats, &mut jumps)
+                {
+                    break 'waves Err(WaveError {
+                        kind,
+                        pc: w.pc,
+                        workgroup,
+                    });
+                }
+            }
+            if waves.iter().all(|w| w.status == WaveStatus::Ended) {
+                break Ok(());
+            }
+            // Every live wave is at the barrier: release it.
+            for w in waves.iter_mut() {
+                if w.status == WaveStatus::AtBarrier {
+                    w.status = WaveStatus::Running;
+                }
+            }
+        };
+        *spans = env.spans;
+        ctx.lds = lds;
+        ctx.scratch = scratch;
+        result
+    }
+
+    /// Run one wave until it reaches s_barrier or ends: the per-instruction loop.
+    ///
+    /// Each instruction runs from its pre-resolved form (`exec::fast`) when it
+    /// has one and through `step` otherwise; `w.pc` is kept current for the
+    /// instructions that take `step` (they may read it or fail) and at every exit.
+    #[inline(always)]
+    fn run_wave_loop(
+        &self,
+        w: &mut Wave,
+        env: &mut Env,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+        jumps: &mut u32,
+    ) -> Result<(), WaveErrorKind> {
+        let mut idx = ctx.block_index(&self.code, w.pc, env.mem);
+        loop {
+            let block = ctx.block_at(idx);
+            let mut target = None;
+            // Wave32 runs the list with fused pairs, wave64 the one without.
+            let list = if w.wave64 {
+                &block.compiled64
+            } else {
+                &block.compiled
+            };
+            for c in list.iter() {
+                // Instructions of the block up to and including this entry's
+                // last (the no-ops that have no entry count too).
+                let k = c.last as u64;
+                let flow = match fast::run(w, env, &c.fast) {
+                    Some(flow) => flow,
+                    None => {
+                        // Step the entry's instructions (two for a fused pair,
+                        // whose run did nothing if it gave None; a pair's first
+                        // is a VALU op, which flows on to the next).
+                        let mut pc = block.start + c.offset as u64;
+                        let mut flow = Flow::Next;
+                        for n in c.index..=c.last {
+                            let inst = &block.insts[n as usize];
+                            w.pc = pc;
+                            flow = match step(w, env, inst) {
+                                Ok(flow) => flow,
+                                Err(e) => {
+                                    stats.wave_instructions += n as u64 + 1;
+                                    return Err(e);
+                                }
+                            };
+                            pc += 4 * inst.len as u64;
+                        }
+                        flow
+                    }
+                };
+                match flow {
+                    Flow::Next => {}
+                    Flow::Jump(t) => {
+                        stats.wave_instructions += k + 1;
+                        *jumps = jumps.wrapping_add(1);
+                        if jumps.is_multiple_of(WATCHDOG_JUMPS) {
+                            w.pc = block.start + c.offset as u64;
+                            self.check_watchdog()?;
+                        }
+                        w.pc = t;
+                        target = Some(t);
+                        break;
+                    }
+                    Flow::Barrier => {
+                        stats.wave_instructions += k + 1;
+                        w.pc = block.start + c.offset as u64 + c.len as u64;
+                        w.status = WaveStatus::AtBarrier;
+                        return Ok(());
+                    }
+                    Flow::End => {
+                        stats.wave_instructions += k + 1;
+                        w.pc = block.start + c.offset as u64;
+                        w.status = WaveStatus::Ended;
+                        return Ok(());
+                    }
+                }
+            }
+            let target = match target {
+                Some(t) => t,
+                None => {
+                    stats.wave_instructions += block.insts.len() as u64;
+                    w.pc = block.end;
+                    match &block.tail {
+                        Tail::Continue => block.end,
+                        Tail::Illegal(e) => {
+                            return Err(WaveErrorKind::IllegalInstruction {
+                                words: e.words.clone(),
+                                mnemonic: e.mnemonic.clone(),
+                            });
+                        }
+                        Tail::Fault(f) => return Err(WaveErrorKind::MemoryViolation(*f)),
+                    }
+                }
+            };
+            // A loop jumping back to its own block start needs no lookup.
+            if target != block.start {
+                idx = ctx.block_index(&self.code, target, env.mem);
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The fast path: pre-resolved forms of the hottest instructions, for
+//! interpreter speed.
+//!
+//! When the code cache decodes a block it also compiles each instruction into
+//! a compact [`Fast`] form (`form.rs`): a no-op, a branch with its absolute
+//! target, or an operation whose operands are already reduced to "SGPR n",
+//! "VGPR n" or "this 32-bit constant". The wave loop runs those in place on
+//! the register file through [`run`] (no family dispatch, no big opcode match,
+//! no 128-byte rows returned through `Result`); everything else (modifiers,
+//! DPP, SCC/aperture sources, every op without a form) is `Fast::Slow` and
+//! goes through `step`.
+//!
+//! This module only dispatches: each form's body lives with its family's
+//! slow path (salu/fast.rs, valu/fast*.rs, vmem/fast*.rs, lds.rs) and uses
+//! that family's lane helpers, so a form cannot drift from `step`.
+//! `lanes.rs` runs the vector forms on 32 lanes, `wave64.rs` as two passes.
+//!
+//! Fidelity by construction: [`compile`] only accepts an instruction whose
+//! slow path is the same computation (same `Op`, no modifiers, operand kinds
+//! the slow path reads the same way). The tests (`tests.rs` and each form's
+//! file) run every fast form against `step` on random registers and EXEC
+//! masks.
+
+mod form;
+mod lanes;
+#[cfg(test)]
+pub(crate) mod tests;
+mod wave64;
+
+pub(crate) use form::{Cond, Fast, compile, fuse};
+
+use super::env::{Env, Flow};
+use super::vmem::{coalesced, s_load_at};
+use super::{lds, salu, valu, vmem};
+use crate::gfx11::exec::operand::sread;
+use crate::gfx11::wave::{EXEC, Wave};
+
+/// Run a pre-resolved instruction. None: it is `Slow`, or a vector form with
+/// no wave64 run (fast/wave64.rs) in a wave64 wave; the caller runs `step` instead.
+#[inline(always)]
+pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
+    match *f {
+        Fast::Slow => None,
+        Fast::SLoad {
+            n,
+            dst,
+            sbase,
+            soff,
+            imm,
+        } => {
+            let (dst, soff) = (dst as usize, soff as u32);
+            // A fault changes nothing: `step` then runs the load again and reports it.
+            let done = match n {
+                1 => s_load_at::<1>(w, env, dst, sbase, soff, imm),
+                2 => s_load_at::<2>(w, env, dst, sbase, soff, imm),
+                4 => s_load_at::<4>(w, env, dst, sbase, soff, imm),
+                8 => s_load_at::<8>(w, env, dst, sbase, soff, imm),
+                _ => s_load_at::<16>(w, env, dst, sbase, soff, imm),
+            };
+            done.ok().map(|()| Flow::Next)
+        }
+        Fast::Nop => Some(Flow::Next),
+        Fast::Barrier => Some(Flow::Barrier),
+        Fast::End => Some(Flow::End),
+        Fast::Branch { cond, target } => {
+            let taken = match cond {
+                Cond::Always => true,
+                Cond::Scc0 => !w.scc,
+                Cond::Scc1 => w.scc,
+                Cond::Vccz => w.vcc_mask() == 0,
+                Cond::Vccnz => w.vcc_mask() != 0,
+                Cond::Execz => w.exec_mask() == 0,
+                Cond::Execnz => w.exec_mask() != 0,
+            };
+            Some(if taken {
+                Flow::Jump(target)
+            } else {
+                Flow::Next
+            })
+        }
+        Fast::Salu { op, dst, a, b } => {
+            salu::fast::salu(w, op, dst, sread(w, a), sread(w, b));
+            Some(Flow::Next)
+        }
+        Fast::Scalar(ref s) => Some(salu::fast::run(w, s)),
+        Fast::Lane(ref l) => {
+            valu::fast_lanes::run(w, l);
+            Some(Flow::Next)
+        }
+        // The hot wave32 vector forms, one arm each calling that form's body
+        // directly: a vector instruction costs one dispatch on the tag
+        // instead of three (the tag, wave64, then `valu`'s own match). The
+        // rarer and bigger forms (Vint, Vopd, F64, Flt, Fma32) share the last arm.
+        Fast::Coalesced(c) if !w.wave64 => {
+            (coalesced(w, env, &c) || vmem::fast::spanned(w, env, &c)).then_some(Flow::Next)
+        }
+        Fast::Valu { op, dst, a, b, c } if !w.wave64 => {
+            valu::fast::vop(w, op, dst, a, b, c, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::FmaF32 { dst, a, b, c } if !w.wave64 => {
+            valu::fast::fma_f32(w, dst, a, b, c, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::AddPair(ref p) if !w.wave64 => {
+            valu::fast_pair::run(w, p, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::AddCo {
+            sub,
+            rev,
+            dst,
+            sdst,
+            a,
+            b,
+        } if !w.wave64 => {
+            valu::fast::add_co(w, sub, rev, dst, sdst, a, b, 0, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::AddCoCi {
+            sub,
+            rev,
+            dst,
+            sdst,
+            a,
+            b,
+            cin,
+        } if !w.wave64 => {
+            valu::fast::add_co(w, sub, rev, dst, sdst, a, b, sread(w, cin), w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::MadU64 { dst, sdst, a, b, c } if !w.wave64 => {
+            valu::fast::mad_u64(w, dst, sdst, a, b, c, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::LshlrevB64 { dst, a, b } if !w.wave64 => {
+            valu::fast::lshlrev_b64(w, dst, a, b, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::Vcmp {
+            cond,
+            signed,
+            dst,
+            a,
+            b,
+        } if !w.wave64 => {
+            valu::fast::vcmp(w, cond, signed, dst, a, b, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::Cndmask { dst, a, b, mask } if !w.wave64 => {
+            valu::fast::cndmask(w, dst, a, b, mask, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        Fast::Scratch(ref s) if !w.wave64 => {
+            vmem::fast_scratch::run(w, env, s).then_some(Flow::Next)
+        }
+        _ if w.wave64 => wave64::run(w, f),
+        Fast::GlobalAtomic(a) => vmem::fast::atomic(w, env, &a).then_some(Flow::Next),
+        Fast::Ds(d) => {
+            let exec = w.sgpr[EXEC];
+            lds::ds_in_range(w, env.lds, &d, exec).then_some(Flow::Next)
+        }
+        Fast::DsShuffle(d) => {
+            lds::ds_shuffle(w, &d, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+        // The other vector forms in wave32.
+        _ => {
+            lanes::valu(w, f, w.sgpr[EXEC]);
+            Some(Flow::Next)
+        }
+    }
+}

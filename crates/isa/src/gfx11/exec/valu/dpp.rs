@@ -1,0 +1,86 @@
+//! DPP16 / DPP8 execution: src0 is read through a lane permutation within
+//! rows of 16 lanes (DPP16) or groups of 8 (DPP8); lanes whose row/bank is
+//! masked off, or whose source lane is out of range or inactive (without
+//! bound_ctrl / fetch-inactive), are not written. The instruction then runs
+//! as its plain VOP1/VOP2/VOPC form with EXEC narrowed to the written lanes.
+
+use crate::gfx11::exec::env::{Env, ExecResult, illegal};
+use crate::gfx11::inst::{Dpp, Inst, Src};
+use crate::gfx11::wave::{EXEC, LANES, Wave};
+
+/// Source lane for DPP16 control `ctrl` at lane `l`, or None when out of the row.
+fn dpp16_source(ctrl: u16, l: usize) -> Option<usize> {
+    let row = l & !15;
+    let i = l & 15;
+    let within = |s: isize| {
+        if (0..16).contains(&s) {
+            Some(row + s as usize)
+        } else {
+            None
+        }
+    };
+    match ctrl {
+        0x000..=0x0FF => Some((l & !3) | ((ctrl as usize >> (2 * (l & 3))) & 3)),
+        0x101..=0x10F => within(i as isize + (ctrl & 0xF) as isize),
+        0x111..=0x11F => within(i as isize - (ctrl & 0xF) as isize),
+        0x121..=0x12F => Some(row + ((i + 16 - (ctrl & 0xF) as usize) & 15)),
+        0x140 => Some(row + 15 - i),
+        0x141 => Some((l & !7) + 7 - (l & 7)),
+        0x150..=0x15F => Some(row + (ctrl & 0xF) as usize),
+        0x160..=0x16F => Some(row + (i ^ (ctrl & 0xF) as usize)),
+        _ => None,
+    }
+}
+
+/// Execute `i` through its DPP lane permutation `d`; `plain` executes the
+/// plain form (step.rs's `step_plain`).
+pub(crate) fn step_dpp(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    d: &Dpp,
+    plain: impl Fn(&mut Wave, &mut Env, &Inst) -> ExecResult,
+) -> ExecResult {
+    let reg = match i.src[0].src {
+        Src::DppRow => (i.src[0].code - 256) as usize,
+        _ => return Err(illegal(i)),
+    };
+    if !(d.dpp8.is_some()
+        || matches!(d.ctrl, 0..=0xFF | 0x101..=0x10F | 0x111..=0x11F | 0x121..=0x12F | 0x140 | 0x141 | 0x150..=0x16F))
+    {
+        return Err(illegal(i));
+    }
+    let row = w.vgpr[reg];
+    let exec = w.exec();
+    let mut out = [0u32; LANES];
+    let mut enable = 0u32;
+    for l in 0..LANES {
+        let src = match d.dpp8 {
+            Some(sel) => Some((l & !7) | ((sel >> (3 * (l & 7))) & 7) as usize),
+            None => {
+                let row_on = (d.row_mask >> (l / 16 + 2 * w.half)) & 1 != 0;
+                let bank_on = (d.bank_mask >> ((l >> 2) & 3)) & 1 != 0;
+                if !(row_on && bank_on) {
+                    continue;
+                }
+                dpp16_source(d.ctrl, l)
+            }
+        };
+        match src {
+            Some(s) if d.fi || exec >> s & 1 != 0 => {
+                out[l] = row[s];
+                enable |= 1 << l;
+            }
+            _ if d.bound_ctrl => enable |= 1 << l,
+            _ => {}
+        }
+    }
+    w.dpp_row = out;
+    w.sgpr[EXEC + w.half] = exec & enable;
+    let r = plain(w, env, i);
+    // A v_cmpx_*_dpp result stays in EXEC; otherwise EXEC is restored.
+    if !i.op.name().starts_with("v_cmpx") || r.is_err() {
+        w.sgpr[EXEC + w.half] = exec;
+    }
+    r
+}

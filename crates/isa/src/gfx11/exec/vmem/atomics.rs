@@ -1,0 +1,299 @@
+//! Read-modify-write semantics shared by DS (LDS) and FLAT/GLOBAL atomics.
+//! `apply` computes the new memory value from the old one; global memory
+//! runs it inside a compare-exchange loop on host atomics, LDS (private to
+//! the running workgroup) applies it directly.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use crate::gfx11::opcodes::Op;
+use crate::gfx11::wave::LANES;
+
+/// Atomic operation kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rmw {
+    Swap,
+    CmpSwap,
+    Add,
+    Sub,
+    Rsub,
+    MinI,
+    MaxI,
+    MinU,
+    MaxU,
+    And,
+    Or,
+    Xor,
+    Inc,
+    Dec,
+    AddF,
+    MinF,
+    MaxF,
+    Csub,
+}
+
+/// Classify an atomic op by its mnemonic's operation word; also returns whether it is 64-bit.
+pub(crate) fn classify(op: Op) -> Option<(Rmw, bool)> {
+    let name = op.name();
+    let wide = name.ends_with("_b64")
+        || name.ends_with("_u64")
+        || name.ends_with("_i64")
+        || name.ends_with("_f64");
+    let body = name
+        .trim_start_matches("ds_")
+        .trim_start_matches("global_atomic_")
+        .trim_start_matches("flat_atomic_")
+        .trim_start_matches("buffer_atomic_")
+        .trim_end_matches("_rtn");
+    let word = body.rsplit_once('_').map(|(a, _)| a).unwrap_or(body);
+    let word = word.trim_end_matches("_rtn");
+    let rmw = match word {
+        "swap" | "storexchg" | "storexchg_rtn" => Rmw::Swap,
+        "cmpswap" | "cmpstore" => Rmw::CmpSwap,
+        "add" => {
+            if name.ends_with("_f32") || name.ends_with("_f64") {
+                Rmw::AddF
+            } else {
+                Rmw::Add
+            }
+        }
+        "sub" => Rmw::Sub,
+        "rsub" => Rmw::Rsub,
+        "min" => {
+            if name.ends_with("_f32") || name.ends_with("_f64") {
+                Rmw::MinF
+            } else if name.ends_with("_i32") || name.ends_with("_i64") {
+                Rmw::MinI
+            } else {
+                Rmw::MinU
+            }
+        }
+        "max" => {
+            if name.ends_with("_f32") || name.ends_with("_f64") {
+                Rmw::MaxF
+            } else if name.ends_with("_i32") || name.ends_with("_i64") {
+                Rmw::MaxI
+            } else {
+                Rmw::MaxU
+            }
+        }
+        "and" => Rmw::And,
+        "or" => Rmw::Or,
+        "xor" => Rmw::Xor,
+        "inc" => Rmw::Inc,
+        "dec" => Rmw::Dec,
+        "csub" => Rmw::Csub,
+        _ => return None,
+    };
+    Some((rmw, wide))
+}
+
+/// New 32-bit memory value (`src` is the data operand, `cmp` the compare value).
+pub(crate) fn apply32(rmw: Rmw, old: u32, src: u32, cmp: u32) -> u32 {
+    match rmw {
+        Rmw::Swap => src,
+        Rmw::CmpSwap => {
+            if old == cmp {
+                src
+            } else {
+                old
+            }
+        }
+        Rmw::Add => old.wrapping_add(src),
+        Rmw::Sub => old.wrapping_sub(src),
+        Rmw::Rsub => src.wrapping_sub(old),
+        Rmw::MinI => (old as i32).min(src as i32) as u32,
+        Rmw::MaxI => (old as i32).max(src as i32) as u32,
+        Rmw::MinU => old.min(src),
+        Rmw::MaxU => old.max(src),
+        Rmw::And => old & src,
+        Rmw::Or => old | src,
+        Rmw::Xor => old ^ src,
+        Rmw::Inc => {
+            if old >= src {
+                0
+            } else {
+                old + 1
+            }
+        }
+        Rmw::Dec => {
+            if old == 0 || old > src {
+                src
+            } else {
+                old - 1
+            }
+        }
+        Rmw::AddF => (f32::from_bits(old) + f32::from_bits(src)).to_bits(),
+        Rmw::MinF => f32::from_bits(old).min(f32::from_bits(src)).to_bits(),
+        Rmw::MaxF => f32::from_bits(old).max(f32::from_bits(src)).to_bits(),
+        Rmw::Csub => old.saturating_sub(src),
+    }
+}
+
+pub(crate) fn apply64(rmw: Rmw, old: u64, src: u64, cmp: u64) -> u64 {
+    match rmw {
+        Rmw::Swap => src,
+        Rmw::CmpSwap => {
+            if old == cmp {
+                src
+            } else {
+                old
+            }
+        }
+        Rmw::Add => old.wrapping_add(src),
+        Rmw::Sub => old.wrapping_sub(src),
+        Rmw::Rsub => src.wrapping_sub(old),
+        Rmw::MinI => (old as i64).min(src as i64) as u64,
+        Rmw::MaxI => (old as i64).max(src as i64) as u64,
+        Rmw::MinU => old.min(src),
+        Rmw::MaxU => old.max(src),
+        Rmw::And => old & src,
+        Rmw::Or => old | src,
+        Rmw::Xor => old ^ src,
+        Rmw::Inc => {
+            if old >= src {
+                0
+            } else {
+                old + 1
+            }
+        }
+        Rmw::Dec => {
+            if old == 0 || old > src {
+                src
+            } else {
+                old - 1
+            }
+        }
+        Rmw::AddF => (f64::from_bits(old) + f64::from_bits(src)).to_bits(),
+        Rmw::MinF => f64::from_bits(old).min(f64::from_bits(src)).to_bits(),
+        Rmw::MaxF => f64::from_bits(old).max(f64::from_bits(src)).to_bits(),
+        Rmw::Csub => old.saturating_sub(src),
+    }
+}
+
+/// Atomically apply to a 4-byte-aligned host location; returns the old value.
+/// Compare-and-swap is one host compare-exchange: it stores `src` exactly
+/// when the value it finds is `cmp`, and returns that value either way,
+/// which is what the load / `apply32` / compare-exchange loop would do.
+#[inline]
+pub(crate) fn atomic32(p: *mut u8, rmw: Rmw, src: u32, cmp: u32) -> u32 {
+    // SAFETY: the caller checked 4-byte alignment and that p maps 4 bytes of GPU memory.
+    let a = unsafe { AtomicU32::from_ptr(p as *mut u32) };
+    match rmw {
+        Rmw::CmpSwap => match a.compare_exchange(cmp, src, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(v) | Err(v) => v,
+        },
+        Rmw::Add => a.fetch_add(src, Ordering::SeqCst),
+        Rmw::Sub => a.fetch_sub(src, Ordering::SeqCst),
+        Rmw::And => a.fetch_and(src, Ordering::SeqCst),
+        Rmw::Or => a.fetch_or(src, Ordering::SeqCst),
+        Rmw::Xor => a.fetch_xor(src, Ordering::SeqCst),
+        Rmw::Swap => a.swap(src, Ordering::SeqCst),
+        Rmw::MinU => a.fetch_min(src, Ordering::SeqCst),
+        Rmw::MaxU => a.fetch_max(src, Ordering::SeqCst),
+        _ => {
+            let mut old = a.load(Ordering::SeqCst);
+            loop {
+                let new = apply32(rmw, old, src, cmp);
+                match a.compare_exchange_weak(old, new, Ordering::SeqCst, Ordering::SeqCst) {
+                    Ok(_) => return old,
+                    Err(cur) => old = cur,
+                }
+            }
+        }
+    }
+}
+
+/// Calls `$fold!(op)` with `op` a constant in each arm, so that each arm's
+/// lane loop compiles with its operation inlined (no per-lane `match`).
+macro_rules! for_each_rmw {
+    ($rmw:expr, $fold:ident) => {
+        match $rmw {
+            Rmw::Swap => $fold!(Rmw::Swap),
+            Rmw::CmpSwap => $fold!(Rmw::CmpSwap),
+            Rmw::Add => $fold!(Rmw::Add),
+            Rmw::Sub => $fold!(Rmw::Sub),
+            Rmw::Rsub => $fold!(Rmw::Rsub),
+            Rmw::MinI => $fold!(Rmw::MinI),
+            Rmw::MaxI => $fold!(Rmw::MaxI),
+            Rmw::MinU => $fold!(Rmw::MinU),
+            Rmw::MaxU => $fold!(Rmw::MaxU),
+            Rmw::And => $fold!(Rmw::And),
+            Rmw::Or => $fold!(Rmw::Or),
+            Rmw::Xor => $fold!(Rmw::Xor),
+            Rmw::Inc => $fold!(Rmw::Inc),
+            Rmw::Dec => $fold!(Rmw::Dec),
+            Rmw::AddF => $fold!(Rmw::AddF),
+            Rmw::MinF => $fold!(Rmw::MinF),
+            Rmw::MaxF => $fold!(Rmw::MaxF),
+            Rmw::Csub => $fold!(Rmw::Csub),
+        }
+    };
+}
+
+/// `$name`: the operations of the lanes of `exec` in lane order on one
+/// aligned host location of `$ty` (`$atomic`), as one atomic update: lane
+/// `l`'s old value to `old[l]`. The same old values and final value as the
+/// one-lane form once per lane with no other access in between (`src`/`cmp`:
+/// each lane's data and compare value).
+macro_rules! lanes_update {
+    ($name:ident, $ty:ty, $atomic:ty, $apply:ident) => {
+        pub(crate) fn $name(
+            p: *mut u8,
+            rmw: Rmw,
+            exec: u32,
+            src: &[$ty; LANES],
+            cmp: &[$ty; LANES],
+            old: &mut [u64; LANES],
+        ) {
+            // SAFETY: the caller checked alignment and that p maps the location's bytes of GPU memory.
+            let a = unsafe { <$atomic>::from_ptr(p as *mut $ty) };
+            let mut cur = a.load(Ordering::SeqCst);
+            loop {
+                macro_rules! fold {
+                    ($op:expr) => {{
+                        let (mut v, mut m) = (cur, exec);
+                        while m != 0 {
+                            let l = m.trailing_zeros() as usize;
+                            m &= m - 1;
+                            old[l] = v as u64;
+                            v = $apply($op, v, src[l], cmp[l]);
+                        }
+                        v
+                    }};
+                }
+                let v = for_each_rmw!(rmw, fold);
+                match a.compare_exchange_weak(cur, v, Ordering::SeqCst, Ordering::SeqCst) {
+                    Ok(_) => return,
+                    Err(now) => cur = now,
+                }
+            }
+        }
+    };
+}
+
+lanes_update!(atomic32_lanes, u32, AtomicU32, apply32);
+lanes_update!(atomic64_lanes, u64, AtomicU64, apply64);
+
+/// [`atomic32`] for an 8-byte-aligned location.
+#[inline]
+pub(crate) fn atomic64(p: *mut u8, rmw: Rmw, src: u64, cmp: u64) -> u64 {
+    // SAFETY: the caller checked 8-byte alignment and that p maps 8 bytes of GPU memory.
+    let a = unsafe { AtomicU64::from_ptr(p as *mut u64) };
+    match rmw {
+        Rmw::CmpSwap => {
+            return match a.compare_exchange(cmp, src, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(v) | Err(v) => v,
+            };
+        }
+        Rmw::Add => return a.fetch_add(src, Ordering::SeqCst),
+        _ => {}
+    }
+    let mut old = a.load(Ordering::SeqCst);
+    loop {
+        let new = apply64(rmw, old, src, cmp);
+        match a.compare_exchange_weak(old, new, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => return old,
+            Err(cur) => old = cur,
+        }
+    }
+}

@@ -1,0 +1,428 @@
+//! Pre-resolved SCRATCH dword loads and stores: scratch_load_b32
+//! .. b128 and scratch_store_b32 .. b128 with any address mode (no address
+//! register, an SGPR, a VGPR, or both) in wave32. Through `step` each one
+//! paid the family dispatch, the opcode's `MemKind` lookup and the size and
+//! kind matches of vmem's fast path, about half of a spill or reload's cost;
+//! here the width and registers are resolved once, when the block is decoded.
+//!
+//! Each run is vmem's `scratch_in_range` for these widths, on its helpers:
+//! the same lane addresses (`scratch_uniform`, `scratch_lanes_at`), the same
+//! slot (`slot_base`) and the same bound (`lanes_fit`). Where every active lane has the same aligned
+//! address it moves whole rows of the interleaved layout (private_layout.rs),
+//! which is what the per-lane aligned path computes there; otherwise the
+//! per-lane aligned path itself. It declines (nothing done) for no active
+//! lane, an unaligned address, a lane out of its segment, or a slot the
+//! scratch buffer does not hold: `step` then runs the instruction and
+//! reports any fault itself. Sub-dword and d16 forms are not
+//! pre-resolved. Private accesses record nothing for strict coherence (they
+//! never reach `GpuMemory`), so nothing else is left out.
+
+use crate::gfx11::exec::env::Env;
+use crate::gfx11::exec::vmem::mem::le_row;
+use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
+use crate::gfx11::exec::vmem::private_layout::{lane_byte, lane_byte32};
+use crate::gfx11::exec::vmem::{
+    keep_inactive, lanes_fit, scratch_lanes_at, scratch_uniform, slot_base,
+};
+use crate::gfx11::inst::{Family, Inst};
+use crate::gfx11::wave::{EXEC, LANE_BIT, LANES, Lanes, Wave};
+use crate::wave_loop::with_avx2_copy;
+
+/// A SCRATCH load or store of `dwords` (1..=4) dwords per lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Scratch {
+    store: bool,
+    dwords: u8,
+    /// The loaded (dst) or stored (data) VGPR.
+    reg: u8,
+    /// The per-lane offset VGPR (SVE), None in ST mode.
+    vaddr: Option<u8>,
+    /// The SGPR added to every lane, NULL for none.
+    saddr: u8,
+    imm: i32,
+}
+
+impl Scratch {
+    pub(crate) fn of_inst(i: &Inst) -> Option<Scratch> {
+        if i.family != Family::Scratch || i.dpp.is_some() {
+            return None;
+        }
+        let (store, size, reg) = match mem_kind(i.op) {
+            MemKind::Load(size, false, 0) => (false, size, u8::try_from(i.dst).ok()?),
+            MemKind::Store(size, false) => (true, size, i.data[0]),
+            _ => return None,
+        };
+        if !matches!(size, 4 | 8 | 12 | 16) {
+            return None;
+        }
+        Some(Scratch {
+            store,
+            dwords: (size / 4) as u8,
+            reg,
+            vaddr: (i.flags & Inst::SVE != 0).then_some(i.addr),
+            saddr: i.saddr,
+            imm: i.imm,
+        })
+    }
+}
+
+with_avx2_copy! {
+    /// Run `s` in a wave32 wave: true when done, false (nothing done) when it
+    /// declines to `step`. Out of line (each width's body is large), so it
+    /// runs its own AVX2 copy where the wave loop's level (wave_loop.rs) is
+    /// AVX2 or above: the per-lane address and blend loops then take 8 lanes
+    /// per vector instruction instead of SSE2's 4, with the same results.
+    #[inline(never)]
+    pub(crate) fn run(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool => run_here
+}
+
+#[inline(always)]
+fn run_here(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
+    match s.dwords {
+        1 => run_n::<1>(w, env, s),
+        2 => run_n::<2>(w, env, s),
+        3 => run_n::<3>(w, env, s),
+        _ => run_n::<4>(w, env, s),
+    }
+}
+
+#[inline(always)]
+fn run_n<const N: usize>(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
+    let exec = w.sgpr[EXEC];
+    if exec == 0 {
+        return false;
+    }
+    let size = 4 * N;
+    let per = env.scratch_per_lane;
+    let Some(base) = slot_base(env, w) else {
+        return false;
+    };
+    let uniform = scratch_uniform(w, s.saddr, s.imm);
+    let Some(vaddr) = s.vaddr else {
+        if !uniform.is_multiple_of(4) || uniform as usize + size > per {
+            return false;
+        }
+        rows::<N>(w, s, exec, base, uniform);
+        return true;
+    };
+    let (active, bound, differ) = scratch_lanes_at(&w.vgpr[vaddr as usize], uniform, exec);
+    if bound % 4 != 0 {
+        return false;
+    }
+    if differ == 0 {
+        // Every active lane at one address (= bound, = the maximum).
+        if bound as usize + size > per {
+            return false;
+        }
+        rows::<N>(w, s, exec, base, bound);
+        return true;
+    }
+    if !lanes_fit(&active, bound, size, per) {
+        return false;
+    }
+    lanes::<N>(w, s, exec, base, &active);
+    true
+}
+
+/// Every lane's `N` dwords at aligned `addr` of the slot at `base` (the
+/// caller checked `addr + 4 * N <= per`): dword `k` of the 32 lanes is one
+/// contiguous row.
+#[inline(always)]
+fn rows<const N: usize>(w: &mut Wave, s: &Scratch, exec: u32, base: *mut u8, addr: u32) {
+    // SAFETY: addr + 4 * k + 4 <= per, so the row's LANES dwords lie inside the slot (private_layout::slot_bytes).
+    let row = |k: usize| unsafe { base.add(lane_byte(0, addr as usize + 4 * k)) as *mut Lanes };
+    for k in 0..N {
+        if s.store {
+            let mut mem = le_row(w.vgpr[(s.reg as usize + k) & 255]);
+            if exec != u32::MAX {
+                // SAFETY: as `row`; unaligned read.
+                keep_inactive(&mut mem, &unsafe { row(k).read_unaligned() }, exec);
+            }
+            // SAFETY: as `row`; unaligned write.
+            unsafe { row(k).write_unaligned(mem) };
+        } else {
+            // SAFETY: as `row`; unaligned read.
+            let vals = le_row(unsafe { row(k).read_unaligned() });
+            w.write_vgpr(s.reg as usize + k, &vals, exec);
+        }
+    }
+}
+
+/// Lane `l`'s `N` dwords at aligned `addrs[l]` (0 for the inactive lanes)
+/// of the slot at `base`, each of which the caller checked fits the lane's
+/// segment; dword `k` of a lane sits `4 * LANES * k` bytes after its first.
+#[inline(always)]
+fn lanes<const N: usize>(w: &mut Wave, s: &Scratch, exec: u32, base: *mut u8, addrs: &Lanes) {
+    let mut offs = [0u32; LANES];
+    for l in 0..LANES {
+        offs[l] = lane_byte32(l as u32, addrs[l]);
+    }
+    // SAFETY: lane l's access lies inside its segment, so inside the slot (the caller's check); dword k at + 4 * LANES * k.
+    let at = move |l: usize, k: usize| unsafe { base.add(offs[l] as usize + 4 * LANES * k) };
+    if s.store {
+        // SAFETY: as `at`; unaligned write.
+        let put = |l: usize, k: usize, v: u32| unsafe {
+            (at(l, k) as *mut u32).write_unaligned(v.to_le())
+        };
+        for k in 0..N {
+            let row = w.vgpr[(s.reg as usize + k) & 255];
+            // Two loops, so that the common all-lanes case tests no EXEC bits.
+            if exec == u32::MAX {
+                for l in 0..LANES {
+                    put(l, k, row[l]);
+                }
+            } else {
+                for l in 0..LANES {
+                    if exec & LANE_BIT[l] != 0 {
+                        put(l, k, row[l]);
+                    }
+                }
+            }
+        }
+    } else {
+        let mut rows = [[0u32; LANES]; N];
+        for (k, row) in rows.iter_mut().enumerate() {
+            for l in 0..LANES {
+                // SAFETY: as `at`; unaligned read.
+                row[l] = u32::from_le(unsafe { (at(l, k) as *const u32).read_unaligned() });
+            }
+        }
+        for (k, row) in rows.iter().enumerate() {
+            w.write_vgpr(s.reg as usize + k, row, exec);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gfx11::exec::fast::{Fast, compile, run as fast_run};
+    use crate::gfx11::exec::{ExecResult, NoMemory, step, test_inst};
+    use crate::gfx11::wave::NULL;
+
+    const PER_LANE: usize = 48;
+
+    /// llvm-mc-19 encodings: the dword forms in every address mode, then
+    /// sub-dword and d16 forms (never pre-resolved).
+    const FORMS: &[(&str, [u8; 8])] = &[
+        (
+            "scratch_load_b32 v10, off, s4 offset:8",
+            [0x08, 0x00, 0x51, 0xdc, 0x00, 0x00, 0x04, 0x0a],
+        ),
+        (
+            "scratch_load_b32 v10, off, off offset:12",
+            [0x0c, 0x00, 0x51, 0xdc, 0x00, 0x00, 0x7c, 0x0a],
+        ),
+        (
+            "scratch_load_b32 v10, v2, off",
+            [0x00, 0x00, 0x51, 0xdc, 0x02, 0x00, 0xfc, 0x0a],
+        ),
+        (
+            "scratch_load_b32 v10, v2, s4 offset:-4",
+            [0xfc, 0x1f, 0x51, 0xdc, 0x02, 0x00, 0x84, 0x0a],
+        ),
+        (
+            "scratch_load_b64 v[10:11], off, s4 offset:16",
+            [0x10, 0x00, 0x55, 0xdc, 0x00, 0x00, 0x04, 0x0a],
+        ),
+        (
+            "scratch_load_b64 v[2:3], v2, off offset:8",
+            [0x08, 0x00, 0x55, 0xdc, 0x02, 0x00, 0xfc, 0x02],
+        ),
+        (
+            "scratch_load_b96 v[10:12], v2, off offset:4",
+            [0x04, 0x00, 0x59, 0xdc, 0x02, 0x00, 0xfc, 0x0a],
+        ),
+        (
+            "scratch_load_b128 v[10:13], off, off offset:20",
+            [0x14, 0x00, 0x5d, 0xdc, 0x00, 0x00, 0x7c, 0x0a],
+        ),
+        (
+            "scratch_load_b128 v[10:13], v2, s4",
+            [0x00, 0x00, 0x5d, 0xdc, 0x02, 0x00, 0x84, 0x0a],
+        ),
+        (
+            "scratch_store_b32 off, v20, s4 offset:8",
+            [0x08, 0x00, 0x69, 0xdc, 0x00, 0x14, 0x04, 0x00],
+        ),
+        (
+            "scratch_store_b32 off, v20, off offset:4",
+            [0x04, 0x00, 0x69, 0xdc, 0x00, 0x14, 0x7c, 0x00],
+        ),
+        (
+            "scratch_store_b32 v2, v20, off",
+            [0x00, 0x00, 0x69, 0xdc, 0x02, 0x14, 0xfc, 0x00],
+        ),
+        (
+            "scratch_store_b32 v2, v20, s4 offset:-4",
+            [0xfc, 0x1f, 0x69, 0xdc, 0x02, 0x14, 0x84, 0x00],
+        ),
+        (
+            "scratch_store_b64 off, v[20:21], s4 offset:16",
+            [0x10, 0x00, 0x6d, 0xdc, 0x00, 0x14, 0x04, 0x00],
+        ),
+        (
+            "scratch_store_b64 v2, v[20:21], off offset:8",
+            [0x08, 0x00, 0x6d, 0xdc, 0x02, 0x14, 0xfc, 0x00],
+        ),
+        (
+            "scratch_store_b96 off, v[20:22], off offset:4",
+            [0x04, 0x00, 0x71, 0xdc, 0x00, 0x14, 0x7c, 0x00],
+        ),
+        (
+            "scratch_store_b128 v2, v[20:23], off",
+            [0x00, 0x00, 0x75, 0xdc, 0x02, 0x14, 0xfc, 0x00],
+        ),
+        (
+            "scratch_store_b128 off, v[20:23], s4 offset:12",
+            [0x0c, 0x00, 0x75, 0xdc, 0x00, 0x14, 0x04, 0x00],
+        ),
+        (
+            "scratch_load_u8 v10, v2, off offset:3",
+            [0x03, 0x00, 0x41, 0xdc, 0x02, 0x00, 0xfc, 0x0a],
+        ),
+        (
+            "scratch_load_d16_hi_b16 v10, off, s4",
+            [0x00, 0x00, 0x8d, 0xdc, 0x00, 0x00, 0x04, 0x0a],
+        ),
+        (
+            "scratch_store_b16 off, v20, s4 offset:6",
+            [0x06, 0x00, 0x65, 0xdc, 0x00, 0x14, 0x04, 0x00],
+        ),
+        (
+            "scratch_store_d16_hi_b8 v2, v20, off",
+            [0x00, 0x00, 0x91, 0xdc, 0x02, 0x14, 0xfc, 0x00],
+        ),
+    ];
+
+    fn env<'a>(scratch: &'a mut [u8], lds: &'a mut [u8]) -> Env<'a> {
+        Env {
+            mem: &NoMemory,
+            lds,
+            scratch,
+            scratch_per_lane: PER_LANE,
+            shared_base: 0,
+            private_base: 0x7000_0000_0000_0000,
+            spans: Default::default(),
+        }
+    }
+
+    /// Every form, through its pre-resolved run (and `step` where that
+    /// declines, as the wave loop does) and through `step` alone, on random
+    /// registers, EXEC masks, scratch bytes and addresses: one address for
+    /// every lane, per-lane aligned ones, unaligned ones, lanes out of their
+    /// segment or past 2^31, in wave slots 1 and 2. The two give the same
+    /// result, registers and scratch bytes; a form that declines has changed
+    /// nothing; both outcomes occur, the pre-resolved one most often.
+    #[test]
+    fn pre_resolved_scratch_matches_step() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut lds = vec![0u8; 4];
+        let (mut taken, mut declined) = (0, 0);
+        for (text, bytes) in FORMS {
+            let i = test_inst(*bytes);
+            assert_eq!(&i.mnemonic, &text.split(' ').next().unwrap(), "{text}");
+            let form = compile(&i, 0);
+            let dword = matches!(form, Fast::Scratch(_));
+            let sub_dword = ["_u8", "_b16", "_d16", "_b8"]
+                .iter()
+                .any(|s| text.contains(s));
+            assert_eq!(dword, !sub_dword, "{text}: {form:?}");
+            for round in 0..400 {
+                let mut w = Wave {
+                    index: if round % 37 == 36 { 2 } else { 1 },
+                    ..Wave::default()
+                };
+                w.sgpr[EXEC] = match round % 5 {
+                    0 | 1 => u32::MAX,
+                    2 => next() as u32,
+                    3 => 1 << (next() % 32),
+                    _ if round % 10 == 4 => 0,
+                    _ => next() as u32 & next() as u32,
+                };
+                for (r, row) in w.vgpr.iter_mut().enumerate() {
+                    for (l, v) in row.iter_mut().enumerate() {
+                        *v = (next() as u32) ^ (r << 8 | l) as u32;
+                    }
+                }
+                // Addresses: mostly in range and aligned, one lane (or all)
+                // moved out of range or off alignment now and then.
+                let pick = |x: u64| -> u32 {
+                    match x % 16 {
+                        0 => (x >> 8) as u32,
+                        1 => PER_LANE as u32 - (x >> 8) as u32 % 8,
+                        2 => 0x8000_0000 | ((x >> 8) as u32 % 64),
+                        3 => 1 + 4 * ((x >> 8) as u32 % 10),
+                        4 | 5 => 2 + 4 * ((x >> 8) as u32 % 10),
+                        _ => 4 * ((x >> 8) as u32 % 10),
+                    }
+                };
+                let target = pick(next());
+                let uniform_lanes = round % 3 == 0;
+                w.sgpr[4] = if round % 4 == 0 {
+                    pick(next())
+                } else {
+                    4 * (next() % 4) as u32
+                };
+                let base = w.sgpr[4].wrapping_add(i.imm as u32);
+                let base = if i.saddr as usize != NULL {
+                    base
+                } else {
+                    i.imm as u32
+                };
+                for l in 0..LANES {
+                    let a = if uniform_lanes && next() % 64 != 0 {
+                        target
+                    } else if next() % 8 == 0 {
+                        pick(next())
+                    } else {
+                        4 * (next() % 10) as u32
+                    };
+                    w.vgpr[2][l] = a.wrapping_sub(base);
+                }
+                if round % 7 == 0 && i.flags & Inst::SVE == 0 {
+                    w.sgpr[4] = pick(next());
+                }
+                let init: Vec<u8> = (0..3 * LANES * PER_LANE).map(|_| next() as u8).collect();
+
+                let (mut want_w, mut want_s) = (w.clone(), init.clone());
+                let want: ExecResult = step(&mut want_w, &mut env(&mut want_s, &mut lds), &i);
+
+                let ctx = format!("{text}: round {round}, exec {:#x}", w.sgpr[EXEC]);
+                let (mut got_w, mut got_s) = (w.clone(), init.clone());
+                let e = &mut env(&mut got_s, &mut lds);
+                let (got, fast) = match fast_run(&mut got_w, e, &form) {
+                    Some(flow) => (Ok(flow), true),
+                    None => {
+                        assert!(
+                            got_w.vgpr == w.vgpr && got_w.sgpr == w.sgpr && *e.scratch == init[..],
+                            "{ctx}: declined after a change"
+                        );
+                        (step(&mut got_w, e, &i), false)
+                    }
+                };
+                assert_eq!(got, want, "{ctx}");
+                assert!(got_w.vgpr == want_w.vgpr, "{ctx}: VGPRs");
+                assert!(got_w.sgpr == want_w.sgpr, "{ctx}: SGPRs");
+                assert!(got_s == want_s, "{ctx}: scratch bytes");
+                if fast {
+                    taken += 1;
+                    assert!(dword, "{ctx}");
+                } else if dword {
+                    declined += 1;
+                }
+            }
+        }
+        // Both outcomes are exercised, and the common case runs pre-resolved.
+        assert!(
+            taken > 3000 && declined > 500,
+            "taken {taken}, declined {declined}"
+        );
+    }
+}

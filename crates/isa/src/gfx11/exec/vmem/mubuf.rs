@@ -1,0 +1,231 @@
+//! MUBUF buffer instructions: loads, stores and atomics through a 128-bit
+//! buffer resource (V#) in four SGPRs, with the gfx11 range checking.
+//!
+//! Fields come from the decoder (offset, glc, vaddr, vdata, srsrc/4,
+//! soffset and its literal; see decode/buffer.rs) and, for tfe (bit 21), offen (bit 22) and
+//! idxen (bit 23), from the encoding's second word. The V#: base
+//! address = d0 | d1[15:0] << 32, stride = d1[29:16], swizzle_enable =
+//! d1[31:30], num_records = d2, add_tid_enable = d3[23], oob_select = d3[29:28].
+//!
+//! Address = base + soffset + index * stride + offset, where index = vaddr
+//! (idxen) + lane id (add_tid), offset = vaddr[+1 with idxen] (offen) + inst
+//! offset. Range checking (RDNA3 ISA "Buffer range checking"; out of range:
+//! loads return 0, stores are dropped), per dword for b64/b96/b128, all or
+//! nothing for atomics:
+//! - oob_select 0 (structured with offset): index >= num_records, or
+//!   offset + bytes > stride;
+//! - 1 (structured): index >= num_records;
+//! - 2 (raw, checking off): only num_records == 0;
+//! - 3 (raw): index * stride + offset + bytes > num_records (soffset is not
+//!   part of the check).
+//!
+//! Not modelled (typed IllegalInstruction errors naming the reason): swizzled
+//! resources (swizzle_enable != 0), tfe, format conversions
+//! (buffer_*_format_*), buffer_load_lds_*.
+
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
+use crate::gfx11::exec::vmem::atomics::{Rmw, atomic32, atomic64};
+use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
+use crate::gfx11::exec::vmem::write_loaded;
+use crate::gfx11::inst::Inst;
+use crate::gfx11::opcodes::Op;
+use crate::gfx11::wave::{LANES, Wave};
+use crate::{Access, MemoryFault, WaveErrorKind};
+
+/// The decoded buffer resource.
+pub(crate) struct Resource {
+    base: u64,
+    pub(crate) stride: u64,
+    num_records: u64,
+    add_tid: bool,
+    oob: u32,
+    /// DST_SEL_X/Y/Z/W (d3[11:0]), which MTBUF loads apply.
+    pub(crate) dst_sel: u32,
+}
+
+/// Value of the soffset operand code (SGPR, null/M0, an inline integer, or
+/// the instruction's literal for code 255).
+fn soffset(w: &Wave, code: u32, literal: Option<u32>) -> Option<u64> {
+    Some(match code {
+        0..=127 => w.sgpr[code as usize] as u64,
+        128..=192 => (code - 128) as u64,
+        193..=208 => (192i64 - code as i64) as u32 as u64,
+        255 => literal? as u64,
+        _ => return None,
+    })
+}
+
+/// Is the range `[start, start + len)` of an access in range for the resource?
+pub(crate) fn in_range(r: &Resource, index: u64, offset: u64, start: u64, len: u64) -> bool {
+    let end = offset.saturating_add(start + len);
+    match r.oob {
+        0 => index < r.num_records && end <= r.stride,
+        1 => index < r.num_records,
+        2 => r.num_records != 0,
+        _ => index.saturating_mul(r.stride).saturating_add(end) <= r.num_records,
+    }
+}
+
+/// Per-lane addressing of a buffer instruction (MUBUF or MTBUF: the same
+/// fields): the resource, index and offset per lane, and base + soffset.
+pub(crate) struct BufferLanes {
+    pub res: Resource,
+    pub index: [u64; LANES],
+    pub offset: [u64; LANES],
+    pub base: u64,
+}
+
+pub(crate) fn buffer_lanes(w: &Wave, i: &Inst) -> Result<BufferLanes, WaveErrorKind> {
+    let w1 = i.raw().get(1).copied().unwrap_or(0);
+    let (offen, idxen) = ((w1 >> 22) & 1 != 0, (w1 >> 23) & 1 != 0);
+    let vaddr = i.addr as usize;
+    let srsrc = i.saddr as usize * 4;
+    let soff = soffset(w, i.imm2, i.literal).ok_or_else(|| illegal(i))?;
+    let d = |k: usize| w.sgpr.get(srsrc + k).copied().unwrap_or(0);
+    let (d0, d1, d2, d3) = (d(0), d(1), d(2), d(3));
+    if (d1 >> 30) & 3 != 0 {
+        return Err(unmodelled(i, "swizzled buffer resource"));
+    }
+    let res = Resource {
+        base: d0 as u64 | ((d1 & 0xFFFF) as u64) << 32,
+        stride: ((d1 >> 16) & 0x3FFF) as u64,
+        num_records: d2 as u64,
+        add_tid: (d3 >> 23) & 1 != 0,
+        oob: (d3 >> 28) & 3,
+        dst_sel: d3 & 0xFFF,
+    };
+    let mut index = [0u64; LANES];
+    let mut offset = [i.imm as u64; LANES];
+    for l in 0..LANES {
+        if idxen {
+            index[l] = w.vgpr[vaddr & 255][l] as u64;
+        }
+        if res.add_tid {
+            index[l] += (l + LANES * w.half) as u64;
+        }
+        if offen {
+            offset[l] += w.vgpr[(vaddr + idxen as usize) & 255][l] as u64;
+        }
+    }
+    Ok(BufferLanes {
+        base: res.base.wrapping_add(soff),
+        res,
+        index,
+        offset,
+    })
+}
+
+pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    if matches!(i.op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
+        return Ok(Flow::Next);
+    }
+    // The decoder's fields (see decode/buffer.rs); tfe from word 1.
+    let w1 = i.raw().get(1).copied().unwrap_or(0);
+    let glc = i.flags & Inst::GLC != 0;
+    let vdata = i.data[0] as usize;
+    if (w1 >> 21) & 1 != 0 {
+        return Err(unmodelled(i, "tfe"));
+    }
+    let kind = mem_kind(i.op);
+    if kind == MemKind::Other {
+        return Err(illegal(i));
+    }
+    let BufferLanes {
+        res,
+        index,
+        offset,
+        base,
+    } = buffer_lanes(w, i)?;
+    let exec = w.exec();
+    let addr = |l: usize| {
+        base.wrapping_add(index[l].wrapping_mul(res.stride))
+            .wrapping_add(offset[l])
+    };
+    let access = |a: u64, len: u64, acc: Access| {
+        env.mem
+            .translate(a, len, acc)
+            .map_err(WaveErrorKind::MemoryViolation)
+    };
+    match kind {
+        MemKind::Load(size, signed, d16) => {
+            let mut rows = [[0u32; LANES]; 4];
+            for l in 0..LANES {
+                if exec >> l & 1 == 0 {
+                    continue;
+                }
+                for k in 0..size.div_ceil(4) {
+                    let len = (size - 4 * k).min(4) as u64;
+                    if !in_range(&res, index[l], offset[l], 4 * k as u64, len) {
+                        continue;
+                    }
+                    let p = access(addr(l) + 4 * k as u64, len, Access::Read)?;
+                    let mut b = [0u8; 4];
+                    // SAFETY: translate returned a pointer valid for `len` (<= 4) bytes.
+                    unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), len as usize) };
+                    rows[k][l] = u32::from_le_bytes(b);
+                }
+            }
+            let mut j = i.clone();
+            j.dst = vdata as u16;
+            write_loaded(w, &j, exec, &rows, size, signed, d16);
+        }
+        MemKind::Store(size, hi) => {
+            for l in 0..LANES {
+                if exec >> l & 1 == 0 {
+                    continue;
+                }
+                for k in 0..size.div_ceil(4) {
+                    let len = (size - 4 * k).min(4) as u64;
+                    if !in_range(&res, index[l], offset[l], 4 * k as u64, len) {
+                        continue;
+                    }
+                    let v = w.vgpr[(vdata + k) & 255][l];
+                    let b = if hi { v >> 16 } else { v }.to_le_bytes();
+                    let p = access(addr(l) + 4 * k as u64, len, Access::Write)?;
+                    // SAFETY: translate returned a pointer valid for `len` (<= 4) bytes.
+                    unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, len as usize) };
+                }
+            }
+        }
+        MemKind::Atomic(rmw, wide, _) => {
+            let size = if wide { 8u64 } else { 4 };
+            let dw = size as usize / 4;
+            let mut old = [[0u32; LANES]; 2];
+            for l in 0..LANES {
+                if exec >> l & 1 == 0 || !in_range(&res, index[l], offset[l], 0, size) {
+                    continue;
+                }
+                let reg = |k: usize| w.vgpr[(vdata + k) & 255][l] as u64;
+                let src = if wide { reg(0) | reg(1) << 32 } else { reg(0) };
+                let cmp = match (rmw == Rmw::CmpSwap, wide) {
+                    (false, _) => 0,
+                    (true, true) => reg(2) | reg(3) << 32,
+                    (true, false) => reg(1),
+                };
+                let a = addr(l);
+                if a % size != 0 {
+                    return Err(WaveErrorKind::MemoryViolation(MemoryFault {
+                        address: a,
+                        access: Access::Atomic,
+                    }));
+                }
+                let p = access(a, size, Access::Atomic)?;
+                let o = if wide {
+                    atomic64(p, rmw, src, cmp)
+                } else {
+                    atomic32(p, rmw, src as u32, cmp as u32) as u64
+                };
+                old[0][l] = o as u32;
+                old[1][l] = (o >> 32) as u32;
+            }
+            // GLC returns the pre-op value in vdata (out-of-range lanes read 0).
+            if glc {
+                for k in 0..dw {
+                    w.write_vgpr(vdata + k, &old[k], exec);
+                }
+            }
+        }
+        MemKind::Other => return Err(illegal(i)),
+    }
+    Ok(Flow::Next)
+}

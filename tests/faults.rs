@@ -2,7 +2,8 @@
 //! covers, one that executes s_trap, and one that executes a word no gfx11
 //! encoding decodes. Each is reported as one Internal error naming the
 //! kernel, the submission and the fault (the address for a memory
-//! violation), and ending with the device's report, which names the PC. Around each
+//! violation; for it, KFD's VM fault data ends the message), while gfxsim's
+//! own account (`SimDevice::wave_error`) names the PC. Around each
 //! fault: results written by earlier submissions and a buffer nobody wrote
 //! keep their contents, and the next submissions run. A second device of
 //! the same adapter works on through another device's faults, and a
@@ -123,7 +124,7 @@ fn texts(err: &Error) -> (String, String) {
 
 #[test]
 fn each_fault_names_its_kernel_and_pc_and_the_device_keeps_working() {
-    let c = ctx();
+    let (c, sim) = sim_ctx();
     let stamp_p = stamp_pipeline(&c.device);
     let intact_words: Vec<u32> = (0..2048u32).map(|i| i ^ 0xa5a5_0000).collect();
     let intact = storage_init(&c.device, &intact_words);
@@ -133,23 +134,29 @@ fn each_fault_names_its_kernel_and_pc_and_the_device_keeps_working() {
         entry: &'static str,
         /// The summary after `(submission N): `.
         what: &'static str,
-        /// What the device's report must say.
+        /// KFD's VM fault data, which ends the message (memory violations
+        /// only).
+        kfd: Option<&'static str>,
+        /// What gfxsim's own account must say.
         report: &'static str,
     }
     let cases = [
         Case {
             entry: "read_at",
             what: "memory violation at GPU address 0x2000;",
+            kfd: Some("VM fault: page not present at page 0x2000)"),
             report: "Read at address 0x2040 (pc 0x",
         },
         Case {
             entry: "trap_now",
             what: "wave trap or abort;",
+            kfd: None,
             report: "s_trap 2 at pc 0x",
         },
         Case {
             entry: "illegal_word",
             what: "illegal instruction;",
+            kfd: None,
             report: "unsupported instruction [0xffffffff] at pc 0x",
         },
     ];
@@ -182,10 +189,21 @@ fn each_fault_names_its_kernel_and_pc_and_the_device_keeps_working() {
         assert!(message.contains(&format!("): {}", case.what)), "{message}");
         assert_eq!(submission_in(&message), index, "{message}");
         assert!(!message.contains('\n'), "one line: {message}");
-        assert!(source.contains(case.report), "{}: {source}", case.entry);
+        match case.kfd {
+            Some(kfd) => {
+                assert!(source.contains(kfd), "{}: {source}", case.entry);
+                assert!(
+                    message.contains("(device report: GPU ") && message.ends_with(kfd),
+                    "the message ends with KFD's fault data: {message}"
+                );
+            }
+            None => assert!(!message.contains("device report"), "{message}"),
+        }
+        let sim_report = wave_error(&sim, &err).expect("gfxsim's account of the fault");
         assert!(
-            message.contains("(device report: ") && message.contains(case.report),
-            "the message itself names the PC: {message}"
+            sim_report.contains(case.report),
+            "{}: {sim_report}",
+            case.entry
         );
 
         // The earlier results, the untouched buffer, and new work.

@@ -183,7 +183,8 @@ pub(super) fn fault_summary(e: &HsaError, site: Option<&FaultSite>) -> String {
 pub(super) fn report_queue_fault(dev: &DeviceShared, e: HsaError, site: Option<FaultSite>) {
     let summary = fault_summary(&e, site.as_ref());
     tracing::error!("{summary}");
-    // The device's own words (PC, workgroup, exact address, watchdog).
+    // What KFD reported beyond the exception bits: for a memory violation,
+    // the VM fault's GPU, page and access kind (its MEMORY event data).
     let report = match &e {
         HsaError::QueueError {
             detail: Some(detail),

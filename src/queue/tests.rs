@@ -280,9 +280,14 @@ fn violation(address: Option<u64>) -> HsaError {
     HsaError::QueueError {
         queue_id: 3,
         reason: QueueErrorReason::MemoryViolation { address },
-        detail: Some(aqueduct_hsa::QueueFaultDetail::Device(
-            "wave 0 of workgroup (0, 0, 0)".into(),
-        )),
+        detail: address.map(|address| {
+            aqueduct_hsa::QueueFaultDetail::MemoryFault(aqueduct_hsa::GpuMemoryFault {
+                gpu_id: 0x1002,
+                address,
+                access: aqueduct_hsa::FaultAccess::NotPresent,
+                imprecise: false,
+            })
+        }),
     }
 }
 

@@ -26,7 +26,36 @@ pub fn ctx() -> Ctx {
 }
 
 pub fn ctx_with(desc: impl FnOnce(&Adapter) -> DeviceDescriptor<'static>) -> Ctx {
-    let instance = Instance::with_device(DeviceChoice::Sim);
+    ctx_on(Instance::with_device(DeviceChoice::Sim), desc)
+}
+
+/// A device on a gfxsim the test keeps, to ask it what only gfxsim reports
+/// (see [`wave_error`]).
+pub fn sim_ctx() -> (Ctx, std::sync::Arc<aqueduct::gfxsim::SimDevice>) {
+    use aqueduct::gfxsim::{SimConfig, SimDevice};
+    let sim = SimDevice::new(SimConfig::default()).expect("gfxsim");
+    let c = ctx_on(Instance::from_device(sim.clone()), |a| DeviceDescriptor {
+        required_features: a.features(),
+        required_limits: a.limits(),
+        ..Default::default()
+    });
+    (c, sim)
+}
+
+/// gfxsim's account (PC, instruction, exact address) of the queue error
+/// behind a reported GPU fault; KFD reports none of it.
+pub fn wave_error(sim: &aqueduct::gfxsim::SimDevice, err: &Error) -> Option<String> {
+    let mut source = std::error::Error::source(err);
+    while let Some(s) = source {
+        if let Some(aqueduct::hsa::HsaError::QueueError { queue_id, .. }) = s.downcast_ref() {
+            return sim.wave_error(*queue_id);
+        }
+        source = s.source();
+    }
+    None
+}
+
+fn ctx_on(instance: Instance, desc: impl FnOnce(&Adapter) -> DeviceDescriptor<'static>) -> Ctx {
     let adapter = block_on(instance.request_adapter(&RequestAdapterOptions::default()))
         .expect("gfxsim adapter");
     let d = desc(&adapter);

@@ -26,6 +26,9 @@ use aqueduct_isa::GpuMemory;
 
 /// Fake file descriptors handed out for render nodes (far above real fds).
 const RENDER_FD_BASE: u32 = 0x4000_0000;
+/// Destroyed queues whose errors [`SimDevice::wave_error`] remembers; the
+/// record starts over past this many.
+const RETIRED_ERROR_LIMIT: usize = 1024;
 
 fn err(ioctl: &'static str, errno: Errno) -> KfdError {
     KfdError::ioctl(ioctl, errno.raw_os_error())
@@ -69,6 +72,9 @@ pub struct SimDevice {
     stats: Arc<StatsCounters>,
     /// Strict-coherence reports and counters (empty when the mode is off).
     coherence: Arc<CoherenceLog>,
+    /// gfxsim's account of the errors of destroyed queues, by queue id
+    /// (a runtime recreates a faulted queue before anyone asks).
+    retired_errors: Mutex<HashMap<u32, String>>,
 }
 
 impl SimDevice {
@@ -140,6 +146,7 @@ impl SimDevice {
             render_fds: Mutex::new(HashMap::new()),
             stats,
             coherence,
+            retired_errors: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -150,6 +157,22 @@ impl SimDevice {
     /// The sysfs-format topology tree this device publishes.
     pub fn topology_tree(&self) -> &MemTree {
         &self.tree
+    }
+
+    /// gfxsim's own account of the last error of queue `queue_id` (the
+    /// faulting instruction's PC and mnemonic, the exact address, a
+    /// watchdog stop), also after the queue was destroyed. KFD has no such
+    /// report (hardware exposes it only to a debugger), so this is not part
+    /// of [`KfdDevice`]: the runtime never sees it, tests and tools on
+    /// gfxsim ask for it here.
+    pub fn wave_error(&self, queue_id: u32) -> Option<String> {
+        self.queues.exception_detail(queue_id).or_else(|| {
+            self.retired_errors
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&queue_id)
+                .cloned()
+        })
     }
 
     /// Execution counters since the device was created.
@@ -382,7 +405,19 @@ impl KfdDevice for SimDevice {
     }
 
     fn destroy_queue(&self, args: &mut DestroyQueueArgs) -> KfdResult<()> {
-        self.queues.destroy(args.queue_id)
+        let error = self.queues.exception_detail(args.queue_id);
+        self.queues.destroy(args.queue_id)?;
+        if let Some(error) = error {
+            let mut retired = self
+                .retired_errors
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if retired.len() >= RETIRED_ERROR_LIMIT {
+                retired.clear();
+            }
+            retired.insert(args.queue_id, error);
+        }
+        Ok(())
     }
 
     fn update_queue(&self, args: &mut UpdateQueueArgs) -> KfdResult<()> {
@@ -512,9 +547,5 @@ impl KfdDevice for SimDevice {
                 "gfxsim: doorbell write at {doorbell_va:#x} outside any doorbell page ignored"
             ),
         }
-    }
-
-    fn queue_exception_detail(&self, queue_id: u32) -> Option<String> {
-        self.queues.exception_detail(queue_id)
     }
 }

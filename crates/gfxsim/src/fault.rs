@@ -1,11 +1,30 @@
 //! Queue errors and GPU VM faults, reported the way KFD reports them.
 //!
-//! A queue error ORs `exception_mask(code)` into the u64 the queue's
-//! context-save header points at (`error_reason`, if nonzero) and sets the
-//! header's `error_event_id`; the queue then halts. A memory fault is also a
-//! VM fault: every MEMORY event of the process gets
-//! `memory_exception_data` (failure flags, the faulting page's address, the
-//! gpu_id) and fires, before the queue error is raised.
+//! These are the only ways a fault reaches the runtime; what gfxsim knows
+//! beyond them (PC, instruction, exact address) is kept for
+//! `SimDevice::wave_error` and never crosses the `KfdDevice` boundary.
+//!
+//! - A queue error ORs `exception_mask(code)` into the u64 the queue's
+//!   context-save header points at (`error_reason`, if nonzero) and sets
+//!   the header's `error_event_id`; the queue then halts (UAPI
+//!   `kfd_ioctl.h` `struct kfd_context_save_area_header`; ROCr
+//!   `AqlQueue::DynamicQueueEventsHandler` and `ExceptionHandler` read the
+//!   word). Which agent writes the word (CP firmware, trap handler) is not
+//!   public source; only hardware can confirm the bits per fault.
+//! - A memory fault is also a VM fault: every MEMORY event of the process
+//!   gets `memory_exception_data` (failure flags, the faulting page's
+//!   address, the gpu_id) and fires, before the queue error is raised
+//!   (Linux `kfd_events.c` `kfd_signal_vm_fault_event`, called from
+//!   `event_interrupt_wq_v11` for a UTCL2 fault).
+//! - HW_EXCEPTION events fire only on a GPU reset (Linux `kfd_events.c`
+//!   `kfd_signal_reset_event`, from `amdgpu_amdkfd_pre_reset`). amdkfd has
+//!   no time limit on a compute queue: a kernel that never ends runs until
+//!   a preemption fails, and only then does the driver reset the GPU
+//!   (`kfd_device_queue_manager.c` `unmap_queues_cpsch` → `kfd_hws_hang`).
+//!   gfxsim's dispatch watchdog is a simulator aid with no driver
+//!   counterpart; it stops the waves the way a wave abort does
+//!   (`EC_QUEUE_WAVE_ABORT`) and sends no reset event, since gfxsim never
+//!   resets a GPU.
 
 use std::sync::atomic::Ordering;
 

@@ -271,7 +271,7 @@ fn a_fault_reports_a_memory_exception_and_halts_only_that_queue() {
         1,
         "a failed dispatch does not complete"
     );
-    let detail = s.h.dev.queue_exception_detail(q.queue_id).expect("detail");
+    let detail = s.h.dev.wave_error(q.queue_id).expect("detail");
     assert!(detail.contains(&format!("{target:#x}")), "{detail}");
 
     // The queue is halted: a later packet is not processed.
@@ -455,12 +455,7 @@ fn overlapping_vector_copies_move_the_data() {
     q.ring_doorbell(&s.h, i);
     assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
     assert_eq!((s.signals.value(c0), s.signals.value(c1)), (0, 0));
-    assert_eq!(
-        q.error_bits(),
-        0,
-        "{:?}",
-        s.h.dev.queue_exception_detail(q.queue_id)
-    );
+    assert_eq!(q.error_bits(), 0, "{:?}", s.h.dev.wave_error(q.queue_id));
     for (src_seed, dst) in [(0x1234u32, &bufs[1]), (0xabcd, &bufs[3])] {
         // SAFETY: the BO is mapped on the host at its VA for GRID words.
         let got = unsafe { std::slice::from_raw_parts(dst.ptr::<u32>(0), GRID as usize) };
@@ -507,7 +502,7 @@ fn an_out_of_bounds_store_faults_at_its_address() {
         exception_mask(EC_QUEUE_WAVE_MEMORY_VIOLATION)
     );
     assert_eq!(s.signals.value(completion), 1);
-    let detail = s.h.dev.queue_exception_detail(q.queue_id).unwrap();
+    let detail = s.h.dev.wave_error(q.queue_id).unwrap();
     assert!(detail.contains(&format!("{target:#x}")), "{detail}");
 }
 

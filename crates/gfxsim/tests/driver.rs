@@ -15,6 +15,8 @@ use common::*;
 
 const EINVAL: i32 = 22;
 const ENOMEM: i32 = 12;
+const EFAULT: i32 = 14;
+const EBUSY: i32 = 16;
 
 #[test]
 fn topology_is_a_7900xtx_per_gpu() {
@@ -313,12 +315,67 @@ fn map_unmap_free_and_their_errors() {
         EINVAL,
         "not mapped there"
     );
-    // FREE of a still-mapped BO unmaps it.
+    // FREE of a BO still mapped on a GPU is EBUSY and changes nothing:
+    // the mapping and the handle stay.
+    let free = |handle: u64| {
+        h.dev
+            .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle })
+            .map_err(errno)
+    };
+    assert_eq!(free(a.handle), Err(EBUSY));
+    assert!(inside(h.gpu_ids[0]));
+    // Mapping again on a GPU it is mapped on succeeds and adds nothing: one
+    // UNMAP undoes it.
+    h.map(a.handle, &[h.gpu_ids[0]]).unwrap();
+    h.unmap(a.handle, &[h.gpu_ids[0]]).unwrap();
+    assert!(!inside(h.gpu_ids[0]));
+    assert_eq!(free(a.handle), Ok(()));
+    assert_eq!(errno(h.map(a.handle, &[h.gpu_id]).unwrap_err().1), ENOMEM);
+    assert_eq!(free(a.handle), Err(EINVAL), "the handle is gone");
+    assert_eq!(free(b.handle), Ok(()), "never mapped");
+}
+
+/// MAP/UNMAP device lists: n_success past n_devices is EINVAL, a list
+/// shorter than n_devices is EFAULT, and an UNMAP fails at the first GPU
+/// the BO is not mapped on, after unmapping the ones before it.
+#[test]
+fn device_list_rules_of_map_and_unmap() {
+    let h = Harness::with_gpus(2);
+    let a = h.alloc_args(PAGE, GTT_FLAGS).unwrap();
+    let mut args = MapMemoryToGpuArgs {
+        handle: a.handle,
+        n_devices: 1,
+        n_success: 2,
+        ..Default::default()
+    };
+    let e = h.dev.map_memory_to_gpu(&mut args, &h.gpu_ids).unwrap_err();
+    assert_eq!(errno(e), EINVAL);
+    let e = h
+        .dev
+        .unmap_memory_from_gpu(&mut args, &h.gpu_ids)
+        .unwrap_err();
+    assert_eq!(errno(e), EINVAL);
+    args.n_devices = 2;
+    args.n_success = 0;
+    let e = h
+        .dev
+        .map_memory_to_gpu(&mut args, &h.gpu_ids[..1])
+        .unwrap_err();
+    assert_eq!(errno(e), EFAULT);
+    h.map(a.handle, &[h.gpu_ids[0]]).unwrap();
+    let mut args = UnmapMemoryFromGpuArgs {
+        handle: a.handle,
+        n_devices: 2,
+        ..Default::default()
+    };
+    let e = h
+        .dev
+        .unmap_memory_from_gpu(&mut args, &h.gpu_ids)
+        .unwrap_err();
+    assert_eq!((errno(e), args.n_success), (EINVAL, 1));
     h.dev
         .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: a.handle })
-        .unwrap();
-    assert!(!inside(h.gpu_ids[0]));
-    assert_eq!(errno(h.map(a.handle, &[h.gpu_id]).unwrap_err().1), ENOMEM);
+        .expect("unmapped from the GPU it was mapped on");
 }
 
 #[test]
@@ -402,6 +459,7 @@ fn userptr_uses_the_callers_memory() {
         unsafe { std::ptr::read_unaligned(p as *const u64) }
     });
     assert_eq!(v, Some(77));
+    h.unmap(a.handle, &[h.gpu_id]).unwrap();
     h.dev
         .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle: a.handle })
         .unwrap();

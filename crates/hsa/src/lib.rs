@@ -21,9 +21,9 @@ pub mod vmem;
 
 pub use agent::{Agent, DeviceType};
 pub use error::{
-    AgentError, AgentFunctionError, ExecutableError, HsaError, HsaResult, HsaStatus, MemoryError,
-    PacketError, QueueCreationError, QueueError, QueueErrorReason, QueueFaultDetail,
-    ReservationError, SignalError,
+    AgentError, AgentFunctionError, ExecutableError, FaultAccess, GpuMemoryFault, HsaError,
+    HsaResult, HsaStatus, MemoryError, PacketError, QueueCreationError, QueueError,
+    QueueErrorReason, QueueFaultDetail, ReservationError, SignalError,
 };
 pub use executable::{Executable, Kernel};
 pub use memory::{

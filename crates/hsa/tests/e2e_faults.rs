@@ -19,8 +19,8 @@ mod e2e_common;
 use std::time::{Duration, Instant};
 
 use aqueduct_hsa::{
-    HsaError, KernelDispatch, MemoryOrder, PacketError, QueueErrorReason, QueueFaultDetail,
-    WaitCondition, WaitHint,
+    FaultAccess, HsaError, KernelDispatch, MemoryOrder, PacketError, QueueErrorReason,
+    QueueFaultDetail, WaitCondition, WaitHint,
 };
 use e2e_common::{Arg, Gpu, Rng, oob_write, read_u32, unallocated_in_aperture, wait_zero};
 use object::{Object, ObjectSection, ObjectSymbol};
@@ -29,7 +29,7 @@ const PAGE: u64 = 4096;
 
 /// The error must be a memory violation at `address`'s page, with the
 /// exact address in the detail.
-fn expect_memory_violation(result: Result<(), HsaError>, address: u64) -> u32 {
+fn expect_memory_violation(gpu: &Gpu, result: Result<(), HsaError>, address: u64) -> u32 {
     match result {
         Err(HsaError::QueueError {
             queue_id,
@@ -41,9 +41,20 @@ fn expect_memory_violation(result: Result<(), HsaError>, address: u64) -> u32 {
                 Some(address & !(PAGE - 1)),
                 "fault address (KFD reports the page)"
             );
-            let Some(QueueFaultDetail::Device(detail)) = detail else {
-                panic!("gfxsim explains the fault: {detail:?}");
+            // The detail is KFD's MEMORY event data, read through WAIT_EVENTS.
+            let Some(QueueFaultDetail::MemoryFault(fault)) = detail else {
+                panic!("the VM fault's data: {detail:?}");
             };
+            assert_eq!(
+                (fault.gpu_id, fault.address, fault.access),
+                (
+                    gpu.agent.gpu_id,
+                    address & !(PAGE - 1),
+                    FaultAccess::NotPresent
+                ),
+                "{fault}"
+            );
+            let detail = gpu.sim.wave_error(queue_id).expect("gfxsim's account");
             assert!(
                 detail.contains(&format!("{address:#x}")),
                 "detail names the exact address {address:#x}: {detail}"
@@ -84,7 +95,8 @@ fn write_faults_report_the_address_and_the_same_queue_recovers() {
     let first_id = queue.id();
 
     let null_page = 0x10;
-    let failed_id = expect_memory_violation(oob_write(&gpu, &program, &queue, null_page, 1), 0x10);
+    let failed_id =
+        expect_memory_violation(&gpu, oob_write(&gpu, &program, &queue, null_page, 1), 0x10);
     assert_eq!(failed_id, first_id);
     assert!(queue.error().is_some(), "the queue reports its error");
     assert_eq!(queue.recreations(), 0);
@@ -96,7 +108,7 @@ fn write_faults_report_the_address_and_the_same_queue_recovers() {
     assert_eq!(read_u32(&target, 4), [0, 0x5eed_0001, 0, 0]);
 
     let hole = unallocated_in_aperture(&gpu) + 0x24;
-    expect_memory_violation(oob_write(&gpu, &program, &queue, hole, 2), hole);
+    expect_memory_violation(&gpu, oob_write(&gpu, &program, &queue, hole, 2), hole);
     oob_write(&gpu, &program, &queue, target.gpu_va() + 8, 0x5eed_0002).unwrap();
     assert_eq!(queue.recreations(), 2);
     assert_eq!(read_u32(&target, 4), [0, 0x5eed_0001, 0x5eed_0002, 0]);
@@ -149,8 +161,8 @@ fn read_fault_stops_later_packets_until_the_queue_is_recreated() {
             .unwrap();
     }
     reservation.commit();
-    expect_memory_violation(wait_zero(&bad_done).map(drop), hole);
-    expect_memory_violation(wait_zero(&good_done).map(drop), hole);
+    expect_memory_violation(&gpu, wait_zero(&bad_done).map(drop), hole);
+    expect_memory_violation(&gpu, wait_zero(&good_done).map(drop), hole);
     assert_eq!(good_done.load(MemoryOrder::Acquire), 1);
     assert_eq!(read_u32(&dst2, 64), vec![7; 64], "the later packet ran");
 
@@ -215,9 +227,11 @@ fn unsupported_instruction_names_words_mnemonic_and_pc() {
     match err {
         HsaError::QueueError {
             reason: QueueErrorReason::IllegalInstruction,
-            detail: Some(QueueFaultDetail::Device(detail)),
+            queue_id,
+            detail: None,
             ..
         } => {
+            let detail = gpu.sim.wave_error(queue_id).expect("gfxsim's account");
             assert!(detail.contains("0xf0000f00"), "instruction word: {detail}");
             assert!(detail.contains("image"), "mnemonic: {detail}");
             assert!(
@@ -238,9 +252,11 @@ fn s_trap_is_a_trap_queue_error() {
     match err {
         HsaError::QueueError {
             reason: QueueErrorReason::Trap,
-            detail: Some(QueueFaultDetail::Device(detail)),
+            queue_id,
+            detail: None,
             ..
         } => {
+            let detail = gpu.sim.wave_error(queue_id).expect("gfxsim's account");
             assert!(detail.contains("s_trap 2"), "{detail}");
             assert!(
                 detail.contains(&format!("pc {pc:#x}")),
@@ -264,12 +280,10 @@ fn kernel_object_in_unmapped_memory_is_a_packet_error() {
     match gpu.run_on(&queue, &launch) {
         Err(HsaError::QueueError {
             reason: QueueErrorReason::PacketInvalid,
-            detail,
-            ..
+            queue_id,
+            detail: None,
         }) => {
-            let Some(QueueFaultDetail::Device(detail)) = detail else {
-                panic!("the device explains the fault: {detail:?}");
-            };
+            let detail = gpu.sim.wave_error(queue_id).expect("gfxsim's account");
             assert!(detail.contains(&format!("{nowhere:#x}")), "{detail}");
         }
         other => panic!("expected a packet error, got {other:?}"),
@@ -472,7 +486,7 @@ fn a_late_waiter_sees_the_error_a_recovery_cleared() {
 
     // The late wait fails with the original fault, at once.
     let start = Instant::now();
-    expect_memory_violation(wait_zero(&failed).map(|_| ()), 0x10);
+    expect_memory_violation(&gpu, wait_zero(&failed).map(|_| ()), 0x10);
     assert!(start.elapsed() < Duration::from_secs(5));
     assert_eq!(
         failed.load(MemoryOrder::Acquire),
@@ -504,7 +518,7 @@ fn reserving_unless_failed_keeps_the_fault_for_the_writer() {
     let gpu = Gpu::new();
     let program = gpu.load("oob_write");
     let queue = gpu.queue(64);
-    expect_memory_violation(oob_write(&gpu, &program, &queue, 0x10, 1), 0x10);
+    expect_memory_violation(&gpu, oob_write(&gpu, &program, &queue, 0x10, 1), 0x10);
     let written_before = queue.write_index();
     match queue.reserve_unless_failed(1) {
         Err(HsaError::QueueError {

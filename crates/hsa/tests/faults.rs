@@ -220,14 +220,20 @@ fn run_fault_scenario(gpu: &Gpu, make_fault: impl FnOnce() -> Launch) -> HsaErro
 
 /// The error is a memory violation at `address`'s page whose detail names
 /// the exact address and `pc`.
-fn expect_memory_violation(err: &HsaError, address: u64, access: &str, pc: u64) {
+fn expect_memory_violation(gpu: &Gpu, err: &HsaError, address: u64, access: &str, pc: u64) {
     match err {
         HsaError::QueueError {
             reason: QueueErrorReason::MemoryViolation { address: reported },
-            detail: Some(QueueFaultDetail::Device(detail)),
-            ..
+            detail: Some(QueueFaultDetail::MemoryFault(fault)),
+            queue_id,
         } => {
             assert_eq!(*reported, Some(address & !(PAGE - 1)), "{err}");
+            assert_eq!(
+                (fault.gpu_id, fault.address),
+                (gpu.agent.gpu_id, address & !(PAGE - 1)),
+                "KFD's MEMORY event data"
+            );
+            let detail = gpu.sim.wave_error(*queue_id).expect("gfxsim's account");
             assert!(
                 detail.contains(&format!("{access} at address {address:#x}")),
                 "{access} at {address:#x}: {detail}"
@@ -259,7 +265,7 @@ fn out_of_bounds_and_freed_writes_fault_at_their_address() {
 
     let hole = unallocated_in_aperture(&gpu) + 0x44;
     let err = run_fault_scenario(&gpu, || oob_write_launch(&gpu, &program, hole, 1));
-    expect_memory_violation(&err, hole, "Write", store_pc);
+    expect_memory_violation(&gpu, &err, hole, "Write", store_pc);
 
     // Freed memory: the address was valid until the allocation was dropped.
     let mut freed = 0;
@@ -268,7 +274,7 @@ fn out_of_bounds_and_freed_writes_fault_at_their_address() {
         freed = victim.gpu_va() + 0x1234;
         oob_write_launch(&gpu, &program, freed, 2)
     });
-    expect_memory_violation(&err, freed, "Write", store_pc);
+    expect_memory_violation(&gpu, &err, freed, "Write", store_pc);
 }
 
 /// A read of an unallocated page (read_at) and of freed system memory
@@ -289,7 +295,7 @@ fn out_of_bounds_and_freed_reads_fault_at_their_address() {
             [64, 1, 1],
         )
     });
-    expect_memory_violation(&err, hole, "Read", load_pc);
+    expect_memory_violation(&gpu, &err, hole, "Read", load_pc);
     assert_eq!(read_u32(&out, 1), [0x5555_5555], "nothing was read");
 
     let copy = gpu.load("vector_copy");
@@ -308,7 +314,7 @@ fn out_of_bounds_and_freed_reads_fault_at_their_address() {
         )
     });
     // Lane 0 of the wave reads the first word: the lowest faulting address.
-    expect_memory_violation(&err, freed, "Read", copy_load_pc);
+    expect_memory_violation(&gpu, &err, freed, "Read", copy_load_pc);
     assert_eq!(read_u32(&dst, 64), vec![9; 64], "no word was copied");
 }
 
@@ -331,9 +337,11 @@ fn an_illegal_instruction_names_its_word_and_pc() {
     match run_fault_scenario(&gpu, launch) {
         HsaError::QueueError {
             reason: QueueErrorReason::IllegalInstruction,
-            detail: Some(QueueFaultDetail::Device(detail)),
+            queue_id,
+            detail: None,
             ..
         } => {
+            let detail = gpu.sim.wave_error(queue_id).expect("gfxsim's account");
             assert!(detail.contains("[0xffffffff]"), "{detail}");
             assert!(
                 detail.contains(&format!("pc {pc:#x}")),
@@ -363,9 +371,11 @@ fn s_trap_names_its_code_and_pc() {
     match run_fault_scenario(&gpu, launch) {
         HsaError::QueueError {
             reason: QueueErrorReason::Trap,
-            detail: Some(QueueFaultDetail::Device(detail)),
+            queue_id,
+            detail: None,
             ..
         } => {
+            let detail = gpu.sim.wave_error(queue_id).expect("gfxsim's account");
             assert!(
                 detail.contains(&format!("s_trap 2 at pc {pc:#x}")),
                 "{detail}"
@@ -406,9 +416,11 @@ fn an_endless_kernel_is_stopped_by_the_watchdog() {
         match &err {
             HsaError::QueueError {
                 reason: QueueErrorReason::Trap,
-                detail: Some(QueueFaultDetail::Device(detail)),
+                queue_id,
+                detail: None,
                 ..
             } => {
+                let detail = gpu.sim.wave_error(*queue_id).expect("gfxsim's account");
                 assert!(
                     detail.contains(&format!(
                         "watchdog: the dispatch ran longer than its {} ms time limit; stopped at pc {branch:#x}",
@@ -574,7 +586,7 @@ fn an_access_after_it_is_revoked_faults_at_its_address() {
     );
     let target = va + 0x20;
     let err = run_fault_scenario(&gpu, || oob_write_launch(&gpu, &program, target, 0xbad));
-    expect_memory_violation(&err, target, "Write", store_pc);
+    expect_memory_violation(&gpu, &err, target, "Write", store_pc);
     for (i, w) in words.iter().enumerate() {
         // SAFETY: as above: a word of the host-readable mapped page.
         let got = unsafe { std::ptr::read_volatile((va as *const u32).add(i)) };

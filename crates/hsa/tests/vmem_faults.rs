@@ -20,17 +20,22 @@ const PAGE: u64 = 4096;
 /// The result must be a memory violation at `address` (its page in the
 /// reason, the exact address in gfxsim's detail).
 #[track_caller]
-fn expect_fault_at(result: Result<(), HsaError>, address: u64) {
+fn expect_fault_at(gpu: &Gpu, result: Result<(), HsaError>, address: u64) {
     match result {
         Err(HsaError::QueueError {
             reason: QueueErrorReason::MemoryViolation { address: reported },
             detail,
-            ..
+            queue_id,
         }) => {
             assert_eq!(reported, Some(address & !(PAGE - 1)), "faulting page");
-            let Some(QueueFaultDetail::Device(detail)) = detail else {
-                panic!("gfxsim explains the fault: {detail:?}");
+            let Some(QueueFaultDetail::MemoryFault(fault)) = detail else {
+                panic!("the VM fault's data: {detail:?}");
             };
+            assert_eq!(
+                (fault.gpu_id, fault.address),
+                (gpu.agent.gpu_id, address & !(PAGE - 1))
+            );
+            let detail = gpu.sim.wave_error(queue_id).expect("gfxsim's account");
             assert!(
                 detail.contains(&format!("{address:#x}")),
                 "detail names {address:#x}: {detail}"
@@ -65,7 +70,11 @@ fn no_access_and_unmapped_ranges_fault_and_the_queue_recovers() {
         .unwrap();
 
     // Mapped, but the GPU was never given access.
-    expect_fault_at(oob_write(&gpu, &program, &queue, va + 0x44, 1), va + 0x44);
+    expect_fault_at(
+        &gpu,
+        oob_write(&gpu, &program, &queue, va + 0x44, 1),
+        va + 0x44,
+    );
     // A read faults the same way (one lane reads one word).
     let copy = gpu.load("vector_copy");
     let sink = gpu.filled_u32(1, 0);
@@ -75,10 +84,10 @@ fn no_access_and_unmapped_ranges_fault_and_the_queue_recovers() {
         [1, 1, 1],
         [1, 1, 1],
     );
-    expect_fault_at(gpu.run_on(&queue, &launch), va + 0x40);
+    expect_fault_at(&gpu, gpu.run_on(&queue, &launch), va + 0x40);
     // Reserved, nothing mapped.
     let hole = va + 3 * PAGE + 0x10;
-    expect_fault_at(oob_write(&gpu, &program, &queue, hole, 2), hole);
+    expect_fault_at(&gpu, oob_write(&gpu, &program, &queue, hole, 2), hole);
     assert_eq!(host_read(va + 0x44), 0, "the faulting store did not land");
 
     vm.set_access(va, 2 * PAGE, &[(&agent, Access::ReadWrite)])
@@ -90,14 +99,14 @@ fn no_access_and_unmapped_ranges_fault_and_the_queue_recovers() {
     // Revoked: faults again; the host still sees the data.
     vm.set_access(va, 2 * PAGE, &[(&agent, Access::None)])
         .unwrap();
-    expect_fault_at(oob_write(&gpu, &program, &queue, va + 8, 3), va + 8);
+    expect_fault_at(&gpu, oob_write(&gpu, &program, &queue, va + 8, 3), va + 8);
     assert_eq!(host_read(va + PAGE + 8), 0xacce_55ed);
 
     // Unmapped after use: faults, and the range is free to go.
     vm.set_access(va, 2 * PAGE, &[(&agent, Access::ReadWrite)])
         .unwrap();
     vm.unmap(va, 2 * PAGE).unwrap();
-    expect_fault_at(oob_write(&gpu, &program, &queue, va + 8, 4), va + 8);
+    expect_fault_at(&gpu, oob_write(&gpu, &program, &queue, va + 8, 4), va + 8);
     vm.handle_release(h).unwrap();
     vm.free(va, 4 * PAGE).unwrap();
 }
@@ -133,7 +142,7 @@ fn access_is_per_gpu() {
     let (p0, p1) = (gpu0.load("oob_write"), gpu1.load("oob_write"));
     let (q0, q1) = (gpu0.queue(64), gpu1.queue(64));
     oob_write(&gpu0, &p0, &q0, va + 16, 0x600d_0000).unwrap();
-    expect_fault_at(oob_write(&gpu1, &p1, &q1, va + 20, 0xbad), va + 20);
+    expect_fault_at(&gpu1, oob_write(&gpu1, &p1, &q1, va + 20, 0xbad), va + 20);
     assert_eq!(host_read(va + 16), 0x600d_0000);
     assert_eq!(host_read(va + 20), 0);
 

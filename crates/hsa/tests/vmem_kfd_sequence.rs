@@ -56,6 +56,12 @@ enum Call {
         fd: u32,
         handle: u64,
     },
+    /// A FREE or UNMAP the driver refused.
+    Refused {
+        ioctl: &'static str,
+        handle: u64,
+        errno: Option<i32>,
+    },
 }
 
 #[derive(Debug)]
@@ -70,6 +76,13 @@ impl Recorder {
     }
     fn take(&self) -> Vec<Call> {
         std::mem::take(&mut *self.calls.lock().unwrap())
+    }
+    fn refused(&self, ioctl: &'static str, handle: u64, e: &aqueduct_kfd::KfdError) {
+        self.log(Call::Refused {
+            ioctl,
+            handle,
+            errno: e.errno(),
+        });
     }
 }
 
@@ -114,7 +127,10 @@ impl KfdDevice for Recorder {
         self.log(Call::Free {
             handle: args.handle,
         });
-        self.sim.free_memory_of_gpu(args)
+        let handle = args.handle;
+        self.sim
+            .free_memory_of_gpu(args)
+            .inspect_err(|e| self.refused("FREE_MEMORY_OF_GPU", handle, e))
     }
     fn map_memory_to_gpu(&self, args: &mut MapMemoryToGpuArgs, ids: &[u32]) -> KfdResult<()> {
         self.log(Call::Map {
@@ -132,7 +148,10 @@ impl KfdDevice for Recorder {
             handle: args.handle,
             gpus: ids[..args.n_devices as usize].to_vec(),
         });
-        self.sim.unmap_memory_from_gpu(args, ids)
+        let handle = args.handle;
+        self.sim
+            .unmap_memory_from_gpu(args, ids)
+            .inspect_err(|e| self.refused("UNMAP_MEMORY_FROM_GPU", handle, e))
     }
     fn get_dmabuf_info(&self, args: &mut GetDmabufInfoArgs, metadata: &mut [u8]) -> KfdResult<()> {
         self.sim.get_dmabuf_info(args, metadata)?;
@@ -370,4 +389,57 @@ fn the_vmem_calls_issue_the_documented_kfd_requests() {
     assert_eq!(rec.take(), [Call::Free { handle: bo }]);
     vm.free(va, size).unwrap();
     assert_eq!(rec.take(), []);
+}
+
+/// Everything the runtime allocates (pool memory shared with a second GPU,
+/// a queue with its ring and context-save area, signals and their events,
+/// a vmem handle mapped for a GPU) is unmapped from every GPU and freed,
+/// with no request refused, by the time the runtime is gone: KFD refuses
+/// with EBUSY to free a BO that is still mapped (Linux
+/// `amdgpu_amdkfd_gpuvm_free_memory_of_gpu`), so the runtime must never
+/// leave that to the driver.
+#[test]
+fn the_runtime_frees_everything_it_allocates_without_an_error() {
+    let rec = recorder(2);
+    {
+        let rt = runtime_over(rec.clone());
+        let gpu0 = rt.gpu_agent(0).unwrap().clone();
+        let gpu1 = rt.gpu_agent(1).unwrap().clone();
+        let coarse = rt.pool(&gpu0, PoolKind::CoarseDevice).unwrap();
+        let fine = rt.pool(&gpu0, PoolKind::FineSystem).unwrap();
+        let device_memory = coarse.allocate(1 << 20).unwrap();
+        let shared = fine.allocate(64 << 10).unwrap();
+        rt.allow_access(&shared, &[&gpu0, &gpu1]).unwrap();
+        let queue = rt.create_queue(&gpu1, 64).unwrap();
+        let signals: Vec<_> = (0..4).map(|i| rt.create_signal(i).unwrap()).collect();
+        let vm = VirtualMemory::new(&rt).unwrap();
+        let va = vm.reserve(64 << 10, 0).unwrap();
+        let h = vm
+            .handle_create(coarse, 64 << 10, MemoryType::Pinned)
+            .unwrap();
+        vm.map(va, 64 << 10, 0, h).unwrap();
+        vm.set_access(va, 64 << 10, &[(&gpu0, Access::ReadWrite)])
+            .unwrap();
+        drop((device_memory, shared, queue, signals, vm));
+    }
+    let calls = rec.take();
+    let refused: Vec<&Call> = calls
+        .iter()
+        .filter(|c| matches!(c, Call::Refused { .. }))
+        .collect();
+    assert!(refused.is_empty(), "refused requests: {refused:?}");
+    let allocated: Vec<u64> = calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Alloc { handle, .. } | Call::Import { handle, .. } => Some(*handle),
+            _ => None,
+        })
+        .collect();
+    assert!(allocated.len() > 4, "the scenario allocates: {calls:?}");
+    for handle in allocated {
+        assert!(
+            calls.contains(&Call::Free { handle }),
+            "BO {handle:#x} is never freed: {calls:?}"
+        );
+    }
 }

@@ -11,6 +11,11 @@
 //! stores (see ARCHITECTURE.md on where the simulation needs a nudge):
 //! [`KfdDevice::write_doorbell`] and waking the command processor through
 //! SET_EVENT, which the runtime already issues for interrupt signals.
+//!
+//! Faults reach the runtime only the way KFD reports them: exception bits
+//! in a queue's context-save header, the queue's error event, and the data
+//! WAIT_EVENTS writes back for MEMORY and HW_EXCEPTION events. What a
+//! simulator knows beyond that (the faulting instruction) is its own API.
 
 use crate::error::KfdResult;
 use crate::topology::Topology;
@@ -126,13 +131,4 @@ pub trait KfdDevice: Send + Sync + std::fmt::Debug {
     /// BO not freed, no other mapping placed over it), and ignore any other
     /// address (logging it) without touching memory.
     fn write_doorbell(&self, doorbell_va: u64, value: u64);
-
-    /// Details of the last exception of queue `queue_id` beyond the KFD
-    /// exception bits (faulting instruction and PC, decoded mnemonic), where
-    /// the device can tell. Hardware exposes this only through the debugger
-    /// interface, so the real device returns `None`.
-    fn queue_exception_detail(&self, queue_id: u32) -> Option<String> {
-        let _ = queue_id;
-        None
-    }
 }

@@ -2,10 +2,18 @@
 //! (ALLOC/FREE/MAP/UNMAP) with the checks the kernel makes, plus mmap of the
 //! render node.
 //!
-//! Errors use the errno the kernel returns for the same mistake (EINVAL for
-//! malformed requests and unknown handles on FREE, ENOMEM for unknown
-//! handles on MAP/UNMAP and for exhausted VRAM/GTT, EFAULT for a USERPTR
-//! range that is not mapped in the process).
+//! Errors use the errno the kernel returns for the same mistake (Linux
+//! `kfd_chardev.c` `kfd_ioctl_{alloc,free}_memory_of_gpu`,
+//! `kfd_ioctl_{map,unmap}_memory_{to,from}_gpu`, and the
+//! `amdgpu_amdkfd_gpuvm.c` functions they call): EINVAL for malformed
+//! requests, unknown handles on FREE, unknown GPUs in a device list and an
+//! UNMAP from a GPU the BO is not mapped on; ENOMEM for unknown handles on
+//! MAP/UNMAP and for exhausted VRAM/GTT; EFAULT for a USERPTR range that is
+//! not mapped in the process or a device list shorter than `n_devices`;
+//! EBUSY for a FREE of a BO still mapped to a GPU. A MAP to a GPU the BO is
+//! already mapped on succeeds without a second mapping (the kernel skips
+//! attachments that are `is_mapped`). MAP/UNMAP resume at `n_success` and
+//! advance it past each GPU done, so a caller can retry after a failure.
 
 pub mod backing;
 pub mod bo;
@@ -235,20 +243,30 @@ impl Memory {
         }
     }
 
+    /// FREE_MEMORY_OF_GPU. A BO still mapped to any GPU is refused with
+    /// EBUSY and keeps its handle (Linux `amdgpu_amdkfd_gpuvm.c`
+    /// `amdgpu_amdkfd_gpuvm_free_memory_of_gpu` checks
+    /// `mapped_to_gpu_memory`; `kfd_chardev.c`
+    /// `kfd_ioctl_free_memory_of_gpu` removes the handle only on success).
     pub fn free(&self, gpus: &[Arc<Gpu>], args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()> {
         const NAME: &str = "FREE_MEMORY_OF_GPU";
-        let bo = self
-            .bos()
+        let mut bos = self.bos();
+        let bo = bos
+            .get(args.handle)
+            .ok_or_else(|| err(NAME, Errno::INVAL))?;
+        if !bo.mapped_on.is_empty() {
+            tracing::debug!(
+                "{NAME}: handle {:#x} (va {:#x}) is still mapped on {:x?}",
+                bo.handle,
+                bo.va,
+                bo.mapped_on
+            );
+            return Err(err(NAME, Errno::BUSY));
+        }
+        let bo = bos
             .remove(args.handle)
             .ok_or_else(|| err(NAME, Errno::INVAL))?;
-        // A still-mapped BO is unmapped first (libhsakmt always unmaps; the
-        // kernel tears mappings down the same way at process exit).
-        for gpu_id in &bo.mapped_on {
-            if let Some(gpu) = gpus.iter().find(|g| g.gpu_id == *gpu_id) {
-                gpu.vm.remove(bo.handle);
-                gpu.code_cache.invalidate(bo.va, bo.size);
-            }
-        }
+        drop(bos);
         if let Some(gpu) = gpus.iter().find(|g| g.gpu_id == bo.gpu_id)
             && !bo.imported
         {

@@ -26,7 +26,9 @@ pub use executable::ExecutableError;
 pub use memory::MemoryError;
 pub use packet::PacketError;
 pub use queue_creation::QueueCreationError;
-pub use queue_fault::{QueueError, QueueErrorReason, QueueFaultDetail};
+pub use queue_fault::{
+    FaultAccess, GpuMemoryFault, QueueError, QueueErrorReason, QueueFaultDetail,
+};
 pub use reservation::ReservationError;
 pub use signal::SignalError;
 pub use status::HsaStatus;

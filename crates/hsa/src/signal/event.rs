@@ -16,8 +16,9 @@
 //!   since. A device that ignores ages still cannot hang a waiter for more
 //!   than one wait slice ([`MAX_WAIT_SLICE_MS`]).
 //! - exception events: MEMORY and HW_EXCEPTION, auto-reset, so a recovered
-//!   queue does not keep waking every waiter. Their data (fault address) is
-//!   recorded per GPU when they fire.
+//!   queue does not keep waking every waiter. Their data (fault address,
+//!   failure flags, gpu_id) is recorded per GPU when they fire; it is the
+//!   only source of a queue error's detail, as on hardware.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -29,7 +30,9 @@ use aqueduct_kfd::uapi::{
     SetEventArgs, WaitEventsArgs, event_type, exception_code,
 };
 
-use crate::error::{HsaResult, QueueError, QueueErrorReason, QueueFaultDetail, SignalError};
+use crate::error::{
+    GpuMemoryFault, HsaResult, QueueError, QueueErrorReason, QueueFaultDetail, SignalError,
+};
 use crate::memory::Allocation;
 
 /// Longest single WAIT_EVENTS call; waits loop, re-checking the value.
@@ -295,14 +298,19 @@ impl EventHub {
             tracing::debug!("polling exception events: {e}");
         }
         let queue_id = source.queue_id.load(Ordering::Relaxed);
-        let address = self.last_memory_fault(source.gpu_id).map(|f| f.va);
+        let fault = self
+            .last_memory_fault(source.gpu_id)
+            .map(GpuMemoryFault::from);
+        let reason = decode_error_reason(bits, fault.map(|f| f.address));
+        // Only a memory violation comes with a VM fault of its own.
+        let detail = match reason {
+            QueueErrorReason::MemoryViolation { .. } => fault.map(QueueFaultDetail::MemoryFault),
+            _ => None,
+        };
         Some(QueueError {
             queue_id,
-            reason: decode_error_reason(bits, address),
-            detail: self
-                .device
-                .queue_exception_detail(queue_id)
-                .map(QueueFaultDetail::Device),
+            reason,
+            detail,
         })
     }
 

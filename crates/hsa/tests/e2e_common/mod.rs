@@ -8,7 +8,7 @@
 //! makes every wait of that runtime fail, so fault tests must not share one
 //! with anything else.
 
-#![allow(dead_code)] // each test file uses a different subset
+#![allow(dead_code, unused_imports)] // each test file uses a different subset
 
 use std::sync::Arc;
 use std::time::Duration;

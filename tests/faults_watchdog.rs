@@ -4,9 +4,7 @@
 //! account (`SimDevice::wave_error`) names the PC where it was stopped; the
 //! device runs the next submissions.
 //!
-//! The limit comes from AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS, read when the
-//! simulated device is created, so this file is its own test binary with a
-//! single test that sets it before opening the device.
+//! The limit is the simulated device's `SimConfig::dispatch_timeout`.
 
 mod common;
 
@@ -20,9 +18,10 @@ const LIMIT_MS: u64 = 300;
 
 #[test]
 fn an_endless_kernel_is_stopped_and_reported() {
-    // SAFETY: this binary's only test sets the variable before anything else runs; no other thread reads the environment yet.
-    unsafe { std::env::set_var("AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS", LIMIT_MS.to_string()) };
-    let (c, sim) = sim_ctx();
+    let (c, sim) = sim_ctx_with(aqueduct::gfxsim::SimConfig {
+        dispatch_timeout: Some(Duration::from_millis(LIMIT_MS)),
+        ..Default::default()
+    });
     let module = code_object_module(
         &c.device,
         "faults",

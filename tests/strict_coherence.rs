@@ -1,7 +1,6 @@
-//! The facade under gfxsim's strict coherence mode (issue #6: placement and
-//! ownership "must pass under gfxsim's strict coherence mode"): coarse
-//! buffers live in per-GPU copies that only system-scope fences move, so a
-//! missing fence or ownership transfer would read stale data here.
+//! The facade under gfxsim's strict coherence mode: coarse buffers live in
+//! per-GPU copies that only system-scope fences move, so a missing fence or
+//! ownership transfer would read stale data here.
 //!
 //! Representative work — write_buffer, buffers created with contents,
 //! dispatch chains with hazards inside and across submissions, clears,
@@ -9,26 +8,21 @@
 //! must give exactly the host-computed results with zero coherence reports,
 //! and the mode must really have run (coarse copies made, releases done).
 //!
-//! Strict mode is switched on through `AQUEDUCT_SIM_STRICT_COHERENCE`, set
-//! once before the first device of this test binary is created.
+//! Each test's device is a gfxsim made with `SimConfig::strict_coherence`
+//! (a value given to `Instance::from_device`, not the environment).
 
 mod common;
 use common::*;
 
-use std::sync::Once;
-
 use aqueduct::*;
-use aqueduct_gfxsim::{STRICT_COHERENCE_ENV, process_coherence_reports, process_coherence_stats};
+use aqueduct_gfxsim::{SimConfig, process_coherence_reports, process_coherence_stats};
 
 fn strict_ctx() -> Ctx {
-    static STRICT: Once = Once::new();
-    STRICT.call_once(|| {
-        // SAFETY: every test of this binary calls this before it creates a
-        // device (the only reader of the variable); Once makes concurrent
-        // callers wait, so nothing reads the environment while it changes.
-        unsafe { std::env::set_var(STRICT_COHERENCE_ENV, "1") };
-    });
-    ctx()
+    sim_ctx_with(SimConfig {
+        strict_coherence: true,
+        ..Default::default()
+    })
+    .0
 }
 
 /// Zero reports so far in this process, and strict mode active.

@@ -32,8 +32,15 @@ pub fn ctx_with(desc: impl FnOnce(&Adapter) -> DeviceDescriptor<'static>) -> Ctx
 /// A device on a gfxsim the test keeps, to ask it what only gfxsim reports
 /// (see [`wave_error`]).
 pub fn sim_ctx() -> (Ctx, std::sync::Arc<aqueduct::gfxsim::SimDevice>) {
-    use aqueduct::gfxsim::{SimConfig, SimDevice};
-    let sim = SimDevice::new(SimConfig::default()).expect("gfxsim");
+    sim_ctx_with(aqueduct::gfxsim::SimConfig::default())
+}
+
+/// A device on a gfxsim configured by `config` (a value, not the
+/// environment), and the simulated device itself.
+pub fn sim_ctx_with(
+    config: aqueduct::gfxsim::SimConfig,
+) -> (Ctx, std::sync::Arc<aqueduct::gfxsim::SimDevice>) {
+    let sim = aqueduct::gfxsim::SimDevice::new(config).expect("gfxsim");
     let c = ctx_on(Instance::from_device(sim.clone()), |a| DeviceDescriptor {
         required_features: a.features(),
         required_limits: a.limits(),

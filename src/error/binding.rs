@@ -157,7 +157,7 @@ pub enum BindGroupError {
         label: Option<String>,
         binding: u32,
         offset: u64,
-        end: u64,
+        end: u128,
         buffer: BufferIdent,
     },
     #[error(

@@ -48,6 +48,8 @@ pub enum BufferAsyncError {
     Unmapped,
     #[error("buffer mapping failed: the buffer was destroyed before the mapping completed")]
     Destroyed,
+    #[error("buffer mapping failed: the device was destroyed")]
+    DeviceLost,
     #[error("buffer mapping failed: the mapping was aborted")]
     Aborted,
     #[error(

@@ -44,6 +44,8 @@ pub enum ShaderLoadError {
         index: usize,
         kind: String,
     },
+    #[error("workgroup size {size:?} has a zero dimension")]
+    ZeroWorkgroupSize { size: [u32; 3] },
     #[error(transparent)]
     Reflection(#[from] ReflectionError),
     #[error(transparent)]
@@ -188,4 +190,15 @@ pub enum EntryPointError {
         available.join(", ")
     )]
     Ambiguous { available: Vec<String> },
+    /// A kernel of a multi-kernel code object with an argument Aqueduct
+    /// cannot bind; the module's other kernels stay usable.
+    #[error(
+        "entry point `{name}` cannot be used: its argument {index} has kind `{kind}`, which \
+         Aqueduct cannot bind (only global pointers and by-value arguments are supported)"
+    )]
+    Unusable {
+        name: String,
+        index: usize,
+        kind: String,
+    },
 }

@@ -18,7 +18,8 @@
 //!
 //! KFD gives a process at most `KFD_SIGNAL_EVENT_LIMIT` (4096) signal
 //! events (Linux `kfd_events.c`, `create_signal_event`: ENOSPC past it). A
-//! signal created while they are all taken is a *polling* signal, like
+//! signal created while signals hold all of them but the 256 kept for queue
+//! error events (or while KFD refuses one) is a *polling* signal, like
 //! ROCr's `DefaultSignal` (`runtime/hsa-runtime/core/runtime/
 //! default_signal.cpp`): no event and no mailbox, so the device raises no
 //! interrupt for it and a blocked wait polls its value every
@@ -47,11 +48,28 @@ pub const WAIT_SPIN: Duration = Duration::from_micros(5);
 /// sleeps between two reads of its value.
 pub const POLL_SLICE_MS: u32 = 1;
 
+/// Signal events kept for what cannot poll (each queue's error event).
+const QUEUE_EVENT_RESERVE: u32 = 256;
+
+/// Signal events the process's signals hold (the KFD limit is per process;
+/// runtimes over other devices only make the fallback come sooner).
+static SIGNAL_EVENTS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 /// A signal event for a runtime signal, or None when the process has
 /// used up its signal events (KFD's ENOSPC, or a slot past the event page):
 /// the signal is then a polling one.
 fn signal_event_or_poll(hub: &EventHub) -> HsaResult<Option<KfdEvent>> {
-    match hub.create_event(event_type::SIGNAL, true, 0) {
+    let limit = aqueduct_kfd::uapi::KFD_SIGNAL_EVENT_LIMIT - QUEUE_EVENT_RESERVE;
+    if SIGNAL_EVENTS.fetch_add(1, Ordering::AcqRel) >= limit {
+        SIGNAL_EVENTS.fetch_sub(1, Ordering::AcqRel);
+        note_polling_signal();
+        return Ok(None);
+    }
+    let created = hub.create_event(event_type::SIGNAL, true, 0);
+    if created.is_err() {
+        SIGNAL_EVENTS.fetch_sub(1, Ordering::AcqRel);
+    }
+    match created {
         Ok(event) => Ok(Some(event)),
         Err(HsaError::Kfd(e)) if e.errno() == Some(rustix::io::Errno::NOSPC.raw_os_error()) => {
             note_polling_signal();
@@ -181,6 +199,9 @@ impl Drop for SignalInner {
         // The slot may be reused by a new signal: forget any failure.
         if let Some(hub) = &self.hub {
             hub.note_signal_dropped(self.amd.as_ptr() as u64);
+        }
+        if self.event.is_some() && self.hub.is_some() {
+            SIGNAL_EVENTS.fetch_sub(1, Ordering::AcqRel);
         }
         if let Storage::Host(p) = self.storage {
             // SAFETY: p came from Box::into_raw in Signal::new_host_backed and is freed only here.

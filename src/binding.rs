@@ -371,12 +371,14 @@ pub(crate) fn create_bind_group(
                 Some(s) => s.get(),
                 None => buffer.size() - bb.offset,
             };
-            if bb.offset + size > buffer.size() {
+            // In u128: an explicit size near u64::MAX must not wrap past the check.
+            let end = bb.offset as u128 + size as u128;
+            if end > buffer.size() as u128 {
                 return Err(BindGroupError::Overrun {
                     label: label(),
                     binding,
                     offset: bb.offset,
-                    end: bb.offset + size,
+                    end,
                     buffer: buffer.ident(),
                 });
             }

@@ -23,8 +23,8 @@ use crate::command::blit::BlitKernels;
 use crate::command::encoder::{CommandEncoder, CommandEncoderDescriptor};
 use crate::command::lower::{self, PacketRole};
 use crate::error::{
-    BufferAsyncError, BufferError, BufferRole, DeviceId, DeviceInitError, Error, ErrorFilter,
-    InternalError, MapError, MapRangeError, ShaderModuleError, ValidationError,
+    BufferAsyncError, BufferError, BufferRole, DeviceError, DeviceId, DeviceInitError, Error,
+    ErrorFilter, InternalError, MapError, MapRangeError, ShaderModuleError, ValidationError,
 };
 use crate::error_scope::{ErrorScopeGuard, ErrorSink, UncapturedErrorHandler};
 use crate::lock_rank::{LockRank, Mutex, MutexGuard};
@@ -114,6 +114,11 @@ impl DeviceShared {
         })
     }
 
+    /// Whether `Device::destroy` ran: no new work or mapping is taken.
+    pub(crate) fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
     pub(crate) fn report(&self, e: impl Into<Error>) {
         self.errors.report(e.into());
     }
@@ -167,6 +172,16 @@ impl DeviceShared {
                 }),
             }
         };
+        // A lost device makes invalid objects (WebGPU `createBuffer`).
+        if self.is_lost() {
+            return invalid(
+                self,
+                DeviceError::Destroyed {
+                    call: "create_buffer",
+                }
+                .into(),
+            );
+        }
         if let Err(e) = self.check_buffer_descriptor(desc) {
             return invalid(self, ValidationError::Buffer(e).into());
         }
@@ -319,6 +334,10 @@ impl DeviceShared {
             check_map_range(&range, buffer.size())?;
             Ok(range)
         };
+        // WebGPU `mapAsync` rejects on a lost device without a validation error.
+        if self.is_lost() {
+            return callback(Err(BufferAsyncError::DeviceLost));
+        }
         let range = match check() {
             Ok(r) => r,
             Err(e) => {
@@ -649,8 +668,10 @@ impl Device {
             .set_handler(Arc::new(move |e| handler(e)));
     }
 
-    /// Wait for all work, then mark the device lost (later submissions are
-    /// errors). Memory goes when the last handle does.
+    /// Wait for all work, then mark the device lost: later submissions,
+    /// buffer creations and `write_buffer`s are errors, `map_async` fails
+    /// with `BufferAsyncError::DeviceLost`. Memory goes when the last handle
+    /// does.
     pub fn destroy(&self) {
         let _ = self.poll(PollType::wait_indefinitely());
         self.shared.lost.store(true, Ordering::Release);

@@ -133,6 +133,9 @@ pub(crate) struct ShaderModuleInner {
     pub wgsl: Option<Arc<crate::wgsl::WgslSource>>,
     /// Why the module is invalid, if it is.
     pub error: Option<ShaderModuleError>,
+    /// Kernels of the code object that cannot be entry points, and why
+    /// (`EntryPointError::Unusable`).
+    pub unusable: Vec<EntryPointError>,
 }
 
 /// A loaded shader module (cheap to clone).
@@ -168,7 +171,13 @@ impl ShaderModule {
     }
 
     pub(crate) fn entry_point(&self, name: Option<&str>) -> Result<&EntryPoint, EntryPointError> {
-        select_entry_point(&self.inner.entry_points, name)
+        let unusable = self.inner.unusable.iter().find(
+            |e| matches!((e, name), (EntryPointError::Unusable { name: u, .. }, Some(n)) if u == n),
+        );
+        match unusable {
+            Some(e) => Err(e.clone()),
+            None => select_entry_point(&self.inner.entry_points, name),
+        }
     }
 }
 
@@ -449,6 +458,7 @@ pub(crate) fn load_precompiled(
 pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {
     let label = desc.label.map(str::to_string);
     let mut wgsl = None;
+    let mut unusable = Vec::new();
     let result: Result<Vec<EntryPoint>, ShaderLoadError> = (|| match desc.source {
         ShaderSource::Wgsl(text) => {
             let source = Arc::new(crate::wgsl::WgslSource::new(&text, label.as_deref()));
@@ -460,15 +470,44 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
             code,
             workgroup_size,
         } => {
+            if let Some(size) = workgroup_size
+                && size.contains(&0)
+            {
+                return Err(ShaderLoadError::ZeroWorkgroupSize { size });
+            }
             let exe = load(&device.runtime, &device.agent, &code)?;
             let mut eps = Vec::new();
+            let mut first_unusable = None;
             for info in exe.kernels() {
                 let kernel = exe
                     .kernel(&info.name)
                     .map_err(|e| ShaderLoadError::Kernel(Arc::new(e)))?;
-                eps.push(raw_entry_point(&exe, kernel, workgroup_size)?);
+                match raw_entry_point(&exe, kernel, workgroup_size) {
+                    Ok(ep) => eps.push(ep),
+                    // One kernel the facade cannot bind leaves the others usable.
+                    Err(ShaderLoadError::UnsupportedArgument {
+                        kernel,
+                        index,
+                        kind,
+                    }) => {
+                        unusable.push(EntryPointError::Unusable {
+                            name: kernel.clone(),
+                            index,
+                            kind: kind.clone(),
+                        });
+                        first_unusable.get_or_insert(ShaderLoadError::UnsupportedArgument {
+                            kernel,
+                            index,
+                            kind,
+                        });
+                    }
+                    Err(e) => return Err(e),
+                }
             }
-            Ok(eps)
+            match first_unusable {
+                Some(e) if eps.is_empty() => Err(e),
+                _ => Ok(eps),
+            }
         }
         ShaderSource::Precompiled { code, reflection } => {
             load_precompiled(&device.runtime, &device.agent, &code, &reflection)
@@ -483,6 +522,7 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
                 entry_points,
                 wgsl,
                 error: None,
+                unusable,
             }),
         },
         Err(source) => {
@@ -495,6 +535,7 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
                     entry_points: Vec::new(),
                     wgsl: None,
                     error: Some(error),
+                    unusable: Vec::new(),
                 }),
             }
         }

@@ -237,3 +237,58 @@ fn scalar_values_reach_the_kernel() {
     assert_eq!(std::fs::read(&file).unwrap(), 0xdeadbeefu32.to_le_bytes());
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// aqueduct-run with `AQUEDUCT_DEVICE` set to `device_env`.
+fn run_with_device_env(device_env: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_aqueduct-run"))
+        .args(args)
+        .env("AQUEDUCT_DEVICE", device_env)
+        .env("AQUEDUCT_SIM_THREADS", "2")
+        .output()
+        .expect("aqueduct-run starts")
+}
+
+#[test]
+fn a_timeout_beyond_duration_waits_without_a_limit() {
+    let co = kernels().join("gfx1100/saxpy.co");
+    for timeout in ["1e300", "18446744073709551616"] {
+        let out = run(&[
+            co.to_str().unwrap(),
+            "--grid",
+            "64",
+            "--workgroup",
+            "64",
+            "--arg",
+            "a=f32:1",
+            "--arg",
+            "x=zeros:256",
+            "--arg",
+            "y=zeros:256",
+            "--arg",
+            "n=u32:64",
+            "--timeout",
+            timeout,
+        ]);
+        assert!(out.status.success(), "--timeout {timeout}: {}", text(&out));
+        assert!(!text(&out).contains("panicked"), "{}", text(&out));
+    }
+}
+
+#[test]
+fn the_device_flag_overrides_the_environment() {
+    let co = kernels().join("gfx1100/saxpy.co");
+    let co = co.to_str().unwrap();
+    // A bad environment value does not matter when the flag is given.
+    let out = run_with_device_env("bogus", &[co, "--device", "sim", "--list"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("saxpy"), "{}", text(&out));
+    // A bad flag value is reported as the flag, not as the environment.
+    let out = run_with_device_env("sim", &[co, "--device", "cuda", "--list"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--device \"cuda\""), "{}", text(&out));
+    assert!(!text(&out).contains("AQUEDUCT_DEVICE"), "{}", text(&out));
+    // Without the flag, a bad environment value is still an error naming it.
+    let out = run_with_device_env("bogus", &[co, "--list"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("AQUEDUCT_DEVICE"), "{}", text(&out));
+}

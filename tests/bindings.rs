@@ -336,6 +336,18 @@ fn bind_group_entry_validation() {
         },
         || make(&good, 768, Some(512)),
     );
+    // A size whose end does not fit in u64 is an overrun, not an overflow.
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::BindGroup(BindGroupError::Overrun { offset: 768, end, .. })
+                    if *end == 768 + (u64::MAX - 255) as u128
+            )
+        },
+        || make(&good, 768, Some(u64::MAX - 255)),
+    );
     expect_validation(
         &c.device,
         |e| {

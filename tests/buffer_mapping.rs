@@ -464,3 +464,47 @@ fn map_read_views_are_the_memory_and_later_cycles_take_no_faults() {
         rb.unmap();
     }
 }
+
+#[test]
+fn a_destroyed_device_rejects_new_buffers_maps_and_writes() {
+    let c = ctx();
+    let readback = readback_buffer(&c.device, 64);
+    let target = storage(&c.device, 64);
+    c.device.destroy();
+    // Creation gives an invalid buffer and says why.
+    let (_invalid, err) = validation_error(&c.device, || storage(&c.device, 64));
+    let err = err.expect("create_buffer on a destroyed device is an error");
+    assert!(
+        matches!(
+            validation_source(&err),
+            Some(ValidationError::Device(DeviceError::Destroyed {
+                call: "create_buffer"
+            }))
+        ),
+        "{err}"
+    );
+    // write_buffer is an error.
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::Device(DeviceError::Destroyed {
+                    call: "write_buffer"
+                })
+            )
+        },
+        || c.queue.write_buffer(&target, 0, &[0; 4]),
+    );
+    // Mapping fails its callback at once.
+    let (slot, cb) = map_result();
+    readback.slice(..).map_async(MapMode::Read, cb);
+    assert!(
+        matches!(
+            *slot.lock().unwrap(),
+            Some(Err(BufferAsyncError::DeviceLost))
+        ),
+        "{:?}",
+        slot.lock().unwrap()
+    );
+}

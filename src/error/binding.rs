@@ -239,7 +239,7 @@ pub enum BindGroupError {
         /// The range's start in bytes.
         offset: u64,
         /// The range's end in bytes.
-        end: u64,
+        end: u128,
         /// The bound buffer.
         buffer: BufferIdent,
     },

@@ -82,6 +82,9 @@ pub enum BufferAsyncError {
     /// The buffer was destroyed while the mapping was pending.
     #[error("buffer mapping failed: the buffer was destroyed before the mapping completed")]
     Destroyed,
+    /// The device was destroyed before the mapping completed.
+    #[error("buffer mapping failed: the device was destroyed")]
+    DeviceLost,
     /// The mapping was no longer pending when its work completed.
     #[error("buffer mapping failed: the mapping was aborted")]
     Aborted,

@@ -56,6 +56,12 @@ pub enum ShaderLoadError {
         /// The argument's kind, as the code object's metadata spells it.
         kind: String,
     },
+    /// A raw code object's workgroup size has a zero dimension.
+    #[error("workgroup size {size:?} has a zero dimension")]
+    ZeroWorkgroupSize {
+        /// The size given.
+        size: [u32; 3],
+    },
     /// The reflection JSON does not describe the code object.
     #[error(transparent)]
     Reflection(#[from] ReflectionError),
@@ -247,5 +253,19 @@ pub enum EntryPointError {
     Ambiguous {
         /// The module's entry points.
         available: Vec<String>,
+    },
+    /// A kernel of a multi-kernel code object with an argument Aqueduct
+    /// cannot bind; the module's other kernels stay usable.
+    #[error(
+        "entry point `{name}` cannot be used: its argument {index} has kind `{kind}`, which \
+         Aqueduct cannot bind (only global pointers and by-value arguments are supported)"
+    )]
+    Unusable {
+        /// The kernel's name.
+        name: String,
+        /// The position of the argument among the kernel's arguments.
+        index: usize,
+        /// The argument's value kind in the code object's metadata.
+        kind: String,
     },
 }

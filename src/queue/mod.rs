@@ -44,7 +44,7 @@ use wgpu_types::{BufferUsages, COPY_BUFFER_ALIGNMENT};
 use crate::buffer::Buffer;
 use crate::command::encoder::CommandBuffer;
 use crate::device::DeviceShared;
-use crate::error::{BufferRole, Error, InternalError, QueueError};
+use crate::error::{BufferRole, DeviceError, Error, InternalError, QueueError};
 use crate::lock_rank::{LockRank, Mutex};
 use crate::registry::MapState;
 
@@ -119,6 +119,12 @@ impl Queue {
     /// `write_buffer_with`).
     pub fn validate_write_buffer(&self, buffer: &Buffer, offset: u64, size: u64) -> bool {
         let dev = &self.shared;
+        if dev.is_lost() {
+            dev.report(DeviceError::Destroyed {
+                call: "write_buffer",
+            });
+            return false;
+        }
         let check = || -> Result<(), QueueError> {
             buffer
                 .check_usable(dev, BufferRole::Buffer)

@@ -9,7 +9,7 @@ set -euo pipefail
 DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:-$DIR}"
 INCLUDE="$(cd "$DIR/../../kernels/src" && pwd)"
-KERNELS=(fault_at faults stress)
+KERNELS=(dynamic_lds fault_at faults stress)
 CFLAGS=(-x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -nogpulib -O3 -mcode-object-version=5 -cl-kernel-arg-info
         -fno-ident -ffile-prefix-map="$DIR"=. -I "$INCLUDE")
 TMP="$(mktemp -d)"

@@ -4,8 +4,16 @@
 //! watchdog's per-dispatch time limit (a kernel that never ends becomes a
 //! queue error naming the PC where it was stopped, instead of a hang).
 //!
-//! VRAM is an accounting limit only: a buffer object's pages are committed
-//! when first touched, so the default (24 GiB, an RX 7900 XTX) costs nothing.
+//! VRAM is host memory: a buffer object's pages are committed when first
+//! touched, so allocating costs nothing until the memory is used, but a GPU
+//! that reports more VRAM than the host can give lets a program fill it until
+//! the host's OOM killer ends the process. The default VRAM is therefore half
+//! of the host's available memory (`MemAvailable` in /proc/meminfo, read when
+//! the configuration is made), at most 24 GiB (an RX 7900 XTX): the other
+//! half is left for what the process keeps in system memory beside it
+//! (staging copies, fine-grained and kernarg pools, the host's own data),
+//! so allocations fail with ENOMEM, an out-of-memory error above, before the
+//! host runs out. `AQUEDUCT_SIM_VRAM_MB` or [`SimConfig::vram_size`] set it.
 
 use std::time::Duration;
 
@@ -25,8 +33,21 @@ pub const DISPATCH_TIMEOUT_ENV: &str = "AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS";
 /// calling a dispatch hung.
 pub const DEFAULT_DISPATCH_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// VRAM of an RX 7900 XTX.
+/// VRAM of an RX 7900 XTX: the most the default reports.
 pub const DEFAULT_VRAM_SIZE: u64 = 24 << 30;
+
+/// The least VRAM the default reports, whatever the host has available
+/// (the runtime's own rings and blit kernels need some).
+pub const MIN_DEFAULT_VRAM_SIZE: u64 = 256 << 20;
+
+/// Environment variable that overrides the default [`SimConfig::vram_size`]:
+/// mebibytes per GPU.
+pub const VRAM_MB_ENV: &str = "AQUEDUCT_SIM_VRAM_MB";
+
+/// The most worker threads per GPU `AQUEDUCT_SIM_THREADS` may ask for: a
+/// gfx1100 has 96 compute units, and each thread costs a stack and an LDS
+/// copy, so more threads only cost memory.
+pub const MAX_THREADS: usize = 256;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimConfig {
@@ -47,15 +68,16 @@ pub struct SimConfig {
 }
 
 impl Default for SimConfig {
-    /// One GPU, 24 GiB of VRAM, one worker thread per available host CPU
-    /// unless `AQUEDUCT_SIM_THREADS` says otherwise, strict coherence as
+    /// One GPU, VRAM as `AQUEDUCT_SIM_VRAM_MB` says (else half the host's
+    /// available memory, at most 24 GiB), one worker thread per available
+    /// host CPU unless `AQUEDUCT_SIM_THREADS` says otherwise, strict coherence as
     /// `AQUEDUCT_SIM_STRICT_COHERENCE` says (off when unset), a dispatch
     /// time limit as `AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS` says (30 s when unset).
     fn default() -> Self {
         Self {
             gpus: 1,
             threads: default_threads(),
-            vram_size: DEFAULT_VRAM_SIZE,
+            vram_size: default_vram_size(),
             strict_coherence: default_strict_coherence(),
             dispatch_timeout: default_dispatch_timeout(),
         }
@@ -84,18 +106,68 @@ fn parse_timeout_ms(text: &str) -> Option<Option<Duration>> {
     Some((ms > 0).then(|| Duration::from_millis(ms)))
 }
 
-/// `AQUEDUCT_SIM_THREADS` if set to a positive integer, else the host's
-/// available parallelism.
+/// `AQUEDUCT_SIM_THREADS` if set to a positive integer (at most
+/// [`MAX_THREADS`]), else the host's available parallelism.
 pub fn default_threads() -> usize {
     if let Ok(text) = std::env::var(THREADS_ENV) {
-        match text.trim().parse::<usize>() {
-            Ok(n) if n > 0 => return n,
-            _ => tracing::warn!("{THREADS_ENV}={text:?} is not a positive integer; ignored"),
+        match parse_threads(&text) {
+            Some(n) if n > MAX_THREADS => {
+                tracing::warn!("{THREADS_ENV}={n} is more than {MAX_THREADS}; using {MAX_THREADS}");
+                return MAX_THREADS;
+            }
+            Some(n) => return n,
+            None => tracing::warn!("{THREADS_ENV}={text:?} is not a positive integer; ignored"),
         }
     }
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
+}
+
+/// A thread count as the environment spells it: a positive integer
+/// (unclamped); None otherwise.
+fn parse_threads(text: &str) -> Option<usize> {
+    text.trim().parse::<usize>().ok().filter(|&n| n > 0)
+}
+
+/// `AQUEDUCT_SIM_VRAM_MB` if set to a positive number of mebibytes, else
+/// half the host's available memory within [`MIN_DEFAULT_VRAM_SIZE`] and
+/// [`DEFAULT_VRAM_SIZE`] (see the module comment for why).
+pub fn default_vram_size() -> u64 {
+    if let Ok(text) = std::env::var(VRAM_MB_ENV) {
+        match text.trim().parse::<u64>() {
+            Ok(mb) if mb > 0 => return mb.saturating_mul(1 << 20),
+            _ => tracing::warn!("{VRAM_MB_ENV}={text:?} is not a positive number of MiB; ignored"),
+        }
+    }
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| mem_available(&text));
+    vram_for_available(available)
+}
+
+/// The default VRAM for a host with `available` bytes of memory available
+/// (None: unknown, the RX 7900 XTX's 24 GiB), rounded down to a MiB.
+fn vram_for_available(available: Option<u64>) -> u64 {
+    match available {
+        Some(bytes) => {
+            (bytes / 2).clamp(MIN_DEFAULT_VRAM_SIZE, DEFAULT_VRAM_SIZE) & !((1 << 20) - 1)
+        }
+        None => DEFAULT_VRAM_SIZE,
+    }
+}
+
+/// `MemAvailable` of a /proc/meminfo text, in bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib = line
+        .trim_start_matches("MemAvailable:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    kib.checked_mul(1024)
 }
 
 /// Whether `AQUEDUCT_SIM_STRICT_COHERENCE` asks for strict coherence.
@@ -120,8 +192,34 @@ fn parse_switch(text: &str) -> Option<bool> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_switch, parse_timeout_ms};
+    use super::{
+        DEFAULT_VRAM_SIZE, MIN_DEFAULT_VRAM_SIZE, mem_available, parse_switch, parse_threads,
+        parse_timeout_ms, vram_for_available,
+    };
     use std::time::Duration;
+
+    #[test]
+    fn thread_spellings() {
+        assert_eq!(parse_threads(" 4 "), Some(4));
+        assert_eq!(parse_threads("100000"), Some(100000));
+        assert_eq!(parse_threads("0"), None);
+        assert_eq!(parse_threads("-1"), None);
+        assert_eq!(parse_threads("many"), None);
+    }
+
+    #[test]
+    fn vram_is_half_the_available_host_memory() {
+        let meminfo =
+            "MemTotal:       24000000 kB\nMemFree:  1000 kB\nMemAvailable:   23068672 kB\n";
+        assert_eq!(mem_available(meminfo), Some(23068672 * 1024));
+        assert_eq!(mem_available("MemTotal: 5 kB\n"), None);
+        // 22 GiB available: 11 GiB of VRAM, not the 24 GiB of the card.
+        assert_eq!(vram_for_available(Some(22 << 30)), 11 << 30);
+        assert_eq!(vram_for_available(Some(256 << 30)), DEFAULT_VRAM_SIZE);
+        assert_eq!(vram_for_available(Some(64 << 20)), MIN_DEFAULT_VRAM_SIZE);
+        assert_eq!(vram_for_available(Some((3 << 30) + 12345)), 3 << 29);
+        assert_eq!(vram_for_available(None), DEFAULT_VRAM_SIZE);
+    }
 
     #[test]
     fn timeout_spellings() {

@@ -17,6 +17,12 @@
 //! keeps the first error. The worker that finishes the last
 //! workgroup marks the job done and wakes the queue's command processor.
 //!
+//! The dispatch's time limit (`SimConfig::dispatch_timeout`) holds for any
+//! shape of grid: the waves check it inside a workgroup (isa/dispatch.rs,
+//! every 1024 taken branches), and the job checks it before each workgroup
+//! it starts, so a grid of many short workgroups stops at the limit too and
+//! fails with the same `TimeLimit` error.
+//!
 //! A job of fewer workgroups than workers wakes only that many workers;
 //! a command processor may run a one-workgroup job itself
 //! ([`Job::run_here`], queue/command_processor.rs says when).
@@ -37,8 +43,8 @@ use std::time::{Duration, Instant};
 use crate::memory::vm::GpuVm;
 use crate::stats::StatsCounters;
 use crate::wake::Wake;
-use aqueduct_isa::WaveError;
 use aqueduct_isa::gfx11::{Dispatch, WorkerContext};
+use aqueduct_isa::{WaveError, WaveErrorKind};
 
 /// One kernel dispatch being executed.
 pub struct Job {
@@ -54,6 +60,10 @@ pub struct Job {
     failed: AtomicBool,
     error: Mutex<Option<WaveError>>,
     wave_instructions: AtomicU64,
+    /// The watchdog's limit (None: unlimited), counted from when the first
+    /// workgroup is claimed.
+    time_limit: Option<Duration>,
+    started: OnceLock<Instant>,
     /// The command processor to wake when the job is done.
     wake: Arc<Wake>,
 }
@@ -70,7 +80,9 @@ impl std::fmt::Debug for Job {
 }
 
 impl Job {
-    pub fn new(dispatch: Dispatch, wake: Arc<Wake>) -> Arc<Job> {
+    /// A job of `dispatch`'s workgroups that fails with
+    /// [`WaveErrorKind::TimeLimit`] once it has run longer than `time_limit`.
+    pub fn new(dispatch: Dispatch, time_limit: Option<Duration>, wake: Arc<Wake>) -> Arc<Job> {
         let counts = dispatch.workgroup_count();
         let total = counts.iter().map(|&c| c as u64).product();
         Arc::new(Job {
@@ -83,6 +95,8 @@ impl Job {
             failed: AtomicBool::new(false),
             error: Mutex::new(None),
             wave_instructions: AtomicU64::new(0),
+            time_limit,
+            started: OnceLock::new(),
             wake,
         })
     }
@@ -118,6 +132,28 @@ impl Job {
             })
             .ok()
             .map(|n| n..n + run(n))
+    }
+
+    /// The watchdog's error for the workgroup `id` about to start, once the
+    /// job has run past its time limit.
+    fn past_time_limit(&self, id: [u32; 3]) -> Option<WaveError> {
+        let limit = self.time_limit?;
+        let started = self.started.get_or_init(Instant::now);
+        (started.elapsed() > limit).then_some(WaveError {
+            kind: WaveErrorKind::TimeLimit { limit },
+            pc: 0,
+            workgroup: id,
+        })
+    }
+
+    /// Keep the first error of the job and stop it.
+    fn fail(&self, error: WaveError) {
+        self.error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(error);
+        self.failed.store(true, Ordering::Release);
+        self.abort();
     }
 
     fn exhausted(&self) -> bool {
@@ -156,9 +192,17 @@ impl Job {
                 // any of its workgroups runs (MAP/UNMAP wait, as for one workgroup).
                 // The batch runs under this view, sharing its memoised translations.
                 let view = vm.view();
+                // The watchdog between workgroups: no workgroup starts past the limit.
                 let ids = range
                     .take_while(|_| !self.failed.load(Ordering::Acquire))
-                    .map(|index| self.workgroup_id(index));
+                    .map(|index| self.workgroup_id(index))
+                    .take_while(|&id| match self.past_time_limit(id) {
+                        Some(error) => {
+                            self.fail(error);
+                            false
+                        }
+                        None => true,
+                    });
                 self.dispatch.run_workgroups(ids, &view, ctx, |id, result| {
                     ran += 1;
                     match result {
@@ -168,12 +212,7 @@ impl Job {
                         }
                         Err(error) => {
                             tracing::debug!("gfxsim: workgroup {id:?} failed: {error}");
-                            self.error
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner())
-                                .get_or_insert(error);
-                            self.failed.store(true, Ordering::Release);
-                            self.abort();
+                            self.fail(error);
                             false
                         }
                     }

@@ -6,6 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use aqueduct_gfxsim::SimConfig;
 use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::abi::{
     BarrierPacket, FenceScope, KernelDescriptor, KernelDispatchPacket, PacketHeader, packet_type,
@@ -231,6 +232,56 @@ fn dispatch_of_the_empty_kernel_completes() {
     assert_eq!(after.dispatches - before.dispatches, 1);
     assert_eq!(after.workgroups - before.workgroups, 16, "ceil(1000 / 64)");
     assert!(after.wave_instructions > before.wave_instructions);
+}
+
+/// A grid of many one-work-item workgroups of the empty kernel (hours of
+/// work) stops at the watchdog's limit although no workgroup branches, on
+/// the worker threads and on the command processor's own thread.
+#[test]
+fn the_watchdog_stops_a_grid_of_many_short_workgroups() {
+    const LIMIT: Duration = Duration::from_millis(100);
+    for threads in [2, 1] {
+        let h = Harness::with_config(SimConfig {
+            threads,
+            vram_size: 1 << 30,
+            dispatch_timeout: Some(LIMIT),
+            ..SimConfig::default()
+        });
+        let (signals, done) = Signals::new(&h);
+        let s = Setup { h, signals, done };
+        let mut q = s.queue();
+        let (_code, kd) = load_kernel(&s.h, "empty.co", "empty");
+        let kernarg = s.h.buffer(PAGE, GTT_FLAGS);
+        let completion = s.signals.signal(1, None);
+        let start = Instant::now();
+        let i = q.write_packet(&dispatch_packet(kd, kernarg.va, u32::MAX, 1, completion));
+        q.ring_doorbell(&s.h, i);
+        let (result, _) = s.h.wait(&[q.error_event], false, WAIT_MS);
+        let took = start.elapsed();
+        assert_eq!(result, KFD_IOC_WAIT_RESULT_COMPLETE, "{threads} threads");
+        assert_eq!(q.error_bits(), exception_mask(EC_QUEUE_WAVE_ABORT));
+        assert!(took >= LIMIT, "{threads} threads: stopped after {took:?}");
+        assert!(
+            took < 10 * LIMIT,
+            "{threads} threads: stopped only after {took:?}"
+        );
+        assert_eq!(
+            s.signals.value(completion),
+            1,
+            "the dispatch did not complete"
+        );
+        let detail = s.h.dev.wave_error(q.queue_id).expect("detail");
+        assert!(
+            detail.contains("watchdog: the dispatch ran longer than its 100 ms time limit"),
+            "{detail}"
+        );
+        s.h.dev
+            .destroy_queue(&mut DestroyQueueArgs {
+                queue_id: q.queue_id,
+                pad: 0,
+            })
+            .unwrap();
+    }
 }
 
 #[test]

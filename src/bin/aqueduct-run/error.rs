@@ -24,6 +24,8 @@ pub enum CliError {
     BadTimeout,
     #[error("--timeout must be a positive number of seconds")]
     NonPositiveTimeout,
+    #[error("--device {0:?} is not one of kfd, sim, auto")]
+    BadDevice(String),
     #[error("unknown option {0}")]
     UnknownOption(String),
     #[error("missing CODE_OBJECT")]

@@ -51,7 +51,8 @@ struct Options {
     device: DeviceChoice,
     gpu: usize,
     repeat: u32,
-    timeout: Duration,
+    /// `None` waits for the kernel without a limit.
+    timeout: Option<Duration>,
     list: bool,
     disasm: bool,
 }
@@ -64,13 +65,14 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
         grid: None,
         workgroup: None,
         args: Vec::new(),
-        device: DeviceChoice::from_env()?,
+        device: DeviceChoice::Auto,
         gpu: 0,
         repeat: 1,
-        timeout: Duration::from_secs(60),
+        timeout: Some(Duration::from_secs(60)),
         list: false,
         disasm: false,
     };
+    let mut device_flag = None;
     let mut positional = Vec::new();
     let mut it = argv.iter();
     while let Some(a) = it.next() {
@@ -91,7 +93,11 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
                 opts.workgroup = Some(parse_dims(&value("--workgroup")?, "--workgroup")?)
             }
             "--arg" | "-a" => opts.args.push(parse_arg(&value("--arg")?)?),
-            "--device" => opts.device = DeviceChoice::parse(&value("--device")?)?,
+            "--device" => {
+                let v = value("--device")?;
+                device_flag =
+                    Some(DeviceChoice::parse(&v).map_err(|_| CliError::BadDevice(v.clone()))?);
+            }
             "--gpu" => opts.gpu = value("--gpu")?.parse().map_err(|_| CliError::BadGpu)?,
             "--repeat" => {
                 opts.repeat = value("--repeat")?
@@ -108,7 +114,7 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
                 if !(s > 0.0 && s.is_finite()) {
                     return Err(CliError::NonPositiveTimeout);
                 }
-                opts.timeout = Duration::from_secs_f64(s);
+                opts.timeout = timeout_from_secs(s);
             }
             "--list" => opts.list = true,
             "--disasm" => opts.disasm = true,
@@ -119,12 +125,26 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
             _ => positional.push(a.clone()),
         }
     }
+    // The flag wins over the environment, which is only read without it.
+    opts.device = match device_flag {
+        Some(choice) => choice,
+        None => DeviceChoice::from_env()?,
+    };
     match positional.as_slice() {
         [one] => opts.code_object = PathBuf::from(one),
         [] => return Err(CliError::MissingCodeObject),
         more => return Err(CliError::TooManyCodeObjects(more.to_vec())),
     }
     Ok(Some(opts))
+}
+
+/// The wait limit for a positive, finite `--timeout` of `seconds`: a limit
+/// past what `Duration` or the monotonic clock can hold never passes, so it
+/// is no limit.
+fn timeout_from_secs(seconds: f64) -> Option<Duration> {
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|&t| Instant::now().checked_add(t).is_some())
 }
 
 /// A buffer argument: its memory and, for outputs, where it goes.
@@ -353,7 +373,7 @@ fn run(opts: Options) -> Result<(), RunError> {
         let start = Instant::now();
         queue.submit_dispatch(&packet)?;
         signal
-            .wait(WaitCondition::Eq, 0, Some(opts.timeout), WaitHint::Blocked)
+            .wait(WaitCondition::Eq, 0, opts.timeout, WaitHint::Blocked)
             .map_err(|source| RunError::KernelFailed {
                 kernel: kernel.info.name.clone(),
                 source,

@@ -546,7 +546,11 @@ impl CommandProcessor {
         let dispatch = Dispatch::new(setup, self.gpu.code_cache.clone())
             .map_err(|e| QueueError::from_wave(&e))?
             .with_time_limit(self.gpu.dispatch_timeout);
-        Ok(Job::new(dispatch, self.queue.wake.clone()))
+        Ok(Job::new(
+            dispatch,
+            self.gpu.dispatch_timeout,
+            self.queue.wake.clone(),
+        ))
     }
 }
 

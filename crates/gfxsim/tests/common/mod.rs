@@ -100,13 +100,17 @@ impl Harness {
 
     /// `gpus` simulated GPUs with `threads` worker threads each.
     pub fn with(gpus: usize, threads: usize) -> Harness {
-        let dev = SimDevice::new(SimConfig {
+        Self::with_config(SimConfig {
             gpus,
             threads,
             vram_size: 1 << 30,
             ..SimConfig::default()
         })
-        .expect("device");
+    }
+
+    /// A device made from `config`.
+    pub fn with_config(config: SimConfig) -> Harness {
+        let dev = SimDevice::new(config).expect("device");
         let topology = dev.topology().expect("topology");
         let mut gpu_ids = Vec::new();
         let mut cwsr = None;

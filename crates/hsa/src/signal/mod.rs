@@ -15,6 +15,16 @@
 //! Waiting spins for a few microseconds, then blocks in WAIT_EVENTS on the
 //! signal's event and the runtime's exception events (see [`event`]),
 //! re-checking the value and the queues' error words after every wake.
+//!
+//! KFD gives a process at most `KFD_SIGNAL_EVENT_LIMIT` (4096) signal
+//! events (Linux `kfd_events.c`, `create_signal_event`: ENOSPC past it). A
+//! signal created while signals hold all of them but the 256 kept for queue
+//! error events (or while KFD refuses one) is a *polling* signal, like
+//! ROCr's `DefaultSignal` (`runtime/hsa-runtime/core/runtime/
+//! default_signal.cpp`): no event and no mailbox, so the device raises no
+//! interrupt for it and a blocked wait polls its value every
+//! [`POLL_SLICE_MS`], sleeping in WAIT_EVENTS on the exception events
+//! between polls so a GPU fault still ends it.
 
 pub mod event;
 
@@ -33,6 +43,57 @@ use event::{EventHub, INITIAL_EVENT_AGE, KfdEvent, MAX_WAIT_SLICE_MS};
 
 /// How long a blocked wait spins before it sleeps in the kernel.
 pub const WAIT_SPIN: Duration = Duration::from_micros(5);
+
+/// How long a blocked wait on a polling signal (one without an event)
+/// sleeps between two reads of its value.
+pub const POLL_SLICE_MS: u32 = 1;
+
+/// Signal events kept for what cannot poll (each queue's error event).
+const QUEUE_EVENT_RESERVE: u32 = 256;
+
+/// Signal events the process's signals hold (the KFD limit is per process;
+/// runtimes over other devices only make the fallback come sooner).
+static SIGNAL_EVENTS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// A signal event for a runtime signal, or None when the process has
+/// used up its signal events (KFD's ENOSPC, or a slot past the event page):
+/// the signal is then a polling one.
+fn signal_event_or_poll(hub: &EventHub) -> HsaResult<Option<KfdEvent>> {
+    let limit = aqueduct_kfd::uapi::KFD_SIGNAL_EVENT_LIMIT - QUEUE_EVENT_RESERVE;
+    if SIGNAL_EVENTS.fetch_add(1, Ordering::AcqRel) >= limit {
+        SIGNAL_EVENTS.fetch_sub(1, Ordering::AcqRel);
+        note_polling_signal();
+        return Ok(None);
+    }
+    let created = hub.create_event(event_type::SIGNAL, true, 0);
+    if created.is_err() {
+        SIGNAL_EVENTS.fetch_sub(1, Ordering::AcqRel);
+    }
+    match created {
+        Ok(event) => Ok(Some(event)),
+        Err(HsaError::Kfd(e)) if e.errno() == Some(rustix::io::Errno::NOSPC.raw_os_error()) => {
+            note_polling_signal();
+            Ok(None)
+        }
+        Err(HsaError::Signal(SignalError::EventSlot { .. })) => {
+            note_polling_signal();
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Warn once per process that signals fall back to polling.
+fn note_polling_signal() {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        tracing::warn!(
+            "all {} KFD signal events are in use; new signals poll instead of \
+             waiting for interrupts",
+            aqueduct_kfd::uapi::KFD_SIGNAL_EVENT_LIMIT
+        )
+    });
+}
 
 /// Memory order of a signal operation. An order that means nothing for an
 /// operation (a release load, an acquire store) is strengthened to the
@@ -139,6 +200,9 @@ impl Drop for SignalInner {
         if let Some(hub) = &self.hub {
             hub.note_signal_dropped(self.amd.as_ptr() as u64);
         }
+        if self.event.is_some() && self.hub.is_some() {
+            SIGNAL_EVENTS.fetch_sub(1, Ordering::AcqRel);
+        }
         if let Storage::Host(p) = self.storage {
             // SAFETY: p came from Box::into_raw in Signal::new_host_backed and is freed only here.
             drop(unsafe { Box::from_raw(p.as_ptr()) });
@@ -181,7 +245,9 @@ impl Signal {
         unsafe { amd.as_ptr().write(s) };
     }
 
-    /// An interrupt signal in a runtime slot (used by `Runtime::create_signal`).
+    /// A signal in a runtime slot (used by `Runtime::create_signal`): an
+    /// interrupt signal while the process has signal events left, a polling
+    /// one after.
     pub(crate) fn new_in_slot(
         slot: SubAllocation,
         initial: i64,
@@ -194,15 +260,15 @@ impl Signal {
             }
             .into());
         }
-        let event = hub.create_event(event_type::SIGNAL, true, 0)?;
+        let event = signal_event_or_poll(&hub)?;
         let amd = slot.host_ptr().cast::<AmdSignal>();
         // SAFETY: the slot is a fresh host-mapped block of >= 64 bytes at a 64-byte-aligned address (checked above), owned by this signal.
-        unsafe { Self::init_struct(amd, initial, Some(&event)) };
+        unsafe { Self::init_struct(amd, initial, event.as_ref()) };
         Ok(Signal {
             inner: Arc::new(SignalInner {
                 amd,
                 storage: Storage::Slot { _block: slot },
-                event: Some(event),
+                event,
                 hub: Some(hub),
                 host_notify: HostNotify::default(),
             }),
@@ -216,7 +282,7 @@ impl Signal {
     /// host condition variable.
     pub fn new_host_backed(initial: i64, hub: Option<Arc<EventHub>>) -> HsaResult<Signal> {
         let event = match &hub {
-            Some(h) => Some(h.create_event(event_type::SIGNAL, true, 0)?),
+            Some(h) => signal_event_or_poll(h)?,
             None => None,
         };
         let amd = NonNull::from(Box::leak(Box::new(AmdSignal::default())));
@@ -392,7 +458,33 @@ impl Signal {
             (Some(event), Some(hub)) => {
                 self.wait_on_events(event.event_id, hub, condition, compare, deadline, epoch)
             }
-            _ => self.wait_on_host(condition, compare, deadline),
+            (None, Some(hub)) => self.wait_polling(hub, condition, compare, deadline, epoch),
+            (_, None) => self.wait_on_host(condition, compare, deadline),
+        }
+    }
+
+    /// The blocked wait of a polling signal: read the value every
+    /// [`POLL_SLICE_MS`], sleeping on the exception events in between.
+    fn wait_polling(
+        &self,
+        hub: &EventHub,
+        condition: WaitCondition,
+        compare: i64,
+        deadline: Option<Instant>,
+        epoch: u64,
+    ) -> HsaResult<i64> {
+        loop {
+            let v = self.load(MemoryOrder::Acquire);
+            if condition.holds(v, compare) {
+                return Ok(v);
+            }
+            if let Some(err) = self.failure(hub, epoch) {
+                return Err(err.into());
+            }
+            let Some(slice_ms) = Self::remaining_ms(deadline) else {
+                return Err(HsaError::Timeout);
+            };
+            hub.wait_slice(None, slice_ms.min(POLL_SLICE_MS))?;
         }
     }
 

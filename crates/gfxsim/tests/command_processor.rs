@@ -352,7 +352,7 @@ fn malformed_packets_raise_the_matching_queue_errors() {
     let s = setup();
     let (_code, kd) = load_kernel(&s.h, "empty.co", "empty");
     type Edit = Box<dyn Fn(&mut KernelDispatchPacket)>;
-    let cases: [(&str, u32, Edit); 7] = [
+    let cases: [(&str, u32, Edit); 8] = [
         (
             "4 dimensions",
             EC_QUEUE_PACKET_DISPATCH_DIM_INVALID,
@@ -396,6 +396,13 @@ fn malformed_packets_raise_the_matching_queue_errors() {
             "unaligned kernel object",
             EC_QUEUE_PACKET_DISPATCH_CODE_INVALID,
             Box::new(|p| p.kernel_object += 4),
+        ),
+        (
+            // Past COMPUTE_TMPRING_SIZE.WAVESIZE for any wave size: refused
+            // before anything is sized for it.
+            "4 GiB of scratch per work-item",
+            EC_QUEUE_PACKET_DISPATCH_REGISTER_INVALID,
+            Box::new(|p| p.private_segment_size = 0xffff_fff0),
         ),
     ];
     for (what, code, edit) in cases {

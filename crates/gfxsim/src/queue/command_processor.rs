@@ -10,7 +10,8 @@
 //!   queue has completed; without it, dispatches overlap;
 //! - KERNEL_DISPATCH is validated (dimensions 1..=3, workgroup size nonzero
 //!   and at most 1024 work-items, grid nonzero, group segment <= 64 KiB,
-//!   kernel object mapped and 64-byte aligned), its kernel descriptor read
+//!   kernel object mapped and 64-byte aligned, private segment within what
+//!   one wave's scratch can hold: `scratch.rs`), its kernel descriptor read
 //!   from GPU memory, and its workgroups handed to the GPU's worker pool;
 //! - BARRIER_AND waits until every nonzero dep signal's value is 0,
 //!   BARRIER_OR until one of them is;
@@ -70,6 +71,7 @@ use aqueduct_isa::gfx11::{Dispatch, WorkerContext};
 use aqueduct_isa::{Access, DispatchSetup};
 
 use super::QueueShared;
+use super::scratch::check_private_segment;
 use super::validation::QueueConfig;
 
 /// Most work-items in a workgroup.
@@ -528,6 +530,14 @@ impl CommandProcessor {
             ))
         })?;
         let descriptor = KernelDescriptor::from_bytes(&kd_bytes);
+        if p.private_segment_size != 0 {
+            let lanes = if descriptor.enable_wavefront_size32() {
+                32
+            } else {
+                64
+            };
+            check_private_segment(index, p.private_segment_size, lanes)?;
+        }
         let setup = DispatchSetup {
             kernel_object: p.kernel_object,
             descriptor,

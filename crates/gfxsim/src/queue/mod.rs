@@ -2,6 +2,7 @@
 //! queue's command processor shares with the rest of the device.
 
 pub mod command_processor;
+pub mod scratch;
 pub mod validation;
 
 use std::collections::HashMap;

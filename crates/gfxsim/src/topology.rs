@@ -1,7 +1,7 @@
 //! The simulated system's KFD topology, published in sysfs format.
 //!
 //! Node 0 is a 16-core CPU node; nodes 1..=gpus are gfx1100 GPUs with the
-//! properties an RX 7900 XTX reports (reference §2.7: 96 CUs in 12 shader
+//! properties an RX 7900 XTX reports (its amdkfd sysfs node: 96 CUs in 12 shader
 //! arrays, wave32, 64 KiB LDS, capability with doorbell type 2). The tree is
 //! text, exactly what the kernel prints, so the runtime parses it with the
 //! same parser it uses on real sysfs.

@@ -311,7 +311,7 @@ fn llvm_verdicts(tests: &[Vec<u32>]) -> Vec<Option<Option<(String, usize)>>> {
     starts.iter().map(|s| at.get(s).cloned()).collect()
 }
 
-/// Randomized mode (issue #4 point 2): >= 100k seeded random words, every
+/// Randomized mode: >= 100k seeded random words, every
 /// family's prefix equally often, against llvm-objdump-19; every
 /// disagreement is counted per family and the first ones are printed.
 /// Families the decoder is held to (last column of RANDOM_FAMILIES) must

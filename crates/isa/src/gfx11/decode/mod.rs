@@ -1,5 +1,5 @@
 //! gfx11 instruction decoder: recognises the encoding family from the first
-//! dword (RDNA3 ISA guide "Microcode formats"; reference §4.2) and hands the
+//! dword (AMD's RDNA3 ISA guide, "Microcode Formats") and hands the
 //! words to that family's decoder. Every decoder returns an [`Inst`] or a
 //! [`DecodeError`] carrying the words and, when the opcode is known, the
 //! mnemonic — never a panic.

@@ -6,6 +6,7 @@ use wgpu_types::{BufferUsages, COPY_BUFFER_ALIGNMENT};
 
 use crate::buffer::{Buffer, BufferDescriptor};
 use crate::device::Device;
+use crate::error::{BufferAsyncError, MapRangeError};
 use crate::queue::PollType;
 use crate::registry::MapMode;
 
@@ -46,22 +47,32 @@ impl DeviceExt for Device {
     }
 }
 
+/// Why [`read_mapped`] could not read a buffer back.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadbackError {
+    /// Waiting for the device failed.
+    #[error("waiting for the mapping: {0}")]
+    Poll(#[from] wgpu_types::PollError),
+    /// The map callback was dropped without running (the device went away).
+    #[error("the map callback did not run")]
+    CallbackDropped,
+    /// The mapping failed.
+    #[error(transparent)]
+    Map(#[from] BufferAsyncError),
+    /// The mapped range could not be viewed.
+    #[error(transparent)]
+    Range(#[from] MapRangeError),
+}
+
 /// Map a MAP_READ buffer, wait for it, copy its bytes out and unmap it.
-pub fn read_mapped(device: &Device, buffer: &Buffer) -> Result<Vec<u8>, String> {
+pub fn read_mapped(device: &Device, buffer: &Buffer) -> Result<Vec<u8>, ReadbackError> {
     let (tx, rx) = std::sync::mpsc::channel();
     buffer.map_async(MapMode::Read, .., move |r| {
         let _ = tx.send(r);
     });
-    device
-        .poll(PollType::wait_indefinitely())
-        .map_err(|e| e.to_string())?;
-    rx.recv()
-        .map_err(|_| "the map callback did not run".to_string())?
-        .map_err(|e| e.to_string())?;
-    let bytes = buffer
-        .get_mapped_range(..)
-        .map_err(|e| e.to_string())?
-        .to_vec();
+    device.poll(PollType::wait_indefinitely())?;
+    rx.recv().map_err(|_| ReadbackError::CallbackDropped)??;
+    let bytes = buffer.get_mapped_range(..)?.to_vec();
     buffer.unmap();
     Ok(bytes)
 }

@@ -184,7 +184,7 @@ impl Gpu {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(buffer, 0, &rb, 0, buffer.size());
         self.queue.submit([encoder.finish()]);
-        let bytes = read_mapped(&self.device, &rb)?;
+        let bytes = read_mapped(&self.device, &rb).map_err(|e| e.to_string())?;
         self.errors().map(|()| bytes)
     }
 }

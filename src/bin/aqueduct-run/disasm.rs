@@ -17,26 +17,37 @@ use aqueduct_isa::gfx11::disasm::disassemble;
 /// The family the decoder models.
 const DECODER_GFX_PREFIX: &str = "gfx11";
 
-pub fn disassemble_code_object(bytes: &[u8]) -> Result<String, String> {
+/// Why a code object could not be disassembled.
+#[derive(Debug, thiserror::Error)]
+pub enum DisasmError {
+    /// The bundle or ELF is malformed.
+    #[error(transparent)]
+    CodeObject(#[from] aqueduct::hsa::code_object::CodeObjectError),
+    /// The code object is for a GPU family the decoder does not model.
+    #[error("the code object is for {gfx}; the decoder covers gfx11 (RDNA3) only")]
+    OtherFamily { gfx: String },
+    /// A kernel's entry lies outside every executable segment.
+    #[error("kernel {name}: entry {entry:#x} is not in an executable segment")]
+    EntryOutsideCode { name: String, entry: u64 },
+}
+
+pub fn disassemble_code_object(bytes: &[u8]) -> Result<String, DisasmError> {
     let owned;
     let elf: &[u8] = if Bundle::is_bundle(bytes) {
         let gfx1100 = IsaName::parse("amdgcn-amd-amdhsa--gfx1100").expect("a valid ISA name");
-        owned = code_object_for_agent(bytes, &gfx1100)
-            .map_err(|e| e.to_string())?
-            .into_owned();
+        owned = code_object_for_agent(bytes, &gfx1100)?.into_owned();
         &owned
     } else {
         bytes
     };
-    let co = CodeObject::parse(elf).map_err(|e| e.to_string())?;
+    let co = CodeObject::parse(elf)?;
     if !co.isa().gfx.starts_with(DECODER_GFX_PREFIX) {
-        return Err(format!(
-            "the code object is for {}; the decoder covers gfx11 (RDNA3) only",
-            co.isa().gfx
-        ));
+        return Err(DisasmError::OtherFamily {
+            gfx: co.isa().gfx.to_string(),
+        });
     }
     let mut image = vec![0u8; co.image_size() as usize];
-    co.load_image(&mut image, 0).map_err(|e| e.to_string())?;
+    co.load_image(&mut image, 0)?;
     let code = co.code_ranges();
     let mut kernels: Vec<(u64, &str)> = co
         .functions()
@@ -57,8 +68,9 @@ pub fn disassemble_code_object(bytes: &[u8]) -> Result<String, String> {
             .iter()
             .find(|r| r.contains(&start))
             .map(|r| r.end)
-            .ok_or_else(|| {
-                format!("kernel {name}: entry {start:#x} is not in an executable segment")
+            .ok_or_else(|| DisasmError::EntryOutsideCode {
+                name: name.to_string(),
+                entry: start,
             })?;
         let end = kernels
             .get(i + 1)

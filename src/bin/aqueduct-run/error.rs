@@ -53,9 +53,9 @@ pub enum RunError {
         #[source]
         source: std::io::Error,
     },
-    /// The disassembler's own message.
-    #[error("{0}")]
-    Disasm(String),
+    /// The code object could not be disassembled.
+    #[error(transparent)]
+    Disasm(#[from] crate::disasm::DisasmError),
     #[error(transparent)]
     Device(#[from] DeviceSelectError),
     #[error("runtime init failed: {0}")]

@@ -127,6 +127,28 @@ fn parse(text: &str) -> Option<WaveLoop> {
     WaveLoop::ALL.into_iter().find(|l| l.name() == text)
 }
 
+/// Why a requested level was not taken as asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unmet {
+    /// Not a level's name: the default runs.
+    Unknown,
+    /// A level the CPU lacks: its best runs instead.
+    AboveHost { best: WaveLoop },
+}
+
+/// The level a request (`AQUEDUCT_SIM_WAVE_LOOP`'s value, if set) gives on a
+/// host whose best is `best`, and why it differs from the request if it does.
+fn select(request: Option<&str>, best: WaveLoop, default: WaveLoop) -> (WaveLoop, Option<Unmet>) {
+    let Some(text) = request else {
+        return (default, None);
+    };
+    match parse(text) {
+        None => (default, Some(Unmet::Unknown)),
+        Some(level) if level > best => (best, Some(Unmet::AboveHost { best })),
+        Some(level) => (level, None),
+    }
+}
+
 /// The level `AQUEDUCT_SIM_WAVE_LOOP` picks (at most the host's best), or
 /// [`default_level`] when it is unset.
 fn configured() -> WaveLoop {
@@ -134,16 +156,20 @@ fn configured() -> WaveLoop {
     *CONFIGURED.get_or_init(|| {
         let best = WaveLoop::host_best();
         let default = default_level(best, wide_is_cheap());
-        match std::env::var(WAVE_LOOP_ENV) {
-            Ok(text) => match parse(&text) {
-                Some(level) => best.min(level),
-                None => {
-                    tracing::warn!("{WAVE_LOOP_ENV}={text:?} is not baseline/avx2/avx512; ignored");
-                    default
-                }
-            },
-            Err(_) => default,
+        let request = std::env::var(WAVE_LOOP_ENV).ok();
+        let (level, unmet) = select(request.as_deref(), best, default);
+        match unmet {
+            Some(Unmet::Unknown) => tracing::warn!(
+                "{WAVE_LOOP_ENV}={request:?} is not baseline/avx2/avx512; using {}",
+                level.name()
+            ),
+            Some(Unmet::AboveHost { best }) => tracing::warn!(
+                "{WAVE_LOOP_ENV}={request:?} asks for more than this CPU has; using {}",
+                best.name()
+            ),
+            None => {}
         }
+        level
     })
 }
 
@@ -200,7 +226,28 @@ pub(crate) use with_avx2_copy;
 
 #[cfg(test)]
 mod tests {
-    use super::{WaveLoop, default_level, parse};
+    use super::{Unmet, WaveLoop, default_level, parse, select};
+
+    #[test]
+    fn requests_past_the_host_fall_back_and_say_so() {
+        let (best, default) = (WaveLoop::Avx2, WaveLoop::Avx2);
+        assert_eq!(
+            select(Some("avx512"), best, default),
+            (WaveLoop::Avx2, Some(Unmet::AboveHost { best }))
+        );
+        assert_eq!(
+            select(Some("baseline"), best, default),
+            (WaveLoop::Baseline, None)
+        );
+        assert_eq!(
+            select(Some("sse9"), best, default),
+            (default, Some(Unmet::Unknown))
+        );
+        assert_eq!(
+            select(None, best, WaveLoop::Baseline),
+            (WaveLoop::Baseline, None)
+        );
+    }
 
     /// AVX-512 runs by default only where it is cheap; every other level is
     /// the CPU's best.

@@ -454,25 +454,28 @@ impl Signal {
                 std::hint::spin_loop();
             }
         }
-        match (&self.inner.event, &self.inner.hub) {
-            (Some(event), Some(hub)) => {
-                self.wait_on_events(event.event_id, hub, condition, compare, deadline, epoch)
+        match &self.inner.hub {
+            Some(hub) => {
+                let event_id = self.inner.event.as_ref().map(|e| e.event_id);
+                self.wait_blocked(event_id, hub, condition, compare, deadline, epoch)
             }
-            (None, Some(hub)) => self.wait_polling(hub, condition, compare, deadline, epoch),
-            (_, None) => self.wait_on_host(condition, compare, deadline),
+            None => self.wait_on_host(condition, compare, deadline),
         }
     }
 
-    /// The blocked wait of a polling signal: read the value every
-    /// [`POLL_SLICE_MS`], sleeping on the exception events in between.
-    fn wait_polling(
+    /// The blocked wait: re-check the value after every slice spent in
+    /// WAIT_EVENTS on the signal's event (if it has one) and the exception
+    /// events. A polling signal (no event) is read every [`POLL_SLICE_MS`].
+    fn wait_blocked(
         &self,
+        event_id: Option<u32>,
         hub: &EventHub,
         condition: WaitCondition,
         compare: i64,
         deadline: Option<Instant>,
         epoch: u64,
     ) -> HsaResult<i64> {
+        let mut age = INITIAL_EVENT_AGE;
         loop {
             let v = self.load(MemoryOrder::Acquire);
             if condition.holds(v, compare) {
@@ -484,7 +487,10 @@ impl Signal {
             let Some(slice_ms) = Self::remaining_ms(deadline) else {
                 return Err(HsaError::Timeout);
             };
-            hub.wait_slice(None, slice_ms.min(POLL_SLICE_MS))?;
+            match event_id {
+                Some(id) => hub.wait_slice(Some((id, &mut age)), slice_ms)?,
+                None => hub.wait_slice(None, slice_ms.min(POLL_SLICE_MS))?,
+            };
         }
     }
 
@@ -508,31 +514,6 @@ impl Signal {
                         .min(MAX_WAIT_SLICE_MS as u128) as u32,
                 )
             }
-        }
-    }
-
-    fn wait_on_events(
-        &self,
-        event_id: u32,
-        hub: &EventHub,
-        condition: WaitCondition,
-        compare: i64,
-        deadline: Option<Instant>,
-        epoch: u64,
-    ) -> HsaResult<i64> {
-        let mut age = INITIAL_EVENT_AGE;
-        loop {
-            let v = self.load(MemoryOrder::Acquire);
-            if condition.holds(v, compare) {
-                return Ok(v);
-            }
-            if let Some(err) = self.failure(hub, epoch) {
-                return Err(err.into());
-            }
-            let Some(slice_ms) = Self::remaining_ms(deadline) else {
-                return Err(HsaError::Timeout);
-            };
-            hub.wait_slice(Some((event_id, &mut age)), slice_ms)?;
         }
     }
 

@@ -205,6 +205,26 @@ fn argument_mismatches_are_clear_errors() {
     ]);
     assert!(!out.status.success());
     assert!(text(&out).contains("at most 1024"), "{}", text(&out));
+    // A grid of more work-items than the agent's grid max size (2^32 - 1)
+    // is refused before anything reaches the queue.
+    let mut args: Vec<&str> = vec![
+        co,
+        "--kernel",
+        "saxpy",
+        "--grid",
+        "65536,65536",
+        "--workgroup",
+        "64",
+    ];
+    args.extend(full.iter());
+    let out = run(&args);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("4294967296 work-items") && text(&out).contains("grid max size"),
+        "{}",
+        text(&out)
+    );
+    assert!(!text(&out).contains("queue"), "{}", text(&out));
     // Not a code object at all.
     let bogus = temp_dir("bogus").join("not.co");
     std::fs::write(&bogus, b"hello, not an ELF").unwrap();

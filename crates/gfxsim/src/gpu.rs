@@ -3,6 +3,7 @@
 //! accounting, and the per-process facts KFD keeps per device (VM acquired,
 //! render node open, apertures, CWSR sizes).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -51,6 +52,9 @@ pub struct Gpu {
     pub dispatch_timeout: Option<Duration>,
     vm_acquired: AtomicBool,
     render_open: AtomicBool,
+    /// References live queues hold on BOs mapped in this GPU's VM, by
+    /// handle (amdgpu's `bo_va->queue_refcount`).
+    queue_refs: Mutex<HashMap<u64, u32>>,
 }
 
 impl Gpu {
@@ -80,7 +84,38 @@ impl Gpu {
             dispatch_timeout: None,
             vm_acquired: AtomicBool::new(false),
             render_open: AtomicBool::new(false),
+            queue_refs: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// A queue takes a reference on each of `handles` (kfd_queue.c
+    /// `kfd_queue_buffer_get` increments the mapping's `queue_refcount`).
+    pub fn hold_queue_buffers(&self, handles: &[u64]) {
+        let mut refs = self.queue_refs.lock().unwrap_or_else(|e| e.into_inner());
+        for &h in handles {
+            *refs.entry(h).or_default() += 1;
+        }
+    }
+
+    /// A queue drops its references (kfd_queue.c `kfd_queue_unref_bo_va`).
+    pub fn release_queue_buffers(&self, handles: &[u64]) {
+        let mut refs = self.queue_refs.lock().unwrap_or_else(|e| e.into_inner());
+        for h in handles {
+            if let Some(n) = refs.get_mut(h) {
+                *n -= 1;
+                if *n == 0 {
+                    refs.remove(h);
+                }
+            }
+        }
+    }
+
+    /// Whether a live queue holds BO `handle` through this GPU's VM.
+    pub fn queue_holds(&self, handle: u64) -> bool {
+        self.queue_refs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(&handle)
     }
 
     pub fn vm_acquired(&self) -> bool {

@@ -621,6 +621,99 @@ fn event_page_handle_and_slots() {
     assert_eq!(errno(h.dev.create_event(&mut again).unwrap_err()), EINVAL);
 }
 
+/// kfd_queue.c `kfd_queue_acquire_buffers` / `kfd_queue_buffer_get`: each
+/// queue buffer is the mapping that starts in its page with exactly the
+/// expected number of pages; the queue holds them (UNMAP is EBUSY,
+/// amdgpu_amdkfd_gpuvm.c `unmap_bo_from_gpuvm`) until it is destroyed;
+/// UPDATE_QUEUE moves the hold to the new ring (kfd_process_queue_manager.c
+/// `pqm_update_queue_properties`, EFAULT for an unknown queue or ring).
+#[test]
+fn queue_buffers_are_found_exactly_and_held_while_the_queue_lives() {
+    let h = Harness::new();
+    let ring = h.buffer(PAGE, GTT_FLAGS);
+    let amd_queue = h.buffer(PAGE, GTT_FLAGS);
+    let good = TestQueue::args(&h, &ring, PAGE, &amd_queue);
+    let create = |args: &mut CreateQueueArgs| h.dev.create_queue(args).map_err(errno);
+    let big_page = h.buffer(2 * PAGE, GTT_FLAGS);
+    let mut a = good;
+    a.read_pointer_address = big_page.va + 128;
+    assert_eq!(create(&mut a), Err(EINVAL), "read pointer in a two-page BO");
+    let mut a = good;
+    a.write_pointer_address = big_page.va + PAGE + 56;
+    assert_eq!(
+        create(&mut a),
+        Err(EINVAL),
+        "write pointer past its BO's first page"
+    );
+    let mut a = good;
+    a.ctx_save_restore_address = h.buffer(h.cwsr.total_size() + PAGE, GTT_FLAGS).va;
+    assert_eq!(
+        create(&mut a),
+        Err(EINVAL),
+        "context-save BO larger than the area"
+    );
+    let mut a = good;
+    a.eop_buffer_address = h.buffer(2 * PAGE, GTT_FLAGS).va;
+    assert_eq!(
+        create(&mut a),
+        Err(EINVAL),
+        "EOP BO larger than the EOP size"
+    );
+
+    // No EOP buffer is allowed ("not required for all ASICs").
+    let mut no_eop = TestQueue::args(
+        &h,
+        &h.buffer(PAGE, GTT_FLAGS),
+        PAGE,
+        &h.buffer(PAGE, GTT_FLAGS),
+    );
+    no_eop.eop_buffer_address = 0;
+    no_eop.eop_buffer_size = 0;
+    create(&mut no_eop).expect("a queue without an EOP buffer");
+
+    let mut args = good;
+    create(&mut args).expect("create");
+    assert_eq!(h.unmap(ring.handle, &[h.gpu_id]).map_err(errno), Err(EBUSY));
+    assert_eq!(
+        h.unmap(amd_queue.handle, &[h.gpu_id]).map_err(errno),
+        Err(EBUSY)
+    );
+
+    // UPDATE_QUEUE: unknown queue and unmapped ring are EFAULT.
+    let mut update = UpdateQueueArgs {
+        ring_base_address: ring.va,
+        queue_id: 60,
+        ring_size: PAGE as u32,
+        queue_percentage: 100,
+        queue_priority: 3,
+    };
+    assert_eq!(h.dev.update_queue(&mut update).map_err(errno), Err(EFAULT));
+    update.queue_id = args.queue_id;
+    update.ring_base_address = reserve_va(PAGE);
+    assert_eq!(h.dev.update_queue(&mut update).map_err(errno), Err(EFAULT));
+    // Moving to a new ring releases the old one and holds the new one.
+    let ring2 = h.buffer(PAGE, GTT_FLAGS);
+    update.ring_base_address = ring2.va;
+    h.dev.update_queue(&mut update).unwrap();
+    assert_eq!(
+        h.unmap(ring2.handle, &[h.gpu_id]).map_err(errno),
+        Err(EBUSY)
+    );
+    h.unmap(ring.handle, &[h.gpu_id])
+        .expect("the old ring is free to unmap");
+
+    h.dev
+        .destroy_queue(&mut DestroyQueueArgs {
+            queue_id: args.queue_id,
+            pad: 0,
+        })
+        .unwrap();
+    h.unmap(ring2.handle, &[h.gpu_id])
+        .expect("unmap after destroy");
+    h.unmap(amd_queue.handle, &[h.gpu_id])
+        .expect("unmap after destroy");
+}
+
 #[test]
 fn create_queue_checks_its_buffers() {
     let h = Harness::new();
@@ -638,7 +731,13 @@ fn create_queue_checks_its_buffers() {
         a.ring_size = 2 * PAGE as u32
     });
     expect_einval("unmapped ring", &|a| a.ring_base_address = reserve_va(PAGE));
-    expect_einval("ring not at its BO's start", &|a| a.ring_base_address += 64);
+    // kfd_queue_buffer_get compares pages: an offset inside the first page
+    // is the driver's business, a ring starting in a later page is not.
+    let two_pages = h.buffer(2 * PAGE, GTT_FLAGS);
+    expect_einval("ring not in its BO's first page", &|a| {
+        a.ring_base_address = two_pages.va + PAGE;
+        a.ring_size = 2 * PAGE as u32;
+    });
     expect_einval("wrong EOP size", &|a| a.eop_buffer_size = 8192);
     expect_einval("unmapped EOP", &|a| a.eop_buffer_address = reserve_va(PAGE));
     expect_einval("wrong ctx save size", &|a| a.ctx_save_restore_size += 4096);

@@ -68,6 +68,15 @@ pub enum RunError {
     KernelRequired { kernels: Vec<String> },
     #[error("{0} is required")]
     Required(&'static str),
+    #[error(
+        "grid {grid:?} has {items} work-items; the agent's grid max size is {max} \
+         (HSA_AGENT_INFO_GRID_MAX_SIZE)"
+    )]
+    GridTooLarge {
+        grid: [u32; 3],
+        items: u64,
+        max: u64,
+    },
     #[error("workgroup {workgroup:?} has {items} work-items; kernel {kernel} allows at most {max}")]
     WorkgroupTooLarge {
         workgroup: [u32; 3],

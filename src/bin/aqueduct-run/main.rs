@@ -260,6 +260,16 @@ fn run(opts: Options) -> Result<(), RunError> {
     let (grid, grid_dims) = opts.grid.ok_or(RunError::Required("--grid"))?;
     let (workgroup, wg_dims) = opts.workgroup.ok_or(RunError::Required("--workgroup"))?;
     let dims = grid_dims.max(wg_dims);
+    // The command processor refuses a larger grid with a queue error
+    // (HSA_AGENT_INFO_GRID_MAX_SIZE); say so before anything is submitted.
+    let grid_items: u64 = grid.iter().map(|&g| g as u64).product();
+    if grid_items > agent.grid_max_size as u64 {
+        return Err(RunError::GridTooLarge {
+            grid,
+            items: grid_items,
+            max: agent.grid_max_size as u64,
+        });
+    }
     let wg_items: u64 = workgroup.iter().map(|&w| w as u64).product();
     let max_wg = kernel.info.max_flat_workgroup_size.max(1) as u64;
     if wg_items > max_wg.min(agent.max_workgroup_size as u64) {

@@ -10,7 +10,8 @@
 //! UNMAP from a GPU the BO is not mapped on; ENOMEM for unknown handles on
 //! MAP/UNMAP and for exhausted VRAM/GTT; EFAULT for a USERPTR range that is
 //! not mapped in the process or a device list shorter than `n_devices`;
-//! EBUSY for a FREE of a BO still mapped to a GPU. A MAP to a GPU the BO is
+//! EBUSY for a FREE of a BO still mapped to a GPU and for an UNMAP of a BO
+//! a live queue holds (its ring, pointers, EOP or context-save area). A MAP to a GPU the BO is
 //! already mapped on succeeds without a second mapping (the kernel skips
 //! attachments that are `is_mapped`). MAP/UNMAP resume at `n_success` and
 //! advance it past each GPU done, so a caller can retry after a failure.
@@ -357,6 +358,16 @@ impl Memory {
             let Some(pos) = bo.mapped_on.iter().position(|&g| g == gpu_id) else {
                 return Err(err(NAME, Errno::INVAL));
             };
+            // A live queue's ring, pointers, EOP buffer or context-save area
+            // stays mapped (amdgpu_amdkfd_gpuvm.c `unmap_bo_from_gpuvm`:
+            // EBUSY while `bo_va->queue_refcount` is nonzero).
+            if gpu.queue_holds(bo.handle) {
+                tracing::debug!(
+                    "{NAME}: handle {:#x} backs a live queue on gpu {gpu_id:#x}",
+                    bo.handle
+                );
+                return Err(err(NAME, Errno::BUSY));
+            }
             gpu.vm.remove(bo.handle);
             gpu.code_cache.invalidate(bo.va, bo.size);
             bo.mapped_on.swap_remove(pos);

@@ -21,7 +21,8 @@ use crate::stats::StatsCounters;
 use crate::wake::Wake;
 use command_processor::CommandProcessor;
 use validation::{
-    QueueConfig, check_percentage_priority, check_ring, effective_ring_size, validate_create,
+    QueueBuffers, QueueConfig, RING_REF, check_percentage_priority, check_ring,
+    effective_ring_size, validate_create,
 };
 
 /// Most queues per process (KFD_MAX_NUM_OF_QUEUES_PER_PROCESS).
@@ -86,6 +87,8 @@ struct Queue {
     shared: Arc<QueueShared>,
     gpu: Arc<Gpu>,
     thread: Option<JoinHandle<()>>,
+    /// The BOs the queue holds while it lives (see `validation`).
+    buffers: QueueBuffers,
 }
 
 /// All queues of the process.
@@ -121,7 +124,7 @@ impl Queues {
             );
             return Err(err(NAME, Errno::INVAL));
         }
-        let config = {
+        let (config, buffers) = {
             let view = gpu.vm.view();
             validate_create(args, &view, &gpu.cwsr).map_err(|invalid| {
                 tracing::debug!("{NAME}: {}", invalid.0);
@@ -162,12 +165,14 @@ impl Queues {
         args.doorbell_offset = mmap_offset::TYPE_DOORBELL
             | mmap_offset::gpu_id(gpu.gpu_id)
             | (doorbell_index as u64 * 8);
+        gpu.hold_queue_buffers(&buffers.0);
         queues.insert(
             id,
             Queue {
                 shared,
                 gpu: gpu.clone(),
                 thread: Some(thread),
+                buffers,
             },
         );
         tracing::debug!(
@@ -205,6 +210,7 @@ impl Queues {
             );
         }
         queue.gpu.doorbells.release(queue.shared.doorbell_index);
+        queue.gpu.release_queue_buffers(&queue.buffers.0);
     }
 
     pub fn destroy_all(&self) {
@@ -214,25 +220,35 @@ impl Queues {
         }
     }
 
+    /// UPDATE_QUEUE (kfd_chardev.c `kfd_ioctl_update_queue`, then
+    /// kfd_process_queue_manager.c `pqm_update_queue_properties`): the
+    /// argument checks are EINVAL; an unknown queue, or a new ring that
+    /// `kfd_queue_buffer_get` does not find, is EFAULT. The queue then holds
+    /// the new ring's BO instead of the old one.
     pub fn update(&self, args: &UpdateQueueArgs) -> KfdResult<()> {
         const NAME: &str = "UPDATE_QUEUE";
-        let queues = self.lock();
+        let ring_size = check_percentage_priority(args.queue_percentage, args.queue_priority)
+            .and_then(|()| effective_ring_size(args.ring_size))
+            .map_err(|invalid| {
+                tracing::debug!("{NAME}: {}", invalid.0);
+                err(NAME, Errno::INVAL)
+            })?;
+        let mut queues = self.lock();
         let queue = queues
-            .get(&args.queue_id)
-            .ok_or_else(|| err(NAME, Errno::INVAL))?;
-        let check = || -> Result<u64, validation::Invalid> {
-            check_percentage_priority(args.queue_percentage, args.queue_priority)?;
-            let ring_size = effective_ring_size(args.ring_size)?;
-            if args.ring_base_address != 0 {
-                let view = queue.gpu.vm.view();
-                check_ring(&view, args.ring_base_address, ring_size)?;
-            }
-            Ok(ring_size)
-        };
-        let ring_size = check().map_err(|invalid| {
-            tracing::debug!("{NAME}: {}", invalid.0);
-            err(NAME, Errno::INVAL)
-        })?;
+            .get_mut(&args.queue_id)
+            .ok_or_else(|| err(NAME, Errno::FAULT))?;
+        if args.ring_base_address != 0 {
+            let view = queue.gpu.vm.view();
+            let ring = check_ring(&view, args.ring_base_address, ring_size).map_err(|invalid| {
+                tracing::debug!("{NAME}: {}", invalid.0);
+                err(NAME, Errno::FAULT)
+            })?;
+            drop(view);
+            // The ring's reference is the third one taken at creation.
+            let old = std::mem::replace(&mut queue.buffers.0[RING_REF], ring);
+            queue.gpu.hold_queue_buffers(&[ring]);
+            queue.gpu.release_queue_buffers(&[old]);
+        }
         {
             let mut config = queue
                 .shared

@@ -1,19 +1,35 @@
 //! CREATE_QUEUE / UPDATE_QUEUE argument checks, as kfd_chardev.c
-//! (`set_queue_properties_from_user`) and kfd_queue.c
-//! (`kfd_queue_acquire_buffers`) make them:
+//! (`set_queue_properties_from_user`, `kfd_ioctl_update_queue`), kfd_queue.c
+//! (`kfd_queue_acquire_buffers`, `kfd_queue_buffer_get`) and
+//! kfd_process_queue_manager.c (`pqm_update_queue_properties`) make them:
 //! - queue type: only COMPUTE_AQL is simulated (others: EINVAL);
 //! - percentage (bits 7:0) <= 100, priority <= 15;
 //! - ring size a power of two (0 allowed), sizes below 1024 rounded up;
-//! - the ring is exactly one mapped BO: ring_base is the start of a GPU
-//!   mapping whose size is the ring size (rounded up to a page);
-//! - the read and write pointers are 8-byte aligned and lie in mapped memory;
-//! - the EOP buffer size equals the node's (4096) and the EOP buffer is the
-//!   start of a mapping of exactly that size;
-//! - ctx_save_restore_size and ctl_stack_size equal the node's CWSR sizes
-//!   (`Node::cwsr_sizes`) and the context-save area starts a mapping of at
-//!   least `CwsrSizes::total_size()` bytes.
+//! - every queue buffer is found as `kfd_queue_buffer_get` finds it: the
+//!   GPU mapping that holds the address must start in the address's page,
+//!   and when the expected size is at least a page the mapping must span
+//!   exactly that many pages (a smaller expected size checks the start
+//!   only);
+//! - the write and read pointers: expected size one page, so each must lie
+//!   in the first page of a one-page mapping;
+//! - the ring: expected size the ring size;
+//! - the EOP buffer, when its address is nonzero ("EOP buffer is not
+//!   required for all ASICs"): its size equals the node's (4096) and it is
+//!   found with that size;
+//! - ctl_stack_size and ctx_save_restore_size equal the node's CWSR sizes
+//!   (`Node::cwsr_sizes`) and the context-save area is found with
+//!   `CwsrSizes::total_size()` (gfxsim has no SVM ranges, so the driver's
+//!   SVM fallback never applies).
 //!
-//! Every failure is EINVAL, with a debug trace saying which rule failed.
+//! Every CREATE failure is EINVAL; UPDATE of an unknown queue, or to a ring
+//! that is not found, is EFAULT. The buffers a queue was created with are
+//! held for its lifetime (`queue_refcount` on their mappings), which makes
+//! UNMAP of them EBUSY until the queue is destroyed
+//! (`amdgpu_amdkfd_gpuvm.c` `unmap_bo_from_gpuvm`).
+//!
+//! One rule is gfxsim's own and stricter than the driver: the read and
+//! write pointers must be 8-byte aligned, since the command processor
+//! reads and writes them as 64-bit words.
 
 use aqueduct_kfd::topology::CwsrSizes;
 use aqueduct_kfd::uapi::{
@@ -23,7 +39,6 @@ use aqueduct_kfd::uapi::{
 
 use crate::memory::PAGE_SIZE;
 use crate::memory::vm::VmView;
-use aqueduct_isa::Access;
 
 /// A rejected request: what was wrong, for the trace.
 #[derive(Debug)]
@@ -93,61 +108,65 @@ pub fn effective_ring_size(ring_size: u32) -> Result<u64, Invalid> {
     Ok(ring_size.max(KFD_MIN_QUEUE_RING_SIZE) as u64)
 }
 
-/// The ring must be exactly one mapping of `ring_size` bytes.
-pub fn check_ring(vm: &VmView<'_>, ring_base: u64, ring_size: u64) -> Result<(), Invalid> {
-    check_buffer(
-        vm,
-        "ring",
-        ring_base,
-        ring_size.next_multiple_of(PAGE_SIZE),
-        true,
-    )
-}
-
-/// `addr` must start a mapping of `size` bytes (exactly, or at least).
-fn check_buffer(
+/// Find a queue buffer as `kfd_queue_buffer_get` does: the mapping that
+/// holds `addr` must start in `addr`'s page and, when `expected_size` is at
+/// least a page, span exactly `expected_size / PAGE_SIZE` pages. Returns
+/// the mapping's BO handle (what the queue holds a reference on).
+pub fn queue_buffer(
     vm: &VmView<'_>,
     what: &str,
     addr: u64,
-    size: u64,
-    exact: bool,
-) -> Result<(), Invalid> {
+    expected_size: u64,
+) -> Result<u64, Invalid> {
     let Some(m) = vm.find(addr) else {
         return Err(invalid(format!(
             "{what} {addr:#x} is not mapped on the GPU"
         )));
     };
-    if m.start != addr {
+    let page = addr & !(PAGE_SIZE - 1);
+    let pages = expected_size / PAGE_SIZE;
+    let mapped_pages = (m.end - m.start).div_ceil(PAGE_SIZE);
+    if page != m.start || (pages != 0 && mapped_pages != pages) {
         return Err(invalid(format!(
-            "{what} {addr:#x} is not the start of its mapping ({:#x})",
-            m.start
+            "{what} {addr:#x}: expected a mapping of {expected_size:#x} bytes starting in its \
+             page, found {:#x}+{:#x}",
+            m.start,
+            m.end - m.start
         )));
     }
-    let mapped = m.end - m.start;
-    if (exact && mapped != size) || mapped < size {
-        return Err(invalid(format!(
-            "{what} mapping is {mapped:#x} bytes, expected {size:#x}"
-        )));
-    }
-    Ok(())
+    Ok(m.handle)
 }
 
-fn check_pointer(vm: &VmView<'_>, what: &str, addr: u64) -> Result<(), Invalid> {
-    if addr == 0 || !addr.is_multiple_of(8) || vm.check(addr, 8, Access::Write).is_some() {
-        return Err(invalid(format!(
-            "{what} {addr:#x} is not an aligned, writable, mapped u64"
-        )));
-    }
-    Ok(())
+/// The ring: found with the ring size as its expected size.
+pub fn check_ring(vm: &VmView<'_>, ring_base: u64, ring_size: u64) -> Result<u64, Invalid> {
+    queue_buffer(vm, "ring", ring_base, ring_size)
 }
+
+/// The read or write pointer: found with one page as its expected size,
+/// and 8-byte aligned (gfxsim's rule, see the file comment).
+fn check_pointer(vm: &VmView<'_>, what: &str, addr: u64) -> Result<u64, Invalid> {
+    if !addr.is_multiple_of(8) {
+        return Err(invalid(format!("{what} {addr:#x} is not 8-byte aligned")));
+    }
+    queue_buffer(vm, what, addr, PAGE_SIZE)
+}
+
+/// The BOs a queue holds for its lifetime: their handles, one entry per
+/// reference (the same BO may back several of the queue's buffers).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueueBuffers(pub Vec<u64>);
+
+/// Index of the ring's reference in `QueueBuffers` (after the write and
+/// read pointers).
+pub const RING_REF: usize = 2;
 
 /// Validate CREATE_QUEUE for a node with `cwsr` sizes; returns the queue's
-/// configuration (with the effective ring size).
+/// configuration (with the effective ring size) and the buffers it holds.
 pub fn validate_create(
     args: &CreateQueueArgs,
     vm: &VmView<'_>,
     cwsr: &CwsrSizes,
-) -> Result<QueueConfig, Invalid> {
+) -> Result<(QueueConfig, QueueBuffers), Invalid> {
     if args.queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL {
         return Err(invalid(format!(
             "queue type {} is not simulated (only COMPUTE_AQL)",
@@ -156,36 +175,40 @@ pub fn validate_create(
     }
     check_percentage_priority(args.queue_percentage, args.queue_priority)?;
     let ring_size = effective_ring_size(args.ring_size)?;
-    check_ring(vm, args.ring_base_address, ring_size)?;
-    check_pointer(vm, "read pointer", args.read_pointer_address)?;
-    check_pointer(vm, "write pointer", args.write_pointer_address)?;
-    if args.eop_buffer_size != cwsr.eop_buffer_size as u64 {
-        return Err(invalid(format!(
-            "EOP buffer size {:#x} != the node's {:#x}",
-            args.eop_buffer_size, cwsr.eop_buffer_size
-        )));
+    // kfd_queue_acquire_buffers' order: write pointer, read pointer, ring,
+    // EOP buffer, then the CWSR sizes and area.
+    let mut held = vec![
+        check_pointer(vm, "write pointer", args.write_pointer_address)?,
+        check_pointer(vm, "read pointer", args.read_pointer_address)?,
+        check_ring(vm, args.ring_base_address, ring_size)?,
+    ];
+    if args.eop_buffer_address != 0 {
+        if args.eop_buffer_size != cwsr.eop_buffer_size as u64 {
+            return Err(invalid(format!(
+                "EOP buffer size {:#x} != the node's {:#x}",
+                args.eop_buffer_size, cwsr.eop_buffer_size
+            )));
+        }
+        held.push(queue_buffer(
+            vm,
+            "EOP buffer",
+            args.eop_buffer_address,
+            args.eop_buffer_size,
+        )?);
     }
-    check_buffer(
-        vm,
-        "EOP buffer",
-        args.eop_buffer_address,
-        cwsr.eop_buffer_size as u64,
-        true,
-    )?;
-    if args.ctx_save_restore_size != cwsr.cwsr_size || args.ctl_stack_size != cwsr.ctl_stack_size {
+    if args.ctl_stack_size != cwsr.ctl_stack_size || args.ctx_save_restore_size != cwsr.cwsr_size {
         return Err(invalid(format!(
             "ctx_save_restore_size {:#x} / ctl_stack_size {:#x} != the node's {:#x} / {:#x}",
             args.ctx_save_restore_size, args.ctl_stack_size, cwsr.cwsr_size, cwsr.ctl_stack_size
         )));
     }
-    check_buffer(
+    held.push(queue_buffer(
         vm,
         "context-save area",
         args.ctx_save_restore_address,
         cwsr.total_size(),
-        false,
-    )?;
-    Ok(QueueConfig {
+    )?);
+    let config = QueueConfig {
         ring_base: args.ring_base_address,
         ring_size,
         read_pointer: args.read_pointer_address,
@@ -194,5 +217,6 @@ pub fn validate_create(
         ctx_save_restore: args.ctx_save_restore_address,
         percentage: args.queue_percentage,
         priority: args.queue_priority,
-    })
+    };
+    Ok((config, QueueBuffers(held)))
 }

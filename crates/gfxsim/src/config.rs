@@ -17,6 +17,10 @@
 
 use std::time::Duration;
 
+use aqueduct_kfd::uapi::KFD_IOCTL_MINOR_VERSION;
+
+pub use crate::kfd_version::MIN_KFD_MINOR_VERSION;
+
 /// Environment variable that overrides [`SimConfig::threads`].
 pub const THREADS_ENV: &str = "AQUEDUCT_SIM_THREADS";
 
@@ -65,6 +69,11 @@ pub struct SimConfig {
     /// first workgroup, before its waves are stopped and its queue reports
     /// an error (`EC_QUEUE_WAVE_ABORT`, detail naming the PC). None: no limit.
     pub dispatch_timeout: Option<Duration>,
+    /// The KFD interface version the device presents (GET_VERSION's minor
+    /// number; the major is 1), from [`MIN_KFD_MINOR_VERSION`] to the UAPI's
+    /// `KFD_IOCTL_MINOR_VERSION`. What a kernel of that version lacks is
+    /// refused or ignored as that kernel does (`crates/gfxsim/src/kfd_version.rs`).
+    pub kfd_minor_version: u32,
 }
 
 impl Default for SimConfig {
@@ -80,6 +89,7 @@ impl Default for SimConfig {
             vram_size: default_vram_size(),
             strict_coherence: default_strict_coherence(),
             dispatch_timeout: default_dispatch_timeout(),
+            kfd_minor_version: KFD_IOCTL_MINOR_VERSION,
         }
     }
 }

@@ -89,6 +89,16 @@ impl SimDevice {
             }
             .into());
         }
+        if !crate::kfd_version::is_modelled(config.kfd_minor_version) {
+            return Err(NoDeviceError::KfdVersion {
+                backend: "gfxsim",
+                requested: config.kfd_minor_version,
+                min: crate::kfd_version::MIN_KFD_MINOR_VERSION,
+                max: KFD_IOCTL_MINOR_VERSION,
+            }
+            .into());
+        }
+        let events = Arc::new(Events::new(config.kfd_minor_version));
         raise_fd_limit();
         let tree = build_tree(config.gpus, config.vram_size);
         let topology = Topology::parse(&tree)?;
@@ -140,7 +150,7 @@ impl SimDevice {
             topology,
             gpus,
             memory: Memory::new(host_memory_size()),
-            events: Arc::new(Events::new()),
+            events,
             queues: Queues::default(),
             kfd_mappings: Mutex::new(Vec::new()),
             render_fds: Mutex::new(HashMap::new()),
@@ -303,7 +313,7 @@ impl KfdDevice for SimDevice {
 
     fn get_version(&self, args: &mut GetVersionArgs) -> KfdResult<()> {
         args.major_version = KFD_IOCTL_MAJOR_VERSION;
-        args.minor_version = KFD_IOCTL_MINOR_VERSION;
+        args.minor_version = self.config.kfd_minor_version;
         Ok(())
     }
 
@@ -367,6 +377,15 @@ impl KfdDevice for SimDevice {
     }
 
     fn free_memory_of_gpu(&self, args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()> {
+        // The event page stays until the process ends (kfd_chardev.c
+        // `kfd_ioctl_free_memory_of_gpu`: EPERM, checked before the handle).
+        if self.events.page_handle() == Some(args.handle) {
+            tracing::debug!(
+                "FREE_MEMORY_OF_GPU: handle {:#x} is the event page",
+                args.handle
+            );
+            return Err(err("FREE_MEMORY_OF_GPU", Errno::PERM));
+        }
         self.memory.free(&self.gpus, args)
     }
 
@@ -396,6 +415,10 @@ impl KfdDevice for SimDevice {
     }
 
     fn export_dmabuf(&self, args: &mut ExportDmabufArgs) -> KfdResult<()> {
+        if self.config.kfd_minor_version < crate::kfd_version::EXPORT_DMABUF_MINOR {
+            // No table entry for the number: kfd_ioctl's initial EINVAL.
+            return Err(err("EXPORT_DMABUF", Errno::INVAL));
+        }
         self.memory.export_dmabuf(args)
     }
 

@@ -76,6 +76,8 @@ impl Event {
 struct EventPage {
     backing: Arc<Backing>,
     slots: u32,
+    /// The runtime's BO handle (0 for gfxsim's own page).
+    handle: u64,
 }
 
 impl EventPage {
@@ -102,15 +104,20 @@ pub struct Events {
     state: Mutex<EventState>,
     cv: Condvar,
     listeners: Mutex<Vec<Weak<Wake>>>,
+    /// Whether WAIT_EVENTS reads and returns `last_event_age` (KFD 1.14 and
+    /// later; see `kfd_version.rs`).
+    event_age: bool,
 }
 
 impl Events {
-    pub fn new() -> Self {
+    /// Events of a device presenting KFD minor version `kfd_minor`.
+    pub fn new(kfd_minor: u32) -> Self {
         Self {
             state: Mutex::new(EventState {
                 next_other_id: FIRST_NONSIGNAL_EVENT_ID,
                 ..Default::default()
             }),
+            event_age: kfd_minor >= crate::kfd_version::EVENT_AGE_MINOR,
             ..Default::default()
         }
     }
@@ -143,6 +150,7 @@ impl Events {
             state.page = Some(EventPage {
                 backing: bo.backing.clone(),
                 slots: KFD_SIGNAL_EVENT_LIMIT,
+                handle: args.event_page_offset,
             });
         }
         let auto_reset = args.auto_reset != 0;
@@ -160,6 +168,7 @@ impl Events {
                 state.page = Some(EventPage {
                     backing: Arc::new(backing),
                     slots: KFD_SIGNAL_EVENT_LIMIT,
+                    handle: 0,
                 });
             }
             let slots = state.page.as_ref().map_or(0, |p| p.slots);
@@ -323,6 +332,16 @@ impl Events {
 
     /// The backing of the event page gfxsim allocated itself (for mmap of
     /// /dev/kfd at TYPE_EVENTS); None if there is none.
+    /// Handle of the runtime's BO registered as the event page, if any
+    /// (kfd_chardev.c keeps it as `p->signal_handle`).
+    pub fn page_handle(&self) -> Option<u64> {
+        self.state()
+            .page
+            .as_ref()
+            .map(|p| p.handle)
+            .filter(|&h| h != 0)
+    }
+
     pub fn page_backing(&self) -> Option<Arc<Backing>> {
         self.state().page.as_ref().map(|p| p.backing.clone())
     }
@@ -348,7 +367,11 @@ impl Events {
                 .ok_or_else(|| err(NAME, Errno::INVAL))?;
             // A caller-provided age that differs from the current one means
             // the event fired since the caller last looked.
-            let age = data.last_event_age();
+            let age = if self.event_age {
+                data.last_event_age()
+            } else {
+                0
+            };
             let signal = event.event_type == event_type::SIGNAL;
             start_age.push(if signal && age != 0 { age } else { event.age });
         }
@@ -387,7 +410,7 @@ impl Events {
                                 data.set_memory_exception(m);
                             }
                         }
-                        event_type::SIGNAL => data.set_last_event_age(event.age),
+                        event_type::SIGNAL if self.event_age => data.set_last_event_age(event.age),
                         _ => {}
                     }
                 }

@@ -19,6 +19,7 @@ mod doorbell;
 mod events;
 mod fault;
 mod gpu;
+mod kfd_version;
 mod memory;
 mod queue;
 mod stats;
@@ -31,7 +32,8 @@ pub use coherence_report::{
 };
 pub use config::{
     DEFAULT_DISPATCH_TIMEOUT, DEFAULT_VRAM_SIZE, DISPATCH_TIMEOUT_ENV, MAX_THREADS,
-    MIN_DEFAULT_VRAM_SIZE, STRICT_COHERENCE_ENV, SimConfig, THREADS_ENV, VRAM_MB_ENV,
+    MIN_DEFAULT_VRAM_SIZE, MIN_KFD_MINOR_VERSION, STRICT_COHERENCE_ENV, SimConfig, THREADS_ENV,
+    VRAM_MB_ENV,
 };
 pub use device::SimDevice;
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};

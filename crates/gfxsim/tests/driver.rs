@@ -8,15 +8,16 @@ use std::time::{Duration, Instant};
 
 use aqueduct_gfxsim::{SimConfig, SimDevice};
 use aqueduct_isa::Access;
-use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::topology::{HeapType, NodeKind};
 use aqueduct_kfd::uapi::*;
+use aqueduct_kfd::{KfdDevice, KfdError, NoDeviceError};
 use common::*;
 
 const EINVAL: i32 = 22;
 const ENOMEM: i32 = 12;
 const EFAULT: i32 = 14;
 const EBUSY: i32 = 16;
+const EPERM: i32 = 1;
 
 #[test]
 fn topology_is_a_7900xtx_per_gpu() {
@@ -619,6 +620,16 @@ fn event_page_handle_and_slots() {
         ..Default::default()
     };
     assert_eq!(errno(h.dev.create_event(&mut again).unwrap_err()), EINVAL);
+    // The registered page stays until the process ends: FREE is EPERM, even
+    // once it is unmapped (kfd_ioctl_free_memory_of_gpu's first check).
+    let free = |handle: u64| {
+        h.dev
+            .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle })
+            .map_err(errno)
+    };
+    assert_eq!(free(signals.event_page.handle), Err(EPERM));
+    h.unmap(signals.event_page.handle, &[h.gpu_id]).unwrap();
+    assert_eq!(free(signals.event_page.handle), Err(EPERM));
 }
 
 /// kfd_queue.c `kfd_queue_acquire_buffers` / `kfd_queue_buffer_get`: each
@@ -798,4 +809,81 @@ fn create_queue_checks_its_buffers() {
         ),
         EINVAL
     );
+}
+
+/// Older KFD interfaces (Linux `kfd_ioctl.h` version history): GET_VERSION
+/// reports the presented version, EXPORT_DMABUF (1.12) is an unknown ioctl
+/// before 1.12 (EINVAL), and WAIT_EVENTS ignores `last_event_age` before
+/// 1.14, so a stale age no longer ends a wait at once.
+#[test]
+fn older_kfd_versions_lack_what_their_kernels_lacked() {
+    let version_of = |minor: u32| {
+        Harness::with_config(SimConfig {
+            threads: 1,
+            kfd_minor_version: minor,
+            ..SimConfig::default()
+        })
+    };
+    let err = SimDevice::new(SimConfig {
+        kfd_minor_version: 10,
+        ..SimConfig::default()
+    })
+    .map(|_| ())
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            KfdError::NoDevice(NoDeviceError::KfdVersion {
+                requested: 10,
+                min: 11,
+                ..
+            })
+        ),
+        "{err}"
+    );
+    for minor in [11, 13, 14, 17] {
+        let h = version_of(minor);
+        let mut version = GetVersionArgs::default();
+        h.dev.get_version(&mut version).unwrap();
+        assert_eq!((version.major_version, version.minor_version), (1, minor));
+
+        let bo = h.buffer(PAGE, GTT_FLAGS);
+        let export = h
+            .dev
+            .export_dmabuf(&mut ExportDmabufArgs {
+                handle: bo.handle,
+                flags: DMABUF_EXPORT_CLOEXEC,
+                ..Default::default()
+            })
+            .map_err(errno);
+        if minor < 12 {
+            assert_eq!(export, Err(EINVAL), "1.{minor}");
+        } else {
+            assert_eq!(export, Ok(()), "1.{minor}");
+        }
+
+        // Set, then consume; a wait passing the age it saw before that set
+        // ends at once from 1.14 on and times out before.
+        let (_signals, event) = Signals::new(&h);
+        let id = event.event_id;
+        h.set_event(id);
+        let (result, data) = h.wait(&[id], false, 0);
+        assert_eq!(result, KFD_IOC_WAIT_RESULT_COMPLETE);
+        let returned_age = data[0].last_event_age();
+        let mut stale = vec![KfdEventData::for_event(id)];
+        stale[0].set_last_event_age(1);
+        let mut args = WaitEventsArgs {
+            num_events: 1,
+            timeout_ms: 0,
+            ..Default::default()
+        };
+        h.dev.wait_events(&mut args, &mut stale).unwrap();
+        if minor >= 14 {
+            assert_eq!(returned_age, 2, "1.{minor}: the age after one set");
+            assert_eq!(args.wait_result, KFD_IOC_WAIT_RESULT_COMPLETE, "1.{minor}");
+        } else {
+            assert_eq!(returned_age, 0, "1.{minor}: no age comes back");
+            assert_eq!(args.wait_result, KFD_IOC_WAIT_RESULT_TIMEOUT, "1.{minor}");
+        }
+    }
 }

@@ -20,7 +20,7 @@ use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::topology::{CwsrSizes, HeapType, Node, Topology};
 use aqueduct_kfd::uapi::{
     AcquireVmArgs, GetProcessAperturesNewArgs, GetVersionArgs, KFD_IOCTL_MAJOR_VERSION,
-    KFD_SIGNAL_EVENT_LIMIT, ProcessDeviceApertures, alloc_flags, event_type,
+    KFD_SIGNAL_EVENT_LIMIT, ProcessDeviceApertures, alloc_flags, event_type, minor_version,
 };
 
 use crate::agent::{self, Agent, VISIBLE_DEVICES_ENV};
@@ -118,10 +118,15 @@ impl Runtime {
     ) -> HsaResult<Arc<Runtime>> {
         let mut version = GetVersionArgs::default();
         device.get_version(&mut version)?;
-        if version.major_version != KFD_IOCTL_MAJOR_VERSION {
+        // 1.11 is the oldest interface gfxsim presents, so the oldest the
+        // runtime is tested against (`aqueduct_kfd::uapi::minor_version`).
+        let oldest_minor = minor_version::CWSR_UNIFIED_MEMORY;
+        if version.major_version != KFD_IOCTL_MAJOR_VERSION || version.minor_version < oldest_minor
+        {
             return Err(HsaError::UnsupportedKfdVersion {
                 major: version.major_version,
                 minor: version.minor_version,
+                oldest_minor,
             });
         }
         let topology = device.topology()?;

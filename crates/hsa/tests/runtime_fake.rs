@@ -122,6 +122,21 @@ fn init_rejects_bad_versions_and_no_gpus() {
         matches!(r, Err(HsaError::UnsupportedKfdVersion { major: 2, .. })),
         "{r:?}"
     );
+    // 1.10 predates the oldest interface the runtime is tested against;
+    // the error names the version it needs.
+    let mut fake = FakeKfd::new(topology(&[GPU]));
+    fake.version = (1, 10);
+    let r = Runtime::with_options(Arc::new(fake), options());
+    match r {
+        Err(
+            e @ HsaError::UnsupportedKfdVersion {
+                major: 1,
+                minor: 10,
+                oldest_minor: 11,
+            },
+        ) => assert!(e.to_string().contains("needs 1.11 or newer"), "{e}"),
+        other => panic!("{other:?}"),
+    }
     let r = Runtime::with_options(Arc::new(FakeKfd::new(topology(&[]))), options());
     assert!(matches!(r, Err(HsaError::NoGpuAgent)), "{r:?}");
     let hidden = RuntimeOptions {

@@ -394,7 +394,8 @@ fn the_vmem_calls_issue_the_documented_kfd_requests() {
 /// Everything the runtime allocates (pool memory shared with a second GPU,
 /// a queue with its ring and context-save area, signals and their events,
 /// a vmem handle mapped for a GPU) is unmapped from every GPU and freed,
-/// with no request refused, by the time the runtime is gone: KFD refuses
+/// with no request refused, by the time the runtime is gone (the event
+/// page aside, which KFD keeps until the process ends): KFD refuses
 /// with EBUSY to free a BO that is still mapped (Linux
 /// `amdgpu_amdkfd_gpuvm_free_memory_of_gpu`), so the runtime must never
 /// leave that to the driver.
@@ -428,12 +429,40 @@ fn the_runtime_frees_everything_it_allocates_without_an_error() {
         .filter(|c| matches!(c, Call::Refused { .. }))
         .collect();
     assert!(refused.is_empty(), "refused requests: {refused:?}");
+    // The event page is the exception: once CREATE_EVENT registered it, KFD
+    // keeps it until the process ends and refuses FREE with EPERM
+    // (kfd_chardev.c `kfd_ioctl_free_memory_of_gpu`), so the runtime never
+    // asks.
+    let is_event_page = |size: u64, flags: u32| {
+        size == aqueduct_hsa::runtime::EVENT_PAGE_SIZE
+            && flags == aqueduct_hsa::runtime::EVENT_PAGE_FLAGS
+    };
+    let event_pages: Vec<u64> = calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Alloc {
+                handle,
+                size,
+                flags,
+                ..
+            } if is_event_page(*size, *flags) => Some(*handle),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(event_pages.len(), 1, "one event page: {calls:?}");
+    assert!(
+        !calls.contains(&Call::Free {
+            handle: event_pages[0]
+        }),
+        "the event page is left to the kernel"
+    );
     let allocated: Vec<u64> = calls
         .iter()
         .filter_map(|c| match c {
             Call::Alloc { handle, .. } | Call::Import { handle, .. } => Some(*handle),
             _ => None,
         })
+        .filter(|h| *h != event_pages[0])
         .collect();
     assert!(allocated.len() > 4, "the scenario allocates: {calls:?}");
     for handle in allocated {

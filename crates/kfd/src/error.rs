@@ -81,6 +81,14 @@ pub enum NoDeviceError {
     /// A GPU node whose ISA has no known context-save area sizes.
     #[error("no CWSR sizes for gpu {gpu_id:#x}")]
     NoCwsrSizes { gpu_id: u32 },
+    /// A device asked to present a KFD interface version it does not model.
+    #[error("{backend} presents KFD 1.{min}..=1.{max}, not 1.{requested}")]
+    KfdVersion {
+        backend: &'static str,
+        requested: u32,
+        min: u32,
+        max: u32,
+    },
 }
 
 impl KfdError {

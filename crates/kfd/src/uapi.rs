@@ -12,6 +12,17 @@ use bytemuck::{Pod, Zeroable};
 pub const KFD_IOCTL_MAJOR_VERSION: u32 = 1;
 pub const KFD_IOCTL_MINOR_VERSION: u32 = 17;
 
+/// Minor versions that added what the runtime uses (the history at the top
+/// of Linux `include/uapi/linux/kfd_ioctl.h`).
+pub mod minor_version {
+    /// 1.11: unified memory for the context-save area.
+    pub const CWSR_UNIFIED_MEMORY: u32 = 11;
+    /// 1.12: AMDKFD_IOC_EXPORT_DMABUF.
+    pub const EXPORT_DMABUF: u32 = 12;
+    /// 1.14: `last_event_age` in WAIT_EVENTS' signal event data.
+    pub const EVENT_AGE: u32 = 14;
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct GetVersionArgs {

@@ -75,9 +75,14 @@ pub enum HsaError {
     #[error("the system has no visible GPU agent (check ROCR_VISIBLE_DEVICES and the topology)")]
     NoGpuAgent,
     #[error(
-        "unsupported KFD interface version {major}.{minor}: this runtime drives major version 1"
+        "unsupported KFD interface version {major}.{minor}: this runtime needs 1.{oldest_minor} \
+         or newer with major version 1 (upgrade the kernel or the amdgpu driver)"
     )]
-    UnsupportedKfdVersion { major: u32, minor: u32 },
+    UnsupportedKfdVersion {
+        major: u32,
+        minor: u32,
+        oldest_minor: u32,
+    },
     #[error(transparent)]
     Kfd(#[from] KfdError),
 }

@@ -176,7 +176,25 @@ pub struct EventHub {
     /// before the recovery still see them.
     recovered: Mutex<RecoveredErrors>,
     /// The event-page BO; declared last so it outlives the events above.
-    _event_page: Option<Allocation>,
+    event_page: Option<Allocation>,
+}
+
+impl Drop for EventHub {
+    fn drop(&mut self) {
+        // Once CREATE_EVENT has registered the page, KFD owns it until the
+        // process ends: FREE_MEMORY_OF_GPU of it is EPERM (kfd_chardev.c
+        // `kfd_ioctl_free_memory_of_gpu`, "Free signal BO is not allowed"),
+        // so the BO is left to the kernel, as libhsakmt leaves its events
+        // page. A page never registered is freed as usual.
+        let registered = self
+            .pending_page_handle
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_none();
+        if registered && let Some(page) = self.event_page.take() {
+            std::mem::forget(page);
+        }
+    }
 }
 
 impl EventHub {
@@ -196,7 +214,7 @@ impl EventHub {
             exception_events: Mutex::new(Vec::new()),
             queues: Mutex::new(Vec::new()),
             memory_faults: Mutex::new(HashMap::new()),
-            _event_page: page_memory,
+            event_page: page_memory,
         }
     }
 

@@ -154,6 +154,17 @@ pub enum VmemError {
         source: KfdError,
     },
 
+    /// `HSA_STATUS_ERROR`: the kernel's KFD interface predates the ioctl
+    /// the call needs.
+    #[error(
+        "{feature} needs KFD interface 1.{needed_minor} or newer; this kernel's is 1.{minor} \
+         (upgrade the kernel or the amdgpu driver)"
+    )]
+    KfdTooOld {
+        feature: &'static str,
+        needed_minor: u32,
+        minor: u32,
+    },
     /// `HSA_STATUS_ERROR`: the driver refused a request the runtime made.
     #[error(transparent)]
     Kfd(#[from] KfdError),
@@ -211,7 +222,7 @@ impl VmemError {
             VmemError::FdNotInspectable { .. } | VmemError::NotGpuDmabuf { .. } => {
                 S::IncompatibleArguments
             }
-            VmemError::Kfd(_) | VmemError::Runtime(_) => S::Error,
+            VmemError::KfdTooOld { .. } | VmemError::Kfd(_) | VmemError::Runtime(_) => S::Error,
         }
     }
 

@@ -11,7 +11,8 @@
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 
 use aqueduct_kfd::uapi::{
-    AllocMemoryOfGpuArgs, DMABUF_EXPORT_CLOEXEC, ExportDmabufArgs, alloc_flags,
+    AllocMemoryOfGpuArgs, DMABUF_EXPORT_CLOEXEC, ExportDmabufArgs, GetVersionArgs, alloc_flags,
+    minor_version,
 };
 
 use crate::memory::pool::LARGE_ALLOC_ALIGN;
@@ -165,8 +166,19 @@ impl VirtualMemory {
         Ok(AllocHandle(id))
     }
 
-    /// EXPORT_DMABUF of `bo`: a new owned fd.
+    /// EXPORT_DMABUF of `bo`: a new owned fd. The ioctl exists from KFD
+    /// 1.12 on (Linux `kfd_ioctl.h` history); an older kernel answers
+    /// EINVAL, so the version is checked first to say why.
     pub(crate) fn export_bo(&self, bo: u64) -> VmemResult<OwnedFd> {
+        let mut version = GetVersionArgs::default();
+        self.ctx.device.get_version(&mut version)?;
+        if version.minor_version < minor_version::EXPORT_DMABUF {
+            return Err(VmemError::KfdTooOld {
+                feature: "dma-buf export",
+                needed_minor: minor_version::EXPORT_DMABUF,
+                minor: version.minor_version,
+            });
+        }
         let mut args = ExportDmabufArgs {
             handle: bo,
             flags: DMABUF_EXPORT_CLOEXEC,

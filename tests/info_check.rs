@@ -1,7 +1,7 @@
 //! `aqueduct-info --check` as CI runs it: on gfxsim, where both sides of
-//! the comparison are gfxsim. The full list has at least 60 checks, a run
-//! has no FAIL, every line and the summary print, and `--json` parses into
-//! the summary and one record per check.
+//! the comparison are gfxsim. The list has at least 60 checks from every
+//! group, a run of all of them passes, every line and the summary print,
+//! and `--json` parses into the summary and one record per check.
 
 use std::process::{Command, Output};
 
@@ -35,17 +35,6 @@ fn list(filters: &[&str]) -> Vec<String> {
     stdout(&args).lines().map(str::to_string).collect()
 }
 
-/// The checks the run tests execute: every group, with a slice of the
-/// corpus (the whole corpus runs in the release binary; see the book).
-const SUBSET: &[&str] = &[
-    "kfd.",
-    "facade.",
-    "timestamps.",
-    "fault.",
-    "corpus.scan",
-    "corpus.asm_",
-];
-
 #[test]
 fn the_list_has_every_group_and_at_least_60_checks() {
     let names = list(&[]);
@@ -73,14 +62,9 @@ fn the_list_has_every_group_and_at_least_60_checks() {
 
 #[test]
 fn the_check_passes_on_gfxsim_and_json_reports_it() {
+    // All of them: a few seconds on gfxsim, in a debug build too.
     let mut args = vec!["--check"];
-    args.extend(SUBSET);
-    let expected = list(SUBSET);
-    assert!(
-        expected.len() >= 60,
-        "{} checks in the subset",
-        expected.len()
-    );
+    let expected = list(&[]);
 
     let text = stdout(&args);
     let lines: Vec<&str> = text

@@ -122,8 +122,16 @@ fn the_check_passes_on_gfxsim_and_json_reports_it() {
 }
 
 #[test]
-fn list_without_check_is_refused() {
+fn bad_check_arguments_are_refused() {
     let out = info(&["--list"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--list goes with --check"));
+    let out = info(&["--check", "no-such-check"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no check name contains any of [\"no-such-check\"]"),
+        "{err}"
+    );
 }

@@ -76,6 +76,8 @@ enum InfoError {
     Json(#[from] serde_json::Error),
     #[error("opening the device for the check: {0}")]
     CheckSide(#[from] check::side::SideError),
+    #[error("no check name contains any of {filters:?} (`--check --list` lists them)")]
+    NoCheckMatches { filters: Vec<String> },
 }
 
 fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
@@ -115,6 +117,11 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
 /// (or the JSON report at the end); Ok(false) when a check failed.
 fn run_check(opts: &Options, filters: &[String]) -> Result<bool, InfoError> {
     let checks = check::selected(filters);
+    if checks.is_empty() {
+        return Err(InfoError::NoCheckMatches {
+            filters: filters.to_vec(),
+        });
+    }
     if opts.list {
         for c in &checks {
             println!("{}", c.name);

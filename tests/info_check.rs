@@ -89,6 +89,7 @@ fn the_check_passes_on_gfxsim_and_json_reports_it() {
     let json: Value = serde_json::from_str(&stdout(&args)).expect("valid JSON");
     let summary = &json["summary"];
     assert_eq!(summary["device"], "gfxsim");
+    assert_eq!(summary["aqueduct_version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(summary["isa"], "amdgcn-amd-amdhsa--gfx1100");
     assert_eq!(summary["failed"], 0);
     assert_eq!(summary["checks"], expected.len());

@@ -116,7 +116,8 @@ fn recovery(side: &Side) -> Result<Observation, CheckError> {
         .find(|c| c.name == "facade.hello_compute")
         .ok_or_else(|| CheckError::unexpected("facade check", "hello_compute", "missing"))?;
     let after = facade.run(side)?;
-    let mut observation = Observation::of("store_after_fault", stored);
+    let mut observation = Observation::of("store_after_fault", stored)
+        .noted("the queue and the facade ran the next work after the fault");
     observation.parts.extend(after.parts);
     Ok(observation)
 }

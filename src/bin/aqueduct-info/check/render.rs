@@ -8,6 +8,7 @@ use super::{CheckRecord, Reference, Side, Status};
 /// The head of the report: what ran where, and the counts.
 #[derive(Debug, Serialize)]
 pub struct Summary {
+    pub aqueduct_version: &'static str,
     /// The GPU's product name.
     pub gpu: String,
     pub isa: String,
@@ -49,6 +50,7 @@ impl Summary {
         let count = |s: Status| records.iter().filter(|r| r.status == s).count();
         let (major, minor) = selected.runtime.kfd_version();
         Summary {
+            aqueduct_version: env!("CARGO_PKG_VERSION"),
             gpu: selected.agent.product_name.clone(),
             isa: selected
                 .agent
@@ -90,12 +92,14 @@ pub fn line(r: &CheckRecord) -> String {
 /// The summary block printed after the lines.
 pub fn summary(s: &Summary) -> String {
     format!(
-        "\nGPU:            {} ({})\n\
+        "\nAqueduct:       {}\n\
+         GPU:            {} ({})\n\
          Device:         {}\n\
          KFD version:    {}\n\
          Kernel release: {}\n\
          Compared with:  {}\n\
          Checks:         {} run, {} passed, {} failed, {} skipped in {:.1} s\n",
+        s.aqueduct_version,
         s.gpu,
         s.isa,
         s.device,

@@ -10,6 +10,7 @@ use aqueduct::util::{BufferInitDescriptor, DeviceExt, read_mapped};
 use aqueduct::*;
 
 use super::dispatch::{self, KernelArg, Launch};
+use super::side::SIM_ISA;
 use super::{Check, CheckError, Group, Observation, Side, words};
 
 pub fn checks() -> Vec<Check> {
@@ -40,6 +41,21 @@ pub fn scoped<T>(
         (Err(e), _) => Err(e),
         (Ok(_), Some(error)) => Err(CheckError::facade("the device reported")(error)),
         (Ok(value), None) => Ok(value),
+    }
+}
+
+/// The examples' precompiled shaders (examples/shaders) exist for gfx1100
+/// only; elsewhere the checks that use them are skipped.
+pub fn example_shaders_run_on(side: &Side) -> Result<(), CheckError> {
+    if side.isa() == SIM_ISA {
+        Ok(())
+    } else {
+        Err(CheckError::Unsupported {
+            reason: format!(
+                "the example shaders are built for {SIM_ISA}, this GPU is {}",
+                side.isa()
+            ),
+        })
     }
 }
 
@@ -124,6 +140,7 @@ fn collatz_steps(mut n: u32) -> u32 {
 }
 
 fn hello_compute(side: &Side) -> Result<Observation, CheckError> {
+    example_shaders_run_on(side)?;
     let device = &side.gpu;
     let numbers: Vec<u32> = [1, 2, 3, 4, 27, 97, 871]
         .into_iter()
@@ -160,6 +177,7 @@ fn hello_compute(side: &Side) -> Result<Observation, CheckError> {
 }
 
 fn prefix_sum(side: &Side) -> Result<Observation, CheckError> {
+    example_shaders_run_on(side)?;
     let device = &side.gpu;
     let n: u32 = 40_000;
     let blocks = n.div_ceil(256);

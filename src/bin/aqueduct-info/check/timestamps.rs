@@ -6,7 +6,7 @@
 use aqueduct::util::{BufferInitDescriptor, DeviceExt, read_mapped};
 use aqueduct::*;
 
-use super::facade::scoped;
+use super::facade::{example_shaders_run_on, scoped};
 use super::{Check, CheckError, Group, Observation, Side, words};
 
 pub fn checks() -> Vec<Check> {
@@ -108,7 +108,9 @@ fn resolve(side: &Side, set: &QuerySet, count: u32) -> Result<Vec<u64>, CheckErr
         .collect())
 }
 
+/// Skips unless the device has `feature` and runs the example shader.
 fn needs(side: &Side, feature: Features) -> Result<(), CheckError> {
+    example_shaders_run_on(side)?;
     if side.gpu.features().contains(feature) {
         Ok(())
     } else {

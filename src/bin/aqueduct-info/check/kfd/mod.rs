@@ -11,16 +11,23 @@
 //! created without an event page: the side's runtime has set the process's
 //! page already, and KFD takes only one.
 
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+mod bo;
+mod event;
+mod raw_queue;
+
+use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::{Duration, Instant};
 
 use aqueduct::hsa::memory::vmem::VaReservation;
+use aqueduct::kfd::KFD_MIN_MINOR_VERSION;
 use aqueduct::kfd::abi::{BarrierPacket, FenceScope, PacketHeader, packet_type};
 use aqueduct::kfd::topology::Node;
 use aqueduct::kfd::uapi::*;
-use aqueduct::kfd::{KFD_MIN_MINOR_VERSION, KfdDevice};
 
 use super::{Check, CheckError, Group, Observation, Side};
+use bo::{Bo, Heap};
+use event::Event;
+use raw_queue::{READ_POINTER, RawQueue, WRITE_POINTER};
 
 const PAGE: u64 = 4096;
 const EINVAL: i32 = 22;
@@ -158,201 +165,6 @@ fn acquire_vm(side: &Side) -> Result<Observation, CheckError> {
     Ok(Observation::of("errno", u32_bytes(errno_of(again))))
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Heap {
-    Vram,
-    Gtt,
-    UserPtr,
-    Doorbell,
-}
-
-/// Page-aligned host memory for a USERPTR BO, freed on drop.
-struct HostPages {
-    ptr: *mut u8,
-    layout: std::alloc::Layout,
-}
-
-impl HostPages {
-    fn new(size: u64) -> Result<HostPages, CheckError> {
-        let layout = std::alloc::Layout::from_size_align(size as usize, PAGE as usize)
-            .map_err(|_| CheckError::unexpected("host buffer layout", "valid", size))?;
-        // SAFETY: the layout has a non-zero size (callers pass whole pages).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(CheckError::unexpected("host allocation", "memory", "null"));
-        }
-        Ok(HostPages { ptr, layout })
-    }
-}
-
-impl Drop for HostPages {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` came from `alloc_zeroed` with this layout.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
-    }
-}
-
-/// A BO at a VA this struct reserved; host-mapped read-write over its
-/// whole size when `host` is true (then `write`/`read` are in bounds).
-struct Bo<'a> {
-    device: &'a dyn KfdDevice,
-    va: VaReservation,
-    handle: u64,
-    host: bool,
-    /// The GPUs it is mapped on (KFD refuses to free a mapped BO).
-    mapped_on: std::cell::RefCell<Vec<u32>>,
-    freed: bool,
-    _user: Option<HostPages>,
-}
-
-impl<'a> Bo<'a> {
-    /// ALLOC of `size` bytes of `heap` on the side's GPU at a fresh VA, and
-    /// the host mapping where the heap has one.
-    fn alloc(side: &'a Side, heap: Heap, size: u64) -> Result<Bo<'a>, CheckError> {
-        let va = VaReservation::new(size, PAGE).map_err(CheckError::hsa("reserving VA"))?;
-        let gpu_id = side.agent.gpu_id;
-        let mut user = None;
-        let (flags, mmap_offset) = match heap {
-            Heap::Vram => (
-                alloc_flags::VRAM
-                    | alloc_flags::WRITABLE
-                    | alloc_flags::NO_SUBSTITUTE
-                    | alloc_flags::PUBLIC,
-                0,
-            ),
-            Heap::Gtt => (alloc_flags::GTT | alloc_flags::WRITABLE, 0),
-            Heap::UserPtr => {
-                let pages = HostPages::new(size)?;
-                let address = pages.ptr as u64;
-                user = Some(pages);
-                (alloc_flags::USERPTR | alloc_flags::WRITABLE, address)
-            }
-            Heap::Doorbell => (
-                alloc_flags::DOORBELL | alloc_flags::WRITABLE | alloc_flags::COHERENT,
-                0,
-            ),
-        };
-        let mut args = AllocMemoryOfGpuArgs {
-            va_addr: va.base(),
-            size,
-            gpu_id,
-            flags,
-            mmap_offset,
-            ..Default::default()
-        };
-        side.device
-            .alloc_memory_of_gpu(&mut args)
-            .map_err(CheckError::kfd("ALLOC_MEMORY_OF_GPU"))?;
-        let mut bo = Bo {
-            device: side.device.as_ref(),
-            va,
-            handle: args.handle,
-            host: false,
-            mapped_on: Default::default(),
-            freed: false,
-            _user: user,
-        };
-        if matches!(heap, Heap::Vram | Heap::Gtt) {
-            // SAFETY: [va, va+size) is the PROT_NONE range `bo.va` reserved
-            // for this BO; nothing else lives there.
-            unsafe {
-                side.device
-                    .mmap_render_node(gpu_id, bo.va.base(), size, args.mmap_offset)
-            }
-            .map_err(CheckError::kfd("mmap of the render node"))?;
-            bo.host = true;
-        }
-        Ok(bo)
-    }
-
-    fn base(&self) -> u64 {
-        self.va.base()
-    }
-
-    /// MAP_MEMORY_TO_GPU on `gpus`; returns n_success.
-    fn map(&self, gpus: &[u32]) -> Result<u32, CheckError> {
-        let mut args = MapMemoryToGpuArgs {
-            handle: self.handle,
-            n_devices: gpus.len() as u32,
-            ..Default::default()
-        };
-        self.device
-            .map_memory_to_gpu(&mut args, gpus)
-            .map_err(CheckError::kfd("MAP_MEMORY_TO_GPU"))?;
-        self.mapped_on.borrow_mut().extend_from_slice(gpus);
-        Ok(args.n_success)
-    }
-
-    fn unmap(&self, gpus: &[u32]) -> Result<u32, CheckError> {
-        let mut args = MapMemoryToGpuArgs {
-            handle: self.handle,
-            n_devices: gpus.len() as u32,
-            ..Default::default()
-        };
-        self.device
-            .unmap_memory_from_gpu(&mut args, gpus)
-            .map_err(CheckError::kfd("UNMAP_MEMORY_FROM_GPU"))?;
-        self.mapped_on.borrow_mut().retain(|g| !gpus.contains(g));
-        Ok(args.n_success)
-    }
-
-    fn write(&self, offset: u64, bytes: &[u8]) {
-        assert!(self.host && offset + bytes.len() as u64 <= self.va.size());
-        // SAFETY: the range lies in this BO's read-write host mapping (checked above).
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                bytes.as_ptr(),
-                (self.base() + offset) as *mut u8,
-                bytes.len(),
-            )
-        }
-    }
-
-    fn read(&self, offset: u64, len: usize) -> Vec<u8> {
-        assert!(self.host && offset + len as u64 <= self.va.size());
-        let mut out = vec![0; len];
-        // SAFETY: the range lies in this BO's host mapping (checked above).
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                (self.base() + offset) as *const u8,
-                out.as_mut_ptr(),
-                len,
-            )
-        }
-        out
-    }
-
-    /// A 64-bit atomic at `offset` of the host mapping.
-    fn atomic_u64(&self, offset: u64) -> &AtomicU64 {
-        assert!(self.host && offset.is_multiple_of(8) && offset + 8 <= self.va.size());
-        // SAFETY: an aligned, in-bounds word of the mapping, which lives as long as `self`.
-        unsafe { &*((self.base() + offset) as *const AtomicU64) }
-    }
-
-    fn free(mut self) -> Result<(), CheckError> {
-        self.freed = true;
-        self.device
-            .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs {
-                handle: self.handle,
-            })
-            .map_err(CheckError::kfd("FREE_MEMORY_OF_GPU"))
-    }
-}
-
-impl Drop for Bo<'_> {
-    fn drop(&mut self) {
-        let mapped = self.mapped_on.take();
-        if !mapped.is_empty() {
-            let _ = self.unmap(&mapped);
-        }
-        if !self.freed {
-            let _ = self.device.free_memory_of_gpu(&mut FreeMemoryOfGpuArgs {
-                handle: self.handle,
-            });
-        }
-    }
-}
-
 /// A byte pattern that differs from page to page and word to word.
 fn pattern(len: usize, seed: u32) -> Vec<u8> {
     (0..len / 4)
@@ -416,91 +228,6 @@ fn free_unknown_handle(side: &Side) -> Result<Observation, CheckError> {
         .device
         .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle });
     Ok(Observation::of("errno", u32_bytes(errno_of(result))))
-}
-
-/// The buffers of a raw AQL queue: ring, the page holding the write and
-/// read pointers, EOP buffer and context-save area, all mapped on the GPU.
-struct RawQueue<'a> {
-    side: &'a Side,
-    ring: Bo<'a>,
-    pointers: Bo<'a>,
-    _eop: Bo<'a>,
-    _context: Bo<'a>,
-    args: CreateQueueArgs,
-    destroyed: bool,
-}
-
-/// Offsets in the pointers page (those of amd_queue_t's write and read
-/// dispatch ids, as ROCr passes them).
-const WRITE_POINTER: u64 = 56;
-const READ_POINTER: u64 = 128;
-const RING_BYTES: u64 = PAGE;
-
-impl<'a> RawQueue<'a> {
-    fn create(side: &'a Side) -> Result<RawQueue<'a>, CheckError> {
-        let node = gpu_node(side)?;
-        let cwsr = node
-            .cwsr_sizes()
-            .ok_or_else(|| CheckError::unexpected("queue buffer sizes", "known", "none"))?;
-        let gpus = [side.agent.gpu_id];
-        let mapped = |heap: Heap, size: u64| -> Result<Bo<'a>, CheckError> {
-            let bo = Bo::alloc(side, heap, size)?;
-            bo.map(&gpus)?;
-            Ok(bo)
-        };
-        let ring = mapped(Heap::Gtt, RING_BYTES)?;
-        let invalid = u32::from(packet_type::INVALID).to_le_bytes();
-        for slot in 0..RING_BYTES / 64 {
-            ring.write(slot * 64, &invalid);
-        }
-        let pointers = mapped(Heap::Gtt, PAGE)?;
-        let eop = mapped(Heap::Gtt, u64::from(cwsr.eop_buffer_size).max(PAGE))?;
-        let context = mapped(Heap::Gtt, cwsr.total_size())?;
-        let mut args = CreateQueueArgs {
-            ring_base_address: ring.base(),
-            write_pointer_address: pointers.base() + WRITE_POINTER,
-            read_pointer_address: pointers.base() + READ_POINTER,
-            ring_size: RING_BYTES as u32,
-            gpu_id: side.agent.gpu_id,
-            queue_type: KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-            queue_percentage: KFD_MAX_QUEUE_PERCENTAGE,
-            queue_priority: 7,
-            eop_buffer_address: eop.base(),
-            eop_buffer_size: u64::from(cwsr.eop_buffer_size),
-            ctx_save_restore_address: context.base(),
-            ctx_save_restore_size: cwsr.cwsr_size,
-            ctl_stack_size: cwsr.ctl_stack_size,
-            ..Default::default()
-        };
-        side.device
-            .create_queue(&mut args)
-            .map_err(CheckError::kfd("CREATE_QUEUE"))?;
-        Ok(RawQueue {
-            side,
-            ring,
-            pointers,
-            _eop: eop,
-            _context: context,
-            args,
-            destroyed: false,
-        })
-    }
-
-    fn destroy(&mut self) -> Result<(), aqueduct::kfd::KfdError> {
-        self.destroyed = true;
-        self.side.device.destroy_queue(&mut DestroyQueueArgs {
-            queue_id: self.args.queue_id,
-            pad: 0,
-        })
-    }
-}
-
-impl Drop for RawQueue<'_> {
-    fn drop(&mut self) {
-        if !self.destroyed {
-            let _ = self.destroy();
-        }
-    }
 }
 
 fn queue_create_destroy(side: &Side) -> Result<Observation, CheckError> {
@@ -568,67 +295,6 @@ fn queue_doorbell(side: &Side) -> Result<Observation, CheckError> {
             start.elapsed().as_secs_f64() * 1e3
         )),
     )
-}
-
-/// A signal event of this process, destroyed on drop.
-struct Event<'a> {
-    device: &'a dyn KfdDevice,
-    id: u32,
-    destroyed: bool,
-}
-
-impl<'a> Event<'a> {
-    fn signal(side: &'a Side, auto_reset: bool) -> Result<Event<'a>, CheckError> {
-        let mut args = CreateEventArgs {
-            event_type: event_type::SIGNAL,
-            auto_reset: u32::from(auto_reset),
-            ..Default::default()
-        };
-        side.device
-            .create_event(&mut args)
-            .map_err(CheckError::kfd("CREATE_EVENT"))?;
-        Ok(Event {
-            device: side.device.as_ref(),
-            id: args.event_id,
-            destroyed: false,
-        })
-    }
-
-    fn set(&self) -> Result<(), CheckError> {
-        self.device
-            .set_event(&mut SetEventArgs {
-                event_id: self.id,
-                pad: 0,
-            })
-            .map_err(CheckError::kfd("SET_EVENT"))
-    }
-
-    fn reset(&self) -> Result<(), CheckError> {
-        self.device
-            .reset_event(&mut ResetEventArgs {
-                event_id: self.id,
-                pad: 0,
-            })
-            .map_err(CheckError::kfd("RESET_EVENT"))
-    }
-
-    fn destroy(&mut self) -> Result<(), CheckError> {
-        self.destroyed = true;
-        self.device
-            .destroy_event(&mut DestroyEventArgs {
-                event_id: self.id,
-                pad: 0,
-            })
-            .map_err(CheckError::kfd("DESTROY_EVENT"))
-    }
-}
-
-impl Drop for Event<'_> {
-    fn drop(&mut self) {
-        if !self.destroyed {
-            let _ = self.destroy();
-        }
-    }
 }
 
 /// WAIT_EVENTS on `events`; returns wait_result.

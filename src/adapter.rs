@@ -64,6 +64,13 @@ impl Adapter {
         &self.agent
     }
 
+    /// The HSA runtime under the adapter (shared by every adapter of its
+    /// instance), for work below the facade on the same device: KFD takes
+    /// one event page per process, so a second runtime cannot start there.
+    pub fn runtime(&self) -> &Arc<Runtime> {
+        &self.runtime
+    }
+
     fn simulated(&self) -> bool {
         self.runtime.device().backend_name() != "kfd"
     }

@@ -234,7 +234,11 @@ impl Runtime {
                 .find(|a| a.gpu_id == gpu_id)
                 .copied()
                 .unwrap_or_default();
-            let clock = GpuClock::new(device.clone(), gpu_id);
+            let clock_device = device.clone();
+            let clock = GpuClock::new(
+                gpu_id,
+                Box::new(move |args| clock_device.get_clock_counters(args)),
+            );
             gpus.push(GpuContext {
                 agent_index,
                 node,

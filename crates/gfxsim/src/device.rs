@@ -100,6 +100,10 @@ impl SimDevice {
         }
         let events = Arc::new(Events::new(config.kfd_minor_version));
         raise_fd_limit();
+        // Start the realtime counter (it counts from its first read): a
+        // GPU's counter runs long before any packet, so no CP timestamp
+        // reads 0, the value a signal without timestamps holds.
+        aqueduct_isa::realtime::realtime_ticks();
         let tree = build_tree(config.gpus, config.vram_size);
         let topology = Topology::parse(&tree)?;
         let stats = Arc::new(StatsCounters::default());
@@ -369,6 +373,11 @@ impl KfdDevice for SimDevice {
         if !valid(args.default_policy) || !valid(args.alternate_policy) {
             return Err(err(NAME, Errno::INVAL));
         }
+        Ok(())
+    }
+
+    fn get_clock_counters(&self, args: &mut GetClockCountersArgs) -> KfdResult<()> {
+        crate::clock::sample(args, self.gpu(args.gpu_id).is_some());
         Ok(())
     }
 

@@ -10,6 +10,7 @@
 //! fences move it between the GPU and the memory the host sees, and stale
 //! reads are reported as [`CoherenceReport`]s (`SimDevice::coherence_reports`).
 
+mod clock;
 mod coherence;
 mod coherence_report;
 mod config;

@@ -1,15 +1,17 @@
 //! aqueduct-hsa: Aqueduct's HSA core over the KfdDevice boundary.
 //!
 //! Modules: [`runtime`] (init, agents' contexts, the process-wide
-//! instance), [`agent`], [`memory`] (VA aperture, BOs, pools,
-//! sub-allocation), [`signal`] (signals and KFD events), [`queue`] (AQL
-//! packets, ring protocol, queues), [`executable`] (loaded code objects),
-//! [`code_object`] (the loader), [`agent_queue`] (CPU-agent soft
-//! queues running host functions through agent-dispatch packets) and
-//! [`vmem`] (virtual memory: reserve, map, access, share between processes).
+//! instance), [`agent`], [`clock`] (the system clock and GPU timestamps in
+//! it), [`memory`] (VA aperture, BOs, pools, sub-allocation), [`signal`]
+//! (signals and KFD events), [`queue`] (AQL packets, ring protocol,
+//! queues), [`executable`] (loaded code objects), [`code_object`] (the
+//! loader), [`agent_queue`] (CPU-agent soft queues running host functions
+//! through agent-dispatch packets) and [`vmem`] (virtual memory: reserve,
+//! map, access, share between processes).
 
 pub mod agent;
 pub mod agent_queue;
+pub mod clock;
 pub mod code_object;
 pub mod error;
 pub mod executable;
@@ -20,9 +22,10 @@ pub mod signal;
 pub mod vmem;
 
 pub use agent::{Agent, DeviceType};
+pub use clock::{DispatchTime, system_timestamp};
 pub use error::{
     AgentError, AgentFunctionError, ExecutableError, FaultAccess, GpuMemoryFault, HsaError,
-    HsaResult, HsaStatus, MemoryError, PacketError, QueueCreationError, QueueError,
+    HsaResult, HsaStatus, MemoryError, PacketError, ProfilingError, QueueCreationError, QueueError,
     QueueErrorReason, QueueFaultDetail, ReservationError, SignalError,
 };
 pub use executable::{Executable, Kernel};

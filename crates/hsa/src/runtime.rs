@@ -8,8 +8,9 @@
 //! first GPU and mapped on all) and hand it to the first CREATE_EVENT →
 //! per GPU a MEMORY and a HW_EXCEPTION event, the doorbell page (8 KiB
 //! DOORBELL|WRITABLE|COHERENT BO mmap'd from /dev/kfd), the pools and the
-//! kernarg region. Runtime signals come from one fine-grained slab mapped
-//! on every GPU.
+//! kernarg region, and GET_CLOCK_COUNTERS for the first of the two clock
+//! samples that translate its timestamps (`clock.rs`). Runtime signals
+//! come from one fine-grained slab mapped on every GPU.
 //!
 //! Besides the explicit handle (tests make several), a process-wide,
 //! reference-counted instance mirrors `hsa_init`/`hsa_shut_down`.
@@ -24,6 +25,7 @@ use aqueduct_kfd::uapi::{
 };
 
 use crate::agent::{self, Agent, VISIBLE_DEVICES_ENV};
+use crate::clock::{DispatchTime, GpuClock};
 use crate::error::{AgentError, HsaError, HsaResult, MemoryError};
 use crate::executable::Executable;
 use crate::memory::context::{BoRequest, MemoryContext};
@@ -76,6 +78,8 @@ struct GpuContext {
     pools: Vec<MemoryPool>,
     doorbell_page: Arc<Allocation>,
     kernargs: SubAllocator,
+    /// The GPU counter's translation into the system clock.
+    clock: GpuClock,
 }
 
 #[derive(Debug)]
@@ -235,6 +239,11 @@ impl Runtime {
                 .find(|a| a.gpu_id == gpu_id)
                 .copied()
                 .unwrap_or_default();
+            let clock_device = device.clone();
+            let clock = GpuClock::new(
+                gpu_id,
+                Box::new(move |args| clock_device.get_clock_counters(args)),
+            );
             gpus.push(GpuContext {
                 agent_index,
                 node,
@@ -244,6 +253,7 @@ impl Runtime {
                 pools,
                 doorbell_page,
                 kernargs,
+                clock,
             });
         }
         let signal_slots = SubAllocator::new(gpus[0].pools[1].clone(), all_gpu_ids.clone())?;
@@ -385,6 +395,22 @@ impl Runtime {
             },
             packets,
         )
+    }
+
+    /// The start and end of the packet `signal` completed, in the system
+    /// clock (`clock::system_timestamp`), from the timestamps the CP wrote
+    /// into it on a queue of `agent` with profiling on
+    /// (`hsa_amd_profiling_get_dispatch_time`).
+    pub fn dispatch_time(&self, agent: &Agent, signal: &Signal) -> HsaResult<DispatchTime> {
+        let gpu = self.gpu(agent)?;
+        let (start, end) = signal.dispatch_ticks()?;
+        Ok(gpu.clock.dispatch_time(start, end)?)
+    }
+
+    /// A tick of `agent`'s timestamp counter (the CP's and `s_memrealtime`'s
+    /// clock) in the system clock.
+    pub fn gpu_ticks_to_system(&self, agent: &Agent, tick: u64) -> HsaResult<u64> {
+        Ok(self.gpu(agent)?.clock.to_system(tick)?)
     }
 
     /// Load a code object (or offload bundle) for `agent`.

@@ -112,6 +112,9 @@ impl KfdDevice for Recorder {
     fn set_memory_policy(&self, args: &mut SetMemoryPolicyArgs) -> KfdResult<()> {
         self.sim.set_memory_policy(args)
     }
+    fn get_clock_counters(&self, args: &mut GetClockCountersArgs) -> KfdResult<()> {
+        self.sim.get_clock_counters(args)
+    }
     fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()> {
         self.sim.alloc_memory_of_gpu(args)?;
         self.log(Call::Alloc {

@@ -305,6 +305,10 @@ impl KfdDevice for DevKfd {
         self.ioctl::<AMDKFD_IOC_SET_MEMORY_POLICY, _>("SET_MEMORY_POLICY", args)
     }
 
+    fn get_clock_counters(&self, args: &mut GetClockCountersArgs) -> KfdResult<()> {
+        self.ioctl::<AMDKFD_IOC_GET_CLOCK_COUNTERS, _>("GET_CLOCK_COUNTERS", args)
+    }
+
     fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()> {
         self.ioctl::<AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, _>("ALLOC_MEMORY_OF_GPU", args)?;
         if args.flags & alloc_flags::DOORBELL != 0 {

@@ -41,6 +41,13 @@ pub trait KfdDevice: Send + Sync + std::fmt::Debug {
     fn acquire_vm(&self, args: &mut AcquireVmArgs) -> KfdResult<()>;
     fn set_memory_policy(&self, args: &mut SetMemoryPolicyArgs) -> KfdResult<()>;
 
+    /// GET_CLOCK_COUNTERS: the GPU's timestamp counter (the clock of the
+    /// CP's `start_ts`/`end_ts` and of `s_memrealtime`) sampled together
+    /// with the host's CLOCK_MONOTONIC_RAW and CLOCK_BOOTTIME, for
+    /// translating GPU ticks into the host's time. As in KFD, a gpu_id
+    /// the process has no device for is no error: its GPU counter is 0.
+    fn get_clock_counters(&self, args: &mut GetClockCountersArgs) -> KfdResult<()>;
+
     fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()>;
     fn free_memory_of_gpu(&self, args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()>;
     fn map_memory_to_gpu(&self, args: &mut MapMemoryToGpuArgs, device_ids: &[u32])

@@ -96,6 +96,28 @@ pub struct SetMemoryPolicyArgs {
     pub pad: u32,
 }
 
+/// GET_CLOCK_COUNTERS (`kfd_ioctl_get_clock_counters_args`): one sample
+/// of the GPU's clock counter and the host's clocks, taken together.
+/// `gpu_id` is the input; the rest is written by KFD
+/// (`kfd_chardev.c`, `kfd_ioctl_get_clock_counters`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GetClockCountersArgs {
+    /// The GPU's timestamp counter (on gfx11 the 100 MHz reference clock
+    /// that `s_memrealtime` and the CP's timestamps read); 0 for a gpu_id
+    /// the process has no device for.
+    pub gpu_clock_counter: u64,
+    /// CLOCK_MONOTONIC_RAW in nanoseconds (`ktime_get_raw_ns`).
+    pub cpu_clock_counter: u64,
+    /// CLOCK_BOOTTIME in nanoseconds (`ktime_get_boottime_ns`): the HSA
+    /// system clock.
+    pub system_clock_counter: u64,
+    /// Ticks per second of `system_clock_counter` (1 GHz: nanoseconds).
+    pub system_clock_freq: u64,
+    pub gpu_id: u32,
+    pub pad: u32,
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct ProcessDeviceApertures {

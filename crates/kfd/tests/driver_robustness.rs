@@ -232,6 +232,7 @@ fn call_ioctl(dev: &DevKfd, request: u32) -> Result<(), KfdError> {
         AMDKFD_IOC_CREATE_QUEUE => dev.create_queue(&mut Default::default()),
         AMDKFD_IOC_DESTROY_QUEUE => dev.destroy_queue(&mut Default::default()),
         AMDKFD_IOC_SET_MEMORY_POLICY => dev.set_memory_policy(&mut Default::default()),
+        AMDKFD_IOC_GET_CLOCK_COUNTERS => dev.get_clock_counters(&mut Default::default()),
         AMDKFD_IOC_UPDATE_QUEUE => dev.update_queue(&mut Default::default()),
         AMDKFD_IOC_CREATE_EVENT => dev.create_event(&mut Default::default()),
         AMDKFD_IOC_DESTROY_EVENT => dev.destroy_event(&mut Default::default()),
@@ -273,11 +274,12 @@ fn call_ioctl(dev: &DevKfd, request: u32) -> Result<(), KfdError> {
     }
 }
 
-const REQUESTS: [u32; 17] = [
+const REQUESTS: [u32; 18] = [
     AMDKFD_IOC_GET_VERSION,
     AMDKFD_IOC_CREATE_QUEUE,
     AMDKFD_IOC_DESTROY_QUEUE,
     AMDKFD_IOC_SET_MEMORY_POLICY,
+    AMDKFD_IOC_GET_CLOCK_COUNTERS,
     AMDKFD_IOC_UPDATE_QUEUE,
     AMDKFD_IOC_CREATE_EVENT,
     AMDKFD_IOC_DESTROY_EVENT,

@@ -51,6 +51,10 @@ fn kfd_uapi_structs() {
         alternate_aperture_base: 0, alternate_aperture_size: 8, gpu_id: 16,
         default_policy: 20, alternate_policy: 24, pad: 28,
     });
+    assert_layout!(GetClockCountersArgs, size 40, align 8, {
+        gpu_clock_counter: 0, cpu_clock_counter: 8, system_clock_counter: 16,
+        system_clock_freq: 24, gpu_id: 32, pad: 36,
+    });
     assert_layout!(ProcessDeviceApertures, size 56, align 8, {
         lds_base: 0, lds_limit: 8, scratch_base: 16, scratch_limit: 24, gpuvm_base: 32,
         gpuvm_limit: 40, gpu_id: 48, pad: 52,
@@ -192,6 +196,10 @@ fn amd_queue() {
         offset_of!(AmdQueue, read_dispatch_id),
         AMD_QUEUE_READ_DISPATCH_ID_OFFSET
     );
+    assert_eq!(
+        offset_of!(AmdQueue, queue_properties),
+        AMD_QUEUE_PROPERTIES_OFFSET
+    );
 }
 
 #[test]
@@ -284,6 +292,12 @@ fn system_header_structs() -> Vec<CStruct> {
             "default_policy" => default_policy, "alternate_policy" => alternate_policy,
             "pad" => pad,
         }),
+        c_struct!("kfd_ioctl_get_clock_counters_args", GetClockCountersArgs, {
+            "gpu_clock_counter" => gpu_clock_counter,
+            "cpu_clock_counter" => cpu_clock_counter,
+            "system_clock_counter" => system_clock_counter,
+            "system_clock_freq" => system_clock_freq, "gpu_id" => gpu_id, "pad" => pad,
+        }),
         c_struct!("kfd_process_device_apertures", ProcessDeviceApertures, {
             "lds_base" => lds_base, "lds_limit" => lds_limit, "scratch_base" => scratch_base,
             "scratch_limit" => scratch_limit, "gpuvm_base" => gpuvm_base,
@@ -365,6 +379,10 @@ fn system_header_ioctls() -> Vec<(&'static str, u32)> {
         ),
         ("AMDKFD_IOC_DESTROY_QUEUE", AMDKFD_IOC_DESTROY_QUEUE),
         ("AMDKFD_IOC_SET_MEMORY_POLICY", AMDKFD_IOC_SET_MEMORY_POLICY),
+        (
+            "AMDKFD_IOC_GET_CLOCK_COUNTERS",
+            AMDKFD_IOC_GET_CLOCK_COUNTERS,
+        ),
         ("AMDKFD_IOC_UPDATE_QUEUE", AMDKFD_IOC_UPDATE_QUEUE),
         ("AMDKFD_IOC_CREATE_EVENT", AMDKFD_IOC_CREATE_EVENT),
         ("AMDKFD_IOC_DESTROY_EVENT", AMDKFD_IOC_DESTROY_EVENT),

@@ -27,6 +27,22 @@
 //! workgroups start) and the release when it completes (before its
 //! completion signal changes), as `coherence.rs` describes.
 //!
+//! Profiling: when the queue's `amd_queue_t.queue_properties` (read from
+//! GPU memory at each launch, where ROCr's `Queue::SetProfiling` sets the
+//! bit) has `AMD_QUEUE_PROPERTIES_ENABLE_PROFILING`, a kernel-dispatch or
+//! barrier-AND/OR packet with a completion signal gets the GPU's realtime
+//! counter (`aqueduct_isa::realtime`, what `s_memrealtime` reads) in its
+//! signal's `start_ts` when it launches (a dispatch before its first
+//! workgroup starts, a barrier once its condition holds) and in `end_ts`
+//! when it completes, both written before the value is decremented, so a
+//! waiter that sees the decrement sees them. ROCr's
+//! `hsa_amd_profiling_get_dispatch_time` reads these two fields of any
+//! completion signal (`core/inc/signal.h`, `GetRawTs`), and ROCm clr's
+//! `Timestamp::checkGpuTime` (`rocclr/device/rocm/rocvirtual.cpp`) reads
+//! them for the barrier markers of timed HIP events as well as for
+//! kernels, so both packet kinds are stamped. Without the bit, or without
+//! a completion signal, nothing is written.
+//!
 //! A dispatch whose next packet is not written yet (or has the barrier bit,
 //! so it waits anyway) runs on the CP's own thread when it has one
 //! workgroup or the GPU has a single worker thread: then no other thread
@@ -54,9 +70,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use aqueduct_kfd::abi::{
-    AMD_SIGNAL_EVENT_ID_OFFSET, AMD_SIGNAL_EVENT_MAILBOX_OFFSET, AMD_SIGNAL_VALUE_OFFSET,
-    BarrierPacket, FenceScope, KernelDescriptor, KernelDispatchPacket, PacketHeader, RawPacket,
-    packet_type,
+    AMD_QUEUE_PROPERTIES_ENABLE_PROFILING, AMD_QUEUE_PROPERTIES_OFFSET, AMD_SIGNAL_END_TS_OFFSET,
+    AMD_SIGNAL_EVENT_ID_OFFSET, AMD_SIGNAL_EVENT_MAILBOX_OFFSET, AMD_SIGNAL_START_TS_OFFSET,
+    AMD_SIGNAL_VALUE_OFFSET, BarrierPacket, FenceScope, KernelDescriptor, KernelDispatchPacket,
+    PacketHeader, RawPacket, packet_type,
 };
 use aqueduct_kfd::uapi::exception_code;
 
@@ -68,6 +85,7 @@ use crate::gpu::{Gpu, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 use crate::memory::vm::VmView;
 use crate::stats::StatsCounters;
 use aqueduct_isa::gfx11::{Dispatch, WorkerContext};
+use aqueduct_isa::realtime::realtime_ticks;
 use aqueduct_isa::{Access, DispatchSetup};
 
 use super::QueueShared;
@@ -97,6 +115,9 @@ enum Work {
 struct InFlight {
     index: u64,
     completion_signal: u64,
+    /// The realtime counter at launch, when the packet is profiled (the
+    /// queue had profiling on and the packet has a completion signal).
+    start_ts: Option<u64>,
     /// The release scope, applied at completion (strict coherence mode).
     release: FenceScope,
     work: Work,
@@ -321,6 +342,17 @@ impl CommandProcessor {
             let view = self.gpu.vm.view();
             if f.completion_signal != 0 {
                 let signal = f.completion_signal;
+                if let Some(start_ts) = f.start_ts {
+                    let end_ts = realtime_ticks();
+                    for (offset, ts) in [
+                        (AMD_SIGNAL_START_TS_OFFSET, start_ts),
+                        (AMD_SIGNAL_END_TS_OFFSET, end_ts),
+                    ] {
+                        view.atomic_u64(signal + offset as u64, Access::Write)
+                            .map_err(|e| QueueError::cp_fault(e, "writing a signal's timestamps"))?
+                            .store(ts, Ordering::Relaxed);
+                    }
+                }
                 let value = view
                     .atomic_u64(signal + AMD_SIGNAL_VALUE_OFFSET as u64, Access::Atomic)
                     .map_err(|e| QueueError::cp_fault(e, "decrementing a completion signal"))?;
@@ -433,6 +465,11 @@ impl CommandProcessor {
                 ));
             }
         };
+        let start_ts = if completion_signal != 0 && self.profiling(config)? {
+            Some(realtime_ticks())
+        } else {
+            None
+        };
         if let Work::Dispatch(job) = &work {
             if inline {
                 self.run_inline(job);
@@ -443,11 +480,25 @@ impl CommandProcessor {
         self.in_flight.push_back(InFlight {
             index,
             completion_signal,
+            start_ts,
             release: header.release,
             work,
         });
         self.next_index = index + 1;
         Ok(Launch::Launched)
+    }
+
+    /// Whether the queue's `amd_queue_t` asks for timestamps
+    /// (`AMD_QUEUE_PROPERTIES_ENABLE_PROFILING` in `queue_properties`, as
+    /// ROCr's `Queue::SetProfiling` writes it).
+    fn profiling(&self, config: &QueueConfig) -> Result<bool, QueueError> {
+        let properties: u32 = self
+            .gpu
+            .vm
+            .view()
+            .read(config.amd_queue_address() + AMD_QUEUE_PROPERTIES_OFFSET as u64)
+            .map_err(|e| QueueError::cp_fault(e, "reading the queue's properties"))?;
+        Ok(properties & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING != 0)
     }
 
     /// Run a small dispatch's workgroups on the command processor's own

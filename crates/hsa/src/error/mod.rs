@@ -1,7 +1,7 @@
 //! The error type of the HSA core: [`HsaError`], an umbrella with one
 //! variant per concern, each wrapping that concern's enum (agents, memory,
-//! signals, queue creation, slot reservation, packets, host functions,
-//! code objects, executables), plus the cases that stand alone (not
+//! signals, queue creation, slot reservation, packets, profiling, host
+//! functions, code objects, executables), plus the cases that stand alone (not
 //! initialised, a queue in error, a timed-out wait, the driver).
 //!
 //! [`HsaError::status`] gives the `hsa_status_t` a call would have
@@ -14,6 +14,7 @@ mod agent_function;
 mod executable;
 mod memory;
 mod packet;
+mod profiling;
 mod queue_creation;
 mod queue_fault;
 mod reservation;
@@ -25,6 +26,7 @@ pub use agent_function::AgentFunctionError;
 pub use executable::ExecutableError;
 pub use memory::MemoryError;
 pub use packet::PacketError;
+pub use profiling::ProfilingError;
 pub use queue_creation::QueueCreationError;
 pub use queue_fault::{
     FaultAccess, GpuMemoryFault, QueueError, QueueErrorReason, QueueFaultDetail,
@@ -58,6 +60,8 @@ pub enum HsaError {
     Reservation(#[from] ReservationError),
     #[error("invalid packet: {0}")]
     Packet(#[from] PacketError),
+    #[error("{prefix}: {0}", prefix = status_prefix(.0.status()))]
+    Profiling(#[from] ProfilingError),
     #[error("{prefix}: {0}", prefix = status_prefix(.0.status()))]
     AgentFunction(#[from] AgentFunctionError),
     #[error("invalid code object: {0}")]
@@ -109,6 +113,7 @@ impl HsaError {
             HsaError::QueueCreation(e) => e.status(),
             HsaError::Reservation(e) => e.status(),
             HsaError::Packet(_) => HsaStatus::InvalidPacketFormat,
+            HsaError::Profiling(e) => e.status(),
             HsaError::AgentFunction(e) => e.status(),
             HsaError::CodeObject(_) => HsaStatus::InvalidCodeObject,
             HsaError::Executable(ExecutableError::InvalidIsaName { .. }) => HsaStatus::InvalidIsa,

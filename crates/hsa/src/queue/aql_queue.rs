@@ -22,12 +22,13 @@
 //! INVALID, both dispatch ids back to 0, error word cleared), so later
 //! work on the same `Queue` runs.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::abi::queue::{
-    AMD_QUEUE_PROPERTIES_IS_PTR64, AMD_QUEUE_READ_DISPATCH_ID_OFFSET,
+    AMD_QUEUE_PROPERTIES_ENABLE_PROFILING, AMD_QUEUE_PROPERTIES_IS_PTR64,
+    AMD_QUEUE_PROPERTIES_OFFSET, AMD_QUEUE_READ_DISPATCH_ID_OFFSET,
     AMD_QUEUE_WRITE_DISPATCH_ID_OFFSET, HSA_QUEUE_FEATURE_KERNEL_DISPATCH, HSA_QUEUE_TYPE_MULTI,
 };
 use aqueduct_kfd::abi::signal::{AMD_SIGNAL_KIND_DOORBELL, AMD_SIGNAL_VALUE_OFFSET};
@@ -335,6 +336,22 @@ impl Queue {
     pub fn write_index(&self) -> u64 {
         self.ring.write_id().load(Ordering::Acquire)
     }
+    /// Turn the CP's timestamps in completion signals on or off for
+    /// packets launched from now on: `AMD_QUEUE_PROPERTIES_ENABLE_PROFILING`
+    /// in `amd_queue_t.queue_properties`, which the CP reads (ROCr's
+    /// `hsa_amd_profiling_set_profiler_enabled`, `Queue::SetProfiling`).
+    pub fn set_profiling(&self, enabled: bool) {
+        // SAFETY: queue_properties is an aligned u32 of the live queue page; the CP only reads it.
+        let properties = unsafe {
+            AtomicU32::from_ptr(self.qbase().add(AMD_QUEUE_PROPERTIES_OFFSET).cast::<u32>())
+        };
+        if enabled {
+            properties.fetch_or(AMD_QUEUE_PROPERTIES_ENABLE_PROFILING, Ordering::Release);
+        } else {
+            properties.fetch_and(!AMD_QUEUE_PROPERTIES_ENABLE_PROFILING, Ordering::Release);
+        }
+    }
+
     /// Times the KFD queue was recreated after an error.
     pub fn recreations(&self) -> u64 {
         self.recreations.load(Ordering::Relaxed)

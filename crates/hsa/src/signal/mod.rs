@@ -37,7 +37,7 @@ use aqueduct_kfd::abi::AmdSignal;
 use aqueduct_kfd::abi::signal::{AMD_SIGNAL_KIND_USER, AMD_SIGNAL_VALUE_OFFSET};
 use aqueduct_kfd::uapi::event_type;
 
-use crate::error::{HsaError, HsaResult, QueueError, SignalError};
+use crate::error::{HsaError, HsaResult, ProfilingError, QueueError, SignalError};
 use crate::memory::SubAllocation;
 use event::{EventHub, INITIAL_EVENT_AGE, KfdEvent, MAX_WAIT_SLICE_MS};
 
@@ -322,11 +322,32 @@ impl Signal {
         self.inner.event.as_ref().map_or(0, |e| e.mailbox_va)
     }
 
-    /// A copy of the whole `amd_signal_t` (fields other than `value` are
-    /// written only at creation).
+    /// A copy of the whole `amd_signal_t` (besides `value`, only the CP
+    /// writes a field after creation: `start_ts`/`end_ts` of a profiled
+    /// packet, before it decrements the value).
     pub fn amd_signal(&self) -> AmdSignal {
         // SAFETY: the struct is valid for the life of inner; volatile read of shared memory.
         unsafe { std::ptr::read_volatile(self.inner.amd.as_ptr()) }
+    }
+
+    /// The GPU-counter ticks (start, end) the CP wrote into this signal for
+    /// the last packet it completed with it, when that packet ran on a
+    /// queue with profiling on (`Queue::set_profiling`). Read them after a
+    /// wait saw the completion, and before the signal completes another
+    /// packet (as `hsa_amd_profiling_get_dispatch_time` requires).
+    pub fn dispatch_ticks(&self) -> Result<(u64, u64), ProfilingError> {
+        // Acquire: the CP writes the stamps before its decrement.
+        self.value().load(Ordering::Acquire);
+        let amd = self.amd_signal();
+        let (start, end) = (amd.start_ts, amd.end_ts);
+        let signal = self.handle();
+        if start == 0 || end == 0 {
+            return Err(ProfilingError::NoTimestamps { signal, start, end });
+        }
+        if end < start {
+            return Err(ProfilingError::EndBeforeStart { signal, start, end });
+        }
+        Ok((start, end))
     }
 
     fn value(&self) -> &AtomicI64 {

@@ -104,6 +104,9 @@ impl KfdDevice for EventDevice {
     fn set_memory_policy(&self, _: &mut SetMemoryPolicyArgs) -> KfdResult<()> {
         nosys("SET_MEMORY_POLICY")
     }
+    fn get_clock_counters(&self, _: &mut GetClockCountersArgs) -> KfdResult<()> {
+        nosys("GET_CLOCK_COUNTERS")
+    }
     fn alloc_memory_of_gpu(&self, _: &mut AllocMemoryOfGpuArgs) -> KfdResult<()> {
         nosys("ALLOC_MEMORY_OF_GPU")
     }

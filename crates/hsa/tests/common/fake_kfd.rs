@@ -162,6 +162,12 @@ impl KfdDevice for FakeKfd {
     fn set_memory_policy(&self, _: &mut SetMemoryPolicyArgs) -> KfdResult<()> {
         Ok(())
     }
+    fn get_clock_counters(&self, _: &mut GetClockCountersArgs) -> KfdResult<()> {
+        Err(KfdError::ioctl(
+            "GET_CLOCK_COUNTERS",
+            rustix::io::Errno::NOTTY.raw_os_error(),
+        ))
+    }
     fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()> {
         if (args.flags & alloc_flags::TYPE_MASK).count_ones() != 1
             || args.size == 0

@@ -71,3 +71,6 @@ impl Default for AmdQueue {
 /// Byte offsets the device and the runtime address atomically.
 pub const AMD_QUEUE_WRITE_DISPATCH_ID_OFFSET: usize = 56;
 pub const AMD_QUEUE_READ_DISPATCH_ID_OFFSET: usize = 128;
+/// Byte offset of `queue_properties`, which the CP reads for
+/// `AMD_QUEUE_PROPERTIES_ENABLE_PROFILING`.
+pub const AMD_QUEUE_PROPERTIES_OFFSET: usize = 180;

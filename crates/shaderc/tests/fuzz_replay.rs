@@ -14,5 +14,5 @@ use aqueduct_test_support::repo;
 fn shaderc_frontend_checks_hold_on_every_wgsl_file_and_mutants() {
     let seeds = mutate::files(&repo::root(), &["shaders", "examples/shaders"], &[".wgsl"]);
     assert!(seeds.len() > 20, "{} seeds", seeds.len());
-    mutate::replay("shaderc_frontend", &seeds, 300, shaderc_frontend::check);
+    mutate::replay("shaderc_frontend", &seeds, 2000, shaderc_frontend::check);
 }

@@ -4,20 +4,12 @@
 //! the kernels were built, so the loader is checked against an independent
 //! reader. Also: image loading and relocations, ISA names, kernarg layout.
 
-use std::path::PathBuf;
-
 use aqueduct_hsa::code_object::{
     AddressSpace, ArgLabel, ArgRef, CodeObject, CodeObjectError, DispatchShape, DispatchShapeError,
     IsaName, KernargBuilder, MetadataError, MetadataNode, MetadataType, MsgpackShapeError,
     RelocationFault, TargetFeature, TruncatedPart, Unsupported, ValueKind,
 };
-
-fn kernel_file(path: &str) -> Vec<u8> {
-    let full = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../kernels")
-        .join(path);
-    std::fs::read(&full).unwrap_or_else(|e| panic!("read {}: {e}", full.display()))
-}
+use aqueduct_test_support::repo::kernel as kernel_file;
 
 fn parse_err(bytes: &[u8]) -> CodeObjectError {
     match CodeObject::parse(bytes) {

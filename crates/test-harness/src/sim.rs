@@ -1,7 +1,6 @@
 //! Test harness at the KFD boundary: drives a `SimDevice` through the
 //! `KfdDevice` trait the way a runtime does (reserve VA, ALLOC, mmap the
 //! render node, MAP), with helpers for queues, signals and events.
-#![allow(dead_code)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
@@ -87,6 +86,12 @@ pub struct Harness {
     pub gpu_id: u32,
     pub gpu_ids: Vec<u32>,
     pub cwsr: CwsrSizes,
+}
+
+impl Default for Harness {
+    fn default() -> Harness {
+        Harness::new()
+    }
 }
 
 impl Harness {

@@ -3,8 +3,7 @@
 //! (MINIMUM_BUFFER_BINDING_SIZE_*), dynamic offsets and WGSL shaders
 //! precompiled by aqueduct-shaderc (reflection-driven bindings).
 
-mod common;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 use std::borrow::Cow;
 

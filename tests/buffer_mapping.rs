@@ -3,8 +3,7 @@
 //! BUFFER_MAP_ASYNC_MAP_STATE), `life_cycle.rs` (BUFFER_DESTROY) and the
 //! mapping rules of the WebGPU spec.
 
-mod common;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 use std::sync::{Arc, Mutex};
 

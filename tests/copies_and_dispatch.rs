@@ -5,8 +5,7 @@
 //! RESET_BIND_GROUPS, ZERO_SIZED_BUFFER) and kernels with workgroup memory,
 //! atomics and 2D grids.
 
-mod common;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 use aqueduct::*;
 

@@ -2,8 +2,7 @@
 //! (create_buffer_init, auto layout, bind groups, immediates, passes,
 //! copies to a MAP_READ buffer, mapping), checked against host results.
 
-mod common;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 #[test]
 fn vector_copy_through_auto_layout_and_immediates() {

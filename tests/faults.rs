@@ -15,13 +15,11 @@
 //! Kernels: tests/kernels/gfx1100/{faults,stress}.co (tests/kernels/src).
 //! About 1 s on 2 cores.
 
-mod common;
-
 use std::borrow::Cow;
 use std::time::Duration;
 
 use aqueduct::*;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 const WAIT: Duration = Duration::from_secs(60);
 

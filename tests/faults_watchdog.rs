@@ -6,13 +6,11 @@
 //!
 //! The limit is the simulated device's `SimConfig::dispatch_timeout`.
 
-mod common;
-
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use aqueduct::*;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 const LIMIT_MS: u64 = 300;
 

@@ -2,8 +2,7 @@
 //! use is a validation error naming both devices, as wgpu's device-mismatch
 //! check makes it, and nothing of the other device's memory is touched.
 
-mod common;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 use aqueduct::*;
 

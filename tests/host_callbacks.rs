@@ -6,14 +6,12 @@
 //! map callback with an error); unmapping before completion aborts as in
 //! WebGPU's poll delivery.
 
-mod common;
-
 use std::borrow::Cow;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use aqueduct::*;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 

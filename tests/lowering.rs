@@ -2,8 +2,7 @@
 //! becomes — packet types, barrier bits and fence scopes — and that the
 //! same command buffers compute the right results when submitted.
 
-mod common;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 use aqueduct::*;
 

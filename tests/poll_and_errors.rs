@@ -6,8 +6,7 @@
 //! `compute_pass_ownership.rs` (RESOURCE_OWNERSHIP), `encoder.rs` and the
 //! error-scope behaviour of `device.rs`.
 
-mod common;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 use std::sync::{Arc, Mutex};
 

@@ -4,12 +4,10 @@
 //! the recreated queue, and buffers the faulting work did not touch keep
 //! their contents.
 
-mod common;
-
 use std::borrow::Cow;
 
 use aqueduct::*;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 /// tests/kernels/gfx1100/fault_at.co: `fault_at(ulong address, uint value)`
 /// stores `value` at `address` (both immediates).

@@ -5,8 +5,7 @@
 //! Kernels: tests/kernels/gfx1100/dynamic_lds.co
 //! (tests/kernels/src/dynamic_lds.cl).
 
-mod common;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 use std::borrow::Cow;
 

@@ -20,14 +20,12 @@
 //! Soak mode: `AQUEDUCT_SOAK=N` multiplies the submissions per thread by N
 //! (`AQUEDUCT_SOAK=10 cargo test --release --test stress`).
 
-mod common;
-
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use aqueduct::util::{BufferInitDescriptor, DeviceExt};
 use aqueduct::*;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 const THREADS: usize = 8;
 const PER_THREAD: usize = 1250;

@@ -11,8 +11,7 @@
 //! Each test's device is a gfxsim made with `SimConfig::strict_coherence`
 //! (a value given to `Instance::from_device`, not the environment).
 
-mod common;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 use aqueduct::*;
 use aqueduct_gfxsim::{SimConfig, process_coherence_reports, process_coherence_stats};

@@ -4,13 +4,11 @@
 //! rules. gfxsim's realtime counter is 100 MHz ticks of the host monotonic
 //! clock, so the GPU values can be bracketed by host reads of the same clock.
 
-mod common;
-
 use std::time::Instant;
 
 use aqueduct::*;
 use aqueduct_isa::realtime::realtime_ticks;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 /// Records one command into an encoder.
 type RecordFn<'a> = Box<dyn Fn(&mut CommandEncoder) + 'a>;

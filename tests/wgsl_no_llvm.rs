@@ -4,12 +4,10 @@
 //! Registered objects still resolve; anything else is an error that says
 //! how to precompile.
 
-mod common;
-
 use std::borrow::Cow;
 
 use aqueduct::*;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 #[test]
 fn without_llvm_wgsl_resolves_by_hash_or_says_how_to_precompile() {

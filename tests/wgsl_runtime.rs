@@ -4,12 +4,10 @@
 //! at pipeline creation. The LLVM-absent branch is in wgsl_no_llvm.rs (its
 //! own process, since it sets AQUEDUCT_LLVM_BIN).
 
-mod common;
-
 use std::borrow::Cow;
 
 use aqueduct::*;
-use common::*;
+use aqueduct_test_harness::facade::*;
 
 fn wgsl_module(c: &Ctx, label: &'static str, text: &str) -> ShaderModule {
     expect_valid(&c.device, || {

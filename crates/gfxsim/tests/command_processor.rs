@@ -2,8 +2,6 @@
 //! INVALID header, dispatches of the checked-in gfx1100 kernels, queue
 //! errors and VM faults.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
 use aqueduct_gfxsim::SimConfig;
@@ -13,7 +11,7 @@ use aqueduct_kfd::abi::{
 };
 use aqueduct_kfd::uapi::exception_code::*;
 use aqueduct_kfd::uapi::*;
-use common::*;
+use aqueduct_test_harness::sim::*;
 use object::{Object, ObjectSegment, ObjectSymbol};
 
 const WAIT_MS: u32 = 5000;

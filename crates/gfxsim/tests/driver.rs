@@ -1,8 +1,6 @@
 //! The simulated driver at the KFD boundary: topology, memory ioctls and
 //! translation, events, queue creation checks.
 
-mod common;
-
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -11,7 +9,7 @@ use aqueduct_isa::Access;
 use aqueduct_kfd::topology::{HeapType, NodeKind};
 use aqueduct_kfd::uapi::*;
 use aqueduct_kfd::{KfdDevice, KfdError, NoDeviceError};
-use common::*;
+use aqueduct_test_harness::sim::*;
 
 const EINVAL: i32 = 22;
 const ENOMEM: i32 = 12;

@@ -3,8 +3,6 @@
 //! `amd_queue_t.queue_properties` has ENABLE_PROFILING, and
 //! GET_CLOCK_COUNTERS.
 
-mod common;
-
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use aqueduct_isa::realtime::realtime_ticks;
@@ -15,7 +13,7 @@ use aqueduct_kfd::abi::{
     packet_type,
 };
 use aqueduct_kfd::uapi::*;
-use common::*;
+use aqueduct_test_harness::sim::*;
 use object::{Object, ObjectSegment, ObjectSymbol};
 use rustix::time::{ClockId, clock_gettime};
 

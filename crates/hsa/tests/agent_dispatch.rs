@@ -10,8 +10,6 @@
 //! (API, error callback, waiters) and the queue recovers; a failing
 //! function; dropping a queue with work pending.
 
-mod e2e_common;
-
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -27,7 +25,9 @@ use aqueduct_hsa::{
 };
 use aqueduct_kfd::abi::queue::{HSA_QUEUE_FEATURE_AGENT_DISPATCH, HSA_QUEUE_TYPE_MULTI};
 use aqueduct_kfd::abi::{FenceScope, agent_dispatch_type, packet_type};
-use e2e_common::{Arg, Gpu, TIMEOUT, read_f32, read_u32, unallocated_in_aperture, wait_zero};
+use aqueduct_test_harness::hsa_sim::{
+    Arg, Gpu, TIMEOUT, read_f32, read_u32, unallocated_in_aperture, wait_zero,
+};
 
 /// How long a held packet is watched before its dependency is released.
 const HOLD: Duration = Duration::from_millis(60);

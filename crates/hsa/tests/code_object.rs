@@ -4,19 +4,12 @@
 //! the kernels were built, so the loader is checked against an independent
 //! reader. Also: image loading and relocations, ISA names, kernarg layout.
 
-use std::path::PathBuf;
-
 use aqueduct_hsa::code_object::{
-    AddressSpace, ArgRef, CodeObject, CodeObjectError, DispatchShape, IsaName, KernargBuilder,
-    MsgpackShapeError, RelocationFault, TargetFeature, TruncatedPart, Unsupported, ValueKind,
+    AddressSpace, ArgLabel, ArgRef, CodeObject, CodeObjectError, DispatchShape, DispatchShapeError,
+    IsaName, KernargBuilder, MetadataError, MetadataNode, MetadataType, MsgpackShapeError,
+    RelocationFault, TargetFeature, TruncatedPart, Unsupported, ValueKind,
 };
-
-fn kernel_file(path: &str) -> Vec<u8> {
-    let full = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../kernels")
-        .join(path);
-    std::fs::read(&full).unwrap_or_else(|e| panic!("read {}: {e}", full.display()))
-}
+use aqueduct_test_support::repo::kernel as kernel_file;
 
 fn parse_err(bytes: &[u8]) -> CodeObjectError {
     match CodeObject::parse(bytes) {
@@ -725,16 +718,26 @@ fn kernarg_errors_name_the_argument() {
     b.set_f32(ArgRef::Index(0), 1.0).unwrap();
     b.set_ptr(ArgRef::Index(1), 0).unwrap();
     b.set_ptr(ArgRef::Index(2), 0).unwrap();
+    let n = ArgLabel {
+        kernel: "saxpy".into(),
+        index: 3,
+        name: Some("n".into()),
+    };
     let err = b.finish(&DispatchShape::linear(64, 64)).unwrap_err();
-    assert!(
-        matches!(&err, CodeObjectError::MissingArg { arg } if arg.contains("`n`")),
-        "{err}"
+    assert_eq!(err, CodeObjectError::MissingArg { arg: n.clone() });
+    assert_eq!(
+        err.to_string(),
+        "kernel argument 3 (`n`) of kernel `saxpy` was not set"
     );
 
     let err = b.set_u64(ArgRef::Name("n"), 1).unwrap_err();
-    assert!(
-        matches!(&err, CodeObjectError::ArgMismatch { arg, .. } if arg.contains("`n`")),
-        "{err}"
+    assert_eq!(
+        err,
+        CodeObjectError::ArgSizeMismatch {
+            arg: n,
+            given: 8,
+            expected: 4
+        }
     );
     assert!(
         err.to_string()
@@ -742,26 +745,55 @@ fn kernarg_errors_name_the_argument() {
         "{err}"
     );
     let err = b.set_u32(ArgRef::Name("z"), 1).unwrap_err();
-    assert!(matches!(err, CodeObjectError::ArgMismatch { .. }));
+    assert_eq!(
+        err,
+        CodeObjectError::UnknownArgName {
+            kernel: "saxpy".into(),
+            name: "z".into()
+        }
+    );
     // Index counts explicit args only: saxpy has 4 explicit (and 13 hidden) args.
-    assert!(matches!(
-        b.set_u32(ArgRef::Index(4), 1),
-        Err(CodeObjectError::ArgMismatch { .. })
-    ));
+    assert_eq!(
+        b.set_u32(ArgRef::Index(4), 1).unwrap_err(),
+        CodeObjectError::ArgIndexOutOfRange {
+            kernel: "saxpy".into(),
+            index: 4,
+            count: 4
+        }
+    );
 
     b.set_u32(ArgRef::Name("n"), 64).unwrap();
     b.finish(&DispatchShape::linear(64, 64)).unwrap();
-    for shape in [
-        DispatchShape::new([64, 1, 1], [0, 1, 1], 1),
-        DispatchShape::new([64, 1, 1], [64, 1, 1], 0),
-        DispatchShape::new([64, 1, 1], [64, 1, 1], 4),
-        DispatchShape::new([64, 1, 1], [70000, 1, 1], 1),
+    let max = 65535;
+    for (shape, expected) in [
+        (
+            DispatchShape::new([64, 1, 1], [0, 1, 1], 1),
+            DispatchShapeError::WorkgroupSize {
+                axis: 0,
+                size: 0,
+                max,
+            },
+        ),
+        (
+            DispatchShape::new([64, 1, 1], [64, 1, 1], 0),
+            DispatchShapeError::Dims { dims: 0 },
+        ),
+        (
+            DispatchShape::new([64, 1, 1], [64, 1, 1], 4),
+            DispatchShapeError::Dims { dims: 4 },
+        ),
+        (
+            DispatchShape::new([64, 1, 1], [70000, 1, 1], 1),
+            DispatchShapeError::WorkgroupSize {
+                axis: 0,
+                size: 70000,
+                max,
+            },
+        ),
     ] {
-        assert!(
-            matches!(
-                b.finish(&shape),
-                Err(CodeObjectError::BadDispatchShape { .. })
-            ),
+        assert_eq!(
+            b.finish(&shape),
+            Err(CodeObjectError::BadDispatchShape(expected)),
             "{shape:?}"
         );
     }
@@ -894,8 +926,12 @@ fn corrupted_metadata_note() {
 
     let mut bytes = original.clone();
     bytes[NOTE_DESC] = 0x93; // the root becomes an array
-    let err = CodeObject::parse(&bytes).unwrap_err();
-    assert!(matches!(err, CodeObjectError::BadMetadata { .. }), "{err}");
+    assert_eq!(
+        parse_err(&bytes),
+        CodeObjectError::BadMetadata(MetadataError::NotAMap {
+            node: MetadataNode::Root
+        })
+    );
 
     // Deep nesting (fixarray of one element, over and over) is cut off by the decoder's depth limit.
     let mut bytes = original.clone();
@@ -966,6 +1002,17 @@ fn inconsistent_metadata_is_rejected() {
         *map_entry(first_kernel(root), ".kernarg_segment_size") = 8.into();
     }))
     .unwrap_err();
+    assert_eq!(
+        err,
+        CodeObjectError::BadMetadata(MetadataError::ArgumentOutsideSegment {
+            kernel: "saxpy".into(),
+            index: 1,
+            value_kind: ValueKind::GlobalBuffer,
+            offset: 8,
+            end: 16,
+            segment_size: 8
+        })
+    );
     assert!(
         err.to_string().contains("past the kernarg segment size 8"),
         "{err}"
@@ -975,16 +1022,30 @@ fn inconsistent_metadata_is_rejected() {
         *map_entry(first_kernel(root), ".symbol") = "nothere.kd".into();
     }))
     .unwrap_err();
-    assert!(
-        matches!(err, CodeObjectError::BadMetadata { .. })
-            && err.to_string().contains("nothere.kd")
+    assert_eq!(
+        err,
+        CodeObjectError::BadMetadata(MetadataError::MissingDescriptor {
+            kernel: "saxpy".into(),
+            symbol: "nothere.kd".into()
+        })
     );
+    assert!(err.to_string().contains("nothere.kd"), "{err}");
 
     let err = CodeObject::parse(&saxpy_with_metadata(|root| {
         *map_entry(first_kernel(root), ".wavefront_size") = "32".into();
     }))
     .unwrap_err();
-    assert!(matches!(err, CodeObjectError::BadMetadata { .. }), "{err}");
+    assert_eq!(
+        err,
+        CodeObjectError::BadMetadata(MetadataError::WrongType {
+            node: MetadataNode::Kernel {
+                kernel: "saxpy".into()
+            },
+            key: ".wavefront_size",
+            expected: MetadataType::U32
+        }),
+        "{err}"
+    );
 
     let err = CodeObject::parse(&saxpy_with_metadata(|root| {
         *map_entry(root, "amdhsa.version") = rmpv::Value::Array(vec![2.into(), 0.into()]);

@@ -4,21 +4,14 @@
 //! bundles are errors of the right kind.
 
 use std::borrow::Cow;
-use std::path::PathBuf;
 
 use aqueduct_hsa::code_object::{
     Bundle, BundleError, CodeObject, CodeObjectError, IsaName, TruncatedPart, code_object_for_agent,
 };
+use aqueduct_test_support::repo::kernel as kernel_file;
 
 const TARGETS: [&str; 3] = ["gfx1100", "gfx942", "gfx90a"];
 const BUNDLES: [&str; 3] = ["saxpy.bundle", "saxpy.zstd.bundle", "saxpy.zlib.bundle"];
-
-fn kernel_file(path: &str) -> Vec<u8> {
-    let full = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../kernels")
-        .join(path);
-    std::fs::read(&full).unwrap_or_else(|e| panic!("read {}: {e}", full.display()))
-}
 
 fn agent(name: &str) -> IsaName {
     IsaName::parse(name).unwrap()

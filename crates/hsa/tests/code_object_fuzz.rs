@@ -5,20 +5,13 @@
 //! return errors but must never panic, and must never ask for absurd memory.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::PathBuf;
 
 use aqueduct_test_support::Rng;
 
 use aqueduct_hsa::code_object::{
     ArgRef, Bundle, CodeObject, DispatchShape, IsaName, KernargBuilder, code_object_for_agent,
 };
-
-fn kernel_file(path: &str) -> Vec<u8> {
-    let full = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../kernels")
-        .join(path);
-    std::fs::read(&full).unwrap_or_else(|e| panic!("read {}: {e}", full.display()))
-}
+use aqueduct_test_support::repo::kernel as kernel_file;
 
 /// Apply one random mutation; returns its description.
 fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) -> String {

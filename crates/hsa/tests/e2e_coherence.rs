@@ -8,14 +8,12 @@
 //! the right data and no report. The same missing fence with strict mode
 //! off reads fresh data: the default device stays coherent.
 
-mod e2e_common;
-
 use aqueduct_gfxsim::{CoherenceReport, SimConfig, SimDevice, StaleRead};
 use aqueduct_hsa::memory::PoolKind;
 use aqueduct_hsa::queue::packet;
 use aqueduct_hsa::{Allocation, PacketFence, Queue, Runtime, RuntimeOptions};
 use aqueduct_kfd::abi::FenceScope;
-use e2e_common::*;
+use aqueduct_test_harness::hsa_sim::*;
 
 /// Words each test moves (a few workgroups of 64).
 const N: usize = 1000;

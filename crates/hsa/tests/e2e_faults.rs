@@ -14,7 +14,7 @@
 //! Each test has its own device and runtime: a queue error fails every wait
 //! of its runtime until the queue is recovered.
 
-mod e2e_common;
+use aqueduct_test_harness::hsa_sim;
 
 use std::time::{Duration, Instant};
 
@@ -22,7 +22,9 @@ use aqueduct_hsa::{
     FaultAccess, HsaError, KernelDispatch, MemoryOrder, PacketError, QueueErrorReason,
     QueueFaultDetail, WaitCondition, WaitHint,
 };
-use e2e_common::{Arg, Gpu, Rng, oob_write, read_u32, unallocated_in_aperture, wait_zero};
+use aqueduct_test_harness::hsa_sim::{
+    Arg, Gpu, Rng, oob_write, read_u32, unallocated_in_aperture, wait_zero,
+};
 use object::{Object, ObjectSection, ObjectSymbol};
 
 const PAGE: u64 = 4096;
@@ -186,7 +188,7 @@ fn code_file_offset(elf: &[u8], name: &str) -> usize {
 
 /// empty.co with its first instruction (s_endpgm) replaced by `words`.
 fn patched_empty(words: &[u32]) -> Vec<u8> {
-    let mut elf = e2e_common::kernel_file("empty.co");
+    let mut elf = hsa_sim::kernel_file("empty.co");
     let at = code_file_offset(&elf, "empty");
     assert_eq!(
         u32::from_le_bytes(elf[at..at + 4].try_into().unwrap()),

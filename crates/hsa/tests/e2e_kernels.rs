@@ -13,9 +13,9 @@
 //! Data stays small (≤ ~64K work-items per test): workspace crates build at
 //! opt-level 0 in the dev profile, the emulator included.
 
-mod e2e_common;
+use aqueduct_test_harness::hsa_sim;
 
-use e2e_common::{Arg, Gpu, Rng, read_f32, read_u32};
+use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Rng, read_f32, read_u32};
 
 const SENTINEL: u32 = 0xdead_beef;
 
@@ -78,7 +78,7 @@ fn vector_copy_between_vram_buffers() {
     const N: usize = 2048;
     let words = Rng::new(2).u32s(N);
     let mut src = gpu.alloc_vram(N as u64 * 4);
-    e2e_common::host_bytes_mut(&mut src).copy_from_slice(bytemuck::cast_slice(&words));
+    hsa_sim::host_bytes_mut(&mut src).copy_from_slice(bytemuck::cast_slice(&words));
     let dst = gpu.alloc_vram(N as u64 * 4);
     gpu.run(
         &program.kernel,
@@ -494,7 +494,7 @@ fn lookup_table_reads_through_the_relocated_pointer() {
 #[test]
 fn kernels_of_a_multi_kernel_object() {
     let gpu = Gpu::new();
-    let bytes = e2e_common::kernel_file("multi.co");
+    let bytes = hsa_sim::kernel_file("multi.co");
     let copy = gpu.load_bytes(&bytes, "vector_copy").unwrap();
     let saxpy = copy.exe.kernel("saxpy").unwrap();
     const N: u32 = 300;

@@ -9,12 +9,12 @@
 //! completion signal still holds its initial value, and the queue's read
 //! index has not moved past the barrier, after the device had ample time.
 
-mod e2e_common;
-
 use std::time::Duration;
 
 use aqueduct_hsa::{MemoryOrder, PacketFence, Queue, Signal};
-use e2e_common::{Arg, Gpu, Launch, Program, Rng, assert_same, read_f32, read_u32, wait_zero};
+use aqueduct_test_harness::hsa_sim::{
+    Arg, Gpu, Launch, Program, Rng, assert_same, read_f32, read_u32, wait_zero,
+};
 
 const SENTINEL: u32 = 0xdead_beef;
 /// How long a blocked packet is watched before its dependency is released.

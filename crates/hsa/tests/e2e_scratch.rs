@@ -6,10 +6,8 @@
 //! runtime reports as a packet error and recovers from, instead of the
 //! device model sizing memory for it.
 
-mod e2e_common;
-
 use aqueduct_hsa::{HsaError, QueueErrorReason};
-use e2e_common::Gpu;
+use aqueduct_test_harness::hsa_sim::Gpu;
 
 #[test]
 fn four_gib_of_private_memory_per_work_item_is_a_packet_error() {

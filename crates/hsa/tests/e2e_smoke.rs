@@ -12,6 +12,7 @@ use aqueduct_hsa::{
     AllocOptions, HsaError, MemoryOrder, QueueErrorReason, Runtime, RuntimeOptions, WaitCondition,
     WaitHint,
 };
+use aqueduct_test_harness::hsa_sim::kernel_file;
 
 const TIMEOUT: Option<Duration> = Some(Duration::from_secs(20));
 
@@ -26,14 +27,6 @@ fn runtime() -> Arc<Runtime> {
         aperture_size: 16 << 30,
     };
     Runtime::with_options(device, options).unwrap()
-}
-
-fn kernel_file(name: &str) -> Vec<u8> {
-    std::fs::read(format!(
-        "{}/../../kernels/gfx1100/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
 }
 
 #[test]

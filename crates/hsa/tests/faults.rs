@@ -22,14 +22,14 @@
 //! Each test has its own device and runtime (a queue error fails every wait
 //! of its runtime until recovered). About 2 s in all on 2 cores.
 
-mod e2e_common;
+use aqueduct_test_harness::hsa_sim;
 
 use std::time::{Duration, Instant};
 
 use aqueduct_gfxsim::SimConfig;
 use aqueduct_hsa::{Allocation, HsaError, MemoryOrder, QueueErrorReason, QueueFaultDetail, Signal};
 use aqueduct_isa::gfx11::decode::decode;
-use e2e_common::{
+use aqueduct_test_harness::hsa_sim::{
     Arg, Gpu, Launch, Program, Rng, SIM_THREADS, TIMEOUT, assert_same, host_bytes_mut,
     oob_write_launch, read_u32, unallocated_in_aperture, wait_zero,
 };
@@ -260,7 +260,7 @@ fn is_global_load(m: Option<&str>, _: u32) -> bool {
 fn out_of_bounds_and_freed_writes_fault_at_their_address() {
     let gpu = Gpu::new();
     let program = gpu.load("oob_write");
-    let elf = e2e_common::kernel_file("oob_write.co");
+    let elf = hsa_sim::kernel_file("oob_write.co");
     let store_pc = pc_of(&program, &elf, "oob_write", is_global_store);
 
     let hole = unallocated_in_aperture(&gpu) + 0x44;
@@ -299,7 +299,7 @@ fn out_of_bounds_and_freed_reads_fault_at_their_address() {
     assert_eq!(read_u32(&out, 1), [0x5555_5555], "nothing was read");
 
     let copy = gpu.load("vector_copy");
-    let copy_elf = e2e_common::kernel_file("vector_copy.co");
+    let copy_elf = hsa_sim::kernel_file("vector_copy.co");
     let copy_load_pc = pc_of(&copy, &copy_elf, "vector_copy", is_global_load);
     let dst = gpu.filled_u32(64, 9);
     let mut freed = 0;
@@ -580,7 +580,7 @@ fn an_access_after_it_is_revoked_faults_at_its_address() {
     let program = gpu.load("oob_write");
     let store_pc = pc_of(
         &program,
-        &e2e_common::kernel_file("oob_write.co"),
+        &hsa_sim::kernel_file("oob_write.co"),
         "oob_write",
         is_global_store,
     );

@@ -1,13 +1,11 @@
 //! The process-wide runtime is reference counted like hsa_init/shut_down.
 //! (One test function: the instance is global to the test binary.)
 
-mod common;
-
 use std::sync::Arc;
 
 use aqueduct_hsa::HsaError;
-use common::fake_kfd::FakeKfd;
-use common::topo::topology;
+use aqueduct_test_harness::fake_kfd::FakeKfd;
+use aqueduct_test_harness::topology::topology;
 
 #[test]
 fn init_and_shut_down_are_counted() {

@@ -3,8 +3,6 @@
 //! and translates them into the system clock (CLOCK_BOOTTIME) through
 //! GET_CLOCK_COUNTERS samples.
 
-mod e2e_common;
-
 use std::time::Duration;
 
 use aqueduct_gfxsim::{SimConfig, SimDevice};
@@ -13,7 +11,7 @@ use aqueduct_hsa::{
 };
 use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::uapi::GetClockCountersArgs;
-use e2e_common::{Arg, Gpu, Program, read_u32, wait_zero};
+use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Program, read_u32, wait_zero};
 
 /// The facade's `write_timestamp(queries, index)` blit kernel: it stores
 /// the GPU's realtime counter at `queries[index]`.

@@ -3,8 +3,6 @@
 //! mappings, allocation lifetime, signals, queue creation and submission,
 //! queue-error reporting and recovery, executable loading.
 
-mod common;
-
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,8 +21,8 @@ use aqueduct_kfd::abi::{AmdQueue, AmdSignal, KernelDispatchPacket, RawPacket};
 use aqueduct_kfd::uapi::{
     MemoryExceptionData, UserContextSaveAreaHeader, alloc_flags, event_type, exception_code,
 };
-use common::fake_kfd::FakeKfd;
-use common::topo::topology;
+use aqueduct_test_harness::fake_kfd::FakeKfd;
+use aqueduct_test_harness::topology::topology;
 
 const GPU: (u32, u64) = (0x4242, 0x0123_4567_89ab_cdef);
 

@@ -3,13 +3,11 @@
 //! does): signals created past it are polling signals without an event,
 //! and they still complete a dispatch and wake a blocked host wait.
 
-mod e2e_common;
-
 use std::time::{Duration, Instant};
 
 use aqueduct_hsa::{MemoryOrder, Signal, WaitCondition, WaitHint};
 use aqueduct_kfd::uapi::KFD_SIGNAL_EVENT_LIMIT;
-use e2e_common::{Gpu, TIMEOUT, oob_write_launch, read_u32, wait_zero};
+use aqueduct_test_harness::hsa_sim::{Gpu, TIMEOUT, oob_write_launch, read_u32, wait_zero};
 
 #[test]
 fn signals_past_the_event_limit_poll() {

@@ -3,8 +3,6 @@
 //! on a host-only signal (condition variable) and on a signal with a KFD
 //! event (SET_EVENT / WAIT_EVENTS through an in-test events device).
 
-mod common;
-
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -12,7 +10,7 @@ use std::time::{Duration, Instant};
 use aqueduct_hsa::signal::event::EventHub;
 use aqueduct_hsa::{HsaError, MemoryOrder, Signal, WaitCondition, WaitHint};
 use aqueduct_kfd::KfdDevice;
-use common::event_device::EventDevice;
+use aqueduct_test_harness::event_device::EventDevice;
 
 fn event_signal(initial: i64) -> (Signal, Arc<EventDevice>) {
     let device = Arc::new(EventDevice::new());

@@ -25,13 +25,11 @@
 //! (`AQUEDUCT_SOAK=20 cargo test --release -p aqueduct-hsa --test stress`).
 //! CI size: about 1 s on 2 cores (soak 10: about 10 s).
 
-mod e2e_common;
-
 use std::time::{Duration, Instant};
 
 use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct_hsa::{Kernel, MemoryOrder, SubAllocation, WaitCondition, WaitHint};
-use e2e_common::{Arg, Gpu, Program, TIMEOUT, read_u32};
+use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Program, TIMEOUT, read_u32};
 
 const THREADS: usize = 8;
 /// Kernarg blocks (so packets) each thread keeps in flight.

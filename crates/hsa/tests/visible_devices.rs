@@ -1,11 +1,9 @@
 //! GPU selection: ROCR_VISIBLE_DEVICES filtering/reordering, ordinals and
 //! UUIDs, over topologies built in-test.
 
-mod common;
-
 use aqueduct_hsa::agent::{self, Agent, DeviceType};
 use aqueduct_hsa::{AgentError, HsaError};
-use common::topo::topology;
+use aqueduct_test_harness::topology::topology;
 
 const A: (u32, u64) = (0x1111, 0x0000_00ab_cdef_0001);
 const B: (u32, u64) = (0x2222, 0x0000_00ab_cdef_0002);

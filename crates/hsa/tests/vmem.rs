@@ -4,14 +4,12 @@
 //! range grown from two handles, and the leak check (all handles released
 //! and ranges freed: the device's memory use is back where it started).
 
-mod e2e_common;
-
 use std::os::fd::AsFd;
 
 use aqueduct_hsa::memory::{MemoryPool, PoolKind};
 use aqueduct_hsa::vmem::{Access, AllocHandle, MemoryType, VirtualMemory, VmemError};
 use aqueduct_hsa::{Agent, DeviceType};
-use e2e_common::{Arg, Gpu, Rng, assert_same, read_u32};
+use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Rng, assert_same, read_u32};
 
 const PAGE: u64 = 4096;
 const MIB2: u64 = 2 << 20;

@@ -5,15 +5,13 @@
 //! recovers, and once access is granted the same store lands. With two
 //! GPUs, access granted to one does not open the range to the other.
 
-mod e2e_common;
-
 use std::sync::Arc;
 
 use aqueduct_gfxsim::SimConfig;
 use aqueduct_hsa::memory::PoolKind;
 use aqueduct_hsa::vmem::{Access, MemoryType, VirtualMemory};
 use aqueduct_hsa::{HsaError, QueueErrorReason, QueueFaultDetail};
-use e2e_common::{Arg, Gpu, SIM_THREADS, oob_write};
+use aqueduct_test_harness::hsa_sim::{Arg, Gpu, SIM_THREADS, oob_write};
 
 const PAGE: u64 = 4096;
 

@@ -3,13 +3,11 @@
 //! there after it, a kernel uses the whole grown range as one buffer, a
 //! shrink returns the trailing chunks' memory, and dropping it returns all.
 
-mod e2e_common;
-
 use std::sync::Arc;
 
 use aqueduct_hsa::memory::PoolKind;
 use aqueduct_hsa::vmem::{Access, GrowableBuffer, VirtualMemory, VmemError};
-use e2e_common::{Arg, Gpu, Rng, assert_same, read_u32};
+use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Rng, assert_same, read_u32};
 
 const CHUNK: u64 = 64 << 10;
 

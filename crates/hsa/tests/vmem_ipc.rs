@@ -12,15 +12,13 @@
 //! handles releases the memory), and the parent's VRAM use is back where
 //! it started.
 
-mod e2e_common;
-
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use aqueduct_hsa::memory::PoolKind;
 use aqueduct_hsa::vmem::{Access, MemoryType, VirtualMemory};
-use e2e_common::{Arg, Gpu, Rng, assert_same, read_u32};
+use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Rng, assert_same, read_u32};
 
 const TEST_NAME: &str = "two_processes_share_one_handle";
 const CHILD_FD_ENV: &str = "AQUEDUCT_VMEM_IPC_CHILD_FD";

@@ -2,9 +2,7 @@
 //! on gfxsim: every alignment of offset and size, bytes outside the range
 //! untouched, words past the buffer end never written.
 
-mod common;
-
-use common::*;
+use aqueduct_test_harness::shaderc::*;
 
 fn fill(buffer: &[u8], offset: u32, size: u32, pattern: u32) -> Vec<u8> {
     let params = [offset, size, pattern, 0];

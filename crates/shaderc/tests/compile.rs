@@ -3,13 +3,11 @@
 //! with the ABI the reflection promises, SPIR-V input gives the same
 //! results, bundles, --define, and readable errors with locations.
 
-mod common;
-
 use aqueduct_hsa::code_object::{Bundle, CodeObject, IsaName};
 use aqueduct_shaderc::{
     CompileError, ComputeLimit, Options, Source, Toolchain, build, compile, translate,
 };
-use common::*;
+use aqueduct_test_harness::shaderc::*;
 
 fn llvm_or_skip(what: &str) -> bool {
     if Toolchain::available() {

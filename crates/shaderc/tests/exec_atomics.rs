@@ -1,9 +1,7 @@
 //! Atomics (storage and workgroup), workgroupUniformLoad and the compute
 //! builtins, on gfxsim vs host.
 
-mod common;
-
-use common::*;
+use aqueduct_test_harness::shaderc::*;
 
 #[test]
 fn storage_atomics_all_functions() {

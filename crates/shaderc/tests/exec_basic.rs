@@ -1,9 +1,7 @@
 //! Checked-in test shaders (shaders/tests/gfx1100) run on gfxsim; results
 //! against host computations: memory, control flow, integer rules.
 
-mod common;
-
-use common::*;
+use aqueduct_test_harness::shaderc::*;
 
 #[test]
 fn copy_u32_runtime_array() {

@@ -1,8 +1,6 @@
 //! Bit manipulation and packing builtins on gfxsim vs host.
 
-mod common;
-
-use common::*;
+use aqueduct_test_harness::shaderc::*;
 
 fn first_leading_signed(v: i32) -> u32 {
     let x = if v < 0 { !v } else { v };

@@ -1,8 +1,6 @@
 //! Float builtins, conversions, f16 and overrides on gfxsim vs host.
 
-mod common;
-
-use common::*;
+use aqueduct_test_harness::shaderc::*;
 
 #[test]
 fn float_arithmetic_builtins() {

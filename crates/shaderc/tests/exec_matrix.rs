@@ -1,8 +1,6 @@
 //! Matrix arithmetic shader vs host.
 
-mod common;
-
-use common::*;
+use aqueduct_test_harness::shaderc::*;
 
 type M4 = [[f32; 4]; 4]; // [column][row]
 

@@ -2,9 +2,7 @@
 //! points, runtime arrays behind headers, modf/frexp, storageBarrier,
 //! switch, private arrays, vec3/mat3 storage layouts, integer builtins.
 
-mod common;
-
-use common::*;
+use aqueduct_test_harness::shaderc::*;
 
 #[test]
 fn prefix_sum_workgroup() {

@@ -3,10 +3,8 @@
 //! the checked-in defaults and, where LLVM is installed, recompiled with
 //! other values; a length that specialises to 0 is a compile error.
 
-mod common;
-
 use aqueduct_shaderc::{CompileError, Options, Source, Toolchain, compile, parse_define};
-use common::*;
+use aqueduct_test_harness::shaderc::*;
 
 /// What invocation `i % wg` of workgroup `g` writes at `out[g * n + i]`.
 fn expected(n: u32, wg: u32, m: u32, groups: u32) -> Vec<u32> {

@@ -3,9 +3,7 @@
 //! over full waves and divergent subsets, broadcasts, shuffles and quad
 //! operations. Waves are 32 consecutive local invocation indices.
 
-mod common;
-
-use common::*;
+use aqueduct_test_harness::shaderc::*;
 
 const WAVE: usize = 32;
 

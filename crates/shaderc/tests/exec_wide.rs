@@ -3,9 +3,7 @@
 //! wrapping, shifts and division, f64 arithmetic, sqrt, fma, floor,
 //! conversions and comparisons, on gfxsim against the host.
 
-mod common;
-
-use common::*;
+use aqueduct_test_harness::shaderc::*;
 
 #[test]
 fn int64_and_float64_arithmetic() {

@@ -1,5 +1,5 @@
-//! aqueduct-test-support: what every crate's tests share, so each test
-//! suite holds only its own layer's harness.
+//! aqueduct-test-support: the helpers every crate's tests share that need
+//! nothing of Aqueduct's (each layer's harness is in aqueduct-test-harness).
 //!
 //! - [`Rng`]: one small deterministic generator (reproducible failures, no
 //!   dependency), with helpers for the kinds of data the tests feed kernels
@@ -9,7 +9,8 @@
 //! - [`repo`]: paths inside the repository (checked-in kernels and shaders).
 //!
 //! It depends on nothing of Aqueduct's, so any crate may take it as a
-//! dev-dependency without a cycle.
+//! dev-dependency without a cycle, and its users (isa's unit tests among
+//! them) never wait for the layers above them to build.
 
 pub mod bytes;
 mod compare;

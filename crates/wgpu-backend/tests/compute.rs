@@ -5,9 +5,7 @@
 //! layouts), timestamp queries, the work-done and device-lost callbacks,
 //! and that the precompiled objects match the example's WGSL.
 
-mod common;
-
-use common::{COLLATZ_WGSL, collatz_steps, device, read, read_back, words};
+use aqueduct_test_harness::wgpu_api::{COLLATZ_WGSL, collatz_steps, device, read, read_back, u32s};
 use wgpu::util::DeviceExt;
 
 #[allow(dead_code)]
@@ -208,7 +206,7 @@ fn direct_and_indirect_dispatch_cover_exactly_their_workgroups() {
     // The WGSL resolved to the registered precompiled object: no LLVM ran.
     let facade = aqueduct_wgpu::aqueduct_device(&device).expect("an Aqueduct device");
     assert_eq!(facade.wgsl_compiles(), 0);
-    let got = words(&read_back(&device, &queue, &storage));
+    let got = u32s(&read_back(&device, &queue, &storage));
     let expected: Vec<u32> = numbers
         .iter()
         .enumerate()

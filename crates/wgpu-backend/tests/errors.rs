@@ -3,14 +3,14 @@
 //! invalid submissions, and the compute-only error of render and texture
 //! calls, after which the device keeps working.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 
 use aqueduct::ValidationError;
 use aqueduct::error::{CommandError, QueryUseError, QueueError, ResolveQueryError};
+use aqueduct_test_harness::wgpu_api::{
+    COLLATZ_WGSL, collatz_steps, device, read_back, u32s, validation_error,
+};
 use aqueduct_wgpu::{BackendValidationError, ComputeOnlyError};
-use common::{COLLATZ_WGSL, collatz_steps, device, read_back, validation_error, words};
 use wgpu::util::DeviceExt;
 
 /// The facade's typed error behind a wgpu validation error.
@@ -101,7 +101,7 @@ fn run_collatz(device: &wgpu::Device, queue: &wgpu::Queue, numbers: &[u32]) -> V
         pass.dispatch_workgroups(numbers.len() as u32, 1, 1);
     }
     queue.submit([encoder.finish()]);
-    words(&read_back(device, queue, &storage))
+    u32s(&read_back(device, queue, &storage))
 }
 
 #[test]

@@ -22,6 +22,7 @@ use super::error::CodeObjectError;
 use super::isa::IsaName;
 use super::kernel::KernelInfo;
 use super::metadata::{Metadata, parse_metadata};
+use super::metadata_error::MetadataError;
 
 type Header = elf::FileHeader64<LittleEndian>;
 const LE: LittleEndian = LittleEndian;
@@ -223,10 +224,10 @@ impl CodeObject {
         let mut kernels = Vec::with_capacity(kernel_metadata.len());
         for km in kernel_metadata {
             let value = find_symbol(&[&dynsym, &symtab], &km.symbol).ok_or_else(|| {
-                CodeObjectError::metadata(format!(
-                    "kernel `{}`: descriptor symbol `{}` is not in the symbol tables",
-                    km.name, km.symbol
-                ))
+                CodeObjectError::from(MetadataError::MissingDescriptor {
+                    kernel: km.name.clone(),
+                    symbol: km.symbol.clone(),
+                })
             })?;
             if value & 63 != 0 {
                 return Err(malformed(ElfFault::DescriptorAlign {
@@ -521,10 +522,10 @@ fn read_metadata(
     let merged = merged.ok_or(CodeObjectError::MissingMetadata)?;
     for (i, kernel) in merged.kernels.iter().enumerate() {
         if merged.kernels[..i].iter().any(|k| k.name == kernel.name) {
-            return Err(CodeObjectError::metadata(format!(
-                "kernel `{}` is described twice",
-                kernel.name
-            )));
+            return Err(MetadataError::DuplicateKernel {
+                kernel: kernel.name.clone(),
+            }
+            .into());
         }
     }
     Ok(merged)

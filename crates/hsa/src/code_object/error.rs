@@ -6,6 +6,8 @@ use thiserror::Error;
 
 use super::bundle_error::BundleError;
 use super::elf_error::{ElfFault, ObjectError, RelocationFault, TruncatedPart, Unsupported};
+use super::kernarg_error::{ArgLabel, DispatchShapeError};
+use super::metadata_error::MetadataError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CodeObjectError {
@@ -30,8 +32,8 @@ pub enum CodeObjectError {
     },
     #[error("code object has no NT_AMDGPU_METADATA note")]
     MissingMetadata,
-    #[error("bad metadata: {reason}")]
-    BadMetadata { reason: String },
+    #[error("bad metadata: {0}")]
+    BadMetadata(#[from] MetadataError),
     #[error("bad metadata: {0}")]
     MetadataShape(#[from] MsgpackShapeError),
     #[error("relocation at offset {offset:#x}: {fault}")]
@@ -55,12 +57,26 @@ pub enum CodeObjectError {
         name: String,
         available: Vec<String>,
     },
-    #[error("kernel argument {arg}: {reason}")]
-    ArgMismatch { arg: String, reason: String },
+    #[error(
+        "kernel argument {index} of kernel `{kernel}`: the kernel has {count} explicit arguments"
+    )]
+    ArgIndexOutOfRange {
+        kernel: String,
+        index: usize,
+        count: usize,
+    },
+    #[error("kernel argument `{name}` of kernel `{kernel}`: no explicit argument has this name")]
+    UnknownArgName { kernel: String, name: String },
+    #[error("kernel argument {arg}: {given} bytes given, the argument is {expected} bytes")]
+    ArgSizeMismatch {
+        arg: ArgLabel,
+        given: usize,
+        expected: usize,
+    },
     #[error("kernel argument {arg} was not set")]
-    MissingArg { arg: String },
-    #[error("bad dispatch shape: {reason}")]
-    BadDispatchShape { reason: String },
+    MissingArg { arg: ArgLabel },
+    #[error("bad dispatch shape: {0}")]
+    BadDispatchShape(#[from] DispatchShapeError),
 }
 
 /// Why the MessagePack of a metadata note cannot be decoded safely: the
@@ -76,12 +92,4 @@ pub enum MsgpackShapeError {
     /// Containers nested deeper than the decoder accepts.
     #[error("MessagePack nested deeper than {limit} levels")]
     TooDeep { limit: usize },
-}
-
-impl CodeObjectError {
-    pub(crate) fn metadata(reason: impl Into<String>) -> Self {
-        Self::BadMetadata {
-            reason: reason.into(),
-        }
-    }
 }

@@ -12,6 +12,7 @@
 //! so the device library computes the group count as count + (remainder != 0).
 
 use super::error::CodeObjectError;
+use super::kernarg_error::{ArgLabel, DispatchShapeError};
 use super::kernel::KernelInfo;
 use super::metadata::{KernelArg, ValueKind};
 
@@ -64,17 +65,14 @@ impl DispatchShape {
         }
     }
 
-    fn validate(&self) -> Result<(), CodeObjectError> {
-        let bad = |reason: String| CodeObjectError::BadDispatchShape { reason };
+    fn validate(&self) -> Result<(), DispatchShapeError> {
         if !(1..=3).contains(&self.dims) {
-            return Err(bad(format!("dims is {}, expected 1, 2 or 3", self.dims)));
+            return Err(DispatchShapeError::Dims { dims: self.dims });
         }
-        for axis in 0..3 {
-            let wg = self.workgroup[axis];
-            if wg == 0 || wg > u32::from(u16::MAX) {
-                return Err(bad(format!(
-                    "workgroup size {wg} in dimension {axis} is not in 1..=65535"
-                )));
+        let max = u32::from(u16::MAX);
+        for (axis, &size) in self.workgroup.iter().enumerate() {
+            if size == 0 || size > max {
+                return Err(DispatchShapeError::WorkgroupSize { axis, size, max });
             }
         }
         Ok(())
@@ -113,28 +111,29 @@ impl<'k> KernargBuilder<'k> {
         self.kernel
     }
 
-    fn describe(&self, slot: usize) -> String {
-        let arg = &self.kernel.args[self.explicit[slot]];
-        match &arg.name {
-            Some(name) => format!("{slot} (`{name}`) of kernel `{}`", self.kernel.name),
-            None => format!("{slot} of kernel `{}`", self.kernel.name),
+    fn label(&self, slot: usize) -> ArgLabel {
+        ArgLabel {
+            kernel: self.kernel.name.clone(),
+            index: slot,
+            name: self.kernel.args[self.explicit[slot]].name.clone(),
         }
     }
 
     fn slot(&self, arg: ArgRef<'_>) -> Result<usize, CodeObjectError> {
         match arg {
             ArgRef::Index(index) if index < self.explicit.len() => Ok(index),
-            ArgRef::Index(index) => Err(CodeObjectError::ArgMismatch {
-                arg: format!("{index} of kernel `{}`", self.kernel.name),
-                reason: format!("the kernel has {} explicit arguments", self.explicit.len()),
+            ArgRef::Index(index) => Err(CodeObjectError::ArgIndexOutOfRange {
+                kernel: self.kernel.name.clone(),
+                index,
+                count: self.explicit.len(),
             }),
             ArgRef::Name(name) => self
                 .explicit
                 .iter()
                 .position(|&i| self.kernel.args[i].name.as_deref() == Some(name))
-                .ok_or_else(|| CodeObjectError::ArgMismatch {
-                    arg: format!("`{name}` of kernel `{}`", self.kernel.name),
-                    reason: "no explicit argument has this name".into(),
+                .ok_or_else(|| CodeObjectError::UnknownArgName {
+                    kernel: self.kernel.name.clone(),
+                    name: name.to_string(),
                 }),
         }
     }
@@ -144,12 +143,10 @@ impl<'k> KernargBuilder<'k> {
         let slot = self.slot(arg)?;
         let expected = self.kernel.args[self.explicit[slot]].size as usize;
         if bytes.len() != expected {
-            return Err(CodeObjectError::ArgMismatch {
-                arg: self.describe(slot),
-                reason: format!(
-                    "{} bytes given, the argument is {expected} bytes",
-                    bytes.len()
-                ),
+            return Err(CodeObjectError::ArgSizeMismatch {
+                arg: self.label(slot),
+                given: bytes.len(),
+                expected,
             });
         }
         self.values[slot] = Some(bytes.to_vec());
@@ -188,7 +185,7 @@ impl<'k> KernargBuilder<'k> {
             let value = self.values[slot]
                 .as_ref()
                 .ok_or_else(|| CodeObjectError::MissingArg {
-                    arg: self.describe(slot),
+                    arg: self.label(slot),
                 })?;
             segment[arg.offset as usize..][..value.len()].copy_from_slice(value);
         }

@@ -9,6 +9,7 @@ use rmpv::Value;
 
 use super::elf_error::Unsupported;
 use super::error::{CodeObjectError, MsgpackShapeError};
+use super::metadata_error::{MetadataError, MetadataNode, MetadataType, MsgpackRead};
 
 /// Largest kernarg segment accepted (HSA agents allow far less; this only
 /// keeps a corrupt note from asking for a huge buffer).
@@ -200,15 +201,14 @@ pub(crate) struct Metadata {
 /// A msgpack map, looked up by string key.
 struct Map<'a> {
     entries: &'a [(Value, Value)],
-    context: String,
+    node: MetadataNode,
 }
 
 impl<'a> Map<'a> {
-    fn new(value: &'a Value, context: impl Into<String>) -> Result<Self, CodeObjectError> {
-        let context = context.into();
+    fn new(value: &'a Value, node: MetadataNode) -> Result<Self, MetadataError> {
         match value {
-            Value::Map(entries) => Ok(Map { entries, context }),
-            _ => Err(CodeObjectError::metadata(format!("{context} is not a map"))),
+            Value::Map(entries) => Ok(Map { entries, node }),
+            _ => Err(MetadataError::NotAMap { node }),
         }
     }
 
@@ -219,58 +219,67 @@ impl<'a> Map<'a> {
             .map(|(_, v)| v)
     }
 
-    fn missing(&self, key: &str) -> CodeObjectError {
-        CodeObjectError::metadata(format!("{} has no {key}", self.context))
+    fn missing(&self, key: &'static str) -> MetadataError {
+        MetadataError::MissingKey {
+            node: self.node.clone(),
+            key,
+        }
     }
 
-    fn wrong(&self, key: &str, expected: &str) -> CodeObjectError {
-        CodeObjectError::metadata(format!("{}: {key} is not {expected}", self.context))
+    fn wrong(&self, key: &'static str, expected: MetadataType) -> MetadataError {
+        MetadataError::WrongType {
+            node: self.node.clone(),
+            key,
+            expected,
+        }
     }
 
-    fn opt_u32(&self, key: &str) -> Result<Option<u32>, CodeObjectError> {
+    fn opt_u32(&self, key: &'static str) -> Result<Option<u32>, MetadataError> {
         match self.get(key) {
             None => Ok(None),
             Some(value) => value
                 .as_u64()
                 .and_then(|v| u32::try_from(v).ok())
                 .map(Some)
-                .ok_or_else(|| self.wrong(key, "a 32-bit unsigned integer")),
+                .ok_or_else(|| self.wrong(key, MetadataType::U32)),
         }
     }
 
-    fn u32(&self, key: &str) -> Result<u32, CodeObjectError> {
+    fn u32(&self, key: &'static str) -> Result<u32, MetadataError> {
         self.opt_u32(key)?.ok_or_else(|| self.missing(key))
     }
 
-    fn opt_str(&self, key: &str) -> Result<Option<String>, CodeObjectError> {
+    fn opt_str(&self, key: &'static str) -> Result<Option<String>, MetadataError> {
         match self.get(key) {
             None => Ok(None),
             Some(value) => value
                 .as_str()
                 .map(|s| Some(s.to_string()))
-                .ok_or_else(|| self.wrong(key, "a UTF-8 string")),
+                .ok_or_else(|| self.wrong(key, MetadataType::Str)),
         }
     }
 
-    fn str(&self, key: &str) -> Result<String, CodeObjectError> {
+    fn str(&self, key: &'static str) -> Result<String, MetadataError> {
         self.opt_str(key)?.ok_or_else(|| self.missing(key))
     }
 
-    fn bool(&self, key: &str) -> Result<bool, CodeObjectError> {
+    fn bool(&self, key: &'static str) -> Result<bool, MetadataError> {
         match self.get(key) {
             None => Ok(false),
-            Some(value) => value.as_bool().ok_or_else(|| self.wrong(key, "a boolean")),
+            Some(value) => value
+                .as_bool()
+                .ok_or_else(|| self.wrong(key, MetadataType::Bool)),
         }
     }
 
     fn opt_u32_array<const N: usize>(
         &self,
-        key: &str,
-    ) -> Result<Option<[u32; N]>, CodeObjectError> {
+        key: &'static str,
+    ) -> Result<Option<[u32; N]>, MetadataError> {
         let Some(value) = self.get(key) else {
             return Ok(None);
         };
-        let wrong = || self.wrong(key, &format!("an array of {N} 32-bit unsigned integers"));
+        let wrong = || self.wrong(key, MetadataType::U32Array { len: N });
         let items = value.as_array().ok_or_else(wrong)?;
         if items.len() != N {
             return Err(wrong());
@@ -370,9 +379,14 @@ fn check_msgpack_shape(bytes: &[u8]) -> Result<(), MsgpackShapeError> {
 pub(crate) fn parse_metadata(desc: &[u8]) -> Result<Metadata, CodeObjectError> {
     check_msgpack_shape(desc)?;
     let mut reader = desc;
-    let root = rmpv::decode::read_value(&mut reader)
-        .map_err(|e| CodeObjectError::metadata(format!("invalid MessagePack: {e}")))?;
-    let root = Map::new(&root, "metadata root")?;
+    let root = rmpv::decode::read_value(&mut reader).map_err(|e| MetadataError::Undecodable {
+        read: match e {
+            rmpv::decode::Error::InvalidMarkerRead(_) => MsgpackRead::Marker,
+            rmpv::decode::Error::InvalidDataRead(_) => MsgpackRead::Data,
+            rmpv::decode::Error::DepthLimitExceeded => MsgpackRead::DepthLimit,
+        },
+    })?;
+    let root = Map::new(&root, MetadataNode::Root)?;
     let version = root
         .opt_u32_array::<2>("amdhsa.version")?
         .ok_or_else(|| root.missing("amdhsa.version"))?;
@@ -387,7 +401,7 @@ pub(crate) fn parse_metadata(desc: &[u8]) -> Result<Metadata, CodeObjectError> {
         None => Vec::new(),
         Some(value) => value
             .as_array()
-            .ok_or_else(|| root.wrong("amdhsa.kernels", "an array"))?
+            .ok_or_else(|| root.wrong("amdhsa.kernels", MetadataType::Array))?
             .iter()
             .enumerate()
             .map(|(index, kernel)| parse_kernel(kernel, index))
@@ -400,30 +414,35 @@ pub(crate) fn parse_metadata(desc: &[u8]) -> Result<Metadata, CodeObjectError> {
     })
 }
 
-fn parse_kernel(value: &Value, index: usize) -> Result<KernelMetadata, CodeObjectError> {
-    let map = Map::new(value, format!("amdhsa.kernels[{index}]"))?;
+fn parse_kernel(value: &Value, index: usize) -> Result<KernelMetadata, MetadataError> {
+    let map = Map::new(value, MetadataNode::KernelEntry { index })?;
     let name = map.str(".name")?;
     let map = Map {
-        context: format!("kernel `{name}`"),
+        node: MetadataNode::Kernel {
+            kernel: name.clone(),
+        },
         ..map
     };
     let kernarg_segment_size = map.u32(".kernarg_segment_size")?;
     if u64::from(kernarg_segment_size) > MAX_KERNARG_SEGMENT_SIZE {
-        return Err(CodeObjectError::metadata(format!(
-            "kernel `{name}`: .kernarg_segment_size {kernarg_segment_size} is larger than {MAX_KERNARG_SEGMENT_SIZE}"
-        )));
+        return Err(MetadataError::KernargSegmentTooLarge {
+            kernel: name,
+            size: kernarg_segment_size,
+            limit: MAX_KERNARG_SEGMENT_SIZE,
+        });
     }
     let kernarg_segment_align = map.u32(".kernarg_segment_align")?;
     if !kernarg_segment_align.is_power_of_two() {
-        return Err(CodeObjectError::metadata(format!(
-            "kernel `{name}`: .kernarg_segment_align {kernarg_segment_align} is not a power of two"
-        )));
+        return Err(MetadataError::KernargAlignNotPowerOfTwo {
+            kernel: name,
+            align: kernarg_segment_align,
+        });
     }
     let args = match map.get(".args") {
         None => Vec::new(),
         Some(value) => value
             .as_array()
-            .ok_or_else(|| map.wrong(".args", "an array"))?
+            .ok_or_else(|| map.wrong(".args", MetadataType::Array))?
             .iter()
             .enumerate()
             .map(|(i, arg)| parse_arg(arg, &name, i, kernarg_segment_size))
@@ -454,26 +473,39 @@ fn parse_arg(
     kernel: &str,
     index: usize,
     kernarg_segment_size: u32,
-) -> Result<KernelArg, CodeObjectError> {
-    let map = Map::new(value, format!("kernel `{kernel}` argument {index}"))?;
+) -> Result<KernelArg, MetadataError> {
+    let map = Map::new(
+        value,
+        MetadataNode::Argument {
+            kernel: kernel.to_string(),
+            index,
+        },
+    )?;
     let offset = map.u32(".offset")?;
     let size = map.u32(".size")?;
     let value_kind = ValueKind::parse(&map.str(".value_kind")?);
     let end = u64::from(offset) + u64::from(size);
     if end > u64::from(kernarg_segment_size) {
-        return Err(CodeObjectError::metadata(format!(
-            "kernel `{kernel}` argument {index} ({}) spans bytes {offset}..{end}, past the kernarg segment size {kernarg_segment_size}",
-            value_kind.as_str()
-        )));
+        return Err(MetadataError::ArgumentOutsideSegment {
+            kernel: kernel.to_string(),
+            index,
+            value_kind,
+            offset,
+            end,
+            segment_size: kernarg_segment_size,
+        });
     }
-    let address_space = match map.opt_str(".address_space")? {
-        None => None,
-        Some(space) => Some(AddressSpace::parse(&space).ok_or_else(|| {
-            CodeObjectError::metadata(format!(
-                "kernel `{kernel}` argument {index}: unknown .address_space `{space}`"
-            ))
-        })?),
-    };
+    let address_space =
+        match map.opt_str(".address_space")? {
+            None => None,
+            Some(space) => Some(AddressSpace::parse(&space).ok_or_else(|| {
+                MetadataError::UnknownAddressSpace {
+                    kernel: kernel.to_string(),
+                    index,
+                    space: space.clone(),
+                }
+            })?),
+        };
     Ok(KernelArg {
         name: map.opt_str(".name")?,
         type_name: map.opt_str(".type_name")?,

@@ -19,8 +19,9 @@
 //! Files: `elf` (the ELF reader and image loader), `metadata` (the msgpack
 //! note), `kernel` (a kernel's metadata + descriptor), `isa` (processor and
 //! target features), `bundle` (offload bundles), `kernarg` (kernarg
-//! segments), `error` (with `bundle_error` and `elf_error`, the parts of
-//! its errors for bundles and the ELF container).
+//! segments), `error` (with `bundle_error`, `elf_error`, `metadata_error`
+//! and `kernarg_error`, the parts of its errors for bundles, the ELF
+//! container, the metadata note and kernarg segments).
 
 mod bundle;
 mod bundle_error;
@@ -29,8 +30,10 @@ mod elf_error;
 mod error;
 mod isa;
 mod kernarg;
+mod kernarg_error;
 mod kernel;
 mod metadata;
+mod metadata_error;
 
 use std::borrow::Cow;
 
@@ -44,8 +47,10 @@ pub use elf_error::{ElfFault, ElfTable, ObjectError, RelocationFault, TruncatedP
 pub use error::{CodeObjectError, MsgpackShapeError};
 pub use isa::{HSA_TRIPLE, IsaName, TargetFeature, gfx_name_for_mach, mach_for_gfx_name};
 pub use kernarg::{ArgRef, DispatchShape, KernargBuilder};
+pub use kernarg_error::{ArgLabel, DispatchShapeError};
 pub use kernel::KernelInfo;
 pub use metadata::{AddressSpace, KernelArg, ValueKind};
+pub use metadata_error::{MetadataError, MetadataNode, MetadataType, MsgpackRead};
 
 /// Accept an ELF code object, a bundle or a compressed bundle; return the
 /// code object for `agent` (borrowed unless it had to be decompressed), or

@@ -1,7 +1,6 @@
 //! Shared helpers of the facade tests: a device on gfxsim, the checked-in
 //! OpenCL kernels as raw code-object shader modules, readback, and error
 //! scope assertions.
-#![allow(dead_code)]
 
 use std::borrow::Cow;
 
@@ -79,8 +78,7 @@ fn ctx_on(instance: Instance, desc: impl FnOnce(&Adapter) -> DeviceDescriptor<'s
 
 /// A checked-in gfx1100 test kernel as a shader module.
 pub fn kernel_module(device: &Device, name: &str, workgroup: [u32; 3]) -> ShaderModule {
-    let path = format!("{}/kernels/gfx1100/{name}.co", env!("CARGO_MANIFEST_DIR"));
-    let code = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let code = aqueduct_test_support::repo::kernel(&format!("gfx1100/{name}.co"));
     code_object_module(device, name, Cow::Owned(code), workgroup)
 }
 

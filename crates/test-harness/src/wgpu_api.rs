@@ -1,21 +1,21 @@
-//! Shared setup of the wgpu API tests: a wgpu device on gfxsim through
+//! Shared setup of aqueduct-wgpu's API tests: a wgpu device on gfxsim through
 //! aqueduct-wgpu, with the Collatz shader of the example precompiled (so no
 //! test needs LLVM), and small helpers that read buffers back through
 //! wgpu's own mapping API.
 
-#![allow(dead_code)]
-
+pub use aqueduct_test_support::bytes::u32s;
 use aqueduct_wgpu::{InstanceOptions, include_precompiled};
 
 /// The example's WGSL (its precompiled objects are registered).
-pub const COLLATZ_WGSL: &str = include_str!("../../examples/shaders/wgpu_hello_compute.wgsl");
+pub const COLLATZ_WGSL: &str =
+    include_str!("../../wgpu-backend/examples/shaders/wgpu_hello_compute.wgsl");
 
 /// A device with every feature the adapter offers (timestamps included).
 pub fn device() -> (wgpu::Device, wgpu::Queue) {
     let options = InstanceOptions::default()
         .device(aqueduct::DeviceChoice::Sim)
         .precompiled(include_precompiled!(
-            "../../examples/shaders",
+            "../../wgpu-backend/examples/shaders",
             "wgpu_hello_compute"
         ));
     let instance = aqueduct_wgpu::instance_with(options);
@@ -70,14 +70,6 @@ pub fn read_back(device: &wgpu::Device, queue: &wgpu::Queue, buffer: &wgpu::Buff
     encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
     queue.submit([encoder.finish()]);
     read(device, &staging)
-}
-
-/// The u32 words of `bytes`.
-pub fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
 }
 
 /// Run `f` inside a validation error scope; the error it caught.

@@ -3,8 +3,6 @@
 //! with a mutex and condition variable. Every other operation fails with
 //! ENOSYS, so a test that needs one notices.
 
-#![allow(dead_code)]
-
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};

@@ -3,8 +3,6 @@
 //! way kfd_queue.c does, backs host-mapped BOs with anonymous shared memory
 //! at the requested VA, and records doorbell writes. No packet is executed.
 
-#![allow(dead_code)]
-
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,7 +12,7 @@ use aqueduct_kfd::uapi::*;
 use aqueduct_kfd::{KfdDevice, KfdError, KfdResult};
 use rustix::mm::{MapFlags, ProtFlags};
 
-use super::event_device::EventDevice;
+use crate::event_device::EventDevice;
 
 const EINVAL: i32 = 22;
 

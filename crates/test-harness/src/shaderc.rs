@@ -1,10 +1,8 @@
-//! Shared test harness: run a checked-in shader code object
+//! aqueduct-shaderc's test harness: run a checked-in shader code object
 //! (shaders/tests/<target>/NAME.co with NAME.reflect.json) on a simulated
 //! gfx1100 through aqueduct-hsa, binding buffers by the reflection's
 //! argument names, and hand back every binding's bytes after the dispatch.
 //! Test data and comparisons come from aqueduct-test-support.
-
-#![allow(dead_code, unused_imports)] // each test file uses a different subset
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -22,7 +20,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The repository's shaders/ folder.
 pub fn shaders_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shaders")
+    aqueduct_test_support::repo::root().join("shaders")
 }
 
 /// Bytes and reflection of a checked-in shader (`"tests/arith"`).

@@ -1,7 +1,6 @@
 //! Test harness at the KFD boundary: drives a `SimDevice` through the
 //! `KfdDevice` trait the way a runtime does (reserve VA, ALLOC, mmap the
 //! render node, MAP), with helpers for queues, signals and events.
-#![allow(dead_code)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
@@ -70,7 +69,8 @@ impl Buffer {
         (self.va + offset) as *mut T
     }
     pub fn atomic_u64(&self, offset: u64) -> &'static AtomicU64 {
-        // SAFETY: offset is inside the mapped, leaked BO and 8-aligned.
+        assert!(offset.is_multiple_of(8) && offset + 8 <= self.size);
+        // SAFETY: offset is inside the mapped, leaked BO and 8-aligned (checked above).
         unsafe { &*(self.ptr::<AtomicU64>(offset)) }
     }
     pub fn write_bytes(&self, offset: u64, bytes: &[u8]) {
@@ -87,6 +87,12 @@ pub struct Harness {
     pub gpu_id: u32,
     pub gpu_ids: Vec<u32>,
     pub cwsr: CwsrSizes,
+}
+
+impl Default for Harness {
+    fn default() -> Harness {
+        Harness::new()
+    }
 }
 
 impl Harness {
@@ -288,13 +294,20 @@ impl Signals {
     }
 
     pub fn value(&self, signal: u64) -> i64 {
-        // SAFETY: signal addresses come from `signal` and lie in `memory`.
-        unsafe { &*((signal + 8) as *const AtomicU64) }.load(Ordering::Acquire) as i64
+        self.value_word(signal).load(Ordering::Acquire) as i64
     }
 
     pub fn store(&self, signal: u64, value: i64) {
-        // SAFETY: as in `value`.
-        unsafe { &*((signal + 8) as *const AtomicU64) }.store(value as u64, Ordering::Release);
+        self.value_word(signal)
+            .store(value as u64, Ordering::Release);
+    }
+
+    /// The value word of a signal `signal` handed out.
+    fn value_word(&self, signal: u64) -> &'static AtomicU64 {
+        let offset = signal
+            .checked_sub(self.memory.va)
+            .expect("a signal of this Signals");
+        self.memory.atomic_u64(offset + 8)
     }
 }
 

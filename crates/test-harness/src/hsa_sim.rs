@@ -1,5 +1,5 @@
-//! Shared setup for the end-to-end tests (e2e_kernels, e2e_ordering,
-//! e2e_faults): a runtime over a fresh gfxsim device, the checked-in gfx1100
+//! Shared setup of aqueduct-hsa's end-to-end tests (e2e_kernels,
+//! e2e_ordering, e2e_faults and the others over gfxsim): a runtime over a fresh gfxsim device, the checked-in gfx1100
 //! kernels, host-visible buffers, and a one-call "build the kernargs and the
 //! dispatch" helper, so each test reads as: data in, dispatch, compare with
 //! a host computation.
@@ -7,8 +7,6 @@
 //! Each test builds its own `Gpu` (own SimDevice and Runtime): a queue error
 //! makes every wait of that runtime fail, so fault tests must not share one
 //! with anything else.
-
-#![allow(dead_code, unused_imports)] // each test file uses a different subset
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,11 +58,7 @@ pub struct Launch {
 
 /// The bytes of `kernels/gfx1100/<file>`.
 pub fn kernel_file(file: &str) -> Vec<u8> {
-    let path = format!(
-        "{}/../../kernels/gfx1100/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
+    aqueduct_test_support::repo::kernel(&format!("gfx1100/{file}"))
 }
 
 /// The dimension count a dispatch of these sizes has (as KernelDispatch::new
@@ -76,6 +70,12 @@ pub fn dims_of(grid: [u32; 3], workgroup: [u16; 3]) -> u32 {
         2
     } else {
         1
+    }
+}
+
+impl Default for Gpu {
+    fn default() -> Gpu {
+        Gpu::new()
     }
 }
 

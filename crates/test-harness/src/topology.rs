@@ -2,8 +2,6 @@
 //! property values of a Radeon RX 7900 XTX (as its sysfs topology
 //! publishes them; `crates/kfd/tests/fixtures/rx7900xtx`).
 
-#![allow(dead_code)]
-
 use aqueduct_kfd::topology::{
     HeapType, MemBank, Node, NodeKind, NodeProperties, SystemProperties, Topology,
 };

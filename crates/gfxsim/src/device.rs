@@ -24,7 +24,8 @@ use crate::stats::{SimStats, StatsCounters};
 use crate::topology::{FIRST_RENDER_MINOR, MAX_GPUS, build_tree, gpu_id_of, host_memory_size};
 use aqueduct_isa::GpuMemory;
 
-/// Fake file descriptors handed out for render nodes (far above real fds).
+/// Fake file descriptors handed out for render nodes (far above real fds),
+/// one per open.
 const RENDER_FD_BASE: u32 = 0x4000_0000;
 /// Destroyed queues whose errors [`SimDevice::wave_error`] remembers; the
 /// record starts over past this many.
@@ -307,11 +308,11 @@ impl KfdDevice for SimDevice {
                 source: Errno::NOENT.into(),
             })?;
         gpu.set_render_node_open();
-        let fd = RENDER_FD_BASE + drm_render_minor;
-        self.render_fds
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(fd, gpu.index);
+        // Every open is a new file, as open(2) of /dev/dri/renderD<minor>
+        // is: ACQUIRE_VM tells them apart.
+        let mut fds = self.render_fds.lock().unwrap_or_else(|e| e.into_inner());
+        let fd = RENDER_FD_BASE + fds.len() as u32;
+        fds.insert(fd, gpu.index);
         Ok(fd)
     }
 
@@ -353,14 +354,23 @@ impl KfdDevice for SimDevice {
             .copied();
         match fd_gpu {
             Some(index) if index == gpu.index => {
-                gpu.set_vm_acquired();
-                Ok(())
+                if gpu.acquire_vm(args.drm_fd) {
+                    Ok(())
+                } else {
+                    tracing::debug!(
+                        "{NAME}: gpu {:#x}'s VM was acquired through another render-node fd",
+                        args.gpu_id
+                    );
+                    Err(err(NAME, Errno::BUSY))
+                }
             }
             Some(_) => {
                 tracing::debug!("{NAME}: fd {} is another GPU's render node", args.drm_fd);
                 Err(err(NAME, Errno::INVAL))
             }
-            None => Err(err(NAME, Errno::BADF)),
+            // kfd_ioctl_acquire_vm: `fget` of an fd that is no open file
+            // fails with EINVAL.
+            None => Err(err(NAME, Errno::INVAL)),
         }
     }
 

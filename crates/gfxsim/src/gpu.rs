@@ -51,6 +51,9 @@ pub struct Gpu {
     /// The watchdog's per-dispatch time limit (`SimConfig::dispatch_timeout`).
     pub dispatch_timeout: Option<Duration>,
     vm_acquired: AtomicBool,
+    /// The render-node fd whose VM this process acquired (the process
+    /// device's `drm_file` in amdkfd).
+    vm_fd: Mutex<Option<u32>>,
     render_open: AtomicBool,
     /// References live queues hold on BOs mapped in this GPU's VM, by
     /// handle (amdgpu's `bo_va->queue_refcount`).
@@ -83,6 +86,7 @@ impl Gpu {
             cwsr,
             dispatch_timeout: None,
             vm_acquired: AtomicBool::new(false),
+            vm_fd: Mutex::new(None),
             render_open: AtomicBool::new(false),
             queue_refs: Mutex::new(HashMap::new()),
         })
@@ -122,8 +126,20 @@ impl Gpu {
         self.vm_acquired.load(Ordering::Acquire)
     }
 
-    pub fn set_vm_acquired(&self) {
-        self.vm_acquired.store(true, Ordering::Release);
+    /// ACQUIRE_VM through render-node fd `fd`: the first one binds the
+    /// VM; the same fd again succeeds, another one is refused, since the
+    /// process device keeps the first `drm_file` (kfd_chardev.c
+    /// `kfd_ioctl_acquire_vm`: EBUSY). Returns whether it was accepted.
+    pub fn acquire_vm(&self, fd: u32) -> bool {
+        let mut bound = self.vm_fd.lock().unwrap_or_else(|e| e.into_inner());
+        match *bound {
+            Some(first) => first == fd,
+            None => {
+                *bound = Some(fd);
+                self.vm_acquired.store(true, Ordering::Release);
+                true
+            }
+        }
     }
 
     pub fn render_node_open(&self) -> bool {

@@ -105,11 +105,14 @@ fn acquire_vm_needs_the_gpus_render_node() {
         ..Default::default()
     };
     assert_eq!(errno(dev.alloc_memory_of_gpu(&mut a).unwrap_err()), EINVAL);
-    dev.acquire_vm(&mut AcquireVmArgs {
-        drm_fd: fd0,
-        gpu_id: gpus[0].gpu_id,
-    })
-    .unwrap();
+    for _ in 0..2 {
+        // The same file again is accepted.
+        dev.acquire_vm(&mut AcquireVmArgs {
+            drm_fd: fd0,
+            gpu_id: gpus[0].gpu_id,
+        })
+        .unwrap();
+    }
     dev.alloc_memory_of_gpu(&mut a).unwrap();
     assert_eq!(a.handle >> 32, gpus[0].gpu_id as u64);
     assert_ne!(a.mmap_offset, 0);
@@ -884,4 +887,26 @@ fn older_kfd_versions_lack_what_their_kernels_lacked() {
             assert_eq!(args.wait_result, KFD_IOC_WAIT_RESULT_TIMEOUT, "1.{minor}");
         }
     }
+}
+
+/// kfd_chardev.c `kfd_ioctl_acquire_vm`: the process device keeps the first
+/// render-node file it was given; the same fd again succeeds, another fd of
+/// the same GPU is EBUSY, and an fd that is no open file is EINVAL.
+#[test]
+fn acquire_vm_binds_one_render_node_file_per_gpu() {
+    let h = Harness::new();
+    let topology = h.dev.topology().unwrap();
+    let node = topology.gpu_nodes().next().unwrap();
+    let minor = node.drm_render_minor().unwrap();
+    let acquire = |drm_fd: u32| {
+        h.dev
+            .acquire_vm(&mut AcquireVmArgs {
+                drm_fd,
+                gpu_id: node.gpu_id,
+            })
+            .map_err(errno)
+    };
+    let second = h.dev.open_render_node(minor).unwrap();
+    assert_eq!(acquire(second), Err(EBUSY), "another file of the same GPU");
+    assert_eq!(acquire(9999), Err(EINVAL), "not an open file");
 }

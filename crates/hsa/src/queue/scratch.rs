@@ -99,6 +99,9 @@ pub enum ScratchError {
     /// The packet the queue stopped at is not a dispatch with private memory.
     #[error("packet {packet}: the queue asked for scratch for a packet that needs none")]
     NotScratchDispatch { packet: u64 },
+    /// The CP asked again for the packet it was just given `size` bytes for.
+    #[error("packet {packet}: the queue asked again after it was given {size} bytes of scratch")]
+    Refused { packet: u64, size: u64 },
 }
 
 /// The agent's scratch geometry and the queue's limit.
@@ -170,7 +173,12 @@ impl ScratchPlan {
         let waves_per_group = items.div_ceil(lanes).max(1);
         let engines = limits.shader_engines.max(1);
         let device_slots = limits.device_slots();
-        let dispatch_slots = groups.saturating_mul(waves_per_group).min(device_slots);
+        // Workgroups spread over every engine (`calc_dispatch_groups` returns
+        // a multiple of the engines), so each engine's WAVES holds one.
+        let dispatch_slots = groups
+            .next_multiple_of(engines)
+            .saturating_mul(waves_per_group)
+            .min(device_slots);
         let page = |slots: u64| (slots * wave_bytes).next_multiple_of(4096);
         let limit = limits.single_limit;
         let plan = |slots: u64, use_once: bool| ScratchPlan {
@@ -276,6 +284,8 @@ pub(crate) struct ScratchShared {
     /// The current KFD doorbell (changes when the queue is recreated).
     doorbell_va: AtomicU64,
     backing: Mutex<Option<Allocation>>,
+    /// The packet scratch was last given for, and the size.
+    last_grant: Mutex<Option<(u64, u64)>>,
     error: Mutex<Option<ScratchError>>,
     stop: AtomicBool,
     /// Times backing memory was allocated (for tests and tracing).
@@ -324,6 +334,7 @@ impl QueueScratch {
             error_event_id,
             doorbell_va: AtomicU64::new(0),
             backing: Mutex::new(None),
+            last_grant: Mutex::new(None),
             error: Mutex::new(None),
             stop: AtomicBool::new(false),
             allocations: AtomicU32::new(0),
@@ -347,6 +358,12 @@ impl QueueScratch {
     /// starts running, so a stop left from a failed request ends.
     pub(crate) fn set_doorbell(&self, va: u64) {
         self.shared.doorbell_va.store(va, Ordering::Release);
+        // Packet indices start again at 0.
+        self.shared
+            .last_grant
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         if self.shared.signal.load(MemoryOrder::Acquire) == CODE_FAILED {
             self.shared.signal.store(0, MemoryOrder::Release);
         }
@@ -433,10 +450,25 @@ impl ScratchShared {
         unsafe { std::ptr::read_volatile(self.memory.amd_queue) }
     }
 
-    fn write_amd_queue(&self, q: &AmdQueue) {
-        // SAFETY: as in `amd_queue`. The CP reads these fields only while the queue is stopped on
-        // the inactive signal, which is stored (release) after this write.
-        unsafe { std::ptr::write_volatile(self.memory.amd_queue, *q) }
+    /// Write `q`'s scratch fields (and properties) into the queue's
+    /// `amd_queue_t`, field by field: the dispatch ids beside them change
+    /// under the host's and the CP's atomics.
+    fn write_scratch_fields(&self, q: &AmdQueue) {
+        let p = self.memory.amd_queue;
+        // SAFETY: as in `amd_queue`; each write is one in-bounds field. The CP reads these fields
+        // only while the queue is stopped on the inactive signal, which is stored (release) after.
+        unsafe {
+            (&raw mut (*p).compute_tmpring_size).write_volatile(q.compute_tmpring_size);
+            (&raw mut (*p).scratch_resource_descriptor)
+                .write_volatile(q.scratch_resource_descriptor);
+            (&raw mut (*p).scratch_backing_memory_location)
+                .write_volatile(q.scratch_backing_memory_location);
+            (&raw mut (*p).scratch_backing_memory_byte_size)
+                .write_volatile(q.scratch_backing_memory_byte_size);
+            (&raw mut (*p).scratch_wave64_lane_byte_size)
+                .write_volatile(q.scratch_wave64_lane_byte_size);
+            (&raw mut (*p).queue_properties).write_volatile(q.queue_properties);
+        }
     }
 
     fn handle(&self, code: i64) {
@@ -470,6 +502,12 @@ impl ScratchShared {
         if packet.private_segment_size == 0 {
             return Err(ScratchError::NotScratchDispatch { packet: index });
         }
+        let mut last = self.last_grant.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((packet, size)) = *last
+            && packet == index
+        {
+            return Err(ScratchError::Refused { packet, size });
+        }
         let plan = ScratchPlan::new(&self.limits, index, &packet, lanes)?;
         // The old backing goes first: the CP stopped after the packets using it finished.
         self.set_backing(None, None);
@@ -490,6 +528,7 @@ impl ScratchShared {
             "allocated queue scratch"
         );
         self.set_backing(Some(backing), Some(&plan));
+        *last = Some((index, plan.size));
         Ok(())
     }
 
@@ -508,7 +547,7 @@ impl ScratchShared {
                 q.queue_properties &= !AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE;
             }
         }
-        self.write_amd_queue(&q);
+        self.write_scratch_fields(&q);
         *held = backing;
     }
 
@@ -586,15 +625,17 @@ mod tests {
         let p = ScratchPlan::new(&LIMITS, 0, &dispatch(65, 64, 256), 32).unwrap();
         assert_eq!(p.lane_bytes, 72);
         // 64 KiB per wave64 lane: 4 MiB per wave, all slots would be 12 GiB;
-        // the dispatch's 4 waves fit once.
+        // the dispatch's 4 one-wave workgroups, spread over the 6 engines,
+        // fit once.
         let p = ScratchPlan::new(&LIMITS, 0, &dispatch(65536, 64, 256), 64).unwrap();
-        assert_eq!((p.slots, p.size, p.use_once), (4, 16 << 20, true));
+        assert_eq!((p.slots, p.size, p.use_once), (6, 24 << 20, true));
         // A grid of many waves is held to the limit, in whole workgroups per engine.
         let p = ScratchPlan::new(&LIMITS, 0, &dispatch(65536, 64, 64 * 1000), 64).unwrap();
         assert_eq!((p.slots, p.use_once), (30, true));
         assert!(p.size <= LIMITS.single_limit);
-        // The largest wave64 (WAVESIZE's limit, 8 MiB): a workgroup of 16
-        // waves rounded up to 18 for the 6 engines passes the 140 MiB limit.
+        // The largest wave64 (WAVESIZE's limit, 8 MiB): one workgroup of 16
+        // waves per engine (rounded up to 18 for the 6 engines) passes the
+        // 140 MiB limit.
         let e = ScratchPlan::new(&LIMITS, 7, &dispatch(131_068, 1024, 1024), 64).unwrap_err();
         assert_eq!(
             e,

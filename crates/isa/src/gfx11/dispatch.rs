@@ -515,7 +515,14 @@ impl Dispatch {
         let s = &self.setup;
         let mut lds = std::mem::take(&mut ctx.lds);
         let lds_len = s.group_segment_size as usize;
-        let (scratch, scratch_va) = self.workgroup_scratch(waves.len(), mem, ctx);
+        let (scratch_ptr, scratch_len, scratch_va) = self.workgroup_scratch(waves.len(), mem, ctx);
+        let scratch: &mut [u8] = if scratch_len == 0 {
+            &mut []
+        } else {
+            // SAFETY: translate gave `scratch_len` bytes of one mapping that stays while `mem` is
+            // borrowed (GpuMemory's contract); the CP gives these wave slots to this workgroup alone.
+            unsafe { std::slice::from_raw_parts_mut(scratch_ptr, scratch_len) }
+        };
         // Taken branches of the workgroup, for the watchdog.
         let mut jumps = 0u32;
         let mut env = Env {
@@ -559,17 +566,17 @@ impl Dispatch {
         result
     }
 
-    /// The workgroup's `nwaves` scratch wave slots in the backing memory, and
-    /// the GPU address of their start: empty when the dispatch has no private
-    /// memory or the slots do not translate (each private access then
-    /// faults, `private_slot` in exec/vmem).
+    /// The workgroup's `nwaves` scratch wave slots in the backing memory:
+    /// their host address and length (0 when the dispatch has no private
+    /// memory or the slots do not translate: each private access then
+    /// faults, `private_slot` in exec/vmem), and their GPU address.
     #[inline(always)]
-    fn workgroup_scratch<'m>(
+    fn workgroup_scratch(
         &self,
         nwaves: usize,
-        mem: &'m dyn GpuMemory,
+        mem: &dyn GpuMemory,
         ctx: &WorkerContext,
-    ) -> (&'m mut [u8], u64) {
+    ) -> (*mut u8, usize, u64) {
         let s = &self.setup;
         let stride = s.scratch.wave_bytes;
         let va = s
@@ -577,14 +584,12 @@ impl Dispatch {
             .base
             .wrapping_add(u64::from(ctx.scratch_wave_slot).wrapping_mul(stride));
         if s.private_segment_size == 0 {
-            return (&mut [], va);
+            return (std::ptr::null_mut(), 0, va);
         }
         let len = nwaves as u64 * stride;
         match (usize::try_from(len), mem.translate(va, len, Access::Write)) {
-            // SAFETY: translate gave `len` bytes of one mapping that stays while `mem` is borrowed
-            // (GpuMemory's contract); the CP gives these wave slots to this workgroup alone.
-            (Ok(n), Ok(p)) => (unsafe { std::slice::from_raw_parts_mut(p, n) }, va),
-            _ => (&mut [], va),
+            (Ok(n), Ok(p)) => (p, n, va),
+            _ => (std::ptr::null_mut(), 0, va),
         }
     }
 

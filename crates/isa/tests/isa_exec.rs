@@ -102,7 +102,7 @@ const PRIVATE_APERTURE: u64 = 0x2_0000_0000_0000;
 /// The scratch backing memory the tests' dispatches get: wave slots of 64
 /// KiB (1 KiB per lane of a wave64), enough for the 32 waves of a
 /// 1024-item wave32 workgroup.
-const SCRATCH: u64 = 0x4000_0000_0000;
+const SCRATCH: u64 = 0x5000_0000_0000;
 const SCRATCH_WAVE_BYTES: u64 = 64 * 1024;
 const SCRATCH_WAVE_SLOTS: u64 = 32;
 

@@ -23,6 +23,15 @@
 //! it starts, so a grid of many short workgroups stops at the limit too and
 //! fails with the same `TimeLimit` error.
 //!
+//! A dispatch with private memory has a limited number of scratch wave
+//! slots (the queue's COMPUTE_TMPRING_SIZE.WAVES, queue/scratch.rs). Its
+//! job splits them into runs of one workgroup's waves ([`ScratchSlots`]); a
+//! worker takes a run before it claims workgroups, its workgroups' waves use
+//! those slots (`WorkerContext::set_scratch_wave_slot`), and it gives the run
+//! back when the job has no workgroups left. A worker that finds no free run
+//! waits for one, as waves beyond the available slots wait on hardware, so
+//! no more waves hold scratch at once than the slots allow.
+//!
 //! A job of fewer workgroups than workers wakes only that many workers;
 //! a command processor may run a one-workgroup job itself
 //! ([`Job::run_here`], queue/command_processor.rs says when).
@@ -46,6 +55,56 @@ use crate::wake::Wake;
 use aqueduct_isa::gfx11::{Dispatch, WorkerContext};
 use aqueduct_isa::{WaveError, WaveErrorKind};
 
+/// A dispatch's scratch wave slots, in runs of one workgroup's waves.
+#[derive(Debug)]
+pub struct ScratchSlots {
+    /// Indices of the free runs (run `r` is wave slots from `r * waves_per_group`).
+    free: Mutex<Vec<u32>>,
+    returned: Condvar,
+    waves_per_group: u32,
+}
+
+impl ScratchSlots {
+    /// `wave_slots` slots for workgroups of `waves_per_group` waves (at least
+    /// one run: the command processor checked the slots hold a workgroup).
+    pub fn new(wave_slots: u64, waves_per_group: u32) -> ScratchSlots {
+        let runs = (wave_slots / u64::from(waves_per_group.max(1))).clamp(1, u64::from(u32::MAX));
+        ScratchSlots {
+            free: Mutex::new((0..runs as u32).rev().collect()),
+            returned: Condvar::new(),
+            waves_per_group,
+        }
+    }
+
+    /// A free run, waiting for one while `job` has workgroups left to claim;
+    /// None once it has none.
+    fn take(&self, job: &Job) -> Option<u32> {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if job.exhausted() {
+                return None;
+            }
+            if let Some(run) = free.pop() {
+                return Some(run);
+            }
+            // Claims that drain the job take no lock: look again now and then.
+            free = self
+                .returned
+                .wait_timeout(free, Duration::from_millis(1))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    fn give_back(&self, run: u32) {
+        self.free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(run);
+        self.returned.notify_one();
+    }
+}
+
 /// One kernel dispatch being executed.
 pub struct Job {
     dispatch: Dispatch,
@@ -66,6 +125,8 @@ pub struct Job {
     started: OnceLock<Instant>,
     /// The command processor to wake when the job is done.
     wake: Arc<Wake>,
+    /// The scratch wave slots of a dispatch with private memory.
+    scratch: Option<ScratchSlots>,
 }
 
 impl std::fmt::Debug for Job {
@@ -82,7 +143,14 @@ impl std::fmt::Debug for Job {
 impl Job {
     /// A job of `dispatch`'s workgroups that fails with
     /// [`WaveErrorKind::TimeLimit`] once it has run longer than `time_limit`.
-    pub fn new(dispatch: Dispatch, time_limit: Option<Duration>, wake: Arc<Wake>) -> Arc<Job> {
+    /// `scratch`: the wave slots its waves' private memory lives in (None
+    /// for a dispatch without private memory).
+    pub fn new(
+        dispatch: Dispatch,
+        time_limit: Option<Duration>,
+        wake: Arc<Wake>,
+        scratch: Option<ScratchSlots>,
+    ) -> Arc<Job> {
         let counts = dispatch.workgroup_count();
         let total = counts.iter().map(|&c| c as u64).product();
         Arc::new(Job {
@@ -98,6 +166,7 @@ impl Job {
             time_limit,
             started: OnceLock::new(),
             wake,
+            scratch,
         })
     }
 
@@ -183,6 +252,26 @@ impl Job {
     /// Claim and run workgroups until none are left to claim (`workers`
     /// sizes the claimed runs).
     fn run_claims(&self, workers: u64, vm: &GpuVm, ctx: &mut WorkerContext, stats: &StatsCounters) {
+        let Some(slots) = &self.scratch else {
+            self.run_claimed(workers, vm, ctx, stats);
+            return;
+        };
+        let Some(run) = slots.take(self) else {
+            return;
+        };
+        ctx.set_scratch_wave_slot(run * slots.waves_per_group);
+        self.run_claimed(workers, vm, ctx, stats);
+        slots.give_back(run);
+    }
+
+    /// [`Job::run_claims`] once the worker holds its scratch wave slots.
+    fn run_claimed(
+        &self,
+        workers: u64,
+        vm: &GpuVm,
+        ctx: &mut WorkerContext,
+        stats: &StatsCounters,
+    ) {
         while let Some(range) = self.claim(workers) {
             let count = range.end - range.start;
             let mut insts = 0u64;

@@ -17,6 +17,13 @@ pub const FIRST_RENDER_MINOR: u32 = 128;
 pub const MAX_GPUS: usize = 64;
 /// CPU cores of node 0.
 const CPU_CORES: u64 = 16;
+/// Shader arrays of a GPU, and per shader engine.
+const ARRAY_COUNT: u64 = 12;
+const SIMD_ARRAYS_PER_ENGINE: u64 = 2;
+/// Shader engines of a GPU (libhsakmt's NumShaderBanks: array_count /
+/// simd_arrays_per_engine); gfx11's COMPUTE_TMPRING_SIZE.WAVES counts
+/// scratch wave slots per engine.
+pub const SHADER_ENGINES: u64 = ARRAY_COUNT / SIMD_ARRAYS_PER_ENGINE;
 
 /// The gpu_id of simulated GPU `index` (0-based). Real KFD derives gpu_ids
 /// from a hash of the device; these are fixed, nonzero, distinct and fit in
@@ -193,8 +200,8 @@ fn gpu_properties(gpu: usize, vram_size: u64) -> String {
         ("gds_size_in_kb", 0),
         ("num_gws", 64),
         ("wave_front_size", 32),
-        ("array_count", 12),
-        ("simd_arrays_per_engine", 2),
+        ("array_count", ARRAY_COUNT),
+        ("simd_arrays_per_engine", SIMD_ARRAYS_PER_ENGINE),
         ("cu_per_simd_array", 8),
         ("simd_per_cu", 2),
         ("max_slots_scratch_cu", 32),

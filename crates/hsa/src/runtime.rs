@@ -33,6 +33,7 @@ use crate::memory::vmem::{APERTURE_ALIGN, DEFAULT_APERTURE_SIZE, VaReservation};
 use crate::memory::{Allocation, HostMapping, MemoryPool, PoolKind, SubAllocator};
 use crate::queue::Queue;
 use crate::queue::aql_queue::QueueSetup;
+use crate::queue::scratch::{DEFAULT_SCRATCH_SINGLE_LIMIT, ScratchLimits, ScratchSetup};
 use crate::signal::Signal;
 use crate::signal::event::EventHub;
 
@@ -378,6 +379,20 @@ impl Runtime {
         let gpu = self.gpu(agent)?;
         let a = &self.agents[gpu.agent_index];
         let node = &gpu.node;
+        let p = &node.properties;
+        // The queue's scratch handler sizes scratch from the agent's geometry
+        // (ROCr `AqlQueue::HandleInsufficientScratch`); its signal is an
+        // interrupt signal, as ROCr's queue_inactive_signal.
+        let scratch = ScratchSetup {
+            device_pool: gpu.pools[0].clone(),
+            signal: self.create_signal(0)?,
+            limits: ScratchLimits {
+                compute_units: u64::from(a.compute_unit_count),
+                shader_engines: (p.array_count / p.simd_arrays_per_engine.max(1)).max(1),
+                slots_per_cu: p.max_slots_scratch_cu,
+                single_limit: scratch_single_limit(),
+            },
+        };
         Queue::create(
             QueueSetup {
                 device: self.device.clone(),
@@ -392,6 +407,7 @@ impl Runtime {
                 max_wave_id: a.max_waves_per_cu.saturating_sub(1),
                 group_aperture_base_hi: (gpu.apertures.lds_base >> 32) as u32,
                 private_aperture_base_hi: (gpu.apertures.scratch_base >> 32) as u32,
+                scratch,
             },
             packets,
         )
@@ -417,6 +433,19 @@ impl Runtime {
     pub fn load_executable(&self, agent: &Agent, bytes: &[u8]) -> HsaResult<Executable> {
         Executable::load(self, agent, bytes)
     }
+}
+
+/// The environment variable that sets the most scratch one queue holds
+/// (ROCr's, `core/util/flag.h`).
+pub const SCRATCH_SINGLE_LIMIT_ENV: &str = "HSA_SCRATCH_SINGLE_LIMIT";
+
+/// The queues' scratch limit: [`SCRATCH_SINGLE_LIMIT_ENV`] in bytes, or
+/// ROCr's default.
+fn scratch_single_limit() -> u64 {
+    std::env::var(SCRATCH_SINGLE_LIMIT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(DEFAULT_SCRATCH_SINGLE_LIMIT)
 }
 
 struct Global {

@@ -17,10 +17,12 @@
 //!   instead of a host crash; [`PlainSpan`] lets a workgroup memoise
 //!   translations that have no side effect (`span_cache.rs`);
 //! - the command processor describes a kernel dispatch packet as a
-//!   [`DispatchSetup`]; the family's `Dispatch` (for gfx11,
-//!   [`gfx11::Dispatch`]) is built from it and then runs any workgroup,
-//!   from any number of host threads, each with its own worker context
-//!   ([`gfx11::WorkerContext`]), returning [`WorkgroupStats`] or the
+//!   [`DispatchSetup`] (with the queue's scratch backing memory,
+//!   [`ScratchBacking`], where the waves' private memory lives); the
+//!   family's `Dispatch` (for gfx11, [`gfx11::Dispatch`]) is built from it
+//!   and then runs any workgroup, from any number of host threads, each
+//!   with its own worker context ([`gfx11::WorkerContext`], which also
+//!   says which wave slots of the backing its workgroups use), returning [`WorkgroupStats`] or the
 //!   [`WaveError`] that stopped the dispatch ([`WaveErrorKind`] says why);
 //! - [`realtime`] is the 100 MHz REALTIME counter every family reads;
 //! - the wave loop's compilation level ([`WaveLoop`], [`wave_loop`],
@@ -148,6 +150,24 @@ pub struct DispatchSetup {
     /// addressing, as GET_PROCESS_APERTURES_NEW reports them.
     pub shared_aperture_base: u64,
     pub private_aperture_base: u64,
+    /// Where the waves' private memory lives (unused when
+    /// `private_segment_size` is 0).
+    pub scratch: ScratchBacking,
+}
+
+/// The queue's scratch backing memory as the command processor hands it to
+/// the waves (architected flat scratch, LLVM AMDGPUUsage "Memory Spaces" /
+/// "Private Segment"): wave slot `k` owns `wave_bytes` bytes at
+/// `base + k * wave_bytes`, and lane `l`'s private byte `a` of a wave lies in
+/// its slot at `(a / 4) * lanes * 4 + l * 4 + a % 4`. Every access goes
+/// through [`GpuMemory::translate`] like any other, so backing memory the
+/// runtime did not map faults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScratchBacking {
+    /// GPU address of wave slot 0 (`amd_queue_t.scratch_backing_memory_location`).
+    pub base: u64,
+    /// Bytes between two wave slots (COMPUTE_TMPRING_SIZE.WAVESIZE in bytes).
+    pub wave_bytes: u64,
 }
 
 /// Why a wave stopped a dispatch.

@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use aqueduct_isa::gfx11::{CodeCache, Dispatch, WorkerContext};
 use aqueduct_isa::{
-    Access, DispatchSetup, GpuMemory, MemoryFault, WaveError, WaveErrorKind, WorkgroupStats,
+    Access, DispatchSetup, GpuMemory, MemoryFault, ScratchBacking, WaveError, WaveErrorKind,
+    WorkgroupStats,
 };
 use aqueduct_kfd::abi::KernelDescriptor;
 use object::{Object, ObjectSegment, ObjectSymbol};
@@ -39,7 +40,13 @@ impl GpuMemory for TestMem {
 }
 
 impl TestMem {
+    /// A memory with the scratch backing of `setup` mapped.
     fn new() -> Self {
+        let mut mem = TestMem::without_scratch();
+        mem.map_zeroed(SCRATCH, (SCRATCH_WAVE_SLOTS * SCRATCH_WAVE_BYTES) as usize);
+        mem
+    }
+    fn without_scratch() -> Self {
         TestMem {
             regions: Vec::new(),
         }
@@ -92,6 +99,12 @@ const BUF_B: u64 = 0x2000_0000_0000;
 const BUF_C: u64 = 0x3000_0000_0000;
 const SHARED_APERTURE: u64 = 0x1_0000_0000_0000;
 const PRIVATE_APERTURE: u64 = 0x2_0000_0000_0000;
+/// The scratch backing memory the tests' dispatches get: wave slots of 64
+/// KiB (1 KiB per lane of a wave64), enough for the 32 waves of a
+/// 1024-item wave32 workgroup.
+const SCRATCH: u64 = 0x5000_0000_0000;
+const SCRATCH_WAVE_BYTES: u64 = 64 * 1024;
+const SCRATCH_WAVE_SLOTS: u64 = 32;
 
 /// Load a code object's segments at CODE_BASE; returns (kd address, descriptor).
 fn load_kernel(mem: &mut TestMem, name: &str) -> (u64, KernelDescriptor) {
@@ -169,6 +182,10 @@ fn setup(kd_addr: u64, kd: KernelDescriptor, grid: [u32; 3], wg: [u32; 3]) -> Di
         private_segment_size: kd.private_segment_fixed_size,
         shared_aperture_base: SHARED_APERTURE,
         private_aperture_base: PRIVATE_APERTURE,
+        scratch: ScratchBacking {
+            base: SCRATCH,
+            wave_bytes: SCRATCH_WAVE_BYTES,
+        },
     }
 }
 
@@ -751,6 +768,73 @@ fn exec_masking_carries_vopd_scratch_flat_private() {
         assert_eq!(r(6), 100 + l, "scratch lane {l}");
         assert_eq!(r(7), 1000 + l, "flat private aperture lane {l}");
     }
+}
+
+/// Private memory lives in the scratch backing memory, in the wave slot the
+/// worker was given: exec_mask.s leaves 1000 + l at lane l's private
+/// address 16 + 4l, which is dword row 4 + l of the slot, lane l's column
+/// (AMDGPUUsage "Private Segment": the dwords of a wave's lanes interleave).
+#[test]
+fn private_memory_lives_in_the_wave_slot_of_the_backing_memory() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::EXEC_MASK, 0, 256);
+    mem.map_zeroed(BUF_A, 4 * 32 * 8);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    let d = Dispatch::new(
+        setup(kd_addr, kd, [32, 1, 1], [32, 1, 1]),
+        Arc::new(CodeCache::new()),
+    )
+    .unwrap();
+    let mut ctx = WorkerContext::new();
+    ctx.set_scratch_wave_slot(3);
+    d.run_workgroup([0, 0, 0], &mem, &mut ctx).expect("runs");
+    let slot = SCRATCH + 3 * SCRATCH_WAVE_BYTES;
+    for l in 0..32u64 {
+        let at = slot + (4 + l) * 32 * 4 + 4 * l;
+        assert_eq!(mem.read_u32s(at, 1)[0], 1000 + l as u32, "lane {l}");
+    }
+    // Slots 0..3 belong to other workers: untouched.
+    assert!(
+        mem.read(SCRATCH, (3 * SCRATCH_WAVE_BYTES) as usize)
+            .iter()
+            .all(|&b| b == 0)
+    );
+}
+
+/// Backing memory that is not mapped faults at the first private access,
+/// at the lane's address in the backing memory.
+#[test]
+fn unmapped_scratch_backing_faults_at_the_first_private_access() {
+    let mut mem = TestMem::without_scratch();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::EXEC_MASK, 0, 256);
+    mem.map_zeroed(BUF_A, 4 * 32 * 8);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    let e = run_hand(&mem, kd_addr, kd, 1, 32).unwrap_err();
+    // Lane 0 stores first, at private address 16: dword row 4 of slot 0.
+    assert_eq!(
+        e.kind,
+        WaveErrorKind::MemoryViolation(MemoryFault {
+            address: SCRATCH + 4 * 32 * 4,
+            access: Access::Write,
+        })
+    );
+    // A kernel without private memory needs no backing memory.
+    let mut mem = TestMem::without_scratch();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::SCALAR, 0, 0);
+    mem.map_zeroed(BUF_A, 4 * 32);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    run_hand(&mem, kd_addr, kd, 1, 32).expect("no scratch needed");
+}
+
+/// A wave whose private memory does not fit the wave slots is refused.
+#[test]
+fn wave_slots_smaller_than_a_wave_s_private_memory_are_refused() {
+    let mut mem = TestMem::new();
+    let (kd_addr, kd) = hand_kernel(&mut mem, kernels::EXEC_MASK, 0, 256);
+    let mut s = setup(kd_addr, kd, [32, 1, 1], [32, 1, 1]);
+    s.scratch.wave_bytes = 256 * 32 - 4;
+    let e = Dispatch::new(s, Arc::new(CodeCache::new())).unwrap_err();
+    assert!(matches!(e.kind, WaveErrorKind::InvalidDescriptor(_)), "{e}");
 }
 
 #[test]

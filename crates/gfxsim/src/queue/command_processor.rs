@@ -60,6 +60,15 @@
 //! wake-up (a doorbell): back-to-back work then goes on without a futex
 //! wake-up.
 //!
+//! A dispatch with private memory launches only when the queue's scratch
+//! holds it (`scratch.rs`): otherwise, once the packets before it are done,
+//! the CP stores the insufficient-scratch code into the queue's
+//! `queue_inactive_signal`, raises that signal's event and stops before the
+//! packet until the runtime stores 0 there (it listens for events meanwhile,
+//! as for a barrier packet); then it reads the scratch fields again. After
+//! a dispatch launched with USE_SCRATCH_ONCE it stops the same way, once the
+//! dispatch is done, with the reclaim code.
+//!
 //! Any error (a bad packet, a failed wave, a fault of the CP itself) is
 //! reported through the context-save header and halts the queue: it
 //! processes nothing more until destroyed. The failed packet's completion
@@ -89,8 +98,12 @@ use aqueduct_isa::realtime::realtime_ticks;
 use aqueduct_isa::{Access, DispatchSetup};
 
 use super::QueueShared;
-use super::scratch::check_private_segment;
+use super::scratch::{
+    INACTIVE_RECLAIM_USE_ONCE, QueueScratch, ScratchGrant, check_private_segment, inactive_value,
+    raise_inactive,
+};
 use super::validation::QueueConfig;
+use crate::dispatch::ScratchSlots;
 
 /// Most work-items in a workgroup.
 const MAX_WORKGROUP_SIZE: u64 = 1024;
@@ -132,6 +145,15 @@ impl InFlight {
     }
 }
 
+/// What the CP made of a dispatch packet.
+enum Prepared {
+    /// The job, and the `queue_inactive_signal` to stop on once it is done
+    /// when it uses scratch given once.
+    Job(Arc<Job>, Option<u64>),
+    /// The queue's scratch does not hold it: stop with `code`.
+    NeedsScratch { signal: u64, code: u64 },
+}
+
 /// What one launch attempt did.
 enum Launch {
     Launched,
@@ -148,8 +170,13 @@ pub struct CommandProcessor {
     next_index: u64,
     in_flight: VecDeque<InFlight>,
     aborted: bool,
-    /// LDS, scratch and code copies for dispatches run inline.
+    /// LDS and code copies for dispatches run inline.
     ctx: WorkerContext,
+    /// The `queue_inactive_signal` the queue is stopped on (until it reads 0).
+    inactive: Option<u64>,
+    /// A dispatch used the queue's scratch once: after the packets in flight,
+    /// stop on this `queue_inactive_signal` with the reclaim code.
+    reclaim_on: Option<u64>,
 }
 
 impl CommandProcessor {
@@ -175,6 +202,8 @@ impl CommandProcessor {
             in_flight: VecDeque::new(),
             aborted: false,
             ctx: WorkerContext::new(),
+            inactive: None,
+            reclaim_on: None,
         }
     }
 
@@ -388,8 +417,76 @@ impl CommandProcessor {
         Ok(())
     }
 
+    /// Whether the queue is stopped on its `queue_inactive_signal`: stopped
+    /// now, or stopping now to have use-once scratch reclaimed once the
+    /// packets in flight are done (ROCr `AqlQueue::DynamicQueueEventsHandler`,
+    /// code 512).
+    fn scratch_stop(&mut self) -> Result<bool, QueueError> {
+        if let Some(signal) = self.inactive {
+            if inactive_value(&self.gpu.vm.view(), signal)? != 0 {
+                return Ok(true);
+            }
+            self.inactive = None;
+            self.queue.wake.set_wants_events(false);
+        }
+        if let Some(signal) = self.reclaim_on {
+            if !self.in_flight.is_empty() {
+                return Ok(true);
+            }
+            self.reclaim_on = None;
+            self.stop_inactive(signal, INACTIVE_RECLAIM_USE_ONCE)?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Stop the queue on `signal` with `code` (the packets in flight are done).
+    fn stop_inactive(&mut self, signal: u64, code: u64) -> Result<(), QueueError> {
+        // Listen for events before the runtime can answer, so its store of 0
+        // (and the SET_EVENT after it) is not missed.
+        self.queue.wake.set_wants_events(true);
+        self.inactive = Some(signal);
+        let event = raise_inactive(&self.gpu.vm.view(), signal, code)?;
+        tracing::debug!(
+            "gfxsim: queue {} inactive at packet {} (code {code:#x})",
+            self.queue.id,
+            self.next_index
+        );
+        if let Some(event_id) = event {
+            self.events.interrupt(event_id);
+        }
+        Ok(())
+    }
+
+    /// A dispatch the queue's scratch does not hold: stop the queue once
+    /// the packets before it are done.
+    fn stop_for_scratch(
+        &mut self,
+        index: u64,
+        signal: u64,
+        code: u64,
+    ) -> Result<Launch, QueueError> {
+        if !self.in_flight.is_empty() {
+            return Ok(Launch::Idle);
+        }
+        if signal == 0 {
+            return Err(QueueError::packet(
+                exception_code::EC_QUEUE_PACKET_DISPATCH_REGISTER_INVALID,
+                format!(
+                    "packet {index}: the queue's scratch does not hold the dispatch and \
+                     the queue has no queue_inactive_signal to ask for more"
+                ),
+            ));
+        }
+        self.stop_inactive(signal, code)?;
+        Ok(Launch::Idle)
+    }
+
     /// Try to launch the packet at `next_index`.
     fn launch(&mut self, config: &QueueConfig) -> Result<Launch, QueueError> {
+        if self.scratch_stop()? {
+            return Ok(Launch::Idle);
+        }
         let index = self.next_index;
         let slot = config.ring_base + (index % config.packets()) * 64;
         let view = self.gpu.vm.view();
@@ -431,7 +528,18 @@ impl CommandProcessor {
                 // and any workgroup runs.
                 self.gpu.vm.launch_fence(acquire);
                 let view = self.gpu.vm.view();
-                let job = self.prepare_dispatch(&view, config, index, slot, &packet)?;
+                let job = match self.prepare_dispatch(&view, config, index, slot, &packet)? {
+                    Prepared::Job(job, reclaim_on) => {
+                        if reclaim_on.is_some() {
+                            self.reclaim_on = reclaim_on;
+                        }
+                        job
+                    }
+                    Prepared::NeedsScratch { signal, code } => {
+                        drop(view);
+                        return self.stop_for_scratch(index, signal, code);
+                    }
+                };
                 let small =
                     job.workgroups() <= INLINE_MAX_WORKGROUPS || self.gpu.pool.workers() == 1;
                 inline = small && nothing_to_overlap(&view, config, index);
@@ -520,7 +628,7 @@ impl CommandProcessor {
         index: u64,
         slot: u64,
         p: &KernelDispatchPacket,
-    ) -> Result<Arc<Job>, QueueError> {
+    ) -> Result<Prepared, QueueError> {
         let dimensions = (p.setup & 0x3) as u32;
         if !(1..=3).contains(&dimensions) {
             return Err(QueueError::packet(
@@ -581,6 +689,9 @@ impl CommandProcessor {
             ))
         })?;
         let descriptor = KernelDescriptor::from_bytes(&kd_bytes);
+        let mut scratch = None;
+        let mut scratch_backing = Default::default();
+        let mut reclaim_on = None;
         if p.private_segment_size != 0 {
             let lanes = if descriptor.enable_wavefront_size32() {
                 32
@@ -588,6 +699,27 @@ impl CommandProcessor {
                 64
             };
             check_private_segment(index, p.private_segment_size, lanes)?;
+            let waves_per_group = items.div_ceil(lanes);
+            let queue = QueueScratch::read(view, config.amd_queue_address())?;
+            match queue.grant(p.private_segment_size, lanes, waves_per_group) {
+                ScratchGrant::Granted {
+                    backing,
+                    wave_slots,
+                    use_once,
+                } => {
+                    scratch_backing = backing;
+                    scratch = Some(ScratchSlots::new(wave_slots, waves_per_group as u32));
+                    if use_once {
+                        reclaim_on = Some(queue.inactive_signal);
+                    }
+                }
+                ScratchGrant::Insufficient { code } => {
+                    return Ok(Prepared::NeedsScratch {
+                        signal: queue.inactive_signal,
+                        code,
+                    });
+                }
+            }
         }
         let setup = DispatchSetup {
             kernel_object: p.kernel_object,
@@ -603,15 +735,18 @@ impl CommandProcessor {
             private_segment_size: p.private_segment_size,
             shared_aperture_base: LDS_APERTURE_BASE,
             private_aperture_base: SCRATCH_APERTURE_BASE,
+            scratch: scratch_backing,
         };
         let dispatch = Dispatch::new(setup, self.gpu.code_cache.clone())
             .map_err(|e| QueueError::from_wave(&e))?
             .with_time_limit(self.gpu.dispatch_timeout);
-        Ok(Job::new(
+        let job = Job::new(
             dispatch,
             self.gpu.dispatch_timeout,
             self.queue.wake.clone(),
-        ))
+            scratch,
+        );
+        Ok(Prepared::Job(job, reclaim_on))
     }
 }
 

@@ -1,6 +1,6 @@
-//! The command processor's scratch (private segment) rules for a dispatch:
-//! what one wave may ask for, as the COMPUTE_TMPRING_SIZE register bounds it.
+//! The command processor's scratch (private segment) rules for a dispatch.
 //!
+//! What one wave may ask for, as the COMPUTE_TMPRING_SIZE register bounds it:
 //! gfx11 programs a wave's scratch size in COMPUTE_TMPRING_SIZE.WAVESIZE, a
 //! 15-bit field in units of 256 bytes (Linux `gc_11_0_0_sh_mask.h`,
 //! `COMPUTE_TMPRING_SIZE__WAVESIZE_MASK`; ROCr `amd_aql_queue.cpp`,
@@ -9,15 +9,183 @@
 //! whose private segment needs more per wave than that field can hold can
 //! never be given scratch: it is a malformed dispatch for the queue, raised
 //! before any memory is sized for it.
+//!
+//! Where the scratch comes from: the runtime, through the queue's
+//! `amd_queue_t` (ROCr `inc/amd_hsa_queue.h`; filled by
+//! `AqlQueue::InitScratchSRD`): `scratch_backing_memory_location` (the GPU
+//! address of the backing memory: gfx9 and later take a queue scratch base,
+//! `GpuAgent::AcquireQueueMainScratch`), `scratch_backing_memory_byte_size`,
+//! `scratch_wave64_lane_byte_size` (bytes per lane of a 64-lane wave) and
+//! `compute_tmpring_size` (WAVESIZE per wave, WAVES wave slots per shader
+//! engine on gfx11, `AqlQueue::FillComputeTmpRingSize_Gfx11`). A dispatch
+//! with private memory launches only if they cover one of its waves and
+//! one of its workgroups ([`QueueScratch::grant`]); otherwise the CP lets
+//! the packets before it finish, stores the insufficient-scratch code into
+//! `queue_inactive_signal` (bit 0, plus bit 10 for a wave32 dispatch: ROCr
+//! `AqlQueue::DynamicQueueEventsHandler` tests `error_code & 0x401` and
+//! `HandleInsufficientScratch` reads the wave size from bit 10) and stops
+//! the queue before that packet, until the runtime stores 0 there; then it
+//! reads the fields again. After a dispatch launched while the queue's
+//! properties say USE_SCRATCH_ONCE, the CP stops the same way with code 512
+//! (ROCr's "large scratch reclaim") once that dispatch is done, so the
+//! runtime can free the backing memory.
 
+use std::sync::atomic::Ordering;
+
+use aqueduct_isa::{Access, ScratchBacking};
+use aqueduct_kfd::abi::queue::AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE;
+use aqueduct_kfd::abi::{
+    AMD_SIGNAL_EVENT_ID_OFFSET, AMD_SIGNAL_EVENT_MAILBOX_OFFSET, AMD_SIGNAL_VALUE_OFFSET, AmdQueue,
+};
 use aqueduct_kfd::uapi::exception_code;
 
 use crate::fault::QueueError;
+use crate::memory::vm::VmView;
+use crate::topology::SHADER_ENGINES;
 
 /// Bytes of one COMPUTE_TMPRING_SIZE.WAVESIZE unit on gfx11.
 pub const WAVESIZE_GRANULE: u64 = 256;
 /// Largest COMPUTE_TMPRING_SIZE.WAVESIZE value (a 15-bit field on gfx11).
 pub const WAVESIZE_MAX: u64 = (1 << 15) - 1;
+/// COMPUTE_TMPRING_SIZE on gfx11: WAVES in bits 11:0, WAVESIZE in bits 26:12
+/// (Linux `gc_11_0_0_sh_mask.h`).
+pub const TMPRING_WAVES_MASK: u32 = 0xfff;
+pub const TMPRING_WAVESIZE_SHIFT: u32 = 12;
+
+/// `queue_inactive_signal` codes: insufficient scratch (bit 0), for a wave32
+/// dispatch (bit 10), and the reclaim of use-once scratch (ROCr
+/// `AqlQueue::DynamicQueueEventsHandler`).
+pub const INACTIVE_INSUFFICIENT_SCRATCH: u64 = 0x1;
+pub const INACTIVE_WAVE32: u64 = 0x400;
+pub const INACTIVE_RECLAIM_USE_ONCE: u64 = 512;
+
+/// The scratch fields of a queue's `amd_queue_t`, as the CP reads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueScratch {
+    pub compute_tmpring_size: u32,
+    pub backing_location: u64,
+    pub backing_byte_size: u64,
+    pub wave64_lane_byte_size: u32,
+    pub queue_properties: u32,
+    pub inactive_signal: u64,
+}
+
+/// What the queue offers a dispatch with private memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScratchGrant {
+    /// Its waves' private memory lives in `backing`; at most `wave_slots`
+    /// waves hold scratch at once.
+    Granted {
+        backing: ScratchBacking,
+        wave_slots: u64,
+        /// The runtime gave this backing for one dispatch (USE_SCRATCH_ONCE).
+        use_once: bool,
+    },
+    /// Not enough: the CP stops the queue with `code`.
+    Insufficient { code: u64 },
+}
+
+impl QueueScratch {
+    /// Read the fields from the `amd_queue_t` at `amd_queue`.
+    pub fn read(view: &VmView<'_>, amd_queue: u64) -> Result<QueueScratch, QueueError> {
+        let q: AmdQueue = view
+            .read(amd_queue)
+            .map_err(|e| QueueError::cp_fault(e, "reading the queue's scratch fields"))?;
+        Ok(QueueScratch {
+            compute_tmpring_size: q.compute_tmpring_size,
+            backing_location: q.scratch_backing_memory_location,
+            backing_byte_size: q.scratch_backing_memory_byte_size,
+            wave64_lane_byte_size: q.scratch_wave64_lane_byte_size,
+            queue_properties: q.queue_properties,
+            inactive_signal: q.queue_inactive_signal,
+        })
+    }
+
+    /// Bytes of one wave slot: COMPUTE_TMPRING_SIZE.WAVESIZE in bytes.
+    pub fn wave_slot_bytes(&self) -> u64 {
+        (u64::from(self.compute_tmpring_size >> TMPRING_WAVESIZE_SHIFT) & WAVESIZE_MAX)
+            * WAVESIZE_GRANULE
+    }
+
+    /// Wave slots of the backing memory: WAVES per shader engine
+    /// (`FillComputeTmpRingSize_Gfx11`), no more than the backing holds.
+    pub fn wave_slots(&self) -> u64 {
+        let waves = u64::from(self.compute_tmpring_size & TMPRING_WAVES_MASK) * SHADER_ENGINES;
+        match self.wave_slot_bytes() {
+            0 => 0,
+            bytes => waves.min(self.backing_byte_size / bytes),
+        }
+    }
+
+    /// Whether the queue's scratch holds a dispatch of `private_segment_size`
+    /// bytes per work-item in waves of `lanes` lanes, `waves_per_group` waves
+    /// per workgroup: backing memory exists, a wave slot holds one wave's
+    /// private memory (WAVESIZE, and the per-lane size the runtime recorded
+    /// for a 64-lane wave, `InitScratchSRD`), and the slots hold a workgroup.
+    pub fn grant(
+        &self,
+        private_segment_size: u32,
+        lanes: u64,
+        waves_per_group: u64,
+    ) -> ScratchGrant {
+        let wave_bytes = wave_scratch_bytes(private_segment_size, lanes);
+        let lane_bytes = u64::from(private_segment_size) * lanes;
+        let enough = self.backing_location != 0
+            && self.backing_byte_size != 0
+            && self.wave_slot_bytes() >= wave_bytes
+            && u64::from(self.wave64_lane_byte_size) * 64 >= lane_bytes
+            && self.wave_slots() >= waves_per_group;
+        if enough {
+            ScratchGrant::Granted {
+                backing: ScratchBacking {
+                    base: self.backing_location,
+                    wave_bytes: self.wave_slot_bytes(),
+                },
+                wave_slots: self.wave_slots(),
+                use_once: self.queue_properties & AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE != 0,
+            }
+        } else {
+            let wave32 = if lanes == 32 { INACTIVE_WAVE32 } else { 0 };
+            ScratchGrant::Insufficient {
+                code: INACTIVE_INSUFFICIENT_SCRATCH | wave32,
+            }
+        }
+    }
+}
+
+/// Store `code` into the `queue_inactive_signal` at `signal` and post its
+/// event the way a completion signal's is posted (mailbox, then the
+/// interrupt): the event id to raise once the view is released, if any.
+pub fn raise_inactive(
+    view: &VmView<'_>,
+    signal: u64,
+    code: u64,
+) -> Result<Option<u32>, QueueError> {
+    view.atomic_u64(signal + AMD_SIGNAL_VALUE_OFFSET as u64, Access::Atomic)
+        .map_err(|e| QueueError::cp_fault(e, "storing into queue_inactive_signal"))?
+        .store(code, Ordering::Release);
+    let mailbox: u64 = view
+        .read(signal + AMD_SIGNAL_EVENT_MAILBOX_OFFSET as u64)
+        .map_err(|e| QueueError::cp_fault(e, "reading a signal's mailbox"))?;
+    if mailbox == 0 {
+        return Ok(None);
+    }
+    let event_id: u32 = view
+        .read(signal + AMD_SIGNAL_EVENT_ID_OFFSET as u64)
+        .map_err(|e| QueueError::cp_fault(e, "reading a signal's event id"))?;
+    view.atomic_u64(mailbox, Access::Write)
+        .map_err(|e| QueueError::cp_fault(e, "writing an event mailbox"))?
+        .store(u64::from(event_id), Ordering::Release);
+    Ok(Some(event_id))
+}
+
+/// The value of the `queue_inactive_signal` at `signal` (0: the queue may go on).
+pub fn inactive_value(view: &VmView<'_>, signal: u64) -> Result<u64, QueueError> {
+    Ok(view
+        .atomic_u64(signal + AMD_SIGNAL_VALUE_OFFSET as u64, Access::Read)
+        .map_err(|e| QueueError::cp_fault(e, "reading queue_inactive_signal"))?
+        .load(Ordering::Acquire))
+}
 
 /// Scratch bytes one wave of `lanes` lanes needs for `private_segment_size`
 /// bytes per work-item, rounded up to the WAVESIZE granule (ROCr
@@ -52,6 +220,50 @@ pub fn check_private_segment(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn queue(tmpring_waves: u32, wavesize: u32, size: u64, lane64: u32) -> QueueScratch {
+        QueueScratch {
+            compute_tmpring_size: wavesize << TMPRING_WAVESIZE_SHIFT | tmpring_waves,
+            backing_location: 0x10_0000,
+            backing_byte_size: size,
+            wave64_lane_byte_size: lane64,
+            queue_properties: 0,
+            inactive_signal: 0x2000,
+        }
+    }
+
+    /// Each rule of `grant` refuses on its own: no backing, a wave slot too
+    /// small (WAVESIZE or the wave64 lane size), too few slots for a workgroup.
+    #[test]
+    fn each_scratch_rule_refuses_on_its_own() {
+        // 64 bytes per lane, wave32: 2048 bytes per wave = 8 granules; 32 lanes of a wave64.
+        let ok = queue(2, 8, 2 * SHADER_ENGINES * 2048, 32);
+        assert_eq!(ok.wave_slots(), 2 * SHADER_ENGINES);
+        let granted = ok.grant(64, 32, 4);
+        assert!(
+            matches!(granted, ScratchGrant::Granted { backing, wave_slots: 12, use_once: false }
+                if backing.wave_bytes == 2048 && backing.base == 0x10_0000),
+            "{granted:?}"
+        );
+        let wave32 = ScratchGrant::Insufficient {
+            code: INACTIVE_INSUFFICIENT_SCRATCH | INACTIVE_WAVE32,
+        };
+        let mut none = ok;
+        none.backing_location = 0;
+        assert_eq!(none.grant(64, 32, 4), wave32);
+        assert_eq!(queue(2, 7, 1 << 20, 32).grant(64, 32, 4), wave32);
+        assert_eq!(queue(2, 8, 1 << 20, 31).grant(64, 32, 4), wave32);
+        assert_eq!(ok.grant(64, 32, 13), wave32);
+        // WAVES beyond what the backing holds do not count.
+        assert_eq!(queue(100, 8, 2048 * 3, 32).wave_slots(), 3);
+        // A wave64 dispatch's code has no wave32 bit.
+        assert_eq!(
+            ok.grant(40, 64, 1),
+            ScratchGrant::Insufficient {
+                code: INACTIVE_INSUFFICIENT_SCRATCH
+            }
+        );
+    }
 
     #[test]
     fn the_largest_wave_fits_and_one_granule_more_does_not() {

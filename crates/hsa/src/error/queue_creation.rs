@@ -26,13 +26,20 @@ pub enum QueueCreationError {
         #[source]
         source: std::io::Error,
     },
+    /// The AQL queue's scratch handler thread could not be started.
+    #[error("spawning the queue's scratch handler: {source}")]
+    ScratchHandler {
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl QueueCreationError {
     /// The HSA status ROCr returns for this case.
     pub fn status(&self) -> HsaStatus {
         match self {
-            QueueCreationError::ProcessorThread { .. } => HsaStatus::OutOfResources,
+            QueueCreationError::ProcessorThread { .. }
+            | QueueCreationError::ScratchHandler { .. } => HsaStatus::OutOfResources,
             _ => HsaStatus::InvalidQueueCreation,
         }
     }

@@ -15,6 +15,10 @@
 //!   `error_reason` is the queue page's error word and `error_event_id` the
 //!   queue's own (SIGNAL, auto-reset) KFD event.
 //!
+//! `amd_queue_t` starts with no scratch; the queue's scratch handler
+//! (`scratch.rs`) gives it scratch when the CP asks through
+//! `queue_inactive_signal`, and frees it when the queue is destroyed.
+//!
 //! Submission follows the AQL protocol in `ring` and then rings the
 //! doorbell through `KfdDevice::write_doorbell` with the id of the last
 //! packet published. After a queue error, the next reservation destroys
@@ -43,6 +47,7 @@ use aqueduct_kfd::uapi::{
 
 use super::packet::{self, AqlPacket, PacketFence};
 use super::ring::AqlRing;
+use super::scratch::{QueueScratch, ScratchError, ScratchSetup};
 use crate::error::{HsaError, HsaResult, QueueCreationError, QueueError, ReservationError};
 use crate::memory::{Allocation, MemoryPool};
 use crate::signal::Signal;
@@ -76,6 +81,7 @@ pub(crate) struct QueueSetup<'a> {
     pub max_wave_id: u32,
     pub group_aperture_base_hi: u32,
     pub private_aperture_base_hi: u32,
+    pub scratch: ScratchSetup,
 }
 
 #[derive(Debug)]
@@ -94,6 +100,9 @@ pub struct Queue {
     create_args: CreateQueueArgs,
     error_source: Arc<QueueErrorSource>,
     recreations: AtomicU64,
+    /// The scratch handler and backing memory; shut down in Drop after the
+    /// KFD queue is destroyed, before the queue page goes.
+    scratch: QueueScratch,
     // Buffers, dropped after the KFD queue is destroyed (see Drop).
     _error_event: KfdEvent,
     ring_mem: Allocation,
@@ -135,6 +144,21 @@ impl Queue {
         let qva = queue_page.gpu_va();
         let doorbell_signal_va = qva + QUEUE_PAGE_DOORBELL_SIGNAL_OFFSET;
         let error_reason_va = qva + QUEUE_PAGE_ERROR_REASON_OFFSET;
+        // SAFETY: amd_queue_t and the error word lie in the queue page, which the Queue frees only
+        // after shutting the scratch handler down (Drop).
+        let scratch = unsafe {
+            QueueScratch::start(
+                setup.scratch,
+                qbase.cast::<AmdQueue>(),
+                qbase
+                    .add(QUEUE_PAGE_ERROR_REASON_OFFSET as usize)
+                    .cast::<AtomicU64>(),
+                setup.hub.clone(),
+                setup.device.clone(),
+                error_event.event_id,
+            )
+        }
+        .map_err(|source| QueueCreationError::ScratchHandler { source })?;
 
         // SAFETY: the ring BO holds exactly `packets` 64-byte slots; the dispatch ids are aligned u64s in the queue page; all live as long as the Queue.
         let ring = unsafe {
@@ -163,6 +187,8 @@ impl Queue {
             max_wave_id: setup.max_wave_id,
             read_dispatch_id_field_base_byte_offset: AMD_QUEUE_READ_DISPATCH_ID_OFFSET as u32,
             queue_properties: AMD_QUEUE_PROPERTIES_IS_PTR64,
+            // No scratch yet (every scratch field 0): the CP asks for it through this signal.
+            queue_inactive_signal: scratch.signal_handle(),
             ..AmdQueue::default()
         };
         let doorbell_signal = AmdSignal {
@@ -235,6 +261,7 @@ impl Queue {
             create_args,
             error_source,
             recreations: AtomicU64::new(0),
+            scratch,
             _error_event: error_event,
             ring_mem,
             queue_page,
@@ -287,6 +314,7 @@ impl Queue {
         self.error_source
             .queue_id
             .store(args.queue_id, Ordering::Relaxed);
+        self.scratch.set_doorbell(doorbell_va);
         Ok(KfdQueueState {
             queue_id: args.queue_id,
             doorbell_va,
@@ -355,6 +383,19 @@ impl Queue {
     /// Times the KFD queue was recreated after an error.
     pub fn recreations(&self) -> u64 {
         self.recreations.load(Ordering::Relaxed)
+    }
+    /// Why the queue last could not be given the scratch a dispatch asked
+    /// for (the queue was then put in error).
+    pub fn scratch_error(&self) -> Option<ScratchError> {
+        self.scratch.error()
+    }
+    /// Bytes of scratch backing memory the queue holds now.
+    pub fn scratch_size(&self) -> u64 {
+        self.scratch.backing_size()
+    }
+    /// Times scratch backing memory was allocated for the queue.
+    pub fn scratch_allocations(&self) -> u32 {
+        self.scratch.allocations()
     }
 
     /// The queue's pending error, if the device reported one.
@@ -508,6 +549,8 @@ impl Drop for Queue {
         {
             tracing::warn!(queue_id, "DESTROY_QUEUE: {e}");
         }
+        // No CP reads the scratch fields any more: stop the handler, free the backing.
+        self.scratch.shut_down();
     }
 }
 

@@ -3,7 +3,9 @@
 pub mod aql_queue;
 pub mod packet;
 pub mod ring;
+pub mod scratch;
 
 pub use aql_queue::{Queue, Reservation};
 pub use packet::{AqlPacket, KernelDispatch, PacketFence};
 pub use ring::AqlRing;
+pub use scratch::{ScratchError, ScratchLimits, ScratchPlan};

@@ -10,7 +10,16 @@
 //!
 //! LDS is not cleared between workgroups (hardware does not clear it either):
 //! a fresh worker's LDS is zero, later workgroups see what the previous one
-//! on the same worker left. Private memory behaves the same way.
+//! on the same worker left.
+//!
+//! Private memory lives in the queue's scratch backing memory
+//! (`DispatchSetup::scratch`): wave `k` of a workgroup uses wave slot
+//! `WorkerContext::scratch_wave_slot + k`, as the CP gives each wave its
+//! scratch base (architected flat scratch, LLVM AMDGPUUsage "Private
+//! Segment"). The workgroup's slots are translated once, when it starts,
+//! through the GPU's page table; if that fails (the runtime did not map
+//! the backing memory), the first private access faults at its address
+//! there, as it would on hardware.
 //!
 //! Watchdog: a dispatch may carry a time limit (`with_time_limit`), counted
 //! from the start of its first workgroup. Every wave checks it once per
@@ -32,7 +41,7 @@ use super::wave::{EXEC, LANES, Wave, WaveStatus};
 use super::worker::WorkerContext;
 #[cfg(target_arch = "x86_64")]
 use crate::wave_loop::{WaveLoop, wave_loop};
-use crate::{DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
+use crate::{Access, DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
 
 /// Taken branches of a workgroup between two watchdog clock reads.
 const WATCHDOG_JUMPS: u32 = 1024;
@@ -146,6 +155,17 @@ impl Dispatch {
         .count() as u32;
         if count + system > 106 {
             return Err(invalid("user + system SGPRs exceed s105"));
+        }
+        // A wave's private segments (one interleaved block per 32 lanes) must
+        // fit the wave slots the CP gives it.
+        let halves = if kd.enable_wavefront_size32() { 1 } else { 2 };
+        let wave_private = slot_bytes(setup.private_segment_size as usize) as u64 * halves;
+        if setup.private_segment_size != 0 && setup.scratch.wave_bytes < wave_private {
+            return Err(invalid(format!(
+                "scratch wave slots of {} bytes cannot hold a wave's {wave_private} bytes of \
+                 private memory",
+                setup.scratch.wave_bytes
+            )));
         }
         let entry = setup
             .kernel_object
@@ -279,11 +299,6 @@ impl Dispatch {
         let lds_len = s.group_segment_size as usize;
         if ctx.lds.len() < lds_len {
             ctx.lds.resize(lds_len, 0);
-        }
-        // Each wave has lanes / 32 slots of 32 interleaved private segments.
-        let scratch_len = slot_bytes(s.private_segment_size as usize) * (lanes / LANES) * nwaves;
-        if ctx.scratch.len() < scratch_len {
-            ctx.scratch.resize(scratch_len, 0);
         }
         // The SGPRs every wave of the workgroup starts with (EXEC aside): the
         // user SGPRs, then the enabled system SGPRs; the rest read 0.
@@ -499,14 +514,24 @@ impl Dispatch {
         }
         let s = &self.setup;
         let mut lds = std::mem::take(&mut ctx.lds);
-        let mut scratch = std::mem::take(&mut ctx.scratch);
         let lds_len = s.group_segment_size as usize;
+        let (scratch_ptr, scratch_len, scratch_va) = self.workgroup_scratch(waves.len(), mem, ctx);
+        let scratch: &mut [u8] = if scratch_len == 0 {
+            &mut []
+        } else {
+            // SAFETY: translate gave `scratch_len` bytes of one mapping that stays while `mem` is
+            // borrowed (GpuMemory's contract); the CP gives these wave slots to this workgroup alone.
+            unsafe { std::slice::from_raw_parts_mut(scratch_ptr, scratch_len) }
+        };
         // Taken branches of the workgroup, for the watchdog.
         let mut jumps = 0u32;
         let mut env = Env {
             mem,
             lds: &mut lds[..lds_len],
-            scratch: &mut scratch[..],
+            scratch,
+            scratch_va,
+            scratch_wave_bytes: s.scratch.wave_bytes as usize,
+            scratch_wave64: start.wave64,
             scratch_per_lane: s.private_segment_size as usize,
             shared_base: s.shared_aperture_base,
             private_base: s.private_aperture_base,
@@ -538,8 +563,34 @@ impl Dispatch {
         };
         *spans = env.spans;
         ctx.lds = lds;
-        ctx.scratch = scratch;
         result
+    }
+
+    /// The workgroup's `nwaves` scratch wave slots in the backing memory:
+    /// their host address and length (0 when the dispatch has no private
+    /// memory or the slots do not translate: each private access then
+    /// faults, `private_slot` in exec/vmem), and their GPU address.
+    #[inline(always)]
+    fn workgroup_scratch(
+        &self,
+        nwaves: usize,
+        mem: &dyn GpuMemory,
+        ctx: &WorkerContext,
+    ) -> (*mut u8, usize, u64) {
+        let s = &self.setup;
+        let stride = s.scratch.wave_bytes;
+        let va = s
+            .scratch
+            .base
+            .wrapping_add(u64::from(ctx.scratch_wave_slot).wrapping_mul(stride));
+        if s.private_segment_size == 0 {
+            return (std::ptr::null_mut(), 0, va);
+        }
+        let len = nwaves as u64 * stride;
+        match (usize::try_from(len), mem.translate(va, len, Access::Write)) {
+            (Ok(n), Ok(p)) => (p, n, va),
+            _ => (std::ptr::null_mut(), 0, va),
+        }
     }
 
     /// Run one wave until it reaches s_barrier or ends: the per-instruction loop.

@@ -1,5 +1,7 @@
-//! Per-host-thread reusable state: wave register files, LDS and scratch
-//! buffers, and a private view of the code cache (no lock per block jump).
+//! Per-host-thread reusable state: wave register files, the LDS buffer,
+//! the first scratch wave slot its workgroups use, and a private view of
+//! the code cache (no lock per block jump). Private memory is not here: it
+//! lives in the queue's scratch backing memory (`crate::ScratchBacking`).
 //!
 //! The private blocks live in a vector and waves refer to them by index, so
 //! a block transition is a lookup in a small direct-mapped table of recent
@@ -22,7 +24,9 @@ const RECENT: usize = 1024;
 pub struct WorkerContext {
     pub(crate) waves: Vec<Wave>,
     pub(crate) lds: Vec<u8>,
-    pub(crate) scratch: Vec<u8>,
+    /// Wave `k` of a workgroup this worker runs uses scratch wave slot
+    /// `scratch_wave_slot + k`.
+    pub(crate) scratch_wave_slot: u32,
     /// Private copies of the blocks this worker used (a refcount or a line
     /// shared by all workers would bounce between host cores on each branch:
     /// saxpy on 16 threads, 1.6 -> 5.9 GB/s).
@@ -42,7 +46,7 @@ impl Default for WorkerContext {
         WorkerContext {
             waves: Vec::new(),
             lds: Vec::new(),
-            scratch: Vec::new(),
+            scratch_wave_slot: 0,
             blocks: Vec::new(),
             index: HashMap::default(),
             recent: Box::new([(u64::MAX, 0); RECENT]),
@@ -55,6 +59,13 @@ impl Default for WorkerContext {
 impl WorkerContext {
     pub fn new() -> WorkerContext {
         WorkerContext::default()
+    }
+
+    /// Give this worker's workgroups the scratch wave slots from `first` on
+    /// (one per wave): the command processor hands each worker its own run
+    /// of slots, so no two running waves share one.
+    pub fn set_scratch_wave_slot(&mut self, first: u32) {
+        self.scratch_wave_slot = first;
     }
 
     /// Make the private blocks valid for `cache`.

@@ -21,9 +21,17 @@ pub(crate) enum Flow {
 pub(crate) struct Env<'a> {
     pub mem: &'a dyn GpuMemory,
     pub lds: &'a mut [u8],
-    /// The workgroup's private memory: wave `i`, lane `l` owns
-    /// `[(i*32 + l) * per_lane, +per_lane)`.
+    /// The workgroup's scratch wave slots in the backing memory (empty when
+    /// they could not be translated: every private access then faults at
+    /// its address there). Wave `i` owns `scratch_wave_bytes` bytes from
+    /// `i * scratch_wave_bytes`, its 32-lane halves one after the other in
+    /// the interleaved layout of private_layout.rs.
     pub scratch: &'a mut [u8],
+    /// GPU address of `scratch[0]` (for fault reports).
+    pub scratch_va: u64,
+    pub scratch_wave_bytes: usize,
+    /// Wave64: a wave has two 32-lane slots (`Wave::scratch_slot`).
+    pub scratch_wave64: bool,
     pub scratch_per_lane: usize,
     pub shared_base: u64,
     pub private_base: u64,

@@ -197,7 +197,7 @@ fn lanes<const N: usize>(w: &mut Wave, s: &Scratch, exec: u32, base: *mut u8, ad
 mod tests {
     use super::*;
     use crate::gfx11::exec::fast::{Fast, compile, run as fast_run};
-    use crate::gfx11::exec::{ExecResult, NoMemory, step, test_inst};
+    use crate::gfx11::exec::{ExecResult, NoMemory, slot_bytes, step, test_inst};
     use crate::gfx11::wave::NULL;
 
     const PER_LANE: usize = 48;
@@ -300,6 +300,9 @@ mod tests {
             mem: &NoMemory,
             lds,
             scratch,
+            scratch_va: 0,
+            scratch_wave_bytes: slot_bytes(PER_LANE),
+            scratch_wave64: false,
             scratch_per_lane: PER_LANE,
             shared_base: 0,
             private_base: 0x7000_0000_0000_0000,

@@ -267,6 +267,16 @@ pub(crate) fn lanes_fit(active: &Lanes, bound: u32, size: usize, per: usize) -> 
     bound as usize + size <= per || *active.iter().max().unwrap_or(&0) as usize + size <= per
 }
 
+/// Offset in the workgroup's scratch of 32-lane slot `slot`
+/// ([`Wave::scratch_slot`]): its wave's slot base, plus one 32-lane block
+/// for a wave64's high half.
+#[inline(always)]
+pub(crate) fn slot_start(env: &Env, slot: u32) -> usize {
+    let shift = env.scratch_wave64 as u32;
+    (slot >> shift) as usize * env.scratch_wave_bytes
+        + (slot & shift) as usize * slot_bytes(env.scratch_per_lane)
+}
+
 /// The start of the wave's slot in the scratch buffer, None when the buffer
 /// does not hold the whole slot (the general path then reports it) or the slot
 /// is 4 GiB or more (the fast paths compute offsets in it in u32).
@@ -276,7 +286,7 @@ pub(crate) fn slot_base(env: &mut Env, w: &Wave) -> Option<*mut u8> {
     if len > u32::MAX as usize {
         return None;
     }
-    let first = w.scratch_slot() as usize * len;
+    let first = slot_start(env, w.scratch_slot());
     env.scratch
         .get_mut(first..first + len)
         .map(|slot| slot.as_mut_ptr())
@@ -1047,13 +1057,16 @@ pub(crate) fn write_loaded(
     w.write_vgpr(dst, &row, exec);
 }
 
-/// Start in the workgroup's scratch of wave slot `slot`, for a lane's
-/// `size`-byte private access at `addr`; out of the lane's segment, a fault
-/// at the private-aperture address (as [`lane_access`]).
+/// Start in the workgroup's scratch of 32-lane slot `slot`, for lane
+/// `lane`'s `size`-byte private access at `addr`; out of the lane's segment,
+/// a fault at the private-aperture address (as [`lane_access`]); a slot the
+/// scratch does not hold (its backing memory is not mapped), a fault at the
+/// lane's byte in the backing memory.
 #[inline(always)]
 fn private_slot(
     env: &Env,
     slot: u32,
+    lane: usize,
     addr: u64,
     size: usize,
     access: Access,
@@ -1062,7 +1075,12 @@ fn private_slot(
     if (addr as usize).checked_add(size).is_none_or(|e| e > per) {
         return Err(fault(env.private_base | addr, access));
     }
-    Ok(slot as usize * slot_bytes(per))
+    let start = slot_start(env, slot);
+    if start + slot_bytes(per) > env.scratch.len() {
+        let at = start + lane_byte(lane, addr as usize);
+        return Err(fault(env.scratch_va.wrapping_add(at as u64), access));
+    }
+    Ok(start)
 }
 
 /// Every active lane's private load (all lanes in the private segment: SCRATCH
@@ -1080,7 +1098,7 @@ fn private_load(
         if exec >> l & 1 == 0 {
             continue;
         }
-        let at = private_slot(env, slot, addrs[l], size, Access::Read)?;
+        let at = private_slot(env, slot, l, addrs[l], size, Access::Read)?;
         let mut b = [0u8; 16];
         read_lane(env.scratch, at, l, addrs[l] as usize, &mut b[..size]);
         for (k, row) in rows.iter_mut().enumerate() {
@@ -1104,7 +1122,7 @@ fn private_store(
         if exec >> l & 1 == 0 {
             continue;
         }
-        let at = private_slot(env, slot, addrs[l], size, Access::Write)?;
+        let at = private_slot(env, slot, l, addrs[l], size, Access::Write)?;
         let mut b = [0u8; 16];
         for (k, row) in rows.iter().enumerate() {
             b[4 * k..4 * k + 4].copy_from_slice(&row[l].to_le_bytes());
@@ -1143,7 +1161,7 @@ pub(crate) fn lane_access(
         }
         Seg::Private => {
             let access = if write { Access::Write } else { Access::Read };
-            let slot = private_slot(env, wave, addr, n, access)?;
+            let slot = private_slot(env, wave, lane, addr, n, access)?;
             if write {
                 write_lane(env.scratch, slot, lane, addr as usize, buf);
             } else {
@@ -1202,6 +1220,9 @@ mod tests {
             mem: &NoMemory,
             lds,
             scratch,
+            scratch_va: 0,
+            scratch_wave_bytes: slot_bytes(PER_LANE),
+            scratch_wave64: false,
             scratch_per_lane: PER_LANE,
             shared_base: 0,
             private_base: PRIVATE_BASE,

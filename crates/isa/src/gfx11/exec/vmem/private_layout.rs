@@ -1,9 +1,12 @@
-//! Where a lane's private (scratch) bytes live in a worker's scratch buffer.
+//! Where a lane's private (scratch) bytes live in its wave's slot of the
+//! queue's scratch backing memory.
 //!
-//! A wave slot of 32 lanes owns `slot_bytes(per)` bytes; inside it the lanes'
-//! private segments are interleaved a dword at a time: byte `b` of lane `l`
-//! sits at `(b / 4) * 32 * 4 + l * 4 + b % 4`. This is the swizzled layout
-//! real hardware gives scratch (element size 4, index stride = the lanes), and
+//! Each 32 lanes own `slot_bytes(per)` bytes (a wave64's two blocks lie one
+//! after the other in its wave slot); inside them the lanes' private
+//! segments are interleaved a dword at a time: byte `b` of lane `l` sits at
+//! `(b / 4) * 32 * 4 + l * 4 + b % 4`. This is the swizzled layout real
+//! hardware gives scratch (element size 4, index stride = the lanes: LLVM
+//! AMDGPUUsage "Private Segment"; a wave64 interleaves 64 lanes there), and
 //! it is what makes the common scratch access cheap here: a spill or reload
 //! at one address for every lane (`scratch_store_b32 off, v3, off offset:N`)
 //! is one contiguous row of 32 dwords, moved like a VGPR row, where a
@@ -13,7 +16,7 @@
 
 use crate::gfx11::wave::LANES;
 
-/// Bytes of one wave slot (32 lanes) for `per` private bytes per lane
+/// Bytes of one block of 32 lanes for `per` private bytes per lane
 /// (rounded up to whole dwords).
 #[inline(always)]
 pub(crate) fn slot_bytes(per: usize) -> usize {

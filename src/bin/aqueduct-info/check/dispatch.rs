@@ -53,34 +53,34 @@ pub struct Launch<'a> {
 /// Why a dispatch did not complete: the runtime's error, kept whole so the
 /// fault check can read the queue error it carries.
 pub enum DispatchFailure {
-    Setup(CheckError),
-    Wait(HsaError),
+    Setup(Box<CheckError>),
+    Wait(Box<HsaError>),
 }
 
 impl From<DispatchFailure> for CheckError {
     fn from(f: DispatchFailure) -> CheckError {
         match f {
-            DispatchFailure::Setup(e) => e,
+            DispatchFailure::Setup(e) => *e,
             DispatchFailure::Wait(source) => CheckError::Hsa {
                 step: "waiting for the dispatch",
-                source,
+                source: *source,
             },
         }
     }
 }
 
 fn setup(step: &'static str) -> impl FnOnce(HsaError) -> DispatchFailure {
-    move |source| DispatchFailure::Setup(CheckError::Hsa { step, source })
+    move |source| DispatchFailure::Setup(Box::new(CheckError::Hsa { step, source }))
 }
 
 fn kernarg(
     i: usize,
 ) -> impl FnOnce(aqueduct::hsa::code_object::CodeObjectError) -> DispatchFailure {
     move |source| {
-        DispatchFailure::Setup(CheckError::Kernarg {
+        DispatchFailure::Setup(Box::new(CheckError::Kernarg {
             step: format!("kernel argument {i}"),
             source,
-        })
+        }))
     }
 }
 
@@ -106,11 +106,11 @@ pub fn run(
                 .allocate(init.len().max(4) as u64)
                 .map_err(setup("allocating a buffer"))?;
             let host = a.as_mut_slice().ok_or_else(|| {
-                DispatchFailure::Setup(CheckError::unexpected(
+                DispatchFailure::Setup(Box::new(CheckError::unexpected(
                     "fine-grained buffer",
                     "host mapped",
                     "not mapped",
-                ))
+                )))
             })?;
             host[..init.len()].copy_from_slice(init);
             Ok(a)
@@ -157,17 +157,17 @@ pub fn run(
         .submit_dispatch(&packet)
         .map_err(setup("submitting the packet"))?;
     done.wait(WaitCondition::Eq, 0, Some(TIMEOUT), WaitHint::Blocked)
-        .map_err(DispatchFailure::Wait)?;
+        .map_err(|e| DispatchFailure::Wait(Box::new(e)))?;
     buffers
         .iter()
         .zip(launch.buffers)
         .map(|(a, init)| {
             let bytes = a.as_slice().ok_or_else(|| {
-                DispatchFailure::Setup(CheckError::unexpected(
+                DispatchFailure::Setup(Box::new(CheckError::unexpected(
                     "fine-grained buffer",
                     "host mapped",
                     "not mapped",
-                ))
+                )))
             })?;
             Ok(bytes[..init.len()].to_vec())
         })

@@ -26,17 +26,17 @@ pub fn checks() -> Vec<Check> {
 
 fn oob_write(side: &Side, target: u64, value: u32) -> Result<Vec<Vec<u8>>, DispatchFailure> {
     if side.isa() != SIM_ISA {
-        return Err(DispatchFailure::Setup(CheckError::Unsupported {
+        return Err(DispatchFailure::Setup(Box::new(CheckError::Unsupported {
             reason: format!(
                 "oob_write is built for {SIM_ISA}, this GPU is {}",
                 side.isa()
             ),
-        }));
+        })));
     }
     let exe = side
         .runtime
         .load_executable(&side.agent, OOB_WRITE)
-        .map_err(|e| DispatchFailure::Setup(CheckError::hsa("loading oob_write")(e)))?;
+        .map_err(|e| DispatchFailure::Setup(Box::new(CheckError::hsa("loading oob_write")(e))))?;
     let (args, buffers) = if target == 0 {
         (
             vec![KernelArg::Buffer(0), KernelArg::u32(value)],
@@ -64,15 +64,17 @@ fn oob_write(side: &Side, target: u64, value: u32) -> Result<Vec<Vec<u8>>, Dispa
 /// Dispatches the faulting store and returns the queue error's reason.
 fn fault(side: &Side) -> Result<(QueueErrorReason, u32), CheckError> {
     match oob_write(side, FAULT_ADDRESS, 7) {
-        Err(DispatchFailure::Wait(HsaError::QueueError {
-            queue_id, reason, ..
-        })) => Ok((reason, queue_id)),
-        Err(DispatchFailure::Wait(other)) => Err(CheckError::unexpected(
-            "the faulting dispatch",
-            "a queue error",
-            other,
-        )),
-        Err(DispatchFailure::Setup(e)) => Err(e),
+        Err(DispatchFailure::Wait(error)) => match *error {
+            HsaError::QueueError {
+                queue_id, reason, ..
+            } => Ok((reason, queue_id)),
+            other => Err(CheckError::unexpected(
+                "the faulting dispatch",
+                "a queue error",
+                other,
+            )),
+        },
+        Err(DispatchFailure::Setup(e)) => Err(*e),
         Ok(_) => Err(CheckError::unexpected(
             "the faulting dispatch",
             "a queue error",

@@ -2,21 +2,22 @@
 //! (and one module) per layer, each with only the crates it drives as
 //! dependencies:
 //!
-//! - `kfd`: [`fake_kfd`] (a fake KFD keeping a real one's books),
-//!   [`event_device`] (KFD events only) and [`topology`] (in-test
+//! - `kfd`: `fake_kfd` (a fake KFD keeping a real one's books),
+//!   `event_device` (KFD events only) and `topology` (in-test
 //!   topologies), for host-side runtime tests.
-//! - `sim`: [`sim`], gfxsim driven through the `KfdDevice` trait the way a
+//! - `sim`: `sim`, gfxsim driven through the `KfdDevice` trait the way a
 //!   runtime drives it.
-//! - `hsa-sim`: [`hsa_sim`], the HSA runtime over a fresh gfxsim device,
+//! - `hsa-sim`: `hsa_sim`, the HSA runtime over a fresh gfxsim device,
 //!   with the checked-in kernels and one-call dispatches.
-//! - `shaderc`: [`shaderc`], checked-in shader code objects run through the
+//! - `shaderc`: `shaderc`, checked-in shader code objects run through the
 //!   HSA runtime, bound by their reflection.
-//! - `facade`: [`facade`], facade devices on gfxsim, the checked-in kernels
+//! - `facade`: `facade`, facade devices on gfxsim, the checked-in kernels
 //!   as shader modules, readback and error-scope checks.
-//! - `wgpu`: [`wgpu_api`], wgpu devices on gfxsim through aqueduct-wgpu.
+//! - `wgpu`: `wgpu_api`, wgpu devices on gfxsim through aqueduct-wgpu.
 //!
-//! A crate's tests take it as a dev-dependency with the features they use.
-//! That makes a dev-dependency cycle (aqueduct-hsa's tests use this crate,
+//! (The modules exist only with their features, so these names are plain
+//! text, not links.) A crate's tests take it as a dev-dependency with the
+//! features they use. That makes a dev-dependency cycle (aqueduct-hsa's tests use this crate,
 //! which depends on aqueduct-hsa), which Cargo allows: integration tests
 //! link the same library the harness does. A `#[cfg(test)]` unit test
 //! inside a crate would see a second copy of that crate through the

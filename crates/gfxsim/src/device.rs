@@ -434,7 +434,7 @@ impl KfdDevice for SimDevice {
     }
 
     fn export_dmabuf(&self, args: &mut ExportDmabufArgs) -> KfdResult<()> {
-        if self.config.kfd_minor_version < crate::kfd_version::EXPORT_DMABUF_MINOR {
+        if self.config.kfd_minor_version < aqueduct_kfd::uapi::minor_version::EXPORT_DMABUF {
             // No table entry for the number: kfd_ioctl's initial EINVAL.
             return Err(err("EXPORT_DMABUF", Errno::INVAL));
         }

@@ -117,7 +117,7 @@ impl Events {
                 next_other_id: FIRST_NONSIGNAL_EVENT_ID,
                 ..Default::default()
             }),
-            event_age: kfd_minor >= crate::kfd_version::EVENT_AGE_MINOR,
+            event_age: kfd_minor >= aqueduct_kfd::uapi::minor_version::EVENT_AGE,
             ..Default::default()
         }
     }

@@ -50,7 +50,6 @@ pub struct Gpu {
     pub cwsr: CwsrSizes,
     /// The watchdog's per-dispatch time limit (`SimConfig::dispatch_timeout`).
     pub dispatch_timeout: Option<Duration>,
-    vm_acquired: AtomicBool,
     /// The render-node fd whose VM this process acquired (the process
     /// device's `drm_file` in amdkfd).
     vm_fd: Mutex<Option<u32>>,
@@ -85,7 +84,6 @@ impl Gpu {
             vram_used: Mutex::new(0),
             cwsr,
             dispatch_timeout: None,
-            vm_acquired: AtomicBool::new(false),
             vm_fd: Mutex::new(None),
             render_open: AtomicBool::new(false),
             queue_refs: Mutex::new(HashMap::new()),
@@ -123,7 +121,10 @@ impl Gpu {
     }
 
     pub fn vm_acquired(&self) -> bool {
-        self.vm_acquired.load(Ordering::Acquire)
+        self.vm_fd
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
     }
 
     /// ACQUIRE_VM through render-node fd `fd`: the first one binds the
@@ -136,7 +137,6 @@ impl Gpu {
             Some(first) => first == fd,
             None => {
                 *bound = Some(fd);
-                self.vm_acquired.store(true, Ordering::Release);
                 true
             }
         }

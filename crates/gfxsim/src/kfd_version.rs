@@ -31,12 +31,6 @@ use aqueduct_kfd::uapi::{KFD_IOCTL_MINOR_VERSION, minor_version};
 /// accepts).
 pub const MIN_KFD_MINOR_VERSION: u32 = minor_version::CWSR_UNIFIED_MEMORY;
 
-/// The first minor version with AMDKFD_IOC_EXPORT_DMABUF.
-pub const EXPORT_DMABUF_MINOR: u32 = minor_version::EXPORT_DMABUF;
-
-/// The first minor version with `last_event_age` in WAIT_EVENTS.
-pub const EVENT_AGE_MINOR: u32 = minor_version::EVENT_AGE;
-
 /// A presented version gfxsim models.
 pub fn is_modelled(minor: u32) -> bool {
     (MIN_KFD_MINOR_VERSION..=KFD_IOCTL_MINOR_VERSION).contains(&minor)

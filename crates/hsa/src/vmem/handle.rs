@@ -11,8 +11,7 @@
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 
 use aqueduct_kfd::uapi::{
-    AllocMemoryOfGpuArgs, DMABUF_EXPORT_CLOEXEC, ExportDmabufArgs, GetVersionArgs, alloc_flags,
-    minor_version,
+    AllocMemoryOfGpuArgs, DMABUF_EXPORT_CLOEXEC, ExportDmabufArgs, alloc_flags, minor_version,
 };
 
 use crate::memory::pool::LARGE_ALLOC_ALIGN;
@@ -170,13 +169,11 @@ impl VirtualMemory {
     /// 1.12 on (Linux `kfd_ioctl.h` history); an older kernel answers
     /// EINVAL, so the version is checked first to say why.
     pub(crate) fn export_bo(&self, bo: u64) -> VmemResult<OwnedFd> {
-        let mut version = GetVersionArgs::default();
-        self.ctx.device.get_version(&mut version)?;
-        if version.minor_version < minor_version::EXPORT_DMABUF {
+        if self.kfd_minor < minor_version::EXPORT_DMABUF {
             return Err(VmemError::KfdTooOld {
                 feature: "dma-buf export",
                 needed_minor: minor_version::EXPORT_DMABUF,
-                minor: version.minor_version,
+                minor: self.kfd_minor,
             });
         }
         let mut args = ExportDmabufArgs {

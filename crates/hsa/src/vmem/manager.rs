@@ -40,6 +40,8 @@ pub struct VirtualMemory {
     pub(crate) ctx: Arc<MemoryContext>,
     pub(crate) gpus: Vec<GpuEntry>,
     pub(crate) cpu_nodes: Vec<u32>,
+    /// The KFD interface's minor version (what the runtime read at init).
+    pub(crate) kfd_minor: u32,
     state: Mutex<State>,
 }
 
@@ -64,6 +66,7 @@ impl VirtualMemory {
             ctx,
             gpus,
             cpu_nodes,
+            kfd_minor: runtime.kfd_version().1,
             state: Mutex::new(State {
                 next_handle: 1,
                 ..State::default()

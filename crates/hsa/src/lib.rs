@@ -16,6 +16,7 @@ pub mod code_object;
 pub mod error;
 pub mod executable;
 pub mod memory;
+mod process;
 pub mod queue;
 pub mod runtime;
 pub mod signal;

@@ -4,24 +4,28 @@
 //! GET_VERSION (major must be 1) → topology → per visible GPU: open the
 //! render node, ACQUIRE_VM → GET_PROCESS_APERTURES_NEW → reserve the VA
 //! aperture (PROT_NONE, 2 MiB aligned; CPU VA = GPU VA) → allocate the
-//! event page (32 KiB GTT|WRITABLE|COHERENT|UNCACHED, host mapped, on the
-//! first GPU and mapped on all) and hand it to the first CREATE_EVENT →
-//! per GPU a MEMORY and a HW_EXCEPTION event, the doorbell page (8 KiB
-//! DOORBELL|WRITABLE|COHERENT BO mmap'd from /dev/kfd), the pools and the
-//! kernarg region, and GET_CLOCK_COUNTERS for the first of the two clock
-//! samples that translate its timestamps (`clock.rs`). Runtime signals
-//! come from one fine-grained slab mapped on every GPU.
+//! event page (32 KiB GTT|WRITABLE|COHERENT|UNCACHED, in a reservation of
+//! its own, on the first GPU and mapped on all) and hand it to the first
+//! CREATE_EVENT → per GPU a MEMORY and a HW_EXCEPTION event, the doorbell
+//! page (8 KiB DOORBELL|WRITABLE|COHERENT BO mmap'd from /dev/kfd), the
+//! pools and the kernarg region, and GET_CLOCK_COUNTERS for the first of
+//! the two clock samples that translate its timestamps (`clock.rs`).
+//! Runtime signals come from one fine-grained slab mapped on every GPU.
 //!
-//! Besides the explicit handle (tests make several), a process-wide,
-//! reference-counted instance mirrors `hsa_init`/`hsa_shut_down`.
+//! The render nodes and the event page are the device's KFD process state
+//! (`process.rs`): a second runtime over the same device, alive at the same
+//! time or made after the first is gone, reuses them, as the driver
+//! requires. Besides the explicit handle (tests and facade instances make
+//! several), a process-wide, reference-counted instance mirrors
+//! `hsa_init`/`hsa_shut_down`.
 
 use std::sync::{Arc, Mutex};
 
 use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::topology::{CwsrSizes, HeapType, Node, Topology};
 use aqueduct_kfd::uapi::{
-    AcquireVmArgs, GetProcessAperturesNewArgs, GetVersionArgs, KFD_IOCTL_MAJOR_VERSION,
-    KFD_SIGNAL_EVENT_LIMIT, ProcessDeviceApertures, alloc_flags, event_type, minor_version,
+    GetProcessAperturesNewArgs, GetVersionArgs, KFD_IOCTL_MAJOR_VERSION, KFD_SIGNAL_EVENT_LIMIT,
+    ProcessDeviceApertures, alloc_flags, event_type, minor_version,
 };
 
 use crate::agent::{self, Agent, VISIBLE_DEVICES_ENV};
@@ -31,6 +35,7 @@ use crate::executable::Executable;
 use crate::memory::context::{BoRequest, MemoryContext};
 use crate::memory::vmem::{APERTURE_ALIGN, DEFAULT_APERTURE_SIZE, VaReservation};
 use crate::memory::{Allocation, HostMapping, MemoryPool, PoolKind, SubAllocator};
+use crate::process;
 use crate::queue::Queue;
 use crate::queue::aql_queue::QueueSetup;
 use crate::queue::scratch::{DEFAULT_SCRATCH_SINGLE_LIMIT, ScratchLimits, ScratchSetup};
@@ -144,6 +149,9 @@ impl Runtime {
             return Err(HsaError::NoGpuAgent);
         }
 
+        // Render nodes and the event page belong to the device's KFD
+        // process, shared with every other runtime over it (`process.rs`).
+        let process = process::of(&device);
         let mut agents = Vec::new();
         let mut gpu_setup = Vec::new();
         for (ordinal, node) in visible.iter().enumerate() {
@@ -156,11 +164,7 @@ impl Runtime {
             let minor = node
                 .drm_render_minor()
                 .ok_or(AgentError::NoRenderNode { node: node.index })?;
-            let drm_fd = device.open_render_node(minor)?;
-            device.acquire_vm(&mut AcquireVmArgs {
-                drm_fd,
-                gpu_id: node.gpu_id,
-            })?;
+            let drm_fd = process.acquire_vm(&device, node.gpu_id, minor)?;
             gpu_setup.push((agents.len(), node.clone(), drm_fd, cwsr));
             agents.push(a);
         }
@@ -193,18 +197,9 @@ impl Runtime {
         }
         let memory = Arc::new(MemoryContext::new(device.clone(), reservation));
         let all_gpu_ids: Vec<u32> = visible.iter().map(|n| n.gpu_id).collect();
-        let first_gpu = all_gpu_ids[0];
 
-        let event_page = memory.allocate_bo(&BoRequest {
-            size: EVENT_PAGE_SIZE,
-            align: 0,
-            flags: EVENT_PAGE_FLAGS,
-            owner_gpu: first_gpu,
-            host_mapping: HostMapping::RenderNode,
-            map_gpus: &all_gpu_ids,
-        })?;
-        let page = (event_page.gpu_va(), event_page.kfd_handle());
-        let hub = Arc::new(EventHub::new(device.clone(), Some(page), Some(event_page)));
+        let event_page = process.event_page(&device, &all_gpu_ids, &apertures)?;
+        let hub = Arc::new(EventHub::with_event_page(device.clone(), Some(event_page)));
 
         let system_size = system_memory_size(&topology);
         let mut gpus = Vec::new();

@@ -15,7 +15,7 @@ use aqueduct_test_harness::event_device::EventDevice;
 fn event_signal(initial: i64) -> (Signal, Arc<EventDevice>) {
     let device = Arc::new(EventDevice::new());
     let dyn_device: Arc<dyn KfdDevice> = device.clone();
-    let hub = Arc::new(EventHub::new(dyn_device, None, None));
+    let hub = Arc::new(EventHub::new(dyn_device));
     (Signal::new_host_backed(initial, Some(hub)).unwrap(), device)
 }
 

@@ -84,9 +84,27 @@ pub(crate) fn bind_array<T>(
 }
 
 impl DevKfd {
-    /// Open `/dev/kfd` with the system topology.
+    /// The process's `/dev/kfd` with the system topology: opened on the
+    /// first call, then the same device for every later call, for the rest
+    /// of the process.
+    ///
+    /// amdkfd keeps one process context per address space whatever the
+    /// number of open files (`kfd_open` → `kfd_create_process` in Linux
+    /// `kfd_chardev.c`/`kfd_process.c`), and binds each GPU's VM to the
+    /// first render node file given to ACQUIRE_VM until the process exits
+    /// (`kfd_process_device_init_vm`: EBUSY for another file). One shared
+    /// device keeps one render node per GPU, so every runtime of the
+    /// process can acquire its VMs (libhsakmt counts opens of its one
+    /// descriptor for the same reason: `hsaKmtOpenKFD`).
     pub fn open() -> KfdResult<Arc<DevKfd>> {
-        Self::open_with(DEV_KFD_PATH, SYSFS_TOPOLOGY_ROOT)
+        static PROCESS_KFD: Mutex<Option<Arc<DevKfd>>> = Mutex::new(None);
+        let mut shared = PROCESS_KFD.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(dev) = shared.as_ref() {
+            return Ok(dev.clone());
+        }
+        let dev = Self::open_with(DEV_KFD_PATH, SYSFS_TOPOLOGY_ROOT)?;
+        *shared = Some(dev.clone());
+        Ok(dev)
     }
 
     /// Open a KFD device node at `kfd_path` whose topology is the sysfs

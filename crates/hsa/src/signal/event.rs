@@ -33,7 +33,7 @@ use aqueduct_kfd::uapi::{
 use crate::error::{
     GpuMemoryFault, HsaResult, QueueError, QueueErrorReason, QueueFaultDetail, SignalError,
 };
-use crate::memory::Allocation;
+use crate::process::EventPage;
 
 /// Longest single WAIT_EVENTS call; waits loop, re-checking the value.
 pub const MAX_WAIT_SLICE_MS: u32 = 100;
@@ -165,56 +165,39 @@ const DROPPED_SET_LIMIT: usize = 4096;
 #[derive(Debug)]
 pub struct EventHub {
     device: Arc<dyn KfdDevice>,
-    /// CPU/GPU address of the event page, 0 if the device has none.
+    /// GPU address of the event page, 0 if the device has none.
     event_page_va: u64,
-    /// Handle of the event-page BO, passed to the first CREATE_EVENT.
-    pending_page_handle: Mutex<Option<u64>>,
+    /// The process's event page (`process.rs`), handed to KFD by the
+    /// first CREATE_EVENT of the process.
+    event_page: Option<Arc<EventPage>>,
     exception_events: Mutex<Vec<KfdEvent>>,
     queues: Mutex<Vec<Arc<QueueErrorSource>>>,
     memory_faults: Mutex<HashMap<u32, MemoryExceptionData>>,
     /// Queue errors that a recovery already cleared, so that waits begun
     /// before the recovery still see them.
     recovered: Mutex<RecoveredErrors>,
-    /// The event-page BO; declared last so it outlives the events above.
-    event_page: Option<Allocation>,
-}
-
-impl Drop for EventHub {
-    fn drop(&mut self) {
-        // Once CREATE_EVENT has registered the page, KFD owns it until the
-        // process ends: FREE_MEMORY_OF_GPU of it is EPERM (kfd_chardev.c
-        // `kfd_ioctl_free_memory_of_gpu`, "Free signal BO is not allowed"),
-        // so the BO is left to the kernel, as libhsakmt leaves its events
-        // page. A page never registered is freed as usual.
-        let registered = self
-            .pending_page_handle
-            .get_mut()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_none();
-        if registered && let Some(page) = self.event_page.take() {
-            std::mem::forget(page);
-        }
-    }
 }
 
 impl EventHub {
-    /// `event_page` = (va, BO handle) of the runtime-allocated event page;
-    /// `page_memory` keeps that BO alive as long as the hub (and so every
-    /// event whose mailbox is in it).
-    pub fn new(
+    /// A hub without an event page: its signal events have no mailbox
+    /// (KFD then signals them only through SET_EVENT).
+    pub fn new(device: Arc<dyn KfdDevice>) -> Self {
+        Self::with_event_page(device, None)
+    }
+
+    /// A hub whose signal events have their mailboxes in `event_page`.
+    pub(crate) fn with_event_page(
         device: Arc<dyn KfdDevice>,
-        event_page: Option<(u64, u64)>,
-        page_memory: Option<Allocation>,
+        event_page: Option<Arc<EventPage>>,
     ) -> Self {
         Self {
             device,
-            event_page_va: event_page.map_or(0, |p| p.0),
-            pending_page_handle: Mutex::new(event_page.map(|p| p.1)),
+            event_page_va: event_page.as_ref().map_or(0, |p| p.va()),
+            event_page,
             recovered: Mutex::new(RecoveredErrors::default()),
             exception_events: Mutex::new(Vec::new()),
             queues: Mutex::new(Vec::new()),
             memory_faults: Mutex::new(HashMap::new()),
-            event_page: page_memory,
         }
     }
 
@@ -226,26 +209,32 @@ impl EventHub {
         self.event_page_va
     }
 
-    /// CREATE_EVENT. The first call hands KFD the event-page BO.
+    /// CREATE_EVENT. The process's first call hands KFD the event-page BO.
     pub fn create_event(
         &self,
         event_type: u32,
         auto_reset: bool,
         node_id: u32,
     ) -> HsaResult<KfdEvent> {
-        let mut pending = self
-            .pending_page_handle
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut registered = self
+            .event_page
+            .as_ref()
+            .map(|p| p.registered.lock().unwrap_or_else(|p| p.into_inner()));
+        let page_offset = match (&self.event_page, registered.as_deref()) {
+            (Some(page), Some(false)) => page.handle,
+            _ => 0,
+        };
         let mut args = CreateEventArgs {
-            event_page_offset: pending.unwrap_or(0),
+            event_page_offset: page_offset,
             event_type,
             auto_reset: auto_reset as u32,
             node_id,
             ..Default::default()
         };
         self.device.create_event(&mut args)?;
-        *pending = None;
+        if let Some(registered) = registered.as_deref_mut() {
+            *registered = true;
+        }
         let mailbox_va = if event_type == event_type::SIGNAL && self.event_page_va != 0 {
             if args.event_slot_index >= aqueduct_kfd::uapi::KFD_SIGNAL_EVENT_LIMIT {
                 return Err(SignalError::EventSlot {

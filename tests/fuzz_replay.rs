@@ -1,11 +1,14 @@
-//! The byte-level fuzz targets' checks (fuzz/checks/) on their seeds and on
-//! a fixed number of deterministic mutants, in every `cargo test`: the code
-//! object loader, the KFD topology parser and the gfx11 decoder. The
+//! The fuzz targets' checks (fuzz/checks/) on their seeds and on a fixed
+//! number of deterministic mutants, in every `cargo test`: the code object
+//! loader, the KFD topology parser, the gfx11 decoder and the facade's API
+//! (call sequences decoded from bytes as libFuzzer decodes them). The
 //! libFuzzer runs that explore further are in fuzz/README.md; the WGSL
 //! front end's replay is in crates/shaderc/tests/fuzz_replay.rs.
 
 #[path = "../fuzz/checks/code_object.rs"]
 mod code_object;
+#[path = "../fuzz/checks/facade_api.rs"]
+mod facade_api;
 #[path = "../fuzz/checks/gfx11_decode.rs"]
 mod gfx11_decode;
 #[path = "../fuzz/checks/mutate.rs"]
@@ -42,4 +45,11 @@ fn topology_checks_hold_on_the_seeds_and_mutants() {
 fn gfx11_decode_checks_hold_on_the_seeds_and_mutants() {
     let seeds = mutate::files(&repo::root(), &["fuzz/corpus/gfx11_decode"], &[""]);
     mutate::replay("gfx11_decode", &seeds, 10000, gfx11_decode::check);
+}
+
+#[test]
+fn facade_api_checks_hold_on_the_seeds_and_mutants() {
+    let seeds = mutate::files(&repo::root(), &["fuzz/corpus/facade_api"], &[""]);
+    assert!(seeds.len() >= 20, "{} seeds", seeds.len());
+    mutate::replay("facade_api", &seeds, 1500, facade_api::check_bytes);
 }

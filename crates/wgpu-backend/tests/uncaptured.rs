@@ -1,12 +1,14 @@
 //! What happens on aqueduct-wgpu to an error no error scope catches, as in
 //! wgpu: with no handler the call panics with wgpu's message (a wgpu
 //! texture program ported by its instance line stops at its first texture
-//! call), the error is also logged through `log`, an installed handler
-//! replaces the panic, and `log_uncaptured_error` is the opt-in logging mode.
+//! call, an encoder that recorded an error stops it at `finish`), the error
+//! is also logged through `log`, an installed handler replaces the panic,
+//! `log_uncaptured_error` is the opt-in logging mode, and a pipeline cache
+//! (which wgpu makes only with a feature this backend lacks) is an error.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use aqueduct_test_harness::wgpu_api::{device, validation_error};
+use aqueduct_test_harness::wgpu_api::{COLLATZ_WGSL, device, read_back, u32s, validation_error};
 use wgpu::util::DeviceExt;
 
 /// A `log` logger keeping every record's text, so a test can see what an
@@ -304,4 +306,74 @@ fn a_pipeline_cache_is_a_validation_error_and_so_is_a_pipeline_using_it() {
         description.contains("create_compute_pipeline `cached`: the pipeline cache is invalid"),
         "{description}"
     );
+}
+
+#[test]
+fn an_encoder_that_recorded_an_error_stops_the_program_at_finish_and_runs_nothing() {
+    let (device, queue) = device();
+    let data = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("data"),
+        contents: bytemuck::cast_slice(&[5u32; 4]),
+        usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+    });
+    // The texture's own error is caught, so the program gets its invalid object.
+    let mut texture = None;
+    assert!(
+        validation_error(&device, || {
+            texture = Some(device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("image"),
+                size: wgpu::Extent3d {
+                    width: 4,
+                    height: 1,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::R32Uint,
+                usage: wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[],
+            }))
+        })
+        .is_some()
+    );
+    let texture = texture.unwrap();
+    let record = || {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&data, 0, None);
+        encoder.copy_texture_to_buffer(
+            texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &data,
+                layout: Default::default(),
+            },
+            wgpu::Extent3d {
+                width: 4,
+                height: 1,
+                depth_or_array_layers: 1,
+            },
+        );
+        encoder
+    };
+    // Uncaught, the error stops the program where the encoder is finished.
+    let encoder = record();
+    let message = panic_message(move || {
+        let _ = encoder.finish();
+    })
+    .expect("finish panics");
+    assert!(
+        message.starts_with(
+            "wgpu error: Validation Error\n\nCaused by:\n  CommandEncoder::finish: \
+             CommandEncoder::copy_texture_to_buffer: "
+        ),
+        "{message}"
+    );
+    // Caught, the submission is refused as a whole: the clear before the
+    // texture copy does not run either, and the buffer keeps its bytes.
+    let error = validation_error(&device, || {
+        let commands = record().finish();
+        queue.submit([commands]);
+    });
+    assert!(error.is_some());
+    assert_eq!(u32s(&read_back(&device, &queue, &data)), [5; 4]);
 }

@@ -1,9 +1,9 @@
 //! What happens to an error no error scope catches, as in wgpu: with no
 //! handler the call that raised it panics with the message (a wgpu texture
 //! program ported to the facade stops at its first texture binding), the
-//! error is also logged through `log`, an installed handler replaces the
-//! panic, and the opt-in logging mode writes to stderr when no logger
-//! takes the error.
+//! error is also logged through `log` and `tracing`, an installed handler
+//! replaces the panic, and the opt-in logging mode writes to stderr when no
+//! logger takes the error.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -165,6 +165,51 @@ fn an_installed_handler_takes_the_error_instead() {
     assert_eq!(
         caught,
         ["Validation Error: write_buffer: 8..24 overruns buffer `small` (16 bytes)"]
+    );
+}
+
+/// A `tracing` writer keeping what the subscriber writes.
+#[derive(Clone, Default)]
+struct Written(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Written {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn an_uncaught_error_reaches_a_tracing_subscriber_before_the_panic() {
+    let (device, queue) = bare_device();
+    let written = Written::default();
+    let writer = written.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let message = tracing::subscriber::with_default(subscriber, || {
+        panic_message(|| {
+            let buffer = device.create_buffer(&BufferDescriptor {
+                label: Some("traced"),
+                size: 16,
+                usage: BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            queue.write_buffer(&buffer, 4, &[0; 16]);
+        })
+    })
+    .expect("the call panics");
+    let expected = "Validation Error: write_buffer: 4..20 overruns buffer `traced` (16 bytes)";
+    assert_eq!(message, format!("aqueduct error: {expected}\n"));
+    let written = String::from_utf8(written.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        written.contains(&format!("ERROR aqueduct: uncaptured error: {expected}")),
+        "{written}"
     );
 }
 

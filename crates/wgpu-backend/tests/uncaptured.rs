@@ -287,7 +287,7 @@ fn a_pipeline_cache_is_a_validation_error_and_so_is_a_pipeline_using_it() {
     let cache = cache.unwrap();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: None,
-        source: wgpu::ShaderSource::Wgsl(aqueduct_test_harness::wgpu_api::COLLATZ_WGSL.into()),
+        source: wgpu::ShaderSource::Wgsl(COLLATZ_WGSL.into()),
     });
     let error = validation_error(&device, || {
         let _ = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {

@@ -251,7 +251,19 @@ impl DeviceShared {
                     self.lock_state()
                         .push_pending(ops, Some(id), vec![Box::new(memory.clone())])
                 }
-                Err(e) => tracing::error!("zero-initialising a buffer: {e}"),
+                Err(source) => {
+                    let e = InternalError::ZeroInit {
+                        buffer: crate::error::BufferIdent {
+                            label: label.clone(),
+                            size: desc.size,
+                        },
+                        source,
+                    };
+                    self.report(Error::Internal {
+                        description: e.to_string(),
+                        source: Box::new(e),
+                    });
+                }
             }
         }
         Buffer {
@@ -508,8 +520,15 @@ impl DeviceShared {
                                 Some(id),
                                 vec![Box::new(staging), Box::new(memory.clone())],
                             ),
-                            Err(e) => {
-                                tracing::error!("uploading a mapped-at-creation buffer: {e}")
+                            Err(source) => {
+                                let e = InternalError::CreationUpload {
+                                    buffer: buffer.ident(),
+                                    source,
+                                };
+                                self.report(Error::Internal {
+                                    description: e.to_string(),
+                                    source: Box::new(e),
+                                });
                             }
                         }
                     }
@@ -661,7 +680,9 @@ impl Device {
         self.shared.report(error);
     }
 
-    /// Where errors go that no scope catches (default: logged).
+    /// Where errors go that no scope catches. With no handler installed
+    /// such an error is logged and the call that reported it panics, as in
+    /// wgpu; `Arc::new(aqueduct::log_uncaptured_error)` logs instead.
     pub fn on_uncaptured_error(&self, handler: Arc<dyn UncapturedErrorHandler>) {
         self.shared
             .errors

@@ -4,10 +4,13 @@
 //! thread-local; keying the stack by thread id gives the same behaviour
 //! without thread-local storage per device). An error goes to the innermost
 //! scope of the reporting thread whose filter matches; if there is none, to
-//! the uncaptured-error handler. Unlike wgpu, the default handler does not
-//! panic: it logs the error with `tracing::error!` (a library must not panic
-//! on bad input); install a handler that panics if you want wgpu's behaviour.
+//! the uncaptured-error handler. With no handler installed the error is
+//! fatal, as in wgpu (`default_error_handler` in wgpu's
+//! `src/backend/wgpu_core.rs`): it is logged through `log` and `tracing`,
+//! then the reporting call panics with `aqueduct error: ` and the message.
+//! [`log_uncaptured_error`] is the opt-in handler that logs instead.
 
+use std::fmt;
 use std::sync::{Arc, Weak};
 use std::thread::ThreadId;
 
@@ -78,7 +81,7 @@ impl ErrorSink {
         };
         match handler {
             Some(h) => h(error),
-            None => tracing::error!("uncaptured aqueduct error: {error}"),
+            None => default_uncaptured(error),
         }
     }
 
@@ -107,6 +110,45 @@ impl ErrorSink {
     pub(crate) fn set_handler(&self, handler: Arc<dyn Fn(Error) + Send + Sync>) {
         self.lock().handler = Some(handler);
     }
+}
+
+/// What an error no scope catches and no handler takes does: it is
+/// logged, then the reporting call panics (wgpu's default). A second
+/// error reported while the thread already unwinds (from a `Drop`) is
+/// only logged: panicking again would abort the process.
+fn default_uncaptured(error: Error) {
+    log_to_subscribers(&error);
+    if !std::thread::panicking() {
+        panic!("aqueduct error: {error}\n");
+    }
+}
+
+/// Emit `message` as an error through `log` and `tracing` (target
+/// `aqueduct`); returns whether either has a consumer for it.
+fn log_to_subscribers(message: &dyn fmt::Display) -> bool {
+    log::error!(target: "aqueduct", "uncaptured error: {message}");
+    tracing::error!(target: "aqueduct", "uncaptured error: {message}");
+    log::log_enabled!(target: "aqueduct", log::Level::Error)
+        || tracing::enabled!(target: "aqueduct", tracing::Level::ERROR)
+}
+
+/// Log `message` as an uncaptured error instead of panicking: through
+/// `log` (so `env_logger` shows it) and `tracing`, and on stderr when
+/// neither has a logger or subscriber that takes it, so the error is never
+/// lost. The building block of [`log_uncaptured_error`] and of layers with
+/// their own error type (aqueduct-wgpu).
+pub fn log_uncaptured(message: &dyn fmt::Display) {
+    if !log_to_subscribers(message) {
+        eprintln!("aqueduct: uncaptured error: {message}");
+    }
+}
+
+/// The opt-in logging mode of the uncaptured-error handler: install it with
+/// `device.on_uncaptured_error(Arc::new(aqueduct::log_uncaptured_error))`
+/// and errors no scope catches are logged (see [`log_uncaptured`]) and the
+/// calls that raised them return, leaving invalid objects behind.
+pub fn log_uncaptured_error(error: Error) {
+    log_uncaptured(&error);
 }
 
 /// An open error scope; [`ErrorScopeGuard::pop`] closes it and returns the

@@ -14,8 +14,9 @@
 //!
 //! Differences from wgpu, on purpose: the async entry points resolve at
 //! once and have blocking `_sync` twins ([`block_on`] drives the async ones
-//! without pollster); validation errors never panic (the default
-//! uncaptured-error handler logs); `BufferViewMut` dereferences mutably.
+//! without pollster); `BufferViewMut` dereferences mutably. As in wgpu, an
+//! error no error scope catches panics unless a handler is installed with
+//! `Device::on_uncaptured_error` ([`log_uncaptured_error`] logs instead).
 //!
 //! The HSA-level layers are re-exported (`hsa`, `kfd`, `gfxsim`) for the
 //! `aqueduct-run` tool and low-level examples.
@@ -69,7 +70,9 @@ pub use error::{
     BufferAsyncError, Error, ErrorFilter, ErrorSource, MapRangeError, RequestDeviceError,
     ValidationError,
 };
-pub use error_scope::{ErrorScopeGuard, UncapturedErrorHandler};
+pub use error_scope::{
+    ErrorScopeGuard, UncapturedErrorHandler, log_uncaptured, log_uncaptured_error,
+};
 pub use instance::{Instance, InstanceError, RequestAdapterOptions, Surface};
 pub use pipeline::{
     ComputePipeline, ComputePipelineDescriptor, PipelineCompilationOptions, PipelineLayout,

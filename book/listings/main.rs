@@ -227,8 +227,8 @@ fn ordering_of_dispatches() {
 fn errors_are_caught_by_scopes() {
     let (device, _queue) = open();
     // ANCHOR: error_scope
-    // Validation errors never panic: they go to the innermost error scope, or to the
-    // uncaptured-error handler (which logs by default).
+    // Errors go to the innermost error scope, else to the uncaptured-error handler; with
+    // no handler installed the call panics with the message, as in wgpu.
     let scope = device.push_error_scope(ErrorFilter::Validation);
     let _bad = device.create_buffer(&BufferDescriptor {
         label: Some("unaligned"),

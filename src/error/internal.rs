@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use aqueduct_hsa::HsaError;
 
-use super::ident::label_suffix;
+use super::ident::{BufferIdent, label_suffix};
 use super::lower::LowerError;
 use crate::placement::Placement;
 
@@ -34,6 +34,28 @@ pub enum InternalError {
         /// Why the staging failed.
         #[source]
         source: QueueWriteError,
+    },
+    /// The blit that clears a device-memory buffer at creation could not be
+    /// built, so the buffer's contents are not zero.
+    #[error(
+        "create_buffer: zero-initialising {buffer} failed: {source}; its contents are undefined"
+    )]
+    ZeroInit {
+        /// The buffer.
+        buffer: BufferIdent,
+        /// Why the blit could not be built.
+        #[source]
+        source: LowerError,
+    },
+    /// The blit that moves a mapped-at-creation buffer's bytes to its
+    /// device memory at `unmap` could not be built, so those bytes are lost.
+    #[error("unmap: uploading the bytes written to {buffer} at creation failed: {source}")]
+    CreationUpload {
+        /// The buffer.
+        buffer: BufferIdent,
+        /// Why the blit could not be built.
+        #[source]
+        source: LowerError,
     },
     /// `Queue::submit` could not write the submission's packets to the GPU queue.
     #[error("submit: writing AQL packets failed: {source}")]

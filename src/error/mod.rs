@@ -1,7 +1,8 @@
 //! Errors, the WebGPU way: API calls do not return `Result` for validation
 //! failures; the failure becomes an [`Error`] delivered to the innermost
 //! matching error scope (see `error_scope`) or to the uncaptured-error
-//! handler, and the object it concerns becomes invalid. [`ValidationError`]
+//! handler (with none installed, the call panics, as in wgpu), and the
+//! object it concerns becomes invalid. [`ValidationError`]
 //! is the typed description behind every `Error::Validation` (its
 //! `source` downcasts to it): one enum per concern (buffer creation,
 //! mapping, bind groups, pipelines, shader modules, encoders, passes, the

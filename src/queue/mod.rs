@@ -44,7 +44,7 @@ use wgpu_types::{BufferUsages, COPY_BUFFER_ALIGNMENT};
 use crate::buffer::Buffer;
 use crate::command::encoder::CommandBuffer;
 use crate::device::DeviceShared;
-use crate::error::{BufferRole, DeviceError, Error, InternalError, QueueError};
+use crate::error::{BufferRole, DeviceError, Error, InternalError, QueueError, QueueWriteError};
 use crate::lock_rank::{LockRank, Mutex};
 use crate::registry::MapState;
 
@@ -103,10 +103,19 @@ impl Queue {
         if data.is_empty() {
             return;
         }
-        if let Err(e) = stage_write(dev, buffer, offset, data) {
-            dev.report(Error::OutOfMemory {
+        match stage_write(dev, buffer, offset, data) {
+            Ok(()) => {}
+            // An upload blit that cannot be built is the device's failure, not memory's.
+            Err(e @ QueueWriteError::Lower(_)) => {
+                let e = InternalError::Staging { source: e };
+                dev.report(Error::Internal {
+                    description: e.to_string(),
+                    source: Box::new(e),
+                });
+            }
+            Err(e) => dev.report(Error::OutOfMemory {
                 source: Box::new(InternalError::Staging { source: e }),
-            });
+            }),
         }
     }
 

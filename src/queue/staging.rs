@@ -88,7 +88,7 @@ pub(super) fn stage_write(
             keep_all.extend(keep);
             state.push_pending(ops, Some(buffer.inner.id), keep_all);
         }
-        Err(e) => tracing::error!("write_buffer upload: {e}"),
+        Err(e) => return Err(e.into()),
     }
     Ok(())
 }

@@ -9,10 +9,13 @@
 //! request (writable when mapped for writing or at creation), shares it
 //! between wgpu's views, and gives it back at `unmap`.
 //!
-//! wgpu offers a custom backend no way to build its `MapRangeError`; a
-//! request the facade refuses (the mapping is still pending or failed, a
-//! write view of a read mapping) reports a validation error and gets a
-//! zeroed scratch range whose writes go nowhere.
+//! wgpu offers a custom backend no way to build its `MapRangeError`, so a
+//! range the backend cannot give (the buffer is not mapped, the mapping is
+//! still pending or failed, the range is outside it) panics with the text
+//! wgpu's error would carry: handing out bytes that are not the buffer's
+//! would let the program go on with wrong data. A write view of a read
+//! mapping reports a validation error (a panic unless a scope or handler
+//! takes it) and its writes go to a scratch range.
 
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -21,7 +24,7 @@ use wgpu::custom::{
     BufferInterface, BufferMapCallback, BufferMappedRangeInterface, DispatchBufferMappedRange,
 };
 
-use crate::error::{BackendValidationError, report_validation};
+use crate::error::{BackendValidationError, MappedRangeError, report_validation};
 use crate::lock;
 
 /// The facade view of a whole mapped range, shared by wgpu's views.
@@ -124,24 +127,24 @@ impl AqueductBuffer {
     }
 
     /// The shared view holding `sub_range`, taken on first use.
-    fn held_view(&self, sub_range: &Range<u64>) -> Result<Arc<HeldView>, BackendValidationError> {
+    fn held_view(&self, sub_range: &Range<u64>) -> Result<Arc<HeldView>, MappedRangeError> {
         let range = sub_range.clone();
         let mut t = self.tracking();
         let view = match &t.view {
             Some(v) => v.clone(),
             None => {
                 let Some((mode, mapped)) = t.current.clone() else {
-                    return Err(BackendValidationError::NotMapped { range });
+                    return Err(MappedRangeError::NotMapped { range });
                 };
                 let v = HeldView::take(&self.buffer, mode, mapped)
-                    .map_err(|source| BackendValidationError::MappedRange { range, source })?;
+                    .map_err(|source| MappedRangeError::Refused { range, source })?;
                 let v = Arc::new(v);
                 t.view = Some(v.clone());
                 v
             }
         };
         if sub_range.start < view.range.start || sub_range.end > view.range.end {
-            return Err(BackendValidationError::OutsideMapped {
+            return Err(MappedRangeError::OutsideMapped {
                 range: sub_range.clone(),
                 mapped: view.range.clone(),
             });
@@ -172,24 +175,18 @@ impl BufferInterface for AqueductBuffer {
         &self,
         sub_range: Range<u64>,
     ) -> Result<DispatchBufferMappedRange, wgpu::MapRangeError> {
-        let len = usize::try_from(sub_range.end.saturating_sub(sub_range.start)).unwrap_or(0);
-        let range = match self.held_view(&sub_range) {
-            Ok(view) => {
-                let offset = (sub_range.start - view.range.start) as usize;
-                // SAFETY: sub_range lies inside the view's range (checked above), so base + offset stays inside the mapped bytes.
-                let ptr = unsafe { view.base.add(offset) };
-                AqueductMappedRange {
-                    device: self.device.clone(),
-                    bytes: RangeBytes::Mapped { view, ptr, len },
-                }
-            }
-            Err(why) => {
-                report_validation(&self.device, why);
-                AqueductMappedRange {
-                    device: self.device.clone(),
-                    bytes: RangeBytes::Scratch(vec![0; len]),
-                }
-            }
+        let view = match self.held_view(&sub_range) {
+            Ok(view) => view,
+            // wgpu's `MapRangeError` text (see the module docs).
+            Err(why) => panic!("Buffer view error: {why}"),
+        };
+        let len = (sub_range.end - sub_range.start) as usize;
+        let offset = (sub_range.start - view.range.start) as usize;
+        // SAFETY: sub_range lies inside the view's range (held_view checks it), so base + offset stays inside the mapped bytes.
+        let ptr = unsafe { view.base.add(offset) };
+        let range = AqueductMappedRange {
+            device: self.device.clone(),
+            bytes: RangeBytes::Mapped { view, ptr, len },
         };
         Ok(DispatchBufferMappedRange::custom(range))
     }
@@ -212,7 +209,7 @@ enum RangeBytes {
         ptr: *mut u8,
         len: usize,
     },
-    /// Stands in for a range the facade refused.
+    /// Takes the writes of a write view of a read mapping (reported).
     Scratch(Vec<u8>),
 }
 

@@ -6,7 +6,10 @@
 //! the device keeps each open scope's guard under the index it returned.
 //! Calls with no compute meaning (render pipelines, textures, samplers,
 //! acceleration structures) report a compute-only validation error and
-//! return an invalid object (see `compute_only`).
+//! return an invalid object (see `compute_only`). Each device starts with
+//! wgpu's default uncaptured-error behaviour (`error::default_uncaptured`)
+//! installed as the facade device's handler; wgpu's `on_uncaptured_error`
+//! replaces it.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -25,8 +28,8 @@ use crate::buffer::AqueductBuffer;
 use crate::command::AqueductCommandEncoder;
 use crate::compute_only::ComputeOnlyObject;
 use crate::error::{
-    BackendValidationError, ObjectRef, filter_from_wgpu, report_compute_only, report_validation,
-    to_wgpu,
+    BackendValidationError, ObjectRef, default_uncaptured, filter_from_wgpu, report_compute_only,
+    report_validation, to_wgpu,
 };
 use crate::lock;
 use crate::resources::{
@@ -53,6 +56,8 @@ impl std::fmt::Debug for AqueductDevice {
 
 impl AqueductDevice {
     pub(crate) fn new(device: aqueduct::Device) -> Self {
+        // wgpu's default until the program installs a handler of its own.
+        device.on_uncaptured_error(std::sync::Arc::new(|e| default_uncaptured(to_wgpu(e))));
         AqueductDevice {
             device,
             scopes: Mutex::new(HashMap::new()),
@@ -175,8 +180,13 @@ impl DeviceInterface for AqueductDevice {
         &self,
         _desc: &wgpu::PipelineCacheDescriptor<'_>,
     ) -> DispatchPipelineCache {
-        // Pipeline caches are an optimisation wgpu lets a backend decline:
-        // an empty cache (get_data returns None) is valid, not an error.
+        // wgpu makes a pipeline cache only with Features::PIPELINE_CACHE,
+        // which this backend does not offer: a validation error, and an
+        // invalid cache that a pipeline descriptor cannot use.
+        report_validation(
+            &self.device,
+            BackendValidationError::PipelineCacheUnsupported,
+        );
         DispatchPipelineCache::custom(ComputeOnlyObject::new(
             &self.device,
             "Device::create_pipeline_cache",

@@ -23,13 +23,19 @@
 //! every device the instance opens ([`include_precompiled!`] embeds them),
 //! so a program's shaders need no LLVM at run time.
 //!
+//! Errors behave as wgpu's: an error no error scope catches goes to the
+//! handler installed with `Device::on_uncaptured_error`, and with none
+//! installed it is logged (through `log` and `tracing`) and the call that
+//! raised it panics with wgpu's message (`wgpu error: Validation Error` and
+//! the causes). [`log_uncaptured_error`] is the opt-in handler that logs
+//! instead. An object whose creation failed is invalid, and every later
+//! use of it is another validation error.
+//!
 //! The backend is compute-only. Render, texture, sampler, surface and
 //! acceleration-structure calls report a validation error carrying a
 //! [`ComputeOnlyError`] through wgpu's error reporting (error scopes, the
 //! uncaptured-error handler) and return invalid objects, as wgpu does for
-//! failed creations; nothing panics. As in the facade, and unlike wgpu's
-//! default, an error no scope catches is logged, not a panic, until a
-//! handler is installed with `Device::on_uncaptured_error`.
+//! failed creations: by default the first such call stops the program.
 //!
 //! # The wgpu version, and bumping it
 //!
@@ -60,7 +66,10 @@ pub use buffer::{AqueductBuffer, AqueductMappedRange};
 pub use command::{AqueductCommandBuffer, AqueductCommandEncoder, AqueductComputePass};
 pub use compute_only::ComputeOnlyObject;
 pub use device::AqueductDevice;
-pub use error::{BackendValidationError, ComputeOnlyError, ObjectKind, ObjectRef};
+pub use error::{
+    BackendValidationError, ComputeOnlyError, MappedRangeError, ObjectKind, ObjectRef,
+    log_uncaptured_error,
+};
 pub use instance::{AqueductAdapter, AqueductInstance};
 pub use queue::AqueductQueue;
 pub use resources::{

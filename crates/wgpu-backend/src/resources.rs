@@ -13,6 +13,7 @@ use wgpu::custom::{
 };
 
 use crate::buffer::AqueductBuffer;
+use crate::compute_only::ComputeOnlyObject;
 use crate::device::facade_of;
 use crate::error::{
     BackendValidationError, ObjectKind, ObjectRef, report_compute_only, report_validation,
@@ -50,7 +51,12 @@ impl AqueductShaderModule {
             source: aqueduct::ShaderSource::Wgsl(text),
         });
         let caught = scope.pop_now();
-        let error = caught.as_ref().map(|e| e.to_string());
+        // The message of the broken rule itself, as wgpu's compilation
+        // messages carry naga's text without the error's heading.
+        let error = caught.as_ref().map(|e| match std::error::Error::source(e) {
+            Some(source) => source.to_string(),
+            None => e.to_string(),
+        });
         if let Some(e) = caught {
             device.report_error(e);
         }
@@ -258,6 +264,18 @@ impl AqueductComputePipeline {
                 }
             }
         };
+        // This backend never makes a valid pipeline cache: one given here
+        // is invalid (or another backend's), and so is the pipeline.
+        if let Some(cache) = desc.cache {
+            let cache = cache.as_custom::<ComputeOnlyObject>();
+            let _ = facade_of(
+                device,
+                what(ObjectKind::PipelineCache),
+                cache,
+                |_| None::<&()>,
+            );
+            return invalid;
+        }
         let Some(module) = facade_of(
             device,
             what(ObjectKind::ShaderModule),

@@ -28,7 +28,7 @@ mod topology;
 mod wake;
 
 pub use coherence_report::{
-    AllocationId, CoherenceReport, CoherenceStats, StaleRead, process_coherence_reports,
+    AllocationId, CoherenceReport, CoherenceStats, PacketId, StaleRead, process_coherence_reports,
     process_coherence_stats,
 };
 pub use config::{

@@ -30,11 +30,13 @@
 //!   workgroups start): the clean bytes (outside the dirty range) of every
 //!   shared copy are reloaded from memory, as an L2 invalidate does; dirty
 //!   bytes stay, as dirty lines do.
-//! - AGENT and NONE scopes move nothing: every queue of a GPU shares its
-//!   copy (one L2 per agent), so a consumer on the same agent sees the data
-//!   with agent-scope fences, and a consumer elsewhere never does. The
-//!   per-CU caches (GL0/GL1, the scalar cache) are not modelled, so AGENT
-//!   and NONE behave the same.
+//! - AGENT and NONE scopes move nothing in the L2 model: every queue of a
+//!   GPU shares its copy (one L2 per agent), so a consumer on the same
+//!   agent sees the data with agent-scope fences, and a consumer elsewhere
+//!   never does. Between AGENT and NONE the difference is the per-CU caches
+//!   (GL0, GL1, the scalar cache), which only an agent-or-wider acquire
+//!   invalidates: `coherence/cu_cache.rs` models them for every memory type
+//!   they hold, coarse- and fine-grained.
 //! - UNMAP (and FREE) of a coarse BO writes its dirty range back first.
 //!
 //! Detection. A BO is *shared* when the host mapped it (mmap of the render
@@ -64,6 +66,8 @@
 //! packet boundaries (a host write while a kernel runs is not seen), and
 //! the host's own reads are inferred from completion signals as above.
 
+pub mod cu_cache;
+
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -76,6 +80,7 @@ use crate::memory::backing::Backing;
 use crate::memory::bo::{Bo, MemType};
 use crate::memory::vm::Mapping;
 use aqueduct_isa::Access;
+use cu_cache::PacketLines;
 
 /// Whether a BO of `mem_type` allocated with `flags` is coarse-grained.
 pub fn is_coarse(mem_type: MemType, flags: u32) -> bool {
@@ -264,6 +269,7 @@ impl CoarseCache {
             stale: va + w.diff.range.start..va + w.diff.range.end,
             stale_bytes: w.diff.bytes,
             read_at: Some((va + offset, len)),
+            writer: None,
         });
     }
 
@@ -394,8 +400,21 @@ impl GpuCoherence {
     }
 
     /// The fence a packet's launch performs (its acquire), over the GPU's
-    /// `mappings`; the caller holds the fence lock exclusively.
-    pub fn launch_fence(&self, mappings: &[Mapping], packet: PacketRef) {
+    /// `mappings` (table `version`); the caller holds the fence lock
+    /// exclusively. A dispatch gets what it needs for the per-CU caches.
+    pub fn launch_fence(
+        &self,
+        mappings: &[Mapping],
+        version: u64,
+        packet: PacketRef,
+        dispatch: bool,
+    ) -> Option<Arc<PacketLines>> {
+        self.l2_acquire(mappings, packet);
+        cu_cache::launch(mappings, version, packet, dispatch)
+    }
+
+    /// The L2 side of a launch fence.
+    fn l2_acquire(&self, mappings: &[Mapping], packet: PacketRef) {
         let caches = mappings.iter().filter_map(|m| m.coarse.as_deref());
         if packet.scope == FenceScope::System {
             let mut reloaded = 0;
@@ -436,8 +455,18 @@ impl GpuCoherence {
 
     /// The fence a packet's completion performs (its release), over the
     /// GPU's `mappings`; the caller holds the fence lock exclusively.
-    /// `signalled`: the packet has a completion signal.
-    pub fn completion_fence(&self, mappings: &[Mapping], packet: PacketRef, signalled: bool) {
+    /// `signalled`: the packet has a completion signal; `lines`: a
+    /// dispatch's per-CU cache side, whose stores join the agent's record.
+    pub fn completion_fence(
+        &self,
+        mappings: &[Mapping],
+        packet: PacketRef,
+        signalled: bool,
+        lines: Option<&PacketLines>,
+    ) {
+        if let Some(lines) = lines {
+            cu_cache::complete(lines);
+        }
         let caches = mappings.iter().filter_map(|m| m.coarse.as_deref());
         if packet.scope == FenceScope::System {
             let mut written = 0;
@@ -472,6 +501,7 @@ impl GpuCoherence {
                     stale: va + diff.range.start..va + diff.range.end,
                     stale_bytes: diff.bytes,
                     read_at: None,
+                    writer: None,
                 });
             }
         }

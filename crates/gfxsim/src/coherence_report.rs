@@ -25,6 +25,19 @@ pub enum StaleRead {
     /// wrote it) after this GPU's last system-scope acquire, and the
     /// packet that read it was launched without one.
     KernelReadsUnacquiredHostWrites,
+    /// A kernel read bytes that an earlier packet's kernels on the same
+    /// agent wrote, and the packet that read them was launched with acquire
+    /// scope NONE after that write completed: without the agent-scope
+    /// acquire the CP does not invalidate the per-CU caches (vector L0,
+    /// GL1, scalar cache), so the read may hit an old line there.
+    KernelReadsUnacquiredKernelWrites,
+}
+
+/// A packet of one queue (its dispatch id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PacketId {
+    pub queue_id: u32,
+    pub index: u64,
 }
 
 /// The allocation (buffer object) a report is about.
@@ -47,20 +60,25 @@ pub struct CoherenceReport {
     pub gpu_id: u32,
     /// The queue and packet index (its dispatch id) whose fence was missing:
     /// the completing packet for `HostReadsUnreleasedKernelWrites`, the
-    /// launched packet for `KernelReadsUnacquiredHostWrites`.
+    /// launched packet that read for the `KernelReads*` kinds.
     pub queue_id: u32,
     pub packet_index: u64,
     /// That packet's fence scope on the side that mattered: its release
     /// scope, or its acquire scope.
     pub scope: FenceScope,
     /// GPU VA range from the first to the last byte that differs between
-    /// the GPU's copy and memory.
+    /// the GPU's copy and memory; for `KernelReadsUnacquiredKernelWrites`,
+    /// the range `writer` changed.
     pub stale: Range<u64>,
-    /// How many bytes in `stale` differ.
+    /// How many bytes in `stale` differ (for
+    /// `KernelReadsUnacquiredKernelWrites`: the range's length).
     pub stale_bytes: u64,
-    /// For `KernelReadsUnacquiredHostWrites`: the first access that read a
-    /// stale byte (address, length).
+    /// For the `KernelReads*` kinds: the first access that read a stale
+    /// byte (address, length).
     pub read_at: Option<(u64, u64)>,
+    /// For `KernelReadsUnacquiredKernelWrites`: the packet whose kernels
+    /// wrote the stale bytes.
+    pub writer: Option<PacketId>,
 }
 
 impl fmt::Display for CoherenceReport {
@@ -99,6 +117,34 @@ impl fmt::Display for CoherenceReport {
                     self.stale_bytes,
                     self.stale.start,
                     self.stale.end
+                )?;
+                if let Some((addr, len)) = self.read_at {
+                    write!(f, "; first stale read: {len} byte(s) at {addr:#x}")?;
+                }
+                Ok(())
+            }
+            StaleRead::KernelReadsUnacquiredKernelWrites => {
+                write!(
+                    f,
+                    "stale kernel read: allocation {:#x} (va {:#x}, {} bytes): packet {} of queue {} on gpu {:#x} \
+                     was launched with acquire scope {:?} after ",
+                    a.handle,
+                    a.va,
+                    a.size,
+                    self.packet_index,
+                    self.queue_id,
+                    self.gpu_id,
+                    self.scope,
+                )?;
+                match self.writer {
+                    Some(w) => write!(f, "packet {} of queue {}", w.index, w.queue_id)?,
+                    None => write!(f, "an earlier packet")?,
+                }
+                write!(
+                    f,
+                    " wrote {:#x}..{:#x} on the same agent, so its kernel may read old lines \
+                     from a per-CU cache (an agent-scope acquire is needed)",
+                    self.stale.start, self.stale.end
                 )?;
                 if let Some((addr, len)) = self.read_at {
                     write!(f, "; first stale read: {len} byte(s) at {addr:#x}")?;

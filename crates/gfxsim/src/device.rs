@@ -541,6 +541,7 @@ impl KfdDevice for SimDevice {
                         executable: false,
                         backing: backing.clone(),
                         coarse: None,
+                        cu: None,
                     };
                     if !gpu.vm.insert(mapping) {
                         tracing::debug!(

@@ -49,6 +49,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::coherence::cu_cache::PacketLines;
 use crate::memory::vm::GpuVm;
 use crate::stats::StatsCounters;
 use crate::wake::Wake;
@@ -127,6 +128,8 @@ pub struct Job {
     wake: Arc<Wake>,
     /// The scratch wave slots of a dispatch with private memory.
     scratch: Option<ScratchSlots>,
+    /// The packet's per-CU cache side (strict coherence mode only).
+    lines: Option<Arc<PacketLines>>,
 }
 
 impl std::fmt::Debug for Job {
@@ -144,12 +147,14 @@ impl Job {
     /// A job of `dispatch`'s workgroups that fails with
     /// [`WaveErrorKind::TimeLimit`] once it has run longer than `time_limit`.
     /// `scratch`: the wave slots its waves' private memory lives in (None
-    /// for a dispatch without private memory).
+    /// for a dispatch without private memory). `lines`: the packet's per-CU
+    /// cache side, fed by its workgroups' accesses (strict coherence mode).
     pub fn new(
         dispatch: Dispatch,
         time_limit: Option<Duration>,
         wake: Arc<Wake>,
         scratch: Option<ScratchSlots>,
+        lines: Option<Arc<PacketLines>>,
     ) -> Arc<Job> {
         let counts = dispatch.workgroup_count();
         let total = counts.iter().map(|&c| c as u64).product();
@@ -167,7 +172,13 @@ impl Job {
             started: OnceLock::new(),
             wake,
             scratch,
+            lines,
         })
+    }
+
+    /// The packet's per-CU cache side (strict coherence mode only).
+    pub fn packet_lines(&self) -> Option<&PacketLines> {
+        self.lines.as_deref()
     }
 
     pub fn is_done(&self) -> bool {
@@ -280,7 +291,7 @@ impl Job {
                 // One page-table read view for the batch: mappings cannot change while
                 // any of its workgroups runs (MAP/UNMAP wait, as for one workgroup).
                 // The batch runs under this view, sharing its memoised translations.
-                let view = vm.view();
+                let view = vm.view_in(self.lines.as_deref());
                 // The watchdog between workgroups: no workgroup starts past the limit.
                 let ids = range
                     .take_while(|_| !self.failed.load(Ordering::Acquire))

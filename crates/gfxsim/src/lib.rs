@@ -7,8 +7,10 @@
 //!
 //! With `SimConfig::strict_coherence` (or `AQUEDUCT_SIM_STRICT_COHERENCE=1`)
 //! each GPU caches coarse-grained memory as hardware does: only system-scope
-//! fences move it between the GPU and the memory the host sees, and stale
-//! reads are reported as [`CoherenceReport`]s (`SimDevice::coherence_reports`).
+//! fences move it between the GPU and the memory the host sees; a dispatch
+//! launched without an agent-scope acquire may read old per-CU cache lines
+//! of what earlier dispatches wrote; stale reads are reported as
+//! [`CoherenceReport`]s (`SimDevice::coherence_reports`).
 
 mod clock;
 mod coherence;
@@ -28,7 +30,7 @@ mod topology;
 mod wake;
 
 pub use coherence_report::{
-    AllocationId, CoherenceReport, CoherenceStats, StaleRead, process_coherence_reports,
+    AllocationId, CoherenceReport, CoherenceStats, PacketId, StaleRead, process_coherence_reports,
     process_coherence_stats,
 };
 pub use config::{

@@ -1,6 +1,8 @@
 //! gfxsim's strict coherence mode through aqueduct-hsa: coarse-grained
 //! memory (VRAM) is cached per GPU and only system-scope fences move it to
-//! and from the memory the host sees.
+//! and from the memory the host sees, and a dispatch launched with acquire
+//! scope NONE may read old per-CU cache lines of what earlier dispatches on
+//! the same agent wrote.
 //!
 //! Each missing-fence case checks both halves: the stale bytes are really
 //! read (exactly the old values, as on hardware), and the report names the
@@ -8,7 +10,7 @@
 //! the right data and no report. The same missing fence with strict mode
 //! off reads fresh data: the default device stays coherent.
 
-use aqueduct_gfxsim::{CoherenceReport, SimConfig, SimDevice, StaleRead};
+use aqueduct_gfxsim::{CoherenceReport, PacketId, SimConfig, SimDevice, StaleRead};
 use aqueduct_hsa::memory::PoolKind;
 use aqueduct_hsa::queue::packet;
 use aqueduct_hsa::{Allocation, PacketFence, Queue, Runtime, RuntimeOptions};
@@ -46,10 +48,24 @@ fn fence(acquire: FenceScope, release: FenceScope) -> PacketFence {
 /// vector_copy(src, dst, N) on `queue` with `fence`; waits for it and
 /// returns its packet index.
 fn copy(gpu: &Gpu, queue: &Queue, prog: &Program, src: u64, dst: u64, f: PacketFence) -> u64 {
+    copy_n(gpu, queue, prog, src, dst, N, f)
+}
+
+/// vector_copy(src, dst, n) on `queue` with `fence`; waits for it and
+/// returns its packet index.
+fn copy_n(
+    gpu: &Gpu,
+    queue: &Queue,
+    prog: &Program,
+    src: u64,
+    dst: u64,
+    n: usize,
+    f: PacketFence,
+) -> u64 {
     let launch = gpu.launch(
         &prog.kernel,
-        &[Arg::Ptr(src), Arg::Ptr(dst), Arg::U32(N as u32)],
-        [N as u32, 1, 1],
+        &[Arg::Ptr(src), Arg::Ptr(dst), Arg::U32(n as u32)],
+        [n as u32, 1, 1],
         [64, 1, 1],
     );
     let done = gpu.signal(1);
@@ -399,4 +415,300 @@ fn cross_agent_consumer_needs_system_scope_on_both_sides() {
     );
     assert_same(&read_u32(&out, N), &input, "GPU 1 after release + acquire");
     assert_eq!(gpu0.sim.coherence_reports().len(), 2, "no new report");
+}
+
+/// A device-only coarse VRAM buffer of `bytes` (not host mapped, so the L2
+/// model has nothing to say about it).
+fn device_vram(gpu: &Gpu, bytes: u64) -> Allocation {
+    gpu.rt
+        .pool(&gpu.agent, PoolKind::CoarseDevice)
+        .expect("device pool")
+        .allocate(bytes)
+        .expect("VRAM allocation")
+}
+
+/// The one per-CU cache report in `reports`, checked against the packets
+/// that wrote (`writer` on `writer_queue`) and read (`reader` on
+/// `reader_queue`) allocation `a` (N words from its start).
+fn check_cu_report(
+    reports: &[CoherenceReport],
+    a: &Allocation,
+    (writer_queue, writer): (&Queue, u64),
+    (reader_queue, reader): (&Queue, u64),
+) {
+    let r = only_report(reports);
+    assert_eq!(r.kind, StaleRead::KernelReadsUnacquiredKernelWrites);
+    assert_eq!(r.allocation.handle, a.kfd_handle());
+    assert_eq!(r.allocation.va, a.gpu_va());
+    assert_eq!(r.queue_id, reader_queue.id());
+    assert_eq!(r.packet_index, reader);
+    assert_eq!(r.scope, FenceScope::None);
+    assert_eq!(
+        r.writer,
+        Some(PacketId {
+            queue_id: writer_queue.id(),
+            index: writer,
+        })
+    );
+    assert_eq!(r.stale, a.gpu_va()..a.gpu_va() + N as u64 * 4);
+    assert_eq!(r.stale_bytes, N as u64 * 4);
+    let (at, len) = r.read_at.expect("read address");
+    assert!(at >= a.gpu_va() && at + len <= a.gpu_va() + N as u64 * 4);
+    let text = r.to_string();
+    assert!(
+        text.contains(&format!("packet {writer} of queue {}", writer_queue.id())),
+        "{text}"
+    );
+}
+
+/// Producer then consumer on one queue: the consumer's acquire decides
+/// whether its CUs may still hold old lines of the producer's output.
+#[test]
+fn none_acquire_after_a_dispatch_on_the_same_queue_reads_stale_cu_lines() {
+    let gpu = strict_gpu(true, 1);
+    let prog = gpu.load("vector_copy");
+    let queue = gpu.queue(64);
+    let input = Rng::new(8).u32s(N);
+    let src = gpu.upload_u32(&input);
+    let mid = device_vram(&gpu, N as u64 * 4);
+    let dst = gpu.filled_u32(N, 0);
+    let produce = |acquire| {
+        copy(
+            &gpu,
+            &queue,
+            &prog,
+            src.gpu_va(),
+            mid.gpu_va(),
+            fence(acquire, FenceScope::Agent),
+        )
+    };
+    let consume = |acquire| {
+        copy(
+            &gpu,
+            &queue,
+            &prog,
+            mid.gpu_va(),
+            dst.gpu_va(),
+            fence(acquire, FenceScope::System),
+        )
+    };
+
+    let produced = produce(FenceScope::System);
+    let consumed = consume(FenceScope::None);
+    // gfxsim returns the current bytes; the report says they may be old.
+    assert_same(&read_u32(&dst, N), &input, "consumer");
+    check_cu_report(
+        &gpu.sim.coherence_reports(),
+        &mid,
+        (&queue, produced),
+        (&queue, consumed),
+    );
+
+    // The producer again, then consumers at agent and at system scope.
+    for acquire in [FenceScope::Agent, FenceScope::System] {
+        produce(FenceScope::Agent);
+        consume(acquire);
+        assert_eq!(
+            gpu.sim.coherence_reports().len(),
+            1,
+            "no new report with acquire {acquire:?}"
+        );
+    }
+    // The last acquire invalidated: a NONE consumer now has nothing stale.
+    consume(FenceScope::None);
+    assert_eq!(
+        gpu.sim.coherence_reports().len(),
+        1,
+        "nothing changed since"
+    );
+}
+
+/// Two queues of one agent share its CUs: a consumer queue needs the
+/// agent-scope acquire as much as the producer's own queue does.
+#[test]
+fn none_acquire_after_a_dispatch_on_another_queue_of_the_agent_reads_stale_cu_lines() {
+    let gpu = strict_gpu(true, 1);
+    let prog = gpu.load("vector_copy");
+    let (producer, consumer) = (gpu.queue(64), gpu.queue(64));
+    let input = Rng::new(9).u32s(N);
+    let src = gpu.upload_u32(&input);
+    let mid = device_vram(&gpu, N as u64 * 4);
+    let dst = gpu.filled_u32(N, 0);
+    let produced = copy(
+        &gpu,
+        &producer,
+        &prog,
+        src.gpu_va(),
+        mid.gpu_va(),
+        fence(FenceScope::System, FenceScope::Agent),
+    );
+    let consumed = copy(
+        &gpu,
+        &consumer,
+        &prog,
+        mid.gpu_va(),
+        dst.gpu_va(),
+        fence(FenceScope::None, FenceScope::System),
+    );
+    assert_ne!(producer.id(), consumer.id());
+    check_cu_report(
+        &gpu.sim.coherence_reports(),
+        &mid,
+        (&producer, produced),
+        (&consumer, consumed),
+    );
+
+    copy(
+        &gpu,
+        &producer,
+        &prog,
+        src.gpu_va(),
+        mid.gpu_va(),
+        fence(FenceScope::Agent, FenceScope::Agent),
+    );
+    copy(
+        &gpu,
+        &consumer,
+        &prog,
+        mid.gpu_va(),
+        dst.gpu_va(),
+        fence(FenceScope::Agent, FenceScope::System),
+    );
+    assert_same(&read_u32(&dst, N), &input, "consumer");
+    assert_eq!(gpu.sim.coherence_reports().len(), 1, "no new report");
+}
+
+/// A NONE-acquire consumer that reads only bytes no dispatch changed since
+/// the last agent-scope acquire has nothing stale to read.
+#[test]
+fn none_acquire_reading_unchanged_bytes_is_not_reported() {
+    let gpu = strict_gpu(true, 1);
+    let prog = gpu.load("vector_copy");
+    let queue = gpu.queue(64);
+    let half = N / 2;
+    let input = Rng::new(10).u32s(N);
+    let src = gpu.upload_u32(&input);
+    let mid = device_vram(&gpu, N as u64 * 4);
+    let dst = gpu.filled_u32(N, 0);
+    // Fill all of mid, and let an agent-scope acquire invalidate.
+    copy(
+        &gpu,
+        &queue,
+        &prog,
+        src.gpu_va(),
+        mid.gpu_va(),
+        PacketFence::SYSTEM_ORDERED,
+    );
+    nop(&gpu, &queue, fence(FenceScope::Agent, FenceScope::None));
+    // Rewrite the first half only; the consumer reads the second half and
+    // a buffer no kernel wrote.
+    copy_n(
+        &gpu,
+        &queue,
+        &prog,
+        src.gpu_va(),
+        mid.gpu_va(),
+        half,
+        fence(FenceScope::Agent, FenceScope::Agent),
+    );
+    copy_n(
+        &gpu,
+        &queue,
+        &prog,
+        mid.gpu_va() + half as u64 * 4,
+        dst.gpu_va(),
+        N - half,
+        fence(FenceScope::None, FenceScope::System),
+    );
+    copy(
+        &gpu,
+        &queue,
+        &prog,
+        src.gpu_va(),
+        dst.gpu_va(),
+        fence(FenceScope::None, FenceScope::System),
+    );
+    assert_same(&read_u32(&dst, N), &input, "consumer");
+    assert_eq!(gpu.sim.coherence_reports(), vec![]);
+    // The changed half is still stale for a NONE consumer.
+    copy_n(
+        &gpu,
+        &queue,
+        &prog,
+        mid.gpu_va(),
+        dst.gpu_va(),
+        half,
+        fence(FenceScope::None, FenceScope::System),
+    );
+    let reports = gpu.sim.coherence_reports();
+    let r = only_report(&reports);
+    assert_eq!(r.kind, StaleRead::KernelReadsUnacquiredKernelWrites);
+    assert_eq!(r.stale, mid.gpu_va()..mid.gpu_va() + half as u64 * 4);
+}
+
+/// Fine-grained memory is MTYPE UC on gfx11, which keeps it out of the L2
+/// only: the per-CU caches hold it like coarse memory, so a NONE-acquire
+/// consumer of a kernel's fine-grained output is reported too.
+#[test]
+fn fine_grained_memory_is_cached_per_cu_too() {
+    let gpu = strict_gpu(true, 1);
+    let prog = gpu.load("vector_copy");
+    let queue = gpu.queue(64);
+    let input = Rng::new(11).u32s(N);
+    let src = gpu.upload_u32(&input);
+    let mid = gpu.filled_u32(N, 0);
+    let dst = gpu.filled_u32(N, 0);
+    let produced = copy(
+        &gpu,
+        &queue,
+        &prog,
+        src.gpu_va(),
+        mid.gpu_va(),
+        PacketFence::SYSTEM_ORDERED,
+    );
+    let consumed = copy(
+        &gpu,
+        &queue,
+        &prog,
+        mid.gpu_va(),
+        dst.gpu_va(),
+        fence(FenceScope::None, FenceScope::System),
+    );
+    assert_same(&read_u32(&dst, N), &input, "consumer");
+    check_cu_report(
+        &gpu.sim.coherence_reports(),
+        &mid,
+        (&queue, produced),
+        (&queue, consumed),
+    );
+}
+
+/// Off strict mode nothing of this is tracked or reported.
+#[test]
+fn strict_mode_off_reports_no_per_cu_staleness() {
+    let gpu = strict_gpu(false, 1);
+    let prog = gpu.load("vector_copy");
+    let queue = gpu.queue(64);
+    let input = Rng::new(12).u32s(N);
+    let src = gpu.upload_u32(&input);
+    let mid = device_vram(&gpu, N as u64 * 4);
+    let dst = gpu.filled_u32(N, 0);
+    copy(
+        &gpu,
+        &queue,
+        &prog,
+        src.gpu_va(),
+        mid.gpu_va(),
+        PacketFence::SYSTEM_ORDERED,
+    );
+    copy(
+        &gpu,
+        &queue,
+        &prog,
+        mid.gpu_va(),
+        dst.gpu_va(),
+        fence(FenceScope::None, FenceScope::System),
+    );
+    assert_same(&read_u32(&dst, N), &input, "consumer");
+    assert_eq!(gpu.sim.coherence_reports(), vec![]);
 }

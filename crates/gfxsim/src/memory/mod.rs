@@ -30,6 +30,7 @@ use aqueduct_kfd::{KfdError, KfdResult};
 use rustix::io::Errno;
 
 use crate::coherence::CoarseCache;
+use crate::coherence::cu_cache::{CuLines, is_cu_cached};
 use crate::gpu::Gpu;
 use backing::Backing;
 use bo::{Bo, BoTable, MemType};
@@ -309,6 +310,13 @@ impl Memory {
                     ),
                     _ => None,
                 };
+                // Strict coherence: the agent's per-CU caches hold the BO.
+                let cu = match gpu.vm.strict_coherence() {
+                    Some(strict) if is_cu_cached(bo.mem_type) => {
+                        Some(CuLines::new(bo, gpu_id, strict.log.clone()))
+                    }
+                    _ => None,
+                };
                 let attached = coarse.clone();
                 let backing = coarse
                     .as_ref()
@@ -322,6 +330,7 @@ impl Memory {
                     executable: bo.executable(),
                     backing,
                     coarse,
+                    cu,
                 };
                 if !gpu.vm.insert(mapping) {
                     tracing::debug!(

@@ -12,13 +12,16 @@
 //!
 //! In strict coherence mode (`coherence.rs`) a coarse BO's mapping points
 //! at this GPU's copy of it and carries that copy, so translation can mark
-//! stores dirty and catch stale reads; every view also holds the GPU's fence
-//! lock shared (taken before the table lock, as fences take it), so the
-//! command processor's fences never run beside a workgroup.
+//! stores dirty and catch stale reads; every memory mapping also carries the
+//! agent's per-CU cache state for the BO (`coherence/cu_cache.rs`), which a
+//! workgroup's view feeds with its packet's accesses. Every view also holds
+//! the GPU's fence lock shared (taken before the table lock, as fences take
+//! it), so the command processor's fences never run beside a workgroup.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 
+use crate::coherence::cu_cache::{CuLines, PacketLines};
 use crate::coherence::{CoarseCache, GpuCoherence, PacketRef};
 use aqueduct_isa::{Access, GpuMemory, MemoryFault, PlainSpan};
 
@@ -39,6 +42,9 @@ pub struct Mapping {
     pub backing: Arc<Backing>,
     /// The GPU's copy of a coarse BO (strict coherence mode only).
     pub coarse: Option<Arc<CoarseCache>>,
+    /// The agent's per-CU caches for the BO (strict coherence mode only,
+    /// memory the per-CU caches hold).
+    pub cu: Option<Arc<CuLines>>,
 }
 
 /// Why an address has no usable mapping (for memory-exception data).
@@ -95,25 +101,33 @@ impl GpuVm {
     }
 
     /// Run a packet's launch (acquire) fence; nothing when strict mode is off.
-    /// Must not be called while this thread holds a view.
-    pub fn launch_fence(&self, packet: PacketRef) {
-        self.fenced(|c, table| c.launch_fence(table, packet));
+    /// A dispatch (`dispatch`) gets the per-CU cache side its workgroups'
+    /// views feed ([`GpuVm::view_in`]). Must not be called while this
+    /// thread holds a view.
+    pub fn launch_fence(&self, packet: PacketRef, dispatch: bool) -> Option<Arc<PacketLines>> {
+        self.fenced(|c, table, version| c.launch_fence(table, version, packet, dispatch))
+            .flatten()
     }
 
     /// Run a packet's completion (release) fence; nothing when strict mode
-    /// is off. Must not be called while this thread holds a view.
-    pub fn completion_fence(&self, packet: PacketRef, signalled: bool) {
-        self.fenced(|c, table| c.completion_fence(table, packet, signalled));
+    /// is off. `lines`: a dispatch's per-CU cache side. Must not be called
+    /// while this thread holds a view.
+    pub fn completion_fence(
+        &self,
+        packet: PacketRef,
+        signalled: bool,
+        lines: Option<&PacketLines>,
+    ) {
+        self.fenced(|c, table, _| c.completion_fence(table, packet, signalled, lines));
     }
 
-    /// Run `fence` with the fence lock held exclusively and the table read
-    /// (strict coherence mode only).
-    fn fenced(&self, fence: impl FnOnce(&GpuCoherence, &[Mapping])) {
-        if let Some(c) = self.strict.get() {
-            let _fence = c.fence.write().unwrap_or_else(|e| e.into_inner());
-            let table = self.table.read().unwrap_or_else(|e| e.into_inner());
-            fence(c, &table);
-        }
+    /// Run `fence` with the fence lock held exclusively and the table (and
+    /// its version) read (strict coherence mode only).
+    fn fenced<T>(&self, fence: impl FnOnce(&GpuCoherence, &[Mapping], u64) -> T) -> Option<T> {
+        let c = self.strict.get()?;
+        let _fence = c.fence.write().unwrap_or_else(|e| e.into_inner());
+        let table = self.table.read().unwrap_or_else(|e| e.into_inner());
+        Some(fence(c, &table, self.version.load(Ordering::Acquire)))
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Mapping>> {
@@ -154,6 +168,13 @@ impl GpuVm {
     /// A read view; holds the table's read lock (and in strict coherence
     /// mode the fence lock, shared) until dropped.
     pub fn view(&self) -> VmView<'_> {
+        self.view_in(None)
+    }
+
+    /// A view for the workgroups of a dispatch whose per-CU cache side is
+    /// `packet` (strict coherence mode; None otherwise, and for the command
+    /// processor's own accesses, which do not go through a CU).
+    pub fn view_in<'a>(&'a self, packet: Option<&'a PacketLines>) -> VmView<'a> {
         let fence = self
             .strict
             .get()
@@ -165,6 +186,7 @@ impl GpuVm {
             table,
             recent: std::array::from_fn(|_| AtomicUsize::new(usize::MAX)),
             victim: AtomicUsize::new(0),
+            packet,
             _fence: fence,
         }
     }
@@ -181,6 +203,8 @@ pub struct VmView<'a> {
     recent: [AtomicUsize; RECENT],
     /// Next `recent` slot to replace.
     victim: AtomicUsize,
+    /// The dispatch whose workgroups use this view (strict coherence mode).
+    packet: Option<&'a PacketLines>,
     /// The GPU's fence lock, shared (strict coherence mode only); dropped
     /// after the table lock.
     _fence: Option<RwLockReadGuard<'a, ()>>,
@@ -193,13 +217,20 @@ impl VmView<'_> {
     /// The mapping containing `addr`, if any.
     #[inline]
     pub fn find(&self, addr: u64) -> Option<&Mapping> {
+        self.find_indexed(addr).map(|(_, m)| m)
+    }
+
+    /// The mapping containing `addr` and its index in the table.
+    #[inline]
+    fn find_indexed(&self, addr: u64) -> Option<(usize, &Mapping)> {
         let table: &[Mapping] = &self.table;
         for slot in &self.recent {
-            if let Some(m) = table.get(slot.load(Ordering::Relaxed))
+            let index = slot.load(Ordering::Relaxed);
+            if let Some(m) = table.get(index)
                 && m.start <= addr
                 && addr < m.end
             {
-                return Some(m);
+                return Some((index, m));
             }
         }
         self.find_in_table(addr)
@@ -208,7 +239,7 @@ impl VmView<'_> {
     /// `find` past the recent-mapping cache: a binary search of the table,
     /// remembering the hit.
     #[cold]
-    fn find_in_table(&self, addr: u64) -> Option<&Mapping> {
+    fn find_in_table(&self, addr: u64) -> Option<(usize, &Mapping)> {
         let pos = self.table.partition_point(|m| m.start <= addr);
         if pos == 0 {
             return None;
@@ -218,7 +249,7 @@ impl VmView<'_> {
             let v = self.victim.load(Ordering::Relaxed);
             self.recent[v % RECENT].store(pos - 1, Ordering::Relaxed);
             self.victim.store(v.wrapping_add(1), Ordering::Relaxed);
-            Some(m)
+            Some((pos - 1, m))
         } else {
             None
         }
@@ -295,7 +326,7 @@ impl GpuMemory for VmView<'_> {
             address: addr,
             access,
         };
-        let m = self.find(addr).ok_or(fault)?;
+        let (index, m) = self.find_indexed(addr).ok_or(fault)?;
         // addr < m.end, so this is `addr + len > m.end` without overflow.
         if len > m.end - addr {
             return Err(fault);
@@ -309,14 +340,18 @@ impl GpuMemory for VmView<'_> {
         if let Some(coarse) = &m.coarse {
             coarse.on_access(offset, len, access);
         }
+        if let (Some(lines), Some(packet)) = (&m.cu, self.packet) {
+            packet.on_access(self.version, index, lines, offset, len, access);
+        }
         Ok(m.backing.ptr().wrapping_add(offset as usize))
     }
 
-    /// Every mapping but a strict-mode coarse copy (whose translations
-    /// record accesses) translates by the checks above and an offset.
+    /// Every mapping but one of strict mode's (a coarse copy, per-CU cache
+    /// state: their translations record accesses) translates by the checks
+    /// above and an offset.
     fn plain_span(&self, addr: u64) -> Option<PlainSpan> {
         let m = self.find(addr)?;
-        if m.coarse.is_some() {
+        if m.coarse.is_some() || m.cu.is_some() {
             return None;
         }
         Some(PlainSpan {
@@ -346,6 +381,7 @@ mod tests {
             executable: false,
             backing: Arc::new(Backing::new_memfd("vm-test", 4096).expect("memfd")),
             coarse: None,
+            cu: None,
         }
     }
 

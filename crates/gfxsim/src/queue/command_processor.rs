@@ -25,7 +25,9 @@
 //! default (one coherent host address space) they move no data; in strict
 //! coherence mode the acquire runs when the packet launches (before its
 //! workgroups start) and the release when it completes (before its
-//! completion signal changes), as `coherence.rs` describes.
+//! completion signal changes), as `coherence.rs` describes; a dispatch's
+//! workgroups then run with its per-CU cache side
+//! (`coherence/cu_cache.rs`), which its completion fence retires.
 //!
 //! Profiling: when the queue's `amd_queue_t.queue_properties` (read from
 //! GPU memory at each launch, where ROCr's `Queue::SetProfiling` sets the
@@ -87,6 +89,7 @@ use aqueduct_kfd::abi::{
 use aqueduct_kfd::uapi::exception_code;
 
 use crate::coherence::PacketRef;
+use crate::coherence::cu_cache::PacketLines;
 use crate::dispatch::{Job, idle_spin, spin_until};
 use crate::events::Events;
 use crate::fault::{QueueError, report_queue_error};
@@ -357,6 +360,10 @@ impl CommandProcessor {
     /// Signal completion of `f` and free its slot.
     fn complete(&self, f: &InFlight) -> Result<(), QueueError> {
         // The release fence, before anyone can see the completion.
+        let lines = match &f.work {
+            Work::Dispatch(job) => job.packet_lines(),
+            Work::Satisfied => None,
+        };
         self.gpu.vm.completion_fence(
             PacketRef {
                 queue_id: self.queue.id,
@@ -364,6 +371,7 @@ impl CommandProcessor {
                 scope: f.release,
             },
             f.completion_signal != 0,
+            lines,
         );
         let config = self.queue.config();
         let mut interrupt = None;
@@ -526,9 +534,9 @@ impl CommandProcessor {
                 let packet: KernelDispatchPacket = bytemuck::pod_read_unaligned(bytes);
                 // The acquire fence, before the CP reads the kernel descriptor
                 // and any workgroup runs.
-                self.gpu.vm.launch_fence(acquire);
+                let lines = self.gpu.vm.launch_fence(acquire, true);
                 let view = self.gpu.vm.view();
-                let job = match self.prepare_dispatch(&view, config, index, slot, &packet)? {
+                let job = match self.prepare_dispatch(&view, config, index, slot, &packet, lines)? {
                     Prepared::Job(job, reclaim_on) => {
                         if reclaim_on.is_some() {
                             self.reclaim_on = reclaim_on;
@@ -557,7 +565,7 @@ impl CommandProcessor {
                 drop(view);
                 self.queue.wake.set_wants_events(false);
                 // The acquire fence, once the dependencies are met.
-                self.gpu.vm.launch_fence(acquire);
+                self.gpu.vm.launch_fence(acquire, false);
                 (packet.completion_signal, Work::Satisfied)
             }
             packet_type::VENDOR_SPECIFIC => {
@@ -628,6 +636,7 @@ impl CommandProcessor {
         index: u64,
         slot: u64,
         p: &KernelDispatchPacket,
+        lines: Option<Arc<PacketLines>>,
     ) -> Result<Prepared, QueueError> {
         let dimensions = (p.setup & 0x3) as u32;
         if !(1..=3).contains(&dimensions) {
@@ -745,6 +754,7 @@ impl CommandProcessor {
             self.gpu.dispatch_timeout,
             self.queue.wake.clone(),
             scratch,
+            lines,
         );
         Ok(Prepared::Job(job, reclaim_on))
     }

@@ -67,7 +67,10 @@
 //! packet until the runtime stores 0 there (it listens for events meanwhile,
 //! as for a barrier packet); then it reads the scratch fields again. After
 //! a dispatch launched with USE_SCRATCH_ONCE it stops the same way, once the
-//! dispatch is done, with the reclaim code.
+//! dispatch is done, with the reclaim code. The queue has asynchronous
+//! scratch reclaim: the CP records each scratch dispatch in
+//! `scratch_last_used_index` and checks at completion that its backing
+//! memory was not freed under it (`scratch.rs`).
 //!
 //! Any error (a bad packet, a failed wave, a fault of the CP itself) is
 //! reported through the context-save header and halts the queue: it
@@ -99,8 +102,8 @@ use aqueduct_isa::{Access, DispatchSetup};
 
 use super::QueueShared;
 use super::scratch::{
-    INACTIVE_RECLAIM_USE_ONCE, QueueScratch, ScratchGrant, check_private_segment, inactive_value,
-    raise_inactive,
+    INACTIVE_RECLAIM_USE_ONCE, QueueScratch, ScratchGrant, ScratchInUse, advertise_async_reclaim,
+    check_private_segment, inactive_value, raise_inactive, record_scratch_use,
 };
 use super::validation::QueueConfig;
 use crate::dispatch::ScratchSlots;
@@ -133,6 +136,8 @@ struct InFlight {
     start_ts: Option<u64>,
     /// The release scope, applied at completion (strict coherence mode).
     release: FenceScope,
+    /// The scratch backing a dispatch's waves use.
+    scratch: Option<ScratchInUse>,
     work: Work,
 }
 
@@ -147,9 +152,9 @@ impl InFlight {
 
 /// What the CP made of a dispatch packet.
 enum Prepared {
-    /// The job, and the `queue_inactive_signal` to stop on once it is done
-    /// when it uses scratch given once.
-    Job(Arc<Job>, Option<u64>),
+    /// The job, the `queue_inactive_signal` to stop on once it is done
+    /// when it uses scratch given once, and the scratch it uses.
+    Job(Arc<Job>, Option<u64>, Option<ScratchInUse>),
     /// The queue's scratch does not hold it: stop with `code`.
     NeedsScratch { signal: u64, code: u64 },
 }
@@ -189,6 +194,9 @@ impl CommandProcessor {
         let config = queue.config();
         let next_index = {
             let view = gpu.vm.view();
+            if let Err(e) = advertise_async_reclaim(&view, config.amd_queue_address()) {
+                tracing::debug!("gfxsim: queue {}: {}", queue.id, e.detail);
+            }
             view.atomic_u64(config.read_pointer, Access::Read)
                 .map(|r| r.load(Ordering::Acquire))
                 .unwrap_or(0)
@@ -331,7 +339,14 @@ impl CommandProcessor {
             }
             if let Work::Dispatch(job) = &f.work {
                 self.stats.dispatches.fetch_add(1, Ordering::Relaxed);
-                if let Some(error) = job.error() {
+                let scratch_freed = f
+                    .scratch
+                    .and_then(|s| s.check(&self.gpu.vm.view(), f.index).err());
+                if let Some(error) = job
+                    .error()
+                    .map(|e| QueueError::from_wave(&e))
+                    .or(scratch_freed)
+                {
                     // Later packets were launched but the queue is dead:
                     // stop their workgroups too.
                     for later in &self.in_flight {
@@ -339,7 +354,7 @@ impl CommandProcessor {
                             j.abort();
                         }
                     }
-                    return Err(QueueError::from_wave(&error));
+                    return Err(error);
                 }
                 tracing::trace!(
                     "gfxsim: queue {} packet {} done: {} workgroups, {} wave instructions",
@@ -521,6 +536,7 @@ impl CommandProcessor {
         let bytes = bytemuck::bytes_of(&raw);
         // Whether a dispatch runs on this thread (decided while its view is held).
         let mut inline = false;
+        let mut scratch = None;
         let (completion_signal, work) = match kind {
             packet_type::KERNEL_DISPATCH => {
                 let packet: KernelDispatchPacket = bytemuck::pod_read_unaligned(bytes);
@@ -529,10 +545,11 @@ impl CommandProcessor {
                 self.gpu.vm.launch_fence(acquire);
                 let view = self.gpu.vm.view();
                 let job = match self.prepare_dispatch(&view, config, index, slot, &packet)? {
-                    Prepared::Job(job, reclaim_on) => {
+                    Prepared::Job(job, reclaim_on, in_use) => {
                         if reclaim_on.is_some() {
                             self.reclaim_on = reclaim_on;
                         }
+                        scratch = in_use;
                         job
                     }
                     Prepared::NeedsScratch { signal, code } => {
@@ -590,6 +607,7 @@ impl CommandProcessor {
             completion_signal,
             start_ts,
             release: header.release,
+            scratch,
             work,
         });
         self.next_index = index + 1;
@@ -692,6 +710,7 @@ impl CommandProcessor {
         let mut scratch = None;
         let mut scratch_backing = Default::default();
         let mut reclaim_on = None;
+        let mut in_use = None;
         if p.private_segment_size != 0 {
             let lanes = if descriptor.enable_wavefront_size32() {
                 32
@@ -700,6 +719,7 @@ impl CommandProcessor {
             };
             check_private_segment(index, p.private_segment_size, lanes)?;
             let waves_per_group = items.div_ceil(lanes);
+            record_scratch_use(view, config.amd_queue_address(), index)?;
             let queue = QueueScratch::read(view, config.amd_queue_address())?;
             match queue.grant(p.private_segment_size, lanes, waves_per_group) {
                 ScratchGrant::Granted {
@@ -708,6 +728,7 @@ impl CommandProcessor {
                     use_once,
                 } => {
                     scratch_backing = backing;
+                    in_use = ScratchInUse::at(view, backing.base);
                     scratch = Some(ScratchSlots::new(wave_slots, waves_per_group as u32));
                     if use_once {
                         reclaim_on = Some(queue.inactive_signal);
@@ -746,7 +767,7 @@ impl CommandProcessor {
             self.queue.wake.clone(),
             scratch,
         );
-        Ok(Prepared::Job(job, reclaim_on))
+        Ok(Prepared::Job(job, reclaim_on, in_use))
     }
 }
 

@@ -444,3 +444,43 @@ fn the_cp_records_scratch_dispatches_and_asks_again_after_a_reclaim() {
     second.check();
     assert_eq!(q.error_bits(), 0);
 }
+
+/// Scratch dispatches without the barrier bit on one queue do not share
+/// wave slots: the second waits for the first, and both compute the right
+/// values with the backing holding one dispatch's slots.
+#[test]
+fn scratch_dispatches_without_the_barrier_bit_take_turns() {
+    let (s, mut q) = setup(4);
+    let (_code, kd) = load_asm_scratch(&s.h);
+    let backing = s.h.buffer(ENGINES * WAVE_BYTES, GTT_FLAGS);
+    give_scratch(&q, backing.va, 1, 0);
+    let runs: Vec<Run> = (0..12)
+        .map(|_| Run::new(&s.h, kd, 4096, 64, PRIVATE, s.signals.signal(1, None)))
+        .collect();
+    let mut last = 0;
+    for run in &runs {
+        last = q.write_packet(&run.packet);
+    }
+    let done = s.signals.signal(1, Some(&s.done));
+    let barrier = aqueduct_kfd::abi::BarrierPacket {
+        header: PacketHeader::new(
+            packet_type::BARRIER_AND,
+            true,
+            FenceScope::System,
+            FenceScope::System,
+        )
+        .to_bits(),
+        completion_signal: done,
+        ..Default::default()
+    };
+    last = last.max(q.write_packet(&bytemuck::cast(barrier)));
+    q.ring_doorbell(&s.h, last);
+    assert_eq!(
+        s.h.wait(&[s.done.event_id], false, WAIT_MS).0,
+        KFD_IOC_WAIT_RESULT_COMPLETE
+    );
+    for run in &runs {
+        run.check();
+    }
+    assert_eq!(q.error_bits(), 0);
+}

@@ -192,9 +192,8 @@ impl Drop for StopOnDrop<'_> {
 /// dispatches back to back: every dispatch computes the right values, the
 /// queue never faults (gfxsim reports a dispatch whose scratch was freed
 /// under it as a queue error), and the reclaims did free scratch between
-/// them. The dispatches keep the barrier bit: gfxsim hands each dispatch
-/// the backing's wave slots of its own, so two scratch dispatches running
-/// at once on one queue would share slots.
+/// them. The dispatches have no barrier bit: each waits only for the
+/// previous one's scratch.
 #[test]
 fn reclaims_racing_scratch_dispatches_never_free_scratch_in_use() {
     let gpu = Gpu::with_threads(2);
@@ -227,6 +226,7 @@ fn reclaims_racing_scratch_dispatches_never_free_scratch_in_use() {
                     let signal = gpu.signal(1);
                     let mut d = r.launch.dispatch;
                     d.completion_signal = signal.handle();
+                    d.fence.barrier = false;
                     queue
                         .submit_dispatch(&d.to_packet().expect("packet"))
                         .expect("submit");

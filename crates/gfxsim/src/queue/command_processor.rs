@@ -60,10 +60,12 @@
 //! wake-up (a doorbell): back-to-back work then goes on without a futex
 //! wake-up.
 //!
-//! A dispatch with private memory launches only when the queue's scratch
-//! holds it (`scratch.rs`): otherwise, once the packets before it are done,
-//! the CP stores the insufficient-scratch code into the queue's
-//! `queue_inactive_signal`, raises that signal's event and stops before the
+//! A dispatch with private memory launches only once no other dispatch
+//! using scratch is in flight (each job hands the backing's wave slots to
+//! its own workgroups, so two at once would share slots), and only when
+//! the queue's scratch holds it (`scratch.rs`): otherwise, once the packets
+//! before it are done, the CP stores the insufficient-scratch code into the
+//! queue's `queue_inactive_signal`, raises that signal's event and stops before the
 //! packet until the runtime stores 0 there (it listens for events meanwhile,
 //! as for a barrier packet); then it reads the scratch fields again. After
 //! a dispatch launched with USE_SCRATCH_ONCE it stops the same way, once the
@@ -540,6 +542,14 @@ impl CommandProcessor {
         let (completion_signal, work) = match kind {
             packet_type::KERNEL_DISPATCH => {
                 let packet: KernelDispatchPacket = bytemuck::pod_read_unaligned(bytes);
+                if packet.private_segment_size != 0
+                    && self.in_flight.iter().any(|f| f.scratch.is_some())
+                {
+                    // A job hands out the backing's wave slots as its own
+                    // (`dispatch.rs`, ScratchSlots): a second dispatch on
+                    // the same scratch waits for the first to finish.
+                    return Ok(Launch::Idle);
+                }
                 // The acquire fence, before the CP reads the kernel descriptor
                 // and any workgroup runs.
                 self.gpu.vm.launch_fence(acquire);

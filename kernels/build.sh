@@ -28,7 +28,7 @@ LLD=ld.lld-19
 BUNDLER=clang-offload-bundler-19
 TARGETS=(gfx1100 gfx942 gfx90a)
 KERNELS=(vector_copy saxpy reduce_lds histogram histogram_global matmul_tiled sqrt_exp_loop
-         fill2d fill3d oob_write empty lookup_table)
+         fill2d fill3d oob_write empty lookup_table write_timestamp)
 MULTI=(vector_copy saxpy fill3d)
 # Fixed compile flags (code object v5 is clang-19's default; spelled out to stay fixed).
 CFLAGS=(-x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -nogpulib -O3 -mcode-object-version=5 -cl-kernel-arg-info

@@ -86,6 +86,9 @@ impl DeviceShared {
         let shader_cache = ShaderCache::default();
         let blit = BlitKernels::load(&runtime, &agent, &shader_cache)?;
         let hsa_queue = runtime.create_queue(&agent, QUEUE_PACKETS)?;
+        // The CP stamps completion signals: timestamp queries are its
+        // end_ts (src/query.rs).
+        hsa_queue.set_profiling(true);
         let epoch_signal = runtime.create_signal(crate::queue::EPOCH_BASE)?;
         let kernargs = crate::ring::Ring::new(runtime.kernarg_pool(&agent)?, KERNARG_RING_BYTES)?;
         let staging = crate::ring::Ring::new(

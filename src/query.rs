@@ -1,15 +1,27 @@
 //! Query sets: timestamp queries (WebGPU `GPUQuerySet`, compute subset).
 //!
-//! A query set is `count` 64-bit slots in a device-local buffer of its own.
-//! A timestamp write is one work-item of the `write_timestamp` blit kernel
-//! with the barrier bit (it reads the GPU's 100 MHz realtime counter after
-//! all earlier work), and `resolve_query_set` copies slots into a
-//! QUERY_RESOLVE buffer with the copy blit. Unwritten slots resolve to 0
-//! (the storage is zero-filled at creation). Occlusion queries belong to
-//! render passes, which Aqueduct does not have.
+//! The CP times packets itself: on a queue whose `amd_queue_t` has
+//! `ENABLE_PROFILING` (the device's queue always does, `src/device.rs`),
+//! it writes `start_ts`/`end_ts` into a packet's completion signal before
+//! decrementing it (`crates/gfxsim/src/queue/command_processor.rs`; ROCr's
+//! `hsa_amd_profiling_get_dispatch_time` reads them, and ROCm clr's HIP
+//! events time barrier markers the same way). So a query set is `count`
+//! `amd_signal_t`s (64 bytes each, kind USER, no event mailbox) in a
+//! device-local buffer of its own, and a timestamp write is a marker
+//! packet: a barrier-AND with the barrier bit and no dependencies whose
+//! completion signal is the query's signal. The barrier bit holds it until
+//! every earlier packet of the queue completed; its `end_ts` is the
+//! timestamp. Nothing waits on a query's signal: the CP's decrements take
+//! its value below 0 and nothing reads it. `resolve_query_set` gathers the
+//! `end_ts` words (stride 64) into a QUERY_RESOLVE buffer with the
+//! `copy_strided_u64` blit. Unwritten queries resolve to 0 (the storage is
+//! zero at creation but for the kinds). Occlusion queries belong to render
+//! passes, which Aqueduct does not have.
 
+use std::ops::Range;
 use std::sync::Arc;
 
+use aqueduct_kfd::abi::{AMD_SIGNAL_END_TS_OFFSET, AMD_SIGNAL_KIND_USER, AmdSignal};
 use wgpu_types::{BufferUsages, Features, QUERY_SET_MAX_QUERIES, QUERY_SIZE, QueryType};
 
 use crate::buffer::{Buffer, BufferDescriptor};
@@ -22,16 +34,22 @@ use crate::error::{
 /// Describes a query set.
 pub type QuerySetDescriptor<'a> = wgpu_types::QuerySetDescriptor<crate::Label<'a>>;
 
-/// Nanoseconds per timestamp tick: the realtime counter runs at 100 MHz
-/// (gfxsim, and gfx11/gfx9 hardware alike).
+/// Nanoseconds per timestamp tick. The CP stamps signals with the GPU's
+/// 100 MHz timestamp counter (the one `s_memrealtime` reads on gfx9 and
+/// `s_sendmsg_rtn_b64 MSG_RTN_GET_REALTIME` on gfx11, and KFD's
+/// GET_CLOCK_COUNTERS samples; gfxsim's is `aqueduct_isa::realtime`, and
+/// `crates/hsa/src/clock.rs` translates its ticks into the system clock).
 pub(crate) const TIMESTAMP_PERIOD_NS: f32 = 10.0;
+
+/// Bytes of one query in the storage: one `amd_signal_t`.
+pub(crate) const QUERY_SLOT_SIZE: u32 = std::mem::size_of::<AmdSignal>() as u32;
 
 #[derive(Debug)]
 pub(crate) struct QuerySetInner {
     pub ty: QueryType,
     pub count: u32,
     pub label: Option<String>,
-    /// The slots (None: the query set is invalid).
+    /// One `amd_signal_t` per query (None: the query set is invalid).
     pub storage: Option<Buffer>,
 }
 
@@ -93,8 +111,20 @@ impl QuerySet {
         Ok(storage)
     }
 
+    /// The device address of query `index`'s `amd_signal_t`, whose
+    /// `end_ts` the CP writes for each timestamp write of that query (a
+    /// tool or test reads the CP's stamps there); None for an invalid query
+    /// set or an index past `count`. The signal is in device memory.
+    pub fn signal_address(&self, index: u32) -> Option<u64> {
+        let storage = self.inner.storage.as_ref()?;
+        (index < self.inner.count)
+            .then(|| storage.memory().map(|m| m.va() + slot_offset(index)))
+            .flatten()
+    }
+
     /// The storage of a valid timestamp query set and the write access to
-    /// slot `index`, after checking `index < count`.
+    /// slot `index` (the whole signal, which the CP writes), after checking
+    /// `index < count`.
     pub(crate) fn timestamp_slot(
         &self,
         device: &DeviceShared,
@@ -114,12 +144,37 @@ impl QuerySet {
                 count: self.inner.count,
             });
         }
-        let at = u64::from(index) * u64::from(QUERY_SIZE);
+        let at = slot_offset(index);
         Ok((
             storage,
-            storage.access(at..at + u64::from(QUERY_SIZE), true),
+            storage.access(at..at + u64::from(QUERY_SLOT_SIZE), true),
         ))
     }
+
+    /// The read access a resolve of the non-empty `range` makes to
+    /// `storage`: from the first query's `end_ts` to the last one's.
+    pub(crate) fn end_ts_access(&self, storage: &Buffer, range: Range<u32>) -> Access {
+        let first = slot_offset(range.start) + AMD_SIGNAL_END_TS_OFFSET as u64;
+        let last = slot_offset(range.end.saturating_sub(1)) + AMD_SIGNAL_END_TS_OFFSET as u64;
+        storage.access(first..last + u64::from(QUERY_SIZE), false)
+    }
+}
+
+/// Byte offset of query `index`'s signal in the storage.
+fn slot_offset(index: u32) -> u64 {
+    u64::from(index) * u64::from(QUERY_SLOT_SIZE)
+}
+
+/// The storage's initial bytes: `count` signals of kind USER, everything
+/// else 0 (value, no mailbox, no timestamps).
+fn initial_signals(count: u32) -> Vec<u8> {
+    let signal = AmdSignal {
+        kind: AMD_SIGNAL_KIND_USER,
+        ..AmdSignal::default()
+    };
+    std::iter::repeat_n(signal, count as usize)
+        .flat_map(|s| bytemuck::bytes_of(&s).to_vec())
+        .collect()
 }
 
 /// Timestamps a compute pass writes at its beginning and end
@@ -162,7 +217,8 @@ pub(crate) fn create_query_set(dev: &Arc<DeviceShared>, desc: &QuerySetDescripto
     };
     let storage = match check() {
         Ok(()) => {
-            let size = u64::from(desc.count.max(1)) * u64::from(QUERY_SIZE);
+            let count = desc.count.max(1);
+            let size = slot_offset(count);
             // Named after its query set, so a submit naming a destroyed
             // query set's storage says which one.
             let storage_label = match desc.label {
@@ -173,9 +229,18 @@ pub(crate) fn create_query_set(dev: &Arc<DeviceShared>, desc: &QuerySetDescripto
                 label: Some(&storage_label),
                 size,
                 usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
-                mapped_at_creation: false,
+                mapped_at_creation: true,
             });
-            buffer.memory().is_some().then_some(buffer)
+            buffer.memory().is_some().then(|| {
+                // Mapped at creation, so the view exists; the unmap uploads
+                // it before any later packet of the queue runs.
+                match buffer.get_mapped_range_mut(..) {
+                    Ok(mut view) => view.copy_from_slice(&initial_signals(count)),
+                    Err(e) => tracing::error!("initialising query set storage: {e}"),
+                }
+                buffer.unmap();
+                buffer
+            })
         }
         Err(e) => {
             dev.report(e);

@@ -1,6 +1,7 @@
-// Aqueduct facade kernels for dispatch_workgroups_indirect and timestamps (copies and clears
-// are the WGSL blit kernels in shaders/). OpenCL rather than WGSL because it
-// publishes an AQL packet header with a system-scope release store.
+// Aqueduct facade kernels for dispatch_workgroups_indirect and query resolves (copies and
+// clears are the WGSL blit kernels in shaders/). OpenCL rather than WGSL because
+// dispatch_patch publishes an AQL packet header with a system-scope release store,
+// and copy_strided_u64 moves 64-bit words at a byte stride.
 // Built by build.sh with clang-19 (-nogpulib, code object v5) and checked in.
 
 #define GID_X() (__builtin_amdgcn_workgroup_id_x() * __builtin_amdgcn_workgroup_size_x() + __builtin_amdgcn_workitem_id_x())
@@ -54,19 +55,15 @@ ANY_WG_SIZE kernel void dispatch_patch(global const uint* restrict args, global 
     __atomic_store_n(&packet[0], header, __ATOMIC_RELEASE);
 }
 
-// write_timestamp: stores the GPU's 100 MHz realtime counter at
-// queries[index] (one 64-bit query slot). The host gives the packet the
-// barrier bit, so the value is read after all earlier packets completed.
-// gfx11 reads it with s_sendmsg_rtn_b64 MSG_RTN_GET_REALTIME (0x83); gfx9
-// has s_memrealtime (the same 100 MHz "REFCLK" counter).
-ANY_WG_SIZE kernel void write_timestamp(global ulong* restrict queries, uint index)
+// copy_strided_u64: dst[i] = the 64-bit word at byte src + i * src_stride,
+// for i < count (one work-item each). resolve_query_set uses it to gather
+// each query's end_ts (offset 40 of its 64-byte amd_signal_t) into the
+// resolve buffer; src and src_stride are multiples of 8.
+ANY_WG_SIZE kernel void copy_strided_u64(global const uchar* restrict src, uint src_stride,
+                                         global ulong* restrict dst, uint count)
 {
-    if (GID_X() != 0)
+    uint i = GID_X();
+    if (i >= count)
         return;
-#if defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || defined(__gfx1103__)
-    ulong ticks = __builtin_amdgcn_s_sendmsg_rtnl(0x83);
-#else
-    ulong ticks = __builtin_amdgcn_s_memrealtime();
-#endif
-    queries[index] = ticks;
+    dst[i] = *(global const ulong*)(src + (ulong)i * src_stride);
 }

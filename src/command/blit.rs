@@ -3,9 +3,10 @@
 //! aqueduct-shaderc and bound through their reflection like any precompiled
 //! shader); indirect dispatch uses `dispatch_patch` (src/blit_kernels/blit.cl,
 //! OpenCL because it writes an AQL packet and needs a system-scope release
-//! store, which WGSL cannot express); timestamps use `write_timestamp` (same
-//! file: it reads the realtime counter, which WGSL has no builtin for). All run on the device's one compute
-//! queue, so there is no SDMA queue (and no per-process DMA-queue limit).
+//! store, which WGSL cannot express) and query resolves `copy_strided_u64`
+//! (same file: it gathers the 64-bit `end_ts` of each query's 64-byte
+//! signal). All run on the device's one compute queue, so there is no SDMA
+//! queue (and no per-process DMA-queue limit).
 
 use std::sync::Arc;
 
@@ -52,8 +53,8 @@ pub(crate) struct BlitKernels {
     /// `copy_bytes(src: storage r, dst: storage rw, params: uniform {src_offset, dst_offset, size})`.
     pub copy: EntryPoint,
     pub dispatch_patch: Kernel,
-    /// `write_timestamp(queries: global ulong*, index: uint)`.
-    pub write_timestamp: Kernel,
+    /// `copy_strided_u64(src: global uchar*, src_stride: uint, dst: global ulong*, count: uint)`.
+    pub copy_strided: Kernel,
 }
 
 impl BlitKernels {
@@ -74,7 +75,7 @@ impl BlitKernels {
             })?;
         let patch_exe = Arc::new(runtime.load_executable(agent, patch_code)?);
         let dispatch_patch = patch_exe.kernel("dispatch_patch")?;
-        let write_timestamp = patch_exe.kernel("write_timestamp")?;
+        let copy_strided = patch_exe.kernel("copy_strided_u64")?;
         let mut executables = vec![patch_exe];
         let mut entry = |(code, reflection): (&[u8], &str), name: &'static str| {
             let loaded = load_precompiled(runtime, agent, code, reflection)
@@ -94,7 +95,7 @@ impl BlitKernels {
             fill,
             copy,
             dispatch_patch,
-            write_timestamp,
+            copy_strided,
         })
     }
 }

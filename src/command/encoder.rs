@@ -25,7 +25,7 @@ use crate::error::{
     ResolveQueryError, TimestampError,
 };
 use crate::lock_rank::{LockRank, Mutex};
-use crate::query::QuerySet;
+use crate::query::{QUERY_SLOT_SIZE, QuerySet};
 use crate::registry::BufferId;
 
 /// Describes a command encoder.
@@ -310,8 +310,7 @@ impl CommandEncoder {
                 }
                 let (storage, slot) = query_set.timestamp_slot(device, query_index)?;
                 rec.use_buffer(storage);
-                rec.ops
-                    .push(lower::timestamp_op(&device.blit, slot, query_index)?);
+                rec.ops.push(lower::timestamp_op(slot));
                 Ok(())
             },
         )
@@ -351,8 +350,8 @@ impl CommandEncoder {
                         offset: destination_offset,
                     });
                 }
-                let q = u64::from(QUERY_SIZE);
-                let size = u64::from(query_range.end - query_range.start) * q;
+                let count = query_range.end - query_range.start;
+                let size = u64::from(count) * u64::from(QUERY_SIZE);
                 if destination_offset
                     .checked_add(size)
                     .is_none_or(|end| end > destination.size())
@@ -368,12 +367,13 @@ impl CommandEncoder {
                 if size == 0 {
                     return Ok(());
                 }
-                let src_at = u64::from(query_range.start) * q;
-                let op = lower::copy_op(
+                let op = lower::strided_copy_op(
                     &device.blit,
                     PacketRole::ResolveQuery,
-                    storage.access(src_at..src_at + size, false),
+                    query_set.end_ts_access(storage, query_range.clone()),
+                    QUERY_SLOT_SIZE,
                     destination.access(destination_offset..destination_offset + size, true),
+                    count,
                 )?;
                 rec.ops.push(op);
                 Ok(())

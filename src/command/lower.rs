@@ -1,8 +1,9 @@
 //! Lowering: recorded commands become AQL packets.
 //!
 //! Each command becomes an `Op`: the work of one packet (a kernel
-//! dispatch with its kernarg bytes, or the patch dispatch in front of an
-//! indirect dispatch) plus the device memory it reads and writes.
+//! dispatch with its kernarg bytes, the patch dispatch in front of an
+//! indirect dispatch, or a timestamp marker) plus the device memory it
+//! reads and writes.
 //! `plan` runs the hazard tracker over a submission's ops in order and
 //! gives every packet its barrier bit and fence scopes; a final barrier-AND
 //! packet (barrier bit set, system-scope release) carries the submission's
@@ -17,8 +18,11 @@
 //! and publishes the following dispatch packet (written with an INVALID
 //! header, which holds the command processor at it) with the right grid —
 //! or turns it into a no-op when a count is 0 or above the limit. A
-//! timestamp is one work-item of `write_timestamp` with the barrier bit, so
-//! it reads the clock after every earlier packet of the queue completed.
+//! timestamp is a marker packet: a barrier-AND with the barrier bit and no
+//! dependencies whose completion signal is the query's `amd_signal_t`, so
+//! the CP of the profiled queue stamps its `end_ts` once every earlier
+//! packet completed (`src/query.rs`). A query resolve gathers those
+//! `end_ts` words with the `copy_strided_u64` blit.
 
 use std::sync::Arc;
 
@@ -48,9 +52,10 @@ pub enum PacketRole {
     IndirectPatch,
     /// The dispatch an indirect patch publishes.
     IndirectDispatch,
-    /// A timestamp write (write_timestamp kernel; always has the barrier bit).
+    /// A timestamp write (a barrier-AND marker the CP stamps; always has
+    /// the barrier bit).
     Timestamp,
-    /// resolve_query_set (copy_bytes from the query set's storage).
+    /// resolve_query_set (copy_strided_u64 from the query set's storage).
     ResolveQuery,
     /// The barrier-AND that completes the submission.
     Completion,
@@ -61,7 +66,8 @@ pub enum PacketRole {
 pub struct DebugPacket {
     /// What the packet does.
     pub role: PacketRole,
-    /// AQL packet type (2 = kernel dispatch, 3 = barrier-AND).
+    /// AQL packet type (2 = kernel dispatch, 3 = barrier-AND: a timestamp
+    /// or the completion).
     pub packet_type: u16,
     /// Whether the packet waits for all earlier packets to complete (the AQL barrier bit).
     pub barrier: bool,
@@ -69,7 +75,8 @@ pub struct DebugPacket {
     pub acquire: FenceScope,
     /// The release fence scope.
     pub release: FenceScope,
-    /// Grid size in work-items (dispatches; placeholder for indirect ones).
+    /// Grid size in work-items (dispatches; placeholder for indirect ones;
+    /// 0 for barrier packets).
     pub grid: [u32; 3],
     /// The workgroup size in work-items.
     pub workgroup: [u16; 3],
@@ -121,6 +128,11 @@ pub(crate) struct PatchWork {
 pub(crate) enum Work {
     Dispatch(Arc<DispatchWork>),
     Patch(PatchWork),
+    /// A timestamp marker: a barrier-AND without dependencies completing
+    /// `signal`, the address of a query's `amd_signal_t`.
+    Timestamp {
+        signal: u64,
+    },
 }
 
 /// The work of `count` identical packets and the memory each touches
@@ -237,13 +249,14 @@ pub(crate) fn debug_packets(ops: &[Op]) -> Vec<DebugPacket> {
         .flat_map(|op| std::iter::repeat_n(op, op.count as usize))
         .zip(&fences)
         .map(|(op, f)| {
-            let (grid, workgroup) = match &op.work {
-                Work::Dispatch(d) => (d.grid, d.workgroup),
-                Work::Patch(_) => ([1, 1, 1], [1, 1, 1]),
+            let (kind, grid, workgroup) = match &op.work {
+                Work::Dispatch(d) => (packet_type::KERNEL_DISPATCH, d.grid, d.workgroup),
+                Work::Patch(_) => (packet_type::KERNEL_DISPATCH, [1, 1, 1], [1, 1, 1]),
+                Work::Timestamp { .. } => (packet_type::BARRIER_AND, [0; 3], [0; 3]),
             };
             DebugPacket {
                 role: op.role,
-                packet_type: packet_type::KERNEL_DISPATCH,
+                packet_type: kind,
                 barrier: f.barrier,
                 acquire: f.acquire,
                 release: f.release,
@@ -522,17 +535,44 @@ pub(crate) fn patch_kernarg(
     dispatch_work(&blit.dispatch_patch, &b, [1, 1, 1], [1, 1, 1], 1)
 }
 
-/// A timestamp write: the realtime counter into the 8-byte query slot
-/// `slot` (an access of the query set's storage at `8 * index`).
-pub(crate) fn timestamp_op(blit: &BlitKernels, slot: Access, index: u32) -> Result<Op, LowerError> {
-    let base = slot.range.start - 8 * u64::from(index);
-    let mut b = KernargBuilder::new(&blit.write_timestamp.info);
-    b.set_ptr(ArgRef::Index(0), base)
-        .and_then(|b| b.set_u32(ArgRef::Index(1), index))?;
-    let work = dispatch_work(&blit.write_timestamp, &b, [1, 1, 1], [1, 1, 1], 1)?;
-    Ok(Op::one(
+/// A timestamp write: a marker packet completing the query's
+/// `amd_signal_t` at `slot` (an access of the query set's storage covering
+/// that signal, which the CP writes).
+pub(crate) fn timestamp_op(slot: Access) -> Op {
+    let signal = slot.range.start;
+    Op::one(
         PacketRole::Timestamp,
         Arc::new([slot]),
+        Work::Timestamp { signal },
+    )
+}
+
+/// Work-items of one `copy_strided_u64` workgroup.
+const STRIDED_COPY_WORKGROUP: u32 = 256;
+
+/// Copy `count` 8-byte words, the first at `src.range.start` and each
+/// next one `src_stride` bytes on, to consecutive words at `dst`
+/// (`copy_strided_u64`, one work-item per word): a query resolve, where
+/// `src` covers the `end_ts` fields of the resolved queries' signals.
+pub(crate) fn strided_copy_op(
+    blit: &BlitKernels,
+    role: PacketRole,
+    src: Access,
+    src_stride: u32,
+    dst: Access,
+    count: u32,
+) -> Result<Op, LowerError> {
+    let kernel = &blit.copy_strided;
+    let mut b = KernargBuilder::new(&kernel.info);
+    b.set_ptr(ArgRef::Index(0), src.range.start)?
+        .set_u32(ArgRef::Index(1), src_stride)?
+        .set_ptr(ArgRef::Index(2), dst.range.start)?
+        .set_u32(ArgRef::Index(3), count)?;
+    let wg = count.clamp(1, STRIDED_COPY_WORKGROUP);
+    let work = dispatch_work(kernel, &b, [count.max(1), 1, 1], [wg, 1, 1], 1)?;
+    Ok(Op::one(
+        role,
+        Arc::new([src, dst]),
         Work::Dispatch(Arc::new(work)),
     ))
 }
@@ -593,7 +633,7 @@ mod tests {
     fn dispatch(op: &Op) -> &DispatchWork {
         match &op.work {
             Work::Dispatch(d) => d,
-            Work::Patch(_) => panic!("a blit is a dispatch"),
+            Work::Patch(_) | Work::Timestamp { .. } => panic!("a blit is a dispatch"),
         }
     }
 

@@ -136,8 +136,7 @@ impl<'e> ComputePass<'e> {
     fn record_timestamp(&mut self, query_set: &QuerySet, index: u32) -> Result<(), TimestampError> {
         let (storage, slot) = query_set.timestamp_slot(&self.device, index)?;
         self.state.rec.use_buffer(storage);
-        let op = lower::timestamp_op(&self.device.blit, slot, index)?;
-        self.state.rec.ops.push(op);
+        self.state.rec.ops.push(lower::timestamp_op(slot));
         Ok(())
     }
 

@@ -4,7 +4,6 @@
 use wgpu_types::{QUERY_SET_MAX_QUERIES, QueryType};
 
 use super::ident::label_suffix;
-use super::lower::LowerError;
 
 /// Why `create_query_set` failed.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -115,7 +114,4 @@ pub enum TimestampError {
     /// The query set cannot be used.
     #[error(transparent)]
     Query(#[from] QueryUseError),
-    /// The timestamp write could not be lowered to packets.
-    #[error(transparent)]
-    Lower(#[from] LowerError),
 }

@@ -217,7 +217,8 @@ impl Queue {
         });
     }
 
-    /// Nanoseconds per timestamp tick (the 100 MHz realtime counter: 10 ns).
+    /// Nanoseconds per timestamp tick: 10 ns, a tick of the GPU's 100 MHz
+    /// timestamp counter, which the CP stamps timestamp queries with.
     pub fn get_timestamp_period(&self) -> f32 {
         crate::query::TIMESTAMP_PERIOD_NS
     }

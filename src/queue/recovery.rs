@@ -151,7 +151,7 @@ pub(super) fn locate_fault(dev: &DeviceShared, state: &QueueState) -> Option<Fau
         let kernel = match op.map(|op| &op.work) {
             Some(Work::Dispatch(d)) => Some(d.kernel_name.clone()),
             Some(Work::Patch(_)) => Some(Arc::from("indirect-dispatch patch")),
-            None => None,
+            Some(Work::Timestamp { .. }) | None => None,
         };
         Some(FaultSite {
             submission: f.epoch,

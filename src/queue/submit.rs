@@ -1,7 +1,7 @@
 //! Submission: validating command buffers, then writing one submission's
-//! packets (dispatches with their kernarg blocks, indirect patches, the
-//! completion barrier carrying the epoch signal) to the GPU queue in
-//! reservations of at most `RESERVE_CHUNK` slots.
+//! packets (dispatches with their kernarg blocks, indirect patches,
+//! timestamp markers, the completion barrier carrying the epoch signal) to
+//! the GPU queue in reservations of at most `RESERVE_CHUNK` slots.
 
 use std::sync::Arc;
 
@@ -244,6 +244,7 @@ pub(super) fn write_packets(
                     keep,
                 )?);
             }
+            Work::Timestamp { .. } => {}
         }
     }
     let total = ops.iter().map(|o| u64::from(o.count)).sum::<u64>() + 1;
@@ -379,6 +380,22 @@ pub(super) fn write_slots(
                     KernelDispatch::new(work.kernel_object, block.va, work.grid, work.workgroup);
                 kd.fence = fence;
                 slots.write(&kd.to_packet()?.to_raw())?;
+            }
+            Work::Timestamp { signal } => {
+                let id = slots.next_index()?;
+                tracing::trace!(
+                    packet = id,
+                    signal = format_args!("{signal:#x}"),
+                    barrier = fence.barrier,
+                    acquire = ?fence.acquire,
+                    release = ?fence.release,
+                    "timestamp marker"
+                );
+                let marker = |fence: PacketFence| packet::barrier_and(&[], *signal, fence);
+                slots.write(&marker(fence)?.to_raw())?;
+                if op.count > 1 {
+                    slots.write_run(&marker(run.rest)?.to_raw(), op.count - 1)?;
+                }
             }
         }
     }

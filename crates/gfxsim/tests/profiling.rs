@@ -51,16 +51,16 @@ fn dispatch_packet(kernel_object: u64, kernarg: u64, completion: u64) -> [u8; 64
     })
 }
 
-/// The facade's blit code object (src/blit_kernels/gfx1100/blit.co) loaded
-/// into a fresh executable BO: (BO, address of `write_timestamp.kd`).
+/// kernels/gfx1100/write_timestamp.co loaded into a fresh executable BO:
+/// (BO, address of `write_timestamp.kd`).
 /// `write_timestamp(queries, index)` stores the realtime counter it reads
 /// with `s_sendmsg_rtn_b64 MSG_RTN_GET_REALTIME` at `queries[index]`.
 fn load_write_timestamp(h: &Harness) -> (Buffer, u64) {
     let path = format!(
-        "{}/../../src/blit_kernels/gfx1100/blit.co",
+        "{}/../../kernels/gfx1100/write_timestamp.co",
         env!("CARGO_MANIFEST_DIR")
     );
-    let bytes = std::fs::read(&path).expect("checked-in blit kernels");
+    let bytes = std::fs::read(&path).expect("checked-in test kernel");
     let elf = object::File::parse(&*bytes).expect("ELF");
     let end = elf
         .segments()

@@ -2,12 +2,16 @@
 //! takes it only from the queue's `amd_queue_t` scratch fields, stops the
 //! queue through `queue_inactive_signal` when they do not hold a dispatch
 //! and resumes when the runtime stores 0 there, and the waves' private
-//! memory lives in the backing memory, through the GPU's page table.
+//! memory lives in the backing memory, through the GPU's page table. The CP
+//! supports asynchronous scratch reclaim: it records the last dispatch that
+//! used scratch, and a zeroed lane size makes the next one ask again.
 
 use std::time::Duration;
 
 use aqueduct_kfd::KfdDevice;
-use aqueduct_kfd::abi::queue::AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE;
+use aqueduct_kfd::abi::queue::{
+    AMD_QUEUE_CAPS_ASYNC_RECLAIM, AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE,
+};
 use aqueduct_kfd::abi::{AmdQueue, FenceScope, KernelDispatchPacket, PacketHeader, packet_type};
 use aqueduct_kfd::uapi::exception_code::*;
 use aqueduct_kfd::uapi::*;
@@ -360,4 +364,123 @@ fn use_once_scratch_is_handed_back_after_the_dispatch() {
             pad: 0,
         })
         .unwrap();
+}
+
+/// The CP sets AMD_QUEUE_CAPS_ASYNC_RECLAIM when the queue connects and
+/// records each scratch dispatch's id in scratch_last_used_index (a
+/// barrier packet leaves it alone). A reclaim as the runtime does it
+/// (lane size zeroed, the index exchanged with u64::MAX) makes the next
+/// scratch dispatch stop the queue for scratch, after recording its id, and
+/// fresh scratch lets it run.
+#[test]
+fn the_cp_records_scratch_dispatches_and_asks_again_after_a_reclaim() {
+    let (s, mut q) = setup(2);
+    assert_ne!(
+        amd_queue(&q).caps & AMD_QUEUE_CAPS_ASYNC_RECLAIM,
+        0,
+        "set on queue connect"
+    );
+    amd_queue(&q).scratch_last_used_index = u64::MAX;
+    let (_code, kd) = load_asm_scratch(&s.h);
+    let backing = s.h.buffer(4 * ENGINES * WAVE_BYTES, GTT_FLAGS);
+    give_scratch(&q, backing.va, 4, 0);
+    let wait_done = || {
+        assert_eq!(
+            s.h.wait(&[s.done.event_id], false, WAIT_MS).0,
+            KFD_IOC_WAIT_RESULT_COMPLETE
+        )
+    };
+
+    let marker = s.signals.signal(1, Some(&s.done));
+    let barrier = aqueduct_kfd::abi::BarrierPacket {
+        header: PacketHeader::new(
+            packet_type::BARRIER_AND,
+            true,
+            FenceScope::System,
+            FenceScope::System,
+        )
+        .to_bits(),
+        completion_signal: marker,
+        ..Default::default()
+    };
+    let b = q.write_packet(&bytemuck::cast(barrier));
+    q.ring_doorbell(&s.h, b);
+    wait_done();
+    assert_eq!(amd_queue(&q).scratch_last_used_index, u64::MAX);
+
+    let first = Run::new(
+        &s.h,
+        kd,
+        256,
+        64,
+        PRIVATE,
+        s.signals.signal(1, Some(&s.done)),
+    );
+    let i = q.write_packet(&first.packet);
+    q.ring_doorbell(&s.h, i);
+    wait_done();
+    first.check();
+    assert_eq!(amd_queue(&q).scratch_last_used_index, i);
+
+    amd_queue(&q).scratch_wave64_lane_byte_size = 0;
+    amd_queue(&q).scratch_last_used_index = u64::MAX;
+    let second = Run::new(
+        &s.h,
+        kd,
+        256,
+        64,
+        PRIVATE,
+        s.signals.signal(1, Some(&s.done)),
+    );
+    let j = q.write_packet(&second.packet);
+    q.ring_doorbell(&s.h, j);
+    assert_eq!(s.wait_inactive(), 0x401, "a zeroed lane size holds nothing");
+    assert_eq!(q.read_index(), j);
+    assert_eq!(amd_queue(&q).scratch_last_used_index, j);
+    let fresh = s.h.buffer(4 * ENGINES * WAVE_BYTES, GTT_FLAGS);
+    give_scratch(&q, fresh.va, 4, 0);
+    s.resume();
+    wait_done();
+    second.check();
+    assert_eq!(q.error_bits(), 0);
+}
+
+/// Scratch dispatches without the barrier bit on one queue do not share
+/// wave slots: the second waits for the first, and both compute the right
+/// values with the backing holding one dispatch's slots.
+#[test]
+fn scratch_dispatches_without_the_barrier_bit_take_turns() {
+    let (s, mut q) = setup(4);
+    let (_code, kd) = load_asm_scratch(&s.h);
+    let backing = s.h.buffer(ENGINES * WAVE_BYTES, GTT_FLAGS);
+    give_scratch(&q, backing.va, 1, 0);
+    let runs: Vec<Run> = (0..12)
+        .map(|_| Run::new(&s.h, kd, 4096, 64, PRIVATE, s.signals.signal(1, None)))
+        .collect();
+    let mut last = 0;
+    for run in &runs {
+        last = q.write_packet(&run.packet);
+    }
+    let done = s.signals.signal(1, Some(&s.done));
+    let barrier = aqueduct_kfd::abi::BarrierPacket {
+        header: PacketHeader::new(
+            packet_type::BARRIER_AND,
+            true,
+            FenceScope::System,
+            FenceScope::System,
+        )
+        .to_bits(),
+        completion_signal: done,
+        ..Default::default()
+    };
+    last = last.max(q.write_packet(&bytemuck::cast(barrier)));
+    q.ring_doorbell(&s.h, last);
+    assert_eq!(
+        s.h.wait(&[s.done.event_id], false, WAIT_MS).0,
+        KFD_IOC_WAIT_RESULT_COMPLETE
+    );
+    for run in &runs {
+        run.check();
+    }
+    assert_eq!(q.error_bits(), 0);
 }

@@ -33,6 +33,8 @@ pub use executable::{Executable, Kernel};
 pub use memory::{
     AllocOptions, Allocation, MemoryPool, PoolInfo, PoolKind, SubAllocation, SubAllocator,
 };
-pub use queue::{KernelDispatch, PacketFence, Queue, Reservation, ScratchError};
+pub use queue::{
+    KernelDispatch, PacketFence, Queue, Reservation, ScratchError, ScratchReclaimError,
+};
 pub use runtime::{Runtime, RuntimeOptions, global, init, shut_down};
 pub use signal::{MemoryOrder, Signal, WaitCondition, WaitHint};

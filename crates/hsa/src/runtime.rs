@@ -39,6 +39,7 @@ use crate::process;
 use crate::queue::Queue;
 use crate::queue::aql_queue::QueueSetup;
 use crate::queue::scratch::{DEFAULT_SCRATCH_SINGLE_LIMIT, ScratchLimits, ScratchSetup};
+use crate::queue::scratch_reclaim::AgentScratch;
 use crate::signal::Signal;
 use crate::signal::event::EventHub;
 
@@ -86,6 +87,8 @@ struct GpuContext {
     kernargs: SubAllocator,
     /// The GPU counter's translation into the system clock.
     clock: GpuClock,
+    /// The agent's queues' scratch, for reclaims.
+    scratch: Arc<AgentScratch>,
 }
 
 #[derive(Debug)]
@@ -219,13 +222,15 @@ impl Runtime {
                 host_mapping: HostMapping::Kfd,
                 map_gpus: &[gpu_id],
             })?);
+            let scratch = AgentScratch::new(cwsr.num_xcc);
             let pools = vec![
                 MemoryPool::new(
                     memory.clone(),
                     gpu_id,
                     PoolKind::CoarseDevice,
                     agents[agent_index].local_memory_size,
-                ),
+                )
+                .with_scratch_reclaim(scratch.clone()),
                 MemoryPool::new(memory.clone(), gpu_id, PoolKind::FineSystem, system_size),
                 MemoryPool::new(memory.clone(), gpu_id, PoolKind::Kernarg, system_size),
             ];
@@ -250,6 +255,7 @@ impl Runtime {
                 doorbell_page,
                 kernargs,
                 clock,
+                scratch,
             });
         }
         let signal_slots = SubAllocator::new(gpus[0].pools[1].clone(), all_gpu_ids.clone())?;
@@ -387,6 +393,7 @@ impl Runtime {
                 slots_per_cu: p.max_slots_scratch_cu,
                 single_limit: scratch_single_limit(),
             },
+            agent: gpu.scratch.clone(),
         };
         Queue::create(
             QueueSetup {
@@ -416,6 +423,26 @@ impl Runtime {
         let gpu = self.gpu(agent)?;
         let (start, end) = signal.dispatch_ticks()?;
         Ok(gpu.clock.dispatch_time(start, end)?)
+    }
+
+    /// Take back the scratch of every queue of `agent` whose CP supports
+    /// asynchronous reclaim, waiting (bounded) for the dispatches using it
+    /// (ROCr `GpuAgent::AsyncReclaimScratchQueues`); the bytes freed.
+    pub fn reclaim_scratch(&self, agent: &Agent) -> HsaResult<u64> {
+        Ok(self.gpu(agent)?.scratch.reclaim_all()?)
+    }
+
+    /// Set `agent`'s async scratch limit (ROCr
+    /// `hsa_amd_agent_set_async_scratch_limit`): queues holding more give
+    /// their scratch back, and requests above it are given once; the
+    /// bytes freed.
+    pub fn set_scratch_async_limit(&self, agent: &Agent, bytes: u64) -> HsaResult<u64> {
+        Ok(self.gpu(agent)?.scratch.set_async_limit(bytes)?)
+    }
+
+    /// `agent`'s async scratch limit (1 GiB per XCC unless set).
+    pub fn scratch_async_limit(&self, agent: &Agent) -> HsaResult<u64> {
+        Ok(self.gpu(agent)?.scratch.async_limit())
     }
 
     /// A tick of `agent`'s timestamp counter (the CP's and `s_memrealtime`'s

@@ -1,7 +1,8 @@
 //! Staleness checks for the checked-in code objects: where the LLVM tools a
 //! build script needs are installed, rebuild kernels/ (kernels/build.sh), the
-//! facade tests' kernels (tests/kernels/build.sh) and the corpus
-//! (corpus/build.sh) into temporary directories and require every
+//! facade tests' kernels (tests/kernels/build.sh), the facade's OpenCL blit
+//! kernels (src/blit_kernels/build.sh) and the corpus (corpus/build.sh)
+//! into temporary directories and require every
 //! output to be byte-identical to the checked-in file, and the same set of
 //! files (the builds are deterministic). Where a tool is missing the test
 //! says it skipped and passes, so `cargo test` never needs LLVM.
@@ -112,5 +113,14 @@ fn checked_in_facade_test_kernels_match_a_fresh_build() {
     let tools = ["clang-19", "ld.lld-19"];
     if let Some(made) = check_fresh_build("tests/kernels", &tools, &["gfx1100"]) {
         assert!(made >= 3, "build produced only {made} code objects");
+    }
+}
+
+#[test]
+fn checked_in_facade_blit_kernels_match_a_fresh_build() {
+    let tools = ["clang-19", "ld.lld-19"];
+    let dirs = ["gfx1100", "gfx942", "gfx90a"];
+    if let Some(made) = check_fresh_build("src/blit_kernels", &tools, &dirs) {
+        assert_eq!(made, 3, "one blit.co per target");
     }
 }

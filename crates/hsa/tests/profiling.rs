@@ -13,16 +13,10 @@ use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::uapi::GetClockCountersArgs;
 use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Program, read_u32, wait_zero};
 
-/// The facade's `write_timestamp(queries, index)` blit kernel: it stores
-/// the GPU's realtime counter at `queries[index]`.
+/// kernels/'s `write_timestamp(queries, index)`: it stores the GPU's
+/// realtime counter at `queries[index]`.
 fn write_timestamp(gpu: &Gpu) -> Program {
-    let path = format!(
-        "{}/../../src/blit_kernels/gfx1100/blit.co",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    gpu.load_bytes(&bytes, "write_timestamp")
-        .expect("write_timestamp")
+    gpu.load("write_timestamp")
 }
 
 /// Run `write_timestamp` on `queue` with a fresh completion signal; the
@@ -73,6 +67,41 @@ fn a_profiled_dispatch_lies_between_the_hosts_clock_before_and_after() {
         "expected {before} <= start {} <= kernel {kernel} <= end {} <= {after}",
         time.start,
         time.end
+    );
+}
+
+/// A barrier-AND with the barrier bit and no dependencies is a timestamp
+/// marker (a HIP event's marker, the facade's timestamp query): on a
+/// profiled queue the CP stamps its completion signal once every earlier
+/// packet completed. Markers before and after a dispatch bracket the
+/// dispatch's own start_ts/end_ts window.
+#[test]
+fn barrier_markers_bracket_the_dispatch_between_them() {
+    let gpu = Gpu::new();
+    let program = write_timestamp(&gpu);
+    let queue = gpu.queue(64);
+    queue.set_profiling(true);
+    let begin = gpu.signal(1);
+    queue
+        .submit_barrier_and(&[], Some(&begin))
+        .expect("begin marker");
+    let (dispatch, kernel_tick) = run(&gpu, &program, &queue);
+    let end = gpu.signal(1);
+    queue
+        .submit_barrier_and(&[], Some(&end))
+        .expect("end marker");
+    wait_zero(&end).expect("end marker completes");
+    let (_, begin_end) = begin.dispatch_ticks().expect("begin marker stamped");
+    let (start, finish) = dispatch.dispatch_ticks().expect("dispatch stamped");
+    let (end_start, end_end) = end.dispatch_ticks().expect("end marker stamped");
+    assert!(
+        begin_end <= start
+            && start <= kernel_tick
+            && kernel_tick <= finish
+            && finish <= end_start
+            && end_start <= end_end,
+        "begin {begin_end} <= dispatch {start}..{finish} (kernel {kernel_tick}) <= end \
+         {end_start}..{end_end}"
     );
 }
 

@@ -62,14 +62,19 @@
 //! wake-up (a doorbell): back-to-back work then goes on without a futex
 //! wake-up.
 //!
-//! A dispatch with private memory launches only when the queue's scratch
-//! holds it (`scratch.rs`): otherwise, once the packets before it are done,
-//! the CP stores the insufficient-scratch code into the queue's
-//! `queue_inactive_signal`, raises that signal's event and stops before the
+//! A dispatch with private memory launches only once no other dispatch
+//! using scratch is in flight (each job hands the backing's wave slots to
+//! its own workgroups, so two at once would share slots), and only when
+//! the queue's scratch holds it (`scratch.rs`): otherwise, once the packets
+//! before it are done, the CP stores the insufficient-scratch code into the
+//! queue's `queue_inactive_signal`, raises that signal's event and stops before the
 //! packet until the runtime stores 0 there (it listens for events meanwhile,
 //! as for a barrier packet); then it reads the scratch fields again. After
 //! a dispatch launched with USE_SCRATCH_ONCE it stops the same way, once the
-//! dispatch is done, with the reclaim code.
+//! dispatch is done, with the reclaim code. The queue has asynchronous
+//! scratch reclaim: the CP records each scratch dispatch in
+//! `scratch_last_used_index` and checks at completion that its backing
+//! memory was not freed under it (`scratch.rs`).
 //!
 //! Any error (a bad packet, a failed wave, a fault of the CP itself) is
 //! reported through the context-save header and halts the queue: it
@@ -102,8 +107,8 @@ use aqueduct_isa::{Access, DispatchSetup};
 
 use super::QueueShared;
 use super::scratch::{
-    INACTIVE_RECLAIM_USE_ONCE, QueueScratch, ScratchGrant, check_private_segment, inactive_value,
-    raise_inactive,
+    INACTIVE_RECLAIM_USE_ONCE, QueueScratch, ScratchGrant, ScratchInUse, advertise_async_reclaim,
+    check_private_segment, inactive_value, raise_inactive, record_scratch_use,
 };
 use super::validation::QueueConfig;
 use crate::dispatch::ScratchSlots;
@@ -136,6 +141,8 @@ struct InFlight {
     start_ts: Option<u64>,
     /// The release scope, applied at completion (strict coherence mode).
     release: FenceScope,
+    /// The scratch backing a dispatch's waves use.
+    scratch: Option<ScratchInUse>,
     work: Work,
 }
 
@@ -150,9 +157,9 @@ impl InFlight {
 
 /// What the CP made of a dispatch packet.
 enum Prepared {
-    /// The job, and the `queue_inactive_signal` to stop on once it is done
-    /// when it uses scratch given once.
-    Job(Arc<Job>, Option<u64>),
+    /// The job, the `queue_inactive_signal` to stop on once it is done
+    /// when it uses scratch given once, and the scratch it uses.
+    Job(Arc<Job>, Option<u64>, Option<ScratchInUse>),
     /// The queue's scratch does not hold it: stop with `code`.
     NeedsScratch { signal: u64, code: u64 },
 }
@@ -192,6 +199,9 @@ impl CommandProcessor {
         let config = queue.config();
         let next_index = {
             let view = gpu.vm.view();
+            if let Err(e) = advertise_async_reclaim(&view, config.amd_queue_address()) {
+                tracing::debug!("gfxsim: queue {}: {}", queue.id, e.detail);
+            }
             view.atomic_u64(config.read_pointer, Access::Read)
                 .map(|r| r.load(Ordering::Acquire))
                 .unwrap_or(0)
@@ -334,7 +344,14 @@ impl CommandProcessor {
             }
             if let Work::Dispatch(job) = &f.work {
                 self.stats.dispatches.fetch_add(1, Ordering::Relaxed);
-                if let Some(error) = job.error() {
+                let scratch_freed = f
+                    .scratch
+                    .and_then(|s| s.check(&self.gpu.vm.view(), f.index).err());
+                if let Some(error) = job
+                    .error()
+                    .map(|e| QueueError::from_wave(&e))
+                    .or(scratch_freed)
+                {
                     // Later packets were launched but the queue is dead:
                     // stop their workgroups too.
                     for later in &self.in_flight {
@@ -342,7 +359,7 @@ impl CommandProcessor {
                             j.abort();
                         }
                     }
-                    return Err(QueueError::from_wave(&error));
+                    return Err(error);
                 }
                 tracing::trace!(
                     "gfxsim: queue {} packet {} done: {} workgroups, {} wave instructions",
@@ -529,18 +546,28 @@ impl CommandProcessor {
         let bytes = bytemuck::bytes_of(&raw);
         // Whether a dispatch runs on this thread (decided while its view is held).
         let mut inline = false;
+        let mut scratch = None;
         let (completion_signal, work) = match kind {
             packet_type::KERNEL_DISPATCH => {
                 let packet: KernelDispatchPacket = bytemuck::pod_read_unaligned(bytes);
+                if packet.private_segment_size != 0
+                    && self.in_flight.iter().any(|f| f.scratch.is_some())
+                {
+                    // A job hands out the backing's wave slots as its own
+                    // (`dispatch.rs`, ScratchSlots): a second dispatch on
+                    // the same scratch waits for the first to finish.
+                    return Ok(Launch::Idle);
+                }
                 // The acquire fence, before the CP reads the kernel descriptor
                 // and any workgroup runs.
                 let lines = self.gpu.vm.launch_fence(acquire, true);
                 let view = self.gpu.vm.view();
                 let job = match self.prepare_dispatch(&view, config, index, slot, &packet, lines)? {
-                    Prepared::Job(job, reclaim_on) => {
+                    Prepared::Job(job, reclaim_on, in_use) => {
                         if reclaim_on.is_some() {
                             self.reclaim_on = reclaim_on;
                         }
+                        scratch = in_use;
                         job
                     }
                     Prepared::NeedsScratch { signal, code } => {
@@ -598,6 +625,7 @@ impl CommandProcessor {
             completion_signal,
             start_ts,
             release: header.release,
+            scratch,
             work,
         });
         self.next_index = index + 1;
@@ -701,6 +729,7 @@ impl CommandProcessor {
         let mut scratch = None;
         let mut scratch_backing = Default::default();
         let mut reclaim_on = None;
+        let mut in_use = None;
         if p.private_segment_size != 0 {
             let lanes = if descriptor.enable_wavefront_size32() {
                 32
@@ -709,6 +738,7 @@ impl CommandProcessor {
             };
             check_private_segment(index, p.private_segment_size, lanes)?;
             let waves_per_group = items.div_ceil(lanes);
+            record_scratch_use(view, config.amd_queue_address(), index)?;
             let queue = QueueScratch::read(view, config.amd_queue_address())?;
             match queue.grant(p.private_segment_size, lanes, waves_per_group) {
                 ScratchGrant::Granted {
@@ -717,6 +747,7 @@ impl CommandProcessor {
                     use_once,
                 } => {
                     scratch_backing = backing;
+                    in_use = ScratchInUse::at(view, backing.base);
                     scratch = Some(ScratchSlots::new(wave_slots, waves_per_group as u32));
                     if use_once {
                         reclaim_on = Some(queue.inactive_signal);
@@ -756,7 +787,7 @@ impl CommandProcessor {
             scratch,
             lines,
         );
-        Ok(Prepared::Job(job, reclaim_on))
+        Ok(Prepared::Job(job, reclaim_on, in_use))
     }
 }
 

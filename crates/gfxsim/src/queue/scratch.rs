@@ -29,11 +29,29 @@
 //! properties say USE_SCRATCH_ONCE, the CP stops the same way with code 512
 //! (ROCr's "large scratch reclaim") once that dispatch is done, so the
 //! runtime can free the backing memory.
+//!
+//! Asynchronous reclaim: when the queue connects, the CP sets
+//! `AMD_QUEUE_CAPS_ASYNC_RECLAIM` in `amd_queue_t.caps` (ROCr
+//! `inc/amd_hsa_queue.h`: "set by CP FW on queue-connect"), and from then on
+//! stores the dispatch id of each dispatch with private memory into
+//! `scratch_last_used_index` before it reads the scratch fields for it. The
+//! runtime reclaims (ROCr `AqlQueue::AsyncReclaimMainScratch`) by zeroing
+//! `scratch_wave64_lane_byte_size`, exchanging `scratch_last_used_index`
+//! with u64::MAX and waiting until `read_dispatch_id` is past the index it
+//! got; both sides put a sequentially consistent fence between their store
+//! and their read, so either the CP sees the zeroed size (the dispatch does
+//! not fit, and the queue stops for scratch as it would with none) or the
+//! runtime sees the dispatch's index and waits for it. A dispatch that ran
+//! on backing memory freed under it is reported when it completes
+//! ([`ScratchInUse`]).
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{Ordering, fence};
 
 use aqueduct_isa::{Access, ScratchBacking};
-use aqueduct_kfd::abi::queue::AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE;
+use aqueduct_kfd::abi::queue::{
+    AMD_QUEUE_CAPS_ASYNC_RECLAIM, AMD_QUEUE_CAPS_OFFSET, AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE,
+    AMD_QUEUE_SCRATCH_LAST_USED_INDEX_OFFSET,
+};
 use aqueduct_kfd::abi::{
     AMD_SIGNAL_EVENT_ID_OFFSET, AMD_SIGNAL_EVENT_MAILBOX_OFFSET, AMD_SIGNAL_VALUE_OFFSET, AmdQueue,
 };
@@ -150,6 +168,76 @@ impl QueueScratch {
                 code: INACTIVE_INSUFFICIENT_SCRATCH | wave32,
             }
         }
+    }
+}
+
+/// Set `AMD_QUEUE_CAPS_ASYNC_RECLAIM` in the `amd_queue_t` at `amd_queue`,
+/// as CP firmware with asynchronous scratch reclaim does when a queue
+/// connects. `caps` shares an aligned 8-byte word with reserved bits, so
+/// it is set through that word.
+pub fn advertise_async_reclaim(view: &VmView<'_>, amd_queue: u64) -> Result<(), QueueError> {
+    view.atomic_u64(amd_queue + AMD_QUEUE_CAPS_OFFSET as u64, Access::Atomic)
+        .map_err(|e| QueueError::cp_fault(e, "setting the queue's capabilities"))?
+        .fetch_or(u64::from(AMD_QUEUE_CAPS_ASYNC_RECLAIM), Ordering::Release);
+    Ok(())
+}
+
+/// Record dispatch `index` as the last one to use the scratch of the queue
+/// whose `amd_queue_t` is at `amd_queue` (`scratch_last_used_index`), on a
+/// queue with `AMD_QUEUE_CAPS_ASYNC_RECLAIM`; the fence after the store
+/// orders it before the CP's read of the scratch fields (see the module
+/// comment).
+pub fn record_scratch_use(view: &VmView<'_>, amd_queue: u64, index: u64) -> Result<(), QueueError> {
+    let caps: u32 = view
+        .read(amd_queue + AMD_QUEUE_CAPS_OFFSET as u64)
+        .map_err(|e| QueueError::cp_fault(e, "reading the queue's capabilities"))?;
+    if caps & AMD_QUEUE_CAPS_ASYNC_RECLAIM == 0 {
+        return Ok(());
+    }
+    view.atomic_u64(
+        amd_queue + AMD_QUEUE_SCRATCH_LAST_USED_INDEX_OFFSET as u64,
+        Access::Write,
+    )
+    .map_err(|e| QueueError::cp_fault(e, "storing scratch_last_used_index"))?
+    .store(index, Ordering::SeqCst);
+    fence(Ordering::SeqCst);
+    Ok(())
+}
+
+/// The backing memory a launched dispatch's waves use: its address and
+/// the handle of the BO mapped there at launch. If that BO is gone when
+/// the dispatch completes, memory was freed under running waves (a runtime
+/// that reclaimed scratch too early); the CP reports it instead of letting
+/// the waves' private data land in whatever took its place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScratchInUse {
+    pub base: u64,
+    pub handle: u64,
+}
+
+impl ScratchInUse {
+    /// The BO mapped at `base` now.
+    pub fn at(view: &VmView<'_>, base: u64) -> Option<ScratchInUse> {
+        view.find(base).map(|m| ScratchInUse {
+            base,
+            handle: m.handle,
+        })
+    }
+
+    /// Whether the same BO is still mapped at `base`; an error naming
+    /// packet `index` if not.
+    pub fn check(&self, view: &VmView<'_>, index: u64) -> Result<(), QueueError> {
+        if ScratchInUse::at(view, self.base) == Some(*self) {
+            return Ok(());
+        }
+        Err(QueueError::packet(
+            exception_code::EC_QUEUE_PACKET_DISPATCH_REGISTER_INVALID,
+            format!(
+                "packet {index}: its scratch backing memory at {:#x} was freed while its waves \
+                 used it",
+                self.base
+            ),
+        ))
     }
 }
 

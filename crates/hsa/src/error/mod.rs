@@ -62,6 +62,8 @@ pub enum HsaError {
     Packet(#[from] PacketError),
     #[error("{prefix}: {0}", prefix = status_prefix(.0.status()))]
     Profiling(#[from] ProfilingError),
+    #[error("scratch reclaim: {0}")]
+    ScratchReclaim(#[from] crate::queue::ScratchReclaimError),
     #[error("{prefix}: {0}", prefix = status_prefix(.0.status()))]
     AgentFunction(#[from] AgentFunctionError),
     #[error("invalid code object: {0}")]
@@ -114,6 +116,7 @@ impl HsaError {
             HsaError::Reservation(e) => e.status(),
             HsaError::Packet(_) => HsaStatus::InvalidPacketFormat,
             HsaError::Profiling(e) => e.status(),
+            HsaError::ScratchReclaim(_) => HsaStatus::Error,
             HsaError::AgentFunction(e) => e.status(),
             HsaError::CodeObject(_) => HsaStatus::InvalidCodeObject,
             HsaError::Executable(ExecutableError::InvalidIsaName { .. }) => HsaStatus::InvalidIsa,

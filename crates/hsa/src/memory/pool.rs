@@ -9,7 +9,9 @@
 //!   and small runtime structures live here.
 //!
 //! Every allocation is a whole BO (4 KiB granule); small blocks come from
-//! the slab sub-allocator in `suballoc`.
+//! the slab sub-allocator in `suballoc`. A device pool that finds no memory
+//! for a BO has its agent's queues give back their scratch and tries once
+//! more (`queue/scratch_reclaim.rs`).
 
 use std::sync::Arc;
 
@@ -18,7 +20,8 @@ use aqueduct_kfd::uapi::alloc_flags;
 use super::allocation::{Allocation, HostMapping};
 use super::context::{BoRequest, MemoryContext};
 use super::vmem::PAGE_SIZE;
-use crate::error::{HsaResult, MemoryError};
+use crate::error::{HsaError, HsaResult, MemoryError};
+use crate::queue::scratch_reclaim::AgentScratch;
 
 /// Allocations of at least this size are aligned to it (a GPU huge page).
 pub const LARGE_ALLOC_ALIGN: u64 = 2 << 20;
@@ -72,6 +75,8 @@ pub struct MemoryPool {
     ctx: Arc<MemoryContext>,
     gpu_id: u32,
     info: PoolInfo,
+    /// The agent's queues' scratch, reclaimed when a BO finds no memory.
+    scratch: Option<Arc<AgentScratch>>,
 }
 
 impl MemoryPool {
@@ -87,7 +92,18 @@ impl MemoryPool {
             fine_grained: fine,
             host_accessible: fine,
         };
-        Self { ctx, gpu_id, info }
+        Self {
+            ctx,
+            gpu_id,
+            info,
+            scratch: None,
+        }
+    }
+
+    /// Reclaim `scratch` and retry once when a BO finds no memory.
+    pub(crate) fn with_scratch_reclaim(mut self, scratch: Arc<AgentScratch>) -> Self {
+        self.scratch = Some(scratch);
+        self
     }
 
     pub fn info(&self) -> &PoolInfo {
@@ -167,13 +183,31 @@ impl MemoryPool {
                 HostMapping::RenderNode,
             ),
         };
-        self.ctx.allocate_bo(&BoRequest {
+        let request = BoRequest {
             size,
             align,
             flags,
             owner_gpu: self.gpu_id,
             host_mapping,
             map_gpus,
-        })
+        };
+        match self.ctx.allocate_bo(&request) {
+            Err(e @ HsaError::Memory(MemoryError::DeviceMemoryExhausted { .. })) => {
+                let freed = self
+                    .scratch
+                    .as_ref()
+                    .map_or(0, |s| s.reclaim_for_allocation());
+                if freed == 0 {
+                    return Err(e);
+                }
+                tracing::debug!(
+                    size,
+                    freed,
+                    "retrying an allocation after a scratch reclaim"
+                );
+                self.ctx.allocate_bo(&request)
+            }
+            result => result,
+        }
     }
 }

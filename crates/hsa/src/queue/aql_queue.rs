@@ -48,6 +48,7 @@ use aqueduct_kfd::uapi::{
 use super::packet::{self, AqlPacket, PacketFence};
 use super::ring::AqlRing;
 use super::scratch::{QueueScratch, ScratchError, ScratchSetup};
+use super::scratch_reclaim::ScratchReclaimError;
 use crate::error::{HsaError, HsaResult, QueueCreationError, QueueError, ReservationError};
 use crate::memory::{Allocation, MemoryPool};
 use crate::signal::Signal;
@@ -189,6 +190,9 @@ impl Queue {
             queue_properties: AMD_QUEUE_PROPERTIES_IS_PTR64,
             // No scratch yet (every scratch field 0): the CP asks for it through this signal.
             queue_inactive_signal: scratch.signal_handle(),
+            // No dispatch has used scratch (ROCr's `AqlQueue` constructor).
+            scratch_last_used_index: u64::MAX,
+            alt_scratch_last_used_index: u64::MAX,
             ..AmdQueue::default()
         };
         let doorbell_signal = AmdSignal {
@@ -396,6 +400,13 @@ impl Queue {
     /// Times scratch backing memory was allocated for the queue.
     pub fn scratch_allocations(&self) -> u32 {
         self.scratch.allocations()
+    }
+    /// Take the queue's scratch back while it runs, once the dispatches
+    /// using it are done (waiting at most `scratch_reclaim::RECLAIM_WAIT`;
+    /// ROCr `AqlQueue::AsyncReclaimMainScratch`); the next dispatch with
+    /// private memory gets fresh scratch. The bytes freed.
+    pub fn reclaim_scratch(&self) -> Result<u64, ScratchReclaimError> {
+        self.scratch.reclaim()
     }
 
     /// The queue's pending error, if the device reported one.

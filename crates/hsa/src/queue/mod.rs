@@ -4,8 +4,10 @@ pub mod aql_queue;
 pub mod packet;
 pub mod ring;
 pub mod scratch;
+pub mod scratch_reclaim;
 
 pub use aql_queue::{Queue, Reservation};
 pub use packet::{AqlPacket, KernelDispatch, PacketFence};
 pub use ring::AqlRing;
 pub use scratch::{ScratchError, ScratchLimits, ScratchPlan};
+pub use scratch_reclaim::ScratchReclaimError;

@@ -34,8 +34,12 @@
 //!
 //! On code 512 (the CP finished the use-once dispatch) it frees the backing
 //! and clears the fields and USE_SCRATCH_ONCE, then resumes: a large
-//! request does not stay held (ROCr's "large scratch reclaim"). Scratch
-//! within the limit stays with the queue until the queue is destroyed.
+//! request does not stay held (ROCr's "large scratch reclaim"). On a queue
+//! whose CP supports asynchronous reclaim, the limit is the lower of the
+//! single limit and the agent's async limit, and scratch within it stays
+//! with the queue until it is reclaimed (`scratch_reclaim.rs`: on request,
+//! past the async limit, or for a device allocation that found no memory)
+//! or the queue is destroyed.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -47,6 +51,7 @@ use aqueduct_kfd::abi::queue::AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE;
 use aqueduct_kfd::abi::{AmdQueue, KernelDispatchPacket};
 use aqueduct_kfd::uapi::{SetEventArgs, exception_code};
 
+use super::scratch_reclaim::{AgentScratch, ScratchReclaimError};
 use crate::error::HsaError;
 use crate::memory::{Allocation, MemoryPool};
 use crate::signal::event::{EventHub, INITIAL_EVENT_AGE};
@@ -290,6 +295,10 @@ pub(crate) struct ScratchShared {
     stop: AtomicBool,
     /// Times backing memory was allocated (for tests and tracing).
     allocations: AtomicU32,
+    /// Held while a request is served or a reclaim runs: never both.
+    busy: Mutex<()>,
+    /// The agent's queues and async limit.
+    agent: Arc<AgentScratch>,
 }
 
 /// What `Queue::create` hands to [`QueueScratch::start`].
@@ -297,6 +306,7 @@ pub(crate) struct ScratchSetup {
     pub device_pool: MemoryPool,
     pub signal: Signal,
     pub limits: ScratchLimits,
+    pub agent: Arc<AgentScratch>,
 }
 
 /// A queue's scratch: its handler thread and backing memory.
@@ -338,7 +348,10 @@ impl QueueScratch {
             error: Mutex::new(None),
             stop: AtomicBool::new(false),
             allocations: AtomicU32::new(0),
+            busy: Mutex::new(()),
+            agent: setup.agent,
         });
+        shared.agent.register(&shared);
         let handler = shared.clone();
         let thread = std::thread::Builder::new()
             .name("aqueduct-scratch".into())
@@ -358,6 +371,7 @@ impl QueueScratch {
     /// starts running, so a stop left from a failed request ends.
     pub(crate) fn set_doorbell(&self, va: u64) {
         self.shared.doorbell_va.store(va, Ordering::Release);
+        self.shared.reset_last_used();
         // Packet indices start again at 0.
         self.shared
             .last_grant
@@ -380,12 +394,12 @@ impl QueueScratch {
 
     /// Bytes of backing memory the queue holds now.
     pub(crate) fn backing_size(&self) -> u64 {
-        self.shared
-            .backing
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-            .map_or(0, Allocation::len)
+        self.shared.backing_size()
+    }
+
+    /// Take the queue's scratch back (`scratch_reclaim.rs`); the bytes freed.
+    pub(crate) fn reclaim(&self) -> Result<u64, ScratchReclaimError> {
+        self.shared.reclaim()
     }
 
     pub(crate) fn allocations(&self) -> u32 {
@@ -450,6 +464,49 @@ impl ScratchShared {
         unsafe { std::ptr::read_volatile(self.memory.amd_queue) }
     }
 
+    /// The queue's `amd_queue_t` (valid while this lives: `QueueScratch::start`).
+    pub(super) fn amd_queue_ptr(&self) -> *mut AmdQueue {
+        self.memory.amd_queue
+    }
+
+    /// The queue's `queue_inactive_signal`.
+    pub(super) fn signal(&self) -> &Signal {
+        &self.signal
+    }
+
+    pub(super) fn busy(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.busy.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The busy lock, unless someone holds it.
+    pub(super) fn try_busy(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
+        match self.busy.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// Bytes of backing memory the queue holds now.
+    pub(super) fn backing_size(&self) -> u64 {
+        self.backing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map_or(0, Allocation::len)
+    }
+
+    /// Free the backing and clear the fields after a reclaim; the packet
+    /// the CP stops at next may be the one last given scratch, and is
+    /// served again.
+    pub(super) fn release_backing(&self) {
+        self.set_backing(None, None);
+        self.last_grant
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+    }
+
     /// Write `q`'s scratch fields (and properties) into the queue's
     /// `amd_queue_t`, field by field: the dispatch ids beside them change
     /// under the host's and the CP's atomics.
@@ -472,6 +529,7 @@ impl ScratchShared {
     }
 
     fn handle(&self, code: i64) {
+        let _busy = self.busy();
         if code == CODE_RECLAIM_USE_ONCE {
             self.set_backing(None, None);
             tracing::debug!("released use-once scratch");
@@ -508,7 +566,15 @@ impl ScratchShared {
         {
             return Err(ScratchError::Refused { packet, size });
         }
-        let plan = ScratchPlan::new(&self.limits, index, &packet, lanes)?;
+        let limits = if self.async_reclaim() {
+            ScratchLimits {
+                single_limit: self.limits.single_limit.min(self.agent.async_limit()),
+                ..self.limits
+            }
+        } else {
+            self.limits
+        };
+        let plan = ScratchPlan::new(&limits, index, &packet, lanes)?;
         // The old backing goes first: the CP stopped after the packets using it finished.
         self.set_backing(None, None);
         let backing =

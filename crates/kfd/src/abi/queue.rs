@@ -17,6 +17,11 @@ pub const AMD_QUEUE_PROPERTIES_IS_PTR64: u32 = 1 << 1;
 pub const AMD_QUEUE_PROPERTIES_ENABLE_TRAP_HANDLER_DEBUG_SGPRS: u32 = 1 << 2;
 pub const AMD_QUEUE_PROPERTIES_ENABLE_PROFILING: u32 = 1 << 3;
 pub const AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE: u32 = 1 << 4;
+/// `amd_queue_capabilities_t` bits of `caps`, which CP firmware sets when
+/// the queue connects: the CP records `scratch_last_used_index` (and
+/// supports a second scratch), so the runtime may reclaim scratch while the
+/// queue runs.
+pub const AMD_QUEUE_CAPS_ASYNC_RECLAIM: u32 = 1 << 0;
 
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
@@ -74,3 +79,23 @@ pub const AMD_QUEUE_READ_DISPATCH_ID_OFFSET: usize = 128;
 /// Byte offset of `queue_properties`, which the CP reads for
 /// `AMD_QUEUE_PROPERTIES_ENABLE_PROFILING`.
 pub const AMD_QUEUE_PROPERTIES_OFFSET: usize = 180;
+/// Byte offset of `caps`.
+pub const AMD_QUEUE_CAPS_OFFSET: usize = 40;
+/// Byte offsets of `scratch_wave64_lane_byte_size` and
+/// `scratch_last_used_index`, which the runtime and the CP address
+/// atomically during an asynchronous scratch reclaim.
+pub const AMD_QUEUE_SCRATCH_WAVE64_LANE_BYTE_SIZE_OFFSET: usize = 176;
+pub const AMD_QUEUE_SCRATCH_LAST_USED_INDEX_OFFSET: usize = 184;
+
+const _: () = {
+    assert!(std::mem::offset_of!(AmdQueue, caps) == AMD_QUEUE_CAPS_OFFSET);
+    assert!(
+        std::mem::offset_of!(AmdQueue, scratch_wave64_lane_byte_size)
+            == AMD_QUEUE_SCRATCH_WAVE64_LANE_BYTE_SIZE_OFFSET
+    );
+    assert!(
+        std::mem::offset_of!(AmdQueue, scratch_last_used_index)
+            == AMD_QUEUE_SCRATCH_LAST_USED_INDEX_OFFSET
+    );
+    assert!(std::mem::offset_of!(AmdQueue, queue_properties) == AMD_QUEUE_PROPERTIES_OFFSET);
+};

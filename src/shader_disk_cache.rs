@@ -683,7 +683,7 @@ mod tests {
         }
         // A hit makes the oldest the most recently used.
         assert!(cache.load(&keys[0]).is_some());
-        let stale = &cache.dir.join(format!("{TEMP_PREFIX}1-2-x"));
+        let stale = cache.dir.join(format!("{TEMP_PREFIX}1-2-x"));
         std::fs::write(&stale, b"partial").unwrap();
         std::fs::File::options()
             .write(true)

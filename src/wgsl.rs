@@ -274,10 +274,10 @@ fn compile(
         ..Default::default()
     };
     let started = std::time::Instant::now();
-    let disk = DiskCache::from_env().and_then(|cache| {
-        let key = disk_key(source, entry, constants, target, &options)?;
-        Some((cache, key))
-    });
+    // The key first: without the LLVM tools there is no key, and the
+    // cache directory is not even created.
+    let disk = disk_key(source, entry, constants, target, &options)
+        .and_then(|key| Some((DiskCache::from_env()?, key)));
     if let Some((cache, key)) = &disk
         && let Some(cached) = cache.load(key)
     {

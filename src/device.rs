@@ -615,11 +615,21 @@ impl Device {
 
     /// How many WGSL compilations this device has run (modules and
     /// pipeline variants resolved neither by a registered object nor by an
-    /// earlier compilation).
+    /// earlier compilation), those the on-disk shader cache answered
+    /// included: [`Device::wgsl_disk_cache_hits`] counts them.
     pub fn wgsl_compiles(&self) -> u64 {
         self.shared
             .shader_cache
             .compiles
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many of this device's WGSL compilations the on-disk shader
+    /// cache (`AQUEDUCT_SHADER_CACHE`) answered without running the compiler.
+    pub fn wgsl_disk_cache_hits(&self) -> u64 {
+        self.shared
+            .shader_cache
+            .disk_hits
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 

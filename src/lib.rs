@@ -42,6 +42,8 @@ pub mod queue;
 pub mod registry;
 mod ring;
 pub mod shader;
+#[cfg(feature = "wgsl")]
+pub mod shader_disk_cache;
 #[cfg(test)]
 mod test_support;
 pub mod util;

@@ -10,7 +10,10 @@
 //!    for the entry points its reflection lists;
 //! 2. aqueduct-shaderc (cargo feature `wgsl`, on by default) compiling the
 //!    text when clang-19 and ld.lld-19 are found (on PATH, or in the
-//!    directory named by `AQUEDUCT_LLVM_BIN`); the result joins the cache;
+//!    directory named by `AQUEDUCT_LLVM_BIN`); the result joins the cache.
+//!    The persistent on-disk cache (`shader_disk_cache`, moved or disabled
+//!    with `AQUEDUCT_SHADER_CACHE`) answers first when it holds the same
+//!    compilation, and keeps what is compiled for later processes;
 //! 3. otherwise an error that says how to precompile the shader.
 //!
 //! A module resolves its default variant (no constants) when it is
@@ -98,8 +101,11 @@ impl VariantKey {
 #[derive(Debug)]
 pub(crate) struct ShaderCache {
     variants: Mutex<HashMap<VariantKey, Vec<Arc<[EntryPoint]>>>>,
-    /// WGSL compilations run on this device (the cache's misses).
+    /// WGSL compilations run for this device (the cache's misses), those
+    /// the on-disk cache answered included.
     pub compiles: AtomicU64,
+    /// Compilations the on-disk cache answered.
+    pub disk_hits: AtomicU64,
 }
 
 impl Default for ShaderCache {
@@ -107,6 +113,7 @@ impl Default for ShaderCache {
         ShaderCache {
             variants: Mutex::new(LockRank::ShaderCache, HashMap::new()),
             compiles: AtomicU64::new(0),
+            disk_hits: AtomicU64::new(0),
         }
     }
 }
@@ -253,7 +260,9 @@ fn compile(
     entry: Option<&str>,
     constants: &[(&str, f64)],
 ) -> Result<LoadedPrecompiled, Unresolved> {
+    use crate::shader_disk_cache::{CachedObject, DiskCache};
     use aqueduct_shaderc::CompileError;
+    use std::sync::atomic::Ordering;
 
     let target = device.agent.name.as_str();
     let options = aqueduct_shaderc::Options {
@@ -265,6 +274,40 @@ fn compile(
         ..Default::default()
     };
     let started = std::time::Instant::now();
+    // The key first: without the LLVM tools there is no key, and the
+    // cache directory is not even created.
+    let disk = disk_key(source, entry, constants, target, &options)
+        .and_then(|key| Some((DiskCache::from_env()?, key)));
+    if let Some((cache, key)) = &disk
+        && let Some(cached) = cache.load(key)
+    {
+        match load_precompiled(
+            &device.runtime,
+            &device.agent,
+            &cached.code,
+            &cached.reflection,
+        ) {
+            Ok(loaded) => {
+                device.shader_cache.compiles.fetch_add(1, Ordering::Relaxed);
+                device
+                    .shader_cache
+                    .disk_hits
+                    .fetch_add(1, Ordering::Relaxed);
+                tracing::debug!(
+                    file = %source.file_name,
+                    target,
+                    us = started.elapsed().as_micros() as u64,
+                    "WGSL loaded from the shader cache on disk"
+                );
+                return Ok(loaded);
+            }
+            // Sound bytes that do not load: compile again and replace them.
+            Err(e) => {
+                tracing::warn!(file = %source.file_name, "a shader cache entry does not load ({e}); recompiling");
+                cache.remove(key);
+            }
+        }
+    }
     let compiled =
         match aqueduct_shaderc::compile(aqueduct_shaderc::Source::Wgsl(&source.text), &options) {
             Ok(c) => c,
@@ -284,10 +327,7 @@ fn compile(
             }
             Err(e) => return Err(Unresolved::Failed(WgslError::Compile(Arc::new(e)).into())),
         };
-    device
-        .shader_cache
-        .compiles
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    device.shader_cache.compiles.fetch_add(1, Ordering::Relaxed);
     tracing::info!(
         file = %source.file_name,
         target,
@@ -298,13 +338,48 @@ fn compile(
         .reflection
         .to_json()
         .map_err(|e| Unresolved::Failed(WgslError::ReflectionJson(Arc::new(e)).into()))?;
-    load_precompiled(
+    let loaded = load_precompiled(
         &device.runtime,
         &device.agent,
         &compiled.code_object,
         &reflection,
     )
-    .map_err(Unresolved::Failed)
+    .map_err(Unresolved::Failed)?;
+    if let Some((cache, key)) = &disk {
+        cache.store(
+            key,
+            &CachedObject {
+                code: compiled.code_object,
+                reflection,
+            },
+        );
+    }
+    Ok(loaded)
+}
+
+/// The on-disk cache key of a compilation; None when the LLVM tools are
+/// missing (the compile then fails and says so).
+#[cfg(feature = "wgsl")]
+fn disk_key(
+    source: &WgslSource,
+    entry: Option<&str>,
+    constants: &[(&str, f64)],
+    target: &str,
+    options: &aqueduct_shaderc::Options,
+) -> Option<crate::shader_disk_cache::DiskKey> {
+    use crate::shader_disk_cache::{DiskKey, KeyInputs};
+
+    let tools = aqueduct_shaderc::Toolchain::find(options.llvm_bin.as_deref()).ok()?;
+    let variant = VariantKey::new(&source.hash, target, constants);
+    let compiler = format!("{} -O{}", aqueduct_shaderc::COMPILER_ID, options.opt_level);
+    Some(DiskKey::new(&KeyInputs {
+        wgsl: &source.text,
+        entry,
+        constants: &variant.constants,
+        target,
+        compiler: &compiler,
+        toolchain: &tools.identity(),
+    }))
 }
 
 #[cfg(not(feature = "wgsl"))]

@@ -29,7 +29,7 @@ pub fn unavailable(why: &str) -> String {
 }
 
 /// Runs one measurement of the peer (`saxpy`, `encode-submit`, `round-trip`,
-/// `readback`, `info`) with `--key value` arguments, e.g.
+/// `readback`, `pipelines`, `info`) with `--key value` arguments, e.g.
 /// `run("saxpy", &["--n", "16777216", "--runs", "3"])`, and returns its JSON
 /// object. Fields per measurement (all numbers are f64):
 /// - saxpy: `gbs` (best of runs, 12 bytes/element), `best_s`, `n`, `runs`
@@ -39,6 +39,8 @@ pub fn unavailable(why: &str) -> String {
 /// - readback: `median_us` (map + poll + copy out), `full_median_us` (with the
 ///   GPU copy into the staging buffer), `memcpy_median_us`,
 ///   `ratio_to_memcpy`, `full_ratio_to_memcpy`
+/// - pipelines: `total_ms` (creating `count` modules and pipelines of
+///   benches/wgpu-peer/src/compile_sources.rs), `per_pipeline_ms`, `count`
 ///
 /// and `peer` (adapter name, driver, lavapipe thread setting, host cores).
 pub fn run(measurement: &str, args: &[&str]) -> Result<serde_json::Value, String> {

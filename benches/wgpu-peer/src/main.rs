@@ -11,9 +11,12 @@
 //!   encode-submit  --dispatches 10000 --runs 5
 //!   round-trip     --samples 500
 //!   readback       --bytes 1048576 --samples 200
+//!   pipelines      --count 60
 
+mod compile_sources;
 mod encode_submit;
 mod gpu;
+mod pipelines;
 mod readback;
 mod round_trip;
 mod saxpy;
@@ -58,7 +61,14 @@ impl Request {
     }
 }
 
-const MEASUREMENTS: &[&str] = &["info", "saxpy", "encode-submit", "round-trip", "readback"];
+const MEASUREMENTS: &[&str] = &[
+    "info",
+    "saxpy",
+    "encode-submit",
+    "round-trip",
+    "readback",
+    "pipelines",
+];
 
 fn parse(args: &[String]) -> Result<Vec<Request>, String> {
     let mut requests: Vec<Request> = Vec::new();
@@ -116,6 +126,10 @@ fn measure(gpu: &gpu::Gpu, r: &Request) -> Result<serde_json::Value, String> {
         "readback" => {
             r.only(&["bytes", "samples"])?;
             readback::run(gpu, r.get("bytes", 1 << 20)?, r.get("samples", 200)?)
+        }
+        "pipelines" => {
+            r.only(&["count"])?;
+            pipelines::run(gpu, r.get("count", 60)?)
         }
         other => Err(format!("unknown measurement {other:?}")),
     }

@@ -60,6 +60,15 @@ pub use reflect::{
 };
 pub use toolchain::{KNOWN_TARGETS, Toolchain, bundle, bundle_entry_id, wave_size};
 
+/// This compiler's identity: the crate version and a digest of its sources
+/// (build.rs), e.g. `0.1.0+3f0c9a1b2c3d4e5f`. Caches of compiled code objects
+/// key by it, so no cache answers with an object another build emitted.
+pub const COMPILER_ID: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "+",
+    env!("AQUEDUCT_SHADERC_SOURCE_DIGEST")
+);
+
 /// Compilation options.
 #[derive(Clone, Debug)]
 pub struct Options {

@@ -59,6 +59,36 @@ impl Toolchain {
         Ok(Toolchain { clang, lld })
     }
 
+    /// What identifies these tools' output without running them: each
+    /// binary's resolved path, size and modification time, e.g.
+    /// `/usr/lib/llvm-19/bin/clang:123456:1700000000.0`. An upgraded or
+    /// rebuilt LLVM gives another identity (asking `--version` would cost a
+    /// process per compile). A tool that cannot be inspected shows its path
+    /// alone.
+    pub fn identity(&self) -> String {
+        let describe = |tool: &Path| {
+            let resolved = std::fs::canonicalize(tool).unwrap_or_else(|_| tool.to_path_buf());
+            match std::fs::metadata(&resolved) {
+                Ok(meta) => {
+                    let modified = meta
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .unwrap_or_default();
+                    format!(
+                        "{}:{}:{}.{}",
+                        resolved.display(),
+                        meta.len(),
+                        modified.as_secs(),
+                        modified.subsec_nanos()
+                    )
+                }
+                Err(_) => resolved.display().to_string(),
+            }
+        };
+        format!("{};{}", describe(&self.clang), describe(&self.lld))
+    }
+
     /// True when both tools are installed.
     pub fn available() -> bool {
         Self::find(None).is_ok()

@@ -4,6 +4,7 @@
 #
 #   <out>/<gfx>/<name>.co        for gfx in gfx1100 gfx942 gfx90a
 #   <out>/<gfx>/multi.co         vector_copy + saxpy + fill3d linked together
+#   <out>/<gfx>/<hip>.co         for every HIP kernel file (kernels/src/*.hip), device only
 #   <out>/bundles/saxpy.bundle       uncompressed clang offload bundle (3 targets + host)
 #   <out>/bundles/saxpy.zstd.bundle  compressed (CCOB v2, zstd), by clang-offload-bundler
 #   <out>/bundles/saxpy.zlib.bundle  compressed (CCOB v2, zlib); LLVM 19's bundler always
@@ -28,7 +29,12 @@ LLD=ld.lld-19
 BUNDLER=clang-offload-bundler-19
 TARGETS=(gfx1100 gfx942 gfx90a)
 KERNELS=(vector_copy saxpy reduce_lds histogram histogram_global matmul_tiled sqrt_exp_loop
-         fill2d fill3d oob_write empty lookup_table write_timestamp)
+         fill2d fill3d oob_write empty lookup_table write_timestamp group_scan)
+# HIP sources (device code only, no ROCm headers: -nogpuinc; a fixed -cuid keeps the
+# output deterministic).
+HIP_KERNELS=(reverse_blocks)
+HIPFLAGS=(-x hip -nogpuinc -nogpulib --cuda-device-only --no-gpu-bundle-output -std=c++17 -O3
+          -mcode-object-version=5 -fno-ident -ffile-prefix-map="$KERNELS_DIR"=.)
 MULTI=(vector_copy saxpy fill3d)
 # Fixed compile flags (code object v5 is clang-19's default; spelled out to stay fixed).
 CFLAGS=(-x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -nogpulib -O3 -mcode-object-version=5 -cl-kernel-arg-info
@@ -47,6 +53,9 @@ for gfx in "${TARGETS[@]}"; do
     multi_objs=()
     for k in "${MULTI[@]}"; do multi_objs+=("$TMP/$gfx/$k.o"); done
     "$LLD" -shared --build-id=none "${multi_objs[@]}" -o "$OUT/$gfx/multi.co"
+    for k in "${HIP_KERNELS[@]}"; do
+        "$CLANG" "${HIPFLAGS[@]}" --offload-arch="$gfx" -cuid="$k" -c "$k.hip" -o "$OUT/$gfx/$k.co"
+    done
 done
 
 mkdir -p "$OUT/bundles"

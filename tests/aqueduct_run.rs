@@ -312,3 +312,347 @@ fn the_device_flag_overrides_the_environment() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("AQUEDUCT_DEVICE"), "{}", text(&out));
 }
+
+fn u32_file(path: &Path, values: &[u32]) {
+    std::fs::write(path, bytemuck::cast_slice::<u32, u8>(values)).unwrap();
+}
+
+fn read_u32s(path: &Path) -> Vec<u32> {
+    bytemuck::pod_collect_to_vec(&std::fs::read(path).unwrap())
+}
+
+/// Inclusive prefix sums of each `group`-sized slice, as group_scan computes them.
+fn group_scans(data: &[u32], group: usize) -> Vec<u32> {
+    data.chunks(group)
+        .flat_map(|chunk| {
+            chunk.iter().scan(0u32, |acc, &v| {
+                *acc = acc.wrapping_add(v);
+                Some(*acc)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn local_arguments_back_an_in_place_scan() {
+    let dir = temp_dir("scan");
+    let n = 1000u32; // a partial last workgroup
+    let data: Vec<u32> = (0..n)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 20)
+        .collect();
+    let file = dir.join("data.bin");
+    u32_file(&file, &data);
+    let co = kernels().join("gfx1100/group_scan.co");
+    let out = run(&[
+        co.to_str().unwrap(),
+        "--grid",
+        &n.to_string(),
+        "--workgroup",
+        "64",
+        "--arg",
+        &format!("data=inout:{}", file.display()),
+        "--arg",
+        "ping=local:256",
+        "--arg",
+        "pong=local:256",
+        "--arg",
+        &format!("n=u32:{n}"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    // The file now holds the result, in place.
+    assert_eq!(read_u32s(&file), group_scans(&data, 64));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn local_argument_mismatches_and_the_lds_limit_are_errors() {
+    let co = kernels().join("gfx1100/group_scan.co");
+    let co = co.to_str().unwrap();
+    let base = [co, "--grid", "64", "--workgroup", "64", "--arg", "n=u32:64"];
+    let cases: [(&[&str], &str); 4] = [
+        // A buffer for a __local pointer.
+        (
+            &["data=zeros:256", "ping=zeros:256", "pong=local:256"],
+            "argument 1 (ping: uint* (DynamicSharedPointer, 4 bytes)) is a __local pointer",
+        ),
+        // LDS for a global one.
+        (
+            &["data=local:256", "ping=local:256", "pong=local:256"],
+            "argument 0 (data: uint* (GlobalBuffer, 8 bytes)) is not a __local pointer",
+        ),
+        // 40 KiB + 40 KiB of LDS exceed gfx1100's 64 KiB.
+        (
+            &["data=zeros:256", "ping=local:40K", "pong=local:40K"],
+            "needs 81920 bytes of LDS (0 static + local arguments and --dynamic-lds); the agent has 65536",
+        ),
+        // The same through --dynamic-lds on top of the local arguments.
+        (
+            &[
+                "data=zeros:256",
+                "ping=local:256",
+                "pong=local:256",
+                "--dynamic-lds=64K",
+            ],
+            "needs 66048 bytes of LDS",
+        ),
+    ];
+    for (extra, needle) in cases {
+        let mut args: Vec<&str> = base.to_vec();
+        for a in extra {
+            if !a.starts_with("--") {
+                args.push("--arg");
+            }
+            args.push(a);
+        }
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out));
+        assert!(
+            text(&out).contains(needle),
+            "{args:?}: expected {needle:?} in:\n{}",
+            text(&out)
+        );
+    }
+}
+
+#[test]
+fn dynamic_lds_backs_hip_extern_shared_by_demangled_name() {
+    let dir = temp_dir("reverse");
+    let co = kernels().join("gfx1100/reverse_blocks.co");
+    let co = co.to_str().unwrap();
+    let n = 200usize; // three full groups of 64 and one of 8
+    let data: Vec<u32> = (0..n as u32).map(|i| i * 7 + 1).collect();
+    let file = dir.join("data.bin");
+    u32_file(&file, &data);
+    let args = |kernel: &'static str, file: &Path, lds: &'static str| -> Vec<String> {
+        [
+            co,
+            "--kernel",
+            kernel,
+            "--grid",
+            &n.to_string(),
+            "--workgroup",
+            "64",
+            "--dynamic-lds",
+            lds,
+            "--arg",
+            &format!("0=inout:{}", file.display()),
+            "--arg",
+            &format!("1=u32:{n}"),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let argv = args("reverse_blocks(unsigned int*, unsigned int)", &file, "256");
+    let out = run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", text(&out));
+    let want: Vec<u32> = data
+        .chunks(64)
+        .flat_map(|c| c.iter().rev().copied())
+        .collect();
+    assert_eq!(read_u32s(&file), want);
+
+    // The float overload by its symbol.
+    let floats: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let float_file = dir.join("floats.bin");
+    std::fs::write(&float_file, bytemuck::cast_slice::<f32, u8>(&floats)).unwrap();
+    let argv = args("_Z14reverse_blocksPfj", &float_file, "256");
+    let out = run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", text(&out));
+    let got: Vec<f32> = bytemuck::pod_collect_to_vec(&std::fs::read(&float_file).unwrap());
+    let want: Vec<f32> = floats
+        .chunks(64)
+        .flat_map(|c| c.iter().rev().copied())
+        .collect();
+    assert_eq!(got, want);
+
+    // The plain name is shared by both overloads: an error naming both.
+    let argv = args("reverse_blocks", &file, "256");
+    let out = run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    for needle in [
+        "kernel name \"reverse_blocks\" is ambiguous",
+        "reverse_blocks(unsigned int*, unsigned int) (_Z14reverse_blocksPjj)",
+        "reverse_blocks(float*, unsigned int) (_Z14reverse_blocksPfj)",
+    ] {
+        assert!(
+            text(&out).contains(needle),
+            "{needle:?} in:\n{}",
+            text(&out)
+        );
+    }
+    // 4 bytes of static LDS + 64 KiB is past the limit.
+    let argv = args("_Z14reverse_blocksPjj", &file, "64K");
+    let out = run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        text(&out).contains("needs 65540 bytes of LDS (4 static"),
+        "{}",
+        text(&out)
+    );
+
+    // A unique plain name finds its kernel; --list shows the signatures.
+    let ids = dir.join("ids.bin");
+    let out = run(&[
+        co,
+        "--kernel",
+        "block_ids",
+        "--grid",
+        "100",
+        "--workgroup",
+        "32",
+        "--arg",
+        &format!("0=out:{}:400", ids.display()),
+        "--arg",
+        "1=u32:100",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        read_u32s(&ids),
+        (0..100).map(|i| i / 32).collect::<Vec<u32>>()
+    );
+    let out = run(&[co, "--list"]);
+    assert!(
+        text(&out).contains("_Z9block_idsPjj (block_ids(unsigned int*, unsigned int))"),
+        "{}",
+        text(&out)
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn scalar_types_must_match_the_metadata_unless_forced() {
+    let dir = temp_dir("types");
+    let co = kernels().join("gfx1100/saxpy.co");
+    let y = dir.join("y.bin");
+    let args = |n: &str, a: &str| -> Vec<String> {
+        vec![
+            co.to_str().unwrap().to_string(),
+            "--grid".into(),
+            "64".into(),
+            "--workgroup".into(),
+            "64".into(),
+            "--arg".into(),
+            format!("a={a}"),
+            "--arg".into(),
+            "x=iota-f32:64".into(),
+            "--arg".into(),
+            format!("y=out:{}:256", y.display()),
+            "--arg".into(),
+            format!("n={n}"),
+        ]
+    };
+    let argv = args("f32:64", "f32:2");
+    let out = run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("argument 3 (n: uint (ByValue, 4 bytes)) is declared uint; the value is f32 (write u32:..."),
+        "{}",
+        text(&out)
+    );
+    let argv = args("u32:64", "i32:2");
+    let out = run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        text(&out).contains("is declared float; the value is i32"),
+        "{}",
+        text(&out)
+    );
+    // --force passes the bytes: 2.0f32 reads as n = 0x40000000, so every
+    // one of the 64 work-items runs; a = 0x40000000 as float is 2.0.
+    let mut argv = args("f32:2", "u32:0x40000000");
+    argv.push("--force".into());
+    let out = run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", text(&out));
+    let got: Vec<f32> = bytemuck::pod_collect_to_vec(&std::fs::read(&y).unwrap());
+    assert_eq!(got, (0..64).map(|i| 2.0 * i as f32).collect::<Vec<_>>());
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn wgsl_size_arguments_come_from_the_bound_buffers() {
+    let dir = temp_dir("wgsl-size");
+    let co = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/tests/gfx1100/copy_u32.co");
+    let dst = dir.join("dst.bin");
+    // 100 elements in a grid of 128: arrayLength(&dst) must be 100.
+    let out = run(&[
+        co.to_str().unwrap(),
+        "--grid",
+        "128",
+        "--workgroup",
+        "64",
+        "--arg",
+        "g0_b0=iota-u32:100",
+        "--arg",
+        &format!("g0_b1=out:{}:400", dst.display()),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        read_u32s(&dst),
+        (0..100).map(|i| 4 * i).collect::<Vec<u32>>()
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+fn faults_co() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/gfx1100/faults.co")
+}
+
+#[test]
+fn the_timeout_raises_the_gfxsim_watchdog() {
+    // The watchdog alone would stop the endless kernel after 200 ms; --timeout 1
+    // raises it, so the wait times out first, after a second.
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_aqueduct-run"))
+        .args([
+            faults_co().to_str().unwrap(),
+            "--kernel",
+            "spin",
+            "--grid",
+            "64",
+            "--workgroup",
+            "64",
+            "--arg",
+            "flag=zeros:8",
+            "--timeout",
+            "1",
+        ])
+        .env("AQUEDUCT_DEVICE", "sim")
+        .env("AQUEDUCT_SIM_THREADS", "2")
+        .env("AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS", "200")
+        .output()
+        .expect("aqueduct-run starts");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("wait timed out"), "{}", text(&out));
+    assert!(!text(&out).contains("watchdog"), "{}", text(&out));
+    assert!(started.elapsed() >= std::time::Duration::from_secs(1));
+}
+
+#[test]
+fn a_fault_names_the_kernel_and_offset() {
+    let dir = temp_dir("fault");
+    let out = run(&[
+        faults_co().to_str().unwrap(),
+        "--kernel",
+        "read_at",
+        "--grid",
+        "64",
+        "--workgroup",
+        "64",
+        "--arg",
+        &format!("out=out:{}:256", dir.join("o.bin").display()),
+        "--arg",
+        "address=u64:0x10",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let t = text(&out);
+    // "... (pc read_at+0x1c [0x7f...], workgroup ...)"
+    let at = t.find("pc read_at+0x").unwrap_or_else(|| panic!("{t}"));
+    let rest = &t[at + "pc read_at+0x".len()..];
+    let (offset, rest) = rest.split_once(" [0x").unwrap_or_else(|| panic!("{t}"));
+    let offset = u64::from_str_radix(offset, 16).unwrap();
+    assert!(offset < 0x400, "{t}");
+    assert!(
+        rest.contains("address 0x10") || t.contains("address 0x10"),
+        "{t}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -31,6 +31,7 @@ use std::sync::atomic::Ordering;
 use aqueduct_kfd::uapi::exception_code::{self, exception_mask};
 use aqueduct_kfd::uapi::{MemoryExceptionData, MemoryExceptionFailure, UserContextSaveAreaHeader};
 
+use crate::config::DISPATCH_TIMEOUT_ENV;
 use crate::events::Events;
 use crate::memory::PAGE_SIZE;
 use crate::memory::vm::{FaultKind, GpuVm};
@@ -88,9 +89,17 @@ impl QueueError {
                 (exception_code::EC_QUEUE_WAVE_ABORT, None)
             }
         };
+        let detail = match &error.kind {
+            // Say which knob sets the limit: a long kernel is not always a hung one.
+            WaveErrorKind::TimeLimit { .. } => format!(
+                "{error}; gfxsim's dispatch time limit is {DISPATCH_TIMEOUT_ENV} \
+                 (milliseconds, 0 = none)"
+            ),
+            _ => error.to_string(),
+        };
         Self {
             code,
-            detail: error.to_string(),
+            detail,
             fault,
         }
     }

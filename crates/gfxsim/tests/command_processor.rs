@@ -270,7 +270,8 @@ fn the_watchdog_stops_a_grid_of_many_short_workgroups() {
         );
         let detail = s.h.dev.wave_error(q.queue_id).expect("detail");
         assert!(
-            detail.contains("watchdog: the dispatch ran longer than its 100 ms time limit"),
+            detail.contains("watchdog: the dispatch ran longer than its 100 ms time limit")
+                && detail.contains("AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS"),
             "{detail}"
         );
         s.h.dev

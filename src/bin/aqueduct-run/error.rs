@@ -24,6 +24,8 @@ pub enum CliError {
     BadTimeout,
     #[error("--timeout must be a positive number of seconds")]
     NonPositiveTimeout,
+    #[error("--dynamic-lds: {0}")]
+    BadDynamicLds(#[source] SpecError),
     #[error("--device {0:?} is not one of kfd, sim, auto")]
     BadDevice(String),
     #[error("unknown option {0}")]
@@ -155,10 +157,49 @@ pub enum RunError {
         argument: String,
         kind: ValueKind,
     },
-    #[error("kernel {kernel} failed: {source}")]
+    #[error(
+        "kernel {kernel} failed: {source}{}",
+        wave.as_ref().map(|w| format!("\n  gfxsim: {w}")).unwrap_or_default()
+    )]
     KernelFailed {
         kernel: String,
         #[source]
         source: HsaError,
+        /// gfxsim's account of the failed wave, its PC as kernel+offset.
+        wave: Option<String>,
+    },
+    #[error(
+        "kernel name {name:?} is ambiguous; use the full signature or the symbol: {}",
+        candidates.join(", ")
+    )]
+    AmbiguousKernel {
+        name: String,
+        candidates: Vec<String>,
+    },
+    #[error(
+        "kernel {kernel} needs {total} bytes of LDS ({static_bytes} static + local arguments \
+         and --dynamic-lds); the agent has {limit}"
+    )]
+    LdsTooLarge {
+        kernel: String,
+        static_bytes: u32,
+        total: u64,
+        limit: u64,
+    },
+    #[error("argument {index} ({argument}) is a __local pointer: give its size as local:BYTES")]
+    LocalExpected { index: usize, argument: String },
+    #[error("argument {index} ({argument}) is not a __local pointer; local:BYTES is for those")]
+    NotLocal { index: usize, argument: String },
+    #[error(
+        "argument {index} ({argument}) is declared {declared}; the value is {} \
+         (write {declared_spec}:..., or pass --force to use the bytes as given)",
+        given.name()
+    )]
+    ScalarType {
+        index: usize,
+        argument: String,
+        declared: String,
+        declared_spec: &'static str,
+        given: ScalarType,
     },
 }

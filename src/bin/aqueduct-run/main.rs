@@ -6,40 +6,59 @@
 //! metadata by name or position; every mismatch (type, size, missing or
 //! unknown argument) is a clear error before anything is dispatched.
 
+mod demangle;
+mod device;
 mod disasm;
 mod error;
+mod fault_location;
+mod kernel_name;
+mod lds;
 mod spec;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use aqueduct::DeviceChoice;
 use aqueduct::hsa::code_object::{
     ArgRef, DispatchShape, KernargBuilder, KernelArg, KernelInfo, ValueKind,
 };
 use aqueduct::hsa::{Allocation, PoolKind, Runtime, WaitCondition, WaitHint};
-use aqueduct::{DeviceChoice, open_device};
+use device::RunDevice;
 use error::{CliError, RunError};
-use spec::{ArgKey, ValueSpec, parse_arg, parse_dims};
+use fault_location::Entries;
+use lds::LocalRequest;
+use spec::{ArgKey, ScalarType, ValueSpec, parse_arg, parse_dims, parse_size};
 
 const USAGE: &str = "\
 usage: aqueduct-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --workgroup X[,Y,Z] [--arg NAME_OR_INDEX=VALUE]...
-                    [--device auto|sim|kfd] [--gpu N] [--repeat N] [--timeout SECONDS]
+                    [--dynamic-lds BYTES] [--force] [--device auto|sim|kfd] [--gpu N] [--repeat N]
+                    [--timeout SECONDS]
        aqueduct-run CODE_OBJECT --list
        aqueduct-run CODE_OBJECT --disasm
 
   CODE_OBJECT   an AMDGPU ELF code object or a (compressed) clang offload bundle
+  --kernel      the kernel's symbol; a C++ (HIP) kernel also by its demangled signature, or by
+                its plain function name when no other kernel has it
   --grid        grid size in work-items per dimension (as in an AQL packet)
   --workgroup   workgroup size per dimension
   --arg         a kernel argument, by metadata name or by position among the explicit arguments:
                   scalars      u32:7  i32:-1  u64:0x10  f32:1.5  f64:2  (u8/i8/u16/i16/i64 too)
                   input buffer @file.bin | zeros:4096 | iota-u32:1024 | f32:1,2,3
                   output       out:FILE:BYTES   (zero-filled, written to FILE after the run)
-                sizes accept K/M/G suffixes (zeros:64K)
+                  in and out   inout:FILE       (read from FILE, written back to it after the run)
+                  __local ptr  local:BYTES      (LDS of that size, after the kernel's static LDS)
+                sizes accept K/M/G suffixes (zeros:64K); a scalar's type must match the argument's
+                declared type (OpenCL metadata); a WGSL NAME_size argument left out is the size in
+                bytes of the buffer bound to NAME
+  --dynamic-lds BYTES  LDS for HIP's extern __shared__ arrays (hipLaunchKernelGGL's sharedMem)
+  --force       use a scalar whose type disagrees with the declared one as its bytes
   --list        print the kernels and their arguments, then exit
   --disasm      print gfxsim's decoding of every kernel in llvm-objdump's layout (no device needed),
                 to diff against llvm-objdump-19 -d --triple=amdgcn-amd-amdhsa --mcpu=gfx1100
   --repeat N    dispatch N times and report the fastest and the mean
+  --timeout S   how long to wait for the kernel (default 60); on gfxsim it also raises the
+                per-dispatch watchdog (AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS) to S
 ";
 
 struct Options {
@@ -48,6 +67,10 @@ struct Options {
     grid: Option<([u32; 3], u32)>,
     workgroup: Option<([u32; 3], u32)>,
     args: Vec<(ArgKey, ValueSpec)>,
+    /// HIP's `extern __shared__` bytes.
+    dynamic_lds: u64,
+    /// Scalars whose type disagrees with the metadata are used as given.
+    force: bool,
     device: DeviceChoice,
     gpu: usize,
     repeat: u32,
@@ -65,6 +88,8 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
         grid: None,
         workgroup: None,
         args: Vec::new(),
+        dynamic_lds: 0,
+        force: false,
         device: DeviceChoice::Auto,
         gpu: 0,
         repeat: 1,
@@ -116,6 +141,11 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
                 }
                 opts.timeout = timeout_from_secs(s);
             }
+            "--dynamic-lds" => {
+                opts.dynamic_lds = parse_size(&value("--dynamic-lds")?, "LDS size")
+                    .map_err(CliError::BadDynamicLds)?;
+            }
+            "--force" => opts.force = true,
             "--list" => opts.list = true,
             "--disasm" => opts.disasm = true,
             "--help" | "-h" => return Ok(None),
@@ -170,18 +200,28 @@ fn explicit_args(info: &KernelInfo) -> Vec<&KernelArg> {
 
 fn list_kernels(kernels: &[KernelInfo]) {
     for k in kernels {
-        println!("{}", k.name);
+        println!("{}", kernel_name::display_name(k));
         for (i, a) in explicit_args(k).iter().enumerate() {
             println!("  {i}: {}", describe(a));
         }
     }
 }
 
+/// What one explicit argument receives.
+enum Slot {
+    Given(ValueSpec),
+    /// A WGSL runtime-sized binding's `NAME_size` left out: the byte size of
+    /// the buffer given for explicit argument `buffer` (`NAME`).
+    BufferSize {
+        buffer: usize,
+    },
+}
+
 /// Match every `--arg` to exactly one explicit argument.
 fn match_args<'k>(
     info: &'k KernelInfo,
     given: &[(ArgKey, ValueSpec)],
-) -> Result<Vec<(usize, &'k KernelArg, ValueSpec)>, RunError> {
+) -> Result<Vec<(usize, &'k KernelArg, Slot)>, RunError> {
     let explicit = explicit_args(info);
     let names: Vec<String> = explicit
         .iter()
@@ -217,14 +257,65 @@ fn match_args<'k>(
         slots[index] = Some(value.clone());
     }
     let mut out = Vec::new();
-    for (i, slot) in slots.into_iter().enumerate() {
-        let value = slot.ok_or_else(|| RunError::MissingArgument {
-            index: i,
-            argument: describe(explicit[i]),
-        })?;
-        out.push((i, explicit[i], value));
+    for (i, slot) in slots.iter().enumerate() {
+        let slot = match slot {
+            Some(value) => Slot::Given(value.clone()),
+            None => match size_of_buffer(&explicit, &slots, i) {
+                Some(buffer) => Slot::BufferSize { buffer },
+                None => {
+                    return Err(RunError::MissingArgument {
+                        index: i,
+                        argument: describe(explicit[i]),
+                    });
+                }
+            },
+        };
+        out.push((i, explicit[i], slot));
     }
     Ok(out)
+}
+
+/// The buffer argument whose size explicit argument `index` holds, when it
+/// is a WGSL runtime-sized binding's `NAME_size` (aqueduct-shaderc names the
+/// binding `NAME` and passes its byte size by value) and `NAME` was given.
+fn size_of_buffer(
+    explicit: &[&KernelArg],
+    slots: &[Option<ValueSpec>],
+    index: usize,
+) -> Option<usize> {
+    let arg = explicit[index];
+    let buffer_name = arg.name.as_deref()?.strip_suffix("_size")?;
+    if arg.value_kind != ValueKind::ByValue || !matches!(arg.size, 4 | 8) {
+        return None;
+    }
+    explicit.iter().enumerate().position(|(j, a)| {
+        a.value_kind == ValueKind::GlobalBuffer
+            && a.name.as_deref() == Some(buffer_name)
+            && slots[j].is_some()
+    })
+}
+
+/// A scalar's spec type must be the argument's declared type (when the
+/// metadata declares a scalar type), unless `force`.
+fn check_scalar_type(
+    index: usize,
+    arg: &KernelArg,
+    given: ScalarType,
+    force: bool,
+) -> Result<(), RunError> {
+    let Some(type_name) = &arg.type_name else {
+        return Ok(());
+    };
+    match ScalarType::from_type_name(type_name) {
+        Some(declared) if declared != given && !force => Err(RunError::ScalarType {
+            index,
+            argument: describe(arg),
+            declared: type_name.clone(),
+            declared_spec: declared.name(),
+            given,
+        }),
+        _ => Ok(()),
+    }
 }
 
 fn run(opts: Options) -> Result<(), RunError> {
@@ -237,8 +328,8 @@ fn run(opts: Options) -> Result<(), RunError> {
         print!("{text}");
         return Ok(());
     }
-    let device = open_device(opts.device)?;
-    let runtime = Runtime::new(device).map_err(RunError::RuntimeInit)?;
+    let device = RunDevice::open(opts.device, opts.timeout)?;
+    let runtime = Runtime::new(device.kfd.clone()).map_err(RunError::RuntimeInit)?;
     let agent = runtime.gpu_agent(opts.gpu)?;
     let executable = runtime.load_executable(agent, &bytes)?;
     if opts.list {
@@ -246,7 +337,7 @@ fn run(opts: Options) -> Result<(), RunError> {
         return Ok(());
     }
     let kernel_name = match &opts.kernel {
-        Some(k) => k.clone(),
+        Some(k) => kernel_name::resolve(executable.kernels(), k)?.unwrap_or_else(|| k.clone()),
         None => match executable.kernels() {
             [only] => only.name.clone(),
             ks => {
@@ -294,10 +385,21 @@ fn run(opts: Options) -> Result<(), RunError> {
     let pool = runtime.pool(agent, PoolKind::FineSystem)?;
     let mut builder = KernargBuilder::new(&kernel.info);
     let mut buffers: Vec<BufferArg> = Vec::new();
-    for (index, arg, value) in matched {
+    // Byte size of each buffer argument, by explicit index.
+    let mut buffer_sizes = vec![0u64; matched.len()];
+    let mut sizes_to_fill = Vec::new();
+    let mut locals: Vec<(usize, &KernelArg, LocalRequest)> = Vec::new();
+    for (index, arg, slot) in matched {
         let what = describe(arg);
-        match &arg.value_kind {
-            ValueKind::ByValue => {
+        let value = match slot {
+            Slot::Given(value) => value,
+            Slot::BufferSize { buffer } => {
+                sizes_to_fill.push((index, arg, buffer));
+                continue;
+            }
+        };
+        match (&arg.value_kind, value) {
+            (ValueKind::ByValue, value) => {
                 let ValueSpec::Typed { ty, values, count } = &value else {
                     return Err(RunError::ScalarExpected {
                         index,
@@ -320,9 +422,28 @@ fn run(opts: Options) -> Result<(), RunError> {
                         given: values.len(),
                     });
                 }
+                check_scalar_type(index, arg, *ty, opts.force)?;
                 builder.set(ArgRef::Index(index), values)?;
             }
-            ValueKind::GlobalBuffer => {
+            (ValueKind::DynamicSharedPointer, ValueSpec::Local(bytes)) => {
+                // The metadata gives every local pointer its pointee alignment;
+                // 16 bytes (the largest scalar vector) where it does not.
+                let align = arg.pointee_align.unwrap_or(16);
+                locals.push((index, arg, LocalRequest { bytes, align }));
+            }
+            (ValueKind::DynamicSharedPointer, _) => {
+                return Err(RunError::LocalExpected {
+                    index,
+                    argument: what,
+                });
+            }
+            (_, ValueSpec::Local(_)) => {
+                return Err(RunError::NotLocal {
+                    index,
+                    argument: what,
+                });
+            }
+            (ValueKind::GlobalBuffer, value) => {
                 let init = value
                     .buffer_bytes()
                     .map_err(|source| RunError::BufferValue {
@@ -339,13 +460,15 @@ fn run(opts: Options) -> Result<(), RunError> {
                     .ok_or(RunError::NotHostMapped("buffer memory"))?[..init.len()]
                     .copy_from_slice(&init);
                 builder.set_ptr(ArgRef::Index(index), allocation.gpu_va())?;
+                buffer_sizes[index] = init.len() as u64;
                 let output = match value {
                     ValueSpec::Output { path, bytes } => Some((path, bytes)),
+                    ValueSpec::InOut(path) => Some((path, init.len() as u64)),
                     _ => None,
                 };
                 buffers.push(BufferArg { allocation, output });
             }
-            other => {
+            (other, _) => {
                 return Err(RunError::UnsupportedKind {
                     index,
                     argument: what,
@@ -354,7 +477,35 @@ fn run(opts: Options) -> Result<(), RunError> {
             }
         }
     }
-    let shape = DispatchShape::new(grid, workgroup, dims);
+    for (index, arg, buffer) in sizes_to_fill {
+        let size = buffer_sizes[buffer];
+        let bytes = size.to_le_bytes();
+        if arg.size == 4 && u32::try_from(size).is_err() {
+            return Err(RunError::ScalarSize {
+                index,
+                argument: describe(arg),
+                size: arg.size,
+                ty: ScalarType::U64,
+                given: 8,
+            });
+        }
+        builder.set(ArgRef::Index(index), &bytes[..arg.size as usize])?;
+    }
+    let requests: Vec<LocalRequest> = locals.iter().map(|(_, _, r)| *r).collect();
+    let lds = lds::plan(
+        &kernel.info.name,
+        kernel.info.group_segment_fixed_size,
+        &requests,
+        opts.dynamic_lds,
+        agent.lds_size,
+    )?;
+    for ((index, arg, _), offset) in locals.iter().zip(&lds.offsets) {
+        // A local pointer is a 32-bit LDS address; a 64-bit slot gets it zero-extended.
+        let bytes = u64::from(*offset).to_le_bytes();
+        builder.set(ArgRef::Index(*index), &bytes[..(arg.size as usize).min(8)])?;
+    }
+    let mut shape = DispatchShape::new(grid, workgroup, dims);
+    shape.dynamic_lds_size = lds.dynamic;
     let kernarg_bytes = builder.finish(&shape)?;
     let mut kernargs = runtime
         .kernargs(agent)
@@ -373,6 +524,7 @@ fn run(opts: Options) -> Result<(), RunError> {
         ],
     );
     dispatch.dimensions = dims as u8;
+    dispatch.group_segment_size = lds.total;
     let signal = runtime.create_signal(1)?;
     dispatch.completion_signal = signal.handle();
     let packet = dispatch.to_packet()?;
@@ -384,9 +536,16 @@ fn run(opts: Options) -> Result<(), RunError> {
         queue.submit_dispatch(&packet)?;
         signal
             .wait(WaitCondition::Eq, 0, opts.timeout, WaitHint::Blocked)
-            .map_err(|source| RunError::KernelFailed {
-                kernel: kernel.info.name.clone(),
-                source,
+            .map_err(|source| {
+                let image_base = kernel.kernel_object - kernel.info.descriptor_offset;
+                let entries = Entries::new(image_base, executable.kernels());
+                RunError::KernelFailed {
+                    kernel: kernel.info.name.clone(),
+                    source,
+                    wave: device
+                        .wave_error(queue.id())
+                        .map(|report| entries.annotate(&report)),
+                }
             })?;
         times.push(start.elapsed());
     }

@@ -24,17 +24,25 @@ pub enum SpecError {
     SizeLimit { what: &'static str, text: String },
     #[error("`@` must be followed by a file name")]
     EmptyFileName,
-    #[error("{0:?}: expected TYPE:VALUE, @FILE, zeros:BYTES, iota-TYPE:COUNT or out:FILE:BYTES")]
+    #[error(
+        "{0:?}: expected TYPE:VALUE, @FILE, zeros:BYTES, iota-TYPE:COUNT, out:FILE:BYTES, inout:FILE or local:BYTES"
+    )]
     NoType(String),
     #[error("{0:?}: expected out:FILE:BYTES")]
     BadOutput(String),
     #[error("{0:?}: empty output file name")]
     EmptyOutputName(String),
+    #[error("{0:?}: expected inout:FILE")]
+    EmptyInOutName(String),
+    #[error("local:BYTES sizes LDS for a __local pointer argument; a global buffer needs data")]
+    LocalIsNoBuffer,
     #[error("{0:?}: unknown element type (u8..u64, i8..i64, f32, f64)")]
     UnknownElementType(String),
     #[error("{0:?}: buffer too large")]
     BufferTooLarge(String),
-    #[error("{0:?}: unknown value type (u8..u64, i8..i64, f32, f64, zeros, iota-TYPE, out)")]
+    #[error(
+        "{0:?}: unknown value type (u8..u64, i8..i64, f32, f64, zeros, iota-TYPE, out, inout, local)"
+    )]
     UnknownValueType(String),
     #[error("{text:?}: no value after {head}:")]
     NoValue { text: String, head: String },
@@ -107,6 +115,42 @@ impl ScalarType {
             "i64" => Self::I64,
             "f32" => Self::F32,
             "f64" => Self::F64,
+            _ => return None,
+        })
+    }
+
+    /// The spec prefix that names this type (`u32`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::U8 => "u8",
+            Self::I8 => "i8",
+            Self::U16 => "u16",
+            Self::I16 => "i16",
+            Self::U32 => "u32",
+            Self::I32 => "i32",
+            Self::U64 => "u64",
+            Self::I64 => "i64",
+            Self::F32 => "f32",
+            Self::F64 => "f64",
+        }
+    }
+
+    /// The type a kernel argument's metadata `.type_name` declares, for the
+    /// OpenCL C scalar types (AMDGPUUsage "Code Object V3 Metadata":
+    /// `.type_name` is the source type); `None` for other types (structs,
+    /// typedefs, `half`, vectors), which are not checked.
+    pub fn from_type_name(type_name: &str) -> Option<Self> {
+        Some(match type_name.trim() {
+            "bool" | "uchar" | "unsigned char" => Self::U8,
+            "char" | "signed char" => Self::I8,
+            "ushort" | "unsigned short" => Self::U16,
+            "short" => Self::I16,
+            "uint" | "unsigned int" | "unsigned" => Self::U32,
+            "int" => Self::I32,
+            "ulong" | "unsigned long" | "size_t" | "uintptr_t" => Self::U64,
+            "long" | "ptrdiff_t" | "intptr_t" => Self::I64,
+            "float" => Self::F32,
+            "double" => Self::F64,
             _ => return None,
         })
     }
@@ -200,12 +244,18 @@ pub enum ValueSpec {
     /// `out:FILE:BYTES`: a zero-filled buffer written to FILE after the
     /// dispatch.
     Output { path: PathBuf, bytes: u64 },
+    /// `inout:FILE`: a buffer with the file's bytes, written back to FILE
+    /// after the dispatch.
+    InOut(PathBuf),
+    /// `local:BYTES`: LDS of that size for a `__local` pointer argument
+    /// (value kind `dynamic_shared_pointer`).
+    Local(u64),
 }
 
 /// Largest buffer a spec may ask for (bytes); larger is almost surely a typo.
 pub const MAX_BUFFER_BYTES: u64 = 1 << 34;
 
-fn parse_size(text: &str, what: &'static str) -> Result<u64, SpecError> {
+pub fn parse_size(text: &str, what: &'static str) -> Result<u64, SpecError> {
     let t = text.trim();
     let (digits, mult) = match t.char_indices().last() {
         Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
@@ -243,6 +293,9 @@ impl ValueSpec {
             .ok_or_else(|| SpecError::NoType(text.to_string()))?;
         match head {
             "zeros" => Ok(ValueSpec::Zeros(parse_size(rest, "zeros size")?)),
+            "local" => Ok(ValueSpec::Local(parse_size(rest, "local size")?)),
+            "inout" if rest.is_empty() => Err(SpecError::EmptyInOutName(text.to_string())),
+            "inout" => Ok(ValueSpec::InOut(PathBuf::from(rest))),
             "out" => {
                 let (path, bytes) = rest
                     .rsplit_once(':')
@@ -288,12 +341,15 @@ impl ValueSpec {
     pub fn buffer_bytes(&self) -> Result<Vec<u8>, SpecError> {
         match self {
             ValueSpec::Typed { values, .. } => Ok(values.clone()),
-            ValueSpec::File(p) => std::fs::read(p).map_err(|source| SpecError::ReadFile {
-                path: p.clone(),
-                source,
-            }),
+            ValueSpec::File(p) | ValueSpec::InOut(p) => {
+                std::fs::read(p).map_err(|source| SpecError::ReadFile {
+                    path: p.clone(),
+                    source,
+                })
+            }
             ValueSpec::Zeros(n) => Ok(vec![0; *n as usize]),
             ValueSpec::Output { bytes, .. } => Ok(vec![0; *bytes as usize]),
+            ValueSpec::Local(_) => Err(SpecError::LocalIsNoBuffer),
             ValueSpec::Iota { ty, count } => {
                 let mut out = Vec::with_capacity(*count as usize * ty.size());
                 for i in 0..*count {
@@ -411,6 +467,18 @@ mod tests {
                 bytes: 64
             }
         );
+        assert_eq!(
+            ValueSpec::parse("local:1K").unwrap(),
+            ValueSpec::Local(1024)
+        );
+        assert_eq!(
+            ValueSpec::parse("inout:res/a.bin").unwrap(),
+            ValueSpec::InOut("res/a.bin".into())
+        );
+        assert!(matches!(
+            ValueSpec::parse("inout:"),
+            Err(SpecError::EmptyInOutName(_))
+        ));
         let iota = ValueSpec::parse("iota-u32:4")
             .unwrap()
             .buffer_bytes()

@@ -301,7 +301,7 @@ impl Parser<'_> {
             b'N' | b'S' | b'0'..=b'9' => {
                 let (name, _, _) = self.name()?;
                 // A class name is a candidate (nested names pushed their prefixes already).
-                if !self.subs.last().is_some_and(|s| *s == name) {
+                if self.subs.last().is_none_or(|s| *s != name) {
                     self.subs.push(name.clone());
                 }
                 return Some(name);

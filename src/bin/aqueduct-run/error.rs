@@ -164,7 +164,7 @@ pub enum RunError {
     KernelFailed {
         kernel: String,
         #[source]
-        source: HsaError,
+        source: Box<HsaError>,
         /// gfxsim's account of the failed wave, its PC as kernel+offset.
         wave: Option<String>,
     },

@@ -541,7 +541,7 @@ fn run(opts: Options) -> Result<(), RunError> {
                 let entries = Entries::new(image_base, executable.kernels());
                 RunError::KernelFailed {
                     kernel: kernel.info.name.clone(),
-                    source,
+                    source: Box::new(source),
                     wave: device
                         .wave_error(queue.id())
                         .map(|report| entries.annotate(&report)),

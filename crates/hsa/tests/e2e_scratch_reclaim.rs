@@ -15,12 +15,7 @@ use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Launch, Program, read_u32, wait_z
 
 /// corpus/gfx1100/asm_scratch.co: 64 private bytes per work-item (wave32).
 fn asm_scratch(gpu: &Gpu) -> Program {
-    let path = format!(
-        "{}/../../corpus/gfx1100/asm_scratch.co",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    gpu.load_bytes(&bytes, "asm_scratch").expect("asm_scratch")
+    gpu.load_corpus("asm_scratch")
 }
 
 /// An asm_scratch launch over `n` items and what its output must be

@@ -7,7 +7,6 @@
 use std::sync::Arc;
 
 use aqueduct_gfxsim::{SimConfig, SimDevice};
-use aqueduct_hsa::{Runtime, RuntimeOptions};
 use aqueduct_test_harness::hsa_sim::{Arg, Gpu, read_u32};
 
 fn device() -> Arc<SimDevice> {
@@ -19,17 +18,7 @@ fn device() -> Arc<SimDevice> {
 }
 
 fn runtime_on(sim: &Arc<SimDevice>) -> Gpu {
-    let options = RuntimeOptions {
-        visible_devices: None,
-        aperture_size: 4 << 30,
-    };
-    let rt = Runtime::with_options(sim.clone(), options).expect("a runtime over the device");
-    let agent = rt.gpu_agent(0).expect("a GPU agent").clone();
-    Gpu {
-        rt,
-        sim: sim.clone(),
-        agent,
-    }
+    Gpu::over(sim.clone())
 }
 
 /// vector_copy through `gpu`, waited for through a signal with an event

@@ -95,7 +95,11 @@ impl Gpu {
 
     /// A runtime over a gfxsim device made with `config`, on its first GPU.
     pub fn with_config(config: SimConfig) -> Gpu {
-        let sim = SimDevice::new(config).expect("SimDevice::new");
+        Self::over(SimDevice::new(config).expect("SimDevice::new"))
+    }
+
+    /// A new runtime over the existing device `sim`, on its first GPU.
+    pub fn over(sim: Arc<SimDevice>) -> Gpu {
         let options = RuntimeOptions {
             visible_devices: None,
             aperture_size: 16 << 30,
@@ -109,6 +113,14 @@ impl Gpu {
     pub fn load(&self, name: &str) -> Program {
         self.load_bytes(&kernel_file(&format!("{name}.co")), name)
             .unwrap_or_else(|e| panic!("loading {name}.co: {e}"))
+    }
+
+    /// Load `corpus/gfx1100/<name>.co` (the ISA corpus) and take its
+    /// kernel `name`.
+    pub fn load_corpus(&self, name: &str) -> Program {
+        let bytes = aqueduct_test_support::repo::read(&format!("corpus/gfx1100/{name}.co"));
+        self.load_bytes(&bytes, name)
+            .unwrap_or_else(|e| panic!("loading corpus/gfx1100/{name}.co: {e}"))
     }
 
     pub fn load_bytes(&self, bytes: &[u8], kernel: &str) -> HsaResult<Program> {

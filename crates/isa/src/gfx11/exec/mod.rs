@@ -35,6 +35,8 @@
 mod env;
 pub(crate) mod fast;
 mod lds;
+#[cfg(test)]
+mod opcode_coverage_tests;
 mod operand;
 mod salu;
 mod step;

@@ -432,10 +432,60 @@ impl V<'_, '_> {
         self.put16(&r);
         Ok(())
     }
+    #[inline(always)]
+    fn i3_16(&mut self, f: impl Fn(u16, u16, u16) -> u16) -> R<()> {
+        let (a, b, c) = (self.hi16(0)?, self.hi16(1)?, self.hi16(2)?);
+        let mut r = [0u16; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l], b[l], c[l]);
+        }
+        self.put16(&r);
+        Ok(())
+    }
     /// Write a per-lane bit mask to the scalar destination `code` (inactive lanes read 0).
     #[inline(always)]
     fn put_mask(&mut self, code: usize, bits: u32) {
         self.w.set_lane_mask(code, bits & self.exec);
+    }
+}
+
+/// V_MAD_U16: a * b + c in 16 bits, wrapping or (clamp) saturating.
+pub(crate) fn mad_u16(a: u16, b: u16, c: u16, clamp: bool) -> u16 {
+    let r = u32::from(a) * u32::from(b) + u32::from(c);
+    if clamp {
+        r.min(0xFFFF) as u16
+    } else {
+        r as u16
+    }
+}
+
+/// V_MAD_I16: signed a * b + c in 16 bits, wrapping or (clamp) saturating.
+pub(crate) fn mad_i16(a: u16, b: u16, c: u16, clamp: bool) -> u16 {
+    let r = i32::from(a as i16) * i32::from(b as i16) + i32::from(c as i16);
+    if clamp {
+        r.clamp(i16::MIN.into(), i16::MAX.into()) as i16 as u16
+    } else {
+        r as u16
+    }
+}
+
+/// V_MAD_U32_U16 / V_MAD_I32_I16: a * b (16-bit, unsigned or signed) + c
+/// in 32 bits, wrapping or (clamp) saturating.
+pub(crate) fn mad_32_16(a: u16, b: u16, c: u32, signed: bool, clamp: bool) -> u32 {
+    if signed {
+        let p = i64::from(a as i16) * i64::from(b as i16) + i64::from(c as i32);
+        if clamp {
+            p.clamp(i32::MIN.into(), i32::MAX.into()) as i32 as u32
+        } else {
+            p as u32
+        }
+    } else {
+        let p = u64::from(a) * u64::from(b) + u64::from(c);
+        if clamp {
+            p.min(u32::MAX.into()) as u32
+        } else {
+            p as u32
+        }
     }
 }
 
@@ -1720,6 +1770,26 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VMinU16 => v.i2_16(u16::min)?,
         VMaxI16 => v.i2_16(|a, b| (a as i16).max(b as i16) as u16)?,
         VMinI16 => v.i2_16(|a, b| (a as i16).min(b as i16) as u16)?,
+        // D = S0 * S1 + S2 on 16-bit halves (op_sel picks them); clamp
+        // saturates instead of wrapping (RDNA3 ISA guide, VOP3 V_MAD_U16/V_MAD_I16).
+        VMadU16 => {
+            let clamp = i.mods.clamp;
+            v.i3_16(|a, b, c| mad_u16(a, b, c, clamp))?
+        }
+        VMadI16 => {
+            let clamp = i.mods.clamp;
+            v.i3_16(|a, b, c| mad_i16(a, b, c, clamp))?
+        }
+        // D.u32 = S0.16 * S1.16 + S2.u32 (V_MAD_U32_U16 / V_MAD_I32_I16).
+        VMadU32U16 | VMadI32I16 => {
+            let (a, b, c) = (v.hi16(0)?, v.hi16(1)?, v.u(2)?);
+            let (signed, clamp) = (i.op == VMadI32I16, i.mods.clamp);
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = mad_32_16(a[l], b[l], c[l], signed, clamp);
+            }
+            v.put(&r)
+        }
         // ---- packed math (VOP3P)
         VPkAddF16 | VPkMulF16 | VPkFmaF16 | VPkMaxF16 | VPkMinF16 | VPkAddU16 | VPkSubU16
         | VPkAddI16 | VPkSubI16 | VPkMulLoU16 | VPkLshlrevB16 | VPkLshrrevB16 | VPkAshrrevI16

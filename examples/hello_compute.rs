@@ -6,7 +6,7 @@
 //! names and types as the wgpu version; only the crate and the shader
 //! source (a precompiled code object) differ.
 //!
-//! Run: `cargo run --release --example hello_compute [N ...]`
+//! Run: `cargo run --example hello_compute [N ...]`
 
 use aqueduct::util::{BufferInitDescriptor, DeviceExt};
 use aqueduct::*;

@@ -22,7 +22,7 @@ use crate::gfx11::wave::{LANE_BIT, LANES, Wave};
 
 /// Read `N` bytes of LDS at `addr` (one fixed-size move); past the allocation reads 0.
 #[inline(always)]
-fn lds_get<const N: usize>(lds: &[u8], addr: u64) -> [u8; N] {
+pub(super) fn lds_get<const N: usize>(lds: &[u8], addr: u64) -> [u8; N] {
     let mut b = [0u8; N];
     // addr < 2^32, so the sum cannot wrap on a 64-bit host.
     if addr < u32::MAX as u64 && addr as usize + N <= lds.len() {
@@ -34,7 +34,7 @@ fn lds_get<const N: usize>(lds: &[u8], addr: u64) -> [u8; N] {
 
 /// Write `N` bytes of LDS at `addr`; past the allocation the write is dropped.
 #[inline(always)]
-fn lds_put<const N: usize>(lds: &mut [u8], addr: u64, b: [u8; N]) {
+pub(super) fn lds_put<const N: usize>(lds: &mut [u8], addr: u64, b: [u8; N]) {
     if addr < u32::MAX as u64 && addr as usize + N <= lds.len() {
         let a = addr as usize;
         lds[a..a + N].copy_from_slice(&b);
@@ -428,6 +428,9 @@ pub(crate) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let d0 = i.data[0] as usize;
     let d1 = i.data[1] as usize;
     let dst = i.dst as usize;
+    if let Some(done) = super::lds_misc::ds_misc(w, env, i) {
+        return done;
+    }
     match i.op {
         DsNop => return Ok(Flow::Next),
         DsLoad2addrB32 | DsLoad2addrB64 | DsLoad2addrStride64B32 | DsLoad2addrStride64B64 => {

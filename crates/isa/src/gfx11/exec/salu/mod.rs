@@ -490,6 +490,69 @@ pub(crate) fn sop1(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let v = sread(w, env, i, 0)?;
             w.set_sgpr(d + w.sgpr[M0] as usize, v)
         }
+        // RDNA3 ISA, SOP1: the 64-bit forms of the bit and relative-move
+        // operations above.
+        SClsI32I64 => {
+            let a = sread64(w, env, i, 0)?;
+            let r = if a == 0 || a == u64::MAX {
+                u32::MAX
+            } else if (a as i64) < 0 {
+                (!a).leading_zeros()
+            } else {
+                a.leading_zeros()
+            };
+            w.set_sgpr(d, r)
+        }
+        SBitset0B64 | SBitset1B64 => {
+            let b = sread(w, env, i, 0)? & 63;
+            let cur = w.sgpr64(d.min(126));
+            let r = if i.op == SBitset1B64 {
+                cur | 1 << b
+            } else {
+                cur & !(1 << b)
+            };
+            w.set_sgpr64(d, r)
+        }
+        // Each bit of S0 twice: bit n goes to bits 2n and 2n + 1.
+        SBitreplicateB64B32 => {
+            let a = sread(w, env, i, 0)?;
+            let r = (0..32).fold(0u64, |acc, n| {
+                if (a >> n) & 1 != 0 {
+                    acc | 3 << (2 * n)
+                } else {
+                    acc
+                }
+            });
+            w.set_sgpr64(d, r)
+        }
+        SQuadmaskB64 | SWqmB64 => {
+            let a = sread64(w, env, i, 0)?;
+            let r = (0..16).fold(0u64, |acc, q| match ((a >> (q * 4)) & 0xF != 0, i.op) {
+                (false, _) => acc,
+                (true, SQuadmaskB64) => acc | 1 << q,
+                (true, _) => acc | 0xF << (q * 4),
+            });
+            w.scc = r != 0;
+            w.set_sgpr64(d, r)
+        }
+        SMovrelsB64 => {
+            let idx = i.src[0].code as usize + w.sgpr[M0] as usize;
+            let v = if idx < 127 { w.sgpr64(idx) } else { 0 };
+            w.set_sgpr64(d, v)
+        }
+        SMovreldB64 => {
+            let v = sread64(w, env, i, 0)?;
+            w.set_sgpr64(d + w.sgpr[M0] as usize, v)
+        }
+        // Source offset by M0[9:0], destination by M0[25:16].
+        SMovrelsd2B32 => {
+            let m0 = w.sgpr[M0] as usize;
+            let idx = i.src[0].code as usize + (m0 & 0x3FF);
+            let v = if idx < 128 { w.sgpr[idx] } else { 0 };
+            w.set_sgpr(d + ((m0 >> 16) & 0x3FF), v)
+        }
+        // Trap handler only: no trap handler runs on gfxsim.
+        SRfeB64 => return Err(unmodelled(i, "returns from a trap handler".into())),
         _ => return Err(illegal(i)),
     }
     Ok(Flow::Next)
@@ -553,8 +616,11 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
             let id = zext & 0x3F;
             let off = (zext >> 6) & 31;
             let size = ((zext >> 11) & 31) + 1;
-            if id != 1 {
-                return Err(illegal(i));
+            if id != HW_REG_MODE {
+                return Err(unmodelled(
+                    i,
+                    format!("hwreg({id}): only MODE is writable here"),
+                ));
             }
             let v = if i.op == SSetregB32 {
                 cur
@@ -569,6 +635,8 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
             w.mode = (w.mode & !mask) | ((v << off) & mask);
         }
         op if sopk_is_nop(op) => {}
+        // Marks the ISA version the code was written for; no effect.
+        SVersion => {}
         _ => return Err(illegal(i)),
     }
     Ok(Flow::Next)
@@ -601,11 +669,12 @@ fn shader_cycles() -> u32 {
 }
 
 /// An instruction form the emulator recognises but does not model: an
-/// IllegalInstruction whose mnemonic names the operand (e.g. the hwreg id).
+/// IllegalInstruction whose mnemonic says why, "`mnemonic` (`what`)" (e.g.
+/// the hwreg id), as [`crate::gfx11::exec::env::unmodelled`] writes it.
 fn unmodelled(i: &Inst, what: String) -> WaveErrorKind {
     WaveErrorKind::IllegalInstruction {
         words: i.raw().to_vec(),
-        mnemonic: Some(format!("{} {what}", i.mnemonic)),
+        mnemonic: Some(format!("{} ({what})", i.mnemonic)),
     }
 }
 
@@ -687,6 +756,20 @@ pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> ExecResult {
         // Only MSG_DEALLOC_VGPRS (3) and the GS/interrupt messages compute code never sends exist;
         // dealloc is a no-op for a functional model.
         SSendmsg if i.imm & 0xFF == 3 => Flow::Next,
+        SSendmsg | SSendmsghalt => {
+            return Err(unmodelled(
+                i,
+                format!(
+                    "sendmsg({}): a graphics or trap-handler message",
+                    i.imm & 0xFF
+                ),
+            ));
+        }
+        // Taken only while a debugger has set the wave's debug bits
+        // (RDNA3 ISA, SOPP); gfxsim has no debugger, so never.
+        SCbranchCdbgsys | SCbranchCdbguser | SCbranchCdbgsysOrUser | SCbranchCdbgsysAndUser => {
+            Flow::Next
+        }
         SBarrier => Flow::Barrier,
         SEndpgm | SEndpgmSaved => Flow::End,
         SBranch => Flow::Jump(target()),

@@ -4,6 +4,7 @@
 //! then written back under EXEC. Floats use host IEEE arithmetic
 //! (round-to-nearest-even, denormals kept); transcendentals go through f64.
 
+mod byte_ops;
 pub(crate) mod dpp;
 pub(crate) mod fast;
 pub(crate) mod fast_f32;
@@ -14,7 +15,9 @@ pub(crate) mod fast_pair;
 pub(crate) mod fast_vcmp;
 pub(crate) mod fast_vint;
 pub(crate) mod fast_vopd;
+mod half_ops;
 pub(crate) mod int32;
+mod trig_preop;
 pub(crate) mod vcmp;
 pub(crate) mod wave64;
 mod wmma;
@@ -1114,14 +1117,26 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         }
         // Wave32: no other half to swap with; the lanes pass through (wave64 is in wave64.rs).
         VPermlane64B32 => v.u1(|a| a)?,
-        VSwapB32 => {
+        // v_swaprel_b32 offsets the source VGPR by M0[9:0] and the
+        // destination by M0[25:16], as v_movrelsd_2.
+        VSwapB32 | VSwaprelB32 => {
             let Src::Vgpr(s) = i.src[0].src else {
                 return Err(illegal(i));
             };
-            let a = v.w.vgpr[s as usize];
-            let b = v.w.vgpr[i.dst as usize];
-            v.w.write_vgpr(s as usize, &b, exec);
-            v.w.write_vgpr(i.dst as usize, &a, exec);
+            let (src_off, dst_off) = if i.op == VSwaprelB32 {
+                let m0 = v.w.sgpr[crate::gfx11::wave::M0] as usize;
+                (m0 & 0x3FF, (m0 >> 16) & 0x3FF)
+            } else {
+                (0, 0)
+            };
+            let (s, d) = (
+                (s as usize + src_off) & 255,
+                (i.dst as usize + dst_off) & 255,
+            );
+            let a = v.w.vgpr[s];
+            let b = v.w.vgpr[d];
+            v.w.write_vgpr(s, &b, exec);
+            v.w.write_vgpr(d, &a, exec);
         }
         // ---- f32 arithmetic
         VAddF32 => v.f2(add32)?,
@@ -1793,7 +1808,7 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         // ---- packed math (VOP3P)
         VPkAddF16 | VPkMulF16 | VPkFmaF16 | VPkMaxF16 | VPkMinF16 | VPkAddU16 | VPkSubU16
         | VPkAddI16 | VPkSubI16 | VPkMulLoU16 | VPkLshlrevB16 | VPkLshrrevB16 | VPkAshrrevI16
-        | VPkMaxU16 | VPkMinU16 | VPkMaxI16 | VPkMinI16 => packed(&mut v)?,
+        | VPkMaxU16 | VPkMinU16 | VPkMaxI16 | VPkMinI16 | VPkMadU16 | VPkMadI16 => packed(&mut v)?,
         VFmaMixF32 | VFmaMixloF16 | VFmaMixhiF16 => fma_mix(&mut v)?,
         VDot2F32F16 => {
             let (a, b, c) = (v.u(0)?, v.u(1)?, v.f(2)?);
@@ -1804,7 +1819,11 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             }
             v.putf(&r)
         }
-        _ => return Err(illegal(i)),
+        VTrigPreopF64 => trig_preop::exec(&mut v)?,
+        op => match half_ops::exec(&mut v, env, op).or_else(|| byte_ops::exec(&mut v, op)) {
+            Some(done) => done?,
+            None => return Err(illegal(i)),
+        },
     }
     Ok(Flow::Next)
 }
@@ -1871,6 +1890,9 @@ fn packed(v: &mut V) -> R<()> {
         VPkAddU16 | VPkAddI16 => halves!(|e| a[e].wrapping_add(b[e])),
         VPkSubU16 | VPkSubI16 => halves!(|e| a[e].wrapping_sub(b[e])),
         VPkMulLoU16 => halves!(|e| a[e].wrapping_mul(b[e])),
+        // a * b + c per half; clamp saturates the 32-bit result to 16 bits.
+        VPkMadU16 => halves!(|e| mad_u16(a[e], b[e], x[2][e], clamp)),
+        VPkMadI16 => halves!(|e| mad_i16(a[e], b[e], x[2][e], clamp)),
         VPkLshlrevB16 => halves!(|e| b[e] << (a[e] & 15)),
         VPkLshrrevB16 => halves!(|e| b[e] >> (a[e] & 15)),
         VPkAshrrevI16 => halves!(|e| ((b[e] as i16) >> (a[e] & 15)) as u16),

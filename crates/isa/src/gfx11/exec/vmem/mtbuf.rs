@@ -1,6 +1,8 @@
-//! MTBUF typed buffer loads and stores: `tbuffer_{load,store}[_d16]_format_*`
-//! address memory like MUBUF (V#, index/offset, soffset; see mubuf.rs) and
-//! convert every component through the instruction's unified format (the
+//! Typed buffer loads and stores: MTBUF's `tbuffer_{load,store}[_d16]_format_*`
+//! and MUBUF's `buffer_{load,store}[_d16[_hi]]_format_*` address memory like
+//! MUBUF (V#, index/offset, soffset; see mubuf.rs) and convert every
+//! component through a unified format, the instruction's (MTBUF) or the
+//! V#'s FORMAT field (MUBUF) (the
 //! data/numeric format tables of the RDNA3 ISA guide, "Buffer formats";
 //! decode::BufferFormat).
 //!
@@ -34,13 +36,21 @@ use crate::gfx11::inst::Inst;
 use crate::gfx11::wave::{LANES, Wave};
 
 pub(crate) fn mtbuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
-    let code = mtbuf_format(i);
+    typed(w, env, i, mtbuf_format(i))
+}
+
+/// A typed buffer access through the unified format `code`: the
+/// instruction's own (MTBUF) or the V#'s FORMAT field (MUBUF
+/// `buffer_*_format_*`). The `d16_hi` forms move one component through the
+/// high half of the register, keeping the low half.
+pub(crate) fn typed(w: &mut Wave, env: &mut Env, i: &Inst, code: u8) -> ExecResult {
     let Some(fmt) = BufferFormat::from_code(code) else {
         return Err(unmodelled(i, &format!("buffer format {code}")));
     };
     let name = i.op.name();
-    let store = name.starts_with("tbuffer_store");
+    let store = name.starts_with("tbuffer_store") || name.starts_with("buffer_store");
     let d16 = name.contains("_d16_");
+    let hi = name.contains("_d16_hi_");
     let n = name.rsplit('_').next().map_or(1, str::len);
     let BufferLanes {
         res,
@@ -84,6 +94,7 @@ pub(crate) fn mtbuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         }
         for c in 0..n.min(fmt.components()) {
             let reg = w.vgpr[(vdata + if d16 { c / 2 } else { c }) & 255][l];
+            let reg = if hi { reg >> 16 } else { reg };
             let value = if d16 {
                 widen_d16(fmt.num, reg >> (16 * (c % 2)))
             } else {
@@ -97,6 +108,12 @@ pub(crate) fn mtbuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         let b = element.to_le_bytes();
         // SAFETY: translate returned a pointer valid for `bytes` (<= 16) bytes.
         unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, bytes) };
+    }
+    if !store && hi {
+        let cur = w.vgpr[vdata & 255];
+        for l in 0..LANES {
+            rows[0][l] = (cur[l] & 0xFFFF) | rows[0][l] << 16;
+        }
     }
     if !store {
         let regs = if d16 { n.div_ceil(2) } else { n };

@@ -19,9 +19,9 @@
 //! - 3 (raw): index * stride + offset + bytes > num_records (soffset is not
 //!   part of the check).
 //!
+//! The `_format_` forms convert through the V#'s FORMAT field (mtbuf.rs).
 //! Not modelled (typed IllegalInstruction errors naming the reason): swizzled
-//! resources (swizzle_enable != 0), tfe, format conversions
-//! (buffer_*_format_*), buffer_load_lds_*.
+//! resources (swizzle_enable != 0), tfe, buffer_load_lds_format_x.
 
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::exec::vmem::atomics::{Rmw, atomic32, atomic64};
@@ -39,8 +39,10 @@ pub(crate) struct Resource {
     num_records: u64,
     add_tid: bool,
     oob: u32,
-    /// DST_SEL_X/Y/Z/W (d3[11:0]), which MTBUF loads apply.
+    /// DST_SEL_X/Y/Z/W (d3[11:0]), which typed loads apply.
     pub(crate) dst_sel: u32,
+    /// FORMAT (d3[18:12]): the unified format of MUBUF's `_format_` forms.
+    pub(crate) format: u8,
 }
 
 /// Value of the soffset operand code (SGPR, null/M0, an inline integer, or
@@ -93,6 +95,7 @@ pub(crate) fn buffer_lanes(w: &Wave, i: &Inst) -> Result<BufferLanes, WaveErrorK
         add_tid: (d3 >> 23) & 1 != 0,
         oob: (d3 >> 28) & 3,
         dst_sel: d3 & 0xFFF,
+        format: ((d3 >> 12) & 0x7F) as u8,
     };
     let mut index = [0u64; LANES];
     let mut offset = [i.imm as u64; LANES];
@@ -125,6 +128,14 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let vdata = i.data[0] as usize;
     if (w1 >> 21) & 1 != 0 {
         return Err(unmodelled(i, "tfe"));
+    }
+    let name = i.op.name();
+    if name.starts_with("buffer_load_lds_") {
+        return load_to_lds(w, env, i);
+    }
+    if name.contains("_format_") {
+        let format = buffer_lanes(w, i)?.res.format;
+        return super::mtbuf::typed(w, env, i, format);
     }
     let kind = mem_kind(i.op);
     if kind == MemKind::Other {
@@ -226,6 +237,58 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             }
         }
         MemKind::Other => return Err(illegal(i)),
+    }
+    Ok(Flow::Next)
+}
+
+/// `buffer_load_lds_{u8,i8,u16,i16,b32}`: each active lane's element,
+/// zero- or sign-extended to a dword, goes to LDS instead of a VGPR, at
+/// M0[15:0] + the instruction offset + 4 * lane id (RDNA3 ISA guide, MUBUF
+/// "load to LDS"; the formula is the guide's, unconfirmed on hardware here).
+/// Out-of-range elements write 0; LDS past the allocation drops the write.
+fn load_to_lds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    let (size, signed): (u64, bool) = match i.op {
+        Op::BufferLoadLdsU8 => (1, false),
+        Op::BufferLoadLdsI8 => (1, true),
+        Op::BufferLoadLdsU16 => (2, false),
+        Op::BufferLoadLdsI16 => (2, true),
+        Op::BufferLoadLdsB32 => (4, false),
+        _ => return Err(unmodelled(i, "load to LDS with a format conversion")),
+    };
+    let BufferLanes {
+        res,
+        index,
+        offset,
+        base,
+    } = buffer_lanes(w, i)?;
+    let exec = w.exec();
+    let lds_base = u64::from(w.sgpr[crate::gfx11::wave::M0] & 0xFFFF) + u64::from(i.imm as u32);
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let mut b = [0u8; 4];
+        if in_range(&res, index[l], offset[l], 0, size) {
+            let a = base
+                .wrapping_add(index[l].wrapping_mul(res.stride))
+                .wrapping_add(offset[l]);
+            let p = env
+                .mem
+                .translate(a, size, Access::Read)
+                .map_err(WaveErrorKind::MemoryViolation)?;
+            // SAFETY: translate returned a pointer valid for `size` (<= 4) bytes.
+            unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), size as usize) };
+        }
+        let raw = u32::from_le_bytes(b);
+        let v = match (size, signed) {
+            (1, true) => raw as u8 as i8 as i32 as u32,
+            (2, true) => raw as u16 as i16 as i32 as u32,
+            _ => raw,
+        };
+        let at = lds_base + 4 * (l + LANES * w.half) as u64;
+        if at + 4 <= env.lds.len() as u64 {
+            env.lds[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
+        }
     }
     Ok(Flow::Next)
 }

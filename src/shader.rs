@@ -15,8 +15,10 @@
 //!   size, and the `_size` argument of runtime-sized arrays.
 //! - [`ShaderSource::Wgsl`]: WGSL text, resolved by `crate::wgsl`: a
 //!   precompiled object registered for the source's content hash, else
-//!   compiled on the fly by aqueduct-shaderc when LLVM is installed (cargo
-//!   feature `wgsl`), else an error that says how to precompile it.
+//!   compiled at run time by aqueduct-shaderc when LLVM is installed (cargo
+//!   feature `wgsl`; translated at creation, compiled with the other
+//!   waiting modules by the first pipeline that needs it), else an error
+//!   that says how to precompile it.
 
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -17,9 +17,13 @@
 //! 3. otherwise an error that says how to precompile the shader.
 //!
 //! A module resolves its default variant (no constants) when it is
-//! created, so WGSL errors surface there as in wgpu; a module whose
+//! created: from the device's cache or the on-disk cache, else translated
+//! (naga parse, validation, limits, IR emission), so WGSL errors surface
+//! there as in wgpu, and left waiting (`pending`) until the first pipeline
+//! that needs it compiles every waiting module in one batch. A module whose
 //! overrides lack defaults stays valid with its entry points pending, and
-//! each pipeline resolves the variant for its entry point and constants.
+//! each pipeline resolves the variant for its entry point and constants;
+//! pipelines with constants compile their variant alone.
 
 use std::collections::HashMap;
 use std::sync::Arc;

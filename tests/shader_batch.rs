@@ -201,3 +201,79 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     assert_eq!(run(&c, &defaults), expected(6));
     assert_eq!(run(&c, &nine), expected(9));
 }
+
+/// The variable that makes this binary's `llvm_failure_child` run.
+const CHILD_ENV: &str = "AQUEDUCT_SHADER_BATCH_TEST_CHILD";
+
+/// An LLVM failure (clang-19 replaced by a script that fails) reaches the
+/// pipelines of the modules it concerns, typed, and not module creation.
+/// Runs in a child process: the tools' directory is process-wide.
+#[test]
+fn an_llvm_failure_reaches_the_pipelines_that_need_the_module() {
+    if !aqueduct_shaderc::Toolchain::available() {
+        return;
+    }
+    let tools = std::env::temp_dir().join(format!(
+        "aqueduct-shader-batch-tools-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&tools);
+    std::fs::create_dir_all(&tools).unwrap();
+    let clang = tools.join("clang-19");
+    std::fs::write(
+        &clang,
+        "#!/bin/sh\necho 'clang-19: this build always fails' >&2\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&clang, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let lld = aqueduct_shaderc::Toolchain::find(None).unwrap().lld;
+    std::os::unix::fs::symlink(lld, tools.join("ld.lld-19")).unwrap();
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["llvm_failure_child", "--exact", "--ignored", "--nocapture"])
+        .env(CHILD_ENV, "1")
+        .env("AQUEDUCT_LLVM_BIN", &tools)
+        .env(SHADER_CACHE_ENV, "off")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&tools);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "child failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+#[ignore = "run by an_llvm_failure_reaches_the_pipelines_that_need_the_module"]
+fn llvm_failure_child() {
+    if std::env::var_os(CHILD_ENV).is_none() {
+        return;
+    }
+    let c = ctx();
+    // Both translate: creation reports nothing.
+    let a = create(&c, &module_text("llvm failure", 2));
+    let b = create(&c, &module_text("llvm failure", 3));
+    let llvm_failed = |e: &ValidationError| match e {
+        ValidationError::Pipeline(ComputePipelineError::Variant {
+            source: ShaderLoadError::Wgsl(WgslError::Compile(e)),
+            ..
+        }) => e.to_string().contains("this build always fails"),
+        _ => false,
+    };
+    for module in [&a, &b, &a] {
+        expect_validation(&c.device, llvm_failed, || {
+            c.device
+                .create_compute_pipeline(&ComputePipelineDescriptor {
+                    label: None,
+                    layout: None,
+                    module,
+                    entry_point: Some("main"),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+        });
+    }
+    assert_eq!(c.device.wgsl_compiles(), 2, "one batch for both modules");
+}

@@ -6,10 +6,18 @@
 //! ELF code object (code object v5) per target; several targets are packed
 //! into one clang offload bundle.
 //!
+//! # Batches
+//! [`compile_translated`] (and [`compile_batch`] from sources) compiles
+//! several modules with one clang-19 and one ld.lld-19 run into one code
+//! object; each module is translated with its own [`Options::symbol_prefix`]
+//! so their symbols never collide, and each keeps its own reflection or
+//! error (see `batch.rs`).
+//!
 //! # Binding ABI
-//! Each `@compute` entry point becomes one `amdgpu_kernel` with the entry
-//! point's name. Its explicit kernel arguments are, for each buffer binding
-//! the entry point uses, in (group, binding) order:
+//! Each `@compute` entry point becomes one `amdgpu_kernel` named after the
+//! entry point (`PREFIX.name` with a symbol prefix; the reflection's
+//! `kernel` is the symbol). Its explicit kernel arguments are, for each
+//! buffer binding the entry point uses, in (group, binding) order:
 //! - `g{group}_b{binding}`: a global pointer to the binding's first byte;
 //! - `g{group}_b{binding}_size` (u32, only when the binding's type ends in a
 //!   runtime-sized array): the binding's size in bytes, which arrayLength and

@@ -19,8 +19,9 @@
 //! A module resolves its default variant (no constants) when it is
 //! created: from the device's cache or the on-disk cache, else translated
 //! (naga parse, validation, limits, IR emission), so WGSL errors surface
-//! there as in wgpu, and left waiting (`pending`) until the first pipeline
-//! that needs it compiles every waiting module in one batch. A module whose
+//! there as in wgpu, and left waiting (`pending`): a worker thread compiles
+//! waiting modules in batches, and the first pipeline that needs a module
+//! waits for it and loads every compiled module. A module whose
 //! overrides lack defaults stays valid with its entry points pending, and
 //! each pipeline resolves the variant for its entry point and constants;
 //! pipelines with constants compile their variant alone.
@@ -288,10 +289,13 @@ fn load_or_defer(
         return Err(compile_failure(e, source, target, no_constants));
     }
     tracing::debug!(file = %source.file_name, "WGSL translated; its compile waits for a pipeline");
-    let pending = device
-        .shader_cache
-        .pending
-        .add(id, source.clone(), translated, disk);
+    let pending = device.shader_cache.pending.add(
+        id,
+        source.clone(),
+        translated,
+        disk,
+        batch_options(target),
+    );
     Ok(ResolvedModule {
         entry_points: Vec::new(),
         deferred: Some(pending),
@@ -351,79 +355,119 @@ pub(crate) fn resolve_deferred(
     match *module {}
 }
 
-/// Compile every waiting module of the device in one batch (the caller
-/// holds the batch lock): each module's entry points join the device's
-/// cache and the on-disk cache, or its error stays in the pending set.
+/// The options of a batch compile for `target`.
+#[cfg(feature = "wgsl")]
+fn batch_options(target: &str) -> aqueduct_shaderc::Options {
+    aqueduct_shaderc::Options {
+        targets: vec![target.to_string()],
+        llvm_bin: std::env::var_os(LLVM_BIN_ENV).map(std::path::PathBuf::from),
+        ..Default::default()
+    }
+}
+
+/// Load what the worker compiled and compile, in one batch, every module
+/// still waiting (the caller holds the batch lock): each module's entry
+/// points join the device's cache and the on-disk cache, or its error
+/// stays in the pending set. Each batch's object is loaded once.
 #[cfg(feature = "wgsl")]
 fn compile_pending(device: &DeviceShared) {
     use crate::shader::{load_executable, load_precompiled_in};
     use crate::shader_disk_cache::{CachedObject, DiskCache, DiskKey};
+    use aqueduct_shaderc::BatchObject;
     use std::sync::atomic::Ordering;
 
     let cache = &device.shader_cache;
-    let waiting = cache.pending.waiting();
-    if waiting.is_empty() {
-        return;
-    }
     let target = device.agent.name.as_str();
     let no_constants: &[(&str, f64)] = &[];
-    let options = aqueduct_shaderc::Options {
-        targets: vec![target.to_string()],
-        llvm_bin: std::env::var_os(LLVM_BIN_ENV).map(std::path::PathBuf::from),
-        ..Default::default()
-    };
-    let started = std::time::Instant::now();
-    let translated: Vec<&aqueduct_shaderc::Translated> =
-        waiting.iter().map(|w| &*w.translated).collect();
-    let batch = aqueduct_shaderc::compile_translated(&translated, &options);
+    let (mut ready, waiting) = cache.pending.take();
+    if !waiting.is_empty() {
+        let started = std::time::Instant::now();
+        let compiled = pending::compile(&waiting, &batch_options(target));
+        tracing::info!(
+            target,
+            modules = waiting.len(),
+            ms = started.elapsed().as_millis() as u64,
+            "compiled a batch of WGSL modules at run time"
+        );
+        ready.extend(
+            waiting
+                .into_iter()
+                .zip(compiled)
+                .map(|(w, compiled)| pending::Ready {
+                    id: w.id,
+                    source: w.source,
+                    disk: w.disk,
+                    compiled,
+                }),
+        );
+    }
+    if ready.is_empty() {
+        return;
+    }
     cache
         .compiles
-        .fetch_add(waiting.len() as u64, Ordering::Relaxed);
-    tracing::info!(
-        target,
-        modules = waiting.len(),
-        objects = batch.objects.len(),
-        ms = started.elapsed().as_millis() as u64,
-        "compiled a batch of WGSL modules at run time"
-    );
-    let mut users = vec![0usize; batch.objects.len()];
-    for member in batch.modules.iter().flatten() {
-        users[member.object] += 1;
+        .fetch_add(ready.len() as u64, Ordering::Relaxed);
+    /// A batch's object: how many modules use it, its executable, its
+    /// on-disk key once stored.
+    struct Object {
+        bytes: Arc<BatchObject>,
+        users: usize,
+        executable: Option<Result<Arc<aqueduct_hsa::Executable>, ShaderLoadError>>,
+        disk: Option<DiskKey>,
     }
-    let disk = waiting
+    let mut objects: Vec<Object> = Vec::new();
+    let mut object_of = |bytes: &Arc<BatchObject>| -> usize {
+        match objects.iter().position(|o| Arc::ptr_eq(&o.bytes, bytes)) {
+            Some(i) => i,
+            None => {
+                objects.push(Object {
+                    bytes: bytes.clone(),
+                    users: 0,
+                    executable: None,
+                    disk: None,
+                });
+                objects.len() - 1
+            }
+        }
+    };
+    let indices: Vec<Option<usize>> = ready
         .iter()
-        .any(|w| w.disk.is_some())
+        .map(|r| r.compiled.as_ref().ok().map(|(bytes, _)| object_of(bytes)))
+        .collect();
+    for index in indices.iter().flatten() {
+        objects[*index].users += 1;
+    }
+    let disk = ready
+        .iter()
+        .any(|r| r.disk.is_some())
         .then(DiskCache::from_env)
         .flatten();
-    let mut executables: Vec<Option<Result<Arc<aqueduct_hsa::Executable>, ShaderLoadError>>> =
-        vec![None; batch.objects.len()];
-    let mut shared_keys: Vec<Option<DiskKey>> = vec![None; batch.objects.len()];
-    for (w, result) in waiting.iter().zip(batch.modules) {
+    for (r, index) in ready.into_iter().zip(indices) {
         let outcome = (|| -> Result<LoadedPrecompiled, ShaderLoadError> {
-            let member =
-                result.map_err(
-                    |e| match compile_failure(e, &w.source, target, no_constants) {
-                        Unresolved::NeedsConstants(why) => ShaderLoadError::from(why),
-                        Unresolved::Failed(e) => e,
-                    },
-                )?;
-            let object = &batch.objects[member.object].code_object;
-            let reflection = member
-                .reflection
+            let (_, reflection) = r.compiled.map_err(|e| {
+                match compile_failure(e, &r.source, target, no_constants) {
+                    Unresolved::NeedsConstants(why) => ShaderLoadError::from(why),
+                    Unresolved::Failed(e) => e,
+                }
+            })?;
+            let object = &mut objects[index.expect("a compiled module has an object")];
+            let code = &object.bytes.code_object;
+            let reflection = reflection
                 .to_json()
                 .map_err(|e| ShaderLoadError::from(WgslError::ReflectionJson(Arc::new(e))))?;
-            let exe = executables[member.object]
-                .get_or_insert_with(|| load_executable(&device.runtime, &device.agent, object))
+            let exe = object
+                .executable
+                .get_or_insert_with(|| load_executable(&device.runtime, &device.agent, code))
                 .clone()?;
             let loaded = load_precompiled_in(exe, &reflection)?;
-            if let (Some(disk), Some(key)) = (&disk, &w.disk) {
-                if users[member.object] > 1 {
-                    let shared = *shared_keys[member.object].get_or_insert_with(|| {
-                        let shared = DiskKey::of_object(object);
+            if let (Some(disk), Some(key)) = (&disk, &r.disk) {
+                if object.users > 1 {
+                    let shared = *object.disk.get_or_insert_with(|| {
+                        let shared = DiskKey::of_object(code);
                         disk.store(
                             &shared,
                             &CachedObject {
-                                code: object.clone(),
+                                code: code.clone(),
                                 reflection: String::new(),
                             },
                         );
@@ -434,7 +478,7 @@ fn compile_pending(device: &DeviceShared) {
                     disk.store(
                         key,
                         &CachedObject {
-                            code: object.clone(),
+                            code: code.clone(),
                             reflection,
                         },
                     );
@@ -444,19 +488,19 @@ fn compile_pending(device: &DeviceShared) {
         })();
         match outcome {
             Ok(loaded) => {
-                let key = VariantKey::new(&w.source.hash, target, no_constants);
+                let key = VariantKey::new(&r.source.hash, target, no_constants);
                 cache.insert(key, loaded.entry_points);
-                cache.pending.compiled(w.id);
+                cache.pending.loaded(r.id);
             }
             Err(e) => {
-                tracing::debug!(file = %w.source.file_name, "a WGSL module of the batch failed: {e}");
-                cache.pending.failed(w.id, e);
+                tracing::debug!(file = %r.source.file_name, "a WGSL module of the batch failed: {e}");
+                cache.pending.failed(r.id, e);
             }
         }
     }
     let mut shared_objects = cache.shared_objects.lock_unpoisoned();
-    for (key, exe) in shared_keys.iter().zip(&executables) {
-        if let (Some(key), Some(Ok(exe))) = (key, exe) {
+    for object in &objects {
+        if let (Some(key), Some(Ok(exe))) = (&object.disk, &object.executable) {
             shared_objects.insert(key.bytes(), Arc::downgrade(exe));
         }
     }

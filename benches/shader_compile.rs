@@ -3,13 +3,20 @@
 //! WGSL, aqueduct (gfxsim) against wgpu 30 on Mesa lavapipe in one run,
 //! ratios printed.
 //!
-//! - aqueduct cold: a new device over an empty on-disk shader cache
-//!   (`AQUEDUCT_SHADER_CACHE` set to a fresh directory): every module runs
-//!   clang-19 and ld.lld-19, and its entry is stored.
-//! - aqueduct warm: another new device over the same directory, as a second
-//!   run of the program: every module loads from the cache.
-//! - wgpu cold / warm: the peer's `pipelines` measurement twice, with
-//!   MESA_SHADER_CACHE_DIR a fresh directory (lavapipe's own cache).
+//! - aqueduct cold, modules first: a new device over an empty on-disk
+//!   shader cache (`AQUEDUCT_SHADER_CACHE` set to a fresh directory), every
+//!   module created, then every pipeline: the modules wait after creation
+//!   and the first pipeline compiles them all in one clang-19 and one
+//!   ld.lld-19 run; each module's entry is stored.
+//! - aqueduct cold, interleaved: each module's pipeline right after the
+//!   module (the peer's order), over another empty directory: every
+//!   pipeline compiles a batch of one module.
+//! - aqueduct warm: a new device over the first directory, as a second run
+//!   of the program (modules first): every module loads from the cache.
+//! - wgpu cold / warm: the peer's `pipelines` measurement (interleaved)
+//!   twice, with MESA_SHADER_CACHE_DIR a fresh directory (lavapipe's own
+//!   cache). Lavapipe compiles at pipeline creation, one pipeline at a
+//!   time, so its time does not depend on the order.
 //!
 //! Timed from the first create_shader_module to the last
 //! create_compute_pipeline's return; device creation is not timed.
@@ -27,9 +34,22 @@ mod peer;
 use aqueduct::shader_disk_cache::SHADER_CACHE_ENV;
 use aqueduct::*;
 
-/// Creates the `count` modules and pipelines on a new gfxsim device; the
-/// time, the device's compiles and its disk cache hits.
-fn create_pipelines(sources: &[String]) -> (Duration, u64, u64) {
+/// The order a run creates modules and pipelines in.
+#[derive(Clone, Copy, PartialEq)]
+enum Order {
+    /// Every module, then every pipeline.
+    ModulesFirst,
+    /// Each module's pipeline right after the module.
+    Interleaved,
+}
+
+/// Creates the `count` modules and pipelines on a new gfxsim device whose
+/// on-disk shader cache is `cache`; the time, the device's compiles and
+/// its disk cache hits.
+fn create_pipelines(sources: &[String], order: Order, cache: &Path) -> (Duration, u64, u64) {
+    // SAFETY: set while no device (and so no thread but this one) exists:
+    // the previous run's device is dropped.
+    unsafe { std::env::set_var(SHADER_CACHE_ENV, cache) };
     let instance = Instance::with_device(DeviceChoice::Sim);
     let adapter = instance
         .request_adapter_sync(&RequestAdapterOptions::default())
@@ -38,26 +58,37 @@ fn create_pipelines(sources: &[String]) -> (Duration, u64, u64) {
         .request_device_sync(&DeviceDescriptor::default())
         .expect("device");
     device.on_uncaptured_error(std::sync::Arc::new(|e| panic!("uncaptured error: {e}")));
-    let start = Instant::now();
-    let pipelines: Vec<ComputePipeline> = sources
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            let label = format!("module {i}");
-            let module = device.create_shader_module(ShaderModuleDescriptor {
-                label: Some(&label),
-                source: ShaderSource::Wgsl(Cow::Borrowed(text)),
-            });
-            device.create_compute_pipeline(&ComputePipelineDescriptor {
-                label: Some(&label),
-                layout: None,
-                module: &module,
-                entry_point: Some(compile_sources::ENTRY),
-                compilation_options: Default::default(),
-                cache: None,
-            })
+    let labels: Vec<String> = (0..sources.len()).map(|i| format!("module {i}")).collect();
+    let module = |i: usize| {
+        device.create_shader_module(ShaderModuleDescriptor {
+            label: Some(&labels[i]),
+            source: ShaderSource::Wgsl(Cow::Borrowed(&sources[i])),
         })
-        .collect();
+    };
+    let pipeline = |i: usize, module: &ShaderModule| {
+        device.create_compute_pipeline(&ComputePipelineDescriptor {
+            label: Some(&labels[i]),
+            layout: None,
+            module,
+            entry_point: Some(compile_sources::ENTRY),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    let start = Instant::now();
+    let pipelines: Vec<ComputePipeline> = match order {
+        Order::ModulesFirst => {
+            let modules: Vec<ShaderModule> = (0..sources.len()).map(module).collect();
+            modules
+                .iter()
+                .enumerate()
+                .map(|(i, m)| pipeline(i, m))
+                .collect()
+        }
+        Order::Interleaved => (0..sources.len())
+            .map(|i| pipeline(i, &module(i)))
+            .collect(),
+    };
     let elapsed = start.elapsed();
     drop(pipelines);
     (
@@ -94,9 +125,11 @@ fn main() {
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&scratch);
-    let (ours, mesa) = (scratch.join("aqueduct"), scratch.join("mesa"));
-    // SAFETY: set before any device (and so any other thread) exists.
-    unsafe { std::env::set_var(SHADER_CACHE_ENV, &ours) };
+    let (ours, interleaved_cache, mesa) = (
+        scratch.join("aqueduct"),
+        scratch.join("aqueduct-interleaved"),
+        scratch.join("mesa"),
+    );
     if !aqueduct_shaderc::Toolchain::available() {
         println!("clang-19/ld.lld-19 not installed: nothing to measure");
         return;
@@ -107,13 +140,24 @@ fn main() {
     );
     let sources: Vec<String> = (0..count).map(compile_sources::module).collect();
 
-    let (cold, cold_compiles, cold_hits) = create_pipelines(&sources);
-    let (warm, warm_compiles, warm_hits) = create_pipelines(&sources);
-    assert_eq!(
-        (cold_compiles, cold_hits),
-        (count as u64, 0),
-        "the cold run compiles every module"
-    );
+    let (cold, cold_compiles, cold_hits) = create_pipelines(&sources, Order::ModulesFirst, &ours);
+    let (interleaved, interleaved_compiles, interleaved_hits) =
+        create_pipelines(&sources, Order::Interleaved, &interleaved_cache);
+    let (warm, warm_compiles, warm_hits) = create_pipelines(&sources, Order::ModulesFirst, &ours);
+    for (what, compiles, hits) in [
+        ("cold run", cold_compiles, cold_hits),
+        (
+            "interleaved cold run",
+            interleaved_compiles,
+            interleaved_hits,
+        ),
+    ] {
+        assert_eq!(
+            (compiles, hits),
+            (count as u64, 0),
+            "the {what} compiles every module"
+        );
+    }
     assert_eq!(
         (warm_compiles, warm_hits),
         (count as u64, count as u64),
@@ -121,12 +165,17 @@ fn main() {
     );
     let per = |t: Duration| ms(t) / count as f64;
     println!(
-        "aqueduct cold (empty disk cache): {:9.1} ms ({:.2} ms per pipeline)",
+        "aqueduct cold, modules first (one batch):      {:9.1} ms ({:.2} ms per pipeline)",
         ms(cold),
         per(cold)
     );
     println!(
-        "aqueduct warm (disk cache hits):  {:9.1} ms ({:.3} ms per pipeline); warm/cold {:.4}",
+        "aqueduct cold, interleaved (batches of one):   {:9.1} ms ({:.2} ms per pipeline)",
+        ms(interleaved),
+        per(interleaved)
+    );
+    println!(
+        "aqueduct warm (disk cache hits):               {:9.1} ms ({:.3} ms per pipeline); warm/cold {:.4}",
         ms(warm),
         per(warm),
         ms(warm) / ms(cold)
@@ -140,16 +189,17 @@ fn main() {
         Ok((peer_cold, peer_warm, adapter)) => {
             println!("wgpu peer: {adapter}");
             println!(
-                "wgpu cold (empty Mesa cache):     {peer_cold:9.1} ms ({:.2} ms per pipeline)",
+                "wgpu cold (empty Mesa cache):                  {peer_cold:9.1} ms ({:.2} ms per pipeline)",
                 peer_cold / count as f64
             );
             println!(
-                "wgpu warm (Mesa cache):           {peer_warm:9.1} ms ({:.3} ms per pipeline)",
+                "wgpu warm (Mesa cache):                        {peer_warm:9.1} ms ({:.3} ms per pipeline)",
                 peer_warm / count as f64
             );
             println!(
-                "aqueduct/wgpu: cold {:.2}, warm {:.2}; aqueduct warm / wgpu cold {:.2}",
+                "aqueduct/wgpu: cold {:.2} (interleaved {:.2}), warm {:.2}; aqueduct warm / wgpu cold {:.2}",
                 ms(cold) / peer_cold,
+                ms(interleaved) / peer_cold,
                 ms(warm) / peer_warm,
                 ms(warm) / peer_cold
             );

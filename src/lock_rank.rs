@@ -35,6 +35,13 @@ pub(crate) enum LockRank {
     /// `DeviceShared::registry`: buffer state; taken under the queue state
     /// by mapping and submission.
     Registry,
+    /// One WGSL batch compile at a time (`crate::wgsl`); held across the
+    /// compile, which takes the pending set and the shader cache.
+    #[cfg_attr(not(feature = "wgsl"), allow(dead_code))]
+    ShaderBatch,
+    /// WGSL modules waiting for a batch compile.
+    #[cfg_attr(not(feature = "wgsl"), allow(dead_code))]
+    ShaderPending,
     /// Loaded WGSL variants of a device.
     ShaderCache,
     /// The error scopes and uncaptured-error handler; errors are reported

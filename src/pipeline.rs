@@ -224,6 +224,19 @@ fn pipeline_entry(
             .cloned()
             .map_err(entry_point_error);
     };
+    if constants.is_empty()
+        && let Some(deferred) = &module.inner.deferred
+    {
+        let eps = crate::wgsl::resolve_deferred(device, source, deferred).map_err(
+            |source: ShaderLoadError| ComputePipelineError::Variant {
+                label: label(),
+                source,
+            },
+        )?;
+        return crate::shader::select_entry_point(&eps, desc.entry_point)
+            .cloned()
+            .map_err(entry_point_error);
+    }
     let pending = match desc.entry_point {
         Some(name) => !module.inner.entry_points.iter().any(|e| e.name == name),
         None => module.inner.entry_points.is_empty(),

@@ -15,8 +15,10 @@
 //!   size, and the `_size` argument of runtime-sized arrays.
 //! - [`ShaderSource::Wgsl`]: WGSL text, resolved by `crate::wgsl`: a
 //!   precompiled object registered for the source's content hash, else
-//!   compiled on the fly by aqueduct-shaderc when LLVM is installed (cargo
-//!   feature `wgsl`), else an error that says how to precompile it.
+//!   compiled at run time by aqueduct-shaderc when LLVM is installed (cargo
+//!   feature `wgsl`; translated at creation, compiled with the other
+//!   waiting modules by the first pipeline that needs it), else an error
+//!   that says how to precompile it.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -131,6 +133,10 @@ pub(crate) struct ShaderModuleInner {
     /// constants (or a module whose overrides have no defaults) resolve
     /// their own variant from it.
     pub wgsl: Option<Arc<crate::wgsl::WgslSource>>,
+    /// A WGSL module translated but not yet compiled: it waits in the
+    /// device's pending set until a pipeline needs it (`crate::wgsl`), and
+    /// leaves the set when dropped.
+    pub deferred: Option<crate::wgsl::PendingModule>,
     /// Why the module is invalid, if it is.
     pub error: Option<ShaderModuleError>,
     /// Kernels of the code object that cannot be entry points, and why
@@ -163,6 +169,9 @@ impl ShaderModule {
 
     /// Entry point names.
     pub fn entry_points(&self) -> Vec<String> {
+        if let Some(deferred) = &self.inner.deferred {
+            return deferred.entry_names();
+        }
         self.inner
             .entry_points
             .iter()
@@ -433,13 +442,45 @@ pub(crate) fn load_precompiled(
     code: &[u8],
     reflection: &str,
 ) -> Result<LoadedPrecompiled, ShaderLoadError> {
+    let r = parse_reflection(reflection)?;
+    let exe = load(runtime, agent, code)?;
+    precompiled_in(exe, r)
+}
+
+/// The entry points an aqueduct-shaderc reflection names in an executable
+/// already loaded (a code object several modules share).
+#[cfg_attr(not(feature = "wgsl"), allow(dead_code))]
+pub(crate) fn load_precompiled_in(
+    executable: Arc<Executable>,
+    reflection: &str,
+) -> Result<LoadedPrecompiled, ShaderLoadError> {
+    precompiled_in(executable, parse_reflection(reflection)?)
+}
+
+/// Load a code object (as `ShaderLoadError::Load` on failure).
+#[cfg_attr(not(feature = "wgsl"), allow(dead_code))]
+pub(crate) fn load_executable(
+    runtime: &Runtime,
+    agent: &Agent,
+    code: &[u8],
+) -> Result<Arc<Executable>, ShaderLoadError> {
+    load(runtime, agent, code)
+}
+
+fn parse_reflection(reflection: &str) -> Result<Reflection, ShaderLoadError> {
     let r: Reflection =
         serde_json::from_str(reflection).map_err(|e| ReflectionError::Malformed(Arc::new(e)))?;
     if r.version != 1 {
         return Err(ReflectionError::UnsupportedVersion { version: r.version }.into());
     }
+    Ok(r)
+}
+
+fn precompiled_in(
+    exe: Arc<Executable>,
+    r: Reflection,
+) -> Result<LoadedPrecompiled, ShaderLoadError> {
     let constants = reflected_constants(r.constants.as_ref())?;
-    let exe = load(runtime, agent, code)?;
     let mut eps = Vec::new();
     for e in &r.entry_points {
         let kernel = exe
@@ -458,13 +499,17 @@ pub(crate) fn load_precompiled(
 pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {
     let label = desc.label.map(str::to_string);
     let mut wgsl = None;
+    let mut deferred = None;
     let mut unusable = Vec::new();
     let result: Result<Vec<EntryPoint>, ShaderLoadError> = (|| match desc.source {
         ShaderSource::Wgsl(text) => {
             let source = Arc::new(crate::wgsl::WgslSource::new(&text, label.as_deref()));
             let resolved = crate::wgsl::resolve_module(device, &source);
             wgsl = Some(source);
-            resolved
+            resolved.map(|r| {
+                deferred = r.deferred;
+                r.entry_points
+            })
         }
         ShaderSource::CodeObject {
             code,
@@ -521,6 +566,7 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
                 label: desc.label.map(str::to_string),
                 entry_points,
                 wgsl,
+                deferred,
                 error: None,
                 unusable,
             }),
@@ -534,6 +580,7 @@ pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) ->
                     label: desc.label.map(str::to_string),
                     entry_points: Vec::new(),
                     wgsl: None,
+                    deferred: None,
                     error: Some(error),
                     unusable: Vec::new(),
                 }),

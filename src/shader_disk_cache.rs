@@ -24,6 +24,15 @@
 //! the reflection (UTF-8). A file whose magic, version, key, lengths or
 //! checksum disagree is deleted and the shader recompiled.
 //!
+//! # Shared objects
+//! Modules compiled together (`crate::wgsl`'s batches) share one code
+//! object. It is stored once, as an entry with an empty reflection under
+//! [`DiskKey::of_object`] (SHA-256 of its bytes); each module's entry then
+//! holds, in place of a code object, the 8-byte marker `AQDSHREF` and that
+//! key (a code object starts with `\x7fELF` or an offload bundle's magic,
+//! never with the marker), and its own reflection. A module entry whose
+//! shared object is gone is a miss.
+//!
 //! # Concurrency
 //! An entry is written to a temporary file in the same directory and
 //! renamed into place (atomic on POSIX): readers see a whole entry or none,
@@ -153,6 +162,25 @@ pub(crate) struct CachedObject {
     pub reflection: String,
 }
 
+/// What starts the code of an entry whose object is a shared one.
+const SHARED_MARKER: &[u8; 8] = b"AQDSHREF";
+
+impl CachedObject {
+    /// An entry whose code object is the shared one stored under `object`.
+    pub(crate) fn shared(object: &DiskKey, reflection: String) -> Self {
+        let mut code = SHARED_MARKER.to_vec();
+        code.extend_from_slice(&object.0);
+        CachedObject { code, reflection }
+    }
+
+    /// The key of the shared object this entry's code object is, when it
+    /// is one.
+    pub(crate) fn shared_object(&self) -> Option<DiskKey> {
+        let key = self.code.strip_prefix(SHARED_MARKER.as_slice())?;
+        Some(DiskKey(key.try_into().ok()?))
+    }
+}
+
 /// A cache key: SHA-256 of everything the compiled object depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DiskKey([u8; 32]);
@@ -196,6 +224,21 @@ impl DiskKey {
         field(inputs.compiler.as_bytes());
         field(inputs.toolchain.as_bytes());
         DiskKey(h.finalize().into())
+    }
+
+    /// The key a shared code object is stored under: SHA-256 of the entry
+    /// format version and its bytes.
+    pub(crate) fn of_object(code: &[u8]) -> Self {
+        let mut h = Sha256::new();
+        h.update(b"shared object");
+        h.update(FORMAT_VERSION.to_le_bytes());
+        h.update(code);
+        DiskKey(h.finalize().into())
+    }
+
+    /// The key's bytes (what tells shared objects apart in memory).
+    pub(crate) fn bytes(&self) -> [u8; 32] {
+        self.0
     }
 
     fn hex(&self) -> String {
@@ -600,6 +643,27 @@ mod tests {
         for v in &variants {
             assert_ne!(k, DiskKey::new(v), "{v:?}");
         }
+    }
+
+    #[test]
+    fn shared_object_references_round_trip() {
+        let cache = DiskCache::open(temp_dir("shared"), 1 << 30).unwrap();
+        let shared = object(5, 3000);
+        let shared_key = DiskKey::of_object(&shared.code);
+        assert_ne!(shared_key, DiskKey::of_object(&object(6, 3000).code));
+        cache.store(&shared_key, &shared);
+        let module = CachedObject::shared(&shared_key, "{\"m\": 1}".into());
+        cache.store(&key("module"), &module);
+        let loaded = cache.load(&key("module")).unwrap();
+        assert_eq!(loaded.shared_object(), Some(shared_key));
+        assert_eq!(loaded.reflection, "{\"m\": 1}");
+        assert_eq!(cache.load(&shared_key), Some(shared.clone()));
+        assert_eq!(
+            shared.shared_object(),
+            None,
+            "a code object is not a reference"
+        );
+        let _ = std::fs::remove_dir_all(&cache.dir);
     }
 
     #[test]

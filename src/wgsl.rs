@@ -17,9 +17,14 @@
 //! 3. otherwise an error that says how to precompile the shader.
 //!
 //! A module resolves its default variant (no constants) when it is
-//! created, so WGSL errors surface there as in wgpu; a module whose
+//! created: from the device's cache or the on-disk cache, else translated
+//! (naga parse, validation, limits, IR emission), so WGSL errors surface
+//! there as in wgpu, and left waiting (`pending`): a worker thread compiles
+//! waiting modules in batches, and the first pipeline that needs a module
+//! waits for it and loads every compiled module. A module whose
 //! overrides lack defaults stays valid with its entry points pending, and
-//! each pipeline resolves the variant for its entry point and constants.
+//! each pipeline resolves the variant for its entry point and constants;
+//! pipelines with constants compile their variant alone.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -31,6 +36,24 @@ use crate::device::DeviceShared;
 use crate::error::{PrecompileHint, ShaderLoadError, WgslError};
 use crate::lock_rank::{LockRank, Mutex, MutexGuard};
 use crate::shader::{EntryPoint, LoadedPrecompiled, load_precompiled};
+
+#[cfg(feature = "wgsl")]
+mod pending;
+#[cfg(feature = "wgsl")]
+pub(crate) use pending::PendingModule;
+
+/// A module waiting for the LLVM step; without a compiler (feature `wgsl`
+/// off) nothing waits, so no value of this type exists.
+#[cfg(not(feature = "wgsl"))]
+#[derive(Debug)]
+pub(crate) enum PendingModule {}
+
+#[cfg(not(feature = "wgsl"))]
+impl PendingModule {
+    pub(crate) fn entry_names(&self) -> Vec<String> {
+        match *self {}
+    }
+}
 
 /// The environment variable naming the directory that holds clang-19 and
 /// ld.lld-19 for run-time WGSL compilation (default: PATH).
@@ -106,6 +129,13 @@ pub(crate) struct ShaderCache {
     pub compiles: AtomicU64,
     /// Compilations the on-disk cache answered.
     pub disk_hits: AtomicU64,
+    /// Modules translated at creation, waiting for a batch compile.
+    #[cfg(feature = "wgsl")]
+    pending: Arc<pending::PendingSet>,
+    /// Code objects several modules share, loaded once per device: by
+    /// their on-disk key (`DiskKey::of_object`).
+    #[cfg(feature = "wgsl")]
+    shared_objects: Mutex<HashMap<[u8; 32], std::sync::Weak<aqueduct_hsa::Executable>>>,
 }
 
 impl Default for ShaderCache {
@@ -114,6 +144,10 @@ impl Default for ShaderCache {
             variants: Mutex::new(LockRank::ShaderCache, HashMap::new()),
             compiles: AtomicU64::new(0),
             disk_hits: AtomicU64::new(0),
+            #[cfg(feature = "wgsl")]
+            pending: Arc::default(),
+            #[cfg(feature = "wgsl")]
+            shared_objects: Mutex::new(LockRank::ShaderCache, HashMap::new()),
         }
     }
 }
@@ -176,21 +210,299 @@ pub(crate) fn register(
     }
 }
 
-/// Resolve a new module's default variant (no override constants). An
-/// empty list means the entry points wait for pipeline creation (the
-/// shader has overrides without defaults).
+/// What a new module resolved to: its entry points, or none yet because
+/// it waits for a batch compile (`deferred`) or for pipeline constants.
+pub(crate) struct ResolvedModule {
+    pub entry_points: Vec<EntryPoint>,
+    pub deferred: Option<PendingModule>,
+}
+
+/// Resolve a new module's default variant (no override constants): from
+/// the device's cache or the on-disk cache, else translated (so the
+/// shader's errors surface here) and left waiting for a batch compile.
+/// No entry points and nothing deferred means the entry points wait for
+/// pipeline creation (the shader has overrides without defaults).
 pub(crate) fn resolve_module(
     device: &DeviceShared,
-    source: &WgslSource,
-) -> Result<Vec<EntryPoint>, ShaderLoadError> {
+    source: &Arc<WgslSource>,
+) -> Result<ResolvedModule, ShaderLoadError> {
     let no_constants: &[(&str, f64)] = &[];
-    match resolve(device, source, None, no_constants) {
-        Ok(eps) => Ok(eps),
+    let key = VariantKey::new(&source.hash, &device.agent.name, no_constants);
+    let cached = device.shader_cache.entry_points(&key);
+    let resolved = if cached.is_empty() {
+        load_or_defer(device, source, &key)
+    } else {
+        tracing::debug!(file = %source.file_name, hash = %source.hash, "WGSL resolved from the shader cache");
+        Ok(ResolvedModule {
+            entry_points: cached,
+            deferred: None,
+        })
+    };
+    match resolved {
+        Ok(r) => Ok(r),
         Err(Unresolved::NeedsConstants(why)) => {
             tracing::debug!(file = %source.file_name, %why, "WGSL entry points wait for pipeline constants");
-            Ok(Vec::new())
+            Ok(ResolvedModule {
+                entry_points: Vec::new(),
+                deferred: None,
+            })
         }
         Err(Unresolved::Failed(e)) => Err(e),
+    }
+}
+
+/// The on-disk cache's object for a new module, else its translation left
+/// waiting in the device's pending set.
+#[cfg(feature = "wgsl")]
+fn load_or_defer(
+    device: &DeviceShared,
+    source: &Arc<WgslSource>,
+    key: &VariantKey,
+) -> Result<ResolvedModule, Unresolved> {
+    use crate::shader_disk_cache::DiskCache;
+    use std::sync::atomic::Ordering;
+
+    let target = device.agent.name.as_str();
+    let no_constants: &[(&str, f64)] = &[];
+    let id = device.next_id.fetch_add(1, Ordering::Relaxed);
+    let options = aqueduct_shaderc::Options {
+        symbol_prefix: format!("m{id}"),
+        ..compile_options(source, None, no_constants, target)
+    };
+    let disk = disk_key(source, None, no_constants, target, &options);
+    if let Some(k) = &disk
+        && let Some(cache) = DiskCache::from_env()
+        && let Some(loaded) = load_from_disk(device, &cache, k, source)
+    {
+        device
+            .shader_cache
+            .insert(key.clone(), loaded.entry_points.clone());
+        return Ok(ResolvedModule {
+            entry_points: loaded.entry_points,
+            deferred: None,
+        });
+    }
+    let translated =
+        aqueduct_shaderc::translate(aqueduct_shaderc::Source::Wgsl(&source.text), &options)
+            .map_err(|e| compile_failure(e, source, target, no_constants))?;
+    if let Err(e) = aqueduct_shaderc::Toolchain::find(options.llvm_bin.as_deref()) {
+        return Err(compile_failure(e, source, target, no_constants));
+    }
+    tracing::debug!(file = %source.file_name, "WGSL translated; its compile waits for a pipeline");
+    let pending = device.shader_cache.pending.add(
+        id,
+        source.clone(),
+        translated,
+        disk,
+        batch_options(target),
+    );
+    Ok(ResolvedModule {
+        entry_points: Vec::new(),
+        deferred: Some(pending),
+    })
+}
+
+#[cfg(not(feature = "wgsl"))]
+fn load_or_defer(
+    device: &DeviceShared,
+    source: &Arc<WgslSource>,
+    _key: &VariantKey,
+) -> Result<ResolvedModule, Unresolved> {
+    let no_constants: &[(&str, f64)] = &[];
+    compile(device, source, None, no_constants).map(|loaded| ResolvedModule {
+        entry_points: loaded.entry_points,
+        deferred: None,
+    })
+}
+
+/// The entry points of a module waiting for the LLVM step: compiled with
+/// every other waiting module in one batch, unless an earlier batch (or
+/// another module with the same text) already did. Its error, when the
+/// batch could not compile it.
+#[cfg(feature = "wgsl")]
+pub(crate) fn resolve_deferred(
+    device: &DeviceShared,
+    source: &WgslSource,
+    module: &PendingModule,
+) -> Result<Vec<EntryPoint>, ShaderLoadError> {
+    let no_constants: &[(&str, f64)] = &[];
+    let key = VariantKey::new(&source.hash, &device.agent.name, no_constants);
+    let cache = &device.shader_cache;
+    cache.pending.exclusive(|| {
+        for attempt in 0..2 {
+            let eps = cache.entry_points(&key);
+            if !eps.is_empty() {
+                return Ok(eps);
+            }
+            if let Some(e) = cache.pending.failure(module.id) {
+                return Err(e);
+            }
+            if attempt == 0 {
+                compile_pending(device);
+            }
+        }
+        // Neither compiled nor failed (it left the set): compile it alone.
+        resolve_pipeline(device, source, None, no_constants)
+    })
+}
+
+#[cfg(not(feature = "wgsl"))]
+pub(crate) fn resolve_deferred(
+    _device: &DeviceShared,
+    _source: &WgslSource,
+    module: &PendingModule,
+) -> Result<Vec<EntryPoint>, ShaderLoadError> {
+    match *module {}
+}
+
+/// The options of a batch compile for `target`.
+#[cfg(feature = "wgsl")]
+fn batch_options(target: &str) -> aqueduct_shaderc::Options {
+    aqueduct_shaderc::Options {
+        targets: vec![target.to_string()],
+        llvm_bin: std::env::var_os(LLVM_BIN_ENV).map(std::path::PathBuf::from),
+        ..Default::default()
+    }
+}
+
+/// Load what the worker compiled and compile, in one batch, every module
+/// still waiting (the caller holds the batch lock): each module's entry
+/// points join the device's cache and the on-disk cache, or its error
+/// stays in the pending set. Each batch's object is loaded once.
+#[cfg(feature = "wgsl")]
+fn compile_pending(device: &DeviceShared) {
+    use crate::shader::{load_executable, load_precompiled_in};
+    use crate::shader_disk_cache::{CachedObject, DiskCache, DiskKey};
+    use aqueduct_shaderc::BatchObject;
+    use std::sync::atomic::Ordering;
+
+    let cache = &device.shader_cache;
+    let target = device.agent.name.as_str();
+    let no_constants: &[(&str, f64)] = &[];
+    let (mut ready, waiting) = cache.pending.take();
+    if !waiting.is_empty() {
+        let started = std::time::Instant::now();
+        let compiled = pending::compile(&waiting, &batch_options(target));
+        tracing::info!(
+            target,
+            modules = waiting.len(),
+            ms = started.elapsed().as_millis() as u64,
+            "compiled a batch of WGSL modules at run time"
+        );
+        ready.extend(
+            waiting
+                .into_iter()
+                .zip(compiled)
+                .map(|(w, compiled)| pending::Ready {
+                    id: w.id,
+                    source: w.source,
+                    disk: w.disk,
+                    compiled,
+                }),
+        );
+    }
+    if ready.is_empty() {
+        return;
+    }
+    cache
+        .compiles
+        .fetch_add(ready.len() as u64, Ordering::Relaxed);
+    /// A batch's object: how many modules use it, its executable, its
+    /// on-disk key once stored.
+    struct Object {
+        bytes: Arc<BatchObject>,
+        users: usize,
+        executable: Option<Result<Arc<aqueduct_hsa::Executable>, ShaderLoadError>>,
+        disk: Option<DiskKey>,
+    }
+    let mut objects: Vec<Object> = Vec::new();
+    let mut object_of = |bytes: &Arc<BatchObject>| -> usize {
+        match objects.iter().position(|o| Arc::ptr_eq(&o.bytes, bytes)) {
+            Some(i) => i,
+            None => {
+                objects.push(Object {
+                    bytes: bytes.clone(),
+                    users: 0,
+                    executable: None,
+                    disk: None,
+                });
+                objects.len() - 1
+            }
+        }
+    };
+    let indices: Vec<Option<usize>> = ready
+        .iter()
+        .map(|r| r.compiled.as_ref().ok().map(|(bytes, _)| object_of(bytes)))
+        .collect();
+    for index in indices.iter().flatten() {
+        objects[*index].users += 1;
+    }
+    let disk = ready
+        .iter()
+        .any(|r| r.disk.is_some())
+        .then(DiskCache::from_env)
+        .flatten();
+    for (r, index) in ready.into_iter().zip(indices) {
+        let outcome = (|| -> Result<LoadedPrecompiled, ShaderLoadError> {
+            let (_, reflection) = r.compiled.map_err(|e| {
+                match compile_failure(e, &r.source, target, no_constants) {
+                    Unresolved::NeedsConstants(why) => ShaderLoadError::from(why),
+                    Unresolved::Failed(e) => e,
+                }
+            })?;
+            let object = &mut objects[index.expect("a compiled module has an object")];
+            let code = &object.bytes.code_object;
+            let reflection = reflection
+                .to_json()
+                .map_err(|e| ShaderLoadError::from(WgslError::ReflectionJson(Arc::new(e))))?;
+            let exe = object
+                .executable
+                .get_or_insert_with(|| load_executable(&device.runtime, &device.agent, code))
+                .clone()?;
+            let loaded = load_precompiled_in(exe, &reflection)?;
+            if let (Some(disk), Some(key)) = (&disk, &r.disk) {
+                if object.users > 1 {
+                    let shared = *object.disk.get_or_insert_with(|| {
+                        let shared = DiskKey::of_object(code);
+                        disk.store(
+                            &shared,
+                            &CachedObject {
+                                code: code.clone(),
+                                reflection: String::new(),
+                            },
+                        );
+                        shared
+                    });
+                    disk.store(key, &CachedObject::shared(&shared, reflection));
+                } else {
+                    disk.store(
+                        key,
+                        &CachedObject {
+                            code: code.clone(),
+                            reflection,
+                        },
+                    );
+                }
+            }
+            Ok(loaded)
+        })();
+        match outcome {
+            Ok(loaded) => {
+                let key = VariantKey::new(&r.source.hash, target, no_constants);
+                cache.insert(key, loaded.entry_points);
+                cache.pending.loaded(r.id);
+            }
+            Err(e) => {
+                tracing::debug!(file = %r.source.file_name, "a WGSL module of the batch failed: {e}");
+                cache.pending.failed(r.id, e);
+            }
+        }
+    }
+    let mut shared_objects = cache.shared_objects.lock_unpoisoned();
+    for object in &objects {
+        if let (Some(key), Some(Ok(exe))) = (&object.disk, &object.executable) {
+            shared_objects.insert(key.bytes(), Arc::downgrade(exe));
+        }
     }
 }
 
@@ -253,6 +565,135 @@ fn precompile_hint(
     })
 }
 
+/// The compiler's options for `source` on `target`.
+#[cfg(feature = "wgsl")]
+fn compile_options(
+    source: &WgslSource,
+    entry: Option<&str>,
+    constants: &[(&str, f64)],
+    target: &str,
+) -> aqueduct_shaderc::Options {
+    aqueduct_shaderc::Options {
+        targets: vec![target.to_string()],
+        entry: entry.map(str::to_string),
+        defines: constants.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        file_name: source.file_name.clone(),
+        llvm_bin: std::env::var_os(LLVM_BIN_ENV).map(std::path::PathBuf::from),
+        ..Default::default()
+    }
+}
+
+/// A compiler error as the facade reports it.
+#[cfg(feature = "wgsl")]
+fn compile_failure(
+    e: aqueduct_shaderc::CompileError,
+    source: &WgslSource,
+    target: &str,
+    constants: &[(&str, f64)],
+) -> Unresolved {
+    use aqueduct_shaderc::CompileError;
+    match e {
+        CompileError::Override { message } => {
+            Unresolved::NeedsConstants(WgslError::NeedsConstants { message })
+        }
+        e @ CompileError::ToolMissing { .. } => Unresolved::Failed(
+            WgslError::NotPrecompiled {
+                hint: precompile_hint(source, target, constants),
+                source: Arc::new(e),
+            }
+            .into(),
+        ),
+        e => Unresolved::Failed(WgslError::Compile(Arc::new(e)).into()),
+    }
+}
+
+/// The entry under `key` in the on-disk cache, loaded; None (the entry
+/// removed when it does not load) for a miss.
+#[cfg(feature = "wgsl")]
+fn load_from_disk(
+    device: &DeviceShared,
+    cache: &crate::shader_disk_cache::DiskCache,
+    key: &crate::shader_disk_cache::DiskKey,
+    source: &WgslSource,
+) -> Option<LoadedPrecompiled> {
+    use std::sync::atomic::Ordering;
+
+    let started = std::time::Instant::now();
+    let cached = cache.load(key)?;
+    let loaded = match cached.shared_object() {
+        None => load_precompiled(
+            &device.runtime,
+            &device.agent,
+            &cached.code,
+            &cached.reflection,
+        ),
+        Some(object) => match shared_executable(device, cache, &object) {
+            Some(exe) => crate::shader::load_precompiled_in(exe, &cached.reflection),
+            None => {
+                tracing::debug!(file = %source.file_name, "the shared object of a shader cache entry is gone; recompiling");
+                cache.remove(key);
+                return None;
+            }
+        },
+    };
+    match loaded {
+        Ok(loaded) => {
+            device.shader_cache.compiles.fetch_add(1, Ordering::Relaxed);
+            device
+                .shader_cache
+                .disk_hits
+                .fetch_add(1, Ordering::Relaxed);
+            tracing::debug!(
+                file = %source.file_name,
+                target = %device.agent.name,
+                us = started.elapsed().as_micros() as u64,
+                "WGSL loaded from the shader cache on disk"
+            );
+            Some(loaded)
+        }
+        // Sound bytes that do not load: compile again and replace them.
+        Err(e) => {
+            tracing::warn!(file = %source.file_name, "a shader cache entry does not load ({e}); recompiling");
+            cache.remove(key);
+            None
+        }
+    }
+}
+
+/// The shared code object stored under `object`, loaded once per device.
+#[cfg(feature = "wgsl")]
+fn shared_executable(
+    device: &DeviceShared,
+    cache: &crate::shader_disk_cache::DiskCache,
+    object: &crate::shader_disk_cache::DiskKey,
+) -> Option<Arc<aqueduct_hsa::Executable>> {
+    let known = device
+        .shader_cache
+        .shared_objects
+        .lock_unpoisoned()
+        .get(&object.bytes())
+        .and_then(std::sync::Weak::upgrade);
+    if known.is_some() {
+        return known;
+    }
+    let code = cache.load(object)?.code;
+    match crate::shader::load_executable(&device.runtime, &device.agent, &code) {
+        Ok(exe) => {
+            device
+                .shader_cache
+                .shared_objects
+                .lock_unpoisoned()
+                .insert(object.bytes(), Arc::downgrade(&exe));
+            Some(exe)
+        }
+        Err(e) => {
+            tracing::warn!("a shared object in the shader cache does not load ({e}); recompiling");
+            cache.remove(object);
+            None
+        }
+    }
+}
+
 #[cfg(feature = "wgsl")]
 fn compile(
     device: &DeviceShared,
@@ -261,72 +702,23 @@ fn compile(
     constants: &[(&str, f64)],
 ) -> Result<LoadedPrecompiled, Unresolved> {
     use crate::shader_disk_cache::{CachedObject, DiskCache};
-    use aqueduct_shaderc::CompileError;
     use std::sync::atomic::Ordering;
 
     let target = device.agent.name.as_str();
-    let options = aqueduct_shaderc::Options {
-        targets: vec![target.to_string()],
-        entry: entry.map(str::to_string),
-        defines: constants.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
-        file_name: source.file_name.clone(),
-        llvm_bin: std::env::var_os(LLVM_BIN_ENV).map(std::path::PathBuf::from),
-        ..Default::default()
-    };
+    let options = compile_options(source, entry, constants, target);
     let started = std::time::Instant::now();
     // The key first: without the LLVM tools there is no key, and the
     // cache directory is not even created.
     let disk = disk_key(source, entry, constants, target, &options)
         .and_then(|key| Some((DiskCache::from_env()?, key)));
     if let Some((cache, key)) = &disk
-        && let Some(cached) = cache.load(key)
+        && let Some(loaded) = load_from_disk(device, cache, key, source)
     {
-        match load_precompiled(
-            &device.runtime,
-            &device.agent,
-            &cached.code,
-            &cached.reflection,
-        ) {
-            Ok(loaded) => {
-                device.shader_cache.compiles.fetch_add(1, Ordering::Relaxed);
-                device
-                    .shader_cache
-                    .disk_hits
-                    .fetch_add(1, Ordering::Relaxed);
-                tracing::debug!(
-                    file = %source.file_name,
-                    target,
-                    us = started.elapsed().as_micros() as u64,
-                    "WGSL loaded from the shader cache on disk"
-                );
-                return Ok(loaded);
-            }
-            // Sound bytes that do not load: compile again and replace them.
-            Err(e) => {
-                tracing::warn!(file = %source.file_name, "a shader cache entry does not load ({e}); recompiling");
-                cache.remove(key);
-            }
-        }
+        return Ok(loaded);
     }
     let compiled =
-        match aqueduct_shaderc::compile(aqueduct_shaderc::Source::Wgsl(&source.text), &options) {
-            Ok(c) => c,
-            Err(CompileError::Override { message }) => {
-                return Err(Unresolved::NeedsConstants(WgslError::NeedsConstants {
-                    message,
-                }));
-            }
-            Err(e @ CompileError::ToolMissing { .. }) => {
-                return Err(Unresolved::Failed(
-                    WgslError::NotPrecompiled {
-                        hint: precompile_hint(source, target, constants),
-                        source: Arc::new(e),
-                    }
-                    .into(),
-                ));
-            }
-            Err(e) => return Err(Unresolved::Failed(WgslError::Compile(Arc::new(e)).into())),
-        };
+        aqueduct_shaderc::compile(aqueduct_shaderc::Source::Wgsl(&source.text), &options)
+            .map_err(|e| compile_failure(e, source, target, constants))?;
     device.shader_cache.compiles.fetch_add(1, Ordering::Relaxed);
     tracing::info!(
         file = %source.file_name,

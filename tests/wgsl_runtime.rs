@@ -169,6 +169,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 ";
     let module = wgsl_module(&c, "square.wgsl", text);
     assert_eq!(module.entry_points(), ["main"]);
+    // Translated at creation; the LLVM step waits for a pipeline.
+    assert_eq!(c.device.wgsl_compiles(), 0);
+    let _first = expect_valid(&c.device, || pipeline_with(&c, &module, None, &[]));
     assert_eq!(c.device.wgsl_compiles(), 1);
     // The same text again: from the device's cache.
     let again = wgsl_module(&c, "square_again.wgsl", text);

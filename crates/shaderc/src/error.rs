@@ -53,6 +53,19 @@ pub enum CompileError {
     /// A `--define NAME=VALUE` that does not parse.
     #[error("bad define `{0}`: expected NAME=VALUE with a number or true/false")]
     BadDefine(String),
+    /// `Options::symbol_prefix` is not `[A-Za-z_][A-Za-z0-9_]*`.
+    #[error(
+        "bad symbol prefix `{0}`: expected ASCII letters, digits and `_`, not starting with a digit"
+    )]
+    BadSymbolPrefix(String),
+    /// Two modules of one batch define a symbol of the same name (their
+    /// symbol prefixes are equal); `module` is the later one's index.
+    #[error("module {module} of the batch reuses the symbol prefix `{prefix}` of module {first}")]
+    SymbolPrefixClash {
+        module: usize,
+        first: usize,
+        prefix: String,
+    },
     /// An LLVM tool is not installed.
     #[error("`{tool}` not found: install it with `apt-get install -y {package}`")]
     ToolMissing { tool: String, package: String },

@@ -6,10 +6,18 @@
 //! ELF code object (code object v5) per target; several targets are packed
 //! into one clang offload bundle.
 //!
+//! # Batches
+//! [`compile_translated`] (and [`compile_batch`] from sources) compiles
+//! several modules with one clang-19 and one ld.lld-19 run into one code
+//! object; each module is translated with its own [`Options::symbol_prefix`]
+//! so their symbols never collide, and each keeps its own reflection or
+//! error (see `batch.rs`).
+//!
 //! # Binding ABI
-//! Each `@compute` entry point becomes one `amdgpu_kernel` with the entry
-//! point's name. Its explicit kernel arguments are, for each buffer binding
-//! the entry point uses, in (group, binding) order:
+//! Each `@compute` entry point becomes one `amdgpu_kernel` named after the
+//! entry point (`PREFIX.name` with a symbol prefix; the reflection's
+//! `kernel` is the symbol). Its explicit kernel arguments are, for each
+//! buffer binding the entry point uses, in (group, binding) order:
 //! - `g{group}_b{binding}`: a global pointer to the binding's first byte;
 //! - `g{group}_b{binding}_size` (u32, only when the binding's type ends in a
 //!   runtime-sized array): the binding's size in bytes, which arrayLength and
@@ -43,6 +51,7 @@
 //! `include_shader_reflection!("name")` for the JSON). `compile_dir` reuses
 //! the precompiled `DIR/<target>/NAME.co` files when LLVM is not installed.
 
+mod batch;
 pub mod build;
 mod diagnostic;
 mod emit;
@@ -53,6 +62,9 @@ mod toolchain;
 
 use std::path::PathBuf;
 
+pub use batch::{
+    BatchCompiled, BatchMember, BatchObject, compile_batch, compile_translated, link_ir,
+};
 pub use error::{CompileError, ComputeLimit};
 pub use frontend::Source;
 pub use reflect::{
@@ -84,6 +96,13 @@ pub struct Options {
     pub file_name: String,
     /// Directory holding clang-19 and ld.lld-19 (default: PATH).
     pub llvm_bin: Option<PathBuf>,
+    /// Put before every symbol the module defines (default: none): with
+    /// prefix `P`, entry point `main` becomes kernel symbol `P.main` (the
+    /// reflection's `kernel`) and helpers and workgroup variables are
+    /// `P.f.N` and `P.wg.N`. ASCII letters, digits and `_`, not starting
+    /// with a digit. Modules compiled together ([`compile_batch`]) need
+    /// distinct prefixes.
+    pub symbol_prefix: String,
 }
 
 impl Default for Options {
@@ -95,6 +114,7 @@ impl Default for Options {
             defines: Vec::new(),
             file_name: "shader.wgsl".into(),
             llvm_bin: None,
+            symbol_prefix: String::new(),
         }
     }
 }
@@ -104,6 +124,8 @@ impl Default for Options {
 pub struct Translated {
     pub llvm_ir: String,
     pub reflection: Reflection,
+    /// `Options::symbol_prefix` the IR was emitted with.
+    pub symbol_prefix: String,
 }
 
 /// A compiled shader.
@@ -164,6 +186,7 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
             return Err(CompileError::UnknownTarget(t.clone()));
         }
     }
+    check_symbol_prefix(&options.symbol_prefix)?;
     let file = options.file_name.as_str();
     let (module, info) = frontend::load(&source, file, options.entry.as_deref(), &options.defines)?;
     if !module
@@ -173,8 +196,14 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
     {
         return Err(CompileError::NoComputeEntryPoint { file: file.into() });
     }
-    let emitted = emit::emit_module(&module, &info, options.entry.as_deref(), file)
-        .map_err(|e| e.render(source.text(), file))?;
+    let emitted = emit::emit_module(
+        &module,
+        &info,
+        options.entry.as_deref(),
+        file,
+        &options.symbol_prefix,
+    )
+    .map_err(|e| e.render(source.text(), file))?;
     tracing::debug!(file, bytes = emitted.llvm_ir.len(), "emitted LLVM IR");
     Ok(Translated {
         llvm_ir: emitted.llvm_ir,
@@ -188,30 +217,41 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
             constants: options.defines.iter().cloned().collect(),
             entry_points: emitted.entry_points,
         },
+        symbol_prefix: options.symbol_prefix.clone(),
     })
+}
+
+/// An error unless `prefix` is empty or an LLVM identifier without dots
+/// (`[A-Za-z_][A-Za-z0-9_]*`), so `PREFIX.name` never needs quoting and
+/// never equals an unprefixed symbol.
+fn check_symbol_prefix(prefix: &str) -> Result<(), CompileError> {
+    let mut chars = prefix.chars();
+    let valid = match chars.next() {
+        None => true,
+        Some(first) => {
+            (first.is_ascii_alphabetic() || first == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }
+    };
+    if valid {
+        Ok(())
+    } else {
+        Err(CompileError::BadSymbolPrefix(prefix.to_string()))
+    }
 }
 
 /// Compile a shader to a code object (or a bundle for several targets).
 pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, CompileError> {
     let translated = translate(source, options)?;
-    let tools = Toolchain::find(options.llvm_bin.as_deref())?;
     let stem = std::path::Path::new(&options.file_name)
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("shader")
         .to_string();
-    let mut objects = Vec::new();
-    for target in &options.targets {
-        let co = tools.compile_ir(&translated.llvm_ir, &stem, target, options.opt_level)?;
-        objects.push((target.clone(), co));
-    }
-    let code_object = match objects.as_slice() {
-        [(_, only)] => only.clone(),
-        many => bundle(many),
-    };
+    let object = batch::compile_ir(&translated.llvm_ir, &stem, options)?;
     Ok(Compiled {
-        code_object,
-        objects,
+        code_object: object.code_object,
+        objects: object.objects,
         reflection: translated.reflection,
         llvm_ir: translated.llvm_ir,
     })

@@ -349,7 +349,7 @@ impl<'a> FnEmitter<'a> {
         for (index, kind) in m.globals.iter().enumerate() {
             if let GlobalKind::Workgroup = kind {
                 e.globals[index] = Some(GlobalRef {
-                    ptr: format!("@wg.{index}"),
+                    ptr: format!("@{}", m.symbol(&format!("wg.{index}"))),
                     space: super::types::AS_LOCAL,
                     size: None,
                 });
@@ -373,8 +373,8 @@ impl<'a> FnEmitter<'a> {
         let mut text = String::new();
         let _ = writeln!(
             text,
-            "define internal {ret} @f.{}({}) #0 {{",
-            handle.index(),
+            "define internal {ret} @{}({}) alwaysinline nounwind {{",
+            m.symbol(&format!("f.{}", handle.index())),
             params.join(", ")
         );
         text.push_str("entry:\n");

@@ -21,27 +21,6 @@ use super::{GlobalKind, ModuleCtx};
 use crate::error::{ComputeLimit, EmitError, EmitResult, LimitBreach, unsupported};
 use crate::reflect::{BindingKind, BindingReflection, EntryReflection};
 
-/// LLVM attribute groups: #0 for helpers, one per kernel after it.
-#[derive(Default)]
-pub(crate) struct AttributeGroups {
-    kernels: Vec<String>,
-}
-
-impl AttributeGroups {
-    fn add(&mut self, text: String) -> usize {
-        self.kernels.push(text);
-        self.kernels.len()
-    }
-
-    pub(crate) fn render(&self) -> String {
-        let mut out = String::from("attributes #0 = { alwaysinline nounwind }\n");
-        for (i, k) in self.kernels.iter().enumerate() {
-            let _ = writeln!(out, "attributes #{} = {{ {k} }}", i + 1);
-        }
-        out
-    }
-}
-
 /// Per-kernel dispatch geometry values, computed on first use.
 #[derive(Default)]
 struct Geometry {
@@ -293,7 +272,6 @@ fn check_workgroup_storage(
 pub(crate) fn emit_kernel(
     m: &ModuleCtx<'_>,
     index: usize,
-    attrs: &mut AttributeGroups,
 ) -> EmitResult<(String, EntryReflection)> {
     let module = m.module;
     let ep = &module.entry_points[index];
@@ -437,7 +415,7 @@ pub(crate) fn emit_kernel(
     for (gi, kind) in m.globals.iter().enumerate() {
         if let GlobalKind::Workgroup = kind {
             e.globals[gi] = Some(GlobalRef {
-                ptr: format!("@wg.{gi}"),
+                ptr: format!("@{}", m.symbol(&format!("wg.{gi}"))),
                 space: AS_LOCAL,
                 size: None,
             });
@@ -448,7 +426,8 @@ pub(crate) fn emit_kernel(
         for &h in &workgroup_vars {
             let size = workgroup_var_size(m, h);
             workgroup_memory_size += size;
-            e.zero_workgroup(&format!("@wg.{}", h.index()), size, &lidx, invocations);
+            let global = format!("@{}", m.symbol(&format!("wg.{}", h.index())));
+            e.zero_workgroup(&global, size, &lidx, invocations);
         }
         e.control_barrier(naga::Barrier::WORK_GROUP);
     }
@@ -457,14 +436,13 @@ pub(crate) fn emit_kernel(
     e.block(&fun.body)?;
     e.br_ret_void();
 
-    let attr = attrs.add(format!(
-        "\"amdgpu-flat-work-group-size\"=\"{invocations},{invocations}\" nounwind"
-    ));
+    // Attributes sit on the definition (no attribute groups), so the
+    // modules of a batch concatenate without renumbering.
+    let kernel_symbol = m.symbol(&ep.name);
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "define amdgpu_kernel void @\"{}\"({}) #{attr} !reqd_work_group_size !{{i32 {}, i32 {}, i32 {}}} {{",
-        ep.name,
+        "define amdgpu_kernel void @\"{kernel_symbol}\"({}) \"amdgpu-flat-work-group-size\"=\"{invocations},{invocations}\" nounwind !reqd_work_group_size !{{i32 {}, i32 {}, i32 {}}} {{",
         params.join(", "),
         wg[0],
         wg[1],
@@ -478,7 +456,7 @@ pub(crate) fn emit_kernel(
         text,
         EntryReflection {
             name: ep.name.clone(),
-            kernel: ep.name.clone(),
+            kernel: kernel_symbol,
             workgroup_size: wg,
             workgroup_memory_size,
             uses_subgroups: super::subgroup::entry_uses_subgroups(module, index),

@@ -71,6 +71,8 @@ pub(crate) struct ModuleCtx<'a> {
     pub globals: Vec<GlobalKind>,
     /// `declare` lines for the intrinsics used.
     pub declares: RefCell<BTreeSet<String>>,
+    /// Put before every symbol the module defines (see [`ModuleCtx::symbol`]).
+    pub symbol_prefix: &'a str,
 }
 
 /// The result of emitting a module.
@@ -80,7 +82,11 @@ pub(crate) struct EmittedModule {
 }
 
 impl<'a> ModuleCtx<'a> {
-    fn new(module: &'a naga::Module, info: &'a ModuleInfo) -> EmitResult<Self> {
+    fn new(
+        module: &'a naga::Module,
+        info: &'a ModuleInfo,
+        symbol_prefix: &'a str,
+    ) -> EmitResult<Self> {
         let mut layouter = Layouter::default();
         layouter.update(module.to_ctx()).map_err(|e| EmitError {
             construct: format!("type layout: {e}"),
@@ -93,6 +99,7 @@ impl<'a> ModuleCtx<'a> {
             layouter,
             globals: Vec::new(),
             declares: RefCell::new(BTreeSet::new()),
+            symbol_prefix,
         };
         ctx.globals = module
             .global_variables
@@ -145,6 +152,16 @@ impl<'a> ModuleCtx<'a> {
         }
     }
 
+    /// The LLVM name of a symbol the module defines (`main`, `f.3`,
+    /// `wg.0`): `PREFIX.name` with a symbol prefix, else the name itself.
+    pub(crate) fn symbol(&self, name: &str) -> String {
+        if self.symbol_prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}.{name}", self.symbol_prefix)
+        }
+    }
+
     /// Declare an intrinsic (the full `declare` line).
     pub(crate) fn declare(&self, line: String) {
         self.declares.borrow_mut().insert(line);
@@ -152,17 +169,18 @@ impl<'a> ModuleCtx<'a> {
 }
 
 /// Emit the compute entry points of `module` (all of them, or only
-/// `entry`) as one LLVM IR module.
+/// `entry`) as one LLVM IR module whose defined symbols carry
+/// `symbol_prefix` (see [`ModuleCtx::symbol`]).
 pub(crate) fn emit_module(
     module: &naga::Module,
     info: &ModuleInfo,
     entry: Option<&str>,
     module_name: &str,
+    symbol_prefix: &str,
 ) -> EmitResult<EmittedModule> {
-    let ctx = ModuleCtx::new(module, info)?;
+    let ctx = ModuleCtx::new(module, info, symbol_prefix)?;
     let mut body = String::new();
     let mut entry_points = Vec::new();
-    let mut attrs = kernel::AttributeGroups::default();
 
     // Helper functions used by the chosen entry points.
     let selected: Vec<usize> = module
@@ -180,7 +198,7 @@ pub(crate) fn emit_module(
         body.push('\n');
     }
     for &index in &selected {
-        let (text, reflection) = kernel::emit_kernel(&ctx, index, &mut attrs)?;
+        let (text, reflection) = kernel::emit_kernel(&ctx, index)?;
         body.push_str(&text);
         body.push('\n');
         entry_points.push(reflection);
@@ -201,7 +219,8 @@ pub(crate) fn emit_module(
             let align = ctx.align_of(var.ty).max(4);
             let _ = writeln!(
                 out,
-                "@wg.{index} = internal addrspace(3) global [{size} x i8] poison, align {align}"
+                "@{} = internal addrspace(3) global [{size} x i8] poison, align {align}",
+                ctx.symbol(&format!("wg.{index}"))
             );
         }
     }
@@ -211,8 +230,6 @@ pub(crate) fn emit_module(
         out.push_str(line);
         out.push('\n');
     }
-    out.push('\n');
-    out.push_str(&attrs.render());
     Ok(EmittedModule {
         llvm_ir: out,
         entry_points,

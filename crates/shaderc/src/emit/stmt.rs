@@ -163,7 +163,11 @@ impl FnEmitter<'_> {
                 }
                 args.extend(self.hidden_args());
                 let callee = &self.m.module.functions[function];
-                let call = format!("@f.{}({})", function.index(), args.join(", "));
+                let call = format!(
+                    "@{}({})",
+                    self.m.symbol(&format!("f.{}", function.index())),
+                    args.join(", ")
+                );
                 match (result, &callee.result) {
                     (Some(r), Some(res)) => {
                         let ty = self

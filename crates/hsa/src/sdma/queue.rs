@@ -230,6 +230,13 @@ impl SdmaQueue {
         self.hub.queue_error(&self.error_source)
     }
 
+    /// Recover now from an error instead of on the next command: destroy
+    /// and recreate the KFD queue if it is in error.
+    pub fn recover(&self) -> HsaResult<()> {
+        let mut state = self.lock_state();
+        self.recover_if_needed(&mut state)
+    }
+
     /// Destroy and recreate the KFD queue if it is in error; the packets
     /// it had not executed are dropped.
     fn recover_if_needed(&self, state: &mut KfdSdmaState) -> HsaResult<()> {

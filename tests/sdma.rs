@@ -28,7 +28,9 @@ fn run(c: &Ctx) -> Outcome {
     let module = kernel_module(&c.device, "vector_copy", [64, 1, 1]);
     let p = auto_pipeline(&c.device, &module, "vector_copy");
     let bytes = u64::from(WORDS) * 4;
-    let words: Vec<u32> = (0..WORDS).map(|i| i.wrapping_mul(2_654_435_761) ^ 0x5a5a).collect();
+    let words: Vec<u32> = (0..WORDS)
+        .map(|i| i.wrapping_mul(2_654_435_761) ^ 0x5a5a)
+        .collect();
     let src = storage(&c.device, bytes);
     let mid = storage(&c.device, bytes);
     let dst = storage(&c.device, bytes);
@@ -36,7 +38,8 @@ fn run(c: &Ctx) -> Outcome {
     let filled = storage(&c.device, bytes);
     let out2 = storage(&c.device, bytes);
     c.queue.write_buffer(&src, 0, bytemuck::cast_slice(&words));
-    c.queue.write_buffer(&filled, 0, bytemuck::cast_slice(&words));
+    c.queue
+        .write_buffer(&filled, 0, bytemuck::cast_slice(&words));
     let dispatch = |enc: &mut CommandEncoder, from: &Buffer, to: &Buffer| {
         let bg = bind_group(&c.device, &p, 0, &[from, to]);
         let mut pass = enc.begin_compute_pass(&Default::default());
@@ -83,9 +86,16 @@ fn sdma_and_blit_kernels_give_the_same_bytes() {
     );
     let cleared = &with_sdma.cleared;
     let n = WORDS as usize;
-    assert!(cleared[1024..n - 1024].iter().all(|&w| w == 0), "cleared middle");
+    assert!(
+        cleared[1024..n - 1024].iter().all(|&w| w == 0),
+        "cleared middle"
+    );
     assert_ne!(cleared[..1024], [0; 1024], "the clear starts at its offset");
-    assert_ne!(cleared[n - 1024..], [0; 1024], "the clear stops at its size");
+    assert_ne!(
+        cleared[n - 1024..],
+        [0; 1024],
+        "the clear stops at its size"
+    );
 
     // SAFETY: this binary's only test; no other thread reads the environment now.
     unsafe { std::env::set_var("AQUEDUCT_ENABLE_SDMA", "0") };

@@ -22,8 +22,8 @@
 //! will after a fault, and waits for the engine's read pointer), so the
 //! engine never polls or writes a freed signal.
 
-use std::sync::{Arc, Mutex, Weak};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use aqueduct_hsa::{Agent, HsaError, MemoryOrder, Runtime, SdmaQueue, Signal};
@@ -97,10 +97,7 @@ impl CopyEngine {
     }
 
     /// Fresh gate and done signals for one command.
-    pub(crate) fn gates(
-        self: &Arc<Self>,
-        runtime: &Runtime,
-    ) -> Result<Arc<SdmaGates>, HsaError> {
+    pub(crate) fn gates(self: &Arc<Self>, runtime: &Runtime) -> Result<Arc<SdmaGates>, HsaError> {
         Ok(Arc::new(SdmaGates {
             engine: self.clone(),
             gate: runtime.create_signal(1)?,

@@ -37,7 +37,10 @@ pub(super) fn wait_epoch(
             Err(HsaError::QueueError { .. }) if dev.hsa_queue.error().is_none() => {
                 // The device's SDMA queue faulted: the compute queue waits
                 // for its commands; release them and report it.
-                if let Some(fault) = dev.copy_engine.as_ref().and_then(|c| c.recover_from_fault())
+                if let Some(fault) = dev
+                    .copy_engine
+                    .as_ref()
+                    .and_then(|c| c.recover_from_fault())
                 {
                     report_queue_fault(dev, HsaError::from(fault), None);
                     continue;

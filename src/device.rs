@@ -89,7 +89,7 @@ impl DeviceShared {
         let mut blit = BlitKernels::load(&runtime, &agent, &shader_cache)?;
         let copy_engine = crate::queue::sdma::CopyEngine::open(&runtime, &agent);
         if copy_engine.is_some() {
-            blit.sdma_min_bytes = Some(crate::queue::sdma::SDMA_MIN_BYTES);
+            blit.sdma_min_bytes = Some(crate::queue::sdma::sdma_min_bytes());
         }
         let hsa_queue = runtime.create_queue(&agent, QUEUE_PACKETS)?;
         // The CP stamps completion signals: timestamp queries are its

@@ -12,7 +12,8 @@
 //! completes first) and a system-scope release completing the op's gate
 //! signal, then a barrier-AND waiting for its done signal; on the SDMA
 //! queue, a poll of the gate until it reads 0, the copy or fill, and the
-//! decrement of the done signal. So a copy waits for the dispatch that
+//! decrement of the done signal (the gate starts open when nothing is
+//! outstanding before the op). So a copy waits for the dispatch that
 //! produced its source, and a dispatch for the copy that produced its
 //! input; the submission's completion packet comes after the wait, so its
 //! epoch covers the copy.
@@ -33,12 +34,28 @@ use crate::command::lower::SdmaWork;
 /// The environment variable that turns the SDMA engine off (`0`).
 pub const ENABLE_SDMA_ENV: &str = "AQUEDUCT_ENABLE_SDMA";
 
-/// The smallest copy or fill the SDMA engine takes. Measured with
-/// `cargo bench --bench dispatch -- --only readback --bytes N` on gfxsim
-/// (copy_buffer_to_buffer + map + read, SDMA against blit kernel): the
-/// SDMA path's fixed cost (two barrier packets and an engine wake-up) is
-/// repaid from about this size on.
-pub const SDMA_MIN_BYTES: u64 = 16 * 1024;
+/// The smallest copy or fill the SDMA engine takes. Measured on gfxsim
+/// (2 host cores) with `AQUEDUCT_SDMA_MIN_BYTES=0 cargo bench --bench
+/// dispatch -- --only readback --bytes N`, copy_buffer_to_buffer + submit
+/// + map + read, median of 200, with and without `AQUEDUCT_ENABLE_SDMA=0`:
+/// the SDMA path costs about 60-80 µs at any small size (two barrier
+/// packets, engine and command-processor wake-ups), the blit kernel
+/// 27-45 µs at 4 KiB, 45-52 µs at 16 KiB, 52-93 µs at 32 KiB (SDMA 64-78),
+/// 120-165 µs at 48 KiB (SDMA 75-82): they break even at about 32 KiB.
+pub const SDMA_MIN_BYTES: u64 = 32 * 1024;
+
+/// The environment variable that sets another threshold (bytes), to
+/// measure where the engine pays off on a machine.
+pub const SDMA_MIN_BYTES_ENV: &str = "AQUEDUCT_SDMA_MIN_BYTES";
+
+/// The threshold in effect: [`SDMA_MIN_BYTES_ENV`] when it holds a
+/// number, else [`SDMA_MIN_BYTES`].
+pub(crate) fn sdma_min_bytes() -> u64 {
+    std::env::var(SDMA_MIN_BYTES_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(SDMA_MIN_BYTES)
+}
 
 /// How long a command's signals wait, when dropped, for the engine to
 /// move past the command before they are freed anyway.
@@ -96,11 +113,20 @@ impl CopyEngine {
         Some(error)
     }
 
-    /// Fresh gate and done signals for one command.
-    pub(crate) fn gates(self: &Arc<Self>, runtime: &Runtime) -> Result<Arc<SdmaGates>, HsaError> {
+    /// Fresh gate and done signals for one command. With `open`
+    /// (nothing is outstanding before the command: no earlier op in its
+    /// submission and every earlier submission complete, so visible to the
+    /// engine) the gate starts at 0 and the compute queue does not
+    /// complete it: the engine starts at once.
+    pub(crate) fn gates(
+        self: &Arc<Self>,
+        runtime: &Runtime,
+        open: bool,
+    ) -> Result<Arc<SdmaGates>, HsaError> {
         Ok(Arc::new(SdmaGates {
             engine: self.clone(),
-            gate: runtime.create_signal(1)?,
+            gate: runtime.create_signal(if open { 0 } else { 1 })?,
+            open_from_start: open,
             done: runtime.create_signal(1)?,
             end: AtomicU64::new(u64::MAX),
             generation: AtomicU64::new(0),
@@ -156,6 +182,8 @@ pub(crate) struct SdmaGates {
     pub gate: Signal,
     /// Decremented by the SDMA engine once the command is done.
     pub done: Signal,
+    /// The gate starts open: the compute queue's gate packet completes no signal.
+    open_from_start: bool,
     /// The SDMA write pointer just past the command (MAX until submitted).
     end: AtomicU64,
     /// The SDMA queue's recreation count when the command was submitted.
@@ -163,6 +191,15 @@ pub(crate) struct SdmaGates {
 }
 
 impl SdmaGates {
+    /// The completion signal of the compute queue's gate packet (0: none).
+    pub(crate) fn gate_completion(&self) -> u64 {
+        if self.open_from_start {
+            0
+        } else {
+            self.gate.handle()
+        }
+    }
+
     /// Let the engine past the gate whether or not the compute queue gets there.
     fn open(&self) {
         self.gate.store(0, MemoryOrder::Release);

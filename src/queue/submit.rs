@@ -17,7 +17,7 @@ use crate::registry::{BufferId, MapState, Owner};
 use crate::ring::RingBlock;
 
 use super::SubmissionIndex;
-use super::lifetime::{InFlight, KeepAlive, PendingOp, StateLock, maintain};
+use super::lifetime::{InFlight, KeepAlive, PendingOp, StateLock, completed_epoch, maintain};
 use super::recovery::{
     SeenFault, drop_faulted_write, note_recreation, recover_before_write, report_queue_fault,
 };
@@ -220,7 +220,10 @@ pub(super) fn write_packets(
                     .copy_engine
                     .as_ref()
                     .ok_or(QueueWriteError::SdmaWithoutEngine)?;
-                sdma_gates[i] = Some(engine.gates(&dev.runtime)?);
+                // Nothing before it in this submission, and every earlier
+                // submission complete (and so visible to the engine).
+                let idle = i == 0 && completed_epoch(dev) + 1 >= epoch;
+                sdma_gates[i] = Some(engine.gates(&dev.runtime, idle)?);
             }
             Work::Dispatch(d) => {
                 if let Some((p, va)) = previous
@@ -437,7 +440,7 @@ pub(super) fn write_slots(
                     .ok_or(QueueWriteError::SdmaWithoutEngine)?;
                 let id = slots.next_index()?;
                 tracing::trace!(packet = id, ?work, "SDMA gate and wait");
-                let gate = packet::barrier_and(&[], gates.gate.handle(), fence)?;
+                let gate = packet::barrier_and(&[], gates.gate_completion(), fence)?;
                 slots.write(&gate.to_raw())?;
                 let wait =
                     packet::barrier_and(&[gates.done.handle()], 0, lower::sdma_wait_fence())?;

@@ -53,6 +53,15 @@ fn sdma_copy_and_fill_land_their_bytes() {
         ),
         "{unaligned:?}"
     );
+    let stamp = gpu.upload(&[0u8; 16]);
+    let stamped = gpu.signal(1);
+    sdma.timestamp(stamp.gpu_va(), &[], None).unwrap();
+    sdma.timestamp(stamp.gpu_va() + 8, &[], Some(&stamped))
+        .unwrap();
+    wait_zero(&stamped).unwrap();
+    let ticks = |at: usize| u64::from_le_bytes(host_bytes(&stamp)[at..at + 8].try_into().unwrap());
+    assert_ne!(ticks(0), 0, "TIMESTAMP wrote the GPU counter");
+    assert!(ticks(8) >= ticks(0), "the counter runs forward");
     assert_eq!(sdma.read_pointer(), sdma.write_pointer());
 }
 

@@ -714,8 +714,49 @@ mod tests {
     fn dispatch(op: &Op) -> &DispatchWork {
         match &op.work {
             Work::Dispatch(d) => d,
-            Work::Patch(_) | Work::Timestamp { .. } => panic!("a blit is a dispatch"),
+            Work::Patch(_) | Work::Timestamp { .. } | Work::Sdma(_) => {
+                panic!("a blit is a dispatch")
+            }
         }
+    }
+
+    /// A dispatch writing X, an SDMA copy X → Y, a dispatch reading Y: the
+    /// copy is a gate packet (barrier bit, system release) and a wait
+    /// packet (system acquire), and the dispatch after it still waits for
+    /// the copy's write.
+    #[test]
+    fn an_sdma_op_is_a_gate_and_a_wait_between_its_neighbours() {
+        let (x, y) = (0x1_0000..0x2_0000, 0x3_0000..0x4_0000);
+        let ops = [
+            dispatch_op(PacketRole::Dispatch, vec![access(x.clone(), true)], 1),
+            Op::one(
+                PacketRole::Copy,
+                Arc::new([access(x.clone(), false), access(y.clone(), true)]),
+                Work::Sdma(SdmaWork::Copy {
+                    src: x.start,
+                    dst: y.start,
+                    bytes: x.end - x.start,
+                }),
+            ),
+            dispatch_op(PacketRole::Dispatch, vec![access(y, false)], 1),
+        ];
+        let packets: Vec<_> = debug_packets(&ops)
+            .iter()
+            .map(|p| (p.role, p.packet_type, p.barrier, p.acquire, p.release))
+            .collect();
+        let (sys, none) = (FenceScope::System, FenceScope::None);
+        assert_eq!(
+            packets[1],
+            (PacketRole::Copy, packet_type::BARRIER_AND, true, none, sys)
+        );
+        assert_eq!(
+            packets[2],
+            (PacketRole::Copy, packet_type::BARRIER_AND, false, sys, none)
+        );
+        assert_eq!(packets[3].0, PacketRole::Dispatch);
+        assert!(packets[3].2, "the reader of Y waits for the copy's write");
+        assert_eq!(packets.len(), 5, "two dispatches, gate, wait, completion");
+        assert_eq!(ops[1].packets(), SDMA_OP_PACKETS);
     }
 
     /// An op of `count` dispatch packets with `accesses` (no device needed).

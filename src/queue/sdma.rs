@@ -36,8 +36,8 @@ pub const ENABLE_SDMA_ENV: &str = "AQUEDUCT_ENABLE_SDMA";
 
 /// The smallest copy or fill the SDMA engine takes. Measured on gfxsim
 /// (2 host cores) with `AQUEDUCT_SDMA_MIN_BYTES=0 cargo bench --bench
-/// dispatch -- --only readback --bytes N`, copy_buffer_to_buffer + submit
-/// + map + read, median of 200, with and without `AQUEDUCT_ENABLE_SDMA=0`:
+/// dispatch -- --only readback --bytes N` (copy_buffer_to_buffer, submit,
+/// map and read; median of 200) with and without `AQUEDUCT_ENABLE_SDMA=0`:
 /// the SDMA path costs about 60-80 µs at any small size (two barrier
 /// packets, engine and command-processor wake-ups), the blit kernel
 /// 27-45 µs at 4 KiB, 45-52 µs at 16 KiB, 52-93 µs at 32 KiB (SDMA 64-78),

@@ -869,11 +869,14 @@ mod tests {
         let blit = &dev.shared.blit;
         let (src, dst) = (0x7000_0000_0000u64, 0x7400_0000_0000u64);
         let size = 5 * BLIT_CHUNK + 12;
-        let ops = copy_ops(
+        // The blit path (copy_ops sends a copy this large to the SDMA
+        // engine when the device has one).
+        let ops = copy_ops_chunked(
             blit,
             PacketRole::Copy,
             access(src..src + size, false),
             access(dst..dst + size, true),
+            BLIT_CHUNK,
         )
         .expect("split copy");
         assert_eq!(ops.len(), 6);
@@ -910,7 +913,9 @@ mod tests {
         let blit = &dev.shared.blit;
         let base = 0x7800_0000_0000u64;
         let size = 4 * BLIT_CHUNK; // exactly 4 GiB: one byte past a single blit's limit
-        let mut ops = fill_ops(blit, access(base..base + size, true), 0).expect("split clear");
+        // The blit path, as above.
+        let mut ops = fill_ops_chunked(blit, access(base..base + size, true), 0, BLIT_CHUNK)
+            .expect("split clear");
         assert_eq!(ops.len(), 4);
         for (k, op) in ops.iter().enumerate() {
             let at = base + k as u64 * BLIT_CHUNK;

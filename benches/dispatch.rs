@@ -29,8 +29,8 @@
 //! Run: `cargo bench --bench dispatch` (`-- --quick` for a short run;
 //! `-- --only encode-submit|distinct|round-trip|readback` runs one aqueduct
 //! part alone, for a profiler, with `--runs N` encode+submit repetitions and
-//! `--samples N` round trips). The machine is noisy: compare the ratios, not
-//! the absolute times.
+//! `--samples N` round trips, `--bytes N` for another readback size). The
+//! machine is noisy: compare the ratios, not the absolute times.
 
 use std::time::{Duration, Instant};
 
@@ -480,7 +480,14 @@ fn main() {
         .position(|a| a == "--samples")
         .and_then(|i| args.get(i + 1)?.parse().ok())
         .unwrap_or(if quick { 100 } else { 500 });
-    let (rb_bytes, rb_samples) = (1u64 << 20, if quick { 20 } else { 200 });
+    // `--bytes N` sets the readback size (1 MiB; the printed label stays
+    // "1 MiB"), e.g. to find where the SDMA engine beats a blit kernel.
+    let rb_bytes = args
+        .iter()
+        .position(|a| a == "--bytes")
+        .and_then(|i| args.get(i + 1)?.parse().ok())
+        .unwrap_or(1u64 << 20);
+    let rb_samples = if quick { 20 } else { 200 };
     println!(
         "dispatch benchmarks: aqueduct on gfxsim vs wgpu 30 on lavapipe ({} cores here)",
         std::thread::available_parallelism().map_or(1, |c| c.get())

@@ -62,6 +62,8 @@ pub(crate) struct DeviceShared {
     /// Loaded WGSL variants by content hash, target and constants.
     pub shader_cache: ShaderCache,
     pub hsa_queue: aqueduct_hsa::Queue,
+    /// The SDMA queue copies and fills go to, when the device has one.
+    pub copy_engine: Option<Arc<crate::queue::sdma::CopyEngine>>,
     /// The queue's epoch signal: EPOCH_BASE - completed submissions.
     pub epoch_signal: Signal,
     pub state: Mutex<QueueState>,
@@ -84,7 +86,11 @@ impl DeviceShared {
         limits: Limits,
     ) -> Result<DeviceShared, DeviceInitError> {
         let shader_cache = ShaderCache::default();
-        let blit = BlitKernels::load(&runtime, &agent, &shader_cache)?;
+        let mut blit = BlitKernels::load(&runtime, &agent, &shader_cache)?;
+        let copy_engine = crate::queue::sdma::CopyEngine::open(&runtime, &agent);
+        if copy_engine.is_some() {
+            blit.sdma_min_bytes = Some(crate::queue::sdma::sdma_min_bytes());
+        }
         let hsa_queue = runtime.create_queue(&agent, QUEUE_PACKETS)?;
         // The CP stamps completion signals: timestamp queries are its
         // end_ts (src/query.rs).
@@ -108,6 +114,7 @@ impl DeviceShared {
             blit,
             shader_cache,
             hsa_queue,
+            copy_engine,
             epoch_signal,
             state: Mutex::new(LockRank::QueueState, QueueState::new(kernargs, staging)),
             submit_lock: Mutex::new(LockRank::SubmitLock, ()),

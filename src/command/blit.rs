@@ -5,8 +5,9 @@
 //! OpenCL because it writes an AQL packet and needs a system-scope release
 //! store, which WGSL cannot express) and query resolves `copy_strided_u64`
 //! (same file: it gathers the 64-bit `end_ts` of each query's 64-byte
-//! signal). All run on the device's one compute queue, so there is no SDMA
-//! queue (and no per-process DMA-queue limit).
+//! signal). All run on the device's compute queue; copies and fills large
+//! enough for it go to the SDMA engine instead when the device has one
+//! (`use_sdma`, `src/queue/sdma.rs`).
 
 use std::sync::Arc;
 
@@ -55,6 +56,16 @@ pub(crate) struct BlitKernels {
     pub dispatch_patch: Kernel,
     /// `copy_strided_u64(src: global uchar*, src_stride: uint, dst: global ulong*, count: uint)`.
     pub copy_strided: Kernel,
+    /// The smallest copy or fill the SDMA engine takes, when the device
+    /// has one (`src/queue/sdma.rs`).
+    pub sdma_min_bytes: Option<u64>,
+}
+
+impl BlitKernels {
+    /// Whether a copy or fill of `bytes` goes to the SDMA engine.
+    pub(crate) fn use_sdma(&self, bytes: u64) -> bool {
+        self.sdma_min_bytes.is_some_and(|min| bytes >= min)
+    }
 }
 
 impl BlitKernels {
@@ -96,6 +107,7 @@ impl BlitKernels {
             copy,
             dispatch_patch,
             copy_strided,
+            sdma_min_bytes: None,
         })
     }
 }

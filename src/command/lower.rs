@@ -11,7 +11,9 @@
 //! and visible to the host. The queue writes the packets (kernarg blocks
 //! from the kernarg ring); [`DebugPacket`] is what tests see of a plan.
 //!
-//! Copies and clears are blit dispatches of the WGSL kernels in shaders/
+//! Copies and clears go to the device's SDMA engine when it has one and
+//! they are large enough (`BlitKernels::use_sdma`, `src/queue/sdma.rs`);
+//! otherwise they are blit dispatches of the WGSL kernels in shaders/
 //! (`copy_bytes`, `fill_u32`): one work-item per 128 bytes, their params
 //! uniform carried at the end of the kernarg block. An indirect dispatch is two packets: the patch
 //! kernel, which reads the x/y/z workgroup counts from the indirect buffer
@@ -133,6 +135,33 @@ pub(crate) enum Work {
     Timestamp {
         signal: u64,
     },
+    /// A copy or fill the device's SDMA engine runs (`src/queue/sdma.rs`):
+    /// on the compute queue, a barrier-AND that waits for every earlier
+    /// packet and completes the SDMA command's gate signal, then a
+    /// barrier-AND on the command's done signal that holds every later
+    /// packet (so two packets).
+    Sdma(SdmaWork),
+}
+
+/// What an SDMA op does; addresses are GPU addresses, sizes multiples of 4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SdmaWork {
+    Copy { src: u64, dst: u64, bytes: u64 },
+    Fill { dst: u64, pattern: u32, bytes: u64 },
+}
+
+/// Compute-queue packets of an SDMA op.
+pub(crate) const SDMA_OP_PACKETS: u32 = 2;
+
+/// The fence of the barrier-AND after an SDMA command: no barrier bit (a
+/// barrier-AND holds the packets after it anyway), a system-scope acquire
+/// so later dispatches see what the engine wrote.
+pub(crate) fn sdma_wait_fence() -> PacketFence {
+    PacketFence {
+        barrier: false,
+        acquire: FenceScope::System,
+        release: FenceScope::None,
+    }
 }
 
 /// The work of `count` identical packets and the memory each touches
@@ -159,6 +188,14 @@ impl Op {
             count: 1,
         }
     }
+
+    /// Packets the op writes to the compute queue.
+    pub(crate) fn packets(&self) -> u32 {
+        match self.work {
+            Work::Sdma(_) => SDMA_OP_PACKETS,
+            _ => self.count,
+        }
+    }
 }
 
 /// The fences of an op's packets: the first one's, and those of the
@@ -181,6 +218,22 @@ pub(crate) fn plan_runs(ops: &[Op]) -> Vec<RunFence> {
     let mut tracker = HazardTracker::default();
     let mut fences = Vec::with_capacity(ops.len());
     for op in ops {
+        if matches!(op.work, Work::Sdma(_)) {
+            // The gate packet waits for everything before it and makes it
+            // visible to the engine; the wait packet after the command
+            // holds everything after it.
+            tracker.record_barrier(&op.accesses);
+            let gate = PacketFence {
+                barrier: true,
+                acquire: FenceScope::None,
+                release: FenceScope::System,
+            };
+            fences.push(RunFence {
+                first: gate,
+                rest: gate,
+            });
+            continue;
+        }
         let timestamp = op.role == PacketRole::Timestamp;
         let barrier = if timestamp {
             tracker.record_barrier(&op.accesses);
@@ -227,7 +280,11 @@ pub(crate) fn plan(ops: &[Op]) -> Vec<PacketFence> {
     let mut fences = Vec::with_capacity(ops.iter().map(|o| o.count as usize).sum::<usize>() + 1);
     for (op, run) in ops.iter().zip(&runs) {
         fences.push(run.first);
-        fences.extend((1..op.count).map(|_| run.rest));
+        if matches!(op.work, Work::Sdma(_)) {
+            fences.push(sdma_wait_fence());
+        } else {
+            fences.extend((1..op.count).map(|_| run.rest));
+        }
     }
     fences.push(completion_fence());
     fences
@@ -246,13 +303,15 @@ pub(crate) fn debug_packets(ops: &[Op]) -> Vec<DebugPacket> {
     let fences = plan(ops);
     let mut out: Vec<DebugPacket> = ops
         .iter()
-        .flat_map(|op| std::iter::repeat_n(op, op.count as usize))
+        .flat_map(|op| std::iter::repeat_n(op, op.packets() as usize))
         .zip(&fences)
         .map(|(op, f)| {
             let (kind, grid, workgroup) = match &op.work {
                 Work::Dispatch(d) => (packet_type::KERNEL_DISPATCH, d.grid, d.workgroup),
                 Work::Patch(_) => (packet_type::KERNEL_DISPATCH, [1, 1, 1], [1, 1, 1]),
-                Work::Timestamp { .. } => (packet_type::BARRIER_AND, [0; 3], [0; 3]),
+                Work::Timestamp { .. } | Work::Sdma(_) => {
+                    (packet_type::BARRIER_AND, [0; 3], [0; 3])
+                }
             };
             DebugPacket {
                 role: op.role,
@@ -427,6 +486,15 @@ pub(crate) fn copy_ops(
     src: Access,
     dst: Access,
 ) -> Result<Vec<Op>, LowerError> {
+    let bytes = src.range.end - src.range.start;
+    if blit.use_sdma(bytes) {
+        let work = SdmaWork::Copy {
+            src: src.range.start,
+            dst: dst.range.start,
+            bytes,
+        };
+        return Ok(vec![Op::one(role, Arc::new([src, dst]), Work::Sdma(work))]);
+    }
     copy_ops_chunked(blit, role, src, dst, BLIT_CHUNK)
 }
 
@@ -471,6 +539,19 @@ pub(crate) fn copy_op(
 /// Fill the 32-bit words of `dst` with `value` (`fill_u32`): one packet
 /// per [`BLIT_CHUNK`].
 pub(crate) fn fill_ops(blit: &BlitKernels, dst: Access, value: u32) -> Result<Vec<Op>, LowerError> {
+    let bytes = dst.range.end - dst.range.start;
+    if blit.use_sdma(bytes) && dst.range.start.is_multiple_of(4) && bytes.is_multiple_of(4) {
+        let work = SdmaWork::Fill {
+            dst: dst.range.start,
+            pattern: value,
+            bytes,
+        };
+        return Ok(vec![Op::one(
+            PacketRole::Clear,
+            Arc::new([dst]),
+            Work::Sdma(work),
+        )]);
+    }
     fill_ops_chunked(blit, dst, value, BLIT_CHUNK)
 }
 
@@ -633,8 +714,49 @@ mod tests {
     fn dispatch(op: &Op) -> &DispatchWork {
         match &op.work {
             Work::Dispatch(d) => d,
-            Work::Patch(_) | Work::Timestamp { .. } => panic!("a blit is a dispatch"),
+            Work::Patch(_) | Work::Timestamp { .. } | Work::Sdma(_) => {
+                panic!("a blit is a dispatch")
+            }
         }
+    }
+
+    /// A dispatch writing X, an SDMA copy X → Y, a dispatch reading Y: the
+    /// copy is a gate packet (barrier bit, system release) and a wait
+    /// packet (system acquire), and the dispatch after it still waits for
+    /// the copy's write.
+    #[test]
+    fn an_sdma_op_is_a_gate_and_a_wait_between_its_neighbours() {
+        let (x, y) = (0x1_0000..0x2_0000, 0x3_0000..0x4_0000);
+        let ops = [
+            dispatch_op(PacketRole::Dispatch, vec![access(x.clone(), true)], 1),
+            Op::one(
+                PacketRole::Copy,
+                Arc::new([access(x.clone(), false), access(y.clone(), true)]),
+                Work::Sdma(SdmaWork::Copy {
+                    src: x.start,
+                    dst: y.start,
+                    bytes: x.end - x.start,
+                }),
+            ),
+            dispatch_op(PacketRole::Dispatch, vec![access(y, false)], 1),
+        ];
+        let packets: Vec<_> = debug_packets(&ops)
+            .iter()
+            .map(|p| (p.role, p.packet_type, p.barrier, p.acquire, p.release))
+            .collect();
+        let (sys, none) = (FenceScope::System, FenceScope::None);
+        assert_eq!(
+            packets[1],
+            (PacketRole::Copy, packet_type::BARRIER_AND, true, none, sys)
+        );
+        assert_eq!(
+            packets[2],
+            (PacketRole::Copy, packet_type::BARRIER_AND, false, sys, none)
+        );
+        assert_eq!(packets[3].0, PacketRole::Dispatch);
+        assert!(packets[3].2, "the reader of Y waits for the copy's write");
+        assert_eq!(packets.len(), 5, "two dispatches, gate, wait, completion");
+        assert_eq!(ops[1].packets(), SDMA_OP_PACKETS);
     }
 
     /// An op of `count` dispatch packets with `accesses` (no device needed).
@@ -747,11 +869,14 @@ mod tests {
         let blit = &dev.shared.blit;
         let (src, dst) = (0x7000_0000_0000u64, 0x7400_0000_0000u64);
         let size = 5 * BLIT_CHUNK + 12;
-        let ops = copy_ops(
+        // The blit path (copy_ops sends a copy this large to the SDMA
+        // engine when the device has one).
+        let ops = copy_ops_chunked(
             blit,
             PacketRole::Copy,
             access(src..src + size, false),
             access(dst..dst + size, true),
+            BLIT_CHUNK,
         )
         .expect("split copy");
         assert_eq!(ops.len(), 6);
@@ -788,7 +913,9 @@ mod tests {
         let blit = &dev.shared.blit;
         let base = 0x7800_0000_0000u64;
         let size = 4 * BLIT_CHUNK; // exactly 4 GiB: one byte past a single blit's limit
-        let mut ops = fill_ops(blit, access(base..base + size, true), 0).expect("split clear");
+        // The blit path, as above.
+        let mut ops = fill_ops_chunked(blit, access(base..base + size, true), 0, BLIT_CHUNK)
+            .expect("split clear");
         assert_eq!(ops.len(), 4);
         for (k, op) in ops.iter().enumerate() {
             let at = base + k as u64 * BLIT_CHUNK;

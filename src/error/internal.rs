@@ -119,6 +119,9 @@ pub enum QueueWriteError {
     /// An indirect dispatch's patch packet has no kernarg block to patch.
     #[error("an indirect patch without its kernarg block")]
     PatchWithoutBlock,
+    /// An SDMA op on a device without an SDMA queue, or without its signals.
+    #[error("an SDMA copy or fill on a device without an SDMA queue, or without its signals")]
+    SdmaWithoutEngine,
     /// An indirect dispatch's patched kernel arguments outgrow their block.
     #[error("an indirect patch's kernargs outgrew their block")]
     PatchKernargOverflow,

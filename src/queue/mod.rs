@@ -24,13 +24,15 @@
 //! The files of this module, one concern each: `submit` (validating and
 //! writing a submission's packets), `lifetime` (the queue state, epochs and
 //! retiring completed work), `staging` (write_buffer uploads and kernarg
-//! blocks from their rings), `recovery` (after a GPU queue fault),
+//! blocks from their rings), `recovery` (after a GPU queue fault), `sdma`
+//! (the SDMA copy engine and its signals to the compute queue),
 //! `callbacks` (host barriers and map outcomes) and `wait` (polling and
 //! waiting for epochs).
 
 mod callbacks;
 mod lifetime;
 mod recovery;
+pub(crate) mod sdma;
 mod staging;
 mod submit;
 #[cfg(test)]

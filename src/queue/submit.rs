@@ -17,10 +17,11 @@ use crate::registry::{BufferId, MapState, Owner};
 use crate::ring::RingBlock;
 
 use super::SubmissionIndex;
-use super::lifetime::{InFlight, KeepAlive, PendingOp, StateLock, maintain};
+use super::lifetime::{InFlight, KeepAlive, PendingOp, StateLock, completed_epoch, maintain};
 use super::recovery::{
     SeenFault, drop_faulted_write, note_recreation, recover_before_write, report_queue_fault,
 };
+use super::sdma::SdmaGates;
 use super::staging::alloc_kernarg;
 
 /// Packets reserved on the ring at a time.
@@ -209,8 +210,21 @@ pub(super) fn write_packets(
     // queue slots are reserved.
     let mut patch_block: Vec<Option<RingBlock>> = vec![None; ops.len()];
     let mut previous: Option<(&Arc<lower::DispatchWork>, u64)> = None;
+    // The signals of each SDMA op (their commands go to the SDMA queue
+    // once the compute packets are published).
+    let mut sdma_gates: Vec<Option<Arc<SdmaGates>>> = vec![None; ops.len()];
     for (i, op) in ops.iter().enumerate() {
         match &op.work {
+            Work::Sdma(_) => {
+                let engine = dev
+                    .copy_engine
+                    .as_ref()
+                    .ok_or(QueueWriteError::SdmaWithoutEngine)?;
+                // Nothing before it in this submission, and every earlier
+                // submission complete (and so visible to the engine).
+                let idle = i == 0 && completed_epoch(dev) + 1 >= epoch;
+                sdma_gates[i] = Some(engine.gates(&dev.runtime, idle)?);
+            }
             Work::Dispatch(d) => {
                 if let Some((p, va)) = previous
                     && Arc::ptr_eq(p, d)
@@ -247,17 +261,29 @@ pub(super) fn write_packets(
             Work::Timestamp { .. } => {}
         }
     }
-    let total = ops.iter().map(|o| u64::from(o.count)).sum::<u64>() + 1;
+    let total = ops.iter().map(|o| u64::from(o.packets())).sum::<u64>() + 1;
     let mut retried = false;
     loop {
         let mut slots = SlotWriter::new(&dev.hsa_queue, total);
-        let written = write_slots(dev, ops, &fences, &kernarg_va, &patch_block, &mut slots);
+        let written = write_slots(
+            dev,
+            ops,
+            &fences,
+            &kernarg_va,
+            &patch_block,
+            &sdma_gates,
+            &mut slots,
+        );
         let faulted = |e: &QueueWriteError| {
             matches!(e, QueueWriteError::Hsa(HsaError::QueueError { .. }))
                 && dev.hsa_queue.error().is_some()
         };
         match written {
-            Ok(()) => return Ok(slots.finish()),
+            Ok(()) => {
+                let first = slots.finish();
+                submit_sdma(dev, ops, sdma_gates, keep);
+                return Ok(first);
+            }
             Err(e) if faulted(&e) && !slots.published() && !retried => {
                 drop(slots);
                 retried = true;
@@ -273,6 +299,32 @@ pub(super) fn write_packets(
     }
 }
 
+/// Send the SDMA ops' commands to the SDMA queue, in order, each behind
+/// its gate (the compute packets that complete and wait for their signals
+/// are published); their signals live as long as the submission.
+fn submit_sdma(
+    dev: &DeviceShared,
+    ops: &[Op],
+    gates: Vec<Option<Arc<SdmaGates>>>,
+    keep: &mut Vec<KeepAlive>,
+) {
+    for (op, gates) in ops.iter().zip(gates) {
+        let (Work::Sdma(work), Some(gates), Some(engine)) = (&op.work, gates, &dev.copy_engine)
+        else {
+            continue;
+        };
+        tracing::trace!(?work, "SDMA command");
+        if let Err(e) = engine.submit(work, &gates) {
+            let e = InternalError::WritePackets { source: e.into() };
+            dev.report(Error::Internal {
+                description: e.to_string(),
+                source: Box::new(e),
+            });
+        }
+        keep.push(Box::new(gates));
+    }
+}
+
 /// The packet-writing half of `write_packets`, into `slots`.
 pub(super) fn write_slots(
     dev: &DeviceShared,
@@ -280,6 +332,7 @@ pub(super) fn write_slots(
     fences: &[lower::RunFence],
     kernarg_va: &[u64],
     patch_block: &[Option<RingBlock>],
+    sdma_gates: &[Option<Arc<SdmaGates>>],
     slots: &mut SlotWriter<'_>,
 ) -> Result<(), QueueWriteError> {
     let queue = &dev.hsa_queue;
@@ -380,6 +433,18 @@ pub(super) fn write_slots(
                     KernelDispatch::new(work.kernel_object, block.va, work.grid, work.workgroup);
                 kd.fence = fence;
                 slots.write(&kd.to_packet()?.to_raw())?;
+            }
+            Work::Sdma(work) => {
+                let gates = sdma_gates[i]
+                    .as_ref()
+                    .ok_or(QueueWriteError::SdmaWithoutEngine)?;
+                let id = slots.next_index()?;
+                tracing::trace!(packet = id, ?work, "SDMA gate and wait");
+                let gate = packet::barrier_and(&[], gates.gate_completion(), fence)?;
+                slots.write(&gate.to_raw())?;
+                let wait =
+                    packet::barrier_and(&[gates.done.handle()], 0, lower::sdma_wait_fence())?;
+                slots.write(&wait.to_raw())?;
             }
             Work::Timestamp { signal } => {
                 let id = slots.next_index()?;

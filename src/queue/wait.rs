@@ -10,7 +10,7 @@ use wgpu_types::{PollError, PollStatus};
 use crate::device::DeviceShared;
 
 use super::lifetime::{EPOCH_BASE, completed_epoch, maintain};
-use super::recovery::recover_from_queue_error;
+use super::recovery::{recover_from_queue_error, report_queue_fault};
 use super::{PollType, SubmissionIndex};
 
 /// How long a wait polls the epoch signal before sleeping on its event.
@@ -35,6 +35,16 @@ pub(super) fn wait_epoch(
         let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
         match wait_epoch_once(dev, epoch, left) {
             Err(HsaError::QueueError { .. }) if dev.hsa_queue.error().is_none() => {
+                // The device's SDMA queue faulted: the compute queue waits
+                // for its commands; release them and report it.
+                if let Some(fault) = dev
+                    .copy_engine
+                    .as_ref()
+                    .and_then(|c| c.recover_from_fault())
+                {
+                    report_queue_fault(dev, HsaError::from(fault), None);
+                    continue;
+                }
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     return Err(HsaError::Timeout);
                 }

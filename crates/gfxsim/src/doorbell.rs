@@ -58,6 +58,12 @@ impl DoorbellPage {
         unsafe { &*(self.backing.ptr().add(offset) as *const AtomicU64) }
     }
 
+    /// The last value stored into doorbell `index` (an SDMA queue's write
+    /// pointer in bytes).
+    pub fn value(&self, index: u32) -> u64 {
+        self.slot(index).load(Ordering::Acquire)
+    }
+
     /// Store `value` into doorbell `index` and wake its queue.
     pub fn ring(&self, index: u32, value: u64) {
         self.slot(index).store(value, Ordering::Release);

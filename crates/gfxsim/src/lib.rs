@@ -25,6 +25,7 @@ mod gpu;
 mod kfd_version;
 mod memory;
 mod queue;
+mod sdma;
 mod stats;
 mod topology;
 mod wake;
@@ -41,5 +42,6 @@ pub use config::{
 pub use device::SimDevice;
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 pub use memory::POPULATE_LIMIT;
+pub use sdma::{MAX_SDMA_QUEUES, SDMA_ENGINES, SDMA_QUEUES_PER_ENGINE};
 pub use stats::SimStats;
 pub use topology::{FIRST_RENDER_MINOR, GFX1100_TARGET_VERSION, gpu_id_of};

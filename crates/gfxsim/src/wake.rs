@@ -73,6 +73,27 @@ impl Wake {
         }
     }
 
+    /// Block until the counter differs from `seen` or `limit` has passed
+    /// (a poller that must look again on its own, such as an SDMA
+    /// POLL_REGMEM, which re-reads memory every interval).
+    pub fn wait_past_for(&self, seen: u64, limit: Duration) {
+        let timeout = rustix::time::Timespec {
+            tv_sec: limit.as_secs() as i64,
+            tv_nsec: limit.subsec_nanos() as _,
+        };
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        if self.count.load(Ordering::SeqCst) == seen as u32 {
+            // ETIMEDOUT, EAGAIN and EINTR all mean: look again.
+            let _ = futex::wait(
+                &self.count,
+                futex::Flags::PRIVATE,
+                seen as u32,
+                Some(&timeout),
+            );
+        }
+        self.sleepers.fetch_sub(1, Ordering::SeqCst);
+    }
+
     pub fn set_wants_events(&self, on: bool) {
         self.wants_events.store(on, Ordering::SeqCst);
     }

@@ -762,7 +762,10 @@ fn create_queue_checks_its_buffers() {
     });
     expect_einval("percentage", &|a| a.queue_percentage = 101);
     expect_einval("priority", &|a| a.queue_priority = 16);
-    expect_einval("SDMA queue", &|a| a.queue_type = KFD_IOC_QUEUE_TYPE_SDMA);
+    expect_einval("XGMI SDMA queue (no XGMI engines)", &|a| {
+        a.queue_type = KFD_IOC_QUEUE_TYPE_SDMA_XGMI
+    });
+    expect_einval("unknown queue type", &|a| a.queue_type = 9);
     expect_einval("unknown gpu", &|a| a.gpu_id = 0x1234);
 
     let mut args = good;

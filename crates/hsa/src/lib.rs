@@ -19,6 +19,7 @@ pub mod memory;
 mod process;
 pub mod queue;
 pub mod runtime;
+pub mod sdma;
 pub mod signal;
 pub mod vmem;
 
@@ -37,4 +38,5 @@ pub use queue::{
     KernelDispatch, PacketFence, Queue, Reservation, ScratchError, ScratchReclaimError,
 };
 pub use runtime::{Runtime, RuntimeOptions, global, init, shut_down};
+pub use sdma::{SdmaError, SdmaQueue};
 pub use signal::{MemoryOrder, Signal, WaitCondition, WaitHint};

@@ -40,6 +40,8 @@ use crate::queue::Queue;
 use crate::queue::aql_queue::QueueSetup;
 use crate::queue::scratch::{DEFAULT_SCRATCH_SINGLE_LIMIT, ScratchLimits, ScratchSetup};
 use crate::queue::scratch_reclaim::AgentScratch;
+use crate::sdma::SdmaQueue;
+use crate::sdma::queue::SdmaQueueSetup;
 use crate::signal::Signal;
 use crate::signal::event::EventHub;
 
@@ -413,6 +415,22 @@ impl Runtime {
             },
             packets,
         )
+    }
+
+    /// An SDMA queue on `agent` ([`crate::sdma::SDMA_RING_BYTES`] of ring), for copies
+    /// and fills by the GPU's copy engines. Fails as CREATE_QUEUE fails,
+    /// e.g. with ENOMEM once the process holds every SDMA queue KFD hands
+    /// out.
+    pub fn create_sdma_queue(&self, agent: &Agent) -> HsaResult<SdmaQueue> {
+        let gpu = self.gpu(agent)?;
+        SdmaQueue::create(SdmaQueueSetup {
+            device: self.device.clone(),
+            hub: self.hub.clone(),
+            gpu_id: gpu.node.gpu_id,
+            node_id: gpu.node.index,
+            fine_pool: &gpu.pools[1],
+            doorbell_page: gpu.doorbell_page.clone(),
+        })
     }
 
     /// The start and end of the packet `signal` completed, in the system

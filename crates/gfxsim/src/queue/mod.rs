@@ -1,5 +1,6 @@
-//! User-mode compute queues: CREATE/DESTROY/UPDATE_QUEUE and the state a
-//! queue's command processor shares with the rest of the device.
+//! User-mode queues: CREATE/DESTROY/UPDATE_QUEUE and the state a queue's
+//! command processor (compute) or SDMA engine (`crate::sdma`) shares with
+//! the rest of the device.
 
 pub mod command_processor;
 pub mod scratch;
@@ -10,13 +11,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use aqueduct_kfd::uapi::{CreateQueueArgs, UpdateQueueArgs, mmap_offset};
+use aqueduct_kfd::uapi::{CreateQueueArgs, KFD_IOC_QUEUE_TYPE_SDMA, UpdateQueueArgs, mmap_offset};
 use aqueduct_kfd::{KfdError, KfdResult};
 use rustix::io::Errno;
 
 use crate::dispatch::Job;
 use crate::events::Events;
 use crate::gpu::Gpu;
+use crate::sdma::MAX_SDMA_QUEUES;
+use crate::sdma::engine::SdmaEngine;
 use crate::stats::StatsCounters;
 use crate::wake::Wake;
 use command_processor::CommandProcessor;
@@ -87,6 +90,8 @@ struct Queue {
     shared: Arc<QueueShared>,
     gpu: Arc<Gpu>,
     thread: Option<JoinHandle<()>>,
+    /// An SDMA queue (run by an SDMA engine, not a command processor).
+    sdma: bool,
     /// The BOs the queue holds while it lives (see `validation`).
     buffers: QueueBuffers,
 }
@@ -124,14 +129,24 @@ impl Queues {
             );
             return Err(err(NAME, Errno::INVAL));
         }
+        let sdma = args.queue_type == KFD_IOC_QUEUE_TYPE_SDMA;
         let (config, buffers) = {
             let view = gpu.vm.view();
-            validate_create(args, &view, &gpu.cwsr).map_err(|invalid| {
+            let checked = if sdma {
+                crate::sdma::create::validate_create(args, &view)
+            } else {
+                validate_create(args, &view, &gpu.cwsr)
+            };
+            checked.map_err(|invalid| {
                 tracing::debug!("{NAME}: {}", invalid.0);
                 err(NAME, Errno::INVAL)
             })?
         };
         let mut queues = self.lock();
+        if sdma && queues.values().filter(|q| q.sdma).count() as u32 >= MAX_SDMA_QUEUES {
+            tracing::debug!("{NAME}: all {MAX_SDMA_QUEUES} SDMA queues are in use");
+            return Err(err(NAME, Errno::NOMEM));
+        }
         let id = (0..MAX_QUEUES)
             .find(|id| !queues.contains_key(id))
             .ok_or_else(|| err(NAME, Errno::NOMEM))?;
@@ -151,15 +166,23 @@ impl Queues {
             exception: Mutex::new(None),
             inline_job: Mutex::new(None),
         });
-        let cp = CommandProcessor::new(shared.clone(), gpu.clone(), events.clone(), stats.clone());
-        let thread = std::thread::Builder::new()
-            .name(format!("gfxsim-cp-{id}"))
-            .spawn(move || cp.run())
-            .map_err(|e| {
-                gpu.doorbells.release(doorbell_index);
-                tracing::warn!("{NAME}: cannot start the command processor thread: {e}");
-                err(NAME, Errno::NOMEM)
-            })?;
+        let spawned = if sdma {
+            let engine = SdmaEngine::new(shared.clone(), gpu.clone(), events.clone());
+            std::thread::Builder::new()
+                .name(format!("gfxsim-sdma-{id}"))
+                .spawn(move || engine.run())
+        } else {
+            let cp =
+                CommandProcessor::new(shared.clone(), gpu.clone(), events.clone(), stats.clone());
+            std::thread::Builder::new()
+                .name(format!("gfxsim-cp-{id}"))
+                .spawn(move || cp.run())
+        };
+        let thread = spawned.map_err(|e| {
+            gpu.doorbells.release(doorbell_index);
+            tracing::warn!("{NAME}: cannot start the command processor thread: {e}");
+            err(NAME, Errno::NOMEM)
+        })?;
         args.queue_id = id;
         args.ring_size = config.ring_size as u32;
         args.doorbell_offset = mmap_offset::TYPE_DOORBELL
@@ -172,6 +195,7 @@ impl Queues {
                 shared,
                 gpu: gpu.clone(),
                 thread: Some(thread),
+                sdma,
                 buffers,
             },
         );

@@ -2,7 +2,8 @@
 //! (`set_queue_properties_from_user`, `kfd_ioctl_update_queue`), kfd_queue.c
 //! (`kfd_queue_acquire_buffers`, `kfd_queue_buffer_get`) and
 //! kfd_process_queue_manager.c (`pqm_update_queue_properties`) make them:
-//! - queue type: only COMPUTE_AQL is simulated (others: EINVAL);
+//! - queue type: COMPUTE_AQL here, SDMA in `crate::sdma::create`; the
+//!   others are not simulated (EINVAL);
 //! - percentage (bits 7:0) <= 100, priority <= 15;
 //! - ring size a power of two (0 allowed), sizes below 1024 rounded up;
 //! - every queue buffer is found as `kfd_queue_buffer_get` finds it: the
@@ -144,7 +145,7 @@ pub fn check_ring(vm: &VmView<'_>, ring_base: u64, ring_size: u64) -> Result<u64
 
 /// The read or write pointer: found with one page as its expected size,
 /// and 8-byte aligned (gfxsim's rule, see the file comment).
-fn check_pointer(vm: &VmView<'_>, what: &str, addr: u64) -> Result<u64, Invalid> {
+pub fn check_pointer(vm: &VmView<'_>, what: &str, addr: u64) -> Result<u64, Invalid> {
     if !addr.is_multiple_of(8) {
         return Err(invalid(format!("{what} {addr:#x} is not 8-byte aligned")));
     }
@@ -169,7 +170,7 @@ pub fn validate_create(
 ) -> Result<(QueueConfig, QueueBuffers), Invalid> {
     if args.queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL {
         return Err(invalid(format!(
-            "queue type {} is not simulated (only COMPUTE_AQL)",
+            "queue type {} is not simulated (only COMPUTE_AQL and SDMA)",
             args.queue_type
         )));
     }

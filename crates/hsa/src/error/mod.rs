@@ -60,6 +60,8 @@ pub enum HsaError {
     Reservation(#[from] ReservationError),
     #[error("invalid packet: {0}")]
     Packet(#[from] PacketError),
+    #[error("invalid SDMA command: {0}")]
+    Sdma(#[from] crate::sdma::SdmaError),
     #[error("{prefix}: {0}", prefix = status_prefix(.0.status()))]
     Profiling(#[from] ProfilingError),
     #[error("scratch reclaim: {0}")]
@@ -115,6 +117,7 @@ impl HsaError {
             HsaError::QueueCreation(e) => e.status(),
             HsaError::Reservation(e) => e.status(),
             HsaError::Packet(_) => HsaStatus::InvalidPacketFormat,
+            HsaError::Sdma(_) => HsaStatus::InvalidArgument,
             HsaError::Profiling(e) => e.status(),
             HsaError::ScratchReclaim(_) => HsaStatus::Error,
             HsaError::AgentFunction(e) => e.status(),

@@ -247,3 +247,142 @@ fn sixteen_bit_mads_match_the_host() {
     assert_eq!(mad_i16(0xFFFE, 3, 1, false), (-5i16) as u16);
     assert_eq!(mad_i16(0x7FFF, 2, 0, true), 0x7FFF);
 }
+
+/// Runs the instruction with llvm-mc-19's encoding `bytes` (gfx1100) on a
+/// wave that `setup` prepares, all lanes active, with 64 KiB of LDS.
+fn run(bytes: &[u8], setup: impl FnOnce(&mut Wave)) -> (Wave, Vec<u8>) {
+    let mut words = [0u32; 3];
+    for (k, c) in bytes.chunks(4).enumerate() {
+        words[k] = u32::from_le_bytes(c.try_into().expect("whole words"));
+    }
+    let inst = decode(&words).expect("decodes");
+    let mut wave = Wave::default();
+    wave.sgpr[EXEC] = u32::MAX;
+    setup(&mut wave);
+    let (mut lds, mut scratch) = (vec![0u8; 65536], Vec::new());
+    let mut env = Env {
+        mem: &NoMemory,
+        lds: &mut lds,
+        scratch: &mut scratch,
+        scratch_va: 0,
+        scratch_wave_bytes: 0,
+        scratch_wave64: false,
+        scratch_per_lane: 0,
+        shared_base: 0,
+        private_base: 0,
+        spans: Default::default(),
+    };
+    step(&mut wave, &mut env, &inst).expect("executes");
+    (wave, lds)
+}
+
+/// Byte-wise operations and dot products against host arithmetic, lane by
+/// lane over varied bytes.
+#[test]
+fn byte_ops_and_dots_match_the_host() {
+    let a = |l: u32| 0x80FF_7F01u32.rotate_left(l) ^ l * 0x0101_0101;
+    let b = |l: u32| 0x1234_F0A5u32.wrapping_mul(l + 1);
+    let c = |l: u32| l * 1000;
+    let setup = |w: &mut Wave| {
+        for l in 0..32 {
+            w.vgpr[1][l] = a(l as u32);
+            w.vgpr[2][l] = b(l as u32);
+            w.vgpr[3][l] = c(l as u32);
+        }
+    };
+    let bytes = |x: u32| x.to_le_bytes();
+    // v_dot4_u32_u8 v0, v1, v2, v3
+    let (w, _) = run(&[0x00, 0x40, 0x17, 0xcc, 0x01, 0x05, 0x0e, 0x1c], setup);
+    for l in 0..32u32 {
+        let dot: u32 = (0..4)
+            .map(|k| u32::from(bytes(a(l))[k]) * u32::from(bytes(b(l))[k]))
+            .sum();
+        assert_eq!(
+            w.vgpr[0][l as usize],
+            dot.wrapping_add(c(l)),
+            "dot4 u8 lane {l}"
+        );
+    }
+    // v_dot4_i32_iu8 ... neg_lo:[1,1,0]: both sources signed.
+    let (w, _) = run(&[0x00, 0x40, 0x16, 0xcc, 0x01, 0x05, 0x0e, 0x7c], setup);
+    for l in 0..32u32 {
+        let dot: i32 = (0..4)
+            .map(|k| i32::from(bytes(a(l))[k] as i8) * i32::from(bytes(b(l))[k] as i8))
+            .sum();
+        assert_eq!(
+            w.vgpr[0][l as usize] as i32,
+            dot + c(l) as i32,
+            "sudot4 lane {l}"
+        );
+    }
+    // neg_lo:[0,1,0] clamp: src0 unsigned, src1 signed, saturating.
+    let (w, _) = run(&[0x00, 0xc0, 0x16, 0xcc, 0x01, 0x05, 0x0e, 0x5c], |w| {
+        setup(w);
+        w.vgpr[3][0] = i32::MAX as u32;
+        w.vgpr[1][0] = 0xFFFF_FFFF;
+        w.vgpr[2][0] = 0x0101_0101;
+    });
+    assert_eq!(w.vgpr[0][0], i32::MAX as u32, "clamped");
+    // v_sad_u8 / v_msad_u8 / v_lerp_u8
+    let (w, _) = run(&[0x00, 0x00, 0x22, 0xd6, 0x01, 0x05, 0x0e, 0x04], setup);
+    let (m, _) = run(&[0x00, 0x00, 0x39, 0xd6, 0x01, 0x05, 0x0e, 0x04], setup);
+    let (lerp, _) = run(&[0x00, 0x00, 0x15, 0xd6, 0x01, 0x05, 0x0e, 0x04], setup);
+    for l in 0..32u32 {
+        let (x, y, z) = (bytes(a(l)), bytes(b(l)), bytes(c(l)));
+        let sad: u32 = (0..4).map(|k| u32::from(x[k].abs_diff(y[k]))).sum();
+        let msad: u32 = (0..4)
+            .filter(|&k| y[k] != 0)
+            .map(|k| u32::from(x[k].abs_diff(y[k])))
+            .sum();
+        let avg = u32::from_le_bytes(std::array::from_fn(|k| {
+            ((u32::from(x[k]) + u32::from(y[k]) + u32::from(z[k] & 1)) >> 1) as u8
+        }));
+        assert_eq!(w.vgpr[0][l as usize], sad + c(l), "sad lane {l}");
+        assert_eq!(m.vgpr[0][l as usize], msad + c(l), "msad lane {l}");
+        assert_eq!(lerp.vgpr[0][l as usize], avg, "lerp lane {l}");
+    }
+    // v_med3_i16 and v_sat_pk_u8_i16
+    let (w, _) = run(&[0x00, 0x00, 0x50, 0xd6, 0x01, 0x05, 0x0e, 0x04], setup);
+    let (sat, _) = run(&[0x01, 0xc5, 0x00, 0x7e], setup);
+    for l in 0..32u32 {
+        let mut v = [a(l) as i16, b(l) as i16, c(l) as i16];
+        v.sort();
+        assert_eq!(w.vgpr[0][l as usize] as u16 as i16, v[1], "med3 lane {l}");
+        let s = |h: u32| (h as u16 as i16).clamp(0, 255) as u32;
+        assert_eq!(
+            sat.vgpr[0][l as usize] & 0xFFFF,
+            s(a(l)) | s(a(l) >> 16) << 8
+        );
+    }
+}
+
+/// The SOP1 64-bit bit operations and the DS counters and masked OR.
+#[test]
+fn scalar_bits_and_lds_counters_match_the_host() {
+    // s_bitreplicate_b64_b32 s[0:1], s2
+    let (w, _) = run(&[0x02, 0x14, 0x80, 0xbe], |w| w.sgpr[2] = 0x8000_0005);
+    assert_eq!(w.sgpr64(0), 0xC000_0000_0000_0033);
+    // s_quadmask_b64 s[0:1], s[2:3]
+    let (w, _) = run(&[0x02, 0x1b, 0x80, 0xbe], |w| {
+        w.set_sgpr64(2, 0x1000_0000_0000_0F01)
+    });
+    assert_eq!(w.sgpr64(0), 0x8000 | 0b101);
+    assert!(w.scc);
+    // ds_append v0 with 20 active lanes: the counter at M0 grows by 20 and
+    // every active lane reads the old value.
+    let (w, lds) = run(&[0x00, 0x00, 0xf8, 0xd8, 0x00, 0x00, 0x00, 0x00], |w| {
+        w.sgpr[EXEC] = (1 << 20) - 1;
+        w.sgpr[crate::gfx11::wave::M0] = 64;
+    });
+    assert_eq!(u32::from_le_bytes(lds[64..68].try_into().unwrap()), 20);
+    assert!(w.vgpr[0][..20].iter().all(|&v| v == 0));
+    // ds_mskor_rtn_b32 v0, v1, v2, v3: MEM = (MEM & ~v2) | v3, v0 = old.
+    let (w, lds) = run(&[0x00, 0x00, 0xb0, 0xd8, 0x01, 0x02, 0x03, 0x00], |w| {
+        w.sgpr[EXEC] = 1;
+        w.vgpr[1][0] = 8;
+        w.vgpr[2][0] = 0x0000_FF00;
+        w.vgpr[3][0] = 0x0000_1200;
+    });
+    assert_eq!(w.vgpr[0][0], 0);
+    assert_eq!(u32::from_le_bytes(lds[8..12].try_into().unwrap()), 0x1200);
+}

@@ -280,7 +280,7 @@ fn run(bytes: &[u8], setup: impl FnOnce(&mut Wave)) -> (Wave, Vec<u8>) {
 /// lane over varied bytes.
 #[test]
 fn byte_ops_and_dots_match_the_host() {
-    let a = |l: u32| 0x80FF_7F01u32.rotate_left(l) ^ l * 0x0101_0101;
+    let a = |l: u32| 0x80FF_7F01u32.rotate_left(l) ^ (l * 0x0101_0101);
     let b = |l: u32| 0x1234_F0A5u32.wrapping_mul(l + 1);
     let c = |l: u32| l * 1000;
     let setup = |w: &mut Wave| {

@@ -1208,6 +1208,46 @@ fn copy_small(dst: &mut [u8], src: &[u8]) {
     dst.copy_from_slice(src);
 }
 
+/// GLOBAL_{LOAD,STORE}_ADDTID_B32: no VGPR address; lane n accesses the
+/// dword at saddr (0 when off) + offset + 4 * n (RDNA3 ISA guide, GLOBAL
+/// opcodes). Global memory only: a bad address faults as any global access.
+fn global_addtid(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    let base = if i.saddr as usize != NULL {
+        w.sgpr64(i.saddr as usize)
+    } else {
+        0
+    };
+    let base = base.wrapping_add(i.imm as i64 as u64);
+    let exec = w.exec();
+    let store = i.op == Op::GlobalStoreAddtidB32;
+    let access = if store { Access::Write } else { Access::Read };
+    let mut row = [0u32; LANES];
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let a = base.wrapping_add(4 * (l + LANES * w.half) as u64);
+        let p = env
+            .mem
+            .translate(a, 4, access)
+            .map_err(WaveErrorKind::MemoryViolation)?;
+        let mut b = [0u8; 4];
+        if store {
+            b = w.vgpr[i.data[0] as usize][l].to_le_bytes();
+            // SAFETY: translate returned a pointer valid for 4 bytes.
+            unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, 4) };
+        } else {
+            // SAFETY: translate returned a pointer valid for 4 bytes.
+            unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), 4) };
+            row[l] = u32::from_le_bytes(b);
+        }
+    }
+    if !store {
+        w.write_vgpr(i.dst as usize, &row, exec);
+    }
+    Ok(Flow::Next)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2586,44 +2626,4 @@ mod tests {
             }
         }
     }
-}
-
-/// GLOBAL_{LOAD,STORE}_ADDTID_B32: no VGPR address; lane n accesses the
-/// dword at saddr (0 when off) + offset + 4 * n (RDNA3 ISA guide, GLOBAL
-/// opcodes). Global memory only: a bad address faults as any global access.
-fn global_addtid(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
-    let base = if i.saddr as usize != NULL {
-        w.sgpr64(i.saddr as usize)
-    } else {
-        0
-    };
-    let base = base.wrapping_add(i.imm as i64 as u64);
-    let exec = w.exec();
-    let store = i.op == Op::GlobalStoreAddtidB32;
-    let access = if store { Access::Write } else { Access::Read };
-    let mut row = [0u32; LANES];
-    for l in 0..LANES {
-        if exec >> l & 1 == 0 {
-            continue;
-        }
-        let a = base.wrapping_add(4 * (l + LANES * w.half) as u64);
-        let p = env
-            .mem
-            .translate(a, 4, access)
-            .map_err(WaveErrorKind::MemoryViolation)?;
-        let mut b = [0u8; 4];
-        if store {
-            b = w.vgpr[i.data[0] as usize][l].to_le_bytes();
-            // SAFETY: translate returned a pointer valid for 4 bytes.
-            unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, 4) };
-        } else {
-            // SAFETY: translate returned a pointer valid for 4 bytes.
-            unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), 4) };
-            row[l] = u32::from_le_bytes(b);
-        }
-    }
-    if !store {
-        w.write_vgpr(i.dst as usize, &row, exec);
-    }
-    Ok(Flow::Next)
 }

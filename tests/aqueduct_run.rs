@@ -656,3 +656,143 @@ fn a_fault_names_the_kernel_and_offset() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// include/aqueduct_device.h: one kernel written against OpenCL's and one
+/// against HIP's work-item functions, barriers, atomics and math, built
+/// with plain clang-19 (no ROCm device library), run by aqueduct-run and
+/// checked on the host. Needs clang-19 and ld.lld-19 (skipped without).
+#[test]
+fn kernels_built_with_the_device_header_run() {
+    let have = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
+    if !have("clang-19") || !have("ld.lld-19") {
+        eprintln!("skipped: clang-19 / ld.lld-19 not installed");
+        return;
+    }
+    let dir = temp_dir("device-header");
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let opencl = "kernel void scale_hist(global float* x, global uint* bins, float a, uint n)
+{
+    local uint lbins[16];
+    uint lid = get_local_id(0);
+    if (lid < 16) lbins[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    size_t i = get_global_id(0);
+    if (i < n) {
+        x[i] = fma(a, sqrt(x[i]), 1.0f);
+        atomic_inc(&lbins[i % 16]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < 16) atomic_add(&bins[lid], lbins[lid]);
+    if (i == 0) bins[16] = get_num_groups(0);
+}
+";
+    let hip = r#"extern "C" __global__ void scale_hist(float* x, unsigned* bins, float a, unsigned n)
+{
+    __shared__ unsigned lbins[16];
+    unsigned lid = threadIdx.x;
+    if (lid < 16) lbins[lid] = 0;
+    __syncthreads();
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        x[i] = fmaf(a, sqrtf(x[i]), 1.0f);
+        atomicAdd(&lbins[i % 16], 1u);
+    }
+    __syncthreads();
+    if (lid < 16) atomicAdd(&bins[lid], lbins[lid]);
+    if (i == 0) bins[16] = gridDim.x;
+}
+"#;
+    let header = [
+        "-I",
+        include.to_str().unwrap(),
+        "-include",
+        "aqueduct_device.h",
+    ];
+    let compile = |args: &[&str]| {
+        let out = Command::new("clang-19")
+            .args(args)
+            .args(header)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "clang-19: {}", text(&out));
+    };
+    std::fs::write(dir.join("k.cl"), opencl).unwrap();
+    std::fs::write(dir.join("k.hip"), hip).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    compile(&[
+        "-x",
+        "cl",
+        "-cl-std=CL2.0",
+        "-target",
+        "amdgcn-amd-amdhsa",
+        "-mcpu=gfx1100",
+        "-nogpulib",
+        "-O3",
+        "-cl-kernel-arg-info",
+        "-c",
+        &path("k.cl"),
+        "-o",
+        &path("k.o"),
+    ]);
+    let linked = Command::new("ld.lld-19")
+        .args(["-shared", &path("k.o"), "-o", &path("cl.co")])
+        .output()
+        .unwrap();
+    assert!(linked.status.success(), "{}", text(&linked));
+    compile(&[
+        "-x",
+        "hip",
+        "--offload-arch=gfx1100",
+        "--cuda-device-only",
+        "--no-gpu-bundle-output",
+        "-nogpuinc",
+        "-nogpulib",
+        "-O3",
+        "-c",
+        &path("k.hip"),
+        "-o",
+        &path("hip.co"),
+    ]);
+    let n = 1000u32; // a partial last workgroup
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    for co in ["cl.co", "hip.co"] {
+        let x_file = dir.join(format!("{co}.x.bin"));
+        std::fs::write(&x_file, bytemuck::cast_slice::<f32, u8>(&x)).unwrap();
+        let bins_file = dir.join(format!("{co}.bins.bin"));
+        let out = run(&[
+            &path(co),
+            "--kernel",
+            "scale_hist",
+            "--grid",
+            &n.to_string(),
+            "--workgroup",
+            "256",
+            "--arg",
+            &format!("x=inout:{}", x_file.display()),
+            "--arg",
+            &format!("bins=out:{}:{}", bins_file.display(), 17 * 4),
+            "--arg",
+            "a=f32:3",
+            "--arg",
+            &format!("n=u32:{n}"),
+        ]);
+        assert!(out.status.success(), "{co}: {}", text(&out));
+        let got = std::fs::read(&x_file).unwrap();
+        let got: &[f32] = bytemuck::cast_slice(&got);
+        for i in 0..n as usize {
+            let want = 3.0f32.mul_add(x[i].sqrt(), 1.0);
+            assert!(
+                (got[i] - want).abs() <= want * 1e-6,
+                "{co}: x[{i}] = {}, want {want}",
+                got[i]
+            );
+        }
+        let bins = read_u32s(&bins_file);
+        for (b, &count) in bins[..16].iter().enumerate() {
+            let want = (0..n).filter(|i| i % 16 == b as u32).count() as u32;
+            assert_eq!(count, want, "{co}: bin {b}");
+        }
+        assert_eq!(bins[16], n.div_ceil(256), "{co}: number of groups");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}

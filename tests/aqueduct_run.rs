@@ -753,6 +753,7 @@ fn kernels_built_with_the_device_header_run() {
         "-o",
         &path("hip.co"),
     ]);
+    // Arguments by position: HIP's metadata carries no argument names.
     let n = 1000u32; // a partial last workgroup
     let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
     for co in ["cl.co", "hip.co"] {
@@ -768,13 +769,13 @@ fn kernels_built_with_the_device_header_run() {
             "--workgroup",
             "256",
             "--arg",
-            &format!("x=inout:{}", x_file.display()),
+            &format!("0=inout:{}", x_file.display()),
             "--arg",
-            &format!("bins=out:{}:{}", bins_file.display(), 17 * 4),
+            &format!("1=out:{}:{}", bins_file.display(), 17 * 4),
             "--arg",
-            "a=f32:3",
+            "2=f32:3",
             "--arg",
-            &format!("n=u32:{n}"),
+            &format!("3=u32:{n}"),
         ]);
         assert!(out.status.success(), "{co}: {}", text(&out));
         let got = std::fs::read(&x_file).unwrap();

@@ -9,13 +9,18 @@ use std::process::Command;
 
 use aqueduct::hsa::Runtime;
 use aqueduct::hsa::queue::aql_queue::{MAX_QUEUE_PACKETS, MIN_QUEUE_PACKETS};
-use aqueduct::{DeviceChoice, open_device};
 use serde_json::Value;
+
+/// The simulated VRAM of every device in these tests, MiB.
+const VRAM_MB: u64 = 4096;
 
 fn info(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_aqueduct-info"))
         .args(args)
         .env("AQUEDUCT_DEVICE", "sim")
+        // Fixed VRAM: by default gfxsim sizes it from the host's available
+        // memory, which moves between this process and the child.
+        .env("AQUEDUCT_SIM_VRAM_MB", VRAM_MB.to_string())
         .env_remove("ROCR_VISIBLE_DEVICES")
         .output()
         .expect("aqueduct-info runs")
@@ -35,7 +40,12 @@ fn stdout(args: &[&str]) -> String {
 fn json_reports_runtime_agents_pools_and_queues() {
     let json: Value = serde_json::from_str(&stdout(&["--json"])).expect("valid JSON");
     // The same device, opened in-process, is the reference for every value.
-    let runtime = Runtime::new(open_device(DeviceChoice::Sim).unwrap()).unwrap();
+    let sim = aqueduct::gfxsim::SimDevice::new(aqueduct::gfxsim::SimConfig {
+        vram_size: VRAM_MB << 20,
+        ..Default::default()
+    })
+    .unwrap();
+    let runtime = Runtime::new(sim).unwrap();
 
     let rt = &json["runtime"];
     assert_eq!(rt["name"], "aqueduct");

@@ -169,8 +169,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 ";
     let module = wgsl_module(&c, "square.wgsl", text);
     assert_eq!(module.entry_points(), ["main"]);
-    // Translated at creation; the LLVM step waits for a pipeline.
-    assert_eq!(c.device.wgsl_compiles(), 0);
+    // Translated at creation; the LLVM step runs on the device's worker
+    // thread, which may or may not have started it yet.
+    assert!(c.device.wgsl_compiles() <= 1);
     let _first = expect_valid(&c.device, || pipeline_with(&c, &module, None, &[]));
     assert_eq!(c.device.wgsl_compiles(), 1);
     // The same text again: from the device's cache.

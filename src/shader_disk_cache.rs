@@ -27,7 +27,7 @@
 //! # Shared objects
 //! Modules compiled together (`crate::wgsl`'s batches) share one code
 //! object. It is stored once, as an entry with an empty reflection under
-//! [`DiskKey::of_object`] (SHA-256 of its bytes); each module's entry then
+//! `DiskKey::of_object` (SHA-256 of its bytes); each module's entry then
 //! holds, in place of a code object, the 8-byte marker `AQDSHREF` and that
 //! key (a code object starts with `\x7fELF` or an offload bundle's magic,
 //! never with the marker), and its own reflection. A module entry whose

@@ -797,3 +797,71 @@ fn kernels_built_with_the_device_header_run() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A kernel built with `-g` names the faulting source line next to
+/// kernel+offset (its DWARF line table). Needs clang-19 and ld.lld-19.
+#[test]
+fn a_fault_names_the_source_line_with_debug_info() {
+    let have = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
+    if !have("clang-19") || !have("ld.lld-19") {
+        eprintln!("skipped: clang-19 / ld.lld-19 not installed");
+        return;
+    }
+    let dir = temp_dir("fault-line");
+    // The store on line 4 faults: `address` is not mapped.
+    let source = "kernel void poke(ulong address, uint value)
+{
+    if (get_global_id(0) == 0)
+        *(volatile global uint*)address = value;
+}
+";
+    std::fs::write(dir.join("poke.cl"), source).unwrap();
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let built = Command::new("clang-19")
+        .current_dir(&dir)
+        .args([
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx1100",
+            "-nogpulib",
+            "-O1",
+            "-g",
+            "-cl-kernel-arg-info",
+            "-I",
+            include.to_str().unwrap(),
+            "-include",
+            "aqueduct_device.h",
+            "-c",
+            "poke.cl",
+            "-o",
+            "poke.o",
+        ])
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", text(&built));
+    let linked = Command::new("ld.lld-19")
+        .current_dir(&dir)
+        .args(["-shared", "poke.o", "-o", "poke.co"])
+        .output()
+        .unwrap();
+    assert!(linked.status.success(), "{}", text(&linked));
+    let out = run(&[
+        dir.join("poke.co").to_str().unwrap(),
+        "--grid",
+        "32",
+        "--workgroup",
+        "32",
+        "--arg",
+        "0=u64:0x10",
+        "--arg",
+        "1=u32:7",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("pc poke+0x"), "{t}");
+    assert!(t.contains(" at poke.cl:4"), "{t}");
+    std::fs::remove_dir_all(dir).ok();
+}

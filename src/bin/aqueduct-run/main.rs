@@ -6,6 +6,7 @@
 //! metadata by name or position; every mismatch (type, size, missing or
 //! unknown argument) is a clear error before anything is dispatched.
 
+mod debug_line;
 mod demangle;
 mod device;
 mod disasm;
@@ -538,7 +539,8 @@ fn run(opts: Options) -> Result<(), RunError> {
             .wait(WaitCondition::Eq, 0, opts.timeout, WaitHint::Blocked)
             .map_err(|source| {
                 let image_base = kernel.kernel_object - kernel.info.descriptor_offset;
-                let entries = Entries::new(image_base, executable.kernels());
+                let entries = Entries::new(image_base, executable.kernels())
+                    .with_lines(debug_line::LineTable::of(&bytes));
                 RunError::KernelFailed {
                     kernel: kernel.info.name.clone(),
                     source: Box::new(source),

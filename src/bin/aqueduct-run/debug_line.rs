@@ -1,0 +1,114 @@
+//! Source lines for fault PCs: the DWARF line table (`.debug_line`, read
+//! with gimli) of a code object built with `-g`, as address ranges mapped
+//! to `file:line`. Addresses are the code object's virtual addresses (a
+//! shared object linked at 0), so a PC minus the image's load base looks
+//! them up. A code object without debug info, or one whose DWARF does not
+//! parse, simply has no lines.
+
+use std::borrow::Cow;
+
+use gimli::{EndianSlice, LittleEndian};
+
+/// One row of the line table: `[start, end)` came from `file:line`.
+struct Range {
+    start: u64,
+    end: u64,
+    file: String,
+    line: u64,
+}
+
+/// The line table of one code object, sorted by address.
+pub struct LineTable(Vec<Range>);
+
+/// The named sections of an ELF64 little-endian image (the section header
+/// table, ELF spec "Sections"); `None` for anything else.
+fn sections(elf: &[u8]) -> Option<Vec<(&str, &[u8])>> {
+    let u16_at = |at: usize| Some(u16::from_le_bytes(elf.get(at..at + 2)?.try_into().ok()?));
+    let u32_at = |at: usize| Some(u32::from_le_bytes(elf.get(at..at + 4)?.try_into().ok()?));
+    let u64_at = |at: usize| Some(u64::from_le_bytes(elf.get(at..at + 8)?.try_into().ok()?));
+    if elf.get(..6)? != b"\x7fELF\x02\x01" {
+        return None;
+    }
+    let shoff = usize::try_from(u64_at(0x28)?).ok()?;
+    let (entsize, count, names) = (
+        usize::from(u16_at(0x3A)?),
+        usize::from(u16_at(0x3C)?),
+        usize::from(u16_at(0x3E)?),
+    );
+    let header = |k: usize| shoff.checked_add(k.checked_mul(entsize)?);
+    let body = |k: usize| -> Option<&[u8]> {
+        let h = header(k)?;
+        let off = usize::try_from(u64_at(h + 0x18)?).ok()?;
+        let size = usize::try_from(u64_at(h + 0x20)?).ok()?;
+        elf.get(off..off.checked_add(size)?)
+    };
+    let strtab = body(names)?;
+    (0..count)
+        .map(|k| {
+            let name_at = usize::try_from(u32_at(header(k)?)?).ok()?;
+            let name = strtab.get(name_at..)?;
+            let name = std::str::from_utf8(&name[..name.iter().position(|&b| b == 0)?]).ok()?;
+            Some((name, body(k).unwrap_or(&[])))
+        })
+        .collect()
+}
+
+impl LineTable {
+    /// The line table of `elf`, if it has one.
+    pub fn of(elf: &[u8]) -> Option<LineTable> {
+        let sections = sections(elf)?;
+        if !sections.iter().any(|(n, _)| *n == ".debug_line") {
+            return None;
+        }
+        let dwarf = gimli::Dwarf::load(|id| -> Result<_, gimli::Error> {
+            let data = sections
+                .iter()
+                .find(|(n, _)| *n == id.name())
+                .map_or(&[][..], |(_, d)| *d);
+            Ok(EndianSlice::new(data, LittleEndian))
+        })
+        .ok()?;
+        let mut ranges = Vec::new();
+        let mut units = dwarf.units();
+        while let Ok(Some(header)) = units.next() {
+            let Ok(unit) = dwarf.unit(header) else {
+                continue;
+            };
+            let Some(program) = unit.line_program.clone() else {
+                continue;
+            };
+            let mut rows = program.rows();
+            let mut open: Option<(u64, String, u64)> = None;
+            while let Ok(Some((header, row))) = rows.next_row() {
+                if let Some((start, file, line)) = open.take()
+                    && row.address() > start
+                {
+                    ranges.push(Range {
+                        start,
+                        end: row.address(),
+                        file,
+                        line,
+                    });
+                }
+                if row.end_sequence() {
+                    continue;
+                }
+                let file = row
+                    .file(header)
+                    .and_then(|f| dwarf.attr_string(&unit, f.path_name()).ok())
+                    .map_or(Cow::Borrowed("?"), |s| s.to_string_lossy());
+                let line = row.line().map_or(0, |l| l.get());
+                open = Some((row.address(), file.into_owned(), line));
+            }
+        }
+        ranges.sort_by_key(|r| r.start);
+        (!ranges.is_empty()).then_some(LineTable(ranges))
+    }
+
+    /// `file:line` of the code object address `addr`.
+    pub fn locate(&self, addr: u64) -> Option<String> {
+        let after = self.0.partition_point(|r| r.start <= addr);
+        let r = self.0.get(after.checked_sub(1)?)?;
+        (addr < r.end).then(|| format!("{}:{}", r.file, r.line))
+    }
+}

@@ -354,7 +354,8 @@ fn run(opts: Options) -> Result<(), RunError> {
     let dims = grid_dims.max(wg_dims);
     // The command processor refuses a larger grid with a queue error
     // (HSA_AGENT_INFO_GRID_MAX_SIZE); say so before anything is submitted.
-    let grid_items: u64 = grid.iter().map(|&g| g as u64).product();
+    // Saturating: three u32 extents can exceed u64 (2^31 x 2^31 x 4).
+    let grid_items = grid.iter().fold(1u64, |n, &g| n.saturating_mul(g as u64));
     if grid_items > agent.grid_max_size as u64 {
         return Err(RunError::GridTooLarge {
             grid,
@@ -362,7 +363,9 @@ fn run(opts: Options) -> Result<(), RunError> {
             max: agent.grid_max_size as u64,
         });
     }
-    let wg_items: u64 = workgroup.iter().map(|&w| w as u64).product();
+    let wg_items = workgroup
+        .iter()
+        .fold(1u64, |n, &w| n.saturating_mul(w as u64));
     let max_wg = kernel.info.max_flat_workgroup_size.max(1) as u64;
     if wg_items > max_wg.min(agent.max_workgroup_size as u64) {
         return Err(RunError::WorkgroupTooLarge {

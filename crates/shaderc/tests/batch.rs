@@ -81,9 +81,12 @@ fn batched_kernels_match_separately_compiled_ones() {
         assert_eq!(ep.kernel, format!("m{i}.main"));
         let (alone_co, alone_reflection) = checked_in(name, "gfx1100");
         let bindings = inputs(&alone_reflection, i as u64 + 1);
-        let batched = run_code_object(co, reflection, "main", &bindings, [2, 1, 1])
+        // One workgroup: control_flow's second group would write
+        // out[32..64] while the first writes out[i + 32] there, so with
+        // two the result depends on the order the groups run in.
+        let batched = run_code_object(co, reflection, "main", &bindings, [1, 1, 1])
             .unwrap_or_else(|e| panic!("{name} batched: {e}"));
-        let alone = run_code_object(&alone_co, &alone_reflection, "main", &bindings, [2, 1, 1])
+        let alone = run_code_object(&alone_co, &alone_reflection, "main", &bindings, [1, 1, 1])
             .unwrap_or_else(|e| panic!("{name} alone: {e}"));
         assert_eq!(
             batched, alone,

@@ -863,5 +863,57 @@ fn a_fault_names_the_source_line_with_debug_info() {
     let t = text(&out);
     assert!(t.contains("pc poke+0x"), "{t}");
     assert!(t.contains(" at poke.cl:4"), "{t}");
+
+    // The same from an offload bundle (HIP's default output): the line
+    // table of the entry loaded for the GPU.
+    let hip = r#"extern "C" __global__ void poke(unsigned long address, unsigned value)
+{
+    if (blockIdx.x * blockDim.x + threadIdx.x == 0)
+        *(volatile unsigned*)address = value;
+}
+"#;
+    std::fs::write(dir.join("poke.hip"), hip).unwrap();
+    let built = Command::new("clang-19")
+        .current_dir(&dir)
+        .args([
+            "-x",
+            "hip",
+            "--offload-arch=gfx1100",
+            "--cuda-device-only",
+            "-nogpuinc",
+            "-nogpulib",
+            "-O1",
+            "-g",
+            "-I",
+            include.to_str().unwrap(),
+            "-include",
+            "aqueduct_device.h",
+            "-c",
+            "poke.hip",
+            "-o",
+            "poke.bundle",
+        ])
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", text(&built));
+    let bundle = std::fs::read(dir.join("poke.bundle")).unwrap();
+    assert!(
+        bundle.starts_with(b"__CLANG_OFFLOAD_BUNDLE__"),
+        "not a bundle"
+    );
+    let out = run(&[
+        dir.join("poke.bundle").to_str().unwrap(),
+        "--grid",
+        "32",
+        "--workgroup",
+        "32",
+        "--arg",
+        "0=u64:0x10",
+        "--arg",
+        "1=u32:7",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains(" at poke.hip:4"), "{t}");
     std::fs::remove_dir_all(dir).ok();
 }

@@ -7,6 +7,8 @@
 
 use std::borrow::Cow;
 
+use aqueduct::hsa::Agent;
+use aqueduct::hsa::code_object::{Bundle, IsaName};
 use gimli::{EndianSlice, LittleEndian};
 
 /// One row of the line table: `[start, end)` came from `file:line`.
@@ -54,6 +56,18 @@ fn sections(elf: &[u8]) -> Option<Vec<(&str, &[u8])>> {
 }
 
 impl LineTable {
+    /// The line table of what the runtime loaded from `file` for `agent`:
+    /// the file itself, or the offload bundle's entry for the agent's ISA
+    /// (the same choice `Bundle::select` makes for the loader).
+    pub fn of_loaded(file: &[u8], agent: &Agent) -> Option<LineTable> {
+        if !Bundle::is_bundle(file) {
+            return Self::of(file);
+        }
+        let bundle = Bundle::parse(file).ok()?;
+        let isa = IsaName::parse(agent.isa_name.as_deref()?)?;
+        Self::of(bundle.select(&isa).ok()?)
+    }
+
     /// The line table of `elf`, if it has one.
     pub fn of(elf: &[u8]) -> Option<LineTable> {
         let sections = sections(elf)?;

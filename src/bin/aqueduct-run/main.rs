@@ -543,7 +543,7 @@ fn run(opts: Options) -> Result<(), RunError> {
             .map_err(|source| {
                 let image_base = kernel.kernel_object - kernel.info.descriptor_offset;
                 let entries = Entries::new(image_base, executable.kernels())
-                    .with_lines(debug_line::LineTable::of(&bytes));
+                    .with_lines(debug_line::LineTable::of_loaded(&bytes, agent));
                 RunError::KernelFailed {
                     kernel: kernel.info.name.clone(),
                     source: Box::new(source),

@@ -657,19 +657,53 @@ fn a_fault_names_the_kernel_and_offset() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// clang-19 flags for an OpenCL C kernel and for HIP device code, for gfx1100.
+const OPENCL: &[&str] = &[
+    "-x",
+    "cl",
+    "-cl-std=CL2.0",
+    "-target",
+    "amdgcn-amd-amdhsa",
+    "-mcpu=gfx1100",
+    "-nogpulib",
+    "-cl-kernel-arg-info",
+];
+const HIP: &[&str] = &[
+    "-x",
+    "hip",
+    "--offload-arch=gfx1100",
+    "--cuda-device-only",
+    "-nogpuinc",
+    "-nogpulib",
+];
+
+/// Runs `tool` in `dir` with `args` and asserts it succeeded; clang-19
+/// also gets include/aqueduct_device.h.
+fn build_in(dir: &Path, tool: &str, args: &[&str]) {
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let mut command = Command::new(tool);
+    command.current_dir(dir).args(args);
+    if tool == "clang-19" {
+        command
+            .arg("-I")
+            .arg(&include)
+            .args(["-include", "aqueduct_device.h"]);
+    }
+    let out = command.output().unwrap();
+    assert!(out.status.success(), "{tool}: {}", text(&out));
+}
+
 /// include/aqueduct_device.h: one kernel written against OpenCL's and one
 /// against HIP's work-item functions, barriers, atomics and math, built
 /// with plain clang-19 (no ROCm device library), run by aqueduct-run and
 /// checked on the host. Needs clang-19 and ld.lld-19 (skipped without).
 #[test]
 fn kernels_built_with_the_device_header_run() {
-    let have = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
-    if !have("clang-19") || !have("ld.lld-19") {
+    if !aqueduct_shaderc::Toolchain::available() {
         eprintln!("skipped: clang-19 / ld.lld-19 not installed");
         return;
     }
     let dir = temp_dir("device-header");
-    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
     let opencl = "kernel void scale_hist(global float* x, global uint* bins, float a, uint n)
 {
     local uint lbins[16];
@@ -702,57 +736,31 @@ fn kernels_built_with_the_device_header_run() {
     if (i == 0) bins[16] = gridDim.x;
 }
 "#;
-    let header = [
-        "-I",
-        include.to_str().unwrap(),
-        "-include",
-        "aqueduct_device.h",
-    ];
-    let compile = |args: &[&str]| {
-        let out = Command::new("clang-19")
-            .args(args)
-            .args(header)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "clang-19: {}", text(&out));
-    };
     std::fs::write(dir.join("k.cl"), opencl).unwrap();
     std::fs::write(dir.join("k.hip"), hip).unwrap();
     let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
-    compile(&[
-        "-x",
-        "cl",
-        "-cl-std=CL2.0",
-        "-target",
-        "amdgcn-amd-amdhsa",
-        "-mcpu=gfx1100",
-        "-nogpulib",
-        "-O3",
-        "-cl-kernel-arg-info",
-        "-c",
-        &path("k.cl"),
-        "-o",
-        &path("k.o"),
-    ]);
-    let linked = Command::new("ld.lld-19")
-        .args(["-shared", &path("k.o"), "-o", &path("cl.co")])
-        .output()
-        .unwrap();
-    assert!(linked.status.success(), "{}", text(&linked));
-    compile(&[
-        "-x",
-        "hip",
-        "--offload-arch=gfx1100",
-        "--cuda-device-only",
-        "--no-gpu-bundle-output",
-        "-nogpuinc",
-        "-nogpulib",
-        "-O3",
-        "-c",
-        &path("k.hip"),
-        "-o",
-        &path("hip.co"),
-    ]);
+    build_in(
+        &dir,
+        "clang-19",
+        &[OPENCL, &["-O3", "-c", "k.cl", "-o", "k.o"]].concat(),
+    );
+    build_in(&dir, "ld.lld-19", &["-shared", "k.o", "-o", "cl.co"]);
+    build_in(
+        &dir,
+        "clang-19",
+        &[
+            HIP,
+            &[
+                "--no-gpu-bundle-output",
+                "-O3",
+                "-c",
+                "k.hip",
+                "-o",
+                "hip.co",
+            ],
+        ]
+        .concat(),
+    );
     // Arguments by position: HIP's metadata carries no argument names.
     let n = 1000u32; // a partial last workgroup
     let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
@@ -802,8 +810,7 @@ fn kernels_built_with_the_device_header_run() {
 /// kernel+offset (its DWARF line table). Needs clang-19 and ld.lld-19.
 #[test]
 fn a_fault_names_the_source_line_with_debug_info() {
-    let have = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
-    if !have("clang-19") || !have("ld.lld-19") {
+    if !aqueduct_shaderc::Toolchain::available() {
         eprintln!("skipped: clang-19 / ld.lld-19 not installed");
         return;
     }
@@ -816,38 +823,12 @@ fn a_fault_names_the_source_line_with_debug_info() {
 }
 ";
     std::fs::write(dir.join("poke.cl"), source).unwrap();
-    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
-    let built = Command::new("clang-19")
-        .current_dir(&dir)
-        .args([
-            "-x",
-            "cl",
-            "-cl-std=CL2.0",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            "-mcpu=gfx1100",
-            "-nogpulib",
-            "-O1",
-            "-g",
-            "-cl-kernel-arg-info",
-            "-I",
-            include.to_str().unwrap(),
-            "-include",
-            "aqueduct_device.h",
-            "-c",
-            "poke.cl",
-            "-o",
-            "poke.o",
-        ])
-        .output()
-        .unwrap();
-    assert!(built.status.success(), "{}", text(&built));
-    let linked = Command::new("ld.lld-19")
-        .current_dir(&dir)
-        .args(["-shared", "poke.o", "-o", "poke.co"])
-        .output()
-        .unwrap();
-    assert!(linked.status.success(), "{}", text(&linked));
+    build_in(
+        &dir,
+        "clang-19",
+        &[OPENCL, &["-O1", "-g", "-c", "poke.cl", "-o", "poke.o"]].concat(),
+    );
+    build_in(&dir, "ld.lld-19", &["-shared", "poke.o", "-o", "poke.co"]);
     let out = run(&[
         dir.join("poke.co").to_str().unwrap(),
         "--grid",
@@ -873,29 +854,11 @@ fn a_fault_names_the_source_line_with_debug_info() {
 }
 "#;
     std::fs::write(dir.join("poke.hip"), hip).unwrap();
-    let built = Command::new("clang-19")
-        .current_dir(&dir)
-        .args([
-            "-x",
-            "hip",
-            "--offload-arch=gfx1100",
-            "--cuda-device-only",
-            "-nogpuinc",
-            "-nogpulib",
-            "-O1",
-            "-g",
-            "-I",
-            include.to_str().unwrap(),
-            "-include",
-            "aqueduct_device.h",
-            "-c",
-            "poke.hip",
-            "-o",
-            "poke.bundle",
-        ])
-        .output()
-        .unwrap();
-    assert!(built.status.success(), "{}", text(&built));
+    build_in(
+        &dir,
+        "clang-19",
+        &[HIP, &["-O1", "-g", "-c", "poke.hip", "-o", "poke.bundle"]].concat(),
+    );
     let bundle = std::fs::read(dir.join("poke.bundle")).unwrap();
     assert!(
         bundle.starts_with(b"__CLANG_OFFLOAD_BUNDLE__"),

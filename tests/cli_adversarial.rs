@@ -4,70 +4,27 @@
 //! tables below is one input; results are checked by the same rule.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-/// What one run ended with.
-struct Ended {
-    code: Option<i32>,
-    text: String,
-}
+use aqueduct_test_support::Rng;
+use aqueduct_test_support::bytes::bytes_of;
+use aqueduct_test_support::process::run_bounded;
 
-/// Runs `bin` with `args` on gfxsim, killing it after `limit`.
-fn run_bounded(bin: &str, args: &[String], limit: Duration) -> Ended {
-    static RUNS: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("aqueduct-cli-adversarial-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let n = RUNS.fetch_add(1, Ordering::Relaxed);
-    let (out, err) = (dir.join(format!("{n}.out")), dir.join(format!("{n}.err")));
-    let mut child = Command::new(bin)
-        .args(args)
-        .env("AQUEDUCT_DEVICE", "sim")
-        .env("AQUEDUCT_SIM_THREADS", "2")
-        .env("AQUEDUCT_SIM_VRAM_MB", "1024")
-        .env_remove("RUST_BACKTRACE")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .expect("starts");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if start.elapsed() > limit {
-            child.kill().ok();
-            child.wait().ok();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let text = format!(
-        "{}{}",
-        std::fs::read_to_string(&out).unwrap_or_default(),
-        std::fs::read_to_string(&err).unwrap_or_default()
-    );
-    std::fs::remove_file(&out).ok();
-    std::fs::remove_file(&err).ok();
-    let code = match status {
-        Some(s) => s.code(),
-        None => panic!("{bin} {args:?} ran past {limit:?}:\n{text}"),
-    };
-    Ended { code, text }
-}
-
-/// Every row must fail cleanly: an exit code other than 0 and 101 (a
-/// signal has none), a message, and no panic text.
+/// Every row must fail cleanly (`Ended::failed_cleanly`), each run on
+/// gfxsim within a minute.
 fn expect_clean_failures(bin: &str, rows: &[Vec<String>]) {
     let mut bad = Vec::new();
     for args in rows {
-        let e = run_bounded(bin, args, Duration::from_secs(60));
-        let clean = matches!(e.code, Some(c) if c != 0 && c != 101)
-            && !e.text.trim().is_empty()
-            && !e.text.contains("panicked");
-        if !clean {
+        let e = run_bounded(
+            Command::new(bin)
+                .args(args)
+                .env("AQUEDUCT_DEVICE", "sim")
+                .env("AQUEDUCT_SIM_THREADS", "2")
+                .env("AQUEDUCT_SIM_VRAM_MB", "1024"),
+            Duration::from_secs(60),
+        );
+        if !e.failed_cleanly() {
             bad.push(format!("{args:?}: exit {:?}\n{}", e.code, e.text));
         }
     }
@@ -100,15 +57,7 @@ fn hostile_files() -> Vec<PathBuf> {
     let mut corrupted = real.clone();
     // The section header offset points past the end.
     corrupted[0x28..0x30].copy_from_slice(&u64::MAX.to_le_bytes());
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let random: Vec<u8> = (0..4096)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
+    let random = bytes_of(&Rng::new(0x2545_F491_4F6C_DD1D).u32s(1024));
     let files = [
         ("empty.co", Vec::new()),
         ("random.co", random),

@@ -6,7 +6,8 @@
 //! gives the host's result).
 
 use aqueduct_hsa::PoolKind;
-use aqueduct_test_harness::hsa_sim::{Arg, Gpu, kernel_file, read_u32};
+use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Rng, kernel_file, read_u32};
+use aqueduct_test_support::bytes::bytes_of;
 
 /// After the hostile rows: a copy kernel still runs and gives the input.
 fn still_works(gpu: &Gpu) {
@@ -77,15 +78,7 @@ fn impossible_allocations_are_errors_in_every_pool() {
 fn hostile_code_objects_are_errors() {
     let gpu = Gpu::new();
     let real = kernel_file("vector_copy.co");
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let random: Vec<u8> = (0..8192)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
+    let random = bytes_of(&Rng::new(0x9E37_79B9_7F4A_7C15).u32s(2048));
     let mut corrupted_sections = real.clone();
     corrupted_sections[0x28..0x30].copy_from_slice(&u64::MAX.to_le_bytes());
     let mut corrupted_phdrs = real.clone();

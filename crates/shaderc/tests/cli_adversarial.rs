@@ -3,44 +3,15 @@
 //! a panic (exit 101), a signal or a hang. None of the sources reaches
 //! clang (each fails earlier), so the test needs no LLVM.
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
+
+use aqueduct_test_support::process::run_bounded;
 
 fn dir() -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("aqueduct-shaderc-cli-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-/// Runs the binary with `args`, killing it after `limit`: (exit code, output).
-fn run_bounded(args: &[String], limit: Duration, tag: &str) -> (Option<i32>, String) {
-    let (out, err) = (
-        dir().join(format!("{tag}.out")),
-        dir().join(format!("{tag}.err")),
-    );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_aqueduct-shaderc"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .expect("starts");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > limit {
-            child.kill().ok();
-            child.wait().ok();
-            panic!("aqueduct-shaderc {args:?} ran past {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let text = std::fs::read_to_string(&out).unwrap_or_default()
-        + &std::fs::read_to_string(&err).unwrap_or_default();
-    (status.code(), text)
 }
 
 #[test]
@@ -96,16 +67,14 @@ fn main(@builtin(local_invocation_index) i: u32) { big[i] = i; }
         s(&["build", "/nonexistent/dir"]),
     ];
     let mut bad = Vec::new();
-    for (k, args) in rows.iter().enumerate() {
-        let (code, text) = run_bounded(args, Duration::from_secs(30), &k.to_string());
-        let clean = matches!(code, Some(c) if c != 0 && c != 101)
-            && !text.trim().is_empty()
-            && !text.contains("panicked");
-        if !clean {
-            bad.push(format!(
-                "{args:?}: exit {code:?}\n{}",
-                &text[..text.len().min(2000)]
-            ));
+    for args in &rows {
+        let e = run_bounded(
+            Command::new(env!("CARGO_BIN_EXE_aqueduct-shaderc")).args(args),
+            Duration::from_secs(30),
+        );
+        if !e.failed_cleanly() {
+            let text = &e.text[..e.text.len().min(2000)];
+            bad.push(format!("{args:?}: exit {:?}\n{text}", e.code));
         }
     }
     std::fs::remove_dir_all(&d).ok();

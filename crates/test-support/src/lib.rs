@@ -14,6 +14,7 @@
 
 pub mod bytes;
 mod compare;
+pub mod process;
 pub mod repo;
 mod rng;
 

@@ -1,5 +1,6 @@
 //! Source lines for fault PCs: the DWARF line table (`.debug_line`, read
-//! with gimli) of a code object built with `-g`, as address ranges mapped
+//! with gimli from the sections the object crate finds) of a code object
+//! built with `-g`, as address ranges mapped
 //! to `file:line`. Addresses are the code object's virtual addresses (a
 //! shared object linked at 0), so a PC minus the image's load base looks
 //! them up. A code object without debug info, or one whose DWARF does not
@@ -10,6 +11,7 @@ use std::borrow::Cow;
 use aqueduct::hsa::Agent;
 use aqueduct::hsa::code_object::{Bundle, IsaName};
 use gimli::{EndianSlice, LittleEndian};
+use object::{Object, ObjectSection};
 
 /// One row of the line table: `[start, end)` came from `file:line`.
 struct Range {
@@ -21,39 +23,6 @@ struct Range {
 
 /// The line table of one code object, sorted by address.
 pub struct LineTable(Vec<Range>);
-
-/// The named sections of an ELF64 little-endian image (the section header
-/// table, ELF spec "Sections"); `None` for anything else.
-fn sections(elf: &[u8]) -> Option<Vec<(&str, &[u8])>> {
-    let u16_at = |at: usize| Some(u16::from_le_bytes(elf.get(at..at + 2)?.try_into().ok()?));
-    let u32_at = |at: usize| Some(u32::from_le_bytes(elf.get(at..at + 4)?.try_into().ok()?));
-    let u64_at = |at: usize| Some(u64::from_le_bytes(elf.get(at..at + 8)?.try_into().ok()?));
-    if elf.get(..6)? != b"\x7fELF\x02\x01" {
-        return None;
-    }
-    let shoff = usize::try_from(u64_at(0x28)?).ok()?;
-    let (entsize, count, names) = (
-        usize::from(u16_at(0x3A)?),
-        usize::from(u16_at(0x3C)?),
-        usize::from(u16_at(0x3E)?),
-    );
-    let header = |k: usize| shoff.checked_add(k.checked_mul(entsize)?);
-    let body = |k: usize| -> Option<&[u8]> {
-        let h = header(k)?;
-        let off = usize::try_from(u64_at(h + 0x18)?).ok()?;
-        let size = usize::try_from(u64_at(h + 0x20)?).ok()?;
-        elf.get(off..off.checked_add(size)?)
-    };
-    let strtab = body(names)?;
-    (0..count)
-        .map(|k| {
-            let name_at = usize::try_from(u32_at(header(k)?)?).ok()?;
-            let name = strtab.get(name_at..)?;
-            let name = std::str::from_utf8(&name[..name.iter().position(|&b| b == 0)?]).ok()?;
-            Some((name, body(k).unwrap_or(&[])))
-        })
-        .collect()
-}
 
 impl LineTable {
     /// The line table of what the runtime loaded from `file` for `agent`:
@@ -70,15 +39,13 @@ impl LineTable {
 
     /// The line table of `elf`, if it has one.
     pub fn of(elf: &[u8]) -> Option<LineTable> {
-        let sections = sections(elf)?;
-        if !sections.iter().any(|(n, _)| *n == ".debug_line") {
-            return None;
-        }
+        let file = object::File::parse(elf).ok()?;
+        file.section_by_name(".debug_line")?;
         let dwarf = gimli::Dwarf::load(|id| -> Result<_, gimli::Error> {
-            let data = sections
-                .iter()
-                .find(|(n, _)| *n == id.name())
-                .map_or(&[][..], |(_, d)| *d);
+            let data = file
+                .section_by_name(id.name())
+                .and_then(|section| section.data().ok())
+                .unwrap_or(&[]);
             Ok(EndianSlice::new(data, LittleEndian))
         })
         .ok()?;

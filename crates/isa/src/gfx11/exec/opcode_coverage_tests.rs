@@ -142,10 +142,22 @@ fn encodings() -> Vec<(&'static str, Vec<Vec<[u32; 3]>>)> {
 fn unsupported(inst: &crate::gfx11::inst::Inst) -> bool {
     let mut wave = Wave::default();
     wave.sgpr[EXEC] = u32::MAX;
-    let (mut lds, mut scratch) = (vec![0u8; 65536], Vec::new());
+    matches!(
+        execute(&mut wave, &mut vec![0u8; 65536], inst),
+        Err(WaveErrorKind::IllegalInstruction { mnemonic: Some(m), .. }) if !m.contains(" (")
+    )
+}
+
+/// Runs `inst` once on `wave` with `lds`, no memory and no scratch.
+fn execute(
+    wave: &mut Wave,
+    lds: &mut [u8],
+    inst: &crate::gfx11::inst::Inst,
+) -> Result<super::Flow, WaveErrorKind> {
+    let mut scratch = Vec::new();
     let mut env = Env {
         mem: &NoMemory,
-        lds: &mut lds,
+        lds,
         scratch: &mut scratch,
         scratch_va: 0,
         scratch_wave_bytes: 0,
@@ -155,10 +167,7 @@ fn unsupported(inst: &crate::gfx11::inst::Inst) -> bool {
         private_base: 0,
         spans: Default::default(),
     };
-    matches!(
-        step(&mut wave, &mut env, inst),
-        Err(WaveErrorKind::IllegalInstruction { mnemonic: Some(m), .. }) if !m.contains(" (")
-    )
+    step(wave, &mut env, inst)
 }
 
 #[test]
@@ -259,20 +268,8 @@ fn run(bytes: &[u8], setup: impl FnOnce(&mut Wave)) -> (Wave, Vec<u8>) {
     let mut wave = Wave::default();
     wave.sgpr[EXEC] = u32::MAX;
     setup(&mut wave);
-    let (mut lds, mut scratch) = (vec![0u8; 65536], Vec::new());
-    let mut env = Env {
-        mem: &NoMemory,
-        lds: &mut lds,
-        scratch: &mut scratch,
-        scratch_va: 0,
-        scratch_wave_bytes: 0,
-        scratch_wave64: false,
-        scratch_per_lane: 0,
-        shared_base: 0,
-        private_base: 0,
-        spans: Default::default(),
-    };
-    step(&mut wave, &mut env, &inst).expect("executes");
+    let mut lds = vec![0u8; 65536];
+    execute(&mut wave, &mut lds, &inst).expect("executes");
     (wave, lds)
 }
 

@@ -6,7 +6,7 @@
 pub(crate) mod fast;
 
 use crate::WaveErrorKind;
-use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, sread, sread64};
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, sread, sread64, unmodelled};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{EXEC, M0, Wave};
@@ -552,7 +552,7 @@ pub(crate) fn sop1(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             w.set_sgpr(d + ((m0 >> 16) & 0x3FF), v)
         }
         // Trap handler only: no trap handler runs on gfxsim.
-        SRfeB64 => return Err(unmodelled(i, "returns from a trap handler".into())),
+        SRfeB64 => return Err(unmodelled(i, "returns from a trap handler")),
         _ => return Err(illegal(i)),
     }
     Ok(Flow::Next)
@@ -602,7 +602,7 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
                 HW_REG_MODE => w.mode,
                 HW_REG_SHADER_CYCLES => shader_cycles(),
                 _ => {
-                    return Err(unmodelled(i, format!("hwreg({id})")));
+                    return Err(unmodelled(i, &format!("hwreg({id})")));
                 }
             };
             let mask = if size >= 32 {
@@ -619,7 +619,7 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
             if id != HW_REG_MODE {
                 return Err(unmodelled(
                     i,
-                    format!("hwreg({id}): only MODE is writable here"),
+                    &format!("hwreg({id}): only MODE is writable here"),
                 ));
             }
             let v = if i.op == SSetregB32 {
@@ -668,16 +668,6 @@ fn shader_cycles() -> u32 {
         as u32
 }
 
-/// An instruction form the emulator recognises but does not model: an
-/// IllegalInstruction whose mnemonic says why, "`mnemonic` (`what`)" (e.g.
-/// the hwreg id), as [`crate::gfx11::exec::env::unmodelled`] writes it.
-fn unmodelled(i: &Inst, what: String) -> WaveErrorKind {
-    WaveErrorKind::IllegalInstruction {
-        words: i.raw().to_vec(),
-        mnemonic: Some(format!("{} ({what})", i.mnemonic)),
-    }
-}
-
 /// Value returned by `s_sendmsg_rtn_*`. The SSRC0 field holds the message id
 /// itself (not an operand): 131 MSG_RTN_GET_REALTIME, 130 MSG_RTN_GET_TMA,
 /// 133 MSG_RTN_GET_TBA; the others are not modelled.
@@ -689,10 +679,10 @@ fn sendmsg_rtn(i: &Inst) -> Result<u64, WaveErrorKind> {
         // GET_DOORBELL, GET_DDID and SAVE_WAVE serve the context-save trap handler,
         // which gfxsim never runs; their values (the queue's doorbell id, the debug
         // dispatch id) are not known to the emulator.
-        128 => Err(unmodelled(i, "sendmsg(MSG_RTN_GET_DOORBELL)".into())),
-        129 => Err(unmodelled(i, "sendmsg(MSG_RTN_GET_DDID)".into())),
-        132 => Err(unmodelled(i, "sendmsg(MSG_RTN_SAVE_WAVE)".into())),
-        id => Err(unmodelled(i, format!("sendmsg({id})"))),
+        128 => Err(unmodelled(i, "sendmsg(MSG_RTN_GET_DOORBELL)")),
+        129 => Err(unmodelled(i, "sendmsg(MSG_RTN_GET_DDID)")),
+        132 => Err(unmodelled(i, "sendmsg(MSG_RTN_SAVE_WAVE)")),
+        id => Err(unmodelled(i, &format!("sendmsg({id})"))),
     }
 }
 
@@ -759,7 +749,7 @@ pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> ExecResult {
         SSendmsg | SSendmsghalt => {
             return Err(unmodelled(
                 i,
-                format!(
+                &format!(
                     "sendmsg({}): a graphics or trap-handler message",
                     i.imm & 0xFF
                 ),

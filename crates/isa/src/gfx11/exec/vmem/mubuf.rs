@@ -286,9 +286,7 @@ fn load_to_lds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             _ => raw,
         };
         let at = lds_base + 4 * (l + LANES * w.half) as u64;
-        if at + 4 <= env.lds.len() as u64 {
-            env.lds[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
-        }
+        crate::gfx11::exec::lds::lds_put::<4>(env.lds, at, v.to_le_bytes());
     }
     Ok(Flow::Next)
 }

@@ -113,7 +113,9 @@ pub struct Queue {
     doorbell_page: Arc<Allocation>,
 }
 
-fn host_base(a: &Allocation, what: &'static str) -> HsaResult<*mut u8> {
+/// The host address of a queue part that must be host-mapped (ring, queue
+/// page), or `NotHostMapped` naming it.
+pub(crate) fn host_base(a: &Allocation, what: &'static str) -> HsaResult<*mut u8> {
     a.host_ptr()
         .map(|p| p.as_ptr())
         .ok_or(QueueCreationError::NotHostMapped { part: what }.into())

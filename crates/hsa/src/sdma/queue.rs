@@ -41,7 +41,7 @@ use super::error::SdmaError;
 use super::packet;
 use crate::error::{HsaResult, QueueCreationError, QueueError};
 use crate::memory::{Allocation, MemoryPool};
-use crate::queue::aql_queue::{DOORBELL_PAGE_MASK, QUEUE_PRIORITY_NORMAL};
+use crate::queue::aql_queue::{DOORBELL_PAGE_MASK, QUEUE_PRIORITY_NORMAL, host_base};
 use crate::signal::Signal;
 use crate::signal::event::{EventHub, KfdEvent, QueueErrorSource};
 
@@ -86,12 +86,6 @@ pub struct SdmaQueue {
     ring: Allocation,
     queue_page: Allocation,
     doorbell_page: Arc<Allocation>,
-}
-
-fn host_base(a: &Allocation, what: &'static str) -> HsaResult<*mut u8> {
-    a.host_ptr()
-        .map(|p| p.as_ptr())
-        .ok_or(QueueCreationError::NotHostMapped { part: what }.into())
 }
 
 impl SdmaQueue {

@@ -8,7 +8,7 @@
 //!   waited for untimed, and an atomic counter bumped once per dispatch
 //!   proves every dispatch ran. Best of runs.
 //! - the same with a distinct buffer (and bind group) per dispatch, 4096
-//!   dispatches (aqueduct only): the cost of tracking many used buffers.
+//!   dispatches: the cost of tracking many used buffers.
 //! - empty round trip µs: one recorded dispatch of an empty 32-invocation
 //!   kernel; timed queue.submit + device.poll(wait). Median, and the
 //!   medians of the two calls alone.
@@ -533,6 +533,19 @@ fn main() {
         Ok((ns, enc, adapter)) => println!(
             "encode+submit, {dispatches} dispatches: wgpu     {ns:8.1} ns/dispatch (encode {enc:.1}) ({adapter})\n  aqueduct/wgpu {:.3}",
             es.best_ns / ns
+        ),
+        Err(why) => println!("{}", peer::unavailable(&why)),
+    }
+    let (d_arg, r_arg) = (distinct.to_string(), runs.to_string());
+    match peer::run("distinct", &["--dispatches", &d_arg, "--runs", &r_arg]).and_then(|v| {
+        Ok((
+            peer::number(&v, "ns_per_dispatch")?,
+            peer::number(&v, "encode_ns_per_dispatch")?,
+        ))
+    }) {
+        Ok((ns, enc)) => println!(
+            "encode+submit, {distinct} dispatches each binding its own buffer: wgpu {ns:8.1} ns/dispatch (encode {enc:.1})\n  aqueduct/wgpu {:.3}",
+            ed.best_ns / ns
         ),
         Err(why) => println!("{}", peer::unavailable(&why)),
     }

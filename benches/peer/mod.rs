@@ -28,17 +28,24 @@ pub fn unavailable(why: &str) -> String {
     }
 }
 
-/// Runs one measurement of the peer (`saxpy`, `encode-submit`, `round-trip`,
-/// `readback`, `pipelines`, `info`) with `--key value` arguments, e.g.
+/// Runs one measurement of the peer (`saxpy`, `encode-submit`, `distinct`,
+/// `workgroups`, `round-trip`, `readback`, `pipelines`, `end-to-end`, `info`) with `--key value` arguments, e.g.
 /// `run("saxpy", &["--n", "16777216", "--runs", "3"])`, and returns its JSON
 /// object. Fields per measurement (all numbers are f64):
 /// - saxpy: `gbs` (best of runs, 12 bytes/element), `best_s`, `n`, `runs`
 /// - encode-submit: `ns_per_dispatch` (best run), `median_ns_per_dispatch`,
 ///   `encode_ns_per_dispatch`, `submit_ns_per_dispatch`, `dispatches`
+/// - distinct: `ns_per_dispatch` (best run, a buffer and bind group per
+///   dispatch), `encode_ns_per_dispatch`, `dispatches`
+/// - workgroups (`--kernel tiny|zero-init --groups N`): `median_s`,
+///   `ns_per_workgroup`, `groups`
 /// - round-trip: `median_us`, `p10_us`, `p90_us`, `median_with_encode_us`
 /// - readback: `median_us` (map + poll + copy out), `full_median_us` (with the
 ///   GPU copy into the staging buffer), `memcpy_median_us`,
 ///   `ratio_to_memcpy`, `full_ratio_to_memcpy`
+/// - end-to-end: `programs`, an array of `{name, aqueduct_ms, wgpu_ms,
+///   aqueduct_cold_ms, wgpu_cold_ms}` (the `device_open` row has no cold
+///   times): whole programs run on both sides in the peer's process
 /// - pipelines: `total_ms` (creating `count` modules and pipelines of
 ///   benches/wgpu-peer/src/compile_sources.rs), `per_pipeline_ms`, `count`
 ///

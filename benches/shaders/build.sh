@@ -5,7 +5,7 @@
 set -euo pipefail
 DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$DIR/../.."
-for s in bump empty fill_pattern; do
+for s in bump empty fill_pattern tiny_groups zero_init; do
     mkdir -p "$DIR/gfx1100"
     cargo run -q -p aqueduct-shaderc -- compile "$DIR/$s.wgsl" --target gfx1100 -o "$DIR/gfx1100/$s.co"
 done

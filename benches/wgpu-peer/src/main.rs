@@ -9,18 +9,25 @@
 //!   info
 //!   saxpy          --n 16777216 --runs 3
 //!   encode-submit  --dispatches 10000 --runs 5
+//!   distinct       --dispatches 4096 --runs 5
+//!   workgroups     --kernel tiny|zero-init --groups 65535 --runs 3
 //!   round-trip     --samples 500
 //!   readback       --bytes 1048576 --samples 200
 //!   pipelines      --count 60
+//!   end-to-end     --runs 5   (whole programs on aqueduct-wgpu and on lavapipe)
 
 mod compile_sources;
+mod distinct;
 mod encode_submit;
+mod end_to_end;
 mod gpu;
 mod pipelines;
+mod programs;
 mod readback;
 mod round_trip;
 mod saxpy;
 mod stats;
+mod workgroups;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -65,9 +72,12 @@ const MEASUREMENTS: &[&str] = &[
     "info",
     "saxpy",
     "encode-submit",
+    "distinct",
+    "workgroups",
     "round-trip",
     "readback",
     "pipelines",
+    "end-to-end",
 ];
 
 fn parse(args: &[String]) -> Result<Vec<Request>, String> {
@@ -119,6 +129,15 @@ fn measure(gpu: &gpu::Gpu, r: &Request) -> Result<serde_json::Value, String> {
             r.only(&["dispatches", "runs"])?;
             encode_submit::run(gpu, r.get("dispatches", 10_000)?, r.get("runs", 5)?)
         }
+        "distinct" => {
+            r.only(&["dispatches", "runs"])?;
+            distinct::run(gpu, r.get("dispatches", 4096)?, r.get("runs", 5)?)
+        }
+        "workgroups" => {
+            r.only(&["kernel", "groups", "runs"])?;
+            let kernel = r.options.get("kernel").map_or("tiny", String::as_str);
+            workgroups::run(gpu, kernel, r.get("groups", 65535)?, r.get("runs", 3)?)
+        }
         "round-trip" => {
             r.only(&["samples"])?;
             round_trip::run(gpu, r.get("samples", 500)?)
@@ -130,6 +149,10 @@ fn measure(gpu: &gpu::Gpu, r: &Request) -> Result<serde_json::Value, String> {
         "pipelines" => {
             r.only(&["count"])?;
             pipelines::run(gpu, r.get("count", 60)?)
+        }
+        "end-to-end" => {
+            r.only(&["runs"])?;
+            end_to_end::run(gpu, r.get("runs", 5)?)
         }
         other => Err(format!("unknown measurement {other:?}")),
     }
@@ -143,6 +166,20 @@ fn main() -> ExitCode {
             eprintln!("wgpu-peer: {e}");
             return ExitCode::from(2);
         }
+    };
+    // Whole-program runs start from empty shader caches on both sides; the
+    // directories are set before any thread (lavapipe's) exists.
+    let _caches = if requests.iter().any(|r| r.name == "end-to-end") {
+        // SAFETY: no thread but this one exists yet.
+        match unsafe { end_to_end::fresh_caches() } {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("wgpu-peer: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
     };
     let gpu = match gpu::Gpu::open() {
         Ok(g) => g,

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use aqueduct::util::{BufferInitDescriptor, DeviceExt};
 use aqueduct::*;
 use aqueduct_test_harness::facade::*;
+use aqueduct_test_support::thread::bounded;
 
 const THREADS: usize = 8;
 const PER_THREAD: usize = 1250;
@@ -42,26 +43,6 @@ fn soak() -> usize {
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
         .unwrap_or(1)
-}
-
-/// Run `body` on its own thread; fail if it has not finished by `limit`.
-fn bounded(limit: Duration, body: impl FnOnce() + Send + 'static) {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let handle = std::thread::spawn(move || {
-        body();
-        let _ = tx.send(());
-    });
-    match rx.recv_timeout(limit) {
-        Ok(()) => handle.join().expect("body thread"),
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-            panic!("no progress within {limit:?}: deadlock or lost wake-up")
-        }
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-            if let Err(payload) = handle.join() {
-                std::panic::resume_unwind(payload);
-            }
-        }
-    }
 }
 
 /// What submission `slot` does.

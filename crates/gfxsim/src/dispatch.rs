@@ -118,6 +118,8 @@ pub struct Job {
     done: AtomicBool,
     /// A workgroup failed: claimed workgroups not yet started are skipped.
     failed: AtomicBool,
+    /// Stopped by `abort` before every workgroup had run.
+    cancelled: AtomicBool,
     error: Mutex<Option<WaveError>>,
     wave_instructions: AtomicU64,
     /// The watchdog's limit (None: unlimited), counted from when the first
@@ -166,6 +168,7 @@ impl Job {
             finished: AtomicU64::new(0),
             done: AtomicBool::new(total == 0),
             failed: AtomicBool::new(false),
+            cancelled: AtomicBool::new(false),
             error: Mutex::new(None),
             wave_instructions: AtomicU64::new(0),
             time_limit,
@@ -240,9 +243,18 @@ impl Job {
         self.next.load(Ordering::Acquire) >= self.total
     }
 
+    /// Whether `abort` stopped the job before all its workgroups had run
+    /// (whether or not one failed first).
+    pub fn was_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
+    }
+
     /// Stop handing out workgroups (the unclaimed ones count as finished)
     /// and cancel the running ones.
     pub fn abort(&self) {
+        if !self.is_done() {
+            self.cancelled.store(true, Ordering::Release);
+        }
         // Running waves stop too (at their next watchdog check).
         self.dispatch.cancel();
         let claimed = self.next.swap(self.total, Ordering::AcqRel).min(self.total);

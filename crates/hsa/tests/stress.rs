@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct_hsa::{Kernel, MemoryOrder, SubAllocation, WaitCondition, WaitHint};
 use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Program, TIMEOUT, read_u32};
+use aqueduct_test_support::thread::bounded;
 
 const THREADS: usize = 8;
 /// Kernarg blocks (so packets) each thread keeps in flight.
@@ -44,28 +45,6 @@ fn soak() -> usize {
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
         .unwrap_or(1)
-}
-
-/// Run `body` on its own thread and fail if it has not finished within
-/// `limit` (a deadlock fails the test instead of hanging CI).
-fn bounded(limit: Duration, body: impl FnOnce() + Send + 'static) {
-    let (done_tx, done_rx) = std::sync::mpsc::channel();
-    let handle = std::thread::spawn(move || {
-        body();
-        let _ = done_tx.send(());
-    });
-    match done_rx.recv_timeout(limit) {
-        Ok(()) => handle.join().expect("body thread"),
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-            panic!("no progress within {limit:?}: deadlock or lost wake-up")
-        }
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-            // The body panicked: report its panic.
-            if let Err(payload) = handle.join() {
-                std::panic::resume_unwind(payload);
-            }
-        }
-    }
 }
 
 /// The stamp kernel (tests/kernels/gfx1100/stress.co).

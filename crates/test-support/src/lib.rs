@@ -7,6 +7,8 @@
 //! - [`bytes`]: typed slices to buffer bytes and back.
 //! - [`assert_close`]: float comparison with absolute and relative tolerance.
 //! - [`repo`]: paths inside the repository (checked-in kernels and shaders).
+//! - [`process`] and [`thread`]: runs bounded in time (a child process, a
+//!   test body on its own thread).
 //!
 //! It depends on nothing of Aqueduct's, so any crate may take it as a
 //! dev-dependency without a cycle, and its users (isa's unit tests among
@@ -17,6 +19,7 @@ mod compare;
 pub mod process;
 pub mod repo;
 mod rng;
+pub mod thread;
 
 pub use compare::assert_close;
 pub use rng::Rng;

@@ -361,6 +361,15 @@ impl CommandProcessor {
                     }
                     return Err(error);
                 }
+                if job.was_cancelled() && self.queue.stopping() {
+                    // Preempted by the queue's destroy: KFD unmaps the queue
+                    // (kfd_device_queue_manager.c `destroy_queue_cpsch` →
+                    // `unmap_queues_cpsch`; kfd_packet_manager_v9.c
+                    // `pm_unmap_queues_v9`, action preempt_queues), the
+                    // waves are saved or dropped, and the CP never reaches
+                    // the packet's end of pipe: no completion signal.
+                    continue;
+                }
                 tracing::trace!(
                     "gfxsim: queue {} packet {} done: {} workgroups, {} wave instructions",
                     self.queue.id,

@@ -13,6 +13,11 @@
 //!   its `NAME.reflect.json`: each binding's argument `g{group}_b{binding}`,
 //!   its kind (storage_read / storage_read_write / uniform), its minimum
 //!   size, and the `_size` argument of runtime-sized arrays.
+//! - [`ShaderSource::SpirV`] and [`ShaderSource::Glsl`] (cargo feature
+//!   `wgsl`): validated by naga's front end for their language, written as
+//!   WGSL by naga's WGSL back end, then resolved as that WGSL (so they share
+//!   its cache, batching and reflection; SPIR-V specialization constants
+//!   become overrides with the same ids).
 //! - [`ShaderSource::Wgsl`]: WGSL text, resolved by `crate::wgsl`: a
 //!   precompiled object registered for the source's content hash, else
 //!   compiled at run time by aqueduct-shaderc when LLVM is installed (cargo
@@ -29,6 +34,8 @@ use serde::Deserialize;
 use wgpu_types::BufferBindingType;
 
 use crate::device::DeviceShared;
+#[cfg(feature = "wgsl")]
+use crate::error::ShaderLanguage;
 use crate::error::{
     DeviceId, DeviceMismatch, EntryPointError, ObjectKind, ReflectionError, ShaderLoadError,
     ShaderModuleError, same_device,
@@ -48,6 +55,18 @@ pub enum ShaderSource<'a> {
         /// Workgroup size for kernels without `reqd_workgroup_size`
         /// (None: 64x1x1).
         workgroup_size: Option<[u32; 3]>,
+    },
+    /// A SPIR-V module's words, translated to WGSL at creation.
+    #[cfg(feature = "wgsl")]
+    SpirV(Cow<'a, [u32]>),
+    /// A GLSL compute shader (entry point `main`), translated to WGSL at
+    /// creation; `defines` are the preprocessor's `#define NAME VALUE`s.
+    #[cfg(feature = "wgsl")]
+    Glsl {
+        /// The GLSL text.
+        shader: Cow<'a, str>,
+        /// (name, value) pairs defined before the text is preprocessed.
+        defines: &'a [(&'a str, &'a str)],
     },
     /// A code object compiled by aqueduct-shaderc with its reflection JSON.
     Precompiled {
@@ -496,67 +515,110 @@ fn precompiled_in(
     })
 }
 
+/// `source` written as WGSL (see the module docs), its errors named by
+/// `language` and located in a file named after `label`.
+#[cfg(feature = "wgsl")]
+fn translate(
+    source: aqueduct_shaderc::Source<'_>,
+    language: ShaderLanguage,
+    label: Option<&str>,
+) -> Result<String, ShaderLoadError> {
+    let file = label.unwrap_or(match language {
+        ShaderLanguage::SpirV => "shader.spv",
+        ShaderLanguage::Glsl => "shader.comp",
+    });
+    aqueduct_shaderc::to_wgsl(&source, file).map_err(|e| ShaderLoadError::Translate {
+        language,
+        source: Arc::new(e),
+    })
+}
+
 pub(crate) fn create(device: &DeviceShared, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {
     let label = desc.label.map(str::to_string);
     let mut wgsl = None;
     let mut deferred = None;
     let mut unusable = Vec::new();
-    let result: Result<Vec<EntryPoint>, ShaderLoadError> = (|| match desc.source {
-        ShaderSource::Wgsl(text) => {
-            let source = Arc::new(crate::wgsl::WgslSource::new(&text, label.as_deref()));
+    let result: Result<Vec<EntryPoint>, ShaderLoadError> = (|| {
+        let mut resolve_wgsl = |text: &str| {
+            let source = Arc::new(crate::wgsl::WgslSource::new(text, label.as_deref()));
             let resolved = crate::wgsl::resolve_module(device, &source);
             wgsl = Some(source);
             resolved.map(|r| {
                 deferred = r.deferred;
                 r.entry_points
             })
-        }
-        ShaderSource::CodeObject {
-            code,
-            workgroup_size,
-        } => {
-            if let Some(size) = workgroup_size
-                && size.contains(&0)
-            {
-                return Err(ShaderLoadError::ZeroWorkgroupSize { size });
+        };
+        match desc.source {
+            ShaderSource::Wgsl(text) => resolve_wgsl(&text),
+            #[cfg(feature = "wgsl")]
+            ShaderSource::SpirV(words) => {
+                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                let text = translate(
+                    aqueduct_shaderc::Source::SpirV(&bytes),
+                    ShaderLanguage::SpirV,
+                    label.as_deref(),
+                )?;
+                resolve_wgsl(&text)
             }
-            let exe = load(&device.runtime, &device.agent, &code)?;
-            let mut eps = Vec::new();
-            let mut first_unusable = None;
-            for info in exe.kernels() {
-                let kernel = exe
-                    .kernel(&info.name)
-                    .map_err(|e| ShaderLoadError::Kernel(Arc::new(e)))?;
-                match raw_entry_point(&exe, kernel, workgroup_size) {
-                    Ok(ep) => eps.push(ep),
-                    // One kernel the facade cannot bind leaves the others usable.
-                    Err(ShaderLoadError::UnsupportedArgument {
-                        kernel,
-                        index,
-                        kind,
-                    }) => {
-                        unusable.push(EntryPointError::Unusable {
-                            name: kernel.clone(),
-                            index,
-                            kind: kind.clone(),
-                        });
-                        first_unusable.get_or_insert(ShaderLoadError::UnsupportedArgument {
+            #[cfg(feature = "wgsl")]
+            ShaderSource::Glsl { shader, defines } => {
+                let text = translate(
+                    aqueduct_shaderc::Source::Glsl {
+                        text: &shader,
+                        defines,
+                    },
+                    ShaderLanguage::Glsl,
+                    label.as_deref(),
+                )?;
+                resolve_wgsl(&text)
+            }
+            ShaderSource::CodeObject {
+                code,
+                workgroup_size,
+            } => {
+                if let Some(size) = workgroup_size
+                    && size.contains(&0)
+                {
+                    return Err(ShaderLoadError::ZeroWorkgroupSize { size });
+                }
+                let exe = load(&device.runtime, &device.agent, &code)?;
+                let mut eps = Vec::new();
+                let mut first_unusable = None;
+                for info in exe.kernels() {
+                    let kernel = exe
+                        .kernel(&info.name)
+                        .map_err(|e| ShaderLoadError::Kernel(Arc::new(e)))?;
+                    match raw_entry_point(&exe, kernel, workgroup_size) {
+                        Ok(ep) => eps.push(ep),
+                        // One kernel the facade cannot bind leaves the others usable.
+                        Err(ShaderLoadError::UnsupportedArgument {
                             kernel,
                             index,
                             kind,
-                        });
+                        }) => {
+                            unusable.push(EntryPointError::Unusable {
+                                name: kernel.clone(),
+                                index,
+                                kind: kind.clone(),
+                            });
+                            first_unusable.get_or_insert(ShaderLoadError::UnsupportedArgument {
+                                kernel,
+                                index,
+                                kind,
+                            });
+                        }
+                        Err(e) => return Err(e),
                     }
-                    Err(e) => return Err(e),
+                }
+                match first_unusable {
+                    Some(e) if eps.is_empty() => Err(e),
+                    _ => Ok(eps),
                 }
             }
-            match first_unusable {
-                Some(e) if eps.is_empty() => Err(e),
-                _ => Ok(eps),
+            ShaderSource::Precompiled { code, reflection } => {
+                load_precompiled(&device.runtime, &device.agent, &code, &reflection)
+                    .map(|l| l.entry_points)
             }
-        }
-        ShaderSource::Precompiled { code, reflection } => {
-            load_precompiled(&device.runtime, &device.agent, &code, &reflection)
-                .map(|l| l.entry_points)
         }
     })();
     match result {

@@ -45,7 +45,8 @@ pub use pipeline::{ComputePipelineError, LayoutMismatch, PipelineLayoutError};
 pub use query::{QuerySetError, QueryUseError, TimestampError};
 pub use queue::QueueError;
 pub use shader::{
-    EntryPointError, PrecompileHint, ReflectionError, ShaderLoadError, ShaderModuleError, WgslError,
+    EntryPointError, PrecompileHint, ReflectionError, ShaderLanguage, ShaderLoadError,
+    ShaderModuleError, WgslError,
 };
 
 /// What kind of error an error scope catches.

@@ -68,6 +68,17 @@ pub enum ShaderLoadError {
     /// The WGSL source did not resolve to a compiled variant.
     #[error(transparent)]
     Wgsl(#[from] WgslError),
+    /// A SPIR-V or GLSL shader was invalid, or cannot be written as the
+    /// WGSL the run-time compiler takes.
+    #[cfg(feature = "wgsl")]
+    #[error("the {language} shader could not be translated: {source}")]
+    Translate {
+        /// The shader's language.
+        language: ShaderLanguage,
+        /// naga's error, rendered.
+        #[source]
+        source: Arc<aqueduct_shaderc::CompileError>,
+    },
     /// A precompiled object's reflection lacks the hash of its WGSL source.
     #[error(
         "the reflection has no `source_hash`: rebuild the shader with an aqueduct-shaderc that \
@@ -128,6 +139,24 @@ pub enum ReflectionError {
         /// How many arguments the reflection's bindings account for.
         bound: usize,
     },
+}
+
+/// A shader language the run-time path translates to WGSL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShaderLanguage {
+    /// SPIR-V (`ShaderSource::SpirV`).
+    SpirV,
+    /// GLSL compute shaders (`ShaderSource::Glsl`).
+    Glsl,
+}
+
+impl std::fmt::Display for ShaderLanguage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ShaderLanguage::SpirV => "SPIR-V",
+            ShaderLanguage::Glsl => "GLSL",
+        })
+    }
 }
 
 /// Why WGSL text did not resolve to a compiled variant.

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 /// Why a shader did not compile.
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
-    /// The WGSL or SPIR-V front end rejected the source (`rendered` is
+    /// The WGSL, SPIR-V or GLSL front end rejected the source (`rendered` is
     /// naga's diagnostic with file:line:col).
     #[error("{rendered}")]
     Parse { rendered: String },
@@ -41,6 +41,10 @@ pub enum CompileError {
         location: Option<String>,
         rendered: String,
     },
+    /// A valid SPIR-V or GLSL module that naga's WGSL writer cannot
+    /// express (the run-time path compiles such shaders through WGSL).
+    #[error("{file}: the shader cannot be translated to WGSL: {message}")]
+    NotExpressibleInWgsl { file: String, message: String },
     /// `--entry NAME` named no compute entry point.
     #[error("no compute entry point named `{name}` (the shader has: {available})")]
     EntryPointNotFound { name: String, available: String },

@@ -1,4 +1,4 @@
-//! Front end: WGSL or SPIR-V → validated naga module, with pipeline-
+//! Front end: WGSL, SPIR-V or GLSL → validated naga module, with pipeline-
 //! overridable constants specialised. Errors keep naga's rendering.
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
@@ -12,6 +12,12 @@ pub enum Source<'a> {
     Wgsl(&'a str),
     /// A SPIR-V module (little-endian words as bytes).
     SpirV(&'a [u8]),
+    /// A GLSL compute shader (`#version 450` and later; its entry point is
+    /// `main`), with the preprocessor's `#define`s as (name, value) pairs.
+    Glsl {
+        text: &'a str,
+        defines: &'a [(&'a str, &'a str)],
+    },
 }
 
 impl<'a> From<&'a str> for Source<'a> {
@@ -24,7 +30,7 @@ impl Source<'_> {
     /// The text errors point into (none for SPIR-V).
     pub(crate) fn text(&self) -> Option<&str> {
         match self {
-            Source::Wgsl(t) => Some(t),
+            Source::Wgsl(t) | Source::Glsl { text: t, .. } => Some(t),
             Source::SpirV(_) => None,
         }
     }
@@ -53,21 +59,7 @@ pub(crate) fn load(
     entry: Option<&str>,
     defines: &[(String, f64)],
 ) -> Result<(naga::Module, ModuleInfo), CompileError> {
-    let module = match *source {
-        Source::Wgsl(text) => {
-            naga::front::wgsl::parse_str(text).map_err(|e| CompileError::Parse {
-                rendered: diagnostic::render(text, file, e.message(), e.labels(), || {
-                    e.emit_to_string_with_path(text, file)
-                }),
-            })?
-        }
-        Source::SpirV(bytes) => {
-            let options = naga::front::spv::Options::default();
-            naga::front::spv::parse_u8_slice(bytes, &options).map_err(|e| CompileError::Parse {
-                rendered: format!("{file}: {e}"),
-            })?
-        }
-    };
+    let module = parse(source, file)?;
     let info = validate(&module, source, file)?;
     let mut constants = naga::back::PipelineConstants::default();
     for (name, value) in defines {
@@ -91,6 +83,52 @@ pub(crate) fn load(
                 },
             })?;
     Ok((module.into_owned(), info.into_owned()))
+}
+
+/// The naga module of `source`, unvalidated.
+fn parse(source: &Source<'_>, file: &str) -> Result<naga::Module, CompileError> {
+    match *source {
+        Source::Wgsl(text) => naga::front::wgsl::parse_str(text).map_err(|e| CompileError::Parse {
+            rendered: diagnostic::render(text, file, e.message(), e.labels(), || {
+                e.emit_to_string_with_path(text, file)
+            }),
+        }),
+        Source::SpirV(bytes) => {
+            let options = naga::front::spv::Options::default();
+            naga::front::spv::parse_u8_slice(bytes, &options).map_err(|e| CompileError::Parse {
+                rendered: format!("{file}: {e}"),
+            })
+        }
+        Source::Glsl { text, defines } => {
+            let mut options = naga::front::glsl::Options::from(naga::ShaderStage::Compute);
+            for (name, value) in defines {
+                options
+                    .defines
+                    .insert((*name).to_string(), (*value).to_string());
+            }
+            naga::front::glsl::Frontend::default()
+                .parse(&options, text)
+                .map_err(|e| CompileError::Parse {
+                    rendered: format!("{file}: {}", e.emit_to_string_with_path(text, file)),
+                })
+        }
+    }
+}
+
+/// `source` written as WGSL by naga's WGSL back end: how SPIR-V and GLSL
+/// shaders reach the WGSL path (its cache, batching and reflection). The
+/// module is validated first, so an invalid shader reports naga's error for
+/// its own language; overrides (SPIR-V specialization constants) keep their
+/// ids as `@id` attributes.
+pub fn to_wgsl(source: &Source<'_>, file: &str) -> Result<String, CompileError> {
+    let module = parse(source, file)?;
+    let info = validate(&module, source, file)?;
+    naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty()).map_err(
+        |e| CompileError::NotExpressibleInWgsl {
+            file: file.to_string(),
+            message: e.to_string(),
+        },
+    )
 }
 
 /// naga's rendering of a spanned error, bounded in cost for large sources.

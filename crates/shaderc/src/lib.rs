@@ -66,7 +66,7 @@ pub use batch::{
     BatchCompiled, BatchMember, BatchObject, compile_batch, compile_translated, link_ir,
 };
 pub use error::{CompileError, ComputeLimit};
-pub use frontend::Source;
+pub use frontend::{Source, to_wgsl};
 pub use reflect::{
     BindingKind, BindingReflection, EntryReflection, REFLECTION_VERSION, Reflection,
 };
@@ -213,6 +213,13 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
             source_hash: match source {
                 Source::Wgsl(text) => source_hash(text),
                 Source::SpirV(bytes) => sha256_hex(bytes),
+                Source::Glsl { text, defines } => {
+                    let mut keyed = text.to_string();
+                    for (name, value) in defines {
+                        keyed.push_str(&format!("\n#define {name} {value}"));
+                    }
+                    sha256_hex(keyed.as_bytes())
+                }
             },
             constants: options.defines.iter().cloned().collect(),
             entry_points: emitted.entry_points,

@@ -1,7 +1,7 @@
 //! The `aqueduct-shaderc` command line:
 //!
 //! ```text
-//! aqueduct-shaderc compile SHADER.wgsl|.spv [--entry NAME] [--target gfx1100,gfx942,...]
+//! aqueduct-shaderc compile SHADER.wgsl|.spv|.comp [--entry NAME] [--target gfx1100,gfx942,...]
 //!                  [-O0..-O3] [--define NAME=VALUE]... [--emit-llvm] -o OUT
 //! aqueduct-shaderc build DIR [--target ...] [-O0..-O3]
 //! ```
@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use aqueduct_shaderc::{CompileError, Options, Source, build, compile, parse_define, translate};
 
 const USAGE: &str = "usage:
-  aqueduct-shaderc compile SHADER.wgsl|.spv [--entry NAME] [--target gfx1100,gfx942,...] [-O0..-O3]
+  aqueduct-shaderc compile SHADER.wgsl|.spv|.comp [--entry NAME] [--target gfx1100,gfx942,...] [-O0..-O3]
                    [--define NAME=VALUE]... [--emit-llvm] -o OUT
   aqueduct-shaderc build DIR [--target gfx1100,gfx942,gfx90a] [-O0..-O3]";
 
@@ -78,13 +78,20 @@ fn run_compile(args: &Args) -> Result<(), CompileError> {
     })?;
     let mut options = args.options.clone();
     options.file_name = input.to_string_lossy().into_owned();
-    let is_spirv = input.extension().is_some_and(|e| e == "spv");
+    let extension = input.extension().and_then(|e| e.to_str()).unwrap_or("");
     let text;
-    let source = if is_spirv {
+    let source = if extension == "spv" {
         Source::SpirV(&bytes)
     } else {
         text = String::from_utf8_lossy(&bytes).into_owned();
-        Source::Wgsl(&text)
+        if matches!(extension, "comp" | "glsl") {
+            Source::Glsl {
+                text: &text,
+                defines: &[],
+            }
+        } else {
+            Source::Wgsl(&text)
+        }
     };
     if args.emit_llvm && args.output.is_none() {
         let t = translate(source, &options)?;

@@ -12,7 +12,9 @@
 //! - [`ShaderSource::Precompiled`]: a code object from aqueduct-shaderc with
 //!   its `NAME.reflect.json`: each binding's argument `g{group}_b{binding}`,
 //!   its kind (storage_read / storage_read_write / uniform), its minimum
-//!   size, and the `_size` argument of runtime-sized arrays.
+//!   size, and the `_size` argument of runtime-sized arrays; the by-value
+//!   argument holding the entry point's `var<immediate>` and where its
+//!   bytes sit in the immediate data.
 //! - [`ShaderSource::Wgsl`]: WGSL text, resolved by `crate::wgsl`: a
 //!   precompiled object registered for the source's content hash, else
 //!   compiled at run time by aqueduct-shaderc when LLVM is installed (cargo
@@ -265,6 +267,17 @@ struct EntryReflection {
     kernel: String,
     workgroup_size: [u32; 3],
     bindings: Vec<BindingReflection>,
+    /// The entry point's `var<immediate>` (absent: none).
+    #[serde(default)]
+    immediates: Option<ImmediateReflection>,
+}
+
+/// A by-value argument holding immediate bytes `offset..offset + size`.
+#[derive(Deserialize)]
+struct ImmediateReflection {
+    arg: String,
+    offset: u32,
+    size: u32,
 }
 
 #[derive(Deserialize)]
@@ -402,7 +415,32 @@ fn reflected_entry_point(
             min_binding_size: b.min_binding_size,
         });
     }
-    let bound: usize = bindings.len() + bindings.iter().filter(|b| b.size_arg.is_some()).count();
+    let mut immediates = Vec::new();
+    let mut immediate_size = 0;
+    if let Some(imm) = &e.immediates {
+        let (arg_index, arg_size) =
+            explicit_index(&kernel, &imm.arg).ok_or_else(|| ReflectionError::MissingArgument {
+                kernel: kernel.info.name.clone(),
+                arg: imm.arg.clone(),
+            })?;
+        if arg_size != imm.size {
+            return Err(ReflectionError::ImmediateSize {
+                kernel: kernel.info.name.clone(),
+                arg: imm.arg.clone(),
+                reflected: imm.size,
+                kernel_size: arg_size,
+            });
+        }
+        immediates.push(ImmediateArg {
+            arg_index,
+            offset: imm.offset,
+            size: imm.size,
+        });
+        immediate_size = (imm.offset + imm.size).next_multiple_of(4);
+    }
+    let bound: usize = bindings.len()
+        + bindings.iter().filter(|b| b.size_arg.is_some()).count()
+        + immediates.len();
     let explicit = kernel.info.explicit_args().count();
     if explicit != bound {
         return Err(ReflectionError::ArgumentCount {
@@ -417,8 +455,8 @@ fn reflected_entry_point(
         workgroup_size: e.workgroup_size,
         block_count_offset: hidden_offset(&kernel, ValueKind::HiddenBlockCountX),
         bindings,
-        immediates: Vec::new(),
-        immediate_size: 0,
+        immediates,
+        immediate_size,
         kernel,
     })
 }

@@ -15,6 +15,14 @@ pub enum CompileError {
     /// naga's validator rejected the module.
     #[error("{rendered}")]
     Validation { rendered: String },
+    /// The module is valid only with validator capabilities that
+    /// `Options::capabilities` leaves out (`missing`: all of them), e.g.
+    /// `f16` without `SHADER_FLOAT16`.
+    #[error("{rendered}")]
+    MissingCapabilities {
+        missing: naga::valid::Capabilities,
+        rendered: String,
+    },
     /// Pipeline-overridable constants could not be specialised.
     #[error("override specialisation failed: {message}")]
     Override { message: String },

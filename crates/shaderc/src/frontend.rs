@@ -34,24 +34,57 @@ fn validate(
     module: &naga::Module,
     source: &Source<'_>,
     file: &str,
+    capabilities: Capabilities,
 ) -> Result<ModuleInfo, CompileError> {
-    Validator::new(ValidationFlags::all(), Capabilities::all())
+    Validator::new(ValidationFlags::all(), capabilities)
         .validate(module)
-        .map_err(|e| CompileError::Validation {
-            rendered: match source.text() {
+        .map_err(|e| {
+            let rendered = match source.text() {
                 Some(t) => render_with_span(&e, t, file),
                 None => format!("{file}: {}", e.as_inner()),
-            },
+            };
+            let missing = missing_capabilities(module, capabilities);
+            if missing.is_empty() {
+                CompileError::Validation { rendered }
+            } else {
+                CompileError::MissingCapabilities { missing, rendered }
+            }
         })
 }
 
-/// Parse and validate `source`, then specialise overrides with `defines`
-/// (by name or numeric id) for `entry` (or all entry points).
+/// The capabilities outside `given` that `module` needs to validate: empty
+/// when it is invalid for another reason too. naga's error names one
+/// capability deep inside its error tree; this asks the validator instead
+/// (each capability left out in turn), which runs only for a module that
+/// already failed.
+fn missing_capabilities(module: &naga::Module, given: Capabilities) -> Capabilities {
+    let all = Capabilities::all();
+    if given == all
+        || Validator::new(ValidationFlags::all(), all)
+            .validate(module)
+            .is_err()
+    {
+        return Capabilities::empty();
+    }
+    (all - given)
+        .iter()
+        .filter(|&cap| {
+            Validator::new(ValidationFlags::all(), all - cap)
+                .validate(module)
+                .is_err()
+        })
+        .fold(Capabilities::empty(), |acc, cap| acc | cap)
+}
+
+/// Parse and validate `source` with `capabilities`, then specialise
+/// overrides with `defines` (by name or numeric id) for `entry` (or all
+/// entry points).
 pub(crate) fn load(
     source: &Source<'_>,
     file: &str,
     entry: Option<&str>,
     defines: &[(String, f64)],
+    capabilities: Capabilities,
 ) -> Result<(naga::Module, ModuleInfo), CompileError> {
     let module = match *source {
         Source::Wgsl(text) => {
@@ -68,7 +101,7 @@ pub(crate) fn load(
             })?
         }
     };
-    let info = validate(&module, source, file)?;
+    let info = validate(&module, source, file, capabilities)?;
     let mut constants = naga::back::PipelineConstants::default();
     for (name, value) in defines {
         constants.insert(name.clone(), *value);

@@ -59,7 +59,11 @@ pub(crate) enum GlobalKind {
     Workgroup,
     /// var<private>: a per-invocation alloca made by the kernel.
     Private,
-    /// Anything else (textures, samplers, immediates): unsupported.
+    /// var<immediate>: a by-value kernel argument holding the variable's
+    /// bytes at its WGSL layout, read through a `byref` pointer into the
+    /// kernarg segment (addrspace(4)).
+    Immediate,
+    /// Anything else (textures, samplers): unsupported.
     Unsupported(String),
 }
 
@@ -124,6 +128,7 @@ impl<'a> ModuleCtx<'a> {
             }
             A::WorkGroup => GlobalKind::Workgroup,
             A::Private => GlobalKind::Private,
+            A::Immediate => GlobalKind::Immediate,
             A::Handle => GlobalKind::Unsupported("textures and samplers".into()),
             other => GlobalKind::Unsupported(format!("var<{other:?}>")),
         }

@@ -93,6 +93,7 @@ fn shader_f16_arithmetic_storage_and_conversions() {
     let Some(c) = advertised(Features::SHADER_F16) else {
         return;
     };
+    // The matrix conversion is not a constant: it runs on the GPU.
     let wgsl = "
 enable f16;
 @group(0) @binding(0) var<storage, read> x: array<f16>;
@@ -107,8 +108,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let b = f16(f32(k) * 0.25);
     h[k] = a * b + 1.5h;
     let v = vec2<f16>(a, b) * 2.0h;
-    let m = mat2x2<f16>(mat2x2<f32>(1.0, 2.0, 3.0, 4.0)) * v;
-    f[2u * k] = f32(m.x) + f32(m.y);
+    let m16 = mat2x2<f16>(mat2x2<f32>(f32(k) * 0.5, 2.0, 3.0, 4.0));
+    let m = m16 * v;
+    f[2u * k] = f32(m.x) + f32(m.y) + mat2x2<f32>(m16)[1].y;
     f[2u * k + 1u] = f32(max(a, b) / 2.0h);
     i[k] = i32(a * 4.0h) + i32(f16(u32(k)));
 }
@@ -143,8 +145,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
             "h[{k}] = {got_h}, want {want_h}"
         );
         let (v0, v1) = (r(a * 2.0), r(b * 2.0));
-        let (m0, m1) = (r(r(v0) + r(3.0 * v1)), r(r(2.0 * v0) + r(4.0 * v1)));
-        let want = m0 + m1;
+        let c00 = k as f32 * 0.5;
+        let (m0, m1) = (r(r(c00 * v0) + r(3.0 * v1)), r(r(2.0 * v0) + r(4.0 * v1)));
+        let want = m0 + m1 + 4.0;
         assert!(
             (f[2 * k] - want).abs() <= want.abs() * 4e-3 + 4e-2,
             "matrix f[{k}] = {}, want {want}",

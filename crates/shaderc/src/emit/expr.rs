@@ -693,6 +693,38 @@ impl FnEmitter<'_> {
             }
             return Ok(self.defv(&dst, &format!("bitcast {} to {dst}", v.typed())));
         };
+        // Matrices (float only: `mat2x2<f16>(m)`) convert column by column;
+        // LLVM casts take no aggregates.
+        if v.ty.starts_with('[') {
+            let (columns, src_column) = matrix_shape(&v.ty);
+            let (_, dst_column) = matrix_shape(&dst);
+            let mut acc = Val::new(&dst, "poison");
+            for c in 0..columns {
+                let column = self.defv(&src_column, &format!("extractvalue {}, {c}", v.typed()));
+                let converted =
+                    self.convert_value(column, &dst_column, src_scalar, kind, dst_width, span)?;
+                acc = self.defv(
+                    &dst,
+                    &format!("insertvalue {}, {}, {c}", acc.typed(), converted.typed()),
+                );
+            }
+            return Ok(acc);
+        }
+        self.convert_value(v, &dst, src_scalar, kind, dst_width, span)
+    }
+
+    /// Convert scalar or vector `v` (of `src_scalar`s) to type `dst`, of
+    /// `kind` scalars `dst_width` bytes wide.
+    fn convert_value(
+        &mut self,
+        v: Val,
+        dst: &str,
+        src_scalar: naga::Scalar,
+        kind: ScalarKind,
+        dst_width: u8,
+        span: naga::Span,
+    ) -> EmitResult<Val> {
+        let dst = dst.to_string();
         let sk = src_scalar.kind;
         let sw = src_scalar.width;
         use ScalarKind as K;

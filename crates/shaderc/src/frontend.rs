@@ -101,7 +101,22 @@ pub(crate) fn load(
             })?
         }
     };
-    let info = validate(&module, source, file, capabilities)?;
+    let mut module = module;
+    let mut info = validate(&module, source, file, capabilities)?;
+    // Only compute entry points become kernels: the overrides the others
+    // use need no value (naga's specialiser wants every override its
+    // entry points use). With `entry`, the specialiser keeps that one.
+    if entry.is_none()
+        && module
+            .entry_points
+            .iter()
+            .any(|e| e.stage != naga::ShaderStage::Compute)
+    {
+        module
+            .entry_points
+            .retain(|e| e.stage == naga::ShaderStage::Compute);
+        info = validate(&module, source, file, capabilities)?;
+    }
     let mut constants = naga::back::PipelineConstants::default();
     for (name, value) in defines {
         constants.insert(name.clone(), *value);

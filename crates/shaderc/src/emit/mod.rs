@@ -12,7 +12,8 @@
 //! - `trig`: sin/cos/tan with range reduction;
 //! - `atomics`: atomics, barriers, workgroupUniformLoad;
 //! - `subgroup`: subgroup builtins and operations (waves, cross-lane ops);
-//! - `kernel`: kernel signatures (the binding ABI), prologues, metadata.
+//! - `kernel`: kernel signatures (the binding ABI), prologues, metadata;
+//! - `reach`: the helper functions the chosen entry points call.
 //!
 //! Helper functions become `internal alwaysinline` LLVM functions that take
 //! the module's storage, uniform and private globals as extra parameters
@@ -26,6 +27,7 @@ mod expr;
 mod func;
 mod kernel;
 mod memory;
+mod reach;
 mod stmt;
 mod subgroup;
 mod trig;
@@ -197,7 +199,11 @@ pub(crate) fn emit_module(
         .map(|(i, _)| i)
         .collect();
 
+    let reached = reach::reached_functions(module, &selected);
     for (handle, function) in module.functions.iter() {
+        if !reached[handle.index()] {
+            continue;
+        }
         let text = func::FnEmitter::emit_helper(&ctx, handle, function)?;
         body.push_str(&text);
         body.push('\n');

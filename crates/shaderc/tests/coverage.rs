@@ -1,0 +1,200 @@
+//! WGSL that once stopped the compiler or reached clang as invalid IR:
+//! each shader compiles, runs on gfxsim and matches the host; and what the
+//! compiler does not lower fails with an error naming the construct.
+
+use aqueduct_shaderc::{CompileError, Options, Source, Toolchain, compile, translate};
+use aqueduct_test_harness::shaderc::*;
+
+fn llvm_or_skip(what: &str) -> bool {
+    let found = Toolchain::available();
+    if !found {
+        eprintln!("{what}: skipped (clang-19 / ld.lld-19 not installed)");
+    }
+    found
+}
+
+fn options(entry: Option<&str>) -> Options {
+    Options {
+        file_name: "coverage.wgsl".into(),
+        entry: entry.map(String::from),
+        ..Options::default()
+    }
+}
+
+/// Compile `src` (entry point `entry`) and run it over `groups` workgroups.
+fn compile_and_run(src: &str, entry: &str, bindings: &[Binding], groups: u32) -> Vec<Vec<u8>> {
+    let compiled = compile(Source::Wgsl(src), &options(None))
+        .unwrap_or_else(|e| panic!("does not compile:\n{e}"));
+    run_code_object(
+        &compiled.code_object,
+        &compiled.reflection,
+        entry,
+        bindings,
+        [groups, 1, 1],
+    )
+    .unwrap_or_else(|e| panic!("does not run: {e}"))
+}
+
+fn translate_err(src: &str, entry: Option<&str>) -> CompileError {
+    translate(Source::Wgsl(src), &options(entry)).expect_err("must not compile")
+}
+
+/// Shift amounts at or past the bit width are taken modulo the width, as
+/// WGSL defines, for scalars and vectors of 32 and 64 bits.
+#[test]
+fn shifts_take_the_amount_modulo_the_width() {
+    if !llvm_or_skip("shifts") {
+        return;
+    }
+    let src = "
+@group(0) @binding(0) var<storage, read> amount: array<u32>;
+@group(0) @binding(1) var<storage, read_write> u: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read_write> s: array<i32>;
+@group(0) @binding(3) var<storage, read_write> w: array<vec2<u64>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    let n = amount[k];
+    u[k] = vec2<u32>(0x80000001u << n, 0x80000001u >> vec2<u32>(n + 1u).x);
+    s[2u * k] = -0x40000000i >> n;
+    s[2u * k + 1u] = 3i << (n + 7u);
+    w[k] = vec2<u64>(0x8000000000000001lu, 3lu) << vec2<u32>(n, n + 64u);
+}
+";
+    let amounts: Vec<u32> = (0..64).map(|k| k * 3 + k / 7).collect();
+    let out = compile_and_run(
+        src,
+        "main",
+        &[
+            (0, 0, bytes_of(&amounts)),
+            (0, 1, vec![0; 64 * 8]),
+            (0, 2, vec![0; 64 * 8]),
+            (0, 3, vec![0; 64 * 16]),
+        ],
+        1,
+    );
+    let u = u32s(&out[1]);
+    let s = i32s(&out[2]);
+    let w: Vec<u64> = out[3]
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for (k, &n) in amounts.iter().enumerate() {
+        assert_eq!(u[2 * k], 0x8000_0001u32.wrapping_shl(n), "u32 << {n}");
+        assert_eq!(
+            u[2 * k + 1],
+            0x8000_0001u32.wrapping_shr(n + 1),
+            "u32 >> {}",
+            n + 1
+        );
+        assert_eq!(s[2 * k], (-0x4000_0000i32).wrapping_shr(n), "i32 >> {n}");
+        assert_eq!(s[2 * k + 1], 3i32.wrapping_shl(n + 7), "i32 << {}", n + 7);
+        assert_eq!(
+            w[2 * k],
+            0x8000_0000_0000_0001u64.wrapping_shl(n),
+            "u64 << {n}"
+        );
+        assert_eq!(w[2 * k + 1], 3u64.wrapping_shl(n + 64), "u64 << {}", n + 64);
+    }
+}
+
+/// Matrix conversions run column by column (`mat2x2<f16>(m)` was one
+/// aggregate fptrunc, which clang rejects).
+#[test]
+fn matrix_conversions_between_f32_and_f16() {
+    if !llvm_or_skip("matrix conversions") {
+        return;
+    }
+    let src = "
+enable f16;
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+
+@compute @workgroup_size(16)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let x = f32(id.x) * 0.75;
+    let m = mat3x2<f16>(mat3x2<f32>(x, 1.0 / 3.0, -x, 2.5, 65504.0, x * 0.5));
+    let back = mat3x2<f32>(m);
+    for (var c = 0u; c < 3u; c++) {
+        o[id.x * 6u + 2u * c] = back[c].x;
+        o[id.x * 6u + 2u * c + 1u] = back[c].y;
+    }
+}
+";
+    let out = compile_and_run(src, "main", &[(0, 0, vec![0; 16 * 24])], 1);
+    let got = f32s(&out[0]);
+    let h = |v: f32| half::f16::from_f32(v).to_f32();
+    for k in 0..16 {
+        let x = k as f32 * 0.75;
+        let want = [x, 1.0 / 3.0, -x, 2.5, 65504.0, x * 0.5].map(h);
+        assert_eq!(got[k * 6..k * 6 + 6], want, "invocation {k}");
+    }
+}
+
+/// A helper only a fragment entry point calls may use derivatives: the
+/// compute kernels of the module compile and run.
+#[test]
+fn fragment_only_helpers_do_not_stop_compute_entry_points() {
+    if !llvm_or_skip("fragment helpers") {
+        return;
+    }
+    let src = "
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+
+fn shade(x: f32) -> f32 {
+    return dpdx(x) + fwidth(x);
+}
+
+fn twice(x: f32) -> f32 {
+    return 2.0 * x;
+}
+
+@fragment
+fn fs(@location(0) x: f32) -> @location(0) vec4<f32> {
+    return vec4<f32>(shade(x) + dpdy(x));
+}
+
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    o[id.x] = twice(o[id.x]) + 1.0;
+}
+";
+    let input: Vec<f32> = (0..8).map(|k| k as f32 * 1.5).collect();
+    let out = compile_and_run(src, "main", &[(0, 0, bytes_of(&input))], 1);
+    let want: Vec<f32> = input.iter().map(|v| 2.0 * v + 1.0).collect();
+    assert_eq!(f32s(&out[0]), want);
+    // The fragment helper still fails where a compute entry point calls it.
+    let e = translate_err(
+        &src.replace("twice(o[id.x])", "shade(o[id.x])"),
+        Some("main"),
+    );
+    assert!(
+        matches!(e, CompileError::Validation { .. }),
+        "derivatives in a compute entry point: {e}"
+    );
+}
+
+/// Overrides only other stages' entry points use need no value when the
+/// module's compute entry points are compiled; one a compute entry point
+/// uses still does, unless another entry point is chosen.
+#[test]
+fn overrides_of_other_entry_points_need_no_value() {
+    let fragment_only = "
+override scale: f32;
+override bias: f32 = 1.0;
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = bias; }
+@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(scale); }
+";
+    let t = translate(Source::Wgsl(fragment_only), &options(None))
+        .unwrap_or_else(|e| panic!("an override of a fragment entry point blocks: {e}"));
+    assert_eq!(t.reflection.entry_points.len(), 1);
+
+    let other_compute =
+        format!("{fragment_only}@compute @workgroup_size(1) fn other() {{ o[1] = scale; }}\n");
+    let e = translate_err(&other_compute, None);
+    assert!(matches!(e, CompileError::Override { .. }), "{e}");
+    let t = translate(Source::Wgsl(&other_compute), &options(Some("main")))
+        .unwrap_or_else(|e| panic!("`main` does not use `scale`: {e}"));
+    assert_eq!(t.reflection.entry_points[0].name, "main");
+}

@@ -71,7 +71,7 @@ use std::path::PathBuf;
 pub use batch::{
     BatchCompiled, BatchMember, BatchObject, compile_batch, compile_translated, link_ir,
 };
-pub use error::{CompileError, ComputeLimit};
+pub use error::{CompileError, ComputeLimit, UnsupportedKind};
 pub use frontend::Source;
 /// naga's validator capabilities, as [`Options::capabilities`] takes them.
 pub use naga::valid::Capabilities;

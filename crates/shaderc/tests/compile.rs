@@ -5,7 +5,8 @@
 
 use aqueduct_hsa::code_object::{Bundle, CodeObject, IsaName};
 use aqueduct_shaderc::{
-    CompileError, ComputeLimit, Options, Source, Toolchain, build, compile, translate,
+    CompileError, ComputeLimit, Options, Source, Toolchain, UnsupportedKind, build, compile,
+    translate,
 };
 use aqueduct_test_harness::shaderc::*;
 
@@ -415,10 +416,12 @@ fn errors_are_readable_with_locations() {
     );
     match &e {
         CompileError::Unsupported {
+            kind,
             construct,
             location,
             rendered,
         } => {
+            assert_eq!(*kind, UnsupportedKind::TexturesAndSamplers);
             assert!(construct.contains("texture"), "{construct}");
             assert_eq!(
                 location.as_deref().map(|l| l.starts_with("bad.wgsl:")),

@@ -2,7 +2,9 @@
 //! each shader compiles, runs on gfxsim and matches the host; and what the
 //! compiler does not lower fails with an error naming the construct.
 
-use aqueduct_shaderc::{CompileError, Options, Source, Toolchain, compile, translate};
+use aqueduct_shaderc::{
+    CompileError, Options, Source, Toolchain, UnsupportedKind, compile, translate,
+};
 use aqueduct_test_harness::shaderc::*;
 
 fn llvm_or_skip(what: &str) -> bool {
@@ -197,4 +199,72 @@ override bias: f32 = 1.0;
     let t = translate(Source::Wgsl(&other_compute), &options(Some("main")))
         .unwrap_or_else(|e| panic!("`main` does not use `scale`: {e}"));
     assert_eq!(t.reflection.entry_points[0].name, "main");
+}
+
+/// What the compiler does not lower fails with the class of the construct
+/// and its name, located in the source.
+#[test]
+fn unsupported_constructs_are_named_by_class() {
+    let cases: [(&str, UnsupportedKind, &str); 5] = [
+        (
+            "enable wgpu_ray_query;
+@group(0) @binding(0) var acc: acceleration_structure;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(1) fn main() {
+    var rq: ray_query;
+    rayQueryInitialize(&rq, acc, RayDesc(0u, 0xFFu, 0.1, 100.0, vec3<f32>(0.0), vec3<f32>(0.0, 0.0, 1.0)));
+    o[0] = u32(rayQueryProceed(&rq));
+}",
+            UnsupportedKind::RayQueries,
+            "ray queries",
+        ),
+        (
+            "@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0, 0), 0).x; }",
+            UnsupportedKind::TexturesAndSamplers,
+            "textures and samplers",
+        ),
+        (
+            "@group(0) @binding(0) var s: sampler;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { _ = s; o[0] = 1.0; }",
+            UnsupportedKind::TexturesAndSamplers,
+            "textures and samplers",
+        ),
+        (
+            "@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(2048) fn main() { o[0] = 1u; }",
+            UnsupportedKind::WorkgroupSize,
+            "workgroup size",
+        ),
+        (
+            "enable wgpu_binding_array;
+@group(0) @binding(0) var ts: binding_array<texture_2d<f32>, 4>;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = textureLoad(ts[1], vec2<i32>(0, 0), 0).x; }",
+            UnsupportedKind::BindingArrays,
+            "binding arrays of textures",
+        ),
+    ];
+    for (src, want, name) in cases {
+        match translate_err(src, None) {
+            CompileError::Unsupported {
+                kind,
+                construct,
+                location,
+                rendered,
+            } => {
+                assert_eq!(kind, want, "{rendered}");
+                assert!(construct.contains(name), "{construct} for {want:?}");
+                assert!(
+                    location
+                        .as_deref()
+                        .is_some_and(|l| l.starts_with("coverage.wgsl:")),
+                    "{location:?}"
+                );
+            }
+            other => panic!("expected Unsupported {want:?}, got {other:?}"),
+        }
+    }
 }

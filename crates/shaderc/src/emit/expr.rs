@@ -8,7 +8,7 @@ use super::consts::{Const, zero_scalar};
 use super::func::{FnEmitter, Ptr, Val, Value};
 use super::memory::Index;
 use super::types::{mangle, split_vector, vec_len};
-use crate::error::{EmitResult, unsupported};
+use crate::error::{EmitResult, UnsupportedKind, unsupported, unsupported_as};
 
 /// A scalar constant text splatted to `ty` when `ty` is a vector.
 pub(crate) fn splat_const(ty: &str, scalar: &str) -> String {
@@ -110,15 +110,20 @@ impl FnEmitter<'_> {
             }
             Expression::FunctionArgument(i) => match self.args.get(i as usize) {
                 Some(v) => Ok(v.clone()),
-                None => unsupported("an entry point argument without a compute builtin", span),
+                None => unsupported_as(
+                    UnsupportedKind::NonComputeBuiltin,
+                    "an entry point argument without a compute builtin",
+                    span,
+                ),
             },
             Expression::GlobalVariable(g) => {
                 let Some(gr) = self.globals[g.index()].clone() else {
-                    let what = match &self.m.globals[g.index()] {
-                        super::GlobalKind::Unsupported(what) => what.clone(),
-                        _ => "this global variable here".into(),
+                    return match &self.m.globals[g.index()] {
+                        super::GlobalKind::Unsupported(kind, what) => {
+                            unsupported_as(*kind, what.clone(), span)
+                        }
+                        _ => unsupported("this global variable here", span),
                     };
-                    return unsupported(what, span);
                 };
                 Ok(Value::Ptr(Ptr {
                     v: gr.ptr,
@@ -183,15 +188,25 @@ impl FnEmitter<'_> {
             ),
             Expression::ImageSample { .. }
             | Expression::ImageLoad { .. }
-            | Expression::ImageQuery { .. } => unsupported("textures", span),
-            Expression::Derivative { .. } => {
-                unsupported("derivatives (fragment shaders only)", span)
+            | Expression::ImageQuery { .. } => {
+                unsupported_as(UnsupportedKind::TexturesAndSamplers, "textures", span)
             }
+            Expression::Derivative { .. } => unsupported_as(
+                UnsupportedKind::Derivatives,
+                "derivatives (fragment shaders only)",
+                span,
+            ),
             Expression::RayQueryVertexPositions { .. }
             | Expression::RayQueryProceedResult
-            | Expression::RayQueryGetIntersection { .. } => unsupported("ray queries", span),
+            | Expression::RayQueryGetIntersection { .. } => {
+                unsupported_as(UnsupportedKind::RayQueries, "ray queries", span)
+            }
             Expression::CooperativeLoad { .. } | Expression::CooperativeMultiplyAdd { .. } => {
-                unsupported("cooperative matrices", span)
+                unsupported_as(
+                    UnsupportedKind::CooperativeMatrices,
+                    "cooperative matrices",
+                    span,
+                )
             }
         }
     }

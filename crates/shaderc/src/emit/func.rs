@@ -255,7 +255,7 @@ impl<'a> FnEmitter<'a> {
                 GlobalKind::Immediate => {
                     params.push((format!("{} %gv{index}", ptr_ty(AS_CONSTANT)), index, false));
                 }
-                GlobalKind::Workgroup | GlobalKind::Unsupported(_) => {}
+                GlobalKind::Workgroup | GlobalKind::Unsupported(..) => {}
             }
         }
         params

@@ -21,7 +21,9 @@ use super::func::{FnEmitter, GlobalRef, Ptr, Val, Value};
 use super::memory::Pointee;
 use super::types::{AS_CONSTANT, AS_GLOBAL, AS_LOCAL, AS_PRIVATE};
 use super::{GlobalKind, ModuleCtx};
-use crate::error::{ComputeLimit, EmitError, EmitResult, LimitBreach, unsupported};
+use crate::error::{
+    ComputeLimit, EmitError, EmitResult, LimitBreach, UnsupportedKind, unsupported, unsupported_as,
+};
 use crate::reflect::{BindingKind, BindingReflection, EntryReflection, ImmediateReflection};
 
 /// The kernel argument holding an entry point's `var<immediate>` bytes.
@@ -151,7 +153,11 @@ impl FnEmitter<'_> {
                 Val::new("i32", self.def(&format!("udiv i32 {up}, {size}")))
             }
             other => {
-                return unsupported(format!("the builtin {other:?} in a compute shader"), span);
+                return unsupported_as(
+                    UnsupportedKind::NonComputeBuiltin,
+                    format!("the builtin {other:?} in a compute shader"),
+                    span,
+                );
             }
         })
     }
@@ -187,7 +193,11 @@ impl FnEmitter<'_> {
                 }
                 Ok(acc)
             }
-            _ => unsupported("an entry point input that is not a compute builtin", span),
+            _ => unsupported_as(
+                UnsupportedKind::NonComputeBuiltin,
+                "an entry point input that is not a compute builtin",
+                span,
+            ),
         }
     }
 
@@ -256,6 +266,7 @@ fn check_workgroup_storage(
                 .sum();
             let shown = name.as_deref().unwrap_or("(unnamed)");
             return Err(EmitError {
+                kind: UnsupportedKind::Other,
                 construct: format!(
                     "`var<workgroup> {shown}` ({size} bytes) brings entry point `{entry_point}` to \
                      {all} bytes of workgroup memory, above the {} bytes ({limit}) every gfx \
@@ -291,7 +302,8 @@ pub(crate) fn emit_kernel(
         .unwrap_or_default();
     let wg = ep.workgroup_size;
     if wg.contains(&0) || wg.iter().product::<u32>() > 1024 {
-        return unsupported(
+        return unsupported_as(
+            UnsupportedKind::WorkgroupSize,
             format!("workgroup size {wg:?} (each dimension >= 1, at most 1024 invocations)"),
             span,
         );
@@ -317,7 +329,9 @@ pub(crate) fn emit_kernel(
             GlobalKind::Workgroup => workgroup_vars.push(h),
             GlobalKind::Private => private_vars.push(h),
             GlobalKind::Immediate => immediate_vars.push(h),
-            GlobalKind::Unsupported(what) => return unsupported(what.clone(), var_span),
+            GlobalKind::Unsupported(kind, what) => {
+                return unsupported_as(*kind, what.clone(), var_span);
+            }
         }
     }
     check_workgroup_storage(m, &ep.name, &workgroup_vars)?;

@@ -41,7 +41,7 @@ use naga::proc::Layouter;
 use naga::valid::ModuleInfo;
 use naga::{Handle, ShaderStage};
 
-use crate::error::{EmitError, EmitResult};
+use crate::error::{EmitError, EmitResult, UnsupportedKind};
 use crate::reflect::EntryReflection;
 
 pub(crate) use types::address_space;
@@ -65,8 +65,9 @@ pub(crate) enum GlobalKind {
     /// bytes at its WGSL layout, read through a `byref` pointer into the
     /// kernarg segment (addrspace(4)).
     Immediate,
-    /// Anything else (textures, samplers): unsupported.
-    Unsupported(String),
+    /// Anything else (textures, samplers, ray queries, binding arrays):
+    /// unsupported, with the class and the name of the construct.
+    Unsupported(UnsupportedKind, String),
 }
 
 /// Module-wide state shared by every function emitter.
@@ -95,6 +96,7 @@ impl<'a> ModuleCtx<'a> {
     ) -> EmitResult<Self> {
         let mut layouter = Layouter::default();
         layouter.update(module.to_ctx()).map_err(|e| EmitError {
+            kind: UnsupportedKind::Other,
             construct: format!("type layout: {e}"),
             span: naga::Span::UNDEFINED,
             limit: None,
@@ -120,8 +122,17 @@ impl<'a> ModuleCtx<'a> {
         match var.space {
             A::Storage { .. } | A::Uniform => {
                 let Some(ref rb) = var.binding else {
-                    return GlobalKind::Unsupported("a buffer without @group/@binding".into());
+                    return GlobalKind::Unsupported(
+                        UnsupportedKind::UnboundResource,
+                        "a buffer without @group/@binding".into(),
+                    );
                 };
+                if let naga::TypeInner::BindingArray { .. } = self.module.types[var.ty].inner {
+                    return GlobalKind::Unsupported(
+                        UnsupportedKind::BindingArrays,
+                        "binding arrays of buffers".into(),
+                    );
+                }
                 GlobalKind::Buffer {
                     group: rb.group,
                     binding: rb.binding,
@@ -131,8 +142,30 @@ impl<'a> ModuleCtx<'a> {
             A::WorkGroup => GlobalKind::Workgroup,
             A::Private => GlobalKind::Private,
             A::Immediate => GlobalKind::Immediate,
-            A::Handle => GlobalKind::Unsupported("textures and samplers".into()),
-            other => GlobalKind::Unsupported(format!("var<{other:?}>")),
+            A::Handle => self.classify_handle(var.ty),
+            other => GlobalKind::Unsupported(UnsupportedKind::Other, format!("var<{other:?}>")),
+        }
+    }
+
+    /// A handle (opaque) global: its class of unsupported construct.
+    fn classify_handle(&self, ty: Handle<naga::Type>) -> GlobalKind {
+        use naga::TypeInner as T;
+        match self.module.types[ty].inner {
+            T::AccelerationStructure { .. } | T::RayQuery { .. } => GlobalKind::Unsupported(
+                UnsupportedKind::RayQueries,
+                "ray queries (acceleration structures)".into(),
+            ),
+            T::BindingArray { base, .. } => match self.classify_handle(base) {
+                GlobalKind::Unsupported(_, what) => GlobalKind::Unsupported(
+                    UnsupportedKind::BindingArrays,
+                    format!("binding arrays of {what}"),
+                ),
+                other => other,
+            },
+            _ => GlobalKind::Unsupported(
+                UnsupportedKind::TexturesAndSamplers,
+                "textures and samplers".into(),
+            ),
         }
     }
 

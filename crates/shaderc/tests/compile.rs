@@ -443,29 +443,6 @@ fn errors_are_readable_with_locations() {
         "{e}"
     );
 
-    // f64 transcendental functions are not lowered: a located error naming
-    // the function and the type, never a kernel of f32 accuracy.
-    let e = translate_err(
-        "@group(0) @binding(0) var<storage, read_write> o: array<f64>;\n@compute @workgroup_size(1)\nfn main() {\n  o[0] = sin(o[1]);\n}\n",
-        None,
-    );
-    match &e {
-        CompileError::Unsupported {
-            construct,
-            location,
-            ..
-        } => {
-            assert!(construct.contains("Sin of f64"), "{construct}");
-            assert!(
-                location
-                    .as_deref()
-                    .is_some_and(|l| l.starts_with("bad.wgsl:4:")),
-                "{location:?}"
-            );
-        }
-        other => panic!("expected Unsupported, got {other:?}"),
-    }
-
     let e = translate_err("@compute @workgroup_size(1)\nfn main() {}\n", Some("other"));
     assert!(
         e.to_string()

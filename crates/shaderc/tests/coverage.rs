@@ -268,3 +268,177 @@ fn unsupported_constructs_are_named_by_class() {
         }
     }
 }
+
+/// Distance in units in the last place between two f64 values (0 when
+/// both are the same NaN-or-not value, u64::MAX when one is NaN).
+fn ulps(a: f64, b: f64) -> u64 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    if a.is_nan() || b.is_nan() {
+        return u64::MAX;
+    }
+    // Map the bits onto a line ordered like the values.
+    let key = |x: f64| {
+        let bits = x.to_bits() as i64;
+        if bits < 0 { i64::MIN - bits } else { bits }
+    };
+    key(a).abs_diff(key(b))
+}
+
+/// f64 transcendentals run in software (the GPU has no instruction for
+/// them): each against the host's f64 over 4096 arguments, within the
+/// bounds emit/f64math.rs documents; the functions built from them within
+/// the error their formula inherits.
+#[test]
+fn f64_transcendentals_match_the_host() {
+    if !llvm_or_skip("f64 transcendentals") {
+        return;
+    }
+    const N: usize = 4096;
+    let src = "
+@group(0) @binding(0) var<storage, read> x: array<f64>;
+@group(0) @binding(1) var<storage, read> y: array<f64>;
+@group(0) @binding(2) var<storage, read_write> o: array<f64>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    let a = x[k];
+    let b = y[k];
+    let n = arrayLength(&x);
+    o[k] = exp(a * 0.1lf);
+    o[n + k] = exp2(a * 0.15lf);
+    o[2u * n + k] = log(b);
+    o[3u * n + k] = log2(b);
+    let t = vec2<f64>(a, a * 1e-5lf);
+    let s = sin(t);
+    let c = cos(t);
+    let tn = tan(t);
+    o[4u * n + k] = s.x;
+    o[5u * n + k] = c.x;
+    o[6u * n + k] = tn.x;
+    o[7u * n + k] = s.y;
+    o[8u * n + k] = c.y;
+    o[9u * n + k] = tn.y;
+    o[10u * n + k] = atan(a * 1e-3lf);
+    o[11u * n + k] = sinh(a * 1e-3lf);
+    o[12u * n + k] = pow(b, a * 1e-3lf);
+    o[13u * n + k] = asin(a * 1e-4lf);
+    o[14u * n + k] = atan2(a, b - 1.0lf);
+}
+";
+    let mut rng = Rng::new(0xf64);
+    // x over +-7000 (exp's argument +-700, sin's), y positive over 2^+-1000
+    // with a share near 1.
+    let x: Vec<f64> = (0..N).map(|_| rng.f64(-7000.0, 7000.0)).collect();
+    let y: Vec<f64> = (0..N)
+        .map(|i| {
+            if i % 4 == 0 {
+                1.0 + rng.f64(-0.1, 0.1)
+            } else {
+                rng.f64(-1000.0, 1000.0).exp2()
+            }
+        })
+        .collect();
+    let out = compile_and_run(
+        src,
+        "main",
+        &[
+            (0, 0, bytes_of(&x)),
+            (0, 1, bytes_of(&y)),
+            (0, 2, vec![0; N * 8 * 15]),
+        ],
+        (N / 64) as u32,
+    );
+    let got: Vec<f64> = out[2]
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    type Host = fn(f64, f64) -> f64;
+    let checks: [(&str, Host, u64); 11] = [
+        ("exp", |a, _| (a * 0.1).exp(), 2),
+        ("exp2", |a, _| (a * 0.15).exp2(), 2),
+        ("log", |_, b| b.ln(), 2),
+        ("log2", |_, b| b.log2(), 2),
+        ("sin", |a, _| a.sin(), 2),
+        ("cos", |a, _| a.cos(), 2),
+        ("tan", |a, _| a.tan(), 4),
+        ("sin small", |a, _| (a * 1e-5).sin(), 2),
+        ("cos small", |a, _| (a * 1e-5).cos(), 2),
+        ("tan small", |a, _| (a * 1e-5).tan(), 4),
+        ("atan", |a, _| (a * 1e-3).atan(), 2),
+    ];
+    for (f, (name, host, bound)) in checks.iter().enumerate() {
+        let mut worst = (0u64, 0.0, 0.0, 0.0);
+        for k in 0..N {
+            let want = host(x[k], y[k]);
+            let have = got[f * N + k];
+            let e = ulps(have, want);
+            if e > worst.0 {
+                worst = (e, x[k], have, want);
+            }
+        }
+        eprintln!("{name}: at most {} ulp", worst.0);
+        assert!(
+            worst.0 <= *bound,
+            "{name}: {} ulp at x = {}: {} vs the host's {}",
+            worst.0,
+            worst.1,
+            worst.2,
+            worst.3
+        );
+    }
+    // Built from the functions above, as the f32 versions are.
+    let inherited: [(&str, Host); 4] = [
+        ("sinh", |a, _| (a * 1e-3).sinh()),
+        ("pow", |a, b| b.powf(a * 1e-3)),
+        ("asin", |a, _| (a * 1e-4).asin()),
+        ("atan2", |a, b| a.atan2(b - 1.0)),
+    ];
+    for (f, (name, host)) in inherited.iter().enumerate() {
+        for k in 0..N {
+            let want = host(x[k], y[k]);
+            let have = got[(11 + f) * N + k];
+            let tolerance = want.abs() * 1e-12 + 1e-15;
+            assert!(
+                have == want || (have - want).abs() <= tolerance,
+                "{name} at ({}, {}): {have} vs the host's {want}",
+                x[k],
+                y[k]
+            );
+        }
+    }
+    // Special values.
+    let specials = "
+@group(0) @binding(0) var<storage, read_write> o: array<f64>;
+@compute @workgroup_size(1)
+fn main() {
+    let zero = o[0];
+    let inf = 1.0lf / zero;
+    o[1] = log(zero);
+    o[2] = log(-1.0lf - zero);
+    o[3] = exp(inf);
+    o[4] = exp(-inf);
+    o[5] = exp(800.0lf + zero);
+    o[6] = log2(8.0lf + zero);
+    o[7] = exp2(-1074.0lf + zero);
+    o[8] = sin(inf);
+    o[9] = log(inf);
+}
+";
+    let out = compile_and_run(specials, "main", &[(0, 0, vec![0; 80])], 1);
+    let s: Vec<f64> = out[0]
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(s[1], f64::NEG_INFINITY, "log 0");
+    assert!(s[2].is_nan(), "log -1: {}", s[2]);
+    assert_eq!(s[3], f64::INFINITY, "exp inf");
+    assert_eq!(s[4], 0.0, "exp -inf");
+    assert_eq!(s[5], f64::INFINITY, "exp 800");
+    assert_eq!(s[6], 3.0, "log2 8");
+    assert_eq!(s[7], f64::from_bits(1), "exp2 -1074");
+    assert!(s[8].is_nan(), "sin inf: {}", s[8]);
+    assert_eq!(s[9], f64::INFINITY, "log inf");
+}

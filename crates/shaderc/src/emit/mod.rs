@@ -10,6 +10,7 @@
 //! - `memory`: pointers, bounds-checked access chains, loads and stores;
 //! - `builtins`: WGSL numeric builtins expanded over LLVM intrinsics;
 //! - `trig`: sin/cos/tan with range reduction;
+//! - `f64math`: exp, log, sin, cos, tan and atan of f64 in software;
 //! - `atomics`: atomics, barriers, workgroupUniformLoad;
 //! - `subgroup`: subgroup builtins and operations (waves, cross-lane ops);
 //! - `kernel`: kernel signatures (the binding ABI), prologues, metadata;
@@ -24,6 +25,7 @@ mod atomics;
 mod builtins;
 mod consts;
 mod expr;
+mod f64math;
 mod func;
 mod kernel;
 mod memory;

@@ -244,7 +244,7 @@ fn immediates_past_the_layout_or_the_limit_are_errors() {
 }
 
 /// Without `Features::IMMEDIATES` a `var<immediate>` is a shader error that
-/// names the feature, as in wgpu.
+/// names the feature, and a layout with immediates an error, as in wgpu.
 #[test]
 fn immediates_need_the_feature() {
     let Some(c) = device_with(Some(Features::empty())) else {
@@ -266,4 +266,32 @@ fn immediates_need_the_feature() {
     };
     assert_eq!(*missing, Features::IMMEDIATES);
     assert!(err.to_string().contains("IMMEDIATES"), "{err}");
+
+    // A layout with immediates needs the feature too (and the limit).
+    let limited = ctx_with(|a| DeviceDescriptor {
+        required_features: Features::empty(),
+        required_limits: a.limits(),
+        ..Default::default()
+    });
+    expect_validation(
+        &limited.device,
+        |e| {
+            matches!(
+                e,
+                ValidationError::PipelineLayout(PipelineLayoutError::ImmediatesNeedFeature {
+                    size: 16,
+                    ..
+                })
+            )
+        },
+        || {
+            limited
+                .device
+                .create_pipeline_layout(&PipelineLayoutDescriptor {
+                    label: None,
+                    bind_group_layouts: &[],
+                    immediate_size: 16,
+                })
+        },
+    );
 }

@@ -18,7 +18,10 @@ pub enum CompileError {
     /// The module is valid only with validator capabilities that
     /// `Options::capabilities` leaves out (`missing`: all of them), e.g.
     /// `f16` without `SHADER_FLOAT16`.
-    #[error("{rendered}")]
+    #[error(
+        "{rendered}the shader needs validator capabilities it was not given: {}",
+        capability_names(*missing)
+    )]
     MissingCapabilities {
         missing: naga::valid::Capabilities,
         rendered: String,
@@ -95,6 +98,14 @@ pub enum CompileError {
     },
     #[error("writing reflection: {0}")]
     Json(#[from] serde_json::Error),
+}
+
+/// `A, B, C`: naga's names of the capabilities in `caps`.
+fn capability_names(caps: naga::valid::Capabilities) -> String {
+    caps.iter_names()
+        .map(|(name, _)| name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The classes of WGSL constructs this compiler does not lower, so a

@@ -442,3 +442,53 @@ fn main() {
     assert!(s[8].is_nan(), "sin inf: {}", s[8]);
     assert_eq!(s[9], f64::INFINITY, "log inf");
 }
+
+/// The command line allows every capability unless told otherwise: with
+/// `--capabilities` a shader needing one more fails and names it.
+#[test]
+fn cli_capabilities_restrict_the_validator() {
+    let exe = env!("CARGO_BIN_EXE_aqueduct-shaderc");
+    let dir = std::env::temp_dir().join(format!("aqueduct-shaderc-caps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("half.wgsl");
+    std::fs::write(
+        &src,
+        "enable f16;\n@group(0) @binding(0) var<storage, read_write> o: array<f16>;\n\
+         @compute @workgroup_size(1)\nfn main() { o[0] = 1.5h; }\n",
+    )
+    .unwrap();
+    let run = |caps: Option<&str>| {
+        let mut cmd = std::process::Command::new(exe);
+        cmd.arg("compile").arg(&src).arg("--emit-llvm");
+        if let Some(caps) = caps {
+            cmd.args(["--capabilities", caps]);
+        }
+        cmd.output().unwrap()
+    };
+    assert!(run(None).status.success(), "permissive by default");
+    assert!(run(Some("SHADER_FLOAT16")).status.success());
+    let refused = run(Some("SHADER_INT64,SUBGROUP"));
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("SHADER_FLOAT16"), "{stderr}");
+    let bad = run(Some("NOT_A_CAPABILITY"));
+    assert_eq!(bad.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // The library's typed error lists what is missing.
+    let options = Options {
+        capabilities: aqueduct_shaderc::Capabilities::SHADER_INT64,
+        ..options(None)
+    };
+    match translate(
+        Source::Wgsl(
+            "enable f16;\n@group(0) @binding(0) var<storage, read_write> o: array<f16>;\n@compute @workgroup_size(1)\nfn main() { o[0] = 1.5h; }\n",
+        ),
+        &options,
+    ) {
+        Err(CompileError::MissingCapabilities { missing, .. }) => {
+            assert_eq!(missing, aqueduct_shaderc::Capabilities::SHADER_FLOAT16);
+        }
+        other => panic!("expected MissingCapabilities, got {other:?}"),
+    }
+}

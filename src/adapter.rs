@@ -127,6 +127,7 @@ impl Adapter {
             | Features::SHADER_INT64_ATOMIC_ALL_OPS
             | Features::SUBGROUP
             | Features::SUBGROUP_BARRIER
+            | Features::SHADER_FLOAT32_ATOMIC
             | Features::TIMESTAMP_QUERY
             | Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | Features::TIMESTAMP_QUERY_INSIDE_PASSES

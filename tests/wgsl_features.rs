@@ -339,6 +339,41 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_
     assert_eq!(acc[9], 1, "exactly one exchange");
 }
 
+/// f32 atomics on storage (`SHADER_FLOAT32_ATOMIC`): add, subtract and
+/// exchange over 4 workgroups of 64; every sum is exact in f32.
+#[test]
+fn shader_float32_atomics() {
+    let Some(c) = advertised(Features::SHADER_FLOAT32_ATOMIC) else {
+        return;
+    };
+    let wgsl = "
+@group(0) @binding(0) var<storage, read_write> acc: array<atomic<f32>, 3>;
+@group(0) @binding(1) var<storage, read_write> old: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    atomicAdd(&acc[0], f32(id.x) * 0.5);
+    atomicSub(&acc[1], 1.5);
+    old[id.x] = atomicExchange(&acc[2], f32(id.x + 1u));
+}
+";
+    let n = 256usize;
+    let out = run(&c, wgsl, &[&bytes_of(&[0f32; 3]), &vec![0; n * 4]], 4);
+    let acc: Vec<f32> = values_of(&out[0]);
+    let old: Vec<f32> = values_of(&out[1]);
+    assert_eq!(
+        acc[0],
+        (0..n).map(|i| i as f32 * 0.5).sum::<f32>(),
+        "atomicAdd"
+    );
+    assert_eq!(acc[1], -1.5 * n as f32, "atomicSub");
+    let mut seen = old.clone();
+    seen.push(acc[2]);
+    seen.sort_by(f32::total_cmp);
+    let want: Vec<f32> = (0..=n).map(|i| i as f32).collect();
+    assert_eq!(seen, want, "atomicExchange");
+}
+
 /// Subgroup builtins and operations on wave32 (gfx11): 64 invocations are
 /// two subgroups of 32.
 #[test]
@@ -401,7 +436,7 @@ fn main(
 /// the error names the feature.
 #[test]
 fn shaders_need_the_features_they_use() {
-    let cases: [(&str, Features); 5] = [
+    let cases: [(&str, Features); 6] = [
         (
             "enable f16;
 @group(0) @binding(0) var<storage, read_write> o: array<f16>;
@@ -430,6 +465,11 @@ fn shaders_need_the_features_they_use() {
 @compute @workgroup_size(1) fn main() { atomicAdd(&o, 1lu); }",
             Features::SHADER_INT64_ATOMIC_ALL_OPS,
         ),
+        (
+            "@group(0) @binding(0) var<storage, read_write> o: atomic<f32>;
+@compute @workgroup_size(1) fn main() { atomicAdd(&o, 1.0); }",
+            Features::SHADER_FLOAT32_ATOMIC,
+        ),
     ];
     for (wgsl, feature) in cases {
         let others = Features::all() - feature;
@@ -439,7 +479,8 @@ fn shaders_need_the_features_they_use() {
                     | Features::SHADER_F64
                     | Features::SHADER_INT64
                     | Features::SUBGROUP
-                    | Features::SUBGROUP_BARRIER),
+                    | Features::SUBGROUP_BARRIER
+                    | Features::SHADER_FLOAT32_ATOMIC),
         )) else {
             return;
         };

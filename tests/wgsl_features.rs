@@ -432,6 +432,97 @@ fn main(
     }
 }
 
+/// Every subgroup operation WGSL has, on u32 values over two waves of 32
+/// (gfx11): reductions, inclusive and exclusive scans, votes, ballot,
+/// broadcasts, shuffles and quad operations, against the host.
+#[test]
+fn every_subgroup_operation_on_wave32() {
+    let Some(c) = advertised(Features::SUBGROUP) else {
+        return;
+    };
+    const OPS: usize = 22;
+    let wgsl = format!(
+        "
+@group(0) @binding(0) var<storage, read> x: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocation_id) lane: u32) {{
+    let v = x[id.x];
+    let m = v % 7u + 1u;
+    let o = id.x * {OPS}u;
+    out[o] = subgroupAdd(v);
+    out[o + 1u] = subgroupMul(m);
+    out[o + 2u] = subgroupMin(v);
+    out[o + 3u] = subgroupMax(v);
+    out[o + 4u] = subgroupAnd(v);
+    out[o + 5u] = subgroupOr(v);
+    out[o + 6u] = subgroupXor(v);
+    out[o + 7u] = subgroupInclusiveAdd(v);
+    out[o + 8u] = subgroupInclusiveMul(m);
+    out[o + 9u] = subgroupExclusiveAdd(v);
+    out[o + 10u] = subgroupExclusiveMul(m);
+    out[o + 11u] = u32(subgroupAll(v > 10u)) + 2u * u32(subgroupAny(v == x[0]));
+    out[o + 12u] = subgroupBallot(v % 3u == 0u).x;
+    out[o + 13u] = subgroupBroadcast(v, 7u);
+    out[o + 14u] = subgroupBroadcastFirst(v);
+    out[o + 15u] = subgroupShuffle(v, 31u - lane);
+    out[o + 16u] = subgroupShuffleDown(v, 3u);
+    out[o + 17u] = subgroupShuffleUp(v, 5u);
+    out[o + 18u] = subgroupShuffleXor(v, 9u);
+    out[o + 19u] = quadBroadcast(v, 2u);
+    out[o + 20u] = quadSwapX(v) + 1000u * quadSwapY(v);
+    out[o + 21u] = quadSwapDiagonal(v);
+}}
+"
+    );
+    let n = 64usize;
+    let mut rng = Rng::new(3232);
+    let x: Vec<u32> = (0..n).map(|_| rng.u32() % 5000).collect();
+    let out = run(&c, &wgsl, &[&bytes_of(&x), &vec![0; n * OPS * 4]], 1);
+    let got: Vec<u32> = values_of(&out[1]);
+    for k in 0..n {
+        let (wave, lane) = (k / 32, k % 32);
+        let w = &x[wave * 32..wave * 32 + 32];
+        let m: Vec<u32> = w.iter().map(|v| v % 7 + 1).collect();
+        let product = |s: &[u32]| s.iter().fold(1u32, |p, &v| p.wrapping_mul(v));
+        let ballot = w
+            .iter()
+            .enumerate()
+            .fold(0u32, |b, (i, v)| b | (u32::from(v % 3 == 0) << i));
+        let want: [Option<u32>; OPS] = [
+            Some(w.iter().sum()),
+            Some(product(&m)),
+            w.iter().min().copied(),
+            w.iter().max().copied(),
+            Some(w.iter().fold(u32::MAX, |a, v| a & v)),
+            Some(w.iter().fold(0, |a, v| a | v)),
+            Some(w.iter().fold(0, |a, v| a ^ v)),
+            Some(w[..=lane].iter().sum()),
+            Some(product(&m[..=lane])),
+            Some(w[..lane].iter().sum()),
+            Some(product(&m[..lane])),
+            Some(u32::from(w.iter().all(|&v| v > 10)) + 2 * u32::from(w.contains(&x[0]))),
+            Some(ballot),
+            Some(w[7]),
+            Some(w[0]),
+            Some(w[31 - lane]),
+            // Shuffles past the subgroup's edge are indeterminate in WGSL.
+            (lane + 3 < 32).then(|| w[lane + 3]),
+            (lane >= 5).then(|| w[lane - 5]),
+            Some(w[lane ^ 9]),
+            Some(w[(lane & !3) + 2]),
+            Some(w[lane ^ 1] + 1000 * w[lane ^ 2]),
+            Some(w[lane ^ 3]),
+        ];
+        for (op, want) in want.iter().enumerate() {
+            if let Some(want) = want {
+                assert_eq!(got[k * OPS + op], *want, "op {op} at invocation {k}");
+            }
+        }
+    }
+}
+
 /// A device opened without a feature refuses a shader that needs it, and
 /// the error names the feature.
 #[test]

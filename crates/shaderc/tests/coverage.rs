@@ -492,3 +492,148 @@ fn cli_capabilities_restrict_the_validator() {
         other => panic!("expected MissingCapabilities, got {other:?}"),
     }
 }
+
+/// frexp of f64 (naga's exponent is i64, LLVM's i32) and of f32 vectors,
+/// ldexp back: the IR types agree and the results match the host.
+#[test]
+fn frexp_of_f64_and_vectors() {
+    if !llvm_or_skip("frexp") {
+        return;
+    }
+    let src = "
+@group(0) @binding(0) var<storage, read> x: array<f64>;
+@group(0) @binding(1) var<storage, read_write> fract: array<f64>;
+@group(0) @binding(2) var<storage, read_write> exp: array<i32>;
+@group(0) @binding(3) var<storage, read_write> back: array<vec2<f32>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    let f = frexp(x[k]);
+    fract[k] = f.fract;
+    exp[k] = i32(f.exp);
+    let v = frexp(vec2<f32>(f32(x[k]), 3.0));
+    back[k] = ldexp(v.fract, v.exp);
+}
+";
+    let mut rng = Rng::new(77);
+    let x: Vec<f64> = (0..64)
+        .map(|i| {
+            if i == 0 {
+                0.0
+            } else {
+                rng.f64(-1.0, 1.0) * rng.f64(-300.0, 300.0).exp2()
+            }
+        })
+        .collect();
+    let out = compile_and_run(
+        src,
+        "main",
+        &[
+            (0, 0, bytes_of(&x)),
+            (0, 1, vec![0; 64 * 8]),
+            (0, 2, vec![0; 64 * 4]),
+            (0, 3, vec![0; 64 * 8]),
+        ],
+        1,
+    );
+    let fract: Vec<f64> = out[1]
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let exp = i32s(&out[2]);
+    let back = f32s(&out[3]);
+    for k in 0..64 {
+        let v = x[k];
+        if v == 0.0 {
+            assert_eq!((fract[k], exp[k]), (0.0, 0), "frexp 0");
+        } else {
+            assert!(
+                (0.5..1.0).contains(&fract[k].abs()),
+                "fract of {v}: {}",
+                fract[k]
+            );
+            assert_eq!(fract[k] * 2f64.powi(exp[k]), v, "frexp of {v}");
+        }
+        assert_eq!(
+            [back[2 * k], back[2 * k + 1]],
+            [v as f32, 3.0],
+            "f32 round trip"
+        );
+    }
+}
+
+/// A shader using most of WGSL's builtins on f16, the same on f64, and
+/// 64-bit integer builtins: each is valid IR for clang (a compile error
+/// here is the emitter's bug, never the shader's).
+#[test]
+fn wide_and_narrow_types_through_every_builtin_compile() {
+    if !llvm_or_skip("f16/f64/i64 builtins") {
+        return;
+    }
+    const F16: &str = r#"enable f16;
+struct S { a: f16, b: vec3<f16>, m: mat3x3<f16> }
+@group(0) @binding(0) var<storage, read_write> s: array<S>;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+var<workgroup> w: array<vec2<f16>, 64>;
+var<private> p: mat2x2<f16>;
+@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) li: u32) {
+    let x = s[li].a;
+    let v = s[li].b;
+    let m = s[li].m;
+    w[li] = vec2<f16>(x, -x);
+    workgroupBarrier();
+    let q = w[63u - li];
+    p = mat2x2<f16>(q, q.yx);
+    let mm = m * transpose(m);
+    let d = determinant(mm) + determinant(p);
+    let c = cross(v, v.zxy);
+    let l = length(v) + distance(v, c) + dot(v, c);
+    let n = normalize(v + vec3<f16>(1.0h));
+    let t = sin(x) + cos(x) + tan(x * 0.1h) + exp(x * 0.01h) + log(abs(x) + 1.0h) + pow(abs(x) + 1.0h, 0.5h);
+    let r = sqrt(abs(x)) + inverseSqrt(abs(x) + 1.0h) + fma(x, x, x) + step(x, 1.0h) + smoothstep(0.0h, 1.0h, x) + saturate(x);
+    let mf = modf(x); let fe = frexp(x);
+    let sel = select(x, -x, x > 0.0h);
+    let mix1 = mix(v, c, vec3<f16>(0.5h));
+    let cl = clamp(v, vec3<f16>(-1.0h), vec3<f16>(1.0h));
+    let i = vec3<i32>(v) + vec3<i32>(vec3<u32>(abs(v)));
+    let back = vec3<f16>(i) + vec3<f16>(vec3<f32>(v));
+    let rounds = floor(x) + ceil(x) + round(x) + trunc(x) + fract(x) + sign(x);
+    let fm = faceForward(v, c, n) + reflect(v, n) + refract(v, n, 0.5h);
+    let ex = ldexp(x, 2) + mf.fract + mf.whole + fe.fract + f16(fe.exp);
+    let de = degrees(x) + radians(x) + atan2(x, 1.0h) + asin(x * 0.01h) + acos(x*0.01h) + atan(x) + sinh(x*0.01h) + cosh(x*0.01h) + tanh(x) + asinh(x) + acosh(abs(x) + 1.0h) + atanh(x * 0.01h);
+    s[li].m = mm * f16(d);
+    s[li].b = mix1 + cl + back + fm + n;
+    o[li] = f32(l + t + r + sel + rounds + ex + de) + f32(p[1].x);
+}
+"#;
+    let f64_src = F16
+        .replace("enable f16;", "")
+        .replace("f16", "f64")
+        .replace(".0h", ".0lf")
+        .replace(".01h", ".01lf")
+        .replace(".1h", ".1lf")
+        .replace(".5h", ".5lf");
+    const I64: &str = r#"@group(0) @binding(0) var<storage, read_write> a: array<vec3<i64>>;
+@group(0) @binding(1) var<storage, read_write> b: array<vec2<u64>>;
+var<workgroup> w: array<u64, 64>;
+@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) li: u32) {
+    let x = a[li];
+    let y = b[li];
+    w[li] = y.x ^ y.y;
+    workgroupBarrier();
+    let z = w[63u - li];
+    a[li] = abs(x) + min(x, -x) + max(x, x.zxy) + clamp(x, vec3(-5li), vec3(5li)) + sign(x) + (x / vec3(3li)) + (x % vec3(-7li)) + (x >> vec3<u32>(li)) + (x << vec3(u32(z & 63lu)));
+    b[li] = vec2(countOneBits(z), countLeadingZeros(z)) + reverseBits(y) + firstLeadingBit(y) + firstTrailingBit(y) + extractBits(y, 3u, 20u) + insertBits(y, y.yx, 5u, 40u) + vec2<u64>(vec2<f32>(y)) + vec2<u64>(vec2<i32>(x.xy)) + select(y, y.yx, y.x > y.y) + ~y + (y * y.yx) / max(y.yx, vec2(1lu));
+}
+"#;
+    for (name, src) in [
+        ("f16", F16.to_string()),
+        ("f64", f64_src),
+        ("i64", I64.to_string()),
+    ] {
+        if let Err(e) = compile(Source::Wgsl(&src), &options(None)) {
+            panic!("{name}: {e}");
+        }
+    }
+}

@@ -351,8 +351,34 @@ impl FnEmitter<'_> {
                     super::types::mangle(&ty),
                     super::types::mangle(&ity)
                 );
-                self.m.declare(format!("declare {rty} @{full}({ty})"));
-                self.defv(&rty, &format!("call {rty} @{full}({})", a.typed()))
+                // LLVM's result is { T, i32 lanes }; naga's exponent is as
+                // wide as the float (i16 for f16, i64 for f64), so it is
+                // converted into naga's struct.
+                let pair = format!("{{ {ty}, {ity} }}");
+                self.m.declare(format!("declare {pair} @{full}({ty})"));
+                let r = self.defv(&pair, &format!("call {pair} @{full}({})", a.typed()));
+                let naga_exp = rty
+                    .trim_start_matches('{')
+                    .trim_end_matches('}')
+                    .rsplit_once(", ")
+                    .map(|(_, e)| e.trim().to_string())
+                    .unwrap_or_else(|| ity.clone());
+                if naga_exp == ity {
+                    r
+                } else {
+                    let cast = match split_vector(&naga_exp).0.as_str() {
+                        "i64" => "sext",
+                        _ => "trunc",
+                    };
+                    let fract = self.def(&format!("extractvalue {}, 0", r.typed()));
+                    let exp = self.def(&format!("extractvalue {}, 1", r.typed()));
+                    let exp = self.def(&format!("{cast} {ity} {exp} to {naga_exp}"));
+                    let s = self.defv(&rty, &format!("insertvalue {rty} poison, {ty} {fract}, 0"));
+                    self.defv(
+                        &rty,
+                        &format!("insertvalue {}, {naga_exp} {exp}, 1", s.typed()),
+                    )
+                }
             }
             F::Ldexp => {
                 let b = need(&b)?;

@@ -637,3 +637,78 @@ var<workgroup> w: array<u64, 64>;
         }
     }
 }
+
+/// Subgroup operations on 64-bit and f16 values (two 32-bit lanes per
+/// value, or half lanes) match the host on wave32.
+#[test]
+fn subgroup_operations_on_wide_and_narrow_values() {
+    if !llvm_or_skip("wide subgroup operations") {
+        return;
+    }
+    let src = "
+enable f16;
+@group(0) @binding(0) var<storage, read> x: array<u64>;
+@group(0) @binding(1) var<storage, read_write> u: array<u64>;
+@group(0) @binding(2) var<storage, read_write> d: array<f64>;
+@group(0) @binding(3) var<storage, read_write> h: array<vec2<f16>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocation_id) lane: u32) {
+    let k = id.x;
+    let v = x[k];
+    u[3u * k] = subgroupAdd(v);
+    u[3u * k + 1u] = subgroupMin(v);
+    u[3u * k + 2u] = subgroupShuffle(v, lane ^ 5u) ^ subgroupExclusiveAdd(v >> 3u);
+    let f = f64(bitcast<i64>(v)) * 1e-9lf;
+    d[2u * k] = subgroupMax(f);
+    d[2u * k + 1u] = subgroupBroadcast(f, 30u) + quadSwapY(f);
+    h[k] = subgroupAdd(vec2<f16>(f16(lane), f16(k % 3u)));
+}
+";
+    let mut rng = Rng::new(64_32);
+    let x: Vec<u64> = (0..64).map(|_| rng.u64()).collect();
+    let out = compile_and_run(
+        src,
+        "main",
+        &[
+            (0, 0, bytes_of(&x)),
+            (0, 1, vec![0; 64 * 24]),
+            (0, 2, vec![0; 64 * 16]),
+            (0, 3, vec![0; 64 * 4]),
+        ],
+        1,
+    );
+    let u: Vec<u64> = out[1]
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let d: Vec<f64> = out[2]
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let h: Vec<f32> = out[3]
+        .chunks_exact(2)
+        .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+        .collect();
+    for k in 0..64 {
+        let (base, lane) = (k / 32 * 32, k % 32);
+        let w = &x[base..base + 32];
+        let f: Vec<f64> = w.iter().map(|&v| v as i64 as f64 * 1e-9).collect();
+        assert_eq!(
+            u[3 * k],
+            w.iter().fold(0u64, |s, &v| s.wrapping_add(v)),
+            "add at {k}"
+        );
+        assert_eq!(u[3 * k + 1], *w.iter().min().unwrap(), "min at {k}");
+        let scan = w[..lane].iter().fold(0u64, |s, &v| s.wrapping_add(v >> 3));
+        assert_eq!(u[3 * k + 2], w[lane ^ 5] ^ scan, "shuffle/scan at {k}");
+        assert_eq!(
+            d[2 * k],
+            f.iter().copied().fold(f64::MIN, f64::max),
+            "max at {k}"
+        );
+        assert_eq!(d[2 * k + 1], f[30] + f[lane ^ 2], "broadcast/quad at {k}");
+        let thirds: f32 = (base..base + 32).map(|i| (i % 3) as f32).sum();
+        assert_eq!([h[2 * k], h[2 * k + 1]], [496.0, thirds], "f16 add at {k}");
+    }
+}

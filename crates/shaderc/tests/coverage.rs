@@ -665,7 +665,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocati
     h[k] = subgroupAdd(vec2<f16>(f16(lane), f16(k % 3u)));
 }
 ";
-    let mut rng = Rng::new(64_32);
+    let mut rng = Rng::new(6432);
     let x: Vec<u64> = (0..64).map(|_| rng.u64()).collect();
     let out = compile_and_run(
         src,

@@ -295,3 +295,73 @@ fn immediates_need_the_feature() {
         },
     );
 }
+
+/// Immediates of other shapes: a matrix, an array indexed dynamically
+/// (clamped like any array) and a trailing scalar, read in a helper.
+#[test]
+fn immediates_with_matrices_and_dynamic_indices() {
+    let Some(c) = device_with(None) else { return };
+    // Layout: m at 0 (2 columns of 8 bytes), table at 16 (2 x 16 bytes),
+    // k at 48; 64 bytes with the struct rounded up to its 16-byte
+    // alignment.
+    let wgsl = "
+struct Table { m: mat2x2<f32>, table: array<vec4<u32>, 2>, k: u32 }
+var<immediate> t: Table;
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+
+fn pick(i: u32) -> u32 {
+    return t.table[i / 4u][i % 4u];
+}
+
+@compute @workgroup_size(16)
+fn main(@builtin(local_invocation_index) i: u32) {
+    let v = t.m * vec2<f32>(f32(i), 1.0);
+    out[i] = v.x + v.y + f32(pick(i)) + f32(t.k);
+}
+";
+    let module = expect_valid(&c.device, || {
+        c.device.create_shader_module(ShaderModuleDescriptor {
+            label: Some("table.wgsl"),
+            source: ShaderSource::Wgsl(Cow::Borrowed(wgsl)),
+        })
+    });
+    let p = expect_valid(&c.device, || {
+        c.device
+            .create_compute_pipeline(&ComputePipelineDescriptor {
+                label: None,
+                layout: None,
+                module: &module,
+                entry_point: None,
+                compilation_options: Default::default(),
+                cache: None,
+            })
+    });
+    let m = [2.0f32, -1.0, 0.5, 3.0];
+    let table: [u32; 8] = [10, 20, 30, 40, 50, 60, 70, 80];
+    let k = 1000u32;
+    let mut bytes: Vec<u8> = m.iter().flat_map(|v| v.to_le_bytes()).collect();
+    bytes.extend(table.iter().flat_map(|v| v.to_le_bytes()));
+    bytes.extend(k.to_le_bytes());
+    bytes.resize(64, 0);
+    let out = storage_init(&c.device, &[0; 16]);
+    let bg = bind_group(&c.device, &p, 0, &[&out]);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&p);
+        pass.set_bind_group(0, &bg, &[]);
+        pass.set_immediates(0, &bytes);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    expect_valid(&c.device, || c.queue.submit([enc.finish()]));
+    let want: Vec<f32> = (0..16)
+        .map(|i| {
+            let x = i as f32;
+            let (v0, v1) = (m[0] * x + m[2], m[1] * x + m[3]);
+            // Past the table's 8 entries the index clamps to the last.
+            let entry = table[(i / 4).min(1) * 4 + i % 4];
+            v0 + v1 + entry as f32 + k as f32
+        })
+        .collect();
+    assert_eq!(read_f32(&c, &out), want);
+}

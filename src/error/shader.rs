@@ -186,8 +186,8 @@ pub enum WgslError {
     #[cfg(feature = "wgsl")]
     #[error("{0}")]
     Compile(#[source] Arc<aqueduct_shaderc::CompileError>),
-    /// The shader uses what features the device was not opened with give
-    /// (`f16` without `Features::SHADER_F16`, as in wgpu).
+    /// The shader needs features the device was not opened with (`f16`
+    /// without `Features::SHADER_F16`), as in wgpu.
     #[cfg(feature = "wgsl")]
     #[error(
         "the shader needs {missing:?}, which the device was not opened with: request them in \

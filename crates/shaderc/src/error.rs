@@ -109,7 +109,8 @@ fn capability_names(caps: naga::valid::Capabilities) -> String {
 }
 
 /// The classes of WGSL constructs this compiler does not lower, so a
-/// caller can tell "not a compute feature" from "not yet lowered".
+/// caller can tell a construct compute shaders lack from one this
+/// compiler does not lower.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UnsupportedKind {

@@ -1,6 +1,8 @@
-//! WGSL that once stopped the compiler or reached clang as invalid IR:
-//! each shader compiles, runs on gfxsim and matches the host; and what the
-//! compiler does not lower fails with an error naming the construct.
+//! WGSL at the edges of the emitter (shift amounts, matrix and frexp
+//! conversions, f64 transcendentals, wide subgroup values, other stages'
+//! code in the module): each shader is valid IR for clang, runs on gfxsim
+//! and matches the host; what the compiler does not lower fails with an
+//! error naming the class of the construct.
 
 use aqueduct_shaderc::{
     CompileError, Options, Source, Toolchain, UnsupportedKind, compile, translate,
@@ -101,8 +103,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
-/// Matrix conversions run column by column (`mat2x2<f16>(m)` was one
-/// aggregate fptrunc, which clang rejects).
+/// Matrix conversions run column by column (LLVM's casts take no
+/// aggregates, so `mat2x2<f16>(m)` cannot be one fptrunc).
 #[test]
 fn matrix_conversions_between_f32_and_f16() {
     if !llvm_or_skip("matrix conversions") {

@@ -121,6 +121,10 @@ pub(crate) struct EntryPoint {
     pub bindings: Vec<ShaderBinding>,
     pub immediates: Vec<ImmediateArg>,
     pub immediate_size: u32,
+    /// The 4-byte slots of the immediates the entry point reads (bit n:
+    /// bytes 4n..4n + 4), which a dispatch needs set; 0 for raw kernels,
+    /// whose unset immediates read as zero.
+    pub immediate_slots: u64,
     pub workgroup_size: [u32; 3],
     /// Offset of hidden_block_count_x, if present.
     pub block_count_offset: Option<u32>,
@@ -272,12 +276,15 @@ struct EntryReflection {
     immediates: Option<ImmediateReflection>,
 }
 
-/// A by-value argument holding immediate bytes `offset..offset + size`.
+/// A by-value argument holding immediate bytes `offset..offset + size`,
+/// and the 4-byte slots the entry point reads (bit n: bytes 4n..4n + 4).
 #[derive(Deserialize)]
 struct ImmediateReflection {
     arg: String,
     offset: u32,
     size: u32,
+    #[serde(default)]
+    slots: u64,
 }
 
 #[derive(Deserialize)]
@@ -370,6 +377,7 @@ fn raw_entry_point(
         bindings,
         immediates,
         immediate_size: imm_end.next_multiple_of(4),
+        immediate_slots: 0,
         kernel,
     })
 }
@@ -417,6 +425,7 @@ fn reflected_entry_point(
     }
     let mut immediates = Vec::new();
     let mut immediate_size = 0;
+    let mut immediate_slots = 0;
     if let Some(imm) = &e.immediates {
         let (arg_index, arg_size) =
             explicit_index(&kernel, &imm.arg).ok_or_else(|| ReflectionError::MissingArgument {
@@ -437,6 +446,7 @@ fn reflected_entry_point(
             size: imm.size,
         });
         immediate_size = (imm.offset + imm.size).next_multiple_of(4);
+        immediate_slots = imm.slots;
     }
     let bound: usize = bindings.len()
         + bindings.iter().filter(|b| b.size_arg.is_some()).count()
@@ -457,6 +467,7 @@ fn reflected_entry_point(
         bindings,
         immediates,
         immediate_size,
+        immediate_slots,
         kernel,
     })
 }

@@ -365,3 +365,59 @@ fn main(@builtin(local_invocation_index) i: u32) {
         .collect();
     assert_eq!(read_f32(&c, &out), want);
 }
+
+/// A dispatch whose shader reads immediate bytes the pass never set is an
+/// error naming the bytes (wgpu's `MissingImmediateData`); the padding
+/// between `scale` and `bias` (bytes 8..16) is not needed.
+#[test]
+fn dispatches_need_the_immediates_the_shader_reads() {
+    let Some(c) = device_with(None) else { return };
+    let module = immediates_module(&c);
+    let p = expect_valid(&c.device, || pipeline(&c, &module, None));
+    let out = output(&c);
+    let bg = bind_group(&c.device, &p, 0, &[&out]);
+    let all = params_bytes(10, 1.0, [1.0; 4]);
+    let cases: [(&[(u32, std::ops::Range<usize>)], u64); 4] = [
+        (&[], 0b1111_0011),
+        (&[(0, 0..8)], 0b1111_0000),
+        (&[(0, 0..4), (16, 16..28)], 0b1000_0010),
+        (&[(4, 4..8), (0, 0..4), (16, 16..32)], 0),
+    ];
+    for (writes, missing) in cases {
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&p);
+            pass.set_bind_group(0, &bg, &[]);
+            for (offset, range) in writes {
+                pass.set_immediates(*offset, &all[range.clone()]);
+            }
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        if missing == 0 {
+            expect_valid(&c.device, || c.queue.submit([enc.finish()]));
+            assert_eq!(read_f32(&c, &out), expected(10, 1.0, [1.0; 4]));
+            continue;
+        }
+        let (_, err) = validation_error(&c.device, || enc.finish());
+        let err = err.expect("a dispatch with unset immediates is an error");
+        let typed = validation_source(&err).and_then(dispatch_error);
+        assert!(
+            matches!(typed, Some(DispatchError::MissingImmediateData { missing: m }) if *m == missing),
+            "{writes:?}: {err}"
+        );
+    }
+    let (_, err) = validation_error(&c.device, || {
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&p);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.set_immediates(4, &all[4..8]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        enc.finish()
+    });
+    let text = err.expect("unset immediates").to_string();
+    assert!(text.contains("missing bytes: 0..4, 16..32"), "{text}");
+}

@@ -97,6 +97,12 @@ pub struct ImmediateReflection {
     pub offset: u32,
     /// The variable type's size in bytes: the argument's size.
     pub size: u32,
+    /// The 4-byte slots of the immediate data the entry point reads (bit
+    /// n: bytes 4n..4n + 4; padding and members it never loads are left
+    /// out, as naga's validator counts them): what a pass must have set
+    /// before a dispatch, as wgpu checks.
+    #[serde(default)]
+    pub slots: u64,
     /// The WGSL variable name.
     pub name: Option<String>,
 }

@@ -234,7 +234,13 @@ impl FnEmitter<'_> {
     }
 }
 
-/// Emit the kernel for entry point `index`.
+/// naga's slot set as a bitmask (bit n: bytes 4n..4n + 4).
+fn slot_mask(slots: naga::valid::ImmediateSlots) -> u64 {
+    (0..64u32)
+        .filter(|&n| slots.contains(naga::valid::ImmediateSlots::from_range(4 * n, 4)))
+        .fold(0, |mask, n| mask | 1 << n)
+}
+
 /// Bytes a `var<workgroup>` takes in LDS: its size rounded up to dwords
 /// (the zero fill stores dwords).
 fn workgroup_var_size(m: &ModuleCtx<'_>, h: naga::Handle<naga::GlobalVariable>) -> u32 {
@@ -410,6 +416,7 @@ pub(crate) fn emit_kernel(
             arg,
             offset: 0,
             size,
+            slots: slot_mask(finfo.immediate_slots_used),
             name: var.name.clone(),
         });
     }

@@ -377,11 +377,13 @@ fn dispatches_need_the_immediates_the_shader_reads() {
     let out = output(&c);
     let bg = bind_group(&c.device, &p, 0, &[&out]);
     let all = params_bytes(10, 1.0, [1.0; 4]);
-    let cases: [(&[(u32, std::ops::Range<usize>)], u64); 4] = [
+    // (the byte ranges written, the slots still missing)
+    type Case = (&'static [std::ops::Range<usize>], u64);
+    let cases: [Case; 4] = [
         (&[], 0b1111_0011),
-        (&[(0, 0..8)], 0b1111_0000),
-        (&[(0, 0..4), (16, 16..28)], 0b1000_0010),
-        (&[(4, 4..8), (0, 0..4), (16, 16..32)], 0),
+        (&[0..8], 0b1111_0000),
+        (&[0..4, 16..28], 0b1000_0010),
+        (&[4..8, 0..4, 16..32], 0),
     ];
     for (writes, missing) in cases {
         let mut enc = c.device.create_command_encoder(&Default::default());
@@ -389,8 +391,8 @@ fn dispatches_need_the_immediates_the_shader_reads() {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_pipeline(&p);
             pass.set_bind_group(0, &bg, &[]);
-            for (offset, range) in writes {
-                pass.set_immediates(*offset, &all[range.clone()]);
+            for range in writes {
+                pass.set_immediates(range.start as u32, &all[range.clone()]);
             }
             pass.dispatch_workgroups(1, 1, 1);
         }

@@ -377,13 +377,13 @@ fn dispatches_need_the_immediates_the_shader_reads() {
     let out = output(&c);
     let bg = bind_group(&c.device, &p, 0, &[&out]);
     let all = params_bytes(10, 1.0, [1.0; 4]);
-    // (the byte ranges written, the slots still missing)
-    type Case = (&'static [std::ops::Range<usize>], u64);
+    // (the (start, end) byte ranges written, the slots still missing)
+    type Case = (&'static [(usize, usize)], u64);
     let cases: [Case; 4] = [
         (&[], 0b1111_0011),
-        (&[0..8], 0b1111_0000),
-        (&[0..4, 16..28], 0b1000_0010),
-        (&[4..8, 0..4, 16..32], 0),
+        (&[(0, 8)], 0b1111_0000),
+        (&[(0, 4), (16, 28)], 0b1000_0010),
+        (&[(4, 8), (0, 4), (16, 32)], 0),
     ];
     for (writes, missing) in cases {
         let mut enc = c.device.create_command_encoder(&Default::default());
@@ -391,8 +391,8 @@ fn dispatches_need_the_immediates_the_shader_reads() {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_pipeline(&p);
             pass.set_bind_group(0, &bg, &[]);
-            for range in writes {
-                pass.set_immediates(range.start as u32, &all[range.clone()]);
+            for &(start, end) in writes {
+                pass.set_immediates(start as u32, &all[start..end]);
             }
             pass.dispatch_workgroups(1, 1, 1);
         }

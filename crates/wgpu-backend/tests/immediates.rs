@@ -2,7 +2,8 @@
 //! whose immediates come from `ComputePass::set_immediates` (at offsets,
 //! changed between two dispatches of one pass) under an explicit layout
 //! with `immediate_size`, against host-computed results; a layout smaller
-//! than the shader's immediates is a validation error.
+//! than the shader's immediates, and a dispatch before the immediates the
+//! shader reads are set, are validation errors.
 
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
 use wgpu::util::DeviceExt;
@@ -189,4 +190,42 @@ fn a_layout_smaller_than_the_immediates_is_an_error() {
         text.contains("32 bytes of immediates") && text.contains("immediate_size is 16"),
         "{text}"
     );
+}
+
+#[test]
+fn a_dispatch_before_its_immediates_are_set_is_an_error() {
+    if !llvm_installed() {
+        return;
+    }
+    let s = setup();
+    let p = pipeline(&s, 32);
+    let out = s
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("out"),
+            contents: &[0; LEN * 4],
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+    let group = s.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &s.group,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: out.as_entire_binding(),
+        }],
+    });
+    let err = validation_error(&s.device, || {
+        let mut enc = s.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&p);
+            pass.set_bind_group(0, &group, &[]);
+            pass.set_immediates(0, &7u32.to_le_bytes());
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        let _ = enc.finish();
+    })
+    .expect("scale and bias were never set");
+    let text = err.to_string();
+    assert!(text.contains("missing bytes: 4..8, 16..32"), "{text}");
 }

@@ -714,3 +714,64 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocati
         assert_eq!([h[2 * k], h[2 * k + 1]], [496.0, thirds], "f16 add at {k}");
     }
 }
+
+/// 16-bit integers (`enable wgpu_int16;`): shifts by u32 amounts take
+/// the amount modulo 16 (the amount narrows, it cannot be zero-extended),
+/// with storage, arithmetic and bit builtins, against the host.
+#[test]
+fn int16_shifts_and_arithmetic() {
+    if !llvm_or_skip("int16") {
+        return;
+    }
+    let src = "
+enable wgpu_int16;
+@group(0) @binding(0) var<storage, read> n: array<u32>;
+@group(0) @binding(1) var<storage, read_write> a: array<i16>;
+@group(0) @binding(2) var<storage, read_write> b: array<vec2<u16>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    let s = n[k];
+    let x = a[k];
+    let y = b[k];
+    a[k] = (x >> s) + (x << (s + 3u)) * i16(3) - min(x, i16(-4));
+    b[k] = (y << vec2<u32>(s, s + 17u))
+        ^ ((y >> vec2<u32>(s + 1u)) + vec2<u16>(countOneBits(y.x), reverseBits(y.y)));
+}
+";
+    let mut rng = Rng::new(16);
+    let amounts: Vec<u32> = (0..64).map(|_| rng.u32() % 80).collect();
+    let x: Vec<i16> = (0..64).map(|_| rng.u32() as i16).collect();
+    let y: Vec<u16> = (0..128).map(|_| rng.u32() as u16).collect();
+    let out = compile_and_run(
+        src,
+        "main",
+        &[
+            (0, 0, bytes_of(&amounts)),
+            (0, 1, bytes_of(&x)),
+            (0, 2, bytes_of(&y)),
+        ],
+        1,
+    );
+    let a: Vec<i16> = out[1]
+        .chunks_exact(2)
+        .map(|c| i16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    let b: Vec<u16> = out[2]
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    for k in 0..64 {
+        let (s, v) = (amounts[k], x[k]);
+        let want = v
+            .wrapping_shr(s)
+            .wrapping_add(v.wrapping_shl(s + 3).wrapping_mul(3))
+            .wrapping_sub(v.min(-4));
+        assert_eq!(a[k], want, "i16 at {k} (shift {s})");
+        let (y0, y1) = (y[2 * k], y[2 * k + 1]);
+        let w0 = y0.wrapping_shl(s) ^ y0.wrapping_shr(s + 1).wrapping_add(y0.count_ones() as u16);
+        let w1 = y1.wrapping_shl(s + 17) ^ y1.wrapping_shr(s + 1).wrapping_add(y1.reverse_bits());
+        assert_eq!([b[2 * k], b[2 * k + 1]], [w0, w1], "u16 at {k} (shift {s})");
+    }
+}

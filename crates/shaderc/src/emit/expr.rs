@@ -466,9 +466,12 @@ impl FnEmitter<'_> {
             B::ExclusiveOr => format!("xor {ty} {a}, {b}"),
             B::ShiftLeft | B::ShiftRight => {
                 let bits = u32::from(scalar.width) * 8;
+                // The u32 amount widens for 64-bit values and narrows for
+                // 16-bit ones (its low bits, all the mask below keeps).
                 let mut amount = r.clone();
                 if r.ty != ty {
-                    amount = self.defv(&ty, &format!("zext {} to {ty}", r.typed()));
+                    let cast = if bits < 32 { "trunc" } else { "zext" };
+                    amount = self.defv(&ty, &format!("{cast} {} to {ty}", r.typed()));
                 }
                 let masked = self.def(&format!(
                     "and {ty} {}, {}",

@@ -128,6 +128,7 @@ impl Adapter {
             | Features::SUBGROUP
             | Features::SUBGROUP_BARRIER
             | Features::SHADER_FLOAT32_ATOMIC
+            | Features::SHADER_I16
             | Features::TIMESTAMP_QUERY
             | Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | Features::TIMESTAMP_QUERY_INSIDE_PASSES

@@ -240,6 +240,52 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
+#[test]
+fn shader_i16_arithmetic_storage_and_conversions() {
+    let Some(c) = advertised(Features::SHADER_I16) else {
+        return;
+    };
+    let wgsl = "
+enable wgpu_int16;
+@group(0) @binding(0) var<storage, read> x: array<i16>;
+@group(0) @binding(1) var<storage, read_write> v: array<vec4<u16>>;
+@group(0) @binding(2) var<storage, read_write> w: array<i32>;
+var<workgroup> tile: array<i16, 64>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) k: u32) {
+    let a = x[k];
+    tile[k] = a;
+    workgroupBarrier();
+    let b = tile[63u - k];
+    let q = a / select(b, i16(7), b == i16(0));
+    let r = a % i16(-5);
+    v[k] = vec4<u16>(u16(a), u16(b) >> 3u, u16(q), u16(r)) * vec4<u16>(u16(3));
+    w[2u * k] = i32(a) * i32(b) + i32(max(a, b)) + i32(clamp(a, i16(-100), i16(100)));
+    w[2u * k + 1u] = i32(u16(a) < u16(b)) + i32(f32(a) * 0.5) + i32(i16(u32(k) * 1000u));
+}
+";
+    let n = 64usize;
+    let mut rng = Rng::new(1616);
+    let x: Vec<i16> = (0..n).map(|_| rng.u32() as i16).collect();
+    let out = run(&c, wgsl, &[&bytes_of(&x), &[0; 64 * 8], &[0; 64 * 8]], 1);
+    let v: Vec<u16> = values_of(&out[1]);
+    let w: Vec<i32> = values_of(&out[2]);
+    for k in 0..n {
+        let (a, b) = (x[k], x[63 - k]);
+        let q = a.wrapping_div(if b == 0 { 7 } else { b });
+        let r = a.wrapping_rem(-5);
+        let want_v = [a as u16, (b as u16) >> 3, q as u16, r as u16].map(|e| e.wrapping_mul(3));
+        assert_eq!(v[4 * k..4 * k + 4], want_v, "vec4<u16> at {k}");
+        let want0 =
+            i32::from(a) * i32::from(b) + i32::from(a.max(b)) + i32::from(a.clamp(-100, 100));
+        let want1 = i32::from((a as u16) < (b as u16))
+            + (f32::from(a) * 0.5) as i32
+            + i32::from((k as u32 * 1000) as i16);
+        assert_eq!([w[2 * k], w[2 * k + 1]], [want0, want1], "i16 at {k}");
+    }
+}
+
 /// 64-bit atomics over 4 workgroups of 64: min/max (the results unused,
 /// all `SHADER_INT64_ATOMIC_MIN_MAX` allows), then every other operation
 /// (`SHADER_INT64_ATOMIC_ALL_OPS`), on storage and workgroup memory.
@@ -527,7 +573,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocati
 /// the error names the feature.
 #[test]
 fn shaders_need_the_features_they_use() {
-    let cases: [(&str, Features); 6] = [
+    let cases: [(&str, Features); 7] = [
         (
             "enable f16;
 @group(0) @binding(0) var<storage, read_write> o: array<f16>;
@@ -561,6 +607,12 @@ fn shaders_need_the_features_they_use() {
 @compute @workgroup_size(1) fn main() { atomicAdd(&o, 1.0); }",
             Features::SHADER_FLOAT32_ATOMIC,
         ),
+        (
+            "enable wgpu_int16;
+@group(0) @binding(0) var<storage, read_write> o: array<i16>;
+@compute @workgroup_size(1) fn main() { o[0] = i16(1); }",
+            Features::SHADER_I16,
+        ),
     ];
     for (wgsl, feature) in cases {
         let others = Features::all() - feature;
@@ -571,7 +623,8 @@ fn shaders_need_the_features_they_use() {
                     | Features::SHADER_INT64
                     | Features::SUBGROUP
                     | Features::SUBGROUP_BARRIER
-                    | Features::SHADER_FLOAT32_ATOMIC),
+                    | Features::SHADER_FLOAT32_ATOMIC
+                    | Features::SHADER_I16),
         )) else {
             return;
         };

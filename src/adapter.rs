@@ -114,10 +114,21 @@ impl Adapter {
         }
     }
 
-    /// The features a device of this adapter can enable.
+    /// The features a device of this adapter can enable: each shader
+    /// feature is one the WGSL compiler lowers and gfxsim runs
+    /// (tests/wgsl_features.rs runs a kernel per feature).
     pub fn features(&self) -> Features {
         Features::MAPPABLE_PRIMARY_BUFFERS
             | Features::IMMEDIATES
+            | Features::SHADER_F16
+            | Features::SHADER_F64
+            | Features::SHADER_INT64
+            | Features::SHADER_INT64_ATOMIC_MIN_MAX
+            | Features::SHADER_INT64_ATOMIC_ALL_OPS
+            | Features::SUBGROUP
+            | Features::SUBGROUP_BARRIER
+            | Features::SHADER_FLOAT32_ATOMIC
+            | Features::SHADER_I16
             | Features::TIMESTAMP_QUERY
             | Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | Features::TIMESTAMP_QUERY_INSIDE_PASSES
@@ -147,10 +158,13 @@ impl Adapter {
         }
     }
 
-    /// The downlevel capabilities: compute shaders and indirect execution.
+    /// The downlevel capabilities: compute shaders, indirect execution and
+    /// f16 precision in f32 values (`quantizeToF16`, `pack2x16float`).
     pub fn get_downlevel_capabilities(&self) -> DownlevelCapabilities {
         DownlevelCapabilities {
-            flags: DownlevelFlags::COMPUTE_SHADERS | DownlevelFlags::INDIRECT_EXECUTION,
+            flags: DownlevelFlags::COMPUTE_SHADERS
+                | DownlevelFlags::INDIRECT_EXECUTION
+                | DownlevelFlags::SHADER_F16_IN_F32,
             ..DownlevelCapabilities::default()
         }
     }

@@ -11,7 +11,9 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use wgpu_types::{BindGroupLayoutEntry, BindingType, BufferBindingType, BufferSize, ShaderStages};
+use wgpu_types::{
+    BindGroupLayoutEntry, BindingType, BufferBindingType, BufferSize, Features, ShaderStages,
+};
 
 use crate::Label;
 use crate::binding::{BindGroupLayout, BindGroupLayoutDescriptor, create_layout};
@@ -62,6 +64,12 @@ pub(crate) fn create_pipeline_layout(
                 label: label(),
                 count: groups.len(),
                 max: limits.max_bind_groups,
+            });
+        }
+        if desc.immediate_size != 0 && !device.features.contains(Features::IMMEDIATES) {
+            return Err(PipelineLayoutError::ImmediatesNeedFeature {
+                label: label(),
+                size: desc.immediate_size,
             });
         }
         if desc.immediate_size > limits.max_immediate_size {

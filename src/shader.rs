@@ -12,7 +12,9 @@
 //! - [`ShaderSource::Precompiled`]: a code object from aqueduct-shaderc with
 //!   its `NAME.reflect.json`: each binding's argument `g{group}_b{binding}`,
 //!   its kind (storage_read / storage_read_write / uniform), its minimum
-//!   size, and the `_size` argument of runtime-sized arrays.
+//!   size, and the `_size` argument of runtime-sized arrays; the by-value
+//!   argument holding the entry point's `var<immediate>` and where its
+//!   bytes sit in the immediate data.
 //! - [`ShaderSource::SpirV`] and [`ShaderSource::Glsl`] (cargo feature
 //!   `wgsl`): validated by naga's front end for their language, written as
 //!   WGSL by naga's WGSL back end, then resolved as that WGSL (so they share
@@ -138,6 +140,10 @@ pub(crate) struct EntryPoint {
     pub bindings: Vec<ShaderBinding>,
     pub immediates: Vec<ImmediateArg>,
     pub immediate_size: u32,
+    /// The 4-byte slots of the immediates the entry point reads (bit n:
+    /// bytes 4n..4n + 4), which a dispatch needs set; 0 for raw kernels,
+    /// whose unset immediates read as zero.
+    pub immediate_slots: u64,
     pub workgroup_size: [u32; 3],
     /// Offset of hidden_block_count_x, if present.
     pub block_count_offset: Option<u32>,
@@ -284,6 +290,20 @@ struct EntryReflection {
     kernel: String,
     workgroup_size: [u32; 3],
     bindings: Vec<BindingReflection>,
+    /// The entry point's `var<immediate>` (absent: none).
+    #[serde(default)]
+    immediates: Option<ImmediateReflection>,
+}
+
+/// A by-value argument holding immediate bytes `offset..offset + size`,
+/// and the 4-byte slots the entry point reads (bit n: bytes 4n..4n + 4).
+#[derive(Deserialize)]
+struct ImmediateReflection {
+    arg: String,
+    offset: u32,
+    size: u32,
+    #[serde(default)]
+    slots: u64,
 }
 
 #[derive(Deserialize)]
@@ -376,6 +396,7 @@ fn raw_entry_point(
         bindings,
         immediates,
         immediate_size: imm_end.next_multiple_of(4),
+        immediate_slots: 0,
         kernel,
     })
 }
@@ -421,7 +442,34 @@ fn reflected_entry_point(
             min_binding_size: b.min_binding_size,
         });
     }
-    let bound: usize = bindings.len() + bindings.iter().filter(|b| b.size_arg.is_some()).count();
+    let mut immediates = Vec::new();
+    let mut immediate_size = 0;
+    let mut immediate_slots = 0;
+    if let Some(imm) = &e.immediates {
+        let (arg_index, arg_size) =
+            explicit_index(&kernel, &imm.arg).ok_or_else(|| ReflectionError::MissingArgument {
+                kernel: kernel.info.name.clone(),
+                arg: imm.arg.clone(),
+            })?;
+        if arg_size != imm.size {
+            return Err(ReflectionError::ImmediateSize {
+                kernel: kernel.info.name.clone(),
+                arg: imm.arg.clone(),
+                reflected: imm.size,
+                kernel_size: arg_size,
+            });
+        }
+        immediates.push(ImmediateArg {
+            arg_index,
+            offset: imm.offset,
+            size: imm.size,
+        });
+        immediate_size = (imm.offset + imm.size).next_multiple_of(4);
+        immediate_slots = imm.slots;
+    }
+    let bound: usize = bindings.len()
+        + bindings.iter().filter(|b| b.size_arg.is_some()).count()
+        + immediates.len();
     let explicit = kernel.info.explicit_args().count();
     if explicit != bound {
         return Err(ReflectionError::ArgumentCount {
@@ -436,8 +484,9 @@ fn reflected_entry_point(
         workgroup_size: e.workgroup_size,
         block_count_offset: hidden_offset(&kernel, ValueKind::HiddenBlockCountX),
         bindings,
-        immediates: Vec::new(),
-        immediate_size: 0,
+        immediates,
+        immediate_size,
+        immediate_slots,
         kernel,
     })
 }

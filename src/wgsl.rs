@@ -38,6 +38,8 @@ use crate::lock_rank::{LockRank, Mutex, MutexGuard};
 use crate::shader::{EntryPoint, LoadedPrecompiled, load_precompiled};
 
 #[cfg(feature = "wgsl")]
+mod capabilities;
+#[cfg(feature = "wgsl")]
 mod pending;
 #[cfg(feature = "wgsl")]
 pub(crate) use pending::PendingModule;
@@ -267,7 +269,7 @@ fn load_or_defer(
     let id = device.next_id.fetch_add(1, Ordering::Relaxed);
     let options = aqueduct_shaderc::Options {
         symbol_prefix: format!("m{id}"),
-        ..compile_options(source, None, no_constants, target)
+        ..compile_options(device, source, None, no_constants)
     };
     let disk = disk_key(source, None, no_constants, target, &options);
     if let Some(k) = &disk
@@ -565,16 +567,18 @@ fn precompile_hint(
     })
 }
 
-/// The compiler's options for `source` on `target`.
+/// The compiler's options for `source` on `device`: its target, and what
+/// its enabled features let the shader use.
 #[cfg(feature = "wgsl")]
 fn compile_options(
+    device: &DeviceShared,
     source: &WgslSource,
     entry: Option<&str>,
     constants: &[(&str, f64)],
-    target: &str,
 ) -> aqueduct_shaderc::Options {
     aqueduct_shaderc::Options {
-        targets: vec![target.to_string()],
+        targets: vec![device.agent.name.clone()],
+        capabilities: capabilities::capabilities(device.features),
         entry: entry.map(str::to_string),
         defines: constants.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
         file_name: source.file_name.clone(),
@@ -595,6 +599,16 @@ fn compile_failure(
     match e {
         CompileError::Override { message } => {
             Unresolved::NeedsConstants(WgslError::NeedsConstants { message })
+        }
+        CompileError::MissingCapabilities { missing, .. } => {
+            let missing = capabilities::features_for(missing);
+            Unresolved::Failed(
+                WgslError::MissingFeatures {
+                    missing,
+                    source: Arc::new(e),
+                }
+                .into(),
+            )
         }
         e @ CompileError::ToolMissing { .. } => Unresolved::Failed(
             WgslError::NotPrecompiled {
@@ -705,7 +719,7 @@ fn compile(
     use std::sync::atomic::Ordering;
 
     let target = device.agent.name.as_str();
-    let options = compile_options(source, entry, constants, target);
+    let options = compile_options(device, source, entry, constants);
     let started = std::time::Instant::now();
     // The key first: without the LLVM tools there is no key, and the
     // cache directory is not even created.
@@ -763,7 +777,13 @@ fn disk_key(
 
     let tools = aqueduct_shaderc::Toolchain::find(options.llvm_bin.as_deref()).ok()?;
     let variant = VariantKey::new(&source.hash, target, constants);
-    let compiler = format!("{} -O{}", aqueduct_shaderc::COMPILER_ID, options.opt_level);
+    // The capabilities decide whether the shader validates at all.
+    let compiler = format!(
+        "{} -O{} caps={:x}",
+        aqueduct_shaderc::COMPILER_ID,
+        options.opt_level,
+        options.capabilities.bits()
+    );
     Some(DiskKey::new(&KeyInputs {
         wgsl: &source.text,
         entry,

@@ -43,6 +43,10 @@ struct PassState {
     pipeline: Option<ComputePipeline>,
     groups: Vec<Option<(BindGroup, Vec<u32>)>>,
     immediates: Vec<u8>,
+    /// The 4-byte slots `set_immediates` wrote in this pass (bit n: bytes
+    /// 4n..4n + 4): a WGSL entry point's dispatch needs those it reads, as
+    /// in wgpu.
+    immediate_slots: u64,
     /// Bumped whenever the pipeline, a bind group, its dynamic offsets or
     /// the immediates change (setting the same state again does not).
     generation: u64,
@@ -89,6 +93,7 @@ impl<'e> ComputePass<'e> {
                 pipeline: None,
                 groups: Vec::new(),
                 immediates: vec![0; imm],
+                immediate_slots: 0,
                 generation: 0,
                 template: None,
                 rec: Recording::new(),
@@ -310,6 +315,11 @@ impl<'e> ComputePass<'e> {
                 max: self.state.immediates.len(),
             });
         }
+        for slot in offset as usize / 4..end / 4 {
+            if slot < 64 {
+                self.state.immediate_slots |= 1 << slot;
+            }
+        }
         if self.state.immediates[offset as usize..end] != *data {
             self.state.generation += 1;
             self.state.immediates[offset as usize..end].copy_from_slice(data);
@@ -447,6 +457,10 @@ impl<'e> ComputePass<'e> {
                     });
                 }
             }
+        }
+        let missing = entry.immediate_slots & !self.state.immediate_slots;
+        if missing != 0 {
+            return Err(DispatchError::MissingImmediateData { missing });
         }
         for imm in &entry.immediates {
             let mut bytes = vec![0u8; imm.size as usize];

@@ -265,7 +265,36 @@ pub enum DispatchError {
         /// The indirect buffer.
         buffer: BufferIdent,
     },
+    /// The pipeline's shader reads immediate bytes the pass never set
+    /// with `set_immediates` (wgpu's `MissingImmediateData`).
+    #[error(
+        "not all immediate data the pipeline reads has been set with set_immediates (missing \
+         bytes: {})",
+        slot_ranges(*missing)
+    )]
+    MissingImmediateData {
+        /// The unset 4-byte slots (bit n: bytes 4n..4n + 4).
+        missing: u64,
+    },
     /// The dispatch could not be lowered to packets.
     #[error(transparent)]
     Lower(#[from] LowerError),
+}
+
+/// `0..8, 16..32`: the byte ranges of the set bits of a slot mask.
+fn slot_ranges(mask: u64) -> String {
+    let mut ranges = Vec::new();
+    let mut n = 0u32;
+    while n < 64 {
+        if mask >> n & 1 == 0 {
+            n += 1;
+            continue;
+        }
+        let start = n;
+        while n < 64 && mask >> n & 1 == 1 {
+            n += 1;
+        }
+        ranges.push(format!("{}..{}", 4 * start, 4 * n));
+    }
+    ranges.join(", ")
 }

@@ -38,6 +38,18 @@ pub enum PipelineLayoutError {
         /// The device's `max_immediate_size` in bytes.
         max: u32,
     },
+    /// A non-zero `immediate_size` on a device without `Features::IMMEDIATES`.
+    #[error(
+        "create_pipeline_layout{}: immediate_size {size} needs Features::IMMEDIATES, which the \
+         device was not opened with",
+        label_suffix(label)
+    )]
+    ImmediatesNeedFeature {
+        /// The pipeline layout's label, if it has one.
+        label: Option<String>,
+        /// The requested immediate size in bytes.
+        size: u32,
+    },
     /// `immediate_size` is not a multiple of 4.
     #[error(
         "create_pipeline_layout{}: immediate_size {size} is not a multiple of 4",

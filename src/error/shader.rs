@@ -127,6 +127,21 @@ pub enum ReflectionError {
         /// The argument's name.
         arg: String,
     },
+    /// The reflected immediates and the kernel's by-value argument differ in size.
+    #[error(
+        "kernel `{kernel}` takes {kernel_size} bytes in its immediates argument `{arg}` but its \
+         reflection gives {reflected}"
+    )]
+    ImmediateSize {
+        /// The kernel's name.
+        kernel: String,
+        /// The argument's name.
+        arg: String,
+        /// The size the reflection gives.
+        reflected: u32,
+        /// The argument's size in the kernel's metadata.
+        kernel_size: u32,
+    },
     /// The kernel's explicit arguments and the ones the reflection accounts for differ in number.
     #[error(
         "kernel `{kernel}` has {explicit} explicit arguments but its reflection accounts for {bound}"
@@ -200,6 +215,20 @@ pub enum WgslError {
     #[cfg(feature = "wgsl")]
     #[error("{0}")]
     Compile(#[source] Arc<aqueduct_shaderc::CompileError>),
+    /// The shader needs features the device was not opened with (`f16`
+    /// without `Features::SHADER_F16`), as in wgpu.
+    #[cfg(feature = "wgsl")]
+    #[error(
+        "the shader needs {missing:?}, which the device was not opened with: request them in \
+         DeviceDescriptor::required_features\n{source}"
+    )]
+    MissingFeatures {
+        /// The features the shader needs beyond the device's.
+        missing: wgpu_types::Features,
+        /// The validator's error.
+        #[source]
+        source: Arc<aqueduct_shaderc::CompileError>,
+    },
     /// The compiler's reflection could not be written as JSON.
     #[error("reflection: {0}")]
     ReflectionJson(#[source] Arc<serde_json::Error>),

@@ -15,13 +15,26 @@ pub enum CompileError {
     /// naga's validator rejected the module.
     #[error("{rendered}")]
     Validation { rendered: String },
+    /// The module is valid only with validator capabilities that
+    /// `Options::capabilities` leaves out (`missing`: all of them), e.g.
+    /// `f16` without `SHADER_FLOAT16`.
+    #[error(
+        "{rendered}the shader needs validator capabilities it was not given: {}",
+        capability_names(*missing)
+    )]
+    MissingCapabilities {
+        missing: naga::valid::Capabilities,
+        rendered: String,
+    },
     /// Pipeline-overridable constants could not be specialised.
     #[error("override specialisation failed: {message}")]
     Override { message: String },
-    /// A valid shader uses something this compiler does not lower (yet).
-    /// `location` is `file:line:col` when the construct has a span.
+    /// A valid shader uses something this compiler does not lower.
+    /// `kind` is the class of construct, `construct` names it; `location`
+    /// is `file:line:col` when the construct has a span.
     #[error("{rendered}")]
     Unsupported {
+        kind: UnsupportedKind,
         construct: String,
         location: Option<String>,
         rendered: String,
@@ -91,6 +104,60 @@ pub enum CompileError {
     Json(#[from] serde_json::Error),
 }
 
+/// `A, B, C`: naga's names of the capabilities in `caps`.
+fn capability_names(caps: naga::valid::Capabilities) -> String {
+    caps.iter_names()
+        .map(|(name, _)| name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The classes of WGSL constructs this compiler does not lower, so a
+/// caller can tell a construct compute shaders lack from one this
+/// compiler does not lower.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UnsupportedKind {
+    /// Textures, samplers and their operations.
+    TexturesAndSamplers,
+    /// Ray queries, acceleration structures and ray tracing calls.
+    RayQueries,
+    /// Derivatives (`dpdx`, `fwidth`, ...): fragment shaders only.
+    Derivatives,
+    /// `discard`: fragment shaders only.
+    Discard,
+    /// Cooperative matrices.
+    CooperativeMatrices,
+    /// Binding arrays (`binding_array<T>`).
+    BindingArrays,
+    /// A builtin value compute shaders do not have, or an entry point
+    /// input that is not a compute builtin.
+    NonComputeBuiltin,
+    /// A resource without `@group`/`@binding`.
+    UnboundResource,
+    /// A workgroup size out of range.
+    WorkgroupSize,
+    /// A construct of another class (a type or an operation on it).
+    Other,
+}
+
+impl std::fmt::Display for UnsupportedKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            UnsupportedKind::TexturesAndSamplers => "textures and samplers",
+            UnsupportedKind::RayQueries => "ray queries",
+            UnsupportedKind::Derivatives => "derivatives",
+            UnsupportedKind::Discard => "discard",
+            UnsupportedKind::CooperativeMatrices => "cooperative matrices",
+            UnsupportedKind::BindingArrays => "binding arrays",
+            UnsupportedKind::NonComputeBuiltin => "non-compute builtins",
+            UnsupportedKind::UnboundResource => "resources without a binding",
+            UnsupportedKind::WorkgroupSize => "workgroup sizes",
+            UnsupportedKind::Other => "other constructs",
+        })
+    }
+}
+
 /// A per-workgroup limit of the gfx targets, checked before LLVM runs, as
 /// wgpu checks a device's limits at pipeline creation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,6 +207,7 @@ pub(crate) struct LimitMessage(pub String);
 /// A back-end error before it is rendered against the source.
 #[derive(Debug)]
 pub(crate) struct EmitError {
+    pub kind: UnsupportedKind,
     pub construct: String,
     pub span: naga::Span,
     /// Set when the error is a limit, not an unsupported construct.
@@ -157,9 +225,19 @@ pub(crate) struct LimitBreach {
 
 pub(crate) type EmitResult<T> = Result<T, EmitError>;
 
-/// An "unsupported" error at `span`.
+/// An "unsupported" error at `span` (of class [`UnsupportedKind::Other`]).
 pub(crate) fn unsupported<T>(construct: impl Into<String>, span: naga::Span) -> EmitResult<T> {
+    unsupported_as(UnsupportedKind::Other, construct, span)
+}
+
+/// An "unsupported" error of class `kind` at `span`.
+pub(crate) fn unsupported_as<T>(
+    kind: UnsupportedKind,
+    construct: impl Into<String>,
+    span: naga::Span,
+) -> EmitResult<T> {
     Err(EmitError {
+        kind,
         construct: construct.into(),
         span,
         limit: None,
@@ -206,6 +284,7 @@ impl EmitError {
             ),
         };
         CompileError::Unsupported {
+            kind: self.kind,
             construct: self.construct,
             location,
             rendered,

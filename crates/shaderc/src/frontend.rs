@@ -40,27 +40,74 @@ fn validate(
     module: &naga::Module,
     source: &Source<'_>,
     file: &str,
+    capabilities: Capabilities,
 ) -> Result<ModuleInfo, CompileError> {
-    Validator::new(ValidationFlags::all(), Capabilities::all())
+    Validator::new(ValidationFlags::all(), capabilities)
         .validate(module)
-        .map_err(|e| CompileError::Validation {
-            rendered: match source.text() {
+        .map_err(|e| {
+            let rendered = match source.text() {
                 Some(t) => render_with_span(&e, t, file),
                 None => format!("{file}: {}", e.as_inner()),
-            },
+            };
+            let missing = missing_capabilities(module, capabilities);
+            if missing.is_empty() {
+                CompileError::Validation { rendered }
+            } else {
+                CompileError::MissingCapabilities { missing, rendered }
+            }
         })
 }
 
-/// Parse and validate `source`, then specialise overrides with `defines`
-/// (by name or numeric id) for `entry` (or all entry points).
+/// The capabilities outside `given` that `module` needs to validate: empty
+/// when it is invalid for another reason too. naga's error names one
+/// capability deep inside its error tree; this asks the validator instead
+/// (each capability left out in turn), which runs only for a module that
+/// already failed.
+fn missing_capabilities(module: &naga::Module, given: Capabilities) -> Capabilities {
+    let all = Capabilities::all();
+    if given == all
+        || Validator::new(ValidationFlags::all(), all)
+            .validate(module)
+            .is_err()
+    {
+        return Capabilities::empty();
+    }
+    (all - given)
+        .iter()
+        .filter(|&cap| {
+            Validator::new(ValidationFlags::all(), all - cap)
+                .validate(module)
+                .is_err()
+        })
+        .fold(Capabilities::empty(), |acc, cap| acc | cap)
+}
+
+/// Parse and validate `source` with `capabilities`, then specialise
+/// overrides with `defines` (by name or numeric id) for `entry` (or all
+/// entry points).
 pub(crate) fn load(
     source: &Source<'_>,
     file: &str,
     entry: Option<&str>,
     defines: &[(String, f64)],
+    capabilities: Capabilities,
 ) -> Result<(naga::Module, ModuleInfo), CompileError> {
-    let module = parse(source, file)?;
-    let info = validate(&module, source, file)?;
+    let mut module = parse(source, file)?;
+    let mut info = validate(&module, source, file, capabilities)?;
+    // Only compute entry points become kernels: the overrides the others
+    // use need no value (naga's specialiser wants every override its
+    // entry points use). With `entry`, the specialiser keeps that one.
+    if entry.is_none()
+        && module
+            .entry_points
+            .iter()
+            .any(|e| e.stage != naga::ShaderStage::Compute)
+    {
+        module
+            .entry_points
+            .retain(|e| e.stage == naga::ShaderStage::Compute);
+        info = validate(&module, source, file, capabilities)?;
+    }
     let mut constants = naga::back::PipelineConstants::default();
     for (name, value) in defines {
         constants.insert(name.clone(), *value);
@@ -122,7 +169,9 @@ fn parse(source: &Source<'_>, file: &str) -> Result<naga::Module, CompileError> 
 /// ids as `@id` attributes.
 pub fn to_wgsl(source: &Source<'_>, file: &str) -> Result<String, CompileError> {
     let module = parse(source, file)?;
-    let info = validate(&module, source, file)?;
+    // Every capability: the WGSL path validates the result against the
+    // device's features.
+    let info = validate(&module, source, file, Capabilities::all())?;
     naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty()).map_err(
         |e| CompileError::NotExpressibleInWgsl {
             file: file.to_string(),

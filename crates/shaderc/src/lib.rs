@@ -23,6 +23,12 @@
 //!   runtime-sized array): the binding's size in bytes, which arrayLength and
 //!   the bounds checks use (bindings are limited to 4 GiB - 1 bytes).
 //!
+//! then, when the entry point uses its `var<immediate>`, `immediates`: the
+//! variable's bytes at its WGSL layout as one by-value argument (a `byref`
+//! pointer into the kernarg segment in the IR), reflected as
+//! [`ImmediateReflection`] so a runtime copies the pass's immediate data
+//! into it.
+//!
 //! Dispatch geometry comes from the code object v5 hidden arguments (block
 //! counts and remainders for num_workgroups) and the work-item / workgroup
 //! id registers; the workgroup size is fixed at compile time and recorded as
@@ -65,10 +71,13 @@ use std::path::PathBuf;
 pub use batch::{
     BatchCompiled, BatchMember, BatchObject, compile_batch, compile_translated, link_ir,
 };
-pub use error::{CompileError, ComputeLimit};
+pub use error::{CompileError, ComputeLimit, UnsupportedKind};
 pub use frontend::{Source, to_wgsl};
+/// naga's validator capabilities, as [`Options::capabilities`] takes them.
+pub use naga::valid::Capabilities;
 pub use reflect::{
-    BindingKind, BindingReflection, EntryReflection, REFLECTION_VERSION, Reflection,
+    BindingKind, BindingReflection, EntryReflection, ImmediateReflection, REFLECTION_VERSION,
+    Reflection,
 };
 pub use toolchain::{KNOWN_TARGETS, Toolchain, bundle, bundle_entry_id, wave_size};
 
@@ -103,6 +112,12 @@ pub struct Options {
     /// with a digit. Modules compiled together ([`compile_batch`]) need
     /// distinct prefixes.
     pub symbol_prefix: String,
+    /// What the validator lets the shader use (default: everything). A
+    /// runtime passes the capabilities its device's enabled features give
+    /// (`f16` needs [`Capabilities::SHADER_FLOAT16`], `var<immediate>`
+    /// [`Capabilities::IMMEDIATES`], ...); a shader that needs more fails
+    /// with [`CompileError::MissingCapabilities`].
+    pub capabilities: Capabilities,
 }
 
 impl Default for Options {
@@ -115,6 +130,7 @@ impl Default for Options {
             file_name: "shader.wgsl".into(),
             llvm_bin: None,
             symbol_prefix: String::new(),
+            capabilities: Capabilities::all(),
         }
     }
 }
@@ -188,7 +204,13 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
     }
     check_symbol_prefix(&options.symbol_prefix)?;
     let file = options.file_name.as_str();
-    let (module, info) = frontend::load(&source, file, options.entry.as_deref(), &options.defines)?;
+    let (module, info) = frontend::load(
+        &source,
+        file,
+        options.entry.as_deref(),
+        &options.defines,
+        options.capabilities,
+    )?;
     if !module
         .entry_points
         .iter()

@@ -2,9 +2,12 @@
 //!
 //! ```text
 //! aqueduct-shaderc compile SHADER.wgsl|.spv|.comp [--entry NAME] [--target gfx1100,gfx942,...]
-//!                  [-O0..-O3] [--define NAME=VALUE]... [--emit-llvm] -o OUT
-//! aqueduct-shaderc build DIR [--target ...] [-O0..-O3]
+//!                  [-O0..-O3] [--define NAME=VALUE]... [--capabilities LIST] [--emit-llvm] -o OUT
+//! aqueduct-shaderc build DIR [--target ...] [-O0..-O3] [--capabilities LIST]
 //! ```
+//! The validator allows every capability unless `--capabilities` lists the
+//! ones to allow (naga's names, e.g. `SHADER_FLOAT16,SHADER_INT64`, or
+//! `none`), as a runtime does from its device's features.
 //! `compile` writes OUT (a code object, or an offload bundle for several
 //! targets) and OUT's stem + `.reflect.json`; `--emit-llvm` prints the IR
 //! (and writes no object when no `-o` is given). Errors are printed the way
@@ -13,12 +16,16 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use aqueduct_shaderc::{CompileError, Options, Source, build, compile, parse_define, translate};
+use aqueduct_shaderc::{
+    Capabilities, CompileError, Options, Source, build, compile, parse_define, translate,
+};
 
 const USAGE: &str = "usage:
   aqueduct-shaderc compile SHADER.wgsl|.spv|.comp [--entry NAME] [--target gfx1100,gfx942,...] [-O0..-O3]
-                   [--define NAME=VALUE]... [--emit-llvm] -o OUT
-  aqueduct-shaderc build DIR [--target gfx1100,gfx942,gfx90a] [-O0..-O3]";
+                   [--define NAME=VALUE]... [--capabilities LIST] [--emit-llvm] -o OUT
+  aqueduct-shaderc build DIR [--target gfx1100,gfx942,gfx90a] [-O0..-O3] [--capabilities LIST]
+  --capabilities: the naga validator capabilities to allow (default: all), e.g.
+                  SHADER_FLOAT16,SHADER_INT64,SUBGROUP, or none";
 
 struct Args {
     command: String,
@@ -54,6 +61,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                     .defines
                     .push(parse_define(&d).map_err(|e| e.to_string())?);
             }
+            "--capabilities" => {
+                let list = args.next().ok_or("--capabilities needs a list")?;
+                parsed.options.capabilities = parse_capabilities(&list)?;
+            }
             "--emit-llvm" => parsed.emit_llvm = true,
             "-o" => parsed.output = Some(PathBuf::from(args.next().ok_or("-o needs a path")?)),
             "-O0" | "-O1" | "-O2" | "-O3" => parsed.options.opt_level = arg.as_bytes()[2] - b'0',
@@ -68,6 +79,21 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         }
     }
     Ok(parsed)
+}
+
+/// Comma-separated naga capability names, or `none`.
+fn parse_capabilities(list: &str) -> Result<Capabilities, String> {
+    let mut caps = Capabilities::empty();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if name.eq_ignore_ascii_case("none") {
+            continue;
+        }
+        caps |= Capabilities::from_name(&name.to_ascii_uppercase()).ok_or_else(|| {
+            let known: Vec<&str> = Capabilities::all().iter_names().map(|(n, _)| n).collect();
+            format!("unknown capability {name} (known: {})", known.join(", "))
+        })?;
+    }
+    Ok(caps)
 }
 
 fn run_compile(args: &Args) -> Result<(), CompileError> {

@@ -79,6 +79,43 @@ pub struct EntryReflection {
     pub uses_subgroups: bool,
     /// In (group, binding) order, which is also kernel argument order.
     pub bindings: Vec<BindingReflection>,
+    /// The entry point's `var<immediate>`, the kernel argument after the
+    /// bindings' (absent from the JSON when it uses none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub immediates: Option<ImmediateReflection>,
+}
+
+/// An entry point's immediate data (`var<immediate>`): one by-value kernel
+/// argument holding the variable's bytes at its WGSL layout, which a pass's
+/// `set_immediates` bytes `offset..offset + size` fill.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImmediateReflection {
+    /// The by-value kernel argument (`immediates`).
+    pub arg: String,
+    /// Where the variable starts in the immediate data (WGSL puts the one
+    /// `var<immediate>` of an entry point at 0).
+    pub offset: u32,
+    /// The variable type's size in bytes: the argument's size.
+    pub size: u32,
+    /// The 4-byte slots of the immediate data the entry point reads (bit
+    /// n: bytes 4n..4n + 4; padding and members it never loads are left
+    /// out, as naga's validator counts them): what a pass must have set
+    /// before a dispatch, as wgpu checks.
+    #[serde(default)]
+    pub slots: u64,
+    /// The WGSL variable name.
+    pub name: Option<String>,
+}
+
+impl EntryReflection {
+    /// Bytes of immediate data the entry point reads, rounded up to the
+    /// 4-byte granularity of `set_immediates`: the smallest pipeline
+    /// layout `immediate_size` it runs with.
+    pub fn immediate_size(&self) -> u32 {
+        self.immediates
+            .as_ref()
+            .map_or(0, |i| (i.offset + i.size).next_multiple_of(4))
+    }
 }
 
 /// Reflection for one compiled shader (PartialEq only: constants are f64).

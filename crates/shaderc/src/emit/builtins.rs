@@ -77,6 +77,11 @@ impl FnEmitter<'_> {
             &y1.v,
             &ty,
         );
+        if split_vector(&ty).0 == "double" {
+            let p = self.f64_atan_reduced(&t);
+            let r = self.bin("fadd", &y0, &p.v);
+            return self.call_intrinsic("copysign", &ty, &[&r, x]);
+        }
         let z = self.bin("fmul", &t, &t.v);
         let mut p = self.binc("fmul", &z, 8.053_744_495_38e-2);
         p = self.binc("fadd", &p, -1.387_768_560_32e-1);
@@ -96,6 +101,38 @@ impl FnEmitter<'_> {
         ));
         let nr = self.defv(&ty, &format!("fneg {ty} {}", r.v));
         self.select(&neg, &nr.v, &r.v, &ty)
+    }
+
+    /// e^x: an LLVM intrinsic, in software for f64 (`f64math`).
+    fn float_exp(&mut self, x: &Val) -> Val {
+        if split_vector(&x.ty).0 == "double" {
+            return self.f64_exp(x);
+        }
+        self.call_intrinsic("exp", &x.ty.clone(), &[x])
+    }
+
+    /// 2^x: an LLVM intrinsic, in software for f64 (`f64math`).
+    fn float_exp2(&mut self, x: &Val) -> Val {
+        if split_vector(&x.ty).0 == "double" {
+            return self.f64_exp2(x);
+        }
+        self.call_intrinsic("exp2", &x.ty.clone(), &[x])
+    }
+
+    /// ln x: an LLVM intrinsic, in software for f64 (`f64math`).
+    fn float_log(&mut self, x: &Val) -> Val {
+        if split_vector(&x.ty).0 == "double" {
+            return self.f64_log(x);
+        }
+        self.call_intrinsic("log", &x.ty.clone(), &[x])
+    }
+
+    /// log2 x: an LLVM intrinsic, in software for f64 (`f64math`).
+    fn float_log2(&mut self, x: &Val) -> Val {
+        if split_vector(&x.ty).0 == "double" {
+            return self.f64_log2(x);
+        }
+        self.call_intrinsic("log2", &x.ty.clone(), &[x])
     }
 
     /// atan2(y, x) with the quadrant rules.
@@ -175,37 +212,6 @@ impl FnEmitter<'_> {
                 None => unsupported(format!("{fun:?} without its arguments"), span),
             }
         };
-        // No f64 versions of the transcendental functions yet (LLVM has no
-        // AMDGPU lowering for them and this compiler no f64 polynomials):
-        // a located error rather than an f32-accurate or failed kernel.
-        if split_vector(&ty).0 == "double"
-            && matches!(
-                fun,
-                F::Sin
-                    | F::Cos
-                    | F::Tan
-                    | F::Sinh
-                    | F::Cosh
-                    | F::Tanh
-                    | F::Asin
-                    | F::Acos
-                    | F::Atan
-                    | F::Atan2
-                    | F::Asinh
-                    | F::Acosh
-                    | F::Atanh
-                    | F::Exp
-                    | F::Exp2
-                    | F::Log
-                    | F::Log2
-                    | F::Pow
-            )
-        {
-            return unsupported(
-                format!("{fun:?} of f64 (64-bit transcendental functions; use f32)"),
-                span,
-            );
-        }
         let r = match fun {
             F::Abs if float => self.call_intrinsic("fabs", &ty, &[&a]),
             F::Abs if signed => self.call_intrinsic("abs", &ty, &[&a, &Val::new("i1", "false")]),
@@ -242,9 +248,9 @@ impl FnEmitter<'_> {
             F::Cos => self.trig(Trig::Cos, &a),
             F::Tan => self.trig(Trig::Tan, &a),
             F::Sinh | F::Cosh => {
-                let e = self.call_intrinsic("exp", &ty, &[&a]);
+                let e = self.float_exp(&a);
                 let n = self.defv(&ty, &format!("fneg {ty} {}", a.v));
-                let en = self.call_intrinsic("exp", &ty, &[&n]);
+                let en = self.float_exp(&n);
                 let s = if fun == F::Sinh {
                     self.bin("fsub", &e, &en.v)
                 } else {
@@ -254,7 +260,7 @@ impl FnEmitter<'_> {
             }
             F::Tanh => {
                 let two = self.binc("fmul", &a, 2.0);
-                let e = self.call_intrinsic("exp", &ty, &[&two]);
+                let e = self.float_exp(&two);
                 let d = self.binc("fadd", &e, 1.0);
                 let q = self.defv(
                     &ty,
@@ -293,7 +299,7 @@ impl FnEmitter<'_> {
                 let p1 = self.binc("fadd", &sq, 1.0);
                 let root = self.sqrt(&p1);
                 let s = self.bin("fadd", &ax, &root.v);
-                let l = self.call_intrinsic("log", &ty, &[&s]);
+                let l = self.float_log(&s);
                 self.call_intrinsic("copysign", &ty, &[&l, &a])
             }
             F::Acosh => {
@@ -301,7 +307,7 @@ impl FnEmitter<'_> {
                 let m1 = self.binc("fsub", &sq, 1.0);
                 let root = self.sqrt(&m1);
                 let s = self.bin("fadd", &a, &root.v);
-                self.call_intrinsic("log", &ty, &[&s])
+                self.float_log(&s)
             }
             F::Atanh => {
                 let num = self.binc("fadd", &a, 1.0);
@@ -310,7 +316,7 @@ impl FnEmitter<'_> {
                     &format!("fsub {ty} {}, {}", Self::fconst(&ty, 1.0), a.v),
                 );
                 let q = self.bin("fdiv", &num, &den.v);
-                let l = self.call_intrinsic("log", &ty, &[&q]);
+                let l = self.float_log(&q);
                 self.binc("fmul", &l, 0.5)
             }
             F::Radians => self.binc("fmul", &a, std::f64::consts::PI / 180.0),
@@ -345,8 +351,34 @@ impl FnEmitter<'_> {
                     super::types::mangle(&ty),
                     super::types::mangle(&ity)
                 );
-                self.m.declare(format!("declare {rty} @{full}({ty})"));
-                self.defv(&rty, &format!("call {rty} @{full}({})", a.typed()))
+                // LLVM's result is { T, i32 lanes }; naga's exponent is as
+                // wide as the float (i16 for f16, i64 for f64), so it is
+                // converted into naga's struct.
+                let pair = format!("{{ {ty}, {ity} }}");
+                self.m.declare(format!("declare {pair} @{full}({ty})"));
+                let r = self.defv(&pair, &format!("call {pair} @{full}({})", a.typed()));
+                let naga_exp = rty
+                    .trim_start_matches('{')
+                    .trim_end_matches('}')
+                    .rsplit_once(", ")
+                    .map(|(_, e)| e.trim().to_string())
+                    .unwrap_or_else(|| ity.clone());
+                if naga_exp == ity {
+                    r
+                } else {
+                    let cast = match split_vector(&naga_exp).0.as_str() {
+                        "i64" => "sext",
+                        _ => "trunc",
+                    };
+                    let fract = self.def(&format!("extractvalue {}, 0", r.typed()));
+                    let exp = self.def(&format!("extractvalue {}, 1", r.typed()));
+                    let exp = self.def(&format!("{cast} {ity} {exp} to {naga_exp}"));
+                    let s = self.defv(&rty, &format!("insertvalue {rty} poison, {ty} {fract}, 0"));
+                    self.defv(
+                        &rty,
+                        &format!("insertvalue {}, {naga_exp} {exp}, 1", s.typed()),
+                    )
+                }
             }
             F::Ldexp => {
                 let b = need(&b)?;
@@ -362,15 +394,15 @@ impl FnEmitter<'_> {
                     &format!("call {ty} @{full}({}, {})", a.typed(), b.typed()),
                 )
             }
-            F::Exp => self.call_intrinsic("exp", &ty, &[&a]),
-            F::Exp2 => self.call_intrinsic("exp2", &ty, &[&a]),
-            F::Log => self.call_intrinsic("log", &ty, &[&a]),
-            F::Log2 => self.call_intrinsic("log2", &ty, &[&a]),
+            F::Exp => self.float_exp(&a),
+            F::Exp2 => self.float_exp2(&a),
+            F::Log => self.float_log(&a),
+            F::Log2 => self.float_log2(&a),
             F::Pow => {
                 let b = need(&b)?;
-                let l = self.call_intrinsic("log2", &ty, &[&a]);
+                let l = self.float_log2(&a);
                 let m = self.bin("fmul", &b, &l.v);
-                self.call_intrinsic("exp2", &ty, &[&m])
+                self.float_exp2(&m)
             }
             F::Dot => {
                 let b = need(&b)?;

@@ -8,7 +8,7 @@ use super::consts::{Const, zero_scalar};
 use super::func::{FnEmitter, Ptr, Val, Value};
 use super::memory::Index;
 use super::types::{mangle, split_vector, vec_len};
-use crate::error::{EmitResult, unsupported};
+use crate::error::{EmitResult, UnsupportedKind, unsupported, unsupported_as};
 
 /// A scalar constant text splatted to `ty` when `ty` is a vector.
 pub(crate) fn splat_const(ty: &str, scalar: &str) -> String {
@@ -110,15 +110,20 @@ impl FnEmitter<'_> {
             }
             Expression::FunctionArgument(i) => match self.args.get(i as usize) {
                 Some(v) => Ok(v.clone()),
-                None => unsupported("an entry point argument without a compute builtin", span),
+                None => unsupported_as(
+                    UnsupportedKind::NonComputeBuiltin,
+                    "an entry point argument without a compute builtin",
+                    span,
+                ),
             },
             Expression::GlobalVariable(g) => {
                 let Some(gr) = self.globals[g.index()].clone() else {
-                    let what = match &self.m.globals[g.index()] {
-                        super::GlobalKind::Unsupported(what) => what.clone(),
-                        _ => "this global variable here".into(),
+                    return match &self.m.globals[g.index()] {
+                        super::GlobalKind::Unsupported(kind, what) => {
+                            unsupported_as(*kind, what.clone(), span)
+                        }
+                        _ => unsupported("this global variable here", span),
                     };
-                    return unsupported(what, span);
                 };
                 Ok(Value::Ptr(Ptr {
                     v: gr.ptr,
@@ -183,15 +188,25 @@ impl FnEmitter<'_> {
             ),
             Expression::ImageSample { .. }
             | Expression::ImageLoad { .. }
-            | Expression::ImageQuery { .. } => unsupported("textures", span),
-            Expression::Derivative { .. } => {
-                unsupported("derivatives (fragment shaders only)", span)
+            | Expression::ImageQuery { .. } => {
+                unsupported_as(UnsupportedKind::TexturesAndSamplers, "textures", span)
             }
+            Expression::Derivative { .. } => unsupported_as(
+                UnsupportedKind::Derivatives,
+                "derivatives (fragment shaders only)",
+                span,
+            ),
             Expression::RayQueryVertexPositions { .. }
             | Expression::RayQueryProceedResult
-            | Expression::RayQueryGetIntersection { .. } => unsupported("ray queries", span),
+            | Expression::RayQueryGetIntersection { .. } => {
+                unsupported_as(UnsupportedKind::RayQueries, "ray queries", span)
+            }
             Expression::CooperativeLoad { .. } | Expression::CooperativeMultiplyAdd { .. } => {
-                unsupported("cooperative matrices", span)
+                unsupported_as(
+                    UnsupportedKind::CooperativeMatrices,
+                    "cooperative matrices",
+                    span,
+                )
             }
         }
     }
@@ -451,9 +466,12 @@ impl FnEmitter<'_> {
             B::ExclusiveOr => format!("xor {ty} {a}, {b}"),
             B::ShiftLeft | B::ShiftRight => {
                 let bits = u32::from(scalar.width) * 8;
+                // The u32 amount widens for 64-bit values and narrows for
+                // 16-bit ones (its low bits, all the mask below keeps).
                 let mut amount = r.clone();
                 if r.ty != ty {
-                    amount = self.defv(&ty, &format!("zext {} to {ty}", r.typed()));
+                    let cast = if bits < 32 { "trunc" } else { "zext" };
+                    amount = self.defv(&ty, &format!("{cast} {} to {ty}", r.typed()));
                 }
                 let masked = self.def(&format!(
                     "and {ty} {}, {}",
@@ -693,6 +711,38 @@ impl FnEmitter<'_> {
             }
             return Ok(self.defv(&dst, &format!("bitcast {} to {dst}", v.typed())));
         };
+        // Matrices (float only: `mat2x2<f16>(m)`) convert column by column;
+        // LLVM casts take no aggregates.
+        if v.ty.starts_with('[') {
+            let (columns, src_column) = matrix_shape(&v.ty);
+            let (_, dst_column) = matrix_shape(&dst);
+            let mut acc = Val::new(&dst, "poison");
+            for c in 0..columns {
+                let column = self.defv(&src_column, &format!("extractvalue {}, {c}", v.typed()));
+                let converted =
+                    self.convert_value(column, &dst_column, src_scalar, kind, dst_width, span)?;
+                acc = self.defv(
+                    &dst,
+                    &format!("insertvalue {}, {}, {c}", acc.typed(), converted.typed()),
+                );
+            }
+            return Ok(acc);
+        }
+        self.convert_value(v, &dst, src_scalar, kind, dst_width, span)
+    }
+
+    /// Convert scalar or vector `v` (of `src_scalar`s) to type `dst`, of
+    /// `kind` scalars `dst_width` bytes wide.
+    fn convert_value(
+        &mut self,
+        v: Val,
+        dst: &str,
+        src_scalar: naga::Scalar,
+        kind: ScalarKind,
+        dst_width: u8,
+        span: naga::Span,
+    ) -> EmitResult<Val> {
+        let dst = dst.to_string();
         let sk = src_scalar.kind;
         let sw = src_scalar.width;
         use ScalarKind as K;

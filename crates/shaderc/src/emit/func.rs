@@ -13,7 +13,7 @@ use naga::valid::FunctionInfo;
 use naga::{Expression, Handle, TypeInner};
 
 use super::consts::Const;
-use super::types::{AS_PRIVATE, ptr_ty};
+use super::types::{AS_CONSTANT, AS_PRIVATE, ptr_ty};
 use super::{GlobalKind, ModuleCtx};
 use crate::error::{EmitResult, unsupported};
 
@@ -252,7 +252,10 @@ impl<'a> FnEmitter<'a> {
                 GlobalKind::Private => {
                     params.push((format!("{} %gv{index}", ptr_ty(AS_PRIVATE)), index, false));
                 }
-                GlobalKind::Workgroup | GlobalKind::Unsupported(_) => {}
+                GlobalKind::Immediate => {
+                    params.push((format!("{} %gv{index}", ptr_ty(AS_CONSTANT)), index, false));
+                }
+                GlobalKind::Workgroup | GlobalKind::Unsupported(..) => {}
             }
         }
         params
@@ -335,6 +338,7 @@ impl<'a> FnEmitter<'a> {
             params.push(param);
             let space = match m.globals[index] {
                 GlobalKind::Private => AS_PRIVATE,
+                GlobalKind::Immediate => AS_CONSTANT,
                 _ => super::types::AS_GLOBAL,
             };
             let slot = e.globals[index].get_or_insert(GlobalRef {

@@ -5,7 +5,10 @@
 //! ABI: `define amdgpu_kernel void @<entry>(ptr addrspace(1) %g0_b0,
 //! [i32 %g0_b0_size,] ...)`, one pointer per binding the entry point uses,
 //! in (group, binding) order, each followed by its u32 byte size when the
-//! binding's type ends in a runtime-sized array. LLVM names the metadata
+//! binding's type ends in a runtime-sized array, then, when the entry point
+//! uses a `var<immediate>`, `ptr addrspace(4) byref([N x i8]) %immediates`:
+//! the variable's N bytes passed by value (metadata `by_value`, size N) and
+//! read where they lie in the kernarg segment. LLVM names the metadata
 //! arguments after the IR arguments. Dispatch geometry comes from the
 //! workitem/workgroup id intrinsics and, for num_workgroups, the code
 //! object v5 hidden block counts and remainders (implicitarg.ptr).
@@ -16,10 +19,15 @@ use naga::{BuiltIn, TypeInner};
 
 use super::func::{FnEmitter, GlobalRef, Ptr, Val, Value};
 use super::memory::Pointee;
-use super::types::{AS_GLOBAL, AS_LOCAL, AS_PRIVATE};
+use super::types::{AS_CONSTANT, AS_GLOBAL, AS_LOCAL, AS_PRIVATE};
 use super::{GlobalKind, ModuleCtx};
-use crate::error::{ComputeLimit, EmitError, EmitResult, LimitBreach, unsupported};
-use crate::reflect::{BindingKind, BindingReflection, EntryReflection};
+use crate::error::{
+    ComputeLimit, EmitError, EmitResult, LimitBreach, UnsupportedKind, unsupported, unsupported_as,
+};
+use crate::reflect::{BindingKind, BindingReflection, EntryReflection, ImmediateReflection};
+
+/// The kernel argument holding an entry point's `var<immediate>` bytes.
+const IMMEDIATES_ARG: &str = "immediates";
 
 /// Per-kernel dispatch geometry values, computed on first use.
 #[derive(Default)]
@@ -145,7 +153,11 @@ impl FnEmitter<'_> {
                 Val::new("i32", self.def(&format!("udiv i32 {up}, {size}")))
             }
             other => {
-                return unsupported(format!("the builtin {other:?} in a compute shader"), span);
+                return unsupported_as(
+                    UnsupportedKind::NonComputeBuiltin,
+                    format!("the builtin {other:?} in a compute shader"),
+                    span,
+                );
             }
         })
     }
@@ -181,7 +193,11 @@ impl FnEmitter<'_> {
                 }
                 Ok(acc)
             }
-            _ => unsupported("an entry point input that is not a compute builtin", span),
+            _ => unsupported_as(
+                UnsupportedKind::NonComputeBuiltin,
+                "an entry point input that is not a compute builtin",
+                span,
+            ),
         }
     }
 
@@ -218,7 +234,13 @@ impl FnEmitter<'_> {
     }
 }
 
-/// Emit the kernel for entry point `index`.
+/// naga's slot set as a bitmask (bit n: bytes 4n..4n + 4).
+fn slot_mask(slots: naga::valid::ImmediateSlots) -> u64 {
+    (0..64u32)
+        .filter(|&n| slots.contains(naga::valid::ImmediateSlots::from_range(4 * n, 4)))
+        .fold(0, |mask, n| mask | 1 << n)
+}
+
 /// Bytes a `var<workgroup>` takes in LDS: its size rounded up to dwords
 /// (the zero fill stores dwords).
 fn workgroup_var_size(m: &ModuleCtx<'_>, h: naga::Handle<naga::GlobalVariable>) -> u32 {
@@ -250,6 +272,7 @@ fn check_workgroup_storage(
                 .sum();
             let shown = name.as_deref().unwrap_or("(unnamed)");
             return Err(EmitError {
+                kind: UnsupportedKind::Other,
                 construct: format!(
                     "`var<workgroup> {shown}` ({size} bytes) brings entry point `{entry_point}` to \
                      {all} bytes of workgroup memory, above the {} bytes ({limit}) every gfx \
@@ -285,7 +308,8 @@ pub(crate) fn emit_kernel(
         .unwrap_or_default();
     let wg = ep.workgroup_size;
     if wg.contains(&0) || wg.iter().product::<u32>() > 1024 {
-        return unsupported(
+        return unsupported_as(
+            UnsupportedKind::WorkgroupSize,
             format!("workgroup size {wg:?} (each dimension >= 1, at most 1024 invocations)"),
             span,
         );
@@ -298,6 +322,7 @@ pub(crate) fn emit_kernel(
     let mut buffers: Vec<(u32, u32, usize)> = Vec::new();
     let mut workgroup_vars = Vec::new();
     let mut private_vars = Vec::new();
+    let mut immediate_vars = Vec::new();
     for (h, _var) in module.global_variables.iter() {
         if finfo[h].is_empty() {
             continue;
@@ -309,7 +334,10 @@ pub(crate) fn emit_kernel(
             }
             GlobalKind::Workgroup => workgroup_vars.push(h),
             GlobalKind::Private => private_vars.push(h),
-            GlobalKind::Unsupported(what) => return unsupported(what.clone(), var_span),
+            GlobalKind::Immediate => immediate_vars.push(h),
+            GlobalKind::Unsupported(kind, what) => {
+                return unsupported_as(*kind, what.clone(), var_span);
+            }
         }
     }
     check_workgroup_storage(m, &ep.name, &workgroup_vars)?;
@@ -364,6 +392,31 @@ pub(crate) fn emit_kernel(
             array_stride: runtime.map(|(_, s)| s),
             arg,
             size_arg,
+            name: var.name.clone(),
+        });
+    }
+
+    // var<immediate> (naga allows one per entry point): the last kernel
+    // argument, passed by value and read in place in the kernarg segment.
+    let mut immediates = None;
+    for &h in &immediate_vars {
+        let var = &module.global_variables[h];
+        let size = m.layouter[var.ty].size;
+        let align = m.align_of(var.ty).max(4);
+        let arg = IMMEDIATES_ARG.to_string();
+        params.push(format!(
+            "ptr addrspace({AS_CONSTANT}) byref([{size} x i8]) align {align} %{arg}"
+        ));
+        e.globals[h.index()] = Some(GlobalRef {
+            ptr: format!("%{arg}"),
+            space: AS_CONSTANT,
+            size: None,
+        });
+        immediates = Some(ImmediateReflection {
+            arg,
+            offset: 0,
+            size,
+            slots: slot_mask(finfo.immediate_slots_used),
             name: var.name.clone(),
         });
     }
@@ -461,6 +514,7 @@ pub(crate) fn emit_kernel(
             workgroup_memory_size,
             uses_subgroups: super::subgroup::entry_uses_subgroups(module, index),
             bindings,
+            immediates,
         },
     ))
 }

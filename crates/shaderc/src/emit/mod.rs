@@ -10,9 +10,11 @@
 //! - `memory`: pointers, bounds-checked access chains, loads and stores;
 //! - `builtins`: WGSL numeric builtins expanded over LLVM intrinsics;
 //! - `trig`: sin/cos/tan with range reduction;
+//! - `f64math`: exp, log, sin, cos, tan and atan of f64 in software;
 //! - `atomics`: atomics, barriers, workgroupUniformLoad;
 //! - `subgroup`: subgroup builtins and operations (waves, cross-lane ops);
-//! - `kernel`: kernel signatures (the binding ABI), prologues, metadata.
+//! - `kernel`: kernel signatures (the binding ABI), prologues, metadata;
+//! - `reach`: the helper functions the chosen entry points call.
 //!
 //! Helper functions become `internal alwaysinline` LLVM functions that take
 //! the module's storage, uniform and private globals as extra parameters
@@ -23,9 +25,11 @@ mod atomics;
 mod builtins;
 mod consts;
 mod expr;
+mod f64math;
 mod func;
 mod kernel;
 mod memory;
+mod reach;
 mod stmt;
 mod subgroup;
 mod trig;
@@ -39,7 +43,7 @@ use naga::proc::Layouter;
 use naga::valid::ModuleInfo;
 use naga::{Handle, ShaderStage};
 
-use crate::error::{EmitError, EmitResult};
+use crate::error::{EmitError, EmitResult, UnsupportedKind};
 use crate::reflect::EntryReflection;
 
 pub(crate) use types::address_space;
@@ -59,8 +63,13 @@ pub(crate) enum GlobalKind {
     Workgroup,
     /// var<private>: a per-invocation alloca made by the kernel.
     Private,
-    /// Anything else (textures, samplers, immediates): unsupported.
-    Unsupported(String),
+    /// var<immediate>: a by-value kernel argument holding the variable's
+    /// bytes at its WGSL layout, read through a `byref` pointer into the
+    /// kernarg segment (addrspace(4)).
+    Immediate,
+    /// Anything else (textures, samplers, ray queries, binding arrays):
+    /// unsupported, with the class and the name of the construct.
+    Unsupported(UnsupportedKind, String),
 }
 
 /// Module-wide state shared by every function emitter.
@@ -89,6 +98,7 @@ impl<'a> ModuleCtx<'a> {
     ) -> EmitResult<Self> {
         let mut layouter = Layouter::default();
         layouter.update(module.to_ctx()).map_err(|e| EmitError {
+            kind: UnsupportedKind::Other,
             construct: format!("type layout: {e}"),
             span: naga::Span::UNDEFINED,
             limit: None,
@@ -114,8 +124,17 @@ impl<'a> ModuleCtx<'a> {
         match var.space {
             A::Storage { .. } | A::Uniform => {
                 let Some(ref rb) = var.binding else {
-                    return GlobalKind::Unsupported("a buffer without @group/@binding".into());
+                    return GlobalKind::Unsupported(
+                        UnsupportedKind::UnboundResource,
+                        "a buffer without @group/@binding".into(),
+                    );
                 };
+                if let naga::TypeInner::BindingArray { .. } = self.module.types[var.ty].inner {
+                    return GlobalKind::Unsupported(
+                        UnsupportedKind::BindingArrays,
+                        "binding arrays of buffers".into(),
+                    );
+                }
                 GlobalKind::Buffer {
                     group: rb.group,
                     binding: rb.binding,
@@ -124,8 +143,31 @@ impl<'a> ModuleCtx<'a> {
             }
             A::WorkGroup => GlobalKind::Workgroup,
             A::Private => GlobalKind::Private,
-            A::Handle => GlobalKind::Unsupported("textures and samplers".into()),
-            other => GlobalKind::Unsupported(format!("var<{other:?}>")),
+            A::Immediate => GlobalKind::Immediate,
+            A::Handle => self.classify_handle(var.ty),
+            other => GlobalKind::Unsupported(UnsupportedKind::Other, format!("var<{other:?}>")),
+        }
+    }
+
+    /// A handle (opaque) global: its class of unsupported construct.
+    fn classify_handle(&self, ty: Handle<naga::Type>) -> GlobalKind {
+        use naga::TypeInner as T;
+        match self.module.types[ty].inner {
+            T::AccelerationStructure { .. } | T::RayQuery { .. } => GlobalKind::Unsupported(
+                UnsupportedKind::RayQueries,
+                "ray queries (acceleration structures)".into(),
+            ),
+            T::BindingArray { base, .. } => match self.classify_handle(base) {
+                GlobalKind::Unsupported(_, what) => GlobalKind::Unsupported(
+                    UnsupportedKind::BindingArrays,
+                    format!("binding arrays of {what}"),
+                ),
+                other => other,
+            },
+            _ => GlobalKind::Unsupported(
+                UnsupportedKind::TexturesAndSamplers,
+                "textures and samplers".into(),
+            ),
         }
     }
 
@@ -192,7 +234,11 @@ pub(crate) fn emit_module(
         .map(|(i, _)| i)
         .collect();
 
+    let reached = reach::reached_functions(module, &selected);
     for (handle, function) in module.functions.iter() {
+        if !reached[handle.index()] {
+            continue;
+        }
         let text = func::FnEmitter::emit_helper(&ctx, handle, function)?;
         body.push_str(&text);
         body.push('\n');

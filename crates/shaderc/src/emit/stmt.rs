@@ -8,7 +8,7 @@
 use naga::{Block, Statement, SwitchValue};
 
 use super::func::{FnEmitter, Value};
-use crate::error::{EmitResult, unsupported};
+use crate::error::{EmitResult, UnsupportedKind, unsupported, unsupported_as};
 
 impl FnEmitter<'_> {
     pub(crate) fn block(&mut self, block: &Block) -> EmitResult<()> {
@@ -131,7 +131,13 @@ impl FnEmitter<'_> {
                 (None, None) => self.terminate("ret void"),
                 _ => return unsupported("a return value in a compute entry point", span),
             },
-            Statement::Kill => return unsupported("discard (fragment shaders only)", span),
+            Statement::Kill => {
+                return unsupported_as(
+                    UnsupportedKind::Discard,
+                    "discard (fragment shaders only)",
+                    span,
+                );
+            }
             Statement::ControlBarrier(flags) => self.control_barrier(flags),
             Statement::MemoryBarrier(flags) => self.memory_barrier(flags),
             Statement::Store { pointer, value } => {
@@ -188,10 +194,14 @@ impl FnEmitter<'_> {
                 }
             }
             Statement::ImageStore { .. } | Statement::ImageAtomic { .. } => {
-                return unsupported("textures (storage texture writes)", span);
+                return unsupported_as(
+                    UnsupportedKind::TexturesAndSamplers,
+                    "textures (storage texture writes)",
+                    span,
+                );
             }
             Statement::RayQuery { .. } | Statement::RayPipelineFunction(_) => {
-                return unsupported("ray tracing", span);
+                return unsupported_as(UnsupportedKind::RayQueries, "ray tracing", span);
             }
             Statement::SubgroupBallot { result, predicate } => {
                 self.subgroup_ballot(result, predicate)?
@@ -207,7 +217,13 @@ impl FnEmitter<'_> {
                 argument,
                 result,
             } => self.subgroup_collective(op, collective_op, argument, result, span)?,
-            Statement::CooperativeStore { .. } => return unsupported("cooperative matrices", span),
+            Statement::CooperativeStore { .. } => {
+                return unsupported_as(
+                    UnsupportedKind::CooperativeMatrices,
+                    "cooperative matrices",
+                    span,
+                );
+            }
         }
         Ok(())
     }

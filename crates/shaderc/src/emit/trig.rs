@@ -1,4 +1,5 @@
-//! sin, cos and tan with range reduction, for f32 (and f16 through f32).
+//! sin, cos and tan with range reduction, for f32 (and f16 through f32;
+//! f64 in `f64math`).
 //!
 //! The hardware's v_sin/v_cos take revolutions and lose accuracy as the
 //! argument grows (x/2pi is rounded first, and only a limited range is
@@ -41,6 +42,14 @@ impl FnEmitter<'_> {
     /// sin/cos/tan of a float, half or vector of them.
     pub(crate) fn trig(&mut self, which: Trig, x: &Val) -> Val {
         let (elem, n) = split_vector(&x.ty);
+        if elem == "double" {
+            let which = match which {
+                Trig::Sin => super::f64math::Trig64::Sin,
+                Trig::Cos => super::f64math::Trig64::Cos,
+                Trig::Tan => super::f64math::Trig64::Tan,
+            };
+            return self.f64_trig(which, x);
+        }
         if elem == "half" {
             let fty = match n {
                 Some(n) => format!("<{n} x float>"),

@@ -13,6 +13,8 @@ use super::ModuleCtx;
 /// LLVM address spaces of the amdgcn target.
 pub(crate) const AS_GLOBAL: u32 = 1;
 pub(crate) const AS_LOCAL: u32 = 3;
+/// The constant address space: the kernarg segment immediates live in.
+pub(crate) const AS_CONSTANT: u32 = 4;
 pub(crate) const AS_PRIVATE: u32 = 5;
 
 /// The LLVM address space a naga address space lives in, or None for the
@@ -23,6 +25,7 @@ pub(crate) fn address_space(space: naga::AddressSpace) -> Option<u32> {
         A::Function | A::Private => Some(AS_PRIVATE),
         A::WorkGroup => Some(AS_LOCAL),
         A::Uniform | A::Storage { .. } => Some(AS_GLOBAL),
+        A::Immediate => Some(AS_CONSTANT),
         _ => None,
     }
 }

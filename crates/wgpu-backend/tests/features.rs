@@ -1,0 +1,127 @@
+//! Shader features through the wgpu API on aqueduct-wgpu: the adapter
+//! offers what the facade's does, a WGSL kernel using f16, f64 and
+//! subgroups runs with host-checked results, and a device opened without
+//! SHADER_F16 refuses an f16 shader with an error naming the feature.
+
+use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
+use aqueduct_wgpu::InstanceOptions;
+use wgpu::util::DeviceExt;
+
+const SHADER: &str = "
+enable f16;
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocation_id) lane: u32) {
+    let h = f16(id.x) * 0.5h;
+    let d = f64(id.x) * 0.25lf;
+    o[id.x] = f32(h) + f32(d) + f32(subgroupAdd(lane));
+}
+";
+
+fn llvm_installed() -> bool {
+    let found = aqueduct_shaderc::Toolchain::available();
+    if !found {
+        eprintln!("clang-19/ld.lld-19 not installed: shader features are not tested");
+    }
+    found
+}
+
+fn no_disk_cache() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: every test calls this before it does anything else, so no
+        // other thread of this process reads the environment meanwhile.
+        unsafe { std::env::set_var(aqueduct::shader_disk_cache::SHADER_CACHE_ENV, "off") };
+    });
+}
+
+#[test]
+fn shader_features_run_through_wgpu() {
+    if !llvm_installed() {
+        return;
+    }
+    no_disk_cache();
+    let (device, queue) = device();
+    let wanted = wgpu::Features::SHADER_F16
+        | wgpu::Features::SHADER_F64
+        | wgpu::Features::SUBGROUP
+        | wgpu::Features::SHADER_INT64;
+    assert!(
+        device.features().contains(wanted),
+        "{:?}",
+        device.features()
+    );
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("features.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let out = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("out"),
+        contents: &[0; 64 * 4],
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    });
+    let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: out.as_entire_binding(),
+        }],
+    });
+    let err = validation_error(&device, || {
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        queue.submit([enc.finish()]);
+    });
+    assert!(err.is_none(), "{err:?}");
+    let got: Vec<f32> = read_back(&device, &queue, &out)
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // Wave32: the lanes of each subgroup sum to 0 + 1 + ... + 31.
+    let want: Vec<f32> = (0..64)
+        .map(|i| i as f32 * 0.5 + i as f32 * 0.25 + 496.0)
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_shader_needing_a_feature_the_device_lacks_is_an_error() {
+    if !llvm_installed() {
+        return;
+    }
+    no_disk_cache();
+    let instance = aqueduct_wgpu::instance_with(
+        InstanceOptions::default().device(aqueduct::DeviceChoice::Sim),
+    );
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("gfxsim adapter");
+    let (device, _queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_features: wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F64,
+        ..Default::default()
+    }))
+    .expect("device");
+    let err = validation_error(&device, || {
+        let _ = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("features.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+        });
+    })
+    .expect("f16 without SHADER_F16 is an error");
+    let text = err.to_string();
+    assert!(text.contains("SHADER_F16"), "{text}");
+}

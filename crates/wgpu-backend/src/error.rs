@@ -47,10 +47,15 @@ pub enum BackendValidationError {
     #[error("{call}: pipeline statistics queries are not supported by the Aqueduct wgpu backend")]
     PipelineStatistics { call: &'static str },
     #[error(
-        "create_shader_module{}: the Aqueduct wgpu backend takes WGSL only",
+        "create_shader_module{}: the Aqueduct wgpu backend takes WGSL, SPIR-V and GLSL compute \
+         shaders, not {source_kind}",
         label_suffix(label.as_deref())
     )]
-    NotWgsl { label: Option<String> },
+    UnsupportedSource {
+        label: Option<String>,
+        /// What was given, e.g. "a GLSL vertex shader".
+        source_kind: &'static str,
+    },
     #[error(
         "create_shader_module_passthrough{}: passthrough shaders are not supported by the \
          Aqueduct wgpu backend; use WGSL (precompiled objects are matched by its text)",

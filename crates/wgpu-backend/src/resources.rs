@@ -32,23 +32,34 @@ impl AqueductShaderModule {
         device: &aqueduct::Device,
         desc: wgpu::ShaderModuleDescriptor<'_>,
     ) -> Self {
-        let text = match desc.source {
-            wgpu::ShaderSource::Wgsl(text) => text,
-            _ => {
-                return Self::invalid(
-                    device,
-                    BackendValidationError::NotWgsl {
-                        label: desc.label.map(str::to_string),
-                    },
-                );
+        let unsupported = |source_kind| {
+            Self::invalid(
+                device,
+                BackendValidationError::UnsupportedSource {
+                    label: desc.label.map(str::to_string),
+                    source_kind,
+                },
+            )
+        };
+        let source = match desc.source {
+            wgpu::ShaderSource::Wgsl(text) => aqueduct::ShaderSource::Wgsl(text),
+            wgpu::ShaderSource::SpirV(words) => aqueduct::ShaderSource::SpirV(words),
+            wgpu::ShaderSource::Glsl {
+                shader,
+                stage: wgpu::naga::ShaderStage::Compute,
+                defines,
+            } => aqueduct::ShaderSource::Glsl { shader, defines },
+            wgpu::ShaderSource::Glsl { .. } => {
+                return unsupported("a GLSL shader of another stage");
             }
+            _ => return unsupported("this kind of source"),
         };
         // Catch the module's own error to answer get_compilation_info, then
         // hand it on to the caller's scopes as if uncaught here.
         let scope = device.push_error_scope(aqueduct::ErrorFilter::Validation);
         let module = device.create_shader_module(aqueduct::ShaderModuleDescriptor {
             label: desc.label,
-            source: aqueduct::ShaderSource::Wgsl(text),
+            source,
         });
         let caught = scope.pop_now();
         // The message of the broken rule itself, as wgpu's compilation

@@ -4,8 +4,10 @@
 # `cargo run --example ...` needs no LLVM). Needs clang-19/ld.lld-19.
 set -euo pipefail
 DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cd "$DIR/../.."
+cd "$DIR"
 for s in collatz scan_blocks add_block_offsets; do
-    mkdir -p "$DIR/gfx1100"
-    cargo run -q -p aqueduct-shaderc -- compile "$DIR/$s.wgsl" --target gfx1100 -o "$DIR/gfx1100/$s.co"
+    mkdir -p gfx1100
+    # Paths relative to this folder: the reflection records the source as given.
+    cargo run -q --manifest-path ../../Cargo.toml -p aqueduct-shaderc -- \
+        compile "$s.wgsl" --target gfx1100 -o "gfx1100/$s.co"
 done

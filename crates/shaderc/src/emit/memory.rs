@@ -4,8 +4,12 @@
 //! Addresses are byte offsets (`getelementptr i8`) from naga's layout.
 //! Robustness (WGSL "out-of-bounds access"): a dynamic index is clamped to
 //! the last element, so every load and atomic touches memory of the same
-//! variable; a store also carries the unclamped index's in-bounds condition
-//! and is skipped when it is false (writes out of bounds are dropped).
+//! variable. In workgroup, private and function memory a store goes to the
+//! clamped element too (naga's `Restrict` policy, which wgpu applies there
+//! on every backend and its `oob_indexing` test checks). Into a buffer a
+//! store also carries the unclamped index's in-bounds condition and is
+//! skipped when it is false (writes out of bounds are dropped, as robust
+//! buffer access does).
 //! Runtime-sized arrays take their length from the binding's byte-size
 //! kernel argument: `(size - array_offset) / stride`.
 
@@ -14,6 +18,11 @@ use naga::{Handle, Scalar, ScalarKind, TypeInner};
 use super::func::{FnEmitter, Ptr, Val, Value};
 use super::types::{column_stride, scalar_bytes, scalar_ty, vec_len};
 use crate::error::{EmitResult, unsupported};
+
+/// AMDGPU's address spaces for workgroup (LDS) and private (scratch,
+/// function-local) memory (LLVM AMDGPUUsage, "Address Spaces").
+const ADDRSPACE_LOCAL: u32 = 3;
+const ADDRSPACE_PRIVATE: u32 = 5;
 
 /// The most elements a whole-array load or store is unrolled into.
 const MAX_UNROLLED_ELEMENTS: u32 = 1024;
@@ -146,13 +155,17 @@ impl FnEmitter<'_> {
                     self.clamp_index(v, &len.saturating_sub(1).to_string(), &len.to_string());
                 let off = self.def(&format!("mul i64 {wide}, {stride}"));
                 let gv = self.gep(p, &off);
-                let ok = self.and_ok(p.ok.clone(), ok);
+                let ok = if matches!(p.space, ADDRSPACE_LOCAL | ADDRSPACE_PRIVATE) {
+                    p.ok.clone()
+                } else {
+                    Some(self.and_ok(p.ok.clone(), ok))
+                };
                 Ptr {
                     v: gv,
                     space: p.space,
                     root: p.root,
                     offset: None,
-                    ok: Some(ok),
+                    ok,
                 }
             }
         }

@@ -443,7 +443,7 @@ fn missing_pipeline_or_bind_group_is_an_error() {
         |e| {
             matches!(
                 dispatch_error(e),
-                Some(DispatchError::MissingBindGroup { index: 0 })
+                Some(DispatchError::MissingBindGroup { index: 0, .. })
             )
         },
         || enc.finish(),

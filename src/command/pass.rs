@@ -392,7 +392,10 @@ impl<'e> ComputePass<'e> {
         for (i, layout) in pipeline.inner.groups.iter().enumerate() {
             let Some(layout) = layout else { continue };
             let bound = self.state.groups.get(i).and_then(|g| g.as_ref());
-            let (bg, _) = bound.ok_or(DispatchError::MissingBindGroup { index: i as u32 })?;
+            let (bg, _) = bound.ok_or_else(|| DispatchError::MissingBindGroup {
+                index: i as u32,
+                pipeline: pipeline.label(),
+            })?;
             if !bg.inner.layout.compatible(layout) {
                 return Err(DispatchError::IncompatibleBindGroup {
                     index: i as u32,
@@ -408,7 +411,10 @@ impl<'e> ComputePass<'e> {
         for b in &entry.bindings {
             let (bg, offsets) = self.state.groups[b.group as usize]
                 .as_ref()
-                .ok_or(DispatchError::MissingBindGroup { index: b.group })?;
+                .ok_or_else(|| DispatchError::MissingBindGroup {
+                    index: b.group,
+                    pipeline: pipeline.label(),
+                })?;
             let e = bg
                 .inner
                 .entry(b.binding)

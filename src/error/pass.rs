@@ -146,10 +146,17 @@ pub enum DispatchError {
         pipeline: Option<String>,
     },
     /// The pipeline's layout has a bind group that the pass did not set.
-    #[error("bind group {index} is not set; the pipeline's layout needs one")]
+    /// (The message carries wgpu's words for the same error.)
+    #[error(
+        "The current set ComputePipeline with '{}' label expects a BindGroup to be set at index \
+         {index}: bind group {index} is not set; the pipeline's layout needs one",
+        pipeline.as_deref().unwrap_or("")
+    )]
     MissingBindGroup {
         /// The bind group index.
         index: u32,
+        /// The pipeline's label.
+        pipeline: Option<String>,
     },
     /// A bind group's layout is not compatible with the pipeline's layout at its index.
     #[error(
@@ -256,7 +263,9 @@ pub enum DispatchError {
     },
     /// The 12 bytes of arguments at the offset run past the end of the indirect buffer.
     #[error(
-        "the 12 bytes of indirect arguments at {offset} overrun {buffer} ({} bytes)",
+        "Indirect buffer uses bytes {offset}..{} which overruns indirect buffer of size {}: the \
+         12 bytes of indirect arguments at {offset} overrun {buffer}",
+        offset.saturating_add(12),
         buffer.size
     )]
     IndirectOverrun {

@@ -1,0 +1,208 @@
+//! Timeline traces: a Chrome/Perfetto trace-event JSON file with a track
+//! per GPU queue (one slice per dispatch, barrier packet and SDMA command,
+//! timed by the CP's stamps in completion signals) and host tracks for
+//! submissions, mapping, blocking waits and host callbacks. On gfxsim each
+//! dispatch slice also carries the device's per-dispatch counters.
+//!
+//! Switch: [`start`] opens a session (one at a time per process) and
+//! [`TraceSession::stop`] or its drop finishes the file; `AQUEDUCT_TRACE=
+//! path.json` opens one the first time an [`crate::Instance`] is made,
+//! kept for the life of the process and flushed whenever a device is
+//! dropped. With no session, the facade's only cost is [`enabled`]: one
+//! relaxed load per submit, map, wait or host callback.
+//!
+//! The parts: `event.rs` (tracks and records), `writer.rs` (the file),
+//! `submission.rs` (a submission's traced packets: their signals, and the
+//! events made of them once the submission retires).
+
+mod event;
+pub(crate) mod submission;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+pub(crate) use event::{EventKind, TraceEvent, Track};
+use writer::TraceWriter;
+
+/// The environment variable naming the file a process-long trace goes to.
+pub const TRACE_ENV: &str = "AQUEDUCT_TRACE";
+
+/// Why a trace could not be started or written.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// Another session is running (only one writes at a time).
+    #[error("a trace is already being written to {}", active.display())]
+    AlreadyActive {
+        /// The running session's file.
+        active: PathBuf,
+    },
+    /// The file could not be created.
+    #[error("cannot create the trace file {}: {source}", path.display())]
+    Create {
+        /// The file asked for.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing the file failed.
+    #[error("cannot write the trace file {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Whether a session is running: the check on every traced path.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// The running session's writer.
+static WRITER: Mutex<Option<TraceWriter>> = Mutex::new(None);
+/// The session `AQUEDUCT_TRACE` started (kept for the life of the process).
+static ENV_SESSION: OnceLock<Option<TraceSession>> = OnceLock::new();
+
+fn writer() -> MutexGuard<'static, Option<TraceWriter>> {
+    WRITER.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether a trace is being written.
+#[inline]
+pub(crate) fn enabled() -> bool {
+    ACTIVE.load(Ordering::Relaxed)
+}
+
+/// A running trace; [`TraceSession::stop`] (or dropping it) writes the
+/// rest and closes the file.
+#[derive(Debug)]
+pub struct TraceSession {
+    path: PathBuf,
+    stopped: bool,
+}
+
+/// Start writing a trace to `path` (created or truncated). Work submitted
+/// from now on is traced; a submission in flight at [`TraceSession::stop`]
+/// is left out unless a poll retired it before.
+pub fn start(path: impl AsRef<Path>) -> Result<TraceSession, TraceError> {
+    let path = path.as_ref();
+    let mut slot = writer();
+    if let Some(w) = slot.as_ref() {
+        return Err(TraceError::AlreadyActive {
+            active: w.path().to_path_buf(),
+        });
+    }
+    *slot = Some(TraceWriter::create(
+        path,
+        aqueduct_hsa::system_timestamp(),
+    )?);
+    ACTIVE.store(true, Ordering::Relaxed);
+    Ok(TraceSession {
+        path: path.to_path_buf(),
+        stopped: false,
+    })
+}
+
+impl TraceSession {
+    /// The file the session writes.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Write everything recorded so far to the file (it is complete JSON
+    /// after each flush).
+    pub fn flush(&self) -> Result<(), TraceError> {
+        flush()
+    }
+
+    /// Finish the file and end the session.
+    pub fn stop(mut self) -> Result<(), TraceError> {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> Result<(), TraceError> {
+        if self.stopped {
+            return Ok(());
+        }
+        self.stopped = true;
+        ACTIVE.store(false, Ordering::Relaxed);
+        match writer().take() {
+            Some(mut w) => w.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for TraceSession {
+    fn drop(&mut self) {
+        if let Err(e) = self.finish() {
+            tracing::warn!("{e}");
+        }
+    }
+}
+
+/// Start the `AQUEDUCT_TRACE` session, the first time only.
+pub(crate) fn start_from_env() {
+    ENV_SESSION.get_or_init(|| {
+        let path = std::env::var_os(TRACE_ENV).filter(|p| !p.is_empty())?;
+        match start(&path) {
+            Ok(session) => Some(session),
+            Err(e) => {
+                tracing::warn!("{TRACE_ENV}: {e}");
+                None
+            }
+        }
+    });
+}
+
+/// Record `events` in the running session (dropped when none runs).
+pub(crate) fn record(events: impl IntoIterator<Item = TraceEvent>) {
+    let mut slot = writer();
+    let Some(w) = slot.as_mut() else {
+        return;
+    };
+    for e in events {
+        if let Err(e) = w.push(&e) {
+            tracing::warn!("{e}");
+            return;
+        }
+    }
+}
+
+/// A host slice on `track` of device `device` from `start_ns` to now.
+pub(crate) fn host_slice(
+    device: u64,
+    track: Track,
+    name: impl Into<String>,
+    start_ns: u64,
+    args: serde_json::Map<String, serde_json::Value>,
+) {
+    let end = aqueduct_hsa::system_timestamp();
+    record([TraceEvent {
+        device,
+        track,
+        ts_ns: start_ns,
+        kind: EventKind::Slice {
+            name: name.into(),
+            cat: "host",
+            dur_ns: end.saturating_sub(start_ns),
+            args,
+        },
+    }]);
+}
+
+/// The time a traced host activity starts (None when tracing is off).
+#[inline]
+pub(crate) fn host_start() -> Option<u64> {
+    enabled().then(aqueduct_hsa::system_timestamp)
+}
+
+/// Write what the running session holds to its file.
+pub(crate) fn flush() -> Result<(), TraceError> {
+    match writer().as_mut() {
+        Some(w) => w.flush(),
+        None => Ok(()),
+    }
+}

@@ -935,7 +935,7 @@ fn profile_prints_counters_counted_by_hand() {
     }
     let header = stdout
         .lines()
-        .find(|l| l.contains("run"))
+        .find(|l| l.trim_start().starts_with("run "))
         .expect("a header");
     for name in ["salu", "vmem_load", "read B", "waves/SIMD", "limited by"] {
         assert!(header.contains(name), "{header}");

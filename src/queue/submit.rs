@@ -221,7 +221,6 @@ impl From<HsaError> for Unwritten {
 /// written), the dispatch and SDMA packets complete signals of a block
 /// placed here, described in the `SubmissionTrace` left there
 /// (src/trace/submission.rs).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn write_packets(
     dev: &Arc<DeviceShared>,
     state: &mut StateLock<'_>,

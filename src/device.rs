@@ -150,8 +150,7 @@ impl DeviceShared {
             return;
         }
         self.counting.store(on, Ordering::Relaxed);
-        if let Some(source) =
-            crate::device_select::DispatchCounterSource::of(self.runtime.device())
+        if let Some(source) = crate::device_select::DispatchCounterSource::of(self.runtime.device())
         {
             source.set_counting(on);
         }

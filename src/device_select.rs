@@ -177,7 +177,9 @@ impl DispatchCounterSource {
             let series = vec![
                 (
                     "waves per SIMD",
-                    [("waves".to_string(), json!(o.waves_per_simd))].into_iter().collect(),
+                    [("waves".to_string(), json!(o.waves_per_simd))]
+                        .into_iter()
+                        .collect(),
                 ),
                 (
                     "global memory bytes",

@@ -35,7 +35,10 @@ fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
     let (c, _sim) = sim_ctx();
     let session = trace::start(&path).expect("trace starts");
     assert!(
-        matches!(trace::start(dir.join("other.json")), Err(trace::TraceError::AlreadyActive { .. })),
+        matches!(
+            trace::start(dir.join("other.json")),
+            Err(trace::TraceError::AlreadyActive { .. })
+        ),
         "a second session is refused"
     );
 

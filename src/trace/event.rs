@@ -63,7 +63,10 @@ pub(crate) enum EventKind {
         args: Map<String, Value>,
     },
     /// Samples of the counter track `name` (one series per key).
-    Counter { name: &'static str, values: Map<String, Value> },
+    Counter {
+        name: &'static str,
+        values: Map<String, Value>,
+    },
     /// The start of flow arrow `id` (in the slice at `ts`).
     FlowStart { id: u64 },
     /// The end of flow arrow `id` (in the slice at `ts`).
@@ -106,17 +109,19 @@ impl TraceEvent {
     }
 }
 
-/// The metadata records naming device `device`'s process and `track`.
-pub(crate) fn track_names(device: u64, track: Track) -> [Value; 2] {
+/// The metadata record naming device `device`'s process.
+pub(crate) fn process_name(device: u64) -> Value {
+    json!({
+        "name": "process_name", "ph": "M", "pid": device, "tid": 0,
+        "args": { "name": format!("aqueduct device {device}") },
+    })
+}
+
+/// The metadata record naming `track` of device `device`.
+pub(crate) fn track_name(device: u64, track: Track) -> Value {
     let (tid, name) = track.id_and_name();
-    [
-        json!({
-            "name": "process_name", "ph": "M", "pid": device, "tid": 0,
-            "args": { "name": format!("aqueduct device {device}") },
-        }),
-        json!({
-            "name": "thread_name", "ph": "M", "pid": device, "tid": tid,
-            "args": { "name": name },
-        }),
-    ]
+    json!({
+        "name": "thread_name", "ph": "M", "pid": device, "tid": tid,
+        "args": { "name": name },
+    })
 }

@@ -94,10 +94,7 @@ pub fn start(path: impl AsRef<Path>) -> Result<TraceSession, TraceError> {
             active: w.path().to_path_buf(),
         });
     }
-    *slot = Some(TraceWriter::create(
-        path,
-        aqueduct_hsa::system_timestamp(),
-    )?);
+    *slot = Some(TraceWriter::create(path, aqueduct_hsa::system_timestamp())?);
     ACTIVE.store(true, Ordering::Relaxed);
     Ok(TraceSession {
         path: path.to_path_buf(),

@@ -309,7 +309,13 @@ pub(crate) fn record_retired(dev: &DeviceShared, retired: Vec<RetiredTrace>) {
                     }
                     if let Some(w) = wait {
                         let a = args([("submission", json!(sub.epoch))]);
-                        ev.slice(Track::Compute, "barrier: wait for SDMA".into(), "barrier", w, a);
+                        ev.slice(
+                            Track::Compute,
+                            "barrier: wait for SDMA".into(),
+                            "barrier",
+                            w,
+                            a,
+                        );
                     }
                     if let (Some(g), Some(w)) = (gate, wait) {
                         let (name, a) = match work {
@@ -338,7 +344,12 @@ pub(crate) fn record_retired(dev: &DeviceShared, retired: Vec<RetiredTrace>) {
                         // done when the wait barrier's condition holds.
                         let span = (g.1, w.0.max(g.1));
                         ev.slice(Track::Sdma, name, "sdma", span, a);
-                        ev.flow(Track::Compute, g.1.saturating_sub(1).max(g.0), Track::Sdma, span.0);
+                        ev.flow(
+                            Track::Compute,
+                            g.1.saturating_sub(1).max(g.0),
+                            Track::Sdma,
+                            span.0,
+                        );
                         ev.flow(Track::Sdma, span.0, Track::Compute, w.0);
                     }
                     last_dispatch = None;

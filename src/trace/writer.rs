@@ -10,7 +10,7 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::TraceError;
-use super::event::{TraceEvent, Track, track_names};
+use super::event::{TraceEvent, Track, process_name, track_name};
 
 /// What closes the event array and the object.
 const TRAILER: &[u8] = b"\n]}\n";
@@ -27,7 +27,8 @@ pub(crate) struct TraceWriter {
     pending: Vec<u8>,
     /// Whether the file holds an event (the next one needs a comma).
     any: bool,
-    /// Tracks whose names are written.
+    /// Devices and tracks whose names are written.
+    named_devices: HashSet<u64>,
     named: HashSet<(u64, Track)>,
 }
 
@@ -47,6 +48,7 @@ impl TraceWriter {
             origin_ns,
             pending: Vec::new(),
             any: false,
+            named_devices: HashSet::new(),
             named: HashSet::new(),
         })
     }
@@ -65,10 +67,11 @@ impl TraceWriter {
 
     /// Queue `event` (and its track's names, the first time).
     pub(crate) fn push(&mut self, event: &TraceEvent) -> Result<(), TraceError> {
+        if self.named_devices.insert(event.device) {
+            self.push_json(&process_name(event.device));
+        }
         if self.named.insert((event.device, event.track)) {
-            for name in track_names(event.device, event.track) {
-                self.push_json(&name);
-            }
+            self.push_json(&track_name(event.device, event.track));
         }
         self.push_json(&event.to_json(self.origin_ns));
         if self.pending.len() >= FLUSH_BYTES {

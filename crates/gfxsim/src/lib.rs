@@ -31,6 +31,7 @@ mod stats;
 mod topology;
 mod wake;
 
+pub use aqueduct_isa::gfx11::{ClassCounts, InstClass};
 pub use coherence_report::{
     AllocationId, CoherenceReport, CoherenceStats, PacketId, StaleRead, process_coherence_reports,
     process_coherence_stats,
@@ -45,6 +46,5 @@ pub use dispatch_counters::{COUNTER_LOG_LIMIT, DispatchCounters, Occupancy, Occu
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 pub use memory::POPULATE_LIMIT;
 pub use sdma::{MAX_SDMA_QUEUES, SDMA_ENGINES, SDMA_QUEUES_PER_ENGINE};
-pub use aqueduct_isa::gfx11::{ClassCounts, InstClass};
 pub use stats::SimStats;
 pub use topology::{FIRST_RENDER_MINOR, GFX1100_TARGET_VERSION, gpu_id_of};

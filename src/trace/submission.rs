@@ -94,7 +94,7 @@ impl SubmissionTrace {
                     }
                 }
                 (Work::Sdma(work), Some(gates)) => packets.push(TracedPacket::Sdma {
-                    work: work.clone(),
+                    work: *work,
                     gates: gates.clone(),
                 }),
                 _ => {}
@@ -152,7 +152,7 @@ impl SubmissionTrace {
                     ticks: self.ticks(k),
                 },
                 TracedPacket::Sdma { work, gates } => RetiredPacket::Sdma {
-                    work: work.clone(),
+                    work: *work,
                     gate: match gates.gate_completion() {
                         0 => self.ticks(k),
                         _ => gates.gate.dispatch_ticks().ok(),

@@ -116,8 +116,12 @@ impl QueueState {
         let completed = completed.max(self.last_completed);
         self.last_completed = completed;
         while self.in_flight.front().is_some_and(|f| f.epoch <= completed) {
-            // A traced submission's stamps are read before its ring space is reclaimed.
-            if let Some(trace) = self.in_flight.pop_front().and_then(|f| f.trace) {
+            let Some(f) = self.in_flight.pop_front() else {
+                break;
+            };
+            // A traced submission's stamps are read while what it keeps
+            // alive (`f` drops after this) and its ring space are still its own.
+            if let Some(trace) = f.trace {
                 self.retired_traces.push(trace.read());
             }
         }

@@ -127,7 +127,7 @@ impl SubmissionTrace {
     /// The stamps of slot `k`, when the CP wrote both.
     fn ticks(&self, k: u64) -> Option<(u64, u64)> {
         let p = (self.host as *const u8).wrapping_add((k * SLOT) as usize) as *const AmdSignal;
-        // SAFETY: the block holds every slot's 64 bytes of host-mapped ring memory, reserved for this submission until `retire` reclaims it after this read; its packets completed, so the CP writes it no more.
+        // SAFETY: the block holds every slot's 64 bytes of host-mapped kernarg memory (ring space, or an allocation the submission keeps) that stays the submission's until `retire` is past this read; its packets completed, so the CP writes it no more.
         let s = unsafe { std::ptr::read_volatile(p) };
         (s.start_ts != 0 && s.end_ts >= s.start_ts).then_some((s.start_ts, s.end_ts))
     }

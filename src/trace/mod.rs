@@ -14,7 +14,8 @@
 //!
 //! The parts: `event.rs` (tracks and records), `writer.rs` (the file),
 //! `submission.rs` (a submission's traced packets: their signals, and the
-//! events made of them once the submission retires).
+//! events made of them once the submission retires, on the trace thread
+//! so that polling threads only copy the stamps).
 
 mod event;
 pub(crate) mod submission;
@@ -22,6 +23,7 @@ mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Sender, channel};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 pub(crate) use event::{EventKind, TraceEvent, Track};
@@ -68,6 +70,48 @@ static ENV_SESSION: OnceLock<Option<TraceSession>> = OnceLock::new();
 
 fn writer() -> MutexGuard<'static, Option<TraceWriter>> {
     WRITER.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Work the trace thread does in order: turning retired submissions into
+/// events (clock translation, counters, JSON), off the thread that polls.
+type Task = Box<dyn FnOnce() + Send>;
+
+/// The trace thread's queue (started on first use; it lives as long as
+/// the process, idle without a session).
+static TASKS: OnceLock<Mutex<Sender<Task>>> = OnceLock::new();
+
+/// Run `task` on the trace thread (here, when it cannot be started).
+pub(crate) fn in_background(task: Task) {
+    let tasks = TASKS.get_or_init(|| {
+        let (tx, rx) = channel::<Task>();
+        let spawned = std::thread::Builder::new()
+            .name("aqueduct-trace".into())
+            .spawn(move || {
+                for task in rx {
+                    task();
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("trace thread: {e}");
+        }
+        Mutex::new(tx)
+    });
+    let sent = tasks.lock().unwrap_or_else(|e| e.into_inner()).send(task);
+    if let Err(std::sync::mpsc::SendError(task)) = sent {
+        task();
+    }
+}
+
+/// Wait until the trace thread has done every task queued before.
+fn drain() {
+    if TASKS.get().is_none() {
+        return;
+    }
+    let (tx, rx) = channel();
+    in_background(Box::new(move || {
+        let _ = tx.send(());
+    }));
+    let _ = rx.recv();
 }
 
 /// Whether a trace is being written.
@@ -126,6 +170,7 @@ impl TraceSession {
         }
         self.stopped = true;
         ACTIVE.store(false, Ordering::Relaxed);
+        drain();
         match writer().take() {
             Some(mut w) => w.flush(),
             None => Ok(()),
@@ -197,8 +242,10 @@ pub(crate) fn host_start() -> Option<u64> {
     enabled().then(aqueduct_hsa::system_timestamp)
 }
 
-/// Write what the running session holds to its file.
+/// Write what the running session holds to its file, once the trace
+/// thread has done what was queued before.
 pub(crate) fn flush() -> Result<(), TraceError> {
+    drain();
     match writer().as_mut() {
         Some(w) => w.flush(),
         None => Ok(()),

@@ -12,8 +12,8 @@
 //! already completes the op's gate signal when it has one; its stamps are
 //! read there. When the submission retires (`QueueState::retire`, before
 //! its ring space is reused), the stamps are read ([`SubmissionTrace::read`]);
-//! `maintain` turns them into events with no lock held ([`record_retired`]),
-//! through the runtime's clock translation, with gfxsim's per-dispatch
+//! `maintain` hands them to the trace thread, which turns them into events
+//! ([`record_retired`]) through the runtime's clock translation, with gfxsim's per-dispatch
 //! counters (`SimDevice::dispatch_counters`, by the signal's address) as
 //! arguments. A packet whose signal was never stamped (dropped by a queue
 //! fault) leaves no event.
@@ -24,9 +24,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use aqueduct_kfd::abi::{AMD_SIGNAL_KIND_USER, AmdSignal};
 use serde_json::{Map, Value, json};
 
-use super::{EventKind, TraceEvent, Track, record};
+use aqueduct_hsa::{Agent, Runtime};
+
+use super::{EventKind, TraceEvent, Track, in_background, record};
 use crate::command::lower::{Op, SdmaWork, Work};
 use crate::device::DeviceShared;
+use crate::device_select::DispatchCounterSource;
 use crate::queue::sdma::SdmaGates;
 
 /// Bytes of one packet's signal.
@@ -34,10 +37,12 @@ const SLOT: u64 = std::mem::size_of::<AmdSignal>() as u64;
 
 /// What a traced packet is.
 pub(crate) enum TracedPacket {
+    /// A dispatch op's `count` packets (one slot each).
     Dispatch {
         kernel: Arc<str>,
         grid: [u32; 3],
         workgroup: [u16; 3],
+        count: u32,
     },
     /// An SDMA op: its gate and wait barriers (two slots).
     Sdma {
@@ -49,7 +54,7 @@ pub(crate) enum TracedPacket {
 impl TracedPacket {
     fn slots(&self) -> u64 {
         match self {
-            TracedPacket::Dispatch { .. } => 1,
+            TracedPacket::Dispatch { count, .. } => u64::from(*count),
             TracedPacket::Sdma { .. } => 2,
         }
     }
@@ -72,9 +77,7 @@ pub(crate) fn initial_signals(slots: u64) -> Vec<u8> {
         value: 1,
         ..AmdSignal::default()
     };
-    std::iter::repeat_n(signal, slots as usize)
-        .flat_map(|s| bytemuck::bytes_of(&s).to_vec())
-        .collect()
+    bytemuck::bytes_of(&signal).repeat(slots as usize)
 }
 
 impl SubmissionTrace {
@@ -84,15 +87,12 @@ impl SubmissionTrace {
         let mut packets = Vec::new();
         for (op, gates) in ops.iter().zip(gates) {
             match (&op.work, gates) {
-                (Work::Dispatch(d), _) => {
-                    for _ in 0..op.count {
-                        packets.push(TracedPacket::Dispatch {
-                            kernel: d.kernel_name.clone(),
-                            grid: d.grid,
-                            workgroup: d.workgroup,
-                        });
-                    }
-                }
+                (Work::Dispatch(d), _) => packets.push(TracedPacket::Dispatch {
+                    kernel: d.kernel_name.clone(),
+                    grid: d.grid,
+                    workgroup: d.workgroup,
+                    count: op.count,
+                }),
                 (Work::Sdma(work), Some(gates)) => packets.push(TracedPacket::Sdma {
                     work: *work,
                     gates: gates.clone(),
@@ -144,12 +144,14 @@ impl SubmissionTrace {
                     kernel,
                     grid,
                     workgroup,
+                    count,
                 } => RetiredPacket::Dispatch {
                     kernel: kernel.clone(),
                     grid: *grid,
                     workgroup: *workgroup,
-                    signal,
-                    ticks: self.ticks(k),
+                    runs: (0..u64::from(*count))
+                        .map(|r| (signal + r * SLOT, self.ticks(k + r)))
+                        .collect(),
                 },
                 TracedPacket::Sdma { work, gates } => RetiredPacket::Sdma {
                     work: *work,
@@ -176,12 +178,12 @@ pub(crate) struct RetiredTrace {
 }
 
 enum RetiredPacket {
+    /// A dispatch op's packets: each one's signal and stamps.
     Dispatch {
         kernel: Arc<str>,
         grid: [u32; 3],
         workgroup: [u16; 3],
-        signal: u64,
-        ticks: Option<(u64, u64)>,
+        runs: Vec<(u64, Option<(u64, u64)>)>,
     },
     Sdma {
         work: SdmaWork,
@@ -194,19 +196,19 @@ enum RetiredPacket {
 static NEXT_FLOW: AtomicU64 = AtomicU64::new(1);
 
 /// Events of one device, with the GPU's ticks translated.
-struct Events<'a> {
-    dev: &'a DeviceShared,
+struct Events {
+    runtime: Arc<Runtime>,
+    agent: Agent,
     device: u64,
     out: Vec<TraceEvent>,
 }
 
-impl Events<'_> {
+impl Events {
     /// `(start, end)` ticks in the system clock.
     fn time(&self, ticks: (u64, u64)) -> Option<(u64, u64)> {
         let t = self
-            .dev
             .runtime
-            .ticks_to_system(&self.dev.agent, ticks.0, ticks.1)
+            .ticks_to_system(&self.agent, ticks.0, ticks.1)
             .ok()?;
         Some((t.start, t.end))
     }
@@ -250,17 +252,23 @@ fn args<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
-/// Record the events of `retired` submissions of `dev`.
+/// Record the events of `retired` submissions of `dev` (on the trace thread).
 pub(crate) fn record_retired(dev: &DeviceShared, retired: Vec<RetiredTrace>) {
     if retired.is_empty() {
         return;
     }
-    let counters = crate::device_select::DispatchCounterSource::of(dev.runtime.device());
-    let mut ev = Events {
-        dev,
+    let counters = DispatchCounterSource::of(dev.runtime.device());
+    let ev = Events {
+        runtime: dev.runtime.clone(),
+        agent: dev.agent.clone(),
         device: dev.id.number(),
         out: Vec::new(),
     };
+    in_background(Box::new(move || events_of(ev, counters, retired)));
+}
+
+/// Make and record the events of `retired`.
+fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: Vec<RetiredTrace>) {
     for sub in retired {
         // The last dispatch slice: what a later barrier (barrier bit) waited for.
         let mut last_dispatch: Option<u64> = None;
@@ -270,32 +278,37 @@ pub(crate) fn record_retired(dev: &DeviceShared, retired: Vec<RetiredTrace>) {
                     kernel,
                     grid,
                     workgroup,
-                    signal,
-                    ticks,
+                    runs,
                 } => {
-                    let Some(time) = ticks.and_then(|t| ev.time(t)) else {
-                        continue;
-                    };
-                    let mut a = args([
-                        ("submission", json!(sub.epoch)),
-                        ("grid", json!(grid)),
-                        ("workgroup", json!(workgroup)),
-                    ]);
-                    if let Some(c) = counters.as_ref().and_then(|s| s.take(signal)) {
-                        a.extend(c.args);
-                        // Each series holds its value for the slice, 0 after it.
-                        for (name, values) in c.series {
-                            let zeros = values.keys().map(|k| (k.clone(), json!(0))).collect();
-                            ev.push(Track::Compute, time.0, EventKind::Counter { name, values });
-                            let zeros = EventKind::Counter {
-                                name,
-                                values: zeros,
-                            };
-                            ev.push(Track::Compute, time.1, zeros);
+                    for (signal, ticks) in runs {
+                        let Some(time) = ticks.and_then(|t| ev.time(t)) else {
+                            continue;
+                        };
+                        let mut a = args([
+                            ("submission", json!(sub.epoch)),
+                            ("grid", json!(grid)),
+                            ("workgroup", json!(workgroup)),
+                        ]);
+                        if let Some(c) = counters.as_ref().and_then(|s| s.take(signal)) {
+                            a.extend(c.args);
+                            // Each series holds its value for the slice, 0 after it.
+                            for (name, values) in c.series {
+                                let zeros = values.keys().map(|k| (k.clone(), json!(0))).collect();
+                                ev.push(
+                                    Track::Compute,
+                                    time.0,
+                                    EventKind::Counter { name, values },
+                                );
+                                let zeros = EventKind::Counter {
+                                    name,
+                                    values: zeros,
+                                };
+                                ev.push(Track::Compute, time.1, zeros);
+                            }
                         }
+                        ev.slice(Track::Compute, kernel.to_string(), "dispatch", time, a);
+                        last_dispatch = Some(time.1.saturating_sub(1).max(time.0));
                     }
-                    ev.slice(Track::Compute, kernel.to_string(), "dispatch", time, a);
-                    last_dispatch = Some(time.1.saturating_sub(1).max(time.0));
                 }
                 RetiredPacket::Sdma { work, gate, wait } => {
                     let gate = gate.and_then(|t| ev.time(t));

@@ -139,22 +139,36 @@ impl Occupancy {
     }
 }
 
-/// Completed dispatches' records by completion-signal address, oldest first.
+/// Completed dispatches' records by completion-signal address, with the
+/// order they came in (entries of taken or replaced records stay in
+/// `order` until they reach its front or it is compacted).
 #[derive(Debug, Default)]
 pub struct CounterLog {
-    records: HashMap<u64, DispatchCounters>,
-    order: VecDeque<u64>,
+    /// Each record with its insertion number.
+    records: HashMap<u64, (u64, DispatchCounters)>,
+    /// (signal, insertion number), oldest first.
+    order: VecDeque<(u64, u64)>,
+    next: u64,
 }
 
 impl CounterLog {
     /// Keep `record` under `signal` (a later dispatch with the same signal
     /// replaces it).
     pub fn insert(&mut self, signal: u64, record: DispatchCounters) {
-        if self.records.insert(signal, record).is_none() {
-            self.order.push_back(signal);
+        let seq = self.next;
+        self.next += 1;
+        self.records.insert(signal, (seq, record));
+        self.order.push_back((signal, seq));
+        if self.order.len() > 2 * COUNTER_LOG_LIMIT {
+            let records = &self.records;
+            self.order
+                .retain(|(s, n)| records.get(s).is_some_and(|(m, _)| m == n));
         }
-        while self.order.len() > COUNTER_LOG_LIMIT {
-            if let Some(old) = self.order.pop_front() {
+        while self.records.len() > COUNTER_LOG_LIMIT {
+            let Some((old, n)) = self.order.pop_front() else {
+                break;
+            };
+            if self.records.get(&old).is_some_and(|(m, _)| *m == n) {
                 self.records.remove(&old);
             }
         }
@@ -162,11 +176,7 @@ impl CounterLog {
 
     /// Take the record kept under `signal`.
     pub fn take(&mut self, signal: u64) -> Option<DispatchCounters> {
-        let record = self.records.remove(&signal)?;
-        if let Some(pos) = self.order.iter().position(|&s| s == signal) {
-            self.order.remove(pos);
-        }
-        Some(record)
+        self.records.remove(&signal).map(|(_, record)| record)
     }
 }
 

@@ -73,8 +73,13 @@ fn writer() -> MutexGuard<'static, Option<TraceWriter>> {
 }
 
 /// Work the trace thread does in order: turning retired submissions into
-/// events (clock translation, counters, JSON), off the thread that polls.
+/// events (clock translation, counters) and events into JSON, off the
+/// threads that submit and poll.
 type Task = Box<dyn FnOnce() + Send>;
+
+/// How long the trace thread lets tasks collect while a session runs: it
+/// takes them in batches, so queueing one costs no wake-up.
+const BATCH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// The trace thread's queue (started on first use; it lives as long as
 /// the process, idle without a session).
@@ -87,8 +92,17 @@ pub(crate) fn in_background(task: Task) {
         let spawned = std::thread::Builder::new()
             .name("aqueduct-trace".into())
             .spawn(move || {
-                for task in rx {
-                    task();
+                loop {
+                    if enabled() {
+                        std::thread::sleep(BATCH_INTERVAL);
+                        rx.try_iter().for_each(|task| task());
+                    } else {
+                        // No session: block until a task comes.
+                        match rx.recv() {
+                            Ok(task) => task(),
+                            Err(_) => return,
+                        }
+                    }
                 }
             });
         if let Err(e) = spawned {
@@ -201,13 +215,18 @@ pub(crate) fn start_from_env() {
 }
 
 /// Record `events` in the running session (dropped when none runs).
-pub(crate) fn record(events: impl IntoIterator<Item = TraceEvent>) {
+pub(crate) fn record(events: Vec<TraceEvent>) {
+    in_background(Box::new(move || write_events(events)));
+}
+
+/// Write `events` to the running session (on the trace thread).
+fn write_events(events: Vec<TraceEvent>) {
     let mut slot = writer();
     let Some(w) = slot.as_mut() else {
         return;
     };
-    for e in events {
-        if let Err(e) = w.push(&e) {
+    for e in &events {
+        if let Err(e) = w.push(e) {
             tracing::warn!("{e}");
             return;
         }
@@ -223,7 +242,7 @@ pub(crate) fn host_slice(
     args: serde_json::Map<String, serde_json::Value>,
 ) {
     let end = aqueduct_hsa::system_timestamp();
-    record([TraceEvent {
+    record(vec![TraceEvent {
         device,
         track,
         ts_ns: start_ns,

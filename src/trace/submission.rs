@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 
 use aqueduct_hsa::{Agent, Runtime};
 
-use super::{EventKind, TraceEvent, Track, in_background, record};
+use super::{EventKind, TraceEvent, Track, in_background, write_events};
 use crate::command::lower::{Op, SdmaWork, Work};
 use crate::device::DeviceShared;
 use crate::device_select::DispatchCounterSource;
@@ -370,5 +370,5 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
             }
         }
     }
-    record(ev.out);
+    write_events(ev.out);
 }

@@ -1,6 +1,9 @@
 //! Timeline traces: a Chrome/Perfetto trace-event JSON file with a track
-//! per GPU queue (one slice per dispatch, barrier packet and SDMA command,
-//! timed by the CP's stamps in completion signals) and host tracks for
+//! per GPU queue (one slice per dispatch, per SDMA copy or fill and per
+//! barrier packet ordering it, with flow arrows to what each barrier
+//! waited for; timed by the CP's stamps in completion signals; the
+//! barrier that closes a submission and timestamp markers are not shown)
+//! and host tracks for
 //! submissions, mapping, blocking waits and host callbacks. On gfxsim each
 //! dispatch slice also carries the device's per-dispatch counters.
 //!

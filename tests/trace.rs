@@ -45,6 +45,14 @@ fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
     let (work, dst) = doubling_work(&c);
     c.queue.submit([work]);
     assert_eq!(read_words(&c, &dst), [2, 4, 6, 8]);
+    // A copy large enough for the SDMA engine (src/queue/sdma.rs: 32 KiB on).
+    let words: Vec<u32> = (0..16 * 1024).collect();
+    let big = storage_init(&c.device, &words);
+    let big_copy = storage(&c.device, big.size());
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&big, 0, &big_copy, 0, big.size());
+    c.queue.submit([enc.finish()]);
+    assert_eq!(read_words(&c, &big_copy), words);
     session.stop().expect("trace written");
 
     let events = events(&path);
@@ -119,6 +127,33 @@ fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
             .any(|e| e["ph"] == "C" && e["name"] == "waves per SIMD"),
         "occupancy is a counter track too"
     );
+
+    // The SDMA copy: a slice on the SDMA track between its two barriers,
+    // with arrows from the gate barrier to it and from it to the wait.
+    let sdma = slices(&events, "sdma");
+    assert!(
+        sdma.iter()
+            .any(|e| e["name"] == "copy 65536 B" && e["tid"] == 2 && e["args"]["bytes"] == 65536),
+        "{sdma:#?}"
+    );
+    let barriers: Vec<_> = slices(&events, "barrier")
+        .into_iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    for name in ["barrier: SDMA gate", "barrier: wait for SDMA"] {
+        assert!(barriers.contains(&name), "{name}: {barriers:?}");
+    }
+    let flow_ids = |ph: &str| -> Vec<u64> {
+        let mut ids: Vec<u64> = events
+            .iter()
+            .filter(|e| e["ph"] == ph)
+            .filter_map(|e| e["id"].as_u64())
+            .collect();
+        ids.sort_unstable();
+        ids
+    };
+    assert!(flow_ids("s").len() >= 2, "flows into and out of the copy");
+    assert_eq!(flow_ids("s"), flow_ids("f"), "every arrow has both ends");
 
     let host = slices(&events, "host");
     for name in ["submit", "map_async"] {

@@ -75,6 +75,23 @@ pub(crate) struct DeviceShared {
     /// Map and work-done callbacks go to the host-callback thread.
     pub callbacks_on_host_thread: AtomicBool,
     pub lost: AtomicBool,
+    /// gfxsim counts this device's dispatches (while a trace is written:
+    /// `count_dispatches`).
+    pub counting: AtomicBool,
+}
+
+impl Drop for DeviceShared {
+    /// A trace gets what the device retired and is flushed: an
+    /// `AQUEDUCT_TRACE` file is complete once the devices are dropped.
+    fn drop(&mut self) {
+        if crate::trace::enabled() {
+            let traces = std::mem::take(&mut self.lock_state().retired_traces);
+            crate::trace::submission::record_retired(self, traces);
+            if let Err(e) = crate::trace::flush() {
+                tracing::warn!("{e}");
+            }
+        }
+    }
 }
 
 impl DeviceShared {
@@ -121,7 +138,22 @@ impl DeviceShared {
             host_callbacks: Default::default(),
             callbacks_on_host_thread: AtomicBool::new(false),
             lost: AtomicBool::new(false),
+            counting: AtomicBool::new(false),
         })
+    }
+
+    /// Have gfxsim count the dispatches launched from now on (`on`: a
+    /// trace is being written, src/trace/submission.rs), or stop; nothing
+    /// on another device.
+    pub(crate) fn count_dispatches(&self, on: bool) {
+        if self.counting.load(Ordering::Relaxed) == on {
+            return;
+        }
+        self.counting.store(on, Ordering::Relaxed);
+        if let Some(source) = crate::device_select::DispatchCounterSource::of(self.runtime.device())
+        {
+            source.set_counting(on);
+        }
     }
 
     /// Whether `Device::destroy` ran: no new work or mapping is taken.
@@ -336,6 +368,34 @@ impl DeviceShared {
         range: Option<Range<u64>>,
         callback: Callback,
     ) {
+        // Traced: a slice from the request to the callback.
+        let callback: Callback = match crate::trace::host_start() {
+            None => callback,
+            Some(start) => {
+                let device = self.id.number();
+                let args: serde_json::Map<String, serde_json::Value> = [
+                    (
+                        "buffer".to_string(),
+                        serde_json::json!(buffer.ident().to_string()),
+                    ),
+                    ("mode".to_string(), serde_json::json!(format!("{mode:?}"))),
+                ]
+                .into_iter()
+                .collect();
+                Box::new(move |result| {
+                    let mut args = args;
+                    args.insert("ok".to_string(), serde_json::json!(result.is_ok()));
+                    crate::trace::host_slice(
+                        device,
+                        crate::trace::Track::Map,
+                        "map_async",
+                        start,
+                        args,
+                    );
+                    callback(result)
+                })
+            }
+        };
         let id = buffer.inner.id;
         let check = || -> Result<Range<u64>, MapError> {
             buffer
@@ -489,6 +549,24 @@ impl DeviceShared {
     }
 
     pub(crate) fn unmap(self: &Arc<Self>, buffer: &Buffer) {
+        let traced_from = crate::trace::host_start();
+        self.unmap_untraced(buffer);
+        if let Some(start) = traced_from {
+            let args = [(
+                "buffer".to_string(),
+                serde_json::json!(buffer.ident().to_string()),
+            )];
+            crate::trace::host_slice(
+                self.id.number(),
+                crate::trace::Track::Map,
+                "unmap",
+                start,
+                args.into_iter().collect(),
+            );
+        }
+    }
+
+    fn unmap_untraced(self: &Arc<Self>, buffer: &Buffer) {
         let id = buffer.inner.id;
         let mut reg = self.registry();
         let Some(s) = reg.buffers.get_mut(id) else {

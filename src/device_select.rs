@@ -4,7 +4,9 @@
 //! configured with a `SimConfig` value, say).
 //!
 //! This is the only place above the KfdDevice boundary that names gfxsim:
-//! the choice is made once, and everything after it sees `dyn KfdDevice`.
+//! the choice is made once, and everything after it sees `dyn KfdDevice`
+//! (the trace reaches gfxsim's per-dispatch counters through
+//! [`DispatchCounterSource`], a downcast of that handle).
 //! gfxsim is the `sim` feature (on by default); without it `Sim` is an error
 //! and `Auto` means the real device only.
 
@@ -98,6 +100,105 @@ pub fn open_device(choice: DeviceChoice) -> Result<Arc<dyn KfdDevice>, DeviceSel
 /// The default device: `AQUEDUCT_DEVICE`, else auto.
 pub fn default_device() -> Result<Arc<dyn KfdDevice>, DeviceSelectError> {
     open_device(DeviceChoice::from_env()?)
+}
+
+/// What the trace shows of one dispatch's counters: arguments of its slice
+/// and samples of counter tracks.
+pub(crate) struct CounterArgs {
+    pub args: serde_json::Map<String, serde_json::Value>,
+    pub series: Vec<(&'static str, serde_json::Map<String, serde_json::Value>)>,
+}
+
+/// gfxsim's per-dispatch counters (`SimDevice::dispatch_counters`),
+/// reached through the device handle: the trace's one use of gfxsim's own
+/// API. None on any other device.
+pub(crate) struct DispatchCounterSource {
+    #[cfg(feature = "sim")]
+    sim: Arc<aqueduct_gfxsim::SimDevice>,
+}
+
+impl DispatchCounterSource {
+    /// The counters of `device`, when it is gfxsim.
+    #[cfg(feature = "sim")]
+    pub(crate) fn of(device: &Arc<dyn KfdDevice>) -> Option<Self> {
+        let any: Arc<dyn std::any::Any + Send + Sync> = device.clone();
+        any.downcast::<aqueduct_gfxsim::SimDevice>()
+            .ok()
+            .map(|sim| DispatchCounterSource { sim })
+    }
+
+    #[cfg(not(feature = "sim"))]
+    pub(crate) fn of(_device: &Arc<dyn KfdDevice>) -> Option<Self> {
+        None
+    }
+
+    /// Count the dispatches launched from now on, or stop counting.
+    pub(crate) fn set_counting(&self, on: bool) {
+        #[cfg(feature = "sim")]
+        self.sim.set_dispatch_counters(on);
+        #[cfg(not(feature = "sim"))]
+        let _ = on;
+    }
+
+    /// The counters of the dispatch that completed `signal`, as trace arguments.
+    pub(crate) fn take(&self, signal: u64) -> Option<CounterArgs> {
+        #[cfg(feature = "sim")]
+        {
+            use serde_json::json;
+            let c = self.sim.dispatch_counters(signal)?;
+            let classes: serde_json::Map<String, serde_json::Value> =
+                aqueduct_gfxsim::InstClass::ALL
+                    .iter()
+                    .map(|k| (k.name().to_string(), json!(c.classes.get(*k))))
+                    .collect();
+            let o = &c.occupancy;
+            let args = [
+                ("dispatch_id", json!(c.dispatch_id)),
+                ("workgroups", json!(c.workgroups)),
+                ("wave_instructions", json!(c.classes.total())),
+                ("instructions", json!(classes)),
+                ("global_read_bytes", json!(c.global_read_bytes)),
+                ("global_written_bytes", json!(c.global_written_bytes)),
+                (
+                    "occupancy",
+                    json!({
+                        "waves_per_simd": o.waves_per_simd,
+                        "limited_by": o.limit.name(),
+                        "vgprs": o.vgprs,
+                        "sgprs": o.sgprs,
+                        "lds_bytes": o.lds_bytes,
+                        "waves_per_workgroup": o.waves_per_workgroup,
+                    }),
+                ),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+            let series = vec![
+                (
+                    "waves per SIMD",
+                    [("waves".to_string(), json!(o.waves_per_simd))]
+                        .into_iter()
+                        .collect(),
+                ),
+                (
+                    "global memory bytes",
+                    [
+                        ("read".to_string(), json!(c.global_read_bytes)),
+                        ("written".to_string(), json!(c.global_written_bytes)),
+                    ]
+                    .into_iter()
+                    .collect(),
+                ),
+            ];
+            Some(CounterArgs { args, series })
+        }
+        #[cfg(not(feature = "sim"))]
+        {
+            let _ = signal;
+            None
+        }
+    }
 }
 
 #[cfg(test)]

@@ -114,8 +114,14 @@ pub(crate) fn enqueue(
         crate::queue::submit(dev, Vec::new());
     }
     let weak: Weak<DeviceShared> = Arc::downgrade(dev);
+    let device = dev.id.number();
     let run = move |result: Result<(), QueueError>| {
+        let traced_from = crate::trace::host_start();
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(result)));
+        if let Some(start) = traced_from {
+            let track = crate::trace::Track::HostCallback;
+            crate::trace::host_slice(device, track, "host callback", start, Default::default());
+        }
         if let Err(payload) = caught
             && let Some(dev) = weak.upgrade()
         {

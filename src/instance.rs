@@ -108,6 +108,7 @@ impl Instance {
     }
 
     fn from_source(source: DeviceSource) -> Self {
+        crate::trace::start_from_env();
         Instance {
             inner: Arc::new(InstanceInner {
                 source,

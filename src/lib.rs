@@ -46,6 +46,7 @@ pub mod shader;
 pub mod shader_disk_cache;
 #[cfg(test)]
 mod test_support;
+pub mod trace;
 pub mod util;
 pub mod wgsl;
 

@@ -880,3 +880,64 @@ fn a_fault_names_the_source_line_with_debug_info() {
     assert!(t.contains(" at poke.hip:4"), "{t}");
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn profile_prints_counters_counted_by_hand() {
+    let dir = temp_dir("profile");
+    let out_file = dir.join("dst.bin");
+    let co = kernels().join("gfx1100/vector_copy.co");
+    let out = run(&[
+        co.to_str().unwrap(),
+        "--kernel",
+        "vector_copy",
+        "--grid",
+        "96",
+        "--workgroup",
+        "32",
+        "--arg",
+        "src=iota-u32:96",
+        "--arg",
+        &format!("dst=out:{}:384", out_file.display()),
+        "--arg",
+        "n=u32:40",
+        "--repeat",
+        "2",
+        "--profile",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // vector_copy (gfx1100) has 26 instructions on the path of a wave with a
+    // lane below n: s_clause, s_load_b32 x2, s_waitcnt, s_and_b32, s_delay_alu,
+    // v_mad_u64_u32, s_mov_b32, v_cmpx_gt_u32, s_cbranch_execz, s_load_b128,
+    // v_mov_b32, s_delay_alu, v_lshlrev_b64, s_waitcnt, v_add_co_u32,
+    // s_delay_alu, v_add_co_ci_u32, v_add_co_u32, v_add_co_ci_u32,
+    // global_load_b32, s_waitcnt, global_store_b32, s_nop, s_sendmsg, s_endpgm
+    // (SALU 2, SMEM 3, VALU 8, branch 1, load 1, store 1, control 10); a wave
+    // with none branches from s_cbranch_execz to s_nop: 13 (SALU 2, SMEM 2,
+    // VALU 2, branch 1, control 6). Three one-wave workgroups over n = 40:
+    // two take the long path, one the short: 65.
+    // Bytes read: s_load_b32 x2 (8) per wave, s_load_b128 (16) per long
+    // wave, and 4 per lane below n (40 lanes): 3 * 8 + 2 * 16 + 160 = 216;
+    // written: 160. 8 VGPRs are given 24, so 16 waves fit a SIMD.
+    let expected = [
+        "6", "8", "18", "0", "2", "2", "0", "0", "3", "0", "26", "65", "216", "160", "16", "wave",
+        "slots",
+    ];
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.first().is_some_and(|r| *r == "1" || *r == "2"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    for row in rows {
+        assert_eq!(&row[2..], &expected, "{stdout}");
+        assert!(row[1].parse::<f64>().is_ok(), "GPU time: {stdout}");
+    }
+    let header = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("run "))
+        .expect("a header");
+    for name in ["salu", "vmem_load", "read B", "waves/SIMD", "limited by"] {
+        assert!(header.contains(name), "{header}");
+    }
+}

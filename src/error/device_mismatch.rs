@@ -19,6 +19,11 @@ impl DeviceId {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         DeviceId(NEXT.fetch_add(1, Ordering::Relaxed))
     }
+
+    /// The identity as a number (a trace's process id).
+    pub(crate) fn number(self) -> u64 {
+        self.0
+    }
 }
 
 impl fmt::Display for DeviceId {

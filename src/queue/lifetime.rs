@@ -15,6 +15,7 @@ use crate::error::BufferAsyncError;
 use crate::lock_rank::MutexGuard;
 use crate::registry::BufferId;
 use crate::ring::Ring;
+use crate::trace::submission::{RetiredTrace, SubmissionTrace, record_retired};
 
 use super::callbacks::complete_map;
 
@@ -49,6 +50,8 @@ pub(super) struct InFlight {
     /// then; `None` when nothing was written or the packets are not
     /// consecutive.
     pub(super) first_packet: Option<(u64, u64)>,
+    /// The packets a trace times (src/trace/submission.rs).
+    pub(super) trace: Option<SubmissionTrace>,
     pub(super) _keep: Vec<KeepAlive>,
 }
 
@@ -70,6 +73,8 @@ pub(crate) struct QueueState {
     /// A submission (epoch `last_submitted + 1`) is being written; it took
     /// the pending uploads, so new ones go into the one after it.
     pub(super) in_submit: bool,
+    /// Retired traced submissions whose events are not recorded yet.
+    pub(crate) retired_traces: Vec<RetiredTrace>,
 }
 
 impl std::fmt::Debug for QueueState {
@@ -96,6 +101,7 @@ impl QueueState {
             host_maps: HashMap::new(),
             queue_recreations: 0,
             in_submit: false,
+            retired_traces: Vec::new(),
         }
     }
 
@@ -110,7 +116,14 @@ impl QueueState {
         let completed = completed.max(self.last_completed);
         self.last_completed = completed;
         while self.in_flight.front().is_some_and(|f| f.epoch <= completed) {
-            self.in_flight.pop_front();
+            let Some(f) = self.in_flight.pop_front() else {
+                break;
+            };
+            // A traced submission's stamps are read while what it keeps
+            // alive (`f` drops after this) and its ring space are still its own.
+            if let Some(trace) = f.trace {
+                self.retired_traces.push(trace.read());
+            }
         }
         self.kernargs.reclaim(completed);
         self.staging.reclaim(completed);
@@ -215,9 +228,11 @@ pub(super) fn completed_epoch(dev: &DeviceShared) -> u64 {
 /// Retire completed submissions and run ready callbacks.
 pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
     let mut ready: Vec<Box<dyn FnOnce() + Send>> = Vec::new();
+    let traces;
     {
         let mut state = dev.lock_state();
         state.retire(completed_epoch(dev));
+        traces = std::mem::take(&mut state.retired_traces);
         let completed = state.last_completed;
         let mut keep_waiting = VecDeque::new();
         let mut reg = dev.registry();
@@ -236,6 +251,7 @@ pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
         }
         state.callbacks = keep_waiting;
     }
+    record_retired(dev, traces);
     for f in ready {
         f();
     }

@@ -15,6 +15,7 @@ use crate::device::DeviceShared;
 use crate::error::{DeviceError, Error, InternalError, QueueError, QueueWriteError};
 use crate::registry::{BufferId, MapState, Owner};
 use crate::ring::RingBlock;
+use crate::trace::submission::SubmissionTrace;
 
 use super::SubmissionIndex;
 use super::lifetime::{InFlight, KeepAlive, PendingOp, StateLock, completed_epoch, maintain};
@@ -29,6 +30,8 @@ pub(super) const RESERVE_CHUNK: usize = 1024;
 
 /// Validate, lower and write one submission.
 pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> SubmissionIndex {
+    let traced_from = crate::trace::host_start();
+    dev.count_dispatches(traced_from.is_some());
     let validate = || -> Result<(), Error> {
         if dev.lost.load(std::sync::atomic::Ordering::Acquire) {
             return Err(DeviceError::Destroyed { call: "submit" }.into());
@@ -118,7 +121,16 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
         if let Some(hook) = super::tests::BEFORE_WRITE.take() {
             hook();
         }
-        let written = write_packets(dev, &mut state, &ops, epoch, &mut keep, &mut faults);
+        let mut trace = traced_from.map(|_| None);
+        let written = write_packets(
+            dev,
+            &mut state,
+            &ops,
+            epoch,
+            &mut keep,
+            &mut faults,
+            trace.as_mut(),
+        );
         let recreations = note_recreation(dev, &mut state);
         let first_packet = match written {
             Ok(first) => first.map(|f| (f, recreations)),
@@ -148,13 +160,28 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
         }
         state.last_submitted = epoch;
         state.in_submit = false;
+        let traced_ops = ops.len();
         state.in_flight.push_back(InFlight {
             epoch,
             ops,
             first_packet,
+            trace: trace.flatten(),
             _keep: keep,
         });
         drop(state);
+        if let Some(start) = traced_from {
+            let args = [
+                ("submission".to_string(), serde_json::json!(epoch)),
+                ("ops".to_string(), serde_json::json!(traced_ops)),
+            ];
+            crate::trace::host_slice(
+                dev.id.number(),
+                crate::trace::Track::Submit,
+                "submit",
+                start,
+                args.into_iter().collect(),
+            );
+        }
         for (e, site) in faults {
             report_queue_fault(dev, HsaError::from(e), site);
         }
@@ -190,7 +217,10 @@ impl From<HsaError> for Unwritten {
 /// consecutive. A queue fault seen before any packet is published is
 /// handled (`recover_before_write`, into `faults`) and the packets go to
 /// the recreated queue; one seen after some were published drops the
-/// submission (`drop_faulted_write`).
+/// submission (`drop_faulted_write`). With `trace` (a trace is being
+/// written), the dispatch and SDMA packets complete signals of a block
+/// placed here, described in the `SubmissionTrace` left there
+/// (src/trace/submission.rs).
 pub(super) fn write_packets(
     dev: &Arc<DeviceShared>,
     state: &mut StateLock<'_>,
@@ -198,6 +228,7 @@ pub(super) fn write_packets(
     epoch: u64,
     keep: &mut Vec<KeepAlive>,
     faults: &mut Vec<SeenFault>,
+    trace: Option<&mut Option<SubmissionTrace>>,
 ) -> Result<Option<u64>, Unwritten> {
     let fences = lower::plan_runs(ops);
     // Kernarg blocks for every dispatch op (patch ops need their target's).
@@ -261,6 +292,18 @@ pub(super) fn write_packets(
             Work::Timestamp { .. } => {}
         }
     }
+    let mut trace_va = None;
+    if let Some(trace) = trace {
+        let packets = SubmissionTrace::plan(ops, &sdma_gates);
+        let slots = SubmissionTrace::slots(&packets);
+        if slots > 0 {
+            let initial = crate::trace::submission::initial_signals(slots);
+            let block = alloc_kernarg(dev, state, &initial, 64, None, epoch, keep)?;
+            let t = SubmissionTrace::new(epoch, packets, block.va, block.host);
+            trace_va = Some(t.va());
+            *trace = Some(t);
+        }
+    }
     let total = ops.iter().map(|o| u64::from(o.packets())).sum::<u64>() + 1;
     let mut retried = false;
     loop {
@@ -272,6 +315,7 @@ pub(super) fn write_packets(
             &kernarg_va,
             &patch_block,
             &sdma_gates,
+            trace_va,
             &mut slots,
         );
         let faulted = |e: &QueueWriteError| {
@@ -325,7 +369,10 @@ fn submit_sdma(
     }
 }
 
-/// The packet-writing half of `write_packets`, into `slots`.
+/// The packet-writing half of `write_packets`, into `slots`. With
+/// `trace_va`, each dispatch packet and each SDMA op's two barriers
+/// complete the next signal of the trace's block, in order.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn write_slots(
     dev: &DeviceShared,
     ops: &[Op],
@@ -333,8 +380,11 @@ pub(super) fn write_slots(
     kernarg_va: &[u64],
     patch_block: &[Option<RingBlock>],
     sdma_gates: &[Option<Arc<SdmaGates>>],
+    trace_va: Option<u64>,
     slots: &mut SlotWriter<'_>,
 ) -> Result<(), QueueWriteError> {
+    let mut trace_slots = trace_va.map(|va| (va..).step_by(64));
+    let mut trace_signal = || trace_slots.as_mut().and_then(Iterator::next);
     let queue = &dev.hsa_queue;
     let ring_size = queue.size() as u64;
     // The last dispatch packet built: a repeated dispatch with the same
@@ -372,6 +422,16 @@ pub(super) fn write_slots(
                     Ok(raw)
                 };
                 let first = packet_for(fence)?;
+                if trace_va.is_some() {
+                    // Traced: every packet completes a signal of its own.
+                    let rest = packet_for(run.rest)?;
+                    for k in 0..op.count {
+                        let mut raw = if k == 0 { first } else { rest };
+                        raw.0[DISPATCH_COMPLETION_SIGNAL_WORD] = trace_signal().unwrap_or(0);
+                        slots.write(&raw)?;
+                    }
+                    continue;
+                }
                 slots.write(&first)?;
                 if op.count > 1 {
                     slots.write_run(&packet_for(run.rest)?, op.count - 1)?;
@@ -440,10 +500,19 @@ pub(super) fn write_slots(
                     .ok_or(QueueWriteError::SdmaWithoutEngine)?;
                 let id = slots.next_index()?;
                 tracing::trace!(packet = id, ?work, "SDMA gate and wait");
-                let gate = packet::barrier_and(&[], gates.gate_completion(), fence)?;
+                // Traced: a gate without a signal of its own completes a trace signal.
+                let (gate_slot, wait_slot) = (trace_signal(), trace_signal());
+                let gate_signal = match gates.gate_completion() {
+                    0 => gate_slot.unwrap_or(0),
+                    signal => signal,
+                };
+                let gate = packet::barrier_and(&[], gate_signal, fence)?;
                 slots.write(&gate.to_raw())?;
-                let wait =
-                    packet::barrier_and(&[gates.done.handle()], 0, lower::sdma_wait_fence())?;
+                let wait = packet::barrier_and(
+                    &[gates.done.handle()],
+                    wait_slot.unwrap_or(0),
+                    lower::sdma_wait_fence(),
+                )?;
                 slots.write(&wait.to_raw())?;
             }
             Work::Timestamp { signal } => {
@@ -476,6 +545,10 @@ pub(super) fn write_slots(
     let done = packet::barrier_and(&[], dev.epoch_signal.handle(), fence)?;
     slots.write(&done.to_raw())
 }
+
+/// The 64-bit word of a kernel-dispatch packet holding its completion
+/// signal (bytes 56..64, `hsa_kernel_dispatch_packet_t`).
+const DISPATCH_COMPLETION_SIGNAL_WORD: usize = 7;
 
 /// The packet of dispatch `d` with its kernarg block at `kernarg_va`, and
 /// the header word that publishes it (a patched dispatch's packet holds

@@ -110,7 +110,19 @@ pub(crate) fn poll(dev: &Arc<DeviceShared>, poll_type: PollType) -> Result<PollS
                 Some(SubmissionIndex(i)) => i,
                 None => last,
             };
-            match wait_epoch(dev, target, timeout) {
+            let traced_from = crate::trace::host_start();
+            let waited = wait_epoch(dev, target, timeout);
+            if let Some(start) = traced_from {
+                let args = [("submission".to_string(), serde_json::json!(target))];
+                crate::trace::host_slice(
+                    dev.id.number(),
+                    crate::trace::Track::Wait,
+                    "poll(Wait)",
+                    start,
+                    args.into_iter().collect(),
+                );
+            }
+            match waited {
                 Ok(_) => Ok(PollStatus::WaitSucceeded),
                 Err(HsaError::Timeout) => Err(PollError::Timeout),
                 Err(e) => {

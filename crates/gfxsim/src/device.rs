@@ -195,6 +195,28 @@ impl SimDevice {
         self.stats.snapshot()
     }
 
+    /// Count every dispatch launched from now on (`on`), or none: wave
+    /// instructions by class, global-memory bytes and occupancy, kept by
+    /// completion signal until [`SimDevice::dispatch_counters`] takes them
+    /// (dispatch_counters.rs).
+    pub fn set_dispatch_counters(&self, on: bool) {
+        self.stats
+            .per_dispatch
+            .store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The counters of the completed dispatch whose packet's completion
+    /// signal is at `signal` (taken: a second call gives None). Fetch them
+    /// once the signal shows the completion; the CP keeps them before it
+    /// decrements the signal.
+    pub fn dispatch_counters(&self, signal: u64) -> Option<crate::DispatchCounters> {
+        self.stats
+            .log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take(signal)
+    }
+
     /// Every stale read strict coherence mode found on this device, in the
     /// order found (always empty when `SimConfig::strict_coherence` is off).
     pub fn coherence_reports(&self) -> Vec<CoherenceReport> {

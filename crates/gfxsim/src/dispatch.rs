@@ -50,11 +50,12 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::coherence::cu_cache::PacketLines;
+use crate::dispatch_counters::{DispatchCounters, Occupancy};
 use crate::memory::vm::GpuVm;
 use crate::stats::StatsCounters;
 use crate::wake::Wake;
-use aqueduct_isa::gfx11::{Dispatch, WorkerContext};
-use aqueduct_isa::{WaveError, WaveErrorKind};
+use aqueduct_isa::gfx11::{ClassCounts, Dispatch, WorkerContext};
+use aqueduct_isa::{WaveError, WaveErrorKind, WorkgroupStats};
 
 /// A dispatch's scratch wave slots, in runs of one workgroup's waves.
 #[derive(Debug)]
@@ -106,6 +107,51 @@ impl ScratchSlots {
     }
 }
 
+/// What a counting dispatch knows of itself and sums over its batches.
+#[derive(Debug)]
+pub struct JobCounters {
+    pub dispatch_id: u64,
+    pub kernel_object: u64,
+    pub grid: [u32; 3],
+    pub workgroup: [u32; 3],
+    pub occupancy: Occupancy,
+    sums: Mutex<Sums>,
+}
+
+#[derive(Debug, Default)]
+struct Sums {
+    classes: ClassCounts,
+    read: u64,
+    written: u64,
+}
+
+impl Sums {
+    fn add(&mut self, s: &WorkgroupStats) {
+        self.classes.add(&s.classes);
+        self.read += s.global_read_bytes;
+        self.written += s.global_written_bytes;
+    }
+}
+
+impl JobCounters {
+    pub fn new(
+        dispatch_id: u64,
+        kernel_object: u64,
+        grid: [u32; 3],
+        workgroup: [u32; 3],
+        occupancy: Occupancy,
+    ) -> JobCounters {
+        JobCounters {
+            dispatch_id,
+            kernel_object,
+            grid,
+            workgroup,
+            occupancy,
+            sums: Mutex::default(),
+        }
+    }
+}
+
 /// One kernel dispatch being executed.
 pub struct Job {
     dispatch: Dispatch,
@@ -132,6 +178,8 @@ pub struct Job {
     scratch: Option<ScratchSlots>,
     /// The packet's per-CU cache side (strict coherence mode only).
     lines: Option<Arc<PacketLines>>,
+    /// The dispatch counts (dispatch_counters.rs).
+    counters: Option<JobCounters>,
 }
 
 impl std::fmt::Debug for Job {
@@ -157,6 +205,7 @@ impl Job {
         wake: Arc<Wake>,
         scratch: Option<ScratchSlots>,
         lines: Option<Arc<PacketLines>>,
+        counters: Option<JobCounters>,
     ) -> Arc<Job> {
         let counts = dispatch.workgroup_count();
         let total = counts.iter().map(|&c| c as u64).product();
@@ -176,6 +225,24 @@ impl Job {
             wake,
             scratch,
             lines,
+            counters,
+        })
+    }
+
+    /// The record of a counting dispatch (None when it does not count).
+    pub fn counters(&self) -> Option<DispatchCounters> {
+        let c = self.counters.as_ref()?;
+        let sums = c.sums.lock().unwrap_or_else(|e| e.into_inner());
+        Some(DispatchCounters {
+            dispatch_id: c.dispatch_id,
+            kernel_object: c.kernel_object,
+            grid: c.grid,
+            workgroup: c.workgroup,
+            workgroups: self.total,
+            classes: sums.classes,
+            global_read_bytes: sums.read,
+            global_written_bytes: sums.written,
+            occupancy: c.occupancy,
         })
     }
 
@@ -299,6 +366,7 @@ impl Job {
             let count = range.end - range.start;
             let mut insts = 0u64;
             let mut ran = 0u64;
+            let mut sums = Sums::default();
             {
                 // One page-table read view for the batch: mappings cannot change while
                 // any of its workgroups runs (MAP/UNMAP wait, as for one workgroup).
@@ -320,6 +388,9 @@ impl Job {
                     match result {
                         Ok(s) => {
                             insts += s.wave_instructions;
+                            if self.counters.is_some() {
+                                sums.add(&s);
+                            }
                             true
                         }
                         Err(error) => {
@@ -329,6 +400,12 @@ impl Job {
                         }
                     }
                 });
+            }
+            if let Some(c) = &self.counters {
+                let mut total = c.sums.lock().unwrap_or_else(|e| e.into_inner());
+                total.classes.add(&sums.classes);
+                total.read += sums.read;
+                total.written += sums.written;
             }
             self.wave_instructions.fetch_add(insts, Ordering::Relaxed);
             stats.wave_instructions.fetch_add(insts, Ordering::Relaxed);

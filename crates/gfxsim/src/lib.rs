@@ -18,6 +18,7 @@ mod coherence_report;
 mod config;
 mod device;
 mod dispatch;
+mod dispatch_counters;
 mod doorbell;
 mod events;
 mod fault;
@@ -30,6 +31,7 @@ mod stats;
 mod topology;
 mod wake;
 
+pub use aqueduct_isa::gfx11::{ClassCounts, InstClass};
 pub use coherence_report::{
     AllocationId, CoherenceReport, CoherenceStats, PacketId, StaleRead, process_coherence_reports,
     process_coherence_stats,
@@ -40,6 +42,7 @@ pub use config::{
     VRAM_MB_ENV,
 };
 pub use device::SimDevice;
+pub use dispatch_counters::{COUNTER_LOG_LIMIT, DispatchCounters, Occupancy, OccupancyLimit};
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 pub use memory::POPULATE_LIMIT;
 pub use sdma::{MAX_SDMA_QUEUES, SDMA_ENGINES, SDMA_QUEUES_PER_ENGINE};

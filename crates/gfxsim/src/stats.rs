@@ -1,6 +1,10 @@
-//! Device-level execution counters, for benchmarks and tests.
+//! Device-level execution counters, for benchmarks and tests, and the
+//! switch and log of per-dispatch counters (dispatch_counters.rs).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::dispatch_counters::CounterLog;
 
 /// A snapshot of [`crate::SimDevice::stats`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -18,6 +22,10 @@ pub struct StatsCounters {
     pub wave_instructions: AtomicU64,
     pub dispatches: AtomicU64,
     pub workgroups: AtomicU64,
+    /// Dispatches launched from now on count (`SimDevice::set_dispatch_counters`).
+    pub per_dispatch: AtomicBool,
+    /// Completed counting dispatches' records.
+    pub log: Mutex<CounterLog>,
 }
 
 impl StatsCounters {

@@ -443,6 +443,14 @@ impl Runtime {
         Ok(gpu.clock.dispatch_time(start, end)?)
     }
 
+    /// GPU-counter ticks `start` and `end` of `agent` (a packet's
+    /// `start_ts`/`end_ts`, read by the caller) in the system clock, as
+    /// [`Runtime::dispatch_time`] translates them.
+    pub fn ticks_to_system(&self, agent: &Agent, start: u64, end: u64) -> HsaResult<DispatchTime> {
+        let gpu = self.gpu(agent)?;
+        Ok(gpu.clock.dispatch_time(start, end)?)
+    }
+
     /// Take back the scratch of every queue of `agent` whose CP supports
     /// asynchronous reclaim, waiting (bounded) for the dispatches using it
     /// (ROCr `GpuAgent::AsyncReclaimScratchQueues`); the bytes freed.

@@ -51,6 +51,7 @@ use aqueduct_kfd::abi::KernelDescriptor;
 pub mod gfx11;
 pub mod realtime;
 mod span_cache;
+mod traffic;
 mod wave_loop;
 
 pub use wave_loop::{WAVE_LOOP_ENV, WaveLoop, default_level, force_wave_loop, wave_loop};
@@ -265,4 +266,11 @@ pub struct WorkgroupStats {
     /// Instructions executed, counted once per wave (not per lane).
     pub wave_instructions: u64,
     pub waves: u32,
+    /// Wave instructions by class (all zero unless the dispatch counts:
+    /// `Dispatch::with_counters`).
+    pub classes: gfx11::ClassCounts,
+    /// Bytes of global memory read and written (traffic.rs says what
+    /// counts; zero unless the dispatch counts).
+    pub global_read_bytes: u64,
+    pub global_written_bytes: u64,
 }

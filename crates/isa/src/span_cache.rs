@@ -23,6 +23,7 @@
 
 use std::cell::Cell;
 
+use crate::traffic::Tally;
 use crate::{Access, GpuMemory, MemoryFault, PlainSpan};
 
 /// Mappings remembered (a kernel touches a few buffers in turn: atomic_minmax
@@ -65,6 +66,8 @@ pub(crate) struct SpanCache {
     next: Cell<usize>,
     /// The version the slots were filled under (0: none, never a version).
     version: u64,
+    /// Bytes translated inline (traffic.rs).
+    pub(crate) tally: Tally,
 }
 
 // SAFETY: the host pointers are only dereferenced through a borrow of the
@@ -78,6 +81,7 @@ impl Default for SpanCache {
             slots: [const { Cell::new(EMPTY) }; SLOTS],
             next: Cell::new(0),
             version: 0,
+            tally: Tally::default(),
         }
     }
 }
@@ -108,6 +112,7 @@ impl SpanCache {
             if e.start <= addr && addr < e.end {
                 // addr < e.end, so this is `addr + len <= e.end` without overflow.
                 if len <= e.end - addr && e.allow & (1 << access as u8) != 0 {
+                    self.tally.add(access, len);
                     return Ok(e.host.wrapping_add((addr - e.start) as usize));
                 }
                 // Mappings do not overlap: no other slot holds addr.

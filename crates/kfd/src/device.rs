@@ -21,7 +21,9 @@ use crate::error::KfdResult;
 use crate::topology::Topology;
 use crate::uapi::*;
 
-pub trait KfdDevice: Send + Sync + std::fmt::Debug {
+/// `Any` lets a tool reach a simulator's own API (gfxsim's per-dispatch
+/// counters) through the handle, by a downcast.
+pub trait KfdDevice: std::any::Any + Send + Sync + std::fmt::Debug {
     /// A short name for logs and adapter info ("kfd", "gfxsim").
     fn backend_name(&self) -> &'static str;
 

@@ -78,6 +78,25 @@ impl RunDevice {
     }
 }
 
+impl RunDevice {
+    /// Have gfxsim count the dispatches launched from now on (`--profile`);
+    /// nothing on the real device.
+    pub fn set_dispatch_counters(&self, on: bool) {
+        #[cfg(feature = "sim")]
+        if let Some(s) = &self.sim {
+            s.set_dispatch_counters(on);
+        }
+        #[cfg(not(feature = "sim"))]
+        let _ = on;
+    }
+
+    /// gfxsim's counters of the dispatch that completed `signal`.
+    #[cfg(feature = "sim")]
+    pub fn dispatch_counters(&self, signal: u64) -> Option<aqueduct::gfxsim::DispatchCounters> {
+        self.sim.as_ref()?.dispatch_counters(signal)
+    }
+}
+
 /// How far past the wait the watchdog is raised: the watchdog counts from
 /// the first workgroup, the wait from the submission, so with equal limits
 /// either could end first; this way the wait does.

@@ -14,6 +14,7 @@ mod error;
 mod fault_location;
 mod kernel_name;
 mod lds;
+mod profile;
 mod spec;
 
 use std::path::PathBuf;
@@ -34,7 +35,7 @@ use spec::{ArgKey, ScalarType, ValueSpec, parse_arg, parse_dims, parse_size};
 const USAGE: &str = "\
 usage: aqueduct-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --workgroup X[,Y,Z] [--arg NAME_OR_INDEX=VALUE]...
                     [--dynamic-lds BYTES] [--force] [--device auto|sim|kfd] [--gpu N] [--repeat N]
-                    [--timeout SECONDS]
+                    [--timeout SECONDS] [--profile]
        aqueduct-run CODE_OBJECT --list
        aqueduct-run CODE_OBJECT --disasm
 
@@ -60,6 +61,9 @@ usage: aqueduct-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --workgroup X[,Y,Z]
   --repeat N    dispatch N times and report the fastest and the mean
   --timeout S   how long to wait for the kernel (default 60); on gfxsim it also raises the
                 per-dispatch watchdog (AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS) to S
+  --profile     print a table of each run's GPU time and, on gfxsim, its counters: wave
+                instructions by class, global-memory bytes read and written, waves per SIMD
+                and what limits them
 ";
 
 struct Options {
@@ -79,6 +83,7 @@ struct Options {
     timeout: Option<Duration>,
     list: bool,
     disasm: bool,
+    profile: bool,
 }
 
 /// The options of `argv`; `Ok(None)` for `--help`.
@@ -97,6 +102,7 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
         timeout: Some(Duration::from_secs(60)),
         list: false,
         disasm: false,
+        profile: false,
     };
     let mut device_flag = None;
     let mut positional = Vec::new();
@@ -149,6 +155,7 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
             "--force" => opts.force = true,
             "--list" => opts.list = true,
             "--disasm" => opts.disasm = true,
+            "--profile" => opts.profile = true,
             "--help" | "-h" => return Ok(None),
             f if f.starts_with('-') && f.len() > 1 => {
                 return Err(CliError::UnknownOption(f.to_string()));
@@ -533,6 +540,11 @@ fn run(opts: Options) -> Result<(), RunError> {
     dispatch.completion_signal = signal.handle();
     let packet = dispatch.to_packet()?;
 
+    if opts.profile {
+        queue.set_profiling(true);
+        device.set_dispatch_counters(true);
+    }
+    let mut rows = Vec::new();
     let mut times = Vec::new();
     for _ in 0..opts.repeat {
         signal.store(1, aqueduct::hsa::MemoryOrder::Release);
@@ -553,6 +565,16 @@ fn run(opts: Options) -> Result<(), RunError> {
                 }
             })?;
         times.push(start.elapsed());
+        if opts.profile {
+            rows.push(profile::ProfileRow {
+                gpu_ns: runtime
+                    .dispatch_time(agent, &signal)
+                    .ok()
+                    .map(|t| t.end - t.start),
+                #[cfg(feature = "sim")]
+                counters: device.dispatch_counters(signal.handle()),
+            });
+        }
     }
 
     for b in &buffers {
@@ -586,6 +608,9 @@ fn run(opts: Options) -> Result<(), RunError> {
             best.as_secs_f64() * 1e3,
             mean.as_secs_f64() * 1e3
         );
+    }
+    if opts.profile {
+        print!("{}", profile::table(&rows));
     }
     Ok(())
 }

@@ -111,7 +111,8 @@ use super::scratch::{
     check_private_segment, inactive_value, raise_inactive, record_scratch_use,
 };
 use super::validation::QueueConfig;
-use crate::dispatch::ScratchSlots;
+use crate::dispatch::{JobCounters, ScratchSlots};
+use crate::dispatch_counters::Occupancy;
 
 /// Most work-items in a workgroup.
 const MAX_WORKGROUP_SIZE: u64 = 1024;
@@ -369,6 +370,17 @@ impl CommandProcessor {
                     // waves are saved or dropped, and the CP never reaches
                     // the packet's end of pipe: no completion signal.
                     continue;
+                }
+                if f.completion_signal != 0
+                    && let Some(record) = job.counters()
+                {
+                    // Kept before the signal completes, so whoever sees the
+                    // completion finds the record.
+                    self.stats
+                        .log
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(f.completion_signal, record);
                 }
                 tracing::trace!(
                     "gfxsim: queue {} packet {} done: {} workgroups, {} wave instructions",
@@ -786,15 +798,27 @@ impl CommandProcessor {
             private_aperture_base: SCRATCH_APERTURE_BASE,
             scratch: scratch_backing,
         };
+        let counting = self.stats.per_dispatch.load(Ordering::Relaxed);
+        let counters = counting.then(|| {
+            JobCounters::new(
+                index,
+                p.kernel_object,
+                grid_size,
+                workgroup_size,
+                Occupancy::of(&descriptor, items as u32, p.group_segment_size),
+            )
+        });
         let dispatch = Dispatch::new(setup, self.gpu.code_cache.clone())
             .map_err(|e| QueueError::from_wave(&e))?
-            .with_time_limit(self.gpu.dispatch_timeout);
+            .with_time_limit(self.gpu.dispatch_timeout)
+            .with_counters(counting);
         let job = Job::new(
             dispatch,
             self.gpu.dispatch_timeout,
             self.queue.wake.clone(),
             scratch,
             lines,
+            counters,
         );
         Ok(Prepared::Job(job, reclaim_on, in_use))
     }

@@ -19,6 +19,7 @@ use std::sync::{Arc, RwLock};
 use super::decode::{DecodeError, decode};
 use super::exec::fast::{Fast, compile, fuse};
 use super::inst::Inst;
+use super::inst_class::{ClassRow, prefix_rows};
 use crate::{Access, GpuMemory, MemoryFault};
 
 /// Most instructions decoded into one block.
@@ -62,6 +63,10 @@ pub(crate) struct Block {
     /// The same without fused pairs (one entry per instruction): what wave64
     /// waves run (a fused pair has no wave64 run).
     pub compiled64: Vec<Compiled>,
+    /// Prefix sums of the instructions' classes (row k: `insts[..=k]`),
+    /// what a counting dispatch adds when a wave leaves the block after
+    /// instruction k (inst_class.rs).
+    pub classes: Vec<ClassRow>,
     pub tail: Tail,
 }
 
@@ -179,6 +184,7 @@ fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
     Block {
         start,
         end: pc,
+        classes: prefix_rows(&insts),
         insts,
         compiled: fuse_pairs(&compiled),
         compiled64: compiled,

@@ -35,10 +35,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::code_cache::{CodeCache, Tail};
+use super::code_cache::{Block, CodeCache, Tail};
 use super::exec::{Env, Flow, SpanCache, fast, slot_bytes, step};
 use super::wave::{EXEC, LANES, Wave, WaveStatus};
 use super::worker::WorkerContext;
+use crate::traffic::CountingMemory;
 #[cfg(target_arch = "x86_64")]
 use crate::wave_loop::{WaveLoop, wave_loop};
 use crate::{Access, DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
@@ -76,6 +77,9 @@ pub struct Dispatch {
     started: OnceLock<Instant>,
     /// Set by `cancel`: running waves stop at their next watchdog check.
     cancelled: AtomicBool,
+    /// Count wave instructions by class and global-memory traffic
+    /// (`with_counters`).
+    counting: bool,
 }
 
 fn invalid(msg: impl Into<String>) -> WaveError {
@@ -184,7 +188,18 @@ impl Dispatch {
             time_limit: None,
             started: OnceLock::new(),
             cancelled: AtomicBool::new(false),
+            counting: false,
         })
+    }
+
+    /// Count each workgroup's wave instructions by class and its bytes of
+    /// global memory read and written (`WorkgroupStats::classes` and
+    /// `global_*_bytes`). A wave adds a block's class sums when it leaves
+    /// the block (inst_class.rs) and its memory goes through a tallying
+    /// wrapper (traffic.rs); without counters neither happens.
+    pub fn with_counters(mut self, counting: bool) -> Dispatch {
+        self.counting = counting;
+        self
     }
 
     /// Limit how long the dispatch may run, from the start of its first
@@ -337,8 +352,8 @@ impl Dispatch {
             sgprs[n] = 0;
         }
         let mut stats = WorkgroupStats {
-            wave_instructions: 0,
             waves: nwaves as u32,
+            ..WorkgroupStats::default()
         };
         let mut waves = std::mem::take(&mut ctx.waves);
         let result = self.run_waves(
@@ -516,6 +531,15 @@ impl Dispatch {
         let mut lds = std::mem::take(&mut ctx.lds);
         let lds_len = s.group_segment_size as usize;
         let (scratch_ptr, scratch_len, scratch_va) = self.workgroup_scratch(waves.len(), mem, ctx);
+        // A counting dispatch's waves see memory through the tally (traffic.rs).
+        let counted = self.counting.then(|| CountingMemory {
+            inner: mem,
+            tally: Default::default(),
+        });
+        let mem: &dyn GpuMemory = match &counted {
+            Some(c) => c,
+            None => mem,
+        };
         let scratch: &mut [u8] = if scratch_len == 0 {
             &mut []
         } else {
@@ -561,9 +585,25 @@ impl Dispatch {
                 }
             }
         };
+        if let Some(c) = &counted {
+            let (inline_read, inline_written) = env.spans.tally.take();
+            let (read, written) = c.tally.take();
+            stats.global_read_bytes += inline_read + read;
+            stats.global_written_bytes += inline_written + written;
+        }
         *spans = env.spans;
         ctx.lds = lds;
         result
+    }
+
+    /// A wave leaves `block` after its instruction `last`: count the
+    /// instructions up to it (by class too when the dispatch counts).
+    #[inline(always)]
+    fn count_block(&self, stats: &mut WorkgroupStats, block: &Block, last: usize) {
+        stats.wave_instructions += last as u64 + 1;
+        if self.counting {
+            stats.classes.add_row(&block.classes[last]);
+        }
     }
 
     /// The workgroup's `nwaves` scratch wave slots in the backing memory:
@@ -620,7 +660,7 @@ impl Dispatch {
             for c in list.iter() {
                 // Instructions of the block up to and including this entry's
                 // last (the no-ops that have no entry count too).
-                let k = c.last as u64;
+                let k = c.last as usize;
                 let flow = match fast::run(w, env, &c.fast) {
                     Some(flow) => flow,
                     None => {
@@ -635,7 +675,7 @@ impl Dispatch {
                             flow = match step(w, env, inst) {
                                 Ok(flow) => flow,
                                 Err(e) => {
-                                    stats.wave_instructions += n as u64 + 1;
+                                    self.count_block(stats, block, n as usize);
                                     return Err(e);
                                 }
                             };
@@ -647,7 +687,7 @@ impl Dispatch {
                 match flow {
                     Flow::Next => {}
                     Flow::Jump(t) => {
-                        stats.wave_instructions += k + 1;
+                        self.count_block(stats, block, k);
                         *jumps = jumps.wrapping_add(1);
                         if jumps.is_multiple_of(WATCHDOG_JUMPS) {
                             w.pc = block.start + c.offset as u64;
@@ -658,13 +698,13 @@ impl Dispatch {
                         break;
                     }
                     Flow::Barrier => {
-                        stats.wave_instructions += k + 1;
+                        self.count_block(stats, block, k);
                         w.pc = block.start + c.offset as u64 + c.len as u64;
                         w.status = WaveStatus::AtBarrier;
                         return Ok(());
                     }
                     Flow::End => {
-                        stats.wave_instructions += k + 1;
+                        self.count_block(stats, block, k);
                         w.pc = block.start + c.offset as u64;
                         w.status = WaveStatus::Ended;
                         return Ok(());
@@ -674,7 +714,9 @@ impl Dispatch {
             let target = match target {
                 Some(t) => t,
                 None => {
-                    stats.wave_instructions += block.insts.len() as u64;
+                    if let Some(last) = block.insts.len().checked_sub(1) {
+                        self.count_block(stats, block, last);
+                    }
                     w.pc = block.end;
                     match &block.tail {
                         Tail::Continue => block.end,

@@ -52,10 +52,12 @@ pub mod disasm;
 mod dispatch;
 mod exec;
 pub mod inst;
+pub mod inst_class;
 pub mod opcodes;
 pub mod wave;
 mod worker;
 
 pub use code_cache::CodeCache;
 pub use dispatch::Dispatch;
+pub use inst_class::{ClassCounts, INST_CLASSES, InstClass};
 pub use worker::WorkerContext;

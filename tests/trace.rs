@@ -1,0 +1,170 @@
+//! The timeline trace (`aqueduct::trace`): the file parses as Chrome
+//! trace-event JSON with one complete slice per dispatch named after its
+//! kernel, gfxsim's per-dispatch counters match instructions counted by
+//! hand, and the host tracks record submit, map and waits.
+//!
+//! One test: a trace session is process-wide, so tests in parallel would
+//! share it.
+
+use aqueduct::*;
+use aqueduct_test_harness::facade::*;
+use serde_json::Value;
+
+/// The events of a finished trace file.
+fn events(path: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("trace file");
+    let json: Value = serde_json::from_str(&text).expect("the trace is JSON");
+    json["traceEvents"]
+        .as_array()
+        .expect("a traceEvents array")
+        .clone()
+}
+
+fn slices<'a>(events: &'a [Value], cat: &str) -> Vec<&'a Value> {
+    events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["cat"] == cat)
+        .collect()
+}
+
+#[test]
+fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
+    let dir = std::env::temp_dir().join(format!("aqueduct-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("t.json");
+    let (c, _sim) = sim_ctx();
+    let session = trace::start(&path).expect("trace starts");
+    assert!(
+        matches!(
+            trace::start(dir.join("other.json")),
+            Err(trace::TraceError::AlreadyActive { .. })
+        ),
+        "a second session is refused"
+    );
+
+    let (work, dst) = doubling_work(&c);
+    c.queue.submit([work]);
+    assert_eq!(read_words(&c, &dst), [2, 4, 6, 8]);
+    // A copy large enough for the SDMA engine (src/queue/sdma.rs: 32 KiB on).
+    let words: Vec<u32> = (0..16 * 1024).collect();
+    let big = storage_init(&c.device, &words);
+    let big_copy = storage(&c.device, big.size());
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&big, 0, &big_copy, 0, big.size());
+    c.queue.submit([enc.finish()]);
+    assert_eq!(read_words(&c, &big_copy), words);
+    session.stop().expect("trace written");
+
+    let events = events(&path);
+    let dispatches = slices(&events, "dispatch");
+    // The two vector_copy dispatches, and the blit kernels of the buffers'
+    // initial uploads and of the readback copy.
+    let copies: Vec<_> = dispatches
+        .iter()
+        .filter(|e| e["name"] == "vector_copy")
+        .collect();
+    assert_eq!(copies.len(), 2, "{dispatches:#?}");
+    assert!(
+        dispatches.iter().any(|e| e["name"] == "copy_bytes"),
+        "{dispatches:#?}"
+    );
+    for d in &dispatches {
+        assert!(d["dur"].as_f64().is_some_and(|t| t >= 0.0), "{d}");
+        assert_eq!(d["tid"], 1, "dispatches are on the compute queue's track");
+        assert!(d["args"]["wave_instructions"].as_u64() > Some(0), "{d}");
+    }
+    assert!(
+        copies[0]["ts"].as_f64() <= copies[1]["ts"].as_f64(),
+        "in queue order"
+    );
+
+    // vector_copy (kernels/src/vector_copy.cl, gfx1100) over n = 4 in one
+    // workgroup of 64 work-items: two wave32 waves. Its code, by class:
+    //   s_clause(C) s_load_b32(M) s_load_b32(M) s_waitcnt(C) s_and_b32(S)
+    //   s_delay_alu(C) v_mad_u64_u32(V) s_mov_b32(S) v_cmpx_gt_u32(V)
+    //   s_cbranch_execz(B) | s_load_b128(M) v_mov_b32(V) s_delay_alu(C)
+    //   v_lshlrev_b64(V) s_waitcnt(C) v_add_co_u32(V) s_delay_alu(C)
+    //   v_add_co_ci_u32(V) v_add_co_u32(V) v_add_co_ci_u32(V)
+    //   global_load_b32(L) s_waitcnt(C) global_store_b32(W) | s_nop(C)
+    //   s_sendmsg(C) s_endpgm(C)
+    // Wave 0 (lanes 0..3 in range) runs all 26: C 10, M 3, S 2, V 8, B 1,
+    // L 1, W 1. Wave 1 (no lane in range) branches from s_cbranch_execz to
+    // s_nop: 13, C 6, M 2, S 2, V 2, B 1. Together: 39.
+    for d in copies {
+        let a = &d["args"];
+        assert_eq!(a["wave_instructions"], 39, "{a:#}");
+        let i = &a["instructions"];
+        for (class, n) in [
+            ("control", 16),
+            ("smem", 5),
+            ("salu", 4),
+            ("valu", 10),
+            ("branch", 2),
+            ("vmem_load", 1),
+            ("vmem_store", 1),
+            ("vmem_atomic", 0),
+            ("lds", 0),
+            ("barrier", 0),
+            ("wmma", 0),
+        ] {
+            assert_eq!(i[class], n, "{class}: {i:#}");
+        }
+        // Scalar loads: 4 + 4 bytes per wave, and wave 0's 16-byte s_load_b128;
+        // then wave 0's 4 lanes load and store 4 bytes each.
+        assert_eq!(a["global_read_bytes"], 8 + 8 + 16 + 16, "{a:#}");
+        assert_eq!(a["global_written_bytes"], 16, "{a:#}");
+        assert_eq!(a["workgroups"], 1);
+        // 8 VGPRs (one encoding block) are given 24: the wave slots limit.
+        let o = &a["occupancy"];
+        assert_eq!(o["vgprs"], 24, "{o:#}");
+        assert_eq!(o["waves_per_workgroup"], 2, "{o:#}");
+        assert_eq!(o["waves_per_simd"], 16, "{o:#}");
+        assert_eq!(o["limited_by"], "wave slots", "{o:#}");
+    }
+    assert!(
+        events
+            .iter()
+            .any(|e| e["ph"] == "C" && e["name"] == "waves per SIMD"),
+        "occupancy is a counter track too"
+    );
+
+    // The SDMA copy: a slice on the SDMA track between its two barriers,
+    // with arrows from the gate barrier to it and from it to the wait.
+    let sdma = slices(&events, "sdma");
+    assert!(
+        sdma.iter()
+            .any(|e| e["name"] == "copy 65536 B" && e["tid"] == 2 && e["args"]["bytes"] == 65536),
+        "{sdma:#?}"
+    );
+    let barriers: Vec<_> = slices(&events, "barrier")
+        .into_iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    for name in ["barrier: SDMA gate", "barrier: wait for SDMA"] {
+        assert!(barriers.contains(&name), "{name}: {barriers:?}");
+    }
+    let flow_ids = |ph: &str| -> Vec<u64> {
+        let mut ids: Vec<u64> = events
+            .iter()
+            .filter(|e| e["ph"] == ph)
+            .filter_map(|e| e["id"].as_u64())
+            .collect();
+        ids.sort_unstable();
+        ids
+    };
+    assert!(flow_ids("s").len() >= 2, "flows into and out of the copy");
+    assert_eq!(flow_ids("s"), flow_ids("f"), "every arrow has both ends");
+
+    let host = slices(&events, "host");
+    for name in ["submit", "map_async"] {
+        assert!(host.iter().any(|e| e["name"] == name), "{name}: {host:#?}");
+    }
+    let names: Vec<&str> = events
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
+        .filter_map(|e| e["args"]["name"].as_str())
+        .collect();
+    assert!(names.contains(&"GPU compute queue"), "{names:?}");
+    assert!(names.contains(&"host: submit"), "{names:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -6,7 +6,7 @@
 //! This is the only place above the KfdDevice boundary that names gfxsim:
 //! the choice is made once, and everything after it sees `dyn KfdDevice`
 //! (the trace reaches gfxsim's per-dispatch counters through
-//! [`DispatchCounterSource`], a downcast of that handle).
+//! `DispatchCounterSource`, a downcast of that handle).
 //! gfxsim is the `sim` feature (on by default); without it `Sim` is an error
 //! and `Auto` means the real device only.
 

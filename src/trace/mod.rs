@@ -11,7 +11,7 @@
 //! [`TraceSession::stop`] or its drop finishes the file; `AQUEDUCT_TRACE=
 //! path.json` opens one the first time an [`crate::Instance`] is made,
 //! kept for the life of the process and flushed whenever a device is
-//! dropped. With no session, the facade's only cost is [`enabled`], one
+//! dropped. With no session, the facade's only cost is `enabled`, one
 //! relaxed load per submit, map, wait or host callback, and at submit one
 //! more, of whether gfxsim was told to count (`DeviceShared::count_dispatches`).
 //!

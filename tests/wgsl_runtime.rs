@@ -2,12 +2,29 @@
 //! on-the-fly compilation with aqueduct-shaderc (where clang-19/ld.lld-19
 //! are installed), the per-device cache, and override constants resolved
 //! at pipeline creation. The LLVM-absent branch is in wgsl_no_llvm.rs (its
-//! own process, since it sets AQUEDUCT_LLVM_BIN).
+//! own process, since it sets AQUEDUCT_LLVM_BIN). The on-disk cache is off
+//! in this process.
 
 use std::borrow::Cow;
 
+use std::sync::Once;
+
+use aqueduct::shader_disk_cache::SHADER_CACHE_ENV;
 use aqueduct::*;
 use aqueduct_test_harness::facade::*;
+
+/// A device, once this process's on-disk WGSL cache is off (the tests
+/// check the device's own cache and must not fill the user's).
+fn ctx() -> Ctx {
+    static NO_DISK_CACHE: Once = Once::new();
+    NO_DISK_CACHE.call_once(|| {
+        // SAFETY: the tests that open devices call this before anything
+        // else, and the one that does not reads no environment, so no other
+        // thread of this process reads the environment meanwhile.
+        unsafe { std::env::set_var(SHADER_CACHE_ENV, "off") };
+    });
+    aqueduct_test_harness::facade::ctx()
+}
 
 fn wgsl_module(c: &Ctx, label: &'static str, text: &str) -> ShaderModule {
     expect_valid(&c.device, || {

@@ -83,26 +83,28 @@ impl DispatchShape {
 #[derive(Clone, Debug)]
 pub struct KernargBuilder<'k> {
     kernel: &'k KernelInfo,
-    /// Indices into `kernel.args` of the explicit arguments, in order.
-    explicit: Vec<usize>,
-    /// Bytes for each explicit argument, once set.
-    values: Vec<Option<Vec<u8>>>,
+    /// Indices into `kernel.args` of the explicit arguments, in order, and
+    /// whether each has been set.
+    explicit: Vec<(usize, bool)>,
+    /// The segment, explicit arguments written in place as they are set
+    /// (no allocation per argument: building kernargs is on every new
+    /// dispatch's path).
+    segment: Vec<u8>,
 }
 
 impl<'k> KernargBuilder<'k> {
     pub fn new(kernel: &'k KernelInfo) -> Self {
-        let explicit: Vec<usize> = kernel
+        let explicit: Vec<(usize, bool)> = kernel
             .args
             .iter()
             .enumerate()
             .filter(|(_, arg)| !arg.value_kind.is_hidden())
-            .map(|(index, _)| index)
+            .map(|(index, _)| (index, false))
             .collect();
-        let values = vec![None; explicit.len()];
         Self {
             kernel,
             explicit,
-            values,
+            segment: vec![0; kernel.kernarg_segment_size as usize],
         }
     }
 
@@ -115,7 +117,7 @@ impl<'k> KernargBuilder<'k> {
         ArgLabel {
             kernel: self.kernel.name.clone(),
             index: slot,
-            name: self.kernel.args[self.explicit[slot]].name.clone(),
+            name: self.kernel.args[self.explicit[slot].0].name.clone(),
         }
     }
 
@@ -130,7 +132,7 @@ impl<'k> KernargBuilder<'k> {
             ArgRef::Name(name) => self
                 .explicit
                 .iter()
-                .position(|&i| self.kernel.args[i].name.as_deref() == Some(name))
+                .position(|&(i, _)| self.kernel.args[i].name.as_deref() == Some(name))
                 .ok_or_else(|| CodeObjectError::UnknownArgName {
                     kernel: self.kernel.name.clone(),
                     name: name.to_string(),
@@ -141,7 +143,8 @@ impl<'k> KernargBuilder<'k> {
     /// Set an explicit argument's bytes; the length must equal its `.size`.
     pub fn set(&mut self, arg: ArgRef<'_>, bytes: &[u8]) -> Result<&mut Self, CodeObjectError> {
         let slot = self.slot(arg)?;
-        let expected = self.kernel.args[self.explicit[slot]].size as usize;
+        let arg = &self.kernel.args[self.explicit[slot].0];
+        let expected = arg.size as usize;
         if bytes.len() != expected {
             return Err(CodeObjectError::ArgSizeMismatch {
                 arg: self.label(slot),
@@ -149,7 +152,9 @@ impl<'k> KernargBuilder<'k> {
                 expected,
             });
         }
-        self.values[slot] = Some(bytes.to_vec());
+        // Parsing checked that every argument lies inside the segment.
+        self.segment[arg.offset as usize..][..expected].copy_from_slice(bytes);
+        self.explicit[slot].1 = true;
         Ok(self)
     }
 
@@ -178,17 +183,12 @@ impl<'k> KernargBuilder<'k> {
     /// argument (all must be set) and every hidden argument the metadata asks for.
     pub fn finish(&self, shape: &DispatchShape) -> Result<Vec<u8>, CodeObjectError> {
         shape.validate()?;
-        // Parsing checked that every argument lies inside the segment.
-        let mut segment = vec![0u8; self.kernel.kernarg_segment_size as usize];
-        for (slot, &arg_index) in self.explicit.iter().enumerate() {
-            let arg = &self.kernel.args[arg_index];
-            let value = self.values[slot]
-                .as_ref()
-                .ok_or_else(|| CodeObjectError::MissingArg {
-                    arg: self.label(slot),
-                })?;
-            segment[arg.offset as usize..][..value.len()].copy_from_slice(value);
+        if let Some(slot) = self.explicit.iter().position(|&(_, set)| !set) {
+            return Err(CodeObjectError::MissingArg {
+                arg: self.label(slot),
+            });
         }
+        let mut segment = self.segment.clone();
         for arg in self.kernel.args.iter().filter(|a| a.value_kind.is_hidden()) {
             match hidden_value(&arg.value_kind, shape) {
                 Some(value) => write_hidden(&mut segment, arg, value),

@@ -7,24 +7,17 @@
 //! WGSL form. WGSL compiled here is not cached on disk.
 
 use std::borrow::Cow;
-use std::sync::Once;
 
-use aqueduct::shader_disk_cache::SHADER_CACHE_ENV;
 use aqueduct::*;
 use aqueduct_test_harness::facade::*;
+use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 
 /// A device, once this process's WGSL cache is off; None without LLVM.
 fn device() -> Option<Ctx> {
-    static NO_DISK_CACHE: Once = Once::new();
-    if !aqueduct_shaderc::Toolchain::available() {
-        eprintln!("clang-19/ld.lld-19 not installed: SPIR-V and GLSL are not tested");
+    if !llvm_installed("SPIR-V and GLSL") {
         return None;
     }
-    NO_DISK_CACHE.call_once(|| {
-        // SAFETY: every test calls this before anything else, so no other
-        // thread of this process reads the environment meanwhile.
-        unsafe { std::env::set_var(SHADER_CACHE_ENV, "off") };
-    });
+    no_disk_cache();
     Some(ctx())
 }
 

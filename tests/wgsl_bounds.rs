@@ -4,11 +4,10 @@
 //! `Restrict` bounds-check policy): index 4 into 3 elements is index 2.
 
 use std::borrow::Cow;
-use std::sync::Once;
 
-use aqueduct::shader_disk_cache::SHADER_CACHE_ENV;
 use aqueduct::*;
 use aqueduct_test_harness::facade::*;
+use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 
 const SHADER: &str = "
 @group(0) @binding(0) var<storage, read_write> index: u32;
@@ -65,16 +64,10 @@ fn main() {
 ";
 
 fn device() -> Option<Ctx> {
-    static NO_DISK_CACHE: Once = Once::new();
-    if !aqueduct_shaderc::Toolchain::available() {
-        eprintln!("clang-19/ld.lld-19 not installed: bounds are not tested");
+    if !llvm_installed("bounds") {
         return None;
     }
-    NO_DISK_CACHE.call_once(|| {
-        // SAFETY: every test calls this before anything else, so no other
-        // thread of this process reads the environment meanwhile.
-        unsafe { std::env::set_var(SHADER_CACHE_ENV, "off") };
-    });
+    no_disk_cache();
     Some(ctx())
 }
 

@@ -4,27 +4,20 @@
 //! naming the feature (as wgpu does).
 
 use std::borrow::Cow;
-use std::sync::Once;
 
-use aqueduct::shader_disk_cache::SHADER_CACHE_ENV;
 use aqueduct::util::{BufferInitDescriptor, DeviceExt};
 use aqueduct::*;
 use aqueduct_test_harness::facade::*;
+use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 use aqueduct_test_support::Rng;
 
 /// A gfxsim device opened with `features` (None: all the adapter offers),
 /// run-time WGSL uncached; None without LLVM.
 fn device_with(features: Option<Features>) -> Option<Ctx> {
-    static NO_DISK_CACHE: Once = Once::new();
-    if !aqueduct_shaderc::Toolchain::available() {
-        eprintln!("clang-19/ld.lld-19 not installed: shader features are not tested");
+    if !llvm_installed("shader features") {
         return None;
     }
-    NO_DISK_CACHE.call_once(|| {
-        // SAFETY: every test calls this before it does anything else, so no
-        // other thread of this process reads the environment meanwhile.
-        unsafe { std::env::set_var(SHADER_CACHE_ENV, "off") };
-    });
+    no_disk_cache();
     Some(ctx_with(|a| DeviceDescriptor {
         required_features: features.unwrap_or(a.features()),
         required_limits: a.limits(),

@@ -4,11 +4,10 @@
 //! and the device's features (results computed on the host).
 
 use std::borrow::Cow;
-use std::sync::Once;
 
-use aqueduct::shader_disk_cache::SHADER_CACHE_ENV;
 use aqueduct::*;
 use aqueduct_test_harness::facade::*;
+use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 
 /// `p` is 32 bytes: n at 0, scale at 4, bias at 16 (vec4 alignment).
 const SHADER: &str = "
@@ -33,16 +32,10 @@ const LEN: usize = 100;
 /// A device on gfxsim with the adapter's features (or `features`), with
 /// run-time WGSL uncached; None without LLVM.
 fn device_with(features: Option<Features>) -> Option<Ctx> {
-    static NO_DISK_CACHE: Once = Once::new();
-    if !aqueduct_shaderc::Toolchain::available() {
-        eprintln!("clang-19/ld.lld-19 not installed: WGSL immediates are not tested");
+    if !llvm_installed("WGSL immediates") {
         return None;
     }
-    NO_DISK_CACHE.call_once(|| {
-        // SAFETY: every test calls this before it does anything else, so no
-        // other thread of this process reads the environment meanwhile.
-        unsafe { std::env::set_var(SHADER_CACHE_ENV, "off") };
-    });
+    no_disk_cache();
     Some(ctx_with(|a| DeviceDescriptor {
         required_features: features.unwrap_or(a.features()),
         required_limits: a.limits(),

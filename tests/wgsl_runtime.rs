@@ -7,22 +7,14 @@
 
 use std::borrow::Cow;
 
-use std::sync::Once;
-
-use aqueduct::shader_disk_cache::SHADER_CACHE_ENV;
 use aqueduct::*;
 use aqueduct_test_harness::facade::*;
+use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 
 /// A device, once this process's on-disk WGSL cache is off (the tests
 /// check the device's own cache and must not fill the user's).
 fn ctx() -> Ctx {
-    static NO_DISK_CACHE: Once = Once::new();
-    NO_DISK_CACHE.call_once(|| {
-        // SAFETY: the tests that open devices call this before anything
-        // else, and the one that does not reads no environment, so no other
-        // thread of this process reads the environment meanwhile.
-        unsafe { std::env::set_var(SHADER_CACHE_ENV, "off") };
-    });
+    no_disk_cache();
     aqueduct_test_harness::facade::ctx()
 }
 
@@ -33,14 +25,6 @@ fn wgsl_module(c: &Ctx, label: &'static str, text: &str) -> ShaderModule {
             source: ShaderSource::Wgsl(Cow::Owned(text.to_string())),
         })
     })
-}
-
-fn llvm_installed() -> bool {
-    let found = aqueduct_shaderc::Toolchain::available();
-    if !found {
-        eprintln!("clang-19/ld.lld-19 not installed: the run-time compile branch is not tested");
-    }
-    found
 }
 
 fn pipeline_with(
@@ -172,7 +156,7 @@ fn scale(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 #[test]
 fn wgsl_compiles_at_run_time_and_is_cached() {
-    if !llvm_installed() {
+    if !llvm_installed("the run-time compile branch") {
         return;
     }
     let c = ctx();
@@ -206,7 +190,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 #[test]
 fn override_constants_specialise_pipelines() {
-    if !llvm_installed() {
+    if !llvm_installed("the run-time compile branch") {
         return;
     }
     let c = ctx();
@@ -259,7 +243,7 @@ fn override_constants_specialise_pipelines() {
 /// A registered object built with constants answers only for them.
 #[test]
 fn registered_variants_match_their_constants() {
-    if !llvm_installed() {
+    if !llvm_installed("the run-time compile branch") {
         return;
     }
     let c = ctx();

@@ -14,6 +14,8 @@
 //! - `facade`: `facade`, facade devices on gfxsim, the checked-in kernels
 //!   as shader modules, readback and error-scope checks.
 //! - `wgpu`: `wgpu_api`, wgpu devices on gfxsim through aqueduct-wgpu.
+//! - `facade` or `wgpu`: `run_time_wgsl`, whether LLVM can compile WGSL
+//!   here, and the on-disk shader cache kept off in test processes.
 //!
 //! (The modules exist only with their features, so these names are plain
 //! text, not links.) A crate's tests take it as a dev-dependency with the
@@ -31,6 +33,8 @@ pub mod facade;
 pub mod fake_kfd;
 #[cfg(feature = "hsa-sim")]
 pub mod hsa_sim;
+#[cfg(any(feature = "facade", feature = "wgpu"))]
+pub mod run_time_wgsl;
 #[cfg(feature = "shaderc")]
 pub mod shaderc;
 #[cfg(feature = "sim")]

@@ -3,6 +3,7 @@
 //! subgroups runs with host-checked results, and a device opened without
 //! SHADER_F16 refuses an f16 shader with an error naming the feature.
 
+use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
 use aqueduct_wgpu::InstanceOptions;
 use wgpu::util::DeviceExt;
@@ -19,26 +20,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocati
 }
 ";
 
-fn llvm_installed() -> bool {
-    let found = aqueduct_shaderc::Toolchain::available();
-    if !found {
-        eprintln!("clang-19/ld.lld-19 not installed: shader features are not tested");
-    }
-    found
-}
-
-fn no_disk_cache() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: every test calls this before it does anything else, so no
-        // other thread of this process reads the environment meanwhile.
-        unsafe { std::env::set_var(aqueduct::shader_disk_cache::SHADER_CACHE_ENV, "off") };
-    });
-}
-
 #[test]
 fn shader_features_run_through_wgpu() {
-    if !llvm_installed() {
+    if !llvm_installed("shader features") {
         return;
     }
     no_disk_cache();
@@ -101,7 +85,7 @@ fn shader_features_run_through_wgpu() {
 
 #[test]
 fn a_shader_needing_a_feature_the_device_lacks_is_an_error() {
-    if !llvm_installed() {
+    if !llvm_installed("shader features") {
         return;
     }
     no_disk_cache();

@@ -5,6 +5,7 @@
 //! than the shader's immediates, and a dispatch before the immediates the
 //! shader reads are set, are validation errors.
 
+use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
 use wgpu::util::DeviceExt;
 
@@ -23,23 +24,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 ";
 
 const LEN: usize = 96;
-
-fn llvm_installed() -> bool {
-    let found = aqueduct_shaderc::Toolchain::available();
-    if !found {
-        eprintln!("clang-19/ld.lld-19 not installed: WGSL immediates are not tested");
-    }
-    found
-}
-
-fn no_disk_cache() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: every test calls this before it does anything else, so no
-        // other thread of this process reads the environment meanwhile.
-        unsafe { std::env::set_var(aqueduct::shader_disk_cache::SHADER_CACHE_ENV, "off") };
-    });
-}
 
 fn expected(n: u32, scale: f32, bias: [f32; 4]) -> Vec<f32> {
     (0..LEN)
@@ -117,7 +101,7 @@ fn pipeline(s: &Setup, immediate_size: u32) -> wgpu::ComputePipeline {
 
 #[test]
 fn immediates_at_offsets_change_between_dispatches() {
-    if !llvm_installed() {
+    if !llvm_installed("WGSL immediates") {
         return;
     }
     let s = setup();
@@ -177,7 +161,7 @@ fn immediates_at_offsets_change_between_dispatches() {
 
 #[test]
 fn a_layout_smaller_than_the_immediates_is_an_error() {
-    if !llvm_installed() {
+    if !llvm_installed("WGSL immediates") {
         return;
     }
     let s = setup();
@@ -194,7 +178,7 @@ fn a_layout_smaller_than_the_immediates_is_an_error() {
 
 #[test]
 fn a_dispatch_before_its_immediates_are_set_is_an_error() {
-    if !llvm_installed() {
+    if !llvm_installed("WGSL immediates") {
         return;
     }
     let s = setup();

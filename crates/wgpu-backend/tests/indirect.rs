@@ -6,6 +6,7 @@
 //! The shader reads an immediate that must stay 0 (set by the pass, never
 //! by the indirect machinery).
 
+use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
 
 const SHADER: &str = "
@@ -22,23 +23,6 @@ fn main(@builtin(num_workgroups) n: vec3u, @builtin(workgroup_id) id: vec3u) {
     }
 }
 ";
-
-fn llvm_installed() -> bool {
-    let found = aqueduct_shaderc::Toolchain::available();
-    if !found {
-        eprintln!("clang-19/ld.lld-19 not installed: indirect dispatch is not tested");
-    }
-    found
-}
-
-fn no_disk_cache() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: every test calls this before it does anything else, so no
-        // other thread of this process reads the environment meanwhile.
-        unsafe { std::env::set_var(aqueduct::shader_disk_cache::SHADER_CACHE_ENV, "off") };
-    });
-}
 
 struct Resources {
     device: wgpu::Device,
@@ -159,7 +143,7 @@ fn num_workgroups_seen(r: &Resources, counts: [u32; 3]) -> [u32; 3] {
 
 #[test]
 fn num_workgroups_and_discarded_dispatches() {
-    if !llvm_installed() {
+    if !llvm_installed("indirect dispatch") {
         return;
     }
     no_disk_cache();
@@ -174,7 +158,7 @@ fn num_workgroups_and_discarded_dispatches() {
 
 #[test]
 fn indirect_validation_errors_use_wgpus_words() {
-    if !llvm_installed() {
+    if !llvm_installed("indirect dispatch") {
         return;
     }
     no_disk_cache();

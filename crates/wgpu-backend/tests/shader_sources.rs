@@ -4,25 +4,9 @@
 //! constants and `defines` reach the preprocessor, and a GLSL shader of a
 //! stage other than compute is a validation error naming what was given.
 
+use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
 use wgpu::util::DeviceExt;
-
-fn llvm_installed() -> bool {
-    let found = aqueduct_shaderc::Toolchain::available();
-    if !found {
-        eprintln!("clang-19/ld.lld-19 not installed: SPIR-V and GLSL are not tested");
-    }
-    found
-}
-
-fn no_disk_cache() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: every test calls this before it does anything else, so no
-        // other thread of this process reads the environment meanwhile.
-        unsafe { std::env::set_var(aqueduct::shader_disk_cache::SHADER_CACHE_ENV, "off") };
-    });
-}
 
 /// Runs `main` of `module` over `input` (binding 0) into a fresh output
 /// (binding 1) with `constants`; returns the output's words.
@@ -96,7 +80,7 @@ void main() {
 
 #[test]
 fn glsl_runs_with_constants_and_defines() {
-    if !llvm_installed() {
+    if !llvm_installed("SPIR-V and GLSL") {
         return;
     }
     no_disk_cache();
@@ -122,7 +106,7 @@ fn glsl_runs_with_constants_and_defines() {
 
 #[test]
 fn spirv_from_make_spirv_runs() {
-    if !llvm_installed() {
+    if !llvm_installed("SPIR-V and GLSL") {
         return;
     }
     no_disk_cache();

@@ -7,18 +7,6 @@
 use aqueduct::*;
 use aqueduct_test_harness::facade::*;
 
-/// Runs `f` inside scopes for every filter: the first error caught, if any.
-fn any_error(device: &Device, f: impl FnOnce()) -> Option<Error> {
-    let internal = device.push_error_scope(ErrorFilter::Internal);
-    let oom = device.push_error_scope(ErrorFilter::OutOfMemory);
-    let validation = device.push_error_scope(ErrorFilter::Validation);
-    f();
-    let v = validation.pop_now();
-    let o = oom.pop_now();
-    let i = internal.pop_now();
-    v.or(o).or(i)
-}
-
 fn buffer(device: &Device, size: u64, usage: BufferUsages) -> Buffer {
     device.create_buffer(&BufferDescriptor {
         label: Some("hostile"),

@@ -213,6 +213,19 @@ pub fn map_then_work_done(
     order
 }
 
+/// Runs `f` inside scopes for every filter (validation, out of memory,
+/// internal): the first error caught, if any.
+pub fn any_error<R>(device: &Device, f: impl FnOnce() -> R) -> Option<Error> {
+    let internal = device.push_error_scope(ErrorFilter::Internal);
+    let oom = device.push_error_scope(ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(ErrorFilter::Validation);
+    let _ = f();
+    let v = validation.pop_now();
+    let o = oom.pop_now();
+    let i = internal.pop_now();
+    v.or(o).or(i)
+}
+
 /// Run `f` inside a validation scope and return the error it caught.
 pub fn validation_error<R>(device: &Device, f: impl FnOnce() -> R) -> (R, Option<Error>) {
     let scope = device.push_error_scope(ErrorFilter::Validation);

@@ -829,17 +829,21 @@ fn a_fault_names_the_source_line_with_debug_info() {
         &[OPENCL, &["-O1", "-g", "-c", "poke.cl", "-o", "poke.o"]].concat(),
     );
     build_in(&dir, "ld.lld-19", &["-shared", "poke.o", "-o", "poke.co"]);
-    let out = run(&[
-        dir.join("poke.co").to_str().unwrap(),
-        "--grid",
-        "32",
-        "--workgroup",
-        "32",
-        "--arg",
-        "0=u64:0x10",
-        "--arg",
-        "1=u32:7",
-    ]);
+    // Writes 7 to the unmapped address 0x10 from one work-item.
+    let poke = |file: &str| {
+        run(&[
+            dir.join(file).to_str().unwrap(),
+            "--grid",
+            "32",
+            "--workgroup",
+            "32",
+            "--arg",
+            "0=u64:0x10",
+            "--arg",
+            "1=u32:7",
+        ])
+    };
+    let out = poke("poke.co");
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let t = text(&out);
     assert!(t.contains("pc poke+0x"), "{t}");
@@ -864,17 +868,7 @@ fn a_fault_names_the_source_line_with_debug_info() {
         bundle.starts_with(b"__CLANG_OFFLOAD_BUNDLE__"),
         "not a bundle"
     );
-    let out = run(&[
-        dir.join("poke.bundle").to_str().unwrap(),
-        "--grid",
-        "32",
-        "--workgroup",
-        "32",
-        "--arg",
-        "0=u64:0x10",
-        "--arg",
-        "1=u32:7",
-    ]);
+    let out = poke("poke.bundle");
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let t = text(&out);
     assert!(t.contains(" at poke.hip:4"), "{t}");

@@ -38,6 +38,7 @@ use crate::device::DeviceShared;
 use crate::error::{Error, InternalError, QueueWriteError};
 use crate::lock_rank::{LockRank, Mutex};
 use crate::queue::Queue;
+use crate::trace::host_barrier::HostBarrierTrace;
 
 /// Slots of each device's host-callback ring.
 pub const HOST_CALLBACK_QUEUE_PACKETS: u32 = 1024;
@@ -115,26 +116,35 @@ pub(crate) fn enqueue(
     }
     let weak: Weak<DeviceShared> = Arc::downgrade(dev);
     let device = dev.id.number();
-    let run = move |result: Result<(), QueueError>| {
-        let traced_from = crate::trace::host_start();
-        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(result)));
-        if let Some(start) = traced_from {
-            let track = crate::trace::Track::HostCallback;
-            crate::trace::host_slice(device, track, "host callback", start, Default::default());
-        }
-        if let Err(payload) = caught
-            && let Some(dev) = weak.upgrade()
-        {
-            dev.host_callbacks.keep_panic(payload);
+    let runner = move |barrier: Option<HostBarrierTrace>| {
+        move |result: Result<(), QueueError>| {
+            let traced_from = crate::trace::host_start();
+            let caught =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(result)));
+            if let Some(start) = traced_from {
+                let track = crate::trace::Track::HostCallback;
+                crate::trace::host_slice(device, track, "host callback", start, Default::default());
+                if let Some(barrier) = barrier {
+                    barrier.record(start);
+                }
+            }
+            if let Err(payload) = caught
+                && let Some(dev) = weak.upgrade()
+            {
+                dev.host_callbacks.keep_panic(payload);
+            }
         }
     };
     let _order = dev.submit_lock.lock_unpoisoned();
     if crate::queue::all_completed(dev) {
         // Nothing outstanding on the GPU: only earlier host callbacks.
+        let run = runner(None);
         host.submit_callback(&[], None, move || run(Ok(())))?;
         return Ok(());
     }
     let done = dev.runtime.create_signal(1)?;
+    let barrier = crate::trace::enabled().then(|| HostBarrierTrace::new(dev, done.clone()));
+    let run = runner(barrier);
     match crate::queue::write_host_barrier(dev, &done)? {
         // The soft queue keeps `done` alive until its barrier completes.
         None => host.submit_callback_after(&done, run)?,

@@ -27,6 +27,27 @@ fn slices<'a>(events: &'a [Value], cat: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// A dispatch running for tenths of a second on gfxsim: `sqrt_exp_loop`
+/// (kernels/src/sqrt_exp_loop.cl) over 4096 items, 1000 rounds each.
+fn slow_work(c: &Ctx) -> CommandBuffer {
+    const ITEMS: u32 = 4096;
+    let module = kernel_module(&c.device, "sqrt_exp_loop", [64, 1, 1]);
+    let pipeline = auto_pipeline(&c.device, &module, "sqrt_exp_loop");
+    let input = storage(&c.device, u64::from(ITEMS) * 4);
+    let out = storage(&c.device, u64::from(ITEMS) * 4);
+    let bg = bind_group(&c.device, &pipeline, 0, &[&input, &out]);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bg, &[]);
+        pass.set_immediates(0, &1000u32.to_le_bytes());
+        pass.set_immediates(4, &ITEMS.to_le_bytes());
+        pass.dispatch_workgroups(ITEMS / 64, 1, 1);
+    }
+    enc.finish()
+}
+
 #[test]
 fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
     let dir = std::env::temp_dir().join(format!("aqueduct-trace-{}", std::process::id()));
@@ -53,12 +74,23 @@ fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
     enc.copy_buffer_to_buffer(&big, 0, &big_copy, 0, big.size());
     c.queue.submit([enc.finish()]);
     assert_eq!(read_words(&c, &big_copy), words);
+    // A host callback behind GPU work (a dispatch of tenths of a second,
+    // so the callback is queued while it runs): its barrier on the compute
+    // queue, then the callback on its host track.
+    c.queue.submit([slow_work(&c)]);
+    let (ran_tx, ran_rx) = std::sync::mpsc::channel();
+    c.queue
+        .submit_host_callback(move || ran_tx.send(()).expect("the test waits"));
+    ran_rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the host callback runs");
+    c.device.poll(PollType::wait_indefinitely()).expect("idle");
     session.stop().expect("trace written");
 
     let events = events(&path);
     let dispatches = slices(&events, "dispatch");
-    // The two vector_copy dispatches, and the blit kernels of the buffers'
-    // initial uploads and of the readback copy.
+    // The two vector_copy dispatches, and the blit kernels of the buffers' initial uploads and
+    // of the readback copy.
     let copies: Vec<_> = dispatches
         .iter()
         .filter(|e| e["name"] == "vector_copy")
@@ -90,7 +122,7 @@ fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
     // Wave 0 (lanes 0..3 in range) runs all 26: C 10, M 3, S 2, V 8, B 1,
     // L 1, W 1. Wave 1 (no lane in range) branches from s_cbranch_execz to
     // s_nop: 13, C 6, M 2, S 2, V 2, B 1. Together: 39.
-    for d in copies {
+    for d in &copies {
         let a = &d["args"];
         assert_eq!(a["wave_instructions"], 39, "{a:#}");
         let i = &a["instructions"];
@@ -154,6 +186,62 @@ fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
     };
     assert!(flow_ids("s").len() >= 2, "flows into and out of the copy");
     assert_eq!(flow_ids("s"), flow_ids("f"), "every arrow has both ends");
+
+    // Each submission ends with a barrier slice that waited for its last
+    // dispatch: the first doubling submission has one starting no earlier
+    // than its second dispatch ends, with an arrow from that dispatch.
+    let ts = |e: &Value| e["ts"].as_f64().expect("ts");
+    let end_of = |e: &Value| ts(e) + e["dur"].as_f64().expect("dur");
+    let ends: Vec<_> = slices(&events, "barrier")
+        .into_iter()
+        .filter(|e| e["name"] == "barrier: end of submission" && e["tid"] == 1)
+        .collect();
+    let first_copy = copies[1];
+    let submission = &first_copy["args"]["submission"];
+    let end = ends
+        .iter()
+        .find(|e| &e["args"]["submission"] == submission)
+        .unwrap_or_else(|| panic!("submission {submission} has an end: {ends:#?}"));
+    assert!(
+        ts(end) + 0.001 >= end_of(first_copy),
+        "{end} after {first_copy}"
+    );
+    let flows_at = |ph: &str, tid: u64, at: f64| {
+        events
+            .iter()
+            .filter(|e| e["ph"] == ph && e["tid"] == tid)
+            .filter(|e| (ts(e) - at).abs() < 0.002)
+            .filter_map(|e| e["id"].as_u64())
+            .collect::<Vec<_>>()
+    };
+    let into_end = flows_at("f", 1, ts(end));
+    assert!(
+        flows_at("s", 1, end_of(first_copy) - 0.001)
+            .iter()
+            .chain(&flows_at("s", 1, ts(first_copy)))
+            .any(|id| into_end.contains(id)),
+        "an arrow from the dispatch to the end of its submission"
+    );
+
+    // The host callback's barrier, with an arrow to the callback.
+    let host_barrier = slices(&events, "barrier")
+        .into_iter()
+        .find(|e| e["name"] == "barrier: host callback")
+        .unwrap_or_else(|| panic!("a host-callback barrier: {barriers:?}"));
+    assert_eq!(host_barrier["tid"], 1, "on the compute queue");
+    let callback = slices(&events, "host")
+        .into_iter()
+        .find(|e| e["name"] == "host callback")
+        .expect("the host callback's slice");
+    assert_eq!(callback["tid"], 13);
+    let into_callback = flows_at("f", 13, ts(callback));
+    assert!(
+        flows_at("s", 1, end_of(host_barrier) - 0.001)
+            .iter()
+            .chain(&flows_at("s", 1, ts(host_barrier)))
+            .any(|id| into_callback.contains(id)),
+        "an arrow from the barrier to the callback"
+    );
 
     let host = slices(&events, "host");
     for name in ["submit", "map_async"] {

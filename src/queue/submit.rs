@@ -304,7 +304,9 @@ pub(super) fn write_packets(
             *trace = Some(t);
         }
     }
-    let total = ops.iter().map(|o| u64::from(o.packets())).sum::<u64>() + 1;
+    // The closing barrier, and the traced end-of-submission barrier.
+    let closing = 1 + u64::from(trace_va.is_some());
+    let total = ops.iter().map(|o| u64::from(o.packets())).sum::<u64>() + closing;
     let mut retried = false;
     loop {
         let mut slots = SlotWriter::new(&dev.hsa_queue, total);
@@ -370,8 +372,9 @@ fn submit_sdma(
 }
 
 /// The packet-writing half of `write_packets`, into `slots`. With
-/// `trace_va`, each dispatch packet and each SDMA op's two barriers
-/// complete the next signal of the trace's block, in order.
+/// `trace_va`, each dispatch packet, each SDMA op's two barriers and a
+/// barrier ending the submission complete the next signal of the trace's
+/// block, in order.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write_slots(
     dev: &DeviceShared,
@@ -532,6 +535,16 @@ pub(super) fn write_slots(
                 }
             }
         }
+    }
+    if let Some(end_slot) = trace_signal() {
+        // Traced: the end of the submission gets stamps of its own (the
+        // epoch signal's are shared with later submissions).
+        let end_fence = PacketFence {
+            barrier: true,
+            acquire: aqueduct_kfd::abi::FenceScope::None,
+            release: aqueduct_kfd::abi::FenceScope::None,
+        };
+        slots.write(&packet::barrier_and(&[], end_slot, end_fence)?.to_raw())?;
     }
     let fence = lower::completion_fence();
     let id = slots.next_index()?;

@@ -1,9 +1,10 @@
 //! Timeline traces: a Chrome/Perfetto trace-event JSON file with a track
-//! per GPU queue (one slice per dispatch, per SDMA copy or fill and per
-//! barrier packet ordering it, with flow arrows to what each barrier
-//! waited for; timed by the CP's stamps in completion signals; the
-//! barrier that closes a submission and timestamp markers are not shown)
-//! and host tracks for
+//! per GPU queue (one slice per dispatch, per SDMA copy or fill, per
+//! barrier packet ordering them, per submission's end and per host
+//! callback's barrier, with flow arrows to what each barrier waited for
+//! and from it to what it released; timed by the CP's stamps in
+//! completion signals; timestamp-query markers are not shown) and host
+//! tracks for
 //! submissions, mapping, blocking waits and host callbacks. On gfxsim each
 //! dispatch slice also carries the device's per-dispatch counters.
 //!
@@ -16,11 +17,13 @@
 //! more, of whether gfxsim was told to count (`DeviceShared::count_dispatches`).
 //!
 //! The parts: `event.rs` (tracks and records), `writer.rs` (the file),
+//! `host_barrier.rs` (a host callback's GPU barrier),
 //! `submission.rs` (a submission's traced packets: their signals, and the
 //! events made of them once the submission retires, on the trace thread
 //! so that polling threads only copy the stamps).
 
 mod event;
+pub(crate) mod host_barrier;
 pub(crate) mod submission;
 mod writer;
 

@@ -4,8 +4,13 @@
 //! Dispatch packets complete no signal of their own (the submission's
 //! closing barrier carries the epoch signal), so a traced submission gets
 //! a block of `amd_signal_t`s in its kernarg ring space, one per dispatch
-//! packet and two per SDMA op (its gate and wait barriers), and each of
-//! those packets completes one. The device's queue has profiling on
+//! packet, two per SDMA op (its gate and wait barriers) and one for the
+//! end of the submission, and each of those packets completes one. The
+//! epoch signal is shared by every submission, so its stamps may belong to
+//! a later one by the time this one retires: a traced submission instead
+//! writes one more barrier-AND (barrier bit, no fences, no dependencies)
+//! just before its closing barrier, completing the last slot, and its
+//! stamps show when everything before it had completed. The device's queue has profiling on
 //! (`src/device.rs`), so the CP writes each packet's start and end into
 //! its signal: a dispatch from launch to its last workgroup, a barrier from
 //! when its condition held to completion. The gate barrier of an SDMA op
@@ -49,6 +54,8 @@ pub(crate) enum TracedPacket {
         work: SdmaWork,
         gates: Arc<SdmaGates>,
     },
+    /// The barrier that ends the submission (one slot, always last).
+    End,
 }
 
 impl TracedPacket {
@@ -56,6 +63,7 @@ impl TracedPacket {
         match self {
             TracedPacket::Dispatch { count, .. } => u64::from(*count),
             TracedPacket::Sdma { .. } => 2,
+            TracedPacket::End => 1,
         }
     }
 }
@@ -100,6 +108,7 @@ impl SubmissionTrace {
                 _ => {}
             }
         }
+        packets.push(TracedPacket::End);
         packets
     }
 
@@ -161,6 +170,9 @@ impl SubmissionTrace {
                     },
                     wait: self.ticks(k + 1),
                 },
+                TracedPacket::End => RetiredPacket::End {
+                    ticks: self.ticks(k),
+                },
             });
             k += p.slots();
         }
@@ -190,10 +202,17 @@ enum RetiredPacket {
         gate: Option<(u64, u64)>,
         wait: Option<(u64, u64)>,
     },
+    /// The barrier ending the submission.
+    End { ticks: Option<(u64, u64)> },
 }
 
 /// Flow arrows' ids (unique in the process).
 static NEXT_FLOW: AtomicU64 = AtomicU64::new(1);
+
+/// A new flow arrow id.
+pub(super) fn next_flow_id() -> u64 {
+    NEXT_FLOW.fetch_add(1, Ordering::Relaxed)
+}
 
 /// Events of one device, with the GPU's ticks translated.
 struct Events {
@@ -241,7 +260,7 @@ impl Events {
 
     /// An arrow from the slice on `from` at `from_ts` to the one on `to` at `to_ts`.
     fn flow(&mut self, from: Track, from_ts: u64, to: Track, to_ts: u64) {
-        let id = NEXT_FLOW.fetch_add(1, Ordering::Relaxed);
+        let id = next_flow_id();
         self.push(from, from_ts, EventKind::FlowStart { id });
         self.push(to, to_ts, EventKind::FlowEnd { id });
     }
@@ -272,6 +291,9 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
     for sub in retired {
         // The last dispatch slice: what a later barrier (barrier bit) waited for.
         let mut last_dispatch: Option<u64> = None;
+        // The last compute-queue slice of the submission (a dispatch or an
+        // SDMA wait barrier): what the ending barrier waited for.
+        let mut last_work: Option<u64> = None;
         for p in sub.packets {
             match p {
                 RetiredPacket::Dispatch {
@@ -308,6 +330,7 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
                         }
                         ev.slice(Track::Compute, kernel.to_string(), "dispatch", time, a);
                         last_dispatch = Some(time.1.saturating_sub(1).max(time.0));
+                        last_work = last_dispatch;
                     }
                 }
                 RetiredPacket::Sdma { work, gate, wait } => {
@@ -365,7 +388,21 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
                         );
                         ev.flow(Track::Sdma, span.0, Track::Compute, w.0);
                     }
+                    if let Some(w) = wait {
+                        last_work = Some(w.1.saturating_sub(1).max(w.0));
+                    }
                     last_dispatch = None;
+                }
+                RetiredPacket::End { ticks } => {
+                    let Some(time) = ticks.and_then(|t| ev.time(t)) else {
+                        continue;
+                    };
+                    let a = args([("submission", json!(sub.epoch))]);
+                    let name = "barrier: end of submission".to_string();
+                    ev.slice(Track::Compute, name, "barrier", time, a);
+                    if let Some(w) = last_work {
+                        ev.flow(Track::Compute, w, Track::Compute, time.0);
+                    }
                 }
             }
         }

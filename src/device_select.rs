@@ -159,6 +159,7 @@ impl DispatchCounterSource {
                 ("instructions", json!(classes)),
                 ("global_read_bytes", json!(c.global_read_bytes)),
                 ("global_written_bytes", json!(c.global_written_bytes)),
+                ("lds_bank_conflicts", json!(c.lds_bank_conflicts)),
                 (
                     "occupancy",
                     json!({
@@ -189,6 +190,12 @@ impl DispatchCounterSource {
                     ]
                     .into_iter()
                     .collect(),
+                ),
+                (
+                    "LDS bank conflicts",
+                    [("cycles".to_string(), json!(c.lds_bank_conflicts))]
+                        .into_iter()
+                        .collect(),
                 ),
             ];
             Some(CounterArgs { args, series })

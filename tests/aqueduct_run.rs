@@ -914,8 +914,8 @@ fn profile_prints_counters_counted_by_hand() {
     // wave, and 4 per lane below n (40 lanes): 3 * 8 + 2 * 16 + 160 = 216;
     // written: 160. 8 VGPRs are given 24, so 16 waves fit a SIMD.
     let expected = [
-        "6", "8", "18", "0", "2", "2", "0", "0", "3", "0", "26", "65", "216", "160", "16", "wave",
-        "slots",
+        "6", "8", "18", "0", "2", "2", "0", "0", "3", "0", "26", "65", "216", "160", "0", "16",
+        "wave", "slots",
     ];
     let rows: Vec<Vec<&str>> = stdout
         .lines()
@@ -934,4 +934,75 @@ fn profile_prints_counters_counted_by_hand() {
     for name in ["salu", "vmem_load", "read B", "waves/SIMD", "limited by"] {
         assert!(header.contains(name), "{header}");
     }
+}
+
+/// The LDS bank-conflict column of `--profile` against a count by hand
+/// (crates/isa/src/gfx11/exec/lds_banks.rs: 32 four-byte banks). Needs
+/// clang-19 and ld.lld-19 (skipped without).
+#[test]
+fn profile_counts_lds_bank_conflicts_by_stride() {
+    if !aqueduct_shaderc::Toolchain::available() {
+        eprintln!("skipped: clang-19 / ld.lld-19 not installed");
+        return;
+    }
+    let dir = temp_dir("lds-banks");
+    let source = "kernel void strided(global uint* out, uint stride)
+{
+    local uint tile[32 * 33];
+    uint lid = get_local_id(0);
+    tile[lid * stride] = lid;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tile[((lid + 1) % 32) * stride];
+}
+";
+    std::fs::write(dir.join("k.cl"), source).unwrap();
+    build_in(
+        &dir,
+        "clang-19",
+        &[OPENCL, &["-O3", "-c", "k.cl", "-o", "k.o"]].concat(),
+    );
+    build_in(&dir, "ld.lld-19", &["-shared", "k.o", "-o", "k.co"]);
+    // Two one-wave workgroups. With a stride of 32 dwords every lane's
+    // dword is in bank 0: the store and the load take 32 cycles each, 31
+    // of them conflicts, so 2 * 2 * 31 = 124. A stride of 33 puts the 32
+    // lanes in 32 banks (0 conflicts); a stride of 0 is one dword for all
+    // (a broadcast: 0 conflicts).
+    for (stride, conflicts) in [(32, 124), (33, 0), (0, 0)] {
+        let out_file = dir.join(format!("out{stride}.bin"));
+        let out = run(&[
+            dir.join("k.co").to_str().unwrap(),
+            "--kernel",
+            "strided",
+            "--grid",
+            "64",
+            "--workgroup",
+            "32",
+            "--arg",
+            &format!("out=out:{}:256", out_file.display()),
+            "--arg",
+            &format!("stride=u32:{stride}"),
+            "--profile",
+        ]);
+        assert!(out.status.success(), "{}", text(&out));
+        // Each lane reads what the next lane (mod 32) stored, or for a
+        // stride of 0 what the last lane to store wrote (the highest).
+        let want: Vec<u32> = (0..64u32)
+            .map(|i| if stride == 0 { 31 } else { (i + 1) % 32 })
+            .collect();
+        assert_eq!(read_u32s(&out_file), want, "stride {stride}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        // Columns are right-aligned under their names.
+        let header = stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with("run "))
+            .expect("a header");
+        let end = header.find("LDS conflicts").expect("the column") + "LDS conflicts".len();
+        let row = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some("1"))
+            .expect("a row");
+        let cell = row[..end].split_whitespace().last().expect("a cell");
+        assert_eq!(cell, conflicts.to_string(), "stride {stride}: {stdout}");
+    }
+    std::fs::remove_dir_all(dir).ok();
 }

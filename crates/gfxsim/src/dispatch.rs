@@ -123,6 +123,7 @@ struct Sums {
     classes: ClassCounts,
     read: u64,
     written: u64,
+    lds_bank_conflicts: u64,
 }
 
 impl Sums {
@@ -130,6 +131,15 @@ impl Sums {
         self.classes.add(&s.classes);
         self.read += s.global_read_bytes;
         self.written += s.global_written_bytes;
+        self.lds_bank_conflicts += s.lds_bank_conflicts;
+    }
+
+    /// Add a batch's sums.
+    fn merge(&mut self, other: &Sums) {
+        self.classes.add(&other.classes);
+        self.read += other.read;
+        self.written += other.written;
+        self.lds_bank_conflicts += other.lds_bank_conflicts;
     }
 }
 
@@ -242,6 +252,7 @@ impl Job {
             classes: sums.classes,
             global_read_bytes: sums.read,
             global_written_bytes: sums.written,
+            lds_bank_conflicts: sums.lds_bank_conflicts,
             occupancy: c.occupancy,
         })
     }
@@ -403,9 +414,7 @@ impl Job {
             }
             if let Some(c) = &self.counters {
                 let mut total = c.sums.lock().unwrap_or_else(|e| e.into_inner());
-                total.classes.add(&sums.classes);
-                total.read += sums.read;
-                total.written += sums.written;
+                total.merge(&sums);
             }
             self.wave_instructions.fetch_add(insts, Ordering::Relaxed);
             stats.wave_instructions.fetch_add(insts, Ordering::Relaxed);

@@ -38,6 +38,9 @@ pub struct DispatchCounters {
     /// stores, atomics; aqueduct-isa's traffic.rs says how ranges count).
     pub global_read_bytes: u64,
     pub global_written_bytes: u64,
+    /// LDS bank-conflict cycles of the dword loads and stores (the model
+    /// of aqueduct-isa's gfx11/exec/lds_banks.rs: 32 four-byte banks).
+    pub lds_bank_conflicts: u64,
     pub occupancy: Occupancy,
 }
 
@@ -235,6 +238,7 @@ mod tests {
             classes: ClassCounts::default(),
             global_read_bytes: 0,
             global_written_bytes: 0,
+            lds_bank_conflicts: 0,
             occupancy: Occupancy::of(&descriptor(0, true), 1, 0),
         };
         log.insert(0x40, record.clone());

@@ -273,4 +273,7 @@ pub struct WorkgroupStats {
     /// counts; zero unless the dispatch counts).
     pub global_read_bytes: u64,
     pub global_written_bytes: u64,
+    /// LDS bank-conflict cycles (gfx11/exec/lds_banks.rs says what counts;
+    /// zero unless the dispatch counts).
+    pub lds_bank_conflicts: u64,
 }

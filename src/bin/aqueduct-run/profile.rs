@@ -1,6 +1,7 @@
 //! `--profile`: a table of each run's GPU time (the CP's stamps in the
 //! completion signal) and, on gfxsim, its per-dispatch counters (wave
-//! instructions by class, global-memory bytes, occupancy and its limit;
+//! instructions by class, global-memory bytes, LDS bank-conflict cycles,
+//! occupancy and its limit;
 //! `SimDevice::dispatch_counters`).
 
 use std::fmt::Write;
@@ -27,8 +28,8 @@ pub fn table(rows: &[ProfileRow]) -> String {
         }
         let _ = write!(
             out,
-            " {:>11} {:>12} {:>12} {:>10}  limited by",
-            "total", "read B", "written B", "waves/SIMD"
+            " {:>11} {:>12} {:>12} {:>14} {:>10}  limited by",
+            "total", "read B", "written B", "LDS conflicts", "waves/SIMD"
         );
     }
     out.push('\n');
@@ -45,10 +46,11 @@ pub fn table(rows: &[ProfileRow]) -> String {
             let o = &c.occupancy;
             let _ = write!(
                 out,
-                " {:>11} {:>12} {:>12} {:>10}  {}",
+                " {:>11} {:>12} {:>12} {:>14} {:>10}  {}",
                 c.classes.total(),
                 c.global_read_bytes,
                 c.global_written_bytes,
+                c.lds_bank_conflicts,
                 o.waves_per_simd,
                 o.limit.name()
             );

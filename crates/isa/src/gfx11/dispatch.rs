@@ -560,6 +560,7 @@ impl Dispatch {
             shared_base: s.shared_aperture_base,
             private_base: s.private_aperture_base,
             spans: std::mem::take(spans),
+            lds_bank_conflicts: self.counting.then_some(0),
         };
         // A loop, not a closure: a closure would be its own function, not
         // compiled for AVX2 in `run_waves_avx2`.
@@ -590,6 +591,7 @@ impl Dispatch {
             let (read, written) = c.tally.take();
             stats.global_read_bytes += inline_read + read;
             stats.global_written_bytes += inline_written + written;
+            stats.lds_bank_conflicts += env.lds_bank_conflicts.unwrap_or(0);
         }
         *spans = env.spans;
         ctx.lds = lds;

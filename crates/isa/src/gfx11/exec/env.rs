@@ -37,6 +37,9 @@ pub(crate) struct Env<'a> {
     pub private_base: u64,
     /// Mappings `translate` remembers (start empty).
     pub spans: SpanCache,
+    /// LDS bank-conflict cycles so far, when the dispatch counts
+    /// (lds_banks.rs); None otherwise.
+    pub lds_bank_conflicts: Option<u64>,
 }
 
 impl Env<'_> {

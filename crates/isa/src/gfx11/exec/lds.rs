@@ -14,6 +14,7 @@
 //! pre-resolved form.
 
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal};
+use crate::gfx11::exec::lds_banks::conflict_cycles;
 use crate::gfx11::exec::vmem::atomics::{Rmw, apply32, apply64};
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::inst::Inst;
@@ -414,7 +415,11 @@ pub(crate) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         return Err(illegal(i));
     }
     let exec = w.exec();
-    if let Some(d) = DsRows::of(i)
+    let rows = DsRows::of(i);
+    if let (Some(d), Some(conflicts)) = (&rows, &mut env.lds_bank_conflicts) {
+        *conflicts += conflict_cycles(&w.vgpr[d.addr as usize], exec, d);
+    }
+    if let Some(d) = rows
         && ds_in_range(w, env.lds, &d, exec)
     {
         return Ok(Flow::Next);
@@ -873,6 +878,7 @@ mod tests {
             shared_base: 0,
             private_base: 0,
             spans: Default::default(),
+            lds_bank_conflicts: None,
         }
     }
 

@@ -35,6 +35,7 @@
 mod env;
 pub(crate) mod fast;
 mod lds;
+mod lds_banks;
 mod lds_misc;
 #[cfg(test)]
 mod opcode_coverage_tests;

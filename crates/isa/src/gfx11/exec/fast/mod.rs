@@ -31,7 +31,7 @@ pub(crate) use form::{Cond, Fast, compile, fuse};
 
 use super::env::{Env, Flow};
 use super::vmem::{coalesced, s_load_at};
-use super::{lds, salu, valu, vmem};
+use super::{lds, lds_banks, salu, valu, vmem};
 use crate::gfx11::exec::operand::sread;
 use crate::gfx11::wave::{EXEC, Wave};
 
@@ -158,7 +158,17 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
         Fast::GlobalAtomic(a) => vmem::fast::atomic(w, env, &a).then_some(Flow::Next),
         Fast::Ds(d) => {
             let exec = w.sgpr[EXEC];
-            lds::ds_in_range(w, env.lds, &d, exec).then_some(Flow::Next)
+            // Counted before the access (a load may overwrite its address
+            // row), kept only when it ran here: otherwise `lds::ds` runs and
+            // counts it.
+            let conflicts = env
+                .lds_bank_conflicts
+                .map(|_| lds_banks::conflict_cycles(&w.vgpr[d.addr as usize], exec, &d));
+            let ran = lds::ds_in_range(w, env.lds, &d, exec);
+            if ran && let (Some(total), Some(c)) = (&mut env.lds_bank_conflicts, conflicts) {
+                *total += c;
+            }
+            ran.then_some(Flow::Next)
         }
         Fast::DsShuffle(d) => {
             lds::ds_shuffle(w, &d, w.sgpr[EXEC]);

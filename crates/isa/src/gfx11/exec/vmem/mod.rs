@@ -1270,6 +1270,7 @@ mod tests {
             shared_base: 0,
             private_base: PRIVATE_BASE,
             spans: Default::default(),
+            lds_bank_conflicts: None,
         }
     }
 

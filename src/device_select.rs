@@ -102,13 +102,6 @@ pub fn default_device() -> Result<Arc<dyn KfdDevice>, DeviceSelectError> {
     open_device(DeviceChoice::from_env()?)
 }
 
-/// What the trace shows of one dispatch's counters: arguments of its slice
-/// and samples of counter tracks.
-pub(crate) struct CounterArgs {
-    pub args: serde_json::Map<String, serde_json::Value>,
-    pub series: Vec<(&'static str, serde_json::Map<String, serde_json::Value>)>,
-}
-
 /// gfxsim's per-dispatch counters (`SimDevice::dispatch_counters`),
 /// reached through the device handle: the trace's one use of gfxsim's own
 /// API. None on any other device.
@@ -140,65 +133,36 @@ impl DispatchCounterSource {
         let _ = on;
     }
 
-    /// The counters of the dispatch that completed `signal`, as trace arguments.
-    pub(crate) fn take(&self, signal: u64) -> Option<CounterArgs> {
+    /// The counters of the dispatch that completed `signal`, as the trace
+    /// shows them.
+    pub(crate) fn take(&self, signal: u64) -> Option<crate::trace::DispatchCounterValues> {
         #[cfg(feature = "sim")]
         {
-            use serde_json::json;
+            use crate::trace::{DispatchCounterValues, NamedCounts, OccupancyValues};
             let c = self.sim.dispatch_counters(signal)?;
-            let classes: serde_json::Map<String, serde_json::Value> =
-                aqueduct_gfxsim::InstClass::ALL
-                    .iter()
-                    .map(|k| (k.name().to_string(), json!(c.classes.get(*k))))
-                    .collect();
             let o = &c.occupancy;
-            let args = [
-                ("dispatch_id", json!(c.dispatch_id)),
-                ("workgroups", json!(c.workgroups)),
-                ("wave_instructions", json!(c.classes.total())),
-                ("instructions", json!(classes)),
-                ("global_read_bytes", json!(c.global_read_bytes)),
-                ("global_written_bytes", json!(c.global_written_bytes)),
-                ("lds_bank_conflicts", json!(c.lds_bank_conflicts)),
-                (
-                    "occupancy",
-                    json!({
-                        "waves_per_simd": o.waves_per_simd,
-                        "limited_by": o.limit.name(),
-                        "vgprs": o.vgprs,
-                        "sgprs": o.sgprs,
-                        "lds_bytes": o.lds_bytes,
-                        "waves_per_workgroup": o.waves_per_workgroup,
-                    }),
-                ),
-            ]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
-            let series = vec![
-                (
-                    "waves per SIMD",
-                    [("waves".to_string(), json!(o.waves_per_simd))]
-                        .into_iter()
+            Some(DispatchCounterValues {
+                dispatch_id: c.dispatch_id,
+                workgroups: c.workgroups,
+                wave_instructions: c.classes.total(),
+                instructions: NamedCounts(
+                    aqueduct_gfxsim::InstClass::ALL
+                        .iter()
+                        .map(|k| (k.name(), c.classes.get(*k)))
                         .collect(),
                 ),
-                (
-                    "global memory bytes",
-                    [
-                        ("read".to_string(), json!(c.global_read_bytes)),
-                        ("written".to_string(), json!(c.global_written_bytes)),
-                    ]
-                    .into_iter()
-                    .collect(),
-                ),
-                (
-                    "LDS bank conflicts",
-                    [("cycles".to_string(), json!(c.lds_bank_conflicts))]
-                        .into_iter()
-                        .collect(),
-                ),
-            ];
-            Some(CounterArgs { args, series })
+                global_read_bytes: c.global_read_bytes,
+                global_written_bytes: c.global_written_bytes,
+                lds_bank_conflicts: c.lds_bank_conflicts,
+                occupancy: OccupancyValues {
+                    waves_per_simd: o.waves_per_simd,
+                    limited_by: o.limit.name(),
+                    vgprs: o.vgprs,
+                    sgprs: o.sgprs,
+                    lds_bytes: o.lds_bytes,
+                    waves_per_workgroup: o.waves_per_workgroup,
+                },
+            })
         }
         #[cfg(not(feature = "sim"))]
         {

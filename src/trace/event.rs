@@ -8,7 +8,10 @@
 //! arrow (bound to the enclosing slices, `bp` "e"), "M" the metadata that
 //! names a process (`pid`: one per device) and a thread (`tid`: a track).
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::args::{Args, Sample};
 
 /// Where an event is drawn: one track of one device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,13 +63,10 @@ pub(crate) enum EventKind {
         name: String,
         cat: &'static str,
         dur_ns: u64,
-        args: Map<String, Value>,
+        args: Args,
     },
-    /// Samples of the counter track `name` (one series per key).
-    Counter {
-        name: &'static str,
-        values: Map<String, Value>,
-    },
+    /// A sample of the counter track `name`.
+    Counter { name: &'static str, values: Sample },
     /// The start of flow arrow `id` (in the slice at `ts`).
     FlowStart { id: u64 },
     /// The end of flow arrow `id` (in the slice at `ts`).
@@ -78,34 +78,87 @@ fn micros(ns: u64, origin_ns: u64) -> f64 {
     (ns as i128 - origin_ns as i128) as f64 / 1000.0
 }
 
+/// One record of the file, as serde writes it.
+#[derive(Serialize)]
+struct Record<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cat: Option<&'a str>,
+    ph: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bp: Option<&'static str>,
+    pid: u64,
+    tid: u32,
+    ts: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dur: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    args: Option<RecordArgs<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum RecordArgs<'a> {
+    Slice(&'a Args),
+    Sample(&'a Sample),
+}
+
 impl TraceEvent {
-    /// The JSON record of the event, with `ts` relative to `origin_ns`.
-    pub(crate) fn to_json(&self, origin_ns: u64) -> Value {
+    /// Append the JSON record of the event, with `ts` relative to
+    /// `origin_ns`, to `out`.
+    pub(crate) fn write_json(&self, origin_ns: u64, out: &mut Vec<u8>) {
         let (tid, _) = self.track.id_and_name();
-        let ts = micros(self.ts_ns, origin_ns);
-        let pid = self.device;
-        match &self.kind {
+        let base = Record {
+            name: "",
+            cat: None,
+            ph: "X",
+            id: None,
+            bp: None,
+            pid: self.device,
+            tid,
+            ts: micros(self.ts_ns, origin_ns),
+            dur: None,
+            args: None,
+        };
+        let record = match &self.kind {
             EventKind::Slice {
                 name,
                 cat,
                 dur_ns,
                 args,
-            } => json!({
-                "name": name, "cat": cat, "ph": "X", "pid": pid, "tid": tid,
-                "ts": ts, "dur": *dur_ns as f64 / 1000.0, "args": args,
-            }),
-            EventKind::Counter { name, values } => json!({
-                "name": name, "ph": "C", "pid": pid, "tid": tid, "ts": ts, "args": values,
-            }),
-            EventKind::FlowStart { id } => json!({
-                "name": "waits for", "cat": "flow", "ph": "s", "id": id,
-                "pid": pid, "tid": tid, "ts": ts,
-            }),
-            EventKind::FlowEnd { id } => json!({
-                "name": "waits for", "cat": "flow", "ph": "f", "bp": "e", "id": id,
-                "pid": pid, "tid": tid, "ts": ts,
-            }),
-        }
+            } => Record {
+                name,
+                cat: Some(cat),
+                dur: Some(*dur_ns as f64 / 1000.0),
+                args: Some(RecordArgs::Slice(args)),
+                ..base
+            },
+            EventKind::Counter { name, values } => Record {
+                name,
+                ph: "C",
+                args: Some(RecordArgs::Sample(values)),
+                ..base
+            },
+            EventKind::FlowStart { id } => Record {
+                name: "waits for",
+                cat: Some("flow"),
+                ph: "s",
+                id: Some(*id),
+                ..base
+            },
+            EventKind::FlowEnd { id } => Record {
+                name: "waits for",
+                cat: Some("flow"),
+                ph: "f",
+                id: Some(*id),
+                bp: Some("e"),
+                ..base
+            },
+        };
+        // Writing into a Vec cannot fail, and every field serializes.
+        let _ = serde_json::to_writer(out, &record);
     }
 }
 

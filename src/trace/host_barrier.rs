@@ -12,7 +12,6 @@
 use std::sync::Arc;
 
 use aqueduct_hsa::{Agent, Runtime, Signal};
-use serde_json::Map;
 
 use super::submission::next_flow_id;
 use super::{EventKind, TraceEvent, Track, in_background, write_events};
@@ -62,7 +61,7 @@ impl HostBarrierTrace {
                 name: "barrier: host callback".into(),
                 cat: "barrier",
                 dur_ns: t.end - t.start,
-                args: Map::new(),
+                args: Default::default(),
             };
             let from = t.end.saturating_sub(1).max(t.start);
             write_events(vec![

@@ -22,6 +22,7 @@
 //! events made of them once the submission retires, on the trace thread
 //! so that polling threads only copy the stamps).
 
+mod args;
 mod event;
 pub(crate) mod host_barrier;
 pub(crate) mod submission;
@@ -32,6 +33,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
+pub(crate) use args::{Args, DispatchArgs, DispatchCounterValues, NamedCounts, OccupancyValues};
 pub(crate) use event::{EventKind, TraceEvent, Track};
 use writer::TraceWriter;
 
@@ -256,7 +258,7 @@ pub(crate) fn host_slice(
             name: name.into(),
             cat: "host",
             dur_ns: end.saturating_sub(start_ns),
-            args,
+            args: args.into(),
         },
     }]);
 }

@@ -31,7 +31,7 @@ use serde_json::{Map, Value, json};
 
 use aqueduct_hsa::{Agent, Runtime};
 
-use super::{EventKind, TraceEvent, Track, in_background, write_events};
+use super::{Args, DispatchArgs, EventKind, TraceEvent, Track, in_background, write_events};
 use crate::command::lower::{Op, SdmaWork, Work};
 use crate::device::DeviceShared;
 use crate::device_select::DispatchCounterSource;
@@ -247,13 +247,13 @@ impl Events {
         name: String,
         cat: &'static str,
         (start, end): (u64, u64),
-        args: Map<String, Value>,
+        args: impl Into<Args>,
     ) {
         let kind = EventKind::Slice {
             name,
             cat,
             dur_ns: end - start,
-            args,
+            args: args.into(),
         };
         self.push(track, start, kind);
     }
@@ -306,28 +306,25 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
                         let Some(time) = ticks.and_then(|t| ev.time(t)) else {
                             continue;
                         };
-                        let mut a = args([
-                            ("submission", json!(sub.epoch)),
-                            ("grid", json!(grid)),
-                            ("workgroup", json!(workgroup)),
-                        ]);
-                        if let Some(c) = counters.as_ref().and_then(|s| s.take(signal)) {
-                            a.extend(c.args);
+                        let counters = counters.as_ref().and_then(|s| s.take(signal));
+                        if let Some(c) = &counters {
                             // Each series holds its value for the slice, 0 after it.
-                            for (name, values) in c.series {
-                                let zeros = values.keys().map(|k| (k.clone(), json!(0))).collect();
-                                ev.push(
-                                    Track::Compute,
-                                    time.0,
-                                    EventKind::Counter { name, values },
-                                );
-                                let zeros = EventKind::Counter {
+                            for (name, values) in c.samples() {
+                                let at = EventKind::Counter { name, values };
+                                ev.push(Track::Compute, time.0, at);
+                                let after = EventKind::Counter {
                                     name,
-                                    values: zeros,
+                                    values: values.zeroed(),
                                 };
-                                ev.push(Track::Compute, time.1, zeros);
+                                ev.push(Track::Compute, time.1, after);
                             }
                         }
+                        let a = Args::Dispatch(Box::new(DispatchArgs {
+                            submission: sub.epoch,
+                            grid,
+                            workgroup,
+                            counters,
+                        }));
                         ev.slice(Track::Compute, kernel.to_string(), "dispatch", time, a);
                         last_dispatch = Some(time.1.saturating_sub(1).max(time.0));
                         last_work = last_dispatch;

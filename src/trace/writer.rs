@@ -73,7 +73,10 @@ impl TraceWriter {
         if self.named.insert((event.device, event.track)) {
             self.push_json(&track_name(event.device, event.track));
         }
-        self.push_json(&event.to_json(self.origin_ns));
+        self.pending
+            .extend_from_slice(if self.any { b",\n" } else { b"\n" });
+        self.any = true;
+        event.write_json(self.origin_ns, &mut self.pending);
         if self.pending.len() >= FLUSH_BYTES {
             self.flush()?;
         }

@@ -5,6 +5,7 @@
 
 use crate::gfx11::inst::{Inst, Src};
 use crate::gfx11::wave::Wave;
+use crate::observer::WorkgroupObserver;
 use crate::span_cache::SpanCache;
 use crate::{Access, GpuMemory, MemoryFault, WaveErrorKind};
 
@@ -37,6 +38,9 @@ pub(crate) struct Env<'a> {
     pub private_base: u64,
     /// Mappings `translate` remembers (start empty).
     pub spans: SpanCache,
+    /// The workgroup's observer (observer.rs): when there is one, memory
+    /// instructions take the slow path and show it their lane addresses.
+    pub observer: Option<&'a mut dyn WorkgroupObserver>,
 }
 
 impl Env<'_> {

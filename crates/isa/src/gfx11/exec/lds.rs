@@ -413,6 +413,9 @@ pub(crate) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if i.flags & Inst::GDS != 0 {
         return Err(illegal(i));
     }
+    if env.observer.is_some() {
+        super::observe::ds(w, env, i);
+    }
     let exec = w.exec();
     if let Some(d) = DsRows::of(i)
         && ds_in_range(w, env.lds, &d, exec)
@@ -873,6 +876,7 @@ mod tests {
             shared_base: 0,
             private_base: 0,
             spans: Default::default(),
+            observer: None,
         }
     }
 

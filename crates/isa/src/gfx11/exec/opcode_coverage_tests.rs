@@ -166,6 +166,7 @@ fn execute(
         shared_base: 0,
         private_base: 0,
         spans: Default::default(),
+        observer: None,
     };
     step(wave, &mut env, inst)
 }

@@ -204,6 +204,7 @@ pub(crate) fn no_env<'a>(lds: &'a mut [u8], scratch: &'a mut [u8]) -> Env<'a> {
         shared_base: 0,
         private_base: 0,
         spans: Default::default(),
+        observer: None,
     }
 }
 

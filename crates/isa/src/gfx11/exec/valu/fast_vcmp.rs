@@ -374,6 +374,7 @@ mod tests {
                             shared_base: 0,
                             private_base: 0,
                             spans: Default::default(),
+                            observer: None,
                         };
                         assert!(
                             crate::gfx11::exec::fast::run(&mut w.clone(), &mut env, &fast)

@@ -307,6 +307,7 @@ mod tests {
             shared_base: 0,
             private_base: 0x7000_0000_0000_0000,
             spans: Default::default(),
+            observer: None,
         }
     }
 

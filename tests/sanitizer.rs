@@ -168,3 +168,86 @@ fn an_unknown_tool_is_refused_with_the_valid_ones() {
         stderr(&kfd)
     );
 }
+
+/// A kernel built with `-g`: aqueduct-run adds the source line of the
+/// finding's instruction (its DWARF line table) after the run. Needs
+/// clang-19 and ld.lld-19 (skipped without them).
+#[test]
+fn a_finding_names_its_source_line_with_debug_info() {
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let dir = std::env::temp_dir().join(format!("aqueduct-sanitize-line-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Line 4 stores one element past the buffer when n is its length.
+    let source = "kernel void over(global uint* p, uint n)
+{
+    uint i = get_global_id(0);
+    if (i <= n) p[i] = i;
+}
+";
+    std::fs::write(dir.join("over.cl"), source).unwrap();
+    let tool = |name: &str, args: &[&str]| {
+        let mut command = Command::new(name);
+        command.current_dir(&dir).args(args);
+        if name == "clang-19" {
+            command
+                .arg("-I")
+                .arg(&include)
+                .args(["-include", "aqueduct_device.h"]);
+        }
+        command.output().ok().filter(|o| o.status.success())
+    };
+    let cl = [
+        "-x",
+        "cl",
+        "-cl-std=CL2.0",
+        "-target",
+        "amdgcn-amd-amdhsa",
+        "-mcpu=gfx1100",
+        "-nogpulib",
+        "-cl-kernel-arg-info",
+        "-O1",
+        "-g",
+        "-c",
+        "over.cl",
+        "-o",
+        "over.o",
+    ];
+    if tool("clang-19", &cl).is_none()
+        || tool("ld.lld-19", &["-shared", "over.o", "-o", "over.co"]).is_none()
+    {
+        eprintln!("skipped: clang-19 / ld.lld-19 not installed or failed");
+        return;
+    }
+    let co = dir.join("over.co");
+    let out = run(
+        &[
+            co.to_str().unwrap(),
+            "--grid",
+            "33",
+            "--workgroup",
+            "32",
+            "--arg",
+            "p=zeros:128",
+            "--arg",
+            "n=u32:32",
+            "--sanitize",
+            "memcheck",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let lines = findings(&out);
+    assert_eq!(lines.len(), 1, "{}", stderr(&out));
+    assert!(
+        lines[0].starts_with("sanitizer memcheck: kernel over+0x")
+            && lines[0].contains("overruns the 128-byte allocation"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        stderr(&out).contains("  memcheck over+0x") && stderr(&out).contains(" at over.cl:4"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(dir).ok();
+}

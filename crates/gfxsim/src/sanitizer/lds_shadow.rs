@@ -6,8 +6,38 @@
 //!
 //! Atomics are writes for initcheck (and reads of what they update), and
 //! never race with each other: they are left out of racecheck.
+//!
+//! A worker thread reuses one shadow for the workgroups it runs ([`take`]
+//! and [`give_back`]): each workgroup has its own generation number, and a
+//! byte whose state carries an older one is fresh, so a workgroup starts
+//! without clearing or allocating anything.
+
+use std::cell::RefCell;
 
 use aqueduct_isa::Access;
+
+thread_local! {
+    /// The shadow this thread's last workgroup used.
+    static SPARE: RefCell<Option<LdsShadow>> = const { RefCell::new(None) };
+}
+
+/// This thread's shadow (or a new one), for a new workgroup with `lds_bytes`
+/// bytes of LDS.
+pub(super) fn take(lds_bytes: u32) -> LdsShadow {
+    let mut shadow = SPARE
+        .with(|s| s.borrow_mut().take())
+        .unwrap_or_else(|| LdsShadow {
+            bytes: Vec::new(),
+            generation: 0,
+        });
+    shadow.start(lds_bytes);
+    shadow
+}
+
+/// Keep `shadow` for this thread's next workgroup.
+pub(super) fn give_back(shadow: LdsShadow) {
+    SPARE.with(|s| *s.borrow_mut() = Some(shadow));
+}
 
 /// One access of an LDS byte (epoch 0: none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -20,6 +50,8 @@ pub(super) struct Stamp {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct ByteState {
+    /// The workgroup this state is of (an older one: the byte is fresh).
+    generation: u32,
     write: Stamp,
     read: Stamp,
     /// Waves other than `read.wave` read the byte in `read.epoch` too.
@@ -44,13 +76,22 @@ pub(super) enum LdsEvent {
 #[derive(Debug)]
 pub(super) struct LdsShadow {
     bytes: Vec<ByteState>,
+    /// The current workgroup's generation (never 0 once started).
+    generation: u32,
 }
 
 impl LdsShadow {
-    pub(super) fn new(lds_bytes: u32) -> LdsShadow {
-        LdsShadow {
-            bytes: vec![ByteState::default(); lds_bytes as usize],
+    /// Start a new workgroup of `lds_bytes` bytes of LDS: every byte fresh.
+    fn start(&mut self, lds_bytes: u32) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // Generations wrapped: old states could look current.
+            self.bytes.clear();
+            self.generation = 1;
         }
+        let n = lds_bytes as usize;
+        self.bytes.truncate(n);
+        self.bytes.resize(n, ByteState::default());
     }
 
     /// Record `size` bytes from `offset` accessed as `access` by `by` (bytes
@@ -70,7 +111,14 @@ impl LdsShadow {
         let end = offset
             .saturating_add(size as u64)
             .min(self.bytes.len() as u64) as usize;
+        let generation = self.generation;
         for (k, b) in self.bytes[start..end].iter_mut().enumerate() {
+            if b.generation != generation {
+                *b = ByteState {
+                    generation,
+                    ..ByteState::default()
+                };
+            }
             let at = (start + k) as u64;
             let reads = access != Access::Write;
             if initcheck && reads && !b.written && uninit.is_none() {
@@ -128,7 +176,7 @@ mod tests {
 
     #[test]
     fn reads_of_unwritten_bytes_are_uninitialized() {
-        let mut s = LdsShadow::new(16);
+        let mut s = take(16);
         s.access(stamp(1, 0), 0, 4, Access::Write, true, true);
         let (uninit, _) = s.access(stamp(2, 1), 2, 4, Access::Read, true, true);
         assert_eq!(uninit, Some(LdsEvent::Uninitialized { offset: 4 }));
@@ -138,7 +186,7 @@ mod tests {
 
     #[test]
     fn conflicts_race_only_between_waves_within_an_epoch() {
-        let mut s = LdsShadow::new(16);
+        let mut s = take(16);
         s.access(stamp(1, 0), 0, 4, Access::Write, true, true);
         // Same wave: program order.
         assert_eq!(
@@ -181,5 +229,16 @@ mod tests {
             s.access(stamp(3, 1), 8, 4, Access::Atomic, true, false).1,
             None
         );
+    }
+
+    #[test]
+    fn a_reused_shadow_starts_fresh() {
+        let mut s = take(8);
+        s.access(stamp(1, 0), 0, 8, Access::Write, true, true);
+        give_back(s);
+        let mut s = take(8);
+        let (uninit, race) = s.access(stamp(1, 1), 0, 4, Access::Read, true, true);
+        assert_eq!(uninit, Some(LdsEvent::Uninitialized { offset: 0 }));
+        assert_eq!(race, None, "the last workgroup's write is not this one's");
     }
 }

@@ -9,7 +9,7 @@ use aqueduct_isa::observer::{LaneAccesses, Segment, WaveSync, WorkgroupObserver}
 use super::config::Tool;
 use super::dispatch::{DispatchSanitizer, Folded, fold};
 use super::finding::{Finding, Site};
-use super::lds_shadow::{LdsEvent, LdsShadow, Stamp};
+use super::lds_shadow::{self, LdsEvent, LdsShadow, Stamp};
 use super::memcheck;
 use super::synccheck::{self, SyncBreak};
 
@@ -17,7 +17,8 @@ pub(super) struct WorkgroupSanitizer<'d> {
     dispatch: &'d DispatchSanitizer,
     id: [u32; 3],
     lds_bytes: u32,
-    /// Made at the first LDS access initcheck or racecheck looks at.
+    /// Taken at the first LDS access initcheck or racecheck looks at
+    /// (lds_shadow.rs: the thread's, reused), given back at the end.
     lds: Option<LdsShadow>,
     /// Barrier releases so far, plus one.
     epoch: u32,
@@ -89,7 +90,7 @@ impl<'d> WorkgroupSanitizer<'d> {
     /// kind of event gives the instruction's finding.
     fn lds_shadow(&mut self, a: &LaneAccesses<'_>, initcheck: bool, racecheck: bool) {
         let lds_bytes = self.lds_bytes;
-        let shadow = self.lds.get_or_insert_with(|| LdsShadow::new(lds_bytes));
+        let shadow = self.lds.get_or_insert_with(|| lds_shadow::take(lds_bytes));
         let (mut uninit, mut race) = (None, None);
         for l in (0..32).filter(|l| a.exec >> l & 1 != 0) {
             let by = Stamp {
@@ -188,6 +189,9 @@ impl WorkgroupObserver for WorkgroupSanitizer<'_> {
     }
 
     fn finish(&mut self) {
+        if let Some(shadow) = self.lds.take() {
+            lds_shadow::give_back(shadow);
+        }
         if !self.found.is_empty() {
             self.dispatch.add(std::mem::take(&mut self.found));
         }

@@ -16,6 +16,11 @@
 //! Run: `cargo bench --bench corpus` (`-- --all` for -O0 too, `-- NAME` to filter by a
 //! part of the kernel's name, `-- --only NAME` for exactly that kernel).
 //!
+//! Sanitizer cost: `-- --sanitize` also times each batch on a second device with every
+//! sanitizer tool on (SimConfig::sanitize, gfxsim's sanitizer/) and prints the ratio of the
+//! two times per kernel and in total, and any finding (a clean corpus has none). The
+//! sanitizer-off figures are the ones without the flag.
+//!
 //! Profiling: `-- --once` runs each case's checked dispatch only (no timed batch, no host
 //! reference) and prints its wave instructions; `-- --aperture-mib N` makes the runtime
 //! reserve N MiB of VA instead of its default 64 GiB, which valgrind cannot reserve. So
@@ -46,6 +51,8 @@ struct Tally {
     wave_instructions: u64,
     sim: Duration,
     reference: Duration,
+    /// The same batches with every sanitizer tool on (`--sanitize`).
+    sanitized: Duration,
 }
 
 fn main() {
@@ -55,6 +62,7 @@ fn main() {
         .collect();
     let all_variants = args.iter().any(|a| a == "--all");
     let once = args.iter().any(|a| a == "--once");
+    let sanitize = args.iter().any(|a| a == "--sanitize");
     let value_of = |flag: &str| {
         args.iter().position(|a| a == flag).map(|k| {
             args.get(k + 1)
@@ -79,15 +87,32 @@ fn main() {
         .collect();
     let new_device = || runner::Device::with_aperture(1, aperture).expect("gfxsim device");
     let mut device = new_device();
+    let new_sanitizing = || {
+        let config = gfxsim::SimConfig {
+            threads: 1,
+            sanitize: gfxsim::SanitizerConfig::all(),
+            ..gfxsim::SimConfig::default()
+        };
+        runner::Device::with_config(config, aperture).expect("sanitizing gfxsim device")
+    };
+    let mut sanitizing = sanitize.then(new_sanitizing);
 
     println!(
-        "{:<28} {:>3} {:>11} {:>10} {:>9} {:>10} {:>8}",
-        "kernel", "opt", "wave-insts", "sim ms", "M/s/core", "host ms", "sim/host"
+        "{:<28} {:>3} {:>11} {:>10} {:>9} {:>10} {:>8}{}",
+        "kernel",
+        "opt",
+        "wave-insts",
+        "sim ms",
+        "M/s/core",
+        "host ms",
+        "sim/host",
+        if sanitize { "  san/off" } else { "" }
     );
     let mut total = Tally::default();
     let mut log_ratio_sum = 0f64;
     let mut measured = 0u32;
     let mut failures = Vec::new();
+    let mut findings = 0u32;
     for kernel in cases::all() {
         if !filter.is_empty() && !filter.iter().any(|f| kernel.name.contains(f.as_str())) {
             continue;
@@ -105,6 +130,16 @@ fn main() {
                     failures.push(format!("{} {variant}: {e}", kernel.name));
                     continue;
                 }
+            };
+            let san_exe = match &sanitizing {
+                Some(d) => match d.load(&kernel.file(variant)) {
+                    Ok(exe) => Some(exe),
+                    Err(e) => {
+                        failures.push(format!("{} {variant} (sanitized): {e}", kernel.name));
+                        continue;
+                    }
+                },
+                None => None,
             };
             let mut tally = Tally::default();
             let mut failed = None;
@@ -137,6 +172,15 @@ fn main() {
                         break;
                     }
                 }
+                if let (Some(d), Some(exe)) = (&sanitizing, &san_exe) {
+                    match d.run_repeated(exe, &kernel, &case, repeats) {
+                        Ok((elapsed, _)) => tally.sanitized += elapsed,
+                        Err(e) => {
+                            failed = Some(format!("[{}] sanitized batch: {e}", case.label));
+                            break;
+                        }
+                    }
+                }
                 let start = Instant::now();
                 for _ in 0..repeats {
                     std::hint::black_box(case.reference());
@@ -147,7 +191,11 @@ fn main() {
             if let Some(e) = failed {
                 // A failed dispatch leaves the queue in error: go on with a fresh device.
                 drop(exe);
+                drop(san_exe);
                 device = new_device();
+                if sanitize {
+                    sanitizing = Some(new_sanitizing());
+                }
                 println!("{:<28} {opt:>3} failed (not counted): {e}", kernel.name);
                 failures.push(format!("{} {opt}: {e}", kernel.name));
                 continue;
@@ -162,12 +210,19 @@ fn main() {
                 continue;
             }
             print_row(kernel.name, opt, &tally);
+            if let Some(d) = &sanitizing {
+                for report in d.sim.take_sanitizer_reports() {
+                    println!("  finding: {report}");
+                    findings += 1;
+                }
+            }
             log_ratio_sum +=
                 (tally.sim.as_secs_f64() / tally.reference.as_secs_f64().max(1e-9)).ln();
             measured += 1;
             total.wave_instructions += tally.wave_instructions;
             total.sim += tally.sim;
             total.reference += tally.reference;
+            total.sanitized += tally.sanitized;
         }
     }
     println!();
@@ -200,6 +255,12 @@ fn main() {
         total.sim.as_secs_f64() / total.reference.as_secs_f64().max(1e-9),
         (log_ratio_sum / measured.max(1) as f64).exp()
     );
+    if sanitize {
+        println!(
+            "sanitizer (all tools) on / off: {:.2}x the time in total, {findings} finding(s)",
+            total.sanitized.as_secs_f64() / total.sim.as_secs_f64().max(1e-9)
+        );
+    }
     report_failures(&failures);
 }
 
@@ -214,8 +275,16 @@ fn report_failures(failures: &[String]) {
 
 fn print_row(name: &str, opt: &str, t: &Tally) {
     let rate = t.wave_instructions as f64 / t.sim.as_secs_f64().max(1e-9);
+    let sanitized = if t.sanitized.is_zero() {
+        String::new()
+    } else {
+        format!(
+            " {:>8.2}",
+            t.sanitized.as_secs_f64() / t.sim.as_secs_f64().max(1e-9)
+        )
+    };
     println!(
-        "{name:<28} {opt:>3} {:>11} {:>10.2} {:>9.1} {:>10.3} {:>8.0}",
+        "{name:<28} {opt:>3} {:>11} {:>10.2} {:>9.1} {:>10.3} {:>8.0}{sanitized}",
         t.wave_instructions,
         t.sim.as_secs_f64() * 1e3,
         rate / 1e6,

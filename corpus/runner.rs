@@ -57,11 +57,18 @@ impl Device {
     /// allocations instead of its default (64 GiB). Valgrind cannot reserve the default:
     /// a few hundred MiB are enough for one dispatch of every case.
     pub fn with_aperture(threads: usize, aperture: Option<u64>) -> Result<Device, String> {
-        let sim = SimDevice::new(SimConfig {
-            threads,
-            ..SimConfig::default()
-        })
-        .map_err(|e| format!("gfxsim: {e}"))?;
+        Device::with_config(
+            SimConfig {
+                threads,
+                ..SimConfig::default()
+            },
+            aperture,
+        )
+    }
+
+    /// As [`Device::with_aperture`], on a gfxsim device made with `config`.
+    pub fn with_config(config: SimConfig, aperture: Option<u64>) -> Result<Device, String> {
+        let sim = SimDevice::new(config).map_err(|e| format!("gfxsim: {e}"))?;
         let mut options = RuntimeOptions::default();
         if let Some(bytes) = aperture {
             options.aperture_size = bytes;

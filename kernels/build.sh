@@ -29,7 +29,8 @@ LLD=ld.lld-19
 BUNDLER=clang-offload-bundler-19
 TARGETS=(gfx1100 gfx942 gfx90a)
 KERNELS=(vector_copy saxpy reduce_lds histogram histogram_global matmul_tiled sqrt_exp_loop
-         fill2d fill3d oob_write empty lookup_table write_timestamp group_scan)
+         fill2d fill3d oob_write empty lookup_table write_timestamp group_scan
+         lds_uninit lds_race divergent_barrier)
 # HIP sources (device code only, no ROCm headers: -nogpuinc; a fixed -cuid keeps the
 # output deterministic).
 HIP_KERNELS=(reverse_blocks)

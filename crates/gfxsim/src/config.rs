@@ -19,6 +19,8 @@ use std::time::Duration;
 
 use aqueduct_kfd::uapi::KFD_IOCTL_MINOR_VERSION;
 
+use crate::sanitizer::{SANITIZE_ENV, SanitizerConfig};
+
 pub use crate::kfd_version::MIN_KFD_MINOR_VERSION;
 
 /// Environment variable that overrides [`SimConfig::threads`].
@@ -74,6 +76,9 @@ pub struct SimConfig {
     /// `KFD_IOCTL_MINOR_VERSION`. What a kernel of that version lacks is
     /// refused or ignored as that kernel does (`crates/gfxsim/src/kfd_version.rs`).
     pub kfd_minor_version: u32,
+    /// The sanitizer tools every dispatch runs under (`sanitizer/`; off:
+    /// none, and no cost).
+    pub sanitize: SanitizerConfig,
 }
 
 impl Default for SimConfig {
@@ -81,7 +86,8 @@ impl Default for SimConfig {
     /// available memory, at most 24 GiB), one worker thread per available
     /// host CPU unless `AQUEDUCT_SIM_THREADS` says otherwise, strict coherence as
     /// `AQUEDUCT_SIM_STRICT_COHERENCE` says (off when unset), a dispatch
-    /// time limit as `AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS` says (30 s when unset).
+    /// time limit as `AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS` says (30 s when unset),
+    /// the sanitizer tools `AQUEDUCT_SIM_SANITIZE` names (none when unset).
     fn default() -> Self {
         Self {
             gpus: 1,
@@ -90,8 +96,19 @@ impl Default for SimConfig {
             strict_coherence: default_strict_coherence(),
             dispatch_timeout: default_dispatch_timeout(),
             kfd_minor_version: KFD_IOCTL_MINOR_VERSION,
+            sanitize: default_sanitize(),
         }
     }
+}
+
+/// The tools `AQUEDUCT_SIM_SANITIZE` names; a list naming an unknown tool
+/// turns the sanitizer off and says so on stderr (a program asked for
+/// checks it does not get).
+pub fn default_sanitize() -> SanitizerConfig {
+    SanitizerConfig::from_env().unwrap_or_else(|e| {
+        eprintln!("gfxsim: {SANITIZE_ENV}: {e}; the sanitizer is off");
+        SanitizerConfig::off()
+    })
 }
 
 /// `AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS` if set (milliseconds, 0 = no limit),

@@ -20,6 +20,7 @@ use crate::memory::backing::Backing;
 use crate::memory::vm::Mapping;
 use crate::memory::{DOORBELL_SLICE_SIZE, Memory, PAGE_SIZE};
 use crate::queue::Queues;
+use crate::sanitizer::{Sanitizer, SanitizerReport};
 use crate::stats::{SimStats, StatsCounters};
 use crate::topology::{FIRST_RENDER_MINOR, MAX_GPUS, build_tree, gpu_id_of, host_memory_size};
 use aqueduct_isa::GpuMemory;
@@ -76,6 +77,8 @@ pub struct SimDevice {
     /// gfxsim's account of the errors of destroyed queues, by queue id
     /// (a runtime recreates a faulted queue before anyone asks).
     retired_errors: Mutex<HashMap<u32, String>>,
+    /// The sanitizer (`SimConfig::sanitize` not off).
+    sanitizer: Option<Arc<Sanitizer>>,
 }
 
 impl SimDevice {
@@ -109,6 +112,8 @@ impl SimDevice {
         let topology = Topology::parse(&tree)?;
         let stats = Arc::new(StatsCounters::default());
         let coherence = Arc::new(CoherenceLog::default());
+        let sanitizer =
+            (!config.sanitize.is_off()).then(|| Arc::new(Sanitizer::new(config.sanitize)));
         let mut gpus = Vec::with_capacity(config.gpus);
         for index in 0..config.gpus {
             let gpu_id = gpu_id_of(index);
@@ -135,6 +140,7 @@ impl SimDevice {
                 source: e,
             })?;
             gpu.dispatch_timeout = config.dispatch_timeout;
+            gpu.sanitizer = sanitizer.clone();
             if config.strict_coherence {
                 gpu.vm.enable_strict_coherence(Arc::new(GpuCoherence::new(
                     gpu_id,
@@ -162,6 +168,7 @@ impl SimDevice {
             stats,
             coherence,
             retired_errors: Mutex::new(HashMap::new()),
+            sanitizer,
         }))
     }
 
@@ -215,6 +222,22 @@ impl SimDevice {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take(signal)
+    }
+
+    /// Every finding of the sanitizer so far, folded by (tool, kernel, PC)
+    /// in the order first found (always empty when `SimConfig::sanitize`
+    /// is off). Each was printed to stderr when its first dispatch ended.
+    pub fn sanitizer_reports(&self) -> Vec<SanitizerReport> {
+        self.sanitizer
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.log().reports())
+    }
+
+    /// [`SimDevice::sanitizer_reports`], leaving the record empty.
+    pub fn take_sanitizer_reports(&self) -> Vec<SanitizerReport> {
+        self.sanitizer
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.log().take())
     }
 
     /// Every stale read strict coherence mode found on this device, in the
@@ -427,7 +450,24 @@ impl KfdDevice for SimDevice {
             );
             return Err(err("FREE_MEMORY_OF_GPU", Errno::PERM));
         }
-        self.memory.free(&self.gpus, args)
+        let va = self.memory.bo(args.handle).map(|bo| bo.va);
+        self.memory.free(&self.gpus, args)?;
+        if let (Some(s), Some(va)) = (&self.sanitizer, va) {
+            s.forget_allocation(va);
+        }
+        Ok(())
+    }
+
+    fn note_allocation(&self, va: u64, size: u64) {
+        if let Some(s) = &self.sanitizer {
+            s.note_allocation(va, size);
+        }
+    }
+
+    fn note_kernel(&self, kernel_object: u64, name: &str) {
+        if let Some(s) = &self.sanitizer {
+            s.note_kernel(kernel_object, name);
+        }
     }
 
     fn map_memory_to_gpu(

@@ -52,6 +52,7 @@ use std::time::{Duration, Instant};
 use crate::coherence::cu_cache::PacketLines;
 use crate::dispatch_counters::{DispatchCounters, Occupancy};
 use crate::memory::vm::GpuVm;
+use crate::sanitizer::DispatchSanitizer;
 use crate::stats::StatsCounters;
 use crate::wake::Wake;
 use aqueduct_isa::gfx11::{ClassCounts, Dispatch, WorkerContext};
@@ -190,6 +191,8 @@ pub struct Job {
     lines: Option<Arc<PacketLines>>,
     /// The dispatch counts (dispatch_counters.rs).
     counters: Option<JobCounters>,
+    /// The dispatch's sanitizer (the observer its `Dispatch` carries).
+    sanitizer: Option<Arc<DispatchSanitizer>>,
 }
 
 impl std::fmt::Debug for Job {
@@ -209,6 +212,7 @@ impl Job {
     /// `scratch`: the wave slots its waves' private memory lives in (None
     /// for a dispatch without private memory). `lines`: the packet's per-CU
     /// cache side, fed by its workgroups' accesses (strict coherence mode).
+    /// `sanitizer`: the dispatch's sanitizer, which watches its waves.
     pub fn new(
         dispatch: Dispatch,
         time_limit: Option<Duration>,
@@ -216,7 +220,13 @@ impl Job {
         scratch: Option<ScratchSlots>,
         lines: Option<Arc<PacketLines>>,
         counters: Option<JobCounters>,
+        sanitizer: Option<Arc<DispatchSanitizer>>,
     ) -> Arc<Job> {
+        let dispatch = dispatch.with_observer(
+            sanitizer
+                .clone()
+                .map(|s| s as Arc<dyn aqueduct_isa::observer::DispatchObserver>),
+        );
         let counts = dispatch.workgroup_count();
         let total = counts.iter().map(|&c| c as u64).product();
         Arc::new(Job {
@@ -236,7 +246,16 @@ impl Job {
             scratch,
             lines,
             counters,
+            sanitizer,
         })
+    }
+
+    /// Add the sanitizer's findings to the device's record (and print the
+    /// new ones): the command processor calls it as the dispatch ends.
+    pub fn report_sanitizer(&self) {
+        if let Some(s) = &self.sanitizer {
+            s.report();
+        }
     }
 
     /// The record of a counting dispatch (None when it does not count).

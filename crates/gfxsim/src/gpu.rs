@@ -16,6 +16,7 @@ use crate::doorbell::DoorbellPage;
 use crate::memory::backing::Backing;
 use crate::memory::vm::GpuVm;
 use crate::memory::{GPUVM_LIMIT, PAGE_SIZE};
+use crate::sanitizer::Sanitizer;
 use crate::stats::StatsCounters;
 use aqueduct_isa::gfx11::CodeCache;
 
@@ -50,6 +51,8 @@ pub struct Gpu {
     pub cwsr: CwsrSizes,
     /// The watchdog's per-dispatch time limit (`SimConfig::dispatch_timeout`).
     pub dispatch_timeout: Option<Duration>,
+    /// The device's sanitizer (`SimConfig::sanitize` not off).
+    pub sanitizer: Option<Arc<Sanitizer>>,
     /// The render-node fd whose VM this process acquired (the process
     /// device's `drm_file` in amdkfd).
     vm_fd: Mutex<Option<u32>>,
@@ -84,6 +87,7 @@ impl Gpu {
             vram_used: Mutex::new(0),
             cwsr,
             dispatch_timeout: None,
+            sanitizer: None,
             vm_fd: Mutex::new(None),
             render_open: AtomicBool::new(false),
             queue_refs: Mutex::new(HashMap::new()),

@@ -11,6 +11,12 @@
 //! launched without an agent-scope acquire may read old per-CU cache lines
 //! of what earlier dispatches wrote; stale reads are reported as
 //! [`CoherenceReport`]s (`SimDevice::coherence_reports`).
+//!
+//! With `SimConfig::sanitize` (or `AQUEDUCT_SIM_SANITIZE=all`) every
+//! dispatch runs under the sanitizer (`sanitizer/`): out-of-bounds global,
+//! LDS and private accesses, LDS races and uninitialised LDS reads, and
+//! barriers not every wave reaches, reported as [`SanitizerReport`]s
+//! (`SimDevice::sanitizer_reports`) and on stderr.
 
 mod clock;
 mod coherence;
@@ -26,6 +32,7 @@ mod gpu;
 mod kfd_version;
 mod memory;
 mod queue;
+mod sanitizer;
 mod sdma;
 mod stats;
 mod topology;
@@ -45,6 +52,10 @@ pub use device::SimDevice;
 pub use dispatch_counters::{COUNTER_LOG_LIMIT, DispatchCounters, Occupancy, OccupancyLimit};
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 pub use memory::POPULATE_LIMIT;
+pub use sanitizer::{
+    Allocation, Finding, SANITIZE_ENV, SanitizeParseError, SanitizerConfig, SanitizerReport, Site,
+    TOOL_NAMES, Tool,
+};
 pub use sdma::{MAX_SDMA_QUEUES, SDMA_ENGINES, SDMA_QUEUES_PER_ENGINE};
 pub use stats::SimStats;
 pub use topology::{FIRST_RENDER_MINOR, GFX1100_TARGET_VERSION, gpu_id_of};

@@ -76,6 +76,13 @@ impl Executable {
             memory: "executable image",
         })?;
         code_object.load_image(dest, base)?;
+        // A simulated device names kernels in its reports (the real device
+        // ignores this).
+        for kernel in code_object.kernels() {
+            runtime
+                .device()
+                .note_kernel(base + kernel.descriptor_offset, &kernel.name);
+        }
         tracing::debug!(
             agent = %agent.name,
             base = format_args!("{base:#x}"),

@@ -24,6 +24,8 @@
 //!   with its own worker context ([`gfx11::WorkerContext`], which also
 //!   says which wave slots of the backing its workgroups use), returning [`WorkgroupStats`] or the
 //!   [`WaveError`] that stopped the dispatch ([`WaveErrorKind`] says why);
+//! - a dispatch may carry an observer ([`observer`]: per-lane memory
+//!   accesses and barrier releases, for gfxsim's sanitizer);
 //! - [`realtime`] is the 100 MHz REALTIME counter every family reads;
 //! - the wave loop's compilation level ([`WaveLoop`], [`wave_loop`],
 //!   `AQUEDUCT_SIM_WAVE_LOOP`) is chosen once per process for every family.
@@ -49,6 +51,7 @@
 use aqueduct_kfd::abi::KernelDescriptor;
 
 pub mod gfx11;
+pub mod observer;
 pub mod realtime;
 mod span_cache;
 mod traffic;

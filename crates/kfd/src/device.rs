@@ -52,6 +52,19 @@ pub trait KfdDevice: std::any::Any + Send + Sync + std::fmt::Debug {
 
     fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()>;
     fn free_memory_of_gpu(&self, args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()>;
+
+    /// The BO at `va` holds an allocation of `size` bytes (the BO itself is
+    /// that rounded up to pages). KFD has no such request and the real
+    /// device ignores it; a simulated device's memory checker uses it to
+    /// tell an access past the allocation from one inside (gfxsim's
+    /// sanitizer). The runtime calls it for each allocation it makes.
+    fn note_allocation(&self, _va: u64, _size: u64) {}
+
+    /// The kernel descriptor at `kernel_object` belongs to the kernel
+    /// `name`. Ignored by the real device; a simulated device names kernels
+    /// in its reports with it. The runtime calls it for each kernel of an
+    /// executable it loads.
+    fn note_kernel(&self, _kernel_object: u64, _name: &str) {}
     fn map_memory_to_gpu(&self, args: &mut MapMemoryToGpuArgs, device_ids: &[u32])
     -> KfdResult<()>;
     fn unmap_memory_from_gpu(

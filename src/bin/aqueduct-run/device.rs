@@ -19,19 +19,24 @@ pub struct RunDevice {
 impl RunDevice {
     /// Open `choice`; gfxsim's watchdog lets a dispatch run past `timeout`
     /// (`None`: the user waits without a limit, so the watchdog is off).
+    /// `sanitize`: the sanitizer tools gfxsim runs (None: as
+    /// `AQUEDUCT_SIM_SANITIZE` says).
     pub fn open(
         choice: DeviceChoice,
         timeout: Option<Duration>,
+        #[cfg(feature = "sim")] sanitize: Option<aqueduct::gfxsim::SanitizerConfig>,
     ) -> Result<Self, DeviceSelectError> {
+        #[cfg(not(feature = "sim"))]
+        let sanitize = None;
         let real = || open_device(DeviceChoice::Kfd);
         match choice {
             DeviceChoice::Kfd => Ok(Self::real(real()?)),
-            DeviceChoice::Sim => Self::sim(timeout),
+            DeviceChoice::Sim => Self::sim(timeout, sanitize),
             DeviceChoice::Auto => match real() {
                 Ok(dev) => Ok(Self::real(dev)),
                 Err(e) if cfg!(feature = "sim") => {
                     tracing::info!("{e}; using gfxsim");
-                    Self::sim(timeout)
+                    Self::sim(timeout, sanitize)
                 }
                 Err(e) => Err(e),
             },
@@ -47,10 +52,16 @@ impl RunDevice {
     }
 
     #[cfg(feature = "sim")]
-    fn sim(timeout: Option<Duration>) -> Result<Self, DeviceSelectError> {
+    fn sim(
+        timeout: Option<Duration>,
+        sanitize: Option<aqueduct::gfxsim::SanitizerConfig>,
+    ) -> Result<Self, DeviceSelectError> {
         use aqueduct::gfxsim::{SimConfig, SimDevice};
         let mut config = SimConfig::default();
         config.dispatch_timeout = watchdog(config.dispatch_timeout, timeout);
+        if let Some(tools) = sanitize {
+            config.sanitize = tools;
+        }
         let sim = SimDevice::new(config).map_err(DeviceSelectError::Sim)?;
         Ok(Self {
             kfd: sim.clone(),
@@ -59,7 +70,7 @@ impl RunDevice {
     }
 
     #[cfg(not(feature = "sim"))]
-    fn sim(_timeout: Option<Duration>) -> Result<Self, DeviceSelectError> {
+    fn sim(_timeout: Option<Duration>, _sanitize: Option<()>) -> Result<Self, DeviceSelectError> {
         Err(DeviceSelectError::SimNotBuilt)
     }
 
@@ -88,6 +99,14 @@ impl RunDevice {
         }
         #[cfg(not(feature = "sim"))]
         let _ = on;
+    }
+
+    /// gfxsim's sanitizer findings so far (none on the real device).
+    #[cfg(feature = "sim")]
+    pub fn sanitizer_reports(&self) -> Vec<aqueduct::gfxsim::SanitizerReport> {
+        self.sim
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.sanitizer_reports())
     }
 
     /// gfxsim's counters of the dispatch that completed `signal`.

@@ -38,6 +38,15 @@ pub enum CliError {
     Spec(#[from] SpecError),
     #[error(transparent)]
     Device(#[from] DeviceSelectError),
+    #[cfg(feature = "sim")]
+    #[error("--sanitize: {0}")]
+    BadSanitize(#[from] aqueduct::gfxsim::SanitizeParseError),
+    #[cfg(feature = "sim")]
+    #[error("--sanitize runs on gfxsim; --device kfd has no sanitizer")]
+    SanitizeOnKfd,
+    #[cfg(not(feature = "sim"))]
+    #[error("--sanitize {0}: this aqueduct-run is built without gfxsim (the `sim` feature)")]
+    SanitizeWithoutSim(String),
 }
 
 /// A run that failed.

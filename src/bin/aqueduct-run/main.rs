@@ -15,6 +15,7 @@ mod fault_location;
 mod kernel_name;
 mod lds;
 mod profile;
+mod sanitize;
 mod spec;
 
 use std::path::PathBuf;
@@ -35,7 +36,7 @@ use spec::{ArgKey, ScalarType, ValueSpec, parse_arg, parse_dims, parse_size};
 const USAGE: &str = "\
 usage: aqueduct-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --workgroup X[,Y,Z] [--arg NAME_OR_INDEX=VALUE]...
                     [--dynamic-lds BYTES] [--force] [--device auto|sim|kfd] [--gpu N] [--repeat N]
-                    [--timeout SECONDS] [--profile]
+                    [--timeout SECONDS] [--profile] [--sanitize TOOLS]
        aqueduct-run CODE_OBJECT --list
        aqueduct-run CODE_OBJECT --disasm
 
@@ -64,6 +65,10 @@ usage: aqueduct-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --workgroup X[,Y,Z]
   --profile     print a table of each run's GPU time and, on gfxsim, its counters: wave
                 instructions by class, global-memory bytes read and written, waves per SIMD
                 and what limits them
+  --sanitize T  run on gfxsim under its sanitizer: T is a comma list of memcheck, racecheck,
+                initcheck, synccheck, or all (as AQUEDUCT_SIM_SANITIZE); each finding is printed
+                as `sanitizer TOOL: kernel NAME+0xOFFSET: ...`, and the exit status is 3 when
+                anything was found
 ";
 
 struct Options {
@@ -84,6 +89,9 @@ struct Options {
     list: bool,
     disasm: bool,
     profile: bool,
+    /// `--sanitize`: the sanitizer tools gfxsim runs.
+    #[cfg(feature = "sim")]
+    sanitize: Option<sanitize::SanitizerConfig>,
 }
 
 /// The options of `argv`; `Ok(None)` for `--help`.
@@ -103,6 +111,8 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
         list: false,
         disasm: false,
         profile: false,
+        #[cfg(feature = "sim")]
+        sanitize: None,
     };
     let mut device_flag = None;
     let mut positional = Vec::new();
@@ -156,6 +166,15 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
             "--list" => opts.list = true,
             "--disasm" => opts.disasm = true,
             "--profile" => opts.profile = true,
+            "--sanitize" => {
+                let list = value("--sanitize")?;
+                #[cfg(feature = "sim")]
+                {
+                    opts.sanitize = Some(sanitize::parse(&list)?);
+                }
+                #[cfg(not(feature = "sim"))]
+                return Err(CliError::SanitizeWithoutSim(list));
+            }
             "--help" | "-h" => return Ok(None),
             f if f.starts_with('-') && f.len() > 1 => {
                 return Err(CliError::UnknownOption(f.to_string()));
@@ -168,6 +187,14 @@ fn parse_options(argv: &[String]) -> Result<Option<Options>, CliError> {
         Some(choice) => choice,
         None => DeviceChoice::from_env()?,
     };
+    // The sanitizer is gfxsim's: `auto` picks it, the real device has none.
+    #[cfg(feature = "sim")]
+    if opts.sanitize.is_some() {
+        opts.device = match opts.device {
+            DeviceChoice::Kfd => return Err(CliError::SanitizeOnKfd),
+            _ => DeviceChoice::Sim,
+        };
+    }
     match positional.as_slice() {
         [one] => opts.code_object = PathBuf::from(one),
         [] => return Err(CliError::MissingCodeObject),
@@ -326,7 +353,9 @@ fn check_scalar_type(
     }
 }
 
-fn run(opts: Options) -> Result<(), RunError> {
+/// Run as `opts` say; the number of sanitizer findings (0 without the
+/// sanitizer).
+fn run(opts: Options) -> Result<usize, RunError> {
     let bytes = std::fs::read(&opts.code_object).map_err(|source| RunError::Read {
         path: opts.code_object.clone(),
         source,
@@ -334,15 +363,18 @@ fn run(opts: Options) -> Result<(), RunError> {
     if opts.disasm {
         let text = disasm::disassemble_code_object(&bytes).map_err(RunError::Disasm)?;
         print!("{text}");
-        return Ok(());
+        return Ok(0);
     }
+    #[cfg(feature = "sim")]
+    let device = RunDevice::open(opts.device, opts.timeout, opts.sanitize)?;
+    #[cfg(not(feature = "sim"))]
     let device = RunDevice::open(opts.device, opts.timeout)?;
     let runtime = Runtime::new(device.kfd.clone()).map_err(RunError::RuntimeInit)?;
     let agent = runtime.gpu_agent(opts.gpu)?;
     let executable = runtime.load_executable(agent, &bytes)?;
     if opts.list {
         list_kernels(executable.kernels());
-        return Ok(());
+        return Ok(0);
     }
     let kernel_name = match &opts.kernel {
         Some(k) => kernel_name::resolve(executable.kernels(), k)?.unwrap_or_else(|| k.clone()),
@@ -612,7 +644,17 @@ fn run(opts: Options) -> Result<(), RunError> {
     if opts.profile {
         print!("{}", profile::table(&rows));
     }
-    Ok(())
+    #[cfg(feature = "sim")]
+    {
+        let reports = device.sanitizer_reports();
+        let image_base = kernel.kernel_object - kernel.info.descriptor_offset;
+        let entries = Entries::new(image_base, executable.kernels())
+            .with_lines(debug_line::LineTable::of_loaded(&bytes, agent));
+        sanitize::summarize(&reports, &entries);
+        Ok(reports.len())
+    }
+    #[cfg(not(feature = "sim"))]
+    Ok(0)
 }
 
 fn main() -> ExitCode {
@@ -635,7 +677,8 @@ fn main() -> ExitCode {
         }
     };
     match run(opts) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(0) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::from(sanitize::FOUND_STATUS),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE

@@ -345,6 +345,9 @@ impl CommandProcessor {
             }
             if let Work::Dispatch(job) = &f.work {
                 self.stats.dispatches.fetch_add(1, Ordering::Relaxed);
+                // Before the completion (and before a fault is reported):
+                // whoever sees either finds the findings.
+                job.report_sanitizer();
                 let scratch_freed = f
                     .scratch
                     .and_then(|s| s.check(&self.gpu.vm.view(), f.index).err());
@@ -812,6 +815,12 @@ impl CommandProcessor {
             .map_err(|e| QueueError::from_wave(&e))?
             .with_time_limit(self.gpu.dispatch_timeout)
             .with_counters(counting);
+        let sanitizer = self.gpu.sanitizer.as_ref().map(|s| {
+            let entry = p
+                .kernel_object
+                .wrapping_add_signed(descriptor.kernel_code_entry_byte_offset);
+            s.dispatch(p.kernel_object, entry, p.private_segment_size)
+        });
         let job = Job::new(
             dispatch,
             self.gpu.dispatch_timeout,
@@ -819,6 +828,7 @@ impl CommandProcessor {
             scratch,
             lines,
             counters,
+            sanitizer,
         );
         Ok(Prepared::Job(job, reclaim_on, in_use))
     }

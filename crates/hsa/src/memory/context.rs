@@ -109,6 +109,9 @@ impl MemoryContext {
         );
         // On failure `alloc`'s Drop undoes everything done so far.
         alloc.map_to_gpus(req.map_gpus)?;
+        // The BO is page-rounded; a simulated device's memory checker needs
+        // the size asked for (the real device ignores this).
+        self.device.note_allocation(va, req.size);
         Ok(alloc)
     }
 

@@ -39,6 +39,7 @@ use super::code_cache::{Block, CodeCache, Tail};
 use super::exec::{Env, Flow, SpanCache, fast, slot_bytes, step};
 use super::wave::{EXEC, LANES, Wave, WaveStatus};
 use super::worker::WorkerContext;
+use crate::observer::{DispatchObserver, WaveSync, WorkgroupObserver};
 use crate::traffic::CountingMemory;
 #[cfg(target_arch = "x86_64")]
 use crate::wave_loop::{WaveLoop, wave_loop};
@@ -80,6 +81,9 @@ pub struct Dispatch {
     /// Count wave instructions by class and global-memory traffic
     /// (`with_counters`).
     counting: bool,
+    /// Watches every workgroup's memory accesses and barriers
+    /// (`with_observer`, observer.rs).
+    observer: Option<Arc<dyn DispatchObserver>>,
 }
 
 fn invalid(msg: impl Into<String>) -> WaveError {
@@ -189,6 +193,7 @@ impl Dispatch {
             started: OnceLock::new(),
             cancelled: AtomicBool::new(false),
             counting: false,
+            observer: None,
         })
     }
 
@@ -199,6 +204,14 @@ impl Dispatch {
     /// wrapper (traffic.rs); without counters neither happens.
     pub fn with_counters(mut self, counting: bool) -> Dispatch {
         self.counting = counting;
+        self
+    }
+
+    /// Show every workgroup's memory accesses and barrier releases to
+    /// `observer` (None: nobody watches, the default). Memory instructions
+    /// then take the slow path (observer.rs says what that costs).
+    pub fn with_observer(mut self, observer: Option<Arc<dyn DispatchObserver>>) -> Dispatch {
+        self.observer = observer;
         self
     }
 
@@ -549,6 +562,10 @@ impl Dispatch {
         };
         // Taken branches of the workgroup, for the watchdog.
         let mut jumps = 0u32;
+        let mut observer = self
+            .observer
+            .as_ref()
+            .map(|o| o.workgroup(workgroup, waves.len() as u32, lds_len as u32));
         let mut env = Env {
             mem,
             lds: &mut lds[..lds_len],
@@ -561,6 +578,9 @@ impl Dispatch {
             private_base: s.private_aperture_base,
             spans: std::mem::take(spans),
             lds_bank_conflicts: self.counting.then_some(0),
+            observer: observer
+                .as_deref_mut()
+                .map(|o| o as &mut dyn WorkgroupObserver),
         };
         // A loop, not a closure: a closure would be its own function, not
         // compiled for AVX2 in `run_waves_avx2`.
@@ -580,6 +600,9 @@ impl Dispatch {
                 break Ok(());
             }
             // Every live wave is at the barrier: release it.
+            if let Some(o) = env.observer.as_deref_mut() {
+                barrier_released(o, waves);
+            }
             for w in waves.iter_mut() {
                 if w.status == WaveStatus::AtBarrier {
                     w.status = WaveStatus::Running;
@@ -592,6 +615,9 @@ impl Dispatch {
             stats.global_read_bytes += inline_read + read;
             stats.global_written_bytes += inline_written + written;
             stats.lds_bank_conflicts += env.lds_bank_conflicts.unwrap_or(0);
+        }
+        if let Some(o) = env.observer {
+            o.finish();
         }
         *spans = env.spans;
         ctx.lds = lds;
@@ -738,4 +764,21 @@ impl Dispatch {
             }
         }
     }
+}
+
+/// Show `observer` where each wave stands as its workgroup's barrier is
+/// released: a waiting wave's PC is past its 4-byte `s_barrier`, an ended
+/// wave's at its `s_endpgm`.
+#[cold]
+fn barrier_released(observer: &mut dyn WorkgroupObserver, waves: &[Wave]) {
+    let states: Vec<WaveSync> = waves
+        .iter()
+        .map(|w| match w.status {
+            WaveStatus::AtBarrier => WaveSync::AtBarrier {
+                pc: w.pc.wrapping_sub(4),
+            },
+            _ => WaveSync::Ended { pc: w.pc },
+        })
+        .collect();
+    observer.barrier_released(&states);
 }

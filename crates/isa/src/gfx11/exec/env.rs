@@ -5,6 +5,7 @@
 
 use crate::gfx11::inst::{Inst, Src};
 use crate::gfx11::wave::Wave;
+use crate::observer::WorkgroupObserver;
 use crate::span_cache::SpanCache;
 use crate::{Access, GpuMemory, MemoryFault, WaveErrorKind};
 
@@ -40,6 +41,9 @@ pub(crate) struct Env<'a> {
     /// LDS bank-conflict cycles so far, when the dispatch counts
     /// (lds_banks.rs); None otherwise.
     pub lds_bank_conflicts: Option<u64>,
+    /// The workgroup's observer (observer.rs): when there is one, memory
+    /// instructions take the slow path and show it their lane addresses.
+    pub observer: Option<&'a mut dyn WorkgroupObserver>,
 }
 
 impl Env<'_> {

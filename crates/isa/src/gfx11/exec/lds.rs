@@ -414,6 +414,9 @@ pub(crate) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if i.flags & Inst::GDS != 0 {
         return Err(illegal(i));
     }
+    if env.observer.is_some() {
+        super::observe::ds(w, env, i);
+    }
     let exec = w.exec();
     let rows = DsRows::of(i);
     if let (Some(d), Some(conflicts)) = (&rows, &mut env.lds_bank_conflicts) {
@@ -879,6 +882,7 @@ mod tests {
             private_base: 0,
             spans: Default::default(),
             lds_bank_conflicts: None,
+            observer: None,
         }
     }
 

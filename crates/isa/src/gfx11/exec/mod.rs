@@ -27,6 +27,8 @@
 //!   (`private_layout.rs`); fast forms: global (`fast.rs`), scratch
 //!   (`fast_scratch.rs`).
 //! - `lds.rs`: DS, with its fast forms.
+//! - `observe.rs`: the lane addresses an observed dispatch's memory
+//!   instructions show its observer.
 //! - `step.rs`: the slow-path dispatcher over the families.
 //! - `fast/`: the fast-path dispatcher: the [`fast::Fast`] form and its
 //!   compiler (`form.rs`), the 32-lane vector pass (`lanes.rs`), wave64
@@ -37,6 +39,7 @@ pub(crate) mod fast;
 mod lds;
 mod lds_banks;
 mod lds_misc;
+mod observe;
 #[cfg(test)]
 mod opcode_coverage_tests;
 mod operand;

@@ -167,6 +167,7 @@ fn execute(
         private_base: 0,
         spans: Default::default(),
         lds_bank_conflicts: None,
+        observer: None,
     };
     step(wave, &mut env, inst)
 }

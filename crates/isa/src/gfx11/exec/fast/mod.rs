@@ -91,6 +91,13 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
         // directly: a vector instruction costs one dispatch on the tag
         // instead of three (the tag, wave64, then `valu`'s own match). The
         // rarer and bigger forms (Vint, Vopd, F64, Flt, Fma32) share the last arm.
+        // An observed dispatch's memory instructions take the slow path,
+        // which shows the observer their lane addresses (observer.rs).
+        Fast::Coalesced(_) | Fast::Scratch(_) | Fast::GlobalAtomic(_) | Fast::Ds(_)
+            if env.observer.is_some() =>
+        {
+            None
+        }
         Fast::Coalesced(c) if !w.wave64 => {
             (coalesced(w, env, &c) || vmem::fast::spanned(w, env, &c)).then_some(Flow::Next)
         }

@@ -205,6 +205,7 @@ pub(crate) fn no_env<'a>(lds: &'a mut [u8], scratch: &'a mut [u8]) -> Env<'a> {
         private_base: 0,
         spans: Default::default(),
         lds_bank_conflicts: None,
+        observer: None,
     }
 }
 

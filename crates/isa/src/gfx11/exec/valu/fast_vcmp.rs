@@ -375,6 +375,7 @@ mod tests {
                             private_base: 0,
                             spans: Default::default(),
                             lds_bank_conflicts: None,
+                            observer: None,
                         };
                         assert!(
                             crate::gfx11::exec::fast::run(&mut w.clone(), &mut env, &fast)

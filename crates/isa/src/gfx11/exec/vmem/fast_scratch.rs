@@ -308,6 +308,7 @@ mod tests {
             private_base: 0x7000_0000_0000_0000,
             spans: Default::default(),
             lds_bank_conflicts: None,
+            observer: None,
         }
     }
 

@@ -167,6 +167,9 @@ pub(crate) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if matches!(i.op, Op::GlobalLoadAddtidB32 | Op::GlobalStoreAddtidB32) {
         return global_addtid(w, env, i);
     }
+    if env.observer.is_some() {
+        super::observe::flat(w, env, i);
+    }
     let kind = mem_kind(i.op);
     let done = match i.family {
         Family::Scratch => scratch_in_range(w, env, i, kind),
@@ -525,11 +528,10 @@ fn for_active_lanes(exec: u32, mut f: impl FnMut(usize)) {
     }
 }
 
-/// The general FLAT/GLOBAL/SCRATCH path: per-lane addresses and segments.
-/// Out of line, so that the coalesced path does not pay for its stack frame.
-#[inline(never)]
-fn flat_lanes(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> ExecResult {
-    let exec = w.exec();
+/// Each lane's address of a FLAT/GLOBAL/SCRATCH access and its segment
+/// (LDS and private addresses as offsets into the segment).
+#[inline(always)]
+pub(crate) fn lane_addresses(w: &Wave, env: &Env, i: &Inst) -> ([u64; LANES], [Seg; LANES]) {
     // Per-lane addresses.
     let mut addrs = [0u64; LANES];
     let off = i.imm as i64 as u64;
@@ -582,6 +584,15 @@ fn flat_lanes(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> ExecResul
         }
         _ => {}
     }
+    (addrs, seg)
+}
+
+/// The general FLAT/GLOBAL/SCRATCH path: per-lane addresses and segments.
+/// Out of line, so that the coalesced path does not pay for its stack frame.
+#[inline(never)]
+fn flat_lanes(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> ExecResult {
+    let exec = w.exec();
+    let (addrs, seg) = lane_addresses(w, env, i);
     // GLOBAL and SCRATCH lanes all go to one segment; only FLAT lanes need the scan.
     let (all_global, all_private) = match i.family {
         Family::Global => (true, false),
@@ -1271,6 +1282,7 @@ mod tests {
             private_base: PRIVATE_BASE,
             spans: Default::default(),
             lds_bank_conflicts: None,
+            observer: None,
         }
     }
 

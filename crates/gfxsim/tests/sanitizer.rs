@@ -1,0 +1,338 @@
+//! The sanitizer end to end: checked-in kernels (kernels/src) with a
+//! deliberate bug each run through the runtime on a gfxsim device with the
+//! sanitizer on, and the device's folded findings checked field by field;
+//! clean kernels give none.
+
+use aqueduct_gfxsim::{
+    Allocation, Finding, SanitizerConfig, SanitizerReport, SimConfig, Site, Tool,
+};
+use aqueduct_isa::Access;
+use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Program, SIM_THREADS, read_u32};
+
+/// `s_barrier` and `s_endpgm` (SOPP, no operand).
+const S_BARRIER: u32 = 0xBFBD_0000;
+const S_ENDPGM: u32 = 0xBFB0_0000;
+
+fn gpu(tools: SanitizerConfig) -> Gpu {
+    Gpu::with_config(SimConfig {
+        threads: SIM_THREADS,
+        sanitize: tools,
+        ..SimConfig::default()
+    })
+}
+
+/// The GPU address of `program`'s first instruction.
+fn entry(program: &Program) -> u64 {
+    program.exe.load_base() + program.kernel.info.entry_offset()
+}
+
+/// The instruction word at `pc`, as the GPU fetches it.
+fn word_at(gpu: &Gpu, pc: u64) -> u32 {
+    gpu.sim
+        .with_gpu_memory(gpu.agent.gpu_id, |mem| {
+            let p = mem
+                .translate(pc, 4, Access::Execute)
+                .expect("code is mapped");
+            // SAFETY: translate gave 4 readable bytes that stay mapped while the memory is borrowed.
+            unsafe { (p as *const u32).read_unaligned() }
+        })
+        .expect("the GPU")
+}
+
+/// A site's PC is its kernel's entry plus its offset.
+fn assert_site(site: &Site, program: &Program, wave: u32, lane: Option<u32>) {
+    assert_eq!(site.pc, entry(program) + site.offset, "{site:?}");
+    assert_eq!((site.workgroup, site.wave, site.lane), ([0; 3], wave, lane));
+}
+
+fn only(reports: Vec<SanitizerReport>) -> SanitizerReport {
+    assert_eq!(reports.len(), 1, "{reports:#?}");
+    reports.into_iter().next().unwrap()
+}
+
+/// A store 4 bytes past a 1024-byte buffer lands in the BO's page (no fault,
+/// the value is stored as hardware would) and is one memcheck finding with
+/// the address, the allocation and the overrun.
+#[test]
+fn a_store_past_a_buffer_is_a_memcheck_finding() {
+    let gpu = gpu(SanitizerConfig::all());
+    let program = gpu.load("oob_write");
+    let buffer = gpu.alloc(1024);
+    let base = buffer.gpu_va();
+    let target = base + 1024;
+    gpu.run(
+        &program.kernel,
+        &[Arg::Ptr(target), Arg::U32(7)],
+        [1, 1, 1],
+        [1, 1, 1],
+    )
+    .expect("the store is inside the BO's page: no fault");
+    let report = only(gpu.sim.sanitizer_reports());
+    assert_eq!(report.tool(), Tool::Memcheck);
+    assert_eq!(&*report.kernel, "oob_write");
+    assert_eq!(report.kernel_object, program.kernel.kernel_object);
+    assert_eq!(report.count, 1);
+    let Finding::GlobalOverrun {
+        at,
+        access,
+        address,
+        size,
+        allocation,
+        overrun,
+    } = report.finding
+    else {
+        panic!("{report:?}");
+    };
+    assert_site(&at, &program, 0, Some(0));
+    assert_eq!(
+        (access, address, size, overrun),
+        (Access::Write, target, 4, 4)
+    );
+    assert_eq!(allocation, Allocation { base, size: 1024 });
+    assert_eq!(
+        report.to_string(),
+        format!(
+            "sanitizer memcheck: kernel oob_write+{:#x}: write of 4 bytes at {target:#x} \
+             overruns the 1024-byte allocation at {base:#x} by 4 bytes (workgroup (0,0,0) \
+             wave 0 lane 0)",
+            at.offset
+        )
+    );
+}
+
+/// vector_copy told one element more than its buffers hold: the read and
+/// the write past them are one finding each, folded over the workgroups
+/// that run them; with the right bound, nothing.
+#[test]
+fn a_wrong_bound_overruns_both_buffers_once_each() {
+    let gpu = gpu(SanitizerConfig::off().with(Tool::Memcheck));
+    let program = gpu.load("vector_copy");
+    let n = 100u32;
+    let src = gpu.upload_u32(&(0..n).collect::<Vec<_>>());
+    let dst = gpu.filled_u32(n as usize, 0);
+    let args = |n| [Arg::Ptr(src.gpu_va()), Arg::Ptr(dst.gpu_va()), Arg::U32(n)];
+    gpu.run(&program.kernel, &args(n), [n, 1, 1], [32, 1, 1])
+        .unwrap();
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+    gpu.run(&program.kernel, &args(n + 1), [n + 1, 1, 1], [32, 1, 1])
+        .unwrap();
+    assert_eq!(read_u32(&dst, n as usize), (0..n).collect::<Vec<_>>());
+    let reports = gpu.sim.sanitizer_reports();
+    assert_eq!(reports.len(), 2, "{reports:#?}");
+    let mut seen = Vec::new();
+    for r in &reports {
+        let Finding::GlobalOverrun {
+            at,
+            access,
+            address,
+            allocation,
+            overrun,
+            ..
+        } = r.finding
+        else {
+            panic!("{r:?}");
+        };
+        // Work-item 100 is lane 4 of workgroup 3's only wave.
+        assert_eq!((at.workgroup, at.wave, at.lane), ([3, 0, 0], 0, Some(4)));
+        assert_eq!((overrun, r.count), (4, 1));
+        assert_eq!(address, allocation.end());
+        seen.push((access, allocation.base));
+    }
+    seen.sort_by_key(|&(a, _)| a == Access::Write);
+    assert_eq!(
+        seen,
+        vec![(Access::Read, src.gpu_va()), (Access::Write, dst.gpu_va())]
+    );
+}
+
+/// Work-items 32..63 (wave 1) read LDS no one wrote: one initcheck
+/// finding, at wave 1's first lane; when every entry is written, none.
+#[test]
+fn reading_unwritten_lds_is_an_initcheck_finding() {
+    let gpu = gpu(SanitizerConfig::all());
+    let program = gpu.load("lds_uninit");
+    let input = gpu.upload_u32(&(0..64).collect::<Vec<_>>());
+    let out = gpu.filled_u32(64, 0);
+    let run = |written| {
+        gpu.run(
+            &program.kernel,
+            &[
+                Arg::Ptr(input.gpu_va()),
+                Arg::Ptr(out.gpu_va()),
+                Arg::U32(written),
+            ],
+            [64, 1, 1],
+            [64, 1, 1],
+        )
+        .unwrap()
+    };
+    run(64);
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+    run(32);
+    let report = only(gpu.sim.sanitizer_reports());
+    assert_eq!(report.tool(), Tool::Initcheck);
+    let Finding::UninitializedLds { at, offset, size } = report.finding else {
+        panic!("{report:?}");
+    };
+    assert_site(&at, &program, 1, Some(0));
+    assert_eq!((offset, size), (128, 4));
+    assert!(
+        report
+            .to_string()
+            .starts_with("sanitizer initcheck: kernel lds_uninit+0x"),
+        "{report}"
+    );
+}
+
+/// Each wave stores its half of the tile and loads the other half with no
+/// barrier between. Wave 0 runs first (up to its end: no barrier), so wave
+/// 1's store overwrites what wave 0 read, and wave 1's load reads what wave
+/// 0 wrote: two racecheck findings, each naming both accesses.
+#[test]
+fn lds_accessed_by_two_waves_without_a_barrier_is_a_race() {
+    let gpu = gpu(SanitizerConfig::off().with(Tool::Racecheck));
+    let program = gpu.load("lds_race");
+    let input = gpu.upload_u32(&(0..64).collect::<Vec<_>>());
+    let out = gpu.filled_u32(64, 0);
+    gpu.run(
+        &program.kernel,
+        &[Arg::Ptr(input.gpu_va()), Arg::Ptr(out.gpu_va())],
+        [64, 1, 1],
+        [64, 1, 1],
+    )
+    .unwrap();
+    let reports = gpu.sim.sanitizer_reports();
+    assert_eq!(reports.len(), 2, "{reports:#?}");
+    let mut races: Vec<_> = reports
+        .iter()
+        .map(|r| match r.finding {
+            Finding::LdsRace {
+                at,
+                access,
+                earlier,
+                earlier_access,
+                offset,
+            } => {
+                // Wave 1's lane 0 is work-item 32: it stores tile[32] and loads tile[31].
+                assert_site(&at, &program, 1, Some(0));
+                assert_site(&earlier, &program, 0, Some(31));
+                assert_eq!(r.count, 1);
+                (access, earlier_access, offset)
+            }
+            _ => panic!("{r:?}"),
+        })
+        .collect();
+    races.sort_by_key(|&(access, ..)| access == Access::Read);
+    assert_eq!(
+        races,
+        vec![
+            (Access::Write, Access::Read, 128),
+            (Access::Read, Access::Write, 124)
+        ]
+    );
+}
+
+/// A barrier inside a branch only wave 0 takes: wave 1 ends while wave 0
+/// waits, one synccheck finding at wave 1's s_endpgm naming wave 0's
+/// s_barrier; when both waves take the branch, none.
+#[test]
+fn a_barrier_in_divergent_control_flow_is_a_synccheck_finding() {
+    let gpu = gpu(SanitizerConfig::all());
+    let program = gpu.load("divergent_barrier");
+    let input = gpu.upload_u32(&(0..64).collect::<Vec<_>>());
+    let out = gpu.filled_u32(64, 0);
+    let run = |limit| {
+        gpu.run(
+            &program.kernel,
+            &[
+                Arg::Ptr(input.gpu_va()),
+                Arg::Ptr(out.gpu_va()),
+                Arg::U32(limit),
+            ],
+            [64, 1, 1],
+            [64, 1, 1],
+        )
+        .unwrap()
+    };
+    run(64);
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+    run(32);
+    let report = only(gpu.sim.sanitizer_reports());
+    let Finding::EndedAtBarrier { at, waiting } = report.finding else {
+        panic!("{report:?}");
+    };
+    assert_site(&at, &program, 1, None);
+    assert_site(&waiting, &program, 0, None);
+    assert_eq!(word_at(&gpu, at.pc), S_ENDPGM);
+    assert_eq!(word_at(&gpu, waiting.pc), S_BARRIER);
+    assert_eq!(
+        report.to_string(),
+        format!(
+            "sanitizer synccheck: kernel divergent_barrier+{:#x}: workgroup (0,0,0) wave 1 \
+             ended while workgroup (0,0,0) wave 0 waits at the barrier at +{:#x}",
+            at.offset, waiting.offset
+        )
+    );
+}
+
+/// Kernels that use LDS, barriers and atomics correctly give no finding
+/// with every tool on, in several workgroups of several waves.
+#[test]
+fn clean_kernels_give_no_findings() {
+    let gpu = gpu(SanitizerConfig::all());
+    let reduce = gpu.load("reduce_lds");
+    let n = 1000u32;
+    let input = gpu.upload_u32(&(0..n).collect::<Vec<_>>());
+    let sums = gpu.filled_u32(8, 0);
+    gpu.run(
+        &reduce.kernel,
+        &[
+            Arg::Ptr(input.gpu_va()),
+            Arg::Ptr(sums.gpu_va()),
+            Arg::U32(n),
+        ],
+        [1024, 1, 1],
+        [128, 1, 1],
+    )
+    .unwrap();
+    let want: Vec<u32> = (0..8)
+        .map(|g| (g * 128..(g + 1) * 128).filter(|&i| i < n).sum())
+        .collect();
+    assert_eq!(read_u32(&sums, 8), want);
+    let histogram = gpu.load("histogram");
+    let data = gpu.upload(
+        &(0..4096u32)
+            .map(|i| (i * 7 % 256) as u8)
+            .collect::<Vec<_>>(),
+    );
+    let bins = gpu.filled_u32(256, 0);
+    gpu.run(
+        &histogram.kernel,
+        &[
+            Arg::Ptr(data.gpu_va()),
+            Arg::Ptr(bins.gpu_va()),
+            Arg::U32(4096),
+        ],
+        [4096, 1, 1],
+        [256, 1, 1],
+    )
+    .unwrap();
+    assert_eq!(read_u32(&bins, 256), vec![16; 256]);
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+}
+
+/// With the sanitizer off the same overrun goes unreported.
+#[test]
+fn without_the_sanitizer_nothing_is_reported() {
+    let gpu = gpu(SanitizerConfig::off());
+    let program = gpu.load("oob_write");
+    let buffer = gpu.alloc(1024);
+    gpu.run(
+        &program.kernel,
+        &[Arg::Ptr(buffer.gpu_va() + 1024), Arg::U32(7)],
+        [1, 1, 1],
+        [1, 1, 1],
+    )
+    .unwrap();
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+}

@@ -38,10 +38,10 @@ mod lds;
 mod lds_misc;
 #[cfg(test)]
 mod opcode_coverage_tests;
-mod operand;
-mod salu;
+pub(crate) mod operand;
+pub(crate) mod salu;
 mod step;
-mod valu;
+pub(crate) mod valu;
 mod vmem;
 
 pub(crate) use crate::span_cache::SpanCache;

@@ -16,13 +16,21 @@
 //! then does what it does after the interpreter's loop (watchdog, counts,
 //! the tail), so the watchdog still runs once per 1024 taken branches.
 //!
+//! Inline today (`translate.rs`, `Tx::inline`): 32-bit SALU arithmetic,
+//! logic, shifts and compares; VALU integer add/sub/logic/min/max/mul_lo,
+//! shifts by a uniform amount, three-source add/or/xor/and_or/lshl_*;
+//! v_cndmask; integer and f32 compares; f32 add/sub/mul/fma (with abs/neg)
+//! and sqrt; VOPD pairs of those; branches, s_endpgm, s_barrier.
+//!
 //! Exactness: inline code computes what the interpreter computes bit for
-//! bit: integer ops are the same ops; f32 add/sub/mul/fma are IEEE with the
-//! host's rounding (nearest even, denormals kept: MXCSR as Rust leaves it)
-//! and then gfxsim's NaN rule (valu/mod.rs `nan_rule!`) as selects; what
-//! cannot be matched that way (min/max with their sign and NaN rules,
-//! conversions, transcendentals) is a call-out. The differential tests
-//! (`tests.rs`) run random blocks through both.
+//! bit: integer ops are the same ops; f32 add/sub/mul/fma/sqrt are IEEE with
+//! the host's rounding (nearest even, denormals kept: MXCSR as Rust leaves
+//! it) and then gfxsim's NaN rule (valu/mod.rs `nan_rule!`) as selects;
+//! what cannot be matched that way without more work (min/max with their
+//! sign and NaN rules, conversions, v_rcp/v_exp/v_log and the other
+//! transcendentals, ldexp/frexp) is a call-out. The differential tests
+//! (`tests.rs`, and crates/isa/tests/isa_exec.rs on whole kernels) run
+//! both paths.
 //!
 //! Within a translation the VGPR rows an entry reads stay in host
 //! registers until a call-out or the end of the block, which write back

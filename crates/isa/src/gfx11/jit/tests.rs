@@ -85,6 +85,9 @@ fn inlinable(f: &Fast) -> bool {
             | Fast::Vcmp { .. }
             | Fast::FmaF32 { .. }
             | Fast::Flt(_)
+            | Fast::Fma32(_)
+            | Fast::Fcmp(_)
+            | Fast::Vopd(_)
             | Fast::Branch { .. }
     )
 }
@@ -126,7 +129,11 @@ fn random_code(rng: &mut Rng, pools: &[Vec<Vec<u32>>; 3]) -> Vec<u8> {
     let mut words = Vec::new();
     let n = 1 + rng.below(16);
     for _ in 0..n {
-        let pool = if rng.below(4) == 0 { &pools[1] } else { &pools[0] };
+        let pool = if rng.below(4) == 0 {
+            &pools[1]
+        } else {
+            &pools[0]
+        };
         words.extend_from_slice(&pool[rng.below(pool.len() as u32) as usize]);
     }
     if rng.below(4) != 0 {
@@ -185,7 +192,7 @@ fn translated_blocks_match_the_interpreter() {
     let pools = pools();
     let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
     let (mut inlined, mut kinds) = (0, BTreeSet::new());
-    for trial in 0..600 {
+    for trial in 0..1000 {
         let code = random_code(&mut rng, &pools);
         let mem = Memory {
             code,
@@ -193,7 +200,12 @@ fn translated_blocks_match_the_interpreter() {
         };
         let block = CodeCache::new().block(CODE, &mem);
         for c in &block.compiled {
-            kinds.insert(format!("{:?}", c.fast).split([' ', '(']).next().map(str::to_owned));
+            kinds.insert(
+                format!("{:?}", c.fast)
+                    .split([' ', '('])
+                    .next()
+                    .map(str::to_owned),
+            );
         }
         let mut w = rng.wave();
         // Now and then s[0:1] and v[0:1] point into the data buffer.
@@ -217,7 +229,9 @@ fn translated_blocks_match_the_interpreter() {
         }
     }
     assert!(inlined > 3000, "only {inlined} entries ran inline");
-    for kind in ["Salu", "Valu", "Cndmask", "Vcmp", "FmaF32", "Flt", "Branch"] {
+    for kind in [
+        "Salu", "Valu", "Cndmask", "Vcmp", "FmaF32", "Flt", "Fma32", "Fcmp", "Vopd", "Branch",
+    ] {
         assert!(
             kinds.contains(&Some(kind.to_owned())),
             "no {kind} entry in the blocks: {kinds:?}"

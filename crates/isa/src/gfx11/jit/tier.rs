@@ -191,6 +191,12 @@ mod per_worker {
                 Some(code) => code,
                 None => match translate(block) {
                     Ok(code) => {
+                        tracing::debug!(
+                            "translated the block at {:#x}: {} of {} entries inline",
+                            block.start,
+                            code.inlined,
+                            block.compiled.len()
+                        );
                         let code = Arc::new(code);
                         cache.keep_translation(block, &code, generation);
                         code

@@ -30,6 +30,10 @@ use crate::gfx11::exec::operand::{SSrc, VSrc};
 use crate::gfx11::exec::salu::SOp;
 use crate::gfx11::exec::valu::fast::VOp;
 use crate::gfx11::exec::valu::fast_f32::{Flt, FltOp};
+use crate::gfx11::exec::valu::fast_f64::S64;
+use crate::gfx11::exec::valu::fast_fma32::{Fma32, Fma32Op};
+use crate::gfx11::exec::valu::fast_vcmp::{Fcmp, FcmpKind};
+use crate::gfx11::exec::valu::fast_vopd::{DualOp, Half, Vopd};
 use crate::gfx11::wave::{EXEC, LANES, NULL, VCC};
 
 /// 4-lane groups per 32-lane row.
@@ -271,9 +275,15 @@ impl Tx<'_> {
         self.flush();
         self.rows.clear();
         self.exec = None;
-        let f = self.b.ins().load(self.ptr, mem(), self.frame, FRAME_CALLOUT);
+        let f = self
+            .b
+            .ins()
+            .load(self.ptr, mem(), self.frame, FRAME_CALLOUT);
         let kv = self.b.ins().iconst(types::I32, k as i64);
-        let call = self.b.ins().call_indirect(self.callout_sig, f, &[self.frame, kv]);
+        let call = self
+            .b
+            .ins()
+            .call_indirect(self.callout_sig, f, &[self.frame, kv]);
         let r = self.b.inst_results(call)[0];
         let (on, off) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(r, off, &[], on, &[]);
@@ -504,6 +514,9 @@ impl Tx<'_> {
                 true
             }
             Fast::Flt(ref f) => self.flt(f),
+            Fast::Fma32(ref f) if self.fma => self.fma32(f),
+            Fast::Fcmp(ref c) => self.fcmp(c),
+            Fast::Vopd(ref v) => self.vopd(v),
             _ => false,
         }
     }
@@ -575,8 +588,14 @@ impl Tx<'_> {
                 let (r, o) = self.b.ins().ssub_overflow(x, y);
                 (r, Some(o))
             }
-            SOp::MinI32 => (self.b.ins().smin(x, y), Some(self.b.ins().icmp(SignedLessThan, x, y))),
-            SOp::MinU32 => (self.b.ins().umin(x, y), Some(self.b.ins().icmp(UnsignedLessThan, x, y))),
+            SOp::MinI32 => (
+                self.b.ins().smin(x, y),
+                Some(self.b.ins().icmp(SignedLessThan, x, y)),
+            ),
+            SOp::MinU32 => (
+                self.b.ins().umin(x, y),
+                Some(self.b.ins().icmp(UnsignedLessThan, x, y)),
+            ),
             SOp::MaxI32 => (
                 self.b.ins().smax(x, y),
                 Some(self.b.ins().icmp(SignedGreaterThan, x, y)),
@@ -724,11 +743,16 @@ impl Tx<'_> {
         self.nan_rule(&[x, y, z], r)
     }
 
-    /// A source of a `Flt` with its abs/neg modifiers, as bits.
-    fn flt_src(&mut self, f: &Flt, k: usize, s: VSrc) -> [Value; GROUPS] {
+    /// A source of an f32 form with its abs/neg modifiers (`mods`), as bits.
+    fn flt_src(&mut self, mods: u8, k: usize, s: VSrc) -> [Value; GROUPS] {
         let x = self.src(s);
-        let abs = f.mods >> k & 1 != 0;
-        let neg = f.mods >> (4 + k) & 1 != 0;
+        self.modify(mods, k, x)
+    }
+
+    /// `x` with source `k`'s abs (bit k of `mods`) and neg (bit 4 + k) applied.
+    fn modify(&mut self, mods: u8, k: usize, x: [Value; GROUPS]) -> [Value; GROUPS] {
+        let abs = mods >> k & 1 != 0;
+        let neg = mods >> (4 + k) & 1 != 0;
         let x = if abs {
             let m = self.splat(0x7FFF_FFFF);
             self.map1(x, |b, p| b.ins().band(p, m))
@@ -744,10 +768,23 @@ impl Tx<'_> {
     }
 
     fn flt(&mut self, f: &Flt) -> bool {
+        if f.op == FltOp::Sqrt {
+            // The interpreter's f32::sqrt is the host's correctly rounded
+            // square root (sqrtss), as Cranelift's (sqrtps), NaN included.
+            let x = self.flt_src(f.mods, 0, f.a);
+            let r = self.map1(x, |b, p| {
+                let flags = lanes_le();
+                let p = b.ins().bitcast(types::F32X4, flags, p);
+                let r = b.ins().sqrt(p);
+                b.ins().bitcast(types::I32X4, flags, r)
+            });
+            self.write_row(f.dst, r);
+            return true;
+        }
         if !matches!(f.op, FltOp::Add | FltOp::Sub | FltOp::Subrev | FltOp::Mul) {
             return false;
         }
-        let (x, y) = (self.flt_src(f, 0, f.a), self.flt_src(f, 1, f.b));
+        let (x, y) = (self.flt_src(f.mods, 0, f.a), self.flt_src(f.mods, 1, f.b));
         let r = std::array::from_fn(|g| {
             let (p, q) = (self.to_f32(x[g]), self.to_f32(y[g]));
             let r = match f.op {
@@ -763,5 +800,105 @@ impl Tx<'_> {
         });
         self.write_row(f.dst, r);
         true
+    }
+
+    /// v_fma_f32 with abs/neg (the division helpers are call-outs).
+    fn fma32(&mut self, f: &Fma32) -> bool {
+        if f.op != Fma32Op::Fma {
+            return false;
+        }
+        let [a, b, c] = f.src;
+        let (x, y, z) = (
+            self.flt_src(f.mods, 0, a),
+            self.flt_src(f.mods, 1, b),
+            self.flt_src(f.mods, 2, c),
+        );
+        let r = std::array::from_fn(|g| self.fma3(x[g], y[g], z[g]));
+        self.write_row(f.dst, r);
+        true
+    }
+
+    /// An f32 compare: the relations of `cond` (1 less, 2 equal, 4
+    /// greater, 8 unordered) that hold, per lane, under EXEC.
+    fn fcmp(&mut self, c: &Fcmp) -> bool {
+        if c.kind != FcmpKind::F32 {
+            return false;
+        }
+        let src = |tx: &mut Self, s: S64, k: usize| {
+            let x = match s {
+                S64::Vgpr(r) => tx.row(r),
+                S64::Sgpr(r) => tx.src(VSrc::Sgpr(r)),
+                S64::Lo(v) => tx.src(VSrc::Imm(v)),
+                S64::Hi(_) => tx.src(VSrc::Imm(0)),
+            };
+            tx.modify(c.mods, k, x)
+        };
+        let (x, y) = (src(self, c.a, 0), src(self, c.b, 1));
+        let relations = [
+            (1, FloatCC::LessThan),
+            (2, FloatCC::Equal),
+            (4, FloatCC::GreaterThan),
+            (8, FloatCC::Unordered),
+        ];
+        let hits = std::array::from_fn(|g| {
+            let (p, q) = (self.to_f32(x[g]), self.to_f32(y[g]));
+            let mut hit = self.splat(0);
+            for (bit, cc) in relations {
+                if c.cond & bit != 0 {
+                    let h = self.b.ins().fcmp(cc, p, q);
+                    hit = self.b.ins().bor(hit, h);
+                }
+            }
+            hit
+        });
+        let m = self.pack(hits);
+        let (exec, _) = self.exec_masks();
+        let m = self.b.ins().band(m, exec);
+        self.sgpr_write(c.dst, m);
+        true
+    }
+
+    /// A VOPD pair: both halves read, then X and Y written under EXEC.
+    fn vopd(&mut self, v: &Vopd) -> bool {
+        let (Some(x), Some(y)) = (self.half(&v.x), self.half(&v.y)) else {
+            return false;
+        };
+        self.write_row(v.x.dst, x);
+        self.write_row(v.y.dst, y);
+        true
+    }
+
+    /// One VOPD half's result (nothing written); None: a call-out.
+    fn half(&mut self, h: &Half) -> Option<[Value; GROUPS]> {
+        if matches!(h.op, DualOp::MaxF32 | DualOp::MinF32) {
+            return None;
+        }
+        if h.op == DualOp::Lshlrev {
+            let n = self.scalar(h.a)?;
+            let b = self.row(h.b);
+            return Some(self.map1(b, |bld, p| bld.ins().ishl(p, n)));
+        }
+        let (a, b) = (self.src(h.a), self.row(h.b));
+        Some(match h.op {
+            DualOp::Mov => a,
+            DualOp::Cndmask => {
+                let vcc = self.sgpr_read(VCC as u8);
+                let take = self.lane_masks(vcc);
+                std::array::from_fn(|g| self.b.ins().bitselect(take[g], b[g], a[g]))
+            }
+            DualOp::Add => self.map2(a, b, |bld, p, q| bld.ins().iadd(p, q)),
+            DualOp::And => self.map2(a, b, |bld, p, q| bld.ins().band(p, q)),
+            _ => std::array::from_fn(|g| {
+                let (p, q) = (self.to_f32(a[g]), self.to_f32(b[g]));
+                let r = match h.op {
+                    DualOp::MulF32 => self.b.ins().fmul(p, q),
+                    DualOp::AddF32 => self.b.ins().fadd(p, q),
+                    DualOp::SubF32 => self.b.ins().fsub(p, q),
+                    _ => self.b.ins().fsub(q, p),
+                };
+                let r = self.to_bits(r);
+                self.nan_rule(&[a[g], b[g]], r)
+            }),
+        })
     }
 }

@@ -667,12 +667,26 @@ impl Dispatch {
             };
             #[cfg(feature = "jit")]
             let exit = match translated {
-                // SAFETY: `func` is the translation of this block (the worker
-                // keeps translations per private block), alive while the
-                // worker holds it, and the wave is a wave32 wave.
-                Some((func, callout)) => unsafe {
-                    crate::gfx11::jit::run_translated(func, callout, w, env, block)
-                },
+                Some((func, callout)) => {
+                    // A block looping on itself may take its back branch
+                    // inside the translation up to the next watchdog check.
+                    let budget = WATCHDOG_JUMPS - 1 - *jumps % WATCHDOG_JUMPS;
+                    // SAFETY: `func` is the translation of this block (the
+                    // worker keeps translations per private block), alive
+                    // while the worker holds it, and the wave is a wave32 wave.
+                    let (exit, loops) = unsafe {
+                        crate::gfx11::jit::run_translated(func, callout, w, env, block, budget)
+                    };
+                    if loops > 0 {
+                        // Each pass ran the whole block up to its branch.
+                        let last = list.last().map_or(0, |c| c.last as usize);
+                        for _ in 0..loops {
+                            self.count_block(stats, block, last);
+                        }
+                        *jumps = jumps.wrapping_add(loops);
+                    }
+                    exit
+                }
                 None => interpret_block(w, env, block, list),
             };
             #[cfg(not(feature = "jit"))]

@@ -51,15 +51,24 @@ pub(crate) struct Frame {
     block: *const Block,
     /// A call-out's outcome when it did not flow on.
     outcome: Option<Result<Flow, EntryError>>,
+    /// Taken branches back to the block's start the translated code may
+    /// follow itself (a block that loops on itself), and how many it did.
+    loop_budget: u32,
+    loops: u32,
 }
 
 pub(crate) const FRAME_SGPR: i32 = offset_of!(Frame, sgpr) as i32;
 pub(crate) const FRAME_VGPR: i32 = offset_of!(Frame, vgpr) as i32;
 pub(crate) const FRAME_SCC: i32 = offset_of!(Frame, scc) as i32;
 pub(crate) const FRAME_CALLOUT: i32 = offset_of!(Frame, callout) as i32;
+pub(crate) const FRAME_LOOP_BUDGET: i32 = offset_of!(Frame, loop_budget) as i32;
+pub(crate) const FRAME_LOOPS: i32 = offset_of!(Frame, loops) as i32;
 
 /// Run block `block` (a wave32 wave's, `w.wave64` false) through its
-/// translation `func`, whose call-outs go through `callout`.
+/// translation `func`, whose call-outs go through `callout`. A block whose
+/// last entry branches back to its start runs again inside the translation
+/// up to `loop_budget` times; the second result says how often it did (each
+/// such pass ran the whole block and took the branch).
 ///
 /// # Safety
 /// `func` must be the translation of `block` (so its entry indices and
@@ -71,7 +80,8 @@ pub(crate) unsafe fn run_translated(
     w: &mut Wave,
     env: &mut Env,
     block: &Block,
-) -> Result<BlockExit, EntryError> {
+    loop_budget: u32,
+) -> (Result<BlockExit, EntryError>, u32) {
     let wave: *mut Wave = w;
     // SAFETY: `wave` comes from a live `&mut Wave`; the field pointers are
     // derived from it and used only while the translated call runs.
@@ -91,11 +101,18 @@ pub(crate) unsafe fn run_translated(
         env: (env as *mut Env).cast::<Env<'static>>(),
         block,
         outcome: None,
+        loop_budget,
+        loops: 0,
     };
     // SAFETY: the caller guarantees `func` translates `block` and is alive;
     // the frame points at this wave (wave32: one VGPR file of 256 rows),
     // which nothing else touches during the call.
     let code = unsafe { func(&mut frame) };
+    (exit(code, block, &mut frame), frame.loops)
+}
+
+/// What exit code `code` of `block`'s translation means.
+fn exit(code: u32, block: &Block, frame: &mut Frame) -> Result<BlockExit, EntryError> {
     let entry = (code >> EXIT_SHIFT) as usize;
     let flow = match code & ((1 << EXIT_SHIFT) - 1) {
         EXIT_FELL => return Ok(BlockExit::Fell),

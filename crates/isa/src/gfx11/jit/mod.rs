@@ -4,38 +4,44 @@
 //!
 //! A translation covers one decoded block's wave32 list (`Block::compiled`,
 //! the pre-resolved `Fast` forms) and is an `extern "C"` function over a
-//! [`abi::Frame`] that points at the wave's registers in memory. Each entry
-//! becomes either inline host code over the 32 lanes (SSE/AVX vectors of
-//! four lanes, EXEC applied with lane masks) or a call-out: a call of the
-//! interpreter's own routine for that entry (`run_block::run_entry`), so a
-//! block is translated whole and coverage grows by inlining more forms.
-//! Memory instructions, transcendentals and everything rare are call-outs,
-//! so faults, fault reports, strict coherence and access checks are the
-//! interpreter's own. Branches, s_endpgm, s_barrier and call-outs that do
-//! not flow on end the function with an exit code (`abi.rs`); the wave loop
-//! then does what it does after the interpreter's loop (watchdog, counts,
-//! the tail), so the watchdog still runs once per 1024 taken branches.
+//! [`abi::Frame`] that points at the wave's registers in memory. The list
+//! is cut into lane-local runs (`translate.rs`): sequences of VALU entries
+//! whose effect on a lane depends only on that lane, uniform scalars and
+//! EXEC. A run is strip-mined by 4-lane chunk: per chunk, each VGPR the run
+//! reads is loaded once, the whole run computes in host registers, and each
+//! VGPR it writes is stored once, blended under EXEC (no blend when EXEC is
+//! all ones). Cranelift's x86-64 back end has 128-bit vectors only, so an
+//! op over a 32-lane row is eight host ops either way; keeping the values in
+//! registers across a run is what makes the translation faster than the
+//! interpreter's per-instruction AVX2 loops.
 //!
-//! Inline today (`translate.rs`, `Tx::inline`): 32-bit SALU arithmetic,
-//! logic, shifts and compares; VALU integer add/sub/logic/min/max/mul_lo,
-//! shifts by a uniform amount, three-source add/or/xor/and_or/lshl_*;
-//! v_cndmask; integer and f32 compares; f32 add/sub/mul/fma (with abs/neg)
-//! and sqrt; VOPD pairs of those; branches, s_endpgm, s_barrier.
+//! Entries outside runs are inline SALU ops, branches, s_endpgm and
+//! s_barrier, or call-outs: a call of the interpreter's own routine for the
+//! entry (`run_block::run_entry`), so a block is translated whole and
+//! coverage grows by inlining more forms. Memory instructions and
+//! lane-crossing ops are call-outs, so faults, fault reports, strict
+//! coherence and access checks are the interpreter's own. Branches,
+//! s_endpgm, s_barrier and call-outs that do not flow on end the function
+//! with an exit code (`abi.rs`); the wave loop then does what it does after
+//! the interpreter's loop (watchdog, counts, the tail), so the watchdog still
+//! runs once per 1024 taken branches.
+//!
+//! In runs: integer add/sub/logic/min/max/mul_lo, shifts by a uniform
+//! amount, three-source add/or/xor/and_or/lshl_*; v_cndmask; integer and
+//! f32 compares (to VCC or an SGPR, not EXEC); f32 add/sub/mul/fma (with
+//! abs/neg), sqrt, rndne, the f32/i32 conversions; VOPD pairs of those
+//! and v_dual_fmac_f32; and, through helpers that take a chunk through a
+//! stack slot (`lane_math.rs`), f32 min/max, ldexp, frexp, rcp, rsq, exp,
+//! log and f32 to u32. A block whose last entry branches back to its start
+//! loops inside its translation until the next watchdog check is due.
 //!
 //! Exactness: inline code computes what the interpreter computes bit for
 //! bit: integer ops are the same ops; f32 add/sub/mul/fma/sqrt are IEEE with
 //! the host's rounding (nearest even, denormals kept: MXCSR as Rust leaves
-//! it) and then gfxsim's NaN rule (valu/mod.rs `nan_rule!`) as selects;
-//! what cannot be matched that way without more work (min/max with their
-//! sign and NaN rules, conversions, v_rcp/v_exp/v_log and the other
-//! transcendentals, ldexp/frexp) is a call-out. The differential tests
-//! (`tests.rs`, and crates/isa/tests/isa_exec.rs on whole kernels) run
-//! both paths.
-//!
-//! Within a translation the VGPR rows an entry reads stay in host
-//! registers until a call-out or the end of the block, which write back
-//! the rows inline code changed (call-outs read and write the wave in
-//! memory). SGPRs and SCC are read and written in memory.
+//! it) and then gfxsim's NaN rule (valu/mod.rs `nan_rule!`) as a select per
+//! source that can pick a different NaN than the host; the helpers call the
+//! interpreter's own scalar functions. The differential tests (`tests.rs`,
+//! and crates/isa/tests/isa_exec.rs on whole kernels) run both paths.
 //!
 //! Tiering (`tier.rs`): blocks start in the interpreter; a worker counts
 //! entries per block and translates one when it reaches the threshold
@@ -47,7 +53,8 @@
 //! Files: `tier.rs` (the mode, the threshold, per-worker counters),
 //! `shared.rs` (translations shared through the code cache),
 //! `code_memory.rs` (who owns the machine code), `abi.rs` (the frame,
-//! exit codes and call-outs), `translate.rs` (a block to Cranelift IR).
+//! exit codes and call-outs), `lane_math.rs` (per-chunk math helpers),
+//! `translate.rs` (a block to Cranelift IR).
 
 mod tier;
 pub use tier::{JIT_ENV, JitMode, force_jit, jit_mode};
@@ -56,6 +63,8 @@ pub use tier::{JIT_ENV, JitMode, force_jit, jit_mode};
 mod abi;
 #[cfg(feature = "jit")]
 mod code_memory;
+#[cfg(feature = "jit")]
+mod lane_math;
 #[cfg(feature = "jit")]
 mod shared;
 #[cfg(all(test, feature = "jit"))]

@@ -68,7 +68,7 @@ fn dual_op(op: Op) -> Option<DualOp> {
     })
 }
 
-fn half(op: Op, dst: u8, a: Src, b: Src) -> Option<Half> {
+pub(crate) fn half(op: Op, dst: u8, a: Src, b: Src) -> Option<Half> {
     let Src::Vgpr(b) = b else { return None };
     Some(Half {
         op: dual_op(op)?,

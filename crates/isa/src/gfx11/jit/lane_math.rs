@@ -6,8 +6,7 @@
 //! result over a).
 
 use crate::gfx11::exec::valu::{
-    cvt_i32, cvt_u32, exp32, fmax32, fmin32, frexp32, ldexp32, log32, rcp32,
-    round_even32, rsq32,
+    cvt_i32, cvt_u32, exp32, fmax32, fmin32, frexp32, ldexp32, log32, rcp32, round_even32, rsq32,
 };
 
 /// A lane helper: four lanes of source a at `io[0..4]`, of b at
@@ -77,8 +76,8 @@ impl LaneFn {
             };
         }
         pick!(
-            Rcp, Rsq, Exp, Log, Rndne, FrexpMant, FrexpExp, CvtI32F32,
-            CvtU32F32, CvtF32I32, CvtF32U32, Ldexp, Max, Min
+            Rcp, Rsq, Exp, Log, Rndne, FrexpMant, FrexpExp, CvtI32F32, CvtU32F32, CvtF32I32,
+            CvtF32U32, Ldexp, Max, Min
         )
     }
 

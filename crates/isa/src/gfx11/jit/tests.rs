@@ -366,8 +366,8 @@ fn run_inst(rng: &mut Rng) -> (Vec<u32>, &'static str) {
             "v_ldexp_f32",
         ),
         18 | 19 => {
-            let (op, name) = [(2, "s_add_i32"), (0, "s_add_u32"), (0x16, "s_and_b32")]
-                [rng.below(3) as usize];
+            let (op, name) =
+                [(2, "s_add_i32"), (0, "s_add_u32"), (0x16, "s_and_b32")][rng.below(3) as usize];
             let dst = [0, 1, 2, 3, VCC_CODE][rng.below(5) as usize];
             (enc::sop2(op, dst, s(rng), s(rng)), name)
         }
@@ -443,7 +443,14 @@ fn lane_local_runs_match_the_interpreter() {
         } else {
             WaveLoop::host_best()
         };
-        for exec in [rng.value(), u32::MAX, 0x0000_FFFF, 0xF0F0_F0F0, 1 << 31, rng.next()] {
+        for exec in [
+            rng.value(),
+            u32::MAX,
+            0x0000_FFFF,
+            0xF0F0_F0F0,
+            1 << 31,
+            rng.next(),
+        ] {
             w.sgpr[EXEC] = exec;
             inlined += compare(&block, &mem, &w, &lds, level);
         }
@@ -500,7 +507,10 @@ fn self_loops_run_inside_the_translation() {
         data: UnsafeCell::new(vec![0; DATA_LEN]),
     };
     let block = CodeCache::new().block(CODE, &mem);
-    assert_eq!(block.insts.last().map(|i| i.mnemonic), Some("s_cbranch_scc1"));
+    assert_eq!(
+        block.insts.last().map(|i| i.mnemonic),
+        Some("s_cbranch_scc1")
+    );
     let t = translate(&block).expect("the block translates");
     let mut rng = Rng::new(0xB5AD_4ECE_DA1C_E2A9);
     for (passes, budget) in [(1, 0), (1, 5), (4, 2), (4, 3), (4, 100), (9, 8)] {
@@ -516,17 +526,33 @@ fn self_loops_run_inside_the_translation() {
             let mut env = env(&mem, &mut lds);
             // SAFETY: `t` translates `block` and lives across the call; wave32.
             unsafe {
-                run_translated(t.func(), callout(WaveLoop::host_best()), &mut quick, &mut env, &block, budget)
+                run_translated(
+                    t.func(),
+                    callout(WaveLoop::host_best()),
+                    &mut quick,
+                    &mut env,
+                    &block,
+                    budget,
+                )
             }
         };
-        assert_eq!(loops, budget.min(passes - 1), "passes {passes} budget {budget}");
+        assert_eq!(
+            loops,
+            budget.min(passes - 1),
+            "passes {passes} budget {budget}"
+        );
         // The interpreter, once per pass the translation made, and one more.
         let mut slow = w0.clone();
         let mut want = None;
         for _ in 0..=loops {
             let mut lds = lds.clone();
             let mut env = env(&mem, &mut lds);
-            want = Some(interpret_block(&mut slow, &mut env, &block, &block.compiled));
+            want = Some(interpret_block(
+                &mut slow,
+                &mut env,
+                &block,
+                &block.compiled,
+            ));
         }
         assert_eq!(Some(got), want);
         assert_eq!(quick.sgpr, slow.sgpr);

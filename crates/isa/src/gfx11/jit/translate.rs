@@ -36,6 +36,7 @@ use super::abi::{
 use super::code_memory::CodeMemory;
 use super::lane_math::LaneFn;
 use crate::gfx11::code_cache::{Block, Compiled};
+use crate::gfx11::decode::vgpr_src;
 use crate::gfx11::exec::fast::{Cond, Fast};
 use crate::gfx11::exec::operand::{SSrc, VSrc, vsrc};
 use crate::gfx11::exec::salu::SOp;
@@ -44,7 +45,6 @@ use crate::gfx11::exec::valu::fast_f32::{Flt, FltOp};
 use crate::gfx11::exec::valu::fast_f64::S64;
 use crate::gfx11::exec::valu::fast_fma32::{Fma32, Fma32Op};
 use crate::gfx11::exec::valu::fast_vcmp::{Fcmp, FcmpKind};
-use crate::gfx11::decode::vgpr_src;
 use crate::gfx11::exec::valu::fast_vopd::{self, DualOp, Half};
 use crate::gfx11::inst::{Family, Inst, Mods};
 use crate::gfx11::opcodes::Op;
@@ -244,7 +244,12 @@ enum DualHalf {
 
 impl DualHalf {
     /// The half of VOPD `op` writing `dst` from `a` and `b` (a VGPR).
-    fn new(op: Op, dst: u8, a: crate::gfx11::inst::Src, b: crate::gfx11::inst::Src) -> Option<Self> {
+    fn new(
+        op: Op,
+        dst: u8,
+        a: crate::gfx11::inst::Src,
+        b: crate::gfx11::inst::Src,
+    ) -> Option<Self> {
         if op == Op::VFmacF32 {
             let crate::gfx11::inst::Src::Vgpr(b) = b else {
                 return None;
@@ -614,10 +619,7 @@ impl Tx<'_> {
             let f = self.frame;
             let loops = self.b.ins().load(types::I32, mem(), f, FRAME_LOOPS);
             let budget = self.b.ins().load(types::I32, mem(), f, FRAME_LOOP_BUDGET);
-            let more = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedLessThan, loops, budget);
+            let more = self.b.ins().icmp(IntCC::UnsignedLessThan, loops, budget);
             let (again, leave) = (self.b.create_block(), self.b.create_block());
             self.b.ins().brif(more, again, &[], leave, &[]);
             self.b.switch_to_block(again);
@@ -700,9 +702,7 @@ impl Tx<'_> {
                 let f = slow_unary(i)?;
                 let (dst, a) = (u8::try_from(i.dst).ok()?, vsrc(i.src[0].src)?);
                 match f {
-                    LaneFn::CvtI32F32 | LaneFn::CvtF32I32 => {
-                        Some(Lane::Unary { op: i.op, dst, a })
-                    }
+                    LaneFn::CvtI32F32 | LaneFn::CvtF32I32 => Some(Lane::Unary { op: i.op, dst, a }),
                     LaneFn::Rndne if self.sse41 => Some(Lane::Unary { op: i.op, dst, a }),
                     _ => call(f, dst, 0, a, VSrc::Imm(0)),
                 }
@@ -845,7 +845,10 @@ impl Tx<'_> {
         let (index, mut acc) = (params[0], params[1..].to_vec());
         self.chunk(p, masked, index, uniform, masks_in, &mut acc);
         let next = self.b.ins().iadd_imm_u(index, 1);
-        let more = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, next, CHUNKS);
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, next, CHUNKS);
         let mut again = vec![ir::BlockArg::Value(next)];
         again.extend(acc.iter().map(|&v| ir::BlockArg::Value(v)));
         let out: Vec<ir::BlockArg> = acc.iter().map(|&v| ir::BlockArg::Value(v)).collect();

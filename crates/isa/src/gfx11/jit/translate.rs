@@ -1212,19 +1212,19 @@ impl Tx<'_> {
             // Rust's `f32 as i32` saturates and takes NaN to 0, as
             // Cranelift's saturating conversion (valu/mod.rs `cvt_i32`).
             Op::VCvtI32F32 => {
-                let f = self.to_f32(x);
+                let f = self.f32_lanes(x);
                 self.b.ins().fcvt_to_sint_sat(types::I32X4, f)
             }
             Op::VCvtF32I32 => {
                 let r = self.b.ins().fcvt_from_sint(types::F32X4, x);
-                self.to_bits(r)
+                self.bits_lanes(r)
             }
             _ => {
                 // round_even32 (valu/mod.rs): ties to even, the sign of
                 // zero kept, a NaN returned as it is (roundps quiets it).
-                let f = self.to_f32(x);
+                let f = self.f32_lanes(x);
                 let r = self.b.ins().nearest(f);
-                let r = self.to_bits(r);
+                let r = self.bits_lanes(r);
                 let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
                 self.b.ins().bitselect(nan, x, r)
             }
@@ -1372,7 +1372,7 @@ impl Tx<'_> {
                 // even, as Rust's `u32 as f32`.
                 let x = self.src(a);
                 let r = self.b.ins().fcvt_from_uint(types::F32X4, x);
-                self.to_bits(r)
+                self.bits_lanes(r)
             }
             other => unreachable!("not a lane VALU op: {other:?}"),
         };
@@ -1381,11 +1381,11 @@ impl Tx<'_> {
 
     // f32.
 
-    fn to_f32(&mut self, v: Value) -> Value {
+    fn f32_lanes(&mut self, v: Value) -> Value {
         self.b.ins().bitcast(types::F32X4, lanes_le(), v)
     }
 
-    fn to_bits(&mut self, v: Value) -> Value {
+    fn bits_lanes(&mut self, v: Value) -> Value {
         self.b.ins().bitcast(types::I32X4, lanes_le(), v)
     }
 
@@ -1407,7 +1407,7 @@ impl Tx<'_> {
                 continue;
             }
             let s = srcs[k];
-            let f = self.to_f32(s);
+            let f = self.f32_lanes(s);
             let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
             let q = self.b.ins().bor(s, quiet);
             pick = self.b.ins().bitselect(nan, q, pick);
@@ -1417,9 +1417,9 @@ impl Tx<'_> {
 
     /// v_fma_f32 on one chunk: the fused result, then the NaN rule.
     fn fma3(&mut self, kinds: [VSrc; 3], x: Value, y: Value, z: Value) -> Value {
-        let (fx, fy, fz) = (self.to_f32(x), self.to_f32(y), self.to_f32(z));
+        let (fx, fy, fz) = (self.f32_lanes(x), self.f32_lanes(y), self.f32_lanes(z));
         let r = self.b.ins().fma(fx, fy, fz);
-        let r = self.to_bits(r);
+        let r = self.bits_lanes(r);
         self.nan_rule(&kinds, &[x, y, z], r)
     }
 
@@ -1449,22 +1449,22 @@ impl Tx<'_> {
         if f.op == FltOp::Sqrt {
             // The interpreter's f32::sqrt is the host's correctly rounded
             // square root (sqrtss), as Cranelift's (sqrtps), NaN included.
-            let p = self.to_f32(x);
+            let p = self.f32_lanes(x);
             let r = self.b.ins().sqrt(p);
-            let r = self.to_bits(r);
+            let r = self.bits_lanes(r);
             self.set_row(f.dst, r);
             return;
         }
         let y = self.src(f.b);
         let y = self.modify(f.mods, 1, y);
-        let (p, q) = (self.to_f32(x), self.to_f32(y));
+        let (p, q) = (self.f32_lanes(x), self.f32_lanes(y));
         let r = match f.op {
             FltOp::Add => self.b.ins().fadd(p, q),
             FltOp::Sub => self.b.ins().fsub(p, q),
             FltOp::Subrev => self.b.ins().fsub(q, p),
             _ => self.b.ins().fmul(p, q),
         };
-        let r = self.to_bits(r);
+        let r = self.bits_lanes(r);
         // Sub is the plain host subtraction in the interpreter (x86 returns
         // its first NaN operand, quieted: the rule's own choice).
         let r = if f.op == FltOp::Sub {
@@ -1501,7 +1501,7 @@ impl Tx<'_> {
             tx.modify(c.mods, k, x)
         };
         let (x, y) = (src(self, c.a, 0), src(self, c.b, 1));
-        let (p, q) = (self.to_f32(x), self.to_f32(y));
+        let (p, q) = (self.f32_lanes(x), self.f32_lanes(y));
         let relations = [
             (1, FloatCC::LessThan),
             (2, FloatCC::Equal),
@@ -1537,14 +1537,14 @@ impl Tx<'_> {
             DualOp::MaxF32 => self.call_lane(LaneFn::Max, &[a, b]),
             DualOp::MinF32 => self.call_lane(LaneFn::Min, &[a, b]),
             _ => {
-                let (p, q) = (self.to_f32(a), self.to_f32(b));
+                let (p, q) = (self.f32_lanes(a), self.f32_lanes(b));
                 let r = match h.op {
                     DualOp::MulF32 => self.b.ins().fmul(p, q),
                     DualOp::AddF32 => self.b.ins().fadd(p, q),
                     DualOp::SubF32 => self.b.ins().fsub(p, q),
                     _ => self.b.ins().fsub(q, p),
                 };
-                let r = self.to_bits(r);
+                let r = self.bits_lanes(r);
                 if h.op == DualOp::SubF32 {
                     r
                 } else {

@@ -10,13 +10,17 @@
 //!   5 interleaved rounds, printed as best over best and as the median of
 //!   the rounds' own ratios;
 //! - emulated wave-instructions per second (saxpy, and the compute-heavy
-//!   sqrt_exp_loop), against the native host loop of the same kernel;
+//!   sqrt_exp_loop), against the native host loop of the same kernel, and
+//!   with the translator of hot blocks (`AQUEDUCT_SIM_JIT`, tiered) against
+//!   the interpreter alone (`AQUEDUCT_SIM_JIT=0`), with their ratio;
 //! - empty-kernel dispatch round trip (packet written → completion signal
 //!   observed) in µs, against a host round trip that wakes another thread
 //!   and waits for its reply (the floor for any design where another
 //!   thread consumes the packet).
 //!
-//! Run: `cargo bench --bench gfxsim` (`-- --quick` for a short run).
+//! Run: `cargo bench --bench gfxsim` (`-- --quick` for a short run;
+//! `-- --sqrt-exp-only N ITERS` runs one sqrt_exp_loop on one worker thread
+//! in the mode `AQUEDUCT_SIM_JIT` selects, for profiling).
 //! `-- --scaling` instead measures how gfxsim scales over host
 //! worker threads (1, 2, 4, ... up to the host's cores) on the compute-heavy
 //! sqrt_exp_loop and on saxpy, each against its own 1-thread time; the
@@ -46,10 +50,17 @@ use aqueduct::hsa::{
     Agent, Allocation, Executable, MemoryOrder, PoolKind, Runtime, RuntimeOptions, Signal,
     WaitCondition, WaitHint,
 };
+use aqueduct_isa::{JitMode, force_jit};
 
 const SAXPY: &[u8] = include_bytes!("../kernels/gfx1100/saxpy.co");
 const SQRT_EXP: &[u8] = include_bytes!("../kernels/gfx1100/sqrt_exp_loop.co");
 const EMPTY: &[u8] = include_bytes!("../kernels/gfx1100/empty.co");
+
+/// The two ways gfxsim runs wave code, as the comparisons name them.
+const MODES: [(&str, JitMode); 2] = [
+    ("interpreter", JitMode::Off),
+    ("translator ", JitMode::Tiered),
+];
 
 struct Sim {
     device: Arc<SimDevice>,
@@ -380,6 +391,22 @@ fn main() {
         }
         return;
     }
+    if let Some(k) = args.iter().position(|a| a == "--sqrt-exp-only") {
+        // `--sqrt-exp-only N ITERS`: one device thread, the configured
+        // AQUEDUCT_SIM_JIT mode, for profiling.
+        let arg = |d: usize, default: u32| {
+            args.get(k + d)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        let (t, ips) = sqrt_exp(1, arg(1, 1 << 14), arg(2, 32), 2);
+        println!(
+            "sqrt_exp_loop-only: {:.1} M wave-inst/s, best {:.3} ms",
+            ips / 1e6,
+            t.as_secs_f64() * 1e3
+        );
+        return;
+    }
     let quick = args.iter().any(|a| a == "--quick");
     let n: u32 = if quick { 1 << 20 } else { 16 << 20 };
     let runs = if quick { 1 } else { 3 };
@@ -533,14 +560,40 @@ fn main() {
         std::hint::black_box(&mut out);
         (s.elapsed(), ())
     });
+    // The translator (AQUEDUCT_SIM_JIT's default, tiered) against the
+    // interpreter alone, on the same device settings.
     for threads in [1, 2] {
-        let (t, ips) = sqrt_exp(threads, sn, iters, 2);
+        let mut ips = [0.0; 2];
+        for (k, (name, mode)) in MODES.iter().enumerate() {
+            force_jit(Some(*mode));
+            let (t, r) = sqrt_exp(threads, sn, iters, 2);
+            ips[k] = r;
+            println!(
+                "sqrt_exp_loop gfxsim, {threads} thread(s), {name}: {:8.1} M wave-inst/s  gfxsim takes {:.0}x the native host loop's time",
+                r / 1e6,
+                t.as_secs_f64() / host_t.as_secs_f64()
+            );
+        }
         println!(
-            "sqrt_exp_loop gfxsim, {threads} thread(s):        {:8.1} M wave-inst/s  gfxsim takes {:.0}x the native host loop's time",
-            ips / 1e6,
-            t.as_secs_f64() / host_t.as_secs_f64()
+            "sqrt_exp_loop translator / interpreter, {threads} thread(s): {:8.2}x",
+            ips[1] / ips[0]
         );
     }
+    let mut ips = [0.0; 2];
+    for (k, (name, mode)) in MODES.iter().enumerate() {
+        force_jit(Some(*mode));
+        let (gbs, r) = saxpy(1, n, runs);
+        ips[k] = r;
+        println!(
+            "saxpy  gfxsim, 1 thread, {name}:  {gbs:8.2} GB/s  ({:.1} M wave-inst/s)",
+            r / 1e6
+        );
+    }
+    force_jit(None);
+    println!(
+        "saxpy  translator / interpreter, 1 thread:        {:8.2}x",
+        ips[1] / ips[0]
+    );
 
     let samples = if quick { 200 } else { 2000 };
     let rt = round_trip(samples);

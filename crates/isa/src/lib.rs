@@ -28,7 +28,9 @@
 //!   accesses and barrier releases, for gfxsim's sanitizer);
 //! - [`realtime`] is the 100 MHz REALTIME counter every family reads;
 //! - the wave loop's compilation level ([`WaveLoop`], [`wave_loop`],
-//!   `AQUEDUCT_SIM_WAVE_LOOP`) is chosen once per process for every family.
+//!   `AQUEDUCT_SIM_WAVE_LOOP`) is chosen once per process for every family;
+//!   so is the translator's mode ([`JitMode`], [`jit_mode`], `AQUEDUCT_SIM_JIT`;
+//!   gfx11's translator is `gfx11/jit`, cargo feature `jit`).
 //!
 //! # Families
 //!
@@ -57,6 +59,7 @@ mod span_cache;
 mod traffic;
 mod wave_loop;
 
+pub use gfx11::jit::{JIT_ENV, JitMode, force_jit, jit_mode};
 pub use wave_loop::{WAVE_LOOP_ENV, WaveLoop, default_level, force_wave_loop, wave_loop};
 
 /// Kind of a memory access, for fault reports.

@@ -334,6 +334,78 @@ fn every_wave_loop_compilation_agrees() {
     }
 }
 
+/// The translator of hot blocks (jit/, every block translated at its first
+/// entry) leaves the same bytes, counts the same instructions and reports
+/// the same faults as the interpreter alone: saxpy, sqrt_exp_loop
+/// (transcendentals through call-outs), vector_copy, reduce_lds (barriers,
+/// LDS), matmul_tiled (2D, partial tiles) and oob_write (a fault report).
+#[test]
+fn the_translator_agrees_with_the_interpreter() {
+    use aqueduct_isa::{JitMode, force_jit};
+    let run = |mode: JitMode,
+               kernel: &str,
+               grid: [u32; 3],
+               wg: [u32; 3],
+               ptrs: usize,
+               scalars: &[u32]| {
+        let mut mem = TestMem::new();
+        let (kd_addr, kd) = load_kernel(&mut mem, kernel);
+        let n = grid[0] * grid[1];
+        let x: Vec<f32> = lcg(n + 3, n as usize)
+            .iter()
+            .map(|v| (*v as f32) / 1e9 - 2.0)
+            .collect();
+        mem.map(BUF_A, &f32_bytes(&x));
+        mem.map(BUF_B, &u32_bytes(&lcg(n + 4, n as usize)));
+        mem.map(BUF_C, &u32_bytes(&lcg(n + 5, n as usize)));
+        let args = if kernel == "saxpy" {
+            let mut ex = 1.7f32.to_le_bytes().to_vec();
+            ex.extend_from_slice(&[0; 4]);
+            ex.extend_from_slice(&BUF_A.to_le_bytes());
+            ex.extend_from_slice(&BUF_B.to_le_bytes());
+            ex.extend_from_slice(&n.to_le_bytes());
+            ex
+        } else {
+            // oob_write writes through its first pointer: one mapped nowhere.
+            let first = if kernel == "oob_write" {
+                0xdead_0000_1230
+            } else {
+                BUF_A
+            };
+            ptr_args(&[first, BUF_B, BUF_C][..ptrs], scalars)
+        };
+        mem.map(KERNARG, &kernargs(&args, grid, wg, [0; 3]));
+        force_jit(Some(mode));
+        let st = run_all(&mem, setup(kd_addr, kd, grid, wg));
+        force_jit(None);
+        let st = st.map(|s| (s.wave_instructions, s.waves));
+        (
+            st,
+            mem.read(BUF_B, 4 * n as usize),
+            mem.read(BUF_C, 4 * n as usize),
+        )
+    };
+    for (kernel, grid, wg, ptrs, scalars) in [
+        ("saxpy", [1000u32, 1, 1], [256u32, 1, 1], 0, vec![]),
+        ("saxpy", [77, 1, 1], [32, 1, 1], 0, vec![]),
+        ("sqrt_exp_loop", [100, 1, 1], [64, 1, 1], 2, vec![20, 100]),
+        ("vector_copy", [5000, 1, 1], [96, 1, 1], 2, vec![5000]),
+        ("reduce_lds", [1024, 1, 1], [256, 1, 1], 2, vec![1000]),
+        (
+            "matmul_tiled",
+            [32, 48, 1],
+            [16, 16, 1],
+            3,
+            vec![37, 21, 19],
+        ),
+        ("oob_write", [64, 1, 1], [64, 1, 1], 1, vec![7]),
+    ] {
+        let off = run(JitMode::Off, kernel, grid, wg, ptrs, &scalars);
+        let on = run(JitMode::Always, kernel, grid, wg, ptrs, &scalars);
+        assert!(on == off, "{kernel} {grid:?}: {:?} vs {:?}", on.0, off.0);
+    }
+}
+
 fn ptr_args(ptrs: &[u64], vals: &[u32]) -> Vec<u8> {
     let mut ex = Vec::new();
     for p in ptrs {

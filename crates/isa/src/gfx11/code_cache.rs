@@ -75,6 +75,9 @@ pub(crate) struct Block {
 pub struct CodeCache {
     blocks: RwLock<HashMap<u64, Arc<Block>>>,
     generation: AtomicU64,
+    /// Translations of hot blocks (jit/), shared by every worker.
+    #[cfg(feature = "jit")]
+    translations: super::jit::Shared,
 }
 
 impl CodeCache {
@@ -93,7 +96,39 @@ impl CodeCache {
         // stay valid unless a block left it (unmapping a data buffer, the
         // common case, then costs them nothing).
         if map.len() != before {
+            // Under the map's lock, as `translation`/`keep_translation` read it.
+            #[cfg(feature = "jit")]
+            self.translations.forget(start, end);
             self.generation.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    /// The shared translation of the block at `start`, for a worker whose
+    /// blocks came from generation `generation` (None if it is stale).
+    #[cfg(feature = "jit")]
+    pub(crate) fn translation(
+        &self,
+        start: u64,
+        generation: u64,
+    ) -> Option<Arc<super::jit::Translation>> {
+        let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
+        (self.generation() == generation)
+            .then(|| self.translations.get(start))
+            .flatten()
+    }
+
+    /// Share `t`, the translation of `block` made by a worker whose blocks
+    /// came from generation `generation` (dropped if that is stale).
+    #[cfg(feature = "jit")]
+    pub(crate) fn keep_translation(
+        &self,
+        block: &Block,
+        t: &Arc<super::jit::Translation>,
+        generation: u64,
+    ) {
+        let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
+        if self.generation() == generation {
+            self.translations.insert(block.start, block.end, t);
         }
     }
 

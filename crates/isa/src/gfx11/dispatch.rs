@@ -36,7 +36,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::code_cache::{Block, CodeCache, Tail};
-use super::exec::{Env, Flow, SpanCache, fast, slot_bytes, step};
+use super::exec::{Env, Flow, SpanCache, slot_bytes};
+use super::run_block::{BlockExit, interpret_block};
 use super::wave::{EXEC, LANES, Wave, WaveStatus};
 use super::worker::WorkerContext;
 use crate::observer::{DispatchObserver, WaveSync, WorkgroupObserver};
@@ -677,41 +678,61 @@ impl Dispatch {
     ) -> Result<(), WaveErrorKind> {
         let mut idx = ctx.block_index(&self.code, w.pc, env.mem);
         loop {
+            // A hot wave32 block runs its translation (jit/), every other
+            // block the interpreter's per-entry loop; both end the same way.
+            #[cfg(feature = "jit")]
+            let translated = if w.wave64 {
+                None
+            } else {
+                ctx.translated(idx, &self.code)
+            };
             let block = ctx.block_at(idx);
-            let mut target = None;
             // Wave32 runs the list with fused pairs, wave64 the one without.
             let list = if w.wave64 {
                 &block.compiled64
             } else {
                 &block.compiled
             };
-            for c in list.iter() {
+            #[cfg(feature = "jit")]
+            let exit = match translated {
+                Some((func, callout)) => {
+                    // A block looping on itself may take its back branch
+                    // inside the translation up to the next watchdog check.
+                    let budget = WATCHDOG_JUMPS - 1 - *jumps % WATCHDOG_JUMPS;
+                    // SAFETY: `func` is the translation of this block (the
+                    // worker keeps translations per private block), alive
+                    // while the worker holds it, and the wave is a wave32 wave.
+                    let (exit, loops) = unsafe {
+                        crate::gfx11::jit::run_translated(func, callout, w, env, block, budget)
+                    };
+                    if loops > 0 {
+                        // Each pass ran the whole block up to its branch.
+                        let last = list.last().map_or(0, |c| c.last as usize);
+                        for _ in 0..loops {
+                            self.count_block(stats, block, last);
+                        }
+                        *jumps = jumps.wrapping_add(loops);
+                    }
+                    exit
+                }
+                None => interpret_block(w, env, block, list),
+            };
+            #[cfg(not(feature = "jit"))]
+            let exit = interpret_block(w, env, block, list);
+            let exit = match exit {
+                Ok(exit) => exit,
+                Err((e, done)) => {
+                    // `done` counts the failed instruction, so it is >= 1.
+                    self.count_block(stats, block, done as usize - 1);
+                    return Err(e);
+                }
+            };
+            let mut target = None;
+            if let BlockExit::Flow { entry, flow } = exit {
+                let c = &list[entry];
                 // Instructions of the block up to and including this entry's
                 // last (the no-ops that have no entry count too).
                 let k = c.last as usize;
-                let flow = match fast::run(w, env, &c.fast) {
-                    Some(flow) => flow,
-                    None => {
-                        // Step the entry's instructions (two for a fused pair,
-                        // whose run did nothing if it gave None; a pair's first
-                        // is a VALU op, which flows on to the next).
-                        let mut pc = block.start + c.offset as u64;
-                        let mut flow = Flow::Next;
-                        for n in c.index..=c.last {
-                            let inst = &block.insts[n as usize];
-                            w.pc = pc;
-                            flow = match step(w, env, inst) {
-                                Ok(flow) => flow,
-                                Err(e) => {
-                                    self.count_block(stats, block, n as usize);
-                                    return Err(e);
-                                }
-                            };
-                            pc += 4 * inst.len as u64;
-                        }
-                        flow
-                    }
-                };
                 match flow {
                     Flow::Next => {}
                     Flow::Jump(t) => {
@@ -723,7 +744,6 @@ impl Dispatch {
                         }
                         w.pc = t;
                         target = Some(t);
-                        break;
                     }
                     Flow::Barrier => {
                         self.count_block(stats, block, k);

@@ -12,6 +12,8 @@
 //! - `wave.rs`: a wave's registers; `dispatch.rs`: the wave loop and
 //!   barriers; `code_cache.rs` and `worker.rs`: decoded blocks and their
 //!   per-worker index.
+//! - `run_block.rs`: one block run in the interpreter; `jit/`: hot blocks
+//!   translated to host code (Cranelift), with call-outs into `run_block.rs`.
 //! - `exec/`: the semantics, one module per instruction family (see
 //!   `exec/mod.rs` for the map), each with the pre-resolved forms of its
 //!   hot instructions beside the general path.
@@ -53,7 +55,9 @@ mod dispatch;
 mod exec;
 pub mod inst;
 pub mod inst_class;
+pub mod jit;
 pub mod opcodes;
+mod run_block;
 pub mod wave;
 mod worker;
 

@@ -39,6 +39,9 @@ pub struct WorkerContext {
     source: (usize, u64),
     /// Memoised translations, kept while the memory's version holds.
     pub(crate) spans: SpanCache,
+    /// Per private block: entry counts and translations (jit/tier.rs).
+    #[cfg(feature = "jit")]
+    tiers: super::jit::Tiers,
 }
 
 impl Default for WorkerContext {
@@ -52,6 +55,8 @@ impl Default for WorkerContext {
             recent: Box::new([(u64::MAX, 0); RECENT]),
             source: (0, 0),
             spans: SpanCache::default(),
+            #[cfg(feature = "jit")]
+            tiers: Default::default(),
         }
     }
 }
@@ -76,7 +81,24 @@ impl WorkerContext {
             self.index.clear();
             self.recent.fill((u64::MAX, 0));
             self.source = id;
+            #[cfg(feature = "jit")]
+            self.tiers.clear();
         }
+        #[cfg(feature = "jit")]
+        self.tiers.configure();
+    }
+
+    /// Count a wave32 entry of block `idx` and give its translation (and
+    /// the call-out it uses) once it is hot (jit/tier.rs).
+    #[cfg(feature = "jit")]
+    #[inline]
+    pub(crate) fn translated(
+        &mut self,
+        idx: u32,
+        cache: &CodeCache,
+    ) -> Option<(super::jit::BlockFn, super::jit::Callout)> {
+        let block = &self.blocks[idx as usize];
+        self.tiers.enter(idx, block, cache, self.source.1)
     }
 
     /// Index of the block starting at `pc` (for [`WorkerContext::block_at`]),
@@ -105,6 +127,8 @@ impl WorkerContext {
         }
         let idx = self.blocks.len() as u32;
         self.blocks.push(Block::clone(&cache.block(pc, mem)));
+        #[cfg(feature = "jit")]
+        self.tiers.push();
         self.index.insert(pc, idx);
         idx
     }

@@ -42,10 +42,10 @@ mod lds_misc;
 mod observe;
 #[cfg(test)]
 mod opcode_coverage_tests;
-mod operand;
-mod salu;
+pub(crate) mod operand;
+pub(crate) mod salu;
 mod step;
-mod valu;
+pub(crate) mod valu;
 mod vmem;
 
 pub(crate) use crate::span_cache::SpanCache;

@@ -90,7 +90,7 @@ pub(crate) fn opcode_words(table: &[Option<OpInfo>]) -> impl Iterator<Item = (u3
 
 /// Random encodings of every opcode of the families the fast path covers
 /// (operands random; VOP3 modifiers set now and then, which must fall back).
-fn random_encodings(rng: &mut Rng) -> Vec<[u32; 3]> {
+pub(crate) fn random_encodings(rng: &mut Rng) -> Vec<[u32; 3]> {
     let mut out = Vec::new();
     let lit = |rng: &mut Rng| rng.value();
     for (n, _) in opcode_words(&SOP2) {
@@ -302,7 +302,7 @@ struct Coverage {
 /// literal; no modifiers), so that every form is exercised whatever the
 /// random stream produces. Destinations: a VGPR / SGPR, and VCC (v106 for
 /// vector results).
-fn plain_encodings() -> Vec<[u32; 3]> {
+pub(crate) fn plain_encodings() -> Vec<[u32; 3]> {
     // Source codes: VGPR, SGPR, inline integers (7, 53, -5), inline float
     // (1.0), literal.
     const V: [u32; 3] = [256 + 10, 256 + 21, 256 + 32];

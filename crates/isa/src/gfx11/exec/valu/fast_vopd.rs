@@ -38,17 +38,17 @@ pub(crate) enum DualOp {
 /// One half: `dst` = `op`(`a`, VGPR `b`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Half {
-    op: DualOp,
-    dst: u8,
-    b: u8,
-    a: VSrc,
+    pub op: DualOp,
+    pub dst: u8,
+    pub b: u8,
+    pub a: VSrc,
 }
 
 /// Both halves (a [`Fast::Vopd`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Vopd {
-    x: Half,
-    y: Half,
+    pub x: Half,
+    pub y: Half,
 }
 
 fn dual_op(op: Op) -> Option<DualOp> {
@@ -68,7 +68,7 @@ fn dual_op(op: Op) -> Option<DualOp> {
     })
 }
 
-fn half(op: Op, dst: u8, a: Src, b: Src) -> Option<Half> {
+pub(crate) fn half(op: Op, dst: u8, a: Src, b: Src) -> Option<Half> {
     let Src::Vgpr(b) = b else { return None };
     Some(Half {
         op: dual_op(op)?,

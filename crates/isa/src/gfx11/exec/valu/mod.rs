@@ -752,6 +752,14 @@ fn frexp64(x: f64) -> (f64, i32) {
 pub(crate) fn exponent32(x: f32) -> i32 {
     ((x.to_bits() >> 23) & 0xFF) as i32
 }
+/// v_exp_f32: 2^a through the host's f64 exp2, rounded to f32.
+pub(crate) fn exp32(a: f32) -> f32 {
+    (a as f64).exp2() as f32
+}
+/// v_log_f32: log2(a) through the host's f64 log2, rounded to f32.
+pub(crate) fn log32(a: f32) -> f32 {
+    (a as f64).log2() as f32
+}
 /// v_rcp_f32 / v_rsq_f32: through f64, rounded once to f32.
 pub(crate) fn rcp32(a: f32) -> f32 {
     (1.0 / a as f64) as f32
@@ -834,7 +842,7 @@ fn med3(a: f32, b: f32, c: f32) -> f32 {
     fmax32(fmin32(a, b), fmin32(fmax32(a, b), c))
 }
 
-fn cvt_i32(x: f32) -> u32 {
+pub(crate) fn cvt_i32(x: f32) -> u32 {
     (x as i32) as u32
 }
 pub(crate) fn cvt_u32(x: f32) -> u32 {
@@ -854,7 +862,7 @@ fn fract64(x: f64) -> f64 {
     (x - x.floor()).min(f64::from_bits(0x3FEF_FFFF_FFFF_FFFF))
 }
 
-fn round_even32(x: f32) -> f32 {
+pub(crate) fn round_even32(x: f32) -> f32 {
     // Without SSE4.1 round_ties_even is a libm call per lane. For |x| < 2^23,
     // (|x| + 2^23) - 2^23 rounds to an integer ties-to-even exactly (the host
     // rounds to nearest even); larger values, infinities and NaN are already integral.
@@ -1197,8 +1205,8 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VRcpF32 | VRcpIflagF32 => v.f1(rcp32)?,
         VRsqF32 => v.f1(rsq32)?,
         VSqrtF32 => v.f1(|a| a.sqrt())?,
-        VExpF32 => v.f1(|a| (a as f64).exp2() as f32)?,
-        VLogF32 => v.f1(|a| (a as f64).log2() as f32)?,
+        VExpF32 => v.f1(exp32)?,
+        VLogF32 => v.f1(log32)?,
         VSinF32 => v.f1(|a| {
             if a.is_infinite() {
                 f32::NAN

@@ -1,0 +1,185 @@
+//! The runtime interface between the wave loop and translated code: the
+//! [`Frame`] a translated block works on, its exit codes, and the
+//! call-outs through which it runs entries it does not inline.
+
+use std::mem::offset_of;
+
+use crate::WaveLoop;
+use crate::gfx11::code_cache::Block;
+use crate::gfx11::exec::fast::Fast;
+use crate::gfx11::exec::{Env, Flow};
+use crate::gfx11::run_block::{BlockExit, EntryError, run_entry};
+use crate::gfx11::wave::Wave;
+
+/// A translated block: runs from the block's first entry on `frame`'s wave
+/// and returns an exit code (`EXIT_*` in the low bits, the entry above).
+pub(crate) type BlockFn = unsafe extern "C" fn(frame: *mut Frame) -> u32;
+
+/// A call-out: runs entry `entry` of the frame's block in the interpreter;
+/// returns 0 when it flows on, else 1 with the outcome in the frame.
+pub(crate) type Callout = unsafe extern "C" fn(frame: *mut Frame, entry: u32) -> u32;
+
+/// Every entry flowed on.
+pub(crate) const EXIT_FELL: u32 = 0;
+/// The entry, a branch form, was taken (its target is in the form).
+pub(crate) const EXIT_JUMP: u32 = 1;
+/// A call-out did not flow on (the frame's outcome says how).
+pub(crate) const EXIT_STOP: u32 = 2;
+/// The entry is s_endpgm.
+pub(crate) const EXIT_END: u32 = 3;
+/// The entry is s_barrier.
+pub(crate) const EXIT_BARRIER: u32 = 4;
+/// Bits of the exit code below the entry index.
+pub(crate) const EXIT_SHIFT: u32 = 3;
+
+/// What a translated block reads: the wave's register files (reloaded after
+/// every call-out, which refreshes them) and the call-out with its
+/// arguments. `repr(C)`: translated code reads the fields at the `FRAME_*`
+/// offsets.
+#[repr(C)]
+pub(crate) struct Frame {
+    /// `Wave::sgpr` (128 slots by operand code).
+    sgpr: *mut u32,
+    /// `Wave::vgpr`, rows of 32 lanes.
+    vgpr: *mut u32,
+    /// `Wave::scc` (a byte, 0 or 1).
+    scc: *mut bool,
+    callout: Callout,
+    wave: *mut Wave,
+    /// The environment, its lifetime erased: valid for the translated call.
+    env: *mut Env<'static>,
+    block: *const Block,
+    /// A call-out's outcome when it did not flow on.
+    outcome: Option<Result<Flow, EntryError>>,
+    /// Taken branches back to the block's start the translated code may
+    /// follow itself (a block that loops on itself), and how many it did.
+    loop_budget: u32,
+    loops: u32,
+}
+
+pub(crate) const FRAME_SGPR: i32 = offset_of!(Frame, sgpr) as i32;
+pub(crate) const FRAME_VGPR: i32 = offset_of!(Frame, vgpr) as i32;
+pub(crate) const FRAME_SCC: i32 = offset_of!(Frame, scc) as i32;
+pub(crate) const FRAME_CALLOUT: i32 = offset_of!(Frame, callout) as i32;
+pub(crate) const FRAME_LOOP_BUDGET: i32 = offset_of!(Frame, loop_budget) as i32;
+pub(crate) const FRAME_LOOPS: i32 = offset_of!(Frame, loops) as i32;
+
+/// Run block `block` (a wave32 wave's, `w.wave64` false) through its
+/// translation `func`, whose call-outs go through `callout`. A block whose
+/// last entry branches back to its start runs again inside the translation
+/// up to `loop_budget` times; the second result says how often it did (each
+/// such pass ran the whole block and took the branch).
+///
+/// # Safety
+/// `func` must be the translation of `block` (so its entry indices and
+/// register numbers fit), and its machine code must stay alive for the call.
+#[inline]
+pub(crate) unsafe fn run_translated(
+    func: BlockFn,
+    callout: Callout,
+    w: &mut Wave,
+    env: &mut Env,
+    block: &Block,
+    loop_budget: u32,
+) -> (Result<BlockExit, EntryError>, u32) {
+    let wave: *mut Wave = w;
+    // SAFETY: `wave` comes from a live `&mut Wave`; the field pointers are
+    // derived from it and used only while the translated call runs.
+    let (sgpr, vgpr, scc) = unsafe {
+        (
+            (*wave).sgpr.as_mut_ptr(),
+            (*wave).vgpr.as_mut_ptr().cast::<u32>(),
+            &raw mut (*wave).scc,
+        )
+    };
+    let mut frame = Frame {
+        sgpr,
+        vgpr,
+        scc,
+        callout,
+        wave,
+        env: (env as *mut Env).cast::<Env<'static>>(),
+        block,
+        outcome: None,
+        loop_budget,
+        loops: 0,
+    };
+    // SAFETY: the caller guarantees `func` translates `block` and is alive;
+    // the frame points at this wave (wave32: one VGPR file of 256 rows),
+    // which nothing else touches during the call.
+    let code = unsafe { func(&mut frame) };
+    (exit(code, block, &mut frame), frame.loops)
+}
+
+/// What exit code `code` of `block`'s translation means.
+fn exit(code: u32, block: &Block, frame: &mut Frame) -> Result<BlockExit, EntryError> {
+    let entry = (code >> EXIT_SHIFT) as usize;
+    let flow = match code & ((1 << EXIT_SHIFT) - 1) {
+        EXIT_FELL => return Ok(BlockExit::Fell),
+        EXIT_JUMP => match block.compiled[entry].fast {
+            Fast::Branch { target, .. } => Flow::Jump(target),
+            ref other => panic!("translated block exits by a jump at {other:?}"),
+        },
+        EXIT_END => Flow::End,
+        EXIT_BARRIER => Flow::Barrier,
+        _ => match frame.outcome.take() {
+            Some(outcome) => outcome?,
+            None => panic!("translated block stopped at entry {entry} without an outcome"),
+        },
+    };
+    Ok(BlockExit::Flow { entry, flow })
+}
+
+/// The body of every call-out: [`run_entry`] on the frame's wave.
+///
+/// # Safety
+/// `frame` is the frame [`run_translated`] passed to the translated block
+/// and `entry` an index into its block's wave32 list.
+#[inline(always)]
+unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
+    // SAFETY: per the contract, the frame and what it points at are live
+    // and the translated code touches none of it during this call.
+    let f = unsafe { &mut *frame };
+    // SAFETY: as above; the wave, environment and block are distinct objects.
+    let (w, env, block) = unsafe { (&mut *f.wave, &mut *f.env, &*f.block) };
+    let r = run_entry(w, env, block, &block.compiled[entry as usize]);
+    f.sgpr = w.sgpr.as_mut_ptr();
+    f.vgpr = w.vgpr.as_mut_ptr().cast::<u32>();
+    f.scc = &raw mut w.scc;
+    match r {
+        Ok(Flow::Next) => 0,
+        other => {
+            f.outcome = Some(other);
+            1
+        }
+    }
+}
+
+/// The call-out compiled for the baseline level.
+///
+/// # Safety
+/// As [`callout_body`].
+unsafe extern "C" fn callout_baseline(frame: *mut Frame, entry: u32) -> u32 {
+    // SAFETY: forwarded contract.
+    unsafe { callout_body(frame, entry) }
+}
+
+/// The call-out compiled for AVX2 and FMA, as the wave loop's AVX2 copy.
+///
+/// # Safety
+/// As [`callout_body`], on a CPU with AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe extern "C" fn callout_avx2(frame: *mut Frame, entry: u32) -> u32 {
+    // SAFETY: forwarded contract.
+    unsafe { callout_body(frame, entry) }
+}
+
+/// The call-out for wave-loop level `level` (AVX-512 takes the AVX2 copy).
+pub(crate) fn callout(level: WaveLoop) -> Callout {
+    match level {
+        #[cfg(target_arch = "x86_64")]
+        WaveLoop::Avx2 | WaveLoop::Avx512 => callout_avx2,
+        _ => callout_baseline,
+    }
+}

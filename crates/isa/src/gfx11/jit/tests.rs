@@ -1,0 +1,564 @@
+//! The translator against the interpreter: random blocks built from the
+//! fast-path tests' instruction generator (fast/tests.rs), run from the
+//! same wave state, LDS and memory through `interpret_block` and through
+//! their translation; every register, SCC, LDS, memory and the outcome
+//! (exit, or the error and its instruction count, with the PC of the
+//! failed instruction) must match. Further tests run hand-built blocks of
+//! lane-local runs, helper math and a block that loops on itself.
+
+use std::cell::UnsafeCell;
+use std::collections::BTreeSet;
+
+use super::abi::{callout, run_translated};
+use super::translate::translate;
+use crate::gfx11::code_cache::{Block, CodeCache};
+use crate::gfx11::decode::decode;
+use crate::gfx11::exec::Env;
+use crate::gfx11::exec::fast::tests::{Rng, plain_encodings, random_encodings};
+use crate::gfx11::exec::fast::{Fast, compile};
+use crate::gfx11::run_block::interpret_block;
+use crate::gfx11::wave::{EXEC, NUM_VGPRS, Wave};
+use crate::{Access, GpuMemory, MemoryFault, WaveLoop};
+
+const CODE: u64 = 0x1_0000;
+const DATA: u64 = 0x40_0000;
+const DATA_LEN: usize = 1 << 16;
+const LDS_LEN: usize = 1 << 16;
+
+/// Code at `CODE` (fetch only) and a data buffer at `DATA`.
+struct Memory {
+    code: Vec<u8>,
+    data: UnsafeCell<Vec<u8>>,
+}
+
+// SAFETY: each test uses its memories from one thread only.
+unsafe impl Sync for Memory {}
+
+impl GpuMemory for Memory {
+    fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
+        let fault = MemoryFault {
+            address: addr,
+            access,
+        };
+        let end = addr.checked_add(len).ok_or(fault)?;
+        if access == Access::Execute {
+            if addr < CODE || end > CODE + self.code.len() as u64 {
+                return Err(fault);
+            }
+            return Ok(self.code.as_ptr().wrapping_add((addr - CODE) as usize) as *mut u8);
+        }
+        if addr < DATA || end > DATA + DATA_LEN as u64 {
+            return Err(fault);
+        }
+        // SAFETY: single-threaded test; the pointer stays inside the vector.
+        Ok(unsafe { (*self.data.get()).as_mut_ptr() }.wrapping_add((addr - DATA) as usize))
+    }
+}
+
+impl Memory {
+    fn data(&self) -> Vec<u8> {
+        // SAFETY: single-threaded test, no pointer from translate is live here.
+        unsafe { (*self.data.get()).clone() }
+    }
+}
+
+fn env<'a>(mem: &'a Memory, lds: &'a mut [u8]) -> Env<'a> {
+    Env {
+        mem,
+        lds,
+        scratch: &mut [],
+        scratch_va: 0,
+        scratch_wave_bytes: 0,
+        scratch_wave64: false,
+        scratch_per_lane: 0,
+        shared_base: 0,
+        private_base: 0,
+        spans: Default::default(),
+    }
+}
+
+/// Is this form one the translator may inline (what the blocks favour)?
+fn inlinable(f: &Fast) -> bool {
+    matches!(
+        f,
+        Fast::Salu { .. }
+            | Fast::Valu { .. }
+            | Fast::Cndmask { .. }
+            | Fast::Vcmp { .. }
+            | Fast::FmaF32 { .. }
+            | Fast::Flt(_)
+            | Fast::Fma32(_)
+            | Fast::Fcmp(_)
+            | Fast::Vopd(_)
+            | Fast::Branch { .. }
+    )
+}
+
+/// The generator's encodings that decode, split into block bodies (the
+/// inlinable ones and the rest) and block ends (branches, s_endpgm, ...).
+/// Instructions whose result depends on the host clock are left out.
+fn pools() -> [Vec<Vec<u32>>; 3] {
+    let mut rng = Rng::new(0x51_7CC1_B727_220A);
+    let mut all = plain_encodings();
+    for _ in 0..8 {
+        all.extend(random_encodings(&mut rng));
+    }
+    let (mut hot, mut cold, mut ends) = (Vec::new(), Vec::new(), Vec::new());
+    for words in all {
+        let Ok(inst) = decode(&words) else { continue };
+        let name = inst.op.name();
+        if ["getreg", "sendmsg", "memrealtime", "memtime", "sleep"]
+            .iter()
+            .any(|n| name.contains(n))
+        {
+            continue;
+        }
+        let w = words[..inst.len as usize].to_vec();
+        if inst.ends_block() {
+            ends.push(w);
+        } else if inlinable(&compile(&inst, CODE)) {
+            hot.push(w);
+        } else {
+            cold.push(w);
+        }
+    }
+    [hot, cold, ends]
+}
+
+/// A random block: mostly inlinable instructions, some others, and an end
+/// (a block end, or nothing: the fetch past the code then faults).
+fn random_code(rng: &mut Rng, pools: &[Vec<Vec<u32>>; 3]) -> Vec<u8> {
+    let mut words = Vec::new();
+    let n = 1 + rng.below(16);
+    for _ in 0..n {
+        let pool = if rng.below(4) == 0 {
+            &pools[1]
+        } else {
+            &pools[0]
+        };
+        words.extend_from_slice(&pool[rng.below(pool.len() as u32) as usize]);
+    }
+    if rng.below(4) != 0 {
+        let pool = &pools[2];
+        words.extend_from_slice(&pool[rng.below(pool.len() as u32) as usize]);
+    }
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Run `block` from `w0` both ways and compare everything.
+fn compare(block: &Block, mem0: &Memory, w0: &Wave, lds0: &[u8], level: WaveLoop) -> usize {
+    let t = translate(block).expect("the block translates");
+    let run = |jit: bool| {
+        let mem = Memory {
+            code: mem0.code.clone(),
+            data: UnsafeCell::new(mem0.data()),
+        };
+        let mut lds = lds0.to_vec();
+        let mut w = w0.clone();
+        let r = {
+            let mut env = env(&mem, &mut lds);
+            if jit {
+                // SAFETY: `t` translates `block` and lives across the call; wave32.
+                unsafe { run_translated(t.func(), callout(level), &mut w, &mut env, block, 0).0 }
+            } else {
+                interpret_block(&mut w, &mut env, block, &block.compiled)
+            }
+        };
+        (r, w, lds, mem.data())
+    };
+    let (want, slow, lds_slow, data_slow) = run(false);
+    let (got, quick, lds_quick, data_quick) = run(true);
+    let what = block
+        .insts
+        .iter()
+        .map(|i| i.mnemonic.to_string())
+        .collect::<Vec<_>>()
+        .join("; ");
+    assert_eq!(got, want, "{what}: outcome");
+    assert_eq!(quick.scc, slow.scc, "{what}: SCC");
+    // The wave loop sets the PC at every exit but a failed instruction's,
+    // which `step` set in the call-out that ran it.
+    if want.is_err() {
+        assert_eq!(quick.pc, slow.pc, "{what}: PC");
+    }
+    assert_eq!(quick.sgpr, slow.sgpr, "{what}: SGPRs");
+    for r in 0..NUM_VGPRS {
+        assert_eq!(quick.vgpr[r], slow.vgpr[r], "{what}: v{r}");
+    }
+    assert!(lds_quick == lds_slow, "{what}: LDS");
+    assert!(data_quick == data_slow, "{what}: memory");
+    t.inlined
+}
+
+/// Random blocks give the same wave, LDS, memory and outcome through the
+/// translator as through the interpreter, under random, full and empty
+/// EXEC masks, with call-outs at the baseline and the host's best level.
+#[test]
+fn translated_blocks_match_the_interpreter() {
+    let pools = pools();
+    let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
+    let (mut inlined, mut kinds) = (0, BTreeSet::new());
+    for trial in 0..1000 {
+        let code = random_code(&mut rng, &pools);
+        let mem = Memory {
+            code,
+            data: UnsafeCell::new((0..DATA_LEN).map(|i| (i * 7 + 3) as u8).collect()),
+        };
+        let block = CodeCache::new().block(CODE, &mem);
+        for c in &block.compiled {
+            kinds.insert(
+                format!("{:?}", c.fast)
+                    .split([' ', '('])
+                    .next()
+                    .map(str::to_owned),
+            );
+        }
+        let mut w = rng.wave();
+        // Now and then s[0:1] and v[0:1] point into the data buffer.
+        if rng.below(2) == 0 {
+            w.sgpr[0] = DATA as u32;
+            w.sgpr[1] = (DATA >> 32) as u32;
+            for l in 0..32 {
+                w.vgpr[0][l] = DATA as u32 + 4 * l as u32;
+                w.vgpr[1][l] = (DATA >> 32) as u32;
+            }
+        }
+        let lds: Vec<u8> = (0..LDS_LEN).map(|i| (i * 13 + trial) as u8).collect();
+        let level = if trial % 2 == 0 {
+            WaveLoop::Baseline
+        } else {
+            WaveLoop::host_best()
+        };
+        for exec in [rng.value(), u32::MAX, 0] {
+            w.sgpr[EXEC] = exec;
+            inlined += compare(&block, &mem, &w, &lds, level);
+        }
+    }
+    assert!(inlined > 3000, "only {inlined} entries ran inline");
+    for kind in [
+        "Salu", "Valu", "Cndmask", "Vcmp", "FmaF32", "Flt", "Fma32", "Fcmp", "Vopd", "Branch",
+    ] {
+        assert!(
+            kinds.contains(&Some(kind.to_owned())),
+            "no {kind} entry in the blocks: {kinds:?}"
+        );
+    }
+}
+
+/// Encoders of the formats the lane-local run test uses (AMD "RDNA3
+/// Instruction Set Architecture", Microcode Formats).
+mod enc {
+    pub fn vop1(op: u32, dst: u32, src0: u32) -> Vec<u32> {
+        vec![0x7E00_0000 | dst << 17 | op << 9 | src0]
+    }
+    pub fn vop2(op: u32, dst: u32, src0: u32, vsrc1: u32) -> Vec<u32> {
+        vec![op << 25 | dst << 17 | vsrc1 << 9 | src0]
+    }
+    pub fn vopc(op: u32, src0: u32, vsrc1: u32) -> Vec<u32> {
+        vec![0x7C00_0000 | op << 17 | vsrc1 << 9 | src0]
+    }
+    /// VOP3 `op` (VOPC ops as they are, VOP2 ones at 0x100 + op) with neg bits.
+    pub fn vop3(op: u32, dst: u32, src: [u32; 3], neg: u32) -> Vec<u32> {
+        vec![
+            0xD400_0000 | op << 16 | dst,
+            src[0] | src[1] << 9 | src[2] << 18 | neg << 29,
+        ]
+    }
+    pub fn sop2(op: u32, dst: u32, a: u32, b: u32) -> Vec<u32> {
+        vec![0x8000_0000 | op << 23 | dst << 16 | b << 8 | a]
+    }
+    pub fn sopc(op: u32, a: u32, b: u32) -> Vec<u32> {
+        vec![0xBF00_0000 | op << 16 | b << 8 | a]
+    }
+    /// VOPD: X = `opx`(src0x, v`vx1`) to v`dx`, Y likewise (Y's destination
+    /// takes the parity opposite to X's).
+    pub fn vopd(x: [u32; 4], y: [u32; 4]) -> Vec<u32> {
+        let [opx, dx, src0x, vx1] = x;
+        let [opy, dy, src0y, vy1] = y;
+        vec![
+            0xC800_0000 | opx << 22 | opy << 17 | vx1 << 9 | src0x,
+            dx << 24 | (dy >> 1) << 17 | vy1 << 9 | src0y,
+        ]
+    }
+}
+
+/// VCC's operand code.
+const VCC_CODE: u32 = 106;
+
+/// A random instruction over v0..v5, s0..s3 and VCC: lane-local VALU ops
+/// (f32 and integer arithmetic, compares to VCC or s2, cndmask on VCC or
+/// s2, helper math), SALU ops on the same SGPRs, now and then a
+/// lane-crossing op that ends a run. Returns its words and mnemonic.
+fn run_inst(rng: &mut Rng) -> (Vec<u32>, &'static str) {
+    let v = |rng: &mut Rng| 256 + rng.below(6);
+    let vd = |rng: &mut Rng| rng.below(6);
+    // A source: mostly VGPRs, else s0/s1, VCC or a float inline constant.
+    let src = |rng: &mut Rng| match rng.below(8) {
+        0 => rng.below(2),
+        1 => VCC_CODE,
+        2 => [128, 240, 242, 243, 244][rng.below(5) as usize],
+        _ => 256 + rng.below(6),
+    };
+    let s = |rng: &mut Rng| rng.below(4);
+    match rng.below(25) {
+        0..=5 => {
+            let (op, name) = [
+                (3, "v_add_f32"),
+                (4, "v_sub_f32"),
+                (5, "v_subrev_f32"),
+                (8, "v_mul_f32"),
+                (0x2B, "v_fmac_f32"),
+                (0x10, "v_max_f32"),
+                (0x25, "v_add_nc_u32"),
+                (0x26, "v_sub_nc_u32"),
+                (0x1B, "v_and_b32"),
+                (0x1D, "v_xor_b32"),
+            ][rng.below(10) as usize];
+            let (d, a, b) = (vd(rng), src(rng), rng.below(6));
+            (enc::vop2(op, d, a, b), name)
+        }
+        6 | 7 => (
+            enc::vop2(1, vd(rng), src(rng), rng.below(6)),
+            "v_cndmask_b32",
+        ),
+        8 => {
+            let mask = [VCC_CODE, 2][rng.below(2) as usize];
+            (
+                enc::vop3(0x101, vd(rng), [src(rng), v(rng), mask], 0),
+                "v_cndmask_b32",
+            )
+        }
+        9 | 10 => {
+            let (op, name) = [
+                (0x14, "v_cmp_gt_f32"),
+                (0x11, "v_cmp_lt_f32"),
+                (0x1B, "v_cmp_ngt_f32"),
+                (0x4C, "v_cmp_gt_u32"),
+            ][rng.below(4) as usize];
+            (enc::vopc(op, src(rng), rng.below(6)), name)
+        }
+        11 => {
+            let dst = [VCC_CODE, 2, 3][rng.below(3) as usize];
+            (
+                enc::vop3(0x11, dst, [src(rng), v(rng), 0], rng.below(4)),
+                "v_cmp_lt_f32",
+            )
+        }
+        12..=14 => {
+            let (op, name) = [
+                (1, "v_mov_b32"),
+                (0x25, "v_exp_f32"),
+                (0x2A, "v_rcp_f32"),
+                (0x23, "v_rndne_f32"),
+                (8, "v_cvt_i32_f32"),
+                (6, "v_cvt_f32_u32"),
+                (0x33, "v_sqrt_f32"),
+                (0x40, "v_frexp_mant_f32"),
+            ][rng.below(8) as usize];
+            (enc::vop1(op, vd(rng), src(rng)), name)
+        }
+        15 | 16 => (
+            enc::vop3(0x213, vd(rng), [src(rng), v(rng), v(rng)], rng.below(8)),
+            "v_fma_f32",
+        ),
+        17 => (
+            enc::vop3(0x31C, vd(rng), [v(rng), src(rng), 0], 0),
+            "v_ldexp_f32",
+        ),
+        18 | 19 => {
+            let (op, name) =
+                [(2, "s_add_i32"), (0, "s_add_u32"), (0x16, "s_and_b32")][rng.below(3) as usize];
+            let dst = [0, 1, 2, 3, VCC_CODE][rng.below(5) as usize];
+            (enc::sop2(op, dst, s(rng), s(rng)), name)
+        }
+        20 => (enc::sopc(6, s(rng), s(rng)), "s_cmp_eq_u32"),
+        23 => {
+            // fmac, mul, add, mov, cndmask for X; fmac, add, sub, add_u32,
+            // lshlrev, cndmask for Y.
+            let opx = [0, 3, 4, 8, 9][rng.below(5) as usize];
+            let opy = [0, 4, 5, 16, 17, 9][rng.below(6) as usize];
+            let (dx, dy) = (vd(rng), vd(rng));
+            let x = [opx, dx, src(rng), rng.below(6)];
+            let y = [opy, dy, src(rng), rng.below(6)];
+            (enc::vopd(x, y), "v_dual_")
+        }
+        21 => (
+            // v_readfirstlane_b32 s1, vN: lane-crossing, it ends a run.
+            enc::vop1(2, 1, v(rng)),
+            "v_readfirstlane_b32",
+        ),
+        _ => {
+            let d = vd(rng);
+            (
+                enc::vop2(0x18, d, 128 + rng.below(8), rng.below(6)),
+                "v_lshlrev_b32",
+            )
+        }
+    }
+}
+
+/// Blocks of lane-local runs (dependent ops on a few registers, compares
+/// and cndmasks sharing masks, helper math, SALU in between) give the same
+/// state through the translator as through the interpreter under partial
+/// EXEC masks; a wrong chunk blend or mask assembly fails here.
+#[test]
+fn lane_local_runs_match_the_interpreter() {
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let (mut inlined, mut insts) = (0, 0);
+    let mut names = BTreeSet::new();
+    for trial in 0..600 {
+        let mut words = Vec::new();
+        for _ in 0..2 + rng.below(20) {
+            let (w, name) = run_inst(&mut rng);
+            words.extend(w);
+            names.insert(name);
+        }
+        words.push(0xBFB0_0000); // s_endpgm
+        let mem = Memory {
+            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            data: UnsafeCell::new(vec![0; DATA_LEN]),
+        };
+        let block = CodeCache::new().block(CODE, &mem);
+        for i in &block.insts {
+            assert!(
+                names.iter().any(|n| i.mnemonic.starts_with(n)) || i.mnemonic == "s_endpgm",
+                "a test encoding decodes to {}",
+                i.mnemonic
+            );
+        }
+        insts += block.insts.len();
+        let mut w = rng.wave();
+        // Float-looking data in v0..v5 now and then (the edge values are
+        // mostly integers, NaNs and infinities).
+        if trial % 2 == 0 {
+            for r in 0..6 {
+                for l in 0..32 {
+                    w.vgpr[r][l] = (rng.below(2000) as f32 / 100.0 - 10.0).to_bits();
+                }
+            }
+        }
+        let lds = vec![0u8; 64];
+        let level = if trial % 2 == 0 {
+            WaveLoop::Baseline
+        } else {
+            WaveLoop::host_best()
+        };
+        for exec in [
+            rng.value(),
+            u32::MAX,
+            0x0000_FFFF,
+            0xF0F0_F0F0,
+            1 << 31,
+            rng.next(),
+        ] {
+            w.sgpr[EXEC] = exec;
+            inlined += compare(&block, &mem, &w, &lds, level);
+        }
+    }
+    assert!(
+        inlined * 10 > insts * 6 * 8,
+        "only {inlined} of {} entries ran inline",
+        insts * 6
+    );
+}
+
+/// The VOP1 math without a pre-resolved form runs in a run through its
+/// helper (not a call-out), with the interpreter's results.
+#[test]
+fn helper_math_runs_inline() {
+    let mut rng = Rng::new(0x3C6E_F372_FE94_F82B);
+    for (op, name) in [
+        (0x25, "v_exp_f32"),
+        (0x27, "v_log_f32"),
+        (0x23, "v_rndne_f32"),
+        (8, "v_cvt_i32_f32"),
+        (5, "v_cvt_f32_i32"),
+    ] {
+        let mut words = enc::vop1(op, 0, 257);
+        words.push(0xBFB0_0000); // s_endpgm
+        let mem = Memory {
+            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            data: UnsafeCell::new(vec![0; DATA_LEN]),
+        };
+        let block = CodeCache::new().block(CODE, &mem);
+        assert!(block.insts[0].mnemonic.starts_with(name), "{name}");
+        let mut w = rng.wave();
+        w.sgpr[EXEC] = rng.value();
+        let inlined = compare(&block, &mem, &w, &[], WaveLoop::host_best());
+        assert_eq!(inlined, 2, "{name} is a call-out");
+    }
+}
+
+/// A block that branches back to its start loops inside its translation
+/// as often as the budget allows, each pass what one interpreted run of
+/// the block does.
+#[test]
+fn self_loops_run_inside_the_translation() {
+    let mut words = Vec::new();
+    words.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
+    words.extend(enc::vopc(0x14, 256, 2)); // v_cmp_gt_f32 vcc, v0, v2
+    words.extend(enc::vop2(1, 3, 257, 0)); // v_cndmask_b32 v3, v1, v0, vcc
+    words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
+    words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
+    let back = -(words.len() as i32 + 1) as u16 as u32;
+    words.push(0xBFA2_0000 | back); // s_cbranch_scc1 to the start
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::new().block(CODE, &mem);
+    assert_eq!(
+        block.insts.last().map(|i| i.mnemonic),
+        Some("s_cbranch_scc1")
+    );
+    let t = translate(&block).expect("the block translates");
+    let mut rng = Rng::new(0xB5AD_4ECE_DA1C_E2A9);
+    for (passes, budget) in [(1, 0), (1, 5), (4, 2), (4, 3), (4, 100), (9, 8)] {
+        let mut w0 = rng.wave();
+        w0.sgpr[EXEC] = rng.value();
+        w0.sgpr[0] = 0;
+        w0.sgpr[1] = passes;
+        let lds = vec![0u8; 64];
+        // The translation, once.
+        let mut quick = w0.clone();
+        let (got, loops) = {
+            let mut lds = lds.clone();
+            let mut env = env(&mem, &mut lds);
+            // SAFETY: `t` translates `block` and lives across the call; wave32.
+            unsafe {
+                run_translated(
+                    t.func(),
+                    callout(WaveLoop::host_best()),
+                    &mut quick,
+                    &mut env,
+                    &block,
+                    budget,
+                )
+            }
+        };
+        assert_eq!(
+            loops,
+            budget.min(passes - 1),
+            "passes {passes} budget {budget}"
+        );
+        // The interpreter, once per pass the translation made, and one more.
+        let mut slow = w0.clone();
+        let mut want = None;
+        for _ in 0..=loops {
+            let mut lds = lds.clone();
+            let mut env = env(&mem, &mut lds);
+            want = Some(interpret_block(
+                &mut slow,
+                &mut env,
+                &block,
+                &block.compiled,
+            ));
+        }
+        assert_eq!(Some(got), want);
+        assert_eq!(quick.sgpr, slow.sgpr);
+        assert_eq!(quick.scc, slow.scc);
+        for r in 0..4 {
+            assert_eq!(quick.vgpr[r], slow.vgpr[r], "v{r}");
+        }
+    }
+}

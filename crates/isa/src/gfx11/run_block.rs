@@ -1,0 +1,68 @@
+//! Running one decoded block on a wave in the interpreter: one entry of
+//! the block ([`run_entry`]: its pre-resolved form, else `step` on its
+//! instructions) and the per-entry loop over a whole block
+//! ([`interpret_block`]), with what a block's run ends in ([`BlockExit`]).
+//! The wave loop (dispatch.rs) runs blocks through these or through their
+//! translation (jit/), whose call-outs run [`run_entry`] itself, so both
+//! paths share one definition of each instruction.
+
+use super::code_cache::{Block, Compiled};
+use super::exec::{Env, Flow, fast, step};
+use super::wave::Wave;
+use crate::WaveErrorKind;
+
+/// How a run of a block ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BlockExit {
+    /// Every entry flowed on: the block's tail decides what follows.
+    Fell,
+    /// Entry `entry` of the block's list did something other than flow on.
+    Flow { entry: usize, flow: Flow },
+}
+
+/// A failed instruction: why, and how many instructions of the block ran,
+/// the failed one included (the wave-instruction count).
+pub(crate) type EntryError = (WaveErrorKind, u64);
+
+/// Run one entry of `block`: its pre-resolved form, or `step` on the
+/// instructions it covers (two for a fused pair, whose form did nothing if
+/// it declined; a pair's first is a VALU op, which flows on to the next).
+/// `w.pc` is set for each instruction that takes `step`.
+#[inline(always)]
+pub(crate) fn run_entry(
+    w: &mut Wave,
+    env: &mut Env,
+    block: &Block,
+    c: &Compiled,
+) -> Result<Flow, EntryError> {
+    if let Some(flow) = fast::run(w, env, &c.fast) {
+        return Ok(flow);
+    }
+    let mut pc = block.start + c.offset as u64;
+    let mut flow = Flow::Next;
+    for n in c.index..=c.last {
+        let inst = &block.insts[n as usize];
+        w.pc = pc;
+        flow = step(w, env, inst).map_err(|e| (e, n as u64 + 1))?;
+        pc += 4 * inst.len as u64;
+    }
+    Ok(flow)
+}
+
+/// Run the entries of `list` (the block's wave32 or wave64 list) in order
+/// until one does not flow on.
+#[inline(always)]
+pub(crate) fn interpret_block(
+    w: &mut Wave,
+    env: &mut Env,
+    block: &Block,
+    list: &[Compiled],
+) -> Result<BlockExit, EntryError> {
+    for (entry, c) in list.iter().enumerate() {
+        match run_entry(w, env, block, c)? {
+            Flow::Next => {}
+            flow => return Ok(BlockExit::Flow { entry, flow }),
+        }
+    }
+    Ok(BlockExit::Fell)
+}

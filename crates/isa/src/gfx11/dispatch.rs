@@ -680,8 +680,10 @@ impl Dispatch {
         loop {
             // A hot wave32 block runs its translation (jit/), every other
             // block the interpreter's per-entry loop; both end the same way.
+            // An observed dispatch (the sanitizer) interprets: every access
+            // must reach the observer.
             #[cfg(feature = "jit")]
-            let translated = if w.wave64 {
+            let translated = if w.wave64 || env.observer.is_some() {
                 None
             } else {
                 ctx.translated(idx, &self.code)

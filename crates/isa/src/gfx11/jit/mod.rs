@@ -47,8 +47,10 @@
 //! entries per block and translates one when it reaches the threshold
 //! (on the worker thread that gets there), then stores the translation in
 //! the code cache (`shared.rs`) for every worker; invalidation follows
-//! the code cache's. Wave64 waves always interpret. `AQUEDUCT_SIM_JIT`
-//! (`0` off, `always` for every block at its first entry) selects it.
+//! the code cache's. Wave64 waves and dispatches with an observer (the
+//! sanitizer, which must see every access) always interpret.
+//! `AQUEDUCT_SIM_JIT` (`0` off, `always` for every block at its first
+//! entry) selects it in a build with the `jit` feature (off by default).
 //!
 //! Files: `tier.rs` (the mode, the threshold, per-worker counters),
 //! `shared.rs` (translations shared through the code cache),

@@ -74,6 +74,8 @@ fn env<'a>(mem: &'a Memory, lds: &'a mut [u8]) -> Env<'a> {
         shared_base: 0,
         private_base: 0,
         spans: Default::default(),
+        lds_bank_conflicts: None,
+        observer: None,
     }
 }
 

@@ -33,7 +33,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-pub(crate) use args::{Args, DispatchArgs, DispatchCounterValues, NamedCounts, OccupancyValues};
+pub(crate) use args::{Args, DispatchArgs, DispatchCounterValues};
+#[cfg(feature = "sim")]
+pub(crate) use args::{NamedCounts, OccupancyValues};
 pub(crate) use event::{EventKind, TraceEvent, Track};
 use writer::TraceWriter;
 

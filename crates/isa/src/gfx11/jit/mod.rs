@@ -4,7 +4,7 @@
 //!
 //! A translation covers one decoded block's wave32 list (`Block::compiled`,
 //! the pre-resolved `Fast` forms) and is an `extern "C"` function over a
-//! [`abi::Frame`] that points at the wave's registers in memory. The list
+//! `abi::Frame` that points at the wave's registers in memory. The list
 //! is cut into lane-local runs (`translate.rs`): sequences of VALU entries
 //! whose effect on a lane depends only on that lane, uniform scalars and
 //! EXEC. A run is strip-mined by 4-lane chunk: per chunk, each VGPR the run

@@ -15,7 +15,7 @@ pub const JIT_ENV: &str = "AQUEDUCT_SIM_JIT";
 pub enum JitMode {
     /// Never: every block runs in the interpreter.
     Off = 0,
-    /// Once a worker has entered a block [`HOT_ENTRIES`] times.
+    /// Once a worker has entered a block `HOT_ENTRIES` (64) times.
     Tiered = 1,
     /// At a block's first entry (threshold 0; what the tests force).
     Always = 2,

@@ -63,20 +63,7 @@ impl Memory {
 }
 
 fn env<'a>(mem: &'a Memory, lds: &'a mut [u8]) -> Env<'a> {
-    Env {
-        mem,
-        lds,
-        scratch: &mut [],
-        scratch_va: 0,
-        scratch_wave_bytes: 0,
-        scratch_wave64: false,
-        scratch_per_lane: 0,
-        shared_base: 0,
-        private_base: 0,
-        spans: Default::default(),
-        lds_bank_conflicts: None,
-        observer: None,
-    }
+    crate::gfx11::exec::fast::tests::env_over(mem, lds, &mut [])
 }
 
 /// Is this form one the translator may inline (what the blocks favour)?

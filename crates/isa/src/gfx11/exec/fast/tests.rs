@@ -193,8 +193,18 @@ pub(crate) fn random_encodings(rng: &mut Rng) -> Vec<[u32; 3]> {
 
 /// An environment with no memory, LDS or scratch.
 pub(crate) fn no_env<'a>(lds: &'a mut [u8], scratch: &'a mut [u8]) -> Env<'a> {
+    env_over(&NoMemory, lds, scratch)
+}
+
+/// An environment over `mem` with `lds` and `scratch`, no apertures, no
+/// counters and no observer.
+pub(crate) fn env_over<'a>(
+    mem: &'a dyn crate::GpuMemory,
+    lds: &'a mut [u8],
+    scratch: &'a mut [u8],
+) -> Env<'a> {
     Env {
-        mem: &NoMemory,
+        mem,
         lds,
         scratch,
         scratch_va: 0,

@@ -66,6 +66,8 @@ mod abi;
 #[cfg(feature = "jit")]
 mod code_memory;
 #[cfg(feature = "jit")]
+mod lane_inline;
+#[cfg(feature = "jit")]
 mod lane_math;
 #[cfg(feature = "jit")]
 mod shared;

@@ -34,6 +34,7 @@ use super::abi::{
     FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_VGPR,
 };
 use super::code_memory::CodeMemory;
+use super::lane_inline;
 use super::lane_math::LaneFn;
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::decode::vgpr_src;
@@ -1233,6 +1234,9 @@ impl Tx<'_> {
 
     /// Call lane helper `f` on the chunk values `args` (one or two).
     fn call_lane(&mut self, f: LaneFn, args: &[Value]) -> Value {
+        if let Some(r) = lane_inline::emit(&mut self.b, f, args[0], args[args.len() - 1]) {
+            return r;
+        }
         for (k, &v) in args.iter().enumerate() {
             self.b
                 .ins()

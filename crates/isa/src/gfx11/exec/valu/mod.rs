@@ -17,6 +17,7 @@ pub(crate) mod fast_vint;
 pub(crate) mod fast_vopd;
 mod half_ops;
 pub(crate) mod int32;
+pub(crate) mod transcendental;
 mod trig_preop;
 pub(crate) mod vcmp;
 pub(crate) mod wave64;
@@ -752,13 +753,13 @@ fn frexp64(x: f64) -> (f64, i32) {
 pub(crate) fn exponent32(x: f32) -> i32 {
     ((x.to_bits() >> 23) & 0xFF) as i32
 }
-/// v_exp_f32: 2^a through the host's f64 exp2, rounded to f32.
+/// v_exp_f32: 2^a (transcendental.rs, shared with the translator).
 pub(crate) fn exp32(a: f32) -> f32 {
-    (a as f64).exp2() as f32
+    transcendental::exp2_f32(a)
 }
-/// v_log_f32: log2(a) through the host's f64 log2, rounded to f32.
+/// v_log_f32: log2(a) (transcendental.rs, shared with the translator).
 pub(crate) fn log32(a: f32) -> f32 {
-    (a as f64).log2() as f32
+    transcendental::log2_f32(a)
 }
 /// v_rcp_f32 / v_rsq_f32: through f64, rounded once to f32.
 pub(crate) fn rcp32(a: f32) -> f32 {

@@ -122,10 +122,7 @@ impl Emit<'_, '_> {
 
     /// Two f64x2 halves rounded to f32, as one I32X4 chunk.
     fn demote(&mut self, lo: Value, hi: Value) -> Value {
-        let (l, h) = (
-            self.b.ins().fvdemote(lo),
-            self.b.ins().fvdemote(hi),
-        );
+        let (l, h) = (self.b.ins().fvdemote(lo), self.b.ins().fvdemote(hi));
         let r = self.shuffle(l, h, LOW_QWORDS);
         self.cast(types::I32X4, r)
     }

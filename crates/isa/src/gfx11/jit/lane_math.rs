@@ -1,7 +1,8 @@
-//! Per-lane math that translated code calls on one 4-lane chunk: the
-//! interpreter's own scalar functions (exec/valu) over four lanes, so a
-//! lane-local run need not end at a transcendental or a conversion and the
-//! results are the interpreter's bit for bit. The chunk travels through a
+//! Per-lane math that translated code calls on one 4-lane chunk where
+//! lane_inline.rs has no inline form (f32 to u32, and rndne without
+//! SSE4.1): the interpreter's own scalar functions (exec/valu) over four
+//! lanes, so a lane-local run need not end there and the results are the
+//! interpreter's bit for bit. The chunk travels through a
 //! 32-byte slot on the translated function's stack (source a, then b; the
 //! result over a).
 

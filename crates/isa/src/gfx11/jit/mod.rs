@@ -30,22 +30,28 @@
 //! amount, three-source add/or/xor/and_or/lshl_*; v_cndmask; integer and
 //! f32 compares (to VCC or an SGPR, not EXEC); f32 add/sub/mul/fma (with
 //! abs/neg), sqrt, rndne, the f32/i32 conversions; VOPD pairs of those
-//! and v_dual_fmac_f32; and, through helpers that take a chunk through a
-//! stack slot (`lane_math.rs`), f32 min/max, ldexp, frexp, rcp, rsq, exp,
-//! log and f32 to u32. A block whose last entry branches back to its start
-//! loops inside its translation until the next watchdog check is due.
+//! and v_dual_fmac_f32; f32 min/max, ldexp, frexp, rcp, rsq, exp and log
+//! as inline vector code (`lane_inline.rs`, on f64x2 halves where the
+//! interpreter computes in f64); f32 to u32 through a helper that takes a
+//! chunk through a stack slot (`lane_math.rs`). A block whose last entry
+//! branches back to its start loops inside its translation until the next
+//! watchdog check is due.
 //!
 //! Exactness: inline code computes what the interpreter computes bit for
 //! bit: integer ops are the same ops; f32 add/sub/mul/fma/sqrt are IEEE with
 //! the host's rounding (nearest even, denormals kept: MXCSR as Rust leaves
 //! it) and then gfxsim's NaN rule (valu/mod.rs `nan_rule!`) as a select per
-//! source that can pick a different NaN than the host; the helpers call the
-//! interpreter's own scalar functions. The differential tests (`tests.rs`,
+//! source that can pick a different NaN than the host; the inline math
+//! performs the interpreter's own sequence of IEEE operations (exp and log
+//! are gfxsim's own polynomials, valu/transcendental.rs, not libm's), and
+//! the helpers call the interpreter's scalar functions. The differential tests (`tests.rs`,
 //! and crates/isa/tests/isa_exec.rs on whole kernels) run both paths.
 //!
 //! Tiering (`tier.rs`): blocks start in the interpreter; a worker counts
 //! entries per block and translates one when it reaches the threshold
-//! (on the worker thread that gets there), then stores the translation in
+//! (on the worker thread that gets there) and runs it if at least three in
+//! four of its entries are inline (a call-out costs more than the
+//! interpreter's own step, so memory-bound blocks stay interpreted), then stores the translation in
 //! the code cache (`shared.rs`) for every worker; invalidation follows
 //! the code cache's. Wave64 waves and dispatches with an observer (the
 //! sanitizer, which must see every access) always interpret.
@@ -55,7 +61,8 @@
 //! Files: `tier.rs` (the mode, the threshold, per-worker counters),
 //! `shared.rs` (translations shared through the code cache),
 //! `code_memory.rs` (who owns the machine code), `abi.rs` (the frame,
-//! exit codes and call-outs), `lane_math.rs` (per-chunk math helpers),
+//! exit codes and call-outs), `lane_inline.rs` (inline per-chunk math),
+//! `lane_math.rs` (per-chunk math helpers),
 //! `translate.rs` (a block to Cranelift IR).
 
 mod tier;

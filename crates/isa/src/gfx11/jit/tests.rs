@@ -625,10 +625,15 @@ fn inline_lane_math_matches_the_interpreter_on_edge_values() {
                 w.vgpr[2][l] = match rng.below(3) {
                     0 => rng.below(600).wrapping_sub(300),
                     1 => w.vgpr[2][l],
-                    _ => [i32::MIN as u32, i32::MAX as u32, 601, -601i32 as u32][rng.below(4) as usize],
+                    _ => [i32::MIN as u32, i32::MAX as u32, 601, -601i32 as u32]
+                        [rng.below(4) as usize],
                 };
             }
-            w.sgpr[EXEC] = if trial % 3 == 0 { rng.value() } else { u32::MAX };
+            w.sgpr[EXEC] = if trial % 3 == 0 {
+                rng.value()
+            } else {
+                u32::MAX
+            };
             let inlined = compare(&block, &mem, &w, &[], WaveLoop::host_best());
             assert_eq!(inlined, 2, "{name} is a call-out");
         }

@@ -80,12 +80,24 @@ pub(crate) struct Translation {
     func: BlockFn,
     /// Entries of the block's list that run inline (the rest are call-outs).
     pub(crate) inlined: usize,
+    /// Entries of the block's list.
+    pub(crate) entries: usize,
 }
 
 impl Translation {
     /// The entry point; valid while `self` lives.
     pub(crate) fn func(&self) -> BlockFn {
         self.func
+    }
+
+    /// Does running the translation beat interpreting the block? A call-out
+    /// costs more than the interpreter's own step of the entry (the wave's
+    /// registers go through memory around it), so a block that is mostly
+    /// call-outs (memory instructions, 64-bit and carry arithmetic between
+    /// them) stays in the interpreter: at least three in four of its
+    /// entries must run inline.
+    pub(crate) fn pays(&self) -> bool {
+        4 * self.inlined >= 3 * self.entries
     }
 }
 
@@ -210,6 +222,7 @@ pub(crate) fn translate(block: &Block) -> Result<Translation, TranslateError> {
         _memory: CodeMemory::new(module),
         func,
         inlined,
+        entries: block.compiled.len(),
     })
 }
 

@@ -123,7 +123,11 @@ pub(crate) fn log2_f32(a: f32) -> f32 {
     let d = (a as f64).to_bits();
     let m = f64::from_bits((d & FRACTION) | (1023 << 52));
     let e = ((d >> 52) as i64 - 1023) as f64;
-    let (m, e) = if m > SQRT2 { (m * 0.5, e + 1.0) } else { (m, e) };
+    let (m, e) = if m > SQRT2 {
+        (m * 0.5, e + 1.0)
+    } else {
+        (m, e)
+    };
     let s = (m - 1.0) / (m + 1.0);
     let z = s * s;
     let mut q = f64::from_bits(LOG2_POLY[0]);
@@ -154,7 +158,10 @@ mod tests {
                 c = c * ln2 / k as f64;
             }
             let have = f64::from_bits(EXP2_POLY[11 - k]);
-            assert!((have - c).abs() <= c * 1e-15, "exp2 c{k}: {have:e} vs {c:e}");
+            assert!(
+                (have - c).abs() <= c * 1e-15,
+                "exp2 c{k}: {have:e} vs {c:e}"
+            );
         }
         for j in 0..9 {
             let want = 2.0 / ln2 / (2 * j + 1) as f64;
@@ -193,8 +200,14 @@ mod tests {
                 None => break,
             }
         }
-        assert!(exp_off * 100_000 < n, "exp2 off by one ULP on {exp_off} of {n}");
-        assert!(log_off * 100_000 < n, "log2 off by one ULP on {log_off} of {n}");
+        assert!(
+            exp_off * 100_000 < n,
+            "exp2 off by one ULP on {exp_off} of {n}"
+        );
+        assert!(
+            log_off * 100_000 < n,
+            "log2 off by one ULP on {log_off} of {n}"
+        );
         for k in -149..128 {
             let p = (k as f64).exp2() as f32;
             assert_eq!(exp2_f32(k as f32), p, "2^{k}");

@@ -27,6 +27,7 @@ mod pipeline;
 mod query;
 mod queue;
 mod shader;
+mod texture;
 
 pub use binding::{BindGroupError, BindGroupLayoutError};
 pub use buffer::BufferError;
@@ -44,6 +45,10 @@ pub use pass::{DispatchError, PassError};
 pub use pipeline::{ComputePipelineError, LayoutMismatch, PipelineLayoutError};
 pub use query::{QuerySetError, QueryUseError, TimestampError};
 pub use queue::QueueError;
+pub use texture::{
+    CreateTextureError, TextureBindingError, TextureCopyError, TextureError, TextureIdent,
+    TextureViewError,
+};
 pub use shader::{
     EntryPointError, PrecompileHint, ReflectionError, ShaderLanguage, ShaderLoadError,
     ShaderModuleError, WgslError,
@@ -160,6 +165,9 @@ pub enum ValidationError {
     /// A call on a destroyed device.
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// Texture creation, a view, or `Queue::write_texture`.
+    #[error(transparent)]
+    Texture(#[from] TextureError),
 }
 
 impl From<ValidationError> for Error {
@@ -195,4 +203,5 @@ validation_from!(
     QueueError,
     QuerySetError,
     DeviceError,
+    TextureError,
 );

@@ -14,13 +14,13 @@ use wgpu_types::{BindGroupLayoutEntry, BindingType, BufferBindingType, BufferSiz
 
 use crate::Label;
 use crate::buffer::Buffer;
-use crate::texture::TextureView;
-use aqueduct_isa::gfx11::image_desc::ImageDescriptor;
 use crate::device::DeviceShared;
 use crate::error::{
     BindGroupError, BindGroupLayoutError, BufferRole, DeviceId, DeviceMismatch, LayoutIdent,
     ObjectKind, same_device,
 };
+use crate::texture::TextureView;
+use aqueduct_isa::gfx11::image_desc::ImageDescriptor;
 
 /// Describes a bind group layout.
 pub struct BindGroupLayoutDescriptor<'a> {

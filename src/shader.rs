@@ -421,11 +421,13 @@ fn reflected_entry_point(
             "storage_read_write" => BufferBindingType::Storage { read_only: false },
             "uniform" => BufferBindingType::Uniform,
             "storage_texture" | "sampled_texture" => {
-                let layout_ty = b.texture.as_ref().and_then(|t| t.binding_type()).ok_or_else(
-                    || ReflectionError::UnknownBindingKind {
+                let layout_ty = b
+                    .texture
+                    .as_ref()
+                    .and_then(|t| t.binding_type())
+                    .ok_or_else(|| ReflectionError::UnknownBindingKind {
                         kind: format!("{} {:?}", b.kind, b.texture),
-                    },
-                )?;
+                    })?;
                 texture = Some(layout_ty);
                 let write = matches!(
                     layout_ty,

@@ -387,7 +387,10 @@ impl Texture {
         }
     }
 
-    fn resolve_view(&self, desc: &TextureViewDescriptor<'_>) -> Result<ViewShape, TextureViewError> {
+    fn resolve_view(
+        &self,
+        desc: &TextureViewDescriptor<'_>,
+    ) -> Result<ViewShape, TextureViewError> {
         let t = &self.inner;
         let Some((layout, _)) = self.usable(&t.device) else {
             return Err(TextureViewError::InvalidTexture {
@@ -446,11 +449,9 @@ impl Texture {
         ) {
             return Err(TextureViewError::UnsupportedDimension { view: dimension });
         }
-        let mip_count = desc.mip_level_count.unwrap_or(
-            t.mip_level_count
-                .saturating_sub(desc.base_mip_level)
-                .max(1),
-        );
+        let mip_count = desc
+            .mip_level_count
+            .unwrap_or(t.mip_level_count.saturating_sub(desc.base_mip_level).max(1));
         let mip_end = u64::from(desc.base_mip_level) + u64::from(mip_count);
         if mip_count == 0 || mip_end > u64::from(t.mip_level_count) {
             return Err(TextureViewError::MipRange {

@@ -177,7 +177,8 @@ pub(crate) fn segments(
             };
             match out.last_mut() {
                 Some(last)
-                    if last.linear + last.len == seg.linear && last.texel + last.len == seg.texel =>
+                    if last.linear + last.len == seg.linear
+                        && last.texel + last.len == seg.texel =>
                 {
                     last.len += seg.len;
                 }
@@ -212,7 +213,8 @@ pub(crate) fn texture_segments(
             };
             match out.last_mut() {
                 Some(last)
-                    if last.linear + last.len == seg.linear && last.texel + last.len == seg.texel =>
+                    if last.linear + last.len == seg.linear
+                        && last.texel + last.len == seg.texel =>
                 {
                     last.len += seg.len;
                 }

@@ -70,7 +70,12 @@ impl CommandEncoder {
     ) {
         let command = "copy_buffer_to_texture";
         self.command(command, texture_error(command), |device, rec| {
-            check_buffer(device, source.buffer, BufferRole::Source, BufferUsages::COPY_SRC)?;
+            check_buffer(
+                device,
+                source.buffer,
+                BufferRole::Source,
+                BufferUsages::COPY_SRC,
+            )?;
             let side = check_texture(device, &destination, copy_size, TextureUsages::COPY_DST)?;
             let (bpr, bpi) = check_linear(
                 &source.layout,
@@ -110,14 +115,15 @@ impl CommandEncoder {
                 "buffer",
                 true,
             )?;
-            let segs: Vec<Segment> = segments(&side, copy_size, destination.layout.offset, bpr, bpi)
-                .into_iter()
-                .map(|s| Segment {
-                    linear: s.texel,
-                    texel: s.linear,
-                    len: s.len,
-                })
-                .collect();
+            let segs: Vec<Segment> =
+                segments(&side, copy_size, destination.layout.offset, bpr, bpi)
+                    .into_iter()
+                    .map(|s| Segment {
+                        linear: s.texel,
+                        texel: s.linear,
+                        len: s.len,
+                    })
+                    .collect();
             record_segments(device, rec, side.buffer, destination.buffer, &segs)
         })
     }
@@ -173,7 +179,11 @@ impl CommandEncoder {
             }
             let levels = texture.mip_level_count();
             let level_end = u64::from(range.base_mip_level)
-                + u64::from(range.mip_level_count.unwrap_or(levels.saturating_sub(range.base_mip_level)));
+                + u64::from(
+                    range
+                        .mip_level_count
+                        .unwrap_or(levels.saturating_sub(range.base_mip_level)),
+                );
             if level_end > u64::from(levels) || range.base_mip_level >= levels {
                 return Err(TextureCopyError::MipLevel {
                     level: range.base_mip_level,
@@ -202,10 +212,12 @@ impl CommandEncoder {
             if bytes.is_empty() {
                 return Ok(());
             }
-            rec.ops
-                .extend(lower::fill_ops(&device.blit, buffer.access(bytes, true), 0)?);
+            rec.ops.extend(lower::fill_ops(
+                &device.blit,
+                buffer.access(bytes, true),
+                0,
+            )?);
             Ok(())
         })
     }
 }
-

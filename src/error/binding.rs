@@ -174,7 +174,10 @@ pub enum BindGroupError {
         binding: u32,
     },
     /// A texture binding's view does not fit its layout entry.
-    #[error("create_bind_group{}: binding {binding}: {source}", label_suffix(label))]
+    #[error(
+        "create_bind_group{}: binding {binding}: {source}",
+        label_suffix(label)
+    )]
     Texture {
         /// The bind group's label, if it has one.
         label: Option<String>,

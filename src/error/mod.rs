@@ -45,13 +45,13 @@ pub use pass::{DispatchError, PassError};
 pub use pipeline::{ComputePipelineError, LayoutMismatch, PipelineLayoutError};
 pub use query::{QuerySetError, QueryUseError, TimestampError};
 pub use queue::QueueError;
-pub use texture::{
-    CreateTextureError, TextureBindingError, TextureCopyError, TextureError, TextureIdent,
-    TextureViewError,
-};
 pub use shader::{
     EntryPointError, PrecompileHint, ReflectionError, ShaderLanguage, ShaderLoadError,
     ShaderModuleError, WgslError,
+};
+pub use texture::{
+    CreateTextureError, TextureBindingError, TextureCopyError, TextureError, TextureIdent,
+    TextureViewError,
 };
 
 /// What kind of error an error scope catches.

@@ -4,8 +4,8 @@
 
 use aqueduct_isa::gfx11::image_desc::ImageDescriptorError;
 use wgpu_types::{
-    BindingType, BufferUsages, COPY_BYTES_PER_ROW_ALIGNMENT, StorageTextureAccess,
-    TextureAspect, TextureDimension, TextureFormat, TextureUsages, TextureViewDimension,
+    BindingType, BufferUsages, COPY_BYTES_PER_ROW_ALIGNMENT, StorageTextureAccess, TextureAspect,
+    TextureDimension, TextureFormat, TextureUsages, TextureViewDimension,
 };
 
 use super::ident::{BufferIdent, UnusableBuffer, label_suffix};
@@ -235,9 +235,7 @@ pub enum TextureBindingError {
     },
     /// `read_write` access on a format WebGPU allows it for only with
     /// tier features (r32float, r32uint and r32sint have it everywhere).
-    #[error(
-        "{access:?} access is only allowed for r32float, r32uint and r32sint, not {format:?}"
-    )]
+    #[error("{access:?} access is only allowed for r32float, r32uint and r32sint, not {format:?}")]
     ReadWriteFormat {
         /// The access.
         access: StorageTextureAccess,

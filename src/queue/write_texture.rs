@@ -28,17 +28,18 @@ impl Queue {
             });
             return;
         }
-        let checked = check_texture(dev, &texture, size, TextureUsages::COPY_DST).and_then(|side| {
-            let (bpr, bpi) = check_linear(
-                &data_layout,
-                size,
-                side.layout.texel_bytes,
-                data.len() as u64,
-                "data",
-                false,
-            )?;
-            Ok((side, bpr, bpi))
-        });
+        let checked =
+            check_texture(dev, &texture, size, TextureUsages::COPY_DST).and_then(|side| {
+                let (bpr, bpi) = check_linear(
+                    &data_layout,
+                    size,
+                    side.layout.texel_bytes,
+                    data.len() as u64,
+                    "data",
+                    false,
+                )?;
+                Ok((side, bpr, bpi))
+            });
         let (side, bpr, bpi) = match checked {
             Ok(c) => c,
             Err(e) => {

@@ -204,6 +204,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     assert!(has("image_load ", "2D_ARRAY"), "{lines:?}");
     assert!(has("image_load ", "3D"), "{lines:?}");
     assert!(has("image_store dmask:0xf", "3D"), "{lines:?}");
+    // Constant coordinates stay 32-bit addresses (no A16).
+    assert!(!dis.contains(" a16"), "{dis}");
     assert!(
         lines
             .iter()
@@ -295,6 +297,8 @@ fn main() {
     }
     assert_eq!(r.entry_points[0].bindings.len(), 4);
     assert_eq!(r.entry_points[0].bindings[3].texture, None);
+    // A constant level stays a 32-bit address (no A16).
+    assert!(!dis.contains(" a16"), "{dis}");
 }
 
 /// A texture passed to a helper function and a texture global a helper

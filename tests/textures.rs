@@ -1472,3 +1472,43 @@ fn pipeline_layouts_must_hold_the_shaders_textures() {
     let err = err.expect("a layout mismatch");
     assert!(err.to_string().contains("R32Uint"), "{err}");
 }
+
+/// A copy whose rows are contiguous on both sides (whole rows, buffer rows
+/// as far apart as the texture's 256-byte pitch) is one copy per run of
+/// rows; a narrower box is one copy per row. (Sizes below the SDMA
+/// threshold: each copy is one blit dispatch packet.)
+#[test]
+fn texture_copies_are_one_packet_per_contiguous_run() {
+    let c = ctx();
+    // 64 rgba8 texels: 256-byte rows, the texture's pitch exactly.
+    let t = texture(
+        &c,
+        TextureDimension::D2,
+        TextureFormat::Rgba8Unorm,
+        [64, 8, 2],
+        ALL_USAGES,
+    );
+    let buf = storage(&c.device, 256 * 8 * 2);
+    let copies = |width: u32, layers: u32| {
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        enc.copy_texture_to_buffer(
+            at(&t, [0, 0, 0]),
+            wgt::TexelCopyBufferInfo {
+                buffer: &buf,
+                layout: TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(256),
+                    rows_per_image: Some(8),
+                },
+            },
+            extent([width, 8, layers]),
+        );
+        let packets = expect_valid(&c.device, || enc.finish()).debug_packets();
+        packets
+            .iter()
+            .filter(|p| p.role == PacketRole::Copy)
+            .count()
+    };
+    assert_eq!(copies(64, 2), 1, "both layers in one run");
+    assert_eq!(copies(32, 2), 16, "a half-width box: one per row");
+}

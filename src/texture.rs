@@ -416,17 +416,23 @@ impl Texture {
                 view: usage,
             });
         }
+        // WebGPU's "resolving GPUTextureViewDescriptor defaults": the
+        // dimension follows the texture's (2D with several layers: an
+        // array), the layer count is 1 for single-layer dimensions and the
+        // rest of the layers for arrays.
         let layers = self.layers();
-        let layer_count = desc
-            .array_layer_count
-            .unwrap_or(layers.saturating_sub(desc.base_array_layer).max(1));
         let dimension = desc.dimension.unwrap_or(match t.dimension {
             TextureDimension::D1 => TextureViewDimension::D1,
-            TextureDimension::D2 if layers > 1 && desc.array_layer_count != Some(1) => {
-                TextureViewDimension::D2Array
-            }
+            TextureDimension::D2 if layers > 1 => TextureViewDimension::D2Array,
             TextureDimension::D2 => TextureViewDimension::D2,
             TextureDimension::D3 => TextureViewDimension::D3,
+        });
+        let layer_count = desc.array_layer_count.unwrap_or(match dimension {
+            TextureViewDimension::D2Array | TextureViewDimension::CubeArray => {
+                layers.saturating_sub(desc.base_array_layer)
+            }
+            TextureViewDimension::Cube => 6,
+            _ => 1,
         });
         let fits = matches!(
             (t.dimension, dimension),

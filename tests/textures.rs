@@ -992,6 +992,20 @@ fn views_are_validated() {
             })
         },
     );
+    // Defaults: an array of the remaining layers, or one layer for a 2D view.
+    let all = expect_valid(&c.device, || v(Default::default()));
+    assert_eq!(
+        (all.dimension(), all.array_layers()),
+        (TextureViewDimension::D2Array, 0..4)
+    );
+    let one = expect_valid(&c.device, || {
+        v(TextureViewDescriptor {
+            dimension: Some(TextureViewDimension::D2),
+            base_array_layer: 2,
+            ..Default::default()
+        })
+    });
+    assert_eq!(one.array_layers(), 2..3);
     t.destroy();
     expect_validation(
         &c.device,

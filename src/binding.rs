@@ -4,7 +4,9 @@
 //! with equal entries are interchangeable (WebGPU's layout deduplication);
 //! a layout derived by a pipeline's auto layout is compatible only with
 //! itself (`origin` records the pipeline). A bind group resolves each entry
-//! to (buffer, offset, size) at creation, after the WebGPU checks.
+//! to (buffer, offset, size) at creation, after the WebGPU checks; a
+//! texture view resolves to its texture's buffer, the byte range of the
+//! view's layers and the view's image descriptor (`src/texture.rs`).
 
 use std::sync::Arc;
 
@@ -17,6 +19,8 @@ use crate::error::{
     BindGroupError, BindGroupLayoutError, BufferRole, DeviceId, DeviceMismatch, LayoutIdent,
     ObjectKind, same_device,
 };
+use crate::texture::TextureView;
+use aqueduct_isa::gfx11::image_desc::ImageDescriptor;
 
 /// Describes a bind group layout.
 pub struct BindGroupLayoutDescriptor<'a> {
@@ -131,6 +135,15 @@ pub(crate) fn create_layout(
                         }
                     }
                 }
+                BindingType::StorageTexture { .. } | BindingType::Texture { .. } => {
+                    crate::texture_binding::check_layout_entry(&e.ty).map_err(|source| {
+                        BindGroupLayoutError::Texture {
+                            label: label(),
+                            binding: e.binding,
+                            source,
+                        }
+                    })?;
+                }
                 other => {
                     return Err(BindGroupLayoutError::NotBuffer {
                         label: label(),
@@ -191,6 +204,8 @@ pub struct BufferBinding<'a> {
 pub enum BindingResource<'a> {
     /// A range of a buffer.
     Buffer(BufferBinding<'a>),
+    /// A texture view, for a storage or sampled texture entry.
+    TextureView(&'a TextureView),
 }
 
 /// One binding of a bind group.
@@ -223,6 +238,10 @@ pub(crate) struct BoundBuffer {
     /// Which of `set_bind_group`'s dynamic offsets applies (dynamic-offset
     /// entries count in binding order).
     pub dynamic_index: Option<u32>,
+    /// A texture view's image descriptor, its base address relative to
+    /// `buffer` (the texture's); `offset..offset + size` is then the range
+    /// of the view's layers.
+    pub texture: Option<ImageDescriptor>,
 }
 
 #[derive(Debug)]
@@ -309,18 +328,39 @@ pub(crate) fn create_bind_group(
                     binding,
                     layout: layout.ident(),
                 })?;
+            let texture_error = |source| BindGroupError::Texture {
+                label: label(),
+                binding,
+                source,
+            };
+            let bb = match &entry.resource {
+                BindingResource::TextureView(view) => {
+                    let bound = crate::texture_binding::bind_view(device, le, view)
+                        .map_err(texture_error)?;
+                    out.push(bound);
+                    continue;
+                }
+                BindingResource::Buffer(bb) => bb,
+            };
             let BindingType::Buffer {
                 ty,
                 has_dynamic_offset,
                 min_binding_size,
             } = le.ty
             else {
+                if let BindingType::StorageTexture { .. } | BindingType::Texture { .. } = le.ty {
+                    return Err(texture_error(
+                        crate::error::TextureBindingError::ResourceKind {
+                            layout: le.ty,
+                            resource: "a buffer",
+                        },
+                    ));
+                }
                 return Err(BindGroupError::NotBufferBinding {
                     label: label(),
                     binding,
                 });
             };
-            let BindingResource::Buffer(bb) = &entry.resource;
             let buffer = bb.buffer;
             buffer
                 .check_usable(device, BufferRole::Binding(binding))
@@ -422,6 +462,7 @@ pub(crate) fn create_bind_group(
                 ty,
                 has_dynamic_offset,
                 dynamic_index: None,
+                texture: None,
             });
         }
         out.sort_by_key(|b| b.binding);

@@ -676,6 +676,12 @@ impl Device {
         self.shared.create_buffer(desc)
     }
 
+    /// Create a texture (zero-initialised, linear, one mip level); a
+    /// failure reports an error and gives an invalid texture.
+    pub fn create_texture(&self, desc: &crate::texture::TextureDescriptor<'_>) -> crate::Texture {
+        crate::texture::create_texture(&self.shared, desc)
+    }
+
     /// Create a shader module from WGSL or a code object; a failure reports an error and gives an
     /// invalid module.
     pub fn create_shader_module(&self, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {

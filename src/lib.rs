@@ -46,6 +46,10 @@ pub mod shader;
 pub mod shader_disk_cache;
 #[cfg(test)]
 mod test_support;
+pub mod texture;
+mod texture_binding;
+mod texture_copy;
+mod texture_reflection;
 pub mod trace;
 pub mod util;
 pub mod wgsl;
@@ -86,6 +90,7 @@ pub use query::{ComputePassTimestampWrites, QuerySet, QuerySetDescriptor};
 pub use queue::{PollType, Queue, SubmissionIndex};
 pub use registry::{MapMode, Owner};
 pub use shader::{ShaderModule, ShaderModuleDescriptor, ShaderSource};
+pub use texture::{Texture, TextureDescriptor, TextureView, TextureViewDescriptor};
 
 pub use aqueduct_kfd::abi::FenceScope;
 pub use wgpu_types as wgt;
@@ -96,6 +101,11 @@ pub use wgpu_types::{
     MAP_ALIGNMENT, MemoryHints, PollError, PollStatus, PowerPreference,
     QUERY_RESOLVE_BUFFER_ALIGNMENT, QUERY_SET_MAX_QUERIES, QUERY_SIZE, QueryType,
     RequestAdapterError, ShaderStages, Trace,
+};
+pub use wgpu_types::{
+    COPY_BYTES_PER_ROW_ALIGNMENT, Extent3d, Origin3d, StorageTextureAccess, TexelCopyBufferLayout,
+    TextureAspect, TextureDimension, TextureFormat, TextureSampleType, TextureUsages,
+    TextureViewDimension,
 };
 
 /// A debug label.

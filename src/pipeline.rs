@@ -270,6 +270,18 @@ fn layout_accepts(
     entry: &BindGroupLayoutEntry,
     b: &crate::shader::ShaderBinding,
 ) -> Result<(), LayoutMismatch> {
+    if let Some(shader) = b.texture {
+        if !entry.visibility.contains(ShaderStages::COMPUTE) {
+            return Err(LayoutMismatch::NotComputeVisible);
+        }
+        if !crate::texture_binding::layout_holds(&shader, &entry.ty) {
+            return Err(LayoutMismatch::Texture {
+                shader,
+                layout: entry.ty,
+            });
+        }
+        return Ok(());
+    }
     let BindingType::Buffer {
         ty,
         min_binding_size,
@@ -424,11 +436,11 @@ pub(crate) fn create_compute_pipeline(
                             .map(|b| BindGroupLayoutEntry {
                                 binding: b.binding,
                                 visibility: ShaderStages::COMPUTE,
-                                ty: BindingType::Buffer {
+                                ty: b.texture.unwrap_or(BindingType::Buffer {
                                     ty: b.ty,
                                     has_dynamic_offset: false,
                                     min_binding_size: BufferSize::new(b.min_binding_size),
-                                },
+                                }),
                                 count: None,
                             })
                             .collect();

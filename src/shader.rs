@@ -120,6 +120,9 @@ pub(crate) struct ShaderBinding {
     /// Explicit index and byte size of the binding-size argument.
     pub size_arg: Option<(usize, u32)>,
     pub min_binding_size: u64,
+    /// A texture binding: the layout entry type it needs (`arg_index` is
+    /// then the 32-byte image descriptor argument).
+    pub texture: Option<wgpu_types::BindingType>,
 }
 
 /// A by-value kernel argument fed from the immediates.
@@ -314,6 +317,9 @@ struct BindingReflection {
     min_binding_size: u64,
     arg: String,
     size_arg: Option<String>,
+    /// Texture bindings: dimension, access, format or sample type.
+    #[serde(default)]
+    texture: Option<crate::texture_reflection::TextureReflection>,
 }
 
 const DEFAULT_WORKGROUP: [u32; 3] = [64, 1, 1];
@@ -367,6 +373,7 @@ fn raw_entry_point(
                     arg_index: i,
                     size_arg: None,
                     min_binding_size: 0,
+                    texture: None,
                 });
             }
             ValueKind::ByValue => {
@@ -408,10 +415,30 @@ fn reflected_entry_point(
 ) -> Result<EntryPoint, ReflectionError> {
     let mut bindings = Vec::new();
     for b in &e.bindings {
+        let mut texture = None;
         let ty = match b.kind.as_str() {
             "storage_read" => BufferBindingType::Storage { read_only: true },
             "storage_read_write" => BufferBindingType::Storage { read_only: false },
             "uniform" => BufferBindingType::Uniform,
+            "storage_texture" | "sampled_texture" => {
+                let layout_ty = b
+                    .texture
+                    .as_ref()
+                    .and_then(|t| t.binding_type())
+                    .ok_or_else(|| ReflectionError::UnknownBindingKind {
+                        kind: format!("{} {:?}", b.kind, b.texture),
+                    })?;
+                texture = Some(layout_ty);
+                let write = matches!(
+                    layout_ty,
+                    wgpu_types::BindingType::StorageTexture {
+                        access: wgpu_types::StorageTextureAccess::WriteOnly
+                            | wgpu_types::StorageTextureAccess::ReadWrite,
+                        ..
+                    }
+                );
+                BufferBindingType::Storage { read_only: !write }
+            }
             other => {
                 return Err(ReflectionError::UnknownBindingKind {
                     kind: other.to_string(),
@@ -440,6 +467,7 @@ fn reflected_entry_point(
             arg_index,
             size_arg,
             min_binding_size: b.min_binding_size,
+            texture,
         });
     }
     let mut immediates = Vec::new();

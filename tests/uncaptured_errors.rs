@@ -1,6 +1,6 @@
 //! What happens to an error no error scope catches, as in wgpu: with no
 //! handler the call that raised it panics with the message (a wgpu texture
-//! program ported to the facade stops at its first texture binding), the
+//! program ported to the facade stops at its sampler binding), the
 //! error is also logged through `log` and `tracing`, an installed handler
 //! replaces the panic, and the opt-in logging mode writes to stderr when no
 //! logger takes the error.
@@ -66,7 +66,7 @@ fn panic_message(f: impl FnOnce()) -> Option<String> {
 
 /// A wgpu compute program that blurs a sampled texture into a storage
 /// texture, ported to the facade by its crate name: the layout of its
-/// bindings (wgpu-types, shared) is where textures first appear. `step`
+/// bindings (wgpu-types, shared) is where its sampler first appears. `step`
 /// records how far it got.
 fn ported_blur_program(device: &Device, queue: &Queue, step: &Mutex<Vec<&'static str>>) {
     let at = |s| step.lock().unwrap().push(s);
@@ -122,8 +122,8 @@ fn a_ported_program_stops_at_its_first_invalid_call_with_the_message() {
         .expect("the program stops with a panic");
     assert!(
         message.starts_with(
-            "aqueduct error: Validation Error: create_bind_group_layout `blur`: binding 0: \
-             Texture"
+            "aqueduct error: Validation Error: create_bind_group_layout `blur`: binding 1: \
+             Sampler"
         ),
         "{message}"
     );

@@ -149,7 +149,7 @@ impl CommandEncoder {
 
     /// Record command `name` with `f`; its error becomes the encoder's
     /// (through `wrap`) if it is the first.
-    fn command<E>(
+    pub(super) fn command<E>(
         &mut self,
         name: &'static str,
         wrap: impl FnOnce(E) -> CommandError,

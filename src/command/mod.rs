@@ -6,3 +6,4 @@ pub mod encoder;
 pub(crate) mod hazard;
 pub mod lower;
 pub mod pass;
+mod texture_copy;

@@ -439,7 +439,20 @@ impl<'e> ComputePass<'e> {
                     group: b.group,
                     binding: b.binding,
                 })?;
-            builder.set_ptr(ArgRef::Index(b.arg_index), memory.va() + offset)?;
+            if let Some(mut image) = e.texture {
+                image.base_address += memory.va();
+                let words = image
+                    .encode()
+                    .map_err(|source| DispatchError::TextureDescriptor {
+                        group: b.group,
+                        binding: b.binding,
+                        source,
+                    })?;
+                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                builder.set(ArgRef::Index(b.arg_index), &bytes)?;
+            } else {
+                builder.set_ptr(ArgRef::Index(b.arg_index), memory.va() + offset)?;
+            }
             if let Some((idx, size)) = b.size_arg {
                 let r = if size == 8 {
                     builder.set_u64(ArgRef::Index(idx), e.size)

@@ -64,6 +64,20 @@ pub enum BindGroupLayoutError {
         /// The entry's binding type.
         ty: BindingType,
     },
+    /// A texture entry the device cannot bind.
+    #[error(
+        "create_bind_group_layout{}: binding {binding}: {source}",
+        label_suffix(label)
+    )]
+    Texture {
+        /// The layout's label, if it has one.
+        label: Option<String>,
+        /// The entry's binding number.
+        binding: u32,
+        /// Why the entry is refused.
+        #[source]
+        source: super::TextureBindingError,
+    },
     /// More dynamic-offset uniform buffers than the device's limit allows.
     #[error(
         "create_bind_group_layout{}: {count} dynamic uniform buffers exceed \
@@ -158,6 +172,20 @@ pub enum BindGroupError {
         label: Option<String>,
         /// The entry's binding number.
         binding: u32,
+    },
+    /// A texture binding's view does not fit its layout entry.
+    #[error(
+        "create_bind_group{}: binding {binding}: {source}",
+        label_suffix(label)
+    )]
+    Texture {
+        /// The bind group's label, if it has one.
+        label: Option<String>,
+        /// The entry's binding number.
+        binding: u32,
+        /// Why the view does not fit.
+        #[source]
+        source: super::TextureBindingError,
     },
     /// A bound buffer is invalid, destroyed or of another device.
     #[error("create_bind_group{}: {source}", label_suffix(label))]

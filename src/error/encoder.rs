@@ -60,6 +60,16 @@ pub enum CommandError {
     /// `clear_buffer` failed.
     #[error("clear_buffer: {0}")]
     Clear(#[source] ClearError),
+    /// A texture copy or `clear_texture` failed.
+    #[error("{command}: {source}")]
+    Texture {
+        /// The command (`copy_buffer_to_texture`, `copy_texture_to_buffer`,
+        /// `copy_texture_to_texture`, `clear_texture`).
+        command: &'static str,
+        /// Why it failed.
+        #[source]
+        source: super::TextureCopyError,
+    },
     /// `write_timestamp` failed.
     #[error("write_timestamp: {0}")]
     WriteTimestamp(#[source] TimestampError),

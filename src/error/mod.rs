@@ -27,6 +27,7 @@ mod pipeline;
 mod query;
 mod queue;
 mod shader;
+mod texture;
 
 pub use binding::{BindGroupError, BindGroupLayoutError};
 pub use buffer::BufferError;
@@ -47,6 +48,10 @@ pub use queue::QueueError;
 pub use shader::{
     EntryPointError, PrecompileHint, ReflectionError, ShaderLanguage, ShaderLoadError,
     ShaderModuleError, WgslError,
+};
+pub use texture::{
+    CreateTextureError, TextureBindingError, TextureCopyError, TextureError, TextureIdent,
+    TextureViewError,
 };
 
 /// What kind of error an error scope catches.
@@ -160,6 +165,9 @@ pub enum ValidationError {
     /// A call on a destroyed device.
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// Texture creation, a view, or `Queue::write_texture`.
+    #[error(transparent)]
+    Texture(#[from] TextureError),
 }
 
 impl From<ValidationError> for Error {
@@ -195,4 +203,5 @@ validation_from!(
     QueueError,
     QuerySetError,
     DeviceError,
+    TextureError,
 );

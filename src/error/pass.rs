@@ -203,6 +203,18 @@ pub enum DispatchError {
         /// The binding number.
         binding: u32,
     },
+    /// A bound texture view's image descriptor cannot be encoded at its
+    /// texture's address.
+    #[error("group {group} binding {binding}: the texture's image descriptor: {source}")]
+    TextureDescriptor {
+        /// The bind group index.
+        group: u32,
+        /// The binding number.
+        binding: u32,
+        /// Why it cannot be encoded.
+        #[source]
+        source: aqueduct_isa::gfx11::image_desc::ImageDescriptorError,
+    },
     /// The kernel argument block could not be built from the kernel's metadata.
     #[error(transparent)]
     Kernarg(#[from] CodeObjectError),

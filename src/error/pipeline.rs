@@ -80,6 +80,15 @@ pub enum LayoutMismatch {
     /// The layout entry is not a buffer binding.
     #[error("the layout entry is not a buffer")]
     NotBuffer,
+    /// The shader binds a texture and the layout entry is another texture
+    /// type, or not a texture.
+    #[error("the shader declares {shader:?} but the layout has {layout:?}")]
+    Texture {
+        /// The type the shader declares.
+        shader: wgpu_types::BindingType,
+        /// The layout entry's type.
+        layout: wgpu_types::BindingType,
+    },
     /// The layout entry's visibility lacks `ShaderStages::COMPUTE`.
     #[error("the layout entry is not visible to the COMPUTE stage")]
     NotComputeVisible,

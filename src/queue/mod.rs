@@ -38,6 +38,7 @@ mod submit;
 #[cfg(test)]
 mod tests;
 mod wait;
+mod write_texture;
 
 use std::sync::Arc;
 

@@ -118,8 +118,13 @@ fn capability_names(caps: naga::valid::Capabilities) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UnsupportedKind {
-    /// Textures, samplers and their operations.
-    TexturesAndSamplers,
+    /// Samplers and the sampling operations (`textureSample*`,
+    /// `textureGather*`); textures read with `textureLoad` are lowered.
+    Sampling,
+    /// Texture classes and operations with no lowering: depth,
+    /// multisampled and external textures, texture atomics, `cube`
+    /// storage textures, texel formats without a gfx11 layout here.
+    TextureClass,
     /// Ray queries, acceleration structures and ray tracing calls.
     RayQueries,
     /// Derivatives (`dpdx`, `fwidth`, ...): fragment shaders only.
@@ -144,7 +149,8 @@ pub enum UnsupportedKind {
 impl std::fmt::Display for UnsupportedKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            UnsupportedKind::TexturesAndSamplers => "textures and samplers",
+            UnsupportedKind::Sampling => "samplers and texture sampling",
+            UnsupportedKind::TextureClass => "depth, multisampled and external textures",
             UnsupportedKind::RayQueries => "ray queries",
             UnsupportedKind::Derivatives => "derivatives",
             UnsupportedKind::Discard => "discard",

@@ -77,7 +77,8 @@ pub use frontend::{Source, to_wgsl};
 pub use naga::valid::Capabilities;
 pub use reflect::{
     BindingKind, BindingReflection, EntryReflection, ImmediateReflection, REFLECTION_VERSION,
-    Reflection,
+    Reflection, StorageTextureAccess, StorageTextureFormat, TextureReflection, TextureSampleType,
+    TextureViewDimension,
 };
 pub use toolchain::{KNOWN_TARGETS, Toolchain, bundle, bundle_entry_id, wave_size};
 

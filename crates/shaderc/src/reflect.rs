@@ -14,6 +14,13 @@
 //!                     "arg": "g0_b0", "size_arg": "g0_b0_size", "name": "out" } ] } ] }
 //! ```
 //!
+//! A texture binding (`kind` `storage_texture` or `sampled_texture`) is
+//! one by-value kernel argument `arg` of 32 bytes, 32-byte aligned: the
+//! gfx11 image resource descriptor (T#) the facade writes there. It adds
+//! `"texture": { "view_dimension": "d2", "access": "write_only",
+//! "format": "rgba8unorm" }` (storage) or `"texture": { "view_dimension":
+//! "d2", "sample_type": "float" }` (sampled); `min_binding_size` is 0.
+//!
 //! `source_hash` is the lowercase hex SHA-256 of the source (the UTF-8 WGSL
 //! text, or the SPIR-V bytes): `crate::source_hash`. A run-time compiler
 //! keys its cache by it; readers of older files without it see "".
@@ -39,6 +46,138 @@ pub enum BindingKind {
     StorageReadWrite,
     /// `var<uniform>`
     Uniform,
+    /// `texture_storage_*<format, access>`: a T# kernel argument.
+    StorageTexture,
+    /// `texture_1d/2d/2d_array/3d<T>` read with `textureLoad`: a T#
+    /// kernel argument.
+    SampledTexture,
+}
+
+/// The view dimension a texture binding declares (WGSL's texture type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TextureViewDimension {
+    D1,
+    D2,
+    D2Array,
+    D3,
+    Cube,
+    CubeArray,
+}
+
+/// A storage texture's access mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StorageTextureAccess {
+    WriteOnly,
+    ReadOnly,
+    ReadWrite,
+}
+
+/// The component type a sampled texture returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TextureSampleType {
+    Float,
+    Sint,
+    Uint,
+}
+
+/// A storage texture's texel format, by its WGSL name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StorageTextureFormat {
+    R8Unorm,
+    R8Snorm,
+    R8Uint,
+    R8Sint,
+    R16Uint,
+    R16Sint,
+    R16Float,
+    Rg8Unorm,
+    Rg8Snorm,
+    Rg8Uint,
+    Rg8Sint,
+    R32Uint,
+    R32Sint,
+    R32Float,
+    Rg16Uint,
+    Rg16Sint,
+    Rg16Float,
+    Rgba8Unorm,
+    Rgba8Snorm,
+    Rgba8Uint,
+    Rgba8Sint,
+    Bgra8Unorm,
+    Rgb10a2Uint,
+    Rgb10a2Unorm,
+    Rg11b10Ufloat,
+    Rg32Uint,
+    Rg32Sint,
+    Rg32Float,
+    Rgba16Uint,
+    Rgba16Sint,
+    Rgba16Float,
+    Rgba32Uint,
+    Rgba32Sint,
+    Rgba32Float,
+    R16Unorm,
+    R16Snorm,
+    Rg16Unorm,
+    Rg16Snorm,
+    Rgba16Unorm,
+    Rgba16Snorm,
+}
+
+impl StorageTextureFormat {
+    /// The number of components a texel holds (what an `image_store`
+    /// writes: its dmask has this many low bits set).
+    pub fn components(self) -> u32 {
+        use StorageTextureFormat as F;
+        match self {
+            F::R8Unorm
+            | F::R8Snorm
+            | F::R8Uint
+            | F::R8Sint
+            | F::R16Uint
+            | F::R16Sint
+            | F::R16Float
+            | F::R32Uint
+            | F::R32Sint
+            | F::R32Float
+            | F::R16Unorm
+            | F::R16Snorm => 1,
+            F::Rg8Unorm
+            | F::Rg8Snorm
+            | F::Rg8Uint
+            | F::Rg8Sint
+            | F::Rg16Uint
+            | F::Rg16Sint
+            | F::Rg16Float
+            | F::Rg32Uint
+            | F::Rg32Sint
+            | F::Rg32Float
+            | F::Rg16Unorm
+            | F::Rg16Snorm => 2,
+            F::Rg11b10Ufloat => 3,
+            _ => 4,
+        }
+    }
+}
+
+/// What a texture binding declares beyond its kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextureReflection {
+    pub view_dimension: TextureViewDimension,
+    /// Storage textures: the access mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<StorageTextureAccess>,
+    /// Storage textures: the texel format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<StorageTextureFormat>,
+    /// Sampled textures: the component type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_type: Option<TextureSampleType>,
 }
 
 /// One resource binding of an entry point.
@@ -59,6 +198,10 @@ pub struct BindingReflection {
     pub size_arg: Option<String>,
     /// The WGSL variable name.
     pub name: Option<String>,
+    /// Texture bindings: dimension, access, format or sample type (absent
+    /// from the JSON for buffers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texture: Option<TextureReflection>,
 }
 
 /// One compute entry point (one kernel).

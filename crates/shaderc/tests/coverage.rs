@@ -207,7 +207,7 @@ override bias: f32 = 1.0;
 /// and its name, located in the source.
 #[test]
 fn unsupported_constructs_are_named_by_class() {
-    let cases: [(&str, UnsupportedKind, &str); 5] = [
+    let cases: [(&str, UnsupportedKind, &str); 7] = [
         (
             "enable wgpu_ray_query;
 @group(0) @binding(0) var acc: acceleration_structure;
@@ -222,17 +222,32 @@ fn unsupported_constructs_are_named_by_class() {
         ),
         (
             "@group(0) @binding(0) var t: texture_2d<f32>;
-@group(0) @binding(1) var<storage, read_write> o: array<f32>;
-@compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0, 0), 0).x; }",
-            UnsupportedKind::TexturesAndSamplers,
-            "textures and samplers",
+@group(0) @binding(1) var s: sampler;
+@group(0) @binding(2) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = textureSampleLevel(t, s, vec2<f32>(0.5), 0.0).x; }",
+            UnsupportedKind::Sampling,
+            "samplers",
         ),
         (
             "@group(0) @binding(0) var s: sampler;
 @group(0) @binding(1) var<storage, read_write> o: array<f32>;
 @compute @workgroup_size(1) fn main() { _ = s; o[0] = 1.0; }",
-            UnsupportedKind::TexturesAndSamplers,
-            "textures and samplers",
+            UnsupportedKind::Sampling,
+            "samplers",
+        ),
+        (
+            "@group(0) @binding(0) var t: texture_depth_2d;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0, 0), 0); }",
+            UnsupportedKind::TextureClass,
+            "depth textures",
+        ),
+        (
+            "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0, 0), 0).x; }",
+            UnsupportedKind::TextureClass,
+            "multisampled textures",
         ),
         (
             "@group(0) @binding(0) var<storage, read_write> o: array<u32>;

@@ -24,6 +24,7 @@ use crate::error::{
 };
 use crate::lock;
 use crate::resources::{AqueductBindGroup, AqueductComputePipeline, AqueductQuerySet};
+use crate::texture::{AqueductTexture, buffer_side, texture_side};
 
 /// The first problem found while recording (reported at `finish`).
 type RecordedError = Arc<Mutex<Option<BackendValidationError>>>;
@@ -110,29 +111,53 @@ impl CommandEncoderInterface for AqueductCommandEncoder {
 
     fn copy_buffer_to_texture(
         &self,
-        _source: wgpu::TexelCopyBufferInfo<'_>,
-        _destination: wgpu::TexelCopyTextureInfo<'_>,
-        _copy_size: wgpu::Extent3d,
+        source: wgpu::TexelCopyBufferInfo<'_>,
+        destination: wgpu::TexelCopyTextureInfo<'_>,
+        copy_size: wgpu::Extent3d,
     ) {
-        self.compute_only("CommandEncoder::copy_buffer_to_texture");
+        match (buffer_side(&source), texture_side(&destination)) {
+            (Some(src), Some(dst)) => {
+                self.with_encoder(|e| e.copy_buffer_to_texture(src, dst, copy_size))
+            }
+            _ => record(
+                &self.error,
+                foreign("copy_buffer_to_texture", ObjectKind::TextureCopy),
+            ),
+        }
     }
 
     fn copy_texture_to_buffer(
         &self,
-        _source: wgpu::TexelCopyTextureInfo<'_>,
-        _destination: wgpu::TexelCopyBufferInfo<'_>,
-        _copy_size: wgpu::Extent3d,
+        source: wgpu::TexelCopyTextureInfo<'_>,
+        destination: wgpu::TexelCopyBufferInfo<'_>,
+        copy_size: wgpu::Extent3d,
     ) {
-        self.compute_only("CommandEncoder::copy_texture_to_buffer");
+        match (texture_side(&source), buffer_side(&destination)) {
+            (Some(src), Some(dst)) => {
+                self.with_encoder(|e| e.copy_texture_to_buffer(src, dst, copy_size))
+            }
+            _ => record(
+                &self.error,
+                foreign("copy_texture_to_buffer", ObjectKind::TextureCopy),
+            ),
+        }
     }
 
     fn copy_texture_to_texture(
         &self,
-        _source: wgpu::TexelCopyTextureInfo<'_>,
-        _destination: wgpu::TexelCopyTextureInfo<'_>,
-        _copy_size: wgpu::Extent3d,
+        source: wgpu::TexelCopyTextureInfo<'_>,
+        destination: wgpu::TexelCopyTextureInfo<'_>,
+        copy_size: wgpu::Extent3d,
     ) {
-        self.compute_only("CommandEncoder::copy_texture_to_texture");
+        match (texture_side(&source), texture_side(&destination)) {
+            (Some(src), Some(dst)) => {
+                self.with_encoder(|e| e.copy_texture_to_texture(src, dst, copy_size))
+            }
+            _ => record(
+                &self.error,
+                foreign("copy_texture_to_texture", ObjectKind::TextureCopy),
+            ),
+        }
     }
 
     fn begin_compute_pass(&self, desc: &wgpu::ComputePassDescriptor<'_>) -> DispatchComputePass {
@@ -219,10 +244,13 @@ impl CommandEncoderInterface for AqueductCommandEncoder {
 
     fn clear_texture(
         &self,
-        _texture: &DispatchTexture,
-        _subresource_range: &wgpu::ImageSubresourceRange,
+        texture: &DispatchTexture,
+        subresource_range: &wgpu::ImageSubresourceRange,
     ) {
-        self.compute_only("CommandEncoder::clear_texture");
+        match texture.as_custom::<AqueductTexture>() {
+            Some(t) => self.with_encoder(|e| e.clear_texture(t.aqueduct(), subresource_range)),
+            None => record(&self.error, foreign("clear_texture", ObjectKind::Texture)),
+        }
     }
 
     fn clear_buffer(

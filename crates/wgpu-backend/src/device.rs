@@ -4,8 +4,9 @@
 //! wgpu's front end hands scopes around by index (`push_error_scope`
 //! returns it, `pop_error_scope` takes it); the facade hands out guards, so
 //! the device keeps each open scope's guard under the index it returned.
-//! Calls with no compute meaning (render pipelines, textures, samplers,
-//! acceleration structures) report a compute-only validation error and
+//! Textures and views are the facade's (`texture`). Calls with no compute
+//! meaning (render pipelines, samplers, external textures, acceleration
+//! structures) report a compute-only validation error and
 //! return an invalid object (see `compute_only`). Each device starts with
 //! wgpu's default uncaptured-error behaviour (`error::default_uncaptured`)
 //! installed as the facade device's handler; wgpu's `on_uncaptured_error`
@@ -197,8 +198,8 @@ impl DeviceInterface for AqueductDevice {
         DispatchBuffer::custom(AqueductBuffer::create(&self.device, desc))
     }
 
-    fn create_texture(&self, _desc: &wgpu::TextureDescriptor<'_>) -> DispatchTexture {
-        DispatchTexture::custom(self.compute_only("Device::create_texture"))
+    fn create_texture(&self, desc: &wgpu::TextureDescriptor<'_>) -> DispatchTexture {
+        DispatchTexture::custom(crate::texture::AqueductTexture::create(&self.device, desc))
     }
 
     fn create_external_texture(

@@ -179,6 +179,12 @@ pub enum ObjectKind {
     StagingBuffer,
     /// The pipeline cache of a pipeline descriptor.
     PipelineCache,
+    /// The texture or buffer of a texel copy.
+    TextureCopy,
+    /// The texture of `clear_texture` or `write_texture`.
+    Texture,
+    /// The texture view of a bind group entry.
+    BindingTextureView(u32),
 }
 
 impl std::fmt::Display for ObjectKind {
@@ -197,6 +203,9 @@ impl std::fmt::Display for ObjectKind {
             ObjectKind::QuerySetOrBuffer => f.write_str("the query set or buffer"),
             ObjectKind::StagingBuffer => f.write_str("the staging buffer"),
             ObjectKind::PipelineCache => f.write_str("the pipeline cache"),
+            ObjectKind::TextureCopy => f.write_str("the texture or buffer of the copy"),
+            ObjectKind::Texture => f.write_str("the texture"),
+            ObjectKind::BindingTextureView(b) => write!(f, "the texture view of binding {b}"),
         }
     }
 }

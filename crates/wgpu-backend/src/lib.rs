@@ -60,6 +60,7 @@ mod error;
 mod instance;
 mod queue;
 mod resources;
+mod texture;
 
 pub use aqueduct;
 pub use buffer::{AqueductBuffer, AqueductMappedRange};
@@ -76,6 +77,7 @@ pub use resources::{
     AqueductBindGroup, AqueductBindGroupLayout, AqueductComputePipeline, AqueductPipelineLayout,
     AqueductQuerySet, AqueductShaderModule,
 };
+pub use texture::{AqueductTexture, AqueductTextureView};
 
 /// Lock `m`, going on past a panic in another holder (the state it guards
 /// stays consistent: each holder makes whole updates).

@@ -103,12 +103,21 @@ impl QueueInterface for AqueductQueue {
 
     fn write_texture(
         &self,
-        _texture: wgpu::TexelCopyTextureInfo<'_>,
-        _data: &[u8],
-        _data_layout: wgpu::TexelCopyBufferLayout,
-        _size: wgpu::Extent3d,
+        texture: wgpu::TexelCopyTextureInfo<'_>,
+        data: &[u8],
+        data_layout: wgpu::TexelCopyBufferLayout,
+        size: wgpu::Extent3d,
     ) {
-        report_compute_only(&self.device, "Queue::write_texture");
+        match crate::texture::texture_side(&texture) {
+            Some(t) => self.queue.write_texture(t, data, data_layout, size),
+            None => report_validation(
+                &self.device,
+                BackendValidationError::ForeignObject(ObjectRef::new(
+                    "write_texture",
+                    ObjectKind::Texture,
+                )),
+            ),
+        }
     }
 
     fn submit(&self, command_buffers: &mut dyn Iterator<Item = DispatchCommandBuffer>) -> u64 {

@@ -149,6 +149,25 @@ impl AqueductBindGroup {
         for entry in desc.entries {
             let binding = match &entry.resource {
                 wgpu::BindingResource::Buffer(b) => b,
+                wgpu::BindingResource::TextureView(view) => {
+                    let what = ObjectRef::new(
+                        "create_bind_group",
+                        ObjectKind::BindingTextureView(entry.binding),
+                    );
+                    let Some(view) = facade_of(
+                        device,
+                        what,
+                        view.as_custom::<crate::texture::AqueductTextureView>(),
+                        |v| Some(v.aqueduct()),
+                    ) else {
+                        return invalid;
+                    };
+                    entries.push(aqueduct::BindGroupEntry {
+                        binding: entry.binding,
+                        resource: aqueduct::BindingResource::TextureView(view),
+                    });
+                    continue;
+                }
                 wgpu::BindingResource::BufferArray(_) => {
                     report_validation(
                         device,
@@ -159,7 +178,10 @@ impl AqueductBindGroup {
                     return invalid;
                 }
                 _ => {
-                    report_compute_only(device, "create_bind_group with a texture or sampler");
+                    report_compute_only(
+                        device,
+                        "create_bind_group with a sampler or texture array",
+                    );
                     return invalid;
                 }
             };

@@ -1,6 +1,6 @@
 //! Errors through the wgpu API on aqueduct-wgpu: validation errors caught
 //! by error scopes and by the uncaptured-error handler, mapping misuse,
-//! invalid submissions, and the compute-only error of render and texture
+//! invalid submissions, and the compute-only error of render and sampler
 //! calls, after which the device keeps working.
 
 use std::sync::{Arc, Mutex};
@@ -246,7 +246,7 @@ fn mapping_misuse_is_reported_and_a_refused_view_panics() {
 }
 
 #[test]
-fn render_and_texture_calls_report_compute_only_and_the_device_keeps_working() {
+fn render_and_sampler_calls_report_compute_only_and_the_device_keeps_working() {
     let (device, queue) = device();
     let texture_desc = wgpu::TextureDescriptor {
         label: Some("texture"),
@@ -262,28 +262,12 @@ fn render_and_texture_calls_report_compute_only_and_the_device_keeps_working() {
         usage: wgpu::TextureUsages::STORAGE_BINDING,
         view_formats: &[],
     };
-    let mut texture = None;
+    // Textures are supported: creating one and its view raises nothing.
     let error = validation_error(&device, || {
-        texture = Some(device.create_texture(&texture_desc));
-    });
-    let Some(wgpu::Error::Validation {
-        source,
-        description,
-    }) = error
-    else {
-        panic!("create_texture: expected a validation error, got {error:?}");
-    };
-    assert!(description.contains("compute-only"), "{description}");
-    let compute_only = source
-        .downcast_ref::<aqueduct_wgpu::ComputeOnlyError>()
-        .expect("the source is a ComputeOnlyError");
-    assert_eq!(compute_only.call, "Device::create_texture");
-    // A view of the invalid texture: reported again.
-    let texture = texture.unwrap();
-    let call = compute_only_call(validation_error(&device, || {
+        let texture = device.create_texture(&texture_desc);
         let _view = texture.create_view(&Default::default());
-    }));
-    assert_eq!(call, "Texture::create_view");
+    });
+    assert!(error.is_none(), "{error:?}");
 
     let call = compute_only_call(validation_error(&device, || {
         let _sampler = device.create_sampler(&Default::default());

@@ -53,6 +53,7 @@ pub mod decode;
 pub mod disasm;
 mod dispatch;
 mod exec;
+pub mod image_desc;
 pub mod inst;
 pub mod inst_class;
 pub mod jit;

@@ -125,6 +125,9 @@ impl FnEmitter<'_> {
                         _ => unsupported("this global variable here", span),
                     };
                 };
+                if let super::GlobalKind::Texture { .. } = self.m.globals[g.index()] {
+                    return Ok(Value::Val(Val::new(super::image::DESCRIPTOR_TY, gr.ptr)));
+                }
                 Ok(Value::Ptr(Ptr {
                     v: gr.ptr,
                     space: gr.space,
@@ -186,10 +189,22 @@ impl FnEmitter<'_> {
                 "internal: a statement result used before its statement",
                 span,
             ),
-            Expression::ImageSample { .. }
-            | Expression::ImageLoad { .. }
-            | Expression::ImageQuery { .. } => {
-                unsupported_as(UnsupportedKind::TexturesAndSamplers, "textures", span)
+            Expression::ImageSample { .. } => unsupported_as(
+                UnsupportedKind::Sampling,
+                "texture sampling (textureSample*, textureGather*)",
+                span,
+            ),
+            Expression::ImageLoad {
+                image,
+                coordinate,
+                array_index,
+                sample,
+                level,
+            } => self
+                .image_load(h, image, coordinate, array_index, sample, level)
+                .map(Value::Val),
+            Expression::ImageQuery { image, query } => {
+                self.image_query(h, image, query).map(Value::Val)
             }
             Expression::Derivative { .. } => unsupported_as(
                 UnsupportedKind::Derivatives,

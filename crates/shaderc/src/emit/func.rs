@@ -255,6 +255,13 @@ impl<'a> FnEmitter<'a> {
                 GlobalKind::Immediate => {
                     params.push((format!("{} %gv{index}", ptr_ty(AS_CONSTANT)), index, false));
                 }
+                GlobalKind::Texture { .. } => {
+                    params.push((
+                        format!("{} %gv{index}", super::image::DESCRIPTOR_TY),
+                        index,
+                        false,
+                    ));
+                }
                 GlobalKind::Workgroup | GlobalKind::Unsupported(..) => {}
             }
         }

@@ -9,7 +9,9 @@
 //! uses a `var<immediate>`, `ptr addrspace(4) byref([N x i8]) %immediates`:
 //! the variable's N bytes passed by value (metadata `by_value`, size N) and
 //! read where they lie in the kernarg segment. LLVM names the metadata
-//! arguments after the IR arguments. Dispatch geometry comes from the
+//! arguments after the IR arguments. A texture binding takes its place in
+//! the (group, binding) order as `<8 x i32> %g{group}_b{binding}`: its
+//! image descriptor by value (see `image`). Dispatch geometry comes from the
 //! workitem/workgroup id intrinsics and, for num_workgroups, the code
 //! object v5 hidden block counts and remainders (implicitarg.ptr).
 
@@ -18,6 +20,7 @@ use std::fmt::Write as _;
 use naga::{BuiltIn, TypeInner};
 
 use super::func::{FnEmitter, GlobalRef, Ptr, Val, Value};
+use super::image::DESCRIPTOR_TY;
 use super::memory::Pointee;
 use super::types::{AS_CONSTANT, AS_GLOBAL, AS_LOCAL, AS_PRIVATE};
 use super::{GlobalKind, ModuleCtx};
@@ -329,7 +332,8 @@ pub(crate) fn emit_kernel(
         }
         let var_span = module.global_variables.get_span(h);
         match &m.globals[h.index()] {
-            GlobalKind::Buffer { group, binding, .. } => {
+            GlobalKind::Buffer { group, binding, .. }
+            | GlobalKind::Texture { group, binding, .. } => {
                 buffers.push((*group, *binding, h.index()))
             }
             GlobalKind::Workgroup => workgroup_vars.push(h),
@@ -348,8 +352,35 @@ pub(crate) fn emit_kernel(
             .iter()
             .nth(gi)
             .expect("global index in range");
-        let GlobalKind::Buffer { runtime, .. } = m.globals[gi] else {
-            continue;
+        let runtime = match m.globals[gi] {
+            GlobalKind::Buffer { runtime, .. } => runtime,
+            GlobalKind::Texture { texture, .. } => {
+                let arg = format!("g{group}_b{binding}");
+                params.push(format!("{DESCRIPTOR_TY} %{arg}"));
+                e.globals[gi] = Some(GlobalRef {
+                    ptr: format!("%{arg}"),
+                    space: AS_CONSTANT,
+                    size: None,
+                });
+                let kind = if texture.access.is_some() {
+                    BindingKind::StorageTexture
+                } else {
+                    BindingKind::SampledTexture
+                };
+                bindings.push(BindingReflection {
+                    group,
+                    binding,
+                    kind,
+                    min_binding_size: 0,
+                    array_stride: None,
+                    arg,
+                    size_arg: None,
+                    name: var.name.clone(),
+                    texture: Some(texture),
+                });
+                continue;
+            }
+            _ => continue,
         };
         let arg = format!("g{group}_b{binding}");
         let kind = match var.space {
@@ -393,6 +424,7 @@ pub(crate) fn emit_kernel(
             arg,
             size_arg,
             name: var.name.clone(),
+            texture: None,
         });
     }
 

@@ -13,6 +13,8 @@
 //! - `f64math`: exp, log, sin, cos, tan and atan of f64 in software;
 //! - `atomics`: atomics, barriers, workgroupUniformLoad;
 //! - `subgroup`: subgroup builtins and operations (waves, cross-lane ops);
+//! - `image`: texture bindings and `textureLoad`/`textureStore`/queries
+//!   over the AMDGPU image intrinsics;
 //! - `kernel`: kernel signatures (the binding ABI), prologues, metadata;
 //! - `reach`: the helper functions the chosen entry points call.
 //!
@@ -27,6 +29,7 @@ mod consts;
 mod expr;
 mod f64math;
 mod func;
+mod image;
 mod kernel;
 mod memory;
 mod reach;
@@ -44,7 +47,7 @@ use naga::valid::ModuleInfo;
 use naga::{Handle, ShaderStage};
 
 use crate::error::{EmitError, EmitResult, UnsupportedKind};
-use crate::reflect::EntryReflection;
+use crate::reflect::{EntryReflection, TextureReflection};
 
 pub(crate) use types::address_space;
 
@@ -59,6 +62,13 @@ pub(crate) enum GlobalKind {
         binding: u32,
         runtime: Option<(u32, u32)>,
     },
+    /// A storage or sampled texture: a by-value `<8 x i32>` kernel
+    /// argument `g{group}_b{binding}` holding its image descriptor.
+    Texture {
+        group: u32,
+        binding: u32,
+        texture: TextureReflection,
+    },
     /// var<workgroup>: an LLVM addrspace(3) global.
     Workgroup,
     /// var<private>: a per-invocation alloca made by the kernel.
@@ -67,7 +77,7 @@ pub(crate) enum GlobalKind {
     /// bytes at its WGSL layout, read through a `byref` pointer into the
     /// kernarg segment (addrspace(4)).
     Immediate,
-    /// Anything else (textures, samplers, ray queries, binding arrays):
+    /// Anything else (samplers, ray queries, binding arrays):
     /// unsupported, with the class and the name of the construct.
     Unsupported(UnsupportedKind, String),
 }
@@ -144,7 +154,18 @@ impl<'a> ModuleCtx<'a> {
             A::WorkGroup => GlobalKind::Workgroup,
             A::Private => GlobalKind::Private,
             A::Immediate => GlobalKind::Immediate,
-            A::Handle => self.classify_handle(var.ty),
+            A::Handle => match (self.classify_handle(var.ty), &var.binding) {
+                (GlobalKind::Texture { texture, .. }, Some(rb)) => GlobalKind::Texture {
+                    group: rb.group,
+                    binding: rb.binding,
+                    texture,
+                },
+                (GlobalKind::Texture { .. }, None) => GlobalKind::Unsupported(
+                    UnsupportedKind::UnboundResource,
+                    "a texture without @group/@binding".into(),
+                ),
+                (other, _) => other,
+            },
             other => GlobalKind::Unsupported(UnsupportedKind::Other, format!("var<{other:?}>")),
         }
     }
@@ -157,17 +178,32 @@ impl<'a> ModuleCtx<'a> {
                 UnsupportedKind::RayQueries,
                 "ray queries (acceleration structures)".into(),
             ),
-            T::BindingArray { base, .. } => match self.classify_handle(base) {
-                GlobalKind::Unsupported(_, what) => GlobalKind::Unsupported(
+            T::BindingArray { base, .. } => {
+                let what = match self.classify_handle(base) {
+                    GlobalKind::Unsupported(_, what) => what,
+                    _ => "textures".into(),
+                };
+                GlobalKind::Unsupported(
                     UnsupportedKind::BindingArrays,
                     format!("binding arrays of {what}"),
-                ),
-                other => other,
+                )
+            }
+            T::Image {
+                dim,
+                arrayed,
+                class,
+            } => match image::texture_reflection(dim, arrayed, class) {
+                Ok(texture) => GlobalKind::Texture {
+                    group: 0,
+                    binding: 0,
+                    texture,
+                },
+                Err((kind, what)) => GlobalKind::Unsupported(kind, what),
             },
-            _ => GlobalKind::Unsupported(
-                UnsupportedKind::TexturesAndSamplers,
-                "textures and samplers".into(),
-            ),
+            T::Sampler { .. } => {
+                GlobalKind::Unsupported(UnsupportedKind::Sampling, "samplers".into())
+            }
+            _ => GlobalKind::Unsupported(UnsupportedKind::Other, "this handle type".into()),
         }
     }
 

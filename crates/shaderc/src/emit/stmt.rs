@@ -193,12 +193,14 @@ impl FnEmitter<'_> {
                     _ => self.inst(&format!("call void {call}")),
                 }
             }
-            Statement::ImageStore { .. } | Statement::ImageAtomic { .. } => {
-                return unsupported_as(
-                    UnsupportedKind::TexturesAndSamplers,
-                    "textures (storage texture writes)",
-                    span,
-                );
+            Statement::ImageStore {
+                image,
+                coordinate,
+                array_index,
+                value,
+            } => self.image_store(image, coordinate, array_index, value, span)?,
+            Statement::ImageAtomic { .. } => {
+                return unsupported_as(UnsupportedKind::TextureClass, "texture atomics", span);
             }
             Statement::RayQuery { .. } | Statement::RayPipelineFunction(_) => {
                 return unsupported_as(UnsupportedKind::RayQueries, "ray tracing", span);

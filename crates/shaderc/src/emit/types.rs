@@ -113,6 +113,7 @@ impl ModuleCtx<'_> {
                 let s = address_space(space).ok_or_else(|| format!("address space {space:?}"))?;
                 ptr_ty(s)
             }
+            TypeInner::Image { .. } => super::image::DESCRIPTOR_TY.to_string(),
             ref other => return Err(format!("type {}", type_kind_name(other))),
         })
     }

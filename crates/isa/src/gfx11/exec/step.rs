@@ -57,7 +57,8 @@ pub(crate) fn step_plain(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Family::Flat | Family::Global | Family::Scratch => vmem::flat(w, env, i),
         Family::Mubuf => vmem::mubuf::mubuf(w, env, i),
         Family::Mtbuf => vmem::mtbuf::mtbuf(w, env, i),
-        // Graphics-only (interpolation, exports, images): not executed.
-        Family::Ldsdir | Family::Vinterp | Family::Exp | Family::Mimg => Err(illegal(i)),
+        Family::Mimg => vmem::image::mimg(w, env, i),
+        // Graphics-only (interpolation, exports): not executed.
+        Family::Ldsdir | Family::Vinterp | Family::Exp => Err(illegal(i)),
     }
 }

@@ -13,6 +13,7 @@
 pub(crate) mod atomics;
 pub(crate) mod fast;
 pub(crate) mod fast_scratch;
+pub(crate) mod image;
 pub(crate) mod mem;
 pub(crate) mod mem_kind;
 pub(crate) mod mtbuf;

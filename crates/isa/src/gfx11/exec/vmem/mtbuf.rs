@@ -175,7 +175,7 @@ fn float_valued(num: NumFormat) -> bool {
 }
 
 /// The value of a missing w component.
-fn one(num: NumFormat) -> u32 {
+pub(crate) fn one(num: NumFormat) -> u32 {
     if float_valued(num) {
         1.0f32.to_bits()
     } else {
@@ -232,7 +232,7 @@ fn f32_to_small_float(v: f32, width: u32) -> u32 {
 }
 
 /// A component's raw bits to the 32-bit register value.
-fn decode(num: NumFormat, width: u32, raw: u32) -> u32 {
+pub(crate) fn decode(num: NumFormat, width: u32, raw: u32) -> u32 {
     let max = mask32(width) as f32;
     let smax = mask32(width - 1) as f32;
     match num {
@@ -251,7 +251,7 @@ fn decode(num: NumFormat, width: u32, raw: u32) -> u32 {
 }
 
 /// A 32-bit register value to a component's bits.
-fn encode(fmt: BufferFormat, width: u32, value: u32) -> u32 {
+pub(crate) fn encode(fmt: BufferFormat, width: u32, value: u32) -> u32 {
     let f = f32::from_bits(value);
     let max = mask32(width) as f32;
     let smax = mask32(width - 1) as f32;

@@ -1,0 +1,419 @@
+//! MIMG image instructions without a sampler: `image_load`,
+//! `image_load_mip`, `image_store`, `image_store_mip` and
+//! `image_get_resinfo`, through the image resource descriptor (T#) in eight
+//! SGPRs (srsrc; gfx11/image_desc.rs decodes it and owns the linear layout).
+//!
+//! Operands (RDNA3 ISA guide, "Image Instructions" and the MIMG encoding;
+//! LLVM `test/MC/AMDGPU/gfx11_asm_mimg.s`): the addresses are unsigned
+//! integer texel coordinates, x then y, then z (3D), the face (cube) or the
+//! layer (1D/2D arrays), then the mip level for the `_mip` forms;
+//! `image_get_resinfo` takes only the mip level. They sit in consecutive
+//! VGPRs from vaddr, or with NSA in the registers the NSA dword names.
+//! DMASK picks the components: a load returns the enabled ones packed into
+//! consecutive VGPRs from vdata, a store takes them packed the same way.
+//!
+//! Loads convert every component as the typed buffer loads do (mtbuf.rs:
+//! UNORM x/(2^n-1), SNORM max(x/(2^(n-1)-1), -1), integers extended, f16
+//! and the 11/10-bit floats widened; a missing w reads one, other missing
+//! components 0), then apply the T#'s DST_SEL, then DMASK. Stores convert
+//! the other way (round to nearest even, clamped; NaN stores 0 for UNORM and
+//! SNORM) and write only the components DMASK enables, leaving the texel's
+//! other bits as they were.
+//!
+//! Range: a coordinate, layer or mip level outside the view makes the
+//! lane's load return zero bits (then converted and swizzled as above, so a
+//! missing w still reads one) and drops its store, as the buffer range
+//! checks do (RDNA3 ISA guide, "Buffer range checking"; Vulkan's
+//! robustImageAccess gives the same results). `image_get_resinfo` returns
+//! the level's width, height, and depth (3D, minified) or layer count
+//! (cube, arrays; for 1D arrays in y), and in w the view's level count; 1D
+//! and 2D images return 1 for the dimensions they lack, and a level past the
+//! view returns 0 for width, height and depth.
+//!
+//! Memory goes through `GpuMemory::translate` per lane, so an unmapped
+//! texel faults with its address like a global access; the observer sees
+//! the lanes' texel addresses as global accesses.
+//!
+//! Not modelled (IllegalInstruction naming the instruction and the reason):
+//! a16, d16, tfe, lwe, DMASK 0, the MSAA dims, an instruction dim the T#'s
+//! TYPE does not match (cube T#s also take 2D-array addressing), stores
+//! through a T# whose DST_SEL permutes the format's components (BGRA), any
+//! descriptor `ImageDescriptor::decode` refuses, and every other MIMG
+//! opcode (samplers, gathers, atomics, MSAA loads, BVH).
+//! The cache bits (glc, slc, dlc) and unorm (a sampling control) do not
+//! change results.
+
+use crate::gfx11::decode::{BufferFormat, NumFormat, mimg_nsa_regs};
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
+use crate::gfx11::exec::vmem::mtbuf::{
+    decode as decode_component, encode as encode_component, one as missing_w,
+};
+use crate::gfx11::image_desc::{
+    DstSel, ImageDescriptor, ImageDim, ImageFormat, NumericType, linear_texel_offset,
+};
+use crate::gfx11::inst::Inst;
+use crate::gfx11::opcodes::Op;
+use crate::gfx11::wave::{LANES, Wave};
+use crate::observer::{LaneAccesses, Segment};
+use crate::{Access, WaveErrorKind};
+
+/// What an executed MIMG opcode does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ImageOp {
+    Load { mip: bool },
+    Store { mip: bool },
+    Resinfo,
+}
+
+pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    let op = match i.op {
+        Op::ImageLoad => ImageOp::Load { mip: false },
+        Op::ImageLoadMip => ImageOp::Load { mip: true },
+        Op::ImageStore => ImageOp::Store { mip: false },
+        Op::ImageStoreMip => ImageOp::Store { mip: true },
+        Op::ImageGetResinfo => ImageOp::Resinfo,
+        _ => return Err(illegal(i)),
+    };
+    let (w0, w1) = (i.words[0], i.words[1]);
+    for (set, what) in [
+        ((w0 >> 16) & 1, "a16"),
+        ((w0 >> 17) & 1, "d16"),
+        ((w1 >> 21) & 1, "tfe"),
+        ((w1 >> 22) & 1, "lwe"),
+    ] {
+        if set != 0 {
+            return Err(unmodelled(i, what));
+        }
+    }
+    let dmask = (w0 >> 8) & 0xF;
+    if dmask == 0 {
+        return Err(unmodelled(i, "dmask 0"));
+    }
+    // The instruction's DIM (gfx10+ MIMG dim field; LLVM `MIMGDim`).
+    let dim = match (w0 >> 2) & 7 {
+        0 => ImageDim::D1,
+        1 => ImageDim::D2,
+        2 => ImageDim::D3,
+        3 => ImageDim::Cube,
+        4 => ImageDim::D1Array,
+        5 => ImageDim::D2Array,
+        _ => return Err(unmodelled(i, "MSAA dim")),
+    };
+    let srsrc = i.saddr as usize;
+    let words: [u32; 8] = std::array::from_fn(|k| w.sgpr.get(srsrc + k).copied().unwrap_or(0));
+    let desc = ImageDescriptor::decode(&words).map_err(|e| unmodelled(i, &e.to_string()))?;
+    if dim != desc.dim && !(dim == ImageDim::D2Array && desc.dim == ImageDim::Cube) {
+        return Err(unmodelled(i, "instruction dim does not match the T# TYPE"));
+    }
+    let addr_regs = address_registers(i);
+    let coord = |k: usize, l: usize| -> u32 {
+        addr_regs.get(k).map_or(0, |&r| w.vgpr[r as usize & 255][l])
+    };
+    let coords = match dim {
+        ImageDim::D1 => 1,
+        ImageDim::D2 | ImageDim::D1Array => 2,
+        _ => 3,
+    };
+    match op {
+        ImageOp::Resinfo => resinfo(w, &desc, dmask, i, &addr_regs),
+        ImageOp::Load { mip } | ImageOp::Store { mip } => {
+            let store = matches!(op, ImageOp::Store { .. });
+            if store && !identity_swizzle(&desc) {
+                return Err(unmodelled(i, "store through a swizzled T#"));
+            }
+            let exec = w.exec();
+            let mut texel = [None; LANES];
+            for (l, t) in texel.iter_mut().enumerate() {
+                if exec >> l & 1 == 0 {
+                    continue;
+                }
+                let c: [u32; 3] = std::array::from_fn(|k| if k < coords { coord(k, l) } else { 0 });
+                let level = if mip { coord(coords, l) } else { 0 };
+                *t = texel_coords(&desc, dim, c, level);
+            }
+            observe(w, env, &desc, &texel, store);
+            if store {
+                store_lanes(w, env, &desc, dmask, i, &texel)
+            } else {
+                load_lanes(w, env, &desc, dmask, i, &texel)
+            }
+        }
+    }
+}
+
+/// The address VGPRs in order: consecutive from vaddr, or the NSA slots.
+fn address_registers(i: &Inst) -> Vec<u16> {
+    if i.words[0] & 1 == 0 {
+        (0..i.widths[1] as u16).map(|k| i.addr as u16 + k).collect()
+    } else {
+        mimg_nsa_regs(i)
+            .into_iter()
+            .flat_map(|(r, n)| (0..n as u16).map(move |k| r + k))
+            .collect()
+    }
+}
+
+/// (x, y, slice) of a lane's texel within the T#'s dimensions, or None when
+/// it lies outside the view (coordinates are unsigned, so negative ones are
+/// out of range too).
+fn texel_coords(
+    desc: &ImageDescriptor,
+    dim: ImageDim,
+    c: [u32; 3],
+    level: u32,
+) -> Option<(u32, u32, u32)> {
+    let (x, y, z) = match dim {
+        ImageDim::D1 => (c[0], 0, 0),
+        ImageDim::D1Array => (c[0], 0, c[1]),
+        ImageDim::D2 => (c[0], c[1], 0),
+        _ => (c[0], c[1], c[2]),
+    };
+    let slices = if desc.dim == ImageDim::D3 {
+        desc.depth
+    } else {
+        desc.layers()
+    };
+    (level < desc.levels() && x < desc.width && y < desc.height && z < slices).then_some((x, y, z))
+}
+
+/// Do the T#'s DST_SELs name each of the format's components in place?
+fn identity_swizzle(desc: &ImageDescriptor) -> bool {
+    (0..desc.format.components()).all(|c| desc.dst_sel[c].component() == Some(c))
+}
+
+/// The unified buffer format behind an image format (same FORMAT codes).
+fn buffer_format(f: ImageFormat) -> BufferFormat {
+    BufferFormat::from_code(f.format_field() as u8)
+        .expect("every image format is a unified format gfx11 defines")
+}
+
+fn num_format(f: ImageFormat) -> NumFormat {
+    match f.numeric() {
+        NumericType::Unorm => NumFormat::Unorm,
+        NumericType::Snorm => NumFormat::Snorm,
+        NumericType::Uint => NumFormat::Uint,
+        NumericType::Sint => NumFormat::Sint,
+        NumericType::Float => NumFormat::Float,
+    }
+}
+
+fn texel_address(desc: &ImageDescriptor, (x, y, z): (u32, u32, u32)) -> u64 {
+    desc.base_address
+        .wrapping_add(linear_texel_offset(desc, x, y, z, 0))
+}
+
+/// Show the observer the lanes' texel accesses.
+fn observe(
+    w: &Wave,
+    env: &mut Env,
+    desc: &ImageDescriptor,
+    texel: &[Option<(u32, u32, u32)>; LANES],
+    store: bool,
+) {
+    let Some(o) = env.observer.as_deref_mut() else {
+        return;
+    };
+    let mut addrs = [0u64; LANES];
+    let mut mask = 0u32;
+    for (l, t) in texel.iter().enumerate() {
+        if let Some(t) = t {
+            addrs[l] = texel_address(desc, *t);
+            mask |= 1 << l;
+        }
+    }
+    if mask != 0 {
+        o.access(&LaneAccesses {
+            pc: w.pc,
+            wave: w.index,
+            first_lane: 32 * w.half as u32,
+            segment: Segment::Global,
+            access: if store { Access::Write } else { Access::Read },
+            size: desc.format.bytes_per_texel(),
+            exec: mask,
+            addrs: &addrs,
+        });
+    }
+}
+
+fn load_lanes(
+    w: &mut Wave,
+    env: &mut Env,
+    desc: &ImageDescriptor,
+    dmask: u32,
+    i: &Inst,
+    texel: &[Option<(u32, u32, u32)>; LANES],
+) -> ExecResult {
+    let exec = w.exec();
+    let fmt = buffer_format(desc.format);
+    let num = num_format(desc.format);
+    let bytes = desc.format.bytes_per_texel() as usize;
+    let mut rows = [[0u32; LANES]; 4];
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let mut element = 0u128;
+        if let Some(t) = texel[l] {
+            let p = env
+                .mem
+                .translate(texel_address(desc, t), bytes as u64, Access::Read)
+                .map_err(WaveErrorKind::MemoryViolation)?;
+            let mut b = [0u8; 16];
+            // SAFETY: translate returned a pointer valid for `bytes` (<= 16) bytes.
+            unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), bytes) };
+            element = u128::from_le_bytes(b);
+        }
+        let comp: [u32; 4] = std::array::from_fn(|c| {
+            if c < fmt.components() {
+                let (at, width) = fmt.component_bits(c);
+                let raw = (element >> at) as u32 & (u32::MAX >> (32 - width));
+                decode_component(num, width, raw)
+            } else if c == 3 {
+                missing_w(num)
+            } else {
+                0
+            }
+        });
+        let mut n = 0;
+        for c in 0..4 {
+            if dmask >> c & 1 == 0 {
+                continue;
+            }
+            rows[n][l] = match desc.dst_sel[c] {
+                DstSel::Zero => 0,
+                DstSel::One => missing_w(num),
+                s => comp[s.component().expect("a component selector")],
+            };
+            n += 1;
+        }
+    }
+    let vdata = i.data[0] as usize;
+    for (k, row) in rows.iter().enumerate().take(dmask.count_ones() as usize) {
+        w.write_vgpr(vdata + k, row, exec);
+    }
+    Ok(Flow::Next)
+}
+
+fn store_lanes(
+    w: &mut Wave,
+    env: &mut Env,
+    desc: &ImageDescriptor,
+    dmask: u32,
+    i: &Inst,
+    texel: &[Option<(u32, u32, u32)>; LANES],
+) -> ExecResult {
+    let exec = w.exec();
+    let fmt = buffer_format(desc.format);
+    let bytes = desc.format.bytes_per_texel() as usize;
+    let vdata = i.data[0] as usize;
+    for l in 0..LANES {
+        let Some(t) = texel[l] else { continue };
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let p = env
+            .mem
+            .translate(texel_address(desc, t), bytes as u64, Access::Write)
+            .map_err(WaveErrorKind::MemoryViolation)?;
+        let mut b = [0u8; 16];
+        // SAFETY: translate returned a pointer valid for `bytes` (<= 16) bytes.
+        unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), bytes) };
+        let mut element = u128::from_le_bytes(b);
+        let mut n = 0;
+        for c in 0..4 {
+            if dmask >> c & 1 == 0 {
+                continue;
+            }
+            let value = w.vgpr[(vdata + n) & 255][l];
+            n += 1;
+            if c >= fmt.components() {
+                continue;
+            }
+            let (at, width) = fmt.component_bits(c);
+            let mask = (1u128 << width) - 1;
+            let field = encode_component(fmt, width, value) as u128;
+            element = (element & !(mask << at)) | (field & mask) << at;
+        }
+        let b = element.to_le_bytes();
+        // SAFETY: translate returned a pointer valid for `bytes` (<= 16) bytes.
+        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, bytes) };
+    }
+    Ok(Flow::Next)
+}
+
+/// `image_get_resinfo`: the level in the first address VGPR.
+fn resinfo(
+    w: &mut Wave,
+    desc: &ImageDescriptor,
+    dmask: u32,
+    i: &Inst,
+    addr_regs: &[u16],
+) -> ExecResult {
+    let exec = w.exec();
+    let mut rows = [[0u32; LANES]; 4];
+    let lod_reg = addr_regs.first().copied().unwrap_or(i.addr as u16) as usize & 255;
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let lod = w.vgpr[lod_reg][l];
+        let info = if lod < desc.levels() {
+            let m = |v: u32| (v >> lod).max(1);
+            match desc.dim {
+                ImageDim::D1 => [m(desc.width), 1, 1],
+                ImageDim::D1Array => [m(desc.width), desc.layers(), 1],
+                ImageDim::D2 => [m(desc.width), m(desc.height), 1],
+                ImageDim::D3 => [m(desc.width), m(desc.height), m(desc.depth)],
+                ImageDim::Cube | ImageDim::D2Array => {
+                    [m(desc.width), m(desc.height), desc.layers()]
+                }
+            }
+        } else {
+            [0; 3]
+        };
+        let all = [info[0], info[1], info[2], desc.levels()];
+        let mut n = 0;
+        for (c, v) in all.into_iter().enumerate() {
+            if dmask >> c & 1 != 0 {
+                rows[n][l] = v;
+                n += 1;
+            }
+        }
+    }
+    let vdata = i.data[0] as usize;
+    for (k, row) in rows.iter().enumerate().take(dmask.count_ones() as usize) {
+        w.write_vgpr(vdata + k, row, exec);
+    }
+    Ok(Flow::Next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identity_swizzle_accepts_default_views_only() {
+        for f in crate::gfx11::image_desc::IMAGE_FORMATS {
+            let d = ImageDescriptor::linear(0, f, ImageDim::D2, 4, 4, 1);
+            assert_eq!(identity_swizzle(&d), f != ImageFormat::Bgra8Unorm, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn out_of_range_coordinates_and_levels_have_no_texel() {
+        let mut d = ImageDescriptor::linear(0, ImageFormat::R8Uint, ImageDim::D2Array, 4, 3, 2);
+        d.base_array = 1;
+        assert_eq!(
+            texel_coords(&d, ImageDim::D2Array, [3, 2, 1], 0),
+            Some((3, 2, 1))
+        );
+        assert_eq!(texel_coords(&d, ImageDim::D2Array, [4, 0, 0], 0), None);
+        assert_eq!(texel_coords(&d, ImageDim::D2Array, [0, 3, 0], 0), None);
+        assert_eq!(texel_coords(&d, ImageDim::D2Array, [0, 0, 2], 0), None);
+        assert_eq!(texel_coords(&d, ImageDim::D2Array, [0, 0, 0], 1), None);
+        assert_eq!(
+            texel_coords(&d, ImageDim::D2Array, [u32::MAX, 0, 0], 0),
+            None
+        );
+    }
+}

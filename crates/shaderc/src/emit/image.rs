@@ -1,0 +1,402 @@
+//! Textures: which WGSL texture types have a lowering, their binding
+//! reflection, and `textureLoad`, `textureStore`, `textureDimensions`,
+//! `textureNumLevels` and `textureNumLayers` over the AMDGPU image
+//! intrinsics (LLVM `IntrinsicsAMDGPU.td`, the `llvm.amdgcn.image.*`
+//! dimension-aware intrinsics).
+//!
+//! A texture is its 32-byte image resource descriptor (T#), a by-value
+//! `<8 x i32>` kernel argument the kernel loads into SGPRs; every image
+//! instruction takes it whole. Loads always ask for four components: the
+//! descriptor's DST_SEL fills the components a format lacks with 0 (and
+//! alpha with 1), which is WGSL's rule for `textureLoad` ("Texel Formats":
+//! missing channels read as 0, alpha as 1). Stores write the format's
+//! components only (dmask = that many low bits), as the AMD RDNA3 ISA guide
+//! ("Image Instructions", DMASK) has the data VGPRs hold the enabled
+//! components packed. Out-of-bounds coordinates, layers and levels are the
+//! hardware's: loads return 0 and stores are dropped, which WGSL allows.
+
+use naga::{
+    Expression, Handle, ImageClass, ImageDimension, ImageQuery, ScalarKind, StorageAccess,
+    StorageFormat, TypeInner,
+};
+
+use super::func::{FnEmitter, Val};
+use crate::error::{EmitResult, UnsupportedKind, unsupported, unsupported_as};
+use crate::reflect::{
+    StorageTextureAccess, StorageTextureFormat, TextureReflection, TextureSampleType,
+    TextureViewDimension,
+};
+
+/// The LLVM type of a texture value: its image descriptor.
+pub(crate) const DESCRIPTOR_TY: &str = "<8 x i32>";
+
+/// The binding reflection of a texture type, or the class of construct it
+/// is and its description when it has no lowering.
+pub(crate) fn texture_reflection(
+    dim: ImageDimension,
+    arrayed: bool,
+    class: ImageClass,
+) -> Result<TextureReflection, (UnsupportedKind, String)> {
+    let refuse = |what: &str| Err((UnsupportedKind::TextureClass, what.to_string()));
+    let view_dimension = match (dim, arrayed) {
+        (ImageDimension::D1, false) => TextureViewDimension::D1,
+        (ImageDimension::D2, false) => TextureViewDimension::D2,
+        (ImageDimension::D2, true) => TextureViewDimension::D2Array,
+        (ImageDimension::D3, false) => TextureViewDimension::D3,
+        (ImageDimension::Cube, _) => return refuse("cube textures"),
+        _ => return refuse("1D array textures"),
+    };
+    let mut texture = TextureReflection {
+        view_dimension,
+        access: None,
+        format: None,
+        sample_type: None,
+    };
+    match class {
+        ImageClass::Sampled { multi: true, .. } => return refuse("multisampled textures"),
+        ImageClass::Sampled { kind, multi: false } => {
+            texture.sample_type = Some(match kind {
+                ScalarKind::Sint => TextureSampleType::Sint,
+                ScalarKind::Uint => TextureSampleType::Uint,
+                _ => TextureSampleType::Float,
+            });
+        }
+        ImageClass::Depth { .. } => return refuse("depth textures"),
+        ImageClass::External => return refuse("external textures"),
+        ImageClass::Storage { format, access } => {
+            let Some(format) = storage_format(format) else {
+                return refuse(&format!("storage textures of format {format:?}"));
+            };
+            texture.format = Some(format);
+            texture.access = Some(
+                match (
+                    access.contains(StorageAccess::LOAD),
+                    access.contains(StorageAccess::STORE),
+                ) {
+                    (true, true) => StorageTextureAccess::ReadWrite,
+                    (true, false) => StorageTextureAccess::ReadOnly,
+                    _ => StorageTextureAccess::WriteOnly,
+                },
+            );
+        }
+    }
+    Ok(texture)
+}
+
+/// The reflection name of a naga storage format (None: no 64-bit texels).
+fn storage_format(format: StorageFormat) -> Option<StorageTextureFormat> {
+    use StorageFormat as N;
+    use StorageTextureFormat as F;
+    Some(match format {
+        N::R8Unorm => F::R8Unorm,
+        N::R8Snorm => F::R8Snorm,
+        N::R8Uint => F::R8Uint,
+        N::R8Sint => F::R8Sint,
+        N::R16Uint => F::R16Uint,
+        N::R16Sint => F::R16Sint,
+        N::R16Float => F::R16Float,
+        N::Rg8Unorm => F::Rg8Unorm,
+        N::Rg8Snorm => F::Rg8Snorm,
+        N::Rg8Uint => F::Rg8Uint,
+        N::Rg8Sint => F::Rg8Sint,
+        N::R32Uint => F::R32Uint,
+        N::R32Sint => F::R32Sint,
+        N::R32Float => F::R32Float,
+        N::Rg16Uint => F::Rg16Uint,
+        N::Rg16Sint => F::Rg16Sint,
+        N::Rg16Float => F::Rg16Float,
+        N::Rgba8Unorm => F::Rgba8Unorm,
+        N::Rgba8Snorm => F::Rgba8Snorm,
+        N::Rgba8Uint => F::Rgba8Uint,
+        N::Rgba8Sint => F::Rgba8Sint,
+        N::Bgra8Unorm => F::Bgra8Unorm,
+        N::Rgb10a2Uint => F::Rgb10a2Uint,
+        N::Rgb10a2Unorm => F::Rgb10a2Unorm,
+        N::Rg11b10Ufloat => F::Rg11b10Ufloat,
+        N::Rg32Uint => F::Rg32Uint,
+        N::Rg32Sint => F::Rg32Sint,
+        N::Rg32Float => F::Rg32Float,
+        N::Rgba16Uint => F::Rgba16Uint,
+        N::Rgba16Sint => F::Rgba16Sint,
+        N::Rgba16Float => F::Rgba16Float,
+        N::Rgba32Uint => F::Rgba32Uint,
+        N::Rgba32Sint => F::Rgba32Sint,
+        N::Rgba32Float => F::Rgba32Float,
+        N::R16Unorm => F::R16Unorm,
+        N::R16Snorm => F::R16Snorm,
+        N::Rg16Unorm => F::Rg16Unorm,
+        N::Rg16Snorm => F::Rg16Snorm,
+        N::Rgba16Unorm => F::Rgba16Unorm,
+        N::Rgba16Snorm => F::Rgba16Snorm,
+        N::R64Uint => return None,
+    })
+}
+
+/// `float`, `<2 x float>`, ...: the data type of `n` image components
+/// (the intrinsics carry integer texels as float bits).
+fn float_data_ty(n: u32) -> String {
+    if n == 1 {
+        "float".into()
+    } else {
+        format!("<{n} x float>")
+    }
+}
+
+/// An image address operand LLVM cannot narrow to 16 bits. LLVM's
+/// AMDGPU instcombine (`simplifyAMDGCNImageIntrinsic`) rewrites an image
+/// intrinsic whose address operands are constants or zero-extended 16-bit
+/// values to 16-bit addresses (the A16 bit); the image instructions this
+/// compiler promises gfxsim (`crates/isa/src/gfx11/exec/vmem/image.rs`)
+/// take 32-bit addresses only, so each operand passes through an empty
+/// inline asm tying it to a VGPR, which no pass looks through.
+const OPAQUE_ADDRESS: &str = "call i32 asm \"\", \"=v,0\"";
+
+/// What the image intrinsics need to know of a texture expression.
+struct ImageShape {
+    /// The intrinsic's dimension suffix (`1d`, `2d`, `2darray`, `3d`).
+    dim: &'static str,
+    /// Coordinate components before the layer (1, 2 or 3).
+    coords: u32,
+    arrayed: bool,
+    class: ImageClass,
+}
+
+impl FnEmitter<'_> {
+    fn image_shape(&self, image: Handle<Expression>) -> EmitResult<ImageShape> {
+        let span = self.span_of(image);
+        let TypeInner::Image {
+            dim,
+            arrayed,
+            class,
+        } = *self.inner_of(image)
+        else {
+            return unsupported("an image operation on a non-texture", span);
+        };
+        texture_reflection(dim, arrayed, class)
+            .or_else(|(kind, what)| unsupported_as(kind, what, span))?;
+        let (name, coords) = match (dim, arrayed) {
+            (ImageDimension::D1, _) => ("1d", 1),
+            (ImageDimension::D2, false) => ("2d", 2),
+            (ImageDimension::D2, true) => ("2darray", 2),
+            _ => ("3d", 3),
+        };
+        Ok(ImageShape {
+            dim: name,
+            coords,
+            arrayed,
+            class,
+        })
+    }
+
+    /// The i32 operands of an image address: coordinates, then the layer,
+    /// then the mip level.
+    fn image_address(
+        &mut self,
+        shape: &ImageShape,
+        coordinate: Handle<Expression>,
+        array_index: Option<Handle<Expression>>,
+        level: Option<Handle<Expression>>,
+    ) -> EmitResult<Vec<String>> {
+        let c = self.val(coordinate)?;
+        let mut address = Vec::new();
+        if shape.coords == 1 {
+            address.push(format!("i32 {}", c.v));
+        } else {
+            for i in 0..shape.coords {
+                let x = self.def(&format!("extractelement {}, i32 {i}", c.typed()));
+                address.push(format!("i32 {x}"));
+            }
+        }
+        if shape.arrayed {
+            let Some(layer) = array_index else {
+                return unsupported(
+                    "an arrayed texture access without a layer",
+                    self.span_of(coordinate),
+                );
+            };
+            address.push(format!("i32 {}", self.val(layer)?.v));
+        }
+        if let Some(level) = level {
+            address.push(format!("i32 {}", self.val(level)?.v));
+        }
+        Ok(address
+            .into_iter()
+            .map(|operand| self.opaque_address(&operand))
+            .collect())
+    }
+
+    /// `operand` (`i32 v`) through [`OPAQUE_ADDRESS`].
+    fn opaque_address(&mut self, operand: &str) -> String {
+        format!("i32 {}", self.def(&format!("{OPAQUE_ADDRESS}({operand})")))
+    }
+
+    /// `textureLoad`: a four-component `image_load` (`image_load_mip` with
+    /// a level), as `<4 x float>` or `<4 x i32>` after the result type.
+    pub(crate) fn image_load(
+        &mut self,
+        h: Handle<Expression>,
+        image: Handle<Expression>,
+        coordinate: Handle<Expression>,
+        array_index: Option<Handle<Expression>>,
+        sample: Option<Handle<Expression>>,
+        level: Option<Handle<Expression>>,
+    ) -> EmitResult<Val> {
+        let span = self.span_of(h);
+        let shape = self.image_shape(image)?;
+        if sample.is_some() {
+            return unsupported_as(UnsupportedKind::TextureClass, "multisampled textures", span);
+        }
+        let rsrc = self.val(image)?;
+        let address = self.image_address(&shape, coordinate, array_index, level)?;
+        let int = match self.inner_of(h) {
+            TypeInner::Vector { scalar, .. } => scalar.kind != ScalarKind::Float,
+            _ => return unsupported("a textureLoad result that is not a vec4", span),
+        };
+        let data_ty = if int { "<4 x i32>" } else { "<4 x float>" };
+        let suffix = if int { "v4i32" } else { "v4f32" };
+        let op = if level.is_some() { "load.mip" } else { "load" };
+        let name = format!("llvm.amdgcn.image.{op}.{}.{suffix}.i32", shape.dim);
+        let params = vec!["i32"; address.len()].join(", ");
+        self.m.declare(format!(
+            "declare {data_ty} @{name}(i32, {params}, {DESCRIPTOR_TY}, i32, i32)"
+        ));
+        let v = self.def(&format!(
+            "call {data_ty} @{name}(i32 15, {}, {}, i32 0, i32 0)",
+            address.join(", "),
+            rsrc.typed()
+        ));
+        Ok(Val::new(data_ty, v))
+    }
+
+    /// `textureStore`: an `image_store` of the format's components.
+    pub(crate) fn image_store(
+        &mut self,
+        image: Handle<Expression>,
+        coordinate: Handle<Expression>,
+        array_index: Option<Handle<Expression>>,
+        value: Handle<Expression>,
+        span: naga::Span,
+    ) -> EmitResult<()> {
+        let shape = self.image_shape(image)?;
+        let ImageClass::Storage { format, .. } = shape.class else {
+            return unsupported(
+                "textureStore to a texture that is not a storage texture",
+                span,
+            );
+        };
+        let Some(format) = storage_format(format) else {
+            return unsupported_as(UnsupportedKind::TextureClass, format!("{format:?}"), span);
+        };
+        let n = format.components();
+        let rsrc = self.val(image)?;
+        let address = self.image_address(&shape, coordinate, array_index, None)?;
+        let v = self.val(value)?;
+        let elem = if v.ty.contains("float") {
+            "float"
+        } else {
+            "i32"
+        };
+        let part = match n {
+            1 => Val::new(
+                elem,
+                self.def(&format!("extractelement {}, i32 0", v.typed())),
+            ),
+            4 => v,
+            _ => {
+                let mask = (0..n).map(|i| format!("i32 {i}")).collect::<Vec<_>>();
+                let ty = format!("<{n} x {elem}>");
+                let s = self.def(&format!(
+                    "shufflevector {}, {} poison, <{n} x i32> <{}>",
+                    v.typed(),
+                    v.ty,
+                    mask.join(", ")
+                ));
+                Val::new(ty, s)
+            }
+        };
+        let data_ty = float_data_ty(n);
+        let data = if elem == "float" {
+            part
+        } else {
+            Val::new(
+                data_ty.clone(),
+                self.def(&format!("bitcast {} to {data_ty}", part.typed())),
+            )
+        };
+        let suffix = if n == 1 {
+            "f32".into()
+        } else {
+            format!("v{n}f32")
+        };
+        let name = format!("llvm.amdgcn.image.store.{}.{suffix}.i32", shape.dim);
+        let params = vec!["i32"; address.len()].join(", ");
+        self.m.declare(format!(
+            "declare void @{name}({data_ty}, i32, {params}, {DESCRIPTOR_TY}, i32, i32)"
+        ));
+        self.inst(&format!(
+            "call void @{name}({}, i32 {}, {}, {}, i32 0, i32 0)",
+            data.typed(),
+            (1u32 << n) - 1,
+            address.join(", "),
+            rsrc.typed()
+        ));
+        Ok(())
+    }
+
+    /// `textureDimensions`, `textureNumLevels`, `textureNumLayers`:
+    /// `image_get_resinfo`, whose components are width, height, depth or
+    /// layers, and the level count (AMD RDNA3 ISA guide, IMAGE_GET_RESINFO).
+    pub(crate) fn image_query(
+        &mut self,
+        h: Handle<Expression>,
+        image: Handle<Expression>,
+        query: ImageQuery,
+    ) -> EmitResult<Val> {
+        let span = self.span_of(h);
+        let shape = self.image_shape(image)?;
+        let rsrc = self.val(image)?;
+        let (dmask, level) = match query {
+            ImageQuery::Size { level } => {
+                let level = match level {
+                    Some(l) => format!("i32 {}", self.val(l)?.v),
+                    None => "i32 0".into(),
+                };
+                ((1u32 << shape.coords) - 1, level)
+            }
+            ImageQuery::NumLevels => (0b1000, "i32 0".into()),
+            // The layer count sits after the coordinates (y for 1D arrays,
+            // z for 2D arrays).
+            ImageQuery::NumLayers => (1 << shape.coords, "i32 0".into()),
+            ImageQuery::NumSamples => {
+                return unsupported_as(
+                    UnsupportedKind::TextureClass,
+                    "multisampled textures",
+                    span,
+                );
+            }
+        };
+        let n = dmask.count_ones();
+        let data_ty = float_data_ty(n);
+        let suffix = if n == 1 {
+            "f32".into()
+        } else {
+            format!("v{n}f32")
+        };
+        let name = format!("llvm.amdgcn.image.getresinfo.{}.{suffix}.i32", shape.dim);
+        self.m.declare(format!(
+            "declare {data_ty} @{name}(i32, i32, {DESCRIPTOR_TY}, i32, i32)"
+        ));
+        let level = self.opaque_address(&level);
+        let raw = self.def(&format!(
+            "call {data_ty} @{name}(i32 {dmask}, {level}, {}, i32 0, i32 0)",
+            rsrc.typed()
+        ));
+        let int_ty = if n == 1 {
+            "i32".into()
+        } else {
+            format!("<{n} x i32>")
+        };
+        let v = self.def(&format!("bitcast {data_ty} {raw} to {int_ty}"));
+        Ok(Val::new(int_ty, v))
+    }
+}

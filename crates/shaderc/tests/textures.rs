@@ -1,0 +1,358 @@
+//! Textures in the compiler: each texture op compiles to a gfx1100 code
+//! object whose disassembly holds the image instruction it lowers to,
+//! texture bindings are 32-byte by-value kernel arguments in binding order,
+//! and the reflection names their kind, dimension, access and format.
+
+use aqueduct_hsa::code_object::{CodeObject, ValueKind};
+use aqueduct_shaderc::{
+    BindingKind, Options, Reflection, Source, StorageTextureAccess, StorageTextureFormat,
+    TextureSampleType, TextureViewDimension, Toolchain, compile, translate,
+};
+
+fn llvm_or_skip(what: &str) -> bool {
+    if Toolchain::available() {
+        true
+    } else {
+        eprintln!("{what}: skipped (clang-19 / ld.lld-19 not installed)");
+        false
+    }
+}
+
+fn gfx1100() -> Options {
+    Options {
+        targets: vec!["gfx1100".into()],
+        file_name: "textures.wgsl".into(),
+        ..Options::default()
+    }
+}
+
+/// The code object and reflection of `src` for gfx1100, and its
+/// disassembly.
+fn build(src: &str) -> (Vec<u8>, Reflection, String) {
+    let c = compile(Source::Wgsl(src), &gfx1100()).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let dir = std::env::temp_dir().join(format!(
+        "aq-shaderc-tex-{}-{}",
+        std::process::id(),
+        aqueduct_shaderc::source_hash(src)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("k.co");
+    std::fs::write(&path, &c.code_object).unwrap();
+    let dis = std::process::Command::new("llvm-objdump-19")
+        .args(["-d", "--mcpu=gfx1100"])
+        .arg(&path)
+        .output()
+        .expect("llvm-objdump-19");
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        c.code_object,
+        c.reflection,
+        String::from_utf8_lossy(&dis.stdout).into_owned(),
+    )
+}
+
+/// The image instructions of a disassembly, one per line, mnemonic and
+/// modifiers only (no registers).
+fn image_lines(dis: &str) -> Vec<String> {
+    dis.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let at = l.find("image_")?;
+            let text = &l[at..];
+            let text = text.split("//").next().unwrap_or(text).trim();
+            let mnemonic = text.split_whitespace().next()?;
+            let mods: Vec<&str> = text
+                .split_whitespace()
+                .filter(|w| w.starts_with("dmask:") || w.starts_with("dim:"))
+                .collect();
+            Some(format!("{mnemonic} {}", mods.join(" ")))
+        })
+        .collect()
+}
+
+const COPY_2D: &str = "
+@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(1) var dst: texture_storage_2d<rgba8unorm, write>;
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let c = textureLoad(src, vec2<i32>(id.xy), 1);
+    textureStore(dst, id.xy, c.zyxw);
+}
+";
+
+#[test]
+fn sampled_load_and_storage_store_lower_to_image_instructions() {
+    if !llvm_or_skip("sampled_load_and_storage_store") {
+        return;
+    }
+    let (co, r, dis) = build(COPY_2D);
+    let lines = image_lines(&dis);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("image_load_mip") && l.contains("dim:SQ_RSRC_IMG_2D")),
+        "{dis}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "image_store dmask:0xf dim:SQ_RSRC_IMG_2D"),
+        "{lines:?}"
+    );
+
+    let ep = r.entry_point("main").unwrap();
+    assert_eq!(ep.bindings.len(), 2);
+    let (s, d) = (&ep.bindings[0], &ep.bindings[1]);
+    assert_eq!(
+        (s.group, s.binding, s.kind),
+        (0, 0, BindingKind::SampledTexture)
+    );
+    let st = s.texture.unwrap();
+    assert_eq!(st.view_dimension, TextureViewDimension::D2);
+    assert_eq!(st.sample_type, Some(TextureSampleType::Float));
+    assert_eq!((st.access, st.format), (None, None));
+    assert_eq!(d.kind, BindingKind::StorageTexture);
+    let dt = d.texture.unwrap();
+    assert_eq!(dt.access, Some(StorageTextureAccess::WriteOnly));
+    assert_eq!(dt.format, Some(StorageTextureFormat::Rgba8Unorm));
+    assert_eq!(dt.sample_type, None);
+    assert_eq!((s.min_binding_size, s.size_arg.as_deref()), (0, None));
+
+    // Both descriptors are 32-byte by-value arguments, 32-byte aligned,
+    // in binding order.
+    let object = CodeObject::parse(&co).expect("code object");
+    let kernel = object.kernel("main").expect("kernel main");
+    let args: Vec<_> = kernel.explicit_args().collect();
+    assert_eq!(args.len(), 2);
+    for (arg, b) in args.iter().zip(&ep.bindings) {
+        assert_eq!(arg.name.as_deref(), Some(b.arg.as_str()));
+        assert_eq!(arg.value_kind, ValueKind::ByValue);
+        assert_eq!(arg.size, 32);
+        assert_eq!(arg.offset % 32, 0);
+    }
+    assert!(args[0].offset < args[1].offset);
+
+    // The reflection round-trips through its JSON with the texture fields.
+    let json = r.to_json().unwrap();
+    assert!(json.contains("\"kind\": \"sampled_texture\""), "{json}");
+    assert!(json.contains("\"format\": \"rgba8unorm\""), "{json}");
+    assert!(json.contains("\"view_dimension\": \"d2\""), "{json}");
+    assert_eq!(Reflection::from_json(&json).unwrap(), r);
+}
+
+#[test]
+fn stores_write_only_the_formats_components() {
+    if !llvm_or_skip("stores_write_only_the_formats_components") {
+        return;
+    }
+    for (format, ty, dmask) in [
+        ("r32float", "f32", "0x1"),
+        ("rg32uint", "u32", "0x3"),
+        ("rgba16sint", "i32", "0xf"),
+        ("r8uint", "u32", "0x1"),
+    ] {
+        let src = format!(
+            "@group(0) @binding(0) var dst: texture_storage_2d<{format}, write>;
+@compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
+    textureStore(dst, vec2<u32>(id.x, 1u), vec4<{ty}>({ty}(id.x), {ty}(2), {ty}(3), {ty}(4)));
+}}
+"
+        );
+        let (_, r, dis) = build(&src);
+        let lines = image_lines(&dis);
+        assert_eq!(
+            lines,
+            vec![format!("image_store dmask:{dmask} dim:SQ_RSRC_IMG_2D")],
+            "{format}"
+        );
+        let t = r.entry_points[0].bindings[0].texture.unwrap();
+        let want = serde_json::from_value::<StorageTextureFormat>(serde_json::json!(format));
+        assert_eq!(t.format, Some(want.unwrap()), "{format}");
+    }
+}
+
+#[test]
+fn read_write_storage_and_every_dimension() {
+    if !llvm_or_skip("read_write_storage_and_every_dimension") {
+        return;
+    }
+    let src = "
+@group(0) @binding(0) var a: texture_storage_1d<r32uint, read_write>;
+@group(0) @binding(1) var b: texture_storage_2d_array<rgba32float, read>;
+@group(0) @binding(2) var c: texture_storage_3d<rgba32sint, read_write>;
+@group(1) @binding(0) var d: texture_3d<u32>;
+@compute @workgroup_size(4)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let x = textureLoad(a, id.x).x;
+    textureStore(a, id.x, vec4<u32>(x + 1u));
+    let y = textureLoad(b, vec2<u32>(id.x, 0u), 2u);
+    let z = textureLoad(c, vec3<i32>(1, 2, 3));
+    let w = textureLoad(d, vec3<u32>(id.x, 1u, 2u), 0u);
+    textureStore(c, vec3<u32>(id.x, 0u, 0u), z + vec4<i32>(y) + vec4<i32>(w));
+}
+";
+    let (_, r, dis) = build(src);
+    let lines = image_lines(&dis);
+    let has = |prefix: &str, dim: &str| {
+        lines
+            .iter()
+            .any(|l| l.starts_with(prefix) && l.ends_with(&format!("dim:SQ_RSRC_IMG_{dim}")))
+    };
+    assert!(has("image_load ", "1D"), "{lines:?}");
+    assert!(has("image_store dmask:0x1", "1D"), "{lines:?}");
+    assert!(has("image_load ", "2D_ARRAY"), "{lines:?}");
+    assert!(has("image_load ", "3D"), "{lines:?}");
+    assert!(has("image_store dmask:0xf", "3D"), "{lines:?}");
+    // Constant coordinates stay 32-bit addresses (no A16).
+    assert!(!dis.contains(" a16"), "{dis}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("image_load") && l.ends_with("3D")),
+        "{lines:?}"
+    );
+
+    let ep = &r.entry_points[0];
+    let dims: Vec<_> = ep
+        .bindings
+        .iter()
+        .map(|b| {
+            (
+                b.group,
+                b.binding,
+                b.kind,
+                b.texture.unwrap().view_dimension,
+            )
+        })
+        .collect();
+    assert_eq!(
+        dims,
+        vec![
+            (0, 0, BindingKind::StorageTexture, TextureViewDimension::D1),
+            (
+                0,
+                1,
+                BindingKind::StorageTexture,
+                TextureViewDimension::D2Array
+            ),
+            (0, 2, BindingKind::StorageTexture, TextureViewDimension::D3),
+            (1, 0, BindingKind::SampledTexture, TextureViewDimension::D3),
+        ]
+    );
+    let access: Vec<_> = ep.bindings[..3]
+        .iter()
+        .map(|b| b.texture.unwrap().access.unwrap())
+        .collect();
+    assert_eq!(
+        access,
+        vec![
+            StorageTextureAccess::ReadWrite,
+            StorageTextureAccess::ReadOnly,
+            StorageTextureAccess::ReadWrite
+        ]
+    );
+    assert_eq!(
+        ep.bindings[3].texture.unwrap().sample_type,
+        Some(TextureSampleType::Uint)
+    );
+}
+
+#[test]
+fn queries_lower_to_get_resinfo() {
+    if !llvm_or_skip("queries_lower_to_get_resinfo") {
+        return;
+    }
+    let src = "
+@group(0) @binding(0) var t: texture_2d_array<f32>;
+@group(0) @binding(1) var v: texture_3d<i32>;
+@group(0) @binding(2) var s: texture_storage_2d<r32float, write>;
+@group(0) @binding(3) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(1)
+fn main() {
+    let d = textureDimensions(t, 1u);
+    o[0] = d.x;
+    o[1] = d.y;
+    o[2] = textureNumLayers(t);
+    o[3] = textureNumLevels(t);
+    let e = textureDimensions(v);
+    o[4] = e.x + e.y + e.z;
+    o[5] = textureDimensions(s).x;
+}
+";
+    let (_, r, dis) = build(src);
+    let lines = image_lines(&dis);
+    let resinfo: Vec<_> = lines
+        .iter()
+        .filter(|l| l.starts_with("image_get_resinfo"))
+        .collect();
+    for want in [
+        "image_get_resinfo dmask:0x3 dim:SQ_RSRC_IMG_2D_ARRAY",
+        "image_get_resinfo dmask:0x4 dim:SQ_RSRC_IMG_2D_ARRAY",
+        "image_get_resinfo dmask:0x8 dim:SQ_RSRC_IMG_2D_ARRAY",
+        "image_get_resinfo dmask:0x7 dim:SQ_RSRC_IMG_3D",
+        "image_get_resinfo dmask:0x1 dim:SQ_RSRC_IMG_2D",
+    ] {
+        assert!(resinfo.iter().any(|l| *l == want), "{want} in {lines:?}");
+    }
+    assert_eq!(r.entry_points[0].bindings.len(), 4);
+    assert_eq!(r.entry_points[0].bindings[3].texture, None);
+    // A constant level stays a 32-bit address (no A16).
+    assert!(!dis.contains(" a16"), "{dis}");
+}
+
+/// A texture passed to a helper function and a texture global a helper
+/// reads both reach the image instruction as the kernel's descriptor.
+#[test]
+fn textures_reach_helper_functions() {
+    if !llvm_or_skip("textures_reach_helper_functions") {
+        return;
+    }
+    let src = "
+@group(0) @binding(0) var src: texture_2d<i32>;
+@group(0) @binding(1) var dst: texture_storage_2d<rg32sint, write>;
+fn fetch(t: texture_2d<i32>, p: vec2<u32>) -> vec4<i32> { return textureLoad(t, p, 0); }
+fn put(p: vec2<u32>, v: vec4<i32>) { textureStore(dst, p, v); }
+@compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    put(id.xy, fetch(src, id.xy) * 2);
+}
+";
+    let (_, _, dis) = build(src);
+    let lines = image_lines(&dis);
+    assert!(
+        lines.iter().any(|l| l.starts_with("image_load")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "image_store dmask:0x3 dim:SQ_RSRC_IMG_2D"),
+        "{lines:?}"
+    );
+}
+
+/// Translation alone (no LLVM) gives the IR intrinsics, so the lowering
+/// is checked where LLVM is not installed too.
+#[test]
+fn ir_names_the_image_intrinsics() {
+    let t = translate(Source::Wgsl(COPY_2D), &gfx1100()).unwrap();
+    assert!(
+        t.llvm_ir
+            .contains("define amdgpu_kernel void @\"main\"(<8 x i32> %g0_b0, <8 x i32> %g0_b1)"),
+        "{}",
+        t.llvm_ir
+    );
+    assert!(
+        t.llvm_ir
+            .contains("call <4 x float> @llvm.amdgcn.image.load.mip.2d.v4f32.i32(i32 15,"),
+        "{}",
+        t.llvm_ir
+    );
+    assert!(
+        t.llvm_ir
+            .contains("@llvm.amdgcn.image.store.2d.v4f32.i32(<4 x float>"),
+        "{}",
+        t.llvm_ir
+    );
+}

@@ -1,0 +1,148 @@
+//! An unchanged wgpu compute program with textures on aqueduct-wgpu: it
+//! uploads an image with `create_texture_with_data`, reads it with
+//! `textureLoad` in a kernel that writes a storage texture, and copies
+//! the result back through a buffer with 256-byte rows; the answer is
+//! computed on the host.
+
+use aqueduct_test_harness::wgpu_api::{device, read_back};
+use wgpu::util::DeviceExt;
+
+const INVERT_WGSL: &str = "
+@group(0) @binding(0) var source: texture_2d<f32>;
+@group(0) @binding(1) var dest: texture_storage_2d<rgba32float, write>;
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let size = textureDimensions(source);
+    if (id.x >= size.x || id.y >= size.y) { return; }
+    let texel = textureLoad(source, id.xy, 0);
+    textureStore(dest, id.xy, vec4<f32>(1.0 - texel.rgb, f32(id.x + id.y * size.x)));
+}
+";
+
+/// Runs the program over a `width` x `height` rgba8unorm image and
+/// returns the target's texels (row-major, tightly packed).
+fn invert(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    image: &[u8],
+    width: u32,
+    height: u32,
+) -> Vec<f32> {
+    let size = wgpu::Extent3d {
+        width,
+        height,
+        depth_or_array_layers: 1,
+    };
+    let source = device.create_texture_with_data(
+        queue,
+        &wgpu::TextureDescriptor {
+            label: Some("source"),
+            size,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        image,
+    );
+    let target = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("target"),
+        size,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba32Float,
+        usage: wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("invert"),
+        source: wgpu::ShaderSource::Wgsl(INVERT_WGSL.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("invert"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let source_view = source.create_view(&Default::default());
+    let target_view = target.create_view(&Default::default());
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&source_view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(&target_view),
+            },
+        ],
+    });
+    let bytes_per_row = (width * 16).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: u64::from(bytes_per_row * height),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(width.div_ceil(8), height.div_ceil(8), 1);
+    }
+    encoder.copy_texture_to_buffer(
+        target.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &readback,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(bytes_per_row),
+                rows_per_image: None,
+            },
+        },
+        size,
+    );
+    queue.submit([encoder.finish()]);
+    let padded = read_back(device, queue, &readback);
+    padded
+        .chunks(bytes_per_row as usize)
+        .flat_map(|row| bytemuck::cast_slice::<u8, f32>(&row[..(width * 16) as usize]).to_vec())
+        .collect()
+}
+
+#[test]
+fn a_wgpu_storage_texture_program_matches_the_host() {
+    if !aqueduct_shaderc::Toolchain::available() {
+        eprintln!("clang-19/ld.lld-19 not installed, so not tested: the texture program");
+        return;
+    }
+    let (device, queue) = device();
+    let (width, height) = (11u32, 6u32);
+    let image: Vec<u8> = (0..width * height * 4)
+        .map(|i| (i * 37 % 251) as u8)
+        .collect();
+    let got = invert(&device, &queue, &image, width, height);
+    let want: Vec<f32> = image
+        .chunks(4)
+        .enumerate()
+        .flat_map(|(i, t)| {
+            let c = |b: u8| 1.0 - f32::from(b) / 255.0;
+            [c(t[0]), c(t[1]), c(t[2]), i as f32]
+        })
+        .collect();
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!((g - w).abs() <= 1e-6, "texel component {i}: {g} vs {w}");
+    }
+}

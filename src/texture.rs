@@ -1,0 +1,583 @@
+//! Textures and texture views.
+//!
+//! A texture is a linear (`SW_LINEAR`) gfx11 image in a buffer of its own:
+//! texel (x, y, z or layer) lies where
+//! [`aqueduct_isa::gfx11::image_desc::linear_texel_offset`] says, rows
+//! padded to 256 bytes and slices one after the other (ARCHITECTURE.md,
+//! "Textures"). The backing buffer is created like any buffer, so a texture
+//! is zero-initialised, destroyed and hazard-tracked as one: a dispatch
+//! binding a view accesses the byte range of the view's layers, and copies
+//! are copies between buffer ranges. Only one mip level exists (the image
+//! descriptor refuses linear mip chains), so `mip_level_count` is 1.
+//!
+//! A view fixes format, dimension and layer range; its image descriptor
+//! (T#) is built when the view is created, with the base address relative
+//! to the texture's buffer, and completed with the buffer's address when a
+//! dispatch writes it into the kernel arguments.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use aqueduct_isa::gfx11::image_desc::{ImageDescriptor, ImageDim, ImageFormat, linear_size};
+use wgpu_types::{
+    BufferUsages, Extent3d, TextureAspect, TextureDimension, TextureFormat, TextureUsages,
+    TextureViewDimension,
+};
+
+use crate::Label;
+use crate::buffer::{Buffer, BufferDescriptor};
+use crate::device::DeviceShared;
+use crate::error::{CreateTextureError, TextureError, TextureIdent, TextureViewError};
+
+/// Describes a texture (wgpu's `TextureDescriptor`).
+pub type TextureDescriptor<'a> = wgpu_types::TextureDescriptor<Label<'a>, &'a [TextureFormat]>;
+
+/// Describes a texture view (wgpu's `TextureViewDescriptor`).
+pub type TextureViewDescriptor<'a> = wgpu_types::TextureViewDescriptor<Label<'a>>;
+
+/// Levels a texture has at most (linear images have one).
+pub const MAX_MIP_LEVELS: u32 = 1;
+
+/// The usages a compute-only texture can have.
+const SUPPORTED_USAGES: TextureUsages = TextureUsages::COPY_SRC
+    .union(TextureUsages::COPY_DST)
+    .union(TextureUsages::TEXTURE_BINDING)
+    .union(TextureUsages::STORAGE_BINDING);
+
+/// The gfx11 image format of a texture format, None for formats without
+/// a linear layout here (depth, stencil, compressed, sRGB, 64-bit).
+pub(crate) fn image_format(format: TextureFormat) -> Option<ImageFormat> {
+    use ImageFormat as I;
+    use TextureFormat as T;
+    Some(match format {
+        T::R8Unorm => I::R8Unorm,
+        T::R8Snorm => I::R8Snorm,
+        T::R8Uint => I::R8Uint,
+        T::R8Sint => I::R8Sint,
+        T::R16Unorm => I::R16Unorm,
+        T::R16Snorm => I::R16Snorm,
+        T::R16Uint => I::R16Uint,
+        T::R16Sint => I::R16Sint,
+        T::R16Float => I::R16Float,
+        T::Rg8Unorm => I::Rg8Unorm,
+        T::Rg8Snorm => I::Rg8Snorm,
+        T::Rg8Uint => I::Rg8Uint,
+        T::Rg8Sint => I::Rg8Sint,
+        T::R32Uint => I::R32Uint,
+        T::R32Sint => I::R32Sint,
+        T::R32Float => I::R32Float,
+        T::Rg16Unorm => I::Rg16Unorm,
+        T::Rg16Snorm => I::Rg16Snorm,
+        T::Rg16Uint => I::Rg16Uint,
+        T::Rg16Sint => I::Rg16Sint,
+        T::Rg16Float => I::Rg16Float,
+        T::Rg11b10Ufloat => I::Rg11b10Ufloat,
+        T::Rgb10a2Unorm => I::Rgb10a2Unorm,
+        T::Rgb10a2Uint => I::Rgb10a2Uint,
+        T::Rgba8Unorm => I::Rgba8Unorm,
+        T::Rgba8Snorm => I::Rgba8Snorm,
+        T::Rgba8Uint => I::Rgba8Uint,
+        T::Rgba8Sint => I::Rgba8Sint,
+        T::Bgra8Unorm => I::Bgra8Unorm,
+        T::Rg32Uint => I::Rg32Uint,
+        T::Rg32Sint => I::Rg32Sint,
+        T::Rg32Float => I::Rg32Float,
+        T::Rgba16Unorm => I::Rgba16Unorm,
+        T::Rgba16Snorm => I::Rgba16Snorm,
+        T::Rgba16Uint => I::Rgba16Uint,
+        T::Rgba16Sint => I::Rgba16Sint,
+        T::Rgba16Float => I::Rgba16Float,
+        T::Rgba32Uint => I::Rgba32Uint,
+        T::Rgba32Sint => I::Rgba32Sint,
+        T::Rgba32Float => I::Rgba32Float,
+        _ => return None,
+    })
+}
+
+/// Where a texture's texels lie in its buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TextureLayout {
+    /// The whole texture as one image (base address 0): 1D, 2D-array
+    /// (2D is an array of one layer) or 3D.
+    pub image: ImageDescriptor,
+    /// Bytes per texel.
+    pub texel_bytes: u32,
+    /// Bytes from one row to the next.
+    pub row_bytes: u64,
+    /// Bytes from one slice (3D) or layer to the next.
+    pub slice_bytes: u64,
+    /// Bytes the texture occupies.
+    pub size: u64,
+}
+
+impl TextureLayout {
+    fn new(format: ImageFormat, dimension: TextureDimension, size: Extent3d) -> Self {
+        let (dim, height, depth) = match dimension {
+            TextureDimension::D1 => (ImageDim::D1, 1, 1),
+            TextureDimension::D2 => (ImageDim::D2Array, size.height, size.depth_or_array_layers),
+            TextureDimension::D3 => (ImageDim::D3, size.height, size.depth_or_array_layers),
+        };
+        let image = ImageDescriptor::linear(0, format, dim, size.width, height, depth);
+        let texel_bytes = format.bytes_per_texel();
+        let row_bytes = u64::from(image.row_pitch) * u64::from(texel_bytes);
+        TextureLayout {
+            image,
+            texel_bytes,
+            row_bytes,
+            slice_bytes: row_bytes * u64::from(height),
+            size: linear_size(&image),
+        }
+    }
+
+    /// Byte offset of texel (x, y, z or layer).
+    pub fn offset(&self, x: u32, y: u32, z: u32) -> u64 {
+        aqueduct_isa::gfx11::image_desc::linear_texel_offset(&self.image, x, y, z, 0)
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct TextureInner {
+    pub device: Arc<DeviceShared>,
+    pub label: Option<String>,
+    pub size: Extent3d,
+    pub mip_level_count: u32,
+    pub sample_count: u32,
+    pub dimension: TextureDimension,
+    pub format: TextureFormat,
+    pub usage: TextureUsages,
+    /// The layout and backing buffer; None for an invalid texture.
+    pub storage: Option<(TextureLayout, Buffer)>,
+}
+
+/// A texture (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct Texture {
+    pub(crate) inner: Arc<TextureInner>,
+}
+
+impl PartialEq for Texture {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+fn extent(size: Extent3d) -> [u32; 3] {
+    [size.width, size.height, size.depth_or_array_layers]
+}
+
+fn check_descriptor(
+    device: &DeviceShared,
+    desc: &TextureDescriptor<'_>,
+) -> Result<ImageFormat, CreateTextureError> {
+    let size = extent(desc.size);
+    if size.contains(&0) {
+        return Err(CreateTextureError::ZeroSize { size });
+    }
+    let limits = &device.limits;
+    let too_large = |max: u32, limit: &'static str| CreateTextureError::TooLarge {
+        dimension: desc.dimension,
+        size,
+        max,
+        limit,
+    };
+    match desc.dimension {
+        TextureDimension::D1 => {
+            if size[1] != 1 || size[2] != 1 {
+                return Err(CreateTextureError::Not1D { size });
+            }
+            if size[0] > limits.max_texture_dimension_1d {
+                return Err(too_large(
+                    limits.max_texture_dimension_1d,
+                    "max_texture_dimension_1d",
+                ));
+            }
+        }
+        TextureDimension::D2 => {
+            let max = limits.max_texture_dimension_2d;
+            if size[0] > max || size[1] > max {
+                return Err(too_large(max, "max_texture_dimension_2d"));
+            }
+            if size[2] > limits.max_texture_array_layers {
+                return Err(too_large(
+                    limits.max_texture_array_layers,
+                    "max_texture_array_layers",
+                ));
+            }
+        }
+        TextureDimension::D3 => {
+            let max = limits.max_texture_dimension_3d;
+            if size.iter().any(|&s| s > max) {
+                return Err(too_large(max, "max_texture_dimension_3d"));
+            }
+        }
+    }
+    if desc.mip_level_count != 1 {
+        return Err(CreateTextureError::MipLevelCount {
+            requested: desc.mip_level_count,
+            max: MAX_MIP_LEVELS,
+        });
+    }
+    if desc.sample_count != 1 {
+        return Err(CreateTextureError::SampleCount {
+            count: desc.sample_count,
+        });
+    }
+    let format = image_format(desc.format).ok_or(CreateTextureError::UnsupportedFormat {
+        format: desc.format,
+    })?;
+    if desc.usage.is_empty() {
+        return Err(CreateTextureError::EmptyUsage);
+    }
+    let unsupported = desc.usage - SUPPORTED_USAGES;
+    if !unsupported.is_empty() {
+        return Err(CreateTextureError::UnsupportedUsage {
+            usage: desc.usage,
+            unsupported,
+        });
+    }
+    if let Some(&view) = desc.view_formats.iter().find(|&&f| f != desc.format) {
+        return Err(CreateTextureError::ViewFormat {
+            format: desc.format,
+            view,
+        });
+    }
+    Ok(format)
+}
+
+pub(crate) fn create_texture(device: &Arc<DeviceShared>, desc: &TextureDescriptor<'_>) -> Texture {
+    let label = desc.label.map(str::to_string);
+    let storage = match check_descriptor(device, desc) {
+        Ok(format) => {
+            let layout = TextureLayout::new(format, desc.dimension, desc.size);
+            let buffer = device.create_buffer(&BufferDescriptor {
+                label: desc.label,
+                size: layout.size,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            buffer.memory().is_some().then_some((layout, buffer))
+        }
+        Err(source) => {
+            device.report(TextureError::Create {
+                label: label.clone(),
+                source,
+            });
+            None
+        }
+    };
+    Texture {
+        inner: Arc::new(TextureInner {
+            device: device.clone(),
+            label,
+            size: desc.size,
+            mip_level_count: desc.mip_level_count,
+            sample_count: desc.sample_count,
+            dimension: desc.dimension,
+            format: desc.format,
+            usage: desc.usage,
+            storage,
+        }),
+    }
+}
+
+impl Texture {
+    /// Width, height and depth or layers.
+    pub fn size(&self) -> Extent3d {
+        self.inner.size
+    }
+    /// The width in texels.
+    pub fn width(&self) -> u32 {
+        self.inner.size.width
+    }
+    /// The height in texels.
+    pub fn height(&self) -> u32 {
+        self.inner.size.height
+    }
+    /// The depth (3D) or array layer count (1D, 2D).
+    pub fn depth_or_array_layers(&self) -> u32 {
+        self.inner.size.depth_or_array_layers
+    }
+    /// The mip level count.
+    pub fn mip_level_count(&self) -> u32 {
+        self.inner.mip_level_count
+    }
+    /// The sample count.
+    pub fn sample_count(&self) -> u32 {
+        self.inner.sample_count
+    }
+    /// The dimension.
+    pub fn dimension(&self) -> TextureDimension {
+        self.inner.dimension
+    }
+    /// The texel format.
+    pub fn format(&self) -> TextureFormat {
+        self.inner.format
+    }
+    /// The usages.
+    pub fn usage(&self) -> TextureUsages {
+        self.inner.usage
+    }
+
+    /// Free the texture's memory once the GPU is done with it; later uses
+    /// are validation errors.
+    pub fn destroy(&self) {
+        if let Some((_, buffer)) = &self.inner.storage {
+            buffer.destroy();
+        }
+    }
+
+    /// The texture as error messages name it.
+    pub(crate) fn ident(&self) -> TextureIdent {
+        TextureIdent {
+            label: self.inner.label.clone(),
+            size: extent(self.inner.size),
+            format: self.inner.format,
+        }
+    }
+
+    /// The layout and backing buffer of a valid texture of `device` that
+    /// is not destroyed.
+    pub(crate) fn usable(&self, device: &DeviceShared) -> Option<(&TextureLayout, &Buffer)> {
+        let (layout, buffer) = self.inner.storage.as_ref()?;
+        buffer
+            .check_usable(device, crate::error::BufferRole::Buffer)
+            .ok()?;
+        Some((layout, buffer))
+    }
+
+    /// The array layers a view can see (1 for 3D textures).
+    fn layers(&self) -> u32 {
+        match self.inner.dimension {
+            TextureDimension::D3 => 1,
+            _ => self.inner.size.depth_or_array_layers,
+        }
+    }
+
+    /// Create a view; a failure reports an error and gives an invalid view.
+    pub fn create_view(&self, desc: &TextureViewDescriptor<'_>) -> TextureView {
+        let resolved = self.resolve_view(desc);
+        let (view, valid) = match resolved {
+            Ok(view) => (view, true),
+            Err(source) => {
+                self.inner.device.report(TextureError::View {
+                    label: desc.label.map(str::to_string),
+                    source,
+                });
+                (
+                    ViewShape {
+                        format: desc.format.unwrap_or(self.inner.format),
+                        dimension: desc.dimension.unwrap_or(TextureViewDimension::D2),
+                        usage: desc.usage.unwrap_or(self.inner.usage),
+                        mip_levels: 0..0,
+                        layers: 0..0,
+                        image: None,
+                        range: 0..0,
+                    },
+                    false,
+                )
+            }
+        };
+        TextureView {
+            inner: Arc::new(TextureViewInner {
+                texture: self.clone(),
+                label: desc.label.map(str::to_string),
+                shape: view,
+                valid,
+            }),
+        }
+    }
+
+    fn resolve_view(
+        &self,
+        desc: &TextureViewDescriptor<'_>,
+    ) -> Result<ViewShape, TextureViewError> {
+        let t = &self.inner;
+        let Some((layout, _)) = self.usable(&t.device) else {
+            return Err(TextureViewError::InvalidTexture {
+                texture: self.ident(),
+            });
+        };
+        let format = desc.format.unwrap_or(t.format);
+        if format != t.format {
+            return Err(TextureViewError::Format {
+                texture: t.format,
+                view: format,
+            });
+        }
+        if desc.aspect != TextureAspect::All {
+            return Err(TextureViewError::Aspect {
+                aspect: desc.aspect,
+            });
+        }
+        let usage = desc.usage.unwrap_or(t.usage);
+        if !t.usage.contains(usage) {
+            return Err(TextureViewError::Usage {
+                texture: t.usage,
+                view: usage,
+            });
+        }
+        // WebGPU's "resolving GPUTextureViewDescriptor defaults": the
+        // dimension follows the texture's (2D with several layers: an
+        // array), the layer count is 1 for single-layer dimensions and the
+        // rest of the layers for arrays.
+        let layers = self.layers();
+        let dimension = desc.dimension.unwrap_or(match t.dimension {
+            TextureDimension::D1 => TextureViewDimension::D1,
+            TextureDimension::D2 if layers > 1 => TextureViewDimension::D2Array,
+            TextureDimension::D2 => TextureViewDimension::D2,
+            TextureDimension::D3 => TextureViewDimension::D3,
+        });
+        let layer_count = desc.array_layer_count.unwrap_or(match dimension {
+            TextureViewDimension::D2Array | TextureViewDimension::CubeArray => {
+                layers.saturating_sub(desc.base_array_layer)
+            }
+            TextureViewDimension::Cube => 6,
+            _ => 1,
+        });
+        let fits = matches!(
+            (t.dimension, dimension),
+            (TextureDimension::D1, TextureViewDimension::D1)
+                | (TextureDimension::D2, TextureViewDimension::D2)
+                | (TextureDimension::D2, TextureViewDimension::D2Array)
+                | (TextureDimension::D2, TextureViewDimension::Cube)
+                | (TextureDimension::D2, TextureViewDimension::CubeArray)
+                | (TextureDimension::D3, TextureViewDimension::D3)
+        );
+        if !fits {
+            return Err(TextureViewError::Dimension {
+                texture: t.dimension,
+                view: dimension,
+            });
+        }
+        if matches!(
+            dimension,
+            TextureViewDimension::Cube | TextureViewDimension::CubeArray
+        ) {
+            return Err(TextureViewError::UnsupportedDimension { view: dimension });
+        }
+        let mip_count = desc
+            .mip_level_count
+            .unwrap_or(t.mip_level_count.saturating_sub(desc.base_mip_level).max(1));
+        let mip_end = u64::from(desc.base_mip_level) + u64::from(mip_count);
+        if mip_count == 0 || mip_end > u64::from(t.mip_level_count) {
+            return Err(TextureViewError::MipRange {
+                base: desc.base_mip_level,
+                end: mip_end,
+                levels: t.mip_level_count,
+            });
+        }
+        let layer_end = u64::from(desc.base_array_layer) + u64::from(layer_count);
+        if layer_count == 0 || layer_end > u64::from(layers) {
+            return Err(TextureViewError::LayerRange {
+                base: desc.base_array_layer,
+                end: layer_end,
+                layers,
+            });
+        }
+        if dimension != TextureViewDimension::D2Array && layer_count != 1 {
+            return Err(TextureViewError::LayerCount {
+                view: dimension,
+                count: layer_count,
+            });
+        }
+        let base = desc.base_array_layer;
+        let whole = &layout.image;
+        let mut image = *whole;
+        let range;
+        match dimension {
+            TextureViewDimension::D1 => {
+                image.dim = ImageDim::D1;
+                range = 0..layout.size;
+            }
+            TextureViewDimension::D2 => {
+                // One layer: its own 2D image (slices are 256-byte aligned
+                // since rows are).
+                image.dim = ImageDim::D2;
+                image.depth = 1;
+                image.base_address = u64::from(base) * layout.slice_bytes;
+                range = image.base_address..image.base_address + layout.slice_bytes;
+            }
+            TextureViewDimension::D2Array => {
+                image.dim = ImageDim::D2Array;
+                image.base_array = base;
+                image.depth = layer_count;
+                range = u64::from(base) * layout.slice_bytes..layer_end * layout.slice_bytes;
+            }
+            _ => {
+                range = 0..layout.size;
+            }
+        }
+        image.encode().map_err(TextureViewError::Descriptor)?;
+        Ok(ViewShape {
+            format,
+            dimension,
+            usage,
+            mip_levels: desc.base_mip_level..desc.base_mip_level + mip_count,
+            layers: base..base + layer_count,
+            image: Some(image),
+            range,
+        })
+    }
+}
+
+/// What a view sees of its texture.
+#[derive(Clone, Debug)]
+pub(crate) struct ViewShape {
+    pub format: TextureFormat,
+    pub dimension: TextureViewDimension,
+    pub usage: TextureUsages,
+    pub mip_levels: Range<u32>,
+    pub layers: Range<u32>,
+    /// The image descriptor, its base address relative to the texture's
+    /// buffer (None for an invalid view).
+    pub image: Option<ImageDescriptor>,
+    /// The bytes of the texture's buffer the view's layers occupy.
+    pub range: Range<u64>,
+}
+
+#[derive(Debug)]
+pub(crate) struct TextureViewInner {
+    pub texture: Texture,
+    pub label: Option<String>,
+    pub shape: ViewShape,
+    pub valid: bool,
+}
+
+/// A view of a texture (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct TextureView {
+    pub(crate) inner: Arc<TextureViewInner>,
+}
+
+impl TextureView {
+    /// The texture the view is of.
+    pub fn texture(&self) -> &Texture {
+        &self.inner.texture
+    }
+    /// The view's format.
+    pub fn format(&self) -> TextureFormat {
+        self.inner.shape.format
+    }
+    /// The view's dimension.
+    pub fn dimension(&self) -> TextureViewDimension {
+        self.inner.shape.dimension
+    }
+    /// The array layers the view sees.
+    pub fn array_layers(&self) -> Range<u32> {
+        self.inner.shape.layers.clone()
+    }
+    /// The mip levels the view sees.
+    pub fn mip_levels(&self) -> Range<u32> {
+        self.inner.shape.mip_levels.clone()
+    }
+    /// The view's label, if it has one.
+    pub fn label(&self) -> Option<&str> {
+        self.inner.label.as_deref()
+    }
+}
+
+/// A buffer side of a texel copy (wgpu's `TexelCopyBufferInfo`).
+pub type TexelCopyBufferInfo<'a> = wgpu_types::TexelCopyBufferInfo<&'a Buffer>;
+
+/// A texture side of a texel copy (wgpu's `TexelCopyTextureInfo`).
+pub type TexelCopyTextureInfo<'a> = wgpu_types::TexelCopyTextureInfo<&'a Texture>;

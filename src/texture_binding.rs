@@ -1,0 +1,184 @@
+//! Texture bindings: which storage and sampled texture layout entries a
+//! kernel can bind, how a texture view satisfies one (WebGPU's
+//! `createBindGroup` rules for texture entries), and the layout type a
+//! shader's texture binding asks for.
+
+use wgpu_types::{
+    BindGroupLayoutEntry, BindingType, BufferBindingType, StorageTextureAccess, TextureAspect,
+    TextureFormat, TextureSampleType, TextureUsages, TextureViewDimension,
+};
+
+use crate::binding::BoundBuffer;
+use crate::device::DeviceShared;
+use crate::error::TextureBindingError;
+use crate::texture::{TextureView, image_format};
+
+/// Formats WebGPU allows `read_write` storage access for without tier
+/// features.
+const READ_WRITE_FORMATS: [TextureFormat; 3] = [
+    TextureFormat::R32Float,
+    TextureFormat::R32Uint,
+    TextureFormat::R32Sint,
+];
+
+fn check_view_dimension(view_dimension: TextureViewDimension) -> Result<(), TextureBindingError> {
+    match view_dimension {
+        TextureViewDimension::Cube | TextureViewDimension::CubeArray => {
+            Err(TextureBindingError::ViewDimension { view_dimension })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `Ok` when a layout's texture entry `ty` is one a kernel can bind.
+pub(crate) fn check_layout_entry(ty: &BindingType) -> Result<(), TextureBindingError> {
+    match *ty {
+        BindingType::StorageTexture {
+            access,
+            format,
+            view_dimension,
+        } => {
+            check_view_dimension(view_dimension)?;
+            if image_format(format).is_none() {
+                return Err(TextureBindingError::StorageFormat { format });
+            }
+            let read_write = matches!(
+                access,
+                StorageTextureAccess::ReadWrite | StorageTextureAccess::Atomic
+            );
+            if read_write && !READ_WRITE_FORMATS.contains(&format) {
+                return Err(TextureBindingError::ReadWriteFormat { access, format });
+            }
+            Ok(())
+        }
+        BindingType::Texture {
+            view_dimension,
+            multisampled,
+            ..
+        } => {
+            if multisampled {
+                return Err(TextureBindingError::Multisampled);
+            }
+            check_view_dimension(view_dimension)
+        }
+        other => Err(TextureBindingError::ResourceKind {
+            layout: other,
+            resource: "a texture view",
+        }),
+    }
+}
+
+/// Whether a view of `format` gives what a layout's `wanted` sample type
+/// reads (an unfilterable-float entry takes any float format).
+fn sample_type_fits(wanted: TextureSampleType, format: TextureFormat) -> bool {
+    let Some(have) = format.sample_type(Some(TextureAspect::All), None) else {
+        return false;
+    };
+    match (wanted, have) {
+        (
+            TextureSampleType::Float { filterable },
+            TextureSampleType::Float {
+                filterable: format_filterable,
+            },
+        ) => format_filterable || !filterable,
+        (a, b) => a == b,
+    }
+}
+
+/// The bound entry for `view` at layout entry `le`, after WebGPU's checks.
+pub(crate) fn bind_view(
+    device: &DeviceShared,
+    le: &BindGroupLayoutEntry,
+    view: &TextureView,
+) -> Result<BoundBuffer, TextureBindingError> {
+    let shape = &view.inner.shape;
+    let texture = view.texture();
+    let (needed, layout_dimension, write) = match le.ty {
+        BindingType::StorageTexture {
+            access,
+            format,
+            view_dimension,
+        } => {
+            if shape.format != format {
+                return Err(TextureBindingError::Format {
+                    layout: format,
+                    view: shape.format,
+                });
+            }
+            let count = shape.mip_levels.len() as u32;
+            if count != 1 {
+                return Err(TextureBindingError::StorageMipLevels { count });
+            }
+            let write = access != StorageTextureAccess::ReadOnly;
+            (TextureUsages::STORAGE_BINDING, view_dimension, write)
+        }
+        BindingType::Texture {
+            sample_type,
+            view_dimension,
+            ..
+        } => {
+            if !sample_type_fits(sample_type, shape.format) {
+                return Err(TextureBindingError::SampleType {
+                    layout: sample_type,
+                    format: shape.format,
+                });
+            }
+            (TextureUsages::TEXTURE_BINDING, view_dimension, false)
+        }
+        other => {
+            return Err(TextureBindingError::ResourceKind {
+                layout: other,
+                resource: "a texture view",
+            });
+        }
+    };
+    let (Some(image), true) = (shape.image, view.inner.valid) else {
+        return Err(TextureBindingError::InvalidView);
+    };
+    let Some((_, buffer)) = texture.usable(device) else {
+        return Err(TextureBindingError::InvalidView);
+    };
+    if !shape.usage.contains(needed) {
+        return Err(TextureBindingError::MissingUsage {
+            usage: shape.usage,
+            needed,
+        });
+    }
+    if shape.dimension != layout_dimension {
+        return Err(TextureBindingError::Dimension {
+            layout: layout_dimension,
+            view: shape.dimension,
+        });
+    }
+    Ok(BoundBuffer {
+        binding: le.binding,
+        buffer: buffer.clone(),
+        offset: shape.range.start,
+        size: shape.range.end - shape.range.start,
+        ty: BufferBindingType::Storage { read_only: !write },
+        has_dynamic_offset: false,
+        dynamic_index: None,
+        texture: Some(image),
+    })
+}
+
+/// Whether a layout entry of type `layout` holds the texture a shader
+/// declares as `shader` (the float sample types match whatever their
+/// filterability: kernels do not sample).
+pub(crate) fn layout_holds(shader: &BindingType, layout: &BindingType) -> bool {
+    match (*shader, *layout) {
+        (
+            BindingType::Texture {
+                sample_type: TextureSampleType::Float { .. },
+                view_dimension: a,
+                multisampled: ma,
+            },
+            BindingType::Texture {
+                sample_type: TextureSampleType::Float { .. },
+                view_dimension: b,
+                multisampled: mb,
+            },
+        ) => a == b && ma == mb,
+        (a, b) => a == b,
+    }
+}

@@ -6,6 +6,7 @@
 //! kernels/image/build.sh).
 
 use super::*;
+use aqueduct_isa::gfx11::InstClass;
 use aqueduct_isa::gfx11::decode::decode;
 use aqueduct_isa::gfx11::disasm::disassemble;
 use aqueduct_isa::gfx11::image_desc::{
@@ -612,7 +613,8 @@ fn unmodelled_image_forms_are_named() {
 
 /// The clang-19 kernel's image instructions, decoded and printed as
 /// llvm-objdump-19 prints them (`llvm-objdump-19 -d --mcpu=gfx1100
-/// kernels/image/gfx1100/image_ops.co`).
+/// kernels/image/gfx1100/image_ops.co`), and counted as VMEM loads and
+/// stores by the per-dispatch counters.
 #[test]
 fn executed_forms_disassemble_as_llvm_objdump() {
     for (words, want) in [
@@ -636,6 +638,12 @@ fn executed_forms_disassemble_as_llvm_objdump() {
         let i = decode(words).expect("decodes");
         assert_eq!(i.len as usize, words.len(), "{want}");
         assert_eq!(disassemble(&i), want);
+        let class = if want.starts_with("image_store") {
+            InstClass::VmemStore
+        } else {
+            InstClass::VmemLoad
+        };
+        assert_eq!(InstClass::of(&i), class, "{want}");
     }
 }
 

@@ -708,3 +708,33 @@ fn clang_image_kernel_loads_stores_and_queries() {
         }
     }
 }
+
+/// kernels/image/gfx1100/image_ops.co is what kernels/image/build.sh makes
+/// of its source, where clang-19 and ld.lld-19 are installed.
+#[test]
+fn checked_in_image_kernel_matches_a_fresh_build() {
+    let present = |tool: &str| {
+        std::process::Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !present("clang-19") || !present("ld.lld-19") {
+        eprintln!("clang-19 or ld.lld-19 missing: the image kernel's freshness is not checked");
+        return;
+    }
+    let dir = format!("{}/../../kernels/image", env!("CARGO_MANIFEST_DIR"));
+    let out = std::env::temp_dir().join(format!("aqueduct-image-kernels-{}", std::process::id()));
+    let status = std::process::Command::new(format!("{dir}/build.sh"))
+        .arg(&out)
+        .status()
+        .expect("build.sh runs");
+    assert!(status.success(), "build.sh: {status}");
+    let fresh = std::fs::read(out.join("gfx1100/image_ops.co")).expect("built");
+    let _ = std::fs::remove_dir_all(&out);
+    let checked_in = std::fs::read(format!("{dir}/gfx1100/image_ops.co")).expect("checked in");
+    assert!(
+        fresh == checked_in,
+        "kernels/image/gfx1100/image_ops.co is stale: rerun kernels/image/build.sh"
+    );
+}

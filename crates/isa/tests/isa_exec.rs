@@ -2325,3 +2325,7 @@ fn cvt_pk_32bit_to_16bit_halves() {
     assert_eq!(out[32 * 2 + 5] & 0xFFFF, (-3i16) as u16 as u32);
     assert_eq!(out[32 * 5 + 16 + 9] & 0xFFFF, 0xFFFF);
 }
+
+// ---- image instructions (tests/image_exec) ----
+
+mod image_exec;

@@ -37,8 +37,10 @@
 //   exact then rounded once.
 // - MTBUF typed loads/stores: see exec/vmem/mtbuf.rs (formats 0 and 64..127,
 //   swizzled V#s are typed errors).
-// - Not implemented (IllegalInstruction with the mnemonic): image ops,
-//   GDS, s_getreg of registers other than MODE and
+// - MIMG: image_load/_mip, image_store/_mip and image_get_resinfo on
+//   linear images (exec/vmem/image.rs; the T# is image_desc.rs); samplers,
+//   gathers, image atomics, a16/d16/tfe/lwe are typed errors.
+// - Not implemented (IllegalInstruction with the mnemonic): GDS, s_getreg of registers other than MODE and
 //   SHADER_CYCLES, s_setreg other than MODE, s_sendmsg other than
 //   MSG_DEALLOC_VGPRS, s_sendmsg_rtn GET_DOORBELL / GET_DDID / SAVE_WAVE (the
 //   mnemonic names the hwreg / message), and VALU ops outside exec/valu/mod.rs's

@@ -1,6 +1,5 @@
 //! MIMG (image) encoding: decoded and printed exactly as llvm-objdump-19
-//! does; the emulator does not execute it (compute kernels here use no
-//! images).
+//! does; exec/vmem/image.rs executes the load, store and resinfo forms.
 //!
 //! Fields: nsa 0 (a third dword holds addresses 1..4), dim [4:2], unorm 7,
 //! dmask [11:8], slc 12, dlc 13, glc 14, r128 15, a16 16, d16 17, op [25:18];

@@ -22,7 +22,8 @@
 //!   (`fast_vopd.rs`), lane moves (`fast_lanes.rs`), fused carry pairs
 //!   (`fast_pair.rs`).
 //! - `vmem/`: SMEM and FLAT/GLOBAL/SCRATCH (`mod.rs`), MUBUF (`mubuf.rs`),
-//!   MTBUF (`mtbuf.rs`), atomics (`atomics.rs`), host memory access
+//!   MTBUF (`mtbuf.rs`), MIMG loads/stores/resinfo (`image.rs`), atomics
+//!   (`atomics.rs`), host memory access
 //!   (`mem.rs`), access kinds (`mem_kind.rs`), private memory layout
 //!   (`private_layout.rs`); fast forms: global (`fast.rs`), scratch
 //!   (`fast_scratch.rs`).

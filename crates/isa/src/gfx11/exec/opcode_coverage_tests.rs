@@ -4,8 +4,10 @@
 //! instruction" has no execution path and fails the test, unless it is
 //! listed in [`NOT_EXECUTED`] with the reason. Memory instructions run
 //! against a memory with nothing mapped, so they fault: that is an execution
-//! path too. The encoding families with no compute use at all (MIMG,
-//! EXP, LDSDIR, VINTERP) are not walked (`step.rs` refuses them whole).
+//! path too. The encoding families with no compute use at all (EXP,
+//! LDSDIR, VINTERP) are not walked (`step.rs` refuses them whole), nor is
+//! MIMG, whose executed opcodes tests/image_exec runs (exec/vmem/image.rs
+//! refuses the others).
 
 use super::{Env, NoMemory, step};
 use crate::WaveErrorKind;

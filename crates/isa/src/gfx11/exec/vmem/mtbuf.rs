@@ -253,9 +253,12 @@ pub(crate) fn decode(num: NumFormat, width: u32, raw: u32) -> u32 {
 /// A 32-bit register value to a component's bits.
 pub(crate) fn encode(fmt: BufferFormat, width: u32, value: u32) -> u32 {
     let f = f32::from_bits(value);
-    let max = mask32(width) as f32;
-    let smax = mask32(width - 1) as f32;
-    let int = |v: f32, lo: f32, hi: f32| -> u32 {
+    // Scaled in f64, where the product is exact, so the one rounding is the
+    // round to nearest even.
+    let d = f as f64;
+    let max = mask32(width) as f64;
+    let smax = mask32(width - 1) as f64;
+    let int = |v: f64, lo: f64, hi: f64| -> u32 {
         if v.is_nan() {
             0
         } else {
@@ -263,10 +266,10 @@ pub(crate) fn encode(fmt: BufferFormat, width: u32, value: u32) -> u32 {
         }
     };
     match fmt.num {
-        NumFormat::Unorm => int(f.clamp(0.0, 1.0) * max, 0.0, max),
-        NumFormat::Snorm => int(f.clamp(-1.0, 1.0) * smax, -smax, smax),
-        NumFormat::Uscaled => int(f, 0.0, max),
-        NumFormat::Sscaled => int(f, -smax - 1.0, smax),
+        NumFormat::Unorm => int(d.clamp(0.0, 1.0) * max, 0.0, max),
+        NumFormat::Snorm => int(d.clamp(-1.0, 1.0) * smax, -smax, smax),
+        NumFormat::Uscaled => int(d, 0.0, max),
+        NumFormat::Sscaled => int(d, -smax - 1.0, smax),
         NumFormat::Uint | NumFormat::Sint => value,
         NumFormat::Float => match width {
             32 => value,

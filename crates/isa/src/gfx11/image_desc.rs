@@ -8,17 +8,17 @@
 //! Bit layout (ROCr `src/image/resource_gfx11.h`, `SQ_IMG_RSRC_WORD0..7`;
 //! Mesa `src/amd/common/sid.h`, `S_00A00x_*` GFX11 fields):
 //! - dword 0: BASE_ADDRESS, address bits 39:8.
-//! - dword 1: BASE_ADDRESS_HI [7:0] (address bits 47:40), LLC_NOALLOC
-//!   [14:13], BIG_PAGE [15], MAX_MIP [19:16], FORMAT [27:20], WIDTH_LO
-//!   [31:30] (width - 1, bits 1:0); [12:8] and [29:28] reserved.
-//! - dword 2: WIDTH_HI [11:0] (width - 1, bits 13:2), HEIGHT [27:14]
-//!   (height - 1); [13:12] and [31:28] reserved.
-//! - dword 3: DST_SEL_X/Y/Z/W [11:0], BASE_LEVEL [15:12], LAST_LEVEL
-//!   [19:16], SW_MODE [24:20], BC_SWIZZLE [27:25], TYPE [31:28].
-//! - dword 4: DEPTH [12:0] (3D: depth - 1; arrays and cube: the last layer
-//!   the view sees), or for 1D and 2D PITCH [13:0] (row pitch - 1, in
+//! - dword 1: BASE_ADDRESS_HI bits 7:0 (address bits 47:40), LLC_NOALLOC
+//!   bits 14:13, BIG_PAGE bit 15, MAX_MIP bits 19:16, FORMAT bits 27:20, WIDTH_LO
+//!   bits 31:30 (width - 1, bits 1:0); bits 12:8 and bits 29:28 reserved.
+//! - dword 2: WIDTH_HI bits 11:0 (width - 1, bits 13:2), HEIGHT bits 27:14
+//!   (height - 1); bits 13:12 and bits 31:28 reserved.
+//! - dword 3: DST_SEL_X/Y/Z/W bits 11:0, BASE_LEVEL bits 15:12, LAST_LEVEL
+//!   bits 19:16, SW_MODE bits 24:20, BC_SWIZZLE bits 27:25, TYPE bits 31:28.
+//! - dword 4: DEPTH bits 12:0 (3D: depth - 1; arrays and cube: the last layer
+//!   the view sees), or for 1D and 2D PITCH bits 13:0 (row pitch - 1, in
 //!   texels; ROCr `ImageManagerGfx11::PopulateImageSrd`); BASE_ARRAY
-//!   [28:16]; [15:14] and [31:29] reserved.
+//!   bits 28:16; bits 15:14 and bits 31:29 reserved.
 //! - dword 5: ARRAY_PITCH, MIN_LOD_LO and sampling controls; dwords 6-7:
 //!   MIN_LOD_HI, compression controls (COMPRESSION_ENABLE is dword 6 bit
 //!   21) and the metadata address. gfxsim reads only COMPRESSION_ENABLE
@@ -47,7 +47,7 @@ pub const MAX_DEPTH: u32 = 1 << 13;
 /// The linear row alignment in bytes (addrlib's `256 / elementBytes` texels).
 pub const ROW_ALIGN_BYTES: u32 = 256;
 
-/// The T# TYPE field (dword 3 [31:28]; Mesa `sid.h` `V_008F1C_SQ_RSRC_IMG_*`).
+/// The T# TYPE field (dword 3 bits 31:28; Mesa `sid.h` `V_008F1C_SQ_RSRC_IMG_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ImageDim {
     /// `SQ_RSRC_IMG_1D` (8).
@@ -176,7 +176,7 @@ pub enum NumericType {
 
 /// The formats gfxsim executes: every WGSL storage-texture format and the
 /// common sampled ones. Each is a gfx11 unified FORMAT value (dword 1
-/// [27:20]; LLVM `AMDGPUBaseInfo.cpp` gfx11 unified format table, the same
+/// bits 27:20; LLVM `AMDGPUBaseInfo.cpp` gfx11 unified format table, the same
 /// codes as MTBUF's `BUF_FMT_*`), and [`ImageFormat::Bgra8Unorm`] is
 /// `8_8_8_8_UNORM` read through DST_SEL Z, Y, X, W (Mesa's BGRA swizzle).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -797,12 +797,12 @@ mod tests {
         // Address >> 8 = 0x1234_5678: low 32 bits in dword 0, 0x12 nothing
         // above bit 39.
         assert_eq!(w[0], 0x1234_5678);
-        // FORMAT 42 at [27:20]; width - 1 = 99 = 0b110_0011: low two bits 3
-        // at [31:30].
+        // FORMAT 42 at bits 27:20; width - 1 = 99 = 0b110_0011: low two bits 3
+        // at bits 31:30.
         assert_eq!(w[1], 42 << 20 | 3 << 30);
-        // WIDTH_HI 99 >> 2 = 24; HEIGHT 49 at [27:14].
+        // WIDTH_HI 99 >> 2 = 24; HEIGHT 49 at bits 27:14.
         assert_eq!(w[2], 24 | 49 << 14);
-        // DST_SEL X=4 Y=5 Z=6 W=7; TYPE 9 (2D) at [31:28].
+        // DST_SEL X=4 Y=5 Z=6 W=7; TYPE 9 (2D) at bits 31:28.
         assert_eq!(w[3], 4 | 5 << 3 | 6 << 6 | 7 << 9 | 9 << 28);
         // PITCH - 1.
         assert_eq!(w[4], 127);
@@ -816,7 +816,7 @@ mod tests {
             ImageDescriptor::linear(0x1_0000, ImageFormat::R32Float, ImageDim::D2Array, 7, 3, 4);
         a.base_array = 2;
         let w = a.encode().unwrap();
-        // Last layer 2 + 4 - 1 = 5, BASE_ARRAY 2 at [28:16].
+        // Last layer 2 + 4 - 1 = 5, BASE_ARRAY 2 at bits 28:16.
         assert_eq!(w[4], 5 | 2 << 16);
         assert_eq!(w[3] >> 28, 13);
         assert_eq!(ImageDescriptor::decode(&w), Ok(a));

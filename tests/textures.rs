@@ -364,7 +364,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 @group(0) @binding(1) var dst: texture_storage_1d<r32uint, write>;
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x >= 40u) { return; }
+    if (id.x >= textureDimensions(src)) { return; }
     let v = textureLoad(src, id.x, 0);
     // A one-component format reads as (r, 0, 0, 1).
     textureStore(dst, id.x, vec4<u32>(v.x * 2u + v.y + v.z + v.w - 1u));

@@ -565,9 +565,9 @@ fn unmodelled_image_forms_are_named() {
             "image_load (d16)",
         ),
         (
-            [load[0] | 1 << 16, load[1]],
+            [load[0], load[1] | 1 << 22],
             desc.encode().unwrap(),
-            "image_load (a16)",
+            "image_load (lwe)",
         ),
         (
             [load[0], load[1] | 1 << 21],
@@ -608,6 +608,233 @@ fn unmodelled_image_forms_are_named() {
             }
             other => panic!("{name}: {other:?}"),
         }
+    }
+}
+
+// ---- A16: 16-bit address components, two per VGPR ----
+
+/// `mimg` with A16 set.
+fn mimg_a16(op: u32, dim: ImageDim, dmask: u32, vdata: u32, vaddr: u32) -> [u32; 2] {
+    let [w0, w1] = mimg(op, dim, dmask, vdata, vaddr);
+    [w0 | 1 << 16, w1]
+}
+
+/// `mimg_a16` in the NSA encoding (bit 0): the address VGPRs are `slots`,
+/// the first in vaddr, the others in the third dword's bytes.
+fn mimg_a16_nsa(op: u32, dim: ImageDim, dmask: u32, vdata: u32, slots: &[u32]) -> [u32; 3] {
+    let [w0, w1] = mimg_a16(op, dim, dmask, vdata, slots[0]);
+    let nsa = slots[1..]
+        .iter()
+        .enumerate()
+        .fold(0, |acc, (k, &r)| acc | r << (8 * k));
+    [w0 | 1, w1, nsa]
+}
+
+/// What an odd component count leaves in the last VGPR's high half: the
+/// instruction ignores it.
+const UNUSED_HALF: u32 = 0xA5A5;
+
+/// 16-bit address components packed two per dword, low half first.
+fn pack_a16(components: &[u32]) -> Vec<u32> {
+    components
+        .chunks(2)
+        .map(|p| {
+            assert!(p.iter().all(|&c| c <= 0xFFFF), "{p:?}");
+            p[0] | p.get(1).copied().unwrap_or(UNUSED_HALF) << 16
+        })
+        .collect()
+}
+
+/// Every dim's `image_store`/`image_load` and `_mip` pair in A16 form, with
+/// consecutive and NSA addresses, against host results: odd component
+/// counts (1D; 2D with a level; 3D, cube and 2D arrays without) leave a
+/// high half the instruction must ignore, the registers past the packed
+/// ones hold all ones, and the NSA forms name the packed registers in
+/// reverse. Every fifth lane of the `_mip` forms asks for level 1, past
+/// the view: its store is dropped and its load reads zero bits.
+#[test]
+fn a16_store_then_load_every_dim_form_and_encoding() {
+    let f = ImageFormat::Rgba32Uint;
+    let mut checked = 0;
+    for dim in DIMS {
+        let coords_n = match dim {
+            ImageDim::D1 => 1,
+            ImageDim::D2 | ImageDim::D1Array => 2,
+            _ => 3,
+        };
+        for mip in [false, true] {
+            let n = coords_n + mip as usize;
+            let dwords = n.div_ceil(2);
+            for nsa in [false, true] {
+                if nsa && dwords < 2 {
+                    continue;
+                }
+                let what = format!("{dim:?} mip {mip} nsa {nsa}");
+                let ext = extents(dim);
+                let desc = ImageDescriptor::linear(IMG, f, dim, ext.0, ext.1, ext.2);
+                let size = aqueduct_isa::gfx11::image_desc::linear_size(&desc) as usize;
+                let image = vec![0x5Au8; size];
+                let words = lcg(dim as u32 * 4 + 2 * mip as u32 + nsa as u32 + 1, 32 * 4);
+                let mut regs = [[u32::MAX; 4]; 32];
+                let mut data = [[0u32; 4]; 32];
+                let mut texels = Vec::new();
+                for l in 0..32 {
+                    let (t, c) = lane_texel(dim, ext, l as u32);
+                    let level = (mip && l % 5 == 4) as u32;
+                    let mut components = c[..coords_n].to_vec();
+                    if mip {
+                        components.push(level);
+                    }
+                    for (j, dword) in pack_a16(&components).into_iter().enumerate() {
+                        let reg = if nsa { dwords - 1 - j } else { j };
+                        regs[l][reg] = dword;
+                    }
+                    data[l] = std::array::from_fn(|k| words[4 * l + k]);
+                    texels.push((level == 0).then_some(t));
+                }
+                let (store_op, load_op) = if mip {
+                    (IMAGE_STORE_MIP, IMAGE_LOAD_MIP)
+                } else {
+                    (IMAGE_STORE, IMAGE_LOAD)
+                };
+                // v1.. hold the packed dwords; NSA lists them last first.
+                let code = if nsa {
+                    let slots: Vec<u32> = (1..=dwords as u32).rev().collect();
+                    [
+                        mimg_a16_nsa(store_op, dim, 0xF, 5, &slots).to_vec(),
+                        mimg_a16_nsa(load_op, dim, 0xF, 10, &slots).to_vec(),
+                    ]
+                    .concat()
+                } else {
+                    [
+                        mimg_a16(store_op, dim, 0xF, 5, 1),
+                        mimg_a16(load_op, dim, 0xF, 10, 1),
+                    ]
+                    .concat()
+                };
+                let run = run_image(desc.encode().unwrap(), &image, &regs, &data, 32, &code)
+                    .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+                let mut want_image = image.clone();
+                for l in 0..32 {
+                    if let Some((x, y, z)) = texels[l] {
+                        let at = host_offset(f, ext.0, ext.1, x, y, z);
+                        want_image[at..at + 16].copy_from_slice(&u32_bytes(&data[l]));
+                        assert_eq!(run.out[l], data[l], "{what} lane {l}");
+                    } else {
+                        // Zero bits of a four-component format.
+                        assert_eq!(run.out[l], [0; 4], "{what} lane {l}");
+                    }
+                    checked += 1;
+                }
+                assert!(run.image == want_image, "{what}: image differs");
+            }
+        }
+    }
+    // 6 dims x 2 forms consecutive, and NSA for the 8 with two dwords.
+    assert_eq!(checked, (12 + 8) * 32);
+}
+
+/// `image_get_resinfo` with A16 reads the level from the low half of its
+/// address VGPR.
+#[test]
+fn a16_resinfo_reads_the_level_from_the_low_half() {
+    for dim in DIMS {
+        let (w, h, d) = extents(dim);
+        let desc = ImageDescriptor::linear(IMG, ImageFormat::R32Float, dim, w, h, d);
+        let regs: [[u32; 4]; 32] =
+            std::array::from_fn(|l| [pack_a16(&[l as u32 % 3])[0], u32::MAX, 0, 0]);
+        let run = run_image(
+            desc.encode().unwrap(),
+            &[],
+            &regs,
+            &[[0; 4]; 32],
+            32,
+            &mimg_a16(IMAGE_GET_RESINFO, dim, 0xF, 10, 1),
+        )
+        .unwrap();
+        let level0 = match dim {
+            ImageDim::D1 => [w, 1, 1, 1],
+            ImageDim::D1Array => [w, d, 1, 1],
+            ImageDim::D2 => [w, h, 1, 1],
+            _ => [w, h, d, 1],
+        };
+        for l in 0..32 {
+            let want = if l % 3 == 0 { level0 } else { [0, 0, 0, 1] };
+            assert_eq!(run.out[l], want, "{dim:?} lane {l}");
+        }
+    }
+}
+
+/// The A16 words the tests above execute decode and print as
+/// llvm-objdump-19 prints them (`llvm-objdump-19 -d
+/// --triple=amdgcn-amd-amdhsa --mcpu=gfx1100` of the words wrapped by
+/// `llvm-objcopy-19 -I binary`); the decoder sizes vaddr by the packed
+/// dword count.
+#[test]
+fn a16_forms_disassemble_as_llvm_objdump() {
+    use ImageDim::*;
+    let cases: [(Vec<u32>, &str); 14] = [
+        (
+            mimg_a16(IMAGE_LOAD, D1, 0xF, 10, 1).to_vec(),
+            "image_load v[10:13], v1, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_1D unorm a16",
+        ),
+        (
+            mimg_a16(IMAGE_LOAD_MIP, D1, 0xF, 10, 1).to_vec(),
+            "image_load_mip v[10:13], v1, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_1D unorm a16",
+        ),
+        (
+            mimg_a16(IMAGE_LOAD, D2, 0xF, 10, 1).to_vec(),
+            "image_load v[10:13], v1, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm a16",
+        ),
+        (
+            mimg_a16(IMAGE_LOAD_MIP, D2, 0xF, 10, 1).to_vec(),
+            "image_load_mip v[10:13], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm a16",
+        ),
+        (
+            mimg_a16(IMAGE_STORE, D3, 0xF, 5, 1).to_vec(),
+            "image_store v[5:8], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_3D unorm a16",
+        ),
+        (
+            mimg_a16(IMAGE_STORE_MIP, Cube, 0xF, 5, 1).to_vec(),
+            "image_store_mip v[5:8], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_CUBE unorm a16",
+        ),
+        (
+            mimg_a16(IMAGE_STORE, D1Array, 0x3, 5, 1).to_vec(),
+            "image_store v[5:6], v1, s[8:15] dmask:0x3 dim:SQ_RSRC_IMG_1D_ARRAY unorm a16",
+        ),
+        (
+            mimg_a16(IMAGE_LOAD_MIP, D2Array, 0xF, 10, 1).to_vec(),
+            "image_load_mip v[10:13], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D_ARRAY unorm a16",
+        ),
+        (
+            mimg_a16(IMAGE_GET_RESINFO, D2, 0xF, 10, 1).to_vec(),
+            "image_get_resinfo v[10:13], v1, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm a16",
+        ),
+        (
+            mimg_a16(IMAGE_GET_RESINFO, D3, 0x9, 10, 1).to_vec(),
+            "image_get_resinfo v[10:11], v1, s[8:15] dmask:0x9 dim:SQ_RSRC_IMG_3D unorm a16",
+        ),
+        (
+            mimg_a16_nsa(IMAGE_LOAD_MIP, D2Array, 0xF, 10, &[2, 1]).to_vec(),
+            "image_load_mip v[10:13], [v2, v1], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D_ARRAY unorm a16",
+        ),
+        (
+            mimg_a16_nsa(IMAGE_STORE, D3, 0xF, 5, &[2, 1]).to_vec(),
+            "image_store v[5:8], [v2, v1], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_3D unorm a16",
+        ),
+        (
+            mimg_a16_nsa(IMAGE_LOAD_MIP, D1Array, 0x1, 10, &[2, 1]).to_vec(),
+            "image_load_mip v10, [v2, v1], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_1D_ARRAY unorm a16",
+        ),
+        (
+            mimg_a16_nsa(IMAGE_STORE_MIP, D2, 0xF, 5, &[2, 1]).to_vec(),
+            "image_store_mip v[5:8], [v2, v1], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm a16",
+        ),
+    ];
+    for (words, want) in cases {
+        let i = decode(&words).expect("decodes");
+        assert_eq!(i.len as usize, words.len(), "{want}");
+        assert_eq!(disassemble(&i), want);
     }
 }
 

@@ -142,15 +142,6 @@ fn float_data_ty(n: u32) -> String {
     }
 }
 
-/// An image address operand LLVM cannot narrow to 16 bits. LLVM's
-/// AMDGPU instcombine (`simplifyAMDGCNImageIntrinsic`) rewrites an image
-/// intrinsic whose address operands are constants or zero-extended 16-bit
-/// values to 16-bit addresses (the A16 bit); the image instructions this
-/// compiler promises gfxsim (`crates/isa/src/gfx11/exec/vmem/image.rs`)
-/// take 32-bit addresses only, so each operand passes through an empty
-/// inline asm tying it to a VGPR, which no pass looks through.
-const OPAQUE_ADDRESS: &str = "call i32 asm \"\", \"=v,0\"";
-
 /// What the image intrinsics need to know of a texture expression.
 struct ImageShape {
     /// The intrinsic's dimension suffix (`1d`, `2d`, `2darray`, `3d`).
@@ -219,15 +210,7 @@ impl FnEmitter<'_> {
         if let Some(level) = level {
             address.push(format!("i32 {}", self.val(level)?.v));
         }
-        Ok(address
-            .into_iter()
-            .map(|operand| self.opaque_address(&operand))
-            .collect())
-    }
-
-    /// `operand` (`i32 v`) through [`OPAQUE_ADDRESS`].
-    fn opaque_address(&mut self, operand: &str) -> String {
-        format!("i32 {}", self.def(&format!("{OPAQUE_ADDRESS}({operand})")))
+        Ok(address)
     }
 
     /// `textureLoad`: a four-component `image_load` (`image_load_mip` with
@@ -358,15 +341,15 @@ impl FnEmitter<'_> {
         let (dmask, level) = match query {
             ImageQuery::Size { level } => {
                 let level = match level {
-                    Some(l) => format!("i32 {}", self.val(l)?.v),
-                    None => "i32 0".into(),
+                    Some(l) => self.val(l)?.v,
+                    None => "0".into(),
                 };
                 ((1u32 << shape.coords) - 1, level)
             }
-            ImageQuery::NumLevels => (0b1000, "i32 0".into()),
+            ImageQuery::NumLevels => (0b1000, "0".into()),
             // The layer count sits after the coordinates (y for 1D arrays,
             // z for 2D arrays).
-            ImageQuery::NumLayers => (1 << shape.coords, "i32 0".into()),
+            ImageQuery::NumLayers => (1 << shape.coords, "0".into()),
             ImageQuery::NumSamples => {
                 return unsupported_as(
                     UnsupportedKind::TextureClass,
@@ -386,9 +369,8 @@ impl FnEmitter<'_> {
         self.m.declare(format!(
             "declare {data_ty} @{name}(i32, i32, {DESCRIPTOR_TY}, i32, i32)"
         ));
-        let level = self.opaque_address(&level);
         let raw = self.def(&format!(
-            "call {data_ty} @{name}(i32 {dmask}, {level}, {}, i32 0, i32 0)",
+            "call {data_ty} @{name}(i32 {dmask}, i32 {level}, {}, i32 0, i32 0)",
             rsrc.typed()
         ));
         let int_ty = if n == 1 {

@@ -9,6 +9,17 @@
 //! layer (1D/2D arrays), then the mip level for the `_mip` forms;
 //! `image_get_resinfo` takes only the mip level. They sit in consecutive
 //! VGPRs from vaddr, or with NSA in the registers the NSA dword names.
+//!
+//! A16 (RDNA3 ISA guide, MIMG "A16": 16-bit address components; LLVM
+//! `SIISelLowering.cpp` `packImage16bitOpsToDwords` and
+//! `test/MC/AMDGPU/gfx11_asm_mimg.s` for the register counts): the same
+//! components in the same order, 16 bits each, packed two per VGPR with the
+//! lower-numbered component in the low half; an odd count leaves the last
+//! VGPR's high half unused. The address VGPRs (consecutive or NSA slots)
+//! are the packed dwords, so a 2D-array `_mip` form takes (x, y) and
+//! (layer, level), and `image_get_resinfo` reads the level from the low
+//! half. Load and store coordinates are unsigned 16-bit integers,
+//! zero-extended.
 //! DMASK picks the components: a load returns the enabled ones packed into
 //! consecutive VGPRs from vdata, a store takes them packed the same way.
 //!
@@ -35,7 +46,7 @@
 //! the lanes' texel addresses as global accesses.
 //!
 //! Not modelled (IllegalInstruction naming the instruction and the reason):
-//! a16, d16, tfe, lwe, DMASK 0, the MSAA dims, an instruction dim the T#'s
+//! d16, tfe, lwe, DMASK 0, the MSAA dims, an instruction dim the T#'s
 //! TYPE does not match (cube T#s also take 2D-array addressing), stores
 //! through a T# whose DST_SEL permutes the format's components (BGRA), any
 //! descriptor `ImageDescriptor::decode` refuses, and every other MIMG
@@ -43,7 +54,7 @@
 //! The cache bits (glc, slc, dlc) and unorm (a sampling control) do not
 //! change results.
 
-use crate::gfx11::decode::{BufferFormat, NumFormat, mimg_nsa_regs};
+use crate::gfx11::decode::{BufferFormat, NumFormat};
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::exec::vmem::mtbuf::{
     decode as decode_component, encode as encode_component, one as missing_w,
@@ -76,7 +87,6 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     };
     let (w0, w1) = (i.words[0], i.words[1]);
     for (set, what) in [
-        ((w0 >> 16) & 1, "a16"),
         ((w0 >> 17) & 1, "d16"),
         ((w1 >> 21) & 1, "tfe"),
         ((w1 >> 22) & 1, "lwe"),
@@ -105,17 +115,22 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if dim != desc.dim && !(dim == ImageDim::D2Array && desc.dim == ImageDim::Cube) {
         return Err(unmodelled(i, "instruction dim does not match the T# TYPE"));
     }
-    let addr_regs = address_registers(i);
-    let coord = |k: usize, l: usize| -> u32 {
-        addr_regs.get(k).map_or(0, |&r| w.vgpr[r as usize & 255][l])
-    };
     let coords = match dim {
         ImageDim::D1 => 1,
         ImageDim::D2 | ImageDim::D1Array => 2,
         _ => 3,
     };
+    let components = match op {
+        ImageOp::Resinfo => 1,
+        ImageOp::Load { mip } | ImageOp::Store { mip } => coords + mip as usize,
+    };
+    let address = Address {
+        regs: address_registers(i, components, w0 >> 16 & 1 != 0),
+        a16: w0 >> 16 & 1 != 0,
+    };
+    let coord = |k: usize, l: usize| address.component(w, k, l);
     match op {
-        ImageOp::Resinfo => resinfo(w, &desc, dmask, i, &addr_regs),
+        ImageOp::Resinfo => resinfo(w, &desc, dmask, i, &address),
         ImageOp::Load { mip } | ImageOp::Store { mip } => {
             let store = matches!(op, ImageOp::Store { .. });
             if store && !identity_swizzle(&desc) {
@@ -141,14 +156,58 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     }
 }
 
-/// The address VGPRs in order: consecutive from vaddr, or the NSA slots.
-fn address_registers(i: &Inst) -> Vec<u16> {
-    if i.words[0] & 1 == 0 {
-        (0..i.widths[1] as u16).map(|k| i.addr as u16 + k).collect()
+/// Where an instruction's address components sit.
+struct Address {
+    /// The address VGPRs in order.
+    regs: Vec<u16>,
+    /// 16-bit components, two per VGPR, low half first.
+    a16: bool,
+}
+
+impl Address {
+    /// Address component `k` (coordinates, then slice, then level) of lane
+    /// `l`, zero-extended.
+    fn component(&self, w: &Wave, k: usize, l: usize) -> u32 {
+        let (dword, shift, bits) = if self.a16 {
+            (k / 2, 16 * (k % 2), 0xFFFF)
+        } else {
+            (k, 0, u32::MAX)
+        };
+        self.regs
+            .get(dword)
+            .map_or(0, |&r| w.vgpr[r as usize & 255][l] >> shift & bits)
+    }
+}
+
+/// The VGPRs holding `components` address components (packed two per VGPR
+/// with `a16`): consecutive from vaddr, or the NSA slots (vaddr, then the
+/// NSA dword's bytes; a fifth slot and beyond continue from the last one,
+/// as decode/image.rs prints partial NSA).
+fn address_registers(i: &Inst, components: usize, a16: bool) -> Vec<u16> {
+    let dwords = if a16 {
+        components.div_ceil(2)
     } else {
-        mimg_nsa_regs(i)
-            .into_iter()
-            .flat_map(|(r, n)| (0..n as u16).map(move |k| r + k))
+        components
+    };
+    let vaddr = i.addr as u16;
+    if i.words[0] & 1 == 0 {
+        (0..dwords as u16).map(|k| vaddr + k).collect()
+    } else {
+        let slot = |k: usize| -> u16 {
+            if k == 0 {
+                vaddr
+            } else {
+                (i.words[2] >> (8 * (k - 1)) & 0xFF) as u16
+            }
+        };
+        (0..dwords)
+            .map(|k| {
+                if k < 4 {
+                    slot(k)
+                } else {
+                    slot(4) + (k - 4) as u16
+                }
+            })
             .collect()
     }
 }
@@ -341,22 +400,21 @@ fn store_lanes(
     Ok(Flow::Next)
 }
 
-/// `image_get_resinfo`: the level in the first address VGPR.
+/// `image_get_resinfo`: the level is the only address component.
 fn resinfo(
     w: &mut Wave,
     desc: &ImageDescriptor,
     dmask: u32,
     i: &Inst,
-    addr_regs: &[u16],
+    address: &Address,
 ) -> ExecResult {
     let exec = w.exec();
     let mut rows = [[0u32; LANES]; 4];
-    let lod_reg = addr_regs.first().copied().unwrap_or(i.addr as u16) as usize & 255;
     for l in 0..LANES {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let lod = w.vgpr[lod_reg][l];
+        let lod = address.component(w, 0, l);
         let info = if lod < desc.levels() {
             let m = |v: u32| (v >> lod).max(1);
             match desc.dim {

@@ -7,7 +7,10 @@
 
 use half::{bf16, f16};
 
-use super::{LANES, R, V, fmax32, fmin32, fract32, frexp32, ldexp32, med3, round_even32};
+use super::{
+    LANES, R, V, ceil32, floor32, fmax32, fmin32, fract32, frexp32, ldexp32, med3, round_even32,
+    trunc32,
+};
 use crate::gfx11::exec::env::{Env, mask_read};
 use crate::gfx11::opcodes::Op;
 
@@ -23,9 +26,9 @@ pub(super) fn exec(v: &mut V, env: &Env, op: Op) -> Option<R<()>> {
         VExpF16 => v.h1(|a| (a as f64).exp2() as f32),
         VSinF16 => v.h1(|a| turn(a, f64::sin)),
         VCosF16 => v.h1(|a| turn(a, f64::cos)),
-        VFloorF16 => v.h1(f32::floor),
-        VCeilF16 => v.h1(f32::ceil),
-        VTruncF16 => v.h1(f32::trunc),
+        VFloorF16 => v.h1(floor32),
+        VCeilF16 => v.h1(ceil32),
+        VTruncF16 => v.h1(trunc32),
         VRndneF16 => v.h1(round_even32),
         VFractF16 => v.h1(|a| {
             let r = fract32(a);

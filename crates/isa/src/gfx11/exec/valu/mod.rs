@@ -850,6 +850,36 @@ pub(crate) fn cvt_u32(x: f32) -> u32 {
     x as u32
 }
 
+/// v_floor/v_ceil/v_trunc: the host's rounding, with a NaN source returned
+/// quieted (the NaN rule above). The host alone does not fix that: Rust's
+/// `floor` is roundss (which quiets) where SSE4.1 is enabled, as in the
+/// interpreter's AVX2 loop, and a software routine that returns a signalling
+/// NaN unchanged in the baseline loop.
+pub(crate) fn floor32(x: f32) -> f32 {
+    if x.is_nan() { quiet32(x) } else { x.floor() }
+}
+pub(crate) fn ceil32(x: f32) -> f32 {
+    if x.is_nan() { quiet32(x) } else { x.ceil() }
+}
+pub(crate) fn trunc32(x: f32) -> f32 {
+    if x.is_nan() { quiet32(x) } else { x.trunc() }
+}
+pub(crate) fn floor64(x: f64) -> f64 {
+    if x.is_nan() { quiet64(x) } else { x.floor() }
+}
+pub(crate) fn ceil64(x: f64) -> f64 {
+    if x.is_nan() { quiet64(x) } else { x.ceil() }
+}
+pub(crate) fn trunc64(x: f64) -> f64 {
+    if x.is_nan() { quiet64(x) } else { x.trunc() }
+}
+fn quiet32(x: f32) -> f32 {
+    f32::from_bits(x.to_bits() | 0x0040_0000)
+}
+fn quiet64(x: f64) -> f64 {
+    f64::from_bits(x.to_bits() | 0x0008_0000_0000_0000)
+}
+
 fn fract32(x: f32) -> f32 {
     if x.is_infinite() {
         return f32::NAN;
@@ -1223,9 +1253,9 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             }
         })?,
         VFractF32 => v.f1(fract32)?,
-        VTruncF32 => v.f1(f32::trunc)?,
-        VCeilF32 => v.f1(f32::ceil)?,
-        VFloorF32 => v.f1(f32::floor)?,
+        VTruncF32 => v.f1(trunc32)?,
+        VCeilF32 => v.f1(ceil32)?,
+        VFloorF32 => v.f1(floor32)?,
         VRndneF32 => v.f1(round_even32)?,
         VFrexpMantF32 => v.f1(|a| frexp32(a).0)?,
         VFrexpExpI32F32 => v.fu(|a| frexp32(a).1 as u32)?,
@@ -1400,9 +1430,9 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VRsqF64 => v.d1(rsq64)?,
         VSqrtF64 => v.d1(f64::sqrt)?,
         VFractF64 => v.d1(fract64)?,
-        VTruncF64 => v.d1(f64::trunc)?,
-        VCeilF64 => v.d1(f64::ceil)?,
-        VFloorF64 => v.d1(f64::floor)?,
+        VTruncF64 => v.d1(trunc64)?,
+        VCeilF64 => v.d1(ceil64)?,
+        VFloorF64 => v.d1(floor64)?,
         VRndneF64 => v.d1(f64::round_ties_even)?,
         VFrexpMantF64 => v.d1(|a| frexp64(a).0)?,
         VFrexpExpI32F64 => v.du(|a| frexp64(a).1 as u32)?,
@@ -2087,6 +2117,49 @@ impl Src {
 #[cfg(test)]
 mod fast_path_tests {
     use super::*;
+
+    /// floor, ceil and trunc quiet a NaN source (signalling or not, either
+    /// sign, payload kept) and round everything else as the host does, so
+    /// the interpreter's AVX2 and baseline loops agree.
+    #[test]
+    fn floor_ceil_trunc_quiet_nans() {
+        for bits in [0x7F80_0001u32, 0xFFA0_0042, 0x7FC0_0000, 0xFFC1_2345] {
+            let x = f32::from_bits(bits);
+            let q = bits | 0x0040_0000;
+            assert_eq!(floor32(x).to_bits(), q);
+            assert_eq!(ceil32(x).to_bits(), q);
+            assert_eq!(trunc32(x).to_bits(), q);
+            // The f64 NaN of the same class: exponent all ones, the f32
+            // fraction widened.
+            let wide = ((bits as u64 & 0x8000_0000) << 32)
+                | 0x7FF0_0000_0000_0000
+                | ((bits as u64 & 0x007F_FFFF) << 29);
+            let d = f64::from_bits(wide);
+            assert!(d.is_nan());
+            let dq = wide | 0x0008_0000_0000_0000;
+            assert_eq!(floor64(d).to_bits(), dq);
+            assert_eq!(ceil64(d).to_bits(), dq);
+            assert_eq!(trunc64(d).to_bits(), dq);
+        }
+        for x in [
+            -2.5f32,
+            -0.5,
+            -0.0,
+            0.0,
+            0.5,
+            1.5,
+            8_388_609.0,
+            f32::INFINITY,
+        ] {
+            assert_eq!(floor32(x).to_bits(), x.floor().to_bits());
+            assert_eq!(ceil32(x).to_bits(), x.ceil().to_bits());
+            assert_eq!(trunc32(x).to_bits(), x.trunc().to_bits());
+            let d = x as f64;
+            assert_eq!(floor64(d).to_bits(), d.floor().to_bits());
+            assert_eq!(ceil64(d).to_bits(), d.ceil().to_bits());
+            assert_eq!(trunc64(d).to_bits(), d.trunc().to_bits());
+        }
+    }
 
     /// Two NaN inputs give the first as the instruction names them, quieted,
     /// whichever order the host instruction took them in; one NaN wins over

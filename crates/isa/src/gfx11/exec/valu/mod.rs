@@ -880,13 +880,25 @@ fn quiet64(x: f64) -> f64 {
     f64::from_bits(x.to_bits() | 0x0008_0000_0000_0000)
 }
 
+/// v_fract: x - floor(x), at most the largest value below 1; a NaN source
+/// returned quieted. LLVM emulates gfx7+'s v_fract on gfx6 (whose v_fract
+/// is faulty) as `isnan(x) ? x : min(fract(x), the largest value below 1)`
+/// (test/CodeGen/AMDGPU/fract.f64.ll, the v_cmp_class with mask 3), so the
+/// instruction passes a NaN through rather than returning the clamp, as
+/// Rust's `min` would.
 fn fract32(x: f32) -> f32 {
+    if x.is_nan() {
+        return quiet32(x);
+    }
     if x.is_infinite() {
         return f32::NAN;
     }
     (x - x.floor()).min(f32::from_bits(0x3F7F_FFFF))
 }
 fn fract64(x: f64) -> f64 {
+    if x.is_nan() {
+        return quiet64(x);
+    }
     if x.is_infinite() {
         return f64::NAN;
     }
@@ -2118,15 +2130,16 @@ impl Src {
 mod fast_path_tests {
     use super::*;
 
-    /// floor, ceil and trunc quiet a NaN source (signalling or not, either
+    /// floor, ceil, trunc and fract quiet a NaN source (signalling or not, either
     /// sign, payload kept) and round everything else as the host does, so
     /// the interpreter's AVX2 and baseline loops agree.
     #[test]
-    fn floor_ceil_trunc_quiet_nans() {
+    fn floor_ceil_trunc_fract_quiet_nans() {
         for bits in [0x7F80_0001u32, 0xFFA0_0042, 0x7FC0_0000, 0xFFC1_2345] {
             let x = f32::from_bits(bits);
             let q = bits | 0x0040_0000;
             assert_eq!(floor32(x).to_bits(), q);
+            assert_eq!(fract32(x).to_bits(), q);
             assert_eq!(ceil32(x).to_bits(), q);
             assert_eq!(trunc32(x).to_bits(), q);
             // The f64 NaN of the same class: exponent all ones, the f32
@@ -2138,6 +2151,7 @@ mod fast_path_tests {
             assert!(d.is_nan());
             let dq = wide | 0x0008_0000_0000_0000;
             assert_eq!(floor64(d).to_bits(), dq);
+            assert_eq!(fract64(d).to_bits(), dq);
             assert_eq!(ceil64(d).to_bits(), dq);
             assert_eq!(trunc64(d).to_bits(), dq);
         }

@@ -58,6 +58,16 @@ fn launch(gpu: &Gpu, program: &Program, tsharps: [[u32; 8]; 3], info: u64, out: 
     Launch { kernarg, dispatch }
 }
 
+/// The kernel's three images: rgba8unorm source and rgba16float
+/// destination (W x H), and an r32float 2D array of H layers.
+fn descriptors(src: u64, dst: u64, lay: u64) -> [ImageDescriptor; 3] {
+    [
+        ImageDescriptor::linear(src, ImageFormat::Rgba8Unorm, ImageDim::D2, W, H, 1),
+        ImageDescriptor::linear(dst, ImageFormat::Rgba16Float, ImageDim::D2, W, H, 1),
+        ImageDescriptor::linear(lay, ImageFormat::R32Float, ImageDim::D2Array, W, H, H),
+    ]
+}
+
 #[test]
 fn the_image_kernel_runs_on_gfxsim_with_no_sanitizer_findings() {
     let gpu = gpu();
@@ -73,24 +83,7 @@ fn the_image_kernel_runs_on_gfxsim_with_no_sanitizer_findings() {
     }
     let lay_vals: Vec<f32> = (0..64 * H * H).map(|k| k as f32 * 0.25).collect();
     host_bytes_mut(&mut lay).copy_from_slice(bytemuck::cast_slice(&lay_vals));
-    let tsrc =
-        ImageDescriptor::linear(src.gpu_va(), ImageFormat::Rgba8Unorm, ImageDim::D2, W, H, 1);
-    let tdst = ImageDescriptor::linear(
-        dst.gpu_va(),
-        ImageFormat::Rgba16Float,
-        ImageDim::D2,
-        W,
-        H,
-        1,
-    );
-    let tlay = ImageDescriptor::linear(
-        lay.gpu_va(),
-        ImageFormat::R32Float,
-        ImageDim::D2Array,
-        W,
-        H,
-        H,
-    );
+    let [tsrc, tdst, tlay] = descriptors(src.gpu_va(), dst.gpu_va(), lay.gpu_va());
     let l = launch(
         &gpu,
         &program,
@@ -137,24 +130,7 @@ fn a_texel_read_past_the_allocation_is_a_memcheck_finding() {
     let lay = gpu.alloc(256 * (H * H) as u64);
     let info = gpu.alloc(16);
     let out = gpu.alloc(4 * (W * H) as u64);
-    let tsrc =
-        ImageDescriptor::linear(src.gpu_va(), ImageFormat::Rgba8Unorm, ImageDim::D2, W, H, 1);
-    let tdst = ImageDescriptor::linear(
-        dst.gpu_va(),
-        ImageFormat::Rgba16Float,
-        ImageDim::D2,
-        W,
-        H,
-        1,
-    );
-    let tlay = ImageDescriptor::linear(
-        lay.gpu_va(),
-        ImageFormat::R32Float,
-        ImageDim::D2Array,
-        W,
-        H,
-        H,
-    );
+    let [tsrc, tdst, tlay] = descriptors(src.gpu_va(), dst.gpu_va(), lay.gpu_va());
     let l = launch(
         &gpu,
         &program,

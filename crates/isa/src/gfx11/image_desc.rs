@@ -174,13 +174,27 @@ pub enum NumericType {
     Float,
 }
 
-/// The formats gfxsim executes: every WGSL storage-texture format and the
-/// common sampled ones. Each is a gfx11 unified FORMAT value (dword 1
-/// bits 27:20; LLVM `AMDGPUBaseInfo.cpp` gfx11 unified format table, the same
-/// codes as MTBUF's `BUF_FMT_*`), and [`ImageFormat::Bgra8Unorm`] is
-/// `8_8_8_8_UNORM` read through DST_SEL Z, Y, X, W (Mesa's BGRA swizzle).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ImageFormat {
+/// Declares [`ImageFormat`] and [`IMAGE_FORMATS`] from one list, so the
+/// list of every format cannot drift from the enum.
+macro_rules! image_formats {
+    ($(#[$meta:meta])* $($name:ident),* $(,)?) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ImageFormat {
+            $($name,)*
+        }
+
+        /// Every [`ImageFormat`], in declaration order.
+        pub const IMAGE_FORMATS: &[ImageFormat] = &[$(ImageFormat::$name,)*];
+    };
+}
+
+image_formats!(
+    /// The formats gfxsim executes: every WGSL storage-texture format and the
+    /// common sampled ones. Each is a gfx11 unified FORMAT value (dword 1
+    /// bits 27:20; LLVM `AMDGPUBaseInfo.cpp` gfx11 unified format table, the same
+    /// codes as MTBUF's `BUF_FMT_*`), and [`ImageFormat::Bgra8Unorm`] is
+    /// `8_8_8_8_UNORM` read through DST_SEL Z, Y, X, W (Mesa's BGRA swizzle).
     R8Unorm,
     R8Snorm,
     R8Uint,
@@ -221,54 +235,7 @@ pub enum ImageFormat {
     Rgba32Uint,
     Rgba32Sint,
     Rgba32Float,
-}
-
-/// Every [`ImageFormat`], in declaration order.
-pub const IMAGE_FORMATS: [ImageFormat; 40] = {
-    use ImageFormat::*;
-    [
-        R8Unorm,
-        R8Snorm,
-        R8Uint,
-        R8Sint,
-        R16Unorm,
-        R16Snorm,
-        R16Uint,
-        R16Sint,
-        R16Float,
-        Rg8Unorm,
-        Rg8Snorm,
-        Rg8Uint,
-        Rg8Sint,
-        R32Uint,
-        R32Sint,
-        R32Float,
-        Rg16Unorm,
-        Rg16Snorm,
-        Rg16Uint,
-        Rg16Sint,
-        Rg16Float,
-        Rg11b10Ufloat,
-        Rgb10a2Unorm,
-        Rgb10a2Uint,
-        Rgba8Unorm,
-        Rgba8Snorm,
-        Rgba8Uint,
-        Rgba8Sint,
-        Bgra8Unorm,
-        Rg32Uint,
-        Rg32Sint,
-        Rg32Float,
-        Rgba16Unorm,
-        Rgba16Snorm,
-        Rgba16Uint,
-        Rgba16Sint,
-        Rgba16Float,
-        Rgba32Uint,
-        Rgba32Sint,
-        Rgba32Float,
-    ]
-};
+);
 
 impl ImageFormat {
     /// The gfx11 unified FORMAT value.
@@ -323,7 +290,8 @@ impl ImageFormat {
     /// descriptor's DST_SEL tells BGRA apart, see [`ImageDescriptor::decode`]).
     pub fn from_format_field(v: u32) -> Option<Self> {
         IMAGE_FORMATS
-            .into_iter()
+            .iter()
+            .copied()
             .find(|f| *f != ImageFormat::Bgra8Unorm && f.format_field() == v)
     }
 
@@ -766,7 +734,7 @@ mod tests {
 
     #[test]
     fn every_format_round_trips_through_its_field() {
-        for f in IMAGE_FORMATS {
+        for &f in IMAGE_FORMATS {
             let back = ImageFormat::from_format_field(f.format_field());
             if f == ImageFormat::Bgra8Unorm {
                 assert_eq!(back, Some(ImageFormat::Rgba8Unorm));

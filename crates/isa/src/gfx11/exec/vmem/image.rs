@@ -451,7 +451,7 @@ mod tests {
 
     #[test]
     fn identity_swizzle_accepts_default_views_only() {
-        for f in crate::gfx11::image_desc::IMAGE_FORMATS {
+        for &f in crate::gfx11::image_desc::IMAGE_FORMATS {
             let d = ImageDescriptor::linear(0, f, ImageDim::D2, 4, 4, 1);
             assert_eq!(identity_swizzle(&d), f != ImageFormat::Bgra8Unorm, "{f:?}");
         }

@@ -236,7 +236,7 @@ enum Lane {
     Unary { op: Op, dst: u8, a: VSrc },
     /// A VOPD pair without a pre-resolved form (a half is v_dual_fmac_f32).
     Dual { x: DualHalf, y: DualHalf },
-    /// `dst` = `f`(a [, b]) through a lane_math helper; `mods` are abs
+    /// `dst` = `f`(a [, b]), inline or through a lane_math helper; `mods` are abs
     /// (bits 0..1) and neg (bits 4..5) of the f32 sources, as `Flt`'s.
     Call {
         f: LaneFn,
@@ -1245,7 +1245,8 @@ impl Tx<'_> {
         }
     }
 
-    /// Call lane helper `f` on the chunk values `args` (one or two).
+    /// Lane function `f` on the chunk values `args` (one or two): inline
+    /// code where lane_inline.rs has it, else a call of its helper.
     fn call_lane(&mut self, f: LaneFn, args: &[Value]) -> Value {
         if let Some(r) = lane_inline::emit(&mut self.b, f, args[0], args[args.len() - 1]) {
             return r;

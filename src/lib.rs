@@ -33,6 +33,7 @@ pub mod device_select;
 pub mod error;
 pub mod error_scope;
 pub mod host_callback;
+mod id_hash;
 pub mod instance;
 mod lock_rank;
 pub mod pipeline;

@@ -491,7 +491,12 @@ fn a_writable_binding_may_not_alias_another() {
     }
     expect_validation(
         &c.device,
-        |e| matches!(dispatch_error(e), Some(DispatchError::WritableAlias { .. })),
+        |e| {
+            matches!(
+                dispatch_error(e),
+                Some(DispatchError::WritableAlias { buffer }) if buffer.size == 64
+            )
+        },
         || enc.finish(),
     );
 }

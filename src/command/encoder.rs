@@ -24,6 +24,7 @@ use crate::error::{
     BufferRole, ClearError, CommandError, CopyError, CopyField, CopySide, EncoderError,
     ResolveQueryError, TimestampError,
 };
+use crate::id_hash::IdHash;
 use crate::lock_rank::{LockRank, Mutex};
 use crate::query::{QUERY_SLOT_SIZE, QuerySet};
 use crate::registry::BufferId;
@@ -39,7 +40,7 @@ pub(crate) struct Recording {
     /// Buffers the commands use (checked at submit: not destroyed, not mapped).
     pub used: Vec<Buffer>,
     /// The ids in `used` (so adding one is not a scan of the list).
-    used_ids: HashSet<BufferId>,
+    used_ids: HashSet<BufferId, IdHash>,
     pub executables: Vec<Arc<Executable>>,
     /// The first command that failed.
     pub error: Option<CommandError>,
@@ -50,7 +51,7 @@ impl Recording {
         Recording {
             ops: Vec::new(),
             used: Vec::new(),
-            used_ids: HashSet::new(),
+            used_ids: HashSet::default(),
             executables: Vec::new(),
             error: None,
         }
@@ -78,8 +79,14 @@ impl Recording {
         } else {
             self.ops.extend(other.ops);
         }
-        for b in &other.used {
-            self.use_buffer(b);
+        if self.used.is_empty() {
+            // The common case again: take the pass's list and its id set.
+            self.used = other.used;
+            self.used_ids = other.used_ids;
+        } else {
+            for b in &other.used {
+                self.use_buffer(b);
+            }
         }
         self.executables.extend(other.executables);
     }

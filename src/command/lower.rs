@@ -351,13 +351,13 @@ pub(crate) fn dims_of(grid: [u32; 3], wg: [u32; 3]) -> u32 {
 /// A dispatch of `kernel` over `grid` work-items with a filled builder.
 pub(crate) fn dispatch_work(
     kernel: &Kernel,
-    builder: &KernargBuilder<'_>,
+    builder: KernargBuilder<'_>,
     grid: [u32; 3],
     wg: [u32; 3],
     dims: u32,
 ) -> Result<DispatchWork, LowerError> {
     let shape = DispatchShape::new(grid, wg, dims);
-    let kernarg = builder.finish(&shape)?;
+    let kernarg = builder.into_segment(&shape)?;
     Ok(DispatchWork {
         kernel_object: kernel.kernel_object,
         kernel_name: kernel.name.clone(),
@@ -410,7 +410,7 @@ fn blit_work(
     b.set_ptr(ArgRef::Index(params_arg), 0)?;
     let wg = ep.workgroup_size;
     let grid = [items.div_ceil(wg[0]).max(1) * wg[0], wg[1], wg[2]];
-    let mut work = dispatch_work(&ep.kernel, &b, grid, wg, 1)?;
+    let mut work = dispatch_work(&ep.kernel, b, grid, wg, 1)?;
     let arg_offset = ep
         .kernel
         .info
@@ -613,7 +613,7 @@ pub(crate) fn patch_kernarg(
             Ok(())
         };
     set(&mut b)?;
-    dispatch_work(&blit.dispatch_patch, &b, [1, 1, 1], [1, 1, 1], 1)
+    dispatch_work(&blit.dispatch_patch, b, [1, 1, 1], [1, 1, 1], 1)
 }
 
 /// A timestamp write: a marker packet completing the query's
@@ -650,7 +650,7 @@ pub(crate) fn strided_copy_op(
         .set_ptr(ArgRef::Index(2), dst.range.start)?
         .set_u32(ArgRef::Index(3), count)?;
     let wg = count.clamp(1, STRIDED_COPY_WORKGROUP);
-    let work = dispatch_work(kernel, &b, [count.max(1), 1, 1], [wg, 1, 1], 1)?;
+    let work = dispatch_work(kernel, b, [count.max(1), 1, 1], [wg, 1, 1], 1)?;
     Ok(Op::one(
         role,
         Arc::new([src, dst]),

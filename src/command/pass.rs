@@ -55,6 +55,9 @@ struct PassState {
     rec: Recording,
     /// The end-of-pass timestamp (query set, index), written at drop.
     end_timestamp: Option<(QuerySet, u32)>,
+    /// A dispatch's accesses while it is lowered, kept between dispatches
+    /// so a new binding costs no list allocation.
+    accesses: Vec<Access>,
 }
 
 /// A recorded direct dispatch and the state it was lowered from: the same
@@ -98,6 +101,7 @@ impl<'e> ComputePass<'e> {
                 template: None,
                 rec: Recording::new(),
                 end_timestamp: None,
+                accesses: Vec::new(),
             },
             label: desc.label.map(str::to_string),
             _encoder: PhantomData,
@@ -406,8 +410,8 @@ impl<'e> ComputePass<'e> {
         }
         let kernel = &entry.kernel;
         let mut builder = KernargBuilder::new(&kernel.info);
-        let mut accesses: Vec<Access> = Vec::new();
-        let mut used: Vec<Buffer> = Vec::new();
+        let mut accesses = std::mem::take(&mut self.state.accesses);
+        accesses.clear();
         for b in &entry.bindings {
             let (bg, offsets) = self.state.groups[b.group as usize]
                 .as_ref()
@@ -464,15 +468,20 @@ impl<'e> ComputePass<'e> {
             let ty = if b.exact { b.ty } else { e.ty };
             let write = ty == (BufferBindingType::Storage { read_only: false });
             accesses.push(e.buffer.access(offset..offset + e.size, write));
-            used.push(e.buffer.clone());
+            self.state.rec.use_buffer(&e.buffer);
         }
         // WebGPU usage scope: a writable storage range may not be bound again
         // in the same dispatch.
         for (i, a) in accesses.iter().enumerate() {
             for (j, o) in accesses.iter().enumerate() {
                 if i != j && a.write && a.range.start < o.range.end && o.range.start < a.range.end {
+                    let b = &entry.bindings[i];
+                    let buffer = self.state.groups[b.group as usize]
+                        .as_ref()
+                        .and_then(|(bg, _)| bg.inner.entry(b.binding))
+                        .map(|e| e.buffer.ident());
                     return Err(DispatchError::WritableAlias {
-                        buffer: used[i].ident(),
+                        buffer: buffer.expect("binding resolved above"),
                     });
                 }
             }
@@ -495,9 +504,8 @@ impl<'e> ComputePass<'e> {
         }
         let wg = entry.workgroup_size;
         let limit = self.device.limits.max_compute_workgroups_per_dimension;
-        for b in &used {
-            self.state.rec.use_buffer(b);
-        }
+        let shared: Arc<[Access]> = Arc::from(&accesses[..]);
+        self.state.accesses = accesses;
         match grid {
             Grid::Direct(counts) => {
                 if counts.iter().any(|&c| c > limit) {
@@ -530,12 +538,8 @@ impl<'e> ComputePass<'e> {
                         max,
                     });
                 }
-                let work = lower::dispatch_work(kernel, &builder, g, wg, lower::dims_of(g, wg))?;
-                let op = Op::one(
-                    PacketRole::Dispatch,
-                    accesses.into(),
-                    Work::Dispatch(Arc::new(work)),
-                );
+                let work = lower::dispatch_work(kernel, builder, g, wg, lower::dims_of(g, wg))?;
+                let op = Op::one(PacketRole::Dispatch, shared, Work::Dispatch(Arc::new(work)));
                 self.state.template = Some(DispatchTemplate {
                     generation: self.state.generation,
                     counts,
@@ -564,7 +568,7 @@ impl<'e> ComputePass<'e> {
                 }
                 self.state.rec.use_buffer(&buffer);
                 let args = buffer.access(offset..offset + 12, false);
-                let mut work = lower::dispatch_work(kernel, &builder, wg, wg, 3)?;
+                let mut work = lower::dispatch_work(kernel, builder, wg, wg, 3)?;
                 work.patched = true;
                 self.state.rec.ops.push(Op::one(
                     PacketRole::IndirectPatch,
@@ -579,7 +583,7 @@ impl<'e> ComputePass<'e> {
                 ));
                 self.state.rec.ops.push(Op::one(
                     PacketRole::IndirectDispatch,
-                    accesses.into(),
+                    shared,
                     Work::Dispatch(Arc::new(work)),
                 ));
             }

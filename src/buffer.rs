@@ -154,11 +154,13 @@ impl Buffer {
                 range: m.va_range(range),
                 write,
                 host_visible: m.placement.host_visible(),
+                object: m.va(),
             },
             None => Access {
                 range: 0..0,
                 write,
                 host_visible: false,
+                object: 0,
             },
         }
     }

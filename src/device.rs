@@ -287,6 +287,7 @@ impl DeviceShared {
                 range: memory.va_range(0..size4),
                 write: true,
                 host_visible: false,
+                object: memory.va(),
             };
             match lower::fill_ops(&self.blit, access, 0) {
                 Ok(ops) => {
@@ -600,6 +601,7 @@ impl DeviceShared {
                             range: staging.gpu_va()..staging.gpu_va() + size,
                             write: false,
                             host_visible: true,
+                            object: staging.gpu_va(),
                         };
                         let dst = buffer.access(0..size, true);
                         match lower::copy_ops(&self.blit, PacketRole::Upload, src, dst) {

@@ -9,6 +9,13 @@
 //! device address ranges). Setting the bit drains everything before it, so
 //! the set restarts with the new packet's accesses.
 //!
+//! Each access names the memory object its range lies in (a buffer's
+//! allocation, a staging block). Everything one submission touches is
+//! alive together, so the ranges of different objects never overlap and an
+//! access needs comparing only with those of its own object: past a short
+//! list, the tracker files accesses by object in a hash map, so a pass of
+//! dispatches over distinct buffers costs one lookup per access.
+//!
 //! Fence scopes follow ownership: a packet that reads memory the host wrote
 //! (fine-grained buffers: mapped uploads, the staging ring) acquires at
 //! system scope, one that writes memory the host will read releases at
@@ -16,10 +23,12 @@
 //! below agent scope for dispatches: it invalidates the scalar cache that
 //! would otherwise hold stale kernargs from a reused ring block.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
 use aqueduct_kfd::abi::FenceScope;
+
+use crate::id_hash::IdHash;
 
 /// One memory access of a packet.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +38,9 @@ pub(crate) struct Access {
     pub write: bool,
     /// The memory is fine-grained and host visible.
     pub host_visible: bool,
+    /// The first address of the memory object `range` lies in: accesses to
+    /// different objects never conflict (see the module comment).
+    pub object: u64,
 }
 
 impl Access {
@@ -40,16 +52,54 @@ impl Access {
 }
 
 /// Up to this many accesses since the last barrier are kept in a list and
-/// compared one by one; beyond it (many independent packets) they move to
-/// interval sets, so each packet costs O(log n) instead of O(n) and a pass
-/// of n independent dispatches is not quadratic.
+/// compared one by one; beyond it (many independent packets) they are filed
+/// by object, so each packet costs a lookup per access instead of a scan
+/// and a pass of n independent dispatches is not quadratic.
 const LIST_LIMIT: usize = 64;
+
+/// Up to this many accesses to one object are a list; beyond it (a buffer
+/// many packets touch in disjoint parts) they become interval sets.
+const OBJECT_LIST_LIMIT: usize = 16;
 
 #[derive(Debug, Default)]
 pub(crate) struct HazardTracker {
     since_barrier: Vec<Access>,
-    /// The same accesses once there are more than LIST_LIMIT.
-    many: Option<Box<AccessSets>>,
+    /// The same accesses by object once there are more than LIST_LIMIT.
+    many: Option<HashMap<u64, ObjectAccesses, IdHash>>,
+}
+
+/// The accesses to one object since the last barrier: one (no allocation
+/// for the usual buffer used once), a short list, or interval sets.
+#[derive(Debug)]
+enum ObjectAccesses {
+    One(Access),
+    List(Vec<Access>),
+    Sets(Box<AccessSets>),
+}
+
+impl ObjectAccesses {
+    fn conflicts(&self, a: &Access) -> bool {
+        match self {
+            ObjectAccesses::One(p) => a.conflicts(p),
+            ObjectAccesses::List(list) => list.iter().any(|p| a.conflicts(p)),
+            ObjectAccesses::Sets(sets) => sets.conflicts(a),
+        }
+    }
+
+    fn insert(&mut self, a: &Access) {
+        match self {
+            ObjectAccesses::One(p) => {
+                *self = ObjectAccesses::List(vec![p.clone(), a.clone()]);
+            }
+            ObjectAccesses::List(list) if list.len() < OBJECT_LIST_LIMIT => list.push(a.clone()),
+            ObjectAccesses::List(list) => {
+                let mut sets = Box::<AccessSets>::default();
+                list.iter().chain([a]).for_each(|x| sets.insert(x));
+                *self = ObjectAccesses::Sets(sets);
+            }
+            ObjectAccesses::Sets(sets) => sets.insert(a),
+        }
+    }
 }
 
 /// Accesses as merged address intervals: what was written, what was read
@@ -121,7 +171,9 @@ impl HazardTracker {
     /// Record a packet's accesses; returns whether it needs the barrier bit.
     pub(crate) fn record(&mut self, accesses: &[Access]) -> bool {
         let barrier = match &self.many {
-            Some(sets) => accesses.iter().any(|a| sets.conflicts(a)),
+            Some(objects) => accesses
+                .iter()
+                .any(|a| objects.get(&a.object).is_some_and(|seen| seen.conflicts(a))),
             None => accesses
                 .iter()
                 .any(|a| self.since_barrier.iter().any(|p| a.conflicts(p))),
@@ -143,17 +195,27 @@ impl HazardTracker {
     }
 
     fn add(&mut self, accesses: &[Access]) {
-        if let Some(sets) = &mut self.many {
-            accesses.iter().for_each(|a| sets.insert(a));
+        if let Some(objects) = &mut self.many {
+            accesses.iter().for_each(|a| file(objects, a));
             return;
         }
         self.since_barrier.extend(accesses.iter().cloned());
         if self.since_barrier.len() > LIST_LIMIT {
-            let mut sets = Box::<AccessSets>::default();
-            self.since_barrier.drain(..).for_each(|a| sets.insert(&a));
-            self.many = Some(sets);
+            let mut objects = HashMap::<u64, ObjectAccesses, IdHash>::default();
+            self.since_barrier
+                .drain(..)
+                .for_each(|a| file(&mut objects, &a));
+            self.many = Some(objects);
         }
     }
+}
+
+/// Add `a` to its object's accesses.
+fn file(objects: &mut HashMap<u64, ObjectAccesses, IdHash>, a: &Access) {
+    objects
+        .entry(a.object)
+        .and_modify(|seen| seen.insert(a))
+        .or_insert_with(|| ObjectAccesses::One(a.clone()));
 }
 
 /// The acquire and release scopes of a packet with `accesses`.
@@ -175,11 +237,13 @@ pub(crate) fn fence_scopes(accesses: &[Access]) -> (FenceScope, FenceScope) {
 mod tests {
     use super::*;
 
+    /// An access to the one object at address 0.
     fn a(start: u64, end: u64, write: bool) -> Access {
         Access {
             range: start..end,
             write,
             host_visible: false,
+            object: 0,
         }
     }
 
@@ -202,7 +266,8 @@ mod tests {
     }
 
     /// The same answers as comparing with every access since the last
-    /// barrier, for random packets, past the switch to interval sets.
+    /// barrier, for random packets over objects of random sizes, past the
+    /// switch to filing by object and, for busy objects, to interval sets.
     #[test]
     fn many_accesses_give_the_same_barriers_as_the_plain_scan() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -212,21 +277,32 @@ mod tests {
             seed ^= seed << 17;
             seed % n
         };
+        // 24 disjoint objects 4 MiB apart: a few busy ones, many quiet.
+        let objects: Vec<(u64, u64)> = (0..24u64).map(|k| (k << 22, 1 + next(1 << 22))).collect();
         let mut tracker = HazardTracker::default();
         let mut reference: Vec<Access> = Vec::new();
-        let (mut barriers, mut in_sets) = (0, 0);
-        for _ in 0..5000 {
+        let (mut barriers, mut filed, mut in_sets) = (0, 0, 0);
+        for _ in 0..8000 {
             let packet: Vec<Access> = (0..1 + next(3))
                 .map(|_| {
-                    let start = next(1 << 24);
+                    let busy = next(2) == 0;
+                    let (base, size) = objects[next(if busy { 3 } else { 24 }) as usize];
+                    let start = base + next(size);
                     // Mostly short ranges (independent packets), some long
-                    // and some empty.
+                    // and some empty, all inside the object.
                     let len = match next(64) {
                         0 => 0,
-                        1 => next(1 << 22),
+                        1 => next(size),
                         _ => 1 + next(64),
                     };
-                    a(start, start + len, next(3) == 0)
+                    let end = (start + len).min(base + size);
+                    // The busy objects are mostly read, so their accesses
+                    // pile up between barriers.
+                    let write = next(if busy { 40 } else { 3 }) == 0;
+                    Access {
+                        object: base,
+                        ..a(start, end, write)
+                    }
                 })
                 .collect();
             let expect = packet
@@ -238,15 +314,19 @@ mod tests {
             }
             reference.extend(packet.iter().cloned());
             assert_eq!(tracker.record(&packet), expect, "after {barriers} barriers");
-            in_sets += usize::from(tracker.many.is_some());
+            if let Some(many) = &tracker.many {
+                filed += 1;
+                in_sets += usize::from(many.values().any(|o| matches!(o, ObjectAccesses::Sets(_))));
+            }
         }
         assert!(
             barriers > 10,
             "the random packets conflict sometimes: {barriers}"
         );
+        assert!(filed > 1000, "the objects' files answered often: {filed}");
         assert!(
-            in_sets > 1000,
-            "the interval sets answered often: {in_sets}"
+            in_sets > 100,
+            "a busy object's interval sets answered: {in_sets}"
         );
     }
 
@@ -274,6 +354,7 @@ mod tests {
             range: 0..4,
             write: false,
             host_visible: true,
+            object: 0,
         };
         let host_write = Access {
             write: true,

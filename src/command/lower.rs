@@ -475,6 +475,7 @@ fn sub_access(a: &Access, range: std::ops::Range<u64>) -> Access {
         range,
         write: a.write,
         host_visible: a.host_visible,
+        object: a.object,
     }
 }
 
@@ -676,6 +677,7 @@ mod tests {
             range,
             write,
             host_visible: false,
+            object: 0,
         }
     }
 
@@ -805,6 +807,7 @@ mod tests {
                             range: start..start + len,
                             write: next(3) == 0,
                             host_visible,
+                            object: 0,
                         }
                     })
                     .collect();

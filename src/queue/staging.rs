@@ -77,6 +77,8 @@ pub(super) fn stage_write(
         range: src_va..src_va + len,
         write: false,
         host_visible: true,
+        // The ring block or dedicated allocation the bytes were put in.
+        object: src_va,
     };
     let dst = buffer.access(offset..offset + len, true);
     match lower::copy_ops(&dev.blit, PacketRole::Upload, src, dst) {

@@ -38,6 +38,7 @@ fn shrink_kernarg_ring(dev: &Arc<DeviceShared>, blocks: u64) {
         range: 0x1000..0x1100,
         write: true,
         host_visible: true,
+        object: 0x1000,
     };
     let ops = lower::fill_ops(&dev.blit, access, 0).expect("fill op");
     let Work::Dispatch(d) = &ops[0].work else {

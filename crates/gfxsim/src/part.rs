@@ -116,6 +116,16 @@ impl SimPart {
         }
     }
 
+    /// The node's `name` file: amdkfd copies amdgpu's ASIC name in lower
+    /// case (`kfd_topology.c`, from `amdgpu_asic_name`), "ip discovery" for
+    /// the parts amdgpu enumerates by IP discovery (gfx1100, gfx942).
+    pub fn kfd_node_name(self) -> &'static str {
+        match self {
+            SimPart::Rx7900Xtx | SimPart::Mi300x => "ip discovery",
+            SimPart::Mi210 | SimPart::Mi250xGcd => "aldebaran",
+        }
+    }
+
     /// The ISA's processor name (`gfx1100`, `gfx942`, `gfx90a`).
     pub fn isa(self) -> &'static str {
         match self {

@@ -131,7 +131,10 @@ pub fn build_tree(part: SimPart, gpus: usize, vram_size: u64) -> MemTree {
         let node = gpu + 1;
         let base = format!("nodes/{node}");
         tree.insert(format!("{base}/gpu_id"), format!("{}\n", gpu_id_of(gpu)));
-        tree.insert(format!("{base}/name"), "ip discovery\n");
+        tree.insert(
+            format!("{base}/name"),
+            format!("{}\n", part.kfd_node_name()),
+        );
         tree.insert(
             format!("{base}/properties"),
             gpu_properties(part, gpu, vram_size),

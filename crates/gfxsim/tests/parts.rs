@@ -27,6 +27,8 @@ struct Expected {
     capability: u64,
     clock: u64,
     memory_width: u64,
+    /// amdkfd's node name: amdgpu's ASIC name in lower case.
+    node_name: &'static str,
 }
 
 const EXPECTED: [Expected; 4] = [
@@ -48,6 +50,7 @@ const EXPECTED: [Expected; 4] = [
         capability: 671588992,
         clock: 2526,
         memory_width: 384,
+        node_name: "ip discovery",
     },
     // rocprofiler-sdk's captured MI300X node; AMD: 304 CUs, 8 XCDs.
     Expected {
@@ -67,6 +70,7 @@ const EXPECTED: [Expected; 4] = [
         capability: 0xac77_a280,
         clock: 2100,
         memory_width: 8192,
+        node_name: "ip discovery",
     },
     // rocminfo of an MI210: 104 CUs, 8 engines of 1 array, chip 0x740f.
     Expected {
@@ -86,6 +90,7 @@ const EXPECTED: [Expected; 4] = [
         capability: 0xac77_a280,
         clock: 1700,
         memory_width: 4096,
+        node_name: "aldebaran",
     },
     // AMD: an MI250X is two GCDs of 110 CUs; chip 0x740c.
     Expected {
@@ -105,6 +110,7 @@ const EXPECTED: [Expected; 4] = [
         capability: 0xac77_a280,
         clock: 1700,
         memory_width: 4096,
+        node_name: "aldebaran",
     },
 ];
 
@@ -153,6 +159,7 @@ fn check_node(node: &Node, e: &Expected) {
     assert_eq!(node.mem_banks[0].width, e.memory_width, "{what}");
     assert_eq!(node.mem_banks[0].size_in_bytes, 1 << 30, "{what}");
     assert_eq!(node.caches.len() as u64, p.caches_count, "{what}");
+    assert_eq!(node.name.trim(), e.node_name, "{what}");
 }
 
 #[test]

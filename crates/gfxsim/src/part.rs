@@ -1,7 +1,7 @@
 //! The GPU parts gfxsim simulates ([`SimPart`]): each part's amdkfd sysfs
 //! node properties, and how `AQUEDUCT_SIM_PART` / `AQUEDUCT_SIM_ISA` pick one.
 //!
-//! Sources of the values, cited per field below:
+//! Sources of the values:
 //! - amdkfd fills a GPU node in Linux `drivers/gpu/drm/amd/amdkfd/kfd_topology.c`
 //!   (`kfd_topology_add_device`: simd_count = CUs x simd_per_cu, array_count =
 //!   shader engines x arrays per engine, cu_per_simd_array = `max_cu_per_sh`,
@@ -12,17 +12,23 @@
 //!   topology (`projects/rocprofiler-sdk/source/lib/rocprofiler-sdk/tests/data/topology/nodes/4/`
 //!   of ROCm/rocm-systems: simd_count 1216, array_count 32, cu_per_simd_array 10,
 //!   num_xcc 8, max_waves_per_simd 8, capability 2893521536, device_id 29857,
-//!   192 GiB bank of width 8192), and AMD's MI300X data sheet (304 CUs, 8 XCDs,
-//!   192 GB HBM3, 2100 MHz peak engine clock, 256 MB Infinity Cache).
+//!   a 206141652992-byte bank (192 GiB less 16 MiB) of width 8192, cwsr_size
+//!   23203840 and ctl_stack_size 12288, fw_version 192, sdma_fw_version 25),
+//!   and AMD's MI300X data sheet (304 CUs, 8 XCDs, 192 GB HBM3, 2100 MHz peak
+//!   engine clock, 256 MB Infinity Cache).
 //! - MI210 and the MI250X GCD: rocminfo of an MI210 in ROCm issue
 //!   ROCm/legacy-rocm-build#2595 (104 CUs, 4 SIMDs per CU, 8 shader engines of 1 array,
 //!   chip id 0x740f, 1700 MHz, 32 waves per CU, L1 16 KB, L2 8192 KB), AMD's
 //!   MI210 and MI250X data sheets (104 and 220 CUs, the MI250X as 2 GCDs of
 //!   110; 64 GB HBM2e per GCD on a 4096-bit bus at 1.6 GHz), and the PCI
 //!   ids amdgpu binds as CHIP_ALDEBARAN (`amdgpu_drv.c`; pci.ids names
-//!   0x740c MI250X/MI250 and 0x740f MI210). No public sysfs
-//!   dump of a gfx90a node was at hand: `cu_per_simd_array` 16 is the
-//!   gfx90a geometry of 8 engines x 16 CU slots, and the capability word is
+//!   0x740c MI250X/MI250 and 0x740f MI210); fw_version 96 and
+//!   sdma_fw_version 9 are the "Packet Processor uCode" and "SDMA engine
+//!   uCode" rocminfo prints for an MI210 in ROCm/device-metrics-exporter#135.
+//!   Cache line sizes are those of amdkfd's tables (`kfd_crat.c`: 64-byte
+//!   L1 lines, 128-byte L2 lines on CDNA2/3). Two gfx90a values rest on no
+//!   public sysfs dump: `cu_per_simd_array` 16 is the gfx90a geometry of 8
+//!   engines x 16 CU slots, and the capability word is
 //!   what `kfd_topology_set_capabilities` sets for GC 9.4.2 with RAS (the
 //!   same bits as the MI300X capture: debug precise-memory support from
 //!   9.4.2 on, SRAM and HBM EDC, per-queue reset, ASIC revision 1).
@@ -231,7 +237,7 @@ impl SimPart {
         // rocminfo of the MI300X in ROCm/legacy-rocm-build#4414: L1 32 KB,
         // L2 4096 KB (per XCC), 256 MB Infinity Cache.
         const MI300X: [CacheLevel; 3] =
-            [cache(1, 32, 128), cache(2, 4096, 128), cache(3, 262144, 64)];
+            [cache(1, 32, 64), cache(2, 4096, 128), cache(3, 262144, 64)];
         // rocminfo of the MI210 (module comment): L1 16 KB, L2 8192 KB.
         const GFX90A: [CacheLevel; 2] = [cache(1, 16, 64), cache(2, 8192, 128)];
         match self {

@@ -32,7 +32,7 @@ struct Expected {
 }
 
 const EXPECTED: [Expected; 4] = [
-    // The RX 7900 XTX the simulator has always been.
+    // The default part: the amdkfd node of an RX 7900 XTX.
     Expected {
         part: SimPart::Rx7900Xtx,
         gfx: "gfx1100",

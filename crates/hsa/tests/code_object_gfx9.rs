@@ -272,3 +272,25 @@ fn gfx11_descriptors_keep_their_own_fields() {
     set_property(&mut bytes, kd, 10, true);
     CodeObject::parse(&bytes).unwrap();
 }
+
+#[test]
+fn gfx9_processors_without_the_unified_register_file_reserve_rsrc3() {
+    // gfx90a's saxpy (RSRC3 = ACCUM_OFFSET field 1) with e_flags naming
+    // gfx908, whose COMPUTE_PGM_RSRC3 is reserved and 0.
+    const E_FLAGS: usize = 48;
+    let (mut bytes, kd) = object("gfx90a", "saxpy");
+    let e_flags = read_u32(&bytes, E_FLAGS);
+    assert_eq!(e_flags & 0xff, 0x3f, "EF_AMDGPU_MACH_AMDGCN_GFX90A");
+    write_u32(&mut bytes, E_FLAGS, e_flags & !0xff | 0x30);
+    assert_eq!(
+        fault(&bytes, "saxpy", "gfx908"),
+        DescriptorFault::Rsrc3Reserved {
+            gfx: "gfx908".into(),
+            bits: 1
+        }
+    );
+    // With RSRC3 cleared it loads, and gfx908 has no ACCUM_OFFSET.
+    write_u32(&mut bytes, kd + RSRC3, 0);
+    let co = CodeObject::parse(&bytes).unwrap();
+    assert_eq!(co.kernel("saxpy").unwrap().accum_offset, None);
+}

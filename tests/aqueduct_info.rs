@@ -2,7 +2,9 @@
 //! the JSON names the runtime, the simulated gfx1100 agent with the
 //! properties the simulator's topology gives it, its three pools with their
 //! grain, host access and per-agent access, and the queue bounds; the text
-//! listing shows the same values; bad arguments fail with usage.
+//! listing shows the same values; bad arguments fail with usage; with
+//! `AQUEDUCT_SIM_PART` / `AQUEDUCT_SIM_ISA` it shows the simulated MI300X
+//! and MI210.
 
 use std::path::Path;
 use std::process::Command;
@@ -15,7 +17,18 @@ use serde_json::Value;
 const VRAM_MB: u64 = 4096;
 
 fn info(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_aqueduct-info"))
+    info_with(args, &[])
+}
+
+/// aqueduct-info on gfxsim with the part variables unset unless `vars`
+/// sets them.
+fn info_with(args: &[&str], vars: &[(&str, &str)]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_aqueduct-info"));
+    command
+        .env_remove("AQUEDUCT_SIM_PART")
+        .env_remove("AQUEDUCT_SIM_ISA")
+        .envs(vars.iter().copied());
+    command
         .args(args)
         .env("AQUEDUCT_DEVICE", "sim")
         // Fixed VRAM: by default gfxsim sizes it from the host's available
@@ -27,7 +40,11 @@ fn info(args: &[&str]) -> std::process::Output {
 }
 
 fn stdout(args: &[&str]) -> String {
-    let out = info(args);
+    stdout_with(args, &[])
+}
+
+fn stdout_with(args: &[&str], vars: &[(&str, &str)]) -> String {
+    let out = info_with(args, vars);
     assert!(
         out.status.success(),
         "aqueduct-info {args:?} failed: {}",
@@ -187,6 +204,56 @@ fn a_missing_real_gpu_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.starts_with("aqueduct-info: AQUEDUCT_DEVICE=kfd but the real device is unavailable"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_simulated_part_shows_its_isa_cus_xccs_and_wave_size() {
+    let gpu_of = |vars: &[(&str, &str)]| -> Value {
+        let json: Value =
+            serde_json::from_str(&stdout_with(&["--json"], vars)).expect("valid JSON");
+        json["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["device_type"] == "gpu")
+            .expect("a GPU agent")
+            .clone()
+    };
+    let mi300x = gpu_of(&[("AQUEDUCT_SIM_PART", "mi300x")]);
+    assert_eq!(mi300x["name"], "gfx942");
+    assert_eq!(mi300x["isa"], "amdgcn-amd-amdhsa--gfx942");
+    assert_eq!(mi300x["compute_units"], 304);
+    assert_eq!(mi300x["xccs"], 8);
+    assert_eq!(mi300x["wavefront_size"], 64);
+    assert_eq!(mi300x["max_waves_per_cu"], 32);
+    let mi210 = gpu_of(&[("AQUEDUCT_SIM_ISA", "gfx90a")]);
+    assert_eq!(mi210["name"], "gfx90a");
+    assert_eq!(mi210["product_name"], "aldebaran");
+    assert_eq!(mi210["compute_units"], 104);
+    assert_eq!(mi210["xccs"], 1);
+    assert_eq!(mi210["wavefront_size"], 64);
+    let xtx = gpu_of(&[]);
+    assert_eq!(
+        (xtx["name"].as_str(), xtx["xccs"].as_u64()),
+        (Some("gfx1100"), Some(1))
+    );
+
+    let text = stdout_with(&[], &[("AQUEDUCT_SIM_PART", "mi300x")]);
+    for want in [
+        "Agent 0: gfx942",
+        "Compute units:                  304",
+        "XCCs:                           8",
+    ] {
+        assert!(text.contains(want), "{want:?} in:\n{text}");
+    }
+    // A value that selects no part says so and keeps the default part.
+    let out = info_with(&["--json"], &[("AQUEDUCT_SIM_PART", "mi100")]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("AQUEDUCT_SIM_PART=\"mi100\" names no simulated part"),
         "{err}"
     );
 }

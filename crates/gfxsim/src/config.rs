@@ -1,4 +1,4 @@
-//! Configuration of a simulated device: how many GPUs, how many host worker
+//! Configuration of a simulated device: which GPU part (`part.rs`), how many GPUs, how many host worker
 //! threads run each GPU's workgroups, how much VRAM each reports, whether
 //! coarse-grained memory is modelled strictly (see `coherence.rs`), and the
 //! watchdog's per-dispatch time limit (a kernel that never ends becomes a
@@ -9,7 +9,8 @@
 //! that reports more VRAM than the host can give lets a program fill it until
 //! the host's OOM killer ends the process. The default VRAM is therefore half
 //! of the host's available memory (`MemAvailable` in /proc/meminfo, read when
-//! the configuration is made), at most 24 GiB (an RX 7900 XTX): the other
+//! the configuration is made), at most the part's memory (24 GiB on an RX
+//! 7900 XTX, 192 GiB on an MI300X, 64 GiB on a gfx90a GCD): the other
 //! half is left for what the process keeps in system memory beside it
 //! (staging copies, fine-grained and kernarg pools, the host's own data),
 //! so allocations fail with ENOMEM, an out-of-memory error above, before the
@@ -19,6 +20,7 @@ use std::time::Duration;
 
 use aqueduct_kfd::uapi::KFD_IOCTL_MINOR_VERSION;
 
+use crate::part::{ISA_ENV, PART_ENV, SimPart};
 use crate::sanitizer::{SANITIZE_ENV, SanitizerConfig};
 
 pub use crate::kfd_version::MIN_KFD_MINOR_VERSION;
@@ -39,7 +41,7 @@ pub const DISPATCH_TIMEOUT_ENV: &str = "AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS";
 /// calling a dispatch hung.
 pub const DEFAULT_DISPATCH_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// VRAM of an RX 7900 XTX: the most the default reports.
+/// VRAM of an RX 7900 XTX: the most the default reports for that part.
 pub const DEFAULT_VRAM_SIZE: u64 = 24 << 30;
 
 /// The least VRAM the default reports, whatever the host has available
@@ -57,7 +59,10 @@ pub const MAX_THREADS: usize = 256;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimConfig {
-    /// Number of simulated gfx1100 GPUs (nodes 1..=gpus of the topology).
+    /// The simulated part: its topology node, ISA and memory size. Every
+    /// GPU of the device is this part.
+    pub part: SimPart,
+    /// Number of simulated GPUs (nodes 1..=gpus of the topology).
     pub gpus: usize,
     /// Host worker threads per GPU that execute workgroups.
     pub threads: usize,
@@ -82,23 +87,39 @@ pub struct SimConfig {
 }
 
 impl Default for SimConfig {
-    /// One GPU, VRAM as `AQUEDUCT_SIM_VRAM_MB` says (else half the host's
-    /// available memory, at most 24 GiB), one worker thread per available
+    /// The part `AQUEDUCT_SIM_PART` / `AQUEDUCT_SIM_ISA` select (an RX 7900
+    /// XTX when unset), one GPU, VRAM as `AQUEDUCT_SIM_VRAM_MB` says (else
+    /// half the host's available memory, at most the part's), one worker thread per available
     /// host CPU unless `AQUEDUCT_SIM_THREADS` says otherwise, strict coherence as
     /// `AQUEDUCT_SIM_STRICT_COHERENCE` says (off when unset), a dispatch
     /// time limit as `AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS` says (30 s when unset),
     /// the sanitizer tools `AQUEDUCT_SIM_SANITIZE` names (none when unset).
     fn default() -> Self {
+        let part = default_part();
         Self {
+            part,
             gpus: 1,
             threads: default_threads(),
-            vram_size: default_vram_size(),
+            vram_size: default_vram_size(part),
             strict_coherence: default_strict_coherence(),
             dispatch_timeout: default_dispatch_timeout(),
             kfd_minor_version: KFD_IOCTL_MINOR_VERSION,
             sanitize: default_sanitize(),
         }
     }
+}
+
+/// The part `AQUEDUCT_SIM_PART` and `AQUEDUCT_SIM_ISA` select; values that
+/// select none leave the RX 7900 XTX and say so on stderr (a program asked
+/// for a part it does not get).
+pub fn default_part() -> SimPart {
+    SimPart::from_env().unwrap_or_else(|e| {
+        eprintln!(
+            "gfxsim: {e}; simulating the {} ({PART_ENV} and {ISA_ENV} are ignored)",
+            SimPart::default()
+        );
+        SimPart::default()
+    })
 }
 
 /// The tools `AQUEDUCT_SIM_SANITIZE` names; a list naming an unknown tool
@@ -159,8 +180,8 @@ fn parse_threads(text: &str) -> Option<usize> {
 
 /// `AQUEDUCT_SIM_VRAM_MB` if set to a positive number of mebibytes, else
 /// half the host's available memory within [`MIN_DEFAULT_VRAM_SIZE`] and
-/// [`DEFAULT_VRAM_SIZE`] (see the module comment for why).
-pub fn default_vram_size() -> u64 {
+/// the memory of `part` (see the module comment for why).
+pub fn default_vram_size(part: SimPart) -> u64 {
     if let Ok(text) = std::env::var(VRAM_MB_ENV) {
         match text.trim().parse::<u64>() {
             Ok(mb) if mb > 0 => return mb.saturating_mul(1 << 20),
@@ -170,17 +191,16 @@ pub fn default_vram_size() -> u64 {
     let available = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| mem_available(&text));
-    vram_for_available(available)
+    vram_for_available(available, part.properties().hbm_size)
 }
 
 /// The default VRAM for a host with `available` bytes of memory available
-/// (None: unknown, the RX 7900 XTX's 24 GiB), rounded down to a MiB.
-fn vram_for_available(available: Option<u64>) -> u64 {
+/// and a part with `part_memory` bytes (None: unknown, the RX 7900 XTX's
+/// 24 GiB), rounded down to a MiB.
+fn vram_for_available(available: Option<u64>, part_memory: u64) -> u64 {
     match available {
-        Some(bytes) => {
-            (bytes / 2).clamp(MIN_DEFAULT_VRAM_SIZE, DEFAULT_VRAM_SIZE) & !((1 << 20) - 1)
-        }
-        None => DEFAULT_VRAM_SIZE,
+        Some(bytes) => (bytes / 2).clamp(MIN_DEFAULT_VRAM_SIZE, part_memory) & !((1 << 20) - 1),
+        None => DEFAULT_VRAM_SIZE.min(part_memory),
     }
 }
 
@@ -240,12 +260,20 @@ mod tests {
             "MemTotal:       24000000 kB\nMemFree:  1000 kB\nMemAvailable:   23068672 kB\n";
         assert_eq!(mem_available(meminfo), Some(23068672 * 1024));
         assert_eq!(mem_available("MemTotal: 5 kB\n"), None);
+        let xtx = DEFAULT_VRAM_SIZE;
         // 22 GiB available: 11 GiB of VRAM, not the 24 GiB of the card.
-        assert_eq!(vram_for_available(Some(22 << 30)), 11 << 30);
-        assert_eq!(vram_for_available(Some(256 << 30)), DEFAULT_VRAM_SIZE);
-        assert_eq!(vram_for_available(Some(64 << 20)), MIN_DEFAULT_VRAM_SIZE);
-        assert_eq!(vram_for_available(Some((3 << 30) + 12345)), 3 << 29);
-        assert_eq!(vram_for_available(None), DEFAULT_VRAM_SIZE);
+        assert_eq!(vram_for_available(Some(22 << 30), xtx), 11 << 30);
+        assert_eq!(vram_for_available(Some(256 << 30), xtx), DEFAULT_VRAM_SIZE);
+        assert_eq!(
+            vram_for_available(Some(64 << 20), xtx),
+            MIN_DEFAULT_VRAM_SIZE
+        );
+        assert_eq!(vram_for_available(Some((3 << 30) + 12345), xtx), 3 << 29);
+        assert_eq!(vram_for_available(None, xtx), DEFAULT_VRAM_SIZE);
+        // An MI300X's 192 GiB bound a large host; a gfx90a GCD's 64 GiB too.
+        assert_eq!(vram_for_available(Some(1 << 40), 192 << 30), 192 << 30);
+        assert_eq!(vram_for_available(Some(256 << 30), 192 << 30), 128 << 30);
+        assert_eq!(vram_for_available(Some(256 << 30), 64 << 30), 64 << 30);
     }
 
     #[test]

@@ -108,7 +108,7 @@ impl SimDevice {
         // GPU's counter runs long before any packet, so no CP timestamp
         // reads 0, the value a signal without timestamps holds.
         aqueduct_isa::realtime::realtime_ticks();
-        let tree = build_tree(config.gpus, config.vram_size);
+        let tree = build_tree(config.part, config.gpus, config.vram_size);
         let topology = Topology::parse(&tree)?;
         let stats = Arc::new(StatsCounters::default());
         let coherence = Arc::new(CoherenceLog::default());
@@ -140,6 +140,7 @@ impl SimDevice {
                 source: e,
             })?;
             gpu.dispatch_timeout = config.dispatch_timeout;
+            gpu.part = config.part;
             gpu.sanitizer = sanitizer.clone();
             if config.strict_coherence {
                 gpu.vm.enable_strict_coherence(Arc::new(GpuCoherence::new(

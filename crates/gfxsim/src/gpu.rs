@@ -16,6 +16,7 @@ use crate::doorbell::DoorbellPage;
 use crate::memory::backing::Backing;
 use crate::memory::vm::GpuVm;
 use crate::memory::{GPUVM_LIMIT, PAGE_SIZE};
+use crate::part::SimPart;
 use crate::sanitizer::Sanitizer;
 use crate::stats::StatsCounters;
 use aqueduct_isa::gfx11::CodeCache;
@@ -49,6 +50,8 @@ pub struct Gpu {
     pub pool: WorkerPool,
     pub vram_used: Mutex<u64>,
     pub cwsr: CwsrSizes,
+    /// The part this GPU is (`SimConfig::part`): which ISA its code is.
+    pub part: SimPart,
     /// The watchdog's per-dispatch time limit (`SimConfig::dispatch_timeout`).
     pub dispatch_timeout: Option<Duration>,
     /// The device's sanitizer (`SimConfig::sanitize` not off).
@@ -86,6 +89,7 @@ impl Gpu {
             pool,
             vram_used: Mutex::new(0),
             cwsr,
+            part: SimPart::default(),
             dispatch_timeout: None,
             sanitizer: None,
             vm_fd: Mutex::new(None),

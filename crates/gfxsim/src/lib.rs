@@ -1,7 +1,10 @@
 //! aqueduct-gfxsim: a simulated AMD GPU below the KFD boundary.
 //!
-//! [`SimDevice`] implements `aqueduct_kfd::KfdDevice`: it publishes a
-//! gfx1100 topology, backs buffer objects with host memory, owns AQL queues
+//! [`SimDevice`] implements `aqueduct_kfd::KfdDevice`: it publishes the
+//! topology of a [`SimPart`] (an RX 7900 XTX, gfx1100, unless
+//! `AQUEDUCT_SIM_PART` / `AQUEDUCT_SIM_ISA` or `SimConfig::part` pick an
+//! MI300X or a gfx90a part, whose code it does not execute yet and refuses
+//! at dispatch), backs buffer objects with host memory, owns AQL queues
 //! with one command-processor thread each, and runs dispatches on a pool of
 //! worker threads per GPU through the ISA emulator of `aqueduct_isa`.
 //!
@@ -31,6 +34,7 @@ mod fault;
 mod gpu;
 mod kfd_version;
 mod memory;
+mod part;
 mod queue;
 mod sanitizer;
 mod sdma;
@@ -46,12 +50,13 @@ pub use coherence_report::{
 pub use config::{
     DEFAULT_DISPATCH_TIMEOUT, DEFAULT_VRAM_SIZE, DISPATCH_TIMEOUT_ENV, MAX_THREADS,
     MIN_DEFAULT_VRAM_SIZE, MIN_KFD_MINOR_VERSION, STRICT_COHERENCE_ENV, SimConfig, THREADS_ENV,
-    VRAM_MB_ENV,
+    VRAM_MB_ENV, default_part,
 };
 pub use device::SimDevice;
 pub use dispatch_counters::{COUNTER_LOG_LIMIT, DispatchCounters, Occupancy, OccupancyLimit};
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 pub use memory::POPULATE_LIMIT;
+pub use part::{CacheLevel, ISA_ENV, PART_ENV, PartProperties, SimPart, SimPartError};
 pub use sanitizer::{
     Allocation, Finding, SANITIZE_ENV, SanitizeParseError, SanitizerConfig, SanitizerReport, Site,
     TOOL_NAMES, Tool,

@@ -1,12 +1,15 @@
 //! The simulated system's KFD topology, published in sysfs format.
 //!
-//! Node 0 is a 16-core CPU node; nodes 1..=gpus are gfx1100 GPUs with the
-//! properties an RX 7900 XTX reports (its amdkfd sysfs node: 96 CUs in 12 shader
-//! arrays, wave32, 64 KiB LDS, capability with doorbell type 2). The tree is
-//! text, exactly what the kernel prints, so the runtime parses it with the
-//! same parser it uses on real sysfs.
+//! Node 0 is a 16-core CPU node; nodes 1..=gpus are GPUs of the configured
+//! [`SimPart`] with the properties that part's amdkfd sysfs node reports
+//! (`part.rs` names the source of each value; the default RX 7900 XTX: 96
+//! CUs in 12 shader arrays, wave32, 64 KiB LDS, capability with doorbell
+//! type 2). The tree is text, exactly what the kernel prints, so the runtime
+//! parses it with the same parser it uses on real sysfs.
 
 use aqueduct_kfd::topology::MemTree;
+
+use crate::part::SimPart;
 
 /// gfx_target_version of gfx1100.
 pub const GFX1100_TARGET_VERSION: u64 = 110000;
@@ -17,13 +20,13 @@ pub const FIRST_RENDER_MINOR: u32 = 128;
 pub const MAX_GPUS: usize = 64;
 /// CPU cores of node 0.
 const CPU_CORES: u64 = 16;
-/// Shader arrays of a GPU, and per shader engine.
-const ARRAY_COUNT: u64 = 12;
-const SIMD_ARRAYS_PER_ENGINE: u64 = 2;
-/// Shader engines of a GPU (libhsakmt's NumShaderBanks: array_count /
-/// simd_arrays_per_engine); gfx11's COMPUTE_TMPRING_SIZE.WAVES counts
-/// scratch wave slots per engine.
-pub const SHADER_ENGINES: u64 = ARRAY_COUNT / SIMD_ARRAYS_PER_ENGINE;
+/// Shader engines of the gfx1100 part (libhsakmt's NumShaderBanks:
+/// array_count / simd_arrays_per_engine); gfx11's COMPUTE_TMPRING_SIZE.WAVES
+/// counts scratch wave slots per engine.
+pub const SHADER_ENGINES: u64 = {
+    let p = SimPart::Rx7900Xtx.properties();
+    p.array_count / p.simd_arrays_per_engine
+};
 
 /// The gpu_id of simulated GPU `index` (0-based). Real KFD derives gpu_ids
 /// from a hash of the device; these are fixed, nonzero, distinct and fit in
@@ -58,9 +61,10 @@ pub fn host_memory_size() -> u64 {
     parsed.unwrap_or(64 << 30)
 }
 
-/// Build the sysfs tree of a system with `gpus` gfx1100 GPUs of
+/// Build the sysfs tree of a system with `gpus` GPUs of part `part`, with
 /// `vram_size` bytes each.
-pub fn build_tree(gpus: usize, vram_size: u64) -> MemTree {
+pub fn build_tree(part: SimPart, gpus: usize, vram_size: u64) -> MemTree {
+    let props = part.properties();
     let mut tree = MemTree::new();
     tree.insert("generation_id", "1\n");
     tree.insert(
@@ -127,28 +131,32 @@ pub fn build_tree(gpus: usize, vram_size: u64) -> MemTree {
         let node = gpu + 1;
         let base = format!("nodes/{node}");
         tree.insert(format!("{base}/gpu_id"), format!("{}\n", gpu_id_of(gpu)));
-        tree.insert(format!("{base}/name"), "ip discovery\n");
-        tree.insert(format!("{base}/properties"), gpu_properties(gpu, vram_size));
+        tree.insert(
+            format!("{base}/name"),
+            format!("{}\n", part.kfd_node_name()),
+        );
+        tree.insert(
+            format!("{base}/properties"),
+            gpu_properties(part, gpu, vram_size),
+        );
         tree.insert(
             format!("{base}/mem_banks/0/properties"),
             properties(&[
                 ("heap_type", 1),
                 ("size_in_bytes", vram_size),
                 ("flags", 0),
-                ("width", 384),
-                ("mem_clk_max", 1250),
+                ("width", props.memory_width),
+                ("mem_clk_max", props.memory_clock),
             ]),
         );
-        // L1 (per CU pair), L2, and the 96 MiB Infinity Cache (L3).
-        let caches: [(u64, u64, u64); 3] = [(1, 16, 128), (2, 6144, 128), (3, 98304, 64)];
-        for (i, (level, size_kb, line)) in caches.iter().enumerate() {
+        for (i, cache) in part.caches().iter().enumerate() {
             tree.insert(
                 format!("{base}/caches/{i}/properties"),
                 properties(&[
                     ("processor_id_low", simd_id_base(gpu)),
-                    ("level", *level),
-                    ("size", *size_kb),
-                    ("cache_line_size", *line),
+                    ("level", cache.level),
+                    ("size", cache.size_kb),
+                    ("cache_line_size", cache.line_size),
                     ("cache_lines_per_tag", 1),
                     ("association", 16),
                     ("latency", 0),
@@ -185,46 +193,47 @@ fn io_link(from: u64, to: u64) -> String {
     ])
 }
 
-fn gpu_properties(gpu: usize, vram_size: u64) -> String {
+fn gpu_properties(part: SimPart, gpu: usize, vram_size: u64) -> String {
+    let p = part.properties();
     properties(&[
         ("cpu_cores_count", 0),
-        ("simd_count", 192),
+        ("simd_count", p.simd_count),
         ("mem_banks_count", 1),
-        ("caches_count", 3),
+        ("caches_count", part.caches().len() as u64),
         ("io_links_count", 1),
         ("p2p_links_count", 0),
         ("cpu_core_id_base", 0),
         ("simd_id_base", simd_id_base(gpu)),
-        ("max_waves_per_simd", 16),
-        ("lds_size_in_kb", 64),
+        ("max_waves_per_simd", p.max_waves_per_simd),
+        ("lds_size_in_kb", p.lds_size_in_kb),
         ("gds_size_in_kb", 0),
         ("num_gws", 64),
-        ("wave_front_size", 32),
-        ("array_count", ARRAY_COUNT),
-        ("simd_arrays_per_engine", SIMD_ARRAYS_PER_ENGINE),
-        ("cu_per_simd_array", 8),
-        ("simd_per_cu", 2),
+        ("wave_front_size", p.wave_front_size),
+        ("array_count", p.array_count),
+        ("simd_arrays_per_engine", p.simd_arrays_per_engine),
+        ("cu_per_simd_array", p.cu_per_simd_array),
+        ("simd_per_cu", p.simd_per_cu),
         ("max_slots_scratch_cu", 32),
-        ("gfx_target_version", GFX1100_TARGET_VERSION),
+        ("gfx_target_version", p.gfx_target_version),
         ("vendor_id", 4098),
-        ("device_id", 29772),
+        ("device_id", p.device_id),
         // PCI bus 3 + gpu, device 0, function 0.
         ("location_id", (3 + gpu as u64) << 8),
         ("domain", 0),
         ("drm_render_minor", (FIRST_RENDER_MINOR + gpu as u32) as u64),
         ("hive_id", 0),
-        ("num_sdma_engines", 2),
-        ("num_sdma_xgmi_engines", 0),
-        ("num_sdma_queues_per_engine", 6),
-        ("num_cp_queues", 8),
-        ("max_engine_clk_fcompute", 2526),
+        ("num_sdma_engines", p.num_sdma_engines),
+        ("num_sdma_xgmi_engines", p.num_sdma_xgmi_engines),
+        ("num_sdma_queues_per_engine", p.num_sdma_queues_per_engine),
+        ("num_cp_queues", p.num_cp_queues),
+        ("max_engine_clk_fcompute", p.max_engine_clk_fcompute),
         ("local_mem_size", vram_size),
-        ("fw_version", 2140),
-        ("capability", 671588992),
+        ("fw_version", p.fw_version),
+        ("capability", p.capability),
         ("debug_prop", 0),
-        ("sdma_fw_version", 21),
+        ("sdma_fw_version", p.sdma_fw_version),
         ("unique_id", unique_id_of(gpu)),
-        ("num_xcc", 1),
+        ("num_xcc", p.num_xcc),
         ("max_engine_clk_ccompute", 4500),
     ])
 }

@@ -52,6 +52,9 @@ pub struct AgentInfo {
     /// A GPU run by gfxsim rather than real hardware (false for CPUs).
     pub simulated: bool,
     pub compute_units: u32,
+    /// The XCCs (compute dies) the GPU's CUs are spread over: 8 on an
+    /// MI300X, 1 on single-die parts; 0 for CPUs.
+    pub xccs: u32,
     pub simd_per_cu: u32,
     pub wavefront_size: u32,
     pub max_waves_per_cu: u32,
@@ -190,6 +193,11 @@ fn agent_info(runtime: &Runtime, agent: &Agent, simulated: bool) -> AgentInfo {
         isa: agent.isa_name.clone(),
         simulated: gpu && simulated,
         compute_units: agent.compute_unit_count,
+        xccs: if gpu {
+            agent.cwsr_sizes.map_or(1, |c| c.num_xcc)
+        } else {
+            0
+        },
         simd_per_cu: agent.simd_per_cu,
         wavefront_size: agent.wavefront_size,
         max_waves_per_cu: agent.max_waves_per_cu,

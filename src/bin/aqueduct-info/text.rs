@@ -73,6 +73,7 @@ fn agent(out: &mut String, a: &AgentInfo, index: usize) {
         line(out, 2, "ISA", a.isa.as_deref().unwrap_or("unknown"));
         line(out, 2, "Simulated", a.simulated);
         line(out, 2, "Compute units", a.compute_units);
+        line(out, 2, "XCCs", a.xccs);
         line(out, 2, "SIMDs per CU", a.simd_per_cu);
         line(out, 2, "Wavefront size", a.wavefront_size);
         line(out, 2, "Max waves per CU", a.max_waves_per_cu);

@@ -15,6 +15,7 @@ use object::read::elf::{
     FileHeader, ProgramHeader, Rela, SectionHeader, SectionTable, Sym, SymbolTable,
 };
 
+use super::descriptor_rules::check_descriptor;
 use super::elf_error::{
     ElfFault, ElfTable, ObjectError, RelocationFault, TruncatedPart, Unsupported,
 };
@@ -252,6 +253,13 @@ impl CodeObject {
                     entry,
                 }));
             }
+            check_descriptor(&isa, &descriptor).map_err(|fault| {
+                CodeObjectError::BadDescriptor {
+                    kernel: km.name.clone(),
+                    gfx: isa.gfx.clone(),
+                    fault,
+                }
+            })?;
             if descriptor.kernarg_size != km.kernarg_segment_size {
                 tracing::warn!(
                     kernel = %km.name,
@@ -260,7 +268,7 @@ impl CodeObject {
                     "kernarg size in the descriptor differs from the metadata"
                 );
             }
-            kernels.push(KernelInfo::new(km, value, descriptor));
+            kernels.push(KernelInfo::new(km, value, descriptor, &isa));
         }
 
         let relocations = dynamic_relocations(&sections, bytes)?;

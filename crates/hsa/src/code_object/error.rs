@@ -5,6 +5,7 @@
 use thiserror::Error;
 
 use super::bundle_error::BundleError;
+use super::descriptor_rules::DescriptorFault;
 use super::elf_error::{ElfFault, ObjectError, RelocationFault, TruncatedPart, Unsupported};
 use super::kernarg_error::{ArgLabel, DispatchShapeError};
 use super::metadata_error::MetadataError;
@@ -29,6 +30,12 @@ pub enum CodeObjectError {
     BadNote {
         #[source]
         source: ObjectError,
+    },
+    #[error("kernel `{kernel}`: its kernel descriptor does not suit {gfx}: {fault}")]
+    BadDescriptor {
+        kernel: String,
+        gfx: String,
+        fault: DescriptorFault,
     },
     #[error("code object has no NT_AMDGPU_METADATA note")]
     MissingMetadata,

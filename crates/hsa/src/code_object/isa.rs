@@ -182,6 +182,33 @@ impl IsaName {
             && self.sramecc.compatible_with(agent.sramecc)
     }
 
+    /// A GFX9-family processor (gfx900 to gfx950 and the gfx9 generic
+    /// targets): wave64 only, COMPUTE_PGM_RSRC3 as GFX9 defines it.
+    pub fn is_gfx9(&self) -> bool {
+        self.gfx.starts_with("gfx9")
+    }
+
+    /// gfx90a and the gfx94x/gfx950 family: one register file holds the
+    /// VGPRs and, from ACCUM_OFFSET on, the AGPRs (LLVM AMDGPUUsage,
+    /// "compute_pgm_rsrc3 for GFX90A, GFX942").
+    pub fn has_unified_register_file(&self) -> bool {
+        matches!(
+            self.gfx.as_str(),
+            "gfx90a" | "gfx940" | "gfx941" | "gfx942" | "gfx950" | "gfx9-4-generic"
+        )
+    }
+
+    /// The GFX9 processors whose row of LLVM AMDGPUUsage's processor table
+    /// says *Architected flat scratch* (gfx11 and later have it too): the
+    /// hardware sets up scratch, and the kernel descriptor must not ask for
+    /// the private segment buffer or flat scratch init user SGPRs.
+    pub fn is_gfx9_with_architected_flat_scratch(&self) -> bool {
+        matches!(
+            self.gfx.as_str(),
+            "gfx940" | "gfx941" | "gfx942" | "gfx950" | "gfx9-4-generic"
+        )
+    }
+
     /// Parse `gfx1100`, `gfx90a:xnack+`, `amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-`
     /// (or the 3-field triple `amdgcn-amd-amdhsa-gfx906`). Features not named are `Any`.
     pub fn parse(s: &str) -> Option<IsaName> {

@@ -6,6 +6,8 @@
 
 use aqueduct_kfd::abi::KernelDescriptor;
 
+use super::descriptor_rules::gfx9_fields;
+use super::isa::IsaName;
 use super::metadata::{KernelArg, KernelMetadata};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +35,13 @@ pub struct KernelInfo {
     pub max_flat_workgroup_size: u32,
     pub reqd_workgroup_size: Option<[u32; 3]>,
     pub uses_dynamic_stack: bool,
+    /// gfx90a/gfx94x: the VGPR index where the AGPRs start in the unified
+    /// register file (COMPUTE_PGM_RSRC3.ACCUM_OFFSET, 4 to 256); None on
+    /// other targets.
+    pub accum_offset: Option<u32>,
+    /// gfx90a/gfx94x: COMPUTE_PGM_RSRC3.TG_SPLIT, the workgroup's waves may
+    /// run on different CUs; false on other targets.
+    pub tg_split: bool,
 }
 
 impl KernelInfo {
@@ -40,7 +49,9 @@ impl KernelInfo {
         metadata: KernelMetadata,
         descriptor_offset: u64,
         descriptor: KernelDescriptor,
+        isa: &IsaName,
     ) -> Self {
+        let gfx9 = gfx9_fields(isa, &descriptor);
         Self {
             name: metadata.name,
             symbol: metadata.symbol,
@@ -60,6 +71,8 @@ impl KernelInfo {
             max_flat_workgroup_size: metadata.max_flat_workgroup_size,
             reqd_workgroup_size: metadata.reqd_workgroup_size,
             uses_dynamic_stack: metadata.uses_dynamic_stack,
+            accum_offset: gfx9.map(|f| f.accum_offset),
+            tg_split: gfx9.is_some_and(|f| f.tg_split),
         }
     }
 

@@ -4,7 +4,7 @@
 //! Design. A code object is an ELF64 shared object for EM_AMDGPU (code object
 //! v4-v6, as `ld.lld -shared` makes them). [`CodeObject::parse`] validates it
 //! once — identification, PT_LOAD layout, the msgpack metadata note, kernel
-//! descriptors, dynamic relocations — so the later steps cannot fail on
+//! descriptors (against their target's rules), dynamic relocations — so the later steps cannot fail on
 //! structure: [`CodeObject::load_image`] copies the segments into memory the
 //! runtime allocated and applies relocations for the chosen GPU address, and
 //! [`KernargBuilder`] lays out a dispatch's kernarg segment from the argument
@@ -17,7 +17,8 @@
 //! [`CodeObjectError`], never a panic (a fuzz-style test holds us to it).
 //!
 //! Files: `elf` (the ELF reader and image loader), `metadata` (the msgpack
-//! note), `kernel` (a kernel's metadata + descriptor), `isa` (processor and
+//! note), `kernel` (a kernel's metadata + descriptor), `descriptor_rules`
+//! (what a descriptor must hold on its target), `isa` (processor and
 //! target features), `bundle` (offload bundles), `kernarg` (kernarg
 //! segments), `error` (with `bundle_error`, `elf_error`, `metadata_error`
 //! and `kernarg_error`, the parts of its errors for bundles, the ELF
@@ -25,6 +26,7 @@
 
 mod bundle;
 mod bundle_error;
+mod descriptor_rules;
 mod elf;
 mod elf_error;
 mod error;
@@ -39,6 +41,9 @@ use std::borrow::Cow;
 
 pub use bundle::{BUNDLE_MAGIC, Bundle, BundleEntry, COMPRESSED_BUNDLE_MAGIC};
 pub use bundle_error::{BundleError, Compression};
+pub use descriptor_rules::{
+    DescriptorFault, GFX9_MAX_USER_SGPRS, Gfx9Fields, UserSgpr, check_descriptor, gfx9_fields,
+};
 pub use elf::{
     CodeObject, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, NT_AMDGPU_METADATA, R_AMDGPU_ABS32,
     R_AMDGPU_ABS32_HI, R_AMDGPU_ABS32_LO, R_AMDGPU_ABS64, R_AMDGPU_NONE, R_AMDGPU_RELATIVE64,

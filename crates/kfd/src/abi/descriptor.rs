@@ -114,6 +114,30 @@ impl KernelDescriptor {
         bits(self.compute_pgm_rsrc3, 4, 6)
     }
 
+    // COMPUTE_PGM_RSRC3 of gfx90a and gfx94x (LLVM AMDGPUUsage,
+    // "compute_pgm_rsrc3 for GFX90A, GFX942"; `AMDHSAKernelDescriptor.h`
+    // COMPUTE_PGM_RSRC3_GFX90A_*): ACCUM_OFFSET in bits 5:0, TG_SPLIT in
+    // bit 16, every other bit reserved and 0.
+    /// The ACCUM_OFFSET field: the first AGPR of the unified register file
+    /// is VGPR (field + 1) * 4.
+    pub fn accum_offset_field(&self) -> u32 {
+        bits(self.compute_pgm_rsrc3, 0, 6)
+    }
+    /// The VGPR index where the AGPRs start: 4 to 256 in steps of 4.
+    pub fn accum_offset(&self) -> u32 {
+        (self.accum_offset_field() + 1) * 4
+    }
+    /// TG_SPLIT: the workgroup's waves may run on different CUs (no LDS
+    /// sharing beyond a wave's CU; LLVM `+tgsplit`).
+    pub fn tg_split(&self) -> bool {
+        bits(self.compute_pgm_rsrc3, 16, 1) != 0
+    }
+    /// The bits of COMPUTE_PGM_RSRC3 that gfx90a/gfx94x reserve (15:6 and
+    /// 31:17), as set in this descriptor.
+    pub fn gfx90a_rsrc3_reserved_bits(&self) -> u32 {
+        self.compute_pgm_rsrc3 & !(0x3f | 1 << 16)
+    }
+
     // kernel_code_properties
     pub fn enable_sgpr_private_segment_buffer(&self) -> bool {
         self.kernel_code_properties & (1 << 0) != 0
@@ -136,7 +160,7 @@ impl KernelDescriptor {
     pub fn enable_sgpr_private_segment_size(&self) -> bool {
         self.kernel_code_properties & (1 << 6) != 0
     }
-    /// gfx10+: 1 = wave32, 0 = wave64.
+    /// gfx10+: 1 = wave32, 0 = wave64. Reserved (0) on GFX6-GFX9.
     pub fn enable_wavefront_size32(&self) -> bool {
         self.kernel_code_properties & (1 << 10) != 0
     }
@@ -150,6 +174,29 @@ impl KernelDescriptor {
         } else {
             64
         }
+    }
+    /// The user SGPRs the kernel_code_properties enables and the kernarg
+    /// preload asks for, in the order the CP loads them (LLVM AMDGPUUsage,
+    /// "Initial Kernel Execution State"): private segment buffer 4,
+    /// dispatch ptr 2, queue ptr 2, kernarg segment ptr 2, dispatch id 2,
+    /// flat scratch init 2, private segment size 1, then the preloaded
+    /// kernarg dwords.
+    pub fn implied_user_sgpr_count(&self) -> u32 {
+        let enabled = [
+            (self.enable_sgpr_private_segment_buffer(), 4),
+            (self.enable_sgpr_dispatch_ptr(), 2),
+            (self.enable_sgpr_queue_ptr(), 2),
+            (self.enable_sgpr_kernarg_segment_ptr(), 2),
+            (self.enable_sgpr_dispatch_id(), 2),
+            (self.enable_sgpr_flat_scratch_init(), 2),
+            (self.enable_sgpr_private_segment_size(), 1),
+        ];
+        enabled
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, n)| n)
+            .sum::<u32>()
+            + self.kernarg_preload_spec_length()
     }
     pub fn kernarg_preload_spec_length(&self) -> u32 {
         (self.kernarg_preload & 0x7f) as u32

@@ -47,8 +47,10 @@ impl<'d> WorkgroupSanitizer<'d> {
         }
     }
 
+    /// The site of lane `l` of `a` (no lane for a scalar load).
     fn lane_site(&self, a: &LaneAccesses<'_>, l: usize) -> Site {
-        self.site(a.pc, a.wave, Some(a.first_lane + l as u32))
+        let lane = (!a.scalar).then_some(a.first_lane + l as u32);
+        self.site(a.pc, a.wave, lane)
     }
 
     fn memcheck(&mut self, a: &LaneAccesses<'_>) {

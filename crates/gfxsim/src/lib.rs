@@ -53,8 +53,8 @@ pub use dispatch_counters::{COUNTER_LOG_LIMIT, DispatchCounters, Occupancy, Occu
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 pub use memory::POPULATE_LIMIT;
 pub use sanitizer::{
-    Allocation, Finding, SANITIZE_ENV, SanitizeParseError, SanitizerConfig, SanitizerReport, Site,
-    TOOL_NAMES, Tool,
+    Access, Allocation, Finding, SANITIZE_ENV, SanitizeParseError, SanitizerConfig,
+    SanitizerReport, Site, TOOL_NAMES, Tool,
 };
 pub use sdma::{MAX_SDMA_QUEUES, SDMA_ENGINES, SDMA_QUEUES_PER_ENGINE};
 pub use stats::SimStats;

@@ -74,11 +74,9 @@ mod tests {
     fn a_note_holds_until_its_findings_are_taken() {
         let noted = NotedDispatches::default();
         assert_eq!(noted.bindings(0x100), None);
-        noted.note(0x100, &[0x1000..0x1040]);
-        assert_eq!(
-            noted.bindings(0x100).as_deref(),
-            Some(&[0x1000..0x1040][..])
-        );
+        let bound = [0x1000..0x1040, 0x2000..0x2100];
+        noted.note(0x100, &bound);
+        assert_eq!(noted.bindings(0x100).as_deref(), Some(&bound[..]));
         assert_eq!(noted.take(0x100), vec![]);
         assert_eq!(noted.bindings(0x100), None);
     }

@@ -32,9 +32,9 @@ TARGETS=(gfx1100 gfx942 gfx90a)
 KERNELS=(vector_copy saxpy reduce_lds histogram histogram_global matmul_tiled sqrt_exp_loop
          fill2d fill3d oob_write empty lookup_table write_timestamp group_scan
          lds_uninit lds_race divergent_barrier scalar_overrun)
-# Kernels written with gfx11 instructions in inline assembly (MUBUF
-# buffer_store_b32, global_store_addtid_b32): built for gfx1100 only.
-GFX11_KERNELS=(buffer_overrun addtid_overrun)
+# Kernels written with gfx11 instructions in inline assembly (MUBUF, MTBUF,
+# s_buffer_load, global_store_addtid): built for gfx1100 only.
+GFX11_KERNELS=(buffer_overrun addtid_overrun typed_buffer_overrun)
 # HIP sources (device code only, no ROCm headers: -nogpuinc; a fixed -cuid keeps the
 # output deterministic).
 HIP_KERNELS=(reverse_blocks)

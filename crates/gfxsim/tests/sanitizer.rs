@@ -286,6 +286,60 @@ fn a_buffer_store_past_its_allocation_is_a_memcheck_finding() {
     assert_eq!(allocation.size, 64);
 }
 
+/// A raw V# claiming 128 bytes over a 64-byte buffer: the wave's
+/// s_buffer_load_b32 of byte 64 and lanes 16..31's tbuffer_store_format_x
+/// pass the range check and land past the buffer, a finding each (the
+/// scalar one with no lane). With the V# claiming 64 bytes the range check
+/// drops both (the load reads 0): no finding.
+#[test]
+fn scalar_and_typed_buffer_accesses_past_their_allocation_are_findings() {
+    let gpu = gpu(SanitizerConfig::off().with(Tool::Memcheck));
+    let program = gpu.load("typed_buffer_overrun");
+    let buffer = gpu.filled_u32(16, 0);
+    let out = gpu.filled_u32(32, 1);
+    let run = |num_records| {
+        gpu.run(
+            &program.kernel,
+            &[
+                Arg::Ptr(buffer.gpu_va()),
+                Arg::U32(num_records),
+                Arg::U32(5),
+                Arg::Ptr(out.gpu_va()),
+            ],
+            [32, 1, 1],
+            [32, 1, 1],
+        )
+        .unwrap()
+    };
+    run(64);
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+    assert_eq!(read_u32(&buffer, 16), vec![5; 16]);
+    assert_eq!(read_u32(&out, 32), vec![0; 32]);
+    run(128);
+    let mut found: Vec<_> = gpu
+        .sim
+        .sanitizer_reports()
+        .into_iter()
+        .map(|r| match r.finding {
+            Finding::GlobalOverrun {
+                at,
+                access,
+                address,
+                size,
+                allocation,
+                overrun,
+            } => {
+                assert_eq!(allocation.base, buffer.gpu_va());
+                assert_eq!((address, size, overrun), (buffer.gpu_va() + 64, 4, 4));
+                (access, at.lane)
+            }
+            _ => panic!("{r:?}"),
+        })
+        .collect();
+    found.sort_by_key(|&(access, _)| access == Access::Write);
+    assert_eq!(found, vec![(Access::Read, None), (Access::Write, Some(16))]);
+}
+
 /// global_store_addtid_b32 addresses the SGPR base plus 4 * lane: a wave32
 /// writes 128 bytes from the base of a 64-byte buffer, so lane 16 is the
 /// first past it.

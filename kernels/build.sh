@@ -2,7 +2,8 @@
 # Rebuilds Aqueduct's test kernels (kernels/src/*.cl) into AMDGPU code objects,
 # one per kernel per target, plus offload bundles of saxpy:
 #
-#   <out>/<gfx>/<name>.co        for gfx in gfx1100 gfx942 gfx90a
+#   <out>/<gfx>/<name>.co        for gfx in gfx1100 gfx942 gfx90a (the
+#                                GFX11_KERNELS for gfx1100 only)
 #   <out>/<gfx>/multi.co         vector_copy + saxpy + fill3d linked together
 #   <out>/<gfx>/<hip>.co         for every HIP kernel file (kernels/src/*.hip), device only
 #   <out>/bundles/saxpy.bundle       uncompressed clang offload bundle (3 targets + host)
@@ -30,7 +31,10 @@ BUNDLER=clang-offload-bundler-19
 TARGETS=(gfx1100 gfx942 gfx90a)
 KERNELS=(vector_copy saxpy reduce_lds histogram histogram_global matmul_tiled sqrt_exp_loop
          fill2d fill3d oob_write empty lookup_table write_timestamp group_scan
-         lds_uninit lds_race divergent_barrier)
+         lds_uninit lds_race divergent_barrier scalar_overrun)
+# Kernels written with gfx11 instructions in inline assembly (MUBUF, MTBUF,
+# s_buffer_load, global_store_addtid): built for gfx1100 only.
+GFX11_KERNELS=(buffer_overrun addtid_overrun typed_buffer_overrun)
 # HIP sources (device code only, no ROCm headers: -nogpuinc; a fixed -cuid keeps the
 # output deterministic).
 HIP_KERNELS=(reverse_blocks)
@@ -51,6 +55,12 @@ for gfx in "${TARGETS[@]}"; do
         "$CLANG" "${CFLAGS[@]}" -mcpu="$gfx" -c "$k.cl" -o "$TMP/$gfx/$k.o"
         "$LLD" -shared --build-id=none "$TMP/$gfx/$k.o" -o "$OUT/$gfx/$k.co"
     done
+    if [ "$gfx" = gfx1100 ]; then
+        for k in "${GFX11_KERNELS[@]}"; do
+            "$CLANG" "${CFLAGS[@]}" -mcpu="$gfx" -c "$k.cl" -o "$TMP/$gfx/$k.o"
+            "$LLD" -shared --build-id=none "$TMP/$gfx/$k.o" -o "$OUT/$gfx/$k.co"
+        done
+    fi
     multi_objs=()
     for k in "${MULTI[@]}"; do multi_objs+=("$TMP/$gfx/$k.o"); done
     "$LLD" -shared --build-id=none "${multi_objs[@]}" -o "$OUT/$gfx/multi.co"

@@ -118,6 +118,7 @@ impl DeviceShared {
             runtime.pool(&agent, PoolKind::FineSystem)?,
             STAGING_RING_BYTES,
         )?;
+        let sanitizer = crate::device_select::SanitizerSource::of(runtime.device());
         Ok(DeviceShared {
             id: DeviceId::next(),
             runtime,
@@ -133,7 +134,10 @@ impl DeviceShared {
             hsa_queue,
             copy_engine,
             epoch_signal,
-            state: Mutex::new(LockRank::QueueState, QueueState::new(kernargs, staging)),
+            state: Mutex::new(
+                LockRank::QueueState,
+                QueueState::new(kernargs, staging, sanitizer),
+            ),
             submit_lock: Mutex::new(LockRank::SubmitLock, ()),
             host_callbacks: Default::default(),
             callbacks_on_host_thread: AtomicBool::new(false),

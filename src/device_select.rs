@@ -6,7 +6,8 @@
 //! This is the only place above the KfdDevice boundary that names gfxsim:
 //! the choice is made once, and everything after it sees `dyn KfdDevice`
 //! (the trace reaches gfxsim's per-dispatch counters through
-//! `DispatchCounterSource`, a downcast of that handle).
+//! `DispatchCounterSource`, and the queue its sanitizer's findings through
+//! `SanitizerSource`, downcasts of that handle).
 //! gfxsim is the `sim` feature (on by default); without it `Sim` is an error
 //! and `Auto` means the real device only.
 
@@ -168,6 +169,77 @@ impl DispatchCounterSource {
         {
             let _ = signal;
             None
+        }
+    }
+}
+
+/// gfxsim's sanitizer, reached through the device handle: the queue notes
+/// the ranges each of its dispatches binds (`KfdDevice::note_dispatch_bindings`,
+/// through the handle) and takes their findings here when their submission
+/// completes. None on any other device, and while the sanitizer is off,
+/// so a device without it does no work for it.
+pub(crate) struct SanitizerSource {
+    #[cfg(feature = "sim")]
+    sim: Arc<aqueduct_gfxsim::SimDevice>,
+}
+
+impl SanitizerSource {
+    /// The sanitizer of `device`, when it is gfxsim with the sanitizer on.
+    #[cfg(feature = "sim")]
+    pub(crate) fn of(device: &Arc<dyn KfdDevice>) -> Option<Self> {
+        let any: Arc<dyn std::any::Any + Send + Sync> = device.clone();
+        any.downcast::<aqueduct_gfxsim::SimDevice>()
+            .ok()
+            .filter(|sim| sim.sanitizes())
+            .map(|sim| SanitizerSource { sim })
+    }
+
+    #[cfg(not(feature = "sim"))]
+    pub(crate) fn of(_device: &Arc<dyn KfdDevice>) -> Option<Self> {
+        None
+    }
+
+    /// The findings of the dispatches of submission `submission` whose
+    /// packets carried `kernargs`, folded by (tool, kernel, instruction)
+    /// with their counts added, as errors for the device to report.
+    pub(crate) fn take(&self, submission: u64, kernargs: &[u64]) -> Vec<crate::error::Error> {
+        #[cfg(feature = "sim")]
+        {
+            use crate::error::{Error, InternalError, SanitizerError};
+            let mut folded: Vec<aqueduct_gfxsim::SanitizerReport> = Vec::new();
+            for &kernarg in kernargs {
+                for r in self.sim.take_dispatch_findings(kernarg) {
+                    let same = |f: &aqueduct_gfxsim::SanitizerReport| {
+                        f.tool() == r.tool()
+                            && f.kernel_object == r.kernel_object
+                            && f.finding.site().pc == r.finding.site().pc
+                    };
+                    match folded.iter_mut().find(|f| same(f)) {
+                        Some(f) => f.count += r.count,
+                        None => folded.push(r),
+                    }
+                }
+            }
+            folded
+                .into_iter()
+                .map(|r| {
+                    let e = SanitizerError::new(r, submission);
+                    // Internal, not Validation: a kernel's own bad access is
+                    // found only as it runs on the device, the same bug a
+                    // GPU queue fault (also Internal) shows without the
+                    // sanitizer, while a Validation error promises that
+                    // nothing reached the GPU.
+                    Error::Internal {
+                        description: e.to_string(),
+                        source: Box::new(InternalError::Sanitizer(e)),
+                    }
+                })
+                .collect()
+        }
+        #[cfg(not(feature = "sim"))]
+        {
+            let _ = (submission, kernargs);
+            Vec::new()
         }
     }
 }

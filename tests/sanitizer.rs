@@ -1,11 +1,23 @@
-//! `aqueduct-run --sanitize` end to end on gfxsim: kernels with a
-//! deliberate bug (kernels/src) give their finding as one stderr line
-//! `sanitizer <tool>: kernel <name>+0x<offset>: ...` and exit status 3;
-//! clean runs give no line and status 0; an unknown tool is refused with
-//! the valid names.
+//! The sanitizer end to end on gfxsim. `aqueduct-run --sanitize`: kernels
+//! with a deliberate bug (kernels/src) give their finding as one stderr
+//! line `sanitizer <tool>: kernel <name>+0x<offset>: ...` and exit status
+//! 3; clean runs give no line and status 0; an unknown tool is refused with
+//! the valid names. Through the facade: a submission's findings are
+//! `Error::Internal`s (source `InternalError::Sanitizer`) that an error
+//! scope catches or the uncaptured-error handler gets, and an access
+//! outside every bound range of a buffer is one.
 
+use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+
+use aqueduct::gfxsim::{Access, Finding, SanitizerConfig, SimConfig, Tool};
+use aqueduct::*;
+use aqueduct_test_harness::facade::{
+    Ctx, InternalError, auto_pipeline, bind_group, kernel_module, sim_ctx_with, storage,
+    storage_init,
+};
 
 fn kernel(name: &str) -> String {
     let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -250,4 +262,214 @@ fn a_finding_names_its_source_line_with_debug_info() {
         stderr(&out)
     );
     std::fs::remove_dir_all(dir).ok();
+}
+
+/// A facade device on gfxsim with the sanitizer's `tools`.
+fn sanitized(tools: SanitizerConfig) -> Ctx {
+    sim_ctx_with(SimConfig {
+        sanitize: tools,
+        ..SimConfig::default()
+    })
+    .0
+}
+
+/// vector_copy of `n` elements between `src` and `dst` bound by `group`,
+/// in workgroups of 64, submitted and waited for.
+fn copy(c: &Ctx, group: impl FnOnce(&ComputePipeline) -> BindGroup, n: u32) {
+    let module = kernel_module(&c.device, "vector_copy", [64, 1, 1]);
+    let pipeline = auto_pipeline(&c.device, &module, "vector_copy");
+    let group = group(&pipeline);
+    let mut encoder = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.set_immediates(0, &n.to_le_bytes());
+        pass.dispatch_workgroups(n.div_ceil(64), 1, 1);
+    }
+    let index = c.queue.submit([encoder.finish()]);
+    c.device
+        .poll(PollType::Wait {
+            submission_index: Some(index),
+            timeout: Some(std::time::Duration::from_secs(60)),
+        })
+        .expect("the copy completes");
+}
+
+/// The sanitizer finding behind `e`.
+fn sanitizer_error(e: &Error) -> &aqueduct::error::SanitizerError {
+    assert_eq!(e.filter(), ErrorFilter::Internal, "{e}");
+    match std::error::Error::source(e).and_then(|s| s.downcast_ref::<InternalError>()) {
+        Some(InternalError::Sanitizer(f)) => f,
+        _ => panic!("not a sanitizer finding: {e:?}"),
+    }
+}
+
+/// vector_copy told 5 elements over 4-element buffers: the first finding of
+/// the submission (the read past `src`) reaches the Internal error scope
+/// with its tool, kernel, offset and address; a Validation scope catches
+/// nothing; the right bound gives no error.
+#[test]
+fn a_finding_is_an_internal_error_an_error_scope_catches() {
+    let c = sanitized(SanitizerConfig::off().with(Tool::Memcheck));
+    let src = storage_init(&c.device, &[1, 2, 3, 4]);
+    let dst = storage(&c.device, 16);
+    let group = |p: &ComputePipeline| bind_group(&c.device, p, 0, &[&src, &dst]);
+    let internal = c.device.push_error_scope(ErrorFilter::Internal);
+    let validation = c.device.push_error_scope(ErrorFilter::Validation);
+    copy(&c, group, 4);
+    assert!(validation.pop_now().is_none());
+    assert!(internal.pop_now().is_none());
+
+    let internal = c.device.push_error_scope(ErrorFilter::Internal);
+    let validation = c.device.push_error_scope(ErrorFilter::Validation);
+    copy(&c, group, 5);
+    assert!(validation.pop_now().is_none());
+    let err = internal.pop_now().expect("the overrun is reported");
+    let found = sanitizer_error(&err);
+    assert_eq!(
+        (found.tool, &*found.kernel, found.count),
+        (Tool::Memcheck, "vector_copy", 1)
+    );
+    let Finding::GlobalOverrun {
+        at,
+        access,
+        address,
+        allocation,
+        overrun,
+        ..
+    } = found.finding
+    else {
+        panic!("{found:?}");
+    };
+    assert_eq!((access, overrun), (Access::Read, 4));
+    assert_eq!((allocation.size, address), (16, allocation.base + 16));
+    assert_eq!(found.address, Some(address));
+    assert_eq!(found.offset, at.offset);
+    assert_eq!((at.workgroup, at.lane), ([0, 0, 0], Some(4)));
+    let message = err.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "Internal error: sanitizer memcheck: kernel vector_copy+{:#x}: read of 4 bytes at \
+             {address:#x} overruns the 16-byte allocation",
+            at.offset
+        )) && message.ends_with(&format!("(submission {})", found.submission)),
+        "{message}"
+    );
+}
+
+/// With no scope open, each finding of the submission (the read past
+/// `src`, the write past `dst`) goes to the uncaptured-error handler.
+#[test]
+fn uncaptured_findings_go_to_the_handler() {
+    let c = sanitized(SanitizerConfig::all());
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let sink = errors.clone();
+    c.device.on_uncaptured_error(Arc::new(move |e: Error| {
+        sink.lock().unwrap().push(e.to_string())
+    }));
+    let src = storage_init(&c.device, &[1, 2, 3, 4]);
+    let dst = storage(&c.device, 16);
+    copy(&c, |p| bind_group(&c.device, p, 0, &[&src, &dst]), 5);
+    let errors = errors.lock().unwrap().clone();
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    for (e, verb) in errors.iter().zip(["read", "write"]) {
+        assert!(
+            e.starts_with("Internal error: sanitizer memcheck: kernel vector_copy+0x")
+                && e.contains(&format!(": {verb} of 4 bytes at 0x"))
+                && e.contains("overruns the 16-byte allocation"),
+            "{e}"
+        );
+    }
+}
+
+/// Without the sanitizer the same overrun reports nothing.
+#[test]
+fn without_the_sanitizer_a_submission_reports_no_finding() {
+    let c = sanitized(SanitizerConfig::off());
+    let src = storage_init(&c.device, &[1, 2, 3, 4]);
+    let dst = storage(&c.device, 16);
+    let scope = c.device.push_error_scope(ErrorFilter::Internal);
+    copy(&c, |p| bind_group(&c.device, p, 0, &[&src, &dst]), 5);
+    assert!(scope.pop_now().is_none());
+}
+
+/// `src` and `dst` are two 256-byte ranges of one 1024-byte buffer: a copy
+/// of 65 elements reads the byte after `src`'s range and writes the one
+/// after `dst`'s, both inside the buffer, so no allocation is overrun; each
+/// is a memcheck finding naming the bound range it left. 64 elements
+/// stay inside both ranges.
+#[test]
+fn an_access_outside_the_bound_range_is_a_finding() {
+    let c = sanitized(SanitizerConfig::off().with(Tool::Memcheck));
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let sink = errors.clone();
+    c.device
+        .on_uncaptured_error(Arc::new(move |e: Error| sink.lock().unwrap().push(e)));
+    let buffer = storage_init(&c.device, &(0..256).collect::<Vec<u32>>());
+    let range = |offset| {
+        BindingResource::Buffer(BufferBinding {
+            buffer: &buffer,
+            offset,
+            size: NonZeroU64::new(256),
+        })
+    };
+    let group = |p: &ComputePipeline| {
+        c.device.create_bind_group(&BindGroupDescriptor {
+            label: None,
+            layout: &p.get_bind_group_layout(0),
+            entries: &[
+                BindGroupEntry {
+                    binding: 0,
+                    resource: range(0),
+                },
+                BindGroupEntry {
+                    binding: 1,
+                    resource: range(512),
+                },
+            ],
+        })
+    };
+    copy(&c, group, 64);
+    assert_eq!(errors.lock().unwrap().len(), 0);
+    copy(&c, group, 65);
+    let errors = std::mem::take(&mut *errors.lock().unwrap());
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    let mut seen = Vec::new();
+    for e in &errors {
+        let found = sanitizer_error(e);
+        let Finding::BindingOverrun {
+            at,
+            access,
+            address,
+            size,
+            allocation,
+            ref binding,
+        } = found.finding
+        else {
+            panic!("{found:?}");
+        };
+        // Work-item 64 is lane 0 of workgroup 1.
+        assert_eq!((at.workgroup, at.lane, size), ([1, 0, 0], Some(0), 4));
+        assert_eq!(allocation.size, 1024);
+        assert_eq!(address, binding.end);
+        seen.push((
+            access,
+            binding.start - allocation.base,
+            binding.end - binding.start,
+        ));
+        assert!(
+            e.to_string().contains(&format!(
+                "is outside every range the dispatch binds of the 1024-byte allocation at \
+                 {:#x} (nearest bound range {:#x}..{:#x})",
+                allocation.base, binding.start, binding.end
+            )),
+            "{e}"
+        );
+    }
+    seen.sort_by_key(|&(access, ..)| access == Access::Write);
+    assert_eq!(
+        seen,
+        vec![(Access::Read, 0, 256), (Access::Write, 512, 256)]
+    );
 }

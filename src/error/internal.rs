@@ -1,5 +1,6 @@
-//! Errors of the device underneath (HSA runtime, GPU queue faults), the
-//! sources of `Error::Internal` and `Error::OutOfMemory`.
+//! Errors of the device underneath (HSA runtime, GPU queue faults,
+//! gfxsim's sanitizer findings), the sources of `Error::Internal` and
+//! `Error::OutOfMemory`.
 
 use std::sync::Arc;
 
@@ -83,6 +84,12 @@ pub enum InternalError {
         #[source]
         source: HsaError,
     },
+    /// gfxsim's sanitizer found a kernel-side error (a memory access past
+    /// an allocation or a bound range, a race, an uninitialised read, a
+    /// divergent barrier) in a dispatch of a completed submission.
+    #[cfg(feature = "sim")]
+    #[error(transparent)]
+    Sanitizer(#[from] super::sanitizer::SanitizerError),
 }
 
 /// Why packets, a staging upload or a kernarg block could not be written

@@ -9,7 +9,8 @@
 //! queue, query sets, the device), in the files of this module, with
 //! fields a caller can match and messages that say what was wrong and what
 //! to do about it. [`InternalError`] is the source of `Error::Internal`
-//! and of allocation failures.
+//! and of allocation failures; gfxsim's sanitizer findings are
+//! `Error::Internal` too ([`InternalError::Sanitizer`]).
 
 use std::fmt;
 
@@ -26,6 +27,8 @@ mod pass;
 mod pipeline;
 mod query;
 mod queue;
+#[cfg(feature = "sim")]
+mod sanitizer;
 mod shader;
 mod texture;
 
@@ -45,6 +48,8 @@ pub use pass::{DispatchError, PassError};
 pub use pipeline::{ComputePipelineError, LayoutMismatch, PipelineLayoutError};
 pub use query::{QuerySetError, QueryUseError, TimestampError};
 pub use queue::QueueError;
+#[cfg(feature = "sim")]
+pub use sanitizer::SanitizerError;
 pub use shader::{
     EntryPointError, PrecompileHint, ReflectionError, ShaderLanguage, ShaderLoadError,
     ShaderModuleError, WgslError,

@@ -1,7 +1,8 @@
 //! Lifetime of in-flight work: the queue state (submission epochs,
 //! pending uploads, in-flight submissions and what they keep alive,
 //! registered callbacks), its lock, and retiring completed submissions:
-//! their ring blocks and memory are freed and ready callbacks run.
+//! their ring blocks and memory are freed, ready callbacks run, and the
+//! sanitizer's findings in their dispatches (gfxsim) are reported.
 
 use std::any::Any;
 use std::collections::{HashMap, VecDeque};
@@ -11,7 +12,8 @@ use aqueduct_hsa::MemoryOrder;
 
 use crate::command::lower::Op;
 use crate::device::DeviceShared;
-use crate::error::BufferAsyncError;
+use crate::device_select::SanitizerSource;
+use crate::error::{BufferAsyncError, Error};
 use crate::lock_rank::MutexGuard;
 use crate::registry::BufferId;
 use crate::ring::Ring;
@@ -52,6 +54,9 @@ pub(super) struct InFlight {
     pub(super) first_packet: Option<(u64, u64)>,
     /// The packets a trace times (src/trace/submission.rs).
     pub(super) trace: Option<SubmissionTrace>,
+    /// The kernarg addresses of the dispatches whose bound ranges went to
+    /// the sanitizer (`QueueState::sanitizer`), to take their findings by.
+    pub(super) sanitized: Vec<u64>,
     pub(super) _keep: Vec<KeepAlive>,
 }
 
@@ -75,6 +80,14 @@ pub(crate) struct QueueState {
     pub(super) in_submit: bool,
     /// Retired traced submissions whose events are not recorded yet.
     pub(crate) retired_traces: Vec<RetiredTrace>,
+    /// gfxsim's sanitizer, when it runs: dispatches note their bound
+    /// ranges with it, and retiring takes their findings.
+    pub(super) sanitizer: Option<SanitizerSource>,
+    /// Findings of retired submissions, to report once the lock is let go.
+    pub(super) sanitizer_findings: Vec<Error>,
+    /// The kernarg addresses of the dispatches the submission being
+    /// written noted with the sanitizer (its `InFlight::sanitized`).
+    pub(super) sanitized_in_submit: Vec<u64>,
 }
 
 impl std::fmt::Debug for QueueState {
@@ -88,7 +101,7 @@ impl std::fmt::Debug for QueueState {
 }
 
 impl QueueState {
-    pub(crate) fn new(kernargs: Ring, staging: Ring) -> Self {
+    pub(crate) fn new(kernargs: Ring, staging: Ring, sanitizer: Option<SanitizerSource>) -> Self {
         QueueState {
             last_submitted: 0,
             last_completed: 0,
@@ -102,6 +115,9 @@ impl QueueState {
             queue_recreations: 0,
             in_submit: false,
             retired_traces: Vec::new(),
+            sanitizer,
+            sanitizer_findings: Vec::new(),
+            sanitized_in_submit: Vec::new(),
         }
     }
 
@@ -123,6 +139,14 @@ impl QueueState {
             // alive (`f` drops after this) and its ring space are still its own.
             if let Some(trace) = f.trace {
                 self.retired_traces.push(trace.read());
+            }
+            // Taken before the kernarg blocks are reclaimed: a later
+            // dispatch's note on a reused block would replace them.
+            if let Some(sanitizer) = &self.sanitizer
+                && !f.sanitized.is_empty()
+            {
+                let found = sanitizer.take(f.epoch, &f.sanitized);
+                self.sanitizer_findings.extend(found);
             }
         }
         self.kernargs.reclaim(completed);
@@ -229,10 +253,12 @@ pub(super) fn completed_epoch(dev: &DeviceShared) -> u64 {
 pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
     let mut ready: Vec<Box<dyn FnOnce() + Send>> = Vec::new();
     let traces;
+    let findings;
     {
         let mut state = dev.lock_state();
         state.retire(completed_epoch(dev));
         traces = std::mem::take(&mut state.retired_traces);
+        findings = std::mem::take(&mut state.sanitizer_findings);
         let completed = state.last_completed;
         let mut keep_waiting = VecDeque::new();
         let mut reg = dev.registry();
@@ -252,6 +278,9 @@ pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
         state.callbacks = keep_waiting;
     }
     record_retired(dev, traces);
+    for e in findings {
+        dev.report(e);
+    }
     for f in ready {
         f();
     }

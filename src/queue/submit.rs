@@ -10,7 +10,7 @@ use aqueduct_hsa::{HsaError, KernelDispatch, MemoryOrder, PacketFence, Reservati
 use aqueduct_kfd::abi::{RawPacket, packet_type};
 
 use crate::command::encoder::CommandBuffer;
-use crate::command::lower::{self, Op, Work};
+use crate::command::lower::{self, Op, PacketRole, Work};
 use crate::device::DeviceShared;
 use crate::error::{DeviceError, Error, InternalError, QueueError, QueueWriteError};
 use crate::registry::{BufferId, MapState, Owner};
@@ -161,11 +161,13 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
         state.last_submitted = epoch;
         state.in_submit = false;
         let traced_ops = ops.len();
+        let sanitized = std::mem::take(&mut state.sanitized_in_submit);
         state.in_flight.push_back(InFlight {
             epoch,
             ops,
             first_packet,
             trace: trace.flatten(),
+            sanitized,
             _keep: keep,
         });
         drop(state);
@@ -275,6 +277,18 @@ pub(super) fn write_packets(
                 )?
                 .va;
                 previous = Some((d, kernarg_va[i]));
+                if state.sanitizer.is_some()
+                    && matches!(op.role, PacketRole::Dispatch | PacketRole::IndirectDispatch)
+                {
+                    // The bind groups' ranges (the op's accesses), for
+                    // gfxsim's sanitizer to check the kernel's accesses
+                    // against; its findings are taken by this block.
+                    let bindings: Vec<_> = op.accesses.iter().map(|a| a.range.clone()).collect();
+                    dev.runtime
+                        .device()
+                        .note_dispatch_bindings(kernarg_va[i], &bindings);
+                    state.sanitized_in_submit.push(kernarg_va[i]);
+                }
             }
             Work::Patch(p) => {
                 let shape = lower::patch_kernarg(&dev.blit, p, 0, 0, 0, 0)

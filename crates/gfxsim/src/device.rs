@@ -234,6 +234,22 @@ impl SimDevice {
             .map_or_else(Vec::new, |s| s.log().reports())
     }
 
+    /// Whether the sanitizer runs (`SimConfig::sanitize` not off).
+    pub fn sanitizes(&self) -> bool {
+        self.sanitizer.is_some()
+    }
+
+    /// The sanitizer's findings of the dispatch whose packet carried
+    /// `kernarg_address`, when the runtime noted it
+    /// (`KfdDevice::note_dispatch_bindings`); the note is forgotten. Take
+    /// them once the dispatch completed: the command processor keeps them
+    /// before the completion signal.
+    pub fn take_dispatch_findings(&self, kernarg_address: u64) -> Vec<SanitizerReport> {
+        self.sanitizer
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.take_dispatch_findings(kernarg_address))
+    }
+
     /// [`SimDevice::sanitizer_reports`], leaving the record empty.
     pub fn take_sanitizer_reports(&self) -> Vec<SanitizerReport> {
         self.sanitizer
@@ -468,6 +484,12 @@ impl KfdDevice for SimDevice {
     fn note_kernel(&self, kernel_object: u64, name: &str) {
         if let Some(s) = &self.sanitizer {
             s.note_kernel(kernel_object, name);
+        }
+    }
+
+    fn note_dispatch_bindings(&self, kernarg_address: u64, bindings: &[std::ops::Range<u64>]) {
+        if let Some(s) = &self.sanitizer {
+            s.note_dispatch_bindings(kernarg_address, bindings);
         }
     }
 

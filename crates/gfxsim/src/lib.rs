@@ -58,8 +58,8 @@ pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 pub use memory::POPULATE_LIMIT;
 pub use part::{CacheLevel, ISA_ENV, PART_ENV, PartProperties, SimPart, SimPartError};
 pub use sanitizer::{
-    Allocation, Finding, SANITIZE_ENV, SanitizeParseError, SanitizerConfig, SanitizerReport, Site,
-    TOOL_NAMES, Tool,
+    Access, Allocation, Finding, SANITIZE_ENV, SanitizeParseError, SanitizerConfig,
+    SanitizerReport, Site, TOOL_NAMES, Tool,
 };
 pub use sdma::{MAX_SDMA_QUEUES, SDMA_ENGINES, SDMA_QUEUES_PER_ENGINE};
 pub use stats::SimStats;

@@ -184,6 +184,194 @@ fn reading_unwritten_lds_is_an_initcheck_finding() {
     );
 }
 
+/// The one memcheck finding of `reports`: a global overrun, returned as
+/// (site, access, address, size, allocation, overrun).
+fn global_overrun(reports: Vec<SanitizerReport>) -> (Site, Access, u64, u32, Allocation, u64) {
+    let report = only(reports);
+    assert_eq!(
+        (report.tool(), report.count),
+        (Tool::Memcheck, 1),
+        "{report}"
+    );
+    let Finding::GlobalOverrun {
+        at,
+        access,
+        address,
+        size,
+        allocation,
+        overrun,
+    } = report.finding
+    else {
+        panic!("{report:?}");
+    };
+    (at, access, address, size, allocation, overrun)
+}
+
+/// A uniform index one past a 16-word table: the wave's scalar load
+/// (s_load_b32) reads past the table, one finding with no lane; the last
+/// element's load, none.
+#[test]
+fn a_scalar_load_past_a_buffer_is_a_memcheck_finding() {
+    let gpu = gpu(SanitizerConfig::off().with(Tool::Memcheck));
+    let program = gpu.load("scalar_overrun");
+    let table = gpu.upload_u32(&(100..116).collect::<Vec<_>>());
+    let out = gpu.filled_u32(32, 0);
+    let run = |k| {
+        gpu.run(
+            &program.kernel,
+            &[
+                Arg::Ptr(table.gpu_va()),
+                Arg::Ptr(out.gpu_va()),
+                Arg::U32(k),
+            ],
+            [32, 1, 1],
+            [32, 1, 1],
+        )
+        .unwrap()
+    };
+    run(15);
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+    assert_eq!(read_u32(&out, 32), vec![115; 32]);
+    run(16);
+    let (at, access, address, size, allocation, overrun) =
+        global_overrun(gpu.sim.sanitizer_reports());
+    assert_site(&at, &program, 0, None);
+    assert_eq!(
+        (access, address, size, overrun),
+        (Access::Read, table.gpu_va() + 64, 4, 4)
+    );
+    assert_eq!(
+        allocation,
+        Allocation {
+            base: table.gpu_va(),
+            size: 64
+        }
+    );
+}
+
+/// A raw buffer resource (V#) claiming 128 bytes over a 64-byte buffer:
+/// lanes 16..31's buffer_store_b32 pass the range check and land past the
+/// buffer, one finding at lane 16. With the V# claiming the buffer's 64
+/// bytes the range check drops those stores (RDNA3 ISA guide, buffer range
+/// checking): no access, no finding.
+#[test]
+fn a_buffer_store_past_its_allocation_is_a_memcheck_finding() {
+    let gpu = gpu(SanitizerConfig::off().with(Tool::Memcheck));
+    let program = gpu.load("buffer_overrun");
+    let buffer = gpu.filled_u32(16, 0);
+    let run = |num_records| {
+        gpu.run(
+            &program.kernel,
+            &[
+                Arg::Ptr(buffer.gpu_va()),
+                Arg::U32(num_records),
+                Arg::U32(7),
+            ],
+            [32, 1, 1],
+            [32, 1, 1],
+        )
+        .unwrap()
+    };
+    run(64);
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+    assert_eq!(read_u32(&buffer, 16), vec![7; 16]);
+    run(128);
+    let (at, access, address, size, allocation, overrun) =
+        global_overrun(gpu.sim.sanitizer_reports());
+    assert_site(&at, &program, 0, Some(16));
+    assert_eq!(
+        (access, address, size, overrun),
+        (Access::Write, buffer.gpu_va() + 64, 4, 4)
+    );
+    assert_eq!(allocation.size, 64);
+}
+
+/// A raw V# claiming 128 bytes over a 64-byte buffer: the wave's
+/// s_buffer_load_b32 of byte 64 and lanes 16..31's tbuffer_store_format_x
+/// pass the range check and land past the buffer, a finding each (the
+/// scalar one with no lane). With the V# claiming 64 bytes the range check
+/// drops both (the load reads 0): no finding.
+#[test]
+fn scalar_and_typed_buffer_accesses_past_their_allocation_are_findings() {
+    let gpu = gpu(SanitizerConfig::off().with(Tool::Memcheck));
+    let program = gpu.load("typed_buffer_overrun");
+    let buffer = gpu.filled_u32(16, 0);
+    let out = gpu.filled_u32(32, 1);
+    let run = |num_records| {
+        gpu.run(
+            &program.kernel,
+            &[
+                Arg::Ptr(buffer.gpu_va()),
+                Arg::U32(num_records),
+                Arg::U32(5),
+                Arg::Ptr(out.gpu_va()),
+            ],
+            [32, 1, 1],
+            [32, 1, 1],
+        )
+        .unwrap()
+    };
+    run(64);
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+    assert_eq!(read_u32(&buffer, 16), vec![5; 16]);
+    assert_eq!(read_u32(&out, 32), vec![0; 32]);
+    run(128);
+    let mut found: Vec<_> = gpu
+        .sim
+        .sanitizer_reports()
+        .into_iter()
+        .map(|r| match r.finding {
+            Finding::GlobalOverrun {
+                at,
+                access,
+                address,
+                size,
+                allocation,
+                overrun,
+            } => {
+                assert_eq!(allocation.base, buffer.gpu_va());
+                assert_eq!((address, size, overrun), (buffer.gpu_va() + 64, 4, 4));
+                (access, at.lane)
+            }
+            _ => panic!("{r:?}"),
+        })
+        .collect();
+    found.sort_by_key(|&(access, _)| access == Access::Write);
+    assert_eq!(found, vec![(Access::Read, None), (Access::Write, Some(16))]);
+}
+
+/// global_store_addtid_b32 addresses the SGPR base plus 4 * lane: a wave32
+/// writes 128 bytes from the base of a 64-byte buffer, so lane 16 is the
+/// first past it.
+#[test]
+fn an_addtid_store_past_a_buffer_is_a_memcheck_finding() {
+    let gpu = gpu(SanitizerConfig::off().with(Tool::Memcheck));
+    let program = gpu.load("addtid_overrun");
+    let small = gpu.filled_u32(16, 0);
+    let large = gpu.filled_u32(32, 0);
+    let run = |buffer: u64| {
+        gpu.run(
+            &program.kernel,
+            &[Arg::Ptr(buffer), Arg::U32(9)],
+            [32, 1, 1],
+            [32, 1, 1],
+        )
+        .unwrap()
+    };
+    run(large.gpu_va());
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+    assert_eq!(read_u32(&large, 32), vec![9; 32]);
+    run(small.gpu_va());
+    let (at, access, address, size, allocation, overrun) =
+        global_overrun(gpu.sim.sanitizer_reports());
+    assert_site(&at, &program, 0, Some(16));
+    assert_eq!(
+        (access, address, size, overrun),
+        (Access::Write, small.gpu_va() + 64, 4, 4)
+    );
+    assert_eq!(allocation.base, small.gpu_va());
+}
+
 /// Each wave stores its half of the tile and loads the other half with no
 /// barrier between. Wave 0 runs first (up to its end: no barrier), so wave
 /// 1's store overwrites what wave 0 read, and wave 1's load reads what wave

@@ -1,7 +1,10 @@
 //! What a dispatch shows an observer (gfxsim's sanitizer,
 //! `crates/gfxsim/src/sanitizer/`): each memory instruction's per-lane
-//! addresses in its segment, and each barrier release with where every wave
-//! of the workgroup stands.
+//! addresses in its segment (FLAT/GLOBAL/SCRATCH, DS, MUBUF/MTBUF, MIMG),
+//! each scalar load's address, and each barrier release with where every
+//! wave of the workgroup stands. A buffer instruction shows only the bytes
+//! that pass its resource's range check: the rest are never accessed
+//! (loads read 0, stores are dropped).
 //!
 //! A dispatch without an observer pays one branch per workgroup and one per
 //! memory instruction (`Env::observer` is tested before the pre-resolved
@@ -24,7 +27,7 @@ pub enum Segment {
 }
 
 /// One memory instruction's accesses by 32 lanes of a wave (a wave64 shows
-/// two, one per half).
+/// two, one per half), or a scalar load's one access for the whole wave.
 #[derive(Clone, Copy, Debug)]
 pub struct LaneAccesses<'a> {
     /// The instruction's address.
@@ -40,6 +43,9 @@ pub struct LaneAccesses<'a> {
     /// Bit `l` set: lane `first_lane + l` accesses `addrs[l]`.
     pub exec: u32,
     pub addrs: &'a [u64; 32],
+    /// A scalar (SMEM) access: the wave's one address is `addrs[0]`, `exec`
+    /// is 1 and no lane makes it.
+    pub scalar: bool,
 }
 
 /// Where a wave stands when its workgroup's barrier is released.

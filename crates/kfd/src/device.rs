@@ -65,6 +65,15 @@ pub trait KfdDevice: std::any::Any + Send + Sync + std::fmt::Debug {
     /// in its reports with it. The runtime calls it for each kernel of an
     /// executable it loads.
     fn note_kernel(&self, _kernel_object: u64, _name: &str) {}
+
+    /// The dispatch whose packet carries `kernarg_address` binds the GPU
+    /// address ranges `bindings` (a WebGPU-style runtime's bound buffer
+    /// ranges), and the runtime takes the findings of its memory checks
+    /// when the dispatch completes. Ignored by the real device; a
+    /// simulated device's memory checker reports an access inside a bound
+    /// buffer but outside every range the dispatch binds of it (gfxsim's
+    /// sanitizer). Holds until the runtime takes the dispatch's findings.
+    fn note_dispatch_bindings(&self, _kernarg_address: u64, _bindings: &[std::ops::Range<u64>]) {}
     fn map_memory_to_gpu(&self, args: &mut MapMemoryToGpuArgs, device_ids: &[u32])
     -> KfdResult<()>;
     fn unmap_memory_from_gpu(

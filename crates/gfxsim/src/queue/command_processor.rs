@@ -835,7 +835,12 @@ impl CommandProcessor {
             let entry = p
                 .kernel_object
                 .wrapping_add_signed(descriptor.kernel_code_entry_byte_offset);
-            s.dispatch(p.kernel_object, entry, p.private_segment_size)
+            s.dispatch(
+                p.kernel_object,
+                entry,
+                p.private_segment_size,
+                p.kernarg_address,
+            )
         });
         let job = Job::new(
             dispatch,

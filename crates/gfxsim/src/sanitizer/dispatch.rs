@@ -1,9 +1,12 @@
 //! The sanitizer of one dispatch: what its checks need to know (the tools,
-//! the kernel, the allocations, the private segment size) and its findings,
-//! folded by (tool, PC) as its workgroups end and added to the device's
-//! record ([`SanitizerLog`]) when the dispatch ends.
+//! the kernel, the allocations, the ranges the runtime says it binds, the
+//! private segment size) and its findings, folded by (tool, PC) as its
+//! workgroups end and added to the device's record ([`SanitizerLog`]) when
+//! the dispatch ends, and kept for the runtime when it noted the dispatch
+//! (noted.rs).
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use aqueduct_isa::observer::{DispatchObserver, WorkgroupObserver};
@@ -11,7 +14,8 @@ use aqueduct_isa::observer::{DispatchObserver, WorkgroupObserver};
 use super::allocations::AllocationSnapshot;
 use super::config::{SanitizerConfig, Tool};
 use super::finding::Finding;
-use super::report::SanitizerLog;
+use super::noted::NotedDispatches;
+use super::report::{SanitizerLog, SanitizerReport};
 use super::workgroup::WorkgroupSanitizer;
 
 /// Findings folded by (tool, PC): the first, and how many.
@@ -36,30 +40,47 @@ pub struct DispatchSanitizer {
     pub(super) allocations: Arc<AllocationSnapshot>,
     /// Bytes of private memory per lane.
     pub(super) private_bytes: u32,
+    /// The packet's kernarg address, which keys the runtime's note.
+    kernarg: u64,
+    /// The GPU address ranges the dispatch binds, when the runtime noted
+    /// the dispatch (its findings are then kept for it).
+    pub(super) bindings: Option<Arc<[Range<u64>]>>,
     found: Mutex<Folded>,
     /// The device's record.
     log: Arc<SanitizerLog>,
+    noted: Arc<NotedDispatches>,
+}
+
+/// What a dispatch is, for its sanitizer.
+#[derive(Debug)]
+pub(super) struct DispatchInfo {
+    pub kernel: Arc<str>,
+    pub kernel_object: u64,
+    pub entry: u64,
+    pub private_bytes: u32,
+    pub kernarg: u64,
 }
 
 impl DispatchSanitizer {
     pub(super) fn new(
         tools: SanitizerConfig,
-        kernel: Arc<str>,
-        kernel_object: u64,
-        entry: u64,
+        info: DispatchInfo,
         allocations: Arc<AllocationSnapshot>,
-        private_bytes: u32,
         log: Arc<SanitizerLog>,
+        noted: Arc<NotedDispatches>,
     ) -> DispatchSanitizer {
         DispatchSanitizer {
             tools,
-            kernel,
-            kernel_object,
-            entry,
+            kernel: info.kernel,
+            kernel_object: info.kernel_object,
+            entry: info.entry,
             allocations,
-            private_bytes,
+            private_bytes: info.private_bytes,
+            kernarg: info.kernarg,
+            bindings: noted.bindings(info.kernarg),
             found: Mutex::default(),
             log,
+            noted,
         }
     }
 
@@ -74,16 +95,27 @@ impl DispatchSanitizer {
     }
 
     /// The dispatch has ended: add its findings to the device's record
-    /// (which prints the new ones).
+    /// (which prints the new ones) and, when the runtime noted the
+    /// dispatch, keep them for it.
     pub fn report(&self) {
         let found = std::mem::take(&mut *self.found.lock().unwrap_or_else(|e| e.into_inner()));
-        if !found.is_empty() {
-            self.log.add(
-                &self.kernel,
-                self.kernel_object,
-                found.into_values().collect(),
-            );
+        if found.is_empty() {
+            return;
         }
+        let found: Vec<(Finding, u64)> = found.into_values().collect();
+        if self.bindings.is_some() {
+            let reports = found
+                .iter()
+                .map(|(finding, count)| SanitizerReport {
+                    kernel: self.kernel.clone(),
+                    kernel_object: self.kernel_object,
+                    finding: finding.clone(),
+                    count: *count,
+                })
+                .collect();
+            self.noted.keep(self.kernarg, reports);
+        }
+        self.log.add(&self.kernel, self.kernel_object, found);
     }
 }
 

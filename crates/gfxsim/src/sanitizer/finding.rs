@@ -3,6 +3,7 @@
 //! message each prints after `sanitizer <tool>: kernel <name>+0x<offset>: `.
 
 use std::fmt;
+use std::ops::Range;
 
 use aqueduct_isa::Access;
 
@@ -48,6 +49,20 @@ pub enum Finding {
         allocation: Allocation,
         /// Bytes of the access past `allocation.end()`.
         overrun: u64,
+    },
+    /// memcheck: a global access inside its allocation but outside every
+    /// range of it the dispatch binds (the runtime's bound buffer ranges,
+    /// `KfdDevice::note_dispatch_bindings`): it reads or writes bytes of
+    /// the buffer the kernel was not given.
+    BindingOverrun {
+        at: Site,
+        access: Access,
+        address: u64,
+        size: u32,
+        /// The allocation the address lies in.
+        allocation: Allocation,
+        /// The bound range of that allocation nearest the access.
+        binding: Range<u64>,
     },
     /// memcheck: an LDS access past the workgroup's LDS (hardware drops the
     /// write or reads 0).
@@ -103,6 +118,7 @@ impl Finding {
     pub fn tool(&self) -> Tool {
         match self {
             Finding::GlobalOverrun { .. }
+            | Finding::BindingOverrun { .. }
             | Finding::LdsOverrun { .. }
             | Finding::PrivateOverrun { .. } => Tool::Memcheck,
             Finding::UninitializedLds { .. } => Tool::Initcheck,
@@ -115,12 +131,26 @@ impl Finding {
     pub fn site(&self) -> &Site {
         match self {
             Finding::GlobalOverrun { at, .. }
+            | Finding::BindingOverrun { at, .. }
             | Finding::LdsOverrun { at, .. }
             | Finding::PrivateOverrun { at, .. }
             | Finding::UninitializedLds { at, .. }
             | Finding::LdsRace { at, .. }
             | Finding::DivergentBarrier { at, .. }
             | Finding::EndedAtBarrier { at, .. } => at,
+        }
+    }
+}
+
+impl Finding {
+    /// The GPU address a memcheck finding on global memory is about (None
+    /// for LDS and private offsets, and for the other tools).
+    pub fn address(&self) -> Option<u64> {
+        match self {
+            Finding::GlobalOverrun { address, .. } | Finding::BindingOverrun { address, .. } => {
+                Some(*address)
+            }
+            _ => None,
         }
     }
 }
@@ -152,6 +182,23 @@ impl fmt::Display for Finding {
                 verb(*access),
                 allocation.size,
                 allocation.base
+            ),
+            Finding::BindingOverrun {
+                at,
+                access,
+                address,
+                size,
+                allocation,
+                binding,
+            } => write!(
+                f,
+                "{} of {size} bytes at {address:#x} is outside every range the dispatch binds \
+                 of the {}-byte allocation at {:#x} (nearest bound range {:#x}..{:#x}) ({at})",
+                verb(*access),
+                allocation.size,
+                allocation.base,
+                binding.start,
+                binding.end
             ),
             Finding::LdsOverrun {
                 at,

@@ -9,14 +9,17 @@
 //! (`aqueduct_isa::observer`), which gives each workgroup its own checker
 //! on the thread that runs it. Findings are folded by (tool, kernel, PC),
 //! printed when the dispatch ends and kept on the device
-//! (`SimDevice::sanitizer_reports`).
+//! (`SimDevice::sanitizer_reports`); those of a dispatch the runtime noted
+//! (`KfdDevice::note_dispatch_bindings`) are also kept for the runtime to
+//! take when its submission completes (`SimDevice::take_dispatch_findings`).
 //!
 //! The files, one concept each: `config.rs` (which tools, the variable's
 //! parse), `allocations.rs` (the requested sizes the runtime describes),
 //! `finding.rs` (what is found), `memcheck.rs`, `lds_shadow.rs`
 //! (initcheck and racecheck on LDS), `synccheck.rs` (the rules),
 //! `workgroup.rs` and `dispatch.rs` (the observers), `report.rs` (the
-//! device's folded record and the stderr lines).
+//! device's folded record and the stderr lines), `noted.rs` (the bound
+//! ranges and findings of the dispatches the runtime noted).
 
 mod allocations;
 mod config;
@@ -24,20 +27,26 @@ mod dispatch;
 mod finding;
 mod lds_shadow;
 mod memcheck;
+mod noted;
 mod report;
 mod synccheck;
 mod workgroup;
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::{Arc, RwLock};
 
 pub use allocations::Allocation;
+/// The access kind a finding names (the executor's own).
+pub use aqueduct_isa::Access;
 pub use config::{SANITIZE_ENV, SanitizeParseError, SanitizerConfig, TOOL_NAMES, Tool};
 pub use dispatch::DispatchSanitizer;
 pub use finding::{Finding, Site};
 pub use report::{SanitizerLog, SanitizerReport};
 
 use allocations::Allocations;
+use dispatch::DispatchInfo;
+use noted::NotedDispatches;
 
 /// The sanitizer of one device: its tools, what the runtime told it
 /// (allocation sizes, kernel names) and its findings.
@@ -47,6 +56,7 @@ pub struct Sanitizer {
     allocations: Allocations,
     kernels: RwLock<HashMap<u64, Arc<str>>>,
     log: Arc<SanitizerLog>,
+    noted: Arc<NotedDispatches>,
 }
 
 impl Sanitizer {
@@ -56,6 +66,7 @@ impl Sanitizer {
             allocations: Allocations::default(),
             kernels: RwLock::default(),
             log: Arc::default(),
+            noted: Arc::default(),
         }
     }
 
@@ -77,14 +88,27 @@ impl Sanitizer {
             .insert(kernel_object, Arc::from(name));
     }
 
+    /// The dispatch whose packet carries `kernarg` binds `bindings`; its
+    /// findings are kept until [`Sanitizer::take_dispatch_findings`].
+    pub fn note_dispatch_bindings(&self, kernarg: u64, bindings: &[Range<u64>]) {
+        self.noted.note(kernarg, bindings);
+    }
+
+    /// The findings of the noted dispatch whose packet carried `kernarg`,
+    /// forgetting the note.
+    pub fn take_dispatch_findings(&self, kernarg: u64) -> Vec<SanitizerReport> {
+        self.noted.take(kernarg)
+    }
+
     /// The sanitizer of a dispatch of the kernel at `kernel_object`, whose
     /// first instruction is at `entry`, with `private_bytes` of private
-    /// memory per lane.
+    /// memory per lane, from a packet carrying `kernarg`.
     pub fn dispatch(
         &self,
         kernel_object: u64,
         entry: u64,
         private_bytes: u32,
+        kernarg: u64,
     ) -> Arc<DispatchSanitizer> {
         let name = self
             .kernels
@@ -95,12 +119,16 @@ impl Sanitizer {
             .unwrap_or_else(|| Arc::from(format!("kernel@{kernel_object:#x}")));
         Arc::new(DispatchSanitizer::new(
             self.tools,
-            name,
-            kernel_object,
-            entry,
+            DispatchInfo {
+                kernel: name,
+                kernel_object,
+                entry,
+                private_bytes,
+                kernarg,
+            },
             self.allocations.snapshot(),
-            private_bytes,
             self.log.clone(),
+            self.noted.clone(),
         ))
     }
 

@@ -47,40 +47,53 @@ impl<'d> WorkgroupSanitizer<'d> {
         }
     }
 
+    /// The site of lane `l` of `a` (no lane for a scalar load).
     fn lane_site(&self, a: &LaneAccesses<'_>, l: usize) -> Site {
-        self.site(a.pc, a.wave, Some(a.first_lane + l as u32))
+        let lane = (!a.scalar).then_some(a.first_lane + l as u32);
+        self.site(a.pc, a.wave, lane)
     }
 
     fn memcheck(&mut self, a: &LaneAccesses<'_>) {
-        let finding =
-            match a.segment {
-                Segment::Global => memcheck::global(a, &self.dispatch.allocations).map(
-                    |(l, allocation, overrun)| Finding::GlobalOverrun {
-                        at: self.lane_site(a, l),
-                        access: a.access,
-                        address: a.addrs[l],
-                        size: a.size,
-                        allocation,
-                        overrun,
-                    },
-                ),
-                Segment::Lds => memcheck::past(a, self.lds_bytes).map(|l| Finding::LdsOverrun {
+        let finding = match a.segment {
+            Segment::Global => memcheck::global(a, &self.dispatch.allocations)
+                .map(|(l, allocation, overrun)| Finding::GlobalOverrun {
+                    at: self.lane_site(a, l),
+                    access: a.access,
+                    address: a.addrs[l],
+                    size: a.size,
+                    allocation,
+                    overrun,
+                })
+                .or_else(|| {
+                    let bindings = self.dispatch.bindings.as_deref()?;
+                    memcheck::binding(a, &self.dispatch.allocations, bindings).map(
+                        |(l, allocation, binding)| Finding::BindingOverrun {
+                            at: self.lane_site(a, l),
+                            access: a.access,
+                            address: a.addrs[l],
+                            size: a.size,
+                            allocation,
+                            binding,
+                        },
+                    )
+                }),
+            Segment::Lds => memcheck::past(a, self.lds_bytes).map(|l| Finding::LdsOverrun {
+                at: self.lane_site(a, l),
+                access: a.access,
+                offset: a.addrs[l],
+                size: a.size,
+                lds_bytes: self.lds_bytes,
+            }),
+            Segment::Private => {
+                memcheck::past(a, self.dispatch.private_bytes).map(|l| Finding::PrivateOverrun {
                     at: self.lane_site(a, l),
                     access: a.access,
                     offset: a.addrs[l],
                     size: a.size,
-                    lds_bytes: self.lds_bytes,
-                }),
-                Segment::Private => memcheck::past(a, self.dispatch.private_bytes).map(|l| {
-                    Finding::PrivateOverrun {
-                        at: self.lane_site(a, l),
-                        access: a.access,
-                        offset: a.addrs[l],
-                        size: a.size,
-                        private_bytes: self.dispatch.private_bytes,
-                    }
-                }),
-            };
+                    private_bytes: self.dispatch.private_bytes,
+                })
+            }
+        };
         if let Some(f) = finding {
             fold(&mut self.found, f);
         }

@@ -1,16 +1,18 @@
 //! What an observed dispatch's memory instructions show the workgroup's
-//! observer (observer.rs at the crate root): each FLAT/GLOBAL/SCRATCH and
-//! DS instruction's active lanes' addresses, per segment, before the
+//! observer (observer.rs at the crate root): each FLAT/GLOBAL/SCRATCH
+//! (addtid forms included), DS and MUBUF/MTBUF instruction's active lanes'
+//! addresses, per segment, and each scalar load's address, before the
 //! instruction runs. Only reached when `Env::observer` is set.
 
 use crate::Access;
 use crate::gfx11::exec::env::Env;
 use crate::gfx11::exec::lds::DsShuffle;
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
+use crate::gfx11::exec::vmem::mubuf::{BufferLanes, in_range};
 use crate::gfx11::exec::vmem::{Seg, lane_addresses};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
-use crate::gfx11::wave::{LANES, Wave};
+use crate::gfx11::wave::{LANES, NULL, Wave};
 use crate::observer::{LaneAccesses, Segment};
 
 /// Bytes per lane and the access kind of a memory opcode's kind (None: it
@@ -58,6 +60,7 @@ pub(crate) fn flat(w: &Wave, env: &mut Env, i: &Inst) {
                 size,
                 exec: mask,
                 addrs: &addrs,
+                scalar: false,
             });
         }
     }
@@ -94,6 +97,7 @@ pub(crate) fn ds(w: &Wave, env: &mut Env, i: &Inst) {
                 size,
                 exec,
                 addrs: &addrs,
+                scalar: false,
             });
         }
     };
@@ -113,5 +117,160 @@ pub(crate) fn ds(w: &Wave, env: &mut Env, i: &Inst) {
     }
     if let Some((size, access)) = size_and_access(mem_kind(i.op)) {
         show((i.imm as u32 | i.imm2 << 8) as u64, size, access);
+    }
+}
+
+/// Show the observer a scalar load's one access: `s_load_*` reads its
+/// dwords at the dword-aligned address; `s_buffer_load_*` reads those of
+/// its dwords that pass the V#'s num_records check (a prefix; the rest
+/// read 0 without an access), as `vmem::smem` executes them. Cache
+/// invalidations show nothing.
+#[cold]
+#[inline(never)]
+pub(crate) fn smem(w: &Wave, env: &mut Env, i: &Inst) {
+    use Op::*;
+    let (dwords, buffer) = match i.op {
+        SLoadB32 => (1, false),
+        SLoadB64 => (2, false),
+        SLoadB128 => (4, false),
+        SLoadB256 => (8, false),
+        SLoadB512 => (16, false),
+        SBufferLoadB32 => (1, true),
+        SBufferLoadB64 => (2, true),
+        SBufferLoadB128 => (4, true),
+        SBufferLoadB256 => (8, true),
+        SBufferLoadB512 => (16, true),
+        _ => return,
+    };
+    let soff = if i.imm2 as usize == NULL {
+        0
+    } else {
+        w.sgpr.get(i.imm2 as usize).copied().unwrap_or(0) as i64
+    };
+    let off = (i.imm as i64).wrapping_add(soff) as u64;
+    let base = w.sgpr64(i.addr as usize);
+    let (addr, bytes) = if buffer {
+        // V#: base [47:0], num_records (bytes) in dword 2.
+        let records = w.sgpr.get(i.addr as usize + 2).copied().unwrap_or(0) as u64;
+        let off = off & !3;
+        let in_range = (0..dwords)
+            .take_while(|k| off.saturating_add(4 * k + 4) <= records)
+            .count() as u64;
+        ((base & 0xFFFF_FFFF_FFFF).wrapping_add(off), 4 * in_range)
+    } else {
+        (base.wrapping_add(off) & !3, 4 * dwords)
+    };
+    let Some(o) = env.observer.as_deref_mut() else {
+        return;
+    };
+    if bytes == 0 {
+        return;
+    }
+    let mut addrs = [0u64; LANES];
+    addrs[0] = addr;
+    o.access(&LaneAccesses {
+        pc: w.pc,
+        wave: w.index,
+        first_lane: 0,
+        segment: Segment::Global,
+        access: Access::Read,
+        size: bytes as u32,
+        exec: 1,
+        addrs: &addrs,
+        scalar: true,
+    });
+}
+
+/// Show the observer a MUBUF/MTBUF instruction's global accesses: each
+/// active lane's bytes that pass the resource's range check (mubuf.rs),
+/// all `size` bytes or none when `whole` (atomics, typed elements), else
+/// the leading dwords that pass (the check is per dword and, its bound
+/// growing with the dword, passes a prefix). Lanes with the same number
+/// of bytes in range share one call.
+#[cold]
+#[inline(never)]
+pub(crate) fn buffer(
+    w: &Wave,
+    env: &mut Env,
+    b: &BufferLanes,
+    size: u64,
+    access: Access,
+    whole: bool,
+) {
+    let exec = w.exec();
+    let mut addrs = [0u64; LANES];
+    let mut bytes = [0u64; LANES];
+    let mut left = 0u32;
+    for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+        addrs[l] = b
+            .base
+            .wrapping_add(b.index[l].wrapping_mul(b.res.stride))
+            .wrapping_add(b.offset[l]);
+        bytes[l] = if whole {
+            if in_range(&b.res, b.index[l], b.offset[l], 0, size) {
+                size
+            } else {
+                0
+            }
+        } else {
+            (0..size.div_ceil(4))
+                .map(|k| (4 * k, (size - 4 * k).min(4)))
+                .take_while(|&(start, len)| in_range(&b.res, b.index[l], b.offset[l], start, len))
+                .map(|(_, len)| len)
+                .sum()
+        };
+        if bytes[l] != 0 {
+            left |= 1 << l;
+        }
+    }
+    let Some(o) = env.observer.as_deref_mut() else {
+        return;
+    };
+    while left != 0 {
+        let n = bytes[left.trailing_zeros() as usize];
+        let mask = (0..LANES)
+            .filter(|&l| left >> l & 1 != 0 && bytes[l] == n)
+            .fold(0u32, |m, l| m | 1 << l);
+        o.access(&LaneAccesses {
+            pc: w.pc,
+            wave: w.index,
+            first_lane: 32 * w.half as u32,
+            segment: Segment::Global,
+            access,
+            size: n as u32,
+            exec: mask,
+            addrs: &addrs,
+            scalar: false,
+        });
+        left &= !mask;
+    }
+}
+
+/// Show the observer the lanes' accesses of one segment at `addrs`, `size`
+/// bytes each, for the active lanes.
+pub(crate) fn lanes(
+    w: &Wave,
+    env: &mut Env,
+    segment: Segment,
+    access: Access,
+    size: u32,
+    addrs: &[u64; LANES],
+) {
+    let exec = w.exec();
+    if exec == 0 {
+        return;
+    }
+    if let Some(o) = env.observer.as_deref_mut() {
+        o.access(&LaneAccesses {
+            pc: w.pc,
+            wave: w.index,
+            first_lane: 32 * w.half as u32,
+            segment,
+            access,
+            size,
+            exec,
+            addrs,
+            scalar: false,
+        });
     }
 }

@@ -41,6 +41,9 @@ use crate::gfx11::wave::{EXEC, Wave};
 pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
     match *f {
         Fast::Slow => None,
+        // An observed dispatch's scalar loads take the slow path, which
+        // shows the observer their address (observer.rs).
+        Fast::SLoad { .. } if env.observer.is_some() => None,
         Fast::SLoad {
             n,
             dst,

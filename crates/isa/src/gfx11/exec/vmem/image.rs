@@ -290,6 +290,7 @@ fn observe(
             size: desc.format.bytes_per_texel(),
             exec: mask,
             addrs: &addrs,
+            scalar: false,
         });
     }
 }

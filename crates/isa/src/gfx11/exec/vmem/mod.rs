@@ -38,7 +38,10 @@ fn fault(address: u64, access: Access) -> WaveErrorKind {
     WaveErrorKind::MemoryViolation(MemoryFault { address, access })
 }
 
-pub(crate) fn smem(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
+pub(crate) fn smem(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    if env.observer.is_some() {
+        super::observe::smem(w, env, i);
+    }
     match i.op {
         Op::SLoadB32 => s_load::<1>(w, env, i),
         Op::SLoadB64 => s_load::<2>(w, env, i),
@@ -1233,6 +1236,10 @@ fn global_addtid(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let exec = w.exec();
     let store = i.op == Op::GlobalStoreAddtidB32;
     let access = if store { Access::Write } else { Access::Read };
+    if env.observer.is_some() {
+        let addrs = std::array::from_fn(|l| base.wrapping_add(4 * (l + LANES * w.half) as u64));
+        super::observe::lanes(w, env, crate::observer::Segment::Global, access, 4, &addrs);
+    }
     let mut row = [0u32; LANES];
     for l in 0..LANES {
         if exec >> l & 1 == 0 {
@@ -1700,7 +1707,7 @@ mod tests {
             let (mut scratch, mut lds) = (vec![0u8; 4], vec![0u8; 4]);
             let mut e = env(&mut scratch, &mut lds);
             e.mem = &mem;
-            assert_eq!(smem(&mut w, &e, &i), Ok(Flow::Next), "{}", i.mnemonic);
+            assert_eq!(smem(&mut w, &mut e, &i), Ok(Flow::Next), "{}", i.mnemonic);
             assert_eq!(w.sgpr, want, "{} dst {dst}", i.mnemonic);
             // The same load with s[2:3] moved so that it starts at the mapping's end.
             let base = GLOBAL_BASE + GLOBAL_LEN as u64 - off;
@@ -1708,7 +1715,7 @@ mod tests {
             w.sgpr[3] = (base >> 32) as u32;
             w.sgpr[4] = 12;
             assert_eq!(
-                smem(&mut w, &e, &i),
+                smem(&mut w, &mut e, &i),
                 Err(fault(GLOBAL_BASE + GLOBAL_LEN as u64, Access::Read)),
                 "{}",
                 i.mnemonic

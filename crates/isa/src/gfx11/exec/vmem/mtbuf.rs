@@ -52,14 +52,19 @@ pub(crate) fn typed(w: &mut Wave, env: &mut Env, i: &Inst, code: u8) -> ExecResu
     let d16 = name.contains("_d16_");
     let hi = name.contains("_d16_hi_");
     let n = name.rsplit('_').next().map_or(1, str::len);
+    let lanes = buffer_lanes(w, i)?;
+    let bytes = fmt.bytes() as usize;
+    if env.observer.is_some() {
+        let access = if store { Access::Write } else { Access::Read };
+        crate::gfx11::exec::observe::buffer(w, env, &lanes, bytes as u64, access, true);
+    }
     let BufferLanes {
         res,
         index,
         offset,
         base,
-    } = buffer_lanes(w, i)?;
+    } = lanes;
     let exec = w.exec();
-    let bytes = fmt.bytes() as usize;
     let vdata = i.data[0] as usize;
     // The V#'s DST_SEL_X/Y/Z/W (dword 3 [11:0]) pick what a load returns:
     // 0 reads 0, 1 reads one, 4..7 read component x..w.

@@ -24,12 +24,14 @@
 //! resources (swizzle_enable != 0), tfe, buffer_load_lds_format_x.
 
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
+use crate::gfx11::exec::observe;
 use crate::gfx11::exec::vmem::atomics::{Rmw, atomic32, atomic64};
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::exec::vmem::write_loaded;
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, Wave};
+use crate::observer::Segment;
 use crate::{Access, MemoryFault, WaveErrorKind};
 
 /// The decoded buffer resource.
@@ -138,15 +140,22 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         return super::mtbuf::typed(w, env, i, format);
     }
     let kind = mem_kind(i.op);
-    if kind == MemKind::Other {
-        return Err(illegal(i));
+    let (size, access, whole) = match kind {
+        MemKind::Load(size, ..) => (size as u64, Access::Read, false),
+        MemKind::Store(size, _) => (size as u64, Access::Write, false),
+        MemKind::Atomic(_, wide, _) => (if wide { 8 } else { 4 }, Access::Atomic, true),
+        MemKind::Other => return Err(illegal(i)),
+    };
+    let lanes = buffer_lanes(w, i)?;
+    if env.observer.is_some() {
+        observe::buffer(w, env, &lanes, size, access, whole);
     }
     let BufferLanes {
         res,
         index,
         offset,
         base,
-    } = buffer_lanes(w, i)?;
+    } = lanes;
     let exec = w.exec();
     let addr = |l: usize| {
         base.wrapping_add(index[l].wrapping_mul(res.stride))
@@ -255,14 +264,20 @@ fn load_to_lds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Op::BufferLoadLdsB32 => (4, false),
         _ => return Err(unmodelled(i, "load to LDS with a format conversion")),
     };
+    let lanes = buffer_lanes(w, i)?;
+    let lds_base = u64::from(w.sgpr[crate::gfx11::wave::M0] & 0xFFFF) + u64::from(i.imm as u32);
+    if env.observer.is_some() {
+        observe::buffer(w, env, &lanes, size, Access::Read, true);
+        let to = std::array::from_fn(|l| lds_base + 4 * (l + LANES * w.half) as u64);
+        observe::lanes(w, env, Segment::Lds, Access::Write, 4, &to);
+    }
     let BufferLanes {
         res,
         index,
         offset,
         base,
-    } = buffer_lanes(w, i)?;
+    } = lanes;
     let exec = w.exec();
-    let lds_base = u64::from(w.sgpr[crate::gfx11::wave::M0] & 0xFFFF) + u64::from(i.imm as u32);
     for l in 0..LANES {
         if exec >> l & 1 == 0 {
             continue;

@@ -254,6 +254,9 @@ pub(crate) fn base_inst(family: Family, info: &OpInfo, words: &[u32], len: usize
         flags: 0,
         dual: None,
         dpp: None,
+        sdwa: None,
+        mai: None,
+        acc: 0,
     }
 }
 

@@ -1,0 +1,1 @@
+//! GFX9 decoder.

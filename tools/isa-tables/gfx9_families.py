@@ -27,7 +27,8 @@ def families(family):
     out.append(family("SOPP", 128, lambda op: [[0xBF800000 | op << 16 | 3], [0xBF800000 | op << 16]], [None] * 5))
     # SMEM [31:26]=0x30, op [25:18], imm [17], sdata [12:6], sbase [5:0] (pairs).
     out.append(family("SMEM", 256, lambda op: [[0xC0000000 | op << 18 | 1 << 17 | 8 << 6 | 6, 0x10], [0xC0000000 | op << 18 | 1 << 17 | 6, 0x10],
-                                               [0xC0000000 | op << 18 | 1 << 17, 0x10], [0xC0000000 | op << 18 | 1 << 17 | 8 << 6, 0x10]],
+                                               [0xC0000000 | op << 18 | 1 << 17, 0x10], [0xC0000000 | op << 18 | 1 << 17 | 8 << 6, 0x10],
+                                               [0xC0000000 | op << 18 | 8 << 6, 0], [0xC0000000 | op << 18, 0]],
                       [8, None, None, None, None]))
     out.append(family("VOP1", 256, lambda op: [[0x7E000000 | 8 << 17 | op << 9 | V(12)], [0x7E000000 | 8 << 17 | op << 9 | 12],
                                                [0x7E000000 | op << 9]], [8, 12, None, None, None]))

@@ -595,6 +595,9 @@ pub enum Op {
     SDcacheDiscard,
     SDcacheDiscardX2,
     SDcacheInv,
+    SDcacheInvVol,
+    SDcacheWb,
+    SDcacheWbVol,
     SDecperflevel,
     SDelayAlu,
     SDenormMode,
@@ -623,6 +626,8 @@ pub enum Op {
     SLshrB64,
     SMaxI32,
     SMaxU32,
+    SMemrealtime,
+    SMemtime,
     SMinI32,
     SMinU32,
     SMovB32,
@@ -1370,7 +1375,7 @@ pub enum Op {
     VXorB32,
 }
 
-pub(super) static OP_NAMES: [&str; 1362] = [
+pub(super) static OP_NAMES: [&str; 1367] = [
     "buffer_atomic_add_f32",
     "buffer_atomic_add_f64",
     "buffer_atomic_add_u32",
@@ -1960,6 +1965,9 @@ pub(super) static OP_NAMES: [&str; 1362] = [
     "s_dcache_discard",
     "s_dcache_discard_x2",
     "s_dcache_inv",
+    "s_dcache_inv_vol",
+    "s_dcache_wb",
+    "s_dcache_wb_vol",
     "s_decperflevel",
     "s_delay_alu",
     "s_denorm_mode",
@@ -1988,6 +1996,8 @@ pub(super) static OP_NAMES: [&str; 1362] = [
     "s_lshr_b64",
     "s_max_i32",
     "s_max_u32",
+    "s_memrealtime",
+    "s_memtime",
     "s_min_i32",
     "s_min_u32",
     "s_mov_b32",

@@ -1493,12 +1493,36 @@ pub static SMEM: [Option<OpInfo>; 256] = [
     None,
     None,
     None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
+    Some(OpInfo {
+        op: Op::SDcacheInv,
+        mnemonic: "s_dcache_inv",
+        widths: [0, 0, 0, 0, 0],
+    }),
+    Some(OpInfo {
+        op: Op::SDcacheWb,
+        mnemonic: "s_dcache_wb",
+        widths: [0, 0, 0, 0, 0],
+    }),
+    Some(OpInfo {
+        op: Op::SDcacheInvVol,
+        mnemonic: "s_dcache_inv_vol",
+        widths: [0, 0, 0, 0, 0],
+    }),
+    Some(OpInfo {
+        op: Op::SDcacheWbVol,
+        mnemonic: "s_dcache_wb_vol",
+        widths: [0, 0, 0, 0, 0],
+    }),
+    Some(OpInfo {
+        op: Op::SMemtime,
+        mnemonic: "s_memtime",
+        widths: [2, 0, 0, 0, 0],
+    }),
+    Some(OpInfo {
+        op: Op::SMemrealtime,
+        mnemonic: "s_memrealtime",
+        widths: [2, 0, 0, 0, 0],
+    }),
     Some(OpInfo {
         op: Op::SAtcProbe,
         mnemonic: "s_atc_probe",

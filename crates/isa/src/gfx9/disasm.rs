@@ -13,7 +13,12 @@ use crate::opcodes::Op;
 /// down as LLVM's decoder does.
 pub(crate) fn sreg(code: u16, width: u8) -> String {
     let w = width.max(1) as u16;
-    let code = super::decode::align_sreg(code, w as u8);
+    // Tuples of SGPRs and TTMPs are aligned; the special pairs are not.
+    let code = if code <= 101 || (108..=123).contains(&code) {
+        super::decode::align_sreg(code, w as u8)
+    } else {
+        code
+    };
     match (code, w) {
         (102, 1) => "flat_scratch_lo".into(),
         (103, 1) => "flat_scratch_hi".into(),
@@ -25,6 +30,7 @@ pub(crate) fn sreg(code: u16, width: u8) -> String {
         (107, 1) => "vcc_hi".into(),
         (106, _) => "vcc".into(),
         (124, _) => "m0".into(),
+        (125, _) => "null".into(),
         (126, 1) => "exec_lo".into(),
         (127, 1) => "exec_hi".into(),
         (126, _) => "exec".into(),
@@ -152,11 +158,20 @@ pub fn disassemble(target: Target, i: &Inst) -> String {
                     | Op::SRfeB64
                     | Op::SSetpcB64
                     | Op::SCbranchJoin
-                    | Op::SRfeRestoreB64
             );
             for k in 0..2 {
+                if k == 1 && i.op == Op::SSetGprIdxOn {
+                    // The ssrc1 field holds the mode bits, not an operand.
+                    ops.push(gpr_idx_text(i.src[1].code));
+                    continue;
+                }
                 if w[k + 1] != 0 {
-                    let mut s = salu_src(&i.src[k], w[k + 1], lit);
+                    let mut s = match lit {
+                        // A register-only 64-bit operand's literal prints as
+                        // an f64 high dword.
+                        Some(l) if regs_only && w[k + 1] == 2 && i.src[k].code == 255 => literal_text(l, 64, true),
+                        _ => salu_src(&i.src[k], w[k + 1], lit),
+                    };
                     if regs_only && matches!(i.src[k].code, 128..=208 | 240..=248 | 255) {
                         s.push_str("/*Invalid immediate*/");
                     }
@@ -164,7 +179,7 @@ pub fn disassemble(target: Target, i: &Inst) -> String {
                 }
             }
         }
-        Family::Sopk => sopk(i, &mut ops),
+        Family::Sopk => sopk(target, i, &mut ops),
         Family::Sopp => sopp(i, &mut ops),
         Family::Smem => smem(i, &mut ops, &mut tail),
         Family::Vop1 | Family::Vop2 | Family::Vopc => vop_e32(i, &mut ops, &mut tail),
@@ -180,9 +195,15 @@ pub fn disassemble(target: Target, i: &Inst) -> String {
     s
 }
 
-/// GFX9 hardware register names LLVM prints in hwreg().
-fn hwreg_name(id: u16) -> Option<&'static str> {
+/// GFX9 hardware register names LLVM prints in hwreg() (gfx942 adds the
+/// XCC id and the SQ performance snapshot registers).
+fn hwreg_name(target: Target, id: u16) -> Option<&'static str> {
     Some(match id {
+        20 if target == Target::Gfx942 => "HW_REG_XCC_ID",
+        21 if target == Target::Gfx942 => "HW_REG_SQ_PERF_SNAPSHOT_DATA",
+        22 if target == Target::Gfx942 => "HW_REG_SQ_PERF_SNAPSHOT_DATA1",
+        23 if target == Target::Gfx942 => "HW_REG_SQ_PERF_SNAPSHOT_PC_LO",
+        24 if target == Target::Gfx942 => "HW_REG_SQ_PERF_SNAPSHOT_PC_HI",
         1 => "HW_REG_MODE",
         2 => "HW_REG_STATUS",
         3 => "HW_REG_TRAPSTS",
@@ -199,14 +220,14 @@ fn hwreg_name(id: u16) -> Option<&'static str> {
     })
 }
 
-fn sopk(i: &Inst, ops: &mut Vec<String>) {
+fn sopk(target: Target, i: &Inst, ops: &mut Vec<String>) {
     let imm = i.imm as u16;
     match i.op {
         Op::SGetregB32 | Op::SSetregB32 | Op::SSetregImm32B32 => {
             let id = imm & 0x3F;
             let off = (imm >> 6) & 31;
             let size = ((imm >> 11) & 31) + 1;
-            let h = hwreg_name(id).map(str::to_string).unwrap_or_else(|| id.to_string());
+            let h = hwreg_name(target, id).map(str::to_string).unwrap_or_else(|| id.to_string());
             let hw = if off == 0 && size == 32 { format!("hwreg({h})") } else { format!("hwreg({h}, {off}, {size})") };
             if i.op == Op::SSetregImm32B32 {
                 ops.push(hw);
@@ -234,49 +255,45 @@ fn sopk(i: &Inst, ops: &mut Vec<String>) {
     }
 }
 
-/// GFX9 message names (s_sendmsg id [3:0]) and the ops LLVM names.
+/// `s_sendmsg` operand (LLVM's AMDGPUInstPrinter::printSendMsg rules): id
+/// [3:0], op [6:4], stream [9:8]; named when the id has a name and the op
+/// and stream are valid for it, else as three numbers when those fields
+/// re-encode the whole value, else as a plain number.
 fn sendmsg_text(imm: u16) -> String {
-    let id = imm & 0xF;
-    let op = (imm >> 4) & 7;
-    let stream = (imm >> 8) & 3;
-    if imm >> 10 != 0 {
-        return imm.to_string();
-    }
-    let gs_op = |op: u16| ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"][op as usize];
-    let simple = |name: &str| {
-        if op == 0 && stream == 0 {
-            format!("sendmsg({name})")
-        } else {
-            format!("sendmsg({id}, {op}, {stream})")
-        }
+    let (id, op, stream) = (imm & 0xF, (imm >> 4) & 7, (imm >> 8) & 3);
+    let name = match id {
+        1 => "MSG_INTERRUPT",
+        2 => "MSG_GS",
+        3 => "MSG_GS_DONE",
+        4 => "MSG_SAVEWAVE",
+        5 => "MSG_STALL_WAVE_GEN",
+        6 => "MSG_HALT_WAVES",
+        7 => "MSG_ORDERED_PS_DONE",
+        8 => "MSG_EARLY_PRIM_DEALLOC",
+        9 => "MSG_GS_ALLOC_REQ",
+        10 => "MSG_GET_DOORBELL",
+        15 => "MSG_SYSMSG",
+        _ => "",
     };
-    match id {
-        1 => simple("MSG_INTERRUPT"),
-        2 | 3 => {
-            let name = if id == 2 { "MSG_GS" } else { "MSG_GS_DONE" };
-            if op > 3 || (op == 0 && id == 2) || (op == 0 && stream != 0) {
-                format!("sendmsg({id}, {op}, {stream})")
-            } else if op == 0 {
-                format!("sendmsg({name}, {})", gs_op(op))
-            } else {
-                format!("sendmsg({name}, {}, {stream})", gs_op(op))
-            }
-        }
-        4 => simple("MSG_SAVEWAVE"),
-        5 => simple("MSG_STALL_WAVE_GEN"),
-        6 => simple("MSG_HALT_WAVES"),
-        7 => simple("MSG_ORDERED_PS_DONE"),
-        8 => simple("MSG_EARLY_PRIM_DEALLOC"),
-        9 => simple("MSG_GS_ALLOC_REQ"),
-        15 => {
-            let names = ["", "SYSMSG_OP_ECC_ERR_INTERRUPT", "SYSMSG_OP_REG_RD", "SYSMSG_OP_HOST_TRAP_ACK", "SYSMSG_OP_TTRACE_PC"];
-            if (1..=4).contains(&op) && stream == 0 {
-                format!("sendmsg(MSG_SYSMSG, {})", names[op as usize])
-            } else {
-                format!("sendmsg({id}, {op}, {stream})")
-            }
-        }
-        _ => format!("sendmsg({id}, {op}, {stream})"),
+    const GS_OPS: [&str; 4] = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
+    let named = match id {
+        2 if (1..=3).contains(&op) => Some(format!("{name}, {}, {stream}", GS_OPS[op as usize])),
+        3 if (1..=3).contains(&op) => Some(format!("{name}, {}, {stream}", GS_OPS[op as usize])),
+        3 if op == 0 && stream == 0 => Some(format!("{name}, GS_OP_NOP")),
+        15 if stream == 0 => match op {
+            1 => Some(format!("{name}, SYSMSG_OP_ECC_ERR_INTERRUPT")),
+            2 => Some(format!("{name}, SYSMSG_OP_REG_RD")),
+            4 => Some(format!("{name}, SYSMSG_OP_TTRACE_PC")),
+            _ => None,
+        },
+        2 | 3 | 15 => None,
+        _ if !name.is_empty() && op == 0 && stream == 0 => Some(name.to_string()),
+        _ => None,
+    };
+    match named {
+        Some(n) => format!("sendmsg({n})"),
+        None if id | op << 4 | stream << 8 == imm => format!("sendmsg({id}, {op}, {stream})"),
+        None => imm.to_string(),
     }
 }
 
@@ -285,12 +302,12 @@ fn sopp(i: &Inst, ops: &mut Vec<String>) {
     let imm = i.imm as u16;
     let num = |v: u16| if v <= 64 { v.to_string() } else { format!("0x{v:x}") };
     match i.op {
-        SEndpgm | SEndpgmSaved | SBarrier | SWakeup | STtracedata | SIcacheInv | SEndpgmOrderedPsDone
-        | SSetGprIdxOff => {
+        SEndpgm => {
             if imm != 0 {
-                ops.push(num(imm));
+                ops.push(imm.to_string());
             }
         }
+        _ if sopp_bare(i.op) => {}
         SBranch | SCbranchScc0 | SCbranchScc1 | SCbranchVccz | SCbranchVccnz | SCbranchExecz | SCbranchExecnz
         | SCbranchCdbgsys | SCbranchCdbguser | SCbranchCdbgsysOrUser | SCbranchCdbgsysAndUser => {
             ops.push(imm.to_string())
@@ -305,6 +322,12 @@ fn sopp(i: &Inst, ops: &mut Vec<String>) {
         SSetGprIdxMode => ops.push(gpr_idx_text(imm)),
         _ => ops.push(num(imm)),
     }
+}
+
+/// SOPP instructions without an operand (their simm16 must be zero).
+pub(crate) fn sopp_bare(op: Op) -> bool {
+    use Op::*;
+    matches!(op, SEndpgmSaved | SBarrier | SWakeup | STtracedata | SIcacheInv | SEndpgmOrderedPsDone | SSetGprIdxOff)
 }
 
 /// s_set_gpr_idx_mode / s_set_gpr_idx_on's mode bits.

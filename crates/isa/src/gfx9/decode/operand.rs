@@ -2,14 +2,14 @@
 //! "Vector Operands"): which codes a slot may hold. Values come from gfx11's
 //! operand decoding, whose constants (128..=208, 240..=248) and literal
 //! rules GFX9 shares; the registers differ (102..=105 are FLAT_SCRATCH and
-//! XNACK_MASK, 124 is M0, 125 is reserved).
+//! XNACK_MASK, 124 is M0, 125 is LLVM's `null`).
 
 /// Is `code` valid in a scalar-or-constant source slot of `width` dwords?
-/// (209..=234 and 125 are reserved; 249/250 mark SDWA/DPP, valid only as a
+/// (209..=234 are reserved; 249/250 mark SDWA/DPP, valid only as a
 /// VALU src0; wider slots have no odd halves of the special pairs.)
 pub(crate) fn src_code_valid(code: u16, width: u8) -> bool {
     match code {
-        125 | 209..=234 | 249 | 250 => false,
+        209..=234 | 249 | 250 => false,
         124 | 254 if width >= 2 => false,
         102..=107 | 126 | 127 if width >= 3 => false,
         103 | 105 | 107 | 127 if width >= 2 => false,

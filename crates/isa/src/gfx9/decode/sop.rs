@@ -65,9 +65,10 @@ pub(super) fn sopc(cx: &Cx) -> Result<Inst, DecodeError> {
     let w = cx.w(0);
     let info = lookup(cx.t.sopc, ((w >> 16) & 0x7F) as usize, cx.words, 1)?;
     let (s0, s1) = ((w & 0xFF) as u16, ((w >> 8) & 0xFF) as u16);
-    let srcs = [(s0, info.widths[1]), (s1, info.widths[2])];
-    check(cx, info, &srcs, None)?;
-    let (lit, len) = take_literal(cx.words, 1, (s0 == 255 && info.widths[1] != 0) || (s1 == 255 && info.widths[2] != 0), info)?;
+    // s_set_gpr_idx_on's ssrc1 field is its mode immediate.
+    let w1 = if info.op == Op::SSetGprIdxOn { 0 } else { info.widths[2] };
+    check(cx, info, &[(s0, info.widths[1]), (s1, w1)], None)?;
+    let (lit, len) = take_literal(cx.words, 1, (s0 == 255 && info.widths[1] != 0) || (s1 == 255 && w1 != 0), info)?;
     let mut i = base_inst(Family::Sopc, info, cx.words, len);
     i.literal = lit;
     i.src[0] = decode_src(s0, info.op, info.widths[1], lit);
@@ -78,6 +79,8 @@ pub(super) fn sopc(cx: &Cx) -> Result<Inst, DecodeError> {
 pub(super) fn sopp(cx: &Cx) -> Result<Inst, DecodeError> {
     let w = cx.w(0);
     let info = lookup(cx.t.sopp, ((w >> 16) & 0x7F) as usize, cx.words, 1)?;
+    let bare = crate::gfx9::disasm::sopp_bare(info.op);
+    cx.require(!bare || w & 0xFFFF == 0, DecodeErrorKind::ReservedField, 1, info)?;
     let mut i = base_inst(Family::Sopp, info, cx.words, 1);
     i.imm = (w & 0xFFFF) as u16 as i16 as i32;
     Ok(i)

@@ -186,7 +186,11 @@ pub fn disassemble(target: Target, i: &Inst) -> String {
         _ => {}
     }
     let _ = target;
-    let mut s = i.mnemonic.to_string();
+    let mut s = match (i.dpp, i.sdwa) {
+        (Some(_), _) => format!("{}_dpp", i.mnemonic.trim_end_matches("_e32")),
+        (_, Some(_)) => format!("{}_sdwa", i.mnemonic.trim_end_matches("_e32")),
+        _ => i.mnemonic.to_string(),
+    };
     if !ops.is_empty() {
         s.push(' ');
         s.push_str(&ops.join(", "));
@@ -372,28 +376,203 @@ fn smem(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
     }
 }
 
+/// Ops whose src0 must be a VGPR (LLVM class `VGPR_32`; v_accvgpr_mov_b32:
+/// an AGPR).
+pub(crate) fn src0_vgpr_only(op: Op) -> bool {
+    matches!(op, Op::VSwapB32 | Op::VAccvgprMovB32)
+}
+
+/// An integer 16-bit constant: inline floats print as their f16 pattern,
+/// literals in hex unless the whole dword is an inline value.
+fn int16_const(code: u16, lit: Option<u32>) -> Option<String> {
+    match code {
+        240..=248 => Some(format!("0x{:x}", float_const_bits(code, 16))),
+        255 => {
+            let l = lit.unwrap_or(0);
+            Some(if (-16..=64).contains(&(l as i32)) {
+                (l as i32).to_string()
+            } else if let Some(c) = float_code(l as u64, 32) {
+                float_text(c, 32).into()
+            } else {
+                format!("0x{:x}", l & 0xFFFF)
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Source `k` of a VOP1/VOP2/VOPC instruction (or its DPP/SDWA form), with
+/// LLVM's register-class comments.
+fn e32_src(i: &Inst, k: usize) -> String {
+    use crate::gfx11::decode::{src_is_16, src_is_float};
+    let op = &i.src[k];
+    let width = i.widths[k + 1];
+    let code = op.code;
+    let constant = matches!(code, 128..=208 | 240..=248 | 255);
+    let sixteen = src_is_16(i.op) && width == 1;
+    let bits = if sixteen || i.op == Op::VPkFmacF16 { 16 } else { operand_bits(i.op, width).max(if width == 1 { 32 } else { 64 }) };
+    let fp64 = i.op.name().contains("f64");
+    let acc = i.op == Op::VAccvgprMovB32;
+    let text = match int16_const(code, i.literal) {
+        Some(t) if sixteen && !src_is_float(i.op, k) && i.sdwa.is_none() => t,
+        _ if code >= 256 => vreg(code - 256, width, acc),
+        _ => src(op, width, i.literal, bits, fp64),
+    };
+    let class_comment = |class: &str| format!("{text}/*Invalid register, operand has '{class}' register class*/");
+    if k == 0 && i.op == Op::VReadfirstlaneB32 {
+        return match code {
+            256..=511 | 254 | 235..=239 | 251..=253 => text,
+            _ if constant => format!("{text}/*Invalid immediate*/"),
+            _ => class_comment("VRegOrLds_32"),
+        };
+    }
+    if k == 0 && src0_vgpr_only(i.op) {
+        return match code {
+            256..=511 | 235..=239 | 251..=253 => text,
+            _ if constant => format!("{text}/*Invalid immediate*/"),
+            _ => class_comment(if acc { "AGPR_32" } else { "VGPR_32" }),
+        };
+    }
+    text
+}
+
+/// The scalar destination of v_readfirstlane_b32 (an 8-bit field LLVM
+/// decodes like a source: codes above the SGPRs are flagged constants).
+fn readfirstlane_dst(code: u16) -> String {
+    if code < 128 {
+        return sreg(code, 1);
+    }
+    let op = Operand {
+        code,
+        src: crate::gfx11::inst::Src::Unsupported(code),
+    };
+    let text = src(&op, 1, None, 32, false);
+    if matches!(code, 235..=239 | 251..=253) { text } else { format!("{text}/*Invalid immediate*/") }
+}
+
+/// Apply the neg/abs (and SDWA sext) modifiers of source `k`.
+fn with_mods(s: String, k: usize, abs: u8, neg: u8, sext: u8) -> String {
+    let imm = s.bytes().next().is_some_and(|c| c.is_ascii_digit() || c == b'-');
+    let s = if (sext >> k) & 1 != 0 { format!("sext({s})") } else { s };
+    if (neg >> k) & 1 != 0 && (abs >> k) & 1 == 0 && imm && (sext >> k) & 1 == 0 {
+        return format!("neg({s})");
+    }
+    let s = if (abs >> k) & 1 != 0 { format!("|{s}|") } else { s };
+    if (neg >> k) & 1 != 0 { format!("-{s}") } else { s }
+}
+
+/// VOP2 ops that write a carry to VCC (and, for the carry-in forms, read one).
+fn vop2_carry(op: Op) -> (bool, bool) {
+    use Op::*;
+    match op {
+        VAddCoU32 | VSubCoU32 | VSubrevCoU32 => (true, false),
+        VAddCoCiU32 | VSubCoCiU32 | VSubrevCoCiU32 => (true, true),
+        VCndmaskB32 => (false, true),
+        _ => (false, false),
+    }
+}
+
 fn vop_e32(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
     let w = i.widths;
     let lit = i.literal;
-    let bits = |k: usize| operand_bits(i.op, w[k + 1]);
-    let fp64 = i.op.name().contains("f64");
+    let (carry_out, carry_in) = if i.family == Family::Vop2 { vop2_carry(i.op) } else { (false, false) };
     if i.family == Family::Vopc {
-        ops.push("vcc".into());
+        ops.push(match i.sdwa.and_then(|s| s.sdst) {
+            Some(code) => sreg(code as u16, 2),
+            None => "vcc".into(),
+        });
     } else if w[0] != 0 {
-        ops.push(if i.op == Op::VReadfirstlaneB32 { sreg(i.dst, 1) } else { vreg(i.dst, w[0], false) });
+        ops.push(match i.op {
+            Op::VReadfirstlaneB32 => readfirstlane_dst(i.dst),
+            Op::VAccvgprMovB32 => vreg(i.dst, 1, true),
+            _ => vreg(i.dst, w[0], false),
+        });
     }
+    if carry_out {
+        ops.push("vcc".into());
+    }
+    let (abs, neg, sext) = match (i.dpp, i.sdwa) {
+        (None, None) => (0, 0, 0),
+        (_, Some(s)) => (i.mods.abs, i.mods.neg, s.sext),
+        (Some(_), None) => {
+            // DPP: an integer source's neg bit is its sext.
+            let ints: u8 = (0..2).filter(|&k| !super::decode::slot_is_float(i.op, k)).map(|k| 1 << k).sum();
+            (i.mods.abs & !ints, i.mods.neg & !ints, i.mods.neg & ints)
+        }
+    };
     let mut srcs = Vec::new();
     for k in 0..2 {
         if w[k + 1] != 0 {
-            srcs.push(src(&i.src[k], w[k + 1], lit, bits(k), fp64));
+            srcs.push(with_mods(e32_src(i, k), k, abs, neg, sext));
         }
     }
     if let Some(l) = lit.filter(|_| i.family == Family::Vop2 && i.op.name().contains("mk_")) {
-        srcs.insert(1, literal_text(l, bits(0), false));
+        srcs.insert(1, format!("0x{l:x}"));
     } else if let Some(l) = lit.filter(|_| i.family == Family::Vop2 && i.op.name().contains("ak_")) {
-        srcs.push(literal_text(l, bits(0), false));
+        srcs.push(format!("0x{l:x}"));
     }
     ops.extend(srcs);
-    let _ = tail;
+    if carry_in {
+        ops.push("vcc".into());
+    }
+    if let Some(d) = &i.dpp {
+        dpp_tail(i, d, tail);
+    }
+    if let Some(s) = &i.sdwa {
+        sdwa_tail(i, s, tail);
+    }
 }
 
+/// GFX9 DPP controls (AMD CDNA3 ISA guide, "DPP_CTRL Enumeration"), as
+/// LLVM prints them.
+fn dpp_tail(i: &Inst, d: &crate::gfx11::inst::Dpp, tail: &mut String) {
+    let c = d.ctrl;
+    let wide = i.widths.iter().any(|&w| w >= 2);
+    let text = match c {
+        _ if wide && !(0x150..=0x15F).contains(&c) => "/* DP ALU dpp only supports row_newbcast */".to_string(),
+        0x000..=0x0FF => format!("quad_perm:[{},{},{},{}]", c & 3, (c >> 2) & 3, (c >> 4) & 3, (c >> 6) & 3),
+        0x101..=0x10F => format!("row_shl:{}", c & 0xF),
+        0x111..=0x11F => format!("row_shr:{}", c & 0xF),
+        0x121..=0x12F => format!("row_ror:{}", c & 0xF),
+        0x130 => "wave_shl:1".into(),
+        0x134 => "wave_rol:1".into(),
+        0x138 => "wave_shr:1".into(),
+        0x13C => "wave_ror:1".into(),
+        0x140 => "row_mirror".into(),
+        0x141 => "row_half_mirror".into(),
+        0x142 => "row_bcast:15".into(),
+        0x143 => "row_bcast:31".into(),
+        0x150..=0x15F if wide => format!("row_newbcast:{}", c & 0xF),
+        0x160..=0x16F => "/* row_xmask is not supported on ASICs earlier than GFX10 */".into(),
+        _ => "/* Invalid dpp_ctrl value */".into(),
+    };
+    tail.push(' ');
+    tail.push_str(&text);
+    tail.push_str(&format!(" row_mask:0x{:x} bank_mask:0x{:x}", d.row_mask, d.bank_mask));
+    if d.bound_ctrl {
+        tail.push_str(" bound_ctrl:1");
+    }
+}
+
+const SEL: [&str; 8] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "7"];
+/// dst_unused 3 is unnamed; LLVM prints it as UNUSED_PAD.
+const UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"];
+
+fn sdwa_tail(i: &Inst, s: &crate::gfx11::inst::Sdwa, tail: &mut String) {
+    if i.mods.clamp {
+        tail.push_str(" clamp");
+    }
+    match i.mods.omod {
+        1 => tail.push_str(" mul:2"),
+        2 => tail.push_str(" mul:4"),
+        3 => tail.push_str(" div:2"),
+        _ => {}
+    }
+    if i.family != Family::Vopc {
+        tail.push_str(&format!(" dst_sel:{} dst_unused:{}", SEL[s.dst_sel as usize], UNUSED[s.dst_unused as usize]));
+    }
+    tail.push_str(&format!(" src0_sel:{}", SEL[s.src0_sel as usize]));
+    if i.family != Family::Vop1 {
+        tail.push_str(&format!(" src1_sel:{}", SEL[s.src1_sel as usize]));
+    }
+}

@@ -9,6 +9,7 @@ mod sop;
 mod vop;
 
 pub(crate) use operand::align as align_sreg;
+pub(crate) use vop::slot_is_float;
 
 use super::Target;
 use super::opcodes::{OpInfo, Tables, tables};

@@ -33,11 +33,20 @@ fn e32(cx: &Cx, family: Family, info: &OpInfo, dst: Option<u8>, vsrc1: Option<u8
     let w = cx.w(0);
     let s0 = (w & 0x1FF) as u16;
     match s0 {
-        250 => return dpp(cx, family, info, dst, vsrc1),
-        249 => return sdwa(cx, family, info, dst, vsrc1),
+        250 if has_dpp(family, info) => return dpp(cx, family, info, dst, vsrc1),
+        249 if has_sdwa(info) => return sdwa(cx, family, info, dst, vsrc1),
+        249 | 250 => return Err(super::reject(DecodeErrorKind::InvalidOperand, cx.words, 1, Some(info.mnemonic))),
         _ => {}
     }
     let ws = info.widths;
+    // Operand-less ops (v_nop, v_clrexcp) leave their fields clear.
+    if ws[0] == 0 && ws[1] == 0 && family == Family::Vop1 {
+        cx.require(w & 0x01FE_0000 == 0, DecodeErrorKind::ReservedField, 1, info)?;
+    }
+    // v_readfirstlane_b32's SGPR destination: reserved codes are rejected.
+    if info.op == Op::VReadfirstlaneB32 {
+        cx.require(!matches!((w >> 17) & 0xFF, 209..=234 | 249 | 250 | 254 | 255), DecodeErrorKind::InvalidOperand, 1, info)?;
+    }
     cx.require(
         if s0 >= 256 { fits(s0 - 256, ws[1]) } else { ws[1] == 0 || src_code_valid(s0, ws[1]) },
         DecodeErrorKind::InvalidOperand,
@@ -62,9 +71,65 @@ fn e32(cx: &Cx, family: Family, info: &OpInfo, dst: Option<u8>, vsrc1: Option<u8
     Ok(i)
 }
 
+/// Does the op have a DPP form? (None for VOPC, the constant-K ops, the
+/// swaps and lane reads, and the gfx942 fp8 conversions.)
+fn has_dpp(family: Family, info: &OpInfo) -> bool {
+    use Op::*;
+    family != Family::Vopc
+        && !takes_k(info.op)
+        && !matches!(
+            info.op,
+            VSwapB32 | VReadfirstlaneB32 | VNop | VClrexcp | VPkFmacF16 | VCvtF32Fp8 | VCvtF32Bf8 | VCvtPkF32Fp8
+                | VCvtPkF32Bf8 | VAccvgprMovB32
+        )
+}
+
+/// Does the op have an SDWA form? (None for 64-bit operands, the swaps
+/// and lane reads, the constant-K ops and v_mac_f16.)
+fn has_sdwa(info: &OpInfo) -> bool {
+    use Op::*;
+    info.widths.iter().all(|&w| w < 2)
+        && !takes_k(info.op)
+        && !matches!(info.op, VSwapB32 | VReadfirstlaneB32 | VNop | VClrexcp | VMacF16 | VAccvgprMovB32)
+}
+
+/// Does source `slot` of `op` take float modifiers (neg/abs)? Otherwise
+/// its modifier bit is SDWA/DPP sign extension.
+pub(crate) fn slot_is_float(op: Op, slot: usize) -> bool {
+    if slot == 1 && matches!(op, Op::VLdexpF16 | Op::VLdexpF32) {
+        return false;
+    }
+    crate::gfx11::decode::src_is_float(op, slot)
+}
+
+/// Check the per-source modifier bits of a DPP/SDWA form: float sources
+/// take neg/abs, integer ones only sext (SDWA) — or, in DPP, the neg bit
+/// read as sext when the op has a float source. `n`: sources used.
+fn check_mods(cx: &Cx, info: &OpInfo, n: usize, neg: u8, abs: u8, sext: u8, dpp: bool) -> Result<(), DecodeError> {
+    let any_float = (0..n).any(|k| slot_is_float(info.op, k));
+    for k in 0..2 {
+        let (ng, ab, sx) = ((neg >> k) & 1, (abs >> k) & 1, (sext >> k) & 1);
+        let ok = if k >= n {
+            ng | ab | sx == 0
+        } else if slot_is_float(info.op, k) {
+            sx == 0
+        } else if dpp {
+            any_float || ng | ab == 0
+        } else {
+            ng | ab == 0
+        };
+        cx.require(ok, DecodeErrorKind::ReservedField, 2, info)?;
+    }
+    Ok(())
+}
+
 fn dpp(cx: &Cx, family: Family, info: &OpInfo, dst: Option<u8>, vsrc1: Option<u8>) -> Result<Inst, DecodeError> {
     cx.need(2, Some(info))?;
     let d = cx.w(1);
+    let n = if vsrc1.is_some() { 2 } else { 1 };
+    let neg = (((d >> 20) & 1) | ((d >> 22) & 1) << 1) as u8;
+    let abs = (((d >> 21) & 1) | ((d >> 23) & 1) << 1) as u8;
+    check_mods(cx, info, n, neg, abs, 0, true)?;
     let mut i = base_inst(family, info, cx.words, 2);
     i.dst = dst.unwrap_or(0) as u16;
     i.src[0] = vgpr(d as u8);
@@ -87,6 +152,14 @@ fn dpp(cx: &Cx, family: Family, info: &OpInfo, dst: Option<u8>, vsrc1: Option<u8
 fn sdwa(cx: &Cx, family: Family, info: &OpInfo, dst: Option<u8>, vsrc1: Option<u8>) -> Result<Inst, DecodeError> {
     cx.need(2, Some(info))?;
     let d = cx.w(1);
+    let n = if vsrc1.is_some() { 2 } else { 1 };
+    let neg = (((d >> 20) & 1) | ((d >> 28) & 1) << 1) as u8;
+    let abs = (((d >> 21) & 1) | ((d >> 29) & 1) << 1) as u8;
+    let sext = (((d >> 19) & 1) | ((d >> 27) & 1) << 1) as u8;
+    check_mods(cx, info, n, neg, abs, sext, false)?;
+    // Selects of 7 name no part of a dword.
+    let sels = [(d >> 16) & 7, (d >> 24) & 7, if family == Family::Vopc { 0 } else { (d >> 8) & 7 }];
+    cx.require(sels.iter().all(|&s| s != 7), DecodeErrorKind::ReservedField, 2, info)?;
     let mut i = base_inst(family, info, cx.words, 2);
     i.dst = dst.unwrap_or(0) as u16;
     // s0 [23]: src0 is a scalar/constant code rather than a VGPR.
@@ -99,6 +172,14 @@ fn sdwa(cx: &Cx, family: Family, info: &OpInfo, dst: Option<u8>, vsrc1: Option<u
     i.mods.neg = (((d >> 20) & 1) | ((d >> 28) & 1) << 1) as u8;
     i.mods.abs = (((d >> 21) & 1) | ((d >> 29) & 1) << 1) as u8;
     let vopc = family == Family::Vopc;
+    if vopc && d & (1 << 15) != 0 {
+        let sdst = ((d >> 8) & 0x7F) as u16;
+        cx.require(super::operand::sdst_valid(sdst, 2), DecodeErrorKind::InvalidOperand, 2, info)?;
+    }
+    // Output modifiers only apply to float results.
+    if !vopc && d & (3 << 14) != 0 {
+        cx.require(crate::gfx11::decode::dst_is_float(info.op), DecodeErrorKind::ReservedField, 2, info)?;
+    }
     if !vopc {
         i.mods.clamp = d & (1 << 13) != 0;
         i.mods.omod = ((d >> 14) & 3) as u8;

@@ -32,7 +32,10 @@ fn agreement(target: Target, family: &str, keep: usize) -> (usize, usize, Vec<St
         count += 1;
         let got = decode(target, &words);
         let failure = match (want, got) {
-            ("<invalid>", Ok(inst)) => Some(format!("{hex}: LLVM rejects, ours: {}", disassemble(target, &inst))),
+            ("<invalid>", Ok(inst)) => Some(format!(
+                "{hex}: LLVM rejects, ours: {}",
+                disassemble(target, &inst)
+            )),
             ("<invalid>", Err(_)) => None,
             (want, Ok(inst)) => {
                 let text = disassemble(target, &inst);
@@ -63,7 +66,11 @@ fn check(family: &str) {
         .unwrap_or(40);
     for target in TARGETS {
         let (count, bad, shown) = agreement(target, family, limit);
-        assert!(count > 100, "{}/{family}: only {count} vectors", target.name());
+        assert!(
+            count > 100,
+            "{}/{family}: only {count} vectors",
+            target.name()
+        );
         assert!(
             bad == 0,
             "{}/{family}: {bad} of {count} disagree with LLVM (first {}):\n{}",
@@ -76,8 +83,27 @@ fn check(family: &str) {
 
 /// Every generated family file, agreed or not.
 const ALL: &[&str] = &[
-    "sop2", "sopk", "sop1", "sopc", "sopp", "smem", "vop1", "vop2", "vopc", "vop3", "vop3p", "ds", "flat",
-    "mubuf", "mtbuf", "vop1_dpp", "vop2_dpp", "vop1_sdwa", "vop2_sdwa", "vopc_sdwa",
+    "sop2",
+    "sopk",
+    "sop1",
+    "sopc",
+    "sopp",
+    "smem",
+    "vop1",
+    "vop2",
+    "vopc",
+    "vop3",
+    "vop3p",
+    "ds",
+    "flat",
+    "mubuf",
+    "mtbuf",
+    "vop1_dpp",
+    "vop2_dpp",
+    "vopc_dpp",
+    "vop1_sdwa",
+    "vop2_sdwa",
+    "vopc_sdwa",
 ];
 
 /// Prints every family's agreement with LLVM (AQUEDUCT_DECODER_FAMILY=name:
@@ -93,14 +119,21 @@ fn agreement_report() {
     let only = std::env::var("AQUEDUCT_DECODER_FAMILY").ok();
     let mut gaps = Vec::new();
     for target in TARGETS {
-        for family in ALL.iter().filter(|f| only.as_deref().is_none_or(|o| o == **f)) {
+        for family in ALL
+            .iter()
+            .filter(|f| only.as_deref().is_none_or(|o| o == **f))
+        {
             let (count, bad, shown) = agreement(target, family, show);
             for s in shown {
                 println!("{s}");
             }
             // Rounded down: only a family with no disagreement shows 100.0.
             let pct = (1000 * (count - bad) / count.max(1)) as f64 / 10.0;
-            println!("{:7} {family:10} {:6}/{count:<6} agree ({pct:.1}%)", target.name(), count - bad);
+            println!(
+                "{:7} {family:10} {:6}/{count:<6} agree ({pct:.1}%)",
+                target.name(),
+                count - bad
+            );
             if bad != 0 {
                 gaps.push(format!("{}/{family}", target.name()));
             }
@@ -120,4 +153,7 @@ macro_rules! agree {
     };
 }
 
-agree!(sop2, sopk, sop1, sopc, sopp, smem, vop1, vop2, vopc);
+agree!(
+    sop2, sopk, sop1, sopc, sopp, vop1, vop2, vopc, vop1_dpp, vop2_dpp, vopc_dpp, vop1_sdwa,
+    vop2_sdwa, vopc_sdwa,
+);

@@ -45,7 +45,11 @@ pub(crate) fn sreg(code: u16, width: u8) -> String {
 pub(crate) fn vreg(n: u16, width: u8, acc: bool) -> String {
     let w = width.max(1) as u16;
     let k = if acc { 'a' } else { 'v' };
-    if w == 1 { format!("{k}{n}") } else { format!("{k}[{}:{}]", n, n + w - 1) }
+    if w == 1 {
+        format!("{k}{n}")
+    } else {
+        format!("{k}[{}:{}]", n, n + w - 1)
+    }
 }
 
 fn float_text(code: u16, bits: u8) -> &'static str {
@@ -153,11 +157,7 @@ pub fn disassemble(target: Target, i: &Inst) -> String {
             }
             let regs_only = matches!(
                 i.op,
-                Op::SMovrelsB32
-                    | Op::SMovrelsB64
-                    | Op::SRfeB64
-                    | Op::SSetpcB64
-                    | Op::SCbranchJoin
+                Op::SMovrelsB32 | Op::SMovrelsB64 | Op::SRfeB64 | Op::SSetpcB64 | Op::SCbranchJoin
             );
             for k in 0..2 {
                 if k == 1 && i.op == Op::SSetGprIdxOn {
@@ -169,7 +169,9 @@ pub fn disassemble(target: Target, i: &Inst) -> String {
                     let mut s = match lit {
                         // A register-only 64-bit operand's literal prints as
                         // an f64 high dword.
-                        Some(l) if regs_only && w[k + 1] == 2 && i.src[k].code == 255 => literal_text(l, 64, true),
+                        Some(l) if regs_only && w[k + 1] == 2 && i.src[k].code == 255 => {
+                            literal_text(l, 64, true)
+                        }
                         _ => salu_src(&i.src[k], w[k + 1], lit),
                     };
                     if regs_only && matches!(i.src[k].code, 128..=208 | 240..=248 | 255) {
@@ -182,7 +184,7 @@ pub fn disassemble(target: Target, i: &Inst) -> String {
         Family::Sopk => sopk(target, i, &mut ops),
         Family::Sopp => sopp(i, &mut ops),
         Family::Smem => smem(i, &mut ops, &mut tail),
-        Family::Vop1 | Family::Vop2 | Family::Vopc => vop_e32(i, &mut ops, &mut tail),
+        Family::Vop1 | Family::Vop2 | Family::Vopc => vop_e32(target, i, &mut ops, &mut tail),
         _ => {}
     }
     let _ = target;
@@ -231,8 +233,14 @@ fn sopk(target: Target, i: &Inst, ops: &mut Vec<String>) {
             let id = imm & 0x3F;
             let off = (imm >> 6) & 31;
             let size = ((imm >> 11) & 31) + 1;
-            let h = hwreg_name(target, id).map(str::to_string).unwrap_or_else(|| id.to_string());
-            let hw = if off == 0 && size == 32 { format!("hwreg({h})") } else { format!("hwreg({h}, {off}, {size})") };
+            let h = hwreg_name(target, id)
+                .map(str::to_string)
+                .unwrap_or_else(|| id.to_string());
+            let hw = if off == 0 && size == 32 {
+                format!("hwreg({h})")
+            } else {
+                format!("hwreg({h}, {off}, {size})")
+            };
             if i.op == Op::SSetregImm32B32 {
                 ops.push(hw);
                 ops.push(literal_text(i.literal.unwrap_or(0), 32, false));
@@ -304,7 +312,13 @@ fn sendmsg_text(imm: u16) -> String {
 fn sopp(i: &Inst, ops: &mut Vec<String>) {
     use Op::*;
     let imm = i.imm as u16;
-    let num = |v: u16| if v <= 64 { v.to_string() } else { format!("0x{v:x}") };
+    let num = |v: u16| {
+        if v <= 64 {
+            v.to_string()
+        } else {
+            format!("0x{v:x}")
+        }
+    };
     match i.op {
         SEndpgm => {
             if imm != 0 {
@@ -312,10 +326,17 @@ fn sopp(i: &Inst, ops: &mut Vec<String>) {
             }
         }
         _ if sopp_bare(i.op) => {}
-        SBranch | SCbranchScc0 | SCbranchScc1 | SCbranchVccz | SCbranchVccnz | SCbranchExecz | SCbranchExecnz
-        | SCbranchCdbgsys | SCbranchCdbguser | SCbranchCdbgsysOrUser | SCbranchCdbgsysAndUser => {
-            ops.push(imm.to_string())
-        }
+        SBranch
+        | SCbranchScc0
+        | SCbranchScc1
+        | SCbranchVccz
+        | SCbranchVccnz
+        | SCbranchExecz
+        | SCbranchExecnz
+        | SCbranchCdbgsys
+        | SCbranchCdbguser
+        | SCbranchCdbgsysOrUser
+        | SCbranchCdbgsysAndUser => ops.push(imm.to_string()),
         SWaitcnt => {
             let vm = (imm & 0xF) | ((imm >> 14) & 3) << 4;
             let exp = (imm >> 4) & 7;
@@ -331,7 +352,16 @@ fn sopp(i: &Inst, ops: &mut Vec<String>) {
 /// SOPP instructions without an operand (their simm16 must be zero).
 pub(crate) fn sopp_bare(op: Op) -> bool {
     use Op::*;
-    matches!(op, SEndpgmSaved | SBarrier | SWakeup | STtracedata | SIcacheInv | SEndpgmOrderedPsDone | SSetGprIdxOff)
+    matches!(
+        op,
+        SEndpgmSaved
+            | SBarrier
+            | SWakeup
+            | STtracedata
+            | SIcacheInv
+            | SEndpgmOrderedPsDone
+            | SSetGprIdxOff
+    )
 }
 
 /// s_set_gpr_idx_mode / s_set_gpr_idx_on's mode bits.
@@ -343,7 +373,10 @@ fn gpr_idx_text(imm: u16) -> String {
         return "gpr_idx()".into();
     }
     let names = ["SRC0", "SRC1", "SRC2", "DST"];
-    let on: Vec<&str> = (0..4).filter(|b| imm & (1 << b) != 0).map(|b| names[b]).collect();
+    let on: Vec<&str> = (0..4)
+        .filter(|b| imm & (1 << b) != 0)
+        .map(|b| names[b])
+        .collect();
     format!("gpr_idx({})", on.join(","))
 }
 
@@ -355,12 +388,28 @@ fn smem(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
     if i.widths[0] != 0 {
         ops.push(sreg(i.dst, i.widths[0]));
     }
-    if i.widths[0] == 0 && matches!(i.op, Op::SDcacheInv | Op::SDcacheWb | Op::SDcacheInvVol | Op::SDcacheWbVol | Op::SMemtime | Op::SMemrealtime) {
+    if i.widths[0] == 0
+        && matches!(
+            i.op,
+            Op::SDcacheInv
+                | Op::SDcacheWb
+                | Op::SDcacheInvVol
+                | Op::SDcacheWbVol
+                | Op::SMemtime
+                | Op::SMemrealtime
+        )
+    {
         return;
     }
     ops.push(sreg(i.addr as u16, if buffer { 4 } else { 2 }));
     let off = i.imm;
-    let off_text = |v: i32| if v < 0 { format!("-0x{:x}", -(v as i64)) } else { format!("0x{v:x}") };
+    let off_text = |v: i32| {
+        if v < 0 {
+            format!("-0x{:x}", -(v as i64))
+        } else {
+            format!("0x{v:x}")
+        }
+    };
     match (imm, soe) {
         (true, false) => ops.push(off_text(off)),
         (false, false) => ops.push(sreg((i.words[1] & 0x7F) as u16, 1)),
@@ -410,7 +459,11 @@ fn e32_src(i: &Inst, k: usize) -> String {
     let code = op.code;
     let constant = matches!(code, 128..=208 | 240..=248 | 255);
     let sixteen = src_is_16(i.op) && width == 1;
-    let bits = if sixteen || i.op == Op::VPkFmacF16 { 16 } else { operand_bits(i.op, width).max(if width == 1 { 32 } else { 64 }) };
+    let bits = if sixteen || i.op == Op::VPkFmacF16 {
+        16
+    } else {
+        operand_bits(i.op, width).max(if width == 1 { 32 } else { 64 })
+    };
     let fp64 = i.op.name().contains("f64");
     let acc = i.op == Op::VAccvgprMovB32;
     let text = match int16_const(code, i.literal) {
@@ -418,7 +471,8 @@ fn e32_src(i: &Inst, k: usize) -> String {
         _ if code >= 256 => vreg(code - 256, width, acc),
         _ => src(op, width, i.literal, bits, fp64),
     };
-    let class_comment = |class: &str| format!("{text}/*Invalid register, operand has '{class}' register class*/");
+    let class_comment =
+        |class: &str| format!("{text}/*Invalid register, operand has '{class}' register class*/");
     if k == 0 && i.op == Op::VReadfirstlaneB32 {
         return match code {
             256..=511 | 254 | 235..=239 | 251..=253 => text,
@@ -447,18 +501,37 @@ fn readfirstlane_dst(code: u16) -> String {
         src: crate::gfx11::inst::Src::Unsupported(code),
     };
     let text = src(&op, 1, None, 32, false);
-    if matches!(code, 235..=239 | 251..=253) { text } else { format!("{text}/*Invalid immediate*/") }
+    if matches!(code, 235..=239 | 251..=253) {
+        text
+    } else {
+        format!("{text}/*Invalid immediate*/")
+    }
 }
 
 /// Apply the neg/abs (and SDWA sext) modifiers of source `k`.
 fn with_mods(s: String, k: usize, abs: u8, neg: u8, sext: u8) -> String {
-    let imm = s.bytes().next().is_some_and(|c| c.is_ascii_digit() || c == b'-');
-    let s = if (sext >> k) & 1 != 0 { format!("sext({s})") } else { s };
+    let imm = s
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit() || c == b'-');
+    let s = if (sext >> k) & 1 != 0 {
+        format!("sext({s})")
+    } else {
+        s
+    };
     if (neg >> k) & 1 != 0 && (abs >> k) & 1 == 0 && imm && (sext >> k) & 1 == 0 {
         return format!("neg({s})");
     }
-    let s = if (abs >> k) & 1 != 0 { format!("|{s}|") } else { s };
-    if (neg >> k) & 1 != 0 { format!("-{s}") } else { s }
+    let s = if (abs >> k) & 1 != 0 {
+        format!("|{s}|")
+    } else {
+        s
+    };
+    if (neg >> k) & 1 != 0 {
+        format!("-{s}")
+    } else {
+        s
+    }
 }
 
 /// VOP2 ops that write a carry to VCC (and, for the carry-in forms, read one).
@@ -472,10 +545,14 @@ fn vop2_carry(op: Op) -> (bool, bool) {
     }
 }
 
-fn vop_e32(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
+fn vop_e32(target: Target, i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
     let w = i.widths;
     let lit = i.literal;
-    let (carry_out, carry_in) = if i.family == Family::Vop2 { vop2_carry(i.op) } else { (false, false) };
+    let (carry_out, carry_in) = if i.family == Family::Vop2 {
+        vop2_carry(i.op)
+    } else {
+        (false, false)
+    };
     if i.family == Family::Vopc {
         ops.push(match i.sdwa.and_then(|s| s.sdst) {
             Some(code) => sreg(code as u16, 2),
@@ -495,9 +572,17 @@ fn vop_e32(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
         (None, None) => (0, 0, 0),
         (_, Some(s)) => (i.mods.abs, i.mods.neg, s.sext),
         (Some(_), None) => {
-            // DPP: an integer source's neg bit is its sext.
-            let ints: u8 = (0..2).filter(|&k| !super::decode::slot_is_float(i.op, k)).map(|k| 1 << k).sum();
-            (i.mods.abs & !ints, i.mods.neg & !ints, i.mods.neg & ints)
+            // DPP: an integer source's neg bit is its sext (the integer dot
+            // products ignore theirs).
+            if super::decode::dot_accumulate(i.op) && !super::decode::slot_is_float(i.op, 0) {
+                (0, 0, 0)
+            } else {
+                let ints: u8 = (0..2)
+                    .filter(|&k| !super::decode::slot_is_float(i.op, k))
+                    .map(|k| 1 << k)
+                    .sum();
+                (i.mods.abs & !ints, i.mods.neg & !ints, i.mods.neg & ints)
+            }
         }
     };
     let mut srcs = Vec::new();
@@ -508,7 +593,8 @@ fn vop_e32(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
     }
     if let Some(l) = lit.filter(|_| i.family == Family::Vop2 && i.op.name().contains("mk_")) {
         srcs.insert(1, format!("0x{l:x}"));
-    } else if let Some(l) = lit.filter(|_| i.family == Family::Vop2 && i.op.name().contains("ak_")) {
+    } else if let Some(l) = lit.filter(|_| i.family == Family::Vop2 && i.op.name().contains("ak_"))
+    {
         srcs.push(format!("0x{l:x}"));
     }
     ops.extend(srcs);
@@ -516,7 +602,7 @@ fn vop_e32(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
         ops.push("vcc".into());
     }
     if let Some(d) = &i.dpp {
-        dpp_tail(i, d, tail);
+        dpp_tail(target, i, d, tail);
     }
     if let Some(s) = &i.sdwa {
         sdwa_tail(i, s, tail);
@@ -525,12 +611,21 @@ fn vop_e32(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
 
 /// GFX9 DPP controls (AMD CDNA3 ISA guide, "DPP_CTRL Enumeration"), as
 /// LLVM prints them.
-fn dpp_tail(i: &Inst, d: &crate::gfx11::inst::Dpp, tail: &mut String) {
+fn dpp_tail(target: Target, i: &Inst, d: &crate::gfx11::inst::Dpp, tail: &mut String) {
     let c = d.ctrl;
     let wide = i.widths.iter().any(|&w| w >= 2);
+    let _ = target;
     let text = match c {
-        _ if wide && !(0x150..=0x15F).contains(&c) => "/* DP ALU dpp only supports row_newbcast */".to_string(),
-        0x000..=0x0FF => format!("quad_perm:[{},{},{},{}]", c & 3, (c >> 2) & 3, (c >> 4) & 3, (c >> 6) & 3),
+        _ if wide && !(0x150..=0x15F).contains(&c) => {
+            "/* DP ALU dpp only supports row_newbcast */".to_string()
+        }
+        0x000..=0x0FF => format!(
+            "quad_perm:[{},{},{},{}]",
+            c & 3,
+            (c >> 2) & 3,
+            (c >> 4) & 3,
+            (c >> 6) & 3
+        ),
         0x101..=0x10F => format!("row_shl:{}", c & 0xF),
         0x111..=0x11F => format!("row_shr:{}", c & 0xF),
         0x121..=0x12F => format!("row_ror:{}", c & 0xF),
@@ -542,19 +637,24 @@ fn dpp_tail(i: &Inst, d: &crate::gfx11::inst::Dpp, tail: &mut String) {
         0x141 => "row_half_mirror".into(),
         0x142 => "row_bcast:15".into(),
         0x143 => "row_bcast:31".into(),
-        0x150..=0x15F if wide => format!("row_newbcast:{}", c & 0xF),
+        0x150..=0x15F => format!("row_newbcast:{}", c & 0xF),
         0x160..=0x16F => "/* row_xmask is not supported on ASICs earlier than GFX10 */".into(),
         _ => "/* Invalid dpp_ctrl value */".into(),
     };
     tail.push(' ');
     tail.push_str(&text);
-    tail.push_str(&format!(" row_mask:0x{:x} bank_mask:0x{:x}", d.row_mask, d.bank_mask));
+    tail.push_str(&format!(
+        " row_mask:0x{:x} bank_mask:0x{:x}",
+        d.row_mask, d.bank_mask
+    ));
     if d.bound_ctrl {
         tail.push_str(" bound_ctrl:1");
     }
 }
 
-const SEL: [&str; 8] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "7"];
+const SEL: [&str; 8] = [
+    "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "7",
+];
 /// dst_unused 3 is unnamed; LLVM prints it as UNUSED_PAD.
 const UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"];
 
@@ -569,7 +669,10 @@ fn sdwa_tail(i: &Inst, s: &crate::gfx11::inst::Sdwa, tail: &mut String) {
         _ => {}
     }
     if i.family != Family::Vopc {
-        tail.push_str(&format!(" dst_sel:{} dst_unused:{}", SEL[s.dst_sel as usize], UNUSED[s.dst_unused as usize]));
+        tail.push_str(&format!(
+            " dst_sel:{} dst_unused:{}",
+            SEL[s.dst_sel as usize], UNUSED[s.dst_unused as usize]
+        ));
     }
     tail.push_str(&format!(" src0_sel:{}", SEL[s.src0_sel as usize]));
     if i.family != Family::Vop1 {

@@ -9,7 +9,7 @@ mod sop;
 mod vop;
 
 pub(crate) use operand::align as align_sreg;
-pub(crate) use vop::slot_is_float;
+pub(crate) use vop::{dot_accumulate, slot_is_float};
 
 use super::Target;
 use super::opcodes::{OpInfo, Tables, tables};
@@ -72,7 +72,13 @@ impl Cx<'_> {
     }
 
     /// Fail with `kind` over the first `n` words unless `ok`.
-    fn require(&self, ok: bool, kind: DecodeErrorKind, n: usize, info: &OpInfo) -> Result<(), DecodeError> {
+    fn require(
+        &self,
+        ok: bool,
+        kind: DecodeErrorKind,
+        n: usize,
+        info: &OpInfo,
+    ) -> Result<(), DecodeError> {
         if ok {
             Ok(())
         } else {
@@ -85,7 +91,10 @@ impl Cx<'_> {
         if self.words.len() >= n {
             Ok(())
         } else {
-            Err(crate::gfx11::decode::truncated(self.words, info.map(|i| i.mnemonic)))
+            Err(crate::gfx11::decode::truncated(
+                self.words,
+                info.map(|i| i.mnemonic),
+            ))
         }
     }
 }

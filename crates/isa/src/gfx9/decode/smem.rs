@@ -15,7 +15,12 @@ pub(super) fn smem(cx: &Cx) -> Result<Inst, DecodeError> {
     let w1 = cx.w(1);
     let sdata = ((w >> 6) & 0x7F) as u16;
     if info.widths[0] != 0 {
-        cx.require(sdst_valid(sdata, info.widths[0]), DecodeErrorKind::InvalidOperand, 2, info)?;
+        cx.require(
+            sdst_valid(sdata, info.widths[0]),
+            DecodeErrorKind::InvalidOperand,
+            2,
+            info,
+        )?;
     }
     let mut i = base_inst(Family::Smem, info, cx.words, 2);
     i.dst = sdata;

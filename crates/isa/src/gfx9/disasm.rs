@@ -380,28 +380,53 @@ fn gpr_idx_text(imm: u16) -> String {
     format!("gpr_idx({})", on.join(","))
 }
 
+/// A scalar-memory register operand of `width` dwords: a special register
+/// where LLVM wants a tuple (or a register its class excludes) is printed
+/// with LLVM's register-class comment naming `class`.
+fn smem_reg(code: u16, width: u8, class: Option<&str>) -> String {
+    let special = matches!(code, 102..=107 | 124..=127);
+    let text = sreg(code, if special { width.min(2) } else { width });
+    match class {
+        Some(c) => format!("{text}/*Invalid register, operand has '{c}' register class*/"),
+        None => text,
+    }
+}
+
 fn smem(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
     let w0 = i.words[0];
     let (soe, imm) = (w0 & (1 << 14) != 0, w0 & (1 << 17) != 0);
     let name = i.op.name();
-    let buffer = name.starts_with("s_buffer_");
-    if i.widths[0] != 0 {
-        ops.push(sreg(i.dst, i.widths[0]));
+    let buffer = name.starts_with("s_buffer_") || i.op == Op::SAtcProbeBuffer;
+    let width = i.widths[0];
+    if super::decode::probe(i.op) {
+        let mode = (w0 >> 6) & 0x7F;
+        ops.push(if mode <= 64 {
+            mode.to_string()
+        } else {
+            format!("0x{mode:x}")
+        });
+    } else if width != 0 {
+        let special = matches!(i.dst, 102..=107 | 124..=127);
+        let store = name.contains("store");
+        let scratch = name.starts_with("s_scratch_");
+        let atomic = name.contains("_atomic_");
+        let class = match (width, i.dst) {
+            (3.., 125) => None,
+            (3.., _) if special => Some(format!("SReg_{}", 32 * width as u16)),
+            (1, 124 | 126 | 127) if store || scratch || atomic => {
+                Some("SReg_32_XM0_XEXEC".to_string())
+            }
+            (2, 126) if store || scratch || atomic => Some("SReg_64_XEXEC".to_string()),
+            _ => None,
+        };
+        ops.push(smem_reg(i.dst, width, class.as_deref()));
     }
-    if i.widths[0] == 0
-        && matches!(
-            i.op,
-            Op::SDcacheInv
-                | Op::SDcacheWb
-                | Op::SDcacheInvVol
-                | Op::SDcacheWbVol
-                | Op::SMemtime
-                | Op::SMemrealtime
-        )
-    {
+    if super::decode::no_address(i.op) {
         return;
     }
-    ops.push(sreg(i.addr as u16, if buffer { 4 } else { 2 }));
+    let base_width = if buffer { 4 } else { 2 };
+    let base_class = (buffer && matches!(i.addr, 102..=107 | 124..=127)).then_some("SReg_128");
+    ops.push(smem_reg(i.addr as u16, base_width, base_class));
     let off = i.imm;
     let off_text = |v: i32| {
         if v < 0 {
@@ -415,12 +440,15 @@ fn smem(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
         (false, false) => ops.push(sreg((i.words[1] & 0x7F) as u16, 1)),
         (_, true) => {
             ops.push(sreg(i.imm2 as u16, 1));
-            if imm && off != 0 {
+            if imm {
                 tail.push_str(&format!(" offset:{}", off_text(off)));
             }
         }
     }
-    if i.flags & Inst::GLC != 0 {
+    if i.flags & Inst::GLC != 0
+        && !super::decode::probe(i.op)
+        && !name.starts_with("s_dcache_discard")
+    {
         tail.push_str(" glc");
     }
 }

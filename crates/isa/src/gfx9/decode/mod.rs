@@ -9,6 +9,7 @@ mod sop;
 mod vop;
 
 pub(crate) use operand::align as align_sreg;
+pub(crate) use smem::{no_address, probe};
 pub(crate) use vop::{dot_accumulate, slot_is_float};
 
 use super::Target;

@@ -184,6 +184,7 @@ pub fn disassemble(target: Target, i: &Inst) -> String {
         Family::Sopk => sopk(target, i, &mut ops),
         Family::Sopp => sopp(i, &mut ops),
         Family::Smem => smem(i, &mut ops, &mut tail),
+        Family::Ds => ds(i, &mut ops, &mut tail),
         Family::Vop1 | Family::Vop2 | Family::Vopc => vop_e32(target, i, &mut ops, &mut tail),
         _ => {}
     }
@@ -451,6 +452,79 @@ fn smem(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
     {
         tail.push_str(" glc");
     }
+}
+
+fn ds(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
+    let w = i.widths;
+    let acc = i.acc & Inst::ACC_DATA != 0;
+    if w[0] != 0 {
+        ops.push(vreg(i.dst, w[0], acc));
+    }
+    if w[1] != 0 {
+        ops.push(vreg(i.addr as u16, w[1], false));
+    }
+    if w[2] != 0 {
+        ops.push(vreg(i.data[0] as u16, w[2], acc));
+    }
+    if w[3] != 0 {
+        ops.push(vreg(i.data[1] as u16, w[3], acc));
+    }
+    let name = i.op.name();
+    // The two-address forms (read2/write2/wrxchg2 and their st64 variants,
+    // gfx11's 2addr names) take two 8-bit offsets.
+    if name.contains("2addr") {
+        if i.imm != 0 {
+            tail.push_str(&format!(" offset0:{}", i.imm));
+        }
+        if i.imm2 != 0 {
+            tail.push_str(&format!(" offset1:{}", i.imm2));
+        }
+    } else {
+        let off = i.imm as u32 | i.imm2 << 8;
+        if i.op == Op::DsSwizzleB32 && off != 0 {
+            tail.push_str(&format!(" offset:{}", swizzle_text(off as u16)));
+        } else if off != 0 {
+            tail.push_str(&format!(" offset:{off}"));
+        }
+    }
+}
+
+/// The ds_swizzle_b32 offset as LLVM's swizzle() macro: QUAD_PERM (bits
+/// 15:8 = 0x80), or the bit-mask mode (bit 15 clear; and/or/xor masks in bits
+/// 4:0, 9:5, 14:10) named SWAP, REVERSE or BROADCAST where it is one of them.
+fn swizzle_text(off: u16) -> String {
+    if off & 0xFF00 == 0x8000 {
+        let l: Vec<String> = (0..4).map(|k| ((off >> (2 * k)) & 3).to_string()).collect();
+        return format!("swizzle(QUAD_PERM,{})", l.join(","));
+    }
+    if off & 0x8000 != 0 {
+        return off.to_string();
+    }
+    let (and, or, xor) = (off & 0x1F, (off >> 5) & 0x1F, (off >> 10) & 0x1F);
+    if and == 0x1F && or == 0 && xor.count_ones() == 1 {
+        return format!("swizzle(SWAP,{xor})");
+    }
+    if and == 0x1F && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+        return format!("swizzle(REVERSE,{})", xor + 1);
+    }
+    let group = 0x20 - and;
+    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+        return format!("swizzle(BROADCAST,{group},{or})");
+    }
+    let mask: String = (0..5)
+        .rev()
+        .map(|b| {
+            let (a, o, x) = ((and >> b) & 1, (or >> b) & 1, (xor >> b) & 1);
+            // A bit cleared by `and` (or forced by `or`) is a constant.
+            match (a & !o, o ^ x) {
+                (0, 0) => '0',
+                (0, _) => '1',
+                _ if x == 0 => 'p',
+                _ => 'i',
+            }
+        })
+        .collect();
+    format!("swizzle(BITMASK_PERM,\"{mask}\")")
 }
 
 /// Ops whose src0 must be a VGPR (LLVM class `VGPR_32`; v_accvgpr_mov_b32:

@@ -3,6 +3,7 @@
 //! words to that family's decoder, which reads the target's opcode table.
 //! Errors are gfx11's typed [`DecodeError`]s (same kinds); no input panics.
 
+mod ds;
 mod operand;
 mod smem;
 mod sop;
@@ -54,6 +55,7 @@ pub fn decode(target: Target, words: &[u32]) -> Result<Inst, DecodeError> {
     }
     match w0 >> 26 {
         0x30 => smem::smem(&cx),
+        0x36 => ds::ds(&cx),
         _ => Err(reject(DecodeErrorKind::UnknownEncoding, words, 1, None)),
     }
 }

@@ -185,6 +185,7 @@ pub fn disassemble(target: Target, i: &Inst) -> String {
         Family::Sopp => sopp(i, &mut ops),
         Family::Smem => smem(i, &mut ops, &mut tail),
         Family::Ds => ds(i, &mut ops, &mut tail),
+        Family::Flat | Family::Global | Family::Scratch => flat(target, i, &mut ops, &mut tail),
         Family::Vop1 | Family::Vop2 | Family::Vopc => vop_e32(target, i, &mut ops, &mut tail),
         _ => {}
     }
@@ -451,6 +452,80 @@ fn smem(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
         && !name.starts_with("s_dcache_discard")
     {
         tail.push_str(" glc");
+    }
+}
+
+fn flat(target: Target, i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
+    let w = i.widths;
+    let acc = i.acc & Inst::ACC_DATA != 0;
+    let lds = i.flags & super::decode::LDS != 0;
+    let name = i.op.name();
+    let atomic = name.contains("_atomic_");
+    let glc = i.flags & Inst::GLC != 0;
+    // Atomics return (and print) their destination only with glc/sc0.
+    // A returning atomic's destination is as wide as its data (half of it
+    // for cmpswap).
+    let dst_width = match (atomic, name.contains("cmpswap")) {
+        (true, true) => w[2] / 2,
+        (true, false) => w[2],
+        _ => w[0],
+    };
+    if dst_width != 0 && (!atomic || glc) && !lds {
+        ops.push(vreg(i.dst, dst_width, acc));
+    }
+    let saddr = i.saddr != 0x7F;
+    match i.family {
+        Family::Flat => ops.push(vreg(i.addr as u16, 2, false)),
+        Family::Global if i.op.name().contains("addtid") => {}
+        Family::Global => ops.push(vreg(i.addr as u16, if saddr { 1 } else { 2 }, false)),
+        _ => {
+            let vaddr = if target == Target::Gfx942 {
+                i.flags & Inst::SVE != 0
+            } else {
+                !saddr
+            };
+            ops.push(if vaddr {
+                vreg(i.addr as u16, 1, false)
+            } else {
+                "off".into()
+            });
+        }
+    }
+    if w[2] != 0 {
+        ops.push(vreg(i.data[0] as u16, w[2], acc));
+    }
+    if i.family != Family::Flat {
+        ops.push(if saddr {
+            sreg(
+                i.saddr as u16,
+                if i.family == Family::Global { 2 } else { 1 },
+            )
+        } else {
+            "off".into()
+        });
+    }
+    if i.imm != 0 {
+        tail.push_str(&format!(" offset:{}", i.imm));
+    }
+    let (slc, scc) = (i.flags & Inst::SLC != 0, i.flags & super::decode::SCC != 0);
+    match target {
+        Target::Gfx90a => {
+            for (on, t) in [(glc, " glc"), (slc, " slc"), (scc, " scc")] {
+                if on {
+                    tail.push_str(t);
+                }
+            }
+        }
+        Target::Gfx942 => {
+            for (on, t) in [(glc, " sc0"), (slc, " nt"), (scc, " sc1")] {
+                if on {
+                    tail.push_str(t);
+                }
+            }
+        }
+    }
+    if lds && target == Target::Gfx90a {
+        tail.push_str(" lds");
     }
 }
 

@@ -4,11 +4,13 @@
 //! Errors are gfx11's typed [`DecodeError`]s (same kinds); no input panics.
 
 mod ds;
+mod flat;
 mod operand;
 mod smem;
 mod sop;
 mod vop;
 
+pub(crate) use flat::{LDS, SCC};
 pub(crate) use operand::align as align_sreg;
 pub(crate) use smem::{no_address, probe};
 pub(crate) use vop::{dot_accumulate, slot_is_float};
@@ -56,13 +58,13 @@ pub fn decode(target: Target, words: &[u32]) -> Result<Inst, DecodeError> {
     match w0 >> 26 {
         0x30 => smem::smem(&cx),
         0x36 => ds::ds(&cx),
+        0x37 => flat::flat(&cx),
         _ => Err(reject(DecodeErrorKind::UnknownEncoding, words, 1, None)),
     }
 }
 
 /// What every family decoder reads: the target, its tables and the words.
 pub(crate) struct Cx<'a> {
-    #[allow(dead_code)]
     pub target: Target,
     pub t: &'static Tables,
     pub words: &'a [u32],

@@ -35,15 +35,13 @@ pub(super) fn flat(cx: &Cx) -> Result<Inst, DecodeError> {
     i.data = [((w1 >> 8) & 0xFF) as u8, 0];
     i.saddr = ((w1 >> 16) & 0x7F) as u8;
     i.dst = (w1 >> 24) as u16;
-    i.flags = ((w0 >> 16) & 1) as u8 * Inst::GLC
-        | ((w0 >> 17) & 1) as u8 * Inst::SLC
-        | ((w0 >> 25) & 1) as u8 * SCC
-        | ((w0 >> 13) & 1) as u8
-            * if cx.target == Target::Gfx942 {
-                Inst::SVE
-            } else {
-                LDS
-            };
+    let bit13 = if cx.target == Target::Gfx942 {
+        Inst::SVE
+    } else {
+        LDS
+    };
+    let bit = |n: u32, flag: u8| if (w0 >> n) & 1 != 0 { flag } else { 0 };
+    i.flags = bit(16, Inst::GLC) | bit(17, Inst::SLC) | bit(25, SCC) | bit(13, bit13);
     if (w1 >> 23) & 1 != 0 {
         i.acc = Inst::ACC_DST | Inst::ACC_DATA;
     }

@@ -154,6 +154,6 @@ macro_rules! agree {
 }
 
 agree!(
-    sop2, sopk, sop1, sopc, sopp, smem, vop1, vop2, vopc, ds, flat, vop1_dpp, vop2_dpp, vopc_dpp,
-    vop1_sdwa, vop2_sdwa, vopc_sdwa,
+    sop2, sopk, sop1, sopc, sopp, smem, vop1, vop2, vopc, ds, flat, mubuf, vop1_dpp, vop2_dpp,
+    vopc_dpp, vop1_sdwa, vop2_sdwa, vopc_sdwa,
 );

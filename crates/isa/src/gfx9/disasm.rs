@@ -185,6 +185,7 @@ pub fn disassemble(target: Target, i: &Inst) -> String {
         Family::Sopp => sopp(i, &mut ops),
         Family::Smem => smem(i, &mut ops, &mut tail),
         Family::Ds => ds(i, &mut ops, &mut tail),
+        Family::Mubuf if mubuf(target, i, &mut ops, &mut tail) => return i.mnemonic.to_string(),
         Family::Flat | Family::Global | Family::Scratch => flat(target, i, &mut ops, &mut tail),
         Family::Vop1 | Family::Vop2 | Family::Vopc => vop_e32(target, i, &mut ops, &mut tail),
         _ => {}
@@ -507,26 +508,75 @@ fn flat(target: Target, i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
     if i.imm != 0 {
         tail.push_str(&format!(" offset:{}", i.imm));
     }
-    let (slc, scc) = (i.flags & Inst::SLC != 0, i.flags & super::decode::SCC != 0);
-    match target {
-        Target::Gfx90a => {
-            for (on, t) in [(glc, " glc"), (slc, " slc"), (scc, " scc")] {
-                if on {
-                    tail.push_str(t);
-                }
-            }
-        }
-        Target::Gfx942 => {
-            for (on, t) in [(glc, " sc0"), (slc, " nt"), (scc, " sc1")] {
-                if on {
-                    tail.push_str(t);
-                }
-            }
-        }
-    }
+    cache_bits(target, i.flags, tail);
     if lds && target == Target::Gfx90a {
         tail.push_str(" lds");
     }
+}
+
+/// The cache-policy text of a memory word: glc/slc/scc (gfx90a) or
+/// sc0/nt/sc1 (gfx942).
+fn cache_bits(target: Target, flags: u8, tail: &mut String) {
+    let (glc, slc, scc) = (
+        flags & Inst::GLC != 0,
+        flags & Inst::SLC != 0,
+        flags & super::decode::SCC != 0,
+    );
+    let bits = match target {
+        Target::Gfx90a => [(glc, " glc"), (slc, " slc"), (scc, " scc")],
+        Target::Gfx942 => [(glc, " sc0"), (slc, " nt"), (scc, " sc1")],
+    };
+    for (on, t) in bits {
+        if on {
+            tail.push_str(t);
+        }
+    }
+}
+
+/// MUBUF: `vdata, vaddr, srsrc, soffset` then idxen/offen, the offset and
+/// the cache bits. Returns true for the cache-control ops, which LLVM prints
+/// bare whatever their fields hold.
+fn mubuf(target: Target, i: &Inst, ops: &mut Vec<String>, tail: &mut String) -> bool {
+    let w = i.widths;
+    if w[0] == 0 && w[1] == 0 {
+        // gfx942's cache controls print their scope bits.
+        if target == Target::Gfx942 {
+            cache_bits(target, i.flags & (Inst::GLC | super::decode::SCC), tail);
+            return false;
+        }
+        return true;
+    }
+    let acc = i.acc & Inst::ACC_DATA != 0;
+    let (offen, idxen) = (i.words[0] & (1 << 12) != 0, i.words[0] & (1 << 13) != 0);
+    // The LDS form writes LDS, not vdata.
+    if w[0] != 0 && i.flags & super::decode::LDS == 0 {
+        ops.push(vreg(i.data[0] as u16, w[0], acc));
+    }
+    ops.push(match (idxen, offen) {
+        (false, false) => "off".into(),
+        (true, true) => vreg(i.addr as u16, 2, false),
+        _ => vreg(i.addr as u16, 1, false),
+    });
+    ops.push(smem_reg(
+        (i.imm2 as u16) * 4,
+        4,
+        matches!(i.imm2 * 4, 102..=107 | 124..=127).then_some("SReg_128"),
+    ));
+    ops.push(salu_src(&i.src[0], 1, None));
+    if idxen {
+        tail.push_str(" idxen");
+    }
+    if offen {
+        tail.push_str(" offen");
+    }
+    if i.imm != 0 {
+        tail.push_str(&format!(" offset:{}", i.imm));
+    }
+    cache_bits(target, i.flags, tail);
+    if i.flags & super::decode::LDS != 0 {
+        tail.push_str(" lds");
+    }
+    false
 }
 
 fn ds(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {

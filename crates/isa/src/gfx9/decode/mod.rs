@@ -3,6 +3,7 @@
 //! words to that family's decoder, which reads the target's opcode table.
 //! Errors are gfx11's typed [`DecodeError`]s (same kinds); no input panics.
 
+mod buffer;
 mod ds;
 mod flat;
 mod operand;
@@ -59,6 +60,7 @@ pub fn decode(target: Target, words: &[u32]) -> Result<Inst, DecodeError> {
         0x30 => smem::smem(&cx),
         0x36 => ds::ds(&cx),
         0x37 => flat::flat(&cx),
+        0x38 => buffer::mubuf(&cx),
         _ => Err(reject(DecodeErrorKind::UnknownEncoding, words, 1, None)),
     }
 }

@@ -2,6 +2,9 @@
 //! first dword (AMD CDNA3 ISA guide, "Microcode Formats") and hands the
 //! words to that family's decoder, which reads the target's opcode table.
 //! Errors are gfx11's typed [`DecodeError`]s (same kinds); no input panics.
+//! Decoded: SOP1/SOP2/SOPK/SOPC/SOPP, SMEM, VOP1/VOP2/VOPC with their DPP
+//! and SDWA forms, DS, FLAT/GLOBAL/SCRATCH and MUBUF. VOP3, VOP3P (with
+//! VOP3P-MAI) and MTBUF words are an `UnknownEncoding` error for now.
 
 mod buffer;
 mod ds;

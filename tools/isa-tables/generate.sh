@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
-# Generates the gfx11 opcode tables (tables.rs, mimg_shapes.rs) from
-# llvm-mc-19's gfx1100 disassembler and formats them with rustfmt.
+# Generates the opcode tables from llvm-mc-19's disassemblers and formats
+# them with rustfmt: the shared Op enum (opcodes/op.rs), the gfx11 tables
+# (gfx11/opcodes/tables.rs, mimg_shapes.rs) and the GFX9 ones
+# (gfx9/opcodes/gfx90a.rs, gfx942.rs).
 # Usage: tools/isa-tables/generate.sh [DIR]
-#   DIR: where to write them (default: crates/isa/src/gfx11/opcodes).
+#   DIR: the source root to write them under (default: crates/isa/src).
 # Needs llvm-mc-19, python3 and rustfmt.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-out="${1:-$root/crates/isa/src/gfx11/opcodes}"
-mkdir -p "$out"
+out="${1:-$root/crates/isa/src}"
+raw="$(mktemp -d)"
+trap 'rm -rf "$raw"' EXIT
+mkdir -p "$raw/gfx11/opcodes"
 # The two generators are independent: run them side by side.
-python3 "$here/generate.py" > "$out/tables.rs.tmp" &
+python3 "$here/generate.py" "$raw" &
 tables=$!
-python3 "$here/generate_mimg.py" > "$out/mimg_shapes.rs.tmp"
+python3 "$here/generate_mimg.py" > "$raw/gfx11/opcodes/mimg_shapes.rs"
 wait "$tables"
-for f in tables mimg_shapes; do
-  rustfmt --edition 2024 < "$out/$f.rs.tmp" > "$out/$f.rs"
-  rm "$out/$f.rs.tmp"
+for f in opcodes/op.rs gfx11/opcodes/tables.rs gfx11/opcodes/mimg_shapes.rs \
+  gfx9/opcodes/gfx90a.rs gfx9/opcodes/gfx942.rs; do
+  mkdir -p "$(dirname "$out/$f")"
+  rustfmt --edition 2024 < "$raw/$f" > "$out/$f"
 done

@@ -53,7 +53,9 @@
 use aqueduct_kfd::abi::KernelDescriptor;
 
 pub mod gfx11;
+pub mod gfx9;
 pub mod observer;
+pub mod opcodes;
 pub mod realtime;
 mod span_cache;
 mod traffic;

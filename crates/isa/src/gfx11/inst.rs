@@ -140,8 +140,44 @@ pub struct Inst {
     pub flags: u8,
     /// VOPD second half.
     pub dual: Option<DualHalf>,
-    /// DPP16/DPP8 control of a VOP1/VOP2/VOPC instruction.
+    /// DPP16/DPP8 control of a VOP1/VOP2/VOPC instruction (GFX9: DPP with
+    /// its row_bcast/wave_shift controls in `ctrl`).
     pub dpp: Option<Dpp>,
+    /// GFX9 SDWA controls of a VOP1/VOP2/VOPC instruction.
+    pub sdwa: Option<Sdwa>,
+    /// GFX9 matrix-core (MFMA/SMFMAC) fields of a VOP3P instruction.
+    pub mai: Option<Mai>,
+    /// GFX9 accumulation registers: which operands name AGPRs instead of
+    /// VGPRs ([`Inst::ACC_DST`], [`Inst::ACC_SRC0`]..., [`Inst::ACC_DATA`]).
+    pub acc: u8,
+}
+
+/// Sub-dword addressing (GFX9 SDWA, the second dword of a `_sdwa`
+/// instruction; AMD CDNA3 ISA guide, "Microcode Formats", VOP_SDWA).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sdwa {
+    /// dst_sel (0..=5 BYTE_0..BYTE_3, WORD_0, WORD_1; 6 DWORD).
+    pub dst_sel: u8,
+    /// dst_unused (0 pad, 1 sign-extend, 2 preserve).
+    pub dst_unused: u8,
+    pub src0_sel: u8,
+    pub src1_sel: u8,
+    /// sext / neg / abs per source: bit 0 src0, bit 1 src1.
+    pub sext: u8,
+    /// VOPC SDWA: the scalar destination code (`sd` set), else VCC.
+    pub sdst: Option<u8>,
+}
+
+/// Matrix fused multiply-add controls (GFX9 VOP3P-MAI: AMD CDNA3 ISA guide,
+/// "Microcode Formats", VOP3P-MAI).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mai {
+    /// Control broadcast size (cbsz).
+    pub cbsz: u8,
+    /// A-matrix broadcast identifier (abid).
+    pub abid: u8,
+    /// B-matrix lane group pattern (blgp; neg modifiers on f64 MFMAs).
+    pub blgp: u8,
 }
 
 /// Data-parallel primitive controls (the second dword of a `_dpp` instruction).
@@ -164,6 +200,13 @@ impl Inst {
     pub const DLC: u8 = 4;
     pub const GDS: u8 = 8;
     pub const SVE: u8 = 16;
+
+    /// [`Inst::acc`] bits: the destination, the sources, the memory data.
+    pub const ACC_DST: u8 = 1;
+    pub const ACC_SRC0: u8 = 2;
+    pub const ACC_SRC1: u8 = 4;
+    pub const ACC_SRC2: u8 = 8;
+    pub const ACC_DATA: u8 = 16;
 
     /// The raw dwords of the instruction.
     pub fn raw(&self) -> &[u32] {

@@ -26,7 +26,7 @@ pub(crate) use export::exp_target;
 pub(crate) use image::mimg_nsa_regs;
 pub use operand::operand_bits;
 pub(crate) use operand::{decode_src, float_const_bits, src_code_valid};
-pub(crate) use operand_class::{src_is_16, src_is_float, src0_vgpr_only};
+pub(crate) use operand_class::{dst_is_float, src_is_16, src_is_float, src0_vgpr_only};
 pub(crate) use vop3::{vop3_has_opsel, vop3p_has_opsel};
 
 /// Why a word sequence is not a gfx11 instruction (the same words LLVM's
@@ -254,6 +254,9 @@ pub(crate) fn base_inst(family: Family, info: &OpInfo, words: &[u32], len: usize
         flags: 0,
         dual: None,
         dpp: None,
+        sdwa: None,
+        mai: None,
+        acc: 0,
     }
 }
 

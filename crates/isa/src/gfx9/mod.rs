@@ -1,0 +1,34 @@
+//! GFX9 family (CDNA2 gfx90a, CDNA3 gfx942): decoder and disassembler.
+//!
+//! Instructions decode into gfx11's [`Inst`](crate::gfx11::inst::Inst) form,
+//! with operations from the shared [`Op`](crate::opcodes::Op) enum, so the
+//! gfx11 executor's semantics (keyed by `Op`) can serve these targets too;
+//! the GFX9-only parts of an instruction (SDWA, MFMA fields, AGPR operands)
+//! are its optional fields. Execution is not wired up yet.
+//!
+//! Where each part lives: `opcodes/` (generated per-target tables,
+//! `tools/isa-tables`), `decode/` (words to `Inst`, one file per encoding
+//! family), `disasm.rs` (LLVM 19's text for an `Inst`).
+
+pub mod decode;
+pub mod disasm;
+pub mod opcodes;
+
+/// A GFX9-family target (LLVM processor name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// MI200 (CDNA2).
+    Gfx90a,
+    /// MI300 (CDNA3).
+    Gfx942,
+}
+
+impl Target {
+    /// LLVM's processor name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Gfx90a => "gfx90a",
+            Target::Gfx942 => "gfx942",
+        }
+    }
+}

@@ -27,6 +27,7 @@ fn info_with(args: &[&str], vars: &[(&str, &str)]) -> std::process::Output {
     command
         .env_remove("AQUEDUCT_SIM_PART")
         .env_remove("AQUEDUCT_SIM_ISA")
+        .env_remove("AQUEDUCT_SIM_GPUS")
         .envs(vars.iter().copied());
     command
         .args(args)
@@ -256,4 +257,26 @@ fn the_simulated_part_shows_its_isa_cus_xccs_and_wave_size() {
         err.contains("AQUEDUCT_SIM_PART=\"mi100\" names no simulated part"),
         "{err}"
     );
+}
+
+#[test]
+fn aqueduct_sim_gpus_sets_the_number_of_simulated_gpus() {
+    let gpus = |vars: &[(&str, &str)]| -> Vec<String> {
+        let json: Value =
+            serde_json::from_str(&stdout_with(&["--json"], vars)).expect("valid JSON");
+        json["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["device_type"] == "gpu")
+            .map(|a| a["name"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(gpus(&[]), ["gfx1100"]);
+    assert_eq!(
+        gpus(&[("AQUEDUCT_SIM_GPUS", "3"), ("AQUEDUCT_SIM_PART", "mi300x")]),
+        ["gfx942", "gfx942", "gfx942"]
+    );
+    // Not a positive integer: one GPU, as when unset.
+    assert_eq!(gpus(&[("AQUEDUCT_SIM_GPUS", "0")]), ["gfx1100"]);
 }

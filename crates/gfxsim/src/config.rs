@@ -22,11 +22,16 @@ use aqueduct_kfd::uapi::KFD_IOCTL_MINOR_VERSION;
 
 use crate::part::{ISA_ENV, PART_ENV, SimPart};
 use crate::sanitizer::{SANITIZE_ENV, SanitizerConfig};
+use crate::topology::MAX_GPUS;
 
 pub use crate::kfd_version::MIN_KFD_MINOR_VERSION;
 
 /// Environment variable that overrides [`SimConfig::threads`].
 pub const THREADS_ENV: &str = "AQUEDUCT_SIM_THREADS";
+
+/// Environment variable that overrides [`SimConfig::gpus`]: how many GPUs
+/// (1 to [`MAX_GPUS`]).
+pub const GPUS_ENV: &str = "AQUEDUCT_SIM_GPUS";
 
 /// Environment variable that turns on [`SimConfig::strict_coherence`]
 /// (`1`, `true`, `on` or `yes`; `0`, `false`, `off`, `no` or empty leave it off).
@@ -88,7 +93,8 @@ pub struct SimConfig {
 
 impl Default for SimConfig {
     /// The part `AQUEDUCT_SIM_PART` / `AQUEDUCT_SIM_ISA` select (an RX 7900
-    /// XTX when unset), one GPU, VRAM as `AQUEDUCT_SIM_VRAM_MB` says (else
+    /// XTX when unset), as many GPUs as `AQUEDUCT_SIM_GPUS` says (one when
+    /// unset), VRAM as `AQUEDUCT_SIM_VRAM_MB` says (else
     /// half the host's available memory, at most the part's), one worker thread per available
     /// host CPU unless `AQUEDUCT_SIM_THREADS` says otherwise, strict coherence as
     /// `AQUEDUCT_SIM_STRICT_COHERENCE` says (off when unset), a dispatch
@@ -98,7 +104,7 @@ impl Default for SimConfig {
         let part = default_part();
         Self {
             part,
-            gpus: 1,
+            gpus: default_gpus(),
             threads: default_threads(),
             vram_size: default_vram_size(part),
             strict_coherence: default_strict_coherence(),
@@ -154,11 +160,30 @@ fn parse_timeout_ms(text: &str) -> Option<Option<Duration>> {
     Some((ms > 0).then(|| Duration::from_millis(ms)))
 }
 
+/// `AQUEDUCT_SIM_GPUS` if set to a positive integer (at most [`MAX_GPUS`]:
+/// more is that many, with a warning), else one.
+pub fn default_gpus() -> usize {
+    let Ok(text) = std::env::var(GPUS_ENV) else {
+        return 1;
+    };
+    match parse_positive(&text) {
+        Some(n) if n > MAX_GPUS => {
+            tracing::warn!("{GPUS_ENV}={n} is more than {MAX_GPUS}; using {MAX_GPUS}");
+            MAX_GPUS
+        }
+        Some(n) => n,
+        None => {
+            tracing::warn!("{GPUS_ENV}={text:?} is not a positive integer; using 1");
+            1
+        }
+    }
+}
+
 /// `AQUEDUCT_SIM_THREADS` if set to a positive integer (at most
 /// [`MAX_THREADS`]), else the host's available parallelism.
 pub fn default_threads() -> usize {
     if let Ok(text) = std::env::var(THREADS_ENV) {
-        match parse_threads(&text) {
+        match parse_positive(&text) {
             Some(n) if n > MAX_THREADS => {
                 tracing::warn!("{THREADS_ENV}={n} is more than {MAX_THREADS}; using {MAX_THREADS}");
                 return MAX_THREADS;
@@ -172,9 +197,9 @@ pub fn default_threads() -> usize {
         .unwrap_or(1)
 }
 
-/// A thread count as the environment spells it: a positive integer
-/// (unclamped); None otherwise.
-fn parse_threads(text: &str) -> Option<usize> {
+/// A count (threads, GPUs) as the environment spells it: a positive
+/// integer (unclamped); None otherwise.
+fn parse_positive(text: &str) -> Option<usize> {
     text.trim().parse::<usize>().ok().filter(|&n| n > 0)
 }
 
@@ -240,18 +265,18 @@ fn parse_switch(text: &str) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::{
-        DEFAULT_VRAM_SIZE, MIN_DEFAULT_VRAM_SIZE, mem_available, parse_switch, parse_threads,
+        DEFAULT_VRAM_SIZE, MIN_DEFAULT_VRAM_SIZE, mem_available, parse_positive, parse_switch,
         parse_timeout_ms, vram_for_available,
     };
     use std::time::Duration;
 
     #[test]
     fn thread_spellings() {
-        assert_eq!(parse_threads(" 4 "), Some(4));
-        assert_eq!(parse_threads("100000"), Some(100000));
-        assert_eq!(parse_threads("0"), None);
-        assert_eq!(parse_threads("-1"), None);
-        assert_eq!(parse_threads("many"), None);
+        assert_eq!(parse_positive(" 4 "), Some(4));
+        assert_eq!(parse_positive("100000"), Some(100000));
+        assert_eq!(parse_positive("0"), None);
+        assert_eq!(parse_positive("-1"), None);
+        assert_eq!(parse_positive("many"), None);
     }
 
     #[test]

@@ -200,6 +200,12 @@ fn vopd() {
 fn ds() {
     check_family("ds");
 }
+/// The swizzle() text of ds_swizzle_b32 offsets, each bit-mask position
+/// in every (and, or, xor) combination.
+#[test]
+fn ds_swizzle() {
+    check_family("ds_swizzle");
+}
 #[test]
 fn flat() {
     check_family("flat");

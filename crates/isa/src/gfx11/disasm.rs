@@ -1117,7 +1117,8 @@ fn ds(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
 /// The ds_swizzle_b32 offset as LLVM's swizzle() macro: QUAD_PERM (bits
 /// 15:8 = 0x80), or the bit-mask mode (bit 15 clear; and/or/xor masks in bits
 /// 4:0, 9:5, 14:10) named SWAP, REVERSE or BROADCAST where it is one of them.
-fn swizzle_text(off: u16) -> String {
+/// The same on GFX9 and gfx11 (both decoders print it from here).
+pub(crate) fn swizzle_text(off: u16) -> String {
     if off & 0xFF00 == 0x8000 {
         let l: Vec<String> = (0..4).map(|k| ((off >> (2 * k)) & 3).to_string()).collect();
         return format!("swizzle(QUAD_PERM,{})", l.join(","));
@@ -1138,14 +1139,16 @@ fn swizzle_text(off: u16) -> String {
     }
     let mask: String = (0..5)
         .rev()
-        .map(
-            |b| match ((and >> b) & 1, ((or ^ xor) >> b) & 1, (xor >> b) & 1) {
-                (0, 0, _) => '0',
-                (0, _, _) => '1',
-                (_, _, 0) => 'p',
+        .map(|b| {
+            let (a, o, x) = ((and >> b) & 1, (or >> b) & 1, (xor >> b) & 1);
+            // A bit cleared by `and` (or forced by `or`) is a constant.
+            match (a & !o, o ^ x) {
+                (0, 0) => '0',
+                (0, _) => '1',
+                _ if x == 0 => 'p',
                 _ => 'i',
-            },
-        )
+            }
+        })
         .collect();
     format!("swizzle(BITMASK_PERM,\"{mask}\")")
 }

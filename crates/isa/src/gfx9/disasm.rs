@@ -6,6 +6,7 @@
 
 use super::Target;
 use crate::gfx11::decode::{float_const_bits, operand_bits};
+use crate::gfx11::disasm::swizzle_text;
 use crate::gfx11::inst::{Family, Inst, Operand};
 use crate::opcodes::Op;
 
@@ -612,44 +613,6 @@ fn ds(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
             tail.push_str(&format!(" offset:{off}"));
         }
     }
-}
-
-/// The ds_swizzle_b32 offset as LLVM's swizzle() macro: QUAD_PERM (bits
-/// 15:8 = 0x80), or the bit-mask mode (bit 15 clear; and/or/xor masks in bits
-/// 4:0, 9:5, 14:10) named SWAP, REVERSE or BROADCAST where it is one of them.
-fn swizzle_text(off: u16) -> String {
-    if off & 0xFF00 == 0x8000 {
-        let l: Vec<String> = (0..4).map(|k| ((off >> (2 * k)) & 3).to_string()).collect();
-        return format!("swizzle(QUAD_PERM,{})", l.join(","));
-    }
-    if off & 0x8000 != 0 {
-        return off.to_string();
-    }
-    let (and, or, xor) = (off & 0x1F, (off >> 5) & 0x1F, (off >> 10) & 0x1F);
-    if and == 0x1F && or == 0 && xor.count_ones() == 1 {
-        return format!("swizzle(SWAP,{xor})");
-    }
-    if and == 0x1F && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
-        return format!("swizzle(REVERSE,{})", xor + 1);
-    }
-    let group = 0x20 - and;
-    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
-        return format!("swizzle(BROADCAST,{group},{or})");
-    }
-    let mask: String = (0..5)
-        .rev()
-        .map(|b| {
-            let (a, o, x) = ((and >> b) & 1, (or >> b) & 1, (xor >> b) & 1);
-            // A bit cleared by `and` (or forced by `or`) is a constant.
-            match (a & !o, o ^ x) {
-                (0, 0) => '0',
-                (0, _) => '1',
-                _ if x == 0 => 'p',
-                _ => 'i',
-            }
-        })
-        .collect();
-    format!("swizzle(BITMASK_PERM,\"{mask}\")")
 }
 
 /// Ops whose src0 must be a VGPR (LLVM class `VGPR_32`; v_accvgpr_mov_b32:

@@ -3,7 +3,7 @@
 # each line is assembled with llvm-mc-19 (gfx1100), the encoding is then
 # disassembled again by llvm-mc-19, and "dword dword ... ; llvm text" is written.
 # The text is the disassembler's (e.g. branch offsets as unsigned 16-bit).
-# Not covered: ds_swizzle (swizzle() offset syntax), hwreg/sendmsg names other than
+# Not covered: hwreg/sendmsg names other than
 # HW_REG_MODE, MSG_DEALLOC_VGPRS and the MSG_RTN_* of s_sendmsg_rtn, DPP/SDWA.
 # Usage: crates/isa/tests/isa_vectors/generate.sh   (needs llvm-mc-19, python3)
 set -euo pipefail
@@ -433,6 +433,23 @@ v_dual_subrev_f32 v1, v2, v3 :: v_dual_and_b32 v4, v5, v6
 v_dual_mov_b32 v1, v2 :: v_dual_fmac_f32 v4, v5, v6
 v_dual_mul_dx9_zero_f32 v1, v2, v3 :: v_dual_mov_b32 v4, 1.0
 EOF
+
+# ds_swizzle_b32 offsets, written as numbers and printed by LLVM as its
+# swizzle() macro: every (and, or, xor) combination in each of the five
+# bit-mask positions, masks mixed across positions, and QUAD_PERM.
+for k in $(seq 0 7); do
+  for b in 0 1 2 3 4; do
+    echo "ds_swizzle_b32 v1, v2 offset:$(( ((k & 1) << b) | (((k >> 1) & 1) << (b + 5)) | (((k >> 2) & 1) << (b + 10)) | (((b * 7 + k) % 32) & ~(1 << b)) ))"
+  done
+done > ds_swizzle.s
+for k in $(seq 0 63); do
+  echo "ds_swizzle_b32 v1, v2 offset:$(( (k * 7 % 32) | ((k * 13 + 5) % 32) << 5 | ((k * 19 + 3) % 32) << 10 ))"
+done >> ds_swizzle.s
+for k in 0 27 57 198 255; do
+  echo "ds_swizzle_b32 v1, v2 offset:$(( 0x8000 | k ))"
+done >> ds_swizzle.s
+emit ds_swizzle < ds_swizzle.s
+rm ds_swizzle.s
 
 emit ds <<'EOF'
 ds_add_u32 v1, v2

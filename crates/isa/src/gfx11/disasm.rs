@@ -47,7 +47,7 @@ fn vreg(n: u16, width: u8) -> String {
 }
 
 /// Text of an inline float constant (operand codes 240..=248).
-fn float_text(code: u16, bits: u8) -> &'static str {
+pub(crate) fn float_text(code: u16, bits: u8) -> &'static str {
     match code {
         240 => "0.5",
         241 => "-0.5",
@@ -63,14 +63,14 @@ fn float_text(code: u16, bits: u8) -> &'static str {
 }
 
 /// The inline float constant whose bit pattern (of `bits` width) is `v`.
-fn float_code(v: u64, bits: u8) -> Option<u16> {
+pub(crate) fn float_code(v: u64, bits: u8) -> Option<u16> {
     (240..=248).find(|&c| super::decode::float_const_bits(c, bits) == v)
 }
 
 /// A literal as LLVM prints it for an operand of `bits` (16/32/64) bits
 /// (`fp`: a 64-bit float operand, whose literal is the high dword): the
 /// value as an inline integer or float when it is one of those, hex otherwise.
-fn literal_text(lit: u32, bits: u8, fp: bool) -> String {
+pub(crate) fn literal_text(lit: u32, bits: u8, fp: bool) -> String {
     match bits {
         16 => {
             let v = lit & 0xFFFF;

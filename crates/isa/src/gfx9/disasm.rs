@@ -6,7 +6,7 @@
 
 use super::Target;
 use crate::gfx11::decode::{float_const_bits, operand_bits};
-use crate::gfx11::disasm::swizzle_text;
+use crate::gfx11::disasm::{float_code, float_text, literal_text, swizzle_text};
 use crate::gfx11::inst::{Family, Inst, Operand};
 use crate::opcodes::Op;
 
@@ -50,63 +50,6 @@ pub(crate) fn vreg(n: u16, width: u8, acc: bool) -> String {
         format!("{k}{n}")
     } else {
         format!("{k}[{}:{}]", n, n + w - 1)
-    }
-}
-
-fn float_text(code: u16, bits: u8) -> &'static str {
-    match code {
-        240 => "0.5",
-        241 => "-0.5",
-        242 => "1.0",
-        243 => "-1.0",
-        244 => "2.0",
-        245 => "-2.0",
-        246 => "4.0",
-        247 => "-4.0",
-        _ if bits == 64 => "0.15915494309189532",
-        _ => "0.15915494",
-    }
-}
-
-fn float_code(v: u64, bits: u8) -> Option<u16> {
-    (240..=248).find(|&c| float_const_bits(c, bits) == v)
-}
-
-/// A literal as LLVM prints it for an operand of `bits` bits (`fp`: a 64-bit
-/// float operand, whose literal is the high dword).
-fn literal_text(lit: u32, bits: u8, fp: bool) -> String {
-    match bits {
-        16 => {
-            let v = lit & 0xFFFF;
-            if (-16..=64).contains(&(v as u16 as i16 as i32)) {
-                (v as u16 as i16).to_string()
-            } else if let Some(c) = float_code(v as u64, 16) {
-                float_text(c, 16).into()
-            } else {
-                format!("0x{v:x}")
-            }
-        }
-        64 if fp => match float_code((lit as u64) << 32, 64) {
-            Some(c) => float_text(c, 64).into(),
-            None if lit == 0 => "0".into(),
-            None => format!("0x{lit:x}"),
-        },
-        64 => {
-            if lit <= 64 {
-                lit.to_string()
-            } else {
-                format!("0x{lit:x}")
-            }
-        }
-        _ => {
-            if (-16..=64).contains(&(lit as i32)) {
-                (lit as i32).to_string()
-            } else if let Some(c) = float_code(lit as u64, 32) {
-                float_text(c, 32).into()
-            } else {
-                format!("0x{lit:x}")
-            }
-        }
     }
 }
 

@@ -30,7 +30,7 @@ pub use crate::kfd_version::MIN_KFD_MINOR_VERSION;
 pub const THREADS_ENV: &str = "AQUEDUCT_SIM_THREADS";
 
 /// Environment variable that overrides [`SimConfig::gpus`]: how many GPUs
-/// (1 to [`MAX_GPUS`]).
+/// (1 to 64).
 pub const GPUS_ENV: &str = "AQUEDUCT_SIM_GPUS";
 
 /// Environment variable that turns on [`SimConfig::strict_coherence`]
@@ -160,8 +160,8 @@ fn parse_timeout_ms(text: &str) -> Option<Option<Duration>> {
     Some((ms > 0).then(|| Duration::from_millis(ms)))
 }
 
-/// `AQUEDUCT_SIM_GPUS` if set to a positive integer (at most [`MAX_GPUS`]:
-/// more is that many, with a warning), else one.
+/// `AQUEDUCT_SIM_GPUS` if set to a positive integer (more than 64, the
+/// most a simulated system has, is 64, with a warning), else one.
 pub fn default_gpus() -> usize {
     let Ok(text) = std::env::var(GPUS_ENV) else {
         return 1;

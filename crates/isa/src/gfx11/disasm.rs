@@ -916,22 +916,26 @@ fn depctr_text(imm: u16) -> String {
     }
 }
 
+/// A SOPK hardware-register operand (id in bits 5:0, offset 10:6, size-1
+/// 15:11) as LLVM's hwreg() macro, with the register's `name` where the
+/// target has one; the same layout on GFX9 and gfx11.
+pub(crate) fn hwreg_text(imm: u16, name: Option<&str>) -> String {
+    let id = imm & 0x3F;
+    let off = (imm >> 6) & 31;
+    let size = ((imm >> 11) & 31) + 1;
+    let h = name.map_or_else(|| id.to_string(), str::to_string);
+    if off == 0 && size == 32 {
+        format!("hwreg({h})")
+    } else {
+        format!("hwreg({h}, {off}, {size})")
+    }
+}
+
 fn sopk(i: &Inst, ops: &mut Vec<String>) {
     let imm = i.imm as u16;
     match i.op {
         Op::SGetregB32 | Op::SSetregB32 | Op::SSetregImm32B32 => {
-            let id = imm & 0x3F;
-            let off = (imm >> 6) & 31;
-            let size = ((imm >> 11) & 31) + 1;
-            let h = match hwreg_name(id) {
-                Some(n) => n.to_string(),
-                None => format!("{id}"),
-            };
-            let hw = if off == 0 && size == 32 {
-                format!("hwreg({h})")
-            } else {
-                format!("hwreg({h}, {off}, {size})")
-            };
+            let hw = hwreg_text(imm, hwreg_name(imm & 0x3F));
             if i.op == Op::SSetregImm32B32 {
                 ops.push(hw);
                 ops.push(literal_text(i.literal.unwrap_or(0), 32, false));

@@ -6,7 +6,7 @@
 
 use super::Target;
 use crate::gfx11::decode::{float_const_bits, operand_bits};
-use crate::gfx11::disasm::{float_code, float_text, literal_text, swizzle_text};
+use crate::gfx11::disasm::{float_code, float_text, hwreg_text, literal_text, swizzle_text};
 use crate::gfx11::inst::{Family, Inst, Operand};
 use crate::opcodes::Op;
 
@@ -177,17 +177,7 @@ fn sopk(target: Target, i: &Inst, ops: &mut Vec<String>) {
     let imm = i.imm as u16;
     match i.op {
         Op::SGetregB32 | Op::SSetregB32 | Op::SSetregImm32B32 => {
-            let id = imm & 0x3F;
-            let off = (imm >> 6) & 31;
-            let size = ((imm >> 11) & 31) + 1;
-            let h = hwreg_name(target, id)
-                .map(str::to_string)
-                .unwrap_or_else(|| id.to_string());
-            let hw = if off == 0 && size == 32 {
-                format!("hwreg({h})")
-            } else {
-                format!("hwreg({h}, {off}, {size})")
-            };
+            let hw = hwreg_text(imm, hwreg_name(target, imm & 0x3F));
             if i.op == Op::SSetregImm32B32 {
                 ops.push(hw);
                 ops.push(literal_text(i.literal.unwrap_or(0), 32, false));

@@ -106,12 +106,11 @@ pub(crate) fn literal_text(lit: u32, bits: u8, fp: bool) -> String {
     }
 }
 
-/// A source operand (scalar space, constants, literal, VGPRs) of `width`
-/// dwords and `bits` bits; `fp64`: a 64-bit float operand.
-fn src(op: &Operand, width: u8, lit: Option<u32>, bits: u8, fp64: bool) -> String {
-    let code = op.code;
+/// A source operand code of the constant space (128..=255: inline
+/// integers and floats, the apertures, the status bits, a literal) as LLVM
+/// prints it; the same codes on GFX9 and gfx11.
+pub(crate) fn constant_src_text(code: u16, lit: Option<u32>, bits: u8, fp64: bool) -> String {
     match code {
-        0..=127 => sreg(code, width),
         128..=192 => format!("{}", code as i32 - 128),
         193..=208 => format!("{}", 192 - code as i32),
         235 => "src_shared_base".into(),
@@ -125,8 +124,18 @@ fn src(op: &Operand, width: u8, lit: Option<u32>, bits: u8, fp64: bool) -> Strin
         253 => "src_scc".into(),
         254 => "src_lds_direct".into(),
         255 => literal_text(lit.unwrap_or(0), bits, fp64),
-        256..=511 => vreg(code - 256, width),
         _ => format!("src{code}"),
+    }
+}
+
+/// A source operand (scalar space, constants, literal, VGPRs) of `width`
+/// dwords and `bits` bits; `fp64`: a 64-bit float operand.
+fn src(op: &Operand, width: u8, lit: Option<u32>, bits: u8, fp64: bool) -> String {
+    let code = op.code;
+    match code {
+        0..=127 => sreg(code, width),
+        256..=511 => vreg(code - 256, width),
+        _ => constant_src_text(code, lit, bits, fp64),
     }
 }
 

@@ -6,7 +6,9 @@
 
 use super::Target;
 use crate::gfx11::decode::{float_const_bits, operand_bits};
-use crate::gfx11::disasm::{float_code, float_text, hwreg_text, literal_text, swizzle_text};
+use crate::gfx11::disasm::{
+    constant_src_text, float_code, float_text, hwreg_text, literal_text, swizzle_text,
+};
 use crate::gfx11::inst::{Family, Inst, Operand};
 use crate::opcodes::Op;
 
@@ -58,21 +60,8 @@ fn src(op: &Operand, width: u8, lit: Option<u32>, bits: u8, fp64: bool) -> Strin
     let code = op.code;
     match code {
         0..=127 => sreg(code, width),
-        128..=192 => format!("{}", code as i32 - 128),
-        193..=208 => format!("{}", 192 - code as i32),
-        235 => "src_shared_base".into(),
-        236 => "src_shared_limit".into(),
-        237 => "src_private_base".into(),
-        238 => "src_private_limit".into(),
-        239 => "src_pops_exiting_wave_id".into(),
-        240..=248 => float_text(code, bits).into(),
-        251 => "src_vccz".into(),
-        252 => "src_execz".into(),
-        253 => "src_scc".into(),
-        254 => "src_lds_direct".into(),
-        255 => literal_text(lit.unwrap_or(0), bits, fp64),
         256..=511 => vreg(code - 256, width, false),
-        _ => format!("src{code}"),
+        _ => constant_src_text(code, lit, bits, fp64),
     }
 }
 

@@ -14,6 +14,7 @@ use aqueduct_isa::observer::{DispatchObserver, WorkgroupObserver};
 use super::allocations::AllocationSnapshot;
 use super::config::{SanitizerConfig, Tool};
 use super::finding::Finding;
+use super::global_shadow::GlobalShadow;
 use super::noted::NotedDispatches;
 use super::report::{SanitizerLog, SanitizerReport};
 use super::workgroup::WorkgroupSanitizer;
@@ -45,6 +46,8 @@ pub struct DispatchSanitizer {
     /// The GPU address ranges the dispatch binds, when the runtime noted
     /// the dispatch (its findings are then kept for it).
     pub(super) bindings: Option<Arc<[Range<u64>]>>,
+    /// racecheck-global's shadow of the dispatch's global accesses.
+    pub(super) global: Option<GlobalShadow>,
     found: Mutex<Folded>,
     /// The device's record.
     log: Arc<SanitizerLog>,
@@ -78,6 +81,9 @@ impl DispatchSanitizer {
             private_bytes: info.private_bytes,
             kernarg: info.kernarg,
             bindings: noted.bindings(info.kernarg),
+            global: tools
+                .contains(Tool::RacecheckGlobal)
+                .then(GlobalShadow::default),
             found: Mutex::default(),
             log,
             noted,

@@ -95,6 +95,19 @@ pub enum Finding {
         /// An LDS byte both access.
         offset: u64,
     },
+    /// racecheck-global: two workgroups of one dispatch access the same
+    /// global byte, at least one writing, neither atomically.
+    GlobalRace {
+        /// The access found second (the simulator's order; the workgroups
+        /// have none).
+        at: Site,
+        access: Access,
+        /// The other workgroup's access.
+        earlier: Site,
+        earlier_access: Access,
+        /// A byte both access.
+        address: u64,
+    },
     /// synccheck: the waves of a workgroup wait at different `s_barrier`
     /// instructions when the barrier is released.
     DivergentBarrier {
@@ -123,6 +136,7 @@ impl Finding {
             | Finding::PrivateOverrun { .. } => Tool::Memcheck,
             Finding::UninitializedLds { .. } => Tool::Initcheck,
             Finding::LdsRace { .. } => Tool::Racecheck,
+            Finding::GlobalRace { .. } => Tool::RacecheckGlobal,
             Finding::DivergentBarrier { .. } | Finding::EndedAtBarrier { .. } => Tool::Synccheck,
         }
     }
@@ -136,6 +150,7 @@ impl Finding {
             | Finding::PrivateOverrun { at, .. }
             | Finding::UninitializedLds { at, .. }
             | Finding::LdsRace { at, .. }
+            | Finding::GlobalRace { at, .. }
             | Finding::DivergentBarrier { at, .. }
             | Finding::EndedAtBarrier { at, .. } => at,
         }
@@ -143,13 +158,13 @@ impl Finding {
 }
 
 impl Finding {
-    /// The GPU address a memcheck finding on global memory is about (None
-    /// for LDS and private offsets, and for the other tools).
+    /// The GPU address a finding on global memory is about (None for LDS
+    /// and private offsets, and for barriers).
     pub fn address(&self) -> Option<u64> {
         match self {
-            Finding::GlobalOverrun { address, .. } | Finding::BindingOverrun { address, .. } => {
-                Some(*address)
-            }
+            Finding::GlobalOverrun { address, .. }
+            | Finding::BindingOverrun { address, .. }
+            | Finding::GlobalRace { address, .. } => Some(*address),
             _ => None,
         }
     }
@@ -239,6 +254,20 @@ impl fmt::Display for Finding {
                 f,
                 "LDS {} at offset {offset:#x} ({at}) races with the {} at +{:#x} ({earlier}) \
                  with no barrier between",
+                verb(*access),
+                verb(*earlier_access),
+                earlier.offset
+            ),
+            Finding::GlobalRace {
+                at,
+                access,
+                earlier,
+                earlier_access,
+                address,
+            } => write!(
+                f,
+                "global {} at {address:#x} ({at}) races with the {} at +{:#x} ({earlier}): \
+                 workgroups of a dispatch have no order between them",
                 verb(*access),
                 verb(*earlier_access),
                 earlier.offset

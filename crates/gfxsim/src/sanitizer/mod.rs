@@ -16,7 +16,7 @@
 //! The files, one concept each: `config.rs` (which tools, the variable's
 //! parse), `allocations.rs` (the requested sizes the runtime describes),
 //! `finding.rs` (what is found), `memcheck.rs`, `lds_shadow.rs`
-//! (initcheck and racecheck on LDS), `synccheck.rs` (the rules),
+//! (initcheck and racecheck on LDS), `global_shadow.rs` (racecheck-global), `synccheck.rs` (the rules),
 //! `workgroup.rs` and `dispatch.rs` (the observers), `report.rs` (the
 //! device's folded record and the stderr lines), `noted.rs` (the bound
 //! ranges and findings of the dispatches the runtime noted).
@@ -25,6 +25,7 @@ mod allocations;
 mod config;
 mod dispatch;
 mod finding;
+mod global_shadow;
 mod lds_shadow;
 mod memcheck;
 mod noted;

@@ -1,6 +1,7 @@
 //! The sanitizer of one workgroup, on the thread that runs it: it applies
 //! memcheck to each access, keeps the LDS shadow for initcheck and
-//! racecheck (with the barrier epoch), applies synccheck at each barrier
+//! racecheck (with the barrier epoch), hands global accesses to the
+//! dispatch's shadow for racecheck-global, applies synccheck at each barrier
 //! release, and hands its folded findings to the dispatch when it ends.
 
 use aqueduct_isa::Access;
@@ -9,6 +10,7 @@ use aqueduct_isa::observer::{LaneAccesses, Segment, WaveSync, WorkgroupObserver}
 use super::config::Tool;
 use super::dispatch::{DispatchSanitizer, Folded, fold};
 use super::finding::{Finding, Site};
+use super::global_shadow::GlobalShadow;
 use super::lds_shadow::{self, LdsEvent, LdsShadow, Stamp};
 use super::memcheck;
 use super::synccheck::{self, SyncBreak};
@@ -99,6 +101,31 @@ impl<'d> WorkgroupSanitizer<'d> {
         }
     }
 
+    /// racecheck-global of a global access.
+    fn global_race(&mut self, shadow: &GlobalShadow, a: &LaneAccesses<'_>) {
+        if let Some(race) = shadow.access(a, self.id) {
+            let at = self.lane_site(a, race.lane);
+            let e = race.earlier;
+            let earlier = Site {
+                pc: e.pc,
+                offset: e.pc.wrapping_sub(self.dispatch.entry),
+                workgroup: e.workgroup,
+                wave: e.wave,
+                lane: e.lane,
+            };
+            fold(
+                &mut self.found,
+                Finding::GlobalRace {
+                    at,
+                    access: a.access,
+                    earlier,
+                    earlier_access: race.earlier_access,
+                    address: race.address,
+                },
+            );
+        }
+    }
+
     /// initcheck and racecheck of an LDS access: the first lane of each
     /// kind of event gives the instruction's finding.
     fn lds_shadow(&mut self, a: &LaneAccesses<'_>, initcheck: bool, racecheck: bool) {
@@ -161,6 +188,12 @@ impl WorkgroupObserver for WorkgroupSanitizer<'_> {
         let tools = self.dispatch.tools;
         if tools.contains(Tool::Memcheck) {
             self.memcheck(a);
+        }
+        if a.segment == Segment::Global
+            && a.access != Access::Atomic
+            && let Some(shadow) = &self.dispatch.global
+        {
+            self.global_race(shadow, a);
         }
         if a.segment == Segment::Lds {
             let initcheck = tools.contains(Tool::Initcheck);

@@ -537,6 +537,68 @@ fn reads_and_atomics_shared_by_workgroups_do_not_race() {
     assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
 }
 
+/// vector_copy of `n` u32s from `src` to `dst`.
+fn copy_u32(gpu: &Gpu, program: &Program, src: u64, dst: u64, n: u32) {
+    gpu.run(
+        &program.kernel,
+        &[Arg::Ptr(src), Arg::Ptr(dst), Arg::U32(n)],
+        [n, 1, 1],
+        [64, 1, 1],
+    )
+    .unwrap();
+}
+
+/// initcheck on device memory: a kernel reading VRAM that nothing wrote is
+/// a finding naming the first unwritten byte; bytes a kernel or an SDMA
+/// fill wrote read cleanly, and so does VRAM the host maps (its writes are
+/// not seen).
+#[test]
+fn reading_device_memory_nothing_wrote_is_an_initcheck_finding() {
+    let gpu = gpu(SanitizerConfig::off().with(Tool::Initcheck));
+    let copy = gpu.load("vector_copy");
+    let vram = gpu.alloc_device_only(1024);
+    let out = gpu.filled_u32(256, 0);
+    let input = gpu.upload_u32(&(0..256).collect::<Vec<_>>());
+    // A kernel writes the first 64 words; the copy reads 128.
+    copy_u32(&gpu, &copy, input.gpu_va(), vram.gpu_va(), 64);
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+    copy_u32(&gpu, &copy, vram.gpu_va(), out.gpu_va(), 128);
+    let report = only(gpu.sim.take_sanitizer_reports());
+    assert_eq!(report.tool(), Tool::Initcheck);
+    // Work-items 64..127: two wave32 loads, one per wave of workgroup 1.
+    assert_eq!(report.count, 2);
+    let Finding::UninitializedGlobal {
+        at,
+        access,
+        address,
+        size,
+        allocation,
+    } = report.finding
+    else {
+        panic!("{report:?}");
+    };
+    assert_eq!((access, size), (Access::Read, 4));
+    assert_eq!(address, vram.gpu_va() + 4 * 64);
+    assert_eq!((at.workgroup, at.wave, at.lane), ([1, 0, 0], 0, Some(0)));
+    assert_eq!((allocation.base, allocation.size), (vram.gpu_va(), 1024));
+    assert_eq!(read_u32(&out, 64), (0..64).collect::<Vec<_>>());
+
+    // An SDMA fill of the rest counts as written.
+    let sdma = gpu.rt.create_sdma_queue(&gpu.agent).expect("SDMA queue");
+    let done = gpu.signal(1);
+    sdma.fill(vram.gpu_va() + 256, 7, 768, &[], Some(&done))
+        .unwrap();
+    aqueduct_test_harness::hsa_sim::wait_zero(&done).unwrap();
+    copy_u32(&gpu, &copy, vram.gpu_va(), out.gpu_va(), 256);
+    assert_eq!(gpu.sim.take_sanitizer_reports(), vec![]);
+    assert_eq!(read_u32(&out, 256)[64..], vec![7; 192][..]);
+
+    // VRAM the host maps is written by the host as far as the device can tell.
+    let mapped = gpu.alloc_vram(1024);
+    copy_u32(&gpu, &copy, mapped.gpu_va(), out.gpu_va(), 256);
+    assert_eq!(gpu.sim.take_sanitizer_reports(), vec![]);
+}
+
 /// A barrier inside a branch only wave 0 takes: wave 1 ends while wave 0
 /// waits, one synccheck finding at wave 1's s_endpgm naming wave 0's
 /// s_barrier; when both waves take the branch, none.

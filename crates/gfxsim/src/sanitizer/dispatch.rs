@@ -13,6 +13,7 @@ use aqueduct_isa::observer::{DispatchObserver, WorkgroupObserver};
 
 use super::allocations::AllocationSnapshot;
 use super::config::{SanitizerConfig, Tool};
+use super::device_init::WrittenSnapshot;
 use super::finding::Finding;
 use super::global_shadow::GlobalShadow;
 use super::noted::NotedDispatches;
@@ -39,6 +40,8 @@ pub struct DispatchSanitizer {
     /// The kernel's first instruction (PCs are reported from here).
     pub(super) entry: u64,
     pub(super) allocations: Arc<AllocationSnapshot>,
+    /// initcheck's tracked VRAM BOs (None: initcheck is off).
+    pub(super) written: Option<Arc<WrittenSnapshot>>,
     /// Bytes of private memory per lane.
     pub(super) private_bytes: u32,
     /// The packet's kernarg address, which keys the runtime's note.
@@ -69,6 +72,7 @@ impl DispatchSanitizer {
         tools: SanitizerConfig,
         info: DispatchInfo,
         allocations: Arc<AllocationSnapshot>,
+        written: Option<Arc<WrittenSnapshot>>,
         log: Arc<SanitizerLog>,
         noted: Arc<NotedDispatches>,
     ) -> DispatchSanitizer {
@@ -78,6 +82,7 @@ impl DispatchSanitizer {
             kernel_object: info.kernel_object,
             entry: info.entry,
             allocations,
+            written,
             private_bytes: info.private_bytes,
             kernarg: info.kernarg,
             bindings: noted.bindings(info.kernarg),

@@ -83,6 +83,17 @@ pub enum Finding {
     },
     /// initcheck: a read of LDS bytes no wave of the workgroup wrote.
     UninitializedLds { at: Site, offset: u64, size: u32 },
+    /// initcheck: a read (or atomic) of device memory (VRAM the host never
+    /// mapped) that nothing wrote since it was allocated.
+    UninitializedGlobal {
+        at: Site,
+        access: Access,
+        /// The first unwritten byte the access reads.
+        address: u64,
+        size: u32,
+        /// The BO it lies in.
+        allocation: Allocation,
+    },
     /// racecheck: two waves of a workgroup access the same LDS byte, at
     /// least one writing, with no barrier between.
     LdsRace {
@@ -134,7 +145,9 @@ impl Finding {
             | Finding::BindingOverrun { .. }
             | Finding::LdsOverrun { .. }
             | Finding::PrivateOverrun { .. } => Tool::Memcheck,
-            Finding::UninitializedLds { .. } => Tool::Initcheck,
+            Finding::UninitializedLds { .. } | Finding::UninitializedGlobal { .. } => {
+                Tool::Initcheck
+            }
             Finding::LdsRace { .. } => Tool::Racecheck,
             Finding::GlobalRace { .. } => Tool::RacecheckGlobal,
             Finding::DivergentBarrier { .. } | Finding::EndedAtBarrier { .. } => Tool::Synccheck,
@@ -149,6 +162,7 @@ impl Finding {
             | Finding::LdsOverrun { at, .. }
             | Finding::PrivateOverrun { at, .. }
             | Finding::UninitializedLds { at, .. }
+            | Finding::UninitializedGlobal { at, .. }
             | Finding::LdsRace { at, .. }
             | Finding::GlobalRace { at, .. }
             | Finding::DivergentBarrier { at, .. }
@@ -164,7 +178,8 @@ impl Finding {
         match self {
             Finding::GlobalOverrun { address, .. }
             | Finding::BindingOverrun { address, .. }
-            | Finding::GlobalRace { address, .. } => Some(*address),
+            | Finding::GlobalRace { address, .. }
+            | Finding::UninitializedGlobal { address, .. } => Some(*address),
             _ => None,
         }
     }
@@ -243,6 +258,20 @@ impl fmt::Display for Finding {
                 f,
                 "read of {size} bytes of LDS at offset {offset:#x} that the workgroup never \
                  wrote ({at})"
+            ),
+            Finding::UninitializedGlobal {
+                at,
+                access,
+                address,
+                size,
+                allocation,
+            } => write!(
+                f,
+                "{} of {size} bytes at {address:#x} reads device memory nothing wrote since \
+                 its {}-byte allocation at {:#x} ({at})",
+                verb(*access),
+                allocation.size,
+                allocation.base
             ),
             Finding::LdsRace {
                 at,

@@ -8,6 +8,7 @@ use aqueduct_isa::Access;
 use aqueduct_isa::observer::{LaneAccesses, Segment, WaveSync, WorkgroupObserver};
 
 use super::config::Tool;
+use super::device_init::WrittenSnapshot;
 use super::dispatch::{DispatchSanitizer, Folded, fold};
 use super::finding::{Finding, Site};
 use super::global_shadow::GlobalShadow;
@@ -101,6 +102,43 @@ impl<'d> WorkgroupSanitizer<'d> {
         }
     }
 
+    /// initcheck of a global access: a read (or atomic) of tracked VRAM
+    /// must find its bytes written; a write (or atomic) marks them.
+    fn device_init(&mut self, written: &WrittenSnapshot, a: &LaneAccesses<'_>) {
+        let size = u64::from(a.size);
+        let mut uninit = None;
+        for l in (0..32).filter(|l| a.exec >> l & 1 != 0) {
+            let Some(bo) = written.containing(a.addrs[l]) else {
+                continue;
+            };
+            // Bytes past the size the runtime asked for are memcheck's finding.
+            let asked = self.dispatch.allocations.containing(a.addrs[l]);
+            if a.access != Access::Write
+                && uninit.is_none()
+                && let Some(address) = bo.first_unwritten(a.addrs[l], size)
+                && asked.is_none_or(|asked| address < asked.end())
+            {
+                uninit = Some((l, address, asked.unwrap_or(bo.allocation())));
+            }
+            if a.access != Access::Read {
+                written.mark(a.addrs[l], size);
+            }
+        }
+        if let Some((l, address, allocation)) = uninit {
+            let at = self.lane_site(a, l);
+            fold(
+                &mut self.found,
+                Finding::UninitializedGlobal {
+                    at,
+                    access: a.access,
+                    address,
+                    size: a.size,
+                    allocation,
+                },
+            );
+        }
+    }
+
     /// racecheck-global of a global access.
     fn global_race(&mut self, shadow: &GlobalShadow, a: &LaneAccesses<'_>) {
         if let Some(race) = shadow.access(a, self.id) {
@@ -188,6 +226,11 @@ impl WorkgroupObserver for WorkgroupSanitizer<'_> {
         let tools = self.dispatch.tools;
         if tools.contains(Tool::Memcheck) {
             self.memcheck(a);
+        }
+        if a.segment == Segment::Global
+            && let Some(written) = &self.dispatch.written
+        {
+            self.device_init(written, a);
         }
         if a.segment == Segment::Global
             && a.access != Access::Atomic

@@ -3,7 +3,9 @@
 //! `dwords ; text`. A valid line must decode, consume exactly its dwords and
 //! print the same text (runs of whitespace collapsed); an `<invalid>` line
 //! must give a typed decode error. Every family listed below agrees with
-//! LLVM on every vector of both targets.
+//! LLVM on every vector of both targets: the scalar, vector (VOP1/VOP2/VOPC
+//! with DPP and SDWA, VOP3, VOP3P with the MFMA/SMFMAC matrix ops) and
+//! memory (SMEM, DS, FLAT, MUBUF, MTBUF) encodings.
 //!
 //! `cargo test -p aqueduct-isa --test gfx9_decode -- --ignored --nocapture`
 //! prints the agreement of every family file, listed or not.
@@ -154,6 +156,6 @@ macro_rules! agree {
 }
 
 agree!(
-    sop2, sopk, sop1, sopc, sopp, smem, vop1, vop2, vopc, ds, flat, mubuf, vop1_dpp, vop2_dpp,
-    vopc_dpp, vop1_sdwa, vop2_sdwa, vopc_sdwa,
+    sop2, sopk, sop1, sopc, sopp, smem, vop1, vop2, vopc, vop3, vop3p, ds, flat, mubuf, mtbuf,
+    vop1_dpp, vop2_dpp, vopc_dpp, vop1_sdwa, vop2_sdwa, vopc_sdwa,
 );

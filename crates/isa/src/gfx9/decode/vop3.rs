@@ -11,7 +11,7 @@
 //! GFX9 VOP3 words take no literal (LLVM decodes code 255 as invalid).
 
 use super::operand::src_code_valid;
-use super::{Cx, Target, base_inst, lookup};
+use super::{Cx, base_inst, lookup};
 use crate::gfx11::decode::{DecodeError, DecodeErrorKind, decode_src};
 use crate::gfx11::inst::{Family, Inst, Mai};
 use crate::opcodes::{Op, OpInfo};
@@ -87,7 +87,9 @@ pub(crate) fn src_float(name: &str, k: usize) -> bool {
     }
     // v_cvt_sr_*'s src1 is the rounding seed, an integer.
     let int_src1 = sext_int_srcs(name) || name.contains("class") || name.starts_with("v_cvt_sr_");
-    if (k >= 1 && int_src1) || name.contains("ubyte") {
+    // The fp8/bf8 conversions read packed bytes.
+    let bytes = name.contains("ubyte") || name.ends_with("fp8") || name.ends_with("bf8");
+    if (k >= 1 && int_src1) || bytes {
         return false;
     }
     type_tokens(name).last().is_some_and(|t| t.starts_with('f'))
@@ -117,28 +119,32 @@ pub(crate) fn opsel_op(name: &str) -> bool {
         && name.ends_with("16"))
 }
 
+/// gfx942's packing fp8/bf8 conversions (op_sel selects the result word).
+fn pk_fp8(name: &str) -> bool {
+    matches!(name, "v_cvt_pk_fp8_f32" | "v_cvt_pk_bf8_f32")
+}
+
 /// Ops whose op_sel bits LLVM reads (other ops ignore them).
-pub(crate) fn keeps_opsel(name: &str) -> bool {
-    opsel_op(name)
-        || name.starts_with("v_cvt_sr_")
-        || matches!(name, "v_cvt_pk_fp8_f32" | "v_cvt_pk_bf8_f32")
+fn keeps_opsel(name: &str) -> bool {
+    opsel_op(name) || name.starts_with("v_cvt_sr_") || pk_fp8(name)
 }
 
 /// Ops whose integer-source neg/abs bits LLVM ignores (neither rejected nor
 /// printed): the op_sel ops, gfx942's stochastic-rounding fp8 conversions
-/// and its VOP3 dot products.
-fn ignores_int_mods(target: Target, name: &str) -> bool {
-    opsel_op(name)
-        || name.starts_with("v_cvt_sr_")
-        || (target == Target::Gfx942 && name.starts_with("v_dot"))
+/// and the VOP3 forms of the dot products.
+fn ignores_int_mods(name: &str) -> bool {
+    opsel_op(name) || name.starts_with("v_cvt_sr_") || name.starts_with("v_dot")
 }
 
 /// Integer ops that take clamp (saturation): the adds/subtracts, the
-/// multiply-adds and SADs, the op_sel ops, gfx942's VOP3 dot products.
-fn int_clamp(target: Target, name: &str) -> bool {
+/// 24-bit multiplies, the multiply-adds and SADs, the op_sel ops, the dot
+/// products.
+fn int_clamp(name: &str) -> bool {
     let add_sub = matches!(
         name,
-        "v_add_u32"
+        "v_mul_i32_i24"
+            | "v_mul_u32_u24"
+            | "v_add_u32"
             | "v_sub_u32"
             | "v_subrev_u32"
             | "v_add_u16"
@@ -157,17 +163,34 @@ fn int_clamp(target: Target, name: &str) -> bool {
         || opsel_op(name)
         || name.contains("mad")
         || name.contains("sad")
-        || (target == Target::Gfx942 && name.starts_with("v_dot"))
+        || name.starts_with("v_dot")
 }
 
-/// Float-source ops without omod: the packing and rounding conversions.
+/// Float-source ops without omod: the packing and rounding conversions,
+/// v_frexp_exp_i32_f32 and v_cndmask_b32.
 fn no_omod(name: &str) -> bool {
     name.contains("pknorm")
         || name.starts_with("v_cvt_sr_")
+        || pk_fp8(name)
         || matches!(
             name,
-            "v_cvt_pk_u8_f32" | "v_cvt_rpi_i32_f32" | "v_cvt_flr_i32_f32"
+            "v_cvt_pk_u8_f32"
+                | "v_cvt_rpi_i32_f32"
+                | "v_cvt_flr_i32_f32"
+                | "v_frexp_exp_i32_f32"
+                | "v_cvt_pkaccum_u8_f32"
+                | "v_pack_b32_f16"
+                | "v_cndmask_b32"
         )
+}
+
+/// Float-source ops without clamp: the class compares, v_cndmask_b32 and
+/// the fp8/bf8 packing conversions.
+fn no_clamp(name: &str) -> bool {
+    name.starts_with("v_cvt_sr_")
+        || name.contains("class")
+        || name == "v_cndmask_b32"
+        || pk_fp8(name)
 }
 
 pub(super) fn vop3(cx: &Cx) -> Result<Inst, DecodeError> {
@@ -235,7 +258,7 @@ fn validate_vop3(
     let name = base_name(info.mnemonic);
     let w = info.widths;
     let m = &i.mods;
-    let lenient = ignores_int_mods(cx.target, name) || sext_int_srcs(name);
+    let lenient = ignores_int_mods(name) || sext_int_srcs(name);
     // v_cvt_sr_* read their destination as a third operand.
     let n_slots = if name.starts_with("v_cvt_sr_") { 2 } else { 3 };
     for (k, &code) in codes.iter().enumerate() {
@@ -253,16 +276,16 @@ fn validate_vop3(
     let fdst = dst_float(name);
     let omod_ok = m.omod == 0 || (!compare && (fdst || any_float) && !no_omod(name));
     cx.require(omod_ok, reserved, 2, info)?;
-    let clamp_ok = !m.clamp
-        || ((any_float || fdst || int_clamp(cx.target, name))
-            && !name.starts_with("v_cvt_sr_")
-            && !name.contains("class"));
+    let clamp_ok = !m.clamp || ((any_float || fdst || int_clamp(name)) && !no_clamp(name));
     cx.require(clamp_ok, reserved, 2, info)?;
     // The op_sel ops select halves of the sources they have only.
-    if opsel_op(name) {
+    if opsel_op(name) || pk_fp8(name) {
         let n = (0..3).filter(|&k| w[k + 1] != 0).count();
         cx.require(m.opsel & 7 & !((1u8 << n) - 1) == 0, reserved, 2, info)?;
     }
+    // A VGPR destination tuple ends at or below v255.
+    let vector_dst = !compare && info.op != Op::VReadlaneB32;
+    cx.require(!vector_dst || fits(i.dst, w[0]), bad, 2, info)?;
     if compare {
         let d = i.dst;
         cx.require(d != 124 && d != 255 && src_code_valid(d, 2), bad, 2, info)?;
@@ -300,6 +323,12 @@ pub(super) fn vop3p(cx: &Cx) -> Result<Inst, DecodeError> {
     i.mods.opsel_hi = (((w1 >> 27) & 3) | (((w0 >> 14) & 1) << 2)) as u8;
     i.mods.clamp = (w0 >> 15) & 1 != 0;
     i.mods.neg = ((w1 >> 29) & 7) as u8;
+    cx.require(
+        fits(i.dst, info.widths[0]),
+        DecodeErrorKind::InvalidOperand,
+        2,
+        info,
+    )?;
     // An absent source has code 0 and no neg_lo, neg_hi or op_sel bit.
     for (k, &code) in codes.iter().enumerate() {
         let width = info.widths[k + 1];
@@ -367,11 +396,14 @@ fn mai(cx: &Cx, mut i: Inst, info: &OpInfo, codes: [u16; 3]) -> Result<Inst, Dec
     });
     for (k, &code) in codes.iter().enumerate() {
         let width = info.widths[k + 1];
-        if width != 0 {
-            // No 1024-bit scalar class: LLVM reads one SGPR there.
-            let width = if width >= 32 && code < 256 { 1 } else { width };
-            cx.require(src_ok(code, width), bad, 2, info)?;
-        }
+        let ok = match code {
+            // No 1024-bit scalar class: LLVM reads one SGPR or TTMP there
+            // (or a special pair), never a 32-bit special register.
+            0..=101 | 108..=123 if width >= 32 => true,
+            103 | 105 | 107 | 124 | 127 if width >= 32 => false,
+            _ => src_ok(code, width),
+        };
+        cx.require(width == 0 || ok, bad, 2, info)?;
     }
     cx.require(fits(i.dst, info.widths[0]), bad, 2, info)?;
     // The sparse ops have no blgp (their abid selects the index set).

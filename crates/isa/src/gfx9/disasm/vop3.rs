@@ -21,13 +21,12 @@ pub(crate) fn is_compare(i: &Inst) -> bool {
 }
 
 /// An 8-bit scalar destination field LLVM decodes like a source: codes
-/// above the SGPRs print as constants flagged invalid.
+/// above the SGPRs print as (32-bit) constants flagged invalid.
 fn scalar_dst(code: u16, width: u8) -> String {
     if code < 128 {
         return sreg(code, width);
     }
-    let bits = if width >= 2 { 64 } else { 32 };
-    let text = constant_src_text(code, None, bits, false);
+    let text = constant_src_text(code, None, 32, false);
     if matches!(code, 235..=239 | 251..=253) {
         text
     } else {
@@ -57,11 +56,22 @@ pub(super) fn vop3(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
         }
         let code = i.src[k].code;
         let float = decode::src_float(name, k);
-        // v_mad_{u32_u16,i32_i16}: a 32-bit addend.
-        let wide_addend = k == 2 && matches!(name, "v_mad_u32_u16" | "v_mad_i32_i16");
+        // 32-bit operands of 16-bit ops: v_mad_{u32_u16,i32_i16}'s addend,
+        // the class mask, v_sad_u16's sources (LLVM types them i32); and
         // v_ldexp_f16's exponent prints its constants as f16 ones.
-        let int16 = w[k + 1] == 1 && src_is_16(i.op) && !float && !wide_addend && !sext;
-        let bits = operand_bits(i.op, w[k + 1]);
+        let dword = (k == 2 && matches!(name, "v_mad_u32_u16" | "v_mad_i32_i16"))
+            || (k == 1 && name.contains("class"))
+            || name == "v_sad_u16"
+            || sext;
+        let int16 = w[k + 1] == 1 && src_is_16(i.op) && !float && !dword;
+        // A carry-in / condition mask and v_mqsad_u32_u8's accumulator
+        // print their (invalid) constants as 32-bit ones.
+        let narrow = k == 2 && (carry_in(name) || name == "v_mqsad_u32_u8");
+        let bits = if narrow {
+            32
+        } else {
+            operand_bits(i.op, w[k + 1])
+        };
         let text = match int16_const(code, None) {
             Some(t) if int16 => t,
             _ => src(&i.src[k], w[k + 1], None, bits, fp64),
@@ -90,6 +100,14 @@ pub(super) fn vop3(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
     }
 }
 
+/// Ops whose src2 is a carry-in or condition mask (an SGPR pair).
+fn carry_in(name: &str) -> bool {
+    matches!(
+        name,
+        "v_cndmask_b32" | "v_addc_co_u32" | "v_subb_co_u32" | "v_subbrev_co_u32"
+    )
+}
+
 /// Source `k`'s text with LLVM's comments on operands outside its
 /// register class: the carry-in / condition mask (`SReg_1_XEXEC`: an SGPR
 /// pair), the lane reads' and writes' scalar operands (`SReg_32`), the
@@ -98,11 +116,7 @@ pub(super) fn vop3(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
 fn class_flags(i: &Inst, name: &str, k: usize, text: String) -> String {
     let code = i.src[k].code;
     let constant = matches!(code, 128..=208 | 240..=248);
-    let carry_in = k == 2
-        && matches!(
-            name,
-            "v_cndmask_b32" | "v_addc_co_u32" | "v_subb_co_u32" | "v_subbrev_co_u32"
-        );
+    let carry_in = k == 2 && carry_in(name);
     let lane = (i.op == Op::VReadlaneB32 && k == 1) || i.op == Op::VWritelaneB32;
     let vgpr_class = match (name, k) {
         ("v_readlane_b32", 0) => Some("VRegOrLds_32"),
@@ -155,8 +169,10 @@ fn reg_only(code: u16, width: u8, agpr: bool, class: &str, consts_ok: bool) -> S
             }
         }
         254 => class_comment("src_lds_direct".into(), class),
-        // No 1024-bit scalar class: LLVM names the first register only.
-        _ => class_comment(sreg(code, if width >= 32 { 1 } else { width }), class),
+        // No 1024-bit scalar class: LLVM names one register (or pair).
+        102 | 104 | 106 | 126 if width >= 32 => class_comment(sreg(code, 2), class),
+        _ if width >= 32 => class_comment(sreg(code, 1), class),
+        _ => class_comment(sreg(code, width), class),
     }
 }
 
@@ -198,6 +214,8 @@ pub(super) fn mai(target: super::Target, i: &Inst, ops: &mut Vec<String>, tail: 
         } else {
             match c {
                 256..=511 => vreg(c - 256, w[3], a),
+                // The f64 MFMAs' C matrix takes 64-bit constants.
+                _ if i.op.name().contains("f64") => src(&i.src[2], w[3], None, 64, true),
                 _ => src(&i.src[2], w[3], None, 32, false),
             }
         });

@@ -159,3 +159,61 @@ agree!(
     sop2, sopk, sop1, sopc, sopp, smem, vop1, vop2, vopc, vop3, vop3p, ds, flat, mubuf, mtbuf,
     vop1_dpp, vop2_dpp, vopc_dpp, vop1_sdwa, vop2_sdwa, vopc_sdwa,
 );
+
+/// The matrix-core controls an MFMA/SMFMAC word decodes into (`Inst::mai`,
+/// and `Inst::acc` for an AGPR destination) are the ones LLVM prints for it:
+/// cbsz/abid/blgp (gfx942 prints an f64 MFMA's blgp as `neg:[..]`), each
+/// left out when zero, and an `a` register destination.
+#[test]
+fn mfma_fields_match_llvm() {
+    use aqueduct_isa::gfx11::inst::Inst;
+    let field = |text: &str, key: &str| -> u8 {
+        text.split_whitespace()
+            .find_map(|t| t.strip_prefix(key))
+            .map_or(0, |v| {
+                if let Some(list) = v.strip_prefix('[') {
+                    // neg:[a,b,c]: bit k from entry k.
+                    let bits = list.trim_end_matches(']').split(',');
+                    bits.enumerate()
+                        .map(|(k, b)| b.parse::<u8>().expect("bit") << k)
+                        .sum()
+                } else {
+                    v.parse().expect("number")
+                }
+            })
+    };
+    let mut checked = 0;
+    for target in TARGETS {
+        let path = format!(
+            "{}/tests/gfx9_vectors/{}/vop3p.txt",
+            env!("CARGO_MANIFEST_DIR"),
+            target.name()
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        for line in text.lines() {
+            let (hex, want) = line.split_once(" ; ").expect("`words ; text`");
+            if !(want.starts_with("v_mfma") || want.starts_with("v_smfmac")) {
+                continue;
+            }
+            let words: Vec<u32> = hex
+                .split_whitespace()
+                .map(|w| u32::from_str_radix(w, 16).expect("hex"))
+                .collect();
+            let inst = decode(target, &words).unwrap_or_else(|e| panic!("{hex}: {e}"));
+            let mai = inst.mai.unwrap_or_else(|| panic!("{hex}: no MFMA fields"));
+            let blgp = field(want, "blgp:") | field(want, "neg:");
+            assert_eq!(
+                (mai.cbsz, mai.abid, mai.blgp),
+                (field(want, "cbsz:"), field(want, "abid:"), blgp),
+                "{hex}: {want}"
+            );
+            let agpr_dst = want
+                .split_whitespace()
+                .nth(1)
+                .is_some_and(|d| d.starts_with('a'));
+            assert_eq!(inst.acc & Inst::ACC_DST != 0, agpr_dst, "{hex}: {want}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "only {checked} MFMA vectors");
+}

@@ -9,6 +9,12 @@
 //! acc_cd [15]; abid doubles as smfmac's index select, blgp [63:61] as the
 //! f64 MFMAs' neg bits; acc [60:59] marks AGPR sources A and B.
 //! GFX9 VOP3 words take no literal (LLVM decodes code 255 as invalid).
+//!
+//! Which modifier fields an op has follows LLVM's VOP profiles
+//! (`VOPInstructions.td`, `VOP3Instructions.td`, `VOP3PInstructions.td`: a
+//! field the profile lacks is encoded as zero, so a word with it set does
+//! not decode); the per-op facts below were checked against
+//! llvm-objdump-19's verdicts for every opcode of gfx90a and gfx942.
 
 use super::operand::src_code_valid;
 use super::{Cx, base_inst, lookup};
@@ -96,9 +102,8 @@ pub(crate) fn src_float(name: &str, k: usize) -> bool {
 }
 
 /// The native 16-bit VOP3 ops of GFX9 that carry op_sel (LLVM's VOP3
-/// OpSel profiles: a bit per source and one for the destination), and
-/// gfx942's fp8/bf8 conversions (byte and word selects).
-pub(crate) fn opsel_op(name: &str) -> bool {
+/// OpSel profiles: a bit per source and one for the destination).
+fn opsel_op(name: &str) -> bool {
     matches!(
         name,
         "v_mad_u16"

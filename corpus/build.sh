@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Rebuilds the kernel corpus (corpus/src) into gfx1100 code objects:
+# Rebuilds the kernel corpus (corpus/src) into code objects:
 #
-#   <out>/gfx1100/NAME.O0.co, NAME.O3.co   for every src/NAME.cl (OpenCL C 2.0) and
-#                                          src/NAME.hip (HIP, device-only), at -O0 and -O3
-#   <out>/gfx1100/NAME.co                  for every src/NAME.s (llvm-mc assembly, built once)
+#   <out>/<gfx>/NAME.O0.co, NAME.O3.co     for every src/NAME.cl (OpenCL C 2.0) and
+#                                          src/NAME.hip (HIP, device-only), at -O0 and -O3,
+#                                          for gfx in gfx1100 gfx942 gfx90a
+#                                          (GFX11_ONLY below: gfx1100 only)
+#   <out>/gfx1100/NAME.co                  for every src/NAME.s (llvm-mc gfx11 assembly,
+#                                          built once)
 #
 # Each source holds one kernel named like its file. A line "// corpus-flags: ..." (or
 # "; corpus-flags: ..." in assembly) adds compiler flags for that file only (e.g.
@@ -19,17 +22,18 @@ set -euo pipefail
 
 CORPUS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:-$CORPUS_DIR}"
-mkdir -p "$OUT/gfx1100"
+TARGETS=(gfx1100 gfx942 gfx90a)
+# Sources that use gfx10+/gfx11-only builtins (permlanex16, permlane64, WMMA): gfx1100 only.
+GFX11_ONLY=(dpp_row_reduce lane_permute wave_compact wmma_f32_f16 wmma_i32_iu8 hip_wmma_bf16)
+for gfx in "${TARGETS[@]}"; do mkdir -p "$OUT/$gfx"; done
 OUT="$(cd "$OUT" && pwd)"
 
 CLANG=clang-19
 LLD=ld.lld-19
 MC=llvm-mc-19
-GFX=gfx1100
 COMMON=(-nogpulib -mcode-object-version=5 -fno-ident -ffile-prefix-map="$CORPUS_DIR"=.)
-CL_FLAGS=(-x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=$GFX -cl-kernel-arg-info "${COMMON[@]}")
-HIP_FLAGS=(-x hip --offload-arch=$GFX -nogpuinc --cuda-device-only --no-gpu-bundle-output -std=c++17
-           "${COMMON[@]}")
+CL_FLAGS=(-x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -cl-kernel-arg-info "${COMMON[@]}")
+HIP_FLAGS=(-x hip -nogpuinc --cuda-device-only --no-gpu-bundle-output -std=c++17 "${COMMON[@]}")
 
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
@@ -42,21 +46,30 @@ file_flags() {
 cd "$CORPUS_DIR/src"
 shopt -s nullglob
 count=0
-for src in *.cl *.hip; do
-    name="${src%.*}"
-    read -r -a extra <<< "$(file_flags "$src")"
-    for opt in O0 O3; do
-        if [[ "$src" == *.cl ]]; then
-            "$CLANG" "${CL_FLAGS[@]}" "-$opt" "${extra[@]}" -c "$src" -o "$TMP/$name.$opt.o"
-            "$LLD" -shared --build-id=none "$TMP/$name.$opt.o" -o "$OUT/$GFX/$name.$opt.co"
-        else
-            # HIP device-only compiles link the code object themselves (lld, no build id).
-            "$CLANG" "${HIP_FLAGS[@]}" "-$opt" -cuid="$name" "${extra[@]}" -c "$src" \
-                -o "$OUT/$GFX/$name.$opt.co"
+for gfx in "${TARGETS[@]}"; do
+    for src in *.cl *.hip; do
+        name="${src%.*}"
+        if [[ "$gfx" != gfx1100 && " ${GFX11_ONLY[*]} " == *" $name "* ]]; then
+            continue
         fi
-        count=$((count + 1))
+        read -r -a extra <<< "$(file_flags "$src")"
+        # GFX9 is wave64 only: a wave-size flag there is a no-op and clang warns of it.
+        [[ "$gfx" == gfx9* ]] && extra=()
+        for opt in O0 O3; do
+            if [[ "$src" == *.cl ]]; then
+                "$CLANG" "${CL_FLAGS[@]}" -mcpu="$gfx" "-$opt" "${extra[@]}" -c "$src" \
+                    -o "$TMP/$name.$gfx.$opt.o"
+                "$LLD" -shared --build-id=none "$TMP/$name.$gfx.$opt.o" -o "$OUT/$gfx/$name.$opt.co"
+            else
+                # HIP device-only compiles link the code object themselves (lld, no build id).
+                "$CLANG" "${HIP_FLAGS[@]}" --offload-arch="$gfx" "-$opt" -cuid="$name" "${extra[@]}" \
+                    -c "$src" -o "$OUT/$gfx/$name.$opt.co"
+            fi
+            count=$((count + 1))
+        done
     done
 done
+GFX=gfx1100
 for src in *.s; do
     name="${src%.s}"
     read -r -a extra <<< "$(file_flags "$src")"
@@ -64,4 +77,4 @@ for src in *.s; do
     "$LLD" -shared --build-id=none "$TMP/$name.o" -o "$OUT/$GFX/$name.co"
     count=$((count + 1))
 done
-echo "built $count code objects into $OUT/$GFX"
+echo "built $count code objects into $OUT/{${TARGETS[*]}}"

@@ -583,7 +583,13 @@ pub(crate) fn copy_ops_chunked(
     all_or_nothing(arena, |arena| {
         for piece in chunks(src.range.clone(), chunk) {
             let d = piece.start.wrapping_add(delta)..piece.end.wrapping_add(delta);
-            copy_op(blit, role, sub_access(&src, piece), sub_access(&dst, d), arena)?;
+            copy_op(
+                blit,
+                role,
+                sub_access(&src, piece),
+                sub_access(&dst, d),
+                arena,
+            )?;
         }
         Ok(())
     })
@@ -614,11 +620,7 @@ pub(crate) fn copy_op(
 
 /// [`fill_ops_into`] into an arena of their own (a new buffer's zero fill,
 /// pending until the next submission).
-pub(crate) fn fill_ops(
-    blit: &BlitKernels,
-    dst: Access,
-    value: u32,
-) -> Result<OpArena, LowerError> {
+pub(crate) fn fill_ops(blit: &BlitKernels, dst: Access, value: u32) -> Result<OpArena, LowerError> {
     let mut arena = OpArena::default();
     fill_ops_into(blit, dst, value, &mut arena)?;
     Ok(arena)
@@ -714,7 +716,14 @@ pub(crate) fn patch_kernarg(
         };
     set(&mut b)?;
     let mut kernarg = Vec::new();
-    let work = dispatch_work(&blit.dispatch_patch, &b, [1, 1, 1], [1, 1, 1], 1, &mut kernarg)?;
+    let work = dispatch_work(
+        &blit.dispatch_patch,
+        &b,
+        [1, 1, 1],
+        [1, 1, 1],
+        1,
+        &mut kernarg,
+    )?;
     Ok((work, kernarg))
 }
 
@@ -790,11 +799,7 @@ mod tests {
             .nth(index)
             .map(|a| a.offset as usize)
             .expect("argument");
-        u64::from_le_bytes(
-            kernarg[offset..offset + 8]
-                .try_into()
-                .expect("8 bytes"),
-        )
+        u64::from_le_bytes(kernarg[offset..offset + 8].try_into().expect("8 bytes"))
     }
 
     /// The params uniform words at the end of a blit's kernarg block.
@@ -805,11 +810,7 @@ mod tests {
             .expect("params in kernarg")
             .data_offset as usize;
         let word = |i: usize| {
-            u32::from_le_bytes(
-                kernarg[at + 4 * i..at + 4 * i + 4]
-                    .try_into()
-                    .expect("4"),
-            )
+            u32::from_le_bytes(kernarg[at + 4 * i..at + 4 * i + 4].try_into().expect("4"))
         };
         [word(0), word(1), word(2)]
     }
@@ -831,7 +832,12 @@ mod tests {
     fn an_sdma_op_is_a_gate_and_a_wait_between_its_neighbours() {
         let (x, y) = (0x1_0000..0x2_0000, 0x3_0000..0x4_0000);
         let mut ops = OpArena::default();
-        dispatch_op(&mut ops, PacketRole::Dispatch, &[access(x.clone(), true)], 1);
+        dispatch_op(
+            &mut ops,
+            PacketRole::Dispatch,
+            &[access(x.clone(), true)],
+            1,
+        );
         ops.push_one(
             PacketRole::Copy,
             &[access(x.clone(), false), access(y.clone(), true)],

@@ -19,7 +19,6 @@ use wgpu_types::{BufferBindingType, BufferUsages, Features};
 use super::encoder::{EncoderState, Recording};
 use super::hazard::Access;
 use super::lower::{self, Op, PacketRole, PatchWork, Work};
-use crate::shader::EntryPoint;
 use crate::binding::BindGroup;
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
@@ -29,6 +28,7 @@ use crate::error::{
 use crate::lock_rank::Mutex;
 use crate::pipeline::ComputePipeline;
 use crate::query::{ComputePassTimestampWrites, QuerySet};
+use crate::shader::EntryPoint;
 
 /// Describes a compute pass.
 #[derive(Clone, Debug, Default)]

@@ -541,7 +541,9 @@ pub(super) fn write_slots(
                     return Err(QueueWriteError::PatchKernargOverflow);
                 }
                 // SAFETY: the block holds block.len >= kernarg.len() bytes of host-mapped kernarg memory reserved for this packet.
-                unsafe { std::ptr::copy_nonoverlapping(kernarg.as_ptr(), block.host, kernarg.len()) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(kernarg.as_ptr(), block.host, kernarg.len())
+                };
                 tracing::trace!(
                     packet = id,
                     kernel = %work.kernel_name,

@@ -78,6 +78,8 @@ pub(crate) struct DeviceShared {
     /// gfxsim counts this device's dispatches (while a trace is written:
     /// `count_dispatches`).
     pub counting: AtomicBool,
+    /// Spare recording storage for encoders and passes.
+    pub recordings: crate::command::pool::RecordingPool,
 }
 
 impl Drop for DeviceShared {
@@ -143,6 +145,7 @@ impl DeviceShared {
             callbacks_on_host_thread: AtomicBool::new(false),
             lost: AtomicBool::new(false),
             counting: AtomicBool::new(false),
+            recordings: Default::default(),
         })
     }
 

@@ -51,6 +51,10 @@ pub(crate) enum LockRank {
     HostCallbackPanic,
     /// A work-done callback shared by its host-thread and polled paths.
     WorkDoneCallback,
+    /// The device's spare recordings (`src/command/pool.rs`): taken and
+    /// given back under an encoder or the queue state, and nothing is
+    /// taken while it is held.
+    RecordingPool,
 }
 
 #[cfg(debug_assertions)]

@@ -4,6 +4,9 @@
 
 use aqueduct_test_harness::facade::*;
 
+#[path = "dispatch/allocations.rs"]
+mod allocations;
+
 #[test]
 fn vector_copy_through_auto_layout_and_immediates() {
     let c = ctx();

@@ -16,8 +16,9 @@ use wgpu_types::{
     BufferUsages, COPY_BUFFER_ALIGNMENT, Features, QUERY_RESOLVE_BUFFER_ALIGNMENT, QUERY_SIZE,
 };
 
-use super::lower::{self, DebugPacket, Op, PacketRole};
-use super::pass::{ComputePass, ComputePassDescriptor};
+use super::arena::OpArena;
+use super::lower::{self, DebugPacket, PacketRole};
+use super::pass::{ComputePass, ComputePassDescriptor, PassScratch};
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::{
@@ -34,9 +35,11 @@ pub type CommandEncoderDescriptor<'a> = wgpu_types::CommandEncoderDescriptor<cra
 /// Describes the command buffer `CommandEncoder::finish` makes.
 pub type CommandBufferDescriptor<'a> = wgpu_types::CommandBufferDescriptor<crate::Label<'a>>;
 
-#[derive(Debug)]
+/// What an encoder or pass has recorded. Its storage is reused across
+/// recordings (`pool.rs`): `clear` keeps every list's capacity.
+#[derive(Debug, Default)]
 pub(crate) struct Recording {
-    pub ops: Vec<Op>,
+    pub ops: OpArena,
     /// Buffers the commands use (checked at submit: not destroyed, not mapped).
     pub used: Vec<Buffer>,
     /// The ids in `used` (so adding one is not a scan of the list).
@@ -44,17 +47,24 @@ pub(crate) struct Recording {
     pub executables: Vec<Arc<Executable>>,
     /// The first command that failed.
     pub error: Option<CommandError>,
+    /// A pass's lists, kept here between passes (empty while a pass has
+    /// them).
+    pub pass_scratch: PassScratch,
 }
 
 impl Recording {
     pub(crate) fn new() -> Self {
-        Recording {
-            ops: Vec::new(),
-            used: Vec::new(),
-            used_ids: HashSet::default(),
-            executables: Vec::new(),
-            error: None,
-        }
+        Recording::default()
+    }
+
+    /// Empty the recording, keeping its storage.
+    pub(crate) fn clear(&mut self) {
+        self.ops.clear();
+        self.used.clear();
+        self.used_ids.clear();
+        self.executables.clear();
+        self.error = None;
+        self.pass_scratch.clear();
     }
 
     pub(crate) fn fail(&mut self, error: CommandError) {
@@ -69,26 +79,33 @@ impl Recording {
         }
     }
 
-    pub(crate) fn append(&mut self, other: Recording) {
-        if let Some(e) = other.error {
+    /// Add `other`'s commands after these; `other` is left with storage
+    /// to reuse (and stale contents: clear it before recording into it).
+    pub(crate) fn append(&mut self, other: &mut Recording) {
+        if let Some(e) = other.error.take() {
             self.fail(e);
         }
         if self.ops.is_empty() {
-            // The common case (one pass): take its storage, no copy.
-            self.ops = other.ops;
+            // The common case (one pass): take its storage, no copy; this
+            // recording's empty storage goes the other way.
+            std::mem::swap(&mut self.ops, &mut other.ops);
         } else {
-            self.ops.extend(other.ops);
+            self.ops.append(&other.ops);
         }
         if self.used.is_empty() {
             // The common case again: take the pass's list and its id set.
-            self.used = other.used;
-            self.used_ids = other.used_ids;
+            std::mem::swap(&mut self.used, &mut other.used);
+            std::mem::swap(&mut self.used_ids, &mut other.used_ids);
         } else {
             for b in &other.used {
                 self.use_buffer(b);
             }
         }
-        self.executables.extend(other.executables);
+        if self.executables.is_empty() {
+            std::mem::swap(&mut self.executables, &mut other.executables);
+        } else {
+            self.executables.append(&mut other.executables);
+        }
     }
 }
 
@@ -128,9 +145,9 @@ impl CommandEncoder {
             state: Arc::new(Mutex::new(
                 LockRank::CommandEncoder,
                 EncoderState {
+                    rec: device.recordings.take(),
                     device,
                     label,
-                    rec: Recording::new(),
                     pass_open: false,
                 },
             )),
@@ -241,13 +258,13 @@ impl CommandEncoder {
                 if size == 0 {
                     return Ok(());
                 }
-                let ops = lower::copy_ops(
+                lower::copy_ops_into(
                     &device.blit,
                     PacketRole::Copy,
                     source.access(source_offset..source_offset + size, false),
                     destination.access(destination_offset..destination_offset + size, true),
+                    &mut rec.ops,
                 )?;
-                rec.ops.extend(ops);
                 Ok(())
             },
         )
@@ -292,11 +309,12 @@ impl CommandEncoder {
             if size == 0 {
                 return Ok(());
             }
-            rec.ops.extend(lower::fill_ops(
+            lower::fill_ops_into(
                 &device.blit,
                 buffer.access(offset..offset + size, true),
                 0,
-            )?);
+                &mut rec.ops,
+            )?;
             Ok(())
         })
     }
@@ -317,7 +335,7 @@ impl CommandEncoder {
                 }
                 let (storage, slot) = query_set.timestamp_slot(device, query_index)?;
                 rec.use_buffer(storage);
-                rec.ops.push(lower::timestamp_op(slot));
+                lower::timestamp_op(slot, &mut rec.ops);
                 Ok(())
             },
         )
@@ -374,15 +392,15 @@ impl CommandEncoder {
                 if size == 0 {
                     return Ok(());
                 }
-                let op = lower::strided_copy_op(
+                lower::strided_copy_op(
                     &device.blit,
                     PacketRole::ResolveQuery,
                     query_set.end_ts_access(storage, query_range.clone()),
                     QUERY_SLOT_SIZE,
                     destination.access(destination_offset..destination_offset + size, true),
                     count,
+                    &mut rec.ops,
                 )?;
-                rec.ops.push(op);
                 Ok(())
             },
         )

@@ -66,6 +66,10 @@ pub(crate) struct HazardTracker {
     since_barrier: Vec<Access>,
     /// The same accesses by object once there are more than LIST_LIMIT.
     many: Option<HashMap<u64, ObjectAccesses, IdHash>>,
+    /// An emptied map of an earlier `many`, kept for its storage: a
+    /// tracker reused across submissions (`reset`) files accesses again
+    /// without growing a new map.
+    spare: Option<HashMap<u64, ObjectAccesses, IdHash>>,
 }
 
 /// The accesses to one object since the last barrier: one (no allocation
@@ -179,8 +183,7 @@ impl HazardTracker {
                 .any(|a| self.since_barrier.iter().any(|p| a.conflicts(p))),
         };
         if barrier {
-            self.since_barrier.clear();
-            self.many = None;
+            self.reset();
         }
         self.add(accesses);
         barrier
@@ -189,9 +192,18 @@ impl HazardTracker {
     /// Record a packet that always gets the barrier bit (a timestamp:
     /// it orders after everything before it).
     pub(crate) fn record_barrier(&mut self, accesses: &[Access]) {
-        self.since_barrier.clear();
-        self.many = None;
+        self.reset();
         self.add(accesses);
+    }
+
+    /// Forget every access (a barrier point, or a new submission), keeping
+    /// the storage.
+    pub(crate) fn reset(&mut self) {
+        self.since_barrier.clear();
+        if let Some(mut objects) = self.many.take() {
+            objects.clear();
+            self.spare = Some(objects);
+        }
     }
 
     fn add(&mut self, accesses: &[Access]) {
@@ -201,7 +213,7 @@ impl HazardTracker {
         }
         self.since_barrier.extend(accesses.iter().cloned());
         if self.since_barrier.len() > LIST_LIMIT {
-            let mut objects = HashMap::<u64, ObjectAccesses, IdHash>::default();
+            let mut objects = self.spare.take().unwrap_or_default();
             self.since_barrier
                 .drain(..)
                 .for_each(|a| file(&mut objects, &a));

@@ -35,6 +35,7 @@ use aqueduct_kfd::abi::{FenceScope, packet_type};
 use crate::error::LowerError;
 use crate::shader::EntryPoint;
 
+use super::arena::{OpArena, Span};
 use super::blit::BlitKernels;
 use super::hazard::{Access, HazardTracker, fence_scopes};
 
@@ -94,7 +95,8 @@ pub(crate) struct DispatchWork {
     pub workgroup: [u16; 3],
     pub group_segment: u32,
     pub private_segment: u32,
-    pub kernarg: Vec<u8>,
+    /// The kernarg bytes in the arena of the op (`OpArena::kernarg`).
+    pub kernarg: Span,
     pub kernarg_align: u64,
     /// Published by the preceding patch packet (written INVALID).
     pub patched: bool,
@@ -123,12 +125,29 @@ pub(crate) struct PatchWork {
     pub max_items: u32,
 }
 
-/// An op's work. Dispatch work is shared: a pass that repeats a dispatch
-/// with unchanged state records clones of one op, and the queue places one
-/// kernarg block for consecutive packets sharing it.
+impl DispatchWork {
+    /// Whether `other` is the same packet with the same kernarg bytes (a
+    /// clone of this dispatch in the same arena): the queue then places one
+    /// kernarg block for both, and writes the same packet image.
+    pub(crate) fn same_as(&self, other: &DispatchWork) -> bool {
+        self.kernarg == other.kernarg
+            && self.kernel_object == other.kernel_object
+            && self.grid == other.grid
+            && self.workgroup == other.workgroup
+            && self.group_segment == other.group_segment
+            && self.private_segment == other.private_segment
+            && self.kernarg_align == other.kernarg_align
+            && self.patched == other.patched
+            && self.uniform_in_kernarg == other.uniform_in_kernarg
+    }
+}
+
+/// An op's work. A pass that repeats a dispatch with unchanged state
+/// records clones of one op, whose kernarg span is the same, and the queue
+/// places one kernarg block for consecutive packets sharing it.
 #[derive(Clone, Debug)]
 pub(crate) enum Work {
-    Dispatch(Arc<DispatchWork>),
+    Dispatch(DispatchWork),
     Patch(PatchWork),
     /// A timestamp marker: a barrier-AND without dependencies completing
     /// `signal`, the address of a query's `amd_signal_t`.
@@ -164,14 +183,16 @@ pub(crate) fn sdma_wait_fence() -> PacketFence {
     }
 }
 
-/// The work of `count` identical packets and the memory each touches
-/// (cheap to clone). A dispatch repeated with unchanged pass state is
-/// recorded once with its count raised, so recording it again is an
-/// increment and the queue writes the run from one packet image.
+/// The work of `count` identical packets and the memory each touches (its
+/// accesses and kernarg bytes live in the op's arena, `arena.rs`). A
+/// dispatch repeated with unchanged pass state is recorded once with its
+/// count raised, so recording it again is an increment and the queue
+/// writes the run from one packet image.
 #[derive(Clone, Debug)]
 pub(crate) struct Op {
     pub role: PacketRole,
-    pub accesses: Arc<[Access]>,
+    /// The accesses in the op's arena (`OpArena::accesses`).
+    pub accesses: Span,
     pub work: Work,
     /// Packets this op stands for (at least 1; patch ops and the indirect
     /// dispatches they publish are always 1).
@@ -180,7 +201,7 @@ pub(crate) struct Op {
 
 impl Op {
     /// One packet of `work`.
-    pub(crate) fn one(role: PacketRole, accesses: Arc<[Access]>, work: Work) -> Op {
+    pub(crate) fn one(role: PacketRole, accesses: Span, work: Work) -> Op {
         Op {
             role,
             accesses,
@@ -214,15 +235,29 @@ pub(crate) struct RunFence {
 /// it), and after a barrier repeat the outstanding set is the op's own
 /// accesses again, so every repeat gets the same answer. `plan_runs_match_
 /// the_packet_by_packet_plan` checks this against the tracker.
-pub(crate) fn plan_runs(ops: &[Op]) -> Vec<RunFence> {
-    let mut tracker = HazardTracker::default();
-    let mut fences = Vec::with_capacity(ops.len());
-    for op in ops {
+pub(crate) fn plan_runs(arena: &OpArena) -> Vec<RunFence> {
+    let mut fences = Vec::with_capacity(arena.len());
+    plan_runs_into(arena, &mut HazardTracker::default(), &mut fences);
+    fences
+}
+
+/// [`plan_runs`] with a tracker and a fence list of the caller's (the
+/// queue reuses them from one submission to the next): `fences` is
+/// replaced by the plan.
+pub(crate) fn plan_runs_into(
+    arena: &OpArena,
+    tracker: &mut HazardTracker,
+    fences: &mut Vec<RunFence>,
+) {
+    tracker.reset();
+    fences.clear();
+    for op in arena.ops() {
+        let accesses = arena.accesses(op);
         if matches!(op.work, Work::Sdma(_)) {
             // The gate packet waits for everything before it and makes it
             // visible to the engine; the wait packet after the command
             // holds everything after it.
-            tracker.record_barrier(&op.accesses);
+            tracker.record_barrier(accesses);
             let gate = PacketFence {
                 barrier: true,
                 acquire: FenceScope::None,
@@ -236,12 +271,12 @@ pub(crate) fn plan_runs(ops: &[Op]) -> Vec<RunFence> {
         }
         let timestamp = op.role == PacketRole::Timestamp;
         let barrier = if timestamp {
-            tracker.record_barrier(&op.accesses);
+            tracker.record_barrier(accesses);
             true
         } else {
-            tracker.record(&op.accesses)
+            tracker.record(accesses)
         };
-        let (acquire, mut release) = fence_scopes(&op.accesses);
+        let (acquire, mut release) = fence_scopes(accesses);
         if matches!(op.work, Work::Patch(_)) {
             // The patch writes a ring packet and kernargs the CP reads.
             release = FenceScope::System;
@@ -251,9 +286,9 @@ pub(crate) fn plan_runs(ops: &[Op]) -> Vec<RunFence> {
             acquire,
             release,
         };
-        let rest_barrier = op.count > 1 && (timestamp || conflicts_with_itself(&op.accesses));
+        let rest_barrier = op.count > 1 && (timestamp || conflicts_with_itself(accesses));
         if rest_barrier {
-            tracker.record_barrier(&op.accesses);
+            tracker.record_barrier(accesses);
         }
         fences.push(RunFence {
             first,
@@ -263,7 +298,6 @@ pub(crate) fn plan_runs(ops: &[Op]) -> Vec<RunFence> {
             },
         });
     }
-    fences
 }
 
 /// Whether a packet with `accesses` conflicts with a second copy of itself.
@@ -275,8 +309,9 @@ fn conflicts_with_itself(accesses: &[Access]) -> bool {
 
 /// Barrier bit and scopes of each packet (an op's repeats included), then
 /// of the completion packet.
-pub(crate) fn plan(ops: &[Op]) -> Vec<PacketFence> {
-    let runs = plan_runs(ops);
+pub(crate) fn plan(arena: &OpArena) -> Vec<PacketFence> {
+    let runs = plan_runs(arena);
+    let ops = arena.ops();
     let mut fences = Vec::with_capacity(ops.iter().map(|o| o.count as usize).sum::<usize>() + 1);
     for (op, run) in ops.iter().zip(&runs) {
         fences.push(run.first);
@@ -299,9 +334,10 @@ pub(crate) fn completion_fence() -> PacketFence {
 }
 
 /// The debug view of a plan.
-pub(crate) fn debug_packets(ops: &[Op]) -> Vec<DebugPacket> {
-    let fences = plan(ops);
-    let mut out: Vec<DebugPacket> = ops
+pub(crate) fn debug_packets(arena: &OpArena) -> Vec<DebugPacket> {
+    let fences = plan(arena);
+    let mut out: Vec<DebugPacket> = arena
+        .ops()
         .iter()
         .flat_map(|op| std::iter::repeat_n(op, op.packets() as usize))
         .zip(&fences)
@@ -348,16 +384,24 @@ pub(crate) fn dims_of(grid: [u32; 3], wg: [u32; 3]) -> u32 {
     }
 }
 
-/// A dispatch of `kernel` over `grid` work-items with a filled builder.
+/// A dispatch of `kernel` over `grid` work-items with a filled builder;
+/// its kernarg segment is appended to `kernarg` (an arena's, or a list of
+/// its own), which its span refers to.
 pub(crate) fn dispatch_work(
     kernel: &Kernel,
-    builder: KernargBuilder<'_>,
+    builder: &KernargBuilder<'_>,
     grid: [u32; 3],
     wg: [u32; 3],
     dims: u32,
+    kernarg: &mut Vec<u8>,
 ) -> Result<DispatchWork, LowerError> {
     let shape = DispatchShape::new(grid, wg, dims);
-    let kernarg = builder.into_segment(&shape)?;
+    let start = kernarg.len();
+    builder.finish_into(&shape, kernarg)?;
+    let kernarg = Span {
+        start,
+        len: kernarg.len() - start,
+    };
     Ok(DispatchWork {
         kernel_object: kernel.kernel_object,
         kernel_name: kernel.name.clone(),
@@ -379,12 +423,14 @@ pub(crate) fn dispatch_work(
 /// the kernarg block. The kernels see their buffers as arrays of vec4, so
 /// each binding's size is rounded up to 16 bytes (its last partial group
 /// stays in bounds); they never touch a byte past the range in `params`.
+/// The kernarg block goes to the end of `kernarg`.
 fn blit_work(
     ep: &EntryPoint,
     storage: &[(u32, u64, u64)],
     params_binding: u32,
     params: &[u32],
     items: u32,
+    kernarg: &mut Vec<u8>,
 ) -> Result<DispatchWork, LowerError> {
     let arg_of = |binding: u32| {
         ep.bindings
@@ -410,7 +456,7 @@ fn blit_work(
     b.set_ptr(ArgRef::Index(params_arg), 0)?;
     let wg = ep.workgroup_size;
     let grid = [items.div_ceil(wg[0]).max(1) * wg[0], wg[1], wg[2]];
-    let mut work = dispatch_work(&ep.kernel, b, grid, wg, 1)?;
+    let mut work = dispatch_work(&ep.kernel, &b, grid, wg, 1, kernarg)?;
     let arg_offset = ep
         .kernel
         .info
@@ -420,12 +466,13 @@ fn blit_work(
         .ok_or_else(|| LowerError::MissingParamsArgument {
             kernel: ep.name.clone(),
         })?;
-    let data_offset = work.kernarg.len().next_multiple_of(16);
-    work.kernarg.resize(data_offset, 0);
-    work.kernarg
-        .extend(params.iter().flat_map(|w| w.to_le_bytes()));
-    work.kernarg
-        .resize(work.kernarg.len().next_multiple_of(16), 0);
+    // The params after the segment, both in whole 16-byte groups.
+    let start = work.kernarg.start;
+    let data_offset = work.kernarg.len.next_multiple_of(16);
+    kernarg.resize(start + data_offset, 0);
+    kernarg.extend(params.iter().flat_map(|w| w.to_le_bytes()));
+    kernarg.resize(start + (kernarg.len() - start).next_multiple_of(16), 0);
+    work.kernarg.len = kernarg.len() - start;
     work.uniform_in_kernarg = Some(UniformInKernarg {
         arg_offset,
         data_offset: data_offset as u32,
@@ -479,14 +526,38 @@ fn sub_access(a: &Access, range: std::ops::Range<u64>) -> Access {
     }
 }
 
-/// Copy `size` bytes (a multiple of 4) between device addresses
-/// (`copy_bytes`): one packet per [`BLIT_CHUNK`].
+/// Run `lower` on `arena`; on an error, drop what it pushed.
+fn all_or_nothing(
+    arena: &mut OpArena,
+    lower: impl FnOnce(&mut OpArena) -> Result<(), LowerError>,
+) -> Result<(), LowerError> {
+    let mark = arena.mark();
+    lower(arena).inspect_err(|_| arena.truncate(mark))
+}
+
+/// [`copy_ops_into`] into an arena of their own (uploads the queue keeps
+/// pending until the next submission).
 pub(crate) fn copy_ops(
     blit: &BlitKernels,
     role: PacketRole,
     src: Access,
     dst: Access,
-) -> Result<Vec<Op>, LowerError> {
+) -> Result<OpArena, LowerError> {
+    let mut arena = OpArena::default();
+    copy_ops_into(blit, role, src, dst, &mut arena)?;
+    Ok(arena)
+}
+
+/// Copy `size` bytes (a multiple of 4) between device addresses
+/// (`copy_bytes`): one packet per [`BLIT_CHUNK`], pushed to `arena` (none
+/// on an error).
+pub(crate) fn copy_ops_into(
+    blit: &BlitKernels,
+    role: PacketRole,
+    src: Access,
+    dst: Access,
+    arena: &mut OpArena,
+) -> Result<(), LowerError> {
     let bytes = src.range.end - src.range.start;
     if blit.use_sdma(bytes) {
         let work = SdmaWork::Copy {
@@ -494,9 +565,10 @@ pub(crate) fn copy_ops(
             dst: dst.range.start,
             bytes,
         };
-        return Ok(vec![Op::one(role, Arc::new([src, dst]), Work::Sdma(work))]);
+        arena.push_one(role, &[src, dst], Work::Sdma(work));
+        return Ok(());
     }
-    copy_ops_chunked(blit, role, src, dst, BLIT_CHUNK)
+    copy_ops_chunked(blit, role, src, dst, BLIT_CHUNK, arena)
 }
 
 pub(crate) fn copy_ops_chunked(
@@ -505,14 +577,22 @@ pub(crate) fn copy_ops_chunked(
     src: Access,
     dst: Access,
     chunk: u64,
-) -> Result<Vec<Op>, LowerError> {
+    arena: &mut OpArena,
+) -> Result<(), LowerError> {
     let delta = dst.range.start.wrapping_sub(src.range.start);
-    chunks(src.range.clone(), chunk)
-        .map(|piece| {
+    all_or_nothing(arena, |arena| {
+        for piece in chunks(src.range.clone(), chunk) {
             let d = piece.start.wrapping_add(delta)..piece.end.wrapping_add(delta);
-            copy_op(blit, role, sub_access(&src, piece), sub_access(&dst, d))
-        })
-        .collect()
+            copy_op(
+                blit,
+                role,
+                sub_access(&src, piece),
+                sub_access(&dst, d),
+                arena,
+            )?;
+        }
+        Ok(())
+    })
 }
 
 /// Copy one blit's worth (at most 4 GiB - 16 bytes) between device addresses.
@@ -521,25 +601,39 @@ pub(crate) fn copy_op(
     role: PacketRole,
     src: Access,
     dst: Access,
-) -> Result<Op, LowerError> {
+    arena: &mut OpArena,
+) -> Result<(), LowerError> {
     let (size, items) = blit_size(&src.range, "copy")?;
-    let work = blit_work(
-        &blit.copy,
-        &[(0, src.range.start, size), (1, dst.range.start, size)],
-        2,
-        &[0, 0, size as u32],
-        items,
-    )?;
-    Ok(Op::one(
-        role,
-        Arc::new([src, dst]),
-        Work::Dispatch(Arc::new(work)),
-    ))
+    all_or_nothing(arena, |arena| {
+        let work = blit_work(
+            &blit.copy,
+            &[(0, src.range.start, size), (1, dst.range.start, size)],
+            2,
+            &[0, 0, size as u32],
+            items,
+            arena.kernarg_mut(),
+        )?;
+        arena.push_one(role, &[src, dst], Work::Dispatch(work));
+        Ok(())
+    })
+}
+
+/// [`fill_ops_into`] into an arena of their own (a new buffer's zero fill,
+/// pending until the next submission).
+pub(crate) fn fill_ops(blit: &BlitKernels, dst: Access, value: u32) -> Result<OpArena, LowerError> {
+    let mut arena = OpArena::default();
+    fill_ops_into(blit, dst, value, &mut arena)?;
+    Ok(arena)
 }
 
 /// Fill the 32-bit words of `dst` with `value` (`fill_u32`): one packet
-/// per [`BLIT_CHUNK`].
-pub(crate) fn fill_ops(blit: &BlitKernels, dst: Access, value: u32) -> Result<Vec<Op>, LowerError> {
+/// per [`BLIT_CHUNK`], pushed to `arena` (none on an error).
+pub(crate) fn fill_ops_into(
+    blit: &BlitKernels,
+    dst: Access,
+    value: u32,
+    arena: &mut OpArena,
+) -> Result<(), LowerError> {
     let bytes = dst.range.end - dst.range.start;
     if blit.use_sdma(bytes) && dst.range.start.is_multiple_of(4) && bytes.is_multiple_of(4) {
         let work = SdmaWork::Fill {
@@ -547,13 +641,10 @@ pub(crate) fn fill_ops(blit: &BlitKernels, dst: Access, value: u32) -> Result<Ve
             pattern: value,
             bytes,
         };
-        return Ok(vec![Op::one(
-            PacketRole::Clear,
-            Arc::new([dst]),
-            Work::Sdma(work),
-        )]);
+        arena.push_one(PacketRole::Clear, &[dst], Work::Sdma(work));
+        return Ok(());
     }
-    fill_ops_chunked(blit, dst, value, BLIT_CHUNK)
+    fill_ops_chunked(blit, dst, value, BLIT_CHUNK, arena)
 }
 
 pub(crate) fn fill_ops_chunked(
@@ -561,31 +652,41 @@ pub(crate) fn fill_ops_chunked(
     dst: Access,
     value: u32,
     chunk: u64,
-) -> Result<Vec<Op>, LowerError> {
-    chunks(dst.range.clone(), chunk)
-        .map(|piece| fill_op(blit, sub_access(&dst, piece), value))
-        .collect()
+    arena: &mut OpArena,
+) -> Result<(), LowerError> {
+    all_or_nothing(arena, |arena| {
+        for piece in chunks(dst.range.clone(), chunk) {
+            fill_op(blit, sub_access(&dst, piece), value, arena)?;
+        }
+        Ok(())
+    })
 }
 
 /// Fill one blit's worth of `dst` with `value`.
-pub(crate) fn fill_op(blit: &BlitKernels, dst: Access, value: u32) -> Result<Op, LowerError> {
+pub(crate) fn fill_op(
+    blit: &BlitKernels,
+    dst: Access,
+    value: u32,
+    arena: &mut OpArena,
+) -> Result<(), LowerError> {
     let (size, items) = blit_size(&dst.range, "clear")?;
-    let work = blit_work(
-        &blit.fill,
-        &[(0, dst.range.start, size)],
-        1,
-        &[0, size as u32, value],
-        items,
-    )?;
-    Ok(Op::one(
-        PacketRole::Clear,
-        Arc::new([dst]),
-        Work::Dispatch(Arc::new(work)),
-    ))
+    all_or_nothing(arena, |arena| {
+        let work = blit_work(
+            &blit.fill,
+            &[(0, dst.range.start, size)],
+            1,
+            &[0, size as u32, value],
+            items,
+            arena.kernarg_mut(),
+        )?;
+        arena.push_one(PacketRole::Clear, &[dst], Work::Dispatch(work));
+        Ok(())
+    })
 }
 
-/// The patch kernel's kernarg block, once the target packet's slot and
-/// kernarg addresses are known.
+/// The patch kernel's dispatch and kernarg block (the dispatch's span
+/// covers all of it), once the target packet's slot and kernarg addresses
+/// are known.
 pub(crate) fn patch_kernarg(
     blit: &BlitKernels,
     patch: &PatchWork,
@@ -593,7 +694,7 @@ pub(crate) fn patch_kernarg(
     target_kernarg_va: u64,
     header_dispatch: u32,
     header_nop: u32,
-) -> Result<DispatchWork, LowerError> {
+) -> Result<(DispatchWork, Vec<u8>), LowerError> {
     let mut b = KernargBuilder::new(&blit.dispatch_patch.info);
     let set =
         |b: &mut KernargBuilder<'_>| -> Result<(), aqueduct_hsa::code_object::CodeObjectError> {
@@ -614,19 +715,24 @@ pub(crate) fn patch_kernarg(
             Ok(())
         };
     set(&mut b)?;
-    dispatch_work(&blit.dispatch_patch, b, [1, 1, 1], [1, 1, 1], 1)
+    let mut kernarg = Vec::new();
+    let work = dispatch_work(
+        &blit.dispatch_patch,
+        &b,
+        [1, 1, 1],
+        [1, 1, 1],
+        1,
+        &mut kernarg,
+    )?;
+    Ok((work, kernarg))
 }
 
 /// A timestamp write: a marker packet completing the query's
 /// `amd_signal_t` at `slot` (an access of the query set's storage covering
-/// that signal, which the CP writes).
-pub(crate) fn timestamp_op(slot: Access) -> Op {
+/// that signal, which the CP writes), pushed to `arena`.
+pub(crate) fn timestamp_op(slot: Access, arena: &mut OpArena) {
     let signal = slot.range.start;
-    Op::one(
-        PacketRole::Timestamp,
-        Arc::new([slot]),
-        Work::Timestamp { signal },
-    )
+    arena.push_one(PacketRole::Timestamp, &[slot], Work::Timestamp { signal });
 }
 
 /// Work-items of one `copy_strided_u64` workgroup.
@@ -636,6 +742,7 @@ const STRIDED_COPY_WORKGROUP: u32 = 256;
 /// next one `src_stride` bytes on, to consecutive words at `dst`
 /// (`copy_strided_u64`, one work-item per word): a query resolve, where
 /// `src` covers the `end_ts` fields of the resolved queries' signals.
+/// Pushed to `arena`.
 pub(crate) fn strided_copy_op(
     blit: &BlitKernels,
     role: PacketRole,
@@ -643,7 +750,8 @@ pub(crate) fn strided_copy_op(
     src_stride: u32,
     dst: Access,
     count: u32,
-) -> Result<Op, LowerError> {
+    arena: &mut OpArena,
+) -> Result<(), LowerError> {
     let kernel = &blit.copy_strided;
     let mut b = KernargBuilder::new(&kernel.info);
     b.set_ptr(ArgRef::Index(0), src.range.start)?
@@ -651,12 +759,12 @@ pub(crate) fn strided_copy_op(
         .set_ptr(ArgRef::Index(2), dst.range.start)?
         .set_u32(ArgRef::Index(3), count)?;
     let wg = count.clamp(1, STRIDED_COPY_WORKGROUP);
-    let work = dispatch_work(kernel, b, [count.max(1), 1, 1], [wg, 1, 1], 1)?;
-    Ok(Op::one(
-        role,
-        Arc::new([src, dst]),
-        Work::Dispatch(Arc::new(work)),
-    ))
+    all_or_nothing(arena, |arena| {
+        let grid = [count.max(1), 1, 1];
+        let work = dispatch_work(kernel, &b, grid, [wg, 1, 1], 1, arena.kernarg_mut())?;
+        arena.push_one(role, &[src, dst], Work::Dispatch(work));
+        Ok(())
+    })
 }
 
 #[cfg(test)]
@@ -682,7 +790,8 @@ mod tests {
     }
 
     /// The explicit argument `index` of a blit's kernarg block, as a u64 pointer.
-    fn pointer_arg(ep: &EntryPoint, work: &DispatchWork, index: usize) -> u64 {
+    fn pointer_arg(ep: &EntryPoint, arena: &OpArena, work: &DispatchWork, index: usize) -> u64 {
+        let kernarg = arena.kernarg(work.kernarg);
         let offset = ep
             .kernel
             .info
@@ -690,25 +799,18 @@ mod tests {
             .nth(index)
             .map(|a| a.offset as usize)
             .expect("argument");
-        u64::from_le_bytes(
-            work.kernarg[offset..offset + 8]
-                .try_into()
-                .expect("8 bytes"),
-        )
+        u64::from_le_bytes(kernarg[offset..offset + 8].try_into().expect("8 bytes"))
     }
 
     /// The params uniform words at the end of a blit's kernarg block.
-    fn params(work: &DispatchWork) -> [u32; 3] {
+    fn params(arena: &OpArena, work: &DispatchWork) -> [u32; 3] {
+        let kernarg = arena.kernarg(work.kernarg);
         let at = work
             .uniform_in_kernarg
             .expect("params in kernarg")
             .data_offset as usize;
         let word = |i: usize| {
-            u32::from_le_bytes(
-                work.kernarg[at + 4 * i..at + 4 * i + 4]
-                    .try_into()
-                    .expect("4"),
-            )
+            u32::from_le_bytes(kernarg[at + 4 * i..at + 4 * i + 4].try_into().expect("4"))
         };
         [word(0), word(1), word(2)]
     }
@@ -729,19 +831,23 @@ mod tests {
     #[test]
     fn an_sdma_op_is_a_gate_and_a_wait_between_its_neighbours() {
         let (x, y) = (0x1_0000..0x2_0000, 0x3_0000..0x4_0000);
-        let ops = [
-            dispatch_op(PacketRole::Dispatch, vec![access(x.clone(), true)], 1),
-            Op::one(
-                PacketRole::Copy,
-                Arc::new([access(x.clone(), false), access(y.clone(), true)]),
-                Work::Sdma(SdmaWork::Copy {
-                    src: x.start,
-                    dst: y.start,
-                    bytes: x.end - x.start,
-                }),
-            ),
-            dispatch_op(PacketRole::Dispatch, vec![access(y, false)], 1),
-        ];
+        let mut ops = OpArena::default();
+        dispatch_op(
+            &mut ops,
+            PacketRole::Dispatch,
+            &[access(x.clone(), true)],
+            1,
+        );
+        ops.push_one(
+            PacketRole::Copy,
+            &[access(x.clone(), false), access(y.clone(), true)],
+            Work::Sdma(SdmaWork::Copy {
+                src: x.start,
+                dst: y.start,
+                bytes: x.end - x.start,
+            }),
+        );
+        dispatch_op(&mut ops, PacketRole::Dispatch, &[access(y, false)], 1);
         let packets: Vec<_> = debug_packets(&ops)
             .iter()
             .map(|p| (p.role, p.packet_type, p.barrier, p.acquire, p.release))
@@ -758,11 +864,14 @@ mod tests {
         assert_eq!(packets[3].0, PacketRole::Dispatch);
         assert!(packets[3].2, "the reader of Y waits for the copy's write");
         assert_eq!(packets.len(), 5, "two dispatches, gate, wait, completion");
-        assert_eq!(ops[1].packets(), SDMA_OP_PACKETS);
+        assert_eq!(ops.ops()[1].packets(), SDMA_OP_PACKETS);
     }
 
-    /// An op of `count` dispatch packets with `accesses` (no device needed).
-    fn dispatch_op(role: PacketRole, accesses: Vec<Access>, count: u32) -> Op {
+    /// Push an op of `count` dispatch packets with `accesses` (no device
+    /// needed) to `arena`.
+    fn dispatch_op(arena: &mut OpArena, role: PacketRole, accesses: &[Access], count: u32) {
+        let start = arena.kernarg_mut().len();
+        arena.kernarg_mut().extend_from_slice(&[0; 16]);
         let work = DispatchWork {
             kernel_object: 0x1000,
             kernel_name: Arc::from("k"),
@@ -770,15 +879,16 @@ mod tests {
             workgroup: [64, 1, 1],
             group_segment: 0,
             private_segment: 0,
-            kernarg: vec![0; 16],
+            kernarg: Span { start, len: 16 },
             kernarg_align: 16,
             patched: false,
             uniform_in_kernarg: None,
         };
-        Op {
+        let accesses = arena.push_accesses(accesses);
+        arena.push(Op {
             count,
-            ..Op::one(role, accesses.into(), Work::Dispatch(Arc::new(work)))
-        }
+            ..Op::one(role, accesses, Work::Dispatch(work))
+        });
     }
 
     /// Planning runs gives every packet the fence that planning the same
@@ -796,7 +906,7 @@ mod tests {
         };
         let (mut self_conflicting, mut repeats_free) = (0, 0);
         for _ in 0..200 {
-            let mut runs = Vec::new();
+            let (mut runs, mut packets) = (OpArena::default(), OpArena::default());
             for _ in 0..1 + next(12) {
                 let accesses: Vec<Access> = (0..1 + next(3))
                     .map(|_| {
@@ -821,22 +931,13 @@ mod tests {
                 } else {
                     1 + next(4) as u32
                 };
-                runs.push(dispatch_op(role, accesses, count));
+                dispatch_op(&mut runs, role, &accesses, count);
+                for _ in 0..count {
+                    dispatch_op(&mut packets, role, &accesses, 1);
+                }
             }
-            let packets: Vec<Op> = runs
-                .iter()
-                .flat_map(|op| {
-                    std::iter::repeat_n(
-                        Op {
-                            count: 1,
-                            ..op.clone()
-                        },
-                        op.count as usize,
-                    )
-                })
-                .collect();
             assert_eq!(plan(&runs), plan(&packets), "{runs:?}");
-            for (op, f) in runs.iter().zip(plan_runs(&runs)) {
+            for (op, f) in runs.ops().iter().zip(plan_runs(&runs)) {
                 if op.count > 1 {
                     if f.rest.barrier {
                         self_conflicting += 1;
@@ -874,26 +975,29 @@ mod tests {
         let size = 5 * BLIT_CHUNK + 12;
         // The blit path (copy_ops sends a copy this large to the SDMA
         // engine when the device has one).
-        let ops = copy_ops_chunked(
+        let mut ops = OpArena::default();
+        copy_ops_chunked(
             blit,
             PacketRole::Copy,
             access(src..src + size, false),
             access(dst..dst + size, true),
             BLIT_CHUNK,
+            &mut ops,
         )
         .expect("split copy");
         assert_eq!(ops.len(), 6);
         let src_arg = blit.copy.bindings[0].arg_index;
         let dst_arg = blit.copy.bindings[1].arg_index;
-        for (k, op) in ops.iter().enumerate() {
+        for (k, op) in ops.ops().iter().enumerate() {
             let at = k as u64 * BLIT_CHUNK;
             let len = if k == 5 { 12 } else { BLIT_CHUNK };
-            assert_eq!(op.accesses[0], access(src + at..src + at + len, false));
-            assert_eq!(op.accesses[1], access(dst + at..dst + at + len, true));
+            let accesses = ops.accesses(op);
+            assert_eq!(accesses[0], access(src + at..src + at + len, false));
+            assert_eq!(accesses[1], access(dst + at..dst + at + len, true));
             let d = dispatch(op);
-            assert_eq!(pointer_arg(&blit.copy, d, src_arg), src + at);
-            assert_eq!(pointer_arg(&blit.copy, d, dst_arg), dst + at);
-            assert_eq!(params(d), [0, 0, len as u32]);
+            assert_eq!(pointer_arg(&blit.copy, &ops, d, src_arg), src + at);
+            assert_eq!(pointer_arg(&blit.copy, &ops, d, dst_arg), dst + at);
+            assert_eq!(params(&ops, d), [0, 0, len as u32]);
             let items = len.div_ceil(16 * 8) as u32;
             assert_eq!(d.grid[0], items.div_ceil(256) * 256);
         }
@@ -917,36 +1021,45 @@ mod tests {
         let base = 0x7800_0000_0000u64;
         let size = 4 * BLIT_CHUNK; // exactly 4 GiB: one byte past a single blit's limit
         // The blit path, as above.
-        let mut ops = fill_ops_chunked(blit, access(base..base + size, true), 0, BLIT_CHUNK)
-            .expect("split clear");
+        let mut ops = OpArena::default();
+        fill_ops_chunked(
+            blit,
+            access(base..base + size, true),
+            0,
+            BLIT_CHUNK,
+            &mut ops,
+        )
+        .expect("split clear");
         assert_eq!(ops.len(), 4);
-        for (k, op) in ops.iter().enumerate() {
+        for (k, op) in ops.ops().iter().enumerate() {
             let at = base + k as u64 * BLIT_CHUNK;
-            assert_eq!(op.accesses[0], access(at..at + BLIT_CHUNK, true));
+            assert_eq!(ops.accesses(op)[0], access(at..at + BLIT_CHUNK, true));
             let d = dispatch(op);
-            assert_eq!(
-                pointer_arg(&blit.fill, d, blit.fill.bindings[0].arg_index),
-                at
-            );
-            assert_eq!(params(d), [0, BLIT_CHUNK as u32, 0]);
+            let arg = blit.fill.bindings[0].arg_index;
+            assert_eq!(pointer_arg(&blit.fill, &ops, d, arg), at);
+            assert_eq!(params(&ops, d), [0, BLIT_CHUNK as u32, 0]);
         }
         // A small chunk gives the same cover.
-        let small = fill_ops_chunked(blit, access(base..base + 40, true), 7, 16).expect("fill");
-        let ranges: Vec<_> = small.iter().map(|o| o.accesses[0].range.clone()).collect();
+        let mut small = OpArena::default();
+        fill_ops_chunked(blit, access(base..base + 40, true), 7, 16, &mut small).expect("fill");
+        let ranges: Vec<_> = small
+            .ops()
+            .iter()
+            .map(|o| small.accesses(o)[0].range.clone())
+            .collect();
         assert_eq!(
             ranges,
             [base..base + 16, base + 16..base + 32, base + 32..base + 40]
         );
         // A copy reading the last piece must wait: barrier on the reader only.
-        ops.extend(
-            copy_ops(
-                blit,
-                PacketRole::Copy,
-                access(base + size - 4..base + size, false),
-                access(0x7c00_0000_0000..0x7c00_0000_0004, true),
-            )
-            .expect("copy"),
-        );
+        copy_ops_into(
+            blit,
+            PacketRole::Copy,
+            access(base + size - 4..base + size, false),
+            access(0x7c00_0000_0000..0x7c00_0000_0004, true),
+            &mut ops,
+        )
+        .expect("copy");
         let barriers: Vec<bool> = plan(&ops).iter().map(|f| f.barrier).collect();
         assert_eq!(barriers, [false, false, false, false, true, true]);
     }

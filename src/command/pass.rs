@@ -28,6 +28,7 @@ use crate::error::{
 use crate::lock_rank::Mutex;
 use crate::pipeline::ComputePipeline;
 use crate::query::{ComputePassTimestampWrites, QuerySet};
+use crate::shader::EntryPoint;
 
 /// Describes a compute pass.
 #[derive(Clone, Debug, Default)]
@@ -37,6 +38,25 @@ pub struct ComputePassDescriptor<'a> {
     /// Timestamps written at the beginning and end of the pass (needs
     /// Features::TIMESTAMP_QUERY).
     pub timestamp_writes: Option<ComputePassTimestampWrites<'a>>,
+}
+
+/// The lists a pass lowers dispatches with, kept with its recording when
+/// the pass ends (`Recording::pass_scratch`), so the next pass that takes
+/// that recording from the pool starts with their storage.
+#[derive(Debug, Default)]
+pub(crate) struct PassScratch {
+    groups: Vec<Option<(BindGroup, Vec<u32>)>>,
+    accesses: Vec<Access>,
+    kernarg: Vec<u8>,
+    immediate_bytes: Vec<u8>,
+}
+
+impl PassScratch {
+    /// Let go of the bind groups, keeping the storage.
+    pub(crate) fn clear(&mut self) {
+        self.groups.clear();
+        self.accesses.clear();
+    }
 }
 
 struct PassState {
@@ -58,13 +78,17 @@ struct PassState {
     /// A dispatch's accesses while it is lowered, kept between dispatches
     /// so a new binding costs no list allocation.
     accesses: Vec<Access>,
+    /// The kernarg builder's segment storage, kept between dispatches.
+    kernarg: Vec<u8>,
+    /// One immediate argument's bytes while they are set.
+    immediate_bytes: Vec<u8>,
 }
 
 /// A recorded direct dispatch and the state it was lowered from: the same
 /// state and workgroup counts lower to the same packet, so repeating it
 /// raises the count of its op when that op is still the recording's last
-/// (no validation, kernarg building, allocation or reference counting),
-/// else records one clone of it.
+/// (no validation, kernarg building or allocation), else records one clone
+/// of it (its spans name the same accesses and kernarg bytes).
 struct DispatchTemplate {
     generation: u64,
     counts: [u32; 3],
@@ -89,19 +113,28 @@ impl<'e> ComputePass<'e> {
         desc: &ComputePassDescriptor<'_>,
     ) -> Self {
         let imm = device.limits.max_immediate_size as usize;
+        let mut rec = device.recordings.take();
+        let PassScratch {
+            groups,
+            accesses,
+            kernarg,
+            immediate_bytes,
+        } = std::mem::take(&mut rec.pass_scratch);
         let mut pass = ComputePass {
             encoder,
             device,
             state: PassState {
                 pipeline: None,
-                groups: Vec::new(),
+                groups,
                 immediates: vec![0; imm],
                 immediate_slots: 0,
                 generation: 0,
                 template: None,
-                rec: Recording::new(),
+                rec,
                 end_timestamp: None,
-                accesses: Vec::new(),
+                accesses,
+                kernarg,
+                immediate_bytes,
             },
             label: desc.label.map(str::to_string),
             _encoder: PhantomData,
@@ -145,7 +178,7 @@ impl<'e> ComputePass<'e> {
     fn record_timestamp(&mut self, query_set: &QuerySet, index: u32) -> Result<(), TimestampError> {
         let (storage, slot) = query_set.timestamp_slot(&self.device, index)?;
         self.state.rec.use_buffer(storage);
-        self.state.rec.ops.push(lower::timestamp_op(slot));
+        lower::timestamp_op(slot, &mut self.state.rec.ops);
         Ok(())
     }
 
@@ -408,10 +441,41 @@ impl<'e> ComputePass<'e> {
                 });
             }
         }
-        let kernel = &entry.kernel;
-        let mut builder = KernargBuilder::new(&kernel.info);
+        // The builder writes into the pass's segment storage, which it
+        // hands back whatever the outcome.
+        let storage = std::mem::take(&mut self.state.kernarg);
+        let mut builder = KernargBuilder::reusing(&entry.kernel.info, storage);
+        let r = self.lower_dispatch(&pipeline, entry, &mut builder, grid);
+        self.state.kernarg = builder.into_storage();
+        r
+    }
+
+    /// Fill `builder` for a dispatch of `entry` with the bound state and
+    /// record its ops.
+    fn lower_dispatch(
+        &mut self,
+        pipeline: &ComputePipeline,
+        entry: &EntryPoint,
+        builder: &mut KernargBuilder<'_>,
+        grid: Grid,
+    ) -> Result<(), DispatchError> {
         let mut accesses = std::mem::take(&mut self.state.accesses);
         accesses.clear();
+        let r = self.bind(pipeline, entry, builder, &mut accesses);
+        self.state.accesses = accesses;
+        r?;
+        self.record_grid(entry, builder, grid)
+    }
+
+    /// Set the binding and immediate arguments of `entry` in `builder` and
+    /// its accesses in `accesses`, checking WebGPU's rules on them.
+    fn bind(
+        &mut self,
+        pipeline: &ComputePipeline,
+        entry: &EntryPoint,
+        builder: &mut KernargBuilder<'_>,
+        accesses: &mut Vec<Access>,
+    ) -> Result<(), DispatchError> {
         for b in &entry.bindings {
             let (bg, offsets) = self.state.groups[b.group as usize]
                 .as_ref()
@@ -490,8 +554,10 @@ impl<'e> ComputePass<'e> {
         if missing != 0 {
             return Err(DispatchError::MissingImmediateData { missing });
         }
+        let bytes = &mut self.state.immediate_bytes;
         for imm in &entry.immediates {
-            let mut bytes = vec![0u8; imm.size as usize];
+            bytes.clear();
+            bytes.resize(imm.size as usize, 0);
             let start = imm.offset as usize;
             let avail = self
                 .state
@@ -500,12 +566,23 @@ impl<'e> ComputePass<'e> {
                 .saturating_sub(start)
                 .min(bytes.len());
             bytes[..avail].copy_from_slice(&self.state.immediates[start..start + avail]);
-            builder.set(ArgRef::Index(imm.arg_index), &bytes)?;
+            builder.set(ArgRef::Index(imm.arg_index), bytes)?;
         }
+        Ok(())
+    }
+
+    /// Record the ops of a dispatch of `entry` over `grid` whose bindings
+    /// are in `builder` and `self.state.accesses`.
+    fn record_grid(
+        &mut self,
+        entry: &EntryPoint,
+        builder: &KernargBuilder<'_>,
+        grid: Grid,
+    ) -> Result<(), DispatchError> {
+        let kernel = &entry.kernel;
         let wg = entry.workgroup_size;
         let limit = self.device.limits.max_compute_workgroups_per_dimension;
-        let shared: Arc<[Access]> = Arc::from(&accesses[..]);
-        self.state.accesses = accesses;
+        let ops = &mut self.state.rec.ops;
         match grid {
             Grid::Direct(counts) => {
                 if counts.iter().any(|&c| c > limit) {
@@ -538,15 +615,17 @@ impl<'e> ComputePass<'e> {
                         max,
                     });
                 }
-                let work = lower::dispatch_work(kernel, builder, g, wg, lower::dims_of(g, wg))?;
-                let op = Op::one(PacketRole::Dispatch, shared, Work::Dispatch(Arc::new(work)));
+                let dims = lower::dims_of(g, wg);
+                let work = lower::dispatch_work(kernel, builder, g, wg, dims, ops.kernarg_mut())?;
+                let accesses = ops.push_accesses(&self.state.accesses);
+                let op = Op::one(PacketRole::Dispatch, accesses, Work::Dispatch(work));
                 self.state.template = Some(DispatchTemplate {
                     generation: self.state.generation,
                     counts,
                     op: op.clone(),
-                    index: self.state.rec.ops.len(),
+                    index: ops.len(),
                 });
-                self.state.rec.ops.push(op);
+                ops.push(op);
             }
             Grid::Indirect(buffer, offset) => {
                 buffer
@@ -566,26 +645,27 @@ impl<'e> ComputePass<'e> {
                         buffer: buffer.ident(),
                     });
                 }
-                self.state.rec.use_buffer(&buffer);
                 let args = buffer.access(offset..offset + 12, false);
-                let mut work = lower::dispatch_work(kernel, builder, wg, wg, 3)?;
+                let mut work = lower::dispatch_work(kernel, builder, wg, wg, 3, ops.kernarg_mut())?;
                 work.patched = true;
-                self.state.rec.ops.push(Op::one(
+                let args_va = args.range.start;
+                ops.push_one(
                     PacketRole::IndirectPatch,
-                    Arc::new([args.clone()]),
+                    &[args],
                     Work::Patch(PatchWork {
-                        args_va: args.range.start,
+                        args_va,
                         block_count_offset: entry.block_count_offset,
                         workgroup: wg,
                         max_groups: limit,
                         max_items: self.device.agent.grid_max_size,
                     }),
-                ));
-                self.state.rec.ops.push(Op::one(
+                );
+                ops.push_one(
                     PacketRole::IndirectDispatch,
-                    shared,
-                    Work::Dispatch(Arc::new(work)),
-                ));
+                    &self.state.accesses,
+                    Work::Dispatch(work),
+                );
+                self.state.rec.use_buffer(&buffer);
             }
         }
         Ok(())
@@ -611,9 +691,18 @@ impl Drop for ComputePass<'_> {
         {
             self.fail(PassError::TimestampWrites(e));
         }
-        let rec = std::mem::replace(&mut self.state.rec, Recording::new());
+        let mut rec = std::mem::replace(&mut self.state.rec, Recording::new());
         let mut enc = self.encoder.lock_unpoisoned();
-        enc.rec.append(rec);
+        enc.rec.append(&mut rec);
         enc.pass_open = false;
+        drop(enc);
+        let state = &mut self.state;
+        rec.pass_scratch = PassScratch {
+            groups: std::mem::take(&mut state.groups),
+            accesses: std::mem::take(&mut state.accesses),
+            kernarg: std::mem::take(&mut state.kernarg),
+            immediate_bytes: std::mem::take(&mut state.immediate_bytes),
+        };
+        self.device.recordings.give(rec);
     }
 }

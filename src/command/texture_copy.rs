@@ -48,13 +48,13 @@ fn record_segments(
     rec.use_buffer(src);
     rec.use_buffer(dst);
     for s in segs {
-        let ops = lower::copy_ops(
+        lower::copy_ops_into(
             &device.blit,
             PacketRole::Copy,
             src.access(s.linear..s.linear + s.len, false),
             dst.access(s.texel..s.texel + s.len, true),
+            &mut rec.ops,
         )?;
-        rec.ops.extend(ops);
     }
     Ok(())
 }
@@ -212,11 +212,7 @@ impl CommandEncoder {
             if bytes.is_empty() {
                 return Ok(());
             }
-            rec.ops.extend(lower::fill_ops(
-                &device.blit,
-                buffer.access(bytes, true),
-                0,
-            )?);
+            lower::fill_ops_into(&device.blit, buffer.access(bytes, true), 0, &mut rec.ops)?;
             Ok(())
         })
     }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use aqueduct_hsa::MemoryOrder;
 
-use crate::command::lower::Op;
+use crate::command::arena::OpArena;
 use crate::device::DeviceShared;
 use crate::device_select::SanitizerSource;
 use crate::error::{BufferAsyncError, Error};
@@ -20,6 +20,7 @@ use crate::ring::Ring;
 use crate::trace::submission::{RetiredTrace, SubmissionTrace, record_retired};
 
 use super::callbacks::complete_map;
+use super::submit::WriteScratch;
 
 /// Initial value of the epoch signal.
 pub(crate) const EPOCH_BASE: i64 = 1 << 40;
@@ -37,17 +38,16 @@ pub(super) struct PendingCallback {
     pub(super) kind: CallbackKind,
 }
 
-pub(super) struct PendingOp {
-    pub(super) op: Op,
-    pub(super) buffer: Option<BufferId>,
-}
+/// Spare op arenas kept for the next submissions (one is in flight while
+/// the next is written; a few more cover submissions queued back to back).
+const SPARE_ARENAS: usize = 4;
 
 pub(super) struct InFlight {
     pub(super) epoch: u64,
     /// The submission's ops (from packet `first_packet` on, `op.count`
     /// packets each, then the completion barrier), kept to name a faulting
-    /// kernel.
-    pub(super) ops: Vec<Op>,
+    /// kernel, with the buffer memory they reach.
+    pub(super) ops: OpArena,
     /// Queue index of the first packet and the queue's recreation count
     /// then; `None` when nothing was written or the packets are not
     /// consecutive.
@@ -65,8 +65,17 @@ pub(crate) struct QueueState {
     pub last_completed: u64,
     pub(super) kernargs: Ring,
     pub(super) staging: Ring,
-    pub(super) pending: Vec<PendingOp>,
+    /// Uploads for the next submission, and the buffers they write.
+    pub(super) pending: OpArena,
+    pub(super) pending_buffers: Vec<BufferId>,
     pub(super) pending_keep: Vec<KeepAlive>,
+    /// Emptied arenas of retired submissions, for the next ones.
+    pub(super) spare_arenas: Vec<OpArena>,
+    /// The buffers a submission touches while it is written (kept for
+    /// its storage).
+    pub(super) touched: Vec<BufferId>,
+    /// The lists of writing a submission's packets (kept for their storage).
+    pub(super) write_scratch: WriteScratch,
     pub(super) in_flight: VecDeque<InFlight>,
     pub(super) callbacks: VecDeque<PendingCallback>,
     /// Map callbacks delivered on the host-callback thread (see
@@ -107,8 +116,12 @@ impl QueueState {
             last_completed: 0,
             kernargs,
             staging,
-            pending: Vec::new(),
+            pending: OpArena::default(),
+            pending_buffers: Vec::new(),
             pending_keep: Vec::new(),
+            spare_arenas: Vec::new(),
+            touched: Vec::new(),
+            write_scratch: WriteScratch::default(),
             in_flight: VecDeque::new(),
             callbacks: VecDeque::new(),
             host_maps: HashMap::new(),
@@ -148,6 +161,11 @@ impl QueueState {
                 let found = sanitizer.take(f.epoch, &f.sanitized);
                 self.sanitizer_findings.extend(found);
             }
+            if self.spare_arenas.len() < SPARE_ARENAS {
+                let mut ops = f.ops;
+                ops.clear();
+                self.spare_arenas.push(ops);
+            }
         }
         self.kernargs.reclaim(completed);
         self.staging.reclaim(completed);
@@ -155,12 +173,14 @@ impl QueueState {
 
     pub(crate) fn push_pending(
         &mut self,
-        ops: Vec<Op>,
+        ops: OpArena,
         buffer: Option<BufferId>,
         keep: Vec<KeepAlive>,
     ) {
-        self.pending
-            .extend(ops.into_iter().map(|op| PendingOp { op, buffer }));
+        self.pending.append(&ops);
+        if !ops.is_empty() {
+            self.pending_buffers.extend(buffer);
+        }
         self.pending_keep.extend(keep);
     }
 
@@ -169,7 +189,7 @@ impl QueueState {
     }
 
     pub(crate) fn pending_touches(&self, id: BufferId) -> bool {
-        self.pending.iter().any(|p| p.buffer == Some(id))
+        self.pending_buffers.contains(&id)
     }
 
     pub(crate) fn push_map_callback(&mut self, epoch: u64, id: BufferId, callback: Callback) {

@@ -137,13 +137,13 @@ pub(super) fn locate_fault(dev: &DeviceShared, state: &QueueState) -> Option<Fau
     let read = queue.read_index();
     state.in_flight.iter().find_map(|f| {
         let (first, made_in) = f.first_packet?;
-        let packets: u64 = f.ops.iter().map(|op| u64::from(op.packets())).sum();
+        let packets: u64 = f.ops.ops().iter().map(|op| u64::from(op.packets())).sum();
         if made_in != generation || read < first || read - first > packets {
             return None;
         }
         // The op whose run of packets holds the read index.
         let mut at = read - first;
-        let op = f.ops.iter().find(|op| {
+        let op = f.ops.ops().iter().find(|op| {
             let inside = at < u64::from(op.packets());
             at = at.saturating_sub(u64::from(op.packets()));
             inside

@@ -9,7 +9,9 @@ use aqueduct_hsa::queue::{AqlPacket, packet};
 use aqueduct_hsa::{HsaError, KernelDispatch, MemoryOrder, PacketFence, Reservation};
 use aqueduct_kfd::abi::{RawPacket, packet_type};
 
+use crate::command::arena::OpArena;
 use crate::command::encoder::CommandBuffer;
+use crate::command::hazard::HazardTracker;
 use crate::command::lower::{self, Op, PacketRole, Work};
 use crate::device::DeviceShared;
 use crate::error::{DeviceError, Error, InternalError, QueueError, QueueWriteError};
@@ -18,7 +20,7 @@ use crate::ring::RingBlock;
 use crate::trace::submission::SubmissionTrace;
 
 use super::SubmissionIndex;
-use super::lifetime::{InFlight, KeepAlive, PendingOp, StateLock, completed_epoch, maintain};
+use super::lifetime::{InFlight, KeepAlive, StateLock, completed_epoch, maintain};
 use super::recovery::{
     SeenFault, drop_faulted_write, note_recreation, recover_before_write, report_queue_fault,
 };
@@ -93,25 +95,33 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
         let epoch = state.last_submitted + 1;
         state.in_submit = true;
         let _span = tracing::debug_span!("submit", submission = epoch).entered();
-        let pending: Vec<PendingOp> = std::mem::take(&mut state.pending);
         let mut keep: Vec<KeepAlive> = std::mem::take(&mut state.pending_keep);
-        let mut ops: Vec<Op> = Vec::new();
-        let mut touched: Vec<BufferId> = Vec::new();
-        for p in pending {
-            ops.push(p.op);
-            touched.extend(p.buffer);
+        // The submission's ops go into an arena of the state's spares (or
+        // take over a command buffer's): its lists have room from earlier
+        // submissions, so this allocates nothing per op.
+        let mut ops: OpArena = state.spare_arenas.pop().unwrap_or_default();
+        let mut touched: Vec<BufferId> = std::mem::take(&mut state.touched);
+        touched.clear();
+        if !state.pending.is_empty() {
+            ops.append(&state.pending);
+            state.pending.clear();
         }
+        touched.append(&mut state.pending_buffers);
         if valid {
-            ops.reserve(cbs.iter().map(|cb| cb.rec.ops.len()).sum());
-            for cb in cbs {
-                ops.extend(cb.rec.ops);
+            for mut cb in cbs {
+                if ops.is_empty() {
+                    std::mem::swap(&mut ops, &mut cb.rec.ops);
+                } else {
+                    ops.append(&cb.rec.ops);
+                }
                 for b in &cb.rec.used {
                     touched.push(b.inner.id);
                     if let Some(m) = b.memory() {
-                        keep.push(Box::new(m.clone()));
+                        ops.memory.push(m.clone());
                     }
                 }
-                keep.push(Box::new(cb.rec.executables));
+                keep.push(Box::new(std::mem::take(&mut cb.rec.executables)));
+                dev.recordings.give(cb.rec);
             }
         }
         keep.push(Box::new(dev.blit.executables.clone()));
@@ -151,13 +161,14 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
         tracing::debug!(ops = ops.len(), "submitted");
         {
             let mut reg = dev.registry();
-            for id in touched {
+            for &id in &touched {
                 if let Some(s) = reg.buffers.get_mut(id) {
                     s.last_use = epoch;
                     s.owner = Owner::Agent;
                 }
             }
         }
+        state.touched = touched;
         state.last_submitted = epoch;
         state.in_submit = false;
         let traced_ops = ops.len();
@@ -226,26 +237,64 @@ impl From<HsaError> for Unwritten {
 pub(super) fn write_packets(
     dev: &Arc<DeviceShared>,
     state: &mut StateLock<'_>,
-    ops: &[Op],
+    arena: &OpArena,
     epoch: u64,
     keep: &mut Vec<KeepAlive>,
     faults: &mut Vec<SeenFault>,
     trace: Option<&mut Option<SubmissionTrace>>,
 ) -> Result<Option<u64>, Unwritten> {
-    let fences = lower::plan_runs(ops);
+    let mut scratch = std::mem::take(&mut state.write_scratch);
+    let r = write_packets_with(dev, state, arena, epoch, keep, faults, trace, &mut scratch);
+    scratch.sdma_gates.clear();
+    state.write_scratch = scratch;
+    r
+}
+
+/// The per-op lists of writing a submission: kept in the queue state from
+/// one submission to the next, so writing one allocates nothing per op.
+#[derive(Default)]
+pub(crate) struct WriteScratch {
+    tracker: HazardTracker,
+    fences: Vec<lower::RunFence>,
+    kernarg_va: Vec<u64>,
+    sdma_gates: Vec<Option<Arc<SdmaGates>>>,
+}
+
+/// `write_packets` with its lists in `scratch`.
+#[allow(clippy::too_many_arguments)]
+fn write_packets_with(
+    dev: &Arc<DeviceShared>,
+    state: &mut StateLock<'_>,
+    arena: &OpArena,
+    epoch: u64,
+    keep: &mut Vec<KeepAlive>,
+    faults: &mut Vec<SeenFault>,
+    trace: Option<&mut Option<SubmissionTrace>>,
+    scratch: &mut WriteScratch,
+) -> Result<Option<u64>, Unwritten> {
+    let WriteScratch {
+        tracker,
+        fences,
+        kernarg_va,
+        sdma_gates,
+    } = scratch;
+    lower::plan_runs_into(arena, tracker, fences);
+    let ops = arena.ops();
     // Kernarg blocks for every dispatch op (patch ops need their target's).
     // An op's repeats share its block, and so do consecutive ops sharing
     // one dispatch: kernels never write their kernargs; patched dispatches
     // (whose block counts the patch kernel writes) get their own.
-    let mut kernarg_va = vec![0u64; ops.len()];
+    kernarg_va.clear();
+    kernarg_va.resize(ops.len(), 0);
     // Patch kernels' blocks are placed now too (filled once their target
     // packet's slot is known), so no wait for ring space happens while
-    // queue slots are reserved.
-    let mut patch_block: Vec<Option<RingBlock>> = vec![None; ops.len()];
-    let mut previous: Option<(&Arc<lower::DispatchWork>, u64)> = None;
+    // queue slots are reserved; by op, made at the first patch op.
+    let mut patch_block: Vec<Option<RingBlock>> = Vec::new();
+    let mut previous: Option<(&lower::DispatchWork, u64)> = None;
     // The signals of each SDMA op (their commands go to the SDMA queue
     // once the compute packets are published).
-    let mut sdma_gates: Vec<Option<Arc<SdmaGates>>> = vec![None; ops.len()];
+    sdma_gates.clear();
+    sdma_gates.resize(ops.len(), None);
     for (i, op) in ops.iter().enumerate() {
         match &op.work {
             Work::Sdma(_) => {
@@ -260,7 +309,7 @@ pub(super) fn write_packets(
             }
             Work::Dispatch(d) => {
                 if let Some((p, va)) = previous
-                    && Arc::ptr_eq(p, d)
+                    && p.same_as(d)
                     && !d.patched
                 {
                     kernarg_va[i] = va;
@@ -269,7 +318,7 @@ pub(super) fn write_packets(
                 kernarg_va[i] = alloc_kernarg(
                     dev,
                     state,
-                    &d.kernarg,
+                    arena.kernarg(d.kernarg),
                     d.kernarg_align,
                     d.uniform_in_kernarg,
                     epoch,
@@ -283,7 +332,8 @@ pub(super) fn write_packets(
                     // The bind groups' ranges (the op's accesses), for
                     // gfxsim's sanitizer to check the kernel's accesses
                     // against; its findings are taken by this block.
-                    let bindings: Vec<_> = op.accesses.iter().map(|a| a.range.clone()).collect();
+                    let accesses = arena.accesses(op);
+                    let bindings: Vec<_> = accesses.iter().map(|a| a.range.clone()).collect();
                     dev.runtime
                         .device()
                         .note_dispatch_bindings(kernarg_va[i], &bindings);
@@ -291,12 +341,13 @@ pub(super) fn write_packets(
                 }
             }
             Work::Patch(p) => {
-                let shape = lower::patch_kernarg(&dev.blit, p, 0, 0, 0, 0)
+                let (shape, bytes) = lower::patch_kernarg(&dev.blit, p, 0, 0, 0, 0)
                     .map_err(QueueWriteError::from)?;
+                patch_block.resize(ops.len(), None);
                 patch_block[i] = Some(alloc_kernarg(
                     dev,
                     state,
-                    &shape.kernarg,
+                    &bytes,
                     shape.kernarg_align,
                     None,
                     epoch,
@@ -308,7 +359,7 @@ pub(super) fn write_packets(
     }
     let mut trace_va = None;
     if let Some(trace) = trace {
-        let packets = SubmissionTrace::plan(ops, &sdma_gates);
+        let packets = SubmissionTrace::plan(ops, sdma_gates);
         let slots = SubmissionTrace::slots(&packets);
         if slots > 0 {
             let initial = crate::trace::submission::initial_signals(slots);
@@ -327,10 +378,10 @@ pub(super) fn write_packets(
         let written = write_slots(
             dev,
             ops,
-            &fences,
-            &kernarg_va,
+            fences,
+            kernarg_va,
             &patch_block,
-            &sdma_gates,
+            sdma_gates,
             trace_va,
             &mut slots,
         );
@@ -365,10 +416,10 @@ pub(super) fn write_packets(
 fn submit_sdma(
     dev: &DeviceShared,
     ops: &[Op],
-    gates: Vec<Option<Arc<SdmaGates>>>,
+    gates: &mut Vec<Option<Arc<SdmaGates>>>,
     keep: &mut Vec<KeepAlive>,
 ) {
-    for (op, gates) in ops.iter().zip(gates) {
+    for (op, gates) in ops.iter().zip(gates.drain(..)) {
         let (Work::Sdma(work), Some(gates), Some(engine)) = (&op.work, gates, &dev.copy_engine)
         else {
             continue;
@@ -406,7 +457,7 @@ pub(super) fn write_slots(
     let ring_size = queue.size() as u64;
     // The last dispatch packet built: a repeated dispatch with the same
     // kernarg block and fence is the same packet.
-    let mut last_packet: Option<(&Arc<lower::DispatchWork>, u64, PacketFence, RawPacket)> = None;
+    let mut last_packet: Option<(&lower::DispatchWork, u64, PacketFence, RawPacket)> = None;
     for (i, op) in ops.iter().enumerate() {
         let run = fences[i];
         let fence = run.first;
@@ -428,7 +479,7 @@ pub(super) fn write_slots(
                 );
                 let mut packet_for = |fence: PacketFence| -> Result<RawPacket, QueueWriteError> {
                     if let Some((w, kva, f, raw)) = &last_packet
-                        && Arc::ptr_eq(w, d)
+                        && w.same_as(d)
                         && *kva == kernarg_va[i]
                         && *f == fence
                     {
@@ -474,7 +525,7 @@ pub(super) fn write_slots(
                 });
                 let header_nop = nop.header as u32;
                 let slot_va = queue.ring_va() + ((id + 1) % ring_size) * 64;
-                let work = lower::patch_kernarg(
+                let (work, kernarg) = lower::patch_kernarg(
                     &dev.blit,
                     p,
                     slot_va,
@@ -483,19 +534,15 @@ pub(super) fn write_slots(
                     header_nop,
                 )
                 .map_err(QueueWriteError::from)?;
-                let Some(block) = patch_block[i] else {
+                let Some(block) = patch_block.get(i).copied().flatten() else {
                     return Err(QueueWriteError::PatchWithoutBlock);
                 };
-                if work.kernarg.len() as u64 > block.len {
+                if kernarg.len() as u64 > block.len {
                     return Err(QueueWriteError::PatchKernargOverflow);
                 }
                 // SAFETY: the block holds block.len >= kernarg.len() bytes of host-mapped kernarg memory reserved for this packet.
                 unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        work.kernarg.as_ptr(),
-                        block.host,
-                        work.kernarg.len(),
-                    )
+                    std::ptr::copy_nonoverlapping(kernarg.as_ptr(), block.host, kernarg.len())
                 };
                 tracing::trace!(
                     packet = id,

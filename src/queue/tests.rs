@@ -41,10 +41,10 @@ fn shrink_kernarg_ring(dev: &Arc<DeviceShared>, blocks: u64) {
         object: 0x1000,
     };
     let ops = lower::fill_ops(&dev.blit, access, 0).expect("fill op");
-    let Work::Dispatch(d) = &ops[0].work else {
+    let Work::Dispatch(d) = &ops.ops()[0].work else {
         panic!("a fill is a dispatch")
     };
-    let per = (d.kernarg.len() as u64).next_multiple_of(d.kernarg_align.max(1));
+    let per = (d.kernarg.len as u64).next_multiple_of(d.kernarg_align.max(1));
     let pool = dev.runtime.kernarg_pool(&dev.agent).expect("kernarg pool");
     let ring = Ring::new(pool, per * blocks).expect("small ring");
     dev.lock_state().kernargs = ring;

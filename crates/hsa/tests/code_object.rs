@@ -645,6 +645,49 @@ fn kernarg_saxpy_exact_bytes() {
     assert_eq!(bytes, expected);
 }
 
+/// A builder reusing storage full of stale bytes (another kernel's
+/// segment) and appending with `finish_into` gives exactly what a fresh
+/// builder's `finish` gives, after whatever the output list held; a
+/// missing argument is still an error and appends nothing.
+#[test]
+fn kernarg_builders_reuse_storage_and_append_the_same_bytes() {
+    let co = load("gfx1100/saxpy.co");
+    let k = co.kernel("saxpy").unwrap();
+    let fill = |b: &mut KernargBuilder<'_>, n: u32| {
+        b.set_f32(ArgRef::Name("a"), 0.5 * n as f32)
+            .unwrap()
+            .set_ptr(ArgRef::Index(1), 0x1000 * u64::from(n))
+            .unwrap()
+            .set_ptr(ArgRef::Name("y"), 0x2000 * u64::from(n))
+            .unwrap()
+            .set_u32(ArgRef::Index(3), n)
+            .unwrap();
+    };
+    let shape = DispatchShape::new([1000, 3, 1], [256, 2, 1], 2);
+    let mut out = vec![0xee; 5];
+    let mut storage = vec![0xabu8; 1000];
+    for n in 1..4u32 {
+        let mut fresh = KernargBuilder::new(k);
+        fill(&mut fresh, n);
+        let expected = fresh.finish(&shape).unwrap();
+        let mut reused = KernargBuilder::reusing(k, storage);
+        fill(&mut reused, n);
+        let start = out.len();
+        reused.finish_into(&shape, &mut out).unwrap();
+        assert_eq!(&out[start..], &expected[..], "segment {n}");
+        storage = reused.into_storage();
+    }
+    assert_eq!(out[..5], [0xee; 5], "earlier bytes stay");
+    let mut partial = KernargBuilder::reusing(k, storage);
+    partial.set_f32(ArgRef::Index(0), 1.0).unwrap();
+    let len = out.len();
+    assert!(matches!(
+        partial.finish_into(&shape, &mut out),
+        Err(CodeObjectError::MissingArg { .. })
+    ));
+    assert_eq!(out.len(), len);
+}
+
 #[test]
 fn kernarg_layouts_follow_each_kernels_metadata() {
     // matmul_tiled uses no hidden arguments: exactly its 36 explicit bytes.

@@ -80,31 +80,72 @@ impl DispatchShape {
 }
 
 /// Fills one kernel's kernarg segment.
+///
+/// Building kernargs is on every new dispatch's path, so a builder made
+/// with [`reusing`](Self::reusing) allocates nothing: the segment lives in
+/// storage the caller hands back and forth, and which explicit arguments
+/// were set is a bit mask (a list only past 64 explicit arguments).
 #[derive(Clone, Debug)]
 pub struct KernargBuilder<'k> {
     kernel: &'k KernelInfo,
-    /// Indices into `kernel.args` of the explicit arguments, in order, and
-    /// whether each has been set.
-    explicit: Vec<(usize, bool)>,
-    /// The segment, explicit arguments written in place as they are set
-    /// (no allocation per argument: building kernargs is on every new
-    /// dispatch's path).
+    /// The number of explicit arguments.
+    explicit: usize,
+    /// Bit n: explicit argument n (n < 64) has been set.
+    set_low: u64,
+    /// Explicit arguments 64 and on that have been set (rare kernels).
+    set_high: Vec<usize>,
+    /// The segment, explicit arguments written in place as they are set.
     segment: Vec<u8>,
 }
 
 impl<'k> KernargBuilder<'k> {
     pub fn new(kernel: &'k KernelInfo) -> Self {
-        let explicit: Vec<(usize, bool)> = kernel
+        Self::reusing(kernel, Vec::new())
+    }
+
+    /// A builder whose segment reuses `storage`'s allocation (its bytes
+    /// are discarded); [`into_storage`](Self::into_storage) gives it back.
+    pub fn reusing(kernel: &'k KernelInfo, mut storage: Vec<u8>) -> Self {
+        storage.clear();
+        storage.resize(kernel.kernarg_segment_size as usize, 0);
+        Self {
+            kernel,
+            explicit: kernel.explicit_args().count(),
+            set_low: 0,
+            set_high: Vec::new(),
+            segment: storage,
+        }
+    }
+
+    /// The builder's segment storage, for a later [`reusing`](Self::reusing).
+    pub fn into_storage(self) -> Vec<u8> {
+        self.segment
+    }
+
+    /// The index in `kernel.args` of explicit argument `slot` (< `explicit`).
+    fn arg_index(&self, slot: usize) -> usize {
+        self.kernel
             .args
             .iter()
             .enumerate()
             .filter(|(_, arg)| !arg.value_kind.is_hidden())
-            .map(|(index, _)| (index, false))
-            .collect();
-        Self {
-            kernel,
-            explicit,
-            segment: vec![0; kernel.kernarg_segment_size as usize],
+            .nth(slot)
+            .map_or(0, |(index, _)| index)
+    }
+
+    fn is_set(&self, slot: usize) -> bool {
+        if slot < 64 {
+            self.set_low & (1 << slot) != 0
+        } else {
+            self.set_high.contains(&slot)
+        }
+    }
+
+    fn mark_set(&mut self, slot: usize) {
+        if slot < 64 {
+            self.set_low |= 1 << slot;
+        } else if !self.set_high.contains(&slot) {
+            self.set_high.push(slot);
         }
     }
 
@@ -117,22 +158,22 @@ impl<'k> KernargBuilder<'k> {
         ArgLabel {
             kernel: self.kernel.name.clone(),
             index: slot,
-            name: self.kernel.args[self.explicit[slot].0].name.clone(),
+            name: self.kernel.args[self.arg_index(slot)].name.clone(),
         }
     }
 
     fn slot(&self, arg: ArgRef<'_>) -> Result<usize, CodeObjectError> {
         match arg {
-            ArgRef::Index(index) if index < self.explicit.len() => Ok(index),
+            ArgRef::Index(index) if index < self.explicit => Ok(index),
             ArgRef::Index(index) => Err(CodeObjectError::ArgIndexOutOfRange {
                 kernel: self.kernel.name.clone(),
                 index,
-                count: self.explicit.len(),
+                count: self.explicit,
             }),
             ArgRef::Name(name) => self
-                .explicit
-                .iter()
-                .position(|&(i, _)| self.kernel.args[i].name.as_deref() == Some(name))
+                .kernel
+                .explicit_args()
+                .position(|arg| arg.name.as_deref() == Some(name))
                 .ok_or_else(|| CodeObjectError::UnknownArgName {
                     kernel: self.kernel.name.clone(),
                     name: name.to_string(),
@@ -143,7 +184,7 @@ impl<'k> KernargBuilder<'k> {
     /// Set an explicit argument's bytes; the length must equal its `.size`.
     pub fn set(&mut self, arg: ArgRef<'_>, bytes: &[u8]) -> Result<&mut Self, CodeObjectError> {
         let slot = self.slot(arg)?;
-        let arg = &self.kernel.args[self.explicit[slot].0];
+        let arg = &self.kernel.args[self.arg_index(slot)];
         let expected = arg.size as usize;
         if bytes.len() != expected {
             return Err(CodeObjectError::ArgSizeMismatch {
@@ -154,7 +195,7 @@ impl<'k> KernargBuilder<'k> {
         }
         // Parsing checked that every argument lies inside the segment.
         self.segment[arg.offset as usize..][..expected].copy_from_slice(bytes);
-        self.explicit[slot].1 = true;
+        self.mark_set(slot);
         Ok(self)
     }
 
@@ -197,9 +238,24 @@ impl<'k> KernargBuilder<'k> {
         Ok(segment)
     }
 
+    /// [`finish`](Self::finish) appending the segment to `out` (no
+    /// allocation once `out` has room): a recording's linear kernarg
+    /// storage takes each dispatch's segment this way.
+    pub fn finish_into(
+        &self,
+        shape: &DispatchShape,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodeObjectError> {
+        self.check_complete(shape)?;
+        let start = out.len();
+        out.extend_from_slice(&self.segment);
+        self.write_hidden_args(&mut out[start..], shape);
+        Ok(())
+    }
+
     fn check_complete(&self, shape: &DispatchShape) -> Result<(), CodeObjectError> {
         shape.validate()?;
-        match self.explicit.iter().position(|&(_, set)| !set) {
+        match (0..self.explicit).find(|&slot| !self.is_set(slot)) {
             Some(slot) => Err(CodeObjectError::MissingArg {
                 arg: self.label(slot),
             }),

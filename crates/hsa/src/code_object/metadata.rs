@@ -116,8 +116,37 @@ impl ValueKind {
 
     /// Hidden arguments are filled by the runtime, not by the caller; an
     /// unknown kind counts as hidden when its name starts with `hidden_`.
+    /// A match rather than a name lookup: kernarg building asks this of
+    /// every argument of every new dispatch.
     pub fn is_hidden(&self) -> bool {
-        self.as_str().starts_with("hidden_")
+        match self {
+            ValueKind::Unknown(name) => name.starts_with("hidden_"),
+            ValueKind::HiddenGlobalOffsetX
+            | ValueKind::HiddenGlobalOffsetY
+            | ValueKind::HiddenGlobalOffsetZ
+            | ValueKind::HiddenNone
+            | ValueKind::HiddenPrintfBuffer
+            | ValueKind::HiddenHostcallBuffer
+            | ValueKind::HiddenDefaultQueue
+            | ValueKind::HiddenCompletionAction
+            | ValueKind::HiddenMultigridSyncArg
+            | ValueKind::HiddenBlockCountX
+            | ValueKind::HiddenBlockCountY
+            | ValueKind::HiddenBlockCountZ
+            | ValueKind::HiddenGroupSizeX
+            | ValueKind::HiddenGroupSizeY
+            | ValueKind::HiddenGroupSizeZ
+            | ValueKind::HiddenRemainderX
+            | ValueKind::HiddenRemainderY
+            | ValueKind::HiddenRemainderZ
+            | ValueKind::HiddenGridDims
+            | ValueKind::HiddenHeapV1
+            | ValueKind::HiddenDynamicLdsSize
+            | ValueKind::HiddenPrivateBase
+            | ValueKind::HiddenSharedBase
+            | ValueKind::HiddenQueuePtr => true,
+            _ => false,
+        }
     }
 }
 
@@ -521,4 +550,19 @@ fn parse_arg(
         is_volatile: map.bool(".is_volatile")?,
         is_pipe: map.bool(".is_pipe")?,
     })
+}
+
+#[cfg(test)]
+mod value_kind_tests {
+    use super::*;
+
+    /// `is_hidden` says of every known kind what its metadata name says.
+    #[test]
+    fn hidden_kinds_are_those_named_hidden() {
+        for (name, kind) in VALUE_KINDS {
+            assert_eq!(kind.is_hidden(), name.starts_with("hidden_"), "{name}");
+        }
+        assert!(ValueKind::parse("hidden_new_kind").is_hidden());
+        assert!(!ValueKind::parse("new_kind").is_hidden());
+    }
 }

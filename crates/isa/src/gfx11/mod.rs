@@ -61,6 +61,7 @@ pub mod inst_class;
 pub mod jit;
 pub mod opcodes;
 mod run_block;
+pub mod sampler_desc;
 pub mod wave;
 mod worker;
 

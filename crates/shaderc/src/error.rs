@@ -118,11 +118,13 @@ fn capability_names(caps: naga::valid::Capabilities) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UnsupportedKind {
-    /// Samplers and the sampling operations (`textureSample*`,
-    /// `textureGather*`); textures read with `textureLoad` are lowered.
+    /// The sampling operations with no lowering: those needing derivatives,
+    /// a bias or gradients, texel offsets, `textureSampleBaseClampToEdge`
+    /// (`textureSampleLevel`, `textureSampleCompareLevel` and the gathers
+    /// are lowered).
     Sampling,
-    /// Texture classes and operations with no lowering: depth,
-    /// multisampled and external textures, texture atomics, `cube`
+    /// Texture classes and operations with no lowering: multisampled and
+    /// external textures, texture atomics, `cube`
     /// storage textures, texel formats without a gfx11 layout here.
     TextureClass,
     /// Ray queries, acceleration structures and ray tracing calls.
@@ -149,8 +151,8 @@ pub enum UnsupportedKind {
 impl std::fmt::Display for UnsupportedKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            UnsupportedKind::Sampling => "samplers and texture sampling",
-            UnsupportedKind::TextureClass => "depth, multisampled and external textures",
+            UnsupportedKind::Sampling => "texture sampling without an explicit level",
+            UnsupportedKind::TextureClass => "multisampled and external textures",
             UnsupportedKind::RayQueries => "ray queries",
             UnsupportedKind::Derivatives => "derivatives",
             UnsupportedKind::Discard => "discard",

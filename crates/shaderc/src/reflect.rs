@@ -19,7 +19,15 @@
 //! gfx11 image resource descriptor (T#) the facade writes there. It adds
 //! `"texture": { "view_dimension": "d2", "access": "write_only",
 //! "format": "rgba8unorm" }` (storage) or `"texture": { "view_dimension":
-//! "d2", "sample_type": "float" }` (sampled); `min_binding_size` is 0.
+//! "d2", "sample_type": "float" }` (sampled; `"depth"` for
+//! `texture_depth_*`); `min_binding_size` is 0.
+//!
+//! A sampler binding (`kind` `sampler`) is one by-value kernel argument
+//! `arg` of 16 bytes, 16-byte aligned: the gfx11 sampler descriptor (S#).
+//! It adds `"sampler": { "comparison": false, "textures": [[0, 1]] }`
+//! (`comparison` true for `sampler_comparison`; `textures` the (group,
+//! binding) of the textures the entry point samples with it);
+//! `min_binding_size` is 0.
 //!
 //! `source_hash` is the lowercase hex SHA-256 of the source (the UTF-8 WGSL
 //! text, or the SPIR-V bytes): `crate::source_hash`. A run-time compiler
@@ -48,9 +56,24 @@ pub enum BindingKind {
     Uniform,
     /// `texture_storage_*<format, access>`: a T# kernel argument.
     StorageTexture,
-    /// `texture_1d/2d/2d_array/3d<T>` read with `textureLoad`: a T#
-    /// kernel argument.
+    /// `texture_1d/2d/2d_array/3d<T>` and `texture_depth_2d/2d_array`: a
+    /// T# kernel argument.
     SampledTexture,
+    /// `sampler` or `sampler_comparison`: an S# kernel argument.
+    Sampler,
+}
+
+/// What a sampler binding declares.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SamplerReflection {
+    /// `sampler_comparison` (true) or `sampler`.
+    pub comparison: bool,
+    /// The (group, binding) of each texture the entry point samples or
+    /// gathers with it, in order: what WebGPU's filtering rule checks
+    /// (a filtering sampler with an unfilterable-float texture is an
+    /// error).
+    #[serde(default)]
+    pub textures: Vec<[u32; 2]>,
 }
 
 /// The view dimension a texture binding declares (WGSL's texture type).
@@ -81,6 +104,9 @@ pub enum TextureSampleType {
     Float,
     Sint,
     Uint,
+    /// `texture_depth_*`: one f32 depth component, sampled with or without
+    /// a comparison.
+    Depth,
 }
 
 /// A storage texture's texel format, by its WGSL name.
@@ -202,6 +228,10 @@ pub struct BindingReflection {
     /// from the JSON for buffers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub texture: Option<TextureReflection>,
+    /// Sampler bindings: whether it compares (absent from the JSON
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampler: Option<SamplerReflection>,
 }
 
 /// One compute entry point (one kernel).

@@ -224,23 +224,24 @@ fn unsupported_constructs_are_named_by_class() {
             "@group(0) @binding(0) var t: texture_2d<f32>;
 @group(0) @binding(1) var s: sampler;
 @group(0) @binding(2) var<storage, read_write> o: array<f32>;
-@compute @workgroup_size(1) fn main() { o[0] = textureSampleLevel(t, s, vec2<f32>(0.5), 0.0).x; }",
+@compute @workgroup_size(1) fn main() { o[0] = textureSampleGrad(t, s, vec2<f32>(0.5), vec2<f32>(0.0), vec2<f32>(0.0)).x; }",
             UnsupportedKind::Sampling,
-            "samplers",
+            "gradients",
         ),
         (
-            "@group(0) @binding(0) var s: sampler;
-@group(0) @binding(1) var<storage, read_write> o: array<f32>;
-@compute @workgroup_size(1) fn main() { _ = s; o[0] = 1.0; }",
+            "@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var s: sampler;
+@group(0) @binding(2) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() { o[0] = textureSampleBaseClampToEdge(t, s, vec2<f32>(0.5)).x; }",
             UnsupportedKind::Sampling,
-            "samplers",
+            "textureSampleBaseClampToEdge",
         ),
         (
-            "@group(0) @binding(0) var t: texture_depth_2d;
+            "@group(0) @binding(0) var t: texture_depth_multisampled_2d;
 @group(0) @binding(1) var<storage, read_write> o: array<f32>;
 @compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0, 0), 0); }",
             UnsupportedKind::TextureClass,
-            "depth textures",
+            "multisampled depth textures",
         ),
         (
             "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;

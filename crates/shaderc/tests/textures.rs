@@ -362,3 +362,97 @@ fn ir_names_the_image_intrinsics() {
         t.llvm_ir
     );
 }
+
+const SAMPLING: &str = "
+@group(0) @binding(0) var color: texture_2d<f32>;
+@group(0) @binding(1) var depth: texture_depth_2d_array;
+@group(0) @binding(2) var lin: sampler;
+@group(0) @binding(3) var cmp: sampler_comparison;
+@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;
+@compute @workgroup_size(32)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let uv = vec2<f32>(f32(id.x) / 32.0, 0.25);
+    let a = textureSampleLevel(color, lin, uv, f32(id.y));
+    let b = textureSampleCompareLevel(depth, cmp, uv, 1, 0.5);
+    let c = textureGather(1, color, lin, uv);
+    let d = textureGatherCompare(depth, cmp, uv, 2u, 0.25);
+    out[id.x] = a + c + d + vec4<f32>(b);
+}
+";
+
+/// The explicit-LOD sampling builtins lower to the sample/gather
+/// instructions with the sampler as a 16-byte argument, and reflection
+/// names each sampler, whether it compares and the textures it samples.
+#[test]
+fn sampling_lowers_to_sample_and_gather_instructions() {
+    if !llvm_or_skip("sampling_lowers") {
+        return;
+    }
+    let (co, r, dis) = build(SAMPLING);
+    let lines = image_lines(&dis);
+    for want in [
+        "image_sample_l dmask:0xf dim:SQ_RSRC_IMG_2D",
+        "image_sample_c_lz dmask:0x1 dim:SQ_RSRC_IMG_2D_ARRAY",
+        "image_gather4_lz dmask:0x2 dim:SQ_RSRC_IMG_2D",
+        "image_gather4_c_lz dmask:0x1 dim:SQ_RSRC_IMG_2D_ARRAY",
+    ] {
+        assert!(lines.iter().any(|l| l == want), "{want}: {lines:?}");
+    }
+    let ep = r.entry_point("main").unwrap();
+    let kinds: Vec<_> = ep.bindings.iter().map(|b| b.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            BindingKind::SampledTexture,
+            BindingKind::SampledTexture,
+            BindingKind::Sampler,
+            BindingKind::Sampler,
+            BindingKind::StorageReadWrite,
+        ]
+    );
+    assert_eq!(
+        ep.bindings[1].texture.unwrap().sample_type,
+        Some(TextureSampleType::Depth)
+    );
+    let lin = ep.bindings[2].sampler.clone().unwrap();
+    assert!(!lin.comparison);
+    assert_eq!(lin.textures, [[0, 0]]);
+    let cmp = ep.bindings[3].sampler.clone().unwrap();
+    assert!(cmp.comparison);
+    assert_eq!(cmp.textures, [[0, 1]]);
+    let object = CodeObject::parse(&co).expect("code object");
+    let kernel = object.kernel("main").expect("kernel main");
+    let args: Vec<_> = kernel.explicit_args().collect();
+    for (arg, b) in args[2..4].iter().zip(&ep.bindings[2..4]) {
+        assert_eq!(arg.name.as_deref(), Some(b.arg.as_str()));
+        assert_eq!(arg.value_kind, ValueKind::ByValue);
+        assert_eq!((arg.size, arg.offset % 16), (16, 0));
+    }
+    let json = r.to_json().unwrap();
+    assert!(json.contains("\"kind\": \"sampler\""), "{json}");
+    assert!(json.contains("\"sample_type\": \"depth\""), "{json}");
+    assert_eq!(Reflection::from_json(&json).unwrap(), r);
+}
+
+/// The IR names the intrinsics with f32 operands: the depth reference
+/// first, the layer converted from its integer.
+#[test]
+fn sampling_ir_orders_the_operands() {
+    let t = translate(Source::Wgsl(SAMPLING), &gfx1100()).unwrap();
+    let ir = &t.llvm_ir;
+    assert!(
+        ir.contains("@llvm.amdgcn.image.sample.l.2d.v4f32.f32(i32 15, float"),
+        "{ir}"
+    );
+    assert!(
+        ir.contains("@llvm.amdgcn.image.sample.c.lz.2darray.f32.f32(i32 1, float "),
+        "{ir}"
+    );
+    assert!(
+        ir.contains("@llvm.amdgcn.image.gather4.lz.2d.v4f32.f32(i32 2, float"),
+        "{ir}"
+    );
+    assert!(ir.contains("sitofp i32"), "{ir}");
+    assert!(ir.contains("uitofp i32"), "{ir}");
+    assert!(ir.contains("<4 x i32> %g0_b2"), "{ir}");
+}

@@ -38,8 +38,9 @@
 // - MTBUF typed loads/stores: see exec/vmem/mtbuf.rs (formats 0 and 64..127,
 //   swizzled V#s are typed errors).
 // - MIMG: image_load/_mip, image_store/_mip and image_get_resinfo on
-//   linear images (exec/vmem/image.rs; the T# is image_desc.rs); samplers,
-//   gathers, image atomics, a16/d16/tfe/lwe are typed errors.
+//   linear images (exec/vmem/image.rs; the T# is image_desc.rs); explicit-LOD
+//   sampling and gathers (exec/vmem/sample.rs; the S# is sampler_desc.rs);
+//   other sample forms, image atomics, d16/tfe/lwe are typed errors.
 // - Not implemented (IllegalInstruction with the mnemonic): GDS, s_getreg of registers other than MODE and
 //   SHADER_CYCLES, s_setreg other than MODE, s_sendmsg other than
 //   MSG_DEALLOC_VGPRS, s_sendmsg_rtn GET_DOORBELL / GET_DDID / SAVE_WAVE (the
@@ -61,6 +62,7 @@ pub mod inst_class;
 pub mod jit;
 pub mod opcodes;
 mod run_block;
+pub mod sampler_desc;
 pub mod wave;
 mod worker;
 

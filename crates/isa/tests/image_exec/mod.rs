@@ -6,6 +6,8 @@
 //! kernels/image/build.sh).
 
 use super::*;
+
+mod sample;
 use aqueduct_isa::gfx11::InstClass;
 use aqueduct_isa::gfx11::decode::decode;
 use aqueduct_isa::gfx11::disasm::disassemble;

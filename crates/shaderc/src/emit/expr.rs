@@ -125,8 +125,14 @@ impl FnEmitter<'_> {
                         _ => unsupported("this global variable here", span),
                     };
                 };
-                if let super::GlobalKind::Texture { .. } = self.m.globals[g.index()] {
-                    return Ok(Value::Val(Val::new(super::image::DESCRIPTOR_TY, gr.ptr)));
+                match self.m.globals[g.index()] {
+                    super::GlobalKind::Texture { .. } => {
+                        return Ok(Value::Val(Val::new(super::image::DESCRIPTOR_TY, gr.ptr)));
+                    }
+                    super::GlobalKind::Sampler { .. } => {
+                        return Ok(Value::Val(Val::new(super::image::SAMPLER_TY, gr.ptr)));
+                    }
+                    _ => {}
                 }
                 Ok(Value::Ptr(Ptr {
                     v: gr.ptr,
@@ -189,11 +195,32 @@ impl FnEmitter<'_> {
                 "internal: a statement result used before its statement",
                 span,
             ),
-            Expression::ImageSample { .. } => unsupported_as(
-                UnsupportedKind::Sampling,
-                "texture sampling (textureSample*, textureGather*)",
-                span,
-            ),
+            Expression::ImageSample {
+                image,
+                sampler,
+                gather,
+                coordinate,
+                array_index,
+                offset,
+                level,
+                depth_ref,
+                clamp_to_edge,
+            } => self
+                .image_sample(
+                    h,
+                    super::image::SampleOperands {
+                        image,
+                        sampler,
+                        gather,
+                        coordinate,
+                        array_index,
+                        offset,
+                        level,
+                        depth_ref,
+                        clamp_to_edge,
+                    },
+                )
+                .map(Value::Val),
             Expression::ImageLoad {
                 image,
                 coordinate,

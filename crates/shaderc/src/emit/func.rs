@@ -262,6 +262,13 @@ impl<'a> FnEmitter<'a> {
                         false,
                     ));
                 }
+                GlobalKind::Sampler { .. } => {
+                    params.push((
+                        format!("{} %gv{index}", super::image::SAMPLER_TY),
+                        index,
+                        false,
+                    ));
+                }
                 GlobalKind::Workgroup | GlobalKind::Unsupported(..) => {}
             }
         }

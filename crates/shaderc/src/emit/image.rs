@@ -14,10 +14,21 @@
 //! ("Image Instructions", DMASK) has the data VGPRs hold the enabled
 //! components packed. Out-of-bounds coordinates, layers and levels are the
 //! hardware's: loads return 0 and stores are dropped, which WGSL allows.
+//!
+//! Samplers are their 16-byte sampler descriptor (S#), a by-value
+//! `<4 x i32>` kernel argument. Compute has no derivatives, so only the
+//! explicit-LOD forms lower: `textureSampleLevel` to `image.sample.l`,
+//! `textureSampleCompareLevel` (level 0) to `image.sample.c.lz`,
+//! `textureGather` to `image.gather4.lz` (dmask: the component) and
+//! `textureGatherCompare` to `image.gather4.c.lz`. Coordinates are f32
+//! (normalised), the layer an f32 of the integer index, the depth
+//! reference first (the intrinsics' operand order, LLVM
+//! `AMDGPUImageDimIntrinsic`). Texel offsets, `textureSampleBaseClampToEdge`
+//! and the implicit-derivative forms are refused (`UnsupportedKind::Sampling`).
 
 use naga::{
-    Expression, Handle, ImageClass, ImageDimension, ImageQuery, ScalarKind, StorageAccess,
-    StorageFormat, TypeInner,
+    Expression, Handle, ImageClass, ImageDimension, ImageQuery, SampleLevel, ScalarKind,
+    StorageAccess, StorageFormat, SwizzleComponent, TypeInner,
 };
 
 use super::func::{FnEmitter, Val};
@@ -29,6 +40,22 @@ use crate::reflect::{
 
 /// The LLVM type of a texture value: its image descriptor.
 pub(crate) const DESCRIPTOR_TY: &str = "<8 x i32>";
+
+/// The LLVM type of a sampler value: its sampler descriptor.
+pub(crate) const SAMPLER_TY: &str = "<4 x i32>";
+
+/// The operands of a naga `ImageSample` expression.
+pub(crate) struct SampleOperands {
+    pub(crate) image: Handle<Expression>,
+    pub(crate) sampler: Handle<Expression>,
+    pub(crate) gather: Option<SwizzleComponent>,
+    pub(crate) coordinate: Handle<Expression>,
+    pub(crate) array_index: Option<Handle<Expression>>,
+    pub(crate) offset: Option<Handle<Expression>>,
+    pub(crate) level: SampleLevel,
+    pub(crate) depth_ref: Option<Handle<Expression>>,
+    pub(crate) clamp_to_edge: bool,
+}
 
 /// The binding reflection of a texture type, or the class of construct it
 /// is and its description when it has no lowering.
@@ -61,7 +88,10 @@ pub(crate) fn texture_reflection(
                 _ => TextureSampleType::Float,
             });
         }
-        ImageClass::Depth { .. } => return refuse("depth textures"),
+        ImageClass::Depth { multi: true } => return refuse("multisampled depth textures"),
+        ImageClass::Depth { multi: false } => {
+            texture.sample_type = Some(TextureSampleType::Depth);
+        }
         ImageClass::External => return refuse("external textures"),
         ImageClass::Storage { format, access } => {
             let Some(format) = storage_format(format) else {
@@ -231,12 +261,20 @@ impl FnEmitter<'_> {
         }
         let rsrc = self.val(image)?;
         let address = self.image_address(&shape, coordinate, array_index, level)?;
-        let int = match self.inner_of(h) {
-            TypeInner::Vector { scalar, .. } => scalar.kind != ScalarKind::Float,
+        let (int, depth) = match self.inner_of(h) {
+            TypeInner::Vector { scalar, .. } => (scalar.kind != ScalarKind::Float, false),
+            // texture_depth_*: the one depth component.
+            TypeInner::Scalar(_) if matches!(shape.class, ImageClass::Depth { .. }) => {
+                (false, true)
+            }
             _ => return unsupported("a textureLoad result that is not a vec4", span),
         };
-        let data_ty = if int { "<4 x i32>" } else { "<4 x float>" };
-        let suffix = if int { "v4i32" } else { "v4f32" };
+        let (data_ty, suffix) = match (int, depth) {
+            (_, true) => ("float", "f32"),
+            (true, _) => ("<4 x i32>", "v4i32"),
+            _ => ("<4 x float>", "v4f32"),
+        };
+        let dmask = if depth { 1 } else { 15 };
         let op = if level.is_some() { "load.mip" } else { "load" };
         let name = format!("llvm.amdgcn.image.{op}.{}.{suffix}.i32", shape.dim);
         let params = vec!["i32"; address.len()].join(", ");
@@ -244,7 +282,7 @@ impl FnEmitter<'_> {
             "declare {data_ty} @{name}(i32, {params}, {DESCRIPTOR_TY}, i32, i32)"
         ));
         let v = self.def(&format!(
-            "call {data_ty} @{name}(i32 15, {}, {}, i32 0, i32 0)",
+            "call {data_ty} @{name}(i32 {dmask}, {}, {}, i32 0, i32 0)",
             address.join(", "),
             rsrc.typed()
         ));
@@ -380,5 +418,132 @@ impl FnEmitter<'_> {
         };
         let v = self.def(&format!("bitcast {data_ty} {raw} to {int_ty}"));
         Ok(Val::new(int_ty, v))
+    }
+
+    /// An `f32` operand from a scalar expression: floats as they are,
+    /// integers converted (layers and depth-texture levels are integers).
+    fn float_operand(&mut self, e: Handle<Expression>) -> EmitResult<String> {
+        let v = self.val(e)?;
+        let kind = match self.inner_of(e) {
+            TypeInner::Scalar(s) => s.kind,
+            _ => return unsupported("a sampling operand that is not a scalar", self.span_of(e)),
+        };
+        Ok(match kind {
+            ScalarKind::Float => format!("float {}", v.v),
+            ScalarKind::Sint => format!(
+                "float {}",
+                self.def(&format!("sitofp {} to float", v.typed()))
+            ),
+            _ => format!(
+                "float {}",
+                self.def(&format!("uitofp {} to float", v.typed()))
+            ),
+        })
+    }
+
+    /// `textureSampleLevel`, `textureSampleCompareLevel`, `textureGather`
+    /// and `textureGatherCompare` (see the module comment).
+    pub(crate) fn image_sample(
+        &mut self,
+        h: Handle<Expression>,
+        o: SampleOperands,
+    ) -> EmitResult<Val> {
+        let span = self.span_of(h);
+        let shape = self.image_shape(o.image)?;
+        if o.offset.is_some() {
+            return unsupported_as(
+                UnsupportedKind::Sampling,
+                "texture sampling with a texel offset",
+                span,
+            );
+        }
+        if o.clamp_to_edge {
+            return unsupported_as(
+                UnsupportedKind::Sampling,
+                "textureSampleBaseClampToEdge",
+                span,
+            );
+        }
+        let lod = match o.level {
+            SampleLevel::Zero => None,
+            SampleLevel::Exact(l) => Some(l),
+            SampleLevel::Auto | SampleLevel::Bias(_) | SampleLevel::Gradient { .. } => {
+                return unsupported_as(
+                    UnsupportedKind::Sampling,
+                    "sampling with implicit derivatives, a bias or gradients \
+                     (textureSample, textureSampleBias, textureSampleGrad, textureSampleCompare)",
+                    span,
+                );
+            }
+        };
+        let rsrc = self.val(o.image)?;
+        let samp = self.val(o.sampler)?;
+        let mut address = Vec::new();
+        if let Some(r) = o.depth_ref {
+            address.push(self.float_operand(r)?);
+        }
+        let c = self.val(o.coordinate)?;
+        if shape.coords == 1 {
+            address.push(format!("float {}", c.v));
+        } else {
+            for i in 0..shape.coords {
+                let x = self.def(&format!("extractelement {}, i32 {i}", c.typed()));
+                address.push(format!("float {x}"));
+            }
+        }
+        if shape.arrayed {
+            let Some(layer) = o.array_index else {
+                return unsupported("an arrayed texture sample without a layer", span);
+            };
+            address.push(self.float_operand(layer)?);
+        }
+        if let Some(l) = lod {
+            address.push(self.float_operand(l)?);
+        }
+        let depth_class = matches!(shape.class, ImageClass::Depth { .. });
+        let compare = if o.depth_ref.is_some() { ".c" } else { "" };
+        let (op, dmask, scalar) = match o.gather {
+            Some(component) => {
+                let dmask = if depth_class {
+                    1
+                } else {
+                    1u32 << component as u32
+                };
+                (format!("gather4{compare}.lz"), dmask, false)
+            }
+            None => {
+                let level = if lod.is_some() { ".l" } else { ".lz" };
+                let scalar = depth_class;
+                (
+                    format!("sample{compare}{level}"),
+                    if scalar { 1 } else { 15 },
+                    scalar,
+                )
+            }
+        };
+        let (data_ty, suffix) = if scalar {
+            ("float", "f32")
+        } else {
+            ("<4 x float>", "v4f32")
+        };
+        let name = format!("llvm.amdgcn.image.{op}.{}.{suffix}.f32", shape.dim);
+        let params = vec!["float"; address.len()].join(", ");
+        self.m.declare(format!(
+            "declare {data_ty} @{name}(i32, {params}, {DESCRIPTOR_TY}, {SAMPLER_TY}, i1, i32, i32)"
+        ));
+        let v = self.def(&format!(
+            "call {data_ty} @{name}(i32 {dmask}, {}, {}, {}, i1 false, i32 0, i32 0)",
+            address.join(", "),
+            rsrc.typed(),
+            samp.typed()
+        ));
+        // Integer textures gather their texels' bits.
+        if let TypeInner::Vector { scalar, .. } = self.inner_of(h)
+            && scalar.kind != ScalarKind::Float
+        {
+            let b = self.def(&format!("bitcast {data_ty} {v} to <4 x i32>"));
+            return Ok(Val::new("<4 x i32>", b));
+        }
+        Ok(Val::new(data_ty, v))
     }
 }

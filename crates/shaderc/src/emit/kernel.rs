@@ -20,14 +20,16 @@ use std::fmt::Write as _;
 use naga::{BuiltIn, TypeInner};
 
 use super::func::{FnEmitter, GlobalRef, Ptr, Val, Value};
-use super::image::DESCRIPTOR_TY;
+use super::image::{DESCRIPTOR_TY, SAMPLER_TY};
 use super::memory::Pointee;
 use super::types::{AS_CONSTANT, AS_GLOBAL, AS_LOCAL, AS_PRIVATE};
 use super::{GlobalKind, ModuleCtx};
 use crate::error::{
     ComputeLimit, EmitError, EmitResult, LimitBreach, UnsupportedKind, unsupported, unsupported_as,
 };
-use crate::reflect::{BindingKind, BindingReflection, EntryReflection, ImmediateReflection};
+use crate::reflect::{
+    BindingKind, BindingReflection, EntryReflection, ImmediateReflection, SamplerReflection,
+};
 
 /// The kernel argument holding an entry point's `var<immediate>` bytes.
 const IMMEDIATES_ARG: &str = "immediates";
@@ -333,7 +335,8 @@ pub(crate) fn emit_kernel(
         let var_span = module.global_variables.get_span(h);
         match &m.globals[h.index()] {
             GlobalKind::Buffer { group, binding, .. }
-            | GlobalKind::Texture { group, binding, .. } => {
+            | GlobalKind::Texture { group, binding, .. }
+            | GlobalKind::Sampler { group, binding, .. } => {
                 buffers.push((*group, *binding, h.index()))
             }
             GlobalKind::Workgroup => workgroup_vars.push(h),
@@ -377,6 +380,32 @@ pub(crate) fn emit_kernel(
                     size_arg: None,
                     name: var.name.clone(),
                     texture: Some(texture),
+                    sampler: None,
+                });
+                continue;
+            }
+            GlobalKind::Sampler { comparison, .. } => {
+                let arg = format!("g{group}_b{binding}");
+                params.push(format!("{SAMPLER_TY} %{arg}"));
+                e.globals[gi] = Some(GlobalRef {
+                    ptr: format!("%{arg}"),
+                    space: AS_CONSTANT,
+                    size: None,
+                });
+                bindings.push(BindingReflection {
+                    group,
+                    binding,
+                    kind: BindingKind::Sampler,
+                    min_binding_size: 0,
+                    array_stride: None,
+                    arg,
+                    size_arg: None,
+                    name: var.name.clone(),
+                    texture: None,
+                    sampler: Some(SamplerReflection {
+                        comparison,
+                        textures: sampled_textures(m, finfo, h),
+                    }),
                 });
                 continue;
             }
@@ -425,6 +454,7 @@ pub(crate) fn emit_kernel(
             size_arg,
             name: var.name.clone(),
             texture: None,
+            sampler: None,
         });
     }
 
@@ -549,4 +579,26 @@ pub(crate) fn emit_kernel(
             immediates,
         },
     ))
+}
+
+/// The (group, binding) of each texture the entry point samples with the
+/// sampler global `sampler` (naga's sampling set, which follows textures
+/// and samplers through helper-function arguments), sorted.
+fn sampled_textures(
+    m: &ModuleCtx<'_>,
+    finfo: &naga::valid::FunctionInfo,
+    sampler: naga::Handle<naga::GlobalVariable>,
+) -> Vec<[u32; 2]> {
+    let mut out: Vec<[u32; 2]> = finfo
+        .sampling_set
+        .iter()
+        .filter(|k| k.sampler == sampler)
+        .filter_map(|k| match m.globals[k.image.index()] {
+            GlobalKind::Texture { group, binding, .. } => Some([group, binding]),
+            _ => None,
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }

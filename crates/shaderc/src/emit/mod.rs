@@ -69,6 +69,13 @@ pub(crate) enum GlobalKind {
         binding: u32,
         texture: TextureReflection,
     },
+    /// A `sampler` or `sampler_comparison`: a by-value `<4 x i32>` kernel
+    /// argument `g{group}_b{binding}` holding its sampler descriptor.
+    Sampler {
+        group: u32,
+        binding: u32,
+        comparison: bool,
+    },
     /// var<workgroup>: an LLVM addrspace(3) global.
     Workgroup,
     /// var<private>: a per-invocation alloca made by the kernel.
@@ -164,6 +171,15 @@ impl<'a> ModuleCtx<'a> {
                     UnsupportedKind::UnboundResource,
                     "a texture without @group/@binding".into(),
                 ),
+                (GlobalKind::Sampler { comparison, .. }, Some(rb)) => GlobalKind::Sampler {
+                    group: rb.group,
+                    binding: rb.binding,
+                    comparison,
+                },
+                (GlobalKind::Sampler { .. }, None) => GlobalKind::Unsupported(
+                    UnsupportedKind::UnboundResource,
+                    "a sampler without @group/@binding".into(),
+                ),
                 (other, _) => other,
             },
             other => GlobalKind::Unsupported(UnsupportedKind::Other, format!("var<{other:?}>")),
@@ -200,9 +216,11 @@ impl<'a> ModuleCtx<'a> {
                 },
                 Err((kind, what)) => GlobalKind::Unsupported(kind, what),
             },
-            T::Sampler { .. } => {
-                GlobalKind::Unsupported(UnsupportedKind::Sampling, "samplers".into())
-            }
+            T::Sampler { comparison } => GlobalKind::Sampler {
+                group: 0,
+                binding: 0,
+                comparison,
+            },
             _ => GlobalKind::Unsupported(UnsupportedKind::Other, "this handle type".into()),
         }
     }

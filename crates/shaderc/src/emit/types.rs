@@ -114,6 +114,7 @@ impl ModuleCtx<'_> {
                 ptr_ty(s)
             }
             TypeInner::Image { .. } => super::image::DESCRIPTOR_TY.to_string(),
+            TypeInner::Sampler { .. } => super::image::SAMPLER_TY.to_string(),
             ref other => return Err(format!("type {}", type_kind_name(other))),
         })
     }

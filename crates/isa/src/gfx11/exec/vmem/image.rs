@@ -50,7 +50,9 @@
 //! TYPE does not match (cube T#s also take 2D-array addressing), stores
 //! through a T# whose DST_SEL permutes the format's components (BGRA), any
 //! descriptor `ImageDescriptor::decode` refuses, and every other MIMG
-//! opcode (samplers, gathers, atomics, MSAA loads, BVH).
+//! opcode (atomics, MSAA loads, BVH, the sample and gather forms sample.rs
+//! does not execute). The explicit-LOD sample and gather forms go to
+//! sample.rs.
 //! The cache bits (glc, slc, dlc) and unorm (a sampling control) do not
 //! change results.
 
@@ -83,6 +85,12 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Op::ImageStore => ImageOp::Store { mip: false },
         Op::ImageStoreMip => ImageOp::Store { mip: true },
         Op::ImageGetResinfo => ImageOp::Resinfo,
+        Op::ImageSampleL
+        | Op::ImageSampleLz
+        | Op::ImageSampleCL
+        | Op::ImageSampleCLz
+        | Op::ImageGather4Lz
+        | Op::ImageGather4CLz => return super::sample::sample(w, env, i),
         _ => return Err(illegal(i)),
     };
     let (w0, w1) = (i.words[0], i.words[1]);
@@ -99,22 +107,7 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if dmask == 0 {
         return Err(unmodelled(i, "dmask 0"));
     }
-    // The instruction's DIM (gfx10+ MIMG dim field; LLVM `MIMGDim`).
-    let dim = match (w0 >> 2) & 7 {
-        0 => ImageDim::D1,
-        1 => ImageDim::D2,
-        2 => ImageDim::D3,
-        3 => ImageDim::Cube,
-        4 => ImageDim::D1Array,
-        5 => ImageDim::D2Array,
-        _ => return Err(unmodelled(i, "MSAA dim")),
-    };
-    let srsrc = i.saddr as usize;
-    let words: [u32; 8] = std::array::from_fn(|k| w.sgpr.get(srsrc + k).copied().unwrap_or(0));
-    let desc = ImageDescriptor::decode(&words).map_err(|e| unmodelled(i, &e.to_string()))?;
-    if dim != desc.dim && !(dim == ImageDim::D2Array && desc.dim == ImageDim::Cube) {
-        return Err(unmodelled(i, "instruction dim does not match the T# TYPE"));
-    }
+    let (dim, desc) = resource(w, i)?;
     let coords = match dim {
         ImageDim::D1 => 1,
         ImageDim::D2 | ImageDim::D1Array => 2,
@@ -156,18 +149,42 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     }
 }
 
+/// The instruction's DIM and its T# (in the four SGPRs from srsrc), or why
+/// the pair is not executed: MSAA dims, a descriptor `decode` refuses, or a
+/// dim the T#'s TYPE does not match (a cube T# also takes 2D-array
+/// addressing).
+pub(super) fn resource(w: &Wave, i: &Inst) -> Result<(ImageDim, ImageDescriptor), WaveErrorKind> {
+    // The instruction's DIM (gfx10+ MIMG dim field; LLVM `MIMGDim`).
+    let dim = match (i.words[0] >> 2) & 7 {
+        0 => ImageDim::D1,
+        1 => ImageDim::D2,
+        2 => ImageDim::D3,
+        3 => ImageDim::Cube,
+        4 => ImageDim::D1Array,
+        5 => ImageDim::D2Array,
+        _ => return Err(unmodelled(i, "MSAA dim")),
+    };
+    let srsrc = i.saddr as usize;
+    let words: [u32; 8] = std::array::from_fn(|k| w.sgpr.get(srsrc + k).copied().unwrap_or(0));
+    let desc = ImageDescriptor::decode(&words).map_err(|e| unmodelled(i, &e.to_string()))?;
+    if dim != desc.dim && !(dim == ImageDim::D2Array && desc.dim == ImageDim::Cube) {
+        return Err(unmodelled(i, "instruction dim does not match the T# TYPE"));
+    }
+    Ok((dim, desc))
+}
+
 /// Where an instruction's address components sit.
-struct Address {
+pub(super) struct Address {
     /// The address VGPRs in order.
-    regs: Vec<u16>,
+    pub(super) regs: Vec<u16>,
     /// 16-bit components, two per VGPR, low half first.
-    a16: bool,
+    pub(super) a16: bool,
 }
 
 impl Address {
     /// Address component `k` (coordinates, then slice, then level) of lane
     /// `l`, zero-extended.
-    fn component(&self, w: &Wave, k: usize, l: usize) -> u32 {
+    pub(super) fn component(&self, w: &Wave, k: usize, l: usize) -> u32 {
         let (dword, shift, bits) = if self.a16 {
             (k / 2, 16 * (k % 2), 0xFFFF)
         } else {
@@ -183,7 +200,7 @@ impl Address {
 /// with `a16`): consecutive from vaddr, or the NSA slots (vaddr, then the
 /// NSA dword's bytes; a fifth slot and beyond continue from the last one,
 /// as decode/image.rs prints partial NSA).
-fn address_registers(i: &Inst, components: usize, a16: bool) -> Vec<u16> {
+pub(super) fn address_registers(i: &Inst, components: usize, a16: bool) -> Vec<u16> {
     let dwords = if a16 {
         components.div_ceil(2)
     } else {
@@ -246,7 +263,7 @@ fn buffer_format(f: ImageFormat) -> BufferFormat {
         .expect("every image format is a unified format gfx11 defines")
 }
 
-fn num_format(f: ImageFormat) -> NumFormat {
+pub(super) fn num_format(f: ImageFormat) -> NumFormat {
     match f.numeric() {
         NumericType::Unorm => NumFormat::Unorm,
         NumericType::Snorm => NumFormat::Snorm,
@@ -256,7 +273,7 @@ fn num_format(f: ImageFormat) -> NumFormat {
     }
 }
 
-fn texel_address(desc: &ImageDescriptor, (x, y, z): (u32, u32, u32)) -> u64 {
+pub(super) fn texel_address(desc: &ImageDescriptor, (x, y, z): (u32, u32, u32)) -> u64 {
     desc.base_address
         .wrapping_add(linear_texel_offset(desc, x, y, z, 0))
 }
@@ -295,6 +312,47 @@ fn observe(
     }
 }
 
+/// The four register values a texel's bits `element` load as: each
+/// component converted (a missing w reads one, other missing components 0),
+/// then the T#'s DST_SEL applied.
+pub(super) fn texel_value(desc: &ImageDescriptor, element: u128) -> [u32; 4] {
+    let fmt = buffer_format(desc.format);
+    let num = num_format(desc.format);
+    let comp: [u32; 4] = std::array::from_fn(|c| {
+        if c < fmt.components() {
+            let (at, width) = fmt.component_bits(c);
+            let raw = (element >> at) as u32 & (u32::MAX >> (32 - width));
+            decode_component(num, width, raw)
+        } else if c == 3 {
+            missing_w(num)
+        } else {
+            0
+        }
+    });
+    std::array::from_fn(|c| match desc.dst_sel[c] {
+        DstSel::Zero => 0,
+        DstSel::One => missing_w(num),
+        s => comp[s.component().expect("a component selector")],
+    })
+}
+
+/// The bits of the texel at `t`, read through the GPU page table.
+pub(super) fn read_texel(
+    env: &mut Env,
+    desc: &ImageDescriptor,
+    t: (u32, u32, u32),
+) -> Result<u128, WaveErrorKind> {
+    let bytes = desc.format.bytes_per_texel() as usize;
+    let p = env
+        .mem
+        .translate(texel_address(desc, t), bytes as u64, Access::Read)
+        .map_err(WaveErrorKind::MemoryViolation)?;
+    let mut b = [0u8; 16];
+    // SAFETY: translate returned a pointer valid for `bytes` (<= 16) bytes.
+    unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), bytes) };
+    Ok(u128::from_le_bytes(b))
+}
+
 fn load_lanes(
     w: &mut Wave,
     env: &mut Env,
@@ -304,47 +362,22 @@ fn load_lanes(
     texel: &[Option<(u32, u32, u32)>; LANES],
 ) -> ExecResult {
     let exec = w.exec();
-    let fmt = buffer_format(desc.format);
-    let num = num_format(desc.format);
-    let bytes = desc.format.bytes_per_texel() as usize;
     let mut rows = [[0u32; LANES]; 4];
     for l in 0..LANES {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let mut element = 0u128;
-        if let Some(t) = texel[l] {
-            let p = env
-                .mem
-                .translate(texel_address(desc, t), bytes as u64, Access::Read)
-                .map_err(WaveErrorKind::MemoryViolation)?;
-            let mut b = [0u8; 16];
-            // SAFETY: translate returned a pointer valid for `bytes` (<= 16) bytes.
-            unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), bytes) };
-            element = u128::from_le_bytes(b);
-        }
-        let comp: [u32; 4] = std::array::from_fn(|c| {
-            if c < fmt.components() {
-                let (at, width) = fmt.component_bits(c);
-                let raw = (element >> at) as u32 & (u32::MAX >> (32 - width));
-                decode_component(num, width, raw)
-            } else if c == 3 {
-                missing_w(num)
-            } else {
-                0
-            }
-        });
+        let element = match texel[l] {
+            Some(t) => read_texel(env, desc, t)?,
+            None => 0,
+        };
+        let value = texel_value(desc, element);
         let mut n = 0;
-        for c in 0..4 {
-            if dmask >> c & 1 == 0 {
-                continue;
+        for (c, v) in value.into_iter().enumerate() {
+            if dmask >> c & 1 != 0 {
+                rows[n][l] = v;
+                n += 1;
             }
-            rows[n][l] = match desc.dst_sel[c] {
-                DstSel::Zero => 0,
-                DstSel::One => missing_w(num),
-                s => comp[s.component().expect("a component selector")],
-            };
-            n += 1;
         }
     }
     let vdata = i.data[0] as usize;

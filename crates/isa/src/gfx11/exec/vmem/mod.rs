@@ -19,6 +19,7 @@ pub(crate) mod mem_kind;
 pub(crate) mod mtbuf;
 pub(crate) mod mubuf;
 pub(crate) mod private_layout;
+pub(crate) mod sample;
 
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal};
 use crate::gfx11::exec::vmem::atomics::{Rmw, apply32, apply64, atomic32, atomic64};

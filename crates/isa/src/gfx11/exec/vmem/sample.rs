@@ -1,0 +1,451 @@
+//! MIMG sampling with an explicit LOD: `image_sample_l`, `image_sample_lz`,
+//! `image_sample_c_l`, `image_sample_c_lz`, `image_gather4_lz` and
+//! `image_gather4_c_lz` on 1D, 2D, 3D, 1D-array and 2D-array linear images
+//! with one mip level, through the T# in eight SGPRs (srsrc) and the S# in
+//! four (ssamp; gfx11/sampler_desc.rs decodes it and refuses what is not
+//! modelled).
+//!
+//! Operands (RDNA3 ISA guide, "Image Instructions"; LLVM 19's gfx1100
+//! output for `llvm.amdgcn.image.sample.*` / `gather4.*`): f32 address
+//! components, the depth reference first for the `_c` forms, then the
+//! coordinates (x, y, z as the dim has them), the layer for arrays, then the
+//! LOD for the `_l` forms; consecutive from vaddr or NSA slots, as for
+//! image_load (image.rs).
+//!
+//! The filtering rules are Vulkan's ("Texel Filtering", "Wrapping
+//! Operation"), which the RDNA3 guide does not restate and which Mesa's
+//! drivers rely on the texture unit to follow:
+//! - LOD: the instruction's (0 for `_lz`), clamped to the S#'s
+//!   MIN_LOD..MAX_LOD; above 0 selects XY_MIN_FILTER, else XY_MAG_FILTER.
+//!   Only level 0 exists (the T# refuses mip chains), so the LOD picks only
+//!   the filter. An S# with a LOD_BIAS is refused: whether the texture unit
+//!   adds it to an explicit LOD is not documented.
+//! - Coordinates are scaled by the level's extent unless FORCE_UNNORMALIZED
+//!   or the instruction's UNORM bit;
+//!   the layer is `floor(layer + 0.5)` clamped to the view's layers.
+//! - Point: texel `floor(u)`, which is TRUNC_COORD's rule; point sampling
+//!   with TRUNC_COORD clear (rounding of the fixed-point coordinate) is
+//!   refused. Linear: texels `floor(u - 0.5)` and the next, blended by the
+//!   fraction. A 3D image filters z with the same filter (Z_FILTER 0).
+//! - Weight precision: the hardware's is not public. gfxsim quantises each
+//!   fraction down to the 8 sub-texel bits radv reports for these parts
+//!   (`subTexelPrecisionBits` 8), blends the f32 texel values in f64 with
+//!   those weights and rounds once to f32. A GPU may differ in the last
+//!   bits of a linear result; point results are exact.
+//! - Wrapping per axis on the integer texel index: repeat, mirrored repeat,
+//!   clamp to edge, clamp to border (the border colour replaces all four
+//!   returned components; integer formats see 0 and 1 as integers).
+//! - Comparison (`_c`): each texel's first returned component against the
+//!   reference with DEPTH_COMPARE_FUNC (`reference FUNC texel`), 1.0 when it
+//!   passes, else 0.0, then filtered; a border texel compares its colour's
+//!   first component. The reference is not clamped (a shader saturates it
+//!   for UNORM depth formats, as Mesa's drivers do).
+//! - Gather4 (`_lz`): the bilinear footprint of (x, y) whatever the filters,
+//!   one component (DMASK's single bit; the comparison result for `_c`),
+//!   returned as (i0, j1), (i1, j1), (i1, j0), (i0, j0), Vulkan's and
+//!   WGSL's `textureGather` order.
+//!
+//! Not modelled (IllegalInstruction naming the instruction and the reason):
+//! cube images (face selection and the seamless edge rules), A16, d16, tfe,
+//! lwe, DMASK other than one bit for gather or the `_c` samples, filtering
+//! (linear) of integer formats, comparison on integer formats or 3D images,
+//! gather on 1D and 3D images, and every S# `SamplerDescriptor::decode`
+//! refuses.
+
+use crate::Access;
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, unmodelled};
+use crate::gfx11::exec::vmem::image::{
+    Address, address_registers, read_texel, resource, texel_address, texel_value,
+};
+use crate::gfx11::image_desc::{ImageDescriptor, ImageDim, NumericType};
+use crate::gfx11::inst::Inst;
+use crate::gfx11::opcodes::Op;
+use crate::gfx11::sampler_desc::{AddressMode, SamplerDescriptor, XyFilter};
+use crate::gfx11::wave::{LANES, Wave};
+use crate::observer::{LaneAccesses, Segment};
+
+/// Sub-texel fraction bits of a linear weight (see the module comment).
+pub const SUB_TEXEL_BITS: u32 = 8;
+
+/// At most eight taps: a trilinear footprint.
+const MAX_TAPS: usize = 8;
+
+/// One texel of a footprint: where it is (None: a border texel) and its
+/// weight.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Tap {
+    texel: Option<(u32, u32, u32)>,
+    weight: f64,
+}
+
+pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    let (compare, lod_operand, gather) = match i.op {
+        Op::ImageSampleL => (false, true, false),
+        Op::ImageSampleLz => (false, false, false),
+        Op::ImageSampleCL => (true, true, false),
+        Op::ImageSampleCLz => (true, false, false),
+        Op::ImageGather4Lz => (false, false, true),
+        Op::ImageGather4CLz => (true, false, true),
+        _ => return Err(crate::gfx11::exec::env::illegal(i)),
+    };
+    let (w0, w1) = (i.words[0], i.words[1]);
+    for (set, what) in [
+        ((w0 >> 16) & 1, "a16"),
+        ((w0 >> 17) & 1, "d16"),
+        ((w1 >> 21) & 1, "tfe"),
+        ((w1 >> 22) & 1, "lwe"),
+    ] {
+        if set != 0 {
+            return Err(unmodelled(i, what));
+        }
+    }
+    let dmask = (w0 >> 8) & 0xF;
+    if dmask == 0 {
+        return Err(unmodelled(i, "dmask 0"));
+    }
+    if (gather || compare) && dmask.count_ones() != 1 {
+        return Err(unmodelled(i, "dmask other than one component"));
+    }
+    let (dim, desc) = resource(w, i)?;
+    if dim == ImageDim::Cube || desc.dim == ImageDim::Cube {
+        return Err(unmodelled(i, "cube sampling"));
+    }
+    if gather && !matches!(dim, ImageDim::D2 | ImageDim::D2Array) {
+        return Err(unmodelled(i, "gather4 on a 1D or 3D image"));
+    }
+    let ssamp = i.imm2 as usize;
+    let words: [u32; 4] = std::array::from_fn(|k| w.sgpr.get(ssamp + k).copied().unwrap_or(0));
+    let mut samp = SamplerDescriptor::decode(&words).map_err(|e| unmodelled(i, &e.to_string()))?;
+    // The instruction's UNORM bit (MIMG bit 7) forces texel coordinates
+    // like the S#'s FORCE_UNNORMALIZED (RDNA3 ISA guide, MIMG fields).
+    samp.unnormalized |= w0 >> 7 & 1 != 0;
+    if samp.lod_bias != 0.0 {
+        return Err(unmodelled(i, "sampler LOD_BIAS with an explicit LOD"));
+    }
+    let integer = matches!(desc.format.numeric(), NumericType::Uint | NumericType::Sint);
+    if compare && (integer || dim == ImageDim::D3) {
+        return Err(unmodelled(
+            i,
+            "comparison on an integer format or a 3D image",
+        ));
+    }
+    if !gather
+        && integer
+        && (samp.mag_filter != XyFilter::Point || samp.min_filter != XyFilter::Point)
+    {
+        return Err(unmodelled(i, "linear filtering of an integer format"));
+    }
+    let axes = match dim {
+        ImageDim::D1 | ImageDim::D1Array => 1,
+        ImageDim::D2 | ImageDim::D2Array => 2,
+        _ => 3,
+    };
+    let layered = dim.is_layered();
+    let components = compare as usize + axes + layered as usize + lod_operand as usize;
+    let address = Address {
+        regs: address_registers(i, components, false),
+        a16: false,
+    };
+    let exec = w.exec();
+    let mut taps = [[Tap {
+        texel: None,
+        weight: 0.0,
+    }; MAX_TAPS]; LANES];
+    let mut tap_count = [0usize; LANES];
+    let mut reference = [0f32; LANES];
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let f = |k: usize| f32::from_bits(address.component(w, k, l));
+        let mut k = 0;
+        if compare {
+            reference[l] = f(0);
+            k = 1;
+        }
+        let coord: [f32; 3] = std::array::from_fn(|a| if a < axes { f(k + a) } else { 0.0 });
+        k += axes;
+        let layer = if layered {
+            let v = f(k);
+            k += 1;
+            Some(v)
+        } else {
+            None
+        };
+        let lod = if lod_operand { f(k) } else { 0.0 };
+        let filter = if gather {
+            XyFilter::Bilinear
+        } else {
+            select_filter(&samp, lod)
+        };
+        if filter == XyFilter::Point && !samp.trunc_coord {
+            return Err(unmodelled(i, "point sampling without TRUNC_COORD"));
+        }
+        let footprint = footprint(&desc, &samp, axes, coord, layer, filter);
+        tap_count[l] = footprint.len();
+        taps[l][..footprint.len()].copy_from_slice(&footprint);
+    }
+    observe(w, env, &desc, &taps, &tap_count);
+    let mut rows = [[0u32; LANES]; 4];
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let border = border_value(&samp, integer);
+        let mut values = [[0u32; 4]; MAX_TAPS];
+        for (t, v) in taps[l][..tap_count[l]].iter().zip(values.iter_mut()) {
+            *v = match t.texel {
+                Some(p) => texel_value(&desc, read_texel(env, &desc, p)?),
+                None => border,
+            };
+            if compare {
+                let pass = samp.compare.passes(reference[l], f32::from_bits(v[0]));
+                *v = [if pass { 1f32 } else { 0f32 }.to_bits(); 4];
+            }
+        }
+        let values = &values[..tap_count[l]];
+        if gather {
+            let c = dmask.trailing_zeros() as usize;
+            // Footprint order is (i0, j0), (i1, j0), (i0, j1), (i1, j1);
+            // gather returns (i0, j1), (i1, j1), (i1, j0), (i0, j0).
+            for (row, tap) in rows.iter_mut().zip([2, 3, 1, 0]) {
+                row[l] = values[tap][c];
+            }
+            continue;
+        }
+        let result = blend(&taps[l][..tap_count[l]], values);
+        let mut n = 0;
+        for (c, v) in result.into_iter().enumerate() {
+            if dmask >> c & 1 != 0 {
+                rows[n][l] = v;
+                n += 1;
+            }
+        }
+    }
+    let written = if gather {
+        4
+    } else {
+        dmask.count_ones() as usize
+    };
+    let vdata = i.data[0] as usize;
+    for (k, row) in rows.iter().enumerate().take(written) {
+        w.write_vgpr(vdata + k, row, exec);
+    }
+    Ok(Flow::Next)
+}
+
+/// XY_MIN_FILTER above LOD 0, XY_MAG_FILTER at or below, after the S#'s
+/// clamp (a NaN LOD clamps to MIN_LOD).
+fn select_filter(samp: &SamplerDescriptor, lod: f32) -> XyFilter {
+    let lod = lod.max(samp.min_lod).min(samp.max_lod);
+    if lod > 0.0 {
+        samp.min_filter
+    } else {
+        samp.mag_filter
+    }
+}
+
+/// The border colour as four register values.
+fn border_value(samp: &SamplerDescriptor, integer: bool) -> [u32; 4] {
+    let rgba = samp
+        .border_color
+        .rgba()
+        .expect("decode refuses the border colour table");
+    rgba.map(|v| if integer { v as u32 } else { v.to_bits() })
+}
+
+/// The texel index `i` wrapped into 0..size by `mode`; None for a border
+/// texel (Vulkan "Wrapping Operation").
+fn wrap(i: i64, size: u32, mode: AddressMode) -> Option<u32> {
+    let n = size as i64;
+    let v = match mode {
+        AddressMode::Wrap => i.rem_euclid(n),
+        AddressMode::Mirror => {
+            let t = i.rem_euclid(2 * n);
+            if t >= n { 2 * n - 1 - t } else { t }
+        }
+        AddressMode::ClampLastTexel => i.clamp(0, n - 1),
+        _ => {
+            if (0..n).contains(&i) {
+                i
+            } else {
+                return None;
+            }
+        }
+    };
+    Some(v as u32)
+}
+
+/// The texel indices and weights along one axis: one for point, two for
+/// linear (the fraction quantised to [`SUB_TEXEL_BITS`]).
+fn axis_taps(u: f64, filter: XyFilter) -> ([i64; 2], [f64; 2], usize) {
+    // `as` saturates and sends NaN to 0, keeping indices finite.
+    if filter == XyFilter::Point {
+        return ([u.floor() as i64, 0], [1.0, 0.0], 1);
+    }
+    let t = u - 0.5;
+    let i0 = t.floor();
+    let scale = (1u32 << SUB_TEXEL_BITS) as f64;
+    let frac = ((t - i0) * scale).floor() / scale;
+    let frac = if frac.is_finite() { frac } else { 0.0 };
+    let i0 = i0 as i64;
+    ([i0, i0.saturating_add(1)], [1.0 - frac, frac], 2)
+}
+
+/// A lane's footprint: the product of the axes' taps, x fastest.
+fn footprint(
+    desc: &ImageDescriptor,
+    samp: &SamplerDescriptor,
+    axes: usize,
+    coord: [f32; 3],
+    layer: Option<f32>,
+    filter: XyFilter,
+) -> Vec<Tap> {
+    let size = [desc.width, desc.height, desc.depth];
+    let per_axis: Vec<([i64; 2], [f64; 2], usize)> = (0..axes)
+        .map(|a| {
+            let u = if samp.unnormalized {
+                coord[a] as f64
+            } else {
+                coord[a] as f64 * size[a] as f64
+            };
+            axis_taps(u, filter)
+        })
+        .collect();
+    let slice = layer.map(|v| {
+        let r = (v as f64 + 0.5).floor();
+        let r = if r.is_nan() { 0.0 } else { r };
+        r.clamp(0.0, (desc.layers() - 1) as f64) as u32
+    });
+    let count: usize = per_axis.iter().map(|p| p.2).product();
+    (0..count)
+        .map(|t| {
+            let mut rest = t;
+            let mut pos = [0u32; 3];
+            let mut weight = 1.0;
+            let mut inside = true;
+            for (a, (idx, wts, n)) in per_axis.iter().enumerate() {
+                let j = rest % n;
+                rest /= n;
+                weight *= wts[j];
+                match wrap(idx[j], size[a], samp.address[a]) {
+                    Some(v) => pos[a] = v,
+                    None => inside = false,
+                }
+            }
+            if let Some(s) = slice {
+                pos[axes] = s;
+            }
+            Tap {
+                texel: inside.then_some((pos[0], pos[1], pos[2])),
+                weight,
+            }
+        })
+        .collect()
+}
+
+/// The weighted sum of the taps' f32 values, rounded once; one tap returns
+/// its value's bits unchanged (integer formats, point sampling).
+fn blend(taps: &[Tap], values: &[[u32; 4]]) -> [u32; 4] {
+    if taps.len() == 1 {
+        return values[0];
+    }
+    std::array::from_fn(|c| {
+        let sum: f64 = taps
+            .iter()
+            .zip(values)
+            .map(|(t, v)| t.weight * f32::from_bits(v[c]) as f64)
+            .sum();
+        (sum as f32).to_bits()
+    })
+}
+
+/// Show the observer each footprint slot's texel reads.
+fn observe(
+    w: &Wave,
+    env: &mut Env,
+    desc: &ImageDescriptor,
+    taps: &[[Tap; MAX_TAPS]; LANES],
+    count: &[usize; LANES],
+) {
+    let Some(o) = env.observer.as_deref_mut() else {
+        return;
+    };
+    for k in 0..MAX_TAPS {
+        let mut addrs = [0u64; LANES];
+        let mut mask = 0u32;
+        for l in 0..LANES {
+            if k < count[l]
+                && let Some(t) = taps[l][k].texel
+            {
+                addrs[l] = texel_address(desc, t);
+                mask |= 1 << l;
+            }
+        }
+        if mask != 0 {
+            o.access(&LaneAccesses {
+                pc: w.pc,
+                wave: w.index,
+                first_lane: 32 * w.half as u32,
+                segment: Segment::Global,
+                access: Access::Read,
+                size: desc.format.bytes_per_texel(),
+                exec: mask,
+                addrs: &addrs,
+                scalar: false,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_follows_vulkan() {
+        let modes = [
+            AddressMode::Wrap,
+            AddressMode::Mirror,
+            AddressMode::ClampLastTexel,
+            AddressMode::ClampBorder,
+        ];
+        // Size 3: indices -4..=6 per mode.
+        let want: [[Option<u32>; 11]; 4] = [
+            [2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0].map(Some),
+            [2, 2, 1, 0, 0, 1, 2, 2, 1, 0, 0].map(Some),
+            [0, 0, 0, 0, 0, 1, 2, 2, 2, 2, 2].map(Some),
+            [
+                None,
+                None,
+                None,
+                None,
+                Some(0),
+                Some(1),
+                Some(2),
+                None,
+                None,
+                None,
+                None,
+            ],
+        ];
+        for (mode, row) in modes.iter().zip(want) {
+            let got: Vec<_> = (-4..=6).map(|i| wrap(i, 3, *mode)).collect();
+            assert_eq!(got, row, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn linear_taps_quantise_the_fraction() {
+        // u = 1.75 texels: t = 1.25, texels 1 and 2, weights 0.75 / 0.25.
+        assert_eq!(
+            axis_taps(1.75, XyFilter::Bilinear),
+            ([1, 2], [0.75, 0.25], 2)
+        );
+        // A fraction below 1/256 is dropped.
+        let (_, wts, _) = axis_taps(0.5 + 1.0 / 1024.0, XyFilter::Bilinear);
+        assert_eq!(wts, [1.0, 0.0]);
+        assert_eq!(axis_taps(-0.25, XyFilter::Point).0[0], -1);
+        assert_eq!(axis_taps(f64::NAN, XyFilter::Point).0[0], 0);
+    }
+}

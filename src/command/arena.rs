@@ -143,6 +143,14 @@ impl OpArena {
         self.memory.extend(other.memory.iter().cloned());
     }
 
+    /// Bytes of storage the lists hold (their capacity, used or not).
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.ops.capacity() * std::mem::size_of::<Op>()
+            + self.accesses.capacity() * std::mem::size_of::<Access>()
+            + self.kernarg.capacity()
+            + self.memory.capacity() * std::mem::size_of::<Arc<BufferMemory>>()
+    }
+
     /// Empty every list, keeping its storage.
     pub(crate) fn clear(&mut self) {
         self.ops.clear();

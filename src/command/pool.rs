@@ -16,6 +16,11 @@ use super::encoder::Recording;
 /// a few encoders recorded side by side.
 const KEPT: usize = 8;
 
+/// Op storage a kept recording may hold: a recording that grew past it (a
+/// command buffer of tens of thousands of dispatches) is dropped instead,
+/// so one huge command buffer does not pin its memory for the device's life.
+const KEPT_BYTES: usize = 4 << 20;
+
 #[derive(Debug)]
 pub(crate) struct RecordingPool {
     spare: Mutex<Vec<Recording>>,
@@ -38,10 +43,33 @@ impl RecordingPool {
     /// Keep `rec`'s storage for a later recording (emptied first: dropping
     /// the buffers it names may take the registry lock, so not under this one).
     pub(crate) fn give(&self, mut rec: Recording) {
+        if rec.ops.capacity_bytes() > KEPT_BYTES {
+            return;
+        }
         rec.clear();
         let mut spare = self.spare.lock_unpoisoned();
         if spare.len() < KEPT {
             spare.push(rec);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recording_that_grew_past_the_bound_is_not_kept() {
+        let pool = RecordingPool::default();
+        let mut big = Recording::new();
+        big.ops.kernarg_mut().reserve(KEPT_BYTES + 1);
+        pool.give(big);
+        assert_eq!(pool.spare.lock_unpoisoned().len(), 0);
+        let mut small = Recording::new();
+        small.ops.kernarg_mut().reserve(4096);
+        pool.give(small);
+        let kept = pool.take();
+        assert!(kept.ops.capacity_bytes() >= 4096);
+        assert_eq!(pool.spare.lock_unpoisoned().len(), 0);
     }
 }

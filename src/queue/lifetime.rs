@@ -42,6 +42,10 @@ pub(super) struct PendingCallback {
 /// the next is written; a few more cover submissions queued back to back).
 const SPARE_ARENAS: usize = 4;
 
+/// Storage a spare arena may hold (a bigger one, grown by one huge
+/// submission, is dropped rather than kept for the queue's life).
+const KEPT_BYTES: usize = 4 << 20;
+
 pub(super) struct InFlight {
     pub(super) epoch: u64,
     /// The submission's ops (from packet `first_packet` on, `op.count`
@@ -161,7 +165,7 @@ impl QueueState {
                 let found = sanitizer.take(f.epoch, &f.sanitized);
                 self.sanitizer_findings.extend(found);
             }
-            if self.spare_arenas.len() < SPARE_ARENAS {
+            if self.spare_arenas.len() < SPARE_ARENAS && f.ops.capacity_bytes() <= KEPT_BYTES {
                 let mut ops = f.ops;
                 ops.clear();
                 self.spare_arenas.push(ops);

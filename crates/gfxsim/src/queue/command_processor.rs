@@ -753,19 +753,6 @@ impl CommandProcessor {
             ))
         })?;
         let descriptor = KernelDescriptor::from_bytes(&kd_bytes);
-        if !self.gpu.part.executes_code() {
-            // The executor decodes gfx11 only: GFX9 code would decode as
-            // garbage, so the dispatch stops the queue as an illegal
-            // instruction does, and the device stays usable.
-            return Err(QueueError::packet(
-                exception_code::EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION,
-                format!(
-                    "packet {index}: kernel object {:#x}: gfxsim does not execute {} code yet",
-                    p.kernel_object,
-                    self.gpu.part.isa()
-                ),
-            ));
-        }
         let mut scratch = None;
         let mut scratch_backing = Default::default();
         let mut reclaim_on = None;
@@ -802,6 +789,7 @@ impl CommandProcessor {
             }
         }
         let setup = DispatchSetup {
+            isa: self.gpu.part.isa_kind(),
             kernel_object: p.kernel_object,
             descriptor,
             packet_address: slot,

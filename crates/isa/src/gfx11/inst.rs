@@ -200,6 +200,9 @@ impl Inst {
     pub const DLC: u8 = 4;
     pub const GDS: u8 = 8;
     pub const SVE: u8 = 16;
+    /// [`Inst::flags`] of a vector compare: a v_cmpx that writes its
+    /// destination (VCC or the VOP3 SGPR) as well as EXEC (GFX9).
+    pub const CMPX_WRITES_DST: u8 = 128;
 
     /// [`Inst::acc`] bits: the destination, the sources, the memory data.
     pub const ACC_DST: u8 = 1;

@@ -17,6 +17,7 @@ pub(crate) mod fast_vint;
 pub(crate) mod fast_vopd;
 mod half_ops;
 pub(crate) mod int32;
+pub(crate) mod sdwa;
 pub(crate) mod transcendental;
 mod trig_preop;
 pub(crate) mod vcmp;
@@ -1806,6 +1807,34 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let mut r = [0u64; LANES];
             for l in 0..LANES {
                 r[l] = b[l] << (a[l] & 63);
+            }
+            v.put64(&r)
+        }
+        // gfx942 (AMD CDNA3 ISA guide, "VOP3"/"VOP1"): D = (S0 << S1[2:0]) + S2
+        // on 64 bits; a 64-bit move.
+        VLshlAddU64 => {
+            let (a, b, c) = (v.u64(0)?, v.u(1)?, v.u64(2)?);
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = (a[l] << (b[l] & 7)).wrapping_add(c[l]);
+            }
+            v.put64(&r)
+        }
+        VMovB64 => {
+            let a = v.u64(0)?;
+            v.put64(&a)
+        }
+        // GFX9 v_pk_mov_b32 (CDNA3 ISA guide, "VOP3P"): the low dword from
+        // S0's dword op_sel[0], the high one from S1's dword op_sel[1].
+        VPkMovB32 => {
+            let (a, b) = (v.u64(0)?, v.u64(1)?);
+            let (sa, sb) = (
+                32 * (i.mods.opsel & 1) as u32,
+                16 * (i.mods.opsel & 2) as u32,
+            );
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = (a[l] >> sa) & 0xFFFF_FFFF | ((b[l] >> sb) & 0xFFFF_FFFF) << 32;
             }
             v.put64(&r)
         }

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use aqueduct::gfxsim::{Access, Finding, SanitizerConfig, SimConfig, Tool};
 use aqueduct::*;
 use aqueduct_test_harness::facade::{
-    Ctx, InternalError, auto_pipeline, bind_group, kernel_module, sim_ctx_with, storage,
-    storage_init,
+    Ctx, InternalError, auto_pipeline, bind_group, kernel_module, read_words, sim_ctx_with,
+    storage, storage_init,
 };
 
 fn kernel(name: &str) -> String {
@@ -167,7 +167,7 @@ fn an_unknown_tool_is_refused_with_the_valid_ones() {
     assert!(
         stderr(&out).starts_with(
             "error: --sanitize: unknown sanitizer tool `leakcheck` (the tools are memcheck, \
-             racecheck, initcheck, synccheck, all)"
+             racecheck, initcheck, synccheck, all, racecheck-global)"
         ),
         "{}",
         stderr(&out)
@@ -472,4 +472,107 @@ fn an_access_outside_the_bound_range_is_a_finding() {
         seen,
         vec![(Access::Read, 0, 256), (Access::Write, 512, 256)]
     );
+}
+
+/// Every workgroup stores its id to the same words of `out`.
+const RACY_WGSL: &str = "
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) i: u32, @builtin(workgroup_id) wg: vec3u) {
+    out[i] = wg.x;
+}
+";
+
+/// racecheck-global through the facade: a WGSL kernel whose workgroups
+/// store to the same words is one `racecheck-global` finding in the
+/// Internal scope, naming the kernel and a byte of the buffer.
+#[test]
+fn workgroups_storing_to_the_same_words_race_in_wgsl() {
+    if !aqueduct_test_harness::run_time_wgsl::llvm_installed("racecheck-global") {
+        return;
+    }
+    aqueduct_test_harness::run_time_wgsl::no_disk_cache();
+    let c = sanitized(SanitizerConfig::off().with(Tool::RacecheckGlobal));
+    let module = c.device.create_shader_module(ShaderModuleDescriptor {
+        label: Some("racy.wgsl"),
+        source: ShaderSource::Wgsl(RACY_WGSL.into()),
+    });
+    let pipeline = auto_pipeline(&c.device, &module, "main");
+    let out = storage(&c.device, 256);
+    let group = bind_group(&c.device, &pipeline, 0, &[&out]);
+    let internal = c.device.push_error_scope(ErrorFilter::Internal);
+    let mut encoder = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(4, 1, 1);
+    }
+    let index = c.queue.submit([encoder.finish()]);
+    c.device
+        .poll(PollType::Wait {
+            submission_index: Some(index),
+            timeout: Some(std::time::Duration::from_secs(60)),
+        })
+        .unwrap();
+    let err = internal.pop_now().expect("the race is reported");
+    let found = sanitizer_error(&err);
+    assert_eq!(found.tool, Tool::RacecheckGlobal);
+    // Run-time WGSL compiles in batches whose symbols carry a module prefix (`m1.main`).
+    assert!(found.kernel.ends_with("main"), "{}", found.kernel);
+    let address = found.address.expect("a global byte");
+    let Finding::GlobalRace { at, earlier, .. } = found.finding else {
+        panic!("{found:?}");
+    };
+    assert_ne!(at.workgroup, earlier.workgroup);
+    assert!(
+        err.to_string().contains(&format!(
+            "sanitizer racecheck-global: kernel {}+0x",
+            found.kernel
+        )),
+        "{err}"
+    );
+    let words = read_words(&c, &out);
+    assert!(words.iter().all(|&w| w < 4), "{words:?}");
+    assert!(address.is_multiple_of(4));
+}
+
+/// `aqueduct-run --sanitize racecheck-global` on global_race: one line,
+/// status 3; `all` does not include the tool.
+#[test]
+fn a_global_race_is_a_racecheck_global_line() {
+    let co = kernel("global_race");
+    let out_arg = format!("out=out:{}:512", out_file("global-race"));
+    let args = |tools| {
+        vec![
+            co.clone(),
+            "--grid".into(),
+            "256".into(),
+            "--workgroup".into(),
+            "64".into(),
+            "--arg".into(),
+            out_arg.clone(),
+            "--arg".into(),
+            "flags=zeros:4".into(),
+            "--arg".into(),
+            "check=u32:0".into(),
+            "--sanitize".into(),
+            tools,
+        ]
+    };
+    let racy = args("racecheck-global".to_string());
+    let out = run(&racy.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let lines = findings(&out);
+    assert_eq!(lines.len(), 1, "{}", stderr(&out));
+    assert!(
+        lines[0].starts_with("sanitizer racecheck-global: kernel global_race+0x")
+            && lines[0].contains("races with the write at +0x"),
+        "{}",
+        lines[0]
+    );
+    let all = args("all".to_string());
+    let out = run(&all.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }

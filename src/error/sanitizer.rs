@@ -14,7 +14,7 @@ use aqueduct_gfxsim::{Finding, SanitizerReport, Tool};
     times(.count)
 )]
 pub struct SanitizerError {
-    /// The tool that found it (memcheck, racecheck, initcheck, synccheck).
+    /// The tool that found it.
     pub tool: Tool,
     /// The kernel's name.
     pub kernel: Arc<str>,

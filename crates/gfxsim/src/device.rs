@@ -17,6 +17,7 @@ use crate::config::SimConfig;
 use crate::events::{EVENT_PAGE_SIZE, Events};
 use crate::gpu::Gpu;
 use crate::memory::backing::Backing;
+use crate::memory::bo::MemType;
 use crate::memory::vm::Mapping;
 use crate::memory::{DOORBELL_SLICE_SIZE, Memory, PAGE_SIZE};
 use crate::queue::Queues;
@@ -456,7 +457,13 @@ impl KfdDevice for SimDevice {
     }
 
     fn alloc_memory_of_gpu(&self, args: &mut AllocMemoryOfGpuArgs) -> KfdResult<()> {
-        self.memory.alloc(&self.gpus, args)
+        self.memory.alloc(&self.gpus, args)?;
+        if let Some(s) = &self.sanitizer
+            && MemType::from_flags(args.flags) == Some(MemType::Vram)
+        {
+            s.note_vram_allocation(args.va_addr, args.size);
+        }
+        Ok(())
     }
 
     fn free_memory_of_gpu(&self, args: &mut FreeMemoryOfGpuArgs) -> KfdResult<()> {
@@ -586,7 +593,11 @@ impl KfdDevice for SimDevice {
     ) -> KfdResult<()> {
         let gpu = self.gpu(gpu_id).ok_or(mmap_err(Errno::INVAL))?;
         // SAFETY: forwarded contract: the caller owns [va, va+size).
-        unsafe { self.memory.mmap_render_node(gpu, va, size, mmap_offset) }
+        let bo_va = unsafe { self.memory.mmap_render_node(gpu, va, size, mmap_offset) }?;
+        if let Some(s) = &self.sanitizer {
+            s.note_host_mapped(bo_va);
+        }
+        Ok(())
     }
 
     unsafe fn mmap_kfd(&self, va: u64, size: u64, offset: u64) -> KfdResult<()> {

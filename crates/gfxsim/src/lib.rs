@@ -16,8 +16,9 @@
 //!
 //! With `SimConfig::sanitize` (or `AQUEDUCT_SIM_SANITIZE=all`) every
 //! dispatch runs under the sanitizer (`sanitizer/`): out-of-bounds global,
-//! LDS and private accesses, LDS races and uninitialised LDS reads, and
-//! barriers not every wave reaches, reported as [`SanitizerReport`]s
+//! LDS and private accesses, LDS races, uninitialised LDS and device-memory
+//! reads, barriers not every wave reaches, and (named on its own) races
+//! between workgroups on global memory, reported as [`SanitizerReport`]s
 //! (`SimDevice::sanitizer_reports`) and on stderr.
 
 mod clock;

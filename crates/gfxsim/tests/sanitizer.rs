@@ -420,6 +420,185 @@ fn lds_accessed_by_two_waves_without_a_barrier_is_a_race() {
     );
 }
 
+/// racecheck-global: four workgroups storing to the same 64 words race
+/// (each later workgroup's store meets an earlier one's); with `check` set,
+/// the reads of `flags[0]` race with workgroup 0's write. `all` leaves the
+/// tool out.
+#[test]
+fn workgroups_writing_the_same_global_words_race() {
+    let all = gpu(SanitizerConfig::all());
+    let program = all.load("global_race");
+    let out = all.filled_u32(128, 0);
+    let flags = all.filled_u32(1, 0);
+    let args = |check| {
+        [
+            Arg::Ptr(out.gpu_va()),
+            Arg::Ptr(flags.gpu_va()),
+            Arg::U32(check),
+        ]
+    };
+    all.run(&program.kernel, &args(0), [256, 1, 1], [64, 1, 1])
+        .unwrap();
+    assert_eq!(all.sim.sanitizer_reports(), vec![]);
+
+    let gpu = gpu(SanitizerConfig::off().with(Tool::RacecheckGlobal));
+    let program = gpu.load("global_race");
+    let out = gpu.filled_u32(128, 0);
+    let flags = gpu.filled_u32(1, 0);
+    let args = |check| {
+        [
+            Arg::Ptr(out.gpu_va()),
+            Arg::Ptr(flags.gpu_va()),
+            Arg::U32(check),
+        ]
+    };
+    gpu.run(&program.kernel, &args(0), [256, 1, 1], [64, 1, 1])
+        .unwrap();
+    let report = only(gpu.sim.sanitizer_reports());
+    assert_eq!(report.tool(), Tool::RacecheckGlobal);
+    // Two wave32 stores per workgroup; the first workgroup to store races with nothing.
+    assert_eq!(report.count, 6);
+    let Finding::GlobalRace {
+        at,
+        access,
+        earlier,
+        earlier_access,
+        address,
+    } = report.finding
+    else {
+        panic!("{report:?}");
+    };
+    assert_eq!((access, earlier_access), (Access::Write, Access::Write));
+    assert_eq!(at.offset, earlier.offset, "the one store instruction");
+    assert_ne!(at.workgroup, earlier.workgroup);
+    assert_eq!((at.wave, at.lane), (earlier.wave, earlier.lane));
+    let lane = u64::from(at.wave * 32 + at.lane.unwrap());
+    assert_eq!(address, out.gpu_va() + 4 * lane);
+    assert_eq!(word_at(&gpu, at.pc), word_at(&gpu, earlier.pc));
+
+    gpu.run(&program.kernel, &args(1), [256, 1, 1], [64, 1, 1])
+        .unwrap();
+    let reads: Vec<_> = gpu
+        .sim
+        .sanitizer_reports()
+        .into_iter()
+        .filter_map(|r| match r.finding {
+            Finding::GlobalRace {
+                address,
+                access,
+                earlier_access,
+                ..
+            } if address == flags.gpu_va() => Some((access, earlier_access)),
+            _ => None,
+        })
+        .collect();
+    assert!(!reads.is_empty());
+    assert!(
+        reads
+            .iter()
+            .all(|&pair| pair == (Access::Read, Access::Write)
+                || pair == (Access::Write, Access::Read)),
+        "{reads:?}"
+    );
+}
+
+/// Workgroups that share only what they read, or meet only through
+/// atomics, do not race.
+#[test]
+fn reads_and_atomics_shared_by_workgroups_do_not_race() {
+    let gpu = gpu(SanitizerConfig::all().with(Tool::RacecheckGlobal));
+    let copy = gpu.load("vector_copy");
+    let n = 4096u32;
+    let src = gpu.upload_u32(&(0..n).collect::<Vec<_>>());
+    let dst = gpu.filled_u32(n as usize, 0);
+    gpu.run(
+        &copy.kernel,
+        &[Arg::Ptr(src.gpu_va()), Arg::Ptr(dst.gpu_va()), Arg::U32(n)],
+        [n, 1, 1],
+        [256, 1, 1],
+    )
+    .unwrap();
+    assert_eq!(read_u32(&dst, n as usize), (0..n).collect::<Vec<_>>());
+    let histogram = gpu.load("histogram_global");
+    let data = gpu.upload(&(0..4096u32).map(|i| (i % 256) as u8).collect::<Vec<_>>());
+    let bins = gpu.filled_u32(256, 0);
+    gpu.run(
+        &histogram.kernel,
+        &[
+            Arg::Ptr(data.gpu_va()),
+            Arg::Ptr(bins.gpu_va()),
+            Arg::U32(4096),
+        ],
+        [4096, 1, 1],
+        [256, 1, 1],
+    )
+    .unwrap();
+    assert_eq!(read_u32(&bins, 256), vec![16; 256]);
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+}
+
+/// vector_copy of `n` u32s from `src` to `dst`.
+fn copy_u32(gpu: &Gpu, program: &Program, src: u64, dst: u64, n: u32) {
+    gpu.run(
+        &program.kernel,
+        &[Arg::Ptr(src), Arg::Ptr(dst), Arg::U32(n)],
+        [n, 1, 1],
+        [64, 1, 1],
+    )
+    .unwrap();
+}
+
+/// initcheck on device memory: a kernel reading VRAM that nothing wrote is
+/// a finding naming the first unwritten byte; bytes a kernel or an SDMA
+/// fill wrote read cleanly, and so does VRAM the host maps (its writes are
+/// not seen).
+#[test]
+fn reading_device_memory_nothing_wrote_is_an_initcheck_finding() {
+    let gpu = gpu(SanitizerConfig::off().with(Tool::Initcheck));
+    let copy = gpu.load("vector_copy");
+    let vram = gpu.alloc_device_only(1024);
+    let out = gpu.filled_u32(256, 0);
+    let input = gpu.upload_u32(&(0..256).collect::<Vec<_>>());
+    // A kernel writes the first 64 words; the copy reads 128.
+    copy_u32(&gpu, &copy, input.gpu_va(), vram.gpu_va(), 64);
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+    copy_u32(&gpu, &copy, vram.gpu_va(), out.gpu_va(), 128);
+    let report = only(gpu.sim.take_sanitizer_reports());
+    assert_eq!(report.tool(), Tool::Initcheck);
+    // Work-items 64..127: two wave32 loads, one per wave of workgroup 1.
+    assert_eq!(report.count, 2);
+    let Finding::UninitializedGlobal {
+        at,
+        access,
+        address,
+        size,
+        allocation,
+    } = report.finding
+    else {
+        panic!("{report:?}");
+    };
+    assert_eq!((access, size), (Access::Read, 4));
+    assert_eq!(address, vram.gpu_va() + 4 * 64);
+    assert_eq!((at.workgroup, at.wave, at.lane), ([1, 0, 0], 0, Some(0)));
+    assert_eq!((allocation.base, allocation.size), (vram.gpu_va(), 1024));
+    assert_eq!(read_u32(&out, 64), (0..64).collect::<Vec<_>>());
+
+    // An SDMA fill of the rest counts as written.
+    let sdma = gpu.rt.create_sdma_queue(&gpu.agent).expect("SDMA queue");
+    let done = gpu.signal(1);
+    sdma.fill(vram.gpu_va() + 256, 7, 768, &[], Some(&done))
+        .unwrap();
+    aqueduct_test_harness::hsa_sim::wait_zero(&done).unwrap();
+    copy_u32(&gpu, &copy, vram.gpu_va(), out.gpu_va(), 256);
+    assert_eq!(gpu.sim.take_sanitizer_reports(), vec![]);
+    assert_eq!(read_u32(&out, 256)[64..], vec![7; 192][..]);
+
+    // VRAM the host maps is written by the host as far as the device can tell.
+    let mapped = gpu.alloc_vram(1024);
+    copy_u32(&gpu, &copy, mapped.gpu_va(), out.gpu_va(), 256);
+    assert_eq!(gpu.sim.take_sanitizer_reports(), vec![]);
+}
+
 /// A barrier inside a branch only wave 0 takes: wave 1 ends while wave 0
 /// waits, one synccheck finding at wave 1's s_endpgm naming wave 0's
 /// s_barrier; when both waves take the branch, none.

@@ -3,7 +3,9 @@
 //! `dwords ; text`. A valid line must decode, consume exactly its dwords and
 //! print the same text (runs of whitespace collapsed); an `<invalid>` line
 //! must give a typed decode error. Every family listed below agrees with
-//! LLVM on every vector of both targets.
+//! LLVM on every vector of both targets: the scalar, vector (VOP1/VOP2/VOPC
+//! with DPP and SDWA, VOP3, VOP3P with the MFMA/SMFMAC matrix ops) and
+//! memory (SMEM, DS, FLAT, MUBUF, MTBUF) encodings.
 //!
 //! `cargo test -p aqueduct-isa --test gfx9_decode -- --ignored --nocapture`
 //! prints the agreement of every family file, listed or not.
@@ -154,6 +156,102 @@ macro_rules! agree {
 }
 
 agree!(
-    sop2, sopk, sop1, sopc, sopp, smem, vop1, vop2, vopc, ds, flat, mubuf, vop1_dpp, vop2_dpp,
-    vopc_dpp, vop1_sdwa, vop2_sdwa, vopc_sdwa,
+    sop2, sopk, sop1, sopc, sopp, smem, vop1, vop2, vopc, vop3, vop3p, ds, flat, mubuf, mtbuf,
+    vop1_dpp, vop2_dpp, vopc_dpp, vop1_sdwa, vop2_sdwa, vopc_sdwa,
 );
+
+/// The matrix-core controls an MFMA/SMFMAC word decodes into (`Inst::mai`,
+/// and `Inst::acc` for an AGPR destination) are the ones LLVM prints for it:
+/// cbsz/abid/blgp (gfx942 prints an f64 MFMA's blgp as `neg:[..]`), each
+/// left out when zero, and an `a` register destination.
+#[test]
+fn mfma_fields_match_llvm() {
+    use aqueduct_isa::gfx11::inst::Inst;
+    let field = |text: &str, key: &str| -> u8 {
+        text.split_whitespace()
+            .find_map(|t| t.strip_prefix(key))
+            .map_or(0, |v| {
+                if let Some(list) = v.strip_prefix('[') {
+                    // neg:[a,b,c]: bit k from entry k.
+                    let bits = list.trim_end_matches(']').split(',');
+                    bits.enumerate()
+                        .map(|(k, b)| b.parse::<u8>().expect("bit") << k)
+                        .sum()
+                } else {
+                    v.parse().expect("number")
+                }
+            })
+    };
+    let mut checked = 0;
+    for target in TARGETS {
+        let path = format!(
+            "{}/tests/gfx9_vectors/{}/vop3p.txt",
+            env!("CARGO_MANIFEST_DIR"),
+            target.name()
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        for line in text.lines() {
+            let (hex, want) = line.split_once(" ; ").expect("`words ; text`");
+            if !(want.starts_with("v_mfma") || want.starts_with("v_smfmac")) {
+                continue;
+            }
+            let words: Vec<u32> = hex
+                .split_whitespace()
+                .map(|w| u32::from_str_radix(w, 16).expect("hex"))
+                .collect();
+            let inst = decode(target, &words).unwrap_or_else(|e| panic!("{hex}: {e}"));
+            let mai = inst.mai.unwrap_or_else(|| panic!("{hex}: no MFMA fields"));
+            let blgp = field(want, "blgp:") | field(want, "neg:");
+            assert_eq!(
+                (mai.cbsz, mai.abid, mai.blgp),
+                (field(want, "cbsz:"), field(want, "abid:"), blgp),
+                "{hex}: {want}"
+            );
+            let agpr_dst = want
+                .split_whitespace()
+                .nth(1)
+                .is_some_and(|d| d.starts_with('a'));
+            assert_eq!(inst.acc & Inst::ACC_DST != 0, agpr_dst, "{hex}: {want}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "only {checked} MFMA vectors");
+}
+
+/// Arbitrary words of the 64-bit VALU and typed-buffer encodings (and
+/// truncated ones) decode to an instruction that prints, or to a typed
+/// error: never a panic.
+#[test]
+fn random_vop3_vop3p_mtbuf_words_never_panic() {
+    // xorshift64: deterministic words, every field value over the run.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as u32
+    };
+    // VOP3 [31:26] = 0x34, VOP3P [31:23] = 0x1A7, MTBUF [31:26] = 0x3A.
+    let prefixes: [(u32, u32); 3] = [
+        (0xFC00_0000, 0xD000_0000),
+        (0xFF80_0000, 0xD380_0000),
+        (0xFC00_0000, 0xE800_0000),
+    ];
+    let (mut ok, mut err) = (0, 0);
+    for target in TARGETS {
+        for n in 0..30_000 {
+            let (mask, value) = prefixes[n % 3];
+            let words = [(next() & !mask) | value, next(), next()];
+            for len in [1, 2, 3] {
+                match decode(target, &words[..len]) {
+                    Ok(inst) => {
+                        assert!(!disassemble(target, &inst).is_empty());
+                        ok += 1;
+                    }
+                    Err(_) => err += 1,
+                }
+            }
+        }
+    }
+    assert!(ok > 1000 && err > 1000, "{ok} decoded, {err} rejected");
+}

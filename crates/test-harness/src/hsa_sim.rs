@@ -151,6 +151,15 @@ impl Gpu {
             .expect("VRAM allocation")
     }
 
+    /// `bytes` of device-local VRAM the host never maps.
+    pub fn alloc_device_only(&self, bytes: u64) -> Allocation {
+        self.rt
+            .pool(&self.agent, PoolKind::CoarseDevice)
+            .expect("device pool")
+            .allocate(bytes)
+            .expect("VRAM allocation")
+    }
+
     /// A fine-grained buffer holding `words`.
     pub fn upload_u32(&self, words: &[u32]) -> Allocation {
         self.upload(bytemuck::cast_slice(words))

@@ -66,7 +66,8 @@ usage: aqueduct-run CODE_OBJECT --kernel NAME --grid X[,Y,Z] --workgroup X[,Y,Z]
                 instructions by class, global-memory bytes read and written, waves per SIMD
                 and what limits them
   --sanitize T  run on gfxsim under its sanitizer: T is a comma list of memcheck, racecheck,
-                initcheck, synccheck, or all (as AQUEDUCT_SIM_SANITIZE); each finding is printed
+                initcheck, synccheck, or all, and racecheck-global (races between workgroups
+                on global memory; not in all) (as AQUEDUCT_SIM_SANITIZE); each finding is printed
                 as `sanitizer TOOL: kernel NAME+0xOFFSET: ...`, and the exit status is 3 when
                 anything was found
 ";

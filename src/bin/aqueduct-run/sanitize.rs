@@ -1,5 +1,6 @@
 //! `--sanitize LIST`: run the kernel under gfxsim's sanitizer (memcheck,
-//! racecheck, initcheck, synccheck, or all; book/src/sanitizer.md). gfxsim
+//! racecheck, initcheck, synccheck, or all, and racecheck-global;
+//! book/src/sanitizer.md). gfxsim
 //! prints each finding as its dispatch ends; after the runs `aqueduct-run`
 //! adds the source line of each finding's PC when the code object has DWARF
 //! line info, and a count, and exits with status 3 when anything was found.

@@ -385,7 +385,8 @@ impl Memory {
         Ok(())
     }
 
-    /// mmap(2) of `gpu`'s render node at `offset`.
+    /// mmap(2) of `gpu`'s render node at `offset`; the mapped BO's GPU
+    /// address.
     ///
     /// # Safety
     /// As `KfdDevice::mmap_render_node`.
@@ -395,7 +396,7 @@ impl Memory {
         va: u64,
         size: u64,
         offset: u64,
-    ) -> KfdResult<()> {
+    ) -> KfdResult<u64> {
         if !gpu.render_node_open() {
             return Err(mmap_err(Errno::BADF));
         }
@@ -418,7 +419,7 @@ impl Memory {
             source: e,
         })?;
         bo.sharing.set_host_mapped();
-        Ok(())
+        Ok(bo.va)
     }
 }
 

@@ -1,6 +1,8 @@
 //! Which sanitizer tools run: the set `AQUEDUCT_SIM_SANITIZE` or
 //! `aqueduct-run --sanitize` names (`memcheck,racecheck,initcheck,synccheck`,
-//! or `all`), and its typed parse error.
+//! or `all`, and `racecheck-global`, which `all` leaves out because benign
+//! same-value races between workgroups are common), and its typed parse
+//! error.
 
 use std::fmt;
 
@@ -20,15 +22,27 @@ pub enum Tool {
     Initcheck,
     /// Barriers not every wave of the workgroup reaches.
     Synccheck,
+    /// Global bytes two workgroups of a dispatch access, at least one
+    /// writing, neither atomically.
+    RacecheckGlobal,
 }
 
 impl Tool {
-    /// Every tool, in the order `all` lists them.
+    /// The tools `all` turns on, in report order.
     pub const ALL: [Tool; 4] = [
         Tool::Memcheck,
         Tool::Racecheck,
         Tool::Initcheck,
         Tool::Synccheck,
+    ];
+
+    /// Every tool, in report order: `all`'s and `racecheck-global`.
+    pub const EVERY: [Tool; 5] = [
+        Tool::Memcheck,
+        Tool::Racecheck,
+        Tool::Initcheck,
+        Tool::Synccheck,
+        Tool::RacecheckGlobal,
     ];
 
     /// The tool's name as the environment and the reports spell it.
@@ -38,6 +52,7 @@ impl Tool {
             Tool::Racecheck => "racecheck",
             Tool::Initcheck => "initcheck",
             Tool::Synccheck => "synccheck",
+            Tool::RacecheckGlobal => "racecheck-global",
         }
     }
 
@@ -53,7 +68,7 @@ impl fmt::Display for Tool {
 }
 
 /// The names a tool list may hold.
-pub const TOOL_NAMES: &str = "memcheck, racecheck, initcheck, synccheck, all";
+pub const TOOL_NAMES: &str = "memcheck, racecheck, initcheck, synccheck, all, racecheck-global";
 
 /// A tool list that names something other than a tool.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -74,7 +89,7 @@ impl SanitizerConfig {
         SanitizerConfig { bits: 0 }
     }
 
-    /// Every tool.
+    /// The tools `all` names (every one but `racecheck-global`).
     pub fn all() -> SanitizerConfig {
         Tool::ALL.into_iter().fold(Self::off(), Self::with)
     }
@@ -94,9 +109,9 @@ impl SanitizerConfig {
         self.bits == 0
     }
 
-    /// The tools in the set, in [`Tool::ALL`] order.
+    /// The tools in the set, in [`Tool::EVERY`] order.
     pub fn tools(self) -> impl Iterator<Item = Tool> {
-        Tool::ALL.into_iter().filter(move |t| self.contains(*t))
+        Tool::EVERY.into_iter().filter(move |t| self.contains(*t))
     }
 
     /// A comma list of tool names or `all` (spaces around names are
@@ -105,10 +120,10 @@ impl SanitizerConfig {
         let mut config = Self::off();
         for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             if name.eq_ignore_ascii_case("all") {
-                config = Self::all();
+                config = Tool::ALL.into_iter().fold(config, Self::with);
                 continue;
             }
-            let tool = Tool::ALL
+            let tool = Tool::EVERY
                 .into_iter()
                 .find(|t| name.eq_ignore_ascii_case(t.name()))
                 .ok_or_else(|| SanitizeParseError::UnknownTool {
@@ -160,6 +175,14 @@ mod tests {
             "memcheck,racecheck,initcheck,synccheck"
         );
         assert_eq!(mem_sync.to_string(), "memcheck,synccheck");
+        let every = SanitizerConfig::all().with(Tool::RacecheckGlobal);
+        assert!(!SanitizerConfig::all().contains(Tool::RacecheckGlobal));
+        assert_eq!(SanitizerConfig::parse("racecheck-global, all"), Ok(every));
+        assert_eq!(SanitizerConfig::parse("all,racecheck-global"), Ok(every));
+        assert_eq!(
+            every.to_string(),
+            "memcheck,racecheck,initcheck,synccheck,racecheck-global"
+        );
     }
 
     #[test]
@@ -174,7 +197,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "unknown sanitizer tool `leakcheck` (the tools are memcheck, racecheck, initcheck, \
-             synccheck, all)"
+             synccheck, all, racecheck-global)"
         );
     }
 }

@@ -13,7 +13,9 @@ use aqueduct_isa::observer::{DispatchObserver, WorkgroupObserver};
 
 use super::allocations::AllocationSnapshot;
 use super::config::{SanitizerConfig, Tool};
+use super::device_init::WrittenSnapshot;
 use super::finding::Finding;
+use super::global_shadow::GlobalShadow;
 use super::noted::NotedDispatches;
 use super::report::{SanitizerLog, SanitizerReport};
 use super::workgroup::WorkgroupSanitizer;
@@ -38,6 +40,8 @@ pub struct DispatchSanitizer {
     /// The kernel's first instruction (PCs are reported from here).
     pub(super) entry: u64,
     pub(super) allocations: Arc<AllocationSnapshot>,
+    /// initcheck's tracked VRAM BOs (None: initcheck is off).
+    pub(super) written: Option<Arc<WrittenSnapshot>>,
     /// Bytes of private memory per lane.
     pub(super) private_bytes: u32,
     /// The packet's kernarg address, which keys the runtime's note.
@@ -45,6 +49,8 @@ pub struct DispatchSanitizer {
     /// The GPU address ranges the dispatch binds, when the runtime noted
     /// the dispatch (its findings are then kept for it).
     pub(super) bindings: Option<Arc<[Range<u64>]>>,
+    /// racecheck-global's shadow of the dispatch's global accesses.
+    pub(super) global: Option<GlobalShadow>,
     found: Mutex<Folded>,
     /// The device's record.
     log: Arc<SanitizerLog>,
@@ -66,6 +72,7 @@ impl DispatchSanitizer {
         tools: SanitizerConfig,
         info: DispatchInfo,
         allocations: Arc<AllocationSnapshot>,
+        written: Option<Arc<WrittenSnapshot>>,
         log: Arc<SanitizerLog>,
         noted: Arc<NotedDispatches>,
     ) -> DispatchSanitizer {
@@ -75,9 +82,13 @@ impl DispatchSanitizer {
             kernel_object: info.kernel_object,
             entry: info.entry,
             allocations,
+            written,
             private_bytes: info.private_bytes,
             kernarg: info.kernarg,
             bindings: noted.bindings(info.kernarg),
+            global: tools
+                .contains(Tool::RacecheckGlobal)
+                .then(GlobalShadow::default),
             found: Mutex::default(),
             log,
             noted,

@@ -83,6 +83,17 @@ pub enum Finding {
     },
     /// initcheck: a read of LDS bytes no wave of the workgroup wrote.
     UninitializedLds { at: Site, offset: u64, size: u32 },
+    /// initcheck: a read (or atomic) of device memory (VRAM the host never
+    /// mapped) that nothing wrote since it was allocated.
+    UninitializedGlobal {
+        at: Site,
+        access: Access,
+        /// The first unwritten byte the access reads.
+        address: u64,
+        size: u32,
+        /// The BO it lies in.
+        allocation: Allocation,
+    },
     /// racecheck: two waves of a workgroup access the same LDS byte, at
     /// least one writing, with no barrier between.
     LdsRace {
@@ -94,6 +105,19 @@ pub enum Finding {
         earlier_access: Access,
         /// An LDS byte both access.
         offset: u64,
+    },
+    /// racecheck-global: two workgroups of one dispatch access the same
+    /// global byte, at least one writing, neither atomically.
+    GlobalRace {
+        /// The access found second (the simulator's order; the workgroups
+        /// have none).
+        at: Site,
+        access: Access,
+        /// The other workgroup's access.
+        earlier: Site,
+        earlier_access: Access,
+        /// A byte both access.
+        address: u64,
     },
     /// synccheck: the waves of a workgroup wait at different `s_barrier`
     /// instructions when the barrier is released.
@@ -121,8 +145,11 @@ impl Finding {
             | Finding::BindingOverrun { .. }
             | Finding::LdsOverrun { .. }
             | Finding::PrivateOverrun { .. } => Tool::Memcheck,
-            Finding::UninitializedLds { .. } => Tool::Initcheck,
+            Finding::UninitializedLds { .. } | Finding::UninitializedGlobal { .. } => {
+                Tool::Initcheck
+            }
             Finding::LdsRace { .. } => Tool::Racecheck,
+            Finding::GlobalRace { .. } => Tool::RacecheckGlobal,
             Finding::DivergentBarrier { .. } | Finding::EndedAtBarrier { .. } => Tool::Synccheck,
         }
     }
@@ -135,7 +162,9 @@ impl Finding {
             | Finding::LdsOverrun { at, .. }
             | Finding::PrivateOverrun { at, .. }
             | Finding::UninitializedLds { at, .. }
+            | Finding::UninitializedGlobal { at, .. }
             | Finding::LdsRace { at, .. }
+            | Finding::GlobalRace { at, .. }
             | Finding::DivergentBarrier { at, .. }
             | Finding::EndedAtBarrier { at, .. } => at,
         }
@@ -143,13 +172,14 @@ impl Finding {
 }
 
 impl Finding {
-    /// The GPU address a memcheck finding on global memory is about (None
-    /// for LDS and private offsets, and for the other tools).
+    /// The GPU address a finding on global memory is about (None for LDS
+    /// and private offsets, and for barriers).
     pub fn address(&self) -> Option<u64> {
         match self {
-            Finding::GlobalOverrun { address, .. } | Finding::BindingOverrun { address, .. } => {
-                Some(*address)
-            }
+            Finding::GlobalOverrun { address, .. }
+            | Finding::BindingOverrun { address, .. }
+            | Finding::GlobalRace { address, .. }
+            | Finding::UninitializedGlobal { address, .. } => Some(*address),
             _ => None,
         }
     }
@@ -229,6 +259,20 @@ impl fmt::Display for Finding {
                 "read of {size} bytes of LDS at offset {offset:#x} that the workgroup never \
                  wrote ({at})"
             ),
+            Finding::UninitializedGlobal {
+                at,
+                access,
+                address,
+                size,
+                allocation,
+            } => write!(
+                f,
+                "{} of {size} bytes at {address:#x} reads device memory nothing wrote since \
+                 its {}-byte allocation at {:#x} ({at})",
+                verb(*access),
+                allocation.size,
+                allocation.base
+            ),
             Finding::LdsRace {
                 at,
                 access,
@@ -239,6 +283,20 @@ impl fmt::Display for Finding {
                 f,
                 "LDS {} at offset {offset:#x} ({at}) races with the {} at +{:#x} ({earlier}) \
                  with no barrier between",
+                verb(*access),
+                verb(*earlier_access),
+                earlier.offset
+            ),
+            Finding::GlobalRace {
+                at,
+                access,
+                earlier,
+                earlier_access,
+                address,
+            } => write!(
+                f,
+                "global {} at {address:#x} ({at}) races with the {} at +{:#x} ({earlier}): \
+                 workgroups of a dispatch have no order between them",
                 verb(*access),
                 verb(*earlier_access),
                 earlier.offset

@@ -16,15 +16,18 @@
 //! The files, one concept each: `config.rs` (which tools, the variable's
 //! parse), `allocations.rs` (the requested sizes the runtime describes),
 //! `finding.rs` (what is found), `memcheck.rs`, `lds_shadow.rs`
-//! (initcheck and racecheck on LDS), `synccheck.rs` (the rules),
+//! (initcheck and racecheck on LDS), `device_init.rs` (initcheck on
+//! VRAM), `global_shadow.rs` (racecheck-global), `synccheck.rs` (the rules),
 //! `workgroup.rs` and `dispatch.rs` (the observers), `report.rs` (the
 //! device's folded record and the stderr lines), `noted.rs` (the bound
 //! ranges and findings of the dispatches the runtime noted).
 
 mod allocations;
 mod config;
+mod device_init;
 mod dispatch;
 mod finding;
+mod global_shadow;
 mod lds_shadow;
 mod memcheck;
 mod noted;
@@ -45,6 +48,7 @@ pub use finding::{Finding, Site};
 pub use report::{SanitizerLog, SanitizerReport};
 
 use allocations::Allocations;
+use device_init::DeviceMemoryInit;
 use dispatch::DispatchInfo;
 use noted::NotedDispatches;
 
@@ -54,6 +58,8 @@ use noted::NotedDispatches;
 pub struct Sanitizer {
     tools: SanitizerConfig,
     allocations: Allocations,
+    /// initcheck's record of which VRAM bytes the device wrote.
+    device_init: Option<DeviceMemoryInit>,
     kernels: RwLock<HashMap<u64, Arc<str>>>,
     log: Arc<SanitizerLog>,
     noted: Arc<NotedDispatches>,
@@ -64,6 +70,9 @@ impl Sanitizer {
         Sanitizer {
             tools,
             allocations: Allocations::default(),
+            device_init: tools
+                .contains(Tool::Initcheck)
+                .then(DeviceMemoryInit::default),
             kernels: RwLock::default(),
             log: Arc::default(),
             noted: Arc::default(),
@@ -78,6 +87,33 @@ impl Sanitizer {
     /// The allocation at `base` is freed.
     pub fn forget_allocation(&self, base: u64) {
         self.allocations.remove(base);
+        if let Some(d) = &self.device_init {
+            d.forget(base);
+        }
+    }
+
+    /// A VRAM BO of `size` bytes at `base` is allocated (initcheck tracks
+    /// which of its bytes the device writes).
+    pub fn note_vram_allocation(&self, base: u64, size: u64) {
+        if let Some(d) = &self.device_init {
+            d.track(base, size);
+        }
+    }
+
+    /// The BO at `base` is mapped for the host, whose writes the device
+    /// cannot see: initcheck counts it as written.
+    pub fn note_host_mapped(&self, base: u64) {
+        if let Some(d) = &self.device_init {
+            d.forget(base);
+        }
+    }
+
+    /// Something other than a kernel (an SDMA copy, fill, fence or atomic)
+    /// wrote `[addr, addr + len)`.
+    pub fn note_device_write(&self, addr: u64, len: u64) {
+        if let Some(d) = &self.device_init {
+            d.snapshot().mark(addr, len);
+        }
     }
 
     /// The kernel whose descriptor is at `kernel_object` is called `name`.
@@ -127,6 +163,7 @@ impl Sanitizer {
                 kernarg,
             },
             self.allocations.snapshot(),
+            self.device_init.as_ref().map(DeviceMemoryInit::snapshot),
             self.log.clone(),
             self.noted.clone(),
         ))

@@ -1,14 +1,17 @@
 //! The sanitizer of one workgroup, on the thread that runs it: it applies
 //! memcheck to each access, keeps the LDS shadow for initcheck and
-//! racecheck (with the barrier epoch), applies synccheck at each barrier
+//! racecheck (with the barrier epoch), hands global accesses to the
+//! dispatch's shadow for racecheck-global, applies synccheck at each barrier
 //! release, and hands its folded findings to the dispatch when it ends.
 
 use aqueduct_isa::Access;
 use aqueduct_isa::observer::{LaneAccesses, Segment, WaveSync, WorkgroupObserver};
 
 use super::config::Tool;
+use super::device_init::WrittenSnapshot;
 use super::dispatch::{DispatchSanitizer, Folded, fold};
 use super::finding::{Finding, Site};
+use super::global_shadow::GlobalShadow;
 use super::lds_shadow::{self, LdsEvent, LdsShadow, Stamp};
 use super::memcheck;
 use super::synccheck::{self, SyncBreak};
@@ -99,6 +102,68 @@ impl<'d> WorkgroupSanitizer<'d> {
         }
     }
 
+    /// initcheck of a global access: a read (or atomic) of tracked VRAM
+    /// must find its bytes written; a write (or atomic) marks them.
+    fn device_init(&mut self, written: &WrittenSnapshot, a: &LaneAccesses<'_>) {
+        let size = u64::from(a.size);
+        let mut uninit = None;
+        for l in (0..32).filter(|l| a.exec >> l & 1 != 0) {
+            let Some(bo) = written.containing(a.addrs[l]) else {
+                continue;
+            };
+            // Bytes past the size the runtime asked for are memcheck's finding.
+            let asked = self.dispatch.allocations.containing(a.addrs[l]);
+            if a.access != Access::Write
+                && uninit.is_none()
+                && let Some(address) = bo.first_unwritten(a.addrs[l], size)
+                && asked.is_none_or(|asked| address < asked.end())
+            {
+                uninit = Some((l, address, asked.unwrap_or(bo.allocation())));
+            }
+            if a.access != Access::Read {
+                written.mark(a.addrs[l], size);
+            }
+        }
+        if let Some((l, address, allocation)) = uninit {
+            let at = self.lane_site(a, l);
+            fold(
+                &mut self.found,
+                Finding::UninitializedGlobal {
+                    at,
+                    access: a.access,
+                    address,
+                    size: a.size,
+                    allocation,
+                },
+            );
+        }
+    }
+
+    /// racecheck-global of a global access.
+    fn global_race(&mut self, shadow: &GlobalShadow, a: &LaneAccesses<'_>) {
+        if let Some(race) = shadow.access(a, self.id) {
+            let at = self.lane_site(a, race.lane);
+            let e = race.earlier;
+            let earlier = Site {
+                pc: e.pc,
+                offset: e.pc.wrapping_sub(self.dispatch.entry),
+                workgroup: e.workgroup,
+                wave: e.wave,
+                lane: e.lane,
+            };
+            fold(
+                &mut self.found,
+                Finding::GlobalRace {
+                    at,
+                    access: a.access,
+                    earlier,
+                    earlier_access: race.earlier_access,
+                    address: race.address,
+                },
+            );
+        }
+    }
+
     /// initcheck and racecheck of an LDS access: the first lane of each
     /// kind of event gives the instruction's finding.
     fn lds_shadow(&mut self, a: &LaneAccesses<'_>, initcheck: bool, racecheck: bool) {
@@ -161,6 +226,17 @@ impl WorkgroupObserver for WorkgroupSanitizer<'_> {
         let tools = self.dispatch.tools;
         if tools.contains(Tool::Memcheck) {
             self.memcheck(a);
+        }
+        if a.segment == Segment::Global
+            && let Some(written) = &self.dispatch.written
+        {
+            self.device_init(written, a);
+        }
+        if a.segment == Segment::Global
+            && a.access != Access::Atomic
+            && let Some(shadow) = &self.dispatch.global
+        {
+            self.global_race(shadow, a);
         }
         if a.segment == Segment::Lds {
             let initcheck = tools.contains(Tool::Initcheck);

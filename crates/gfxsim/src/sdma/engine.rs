@@ -234,6 +234,14 @@ impl SdmaEngine {
             .map_err(|f| fault(f, "reading the ring"))
     }
 
+    /// The engine wrote `[addr, addr + len)` (the sanitizer's initcheck
+    /// counts those bytes as written).
+    fn wrote(&self, addr: u64, len: u64) {
+        if let Some(s) = &self.gpu.sanitizer {
+            s.note_device_write(addr, len);
+        }
+    }
+
     fn execute(&self, view: &VmView<'_>, dw: &[u32]) -> Result<Step, QueueError> {
         let header = dw[0];
         match packet::opcode(header) {
@@ -243,6 +251,7 @@ impl SdmaEngine {
                 let src = packet::address(dw[3], dw[4]);
                 let dst = packet::address(dw[5], dw[6]);
                 copy(view, src, dst, bytes)?;
+                self.wrote(dst, bytes);
             }
             op::CONST_FILL => {
                 let dst = packet::address(dw[1], dw[2]);
@@ -263,6 +272,7 @@ impl SdmaEngine {
                     }
                 };
                 fill(view, dst, bytes, pattern)?;
+                self.wrote(dst, bytes);
             }
             op::FENCE => {
                 let addr = packet::address(dw[1], dw[2]);
@@ -273,6 +283,7 @@ impl SdmaEngine {
                 // SAFETY: translate checked 4 writable bytes at p, and the address is 4-byte aligned.
                 unsafe { std::sync::atomic::AtomicU32::from_ptr(p.cast::<u32>()) }
                     .store(dw[3], Ordering::Release);
+                self.wrote(addr, 4);
                 self.events.notify_listeners();
             }
             op::ATOMIC => {
@@ -289,6 +300,7 @@ impl SdmaEngine {
                 view.atomic_u64(addr, Access::Atomic)
                     .map_err(|f| fault(f, "in an atomic"))?
                     .fetch_add(value, Ordering::AcqRel);
+                self.wrote(addr, 8);
                 self.events.notify_listeners();
             }
             op::TRAP => {
@@ -319,6 +331,7 @@ impl SdmaEngine {
                 view.atomic_u64(addr, Access::Write)
                     .map_err(|f| fault(f, "writing a timestamp"))?
                     .store(realtime_ticks(), Ordering::Release);
+                self.wrote(addr, 8);
             }
             // `packet::length` admitted only the opcodes above.
             other => unreachable!("SDMA opcode {other} passed the length check"),

@@ -4,6 +4,8 @@
 //! constants, literals, register tuples) are LLVM's AMDGPUInstPrinter ones;
 //! the register names and the message / hardware-register names are GFX9's.
 
+mod vop3;
+
 use super::Target;
 use crate::gfx11::decode::{float_const_bits, operand_bits};
 use crate::gfx11::disasm::{
@@ -119,8 +121,12 @@ pub fn disassemble(target: Target, i: &Inst) -> String {
         Family::Smem => smem(i, &mut ops, &mut tail),
         Family::Ds => ds(i, &mut ops, &mut tail),
         Family::Mubuf if mubuf(target, i, &mut ops, &mut tail) => return i.mnemonic.to_string(),
+        Family::Mtbuf => mtbuf(target, i, &mut ops, &mut tail),
         Family::Flat | Family::Global | Family::Scratch => flat(target, i, &mut ops, &mut tail),
         Family::Vop1 | Family::Vop2 | Family::Vopc => vop_e32(target, i, &mut ops, &mut tail),
+        Family::Vop3 | Family::Vop3sd => vop3::vop3(i, &mut ops, &mut tail),
+        Family::Vop3p if super::decode::is_mai(i.op) => vop3::mai(target, i, &mut ops, &mut tail),
+        Family::Vop3p => vop3::vop3p(i, &mut ops, &mut tail),
         _ => {}
     }
     let _ = target;
@@ -500,6 +506,80 @@ fn mubuf(target: Target, i: &Inst, ops: &mut Vec<String>, tail: &mut String) -> 
         tail.push_str(" lds");
     }
     false
+}
+
+/// GFX9 buffer data formats (AMD CDNA3 ISA guide, "Buffer Instructions",
+/// DFMT), as LLVM names them.
+const DFMT: [&str; 16] = [
+    "INVALID",
+    "8",
+    "16",
+    "8_8",
+    "32",
+    "16_16",
+    "10_11_11",
+    "11_11_10",
+    "10_10_10_2",
+    "2_10_10_10",
+    "8_8_8_8",
+    "32_32",
+    "16_16_16_16",
+    "32_32_32",
+    "32_32_32_32",
+    "RESERVED_15",
+];
+/// GFX9 buffer numeric formats (same section, NFMT).
+const NFMT: [&str; 8] = [
+    "UNORM",
+    "SNORM",
+    "USCALED",
+    "SSCALED",
+    "UINT",
+    "SINT",
+    "RESERVED_6",
+    "FLOAT",
+];
+
+/// MTBUF: MUBUF's operands, then `format:[dfmt,nfmt]` leaving out LLVM's
+/// defaults (BUF_DATA_FORMAT_8, BUF_NUM_FORMAT_UNORM), then the rest of
+/// MUBUF's tail.
+fn mtbuf(target: Target, i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
+    let acc = i.acc & Inst::ACC_DATA != 0;
+    let w0 = i.words[0];
+    let (offen, idxen) = (w0 & (1 << 12) != 0, w0 & (1 << 13) != 0);
+    ops.push(vreg(i.data[0] as u16, i.widths[0], acc));
+    ops.push(match (idxen, offen) {
+        (false, false) => "off".into(),
+        (true, true) => vreg(i.addr as u16, 2, false),
+        _ => vreg(i.addr as u16, 1, false),
+    });
+    ops.push(smem_reg(
+        (i.imm2 as u16) * 4,
+        4,
+        matches!(i.imm2 * 4, 102..=107 | 124..=127).then_some("SReg_128"),
+    ));
+    ops.push(salu_src(&i.src[0], 1, None));
+    let (dfmt, nfmt) = ((w0 >> 19) & 0xF, (w0 >> 23) & 7);
+    let mut fmt = Vec::new();
+    if dfmt != 1 {
+        fmt.push(format!("BUF_DATA_FORMAT_{}", DFMT[dfmt as usize]));
+    }
+    if nfmt != 0 {
+        fmt.push(format!("BUF_NUM_FORMAT_{}", NFMT[nfmt as usize]));
+    }
+    if !fmt.is_empty() {
+        tail.push_str(&format!(" format:[{}]", fmt.join(",")));
+    }
+    if idxen {
+        tail.push_str(" idxen");
+    }
+    if offen {
+        tail.push_str(" offen");
+    }
+    if i.imm != 0 {
+        tail.push_str(&format!(" offset:{}", i.imm));
+    }
+    cache_bits(target, i.flags, tail);
 }
 
 fn ds(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {

@@ -9,7 +9,11 @@
 //!
 //! Where each part lives: `opcodes/` (generated per-target tables,
 //! `tools/isa-tables`), `decode/` (words to `Inst`, one file per encoding
-//! family), `disasm.rs` (LLVM 19's text for an `Inst`), `exec_form.rs`.
+//! family: `vop3.rs` holds VOP3, VOP3P and the VOP3P-MAI matrix ops),
+//! `disasm.rs` (LLVM 19's text for an `Inst`; `disasm/vop3.rs` prints the
+//! 64-bit VALU encodings), `exec_form.rs` (the executor's form). Every
+//! encoding family agrees with llvm-objdump-19 on the generated vectors
+//! (`tests/gfx9_decode.rs`).
 
 pub mod decode;
 pub mod disasm;

@@ -3,8 +3,10 @@
 //! words to that family's decoder, which reads the target's opcode table.
 //! Errors are gfx11's typed [`DecodeError`]s (same kinds); no input panics.
 //! Decoded: SOP1/SOP2/SOPK/SOPC/SOPP, SMEM, VOP1/VOP2/VOPC with their DPP
-//! and SDWA forms, DS, FLAT/GLOBAL/SCRATCH and MUBUF. VOP3, VOP3P (with
-//! VOP3P-MAI) and MTBUF words are an `UnknownEncoding` error for now.
+//! and SDWA forms, VOP3 (VOP3A/VOP3B), VOP3P with VOP3P-MAI (the MFMA and
+//! SMFMAC matrix ops, their controls in `Inst::mai`), DS,
+//! FLAT/GLOBAL/SCRATCH, MUBUF and MTBUF. Words of other encodings are an
+//! `UnknownEncoding` error.
 
 mod buffer;
 mod ds;
@@ -13,11 +15,13 @@ mod operand;
 mod smem;
 mod sop;
 mod vop;
+mod vop3;
 
 pub(crate) use flat::{LDS, SCC};
 pub(crate) use operand::align as align_sreg;
 pub(crate) use smem::{no_address, probe};
 pub(crate) use vop::{dot_accumulate, slot_is_float};
+pub(crate) use vop3::{base_name, is_mai, sext_int_srcs, src_float};
 
 use super::Target;
 use super::opcodes::{OpInfo, Tables, tables};
@@ -59,11 +63,17 @@ pub fn decode(target: Target, words: &[u32]) -> Result<Inst, DecodeError> {
     if w0 >> 31 == 0 {
         return vop::vop2(&cx);
     }
+    // VOP3P ([31:23] = 0x1A7) lies inside VOP3's opcode space.
+    if w0 >> 23 == 0x1A7 {
+        return vop3::vop3p(&cx);
+    }
     match w0 >> 26 {
         0x30 => smem::smem(&cx),
+        0x34 => vop3::vop3(&cx),
         0x36 => ds::ds(&cx),
         0x37 => flat::flat(&cx),
         0x38 => buffer::mubuf(&cx),
+        0x3A => buffer::mtbuf(&cx),
         _ => Err(reject(DecodeErrorKind::UnknownEncoding, words, 1, None)),
     }
 }

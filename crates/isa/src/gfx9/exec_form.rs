@@ -12,7 +12,8 @@
 //!   adds `imm` and the soffset SGPR (null: none);
 //! - FLAT/GLOBAL/SCRATCH: "no saddr" is 0x7F (gfx11: null); gfx90a's
 //!   scratch uses its address VGPR exactly when saddr is off (gfx942 and
-//!   gfx11 say so with the sve bit);
+//!   gfx11 say so with the sve bit), and addresses from FLAT_SCRATCH, which
+//!   must be the wave's scratch slot ([`Inst::FLAT_SCRATCH_BASE`]);
 //! - v_cmpx writes VCC (VOPC) or its SGPR destination (VOP3) as well as
 //!   EXEC ([`Inst::CMPX_WRITES_DST`]).
 //!
@@ -183,8 +184,10 @@ fn flat(target: Target, i: &mut Inst) -> Result<(), DecodeError> {
     let off = i.saddr == SADDR_OFF;
     if i.family == Family::Scratch && target == Target::Gfx90a {
         // gfx90a: SADDR off means the address VGPR is used, else it is not
-        // (AMD CDNA2 ISA guide, "Scratch Instructions").
-        i.flags = (i.flags & !Inst::SVE) | if off { Inst::SVE } else { 0 };
+        // (AMD CDNA2 ISA guide, "Scratch Instructions"); addresses are
+        // relative to FLAT_SCRATCH (no architected flat scratch).
+        i.flags =
+            (i.flags & !Inst::SVE) | if off { Inst::SVE } else { 0 } | Inst::FLAT_SCRATCH_BASE;
     }
     if off {
         i.saddr = EXEC_NULL;

@@ -41,6 +41,9 @@ pub const MUBUF_GFX942: &[u32] = &[
 pub const MUBUF_GFX90A: &[u32] = &[
     0xe0500000, 0x80000100, 0xbf810000,
 ];
+pub const NO_FLAT_SCRATCH_GFX90A: &[u32] = &[
+    0x7e020287, 0xdc704000, 0x00000100, 0xbf810000,
+];
 pub const REGS_GFX942: &[u32] = &[
     0xc0060100, 0x00000000, 0xbe860084, 0xc00001c0, 0x00000006, 0x24020082,
     0xbf8cc07f, 0xbefc00ff, 0x00001234, 0x8008817c, 0x7e040208, 0xdc708000,

@@ -309,6 +309,26 @@ fn unmodelled_gfx9_forms_are_illegal_instructions() {
     }
 }
 
+/// gfx90a's scratch instructions address from FLAT_SCRATCH: left unset by
+/// the kernel it is not the wave's slot, which is refused, not ignored.
+#[test]
+fn gfx90a_scratch_without_flat_scratch_is_refused() {
+    let mut mem = TestMem::new();
+    let k = kernels::NO_FLAT_SCRATCH_GFX90A;
+    let (_, kd) = gfx9_kernel(&mut mem, k, FLAT_SCRATCH_INIT, PRIVATE_SEGMENT, 0, 16);
+    let s = gfx9_setup(Target::Gfx90a, kd, [64, 1, 1], [64, 1, 1]);
+    let e = run_all(&mem, s).unwrap_err();
+    match e.kind {
+        WaveErrorKind::IllegalInstruction { mnemonic, .. } => {
+            let m = mnemonic.expect("named");
+            assert!(m.starts_with("scratch_store_dword"), "{m}");
+            assert!(m.contains("FLAT_SCRATCH"), "{m}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(e.pc, HAND_BASE + 256 + 4);
+}
+
 #[test]
 fn a_dispatch_must_match_its_code_cache() {
     let mut mem = TestMem::new();

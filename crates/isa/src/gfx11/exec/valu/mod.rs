@@ -1225,6 +1225,29 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let r = fma_lanes(&v.f(0)?, &v.f(1)?, &v.f(2)?);
             v.putf(&r)
         }
+        // GFX9's non-fused multiply-add (AMD CDNA2 ISA guide, V_MAD_F32 and
+        // V_MAC_F32: the product rounded, then the sum; these opcodes do not
+        // support denormals, so inputs, product and result flush to zero).
+        VMadF32 | VMacF32 => {
+            let (a, b) = (v.f(0)?, v.f(1)?);
+            let c = if i.op == VMacF32 {
+                v.w.vgpr[i.dst as usize].map(f32::from_bits)
+            } else {
+                v.f(2)?
+            };
+            let ftz = |x: f32| {
+                if x.is_subnormal() {
+                    0.0f32.copysign(x)
+                } else {
+                    x
+                }
+            };
+            let mut r = [0f32; LANES];
+            for l in 0..LANES {
+                r[l] = ftz(ftz(ftz(a[l]) * ftz(b[l])) + ftz(c[l]));
+            }
+            v.putf(&r)
+        }
         VFmamkF32 => {
             // dst = src0 * K + vsrc1 (K is src[2]).
             let (a, b, k) = (v.f(0)?, v.f(1)?, v.f(2)?);

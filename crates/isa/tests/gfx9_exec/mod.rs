@@ -284,7 +284,7 @@ fn private_memory_through_scratch_instructions() {
         mem.map_zeroed(BUF_A, 4 * 128);
         mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
         run_all(&mem, gfx9_setup(target, kd, [128, 1, 1], [128, 1, 1])).expect("runs");
-        let want: Vec<u32> = (0..128).map(|l| 3 * l | l << 16).collect();
+        let want: Vec<u32> = (0..128).map(|l| (3 * l) | (l << 16)).collect();
         assert_eq!(mem.read_u32s(BUF_A, 128), want, "{target:?}");
     }
 }

@@ -73,7 +73,11 @@ fn histogram_global_counts_every_byte() {
         let data: Vec<u8> = (0..3000)
             .map(|_| {
                 let r = rng.u32();
-                if r.is_multiple_of(4) { 7 } else { (r >> 8) as u8 }
+                if r.is_multiple_of(4) {
+                    7
+                } else {
+                    (r >> 8) as u8
+                }
             })
             .collect();
         for wg in [64u16, 256, 100] {

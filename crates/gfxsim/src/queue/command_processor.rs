@@ -12,10 +12,8 @@
 //!   and at most 1024 work-items, grid nonzero, group segment <= 64 KiB,
 //!   kernel object mapped and 64-byte aligned, private segment within what
 //!   one wave's scratch can hold: `scratch.rs`), its kernel descriptor read
-//!   from GPU memory, and its workgroups handed to the GPU's worker pool;
-//!   on a part whose ISA gfxsim does not execute (the GFX9 parts of
-//!   `part.rs`) the dispatch is an illegal-instruction queue error whose
-//!   detail names the kernel object and the ISA;
+//!   from GPU memory, and its workgroups handed to the GPU's worker pool
+//!   with the part's instruction set (`part.rs`: gfx11 or GFX9);
 //! - BARRIER_AND waits until every nonzero dep signal's value is 0,
 //!   BARRIER_OR until one of them is;
 //! - VENDOR_SPECIFIC, AGENT_DISPATCH and unknown types are unsupported

@@ -8,6 +8,13 @@
 //! runs until s_barrier or s_endpgm, and the barrier is released once every
 //! wave that has not ended has arrived, so any number of barriers works.
 //!
+//! GFX9 (gfx90a, gfx942) waves start the same way, wave64 only: both
+//! targets pack the work-item ids into v0 as gfx11 does (AMDGPUUsage lists
+//! packed work-item IDs for GFX90A and GFX942), and gfx90a, which has no
+//! architected flat scratch, gets the queue's scratch buffer resource, the
+//! scratch base as flat scratch init and each wave's slot offset as its
+//! private segment wave offset (`Dispatch::new`, `start_wave`).
+//!
 //! LDS is not cleared between workgroups (hardware does not clear it either):
 //! a fresh worker's LDS is zero, later workgroups see what the previous one
 //! on the same worker left.

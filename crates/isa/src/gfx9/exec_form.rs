@@ -19,8 +19,8 @@
 //!
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
-//! instruction when it reaches it: AGPR operands, SDWA compares into an
-//! SGPR pair other than VCC, the DPP controls gfx11 lacks, loads into LDS, MUBUF loads, stores and atomics (GFX9 buffer range
+//! instruction when it reaches it: AGPR operands, gfx90a's row_newbcast
+//! DPP, loads into LDS, MUBUF loads, stores and atomics (GFX9 buffer range
 //! checking).
 
 use super::Target;
@@ -88,10 +88,7 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
     }
     if let Some(s) = &mut i.sdwa {
         // A VOPC SDWA compare writes VCC or the SGPR pair its sdst names.
-        match s.sdst.map(|c| sreg(c as u16)) {
-            None | Some(106) => s.sdst = None,
-            Some(_) => return Err(unmodelled(&i, "SDWA compare into an SGPR pair")),
-        }
+        s.sdst = s.sdst.map(sreg8).filter(|&c| c != 106);
     }
     if let Some(dpp) = &i.dpp {
         // The controls gfx11's DPP16 shares (AMD CDNA3 ISA guide, "DPP"):

@@ -156,10 +156,10 @@ fn sdwa_selects_and_whole_wave_dpp() {
         let mut mem = TestMem::new();
         let k = code(target, kernels::SDWA_DPP_GFX942, kernels::SDWA_DPP_GFX90A);
         let (_, kd) = gfx9_kernel(&mut mem, k, KERNARG_PTR, 0, 0, 0);
-        mem.map_zeroed(BUF_A, 6 * 256);
+        mem.map_zeroed(BUF_A, 7 * 256);
         mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
         run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).expect("runs");
-        let out = mem.read_u32s(BUF_A, 6 * 64);
+        let out = mem.read_u32s(BUF_A, 7 * 64);
         let v2 = 0x8182_8384u32;
         for l in 0..64u32 {
             let row = |t: usize| out[t * 64 + l as usize];
@@ -180,6 +180,11 @@ fn sdwa_selects_and_whole_wave_dpp() {
             assert_eq!(row(4), bcast15, "{target:?} row_bcast:15 lane {l}");
             let bcast31 = if r >= 2 { 1031 } else { 1000 + l };
             assert_eq!(row(5), bcast31, "{target:?} row_bcast:31 lane {l}");
+            assert_eq!(
+                row(6),
+                if l < 40 { 9 } else { 7 },
+                "{target:?} SDWA sdst lane {l}"
+            );
         }
     }
 }

@@ -31,4 +31,13 @@
   v_add_u32 v6, 1000, v0
   v_mov_b32_dpp v6, v6 row_bcast:31 row_mask:0xc bank_mask:0xf
   global_store_dword v1, v6, s[4:5] offset:1280
+  // t6: an SDWA compare into s[10:11] (byte 1 of v3 is the lane) leaves VCC alone.
+  s_mov_b64 vcc, 0
+  v_mov_b32 v7, 40
+  v_cmp_lt_u32_sdwa s[10:11], v3, v7 src0_sel:BYTE_1 src1_sel:DWORD
+  v_cndmask_b32_e64 v8, 7, 9, s[10:11]
+  v_mov_b32 v10, 0x100
+  v_cndmask_b32 v9, 0, v10, vcc
+  v_or_b32 v8, v8, v9
+  global_store_dword v1, v8, s[4:5] offset:1536
   s_endpgm

@@ -9,12 +9,14 @@
 //! The plain form reads the selected src0 through `Wave::dpp_row` (as DPP
 //! does) and a VGPR src1 from its register, which holds the selected values
 //! while the plain form runs; a scalar src1 becomes the constant it selects.
+//! A compare whose sdst names an SGPR pair other than VCC runs as the VCC
+//! form and moves its mask there.
 //! Only GFX9 code carries SDWA, so gfx11 instructions never come here.
 
 use crate::gfx11::exec::env::{Env, ExecResult};
 use crate::gfx11::exec::valu::src32;
 use crate::gfx11::inst::{Family, Inst, Operand, Sdwa, Src};
-use crate::gfx11::wave::{LANES, Lanes, Wave};
+use crate::gfx11::wave::{LANES, Lanes, NULL, VCC, Wave};
 
 /// The part of `v` that select `sel` names (0..=3 a byte, 4/5 a word,
 /// 6 the dword), zero- or sign-extended.
@@ -97,12 +99,22 @@ pub(crate) fn step_sdwa(
     let d = i.dst as usize & 255;
     let old = w.vgpr[d];
     let exec = w.exec();
+    // A compare into an SGPR pair runs as the VCC form, its result then
+    // moved to the pair (this half's word) and VCC restored.
+    let vcc = w.sgpr[VCC + w.half];
     let r = plain(w, env, &p);
     let result = w.vgpr[d];
     if let Some((reg, row)) = saved {
         w.vgpr[reg] = row;
     }
     let flow = r?;
+    if let Some(sdst) = s.sdst {
+        let mask = w.sgpr[VCC + w.half];
+        w.sgpr[VCC + w.half] = vcc;
+        if sdst as usize != NULL {
+            w.set_sgpr(sdst as usize + w.half, mask);
+        }
+    }
     if vector_dst {
         let mut out = old;
         for l in 0..LANES {

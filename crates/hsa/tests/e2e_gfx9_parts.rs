@@ -5,7 +5,7 @@
 //! a host computation.
 
 use aqueduct_gfxsim::{SimConfig, SimPart};
-use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Program, Rng, read_f32, read_u32};
+use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Program, Rng, read_f32, read_u32, wait_zero};
 use aqueduct_test_support::repo;
 
 const SENTINEL: u32 = 0xdead_beef;
@@ -468,6 +468,41 @@ fn kernels_of_a_multi_kernel_object() {
         // y = 2*x + x = 1.5 * i, exact in f32.
         let want: Vec<f32> = (0..N).map(|i| i as f32 * 1.5).collect();
         assert_eq!(read_f32(&y, N as usize), want, "{gfx}");
+    }
+}
+
+/// write_timestamp stores s_memrealtime's tick (moved into a VGPR pair by
+/// v_pk_mov_b32 with op_sel on gfx90a): it lies between the profiled
+/// dispatch's start and end ticks.
+#[test]
+fn write_timestamp_lies_within_its_profiled_dispatch() {
+    for (part, gfx) in parts() {
+        let gpu = gpu_of(part);
+        let program = load(&gpu, gfx, "write_timestamp");
+        let queue = gpu.queue(64);
+        queue.set_profiling(true);
+        let out = gpu.filled_u32(4, 0);
+        let launch = gpu.launch(
+            &program.kernel,
+            &[Arg::Ptr(out.gpu_va()), Arg::U32(1)],
+            [1, 1, 1],
+            [1, 1, 1],
+        );
+        let done = gpu.signal(1);
+        let mut d = launch.dispatch;
+        d.completion_signal = done.handle();
+        queue
+            .submit_dispatch(&d.to_packet().expect("packet"))
+            .expect("submit");
+        wait_zero(&done).unwrap_or_else(|e| panic!("{gfx}: {e}"));
+        let words = read_u32(&out, 4);
+        assert_eq!(&words[..2], &[0, 0], "{gfx}: index 0 untouched");
+        let tick = u64::from(words[2]) | u64::from(words[3]) << 32;
+        let (start, end) = done.dispatch_ticks().expect("timestamps");
+        assert!(
+            start <= tick && tick <= end,
+            "{gfx}: {start} <= {tick} <= {end}"
+        );
     }
 }
 

@@ -104,6 +104,12 @@ fn smem_general(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         SLoadB256 | SBufferLoadB256 => 8,
         SLoadB512 | SBufferLoadB512 => 16,
         SDcacheInv | SGl1Inv => return Ok(Flow::Next),
+        // GFX9's s_memrealtime (AMD CDNA3 ISA guide, "Scalar Memory
+        // Operations"): the 64-bit REALTIME counter into an SGPR pair.
+        SMemrealtime => {
+            w.set_sgpr64(i.dst as usize, crate::realtime::realtime_ticks());
+            return Ok(Flow::Next);
+        }
         _ => return Err(illegal(i)),
     };
     let soff = if i.imm2 as usize == NULL {

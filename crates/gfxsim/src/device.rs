@@ -25,6 +25,7 @@ use crate::sanitizer::{Sanitizer, SanitizerReport};
 use crate::stats::{SimStats, StatsCounters};
 use crate::topology::{FIRST_RENDER_MINOR, MAX_GPUS, build_tree, gpu_id_of, host_memory_size};
 use aqueduct_isa::GpuMemory;
+use aqueduct_isa::gfx11::CodeCache;
 
 /// Fake file descriptors handed out for render nodes (far above real fds),
 /// one per open.
@@ -142,6 +143,7 @@ impl SimDevice {
             })?;
             gpu.dispatch_timeout = config.dispatch_timeout;
             gpu.part = config.part;
+            gpu.code_cache = Arc::new(CodeCache::for_isa(config.part.isa_kind()));
             gpu.sanitizer = sanitizer.clone();
             if config.strict_coherence {
                 gpu.vm.enable_strict_coherence(Arc::new(GpuCoherence::new(

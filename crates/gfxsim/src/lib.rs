@@ -3,8 +3,7 @@
 //! [`SimDevice`] implements `aqueduct_kfd::KfdDevice`: it publishes the
 //! topology of a [`SimPart`] (an RX 7900 XTX, gfx1100, unless
 //! `AQUEDUCT_SIM_PART` / `AQUEDUCT_SIM_ISA` or `SimConfig::part` pick an
-//! MI300X or a gfx90a part, whose code it does not execute yet and refuses
-//! at dispatch), backs buffer objects with host memory, owns AQL queues
+//! MI300X or a gfx90a part, whose GFX9 code it executes too), backs buffer objects with host memory, owns AQL queues
 //! with one command-processor thread each, and runs dispatches on a pool of
 //! worker threads per GPU through the ISA emulator of `aqueduct_isa`.
 //!

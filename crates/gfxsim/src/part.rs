@@ -35,6 +35,9 @@
 
 use std::str::FromStr;
 
+use aqueduct_isa::Isa;
+use aqueduct_isa::gfx9::Target;
+
 /// Environment variable naming the simulated part (`rx7900xtx`, `mi300x`,
 /// `mi210`, `mi250x`).
 pub const PART_ENV: &str = "AQUEDUCT_SIM_PART";
@@ -151,10 +154,13 @@ impl SimPart {
         }
     }
 
-    /// Whether gfxsim executes this part's ISA (gfx11 only: GFX9 code is
-    /// refused at dispatch, `queue/command_processor.rs`).
-    pub fn executes_code(self) -> bool {
-        matches!(self, SimPart::Rx7900Xtx)
+    /// The instruction set the executor runs for this part.
+    pub fn isa_kind(self) -> Isa {
+        match self {
+            SimPart::Rx7900Xtx => Isa::Gfx11,
+            SimPart::Mi300x => Isa::Gfx9(Target::Gfx942),
+            SimPart::Mi210 | SimPart::Mi250xGcd => Isa::Gfx9(Target::Gfx90a),
+        }
     }
 
     /// Compute units of the node (simd_count / simd_per_cu).

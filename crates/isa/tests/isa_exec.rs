@@ -163,6 +163,7 @@ fn kernargs(explicit: &[u8], grid: [u32; 3], wg: [u32; 3], offset: [u64; 3]) -> 
 
 fn setup(kd_addr: u64, kd: KernelDescriptor, grid: [u32; 3], wg: [u32; 3]) -> DispatchSetup {
     DispatchSetup {
+        isa: aqueduct_isa::Isa::Gfx11,
         kernel_object: kd_addr,
         descriptor: kd,
         packet_address: 0,
@@ -185,13 +186,15 @@ fn setup(kd_addr: u64, kd: KernelDescriptor, grid: [u32; 3], wg: [u32; 3]) -> Di
         scratch: ScratchBacking {
             base: SCRATCH,
             wave_bytes: SCRATCH_WAVE_BYTES,
+            ..ScratchBacking::default()
         },
     }
 }
 
 /// Run every workgroup (x fastest) on one worker; sums the stats.
 fn run_all(mem: &TestMem, s: DispatchSetup) -> Result<WorkgroupStats, WaveError> {
-    let d = Dispatch::new(s, Arc::new(CodeCache::new()))?;
+    let isa = s.isa;
+    let d = Dispatch::new(s, Arc::new(CodeCache::for_isa(isa)))?;
     let mut ctx = WorkerContext::new();
     let [cx, cy, cz] = d.workgroup_count();
     let mut total = WorkgroupStats::default();
@@ -596,6 +599,9 @@ mod kernels {
 }
 
 const HAND_BASE: u64 = 0x7100_0000_0000;
+
+/// GFX9 (gfx942, gfx90a) execution of hand-written kernels.
+mod gfx9_exec;
 
 /// Place `code` after a hand-built descriptor: kernarg pointer in s[0:1],
 /// workgroup id x in s2, v0 = work-item id x, wave32.

@@ -12,10 +12,8 @@
 //!   and at most 1024 work-items, grid nonzero, group segment <= 64 KiB,
 //!   kernel object mapped and 64-byte aligned, private segment within what
 //!   one wave's scratch can hold: `scratch.rs`), its kernel descriptor read
-//!   from GPU memory, and its workgroups handed to the GPU's worker pool;
-//!   on a part whose ISA gfxsim does not execute (the GFX9 parts of
-//!   `part.rs`) the dispatch is an illegal-instruction queue error whose
-//!   detail names the kernel object and the ISA;
+//!   from GPU memory, and its workgroups handed to the GPU's worker pool
+//!   with the part's instruction set (`part.rs`: gfx11 or GFX9);
 //! - BARRIER_AND waits until every nonzero dep signal's value is 0,
 //!   BARRIER_OR until one of them is;
 //! - VENDOR_SPECIFIC, AGENT_DISPATCH and unknown types are unsupported
@@ -753,19 +751,6 @@ impl CommandProcessor {
             ))
         })?;
         let descriptor = KernelDescriptor::from_bytes(&kd_bytes);
-        if !self.gpu.part.executes_code() {
-            // The executor decodes gfx11 only: GFX9 code would decode as
-            // garbage, so the dispatch stops the queue as an illegal
-            // instruction does, and the device stays usable.
-            return Err(QueueError::packet(
-                exception_code::EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION,
-                format!(
-                    "packet {index}: kernel object {:#x}: gfxsim does not execute {} code yet",
-                    p.kernel_object,
-                    self.gpu.part.isa()
-                ),
-            ));
-        }
         let mut scratch = None;
         let mut scratch_backing = Default::default();
         let mut reclaim_on = None;
@@ -802,6 +787,7 @@ impl CommandProcessor {
             }
         }
         let setup = DispatchSetup {
+            isa: self.gpu.part.isa_kind(),
             kernel_object: p.kernel_object,
             descriptor,
             packet_address: slot,

@@ -86,6 +86,9 @@ pub struct QueueScratch {
     pub wave64_lane_byte_size: u32,
     pub queue_properties: u32,
     pub inactive_signal: u64,
+    /// The scratch buffer resource the runtime wrote (gfx90a's private
+    /// segment buffer).
+    pub resource: [u32; 4],
 }
 
 /// What the queue offers a dispatch with private memory.
@@ -116,6 +119,7 @@ impl QueueScratch {
             wave64_lane_byte_size: q.scratch_wave64_lane_byte_size,
             queue_properties: q.queue_properties,
             inactive_signal: q.queue_inactive_signal,
+            resource: q.scratch_resource_descriptor,
         })
     }
 
@@ -158,6 +162,7 @@ impl QueueScratch {
                 backing: ScratchBacking {
                     base: self.backing_location,
                     wave_bytes: self.wave_slot_bytes(),
+                    resource: self.resource,
                 },
                 wave_slots: self.wave_slots(),
                 use_once: self.queue_properties & AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE != 0,
@@ -317,6 +322,7 @@ mod tests {
             wave64_lane_byte_size: lane64,
             queue_properties: 0,
             inactive_signal: 0x2000,
+            resource: [0; 4],
         }
     }
 

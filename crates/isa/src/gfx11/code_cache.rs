@@ -11,6 +11,11 @@
 //! general path. Instructions whose form is `Fast::Nop` (waits, ALU delay
 //! hints, ...) have no entry there at all: they change nothing, and each
 //! entry's index into `insts` keeps the count of executed instructions exact.
+//!
+//! A cache decodes one instruction set, the device's ([`Isa`]): GFX9 words
+//! go through the GFX9 decoder and then `gfx9::exec_form`, which renumbers
+//! their registers to the executor's (gfx11) numbering, so the executor
+//! itself never asks which family it runs.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,7 +25,7 @@ use super::decode::{DecodeError, decode};
 use super::exec::fast::{Fast, compile, fuse};
 use super::inst::Inst;
 use super::inst_class::{ClassRow, prefix_rows};
-use crate::{Access, GpuMemory, MemoryFault};
+use crate::{Access, GpuMemory, Isa, MemoryFault};
 
 /// Most instructions decoded into one block.
 const MAX_BLOCK: usize = 128;
@@ -73,6 +78,8 @@ pub(crate) struct Block {
 /// Decoded code, keyed by block start address. Send + Sync.
 #[derive(Debug, Default)]
 pub struct CodeCache {
+    /// The instruction set every block is decoded as.
+    isa: Isa,
     blocks: RwLock<HashMap<u64, Arc<Block>>>,
     generation: AtomicU64,
     /// Translations of hot blocks (jit/), shared by every worker.
@@ -81,8 +88,22 @@ pub struct CodeCache {
 }
 
 impl CodeCache {
+    /// A cache of gfx11 code.
     pub fn new() -> CodeCache {
         CodeCache::default()
+    }
+
+    /// A cache of `isa` code.
+    pub fn for_isa(isa: Isa) -> CodeCache {
+        CodeCache {
+            isa,
+            ..CodeCache::default()
+        }
+    }
+
+    /// The instruction set this cache decodes.
+    pub fn isa(&self) -> Isa {
+        self.isa
     }
 
     /// Forget decoded code overlapping `[start, start+len)` (the driver calls
@@ -146,7 +167,7 @@ impl CodeCache {
         {
             return b.clone();
         }
-        let b = Arc::new(decode_block(pc, mem));
+        let b = Arc::new(decode_block(self.isa, pc, mem));
         self.blocks
             .write()
             .unwrap_or_else(|e| e.into_inner())
@@ -181,7 +202,17 @@ fn fetch(pc: u64, mem: &dyn GpuMemory) -> Result<([u32; 4], usize), MemoryFault>
     }))
 }
 
-fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
+/// Decode one instruction of `isa` into the executor's form.
+fn decode_for(isa: Isa, words: &[u32]) -> Result<Inst, DecodeError> {
+    match isa {
+        Isa::Gfx11 => decode(words),
+        Isa::Gfx9(target) => {
+            crate::gfx9::exec_form::normalise(target, crate::gfx9::decode::decode(target, words)?)
+        }
+    }
+}
+
+fn decode_block(isa: Isa, start: u64, mem: &dyn GpuMemory) -> Block {
     let mut insts = Vec::new();
     let mut compiled = Vec::new();
     let mut pc = start;
@@ -193,7 +224,7 @@ fn decode_block(start: u64, mem: &dyn GpuMemory) -> Block {
             Ok(x) => x,
             Err(f) => break Tail::Fault(f),
         };
-        match decode(&words[..n]) {
+        match decode_for(isa, &words[..n]) {
             Ok(inst) => {
                 let fast = compile(&inst, pc);
                 if fast != Fast::Nop {

@@ -8,6 +8,13 @@
 //! runs until s_barrier or s_endpgm, and the barrier is released once every
 //! wave that has not ended has arrived, so any number of barriers works.
 //!
+//! GFX9 (gfx90a, gfx942) waves start the same way, wave64 only: both
+//! targets pack the work-item ids into v0 as gfx11 does (AMDGPUUsage lists
+//! packed work-item IDs for GFX90A and GFX942), and gfx90a, which has no
+//! architected flat scratch, gets the queue's scratch buffer resource, the
+//! scratch base as flat scratch init and each wave's slot offset as its
+//! private segment wave offset (`Dispatch::new`, `start_wave`).
+//!
 //! LDS is not cleared between workgroups (hardware does not clear it either):
 //! a fresh worker's LDS is zero, later workgroups see what the previous one
 //! on the same worker left.
@@ -40,11 +47,12 @@ use super::exec::{Env, Flow, SpanCache, slot_bytes};
 use super::run_block::{BlockExit, interpret_block};
 use super::wave::{EXEC, LANES, Wave, WaveStatus};
 use super::worker::WorkerContext;
+use crate::gfx9::Target;
 use crate::observer::{DispatchObserver, WaveSync, WorkgroupObserver};
 use crate::traffic::CountingMemory;
 #[cfg(target_arch = "x86_64")]
 use crate::wave_loop::{WaveLoop, wave_loop};
-use crate::{Access, DispatchSetup, GpuMemory, WaveError, WaveErrorKind, WorkgroupStats};
+use crate::{Access, DispatchSetup, GpuMemory, Isa, WaveError, WaveErrorKind, WorkgroupStats};
 
 /// Taken branches of a workgroup between two watchdog clock reads.
 const WATCHDOG_JUMPS: u32 = 1024;
@@ -61,6 +69,10 @@ struct WaveStart {
     wave64: bool,
     /// The descriptor's ENABLE_VGPR_WORKITEM_ID (which ids v0 packs).
     ids: u32,
+    /// gfx90a's private segment wave byte offset: its SGPR, the offset of
+    /// the workgroup's first wave slot in the backing memory, and the
+    /// bytes between two slots (each wave gets its own slot's offset).
+    wave_offset: Option<(usize, u64, u64)>,
 }
 
 /// A kernel dispatch ready to run its workgroups (Send + Sync).
@@ -116,14 +128,35 @@ impl Dispatch {
                 "workgroup of {wg_items} work-items exceeds 1024"
             )));
         }
+        if setup.isa != code.isa() {
+            return Err(invalid(format!(
+                "a {:?} dispatch on a code cache of {:?} code",
+                setup.isa,
+                code.isa()
+            )));
+        }
+        // GFX9 runs wave64 only (LLVM AMDGPUUsage, "Kernel Descriptor":
+        // ENABLE_WAVEFRONT_SIZE32 is reserved on GFX6-GFX9).
+        if matches!(setup.isa, Isa::Gfx9(_)) && kd.enable_wavefront_size32() {
+            return Err(invalid("wave32 descriptor on a GFX9 target"));
+        }
+        // gfx90a has no architected flat scratch: its waves find scratch
+        // through the queue's buffer resource and flat-scratch base plus
+        // their wave offset (AMDGPUUsage, "Initial Kernel Execution State",
+        // "Flat Scratch Init": the base of the queue's scratch backing memory).
+        let flat_scratch = setup.isa == Isa::Gfx9(Target::Gfx90a);
         let mut user = Vec::new();
         let push64 = |v: &mut Vec<u32>, x: u64| {
             v.push(x as u32);
             v.push((x >> 32) as u32);
         };
         if kd.enable_sgpr_private_segment_buffer() {
-            // gfx11 has architected flat scratch: no scratch V# exists, the slots read 0.
-            user.extend_from_slice(&[0; 4]);
+            if flat_scratch {
+                user.extend_from_slice(&setup.scratch.resource);
+            } else {
+                // Architected flat scratch (gfx11, gfx942): no scratch V# exists, the slots read 0.
+                user.extend_from_slice(&[0; 4]);
+            }
         }
         if kd.enable_sgpr_dispatch_ptr() {
             push64(&mut user, setup.packet_address);
@@ -138,7 +171,7 @@ impl Dispatch {
             push64(&mut user, setup.dispatch_id);
         }
         if kd.enable_sgpr_flat_scratch_init() {
-            push64(&mut user, 0);
+            push64(&mut user, if flat_scratch { setup.scratch.base } else { 0 });
         }
         if kd.enable_sgpr_private_segment_size() {
             user.push(setup.private_segment_size);
@@ -340,6 +373,7 @@ impl Dispatch {
             lanes,
             wave64,
             ids: kd.enable_vgpr_workitem_id(),
+            wave_offset: None,
         };
         let sgprs = &mut start.sgprs;
         sgprs[..self.user_sgprs.len()].copy_from_slice(&self.user_sgprs);
@@ -362,8 +396,15 @@ impl Dispatch {
             n += 1;
         }
         if kd.enable_private_segment() {
-            // Architected flat scratch: scratch addresses are wave-relative offsets.
-            sgprs[n] = 0;
+            if s.isa == Isa::Gfx9(Target::Gfx90a) {
+                // The wave's slot offset in the backing memory, which the
+                // prologue adds to the flat-scratch base (start_wave).
+                let stride = s.scratch.wave_bytes;
+                start.wave_offset = Some((n, u64::from(ctx.scratch_wave_slot) * stride, stride));
+            } else {
+                // Architected flat scratch: scratch addresses are wave-relative offsets.
+                sgprs[n] = 0;
+            }
         }
         let mut stats = WorkgroupStats {
             waves: nwaves as u32,
@@ -446,6 +487,9 @@ impl Dispatch {
         w.sgpr[EXEC] = exec as u32;
         if wave64 {
             w.sgpr[EXEC + 1] = (exec >> 32) as u32;
+        }
+        if let Some((sgpr, first, stride)) = start.wave_offset {
+            w.sgpr[sgpr] = first.wrapping_add(k as u64 * stride) as u32;
         }
     }
 

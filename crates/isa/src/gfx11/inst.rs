@@ -200,6 +200,12 @@ impl Inst {
     pub const DLC: u8 = 4;
     pub const GDS: u8 = 8;
     pub const SVE: u8 = 16;
+    /// [`Inst::flags`] of a vector compare: a v_cmpx that writes its
+    /// destination (VCC or the VOP3 SGPR) as well as EXEC (GFX9).
+    pub const CMPX_WRITES_DST: u8 = 128;
+    /// [`Inst::flags`] of a SCRATCH instruction: its addresses are relative
+    /// to FLAT_SCRATCH (s102/s103), which the kernel sets (gfx90a).
+    pub const FLAT_SCRATCH_BASE: u8 = 128;
 
     /// [`Inst::acc`] bits: the destination, the sources, the memory data.
     pub const ACC_DST: u8 = 1;

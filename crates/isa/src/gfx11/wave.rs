@@ -107,6 +107,9 @@ pub struct Wave {
     pub mode: u32,
     /// src0 of the DPP instruction being executed, after the lane permutation.
     pub dpp_row: Lanes,
+    /// Wave64 GFX9 whole-wave DPP: the low half of src0 as the low pass
+    /// found it (valu/dpp.rs).
+    pub dpp_low: Lanes,
     /// Wave64: EXEC/VCC are 64-bit, lanes 32..63 live in `vgpr_hi`.
     pub wave64: bool,
     /// The 32-lane half a vector instruction is executing (always 0 in wave32).
@@ -126,6 +129,7 @@ impl Default for Wave {
             index: 0,
             mode: 0,
             dpp_row: [0; LANES],
+            dpp_low: [0; LANES],
             wave64: false,
             half: 0,
             vgpr_hi: zeroed_vgprs(),

@@ -45,6 +45,9 @@ pub enum DecodeErrorKind {
     /// An operand code that is not valid for this operand (reserved source
     /// codes, a VGPR where only scalars may stand, a misaligned tuple...).
     InvalidOperand,
+    /// A valid instruction (or form) that gfxsim's executor does not model;
+    /// the mnemonic says what (execution-form conversions only).
+    Unmodelled,
 }
 
 impl std::fmt::Display for DecodeErrorKind {
@@ -55,6 +58,7 @@ impl std::fmt::Display for DecodeErrorKind {
             Self::UnknownOpcode => "unknown opcode",
             Self::ReservedField => "reserved field set",
             Self::InvalidOperand => "invalid operand",
+            Self::Unmodelled => "not modelled by the executor",
         })
     }
 }

@@ -1,7 +1,8 @@
 //! The slow path: one decoded instruction applied to one wave, dispatched
 //! on its encoding family. Wave64 vector instructions run as two 32-lane
 //! passes (valu/wave64.rs), DPP forms through their lane permutation
-//! (valu/dpp.rs), both around the plain per-family step.
+//! (valu/dpp.rs), GFX9's SDWA forms through their selects (valu/sdwa.rs),
+//! all around the plain per-family step.
 
 use super::env::{Env, ExecResult, illegal};
 use super::{lds, salu, valu, vmem};
@@ -31,6 +32,9 @@ pub(crate) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
 pub(crate) fn step_lanes(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if let Some(d) = &i.dpp {
         return valu::dpp::step_dpp(w, env, i, d, step_plain);
+    }
+    if let Some(s) = &i.sdwa {
+        return valu::sdwa::step_sdwa(w, env, i, s, step_plain);
     }
     step_plain(w, env, i)
 }

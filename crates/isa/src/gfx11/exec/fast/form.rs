@@ -177,6 +177,10 @@ pub(crate) enum Fast {
 
 /// The pre-resolved form of `i`, which sits at address `pc`.
 pub(crate) fn compile(i: &Inst, pc: u64) -> Fast {
+    // GFX9's SDWA forms run through step (valu/sdwa.rs).
+    if i.sdwa.is_some() {
+        return Fast::Slow;
+    }
     compile_inner(i, pc)
         .or_else(|| compile_scalar(i, pc))
         .or_else(|| valu::fast_lanes::compile(i).map(Fast::Lane))

@@ -3,6 +3,13 @@
 //! masked off, or whose source lane is out of range or inactive (without
 //! bound_ctrl / fetch-inactive), are not written. The instruction then runs
 //! as its plain VOP1/VOP2/VOPC form with EXEC narrowed to the written lanes.
+//!
+//! GFX9's whole-wave controls (wave_shl/rol/shr/ror by one lane, row_bcast:15
+//! and row_bcast:31; AMD CDNA3 ISA guide, "DPP") reach across rows and, in
+//! wave64, across the two 32-lane halves: the low pass keeps its half of
+//! src0 as it found it (`Wave::dpp_low`), so the high pass reads the values
+//! from before the instruction even where the low pass wrote its destination.
+//! Only GFX9 code carries them (the gfx11 decoder rejects those codes).
 
 use crate::gfx11::exec::env::{Env, ExecResult, illegal};
 use crate::gfx11::inst::{Dpp, Inst, Src};
@@ -32,6 +39,27 @@ fn dpp16_source(ctrl: u16, l: usize) -> Option<usize> {
     }
 }
 
+/// Source lane (0..63) of wave lane `lane` for a GFX9 whole-wave control, or
+/// None when there is none (shifted out, or a row that takes no broadcast).
+fn wave_source(ctrl: u16, lane: usize) -> Option<usize> {
+    match ctrl {
+        0x130 => (lane < 63).then_some(lane + 1),
+        0x134 => Some((lane + 1) % 64),
+        0x138 => lane.checked_sub(1),
+        0x13C => Some((lane + 63) % 64),
+        // Lane 15 of each row to the next row.
+        0x142 => (lane >= 16).then(|| (lane & !15) - 1),
+        // Lane 31 to rows 2 and 3.
+        0x143 => (lane >= 32).then_some(31),
+        _ => None,
+    }
+}
+
+/// Is `ctrl` one of GFX9's whole-wave controls?
+fn is_wave_control(ctrl: u16) -> bool {
+    matches!(ctrl, 0x130 | 0x134 | 0x138 | 0x13C | 0x142 | 0x143)
+}
+
 /// Execute `i` through its DPP lane permutation `d`; `plain` executes the
 /// plain form (step.rs's `step_plain`).
 pub(crate) fn step_dpp(
@@ -45,13 +73,18 @@ pub(crate) fn step_dpp(
         Src::DppRow => (i.src[0].code - 256) as usize,
         _ => return Err(illegal(i)),
     };
+    let whole_wave = d.dpp8.is_none() && is_wave_control(d.ctrl);
     if !(d.dpp8.is_some()
+        || whole_wave
         || matches!(d.ctrl, 0..=0xFF | 0x101..=0x10F | 0x111..=0x11F | 0x121..=0x12F | 0x140 | 0x141 | 0x150..=0x16F))
     {
         return Err(illegal(i));
     }
     let row = w.vgpr[reg];
     let exec = w.exec();
+    if whole_wave {
+        return step_wave_control(w, env, i, d, reg, plain);
+    }
     let mut out = [0u32; LANES];
     let mut enable = 0u32;
     for l in 0..LANES {
@@ -82,5 +115,61 @@ pub(crate) fn step_dpp(
     if !i.op.name().starts_with("v_cmpx") || r.is_err() {
         w.sgpr[EXEC + w.half] = exec;
     }
+    r
+}
+
+/// [`step_dpp`] for a GFX9 whole-wave control (wave64 only: GFX9 has no wave32).
+fn step_wave_control(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    d: &Dpp,
+    reg: usize,
+    plain: impl Fn(&mut Wave, &mut Env, &Inst) -> ExecResult,
+) -> ExecResult {
+    if !w.wave64 {
+        return Err(illegal(i));
+    }
+    let half = w.half;
+    let here = w.vgpr[reg];
+    // The other half's src0 row as it was before this instruction: the high
+    // half is untouched during the low pass; the low half was kept then.
+    let other = if half == 0 {
+        w.dpp_low = here;
+        w.vgpr_hi[reg]
+    } else {
+        w.dpp_low
+    };
+    let exec = w.exec();
+    let other_exec = w.sgpr[EXEC + (1 - half)];
+    let mut out = [0u32; LANES];
+    let mut enable = 0u32;
+    for l in 0..LANES {
+        let lane = l + LANES * half;
+        let row_on = (d.row_mask >> (lane / 16)) & 1 != 0;
+        let bank_on = (d.bank_mask >> ((lane >> 2) & 3)) & 1 != 0;
+        if !(row_on && bank_on) {
+            continue;
+        }
+        let src = wave_source(d.ctrl, lane).map(|s| {
+            if s / LANES == half {
+                (here[s % LANES], exec >> (s % LANES) & 1 != 0)
+            } else {
+                (other[s % LANES], other_exec >> (s % LANES) & 1 != 0)
+            }
+        });
+        match src {
+            Some((v, true)) => {
+                out[l] = v;
+                enable |= 1 << l;
+            }
+            _ if d.bound_ctrl => enable |= 1 << l,
+            _ => {}
+        }
+    }
+    w.dpp_row = out;
+    w.sgpr[EXEC + half] = exec & enable;
+    let r = plain(w, env, i);
+    w.sgpr[EXEC + half] = exec;
     r
 }

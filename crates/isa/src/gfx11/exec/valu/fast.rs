@@ -59,6 +59,8 @@ pub(crate) enum VOp {
 pub(crate) fn int_compare(i: &Inst, signed: &str, unsigned: &str) -> Option<(u8, bool, u8)> {
     let name = i.op.name();
     let (x, rest) = match name.strip_prefix("v_cmpx_") {
+        // GFX9's v_cmpx that writes two masks takes the slow path.
+        Some(_) if i.flags & Inst::CMPX_WRITES_DST != 0 => return None,
         Some(r) => (true, r),
         None => (false, name.strip_prefix("v_cmp_")?),
     };

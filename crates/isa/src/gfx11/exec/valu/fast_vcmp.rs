@@ -71,6 +71,10 @@ pub(crate) fn compile(i: &Inst) -> Option<Fcmp> {
         _ => return None,
     };
     let (class, bits, cond, x) = crate::gfx11::exec::valu::vcmp::float_compare(i.op)?;
+    // GFX9's v_cmpx that writes two masks takes the slow path.
+    if x && i.flags & Inst::CMPX_WRITES_DST != 0 {
+        return None;
+    }
     let kind = match (class, bits) {
         (false, 32) => FcmpKind::F32,
         (false, 64) => FcmpKind::F64,

@@ -17,6 +17,7 @@ pub(crate) mod fast_vint;
 pub(crate) mod fast_vopd;
 mod half_ops;
 pub(crate) mod int32;
+pub(crate) mod sdwa;
 pub(crate) mod transcendental;
 mod trig_preop;
 pub(crate) mod vcmp;
@@ -1224,6 +1225,29 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let r = fma_lanes(&v.f(0)?, &v.f(1)?, &v.f(2)?);
             v.putf(&r)
         }
+        // GFX9's non-fused multiply-add (AMD CDNA2 ISA guide, V_MAD_F32 and
+        // V_MAC_F32: the product rounded, then the sum; these opcodes do not
+        // support denormals, so inputs, product and result flush to zero).
+        VMadF32 | VMacF32 => {
+            let (a, b) = (v.f(0)?, v.f(1)?);
+            let c = if i.op == VMacF32 {
+                v.w.vgpr[i.dst as usize].map(f32::from_bits)
+            } else {
+                v.f(2)?
+            };
+            let ftz = |x: f32| {
+                if x.is_subnormal() {
+                    0.0f32.copysign(x)
+                } else {
+                    x
+                }
+            };
+            let mut r = [0f32; LANES];
+            for l in 0..LANES {
+                r[l] = ftz(ftz(ftz(a[l]) * ftz(b[l])) + ftz(c[l]));
+            }
+            v.putf(&r)
+        }
         VFmamkF32 => {
             // dst = src0 * K + vsrc1 (K is src[2]).
             let (a, b, k) = (v.f(0)?, v.f(1)?, v.f(2)?);
@@ -1806,6 +1830,34 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let mut r = [0u64; LANES];
             for l in 0..LANES {
                 r[l] = b[l] << (a[l] & 63);
+            }
+            v.put64(&r)
+        }
+        // gfx942 (AMD CDNA3 ISA guide, "VOP3"/"VOP1"): D = (S0 << S1[2:0]) + S2
+        // on 64 bits; a 64-bit move.
+        VLshlAddU64 => {
+            let (a, b, c) = (v.u64(0)?, v.u(1)?, v.u64(2)?);
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = (a[l] << (b[l] & 7)).wrapping_add(c[l]);
+            }
+            v.put64(&r)
+        }
+        VMovB64 => {
+            let a = v.u64(0)?;
+            v.put64(&a)
+        }
+        // GFX9 v_pk_mov_b32 (CDNA3 ISA guide, "VOP3P"): the low dword from
+        // S0's dword op_sel[0], the high one from S1's dword op_sel[1].
+        VPkMovB32 => {
+            let (a, b) = (v.u64(0)?, v.u64(1)?);
+            let (sa, sb) = (
+                32 * (i.mods.opsel & 1) as u32,
+                16 * (i.mods.opsel & 2) as u32,
+            );
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = (a[l] >> sa) & 0xFFFF_FFFF | ((b[l] >> sb) & 0xFFFF_FFFF) << 32;
             }
             v.put64(&r)
         }

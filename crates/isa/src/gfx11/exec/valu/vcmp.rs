@@ -295,6 +295,14 @@ pub(crate) fn vopc(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     // Wave64: each half writes its word of the 64-bit mask.
     if d.x {
         w.sgpr[EXEC + w.half] = m;
+        if i.flags & Inst::CMPX_WRITES_DST != 0 {
+            // GFX9's v_cmpx writes its destination too (gfx9/exec_form.rs).
+            if i.family == Family::Vopc {
+                w.sgpr[VCC + w.half] = m;
+            } else {
+                w.set_lane_mask(i.dst as usize, m);
+            }
+        }
     } else if i.family == Family::Vopc {
         w.sgpr[VCC + w.half] = m;
     } else {

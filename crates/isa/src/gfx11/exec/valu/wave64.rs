@@ -99,7 +99,16 @@ fn writes_lane_mask(i: &Inst) -> bool {
     match i.family {
         Family::Vopc | Family::Vop3sd => true,
         Family::Vop3 => crate::gfx11::decode::is_vop3_compare(i),
-        Family::Vop2 => matches!(i.op, Op::VAddCoCiU32 | Op::VSubCoCiU32 | Op::VSubrevCoCiU32),
+        // GFX9's VOP2 v_add_co_u32 family writes VCC too.
+        Family::Vop2 => matches!(
+            i.op,
+            Op::VAddCoCiU32
+                | Op::VSubCoCiU32
+                | Op::VSubrevCoCiU32
+                | Op::VAddCoU32
+                | Op::VSubCoU32
+                | Op::VSubrevCoU32
+        ),
         _ => false,
     }
 }

@@ -44,7 +44,9 @@ pub(crate) struct Scratch {
 
 impl Scratch {
     pub(crate) fn of_inst(i: &Inst) -> Option<Scratch> {
-        if i.family != Family::Scratch || i.dpp.is_some() {
+        // gfx90a's FLAT_SCRATCH check takes the general path.
+        if i.family != Family::Scratch || i.dpp.is_some() || i.flags & Inst::FLAT_SCRATCH_BASE != 0
+        {
             return None;
         }
         let (store, size, reg) = match mem_kind(i.op) {

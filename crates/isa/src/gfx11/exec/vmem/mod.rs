@@ -21,7 +21,7 @@ pub(crate) mod mubuf;
 pub(crate) mod private_layout;
 pub(crate) mod sample;
 
-use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal};
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::exec::vmem::atomics::{Rmw, apply32, apply64, atomic32, atomic64};
 use crate::gfx11::exec::vmem::mem::{
     coalesced_row, gather, le_row, read_bytes, resolve, scatter, store_coalesced_row, write_bytes,
@@ -105,6 +105,12 @@ fn smem_general(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         SLoadB256 | SBufferLoadB256 => 8,
         SLoadB512 | SBufferLoadB512 => 16,
         SDcacheInv | SGl1Inv => return Ok(Flow::Next),
+        // GFX9's s_memrealtime (AMD CDNA3 ISA guide, "Scalar Memory
+        // Operations"): the 64-bit REALTIME counter into an SGPR pair.
+        SMemrealtime => {
+            w.set_sgpr64(i.dst as usize, crate::realtime::realtime_ticks());
+            return Ok(Flow::Next);
+        }
         _ => return Err(illegal(i)),
     };
     let soff = if i.imm2 as usize == NULL {
@@ -171,6 +177,9 @@ pub(crate) enum Seg {
 pub(crate) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if matches!(i.op, Op::GlobalLoadAddtidB32 | Op::GlobalStoreAddtidB32) {
         return global_addtid(w, env, i);
+    }
+    if i.flags & Inst::FLAT_SCRATCH_BASE != 0 {
+        check_flat_scratch(w, env, i)?;
     }
     if env.observer.is_some() {
         super::observe::flat(w, env, i);
@@ -530,6 +539,23 @@ fn for_active_lanes(exec: u32, mut f: impl FnMut(usize)) {
                 f(l);
             }
         }
+    }
+}
+
+/// gfx90a's scratch instructions address memory from FLAT_SCRATCH, which the
+/// kernel prologue sets to its flat scratch init plus its private segment
+/// wave offset (AMDGPUUsage, "Flat Scratch"): the wave's slot in the
+/// backing memory. The executor addresses the wave's slot itself, so any
+/// other FLAT_SCRATCH is refused rather than ignored.
+#[cold]
+fn check_flat_scratch(w: &Wave, env: &Env, i: &Inst) -> Result<(), WaveErrorKind> {
+    let slot = env
+        .scratch_va
+        .wrapping_add(u64::from(w.index).wrapping_mul(env.scratch_wave_bytes as u64));
+    if w.sgpr64(102) == slot {
+        Ok(())
+    } else {
+        Err(unmodelled(i, "FLAT_SCRATCH is not the wave's scratch slot"))
     }
 }
 

@@ -121,7 +121,16 @@ pub(crate) fn buffer_lanes(w: &Wave, i: &Inst) -> Result<BufferLanes, WaveErrorK
 }
 
 pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
-    if matches!(i.op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
+    // Cache controls (gfx11's and GFX9's): every agent's view is coherent here.
+    if matches!(
+        i.op,
+        Op::BufferGl0Inv
+            | Op::BufferGl1Inv
+            | Op::BufferWbinvl1
+            | Op::BufferWbinvl1Vol
+            | Op::BufferWbl2
+            | Op::BufferInv
+    ) {
         return Ok(Flow::Next);
     }
     // The decoder's fields (see decode/buffer.rs); tfe from word 1.

@@ -1,0 +1,195 @@
+//! GFX9 instructions in the executor's form: the code cache runs every
+//! decoded GFX9 instruction through [`normalise`] once, so the gfx11
+//! semantics (keyed by `Op`) run it with no per-instruction question about
+//! the family. The disassembler never sees this form: it prints the decoder's.
+//!
+//! What changes (AMD CDNA3 ISA guide, "Scalar Operands", "Microcode Formats"):
+//! - scalar register codes: GFX9's M0 is 124 and its null 125, gfx11 has
+//!   them the other way round; FLAT_SCRATCH (102/103) and XNACK_MASK
+//!   (104/105) stay where they are, as the executor's s102..s105;
+//! - SMEM: GFX9 says with its imm and soe bits whether the offset is an
+//!   immediate or an SGPR and whether soffset is added; gfx11's form always
+//!   adds `imm` and the soffset SGPR (null: none);
+//! - FLAT/GLOBAL/SCRATCH: "no saddr" is 0x7F (gfx11: null); gfx90a's
+//!   scratch uses its address VGPR exactly when saddr is off (gfx942 and
+//!   gfx11 say so with the sve bit), and addresses from FLAT_SCRATCH, which
+//!   must be the wave's scratch slot ([`Inst::FLAT_SCRATCH_BASE`]);
+//! - v_cmpx writes VCC (VOPC) or its SGPR destination (VOP3) as well as
+//!   EXEC ([`Inst::CMPX_WRITES_DST`]).
+//!
+//! What the executor does not model fails here, as an `Unmodelled` decode
+//! error naming the instruction, which the wave reports as an illegal
+//! instruction when it reaches it: AGPR operands, gfx90a's row_newbcast
+//! DPP, loads into LDS, MUBUF loads, stores and atomics (GFX9 buffer range
+//! checking).
+
+use super::Target;
+use crate::gfx11::decode::{DecodeError, DecodeErrorKind, is_vop3_compare};
+use crate::gfx11::inst::{Family, Inst, Operand, Src};
+use crate::opcodes::Op;
+
+/// GFX9's M0 and null register codes.
+const M0: u16 = 124;
+const NULL: u16 = 125;
+/// The executor's (gfx11's) null register code.
+const EXEC_NULL: u8 = 124;
+/// GFX9 FLAT saddr "off".
+const SADDR_OFF: u8 = 0x7F;
+
+/// The executor's code for GFX9 scalar register code `code` (M0 and null
+/// swap places; every other code is the same register).
+pub(crate) fn sreg(code: u16) -> u16 {
+    match code {
+        M0 => NULL,
+        NULL => M0,
+        c => c,
+    }
+}
+
+fn sreg8(code: u8) -> u8 {
+    sreg(code as u16) as u8
+}
+
+/// A source operand renumbered (constants and VGPRs stay as they are).
+fn operand(o: Operand) -> Operand {
+    match o.src {
+        Src::Sgpr(r) => Operand {
+            code: sreg(o.code),
+            src: Src::Sgpr(sreg8(r)),
+        },
+        _ => o,
+    }
+}
+
+fn unmodelled(i: &Inst, what: &str) -> DecodeError {
+    DecodeError {
+        kind: DecodeErrorKind::Unmodelled,
+        words: i.raw().to_vec(),
+        mnemonic: Some(format!("{} ({what})", i.mnemonic)),
+    }
+}
+
+/// Is `i`'s `dst` field a scalar register code?
+fn scalar_dst(i: &Inst) -> bool {
+    match i.family {
+        Family::Sop1 | Family::Sop2 | Family::Sopk | Family::Smem => true,
+        Family::Vop1 | Family::Vop3 => {
+            matches!(i.op, Op::VReadfirstlaneB32 | Op::VReadlaneB32) || is_vop3_compare(i)
+        }
+        _ => false,
+    }
+}
+
+/// `i` (decoded for `target`) in the executor's form, or why the executor
+/// cannot run it.
+pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
+    if i.acc != 0 || i.mai.is_some() {
+        return Err(unmodelled(&i, "accumulation registers"));
+    }
+    if let Some(s) = &mut i.sdwa {
+        // A VOPC SDWA compare writes VCC or the SGPR pair its sdst names.
+        s.sdst = s.sdst.map(sreg8).filter(|&c| c != 106);
+    }
+    if let Some(dpp) = &i.dpp {
+        // The controls gfx11's DPP16 shares (AMD CDNA3 ISA guide, "DPP"):
+        // quad_perm, row_shl/shr/ror, row_mirror, row_half_mirror; and
+        // GFX9's wave shifts, rotates and row_bcast (valu/dpp.rs). gfx90a's
+        // row_newbcast is not modelled.
+        let known = matches!(
+            dpp.ctrl,
+            0..=0xFF
+                | 0x101..=0x10F
+                | 0x111..=0x11F
+                | 0x121..=0x12F
+                | 0x130
+                | 0x134
+                | 0x138
+                | 0x13C
+                | 0x140..=0x143
+        );
+        if !known {
+            return Err(unmodelled(&i, "DPP control"));
+        }
+        // The executor reads a DPP src0 through the permuted row.
+        i.src[0].src = Src::DppRow;
+    }
+    for k in 0..3 {
+        i.src[k] = operand(i.src[k]);
+    }
+    if scalar_dst(&i) {
+        i.dst = sreg(i.dst);
+    }
+    i.sdst = sreg8(i.sdst);
+    match i.family {
+        Family::Smem => smem(&mut i)?,
+        Family::Mubuf => mubuf(&mut i)?,
+        Family::Flat | Family::Global | Family::Scratch => flat(target, &mut i)?,
+        Family::Vopc | Family::Vop3 if i.op.name().starts_with("v_cmpx_") => {
+            // GFX9 v_cmpx writes EXEC and the compare's destination
+            // (AMD CDNA3 ISA guide, "Vector Compare": "write the result to
+            // VCC or SGPR and to EXEC").
+            i.flags |= Inst::CMPX_WRITES_DST;
+        }
+        _ => {}
+    }
+    Ok(i)
+}
+
+/// SMEM (AMD CDNA3 ISA guide, "Scalar Memory"): imm [17] set, the offset
+/// is the 21-bit immediate; clear, offset[7:0] names an SGPR; soe [14]
+/// adds the soffset SGPR to an immediate offset.
+fn smem(i: &mut Inst) -> Result<(), DecodeError> {
+    if super::decode::no_address(i.op) {
+        return Ok(());
+    }
+    let (w0, w1) = (i.words[0], i.words[1]);
+    let (imm, soe) = ((w0 >> 17) & 1 != 0, (w0 >> 14) & 1 != 0);
+    match (imm, soe) {
+        (true, false) => i.imm2 = u32::from(EXEC_NULL),
+        (true, true) => i.imm2 = u32::from(sreg((w1 >> 25) as u16)),
+        (false, false) if w1 & 0xFF < 128 => {
+            i.imm = 0;
+            i.imm2 = u32::from(sreg((w1 & 0xFF) as u16));
+        }
+        (false, false) => return Err(unmodelled(i, "offset register code")),
+        (false, true) => return Err(unmodelled(i, "soe without an immediate offset")),
+    }
+    Ok(())
+}
+
+/// MUBUF: the cache controls (buffer_wbinvl1*, buffer_wbl2, buffer_inv:
+/// no operands) run as they are; the loads, stores and atomics do not,
+/// since GFX9's V# has no OOB_SELECT and checks ranges by its own rules
+/// (AMD CDNA3 ISA guide, "Buffer Instructions"), which the executor's gfx11
+/// checks would misread.
+fn mubuf(i: &mut Inst) -> Result<(), DecodeError> {
+    if i.widths[0] == 0 && i.widths[1] == 0 {
+        Ok(())
+    } else {
+        Err(unmodelled(i, "GFX9 buffer range checking"))
+    }
+}
+
+/// FLAT, GLOBAL and SCRATCH.
+fn flat(target: Target, i: &mut Inst) -> Result<(), DecodeError> {
+    if i.flags & super::decode::LDS != 0 {
+        return Err(unmodelled(i, "loads into LDS"));
+    }
+    if i.family != Family::Flat && i.saddr == NULL as u8 {
+        return Err(unmodelled(i, "null saddr"));
+    }
+    let off = i.saddr == SADDR_OFF;
+    if i.family == Family::Scratch && target == Target::Gfx90a {
+        // gfx90a: SADDR off means the address VGPR is used, else it is not
+        // (AMD CDNA2 ISA guide, "Scratch Instructions"); addresses are
+        // relative to FLAT_SCRATCH (no architected flat scratch).
+        i.flags =
+            (i.flags & !Inst::SVE) | if off { Inst::SVE } else { 0 } | Inst::FLAT_SCRATCH_BASE;
+    }
+    if off {
+        i.saddr = EXEC_NULL;
+    }
+    // The sc1 bit is a cache policy: nothing to model.
+    i.flags &= !super::decode::SCC;
+    Ok(())
+}

@@ -1,0 +1,347 @@
+//! GFX9 execution (gfx942, gfx90a) of hand-written kernels (kernels.rs,
+//! assembled by generate.sh from the *.s files here): the GFX9 register
+//! numbering (M0, null, saddr off), SMEM offset forms, the VOP2 carry ops,
+//! v_cmpx writing VCC, DPP (row and whole-wave controls), SDWA, LDS, the initial wave state of each target and
+//! private memory through scratch_*, each result computed on the host.
+
+use std::sync::Arc;
+
+use aqueduct_isa::gfx9::Target;
+use aqueduct_isa::gfx11::{CodeCache, Dispatch, WorkerContext};
+use aqueduct_isa::{Isa, WaveErrorKind};
+use aqueduct_kfd::abi::KernelDescriptor;
+
+use super::*;
+
+#[allow(dead_code)]
+mod kernels {
+    include!("kernels.rs");
+}
+
+const TARGETS: [Target; 2] = [Target::Gfx942, Target::Gfx90a];
+
+/// kernel_code_properties bits (AMDGPUUsage, "Kernel Descriptor").
+const PRIVATE_SEGMENT_BUFFER: u16 = 1 << 0;
+const DISPATCH_PTR: u16 = 1 << 1;
+const QUEUE_PTR: u16 = 1 << 2;
+const KERNARG_PTR: u16 = 1 << 3;
+const DISPATCH_ID: u16 = 1 << 4;
+const FLAT_SCRATCH_INIT: u16 = 1 << 5;
+const PRIVATE_SEGMENT_SIZE: u16 = 1 << 6;
+/// compute_pgm_rsrc2 bits.
+const PRIVATE_SEGMENT: u32 = 1 << 0;
+const WORKGROUP_ID_X: u32 = 1 << 7;
+const WORKGROUP_IDS: u32 = 7 << 7;
+
+/// Place `code` after a wave64 descriptor with `properties` enabled
+/// (user SGPRs counted from them) and `rsrc2`'s system SGPRs.
+fn gfx9_kernel(
+    mem: &mut TestMem,
+    code: &[u32],
+    properties: u16,
+    rsrc2: u32,
+    ids: u32,
+    private: u32,
+) -> (u64, KernelDescriptor) {
+    let user: u32 = [
+        (PRIVATE_SEGMENT_BUFFER, 4),
+        (DISPATCH_PTR, 2),
+        (QUEUE_PTR, 2),
+        (KERNARG_PTR, 2),
+        (DISPATCH_ID, 2),
+        (FLAT_SCRATCH_INIT, 2),
+        (PRIVATE_SEGMENT_SIZE, 1),
+    ]
+    .iter()
+    .filter(|(bit, _)| properties & bit != 0)
+    .map(|(_, n)| n)
+    .sum();
+    let kd = KernelDescriptor {
+        group_segment_fixed_size: 1024,
+        private_segment_fixed_size: private,
+        kernarg_size: 64,
+        kernel_code_entry_byte_offset: 256,
+        compute_pgm_rsrc2: rsrc2 | user << 1 | ids << 11,
+        kernel_code_properties: properties,
+        ..Default::default()
+    };
+    let mut image = bytemuck::bytes_of(&kd).to_vec();
+    image.resize(256, 0);
+    image.extend_from_slice(&u32_bytes(code));
+    image.extend_from_slice(&[0; 64]);
+    mem.map(HAND_BASE, &image);
+    (HAND_BASE, kd)
+}
+
+fn gfx9_setup(target: Target, kd: KernelDescriptor, grid: [u32; 3], wg: [u32; 3]) -> DispatchSetup {
+    DispatchSetup {
+        isa: Isa::Gfx9(target),
+        ..setup(HAND_BASE, kd, grid, wg)
+    }
+}
+
+fn code(target: Target, gfx942: &'static [u32], gfx90a: &'static [u32]) -> &'static [u32] {
+    match target {
+        Target::Gfx942 => gfx942,
+        Target::Gfx90a => gfx90a,
+    }
+}
+
+#[test]
+fn saxpy_with_vop2_carries_and_saddr() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(target, kernels::SAXPY_GFX942, kernels::SAXPY_GFX90A);
+        let (_, kd) = gfx9_kernel(&mut mem, k, KERNARG_PTR, WORKGROUP_ID_X, 0, 0);
+        let n = 1000u32;
+        let x: Vec<f32> = lcg(1, n as usize)
+            .iter()
+            .map(|&v| (v >> 8) as f32 / 65536.0)
+            .collect();
+        let y: Vec<f32> = lcg(2, n as usize)
+            .iter()
+            .map(|&v| (v >> 8) as f32 / 4096.0)
+            .collect();
+        let a = -1.75f32;
+        mem.map(BUF_A, &f32_bytes(&x));
+        mem.map(BUF_B, &f32_bytes(&y));
+        let mut args = a.to_bits().to_le_bytes().to_vec();
+        args.extend_from_slice(&[0; 4]);
+        args.extend_from_slice(&ptr_args(&[BUF_A, BUF_B], &[n]));
+        mem.map(KERNARG, &args);
+        run_all(&mem, gfx9_setup(target, kd, [n, 1, 1], [64, 1, 1])).expect("runs");
+        let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| a.mul_add(*x, *y)).collect();
+        assert_eq!(mem.read_f32s(BUF_B, n as usize), want, "{target:?}");
+    }
+}
+
+#[test]
+fn m0_cmpx_carries_dpp_smem_offsets_and_lds() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(target, kernels::REGS_GFX942, kernels::REGS_GFX90A);
+        let (_, kd) = gfx9_kernel(&mut mem, k, KERNARG_PTR, WORKGROUP_ID_X, 0, 0);
+        mem.map_zeroed(BUF_A, 6 * 256);
+        mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+        run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).expect("runs");
+        let out = mem.read_u32s(BUF_A, 6 * 64);
+        for l in 0..64u32 {
+            let row = |t: usize| out[t * 64 + l as usize];
+            assert_eq!(row(0), 0x1235, "{target:?} M0 lane {l}");
+            assert_eq!(
+                row(1),
+                if l < 40 { 9 } else { 7 },
+                "{target:?} cmpx VCC lane {l}"
+            );
+            let (diff, borrow) = l.overflowing_sub(32);
+            let wide = u64::from(l) + u64::from(borrow);
+            let subb = 0u32.wrapping_sub(l).wrapping_sub(borrow as u32);
+            let want = diff.wrapping_add(subb) | if wide > 0 { 0x100 } else { 0 };
+            assert_eq!(row(2), want, "{target:?} carries lane {l}");
+            let shifted = if l % 16 == 0 { 0 } else { l - 1 };
+            assert_eq!(row(3), shifted + l, "{target:?} DPP lane {l}");
+            assert_eq!(
+                row(4),
+                (BUF_A >> 32) as u32 + 5,
+                "{target:?} SMEM/M0 lane {l}"
+            );
+            assert_eq!(row(5), (63 - l) ^ 0x55, "{target:?} LDS lane {l}");
+        }
+    }
+}
+
+#[test]
+fn sdwa_selects_and_whole_wave_dpp() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(target, kernels::SDWA_DPP_GFX942, kernels::SDWA_DPP_GFX90A);
+        let (_, kd) = gfx9_kernel(&mut mem, k, KERNARG_PTR, 0, 0, 0);
+        mem.map_zeroed(BUF_A, 7 * 256);
+        mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+        run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).expect("runs");
+        let out = mem.read_u32s(BUF_A, 7 * 64);
+        let v2 = 0x8182_8384u32;
+        for l in 0..64u32 {
+            let row = |t: usize| out[t * 64 + l as usize];
+            let v3 = 0x01_0101 * l;
+            let sum = (v2 >> 24).wrapping_add(v3 & 0xFFFF);
+            assert_eq!(row(0), 0xAAAA | sum << 16, "{target:?} SDWA word lane {l}");
+            let byte = ((v2 >> 8) & 0xFF).wrapping_add(v3 & 0xFF) & 0xFF;
+            let sext = if byte & 0x80 != 0 { 0xFF00_0000 } else { 0 };
+            assert_eq!(row(1), sext | byte << 16, "{target:?} SDWA byte lane {l}");
+            assert_eq!(row(2), l.saturating_sub(1), "{target:?} wave_shr lane {l}");
+            assert_eq!(row(3), (l + 1) % 64, "{target:?} wave_rol lane {l}");
+            let r = l / 16;
+            let bcast15 = if r % 2 == 1 {
+                1000 + 16 * r - 1 + l
+            } else {
+                1000 + l
+            };
+            assert_eq!(row(4), bcast15, "{target:?} row_bcast:15 lane {l}");
+            let bcast31 = if r >= 2 { 1031 } else { 1000 + l };
+            assert_eq!(row(5), bcast31, "{target:?} row_bcast:31 lane {l}");
+            assert_eq!(
+                row(6),
+                if l < 40 { 9 } else { 7 },
+                "{target:?} SDWA sdst lane {l}"
+            );
+        }
+    }
+}
+
+#[test]
+fn initial_wave_state_of_each_target() {
+    const PACKET: u64 = 0x4000_0000_1000;
+    const QUEUE: u64 = 0x4000_0000_2000;
+    const RESOURCE: [u32; 4] = [0x1111_0000, 0x2222_0000, 0x3333_0000, 0x4444_0000];
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(
+            target,
+            kernels::INIT_STATE_GFX942,
+            kernels::INIT_STATE_GFX90A,
+        );
+        // gfx942 has architected flat scratch: no flat scratch init.
+        let fsi = if target == Target::Gfx90a {
+            FLAT_SCRATCH_INIT
+        } else {
+            0
+        };
+        let props = PRIVATE_SEGMENT_BUFFER
+            | DISPATCH_PTR
+            | QUEUE_PTR
+            | KERNARG_PTR
+            | DISPATCH_ID
+            | fsi
+            | PRIVATE_SEGMENT_SIZE;
+        let rsrc2 = PRIVATE_SEGMENT | WORKGROUP_IDS;
+        let (_, kd) = gfx9_kernel(&mut mem, k, props, rsrc2, 2, 16);
+        mem.map_zeroed(BUF_A, 4 * 512);
+        mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+        let mut s = gfx9_setup(target, kd, [16, 16, 2], [16, 8, 2]);
+        s.packet_address = PACKET;
+        s.queue_address = QUEUE;
+        s.dispatch_id = 7;
+        s.private_segment_size = 16;
+        s.scratch.resource = RESOURCE;
+        let d = Dispatch::new(s, Arc::new(CodeCache::for_isa(Isa::Gfx9(target)))).expect("valid");
+        let st = d
+            .run_workgroup([0, 1, 0], &mem, &mut WorkerContext::new())
+            .expect("runs");
+        assert_eq!(st.waves, 4);
+        let out = mem.read_u32s(BUF_A, 512);
+        let lo = |v: u64| v as u32;
+        let hi = |v: u64| (v >> 32) as u32;
+        for wave in 0..4u32 {
+            let mut want = match target {
+                Target::Gfx90a => RESOURCE.to_vec(),
+                Target::Gfx942 => vec![0; 4],
+            };
+            want.extend([
+                lo(PACKET),
+                hi(PACKET),
+                lo(QUEUE),
+                hi(QUEUE),
+                lo(KERNARG),
+                hi(KERNARG),
+            ]);
+            want.extend([7, 0]);
+            if target == Target::Gfx90a {
+                want.extend([lo(SCRATCH), hi(SCRATCH)]);
+            }
+            // Private segment size, workgroup ids (0, 1, 0), then the wave's
+            // private segment byte offset (gfx90a: its scratch wave slot).
+            want.extend([16, 0, 1, 0]);
+            want.push(match target {
+                Target::Gfx90a => wave * SCRATCH_WAVE_BYTES as u32,
+                Target::Gfx942 => 0,
+            });
+            want.resize(19, 0);
+            want.extend([u32::MAX, u32::MAX]);
+            let base = wave as usize * 32;
+            assert_eq!(
+                &out[base..base + 21],
+                &want[..],
+                "{target:?} wave {wave} SGPRs"
+            );
+            for l in 0..64u32 {
+                let flat = wave * 64 + l;
+                let (x, y, z) = (flat % 16, flat / 16 % 8, flat / 128);
+                assert_eq!(
+                    out[256 + flat as usize],
+                    x | y << 10 | z << 20,
+                    "{target:?} v0 of work-item {flat}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn private_memory_through_scratch_instructions() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let (k, props) = match target {
+            Target::Gfx90a => (kernels::SCRATCH_GFX90A, KERNARG_PTR | FLAT_SCRATCH_INIT),
+            Target::Gfx942 => (kernels::SCRATCH_GFX942, KERNARG_PTR),
+        };
+        let (_, kd) = gfx9_kernel(&mut mem, k, props, PRIVATE_SEGMENT | WORKGROUP_ID_X, 0, 32);
+        mem.map_zeroed(BUF_A, 4 * 128);
+        mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+        run_all(&mem, gfx9_setup(target, kd, [128, 1, 1], [128, 1, 1])).expect("runs");
+        let want: Vec<u32> = (0..128).map(|l| (3 * l) | (l << 16)).collect();
+        assert_eq!(mem.read_u32s(BUF_A, 128), want, "{target:?}");
+    }
+}
+
+#[test]
+fn unmodelled_gfx9_forms_are_illegal_instructions() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(target, kernels::MUBUF_GFX942, kernels::MUBUF_GFX90A);
+        let (_, kd) = gfx9_kernel(&mut mem, k, 0, 0, 0, 0);
+        let e = run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
+        match e.kind {
+            WaveErrorKind::IllegalInstruction { words, mnemonic } => {
+                assert_eq!(words, k[..2].to_vec(), "{target:?}");
+                let m = mnemonic.expect("named");
+                assert!(m.starts_with("buffer_load_dword"), "{m}");
+                assert!(m.contains("range checking"), "{m}");
+            }
+            other => panic!("{target:?}: {other:?}"),
+        }
+        assert_eq!(e.pc, HAND_BASE + 256);
+    }
+}
+
+/// gfx90a's scratch instructions address from FLAT_SCRATCH: left unset by
+/// the kernel it is not the wave's slot, which is refused, not ignored.
+#[test]
+fn gfx90a_scratch_without_flat_scratch_is_refused() {
+    let mut mem = TestMem::new();
+    let k = kernels::NO_FLAT_SCRATCH_GFX90A;
+    let (_, kd) = gfx9_kernel(&mut mem, k, FLAT_SCRATCH_INIT, PRIVATE_SEGMENT, 0, 16);
+    let s = gfx9_setup(Target::Gfx90a, kd, [64, 1, 1], [64, 1, 1]);
+    let e = run_all(&mem, s).unwrap_err();
+    match e.kind {
+        WaveErrorKind::IllegalInstruction { mnemonic, .. } => {
+            let m = mnemonic.expect("named");
+            assert!(m.starts_with("scratch_store_dword"), "{m}");
+            assert!(m.contains("FLAT_SCRATCH"), "{m}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(e.pc, HAND_BASE + 256 + 4);
+}
+
+#[test]
+fn a_dispatch_must_match_its_code_cache() {
+    let mut mem = TestMem::new();
+    let (_, kd) = gfx9_kernel(&mut mem, kernels::SAXPY_GFX942, KERNARG_PTR, 0, 0, 0);
+    let s = gfx9_setup(Target::Gfx942, kd, [64, 1, 1], [64, 1, 1]);
+    let e = Dispatch::new(s, Arc::new(CodeCache::new())).unwrap_err();
+    assert!(
+        matches!(e.kind, WaveErrorKind::InvalidDescriptor(_)),
+        "{e:?}"
+    );
+}

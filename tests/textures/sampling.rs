@@ -69,8 +69,11 @@ fn taps(u: f64, filter: FilterMode) -> Vec<(i64, f64)> {
     }
 }
 
+/// A texture's contents: texel (x, y) as four components.
+type TexelFn = dyn Fn(u32, u32) -> [f32; 4];
+
 struct Model<'a> {
-    texel: &'a dyn Fn(u32, u32) -> [f32; 4],
+    texel: &'a TexelFn,
     mode: AddressMode,
     filter: FilterMode,
     border: [f32; 4],
@@ -248,7 +251,7 @@ fn sampling_and_gathers_match_the_host_model() {
     for mode in modes {
         for filter in [FilterMode::Nearest, FilterMode::Linear] {
             let s = sampler(&c, mode, filter, Some(SamplerBorderColor::OpaqueWhite));
-            let cases: [(&TextureView, &dyn Fn(u32, u32) -> [f32; 4], &str); 2] = [
+            let cases: [(&TextureView, &TexelFn, &str); 2] = [
                 (&rgba_view, &rgba_texel, "rgba32float"),
                 (&r_view, &r_texel, "r32float"),
             ];

@@ -102,10 +102,7 @@ fn compare(f: CompareFunction) -> CompareFunc {
 }
 
 /// The S# of `desc`, after wgpu-core's `create_sampler` checks.
-fn build(
-    device: &DeviceShared,
-    desc: &SamplerDescriptor<'_>,
-) -> Result<[u32; 4], CreateSamplerError> {
+fn build(features: Features, desc: &SamplerDescriptor<'_>) -> Result<[u32; 4], CreateSamplerError> {
     let modes = [
         desc.address_mode_u,
         desc.address_mode_v,
@@ -122,7 +119,7 @@ fn build(
         ),
     ];
     for (used, feature) in needed {
-        if used && !device.features.contains(feature) {
+        if used && !features.contains(feature) {
             return Err(CreateSamplerError::MissingFeature { feature });
         }
     }
@@ -176,7 +173,7 @@ fn build(
 
 pub(crate) fn create_sampler(device: &DeviceShared, desc: &SamplerDescriptor<'_>) -> Sampler {
     let label = desc.label.map(str::to_string);
-    let words = match build(device, desc) {
+    let words = match build(device.features, desc) {
         Ok(w) => Some(w),
         Err(source) => {
             device.report(SamplerError::Create {
@@ -222,4 +219,82 @@ pub(crate) fn bind_sampler(
         });
     }
     Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The S# a descriptor builds, read back by the decoder gfxsim runs.
+    fn decoded(desc: &SamplerDescriptor<'_>) -> sd::SamplerDescriptor {
+        let words = build(Features::all(), desc).expect("a valid descriptor");
+        sd::SamplerDescriptor::decode(&words).expect("an S# gfxsim runs")
+    }
+
+    #[test]
+    fn descriptors_map_onto_the_s_sharp() {
+        let s = decoded(&SamplerDescriptor {
+            address_mode_u: AddressMode::Repeat,
+            address_mode_v: AddressMode::MirrorRepeat,
+            address_mode_w: AddressMode::ClampToBorder,
+            mag_filter: FilterMode::Linear,
+            min_filter: FilterMode::Nearest,
+            mipmap_filter: MipmapFilterMode::Linear,
+            lod_min_clamp: 0.5,
+            lod_max_clamp: 2.25,
+            compare: Some(CompareFunction::GreaterEqual),
+            border_color: Some(SamplerBorderColor::OpaqueWhite),
+            ..Default::default()
+        });
+        assert_eq!(
+            s.address,
+            [HwAddress::Wrap, HwAddress::Mirror, HwAddress::ClampBorder]
+        );
+        assert_eq!(
+            (s.mag_filter, s.min_filter),
+            (XyFilter::Bilinear, XyFilter::Point)
+        );
+        assert_eq!(s.mip_filter, MipFilter::Linear);
+        assert_eq!((s.min_lod, s.max_lod), (0.5, 2.25));
+        assert_eq!(s.compare, CompareFunc::GreaterEqual);
+        assert_eq!(s.border_color, BorderColor::OpaqueWhite);
+        assert!(s.trunc_coord && !s.unnormalized);
+        // wgpu's default maximum (32) is above what the S# holds.
+        let d = decoded(&SamplerDescriptor::default());
+        assert_eq!((d.min_lod, d.max_lod), (0.0, MAX_LOD));
+        assert_eq!(d.address, [HwAddress::ClampLastTexel; 3]);
+        assert_eq!(d.compare, CompareFunc::Never);
+    }
+
+    #[test]
+    fn features_gate_the_border_modes() {
+        let border = SamplerDescriptor {
+            address_mode_u: AddressMode::ClampToBorder,
+            ..Default::default()
+        };
+        let zero = SamplerDescriptor {
+            border_color: Some(SamplerBorderColor::Zero),
+            ..Default::default()
+        };
+        assert_eq!(
+            build(Features::empty(), &border),
+            Err(CreateSamplerError::MissingFeature {
+                feature: Features::ADDRESS_MODE_CLAMP_TO_BORDER
+            })
+        );
+        assert_eq!(
+            build(Features::ADDRESS_MODE_CLAMP_TO_BORDER, &zero),
+            Err(CreateSamplerError::MissingFeature {
+                feature: Features::ADDRESS_MODE_CLAMP_TO_ZERO
+            })
+        );
+        let nan = SamplerDescriptor {
+            lod_max_clamp: f32::NAN,
+            ..Default::default()
+        };
+        assert!(matches!(
+            build(Features::all(), &nan),
+            Err(CreateSamplerError::LodMaxClamp { .. })
+        ));
+    }
 }

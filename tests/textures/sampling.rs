@@ -640,3 +640,116 @@ fn sampler_rules_are_validated() {
         },
     );
 }
+
+/// A `sampler_comparison` with a `texture_depth_2d`: the auto layout has a
+/// Comparison sampler entry and a Depth texture entry (wgpu-core's
+/// `derive_binding_type`), so a comparison sampler binds there and a plain
+/// one or a float view does not. (Depth textures are not creatable yet, so
+/// nothing is dispatched.)
+#[test]
+fn comparison_samplers_get_comparison_and_depth_entries() {
+    if !llvm_installed("comparison_samplers_get_comparison_and_depth_entries") {
+        return;
+    }
+    let c = ctx();
+    let module = expect_valid(&c.device, || {
+        c.device.create_shader_module(ShaderModuleDescriptor {
+            label: Some("compare"),
+            source: ShaderSource::Wgsl(Cow::Borrowed(
+                "@group(0) @binding(0) var t: texture_depth_2d;
+@group(0) @binding(1) var s: sampler_comparison;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(1)
+fn main() { out[0] = textureSampleCompareLevel(t, s, vec2<f32>(0.5), 0.25); }",
+            )),
+        })
+    });
+    let p = pipeline_of(&c, &module, "main");
+    let layout = p.get_bind_group_layout(0);
+    let (nearest, compare) = (
+        c.device.create_sampler(&SamplerDescriptor::default()),
+        c.device.create_sampler(&SamplerDescriptor {
+            compare: Some(CompareFunction::LessEqual),
+            ..Default::default()
+        }),
+    );
+    let float = texture(
+        &c,
+        TextureDimension::D2,
+        TextureFormat::R32Float,
+        [W, H, 1],
+        ALL_USAGES,
+    );
+    let float_view = float.create_view(&Default::default());
+    let out = storage(&c.device, 16);
+    let group = |view: &TextureView, s: &Sampler| {
+        c.device.create_bind_group(&BindGroupDescriptor {
+            label: None,
+            layout: &layout,
+            entries: &[
+                BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::TextureView(view),
+                },
+                BindGroupEntry {
+                    binding: 1,
+                    resource: BindingResource::Sampler(s),
+                },
+                BindGroupEntry {
+                    binding: 2,
+                    resource: out.as_entire_binding(),
+                },
+            ],
+        })
+    };
+    // Entries are checked in the order given: the Depth entry refuses the
+    // float view before the sampler is looked at.
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                bind_err(e),
+                Some(TextureBindingError::SampleType {
+                    layout: TextureSampleType::Depth,
+                    format: TextureFormat::R32Float,
+                })
+            )
+        },
+        || group(&float_view, &compare),
+    );
+    // A plain sampler at the Comparison entry (the texture entry given
+    // last, so the sampler's rule is the one reached).
+    let sampler_first = |s: &Sampler| {
+        c.device.create_bind_group(&BindGroupDescriptor {
+            label: None,
+            layout: &layout,
+            entries: &[
+                BindGroupEntry {
+                    binding: 1,
+                    resource: BindingResource::Sampler(s),
+                },
+                BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::TextureView(&float_view),
+                },
+                BindGroupEntry {
+                    binding: 2,
+                    resource: out.as_entire_binding(),
+                },
+            ],
+        })
+    };
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                sampler_bind_err(e),
+                Some(SamplerBindingError::Comparison {
+                    layout: SamplerBindingType::Comparison,
+                    comparison: false
+                })
+            )
+        },
+        || sampler_first(&nearest),
+    );
+}

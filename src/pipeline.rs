@@ -339,7 +339,8 @@ fn layout_accepts(
 fn check_filtering(
     entry: &EntryPoint,
     groups: &[Option<BindGroupLayout>],
-) -> Result<(), (u32, u32, u32, u32, TextureSampleType)> {
+    label: Label<'_>,
+) -> Result<(), ComputePipelineError> {
     let layout_entry = |group: u32, binding: u32| {
         groups
             .get(group as usize)
@@ -362,7 +363,12 @@ fn check_filtering(
                         | TextureSampleType::Uint
                 );
                 if refused {
-                    return Err((group, binding, b.group, b.binding, sample_type));
+                    return Err(ComputePipelineError::Filtering {
+                        label: label.map(str::to_string),
+                        texture: [group, binding],
+                        sampler: [b.group, b.binding],
+                        sample_type,
+                    });
                 }
             }
         }
@@ -557,14 +563,7 @@ pub(crate) fn create_compute_pipeline(
     let build =
         || -> Result<(EntryPoint, Vec<Option<BindGroupLayout>>, u32), ComputePipelineError> {
             let (entry, groups, imm) = build()?;
-            check_filtering(&entry, &groups).map_err(|(tg, tb, sg, sb, sample_type)| {
-                ComputePipelineError::Filtering {
-                    label: desc.label.map(str::to_string),
-                    texture: [tg, tb],
-                    sampler: [sg, sb],
-                    sample_type,
-                }
-            })?;
+            check_filtering(&entry, &groups, desc.label)?;
             Ok((entry, groups, imm))
         };
     match build() {

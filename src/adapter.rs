@@ -132,6 +132,13 @@ impl Adapter {
             | Features::TIMESTAMP_QUERY
             | Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | Features::TIMESTAMP_QUERY_INSIDE_PASSES
+            // The texture unit filters 32-bit float formats (radv exposes
+            // linear filtering of R32/R32G32B32A32_SFLOAT on these parts)
+            // and has the three built-in border colours (Mesa `sid.h`
+            // `SQ_TEX_BORDER_COLOR_*`; gfx11/sampler_desc.rs).
+            | Features::FLOAT32_FILTERABLE
+            | Features::ADDRESS_MODE_CLAMP_TO_BORDER
+            | Features::ADDRESS_MODE_CLAMP_TO_ZERO
     }
 
     /// The best limits the agent supports (compute limits from the agent;

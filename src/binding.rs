@@ -6,7 +6,8 @@
 //! itself (`origin` records the pipeline). A bind group resolves each entry
 //! to (buffer, offset, size) at creation, after the WebGPU checks; a
 //! texture view resolves to its texture's buffer, the byte range of the
-//! view's layers and the view's image descriptor (`src/texture.rs`).
+//! view's layers and the view's image descriptor (`src/texture.rs`); a
+//! sampler resolves to its S# words (`src/sampler.rs`).
 
 use std::sync::Arc;
 
@@ -17,8 +18,9 @@ use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::{
     BindGroupError, BindGroupLayoutError, BufferRole, DeviceId, DeviceMismatch, LayoutIdent,
-    ObjectKind, same_device,
+    ObjectKind, SamplerBindingError, same_device,
 };
+use crate::sampler::Sampler;
 use crate::texture::TextureView;
 use aqueduct_isa::gfx11::image_desc::ImageDescriptor;
 
@@ -135,6 +137,9 @@ pub(crate) fn create_layout(
                         }
                     }
                 }
+                // Every sampler binding type is one a kernel binds: the S#
+                // is a by-value kernel argument.
+                BindingType::Sampler(_) => {}
                 BindingType::StorageTexture { .. } | BindingType::Texture { .. } => {
                     crate::texture_binding::check_layout_entry(&e.ty).map_err(|source| {
                         BindGroupLayoutError::Texture {
@@ -206,6 +211,8 @@ pub enum BindingResource<'a> {
     Buffer(BufferBinding<'a>),
     /// A texture view, for a storage or sampled texture entry.
     TextureView(&'a TextureView),
+    /// A sampler, for a sampler entry.
+    Sampler(&'a Sampler),
 }
 
 /// One binding of a bind group.
@@ -244,6 +251,14 @@ pub(crate) struct BoundBuffer {
     pub texture: Option<ImageDescriptor>,
 }
 
+/// One resolved sampler entry of a bind group.
+#[derive(Clone, Debug)]
+pub(crate) struct BoundSampler {
+    pub binding: u32,
+    /// The S# words a dispatch writes into the sampler's argument.
+    pub words: [u32; 4],
+}
+
 #[derive(Debug)]
 pub(crate) struct BindGroupInner {
     pub device: DeviceId,
@@ -252,6 +267,8 @@ pub(crate) struct BindGroupInner {
     /// Sorted by binding; dynamic-offset entries in binding order are the
     /// ones `set_bind_group`'s offsets apply to.
     pub entries: Vec<BoundBuffer>,
+    /// The sampler entries, sorted by binding.
+    pub samplers: Vec<BoundSampler>,
     /// Entries with a dynamic offset.
     pub dynamic_count: usize,
     pub valid: bool,
@@ -264,6 +281,14 @@ impl BindGroupInner {
             .binary_search_by_key(&binding, |e| e.binding)
             .ok()
             .map(|i| &self.entries[i])
+    }
+
+    /// The S# words of the sampler entry `binding`.
+    pub(crate) fn sampler(&self, binding: u32) -> Option<[u32; 4]> {
+        self.samplers
+            .binary_search_by_key(&binding, |s| s.binding)
+            .ok()
+            .map(|i| self.samplers[i].words)
     }
 }
 
@@ -296,7 +321,8 @@ pub(crate) fn create_bind_group(
     let layout = desc.layout.clone();
     let limits = &device.limits;
     let label = || desc.label.map(str::to_string);
-    let resolve = || -> Result<Vec<BoundBuffer>, BindGroupError> {
+    let mut samplers: Vec<BoundSampler> = Vec::new();
+    let mut resolve = || -> Result<Vec<BoundBuffer>, BindGroupError> {
         layout.check_device(device)?;
         if !layout.inner.valid {
             return Err(BindGroupError::InvalidLayout {
@@ -315,7 +341,9 @@ pub(crate) fn create_bind_group(
         let mut out: Vec<BoundBuffer> = Vec::new();
         for entry in desc.entries {
             let binding = entry.binding;
-            if out.iter().any(|b| b.binding == binding) {
+            if out.iter().any(|b| b.binding == binding)
+                || samplers.iter().any(|s| s.binding == binding)
+            {
                 return Err(BindGroupError::DuplicateBinding {
                     label: label(),
                     binding,
@@ -333,14 +361,36 @@ pub(crate) fn create_bind_group(
                 binding,
                 source,
             };
-            let bb = match &entry.resource {
-                BindingResource::TextureView(view) => {
+            let sampler_error = |source| BindGroupError::Sampler {
+                label: label(),
+                binding,
+                source,
+            };
+            let resource = match &entry.resource {
+                BindingResource::Buffer(_) => "a buffer",
+                BindingResource::TextureView(_) => "a texture view",
+                BindingResource::Sampler(_) => "a sampler",
+            };
+            let bb = match (&entry.resource, le.ty) {
+                (BindingResource::Sampler(sampler), BindingType::Sampler(ty)) => {
+                    sampler.check_device(device)?;
+                    let words = crate::sampler::bind_sampler(ty, sampler).map_err(sampler_error)?;
+                    samplers.push(BoundSampler { binding, words });
+                    continue;
+                }
+                (BindingResource::Sampler(_), layout) | (_, layout @ BindingType::Sampler(_)) => {
+                    return Err(sampler_error(SamplerBindingError::ResourceKind {
+                        layout,
+                        resource,
+                    }));
+                }
+                (BindingResource::TextureView(view), _) => {
                     let bound = crate::texture_binding::bind_view(device, le, view)
                         .map_err(texture_error)?;
                     out.push(bound);
                     continue;
                 }
-                BindingResource::Buffer(bb) => bb,
+                (BindingResource::Buffer(bb), _) => bb,
             };
             let BindingType::Buffer {
                 ty,
@@ -466,6 +516,7 @@ pub(crate) fn create_bind_group(
             });
         }
         out.sort_by_key(|b| b.binding);
+        samplers.sort_by_key(|s| s.binding);
         let dynamic = out.iter_mut().filter(|b| b.has_dynamic_offset);
         for (i, b) in dynamic.enumerate() {
             b.dynamic_index = Some(i as u32);
@@ -476,6 +527,7 @@ pub(crate) fn create_bind_group(
         Ok(e) => (e, true),
         Err(e) => {
             device.report(e);
+            samplers.clear();
             (Vec::new(), false)
         }
     };
@@ -486,6 +538,7 @@ pub(crate) fn create_bind_group(
             layout,
             dynamic_count: entries.iter().filter(|e| e.has_dynamic_offset).count(),
             entries,
+            samplers,
             valid,
         }),
     }

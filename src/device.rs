@@ -691,6 +691,13 @@ impl Device {
         crate::texture::create_texture(&self.shared, desc)
     }
 
+    /// Create a sampler; a descriptor that breaks the rules (or asks for
+    /// anisotropic filtering, which the device does not do) reports an
+    /// error and gives an invalid sampler.
+    pub fn create_sampler(&self, desc: &crate::sampler::SamplerDescriptor<'_>) -> crate::Sampler {
+        crate::sampler::create_sampler(&self.shared, desc)
+    }
+
     /// Create a shader module from WGSL or a code object; a failure reports an error and gives an
     /// invalid module.
     pub fn create_shader_module(&self, desc: ShaderModuleDescriptor<'_>) -> ShaderModule {

@@ -42,6 +42,7 @@ pub mod query;
 pub mod queue;
 pub mod registry;
 mod ring;
+pub mod sampler;
 pub mod shader;
 #[cfg(feature = "wgsl")]
 pub mod shader_disk_cache;
@@ -90,6 +91,7 @@ pub use placement::Placement;
 pub use query::{ComputePassTimestampWrites, QuerySet, QuerySetDescriptor};
 pub use queue::{PollType, Queue, SubmissionIndex};
 pub use registry::{MapMode, Owner};
+pub use sampler::{Sampler, SamplerDescriptor};
 pub use shader::{ShaderModule, ShaderModuleDescriptor, ShaderSource};
 pub use texture::{Texture, TextureDescriptor, TextureView, TextureViewDescriptor};
 
@@ -104,9 +106,10 @@ pub use wgpu_types::{
     RequestAdapterError, ShaderStages, Trace,
 };
 pub use wgpu_types::{
-    COPY_BYTES_PER_ROW_ALIGNMENT, Extent3d, Origin3d, StorageTextureAccess, TexelCopyBufferLayout,
-    TextureAspect, TextureDimension, TextureFormat, TextureSampleType, TextureUsages,
-    TextureViewDimension,
+    AddressMode, COPY_BYTES_PER_ROW_ALIGNMENT, CompareFunction, Extent3d, FilterMode,
+    MipmapFilterMode, Origin3d, SamplerBindingType, SamplerBorderColor, StorageTextureAccess,
+    TexelCopyBufferLayout, TextureAspect, TextureDimension, TextureFormat, TextureSampleType,
+    TextureUsages, TextureViewDimension,
 };
 
 /// A debug label.

@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use wgpu_types::{
-    BindGroupLayoutEntry, BindingType, BufferBindingType, BufferSize, Features, ShaderStages,
+    BindGroupLayoutEntry, BindingType, BufferBindingType, BufferSize, Features, SamplerBindingType,
+    ShaderStages, TextureSampleType,
 };
 
 use crate::Label;
@@ -270,6 +271,25 @@ fn layout_accepts(
     entry: &BindGroupLayoutEntry,
     b: &crate::shader::ShaderBinding,
 ) -> Result<(), LayoutMismatch> {
+    if let Some(sampler) = &b.sampler {
+        if !entry.visibility.contains(ShaderStages::COMPUTE) {
+            return Err(LayoutMismatch::NotComputeVisible);
+        }
+        // wgpu-core `validation.rs` (`Resource::check`): a
+        // `sampler_comparison` needs a Comparison entry, a `sampler` a
+        // Filtering or NonFiltering one.
+        return match entry.ty {
+            BindingType::Sampler(ty)
+                if (ty == SamplerBindingType::Comparison) == sampler.comparison =>
+            {
+                Ok(())
+            }
+            layout => Err(LayoutMismatch::Sampler {
+                comparison: sampler.comparison,
+                layout,
+            }),
+        };
+    }
     if let Some(shader) = b.texture {
         if !entry.visibility.contains(ShaderStages::COMPUTE) {
             return Err(LayoutMismatch::NotComputeVisible);
@@ -311,6 +331,85 @@ fn layout_accepts(
         });
     }
     Ok(())
+}
+
+/// wgpu-core's filtering rule (`validation.rs`, `FilteringError`): a
+/// texture the entry point samples with a sampler whose layout entry is
+/// `Filtering` must be a filterable float (or depth) texture in its layout.
+fn check_filtering(
+    entry: &EntryPoint,
+    groups: &[Option<BindGroupLayout>],
+    label: Label<'_>,
+) -> Result<(), ComputePipelineError> {
+    let layout_entry = |group: u32, binding: u32| {
+        groups
+            .get(group as usize)
+            .and_then(|g| g.as_ref())
+            .and_then(|g| g.entry(binding).map(|e| e.ty))
+    };
+    for b in &entry.bindings {
+        let Some(sampler) = &b.sampler else { continue };
+        if layout_entry(b.group, b.binding)
+            != Some(BindingType::Sampler(SamplerBindingType::Filtering))
+        {
+            continue;
+        }
+        for &[group, binding] in &sampler.textures {
+            if let Some(BindingType::Texture { sample_type, .. }) = layout_entry(group, binding) {
+                let refused = matches!(
+                    sample_type,
+                    TextureSampleType::Float { filterable: false }
+                        | TextureSampleType::Sint
+                        | TextureSampleType::Uint
+                );
+                if refused {
+                    return Err(ComputePipelineError::Filtering {
+                        label: label.map(str::to_string),
+                        texture: [group, binding],
+                        sampler: [b.group, b.binding],
+                        sample_type,
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The entry type an auto layout gives shader binding `b` (WebGPU's
+/// default pipeline layout; wgpu-core's `derive_binding_type`): a sampler
+/// is Comparison or Filtering, a float texture some sampler samples is
+/// filterable, other float textures unfilterable.
+fn auto_entry_type(
+    all: &[crate::shader::ShaderBinding],
+    b: &crate::shader::ShaderBinding,
+) -> BindingType {
+    if let Some(sampler) = &b.sampler {
+        return BindingType::Sampler(if sampler.comparison {
+            SamplerBindingType::Comparison
+        } else {
+            SamplerBindingType::Filtering
+        });
+    }
+    match b.texture {
+        Some(BindingType::Texture {
+            sample_type: TextureSampleType::Float { .. },
+            view_dimension,
+            multisampled,
+        }) => BindingType::Texture {
+            sample_type: TextureSampleType::Float {
+                filterable: crate::shader::ShaderBinding::sampled_by_any(all, b.group, b.binding),
+            },
+            view_dimension,
+            multisampled,
+        },
+        Some(ty) => ty,
+        None => BindingType::Buffer {
+            ty: b.ty,
+            has_dynamic_offset: false,
+            min_binding_size: BufferSize::new(b.min_binding_size),
+        },
+    }
 }
 
 pub(crate) fn create_compute_pipeline(
@@ -436,11 +535,7 @@ pub(crate) fn create_compute_pipeline(
                             .map(|b| BindGroupLayoutEntry {
                                 binding: b.binding,
                                 visibility: ShaderStages::COMPUTE,
-                                ty: b.texture.unwrap_or(BindingType::Buffer {
-                                    ty: b.ty,
-                                    has_dynamic_offset: false,
-                                    min_binding_size: BufferSize::new(b.min_binding_size),
-                                }),
+                                ty: auto_entry_type(&entry.bindings, b),
                                 count: None,
                             })
                             .collect();
@@ -464,6 +559,12 @@ pub(crate) fn create_compute_pipeline(
                     Ok((entry, groups, imm))
                 }
             }
+        };
+    let build =
+        || -> Result<(EntryPoint, Vec<Option<BindGroupLayout>>, u32), ComputePipelineError> {
+            let (entry, groups, imm) = build()?;
+            check_filtering(&entry, &groups, desc.label)?;
+            Ok((entry, groups, imm))
         };
     match build() {
         Ok((entry, groups, _immediate_size)) => ComputePipeline {

@@ -123,6 +123,30 @@ pub(crate) struct ShaderBinding {
     /// A texture binding: the layout entry type it needs (`arg_index` is
     /// then the 32-byte image descriptor argument).
     pub texture: Option<wgpu_types::BindingType>,
+    /// A sampler binding (`arg_index` is then the 16-byte S# argument).
+    pub sampler: Option<SamplerUse>,
+}
+
+/// What a shader's sampler binding declares and samples.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub(crate) struct SamplerUse {
+    /// `sampler_comparison` (true) or `sampler`.
+    pub comparison: bool,
+    /// The (group, binding) of each texture the entry point samples with
+    /// it (the pairs wgpu-core's filtering rule checks).
+    #[serde(default)]
+    pub textures: Vec<[u32; 2]>,
+}
+
+impl ShaderBinding {
+    /// Whether the entry point samples texture (`group`, `binding`) with
+    /// any of `bindings`' samplers.
+    pub(crate) fn sampled_by_any(bindings: &[ShaderBinding], group: u32, binding: u32) -> bool {
+        bindings
+            .iter()
+            .filter_map(|b| b.sampler.as_ref())
+            .any(|s| s.textures.contains(&[group, binding]))
+    }
 }
 
 /// A by-value kernel argument fed from the immediates.
@@ -320,6 +344,9 @@ struct BindingReflection {
     /// Texture bindings: dimension, access, format or sample type.
     #[serde(default)]
     texture: Option<crate::texture_reflection::TextureReflection>,
+    /// Sampler bindings: whether it compares, the textures it samples.
+    #[serde(default)]
+    sampler: Option<SamplerUse>,
 }
 
 const DEFAULT_WORKGROUP: [u32; 3] = [64, 1, 1];
@@ -374,6 +401,7 @@ fn raw_entry_point(
                     size_arg: None,
                     min_binding_size: 0,
                     texture: None,
+                    sampler: None,
                 });
             }
             ValueKind::ByValue => {
@@ -416,6 +444,7 @@ fn reflected_entry_point(
     let mut bindings = Vec::new();
     for b in &e.bindings {
         let mut texture = None;
+        let mut sampler = None;
         let ty = match b.kind.as_str() {
             "storage_read" => BufferBindingType::Storage { read_only: true },
             "storage_read_write" => BufferBindingType::Storage { read_only: false },
@@ -438,6 +467,18 @@ fn reflected_entry_point(
                     }
                 );
                 BufferBindingType::Storage { read_only: !write }
+            }
+            "sampler" => {
+                let s = b
+                    .sampler
+                    .clone()
+                    .ok_or_else(|| ReflectionError::UnknownBindingKind {
+                        kind: "sampler without its `sampler` object".to_string(),
+                    })?;
+                sampler = Some(s);
+                // Not a buffer: the S# is a by-value argument no access
+                // reads from memory.
+                BufferBindingType::Storage { read_only: true }
             }
             other => {
                 return Err(ReflectionError::UnknownBindingKind {
@@ -468,6 +509,7 @@ fn reflected_entry_point(
             size_arg,
             min_binding_size: b.min_binding_size,
             texture,
+            sampler,
         });
     }
     let mut immediates = Vec::new();

@@ -69,9 +69,15 @@ pub(crate) fn check_layout_entry(ty: &BindingType) -> Result<(), TextureBindingE
 }
 
 /// Whether a view of `format` gives what a layout's `wanted` sample type
-/// reads (an unfilterable-float entry takes any float format).
-fn sample_type_fits(wanted: TextureSampleType, format: TextureFormat) -> bool {
-    let Some(have) = format.sample_type(Some(TextureAspect::All), None) else {
+/// reads (an unfilterable-float entry takes any float format; a filterable
+/// one the formats filterable with the device's `features`, e.g.
+/// FLOAT32_FILTERABLE for r32float).
+fn sample_type_fits(
+    wanted: TextureSampleType,
+    format: TextureFormat,
+    features: wgpu_types::Features,
+) -> bool {
+    let Some(have) = format.sample_type(Some(TextureAspect::All), Some(features)) else {
         return false;
     };
     match (wanted, have) {
@@ -117,7 +123,7 @@ pub(crate) fn bind_view(
             view_dimension,
             ..
         } => {
-            if !sample_type_fits(sample_type, shape.format) {
+            if !sample_type_fits(sample_type, shape.format, device.features) {
                 return Err(TextureBindingError::SampleType {
                     layout: sample_type,
                     format: shape.format,

@@ -67,7 +67,8 @@ const FORMATS: [(&str, TextureFormat); 40] = [
 impl TextureReflection {
     /// The layout entry type the binding needs (None: a name this facade
     /// does not know). Float textures ask for unfilterable floats, which
-    /// every float format gives (kernels do not sample).
+    /// every float format gives; an auto layout makes those a sampler
+    /// samples filterable (`crate::pipeline`).
     pub(crate) fn binding_type(&self) -> Option<BindingType> {
         let view_dimension = match self.view_dimension.as_str() {
             "d1" => TextureViewDimension::D1,
@@ -97,6 +98,7 @@ impl TextureReflection {
             "float" => TextureSampleType::Float { filterable: false },
             "sint" => TextureSampleType::Sint,
             "uint" => TextureSampleType::Uint,
+            "depth" => TextureSampleType::Depth,
             _ => return None,
         };
         Some(BindingType::Texture {

@@ -11,6 +11,9 @@ use aqueduct::*;
 use aqueduct_test_harness::facade::*;
 use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 
+#[path = "textures/sampling.rs"]
+mod sampling;
+
 fn ctx() -> Ctx {
     no_disk_cache();
     aqueduct_test_harness::facade::ctx()

@@ -483,6 +483,22 @@ impl<'e> ComputePass<'e> {
                     index: b.group,
                     pipeline: pipeline.label(),
                 })?;
+            if b.sampler.is_some() {
+                // The S# goes into its by-value argument; no memory is read.
+                let words = bg
+                    .inner
+                    .sampler(b.binding)
+                    .ok_or(DispatchError::MissingBinding {
+                        group: b.group,
+                        binding: b.binding,
+                    })?;
+                let mut bytes = [0u8; 16];
+                for (chunk, w) in bytes.chunks_exact_mut(4).zip(words) {
+                    chunk.copy_from_slice(&w.to_le_bytes());
+                }
+                builder.set(ArgRef::Index(b.arg_index), &bytes)?;
+                continue;
+            }
             let e = bg
                 .inner
                 .entry(b.binding)
@@ -539,7 +555,14 @@ impl<'e> ComputePass<'e> {
         for (i, a) in accesses.iter().enumerate() {
             for (j, o) in accesses.iter().enumerate() {
                 if i != j && a.write && a.range.start < o.range.end && o.range.start < a.range.end {
-                    let b = &entry.bindings[i];
+                    // Samplers push no access: the i-th access is the i-th
+                    // binding that is not a sampler.
+                    let b = entry
+                        .bindings
+                        .iter()
+                        .filter(|b| b.sampler.is_none())
+                        .nth(i)
+                        .expect("one access per binding that is not a sampler");
                     let buffer = self.state.groups[b.group as usize]
                         .as_ref()
                         .and_then(|(bg, _)| bg.inner.entry(b.binding))

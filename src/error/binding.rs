@@ -187,6 +187,20 @@ pub enum BindGroupError {
         #[source]
         source: super::TextureBindingError,
     },
+    /// A sampler entry that does not fit its layout entry.
+    #[error(
+        "create_bind_group{}: binding {binding}: {source}",
+        label_suffix(label)
+    )]
+    Sampler {
+        /// The bind group's label, if it has one.
+        label: Option<String>,
+        /// The entry's binding number.
+        binding: u32,
+        /// Why the sampler does not fit.
+        #[source]
+        source: super::SamplerBindingError,
+    },
     /// A bound buffer is invalid, destroyed or of another device.
     #[error("create_bind_group{}: {source}", label_suffix(label))]
     Unusable {

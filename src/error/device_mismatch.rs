@@ -51,6 +51,8 @@ pub enum ObjectKind {
     QuerySet,
     /// A [`crate::CommandBuffer`].
     CommandBuffer,
+    /// A [`crate::Sampler`].
+    Sampler,
 }
 
 impl fmt::Display for ObjectKind {
@@ -64,6 +66,7 @@ impl fmt::Display for ObjectKind {
             ObjectKind::ComputePipeline => "compute pipeline",
             ObjectKind::QuerySet => "query set",
             ObjectKind::CommandBuffer => "command buffer",
+            ObjectKind::Sampler => "sampler",
         })
     }
 }

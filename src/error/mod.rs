@@ -27,6 +27,7 @@ mod pass;
 mod pipeline;
 mod query;
 mod queue;
+mod sampler;
 #[cfg(feature = "sim")]
 mod sanitizer;
 mod shader;
@@ -48,6 +49,7 @@ pub use pass::{DispatchError, PassError};
 pub use pipeline::{ComputePipelineError, LayoutMismatch, PipelineLayoutError};
 pub use query::{QuerySetError, QueryUseError, TimestampError};
 pub use queue::QueueError;
+pub use sampler::{CreateSamplerError, SamplerBindingError, SamplerError};
 #[cfg(feature = "sim")]
 pub use sanitizer::SanitizerError;
 pub use shader::{
@@ -173,6 +175,9 @@ pub enum ValidationError {
     /// Texture creation, a view, or `Queue::write_texture`.
     #[error(transparent)]
     Texture(#[from] TextureError),
+    /// Sampler creation.
+    #[error(transparent)]
+    Sampler(#[from] SamplerError),
 }
 
 impl From<ValidationError> for Error {
@@ -209,4 +214,5 @@ validation_from!(
     QuerySetError,
     DeviceError,
     TextureError,
+    SamplerError,
 );

@@ -89,6 +89,19 @@ pub enum LayoutMismatch {
         /// The layout entry's type.
         layout: wgpu_types::BindingType,
     },
+    /// The shader binds a sampler (`comparison`: a `sampler_comparison`)
+    /// and the layout entry is not a sampler of that kind (wgpu-core's
+    /// `BindingError::WrongSamplerComparison`).
+    #[error(
+        "the shader declares a {} but the layout has {layout:?}",
+        if *comparison { "sampler_comparison" } else { "sampler" }
+    )]
+    Sampler {
+        /// Whether the shader's sampler compares.
+        comparison: bool,
+        /// The layout entry's type.
+        layout: wgpu_types::BindingType,
+    },
     /// The layout entry's visibility lacks `ShaderStages::COMPUTE`.
     #[error("the layout entry is not visible to the COMPUTE stage")]
     NotComputeVisible,
@@ -113,6 +126,29 @@ pub enum LayoutMismatch {
 /// Why `create_compute_pipeline` or `get_bind_group_layout` failed.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum ComputePipelineError {
+    /// The entry point samples a texture whose layout entry cannot be
+    /// filtered with a sampler whose layout entry is `Filtering`
+    /// (wgpu-core's `FilteringError::Integer` and `FilteringError::Float`).
+    #[error(
+        "create_compute_pipeline{}: texture (group {}, binding {}) is {sample_type:?}, which \
+         the Filtering sampler (group {}, binding {}) cannot sample; use a NonFiltering sampler \
+         or a filterable texture",
+        label_suffix(label),
+        texture[0],
+        texture[1],
+        sampler[0],
+        sampler[1]
+    )]
+    Filtering {
+        /// The pipeline's label, if it has one.
+        label: Option<String>,
+        /// The texture's (group, binding).
+        texture: [u32; 2],
+        /// The sampler's (group, binding).
+        sampler: [u32; 2],
+        /// The texture layout entry's sample type.
+        sample_type: wgpu_types::TextureSampleType,
+    },
     /// An object of another device was given.
     #[error(transparent)]
     WrongDevice(#[from] super::DeviceMismatch),

@@ -1,11 +1,11 @@
 //! The invalid object every non-compute creation call returns.
 //!
-//! wgpu's interface makes `create_sampler`, `create_render_pipeline`,
+//! wgpu's interface makes `create_render_pipeline`,
 //! `begin_render_pass` and the like return an object. On this
 //! compute-only backend the call reports a [`ComputeOnlyError`] validation
 //! error (through error scopes or the uncaptured-error handler) and
 //! returns a `ComputeOnlyObject`, which stands for an invalid external
-//! texture, sampler, render pipeline, render pass, render bundle (encoder),
+//! texture, render pipeline, render pass, render bundle (encoder),
 //! acceleration structure or pipeline cache: using it to make another
 //! object reports again, and commands recorded on it do nothing (the
 //! encoder it came from is already invalid).

@@ -4,8 +4,8 @@
 //! wgpu's front end hands scopes around by index (`push_error_scope`
 //! returns it, `pop_error_scope` takes it); the facade hands out guards, so
 //! the device keeps each open scope's guard under the index it returned.
-//! Textures and views are the facade's (`texture`). Calls with no compute
-//! meaning (render pipelines, samplers, external textures, acceleration
+//! Textures, views and samplers are the facade's (`texture`, `sampler`).
+//! Calls with no compute meaning (render pipelines, external textures, acceleration
 //! structures) report a compute-only validation error and
 //! return an invalid object (see `compute_only`). Each device starts with
 //! wgpu's default uncaptured-error behaviour (`error::default_uncaptured`)
@@ -225,8 +225,8 @@ impl DeviceInterface for AqueductDevice {
         DispatchTlas::custom(self.compute_only("Device::create_tlas"))
     }
 
-    fn create_sampler(&self, _desc: &wgpu::SamplerDescriptor<'_>) -> DispatchSampler {
-        DispatchSampler::custom(self.compute_only("Device::create_sampler"))
+    fn create_sampler(&self, desc: &wgpu::SamplerDescriptor<'_>) -> DispatchSampler {
+        DispatchSampler::custom(crate::sampler::AqueductSampler::create(&self.device, desc))
     }
 
     fn create_query_set(&self, desc: &wgpu::QuerySetDescriptor<'_>) -> DispatchQuerySet {

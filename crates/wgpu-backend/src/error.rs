@@ -6,7 +6,7 @@
 //! this backend keeps that routing and converts each error to
 //! `wgpu::Error` where wgpu code sees it (a popped scope, the handler), with
 //! wgpu's description text. The calls wgpu has and Aqueduct does not
-//! (render, textures, samplers, surfaces, ray tracing) are reported through
+//! (render, surfaces, ray tracing) are reported through
 //! the same routing as [`ComputeOnlyError`] validation errors. An error no
 //! scope catches and no handler takes panics with wgpu's message, as wgpu's
 //! default handler does; [`log_uncaptured_error`] is the opt-in handler
@@ -18,8 +18,8 @@ use std::fmt::Write as _;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{call}: the Aqueduct wgpu backend is compute-only (buffers, compute pipelines, compute \
-     passes, queries); render, texture, sampler, surface and acceleration-structure calls are \
-     not supported"
+     passes, queries, textures and samplers for kernels); render, surface and \
+     acceleration-structure calls are not supported"
 )]
 pub struct ComputeOnlyError {
     /// The wgpu call, e.g. `Device::create_texture`.
@@ -185,6 +185,8 @@ pub enum ObjectKind {
     Texture,
     /// The texture view of a bind group entry.
     BindingTextureView(u32),
+    /// The sampler of a bind group entry.
+    BindingSampler(u32),
 }
 
 impl std::fmt::Display for ObjectKind {
@@ -206,6 +208,7 @@ impl std::fmt::Display for ObjectKind {
             ObjectKind::TextureCopy => f.write_str("the texture or buffer of the copy"),
             ObjectKind::Texture => f.write_str("the texture"),
             ObjectKind::BindingTextureView(b) => write!(f, "the texture view of binding {b}"),
+            ObjectKind::BindingSampler(b) => write!(f, "the sampler of binding {b}"),
         }
     }
 }

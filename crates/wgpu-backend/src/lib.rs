@@ -31,8 +31,8 @@
 //! instead. An object whose creation failed is invalid, and every later
 //! use of it is another validation error.
 //!
-//! The backend is compute-only. Render, texture, sampler, surface and
-//! acceleration-structure calls report a validation error carrying a
+//! The backend is compute-only: textures and samplers are the facade's,
+//! for compute kernels. Render, surface and acceleration-structure calls report a validation error carrying a
 //! [`ComputeOnlyError`] through wgpu's error reporting (error scopes, the
 //! uncaptured-error handler) and return invalid objects, as wgpu does for
 //! failed creations: by default the first such call stops the program.
@@ -60,6 +60,7 @@ mod error;
 mod instance;
 mod queue;
 mod resources;
+mod sampler;
 mod texture;
 
 pub use aqueduct;
@@ -77,6 +78,7 @@ pub use resources::{
     AqueductBindGroup, AqueductBindGroupLayout, AqueductComputePipeline, AqueductPipelineLayout,
     AqueductQuerySet, AqueductShaderModule,
 };
+pub use sampler::AqueductSampler;
 pub use texture::{AqueductTexture, AqueductTextureView};
 
 /// Lock `m`, going on past a panic in another holder (the state it guards

@@ -168,6 +168,25 @@ impl AqueductBindGroup {
                     });
                     continue;
                 }
+                wgpu::BindingResource::Sampler(sampler) => {
+                    let what = ObjectRef::new(
+                        "create_bind_group",
+                        ObjectKind::BindingSampler(entry.binding),
+                    );
+                    let Some(sampler) = facade_of(
+                        device,
+                        what,
+                        sampler.as_custom::<crate::sampler::AqueductSampler>(),
+                        |s| Some(s.aqueduct()),
+                    ) else {
+                        return invalid;
+                    };
+                    entries.push(aqueduct::BindGroupEntry {
+                        binding: entry.binding,
+                        resource: aqueduct::BindingResource::Sampler(sampler),
+                    });
+                    continue;
+                }
                 wgpu::BindingResource::BufferArray(_) => {
                     report_validation(
                         device,

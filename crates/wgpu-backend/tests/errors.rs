@@ -1,7 +1,7 @@
 //! Errors through the wgpu API on aqueduct-wgpu: validation errors caught
 //! by error scopes and by the uncaptured-error handler, mapping misuse,
-//! invalid submissions, and the compute-only error of render and sampler
-//! calls, after which the device keeps working.
+//! invalid submissions, and the compute-only error of render calls, after
+//! which the device keeps working.
 
 use std::sync::{Arc, Mutex};
 
@@ -246,7 +246,7 @@ fn mapping_misuse_is_reported_and_a_refused_view_panics() {
 }
 
 #[test]
-fn render_and_sampler_calls_report_compute_only_and_the_device_keeps_working() {
+fn render_calls_report_compute_only_and_the_device_keeps_working() {
     let (device, queue) = device();
     let texture_desc = wgpu::TextureDescriptor {
         label: Some("texture"),
@@ -269,10 +269,11 @@ fn render_and_sampler_calls_report_compute_only_and_the_device_keeps_working() {
     });
     assert!(error.is_none(), "{error:?}");
 
-    let call = compute_only_call(validation_error(&device, || {
+    // So are samplers.
+    let error = validation_error(&device, || {
         let _sampler = device.create_sampler(&Default::default());
-    }));
-    assert_eq!(call, "Device::create_sampler");
+    });
+    assert!(error.is_none(), "{error:?}");
 
     // A render pass: the encoder becomes invalid, reported at finish, and
     // submitting its command buffer is an error too.

@@ -15,7 +15,10 @@
 //!   gfx11 say so with the sve bit), and addresses from FLAT_SCRATCH, which
 //!   must be the wave's scratch slot ([`Inst::FLAT_SCRATCH_BASE`]);
 //! - v_cmpx writes VCC (VOPC) or its SGPR destination (VOP3) as well as
-//!   EXEC ([`Inst::CMPX_WRITES_DST`]).
+//!   EXEC ([`Inst::CMPX_WRITES_DST`]);
+//! - the constant-K VOP2 ops (v_madmk/madak, v_fmamk/fmaak) carry K in
+//!   src[2], where gfx11's decoder puts it for its fmamk/fmaak;
+//! - ds_permute/ds_bpermute span the whole wave64 ([`Inst::PERMUTE_WAVE64`]).
 //!
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
@@ -120,6 +123,9 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
         i.dst = sreg(i.dst);
     }
     i.sdst = sreg8(i.sdst);
+    if i.family == Family::Vop2 && super::decode::takes_k(i.op) {
+        i.src[2] = crate::gfx11::decode::decode_src(255, i.op, 1, i.literal);
+    }
     match i.family {
         Family::Smem => smem(&mut i)?,
         Family::Mubuf => mubuf(&mut i)?,
@@ -129,6 +135,12 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
             // (AMD CDNA3 ISA guide, "Vector Compare": "write the result to
             // VCC or SGPR and to EXEC").
             i.flags |= Inst::CMPX_WRITES_DST;
+        }
+        // GFX9's LDS crossbar permutes over the whole wave64 (AMD CDNA3 ISA
+        // guide, DS_PERMUTE_B32 / DS_BPERMUTE_B32: the lane index is
+        // address[7:2]); RDNA's works within each 32-lane half.
+        Family::Ds if matches!(i.op, Op::DsPermuteB32 | Op::DsBpermuteB32) => {
+            i.flags |= Inst::PERMUTE_WAVE64;
         }
         _ => {}
     }

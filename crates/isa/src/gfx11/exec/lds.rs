@@ -19,7 +19,7 @@ use crate::gfx11::exec::vmem::atomics::{Rmw, apply32, apply64};
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
-use crate::gfx11::wave::{LANE_BIT, LANES, Wave};
+use crate::gfx11::wave::{EXEC, LANE_BIT, LANES, Wave};
 
 /// Read `N` bytes of LDS at `addr` (one fixed-size move); past the allocation reads 0.
 #[inline(always)]
@@ -184,6 +184,10 @@ pub(crate) enum ShuffleKind {
     Swizzle,
     Permute,
     Bpermute,
+    /// ds_bpermute_b32 over all 64 lanes of a wave64 (GFX9).
+    Bpermute64,
+    /// ds_permute_b32 over all 64 lanes (GFX9): not modelled, refused.
+    Permute64,
 }
 
 /// ds_swizzle_b32, ds_permute_b32 and ds_bpermute_b32: lane shuffles through
@@ -208,9 +212,12 @@ impl DsShuffle {
         if i.flags & Inst::GDS != 0 {
             return None;
         }
+        let wide = i.flags & Inst::PERMUTE_WAVE64 != 0;
         let kind = match i.op {
             Op::DsSwizzleB32 => ShuffleKind::Swizzle,
+            Op::DsPermuteB32 if wide => ShuffleKind::Permute64,
             Op::DsPermuteB32 => ShuffleKind::Permute,
+            Op::DsBpermuteB32 if wide => ShuffleKind::Bpermute64,
             Op::DsBpermuteB32 => ShuffleKind::Bpermute,
             _ => return None,
         };
@@ -261,6 +268,66 @@ pub(crate) fn ds_shuffle(w: &mut Wave, d: &DsShuffle, exec: u32) {
                 // same low bits, and the loop becomes one gather.
                 let src = (addr_row[l].wrapping_add(d.off16) >> 2) as usize & (LANES - 1);
                 out[l] = active[src];
+            }
+        }
+        // Lane l of the wave reads lane (address / 4) mod 64 (0 from an inactive
+        // lane), in either half. The other half's data row is as it was before
+        // this instruction: the high half is untouched during the low pass, and
+        // the low pass keeps its row (`Wave::dpp_low`) for the high pass.
+        ShuffleKind::Bpermute64 => {
+            let half = w.half;
+            let here = w.vgpr[d.data as usize];
+            let other = if half == 0 {
+                w.dpp_low = here;
+                w.vgpr_hi[d.data as usize]
+            } else {
+                w.dpp_low
+            };
+            let other_exec = w.sgpr[EXEC + (1 - half)];
+            for l in 0..LANES {
+                let src = (addr_row[l].wrapping_add(d.off16) >> 2) as usize & (2 * LANES - 1);
+                let (row, on) = if src / LANES == half {
+                    (&here, exec)
+                } else {
+                    (&other, other_exec)
+                };
+                let s = src % LANES;
+                out[l] = if on >> s & 1 != 0 { row[s] } else { 0 };
+            }
+        }
+        // Each active lane of the wave sends its data to lane (address / 4) mod 64,
+        // in lane order (the highest sender wins); lanes nobody sends to get 0. The
+        // low half's address and data rows as they were before this instruction are
+        // kept by the low pass (`Wave::dpp_row`, `Wave::dpp_low`: free during a DS
+        // instruction) for the high pass.
+        ShuffleKind::Permute64 => {
+            let half = w.half;
+            let (addr_here, data_here) = (*addr_row, w.vgpr[d.data as usize]);
+            let (low_addr, low_data, high_addr, high_data) = if half == 0 {
+                w.dpp_row = addr_here;
+                w.dpp_low = data_here;
+                let hi = (w.vgpr_hi[d.addr as usize], w.vgpr_hi[d.data as usize]);
+                (addr_here, data_here, hi.0, hi.1)
+            } else {
+                (w.dpp_row, w.dpp_low, addr_here, data_here)
+            };
+            let (low_exec, high_exec) = if half == 0 {
+                (exec, w.sgpr[EXEC + 1])
+            } else {
+                (w.sgpr[EXEC], exec)
+            };
+            for (rows, sender_exec) in [
+                ((&low_addr, &low_data), low_exec),
+                ((&high_addr, &high_data), high_exec),
+            ] {
+                for l in 0..LANES {
+                    if sender_exec >> l & 1 != 0 {
+                        let t = ((rows.0[l] as u64 + off16) / 4) as usize % (2 * LANES);
+                        if t / LANES == half {
+                            out[t % LANES] = rows.1[l];
+                        }
+                    }
+                }
             }
         }
         // Each active lane l sends its data to lane (address / 4) mod 32, in lane order
@@ -654,6 +721,94 @@ mod tests {
                     data[src]
                 };
                 assert_eq!(w.vgpr[9][l], want, "round {round} lane {l}");
+            }
+        }
+    }
+
+    /// GFX9's wave64 ds_bpermute_b32 / ds_permute_b32 over all 64 lanes, run
+    /// as the executor runs a wave64 (the low pass, then the high pass with
+    /// the files swapped), with the destination also the data (and, for
+    /// permute, the address) register, so the high pass must see the rows
+    /// as they were before the low pass wrote them.
+    #[test]
+    fn wave64_permutes_span_both_halves_on_gfx9() {
+        let mut rng = crate::gfx11::exec::fast::tests::Rng::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = || rng.next();
+        for round in 0..500 {
+            for kind in [ShuffleKind::Bpermute64, ShuffleKind::Permute64] {
+                let mut w = Wave {
+                    wave64: true,
+                    ..Wave::default()
+                };
+                let (addr, data) = (3usize, 7usize);
+                let dst = if kind == ShuffleKind::Bpermute64 {
+                    data
+                } else {
+                    addr
+                };
+                let mut a = [0u32; 64];
+                let mut v = [0u32; 64];
+                for l in 0..64 {
+                    a[l] = if round % 2 == 0 {
+                        4 * (next() % 64)
+                    } else {
+                        next()
+                    };
+                    v[l] = next();
+                }
+                w.vgpr[addr].copy_from_slice(&a[..32]);
+                w.vgpr_hi[addr].copy_from_slice(&a[32..]);
+                w.vgpr[data].copy_from_slice(&v[..32]);
+                w.vgpr_hi[data].copy_from_slice(&v[32..]);
+                let exec = [next() as u64 | (next() as u64) << 32, u64::MAX][round % 2];
+                w.sgpr[EXEC] = exec as u32;
+                w.sgpr[EXEC + 1] = (exec >> 32) as u32;
+                let old: [u32; 64] = std::array::from_fn(|l| {
+                    if l < 32 {
+                        w.vgpr[dst][l]
+                    } else {
+                        w.vgpr_hi[dst][l - 32]
+                    }
+                });
+                let d = DsShuffle {
+                    kind,
+                    dst: dst as u8,
+                    addr: addr as u8,
+                    data: data as u8,
+                    off16: 0,
+                };
+                w.half = 0;
+                ds_shuffle(&mut w, &d, exec as u32);
+                std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
+                w.half = 1;
+                ds_shuffle(&mut w, &d, (exec >> 32) as u32);
+                std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
+                w.half = 0;
+                let mut want = [0u32; 64];
+                match kind {
+                    ShuffleKind::Bpermute64 => {
+                        for l in 0..64 {
+                            let src = (a[l] / 4) as usize % 64;
+                            want[l] = if exec >> src & 1 != 0 { v[src] } else { 0 };
+                        }
+                    }
+                    _ => {
+                        for l in 0..64 {
+                            if exec >> l & 1 != 0 {
+                                want[(a[l] / 4) as usize % 64] = v[l];
+                            }
+                        }
+                    }
+                }
+                for l in 0..64 {
+                    let got = if l < 32 {
+                        w.vgpr[dst][l]
+                    } else {
+                        w.vgpr_hi[dst][l - 32]
+                    };
+                    let want = if exec >> l & 1 != 0 { want[l] } else { old[l] };
+                    assert_eq!(got, want, "{kind:?} round {round} lane {l}");
+                }
             }
         }
     }

@@ -18,7 +18,7 @@ pub(crate) fn vgpr(reg: u8) -> Operand {
 
 /// VOP2 ops with a constant K in a literal dword (madmk: src0 * K + src1;
 /// madak: src0 * src1 + K).
-fn takes_k(op: Op) -> bool {
+pub(crate) fn takes_k(op: Op) -> bool {
     let n = op.name();
     n.contains("mk_") || n.contains("ak_")
 }

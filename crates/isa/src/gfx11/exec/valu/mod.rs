@@ -1228,12 +1228,17 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         // GFX9's non-fused multiply-add (AMD CDNA2 ISA guide, V_MAD_F32 and
         // V_MAC_F32: the product rounded, then the sum; these opcodes do not
         // support denormals, so inputs, product and result flush to zero).
-        VMadF32 | VMacF32 => {
-            let (a, b) = (v.f(0)?, v.f(1)?);
-            let c = if i.op == VMacF32 {
-                v.w.vgpr[i.dst as usize].map(f32::from_bits)
-            } else {
-                v.f(2)?
+        // V_MADMK_F32 (src0 * K + src1) and V_MADAK_F32 (src0 * src1 + K) are
+        // the same operation with the literal K (src[2], as for the FMA forms).
+        VMadF32 | VMacF32 | VMadmkF32 | VMadakF32 => {
+            let (a, b) = match i.op {
+                VMadmkF32 => (v.f(0)?, v.f(2)?),
+                _ => (v.f(0)?, v.f(1)?),
+            };
+            let c = match i.op {
+                VMacF32 => v.w.vgpr[i.dst as usize].map(f32::from_bits),
+                VMadmkF32 => v.f(1)?,
+                _ => v.f(2)?,
             };
             let ftz = |x: f32| {
                 if x.is_subnormal() {
@@ -1460,6 +1465,14 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VMinF64 => v.d2(fmin64)?,
         VFmaF64 => {
             let r = fma_lanes64(&v.d(0)?, &v.d(1)?, &v.d(2)?);
+            v.putd(&r)
+        }
+        // GFX9 (gfx90a, gfx942): D = S0 * S1 + D, fused (AMD CDNA3 ISA guide,
+        // V_FMAC_F64).
+        VFmacF64 => {
+            let (a, b) = (v.d(0)?, v.d(1)?);
+            let c = v.w.vgpr64(i.dst as usize).map(f64::from_bits);
+            let r = fma_lanes64(&a, &b, &c);
             v.putd(&r)
         }
         VRcpF64 => v.d1(rcp64)?,

@@ -12,7 +12,8 @@
 //! exactly this reason, and AMD's LLPC lowers a wave64 subgroupShuffle on
 //! gfx11 to v_permlane64_b32 plus two ds_bpermute_b32 (test:
 //! isa_exec wave64_bpermute_and_permute_stay_in_each_half). DPP rows and
-//! permlane(x)16 are per half as well.
+//! permlane(x)16 are per half as well. GFX9 (CDNA) code is different: its
+//! permutes span the whole wave64 (`Inst::PERMUTE_WAVE64`, lds.rs).
 
 use crate::WaveErrorKind;
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, sread};

@@ -14,7 +14,9 @@
 //! same work on one core.
 //!
 //! Run: `cargo bench --bench corpus` (`-- --all` for -O0 too, `-- NAME` to filter by a
-//! part of the kernel's name, `-- --only NAME` for exactly that kernel).
+//! part of the kernel's name, `-- --only NAME` for exactly that kernel). With
+//! `AQUEDUCT_SIM_ISA=gfx942` (or `gfx90a`) it runs the corpus's builds for that ISA on the
+//! simulated part, skipping the gfx11-only kernels.
 //!
 //! Sanitizer cost: `-- --sanitize` also times each batch on a second device with every
 //! sanitizer tool on (SimConfig::sanitize, gfxsim's sanitizer/) and prints the ratio of the
@@ -122,6 +124,10 @@ fn main() {
         }
         for &variant in kernel.lang.variants() {
             if variant == "O0" && !all_variants {
+                continue;
+            }
+            // A GFX9 part (AQUEDUCT_SIM_ISA=gfx942|gfx90a) has no build of the gfx11-only kernels.
+            if device.sim.config().part.isa() != "gfx1100" && !device.has(&kernel.file(variant)) {
                 continue;
             }
             let exe = match device.load(&kernel.file(variant)) {

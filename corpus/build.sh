@@ -23,8 +23,11 @@ set -euo pipefail
 CORPUS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:-$CORPUS_DIR}"
 TARGETS=(gfx1100 gfx942 gfx90a)
-# Sources that use gfx10+/gfx11-only builtins (permlanex16, permlane64, WMMA): gfx1100 only.
-GFX11_ONLY=(dpp_row_reduce lane_permute wave_compact wmma_f32_f16 wmma_i32_iu8 hip_wmma_bf16)
+# gfx1100 only: sources that use gfx10+/gfx11-only builtins (permlanex16, permlane64,
+# WMMA), and hip_wave64_shfl, whose reference is RDNA's half-wave ds_bpermute (GFX9's
+# spans the whole wave64).
+GFX11_ONLY=(dpp_row_reduce lane_permute wave_compact wmma_f32_f16 wmma_i32_iu8 hip_wmma_bf16
+            hip_wave64_shfl)
 for gfx in "${TARGETS[@]}"; do mkdir -p "$OUT/$gfx"; done
 OUT="$(cd "$OUT" && pwd)"
 

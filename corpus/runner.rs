@@ -1,5 +1,5 @@
-//! Runs corpus cases on gfxsim through the HSA runtime: one simulated gfx1100 and a
-//! runtime over it, buffers in fine-grained memory filled from a [`Case`], kernargs
+//! Runs corpus cases on gfxsim through the HSA runtime: one simulated GPU (gfx1100 by
+//! default, or another part with [`Device::with_config`]) and a runtime over it, buffers in fine-grained memory filled from a [`Case`], kernargs
 //! built from the kernel's own metadata, one dispatch waited for, buffers read back.
 //!
 //! Shared by crates/hsa/tests/corpus.rs and benches/corpus.rs: the including crate
@@ -90,9 +90,18 @@ impl Device {
         })
     }
 
-    /// Loads `corpus/gfx1100/<file>`.
+    /// Whether `corpus/<agent's ISA>/<file>` exists (the GFX9 directories lack the
+    /// gfx11-only kernels).
+    pub fn has(&self, file: &str) -> bool {
+        corpus_dir()
+            .join(self.sim.config().part.isa())
+            .join(file)
+            .is_file()
+    }
+
+    /// Loads `corpus/<agent's ISA>/<file>` (gfx1100, gfx942 or gfx90a).
     pub fn load(&self, file: &str) -> Result<Executable, String> {
-        let path = corpus_dir().join("gfx1100").join(file);
+        let path = corpus_dir().join(self.sim.config().part.isa()).join(file);
         let bytes = std::fs::read(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
         self.runtime
             .load_executable(&self.agent, &bytes)

@@ -511,29 +511,9 @@ fn reads_and_atomics_shared_by_workgroups_do_not_race() {
     let n = 4096u32;
     let src = gpu.upload_u32(&(0..n).collect::<Vec<_>>());
     let dst = gpu.filled_u32(n as usize, 0);
-    gpu.run(
-        &copy.kernel,
-        &[Arg::Ptr(src.gpu_va()), Arg::Ptr(dst.gpu_va()), Arg::U32(n)],
-        [n, 1, 1],
-        [256, 1, 1],
-    )
-    .unwrap();
+    copy_u32(&gpu, &copy, src.gpu_va(), dst.gpu_va(), n);
     assert_eq!(read_u32(&dst, n as usize), (0..n).collect::<Vec<_>>());
-    let histogram = gpu.load("histogram_global");
-    let data = gpu.upload(&(0..4096u32).map(|i| (i % 256) as u8).collect::<Vec<_>>());
-    let bins = gpu.filled_u32(256, 0);
-    gpu.run(
-        &histogram.kernel,
-        &[
-            Arg::Ptr(data.gpu_va()),
-            Arg::Ptr(bins.gpu_va()),
-            Arg::U32(4096),
-        ],
-        [4096, 1, 1],
-        [256, 1, 1],
-    )
-    .unwrap();
-    assert_eq!(read_u32(&bins, 256), vec![16; 256]);
+    histogram_of_every_byte_16_times(&gpu, "histogram_global", 1);
     assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
 }
 
@@ -666,10 +646,17 @@ fn clean_kernels_give_no_findings() {
         .map(|g| (g * 128..(g + 1) * 128).filter(|&i| i < n).sum())
         .collect();
     assert_eq!(read_u32(&sums, 8), want);
-    let histogram = gpu.load("histogram");
+    histogram_of_every_byte_16_times(&gpu, "histogram", 7);
+    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
+}
+
+/// `name` (histogram or histogram_global) over 4096 bytes `i * step % 256`
+/// (step odd: each byte value 16 times) gives 16 in every bin.
+fn histogram_of_every_byte_16_times(gpu: &Gpu, name: &str, step: u32) {
+    let histogram = gpu.load(name);
     let data = gpu.upload(
         &(0..4096u32)
-            .map(|i| (i * 7 % 256) as u8)
+            .map(|i| (i * step % 256) as u8)
             .collect::<Vec<_>>(),
     );
     let bins = gpu.filled_u32(256, 0);
@@ -685,7 +672,6 @@ fn clean_kernels_give_no_findings() {
     )
     .unwrap();
     assert_eq!(read_u32(&bins, 256), vec![16; 256]);
-    assert_eq!(gpu.sim.sanitizer_reports(), vec![]);
 }
 
 /// With the sanitizer off the same overrun goes unreported.

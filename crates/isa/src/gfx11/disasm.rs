@@ -282,9 +282,44 @@ fn with_mods(s: String, k: usize, abs: u8, neg: u8) -> String {
     }
 }
 
-fn bits_list(bits: u8, n: usize) -> String {
+pub(crate) fn bits_list(bits: u8, n: usize) -> String {
     let v: Vec<String> = (0..n).map(|k| ((bits >> k) & 1).to_string()).collect();
     format!("[{}]", v.join(","))
+}
+
+/// The modifiers after a VOP3P instruction's `n` sources, as LLVM prints
+/// them (gfx11 and GFX9 alike): op_sel (when `opsel`), and op_sel_hi when
+/// not its default (all ones for packed ops, zeros for v_fma_mix*);
+/// neg_lo/neg_hi for packed ops (v_fma_mix* print theirs on the sources);
+/// clamp.
+pub(crate) fn vop3p_modifier_tail(
+    tail: &mut String,
+    m: &crate::gfx11::inst::Mods,
+    n: usize,
+    mix: bool,
+    opsel: bool,
+) {
+    let full = (1u8 << n) - 1;
+    if opsel {
+        if m.opsel & full != 0 {
+            tail.push_str(&format!(" op_sel:{}", bits_list(m.opsel & full, n)));
+        }
+        let default_hi = if mix { 0 } else { full };
+        if m.opsel_hi & full != default_hi {
+            tail.push_str(&format!(" op_sel_hi:{}", bits_list(m.opsel_hi & full, n)));
+        }
+    }
+    if !mix {
+        if m.neg & full != 0 {
+            tail.push_str(&format!(" neg_lo:{}", bits_list(m.neg & full, n)));
+        }
+        if m.abs & full != 0 {
+            tail.push_str(&format!(" neg_hi:{}", bits_list(m.abs & full, n)));
+        }
+    }
+    if m.clamp {
+        tail.push_str(" clamp");
+    }
 }
 
 /// LLVM-syntax text of one instruction.
@@ -779,27 +814,7 @@ fn vop3p(i: &Inst, lit: Option<u32>, ops: &mut Vec<String>, tail: &mut String) {
         }
         ops.push(text);
     }
-    let full = (1u8 << n) - 1;
-    if super::decode::vop3p_has_opsel(i.op) {
-        if m.opsel & full != 0 {
-            tail.push_str(&format!(" op_sel:{}", bits_list(m.opsel & full, n)));
-        }
-        let default_hi = if mix { 0 } else { full };
-        if m.opsel_hi & full != default_hi {
-            tail.push_str(&format!(" op_sel_hi:{}", bits_list(m.opsel_hi & full, n)));
-        }
-    }
-    if !mix {
-        if m.neg & full != 0 {
-            tail.push_str(&format!(" neg_lo:{}", bits_list(m.neg & full, n)));
-        }
-        if m.abs & full != 0 {
-            tail.push_str(&format!(" neg_hi:{}", bits_list(m.abs & full, n)));
-        }
-    }
-    if m.clamp {
-        tail.push_str(" clamp");
-    }
+    vop3p_modifier_tail(tail, m, n, mix, super::decode::vop3p_has_opsel(i.op));
     if let Some(d) = &i.dpp {
         dpp_tail(d, tail);
     }

@@ -5,16 +5,11 @@
 use super::{int16_const, src, sreg, vreg, with_mods};
 use crate::gfx9::decode;
 use crate::gfx11::decode::{operand_bits, src_is_16};
-use crate::gfx11::disasm::constant_src_text;
+use crate::gfx11::disasm::{bits_list, constant_src_text, vop3p_modifier_tail};
 use crate::gfx11::inst::{Family, Inst};
 use crate::opcodes::Op;
 
 /// `[b0,b1,...]` of the low `n` bits.
-pub(super) fn bits_list(bits: u8, n: usize) -> String {
-    let v: Vec<String> = (0..n).map(|k| ((bits >> k) & 1).to_string()).collect();
-    format!("[{}]", v.join(","))
-}
-
 /// Is `i` a VOPC op in the VOP3 encoding (opcodes 0..=0xFF)?
 pub(crate) fn is_compare(i: &Inst) -> bool {
     i.family == Family::Vop3 && (i.words[0] >> 16) & 0x3FF < 0x100
@@ -254,23 +249,5 @@ pub(super) fn vop3p(i: &Inst, ops: &mut Vec<String>, tail: &mut String) {
             text
         });
     }
-    let full = (1u8 << n) - 1;
-    if m.opsel & full != 0 {
-        tail.push_str(&format!(" op_sel:{}", bits_list(m.opsel & full, n)));
-    }
-    let default_hi = if mix { 0 } else { full };
-    if m.opsel_hi & full != default_hi {
-        tail.push_str(&format!(" op_sel_hi:{}", bits_list(m.opsel_hi & full, n)));
-    }
-    if !mix {
-        if m.neg & full != 0 {
-            tail.push_str(&format!(" neg_lo:{}", bits_list(m.neg & full, n)));
-        }
-        if m.abs & full != 0 {
-            tail.push_str(&format!(" neg_hi:{}", bits_list(m.abs & full, n)));
-        }
-    }
-    if m.clamp {
-        tail.push_str(" clamp");
-    }
+    vop3p_modifier_tail(tail, m, n, mix, true);
 }

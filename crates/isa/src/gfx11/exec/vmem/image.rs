@@ -78,6 +78,27 @@ enum ImageOp {
     Resinfo,
 }
 
+/// The DMASK of `i` once the MIMG bits gfxsim does not model are known
+/// clear (d16, tfe, lwe, and a16 unless `a16_ok`; RDNA3 ISA guide, "MIMG"
+/// fields) and DMASK is not 0; else the refusal naming the first.
+pub(crate) fn modelled_dmask(i: &Inst, a16_ok: bool) -> Result<u32, WaveErrorKind> {
+    let (w0, w1) = (i.words[0], i.words[1]);
+    for (set, what) in [
+        ((w0 >> 16) & 1 != 0 && !a16_ok, "a16"),
+        ((w0 >> 17) & 1 != 0, "d16"),
+        ((w1 >> 21) & 1 != 0, "tfe"),
+        ((w1 >> 22) & 1 != 0, "lwe"),
+    ] {
+        if set {
+            return Err(unmodelled(i, what));
+        }
+    }
+    match (w0 >> 8) & 0xF {
+        0 => Err(unmodelled(i, "dmask 0")),
+        dmask => Ok(dmask),
+    }
+}
+
 pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let op = match i.op {
         Op::ImageLoad => ImageOp::Load { mip: false },
@@ -93,20 +114,8 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         | Op::ImageGather4CLz => return super::sample::sample(w, env, i),
         _ => return Err(illegal(i)),
     };
-    let (w0, w1) = (i.words[0], i.words[1]);
-    for (set, what) in [
-        ((w0 >> 17) & 1, "d16"),
-        ((w1 >> 21) & 1, "tfe"),
-        ((w1 >> 22) & 1, "lwe"),
-    ] {
-        if set != 0 {
-            return Err(unmodelled(i, what));
-        }
-    }
-    let dmask = (w0 >> 8) & 0xF;
-    if dmask == 0 {
-        return Err(unmodelled(i, "dmask 0"));
-    }
+    let dmask = modelled_dmask(i, true)?;
+    let w0 = i.words[0];
     let (dim, desc) = resource(w, i)?;
     let coords = match dim {
         ImageDim::D1 => 1,

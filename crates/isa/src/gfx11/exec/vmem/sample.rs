@@ -88,21 +88,8 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Op::ImageGather4CLz => (true, false, true),
         _ => return Err(crate::gfx11::exec::env::illegal(i)),
     };
-    let (w0, w1) = (i.words[0], i.words[1]);
-    for (set, what) in [
-        ((w0 >> 16) & 1, "a16"),
-        ((w0 >> 17) & 1, "d16"),
-        ((w1 >> 21) & 1, "tfe"),
-        ((w1 >> 22) & 1, "lwe"),
-    ] {
-        if set != 0 {
-            return Err(unmodelled(i, what));
-        }
-    }
-    let dmask = (w0 >> 8) & 0xF;
-    if dmask == 0 {
-        return Err(unmodelled(i, "dmask 0"));
-    }
+    let dmask = super::image::modelled_dmask(i, false)?;
+    let w0 = i.words[0];
     if (gather || compare) && dmask.count_ones() != 1 {
         return Err(unmodelled(i, "dmask other than one component"));
     }

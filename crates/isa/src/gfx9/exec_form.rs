@@ -17,7 +17,7 @@
 //! - v_cmpx writes VCC (VOPC) or its SGPR destination (VOP3) as well as
 //!   EXEC ([`Inst::CMPX_WRITES_DST`]);
 //! - the constant-K VOP2 ops (v_madmk/madak, v_fmamk/fmaak) carry K in
-//!   src[2], where gfx11's decoder puts it for its fmamk/fmaak;
+//!   `src[2]`, where gfx11's decoder puts it for its fmamk/fmaak;
 //! - ds_permute/ds_bpermute span the whole wave64 ([`Inst::PERMUTE_WAVE64`]).
 //!
 //! What the executor does not model fails here, as an `Unmodelled` decode

@@ -200,15 +200,22 @@ impl SanitizerSource {
     }
 
     /// The findings of the dispatches of submission `submission` whose
-    /// packets carried `kernargs`, folded by (tool, kernel, instruction)
-    /// with their counts added, as errors for the device to report.
-    pub(crate) fn take(&self, submission: u64, kernargs: &[u64]) -> Vec<crate::error::Error> {
+    /// packets carried `kernargs` (with the name the facade knows each
+    /// kernel by: its entry point, where gfxsim knows only the code
+    /// object's symbol), folded by (tool, kernel, instruction) with their
+    /// counts added, as errors for the device to report.
+    pub(crate) fn take(
+        &self,
+        submission: u64,
+        kernargs: &[(u64, Arc<str>)],
+    ) -> Vec<crate::error::Error> {
         #[cfg(feature = "sim")]
         {
             use crate::error::{Error, InternalError, SanitizerError};
             let mut folded: Vec<aqueduct_gfxsim::SanitizerReport> = Vec::new();
-            for &kernarg in kernargs {
-                for r in self.sim.take_dispatch_findings(kernarg) {
+            for (kernarg, kernel) in kernargs {
+                for mut r in self.sim.take_dispatch_findings(*kernarg) {
+                    r.kernel = kernel.clone();
                     let same = |f: &aqueduct_gfxsim::SanitizerReport| {
                         f.tool() == r.tool()
                             && f.kernel_object == r.kernel_object

@@ -441,6 +441,17 @@ fn reflected_entry_point(
     kernel: Kernel,
     e: &EntryReflection,
 ) -> Result<EntryPoint, ReflectionError> {
+    // Run-time WGSL compiles in batches whose symbols carry a module prefix
+    // (`m1.main`); fault reports, traces and sanitizer findings name the
+    // entry point the program wrote.
+    let kernel = if e.kernel != e.name {
+        Kernel {
+            name: Arc::from(e.name.as_str()),
+            ..kernel
+        }
+    } else {
+        kernel
+    };
     let mut bindings = Vec::new();
     for b in &e.bindings {
         let mut texture = None;

@@ -337,7 +337,9 @@ fn write_packets_with(
                     dev.runtime
                         .device()
                         .note_dispatch_bindings(kernarg_va[i], &bindings);
-                    state.sanitized_in_submit.push(kernarg_va[i]);
+                    state
+                        .sanitized_in_submit
+                        .push((kernarg_va[i], d.kernel_name.clone()));
                 }
             }
             Work::Patch(p) => {

@@ -18,7 +18,9 @@
 //!   EXEC ([`Inst::CMPX_WRITES_DST`]);
 //! - the constant-K VOP2 ops (v_madmk/madak, v_fmamk/fmaak) carry K in
 //!   `src[2]`, where gfx11's decoder puts it for its fmamk/fmaak;
-//! - ds_permute/ds_bpermute span the whole wave64 ([`Inst::PERMUTE_WAVE64`]).
+//! - ds_permute/ds_bpermute span the whole wave64 ([`Inst::PERMUTE_WAVE64`]);
+//! - the integer ds_cmpst forms run as gfx11's ds_cmpstore with the data
+//!   operands swapped.
 //!
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
@@ -141,6 +143,24 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
         // address[7:2]); RDNA's works within each 32-lane half.
         Family::Ds if matches!(i.op, Op::DsPermuteB32 | Op::DsBpermuteB32) => {
             i.flags |= Inst::PERMUTE_WAVE64;
+        }
+        // GFX9's compare-store takes the compare value in DATA and the new
+        // value in DATA2 (AMD CDNA3 ISA guide, DS_CMPST_B32: "src = DATA2;
+        // cmp = DATA"); gfx11's DS_CMPSTORE has them the other way round.
+        // The float forms compare as floats and stay unmodelled.
+        Family::Ds
+            if matches!(
+                i.op,
+                Op::DsCmpstB32 | Op::DsCmpstRtnB32 | Op::DsCmpstB64 | Op::DsCmpstRtnB64
+            ) =>
+        {
+            i.op = match i.op {
+                Op::DsCmpstB32 => Op::DsCmpstoreB32,
+                Op::DsCmpstRtnB32 => Op::DsCmpstoreRtnB32,
+                Op::DsCmpstB64 => Op::DsCmpstoreB64,
+                _ => Op::DsCmpstoreRtnB64,
+            };
+            i.data.swap(0, 1);
         }
         _ => {}
     }

@@ -97,11 +97,7 @@ fn histogram_global_counts_every_byte() {
             );
             gpu.run_on(&queue, &launch)
                 .unwrap_or_else(|e| panic!("{gfx} wg {wg}: {e}"));
-            let mut want = vec![0u32; 257];
-            for &b in &data {
-                want[b as usize] += 1;
-            }
-            assert_eq!(read_u32(&bins, 257), want, "{gfx} wg {wg}");
+            assert_eq!(read_u32(&bins, 257), byte_counts(&data), "{gfx} wg {wg}");
         }
     }
 }
@@ -231,11 +227,7 @@ fn histogram_lds_counts_every_byte() {
                 [wg, 1, 1],
             )
             .unwrap_or_else(|e| panic!("{gfx} wg {wg}: {e}"));
-            let mut want = vec![0u32; 257];
-            for &b in &data {
-                want[b as usize] += 1;
-            }
-            assert_eq!(read_u32(&bins, 257), want, "{gfx} wg {wg}");
+            assert_eq!(read_u32(&bins, 257), byte_counts(&data), "{gfx} wg {wg}");
         }
     }
 }
@@ -514,4 +506,14 @@ fn gfx1100_code_does_not_load_on_a_gfx942_agent() {
         .err()
         .expect("gfx1100 code on a gfx942 agent");
     assert!(err.to_string().contains("gfx942"), "{err}");
+}
+
+/// How many times each byte value occurs in `data`, in 257 bins (the
+/// histogram kernels' bins plus one that no byte reaches).
+fn byte_counts(data: &[u8]) -> Vec<u32> {
+    let mut bins = vec![0u32; 257];
+    for &b in data {
+        bins[b as usize] += 1;
+    }
+    bins
 }

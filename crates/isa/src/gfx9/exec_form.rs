@@ -16,8 +16,6 @@
 //!   must be the wave's scratch slot ([`Inst::FLAT_SCRATCH_BASE`]);
 //! - v_cmpx writes VCC (VOPC) or its SGPR destination (VOP3) as well as
 //!   EXEC ([`Inst::CMPX_WRITES_DST`]);
-//! - the constant-K VOP2 ops (v_madmk/madak, v_fmamk/fmaak) carry K in
-//!   `src[2]`, where gfx11's decoder puts it for its fmamk/fmaak;
 //! - ds_permute/ds_bpermute span the whole wave64 ([`Inst::PERMUTE_WAVE64`]);
 //! - the integer ds_cmpst forms run as gfx11's ds_cmpstore with the data
 //!   operands swapped.
@@ -125,9 +123,6 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
         i.dst = sreg(i.dst);
     }
     i.sdst = sreg8(i.sdst);
-    if i.family == Family::Vop2 && super::decode::takes_k(i.op) {
-        i.src[2] = crate::gfx11::decode::decode_src(255, i.op, 1, i.literal);
-    }
     match i.family {
         Family::Smem => smem(&mut i)?,
         Family::Mubuf => mubuf(&mut i)?,

@@ -20,7 +20,7 @@ mod vop3;
 pub(crate) use flat::{LDS, SCC};
 pub(crate) use operand::align as align_sreg;
 pub(crate) use smem::{no_address, probe};
-pub(crate) use vop::{dot_accumulate, slot_is_float, takes_k};
+pub(crate) use vop::{dot_accumulate, slot_is_float};
 pub(crate) use vop3::{base_name, is_mai, sext_int_srcs, src_float};
 
 use super::Target;

@@ -18,7 +18,7 @@ pub(crate) fn vgpr(reg: u8) -> Operand {
 
 /// VOP2 ops with a constant K in a literal dword (madmk: src0 * K + src1;
 /// madak: src0 * src1 + K).
-pub(crate) fn takes_k(op: Op) -> bool {
+fn takes_k(op: Op) -> bool {
     let n = op.name();
     n.contains("mk_") || n.contains("ak_")
 }
@@ -106,6 +106,11 @@ fn e32(
     i.src[0] = decode_src(s0, info.op, ws[1], lit);
     if let Some(v) = vsrc1 {
         i.src[1] = vgpr(v);
+    }
+    if takes_k(info.op) {
+        // K in src[2], as gfx11's decoder keeps it for fmamk/fmaak (madmk:
+        // src0 * K + src1; madak: src0 * src1 + K).
+        i.src[2] = decode_src(255, info.op, 1, lit);
     }
     Ok(i)
 }

@@ -543,3 +543,13 @@ pub(crate) fn create_bind_group(
         }),
     }
 }
+
+/// A binding of a bind group, as WGSL's `@group(group) @binding(binding)`
+/// names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BindingSlot {
+    /// The bind group's index.
+    pub group: u32,
+    /// The binding's number in that group.
+    pub binding: u32,
+}

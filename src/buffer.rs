@@ -155,12 +155,16 @@ impl Buffer {
                 write,
                 host_visible: m.placement.host_visible(),
                 object: m.va(),
+                group: crate::command::hazard::NOT_BOUND,
+                binding: 0,
             },
             None => Access {
                 range: 0..0,
                 write,
                 host_visible: false,
                 object: 0,
+                group: crate::command::hazard::NOT_BOUND,
+                binding: 0,
             },
         }
     }

@@ -295,6 +295,8 @@ impl DeviceShared {
                 write: true,
                 host_visible: false,
                 object: memory.va(),
+                group: crate::command::hazard::NOT_BOUND,
+                binding: 0,
             };
             match lower::fill_ops(&self.blit, access, 0) {
                 Ok(ops) => {
@@ -609,6 +611,8 @@ impl DeviceShared {
                             write: false,
                             host_visible: true,
                             object: staging.gpu_va(),
+                            group: crate::command::hazard::NOT_BOUND,
+                            binding: 0,
                         };
                         let dst = buffer.access(0..size, true);
                         match lower::copy_ops(&self.blit, PacketRole::Upload, src, dst) {

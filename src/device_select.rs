@@ -173,6 +173,16 @@ impl DispatchCounterSource {
     }
 }
 
+/// A dispatch a submission noted with the sanitizer: its packet's kernarg
+/// address (gfxsim keeps its findings under it), the name the facade knows
+/// its kernel by, and the ranges its bind groups bound with their slots.
+#[derive(Debug)]
+pub(crate) struct SanitizedDispatch {
+    pub kernarg: u64,
+    pub kernel: Arc<str>,
+    pub bound: Vec<(std::ops::Range<u64>, crate::binding::BindingSlot)>,
+}
+
 /// gfxsim's sanitizer, reached through the device handle: the queue notes
 /// the ranges each of its dispatches binds (`KfdDevice::note_dispatch_bindings`,
 /// through the handle) and takes their findings here when their submission
@@ -199,38 +209,40 @@ impl SanitizerSource {
         None
     }
 
-    /// The findings of the dispatches of submission `submission` whose
-    /// packets carried `kernargs` (with the name the facade knows each
-    /// kernel by: its entry point, where gfxsim knows only the code
-    /// object's symbol), folded by (tool, kernel, instruction) with their
-    /// counts added, as errors for the device to report.
+    /// The findings of the dispatches of submission `submission`
+    /// (`dispatches`, named as the facade knows each kernel: its entry
+    /// point, where gfxsim knows only the code object's symbol), folded by
+    /// (tool, kernel, instruction) with their counts added, as errors for
+    /// the device to report. A finding names the bind group slot of the
+    /// range it hit where it can (`SanitizerError::binding`).
     pub(crate) fn take(
         &self,
         submission: u64,
-        kernargs: &[(u64, Arc<str>)],
+        dispatches: &[SanitizedDispatch],
     ) -> Vec<crate::error::Error> {
         #[cfg(feature = "sim")]
         {
             use crate::error::{Error, InternalError, SanitizerError};
-            let mut folded: Vec<aqueduct_gfxsim::SanitizerReport> = Vec::new();
-            for (kernarg, kernel) in kernargs {
-                for mut r in self.sim.take_dispatch_findings(*kernarg) {
-                    r.kernel = kernel.clone();
+            let mut folded: Vec<(aqueduct_gfxsim::SanitizerReport, &SanitizedDispatch)> =
+                Vec::new();
+            for d in dispatches {
+                for mut r in self.sim.take_dispatch_findings(d.kernarg) {
+                    r.kernel = d.kernel.clone();
                     let same = |f: &aqueduct_gfxsim::SanitizerReport| {
                         f.tool() == r.tool()
                             && f.kernel_object == r.kernel_object
                             && f.finding.site().pc == r.finding.site().pc
                     };
-                    match folded.iter_mut().find(|f| same(f)) {
-                        Some(f) => f.count += r.count,
-                        None => folded.push(r),
+                    match folded.iter_mut().find(|(f, _)| same(f)) {
+                        Some((f, _)) => f.count += r.count,
+                        None => folded.push((r, d)),
                     }
                 }
             }
             folded
                 .into_iter()
-                .map(|r| {
-                    let e = SanitizerError::new(r, submission);
+                .map(|(r, d)| {
+                    let e = SanitizerError::new(r, submission, &d.bound);
                     // Internal, not Validation: a kernel's own bad access is
                     // found only as it runs on the device, the same bug a
                     // GPU queue fault (also Internal) shows without the
@@ -245,7 +257,7 @@ impl SanitizerSource {
         }
         #[cfg(not(feature = "sim"))]
         {
-            let _ = (submission, kernargs);
+            let _ = (submission, dispatches);
             Vec::new()
         }
     }

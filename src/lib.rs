@@ -65,7 +65,7 @@ pub use device_select::{DeviceChoice, DeviceSelectError, default_device, open_de
 pub use adapter::{Adapter, DeviceDescriptor};
 pub use binding::{
     BindGroup, BindGroupDescriptor, BindGroupEntry, BindGroupLayout, BindGroupLayoutDescriptor,
-    BindingResource, BufferBinding,
+    BindingResource, BindingSlot, BufferBinding,
 };
 pub use block_on::block_on;
 pub use buffer::{Buffer, BufferDescriptor, BufferSlice, BufferView, BufferViewMut, MapStateKind};

@@ -347,13 +347,24 @@ fn a_finding_is_an_internal_error_an_error_scope_catches() {
     assert_eq!(found.address, Some(address));
     assert_eq!(found.offset, at.offset);
     assert_eq!((at.workgroup, at.lane), ([0, 0, 0], Some(4)));
+    // `src` is bound at binding 0 of group 0 (vector_copy's first pointer).
+    assert_eq!(
+        found.binding,
+        Some(BindingSlot {
+            group: 0,
+            binding: 0
+        })
+    );
     let message = err.to_string();
     assert!(
         message.starts_with(&format!(
             "Internal error: sanitizer memcheck: kernel vector_copy+{:#x}: read of 4 bytes at \
              {address:#x} overruns the 16-byte allocation",
             at.offset
-        )) && message.ends_with(&format!("(submission {})", found.submission)),
+        )) && message.ends_with(&format!(
+            " (binding 0 of group 0) (submission {})",
+            found.submission
+        )),
         "{message}"
     );
 }
@@ -457,6 +468,7 @@ fn an_access_outside_the_bound_range_is_a_finding() {
             access,
             binding.start - allocation.base,
             binding.end - binding.start,
+            found.binding.map(|s| (s.group, s.binding)),
         ));
         assert!(
             e.to_string().contains(&format!(
@@ -470,7 +482,10 @@ fn an_access_outside_the_bound_range_is_a_finding() {
     seen.sort_by_key(|&(access, ..)| access == Access::Write);
     assert_eq!(
         seen,
-        vec![(Access::Read, 0, 256), (Access::Write, 512, 256)]
+        vec![
+            (Access::Read, 0, 256, Some((0, 0))),
+            (Access::Write, 512, 256, Some((0, 1)))
+        ]
     );
 }
 

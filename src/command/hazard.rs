@@ -41,9 +41,23 @@ pub(crate) struct Access {
     /// The first address of the memory object `range` lies in: accesses to
     /// different objects never conflict (see the module comment).
     pub object: u64,
+    /// The bind group slot a dispatch binds the range at (`group`,
+    /// `binding`), so gfxsim's sanitizer findings can name it; `group` is
+    /// `NOT_BOUND` for copies, fills and other accesses of no binding.
+    /// Two small fields: they fit the struct's padding.
+    pub group: u8,
+    pub binding: u32,
 }
 
+/// `Access::group` of an access no bind group made.
+pub(crate) const NOT_BOUND: u8 = u8::MAX;
+
 impl Access {
+    /// The (group, binding) the range is bound at, if a bind group made it.
+    pub(crate) fn bound_at(&self) -> Option<(u32, u32)> {
+        (self.group != NOT_BOUND).then_some((u32::from(self.group), self.binding))
+    }
+
     pub(crate) fn conflicts(&self, other: &Access) -> bool {
         (self.write || other.write)
             && self.range.start < other.range.end
@@ -249,6 +263,12 @@ pub(crate) fn fence_scopes(accesses: &[Access]) -> (FenceScope, FenceScope) {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_binding_slot_fits_the_padding() {
+        // Every dispatch copies its accesses; naming the slot costs no size.
+        assert_eq!(std::mem::size_of::<Access>(), 32);
+    }
+
     /// An access to the one object at address 0.
     fn a(start: u64, end: u64, write: bool) -> Access {
         Access {
@@ -256,6 +276,8 @@ mod tests {
             write,
             host_visible: false,
             object: 0,
+            group: NOT_BOUND,
+            binding: 0,
         }
     }
 
@@ -313,6 +335,8 @@ mod tests {
                     let write = next(if busy { 40 } else { 3 }) == 0;
                     Access {
                         object: base,
+                        group: NOT_BOUND,
+                        binding: 0,
                         ..a(start, end, write)
                     }
                 })
@@ -367,6 +391,8 @@ mod tests {
             write: false,
             host_visible: true,
             object: 0,
+            group: NOT_BOUND,
+            binding: 0,
         };
         let host_write = Access {
             write: true,

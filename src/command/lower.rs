@@ -523,6 +523,8 @@ fn sub_access(a: &Access, range: std::ops::Range<u64>) -> Access {
         write: a.write,
         host_visible: a.host_visible,
         object: a.object,
+        group: a.group,
+        binding: a.binding,
     }
 }
 
@@ -786,6 +788,8 @@ mod tests {
             write,
             host_visible: false,
             object: 0,
+            group: crate::command::hazard::NOT_BOUND,
+            binding: 0,
         }
     }
 
@@ -918,6 +922,8 @@ mod tests {
                             write: next(3) == 0,
                             host_visible,
                             object: 0,
+                            group: crate::command::hazard::NOT_BOUND,
+                            binding: 0,
                         }
                     })
                     .collect();

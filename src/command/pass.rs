@@ -17,7 +17,7 @@ use aqueduct_hsa::code_object::{ArgRef, KernargBuilder};
 use wgpu_types::{BufferBindingType, BufferUsages, Features};
 
 use super::encoder::{EncoderState, Recording};
-use super::hazard::Access;
+use super::hazard::{Access, NOT_BOUND};
 use super::lower::{self, Op, PacketRole, PatchWork, Work};
 use crate::binding::BindGroup;
 use crate::buffer::Buffer;
@@ -547,7 +547,10 @@ impl<'e> ComputePass<'e> {
             }
             let ty = if b.exact { b.ty } else { e.ty };
             let write = ty == (BufferBindingType::Storage { read_only: false });
-            accesses.push(e.buffer.access(offset..offset + e.size, write));
+            let mut access = e.buffer.access(offset..offset + e.size, write);
+            access.group = u8::try_from(b.group).unwrap_or(NOT_BOUND);
+            access.binding = b.binding;
+            accesses.push(access);
             self.state.rec.use_buffer(&e.buffer);
         }
         // WebGPU usage scope: a writable storage range may not be bound again

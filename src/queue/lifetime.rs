@@ -12,7 +12,7 @@ use aqueduct_hsa::MemoryOrder;
 
 use crate::command::arena::OpArena;
 use crate::device::DeviceShared;
-use crate::device_select::SanitizerSource;
+use crate::device_select::{SanitizedDispatch, SanitizerSource};
 use crate::error::{BufferAsyncError, Error};
 use crate::lock_rank::MutexGuard;
 use crate::registry::BufferId;
@@ -60,7 +60,7 @@ pub(super) struct InFlight {
     pub(super) trace: Option<SubmissionTrace>,
     /// The kernarg addresses of the dispatches whose bound ranges went to
     /// the sanitizer (`QueueState::sanitizer`), to take their findings by.
-    pub(super) sanitized: Vec<(u64, Arc<str>)>,
+    pub(super) sanitized: Vec<SanitizedDispatch>,
     pub(super) _keep: Vec<KeepAlive>,
 }
 
@@ -100,7 +100,7 @@ pub(crate) struct QueueState {
     pub(super) sanitizer_findings: Vec<Error>,
     /// The kernarg addresses of the dispatches the submission being
     /// written noted with the sanitizer (its `InFlight::sanitized`).
-    pub(super) sanitized_in_submit: Vec<(u64, Arc<str>)>,
+    pub(super) sanitized_in_submit: Vec<SanitizedDispatch>,
 }
 
 impl std::fmt::Debug for QueueState {

@@ -79,6 +79,8 @@ pub(super) fn stage_write(
         host_visible: true,
         // The ring block or dedicated allocation the bytes were put in.
         object: src_va,
+        group: crate::command::hazard::NOT_BOUND,
+        binding: 0,
     };
     let dst = buffer.access(offset..offset + len, true);
     match lower::copy_ops(&dev.blit, PacketRole::Upload, src, dst) {

@@ -9,11 +9,13 @@ use aqueduct_hsa::queue::{AqlPacket, packet};
 use aqueduct_hsa::{HsaError, KernelDispatch, MemoryOrder, PacketFence, Reservation};
 use aqueduct_kfd::abi::{RawPacket, packet_type};
 
+use crate::binding::BindingSlot;
 use crate::command::arena::OpArena;
 use crate::command::encoder::CommandBuffer;
 use crate::command::hazard::HazardTracker;
 use crate::command::lower::{self, Op, PacketRole, Work};
 use crate::device::DeviceShared;
+use crate::device_select::SanitizedDispatch;
 use crate::error::{DeviceError, Error, InternalError, QueueError, QueueWriteError};
 use crate::registry::{BufferId, MapState, Owner};
 use crate::ring::RingBlock;
@@ -337,9 +339,18 @@ fn write_packets_with(
                     dev.runtime
                         .device()
                         .note_dispatch_bindings(kernarg_va[i], &bindings);
-                    state
-                        .sanitized_in_submit
-                        .push((kernarg_va[i], d.kernel_name.clone()));
+                    let bound = accesses
+                        .iter()
+                        .filter_map(|a| {
+                            let (group, binding) = a.bound_at()?;
+                            Some((a.range.clone(), BindingSlot { group, binding }))
+                        })
+                        .collect();
+                    state.sanitized_in_submit.push(SanitizedDispatch {
+                        kernarg: kernarg_va[i],
+                        kernel: d.kernel_name.clone(),
+                        bound,
+                    });
                 }
             }
             Work::Patch(p) => {

@@ -39,6 +39,8 @@ fn shrink_kernarg_ring(dev: &Arc<DeviceShared>, blocks: u64) {
         write: true,
         host_visible: true,
         object: 0x1000,
+        group: crate::command::hazard::NOT_BOUND,
+        binding: 0,
     };
     let ops = lower::fill_ops(&dev.blit, access, 0).expect("fill op");
     let Work::Dispatch(d) = &ops.ops()[0].work else {

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use wgpu_types::{BindGroupLayoutEntry, BindingType, BufferBindingType, BufferSize, BufferUsages};
 
 use crate::Label;
+use crate::binding_limits::BindingCounts;
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::{
@@ -109,7 +110,6 @@ pub(crate) fn create_layout(
                 });
             }
         }
-        let (mut dyn_uniform, mut dyn_storage) = (0u32, 0u32);
         for e in &entries {
             if e.binding >= limits.max_bindings_per_bind_group {
                 return Err(BindGroupLayoutError::BindingLimit {
@@ -125,18 +125,7 @@ pub(crate) fn create_layout(
                 });
             }
             match e.ty {
-                BindingType::Buffer {
-                    ty,
-                    has_dynamic_offset,
-                    ..
-                } => {
-                    if has_dynamic_offset {
-                        match ty {
-                            BufferBindingType::Uniform => dyn_uniform += 1,
-                            BufferBindingType::Storage { .. } => dyn_storage += 1,
-                        }
-                    }
-                }
+                BindingType::Buffer { .. } => {}
                 // Every sampler binding type is one a kernel binds: the S#
                 // is a by-value kernel argument.
                 BindingType::Sampler(_) => {}
@@ -158,20 +147,12 @@ pub(crate) fn create_layout(
                 }
             }
         }
-        if dyn_uniform > limits.max_dynamic_uniform_buffers_per_pipeline_layout {
-            return Err(BindGroupLayoutError::TooManyDynamicUniform {
+        BindingCounts::of(&entries)
+            .check(limits)
+            .map_err(|source| BindGroupLayoutError::TooManyBindings {
                 label: label(),
-                count: dyn_uniform,
-                max: limits.max_dynamic_uniform_buffers_per_pipeline_layout,
-            });
-        }
-        if dyn_storage > limits.max_dynamic_storage_buffers_per_pipeline_layout {
-            return Err(BindGroupLayoutError::TooManyDynamicStorage {
-                label: label(),
-                count: dyn_storage,
-                max: limits.max_dynamic_storage_buffers_per_pipeline_layout,
-            });
-        }
+                source,
+            })?;
         Ok(())
     };
     let valid = match check() {

@@ -25,6 +25,7 @@
 
 pub mod adapter;
 pub mod binding;
+pub mod binding_limits;
 mod block_on;
 pub mod buffer;
 pub mod command;

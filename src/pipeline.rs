@@ -18,6 +18,7 @@ use wgpu_types::{
 
 use crate::Label;
 use crate::binding::{BindGroupLayout, BindGroupLayoutDescriptor, create_layout};
+use crate::binding_limits::BindingCounts;
 use crate::device::DeviceShared;
 use crate::error::{
     ComputePipelineError, DeviceId, EntryPointError, LayoutMismatch, ObjectKind,
@@ -99,6 +100,16 @@ pub(crate) fn create_pipeline_layout(
                 });
             }
         }
+        let mut counts = BindingCounts::default();
+        for g in groups.iter().flatten() {
+            counts.merge(&BindingCounts::of(&g.inner.entries));
+        }
+        counts
+            .check(limits)
+            .map_err(|source| PipelineLayoutError::TooManyBindings {
+                label: label(),
+                source,
+            })?;
         Ok(())
     };
     let valid = match check() {
@@ -526,9 +537,8 @@ pub(crate) fn create_compute_pipeline(
                             max: limits.max_bind_groups,
                         });
                     }
-                    let mut groups = Vec::new();
-                    for g in 0..max_group {
-                        let entries: Vec<BindGroupLayoutEntry> = entry
+                    let group_entries = |g: u32| -> Vec<BindGroupLayoutEntry> {
+                        entry
                             .bindings
                             .iter()
                             .filter(|b| b.group == g)
@@ -538,7 +548,23 @@ pub(crate) fn create_compute_pipeline(
                                 ty: auto_entry_type(&entry.bindings, b),
                                 count: None,
                             })
-                            .collect();
+                            .collect()
+                    };
+                    // The derived groups together, as a pipeline layout
+                    // made of them would be checked.
+                    let mut counts = BindingCounts::default();
+                    for g in 0..max_group {
+                        counts.merge(&BindingCounts::of(&group_entries(g)));
+                    }
+                    counts.check(limits).map_err(|source| {
+                        ComputePipelineError::TooManyBindings {
+                            label: label(),
+                            source,
+                        }
+                    })?;
+                    let mut groups = Vec::new();
+                    for g in 0..max_group {
+                        let entries = group_entries(g);
                         groups.push(Some(create_layout(
                             device,
                             &BindGroupLayoutDescriptor {

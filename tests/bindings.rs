@@ -582,3 +582,174 @@ fn precompiled_wgsl_workgroup_reduction() {
     let want: Vec<u32> = data.chunks(128).map(|ch| ch.iter().sum()).collect();
     assert_eq!(read_words(&c, &sums), want);
 }
+
+/// A layout entry of `ty` visible to `visibility`.
+fn entry_of(binding: u32, visibility: ShaderStages, ty: BindingType) -> BindGroupLayoutEntry {
+    BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty,
+        count: None,
+    }
+}
+
+/// WebGPU's binding slot limits, one row per counted kind: a layout with
+/// exactly the limit's number of bindings is valid, one more is a
+/// `TooManyBindings` error naming the kind, the count and the limit (at
+/// layout creation for one layout, at pipeline layout creation for groups
+/// that only exceed it together).
+#[test]
+fn binding_counts_stop_at_each_limit() {
+    use aqueduct::binding_limits::BindingCountKind as K;
+    let c = ctx();
+    let limits = c.device.limits();
+    let compute = ShaderStages::COMPUTE;
+    let uniform = |dynamic| BindingType::Buffer {
+        ty: BufferBindingType::Uniform,
+        has_dynamic_offset: dynamic,
+        min_binding_size: None,
+    };
+    let storage = |dynamic| BindingType::Buffer {
+        ty: BufferBindingType::Storage { read_only: false },
+        has_dynamic_offset: dynamic,
+        min_binding_size: None,
+    };
+    let rows: [(K, u32, BindingType); 7] = [
+        (
+            K::StorageBuffers,
+            limits.max_storage_buffers_per_shader_stage,
+            storage(false),
+        ),
+        (
+            K::UniformBuffers,
+            limits.max_uniform_buffers_per_shader_stage,
+            uniform(false),
+        ),
+        (
+            K::Samplers,
+            limits.max_samplers_per_shader_stage,
+            BindingType::Sampler(SamplerBindingType::Filtering),
+        ),
+        (
+            K::SampledTextures,
+            limits.max_sampled_textures_per_shader_stage,
+            BindingType::Texture {
+                sample_type: TextureSampleType::Float { filterable: true },
+                view_dimension: TextureViewDimension::D2,
+                multisampled: false,
+            },
+        ),
+        (
+            K::StorageTextures,
+            limits.max_storage_textures_per_shader_stage,
+            BindingType::StorageTexture {
+                access: StorageTextureAccess::WriteOnly,
+                format: TextureFormat::R32Float,
+                view_dimension: TextureViewDimension::D2,
+            },
+        ),
+        (
+            K::DynamicStorageBuffers,
+            limits.max_dynamic_storage_buffers_per_pipeline_layout,
+            storage(true),
+        ),
+        (
+            K::DynamicUniformBuffers,
+            limits.max_dynamic_uniform_buffers_per_pipeline_layout,
+            uniform(true),
+        ),
+    ];
+    for (kind, limit, ty) in rows {
+        let entries = |n: u32, first: u32| -> Vec<BindGroupLayoutEntry> {
+            (first..first + n)
+                .map(|b| entry_of(b, compute, ty))
+                .collect()
+        };
+        let layout = |entries: &[BindGroupLayoutEntry]| {
+            c.device
+                .create_bind_group_layout(&BindGroupLayoutDescriptor {
+                    label: Some("counted"),
+                    entries,
+                })
+        };
+        let (_, err) = validation_error(&c.device, || layout(&entries(limit, 0)));
+        assert!(err.is_none(), "{kind:?} at its limit {limit}: {err:?}");
+        expect_validation(
+            &c.device,
+            |e| {
+                matches!(e, ValidationError::BindGroupLayout(
+                    BindGroupLayoutError::TooManyBindings { source, .. })
+                    if source.kind == kind && source.count == limit + 1 && source.limit == limit)
+            },
+            || layout(&entries(limit + 1, 0)),
+        );
+        // Two groups within the limit apart, past it together.
+        let half = limit / 2 + 1;
+        let a = layout(&entries(half, 0));
+        let b = layout(&entries(half, 0));
+        let per_stage = !matches!(kind, K::DynamicStorageBuffers | K::DynamicUniformBuffers);
+        expect_validation(
+            &c.device,
+            |e| {
+                matches!(e, ValidationError::PipelineLayout(
+                    PipelineLayoutError::TooManyBindings { source, .. })
+                    if source.kind == kind
+                        && source.count == 2 * half
+                        && source.stages == per_stage.then_some(compute))
+            },
+            || {
+                c.device.create_pipeline_layout(&PipelineLayoutDescriptor {
+                    label: None,
+                    bind_group_layouts: &[Some(&a), Some(&b)],
+                    immediate_size: 0,
+                })
+            },
+        );
+    }
+}
+
+/// Bindings visible to other stages count against those stages, not
+/// compute: a layout at the storage-buffer limit for compute may add
+/// fragment-only storage buffers.
+#[test]
+fn binding_counts_are_per_stage() {
+    let c = ctx();
+    let limit = c.device.limits().max_storage_buffers_per_shader_stage;
+    let mut entries: Vec<_> = (0..limit).map(|b| storage_entry(b, false, false)).collect();
+    entries.push(BindGroupLayoutEntry {
+        visibility: ShaderStages::FRAGMENT,
+        ..storage_entry(limit, false, false)
+    });
+    let (_, err) = validation_error(&c.device, || {
+        c.device
+            .create_bind_group_layout(&BindGroupLayoutDescriptor {
+                label: None,
+                entries: &entries,
+            })
+    });
+    assert!(err.is_none(), "{err:?}");
+}
+
+/// An auto layout counts the shader's bindings as a pipeline layout would:
+/// vector_copy binds two storage buffers, one past a limit of one.
+#[test]
+fn an_auto_layout_past_a_binding_limit_is_a_pipeline_error() {
+    let c = ctx_with(|a| DeviceDescriptor {
+        required_features: a.features(),
+        required_limits: Limits {
+            max_storage_buffers_per_shader_stage: 1,
+            ..a.limits()
+        },
+        ..Default::default()
+    });
+    let module = copy_module(&c);
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(e, ValidationError::Pipeline(
+                ComputePipelineError::TooManyBindings { source, .. })
+                if source.count == 2 && source.limit == 1)
+        },
+        || auto_pipeline(&c.device, &module, "vector_copy"),
+    );
+}

@@ -1,6 +1,8 @@
 //! Validation errors of bind group layouts and bind groups.
 
-use wgpu_types::{BindingType, BufferBindingType, BufferUsages};
+use wgpu_types::{BindingType, BufferBindingType, BufferUsages, ShaderStages};
+
+use crate::binding_limits::BindingCountKind;
 
 use super::ident::{BufferIdent, LayoutIdent, UnusableBuffer, label_suffix};
 
@@ -78,34 +80,54 @@ pub enum BindGroupLayoutError {
         #[source]
         source: super::TextureBindingError,
     },
-    /// More dynamic-offset uniform buffers than the device's limit allows.
-    #[error(
-        "create_bind_group_layout{}: {count} dynamic uniform buffers exceed \
-         max_dynamic_uniform_buffers_per_pipeline_layout ({max})",
-        label_suffix(label)
-    )]
-    TooManyDynamicUniform {
+    /// More bindings of a kind than a binding-count limit allows.
+    #[error("create_bind_group_layout{}: {source}", label_suffix(label))]
+    TooManyBindings {
         /// The layout's label, if it has one.
         label: Option<String>,
-        /// How many entries are dynamic uniform buffers.
-        count: u32,
-        /// The device's `max_dynamic_uniform_buffers_per_pipeline_layout`.
-        max: u32,
+        /// The count and the limit it exceeds.
+        source: TooManyBindings,
     },
-    /// More dynamic-offset storage buffers than the device's limit allows.
-    #[error(
-        "create_bind_group_layout{}: {count} dynamic storage buffers exceed \
-         max_dynamic_storage_buffers_per_pipeline_layout ({max})",
-        label_suffix(label)
-    )]
-    TooManyDynamicStorage {
-        /// The layout's label, if it has one.
-        label: Option<String>,
-        /// How many entries are dynamic storage buffers.
-        count: u32,
-        /// The device's `max_dynamic_storage_buffers_per_pipeline_layout`.
-        max: u32,
-    },
+}
+
+/// A binding count past its limit (WebGPU's binding slot limits; wgpu-core's
+/// `BindingTypeMaxCountError`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{count} {} {} exceed {} ({limit})",
+    kind_words(*.kind),
+    zone_words(.stages),
+    .kind.limit_name()
+)]
+pub struct TooManyBindings {
+    /// The kind of binding counted.
+    pub kind: BindingCountKind,
+    /// The stages with the largest count, for a per-stage limit; `None`
+    /// for a per-pipeline-layout one (the dynamic-offset kinds).
+    pub stages: Option<ShaderStages>,
+    /// How many there are.
+    pub count: u32,
+    /// The device's limit.
+    pub limit: u32,
+}
+
+fn kind_words(kind: BindingCountKind) -> &'static str {
+    match kind {
+        BindingCountKind::DynamicUniformBuffers => "dynamic-offset uniform buffers",
+        BindingCountKind::DynamicStorageBuffers => "dynamic-offset storage buffers",
+        BindingCountKind::SampledTextures => "sampled textures",
+        BindingCountKind::Samplers => "samplers",
+        BindingCountKind::StorageBuffers => "storage buffers",
+        BindingCountKind::StorageTextures => "storage textures",
+        BindingCountKind::UniformBuffers => "uniform buffers",
+    }
+}
+
+fn zone_words(stages: &Option<ShaderStages>) -> String {
+    match stages {
+        Some(s) => format!("visible to the {s:?} stage"),
+        None => "in one pipeline layout".to_string(),
+    }
 }
 
 /// Why `create_bind_group` failed.

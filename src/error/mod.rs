@@ -33,7 +33,7 @@ mod sanitizer;
 mod shader;
 mod texture;
 
-pub use binding::{BindGroupError, BindGroupLayoutError};
+pub use binding::{BindGroupError, BindGroupLayoutError, TooManyBindings};
 pub use buffer::BufferError;
 pub use device::{DeviceError, DeviceInitError, LimitFailure, RequestDeviceError};
 pub(crate) use device_mismatch::same_device;

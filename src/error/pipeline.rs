@@ -72,6 +72,15 @@ pub enum PipelineLayoutError {
         /// The layout's index in `bind_group_layouts`.
         index: usize,
     },
+    /// The groups together have more bindings of a kind than a
+    /// binding-count limit allows.
+    #[error("create_pipeline_layout{}: {source}", label_suffix(label))]
+    TooManyBindings {
+        /// The pipeline layout's label, if it has one.
+        label: Option<String>,
+        /// The count and the limit it exceeds.
+        source: super::TooManyBindings,
+    },
 }
 
 /// Why a pipeline layout's entry cannot hold what the shader binds.
@@ -308,6 +317,15 @@ pub enum ComputePipelineError {
         group: u32,
         /// The device's `max_bind_groups`.
         max: u32,
+    },
+    /// With a derived layout, the shader binds more of a kind than a
+    /// binding-count limit allows.
+    #[error("create_compute_pipeline{}: {source}", label_suffix(label))]
+    TooManyBindings {
+        /// The pipeline's label, if it has one.
+        label: Option<String>,
+        /// The count and the limit it exceeds.
+        source: super::TooManyBindings,
     },
     /// The kernel's immediates are above the device's `max_immediate_size` limit.
     #[error(

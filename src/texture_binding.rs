@@ -11,7 +11,7 @@ use wgpu_types::{
 use crate::binding::BoundBuffer;
 use crate::device::DeviceShared;
 use crate::error::TextureBindingError;
-use crate::texture::{TextureView, image_format};
+use crate::texture::{TextureView, image_format, is_depth};
 
 /// Formats WebGPU allows `read_write` storage access for without tier
 /// features.
@@ -39,7 +39,9 @@ pub(crate) fn check_layout_entry(ty: &BindingType) -> Result<(), TextureBindingE
             view_dimension,
         } => {
             check_view_dimension(view_dimension)?;
-            if image_format(format).is_none() {
+            // Depth formats have no storage binding (WebGPU's
+            // "Depth-stencil formats" table).
+            if image_format(format).is_none() || is_depth(format) {
                 return Err(TextureBindingError::StorageFormat { format });
             }
             let read_write = matches!(
@@ -69,9 +71,12 @@ pub(crate) fn check_layout_entry(ty: &BindingType) -> Result<(), TextureBindingE
 }
 
 /// Whether a view of `format` gives what a layout's `wanted` sample type
-/// reads (an unfilterable-float entry takes any float format; a filterable
-/// one the formats filterable with the device's `features`, e.g.
-/// FLOAT32_FILTERABLE for r32float).
+/// reads (an unfilterable-float entry takes any float format and depth
+/// formats; a filterable one the formats filterable with the device's
+/// `features`, e.g. FLOAT32_FILTERABLE for r32float; a depth entry only
+/// depth formats): wgpu-core's `validate_texture_binding`, WebGPU's
+/// "Depth-stencil formats" (depth aspects bind as `depth` or
+/// `unfilterable-float`).
 fn sample_type_fits(
     wanted: TextureSampleType,
     format: TextureFormat,
@@ -87,6 +92,7 @@ fn sample_type_fits(
                 filterable: format_filterable,
             },
         ) => format_filterable || !filterable,
+        (TextureSampleType::Float { filterable: false }, TextureSampleType::Depth) => true,
         (a, b) => a == b,
     }
 }

@@ -14,6 +14,9 @@ use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 #[path = "textures/sampling.rs"]
 mod sampling;
 
+#[path = "textures/depth.rs"]
+mod depth;
+
 fn ctx() -> Ctx {
     no_disk_cache();
     aqueduct_test_harness::facade::ctx()
@@ -815,14 +818,14 @@ fn texture_creation_is_validated() {
             matches!(
                 create_err(e),
                 Some(CreateTextureError::UnsupportedFormat {
-                    format: TextureFormat::Depth32Float
+                    format: TextureFormat::Depth24PlusStencil8
                 })
             )
         },
         || {
             make(
                 d2,
-                TextureFormat::Depth32Float,
+                TextureFormat::Depth24PlusStencil8,
                 [8, 8, 1],
                 TextureUsages::COPY_DST,
                 1,

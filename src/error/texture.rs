@@ -108,12 +108,31 @@ pub enum CreateTextureError {
         /// The requested count.
         count: u32,
     },
-    /// A format without a gfx11 linear layout here (depth, stencil,
-    /// compressed, sRGB, 64-bit formats).
+    /// A format without a gfx11 linear layout here (stencil, combined
+    /// depth-stencil, compressed, sRGB, 64-bit formats).
     #[error("format {format:?} is not supported for textures")]
     UnsupportedFormat {
         /// The format.
         format: TextureFormat,
+    },
+    /// A depth format with a dimension other than 2D.
+    #[error("depth format {format:?} needs a 2D texture, not {dimension:?}")]
+    DepthDimension {
+        /// The format.
+        format: TextureFormat,
+        /// The requested dimension.
+        dimension: TextureDimension,
+    },
+    /// A usage the format does not allow (depth formats have no storage
+    /// binding).
+    #[error("usage {usage:?} is not allowed for format {format:?}, which allows {allowed:?}")]
+    FormatUsage {
+        /// The format.
+        format: TextureFormat,
+        /// The requested usage.
+        usage: TextureUsages,
+        /// The usages the format allows.
+        allowed: TextureUsages,
     },
     /// The usage is empty.
     #[error("the usage is empty")]
@@ -168,9 +187,11 @@ pub enum TextureViewError {
         /// The view dimension.
         view: TextureViewDimension,
     },
-    /// An aspect other than `All`.
-    #[error("aspect {aspect:?} is not supported; color textures have the All aspect")]
+    /// An aspect the texture's format does not have.
+    #[error("format {format:?} has no aspect {aspect:?}")]
     Aspect {
+        /// The texture's format.
+        format: TextureFormat,
         /// The requested aspect.
         aspect: TextureAspect,
     },
@@ -326,11 +347,38 @@ pub enum TextureCopyError {
         /// The usage the copy needs.
         needed: BufferUsages,
     },
-    /// An aspect other than `All`.
-    #[error("aspect {aspect:?} is not supported; color textures have the All aspect")]
+    /// An aspect the texture's format does not have.
+    #[error("format {format:?} has no aspect {aspect:?}")]
     Aspect {
+        /// The texture's format.
+        format: TextureFormat,
         /// The aspect.
         aspect: TextureAspect,
+    },
+    /// A copy of a depth format WebGPU forbids in this direction
+    /// (`depth24plus` both ways, `depth32float` into a texture).
+    #[error("format {format:?} cannot be copied {direction}")]
+    DepthCopy {
+        /// The format.
+        format: TextureFormat,
+        /// `from` or `into` the texture.
+        direction: &'static str,
+    },
+    /// A depth copy that does not cover whole layers (WebGPU copies depth
+    /// formats whole in x and y).
+    #[error(
+        "a copy of depth format {format:?} must cover whole layers: origin {origin:?} size \
+         {size:?} of extent {extent:?}"
+    )]
+    PartialDepthCopy {
+        /// The format.
+        format: TextureFormat,
+        /// The box's origin.
+        origin: [u32; 3],
+        /// The box's size.
+        size: [u32; 3],
+        /// The texture's extent.
+        extent: [u32; 3],
     },
     /// The mip level does not exist.
     #[error("mip level {level} is past the texture's {levels} level(s)")]
@@ -378,13 +426,13 @@ pub enum TextureCopyError {
         /// The copy's height.
         height: u32,
     },
-    /// The buffer offset is not a multiple of the texel size (encoder
-    /// copies).
-    #[error("buffer offset {offset} is not a multiple of the {texel_bytes}-byte texel")]
+    /// The buffer offset is not a multiple of the texel size, or of 4 for
+    /// depth formats (encoder copies).
+    #[error("buffer offset {offset} is not a multiple of {texel_bytes} bytes")]
     OffsetAlignment {
         /// The offset.
         offset: u64,
-        /// Bytes per texel.
+        /// The alignment: bytes per texel, or 4 for depth formats.
         texel_bytes: u32,
     },
     /// The buffer or data is too small for the layout and size.

@@ -497,12 +497,6 @@ impl Texture {
                 view: dimension,
             });
         }
-        if matches!(
-            dimension,
-            TextureViewDimension::Cube | TextureViewDimension::CubeArray
-        ) {
-            return Err(TextureViewError::UnsupportedDimension { view: dimension });
-        }
         let mip_count = desc
             .mip_level_count
             .unwrap_or(t.mip_level_count.saturating_sub(desc.base_mip_level).max(1));
@@ -522,10 +516,28 @@ impl Texture {
                 layers,
             });
         }
-        if dimension != TextureViewDimension::D2Array && layer_count != 1 {
+        // wgpu-core's `create_texture_view`: a cube has 6 layers, a cube
+        // array a multiple of 6, and both square faces.
+        let layers_fit = match dimension {
+            TextureViewDimension::D2Array => true,
+            TextureViewDimension::Cube => layer_count == 6,
+            TextureViewDimension::CubeArray => layer_count.is_multiple_of(6),
+            _ => layer_count == 1,
+        };
+        if !layers_fit {
             return Err(TextureViewError::LayerCount {
                 view: dimension,
                 count: layer_count,
+            });
+        }
+        let cube = matches!(
+            dimension,
+            TextureViewDimension::Cube | TextureViewDimension::CubeArray
+        );
+        if cube && t.size.width != t.size.height {
+            return Err(TextureViewError::CubeNotSquare {
+                width: t.size.width,
+                height: t.size.height,
             });
         }
         let base = desc.base_array_layer;
@@ -545,8 +557,18 @@ impl Texture {
                 image.base_address = u64::from(base) * layout.slice_bytes;
                 range = image.base_address..image.base_address + layout.slice_bytes;
             }
-            TextureViewDimension::D2Array => {
-                image.dim = ImageDim::D2Array;
+            TextureViewDimension::D2Array
+            | TextureViewDimension::Cube
+            | TextureViewDimension::CubeArray => {
+                // Cube views are the same layers under the cube TYPE: six
+                // faces per cube, +X, -X, +Y, -Y, +Z, -Z (the layer order
+                // of WebGPU's cube views and of the face ids the texture
+                // unit selects).
+                image.dim = if cube {
+                    ImageDim::Cube
+                } else {
+                    ImageDim::D2Array
+                };
                 image.base_array = base;
                 image.depth = layer_count;
                 range = u64::from(base) * layout.slice_bytes..layer_end * layout.slice_bytes;

@@ -21,7 +21,11 @@ const READ_WRITE_FORMATS: [TextureFormat; 3] = [
     TextureFormat::R32Sint,
 ];
 
-fn check_view_dimension(view_dimension: TextureViewDimension) -> Result<(), TextureBindingError> {
+/// WebGPU's `createBindGroupLayout` (wgpu-core's `StorageTextureCube`):
+/// storage textures have no cube views.
+fn check_storage_dimension(
+    view_dimension: TextureViewDimension,
+) -> Result<(), TextureBindingError> {
     match view_dimension {
         TextureViewDimension::Cube | TextureViewDimension::CubeArray => {
             Err(TextureBindingError::ViewDimension { view_dimension })
@@ -38,7 +42,7 @@ pub(crate) fn check_layout_entry(ty: &BindingType) -> Result<(), TextureBindingE
             format,
             view_dimension,
         } => {
-            check_view_dimension(view_dimension)?;
+            check_storage_dimension(view_dimension)?;
             // Depth formats have no storage binding (WebGPU's
             // "Depth-stencil formats" table).
             if image_format(format).is_none() || is_depth(format) {
@@ -53,15 +57,11 @@ pub(crate) fn check_layout_entry(ty: &BindingType) -> Result<(), TextureBindingE
             }
             Ok(())
         }
-        BindingType::Texture {
-            view_dimension,
-            multisampled,
-            ..
-        } => {
+        BindingType::Texture { multisampled, .. } => {
             if multisampled {
                 return Err(TextureBindingError::Multisampled);
             }
-            check_view_dimension(view_dimension)
+            Ok(())
         }
         other => Err(TextureBindingError::ResourceKind {
             layout: other,

@@ -17,6 +17,9 @@ mod sampling;
 #[path = "textures/depth.rs"]
 mod depth;
 
+#[path = "textures/cube.rs"]
+mod cube;
+
 fn ctx() -> Ctx {
     no_disk_cache();
     aqueduct_test_harness::facade::ctx()
@@ -914,15 +917,16 @@ fn views_are_validated() {
         |e| {
             matches!(
                 view_err(e),
-                Some(TextureViewError::UnsupportedDimension {
-                    view: TextureViewDimension::Cube
+                Some(TextureViewError::LayerCount {
+                    view: TextureViewDimension::Cube,
+                    count: 4,
                 })
             )
         },
         || {
             v(TextureViewDescriptor {
                 dimension: Some(TextureViewDimension::Cube),
-                array_layer_count: Some(6),
+                array_layer_count: Some(4),
                 ..Default::default()
             })
         },
@@ -1087,11 +1091,11 @@ fn texture_bindings_are_validated() {
         &c.device,
         |e| matches!(bind_err(e), Some(TextureBindingError::ViewDimension { .. })),
         || {
-            layout(BindingType::Texture {
-                sample_type: TextureSampleType::Float { filterable: false },
-                view_dimension: TextureViewDimension::Cube,
-                multisampled: false,
-            })
+            layout(storage_entry(
+                TextureFormat::R32Float,
+                StorageTextureAccess::ReadOnly,
+                TextureViewDimension::Cube,
+            ))
         },
     );
     expect_validation(

@@ -181,11 +181,13 @@ pub enum TextureViewError {
         /// The view dimension.
         view: TextureViewDimension,
     },
-    /// Cube views (sampling only, which compute kernels do not have).
-    #[error("{view:?} views are not supported")]
-    UnsupportedDimension {
-        /// The view dimension.
-        view: TextureViewDimension,
+    /// A cube or cube-array view of a texture whose faces are not square.
+    #[error("cube views need square faces, not {width}x{height}")]
+    CubeNotSquare {
+        /// The texture's width.
+        width: u32,
+        /// The texture's height.
+        height: u32,
     },
     /// An aspect the texture's format does not have.
     #[error("format {format:?} has no aspect {aspect:?}")]
@@ -215,8 +217,12 @@ pub enum TextureViewError {
         /// The texture's layers.
         layers: u32,
     },
-    /// A 1D, 2D or 3D view of more than one layer.
-    #[error("a {view:?} view has one array layer, not {count}")]
+    /// A 1D, 2D or 3D view of more than one layer, a cube view of other
+    /// than 6, a cube-array view of other than a multiple of 6.
+    #[error(
+        "a {view:?} view cannot have {count} array layers (1D, 2D, 3D: 1; cube: 6; cube \
+         array: a multiple of 6)"
+    )]
     LayerCount {
         /// The view dimension.
         view: TextureViewDimension,
@@ -242,8 +248,9 @@ pub enum TextureBindingError {
     /// A multisampled texture binding.
     #[error("multisampled textures are not supported")]
     Multisampled,
-    /// A view dimension a kernel cannot bind (cube).
-    #[error("view dimension {view_dimension:?} is not supported for texture bindings")]
+    /// A storage texture entry with a cube view dimension (WebGPU has no
+    /// cube storage textures).
+    #[error("view dimension {view_dimension:?} is not allowed for storage textures")]
     ViewDimension {
         /// The view dimension.
         view_dimension: TextureViewDimension,

@@ -15,17 +15,17 @@ use super::*;
 const LAYERS: u32 = 3;
 
 /// The depth16unorm value of texel (x, y) of `layer`.
-fn depth_bits(x: u32, y: u32, layer: u32) -> u16 {
+pub(super) fn depth_bits(x: u32, y: u32, layer: u32) -> u16 {
     ((x * 9973 + y * 21011 + layer * 7919 + 1234) % 65536) as u16
 }
 
 /// The f32 a depth16unorm value reads as (`k / 65535`, correctly rounded).
-fn unorm(k: u16) -> f32 {
+pub(super) fn unorm(k: u16) -> f32 {
     f32::from(k) / 65535.0
 }
 
 /// WebGPU's compare functions: `reference FUNC texel` passes.
-fn passes(f: CompareFunction, reference: f32, texel: f32) -> bool {
+pub(super) fn passes(f: CompareFunction, reference: f32, texel: f32) -> bool {
     match f {
         CompareFunction::Never => false,
         CompareFunction::Less => reference < texel,
@@ -95,7 +95,7 @@ fn queries(layers: u32) -> Vec<[f32; 4]> {
 }
 
 /// Run `p` with `view`, `s` and the queries; `per` vec4 results each.
-fn run(
+pub(super) fn run(
     c: &Ctx,
     p: &ComputePipeline,
     view: &TextureView,
@@ -142,7 +142,7 @@ fn run(
         .collect()
 }
 
-fn module(c: &Ctx, text: &'static str) -> ShaderModule {
+pub(super) fn module(c: &Ctx, text: &'static str) -> ShaderModule {
     expect_valid(&c.device, || {
         c.device.create_shader_module(ShaderModuleDescriptor {
             label: Some("depth"),
@@ -200,7 +200,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         f32(textureDimensions(t).y), 0.0, 0.0);
 }";
 
-fn compare_sampler(c: &Ctx, f: CompareFunction, mode: AddressMode, filter: FilterMode) -> Sampler {
+pub(super) fn compare_sampler(
+    c: &Ctx,
+    f: CompareFunction,
+    mode: AddressMode,
+    filter: FilterMode,
+) -> Sampler {
     expect_valid(&c.device, || {
         c.device.create_sampler(&SamplerDescriptor {
             label: Some("compare"),

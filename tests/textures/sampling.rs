@@ -56,7 +56,7 @@ fn wrap(mode: AddressMode, i: i64, size: u32) -> Option<u32> {
 
 /// One axis's taps: (index, weight) for nearest (floor(u)) or linear
 /// (floor(u - 0.5) and the next, the fraction exact on quarter texels).
-fn taps(u: f64, filter: FilterMode) -> Vec<(i64, f64)> {
+pub(super) fn taps(u: f64, filter: FilterMode) -> Vec<(i64, f64)> {
     match filter {
         FilterMode::Nearest => vec![(u.floor() as i64, 1.0)],
         FilterMode::Linear => {

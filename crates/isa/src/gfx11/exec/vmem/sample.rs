@@ -38,8 +38,14 @@
 //! - Comparison (`_c`): each texel's first returned component against the
 //!   reference with DEPTH_COMPARE_FUNC (`reference FUNC texel`), 1.0 when it
 //!   passes, else 0.0, then filtered; a border texel compares its colour's
-//!   first component. The reference is not clamped (a shader saturates it
-//!   for UNORM depth formats, as Mesa's drivers do).
+//!   first component. On a UNORM T# (a fixed-point depth format) the
+//!   reference is clamped to [0, 1] first, as Vulkan and OpenGL require
+//!   for fixed-point depth: radeonsi clamps it in the shader only where
+//!   TC-compatible HTILE has promoted Z16/Z24 to a 32-bit float format
+//!   (Mesa `si_nir_clamp_shadow_comparison_value`, "so the depth
+//!   comparison value isn't clamped for Z16 and Z24 anymore"), which says
+//!   the texture unit clamps for the UNORM formats themselves. Float
+//!   formats compare the reference as it is.
 //! - Gather4 (`_lz`): the bilinear footprint of (x, y) whatever the filters,
 //!   one component (DMASK's single bit; the comparison result for `_c`),
 //!   returned as (i0, j1), (i1, j1), (i1, j0), (i0, j0), Vulkan's and
@@ -120,6 +126,7 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         return Err(unmodelled(i, "unnormalized coordinates on a cube image"));
     }
     let integer = matches!(desc.format.numeric(), NumericType::Uint | NumericType::Sint);
+    let unorm = desc.format.numeric() == NumericType::Unorm;
     if compare && (integer || dim == ImageDim::D3) {
         return Err(unmodelled(
             i,
@@ -158,7 +165,7 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         let f = |k: usize| f32::from_bits(address.component(w, k, l));
         let mut k = 0;
         if compare {
-            reference[l] = f(0);
+            reference[l] = if unorm { f(0).clamp(0.0, 1.0) } else { f(0) };
             k = 1;
         }
         let coord: [f32; 3] = std::array::from_fn(|a| if a < axes { f(k + a) } else { 0.0 });

@@ -770,3 +770,89 @@ fn depth_rules_are_validated() {
         || bind(TextureSampleType::Float { filterable: true }, &d32_view),
     );
 }
+
+/// wgpu-core's sample-type rules with explicit layouts: a `depth` entry
+/// takes a `Filtering` sampler entry (only float entries marked
+/// unfilterable refuse one), and a `texture_2d<f32>` at an
+/// unfilterable-float entry reads a depth view's depth as its x.
+#[test]
+fn depth_views_bind_as_depth_or_unfilterable_float() {
+    if !llvm_installed("depth_views_bind_as_depth_or_unfilterable_float") {
+        return;
+    }
+    let c = ctx();
+    let layout_with = |texture: BindingType, sampler: SamplerBindingType| {
+        let bgl = c
+            .device
+            .create_bind_group_layout(&BindGroupLayoutDescriptor {
+                label: None,
+                entries: &[
+                    layout_entry(0, texture),
+                    layout_entry(1, BindingType::Sampler(sampler)),
+                    layout_entry(2, super::sampling::storage_buffer(true)),
+                    layout_entry(3, super::sampling::storage_buffer(false)),
+                ],
+            });
+        c.device.create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &[Some(&bgl)],
+            immediate_size: 0,
+        })
+    };
+    let pipeline = |module: &ShaderModule, layout: &PipelineLayout| {
+        c.device
+            .create_compute_pipeline(&ComputePipelineDescriptor {
+                label: None,
+                layout: Some(layout),
+                module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+    };
+    let depth_entry = BindingType::Texture {
+        sample_type: TextureSampleType::Depth,
+        view_dimension: TextureViewDimension::D2Array,
+        multisampled: false,
+    };
+    let sample = module(&c, SAMPLE);
+    expect_valid(&c.device, || {
+        pipeline(
+            &sample,
+            &layout_with(depth_entry, SamplerBindingType::Filtering),
+        )
+    });
+    // A float view of the depth: textureLoad's x is the depth.
+    let float = module(
+        &c,
+        "@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var s: sampler;
+@group(0) @binding(2) var<storage, read> q: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> out: array<vec4<f32>>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let c = vec2<u32>(id.x % 4u, id.x / 4u);
+    out[id.x] = vec4<f32>(textureLoad(t, c, 0).x,
+        textureSampleLevel(t, s, (vec2<f32>(c) + 0.5) / vec2<f32>(4.0, 2.0), 0.0).x, 0.0, 0.0);
+}",
+    );
+    let unfilterable = BindingType::Texture {
+        sample_type: TextureSampleType::Float { filterable: false },
+        view_dimension: TextureViewDimension::D2,
+        multisampled: false,
+    };
+    let p = expect_valid(&c.device, || {
+        pipeline(
+            &float,
+            &layout_with(unfilterable, SamplerBindingType::NonFiltering),
+        )
+    });
+    let t = depth16(&c, 1);
+    let view = t.create_view(&Default::default());
+    let nearest = c.device.create_sampler(&SamplerDescriptor::default());
+    let got = run(&c, &p, &view, &nearest, &[[0.0; 4]; 8], 1);
+    for (k, v) in got.iter().enumerate() {
+        let d = unorm(depth_bits(k as u32 % W, k as u32 / W, 0));
+        assert_eq!(v[..2], [d, d], "texel {k}");
+    }
+}

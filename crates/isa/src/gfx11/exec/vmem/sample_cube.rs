@@ -130,12 +130,12 @@ mod tests {
     /// +X (0) of a 4x4 cube lands on the adjacent face's edge texel.
     #[test]
     fn edge_taps_land_on_the_adjacent_face() {
-        // Left of +X (sc = -z side... i = -1 is sc < -1, i.e. z > 1): +Z,
-        // its right column, same row.
+        // Left of +X (sc = -z below -1, so z above 1): +Z, its right
+        // column, the same row.
         assert_eq!(wrap_across(0, -1, 2, 4, 4), (4, 3, 2));
         // Right of +X (z < -1): -Z, its left column.
         assert_eq!(wrap_across(0, 4, 1, 4, 4), (5, 0, 1));
-        // Above +X (tc < -1, y > 1): +Y, its right column, rows reversed.
+        // Above +X (tc = -y below -1, so y above 1): +Y, its right column.
         assert_eq!(wrap_across(0, 1, -1, 4, 4), (2, 3, 2));
         // Below +X (y < -1): -Y, its right column.
         assert_eq!(wrap_across(0, 1, 4, 4, 4), (3, 3, 1));

@@ -165,13 +165,15 @@ impl Adapter {
         }
     }
 
-    /// The downlevel capabilities: compute shaders, indirect execution and
-    /// f16 precision in f32 values (`quantizeToF16`, `pack2x16float`).
+    /// The downlevel capabilities: compute shaders, indirect execution, f16
+    /// precision in f32 values (`quantizeToF16`, `pack2x16float`) and
+    /// cube-array texture views.
     pub fn get_downlevel_capabilities(&self) -> DownlevelCapabilities {
         DownlevelCapabilities {
             flags: DownlevelFlags::COMPUTE_SHADERS
                 | DownlevelFlags::INDIRECT_EXECUTION
-                | DownlevelFlags::SHADER_F16_IN_F32,
+                | DownlevelFlags::SHADER_F16_IN_F32
+                | DownlevelFlags::CUBE_ARRAY_TEXTURES,
             ..DownlevelCapabilities::default()
         }
     }

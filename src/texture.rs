@@ -38,6 +38,27 @@ pub type TextureViewDescriptor<'a> = wgpu_types::TextureViewDescriptor<Label<'a>
 /// Levels a texture has at most (linear images have one).
 pub const MAX_MIP_LEVELS: u32 = 1;
 
+/// The usages a depth texture can have: WebGPU's depth formats have no
+/// storage binding ("Depth-stencil formats" table; wgpu-core's
+/// `describe_format_features`, checked in `create_texture`).
+const DEPTH_USAGES: TextureUsages = TextureUsages::COPY_SRC
+    .union(TextureUsages::COPY_DST)
+    .union(TextureUsages::TEXTURE_BINDING);
+
+/// Whether `format` is one of the depth formats textures support.
+pub(crate) fn is_depth(format: TextureFormat) -> bool {
+    matches!(
+        format,
+        TextureFormat::Depth16Unorm | TextureFormat::Depth24Plus | TextureFormat::Depth32Float
+    )
+}
+
+/// Whether `format` has `aspect` (wgpu-types' `aspect_specific_format`:
+/// `All` for every single-plane format, `DepthOnly` for depth formats).
+pub(crate) fn has_aspect(format: TextureFormat, aspect: TextureAspect) -> bool {
+    format.aspect_specific_format(aspect).is_some()
+}
+
 /// The usages a compute-only texture can have.
 const SUPPORTED_USAGES: TextureUsages = TextureUsages::COPY_SRC
     .union(TextureUsages::COPY_DST)
@@ -45,11 +66,20 @@ const SUPPORTED_USAGES: TextureUsages = TextureUsages::COPY_SRC
     .union(TextureUsages::STORAGE_BINDING);
 
 /// The gfx11 image format of a texture format, None for formats without
-/// a linear layout here (depth, stencil, compressed, sRGB, 64-bit).
+/// a linear layout here (stencil, compressed, sRGB, 64-bit).
+///
+/// Depth formats read as the single-channel colour format of their bits,
+/// as Mesa's radv samples them (`radv_translate_tex_dataformat`: D16 is
+/// `16` UNORM, D32 is `32` FLOAT): the texture unit returns the depth in
+/// x and compares x for the `_c` instructions. `Depth24Plus` is stored as
+/// `Depth32Float` (WebGPU lets an implementation pick any format of at
+/// least 24 bits, and no copy can observe its bytes).
 pub(crate) fn image_format(format: TextureFormat) -> Option<ImageFormat> {
     use ImageFormat as I;
     use TextureFormat as T;
     Some(match format {
+        T::Depth16Unorm => I::R16Unorm,
+        T::Depth32Float | T::Depth24Plus => I::R32Float,
         T::R8Unorm => I::R8Unorm,
         T::R8Snorm => I::R8Snorm,
         T::R8Uint => I::R8Uint,
@@ -225,6 +255,13 @@ fn check_descriptor(
     let format = image_format(desc.format).ok_or(CreateTextureError::UnsupportedFormat {
         format: desc.format,
     })?;
+    // wgpu-core's `create_texture`: depth textures are 2D.
+    if is_depth(desc.format) && desc.dimension != TextureDimension::D2 {
+        return Err(CreateTextureError::DepthDimension {
+            format: desc.format,
+            dimension: desc.dimension,
+        });
+    }
     if desc.usage.is_empty() {
         return Err(CreateTextureError::EmptyUsage);
     }
@@ -233,6 +270,13 @@ fn check_descriptor(
         return Err(CreateTextureError::UnsupportedUsage {
             usage: desc.usage,
             unsupported,
+        });
+    }
+    if is_depth(desc.format) && !DEPTH_USAGES.contains(desc.usage) {
+        return Err(CreateTextureError::FormatUsage {
+            format: desc.format,
+            usage: desc.usage,
+            allowed: DEPTH_USAGES,
         });
     }
     if let Some(&view) = desc.view_formats.iter().find(|&&f| f != desc.format) {
@@ -397,16 +441,20 @@ impl Texture {
                 texture: self.ident(),
             });
         };
+        // wgpu-core's `create_texture_view`: the aspect must be one the
+        // format has; a depth-only format's `DepthOnly` view has the
+        // texture's format.
+        if !has_aspect(t.format, desc.aspect) {
+            return Err(TextureViewError::Aspect {
+                format: t.format,
+                aspect: desc.aspect,
+            });
+        }
         let format = desc.format.unwrap_or(t.format);
         if format != t.format {
             return Err(TextureViewError::Format {
                 texture: t.format,
                 view: format,
-            });
-        }
-        if desc.aspect != TextureAspect::All {
-            return Err(TextureViewError::Aspect {
-                aspect: desc.aspect,
             });
         }
         let usage = desc.usage.unwrap_or(t.usage);
@@ -449,12 +497,6 @@ impl Texture {
                 view: dimension,
             });
         }
-        if matches!(
-            dimension,
-            TextureViewDimension::Cube | TextureViewDimension::CubeArray
-        ) {
-            return Err(TextureViewError::UnsupportedDimension { view: dimension });
-        }
         let mip_count = desc
             .mip_level_count
             .unwrap_or(t.mip_level_count.saturating_sub(desc.base_mip_level).max(1));
@@ -474,10 +516,28 @@ impl Texture {
                 layers,
             });
         }
-        if dimension != TextureViewDimension::D2Array && layer_count != 1 {
+        // wgpu-core's `create_texture_view`: a cube has 6 layers, a cube
+        // array a multiple of 6, and both square faces.
+        let layers_fit = match dimension {
+            TextureViewDimension::D2Array => true,
+            TextureViewDimension::Cube => layer_count == 6,
+            TextureViewDimension::CubeArray => layer_count.is_multiple_of(6),
+            _ => layer_count == 1,
+        };
+        if !layers_fit {
             return Err(TextureViewError::LayerCount {
                 view: dimension,
                 count: layer_count,
+            });
+        }
+        let cube = matches!(
+            dimension,
+            TextureViewDimension::Cube | TextureViewDimension::CubeArray
+        );
+        if cube && t.size.width != t.size.height {
+            return Err(TextureViewError::CubeNotSquare {
+                width: t.size.width,
+                height: t.size.height,
             });
         }
         let base = desc.base_array_layer;
@@ -497,8 +557,18 @@ impl Texture {
                 image.base_address = u64::from(base) * layout.slice_bytes;
                 range = image.base_address..image.base_address + layout.slice_bytes;
             }
-            TextureViewDimension::D2Array => {
-                image.dim = ImageDim::D2Array;
+            TextureViewDimension::D2Array
+            | TextureViewDimension::Cube
+            | TextureViewDimension::CubeArray => {
+                // Cube views are the same layers under the cube TYPE: six
+                // faces per cube, +X, -X, +Y, -Y, +Z, -Z (the layer order
+                // of WebGPU's cube views and of the face ids the texture
+                // unit selects).
+                image.dim = if cube {
+                    ImageDim::Cube
+                } else {
+                    ImageDim::D2Array
+                };
                 image.base_array = base;
                 image.depth = layer_count;
                 range = u64::from(base) * layout.slice_bytes..layer_end * layout.slice_bytes;

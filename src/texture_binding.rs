@@ -11,7 +11,7 @@ use wgpu_types::{
 use crate::binding::BoundBuffer;
 use crate::device::DeviceShared;
 use crate::error::TextureBindingError;
-use crate::texture::{TextureView, image_format};
+use crate::texture::{TextureView, image_format, is_depth};
 
 /// Formats WebGPU allows `read_write` storage access for without tier
 /// features.
@@ -21,7 +21,11 @@ const READ_WRITE_FORMATS: [TextureFormat; 3] = [
     TextureFormat::R32Sint,
 ];
 
-fn check_view_dimension(view_dimension: TextureViewDimension) -> Result<(), TextureBindingError> {
+/// WebGPU's `createBindGroupLayout` (wgpu-core's `StorageTextureCube`):
+/// storage textures have no cube views.
+fn check_storage_dimension(
+    view_dimension: TextureViewDimension,
+) -> Result<(), TextureBindingError> {
     match view_dimension {
         TextureViewDimension::Cube | TextureViewDimension::CubeArray => {
             Err(TextureBindingError::ViewDimension { view_dimension })
@@ -38,8 +42,10 @@ pub(crate) fn check_layout_entry(ty: &BindingType) -> Result<(), TextureBindingE
             format,
             view_dimension,
         } => {
-            check_view_dimension(view_dimension)?;
-            if image_format(format).is_none() {
+            check_storage_dimension(view_dimension)?;
+            // Depth formats have no storage binding (WebGPU's
+            // "Depth-stencil formats" table).
+            if image_format(format).is_none() || is_depth(format) {
                 return Err(TextureBindingError::StorageFormat { format });
             }
             let read_write = matches!(
@@ -51,15 +57,11 @@ pub(crate) fn check_layout_entry(ty: &BindingType) -> Result<(), TextureBindingE
             }
             Ok(())
         }
-        BindingType::Texture {
-            view_dimension,
-            multisampled,
-            ..
-        } => {
+        BindingType::Texture { multisampled, .. } => {
             if multisampled {
                 return Err(TextureBindingError::Multisampled);
             }
-            check_view_dimension(view_dimension)
+            Ok(())
         }
         other => Err(TextureBindingError::ResourceKind {
             layout: other,
@@ -69,9 +71,12 @@ pub(crate) fn check_layout_entry(ty: &BindingType) -> Result<(), TextureBindingE
 }
 
 /// Whether a view of `format` gives what a layout's `wanted` sample type
-/// reads (an unfilterable-float entry takes any float format; a filterable
-/// one the formats filterable with the device's `features`, e.g.
-/// FLOAT32_FILTERABLE for r32float).
+/// reads (an unfilterable-float entry takes any float format and depth
+/// formats; a filterable one the formats filterable with the device's
+/// `features`, e.g. FLOAT32_FILTERABLE for r32float; a depth entry only
+/// depth formats): wgpu-core's `validate_texture_binding`, WebGPU's
+/// "Depth-stencil formats" (depth aspects bind as `depth` or
+/// `unfilterable-float`).
 fn sample_type_fits(
     wanted: TextureSampleType,
     format: TextureFormat,
@@ -87,6 +92,7 @@ fn sample_type_fits(
                 filterable: format_filterable,
             },
         ) => format_filterable || !filterable,
+        (TextureSampleType::Float { filterable: false }, TextureSampleType::Depth) => true,
         (a, b) => a == b,
     }
 }

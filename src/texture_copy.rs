@@ -8,13 +8,13 @@
 
 use wgpu_types::{
     COPY_BYTES_PER_ROW_ALIGNMENT, Extent3d, TexelCopyBufferLayout, TexelCopyTextureInfo,
-    TextureAspect, TextureDimension, TextureUsages,
+    TextureDimension, TextureFormat, TextureUsages,
 };
 
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::TextureCopyError;
-use crate::texture::{Texture, TextureLayout};
+use crate::texture::{Texture, TextureLayout, has_aspect, is_depth};
 
 /// One contiguous piece of a copy: `len` bytes at `linear` in the buffer
 /// or data and at `texel` in the texture's buffer.
@@ -62,8 +62,10 @@ pub(crate) fn check_texture<'a>(
             needed,
         });
     }
-    if info.aspect != TextureAspect::All {
+    // wgpu-core's `extract_texture_selector`: an aspect the format has.
+    if !has_aspect(texture.format(), info.aspect) {
         return Err(TextureCopyError::Aspect {
+            format: texture.format(),
             aspect: info.aspect,
         });
     }
@@ -84,6 +86,18 @@ pub(crate) fn check_texture<'a>(
             extent,
         });
     }
+    // WebGPU's "validating texture copy range" (wgpu-core's
+    // `validate_texture_copy_range`): depth formats copy whole in x and y,
+    // any range of layers.
+    let whole = origin[..2] == [0, 0] && size[..2] == extent[..2];
+    if is_depth(texture.format()) && !whole {
+        return Err(TextureCopyError::PartialDepthCopy {
+            format: texture.format(),
+            origin,
+            size,
+            extent,
+        });
+    }
     Ok(TextureSide {
         layout,
         buffer,
@@ -91,24 +105,56 @@ pub(crate) fn check_texture<'a>(
     })
 }
 
+/// Check that a copy between a buffer and `texture` may move its texels
+/// in this direction (`into` the texture or out of it): WebGPU's
+/// "Depth-stencil formats" table, wgpu-core's
+/// `validate_texture_copy_src_format` / `validate_texture_copy_dst_format`
+/// (`depth24plus` has no copies, `depth32float` copies only out). Gives the
+/// buffer offset alignment (wgpu-core's `validate_texture_buffer_copy`: 4
+/// bytes for depth formats, the texel size otherwise).
+pub(crate) fn check_buffer_copy_format(
+    texture: &Texture,
+    texel_bytes: u32,
+    into: bool,
+) -> Result<u32, TextureCopyError> {
+    let format = texture.format();
+    let forbidden = match format {
+        TextureFormat::Depth24Plus => true,
+        TextureFormat::Depth32Float => into,
+        _ => false,
+    };
+    if forbidden {
+        return Err(TextureCopyError::DepthCopy {
+            format,
+            direction: if into {
+                "into a texture"
+            } else {
+                "out of a texture"
+            },
+        });
+    }
+    Ok(if is_depth(format) { 4 } else { texel_bytes })
+}
+
 /// Check a linear layout for a copy of `size` texels of `texel_bytes`
 /// from or to `len` bytes; `encoder` applies the command encoder's rules
-/// (256-byte `bytes_per_row`, texel-aligned offset). Gives (bytes per row,
-/// bytes per image).
+/// (256-byte `bytes_per_row`, an offset aligned to `offset_align`, from
+/// [`check_buffer_copy_format`]). Gives (bytes per row, bytes per image).
 pub(crate) fn check_linear(
     layout: &TexelCopyBufferLayout,
     size: Extent3d,
     texel_bytes: u32,
+    offset_align: u32,
     len: u64,
     what: &'static str,
     encoder: bool,
 ) -> Result<(u64, u64), TextureCopyError> {
     let row_bytes = u64::from(size.width) * u64::from(texel_bytes);
     let (height, depth) = (size.height, size.depth_or_array_layers);
-    if encoder && !layout.offset.is_multiple_of(u64::from(texel_bytes)) {
+    if encoder && !layout.offset.is_multiple_of(u64::from(offset_align)) {
         return Err(TextureCopyError::OffsetAlignment {
             offset: layout.offset,
-            texel_bytes,
+            texel_bytes: offset_align,
         });
     }
     let bytes_per_row = match layout.bytes_per_row {

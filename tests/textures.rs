@@ -14,6 +14,12 @@ use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 #[path = "textures/sampling.rs"]
 mod sampling;
 
+#[path = "textures/depth.rs"]
+mod depth;
+
+#[path = "textures/cube.rs"]
+mod cube;
+
 fn ctx() -> Ctx {
     no_disk_cache();
     aqueduct_test_harness::facade::ctx()
@@ -815,14 +821,14 @@ fn texture_creation_is_validated() {
             matches!(
                 create_err(e),
                 Some(CreateTextureError::UnsupportedFormat {
-                    format: TextureFormat::Depth32Float
+                    format: TextureFormat::Depth24PlusStencil8
                 })
             )
         },
         || {
             make(
                 d2,
-                TextureFormat::Depth32Float,
+                TextureFormat::Depth24PlusStencil8,
                 [8, 8, 1],
                 TextureUsages::COPY_DST,
                 1,
@@ -911,15 +917,16 @@ fn views_are_validated() {
         |e| {
             matches!(
                 view_err(e),
-                Some(TextureViewError::UnsupportedDimension {
-                    view: TextureViewDimension::Cube
+                Some(TextureViewError::LayerCount {
+                    view: TextureViewDimension::Cube,
+                    count: 4,
                 })
             )
         },
         || {
             v(TextureViewDescriptor {
                 dimension: Some(TextureViewDimension::Cube),
-                array_layer_count: Some(6),
+                array_layer_count: Some(4),
                 ..Default::default()
             })
         },
@@ -1084,11 +1091,11 @@ fn texture_bindings_are_validated() {
         &c.device,
         |e| matches!(bind_err(e), Some(TextureBindingError::ViewDimension { .. })),
         || {
-            layout(BindingType::Texture {
-                sample_type: TextureSampleType::Float { filterable: false },
-                view_dimension: TextureViewDimension::Cube,
-                multisampled: false,
-            })
+            layout(storage_entry(
+                TextureFormat::R32Float,
+                StorageTextureAccess::ReadOnly,
+                TextureViewDimension::Cube,
+            ))
         },
     );
     expect_validation(

@@ -5,15 +5,16 @@
 //! the buffer copy path: one copy op per row segment
 //! ([`crate::texture_copy::segments`]), one fill per cleared layer range.
 
-use wgpu_types::{
-    BufferUsages, Extent3d, ImageSubresourceRange, TextureAspect, TextureDimension, TextureUsages,
-};
+use wgpu_types::{BufferUsages, Extent3d, ImageSubresourceRange, TextureDimension, TextureUsages};
 
 use super::encoder::CommandEncoder;
 use super::lower::{self, PacketRole};
 use crate::error::{BufferRole, CommandError, TextureCopyError};
+use crate::texture::has_aspect;
 use crate::texture::{TexelCopyBufferInfo, TexelCopyTextureInfo, Texture};
-use crate::texture_copy::{Segment, check_linear, check_texture, segments, texture_segments};
+use crate::texture_copy::{
+    Segment, check_buffer_copy_format, check_linear, check_texture, segments, texture_segments,
+};
 
 fn texture_error(command: &'static str) -> impl FnOnce(TextureCopyError) -> CommandError {
     move |source| CommandError::Texture { command, source }
@@ -77,10 +78,13 @@ impl CommandEncoder {
                 BufferUsages::COPY_SRC,
             )?;
             let side = check_texture(device, &destination, copy_size, TextureUsages::COPY_DST)?;
+            let align =
+                check_buffer_copy_format(destination.texture, side.layout.texel_bytes, true)?;
             let (bpr, bpi) = check_linear(
                 &source.layout,
                 copy_size,
                 side.layout.texel_bytes,
+                align,
                 source.buffer.size(),
                 "buffer",
                 true,
@@ -107,10 +111,12 @@ impl CommandEncoder {
                 BufferUsages::COPY_DST,
             )?;
             let side = check_texture(device, &source, copy_size, TextureUsages::COPY_SRC)?;
+            let align = check_buffer_copy_format(source.texture, side.layout.texel_bytes, false)?;
             let (bpr, bpi) = check_linear(
                 &destination.layout,
                 copy_size,
                 side.layout.texel_bytes,
+                align,
                 destination.buffer.size(),
                 "buffer",
                 true,
@@ -172,8 +178,10 @@ impl CommandEncoder {
                     needed: TextureUsages::COPY_DST,
                 });
             }
-            if range.aspect != TextureAspect::All {
+            // wgpu-core's `clear_texture`: an aspect the format has.
+            if !has_aspect(texture.format(), range.aspect) {
                 return Err(TextureCopyError::Aspect {
+                    format: texture.format(),
                     aspect: range.aspect,
                 });
             }

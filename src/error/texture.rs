@@ -108,12 +108,31 @@ pub enum CreateTextureError {
         /// The requested count.
         count: u32,
     },
-    /// A format without a gfx11 linear layout here (depth, stencil,
-    /// compressed, sRGB, 64-bit formats).
+    /// A format without a gfx11 linear layout here (stencil, combined
+    /// depth-stencil, compressed, sRGB, 64-bit formats).
     #[error("format {format:?} is not supported for textures")]
     UnsupportedFormat {
         /// The format.
         format: TextureFormat,
+    },
+    /// A depth format with a dimension other than 2D.
+    #[error("depth format {format:?} needs a 2D texture, not {dimension:?}")]
+    DepthDimension {
+        /// The format.
+        format: TextureFormat,
+        /// The requested dimension.
+        dimension: TextureDimension,
+    },
+    /// A usage the format does not allow (depth formats have no storage
+    /// binding).
+    #[error("usage {usage:?} is not allowed for format {format:?}, which allows {allowed:?}")]
+    FormatUsage {
+        /// The format.
+        format: TextureFormat,
+        /// The requested usage.
+        usage: TextureUsages,
+        /// The usages the format allows.
+        allowed: TextureUsages,
     },
     /// The usage is empty.
     #[error("the usage is empty")]
@@ -162,15 +181,19 @@ pub enum TextureViewError {
         /// The view dimension.
         view: TextureViewDimension,
     },
-    /// Cube views (sampling only, which compute kernels do not have).
-    #[error("{view:?} views are not supported")]
-    UnsupportedDimension {
-        /// The view dimension.
-        view: TextureViewDimension,
+    /// A cube or cube-array view of a texture whose faces are not square.
+    #[error("cube views need square faces, not {width}x{height}")]
+    CubeNotSquare {
+        /// The texture's width.
+        width: u32,
+        /// The texture's height.
+        height: u32,
     },
-    /// An aspect other than `All`.
-    #[error("aspect {aspect:?} is not supported; color textures have the All aspect")]
+    /// An aspect the texture's format does not have.
+    #[error("format {format:?} has no aspect {aspect:?}")]
     Aspect {
+        /// The texture's format.
+        format: TextureFormat,
         /// The requested aspect.
         aspect: TextureAspect,
     },
@@ -194,8 +217,12 @@ pub enum TextureViewError {
         /// The texture's layers.
         layers: u32,
     },
-    /// A 1D, 2D or 3D view of more than one layer.
-    #[error("a {view:?} view has one array layer, not {count}")]
+    /// A 1D, 2D or 3D view of more than one layer, a cube view of other
+    /// than 6, a cube-array view of other than a multiple of 6.
+    #[error(
+        "a {view:?} view cannot have {count} array layers (1D, 2D, 3D: 1; cube: 6; cube \
+         array: a multiple of 6)"
+    )]
     LayerCount {
         /// The view dimension.
         view: TextureViewDimension,
@@ -221,8 +248,9 @@ pub enum TextureBindingError {
     /// A multisampled texture binding.
     #[error("multisampled textures are not supported")]
     Multisampled,
-    /// A view dimension a kernel cannot bind (cube).
-    #[error("view dimension {view_dimension:?} is not supported for texture bindings")]
+    /// A storage texture entry with a cube view dimension (WebGPU has no
+    /// cube storage textures).
+    #[error("view dimension {view_dimension:?} is not allowed for storage textures")]
     ViewDimension {
         /// The view dimension.
         view_dimension: TextureViewDimension,
@@ -326,11 +354,38 @@ pub enum TextureCopyError {
         /// The usage the copy needs.
         needed: BufferUsages,
     },
-    /// An aspect other than `All`.
-    #[error("aspect {aspect:?} is not supported; color textures have the All aspect")]
+    /// An aspect the texture's format does not have.
+    #[error("format {format:?} has no aspect {aspect:?}")]
     Aspect {
+        /// The texture's format.
+        format: TextureFormat,
         /// The aspect.
         aspect: TextureAspect,
+    },
+    /// A copy of a depth format WebGPU forbids in this direction
+    /// (`depth24plus` both ways, `depth32float` into a texture).
+    #[error("format {format:?} cannot be copied {direction}")]
+    DepthCopy {
+        /// The format.
+        format: TextureFormat,
+        /// `from` or `into` the texture.
+        direction: &'static str,
+    },
+    /// A depth copy that does not cover whole layers (WebGPU copies depth
+    /// formats whole in x and y).
+    #[error(
+        "a copy of depth format {format:?} must cover whole layers: origin {origin:?} size \
+         {size:?} of extent {extent:?}"
+    )]
+    PartialDepthCopy {
+        /// The format.
+        format: TextureFormat,
+        /// The box's origin.
+        origin: [u32; 3],
+        /// The box's size.
+        size: [u32; 3],
+        /// The texture's extent.
+        extent: [u32; 3],
     },
     /// The mip level does not exist.
     #[error("mip level {level} is past the texture's {levels} level(s)")]
@@ -378,13 +433,13 @@ pub enum TextureCopyError {
         /// The copy's height.
         height: u32,
     },
-    /// The buffer offset is not a multiple of the texel size (encoder
-    /// copies).
-    #[error("buffer offset {offset} is not a multiple of the {texel_bytes}-byte texel")]
+    /// The buffer offset is not a multiple of the texel size, or of 4 for
+    /// depth formats (encoder copies).
+    #[error("buffer offset {offset} is not a multiple of {texel_bytes} bytes")]
     OffsetAlignment {
         /// The offset.
         offset: u64,
-        /// Bytes per texel.
+        /// The alignment: bytes per texel, or 4 for depth formats.
         texel_bytes: u32,
     },
     /// The buffer or data is too small for the layout and size.

@@ -9,7 +9,7 @@ use super::Queue;
 use super::staging::stage_write;
 use crate::error::{DeviceError, Error, InternalError, QueueWriteError, TextureError};
 use crate::texture::TexelCopyTextureInfo;
-use crate::texture_copy::{check_linear, check_texture, segments};
+use crate::texture_copy::{check_buffer_copy_format, check_linear, check_texture, segments};
 
 impl Queue {
     /// Write `data`, laid out as `data_layout` says (no 256-byte row
@@ -30,10 +30,13 @@ impl Queue {
         }
         let checked =
             check_texture(dev, &texture, size, TextureUsages::COPY_DST).and_then(|side| {
+                let align =
+                    check_buffer_copy_format(texture.texture, side.layout.texel_bytes, true)?;
                 let (bpr, bpi) = check_linear(
                     &data_layout,
                     size,
                     side.layout.texel_bytes,
+                    align,
                     data.len() as u64,
                     "data",
                     false,

@@ -29,8 +29,10 @@ const FEATURE_CAPABILITIES: &[(Features, Caps)] = &[
 
 /// The capabilities every device has, whatever its features:
 /// `quantizeToF16` and `pack2x16float`/`unpack2x16float` (f16 precision in
-/// f32 values; the adapter's `DownlevelFlags::SHADER_F16_IN_F32`).
-const ALWAYS: Caps = Caps::SHADER_FLOAT16_IN_FLOAT32;
+/// f32 values; the adapter's `DownlevelFlags::SHADER_F16_IN_F32`), and
+/// cube-array textures (`DownlevelFlags::CUBE_ARRAY_TEXTURES`, which wgpu
+/// turns into this capability the same way).
+const ALWAYS: Caps = Caps::SHADER_FLOAT16_IN_FLOAT32.union(Caps::CUBE_ARRAY_TEXTURES);
 
 /// The validator capabilities a device opened with `features` gives.
 pub(crate) fn capabilities(features: Features) -> Caps {

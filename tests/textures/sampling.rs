@@ -3,14 +3,13 @@
 //! nearest and linear filters and each address mode, checked against a
 //! host model of WebGPU's filtering (coordinates on quarter texels, where
 //! gfxsim's 8-bit linear weights are exact); and the sampler rules of
-//! `create_sampler`, bind groups and pipelines as typed errors. Depth
-//! textures are not creatable yet, so comparison samplers are checked for
-//! validation only.
+//! `create_sampler`, bind groups and pipelines as typed errors. Comparison
+//! sampling of depth textures is in `depth.rs`.
 
 use super::*;
 
-const W: u32 = 4;
-const H: u32 = 2;
+pub(super) const W: u32 = 4;
+pub(super) const H: u32 = 2;
 
 /// rgba32float texel (x, y): small integers, so quarter-weight blends are
 /// exact in f32.
@@ -30,7 +29,7 @@ fn r_texel(x: u32, y: u32) -> [f32; 4] {
 
 /// The coordinate set: quarter texels from outside the left/top edge to
 /// past the right/bottom one, so every address mode wraps.
-fn coords() -> Vec<[f32; 2]> {
+pub(super) fn coords() -> Vec<[f32; 2]> {
     (0..64)
         .map(|i: i32| {
             let kx = (i * 7) % 41 - 12;
@@ -57,7 +56,7 @@ fn wrap(mode: AddressMode, i: i64, size: u32) -> Option<u32> {
 
 /// One axis's taps: (index, weight) for nearest (floor(u)) or linear
 /// (floor(u - 0.5) and the next, the fraction exact on quarter texels).
-fn taps(u: f64, filter: FilterMode) -> Vec<(i64, f64)> {
+pub(super) fn taps(u: f64, filter: FilterMode) -> Vec<(i64, f64)> {
     match filter {
         FilterMode::Nearest => vec![(u.floor() as i64, 1.0)],
         FilterMode::Linear => {
@@ -70,13 +69,13 @@ fn taps(u: f64, filter: FilterMode) -> Vec<(i64, f64)> {
 }
 
 /// A texture's contents: texel (x, y) as four components.
-type TexelFn = dyn Fn(u32, u32) -> [f32; 4];
+pub(super) type TexelFn = dyn Fn(u32, u32) -> [f32; 4];
 
-struct Model<'a> {
-    texel: &'a TexelFn,
-    mode: AddressMode,
-    filter: FilterMode,
-    border: [f32; 4],
+pub(super) struct Model<'a> {
+    pub(super) texel: &'a TexelFn,
+    pub(super) mode: AddressMode,
+    pub(super) filter: FilterMode,
+    pub(super) border: [f32; 4],
 }
 
 impl Model<'_> {
@@ -87,7 +86,7 @@ impl Model<'_> {
         }
     }
 
-    fn sample(&self, c: [f32; 2]) -> [f32; 4] {
+    pub(super) fn sample(&self, c: [f32; 2]) -> [f32; 4] {
         let (u, v) = (
             f64::from(c[0]) * f64::from(W),
             f64::from(c[1]) * f64::from(H),
@@ -106,7 +105,7 @@ impl Model<'_> {
 
     /// `textureGather(component, ...)`: the bilinear footprint's texels in
     /// WGSL's order (i0, j1), (i1, j1), (i1, j0), (i0, j0).
-    fn gather(&self, c: [f32; 2], component: usize) -> [f32; 4] {
+    pub(super) fn gather(&self, c: [f32; 2], component: usize) -> [f32; 4] {
         let (u, v) = (
             f64::from(c[0]) * f64::from(W),
             f64::from(c[1]) * f64::from(H),
@@ -217,7 +216,7 @@ fn run(
         .collect()
 }
 
-fn pipeline_of(c: &Ctx, module: &ShaderModule, entry: &str) -> ComputePipeline {
+pub(super) fn pipeline_of(c: &Ctx, module: &ShaderModule, entry: &str) -> ComputePipeline {
     expect_valid(&c.device, || auto_pipeline(&c.device, module, entry))
 }
 
@@ -339,7 +338,7 @@ fn sampling_and_gathers_match_the_host_model() {
     );
 }
 
-fn storage_buffer(read_only: bool) -> BindingType {
+pub(super) fn storage_buffer(read_only: bool) -> BindingType {
     BindingType::Buffer {
         ty: BufferBindingType::Storage { read_only },
         has_dynamic_offset: false,
@@ -354,7 +353,7 @@ fn sampler_err(e: &ValidationError) -> Option<&CreateSamplerError> {
     }
 }
 
-fn sampler_bind_err(e: &ValidationError) -> Option<&SamplerBindingError> {
+pub(super) fn sampler_bind_err(e: &ValidationError) -> Option<&SamplerBindingError> {
     match e {
         ValidationError::BindGroup(BindGroupError::Sampler { source, .. }) => Some(source),
         _ => None,
@@ -644,8 +643,7 @@ fn sampler_rules_are_validated() {
 /// A `sampler_comparison` with a `texture_depth_2d`: the auto layout has a
 /// Comparison sampler entry and a Depth texture entry (wgpu-core's
 /// `derive_binding_type`), so a comparison sampler binds there and a plain
-/// one or a float view does not. (Depth textures are not creatable yet, so
-/// nothing is dispatched.)
+/// one or a float view does not. (`depth.rs` dispatches such kernels.)
 #[test]
 fn comparison_samplers_get_comparison_and_depth_entries() {
     if !llvm_installed("comparison_samplers_get_comparison_and_depth_entries") {

@@ -924,7 +924,7 @@ fn unimplemented_and_undecodable_instructions() {
     assert_eq!(err.pc, HAND_BASE + 256 + 8);
     match err.kind {
         WaveErrorKind::IllegalInstruction { words, mnemonic } => {
-            assert_eq!(mnemonic.as_deref(), Some("v_cubeid_f32"));
+            assert_eq!(mnemonic.as_deref(), Some("v_mullit_f32"));
             assert_eq!(words, kernels::ILLEGAL[2..4].to_vec());
         }
         other => panic!("{other:?}"),

@@ -124,8 +124,8 @@ pub enum UnsupportedKind {
     /// are lowered).
     Sampling,
     /// Texture classes and operations with no lowering: multisampled and
-    /// external textures, texture atomics, `cube`
-    /// storage textures, texel formats without a gfx11 layout here.
+    /// external textures, texture atomics, 1D-array textures, texel
+    /// formats without a gfx11 layout here.
     TextureClass,
     /// Ray queries, acceleration structures and ray tracing calls.
     RayQueries,

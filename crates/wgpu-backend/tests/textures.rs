@@ -1,8 +1,10 @@
 //! An unchanged wgpu compute program with textures on aqueduct-wgpu: it
 //! uploads an image with `create_texture_with_data`, reads it with
 //! `textureLoad` in a kernel that writes a storage texture, and copies
-//! the result back through a buffer with 256-byte rows; the answer is
-//! computed on the host.
+//! the result back through a buffer with 256-byte rows; a shadow-map
+//! lookup on a depth16unorm texture with a comparison sampler; and a
+//! sky-box lookup through a cube view. The answers are computed on the
+//! host.
 
 use aqueduct_test_harness::wgpu_api::{device, read_back};
 use wgpu::util::DeviceExt;
@@ -144,5 +146,299 @@ fn a_wgpu_storage_texture_program_matches_the_host() {
     assert_eq!(got.len(), want.len());
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert!((g - w).abs() <= 1e-6, "texel component {i}: {g} vs {w}");
+    }
+}
+
+const PCF_WGSL: &str = "
+@group(0) @binding(0) var depth: texture_depth_2d;
+@group(0) @binding(1) var shadow: sampler_comparison;
+@group(0) @binding(2) var<storage, read> points: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> lit: array<vec4<f32>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x >= arrayLength(&points)) { return; }
+    let p = points[id.x];
+    let gathered = textureGatherCompare(depth, shadow, p.xy, p.z);
+    lit[id.x] = vec4<f32>(textureSampleCompareLevel(depth, shadow, p.xy, p.z),
+        gathered.x + gathered.y + gathered.z + gathered.w,
+        textureLoad(depth, vec2<u32>(id.x % 4u, id.x % 3u), 0), 0.0);
+}
+";
+
+/// A shadow-map lookup with a depth16unorm texture and a linear
+/// LessEqual comparison sampler (percentage-closer filtering), through
+/// wgpu; the host computes each lookup from the texels.
+#[test]
+fn a_wgpu_depth_comparison_program_matches_the_host() {
+    if !aqueduct_shaderc::Toolchain::available() {
+        eprintln!("clang-19/ld.lld-19 not installed, so not tested: the depth program");
+        return;
+    }
+    let (device, queue) = device();
+    const N: u32 = 4;
+    let size = wgpu::Extent3d {
+        width: N,
+        height: N,
+        depth_or_array_layers: 1,
+    };
+    let bits: Vec<u16> = (0..N * N).map(|i| (i * 4099 % 65536) as u16).collect();
+    let depth_at = |x: i64, y: i64| {
+        let (x, y) = (x.clamp(0, 3) as u32, y.clamp(0, 3) as u32);
+        f32::from(bits[(y * N + x) as usize]) / 65535.0
+    };
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("shadow map"),
+        size,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Depth16Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    queue.write_texture(
+        wgpu::TexelCopyTextureInfo {
+            texture: &texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::DepthOnly,
+        },
+        bytemuck::cast_slice(&bits),
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(N * 2),
+            rows_per_image: None,
+        },
+        size,
+    );
+    let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+        mag_filter: wgpu::FilterMode::Linear,
+        min_filter: wgpu::FilterMode::Linear,
+        compare: Some(wgpu::CompareFunction::LessEqual),
+        ..Default::default()
+    });
+    // Quarter-texel positions (exact 8-bit weights) and references.
+    let points: Vec<[f32; 4]> = (0..48u32)
+        .map(|i| {
+            let x = (i * 5 % 17) as f32 / 16.0;
+            let y = (i * 7 % 17) as f32 / 16.0;
+            [x, y, (i * 13 % 48) as f32 / 48.0, 0.0]
+        })
+        .collect();
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("pcf"),
+        source: wgpu::ShaderSource::Wgsl(PCF_WGSL.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("pcf"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("points"),
+        contents: bytemuck::cast_slice(&points),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let out_bytes = points.len() as u64 * 16;
+    let out = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("lit"),
+        size: out_bytes,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let view = texture.create_view(&Default::default());
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::Sampler(&sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: input.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: out.as_entire_binding(),
+            },
+        ],
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    queue.submit([encoder.finish()]);
+    let got: Vec<f32> = bytemuck::cast_slice(&read_back(&device, &queue, &out)).to_vec();
+    for (i, p) in points.iter().enumerate() {
+        // Linear filtering: texels floor(u - 0.5) and the next, clamped
+        // to the edge, each 1.0 where `reference <= texel`, blended.
+        let (u, v) = (f64::from(p[0]) * 4.0 - 0.5, f64::from(p[1]) * 4.0 - 0.5);
+        let (i0, j0) = (u.floor(), v.floor());
+        let (fu, fv) = (u - i0, v - j0);
+        let pass = |x: i64, y: i64| f64::from(u8::from(p[2] <= depth_at(x, y)));
+        let (i0, j0) = (i0 as i64, j0 as i64);
+        let pcf = (1.0 - fu) * (1.0 - fv) * pass(i0, j0)
+            + fu * (1.0 - fv) * pass(i0 + 1, j0)
+            + (1.0 - fu) * fv * pass(i0, j0 + 1)
+            + fu * fv * pass(i0 + 1, j0 + 1);
+        let gathered = pass(i0, j0) + pass(i0 + 1, j0) + pass(i0, j0 + 1) + pass(i0 + 1, j0 + 1);
+        let load = depth_at((i % 4) as i64, (i % 3) as i64);
+        let want = [pcf as f32, gathered as f32, load, 0.0];
+        assert_eq!(&got[4 * i..4 * i + 4], &want, "point {i} {p:?}");
+    }
+}
+
+const SKY_WGSL: &str = "
+@group(0) @binding(0) var sky: texture_cube<f32>;
+@group(0) @binding(1) var nearest: sampler;
+@group(0) @binding(2) var<storage, read> rays: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> seen: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x >= arrayLength(&rays)) { return; }
+    seen[id.x] = textureSampleLevel(sky, nearest, rays[id.x].xyz, 0.0).x;
+}
+";
+
+/// A sky-box lookup through wgpu: a cube view of a 6-layer r32float
+/// texture sampled by direction with a nearest sampler; each face's 2x2
+/// texels hold `10 * face + texel`, and the host picks face and texel with
+/// Vulkan's face selection.
+#[test]
+fn a_wgpu_cube_map_lookup_matches_the_host() {
+    if !aqueduct_shaderc::Toolchain::available() {
+        eprintln!("clang-19/ld.lld-19 not installed, so not tested: the cube program");
+        return;
+    }
+    let (device, queue) = device();
+    let texels: Vec<f32> = (0..6 * 4).map(|i| (10 * (i / 4) + i % 4) as f32).collect();
+    let texture = device.create_texture_with_data(
+        &queue,
+        &wgpu::TextureDescriptor {
+            label: Some("sky"),
+            size: wgpu::Extent3d {
+                width: 2,
+                height: 2,
+                depth_or_array_layers: 6,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::R32Float,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        bytemuck::cast_slice(&texels),
+    );
+    let view = texture.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::Cube),
+        ..Default::default()
+    });
+    let sampler = device.create_sampler(&Default::default());
+    // Directions toward each quadrant of each face (no ties).
+    let rays: Vec<[f32; 4]> = (0..48u32)
+        .map(|i| {
+            let a = if i % 2 == 0 { -0.5 } else { 0.25 };
+            let b = if i / 2 % 2 == 0 { -0.75 } else { 0.5 };
+            let m = if i / 4 % 2 == 0 { 1.0 } else { -1.0 };
+            match i / 8 {
+                0 => [m, a, b, 0.0],
+                1 => [a, m, b, 0.0],
+                _ => [a, b, m, 0.0],
+            }
+        })
+        .collect();
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("sky"),
+        source: wgpu::ShaderSource::Wgsl(SKY_WGSL.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("sky"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("rays"),
+        contents: bytemuck::cast_slice(&rays),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let out = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("seen"),
+        size: rays.len() as u64 * 4,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::Sampler(&sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: input.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: out.as_entire_binding(),
+            },
+        ],
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    queue.submit([encoder.finish()]);
+    let got: Vec<f32> = bytemuck::cast_slice(&read_back(&device, &queue, &out)).to_vec();
+    for (i, r) in rays.iter().enumerate() {
+        let [x, y, z] = [r[0], r[1], r[2]];
+        // Vulkan's "Cube Map Face Selection": face, sc, tc, |ma|.
+        let (face, sc, tc, ma) = if z.abs() > x.abs() && z.abs() > y.abs() {
+            if z > 0.0 {
+                (4, x, -y, z)
+            } else {
+                (5, -x, -y, -z)
+            }
+        } else if y.abs() > x.abs() {
+            if y > 0.0 {
+                (2, x, z, y)
+            } else {
+                (3, x, -z, -y)
+            }
+        } else if x > 0.0 {
+            (0, -z, -y, x)
+        } else {
+            (1, z, -y, -x)
+        };
+        let texel = |c: f32| ((0.5 * (c / ma + 1.0) * 2.0).floor() as u32).min(1);
+        let want = (10 * face + texel(sc) + 2 * texel(tc)) as f32;
+        assert_eq!(got[i], want, "ray {i} {r:?}");
     }
 }

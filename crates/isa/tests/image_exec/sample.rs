@@ -471,11 +471,11 @@ fn unmodelled_sampling_is_refused_by_name() {
             "image_gather4_lz (dmask other than one component)",
         ),
         (
-            sampling(linear, SAMPLE_LZ, ImageDim::Cube, 1),
+            sampling(linear, SAMPLE_LZ, ImageDim::D2Array, 1),
             ImageDescriptor::linear(IMG, ImageFormat::R32Float, ImageDim::Cube, 4, 4, 6)
                 .encode()
                 .unwrap(),
-            "image_sample_lz (cube sampling)",
+            "image_sample_lz (a cube T# sampled with a 2D-array dim)",
         ),
     ];
     let big = vec![0u8; 6 * 4 * 256];
@@ -490,5 +490,79 @@ fn unmodelled_sampling_is_refused_by_name() {
             }
             other => panic!("{name}: {other:?}"),
         }
+    }
+}
+
+/// Cube sampling (`dim:SQ_RSRC_IMG_CUBE`) of a two-cube array: the address
+/// is Mesa's (s, t) = face coordinate + 1 and slice = 8 * cube + face;
+/// point samples pick the face's texel, linear ones inside a face filter
+/// like 2D, and a linear sample on +X's left edge blends with the +Z
+/// column across it (Vulkan "Cube Map Edge Handling").
+#[test]
+fn cube_sampling_addresses_faces_and_wraps_edges() {
+    const N: u32 = 4;
+    let (mut desc, image) = r32_image(ImageDim::D2Array, (N, N, 12));
+    desc.dim = ImageDim::Cube;
+    let tsharp = desc.encode().unwrap();
+    let at = |x: u32, y: u32, layer: u32| value(x, y, layer);
+    for linear in [false, true] {
+        let filter = if linear {
+            XyFilter::Bilinear
+        } else {
+            XyFilter::Point
+        };
+        // Address modes do not apply to cube sampling: Wrap would change
+        // the edge lane's result if they did.
+        let samp = sampler(AddressMode::Wrap, filter);
+        let mut coords = [[0u32; 4]; 32];
+        let lane = |l: usize| {
+            let (cube, face) = ((l / 6) as u32 % 2, l as u32 % 6);
+            // Interior positions on 1/8 texel steps (exact weights).
+            let s = 1.0 + (0.125 + 0.0625 * (l % 12) as f32);
+            let t = 1.0 + (0.8125 - 0.0625 * (l % 10) as f32);
+            (cube, face, s, t)
+        };
+        for (l, c) in coords.iter_mut().enumerate().take(31) {
+            let (cube, face, s, t) = lane(l);
+            *c = [
+                s.to_bits(),
+                t.to_bits(),
+                ((8 * cube + face) as f32).to_bits(),
+                0,
+            ];
+        }
+        // Lane 31: the left edge of +X (face 0) of cube 1, row 2's centre.
+        coords[31] = [1.0f32.to_bits(), 1.625f32.to_bits(), 8.0f32.to_bits(), 0];
+        let run = run_image(
+            tsharp,
+            &image,
+            &coords,
+            &[[0; 4]; 32],
+            32,
+            &sampling(samp.encode().unwrap(), SAMPLE_L, ImageDim::Cube, 1),
+        )
+        .unwrap_or_else(|e| panic!("linear {linear}: {e:?}"));
+        for l in 0..31 {
+            let (cube, face, s, t) = lane(l);
+            let layer = 6 * cube + face;
+            let want = host_filter(
+                &[N, N],
+                &[s - 1.0, t - 1.0],
+                [AddressMode::ClampLastTexel; 3],
+                linear,
+                &|p| {
+                    let [x, y, _] = p.expect("clamped");
+                    at(x as u32, y as u32, layer)
+                },
+            );
+            assert_eq!(run.out[l][0], want.to_bits(), "linear {linear} lane {l}");
+        }
+        // +X column 0 and, across the edge, +Z (layer 6 + 4) column 3.
+        let edge = if linear {
+            0.5 * at(0, 2, 6) + 0.5 * at(N - 1, 2, 10)
+        } else {
+            at(0, 2, 6)
+        };
+        assert_eq!(run.out[31][0], edge.to_bits(), "linear {linear} edge");
     }
 }

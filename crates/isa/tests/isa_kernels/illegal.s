@@ -1,5 +1,5 @@
 // A decodable instruction the emulator does not implement.
   v_mov_b32 v1, 0
   s_nop 0
-  v_cubeid_f32 v1, v2, v3, v4
+  v_mullit_f32 v1, v2, v3, v4
   s_endpgm

@@ -76,7 +76,7 @@ pub const HWREGS: &[u32] = &[
     0x00040104, 0xbfb00000,
 ];
 pub const ILLEGAL: &[u32] = &[
-    0x7e020280, 0xbf800000, 0xd60c0001, 0x04120702, 0xbfb00000,
+    0x7e020280, 0xbf800000, 0xd6180001, 0x04120702, 0xbfb00000,
 ];
 pub const IMAGE_EPILOGUE: &[u32] = &[
     0xbf8903f7, 0xbefe00c1, 0xdc760000, 0x00100a14, 0xbfb00000,

@@ -23,7 +23,10 @@
 //! `textureGatherCompare` to `image.gather4.c.lz`. Coordinates are f32
 //! (normalised), the layer an f32 of the integer index, the depth
 //! reference first (the intrinsics' operand order, LLVM
-//! `AMDGPUImageDimIntrinsic`). Texel offsets, `textureSampleBaseClampToEdge`
+//! `AMDGPUImageDimIntrinsic`). Cube textures sample by direction: the
+//! face and its coordinates come from the `llvm.amdgcn.cube*` intrinsics
+//! (`cube_address`), then the `cube` dim of the same intrinsics;
+//! `textureNumLayers` of a cube array divides the T#'s face count by 6. Texel offsets, `textureSampleBaseClampToEdge`
 //! and the implicit-derivative forms are refused (`UnsupportedKind::Sampling`).
 
 use naga::{
@@ -70,7 +73,8 @@ pub(crate) fn texture_reflection(
         (ImageDimension::D2, false) => TextureViewDimension::D2,
         (ImageDimension::D2, true) => TextureViewDimension::D2Array,
         (ImageDimension::D3, false) => TextureViewDimension::D3,
-        (ImageDimension::Cube, _) => return refuse("cube textures"),
+        (ImageDimension::Cube, false) => TextureViewDimension::Cube,
+        (ImageDimension::Cube, true) => TextureViewDimension::CubeArray,
         _ => return refuse("1D array textures"),
     };
     let mut texture = TextureReflection {
@@ -174,11 +178,14 @@ fn float_data_ty(n: u32) -> String {
 
 /// What the image intrinsics need to know of a texture expression.
 struct ImageShape {
-    /// The intrinsic's dimension suffix (`1d`, `2d`, `2darray`, `3d`).
+    /// The intrinsic's dimension suffix (`1d`, `2d`, `2darray`, `3d`,
+    /// `cube`).
     dim: &'static str,
-    /// Coordinate components before the layer (1, 2 or 3).
+    /// Coordinate components before the layer (1, 2 or 3; cube: the 2 of
+    /// the face, which the queries report).
     coords: u32,
     arrayed: bool,
+    cube: bool,
     class: ImageClass,
 }
 
@@ -199,12 +206,14 @@ impl FnEmitter<'_> {
             (ImageDimension::D1, _) => ("1d", 1),
             (ImageDimension::D2, false) => ("2d", 2),
             (ImageDimension::D2, true) => ("2darray", 2),
+            (ImageDimension::Cube, _) => ("cube", 2),
             _ => ("3d", 3),
         };
         Ok(ImageShape {
             dim: name,
             coords,
             arrayed,
+            cube: dim == ImageDimension::Cube,
             class,
         })
     }
@@ -417,6 +426,12 @@ impl FnEmitter<'_> {
             format!("<{n} x i32>")
         };
         let v = self.def(&format!("bitcast {data_ty} {raw} to {int_ty}"));
+        if shape.cube && matches!(query, ImageQuery::NumLayers) {
+            // The T# counts a cube array's faces; WGSL counts cubes (Mesa
+            // divides resinfo's layer count by 6 the same way).
+            let cubes = self.def(&format!("udiv i32 {v}, 6"));
+            return Ok(Val::new(int_ty, cubes));
+        }
         Ok(Val::new(int_ty, v))
     }
 
@@ -439,6 +454,59 @@ impl FnEmitter<'_> {
                 self.def(&format!("uitofp {} to float", v.typed()))
             ),
         })
+    }
+
+    /// The (s, t, slice) address of a cube sample in direction `dir` (a
+    /// `<3 x float>`), `layer` the cube of a cube array: the face and its
+    /// coordinates from `v_cubeid/sc/tc/ma_f32` (`llvm.amdgcn.cube*`), as
+    /// `sc / |ma| + 1.5`, `tc / |ma| + 1.5` and `8 * layer + face`, the
+    /// form Mesa's drivers give the texture unit (`ac_nir_lower_tex.c`,
+    /// `prepare_cube_coords`; gfxsim's `sample_cube.rs`).
+    fn cube_address(&mut self, dir: &Val, layer: Option<String>) -> Vec<String> {
+        let xyz: Vec<String> = (0..3)
+            .map(|i| {
+                let v = self.def(&format!("extractelement {}, i32 {i}", dir.typed()));
+                format!("float {v}")
+            })
+            .collect();
+        let args = xyz.join(", ");
+        let mut part = |name: &str| {
+            self.m.declare(format!(
+                "declare float @llvm.amdgcn.{name}(float, float, float)"
+            ));
+            self.def(&format!("call float @llvm.amdgcn.{name}({args})"))
+        };
+        let (id, sc, tc, ma) = (
+            part("cubeid"),
+            part("cubesc"),
+            part("cubetc"),
+            part("cubema"),
+        );
+        let f = |v: String| Val::new("float", v);
+        let abs = self.call_intrinsic("fabs", "float", &[&f(ma)]);
+        self.m
+            .declare("declare float @llvm.amdgcn.rcp.f32(float)".to_string());
+        let inv = f(self.def(&format!("call float @llvm.amdgcn.rcp.f32({})", abs.typed())));
+        let half3 = f("1.5".into());
+        let s = self
+            .call_intrinsic("fma", "float", &[&f(sc), &inv, &half3])
+            .v;
+        let t = self
+            .call_intrinsic("fma", "float", &[&f(tc), &inv, &half3])
+            .v;
+        let slice = match layer {
+            Some(l) => {
+                let l = f(l.trim_start_matches("float ").to_string());
+                self.call_intrinsic("fma", "float", &[&l, &f("8.0".into()), &f(id)])
+                    .v
+            }
+            None => id,
+        };
+        vec![
+            format!("float {s}"),
+            format!("float {t}"),
+            format!("float {slice}"),
+        ]
     }
 
     /// `textureSampleLevel`, `textureSampleCompareLevel`, `textureGather`
@@ -483,7 +551,17 @@ impl FnEmitter<'_> {
             address.push(self.float_operand(r)?);
         }
         let c = self.val(o.coordinate)?;
-        if shape.coords == 1 {
+        if shape.cube {
+            let layer = match (shape.arrayed, o.array_index) {
+                (true, Some(layer)) => Some(self.float_operand(layer)?),
+                (true, None) => {
+                    return unsupported("an arrayed texture sample without a layer", span);
+                }
+                (false, _) => None,
+            };
+            let face = self.cube_address(&c, layer);
+            address.extend(face);
+        } else if shape.coords == 1 {
             address.push(format!("float {}", c.v));
         } else {
             for i in 0..shape.coords {
@@ -491,7 +569,7 @@ impl FnEmitter<'_> {
                 address.push(format!("float {x}"));
             }
         }
-        if shape.arrayed {
+        if shape.arrayed && !shape.cube {
             let Some(layer) = o.array_index else {
                 return unsupported("an arrayed texture sample without a layer", span);
             };

@@ -23,10 +23,6 @@ use crate::gfx11::wave::{EXEC, Wave};
 /// or video-codec use; LLVM emits them for compute only through their own
 /// intrinsics, if at all).
 const NOT_EXECUTED: &[(&str, &str)] = &[
-    ("v_cubeid_f32", "cube map face selection (image sampling)"),
-    ("v_cubesc_f32", "cube map face selection (image sampling)"),
-    ("v_cubetc_f32", "cube map face selection (image sampling)"),
-    ("v_cubema_f32", "cube map face selection (image sampling)"),
     ("v_mullit_f32", "legacy lighting coefficient (graphics)"),
     ("s_setkill", "pixel-shader kill"),
     (

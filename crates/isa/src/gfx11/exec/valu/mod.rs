@@ -5,6 +5,7 @@
 //! (round-to-nearest-even, denormals kept); transcendentals go through f64.
 
 mod byte_ops;
+pub(crate) mod cube;
 pub(crate) mod dpp;
 pub(crate) mod fast;
 pub(crate) mod fast_f32;
@@ -1262,6 +1263,10 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
         VMax3F32 => v.f3(|a, b, c| fmax32(fmax32(a, b), c))?,
         VMin3F32 => v.f3(|a, b, c| fmin32(fmin32(a, b), c))?,
         VMed3F32 => v.f3(med3)?,
+        VCubeidF32 => v.f3(|x, y, z| cube::cube(cube::CubeResult::Id, x, y, z))?,
+        VCubescF32 => v.f3(|x, y, z| cube::cube(cube::CubeResult::Sc, x, y, z))?,
+        VCubetcF32 => v.f3(|x, y, z| cube::cube(cube::CubeResult::Tc, x, y, z))?,
+        VCubemaF32 => v.f3(|x, y, z| cube::cube(cube::CubeResult::Ma, x, y, z))?,
         // Fused pairs (gfx11 VOP3): maxmin = min(max(S0, S1), S2), minmax =
         // max(min(S0, S1), S2), each step with v_max/v_min's IEEE NaN rule.
         VMaxminF32 => v.f3(|a, b, c| fmin32(fmax32(a, b), c))?,

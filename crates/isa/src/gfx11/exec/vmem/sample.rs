@@ -1,7 +1,7 @@
 //! MIMG sampling with an explicit LOD: `image_sample_l`, `image_sample_lz`,
 //! `image_sample_c_l`, `image_sample_c_lz`, `image_gather4_lz` and
-//! `image_gather4_c_lz` on 1D, 2D, 3D, 1D-array and 2D-array linear images
-//! with one mip level, through the T# in eight SGPRs (srsrc) and the S# in
+//! `image_gather4_c_lz` on 1D, 2D, 3D, 1D-array, 2D-array and cube linear
+//! images with one mip level (cube addressing and edges: sample_cube.rs), through the T# in eight SGPRs (srsrc) and the S# in
 //! four (ssamp; gfx11/sampler_desc.rs decodes it and refuses what is not
 //! modelled).
 //!
@@ -38,15 +38,22 @@
 //! - Comparison (`_c`): each texel's first returned component against the
 //!   reference with DEPTH_COMPARE_FUNC (`reference FUNC texel`), 1.0 when it
 //!   passes, else 0.0, then filtered; a border texel compares its colour's
-//!   first component. The reference is not clamped (a shader saturates it
-//!   for UNORM depth formats, as Mesa's drivers do).
+//!   first component. On a UNORM T# (a fixed-point depth format) the
+//!   reference is clamped to [0, 1] first, as Vulkan and OpenGL require
+//!   for fixed-point depth: radeonsi clamps it in the shader only where
+//!   TC-compatible HTILE has promoted Z16/Z24 to a 32-bit float format
+//!   (Mesa `si_nir_clamp_shadow_comparison_value`, "so the depth
+//!   comparison value isn't clamped for Z16 and Z24 anymore"), which says
+//!   the texture unit clamps for the UNORM formats themselves. Float
+//!   formats compare the reference as it is.
 //! - Gather4 (`_lz`): the bilinear footprint of (x, y) whatever the filters,
 //!   one component (DMASK's single bit; the comparison result for `_c`),
 //!   returned as (i0, j1), (i1, j1), (i1, j0), (i0, j0), Vulkan's and
 //!   WGSL's `textureGather` order.
 //!
 //! Not modelled (IllegalInstruction naming the instruction and the reason):
-//! cube images (face selection and the seamless edge rules), A16, d16, tfe,
+//! a cube T# sampled with a 2D-array dim, unnormalized cube
+//! coordinates, A16, d16, tfe,
 //! lwe, DMASK other than one bit for gather or the `_c` samples, filtering
 //! (linear) of integer formats, comparison on integer formats or 3D images,
 //! gather on 1D and 3D images, and every S# `SamplerDescriptor::decode`
@@ -57,6 +64,7 @@ use crate::gfx11::exec::env::{Env, ExecResult, Flow, unmodelled};
 use crate::gfx11::exec::vmem::image::{
     Address, address_registers, read_texel, resource, texel_address, texel_value,
 };
+use crate::gfx11::exec::vmem::sample_cube::cube_footprint;
 use crate::gfx11::image_desc::{ImageDescriptor, ImageDim, NumericType};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
@@ -73,9 +81,9 @@ const MAX_TAPS: usize = 8;
 /// One texel of a footprint: where it is (None: a border texel) and its
 /// weight.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Tap {
-    texel: Option<(u32, u32, u32)>,
-    weight: f64,
+pub(crate) struct Tap {
+    pub(crate) texel: Option<(u32, u32, u32)>,
+    pub(crate) weight: f64,
 }
 
 pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
@@ -94,10 +102,13 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         return Err(unmodelled(i, "dmask other than one component"));
     }
     let (dim, desc) = resource(w, i)?;
-    if dim == ImageDim::Cube || desc.dim == ImageDim::Cube {
-        return Err(unmodelled(i, "cube sampling"));
+    // `resource` takes a 2D-array dim on a cube T# (loads address faces
+    // as layers); whether sampling does too is not documented.
+    let cube = dim == ImageDim::Cube;
+    if desc.dim == ImageDim::Cube && !cube {
+        return Err(unmodelled(i, "a cube T# sampled with a 2D-array dim"));
     }
-    if gather && !matches!(dim, ImageDim::D2 | ImageDim::D2Array) {
+    if gather && !matches!(dim, ImageDim::D2 | ImageDim::D2Array | ImageDim::Cube) {
         return Err(unmodelled(i, "gather4 on a 1D or 3D image"));
     }
     let ssamp = i.imm2 as usize;
@@ -109,7 +120,13 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if samp.lod_bias != 0.0 {
         return Err(unmodelled(i, "sampler LOD_BIAS with an explicit LOD"));
     }
+    if cube && samp.unnormalized {
+        // Vulkan forbids unnormalized coordinates with cube views; the
+        // texture unit's reading of them is not documented.
+        return Err(unmodelled(i, "unnormalized coordinates on a cube image"));
+    }
     let integer = matches!(desc.format.numeric(), NumericType::Uint | NumericType::Sint);
+    let unorm = desc.format.numeric() == NumericType::Unorm;
     if compare && (integer || dim == ImageDim::D3) {
         return Err(unmodelled(
             i,
@@ -124,8 +141,9 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     }
     let axes = match dim {
         ImageDim::D1 | ImageDim::D1Array => 1,
-        ImageDim::D2 | ImageDim::D2Array => 2,
-        _ => 3,
+        // Cube: (s, t) on the face, then the face slice (sample_cube.rs).
+        ImageDim::D2 | ImageDim::D2Array | ImageDim::Cube => 2,
+        ImageDim::D3 => 3,
     };
     let layered = dim.is_layered();
     let components = compare as usize + axes + layered as usize + lod_operand as usize;
@@ -147,7 +165,7 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         let f = |k: usize| f32::from_bits(address.component(w, k, l));
         let mut k = 0;
         if compare {
-            reference[l] = f(0);
+            reference[l] = if unorm { f(0).clamp(0.0, 1.0) } else { f(0) };
             k = 1;
         }
         let coord: [f32; 3] = std::array::from_fn(|a| if a < axes { f(k + a) } else { 0.0 });
@@ -168,7 +186,12 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         if filter == XyFilter::Point && !samp.trunc_coord {
             return Err(unmodelled(i, "point sampling without TRUNC_COORD"));
         }
-        let footprint = footprint(&desc, &samp, axes, coord, layer, filter);
+        let footprint = match layer {
+            Some(slice) if cube => {
+                cube_footprint(&desc, &samp, [coord[0], coord[1]], slice, filter)
+            }
+            _ => footprint(&desc, &samp, axes, coord, layer, filter),
+        };
         tap_count[l] = footprint.len();
         taps[l][..footprint.len()].copy_from_slice(&footprint);
     }
@@ -265,7 +288,7 @@ fn wrap(i: i64, size: u32, mode: AddressMode) -> Option<u32> {
 
 /// The texel indices and weights along one axis: one for point, two for
 /// linear (the fraction quantised to [`SUB_TEXEL_BITS`]).
-fn axis_taps(u: f64, filter: XyFilter) -> ([i64; 2], [f64; 2], usize) {
+pub(crate) fn axis_taps(u: f64, filter: XyFilter) -> ([i64; 2], [f64; 2], usize) {
     // `as` saturates and sends NaN to 0, keeping indices finite.
     if filter == XyFilter::Point {
         return ([u.floor() as i64, 0], [1.0, 0.0], 1);

@@ -22,7 +22,7 @@
 //!
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
-//! instruction when it reaches it: AGPR operands, gfx90a's row_newbcast
+//! instruction when it reaches it: AGPRs under DPP or SDWA, gfx90a's row_newbcast
 //! DPP, loads into LDS, MUBUF loads, stores and atomics (GFX9 buffer range
 //! checking).
 
@@ -86,8 +86,15 @@ fn scalar_dst(i: &Inst) -> bool {
 /// `i` (decoded for `target`) in the executor's form, or why the executor
 /// cannot run it.
 pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
-    if i.acc != 0 || i.mai.is_some() {
-        return Err(unmodelled(&i, "accumulation registers"));
+    if i.mai.is_some() {
+        return Err(unmodelled(&i, "matrix op"));
+    }
+    // v_accvgpr_mov_b32 (VOP1) names AGPRs on both sides.
+    if i.op == Op::VAccvgprMovB32 {
+        i.acc = Inst::ACC_DST | Inst::ACC_SRC0;
+    }
+    if i.acc != 0 && (i.dpp.is_some() || i.sdwa.is_some()) {
+        return Err(unmodelled(&i, "AGPR operands with DPP or SDWA"));
     }
     if let Some(s) = &mut i.sdwa {
         // A VOPC SDWA compare writes VCC or the SGPR pair its sdst names.

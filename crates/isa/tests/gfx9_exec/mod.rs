@@ -334,6 +334,60 @@ fn gfx90a_scratch_without_flat_scratch_is_refused() {
     assert_eq!(e.pc, HAND_BASE + 256 + 4);
 }
 
+/// A descriptor whose wave allocates 16 registers with the AGPRs from
+/// register 8 on (RSRC1 granule count 1, RSRC3 ACCUM_OFFSET field 1).
+fn with_agprs(mut kd: KernelDescriptor) -> KernelDescriptor {
+    kd.compute_pgm_rsrc1 = 1;
+    kd.compute_pgm_rsrc3 = 1;
+    kd
+}
+
+#[test]
+fn agpr_moves_and_memory_data() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(target, kernels::AGPR_GFX942, kernels::AGPR_GFX90A);
+        let (_, kd) = gfx9_kernel(&mut mem, k, KERNARG_PTR, 0, 0, 0);
+        mem.map_zeroed(BUF_A, 4 * 256);
+        mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+        let s = gfx9_setup(target, with_agprs(kd), [64, 1, 1], [64, 1, 1]);
+        run_all(&mem, s).expect("runs");
+        let out = mem.read_u32s(BUF_A, 4 * 64);
+        for l in 0..64u32 {
+            let row = |t: usize| out[t * 64 + l as usize];
+            assert_eq!(row(0), 107 + l, "{target:?} moves lane {l}");
+            assert_eq!(row(2), 3 * l + 1, "{target:?} global lane {l}");
+            let r = 63 - l;
+            assert_eq!(row(3), ((r ^ 0x5a) | r << 8) + l, "{target:?} LDS lane {l}");
+        }
+    }
+}
+
+/// The default test descriptor allocates 8 registers with ACCUM_OFFSET 4:
+/// a0..a3. Naming a4 is an error, not a register of some other file.
+#[test]
+fn an_agpr_past_the_allocation_is_refused() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(
+            target,
+            kernels::AGPR_RANGE_GFX942,
+            kernels::AGPR_RANGE_GFX90A,
+        );
+        let (_, kd) = gfx9_kernel(&mut mem, k, 0, 0, 0, 0);
+        let e = run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
+        match e.kind {
+            WaveErrorKind::IllegalInstruction { mnemonic, .. } => {
+                let m = mnemonic.expect("named");
+                assert!(m.starts_with("v_accvgpr_write_b32"), "{m}");
+                assert!(m.contains("beyond the wave's 4 AGPRs"), "{m}");
+            }
+            other => panic!("{target:?}: {other:?}"),
+        }
+        assert_eq!(e.pc, HAND_BASE + 256 + 8, "{target:?}");
+    }
+}
+
 #[test]
 fn a_dispatch_must_match_its_code_cache() {
     let mut mem = TestMem::new();

@@ -4,6 +4,7 @@
 //! then written back under EXEC. Floats use host IEEE arithmetic
 //! (round-to-nearest-even, denormals kept); transcendentals go through f64.
 
+pub(crate) mod agpr;
 mod byte_ops;
 pub(crate) mod dpp;
 pub(crate) mod fast;
@@ -1123,6 +1124,7 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     let mut v = V { w, env, i, exec };
     match i.op {
         VNop | VPipeflush => {}
+        VAccvgprReadB32 | VAccvgprWriteB32 | VAccvgprMovB32 => return agpr::moves(v.w, env, i),
         VMovB32 => v.u1(|a| a)?,
         VMovB16 => v.i2_16(|a, _| a).or_else(|_| v.u1(|a| a))?,
         VWmmaF3216x16x16F16

@@ -23,8 +23,7 @@
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
 //! instruction when it reaches it: AGPRs under DPP or SDWA, gfx90a's row_newbcast
-//! DPP, loads into LDS, MUBUF loads, stores and atomics (GFX9 buffer range
-//! checking).
+//! DPP, loads into LDS, MTBUF (GFX9's typed formats).
 
 use super::Target;
 use crate::gfx11::decode::{DecodeError, DecodeErrorKind, is_vop3_compare};
@@ -133,6 +132,9 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
     match i.family {
         Family::Smem => smem(&mut i)?,
         Family::Mubuf => mubuf(&mut i)?,
+        // Typed buffer access converts through GFX9's DATA_FORMAT and
+        // NUM_FORMAT, which the executor's gfx11 formats do not model.
+        Family::Mtbuf => return Err(unmodelled(&i, "GFX9 typed buffer access")),
         Family::Flat | Family::Global | Family::Scratch => flat(target, &mut i)?,
         Family::Vopc | Family::Vop3 if i.op.name().starts_with("v_cmpx_") => {
             // GFX9 v_cmpx writes EXEC and the compare's destination
@@ -192,16 +194,15 @@ fn smem(i: &mut Inst) -> Result<(), DecodeError> {
 }
 
 /// MUBUF: the cache controls (buffer_wbinvl1*, buffer_wbl2, buffer_inv:
-/// no operands) run as they are; the loads, stores and atomics do not,
-/// since GFX9's V# has no OOB_SELECT and checks ranges by its own rules
-/// (AMD CDNA3 ISA guide, "Buffer Instructions"), which the executor's gfx11
-/// checks would misread.
+/// no operands) run as they are; the loads, stores and atomics read GFX9's
+/// V#, which has no OOB_SELECT and checks ranges by the buffer's kind (AMD
+/// CDNA3 ISA guide, "Buffer Instructions"), so they are marked for that
+/// path ([`Inst::GFX9_BUFFER`]).
 fn mubuf(i: &mut Inst) -> Result<(), DecodeError> {
-    if i.widths[0] == 0 && i.widths[1] == 0 {
-        Ok(())
-    } else {
-        Err(unmodelled(i, "GFX9 buffer range checking"))
+    if i.widths[0] != 0 || i.widths[1] != 0 {
+        i.flags |= Inst::GFX9_BUFFER;
     }
+    Ok(())
 }
 
 /// FLAT, GLOBAL and SCRATCH.

@@ -298,19 +298,69 @@ fn private_memory_through_scratch_instructions() {
 fn unmodelled_gfx9_forms_are_illegal_instructions() {
     for target in TARGETS {
         let mut mem = TestMem::new();
-        let k = code(target, kernels::MUBUF_GFX942, kernels::MUBUF_GFX90A);
+        let k = code(target, kernels::TBUFFER_GFX942, kernels::TBUFFER_GFX90A);
         let (_, kd) = gfx9_kernel(&mut mem, k, 0, 0, 0, 0);
         let e = run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
         match e.kind {
             WaveErrorKind::IllegalInstruction { words, mnemonic } => {
                 assert_eq!(words, k[..2].to_vec(), "{target:?}");
                 let m = mnemonic.expect("named");
-                assert!(m.starts_with("buffer_load_dword"), "{m}");
-                assert!(m.contains("range checking"), "{m}");
+                assert!(m.starts_with("tbuffer_load_format_x"), "{m}");
+                assert!(m.contains("typed buffer access"), "{m}");
             }
             other => panic!("{target:?}: {other:?}"),
         }
         assert_eq!(e.pc, HAND_BASE + 256);
+    }
+}
+
+/// MUBUF through GFX9 V#s: the swizzled private layout ROCr's scratch
+/// descriptor gives (checked in memory, not only read back), sub-dword
+/// forms, and a raw buffer's range check dropping stores and zeroing loads.
+#[test]
+fn mubuf_private_swizzle_and_raw_range_checks() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(target, kernels::MUBUF_GFX942, kernels::MUBUF_GFX90A);
+        let (_, kd) = gfx9_kernel(&mut mem, k, KERNARG_PTR, 0, 0, 0);
+        mem.map_zeroed(BUF_A, 5 * 256);
+        mem.map(KERNARG, &ptr_args(&[BUF_A, SCRATCH], &[]));
+        run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).expect("runs");
+        let out = mem.read_u32s(BUF_A, 5 * 64);
+        let slot = mem.read_u32s(SCRATCH + 512, 3 * 64);
+        for l in 0..64u32 {
+            let v = 1000 + l;
+            let row = |t: usize| out[t * 64 + l as usize];
+            assert_eq!(row(0), v, "{target:?} dword lane {l}");
+            assert_eq!(row(1), v & 0xFFFF, "{target:?} ushort lane {l}");
+            assert_eq!(
+                row(2),
+                v as u8 as i8 as i32 as u32,
+                "{target:?} sbyte lane {l}"
+            );
+            assert_eq!(
+                row(3),
+                if l < 32 { v } else { 0 },
+                "{target:?} raw store lane {l}"
+            );
+            assert_eq!(
+                row(4),
+                if l < 16 { v } else { 0 },
+                "{target:?} raw load lane {l}"
+            );
+            // Offset 4 is dword 1 of each lane: 256 + 4 * lane; offset 10
+            // the high half of dword 2.
+            assert_eq!(
+                slot[64 + l as usize],
+                v,
+                "{target:?} swizzled dword lane {l}"
+            );
+            assert_eq!(
+                slot[128 + l as usize],
+                (v & 0xFFFF) << 16,
+                "{target:?} swizzled short lane {l}"
+            );
+        }
     }
 }
 

@@ -145,12 +145,12 @@ corpus_tests! {
 
 /// What gfxsim does not execute yet on the GFX9 parts: (kernel, variant, a word of
 /// the failure it must give). Every such variant stops with an illegal-instruction
-/// error naming what is missing, never a wrong result:
-/// - `v_pk_mul_f32`: that instruction.
+/// error naming what is missing, never a wrong result. None is left today: every
+/// variant passes on both parts.
 ///
 /// The lists are exact: a variant that starts passing must leave its list.
-const GFX942_GAPS: &[(&str, &str, &str)] = &[("hip_struct_aos", "O3", "v_pk_mul_f32")];
-const GFX90A_GAPS: &[(&str, &str, &str)] = &[("hip_struct_aos", "O3", "v_pk_mul_f32")];
+const GFX942_GAPS: &[(&str, &str, &str)] = &[];
+const GFX90A_GAPS: &[(&str, &str, &str)] = &[];
 
 /// Every kernel variant built for `part`'s ISA (corpus/<isa>/, all but `GFX11_ONLY` of
 /// corpus/build.sh) runs every case on that part, checked against the same host

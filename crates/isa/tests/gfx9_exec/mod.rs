@@ -384,6 +384,45 @@ fn gfx90a_scratch_without_flat_scratch_is_refused() {
     assert_eq!(e.pc, HAND_BASE + 256 + 4);
 }
 
+/// v_pk_fma/mul/add_f32 with op_sel, op_sel_hi, neg_lo, neg_hi, clamp and
+/// an SGPR-pair source, against the host's f32 arithmetic.
+#[test]
+fn packed_f32_selects_negates_and_clamps() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(target, kernels::PK_F32_GFX942, kernels::PK_F32_GFX90A);
+        let (_, kd) = gfx9_kernel(&mut mem, k, KERNARG_PTR, 0, 0, 0);
+        let input: Vec<f32> = lcg(7, 3 * 128)
+            .iter()
+            .map(|&v| (v >> 8) as f32 / 4_194_304.0 - 2.0)
+            .collect();
+        mem.map(BUF_B, &f32_bytes(&input));
+        mem.map_zeroed(BUF_A, 4 * 4 * 128);
+        mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
+        run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).expect("runs");
+        let out = mem.read_f32s(BUF_A, 4 * 128);
+        let clamp = |x: f32| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+        for l in 0..64 {
+            let pair = |t: usize| [input[t * 128 + 2 * l], input[t * 128 + 2 * l + 1]];
+            let (a, b, c) = (pair(0), pair(1), pair(2));
+            let want = [
+                [a[0].mul_add(b[0], c[0]), a[1].mul_add(b[1], c[1])],
+                [-a[1] * b[0], a[0] * b[1]],
+                [clamp(a[0] + b[0]), clamp(a[1] - b[1])],
+                [a[0].mul_add(b[0], 4.0), (-a[1]).mul_add(b[1], -4.0)],
+            ];
+            for (t, w) in want.iter().enumerate() {
+                let got = [out[t * 128 + 2 * l], out[t * 128 + 2 * l + 1]];
+                assert_eq!(
+                    got.map(f32::to_bits),
+                    w.map(f32::to_bits),
+                    "{target:?} test {t} lane {l}: {got:?} vs {w:?}"
+                );
+            }
+        }
+    }
+}
+
 /// A descriptor whose wave allocates 16 registers with the AGPRs from
 /// register 8 on (RSRC1 granule count 1, RSRC3 ACCUM_OFFSET field 1).
 fn with_agprs(mut kd: KernelDescriptor) -> KernelDescriptor {

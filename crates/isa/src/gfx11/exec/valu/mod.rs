@@ -18,6 +18,7 @@ pub(crate) mod fast_vint;
 pub(crate) mod fast_vopd;
 mod half_ops;
 pub(crate) mod int32;
+mod pk_f32;
 pub(crate) mod sdwa;
 pub(crate) mod transcendental;
 mod trig_preop;
@@ -1862,6 +1863,7 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let a = v.u64(0)?;
             v.put64(&a)
         }
+        VPkFmaF32 | VPkMulF32 | VPkAddF32 => pk_f32::exec(&mut v)?,
         // GFX9 v_pk_mov_b32 (CDNA3 ISA guide, "VOP3P"): the low dword from
         // S0's dword op_sel[0], the high one from S1's dword op_sel[1].
         VPkMovB32 => {

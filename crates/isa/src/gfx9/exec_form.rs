@@ -85,9 +85,6 @@ fn scalar_dst(i: &Inst) -> bool {
 /// `i` (decoded for `target`) in the executor's form, or why the executor
 /// cannot run it.
 pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
-    if i.mai.is_some() {
-        return Err(unmodelled(&i, "matrix op"));
-    }
     // v_accvgpr_mov_b32 (VOP1) names AGPRs on both sides.
     if i.op == Op::VAccvgprMovB32 {
         i.acc = Inst::ACC_DST | Inst::ACC_SRC0;

@@ -35,6 +35,10 @@ pub(crate) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     {
         return valu::agpr::memory(w, env, i, step);
     }
+    // GFX9 matrix ops span the whole wave64 at once.
+    if i.mai.is_some() {
+        return valu::mfma::exec(w, i);
+    }
     if w.wave64 && is_vector(i.family) {
         return valu::wave64::step(w, env, i, step_lanes);
     }

@@ -18,6 +18,7 @@ pub(crate) mod fast_vint;
 pub(crate) mod fast_vopd;
 mod half_ops;
 pub(crate) mod int32;
+pub(crate) mod mfma;
 mod pk_f32;
 pub(crate) mod sdwa;
 pub(crate) mod transcendental;

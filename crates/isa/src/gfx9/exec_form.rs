@@ -18,12 +18,17 @@
 //!   EXEC ([`Inst::CMPX_WRITES_DST`]);
 //! - ds_permute/ds_bpermute span the whole wave64 ([`Inst::PERMUTE_WAVE64`]);
 //! - the integer ds_cmpst forms run as gfx11's ds_cmpstore with the data
-//!   operands swapped.
+//!   operands swapped;
+//! - MUBUF loads, stores and atomics take GFX9's V# and range rules
+//!   ([`Inst::GFX9_BUFFER`]);
+//! - v_accvgpr_mov_b32 (VOP1) marks both operands as AGPRs in `Inst::acc`,
+//!   as the decoder does for the other AGPR operands; the executor reads
+//!   `acc` and `mai` itself (AGPRs, matrix ops).
 //!
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
-//! instruction when it reaches it: AGPRs under DPP or SDWA, gfx90a's row_newbcast
-//! DPP, loads into LDS, MTBUF (GFX9's typed formats).
+//! instruction when it reaches it: AGPRs under DPP or SDWA, gfx90a's
+//! row_newbcast DPP, loads into LDS, MTBUF (GFX9's typed formats).
 
 use super::Target;
 use crate::gfx11::decode::{DecodeError, DecodeErrorKind, is_vop3_compare};

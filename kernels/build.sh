@@ -4,6 +4,7 @@
 #
 #   <out>/<gfx>/<name>.co        for gfx in gfx1100 gfx942 gfx90a (the
 #                                GFX11_KERNELS for gfx1100 only)
+#                                (the GFX9_KERNELS for gfx942 and gfx90a only)
 #   <out>/<gfx>/multi.co         vector_copy + saxpy + fill3d linked together
 #   <out>/<gfx>/<hip>.co         for every HIP kernel file (kernels/src/*.hip), device only
 #   <out>/bundles/saxpy.bundle       uncompressed clang offload bundle (3 targets + host)
@@ -35,6 +36,8 @@ KERNELS=(vector_copy saxpy reduce_lds histogram histogram_global matmul_tiled sq
 # Kernels written with gfx11 instructions in inline assembly (MUBUF, MTBUF,
 # s_buffer_load, global_store_addtid): built for gfx1100 only.
 GFX11_KERNELS=(buffer_overrun addtid_overrun typed_buffer_overrun)
+# Kernels of GFX9-only instructions (matrix cores): built for gfx942 and gfx90a.
+GFX9_KERNELS=(mfma)
 # HIP sources (device code only, no ROCm headers: -nogpuinc; a fixed -cuid keeps the
 # output deterministic).
 HIP_KERNELS=(reverse_blocks)
@@ -57,6 +60,12 @@ for gfx in "${TARGETS[@]}"; do
     done
     if [ "$gfx" = gfx1100 ]; then
         for k in "${GFX11_KERNELS[@]}"; do
+            "$CLANG" "${CFLAGS[@]}" -mcpu="$gfx" -c "$k.cl" -o "$TMP/$gfx/$k.o"
+            "$LLD" -shared --build-id=none "$TMP/$gfx/$k.o" -o "$OUT/$gfx/$k.co"
+        done
+    fi
+    if [ "$gfx" != gfx1100 ]; then
+        for k in "${GFX9_KERNELS[@]}"; do
             "$CLANG" "${CFLAGS[@]}" -mcpu="$gfx" -c "$k.cl" -o "$TMP/$gfx/$k.o"
             "$LLD" -shared --build-id=none "$TMP/$gfx/$k.o" -o "$OUT/$gfx/$k.co"
         done

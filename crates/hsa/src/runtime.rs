@@ -38,7 +38,7 @@ use crate::memory::{Allocation, HostMapping, MemoryPool, PoolKind, SubAllocator}
 use crate::process;
 use crate::queue::Queue;
 use crate::queue::aql_queue::QueueSetup;
-use crate::queue::scratch::{DEFAULT_SCRATCH_SINGLE_LIMIT, ScratchLimits, ScratchSetup};
+use crate::queue::scratch::{DEFAULT_SCRATCH_SINGLE_LIMIT, ScratchLimits, ScratchSetup, SrdLayout};
 use crate::queue::scratch_reclaim::AgentScratch;
 use crate::sdma::SdmaQueue;
 use crate::sdma::queue::SdmaQueueSetup;
@@ -394,6 +394,7 @@ impl Runtime {
                 shader_engines: (p.array_count / p.simd_arrays_per_engine.max(1)).max(1),
                 slots_per_cu: p.max_slots_scratch_cu,
                 single_limit: scratch_single_limit(),
+                srd: SrdLayout::for_gfx_target_version(p.gfx_target_version),
             },
             agent: gpu.scratch.clone(),
         };

@@ -145,92 +145,12 @@ corpus_tests! {
 
 /// What gfxsim does not execute yet on the GFX9 parts: (kernel, variant, a word of
 /// the failure it must give). Every such variant stops with an illegal-instruction
-/// error naming what is missing, never a wrong result:
-/// - `v_accvgpr_`: AGPRs (gfx90a/gfx942 -O0 code spills VGPRs to them);
-/// - `buffer_`: GFX9 MUBUF loads and stores (gfx90a private memory goes through the
-///   scratch V#);
-/// - `v_pk_mul_f32`: that instruction.
+/// error naming what is missing, never a wrong result. None is left today: every
+/// variant passes on both parts.
 ///
 /// The lists are exact: a variant that starts passing must leave its list.
-const GFX942_GAPS: &[(&str, &str, &str)] = &[
-    ("serial_wg1", "O0", "v_accvgpr_"),
-    ("hip_block_reduce_shfl", "O0", "v_accvgpr_"),
-    ("hip_block_scan", "O0", "v_accvgpr_"),
-    ("hip_atomic_cas_fmax", "O0", "v_accvgpr_"),
-    ("hip_atomic_scopes", "O0", "v_accvgpr_"),
-    ("hip_private_bareiss", "O0", "v_accvgpr_"),
-    ("lds_transpose", "O0", "v_accvgpr_"),
-    ("hip_stencil_lds", "O0", "v_accvgpr_"),
-    ("hip_struct_aos", "O0", "v_accvgpr_"),
-    ("hip_struct_aos", "O3", "v_pk_mul_f32"),
-    ("hip_f64_newton", "O0", "v_accvgpr_"),
-    ("hip_saxpy_grid_stride", "O0", "v_accvgpr_"),
-    ("hip_templates", "O0", "v_accvgpr_"),
-    ("calls_noinline", "O0", "v_accvgpr_"),
-    ("hip_recursion_fib", "O0", "v_accvgpr_"),
-    ("hip_fnptr_table", "O0", "v_accvgpr_"),
-];
-const GFX90A_GAPS: &[(&str, &str, &str)] = &[
-    ("scan_inclusive_lds", "O0", "buffer_"),
-    ("scan_exclusive_blelloch", "O0", "buffer_"),
-    ("reduce_f32_tree", "O0", "buffer_"),
-    ("reduce_minmax_i32", "O0", "buffer_"),
-    ("reduce_u64", "O0", "buffer_"),
-    ("lds_rotate_rounds", "O0", "buffer_"),
-    ("bitonic_sort_lds", "O0", "buffer_"),
-    ("serial_wg1", "O0", "buffer_"),
-    ("hip_block_reduce_shfl", "O0", "v_accvgpr_"),
-    ("hip_block_scan", "O0", "v_accvgpr_"),
-    ("atomic_add_contended", "O0", "buffer_"),
-    ("atomic_minmax", "O0", "buffer_"),
-    ("atomic_bitwise", "O0", "buffer_"),
-    ("atomic_cas_increment", "O0", "buffer_"),
-    ("atomic_ticket_xchg", "O0", "buffer_"),
-    ("atomic_inc_dec_wrap", "O0", "buffer_"),
-    ("atomic_lds_kinds", "O0", "buffer_"),
-    ("atomic_f32_add", "O0", "buffer_"),
-    ("atomic_u64_kinds", "O0", "buffer_"),
-    ("hip_atomic_cas_fmax", "O0", "v_accvgpr_"),
-    ("hip_atomic_scopes", "O0", "v_accvgpr_"),
-    ("wave64_reduce", "O0", "buffer_"),
-    ("wave64_divergent", "O0", "buffer_"),
-    ("private_sort", "O0", "buffer_"),
-    ("private_sort", "O3", "buffer_"),
-    ("private_histogram", "O0", "buffer_"),
-    ("private_histogram", "O3", "buffer_"),
-    ("spill_vgpr", "O0", "buffer_"),
-    ("spill_vgpr", "O3", "buffer_"),
-    ("hip_private_bareiss", "O0", "v_accvgpr_"),
-    ("hip_private_bareiss", "O3", "buffer_"),
-    ("lds_transpose", "O0", "v_accvgpr_"),
-    ("lds_strided_sum", "O0", "buffer_"),
-    ("lds_subword", "O0", "buffer_"),
-    ("hip_stencil_lds", "O0", "v_accvgpr_"),
-    ("hip_struct_aos", "O0", "v_accvgpr_"),
-    ("hip_struct_aos", "O3", "v_pk_mul_f32"),
-    ("grid3d_ids", "O0", "buffer_"),
-    ("f64_arith", "O0", "buffer_"),
-    ("f64_horner", "O0", "buffer_"),
-    ("f16_arith", "O0", "buffer_"),
-    ("f16_packed", "O0", "buffer_"),
-    ("hip_f64_newton", "O0", "v_accvgpr_"),
-    ("f32_math", "O0", "buffer_"),
-    ("convert_f32", "O0", "buffer_"),
-    ("matmul_f32", "O0", "buffer_"),
-    ("hip_saxpy_grid_stride", "O0", "v_accvgpr_"),
-    ("idiv_u32", "O0", "buffer_"),
-    ("idiv_i32", "O0", "buffer_"),
-    ("idiv_64", "O0", "buffer_"),
-    ("idiv_const", "O0", "buffer_"),
-    ("bitops", "O0", "buffer_"),
-    ("hash_u64", "O0", "buffer_"),
-    ("hip_templates", "O0", "v_accvgpr_"),
-    ("calls_noinline", "O0", "v_accvgpr_"),
-    ("calls_noinline", "O3", "buffer_"),
-    ("hip_recursion_fib", "O0", "v_accvgpr_"),
-    ("hip_recursion_fib", "O3", "buffer_"),
-    ("hip_fnptr_table", "O0", "v_accvgpr_"),
-];
+const GFX942_GAPS: &[(&str, &str, &str)] = &[];
+const GFX90A_GAPS: &[(&str, &str, &str)] = &[];
 
 /// Every kernel variant built for `part`'s ISA (corpus/<isa>/, all but `GFX11_ONLY` of
 /// corpus/build.sh) runs every case on that part, checked against the same host

@@ -517,3 +517,146 @@ fn byte_counts(data: &[u8]) -> Vec<u32> {
     }
     bins
 }
+
+/// An MFMA form of kernels/src/mfma.cl: kernel, M (= N), K, input type.
+#[derive(Clone, Copy)]
+enum MfmaTy {
+    F32,
+    F16,
+    Bf16,
+    I8,
+    F64,
+}
+
+/// The 16-bit float bits of a small integer (exact in f16 and bf16).
+fn half_bits(x: i32, bf16: bool) -> u16 {
+    let f = (x as f32).to_bits();
+    if bf16 || x == 0 {
+        return (f >> 16) as u16;
+    }
+    let (sign, exp, mant) = (f >> 31, (f >> 23) & 0xFF, f & 0x7F_FFFF);
+    ((sign << 15) | ((exp - 127 + 15) << 10) | (mant >> 13)) as u16
+}
+
+/// Each lane's register images of A, B and C laid out per the matrix
+/// layouts (CDNA3 ISA guide matrix chapter; AMD's matrix instruction
+/// calculator): A[i][k] in lane i + M * (k / e), element k % e, e = K * M /
+/// 64; B[k][j] in lane j + M * (k / e); C and D (32-bit) in register i % 4,
+/// lane j + 16 * (i / 4) for M = 16, register i % 4 + 4 * (i / 8), lane j +
+/// 32 * (i / 4 % 2) for M = 32; f64 C and D in pair i / 4, lane j + 16 * (i % 4).
+/// The dispatch's D must be C + A * B, computed exactly on the host (small
+/// integers, so no rounding or summation order matters).
+#[test]
+fn mfma_products_match_the_host() {
+    let forms = [
+        ("mfma_f32_16x16x4f32", 16, 4, MfmaTy::F32),
+        ("mfma_f32_32x32x2f32", 32, 2, MfmaTy::F32),
+        ("mfma_f32_16x16x16f16", 16, 16, MfmaTy::F16),
+        ("mfma_f32_32x32x8f16", 32, 8, MfmaTy::F16),
+        ("mfma_f32_16x16x16bf16_1k", 16, 16, MfmaTy::Bf16),
+        ("mfma_f32_32x32x8bf16_1k", 32, 8, MfmaTy::Bf16),
+        ("mfma_i32_16x16_i8", 16, 0, MfmaTy::I8),
+        ("mfma_f64_16x16x4f64", 16, 4, MfmaTy::F64),
+    ];
+    for (part, gfx) in parts() {
+        let gpu = gpu_of(part);
+        let mut rng = Rng::new(9);
+        for (name, m, k, ty) in forms {
+            // gfx90a's i8 form is 16 deep, gfx942's 32.
+            let k = match (ty, gfx) {
+                (MfmaTy::I8, "gfx90a") => 16,
+                (MfmaTy::I8, _) => 32,
+                _ => k,
+            };
+            let program = gpu
+                .load_bytes(&repo::kernel(&format!("{gfx}/mfma.co")), name)
+                .unwrap_or_else(|e| panic!("{gfx} {name}: {e}"));
+            let e = k * m / 64;
+            let bits = match ty {
+                MfmaTy::F32 => 32,
+                MfmaTy::F16 | MfmaTy::Bf16 => 16,
+                MfmaTy::I8 => 8,
+                MfmaTy::F64 => 64,
+            };
+            let mut int = |lo: i32, hi: i32| lo + (rng.u32() % (hi - lo + 1) as u32) as i32;
+            let a: Vec<i32> = (0..m * k).map(|_| int(-4, 4)).collect();
+            let b: Vec<i32> = (0..k * m).map(|_| int(-4, 4)).collect();
+            let c: Vec<i32> = (0..m * m).map(|_| int(-50, 50)).collect();
+            let encode = |x: i32| -> u64 {
+                match ty {
+                    MfmaTy::F32 => u64::from((x as f32).to_bits()),
+                    MfmaTy::F16 => u64::from(half_bits(x, false)),
+                    MfmaTy::Bf16 => u64::from(half_bits(x, true)),
+                    MfmaTy::I8 => u64::from(x as i8 as u8),
+                    MfmaTy::F64 => (x as f64).to_bits(),
+                }
+            };
+            // Input images: `lane_bytes` per lane, element x at bit x * bits.
+            let lane_bytes = e * bits / 8;
+            let mut ai = vec![0u8; 64 * lane_bytes];
+            let mut bi = vec![0u8; 64 * lane_bytes];
+            let put = |img: &mut Vec<u8>, lane: usize, x: usize, v: u64| {
+                let at = lane * lane_bytes + x * bits / 8;
+                img[at..at + bits / 8].copy_from_slice(&v.to_le_bytes()[..bits / 8]);
+            };
+            for kk in 0..k {
+                for r in 0..m {
+                    put(&mut ai, r + m * (kk / e), kk % e, encode(a[r * k + kk]));
+                    put(&mut bi, r + m * (kk / e), kk % e, encode(b[kk * m + r]));
+                }
+            }
+            let f64_out = matches!(ty, MfmaTy::F64);
+            let regs = if f64_out { 8 } else { m * m / 64 };
+            let place = |i: usize, j: usize| -> (usize, usize) {
+                if f64_out {
+                    (2 * (i / 4), j + 16 * (i % 4))
+                } else if m == 16 {
+                    (i % 4, j + 16 * (i / 4))
+                } else {
+                    (i % 4 + 4 * (i / 8), j + 32 * (i / 4 % 2))
+                }
+            };
+            let out_word = |x: i64| -> u64 {
+                match ty {
+                    MfmaTy::I8 => u64::from(x as i32 as u32),
+                    MfmaTy::F64 => (x as f64).to_bits(),
+                    _ => u64::from((x as f32).to_bits()),
+                }
+            };
+            let mut ci = vec![0u32; 64 * regs];
+            let mut want = vec![0u32; 64 * regs];
+            for i in 0..m {
+                for j in 0..m {
+                    let (reg, lane) = place(i, j);
+                    let cv = c[i * m + j];
+                    let dv = i64::from(cv)
+                        + (0..k)
+                            .map(|kk| i64::from(a[i * k + kk]) * i64::from(b[kk * m + j]))
+                            .sum::<i64>();
+                    for (img, v) in [(&mut ci, out_word(cv.into())), (&mut want, out_word(dv))] {
+                        img[lane * regs + reg] = v as u32;
+                        if f64_out {
+                            img[lane * regs + reg + 1] = (v >> 32) as u32;
+                        }
+                    }
+                }
+            }
+            let (ab, bb, cb) = (gpu.upload(&ai), gpu.upload(&bi), gpu.upload_u32(&ci));
+            let db = gpu.filled_u32(64 * regs, SENTINEL);
+            gpu.run(
+                &program.kernel,
+                &[
+                    Arg::Ptr(ab.gpu_va()),
+                    Arg::Ptr(bb.gpu_va()),
+                    Arg::Ptr(cb.gpu_va()),
+                    Arg::Ptr(db.gpu_va()),
+                ],
+                [64, 1, 1],
+                [64, 1, 1],
+            )
+            .unwrap_or_else(|e| panic!("{gfx} {name}: {e}"));
+            let got = read_u32(&db, 64 * regs);
+            assert_eq!(got, want, "{gfx} {name}: D");
+        }
+    }
+}

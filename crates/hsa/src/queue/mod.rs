@@ -9,5 +9,5 @@ pub mod scratch_reclaim;
 pub use aql_queue::{Queue, Reservation};
 pub use packet::{AqlPacket, KernelDispatch, PacketFence};
 pub use ring::AqlRing;
-pub use scratch::{ScratchError, ScratchLimits, ScratchPlan};
+pub use scratch::{ScratchError, ScratchLimits, ScratchPlan, SrdLayout};
 pub use scratch_reclaim::ScratchReclaimError;

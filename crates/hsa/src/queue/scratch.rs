@@ -120,6 +120,31 @@ pub struct ScratchLimits {
     pub slots_per_cu: u64,
     /// The most scratch the queue holds (ROCr's scratch single limit).
     pub single_limit: u64,
+    /// The layout of the agent's buffer descriptors.
+    pub srd: SrdLayout,
+}
+
+/// Which buffer resource (V#) layout the agent's scratch descriptor takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SrdLayout {
+    /// GFX9 (gfx90a, gfx942): DST_SEL, NUM_FORMAT/DATA_FORMAT,
+    /// ELEMENT_SIZE, INDEX_STRIDE, ADD_TID_ENABLE in word 3,
+    /// SWIZZLE_ENABLE in word 1 bit 31.
+    Gfx9,
+    /// gfx11: FORMAT, ADD_TID_ENABLE, OOB_SELECT in word 3, SWIZZLE_ENABLE
+    /// in word 1 bits 31:30.
+    Gfx11,
+}
+
+impl SrdLayout {
+    /// The layout of a GPU of `gfx_target_version` (major * 10000 + ...).
+    pub fn for_gfx_target_version(version: u64) -> SrdLayout {
+        if version / 10000 < 10 {
+            SrdLayout::Gfx9
+        } else {
+            SrdLayout::Gfx11
+        }
+    }
 }
 
 impl ScratchLimits {
@@ -225,7 +250,7 @@ impl ScratchPlan {
             .min(max_waves)
             .min(TMPRING_WAVES_MAX);
         q.compute_tmpring_size = ((wavesize << TMPRING_WAVESIZE_SHIFT) | waves) as u32;
-        q.scratch_resource_descriptor = scratch_srd(base, self.size);
+        q.scratch_resource_descriptor = scratch_srd(limits.srd, base, self.size);
         q.scratch_backing_memory_location = base;
         q.scratch_backing_memory_byte_size = self.size;
         q.scratch_wave64_lane_byte_size = (wave_bytes / 64) as u32;
@@ -237,27 +262,44 @@ impl ScratchPlan {
     }
 }
 
-/// The gfx11 scratch buffer descriptor ROCr writes (`FillBufRsrcWord0..3`,
-/// `_Gfx11` forms): base, swizzled, NUM_RECORDS = size, 32-bit uint format
-/// with ADD_TID_ENABLE and no bounds check (OOB_SELECT 2). Architected flat
-/// scratch does not read it; debuggers and older code objects do.
-fn scratch_srd(base: u64, size: u64) -> [u32; 4] {
+/// The scratch buffer descriptor ROCr writes (`AqlQueue::FillBufRsrcWord0..3`
+/// and their `_Gfx11` forms): the backing's base, swizzled with stride 0,
+/// NUM_RECORDS = size, DST_SEL X, Y, Z, W, a 32-bit uint format and
+/// ADD_TID_ENABLE. GFX9 adds ELEMENT_SIZE 4 bytes and INDEX_STRIDE 64
+/// lanes (the swizzle gfx90a's MUBUF scratch accesses use; Mesa
+/// `src/amd/common/sid.h` SQ_BUF_RSRC_WORD1/3 for the GFX6-9 bits); gfx11
+/// has OOB_SELECT 2 (no bounds check) instead. Architected flat scratch
+/// (gfx11, gfx942) does not read it; debuggers and older code objects do.
+fn scratch_srd(layout: SrdLayout, base: u64, size: u64) -> [u32; 4] {
+    let word3 = scratch_srd_word3(layout);
     if base == 0 {
-        return [0, 0, 0, scratch_srd_word3()];
+        return [0, 0, 0, word3];
     }
-    let word1 = ((base >> 32) as u32 & 0xffff) | 1 << 30;
+    let swizzle = match layout {
+        SrdLayout::Gfx9 => 1 << 31,
+        SrdLayout::Gfx11 => 1 << 30,
+    };
+    let word1 = ((base >> 32) as u32 & 0xffff) | swizzle;
     [
         base as u32,
         word1,
         size.min(u64::from(u32::MAX)) as u32,
-        scratch_srd_word3(),
+        word3,
     ]
 }
 
-/// DST_SEL_XYZW = X, Y, Z, W; FORMAT = 32_UINT (20); ADD_TID_ENABLE;
-/// OOB_SELECT = 2; TYPE = buffer.
-fn scratch_srd_word3() -> u32 {
-    4 | 5 << 3 | 6 << 6 | 7 << 9 | 20 << 12 | 1 << 23 | 2 << 28
+/// Word 3: DST_SEL_XYZW = X, Y, Z, W (SQ_SEL_X..W = 4..7) and TYPE =
+/// buffer (0) in both; GFX9: NUM_FORMAT = UINT (4) at 14:12, DATA_FORMAT =
+/// 32 (4) at 18:15, ELEMENT_SIZE = 1 (4 bytes) at 20:19, INDEX_STRIDE = 3
+/// (64) at 22:21, ADD_TID_ENABLE at 23 (ATC, HASH_ENABLE, HEAP, MTYPE 0:
+/// a discrete GPU); gfx11: FORMAT = 32_UINT (20) at 18:12, ADD_TID_ENABLE
+/// at 23, OOB_SELECT = 2 at 29:28.
+fn scratch_srd_word3(layout: SrdLayout) -> u32 {
+    let sel = 4 | 5 << 3 | 6 << 6 | 7 << 9;
+    match layout {
+        SrdLayout::Gfx9 => sel | 4 << 12 | 4 << 15 | 1 << 19 | 3 << 21 | 1 << 23,
+        SrdLayout::Gfx11 => sel | 20 << 12 | 1 << 23 | 2 << 28,
+    }
 }
 
 /// The queue's host view of its `amd_queue_t` and ring (CPU VA = GPU VA).
@@ -606,7 +648,7 @@ impl ScratchShared {
             (Some(b), Some(plan)) => plan.write_fields(&mut q, b.gpu_va(), &self.limits),
             _ => {
                 q.compute_tmpring_size = 0;
-                q.scratch_resource_descriptor = scratch_srd(0, 0);
+                q.scratch_resource_descriptor = scratch_srd(self.limits.srd, 0, 0);
                 q.scratch_backing_memory_location = 0;
                 q.scratch_backing_memory_byte_size = 0;
                 q.scratch_wave64_lane_byte_size = 0;
@@ -660,6 +702,7 @@ mod tests {
         shader_engines: 6,
         slots_per_cu: 32,
         single_limit: DEFAULT_SCRATCH_SINGLE_LIMIT,
+        srd: SrdLayout::Gfx11,
     };
 
     fn dispatch(private: u32, wg: u16, grid: u32) -> KernelDispatchPacket {
@@ -714,6 +757,31 @@ mod tests {
         );
     }
 
+    /// gfx90a's descriptor: GFX9's word 1 swizzle bit and word 3 fields,
+    /// the values ROCr's gfx9 `FillBufRsrcWord1`/`FillBufRsrcWord3` set.
+    #[test]
+    fn a_gfx9_agent_gets_the_gfx9_descriptor() {
+        let limits = ScratchLimits {
+            srd: SrdLayout::for_gfx_target_version(90010),
+            ..LIMITS
+        };
+        assert_eq!(limits.srd, SrdLayout::Gfx9);
+        assert_eq!(SrdLayout::for_gfx_target_version(110000), SrdLayout::Gfx11);
+        let p = ScratchPlan::new(&limits, 0, &dispatch(64, 64, 256), 64).unwrap();
+        let mut q = AmdQueue::default();
+        p.write_fields(&mut q, 0x1234_5678_9000, &limits);
+        let d = q.scratch_resource_descriptor;
+        assert_eq!(d[1], 0x1234 | 1 << 31, "SWIZZLE_ENABLE, stride 0");
+        let w3 = d[3];
+        assert_eq!(w3 & 0xfff, 0xfac, "DST_SEL X, Y, Z, W");
+        assert_eq!((w3 >> 12) & 7, 4, "NUM_FORMAT UINT");
+        assert_eq!((w3 >> 15) & 15, 4, "DATA_FORMAT 32");
+        assert_eq!((w3 >> 19) & 3, 1, "ELEMENT_SIZE 4");
+        assert_eq!((w3 >> 21) & 3, 3, "INDEX_STRIDE 64");
+        assert_eq!((w3 >> 23) & 1, 1, "ADD_TID_ENABLE");
+        assert_eq!(w3 >> 24, 0, "no ATC, hash, heap, MTYPE; TYPE buffer");
+    }
+
     /// The fields describe the backing: WAVES per engine, WAVESIZE per wave.
     #[test]
     fn the_fields_describe_the_backing() {
@@ -726,7 +794,9 @@ mod tests {
         assert_eq!(q.scratch_backing_memory_byte_size, 6 << 20);
         assert_eq!(q.scratch_wave64_lane_byte_size, 32);
         assert_eq!(q.scratch_resource_descriptor[0], 0x5678_9000);
-        assert_eq!(q.scratch_resource_descriptor[1] & 0xffff, 0x1234);
+        assert_eq!(q.scratch_resource_descriptor[1], 0x1234 | 1 << 30);
+        assert_eq!(q.scratch_resource_descriptor[2], 6 << 20);
+        assert_eq!(q.scratch_resource_descriptor[3], 0x2081_4FAC);
         assert_eq!(
             q.queue_properties & AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE,
             0

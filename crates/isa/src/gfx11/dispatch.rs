@@ -97,6 +97,8 @@ pub struct Dispatch {
     /// Watches every workgroup's memory accesses and barriers
     /// (`with_observer`, observer.rs).
     observer: Option<Arc<dyn DispatchObserver>>,
+    /// AGPRs each wave owns (GFX9: the allocation past ACCUM_OFFSET).
+    agprs: usize,
 }
 
 fn invalid(msg: impl Into<String>) -> WaveError {
@@ -209,6 +211,22 @@ impl Dispatch {
                 setup.scratch.wave_bytes
             )));
         }
+        // gfx90a/gfx942: the wave allocates (GRANULATED_WORKITEM_VGPR_COUNT
+        // + 1) * 8 registers of the unified file, the AGPRs from
+        // ACCUM_OFFSET on (LLVM AMDGPUUsage, "Kernel Descriptor" and
+        // "compute_pgm_rsrc3 for GFX90A, GFX942").
+        let agprs = if matches!(setup.isa, Isa::Gfx9(_)) {
+            let allocated = (kd.granulated_workitem_vgpr_count() + 1) * 8;
+            let accum = kd.accum_offset();
+            if accum > allocated {
+                return Err(invalid(format!(
+                    "ACCUM_OFFSET {accum} past the {allocated} registers the wave allocates"
+                )));
+            }
+            (allocated - accum).min(256) as usize
+        } else {
+            0
+        };
         let entry = setup
             .kernel_object
             .wrapping_add(kd.kernel_code_entry_byte_offset as u64);
@@ -228,6 +246,7 @@ impl Dispatch {
             cancelled: AtomicBool::new(false),
             counting: false,
             observer: None,
+            agprs,
         })
     }
 
@@ -440,6 +459,9 @@ impl Dispatch {
         w.mode = 0;
         w.wave64 = wave64;
         w.half = 0;
+        w.agpr.resize(self.agprs, [0; LANES]);
+        w.agpr_hi
+            .resize(if wave64 { self.agprs } else { 0 }, [0; LANES]);
         // Work-item ids of the wave's first lane, then stepped per lane (no divisions per lane).
         let first = (k * lanes) as u32;
         let live = (items - k * lanes).min(lanes);

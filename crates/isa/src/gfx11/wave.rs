@@ -116,6 +116,12 @@ pub struct Wave {
     pub half: usize,
     /// Wave64: lanes 32..63 of every VGPR (swapped with `vgpr` for the high pass).
     pub vgpr_hi: VgprFile,
+    /// GFX9 (gfx90a, gfx942) accumulation registers a0.. (lanes 0..31): the
+    /// rows of the unified register file from ACCUM_OFFSET on, as many as
+    /// the wave allocates (empty on gfx11); see valu/agpr.rs.
+    pub agpr: Vec<Lanes>,
+    /// Wave64: lanes 32..63 of every AGPR (swapped with `agpr` for the high pass).
+    pub agpr_hi: Vec<Lanes>,
 }
 
 impl Default for Wave {
@@ -133,6 +139,8 @@ impl Default for Wave {
             wave64: false,
             half: 0,
             vgpr_hi: zeroed_vgprs(),
+            agpr: Vec::new(),
+            agpr_hi: Vec::new(),
         }
     }
 }

@@ -18,13 +18,17 @@
 //!   EXEC ([`Inst::CMPX_WRITES_DST`]);
 //! - ds_permute/ds_bpermute span the whole wave64 ([`Inst::PERMUTE_WAVE64`]);
 //! - the integer ds_cmpst forms run as gfx11's ds_cmpstore with the data
-//!   operands swapped.
+//!   operands swapped;
+//! - MUBUF loads, stores and atomics take GFX9's V# and range rules
+//!   ([`Inst::GFX9_BUFFER`]);
+//! - v_accvgpr_mov_b32 (VOP1) marks both operands as AGPRs in `Inst::acc`,
+//!   as the decoder does for the other AGPR operands; the executor reads
+//!   `acc` and `mai` itself (AGPRs, matrix ops).
 //!
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
-//! instruction when it reaches it: AGPR operands, gfx90a's row_newbcast
-//! DPP, loads into LDS, MUBUF loads, stores and atomics (GFX9 buffer range
-//! checking).
+//! instruction when it reaches it: AGPRs under DPP or SDWA, gfx90a's
+//! row_newbcast DPP, loads into LDS, MTBUF (GFX9's typed formats).
 
 use super::Target;
 use crate::gfx11::decode::{DecodeError, DecodeErrorKind, is_vop3_compare};
@@ -86,8 +90,12 @@ fn scalar_dst(i: &Inst) -> bool {
 /// `i` (decoded for `target`) in the executor's form, or why the executor
 /// cannot run it.
 pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
-    if i.acc != 0 || i.mai.is_some() {
-        return Err(unmodelled(&i, "accumulation registers"));
+    // v_accvgpr_mov_b32 (VOP1) names AGPRs on both sides.
+    if i.op == Op::VAccvgprMovB32 {
+        i.acc = Inst::ACC_DST | Inst::ACC_SRC0;
+    }
+    if i.acc != 0 && (i.dpp.is_some() || i.sdwa.is_some()) {
+        return Err(unmodelled(&i, "AGPR operands with DPP or SDWA"));
     }
     if let Some(s) = &mut i.sdwa {
         // A VOPC SDWA compare writes VCC or the SGPR pair its sdst names.
@@ -126,6 +134,9 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
     match i.family {
         Family::Smem => smem(&mut i)?,
         Family::Mubuf => mubuf(&mut i)?,
+        // Typed buffer access converts through GFX9's DATA_FORMAT and
+        // NUM_FORMAT, which the executor's gfx11 formats do not model.
+        Family::Mtbuf => return Err(unmodelled(&i, "GFX9 typed buffer access")),
         Family::Flat | Family::Global | Family::Scratch => flat(target, &mut i)?,
         Family::Vopc | Family::Vop3 if i.op.name().starts_with("v_cmpx_") => {
             // GFX9 v_cmpx writes EXEC and the compare's destination
@@ -185,16 +196,15 @@ fn smem(i: &mut Inst) -> Result<(), DecodeError> {
 }
 
 /// MUBUF: the cache controls (buffer_wbinvl1*, buffer_wbl2, buffer_inv:
-/// no operands) run as they are; the loads, stores and atomics do not,
-/// since GFX9's V# has no OOB_SELECT and checks ranges by its own rules
-/// (AMD CDNA3 ISA guide, "Buffer Instructions"), which the executor's gfx11
-/// checks would misread.
+/// no operands) run as they are; the loads, stores and atomics read GFX9's
+/// V#, which has no OOB_SELECT and checks ranges by the buffer's kind (AMD
+/// CDNA3 ISA guide, "Buffer Instructions"), so they are marked for that
+/// path ([`Inst::GFX9_BUFFER`]).
 fn mubuf(i: &mut Inst) -> Result<(), DecodeError> {
-    if i.widths[0] == 0 && i.widths[1] == 0 {
-        Ok(())
-    } else {
-        Err(unmodelled(i, "GFX9 buffer range checking"))
+    if i.widths[0] != 0 || i.widths[1] != 0 {
+        i.flags |= Inst::GFX9_BUFFER;
     }
+    Ok(())
 }
 
 /// FLAT, GLOBAL and SCRATCH.

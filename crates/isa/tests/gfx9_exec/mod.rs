@@ -298,19 +298,69 @@ fn private_memory_through_scratch_instructions() {
 fn unmodelled_gfx9_forms_are_illegal_instructions() {
     for target in TARGETS {
         let mut mem = TestMem::new();
-        let k = code(target, kernels::MUBUF_GFX942, kernels::MUBUF_GFX90A);
+        let k = code(target, kernels::TBUFFER_GFX942, kernels::TBUFFER_GFX90A);
         let (_, kd) = gfx9_kernel(&mut mem, k, 0, 0, 0, 0);
         let e = run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
         match e.kind {
             WaveErrorKind::IllegalInstruction { words, mnemonic } => {
                 assert_eq!(words, k[..2].to_vec(), "{target:?}");
                 let m = mnemonic.expect("named");
-                assert!(m.starts_with("buffer_load_dword"), "{m}");
-                assert!(m.contains("range checking"), "{m}");
+                assert!(m.starts_with("tbuffer_load_format_x"), "{m}");
+                assert!(m.contains("typed buffer access"), "{m}");
             }
             other => panic!("{target:?}: {other:?}"),
         }
         assert_eq!(e.pc, HAND_BASE + 256);
+    }
+}
+
+/// MUBUF through GFX9 V#s: the swizzled private layout ROCr's scratch
+/// descriptor gives (checked in memory, not only read back), sub-dword
+/// forms, and a raw buffer's range check dropping stores and zeroing loads.
+#[test]
+fn mubuf_private_swizzle_and_raw_range_checks() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(target, kernels::MUBUF_GFX942, kernels::MUBUF_GFX90A);
+        let (_, kd) = gfx9_kernel(&mut mem, k, KERNARG_PTR, 0, 0, 0);
+        mem.map_zeroed(BUF_A, 5 * 256);
+        mem.map(KERNARG, &ptr_args(&[BUF_A, SCRATCH], &[]));
+        run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).expect("runs");
+        let out = mem.read_u32s(BUF_A, 5 * 64);
+        let slot = mem.read_u32s(SCRATCH + 512, 3 * 64);
+        for l in 0..64u32 {
+            let v = 1000 + l;
+            let row = |t: usize| out[t * 64 + l as usize];
+            assert_eq!(row(0), v, "{target:?} dword lane {l}");
+            assert_eq!(row(1), v & 0xFFFF, "{target:?} ushort lane {l}");
+            assert_eq!(
+                row(2),
+                v as u8 as i8 as i32 as u32,
+                "{target:?} sbyte lane {l}"
+            );
+            assert_eq!(
+                row(3),
+                if l < 32 { v } else { 0 },
+                "{target:?} raw store lane {l}"
+            );
+            assert_eq!(
+                row(4),
+                if l < 16 { v } else { 0 },
+                "{target:?} raw load lane {l}"
+            );
+            // Offset 4 is dword 1 of each lane: 256 + 4 * lane; offset 10
+            // the high half of dword 2.
+            assert_eq!(
+                slot[64 + l as usize],
+                v,
+                "{target:?} swizzled dword lane {l}"
+            );
+            assert_eq!(
+                slot[128 + l as usize],
+                (v & 0xFFFF) << 16,
+                "{target:?} swizzled short lane {l}"
+            );
+        }
     }
 }
 
@@ -332,6 +382,99 @@ fn gfx90a_scratch_without_flat_scratch_is_refused() {
         other => panic!("{other:?}"),
     }
     assert_eq!(e.pc, HAND_BASE + 256 + 4);
+}
+
+/// v_pk_fma/mul/add_f32 with op_sel, op_sel_hi, neg_lo, neg_hi, clamp and
+/// an SGPR-pair source, against the host's f32 arithmetic.
+#[test]
+fn packed_f32_selects_negates_and_clamps() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(target, kernels::PK_F32_GFX942, kernels::PK_F32_GFX90A);
+        let (_, kd) = gfx9_kernel(&mut mem, k, KERNARG_PTR, 0, 0, 0);
+        let input: Vec<f32> = lcg(7, 3 * 128)
+            .iter()
+            .map(|&v| (v >> 8) as f32 / 4_194_304.0 - 2.0)
+            .collect();
+        mem.map(BUF_B, &f32_bytes(&input));
+        mem.map_zeroed(BUF_A, 4 * 4 * 128);
+        mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
+        run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).expect("runs");
+        let out = mem.read_f32s(BUF_A, 4 * 128);
+        let clamp = |x: f32| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+        for l in 0..64 {
+            let pair = |t: usize| [input[t * 128 + 2 * l], input[t * 128 + 2 * l + 1]];
+            let (a, b, c) = (pair(0), pair(1), pair(2));
+            let want = [
+                [a[0].mul_add(b[0], c[0]), a[1].mul_add(b[1], c[1])],
+                [-a[1] * b[0], a[0] * b[1]],
+                [clamp(a[0] + b[0]), clamp(a[1] - b[1])],
+                [a[0].mul_add(b[0], 4.0), (-a[1]).mul_add(b[1], -4.0)],
+            ];
+            for (t, w) in want.iter().enumerate() {
+                let got = [out[t * 128 + 2 * l], out[t * 128 + 2 * l + 1]];
+                assert_eq!(
+                    got.map(f32::to_bits),
+                    w.map(f32::to_bits),
+                    "{target:?} test {t} lane {l}: {got:?} vs {w:?}"
+                );
+            }
+        }
+    }
+}
+
+/// A descriptor whose wave allocates 16 registers with the AGPRs from
+/// register 8 on (RSRC1 granule count 1, RSRC3 ACCUM_OFFSET field 1).
+fn with_agprs(mut kd: KernelDescriptor) -> KernelDescriptor {
+    kd.compute_pgm_rsrc1 = 1;
+    kd.compute_pgm_rsrc3 = 1;
+    kd
+}
+
+#[test]
+fn agpr_moves_and_memory_data() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(target, kernels::AGPR_GFX942, kernels::AGPR_GFX90A);
+        let (_, kd) = gfx9_kernel(&mut mem, k, KERNARG_PTR, 0, 0, 0);
+        mem.map_zeroed(BUF_A, 4 * 256);
+        mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+        let s = gfx9_setup(target, with_agprs(kd), [64, 1, 1], [64, 1, 1]);
+        run_all(&mem, s).expect("runs");
+        let out = mem.read_u32s(BUF_A, 4 * 64);
+        for l in 0..64u32 {
+            let row = |t: usize| out[t * 64 + l as usize];
+            assert_eq!(row(0), 107 + l, "{target:?} moves lane {l}");
+            assert_eq!(row(2), 3 * l + 1, "{target:?} global lane {l}");
+            let r = 63 - l;
+            assert_eq!(row(3), ((r ^ 0x5a) | r << 8) + l, "{target:?} LDS lane {l}");
+        }
+    }
+}
+
+/// The default test descriptor allocates 8 registers with ACCUM_OFFSET 4:
+/// a0..a3. Naming a4 is an error, not a register of some other file.
+#[test]
+fn an_agpr_past_the_allocation_is_refused() {
+    for target in TARGETS {
+        let mut mem = TestMem::new();
+        let k = code(
+            target,
+            kernels::AGPR_RANGE_GFX942,
+            kernels::AGPR_RANGE_GFX90A,
+        );
+        let (_, kd) = gfx9_kernel(&mut mem, k, 0, 0, 0, 0);
+        let e = run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
+        match e.kind {
+            WaveErrorKind::IllegalInstruction { mnemonic, .. } => {
+                let m = mnemonic.expect("named");
+                assert!(m.starts_with("v_accvgpr_write_b32"), "{m}");
+                assert!(m.contains("beyond the wave's 4 AGPRs"), "{m}");
+            }
+            other => panic!("{target:?}: {other:?}"),
+        }
+        assert_eq!(e.pc, HAND_BASE + 256 + 8, "{target:?}");
+    }
 }
 
 #[test]

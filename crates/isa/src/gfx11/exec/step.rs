@@ -21,6 +21,24 @@ fn is_vector(f: Family) -> bool {
 /// Execute one instruction.
 #[inline]
 pub(crate) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    // GFX9 memory instructions with AGPR data run through a VGPR window.
+    if i.acc != 0
+        && matches!(
+            i.family,
+            Family::Ds
+                | Family::Flat
+                | Family::Global
+                | Family::Scratch
+                | Family::Mubuf
+                | Family::Mtbuf
+        )
+    {
+        return valu::agpr::memory(w, env, i, step);
+    }
+    // GFX9 matrix ops span the whole wave64 at once.
+    if i.mai.is_some() {
+        return valu::mfma::exec(w, i);
+    }
     if w.wave64 && is_vector(i.family) {
         return valu::wave64::step(w, env, i, step_lanes);
     }

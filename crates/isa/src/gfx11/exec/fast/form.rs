@@ -177,8 +177,9 @@ pub(crate) enum Fast {
 
 /// The pre-resolved form of `i`, which sits at address `pc`.
 pub(crate) fn compile(i: &Inst, pc: u64) -> Fast {
-    // GFX9's SDWA forms run through step (valu/sdwa.rs).
-    if i.sdwa.is_some() {
+    // GFX9's SDWA forms run through step (valu/sdwa.rs), and so does
+    // everything that names AGPRs or is a matrix op (valu/agpr.rs).
+    if i.sdwa.is_some() || i.acc != 0 || i.mai.is_some() {
         return Fast::Slow;
     }
     compile_inner(i, pc)

@@ -4,6 +4,7 @@
 //! then written back under EXEC. Floats use host IEEE arithmetic
 //! (round-to-nearest-even, denormals kept); transcendentals go through f64.
 
+pub(crate) mod agpr;
 mod byte_ops;
 pub(crate) mod cube;
 pub(crate) mod dpp;
@@ -18,6 +19,8 @@ pub(crate) mod fast_vint;
 pub(crate) mod fast_vopd;
 mod half_ops;
 pub(crate) mod int32;
+pub(crate) mod mfma;
+mod pk_f32;
 pub(crate) mod sdwa;
 pub(crate) mod transcendental;
 mod trig_preop;
@@ -1124,6 +1127,7 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
     let mut v = V { w, env, i, exec };
     match i.op {
         VNop | VPipeflush => {}
+        VAccvgprReadB32 | VAccvgprWriteB32 | VAccvgprMovB32 => return agpr::moves(v.w, env, i),
         VMovB32 => v.u1(|a| a)?,
         VMovB16 => v.i2_16(|a, _| a).or_else(|_| v.u1(|a| a))?,
         VWmmaF3216x16x16F16
@@ -1865,6 +1869,7 @@ fn valu_here(w: &mut Wave, env: &Env, i: &Inst) -> ExecResult {
             let a = v.u64(0)?;
             v.put64(&a)
         }
+        VPkFmaF32 | VPkMulF32 | VPkAddF32 => pk_f32::exec(&mut v)?,
         // GFX9 v_pk_mov_b32 (CDNA3 ISA guide, "VOP3P"): the low dword from
         // S0's dword op_sel[0], the high one from S1's dword op_sel[1].
         VPkMovB32 => {

@@ -26,10 +26,12 @@ use crate::gfx11::wave::{LANES, Wave};
 #[inline]
 fn high_pass<T>(w: &mut Wave, f: impl FnOnce(&mut Wave) -> T) -> T {
     std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
+    std::mem::swap(&mut w.agpr, &mut w.agpr_hi);
     w.half = 1;
     let r = f(w);
     w.half = 0;
     std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
+    std::mem::swap(&mut w.agpr, &mut w.agpr_hi);
     r
 }
 

@@ -132,7 +132,8 @@ fn run_n<const N: usize>(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
 #[inline(always)]
 fn rows<const N: usize>(w: &mut Wave, s: &Scratch, exec: u32, base: *mut u8, addr: u32) {
     // SAFETY: addr + 4 * k + 4 <= per, so the row's LANES dwords lie inside the slot (private_layout::slot_bytes).
-    let row = |k: usize| unsafe { base.add(lane_byte(0, addr as usize + 4 * k)) as *mut Lanes };
+    let row =
+        |k: usize| unsafe { base.add(lane_byte(LANES, 0, addr as usize + 4 * k)) as *mut Lanes };
     for k in 0..N {
         if s.store {
             let mut mem = le_row(w.vgpr[(s.reg as usize + k) & 255]);
@@ -157,7 +158,7 @@ fn rows<const N: usize>(w: &mut Wave, s: &Scratch, exec: u32, base: *mut u8, add
 fn lanes<const N: usize>(w: &mut Wave, s: &Scratch, exec: u32, base: *mut u8, addrs: &Lanes) {
     let mut offs = [0u32; LANES];
     for l in 0..LANES {
-        offs[l] = lane_byte32(l as u32, addrs[l]);
+        offs[l] = lane_byte32(LANES as u32, l as u32, addrs[l]);
     }
     // SAFETY: lane l's access lies inside its segment, so inside the slot (the caller's check); dword k at + 4 * LANES * k.
     let at = move |l: usize, k: usize| unsafe { base.add(offs[l] as usize + 4 * LANES * k) };

@@ -13,6 +13,7 @@
 pub(crate) mod atomics;
 pub(crate) mod fast;
 pub(crate) mod fast_scratch;
+pub(crate) mod gfx9_buffer;
 pub(crate) mod image;
 pub(crate) mod mem;
 pub(crate) mod mem_kind;
@@ -29,7 +30,7 @@ use crate::gfx11::exec::vmem::mem::{
 };
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::exec::vmem::private_layout::{
-    lane_byte, lane_byte32, read_lane, slot_bytes, write_lane,
+    half_span, lane_byte, lane_byte32, read_lane, row_lanes, write_lane,
 };
 use crate::gfx11::inst::{Family, Inst};
 use crate::gfx11::opcodes::Op;
@@ -218,6 +219,7 @@ fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> boo
         return false;
     }
     let per = env.scratch_per_lane;
+    let lanes = row_lanes(env.scratch_wave64);
     let Some(base) = slot_base(env, w) else {
         return false;
     };
@@ -228,7 +230,7 @@ fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> boo
             return false;
         }
         if uniform.is_multiple_of(4) && size.is_multiple_of(4) {
-            scratch_rows(w, i, kind, exec, base, uniform as usize);
+            scratch_rows(w, i, kind, exec, base, lanes, uniform as usize);
         } else {
             scratch_lanes(
                 w,
@@ -236,6 +238,7 @@ fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> boo
                 kind,
                 exec,
                 base,
+                lanes,
                 &[uniform; LANES],
                 uniform.is_multiple_of(4),
             );
@@ -243,7 +246,7 @@ fn scratch_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -> boo
         return true;
     }
     let (active, _, _) = scratch_lanes_at(&w.vgpr[i.addr as usize], uniform, exec);
-    private_lanes_in_range(w, i, kind, exec, base, per, size, &active)
+    private_lanes_in_range(w, i, kind, exec, base, lanes, per, size, &active)
 }
 
 /// The part of a SCRATCH access's lane addresses every lane shares, as
@@ -289,13 +292,13 @@ pub(crate) fn lanes_fit(active: &Lanes, bound: u32, size: usize, per: usize) -> 
 }
 
 /// Offset in the workgroup's scratch of 32-lane slot `slot`
-/// ([`Wave::scratch_slot`]): its wave's slot base, plus one 32-lane block
-/// for a wave64's high half.
+/// ([`Wave::scratch_slot`]): its wave's slot base, plus, for a wave64's high
+/// half, the 32 lanes' dwords that start each of its rows
+/// (private_layout.rs).
 #[inline(always)]
 pub(crate) fn slot_start(env: &Env, slot: u32) -> usize {
     let shift = env.scratch_wave64 as u32;
-    (slot >> shift) as usize * env.scratch_wave_bytes
-        + (slot & shift) as usize * slot_bytes(env.scratch_per_lane)
+    (slot >> shift) as usize * env.scratch_wave_bytes + (slot & shift) as usize * 4 * LANES
 }
 
 /// The start of the wave's slot in the scratch buffer, None when the buffer
@@ -303,7 +306,7 @@ pub(crate) fn slot_start(env: &Env, slot: u32) -> usize {
 /// is 4 GiB or more (the fast paths compute offsets in it in u32).
 #[inline(always)]
 pub(crate) fn slot_base(env: &mut Env, w: &Wave) -> Option<*mut u8> {
-    let len = slot_bytes(env.scratch_per_lane);
+    let len = half_span(env.scratch_per_lane, env.scratch_wave64);
     if len > u32::MAX as usize {
         return None;
     }
@@ -324,6 +327,7 @@ fn private_lanes_in_range(
     kind: MemKind,
     exec: u32,
     base: *mut u8,
+    lanes: usize,
     per: usize,
     size: usize,
     active: &[u32; LANES],
@@ -332,7 +336,7 @@ fn private_lanes_in_range(
     if !lanes_fit(active, bound, size, per) {
         return false;
     }
-    scratch_lanes(w, i, kind, exec, base, active, bound % 4 == 0);
+    scratch_lanes(w, i, kind, exec, base, lanes, active, bound % 4 == 0);
     true
 }
 
@@ -357,6 +361,7 @@ fn flat_private_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -
         return false;
     }
     let per = env.scratch_per_lane;
+    let lanes = row_lanes(env.scratch_wave64);
     let Some(base) = slot_base(env, w) else {
         return false;
     };
@@ -376,7 +381,7 @@ fn flat_private_in_range(w: &mut Wave, env: &mut Env, i: &Inst, kind: MemKind) -
     if outside != 0 {
         return false;
     }
-    private_lanes_in_range(w, i, kind, exec, base, per, size, &active)
+    private_lanes_in_range(w, i, kind, exec, base, lanes, per, size, &active)
 }
 
 /// A row to store under `exec`: `mem` in the active lanes, what the
@@ -394,9 +399,18 @@ pub(crate) fn keep_inactive(mem: &mut Lanes, old: &Lanes, exec: u32) {
 /// lane, in the slot at `base` (the caller checked `addr + size <= per`):
 /// dword `k` of all 32 lanes is one contiguous row of the slot.
 #[inline(always)]
-fn scratch_rows(w: &mut Wave, i: &Inst, kind: MemKind, exec: u32, base: *mut u8, addr: usize) {
-    // SAFETY: addr + 4 * k + 4 <= per, so the row's LANES dwords lie inside the slot (private_layout::slot_bytes).
-    let row = |k: usize| unsafe { base.add(lane_byte(0, addr + 4 * k)) as *mut [u32; LANES] };
+fn scratch_rows(
+    w: &mut Wave,
+    i: &Inst,
+    kind: MemKind,
+    exec: u32,
+    base: *mut u8,
+    lanes: usize,
+    addr: usize,
+) {
+    // SAFETY: addr + 4 * k + 4 <= per, so the row's LANES dwords lie inside the half's span (private_layout::half_span).
+    let row =
+        |k: usize| unsafe { base.add(lane_byte(lanes, 0, addr + 4 * k)) as *mut [u32; LANES] };
     match kind {
         MemKind::Load(size, _, _) => {
             for k in 0..size / 4 {
@@ -427,6 +441,7 @@ fn scratch_rows(w: &mut Wave, i: &Inst, kind: MemKind, exec: u32, base: *mut u8,
 /// write back the active ones). `aligned`: every address is a multiple of 4,
 /// so each dword of an access is one dword of the slot and lane `l`'s dword
 /// `k` sits `4 * LANES * k` bytes after its first byte.
+#[allow(clippy::too_many_arguments)] // the wave, the access and where its lanes lie
 #[inline(always)]
 fn scratch_lanes(
     w: &mut Wave,
@@ -434,20 +449,21 @@ fn scratch_lanes(
     kind: MemKind,
     exec: u32,
     base: *mut u8,
+    lanes: usize,
     addrs: &[u32; LANES],
     aligned: bool,
 ) {
     if !aligned {
-        scratch_lanes_bytewise(w, i, kind, exec, base, addrs);
+        scratch_lanes_bytewise(w, i, kind, exec, base, lanes, addrs);
         return;
     }
     // In u32 (slot_base keeps a slot below 4 GiB), so that the loop vectorises.
     let mut offs = [0u32; LANES];
     for l in 0..LANES {
-        offs[l] = lane_byte32(l as u32, addrs[l]);
+        offs[l] = lane_byte32(lanes as u32, l as u32, addrs[l]);
     }
-    // SAFETY: lane l's access lies inside its segment, so inside the slot (the caller's guarantee); dword k at + 4 * LANES * k.
-    let at = move |l: usize, k: usize| unsafe { base.add(offs[l] as usize + 4 * LANES * k) };
+    // SAFETY: lane l's access lies inside its segment, so inside the half's span (the caller's guarantee); dword k at + 4 * lanes * k.
+    let at = move |l: usize, k: usize| unsafe { base.add(offs[l] as usize + 4 * lanes * k) };
     match kind {
         MemKind::Load(size, signed, d16) => {
             let mut rows = [[0u32; LANES]; 4];
@@ -496,10 +512,12 @@ fn scratch_lanes_bytewise(
     kind: MemKind,
     exec: u32,
     base: *mut u8,
+    lanes: usize,
     addrs: &[u32; LANES],
 ) {
-    // SAFETY: byte `j` of lane l's access lies inside its segment (the caller's guarantee), so inside the slot.
-    let at = move |l: usize, j: usize| unsafe { base.add(lane_byte(l, addrs[l] as usize + j)) };
+    // SAFETY: byte `j` of lane l's access lies inside its segment (the caller's guarantee), so inside the half's span.
+    let at =
+        move |l: usize, j: usize| unsafe { base.add(lane_byte(lanes, l, addrs[l] as usize + j)) };
     match kind {
         MemKind::Load(size, signed, d16) => {
             let mut rows = [[0u32; LANES]; 4];
@@ -1122,8 +1140,8 @@ fn private_slot(
         return Err(fault(env.private_base | addr, access));
     }
     let start = slot_start(env, slot);
-    if start + slot_bytes(per) > env.scratch.len() {
-        let at = start + lane_byte(lane, addr as usize);
+    if start + half_span(per, env.scratch_wave64) > env.scratch.len() {
+        let at = start + lane_byte(row_lanes(env.scratch_wave64), lane, addr as usize);
         return Err(fault(env.scratch_va.wrapping_add(at as u64), access));
     }
     Ok(start)
@@ -1146,7 +1164,14 @@ fn private_load(
         }
         let at = private_slot(env, slot, l, addrs[l], size, Access::Read)?;
         let mut b = [0u8; 16];
-        read_lane(env.scratch, at, l, addrs[l] as usize, &mut b[..size]);
+        read_lane(
+            env.scratch,
+            row_lanes(env.scratch_wave64),
+            at,
+            l,
+            addrs[l] as usize,
+            &mut b[..size],
+        );
         for (k, row) in rows.iter_mut().enumerate() {
             row[l] = u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
         }
@@ -1173,7 +1198,14 @@ fn private_store(
         for (k, row) in rows.iter().enumerate() {
             b[4 * k..4 * k + 4].copy_from_slice(&row[l].to_le_bytes());
         }
-        write_lane(env.scratch, at, l, addrs[l] as usize, &b[..size]);
+        write_lane(
+            env.scratch,
+            row_lanes(env.scratch_wave64),
+            at,
+            l,
+            addrs[l] as usize,
+            &b[..size],
+        );
     }
     Ok(())
 }
@@ -1208,10 +1240,11 @@ pub(crate) fn lane_access(
         Seg::Private => {
             let access = if write { Access::Write } else { Access::Read };
             let slot = private_slot(env, wave, lane, addr, n, access)?;
+            let lanes = row_lanes(env.scratch_wave64);
             if write {
-                write_lane(env.scratch, slot, lane, addr as usize, buf);
+                write_lane(env.scratch, lanes, slot, lane, addr as usize, buf);
             } else {
-                read_lane(env.scratch, slot, lane, addr as usize, buf);
+                read_lane(env.scratch, lanes, slot, lane, addr as usize, buf);
             }
             Ok(())
         }
@@ -1311,7 +1344,7 @@ mod tests {
             lds,
             scratch,
             scratch_va: 0,
-            scratch_wave_bytes: slot_bytes(PER_LANE),
+            scratch_wave_bytes: super::private_layout::slot_bytes(PER_LANE),
             scratch_wave64: false,
             scratch_per_lane: PER_LANE,
             shared_base: 0,

@@ -133,6 +133,9 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     ) {
         return Ok(Flow::Next);
     }
+    if i.flags & Inst::GFX9_BUFFER != 0 {
+        return super::gfx9_buffer::mubuf(w, env, i);
+    }
     // The decoder's fields (see decode/buffer.rs); tfe from word 1.
     let w1 = i.raw().get(1).copied().unwrap_or(0);
     let glc = i.flags & Inst::GLC != 0;

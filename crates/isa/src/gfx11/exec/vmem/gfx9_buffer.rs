@@ -1,0 +1,273 @@
+//! GFX9 (gfx90a, gfx942) MUBUF loads, stores and atomics: the GFX9 buffer
+//! resource (V#), its addressing with swizzling, and its range checks.
+//! gfx90a reaches private memory this way (LLVM addresses scratch through
+//! the queue's scratch V# and each wave's private segment offset in
+//! soffset), so this is the path every gfx90a spill and private array takes.
+//!
+//! The V# (Mesa `src/amd/common/sid.h` SQ_BUF_RSRC_WORD0..3 for GFX6-9;
+//! ROCR-Runtime `amd_aql_queue.cpp` `FillBufRsrcWord3` for gfx9): base =
+//! d0 | d1[15:0] << 32, STRIDE d1[29:16], SWIZZLE_ENABLE d1[31],
+//! NUM_RECORDS d2; DST_SEL d3[11:0], NUM_FORMAT d3[14:12], DATA_FORMAT
+//! d3[18:15], ELEMENT_SIZE d3[20:19] (2, 4, 8, 16 bytes), INDEX_STRIDE
+//! d3[22:21] (8, 16, 32, 64), ADD_TID_ENABLE d3[23]. No OOB_SELECT: the
+//! range check follows from the buffer's kind.
+//!
+//! Addressing (AMD CDNA3 ISA guide, "Buffer Instructions", addressing):
+//! index = vaddr (idxen) + lane id (ADD_TID_ENABLE); offset = vaddr[+1
+//! with idxen] (offen) + the instruction offset. Swizzled, the buffer
+//! offset is (index / INDEX_STRIDE * STRIDE + offset / ELEMENT_SIZE *
+//! ELEMENT_SIZE) * INDEX_STRIDE + index % INDEX_STRIDE * ELEMENT_SIZE +
+//! offset % ELEMENT_SIZE; else index * STRIDE + offset. The address is
+//! base + soffset + that, computed per dword of a multi-dword access.
+//!
+//! Range checking (same guide, "Range Checking"; out of range: loads read
+//! 0, stores and atomics are dropped; dwordx2..x4 per dword, atomics all
+//! or nothing):
+//! - private (scratch) buffer, ADD_TID_ENABLE and no idxen: none;
+//! - raw buffer, no ADD_TID_ENABLE, no swizzle, no idxen: offset >=
+//!   NUM_RECORDS (soffset is not part of it);
+//! - structured buffer, no ADD_TID_ENABLE, STRIDE != 0, idxen: index >=
+//!   NUM_RECORDS.
+//!
+//! A resource and instruction the guide gives no rule for, the `_format_`
+//! forms (DATA_FORMAT conversions) and loads into LDS are refused as
+//! unmodelled. The sanitizer does not observe these accesses.
+
+use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, sread, unmodelled};
+use crate::gfx11::exec::vmem::atomics::{Rmw, atomic32, atomic64};
+use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
+use crate::gfx11::exec::vmem::write_loaded;
+use crate::gfx11::inst::Inst;
+use crate::gfx11::wave::{LANES, Wave};
+use crate::{Access, MemoryFault, WaveErrorKind};
+
+/// [`Inst::flags`]: the decoder's lds bit (gfx9/decode/flat.rs `LDS`).
+const LDS: u8 = 64;
+
+/// The decoded GFX9 buffer resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Resource {
+    pub base: u64,
+    pub stride: u64,
+    pub swizzle: bool,
+    pub num_records: u64,
+    pub element_size: u64,
+    pub index_stride: u64,
+    pub add_tid: bool,
+}
+
+impl Resource {
+    /// The fields of the four descriptor dwords.
+    pub(crate) fn decode(d: [u32; 4]) -> Resource {
+        Resource {
+            base: u64::from(d[0]) | u64::from(d[1] & 0xFFFF) << 32,
+            stride: u64::from((d[1] >> 16) & 0x3FFF),
+            swizzle: d[1] >> 31 != 0,
+            num_records: u64::from(d[2]),
+            element_size: 2 << ((d[3] >> 19) & 3),
+            index_stride: 8 << ((d[3] >> 21) & 3),
+            add_tid: (d[3] >> 23) & 1 != 0,
+        }
+    }
+
+    /// The buffer offset of byte `offset` of element `index`.
+    pub(crate) fn buffer_offset(&self, index: u64, offset: u64) -> u64 {
+        if self.swizzle {
+            let (es, is) = (self.element_size, self.index_stride);
+            ((index / is) * self.stride + (offset / es) * es) * is + (index % is) * es + offset % es
+        } else {
+            index * self.stride + offset
+        }
+    }
+}
+
+/// Which range check applies (see the module comment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Private,
+    Raw,
+    Structured,
+}
+
+/// The buffer kind of `res` under an instruction with `idxen`, or None when
+/// the guide names none.
+pub(crate) fn kind(res: &Resource, idxen: bool) -> Option<Kind> {
+    match (res.add_tid, idxen) {
+        (true, false) => Some(Kind::Private),
+        (false, false) if !res.swizzle => Some(Kind::Raw),
+        (false, true) if res.stride != 0 => Some(Kind::Structured),
+        _ => None,
+    }
+}
+
+/// Is the access at `offset` (the dword's own offset) of element `index` in range?
+fn in_range(kind: Kind, res: &Resource, index: u64, offset: u64) -> bool {
+    match kind {
+        Kind::Private => true,
+        Kind::Raw => offset < res.num_records,
+        Kind::Structured => index < res.num_records,
+    }
+}
+
+/// A GFX9 MUBUF load, store or atomic over the current 32 lanes.
+pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    let w0 = i.words[0];
+    let (offen, idxen) = ((w0 >> 12) & 1 != 0, (w0 >> 13) & 1 != 0);
+    if i.flags & LDS != 0 {
+        return Err(unmodelled(i, "load into LDS"));
+    }
+    if i.op.name().contains("_format_") {
+        return Err(unmodelled(i, "buffer format conversion"));
+    }
+    let srsrc = i.imm2 as usize * 4;
+    let d = std::array::from_fn(|k| w.sgpr.get(srsrc + k).copied().unwrap_or(0));
+    let res = Resource::decode(d);
+    let Some(kind) = kind(&res, idxen) else {
+        return Err(unmodelled(i, "buffer kind without a range rule"));
+    };
+    let soffset = u64::from(sread(w, env, i, 0)?);
+    let vaddr = i.addr as usize;
+    let vdata = i.data[0] as usize;
+    let exec = w.exec();
+    let mut index = [0u64; LANES];
+    let mut offset = [i.imm as u64; LANES];
+    for l in 0..LANES {
+        if idxen {
+            index[l] = u64::from(w.vgpr[vaddr & 255][l]);
+        }
+        if res.add_tid {
+            index[l] += (l + LANES * w.half) as u64;
+        }
+        if offen {
+            offset[l] += u64::from(w.vgpr[(vaddr + idxen as usize) & 255][l]);
+        }
+    }
+    let base = res.base.wrapping_add(soffset);
+    let addr = |l: usize, k: u64| base.wrapping_add(res.buffer_offset(index[l], offset[l] + k));
+    let access = |a: u64, len: u64, acc: Access| {
+        env.mem
+            .translate(a, len, acc)
+            .map_err(WaveErrorKind::MemoryViolation)
+    };
+    match mem_kind(i.op) {
+        MemKind::Load(size, signed, d16) => {
+            let mut rows = [[0u32; LANES]; 4];
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                for k in 0..size.div_ceil(4) {
+                    let at = 4 * k as u64;
+                    if !in_range(kind, &res, index[l], offset[l] + at) {
+                        continue;
+                    }
+                    let len = (size - 4 * k).min(4);
+                    let p = access(addr(l, at), len as u64, Access::Read)?;
+                    let mut b = [0u8; 4];
+                    // SAFETY: translate returned a pointer valid for `len` (<= 4) bytes.
+                    unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), len) };
+                    rows[k][l] = u32::from_le_bytes(b);
+                }
+            }
+            let mut j = i.clone();
+            j.dst = vdata as u16;
+            write_loaded(w, &j, exec, &rows, size, signed, d16);
+        }
+        MemKind::Store(size, hi) => {
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                for k in 0..size.div_ceil(4) {
+                    let at = 4 * k as u64;
+                    if !in_range(kind, &res, index[l], offset[l] + at) {
+                        continue;
+                    }
+                    let len = (size - 4 * k).min(4);
+                    let v = w.vgpr[(vdata + k) & 255][l];
+                    let b = if hi { v >> 16 } else { v }.to_le_bytes();
+                    let p = access(addr(l, at), len as u64, Access::Write)?;
+                    // SAFETY: translate returned a pointer valid for `len` (<= 4) bytes.
+                    unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, len) };
+                }
+            }
+        }
+        MemKind::Atomic(rmw, wide, _) => {
+            let size = if wide { 8u64 } else { 4 };
+            let mut old = [[0u32; LANES]; 2];
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                if !in_range(kind, &res, index[l], offset[l]) {
+                    continue;
+                }
+                let reg = |k: usize| u64::from(w.vgpr[(vdata + k) & 255][l]);
+                let src = if wide { reg(0) | reg(1) << 32 } else { reg(0) };
+                let cmp = match (rmw == Rmw::CmpSwap, wide) {
+                    (false, _) => 0,
+                    (true, true) => reg(2) | reg(3) << 32,
+                    (true, false) => reg(1),
+                };
+                let a = addr(l, 0);
+                if !a.is_multiple_of(size) {
+                    return Err(WaveErrorKind::MemoryViolation(MemoryFault {
+                        address: a,
+                        access: Access::Atomic,
+                    }));
+                }
+                let p = access(a, size, Access::Atomic)?;
+                let o = if wide {
+                    atomic64(p, rmw, src, cmp)
+                } else {
+                    u64::from(atomic32(p, rmw, src as u32, cmp as u32))
+                };
+                old[0][l] = o as u32;
+                old[1][l] = (o >> 32) as u32;
+            }
+            // GLC returns the pre-op value in vdata (out-of-range lanes read 0).
+            if i.flags & Inst::GLC != 0 {
+                for (k, row) in old.iter().enumerate().take(size as usize / 4) {
+                    w.write_vgpr(vdata + k, row, exec);
+                }
+            }
+        }
+        MemKind::Other => return Err(illegal(i)),
+    }
+    Ok(Flow::Next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scratch V# ROCr writes for gfx9 (`FillBufRsrcWord1`/`3`):
+    /// swizzled, element size 4, index stride 64, ADD_TID_ENABLE; a lane's
+    /// dword k lies at k * 256 + lane * 4, bytes inside it in order.
+    #[test]
+    fn the_scratch_resource_interleaves_lanes_a_dword_at_a_time() {
+        let word3 = 4 | 5 << 3 | 6 << 6 | 7 << 9 | 4 << 12 | 4 << 15 | 1 << 19 | 3 << 21 | 1 << 23;
+        let r = Resource::decode([0x1000, 0x12 | 1 << 31, 1 << 20, word3]);
+        assert_eq!(r.base, 0x12_0000_1000);
+        assert_eq!((r.element_size, r.index_stride, r.stride), (4, 64, 0));
+        assert!(r.swizzle && r.add_tid);
+        assert_eq!(kind(&r, false), Some(Kind::Private));
+        assert_eq!(kind(&r, true), None);
+        assert_eq!(r.buffer_offset(0, 0), 0);
+        assert_eq!(r.buffer_offset(5, 0), 20);
+        assert_eq!(r.buffer_offset(5, 3), 23);
+        assert_eq!(r.buffer_offset(63, 8), 2 * 256 + 63 * 4);
+        // Index stride 8, element size 16, stride 32: the index's high part
+        // steps by STRIDE * INDEX_STRIDE.
+        let r = Resource::decode([0, 32 << 16 | 1 << 31, 0, 3 << 19]);
+        assert_eq!((r.element_size, r.index_stride), (16, 8));
+        assert_eq!(r.buffer_offset(9, 20), (32 + 16) * 8 + 16 + 4);
+    }
+
+    /// Raw and structured buffers by the bits the guide names.
+    #[test]
+    fn buffer_kinds_and_their_checks() {
+        let raw = Resource::decode([0, 0, 100, 0]);
+        assert_eq!(kind(&raw, false), Some(Kind::Raw));
+        assert!(in_range(Kind::Raw, &raw, 0, 99));
+        assert!(!in_range(Kind::Raw, &raw, 0, 100));
+        assert_eq!(kind(&raw, true), None, "idxen with stride 0");
+        let structured = Resource::decode([0, 16 << 16, 10, 0]);
+        assert_eq!(kind(&structured, true), Some(Kind::Structured));
+        assert!(in_range(Kind::Structured, &structured, 9, 1000));
+        assert!(!in_range(Kind::Structured, &structured, 10, 0));
+        let swizzled = Resource::decode([0, 1 << 31, 10, 0]);
+        assert_eq!(kind(&swizzled, false), None);
+    }
+}

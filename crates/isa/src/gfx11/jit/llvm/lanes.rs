@@ -224,11 +224,7 @@ impl Fx<'_> {
                     Op::VExpF32 => self.exp2(&x),
                     Op::VLogF32 => self.log2(&x),
                     Op::VRndneF32 => self.rndne(&x),
-                    Op::VCvtI32F32 => {
-                        // Rust's `f32 as i32`: saturating, NaN to 0 (valu/mod.rs `cvt_i32`).
-                        let f = self.fl(&x);
-                        self.ins(format!("call {V} @llvm.fptosi.sat.v32i32.v32f32({F} {f})"))
-                    }
+                    Op::VCvtI32F32 => self.cvt_i32(&x),
                     _ => {
                         let f = self.ins(format!("sitofp {V} {x} to {F}"));
                         self.bits(&f)
@@ -312,14 +308,52 @@ impl Fx<'_> {
                 self.bits(&f)
             }
             _ => {
-                // CvtU32F32: Rust's `f32 as u32` (valu/mod.rs `cvt_u32`),
-                // saturating with NaN to 0, as fptoui.sat.
                 let x = self.src(a);
-                let f = self.fl(&x);
-                self.ins(format!("call {V} @llvm.fptoui.sat.v32i32.v32f32({F} {f})"))
+                self.cvt_u32(&x)
             }
         };
         self.set_row(dst, r);
+    }
+
+    /// Rust's `f32 as i32` (valu/mod.rs `cvt_i32`): toward zero, saturating,
+    /// NaN to 0. The out-of-range lanes are selected around a plain
+    /// conversion (LLVM scalarises its saturating conversion intrinsic).
+    fn cvt_i32(&mut self, x: &str) -> String {
+        let f = self.fl(x);
+        let two31 = format!("splat (float 0x{:016X})", 2147483648f64.to_bits());
+        let ntwo31 = format!("splat (float 0x{:016X})", (-2147483648f64).to_bits());
+        let nan = self.ins(format!("fcmp uno {F} {f}, zeroinitializer"));
+        let big = self.ins(format!("fcmp oge {F} {f}, {two31}"));
+        let small = self.ins(format!("fcmp olt {F} {f}, {ntwo31}"));
+        let out = self.ins(format!("or {M} {nan}, {big}"));
+        let out = self.ins(format!("or {M} {out}, {small}"));
+        let safe = self.ins(format!("select {M} {out}, {F} zeroinitializer, {F} {f}"));
+        let i = self.ins(format!("fptosi {F} {safe} to {V}"));
+        let i = self.ins(format!(
+            "select {M} {big}, {V} {}, {V} {i}",
+            splat(i32::MAX as u32)
+        ));
+        self.ins(format!(
+            "select {M} {small}, {V} {}, {V} {i}",
+            splat(i32::MIN as u32)
+        ))
+    }
+
+    /// Rust's `f32 as u32` (valu/mod.rs `cvt_u32`): toward zero,
+    /// saturating, NaN and negative values to 0.
+    fn cvt_u32(&mut self, x: &str) -> String {
+        let f = self.fl(x);
+        let two32 = format!("splat (float 0x{:016X})", 4294967296f64.to_bits());
+        let low = self.ins(format!("fcmp ult {F} {f}, zeroinitializer"));
+        let big = self.ins(format!("fcmp oge {F} {f}, {two32}"));
+        let out = self.ins(format!("or {M} {low}, {big}"));
+        let safe = self.ins(format!("select {M} {out}, {F} zeroinitializer, {F} {f}"));
+        let i = self.ins(format!("fptoui {F} {safe} to {V}"));
+        let i = self.ins(format!(
+            "select {M} {big}, {V} {}, {V} {i}",
+            splat(u32::MAX)
+        ));
+        self.ins(format!("select {M} {low}, {V} zeroinitializer, {V} {i}"))
     }
 
     // f32.

@@ -830,3 +830,34 @@ fn llvm_keeps_ieee_operations_as_written() {
     assert_eq!(quick.vgpr[0][5], product_sum.to_bits(), "contracted");
     assert_eq!(quick.vgpr[10][5], one.to_bits(), "reassociated");
 }
+
+/// A block handed to the background compiler comes back through its slot
+/// (empty until then) as a translation that agrees with the interpreter.
+#[cfg(unix)]
+#[test]
+fn llvm_compiles_in_the_background() {
+    use super::shared::Slot;
+    use std::sync::Arc;
+    if !super::llvm::available() {
+        eprintln!("skipped: clang-19 does not run here");
+        return;
+    }
+    let mut words = Vec::new();
+    words.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
+    words.extend(enc::vop1(0x25, 2, 256)); // v_exp_f32 v2, v0
+    words.push(0xBFB0_0000); // s_endpgm
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::new().block(CODE, &mem);
+    let (ir, inlined) = super::llvm::module(&[&block]);
+    let slot = Arc::new(Slot::default());
+    assert!(slot.try_get().is_none());
+    super::llvm::submit(ir, inlined[0], block.compiled.len(), slot.clone(), false);
+    let t = slot.wait().expect("the block compiles");
+    assert!(slot.try_get().is_some_and(|t| t.is_some()));
+    let mut w = Rng::new(0x0DDB_A11C_AFE5_EED5).wave();
+    w.sgpr[EXEC] = 0x7FFF_FFFE;
+    assert_eq!(compare(&t, &block, &mem, &w, &[], WaveLoop::host_best()), 3);
+}

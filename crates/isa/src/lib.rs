@@ -63,7 +63,10 @@ mod span_cache;
 mod traffic;
 mod wave_loop;
 
-pub use gfx11::jit::{JIT_ENV, JitMode, force_jit, jit_mode};
+pub use gfx11::jit::{
+    JIT_BACKEND_ENV, JIT_CACHE_ENV, JIT_ENV, JitBackend, JitMode, force_jit, force_jit_backend,
+    jit_backend, jit_mode,
+};
 pub use wave_loop::{WAVE_LOOP_ENV, WaveLoop, default_level, force_wave_loop, wave_loop};
 
 /// Kind of a memory access, for fault reports.

@@ -83,7 +83,7 @@ pub struct CodeCache {
     blocks: RwLock<HashMap<u64, Arc<Block>>>,
     generation: AtomicU64,
     /// Translations of hot blocks (jit/), shared by every worker.
-    #[cfg(feature = "jit")]
+    #[cfg(feature = "llvm-jit")]
     translations: super::jit::Shared,
 }
 
@@ -118,38 +118,28 @@ impl CodeCache {
         // common case, then costs them nothing).
         if map.len() != before {
             // Under the map's lock, as `translation`/`keep_translation` read it.
-            #[cfg(feature = "jit")]
+            #[cfg(feature = "llvm-jit")]
             self.translations.forget(start, end);
             self.generation.fetch_add(1, Ordering::AcqRel);
         }
     }
 
-    /// The shared translation of the block at `start`, for a worker whose
-    /// blocks came from generation `generation` (None if it is stale).
-    #[cfg(feature = "jit")]
-    pub(crate) fn translation(
-        &self,
-        start: u64,
-        generation: u64,
-    ) -> Option<Arc<super::jit::Translation>> {
-        let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
-        (self.generation() == generation)
-            .then(|| self.translations.get(start))
-            .flatten()
-    }
-
-    /// Share `t`, the translation of `block` made by a worker whose blocks
-    /// came from generation `generation` (dropped if that is stale).
-    #[cfg(feature = "jit")]
-    pub(crate) fn keep_translation(
+    /// The slot of `backend`'s translation of `block`, shared by every
+    /// worker whose blocks came from generation `generation` (a private
+    /// one if that is stale), and whether it is new: the caller then makes
+    /// the translation.
+    #[cfg(feature = "llvm-jit")]
+    pub(crate) fn translation_slot(
         &self,
         block: &Block,
-        t: &Arc<super::jit::Translation>,
         generation: u64,
-    ) {
+        backend: super::jit::JitBackend,
+    ) -> (std::sync::Arc<super::jit::Slot>, bool) {
         let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
         if self.generation() == generation {
-            self.translations.insert(block.start, block.end, t);
+            self.translations.slot(block.start, block.end, backend)
+        } else {
+            (std::sync::Arc::default(), true)
         }
     }
 

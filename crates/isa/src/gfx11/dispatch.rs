@@ -748,7 +748,7 @@ impl Dispatch {
             // block the interpreter's per-entry loop; both end the same way.
             // An observed dispatch (the sanitizer) interprets: every access
             // must reach the observer.
-            #[cfg(feature = "jit")]
+            #[cfg(feature = "llvm-jit")]
             let translated = if w.wave64 || env.observer.is_some() {
                 None
             } else {
@@ -761,7 +761,7 @@ impl Dispatch {
             } else {
                 &block.compiled
             };
-            #[cfg(feature = "jit")]
+            #[cfg(feature = "llvm-jit")]
             let exit = match translated {
                 Some((func, callout)) => {
                     // A block looping on itself may take its back branch
@@ -785,7 +785,7 @@ impl Dispatch {
                 }
                 None => interpret_block(w, env, block, list),
             };
-            #[cfg(not(feature = "jit"))]
+            #[cfg(not(feature = "llvm-jit"))]
             let exit = interpret_block(w, env, block, list);
             let exit = match exit {
                 Ok(exit) => exit,

@@ -40,7 +40,7 @@ pub struct WorkerContext {
     /// Memoised translations, kept while the memory's version holds.
     pub(crate) spans: SpanCache,
     /// Per private block: entry counts and translations (jit/tier.rs).
-    #[cfg(feature = "jit")]
+    #[cfg(feature = "llvm-jit")]
     tiers: super::jit::Tiers,
 }
 
@@ -55,7 +55,7 @@ impl Default for WorkerContext {
             recent: Box::new([(u64::MAX, 0); RECENT]),
             source: (0, 0),
             spans: SpanCache::default(),
-            #[cfg(feature = "jit")]
+            #[cfg(feature = "llvm-jit")]
             tiers: Default::default(),
         }
     }
@@ -81,16 +81,16 @@ impl WorkerContext {
             self.index.clear();
             self.recent.fill((u64::MAX, 0));
             self.source = id;
-            #[cfg(feature = "jit")]
+            #[cfg(feature = "llvm-jit")]
             self.tiers.clear();
         }
-        #[cfg(feature = "jit")]
+        #[cfg(feature = "llvm-jit")]
         self.tiers.configure();
     }
 
     /// Count a wave32 entry of block `idx` and give its translation (and
     /// the call-out it uses) once it is hot (jit/tier.rs).
-    #[cfg(feature = "jit")]
+    #[cfg(feature = "llvm-jit")]
     #[inline]
     pub(crate) fn translated(
         &mut self,
@@ -127,7 +127,7 @@ impl WorkerContext {
         }
         let idx = self.blocks.len() as u32;
         self.blocks.push(Block::clone(&cache.block(pc, mem)));
-        #[cfg(feature = "jit")]
+        #[cfg(feature = "llvm-jit")]
         self.tiers.push();
         self.index.insert(pc, idx);
         idx

@@ -1,6 +1,11 @@
-//! The translator: hot basic blocks of wave code become host machine code
-//! (Cranelift), run by the wave loop in place of the interpreter's
-//! per-entry loop.
+//! The translator: hot basic blocks of wave code become host machine code,
+//! run by the wave loop in place of the interpreter's per-entry loop. Two
+//! back ends share the frame, exit codes and call-outs (`abi.rs`): LLVM IR
+//! over whole-wave vectors compiled by clang-19 at run time (`llvm/`,
+//! feature `llvm-jit`, nothing linked; the default when clang-19 runs) and
+//! Cranelift (`translate.rs`, feature `jit`, which includes `llvm-jit`),
+//! chosen by `AQUEDUCT_SIM_JIT_BACKEND` (`llvm` or `cranelift`). What
+//! follows describes the Cranelift back end; `llvm/mod.rs` the other.
 //!
 //! A translation covers one decoded block's wave32 list (`Block::compiled`,
 //! the pre-resolved `Fast` forms) and is an `extern "C"` function over a
@@ -56,19 +61,31 @@
 //! the code cache's. Wave64 waves and dispatches with an observer (the
 //! sanitizer, which must see every access) always interpret.
 //! `AQUEDUCT_SIM_JIT` (`0` off, `always` for every block at its first
-//! entry) selects it in a build with the `jit` feature (off by default).
+//! entry, waiting for its compile) selects it in a build with a back end
+//! (features `llvm-jit` or `jit`, off by default). The LLVM back end
+//! compiles in the background: the block stays interpreted until its
+//! library is loaded.
 //!
 //! Files: `tier.rs` (the mode, the threshold, per-worker counters),
 //! `shared.rs` (translations shared through the code cache),
 //! `code_memory.rs` (who owns the machine code), `abi.rs` (the frame,
 //! exit codes and call-outs), `lane_inline.rs` (inline per-chunk math),
 //! `lane_math.rs` (per-chunk math helpers),
-//! `translate.rs` (a block to Cranelift IR).
+//! `translate.rs` (a block to Cranelift IR), `translation.rs` (a
+//! translation of either back end), `llvm/` (the LLVM back end).
 
 mod tier;
-pub use tier::{JIT_ENV, JitMode, force_jit, jit_mode};
+pub use tier::{
+    JIT_BACKEND_ENV, JIT_ENV, JitBackend, JitMode, force_jit, force_jit_backend, jit_backend,
+    jit_mode,
+};
 
-#[cfg(feature = "jit")]
+/// Environment variable naming the LLVM back end's on-disk cache of
+/// compiled blocks (`off`: none; default `$XDG_CACHE_HOME/aqueduct/jit`,
+/// else `$HOME/.cache/aqueduct/jit`).
+pub const JIT_CACHE_ENV: &str = "AQUEDUCT_SIM_JIT_CACHE";
+
+#[cfg(feature = "llvm-jit")]
 mod abi;
 #[cfg(feature = "jit")]
 mod code_memory;
@@ -76,18 +93,20 @@ mod code_memory;
 mod lane_inline;
 #[cfg(feature = "jit")]
 mod lane_math;
-#[cfg(feature = "jit")]
+#[cfg(all(feature = "llvm-jit", unix))]
+mod llvm;
+#[cfg(feature = "llvm-jit")]
 mod shared;
-#[cfg(all(test, feature = "jit"))]
+#[cfg(all(test, feature = "llvm-jit"))]
 mod tests;
 #[cfg(feature = "jit")]
 mod translate;
+#[cfg(feature = "llvm-jit")]
+mod translation;
 
-#[cfg(feature = "jit")]
+#[cfg(feature = "llvm-jit")]
 pub(crate) use abi::{BlockFn, Callout, run_translated};
-#[cfg(feature = "jit")]
-pub(crate) use shared::Shared;
-#[cfg(feature = "jit")]
+#[cfg(feature = "llvm-jit")]
+pub(crate) use shared::{Shared, Slot};
+#[cfg(feature = "llvm-jit")]
 pub(crate) use tier::Tiers;
-#[cfg(feature = "jit")]
-pub(crate) use translate::Translation;

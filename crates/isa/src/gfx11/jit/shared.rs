@@ -3,27 +3,83 @@
 //! at the generation the asking worker's blocks came from, under its block
 //! map's lock, and drops them with the blocks `invalidate` removes: a worker
 //! never runs a translation of code other than the block it decoded.
+//!
+//! A [`Slot`] is a translation that may still be compiling (the LLVM back
+//! end compiles on a background thread): the worker that creates it starts
+//! the translation, every worker that reaches the block sees the same slot.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
-use super::translate::Translation;
+use super::tier::JitBackend;
+use super::translation::Translation;
 
-/// Block start -> (block end, translation).
+/// A translation being made: once filled, the translation or None (the
+/// block stays interpreted).
+#[derive(Debug, Default)]
+pub(crate) struct Slot {
+    /// Filled (the cheap test the wave loop makes on each block entry).
+    ready: AtomicBool,
+    result: Mutex<Option<Option<Arc<Translation>>>>,
+    filled: Condvar,
+}
+
+impl Slot {
+    /// Set the outcome (the first one stays).
+    pub(crate) fn fill(&self, t: Option<Arc<Translation>>) {
+        let mut r = self.result.lock().unwrap_or_else(|e| e.into_inner());
+        if r.is_none() {
+            *r = Some(t);
+            self.ready.store(true, Ordering::Release);
+            self.filled.notify_all();
+        }
+    }
+
+    /// The outcome if there is one yet.
+    pub(crate) fn try_get(&self) -> Option<Option<Arc<Translation>>> {
+        if !self.ready.load(Ordering::Acquire) {
+            return None;
+        }
+        self.result
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The outcome, waiting for it.
+    pub(crate) fn wait(&self) -> Option<Arc<Translation>> {
+        let mut r = self.result.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(t) = r.as_ref() {
+                return t.clone();
+            }
+            r = self.filled.wait(r).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// A block's start and the back end of a translation of it.
+type Key = (u64, JitBackend);
+
+/// (Block start, back end) -> (block end, its slot).
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
-    map: Mutex<HashMap<u64, (u64, Arc<Translation>)>>,
+    map: Mutex<HashMap<Key, (u64, Arc<Slot>)>>,
 }
 
 impl Shared {
-    pub(crate) fn get(&self, start: u64) -> Option<Arc<Translation>> {
-        let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(&start).map(|(_, t)| t.clone())
-    }
-
-    pub(crate) fn insert(&self, start: u64, end: u64, t: &Arc<Translation>) {
+    /// The slot of `backend`'s translation of the block `[start, end)`,
+    /// and whether it is new (the caller then makes the translation and
+    /// fills it).
+    pub(crate) fn slot(&self, start: u64, end: u64, backend: JitBackend) -> (Arc<Slot>, bool) {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        map.entry(start).or_insert_with(|| (end, t.clone()));
+        if let Some((_, s)) = map.get(&(start, backend)) {
+            return (s.clone(), false);
+        }
+        let s = Arc::new(Slot::default());
+        map.insert((start, backend), (end, s.clone()));
+        (s, true)
     }
 
     /// Drop the translations of blocks overlapping `[start, end)` (the
@@ -31,6 +87,6 @@ impl Shared {
     /// that hold one keep its code alive until they drop their blocks.
     pub(crate) fn forget(&self, start: u64, end: u64) {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        map.retain(|&s, (e, _)| (*e).max(s + 4) <= start || s >= end);
+        map.retain(|&(s, _), (e, _)| (*e).max(s + 4) <= start || s >= end);
     }
 }

@@ -4,13 +4,16 @@
 //! their translation; every register, SCC, LDS, memory and the outcome
 //! (exit, or the error and its instruction count, with the PC of the
 //! failed instruction) must match. Further tests run hand-built blocks of
-//! lane-local runs, helper math and a block that loops on itself.
+//! lane-local runs, helper math and a block that loops on itself. Each
+//! test runs with every back end this build has (Cranelift with the `jit`
+//! feature; LLVM when clang-19 runs, else it says it skips it); the LLVM
+//! back end compiles each test's blocks as one module, one clang run.
 
 use std::cell::UnsafeCell;
 use std::collections::BTreeSet;
 
 use super::abi::{callout, run_translated};
-use super::translate::translate;
+use super::translation::Translation;
 use crate::gfx11::code_cache::{Block, CodeCache};
 use crate::gfx11::decode::decode;
 use crate::gfx11::exec::Env;
@@ -134,9 +137,105 @@ fn random_code(rng: &mut Rng, pools: &[Vec<Vec<u32>>; 3]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-/// Run `block` from `w0` both ways and compare everything.
-fn compare(block: &Block, mem0: &Memory, w0: &Wave, lds0: &[u8], level: WaveLoop) -> usize {
-    let t = translate(block).expect("the block translates");
+/// A back end under test.
+#[derive(Clone, Copy, Debug)]
+enum Backend {
+    #[cfg(feature = "jit")]
+    Cranelift,
+    #[cfg(unix)]
+    Llvm,
+}
+
+impl Backend {
+    /// Translations of `blocks`, in order.
+    fn translate(self, blocks: &[&Block]) -> Vec<Translation> {
+        match self {
+            #[cfg(feature = "jit")]
+            Backend::Cranelift => blocks
+                .iter()
+                .map(|b| super::translate::translate(b).expect("the block translates"))
+                .collect(),
+            #[cfg(unix)]
+            Backend::Llvm => super::llvm::translate_all(blocks).expect("the blocks translate"),
+        }
+    }
+}
+
+/// The back ends to test here (saying why LLVM's is left out, if it is).
+fn backends() -> Vec<Backend> {
+    let mut all = Vec::new();
+    #[cfg(feature = "jit")]
+    all.push(Backend::Cranelift);
+    #[cfg(unix)]
+    if super::llvm::available() {
+        all.push(Backend::Llvm);
+    } else {
+        eprintln!("skipping the LLVM back end: clang-19 does not run here");
+    }
+    all
+}
+
+/// One block to run from several wave states.
+struct Case {
+    block: std::sync::Arc<Block>,
+    mem: Memory,
+    wave: Wave,
+    lds: Vec<u8>,
+    level: WaveLoop,
+    execs: Vec<u32>,
+}
+
+/// Run every case with every back end (LLVM's on the first `llvm_cases`
+/// only: its compile costs about 5 ms per block in one module); returns
+/// the inline entries, the runs and the instructions they ran, of the last
+/// back end's runs.
+fn run_cases(cases: &[Case], llvm_cases: usize) -> (usize, usize, usize) {
+    let (mut inlined, mut runs, mut insts) = (0, 0, 0);
+    for backend in backends() {
+        let cases = match backend {
+            #[cfg(unix)]
+            Backend::Llvm => &cases[..cases.len().min(llvm_cases)],
+            #[allow(unreachable_patterns)]
+            _ => cases,
+        };
+        // Each distinct block once (cases may share one).
+        let mut blocks: Vec<&Block> = Vec::new();
+        let index: Vec<usize> = cases
+            .iter()
+            .map(
+                |c| match blocks.iter().position(|b| std::ptr::eq(*b, &*c.block)) {
+                    Some(k) => k,
+                    None => {
+                        blocks.push(&c.block);
+                        blocks.len() - 1
+                    }
+                },
+            )
+            .collect();
+        let ts = backend.translate(&blocks);
+        (inlined, runs, insts) = (0, 0, 0);
+        for (c, &k) in cases.iter().zip(&index) {
+            let mut w = c.wave.clone();
+            for &exec in &c.execs {
+                w.sgpr[EXEC] = exec;
+                inlined += compare(&ts[k], &c.block, &c.mem, &w, &c.lds, c.level);
+                runs += 1;
+                insts += c.block.insts.len();
+            }
+        }
+    }
+    (inlined, runs, insts)
+}
+
+/// Run `block` from `w0` both ways (`t` its translation) and compare everything.
+fn compare(
+    t: &Translation,
+    block: &Block,
+    mem0: &Memory,
+    w0: &Wave,
+    lds0: &[u8],
+    level: WaveLoop,
+) -> usize {
     let run = |jit: bool| {
         let mem = Memory {
             code: mem0.code.clone(),
@@ -186,7 +285,7 @@ fn compare(block: &Block, mem0: &Memory, w0: &Wave, lds0: &[u8], level: WaveLoop
 fn translated_blocks_match_the_interpreter() {
     let pools = pools();
     let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
-    let (mut inlined, mut kinds) = (0, BTreeSet::new());
+    let (mut cases, mut kinds) = (Vec::new(), BTreeSet::new());
     for trial in 0..1000 {
         let code = random_code(&mut rng, &pools);
         let mem = Memory {
@@ -218,12 +317,21 @@ fn translated_blocks_match_the_interpreter() {
         } else {
             WaveLoop::host_best()
         };
-        for exec in [rng.value(), u32::MAX, 0] {
-            w.sgpr[EXEC] = exec;
-            inlined += compare(&block, &mem, &w, &lds, level);
-        }
+        let execs = vec![rng.value(), u32::MAX, 0];
+        cases.push(Case {
+            block,
+            mem,
+            wave: w,
+            lds,
+            level,
+            execs,
+        });
     }
-    assert!(inlined > 3000, "only {inlined} entries ran inline");
+    let (inlined, runs, _) = run_cases(&cases, 200);
+    assert!(
+        inlined > runs,
+        "only {inlined} entries ran inline in {runs} runs"
+    );
     for kind in [
         "Salu", "Valu", "Cndmask", "Vcmp", "FmaF32", "Flt", "Fma32", "Fcmp", "Vopd", "Branch",
     ] {
@@ -393,7 +501,7 @@ fn run_inst(rng: &mut Rng) -> (Vec<u32>, &'static str) {
 #[test]
 fn lane_local_runs_match_the_interpreter() {
     let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
-    let (mut inlined, mut insts) = (0, 0);
+    let mut cases = Vec::new();
     let mut names = BTreeSet::new();
     for trial in 0..600 {
         let mut words = Vec::new();
@@ -415,7 +523,6 @@ fn lane_local_runs_match_the_interpreter() {
                 i.mnemonic
             );
         }
-        insts += block.insts.len();
         let mut w = rng.wave();
         // Float-looking data in v0..v5 now and then (the edge values are
         // mostly integers, NaNs and infinities).
@@ -432,22 +539,27 @@ fn lane_local_runs_match_the_interpreter() {
         } else {
             WaveLoop::host_best()
         };
-        for exec in [
+        let execs = vec![
             rng.value(),
             u32::MAX,
             0x0000_FFFF,
             0xF0F0_F0F0,
             1 << 31,
             rng.next(),
-        ] {
-            w.sgpr[EXEC] = exec;
-            inlined += compare(&block, &mem, &w, &lds, level);
-        }
+        ];
+        cases.push(Case {
+            block,
+            mem,
+            wave: w,
+            lds,
+            level,
+            execs,
+        });
     }
+    let (inlined, _, insts) = run_cases(&cases, 150);
     assert!(
-        inlined * 10 > insts * 6 * 8,
-        "only {inlined} of {} entries ran inline",
-        insts * 6
+        inlined * 10 > insts * 8,
+        "only {inlined} of {insts} entries ran inline"
     );
 }
 
@@ -456,6 +568,7 @@ fn lane_local_runs_match_the_interpreter() {
 #[test]
 fn helper_math_runs_inline() {
     let mut rng = Rng::new(0x3C6E_F372_FE94_F82B);
+    let mut cases = Vec::new();
     for (op, name) in [
         (0x25, "v_exp_f32"),
         (0x27, "v_log_f32"),
@@ -471,11 +584,19 @@ fn helper_math_runs_inline() {
         };
         let block = CodeCache::new().block(CODE, &mem);
         assert!(block.insts[0].mnemonic.starts_with(name), "{name}");
-        let mut w = rng.wave();
-        w.sgpr[EXEC] = rng.value();
-        let inlined = compare(&block, &mem, &w, &[], WaveLoop::host_best());
-        assert_eq!(inlined, 2, "{name} is a call-out");
+        let w = rng.wave();
+        cases.push(Case {
+            block,
+            mem,
+            wave: w,
+            lds: Vec::new(),
+            level: WaveLoop::host_best(),
+            execs: vec![rng.value()],
+        });
     }
+    // Two entries (the op and s_endpgm) inline in each block.
+    let (inlined, runs, _) = run_cases(&cases, cases.len());
+    assert_eq!(inlined, 2 * runs, "a call-out");
 }
 
 /// A block that branches back to its start loops inside its translation
@@ -500,7 +621,13 @@ fn self_loops_run_inside_the_translation() {
         block.insts.last().map(|i| i.mnemonic),
         Some("s_cbranch_scc1")
     );
-    let t = translate(&block).expect("the block translates");
+    for backend in backends() {
+        self_loop_passes(&backend.translate(&[&block])[0], &block, &mem);
+    }
+}
+
+/// The checks of [`self_loops_run_inside_the_translation`] on translation `t`.
+fn self_loop_passes(t: &Translation, block: &Block, mem: &Memory) {
     let mut rng = Rng::new(0xB5AD_4ECE_DA1C_E2A9);
     for (passes, budget) in [(1, 0), (1, 5), (4, 2), (4, 3), (4, 100), (9, 8)] {
         let mut w0 = rng.wave();
@@ -512,7 +639,7 @@ fn self_loops_run_inside_the_translation() {
         let mut quick = w0.clone();
         let (got, loops) = {
             let mut lds = lds.clone();
-            let mut env = env(&mem, &mut lds);
+            let mut env = env(mem, &mut lds);
             // SAFETY: `t` translates `block` and lives across the call; wave32.
             unsafe {
                 run_translated(
@@ -520,7 +647,7 @@ fn self_loops_run_inside_the_translation() {
                     callout(WaveLoop::host_best()),
                     &mut quick,
                     &mut env,
-                    &block,
+                    block,
                     budget,
                 )
             }
@@ -535,13 +662,8 @@ fn self_loops_run_inside_the_translation() {
         let mut want = None;
         for _ in 0..=loops {
             let mut lds = lds.clone();
-            let mut env = env(&mem, &mut lds);
-            want = Some(interpret_block(
-                &mut slow,
-                &mut env,
-                &block,
-                &block.compiled,
-            ));
+            let mut env = env(mem, &mut lds);
+            want = Some(interpret_block(&mut slow, &mut env, block, &block.compiled));
         }
         assert_eq!(Some(got), want);
         assert_eq!(quick.sgpr, slow.sgpr);
@@ -598,6 +720,7 @@ fn inline_lane_math_matches_the_interpreter_on_edge_values() {
         (enc::vop3(0x31C, 0, [257, 258, 0], 1), "v_ldexp_f32"),
         (enc::vop3(0x110, 0, [257, 258, 0], 3), "v_max_f32"),
     ];
+    let mut cases = Vec::new();
     for (words, name) in ops {
         let mut words = words.clone();
         words.push(0xBFB0_0000); // s_endpgm
@@ -629,13 +752,112 @@ fn inline_lane_math_matches_the_interpreter_on_edge_values() {
                         [rng.below(4) as usize],
                 };
             }
-            w.sgpr[EXEC] = if trial % 3 == 0 {
+            let exec = if trial % 3 == 0 {
                 rng.value()
             } else {
                 u32::MAX
             };
-            let inlined = compare(&block, &mem, &w, &[], WaveLoop::host_best());
-            assert_eq!(inlined, 2, "{name} is a call-out");
+            cases.push(Case {
+                block: block.clone(),
+                mem: Memory {
+                    code: mem.code.clone(),
+                    data: UnsafeCell::new(mem.data()),
+                },
+                wave: w,
+                lds: Vec::new(),
+                level: WaveLoop::host_best(),
+                execs: vec![exec],
+            });
         }
     }
+    // Two entries (the op and s_endpgm) inline in each block.
+    let (inlined, runs, _) = run_cases(&cases, cases.len());
+    assert_eq!(inlined, 2 * runs, "a call-out");
+}
+
+/// clang compiles the IR as written: a product then a sum stay two
+/// roundings (no FMA contraction) and sums stay in program order (no
+/// reassociation); the values make either rewrite visible.
+#[cfg(unix)]
+#[test]
+fn llvm_keeps_ieee_operations_as_written() {
+    if !super::llvm::available() {
+        eprintln!("skipped: clang-19 does not run here");
+        return;
+    }
+    let mut words = Vec::new();
+    words.extend(enc::vop2(8, 0, 257, 2)); // v_mul_f32 v0, v1, v2
+    words.extend(enc::vop2(3, 0, 256, 3)); // v_add_f32 v0, v0, v3
+    words.extend(enc::vop2(3, 10, 263, 8)); // v_add_f32 v10, v7, v8
+    words.extend(enc::vop2(3, 10, 266, 9)); // v_add_f32 v10, v10, v9
+    words.push(0xBFB0_0000); // s_endpgm
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::new().block(CODE, &mem);
+    let t = &Backend::Llvm.translate(&[&block])[0];
+    // (1 + 2^-12)^2 rounds to 1 + 2^-11 (a tie, to even); fused, the sum
+    // with -(1 + 2^-11) would keep the 2^-24 the product dropped.
+    let (a, c) = (f32::from_bits(0x3F80_0800), f32::from_bits(0xBF80_1000));
+    let (big, one) = (1e20f32, 1.0f32);
+    let mut w = Rng::new(0x1234_5678_9ABC_DEF1).wave();
+    for l in 0..32 {
+        (w.vgpr[1][l], w.vgpr[2][l], w.vgpr[3][l]) = (a.to_bits(), a.to_bits(), c.to_bits());
+        (w.vgpr[7][l], w.vgpr[8][l], w.vgpr[9][l]) =
+            (big.to_bits(), (-big).to_bits(), one.to_bits());
+    }
+    w.sgpr[EXEC] = u32::MAX;
+    compare(t, &block, &mem, &w, &[], WaveLoop::host_best());
+    let mut quick = w.clone();
+    {
+        let mut lds = Vec::new();
+        let mut env = env(&mem, &mut lds);
+        // SAFETY: `t` translates `block` and lives across the call; wave32.
+        let _ = unsafe {
+            run_translated(
+                t.func(),
+                callout(WaveLoop::host_best()),
+                &mut quick,
+                &mut env,
+                &block,
+                0,
+            )
+        };
+    }
+    let product_sum = std::hint::black_box(a) * a + c;
+    assert_ne!(product_sum.to_bits(), a.mul_add(a, c).to_bits());
+    assert_eq!(quick.vgpr[0][5], product_sum.to_bits(), "contracted");
+    assert_eq!(quick.vgpr[10][5], one.to_bits(), "reassociated");
+}
+
+/// A block handed to the background compiler comes back through its slot
+/// (empty until then) as a translation that agrees with the interpreter.
+#[cfg(unix)]
+#[test]
+fn llvm_compiles_in_the_background() {
+    use super::shared::Slot;
+    use std::sync::Arc;
+    if !super::llvm::available() {
+        eprintln!("skipped: clang-19 does not run here");
+        return;
+    }
+    let mut words = Vec::new();
+    words.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
+    words.extend(enc::vop1(0x25, 2, 256)); // v_exp_f32 v2, v0
+    words.push(0xBFB0_0000); // s_endpgm
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::new().block(CODE, &mem);
+    let (ir, inlined) = super::llvm::module(&[&block]);
+    let slot = Arc::new(Slot::default());
+    assert!(slot.try_get().is_none());
+    super::llvm::submit(ir, inlined[0], block.compiled.len(), slot.clone(), false);
+    let t = slot.wait().expect("the block compiles");
+    assert!(slot.try_get().is_some_and(|t| t.is_some()));
+    let mut w = Rng::new(0x0DDB_A11C_AFE5_EED5).wave();
+    w.sgpr[EXEC] = 0x7FFF_FFFE;
+    assert_eq!(compare(&t, &block, &mem, &w, &[], WaveLoop::host_best()), 3);
 }

@@ -1,6 +1,8 @@
-//! When blocks are translated: the process-wide mode (`AQUEDUCT_SIM_JIT`,
-//! [`force_jit`]) and, per worker, each block's entry counter and the
-//! translation it runs once hot ([`Tiers`]).
+//! When blocks are translated and by which back end: the process-wide mode
+//! (`AQUEDUCT_SIM_JIT`, [`force_jit`]), the back end
+//! (`AQUEDUCT_SIM_JIT_BACKEND`, [`force_jit_backend`]) and, per worker,
+//! each block's entry counter and the translation it runs once hot
+//! ([`Tiers`]).
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -57,14 +59,10 @@ fn parse(text: &str) -> JitMode {
     }
 }
 
-/// The mode `AQUEDUCT_SIM_JIT` selects (tiered when unset); off in a build
-/// without the `jit` feature.
+/// The mode `AQUEDUCT_SIM_JIT` selects (tiered when unset).
 fn configured() -> JitMode {
     static CONFIGURED: OnceLock<JitMode> = OnceLock::new();
     *CONFIGURED.get_or_init(|| {
-        if !cfg!(feature = "jit") {
-            return JitMode::Off;
-        }
         std::env::var(JIT_ENV)
             .ok()
             .map_or(JitMode::Tiered, |v| parse(&v))
@@ -78,15 +76,15 @@ static FORCED: AtomicU8 = AtomicU8::new(UNFORCED);
 /// Run with `mode` instead of the configured one (None: back to it), for
 /// the whole process; it takes effect at each worker's next workgroup batch.
 /// Lets tests and benchmarks compare the translator with the interpreter.
-/// Without the `jit` feature every mode runs as `Off`.
+/// Without a back end ([`jit_backend`]) every mode runs as `Off`.
 #[doc(hidden)]
 pub fn force_jit(mode: Option<JitMode>) {
     FORCED.store(mode.map_or(UNFORCED, |m| m as u8), Ordering::Relaxed);
 }
 
-/// The mode in effect now.
+/// The mode in effect now (off when no back end is available).
 pub fn jit_mode() -> JitMode {
-    if !cfg!(feature = "jit") {
+    if jit_backend().is_none() {
         return JitMode::Off;
     }
     match FORCED.load(Ordering::Relaxed) {
@@ -95,16 +93,90 @@ pub fn jit_mode() -> JitMode {
     }
 }
 
-#[cfg(feature = "jit")]
+/// Environment variable that selects the back end: `llvm` or `cranelift`.
+/// Unset: LLVM when clang-19 runs, else Cranelift when built in.
+pub const JIT_BACKEND_ENV: &str = "AQUEDUCT_SIM_JIT_BACKEND";
+
+/// Which code generator translates blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JitBackend {
+    /// LLVM IR compiled by clang-19 at run time (feature `llvm-jit`; needs
+    /// clang-19 on the host).
+    Llvm = 0,
+    /// Cranelift, linked in (feature `jit`).
+    Cranelift = 1,
+}
+
+impl JitBackend {
+    /// Can this back end run in this build on this host?
+    pub fn available(self) -> bool {
+        match self {
+            #[cfg(all(feature = "llvm-jit", unix))]
+            JitBackend::Llvm => super::llvm::available(),
+            JitBackend::Cranelift => cfg!(feature = "jit"),
+            #[allow(unreachable_patterns)]
+            _ => false,
+        }
+    }
+
+    fn from_u8(v: u8) -> JitBackend {
+        if v == 0 {
+            JitBackend::Llvm
+        } else {
+            JitBackend::Cranelift
+        }
+    }
+}
+
+/// The back end `AQUEDUCT_SIM_JIT_BACKEND` asks for, falling back to the
+/// other one when it is unavailable (None: neither is).
+fn configured_backend() -> Option<JitBackend> {
+    static CONFIGURED: OnceLock<Option<JitBackend>> = OnceLock::new();
+    *CONFIGURED.get_or_init(|| {
+        let asked = std::env::var(JIT_BACKEND_ENV).ok();
+        let order = match asked.as_deref().map(str::trim) {
+            Some("cranelift") => [JitBackend::Cranelift, JitBackend::Llvm],
+            _ => [JitBackend::Llvm, JitBackend::Cranelift],
+        };
+        let pick = order.into_iter().find(|b| b.available());
+        if let Some(a) = asked
+            && pick.is_none_or(|p| !a.trim().eq_ignore_ascii_case(&format!("{p:?}")))
+        {
+            tracing::info!("{JIT_BACKEND_ENV}={a}: translating with {pick:?}");
+        }
+        pick
+    })
+}
+
+static FORCED_BACKEND: AtomicU8 = AtomicU8::new(UNFORCED);
+
+/// Translate with `backend` instead of the configured one (None: back to
+/// it), for the whole process, from each worker's next workgroup batch; an
+/// unavailable back end means no translation. For tests and benchmarks.
+#[doc(hidden)]
+pub fn force_jit_backend(backend: Option<JitBackend>) {
+    FORCED_BACKEND.store(backend.map_or(UNFORCED, |b| b as u8), Ordering::Relaxed);
+}
+
+/// The back end in effect now (None: blocks are interpreted).
+pub fn jit_backend() -> Option<JitBackend> {
+    match FORCED_BACKEND.load(Ordering::Relaxed) {
+        UNFORCED => configured_backend(),
+        forced => Some(JitBackend::from_u8(forced)).filter(|b| b.available()),
+    }
+}
+
+#[cfg(feature = "llvm-jit")]
 pub(crate) use per_worker::Tiers;
 
-#[cfg(feature = "jit")]
+#[cfg(feature = "llvm-jit")]
 mod per_worker {
     use std::sync::Arc;
 
     use super::super::abi::{BlockFn, Callout, callout};
-    use super::super::translate::{Translation, translate};
-    use super::jit_mode;
+    use super::super::shared::Slot;
+    use super::super::translation::{Translation, pays};
+    use super::{JitBackend, jit_backend, jit_mode};
     use crate::gfx11::code_cache::{Block, CodeCache};
 
     /// One block's tier on one worker.
@@ -116,6 +188,8 @@ mod per_worker {
         func: Option<BlockFn>,
         /// Keeps the machine code of `func` alive while this worker may run it.
         _code: Option<Arc<Translation>>,
+        /// The translation being made (a background compile).
+        pending: Option<Arc<Slot>>,
         /// Translation failed or does not pay ([`Translation::pays`]): the
         /// block stays in the interpreter.
         failed: bool,
@@ -126,6 +200,7 @@ mod per_worker {
         tiers: Vec<Tier>,
         threshold: u32,
         callout: Callout,
+        backend: Option<JitBackend>,
     }
 
     impl Default for Tiers {
@@ -134,6 +209,7 @@ mod per_worker {
                 tiers: Vec::new(),
                 threshold: u32::MAX,
                 callout: callout(crate::wave_loop()),
+                backend: None,
             }
         }
     }
@@ -144,10 +220,18 @@ mod per_worker {
             self.tiers.clear();
         }
 
-        /// Take the mode and wave-loop level in effect now.
+        /// Take the mode, back end and wave-loop level in effect now.
         pub(crate) fn configure(&mut self) {
             self.threshold = jit_mode().threshold();
             self.callout = callout(crate::wave_loop());
+            let backend = jit_backend();
+            if backend != self.backend {
+                // Translations of the other back end are not this one's.
+                for t in &mut self.tiers {
+                    *t = Tier::default();
+                }
+                self.backend = backend;
+            }
         }
 
         /// A block was added to the worker's private list.
@@ -157,8 +241,8 @@ mod per_worker {
 
         /// Count an entry of block `idx` (`block`, which the worker took
         /// from `cache` at generation `generation`) by a wave32 wave, and
-        /// give its translation if it has one (translating it now if this
-        /// entry makes it hot).
+        /// give its translation if it has one (starting it if this entry
+        /// makes the block hot).
         #[inline]
         pub(crate) fn enter(
             &mut self,
@@ -186,13 +270,52 @@ mod per_worker {
             cache: &CodeCache,
             generation: u64,
         ) -> Option<(BlockFn, Callout)> {
+            let (threshold, backend) = (self.threshold, self.backend?);
             let t = &mut self.tiers[idx as usize];
             if t.failed {
                 return None;
             }
-            let code = match cache.translation(block.start, generation) {
-                Some(code) => code,
-                None => match translate(block) {
+            let slot = match &t.pending {
+                Some(s) => s.clone(),
+                None => {
+                    let (slot, fresh) = cache.translation_slot(block, generation, backend);
+                    if fresh {
+                        start(block, &slot, backend, threshold);
+                    }
+                    t.pending = Some(slot.clone());
+                    slot
+                }
+            };
+            // `always` (threshold 0) waits for the translation and runs
+            // it, so the tests exercise each one.
+            let outcome = if threshold == 0 {
+                slot.wait()
+            } else {
+                slot.try_get()?
+            };
+            t.pending = None;
+            let Some(code) = outcome else {
+                t.failed = true;
+                return None;
+            };
+            if threshold > 0 && !code.pays() {
+                t.failed = true;
+                return None;
+            }
+            t.func = Some(code.func());
+            t._code = Some(code);
+            t.func.map(|f| (f, self.callout))
+        }
+    }
+
+    /// Make `block`'s translation with `backend` into `slot`: now with
+    /// Cranelift, in the background with LLVM (on this thread when
+    /// `threshold` is 0). A block that would not pay is not compiled.
+    fn start(block: &Block, slot: &Arc<Slot>, backend: JitBackend, threshold: u32) {
+        match backend {
+            #[cfg(feature = "jit")]
+            JitBackend::Cranelift => {
+                let code = match super::super::translate::translate(block) {
                     Ok(code) => {
                         tracing::debug!(
                             "translated the block at {:#x}: {} of {} entries inline",
@@ -200,26 +323,28 @@ mod per_worker {
                             code.inlined,
                             block.compiled.len()
                         );
-                        let code = Arc::new(code);
-                        cache.keep_translation(block, &code, generation);
-                        code
+                        Some(Arc::new(code))
                     }
                     Err(e) => {
                         tracing::debug!("block at {:#x} stays interpreted: {e}", block.start);
-                        t.failed = true;
-                        return None;
+                        None
                     }
-                },
-            };
-            // `always` (threshold 0) runs every translation, so the tests
-            // exercise each one.
-            if self.threshold > 0 && !code.pays() {
-                t.failed = true;
-                return None;
+                };
+                slot.fill(code);
             }
-            t.func = Some(code.func());
-            t._code = Some(code);
-            t.func.map(|f| (f, self.callout))
+            #[cfg(unix)]
+            JitBackend::Llvm => {
+                use super::super::llvm;
+                let (ir, inlined) = llvm::module(&[block]);
+                let entries = block.compiled.len();
+                if threshold > 0 && !pays(inlined[0], entries) {
+                    slot.fill(None);
+                    return;
+                }
+                llvm::submit(ir, inlined[0], entries, slot.clone(), threshold == 0);
+            }
+            #[allow(unreachable_patterns)]
+            _ => slot.fill(None),
         }
     }
 }

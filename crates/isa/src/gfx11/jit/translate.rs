@@ -36,6 +36,7 @@ use super::abi::{
 use super::code_memory::CodeMemory;
 use super::lane_inline;
 use super::lane_math::LaneFn;
+use super::translation::{Owner, Translation};
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::decode::vgpr_src;
 use crate::gfx11::exec::fast::{Cond, Fast};
@@ -70,34 +71,6 @@ pub(crate) enum TranslateError {
 impl From<ModuleError> for TranslateError {
     fn from(e: ModuleError) -> Self {
         TranslateError::Module(Box::new(e))
-    }
-}
-
-/// A translated block: its machine code and entry point.
-#[derive(Debug)]
-pub(crate) struct Translation {
-    _memory: CodeMemory,
-    func: BlockFn,
-    /// Entries of the block's list that run inline (the rest are call-outs).
-    pub(crate) inlined: usize,
-    /// Entries of the block's list.
-    pub(crate) entries: usize,
-}
-
-impl Translation {
-    /// The entry point; valid while `self` lives.
-    pub(crate) fn func(&self) -> BlockFn {
-        self.func
-    }
-
-    /// Does running the translation beat interpreting the block? A call-out
-    /// costs more than the interpreter's own step of the entry (the wave's
-    /// registers go through memory around it), so a block that is mostly
-    /// call-outs (memory instructions, 64-bit and carry arithmetic between
-    /// them) stays in the interpreter: at least three in four of its
-    /// entries must run inline.
-    pub(crate) fn pays(&self) -> bool {
-        4 * self.inlined >= 3 * self.entries
     }
 }
 
@@ -218,12 +191,12 @@ pub(crate) fn translate(block: &Block) -> Result<Translation, TranslateError> {
     // pointer parameter and an i32 result in the host's default calling
     // convention, which is `extern "C"`: the `BlockFn` type.
     let func = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
-    Ok(Translation {
-        _memory: CodeMemory::new(module),
+    Ok(Translation::new(
+        Owner::Cranelift(Box::new(CodeMemory::new(module))),
         func,
         inlined,
-        entries: block.compiled.len(),
-    })
+        block.compiled.len(),
+    ))
 }
 
 /// One entry of a lane-local run.

@@ -1,0 +1,463 @@
+//! One decoded block's wave32 list as an LLVM IR function (text), the
+//! block structure: registers, exits, call-outs, branches and self-loops.
+//!
+//! Values are whole-wave vectors: a VGPR row is a `<32 x i32>`, EXEC and
+//! the lane masks a `<32 x i1>` (bit L of the SGPR is lane L), so LLVM
+//! emits two zmm (or four ymm) operations per 32-lane operation. Between
+//! call-outs every register the entries touch lives in SSA values: a VGPR
+//! row is loaded at its first read, each write is blended under the EXEC
+//! of that moment (a select), and the dirty rows, SGPRs and SCC are stored
+//! before each exit and call-out; a call-out may change anything, so
+//! everything is reloaded after it. Program order is kept by construction
+//! (each entry reads the values the entries before it produced), so no
+//! run planning is needed; LLVM's optimiser schedules and folds across
+//! the block. The lane operations are in `lanes.rs`, the inline math in
+//! `math.rs`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::super::abi::{
+    EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP, EXIT_SHIFT, EXIT_STOP, FRAME_CALLOUT,
+    FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_VGPR,
+};
+use crate::gfx11::code_cache::Block;
+use crate::gfx11::exec::fast::{Cond, Fast};
+use crate::gfx11::exec::operand::{SSrc, VSrc};
+use crate::gfx11::wave::{EXEC, NULL, VCC};
+
+/// IR types of the wave-wide values.
+pub(super) const V: &str = "<32 x i32>";
+pub(super) const F: &str = "<32 x float>";
+pub(super) const M: &str = "<32 x i1>";
+pub(super) const D: &str = "<32 x double>";
+pub(super) const Q: &str = "<32 x i64>";
+
+/// Bytes per VGPR row.
+const ROW_BYTES: usize = 128;
+
+/// The intrinsics the functions use, declared once per module.
+pub(crate) const DECLARATIONS: &str = "\
+declare <32 x float> @llvm.fma.v32f32(<32 x float>, <32 x float>, <32 x float>)
+declare <32 x float> @llvm.sqrt.v32f32(<32 x float>)
+declare <32 x double> @llvm.sqrt.v32f64(<32 x double>)
+declare <32 x float> @llvm.roundeven.v32f32(<32 x float>)
+declare <32 x i32> @llvm.smax.v32i32(<32 x i32>, <32 x i32>)
+declare <32 x i32> @llvm.smin.v32i32(<32 x i32>, <32 x i32>)
+declare <32 x i32> @llvm.umax.v32i32(<32 x i32>, <32 x i32>)
+declare <32 x i32> @llvm.umin.v32i32(<32 x i32>, <32 x i32>)
+declare i32 @llvm.smax.i32(i32, i32)
+declare i32 @llvm.smin.i32(i32, i32)
+declare i32 @llvm.umax.i32(i32, i32)
+declare i32 @llvm.umin.i32(i32, i32)
+declare {i32, i1} @llvm.sadd.with.overflow.i32(i32, i32)
+declare {i32, i1} @llvm.ssub.with.overflow.i32(i32, i32)
+";
+
+/// A splatted i32 constant, as an operand of a `<32 x i32>` instruction.
+pub(super) fn splat(v: u32) -> String {
+    format!("splat (i32 {})", v as i32)
+}
+
+/// A splatted f64 constant (exact: its bits in hex).
+pub(super) fn splat_f64(v: f64) -> String {
+    format!("splat (double 0x{:016X})", v.to_bits())
+}
+
+/// Is `r` an SGPR slot writes reach (`Wave::set_sgpr` drops null and codes
+/// from 128)?
+pub(super) fn real_sgpr(r: u8) -> bool {
+    r < 128 && r as usize != NULL
+}
+
+/// A register's value in the current segment.
+struct Reg {
+    v: String,
+    dirty: bool,
+}
+
+/// The emitter of one function.
+pub(super) struct Fx<'a> {
+    out: &'a mut String,
+    next: u32,
+    /// Register-file base pointers (reloaded after call-outs).
+    sgpr: String,
+    vgpr: String,
+    scc_ptr: String,
+    rows: BTreeMap<u8, Reg>,
+    sgprs: BTreeMap<u8, Reg>,
+    scc: Option<Reg>,
+    /// (EXEC's value, its lane mask).
+    exec: Option<(String, String)>,
+}
+
+/// Emit `block`'s translation as function `name` into `out`; returns how
+/// many entries run inline (the rest are call-outs).
+pub(crate) fn emit_block(out: &mut String, name: &str, block: &Block) -> usize {
+    let _ = writeln!(out, "define i32 @{name}(ptr noalias %frame) nounwind {{");
+    out.push_str("entry:\n  br label %top\ntop:\n");
+    let mut fx = Fx {
+        out,
+        next: 0,
+        sgpr: String::new(),
+        vgpr: String::new(),
+        scc_ptr: String::new(),
+        rows: BTreeMap::new(),
+        sgprs: BTreeMap::new(),
+        scc: None,
+        exec: None,
+    };
+    fx.load_bases();
+    let inlined = fx.block(block);
+    out.push_str("}\n\n");
+    inlined
+}
+
+impl Fx<'_> {
+    /// A fresh SSA name.
+    pub(super) fn tmp(&mut self) -> String {
+        self.next += 1;
+        format!("%t{}", self.next)
+    }
+
+    /// A fresh label.
+    fn label(&mut self) -> String {
+        self.next += 1;
+        format!("l{}", self.next)
+    }
+
+    /// Emit `%tN = rhs`; returns `%tN`.
+    pub(super) fn ins(&mut self, rhs: impl AsRef<str>) -> String {
+        let t = self.tmp();
+        let _ = writeln!(self.out, "  {t} = {}", rhs.as_ref());
+        t
+    }
+
+    fn line(&mut self, s: impl AsRef<str>) {
+        let _ = writeln!(self.out, "  {}", s.as_ref());
+    }
+
+    fn start(&mut self, label: &str) {
+        let _ = writeln!(self.out, "{label}:");
+    }
+
+    fn field(&mut self, off: i32) -> String {
+        self.ins(format!("getelementptr i8, ptr %frame, i64 {off}"))
+    }
+
+    fn load_bases(&mut self) {
+        for (off, which) in [(FRAME_SGPR, 0), (FRAME_VGPR, 1), (FRAME_SCC, 2)] {
+            let p = self.field(off);
+            let v = self.ins(format!("load ptr, ptr {p}, align 8"));
+            match which {
+                0 => self.sgpr = v,
+                1 => self.vgpr = v,
+                _ => self.scc_ptr = v,
+            }
+        }
+    }
+
+    /// Emit the block; returns how many entries run inline.
+    fn block(&mut self, block: &Block) -> usize {
+        let list = &block.compiled;
+        let mut inlined = 0;
+        for (k, c) in list.iter().enumerate() {
+            let code = |kind: u32| ((k as u32) << EXIT_SHIFT) | kind;
+            match c.fast {
+                Fast::End => {
+                    self.exit(code(EXIT_END));
+                    return inlined + 1;
+                }
+                Fast::Barrier => {
+                    self.exit(code(EXIT_BARRIER));
+                    return inlined + 1;
+                }
+                Fast::Branch { cond, target } => {
+                    let back = target == block.start && k + 1 == list.len();
+                    self.branch(cond, code(EXIT_JUMP), back);
+                    inlined += 1;
+                }
+                _ => {
+                    if self.entry(block, c) {
+                        inlined += 1;
+                    } else {
+                        self.callout(k as u32, code(EXIT_STOP));
+                    }
+                }
+            }
+        }
+        self.exit(EXIT_FELL);
+        inlined
+    }
+
+    /// Store every dirty register (they stay valid in SSA).
+    fn flush(&mut self) {
+        let rows: Vec<(u8, String)> = self
+            .rows
+            .iter_mut()
+            .filter(|(_, r)| r.dirty)
+            .map(|(&k, r)| {
+                r.dirty = false;
+                (k, r.v.clone())
+            })
+            .collect();
+        for (r, v) in rows {
+            let p = self.row_ptr(r);
+            self.line(format!("store {V} {v}, ptr {p}, align 4"));
+        }
+        let sgprs: Vec<(u8, String)> = self
+            .sgprs
+            .iter_mut()
+            .filter(|(_, r)| r.dirty)
+            .map(|(&k, r)| {
+                r.dirty = false;
+                (k, r.v.clone())
+            })
+            .collect();
+        for (r, v) in sgprs {
+            let p = self.sgpr_ptr(r);
+            self.line(format!("store i32 {v}, ptr {p}, align 4"));
+        }
+        if let Some(s) = self.scc.as_mut().filter(|s| s.dirty) {
+            s.dirty = false;
+            let v = s.v.clone();
+            let b = self.ins(format!("zext i1 {v} to i8"));
+            let p = self.scc_ptr.clone();
+            self.line(format!("store i8 {b}, ptr {p}, align 1"));
+        }
+    }
+
+    /// Forget every register's value (a call-out may have changed it).
+    fn forget(&mut self) {
+        self.rows.clear();
+        self.sgprs.clear();
+        self.scc = None;
+        self.exec = None;
+    }
+
+    /// Return `code` with the registers in memory.
+    fn exit(&mut self, code: u32) {
+        self.flush();
+        self.line(format!("ret i32 {code}"));
+    }
+
+    /// Run entry `k` through the call-out; leave with `stop` unless it flows on.
+    fn callout(&mut self, k: u32, stop: u32) {
+        self.flush();
+        let p = self.field(FRAME_CALLOUT);
+        let f = self.ins(format!("load ptr, ptr {p}, align 8"));
+        let r = self.ins(format!("call i32 {f}(ptr %frame, i32 {k})"));
+        let c = self.ins(format!("icmp ne i32 {r}, 0"));
+        let (off, on) = (self.label(), self.label());
+        self.line(format!("br i1 {c}, label %{off}, label %{on}"));
+        self.start(&off);
+        self.line(format!("ret i32 {stop}"));
+        self.start(&on);
+        self.forget();
+        self.load_bases();
+    }
+
+    /// A branch form: leave with `taken` when its condition holds; `back`:
+    /// the branch goes to the block's start, which the code follows itself
+    /// while the frame's loop budget lasts.
+    fn branch(&mut self, cond: Cond, taken: u32, back: bool) {
+        let t = match cond {
+            Cond::Always => "true".to_owned(),
+            Cond::Scc0 => {
+                let s = self.scc();
+                self.ins(format!("xor i1 {s}, true"))
+            }
+            Cond::Scc1 => self.scc(),
+            Cond::Vccz | Cond::Vccnz | Cond::Execz | Cond::Execnz => {
+                let reg = if matches!(cond, Cond::Vccz | Cond::Vccnz) {
+                    VCC
+                } else {
+                    EXEC
+                };
+                let v = self.sgpr(reg as u8);
+                let cc = if matches!(cond, Cond::Vccz | Cond::Execz) {
+                    "eq"
+                } else {
+                    "ne"
+                };
+                self.ins(format!("icmp {cc} i32 {v}, 0"))
+            }
+        };
+        self.flush();
+        let (yes, no) = (self.label(), self.label());
+        self.line(format!("br i1 {t}, label %{yes}, label %{no}"));
+        self.start(&yes);
+        if back {
+            let lp = self.field(FRAME_LOOPS);
+            let loops = self.ins(format!("load i32, ptr {lp}, align 4"));
+            let bp = self.field(FRAME_LOOP_BUDGET);
+            let budget = self.ins(format!("load i32, ptr {bp}, align 4"));
+            let more = self.ins(format!("icmp ult i32 {loops}, {budget}"));
+            let (again, leave) = (self.label(), self.label());
+            self.line(format!("br i1 {more}, label %{again}, label %{leave}"));
+            self.start(&again);
+            let n = self.ins(format!("add i32 {loops}, 1"));
+            self.line(format!("store i32 {n}, ptr {lp}, align 4"));
+            self.line("br label %top");
+            self.start(&leave);
+        }
+        self.line(format!("ret i32 {taken}"));
+        self.start(&no);
+    }
+
+    // Registers.
+
+    fn row_ptr(&mut self, r: u8) -> String {
+        let v = self.vgpr.clone();
+        self.ins(format!(
+            "getelementptr i8, ptr {v}, i64 {}",
+            r as usize * ROW_BYTES
+        ))
+    }
+
+    fn sgpr_ptr(&mut self, r: u8) -> String {
+        let s = self.sgpr.clone();
+        self.ins(format!(
+            "getelementptr i8, ptr {s}, i64 {}",
+            4 * (r as usize & 127)
+        ))
+    }
+
+    /// VGPR `r`'s row (loaded at its first read).
+    pub(super) fn row(&mut self, r: u8) -> String {
+        if let Some(row) = self.rows.get(&r) {
+            return row.v.clone();
+        }
+        let p = self.row_ptr(r);
+        let v = self.ins(format!("load {V}, ptr {p}, align 4"));
+        self.rows.insert(
+            r,
+            Reg {
+                v: v.clone(),
+                dirty: false,
+            },
+        );
+        v
+    }
+
+    /// Write `v` to VGPR `r` under EXEC (inactive lanes keep their value).
+    pub(super) fn set_row(&mut self, r: u8, v: String) {
+        let old = self.row(r);
+        let m = self.exec_mask();
+        let n = self.ins(format!("select {M} {m}, {V} {v}, {V} {old}"));
+        self.rows.insert(r, Reg { v: n, dirty: true });
+    }
+
+    /// SGPR `r & 127`'s value (an i32).
+    pub(super) fn sgpr(&mut self, r: u8) -> String {
+        let r = r & 127;
+        if let Some(s) = self.sgprs.get(&r) {
+            return s.v.clone();
+        }
+        let p = self.sgpr_ptr(r);
+        let v = self.ins(format!("load i32, ptr {p}, align 4"));
+        self.sgprs.insert(
+            r,
+            Reg {
+                v: v.clone(),
+                dirty: false,
+            },
+        );
+        v
+    }
+
+    /// `Wave::set_sgpr` of a pre-resolved code (below 128; null drops).
+    pub(super) fn set_sgpr(&mut self, r: u8, v: String) {
+        if real_sgpr(r) {
+            self.sgprs.insert(r, Reg { v, dirty: true });
+        }
+    }
+
+    /// SCC as an i1.
+    pub(super) fn scc(&mut self) -> String {
+        if let Some(s) = &self.scc {
+            return s.v.clone();
+        }
+        let p = self.scc_ptr.clone();
+        let b = self.ins(format!("load i8, ptr {p}, align 1"));
+        let v = self.ins(format!("icmp ne i8 {b}, 0"));
+        self.scc = Some(Reg {
+            v: v.clone(),
+            dirty: false,
+        });
+        v
+    }
+
+    pub(super) fn set_scc(&mut self, v: String) {
+        self.scc = Some(Reg { v, dirty: true });
+    }
+
+    /// EXEC's lane mask now.
+    pub(super) fn exec_mask(&mut self) -> String {
+        let e = self.sgpr(EXEC as u8);
+        if let Some((v, m)) = &self.exec
+            && *v == e
+        {
+            return m.clone();
+        }
+        let m = self.ins(format!("bitcast i32 {e} to {M}"));
+        self.exec = Some((e, m.clone()));
+        m
+    }
+
+    /// A 32-bit value's lanes as a mask.
+    pub(super) fn mask_of(&mut self, bits: &str) -> String {
+        self.ins(format!("bitcast i32 {bits} to {M}"))
+    }
+
+    /// A source's row: a VGPR's, or a uniform value splatted.
+    pub(super) fn src(&mut self, s: VSrc) -> String {
+        match s {
+            VSrc::Vgpr(r) => self.row(r),
+            VSrc::Sgpr(r) => {
+                let x = self.sgpr(r);
+                self.splat_value(&x)
+            }
+            VSrc::Imm(v) => splat(v),
+        }
+    }
+
+    /// A runtime i32 in every lane.
+    pub(super) fn splat_value(&mut self, x: &str) -> String {
+        let i = self.ins(format!("insertelement {V} poison, i32 {x}, i64 0"));
+        self.ins(format!(
+            "shufflevector {V} {i}, {V} poison, {V} zeroinitializer"
+        ))
+    }
+
+    /// A scalar source's value.
+    pub(super) fn sread(&mut self, s: SSrc) -> String {
+        match s {
+            SSrc::Reg(r) => self.sgpr(r),
+            SSrc::Imm(v) => format!("{}", v as i32),
+        }
+    }
+
+    /// The lane mask an SGPR (or constant) source holds.
+    pub(super) fn mask_src(&mut self, s: SSrc) -> String {
+        let bits = self.sread(s);
+        self.mask_of(&bits)
+    }
+
+    /// A compare's lanes as mask `dst`: inactive lanes 0 (valu/fast.rs `vcmp`).
+    pub(super) fn set_mask(&mut self, dst: u8, hits: &str) {
+        let bits = self.ins(format!("bitcast {M} {hits} to i32"));
+        let e = self.sgpr(EXEC as u8);
+        let v = self.ins(format!("and i32 {bits}, {e}"));
+        self.set_sgpr(dst, v);
+    }
+
+    /// `v` (a `<32 x i32>`) as floats, and back.
+    pub(super) fn fl(&mut self, v: &str) -> String {
+        self.ins(format!("bitcast {V} {v} to {F}"))
+    }
+
+    pub(super) fn bits(&mut self, v: &str) -> String {
+        self.ins(format!("bitcast {F} {v} to {V}"))
+    }
+}

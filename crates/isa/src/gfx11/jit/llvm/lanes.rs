@@ -1,0 +1,642 @@
+//! The entries the LLVM back end runs inline, as whole-wave vector IR:
+//! integer VALU ops, compares, cndmask, f32 arithmetic with abs/neg, the
+//! conversions, VOPD pairs and the inline SALU ops. Everything else is a
+//! call-out ([`Fx::entry`] returns false and emits nothing).
+//!
+//! Exactness: integer ops are the interpreter's (shift amounts masked to
+//! five bits as `int32.rs` does); f32 add/sub/mul/fma/sqrt are the plain
+//! IEEE instructions (no fast-math flags; clang runs with
+//! `-ffp-contract=off`, so nothing is fused or reassociated) followed by
+//! gfxsim's NaN rule as explicit per-lane selects that do not depend on
+//! which operand the host instruction returns: where the result is a NaN,
+//! the first NaN source quieted, else x86's default NaN 0xFFC00000 (Intel
+//! SDM vol. 1, 4.8.3.7 "QNaN Floating-Point Indefinite"), which is what the
+//! interpreter gets from the host when no source is a NaN (valu/mod.rs
+//! `nan_rule!`).
+
+use super::emit::{D, F, Fx, M, V, real_sgpr, splat};
+use crate::gfx11::code_cache::{Block, Compiled};
+use crate::gfx11::decode::vgpr_src;
+use crate::gfx11::exec::fast::Fast;
+use crate::gfx11::exec::operand::{SSrc, VSrc, vsrc};
+use crate::gfx11::exec::salu::SOp;
+use crate::gfx11::exec::valu::fast::VOp;
+use crate::gfx11::exec::valu::fast_f32::{Flt, FltOp};
+use crate::gfx11::exec::valu::fast_f64::S64;
+use crate::gfx11::exec::valu::fast_fma32::{Fma32, Fma32Op};
+use crate::gfx11::exec::valu::fast_vcmp::{Fcmp, FcmpKind};
+use crate::gfx11::exec::valu::fast_vopd::{self, DualOp, Half};
+use crate::gfx11::inst::{Family, Inst, Mods, Src};
+use crate::gfx11::opcodes::Op;
+use crate::gfx11::wave::{EXEC, VCC};
+
+/// The f32 quiet bit.
+const QUIET: u32 = 0x0040_0000;
+/// x86's default NaN (the "QNaN floating-point indefinite").
+const DEFAULT_NAN: u32 = 0xFFC0_0000;
+
+/// One half of a VOPD pair.
+#[derive(Clone, Copy)]
+enum DualHalf {
+    /// A half `fast_vopd` resolves.
+    Op(Half),
+    /// v_dual_fmac_f32: `dst` = a * VGPR `b` + `dst`.
+    Fmac { dst: u8, a: VSrc, b: u8 },
+}
+
+impl DualHalf {
+    fn new(op: Op, dst: u8, a: Src, b: Src) -> Option<Self> {
+        if op == Op::VFmacF32 {
+            let Src::Vgpr(b) = b else { return None };
+            return Some(DualHalf::Fmac {
+                dst,
+                a: vsrc(a)?,
+                b,
+            });
+        }
+        fast_vopd::half(op, dst, a, b).map(DualHalf::Op)
+    }
+
+    fn dst(&self) -> u8 {
+        match self {
+            DualHalf::Op(h) => h.dst,
+            DualHalf::Fmac { dst, .. } => *dst,
+        }
+    }
+}
+
+/// Is `op` a SALU op [`Fx::salu`] emits inline?
+fn salu_inline(op: SOp) -> bool {
+    use SOp::*;
+    matches!(
+        op,
+        CmpEq
+            | CmpLg
+            | CmpGtI
+            | CmpGeI
+            | CmpLtI
+            | CmpLeI
+            | CmpGtU
+            | CmpGeU
+            | CmpLtU
+            | CmpLeU
+            | Mov
+            | AddU32
+            | SubU32
+            | AddI32
+            | SubI32
+            | MinI32
+            | MinU32
+            | MaxI32
+            | MaxU32
+            | Cselect
+            | And
+            | Or
+            | Xor
+            | AndNot1
+            | OrNot1
+            | Lshl
+            | Lshr
+            | Ashr
+            | MulI32
+    )
+}
+
+/// Is `op` a VALU op [`Fx::valu`] emits inline?
+fn valu_inline(op: VOp) -> bool {
+    use VOp::*;
+    matches!(
+        op,
+        Mov | AddU32
+            | SubU32
+            | SubrevU32
+            | And
+            | Or
+            | Xor
+            | MaxU32
+            | MinU32
+            | MaxI32
+            | MinI32
+            | MulLo
+            | Add3
+            | Or3
+            | Xor3
+            | AndOr
+            | CvtF32U32
+            | CvtU32F32
+            | Lshlrev
+            | Lshrrev
+            | Ashrrev
+            | LshlOr
+            | LshlAdd
+            | AddLshl
+    )
+}
+
+/// The VOP1 ops without a pre-resolved form that run inline.
+fn slow_unary(i: &Inst) -> bool {
+    i.family == Family::Vop1
+        && i.dpp.is_none()
+        && i.mods == Mods::default()
+        && matches!(
+            i.op,
+            Op::VExpF32 | Op::VLogF32 | Op::VRndneF32 | Op::VCvtI32F32 | Op::VCvtF32I32
+        )
+}
+
+/// The halves of a VOPD pair without a pre-resolved form, if both run inline.
+fn slow_dual(i: &Inst) -> Option<(DualHalf, DualHalf)> {
+    if i.dpp.is_some() || i.mods != Mods::default() {
+        return None;
+    }
+    let y = i.dual?;
+    let x = DualHalf::new(i.op, u8::try_from(i.dst).ok()?, i.src[0].src, i.src[1].src)?;
+    let y = DualHalf::new(y.op, y.dst, y.src0.src, vgpr_src(y.vsrc1).src)?;
+    Some((x, y))
+}
+
+impl Fx<'_> {
+    /// Emit entry `c` inline if it is a form this back end covers; false
+    /// (nothing emitted) if it must be a call-out.
+    pub(super) fn entry(&mut self, block: &Block, c: &Compiled) -> bool {
+        match c.fast {
+            Fast::Valu { op, dst, a, b, c } if valu_inline(op) => self.valu(op, dst, a, b, c),
+            Fast::Cndmask { dst, a, b, mask } => {
+                let take = self.mask_src(mask);
+                let (x, y) = (self.src(a), self.src(b));
+                let r = self.ins(format!("select {M} {take}, {V} {y}, {V} {x}"));
+                self.set_row(dst, r);
+            }
+            Fast::Vcmp {
+                cond,
+                signed,
+                dst,
+                a,
+                b,
+            } if dst as usize != EXEC => {
+                // valu/fast.rs `compare`: 1 less, 2 equal, 3 less-or-equal,
+                // 4 greater, 5 not equal, else greater-or-equal.
+                let cc = match (cond, signed) {
+                    (1, true) => "slt",
+                    (1, false) => "ult",
+                    (2, _) => "eq",
+                    (3, true) => "sle",
+                    (3, false) => "ule",
+                    (4, true) => "sgt",
+                    (4, false) => "ugt",
+                    (5, _) => "ne",
+                    (_, true) => "sge",
+                    (_, false) => "uge",
+                };
+                let (x, y) = (self.src(a), self.src(b));
+                let h = self.ins(format!("icmp {cc} {V} {x}, {y}"));
+                self.set_mask(dst, &h);
+            }
+            Fast::FmaF32 { dst, a, b, c } => {
+                let (x, y, z) = (self.src(a), self.src(b), self.src(c));
+                let r = self.fma3([a, b, c], &x, &y, &z);
+                self.set_row(dst, r);
+            }
+            Fast::Fma32(f) if f.op == Fma32Op::Fma => self.fma32(&f),
+            Fast::Fcmp(f) if f.kind == FcmpKind::F32 && f.dst as usize != EXEC => self.fcmp(&f),
+            Fast::Flt(f) => return self.flt(&f),
+            Fast::Vopd(v) => {
+                self.dual(DualHalf::Op(v.x), DualHalf::Op(v.y));
+            }
+            Fast::Salu { op, dst, a, b } if salu_inline(op) => self.salu(op, dst, a, b),
+            Fast::Slow => {
+                let i = &block.insts[c.index as usize];
+                if i.family == Family::Vopd {
+                    let Some((x, y)) = slow_dual(i) else {
+                        return false;
+                    };
+                    self.dual(x, y);
+                    return true;
+                }
+                if !slow_unary(i) {
+                    return false;
+                }
+                let (Ok(dst), Some(a)) = (u8::try_from(i.dst), vsrc(i.src[0].src)) else {
+                    return false;
+                };
+                let x = self.src(a);
+                let r = match i.op {
+                    Op::VExpF32 => self.exp2(&x),
+                    Op::VLogF32 => self.log2(&x),
+                    Op::VRndneF32 => self.rndne(&x),
+                    Op::VCvtI32F32 => self.cvt_i32(&x),
+                    _ => {
+                        let f = self.ins(format!("sitofp {V} {x} to {F}"));
+                        self.bits(&f)
+                    }
+                };
+                self.set_row(dst, r);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn valu(&mut self, op: VOp, dst: u8, a: VSrc, b: VSrc, c: VSrc) {
+        let two = |fx: &mut Self, inst: &str| {
+            let (x, y) = (fx.src(a), fx.src(b));
+            fx.ins(format!("{inst} {V} {x}, {y}"))
+        };
+        let min_max = |fx: &mut Self, f: &str| {
+            let (x, y) = (fx.src(a), fx.src(b));
+            fx.ins(format!("call {V} @llvm.{f}.v32i32({V} {x}, {V} {y})"))
+        };
+        // int32.rs: shift amounts are taken mod 32.
+        let amount = |fx: &mut Self, s: VSrc| {
+            let n = fx.src(s);
+            fx.ins(format!("and {V} {n}, {}", splat(31)))
+        };
+        let r = match op {
+            VOp::Mov => self.src(a),
+            VOp::AddU32 => two(self, "add"),
+            VOp::SubU32 => two(self, "sub"),
+            VOp::SubrevU32 => {
+                let (x, y) = (self.src(a), self.src(b));
+                self.ins(format!("sub {V} {y}, {x}"))
+            }
+            VOp::And => two(self, "and"),
+            VOp::Or => two(self, "or"),
+            VOp::Xor => two(self, "xor"),
+            VOp::MulLo => two(self, "mul"),
+            VOp::MaxU32 => min_max(self, "umax"),
+            VOp::MinU32 => min_max(self, "umin"),
+            VOp::MaxI32 => min_max(self, "smax"),
+            VOp::MinI32 => min_max(self, "smin"),
+            VOp::Lshlrev | VOp::Lshrrev | VOp::Ashrrev => {
+                let n = amount(self, a);
+                let y = self.src(b);
+                let inst = match op {
+                    VOp::Lshlrev => "shl",
+                    VOp::Lshrrev => "lshr",
+                    _ => "ashr",
+                };
+                self.ins(format!("{inst} {V} {y}, {n}"))
+            }
+            VOp::Add3 | VOp::Or3 | VOp::Xor3 | VOp::AndOr => {
+                let (x, y, z) = (self.src(a), self.src(b), self.src(c));
+                let (first, second) = match op {
+                    VOp::Add3 => ("add", "add"),
+                    VOp::Or3 => ("or", "or"),
+                    VOp::Xor3 => ("xor", "xor"),
+                    _ => ("and", "or"),
+                };
+                let xy = self.ins(format!("{first} {V} {x}, {y}"));
+                self.ins(format!("{second} {V} {xy}, {z}"))
+            }
+            VOp::LshlOr | VOp::LshlAdd => {
+                let n = amount(self, b);
+                let (x, z) = (self.src(a), self.src(c));
+                let s = self.ins(format!("shl {V} {x}, {n}"));
+                let inst = if op == VOp::LshlOr { "or" } else { "add" };
+                self.ins(format!("{inst} {V} {s}, {z}"))
+            }
+            VOp::AddLshl => {
+                let n = amount(self, c);
+                let (x, y) = (self.src(a), self.src(b));
+                let s = self.ins(format!("add {V} {x}, {y}"));
+                self.ins(format!("shl {V} {s}, {n}"))
+            }
+            VOp::CvtF32U32 => {
+                // `u32 as f32`: one rounding, to nearest even.
+                let x = self.src(a);
+                let f = self.ins(format!("uitofp {V} {x} to {F}"));
+                self.bits(&f)
+            }
+            _ => {
+                let x = self.src(a);
+                self.cvt_u32(&x)
+            }
+        };
+        self.set_row(dst, r);
+    }
+
+    /// Rust's `f32 as i32` (valu/mod.rs `cvt_i32`): toward zero, saturating,
+    /// NaN to 0. The out-of-range lanes are selected around a plain
+    /// conversion (LLVM scalarises its saturating conversion intrinsic).
+    fn cvt_i32(&mut self, x: &str) -> String {
+        let f = self.fl(x);
+        let two31 = format!("splat (float 0x{:016X})", 2147483648f64.to_bits());
+        let ntwo31 = format!("splat (float 0x{:016X})", (-2147483648f64).to_bits());
+        let nan = self.ins(format!("fcmp uno {F} {f}, zeroinitializer"));
+        let big = self.ins(format!("fcmp oge {F} {f}, {two31}"));
+        let small = self.ins(format!("fcmp olt {F} {f}, {ntwo31}"));
+        let out = self.ins(format!("or {M} {nan}, {big}"));
+        let out = self.ins(format!("or {M} {out}, {small}"));
+        let safe = self.ins(format!("select {M} {out}, {F} zeroinitializer, {F} {f}"));
+        let i = self.ins(format!("fptosi {F} {safe} to {V}"));
+        let i = self.ins(format!(
+            "select {M} {big}, {V} {}, {V} {i}",
+            splat(i32::MAX as u32)
+        ));
+        self.ins(format!(
+            "select {M} {small}, {V} {}, {V} {i}",
+            splat(i32::MIN as u32)
+        ))
+    }
+
+    /// Rust's `f32 as u32` (valu/mod.rs `cvt_u32`): toward zero,
+    /// saturating, NaN and negative values to 0.
+    fn cvt_u32(&mut self, x: &str) -> String {
+        let f = self.fl(x);
+        let two32 = format!("splat (float 0x{:016X})", 4294967296f64.to_bits());
+        let low = self.ins(format!("fcmp ult {F} {f}, zeroinitializer"));
+        let big = self.ins(format!("fcmp oge {F} {f}, {two32}"));
+        let out = self.ins(format!("or {M} {low}, {big}"));
+        let safe = self.ins(format!("select {M} {out}, {F} zeroinitializer, {F} {f}"));
+        let i = self.ins(format!("fptoui {F} {safe} to {V}"));
+        let i = self.ins(format!(
+            "select {M} {big}, {V} {}, {V} {i}",
+            splat(u32::MAX)
+        ));
+        self.ins(format!("select {M} {low}, {V} zeroinitializer, {V} {i}"))
+    }
+
+    // f32.
+
+    /// gfxsim's NaN rule on a host result `r` of sources `srcs` (bits;
+    /// `kinds` their operands): a NaN result becomes the first NaN source
+    /// quieted, or the default NaN when no source is one. A constant that
+    /// is not a NaN needs no test.
+    pub(super) fn nan_rule(&mut self, kinds: &[VSrc], srcs: &[&str], r: &str) -> String {
+        let mut pick = splat(DEFAULT_NAN);
+        for k in (0..srcs.len()).rev() {
+            if let VSrc::Imm(v) = kinds[k]
+                && !f32::from_bits(v).is_nan()
+            {
+                continue;
+            }
+            let f = self.fl(srcs[k]);
+            let nan = self.ins(format!("fcmp uno {F} {f}, zeroinitializer"));
+            let q = self.ins(format!("or {V} {}, {}", srcs[k], splat(QUIET)));
+            pick = self.ins(format!("select {M} {nan}, {V} {q}, {V} {pick}"));
+        }
+        let fr = self.fl(r);
+        let bad = self.ins(format!("fcmp uno {F} {fr}, zeroinitializer"));
+        self.ins(format!("select {M} {bad}, {V} {pick}, {V} {r}"))
+    }
+
+    /// v_fma_f32: the fused result, then the NaN rule.
+    fn fma3(&mut self, kinds: [VSrc; 3], x: &str, y: &str, z: &str) -> String {
+        let (fx, fy, fz) = (self.fl(x), self.fl(y), self.fl(z));
+        let r = self.ins(format!(
+            "call {F} @llvm.fma.v32f32({F} {fx}, {F} {fy}, {F} {fz})"
+        ));
+        let r = self.bits(&r);
+        self.nan_rule(&kinds, &[x, y, z], &r)
+    }
+
+    /// `x` with source `k`'s abs (bit k of `mods`) and neg (bit 4 + k).
+    fn modify(&mut self, mods: u8, k: usize, x: String) -> String {
+        let x = if mods >> k & 1 != 0 {
+            self.ins(format!("and {V} {x}, {}", splat(0x7FFF_FFFF)))
+        } else {
+            x
+        };
+        if mods >> (4 + k) & 1 != 0 {
+            self.ins(format!("xor {V} {x}, {}", splat(0x8000_0000)))
+        } else {
+            x
+        }
+    }
+
+    /// A two-source f32 op (`add`, `sub`, `mul`; `rev` swaps) with the NaN rule.
+    fn arith(&mut self, inst: &str, rev: bool, kinds: [VSrc; 2], x: &str, y: &str) -> String {
+        let (p, q) = (self.fl(x), self.fl(y));
+        let r = if rev {
+            self.ins(format!("{inst} {F} {q}, {p}"))
+        } else {
+            self.ins(format!("{inst} {F} {p}, {q}"))
+        };
+        let r = self.bits(&r);
+        self.nan_rule(&kinds, &[x, y], &r)
+    }
+
+    /// The f32 forms of [`Flt`] (f16 ones are call-outs).
+    fn flt(&mut self, f: &Flt) -> bool {
+        use FltOp::*;
+        if !matches!(
+            f.op,
+            Add | Sub | Subrev | Mul | Sqrt | Max | Min | Ldexp | Rcp | Rsq | FrexpMant | FrexpExp
+        ) {
+            return false;
+        }
+        let x = self.src(f.a);
+        let x = self.modify(f.mods, 0, x);
+        let r = match f.op {
+            Sqrt => {
+                // f32::sqrt, the host's correctly rounded square root.
+                let p = self.fl(&x);
+                let r = self.ins(format!("call {F} @llvm.sqrt.v32f32({F} {p})"));
+                let r = self.bits(&r);
+                self.nan_rule(&[f.a], &[&x], &r)
+            }
+            Rcp => self.per_f64(&x, |m, d| {
+                m.ins(format!("fdiv {D} {}, {d}", super::emit::splat_f64(1.0)))
+            }),
+            Rsq => self.per_f64(&x, |m, d| {
+                let s = m.ins(format!("call {D} @llvm.sqrt.v32f64({D} {d})"));
+                m.ins(format!("fdiv {D} {}, {s}", super::emit::splat_f64(1.0)))
+            }),
+            FrexpMant => self.frexp(&x).0,
+            FrexpExp => self.frexp(&x).1,
+            Ldexp => {
+                // The exponent is a raw integer (no modifiers).
+                let y = self.src(f.b);
+                self.ldexp(&x, &y)
+            }
+            _ => {
+                let y = self.src(f.b);
+                let y = self.modify(f.mods, 1, y);
+                match f.op {
+                    Max => self.minmax(&x, &y, true),
+                    Min => self.minmax(&x, &y, false),
+                    Add => self.arith("fadd", false, [f.a, f.b], &x, &y),
+                    Sub => self.arith("fsub", false, [f.a, f.b], &x, &y),
+                    Subrev => self.arith("fsub", true, [f.a, f.b], &x, &y),
+                    _ => self.arith("fmul", false, [f.a, f.b], &x, &y),
+                }
+            }
+        };
+        self.set_row(f.dst, r);
+        true
+    }
+
+    /// v_fma_f32 with abs/neg.
+    fn fma32(&mut self, f: &Fma32) {
+        let [a, b, c] = f.src;
+        let x = self.src(a);
+        let x = self.modify(f.mods, 0, x);
+        let y = self.src(b);
+        let y = self.modify(f.mods, 1, y);
+        let z = self.src(c);
+        let z = self.modify(f.mods, 2, z);
+        let r = self.fma3(f.src, &x, &y, &z);
+        self.set_row(f.dst, r);
+    }
+
+    /// An f32 compare: the relations of `cond` (1 less, 2 equal, 4
+    /// greater, 8 unordered) that hold, as one LLVM predicate.
+    fn fcmp(&mut self, c: &Fcmp) {
+        let src = |fx: &mut Self, s: S64, k: usize| {
+            let x = match s {
+                S64::Vgpr(r) => fx.row(r),
+                S64::Sgpr(r) => fx.src(VSrc::Sgpr(r)),
+                S64::Lo(v) => splat(v),
+                S64::Hi(_) => splat(0),
+            };
+            fx.modify(c.mods, k, x)
+        };
+        let (x, y) = (src(self, c.a, 0), src(self, c.b, 1));
+        let (p, q) = (self.fl(&x), self.fl(&y));
+        let pred = [
+            "false", "olt", "oeq", "ole", "ogt", "one", "oge", "ord", "uno", "ult", "ueq", "ule",
+            "ugt", "une", "uge", "true",
+        ][(c.cond & 15) as usize];
+        let h = self.ins(format!("fcmp {pred} {F} {p}, {q}"));
+        self.set_mask(c.dst, &h);
+    }
+
+    /// A VOPD pair: both halves read their sources before either writes.
+    fn dual(&mut self, x: DualHalf, y: DualHalf) {
+        let rx = self.dual_half(&x);
+        let ry = self.dual_half(&y);
+        self.set_row(x.dst(), rx);
+        self.set_row(y.dst(), ry);
+    }
+
+    fn dual_half(&mut self, h: &DualHalf) -> String {
+        let h = match *h {
+            DualHalf::Op(h) => h,
+            DualHalf::Fmac { dst, a, b } => {
+                // valu/mod.rs half_compute: fma_lanes(a, b, dst).
+                let (x, y, z) = (self.src(a), self.row(b), self.row(dst));
+                return self.fma3([a, VSrc::Vgpr(b), VSrc::Vgpr(dst)], &x, &y, &z);
+            }
+        };
+        if h.op == DualOp::Lshlrev {
+            let n = self.src(h.a);
+            let n = self.ins(format!("and {V} {n}, {}", splat(31)));
+            let b = self.row(h.b);
+            return self.ins(format!("shl {V} {b}, {n}"));
+        }
+        let (a, b) = (self.src(h.a), self.row(h.b));
+        let kinds = [h.a, VSrc::Vgpr(h.b)];
+        match h.op {
+            DualOp::Mov => a,
+            DualOp::Cndmask => {
+                let take = self.mask_src(SSrc::Reg(VCC as u8));
+                self.ins(format!("select {M} {take}, {V} {b}, {V} {a}"))
+            }
+            DualOp::Add => self.ins(format!("add {V} {a}, {b}")),
+            DualOp::And => self.ins(format!("and {V} {a}, {b}")),
+            DualOp::MaxF32 => self.minmax(&a, &b, true),
+            DualOp::MinF32 => self.minmax(&a, &b, false),
+            DualOp::MulF32 => self.arith("fmul", false, kinds, &a, &b),
+            DualOp::AddF32 => self.arith("fadd", false, kinds, &a, &b),
+            DualOp::SubF32 => self.arith("fsub", false, kinds, &a, &b),
+            _ => self.arith("fsub", true, kinds, &a, &b),
+        }
+    }
+
+    /// The inline SALU ops (salu/mod.rs `sop32`'s results and SCC).
+    fn salu(&mut self, op: SOp, dst: u8, a: SSrc, b: SSrc) {
+        use SOp::*;
+        let compare = match op {
+            CmpEq => Some("eq"),
+            CmpLg => Some("ne"),
+            CmpGtI => Some("sgt"),
+            CmpGeI => Some("sge"),
+            CmpLtI => Some("slt"),
+            CmpLeI => Some("sle"),
+            CmpGtU => Some("ugt"),
+            CmpGeU => Some("uge"),
+            CmpLtU => Some("ult"),
+            CmpLeU => Some("ule"),
+            _ => None,
+        };
+        let (x, y) = (self.sread(a), self.sread(b));
+        if let Some(cc) = compare {
+            let s = self.ins(format!("icmp {cc} i32 {x}, {y}"));
+            self.set_scc(s);
+            return;
+        }
+        let overflow = |fx: &mut Self, f: &str| {
+            let p = fx.ins(format!(
+                "call {{i32, i1}} @llvm.{f}.with.overflow.i32(i32 {x}, i32 {y})"
+            ));
+            let r = fx.ins(format!("extractvalue {{i32, i1}} {p}, 0"));
+            let o = fx.ins(format!("extractvalue {{i32, i1}} {p}, 1"));
+            (r, Some(o))
+        };
+        let min_max = |fx: &mut Self, f: &str, cc: &str| {
+            let r = fx.ins(format!("call i32 @llvm.{f}.i32(i32 {x}, i32 {y})"));
+            let s = fx.ins(format!("icmp {cc} i32 {x}, {y}"));
+            (r, Some(s))
+        };
+        // (result, SCC; None: result != 0).
+        let (r, scc): (String, Option<String>) = match op {
+            Mov => {
+                let s = self.scc();
+                (x.clone(), Some(s))
+            }
+            AddU32 => {
+                let r = self.ins(format!("add i32 {x}, {y}"));
+                let c = self.ins(format!("icmp ult i32 {r}, {x}"));
+                (r, Some(c))
+            }
+            SubU32 => {
+                let r = self.ins(format!("sub i32 {x}, {y}"));
+                let c = self.ins(format!("icmp ult i32 {x}, {y}"));
+                (r, Some(c))
+            }
+            AddI32 => overflow(self, "sadd"),
+            SubI32 => overflow(self, "ssub"),
+            MinI32 => min_max(self, "smin", "slt"),
+            MinU32 => min_max(self, "umin", "ult"),
+            MaxI32 => min_max(self, "smax", "sgt"),
+            MaxU32 => min_max(self, "umax", "ugt"),
+            Cselect => {
+                let s = self.scc();
+                let r = self.ins(format!("select i1 {s}, i32 {x}, i32 {y}"));
+                (r, Some(s))
+            }
+            And => (self.ins(format!("and i32 {x}, {y}")), None),
+            Or => (self.ins(format!("or i32 {x}, {y}")), None),
+            Xor => (self.ins(format!("xor i32 {x}, {y}")), None),
+            AndNot1 | OrNot1 => {
+                let n = self.ins(format!("xor i32 {y}, -1"));
+                let inst = if op == AndNot1 { "and" } else { "or" };
+                (self.ins(format!("{inst} i32 {x}, {n}")), None)
+            }
+            Lshl | Lshr | Ashr => {
+                // salu/mod.rs: the amount is b & 31.
+                let n = self.ins(format!("and i32 {y}, 31"));
+                let inst = match op {
+                    Lshl => "shl",
+                    Lshr => "lshr",
+                    _ => "ashr",
+                };
+                (self.ins(format!("{inst} i32 {x}, {n}")), None)
+            }
+            _ => {
+                // MulI32 keeps SCC.
+                let r = self.ins(format!("mul i32 {x}, {y}"));
+                let s = self.scc();
+                (r, Some(s))
+            }
+        };
+        let scc = match scc {
+            Some(s) => s,
+            None => self.ins(format!("icmp ne i32 {r}, 0")),
+        };
+        self.set_scc(scc);
+        if real_sgpr(dst) {
+            self.set_sgpr(dst, r);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! The LLVM back end of the translator: a block's wave32 list becomes an
+//! LLVM IR function over whole-wave vectors (`emit.rs`, `lanes.rs`,
+//! `math.rs`), which `clang-19`, found at run time, compiles to a shared
+//! object for the host CPU (`compile.rs`, with an on-disk cache), loaded
+//! with `dlopen` (`load.rs`). The function has the Cranelift back end's ABI
+//! (`abi.rs`: `BlockFn` over a `Frame`, the same exit codes, call-outs
+//! through the frame's function pointer), so the object needs no symbol of
+//! this binary. Compiles run off the wave loop's path, on one background
+//! thread (`queue.rs`); the wave loop interprets the block until its
+//! library is loaded.
+//!
+//! Why: Cranelift's x86-64 back end has 128-bit vectors only, so a 32-lane
+//! op is eight host ops; LLVM's `<32 x i32>` is two zmm (AVX-512) or four
+//! ymm (AVX2) ops, and its optimiser works across the whole block. No
+//! build-time cost: nothing of LLVM is linked.
+
+mod compile;
+mod emit;
+mod lanes;
+mod load;
+mod math;
+mod queue;
+
+use std::sync::Arc;
+
+pub(crate) use compile::available;
+pub(crate) use load::Library;
+pub(crate) use queue::submit;
+
+use super::abi::BlockFn;
+use super::translation::{Owner, Translation};
+use crate::gfx11::code_cache::Block;
+
+/// Why the LLVM back end could not translate a block.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum LlvmError {
+    #[error("clang-19 does not run on this host")]
+    NoClang,
+    #[error("cannot run clang-19: {0}")]
+    Spawn(String),
+    #[error("clang-19 rejected the module: {0}")]
+    Compile(String),
+    #[error("cannot load the compiled module: {0}")]
+    Load(String),
+    #[error("the compiled module lacks function {0}")]
+    Symbol(String),
+}
+
+/// A module's IR: the intrinsics' declarations, then one function per
+/// block (`b0`, `b1`, ...); returns the text and each block's inline count.
+pub(crate) fn module(blocks: &[&Block]) -> (String, Vec<usize>) {
+    let mut ir = String::from(emit::DECLARATIONS);
+    ir.push('\n');
+    let inlined = blocks
+        .iter()
+        .enumerate()
+        .map(|(k, b)| emit::emit_block(&mut ir, &format!("b{k}"), b))
+        .collect();
+    (ir, inlined)
+}
+
+/// Compile module `ir` (from [`module`], of blocks with `entries` entries
+/// and `inlined` of them inline) and load its translations.
+pub(crate) fn load(
+    ir: &str,
+    inlined: &[usize],
+    entries: &[usize],
+) -> Result<Vec<Translation>, LlvmError> {
+    let lib = Arc::new(compile::compile(ir)?);
+    (0..inlined.len())
+        .map(|k| {
+            let p = lib.symbol(&format!("b{k}"))?;
+            // SAFETY: `b{k}` is defined by emit_block as
+            // `i32 (ptr)` in the C calling convention: the `BlockFn` type.
+            let func = unsafe { std::mem::transmute::<*const std::ffi::c_void, BlockFn>(p) };
+            Ok(Translation::new(
+                Owner::Llvm(lib.clone()),
+                func,
+                inlined[k],
+                entries[k],
+            ))
+        })
+        .collect()
+}
+
+/// Translate `blocks` in one module (one clang run): what the tests do.
+#[cfg(test)]
+pub(crate) fn translate_all(blocks: &[&Block]) -> Result<Vec<Translation>, LlvmError> {
+    let (ir, inlined) = module(blocks);
+    let entries: Vec<usize> = blocks.iter().map(|b| b.compiled.len()).collect();
+    load(&ir, &inlined, &entries)
+}

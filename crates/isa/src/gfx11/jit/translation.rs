@@ -1,0 +1,73 @@
+//! A translated block, whichever back end made it: its entry point and the
+//! owner of the machine code behind it (freed when the last `Arc` of the
+//! translation drops, and every holder of the entry point holds one).
+
+use std::sync::Arc;
+
+use super::abi::BlockFn;
+#[cfg(feature = "jit")]
+use super::code_memory::CodeMemory;
+#[cfg(unix)]
+use super::llvm::Library;
+
+/// Who keeps a translation's code mapped (held only to be dropped).
+#[derive(Debug)]
+#[allow(dead_code)]
+pub(crate) enum Owner {
+    /// Cranelift's JIT module (translate.rs).
+    #[cfg(feature = "jit")]
+    Cranelift(Box<CodeMemory>),
+    /// The shared object clang made of the block's module (llvm/), which
+    /// other translations of the same module share.
+    #[cfg(unix)]
+    Llvm(Arc<Library>),
+}
+
+/// A translated block: its machine code and entry point.
+#[derive(Debug)]
+pub(crate) struct Translation {
+    _owner: Owner,
+    func: BlockFn,
+    /// Entries of the block's list that run inline (the rest are call-outs).
+    pub(crate) inlined: usize,
+    /// Entries of the block's list.
+    pub(crate) entries: usize,
+}
+
+impl Translation {
+    /// `func`, whose code `owner` keeps alive, translating a block of
+    /// `entries` entries of which `inlined` run inline.
+    pub(crate) fn new(owner: Owner, func: BlockFn, inlined: usize, entries: usize) -> Self {
+        Translation {
+            _owner: owner,
+            func,
+            inlined,
+            entries,
+        }
+    }
+
+    /// The entry point; valid while `self` lives.
+    pub(crate) fn func(&self) -> BlockFn {
+        self.func
+    }
+
+    /// Does running the translation beat interpreting the block?
+    pub(crate) fn pays(&self) -> bool {
+        pays(self.inlined, self.entries)
+    }
+}
+
+/// Does a translation with `inlined` of `entries` entries inline beat the
+/// interpreter? A call-out costs more than the interpreter's own step of
+/// the entry (the wave's registers go through memory around it), so a
+/// block that is mostly call-outs (memory instructions, 64-bit and carry
+/// arithmetic between them) stays in the interpreter: at least three in
+/// four of its entries must run inline.
+pub(crate) fn pays(inlined: usize, entries: usize) -> bool {
+    4 * inlined >= 3 * entries
+}
+
+#[cfg(not(any(feature = "jit", unix)))]
+compile_error!(
+    "the translator needs Cranelift (feature `jit`) or a Unix host for its LLVM back end"
+);

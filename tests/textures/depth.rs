@@ -110,43 +110,7 @@ pub(super) fn run(
     q: &[[f32; 4]],
     per: usize,
 ) -> Vec<[f32; 4]> {
-    let qb = c
-        .device
-        .create_buffer_init(&aqueduct::util::BufferInitDescriptor {
-            label: None,
-            contents: bytemuck::cast_slice(q),
-            usage: BufferUsages::STORAGE,
-        });
-    let out = storage(&c.device, (q.len() * per * 16) as u64);
-    dispatch(
-        c,
-        p,
-        &[
-            BindGroupEntry {
-                binding: 0,
-                resource: BindingResource::TextureView(view),
-            },
-            BindGroupEntry {
-                binding: 1,
-                resource: BindingResource::Sampler(s),
-            },
-            BindGroupEntry {
-                binding: 2,
-                resource: qb.as_entire_binding(),
-            },
-            BindGroupEntry {
-                binding: 3,
-                resource: out.as_entire_binding(),
-            },
-        ],
-        [1, 1, 1],
-    );
-    let words = read_words(c, &out);
-    let floats: &[f32] = bytemuck::cast_slice(&words);
-    floats
-        .chunks_exact(4)
-        .map(|v| [v[0], v[1], v[2], v[3]])
-        .collect()
+    super::sampling::run_inputs(c, p, view, s, bytemuck::cast_slice(q), q.len() * per)
 }
 
 pub(super) fn module(c: &Ctx, text: &'static str) -> ShaderModule {

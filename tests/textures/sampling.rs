@@ -177,14 +177,27 @@ fn run(
     s: &Sampler,
     coords: &[[f32; 2]],
 ) -> Vec<[f32; 4]> {
-    let cb = c
+    run_inputs(c, p, view, s, bytemuck::cast_slice(coords), coords.len())
+}
+
+/// Run `p` once with `view` at binding 0, `s` at 1, a storage buffer of
+/// `inputs` at 2 and one of `results` vec4s at 3; the vec4s it wrote.
+pub(super) fn run_inputs(
+    c: &Ctx,
+    p: &ComputePipeline,
+    view: &TextureView,
+    s: &Sampler,
+    inputs: &[u8],
+    results: usize,
+) -> Vec<[f32; 4]> {
+    let input = c
         .device
         .create_buffer_init(&aqueduct::util::BufferInitDescriptor {
             label: None,
-            contents: bytemuck::cast_slice(coords),
+            contents: inputs,
             usage: BufferUsages::STORAGE,
         });
-    let out = storage(&c.device, coords.len() as u64 * 16);
+    let out = storage(&c.device, results as u64 * 16);
     dispatch(
         c,
         p,
@@ -199,7 +212,7 @@ fn run(
             },
             BindGroupEntry {
                 binding: 2,
-                resource: cb.as_entire_binding(),
+                resource: input.as_entire_binding(),
             },
             BindGroupEntry {
                 binding: 3,
@@ -212,7 +225,7 @@ fn run(
     let floats: &[f32] = bytemuck::cast_slice(&words);
     floats
         .chunks_exact(4)
-        .map(|q| [q[0], q[1], q[2], q[3]])
+        .map(|v| [v[0], v[1], v[2], v[3]])
         .collect()
 }
 

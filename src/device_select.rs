@@ -177,6 +177,10 @@ impl DispatchCounterSource {
 /// address (gfxsim keeps its findings under it), the name the facade knows
 /// its kernel by, and the ranges its bind groups bound with their slots.
 #[derive(Debug)]
+#[cfg_attr(
+    not(feature = "sim"),
+    allow(dead_code, reason = "only gfxsim's sanitizer reads them")
+)]
 pub(crate) struct SanitizedDispatch {
     pub kernarg: u64,
     pub kernel: Arc<str>,

@@ -343,8 +343,9 @@ fn an_encoder_that_recorded_an_error_stops_the_program_at_finish_and_runs_nothin
         contents: bytemuck::cast_slice(&[5u32; 4]),
         usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
     });
-    // The texture's own error (a depth format, which textures do not
-    // have) is caught, so the program gets its invalid object.
+    // The texture's own error (a combined depth-stencil format, which
+    // textures do not have) is caught, so the program gets its invalid
+    // object.
     let mut texture = None;
     assert!(
         validation_error(&device, || {
@@ -358,7 +359,7 @@ fn an_encoder_that_recorded_an_error_stops_the_program_at_finish_and_runs_nothin
                 mip_level_count: 1,
                 sample_count: 1,
                 dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Depth32Float,
+                format: wgpu::TextureFormat::Depth24PlusStencil8,
                 usage: wgpu::TextureUsages::COPY_SRC,
                 view_formats: &[],
             }))

@@ -8,6 +8,7 @@ use std::sync::{Arc, Weak};
 use aqueduct_hsa::{Agent, Runtime};
 use wgpu_types::{
     AdapterInfo, Backend, DeviceType, DownlevelCapabilities, DownlevelFlags, Features, Limits,
+    TextureFormat, TextureFormatFeatures,
 };
 
 use crate::device::{Device, DeviceShared};
@@ -163,6 +164,12 @@ impl Adapter {
             max_immediate_size: 128,
             ..Limits::defaults()
         }
+    }
+
+    /// What textures of `format` can do on this adapter's devices (wgpu's
+    /// `Adapter::get_texture_format_features`), for the adapter's features.
+    pub fn get_texture_format_features(&self, format: TextureFormat) -> TextureFormatFeatures {
+        crate::texture_binding::format_features(format, self.features())
     }
 
     /// The downlevel capabilities: compute shaders, indirect execution, f16

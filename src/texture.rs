@@ -41,7 +41,7 @@ pub const MAX_MIP_LEVELS: u32 = 1;
 /// The usages a depth texture can have: WebGPU's depth formats have no
 /// storage binding ("Depth-stencil formats" table; wgpu-core's
 /// `describe_format_features`, checked in `create_texture`).
-const DEPTH_USAGES: TextureUsages = TextureUsages::COPY_SRC
+pub(crate) const DEPTH_USAGES: TextureUsages = TextureUsages::COPY_SRC
     .union(TextureUsages::COPY_DST)
     .union(TextureUsages::TEXTURE_BINDING);
 
@@ -60,7 +60,7 @@ pub(crate) fn has_aspect(format: TextureFormat, aspect: TextureAspect) -> bool {
 }
 
 /// The usages a compute-only texture can have.
-const SUPPORTED_USAGES: TextureUsages = TextureUsages::COPY_SRC
+pub(crate) const SUPPORTED_USAGES: TextureUsages = TextureUsages::COPY_SRC
     .union(TextureUsages::COPY_DST)
     .union(TextureUsages::TEXTURE_BINDING)
     .union(TextureUsages::STORAGE_BINDING);

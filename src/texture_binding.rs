@@ -4,14 +4,15 @@
 //! shader's texture binding asks for.
 
 use wgpu_types::{
-    BindGroupLayoutEntry, BindingType, BufferBindingType, StorageTextureAccess, TextureAspect,
-    TextureFormat, TextureSampleType, TextureUsages, TextureViewDimension,
+    BindGroupLayoutEntry, BindingType, BufferBindingType, Features, StorageTextureAccess,
+    TextureAspect, TextureFormat, TextureFormatFeatureFlags, TextureFormatFeatures,
+    TextureSampleType, TextureUsages, TextureViewDimension,
 };
 
 use crate::binding::BoundBuffer;
 use crate::device::DeviceShared;
 use crate::error::TextureBindingError;
-use crate::texture::{TextureView, image_format, is_depth};
+use crate::texture::{DEPTH_USAGES, SUPPORTED_USAGES, TextureView, image_format, is_depth};
 
 /// Formats WebGPU allows `read_write` storage access for without tier
 /// features.
@@ -20,6 +21,45 @@ const READ_WRITE_FORMATS: [TextureFormat; 3] = [
     TextureFormat::R32Uint,
     TextureFormat::R32Sint,
 ];
+
+/// What the device does with textures of `format` (wgpu's
+/// `Adapter::get_texture_format_features`), by the rules `create_texture`
+/// and bind group layouts apply here: no usage for formats without an
+/// image format; depth formats copy and bind as sampled textures only;
+/// other formats also bind as read-only and write-only storage, and the
+/// three `READ_WRITE_FORMATS` as read-write storage; `FILTERABLE` where the
+/// format's sample type is filterable with `features`. Render attachments
+/// and multisampling do not exist in a compute-only device.
+pub(crate) fn format_features(format: TextureFormat, features: Features) -> TextureFormatFeatures {
+    let none = TextureFormatFeatures {
+        allowed_usages: TextureUsages::empty(),
+        flags: TextureFormatFeatureFlags::empty(),
+    };
+    if image_format(format).is_none() {
+        return none;
+    }
+    let mut flags = TextureFormatFeatureFlags::empty();
+    let filterable = format.sample_type(Some(TextureAspect::All), Some(features))
+        == Some(TextureSampleType::Float { filterable: true });
+    if filterable {
+        flags |= TextureFormatFeatureFlags::FILTERABLE;
+    }
+    if is_depth(format) {
+        return TextureFormatFeatures {
+            allowed_usages: DEPTH_USAGES,
+            flags,
+        };
+    }
+    flags |= TextureFormatFeatureFlags::STORAGE_READ_ONLY
+        | TextureFormatFeatureFlags::STORAGE_WRITE_ONLY;
+    if READ_WRITE_FORMATS.contains(&format) {
+        flags |= TextureFormatFeatureFlags::STORAGE_READ_WRITE;
+    }
+    TextureFormatFeatures {
+        allowed_usages: SUPPORTED_USAGES,
+        flags,
+    }
+}
 
 /// WebGPU's `createBindGroupLayout` (wgpu-core's `StorageTextureCube`):
 /// storage textures have no cube views.

@@ -168,13 +168,9 @@ impl AdapterInterface for AqueductAdapter {
 
     fn get_texture_format_features(
         &self,
-        _format: wgpu::TextureFormat,
+        format: wgpu::TextureFormat,
     ) -> wgpu::TextureFormatFeatures {
-        // No texture format is usable: no usages, no flags.
-        wgpu::TextureFormatFeatures {
-            allowed_usages: wgpu::TextureUsages::empty(),
-            flags: wgpu::TextureFormatFeatureFlags::empty(),
-        }
+        self.adapter.get_texture_format_features(format)
     }
 
     fn get_presentation_timestamp(&self) -> wgpu::PresentationTimestamp {

@@ -2,11 +2,12 @@
 //! uploads an image with `create_texture_with_data`, reads it with
 //! `textureLoad` in a kernel that writes a storage texture, and copies
 //! the result back through a buffer with 256-byte rows; a shadow-map
-//! lookup on a depth16unorm texture with a comparison sampler; and a
-//! sky-box lookup through a cube view. The answers are computed on the
+//! lookup on a depth16unorm texture with a comparison sampler; a
+//! sky-box lookup through a cube view; and the adapter's format table
+//! against what the device accepts. The answers are computed on the
 //! host.
 
-use aqueduct_test_harness::wgpu_api::{device, read_back};
+use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
 use wgpu::util::DeviceExt;
 
 const INVERT_WGSL: &str = "
@@ -440,5 +441,75 @@ fn a_wgpu_cube_map_lookup_matches_the_host() {
         let texel = |c: f32| ((0.5 * (c / ma + 1.0) * 2.0).floor() as u32).min(1);
         let want = (10 * face + texel(sc) + 2 * texel(tc)) as f32;
         assert_eq!(got[i], want, "ray {i} {r:?}");
+    }
+}
+
+/// The adapter's format table says what textures can do here, and what it
+/// says holds: a texture with every reported usage is created without an
+/// error, storage access flags match the formats WebGPU allows them for,
+/// and formats the device cannot hold report nothing.
+#[test]
+fn texture_format_features_say_what_works() {
+    let instance = aqueduct_wgpu::instance_with(
+        aqueduct_wgpu::InstanceOptions::default().device(aqueduct::DeviceChoice::Sim),
+    );
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("gfxsim adapter");
+    let (device, _queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_features: adapter.features(),
+        required_limits: adapter.limits(),
+        ..Default::default()
+    }))
+    .expect("device");
+    use wgpu::TextureFormat as T;
+    use wgpu::TextureFormatFeatureFlags as F;
+    let storage = F::STORAGE_READ_ONLY | F::STORAGE_WRITE_ONLY;
+    let rows = [
+        (T::Rgba8Unorm, true, storage | F::FILTERABLE),
+        (T::R32Float, true, storage | F::STORAGE_READ_WRITE),
+        (T::R32Uint, true, storage | F::STORAGE_READ_WRITE),
+        (T::Depth32Float, true, F::empty()),
+        (T::Depth24PlusStencil8, false, F::empty()),
+        (T::Bc1RgbaUnorm, false, F::empty()),
+    ];
+    for (format, usable, flags) in rows {
+        let got = adapter.get_texture_format_features(format);
+        // FLOAT32_FILTERABLE makes r32float filterable where the adapter has it.
+        let filterable_f32 = format == T::R32Float
+            && adapter
+                .features()
+                .contains(wgpu::Features::FLOAT32_FILTERABLE);
+        let want = if filterable_f32 {
+            flags | F::FILTERABLE
+        } else {
+            flags
+        };
+        assert_eq!(got.flags, want, "{format:?}");
+        assert_eq!(got.allowed_usages.is_empty(), !usable, "{format:?}");
+        if !usable {
+            continue;
+        }
+        assert!(
+            !got.allowed_usages
+                .contains(wgpu::TextureUsages::RENDER_ATTACHMENT),
+            "{format:?}"
+        );
+        let error = validation_error(&device, || {
+            let _texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("every reported usage"),
+                size: wgpu::Extent3d {
+                    width: 4,
+                    height: 4,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: got.allowed_usages,
+                view_formats: &[],
+            });
+        });
+        assert!(error.is_none(), "{format:?}: {error:?}");
     }
 }

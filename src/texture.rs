@@ -272,11 +272,16 @@ fn check_descriptor(
             unsupported,
         });
     }
-    if is_depth(desc.format) && !DEPTH_USAGES.contains(desc.usage) {
+    // The format's own usages (wgpu-core checks the format features'
+    // allowed usages): depth formats have no storage, bgra8unorm has it only
+    // with BGRA8UNORM_STORAGE.
+    let allowed =
+        crate::texture_binding::format_features(desc.format, device.features).allowed_usages;
+    if !allowed.contains(desc.usage) {
         return Err(CreateTextureError::FormatUsage {
             format: desc.format,
             usage: desc.usage,
-            allowed: DEPTH_USAGES,
+            allowed,
         });
     }
     if let Some(&view) = desc.view_formats.iter().find(|&&f| f != desc.format) {

@@ -26,8 +26,9 @@ const READ_WRITE_FORMATS: [TextureFormat; 3] = [
 /// `Adapter::get_texture_format_features`), by the rules `create_texture`
 /// and bind group layouts apply here: no usage for formats without an
 /// image format; depth formats copy and bind as sampled textures only;
-/// other formats also bind as read-only and write-only storage, and the
-/// three `READ_WRITE_FORMATS` as read-write storage; `FILTERABLE` where the
+/// other formats also bind as read-only and write-only storage (bgra8unorm
+/// only with `BGRA8UNORM_STORAGE`), and the three `READ_WRITE_FORMATS` as
+/// read-write storage; `FILTERABLE` where the
 /// format's sample type is filterable with `features`. Render attachments
 /// and multisampling do not exist in a compute-only device.
 pub(crate) fn format_features(format: TextureFormat, features: Features) -> TextureFormatFeatures {
@@ -47,6 +48,14 @@ pub(crate) fn format_features(format: TextureFormat, features: Features) -> Text
     if is_depth(format) {
         return TextureFormatFeatures {
             allowed_usages: DEPTH_USAGES,
+            flags,
+        };
+    }
+    // bgra8unorm is a storage format only with BGRA8UNORM_STORAGE
+    // (WebGPU's "bgra8unorm-storage"), which the device does not offer.
+    if format == TextureFormat::Bgra8Unorm && !features.contains(Features::BGRA8UNORM_STORAGE) {
+        return TextureFormatFeatures {
+            allowed_usages: SUPPORTED_USAGES - TextureUsages::STORAGE_BINDING,
             flags,
         };
     }

@@ -124,7 +124,7 @@ pub enum CreateTextureError {
         dimension: TextureDimension,
     },
     /// A usage the format does not allow (depth formats have no storage
-    /// binding).
+    /// binding; bgra8unorm has it only with `BGRA8UNORM_STORAGE`).
     #[error("usage {usage:?} is not allowed for format {format:?}, which allows {allowed:?}")]
     FormatUsage {
         /// The format.

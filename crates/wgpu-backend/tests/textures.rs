@@ -466,6 +466,7 @@ fn texture_format_features_say_what_works() {
     let storage = F::STORAGE_READ_ONLY | F::STORAGE_WRITE_ONLY;
     let rows = [
         (T::Rgba8Unorm, true, storage | F::FILTERABLE),
+        (T::Bgra8Unorm, true, F::FILTERABLE),
         (T::R32Float, true, storage | F::STORAGE_READ_WRITE),
         (T::R32Uint, true, storage | F::STORAGE_READ_WRITE),
         (T::Depth32Float, true, F::empty()),
@@ -494,6 +495,12 @@ fn texture_format_features_say_what_works() {
                 .contains(wgpu::TextureUsages::RENDER_ATTACHMENT),
             "{format:?}"
         );
+        assert_eq!(
+            got.allowed_usages
+                .contains(wgpu::TextureUsages::STORAGE_BINDING),
+            want.contains(F::STORAGE_WRITE_ONLY),
+            "{format:?}"
+        );
         let error = validation_error(&device, || {
             let _texture = device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("every reported usage"),
@@ -512,4 +519,23 @@ fn texture_format_features_say_what_works() {
         });
         assert!(error.is_none(), "{format:?}: {error:?}");
     }
+    // What the table withholds, create_texture refuses: bgra8unorm storage
+    // without BGRA8UNORM_STORAGE.
+    let error = validation_error(&device, || {
+        let _texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("bgra8unorm storage"),
+            size: wgpu::Extent3d {
+                width: 4,
+                height: 4,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: T::Bgra8Unorm,
+            usage: wgpu::TextureUsages::STORAGE_BINDING,
+            view_formats: &[],
+        });
+    });
+    assert!(error.is_some(), "bgra8unorm storage was accepted");
 }

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::LANES;
+use crate::{Access, MemoryFault, WaveErrorKind};
 
 /// Atomic operation kinds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -296,4 +297,36 @@ pub(crate) fn atomic64(p: *mut u8, rmw: Rmw, src: u64, cmp: u64) -> u64 {
             Err(cur) => old = cur,
         }
     }
+}
+
+/// One lane's buffer atomic (MUBUF on gfx11 and GFX9): the source (and
+/// compare) operands from `vdata` of `row` (a lane's VGPR reader), the
+/// natural-alignment rule (a misaligned address is a memory violation), and
+/// the operation on the memory `translate` gives; the old value.
+pub(crate) fn buffer_lane_atomic(
+    row: impl Fn(usize) -> u64,
+    rmw: Rmw,
+    wide: bool,
+    address: u64,
+    translate: impl FnOnce(u64, u64, Access) -> Result<*mut u8, WaveErrorKind>,
+) -> Result<u64, WaveErrorKind> {
+    let size = if wide { 8 } else { 4 };
+    let src = if wide { row(0) | row(1) << 32 } else { row(0) };
+    let cmp = match (rmw == Rmw::CmpSwap, wide) {
+        (false, _) => 0,
+        (true, true) => row(2) | row(3) << 32,
+        (true, false) => row(1),
+    };
+    if !address.is_multiple_of(size) {
+        return Err(WaveErrorKind::MemoryViolation(MemoryFault {
+            address,
+            access: Access::Atomic,
+        }));
+    }
+    let p = translate(address, size, Access::Atomic)?;
+    Ok(if wide {
+        atomic64(p, rmw, src, cmp)
+    } else {
+        u64::from(atomic32(p, rmw, src as u32, cmp as u32))
+    })
 }

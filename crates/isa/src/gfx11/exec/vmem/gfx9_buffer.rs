@@ -34,12 +34,12 @@
 //! unmodelled. The sanitizer does not observe these accesses.
 
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, sread, unmodelled};
-use crate::gfx11::exec::vmem::atomics::{Rmw, atomic32, atomic64};
+use crate::gfx11::exec::vmem::atomics::buffer_lane_atomic;
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::exec::vmem::write_loaded;
 use crate::gfx11::inst::Inst;
 use crate::gfx11::wave::{LANES, Wave};
-use crate::{Access, MemoryFault, WaveErrorKind};
+use crate::{Access, WaveErrorKind};
 
 /// [`Inst::flags`]: the decoder's lds bit (gfx9/decode/flat.rs `LDS`).
 const LDS: u8 = 64;
@@ -193,26 +193,8 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                 if !in_range(kind, &res, index[l], offset[l]) {
                     continue;
                 }
-                let reg = |k: usize| u64::from(w.vgpr[(vdata + k) & 255][l]);
-                let src = if wide { reg(0) | reg(1) << 32 } else { reg(0) };
-                let cmp = match (rmw == Rmw::CmpSwap, wide) {
-                    (false, _) => 0,
-                    (true, true) => reg(2) | reg(3) << 32,
-                    (true, false) => reg(1),
-                };
-                let a = addr(l, 0);
-                if !a.is_multiple_of(size) {
-                    return Err(WaveErrorKind::MemoryViolation(MemoryFault {
-                        address: a,
-                        access: Access::Atomic,
-                    }));
-                }
-                let p = access(a, size, Access::Atomic)?;
-                let o = if wide {
-                    atomic64(p, rmw, src, cmp)
-                } else {
-                    u64::from(atomic32(p, rmw, src as u32, cmp as u32))
-                };
+                let row = |k: usize| u64::from(w.vgpr[(vdata + k) & 255][l]);
+                let o = buffer_lane_atomic(row, rmw, wide, addr(l, 0), access)?;
                 old[0][l] = o as u32;
                 old[1][l] = (o >> 32) as u32;
             }

@@ -25,14 +25,14 @@
 
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::exec::observe;
-use crate::gfx11::exec::vmem::atomics::{Rmw, atomic32, atomic64};
+use crate::gfx11::exec::vmem::atomics::buffer_lane_atomic;
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::exec::vmem::write_loaded;
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, Wave};
 use crate::observer::Segment;
-use crate::{Access, MemoryFault, WaveErrorKind};
+use crate::{Access, WaveErrorKind};
 
 /// The decoded buffer resource.
 pub(crate) struct Resource {
@@ -227,26 +227,8 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                 if exec >> l & 1 == 0 || !in_range(&res, index[l], offset[l], 0, size) {
                     continue;
                 }
-                let reg = |k: usize| w.vgpr[(vdata + k) & 255][l] as u64;
-                let src = if wide { reg(0) | reg(1) << 32 } else { reg(0) };
-                let cmp = match (rmw == Rmw::CmpSwap, wide) {
-                    (false, _) => 0,
-                    (true, true) => reg(2) | reg(3) << 32,
-                    (true, false) => reg(1),
-                };
-                let a = addr(l);
-                if a % size != 0 {
-                    return Err(WaveErrorKind::MemoryViolation(MemoryFault {
-                        address: a,
-                        access: Access::Atomic,
-                    }));
-                }
-                let p = access(a, size, Access::Atomic)?;
-                let o = if wide {
-                    atomic64(p, rmw, src, cmp)
-                } else {
-                    atomic32(p, rmw, src as u32, cmp as u32) as u64
-                };
+                let row = |k: usize| u64::from(w.vgpr[(vdata + k) & 255][l]);
+                let o = buffer_lane_atomic(row, rmw, wide, addr(l), access)?;
                 old[0][l] = o as u32;
                 old[1][l] = (o >> 32) as u32;
             }

@@ -76,6 +76,17 @@ struct Reg {
     dirty: bool,
 }
 
+/// The dirty registers of `regs` with their values, marked clean.
+fn take_dirty(regs: &mut BTreeMap<u8, Reg>) -> Vec<(u8, String)> {
+    regs.iter_mut()
+        .filter(|(_, r)| r.dirty)
+        .map(|(&k, r)| {
+            r.dirty = false;
+            (k, r.v.clone())
+        })
+        .collect()
+}
+
 /// The emitter of one function.
 pub(super) struct Fx<'a> {
     out: &'a mut String,
@@ -192,29 +203,11 @@ impl Fx<'_> {
 
     /// Store every dirty register (they stay valid in SSA).
     fn flush(&mut self) {
-        let rows: Vec<(u8, String)> = self
-            .rows
-            .iter_mut()
-            .filter(|(_, r)| r.dirty)
-            .map(|(&k, r)| {
-                r.dirty = false;
-                (k, r.v.clone())
-            })
-            .collect();
-        for (r, v) in rows {
+        for (r, v) in take_dirty(&mut self.rows) {
             let p = self.row_ptr(r);
             self.line(format!("store {V} {v}, ptr {p}, align 4"));
         }
-        let sgprs: Vec<(u8, String)> = self
-            .sgprs
-            .iter_mut()
-            .filter(|(_, r)| r.dirty)
-            .map(|(&k, r)| {
-                r.dirty = false;
-                (k, r.v.clone())
-            })
-            .collect();
-        for (r, v) in sgprs {
+        for (r, v) in take_dirty(&mut self.sgprs) {
             let p = self.sgpr_ptr(r);
             self.line(format!("store i32 {v}, ptr {p}, align 4"));
         }

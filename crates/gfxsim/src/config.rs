@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use aqueduct_kfd::uapi::KFD_IOCTL_MINOR_VERSION;
 
+use crate::memory::fresh_vram::FreshVram;
 use crate::part::{ISA_ENV, PART_ENV, SimPart};
 use crate::sanitizer::{SANITIZE_ENV, SanitizerConfig};
 use crate::topology::MAX_GPUS;
@@ -89,6 +90,9 @@ pub struct SimConfig {
     /// The sanitizer tools every dispatch runs under (`sanitizer/`; off:
     /// none, and no cost).
     pub sanitize: SanitizerConfig,
+    /// What a new VRAM BO holds: the driver's poison (the default) or
+    /// zeros (`memory/fresh_vram.rs`).
+    pub fresh_vram: FreshVram,
 }
 
 impl Default for SimConfig {
@@ -99,7 +103,8 @@ impl Default for SimConfig {
     /// host CPU unless `AQUEDUCT_SIM_THREADS` says otherwise, strict coherence as
     /// `AQUEDUCT_SIM_STRICT_COHERENCE` says (off when unset), a dispatch
     /// time limit as `AQUEDUCT_SIM_DISPATCH_TIMEOUT_MS` says (30 s when unset),
-    /// the sanitizer tools `AQUEDUCT_SIM_SANITIZE` names (none when unset).
+    /// the sanitizer tools `AQUEDUCT_SIM_SANITIZE` names (none when unset),
+    /// fresh VRAM as `AQUEDUCT_SIM_FRESH_VRAM` says (poison when unset).
     fn default() -> Self {
         let part = default_part();
         Self {
@@ -111,6 +116,7 @@ impl Default for SimConfig {
             dispatch_timeout: default_dispatch_timeout(),
             kfd_minor_version: KFD_IOCTL_MINOR_VERSION,
             sanitize: default_sanitize(),
+            fresh_vram: FreshVram::from_env(),
         }
     }
 }

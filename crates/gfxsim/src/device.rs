@@ -159,12 +159,13 @@ impl SimDevice {
             config.threads,
             if config.strict_coherence { "on" } else { "off" }
         );
+        let memory = Memory::new(host_memory_size(), config.fresh_vram);
         Ok(Arc::new(SimDevice {
             config,
             tree,
             topology,
             gpus,
-            memory: Memory::new(host_memory_size()),
+            memory,
             events,
             queues: Queues::default(),
             kfd_mappings: Mutex::new(Vec::new()),

@@ -260,6 +260,51 @@ fn mapping_commits_the_view_of_a_small_bo_only() {
     assert_eq!(resident_kib(view(b.va_addr)), Some(0));
 }
 
+/// A new VRAM BO reads the amdgpu driver's wipe-on-release poison by
+/// default (memory/fresh_vram.rs), through the host's and the device's
+/// view alike, up to POISON_LIMIT bytes; with `FreshVram::Zero` (kernels
+/// that allocate KFD VRAM cleared) and for GTT it reads zeros.
+#[test]
+fn fresh_vram_reads_the_drivers_poison() {
+    use aqueduct_gfxsim::{AMDGPU_POISON, FreshVram, POISON_LIMIT};
+    let vram = alloc_flags::VRAM | alloc_flags::WRITABLE | alloc_flags::PUBLIC;
+    let first_dwords = |h: &Harness, flags: u32| {
+        let buf = h.buffer(2 * PAGE, flags);
+        let device = h
+            .dev
+            .with_gpu_memory(h.gpu_id, |m| {
+                let p = m.translate(buf.va + PAGE, 4, Access::Read).unwrap();
+                // SAFETY: translate returned 4 valid bytes.
+                unsafe { std::ptr::read_unaligned(p as *const u32) }
+            })
+            .unwrap();
+        // SAFETY: the BO is mapped on the host at its VA.
+        let host = unsafe { std::ptr::read_volatile(buf.ptr::<u32>(2 * PAGE - 4)) };
+        (host, device)
+    };
+    let poison = Harness::with_config(SimConfig {
+        fresh_vram: FreshVram::Poison,
+        ..SimConfig::default()
+    });
+    assert_eq!(first_dwords(&poison, vram), (AMDGPU_POISON, AMDGPU_POISON));
+    assert_eq!(first_dwords(&poison, GTT_FLAGS), (0, 0));
+    // Past the limit the pages stay untouched (uncommitted) and read zero.
+    let big = poison.buffer(POISON_LIMIT + 2 * PAGE, vram);
+    // SAFETY: the BO is mapped on the host at its VA.
+    let (last_poisoned, first_clean) = unsafe {
+        (
+            std::ptr::read_volatile(big.ptr::<u32>(POISON_LIMIT - 4)),
+            std::ptr::read_volatile(big.ptr::<u32>(POISON_LIMIT)),
+        )
+    };
+    assert_eq!((last_poisoned, first_clean), (AMDGPU_POISON, 0));
+    let zero = Harness::with_config(SimConfig {
+        fresh_vram: FreshVram::Zero,
+        ..SimConfig::default()
+    });
+    assert_eq!(first_dwords(&zero, vram), (0, 0));
+}
+
 #[test]
 fn map_unmap_free_and_their_errors() {
     let h = Harness::with_gpus(2);

@@ -10,7 +10,9 @@
 //! the right data and no report. The same missing fence with strict mode
 //! off reads fresh data: the default device stays coherent.
 
-use aqueduct_gfxsim::{CoherenceReport, PacketId, SimConfig, SimDevice, StaleRead};
+use aqueduct_gfxsim::{
+    AMDGPU_POISON, CoherenceReport, FreshVram, PacketId, SimConfig, SimDevice, StaleRead,
+};
 use aqueduct_hsa::memory::PoolKind;
 use aqueduct_hsa::queue::packet;
 use aqueduct_hsa::{Allocation, PacketFence, Queue, Runtime, RuntimeOptions};
@@ -20,11 +22,16 @@ use aqueduct_test_harness::hsa_sim::*;
 /// Words each test moves (a few workgroups of 64).
 const N: usize = 1000;
 
+/// What every word of a new VRAM BO holds on [`strict_gpu`]'s device.
+const FRESH: u32 = AMDGPU_POISON;
+
 fn strict_gpu(strict: bool, gpus: usize) -> Gpu {
     let sim = SimDevice::new(SimConfig {
         gpus,
         threads: SIM_THREADS,
         strict_coherence: strict,
+        // Stale copies read as what a fresh BO holds: FRESH below.
+        fresh_vram: FreshVram::Poison,
         ..SimConfig::default()
     })
     .expect("SimDevice::new");
@@ -201,7 +208,7 @@ fn missing_system_acquire_lets_the_kernel_read_stale_host_writes() {
     let queue = gpu.queue(64);
     let input = Rng::new(4).u32s(N);
     // src is coarse and host mapped; the GPU's copy was taken at MAP time
-    // (zeros), then the host writes it.
+    // (a fresh BO's contents), then the host writes it.
     let mut src = gpu.alloc_vram(N as u64 * 4);
     fill(&mut src, &input);
     let dst = gpu.filled_u32(N, 0x5555_5555);
@@ -216,7 +223,7 @@ fn missing_system_acquire_lets_the_kernel_read_stale_host_writes() {
     );
     assert_same(
         &read_u32(&dst, N),
-        &vec![0; N],
+        &vec![FRESH; N],
         "kernel read the GPU's old copy",
     );
     let reports = gpu.sim.coherence_reports();
@@ -227,7 +234,7 @@ fn missing_system_acquire_lets_the_kernel_read_stale_host_writes() {
     assert!(r.allocation.size >= N as u64 * 4);
     assert_eq!(r.packet_index, index);
     assert_eq!(r.scope, FenceScope::Agent);
-    assert_eq!(r.stale_bytes, differing_bytes(&input, &vec![0; N]));
+    assert_eq!(r.stale_bytes, differing_bytes(&input, &vec![FRESH; N]));
     let (at, len) = r.read_at.expect("read address");
     assert!(at >= src.gpu_va() && at + len <= src.gpu_va() + N as u64 * 4);
     assert!(
@@ -377,7 +384,7 @@ fn cross_agent_consumer_needs_system_scope_on_both_sides() {
     );
     assert_same(
         &read_u32(&out, N),
-        &vec![0; N],
+        &vec![FRESH; N],
         "GPU 1 before GPU 0 released",
     );
 
@@ -393,7 +400,7 @@ fn cross_agent_consumer_needs_system_scope_on_both_sides() {
     );
     assert_same(
         &read_u32(&out, N),
-        &vec![0; N],
+        &vec![FRESH; N],
         "GPU 1 without a system acquire",
     );
     let reports = gpu0.sim.coherence_reports();

@@ -49,6 +49,12 @@ fn host_read(va: u64) -> u32 {
     unsafe { std::ptr::read_volatile(va as *const u32) }
 }
 
+/// Store `value` at `va` (host access must be granted).
+fn host_write(va: u64, value: u32) {
+    // SAFETY: callers pass an address inside a mapping with host access.
+    unsafe { std::ptr::write_volatile(va as *mut u32, value) }
+}
+
 #[test]
 fn no_access_and_unmapped_ranges_fault_and_the_queue_recovers() {
     let gpu = Gpu::new();
@@ -67,6 +73,7 @@ fn no_access_and_unmapped_ranges_fault_and_the_queue_recovers() {
     vm.set_access(va, 2 * PAGE, &[(&cpu, Access::ReadWrite)])
         .unwrap();
 
+    host_write(va + 0x44, 0x5eed);
     // Mapped, but the GPU was never given access.
     expect_fault_at(
         &gpu,
@@ -86,7 +93,11 @@ fn no_access_and_unmapped_ranges_fault_and_the_queue_recovers() {
     // Reserved, nothing mapped.
     let hole = va + 3 * PAGE + 0x10;
     expect_fault_at(&gpu, oob_write(&gpu, &program, &queue, hole, 2), hole);
-    assert_eq!(host_read(va + 0x44), 0, "the faulting store did not land");
+    assert_eq!(
+        host_read(va + 0x44),
+        0x5eed,
+        "the faulting store did not land"
+    );
 
     vm.set_access(va, 2 * PAGE, &[(&agent, Access::ReadWrite)])
         .unwrap();

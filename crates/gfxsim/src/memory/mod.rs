@@ -19,6 +19,7 @@
 pub mod backing;
 pub mod bo;
 pub mod dmabuf;
+pub mod fresh_vram;
 pub mod vm;
 
 use std::sync::{Arc, Mutex};
@@ -34,6 +35,7 @@ use crate::coherence::cu_cache::{CuLines, is_cu_cached};
 use crate::gpu::Gpu;
 use backing::Backing;
 use bo::{Bo, BoTable, MemType};
+use fresh_vram::FreshVram;
 use vm::Mapping;
 
 pub const PAGE_SIZE: u64 = 4096;
@@ -66,16 +68,20 @@ pub struct Memory {
     bos: Mutex<BoTable>,
     gtt_used: Mutex<u64>,
     gtt_limit: u64,
+    /// What new VRAM BOs hold.
+    fresh_vram: FreshVram,
 }
 
 impl Memory {
     /// `system_memory`: host RAM; GTT and USERPTR BOs may use 15/16 of it,
-    /// as KFD's system memory limit allows.
-    pub fn new(system_memory: u64) -> Self {
+    /// as KFD's system memory limit allows. `fresh_vram`: what new VRAM BOs
+    /// hold.
+    pub fn new(system_memory: u64, fresh_vram: FreshVram) -> Self {
         Self {
             bos: Mutex::new(BoTable::default()),
             gtt_used: Mutex::new(0),
             gtt_limit: system_memory / 16 * 15,
+            fresh_vram,
         }
     }
 
@@ -149,6 +155,11 @@ impl Memory {
                         return Err(err(NAME, Errno::NOMEM));
                     }
                 };
+                if mem_type == MemType::Vram {
+                    // SAFETY: the backing is a fresh mapping of `size` bytes
+                    // (page aligned) that nothing else has seen.
+                    unsafe { self.fresh_vram.fill(backing.ptr(), args.size) };
+                }
                 (Arc::new(backing), bos.next_render_offset(args.size), true)
             }
             MemType::UserPtr => {

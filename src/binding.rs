@@ -130,13 +130,13 @@ pub(crate) fn create_layout(
                 // is a by-value kernel argument.
                 BindingType::Sampler(_) => {}
                 BindingType::StorageTexture { .. } | BindingType::Texture { .. } => {
-                    crate::texture_binding::check_layout_entry(&e.ty).map_err(|source| {
-                        BindGroupLayoutError::Texture {
+                    crate::texture_binding::check_layout_entry(&e.ty, device.features).map_err(
+                        |source| BindGroupLayoutError::Texture {
                             label: label(),
                             binding: e.binding,
                             source,
-                        }
-                    })?;
+                        },
+                    )?;
                 }
                 other => {
                     return Err(BindGroupLayoutError::NotBuffer {

@@ -83,8 +83,14 @@ fn check_storage_dimension(
     }
 }
 
-/// `Ok` when a layout's texture entry `ty` is one a kernel can bind.
-pub(crate) fn check_layout_entry(ty: &BindingType) -> Result<(), TextureBindingError> {
+/// `Ok` when a layout's texture entry `ty` is one a kernel can bind on a
+/// device with `features`. Storage entries follow the format table
+/// ([`format_features`]), as wgpu-core's `create_bind_group_layout` checks
+/// the format's features.
+pub(crate) fn check_layout_entry(
+    ty: &BindingType,
+    features: Features,
+) -> Result<(), TextureBindingError> {
     match *ty {
         BindingType::StorageTexture {
             access,
@@ -92,16 +98,29 @@ pub(crate) fn check_layout_entry(ty: &BindingType) -> Result<(), TextureBindingE
             view_dimension,
         } => {
             check_storage_dimension(view_dimension)?;
-            // Depth formats have no storage binding (WebGPU's
-            // "Depth-stencil formats" table).
-            if image_format(format).is_none() || is_depth(format) {
+            let table = format_features(format, features);
+            if !table
+                .allowed_usages
+                .contains(TextureUsages::STORAGE_BINDING)
+            {
+                if format == TextureFormat::Bgra8Unorm {
+                    return Err(TextureBindingError::MissingFeature {
+                        format,
+                        feature: Features::BGRA8UNORM_STORAGE,
+                    });
+                }
+                // Depth formats and formats without an image format.
                 return Err(TextureBindingError::StorageFormat { format });
             }
             let read_write = matches!(
                 access,
                 StorageTextureAccess::ReadWrite | StorageTextureAccess::Atomic
             );
-            if read_write && !READ_WRITE_FORMATS.contains(&format) {
+            if read_write
+                && !table
+                    .flags
+                    .contains(TextureFormatFeatureFlags::STORAGE_READ_WRITE)
+            {
                 return Err(TextureBindingError::ReadWriteFormat { access, format });
             }
             Ok(())

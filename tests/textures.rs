@@ -1109,6 +1109,32 @@ fn texture_bindings_are_validated() {
             ))
         },
     );
+    // bgra8unorm binds as storage only with BGRA8UNORM_STORAGE, which the
+    // device does not have (as texture creation refuses it).
+    assert!(
+        !c.device
+            .features()
+            .contains(wgpu_types::Features::BGRA8UNORM_STORAGE)
+    );
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                bind_err(e),
+                Some(TextureBindingError::MissingFeature {
+                    format: TextureFormat::Bgra8Unorm,
+                    feature: wgpu_types::Features::BGRA8UNORM_STORAGE,
+                })
+            )
+        },
+        || {
+            layout(storage_entry(
+                TextureFormat::Bgra8Unorm,
+                StorageTextureAccess::WriteOnly,
+                d2,
+            ))
+        },
+    );
 
     // Bind group rows.
     let storage_layout = expect_valid(&c.device, || {

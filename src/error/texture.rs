@@ -261,6 +261,17 @@ pub enum TextureBindingError {
         /// The format.
         format: TextureFormat,
     },
+    /// A storage format the device binds only with a feature it does not
+    /// have (bgra8unorm needs `BGRA8UNORM_STORAGE`).
+    #[error(
+        "format {format:?} binds as a storage texture only with {feature:?}, which the device does not have"
+    )]
+    MissingFeature {
+        /// The format.
+        format: TextureFormat,
+        /// The feature it needs.
+        feature: wgpu_types::Features,
+    },
     /// `read_write` access on a format WebGPU allows it for only with
     /// tier features (r32float, r32uint and r32sint have it everywhere).
     #[error("{access:?} access is only allowed for r32float, r32uint and r32sint, not {format:?}")]

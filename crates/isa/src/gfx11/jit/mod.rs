@@ -85,6 +85,10 @@ pub use tier::{
 /// else `$HOME/.cache/aqueduct/jit`).
 pub const JIT_CACHE_ENV: &str = "AQUEDUCT_SIM_JIT_CACHE";
 
+/// Environment variable bounding that cache, in MiB (default 256; the
+/// least recently used entries go first: `llvm/cache_bound.rs`).
+pub const JIT_CACHE_MAX_MB_ENV: &str = "AQUEDUCT_SIM_JIT_CACHE_MAX_MB";
+
 #[cfg(feature = "llvm-jit")]
 mod abi;
 #[cfg(feature = "jit")]

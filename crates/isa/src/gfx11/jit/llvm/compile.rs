@@ -9,7 +9,8 @@
 //! host). A hit needs the stored IR to equal the wanted IR, so a hash
 //! collision costs a compile, never wrong code. Entries are written under
 //! a name unique to the process and renamed into place (the .so first), so
-//! concurrent processes never see a partial entry.
+//! concurrent processes never see a partial entry. The directory is
+//! bounded in size (`cache_bound.rs`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use std::time::Instant;
 
 use super::super::JIT_CACHE_ENV;
 use super::LlvmError;
+use super::cache_bound;
 use super::load::Library;
 
 /// The compiler run for every module.
@@ -178,6 +180,7 @@ pub(crate) fn compile(ir: &str) -> Result<Library, LlvmError> {
     if std::fs::read_to_string(&ll).is_ok_and(|stored| stored == ir)
         && let Ok(lib) = Library::open(&so)
     {
+        cache_bound::touch(&so);
         return Ok(lib);
     }
     let t = Instant::now();
@@ -193,7 +196,12 @@ pub(crate) fn compile(ir: &str) -> Result<Library, LlvmError> {
         .and_then(|()| std::fs::rename(&tmp_so, &so))
         .and_then(|()| std::fs::rename(&tmp_ll, &ll));
     match stored {
-        Ok(()) => Library::open(&so),
+        Ok(()) => {
+            static MAX_BYTES: OnceLock<u64> = OnceLock::new();
+            let bytes = std::fs::metadata(&so).map_or(0, |m| m.len()) + ir.len() as u64;
+            cache_bound::stored(dir, bytes, *MAX_BYTES.get_or_init(cache_bound::max_bytes));
+            Library::open(&so)
+        }
         Err(e) => {
             // Uncached, but the compiled object still runs.
             tracing::warn!("cannot store a translation in {}: {e}", dir.display());

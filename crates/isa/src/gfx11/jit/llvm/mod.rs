@@ -14,6 +14,7 @@
 //! ymm (AVX2) ops, and its optimiser works across the whole block. No
 //! build-time cost: nothing of LLVM is linked.
 
+mod cache_bound;
 mod compile;
 mod emit;
 mod lanes;

@@ -119,10 +119,10 @@ fn capability_names(caps: naga::valid::Capabilities) -> String {
 #[non_exhaustive]
 pub enum UnsupportedKind {
     /// The sampling operations with no lowering: those needing implicit
-    /// derivatives or a bias, and `textureSampleGrad` on cube textures
-    /// (`textureSampleLevel`, `textureSampleCompareLevel`, the gathers,
-    /// `textureSampleGrad` and `textureSampleBaseClampToEdge`, with their
-    /// offset forms, are lowered).
+    /// derivatives or a bias (`textureSampleLevel`,
+    /// `textureSampleCompareLevel`, the gathers, `textureSampleGrad` and
+    /// `textureSampleBaseClampToEdge`, with their offset forms, are
+    /// lowered).
     Sampling,
     /// Texture classes and operations with no lowering: multisampled and
     /// external textures, texture atomics, 1D-array textures, texel

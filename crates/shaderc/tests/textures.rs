@@ -465,6 +465,7 @@ const OFFSETS_AND_GRADIENTS: &str = "
 @group(0) @binding(4) var s: sampler;
 @group(0) @binding(5) var c: sampler_comparison;
 @group(0) @binding(6) var<storage, read_write> o: array<vec4<f32>>;
+@group(0) @binding(7) var tc: texture_cube_array<f32>;
 @compute @workgroup_size(1)
 fn main() {
     let p = vec2<f32>(o[0].x, o[0].y);
@@ -475,12 +476,14 @@ fn main() {
     o[5] = textureSampleGrad(t, s, p, o[1].xy, o[2].xy);
     o[6] = textureSampleGrad(t3, s, o[0].xyz, o[1].xyz, o[2].xyz, vec3<i32>(1, -3, 5));
     o[7] = textureSampleBaseClampToEdge(t, s, p);
+    o[8] = textureSampleGrad(tc, s, o[0].xyz, 1, o[1].xyz, o[2].xyz);
 }
 ";
 
 /// The offset forms lower to the `_o` instructions with the packed offset
 /// dword (6 bits per coordinate), gradients to `image_sample_d(_o)` and
-/// `textureSampleBaseClampToEdge` to a size query and `image_sample_lz`.
+/// `textureSampleBaseClampToEdge` to a size query and `image_sample_lz`;
+/// cube gradients become face derivatives (`v_cube*` selections).
 #[test]
 fn offsets_and_gradients_lower_to_their_instructions() {
     let t = translate(Source::Wgsl(OFFSETS_AND_GRADIENTS), &gfx1100()).unwrap();
@@ -493,6 +496,7 @@ fn offsets_and_gradients_lower_to_their_instructions() {
         "@llvm.amdgcn.image.sample.d.2d.v4f32.f32.f32(i32 15, float ",
         "@llvm.amdgcn.image.sample.d.o.3d.v4f32.f32.f32(i32 15, i32 ",
         "@llvm.amdgcn.image.getresinfo.2d.v2f32.i32(i32 3, i32 0",
+        "@llvm.amdgcn.image.sample.d.cube.v4f32.f32.f32(i32 15, float ",
     ] {
         assert!(ir.contains(want), "{want}\n{ir}");
     }
@@ -509,6 +513,7 @@ fn offsets_and_gradients_lower_to_their_instructions() {
         "image_sample_d dmask:0xf dim:SQ_RSRC_IMG_2D",
         "image_sample_d_o dmask:0xf dim:SQ_RSRC_IMG_3D",
         "image_sample_lz dmask:0xf dim:SQ_RSRC_IMG_2D",
+        "image_sample_d dmask:0xf dim:SQ_RSRC_IMG_CUBE",
     ] {
         assert!(lines.iter().any(|l| l == want), "{want}: {lines:?}");
     }

@@ -670,14 +670,14 @@ fn unmodelled_sampling_is_refused_by_name() {
             "image_sample_lz (a cube T# sampled with a 2D-array dim)",
         ),
         (
-            sampling(linear, SAMPLE_D, ImageDim::Cube, 1),
+            sampling(linear, SAMPLE_D_O, ImageDim::Cube, 1),
             cube,
-            "image_sample_d (offsets or derivatives on a cube image)",
+            "image_sample_d_o (offsets on a cube image)",
         ),
         (
             sampling(linear, SAMPLE_LZ_O, ImageDim::Cube, 1),
             cube,
-            "image_sample_lz_o (offsets or derivatives on a cube image)",
+            "image_sample_lz_o (offsets on a cube image)",
         ),
     ];
     let big = vec![0u8; 6 * 4 * 256];

@@ -32,9 +32,9 @@
 //! by direction: the face and its coordinates come from the
 //! `llvm.amdgcn.cube*` intrinsics (`cube_address`), then the `cube` dim of
 //! the same intrinsics; `textureNumLayers` of a cube array divides the T#'s
-//! face count by 6. The implicit-derivative and bias forms, and
-//! `textureSampleGrad` on cube textures (its face derivatives are not
-//! lowered), are refused (`UnsupportedKind::Sampling`).
+//! face count by 6; `textureSampleGrad` on cube textures passes the face
+//! derivatives (`cube_gradient`). The implicit-derivative and bias forms
+//! are refused (`UnsupportedKind::Sampling`).
 
 use naga::{
     Expression, Handle, ImageClass, ImageDimension, ImageQuery, SampleLevel, ScalarKind,
@@ -555,6 +555,85 @@ impl FnEmitter<'_> {
             .collect())
     }
 
+    /// The face derivatives (∂s/∂x, ∂t/∂x, ∂s/∂y, ∂t/∂y) of a cube sample in
+    /// direction `dir` whose direction derivatives are `x` and `y`: the
+    /// chain rule through the face coordinates `sc / |ma|` and `tc / |ma|`
+    /// that `cube_address` passes (`ma` twice the major component), on the
+    /// face `v_cubeid_f32` picks for `dir`, so the derivatives are in the
+    /// same normalised face units as the coordinates (the form Mesa's
+    /// drivers give `image_sample_d` on cube images, `ac_nir_lower_tex.c`).
+    fn cube_gradient(
+        &mut self,
+        dir: &Val,
+        x: Handle<Expression>,
+        y: Handle<Expression>,
+    ) -> EmitResult<Vec<String>> {
+        let d: Vec<String> = (0..3)
+            .map(|i| {
+                let v = self.def(&format!("extractelement {}, i32 {i}", dir.typed()));
+                format!("float {v}")
+            })
+            .collect();
+        let args = d.join(", ");
+        let mut part = |name: &str| {
+            self.m.declare(format!(
+                "declare float @llvm.amdgcn.{name}(float, float, float)"
+            ));
+            self.def(&format!("call float @llvm.amdgcn.{name}({args})"))
+        };
+        let (id, sc, tc, ma) = (
+            part("cubeid"),
+            part("cubesc"),
+            part("cubetc"),
+            part("cubema"),
+        );
+        let face = self.def(&format!("fptoui float {id} to i32"));
+        let abs = self
+            .call_intrinsic("fabs", "float", &[&Val::new("float", ma)])
+            .v;
+        let ma2 = self.def(&format!("fmul float {abs}, {abs}"));
+        let mut out = Vec::new();
+        for g in [x, y] {
+            let g = self.val(g)?;
+            let c: Vec<String> = (0..3)
+                .map(|i| self.def(&format!("extractelement {}, i32 {i}", g.typed())))
+                .collect();
+            let n: Vec<String> = c
+                .iter()
+                .map(|v| self.def(&format!("fneg float {v}")))
+                .collect();
+            let (gx, gy, gz) = (&c[0], &c[1], &c[2]);
+            let (nx, ny, nz) = (&n[0], &n[1], &n[2]);
+            // Per face (+X, -X, +Y, -Y, +Z, -Z): sc, tc and the signed
+            // major component of a direction (Vulkan "Cube Map Face
+            // Selection"), applied to the derivative, which is linear.
+            let dsc = self.face_select(&face, [nz, gz, gx, gx, gx, nx]);
+            let dtc = self.face_select(&face, [ny, ny, gz, nz, ny, ny]);
+            let dmajor = self.face_select(&face, [gx, nx, gy, ny, gz, nz]);
+            let dma = self.def(&format!("fmul float {dmajor}, 2.0"));
+            for (num, coord) in [(dsc, &sc), (dtc, &tc)] {
+                // d(u / |ma|) = (du |ma| - u d|ma|) / ma².
+                let a = self.def(&format!("fmul float {num}, {abs}"));
+                let b = self.def(&format!("fmul float {coord}, {dma}"));
+                let diff = self.def(&format!("fsub float {a}, {b}"));
+                let q = self.def(&format!("fdiv float {diff}, {ma2}"));
+                out.push(q);
+            }
+        }
+        // Order: ∂s/∂x, ∂t/∂x, ∂s/∂y, ∂t/∂y.
+        Ok(out.into_iter().map(|v| format!("float {v}")).collect())
+    }
+
+    /// `values[face]` for an i32 `face` in 0..6, as a select chain.
+    fn face_select(&mut self, face: &str, values: [&String; 6]) -> String {
+        let mut v = values[5].clone();
+        for f in (0..5).rev() {
+            let is = self.def(&format!("icmp eq i32 {face}, {f}"));
+            v = self.def(&format!("select i1 {is}, float {}, float {v}", values[f]));
+        }
+        v
+    }
+
     /// `textureSampleBaseClampToEdge`'s coordinate: each component clamped
     /// to [0.5 / size, 1 - 0.5 / size] of level 0 (WGSL), the size from
     /// `image_get_resinfo`.
@@ -606,16 +685,6 @@ impl FnEmitter<'_> {
             SampleLevel::Zero => None,
             SampleLevel::Exact(l) => Some(l),
             SampleLevel::Gradient { x, y } => {
-                if shape.cube {
-                    // The face derivatives need the cube projection's
-                    // chain rule (Mesa `ac_nir_lower_tex.c`
-                    // `prepare_cube_coords`), which is not lowered.
-                    return unsupported_as(
-                        UnsupportedKind::Sampling,
-                        "textureSampleGrad on cube and cube-array textures",
-                        span,
-                    );
-                }
                 gradient = Some((x, y));
                 None
             }
@@ -637,11 +706,16 @@ impl FnEmitter<'_> {
         if let Some(r) = o.depth_ref {
             address.push(self.float_operand(r)?);
         }
-        if let Some((x, y)) = gradient {
-            address.extend(self.float_components(x, shape.coords)?);
-            address.extend(self.float_components(y, shape.coords)?);
-        }
         let mut c = self.val(o.coordinate)?;
+        if let Some((x, y)) = gradient {
+            if shape.cube {
+                let face = self.cube_gradient(&c, x, y)?;
+                address.extend(face);
+            } else {
+                address.extend(self.float_components(x, shape.coords)?);
+                address.extend(self.float_components(y, shape.coords)?);
+            }
+        }
         if o.clamp_to_edge {
             let v = self.clamp_to_edge(&rsrc, &c);
             c = Val::new(c.ty.clone(), v);

@@ -29,6 +29,12 @@
 //! - Coordinates are scaled by the level's extent unless FORCE_UNNORMALIZED
 //!   or the instruction's UNORM bit;
 //!   the layer is `floor(layer + 0.5)` clamped to the view's layers.
+//! - Cube derivatives (`_d` with the cube dim) are those of the face
+//!   coordinates (s, t) the compiler passes, in the same normalised face
+//!   units (Mesa's drivers project the direction's derivatives onto the
+//!   face in the shader, `ac_nir_lower_tex.c`), scaled by the face's
+//!   extent like 2D derivatives; that the texture unit takes them
+//!   unchanged is an assumption no public document confirms.
 //! - Offsets (`_o`): the dword packs one 6-bit two's-complement texel
 //!   offset per coordinate, x in bits 5:0, y in 13:8, z in 21:16 (RDNA3
 //!   ISA guide, "Image Instructions", the offset address component; Mesa
@@ -66,8 +72,8 @@
 //!
 //! Not modelled (IllegalInstruction naming the instruction and the reason):
 //! a cube T# sampled with a 2D-array dim, unnormalized cube
-//! coordinates, offsets or derivatives on a cube image (the face
-//! projection of either is not documented), A16, G16, d16, tfe,
+//! coordinates, offsets on a cube image (whether they cross faces is not
+//! documented), A16, G16, d16, tfe,
 //! lwe, DMASK other than one bit for gather or the `_c` samples, filtering
 //! (linear) of integer formats, comparison on integer formats or 3D images,
 //! gather on 1D and 3D images, and every S# `SamplerDescriptor::decode`
@@ -187,8 +193,8 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if samp.lod_bias != 0.0 && !form.grad {
         return Err(unmodelled(i, "sampler LOD_BIAS with an explicit LOD"));
     }
-    if cube && (form.offset || form.grad) {
-        return Err(unmodelled(i, "offsets or derivatives on a cube image"));
+    if cube && form.offset {
+        return Err(unmodelled(i, "offsets on a cube image"));
     }
     if cube && samp.unnormalized {
         // Vulkan forbids unnormalized coordinates with cube views; the

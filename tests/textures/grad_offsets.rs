@@ -227,7 +227,7 @@ fn offsets_shift_samples_and_gathers_before_wrapping() {
 }
 
 /// `textureSampleGrad` on 2D (with and without an offset), 2D-array and
-/// 3D views with a sampler whose mag filter (nearest) differs from its min
+/// 3D views (both with offsets) with a sampler whose mag filter (nearest) differs from its min
 /// filter (linear): each invocation's derivatives pick one.
 #[test]
 fn sample_grad_picks_the_filter_from_the_derivatives() {
@@ -273,10 +273,10 @@ fn sample_grad_picks_the_filter_from_the_derivatives() {
         ),
         (
             "texture_3d<f32>",
-            "textureSampleGrad(t, s, c.xyz, dx.xyz, dy.xyz)",
+            "textureSampleGrad(t, s, c.xyz, dx.xyz, dy.xyz, vec3<i32>(1, -3, 5))",
             d3.create_view(&Default::default()),
             3,
-            [0; 3],
+            [1, -3, 5],
         ),
     ];
     for mode in [AddressMode::Repeat, AddressMode::MirrorRepeat] {

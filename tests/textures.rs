@@ -20,6 +20,9 @@ mod depth;
 #[path = "textures/cube.rs"]
 mod cube;
 
+#[path = "textures/grad_offsets.rs"]
+mod grad_offsets;
+
 fn ctx() -> Ctx {
     no_disk_cache();
     aqueduct_test_harness::facade::ctx()

@@ -374,3 +374,136 @@ fn cube_view_rules_are_validated() {
         },
     );
 }
+
+const CUBE_GRAD: &str = "@group(0) @binding(0) var t: texture_cube<f32>;
+@group(0) @binding(1) var s: sampler;
+struct In { q: vec4<f32>, dx: vec4<f32>, dy: vec4<f32> }
+@group(0) @binding(2) var<storage, read> q: array<In>;
+@group(0) @binding(3) var<storage, read_write> out: array<vec4<f32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x >= arrayLength(&q)) { return; }
+    let p = q[id.x];
+    out[id.x] = textureSampleGrad(t, s, p.q.xyz, p.dx.xyz, p.dy.xyz);
+}";
+
+const CUBE_ARRAY_GRAD: &str = "@group(0) @binding(0) var t: texture_cube_array<f32>;
+@group(0) @binding(1) var s: sampler;
+struct In { q: vec4<f32>, dx: vec4<f32>, dy: vec4<f32> }
+@group(0) @binding(2) var<storage, read> q: array<In>;
+@group(0) @binding(3) var<storage, read_write> out: array<vec4<f32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x >= arrayLength(&q)) { return; }
+    let p = q[id.x];
+    out[id.x] = textureSampleGrad(t, s, p.q.xyz, i32(p.q.w), p.dx.xyz, p.dy.xyz);
+}";
+
+/// The face derivatives of a direction derivative `d` at `dir`, by a
+/// central difference of the host's face coordinates (the queries stay
+/// inside their face), in texels of the N-texel face.
+fn face_texels(dir: [f32; 3], d: [f32; 4]) -> f64 {
+    let h = 1e-4;
+    let at = |sign: f64| {
+        let p = [0, 1, 2].map(|a| (f64::from(dir[a]) + sign * h * f64::from(d[a])) as f32);
+        let (_, s, t) = face_of(p);
+        (s, t)
+    };
+    let ((s1, t1), (s0, t0)) = (at(1.0), at(-1.0));
+    let (ds, dt) = ((s1 - s0) / (2.0 * h), (t1 - t0) / (2.0 * h));
+    f64::from(N) * (ds * ds + dt * dt).sqrt()
+}
+
+/// `textureSampleGrad` on cube and cube-array views with a nearest-mag,
+/// linear-min sampler: the direction's derivatives, projected on the
+/// face, pick the filter (small ones magnify, large ones minify).
+#[test]
+fn cube_sample_grad_picks_the_filter_on_the_face() {
+    if !llvm_installed("cube_sample_grad_picks_the_filter_on_the_face") {
+        return;
+    }
+    let c = ctx();
+    let t = two_cubes(&c);
+    let cube_view = expect_valid(&c.device, || {
+        t.create_view(&TextureViewDescriptor {
+            dimension: Some(TextureViewDimension::Cube),
+            base_array_layer: 6,
+            ..Default::default()
+        })
+    });
+    let array_view = expect_valid(&c.device, || {
+        t.create_view(&TextureViewDescriptor {
+            dimension: Some(TextureViewDimension::CubeArray),
+            ..Default::default()
+        })
+    });
+    let s = expect_valid(&c.device, || {
+        c.device.create_sampler(&SamplerDescriptor {
+            mag_filter: FilterMode::Nearest,
+            min_filter: FilterMode::Linear,
+            ..Default::default()
+        })
+    });
+    let cube = pipeline_of(&c, &module(&c, CUBE_GRAD), "main");
+    let array = pipeline_of(&c, &module(&c, CUBE_ARRAY_GRAD), "main");
+    let cases = [(&cube, &cube_view, 1u32, 6u32), (&array, &array_view, 2, 0)];
+    for (p, view, cubes, base) in cases {
+        let q = queries(11, cubes);
+        // Unit derivatives along each axis (for a face's major axis only
+        // the |ma| term of the chain rule moves s and t) or mixed, scaled
+        // so the host's projection gives 0.6 or 1.6 texels per step: a
+        // wrong projection shows as the other filter, while any length
+        // approximation Vulkan allows (within a factor √2) keeps the side.
+        let inputs: Vec<[[f32; 4]; 3]> = q
+            .iter()
+            .enumerate()
+            .map(|(k, &e)| {
+                let dir = [e[0], e[1], e[2]];
+                let ux = match k % 4 {
+                    0 => [1.0, 0.0, 0.0, 0.0],
+                    1 => [0.0, 1.0, 0.0, 0.0],
+                    2 => [0.0, 0.0, 1.0, 0.0],
+                    _ => [0.5, -1.0, 0.25, 0.0],
+                };
+                // ddy only with the mixed ddx, so a single-axis ddx alone
+                // decides (a major-axis one through the |ma| term alone).
+                let uy = if k % 4 == 3 {
+                    [-ux[2], ux[0], ux[1], 0.0]
+                } else {
+                    [0.0; 4]
+                };
+                let unit = face_texels(dir, ux).max(face_texels(dir, uy));
+                let target = if k % 2 == 0 { 0.6 } else { 1.6 };
+                let m = (target / unit) as f32;
+                assert!(m.is_finite(), "query {k}: no face derivative");
+                [e, ux.map(|v| v * m), uy.map(|v| v * m)]
+            })
+            .collect();
+        let got = super::sampling::run_inputs(
+            &c,
+            p,
+            view,
+            &s,
+            bytemuck::cast_slice(&inputs),
+            inputs.len(),
+        );
+        let mut filters = [0usize; 2];
+        for (k, [e, dx, dy]) in inputs.iter().enumerate() {
+            let dir = [e[0], e[1], e[2]];
+            let rho = face_texels(dir, *dx).max(face_texels(dir, *dy));
+            let target = if k % 2 == 0 { 0.6 } else { 1.6 };
+            assert!((rho / target - 1.0).abs() < 0.01, "query {k}: rho {rho}");
+            let filter = if rho > 1.0 {
+                FilterMode::Linear
+            } else {
+                FilterMode::Nearest
+            };
+            filters[(filter == FilterMode::Linear) as usize] += 1;
+            let (face, fs, ft) = face_of(dir);
+            let layer = base + 6 * e[3] as u32 + face;
+            let want = model(fs, ft, filter, &|i, j| value(i, j, layer));
+            assert_eq!(got[k][0], want, "{cubes} cube(s) query {k} {e:?} rho {rho}");
+        }
+        assert!(filters[0] > 0 && filters[1] > 0, "both filters");
+    }
+}

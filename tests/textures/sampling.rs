@@ -41,7 +41,7 @@ pub(super) fn coords() -> Vec<[f32; 2]> {
 
 /// The texel index `i` lands on along an axis of `size` texels (WebGPU's
 /// address modes, Vulkan's "Wrapping Operation"); None: the border.
-fn wrap(mode: AddressMode, i: i64, size: u32) -> Option<u32> {
+pub(super) fn wrap(mode: AddressMode, i: i64, size: u32) -> Option<u32> {
     let n = i64::from(size);
     match mode {
         AddressMode::Repeat => Some(i.rem_euclid(n) as u32),

@@ -118,10 +118,11 @@ fn capability_names(caps: naga::valid::Capabilities) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UnsupportedKind {
-    /// The sampling operations with no lowering: those needing derivatives,
-    /// a bias or gradients, texel offsets, `textureSampleBaseClampToEdge`
-    /// (`textureSampleLevel`, `textureSampleCompareLevel` and the gathers
-    /// are lowered).
+    /// The sampling operations with no lowering: those needing implicit
+    /// derivatives or a bias (`textureSampleLevel`,
+    /// `textureSampleCompareLevel`, the gathers, `textureSampleGrad` and
+    /// `textureSampleBaseClampToEdge`, with their offset forms, are
+    /// lowered).
     Sampling,
     /// Texture classes and operations with no lowering: multisampled and
     /// external textures, texture atomics, 1D-array textures, texel

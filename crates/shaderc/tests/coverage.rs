@@ -207,7 +207,7 @@ override bias: f32 = 1.0;
 /// and its name, located in the source.
 #[test]
 fn unsupported_constructs_are_named_by_class() {
-    let cases: [(&str, UnsupportedKind, &str); 7] = [
+    let cases: [(&str, UnsupportedKind, &str); 5] = [
         (
             "enable wgpu_ray_query;
 @group(0) @binding(0) var acc: acceleration_structure;
@@ -219,22 +219,6 @@ fn unsupported_constructs_are_named_by_class() {
 }",
             UnsupportedKind::RayQueries,
             "ray queries",
-        ),
-        (
-            "@group(0) @binding(0) var t: texture_2d<f32>;
-@group(0) @binding(1) var s: sampler;
-@group(0) @binding(2) var<storage, read_write> o: array<f32>;
-@compute @workgroup_size(1) fn main() { o[0] = textureSampleGrad(t, s, vec2<f32>(0.5), vec2<f32>(0.0), vec2<f32>(0.0)).x; }",
-            UnsupportedKind::Sampling,
-            "gradients",
-        ),
-        (
-            "@group(0) @binding(0) var t: texture_2d<f32>;
-@group(0) @binding(1) var s: sampler;
-@group(0) @binding(2) var<storage, read_write> o: array<f32>;
-@compute @workgroup_size(1) fn main() { o[0] = textureSampleBaseClampToEdge(t, s, vec2<f32>(0.5)).x; }",
-            UnsupportedKind::Sampling,
-            "textureSampleBaseClampToEdge",
         ),
         (
             "@group(0) @binding(0) var t: texture_depth_multisampled_2d;

@@ -456,3 +456,70 @@ fn sampling_ir_orders_the_operands() {
     assert!(ir.contains("uitofp i32"), "{ir}");
     assert!(ir.contains("<4 x i32> %g0_b2"), "{ir}");
 }
+
+const OFFSETS_AND_GRADIENTS: &str = "
+@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var ta: texture_2d_array<f32>;
+@group(0) @binding(2) var t3: texture_3d<f32>;
+@group(0) @binding(3) var d: texture_depth_2d;
+@group(0) @binding(4) var s: sampler;
+@group(0) @binding(5) var c: sampler_comparison;
+@group(0) @binding(6) var<storage, read_write> o: array<vec4<f32>>;
+@group(0) @binding(7) var tc: texture_cube_array<f32>;
+@compute @workgroup_size(1)
+fn main() {
+    let p = vec2<f32>(o[0].x, o[0].y);
+    o[1] = textureSampleLevel(t, s, p, o[0].z, vec2<i32>(-8, 7));
+    o[2] = textureGather(1, ta, s, p, 2u, vec2<i32>(3, -1));
+    o[3] = vec4<f32>(textureSampleCompareLevel(d, c, p, 0.5, vec2<i32>(1, 2)));
+    o[4] = textureGatherCompare(d, c, p, 0.5, vec2<i32>(-2, 0));
+    o[5] = textureSampleGrad(t, s, p, o[1].xy, o[2].xy);
+    o[6] = textureSampleGrad(t3, s, o[0].xyz, o[1].xyz, o[2].xyz, vec3<i32>(1, -3, 5));
+    o[7] = textureSampleBaseClampToEdge(t, s, p);
+    o[8] = textureSampleGrad(tc, s, o[0].xyz, 1, o[1].xyz, o[2].xyz);
+}
+";
+
+/// The offset forms lower to the `_o` instructions with the packed offset
+/// dword (6 bits per coordinate), gradients to `image_sample_d(_o)` and
+/// `textureSampleBaseClampToEdge` to a size query and `image_sample_lz`;
+/// cube gradients become face derivatives (`v_cube*` selections).
+#[test]
+fn offsets_and_gradients_lower_to_their_instructions() {
+    let t = translate(Source::Wgsl(OFFSETS_AND_GRADIENTS), &gfx1100()).unwrap();
+    let ir = &t.llvm_ir;
+    for want in [
+        "@llvm.amdgcn.image.sample.l.o.2d.v4f32.f32(i32 15, i32 ",
+        "@llvm.amdgcn.image.gather4.lz.o.2darray.v4f32.f32(i32 2, i32 ",
+        "@llvm.amdgcn.image.sample.c.lz.o.2d.f32.f32(i32 1, i32 ",
+        "@llvm.amdgcn.image.gather4.c.lz.o.2d.v4f32.f32(i32 1, i32 ",
+        "@llvm.amdgcn.image.sample.d.2d.v4f32.f32.f32(i32 15, float ",
+        "@llvm.amdgcn.image.sample.d.o.3d.v4f32.f32.f32(i32 15, i32 ",
+        "@llvm.amdgcn.image.getresinfo.2d.v2f32.i32(i32 3, i32 0",
+        "@llvm.amdgcn.image.sample.d.cube.v4f32.f32.f32(i32 15, float ",
+    ] {
+        assert!(ir.contains(want), "{want}\n{ir}");
+    }
+    if !llvm_or_skip("offsets_and_gradients") {
+        return;
+    }
+    let (_, _, dis) = build(OFFSETS_AND_GRADIENTS);
+    let lines = image_lines(&dis);
+    for want in [
+        "image_sample_l_o dmask:0xf dim:SQ_RSRC_IMG_2D",
+        "image_gather4_lz_o dmask:0x2 dim:SQ_RSRC_IMG_2D_ARRAY",
+        "image_sample_c_lz_o dmask:0x1 dim:SQ_RSRC_IMG_2D",
+        "image_gather4_c_lz_o dmask:0x1 dim:SQ_RSRC_IMG_2D",
+        "image_sample_d dmask:0xf dim:SQ_RSRC_IMG_2D",
+        "image_sample_d_o dmask:0xf dim:SQ_RSRC_IMG_3D",
+        "image_sample_lz dmask:0xf dim:SQ_RSRC_IMG_2D",
+        "image_sample_d dmask:0xf dim:SQ_RSRC_IMG_CUBE",
+    ] {
+        assert!(lines.iter().any(|l| l == want), "{want}: {lines:?}");
+    }
+    // The offsets fold to their packed dwords: (-8, 7) is 0x738 and
+    // (1, -3, 5) is 0x53d01.
+    for packed in ["0x738", "0x53d01"] {
+        assert!(dis.contains(packed), "{packed}\n{dis}");
+    }
+}

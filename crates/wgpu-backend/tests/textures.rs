@@ -3,8 +3,9 @@
 //! `textureLoad` in a kernel that writes a storage texture, and copies
 //! the result back through a buffer with 256-byte rows; a shadow-map
 //! lookup on a depth16unorm texture with a comparison sampler; a
-//! sky-box lookup through a cube view; and the adapter's format table
-//! against what the device accepts. The answers are computed on the
+//! sky-box lookup through a cube view; gradient, offset and clamp-to-edge
+//! sampling; and the adapter's format table against what the device
+//! accepts. The answers are computed on the
 //! host.
 
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
@@ -441,6 +442,161 @@ fn a_wgpu_cube_map_lookup_matches_the_host() {
         let texel = |c: f32| ((0.5 * (c / ma + 1.0) * 2.0).floor() as u32).min(1);
         let want = (10 * face + texel(sc) + 2 * texel(tc)) as f32;
         assert_eq!(got[i], want, "ray {i} {r:?}");
+    }
+}
+
+const GRAD_WGSL: &str = "
+@group(0) @binding(0) var image: texture_2d<f32>;
+@group(0) @binding(1) var s: sampler;
+@group(0) @binding(2) var<storage, read> at: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> got: array<vec4<f32>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x >= arrayLength(&at)) { return; }
+    let p = at[id.x].xy;
+    let d = vec2<f32>(at[id.x].z, 0.0);
+    got[id.x] = vec4<f32>(
+        textureSampleGrad(image, s, p, d, d.yx).x,
+        textureSampleGrad(image, s, p, d, d.yx, vec2<i32>(-1, 2)).x,
+        textureSampleLevel(image, s, p, 0.0, vec2<i32>(3, -5)).x,
+        textureSampleBaseClampToEdge(image, s, p).x);
+}
+";
+
+/// `textureSampleGrad` (a derivative of a quarter texel magnifies with the
+/// nearest filter, of two texels minifies with the linear one), the offset
+/// forms and `textureSampleBaseClampToEdge` through wgpu on a 4x4 r32float
+/// image with a repeating sampler, against the host's filtering.
+#[test]
+fn a_wgpu_gradient_and_offset_program_matches_the_host() {
+    if !aqueduct_shaderc::Toolchain::available() {
+        eprintln!("clang-19/ld.lld-19 not installed, so not tested: the gradient program");
+        return;
+    }
+    let (device, queue) = device();
+    const N: i64 = 4;
+    let value = |x: i64, y: i64| (x.rem_euclid(N) + 10 * y.rem_euclid(N)) as f64;
+    let texels: Vec<f32> = (0..N * N).map(|i| value(i % N, i / N) as f32).collect();
+    let texture = device.create_texture_with_data(
+        &queue,
+        &wgpu::TextureDescriptor {
+            label: Some("image"),
+            size: wgpu::Extent3d {
+                width: N as u32,
+                height: N as u32,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::R32Float,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        bytemuck::cast_slice(&texels),
+    );
+    let view = texture.create_view(&Default::default());
+    let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+        address_mode_u: wgpu::AddressMode::Repeat,
+        address_mode_v: wgpu::AddressMode::Repeat,
+        mag_filter: wgpu::FilterMode::Nearest,
+        min_filter: wgpu::FilterMode::Linear,
+        ..Default::default()
+    });
+    // Quarter-texel positions (exact linear weights) in and around the
+    // image; derivatives of a quarter texel and of two texels.
+    let at: Vec<[f32; 4]> = (0..40i32)
+        .map(|i| {
+            let u = ((i * 7) % 23 - 3) as f32 / 16.0;
+            let v = ((i * 5) % 21 - 2) as f32 / 16.0;
+            let d = if i % 2 == 0 { 0.0625 } else { 0.5 };
+            [u, v, d, 0.0]
+        })
+        .collect();
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("grad"),
+        source: wgpu::ShaderSource::Wgsl(GRAD_WGSL.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("grad"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("at"),
+        contents: bytemuck::cast_slice(&at),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let out = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("got"),
+        size: at.len() as u64 * 16,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::Sampler(&sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: input.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: out.as_entire_binding(),
+            },
+        ],
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    queue.submit([encoder.finish()]);
+    let got: Vec<f32> = bytemuck::cast_slice(&read_back(&device, &queue, &out)).to_vec();
+    // WebGPU's filtering of texel coordinates (u, v): nearest floor(u),
+    // linear floor(u - 0.5) and the next, wrapped by `value`.
+    let filter = |u: f64, v: f64, linear: bool| -> f32 {
+        if !linear {
+            return value(u.floor() as i64, v.floor() as i64) as f32;
+        }
+        let (x, y) = ((u - 0.5).floor(), (v - 0.5).floor());
+        let (fx, fy) = (u - 0.5 - x, v - 0.5 - y);
+        let (x, y) = (x as i64, y as i64);
+        let sum = (1.0 - fx) * (1.0 - fy) * value(x, y)
+            + fx * (1.0 - fy) * value(x + 1, y)
+            + (1.0 - fx) * fy * value(x, y + 1)
+            + fx * fy * value(x + 1, y + 1);
+        sum as f32
+    };
+    for (i, a) in at.iter().enumerate() {
+        let (u, v) = (f64::from(a[0]) * 4.0, f64::from(a[1]) * 4.0);
+        // One texel per step is the boundary: 0.25 magnifies, 2 minifies.
+        let minify = f64::from(a[2]) * 4.0 > 1.0;
+        let clamp = |c: f64| c.clamp(0.5, 3.5);
+        let want = [
+            filter(u, v, minify),
+            filter(u - 1.0, v + 2.0, minify),
+            // An explicit level 0 magnifies.
+            filter(u + 3.0, v - 5.0, false),
+            filter(clamp(u), clamp(v), false),
+        ];
+        assert_eq!(&got[4 * i..4 * i + 4], &want, "point {i} {a:?}");
     }
 }
 

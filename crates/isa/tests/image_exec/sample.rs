@@ -15,6 +15,11 @@ const SAMPLE_C_L: u32 = 0x22;
 const SAMPLE_C_LZ: u32 = 0x24;
 const GATHER4_LZ: u32 = 0x32;
 const GATHER4_C_LZ: u32 = 0x34;
+const SAMPLE_D: u32 = 0x1C;
+const SAMPLE_D_O: u32 = 0x26;
+const SAMPLE_L_O: u32 = 0x27;
+const SAMPLE_LZ_O: u32 = 0x29;
+const GATHER4_LZ_O: u32 = 0x36;
 
 /// `s_mov_b32 s[20 + k], words[k]` (SOP1 with a literal), then the MIMG
 /// words of `op` with ssamp s[20:23], normalised coordinates (UNORM clear).
@@ -83,10 +88,23 @@ fn host_filter(
     linear: bool,
     texel: &dyn Fn(Option<[i64; 3]>) -> f32,
 ) -> f32 {
+    host_filter_offset(size, coords, [0; 3], modes, linear, texel)
+}
+
+/// `host_filter` with texel offsets added to the scaled coordinates.
+fn host_filter_offset(
+    size: &[u32],
+    coords: &[f32],
+    offsets: [i64; 3],
+    modes: [AddressMode; 3],
+    linear: bool,
+    texel: &dyn Fn(Option<[i64; 3]>) -> f32,
+) -> f32 {
     let axes: Vec<Vec<(i64, f64)>> = coords
         .iter()
         .zip(size)
-        .map(|(&c, &n)| host_axis(c as f64 * n as f64, linear))
+        .zip(offsets)
+        .map(|((&c, &n), o)| host_axis(c as f64 * n as f64 + o as f64, linear))
         .collect();
     let mut sum = 0f64;
     let mut idx = vec![0usize; axes.len()];
@@ -431,6 +449,177 @@ fn gathers_return_the_footprint_in_wgsl_order() {
     }
 }
 
+/// The `_o` dword of texel offsets (6 bits each at 5:0, 13:8, 21:16).
+fn pack_offsets(o: [i64; 3]) -> u32 {
+    o.iter()
+        .enumerate()
+        .map(|(a, &v)| (v as u32 & 0x3F) << (8 * a))
+        .sum()
+}
+
+/// Lane `l`'s texel offsets, -8..=7 as WGSL allows, several crossing the
+/// image's edges from the lane coordinates.
+fn lane_offsets(l: usize) -> [i64; 3] {
+    [
+        (l as i64 * 5) % 16 - 8,
+        (l as i64 * 3 + 2) % 16 - 8,
+        (l as i64 * 7 + 1) % 16 - 8,
+    ]
+}
+
+#[test]
+fn offsets_shift_the_footprint_before_wrapping() {
+    let ext = (5, 4, 1);
+    let (desc, image) = r32_image(ImageDim::D2, ext);
+    for mode in [AddressMode::Wrap, AddressMode::ClampLastTexel] {
+        for linear in [false, true] {
+            let filter = if linear {
+                XyFilter::Bilinear
+            } else {
+                XyFilter::Point
+            };
+            let samp = sampler(mode, filter);
+            for op in [SAMPLE_LZ_O, SAMPLE_L_O] {
+                let mut coords = [[0u32; 4]; 32];
+                for (l, c) in coords.iter_mut().enumerate() {
+                    *c = [
+                        pack_offsets(lane_offsets(l)),
+                        lane_coord(l, 0).to_bits(),
+                        lane_coord(l, 3).to_bits(),
+                        // The LOD of `_l_o`: mag and min filters agree.
+                        (l as f32 * 0.25 - 2.0).to_bits(),
+                    ];
+                }
+                let run = run_image(
+                    desc.encode().unwrap(),
+                    &image,
+                    &coords,
+                    &[[0; 4]; 32],
+                    32,
+                    &sampling(samp.encode().unwrap(), op, ImageDim::D2, 0x1),
+                )
+                .unwrap_or_else(|e| panic!("{mode:?} {linear}: {e:?}"));
+                for l in 0..32 {
+                    let uv = [lane_coord(l, 0), lane_coord(l, 3)];
+                    let want = host_filter_offset(
+                        &[5, 4],
+                        &uv,
+                        lane_offsets(l),
+                        samp.address,
+                        linear,
+                        &|p| {
+                            let [x, y, _] = p.expect("wrapped or clamped");
+                            value(x as u32, y as u32, 0)
+                        },
+                    );
+                    assert_eq!(
+                        run.out[l][0],
+                        want.to_bits(),
+                        "{mode:?} linear {linear} op {op:#x} lane {l} uv {uv:?}"
+                    );
+                }
+            }
+        }
+    }
+    // gather4_lz_o: the offset footprint's corners, clamped.
+    let samp = sampler(AddressMode::ClampLastTexel, XyFilter::Point);
+    let mut coords = [[0u32; 4]; 32];
+    for (l, c) in coords.iter_mut().enumerate() {
+        *c = [
+            pack_offsets(lane_offsets(l)),
+            lane_coord(l, 9).to_bits(),
+            lane_coord(l, 10).to_bits(),
+            0,
+        ];
+    }
+    let run = run_image(
+        desc.encode().unwrap(),
+        &image,
+        &coords,
+        &[[0; 4]; 32],
+        32,
+        &sampling(samp.encode().unwrap(), GATHER4_LZ_O, ImageDim::D2, 0x1),
+    )
+    .unwrap();
+    for l in 0..32 {
+        let [ox, oy, _] = lane_offsets(l);
+        let ax = host_axis(lane_coord(l, 9) as f64 * 5.0 + ox as f64, true);
+        let ay = host_axis(lane_coord(l, 10) as f64 * 4.0 + oy as f64, true);
+        let c = |x: i64, y: i64| {
+            let x = host_wrap(x, 5, AddressMode::ClampLastTexel).unwrap();
+            let y = host_wrap(y, 4, AddressMode::ClampLastTexel).unwrap();
+            value(x as u32, y as u32, 0).to_bits()
+        };
+        let (x0, x1, y0, y1) = (ax[0].0, ax[1].0, ay[0].0, ay[1].0);
+        let want = [c(x0, y1), c(x1, y1), c(x1, y0), c(x0, y0)];
+        assert_eq!(run.out[l], want, "gather4_lz_o lane {l}");
+    }
+}
+
+/// `image_sample_d`: the LOD of the derivatives (scaled by the image's
+/// extent, λ = log2 of the longer length) picks XY_MAG_FILTER at or below
+/// 0 and XY_MIN_FILTER above it; `_d_o` adds the offsets as well.
+#[test]
+fn derivatives_choose_the_filter_by_their_lod() {
+    let (desc, image) = r32_image(ImageDim::D2, (8, 4, 1));
+    let mut samp = SamplerDescriptor::new(
+        [AddressMode::Mirror; 3],
+        XyFilter::Point,
+        XyFilter::Bilinear,
+    );
+    samp.trunc_coord = true;
+    // Per lane (ddx, ddy) in normalized units: texel lengths 0.5, 1 (λ 0),
+    // 1.25 by ddy, 2.5 diagonally (8 * 0.25, 4 * 0.375), 0.
+    let derivs = |l: usize| -> ([f32; 2], [f32; 2]) {
+        match l % 5 {
+            0 => ([0.0625, 0.0], [0.0, 0.0625]),
+            1 => ([0.125, 0.0], [0.0, 0.25]),
+            2 => ([0.0, 0.0], [0.0, 0.3125]),
+            3 => ([0.25, 0.375], [0.0, 0.0]),
+            _ => ([0.0, 0.0], [0.0, 0.0]),
+        }
+    };
+    for (op, offset) in [(SAMPLE_D, false), (SAMPLE_D_O, true)] {
+        let mut coords = [[0u32; 4]; 32];
+        let mut data = [[0u32; 4]; 32];
+        for l in 0..32 {
+            let (dx, dy) = derivs(l);
+            let mut regs = Vec::new();
+            if offset {
+                regs.push(pack_offsets(lane_offsets(l)));
+            }
+            regs.extend([dx[0], dx[1], dy[0], dy[1]].map(f32::to_bits));
+            regs.extend([lane_coord(l, 4), lane_coord(l, 5)].map(f32::to_bits));
+            regs.resize(8, 0);
+            coords[l].copy_from_slice(&regs[..4]);
+            data[l].copy_from_slice(&regs[4..]);
+        }
+        let run = run_image(
+            desc.encode().unwrap(),
+            &image,
+            &coords,
+            &data,
+            32,
+            &sampling(samp.encode().unwrap(), op, ImageDim::D2, 0x1),
+        )
+        .unwrap_or_else(|e| panic!("op {op:#x}: {e:?}"));
+        for l in 0..32 {
+            let linear = matches!(l % 5, 2 | 3);
+            let uv = [lane_coord(l, 4), lane_coord(l, 5)];
+            let offsets = if offset { lane_offsets(l) } else { [0; 3] };
+            let want = host_filter_offset(&[8, 4], &uv, offsets, samp.address, linear, &|p| {
+                let [x, y, _] = p.expect("mirrored");
+                value(x as u32, y as u32, 0)
+            });
+            assert_eq!(
+                run.out[l][0],
+                want.to_bits(),
+                "op {op:#x} lane {l} linear {linear}"
+            );
+        }
+    }
+}
+
 #[test]
 fn unmodelled_sampling_is_refused_by_name() {
     let (desc, image) = r32_image(ImageDim::D2, (4, 4, 1));
@@ -444,7 +633,10 @@ fn unmodelled_sampling_is_refused_by_name() {
     let mut no_trunc = sampler(AddressMode::Wrap, XyFilter::Point);
     no_trunc.trunc_coord = false;
     let uint = ImageDescriptor::linear(IMG, ImageFormat::R32Uint, ImageDim::D2, 4, 4, 1);
-    let cases: [(Vec<u32>, [u32; 8], &str); 6] = [
+    let cube = ImageDescriptor::linear(IMG, ImageFormat::R32Float, ImageDim::Cube, 4, 4, 6)
+        .encode()
+        .unwrap();
+    let cases: [(Vec<u32>, [u32; 8], &str); 8] = [
         (
             sampling(aniso, SAMPLE_LZ, ImageDim::D2, 1),
             desc.encode().unwrap(),
@@ -476,6 +668,16 @@ fn unmodelled_sampling_is_refused_by_name() {
                 .encode()
                 .unwrap(),
             "image_sample_lz (a cube T# sampled with a 2D-array dim)",
+        ),
+        (
+            sampling(linear, SAMPLE_D_O, ImageDim::Cube, 1),
+            cube,
+            "image_sample_d_o (offsets on a cube image)",
+        ),
+        (
+            sampling(linear, SAMPLE_LZ_O, ImageDim::Cube, 1),
+            cube,
+            "image_sample_lz_o (offsets on a cube image)",
         ),
     ];
     let big = vec![0u8; 6 * 4 * 256];

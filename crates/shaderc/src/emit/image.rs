@@ -16,18 +16,25 @@
 //! hardware's: loads return 0 and stores are dropped, which WGSL allows.
 //!
 //! Samplers are their 16-byte sampler descriptor (S#), a by-value
-//! `<4 x i32>` kernel argument. Compute has no derivatives, so only the
-//! explicit-LOD forms lower: `textureSampleLevel` to `image.sample.l`,
-//! `textureSampleCompareLevel` (level 0) to `image.sample.c.lz`,
-//! `textureGather` to `image.gather4.lz` (dmask: the component) and
-//! `textureGatherCompare` to `image.gather4.c.lz`. Coordinates are f32
-//! (normalised), the layer an f32 of the integer index, the depth
-//! reference first (the intrinsics' operand order, LLVM
-//! `AMDGPUImageDimIntrinsic`). Cube textures sample by direction: the
-//! face and its coordinates come from the `llvm.amdgcn.cube*` intrinsics
-//! (`cube_address`), then the `cube` dim of the same intrinsics;
-//! `textureNumLayers` of a cube array divides the T#'s face count by 6. Texel offsets, `textureSampleBaseClampToEdge`
-//! and the implicit-derivative forms are refused (`UnsupportedKind::Sampling`).
+//! `<4 x i32>` kernel argument. Compute has no implicit derivatives, so
+//! the explicit-LOD and explicit-derivative forms lower:
+//! `textureSampleLevel` to `image.sample.l`, `textureSampleCompareLevel`
+//! (level 0) to `image.sample.c.lz`, `textureGather` to `image.gather4.lz`
+//! (dmask: the component), `textureGatherCompare` to `image.gather4.c.lz`,
+//! `textureSampleGrad` to `image.sample.d` (the derivatives ∂/∂x of each
+//! coordinate, then ∂/∂y) and `textureSampleBaseClampToEdge` to
+//! `image.sample.lz` of the coordinate clamped to half a texel inside the
+//! edges. A const `offset` argument selects the `.o` variant of each,
+//! whose first address operand packs the offsets (`packed_offset`).
+//! Coordinates are f32 (normalised), the layer an f32 of the integer
+//! index, the depth reference first after the offset (the intrinsics'
+//! operand order, LLVM `AMDGPUImageDimIntrinsic`). Cube textures sample
+//! by direction: the face and its coordinates come from the
+//! `llvm.amdgcn.cube*` intrinsics (`cube_address`), then the `cube` dim of
+//! the same intrinsics; `textureNumLayers` of a cube array divides the T#'s
+//! face count by 6; `textureSampleGrad` on cube textures passes the face
+//! derivatives (`cube_gradient`). The implicit-derivative and bias forms
+//! are refused (`UnsupportedKind::Sampling`).
 
 use naga::{
     Expression, Handle, ImageClass, ImageDimension, ImageQuery, SampleLevel, ScalarKind,
@@ -509,8 +516,163 @@ impl FnEmitter<'_> {
         ]
     }
 
-    /// `textureSampleLevel`, `textureSampleCompareLevel`, `textureGather`
-    /// and `textureGatherCompare` (see the module comment).
+    /// The packed offset dword of the `_o` intrinsics from a WGSL const
+    /// offset (`vec2<i32>` or `vec3<i32>`): 6 bits per coordinate at bits
+    /// 5:0, 13:8 and 21:16 (AMD RDNA3 ISA guide, "Image Instructions", the
+    /// offset address component); LLVM folds the constant.
+    fn packed_offset(&mut self, offset: Handle<Expression>) -> EmitResult<String> {
+        let v = self.val(offset)?;
+        let n = match self.inner_of(offset) {
+            TypeInner::Vector { size, .. } => *size as u32,
+            _ => 1,
+        };
+        let mut packed = "0".to_string();
+        for i in 0..n {
+            let c = if n == 1 {
+                v.v.clone()
+            } else {
+                self.def(&format!("extractelement {}, i32 {i}", v.typed()))
+            };
+            let bits = self.def(&format!("and i32 {c}, 63"));
+            let placed = self.def(&format!("shl i32 {bits}, {}", 8 * i));
+            packed = self.def(&format!("or i32 {packed}, {placed}"));
+        }
+        Ok(format!("i32 {packed}"))
+    }
+
+    /// The `n` f32 components of a coordinate-shaped value (a scalar or a
+    /// vector), as intrinsic operands.
+    fn float_components(&mut self, e: Handle<Expression>, n: u32) -> EmitResult<Vec<String>> {
+        let v = self.val(e)?;
+        if n == 1 {
+            return Ok(vec![format!("float {}", v.v)]);
+        }
+        Ok((0..n)
+            .map(|i| {
+                let x = self.def(&format!("extractelement {}, i32 {i}", v.typed()));
+                format!("float {x}")
+            })
+            .collect())
+    }
+
+    /// The face derivatives (∂s/∂x, ∂t/∂x, ∂s/∂y, ∂t/∂y) of a cube sample in
+    /// direction `dir` whose direction derivatives are `x` and `y`: the
+    /// chain rule through the face coordinates `sc / |ma|` and `tc / |ma|`
+    /// that `cube_address` passes (`ma` twice the major component), on the
+    /// face `v_cubeid_f32` picks for `dir`, so the derivatives are in the
+    /// same normalised face units as the coordinates (the form Mesa's
+    /// drivers give `image_sample_d` on cube images, `ac_nir_lower_tex.c`).
+    fn cube_gradient(
+        &mut self,
+        dir: &Val,
+        x: Handle<Expression>,
+        y: Handle<Expression>,
+    ) -> EmitResult<Vec<String>> {
+        let d: Vec<String> = (0..3)
+            .map(|i| {
+                let v = self.def(&format!("extractelement {}, i32 {i}", dir.typed()));
+                format!("float {v}")
+            })
+            .collect();
+        let args = d.join(", ");
+        let mut part = |name: &str| {
+            self.m.declare(format!(
+                "declare float @llvm.amdgcn.{name}(float, float, float)"
+            ));
+            self.def(&format!("call float @llvm.amdgcn.{name}({args})"))
+        };
+        let (id, sc, tc, ma) = (
+            part("cubeid"),
+            part("cubesc"),
+            part("cubetc"),
+            part("cubema"),
+        );
+        let face = self.def(&format!("fptoui float {id} to i32"));
+        let abs = self
+            .call_intrinsic("fabs", "float", &[&Val::new("float", ma)])
+            .v;
+        let ma2 = self.def(&format!("fmul float {abs}, {abs}"));
+        let mut out = Vec::new();
+        for g in [x, y] {
+            let g = self.val(g)?;
+            let c: Vec<String> = (0..3)
+                .map(|i| self.def(&format!("extractelement {}, i32 {i}", g.typed())))
+                .collect();
+            let n: Vec<String> = c
+                .iter()
+                .map(|v| self.def(&format!("fneg float {v}")))
+                .collect();
+            let (gx, gy, gz) = (&c[0], &c[1], &c[2]);
+            let (nx, ny, nz) = (&n[0], &n[1], &n[2]);
+            // Per face (+X, -X, +Y, -Y, +Z, -Z): sc, tc and the signed
+            // major component of a direction (Vulkan "Cube Map Face
+            // Selection"), applied to the derivative, which is linear.
+            let dsc = self.face_select(&face, [nz, gz, gx, gx, gx, nx]);
+            let dtc = self.face_select(&face, [ny, ny, gz, nz, ny, ny]);
+            let dmajor = self.face_select(&face, [gx, nx, gy, ny, gz, nz]);
+            let dma = self.def(&format!("fmul float {dmajor}, 2.0"));
+            for (num, coord) in [(dsc, &sc), (dtc, &tc)] {
+                // d(u / |ma|) = (du |ma| - u d|ma|) / ma².
+                let a = self.def(&format!("fmul float {num}, {abs}"));
+                let b = self.def(&format!("fmul float {coord}, {dma}"));
+                let diff = self.def(&format!("fsub float {a}, {b}"));
+                let q = self.def(&format!("fdiv float {diff}, {ma2}"));
+                out.push(q);
+            }
+        }
+        // Order: ∂s/∂x, ∂t/∂x, ∂s/∂y, ∂t/∂y.
+        Ok(out.into_iter().map(|v| format!("float {v}")).collect())
+    }
+
+    /// `values[face]` for an i32 `face` in 0..6, as a select chain.
+    fn face_select(&mut self, face: &str, values: [&String; 6]) -> String {
+        let mut v = values[5].clone();
+        for f in (0..5).rev() {
+            let is = self.def(&format!("icmp eq i32 {face}, {f}"));
+            v = self.def(&format!("select i1 {is}, float {}, float {v}", values[f]));
+        }
+        v
+    }
+
+    /// `textureSampleBaseClampToEdge`'s coordinate: each component clamped
+    /// to [0.5 / size, 1 - 0.5 / size] of level 0 (WGSL), the size from
+    /// `image_get_resinfo`.
+    fn clamp_to_edge(&mut self, rsrc: &Val, c: &Val) -> String {
+        let name = "llvm.amdgcn.image.getresinfo.2d.v2f32.i32";
+        self.m.declare(format!(
+            "declare <2 x float> @{name}(i32, i32, {DESCRIPTOR_TY}, i32, i32)"
+        ));
+        let raw = self.def(&format!(
+            "call <2 x float> @{name}(i32 3, i32 0, {}, i32 0, i32 0)",
+            rsrc.typed()
+        ));
+        let size = self.def(&format!("bitcast <2 x float> {raw} to <2 x i32>"));
+        let size = Val::new(
+            "<2 x float>",
+            self.def(&format!("uitofp <2 x i32> {size} to <2 x float>")),
+        );
+        let half = Val::new(
+            "<2 x float>",
+            self.def(&format!(
+                "fdiv <2 x float> <float 0.5, float 0.5>, {}",
+                size.v
+            )),
+        );
+        let high = Val::new(
+            "<2 x float>",
+            self.def(&format!(
+                "fsub <2 x float> <float 1.0, float 1.0>, {}",
+                half.v
+            )),
+        );
+        let low = self.call_intrinsic("maxnum", "<2 x float>", &[c, &half]);
+        self.call_intrinsic("minnum", "<2 x float>", &[&low, &high])
+            .v
+    }
+
+    /// `textureSampleLevel`, `textureSampleCompareLevel`, `textureGather`,
+    /// `textureGatherCompare`, `textureSampleGrad` and
+    /// `textureSampleBaseClampToEdge` (see the module comment).
     pub(crate) fn image_sample(
         &mut self,
         h: Handle<Expression>,
@@ -518,28 +680,19 @@ impl FnEmitter<'_> {
     ) -> EmitResult<Val> {
         let span = self.span_of(h);
         let shape = self.image_shape(o.image)?;
-        if o.offset.is_some() {
-            return unsupported_as(
-                UnsupportedKind::Sampling,
-                "texture sampling with a texel offset",
-                span,
-            );
-        }
-        if o.clamp_to_edge {
-            return unsupported_as(
-                UnsupportedKind::Sampling,
-                "textureSampleBaseClampToEdge",
-                span,
-            );
-        }
+        let mut gradient = None;
         let lod = match o.level {
             SampleLevel::Zero => None,
             SampleLevel::Exact(l) => Some(l),
-            SampleLevel::Auto | SampleLevel::Bias(_) | SampleLevel::Gradient { .. } => {
+            SampleLevel::Gradient { x, y } => {
+                gradient = Some((x, y));
+                None
+            }
+            SampleLevel::Auto | SampleLevel::Bias(_) => {
                 return unsupported_as(
                     UnsupportedKind::Sampling,
-                    "sampling with implicit derivatives, a bias or gradients \
-                     (textureSample, textureSampleBias, textureSampleGrad, textureSampleCompare)",
+                    "sampling with implicit derivatives or a bias \
+                     (textureSample, textureSampleBias, textureSampleCompare)",
                     span,
                 );
             }
@@ -547,10 +700,26 @@ impl FnEmitter<'_> {
         let rsrc = self.val(o.image)?;
         let samp = self.val(o.sampler)?;
         let mut address = Vec::new();
+        if let Some(offset) = o.offset {
+            address.push(self.packed_offset(offset)?);
+        }
         if let Some(r) = o.depth_ref {
             address.push(self.float_operand(r)?);
         }
-        let c = self.val(o.coordinate)?;
+        let mut c = self.val(o.coordinate)?;
+        if let Some((x, y)) = gradient {
+            if shape.cube {
+                let face = self.cube_gradient(&c, x, y)?;
+                address.extend(face);
+            } else {
+                address.extend(self.float_components(x, shape.coords)?);
+                address.extend(self.float_components(y, shape.coords)?);
+            }
+        }
+        if o.clamp_to_edge {
+            let v = self.clamp_to_edge(&rsrc, &c);
+            c = Val::new(c.ty.clone(), v);
+        }
         if shape.cube {
             let layer = match (shape.arrayed, o.array_index) {
                 (true, Some(layer)) => Some(self.float_operand(layer)?),
@@ -580,6 +749,7 @@ impl FnEmitter<'_> {
         }
         let depth_class = matches!(shape.class, ImageClass::Depth { .. });
         let compare = if o.depth_ref.is_some() { ".c" } else { "" };
+        let offset = if o.offset.is_some() { ".o" } else { "" };
         let (op, dmask, scalar) = match o.gather {
             Some(component) => {
                 let dmask = if depth_class {
@@ -587,10 +757,15 @@ impl FnEmitter<'_> {
                 } else {
                     1u32 << component as u32
                 };
-                (format!("gather4{compare}.lz"), dmask, false)
+                (format!("gather4{compare}.lz{offset}"), dmask, false)
             }
             None => {
-                let level = if lod.is_some() { ".l" } else { ".lz" };
+                let level = match (gradient, lod) {
+                    (Some(_), _) => ".d",
+                    (None, Some(_)) => ".l",
+                    (None, None) => ".lz",
+                };
+                let level = format!("{level}{offset}");
                 let scalar = depth_class;
                 (
                     format!("sample{compare}{level}"),
@@ -604,8 +779,14 @@ impl FnEmitter<'_> {
         } else {
             ("<4 x float>", "v4f32")
         };
-        let name = format!("llvm.amdgcn.image.{op}.{}.{suffix}.f32", shape.dim);
-        let params = vec!["float"; address.len()].join(", ");
+        // The derivative forms are overloaded on the gradient type too.
+        let grad_ty = if gradient.is_some() { ".f32" } else { "" };
+        let name = format!("llvm.amdgcn.image.{op}.{}.{suffix}{grad_ty}.f32", shape.dim);
+        let params = address
+            .iter()
+            .map(|a| a.split(' ').next().unwrap_or("float"))
+            .collect::<Vec<_>>()
+            .join(", ");
         self.m.declare(format!(
             "declare {data_ty} @{name}(i32, {params}, {DESCRIPTOR_TY}, {SAMPLER_TY}, i1, i32, i32)"
         ));

@@ -51,8 +51,8 @@
 //! through a T# whose DST_SEL permutes the format's components (BGRA), any
 //! descriptor `ImageDescriptor::decode` refuses, and every other MIMG
 //! opcode (atomics, MSAA loads, BVH, the sample and gather forms sample.rs
-//! does not execute). The explicit-LOD sample and gather forms go to
-//! sample.rs.
+//! does not execute). The explicit-LOD, offset and derivative sample and
+//! gather forms go to sample.rs.
 //! The cache bits (glc, slc, dlc) and unorm (a sampling control) do not
 //! change results.
 
@@ -106,12 +106,7 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Op::ImageStore => ImageOp::Store { mip: false },
         Op::ImageStoreMip => ImageOp::Store { mip: true },
         Op::ImageGetResinfo => ImageOp::Resinfo,
-        Op::ImageSampleL
-        | Op::ImageSampleLz
-        | Op::ImageSampleCL
-        | Op::ImageSampleCLz
-        | Op::ImageGather4Lz
-        | Op::ImageGather4CLz => return super::sample::sample(w, env, i),
+        op if super::sample::is_sample(op) => return super::sample::sample(w, env, i),
         _ => return Err(illegal(i)),
     };
     let dmask = modelled_dmask(i, true)?;

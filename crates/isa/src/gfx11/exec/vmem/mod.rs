@@ -22,6 +22,7 @@ pub(crate) mod mubuf;
 pub(crate) mod private_layout;
 pub(crate) mod sample;
 pub(crate) mod sample_cube;
+pub(crate) mod sample_grad;
 
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::exec::vmem::atomics::{Rmw, apply32, apply64, atomic32, atomic64};

@@ -1,28 +1,47 @@
-//! MIMG sampling with an explicit LOD: `image_sample_l`, `image_sample_lz`,
-//! `image_sample_c_l`, `image_sample_c_lz`, `image_gather4_lz` and
-//! `image_gather4_c_lz` on 1D, 2D, 3D, 1D-array, 2D-array and cube linear
-//! images with one mip level (cube addressing and edges: sample_cube.rs), through the T# in eight SGPRs (srsrc) and the S# in
-//! four (ssamp; gfx11/sampler_desc.rs decodes it and refuses what is not
-//! modelled).
+//! MIMG sampling with an explicit LOD or explicit derivatives:
+//! `image_sample_l`, `image_sample_lz`, `image_sample_c_l`,
+//! `image_sample_c_lz`, `image_gather4_lz`, `image_gather4_c_lz`, their
+//! texel-offset `_o` forms, and `image_sample_d` / `image_sample_d_o` on
+//! 1D, 2D, 3D, 1D-array, 2D-array and cube linear images with one mip
+//! level (cube addressing and edges: sample_cube.rs; the LOD of the
+//! derivatives: sample_grad.rs), through the T# in eight SGPRs (srsrc) and
+//! the S# in four (ssamp; gfx11/sampler_desc.rs decodes it and refuses what
+//! is not modelled).
 //!
 //! Operands (RDNA3 ISA guide, "Image Instructions"; LLVM 19's gfx1100
-//! output for `llvm.amdgcn.image.sample.*` / `gather4.*`): f32 address
-//! components, the depth reference first for the `_c` forms, then the
-//! coordinates (x, y, z as the dim has them), the layer for arrays, then the
-//! LOD for the `_l` forms; consecutive from vaddr or NSA slots, as for
-//! image_load (image.rs).
+//! output for `llvm.amdgcn.image.sample.*` / `gather4.*`): the packed
+//! offset dword first for the `_o` forms, then the depth reference for the
+//! `_c` forms, then the derivatives for `_d` (∂/∂h of each coordinate, then
+//! ∂/∂v of each), then the f32 coordinates (x, y, z as the dim has them),
+//! the layer for arrays, then the LOD for the `_l` forms; consecutive from
+//! vaddr or NSA slots, as for image_load (image.rs).
 //!
 //! The filtering rules are Vulkan's ("Texel Filtering", "Wrapping
 //! Operation"), which the RDNA3 guide does not restate and which Mesa's
 //! drivers rely on the texture unit to follow:
-//! - LOD: the instruction's (0 for `_lz`), clamped to the S#'s
-//!   MIN_LOD..MAX_LOD; above 0 selects XY_MIN_FILTER, else XY_MAG_FILTER.
+//! - LOD: the instruction's (0 for `_lz`; from the derivatives for `_d`,
+//!   with the S#'s LOD_BIAS), clamped to the S#'s MIN_LOD..MAX_LOD; above
+//!   0 selects XY_MIN_FILTER, else XY_MAG_FILTER.
 //!   Only level 0 exists (the T# refuses mip chains), so the LOD picks only
-//!   the filter. An S# with a LOD_BIAS is refused: whether the texture unit
-//!   adds it to an explicit LOD is not documented.
+//!   the filter. An S# with a LOD_BIAS is refused for the explicit-LOD
+//!   forms: whether the texture unit adds it to an explicit LOD is not
+//!   documented.
 //! - Coordinates are scaled by the level's extent unless FORCE_UNNORMALIZED
 //!   or the instruction's UNORM bit;
 //!   the layer is `floor(layer + 0.5)` clamped to the view's layers.
+//! - Cube derivatives (`_d` with the cube dim) are those of the face
+//!   coordinates (s, t) the compiler passes, in the same normalised face
+//!   units (Mesa's drivers project the direction's derivatives onto the
+//!   face in the shader, `ac_nir_lower_tex.c`), scaled by the face's
+//!   extent like 2D derivatives; that the texture unit takes them
+//!   unchanged is an assumption no public document confirms.
+//! - Offsets (`_o`): the dword packs one 6-bit two's-complement texel
+//!   offset per coordinate, x in bits 5:0, y in 13:8, z in 21:16 (RDNA3
+//!   ISA guide, "Image Instructions", the offset address component; Mesa
+//!   `ac_nir_lower_tex.c` packs WGSL/SPIR-V ConstOffset so). Each is added
+//!   to the scaled coordinate in texels, before the filter's taps and the
+//!   wrapping, so an offset that leaves the image wraps or clamps like any
+//!   coordinate there. The layer takes no offset.
 //! - Point: texel `floor(u)`, which is TRUNC_COORD's rule; point sampling
 //!   with TRUNC_COORD clear (rounding of the fixed-point coordinate) is
 //!   refused. Linear: texels `floor(u - 0.5)` and the next, blended by the
@@ -53,7 +72,8 @@
 //!
 //! Not modelled (IllegalInstruction naming the instruction and the reason):
 //! a cube T# sampled with a 2D-array dim, unnormalized cube
-//! coordinates, A16, d16, tfe,
+//! coordinates, offsets on a cube image (whether they cross faces is not
+//! documented), A16, G16, d16, tfe,
 //! lwe, DMASK other than one bit for gather or the `_c` samples, filtering
 //! (linear) of integer formats, comparison on integer formats or 3D images,
 //! gather on 1D and 3D images, and every S# `SamplerDescriptor::decode`
@@ -65,6 +85,7 @@ use crate::gfx11::exec::vmem::image::{
     Address, address_registers, read_texel, resource, texel_address, texel_value,
 };
 use crate::gfx11::exec::vmem::sample_cube::cube_footprint;
+use crate::gfx11::exec::vmem::sample_grad::gradient_lod;
 use crate::gfx11::image_desc::{ImageDescriptor, ImageDim, NumericType};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
@@ -86,16 +107,68 @@ pub(crate) struct Tap {
     pub(crate) weight: f64,
 }
 
-pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
-    let (compare, lod_operand, gather) = match i.op {
-        Op::ImageSampleL => (false, true, false),
-        Op::ImageSampleLz => (false, false, false),
-        Op::ImageSampleCL => (true, true, false),
-        Op::ImageSampleCLz => (true, false, false),
-        Op::ImageGather4Lz => (false, false, true),
-        Op::ImageGather4CLz => (true, false, true),
-        _ => return Err(crate::gfx11::exec::env::illegal(i)),
+/// Which address components an executed sampling opcode takes.
+#[derive(Clone, Copy)]
+struct Form {
+    /// `_o`: the packed offset dword.
+    offset: bool,
+    /// `_c`: the depth reference.
+    compare: bool,
+    /// `_d`: the derivatives.
+    grad: bool,
+    /// `_l`: the LOD.
+    lod: bool,
+    gather: bool,
+}
+
+/// The opcodes sample.rs executes (image.rs routes them here).
+pub(crate) fn is_sample(op: Op) -> bool {
+    form(op).is_some()
+}
+
+fn form(op: Op) -> Option<Form> {
+    let f = |offset, compare, grad, lod, gather| Form {
+        offset,
+        compare,
+        grad,
+        lod,
+        gather,
     };
+    Some(match op {
+        Op::ImageSampleL => f(false, false, false, true, false),
+        Op::ImageSampleLz => f(false, false, false, false, false),
+        Op::ImageSampleCL => f(false, true, false, true, false),
+        Op::ImageSampleCLz => f(false, true, false, false, false),
+        Op::ImageGather4Lz => f(false, false, false, false, true),
+        Op::ImageGather4CLz => f(false, true, false, false, true),
+        Op::ImageSampleLO => f(true, false, false, true, false),
+        Op::ImageSampleLzO => f(true, false, false, false, false),
+        Op::ImageSampleCLO => f(true, true, false, true, false),
+        Op::ImageSampleCLzO => f(true, true, false, false, false),
+        Op::ImageGather4LzO => f(true, false, false, false, true),
+        Op::ImageGather4CLzO => f(true, true, false, false, true),
+        Op::ImageSampleD => f(false, false, true, false, false),
+        Op::ImageSampleDO => f(true, false, true, false, false),
+        _ => return None,
+    })
+}
+
+/// The texel offsets of a packed `_o` dword: 6-bit two's complement per
+/// coordinate at bits 5:0, 13:8 and 21:16 (see the module comment).
+pub(crate) fn unpack_offsets(dword: u32) -> [i64; 3] {
+    std::array::from_fn(|a| (((dword >> (8 * a)) as u8 as i8) << 2 >> 2) as i64)
+}
+
+pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    let Some(form) = form(i.op) else {
+        return Err(crate::gfx11::exec::env::illegal(i));
+    };
+    let Form {
+        compare,
+        lod: lod_operand,
+        gather,
+        ..
+    } = form;
     let dmask = super::image::modelled_dmask(i, false)?;
     let w0 = i.words[0];
     if (gather || compare) && dmask.count_ones() != 1 {
@@ -117,8 +190,11 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     // The instruction's UNORM bit (MIMG bit 7) forces texel coordinates
     // like the S#'s FORCE_UNNORMALIZED (RDNA3 ISA guide, MIMG fields).
     samp.unnormalized |= w0 >> 7 & 1 != 0;
-    if samp.lod_bias != 0.0 {
+    if samp.lod_bias != 0.0 && !form.grad {
         return Err(unmodelled(i, "sampler LOD_BIAS with an explicit LOD"));
+    }
+    if cube && form.offset {
+        return Err(unmodelled(i, "offsets on a cube image"));
     }
     if cube && samp.unnormalized {
         // Vulkan forbids unnormalized coordinates with cube views; the
@@ -146,7 +222,13 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         ImageDim::D3 => 3,
     };
     let layered = dim.is_layered();
-    let components = compare as usize + axes + layered as usize + lod_operand as usize;
+    let derivatives = if form.grad { 2 * axes } else { 0 };
+    let components = form.offset as usize
+        + compare as usize
+        + derivatives
+        + axes
+        + layered as usize
+        + lod_operand as usize;
     let address = Address {
         regs: address_registers(i, components, false),
         a16: false,
@@ -164,9 +246,24 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         }
         let f = |k: usize| f32::from_bits(address.component(w, k, l));
         let mut k = 0;
-        if compare {
-            reference[l] = if unorm { f(0).clamp(0.0, 1.0) } else { f(0) };
+        let offsets = if form.offset {
             k = 1;
+            unpack_offsets(address.component(w, 0, l))
+        } else {
+            [0; 3]
+        };
+        if compare {
+            reference[l] = if unorm { f(k).clamp(0.0, 1.0) } else { f(k) };
+            k += 1;
+        }
+        let mut ddx = [0f32; 3];
+        let mut ddy = [0f32; 3];
+        if form.grad {
+            for a in 0..axes {
+                ddx[a] = f(k + a);
+                ddy[a] = f(k + axes + a);
+            }
+            k += derivatives;
         }
         let coord: [f32; 3] = std::array::from_fn(|a| if a < axes { f(k + a) } else { 0.0 });
         k += axes;
@@ -177,7 +274,14 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         } else {
             None
         };
-        let lod = if lod_operand { f(k) } else { 0.0 };
+        let lod = if form.grad {
+            let size = [desc.width, desc.height, desc.depth];
+            gradient_lod(&samp, size, axes, ddx, ddy)
+        } else if lod_operand {
+            f(k)
+        } else {
+            0.0
+        };
         let filter = if gather {
             XyFilter::Bilinear
         } else {
@@ -190,7 +294,7 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             Some(slice) if cube => {
                 cube_footprint(&desc, &samp, [coord[0], coord[1]], slice, filter)
             }
-            _ => footprint(&desc, &samp, axes, coord, layer, filter),
+            _ => footprint(&desc, &samp, axes, coord, offsets, layer, filter),
         };
         tap_count[l] = footprint.len();
         taps[l][..footprint.len()].copy_from_slice(&footprint);
@@ -308,6 +412,7 @@ fn footprint(
     samp: &SamplerDescriptor,
     axes: usize,
     coord: [f32; 3],
+    offsets: [i64; 3],
     layer: Option<f32>,
     filter: XyFilter,
 ) -> Vec<Tap> {
@@ -319,7 +424,8 @@ fn footprint(
             } else {
                 coord[a] as f64 * size[a] as f64
             };
-            axis_taps(u, filter)
+            // The offset is in texels, after the scaling (module comment).
+            axis_taps(u + offsets[a] as f64, filter)
         })
         .collect();
     let slice = layer.map(|v| {
@@ -457,5 +563,13 @@ mod tests {
         assert_eq!(wts, [1.0, 0.0]);
         assert_eq!(axis_taps(-0.25, XyFilter::Point).0[0], -1);
         assert_eq!(axis_taps(f64::NAN, XyFilter::Point).0[0], 0);
+    }
+
+    #[test]
+    fn offsets_unpack_six_signed_bits_per_coordinate() {
+        assert_eq!(unpack_offsets(0x0007_3f08), [8, -1, 7]);
+        // Bits above each 6-bit field are ignored.
+        assert_eq!(unpack_offsets(0xC0C0_E0E0), [-32, -32, 0]);
+        assert_eq!(unpack_offsets(0x0038_0020), [-32, 0, -8]);
     }
 }

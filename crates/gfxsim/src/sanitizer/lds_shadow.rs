@@ -7,7 +7,7 @@
 //! Atomics are writes for initcheck (and reads of what they update), and
 //! never race with each other: they are left out of racecheck.
 //!
-//! The shadow is kept per dword, in 32 bytes ([`Word`]): the two stamps
+//! The shadow is kept per dword, in 32 bytes ([`History`]): the two stamps
 //! packed into 16 bytes each, and per byte only the written bit. Kernels
 //! mostly move whole aligned dwords, whose four bytes then share one
 //! history, so an aligned dword access reads and writes one half cache

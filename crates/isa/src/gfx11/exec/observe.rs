@@ -39,17 +39,22 @@ pub(crate) fn flat(w: &Wave, env: &mut Env, i: &Inst) {
     let Some(o) = env.observer.as_deref_mut() else {
         return;
     };
-    for (segment, s) in [
-        (Segment::Global, Seg::Global),
-        (Segment::Lds, Seg::Lds),
-        (Segment::Private, Seg::Private),
+    // The active lanes of each segment, in one pass (a spill or reload runs
+    // here for every scratch access of an observed dispatch).
+    let mut masks = [0u32; 3];
+    for l in 0..LANES {
+        let k = match seg[l] {
+            Seg::Global => 0,
+            Seg::Lds => 1,
+            Seg::Private => 2,
+        };
+        masks[k] |= (exec >> l & 1) << l;
+    }
+    for (segment, mask) in [
+        (Segment::Global, masks[0]),
+        (Segment::Lds, masks[1]),
+        (Segment::Private, masks[2]),
     ] {
-        let mut mask = 0u32;
-        for l in 0..LANES {
-            if exec >> l & 1 != 0 && seg[l] == s {
-                mask |= 1 << l;
-            }
-        }
         if mask != 0 {
             o.access(&LaneAccesses {
                 pc: w.pc,

@@ -32,7 +32,7 @@ BUNDLER=clang-offload-bundler-19
 TARGETS=(gfx1100 gfx942 gfx90a)
 KERNELS=(vector_copy saxpy reduce_lds histogram histogram_global matmul_tiled sqrt_exp_loop
          fill2d fill3d oob_write empty lookup_table write_timestamp group_scan
-         lds_uninit lds_race divergent_barrier scalar_overrun global_race)
+         lds_uninit lds_race divergent_barrier scalar_overrun global_race private_overrun)
 # Kernels written with gfx11 instructions in inline assembly (MUBUF, MTBUF,
 # s_buffer_load, global_store_addtid): built for gfx1100 only.
 GFX11_KERNELS=(buffer_overrun addtid_overrun typed_buffer_overrun)

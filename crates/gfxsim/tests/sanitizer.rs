@@ -184,6 +184,82 @@ fn reading_unwritten_lds_is_an_initcheck_finding() {
     );
 }
 
+/// private_overrun on gfx90a reads its private array past its end through
+/// MUBUF and the scratch buffer resource (the bytes past a lane's segment are
+/// the next rows of the wave's slot: no fault, as on hardware). The finding
+/// names the first lane whose read ends past the kernel's private segment,
+/// in either half of the wave64, at its offset in the lane's private
+/// segment; reads inside the segment (the array, then the bytes after it)
+/// are clean and load what the host expects.
+#[test]
+fn a_gfx90a_private_read_past_the_segment_is_a_memcheck_finding() {
+    use aqueduct_gfxsim::SimPart;
+    let input: Vec<u32> = (0..32).map(|j| 0x100 * j + 7).collect();
+    let a = |j: u32| input[j as usize] ^ j;
+    let gfx = "gfx90a";
+    // Work-items from `first` on read a[index..]; one device per run
+    // (a device folds the findings of all its dispatches).
+    for (index, first) in [(0, 32), (31, 0), (31, 32)] {
+        let gpu = Gpu::with_config(SimConfig {
+            part: SimPart::Mi250xGcd,
+            threads: SIM_THREADS,
+            sanitize: SanitizerConfig::all(),
+            ..SimConfig::default()
+        });
+        let code = aqueduct_test_support::repo::kernel(&format!("{gfx}/private_overrun.co"));
+        let program = gpu.load_bytes(&code, "private_overrun").unwrap();
+        let private = u64::from(program.kernel.info.private_segment_fixed_size);
+        let input_buffer = gpu.upload_u32(&input);
+        let out = gpu.filled_u32(64, 0);
+        gpu.run(
+            &program.kernel,
+            &[
+                Arg::Ptr(input_buffer.gpu_va()),
+                Arg::Ptr(out.gpu_va()),
+                Arg::U32(index),
+                Arg::U32(first),
+            ],
+            [64, 1, 1],
+            [64, 1, 1],
+        )
+        .unwrap();
+        let got = read_u32(&out, 64);
+        let reports = gpu.sim.sanitizer_reports();
+        // Lane l >= first reads a[index + l - first] at 4 * (index + l - first).
+        let Some(lane) = (first..64).find(|&l| 4 * u64::from(index + l - first) + 4 > private)
+        else {
+            assert_eq!(reports, vec![], "{gfx}");
+            let want: Vec<u32> = (0..64).map(|l| a(l % 32)).collect();
+            assert_eq!(got, want, "{gfx}");
+            continue;
+        };
+        let report = only(reports);
+        let Finding::PrivateOverrun {
+            at,
+            access,
+            offset,
+            size,
+            private_bytes,
+        } = report.finding
+        else {
+            panic!("{gfx}: {report:?}");
+        };
+        let waves = gpu.agent.wavefront_size;
+        assert_site(&at, &program, lane / waves, Some(lane % waves));
+        assert_eq!(
+            (access, offset, size, u64::from(private_bytes)),
+            (
+                Access::Read,
+                4 * u64::from(index + lane - first),
+                4,
+                private
+            ),
+            "{gfx}"
+        );
+        assert_eq!(got[first as usize], a(31), "{gfx}");
+    }
+}
+
 /// The one memcheck finding of `reports`: a global overrun, returned as
 /// (site, access, address, size, allocation, overrun).
 fn global_overrun(reports: Vec<SanitizerReport>) -> (Site, Access, u64, u32, Allocation, u64) {

@@ -39,17 +39,22 @@ pub(crate) fn flat(w: &Wave, env: &mut Env, i: &Inst) {
     let Some(o) = env.observer.as_deref_mut() else {
         return;
     };
-    for (segment, s) in [
-        (Segment::Global, Seg::Global),
-        (Segment::Lds, Seg::Lds),
-        (Segment::Private, Seg::Private),
+    // The active lanes of each segment, in one pass (a spill or reload runs
+    // here for every scratch access of an observed dispatch).
+    let mut masks = [0u32; 3];
+    for l in 0..LANES {
+        let k = match seg[l] {
+            Seg::Global => 0,
+            Seg::Lds => 1,
+            Seg::Private => 2,
+        };
+        masks[k] |= (exec >> l & 1) << l;
+    }
+    for (segment, mask) in [
+        (Segment::Global, masks[0]),
+        (Segment::Lds, masks[1]),
+        (Segment::Private, masks[2]),
     ] {
-        let mut mask = 0u32;
-        for l in 0..LANES {
-            if exec >> l & 1 != 0 && seg[l] == s {
-                mask |= 1 << l;
-            }
-        }
         if mask != 0 {
             o.access(&LaneAccesses {
                 pc: w.pc,
@@ -223,23 +228,47 @@ pub(crate) fn buffer(
             left |= 1 << l;
         }
     }
+    per_lane(
+        w,
+        env,
+        access,
+        &[Segment::Global; LANES],
+        &addrs,
+        &bytes,
+        left,
+    );
+}
+
+/// Show the observer the accesses of the lanes in `left`: lane `l`'s
+/// `bytes[l]` bytes at `addrs[l]` in `segments[l]`. Lanes alike in segment
+/// and size share one call, in the order of their first lanes.
+pub(crate) fn per_lane(
+    w: &Wave,
+    env: &mut Env,
+    access: Access,
+    segments: &[Segment; LANES],
+    addrs: &[u64; LANES],
+    bytes: &[u64; LANES],
+    mut left: u32,
+) {
     let Some(o) = env.observer.as_deref_mut() else {
         return;
     };
     while left != 0 {
-        let n = bytes[left.trailing_zeros() as usize];
+        let first = left.trailing_zeros() as usize;
+        let (segment, n) = (segments[first], bytes[first]);
         let mask = (0..LANES)
-            .filter(|&l| left >> l & 1 != 0 && bytes[l] == n)
+            .filter(|&l| left >> l & 1 != 0 && bytes[l] == n && segments[l] == segment)
             .fold(0u32, |m, l| m | 1 << l);
         o.access(&LaneAccesses {
             pc: w.pc,
             wave: w.index,
             first_lane: 32 * w.half as u32,
-            segment: Segment::Global,
+            segment,
             access,
             size: n as u32,
             exec: mask,
-            addrs: &addrs,
+            addrs,
             scalar: false,
         });
         left &= !mask;

@@ -31,14 +31,21 @@
 //!
 //! A resource and instruction the guide gives no rule for, the `_format_`
 //! forms (DATA_FORMAT conversions) and loads into LDS are refused as
-//! unmodelled. The sanitizer does not observe these accesses.
+//! unmodelled.
+//!
+//! An observed dispatch (observer.rs) sees each active lane's bytes that
+//! pass the range check ([`observe`]): those of a private resource as the
+//! lane's private segment offsets, the rest as global addresses.
 
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, sread, unmodelled};
+use crate::gfx11::exec::observe;
 use crate::gfx11::exec::vmem::atomics::buffer_lane_atomic;
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
-use crate::gfx11::exec::vmem::write_loaded;
+use crate::gfx11::exec::vmem::private_layout::row_lanes;
+use crate::gfx11::exec::vmem::{slot_start, write_loaded};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::wave::{LANES, Wave};
+use crate::observer::Segment;
 use crate::{Access, WaveErrorKind};
 
 /// [`Inst::flags`]: the decoder's lds bit (gfx9/decode/flat.rs `LDS`).
@@ -143,6 +150,16 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         }
     }
     let base = res.base.wrapping_add(soffset);
+    if env.observer.is_some() {
+        let lanes = Lanes {
+            kind,
+            res,
+            base,
+            index,
+            offset,
+        };
+        observe(w, env, &lanes, mem_kind(i.op));
+    }
     let addr = |l: usize, k: u64| base.wrapping_add(res.buffer_offset(index[l], offset[l] + k));
     let access = |a: u64, len: u64, acc: Access| {
         env.mem
@@ -208,6 +225,111 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         MemKind::Other => return Err(illegal(i)),
     }
     Ok(Flow::Next)
+}
+
+/// One instruction's addressing: its buffer kind and resource, base +
+/// soffset, and each lane's index and offset.
+struct Lanes {
+    kind: Kind,
+    res: Resource,
+    base: u64,
+    index: [u64; LANES],
+    offset: [u64; LANES],
+}
+
+impl Lanes {
+    /// The address of byte `at` of lane `l`'s access.
+    fn addr(&self, l: usize, at: u64) -> u64 {
+        self.base
+            .wrapping_add(self.res.buffer_offset(self.index[l], self.offset[l] + at))
+    }
+}
+
+/// Where lane `l` (of the current 32) of `w` accesses the scratch address
+/// `va`: the byte offset in its private segment when `va` is one of its own
+/// bytes in the wave's slot layout (private_layout.rs: rows of the wave's
+/// lanes' dwords), which is how LLVM addresses private memory through the
+/// scratch V#; None when it is another lane's byte. Rows before the slot
+/// give offsets that wrap below 0.
+fn private_offset(env: &Env, w: &Wave, l: usize, va: u64) -> Option<u64> {
+    let half_start = env
+        .scratch_va
+        .wrapping_add(slot_start(env, w.scratch_slot()) as u64);
+    let rel = va.wrapping_sub(half_start) as i64;
+    let row = 4 * row_lanes(env.scratch_wave64) as i64;
+    let column = rel.rem_euclid(row);
+    (column / 4 == l as i64).then(|| (rel.div_euclid(row) * 4 + column % 4) as u64)
+}
+
+/// Show the observer a GFX9 MUBUF access of kind `kind` (observer.rs): each
+/// active lane's dwords that pass the range check (a prefix: the check is
+/// per dword and its bound grows with the dword; atomics all or nothing).
+/// A lane whose dwords lie one after the other in one segment shows them
+/// as one access, as the gfx11 path does; an instruction with a lane whose
+/// dwords do not (a swizzled resource with elements smaller than the
+/// access) shows one access per dword.
+#[cold]
+#[inline(never)]
+fn observe(w: &Wave, env: &mut Env, b: &Lanes, kind: MemKind) {
+    let (size, access, whole) = match kind {
+        MemKind::Load(size, ..) => (size as u64, Access::Read, false),
+        MemKind::Store(size, _) => (size as u64, Access::Write, false),
+        MemKind::Atomic(_, wide, _) => (if wide { 8 } else { 4 }, Access::Atomic, true),
+        MemKind::Other => return,
+    };
+    let dwords = size.div_ceil(4) as usize;
+    let exec = w.exec();
+    // Per lane and dword: its segment and address there (None: out of range).
+    let mut at = [[None; 4]; LANES];
+    for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+        if whole && !in_range(b.kind, &b.res, b.index[l], b.offset[l]) {
+            continue;
+        }
+        for (k, slot) in at[l].iter_mut().enumerate().take(dwords) {
+            let start = 4 * k as u64;
+            if !whole && !in_range(b.kind, &b.res, b.index[l], b.offset[l] + start) {
+                break;
+            }
+            let va = b.addr(l, start);
+            *slot = Some(match b.kind {
+                Kind::Private => private_offset(env, w, l, va)
+                    .map_or((Segment::Global, va), |o| (Segment::Private, o)),
+                Kind::Raw | Kind::Structured => (Segment::Global, va),
+            });
+        }
+    }
+    let len = |k: usize| (size - 4 * k as u64).min(4);
+    let contiguous = at.iter().all(|dw| {
+        dw.iter()
+            .enumerate()
+            .skip(1)
+            .all(|(k, d)| match (d, dw[0]) {
+                (Some((seg, a)), Some((seg0, a0))) => {
+                    *seg == seg0 && *a == a0.wrapping_add(4 * k as u64)
+                }
+                _ => true,
+            })
+    });
+    let mut segments = [Segment::Global; LANES];
+    let mut addrs = [0u64; LANES];
+    let mut bytes = [0u64; LANES];
+    let passes = if contiguous { 1 } else { dwords };
+    for pass in 0..passes {
+        let mut left = 0u32;
+        for (l, dw) in at.iter().enumerate() {
+            let (n, first) = if contiguous {
+                let n = (0..dwords).take_while(|&k| dw[k].is_some()).map(len).sum();
+                (n, dw[0])
+            } else {
+                (len(pass), dw[pass])
+            };
+            if let Some((seg, a)) = first {
+                (segments[l], addrs[l], bytes[l]) = (seg, a, n);
+                left |= 1 << l;
+            }
+        }
+        observe::per_lane(w, env, access, &segments, &addrs, &bytes, left);
+    }
 }
 
 #[cfg(test)]

@@ -411,7 +411,7 @@ fn errors_are_readable_with_locations() {
     assert!(e.to_string().contains("bad.wgsl:4:"), "{e}");
 
     let e = translate_err(
-        "@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var s: sampler;\n@group(0) @binding(2) var<storage, read_write> o: array<f32>;\n@compute @workgroup_size(1)\nfn main() {\n  o[0] = textureSampleGrad(t, s, vec2<f32>(0.5), vec2<f32>(0.0), vec2<f32>(0.0)).x;\n}\n",
+        "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;\n@group(0) @binding(1) var<storage, read_write> o: array<f32>;\n@compute @workgroup_size(1)\nfn main() {\n  o[0] = textureLoad(t, vec2<i32>(0, 0), 0).x;\n}\n",
         None,
     );
     match &e {
@@ -421,8 +421,8 @@ fn errors_are_readable_with_locations() {
             location,
             rendered,
         } => {
-            assert_eq!(*kind, UnsupportedKind::Sampling);
-            assert!(construct.contains("sampl"), "{construct}");
+            assert_eq!(*kind, UnsupportedKind::TextureClass);
+            assert!(construct.contains("multisampled"), "{construct}");
             assert_eq!(
                 location.as_deref().map(|l| l.starts_with("bad.wgsl:")),
                 Some(true),

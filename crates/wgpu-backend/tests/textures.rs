@@ -320,6 +320,75 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 /// texture sampled by direction with a nearest sampler; each face's 2x2
 /// texels hold `10 * face + texel`, and the host picks face and texel with
 /// Vulkan's face selection.
+/// Run a one-workgroup program of `wgsl` whose bindings are a texture view
+/// (0), a sampler (1), `input` (2, read-only storage) and an output of
+/// `out_bytes_per_input` bytes per input element (3), and read the output
+/// back as f32s.
+fn run_lookup<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    wgsl: &str,
+    view: &wgpu::TextureView,
+    sampler: &wgpu::Sampler,
+    input: &[T],
+    out_bytes_per_input: u64,
+) -> Vec<f32> {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: None,
+        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let input_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("input"),
+        contents: bytemuck::cast_slice(input),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let out = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("output"),
+        size: input.len() as u64 * out_bytes_per_input,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::Sampler(sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: input_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: out.as_entire_binding(),
+            },
+        ],
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    queue.submit([encoder.finish()]);
+    bytemuck::cast_slice(&read_back(device, queue, &out)).to_vec()
+}
+
 #[test]
 fn a_wgpu_cube_map_lookup_matches_the_host() {
     if !aqueduct_shaderc::Toolchain::available() {
@@ -365,60 +434,7 @@ fn a_wgpu_cube_map_lookup_matches_the_host() {
             }
         })
         .collect();
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("sky"),
-        source: wgpu::ShaderSource::Wgsl(SKY_WGSL.into()),
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("sky"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("rays"),
-        contents: bytemuck::cast_slice(&rays),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
-    let out = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("seen"),
-        size: rays.len() as u64 * 4,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::TextureView(&view),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::Sampler(&sampler),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: input.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: out.as_entire_binding(),
-            },
-        ],
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &group, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    queue.submit([encoder.finish()]);
-    let got: Vec<f32> = bytemuck::cast_slice(&read_back(&device, &queue, &out)).to_vec();
+    let got = run_lookup(&device, &queue, SKY_WGSL, &view, &sampler, &rays, 4);
     for (i, r) in rays.iter().enumerate() {
         let [x, y, z] = [r[0], r[1], r[2]];
         // Vulkan's "Cube Map Face Selection": face, sc, tc, |ma|.
@@ -515,60 +531,7 @@ fn a_wgpu_gradient_and_offset_program_matches_the_host() {
             [u, v, d, 0.0]
         })
         .collect();
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("grad"),
-        source: wgpu::ShaderSource::Wgsl(GRAD_WGSL.into()),
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("grad"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("at"),
-        contents: bytemuck::cast_slice(&at),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
-    let out = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("got"),
-        size: at.len() as u64 * 16,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::TextureView(&view),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::Sampler(&sampler),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: input.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: out.as_entire_binding(),
-            },
-        ],
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &group, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    queue.submit([encoder.finish()]);
-    let got: Vec<f32> = bytemuck::cast_slice(&read_back(&device, &queue, &out)).to_vec();
+    let got = run_lookup(&device, &queue, GRAD_WGSL, &view, &sampler, &at, 16);
     // WebGPU's filtering of texel coordinates (u, v): nearest floor(u),
     // linear floor(u - 0.5) and the next, wrapped by `value`.
     let filter = |u: f64, v: f64, linear: bool| -> f32 {

@@ -15,8 +15,10 @@
 //!   readback       --bytes 1048576 --samples 200
 //!   pipelines      --count 60
 //!   end-to-end     --runs 5   (whole programs on aqueduct-wgpu and on lavapipe)
+//!   compute        --runs 5 --quick 0   (compute-bound kernels on both sides)
 
 mod compile_sources;
+mod compute;
 mod distinct;
 mod encode_submit;
 mod end_to_end;
@@ -78,6 +80,7 @@ const MEASUREMENTS: &[&str] = &[
     "readback",
     "pipelines",
     "end-to-end",
+    "compute",
 ];
 
 fn parse(args: &[String]) -> Result<Vec<Request>, String> {
@@ -153,6 +156,10 @@ fn measure(gpu: &gpu::Gpu, r: &Request) -> Result<serde_json::Value, String> {
         "end-to-end" => {
             r.only(&["runs"])?;
             end_to_end::run(gpu, r.get("runs", 5)?)
+        }
+        "compute" => {
+            r.only(&["runs", "quick"])?;
+            compute::run(gpu, r.get("runs", 5)?, r.get("quick", 0u32)? != 0)
         }
         other => Err(format!("unknown measurement {other:?}")),
     }

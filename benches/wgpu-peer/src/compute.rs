@@ -523,7 +523,14 @@ fn aqueduct_engine() -> String {
     }
 }
 
-pub fn run(lavapipe: &Gpu, runs: usize, quick: bool) -> Result<serde_json::Value, String> {
+/// Runs the kernels (only the one named `only`, when given: for profiling
+/// one kernel).
+pub fn run(
+    lavapipe: &Gpu,
+    runs: usize,
+    quick: bool,
+    only: Option<&str>,
+) -> Result<serde_json::Value, String> {
     if runs == 0 {
         return Err("--runs must be > 0".into());
     }
@@ -535,8 +542,13 @@ pub fn run(lavapipe: &Gpu, runs: usize, quick: bool) -> Result<serde_json::Value
         matmul(sizes.matmul),
         nbody(sizes.bodies),
     ];
+    if let Some(name) = only
+        && !kernels.iter().any(|k| k.name == name)
+    {
+        return Err(format!("--only {name:?}: no such kernel"));
+    }
     let mut rows = Vec::new();
-    for k in &kernels {
+    for k in kernels.iter().filter(|k| only.is_none_or(|n| n == k.name)) {
         let aq = (k.prepare)(&aq_device);
         let wg = (k.prepare)(wg_device);
         // Warm-up: shader compilation, lavapipe's JIT, gfxsim's translations.

@@ -15,7 +15,8 @@
 //!   readback       --bytes 1048576 --samples 200
 //!   pipelines      --count 60
 //!   end-to-end     --runs 5   (whole programs on aqueduct-wgpu and on lavapipe)
-//!   compute        --runs 5 --quick 0   (compute-bound kernels on both sides)
+//!   compute        --runs 5 --quick 0 [--only transcendental|matmul|nbody]
+//!                  (compute-bound kernels on both sides)
 
 mod compile_sources;
 mod compute;
@@ -158,8 +159,9 @@ fn measure(gpu: &gpu::Gpu, r: &Request) -> Result<serde_json::Value, String> {
             end_to_end::run(gpu, r.get("runs", 5)?)
         }
         "compute" => {
-            r.only(&["runs", "quick"])?;
-            compute::run(gpu, r.get("runs", 5)?, r.get("quick", 0u32)? != 0)
+            r.only(&["runs", "quick", "only"])?;
+            let only = r.options.get("only").map(String::as_str);
+            compute::run(gpu, r.get("runs", 5)?, r.get("quick", 0u32)? != 0, only)
         }
         other => Err(format!("unknown measurement {other:?}")),
     }

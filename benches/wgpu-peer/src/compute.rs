@@ -170,6 +170,9 @@ struct Prepared {
     outputs: Vec<wgpu::Buffer>,
 }
 
+/// Checks one side's read-back outputs; the JSON says how close they came.
+type Check = Box<dyn Fn(&[Vec<u8>]) -> Result<serde_json::Value, String>>;
+
 /// A kernel: its inputs (the same on both sides), how to prepare it on a
 /// device and how to check its read-back outputs.
 struct Kernel {
@@ -177,7 +180,7 @@ struct Kernel {
     /// Work done per dispatch, for the JSON (e.g. "1048576 invocations").
     work: String,
     prepare: Box<dyn Fn(&wgpu::Device) -> Prepared>,
-    check: Box<dyn Fn(&[Vec<u8>]) -> Result<serde_json::Value, String>>,
+    check: Check,
 }
 
 fn storage(device: &wgpu::Device, contents: &[u8]) -> wgpu::Buffer {

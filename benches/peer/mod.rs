@@ -29,7 +29,7 @@ pub fn unavailable(why: &str) -> String {
 }
 
 /// Runs one measurement of the peer (`saxpy`, `encode-submit`, `distinct`,
-/// `workgroups`, `round-trip`, `readback`, `pipelines`, `end-to-end`, `info`) with `--key value` arguments, e.g.
+/// `workgroups`, `round-trip`, `readback`, `pipelines`, `end-to-end`, `compute`, `info`) with `--key value` arguments, e.g.
 /// `run("saxpy", &["--n", "16777216", "--runs", "3"])`, and returns its JSON
 /// object. Fields per measurement (all numbers are f64):
 /// - saxpy: `gbs` (best of runs, 12 bytes/element), `best_s`, `n`, `runs`
@@ -46,6 +46,10 @@ pub fn unavailable(why: &str) -> String {
 /// - end-to-end: `programs`, an array of `{name, aqueduct_ms, wgpu_ms,
 ///   aqueduct_cold_ms, wgpu_cold_ms}` (the `device_open` row has no cold
 ///   times): whole programs run on both sides in the peer's process
+/// - compute (`--runs N --quick 0|1`): `kernels`, an array of `{name, work,
+///   aqueduct_ms, wgpu_ms, aqueduct_first_ms, wgpu_first_ms, aqueduct_check,
+///   wgpu_check}` (warm dispatch+wait medians; the first dispatch includes
+///   compilation), and `aqueduct_engine` (interpreter or translator)
 /// - pipelines: `total_ms` (creating `count` modules and pipelines of
 ///   benches/wgpu-peer/src/compile_sources.rs), `per_pipeline_ms`, `count`
 ///

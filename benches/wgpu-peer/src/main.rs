@@ -15,8 +15,11 @@
 //!   readback       --bytes 1048576 --samples 200
 //!   pipelines      --count 60
 //!   end-to-end     --runs 5   (whole programs on aqueduct-wgpu and on lavapipe)
+//!   compute        --runs 5 --quick 0 [--only transcendental|matmul|nbody]
+//!                  (compute-bound kernels on both sides)
 
 mod compile_sources;
+mod compute;
 mod distinct;
 mod encode_submit;
 mod end_to_end;
@@ -78,6 +81,7 @@ const MEASUREMENTS: &[&str] = &[
     "readback",
     "pipelines",
     "end-to-end",
+    "compute",
 ];
 
 fn parse(args: &[String]) -> Result<Vec<Request>, String> {
@@ -153,6 +157,11 @@ fn measure(gpu: &gpu::Gpu, r: &Request) -> Result<serde_json::Value, String> {
         "end-to-end" => {
             r.only(&["runs"])?;
             end_to_end::run(gpu, r.get("runs", 5)?)
+        }
+        "compute" => {
+            r.only(&["runs", "quick", "only"])?;
+            let only = r.options.get("only").map(String::as_str);
+            compute::run(gpu, r.get("runs", 5)?, r.get("quick", 0u32)? != 0, only)
         }
         other => Err(format!("unknown measurement {other:?}")),
     }

@@ -10,7 +10,9 @@
 //! conversions do), integer steps use SSE2 operations only, and a lane
 //! whose source is special takes the scalar function's special result
 //! through a select (the arithmetic on that lane is discarded; exceptions
-//! are masked, so it cannot trap).
+//! are masked, so it cannot trap). exp and log compute in f32 with fused
+//! multiply-adds (vfmadd, correctly rounded like `f32::mul_add`): on a
+//! host without FMA they stay helper calls.
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{ConstantData, Endianness, InstBuilder, MemFlagsData, Value, types};
@@ -18,13 +20,20 @@ use cranelift_frontend::FunctionBuilder;
 
 use super::lane_math::LaneFn;
 use crate::gfx11::exec::valu::transcendental::{
-    EXP2_HI, EXP2_LO, EXP2_POLY, FRACTION, LOG2_NEG_INF, LOG2_NEGATIVE, LOG2_POLY, QUIET32,
-    ROUNDER, SQRT2,
+    EXP2_HI, EXP2_LO, EXP2_POLY, FRACTION, LOG2_K_HI, LOG2_K_LO, LOG2_NEG_INF, LOG2_NEGATIVE,
+    LOG2_POLY, QUIET32, ROUNDER, SQRT2, TWO23,
 };
 
 /// Inline code for helper `f` on the chunk sources `x` (and `y`), I32X4
 /// lane bits with modifiers applied; None where the helper stays a call.
-pub(crate) fn emit(b: &mut FunctionBuilder, f: LaneFn, x: Value, y: Value) -> Option<Value> {
+/// `fma`: the host has fused multiply-add (exp and log need it).
+pub(crate) fn emit(
+    b: &mut FunctionBuilder,
+    f: LaneFn,
+    x: Value,
+    y: Value,
+    fma: bool,
+) -> Option<Value> {
     let mut e = Emit { b };
     Some(match f {
         LaneFn::Rcp => e.per_half(x, |e, d| {
@@ -36,14 +45,16 @@ pub(crate) fn emit(b: &mut FunctionBuilder, f: LaneFn, x: Value, y: Value) -> Op
             let r = e.b.ins().sqrt(d);
             e.b.ins().fdiv(one, r)
         }),
-        LaneFn::Exp => e.exp2(x),
-        LaneFn::Log => e.log2(x),
+        LaneFn::Exp if fma => e.exp2(x),
+        LaneFn::Log if fma => e.log2(x),
         LaneFn::Ldexp => e.ldexp(x, y),
         LaneFn::FrexpMant => e.frexp(x).0,
         LaneFn::FrexpExp => e.frexp(x).1,
         LaneFn::Max => e.minmax(x, y, true),
         LaneFn::Min => e.minmax(x, y, false),
-        LaneFn::Rndne
+        LaneFn::Exp
+        | LaneFn::Log
+        | LaneFn::Rndne
         | LaneFn::CvtI32F32
         | LaneFn::CvtU32F32
         | LaneFn::CvtF32I32
@@ -82,10 +93,6 @@ impl Emit<'_, '_> {
 
     fn i32s(&mut self, v: u32) -> Value {
         self.constant(types::I32X4, v.to_le_bytes().repeat(4))
-    }
-
-    fn u64s(&mut self, v: u64) -> Value {
-        self.constant(types::I64X2, v.to_le_bytes().repeat(2))
     }
 
     fn f64s(&mut self, v: f64) -> Value {
@@ -143,78 +150,126 @@ impl Emit<'_, '_> {
         (nan, quiet)
     }
 
-    /// Horner's rule over `coeffs` (f64 bits, highest degree first) at `t`.
-    fn horner(&mut self, coeffs: &[u64], t: Value) -> Value {
-        let mut p = self.f64s(f64::from_bits(coeffs[0]));
+    fn f32s(&mut self, v: f32) -> Value {
+        let c = self.i32s(v.to_bits());
+        self.cast(types::F32X4, c)
+    }
+
+    /// Horner's rule in fused multiply-adds over `coeffs` (f32 bits,
+    /// highest degree first) at `t`.
+    fn horner_f32(&mut self, coeffs: &[u32], t: Value) -> Value {
+        let mut p = self.f32s(f32::from_bits(coeffs[0]));
         for &c in &coeffs[1..] {
-            let m = self.b.ins().fmul(p, t);
-            let c = self.f64s(f64::from_bits(c));
-            p = self.b.ins().fadd(m, c);
+            let c = self.f32s(f32::from_bits(c));
+            p = self.b.ins().fma(p, t, c);
         }
         p
     }
 
+    /// 2^k (k an I32X4 lane in [-126, 127]) as F32X4 lanes.
+    fn pow2_f32(&mut self, k: Value) -> Value {
+        // transcendental.rs `pow2_bits`: (k + 127) << 23.
+        let bias = self.i32s(127);
+        let b = self.b.ins().iadd(k, bias);
+        let b = self.b.ins().ishl_imm_u(b, 23);
+        self.cast(types::F32X4, b)
+    }
+
     /// transcendental.rs `exp2_f32`.
     fn exp2(&mut self, x: Value) -> Value {
-        let r = self.per_half(x, |e, d| {
-            let lo = e.f64s(EXP2_LO);
-            let below = e.b.ins().fcmp(FloatCC::LessThan, d, lo);
-            let d = e.pick(below, lo, d);
-            let hi = e.f64s(EXP2_HI);
-            let above = e.b.ins().fcmp(FloatCC::GreaterThan, d, hi);
-            let d = e.pick(above, hi, d);
-            let rounder = e.f64s(ROUNDER);
-            let t = e.b.ins().fadd(d, rounder);
-            let n = e.b.ins().fsub(t, rounder);
-            let r = e.b.ins().fsub(d, n);
-            let p = e.horner(&EXP2_POLY, r);
-            let k = e.cast(types::I64X2, t);
-            let bias = e.u64s(ROUNDER.to_bits().wrapping_sub(1023));
-            let k = e.b.ins().isub(k, bias);
-            let k = e.b.ins().ishl_imm_u(k, 52);
-            let scale = e.cast(types::F64X2, k);
-            e.b.ins().fmul(p, scale)
-        });
+        let f = self.cast(types::F32X4, x);
+        let lo = self.f32s(EXP2_LO);
+        let below = self.b.ins().fcmp(FloatCC::LessThan, f, lo);
+        let d = self.pick(below, lo, f);
+        let hi = self.f32s(EXP2_HI);
+        let above = self.b.ins().fcmp(FloatCC::GreaterThan, d, hi);
+        let d = self.pick(above, hi, d);
+        let rounder = self.f32s(ROUNDER);
+        let t = self.b.ins().fadd(d, rounder);
+        let n = self.b.ins().fsub(t, rounder);
+        let r = self.b.ins().fsub(d, n);
+        let p = self.horner_f32(&EXP2_POLY, r);
+        let one = self.f32s(1.0);
+        let p = self.b.ins().fma(p, r, one);
+        let k = self.cast(types::I32X4, t);
+        let rb = self.i32s(ROUNDER.to_bits());
+        let k = self.b.ins().isub(k, rb);
+        let h = self.b.ins().sshr_imm_u(k, 1);
+        let g = self.b.ins().isub(k, h);
+        let sg = self.pow2_f32(g);
+        let sh = self.pow2_f32(h);
+        let p = self.b.ins().fmul(p, sg);
+        let p = self.b.ins().fmul(p, sh);
+        let r = self.cast(types::I32X4, p);
         let (nan, quiet) = self.nan_lanes(x);
         self.pick(nan, quiet, r)
     }
 
     /// transcendental.rs `log2_f32`.
     fn log2(&mut self, x: Value) -> Value {
-        let r = self.per_half(x, |e, d| {
-            let bits = e.cast(types::I64X2, d);
-            let frac = e.u64s(FRACTION);
-            let m = e.b.ins().band(bits, frac);
-            let one = e.u64s(1023 << 52);
-            let m = e.b.ins().bor(m, one);
-            let m = e.cast(types::F64X2, m);
-            // e = exponent - 1023 as an f64: the integer in the low bits of
-            // ROUNDER, minus ROUNDER (exact).
-            let ex = e.b.ins().ushr_imm_u(bits, 52);
-            let bias = e.u64s(ROUNDER.to_bits().wrapping_sub(1023));
-            let ex = e.b.ins().iadd(ex, bias);
-            let ex = e.cast(types::F64X2, ex);
-            let rounder = e.f64s(ROUNDER);
-            let ex = e.b.ins().fsub(ex, rounder);
-            let sqrt2 = e.f64s(SQRT2);
-            let big = e.b.ins().fcmp(FloatCC::GreaterThan, m, sqrt2);
-            let half = e.f64s(0.5);
-            let mh = e.b.ins().fmul(m, half);
-            let m = e.pick(big, mh, m);
-            let one = e.f64s(1.0);
-            let ex1 = e.b.ins().fadd(ex, one);
-            let ex = e.pick(big, ex1, ex);
-            let num = e.b.ins().fsub(m, one);
-            let den = e.b.ins().fadd(m, one);
-            let s = e.b.ins().fdiv(num, den);
-            let z = e.b.ins().fmul(s, s);
-            let q = e.horner(&LOG2_POLY, z);
-            let sq = e.b.ins().fmul(s, q);
-            e.b.ins().fadd(ex, sq)
-        });
         let f = self.cast(types::F32X4, x);
-        let zero = self.i32s(0);
-        let zero = self.cast(types::F32X4, zero);
+        // Subnormal (zero and negatives are replaced below): times 2^23,
+        // 23 off e.
+        let expf = self.i32s(0xFF << 23);
+        let field = self.b.ins().band(x, expf);
+        let zero_i = self.i32s(0);
+        let subnormal = self.b.ins().icmp(IntCC::Equal, field, zero_i);
+        let two23 = self.f32s(TWO23);
+        let scaled = self.b.ins().fmul(f, two23);
+        let a = self.pick(subnormal, scaled, f);
+        let twenty_three = self.i32s(23);
+        let adjust = self.b.ins().band(subnormal, twenty_three);
+        let bits = self.cast(types::I32X4, a);
+        let frac = self.i32s(FRACTION);
+        let m = self.b.ins().band(bits, frac);
+        let one_bits = self.i32s(127 << 23);
+        let m = self.b.ins().bor(m, one_bits);
+        let m = self.cast(types::F32X4, m);
+        let e = self.b.ins().ushr_imm_u(bits, 23);
+        let bias = self.i32s(127);
+        let e = self.b.ins().isub(e, bias);
+        let e = self.b.ins().isub(e, adjust);
+        let sqrt2 = self.f32s(SQRT2);
+        let big = self.b.ins().fcmp(FloatCC::GreaterThan, m, sqrt2);
+        let half = self.f32s(0.5);
+        let mh = self.b.ins().fmul(m, half);
+        let m = self.pick(big, mh, m);
+        let one_i = self.i32s(1);
+        let e1 = self.b.ins().iadd(e, one_i);
+        let e = self.pick(big, e1, e);
+        let one = self.f32s(1.0);
+        let two = self.f32s(2.0);
+        let fm = self.b.ins().fsub(m, one);
+        let d_hi = self.b.ins().fadd(two, fm);
+        let d2 = self.b.ins().fsub(d_hi, two);
+        let d_lo = self.b.ins().fsub(fm, d2);
+        let inv = self.b.ins().fdiv(one, d_hi);
+        let s_hi = self.b.ins().fmul(fm, inv);
+        let neg_s = self.b.ins().fneg(s_hi);
+        let res = self.b.ins().fma(neg_s, d_hi, fm);
+        let res = self.b.ins().fma(neg_s, d_lo, res);
+        let s_lo = self.b.ins().fmul(res, inv);
+        let z = self.b.ins().fmul(s_hi, s_hi);
+        let q = self.horner_f32(&LOG2_POLY, z);
+        let sz = self.b.ins().fmul(s_hi, z);
+        let tail = self.b.ins().fmul(sz, q);
+        let k_hi = self.f32s(f32::from_bits(LOG2_K_HI));
+        let k_lo = self.f32s(f32::from_bits(LOG2_K_LO));
+        let hi = self.b.ins().fmul(k_hi, s_hi);
+        let neg_hi = self.b.ins().fneg(hi);
+        let lo = self.b.ins().fma(k_hi, s_hi, neg_hi);
+        let kl = self.b.ins().fmul(k_lo, s_hi);
+        let ks = self.b.ins().fma(k_hi, s_lo, kl);
+        let lo = self.b.ins().fadd(lo, ks);
+        let lo = self.b.ins().fadd(lo, tail);
+        let ef = self.b.ins().fcvt_from_sint(types::F32X4, e);
+        let sum = self.b.ins().fadd(ef, hi);
+        let back = self.b.ins().fsub(sum, ef);
+        let err = self.b.ins().fsub(hi, back);
+        let err = self.b.ins().fadd(err, lo);
+        let r = self.b.ins().fadd(sum, err);
+        let r = self.cast(types::I32X4, r);
+        let zero = self.f32s(0.0);
         // +inf: itself.
         let inf = self.i32s(0x7F80_0000);
         let is_inf = self.b.ins().icmp(IntCC::Equal, x, inf);

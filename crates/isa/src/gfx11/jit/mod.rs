@@ -37,7 +37,8 @@
 //! abs/neg), sqrt, rndne, the f32/i32 conversions; VOPD pairs of those
 //! and v_dual_fmac_f32; f32 min/max, ldexp, frexp, rcp, rsq, exp and log
 //! as inline vector code (`lane_inline.rs`, on f64x2 halves where the
-//! interpreter computes in f64); f32 to u32 through a helper that takes a
+//! interpreter computes in f64; exp and log in f32 with fused
+//! multiply-adds, where the host has FMA); f32 to u32 through a helper that takes a
 //! chunk through a stack slot (`lane_math.rs`). A block whose last entry
 //! branches back to its start loops inside its translation until the next
 //! watchdog check is due.

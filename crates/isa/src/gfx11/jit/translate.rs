@@ -1221,7 +1221,8 @@ impl Tx<'_> {
     /// Lane function `f` on the chunk values `args` (one or two): inline
     /// code where lane_inline.rs has it, else a call of its helper.
     fn call_lane(&mut self, f: LaneFn, args: &[Value]) -> Value {
-        if let Some(r) = lane_inline::emit(&mut self.b, f, args[0], args[args.len() - 1]) {
+        if let Some(r) = lane_inline::emit(&mut self.b, f, args[0], args[args.len() - 1], self.fma)
+        {
             return r;
         }
         for (k, &v) in args.iter().enumerate() {

@@ -2,7 +2,9 @@
 //! computed for all 32 lanes from register rows copied out first (so a
 //! destination that overlaps a source reads the old value, as hardware does),
 //! then written back under EXEC. Floats use host IEEE arithmetic
-//! (round-to-nearest-even, denormals kept); transcendentals go through f64.
+//! (round-to-nearest-even, denormals kept); rcp, rsq and sqrt go through
+//! f64, exp and log are f32 sequences with fused multiply-adds within
+//! 1 ULP (transcendental.rs).
 
 pub(crate) mod agpr;
 mod byte_ops;

@@ -3,22 +3,31 @@
 //! (valu/mod.rs).
 //!
 //! Each function performs the same IEEE operations in the same order as
-//! the scalar function it stands for (named on each), on `<32 x double>`
-//! where the interpreter computes in f64: fpext and fptrunc round exactly
-//! as the scalar conversions do, and without fast-math flags LLVM neither
-//! reassociates nor fuses them. A lane whose source is special takes the
-//! scalar function's special result through a select (the arithmetic on
-//! that lane is discarded; exceptions are masked, so it cannot trap).
+//! the scalar function it stands for (named on each), on `<32 x float>`
+//! where the interpreter computes in f32 (its fused multiply-adds as
+//! `llvm.fma`, correctly rounded like `f32::mul_add`) and on
+//! `<32 x double>` where it computes in f64: fpext and fptrunc round
+//! exactly as the scalar conversions do, and without fast-math flags LLVM
+//! neither reassociates nor fuses them. A lane whose source is special
+//! takes the scalar function's special result through a select (the
+//! arithmetic on that lane is discarded; exceptions are masked, so it
+//! cannot trap).
 
-use super::emit::{D, F, Fx, M, Q, V, splat, splat_f64};
+use super::emit::{D, F, Fx, M, Q, V, splat};
 use crate::gfx11::exec::valu::transcendental::{
-    EXP2_HI, EXP2_LO, EXP2_POLY, FRACTION, LOG2_NEG_INF, LOG2_NEGATIVE, LOG2_POLY, QUIET32,
-    ROUNDER, SQRT2,
+    EXP2_HI, EXP2_LO, EXP2_POLY, FRACTION, LOG2_K_HI, LOG2_K_LO, LOG2_NEG_INF, LOG2_NEGATIVE,
+    LOG2_POLY, QUIET32, ROUNDER, SQRT2, TWO23,
 };
 
 /// An i64 constant in every lane.
 fn splat64(v: u64) -> String {
     format!("splat (i64 {})", v as i64)
+}
+
+/// An f32 constant in every lane (LLVM writes float constants as the
+/// double of the same value, in hex).
+fn splat_f32(v: f32) -> String {
+    format!("splat (float 0x{:016X})", f64::from(v).to_bits())
 }
 
 impl Fx<'_> {
@@ -39,66 +48,115 @@ impl Fx<'_> {
         (nan, q)
     }
 
-    /// Horner's rule over `coeffs` (f64 bits, highest degree first) at `t`.
-    fn horner(&mut self, coeffs: &[u64], t: &str) -> String {
-        let mut p = splat_f64(f64::from_bits(coeffs[0]));
+    /// `a * b + c`, fused.
+    fn fma_f32(&mut self, a: &str, b: &str, c: &str) -> String {
+        self.ins(format!(
+            "call {F} @llvm.fma.v32f32({F} {a}, {F} {b}, {F} {c})"
+        ))
+    }
+
+    /// Horner's rule in fused multiply-adds over `coeffs` (f32 bits,
+    /// highest degree first) at `t`.
+    fn horner_f32(&mut self, coeffs: &[u32], t: &str) -> String {
+        let mut p = splat_f32(f32::from_bits(coeffs[0]));
         for &c in &coeffs[1..] {
-            let m = self.ins(format!("fmul {D} {p}, {t}"));
-            p = self.ins(format!("fadd {D} {m}, {}", splat_f64(f64::from_bits(c))));
+            p = self.fma_f32(&p, t, &splat_f32(f32::from_bits(c)));
         }
         p
     }
 
+    /// 2^k (k an i32 lane in [-126, 127]) as f32 lanes.
+    fn pow2_f32(&mut self, k: &str) -> String {
+        // transcendental.rs `pow2_bits`: (k + 127) << 23.
+        let b = self.ins(format!("add {V} {k}, {}", splat(127)));
+        let b = self.ins(format!("shl {V} {b}, {}", splat(23)));
+        self.fl(&b)
+    }
+
     /// transcendental.rs `exp2_f32`.
     pub(super) fn exp2(&mut self, x: &str) -> String {
-        let r = self.per_f64(x, |e, d| {
-            let (lo, hi) = (splat_f64(EXP2_LO), splat_f64(EXP2_HI));
-            let below = e.ins(format!("fcmp olt {D} {d}, {lo}"));
-            let d = e.ins(format!("select <32 x i1> {below}, {D} {lo}, {D} {d}"));
-            let above = e.ins(format!("fcmp ogt {D} {d}, {hi}"));
-            let d = e.ins(format!("select <32 x i1> {above}, {D} {hi}, {D} {d}"));
-            let rounder = splat_f64(ROUNDER);
-            let t = e.ins(format!("fadd {D} {d}, {rounder}"));
-            let n = e.ins(format!("fsub {D} {t}, {rounder}"));
-            let r = e.ins(format!("fsub {D} {d}, {n}"));
-            let p = e.horner(&EXP2_POLY, &r);
-            let k = e.ins(format!("bitcast {D} {t} to {Q}"));
-            let bias = splat64(ROUNDER.to_bits().wrapping_sub(1023));
-            let k = e.ins(format!("sub {Q} {k}, {bias}"));
-            let k = e.ins(format!("shl {Q} {k}, {}", splat64(52)));
-            let scale = e.ins(format!("bitcast {Q} {k} to {D}"));
-            e.ins(format!("fmul {D} {p}, {scale}"))
-        });
+        let f = self.fl(x);
+        let (lo, hi) = (splat_f32(EXP2_LO), splat_f32(EXP2_HI));
+        let below = self.ins(format!("fcmp olt {F} {f}, {lo}"));
+        let d = self.ins(format!("select {M} {below}, {F} {lo}, {F} {f}"));
+        let above = self.ins(format!("fcmp ogt {F} {d}, {hi}"));
+        let d = self.ins(format!("select {M} {above}, {F} {hi}, {F} {d}"));
+        let rounder = splat_f32(ROUNDER);
+        let t = self.ins(format!("fadd {F} {d}, {rounder}"));
+        let n = self.ins(format!("fsub {F} {t}, {rounder}"));
+        let r = self.ins(format!("fsub {F} {d}, {n}"));
+        let p = self.horner_f32(&EXP2_POLY, &r);
+        let p = self.fma_f32(&p, &r, &splat_f32(1.0));
+        let k = self.bits(&t);
+        let k = self.ins(format!("sub {V} {k}, {}", splat(ROUNDER.to_bits())));
+        let h = self.ins(format!("ashr {V} {k}, {}", splat(1)));
+        let g = self.ins(format!("sub {V} {k}, {h}"));
+        let sg = self.pow2_f32(&g);
+        let sh = self.pow2_f32(&h);
+        let p = self.ins(format!("fmul {F} {p}, {sg}"));
+        let p = self.ins(format!("fmul {F} {p}, {sh}"));
+        let r = self.bits(&p);
         let (nan, q) = self.nan_lanes(x);
         self.ins(format!("select {M} {nan}, {V} {q}, {V} {r}"))
     }
 
     /// transcendental.rs `log2_f32`.
     pub(super) fn log2(&mut self, x: &str) -> String {
-        let r = self.per_f64(x, |e, d| {
-            let bits = e.ins(format!("bitcast {D} {d} to {Q}"));
-            let m = e.ins(format!("and {Q} {bits}, {}", splat64(FRACTION)));
-            let m = e.ins(format!("or {Q} {m}, {}", splat64(1023 << 52)));
-            let m = e.ins(format!("bitcast {Q} {m} to {D}"));
-            // ((d >> 52) as i64 - 1023) as f64: exact.
-            let ex = e.ins(format!("lshr {Q} {bits}, {}", splat64(52)));
-            let ex = e.ins(format!("sub {Q} {ex}, {}", splat64(1023)));
-            let ex = e.ins(format!("sitofp {Q} {ex} to {D}"));
-            let big = e.ins(format!("fcmp ogt {D} {m}, {}", splat_f64(SQRT2)));
-            let mh = e.ins(format!("fmul {D} {m}, {}", splat_f64(0.5)));
-            let m = e.ins(format!("select <32 x i1> {big}, {D} {mh}, {D} {m}"));
-            let one = splat_f64(1.0);
-            let ex1 = e.ins(format!("fadd {D} {ex}, {one}"));
-            let ex = e.ins(format!("select <32 x i1> {big}, {D} {ex1}, {D} {ex}"));
-            let num = e.ins(format!("fsub {D} {m}, {one}"));
-            let den = e.ins(format!("fadd {D} {m}, {one}"));
-            let s = e.ins(format!("fdiv {D} {num}, {den}"));
-            let z = e.ins(format!("fmul {D} {s}, {s}"));
-            let q = e.horner(&LOG2_POLY, &z);
-            let sq = e.ins(format!("fmul {D} {s}, {q}"));
-            e.ins(format!("fadd {D} {ex}, {sq}"))
-        });
         let f = self.fl(x);
+        // Subnormal (and zero, replaced below): times 2^23, 23 off e.
+        let subnormal = self.ins(format!("icmp ult {V} {x}, {}", splat(1 << 23)));
+        let scaled = self.ins(format!("fmul {F} {f}, {}", splat_f32(TWO23)));
+        let a = self.ins(format!("select {M} {subnormal}, {F} {scaled}, {F} {f}"));
+        let adjust = self.ins(format!(
+            "select {M} {subnormal}, {V} {}, {V} zeroinitializer",
+            splat(23)
+        ));
+        let bits = self.bits(&a);
+        let m = self.ins(format!("and {V} {bits}, {}", splat(FRACTION)));
+        let m = self.ins(format!("or {V} {m}, {}", splat(127 << 23)));
+        let m = self.fl(&m);
+        let e = self.ins(format!("lshr {V} {bits}, {}", splat(23)));
+        let e = self.ins(format!("sub {V} {e}, {}", splat(127)));
+        let e = self.ins(format!("sub {V} {e}, {adjust}"));
+        let big = self.ins(format!("fcmp ogt {F} {m}, {}", splat_f32(SQRT2)));
+        let mh = self.ins(format!("fmul {F} {m}, {}", splat_f32(0.5)));
+        let m = self.ins(format!("select {M} {big}, {F} {mh}, {F} {m}"));
+        let e1 = self.ins(format!("add {V} {e}, {}", splat(1)));
+        let e = self.ins(format!("select {M} {big}, {V} {e1}, {V} {e}"));
+        let one = splat_f32(1.0);
+        let two = splat_f32(2.0);
+        let fm = self.ins(format!("fsub {F} {m}, {one}"));
+        let d_hi = self.ins(format!("fadd {F} {two}, {fm}"));
+        let d2 = self.ins(format!("fsub {F} {d_hi}, {two}"));
+        let d_lo = self.ins(format!("fsub {F} {fm}, {d2}"));
+        let inv = self.ins(format!("fdiv {F} {one}, {d_hi}"));
+        let s_hi = self.ins(format!("fmul {F} {fm}, {inv}"));
+        let neg_s = self.ins(format!("fneg {F} {s_hi}"));
+        let res = self.fma_f32(&neg_s, &d_hi, &fm);
+        let res = self.fma_f32(&neg_s, &d_lo, &res);
+        let s_lo = self.ins(format!("fmul {F} {res}, {inv}"));
+        let z = self.ins(format!("fmul {F} {s_hi}, {s_hi}"));
+        let q = self.horner_f32(&LOG2_POLY, &z);
+        let sz = self.ins(format!("fmul {F} {s_hi}, {z}"));
+        let tail = self.ins(format!("fmul {F} {sz}, {q}"));
+        let (k_hi, k_lo) = (
+            splat_f32(f32::from_bits(LOG2_K_HI)),
+            splat_f32(f32::from_bits(LOG2_K_LO)),
+        );
+        let hi = self.ins(format!("fmul {F} {k_hi}, {s_hi}"));
+        let neg_hi = self.ins(format!("fneg {F} {hi}"));
+        let lo = self.fma_f32(&k_hi, &s_hi, &neg_hi);
+        let kl = self.ins(format!("fmul {F} {k_lo}, {s_hi}"));
+        let ks = self.fma_f32(&k_hi, &s_lo, &kl);
+        let lo = self.ins(format!("fadd {F} {lo}, {ks}"));
+        let lo = self.ins(format!("fadd {F} {lo}, {tail}"));
+        let ef = self.ins(format!("sitofp {V} {e} to {F}"));
+        let sum = self.ins(format!("fadd {F} {ef}, {hi}"));
+        let back = self.ins(format!("fsub {F} {sum}, {ef}"));
+        let err = self.ins(format!("fsub {F} {hi}, {back}"));
+        let err = self.ins(format!("fadd {F} {err}, {lo}"));
+        let r = self.ins(format!("fadd {F} {sum}, {err}"));
+        let r = self.bits(&r);
         // +inf: itself.
         let inf = self.ins(format!("icmp eq {V} {x}, {}", splat(0x7F80_0000)));
         let r = self.ins(format!("select {M} {inf}, {V} {x}, {V} {r}"));

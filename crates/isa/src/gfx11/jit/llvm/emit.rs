@@ -52,6 +52,7 @@ declare i32 @llvm.umax.i32(i32, i32)
 declare i32 @llvm.umin.i32(i32, i32)
 declare {i32, i1} @llvm.sadd.with.overflow.i32(i32, i32)
 declare {i32, i1} @llvm.ssub.with.overflow.i32(i32, i32)
+declare i1 @llvm.expect.i1(i1, i1)
 ";
 
 /// A splatted i32 constant, as an operand of a `<32 x i32>` instruction.
@@ -100,6 +101,8 @@ pub(super) struct Fx<'a> {
     scc: Option<Reg>,
     /// (EXEC's value, its lane mask).
     exec: Option<(String, String)>,
+    /// The label of the basic block being written (phis name it).
+    cur: String,
 }
 
 /// Emit `block`'s translation as function `name` into `out`; returns how
@@ -117,6 +120,7 @@ pub(crate) fn emit_block(out: &mut String, name: &str, block: &Block) -> usize {
         sgprs: BTreeMap::new(),
         scc: None,
         exec: None,
+        cur: "top".to_string(),
     };
     fx.load_bases();
     let inlined = fx.block(block);
@@ -132,7 +136,7 @@ impl Fx<'_> {
     }
 
     /// A fresh label.
-    fn label(&mut self) -> String {
+    pub(super) fn label(&mut self) -> String {
         self.next += 1;
         format!("l{}", self.next)
     }
@@ -144,12 +148,18 @@ impl Fx<'_> {
         t
     }
 
-    fn line(&mut self, s: impl AsRef<str>) {
+    pub(super) fn line(&mut self, s: impl AsRef<str>) {
         let _ = writeln!(self.out, "  {}", s.as_ref());
     }
 
-    fn start(&mut self, label: &str) {
+    pub(super) fn start(&mut self, label: &str) {
         let _ = writeln!(self.out, "{label}:");
+        self.cur = label.to_string();
+    }
+
+    /// The label of the basic block being written.
+    pub(super) fn current(&self) -> String {
+        self.cur.clone()
     }
 
     fn field(&mut self, off: i32) -> String {

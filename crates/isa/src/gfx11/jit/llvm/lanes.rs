@@ -362,7 +362,31 @@ impl Fx<'_> {
     /// `kinds` their operands): a NaN result becomes the first NaN source
     /// quieted, or the default NaN when no source is one. A constant that
     /// is not a NaN needs no test.
+    ///
+    /// NaN results are rare, so the rule is a branch around it: one test of
+    /// the whole result, and the per-source selects only on waves that
+    /// produced a NaN.
     pub(super) fn nan_rule(&mut self, kinds: &[VSrc], srcs: &[&str], r: &str) -> String {
+        let fr = self.fl(r);
+        let bad = self.ins(format!("fcmp uno {F} {fr}, zeroinitializer"));
+        let bits = self.ins(format!("bitcast {M} {bad} to i32"));
+        let any = self.ins(format!("icmp ne i32 {bits}, 0"));
+        let any = self.ins(format!("call i1 @llvm.expect.i1(i1 {any}, i1 false)"));
+        let (fix, join) = (self.label(), self.label());
+        let from = self.current();
+        self.line(format!("br i1 {any}, label %{fix}, label %{join}"));
+        self.start(&fix);
+        let fixed = self.nan_rule_lanes(kinds, srcs, &bad, r);
+        let fixed_from = self.current();
+        self.line(format!("br label %{join}"));
+        self.start(&join);
+        self.ins(format!(
+            "phi {V} [ {r}, %{from} ], [ {fixed}, %{fixed_from} ]"
+        ))
+    }
+
+    /// The rule's per-lane selects, on lanes `bad` (the NaN results).
+    fn nan_rule_lanes(&mut self, kinds: &[VSrc], srcs: &[&str], bad: &str, r: &str) -> String {
         let mut pick = splat(DEFAULT_NAN);
         for k in (0..srcs.len()).rev() {
             if let VSrc::Imm(v) = kinds[k]
@@ -375,8 +399,6 @@ impl Fx<'_> {
             let q = self.ins(format!("or {V} {}, {}", srcs[k], splat(QUIET)));
             pick = self.ins(format!("select {M} {nan}, {V} {q}, {V} {pick}"));
         }
-        let fr = self.fl(r);
-        let bad = self.ins(format!("fcmp uno {F} {fr}, zeroinitializer"));
         self.ins(format!("select {M} {bad}, {V} {pick}, {V} {r}"))
     }
 

@@ -463,13 +463,9 @@ impl FnEmitter<'_> {
         })
     }
 
-    /// The (s, t, slice) address of a cube sample in direction `dir` (a
-    /// `<3 x float>`), `layer` the cube of a cube array: the face and its
-    /// coordinates from `v_cubeid/sc/tc/ma_f32` (`llvm.amdgcn.cube*`), as
-    /// `sc / |ma| + 1.5`, `tc / |ma| + 1.5` and `8 * layer + face`, the
-    /// form Mesa's drivers give the texture unit (`ac_nir_lower_tex.c`,
-    /// `prepare_cube_coords`; gfxsim's `sample_cube.rs`).
-    fn cube_address(&mut self, dir: &Val, layer: Option<String>) -> Vec<String> {
+    /// `v_cubeid/sc/tc/ma_f32` (`llvm.amdgcn.cube*`) of direction `dir` (a
+    /// `<3 x float>`): the face, its two coordinates and the major axis.
+    fn cube_face(&mut self, dir: &Val) -> (String, String, String, String) {
         let xyz: Vec<String> = (0..3)
             .map(|i| {
                 let v = self.def(&format!("extractelement {}, i32 {i}", dir.typed()));
@@ -483,12 +479,22 @@ impl FnEmitter<'_> {
             ));
             self.def(&format!("call float @llvm.amdgcn.{name}({args})"))
         };
-        let (id, sc, tc, ma) = (
+        (
             part("cubeid"),
             part("cubesc"),
             part("cubetc"),
             part("cubema"),
-        );
+        )
+    }
+
+    /// The (s, t, slice) address of a cube sample in direction `dir` (a
+    /// `<3 x float>`), `layer` the cube of a cube array: the face and its
+    /// coordinates from `v_cubeid/sc/tc/ma_f32` (`llvm.amdgcn.cube*`), as
+    /// `sc / |ma| + 1.5`, `tc / |ma| + 1.5` and `8 * layer + face`, the
+    /// form Mesa's drivers give the texture unit (`ac_nir_lower_tex.c`,
+    /// `prepare_cube_coords`; gfxsim's `sample_cube.rs`).
+    fn cube_address(&mut self, dir: &Val, layer: Option<String>) -> Vec<String> {
+        let (id, sc, tc, ma) = self.cube_face(dir);
         let f = |v: String| Val::new("float", v);
         let abs = self.call_intrinsic("fabs", "float", &[&f(ma)]);
         self.m
@@ -568,25 +574,7 @@ impl FnEmitter<'_> {
         x: Handle<Expression>,
         y: Handle<Expression>,
     ) -> EmitResult<Vec<String>> {
-        let d: Vec<String> = (0..3)
-            .map(|i| {
-                let v = self.def(&format!("extractelement {}, i32 {i}", dir.typed()));
-                format!("float {v}")
-            })
-            .collect();
-        let args = d.join(", ");
-        let mut part = |name: &str| {
-            self.m.declare(format!(
-                "declare float @llvm.amdgcn.{name}(float, float, float)"
-            ));
-            self.def(&format!("call float @llvm.amdgcn.{name}({args})"))
-        };
-        let (id, sc, tc, ma) = (
-            part("cubeid"),
-            part("cubesc"),
-            part("cubetc"),
-            part("cubema"),
-        );
+        let (id, sc, tc, ma) = self.cube_face(dir);
         let face = self.def(&format!("fptoui float {id} to i32"));
         let abs = self
             .call_intrinsic("fabs", "float", &[&Val::new("float", ma)])

@@ -228,62 +228,8 @@ fn a_wgpu_depth_comparison_program_matches_the_host() {
             [x, y, (i * 13 % 48) as f32 / 48.0, 0.0]
         })
         .collect();
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("pcf"),
-        source: wgpu::ShaderSource::Wgsl(PCF_WGSL.into()),
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("pcf"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("points"),
-        contents: bytemuck::cast_slice(&points),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
-    let out_bytes = points.len() as u64 * 16;
-    let out = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("lit"),
-        size: out_bytes,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
     let view = texture.create_view(&Default::default());
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::TextureView(&view),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::Sampler(&sampler),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: input.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: out.as_entire_binding(),
-            },
-        ],
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &group, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    queue.submit([encoder.finish()]);
-    let got: Vec<f32> = bytemuck::cast_slice(&read_back(&device, &queue, &out)).to_vec();
+    let got = run_lookup(&device, &queue, PCF_WGSL, &view, &sampler, &points, 16);
     for (i, p) in points.iter().enumerate() {
         // Linear filtering: texels floor(u - 0.5) and the next, clamped
         // to the edge, each 1.0 where `reference <= texel`, blended.

@@ -132,6 +132,25 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         0.0, 0.0, 0.0);
 }";
 
+/// Views of [`two_cubes`]: the second cube alone (layers 6..12), and both
+/// as a cube array.
+fn cube_views(c: &Ctx, t: &Texture) -> (TextureView, TextureView) {
+    let cube = expect_valid(&c.device, || {
+        t.create_view(&TextureViewDescriptor {
+            dimension: Some(TextureViewDimension::Cube),
+            base_array_layer: 6,
+            ..Default::default()
+        })
+    });
+    let array = expect_valid(&c.device, || {
+        t.create_view(&TextureViewDescriptor {
+            dimension: Some(TextureViewDimension::CubeArray),
+            ..Default::default()
+        })
+    });
+    (cube, array)
+}
+
 /// The r32float texture of two cubes holding [`value`].
 fn two_cubes(c: &Ctx) -> Texture {
     let t = texture(
@@ -176,19 +195,7 @@ fn cube_views_sample_by_direction_like_the_host() {
     let cube = pipeline_of(&c, &module(&c, CUBE), "main");
     let array = pipeline_of(&c, &module(&c, CUBE_ARRAY), "main");
     // The second cube alone (layers 6..12), and both as a cube array.
-    let cube_view = expect_valid(&c.device, || {
-        t.create_view(&TextureViewDescriptor {
-            dimension: Some(TextureViewDimension::Cube),
-            base_array_layer: 6,
-            ..Default::default()
-        })
-    });
-    let array_view = expect_valid(&c.device, || {
-        t.create_view(&TextureViewDescriptor {
-            dimension: Some(TextureViewDimension::CubeArray),
-            ..Default::default()
-        })
-    });
+    let (cube_view, array_view) = cube_views(&c, &t);
     for filter in [FilterMode::Nearest, FilterMode::Linear] {
         let s = plain_sampler(&c, filter);
         // Nearest reaches to 15/16 of the face; linear footprints stay on it.
@@ -424,19 +431,7 @@ fn cube_sample_grad_picks_the_filter_on_the_face() {
     }
     let c = ctx();
     let t = two_cubes(&c);
-    let cube_view = expect_valid(&c.device, || {
-        t.create_view(&TextureViewDescriptor {
-            dimension: Some(TextureViewDimension::Cube),
-            base_array_layer: 6,
-            ..Default::default()
-        })
-    });
-    let array_view = expect_valid(&c.device, || {
-        t.create_view(&TextureViewDescriptor {
-            dimension: Some(TextureViewDimension::CubeArray),
-            ..Default::default()
-        })
-    });
+    let (cube_view, array_view) = cube_views(&c, &t);
     let s = expect_valid(&c.device, || {
         c.device.create_sampler(&SamplerDescriptor {
             mag_filter: FilterMode::Nearest,

@@ -570,24 +570,33 @@ impl ScratchShared {
         }
     }
 
+    /// Serve the CP's stop, then resume the queue (or fail it). The busy
+    /// lock is released before the CP resumes: once the dispatch it
+    /// stopped for completes, a reclaim must find the handler idle.
     fn handle(&self, code: i64) {
-        let _busy = self.busy();
-        if code == CODE_RECLAIM_USE_ONCE {
-            self.set_backing(None, None);
-            tracing::debug!("released use-once scratch");
-            self.resume();
-            return;
-        }
-        if code & (CODE_INSUFFICIENT_SCRATCH | CODE_WAVE32) == 0 {
-            tracing::warn!("queue_inactive_signal code {code:#x} is not a scratch request");
-            self.resume();
-            return;
-        }
-        let lanes = if code & CODE_WAVE32 != 0 { 32 } else { 64 };
-        match self.grow(lanes) {
+        let outcome = {
+            let _busy = self.busy();
+            self.serve(code)
+        };
+        match outcome {
             Ok(()) => self.resume(),
             Err(e) => self.fail(e),
         }
+    }
+
+    /// The work of one stop, with the busy lock held.
+    fn serve(&self, code: i64) -> Result<(), ScratchError> {
+        if code == CODE_RECLAIM_USE_ONCE {
+            self.set_backing(None, None);
+            tracing::debug!("released use-once scratch");
+            return Ok(());
+        }
+        if code & (CODE_INSUFFICIENT_SCRATCH | CODE_WAVE32) == 0 {
+            tracing::warn!("queue_inactive_signal code {code:#x} is not a scratch request");
+            return Ok(());
+        }
+        let lanes = if code & CODE_WAVE32 != 0 { 32 } else { 64 };
+        self.grow(lanes)
     }
 
     /// Give the queue scratch for the packet it stopped at.

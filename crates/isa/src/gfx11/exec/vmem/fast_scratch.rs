@@ -414,8 +414,8 @@ mod tests {
             }
         };
         let target = pick(next());
-        let uniform_lanes = round % 3 == 0;
-        w.sgpr[4] = if round % 4 == 0 {
+        let uniform_lanes = round.is_multiple_of(3);
+        w.sgpr[4] = if round.is_multiple_of(4) {
             pick(next())
         } else {
             4 * (next() % 4) as u32
@@ -427,16 +427,16 @@ mod tests {
             i.imm as u32
         };
         for l in 0..LANES {
-            let a = if uniform_lanes && next() % 64 != 0 {
+            let a = if uniform_lanes && !next().is_multiple_of(64) {
                 target
-            } else if next() % 8 == 0 {
+            } else if next().is_multiple_of(8) {
                 pick(next())
             } else {
                 4 * (next() % 10) as u32
             };
             w.vgpr[2][l] = a.wrapping_sub(base);
         }
-        if round % 7 == 0 && i.flags & Inst::SVE == 0 {
+        if round.is_multiple_of(7) && i.flags & Inst::SVE == 0 {
             w.sgpr[4] = pick(next());
         }
         let init: Vec<u8> = (0..3 * LANES * PER_LANE).map(|_| next() as u8).collect();
@@ -558,7 +558,6 @@ mod tests {
                 let mut e = env(&mut want_s, &mut lds);
                 e.observer = Some(&mut want_seen);
                 let want: ExecResult = step(&mut want_w, &mut e, &i);
-                drop(e);
 
                 // A stale `w.pc`, as the pre-resolved forms leave it: the
                 // address shown must come from the wave loop's.
@@ -577,7 +576,6 @@ mod tests {
                         step(&mut got_w, &mut e, &i)
                     }
                 };
-                drop(e);
                 assert_eq!(got, want, "{ctx}");
                 assert_eq!(got_seen.0, want_seen.0, "{ctx}: shown");
                 assert!(got_w.vgpr == want_w.vgpr, "{ctx}: VGPRs");

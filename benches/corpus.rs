@@ -19,9 +19,9 @@
 //! simulated part, skipping the gfx11-only kernels.
 //!
 //! Sanitizer cost: `-- --sanitize` also times each batch on a second device with every
-//! sanitizer tool on (SimConfig::sanitize, gfxsim's sanitizer/) and prints the ratio of the
-//! two times per kernel and in total, and any finding (a clean corpus has none). The
-//! sanitizer-off figures are the ones without the flag.
+//! sanitizer tool on (SimConfig::sanitize, gfxsim's sanitizer/), after the same checked
+//! dispatch, and prints the ratio of the two times per kernel and in total, and any finding
+//! (a clean corpus has none). The sanitizer-off figures are the ones without the flag.
 //!
 //! Profiling: `-- --once` runs each case's checked dispatch only (no timed batch, no host
 //! reference) and prints its wave instructions; `-- --aperture-mib N` makes the runtime
@@ -179,6 +179,17 @@ fn main() {
                     }
                 }
                 if let (Some(d), Some(exe)) = (&sanitizing, &san_exe) {
+                    // The same checked dispatch first as on the other device, so that
+                    // both timed batches start with the kernel's blocks decoded and its
+                    // scratch granted: the ratio is then the sanitizer's own cost.
+                    let checked = d.run(exe, &kernel, &case).and_then(|out| {
+                        let views: Vec<&[u8]> = out.buffers.iter().map(Vec::as_slice).collect();
+                        case.check(&views)
+                    });
+                    if let Err(e) = checked {
+                        failed = Some(format!("[{}] sanitized: {e}", case.label));
+                        break;
+                    }
                     match d.run_repeated(exe, &kernel, &case, repeats) {
                         Ok((elapsed, _)) => tally.sanitized += elapsed,
                         Err(e) => {

@@ -36,8 +36,9 @@ KERNELS=(vector_copy saxpy reduce_lds histogram histogram_global matmul_tiled sq
 # Kernels written with gfx11 instructions in inline assembly (MUBUF, MTBUF,
 # s_buffer_load, global_store_addtid): built for gfx1100 only.
 GFX11_KERNELS=(buffer_overrun addtid_overrun typed_buffer_overrun)
-# Kernels of GFX9-only instructions (matrix cores): built for gfx942 and gfx90a.
-GFX9_KERNELS=(mfma)
+# Kernels of GFX9-only instructions (matrix cores, GFX9 buffer resources): built
+# for gfx942 and gfx90a.
+GFX9_KERNELS=(mfma gfx9_buffer_overrun)
 # HIP sources (device code only, no ROCm headers: -nogpuinc; a fixed -cuid keeps the
 # output deterministic).
 HIP_KERNELS=(reverse_blocks)

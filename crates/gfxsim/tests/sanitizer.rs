@@ -260,6 +260,63 @@ fn a_gfx90a_private_read_past_the_segment_is_a_memcheck_finding() {
     }
 }
 
+/// gfx9_buffer_overrun on gfx90a and gfx942: a raw V# claiming 128 bytes
+/// over a 64-byte buffer lets work-items 16..31's buffer_load_dword pass
+/// GFX9's raw range check (offset < NUM_RECORDS) and read past the buffer:
+/// one memcheck finding, at lane 16 of the wave64, with the address, the
+/// allocation and the overrun. With the V# claiming the buffer's 64 bytes
+/// those loads read 0 without an access: no finding.
+#[test]
+fn a_gfx9_raw_buffer_load_past_its_allocation_is_a_memcheck_finding() {
+    use aqueduct_gfxsim::SimPart;
+    for (part, gfx) in [(SimPart::Mi250xGcd, "gfx90a"), (SimPart::Mi300x, "gfx942")] {
+        let gpu = Gpu::with_config(SimConfig {
+            part,
+            threads: SIM_THREADS,
+            sanitize: SanitizerConfig::off().with(Tool::Memcheck),
+            ..SimConfig::default()
+        });
+        let code = aqueduct_test_support::repo::kernel(&format!("{gfx}/gfx9_buffer_overrun.co"));
+        let program = gpu.load_bytes(&code, "gfx9_buffer_overrun").unwrap();
+        let buffer = gpu.upload_u32(&(100..116).collect::<Vec<_>>());
+        let out = gpu.filled_u32(32, 1);
+        let run = |num_records| {
+            gpu.run(
+                &program.kernel,
+                &[
+                    Arg::Ptr(buffer.gpu_va()),
+                    Arg::U32(num_records),
+                    Arg::Ptr(out.gpu_va()),
+                ],
+                [32, 1, 1],
+                [32, 1, 1],
+            )
+            .unwrap()
+        };
+        run(64);
+        assert_eq!(gpu.sim.sanitizer_reports(), vec![], "{gfx}");
+        let want: Vec<u32> = (0..32).map(|g| if g < 16 { 100 + g } else { 0 }).collect();
+        assert_eq!(read_u32(&out, 32), want, "{gfx}");
+        run(128);
+        let (at, access, address, size, allocation, overrun) =
+            global_overrun(gpu.sim.sanitizer_reports());
+        assert_site(&at, &program, 0, Some(16));
+        assert_eq!(
+            (access, address, size, overrun),
+            (Access::Read, buffer.gpu_va() + 64, 4, 4),
+            "{gfx}"
+        );
+        assert_eq!(
+            allocation,
+            Allocation {
+                base: buffer.gpu_va(),
+                size: 64
+            },
+            "{gfx}"
+        );
+    }
+}
+
 /// The one memcheck finding of `reports`: a global overrun, returned as
 /// (site, access, address, size, allocation, overrun).
 fn global_overrun(reports: Vec<SanitizerReport>) -> (Site, Access, u64, u32, Allocation, u64) {

@@ -10,8 +10,11 @@
 //! memory instruction (`Env::observer` is tested before the pre-resolved
 //! memory forms run and at the top of the slow memory paths), never one per
 //! lane. With an observer, memory instructions take the slow path, where
-//! the lane addresses are at hand; the observer only watches: the access
-//! then proceeds exactly as it would without it.
+//! the lane addresses are at hand, except the pre-resolved SCRATCH dword
+//! loads and stores, which show their lanes themselves (scratch-heavy
+//! kernels would otherwise spend most of their time on the slow path); the
+//! observer only watches: the access then proceeds exactly as it would
+//! without it.
 
 use crate::Access;
 

@@ -27,7 +27,8 @@ pub(crate) type EntryError = (WaveErrorKind, u64);
 /// Run one entry of `block`: its pre-resolved form, or `step` on the
 /// instructions it covers (two for a fused pair, whose form did nothing if
 /// it declined; a pair's first is a VALU op, which flows on to the next).
-/// `w.pc` is set for each instruction that takes `step`.
+/// `w.pc` is set for each instruction that takes `step`; a pre-resolved
+/// form that shows an observer its access is given its address.
 #[inline(always)]
 pub(crate) fn run_entry(
     w: &mut Wave,
@@ -35,7 +36,7 @@ pub(crate) fn run_entry(
     block: &Block,
     c: &Compiled,
 ) -> Result<Flow, EntryError> {
-    if let Some(flow) = fast::run(w, env, &c.fast) {
+    if let Some(flow) = fast::run_at(w, env, &c.fast, || block.start + c.offset as u64) {
         return Ok(flow);
     }
     let mut pc = block.start + c.offset as u64;

@@ -303,3 +303,45 @@ pub(crate) fn lanes(
         });
     }
 }
+
+/// Show the observer a pre-resolved SCRATCH access (vmem/fast_scratch.rs)
+/// of the instruction at `pc` (the pre-resolved forms do not set
+/// `w.pc`): what [`flat`] shows for it, one private-segment call for the
+/// active lanes, lane `l` at `v[l] + uniform` modulo 2^32 with `v` the
+/// `vaddr` VGPR (0 without one), `size` bytes each.
+#[inline(never)]
+pub(crate) fn scratch(
+    w: &Wave,
+    env: &mut Env,
+    pc: u64,
+    vaddr: Option<u8>,
+    uniform: u32,
+    size: u32,
+    access: Access,
+) {
+    let exec = w.exec();
+    let Some(o) = env.observer.as_deref_mut() else {
+        return;
+    };
+    if exec == 0 {
+        return;
+    }
+    let mut addrs = [u64::from(uniform); LANES];
+    if let Some(v) = vaddr {
+        let v = &w.vgpr[v as usize];
+        for l in 0..LANES {
+            addrs[l] = u64::from(v[l].wrapping_add(uniform));
+        }
+    }
+    o.access(&LaneAccesses {
+        pc,
+        wave: w.index,
+        first_lane: 32 * w.half as u32,
+        segment: Segment::Private,
+        access,
+        size,
+        exec,
+        addrs: &addrs,
+        scalar: false,
+    });
+}

@@ -35,10 +35,27 @@ use super::{lds, lds_banks, salu, valu, vmem};
 use crate::gfx11::exec::operand::sread;
 use crate::gfx11::wave::{EXEC, Wave};
 
-/// Run a pre-resolved instruction. None: it is `Slow`, or a vector form with
-/// no wave64 run (fast/wave64.rs) in a wave64 wave; the caller runs `step` instead.
+/// [`run_at`] of the instruction at `w.pc`, for the tests (the wave loop
+/// gives the address, which the pre-resolved forms do not set in `w.pc`).
+#[cfg(test)]
 #[inline(always)]
 pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
+    let pc = w.pc;
+    run_at(w, env, f, move || pc)
+}
+
+/// Run a pre-resolved instruction. None: it is `Slow`, or a vector form with
+/// no wave64 run (fast/wave64.rs) in a wave64 wave; the caller runs `step` instead.
+/// `pc()` is the instruction's address, which only the forms of an observed
+/// dispatch that show the observer their accesses ask for: an unobserved
+/// run never computes it.
+#[inline(always)]
+pub(crate) fn run_at(
+    w: &mut Wave,
+    env: &mut Env,
+    f: &Fast,
+    pc: impl FnOnce() -> u64,
+) -> Option<Flow> {
     match *f {
         Fast::Slow => None,
         // An observed dispatch's scalar loads take the slow path, which
@@ -94,13 +111,15 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
         // directly: a vector instruction costs one dispatch on the tag
         // instead of three (the tag, wave64, then `valu`'s own match). The
         // rarer and bigger forms (Vint, Vopd, F64, Flt, Fma32) share the last arm.
-        // An observed dispatch's memory instructions take the slow path,
-        // which shows the observer their lane addresses (observer.rs).
-        Fast::Coalesced(_) | Fast::Scratch(_) | Fast::GlobalAtomic(_) | Fast::Ds(_)
-            if env.observer.is_some() =>
-        {
-            None
+        // An observed dispatch's SCRATCH dword accesses (scratch-heavy
+        // kernels' spills and private arrays) stay pre-resolved and show the
+        // observer their lane addresses themselves (fast_scratch.rs); its
+        // other memory instructions take the slow path, which shows them
+        // (observer.rs).
+        Fast::Scratch(ref s) if env.observer.is_some() => {
+            (!w.wave64 && vmem::fast_scratch::run_observed(w, env, s, pc())).then_some(Flow::Next)
         }
+        Fast::Coalesced(_) | Fast::GlobalAtomic(_) | Fast::Ds(_) if env.observer.is_some() => None,
         Fast::Coalesced(c) if !w.wave64 => {
             (coalesced(w, env, &c) || vmem::fast::spanned(w, env, &c)).then_some(Flow::Next)
         }

@@ -16,8 +16,18 @@
 //! reports any fault itself. Sub-dword and d16 forms are not
 //! pre-resolved. Private accesses record nothing for strict coherence (they
 //! never reach `GpuMemory`), so nothing else is left out.
+//!
+//! An observed dispatch (the sanitizer) runs [`run_observed`]: the same
+//! body, which shows the observer the access just before it moves any
+//! bytes, as vmem's `flat` does through observe.rs (one private-segment
+//! call for the active lanes, at each lane's offset in its segment). When
+//! it declines it has shown nothing: `step` then shows the access itself.
+//! The two are separate monomorphisations of one body (`OBSERVED`), so the
+//! unobserved one compiles as it would without the observed one.
 
+use crate::Access;
 use crate::gfx11::exec::env::Env;
+use crate::gfx11::exec::observe;
 use crate::gfx11::exec::vmem::mem::le_row;
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::exec::vmem::private_layout::{lane_byte, lane_byte32};
@@ -78,18 +88,58 @@ with_avx2_copy! {
     pub(crate) fn run(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool => run_here
 }
 
+with_avx2_copy! {
+    /// [`run`] in an observed dispatch (`Env::observer` set): a run that
+    /// goes ahead first shows the observer its access; one that declines
+    /// shows nothing, leaving that to `step`.
+    #[inline(never)]
+    pub(crate) fn run_observed(w: &mut Wave, env: &mut Env, s: &Scratch, pc: u64) -> bool
+        => run_observed_here
+}
+
 #[inline(always)]
 fn run_here(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
     match s.dwords {
-        1 => run_n::<1>(w, env, s),
-        2 => run_n::<2>(w, env, s),
-        3 => run_n::<3>(w, env, s),
-        _ => run_n::<4>(w, env, s),
+        1 => run_n::<1, false>(w, env, s, 0),
+        2 => run_n::<2, false>(w, env, s, 0),
+        3 => run_n::<3, false>(w, env, s, 0),
+        _ => run_n::<4, false>(w, env, s, 0),
     }
 }
 
 #[inline(always)]
-fn run_n<const N: usize>(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
+fn run_observed_here(w: &mut Wave, env: &mut Env, s: &Scratch, pc: u64) -> bool {
+    match s.dwords {
+        1 => run_n::<1, true>(w, env, s, pc),
+        2 => run_n::<2, true>(w, env, s, pc),
+        3 => run_n::<3, true>(w, env, s, pc),
+        _ => run_n::<4, true>(w, env, s, pc),
+    }
+}
+
+/// Show the observer the access `s` of the instruction at `pc` is about
+/// to make (`OBSERVED` only), with `uniform` its lanes' shared address.
+#[inline(always)]
+fn show<const N: usize, const OBSERVED: bool>(
+    w: &Wave,
+    env: &mut Env,
+    s: &Scratch,
+    pc: u64,
+    uniform: u32,
+) {
+    if OBSERVED {
+        let access = if s.store { Access::Write } else { Access::Read };
+        observe::scratch(w, env, pc, s.vaddr, uniform, 4 * N as u32, access);
+    }
+}
+
+#[inline(always)]
+fn run_n<const N: usize, const OBSERVED: bool>(
+    w: &mut Wave,
+    env: &mut Env,
+    s: &Scratch,
+    pc: u64,
+) -> bool {
     let exec = w.sgpr[EXEC];
     if exec == 0 {
         return false;
@@ -104,6 +154,7 @@ fn run_n<const N: usize>(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
         if !uniform.is_multiple_of(4) || uniform as usize + size > per {
             return false;
         }
+        show::<N, OBSERVED>(w, env, s, pc, uniform);
         rows::<N>(w, s, exec, base, uniform);
         return true;
     };
@@ -116,12 +167,14 @@ fn run_n<const N: usize>(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
         if bound as usize + size > per {
             return false;
         }
+        show::<N, OBSERVED>(w, env, s, pc, uniform);
         rows::<N>(w, s, exec, base, bound);
         return true;
     }
     if !lanes_fit(&active, bound, size, per) {
         return false;
     }
+    show::<N, OBSERVED>(w, env, s, pc, uniform);
     lanes::<N>(w, s, exec, base, &active);
     true
 }
@@ -199,9 +252,10 @@ fn lanes<const N: usize>(w: &mut Wave, s: &Scratch, exec: u32, base: *mut u8, ad
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gfx11::exec::fast::{Fast, compile, run as fast_run};
+    use crate::gfx11::exec::fast::{Fast, compile, run as fast_run, run_at};
     use crate::gfx11::exec::{ExecResult, NoMemory, slot_bytes, step, test_inst};
     use crate::gfx11::wave::NULL;
+    use crate::observer::{LaneAccesses, Segment, WaveSync, WorkgroupObserver};
 
     const PER_LANE: usize = 48;
 
@@ -315,6 +369,80 @@ mod tests {
         }
     }
 
+    /// A xorshift64 stream.
+    fn rng() -> impl FnMut() -> u64 {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
+    /// Round `round`'s wave and scratch bytes for `i`: random registers,
+    /// EXEC masks, scratch bytes and addresses (one address for every lane,
+    /// per-lane aligned ones, unaligned ones, lanes out of their segment or
+    /// past 2^31), in wave slot 1 or 2.
+    fn random_case(i: &Inst, round: usize, next: &mut impl FnMut() -> u64) -> (Wave, Vec<u8>) {
+        let mut w = Wave {
+            index: if round % 37 == 36 { 2 } else { 1 },
+            ..Wave::default()
+        };
+        w.sgpr[EXEC] = match round % 5 {
+            0 | 1 => u32::MAX,
+            2 => next() as u32,
+            3 => 1 << (next() % 32),
+            _ if round % 10 == 4 => 0,
+            _ => next() as u32 & next() as u32,
+        };
+        for (r, row) in w.vgpr.iter_mut().enumerate() {
+            for (l, v) in row.iter_mut().enumerate() {
+                *v = (next() as u32) ^ (r << 8 | l) as u32;
+            }
+        }
+        // Addresses: mostly in range and aligned, one lane (or all)
+        // moved out of range or off alignment now and then.
+        let pick = |x: u64| -> u32 {
+            match x % 16 {
+                0 => (x >> 8) as u32,
+                1 => PER_LANE as u32 - (x >> 8) as u32 % 8,
+                2 => 0x8000_0000 | ((x >> 8) as u32 % 64),
+                3 => 1 + 4 * ((x >> 8) as u32 % 10),
+                4 | 5 => 2 + 4 * ((x >> 8) as u32 % 10),
+                _ => 4 * ((x >> 8) as u32 % 10),
+            }
+        };
+        let target = pick(next());
+        let uniform_lanes = round.is_multiple_of(3);
+        w.sgpr[4] = if round.is_multiple_of(4) {
+            pick(next())
+        } else {
+            4 * (next() % 4) as u32
+        };
+        let base = w.sgpr[4].wrapping_add(i.imm as u32);
+        let base = if i.saddr as usize != NULL {
+            base
+        } else {
+            i.imm as u32
+        };
+        for l in 0..LANES {
+            let a = if uniform_lanes && !next().is_multiple_of(64) {
+                target
+            } else if next().is_multiple_of(8) {
+                pick(next())
+            } else {
+                4 * (next() % 10) as u32
+            };
+            w.vgpr[2][l] = a.wrapping_sub(base);
+        }
+        if round.is_multiple_of(7) && i.flags & Inst::SVE == 0 {
+            w.sgpr[4] = pick(next());
+        }
+        let init: Vec<u8> = (0..3 * LANES * PER_LANE).map(|_| next() as u8).collect();
+        (w, init)
+    }
+
     /// Every form, through its pre-resolved run (and `step` where that
     /// declines, as the wave loop does) and through `step` alone, on random
     /// registers, EXEC masks, scratch bytes and addresses: one address for
@@ -324,13 +452,7 @@ mod tests {
     /// nothing; both outcomes occur, the pre-resolved one most often.
     #[test]
     fn pre_resolved_scratch_matches_step() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = rng();
         let mut lds = vec![0u8; 4];
         let (mut taken, mut declined) = (0, 0);
         for (text, bytes) in FORMS {
@@ -343,61 +465,7 @@ mod tests {
                 .any(|s| text.contains(s));
             assert_eq!(dword, !sub_dword, "{text}: {form:?}");
             for round in 0..400 {
-                let mut w = Wave {
-                    index: if round % 37 == 36 { 2 } else { 1 },
-                    ..Wave::default()
-                };
-                w.sgpr[EXEC] = match round % 5 {
-                    0 | 1 => u32::MAX,
-                    2 => next() as u32,
-                    3 => 1 << (next() % 32),
-                    _ if round % 10 == 4 => 0,
-                    _ => next() as u32 & next() as u32,
-                };
-                for (r, row) in w.vgpr.iter_mut().enumerate() {
-                    for (l, v) in row.iter_mut().enumerate() {
-                        *v = (next() as u32) ^ (r << 8 | l) as u32;
-                    }
-                }
-                // Addresses: mostly in range and aligned, one lane (or all)
-                // moved out of range or off alignment now and then.
-                let pick = |x: u64| -> u32 {
-                    match x % 16 {
-                        0 => (x >> 8) as u32,
-                        1 => PER_LANE as u32 - (x >> 8) as u32 % 8,
-                        2 => 0x8000_0000 | ((x >> 8) as u32 % 64),
-                        3 => 1 + 4 * ((x >> 8) as u32 % 10),
-                        4 | 5 => 2 + 4 * ((x >> 8) as u32 % 10),
-                        _ => 4 * ((x >> 8) as u32 % 10),
-                    }
-                };
-                let target = pick(next());
-                let uniform_lanes = round % 3 == 0;
-                w.sgpr[4] = if round % 4 == 0 {
-                    pick(next())
-                } else {
-                    4 * (next() % 4) as u32
-                };
-                let base = w.sgpr[4].wrapping_add(i.imm as u32);
-                let base = if i.saddr as usize != NULL {
-                    base
-                } else {
-                    i.imm as u32
-                };
-                for l in 0..LANES {
-                    let a = if uniform_lanes && next() % 64 != 0 {
-                        target
-                    } else if next() % 8 == 0 {
-                        pick(next())
-                    } else {
-                        4 * (next() % 10) as u32
-                    };
-                    w.vgpr[2][l] = a.wrapping_sub(base);
-                }
-                if round % 7 == 0 && i.flags & Inst::SVE == 0 {
-                    w.sgpr[4] = pick(next());
-                }
-                let init: Vec<u8> = (0..3 * LANES * PER_LANE).map(|_| next() as u8).collect();
+                let (w, init) = random_case(&i, round, &mut next);
 
                 let (mut want_w, mut want_s) = (w.clone(), init.clone());
                 let want: ExecResult = step(&mut want_w, &mut env(&mut want_s, &mut lds), &i);
@@ -430,6 +498,92 @@ mod tests {
         // Both outcomes are exercised, and the common case runs pre-resolved.
         assert!(
             taken > 3000 && declined > 500,
+            "taken {taken}, declined {declined}"
+        );
+    }
+
+    /// One access an observer was shown, its lane addresses copied.
+    type Shown = (u64, u32, u32, Segment, Access, u32, u32, [u64; LANES], bool);
+
+    /// An observer that keeps what it is shown.
+    #[derive(Default)]
+    struct Recorder(Vec<Shown>);
+
+    impl WorkgroupObserver for Recorder {
+        fn access(&mut self, a: &LaneAccesses<'_>) {
+            self.0.push((
+                a.pc,
+                a.wave,
+                a.first_lane,
+                a.segment,
+                a.access,
+                a.size,
+                a.exec,
+                *a.addrs,
+                a.scalar,
+            ));
+        }
+
+        fn barrier_released(&mut self, _: &[WaveSync]) {}
+
+        fn finish(&mut self) {}
+    }
+
+    /// In an observed dispatch every dword form, run as the wave loop runs
+    /// it (pre-resolved, given its address, with `step` where that
+    /// declines), shows the observer exactly what `step` alone shows it
+    /// (one private-segment access per instruction, at each lane's offset
+    /// in its segment, read before a load overwrites its address VGPR) and
+    /// gives the same result, registers and scratch bytes. The pre-resolved
+    /// run is taken most of the time, so a dropped observation fails here.
+    #[test]
+    fn observed_pre_resolved_scratch_shows_what_step_shows() {
+        const PC: u64 = 0x1_2340;
+        let mut next = rng();
+        let mut lds = vec![0u8; 4];
+        let (mut taken, mut declined) = (0, 0);
+        for (text, bytes) in FORMS
+            .iter()
+            .filter(|(_, b)| matches!(compile(&test_inst(*b), 0), Fast::Scratch(_)))
+        {
+            let i = test_inst(*bytes);
+            let form = compile(&i, 0);
+            for round in 0..150 {
+                let (w, init) = random_case(&i, round, &mut next);
+                let ctx = format!("{text}: round {round}, exec {:#x}", w.sgpr[EXEC]);
+
+                let (mut want_w, mut want_s) = (w.clone(), init.clone());
+                want_w.pc = PC;
+                let mut want_seen = Recorder::default();
+                let mut e = env(&mut want_s, &mut lds);
+                e.observer = Some(&mut want_seen);
+                let want: ExecResult = step(&mut want_w, &mut e, &i);
+
+                // A stale `w.pc`, as the pre-resolved forms leave it: the
+                // address shown must come from the wave loop's.
+                let (mut got_w, mut got_s) = (w.clone(), init.clone());
+                let mut got_seen = Recorder::default();
+                let mut e = env(&mut got_s, &mut lds);
+                e.observer = Some(&mut got_seen);
+                let got = match run_at(&mut got_w, &mut e, &form, || PC) {
+                    Some(flow) => {
+                        taken += 1;
+                        Ok(flow)
+                    }
+                    None => {
+                        declined += 1;
+                        got_w.pc = PC;
+                        step(&mut got_w, &mut e, &i)
+                    }
+                };
+                assert_eq!(got, want, "{ctx}");
+                assert_eq!(got_seen.0, want_seen.0, "{ctx}: shown");
+                assert!(got_w.vgpr == want_w.vgpr, "{ctx}: VGPRs");
+                assert!(got_s == want_s, "{ctx}: scratch bytes");
+            }
+        }
+        assert!(
+            taken > 1500 && declined > 200,
             "taken {taken}, declined {declined}"
         );
     }

@@ -601,28 +601,39 @@ fn helper_math_runs_inline() {
 
 /// A block that branches back to its start loops inside its translation
 /// as often as the budget allows, each pass what one interpreted run of
-/// the block does.
+/// the block does: a block of inline entries, and one whose call-outs
+/// write a row the loop carries (v_div_scale writes v3 and VCC) or no row
+/// (s_lshl_b64) while other rows stay in host registers across them.
 #[test]
 fn self_loops_run_inside_the_translation() {
-    let mut words = Vec::new();
-    words.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
-    words.extend(enc::vopc(0x14, 256, 2)); // v_cmp_gt_f32 vcc, v0, v2
-    words.extend(enc::vop2(1, 3, 257, 0)); // v_cndmask_b32 v3, v1, v0, vcc
-    words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
-    words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
-    let back = -(words.len() as i32 + 1) as u16 as u32;
-    words.push(0xBFA2_0000 | back); // s_cbranch_scc1 to the start
-    let mem = Memory {
-        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-        data: UnsafeCell::new(vec![0; DATA_LEN]),
-    };
-    let block = CodeCache::new().block(CODE, &mem);
-    assert_eq!(
-        block.insts.last().map(|i| i.mnemonic),
-        Some("s_cbranch_scc1")
-    );
-    for backend in backends() {
-        self_loop_passes(&backend.translate(&[&block])[0], &block, &mem);
+    let mut plain = Vec::new();
+    plain.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
+    plain.extend(enc::vopc(0x14, 256, 2)); // v_cmp_gt_f32 vcc, v0, v2
+    plain.extend(enc::vop2(1, 3, 257, 0)); // v_cndmask_b32 v3, v1, v0, vcc
+    let mut callouts = Vec::new();
+    callouts.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
+    callouts.extend([0xD6FC_6A03, 0x0406_0501]); // v_div_scale_f32 v3, vcc, v1, v2, v1
+    callouts.extend(enc::sop2(9, 4, 4, 129)); // s_lshl_b64 s[4:5], s[4:5], 1
+    callouts.extend(enc::vop3(0x213, 2, [256, 259, 258], 0)); // v_fma_f32 v2, v0, v3, v2
+    callouts.extend(enc::vopc(0x7E, 258, 1)); // v_cmp_class_f32 vcc, v2, v1
+    callouts.extend(enc::vop2(1, 1, 257, 0)); // v_cndmask_b32 v1, v1, v0, vcc
+    for mut words in [plain, callouts] {
+        words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
+        words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
+        let back = -(words.len() as i32 + 1) as u16 as u32;
+        words.push(0xBFA2_0000 | back); // s_cbranch_scc1 to the start
+        let mem = Memory {
+            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            data: UnsafeCell::new(vec![0; DATA_LEN]),
+        };
+        let block = CodeCache::new().block(CODE, &mem);
+        assert_eq!(
+            block.insts.last().map(|i| i.mnemonic),
+            Some("s_cbranch_scc1")
+        );
+        for backend in backends() {
+            self_loop_passes(&backend.translate(&[&block])[0], &block, &mem);
+        }
     }
 }
 
@@ -707,7 +718,7 @@ fn inline_lane_math_matches_the_interpreter_on_edge_values() {
         0x3FB5_04F4,
     ];
     let mut rng = Rng::new(0xA076_1D64_78BD_642F);
-    let ops: [(Vec<u32>, &str); 11] = [
+    let ops: [(Vec<u32>, &str); 13] = [
         (enc::vop1(0x25, 0, 257), "v_exp_f32"),
         (enc::vop1(0x27, 0, 257), "v_log_f32"),
         (enc::vop1(0x2A, 0, 257), "v_rcp_f32"),
@@ -719,6 +730,8 @@ fn inline_lane_math_matches_the_interpreter_on_edge_values() {
         (enc::vop3(0x31C, 0, [257, 258, 0], 0), "v_ldexp_f32"),
         (enc::vop3(0x31C, 0, [257, 258, 0], 1), "v_ldexp_f32"),
         (enc::vop3(0x110, 0, [257, 258, 0], 3), "v_max_f32"),
+        (enc::vopc(0x7E, 257, 2), "v_cmp_class_f32"),
+        (enc::vop3(0x47E, 2, [257, 258, 0], 1), "v_cmp_class_f32"),
     ];
     let mut cases = Vec::new();
     for (words, name) in ops {

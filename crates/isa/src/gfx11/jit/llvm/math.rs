@@ -30,7 +30,7 @@ fn splat_f32(v: f32) -> String {
     format!("splat (float 0x{:016X})", f64::from(v).to_bits())
 }
 
-impl Fx<'_> {
+impl Fx {
     /// `f` on the lanes of `x` (f32 bits) widened to f64, rounded back.
     pub(super) fn per_f64(&mut self, x: &str, f: impl Fn(&mut Self, &str) -> String) -> String {
         let p = self.fl(x);

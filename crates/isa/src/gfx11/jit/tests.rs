@@ -788,6 +788,81 @@ fn inline_lane_math_matches_the_interpreter_on_edge_values() {
     assert_eq!(inlined, 2 * runs, "a call-out");
 }
 
+/// v_ldexp_f32 against the interpreter where rounding happens: results
+/// near and inside the denormal range (ties to even included), denormal
+/// sources scaled up and down, overflow and underflow at the clamp limits,
+/// zeros, infinities and NaNs.
+#[test]
+fn ldexp_rounds_once_like_the_interpreter() {
+    let mut words = enc::vop3(0x31C, 0, [257, 258, 0], 0); // v_ldexp_f32 v0, v1, v2
+    words.push(0xBFB0_0000); // s_endpgm
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::new().block(CODE, &mem);
+    // (x, e): ties at half the smallest denormal (to 0, to 2^-148), a
+    // value just above a tie, denormals up to normal, to 2^127 and past
+    // it, the largest value down to zero, the clamp limits.
+    let fixed: [(u32, i32); 20] = [
+        (0x3F80_0000, -150),
+        (0x4040_0000, -150),
+        (0x3FC0_0000, -150),
+        (0x3F80_0001, -150),
+        (0x3FFF_FFFF, -127),
+        (0xBFFF_FFFF, -140),
+        (1, 149),
+        (1, 276),
+        (1, 277),
+        (0x807F_FFFF, 1),
+        (0x007F_FFFF, -1),
+        (0x7F7F_FFFF, -277),
+        (0x7F7F_FFFF, -276),
+        (0x7F7F_FFFF, 1),
+        (0x3F80_0000, i32::MIN),
+        (0x3F80_0000, i32::MAX),
+        (0x8000_0000, -5),
+        (0xFF80_0000, -400),
+        (0x7F80_0001, 3),
+        (0xFFC0_1234, -3),
+    ];
+    let mut rng = Rng::new(0x6A09_E667_F3BC_C908);
+    let mut cases = Vec::new();
+    for trial in 0..24 {
+        let mut w = rng.wave();
+        for l in 0..32 {
+            let (x, e) = if trial == 0 && l < fixed.len() {
+                fixed[l]
+            } else {
+                // Any magnitude, scaled to land within 40 binades of the
+                // smallest normal, or anywhere.
+                let x = rng.next();
+                let exp = (x >> 23 & 0xFF) as i32;
+                let e = match rng.below(4) {
+                    0 => rng.below(700) as i32 - 350,
+                    _ => -126 - exp + 127 + rng.below(60) as i32 - 40,
+                };
+                (x, e)
+            };
+            w.vgpr[1][l] = x;
+            w.vgpr[2][l] = e as u32;
+        }
+        cases.push(Case {
+            block: block.clone(),
+            mem: Memory {
+                code: mem.code.clone(),
+                data: UnsafeCell::new(mem.data()),
+            },
+            wave: w,
+            lds: Vec::new(),
+            level: WaveLoop::host_best(),
+            execs: vec![u32::MAX],
+        });
+    }
+    let (inlined, runs, _) = run_cases(&cases, cases.len());
+    assert_eq!(inlined, 2 * runs, "a call-out");
+}
+
 /// clang compiles the IR as written: a product then a sum stay two
 /// roundings (no FMA contraction) and sums stay in program order (no
 /// reassociation); the values make either rewrite visible.

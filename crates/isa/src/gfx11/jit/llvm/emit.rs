@@ -40,7 +40,6 @@ pub(super) const V: &str = "<32 x i32>";
 pub(super) const F: &str = "<32 x float>";
 pub(super) const M: &str = "<32 x i1>";
 pub(super) const D: &str = "<32 x double>";
-pub(super) const Q: &str = "<32 x i64>";
 
 /// Bytes per VGPR row.
 const ROW_BYTES: usize = 128;

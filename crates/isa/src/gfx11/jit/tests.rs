@@ -601,28 +601,39 @@ fn helper_math_runs_inline() {
 
 /// A block that branches back to its start loops inside its translation
 /// as often as the budget allows, each pass what one interpreted run of
-/// the block does.
+/// the block does: a block of inline entries, and one whose call-outs
+/// write a row the loop carries (v_div_scale writes v3 and VCC) or no row
+/// (s_lshl_b64) while other rows stay in host registers across them.
 #[test]
 fn self_loops_run_inside_the_translation() {
-    let mut words = Vec::new();
-    words.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
-    words.extend(enc::vopc(0x14, 256, 2)); // v_cmp_gt_f32 vcc, v0, v2
-    words.extend(enc::vop2(1, 3, 257, 0)); // v_cndmask_b32 v3, v1, v0, vcc
-    words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
-    words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
-    let back = -(words.len() as i32 + 1) as u16 as u32;
-    words.push(0xBFA2_0000 | back); // s_cbranch_scc1 to the start
-    let mem = Memory {
-        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-        data: UnsafeCell::new(vec![0; DATA_LEN]),
-    };
-    let block = CodeCache::new().block(CODE, &mem);
-    assert_eq!(
-        block.insts.last().map(|i| i.mnemonic),
-        Some("s_cbranch_scc1")
-    );
-    for backend in backends() {
-        self_loop_passes(&backend.translate(&[&block])[0], &block, &mem);
+    let mut plain = Vec::new();
+    plain.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
+    plain.extend(enc::vopc(0x14, 256, 2)); // v_cmp_gt_f32 vcc, v0, v2
+    plain.extend(enc::vop2(1, 3, 257, 0)); // v_cndmask_b32 v3, v1, v0, vcc
+    let mut callouts = Vec::new();
+    callouts.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
+    callouts.extend([0xD6FC_6A03, 0x0406_0501]); // v_div_scale_f32 v3, vcc, v1, v2, v1
+    callouts.extend(enc::sop2(9, 4, 4, 129)); // s_lshl_b64 s[4:5], s[4:5], 1
+    callouts.extend(enc::vop3(0x213, 2, [256, 259, 258], 0)); // v_fma_f32 v2, v0, v3, v2
+    callouts.extend(enc::vopc(0x7E, 258, 1)); // v_cmp_class_f32 vcc, v2, v1
+    callouts.extend(enc::vop2(1, 1, 257, 0)); // v_cndmask_b32 v1, v1, v0, vcc
+    for mut words in [plain, callouts] {
+        words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
+        words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
+        let back = -(words.len() as i32 + 1) as u16 as u32;
+        words.push(0xBFA2_0000 | back); // s_cbranch_scc1 to the start
+        let mem = Memory {
+            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            data: UnsafeCell::new(vec![0; DATA_LEN]),
+        };
+        let block = CodeCache::new().block(CODE, &mem);
+        assert_eq!(
+            block.insts.last().map(|i| i.mnemonic),
+            Some("s_cbranch_scc1")
+        );
+        for backend in backends() {
+            self_loop_passes(&backend.translate(&[&block])[0], &block, &mem);
+        }
     }
 }
 
@@ -707,7 +718,7 @@ fn inline_lane_math_matches_the_interpreter_on_edge_values() {
         0x3FB5_04F4,
     ];
     let mut rng = Rng::new(0xA076_1D64_78BD_642F);
-    let ops: [(Vec<u32>, &str); 11] = [
+    let ops: [(Vec<u32>, &str); 13] = [
         (enc::vop1(0x25, 0, 257), "v_exp_f32"),
         (enc::vop1(0x27, 0, 257), "v_log_f32"),
         (enc::vop1(0x2A, 0, 257), "v_rcp_f32"),
@@ -719,6 +730,8 @@ fn inline_lane_math_matches_the_interpreter_on_edge_values() {
         (enc::vop3(0x31C, 0, [257, 258, 0], 0), "v_ldexp_f32"),
         (enc::vop3(0x31C, 0, [257, 258, 0], 1), "v_ldexp_f32"),
         (enc::vop3(0x110, 0, [257, 258, 0], 3), "v_max_f32"),
+        (enc::vopc(0x7E, 257, 2), "v_cmp_class_f32"),
+        (enc::vop3(0x47E, 2, [257, 258, 0], 1), "v_cmp_class_f32"),
     ];
     let mut cases = Vec::new();
     for (words, name) in ops {
@@ -771,6 +784,81 @@ fn inline_lane_math_matches_the_interpreter_on_edge_values() {
         }
     }
     // Two entries (the op and s_endpgm) inline in each block.
+    let (inlined, runs, _) = run_cases(&cases, cases.len());
+    assert_eq!(inlined, 2 * runs, "a call-out");
+}
+
+/// v_ldexp_f32 against the interpreter where rounding happens: results
+/// near and inside the denormal range (ties to even included), denormal
+/// sources scaled up and down, overflow and underflow at the clamp limits,
+/// zeros, infinities and NaNs.
+#[test]
+fn ldexp_rounds_once_like_the_interpreter() {
+    let mut words = enc::vop3(0x31C, 0, [257, 258, 0], 0); // v_ldexp_f32 v0, v1, v2
+    words.push(0xBFB0_0000); // s_endpgm
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::new().block(CODE, &mem);
+    // (x, e): ties at half the smallest denormal (to 0, to 2^-148), a
+    // value just above a tie, denormals up to normal, to 2^127 and past
+    // it, the largest value down to zero, the clamp limits.
+    let fixed: [(u32, i32); 20] = [
+        (0x3F80_0000, -150),
+        (0x4040_0000, -150),
+        (0x3FC0_0000, -150),
+        (0x3F80_0001, -150),
+        (0x3FFF_FFFF, -127),
+        (0xBFFF_FFFF, -140),
+        (1, 149),
+        (1, 276),
+        (1, 277),
+        (0x807F_FFFF, 1),
+        (0x007F_FFFF, -1),
+        (0x7F7F_FFFF, -277),
+        (0x7F7F_FFFF, -276),
+        (0x7F7F_FFFF, 1),
+        (0x3F80_0000, i32::MIN),
+        (0x3F80_0000, i32::MAX),
+        (0x8000_0000, -5),
+        (0xFF80_0000, -400),
+        (0x7F80_0001, 3),
+        (0xFFC0_1234, -3),
+    ];
+    let mut rng = Rng::new(0x6A09_E667_F3BC_C908);
+    let mut cases = Vec::new();
+    for trial in 0..24 {
+        let mut w = rng.wave();
+        for l in 0..32 {
+            let (x, e) = if trial == 0 && l < fixed.len() {
+                fixed[l]
+            } else {
+                // Any magnitude, scaled to land within 40 binades of the
+                // smallest normal, or anywhere.
+                let x = rng.next();
+                let exp = (x >> 23 & 0xFF) as i32;
+                let e = match rng.below(4) {
+                    0 => rng.below(700) as i32 - 350,
+                    _ => -126 - exp + 127 + rng.below(60) as i32 - 40,
+                };
+                (x, e)
+            };
+            w.vgpr[1][l] = x;
+            w.vgpr[2][l] = e as u32;
+        }
+        cases.push(Case {
+            block: block.clone(),
+            mem: Memory {
+                code: mem.code.clone(),
+                data: UnsafeCell::new(mem.data()),
+            },
+            wave: w,
+            lds: Vec::new(),
+            level: WaveLoop::host_best(),
+            execs: vec![u32::MAX],
+        });
+    }
     let (inlined, runs, _) = run_cases(&cases, cases.len());
     assert_eq!(inlined, 2 * runs, "a call-out");
 }

@@ -3,16 +3,24 @@
 //!
 //! Values are whole-wave vectors: a VGPR row is a `<32 x i32>`, EXEC and
 //! the lane masks a `<32 x i1>` (bit L of the SGPR is lane L), so LLVM
-//! emits two zmm (or four ymm) operations per 32-lane operation. Between
-//! call-outs every register the entries touch lives in SSA values: a VGPR
-//! row is loaded at its first read, each write is blended under the EXEC
-//! of that moment (a select), and the dirty rows, SGPRs and SCC are stored
-//! before each exit and call-out; a call-out may change anything, so
-//! everything is reloaded after it. Program order is kept by construction
-//! (each entry reads the values the entries before it produced), so no
-//! run planning is needed; LLVM's optimiser schedules and folds across
-//! the block. The lane operations are in `lanes.rs`, the inline math in
-//! `math.rs`.
+//! emits two zmm (or four ymm) operations per 32-lane operation. Every
+//! register the entries touch lives in SSA values: a VGPR row is loaded at
+//! its first read, each write is blended under the EXEC of that moment (a
+//! select), and a dirty register is stored only where memory must hold it:
+//! on the path of each exit (a taken branch, a call-out that stops, the
+//! end), and before a call-out that may read or write it. A call-out may
+//! change any SGPR and SCC, which are reloaded after it; of the rows, only
+//! those it may write (`footprint.rs`). A self-loop carries its registers
+//! from one pass to the next in phis instead of through memory.
+//!
+//! Why: moving rows between the register file and host registers took a
+//! third of a hot block's time when every call-out stored and reloaded
+//! everything and every pass of a loop went through memory.
+//!
+//! Program order is kept by construction (each entry reads the values the
+//! entries before it produced), so no run planning is needed; LLVM's
+//! optimiser schedules and folds across the block. The lane operations are
+//! in `lanes.rs`, the inline math in `math.rs`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -21,6 +29,7 @@ use super::super::abi::{
     EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP, EXIT_SHIFT, EXIT_STOP, FRAME_CALLOUT,
     FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_VGPR,
 };
+use super::footprint::{Footprint, footprint};
 use crate::gfx11::code_cache::Block;
 use crate::gfx11::exec::fast::{Cond, Fast};
 use crate::gfx11::exec::operand::{SSrc, VSrc};
@@ -31,7 +40,6 @@ pub(super) const V: &str = "<32 x i32>";
 pub(super) const F: &str = "<32 x float>";
 pub(super) const M: &str = "<32 x i1>";
 pub(super) const D: &str = "<32 x double>";
-pub(super) const Q: &str = "<32 x i64>";
 
 /// Bytes per VGPR row.
 const ROW_BYTES: usize = 128;
@@ -72,25 +80,24 @@ pub(super) fn real_sgpr(r: u8) -> bool {
 }
 
 /// A register's value in the current segment.
+#[derive(Clone)]
 struct Reg {
     v: String,
+    /// The register file in memory may hold another value.
     dirty: bool,
 }
 
-/// The dirty registers of `regs` with their values, marked clean.
-fn take_dirty(regs: &mut BTreeMap<u8, Reg>) -> Vec<(u8, String)> {
-    regs.iter_mut()
-        .filter(|(_, r)| r.dirty)
-        .map(|(&k, r)| {
-            r.dirty = false;
-            (k, r.v.clone())
-        })
-        .collect()
+/// A register the emitter keeps in SSA values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    Row(u8),
+    Sgpr(u8),
+    Scc,
 }
 
 /// The emitter of one function.
-pub(super) struct Fx<'a> {
-    out: &'a mut String,
+pub(super) struct Fx {
+    out: String,
     next: u32,
     /// Register-file base pointers (reloaded after call-outs).
     sgpr: String,
@@ -103,32 +110,158 @@ pub(super) struct Fx<'a> {
     exec: Option<(String, String)>,
     /// The label of the basic block being written (phis name it).
     cur: String,
+    /// A self-loop's registers carried in phis from one pass to the next
+    /// (their values at the back edge are recorded in `back`), and whether
+    /// memory may differ from them at the loop's top.
+    carried: Vec<(Key, bool)>,
+    /// The back edge's label and the carried registers' values on it.
+    back: Option<(String, Vec<String>)>,
+    /// The registers held in SSA values at the back edge, and whether they
+    /// are dirty there.
+    live_at_back: Vec<(Key, bool)>,
+}
+
+/// Is `block` a self-loop (its last entry branches to its start)?
+fn self_loop(block: &Block) -> bool {
+    matches!(
+        block.compiled.last().map(|c| c.fast),
+        Some(Fast::Branch { target, .. }) if target == block.start
+    )
 }
 
 /// Emit `block`'s translation as function `name` into `out`; returns how
 /// many entries run inline (the rest are call-outs).
+///
+/// A self-loop's registers stay in host registers from one pass to the
+/// next: a first emission finds the registers held at the back edge, the
+/// second loads them once before the loop and carries them in phis; the
+/// loop's exits store them.
 pub(crate) fn emit_block(out: &mut String, name: &str, block: &Block) -> usize {
-    let _ = writeln!(out, "define i32 @{name}(ptr noalias %frame) nounwind {{");
-    out.push_str("entry:\n  br label %top\ntop:\n");
-    let mut fx = Fx {
-        out,
-        next: 0,
-        sgpr: String::new(),
-        vgpr: String::new(),
-        scc_ptr: String::new(),
-        rows: BTreeMap::new(),
-        sgprs: BTreeMap::new(),
-        scc: None,
-        exec: None,
-        cur: "top".to_string(),
+    let carried = if self_loop(block) {
+        let mut probe = Fx::new(Vec::new());
+        probe.body(block);
+        probe.live_at_back
+    } else {
+        Vec::new()
     };
-    fx.load_bases();
-    let inlined = fx.block(block);
+    let mut fx = Fx::new(carried);
+    let (pre, inlined) = fx.body(block);
+    let _ = writeln!(out, "define i32 @{name}(ptr noalias %frame) nounwind {{");
+    out.push_str(&pre);
+    out.push_str("top:\n");
+    if let Some((label, values)) = &fx.back {
+        for ((k, _), v) in fx.carried.iter().zip(values) {
+            let ty = match k {
+                Key::Row(_) => V,
+                Key::Sgpr(_) => "i32",
+                Key::Scc => "i1",
+            };
+            let _ = writeln!(
+                out,
+                "  {} = phi {ty} [ {}, %entry ], [ {v}, %{label} ]",
+                phi_name(*k),
+                init_name(*k)
+            );
+        }
+    }
+    out.push_str(&fx.out);
     out.push_str("}\n\n");
     inlined
 }
 
-impl Fx<'_> {
+/// The SSA names of a carried register at the loop's top and before it.
+fn phi_name(k: Key) -> String {
+    match k {
+        Key::Row(r) => format!("%pv{r}"),
+        Key::Sgpr(r) => format!("%ps{r}"),
+        Key::Scc => "%pscc".to_owned(),
+    }
+}
+
+fn init_name(k: Key) -> String {
+    match k {
+        Key::Row(r) => format!("%iv{r}"),
+        Key::Sgpr(r) => format!("%is{r}"),
+        Key::Scc => "%iscc".to_owned(),
+    }
+}
+
+impl Fx {
+    fn new(carried: Vec<(Key, bool)>) -> Fx {
+        Fx {
+            out: String::new(),
+            next: 0,
+            sgpr: String::new(),
+            vgpr: String::new(),
+            scc_ptr: String::new(),
+            rows: BTreeMap::new(),
+            sgprs: BTreeMap::new(),
+            scc: None,
+            exec: None,
+            cur: "entry".to_string(),
+            carried,
+            back: None,
+            live_at_back: Vec::new(),
+        }
+    }
+
+    /// The function's body: the entry block (returned apart, with the loads
+    /// of the carried registers), then from label `top` on in `self.out`
+    /// (without the label, which phis follow). Returns the entry block and
+    /// how many entries run inline.
+    fn body(&mut self, block: &Block) -> (String, usize) {
+        self.out.push_str("entry:\n");
+        self.load_bases();
+        for (k, _) in self.carried.clone() {
+            self.load_into(k, &init_name(k));
+        }
+        self.line("br label %top");
+        let pre = std::mem::take(&mut self.out);
+        self.cur = "top".to_string();
+        self.load_bases();
+        for (k, dirty) in self.carried.clone() {
+            // Dirty where a pass may change it without storing it: the
+            // registers the first emission found dirty at the back edge.
+            // Those it found clean are clean there in this emission too
+            // (it writes and stores the same registers), and they are
+            // clean on entry.
+            let r = Reg {
+                v: phi_name(k),
+                dirty,
+            };
+            match k {
+                Key::Row(n) => {
+                    self.rows.insert(n, r);
+                }
+                Key::Sgpr(n) => {
+                    self.sgprs.insert(n, r);
+                }
+                Key::Scc => self.scc = Some(r),
+            }
+        }
+        let inlined = self.block(block);
+        (pre, inlined)
+    }
+
+    /// Load register `k` from memory into SSA name `name`.
+    fn load_into(&mut self, k: Key, name: &str) {
+        match k {
+            Key::Row(r) => {
+                let p = self.row_ptr(r);
+                self.line(format!("{name} = load {V}, ptr {p}, align 4"));
+            }
+            Key::Sgpr(r) => {
+                let p = self.sgpr_ptr(r);
+                self.line(format!("{name} = load i32, ptr {p}, align 4"));
+            }
+            Key::Scc => {
+                let p = self.scc_ptr.clone();
+                let b = self.ins(format!("load i8, ptr {p}, align 1"));
+                self.line(format!("{name} = icmp ne i8 {b}, 0"));
+            }
+        }
+    }
+
     /// A fresh SSA name.
     pub(super) fn tmp(&mut self) -> String {
         self.next += 1;
@@ -202,7 +335,8 @@ impl Fx<'_> {
                     if self.entry(block, c) {
                         inlined += 1;
                     } else {
-                        self.callout(k as u32, code(EXIT_STOP));
+                        let fp = footprint(block, c);
+                        self.callout(k as u32, code(EXIT_STOP), &fp);
                     }
                 }
             }
@@ -211,18 +345,37 @@ impl Fx<'_> {
         inlined
     }
 
-    /// Store every dirty register (they stay valid in SSA).
-    fn flush(&mut self) {
-        for (r, v) in take_dirty(&mut self.rows) {
+    /// Store the dirty registers `skip` does not name, leaving them
+    /// dirty (for a path that leaves the others in SSA values) or clean.
+    fn store_dirty(&mut self, skip: impl Fn(Key) -> bool, clean: bool) {
+        let rows: Vec<(u8, String)> = self
+            .rows
+            .iter_mut()
+            .filter(|(r, v)| v.dirty && !skip(Key::Row(**r)))
+            .map(|(&r, v)| {
+                v.dirty &= !clean;
+                (r, v.v.clone())
+            })
+            .collect();
+        for (r, v) in rows {
             let p = self.row_ptr(r);
             self.line(format!("store {V} {v}, ptr {p}, align 4"));
         }
-        for (r, v) in take_dirty(&mut self.sgprs) {
+        let sgprs: Vec<(u8, String)> = self
+            .sgprs
+            .iter_mut()
+            .filter(|(r, v)| v.dirty && !skip(Key::Sgpr(**r)))
+            .map(|(&r, v)| {
+                v.dirty &= !clean;
+                (r, v.v.clone())
+            })
+            .collect();
+        for (r, v) in sgprs {
             let p = self.sgpr_ptr(r);
             self.line(format!("store i32 {v}, ptr {p}, align 4"));
         }
-        if let Some(s) = self.scc.as_mut().filter(|s| s.dirty) {
-            s.dirty = false;
+        if let Some(s) = self.scc.as_mut().filter(|s| s.dirty && !skip(Key::Scc)) {
+            s.dirty &= !clean;
             let v = s.v.clone();
             let b = self.ins(format!("zext i1 {v} to i8"));
             let p = self.scc_ptr.clone();
@@ -230,34 +383,36 @@ impl Fx<'_> {
         }
     }
 
-    /// Forget every register's value (a call-out may have changed it).
-    fn forget(&mut self) {
-        self.rows.clear();
-        self.sgprs.clear();
-        self.scc = None;
-        self.exec = None;
-    }
-
     /// Return `code` with the registers in memory.
     fn exit(&mut self, code: u32) {
-        self.flush();
+        self.store_dirty(|_| false, false);
         self.line(format!("ret i32 {code}"));
     }
 
-    /// Run entry `k` through the call-out; leave with `stop` unless it flows on.
-    fn callout(&mut self, k: u32, stop: u32) {
-        self.flush();
+    /// Run entry `k` through the call-out, which may touch the rows of
+    /// `fp`, every SGPR and SCC; leave with `stop` unless it flows on.
+    fn callout(&mut self, k: u32, stop: u32, fp: &Footprint) {
+        // It reads memory: store what it may see; rows it may write only
+        // in part (EXEC, a half) keep the rest of the stored value.
+        self.store_dirty(|key| matches!(key, Key::Row(r) if !fp.touches(r)), true);
         let p = self.field(FRAME_CALLOUT);
         let f = self.ins(format!("load ptr, ptr {p}, align 8"));
         let r = self.ins(format!("call i32 {f}(ptr %frame, i32 {k})"));
+        // It refreshes the frame's pointers.
+        self.load_bases();
         let c = self.ins(format!("icmp ne i32 {r}, 0"));
         let (off, on) = (self.label(), self.label());
         self.line(format!("br i1 {c}, label %{off}, label %{on}"));
         self.start(&off);
+        // The dirty rows it cannot touch; everything else is stored.
+        self.store_dirty(|_| false, false);
         self.line(format!("ret i32 {stop}"));
         self.start(&on);
-        self.forget();
-        self.load_bases();
+        // A call-out may change any SGPR, SCC, and the rows it writes.
+        self.sgprs.clear();
+        self.scc = None;
+        self.exec = None;
+        self.rows.retain(|&r, _| !fp.writes(r));
     }
 
     /// A branch form: leave with `taken` when its condition holds; `back`:
@@ -286,7 +441,6 @@ impl Fx<'_> {
                 self.ins(format!("icmp {cc} i32 {v}, 0"))
             }
         };
-        self.flush();
         let (yes, no) = (self.label(), self.label());
         self.line(format!("br i1 {t}, label %{yes}, label %{no}"));
         self.start(&yes);
@@ -301,11 +455,46 @@ impl Fx<'_> {
             self.start(&again);
             let n = self.ins(format!("add i32 {loops}, 1"));
             self.line(format!("store i32 {n}, ptr {lp}, align 4"));
+            self.live_at_back = self.held();
+            // The carried registers go round in phis, the others through
+            // memory. What this path loads is not seen by the others.
+            let saved = (
+                self.rows.clone(),
+                self.sgprs.clone(),
+                self.scc.clone(),
+                self.exec.clone(),
+            );
+            let carried: Vec<Key> = self.carried.iter().map(|&(k, _)| k).collect();
+            let values: Vec<String> = carried.iter().map(|&k| self.value(k)).collect();
+            self.store_dirty(|k| carried.contains(&k), false);
+            self.back = Some((self.current(), values));
             self.line("br label %top");
+            (self.rows, self.sgprs, self.scc, self.exec) = saved;
             self.start(&leave);
         }
-        self.line(format!("ret i32 {taken}"));
+        self.exit(taken);
         self.start(&no);
+    }
+
+    /// The registers held in SSA values now, and whether they are dirty.
+    fn held(&self) -> Vec<(Key, bool)> {
+        let mut keys: Vec<(Key, bool)> = self
+            .rows
+            .iter()
+            .map(|(&r, v)| (Key::Row(r), v.dirty))
+            .collect();
+        keys.extend(self.sgprs.iter().map(|(&r, v)| (Key::Sgpr(r), v.dirty)));
+        keys.extend(self.scc.as_ref().map(|v| (Key::Scc, v.dirty)));
+        keys
+    }
+
+    /// Register `k`'s value (loaded if it is not held).
+    fn value(&mut self, k: Key) -> String {
+        match k {
+            Key::Row(r) => self.row(r),
+            Key::Sgpr(r) => self.sgpr(r),
+            Key::Scc => self.scc(),
+        }
     }
 
     // Registers.

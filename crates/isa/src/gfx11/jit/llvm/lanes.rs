@@ -1,7 +1,8 @@
 //! The entries the LLVM back end runs inline, as whole-wave vector IR:
-//! integer VALU ops, compares, cndmask, f32 arithmetic with abs/neg, the
-//! conversions, VOPD pairs and the inline SALU ops. Everything else is a
-//! call-out ([`Fx::entry`] returns false and emits nothing).
+//! integer VALU ops, compares (v_cmp_class_f32 too), cndmask, f32
+//! arithmetic with abs/neg, the conversions, VOPD pairs and the inline
+//! SALU ops. Everything else is a call-out ([`Fx::entry`] returns false
+//! and emits nothing).
 //!
 //! Exactness: integer ops are the interpreter's (shift amounts masked to
 //! five bits as `int32.rs` does); f32 add/sub/mul/fma/sqrt are the plain
@@ -155,7 +156,7 @@ fn slow_dual(i: &Inst) -> Option<(DualHalf, DualHalf)> {
     Some((x, y))
 }
 
-impl Fx<'_> {
+impl Fx {
     /// Emit entry `c` inline if it is a form this back end covers; false
     /// (nothing emitted) if it must be a call-out.
     pub(super) fn entry(&mut self, block: &Block, c: &Compiled) -> bool {
@@ -199,6 +200,9 @@ impl Fx<'_> {
             }
             Fast::Fma32(f) if f.op == Fma32Op::Fma => self.fma32(&f),
             Fast::Fcmp(f) if f.kind == FcmpKind::F32 && f.dst as usize != EXEC => self.fcmp(&f),
+            Fast::Fcmp(f) if f.kind == FcmpKind::Class32 && f.dst as usize != EXEC => {
+                self.class32(&f)
+            }
             Fast::Flt(f) => return self.flt(&f),
             Fast::Vopd(v) => {
                 self.dual(DualHalf::Op(v.x), DualHalf::Op(v.y));
@@ -504,16 +508,7 @@ impl Fx<'_> {
     /// An f32 compare: the relations of `cond` (1 less, 2 equal, 4
     /// greater, 8 unordered) that hold, as one LLVM predicate.
     fn fcmp(&mut self, c: &Fcmp) {
-        let src = |fx: &mut Self, s: S64, k: usize| {
-            let x = match s {
-                S64::Vgpr(r) => fx.row(r),
-                S64::Sgpr(r) => fx.src(VSrc::Sgpr(r)),
-                S64::Lo(v) => splat(v),
-                S64::Hi(_) => splat(0),
-            };
-            fx.modify(c.mods, k, x)
-        };
-        let (x, y) = (src(self, c.a, 0), src(self, c.b, 1));
+        let (x, y) = (self.fcmp_src(c.a, c.mods, 0), self.fcmp_src(c.b, c.mods, 1));
         let (p, q) = (self.fl(&x), self.fl(&y));
         let pred = [
             "false", "olt", "oeq", "ole", "ogt", "one", "oge", "ord", "uno", "ult", "ueq", "ule",
@@ -521,6 +516,52 @@ impl Fx<'_> {
         ][(c.cond & 15) as usize];
         let h = self.ins(format!("fcmp {pred} {F} {p}, {q}"));
         self.set_mask(c.dst, &h);
+    }
+
+    /// A compare's 32-bit source `s` (valu/fast_vcmp.rs `lanes32`) with
+    /// source `k`'s modifiers of `mods`.
+    fn fcmp_src(&mut self, s: S64, mods: u8, k: usize) -> String {
+        let x = match s {
+            S64::Vgpr(r) => self.row(r),
+            S64::Sgpr(r) => self.src(VSrc::Sgpr(r)),
+            S64::Lo(v) => splat(v),
+            // The low dword of `v << 32`.
+            S64::Hi(_) => splat(0),
+        };
+        self.modify(mods, k, x)
+    }
+
+    /// v_cmp_class_f32 (valu/fast_vcmp.rs `run` and `class_bit`): the
+    /// class of source a (abs/neg applied) as a bit number, 0 sNaN, 1 qNaN,
+    /// 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0, 7 +denormal, 8 +normal,
+    /// 9 +inf, tested in source b (unmodified).
+    fn class32(&mut self, c: &Fcmp) {
+        let x = self.fcmp_src(c.a, c.mods, 0);
+        let mask = self.fcmp_src(c.b, 0, 1);
+        let e = self.ins(format!("lshr {V} {x}, {}", splat(23)));
+        let e = self.ins(format!("and {V} {e}, {}", splat(0xFF)));
+        let m = self.ins(format!("and {V} {x}, {}", splat(0x7F_FFFF)));
+        let max_exp = self.ins(format!("icmp eq {V} {e}, {}", splat(0xFF)));
+        let some_exp = self.ins(format!("icmp ne {V} {e}, zeroinitializer"));
+        let some_mant = self.ins(format!("icmp ne {V} {m}, zeroinitializer"));
+        // +0 6, +denormal 7, +normal 8, +inf 9; a negative one 11 minus that.
+        let nonzero = self.ins(format!("or {M} {some_exp}, {some_mant}"));
+        let pos = self.ins(format!("zext {M} {nonzero} to {V}"));
+        let pos = self.ins(format!("add {V} {pos}, {}", splat(6)));
+        let b = self.ins(format!("zext {M} {some_exp} to {V}"));
+        let pos = self.ins(format!("add {V} {pos}, {b}"));
+        let b = self.ins(format!("zext {M} {max_exp} to {V}"));
+        let pos = self.ins(format!("add {V} {pos}, {b}"));
+        let neg = self.ins(format!("icmp slt {V} {x}, zeroinitializer"));
+        let flip = self.ins(format!("sub {V} {}, {pos}", splat(11)));
+        let signed = self.ins(format!("select {M} {neg}, {V} {flip}, {V} {pos}"));
+        // A NaN: 1 when quiet, else 0.
+        let nan = self.ins(format!("and {M} {max_exp}, {some_mant}"));
+        let quiet = self.ins(format!("lshr {V} {m}, {}", splat(22)));
+        let bit = self.ins(format!("select {M} {nan}, {V} {quiet}, {V} {signed}"));
+        let hit = self.ins(format!("lshr {V} {mask}, {bit}"));
+        let hit = self.ins(format!("trunc {V} {hit} to {M}"));
+        self.set_mask(c.dst, &hit);
     }
 
     /// A VOPD pair: both halves read their sources before either writes.

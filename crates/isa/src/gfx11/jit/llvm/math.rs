@@ -13,16 +13,11 @@
 //! arithmetic on that lane is discarded; exceptions are masked, so it
 //! cannot trap).
 
-use super::emit::{D, F, Fx, M, Q, V, splat};
+use super::emit::{D, F, Fx, M, V, splat};
 use crate::gfx11::exec::valu::transcendental::{
     EXP2_HI, EXP2_LO, EXP2_POLY, FRACTION, LOG2_K_HI, LOG2_K_LO, LOG2_NEG_INF, LOG2_NEGATIVE,
     LOG2_POLY, QUIET32, ROUNDER, SQRT2, TWO23,
 };
-
-/// An i64 constant in every lane.
-fn splat64(v: u64) -> String {
-    format!("splat (i64 {})", v as i64)
-}
 
 /// An f32 constant in every lane (LLVM writes float constants as the
 /// double of the same value, in hex).
@@ -30,7 +25,7 @@ fn splat_f32(v: f32) -> String {
     format!("splat (float 0x{:016X})", f64::from(v).to_bits())
 }
 
-impl Fx<'_> {
+impl Fx {
     /// `f` on the lanes of `x` (f32 bits) widened to f64, rounded back.
     pub(super) fn per_f64(&mut self, x: &str, f: impl Fn(&mut Self, &str) -> String) -> String {
         let p = self.fl(x);
@@ -189,30 +184,57 @@ impl Fx<'_> {
         self.ins(format!("select {M} {nan}, {V} {x}, {V} {r}"))
     }
 
-    /// valu/mod.rs `ldexp32`: x * 2^h * 2^(e - h) in f64 with e clamped
-    /// to [-600, 600] and h = e / 2 (toward zero), rounded once.
+    /// valu/mod.rs `ldexp32`: x * 2^e rounded once (its f64 product is
+    /// exact for |e| <= 600 and then rounds to f32), here in f32.
+    ///
+    /// Beyond |e| = 300 every nonzero finite x overflows (2^-149 * 2^300 is
+    /// past the f32 range) or rounds to zero (below 2^128 * 2^-300), as at
+    /// 300, so e is clamped there. Two steps then bring e into [-126, 127],
+    /// where 2^e is a normal f32, and a last multiply by 2^e rounds once:
+    /// - up (e > 127): times 2^127, exact unless it overflows, and then the
+    ///   result overflows too;
+    /// - down (e < -126): times 2^-102 (musl's `scalbnf` step), exact while
+    ///   the product is normal; if it is not, x < 2^-24, the exact result is
+    ///   below 2^-150 and rounds to zero, and so does the product, at most
+    ///   2^-126, times the 2^-25 or less left.
+    ///
+    /// Zeros and infinities keep their value and sign through the steps; a
+    /// NaN is quieted (the f64 round trip's result).
     pub(super) fn ldexp(&mut self, x: &str, y: &str) -> String {
         let e = self.ins(format!(
             "call {V} @llvm.smax.v32i32({V} {y}, {V} {})",
-            splat(-600i32 as u32)
+            splat(-300i32 as u32)
         ));
-        let e = self.ins(format!(
+        let mut n = self.ins(format!(
             "call {V} @llvm.smin.v32i32({V} {e}, {V} {})",
-            splat(600)
+            splat(300)
         ));
-        let h = self.ins(format!("sdiv {V} {e}, {}", splat(2)));
-        let g = self.ins(format!("sub {V} {e}, {h}"));
-        let pow2 = |fx: &mut Self, k: &str| {
-            let k = fx.ins(format!("add {V} {k}, {}", splat(1023)));
-            let k = fx.ins(format!("zext {V} {k} to {Q}"));
-            let k = fx.ins(format!("shl {Q} {k}, {}", splat64(52)));
-            fx.ins(format!("bitcast {Q} {k} to {D}"))
-        };
-        let (ph, pg) = (pow2(self, &h), pow2(self, &g));
-        self.per_f64(x, |fx, d| {
-            let r = fx.ins(format!("fmul {D} {d}, {ph}"));
-            fx.ins(format!("fmul {D} {r}, {pg}"))
-        })
+        let mut r = self.fl(x);
+        for _ in 0..2 {
+            let up = self.ins(format!("icmp sgt {V} {n}, {}", splat(127)));
+            let down = self.ins(format!("icmp slt {V} {n}, {}", splat(-126i32 as u32)));
+            let s = self.ins(format!(
+                "select {M} {down}, {F} {}, {F} {}",
+                splat_f32(f32::from_bits(25 << 23)),
+                splat_f32(1.0)
+            ));
+            let s = self.ins(format!(
+                "select {M} {up}, {F} {}, {F} {s}",
+                splat_f32(f32::from_bits(254 << 23))
+            ));
+            let d = self.ins(format!(
+                "select {M} {down}, {V} {}, {V} zeroinitializer",
+                splat(-102i32 as u32)
+            ));
+            let d = self.ins(format!("select {M} {up}, {V} {}, {V} {d}", splat(127)));
+            n = self.ins(format!("sub {V} {n}, {d}"));
+            r = self.ins(format!("fmul {F} {r}, {s}"));
+        }
+        let p = self.pow2_f32(&n);
+        let r = self.ins(format!("fmul {F} {r}, {p}"));
+        let r = self.bits(&r);
+        let (nan, q) = self.nan_lanes(x);
+        self.ins(format!("select {M} {nan}, {V} {q}, {V} {r}"))
     }
 
     /// valu/mod.rs `frexp32`: (mantissa, exponent) lanes.

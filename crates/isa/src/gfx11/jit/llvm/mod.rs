@@ -17,6 +17,7 @@
 mod cache_bound;
 mod compile;
 mod emit;
+mod footprint;
 mod lanes;
 mod load;
 mod math;

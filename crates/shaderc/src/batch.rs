@@ -198,7 +198,7 @@ pub(crate) fn compile_ir(
     stem: &str,
     options: &Options,
 ) -> Result<BatchObject, CompileError> {
-    let tools = Toolchain::find(options.llvm_bin.as_deref())?;
+    let tools = Toolchain::for_options(options)?;
     let mut objects = Vec::new();
     for target in &options.targets {
         let co = tools.compile_ir(ir, stem, target, options.opt_level)?;

@@ -383,3 +383,28 @@ fn the_cache_identity_names_the_compiler() {
     assert!(!theirs.identity().contains("in-process"));
     assert!(ours.identity().starts_with(&theirs.identity()));
 }
+
+#[test]
+fn concurrent_in_process_compiles_agree() {
+    let Some((ours, _)) = toolchains("concurrent compiles") else {
+        return;
+    };
+    let ir = batch_ir();
+    let targets = ["gfx1100", "gfx942"];
+    let alone: Vec<Vec<u8>> = targets
+        .iter()
+        .map(|t| ours.compile_ir(&ir, "batch", t, 3).unwrap())
+        .collect();
+    let together: Vec<Vec<u8>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|i| {
+                let (ours, ir) = (&ours, &ir);
+                s.spawn(move || ours.compile_ir(ir, "batch", targets[i % 2], 3).unwrap())
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (i, co) in together.iter().enumerate() {
+        assert!(*co == alone[i % 2], "thread {i} ({})", targets[i % 2]);
+    }
+}

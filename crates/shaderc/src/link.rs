@@ -323,7 +323,14 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, LinkError> {
     let shentsize = u16_at(object, 58)? as usize;
     let shnum = u16_at(object, 60)? as usize;
     let shstrndx = u16_at(object, 62)? as usize;
-    if shentsize != SHDR_SIZE as usize || shnum == 0 || shstrndx >= shnum {
+    let table_end = shnum
+        .checked_mul(shentsize)
+        .and_then(|size| size.checked_add(shoff));
+    if shentsize != SHDR_SIZE as usize
+        || shnum == 0
+        || shstrndx >= shnum
+        || table_end.is_none_or(|end| end > object.len())
+    {
         return Err(LinkError::Malformed {
             what: "section headers",
         });
@@ -363,6 +370,11 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, LinkError> {
             flags: s.flags,
         };
         let alloc = s.flags & SHF_ALLOC != 0;
+        // The layout places sections within a page: larger or odd
+        // alignments are left to ld.lld.
+        if alloc && (!s.align.is_power_of_two() || s.align > PAGE) {
+            return Err(unsupported());
+        }
         // Only these flags may appear (no groups, merging, TLS, ...).
         if s.flags
             & !(SHF_WRITE | SHF_ALLOC | SHF_EXECINSTR | 0x40 /* SHF_INFO_LINK */ | 0x8000_0000/* SHF_EXCLUDE */)
@@ -401,6 +413,12 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, LinkError> {
     let rodata = find(Placed::Rodata, ".rodata")?;
     let text = find(Placed::Text, ".text")?;
     let symtab_index = symtab_index.ok_or(LinkError::MissingSection { name: ".symtab" })?;
+    // Every placed section lies inside the file (which bounds the layout).
+    for (i, p) in placed.iter().enumerate() {
+        if p.is_some() {
+            sections[i].data(object)?;
+        }
+    }
 
     // Symbols.
     let symtab = &sections[symtab_index];
@@ -429,6 +447,12 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, LinkError> {
             shndx,
             value: u64_at(rec, 8)?,
             size: u64_at(rec, 16)?,
+        });
+    }
+
+    if symbols.is_empty() {
+        return Err(LinkError::Malformed {
+            what: "symbol table",
         });
     }
 
@@ -532,7 +556,7 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, LinkError> {
         if s.shndx == SHN_ABS {
             s.value
         } else {
-            section_addr(s.shndx) + s.value
+            section_addr(s.shndx).wrapping_add(s.value)
         }
     };
 
@@ -580,7 +604,7 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, LinkError> {
                 });
             }
             let s = symbol_addr(sym);
-            let p = base + offset;
+            let p = base.wrapping_add(offset);
             let value = s.wrapping_add_signed(addend);
             let relative = value.wrapping_sub(p) as i64;
             let absolute_ok = || {

@@ -408,3 +408,32 @@ fn concurrent_in_process_compiles_agree() {
         assert!(*co == alone[i % 2], "thread {i} ({})", targets[i % 2]);
     }
 }
+
+#[test]
+fn damaged_objects_are_errors_not_panics() {
+    let Some((ours, _)) = toolchains("damaged objects") else {
+        return;
+    };
+    let object = ours
+        .compile_object(TABLE_IR, "table", "gfx1100", 3)
+        .unwrap();
+    assert!(link(&object).is_ok());
+    for len in (0..object.len()).step_by(7) {
+        assert!(link(&object[..len]).is_err(), "truncated to {len}");
+    }
+    // Every byte of the headers and tables set to extreme values: the
+    // result is a code object or an error, never a panic.
+    let mut rng = Rng::new(7);
+    for at in 0..object.len() {
+        for value in [0u8, 0xff, 0x80, rng.u32s(1)[0] as u8] {
+            let mut damaged = object.clone();
+            damaged[at] = value;
+            let _ = link(&damaged);
+        }
+    }
+    for at in (0..object.len() - 8).step_by(4) {
+        let mut damaged = object.clone();
+        damaged[at..at + 8].fill(0xff);
+        let _ = link(&damaged);
+    }
+}

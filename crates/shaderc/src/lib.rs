@@ -9,7 +9,7 @@
 //!
 //! # Batches
 //! [`compile_translated`] (and [`compile_batch`] from sources) compiles
-//! several modules with one clang-19 and one ld.lld-19 run into one code
+//! several modules with one LLVM compile and one link into one code
 //! object; each module is translated with its own [`Options::symbol_prefix`]
 //! so their symbols never collide, and each keeps its own reflection or
 //! error (see `batch.rs`).
@@ -109,7 +109,8 @@ pub struct Options {
     pub defines: Vec<(String, f64)>,
     /// The file name used in diagnostics and reflection.
     pub file_name: String,
-    /// Directory holding clang-19 and ld.lld-19 (default: PATH).
+    /// Directory holding clang-19 and ld.lld-19 (default: PATH); libLLVM-19
+    /// is then looked for in its `../lib`.
     pub llvm_bin: Option<PathBuf>,
     /// How LLVM runs (default None: as [`LLVM_MODE_ENV`] says, in process
     /// when libLLVM-19 loads; [`build::compile_dir`] then uses the tools).

@@ -93,7 +93,9 @@ fn find_in_path(name: &str, dir: Option<&Path>) -> Option<PathBuf> {
 impl Toolchain {
     /// Find clang-19 and ld.lld-19 (in `dir`, else on PATH) and, as
     /// [`LLVM_MODE_ENV`] selects, libLLVM-19 (`dir/../lib`, else the
-    /// system's).
+    /// system's). In process the tools are optional: without them `clang`
+    /// and `lld` are the names they would have, and an object the linker
+    /// here refuses fails with [`CompileError::ToolMissing`].
     pub fn find(dir: Option<&Path>) -> Result<Toolchain, CompileError> {
         Self::find_with(dir, LlvmMode::from_env()?)
     }
@@ -110,19 +112,28 @@ impl Toolchain {
     /// [`Toolchain::find`] with the mode given rather than read from the
     /// environment.
     pub fn find_with(dir: Option<&Path>, mode: LlvmMode) -> Result<Toolchain, CompileError> {
-        let mut tools = Self::find_tools(dir)?;
-        tools.llvm = match mode {
-            LlvmMode::Process => None,
-            LlvmMode::InProcess => Some(InProcessLlvm::get(dir)?),
+        let tools = Self::find_tools(dir);
+        let llvm = match mode {
+            LlvmMode::Process => return tools,
+            LlvmMode::InProcess => InProcessLlvm::get(dir)?,
             LlvmMode::Auto => match InProcessLlvm::get(dir) {
-                Ok(llvm) => Some(llvm),
+                Ok(llvm) => llvm,
                 Err(e) => {
                     tracing::debug!("compiling with subprocesses: {e}");
-                    None
+                    return tools;
                 }
             },
         };
-        Ok(tools)
+        let named = |name: &str| dir.map_or_else(|| PathBuf::from(name), |d| d.join(name));
+        let tools = tools.unwrap_or_else(|_| Toolchain {
+            clang: named("clang-19"),
+            lld: named("ld.lld-19"),
+            llvm: None,
+        });
+        Ok(Toolchain {
+            llvm: Some(llvm),
+            ..tools
+        })
     }
 
     /// The libLLVM-19 file compiling in this process; None when clang-19
@@ -183,7 +194,8 @@ impl Toolchain {
         }
     }
 
-    /// True when both tools are installed.
+    /// True when both tools are installed (in-process compiles may work
+    /// without them: see [`Toolchain::find`]).
     pub fn available() -> bool {
         Self::find_tools(None).is_ok()
     }

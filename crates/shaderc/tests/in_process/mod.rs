@@ -437,3 +437,51 @@ fn damaged_objects_are_errors_not_panics() {
         let _ = link(&damaged);
     }
 }
+
+#[test]
+fn the_library_alone_compiles_without_the_tools() {
+    let Some((ours, _)) = toolchains("library without tools") else {
+        return;
+    };
+    // A directory with no clang-19 or ld.lld-19 in bin/ and the library in lib/.
+    let root =
+        std::env::temp_dir().join(format!("aqueduct-shaderc-libonly-{}", std::process::id()));
+    let (bin, lib) = (root.join("bin"), root.join("lib"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&lib).unwrap();
+    let library = ours.in_process_library().unwrap();
+    let link_path = lib.join("libLLVM.so.19.1");
+    let _ = std::fs::remove_file(&link_path);
+    std::os::unix::fs::symlink(library, &link_path).unwrap();
+
+    assert!(matches!(
+        Toolchain::find_with(Some(&bin), LlvmMode::Process),
+        Err(aqueduct_shaderc::CompileError::ToolMissing { .. })
+    ));
+    let alone = Toolchain::find_with(Some(&bin), LlvmMode::Auto).unwrap();
+    assert_eq!(alone.in_process_library(), Some(library));
+    let co = alone.compile_ir(TABLE_IR, "table", "gfx1100", 3).unwrap();
+    assert_eq!(
+        co,
+        ours.compile_ir(TABLE_IR, "table", "gfx1100", 3).unwrap()
+    );
+    // What the linker here refuses needs ld.lld-19, which is missing.
+    match alone.compile_ir(DATA_IR, "data", "gfx1100", 3) {
+        Err(aqueduct_shaderc::CompileError::ToolMissing { tool, .. }) => {
+            assert_eq!(tool, "ld.lld-19")
+        }
+        other => panic!("{other:?}"),
+    }
+    // Neither the tools nor the library: the tools are reported missing.
+    let empty = root.join("empty/bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert!(matches!(
+        Toolchain::find_with(Some(&empty), LlvmMode::Auto),
+        Err(aqueduct_shaderc::CompileError::ToolMissing { .. })
+    ));
+    assert!(matches!(
+        Toolchain::find_with(Some(&empty), LlvmMode::InProcess),
+        Err(aqueduct_shaderc::CompileError::LlvmUnavailable { .. })
+    ));
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -149,6 +149,32 @@ unsafe fn function_pointer<F: Copy>(address: *mut c_void) -> F {
     unsafe { std::mem::transmute_copy::<*mut c_void, F>(&address) }
 }
 
+/// The libLLVM-19 file, found without loading it (a few `stat`s, so a
+/// toolchain's identity costs no `dlopen`): `llvm_bin/../lib` when a
+/// directory is given; else `LD_LIBRARY_PATH`, the multiarch and plain
+/// system library directories, and LLVM's own `/usr/lib/llvm-19/lib`.
+/// Canonical; None when not found there (the loader's search may still
+/// find it).
+pub(crate) fn locate(llvm_bin: Option<&Path>) -> Option<PathBuf> {
+    let dirs: Vec<PathBuf> = match llvm_bin {
+        Some(dir) => vec![dir.join("../lib")],
+        None => {
+            let mut dirs: Vec<PathBuf> = std::env::var_os("LD_LIBRARY_PATH")
+                .map(|p| std::env::split_paths(&p).collect())
+                .unwrap_or_default();
+            let multiarch = format!("/usr/lib/{}-linux-gnu", std::env::consts::ARCH);
+            for d in [&multiarch, "/usr/lib64", "/usr/lib", "/usr/lib/llvm-19/lib"] {
+                dirs.push(PathBuf::from(d));
+            }
+            dirs
+        }
+    };
+    dirs.iter()
+        .flat_map(|d| LIBRARY_NAMES.iter().map(move |n| d.join(n)))
+        .find(|p| p.is_file())
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+}
+
 /// Take an LLVM-allocated message (freed with `dispose`), or `fallback`.
 fn take_message(
     msg: *mut c_char,
@@ -179,12 +205,15 @@ impl InProcessLlvm {
         if let Some(llvm) = map.get(&key) {
             return Ok(llvm.clone());
         }
-        let candidates: Vec<String> = match llvm_bin {
-            Some(dir) => LIBRARY_NAMES
+        // The file `locate` finds, so the library loaded is the one a
+        // toolchain's identity names; else the loader's own search.
+        let candidates: Vec<String> = match (locate(llvm_bin), llvm_bin) {
+            (Some(file), _) => vec![file.display().to_string()],
+            (None, Some(dir)) => LIBRARY_NAMES
                 .iter()
                 .map(|n| dir.join("../lib").join(n).display().to_string())
                 .collect(),
-            None => LIBRARY_NAMES.iter().map(|n| n.to_string()).collect(),
+            (None, None) => LIBRARY_NAMES.iter().map(|n| n.to_string()).collect(),
         };
         let llvm = Arc::new(Self::load(&candidates)?);
         map.insert(key, llvm.clone());

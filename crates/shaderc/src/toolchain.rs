@@ -76,7 +76,27 @@ pub struct Toolchain {
     pub clang: PathBuf,
     pub lld: PathBuf,
     /// libLLVM-19 in this process, when it compiles (else the tools do).
-    llvm: Option<Arc<InProcessLlvm>>,
+    llvm: Option<Library>,
+}
+
+/// The in-process library a toolchain compiles with: found by its file
+/// (cheap, so finding a toolchain for a cache key loads nothing) and
+/// loaded at the first compile.
+#[derive(Clone, Debug)]
+struct Library {
+    /// The canonical file.
+    file: PathBuf,
+    /// The tools' directory the library was looked for from.
+    dir: Option<PathBuf>,
+    /// `LlvmMode::InProcess`: a library that does not load is an error;
+    /// otherwise the tools compile.
+    required: bool,
+}
+
+impl Library {
+    fn load(&self) -> Result<Arc<InProcessLlvm>, CompileError> {
+        InProcessLlvm::get(self.dir.as_deref())
+    }
 }
 
 fn find_in_path(name: &str, dir: Option<&Path>) -> Option<PathBuf> {
@@ -93,9 +113,12 @@ fn find_in_path(name: &str, dir: Option<&Path>) -> Option<PathBuf> {
 impl Toolchain {
     /// Find clang-19 and ld.lld-19 (in `dir`, else on PATH) and, as
     /// [`LLVM_MODE_ENV`] selects, libLLVM-19 (`dir/../lib`, else the
-    /// system's). In process the tools are optional: without them `clang`
-    /// and `lld` are the names they would have, and an object the linker
-    /// here refuses fails with [`CompileError::ToolMissing`].
+    /// system's). The library is found by its file and loaded at the first
+    /// compile, so a toolchain found only for its [`Toolchain::identity`]
+    /// (a cache lookup) costs no `dlopen`. In process the tools are
+    /// optional: without them `clang` and `lld` are the names they would
+    /// have, and an object the linker here refuses fails with
+    /// [`CompileError::ToolMissing`].
     pub fn find(dir: Option<&Path>) -> Result<Toolchain, CompileError> {
         Self::find_with(dir, LlvmMode::from_env()?)
     }
@@ -113,16 +136,26 @@ impl Toolchain {
     /// environment.
     pub fn find_with(dir: Option<&Path>, mode: LlvmMode) -> Result<Toolchain, CompileError> {
         let tools = Self::find_tools(dir);
-        let llvm = match mode {
-            LlvmMode::Process => return tools,
-            LlvmMode::InProcess => InProcessLlvm::get(dir)?,
-            LlvmMode::Auto => match InProcessLlvm::get(dir) {
-                Ok(llvm) => llvm,
-                Err(e) => {
-                    tracing::debug!("compiling with subprocesses: {e}");
-                    return tools;
-                }
-            },
+        if mode == LlvmMode::Process {
+            return tools;
+        }
+        // Where the file is not found by name, only loading it tells.
+        let file = match crate::llvm_in_process::locate(dir) {
+            Some(file) => Ok(file),
+            None => InProcessLlvm::get(dir).map(|llvm| llvm.path().to_path_buf()),
+        };
+        let file = match (file, mode) {
+            (Ok(file), _) => file,
+            (Err(e), LlvmMode::InProcess) => return Err(e),
+            (Err(e), _) => {
+                tracing::debug!("compiling with subprocesses: {e}");
+                return tools;
+            }
+        };
+        let llvm = Library {
+            file,
+            dir: dir.map(Path::to_path_buf),
+            required: mode == LlvmMode::InProcess,
         };
         let named = |name: &str| dir.map_or_else(|| PathBuf::from(name), |d| d.join(name));
         let tools = tools.unwrap_or_else(|_| Toolchain {
@@ -139,7 +172,7 @@ impl Toolchain {
     /// The libLLVM-19 file compiling in this process; None when clang-19
     /// and ld.lld-19 run as subprocesses.
     pub fn in_process_library(&self) -> Option<&Path> {
-        self.llvm.as_deref().map(InProcessLlvm::path)
+        self.llvm.as_ref().map(|l| l.file.as_path())
     }
 
     fn find_tools(dir: Option<&Path>) -> Result<Toolchain, CompileError> {
@@ -208,7 +241,7 @@ impl Toolchain {
         target: &str,
         opt_level: u8,
     ) -> Result<Vec<u8>, CompileError> {
-        let Some(llvm) = &self.llvm else {
+        let Some(llvm) = self.loaded()? else {
             return self.compile_ir_with_tools(ir, stem, target, opt_level);
         };
         let object = llvm.compile(ir, &format!("{stem}.ll"), target, opt_level)?;
@@ -230,7 +263,7 @@ impl Toolchain {
         target: &str,
         opt_level: u8,
     ) -> Result<Vec<u8>, CompileError> {
-        if let Some(llvm) = &self.llvm {
+        if let Some(llvm) = self.loaded()? {
             return llvm.compile(ir, &format!("{stem}.ll"), target, opt_level);
         }
         let dir = TempDir::new()?;
@@ -240,6 +273,22 @@ impl Toolchain {
             .map_err(|e| CompileError::io(dir.path.join(&ll), e))?;
         self.run_clang(&dir, &ll, &obj, target, opt_level)?;
         std::fs::read(dir.path.join(&obj)).map_err(|e| CompileError::io(dir.path.join(&obj), e))
+    }
+
+    /// The in-process library, loaded; None when the tools compile (also
+    /// when a library found by name does not load and was not required).
+    fn loaded(&self) -> Result<Option<Arc<InProcessLlvm>>, CompileError> {
+        let Some(library) = &self.llvm else {
+            return Ok(None);
+        };
+        match library.load() {
+            Ok(llvm) => Ok(Some(llvm)),
+            Err(e) if library.required => Err(e),
+            Err(e) => {
+                tracing::warn!("compiling with subprocesses: {e}");
+                Ok(None)
+            }
+        }
     }
 
     /// Link a relocatable object with ld.lld-19.

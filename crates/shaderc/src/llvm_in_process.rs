@@ -154,8 +154,22 @@ unsafe fn function_pointer<F: Copy>(address: *mut c_void) -> F {
 /// directory is given; else `LD_LIBRARY_PATH`, the multiarch and plain
 /// system library directories, and LLVM's own `/usr/lib/llvm-19/lib`.
 /// Canonical; None when not found there (the loader's search may still
-/// find it).
+/// find it). Looked up once per directory: every cache key asks.
 pub(crate) fn locate(llvm_bin: Option<&Path>) -> Option<PathBuf> {
+    type Located = Mutex<HashMap<Option<PathBuf>, Option<PathBuf>>>;
+    static LOCATED: OnceLock<Located> = OnceLock::new();
+    let key = llvm_bin.map(Path::to_path_buf);
+    let mut located = LOCATED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    located
+        .entry(key)
+        .or_insert_with(|| search(llvm_bin))
+        .clone()
+}
+
+fn search(llvm_bin: Option<&Path>) -> Option<PathBuf> {
     let dirs: Vec<PathBuf> = match llvm_bin {
         Some(dir) => vec![dir.join("../lib")],
         None => {

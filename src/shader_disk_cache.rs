@@ -14,7 +14,9 @@
 //! text, the entry point compiled (or none: all of them), the override
 //! constants (sorted by name, values bit-exact), the gfx target,
 //! `aqueduct_shaderc::COMPILER_ID` (crate version and source digest) and
-//! the LLVM tools' identity (`Toolchain::identity`: path, size, mtime).
+//! the LLVM tools' identity (`Toolchain::identity`: path, size, mtime; with
+//! libLLVM-19's when it compiles in process, whose files differ from
+//! ld.lld's outside the loaded segments).
 //! The file is `<dir>/<hex key>.shader`.
 //!
 //! # Entry format

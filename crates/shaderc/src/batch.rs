@@ -1,8 +1,8 @@
 //! Batch compilation: several translated modules become one LLVM module,
-//! compiled by one clang-19 and linked by one ld.lld-19 into one code
-//! object. Most of a small kernel's compile time is the tools' start-up
-//! and per-module set-up, so a batch of many modules costs little more
-//! than one.
+//! compiled and linked once (libLLVM-19 in process, or one clang-19 and
+//! one ld.lld-19 run) into one code object. Most of a small kernel's
+//! compile time is per-module set-up (and the tools' start-up), so a batch
+//! of many modules costs little more than one.
 //!
 //! Each module is translated with its own `Options::symbol_prefix`, so its
 //! kernels, helpers and workgroup variables are `PREFIX.name`; the IR has
@@ -11,7 +11,7 @@
 //! reflection names its kernel symbols in the shared object.
 //!
 //! A module that fails does not fail the others: translation errors stay
-//! with their module ([`compile_batch`]), and when clang or lld fails on
+//! with their module ([`compile_batch`]), and when LLVM or the link fails on
 //! the batch every module is compiled on its own, so the error reaches the
 //! module that caused it.
 
@@ -103,10 +103,10 @@ fn prefix_clashes(modules: &[&Translated]) -> Vec<Option<CompileError>> {
         .collect()
 }
 
-/// Compile translated modules together: one clang-19 and one ld.lld-19 run
-/// per target for the whole batch. `options` gives the targets, the
-/// optimisation level and the tools' directory (its other fields are not
-/// used). A module whose symbol prefix an earlier module already has gets
+/// Compile translated modules together: one LLVM compile and one link per
+/// target for the whole batch. `options` gives the targets, the
+/// optimisation level, the tools' directory and the LLVM mode (its other
+/// fields are not used). A module whose symbol prefix an earlier module already has gets
 /// [`CompileError::SymbolPrefixClash`]; when the batch does not compile,
 /// each module is compiled alone and gets its own result.
 pub fn compile_translated(modules: &[&Translated], options: &Options) -> BatchCompiled {
@@ -198,7 +198,7 @@ pub(crate) fn compile_ir(
     stem: &str,
     options: &Options,
 ) -> Result<BatchObject, CompileError> {
-    let tools = Toolchain::find(options.llvm_bin.as_deref())?;
+    let tools = Toolchain::for_options(options)?;
     let mut objects = Vec::new();
     for target in &options.targets {
         let co = tools.compile_ir(ir, stem, target, options.opt_level)?;

@@ -4,7 +4,9 @@
 //! `<folder>/<target>/NAME.co` plus `<folder>/<target>/NAME.reflect.json`
 //! (the reflection is target independent; a copy sits beside each object so
 //! a target folder is self-contained). Output is deterministic, so checked-in
-//! objects can be compared byte for byte with a fresh build.
+//! objects can be compared byte for byte with a fresh build; it is clang-19
+//! and ld.lld-19's unless `Options::llvm_mode` asks for in-process LLVM
+//! (whose files differ from lld's outside the loaded segments).
 //!
 //! [`compile_dir`] writes into another folder (a build script's OUT_DIR);
 //! when clang-19/ld.lld-19 are absent it copies the precompiled files from
@@ -12,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{CompileError, Options, Source, Toolchain, compile};
+use crate::{CompileError, LlvmMode, Options, Source, Toolchain, compile};
 
 /// The targets `aqueduct-shaderc build` produces by default.
 pub const DEFAULT_BUILD_TARGETS: &[&str] = &["gfx1100", "gfx942", "gfx90a"];
@@ -63,7 +65,13 @@ pub fn compile_dir(
     out_dir: &Path,
     options: &Options,
 ) -> Result<Vec<BuiltShader>, CompileError> {
-    let have_llvm = Toolchain::find(options.llvm_bin.as_deref()).is_ok();
+    // Ahead-of-time objects are ld.lld's bytes unless asked otherwise, so
+    // checked-in files do not depend on whether libLLVM-19 loads.
+    let options = &Options {
+        llvm_mode: Some(options.llvm_mode.unwrap_or(LlvmMode::Process)),
+        ..options.clone()
+    };
+    let have_llvm = Toolchain::for_options(options).is_ok();
     let mut built = Vec::new();
     for src in wgsl_files(dir)? {
         let rel = src.strip_prefix(dir).unwrap_or(&src);

@@ -94,6 +94,23 @@ pub enum CompileError {
         status: String,
         stderr: String,
     },
+    /// libLLVM-19 could not be loaded for in-process compilation (only an
+    /// error when `AQUEDUCT_SHADERC_LLVM=in-process` demands it; otherwise
+    /// the subprocess tools are used).
+    #[error("libLLVM-19 ({library}) is not usable in process: {reason}")]
+    LlvmUnavailable { library: String, reason: String },
+    /// In-process LLVM rejected or failed on the IR (a compiler bug, as
+    /// with [`CompileError::ToolFailed`]); `message` is LLVM's.
+    #[error("in-process LLVM failed at {stage}: {message}")]
+    LlvmFailed { stage: LlvmStage, message: String },
+    /// The in-process linker met an object it does not link (the compile
+    /// then falls back to ld.lld-19).
+    #[error("linking the code object: {0}")]
+    Link(#[from] crate::link::LinkError),
+    /// `AQUEDUCT_SHADERC_LLVM` holds a value other than `process` or
+    /// `in-process`.
+    #[error("AQUEDUCT_SHADERC_LLVM={value}: expected `process` or `in-process`")]
+    BadLlvmSelection { value: String },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -102,6 +119,33 @@ pub enum CompileError {
     },
     #[error("writing reflection: {0}")]
     Json(#[from] serde_json::Error),
+}
+
+/// Where in-process LLVM failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LlvmStage {
+    /// Creating the target machine for the gfx target.
+    TargetMachine,
+    /// Parsing the IR text.
+    Parse,
+    /// The IR verifier.
+    Verify,
+    /// The optimisation pipeline.
+    Optimise,
+    /// Code generation to an object.
+    Emit,
+}
+
+impl std::fmt::Display for LlvmStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LlvmStage::TargetMachine => "target machine creation",
+            LlvmStage::Parse => "IR parsing",
+            LlvmStage::Verify => "IR verification",
+            LlvmStage::Optimise => "optimisation",
+            LlvmStage::Emit => "code generation",
+        })
+    }
 }
 
 /// `A, B, C`: naga's names of the capabilities in `caps`.

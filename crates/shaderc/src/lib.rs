@@ -2,13 +2,14 @@
 //!
 //! Pipeline: naga's WGSL / SPIR-V front ends and validator → naga IR →
 //! textual LLVM IR for `amdgcn-amd-amdhsa` (this crate's own emitter, see
-//! `emit/`) → `clang-19 -x ir` and `ld.lld-19 -shared` as subprocesses → an
-//! ELF code object (code object v5) per target; several targets are packed
-//! into one clang offload bundle.
+//! `emit/`) → libLLVM-19 in process and this crate's linker ([`link`]), or
+//! `clang-19 -x ir` and `ld.lld-19 -shared` as subprocesses ([`LlvmMode`])
+//! → an ELF code object (code object v5) per target; several targets are
+//! packed into one clang offload bundle.
 //!
 //! # Batches
 //! [`compile_translated`] (and [`compile_batch`] from sources) compiles
-//! several modules with one clang-19 and one ld.lld-19 run into one code
+//! several modules with one LLVM compile and one link into one code
 //! object; each module is translated with its own [`Options::symbol_prefix`]
 //! so their symbols never collide, and each keeps its own reflection or
 //! error (see `batch.rs`).
@@ -63,6 +64,8 @@ mod diagnostic;
 mod emit;
 mod error;
 mod frontend;
+pub mod link;
+mod llvm_in_process;
 mod reflect;
 mod toolchain;
 
@@ -71,7 +74,7 @@ use std::path::PathBuf;
 pub use batch::{
     BatchCompiled, BatchMember, BatchObject, compile_batch, compile_translated, link_ir,
 };
-pub use error::{CompileError, ComputeLimit, UnsupportedKind};
+pub use error::{CompileError, ComputeLimit, LlvmStage, UnsupportedKind};
 pub use frontend::{Source, to_wgsl};
 /// naga's validator capabilities, as [`Options::capabilities`] takes them.
 pub use naga::valid::Capabilities;
@@ -80,7 +83,9 @@ pub use reflect::{
     Reflection, StorageTextureAccess, StorageTextureFormat, TextureReflection, TextureSampleType,
     TextureViewDimension,
 };
-pub use toolchain::{KNOWN_TARGETS, Toolchain, bundle, bundle_entry_id, wave_size};
+pub use toolchain::{
+    KNOWN_TARGETS, LLVM_MODE_ENV, LlvmMode, Toolchain, bundle, bundle_entry_id, wave_size,
+};
 
 /// This compiler's identity: the crate version and a digest of its sources
 /// (build.rs), e.g. `0.1.0+3f0c9a1b2c3d4e5f`. Caches of compiled code objects
@@ -104,8 +109,12 @@ pub struct Options {
     pub defines: Vec<(String, f64)>,
     /// The file name used in diagnostics and reflection.
     pub file_name: String,
-    /// Directory holding clang-19 and ld.lld-19 (default: PATH).
+    /// Directory holding clang-19 and ld.lld-19 (default: PATH); libLLVM-19
+    /// is then looked for in its `../lib`.
     pub llvm_bin: Option<PathBuf>,
+    /// How LLVM runs (default None: as [`LLVM_MODE_ENV`] says, in process
+    /// when libLLVM-19 loads; [`build::compile_dir`] then uses the tools).
+    pub llvm_mode: Option<LlvmMode>,
     /// Put before every symbol the module defines (default: none): with
     /// prefix `P`, entry point `main` becomes kernel symbol `P.main` (the
     /// reflection's `kernel`) and helpers and workgroup variables are
@@ -130,6 +139,7 @@ impl Default for Options {
             defines: Vec::new(),
             file_name: "shader.wgsl".into(),
             llvm_bin: None,
+            llvm_mode: None,
             symbol_prefix: String::new(),
             capabilities: Capabilities::all(),
         }

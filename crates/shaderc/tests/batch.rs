@@ -4,10 +4,13 @@
 //! symbol prefix) is that module's alone.
 
 use aqueduct_shaderc::{
-    BatchCompiled, CompileError, Options, Reflection, Source, Toolchain, compile_batch,
+    BatchCompiled, CompileError, LlvmStage, Options, Reflection, Source, Toolchain, compile_batch,
     compile_translated, link_ir, translate,
 };
 use aqueduct_test_harness::shaderc::*;
+
+#[path = "in_process/mod.rs"]
+mod in_process;
 
 fn llvm_or_skip(what: &str) -> bool {
     if Toolchain::available() {
@@ -202,6 +205,10 @@ fn a_batch_clang_rejects_falls_back_to_one_compile_per_module() {
         Err(CompileError::ToolFailed { tool, stderr, .. }) => {
             assert_eq!(tool, "clang-19");
             assert!(stderr.contains("same.ll"), "{stderr}");
+        }
+        Err(CompileError::LlvmFailed { stage, message }) => {
+            assert_eq!(*stage, LlvmStage::Parse);
+            assert!(message.contains("same.ll"), "{message}");
         }
         other => panic!("module 1: {other:?}"),
     }

@@ -506,3 +506,57 @@ fn compile_dir_reuses_precompiled_objects_without_llvm() {
     assert!(out.join("tests/gfx1100/matrices.reflect.json").is_file());
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Whether `co` names a `.comment` section, which ld.lld writes and the
+/// in-process linker does not (a scan of the section names suffices).
+fn has_comment_section(co: &[u8]) -> bool {
+    co.windows(9).any(|w| w == b".comment\0")
+}
+
+#[test]
+fn cli_selects_the_llvm_path_from_the_environment() {
+    if !llvm_or_skip("LLVM selection") {
+        return;
+    }
+    let exe = env!("CARGO_BIN_EXE_aqueduct-shaderc");
+    let tmp = std::env::temp_dir().join(format!("aqueduct-shaderc-mode-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let src = shaders_dir().join("tests/copy_u32.wgsl");
+    let compile = |mode: &str, out: &str| {
+        std::process::Command::new(exe)
+            .env(aqueduct_shaderc::LLVM_MODE_ENV, mode)
+            .arg("compile")
+            .arg(&src)
+            .arg("-o")
+            .arg(tmp.join(out))
+            .output()
+            .unwrap()
+    };
+    let out = compile("bogus", "bogus.co");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("AQUEDUCT_SHADERC_LLVM=bogus"), "{stderr}");
+    assert!(compile("process", "process.co").status.success());
+    assert!(has_comment_section(
+        &std::fs::read(tmp.join("process.co")).unwrap()
+    ));
+    let in_process =
+        aqueduct_shaderc::Toolchain::find_with(None, aqueduct_shaderc::LlvmMode::InProcess);
+    let out = compile("in-process", "in-process.co");
+    match in_process {
+        Ok(_) => {
+            assert!(out.status.success());
+            let co = std::fs::read(tmp.join("in-process.co")).unwrap();
+            assert!(!has_comment_section(&co), "linked in process");
+            // The default is in process where the library loads.
+            assert!(compile("", "default.co").status.success());
+            assert_eq!(std::fs::read(tmp.join("default.co")).unwrap(), co);
+        }
+        Err(_) => {
+            assert_eq!(out.status.code(), Some(1));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains("libLLVM-19"), "{stderr}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

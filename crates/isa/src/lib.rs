@@ -64,8 +64,8 @@ mod traffic;
 mod wave_loop;
 
 pub use gfx11::jit::{
-    JIT_BACKEND_ENV, JIT_CACHE_ENV, JIT_CACHE_MAX_MB_ENV, JIT_ENV, JitBackend, JitMode, force_jit,
-    force_jit_backend, jit_backend, jit_mode,
+    JIT_BACKEND_ENV, JIT_CACHE_ENV, JIT_CACHE_MAX_MB_ENV, JIT_ENV, JitBackend, JitMode,
+    background_translations, force_jit, force_jit_backend, jit_backend, jit_mode,
 };
 pub use wave_loop::{WAVE_LOOP_ENV, WaveLoop, default_level, force_wave_loop, wave_loop};
 

@@ -90,6 +90,18 @@ pub const JIT_CACHE_ENV: &str = "AQUEDUCT_SIM_JIT_CACHE";
 /// least recently used entries go first: `llvm/cache_bound.rs`).
 pub const JIT_CACHE_MAX_MB_ENV: &str = "AQUEDUCT_SIM_JIT_CACHE_MAX_MB";
 
+/// The translator's background compiles in this process: how many were
+/// requested so far, and how many of them are still compiling. A
+/// benchmark's warm-up runs until a dispatch requests none and none is
+/// left, so its timed runs are not partly interpreted. (0, 0) without the
+/// LLVM back end, whose compiles are the only background ones.
+pub fn background_translations() -> (u64, u64) {
+    #[cfg(all(feature = "llvm-jit", unix))]
+    return llvm::queue::progress();
+    #[cfg(not(all(feature = "llvm-jit", unix)))]
+    (0, 0)
+}
+
 #[cfg(feature = "llvm-jit")]
 mod abi;
 #[cfg(feature = "jit")]

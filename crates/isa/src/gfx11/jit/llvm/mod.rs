@@ -21,7 +21,7 @@ mod footprint;
 mod lanes;
 mod load;
 mod math;
-mod queue;
+pub(super) mod queue;
 
 use std::sync::Arc;
 

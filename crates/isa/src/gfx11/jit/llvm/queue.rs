@@ -4,6 +4,7 @@
 //! block until the slot is filled). One thread, because a clang run takes a
 //! host core for about 0.1 s and the workers need theirs.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -30,9 +31,22 @@ fn run(job: Job) {
     job.slot.fill(t);
 }
 
+/// Blocks handed to the background thread so far, and those it finished.
+static QUEUED: AtomicU64 = AtomicU64::new(0);
+static FINISHED: AtomicU64 = AtomicU64::new(0);
+
+/// Background compiles requested so far in this process, and how many of
+/// them are not finished yet.
+pub(crate) fn progress() -> (u64, u64) {
+    let finished = FINISHED.load(Ordering::Acquire);
+    let queued = QUEUED.load(Ordering::Acquire);
+    (queued, queued.saturating_sub(finished))
+}
+
 fn worker(rx: Receiver<Job>) {
     while let Ok(job) = rx.recv() {
         run(job);
+        FINISHED.fetch_add(1, Ordering::AcqRel);
     }
 }
 
@@ -60,6 +74,7 @@ pub(crate) fn submit(ir: String, inlined: usize, entries: usize, slot: Arc<Slot>
             .ok()?;
         Some(Mutex::new(tx))
     });
+    QUEUED.fetch_add(1, Ordering::AcqRel);
     let sent = match queue {
         Some(tx) => tx
             .lock()
@@ -70,5 +85,6 @@ pub(crate) fn submit(ir: String, inlined: usize, entries: usize, slot: Arc<Slot>
     };
     if let Err(job) = sent {
         job.slot.fill(None);
+        FINISHED.fetch_add(1, Ordering::AcqRel);
     }
 }

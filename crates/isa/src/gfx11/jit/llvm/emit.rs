@@ -68,6 +68,12 @@ pub(super) fn splat(v: u32) -> String {
     format!("splat (i32 {})", v as i32)
 }
 
+/// An f32 constant in every lane (LLVM writes float constants as the
+/// double of the same value, in hex).
+pub(super) fn splat_f32(v: f32) -> String {
+    format!("splat (float 0x{:016X})", f64::from(v).to_bits())
+}
+
 /// A splatted f64 constant (exact: its bits in hex).
 pub(super) fn splat_f64(v: f64) -> String {
     format!("splat (double 0x{:016X})", v.to_bits())

@@ -15,7 +15,7 @@
 //! interpreter gets from the host when no source is a NaN (valu/mod.rs
 //! `nan_rule!`).
 
-use super::emit::{D, F, Fx, M, V, real_sgpr, splat};
+use super::emit::{D, F, Fx, M, V, real_sgpr, splat, splat_f32};
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::decode::vgpr_src;
 use crate::gfx11::exec::fast::Fast;
@@ -461,9 +461,16 @@ impl Fx {
                 let r = self.bits(&r);
                 self.nan_rule(&[f.a], &[&x], &r)
             }
-            Rcp => self.per_f64(&x, |m, d| {
-                m.ins(format!("fdiv {D} {}, {d}", super::emit::splat_f64(1.0)))
-            }),
+            // The interpreter's `rcp32` divides in f64 and rounds to f32;
+            // dividing in f32 gives the same bits, since rounding a quotient
+            // of p-bit numbers first to 2p + 2 or more bits is innocuous
+            // (Figueroa, "When is double rounding innocuous?", 1995: 53 ≥ 50),
+            // and it takes half the host vector operations.
+            Rcp => {
+                let p = self.fl(&x);
+                let r = self.ins(format!("fdiv {F} {}, {p}", splat_f32(1.0)));
+                self.bits(&r)
+            }
             Rsq => self.per_f64(&x, |m, d| {
                 let s = m.ins(format!("call {D} @llvm.sqrt.v32f64({D} {d})"));
                 m.ins(format!("fdiv {D} {}, {s}", super::emit::splat_f64(1.0)))

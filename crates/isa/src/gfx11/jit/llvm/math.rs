@@ -13,17 +13,11 @@
 //! arithmetic on that lane is discarded; exceptions are masked, so it
 //! cannot trap).
 
-use super::emit::{D, F, Fx, M, V, splat};
+use super::emit::{D, F, Fx, M, V, splat, splat_f32};
 use crate::gfx11::exec::valu::transcendental::{
     EXP2_HI, EXP2_LO, EXP2_POLY, FRACTION, LOG2_K_HI, LOG2_K_LO, LOG2_NEG_INF, LOG2_NEGATIVE,
     LOG2_POLY, QUIET32, ROUNDER, SQRT2, TWO23,
 };
-
-/// An f32 constant in every lane (LLVM writes float constants as the
-/// double of the same value, in hex).
-fn splat_f32(v: f32) -> String {
-    format!("splat (float 0x{:016X})", f64::from(v).to_bits())
-}
 
 impl Fx {
     /// `f` on the lanes of `x` (f32 bits) widened to f64, rounded back.

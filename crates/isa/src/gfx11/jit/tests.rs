@@ -463,8 +463,13 @@ fn run_inst(rng: &mut Rng) -> (Vec<u32>, &'static str) {
             "v_ldexp_f32",
         ),
         18 | 19 => {
-            let (op, name) =
-                [(2, "s_add_i32"), (0, "s_add_u32"), (0x16, "s_and_b32")][rng.below(3) as usize];
+            let (op, name) = [
+                (2, "s_add_i32"),
+                (0, "s_add_u32"),
+                (0x16, "s_and_b32"),
+                (4, "s_addc_u32"),
+                (5, "s_subb_u32"),
+            ][rng.below(5) as usize];
             let dst = [0, 1, 2, 3, VCC_CODE][rng.below(5) as usize];
             (enc::sop2(op, dst, s(rng), s(rng)), name)
         }

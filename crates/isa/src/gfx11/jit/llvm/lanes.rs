@@ -84,6 +84,8 @@ fn salu_inline(op: SOp) -> bool {
             | Mov
             | AddU32
             | SubU32
+            | AddcU32
+            | SubbU32
             | AddI32
             | SubI32
             | MinI32
@@ -663,6 +665,26 @@ impl Fx {
                 let r = self.ins(format!("sub i32 {x}, {y}"));
                 let c = self.ins(format!("icmp ult i32 {x}, {y}"));
                 (r, Some(c))
+            }
+            AddcU32 | SubbU32 => {
+                // salu/mod.rs: in 64 bits with SCC as the carry (borrow) in;
+                // SCC out is the carry out (b + SCC > a for the borrow).
+                let c = self.scc();
+                let c = self.ins(format!("zext i1 {c} to i64"));
+                let x64 = self.ins(format!("zext i32 {x} to i64"));
+                let y64 = self.ins(format!("zext i32 {y} to i64"));
+                let yc = self.ins(format!("add i64 {y64}, {c}"));
+                if op == AddcU32 {
+                    let sum = self.ins(format!("add i64 {x64}, {yc}"));
+                    let r = self.ins(format!("trunc i64 {sum} to i32"));
+                    let carry = self.ins(format!("icmp ugt i64 {sum}, 4294967295"));
+                    (r, Some(carry))
+                } else {
+                    let diff = self.ins(format!("sub i64 {x64}, {yc}"));
+                    let r = self.ins(format!("trunc i64 {diff} to i32"));
+                    let borrow = self.ins(format!("icmp ugt i64 {yc}, {x64}"));
+                    (r, Some(borrow))
+                }
             }
             AddI32 => overflow(self, "sadd"),
             SubI32 => overflow(self, "ssub"),

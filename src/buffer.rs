@@ -13,7 +13,6 @@
 use std::ops::{Bound, Deref, DerefMut, Range, RangeBounds};
 use std::sync::Arc;
 
-use aqueduct_hsa::Allocation;
 use wgpu_types::{BufferAddress, BufferSize, BufferUsages, MAP_ALIGNMENT};
 
 use crate::binding::{BindingResource, BufferBinding};
@@ -61,7 +60,7 @@ impl PartialEq for Buffer {
 /// The memory a mapped view points into, held only to keep it alive.
 pub(crate) enum MapTarget {
     Memory(#[allow(dead_code)] Arc<BufferMemory>),
-    Staging(#[allow(dead_code)] Arc<Allocation>),
+    Staging(#[allow(dead_code)] Arc<crate::memory_reuse::ReusableAllocation>),
 }
 
 fn bounds_to_range(bounds: impl RangeBounds<u64>, size: u64) -> Option<Range<u64>> {

@@ -12,7 +12,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use aqueduct_hsa::{Agent, AllocOptions, PoolKind, Runtime, Signal};
+use aqueduct_hsa::{Agent, PoolKind, Runtime, Signal};
 use wgpu_types::{AdapterInfo, BufferUsages, Features, Limits, PollError, PollStatus};
 
 use crate::binding::{
@@ -80,6 +80,8 @@ pub(crate) struct DeviceShared {
     pub counting: AtomicBool,
     /// Spare recording storage for encoders and passes.
     pub recordings: crate::command::pool::RecordingPool,
+    /// Dropped buffers' memory, kept for new buffers of the same size.
+    pub memory_reuse: Arc<crate::memory_reuse::MemoryReuse>,
 }
 
 impl Drop for DeviceShared {
@@ -146,6 +148,7 @@ impl DeviceShared {
             lost: AtomicBool::new(false),
             counting: AtomicBool::new(false),
             recordings: Default::default(),
+            memory_reuse: Default::default(),
         })
     }
 
@@ -235,8 +238,13 @@ impl DeviceShared {
             return invalid(self, ValidationError::Buffer(e).into());
         }
         let placement = Placement::for_usage(desc.usage);
-        let memory = match BufferMemory::allocate(&self.runtime, &self.agent, desc.size, placement)
-        {
+        let memory = match BufferMemory::allocate(
+            &self.runtime,
+            &self.memory_reuse,
+            &self.agent,
+            desc.size,
+            placement,
+        ) {
             Ok(m) => Arc::new(m),
             Err(e) => {
                 return invalid(
@@ -266,7 +274,10 @@ impl DeviceShared {
                         );
                     }
                 };
-                match pool.allocate_with(size4.max(4), &AllocOptions::default()) {
+                match self
+                    .memory_reuse
+                    .allocate(pool, PoolKind::FineSystem, size4.max(4))
+                {
                     Ok(a) => Some(Arc::new(a)),
                     Err(e) => {
                         return invalid(

@@ -37,6 +37,7 @@ pub mod host_callback;
 mod id_hash;
 pub mod instance;
 mod lock_rank;
+mod memory_reuse;
 pub mod pipeline;
 pub mod placement;
 pub mod query;

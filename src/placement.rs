@@ -8,11 +8,16 @@
 //!   mappable buffer.
 //!
 //! Coarse memory is not promised to be zero, so a new coarse buffer gets a
-//! clear queued before its first use (fine memory comes zeroed from the OS).
+//! clear queued before its first use (fine memory comes zeroed from the OS,
+//! or zeroed by memory_reuse.rs when it is a dropped buffer's).
 
 use std::ops::Range;
 
-use aqueduct_hsa::{AllocOptions, Allocation, HsaError, PoolKind, Runtime};
+use std::sync::Arc;
+
+use aqueduct_hsa::{HsaError, PoolKind, Runtime};
+
+use crate::memory_reuse::{MemoryReuse, ReusableAllocation};
 use wgpu_types::BufferUsages;
 
 /// The memory pool a buffer was placed in.
@@ -47,13 +52,14 @@ impl Placement {
 /// device is done with it.
 #[derive(Debug)]
 pub(crate) struct BufferMemory {
-    pub alloc: Allocation,
+    pub alloc: ReusableAllocation,
     pub placement: Placement,
 }
 
 impl BufferMemory {
     pub(crate) fn allocate(
         runtime: &Runtime,
+        reuse: &Arc<MemoryReuse>,
         agent: &aqueduct_hsa::Agent,
         size: u64,
         placement: Placement,
@@ -64,7 +70,7 @@ impl BufferMemory {
         };
         let pool = runtime.pool(agent, kind)?;
         // Zero-sized buffers still get a page so every binding has an address.
-        let alloc = pool.allocate_with(size.max(4), &AllocOptions::default())?;
+        let alloc = reuse.allocate(pool, kind, size.max(4))?;
         Ok(BufferMemory { alloc, placement })
     }
 

@@ -9,7 +9,6 @@ use std::ops::Range;
 
 use std::sync::Arc;
 
-use aqueduct_hsa::Allocation;
 use slotmap::{SlotMap, new_key_type};
 
 new_key_type! {
@@ -59,7 +58,7 @@ pub(crate) struct BufferState {
     /// Live views: (range, writable).
     pub views: Vec<(Range<u64>, bool)>,
     /// Host staging behind a mapped-at-creation device-only buffer.
-    pub creation_staging: Option<Arc<Allocation>>,
+    pub creation_staging: Option<Arc<crate::memory_reuse::ReusableAllocation>>,
 }
 
 impl BufferState {

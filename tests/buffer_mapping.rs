@@ -507,3 +507,45 @@ fn a_destroyed_device_rejects_new_buffers_maps_and_writes() {
         slot.lock().unwrap()
     );
 }
+
+/// Dropped buffers' memory waits for reuse (src/memory_reuse.rs), but never
+/// makes an allocation fail: a buffer that only fits once that memory is
+/// freed is still created.
+#[test]
+fn memory_kept_for_reuse_gives_way_to_a_new_buffer() {
+    let config = aqueduct::gfxsim::SimConfig {
+        vram_size: 256 << 20,
+        ..Default::default()
+    };
+    let (c, _sim) = sim_ctx_with(config);
+    let usage = BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
+    let kept: Vec<Buffer> = (0..3).map(|_| storage(&c.device, 64 << 20)).collect();
+    drop(kept);
+    // Their clears run with the next submission.
+    c.queue.submit([]);
+    c.device.poll(PollType::wait_indefinitely()).unwrap();
+    let (big, err) = validation_error(&c.device, || {
+        c.device.create_buffer(&BufferDescriptor {
+            label: Some("big"),
+            size: 160 << 20,
+            usage,
+            mapped_at_creation: false,
+        })
+    });
+    assert!(err.is_none(), "{err:?}");
+    let small = storage_init(&c.device, &[7, 8, 9]);
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&small, 0, &big, (160 << 20) - 12, 12);
+    c.queue.submit([enc.finish()]);
+    let tail = c.device.create_buffer(&BufferDescriptor {
+        label: None,
+        size: 12,
+        usage: BufferUsages::COPY_DST | BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&big, (160 << 20) - 12, &tail, 0, 12);
+    c.queue.submit([enc.finish()]);
+    let bytes = aqueduct::util::read_mapped(&c.device, &tail).unwrap();
+    assert_eq!(bytemuck::cast_slice::<u8, u32>(&bytes), &[7, 8, 9]);
+}

@@ -64,9 +64,16 @@ pub unsafe fn fresh_caches() -> Result<FreshCaches, String> {
     Ok(FreshCaches(scratch))
 }
 
-pub fn run(lavapipe: &Gpu, runs: usize) -> Result<serde_json::Value, String> {
+/// Runs every program, or only the one named `only` (for a profiler).
+pub fn run(lavapipe: &Gpu, runs: usize, only: Option<&str>) -> Result<serde_json::Value, String> {
     if runs == 0 {
         return Err("--runs must be > 0".into());
+    }
+    if let Some(name) = only
+        && !PROGRAMS.iter().any(|p| p.name == name)
+    {
+        let known: Vec<&str> = PROGRAMS.iter().map(|p| p.name).collect();
+        return Err(format!("--only {name:?}: no such program (known: {})", known.join(", ")));
     }
     let mut open_aq = Vec::new();
     let mut open_wg = Vec::new();
@@ -80,7 +87,7 @@ pub fn run(lavapipe: &Gpu, runs: usize) -> Result<serde_json::Value, String> {
         "aqueduct_ms": ms(crate::stats::median(&open_aq)),
         "wgpu_ms": ms(crate::stats::median(&open_wg)),
     })];
-    for program in PROGRAMS {
+    for program in PROGRAMS.iter().filter(|p| only.is_none_or(|o| o == p.name)) {
         let on_aq = || {
             (program.run)(&aq_device, &aq_queue)
                 .map_err(|e| format!("{} on aqueduct: {e}", program.name))

@@ -14,7 +14,8 @@
 //!   round-trip     --samples 500
 //!   readback       --bytes 1048576 --samples 200
 //!   pipelines      --count 60
-//!   end-to-end     --runs 5   (whole programs on aqueduct-wgpu and on lavapipe)
+//!   end-to-end     --runs 5 [--only hello_compute|saxpy_1m|...]
+//!                  (whole programs on aqueduct-wgpu and on lavapipe)
 //!   compute        --runs 5 --quick 0 [--only transcendental|matmul|nbody]
 //!                  (compute-bound kernels on both sides)
 
@@ -155,8 +156,9 @@ fn measure(gpu: &gpu::Gpu, r: &Request) -> Result<serde_json::Value, String> {
             pipelines::run(gpu, r.get("count", 60)?)
         }
         "end-to-end" => {
-            r.only(&["runs"])?;
-            end_to_end::run(gpu, r.get("runs", 5)?)
+            r.only(&["runs", "only"])?;
+            let only = r.options.get("only").map(String::as_str);
+            end_to_end::run(gpu, r.get("runs", 5)?, only)
         }
         "compute" => {
             r.only(&["runs", "quick", "only"])?;

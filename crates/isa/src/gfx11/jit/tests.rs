@@ -636,10 +636,39 @@ fn self_loops_run_inside_the_translation() {
             block.insts.last().map(|i| i.mnemonic),
             Some("s_cbranch_scc1")
         );
+        assert!(super::translation::worth_translating(&block));
         for backend in backends() {
             self_loop_passes(&backend.translate(&[&block])[0], &block, &mem);
         }
     }
+}
+
+/// Tiered translation leaves short blocks that do not loop on themselves
+/// to the interpreter, and takes long ones.
+#[test]
+fn short_blocks_that_do_not_loop_stay_interpreted() {
+    let block_of = |n: usize| {
+        let mut words = Vec::new();
+        for _ in 0..n {
+            words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
+        }
+        words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
+        words.push(0xBFA2_0001); // s_cbranch_scc1 past the next word
+        let mem = Memory {
+            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            data: UnsafeCell::new(vec![0; DATA_LEN]),
+        };
+        CodeCache::new().block(CODE, &mem)
+    };
+    let short = block_of(super::translation::MIN_TRANSLATED_ENTRIES - 3);
+    assert_eq!(
+        short.compiled.len(),
+        super::translation::MIN_TRANSLATED_ENTRIES - 1
+    );
+    assert!(!super::translation::worth_translating(&short));
+    assert!(super::translation::worth_translating(&block_of(
+        super::translation::MIN_TRANSLATED_ENTRIES - 2
+    )));
 }
 
 /// The checks of [`self_loops_run_inside_the_translation`] on translation `t`.

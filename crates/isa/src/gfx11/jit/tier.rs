@@ -175,7 +175,7 @@ mod per_worker {
 
     use super::super::abi::{BlockFn, Callout, callout};
     use super::super::shared::Slot;
-    use super::super::translation::{Translation, pays};
+    use super::super::translation::{Translation, pays, worth_translating};
     use super::{JitBackend, jit_backend, jit_mode};
     use crate::gfx11::code_cache::{Block, CodeCache};
 
@@ -273,6 +273,12 @@ mod per_worker {
             let (threshold, backend) = (self.threshold, self.backend?);
             let t = &mut self.tiers[idx as usize];
             if t.failed {
+                return None;
+            }
+            // `always` (threshold 0) translates every block, so the tests
+            // exercise each one.
+            if threshold > 0 && !worth_translating(block) {
+                t.failed = true;
                 return None;
             }
             let slot = match &t.pending {

@@ -57,6 +57,28 @@ impl Translation {
     }
 }
 
+/// Blocks shorter than this many entries stay in the interpreter unless they
+/// loop on themselves. Entering and leaving a translation (the wave's
+/// registers it uses go between memory and host registers, and the
+/// interpreter finds the next block) costs about as much as interpreting a
+/// few short instructions, and such blocks are mostly the branchy scalar
+/// code between loops: the Collatz kernel of `cargo bench --bench
+/// end_to_end` (blocks of 3 to 7 scalar instructions) ran twice as slow
+/// with them translated.
+pub(crate) const MIN_TRANSLATED_ENTRIES: usize = 8;
+
+/// Is `block` long enough, or a self-loop (its last entry branches to its
+/// start, so a translation runs its passes without leaving), for
+/// translating it to pay?
+pub(crate) fn worth_translating(block: &crate::gfx11::code_cache::Block) -> bool {
+    use crate::gfx11::exec::fast::Fast;
+    let self_loop = matches!(
+        block.compiled.last().map(|c| c.fast),
+        Some(Fast::Branch { target, .. }) if target == block.start
+    );
+    self_loop || block.compiled.len() >= MIN_TRANSLATED_ENTRIES
+}
+
 /// Does a translation with `inlined` of `entries` entries inline beat the
 /// interpreter? A call-out costs more than the interpreter's own step of
 /// the entry (the wave's registers go through memory around it), so a

@@ -140,6 +140,9 @@ impl Adapter {
             | Features::FLOAT32_FILTERABLE
             | Features::ADDRESS_MODE_CLAMP_TO_BORDER
             | Features::ADDRESS_MODE_CLAMP_TO_ZERO
+            // bgra8unorm storage binds as an RGBA8 view whose loads and
+            // stores the compiler swizzles (shaderc `is_bgra_storage`).
+            | Features::BGRA8UNORM_STORAGE
     }
 
     /// The best limits the agent supports (compute limits from the agent;

@@ -9,6 +9,8 @@ use wgpu_types::{
     TextureSampleType, TextureUsages, TextureViewDimension,
 };
 
+use aqueduct_isa::gfx11::image_desc::{ImageDescriptor, ImageFormat};
+
 use crate::binding::BoundBuffer;
 use crate::device::DeviceShared;
 use crate::error::TextureBindingError;
@@ -52,7 +54,7 @@ pub(crate) fn format_features(format: TextureFormat, features: Features) -> Text
         };
     }
     // bgra8unorm is a storage format only with BGRA8UNORM_STORAGE
-    // (WebGPU's "bgra8unorm-storage"), which the device does not offer.
+    // (WebGPU's "bgra8unorm-storage").
     if format == TextureFormat::Bgra8Unorm && !features.contains(Features::BGRA8UNORM_STORAGE) {
         return TextureFormatFeatures {
             allowed_usages: SUPPORTED_USAGES - TextureUsages::STORAGE_BINDING,
@@ -212,9 +214,12 @@ pub(crate) fn bind_view(
             });
         }
     };
-    let (Some(image), true) = (shape.image, view.inner.valid) else {
+    let (Some(mut image), true) = (shape.image, view.inner.valid) else {
         return Err(TextureBindingError::InvalidView);
     };
+    if needed == TextureUsages::STORAGE_BINDING {
+        storage_descriptor(&mut image);
+    }
     let Some((_, buffer)) = texture.usable(device) else {
         return Err(TextureBindingError::InvalidView);
     };
@@ -240,6 +245,17 @@ pub(crate) fn bind_view(
         dynamic_index: None,
         texture: Some(image),
     })
+}
+
+/// A storage binding's T#: a bgra8unorm view binds as the same bytes under
+/// the identity-swizzled `8_8_8_8` UNORM format, since the compiler swaps
+/// red and blue in the shader for bgra8unorm storage textures (shaderc
+/// `is_bgra_storage`: no public source has image stores apply DST_SEL).
+fn storage_descriptor(image: &mut ImageDescriptor) {
+    if image.format == ImageFormat::Bgra8Unorm {
+        image.format = ImageFormat::Rgba8Unorm;
+        image.dst_sel = ImageFormat::Rgba8Unorm.dst_sel();
+    }
 }
 
 /// Whether a layout entry of type `layout` holds the texture a shader

@@ -12,8 +12,11 @@
 //! missing channels read as 0, alpha as 1). Stores write the format's
 //! components only (dmask = that many low bits), as the AMD RDNA3 ISA guide
 //! ("Image Instructions", DMASK) has the data VGPRs hold the enabled
-//! components packed. Out-of-bounds coordinates, layers and levels are the
-//! hardware's: loads return 0 and stores are dropped, which WGSL allows.
+//! components packed. A bgra8unorm storage texture is bound as an
+//! identity-swizzled RGBA8 view and its loads and stores swap red and blue
+//! in the shader (`is_bgra_storage`). Out-of-bounds coordinates, layers and
+//! levels are the hardware's: loads return 0 and stores are dropped, which
+//! WGSL allows.
 //!
 //! Samplers are their 16-byte sampler descriptor (S#), a by-value
 //! `<4 x i32>` kernel argument. Compute has no implicit derivatives, so
@@ -173,6 +176,24 @@ fn storage_format(format: StorageFormat) -> Option<StorageTextureFormat> {
     })
 }
 
+/// Is `class` a bgra8unorm storage texture? Its binding's T# is the
+/// identity-swizzled `8_8_8_8` UNORM view the facade builds for storage
+/// (WebGPU "bgra8unorm-storage"), so the shader swaps red and blue itself.
+/// The AMD RDNA3 ISA guide ("Image Resource", DST_SEL_X..W) describes
+/// DST_SEL as selecting the components returned to the shader; it states
+/// nothing of stores applying it in reverse, so no store relies on it (the
+/// gpuweb discussion of "bgra8unorm-storage", gpuweb PR 3640, reaches the
+/// same arrangement for Vulkan: an rgba8 view and a swizzle in the shader).
+fn is_bgra_storage(class: ImageClass) -> bool {
+    matches!(
+        class,
+        ImageClass::Storage {
+            format: StorageFormat::Bgra8Unorm,
+            ..
+        }
+    )
+}
+
 /// `float`, `<2 x float>`, ...: the data type of `n` image components
 /// (the intrinsics carry integer texels as float bits).
 fn float_data_ty(n: u32) -> String {
@@ -302,7 +323,19 @@ impl FnEmitter<'_> {
             address.join(", "),
             rsrc.typed()
         ));
+        if is_bgra_storage(shape.class) {
+            return Ok(Val::new(data_ty, self.swap_red_blue(data_ty, &v)));
+        }
         Ok(Val::new(data_ty, v))
+    }
+
+    /// `v` with its first and third components exchanged: a bgra8unorm
+    /// storage texture's texel in memory order (B, G, R, A) as WGSL's
+    /// (R, G, B, A), and back.
+    fn swap_red_blue(&mut self, ty: &str, v: &str) -> String {
+        self.def(&format!(
+            "shufflevector {ty} {v}, {ty} poison, <4 x i32> <i32 2, i32 1, i32 0, i32 3>"
+        ))
     }
 
     /// `textureStore`: an `image_store` of the format's components.
@@ -327,7 +360,11 @@ impl FnEmitter<'_> {
         let n = format.components();
         let rsrc = self.val(image)?;
         let address = self.image_address(&shape, coordinate, array_index, None)?;
-        let v = self.val(value)?;
+        let mut v = self.val(value)?;
+        if is_bgra_storage(shape.class) {
+            let swapped = self.swap_red_blue(&v.ty, &v.v);
+            v = Val::new(v.ty.clone(), swapped);
+        }
         let elem = if v.ty.contains("float") {
             "float"
         } else {

@@ -66,7 +66,7 @@ pub(crate) const SUPPORTED_USAGES: TextureUsages = TextureUsages::COPY_SRC
     .union(TextureUsages::STORAGE_BINDING);
 
 /// The gfx11 image format of a texture format, None for formats without
-/// a linear layout here (stencil, compressed, sRGB, 64-bit).
+/// a linear layout here (stencil, compressed, 64-bit).
 ///
 /// Depth formats read as the single-channel colour format of their bits,
 /// as Mesa's radv samples them (`radv_translate_tex_dataformat`: D16 is
@@ -109,6 +109,9 @@ pub(crate) fn image_format(format: TextureFormat) -> Option<ImageFormat> {
         T::Rgba8Uint => I::Rgba8Uint,
         T::Rgba8Sint => I::Rgba8Sint,
         T::Bgra8Unorm => I::Bgra8Unorm,
+        // `8_8_8_8_SRGB`: reads decode sRGB to linear in the texture unit.
+        T::Rgba8UnormSrgb => I::Rgba8UnormSrgb,
+        T::Bgra8UnormSrgb => I::Bgra8UnormSrgb,
         T::Rg32Uint => I::Rg32Uint,
         T::Rg32Sint => I::Rg32Sint,
         T::Rg32Float => I::Rg32Float,

@@ -29,8 +29,8 @@ const READ_WRITE_FORMATS: [TextureFormat; 3] = [
 /// and bind group layouts apply here: no usage for formats without an
 /// image format; depth formats copy and bind as sampled textures only;
 /// other formats also bind as read-only and write-only storage (bgra8unorm
-/// only with `BGRA8UNORM_STORAGE`), and the three `READ_WRITE_FORMATS` as
-/// read-write storage; `FILTERABLE` where the
+/// only with `BGRA8UNORM_STORAGE`, the sRGB formats never), and the three
+/// `READ_WRITE_FORMATS` as read-write storage; `FILTERABLE` where the
 /// format's sample type is filterable with `features`. Render attachments
 /// and multisampling do not exist in a compute-only device.
 pub(crate) fn format_features(format: TextureFormat, features: Features) -> TextureFormatFeatures {
@@ -54,8 +54,13 @@ pub(crate) fn format_features(format: TextureFormat, features: Features) -> Text
         };
     }
     // bgra8unorm is a storage format only with BGRA8UNORM_STORAGE
-    // (WebGPU's "bgra8unorm-storage").
-    if format == TextureFormat::Bgra8Unorm && !features.contains(Features::BGRA8UNORM_STORAGE) {
+    // (WebGPU's "bgra8unorm-storage"); the sRGB formats never are (WebGPU's
+    // "Plain color formats" table has no storage for them).
+    let no_storage = match format {
+        TextureFormat::Bgra8Unorm => !features.contains(Features::BGRA8UNORM_STORAGE),
+        f => f.is_srgb(),
+    };
+    if no_storage {
         return TextureFormatFeatures {
             allowed_usages: SUPPORTED_USAGES - TextureUsages::STORAGE_BINDING,
             flags,

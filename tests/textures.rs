@@ -26,6 +26,9 @@ mod grad_offsets;
 #[path = "textures/bgra8_storage.rs"]
 mod bgra8_storage;
 
+#[path = "textures/srgb.rs"]
+mod srgb;
+
 fn ctx() -> Ctx {
     no_disk_cache();
     aqueduct_test_harness::facade::ctx()

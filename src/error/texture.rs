@@ -109,7 +109,7 @@ pub enum CreateTextureError {
         count: u32,
     },
     /// A format without a gfx11 linear layout here (stencil, combined
-    /// depth-stencil, compressed, sRGB, 64-bit formats).
+    /// depth-stencil, compressed, 64-bit formats).
     #[error("format {format:?} is not supported for textures")]
     UnsupportedFormat {
         /// The format.
@@ -124,7 +124,8 @@ pub enum CreateTextureError {
         dimension: TextureDimension,
     },
     /// A usage the format does not allow (depth formats have no storage
-    /// binding; bgra8unorm has it only with `BGRA8UNORM_STORAGE`).
+    /// binding, nor have the sRGB formats; bgra8unorm has it only with
+    /// `BGRA8UNORM_STORAGE`).
     #[error("usage {usage:?} is not allowed for format {format:?}, which allows {allowed:?}")]
     FormatUsage {
         /// The format.

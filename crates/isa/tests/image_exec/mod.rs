@@ -8,6 +8,7 @@
 use super::*;
 
 mod sample;
+mod srgb;
 use aqueduct_isa::gfx11::InstClass;
 use aqueduct_isa::gfx11::decode::decode;
 use aqueduct_isa::gfx11::disasm::disassemble;

@@ -1,8 +1,11 @@
 //! Texture features wgpu compute code asks for, run unchanged through
 //! aqueduct-wgpu: a bgra8unorm storage texture (`BGRA8UNORM_STORAGE`)
-//! written by a kernel. The expected results are computed on the host.
+//! written by a kernel, and an sRGB texture uploaded with
+//! `create_texture_with_data` and read as linear values. The expected
+//! results are computed on the host.
 
 use aqueduct_test_harness::wgpu_api::{device, read_back};
+use wgpu::util::DeviceExt;
 
 /// A 2D texture of `format` and `usage`, `width` x `height`.
 pub(super) fn texture_2d(
@@ -159,4 +162,84 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         .flat_map(|(x, y)| [(x + y) as u8, (y * 31) as u8, (x * 17) as u8, 51])
         .collect();
     assert_eq!(got, want);
+}
+
+/// An rgba8unorm-srgb image read with `textureLoad` comes back linear (the
+/// sRGB EOTF of each colour byte, alpha as stored).
+#[test]
+fn a_wgpu_srgb_texture_reads_linear() {
+    if !llvm() {
+        return;
+    }
+    let (device, queue) = device();
+    let (width, height) = (5u32, 3u32);
+    let image: Vec<u8> = (0..width * height * 4)
+        .map(|i| (i * 53 % 256) as u8)
+        .collect();
+    let source = device.create_texture_with_data(
+        &queue,
+        &wgpu::TextureDescriptor {
+            label: Some("srgb"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        &image,
+    );
+    let linear = texture_2d(
+        &device,
+        wgpu::TextureFormat::Rgba32Float,
+        wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC,
+        width,
+        height,
+    );
+    let (sv, lv) = (
+        source.create_view(&Default::default()),
+        linear.create_view(&Default::default()),
+    );
+    run(
+        &device,
+        &queue,
+        "@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(1) var dst: texture_storage_2d<rgba32float, write>;
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (any(id.xy >= textureDimensions(src))) { return; }
+    textureStore(dst, id.xy, textureLoad(src, id.xy, 0));
+}",
+        &[
+            wgpu::BindingResource::TextureView(&sv),
+            wgpu::BindingResource::TextureView(&lv),
+        ],
+        [1, 1, 1],
+    );
+    let got: Vec<f32> = bytemuck::cast_slice(&texels(&device, &queue, &linear, 16)).to_vec();
+    let eotf = |k: u8| {
+        let c = f64::from(k) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    for (i, (&g, &b)) in got.iter().zip(&image).enumerate() {
+        let want = if i % 4 == 3 {
+            f64::from(b) / 255.0
+        } else {
+            eotf(b)
+        };
+        assert!(
+            (f64::from(g) - want).abs() <= 1e-6,
+            "component {i}: {g} vs {want}"
+        );
+    }
 }

@@ -23,6 +23,7 @@ pub(crate) mod private_layout;
 pub(crate) mod sample;
 pub(crate) mod sample_cube;
 pub(crate) mod sample_grad;
+pub(crate) mod srgb;
 
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::exec::vmem::atomics::{Rmw, apply32, apply64, atomic32, atomic64};

@@ -24,13 +24,19 @@ const READ_WRITE_FORMATS: [TextureFormat; 3] = [
     TextureFormat::R32Sint,
 ];
 
+/// Formats `atomic` storage access binds with `TEXTURE_ATOMIC` (wgpu's
+/// `TextureFormatFeatureFlags::STORAGE_ATOMIC` formats without 64-bit
+/// texels; the `image_atomic_*` instructions work on their 32-bit texels).
+const ATOMIC_FORMATS: [TextureFormat; 2] = [TextureFormat::R32Uint, TextureFormat::R32Sint];
+
 /// What the device does with textures of `format` (wgpu's
 /// `Adapter::get_texture_format_features`), by the rules `create_texture`
 /// and bind group layouts apply here: no usage for formats without an
 /// image format; depth formats copy and bind as sampled textures only;
 /// other formats also bind as read-only and write-only storage (bgra8unorm
-/// only with `BGRA8UNORM_STORAGE`, the sRGB formats never), and the three
-/// `READ_WRITE_FORMATS` as read-write storage; `FILTERABLE` where the
+/// only with `BGRA8UNORM_STORAGE`, the sRGB formats never), the three
+/// `READ_WRITE_FORMATS` as read-write storage and, with `TEXTURE_ATOMIC`,
+/// the `ATOMIC_FORMATS` as atomic storage; `FILTERABLE` where the
 /// format's sample type is filterable with `features`. Render attachments
 /// and multisampling do not exist in a compute-only device.
 pub(crate) fn format_features(format: TextureFormat, features: Features) -> TextureFormatFeatures {
@@ -70,6 +76,9 @@ pub(crate) fn format_features(format: TextureFormat, features: Features) -> Text
         | TextureFormatFeatureFlags::STORAGE_WRITE_ONLY;
     if READ_WRITE_FORMATS.contains(&format) {
         flags |= TextureFormatFeatureFlags::STORAGE_READ_WRITE;
+    }
+    if ATOMIC_FORMATS.contains(&format) && features.contains(Features::TEXTURE_ATOMIC) {
+        flags |= TextureFormatFeatureFlags::STORAGE_ATOMIC;
     }
     TextureFormatFeatures {
         allowed_usages: SUPPORTED_USAGES,
@@ -119,10 +128,22 @@ pub(crate) fn check_layout_entry(
                 // Depth formats and formats without an image format.
                 return Err(TextureBindingError::StorageFormat { format });
             }
-            let read_write = matches!(
-                access,
-                StorageTextureAccess::ReadWrite | StorageTextureAccess::Atomic
-            );
+            // wgpu-core's `create_bind_group_layout`: atomic access needs
+            // TEXTURE_ATOMIC and a format with STORAGE_ATOMIC.
+            if access == StorageTextureAccess::Atomic
+                && !table
+                    .flags
+                    .contains(TextureFormatFeatureFlags::STORAGE_ATOMIC)
+            {
+                if ATOMIC_FORMATS.contains(&format) {
+                    return Err(TextureBindingError::MissingFeature {
+                        format,
+                        feature: Features::TEXTURE_ATOMIC,
+                    });
+                }
+                return Err(TextureBindingError::AtomicFormat { format });
+            }
+            let read_write = access == StorageTextureAccess::ReadWrite;
             if read_write
                 && !table
                     .flags

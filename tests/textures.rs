@@ -29,6 +29,9 @@ mod bgra8_storage;
 #[path = "textures/srgb.rs"]
 mod srgb;
 
+#[path = "textures/atomics.rs"]
+mod atomics;
+
 fn ctx() -> Ctx {
     no_disk_cache();
     aqueduct_test_harness::facade::ctx()

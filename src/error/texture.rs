@@ -262,10 +262,11 @@ pub enum TextureBindingError {
         /// The format.
         format: TextureFormat,
     },
-    /// A storage format the device binds only with a feature it does not
-    /// have (bgra8unorm needs `BGRA8UNORM_STORAGE`).
+    /// A storage format or access the device binds only with a feature it
+    /// does not have (bgra8unorm needs `BGRA8UNORM_STORAGE`, atomic access
+    /// to r32uint and r32sint `TEXTURE_ATOMIC`).
     #[error(
-        "format {format:?} binds as a storage texture only with {feature:?}, which the device does not have"
+        "format {format:?} binds as this storage texture only with {feature:?}, which the device does not have"
     )]
     MissingFeature {
         /// The format.
@@ -279,6 +280,13 @@ pub enum TextureBindingError {
     ReadWriteFormat {
         /// The access.
         access: StorageTextureAccess,
+        /// The format.
+        format: TextureFormat,
+    },
+    /// `atomic` access on a format without texture atomics (wgpu's
+    /// `STORAGE_ATOMIC` formats: r32uint and r32sint here).
+    #[error("atomic access is only allowed for r32uint and r32sint, not {format:?}")]
+    AtomicFormat {
         /// The format.
         format: TextureFormat,
     },

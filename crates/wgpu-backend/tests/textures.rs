@@ -536,7 +536,12 @@ fn texture_format_features_say_what_works() {
         (T::Rgba8Unorm, true, storage | F::FILTERABLE),
         (T::Bgra8Unorm, true, storage | F::FILTERABLE),
         (T::R32Float, true, storage | F::STORAGE_READ_WRITE),
-        (T::R32Uint, true, storage | F::STORAGE_READ_WRITE),
+        // TEXTURE_ATOMIC gives r32uint and r32sint atomic storage.
+        (
+            T::R32Uint,
+            true,
+            storage | F::STORAGE_READ_WRITE | F::STORAGE_ATOMIC,
+        ),
         (T::Depth32Float, true, F::empty()),
         (T::Depth24PlusStencil8, false, F::empty()),
         (T::Bc1RgbaUnorm, false, F::empty()),

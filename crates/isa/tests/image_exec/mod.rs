@@ -7,6 +7,7 @@
 
 use super::*;
 
+mod atomic;
 mod sample;
 mod srgb;
 use aqueduct_isa::gfx11::InstClass;

@@ -1,5 +1,6 @@
 //! Textures: which WGSL texture types have a lowering, their binding
-//! reflection, and `textureLoad`, `textureStore`, `textureDimensions`,
+//! reflection, and `textureLoad`, `textureStore`, the texture atomics,
+//! `textureDimensions`,
 //! `textureNumLevels` and `textureNumLayers` over the AMDGPU image
 //! intrinsics (LLVM `IntrinsicsAMDGPU.td`, the `llvm.amdgcn.image.*`
 //! dimension-aware intrinsics).
@@ -40,8 +41,8 @@
 //! are refused (`UnsupportedKind::Sampling`).
 
 use naga::{
-    Expression, Handle, ImageClass, ImageDimension, ImageQuery, SampleLevel, ScalarKind,
-    StorageAccess, StorageFormat, SwizzleComponent, TypeInner,
+    AtomicFunction, Expression, Handle, ImageClass, ImageDimension, ImageQuery, SampleLevel,
+    ScalarKind, StorageAccess, StorageFormat, SwizzleComponent, TypeInner,
 };
 
 use super::func::{FnEmitter, Val};
@@ -117,6 +118,7 @@ pub(crate) fn texture_reflection(
                     access.contains(StorageAccess::LOAD),
                     access.contains(StorageAccess::STORE),
                 ) {
+                    _ if access.contains(StorageAccess::ATOMIC) => StorageTextureAccess::Atomic,
                     (true, true) => StorageTextureAccess::ReadWrite,
                     (true, false) => StorageTextureAccess::ReadOnly,
                     _ => StorageTextureAccess::WriteOnly,
@@ -411,6 +413,73 @@ impl FnEmitter<'_> {
             "call void @{name}({}, i32 {}, {}, {}, i32 0, i32 0)",
             data.typed(),
             (1u32 << n) - 1,
+            address.join(", "),
+            rsrc.typed()
+        ));
+        Ok(())
+    }
+
+    /// `textureAtomicAdd`/`Min`/`Max`/`And`/`Or`/`Xor` on an r32uint or
+    /// r32sint storage texture: one `llvm.amdgcn.image.atomic.*` of the
+    /// texel (signed or unsigned min and max after the format). WGSL's
+    /// texture atomics return nothing, so the intrinsic's result is unused
+    /// and LLVM leaves GLC clear (no pre-op value comes back).
+    pub(crate) fn image_atomic(
+        &mut self,
+        image: Handle<Expression>,
+        coordinate: Handle<Expression>,
+        array_index: Option<Handle<Expression>>,
+        fun: AtomicFunction,
+        value: Handle<Expression>,
+        span: naga::Span,
+    ) -> EmitResult<()> {
+        let shape = self.image_shape(image)?;
+        let signed = match shape.class {
+            ImageClass::Storage {
+                format: StorageFormat::R32Sint,
+                ..
+            } => true,
+            ImageClass::Storage {
+                format: StorageFormat::R32Uint,
+                ..
+            } => false,
+            _ => {
+                return unsupported_as(
+                    UnsupportedKind::TextureClass,
+                    "texture atomics on textures other than r32uint or r32sint storage",
+                    span,
+                );
+            }
+        };
+        let op = match fun {
+            AtomicFunction::Add => "add",
+            AtomicFunction::And => "and",
+            AtomicFunction::InclusiveOr => "or",
+            AtomicFunction::ExclusiveOr => "xor",
+            AtomicFunction::Min if signed => "smin",
+            AtomicFunction::Min => "umin",
+            AtomicFunction::Max if signed => "smax",
+            AtomicFunction::Max => "umax",
+            // naga's validator allows no other function on textures.
+            AtomicFunction::Subtract | AtomicFunction::Exchange { .. } => {
+                return unsupported_as(
+                    UnsupportedKind::TextureClass,
+                    format!("texture atomic {fun:?}"),
+                    span,
+                );
+            }
+        };
+        let rsrc = self.val(image)?;
+        let address = self.image_address(&shape, coordinate, array_index, None)?;
+        let v = self.val(value)?;
+        let name = format!("llvm.amdgcn.image.atomic.{op}.{}.i32.i32", shape.dim);
+        let params = vec!["i32"; address.len()].join(", ");
+        self.m.declare(format!(
+            "declare i32 @{name}(i32, {params}, {DESCRIPTOR_TY}, i32, i32)"
+        ));
+        self.inst(&format!(
+            "call i32 @{name}(i32 {}, {}, {}, i32 0, i32 0)",
+            v.v,
             address.join(", "),
             rsrc.typed()
         ));

@@ -1,8 +1,9 @@
 //! Texture features wgpu compute code asks for, run unchanged through
 //! aqueduct-wgpu: a bgra8unorm storage texture (`BGRA8UNORM_STORAGE`)
-//! written by a kernel, and an sRGB texture uploaded with
-//! `create_texture_with_data` and read as linear values. The expected
-//! results are computed on the host.
+//! written by a kernel, an sRGB texture uploaded with
+//! `create_texture_with_data` and read as linear values, and a histogram
+//! built with `textureAtomicAdd` (`TEXTURE_ATOMIC`). The expected results
+//! are computed on the host.
 
 use aqueduct_test_harness::wgpu_api::{device, read_back};
 use wgpu::util::DeviceExt;
@@ -242,4 +243,53 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
             "component {i}: {g} vs {want}"
         );
     }
+}
+
+/// A 2D histogram with `textureAtomicAdd` on an r32uint storage texture:
+/// each of 512 values counts into bin (v % 16, v / 16 % 4).
+#[test]
+fn a_wgpu_texture_atomic_histogram_matches_the_host() {
+    if !llvm() {
+        return;
+    }
+    let (device, queue) = device();
+    assert!(device.features().contains(wgpu::Features::TEXTURE_ATOMIC));
+    let values: Vec<u32> = (0..512u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("values"),
+        contents: bytemuck::cast_slice(&values),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let hist = texture_2d(
+        &device,
+        wgpu::TextureFormat::R32Uint,
+        wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC,
+        16,
+        4,
+    );
+    let view = hist.create_view(&Default::default());
+    run(
+        &device,
+        &queue,
+        "@group(0) @binding(0) var hist: texture_storage_2d<r32uint, atomic>;
+@group(0) @binding(1) var<storage, read> values: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let v = values[id.x];
+    textureAtomicAdd(hist, vec2<u32>(v % 16u, (v / 16u) % 4u), 1u);
+}",
+        &[
+            wgpu::BindingResource::TextureView(&view),
+            input.as_entire_binding(),
+        ],
+        [8, 1, 1],
+    );
+    let got: Vec<u32> = bytemuck::cast_slice(&texels(&device, &queue, &hist, 4)).to_vec();
+    let mut want = vec![0u32; 64];
+    for v in values {
+        want[((v / 16) % 4 * 16 + v % 16) as usize] += 1;
+    }
+    assert_eq!(got, want);
 }

@@ -53,9 +53,9 @@
 //! stores through an sRGB T# (WebGPU has no sRGB storage, and whether the
 //! hardware encodes linear values on a store is not documented), any
 //! descriptor `ImageDescriptor::decode` refuses, and every other MIMG
-//! opcode (atomics, MSAA loads, BVH, the sample and gather forms sample.rs
-//! does not execute). The explicit-LOD, offset and derivative sample and
-//! gather forms go to sample.rs.
+//! opcode (MSAA loads, BVH, the sample and gather forms sample.rs does not
+//! execute). The explicit-LOD, offset and derivative sample and gather
+//! forms go to sample.rs, the atomics to image_atomic.rs.
 //! The cache bits (glc, slc, dlc) and unorm (a sampling control) do not
 //! change results.
 
@@ -110,6 +110,9 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Op::ImageStoreMip => ImageOp::Store { mip: true },
         Op::ImageGetResinfo => ImageOp::Resinfo,
         op if super::sample::is_sample(op) => return super::sample::sample(w, env, i),
+        op if super::image_atomic::rmw_of(op).is_some() => {
+            return super::image_atomic::image_atomic(w, env, i);
+        }
         _ => return Err(illegal(i)),
     };
     let dmask = modelled_dmask(i, true)?;
@@ -149,7 +152,8 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                 let level = if mip { coord(coords, l) } else { 0 };
                 *t = texel_coords(&desc, dim, c, level);
             }
-            observe(w, env, &desc, &texel, store);
+            let access = if store { Access::Write } else { Access::Read };
+            observe(w, env, &desc, &texel, access);
             if store {
                 store_lanes(w, env, &desc, dmask, i, &texel)
             } else {
@@ -242,7 +246,7 @@ pub(super) fn address_registers(i: &Inst, components: usize, a16: bool) -> Vec<u
 /// (x, y, slice) of a lane's texel within the T#'s dimensions, or None when
 /// it lies outside the view (coordinates are unsigned, so negative ones are
 /// out of range too).
-fn texel_coords(
+pub(super) fn texel_coords(
     desc: &ImageDescriptor,
     dim: ImageDim,
     c: [u32; 3],
@@ -295,12 +299,12 @@ pub(super) fn texel_address(desc: &ImageDescriptor, (x, y, z): (u32, u32, u32)) 
 }
 
 /// Show the observer the lanes' texel accesses.
-fn observe(
+pub(super) fn observe(
     w: &Wave,
     env: &mut Env,
     desc: &ImageDescriptor,
     texel: &[Option<(u32, u32, u32)>; LANES],
-    store: bool,
+    access: Access,
 ) {
     let Some(o) = env.observer.as_deref_mut() else {
         return;
@@ -319,7 +323,7 @@ fn observe(
             wave: w.index,
             first_lane: 32 * w.half as u32,
             segment: Segment::Global,
-            access: if store { Access::Write } else { Access::Read },
+            access,
             size: desc.format.bytes_per_texel(),
             exec: mask,
             addrs: &addrs,

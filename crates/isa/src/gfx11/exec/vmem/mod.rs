@@ -15,6 +15,7 @@ pub(crate) mod fast;
 pub(crate) mod fast_scratch;
 pub(crate) mod gfx9_buffer;
 pub(crate) mod image;
+pub(crate) mod image_atomic;
 pub(crate) mod mem;
 pub(crate) mod mem_kind;
 pub(crate) mod mtbuf;

@@ -181,11 +181,11 @@ fn storage_format(format: StorageFormat) -> Option<StorageTextureFormat> {
 /// Is `class` a bgra8unorm storage texture? Its binding's T# is the
 /// identity-swizzled `8_8_8_8` UNORM view the facade builds for storage
 /// (WebGPU "bgra8unorm-storage"), so the shader swaps red and blue itself.
-/// The AMD RDNA3 ISA guide ("Image Resource", DST_SEL_X..W) describes
-/// DST_SEL as selecting the components returned to the shader; it states
-/// nothing of stores applying it in reverse, so no store relies on it (the
-/// gpuweb discussion of "bgra8unorm-storage", gpuweb PR 3640, reaches the
-/// same arrangement for Vulkan: an rgba8 view and a swizzle in the shader).
+/// DST_SEL (AMD RDNA3 ISA guide, "Image Resource", DST_SEL_X..W) selects
+/// the components a read returns; no public source we found states that
+/// image stores apply it in reverse, so no store relies on it (the gpuweb
+/// discussion of "bgra8unorm-storage", gpuweb PR 3640, reaches the same
+/// arrangement for Vulkan: an rgba8 view and a swizzle in the shader).
 fn is_bgra_storage(class: ImageClass) -> bool {
     matches!(
         class,

@@ -879,7 +879,7 @@ fn texture_creation_is_validated() {
                 dimension: d2,
                 format: rgba,
                 usage: ALL_USAGES,
-                view_formats: &[TextureFormat::Rgba8UnormSrgb],
+                view_formats: &[TextureFormat::Bgra8Unorm],
             })
         },
     );

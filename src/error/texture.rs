@@ -147,8 +147,9 @@ pub enum CreateTextureError {
         /// The part of it that is not supported.
         unsupported: TextureUsages,
     },
-    /// A view format other than the texture's format.
-    #[error("view format {view:?} differs from the texture format {format:?}")]
+    /// A view format that is neither the texture's format nor its sRGB
+    /// twin (WebGPU's "texture view format compatible").
+    #[error("view format {view:?} is not compatible with the texture format {format:?}")]
     ViewFormat {
         /// The texture format.
         format: TextureFormat,
@@ -166,8 +167,11 @@ pub enum TextureViewError {
         /// The texture.
         texture: TextureIdent,
     },
-    /// The view format differs from the texture's.
-    #[error("view format {view:?} differs from the texture format {texture:?}")]
+    /// The view format is neither the texture's nor one of its
+    /// `view_formats`.
+    #[error(
+        "view format {view:?} is neither the texture format {texture:?} nor one of its view formats"
+    )]
     Format {
         /// The texture format.
         texture: TextureFormat,

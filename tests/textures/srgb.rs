@@ -138,3 +138,71 @@ fn srgb_textures_have_no_storage() {
         );
     }
 }
+
+/// An rgba8unorm texture created with `view_formats: [rgba8unorm-srgb]`
+/// reads raw through its own view and decoded through the sRGB view (the
+/// same bits under FORMAT 66); a view format not listed is refused.
+#[test]
+fn srgb_views_of_unorm_textures_decode() {
+    if !llvm_installed("srgb_views_of_unorm_textures_decode") {
+        return;
+    }
+    let c = ctx();
+    let t = c.device.create_texture(&TextureDescriptor {
+        label: Some("unorm with an srgb view"),
+        size: extent([W, H, 1]),
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: TextureDimension::D2,
+        format: TextureFormat::Rgba8Unorm,
+        usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+        view_formats: &[TextureFormat::Rgba8UnormSrgb],
+    });
+    let bytes = pattern((W * H * 4) as usize, 31);
+    write_all(&c, &t, &bytes, 4);
+    let module = expect_valid(&c.device, || {
+        c.device.create_shader_module(ShaderModuleDescriptor {
+            label: Some("srgb views"),
+            source: ShaderSource::Wgsl(Cow::Borrowed(SHADER)),
+        })
+    });
+    let p = pipeline_of(&c, &module, "main");
+    let sampler = expect_valid(&c.device, || c.device.create_sampler(&Default::default()));
+    let points = coords();
+    let inputs: &[u8] = bytemuck::cast_slice(&points);
+    for (format, decode) in [
+        (TextureFormat::Rgba8Unorm, false),
+        (TextureFormat::Rgba8UnormSrgb, true),
+    ] {
+        let view = t.create_view(&TextureViewDescriptor {
+            format: Some(format),
+            ..Default::default()
+        });
+        let got = run_inputs(&c, &p, &view, &sampler, inputs, 2 * points.len());
+        let want: Vec<[f32; 4]> = (0..points.len())
+            .map(|i| {
+                let at = (((i / 4) % 2) * W as usize + i % 4) * 4;
+                let b = &bytes[at..at + 4];
+                std::array::from_fn(|k| {
+                    if decode && k < 3 {
+                        eotf(b[k]) as f32
+                    } else {
+                        f32::from(b[k]) / 255.0
+                    }
+                })
+            })
+            .collect();
+        let loads: Vec<[f32; 4]> = got.iter().step_by(2).copied().collect();
+        close(&loads, &want, &format!("{format:?} view"));
+    }
+    expect_validation(
+        &c.device,
+        |e| matches!(view_err(e), Some(TextureViewError::Format { .. })),
+        || {
+            t.create_view(&TextureViewDescriptor {
+                format: Some(TextureFormat::Bgra8UnormSrgb),
+                ..Default::default()
+            })
+        },
+    );
+}

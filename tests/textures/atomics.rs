@@ -2,7 +2,8 @@
 //! kernels apply `textureAtomicAdd`, `Min`, `Max`, `And`, `Or` and `Xor`
 //! to r32uint and r32sint storage textures from many invocations per texel;
 //! the host folds the same values into the uploaded texels (the operations
-//! commute, so any order gives the same texels). The rules: atomic access
+//! commute, so any order gives the same texels); counts into 1D, 2D-array
+//! and 3D textures check each dimension's addressing. The rules: atomic access
 //! needs the feature and an atomic format, and a shader using texture
 //! atomics needs the feature.
 
@@ -188,4 +189,82 @@ fn texture_atomics_need_their_feature_and_format() {
             })
         },
     );
+}
+
+/// `textureAtomicAdd` counts into 1D, 2D-array (a layer-range view) and 3D
+/// r32uint textures: each texel's count is the invocations that chose it.
+#[test]
+fn texture_atomics_address_every_dimension() {
+    if !llvm_installed("texture_atomics_address_every_dimension") {
+        return;
+    }
+    let c = ctx();
+    let p = wgsl_pipeline(
+        &c,
+        "@group(0) @binding(0) var a: texture_storage_1d<r32uint, atomic>;
+@group(0) @binding(1) var b: texture_storage_2d_array<r32uint, atomic>;
+@group(0) @binding(2) var d: texture_storage_3d<r32uint, atomic>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let h = id.x * 2654435761u;
+    textureAtomicAdd(a, h % 5u, 1u);
+    textureAtomicAdd(b, vec2<u32>(h % 3u, (h >> 8u) % 2u), (h >> 16u) % 2u, 1u);
+    textureAtomicAdd(d, vec3<u32>(h % 2u, (h >> 8u) % 3u, (h >> 16u) % 2u), 1u);
+}",
+    );
+    let one_d = texture(
+        &c,
+        TextureDimension::D1,
+        TextureFormat::R32Uint,
+        [5, 1, 1],
+        ALL_USAGES,
+    );
+    // Four layers; the view sees layers 1 and 2.
+    let layers = texture(
+        &c,
+        TextureDimension::D2,
+        TextureFormat::R32Uint,
+        [3, 2, 4],
+        ALL_USAGES,
+    );
+    let three_d = texture(
+        &c,
+        TextureDimension::D3,
+        TextureFormat::R32Uint,
+        [2, 3, 2],
+        ALL_USAGES,
+    );
+    let views = [
+        one_d.create_view(&Default::default()),
+        layers.create_view(&TextureViewDescriptor {
+            dimension: Some(TextureViewDimension::D2Array),
+            base_array_layer: 1,
+            array_layer_count: Some(2),
+            ..Default::default()
+        }),
+        three_d.create_view(&Default::default()),
+    ];
+    let entries: Vec<BindGroupEntry<'_>> = views
+        .iter()
+        .enumerate()
+        .map(|(i, v)| BindGroupEntry {
+            binding: i as u32,
+            resource: BindingResource::TextureView(v),
+        })
+        .collect();
+    dispatch(&c, &p, &entries, [4, 1, 1]);
+    let (mut a, mut b, mut d) = (vec![0u32; 5], vec![0u32; 3 * 2 * 4], vec![0u32; 2 * 3 * 2]);
+    for i in 0..256u32 {
+        let h = i.wrapping_mul(2_654_435_761);
+        a[(h % 5) as usize] += 1;
+        let layer = 1 + (h >> 16) % 2;
+        b[((layer * 2 + (h >> 8) % 2) * 3 + h % 3) as usize] += 1;
+        d[((((h >> 16) % 2) * 3 + (h >> 8) % 3) * 2 + h % 2) as usize] += 1;
+    }
+    let words = |t: &Texture, size: [u32; 3]| -> Vec<u32> {
+        bytemuck::cast_slice(&read_texels(&c, t, [0, 0, 0], size, 4)).to_vec()
+    };
+    assert_eq!(words(&one_d, [5, 1, 1]), a, "1d");
+    assert_eq!(words(&layers, [3, 2, 4]), b, "2d array");
+    assert_eq!(words(&three_d, [2, 3, 2]), d, "3d");
 }

@@ -422,8 +422,9 @@ impl FnEmitter<'_> {
     /// `textureAtomicAdd`/`Min`/`Max`/`And`/`Or`/`Xor` on an r32uint or
     /// r32sint storage texture: one `llvm.amdgcn.image.atomic.*` of the
     /// texel (signed or unsigned min and max after the format). WGSL's
-    /// texture atomics return nothing, so the intrinsic's result is unused
-    /// and LLVM leaves GLC clear (no pre-op value comes back).
+    /// texture atomics return nothing, so the intrinsic's result is unused;
+    /// LLVM 19 still selects the returning form (GLC set), whose pre-op
+    /// value lands in a VGPR nothing reads.
     pub(crate) fn image_atomic(
         &mut self,
         image: Handle<Expression>,

@@ -10,8 +10,9 @@
 //! VGPRs hold the source value, and for `cmpswap` the source then the
 //! compare value; DMASK names them (0x1, or 0x3 for `cmpswap`, for a
 //! 32-bit texel). With GLC the texel's value before the operation returns
-//! in the first data VGPR (LLVM sets GLC exactly when the intrinsic's
-//! result is used); without GLC the VGPRs are left as they were.
+//! in the first data VGPR (LLVM 19 sets it for every image atomic
+//! intrinsic, used result or not); without GLC the VGPRs are left as they
+//! were.
 //!
 //! Each lane's operation is one atomic read-modify-write of its texel (the
 //! same `atomics.rs` semantics as buffer and global atomics: `inc` wraps to

@@ -140,6 +140,12 @@ impl Adapter {
             | Features::FLOAT32_FILTERABLE
             | Features::ADDRESS_MODE_CLAMP_TO_BORDER
             | Features::ADDRESS_MODE_CLAMP_TO_ZERO
+            // bgra8unorm storage binds as an RGBA8 view whose loads and
+            // stores the compiler swizzles (shaderc `is_bgra_storage`).
+            | Features::BGRA8UNORM_STORAGE
+            // r32uint/r32sint texture atomics lower to the gfx11
+            // `image_atomic_*` instructions (shaderc `image_atomic`).
+            | Features::TEXTURE_ATOMIC
     }
 
     /// The best limits the agent supports (compute limits from the agent;

@@ -66,7 +66,7 @@ pub(crate) const SUPPORTED_USAGES: TextureUsages = TextureUsages::COPY_SRC
     .union(TextureUsages::STORAGE_BINDING);
 
 /// The gfx11 image format of a texture format, None for formats without
-/// a linear layout here (stencil, compressed, sRGB, 64-bit).
+/// a linear layout here (stencil, compressed, 64-bit).
 ///
 /// Depth formats read as the single-channel colour format of their bits,
 /// as Mesa's radv samples them (`radv_translate_tex_dataformat`: D16 is
@@ -109,6 +109,9 @@ pub(crate) fn image_format(format: TextureFormat) -> Option<ImageFormat> {
         T::Rgba8Uint => I::Rgba8Uint,
         T::Rgba8Sint => I::Rgba8Sint,
         T::Bgra8Unorm => I::Bgra8Unorm,
+        // `8_8_8_8_SRGB`: reads decode sRGB to linear in the texture unit.
+        T::Rgba8UnormSrgb => I::Rgba8UnormSrgb,
+        T::Bgra8UnormSrgb => I::Bgra8UnormSrgb,
         T::Rg32Uint => I::Rg32Uint,
         T::Rg32Sint => I::Rg32Sint,
         T::Rg32Float => I::Rg32Float,
@@ -174,6 +177,8 @@ pub(crate) struct TextureInner {
     pub sample_count: u32,
     pub dimension: TextureDimension,
     pub format: TextureFormat,
+    /// The other formats views may have (`view_formats`).
+    pub view_formats: Vec<TextureFormat>,
     pub usage: TextureUsages,
     /// The layout and backing buffer; None for an invalid texture.
     pub storage: Option<(TextureLayout, Buffer)>,
@@ -284,7 +289,15 @@ fn check_descriptor(
             allowed,
         });
     }
-    if let Some(&view) = desc.view_formats.iter().find(|&&f| f != desc.format) {
+    // WebGPU's "texture view format compatible" (wgpu-core's
+    // `create_texture`): the format itself or its sRGB twin, which has the
+    // same bits (rgba8unorm and rgba8unorm-srgb, bgra8unorm and
+    // bgra8unorm-srgb).
+    if let Some(&view) = desc
+        .view_formats
+        .iter()
+        .find(|&&f| f.remove_srgb_suffix() != desc.format.remove_srgb_suffix())
+    {
         return Err(CreateTextureError::ViewFormat {
             format: desc.format,
             view,
@@ -323,6 +336,7 @@ pub(crate) fn create_texture(device: &Arc<DeviceShared>, desc: &TextureDescripto
             sample_count: desc.sample_count,
             dimension: desc.dimension,
             format: desc.format,
+            view_formats: desc.view_formats.to_vec(),
             usage: desc.usage,
             storage,
         }),
@@ -455,13 +469,16 @@ impl Texture {
                 aspect: desc.aspect,
             });
         }
+        // The texture's format or one of its `view_formats` (WebGPU's
+        // `createView`); a view of the other sRGB twin reads the same bits
+        // under its own FORMAT (sRGB decode or none).
         let format = desc.format.unwrap_or(t.format);
-        if format != t.format {
-            return Err(TextureViewError::Format {
+        let view_image_format = image_format(format)
+            .filter(|_| format == t.format || t.view_formats.contains(&format))
+            .ok_or(TextureViewError::Format {
                 texture: t.format,
                 view: format,
-            });
-        }
+            })?;
         let usage = desc.usage.unwrap_or(t.usage);
         if !t.usage.contains(usage) {
             return Err(TextureViewError::Usage {
@@ -548,6 +565,8 @@ impl Texture {
         let base = desc.base_array_layer;
         let whole = &layout.image;
         let mut image = *whole;
+        image.format = view_image_format;
+        image.dst_sel = view_image_format.dst_sel();
         let range;
         match dimension {
             TextureViewDimension::D1 => {

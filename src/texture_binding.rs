@@ -9,6 +9,8 @@ use wgpu_types::{
     TextureSampleType, TextureUsages, TextureViewDimension,
 };
 
+use aqueduct_isa::gfx11::image_desc::{ImageDescriptor, ImageFormat};
+
 use crate::binding::BoundBuffer;
 use crate::device::DeviceShared;
 use crate::error::TextureBindingError;
@@ -22,13 +24,19 @@ const READ_WRITE_FORMATS: [TextureFormat; 3] = [
     TextureFormat::R32Sint,
 ];
 
+/// Formats `atomic` storage access binds with `TEXTURE_ATOMIC` (wgpu's
+/// `TextureFormatFeatureFlags::STORAGE_ATOMIC` formats without 64-bit
+/// texels; the `image_atomic_*` instructions work on their 32-bit texels).
+const ATOMIC_FORMATS: [TextureFormat; 2] = [TextureFormat::R32Uint, TextureFormat::R32Sint];
+
 /// What the device does with textures of `format` (wgpu's
 /// `Adapter::get_texture_format_features`), by the rules `create_texture`
 /// and bind group layouts apply here: no usage for formats without an
 /// image format; depth formats copy and bind as sampled textures only;
 /// other formats also bind as read-only and write-only storage (bgra8unorm
-/// only with `BGRA8UNORM_STORAGE`), and the three `READ_WRITE_FORMATS` as
-/// read-write storage; `FILTERABLE` where the
+/// only with `BGRA8UNORM_STORAGE`, the sRGB formats never), the three
+/// `READ_WRITE_FORMATS` as read-write storage and, with `TEXTURE_ATOMIC`,
+/// the `ATOMIC_FORMATS` as atomic storage; `FILTERABLE` where the
 /// format's sample type is filterable with `features`. Render attachments
 /// and multisampling do not exist in a compute-only device.
 pub(crate) fn format_features(format: TextureFormat, features: Features) -> TextureFormatFeatures {
@@ -52,8 +60,13 @@ pub(crate) fn format_features(format: TextureFormat, features: Features) -> Text
         };
     }
     // bgra8unorm is a storage format only with BGRA8UNORM_STORAGE
-    // (WebGPU's "bgra8unorm-storage"), which the device does not offer.
-    if format == TextureFormat::Bgra8Unorm && !features.contains(Features::BGRA8UNORM_STORAGE) {
+    // (WebGPU's "bgra8unorm-storage"); the sRGB formats never are (WebGPU's
+    // "Plain color formats" table has no storage for them).
+    let no_storage = match format {
+        TextureFormat::Bgra8Unorm => !features.contains(Features::BGRA8UNORM_STORAGE),
+        f => f.is_srgb(),
+    };
+    if no_storage {
         return TextureFormatFeatures {
             allowed_usages: SUPPORTED_USAGES - TextureUsages::STORAGE_BINDING,
             flags,
@@ -63,6 +76,9 @@ pub(crate) fn format_features(format: TextureFormat, features: Features) -> Text
         | TextureFormatFeatureFlags::STORAGE_WRITE_ONLY;
     if READ_WRITE_FORMATS.contains(&format) {
         flags |= TextureFormatFeatureFlags::STORAGE_READ_WRITE;
+    }
+    if ATOMIC_FORMATS.contains(&format) && features.contains(Features::TEXTURE_ATOMIC) {
+        flags |= TextureFormatFeatureFlags::STORAGE_ATOMIC;
     }
     TextureFormatFeatures {
         allowed_usages: SUPPORTED_USAGES,
@@ -112,10 +128,22 @@ pub(crate) fn check_layout_entry(
                 // Depth formats and formats without an image format.
                 return Err(TextureBindingError::StorageFormat { format });
             }
-            let read_write = matches!(
-                access,
-                StorageTextureAccess::ReadWrite | StorageTextureAccess::Atomic
-            );
+            // wgpu-core's `create_bind_group_layout`: atomic access needs
+            // TEXTURE_ATOMIC and a format with STORAGE_ATOMIC.
+            if access == StorageTextureAccess::Atomic
+                && !table
+                    .flags
+                    .contains(TextureFormatFeatureFlags::STORAGE_ATOMIC)
+            {
+                if ATOMIC_FORMATS.contains(&format) {
+                    return Err(TextureBindingError::MissingFeature {
+                        format,
+                        feature: Features::TEXTURE_ATOMIC,
+                    });
+                }
+                return Err(TextureBindingError::AtomicFormat { format });
+            }
+            let read_write = access == StorageTextureAccess::ReadWrite;
             if read_write
                 && !table
                     .flags
@@ -212,9 +240,12 @@ pub(crate) fn bind_view(
             });
         }
     };
-    let (Some(image), true) = (shape.image, view.inner.valid) else {
+    let (Some(mut image), true) = (shape.image, view.inner.valid) else {
         return Err(TextureBindingError::InvalidView);
     };
+    if needed == TextureUsages::STORAGE_BINDING {
+        storage_descriptor(&mut image);
+    }
     let Some((_, buffer)) = texture.usable(device) else {
         return Err(TextureBindingError::InvalidView);
     };
@@ -240,6 +271,17 @@ pub(crate) fn bind_view(
         dynamic_index: None,
         texture: Some(image),
     })
+}
+
+/// A storage binding's T#: a bgra8unorm view binds as the same bytes under
+/// the identity-swizzled `8_8_8_8` UNORM format, since the compiler swaps
+/// red and blue in the shader for bgra8unorm storage textures (shaderc
+/// `is_bgra_storage`: no public source has image stores apply DST_SEL).
+fn storage_descriptor(image: &mut ImageDescriptor) {
+    if image.format == ImageFormat::Bgra8Unorm {
+        image.format = ImageFormat::Rgba8Unorm;
+        image.dst_sel = ImageFormat::Rgba8Unorm.dst_sel();
+    }
 }
 
 /// Whether a layout entry of type `layout` holds the texture a shader

@@ -84,6 +84,7 @@ impl TextureReflection {
                 "write_only" => StorageTextureAccess::WriteOnly,
                 "read_only" => StorageTextureAccess::ReadOnly,
                 "read_write" => StorageTextureAccess::ReadWrite,
+                "atomic" => StorageTextureAccess::Atomic,
                 _ => return None,
             };
             let name = self.format.as_deref()?;

@@ -23,6 +23,15 @@ mod cube;
 #[path = "textures/grad_offsets.rs"]
 mod grad_offsets;
 
+#[path = "textures/bgra8_storage.rs"]
+mod bgra8_storage;
+
+#[path = "textures/srgb.rs"]
+mod srgb;
+
+#[path = "textures/atomics.rs"]
+mod atomics;
+
 fn ctx() -> Ctx {
     no_disk_cache();
     aqueduct_test_harness::facade::ctx()
@@ -870,7 +879,7 @@ fn texture_creation_is_validated() {
                 dimension: d2,
                 format: rgba,
                 usage: ALL_USAGES,
-                view_formats: &[TextureFormat::Rgba8UnormSrgb],
+                view_formats: &[TextureFormat::Bgra8Unorm],
             })
         },
     );
@@ -1112,15 +1121,15 @@ fn texture_bindings_are_validated() {
             ))
         },
     );
-    // bgra8unorm binds as storage only with BGRA8UNORM_STORAGE, which the
-    // device does not have (as texture creation refuses it).
-    assert!(
-        !c.device
-            .features()
-            .contains(wgpu_types::Features::BGRA8UNORM_STORAGE)
-    );
+    // bgra8unorm binds as storage only with BGRA8UNORM_STORAGE (as texture
+    // creation refuses it without).
+    let plain = ctx_with(|a| DeviceDescriptor {
+        required_features: a.features() - wgpu_types::Features::BGRA8UNORM_STORAGE,
+        required_limits: a.limits(),
+        ..Default::default()
+    });
     expect_validation(
-        &c.device,
+        &plain.device,
         |e| {
             matches!(
                 bind_err(e),
@@ -1131,13 +1140,28 @@ fn texture_bindings_are_validated() {
             )
         },
         || {
-            layout(storage_entry(
-                TextureFormat::Bgra8Unorm,
-                StorageTextureAccess::WriteOnly,
-                d2,
-            ))
+            plain
+                .device
+                .create_bind_group_layout(&BindGroupLayoutDescriptor {
+                    label: None,
+                    entries: &[layout_entry(
+                        0,
+                        storage_entry(
+                            TextureFormat::Bgra8Unorm,
+                            StorageTextureAccess::WriteOnly,
+                            d2,
+                        ),
+                    )],
+                })
         },
     );
+    expect_valid(&c.device, || {
+        layout(storage_entry(
+            TextureFormat::Bgra8Unorm,
+            StorageTextureAccess::WriteOnly,
+            d2,
+        ))
+    });
 
     // Bind group rows.
     let storage_layout = expect_valid(&c.device, || {

@@ -109,7 +109,7 @@ pub enum CreateTextureError {
         count: u32,
     },
     /// A format without a gfx11 linear layout here (stencil, combined
-    /// depth-stencil, compressed, sRGB, 64-bit formats).
+    /// depth-stencil, compressed, 64-bit formats).
     #[error("format {format:?} is not supported for textures")]
     UnsupportedFormat {
         /// The format.
@@ -124,7 +124,8 @@ pub enum CreateTextureError {
         dimension: TextureDimension,
     },
     /// A usage the format does not allow (depth formats have no storage
-    /// binding; bgra8unorm has it only with `BGRA8UNORM_STORAGE`).
+    /// binding, nor have the sRGB formats; bgra8unorm has it only with
+    /// `BGRA8UNORM_STORAGE`).
     #[error("usage {usage:?} is not allowed for format {format:?}, which allows {allowed:?}")]
     FormatUsage {
         /// The format.
@@ -146,8 +147,9 @@ pub enum CreateTextureError {
         /// The part of it that is not supported.
         unsupported: TextureUsages,
     },
-    /// A view format other than the texture's format.
-    #[error("view format {view:?} differs from the texture format {format:?}")]
+    /// A view format that is neither the texture's format nor its sRGB
+    /// twin (WebGPU's "texture view format compatible").
+    #[error("view format {view:?} is not compatible with the texture format {format:?}")]
     ViewFormat {
         /// The texture format.
         format: TextureFormat,
@@ -165,8 +167,11 @@ pub enum TextureViewError {
         /// The texture.
         texture: TextureIdent,
     },
-    /// The view format differs from the texture's.
-    #[error("view format {view:?} differs from the texture format {texture:?}")]
+    /// The view format is neither the texture's nor one of its
+    /// `view_formats`.
+    #[error(
+        "view format {view:?} is neither the texture format {texture:?} nor one of its view formats"
+    )]
     Format {
         /// The texture format.
         texture: TextureFormat,
@@ -261,10 +266,11 @@ pub enum TextureBindingError {
         /// The format.
         format: TextureFormat,
     },
-    /// A storage format the device binds only with a feature it does not
-    /// have (bgra8unorm needs `BGRA8UNORM_STORAGE`).
+    /// A storage format or access the device binds only with a feature it
+    /// does not have (bgra8unorm needs `BGRA8UNORM_STORAGE`, atomic access
+    /// to r32uint and r32sint `TEXTURE_ATOMIC`).
     #[error(
-        "format {format:?} binds as a storage texture only with {feature:?}, which the device does not have"
+        "format {format:?} binds as this storage texture only with {feature:?}, which the device does not have"
     )]
     MissingFeature {
         /// The format.
@@ -278,6 +284,13 @@ pub enum TextureBindingError {
     ReadWriteFormat {
         /// The access.
         access: StorageTextureAccess,
+        /// The format.
+        format: TextureFormat,
+    },
+    /// `atomic` access on a format without texture atomics (wgpu's
+    /// `STORAGE_ATOMIC` formats: r32uint and r32sint here).
+    #[error("atomic access is only allowed for r32uint and r32sint, not {format:?}")]
+    AtomicFormat {
         /// The format.
         format: TextureFormat,
     },

@@ -25,6 +25,7 @@ const FEATURE_CAPABILITIES: &[(Features, Caps)] = &[
     (Features::SUBGROUP_BARRIER, Caps::SUBGROUP_BARRIER),
     (Features::SHADER_FLOAT32_ATOMIC, Caps::SHADER_FLOAT32_ATOMIC),
     (Features::SHADER_I16, Caps::SHADER_INT16),
+    (Features::TEXTURE_ATOMIC, Caps::TEXTURE_ATOMIC),
 ];
 
 /// The capabilities every device has, whatever its features:

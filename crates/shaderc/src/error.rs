@@ -169,8 +169,8 @@ pub enum UnsupportedKind {
     /// lowered).
     Sampling,
     /// Texture classes and operations with no lowering: multisampled and
-    /// external textures, texture atomics, 1D-array textures, texel
-    /// formats without a gfx11 layout here.
+    /// external textures, 1D-array textures, texel formats without a gfx11
+    /// layout here, texture atomics other than on r32uint and r32sint.
     TextureClass,
     /// Ray queries, acceleration structures and ray tracing calls.
     RayQueries,

@@ -237,6 +237,7 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
         &options.symbol_prefix,
     )
     .map_err(|e| e.render(source.text(), file))?;
+    refuse_gfx9_texture_atomics(&emitted.entry_points, &options.targets)?;
     tracing::debug!(file, bytes = emitted.llvm_ir.len(), "emitted LLVM IR");
     Ok(Translated {
         llvm_ir: emitted.llvm_ir,
@@ -259,6 +260,41 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
         },
         symbol_prefix: options.symbol_prefix.clone(),
     })
+}
+
+/// Texture atomics are gfx11 only: gfx942 has no image instructions (LLVM
+/// 19 compiles an image intrinsic there to `s_trap 2`), and gfxsim's GFX9
+/// decoder has no MIMG encodings for gfx90a. An entry point with an
+/// `atomic` storage texture is refused for a GFX9 target here, with the
+/// typed error, rather than trapping or faulting when it runs.
+fn refuse_gfx9_texture_atomics(
+    entry_points: &[EntryReflection],
+    targets: &[String],
+) -> Result<(), CompileError> {
+    let Some(target) = targets.iter().find(|t| t.starts_with("gfx9")) else {
+        return Ok(());
+    };
+    let atomic = entry_points.iter().find(|e| {
+        e.bindings.iter().any(|b| {
+            b.texture
+                .is_some_and(|t| t.access == Some(StorageTextureAccess::Atomic))
+        })
+    });
+    match atomic {
+        None => Ok(()),
+        Some(e) => {
+            let construct = format!("texture atomics on {target}");
+            Err(CompileError::Unsupported {
+                kind: UnsupportedKind::TextureClass,
+                rendered: format!(
+                    "entry point `{}`: {construct} (GFX9 targets have no image atomics here)",
+                    e.name
+                ),
+                construct,
+                location: None,
+            })
+        }
+    }
 }
 
 /// An error unless `prefix` is empty or an LLVM identifier without dots

@@ -95,6 +95,8 @@ pub enum StorageTextureAccess {
     WriteOnly,
     ReadOnly,
     ReadWrite,
+    /// `atomic` access (r32uint and r32sint; wgpu's `TEXTURE_ATOMIC`).
+    Atomic,
 }
 
 /// The component type a sampled texture returns.

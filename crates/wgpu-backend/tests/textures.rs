@@ -11,6 +11,9 @@
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
 use wgpu::util::DeviceExt;
 
+#[path = "textures/ported.rs"]
+mod ported;
+
 const INVERT_WGSL: &str = "
 @group(0) @binding(0) var source: texture_2d<f32>;
 @group(0) @binding(1) var dest: texture_storage_2d<rgba32float, write>;
@@ -531,9 +534,14 @@ fn texture_format_features_say_what_works() {
     let storage = F::STORAGE_READ_ONLY | F::STORAGE_WRITE_ONLY;
     let rows = [
         (T::Rgba8Unorm, true, storage | F::FILTERABLE),
-        (T::Bgra8Unorm, true, F::FILTERABLE),
+        (T::Bgra8Unorm, true, storage | F::FILTERABLE),
         (T::R32Float, true, storage | F::STORAGE_READ_WRITE),
-        (T::R32Uint, true, storage | F::STORAGE_READ_WRITE),
+        // TEXTURE_ATOMIC gives r32uint and r32sint atomic storage.
+        (
+            T::R32Uint,
+            true,
+            storage | F::STORAGE_READ_WRITE | F::STORAGE_ATOMIC,
+        ),
         (T::Depth32Float, true, F::empty()),
         (T::Depth24PlusStencil8, false, F::empty()),
         (T::Bc1RgbaUnorm, false, F::empty()),
@@ -584,8 +592,14 @@ fn texture_format_features_say_what_works() {
         });
         assert!(error.is_none(), "{format:?}: {error:?}");
     }
-    // What the table withholds, create_texture refuses: bgra8unorm storage
-    // without BGRA8UNORM_STORAGE.
+    // What a device's table withholds, create_texture refuses: bgra8unorm
+    // storage without BGRA8UNORM_STORAGE.
+    let (device, _queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_features: adapter.features() - wgpu::Features::BGRA8UNORM_STORAGE,
+        required_limits: adapter.limits(),
+        ..Default::default()
+    }))
+    .expect("device");
     let error = validation_error(&device, || {
         let _texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("bgra8unorm storage"),

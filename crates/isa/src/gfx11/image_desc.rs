@@ -195,6 +195,9 @@ image_formats!(
     /// bits 27:20; LLVM `AMDGPUBaseInfo.cpp` gfx11 unified format table, the same
     /// codes as MTBUF's `BUF_FMT_*`), and [`ImageFormat::Bgra8Unorm`] is
     /// `8_8_8_8_UNORM` read through DST_SEL Z, Y, X, W (Mesa's BGRA swizzle).
+    /// The sRGB formats are `8_8_8_8_SRGB` (66: ROCr
+    /// `src/image/resource_gfx11.h`, `CFMT_8_8_8_8_SRGB`; an image-only
+    /// format, no buffer format has that code), RGBA and BGRA as above.
     R8Unorm,
     R8Snorm,
     R8Uint,
@@ -224,6 +227,8 @@ image_formats!(
     Rgba8Uint,
     Rgba8Sint,
     Bgra8Unorm,
+    Rgba8UnormSrgb,
+    Bgra8UnormSrgb,
     Rg32Uint,
     Rg32Sint,
     Rg32Float,
@@ -269,6 +274,7 @@ impl ImageFormat {
             Rgb10a2Unorm => 36,
             Rgb10a2Uint => 40,
             Rgba8Unorm | Bgra8Unorm => 42,
+            Rgba8UnormSrgb | Bgra8UnormSrgb => 66,
             Rgba8Snorm => 43,
             Rgba8Uint => 46,
             Rgba8Sint => 47,
@@ -286,13 +292,38 @@ impl ImageFormat {
         }
     }
 
-    /// The format of unified FORMAT value `v` (for 42, `Rgba8Unorm`; the
-    /// descriptor's DST_SEL tells BGRA apart, see [`ImageDescriptor::decode`]).
+    /// The format of unified FORMAT value `v` (for 42 and 66, the RGBA
+    /// format; the descriptor's DST_SEL tells BGRA apart, see
+    /// [`ImageDescriptor::decode`]).
     pub fn from_format_field(v: u32) -> Option<Self> {
         IMAGE_FORMATS
             .iter()
             .copied()
-            .find(|f| *f != ImageFormat::Bgra8Unorm && f.format_field() == v)
+            .find(|f| !f.is_bgra() && f.format_field() == v)
+    }
+
+    /// Is this a BGRA format (RGBA bits read through the BGRA DST_SEL)?
+    pub fn is_bgra(self) -> bool {
+        matches!(self, ImageFormat::Bgra8Unorm | ImageFormat::Bgra8UnormSrgb)
+    }
+
+    /// Is this an sRGB format: UNORM bits whose x, y and z decode through
+    /// the sRGB EOTF on reads (alpha stays linear)?
+    pub fn is_srgb(self) -> bool {
+        matches!(
+            self,
+            ImageFormat::Rgba8UnormSrgb | ImageFormat::Bgra8UnormSrgb
+        )
+    }
+
+    /// The BGRA format read through the same FORMAT field as this RGBA
+    /// one, if there is one.
+    fn bgra_of(self) -> Option<Self> {
+        match self {
+            ImageFormat::Rgba8Unorm => Some(ImageFormat::Bgra8Unorm),
+            ImageFormat::Rgba8UnormSrgb => Some(ImageFormat::Bgra8UnormSrgb),
+            _ => None,
+        }
     }
 
     /// Bits of each component, component x first (0 past the last).
@@ -306,7 +337,8 @@ impl ImageFormat {
             Rg16Unorm | Rg16Snorm | Rg16Uint | Rg16Sint | Rg16Float => [16, 16, 0, 0],
             Rg11b10Ufloat => [11, 11, 10, 0],
             Rgb10a2Unorm | Rgb10a2Uint => [10, 10, 10, 2],
-            Rgba8Unorm | Rgba8Snorm | Rgba8Uint | Rgba8Sint | Bgra8Unorm => [8, 8, 8, 8],
+            Rgba8Unorm | Rgba8Snorm | Rgba8Uint | Rgba8Sint | Bgra8Unorm | Rgba8UnormSrgb
+            | Bgra8UnormSrgb => [8, 8, 8, 8],
             Rg32Uint | Rg32Sint | Rg32Float => [32, 32, 0, 0],
             Rgba16Unorm | Rgba16Snorm | Rgba16Uint | Rgba16Sint | Rgba16Float => [16; 4],
             Rgba32Uint | Rgba32Sint | Rgba32Float => [32; 4],
@@ -327,8 +359,9 @@ impl ImageFormat {
     pub fn numeric(self) -> NumericType {
         use ImageFormat::*;
         match self {
+            // The sRGB formats' bits are UNORM; `is_srgb` adds the decode.
             R8Unorm | R16Unorm | Rg8Unorm | Rg16Unorm | Rgb10a2Unorm | Rgba8Unorm | Bgra8Unorm
-            | Rgba16Unorm => NumericType::Unorm,
+            | Rgba16Unorm | Rgba8UnormSrgb | Bgra8UnormSrgb => NumericType::Unorm,
             R8Snorm | R16Snorm | Rg8Snorm | Rg16Snorm | Rgba8Snorm | Rgba16Snorm => {
                 NumericType::Snorm
             }
@@ -346,7 +379,7 @@ impl ImageFormat {
     /// (the swizzles of Mesa's `util/format` table for these formats); BGRA
     /// swaps x and z.
     pub fn dst_sel(self) -> [DstSel; 4] {
-        if self == ImageFormat::Bgra8Unorm {
+        if self.is_bgra() {
             return [DstSel::Z, DstSel::Y, DstSel::X, DstSel::W];
         }
         let sel = [DstSel::X, DstSel::Y, DstSel::Z, DstSel::W];
@@ -642,12 +675,10 @@ impl ImageDescriptor {
                 value,
             })?;
         }
-        let format =
-            if format == ImageFormat::Rgba8Unorm && dst_sel == ImageFormat::Bgra8Unorm.dst_sel() {
-                ImageFormat::Bgra8Unorm
-            } else {
-                format
-            };
+        let format = match format.bgra_of() {
+            Some(bgra) if dst_sel == bgra.dst_sel() => bgra,
+            _ => format,
+        };
         let (max_mip, base_level, last_level) = (
             bits(words[1], 16, 4),
             bits(words[3], 12, 4),
@@ -736,8 +767,8 @@ mod tests {
     fn every_format_round_trips_through_its_field() {
         for &f in IMAGE_FORMATS {
             let back = ImageFormat::from_format_field(f.format_field());
-            if f == ImageFormat::Bgra8Unorm {
-                assert_eq!(back, Some(ImageFormat::Rgba8Unorm));
+            if f.is_bgra() {
+                assert_eq!(back.and_then(ImageFormat::bgra_of), Some(f));
             } else {
                 assert_eq!(back, Some(f), "{f:?}");
             }
@@ -796,6 +827,13 @@ mod tests {
         let w = b.encode().unwrap();
         assert_eq!(w[3] & 0xFFF, 6 | 5 << 3 | 4 << 6 | 7 << 9);
         assert_eq!(ImageDescriptor::decode(&w), Ok(b));
+        // FORMAT 66 (8_8_8_8_SRGB), with and without the BGRA swizzle.
+        for f in [ImageFormat::Rgba8UnormSrgb, ImageFormat::Bgra8UnormSrgb] {
+            let s = ImageDescriptor::linear(0x200, f, ImageDim::D2, 5, 3, 1);
+            let w = s.encode().unwrap();
+            assert_eq!(w[1] >> 20 & 0xFF, 66);
+            assert_eq!(ImageDescriptor::decode(&w), Ok(s));
+        }
         for dim in [ImageDim::D1Array, ImageDim::Cube] {
             let h = if dim == ImageDim::Cube { 4 } else { 1 };
             let c = ImageDescriptor::linear(0x300, ImageFormat::R8Uint, dim, 4, h, 6);

@@ -7,7 +7,9 @@
 
 use super::*;
 
+mod atomic;
 mod sample;
+mod srgb;
 use aqueduct_isa::gfx11::InstClass;
 use aqueduct_isa::gfx11::decode::decode;
 use aqueduct_isa::gfx11::disasm::disassemble;

@@ -1,5 +1,6 @@
 //! Textures: which WGSL texture types have a lowering, their binding
-//! reflection, and `textureLoad`, `textureStore`, `textureDimensions`,
+//! reflection, and `textureLoad`, `textureStore`, the texture atomics,
+//! `textureDimensions`,
 //! `textureNumLevels` and `textureNumLayers` over the AMDGPU image
 //! intrinsics (LLVM `IntrinsicsAMDGPU.td`, the `llvm.amdgcn.image.*`
 //! dimension-aware intrinsics).
@@ -12,8 +13,11 @@
 //! missing channels read as 0, alpha as 1). Stores write the format's
 //! components only (dmask = that many low bits), as the AMD RDNA3 ISA guide
 //! ("Image Instructions", DMASK) has the data VGPRs hold the enabled
-//! components packed. Out-of-bounds coordinates, layers and levels are the
-//! hardware's: loads return 0 and stores are dropped, which WGSL allows.
+//! components packed. A bgra8unorm storage texture is bound as an
+//! identity-swizzled RGBA8 view and its loads and stores swap red and blue
+//! in the shader (`is_bgra_storage`). Out-of-bounds coordinates, layers and
+//! levels are the hardware's: loads return 0 and stores are dropped, which
+//! WGSL allows.
 //!
 //! Samplers are their 16-byte sampler descriptor (S#), a by-value
 //! `<4 x i32>` kernel argument. Compute has no implicit derivatives, so
@@ -37,8 +41,8 @@
 //! are refused (`UnsupportedKind::Sampling`).
 
 use naga::{
-    Expression, Handle, ImageClass, ImageDimension, ImageQuery, SampleLevel, ScalarKind,
-    StorageAccess, StorageFormat, SwizzleComponent, TypeInner,
+    AtomicFunction, Expression, Handle, ImageClass, ImageDimension, ImageQuery, SampleLevel,
+    ScalarKind, StorageAccess, StorageFormat, SwizzleComponent, TypeInner,
 };
 
 use super::func::{FnEmitter, Val};
@@ -114,6 +118,7 @@ pub(crate) fn texture_reflection(
                     access.contains(StorageAccess::LOAD),
                     access.contains(StorageAccess::STORE),
                 ) {
+                    _ if access.contains(StorageAccess::ATOMIC) => StorageTextureAccess::Atomic,
                     (true, true) => StorageTextureAccess::ReadWrite,
                     (true, false) => StorageTextureAccess::ReadOnly,
                     _ => StorageTextureAccess::WriteOnly,
@@ -171,6 +176,24 @@ fn storage_format(format: StorageFormat) -> Option<StorageTextureFormat> {
         N::Rgba16Snorm => F::Rgba16Snorm,
         N::R64Uint => return None,
     })
+}
+
+/// Is `class` a bgra8unorm storage texture? Its binding's T# is the
+/// identity-swizzled `8_8_8_8` UNORM view the facade builds for storage
+/// (WebGPU "bgra8unorm-storage"), so the shader swaps red and blue itself.
+/// DST_SEL (AMD RDNA3 ISA guide, "Image Resource", DST_SEL_X..W) selects
+/// the components a read returns; no public source we found states that
+/// image stores apply it in reverse, so no store relies on it (the gpuweb
+/// discussion of "bgra8unorm-storage", gpuweb PR 3640, reaches the same
+/// arrangement for Vulkan: an rgba8 view and a swizzle in the shader).
+fn is_bgra_storage(class: ImageClass) -> bool {
+    matches!(
+        class,
+        ImageClass::Storage {
+            format: StorageFormat::Bgra8Unorm,
+            ..
+        }
+    )
 }
 
 /// `float`, `<2 x float>`, ...: the data type of `n` image components
@@ -302,7 +325,19 @@ impl FnEmitter<'_> {
             address.join(", "),
             rsrc.typed()
         ));
+        if is_bgra_storage(shape.class) {
+            return Ok(Val::new(data_ty, self.swap_red_blue(data_ty, &v)));
+        }
         Ok(Val::new(data_ty, v))
+    }
+
+    /// `v` with its first and third components exchanged: a bgra8unorm
+    /// storage texture's texel in memory order (B, G, R, A) as WGSL's
+    /// (R, G, B, A), and back.
+    fn swap_red_blue(&mut self, ty: &str, v: &str) -> String {
+        self.def(&format!(
+            "shufflevector {ty} {v}, {ty} poison, <4 x i32> <i32 2, i32 1, i32 0, i32 3>"
+        ))
     }
 
     /// `textureStore`: an `image_store` of the format's components.
@@ -327,7 +362,11 @@ impl FnEmitter<'_> {
         let n = format.components();
         let rsrc = self.val(image)?;
         let address = self.image_address(&shape, coordinate, array_index, None)?;
-        let v = self.val(value)?;
+        let mut v = self.val(value)?;
+        if is_bgra_storage(shape.class) {
+            let swapped = self.swap_red_blue(&v.ty, &v.v);
+            v = Val::new(v.ty.clone(), swapped);
+        }
         let elem = if v.ty.contains("float") {
             "float"
         } else {
@@ -374,6 +413,74 @@ impl FnEmitter<'_> {
             "call void @{name}({}, i32 {}, {}, {}, i32 0, i32 0)",
             data.typed(),
             (1u32 << n) - 1,
+            address.join(", "),
+            rsrc.typed()
+        ));
+        Ok(())
+    }
+
+    /// `textureAtomicAdd`/`Min`/`Max`/`And`/`Or`/`Xor` on an r32uint or
+    /// r32sint storage texture: one `llvm.amdgcn.image.atomic.*` of the
+    /// texel (signed or unsigned min and max after the format). WGSL's
+    /// texture atomics return nothing, so the intrinsic's result is unused;
+    /// LLVM 19 still selects the returning form (GLC set), whose pre-op
+    /// value lands in a VGPR nothing reads.
+    pub(crate) fn image_atomic(
+        &mut self,
+        image: Handle<Expression>,
+        coordinate: Handle<Expression>,
+        array_index: Option<Handle<Expression>>,
+        fun: AtomicFunction,
+        value: Handle<Expression>,
+        span: naga::Span,
+    ) -> EmitResult<()> {
+        let shape = self.image_shape(image)?;
+        let signed = match shape.class {
+            ImageClass::Storage {
+                format: StorageFormat::R32Sint,
+                ..
+            } => true,
+            ImageClass::Storage {
+                format: StorageFormat::R32Uint,
+                ..
+            } => false,
+            _ => {
+                return unsupported_as(
+                    UnsupportedKind::TextureClass,
+                    "texture atomics on textures other than r32uint or r32sint storage",
+                    span,
+                );
+            }
+        };
+        let op = match fun {
+            AtomicFunction::Add => "add",
+            AtomicFunction::And => "and",
+            AtomicFunction::InclusiveOr => "or",
+            AtomicFunction::ExclusiveOr => "xor",
+            AtomicFunction::Min if signed => "smin",
+            AtomicFunction::Min => "umin",
+            AtomicFunction::Max if signed => "smax",
+            AtomicFunction::Max => "umax",
+            // naga's validator allows no other function on textures.
+            AtomicFunction::Subtract | AtomicFunction::Exchange { .. } => {
+                return unsupported_as(
+                    UnsupportedKind::TextureClass,
+                    format!("texture atomic {fun:?}"),
+                    span,
+                );
+            }
+        };
+        let rsrc = self.val(image)?;
+        let address = self.image_address(&shape, coordinate, array_index, None)?;
+        let v = self.val(value)?;
+        let name = format!("llvm.amdgcn.image.atomic.{op}.{}.i32.i32", shape.dim);
+        let params = vec!["i32"; address.len()].join(", ");
+        self.m.declare(format!(
+            "declare i32 @{name}(i32, {params}, {DESCRIPTOR_TY}, i32, i32)"
+        ));
+        self.inst(&format!(
+            "call i32 @{name}(i32 {}, {}, {}, i32 0, i32 0)",
+            v.v,
             address.join(", "),
             rsrc.typed()
         ));

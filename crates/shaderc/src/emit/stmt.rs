@@ -199,9 +199,13 @@ impl FnEmitter<'_> {
                 array_index,
                 value,
             } => self.image_store(image, coordinate, array_index, value, span)?,
-            Statement::ImageAtomic { .. } => {
-                return unsupported_as(UnsupportedKind::TextureClass, "texture atomics", span);
-            }
+            Statement::ImageAtomic {
+                image,
+                coordinate,
+                array_index,
+                fun,
+                value,
+            } => self.image_atomic(image, coordinate, array_index, fun, value, span)?,
             Statement::RayQuery { .. } | Statement::RayPipelineFunction(_) => {
                 return unsupported_as(UnsupportedKind::RayQueries, "ray tracing", span);
             }

@@ -26,7 +26,8 @@
 //! Loads convert every component as the typed buffer loads do (mtbuf.rs:
 //! UNORM x/(2^n-1), SNORM max(x/(2^(n-1)-1), -1), integers extended, f16
 //! and the 11/10-bit floats widened; a missing w reads one, other missing
-//! components 0), then apply the T#'s DST_SEL, then DMASK. Stores convert
+//! components 0; the sRGB formats' x, y and z through the sRGB EOTF,
+//! srgb.rs), then apply the T#'s DST_SEL, then DMASK. Stores convert
 //! the other way (round to nearest even, clamped; NaN stores 0 for UNORM and
 //! SNORM) and write only the components DMASK enables, leaving the texel's
 //! other bits as they were.
@@ -48,11 +49,13 @@
 //! Not modelled (IllegalInstruction naming the instruction and the reason):
 //! d16, tfe, lwe, DMASK 0, the MSAA dims, an instruction dim the T#'s
 //! TYPE does not match (cube T#s also take 2D-array addressing), stores
-//! through a T# whose DST_SEL permutes the format's components (BGRA), any
+//! through a T# whose DST_SEL permutes the format's components (BGRA),
+//! stores through an sRGB T# (WebGPU has no sRGB storage, and whether the
+//! hardware encodes linear values on a store is not documented), any
 //! descriptor `ImageDescriptor::decode` refuses, and every other MIMG
-//! opcode (atomics, MSAA loads, BVH, the sample and gather forms sample.rs
-//! does not execute). The explicit-LOD, offset and derivative sample and
-//! gather forms go to sample.rs.
+//! opcode (MSAA loads, BVH, the sample and gather forms sample.rs does not
+//! execute). The explicit-LOD, offset and derivative sample and gather
+//! forms go to sample.rs, the atomics to image_atomic.rs.
 //! The cache bits (glc, slc, dlc) and unorm (a sampling control) do not
 //! change results.
 
@@ -107,6 +110,9 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         Op::ImageStoreMip => ImageOp::Store { mip: true },
         Op::ImageGetResinfo => ImageOp::Resinfo,
         op if super::sample::is_sample(op) => return super::sample::sample(w, env, i),
+        op if super::image_atomic::rmw_of(op).is_some() => {
+            return super::image_atomic::image_atomic(w, env, i);
+        }
         _ => return Err(illegal(i)),
     };
     let dmask = modelled_dmask(i, true)?;
@@ -133,6 +139,9 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             if store && !identity_swizzle(&desc) {
                 return Err(unmodelled(i, "store through a swizzled T#"));
             }
+            if store && desc.format.is_srgb() {
+                return Err(unmodelled(i, "store through an sRGB T#"));
+            }
             let exec = w.exec();
             let mut texel = [None; LANES];
             for (l, t) in texel.iter_mut().enumerate() {
@@ -143,7 +152,8 @@ pub(crate) fn mimg(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                 let level = if mip { coord(coords, l) } else { 0 };
                 *t = texel_coords(&desc, dim, c, level);
             }
-            observe(w, env, &desc, &texel, store);
+            let access = if store { Access::Write } else { Access::Read };
+            observe(w, env, &desc, &texel, access);
             if store {
                 store_lanes(w, env, &desc, dmask, i, &texel)
             } else {
@@ -236,7 +246,7 @@ pub(super) fn address_registers(i: &Inst, components: usize, a16: bool) -> Vec<u
 /// (x, y, slice) of a lane's texel within the T#'s dimensions, or None when
 /// it lies outside the view (coordinates are unsigned, so negative ones are
 /// out of range too).
-fn texel_coords(
+pub(super) fn texel_coords(
     desc: &ImageDescriptor,
     dim: ImageDim,
     c: [u32; 3],
@@ -261,10 +271,16 @@ fn identity_swizzle(desc: &ImageDescriptor) -> bool {
     (0..desc.format.components()).all(|c| desc.dst_sel[c].component() == Some(c))
 }
 
-/// The unified buffer format behind an image format (same FORMAT codes).
+/// The unified buffer format behind an image format's bits (same FORMAT
+/// codes; `8_8_8_8_SRGB` has the bits of `8_8_8_8_UNORM`).
 fn buffer_format(f: ImageFormat) -> BufferFormat {
-    BufferFormat::from_code(f.format_field() as u8)
-        .expect("every image format is a unified format gfx11 defines")
+    let code = if f.is_srgb() {
+        ImageFormat::Rgba8Unorm.format_field()
+    } else {
+        f.format_field()
+    };
+    BufferFormat::from_code(code as u8)
+        .expect("every image format's bits are a unified format gfx11 defines")
 }
 
 pub(super) fn num_format(f: ImageFormat) -> NumFormat {
@@ -283,12 +299,12 @@ pub(super) fn texel_address(desc: &ImageDescriptor, (x, y, z): (u32, u32, u32)) 
 }
 
 /// Show the observer the lanes' texel accesses.
-fn observe(
+pub(super) fn observe(
     w: &Wave,
     env: &mut Env,
     desc: &ImageDescriptor,
     texel: &[Option<(u32, u32, u32)>; LANES],
-    store: bool,
+    access: Access,
 ) {
     let Some(o) = env.observer.as_deref_mut() else {
         return;
@@ -307,7 +323,7 @@ fn observe(
             wave: w.index,
             first_lane: 32 * w.half as u32,
             segment: Segment::Global,
-            access: if store { Access::Write } else { Access::Read },
+            access,
             size: desc.format.bytes_per_texel(),
             exec: mask,
             addrs: &addrs,
@@ -326,7 +342,11 @@ pub(super) fn texel_value(desc: &ImageDescriptor, element: u128) -> [u32; 4] {
         if c < fmt.components() {
             let (at, width) = fmt.component_bits(c);
             let raw = (element >> at) as u32 & (u32::MAX >> (32 - width));
-            decode_component(num, width, raw)
+            if desc.format.is_srgb() && c < 3 {
+                super::srgb::decode(raw, width)
+            } else {
+                decode_component(num, width, raw)
+            }
         } else if c == 3 {
             missing_w(num)
         } else {
@@ -491,7 +511,7 @@ mod tests {
     fn identity_swizzle_accepts_default_views_only() {
         for &f in crate::gfx11::image_desc::IMAGE_FORMATS {
             let d = ImageDescriptor::linear(0, f, ImageDim::D2, 4, 4, 1);
-            assert_eq!(identity_swizzle(&d), f != ImageFormat::Bgra8Unorm, "{f:?}");
+            assert_eq!(identity_swizzle(&d), !f.is_bgra(), "{f:?}");
         }
     }
 

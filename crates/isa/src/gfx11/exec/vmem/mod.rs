@@ -15,6 +15,7 @@ pub(crate) mod fast;
 pub(crate) mod fast_scratch;
 pub(crate) mod gfx9_buffer;
 pub(crate) mod image;
+pub(crate) mod image_atomic;
 pub(crate) mod mem;
 pub(crate) mod mem_kind;
 pub(crate) mod mtbuf;
@@ -23,6 +24,7 @@ pub(crate) mod private_layout;
 pub(crate) mod sample;
 pub(crate) mod sample_cube;
 pub(crate) mod sample_grad;
+pub(crate) mod srgb;
 
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::exec::vmem::atomics::{Rmw, apply32, apply64, atomic32, atomic64};

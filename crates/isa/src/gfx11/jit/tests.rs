@@ -19,6 +19,7 @@ use crate::gfx11::decode::decode;
 use crate::gfx11::exec::Env;
 use crate::gfx11::exec::fast::tests::{Rng, plain_encodings, random_encodings};
 use crate::gfx11::exec::fast::{Fast, compile};
+use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::run_block::interpret_block;
 use crate::gfx11::wave::{EXEC, NUM_VGPRS, Wave};
 use crate::{Access, GpuMemory, MemoryFault, WaveLoop};
@@ -82,6 +83,7 @@ fn inlinable(f: &Fast) -> bool {
             | Fast::Fma32(_)
             | Fast::Fcmp(_)
             | Fast::Vopd(_)
+            | Fast::Scalar(Scalar::Op64 { .. })
             | Fast::Branch { .. }
     )
 }
@@ -606,23 +608,31 @@ fn helper_math_runs_inline() {
 
 /// A block that branches back to its start loops inside its translation
 /// as often as the budget allows, each pass what one interpreted run of
-/// the block does: a block of inline entries, and one whose call-outs
-/// write a row the loop carries (v_div_scale writes v3 and VCC) or no row
-/// (s_lshl_b64) while other rows stay in host registers across them.
+/// the block does: a block of inline entries, one with inline division
+/// helpers and 64-bit SALU, and one whose call-outs write a row the loop
+/// carries (v_cvt_f64_f32 writes v3) or no row (s_bfm_b32) while other
+/// rows stay in host registers across them.
 #[test]
 fn self_loops_run_inside_the_translation() {
     let mut plain = Vec::new();
     plain.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
     plain.extend(enc::vopc(0x14, 256, 2)); // v_cmp_gt_f32 vcc, v0, v2
     plain.extend(enc::vop2(1, 3, 257, 0)); // v_cndmask_b32 v3, v1, v0, vcc
-    let mut callouts = Vec::new();
-    callouts.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
-    callouts.extend([0xD6FC_6A03, 0x0406_0501]); // v_div_scale_f32 v3, vcc, v1, v2, v1
-    callouts.extend(enc::sop2(9, 4, 4, 129)); // s_lshl_b64 s[4:5], s[4:5], 1
-    callouts.extend(enc::vop3(0x213, 2, [256, 259, 258], 0)); // v_fma_f32 v2, v0, v3, v2
-    callouts.extend(enc::vopc(0x7E, 258, 1)); // v_cmp_class_f32 vcc, v2, v1
-    callouts.extend(enc::vop2(1, 1, 257, 0)); // v_cndmask_b32 v1, v1, v0, vcc
-    for mut words in [plain, callouts] {
+    let tail = |first: [u32; 2], second: [u32; 1]| {
+        let mut words = Vec::new();
+        words.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
+        words.extend(first);
+        words.extend(second);
+        words.extend(enc::vop3(0x213, 2, [256, 259, 258], 0)); // v_fma_f32 v2, v0, v3, v2
+        words.extend(enc::vopc(0x7E, 258, 1)); // v_cmp_class_f32 vcc, v2, v1
+        words.extend(enc::vop2(1, 1, 257, 0)); // v_cndmask_b32 v1, v1, v0, vcc
+        words
+    };
+    // v_div_scale_f32 v3, vcc, v1, v2, v1; s_lshl_b64 s[4:5], s[4:5], 1
+    let inline = tail([0xD6FC_6A03, 0x0406_0501], [0x8484_8104]);
+    // v_cvt_f64_f32 v[3:4], v1 and s_nop 0; s_bfm_b32 s4, s4, 1
+    let callouts = tail([0x7E06_2101, 0xBF80_0000], [0x9504_8104]);
+    for mut words in [plain, inline, callouts] {
         words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
         words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
         let back = -(words.len() as i32 + 1) as u16 as u32;
@@ -717,6 +727,158 @@ fn self_loop_passes(t: &Translation, block: &Block, mem: &Memory) {
             assert_eq!(quick.vgpr[r], slow.vgpr[r], "v{r}");
         }
     }
+}
+
+/// An f32 for the division helpers: a normal value of moderate exponent
+/// (the common case), or with `wild` now and then zeros, infinities, NaNs
+/// (quiet, signalling, with payloads), denormals, the common case's
+/// boundary exponents, any exponent, raw bits: exponent ratios that make
+/// v_div_scale scale, quotients that overflow or turn denormal.
+fn division_value(rng: &mut Rng, wild: bool) -> u32 {
+    let sign = rng.below(2) << 31;
+    let with_exp = |rng: &mut Rng, e: u32| (rng.next() & 0x807F_FFFF) | e << 23;
+    if !wild || rng.below(3) == 0 {
+        let e = 127 - 30 + rng.below(60);
+        return with_exp(rng, e);
+    }
+    match rng.below(5) {
+        0 => {
+            let special = [
+                0,
+                0x7F80_0000,
+                0x7FC0_0000,
+                0x7FC0_1234,
+                0x7F80_0001,
+                0x7FA0_0042,
+                0x0080_0000,
+                0x7F7F_FFFF,
+                1,
+            ];
+            special[rng.below(special.len() as u32) as usize] | sign
+        }
+        1 => (rng.next() & 0x007F_FFFF) | sign,
+        2 => {
+            let e = [
+                1, 2, 23, 24, 25, 30, 126, 127, 128, 200, 225, 251, 252, 253, 254,
+            ];
+            let e = e[rng.below(e.len() as u32) as usize];
+            with_exp(rng, e)
+        }
+        3 => {
+            let e = 1 + rng.below(254);
+            with_exp(rng, e)
+        }
+        _ => rng.next(),
+    }
+}
+
+/// The f32 division helpers (the compilers' whole division sequence, and
+/// each with abs/neg, SGPR and constant sources, VCC, an SGPR and EXEC as
+/// v_div_scale's mask) and the 64-bit SALU forms (s127's pair, null, M0
+/// and EXEC destinations included) run inline with the interpreter's
+/// results: waves whose active lanes are all in the common case, waves
+/// with one lane outside it (active or not), and waves of edge values
+/// everywhere, under random VCC and EXEC masks.
+#[test]
+fn division_and_64_bit_salu_run_inline() {
+    let division: Vec<u32> = vec![
+        0xD6FC_7C03,
+        0x040A_0301, // v_div_scale_f32 v3, null, v1, v1, v2
+        0xD6FC_6A04,
+        0x040A_0302, // v_div_scale_f32 v4, vcc_lo, v2, v1, v2
+        0x7E0A_5503, // v_rcp_f32 v5, v3
+        0xD613_0006,
+        0x23CA_0B03, // v_fma_f32 v6, -v3, v5, 1.0
+        0x560A_0B06, // v_fmac_f32 v5, v6, v5
+        0x100C_0B04, // v_mul_f32 v6, v4, v5
+        0xD613_0007,
+        0x2412_0D03, // v_fma_f32 v7, -v3, v6, v4
+        0x560C_0B07, // v_fmac_f32 v6, v7, v5
+        0xD613_0003,
+        0x2412_0D03, // v_fma_f32 v3, -v3, v6, v4
+        0xD637_0003,
+        0x041A_0B03, // v_div_fmas_f32 v3, v3, v5, v6
+        0xD627_0000,
+        0x040A_0303, // v_div_fixup_f32 v0, v3, v1, v2
+    ];
+    let singles: Vec<Vec<u32>> = vec![
+        vec![0xD6FC_0200, 0x240E_0501], // v_div_scale_f32 v0, s2, -|v1|, v2, v3
+        vec![0xD6FC_6A00, 0x040E_0503], // v_div_scale_f32 v0, vcc_lo, v3, v2, v3
+        vec![0xD6FC_7E00, 0x0012_0502], // v_div_scale_f32 v0, exec_lo, v2, v2, s4
+        vec![0xD637_0000, 0x440E_0501], // v_div_fmas_f32 v0, v1, -v2, v3
+        vec![0xD637_0500, 0x840E_0501], // v_div_fmas_f32 v0, |v1|, v2, -|v3|
+        vec![0xD627_0200, 0x840E_0501], // v_div_fixup_f32 v0, v1, |v2|, -v3
+        vec![0xD627_0000, 0x03CA_0404], // v_div_fixup_f32 v0, s4, v2, 1.0
+    ];
+    let scalar: Vec<u32> = vec![
+        0x8484_0602, // s_lshl_b64 s[4:5], s[2:3], s6
+        0x8584_0602, // s_lshr_b64 s[4:5], s[2:3], s6
+        0x8682_A102, // s_ashr_i64 s[2:3], s[2:3], 33
+        0x8B84_0602, // s_and_b64 s[4:5], s[2:3], s[6:7]
+        0x9084_C102, // s_xnor_b64 s[4:5], s[2:3], -1
+        0xBF10_0602, // s_cmp_eq_u64 s[2:3], s[6:7]
+        0x9884_FF02,
+        0x1234,      // s_cselect_b64 s[4:5], s[2:3], 0x1234
+        0xBF11_8002, // s_cmp_lg_u64 s[2:3], 0
+        0xBE84_0106, // s_mov_b64 s[4:5], s[6:7]
+        0xBE84_0302, // s_cmov_b64 s[4:5], s[2:3]
+        0xBE86_1F04, // s_not_b64 s[6:7], s[4:5]
+        0x84FF_817F, // s_lshl_b64 s[127:128], s[127:128], 1
+        0x84FC_8102, // s_lshl_b64 s[124:125], s[2:3], 1
+        0x8CFE_7E02, // s_or_b64 exec, s[2:3], exec
+        0x560A_0B06, // v_fmac_f32 v5, v6, v5 (under the new EXEC)
+    ];
+    let mut blocks = vec![division, scalar];
+    blocks.extend(singles);
+    let mut rng = Rng::new(0xD1F1_5CA1_E64B_17ED);
+    let mut cases = Vec::new();
+    for words in blocks {
+        let mut words = words;
+        words.push(0xBFB0_0000); // s_endpgm
+        let mem = Memory {
+            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            data: UnsafeCell::new(vec![0; DATA_LEN]),
+        };
+        let block = CodeCache::new().block(CODE, &mem);
+        assert!(
+            block
+                .insts
+                .iter()
+                .all(|i| i.mnemonic.starts_with("v_") || i.mnemonic.starts_with("s_")),
+            "a test encoding does not decode"
+        );
+        for trial in 0..24 {
+            let mut w = rng.wave();
+            // 0: all lanes common, 1: one lane wild, else wild lanes.
+            let odd = rng.below(32) as usize;
+            for r in 0..8 {
+                for l in 0..32 {
+                    let wild = trial % 3 == 2 || (trial % 3 == 1 && l == odd);
+                    w.vgpr[r][l] = division_value(&mut rng, wild);
+                }
+            }
+            w.sgpr[4] = division_value(&mut rng, trial % 3 != 0);
+            w.sgpr[106] = [0, rng.next(), 1 << odd][rng.below(3) as usize];
+            let execs = vec![rng.next(), u32::MAX, 1 << odd, 1 << ((odd + 1) % 32)];
+            cases.push(Case {
+                block: block.clone(),
+                mem: Memory {
+                    code: mem.code.clone(),
+                    data: UnsafeCell::new(mem.data()),
+                },
+                wave: w,
+                lds: Vec::new(),
+                level: WaveLoop::host_best(),
+                execs,
+            });
+        }
+    }
+    let want: usize = cases
+        .iter()
+        .map(|c| c.block.compiled.len() * c.execs.len())
+        .sum();
+    let (inlined, _, _) = run_cases(&cases, cases.len());
+    assert_eq!(inlined, want, "a call-out");
 }
 
 /// The math the translator emits inline (lane_inline.rs) against the

@@ -1,8 +1,9 @@
 //! The entries the LLVM back end runs inline, as whole-wave vector IR:
 //! integer VALU ops, compares (v_cmp_class_f32 too), cndmask, f32
 //! arithmetic with abs/neg, the conversions, VOPD pairs and the inline
-//! SALU ops. Everything else is a call-out ([`Fx::entry`] returns false
-//! and emits nothing).
+//! SALU ops, and dispatches to the f32 division helpers (`divide.rs`) and
+//! the 64-bit SALU forms (`scalar64.rs`). Everything else is a call-out
+//! ([`Fx::entry`] returns false and emits nothing).
 //!
 //! Exactness: integer ops are the interpreter's (shift amounts masked to
 //! five bits as `int32.rs` does); f32 add/sub/mul/fma/sqrt are the plain
@@ -21,6 +22,7 @@ use crate::gfx11::decode::vgpr_src;
 use crate::gfx11::exec::fast::Fast;
 use crate::gfx11::exec::operand::{SSrc, VSrc, vsrc};
 use crate::gfx11::exec::salu::SOp;
+use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::exec::valu::fast::VOp;
 use crate::gfx11::exec::valu::fast_f32::{Flt, FltOp};
 use crate::gfx11::exec::valu::fast_f64::S64;
@@ -201,6 +203,8 @@ impl Fx {
                 self.set_row(dst, r);
             }
             Fast::Fma32(f) if f.op == Fma32Op::Fma => self.fma32(&f),
+            Fast::Fma32(f) => self.division(&f),
+            Fast::Scalar(Scalar::Op64 { op, dst, a, b }) => self.op64(op, dst, a, b),
             Fast::Fcmp(f) if f.kind == FcmpKind::F32 && f.dst as usize != EXEC => self.fcmp(&f),
             Fast::Fcmp(f) if f.kind == FcmpKind::Class32 && f.dst as usize != EXEC => {
                 self.class32(&f)
@@ -409,7 +413,7 @@ impl Fx {
     }
 
     /// v_fma_f32: the fused result, then the NaN rule.
-    fn fma3(&mut self, kinds: [VSrc; 3], x: &str, y: &str, z: &str) -> String {
+    pub(super) fn fma3(&mut self, kinds: [VSrc; 3], x: &str, y: &str, z: &str) -> String {
         let (fx, fy, fz) = (self.fl(x), self.fl(y), self.fl(z));
         let r = self.ins(format!(
             "call {F} @llvm.fma.v32f32({F} {fx}, {F} {fy}, {F} {fz})"
@@ -419,7 +423,7 @@ impl Fx {
     }
 
     /// `x` with source `k`'s abs (bit k of `mods`) and neg (bit 4 + k).
-    fn modify(&mut self, mods: u8, k: usize, x: String) -> String {
+    pub(super) fn modify(&mut self, mods: u8, k: usize, x: String) -> String {
         let x = if mods >> k & 1 != 0 {
             self.ins(format!("and {V} {x}, {}", splat(0x7FFF_FFFF)))
         } else {

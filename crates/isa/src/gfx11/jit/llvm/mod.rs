@@ -16,12 +16,14 @@
 
 mod cache_bound;
 mod compile;
+mod divide;
 mod emit;
 mod footprint;
 mod lanes;
 mod load;
 mod math;
 pub(super) mod queue;
+mod scalar64;
 
 use std::sync::Arc;
 

@@ -59,8 +59,10 @@ const WATCHDOG_JUMPS: u32 = 1024;
 
 /// What a workgroup's waves start from (`Dispatch::start_wave`).
 struct WaveStart {
-    /// The initial SGPR file (EXEC aside).
-    sgprs: [u32; 128],
+    /// The enabled system SGPRs (workgroup ids, info, private segment
+    /// offset), which start at USER_SGPR_COUNT.
+    system: [u32; 5],
+    system_len: usize,
     /// This workgroup's size (partial at the grid edge) and work-items.
     size: [u32; 3],
     items: usize,
@@ -82,9 +84,12 @@ pub struct Dispatch {
     code: Arc<CodeCache>,
     entry: u64,
     counts: [u32; 3],
-    /// User SGPR values from s0 (only the enabled ones).
-    user_sgprs: Vec<u32>,
+    /// Every wave's initial SGPR file before its workgroup's system SGPRs:
+    /// the enabled user SGPRs from s0, the rest 0 (built once per dispatch).
+    sgpr_template: Box<[u32; 128]>,
     user_sgpr_count: u32,
+    /// ENABLE_SGPR_WORKGROUP_ID_X/Y/Z.
+    workgroup_id_sgprs: [bool; 3],
     /// The watchdog's limit (None: unlimited) and when the first workgroup
     /// started.
     time_limit: Option<Duration>,
@@ -234,11 +239,19 @@ impl Dispatch {
         for d in 0..3 {
             counts[d] = setup.grid_size[d].div_ceil(setup.workgroup_size[d]);
         }
+        let mut sgpr_template = Box::new([0u32; 128]);
+        sgpr_template[..user.len()].copy_from_slice(&user);
+        let workgroup_id_sgprs = [
+            kd.enable_sgpr_workgroup_id_x(),
+            kd.enable_sgpr_workgroup_id_y(),
+            kd.enable_sgpr_workgroup_id_z(),
+        ];
         Ok(Dispatch {
             entry,
             counts,
-            user_sgprs: user,
+            sgpr_template,
             user_sgpr_count: count,
+            workgroup_id_sgprs,
             setup,
             code,
             time_limit: None,
@@ -309,7 +322,7 @@ impl Dispatch {
         mem: &dyn GpuMemory,
         ctx: &mut WorkerContext,
     ) -> Result<WorkgroupStats, WaveError> {
-        self.run_workgroup_in(workgroup_id, mem, &mut SpanCache::default(), ctx)
+        self.run_workgroup_in(workgroup_id, mem, &mut None, ctx)
     }
 
     /// Run workgroups one after another on the calling thread, all under
@@ -326,8 +339,11 @@ impl Dispatch {
         ctx: &mut WorkerContext,
         mut each: impl FnMut([u32; 3], Result<WorkgroupStats, WaveError>) -> bool,
     ) {
-        let mut spans = std::mem::take(&mut ctx.spans);
-        spans.revalidate(mem);
+        // The cache moves between the worker and each workgroup's Env as a
+        // box: a pointer per workgroup, not its 300 bytes in and out.
+        let mut cache = ctx.spans.take().unwrap_or_default();
+        cache.revalidate(mem);
+        let mut spans = Some(cache);
         for id in ids {
             let result = self.run_workgroup_in(id, mem, &mut spans, ctx);
             if !each(id, result) {
@@ -343,7 +359,7 @@ impl Dispatch {
         &self,
         workgroup_id: [u32; 3],
         mem: &dyn GpuMemory,
-        spans: &mut SpanCache,
+        spans: &mut Option<Box<SpanCache>>,
         ctx: &mut WorkerContext,
     ) -> Result<WorkgroupStats, WaveError> {
         let s = &self.setup;
@@ -382,11 +398,11 @@ impl Dispatch {
             ctx.lds.resize(lds_len, 0);
         }
         // The SGPRs every wave of the workgroup starts with (EXEC aside): the
-        // user SGPRs, then the enabled system SGPRs; the rest read 0.
-        // Built in place: a finished 512-byte array moved into the struct
-        // would be one more memcpy call per workgroup.
+        // dispatch's template (user SGPRs, the rest 0), then this
+        // workgroup's system SGPRs from USER_SGPR_COUNT on.
         let mut start = WaveStart {
-            sgprs: [0u32; 128],
+            system: [0u32; 5],
+            system_len: 0,
             size,
             items,
             lanes,
@@ -394,24 +410,16 @@ impl Dispatch {
             ids: kd.enable_vgpr_workitem_id(),
             wave_offset: None,
         };
-        let sgprs = &mut start.sgprs;
-        sgprs[..self.user_sgprs.len()].copy_from_slice(&self.user_sgprs);
-        let mut n = self.user_sgpr_count as usize;
-        for (d, enabled) in [
-            kd.enable_sgpr_workgroup_id_x(),
-            kd.enable_sgpr_workgroup_id_y(),
-            kd.enable_sgpr_workgroup_id_z(),
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        // The enabled system SGPRs, in order from USER_SGPR_COUNT.
+        let mut n = 0;
+        for (d, enabled) in self.workgroup_id_sgprs.into_iter().enumerate() {
             if enabled {
-                sgprs[n] = workgroup_id[d];
+                start.system[n] = workgroup_id[d];
                 n += 1;
             }
         }
         if kd.enable_sgpr_workgroup_info() {
-            sgprs[n] = 0;
+            start.system[n] = 0;
             n += 1;
         }
         if kd.enable_private_segment() {
@@ -419,12 +427,15 @@ impl Dispatch {
                 // The wave's slot offset in the backing memory, which the
                 // prologue adds to the flat-scratch base (start_wave).
                 let stride = s.scratch.wave_bytes;
-                start.wave_offset = Some((n, u64::from(ctx.scratch_wave_slot) * stride, stride));
+                let sgpr = self.user_sgpr_count as usize + n;
+                start.wave_offset = Some((sgpr, u64::from(ctx.scratch_wave_slot) * stride, stride));
             } else {
                 // Architected flat scratch: scratch addresses are wave-relative offsets.
-                sgprs[n] = 0;
+                start.system[n] = 0;
+                n += 1;
             }
         }
+        start.system_len = n;
         let mut stats = WorkgroupStats {
             waves: nwaves as u32,
             ..WorkgroupStats::default()
@@ -450,8 +461,10 @@ impl Dispatch {
         // In two halves: each is short enough for the compiler to copy inline
         // (8 AVX2 stores); one 512-byte copy would be a memcpy call per wave.
         let (lo, hi) = w.sgpr.split_at_mut(64);
-        lo.copy_from_slice(&start.sgprs[..64]);
-        hi.copy_from_slice(&start.sgprs[64..]);
+        lo.copy_from_slice(&self.sgpr_template[..64]);
+        hi.copy_from_slice(&self.sgpr_template[64..]);
+        let at = self.user_sgpr_count as usize;
+        w.sgpr[at..at + start.system_len].copy_from_slice(&start.system[..start.system_len]);
         w.scc = false;
         w.pc = self.entry;
         w.status = WaveStatus::Running;
@@ -478,14 +491,31 @@ impl Dispatch {
             }
         } else {
             let ids = start.ids;
-            let mut v0 = [0u32; 2 * LANES];
-            let (mut x, mut y, mut z) = (
-                first % size[0],
-                (first / size[0]) % size[1],
-                first / (size[0] * size[1]),
-            );
-            for slot in v0.iter_mut().take(live) {
-                *slot = x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
+            // The first wave starts at work-item (0, 0, 0): no divisions for
+            // it (a workgroup of one wave, the common small case).
+            let (mut x, mut y, mut z) = if first == 0 {
+                (0, 0, 0)
+            } else {
+                (
+                    first % size[0],
+                    (first / size[0]) % size[1],
+                    first / (size[0] * size[1]),
+                )
+            };
+            // Lanes past the live ones read 0, written straight into the
+            // register file (no zeroed temporary copied in per wave).
+            w.vgpr[0].fill(0);
+            if wave64 {
+                w.vgpr_hi[0].fill(0);
+            }
+            for l in 0..live {
+                let id =
+                    x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
+                if l < LANES {
+                    w.vgpr[0][l] = id;
+                } else {
+                    w.vgpr_hi[0][l - LANES] = id;
+                }
                 x += 1;
                 if x == size[0] {
                     x = 0;
@@ -495,10 +525,6 @@ impl Dispatch {
                         z += 1;
                     }
                 }
-            }
-            w.vgpr[0].copy_from_slice(&v0[..LANES]);
-            if wave64 {
-                w.vgpr_hi[0].copy_from_slice(&v0[LANES..]);
             }
         }
         let exec = if live == 64 {
@@ -530,7 +556,7 @@ impl Dispatch {
         start: &WaveStart,
         workgroup: [u32; 3],
         mem: &dyn GpuMemory,
-        spans: &mut SpanCache,
+        spans: &mut Option<Box<SpanCache>>,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
     ) -> Result<(), WaveError> {
@@ -564,7 +590,7 @@ impl Dispatch {
         start: &WaveStart,
         workgroup: [u32; 3],
         mem: &dyn GpuMemory,
-        spans: &mut SpanCache,
+        spans: &mut Option<Box<SpanCache>>,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
     ) -> Result<(), WaveError> {
@@ -583,7 +609,7 @@ impl Dispatch {
         start: &WaveStart,
         workgroup: [u32; 3],
         mem: &dyn GpuMemory,
-        spans: &mut SpanCache,
+        spans: &mut Option<Box<SpanCache>>,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
     ) -> Result<(), WaveError> {
@@ -600,7 +626,7 @@ impl Dispatch {
         start: &WaveStart,
         workgroup: [u32; 3],
         mem: &dyn GpuMemory,
-        spans: &mut SpanCache,
+        spans: &mut Option<Box<SpanCache>>,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
     ) -> Result<(), WaveError> {
@@ -643,7 +669,7 @@ impl Dispatch {
             scratch_per_lane: s.private_segment_size as usize,
             shared_base: s.shared_aperture_base,
             private_base: s.private_aperture_base,
-            spans: std::mem::take(spans),
+            spans: spans.take().unwrap_or_default(),
             lds_bank_conflicts: self.counting.then_some(0),
             observer: observer
                 .as_deref_mut()
@@ -686,7 +712,7 @@ impl Dispatch {
         if let Some(o) = env.observer {
             o.finish();
         }
-        *spans = env.spans;
+        *spans = Some(env.spans);
         ctx.lds = lds;
         result
     }

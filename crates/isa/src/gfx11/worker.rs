@@ -37,8 +37,9 @@ pub struct WorkerContext {
     recent: Box<[(u64, u32); RECENT]>,
     /// (identity of the CodeCache, its generation) the private blocks came from.
     source: (usize, u64),
-    /// Memoised translations, kept while the memory's version holds.
-    pub(crate) spans: SpanCache,
+    /// Memoised translations, kept while the memory's version holds (None
+    /// while a batch of workgroups holds them).
+    pub(crate) spans: Option<Box<SpanCache>>,
     /// Per private block: entry counts and translations (jit/tier.rs).
     #[cfg(feature = "llvm-jit")]
     tiers: super::jit::Tiers,
@@ -54,7 +55,7 @@ impl Default for WorkerContext {
             index: HashMap::default(),
             recent: Box::new([(u64::MAX, 0); RECENT]),
             source: (0, 0),
-            spans: SpanCache::default(),
+            spans: None,
             #[cfg(feature = "llvm-jit")]
             tiers: Default::default(),
         }

@@ -19,7 +19,7 @@ use crate::gfx11::exec::vmem::atomics::{Rmw, apply32, apply64};
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
-use crate::gfx11::wave::{EXEC, LANE_BIT, LANES, Wave};
+use crate::gfx11::wave::{EXEC, LANE_BIT, LANES, NUM_VGPRS, Wave};
 
 /// Read `N` bytes of LDS at `addr` (one fixed-size move); past the allocation reads 0.
 #[inline(always)]
@@ -345,6 +345,9 @@ pub(crate) fn ds_shuffle(w: &mut Wave, d: &DsShuffle, exec: u32) {
     w.write_vgpr(d.dst as usize, &out, exec);
 }
 
+/// Active lanes up to which a DS load reads lane by lane (`load_rows`).
+const SPARSE_LANES: u32 = 8;
+
 /// The plain and two-address dword loads and stores when every active lane's
 /// bytes lie inside the LDS allocation: true when done. False (nothing done)
 /// for no active lane, or any lane out of range; the per-lane path then runs
@@ -405,8 +408,25 @@ fn load_rows<const N: usize>(
     off: usize,
     dst: usize,
 ) {
-    let mut rows = [[0u32; LANES]; N];
     let base = lds.as_ptr();
+    // A few active lanes (a one-invocation workgroup has one): read just
+    // theirs, straight into the registers, instead of N dwords for each
+    // of the 32 lanes and a blend per row; the same values land.
+    if exec.count_ones() <= SPARSE_LANES {
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let a = addr_row[l] as usize + off;
+            for k in 0..N {
+                // SAFETY: a + 4 * N <= lds.len() for an active lane (checked by the caller), and read_unaligned needs no alignment.
+                let v = unsafe { (base.add(a + 4 * k) as *const u32).read_unaligned() };
+                w.vgpr[(dst + k) & (NUM_VGPRS - 1)][l] = v;
+            }
+        }
+        return;
+    }
+    let mut rows = [[0u32; LANES]; N];
     for l in 0..LANES {
         // Inactive lanes' addresses are 0: they read at `off` and are not written back.
         let a = addr_row[l] as usize + off;

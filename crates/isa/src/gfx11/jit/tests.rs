@@ -679,6 +679,17 @@ fn short_blocks_that_do_not_loop_stay_interpreted() {
     assert!(super::translation::worth_translating(&block_of(
         super::translation::MIN_TRANSLATED_ENTRIES - 2
     )));
+    // A short block with vector work is taken.
+    let mut words = enc::vop2(3, 0, 256, 1); // v_add_f32 v0, v0, v1
+    words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
+    words.push(0xBFA2_0001); // s_cbranch_scc1 past the next word
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let vector = CodeCache::new().block(CODE, &mem);
+    assert!(vector.compiled.len() < super::translation::MIN_TRANSLATED_ENTRIES);
+    assert!(super::translation::worth_translating(&vector));
 }
 
 /// The checks of [`self_loops_run_inside_the_translation`] on translation `t`.

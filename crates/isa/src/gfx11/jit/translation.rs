@@ -58,25 +58,40 @@ impl Translation {
 }
 
 /// Blocks shorter than this many entries stay in the interpreter unless they
-/// loop on themselves. Entering and leaving a translation (the wave's
-/// registers it uses go between memory and host registers, and the
-/// interpreter finds the next block) costs about as much as interpreting a
-/// few short instructions, and such blocks are mostly the branchy scalar
-/// code between loops: the Collatz kernel of `cargo bench --bench
-/// end_to_end` (blocks of 3 to 7 scalar instructions) ran 1.3 to 2.6
-/// times slower with them translated than in the interpreter.
+/// loop on themselves or do vector ALU work. Entering and leaving a
+/// translation (the wave's registers it uses go between memory and host
+/// registers, and the interpreter finds the next block) costs about as much
+/// as interpreting a few short scalar instructions, and such blocks are
+/// mostly the branchy scalar code between loops: the Collatz kernel of
+/// `cargo bench --bench end_to_end` (blocks of 3 to 7 scalar instructions)
+/// ran 1.3 to 2.6 times slower with them translated than in the
+/// interpreter. A vector instruction works on every lane, so even a short
+/// block of them gains (the tiled matrix product of `cargo bench --bench
+/// compute` lost about 5% when its short vector blocks were interpreted).
 pub(crate) const MIN_TRANSLATED_ENTRIES: usize = 8;
 
-/// Is `block` long enough, or a self-loop (its last entry branches to its
-/// start, so a translation runs its passes without leaving), for
-/// translating it to pay?
+/// Is `block` long enough, a self-loop (its last entry branches to its
+/// start, so a translation runs its passes without leaving), or vector ALU
+/// work, for translating it to pay?
 pub(crate) fn worth_translating(block: &crate::gfx11::code_cache::Block) -> bool {
     use crate::gfx11::exec::fast::Fast;
+    use crate::gfx11::inst::Family;
     let self_loop = matches!(
         block.compiled.last().map(|c| c.fast),
         Some(Fast::Branch { target, .. }) if target == block.start
     );
-    self_loop || block.compiled.len() >= MIN_TRANSLATED_ENTRIES
+    let vector = block.insts.iter().any(|i| {
+        matches!(
+            i.family,
+            Family::Vop1
+                | Family::Vop2
+                | Family::Vop3
+                | Family::Vop3sd
+                | Family::Vop3p
+                | Family::Vopd
+        )
+    });
+    self_loop || vector || block.compiled.len() >= MIN_TRANSLATED_ENTRIES
 }
 
 /// Does a translation with `inlined` of `entries` entries inline beat the

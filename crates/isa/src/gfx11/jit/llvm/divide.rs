@@ -35,13 +35,7 @@ const MIN_NORMAL: f64 = f32::MIN_POSITIVE as f64;
 impl Fx {
     /// v_div_scale_f32, v_div_fmas_f32 or v_div_fixup_f32 (`f.op` not Fma).
     pub(super) fn division(&mut self, f: &Fma32) {
-        let [a, b, c] = f.src;
-        let x = self.src(a);
-        let x = self.modify(f.mods, 0, x);
-        let y = self.src(b);
-        let y = self.modify(f.mods, 1, y);
-        let z = self.src(c);
-        let z = self.modify(f.mods, 2, z);
+        let [x, y, z] = self.fma32_sources(f);
         match f.op {
             Fma32Op::DivScale => {
                 let (r, m) = self.div_scale(&x, &y, &z);
@@ -62,7 +56,7 @@ impl Fx {
     }
 
     /// The exponent fields of `x` (f32 bits), as `exponent32`.
-    fn exponent(&mut self, x: &str) -> String {
+    pub(super) fn exponent(&mut self, x: &str) -> String {
         let e = self.ins(format!("lshr {V} {x}, {}", splat(23)));
         self.ins(format!("and {V} {e}, {}", splat(0xFF)))
     }

@@ -507,15 +507,19 @@ impl Fx {
 
     /// v_fma_f32 with abs/neg.
     fn fma32(&mut self, f: &Fma32) {
-        let [a, b, c] = f.src;
-        let x = self.src(a);
-        let x = self.modify(f.mods, 0, x);
-        let y = self.src(b);
-        let y = self.modify(f.mods, 1, y);
-        let z = self.src(c);
-        let z = self.modify(f.mods, 2, z);
+        let [x, y, z] = self.fma32_sources(f);
         let r = self.fma3(f.src, &x, &y, &z);
         self.set_row(f.dst, r);
+    }
+
+    /// The three sources of a three-source f32 op, abs/neg applied.
+    pub(super) fn fma32_sources(&mut self, f: &Fma32) -> [String; 3] {
+        let mut out = [String::new(), String::new(), String::new()];
+        for (k, (o, &s)) in out.iter_mut().zip(&f.src).enumerate() {
+            let v = self.src(s);
+            *o = self.modify(f.mods, k, v);
+        }
+        out
     }
 
     /// An f32 compare: the relations of `cond` (1 less, 2 equal, 4
@@ -551,8 +555,7 @@ impl Fx {
     fn class32(&mut self, c: &Fcmp) {
         let x = self.fcmp_src(c.a, c.mods, 0);
         let mask = self.fcmp_src(c.b, 0, 1);
-        let e = self.ins(format!("lshr {V} {x}, {}", splat(23)));
-        let e = self.ins(format!("and {V} {e}, {}", splat(0xFF)));
+        let e = self.exponent(&x);
         let m = self.ins(format!("and {V} {x}, {}", splat(0x7F_FFFF)));
         let max_exp = self.ins(format!("icmp eq {V} {e}, {}", splat(0xFF)));
         let some_exp = self.ins(format!("icmp ne {V} {e}, zeroinitializer"));

@@ -95,12 +95,13 @@ impl MemoryReuse {
 
     /// Frees every cached allocation; whether there was any.
     pub(crate) fn release_all(&self) -> bool {
-        let free = {
+        // Freed after the lock is released (each drop is a KFD free).
+        let (had, _free) = {
             let mut c = self.lock();
-            c.bytes = 0;
-            std::mem::take(&mut c.free)
+            let had = std::mem::take(&mut c.bytes) > 0;
+            (had, std::mem::take(&mut c.free))
         };
-        !free.is_empty()
+        had
     }
 
     /// Takes `alloc` back for reuse, or frees it when the cache is full.

@@ -657,7 +657,8 @@ impl Tx<'_> {
                 _ => None,
             },
             Fast::Cndmask { .. } => form,
-            Fast::Vcmp { dst, .. } if dst as usize != EXEC => form,
+            // Cranelift's 4-lane shifts serve 32-bit compares only.
+            Fast::Vcmp { cmp, dst, .. } if dst as usize != EXEC && !cmp.bits16 => form,
             Fast::FmaF32 { .. } if self.fma => form,
             Fast::Fma32(f) if self.fma && f.op == Fma32Op::Fma => form,
             Fast::Fcmp(f) if f.kind == FcmpKind::F32 && f.dst as usize != EXEC => form,
@@ -1247,14 +1248,8 @@ impl Tx<'_> {
                 let r = self.b.ins().bitselect(take, y, x);
                 self.set_row(dst, r);
             }
-            Fast::Vcmp {
-                cond,
-                signed,
-                dst,
-                a,
-                b,
-            } => {
-                let cc = match (cond, signed) {
+            Fast::Vcmp { cmp, dst, a, b } => {
+                let cc = match (cmp.cond, cmp.signed) {
                     (1, true) => IntCC::SignedLessThan,
                     (1, false) => IntCC::UnsignedLessThan,
                     (2, _) => IntCC::Equal,

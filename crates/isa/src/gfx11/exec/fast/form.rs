@@ -5,7 +5,7 @@ use crate::gfx11::exec::lds::{DsRows, DsShuffle};
 use crate::gfx11::exec::operand::{SSrc, VSrc, sdst, ssrc, vsrc, vsrc64};
 use crate::gfx11::exec::salu::SOp;
 use crate::gfx11::exec::salu::fast::Scalar;
-use crate::gfx11::exec::valu::fast::{VOp, int_compare};
+use crate::gfx11::exec::valu::fast::{IntCompare, VOp, int_compare};
 use crate::gfx11::exec::valu::fast_f32::Flt;
 use crate::gfx11::exec::valu::fast_f64::F64;
 use crate::gfx11::exec::valu::fast_fma32::Fma32;
@@ -129,11 +129,10 @@ pub(crate) enum Fast {
     Fma32(Fma32),
     /// f32/f64 compares and v_cmp_class (fast_vcmp.rs).
     Fcmp(Fcmp),
-    /// 32-bit integer compare (`cond`: 1 less, 2 equal, 4 greater) to `dst`
-    /// (VCC, an SGPR, or EXEC for v_cmpx), inactive lanes 0.
+    /// 32- or 16-bit integer compare to `dst` (VCC, an SGPR, or EXEC for
+    /// v_cmpx), inactive lanes 0.
     Vcmp {
-        cond: u8,
-        signed: bool,
+        cmp: IntCompare,
         dst: u8,
         a: VSrc,
         b: VSrc,
@@ -473,12 +472,23 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
     }
 }
 
-/// 32-bit integer compares (VOPC and their VOP3 forms).
+/// 32- and 16-bit integer compares (VOPC and their VOP3 forms); a 16-bit
+/// one with op_sel (a high half) takes the slow path.
 fn compile_vcmp(i: &Inst) -> Option<Fast> {
-    let (cond, signed, dst) = int_compare(i, "i32", "u32")?;
+    let (cond, signed, dst, bits16) = match int_compare(i, "i32", "u32") {
+        Some((cond, signed, dst)) => (cond, signed, dst, false),
+        None if i.mods.opsel == 0 => {
+            let (cond, signed, dst) = int_compare(i, "i16", "u16")?;
+            (cond, signed, dst, true)
+        }
+        None => return None,
+    };
     Some(Fast::Vcmp {
-        cond,
-        signed,
+        cmp: IntCompare {
+            cond,
+            signed,
+            bits16,
+        },
         dst,
         a: vsrc(i.src[0].src)?,
         b: vsrc(i.src[1].src)?,

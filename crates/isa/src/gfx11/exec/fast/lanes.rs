@@ -47,13 +47,7 @@ pub(crate) fn valu(w: &mut Wave, f: &Fast, exec: u32) {
             };
             put_sgpr(w, dst, v);
         }
-        Fast::Vcmp {
-            cond,
-            signed,
-            dst,
-            a,
-            b,
-        } => vcmp(w, cond, signed, dst, a, b, exec),
+        Fast::Vcmp { cmp, dst, a, b } => vcmp(w, cmp, dst, a, b, exec),
         Fast::FmaF32 { dst, a, b, c } => fma_f32(w, dst, a, b, c, exec),
         Fast::Vint(ref v) => valu::fast_vint::run(w, v, exec),
         Fast::Vopd(ref v) => valu::fast_vopd::run(w, v, exec),

@@ -166,14 +166,8 @@ pub(crate) fn run_at(
             valu::fast::lshlrev_b64(w, dst, a, b, w.sgpr[EXEC]);
             Some(Flow::Next)
         }
-        Fast::Vcmp {
-            cond,
-            signed,
-            dst,
-            a,
-            b,
-        } if !w.wave64 => {
-            valu::fast::vcmp(w, cond, signed, dst, a, b, w.sgpr[EXEC]);
+        Fast::Vcmp { cmp, dst, a, b } if !w.wave64 => {
+            valu::fast::vcmp(w, cmp, dst, a, b, w.sgpr[EXEC]);
             Some(Flow::Next)
         }
         Fast::Cndmask { dst, a, b, mask } if !w.wave64 => {

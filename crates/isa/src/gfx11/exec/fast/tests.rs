@@ -9,7 +9,7 @@ use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::opcodes::{OpInfo, SOP1, SOP2, SOPC, SOPK, SOPP, VOP1, VOP2, VOP3, VOPC};
 use crate::gfx11::wave::NUM_VGPRS;
-use crate::gfx11::wave::{EXEC, NULL, Wave};
+use crate::gfx11::wave::{EXEC, NULL, VCC, Wave};
 
 /// The shared test generator, plus the operand codes these tests draw.
 pub(crate) struct Rng(aqueduct_test_support::Rng);
@@ -490,6 +490,10 @@ fn fast_forms_match_the_slow_path() {
         "VCmpGtU32",
         "VCmpxGtU32",
         "VCmpLtI32",
+        "VCmpNeU16",
+        "VCmpEqI16",
+        "VCmpxLtU16",
+        "VCmpGeI16",
         "VLshlOrB32",
         "VFmacF32",
         "VFmaF32",
@@ -639,4 +643,49 @@ fn fast_forms_match_the_slow_path() {
         );
     }
     assert!(checked > 2000, "only {checked} checks");
+}
+
+/// The 16-bit integer compares read only the low halves: lanes whose low
+/// halves agree and whose high halves differ (and the other way round)
+/// give the host's 16-bit answer, on the fast form and the slow path.
+#[test]
+fn sixteen_bit_compares_ignore_the_high_halves() {
+    let vopc = |name: &str| {
+        let (n, _) = opcode_words(&VOPC)
+            .find(|(_, op)| op.name() == name)
+            .unwrap_or_else(|| panic!("{name} is a VOPC opcode"));
+        // VOPC: src0 = v1 (257), vsrc1 = v2.
+        [0x7C00_0000 | n << 17 | 2 << 9 | 257, 0, 0]
+    };
+    let mut w = Wave::default();
+    w.sgpr[EXEC] = u32::MAX;
+    let lows = [0u32, 1, 0x7FFF, 0x8000, 0xFFFF];
+    for l in 0..32 {
+        let (a, b) = (lows[l % 5], lows[(l / 5) % 5]);
+        w.vgpr[1][l] = a | (l as u32 * 0x1357) << 16;
+        w.vgpr[2][l] = b | if l % 2 == 0 { 0 } else { 0xFFFF_0000 };
+    }
+    let host = |f: fn(u16, u16) -> bool| {
+        (0..32).fold(0u32, |m, l| {
+            let (a, b) = (w.vgpr[1][l] as u16, w.vgpr[2][l] as u16);
+            m | (f(a, b) as u32) << l
+        })
+    };
+    let cases: [(&str, fn(u16, u16) -> bool); 5] = [
+        ("v_cmp_eq_u16", |a, b| a == b),
+        ("v_cmp_ne_u16", |a, b| a != b),
+        ("v_cmp_lt_u16", |a, b| a < b),
+        ("v_cmp_lt_i16", |a, b| (a as i16) < (b as i16)),
+        ("v_cmp_ge_i16", |a, b| (a as i16) >= (b as i16)),
+    ];
+    for (name, f) in cases {
+        let inst = decode(&vopc(name)).expect("decodes");
+        let fast = compile(&inst, 0x1000);
+        assert!(matches!(fast, Fast::Vcmp { .. }), "{name}: {fast:?}");
+        compare(&inst, &fast, &w, 0x1000);
+        let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
+        let mut quick = w.clone();
+        run(&mut quick, &mut no_env(&mut lds, &mut scratch), &fast).expect("runs");
+        assert_eq!(quick.sgpr[VCC], host(f), "{name}");
+    }
 }

@@ -123,15 +123,8 @@ fn high_form(w: &Wave, f: &Fast) -> Option<Fast> {
                 c,
             }
         }
-        Fast::Vcmp {
-            cond,
-            signed,
-            dst,
-            a,
-            b,
-        } => Fast::Vcmp {
-            cond,
-            signed,
+        Fast::Vcmp { cmp, dst, a, b } => Fast::Vcmp {
+            cmp,
             dst: high_dst(dst),
             a: keep(a, dst),
             b: keep(b, dst),

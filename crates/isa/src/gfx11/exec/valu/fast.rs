@@ -52,6 +52,16 @@ pub(crate) enum VOp {
     CvtU32F32,
 }
 
+/// What an integer compare tests (a [`Fast::Vcmp`](crate::gfx11::exec::fast::Fast)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct IntCompare {
+    /// 1 lt, 2 eq, 3 le, 4 gt, 5 ne, 6 ge (as [`int_compare`] parses it).
+    pub cond: u8,
+    pub signed: bool,
+    /// 16-bit operands: the low half of each source (no op_sel).
+    pub bits16: bool,
+}
+
 /// An integer compare v_cmp[x]_{lt,eq,le,gt,ne,ge}_{signed,unsigned}, as
 /// vcmp.rs parses the mnemonic: its condition (1 lt, 2 eq, 3 le, 4 gt, 5 ne,
 /// 6 ge), whether it is signed, and the SGPR it writes (EXEC for v_cmpx, VCC
@@ -288,14 +298,16 @@ pub(crate) fn lshlrev_b64(w: &mut Wave, dst: u8, a: VSrc, b: VSrc, exec: u32) {
 
 /// `Fast::Vcmp`.
 #[inline(always)]
-pub(crate) fn vcmp(w: &mut Wave, cond: u8, signed: bool, dst: u8, a: VSrc, b: VSrc, exec: u32) {
+pub(crate) fn vcmp(w: &mut Wave, c: IntCompare, dst: u8, a: VSrc, b: VSrc, exec: u32) {
     let (mut ba, mut bb) = (Row::uninit(), Row::uninit());
     let m = {
         let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
-        if signed {
-            compare(x, y, cond, |v| v as i32)
-        } else {
-            compare(x, y, cond, |v| v)
+        // vcmp.rs `vopc`: 16-bit forms compare the low halves, extended.
+        match (c.signed, c.bits16) {
+            (true, false) => compare(x, y, c.cond, |v| v as i32),
+            (false, false) => compare(x, y, c.cond, |v| v),
+            (true, true) => compare(x, y, c.cond, |v| v as i16 as i32),
+            (false, true) => compare(x, y, c.cond, |v| v as u16 as i32),
         }
     };
     put_sgpr(w, dst, m & exec);
@@ -318,12 +330,13 @@ pub(crate) fn fma_f32(w: &mut Wave, dst: u8, a: VSrc, b: VSrc, c: VSrc, exec: u3
 /// 2 equal, 3 less-or-equal, 4 greater, 5 not equal, 6 greater-or-equal).
 #[inline(always)]
 pub(crate) fn compare<T: Ord>(x: &Lanes, y: &Lanes, cond: u8, ext: impl Fn(u32) -> T) -> u32 {
+    // Equality too goes through `ext`: a 16-bit compare ignores the high halves.
     let hit = match cond {
         1 => map2(x, y, |p, q| (ext(p) < ext(q)) as u32),
-        2 => map2(x, y, |p, q| (p == q) as u32),
+        2 => map2(x, y, |p, q| (ext(p) == ext(q)) as u32),
         3 => map2(x, y, |p, q| (ext(p) <= ext(q)) as u32),
         4 => map2(x, y, |p, q| (ext(p) > ext(q)) as u32),
-        5 => map2(x, y, |p, q| (p != q) as u32),
+        5 => map2(x, y, |p, q| (ext(p) != ext(q)) as u32),
         _ => map2(x, y, |p, q| (ext(p) >= ext(q)) as u32),
     };
     pack_lanes(&hit)

@@ -172,16 +172,10 @@ impl Fx {
                 let r = self.ins(format!("select {M} {take}, {V} {y}, {V} {x}"));
                 self.set_row(dst, r);
             }
-            Fast::Vcmp {
-                cond,
-                signed,
-                dst,
-                a,
-                b,
-            } if dst as usize != EXEC => {
+            Fast::Vcmp { cmp, dst, a, b } if dst as usize != EXEC => {
                 // valu/fast.rs `compare`: 1 less, 2 equal, 3 less-or-equal,
                 // 4 greater, 5 not equal, else greater-or-equal.
-                let cc = match (cond, signed) {
+                let cc = match (cmp.cond, cmp.signed) {
                     (1, true) => "slt",
                     (1, false) => "ult",
                     (2, _) => "eq",
@@ -193,7 +187,15 @@ impl Fx {
                     (_, true) => "sge",
                     (_, false) => "uge",
                 };
-                let (x, y) = (self.src(a), self.src(b));
+                let (mut x, mut y) = (self.src(a), self.src(b));
+                if cmp.bits16 {
+                    // The low halves, extended as the compare's sign says.
+                    let ext = if cmp.signed { "ashr" } else { "lshr" };
+                    for v in [&mut x, &mut y] {
+                        let up = self.ins(format!("shl {V} {v}, {}", splat(16)));
+                        *v = self.ins(format!("{ext} {V} {up}, {}", splat(16)));
+                    }
+                }
                 let h = self.ins(format!("icmp {cc} {V} {x}, {y}"));
                 self.set_mask(dst, &h);
             }

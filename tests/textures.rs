@@ -35,6 +35,9 @@ mod atomics;
 #[path = "textures/mips.rs"]
 mod mips;
 
+#[path = "textures/gfx9.rs"]
+mod gfx9;
+
 fn ctx() -> Ctx {
     no_disk_cache();
     aqueduct_test_harness::facade::ctx()

@@ -225,8 +225,11 @@ const LEVEL_VIEWS: &str = "@group(0) @binding(0) var a: texture_2d_array<u32>;
 @group(0) @binding(1) var v: texture_3d<u32>;
 @group(0) @binding(2) var cube: texture_cube<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<u32>;
+@group(0) @binding(4) var w: texture_storage_3d<r32uint, write>;
 @compute @workgroup_size(1)
 fn main() {
+    textureStore(w, vec3<u32>(1u, 0u, 0u), vec4<u32>(55u));
+    out[13] = textureDimensions(w).z;
     let da = textureDimensions(a);
     out[0] = da.x; out[1] = da.y; out[2] = textureNumLayers(a); out[3] = textureNumLevels(a);
     let dv = textureDimensions(v);
@@ -239,7 +242,8 @@ fn main() {
 
 /// Level views of a 2D-array texture (layer range, level 1), a 3D texture
 /// (level 1: every dimension halved) and a cube texture (level 2) answer
-/// their level's size and one level, and read their level's texels.
+/// their level's size and one level, and read their level's texels; a
+/// storage view of the 3D texture's level 2 writes that level alone.
 #[test]
 fn level_views_of_arrays_3d_and_cubes() {
     if !llvm_installed("level_views_of_arrays_3d_and_cubes") {
@@ -285,8 +289,9 @@ fn level_views_of_arrays_3d_and_cubes() {
     });
     let vv = level_view(&c, &vol, 1, None);
     let cv = level_view(&c, &cube, 2, Some(TextureViewDimension::Cube));
+    let wv = level_view(&c, &vol, 2, None);
     let p = wgsl_pipeline(&c, LEVEL_VIEWS);
-    let out = storage(&c.device, 4 * 13);
+    let out = storage(&c.device, 4 * 14);
     dispatch(
         &c,
         &p,
@@ -307,13 +312,29 @@ fn level_views_of_arrays_3d_and_cubes() {
                 binding: 3,
                 resource: out.as_entire_binding(),
             },
+            BindGroupEntry {
+                binding: 4,
+                resource: BindingResource::TextureView(&wv),
+            },
         ],
         [1, 1, 1],
     );
     assert_eq!(
         read_words(&c, &out),
-        [6, 3, 2, 1, 4, 2, 3, 1, 2, 2, 1, 77, 99]
+        [6, 3, 2, 1, 4, 2, 3, 1, 2, 2, 1, 77, 99, 1]
     );
+    // Level 2 of the volume (2x1x1) holds the store; level 1 (4x2x3)
+    // keeps only its one written texel.
+    let words = |bytes: Vec<u8>| -> Vec<u32> {
+        bytes
+            .chunks(4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+            .collect()
+    };
+    assert_eq!(words(read_level(&c, &vol, 2, [2, 1, 1], 4)), [0, 55]);
+    let mut level1 = vec![0; 4 * 2 * 3];
+    level1[8 + 1] = 99;
+    assert_eq!(words(read_level(&c, &vol, 1, [4, 2, 3], 4)), level1);
 }
 
 /// Host model of a 2D texture's levels: tight rows of each level.

@@ -6,7 +6,8 @@
 //! `textureNumLevels` for itself; level views of 2D-array, 3D and cube
 //! textures; copies into and out of levels at offsets (write_texture,
 //! buffer to texture, texture to buffer, level to level within one texture
-//! and across textures) against a host model; and the typed errors.
+//! and across textures) and a clear of a range of levels and layers
+//! against a host model; and the typed errors.
 
 use super::*;
 
@@ -681,4 +682,56 @@ fn mip_level_errors() {
         || bind(&two),
     );
     expect_valid(&c.device, || bind(&level_view(&c, &t, 6, None)));
+}
+
+/// `clear_texture` zeroes the levels and layers of its range and nothing
+/// else: levels 1 and 2 of layer 1 of a two-layer texture of 4 levels.
+#[test]
+fn clear_texture_clears_the_levels_of_its_range() {
+    let c = ctx();
+    let size = [16, 8, 2];
+    let t = expect_valid(&c.device, || {
+        mip_texture(&c, TextureDimension::D2, TextureFormat::Rgba8Unorm, size, 4)
+    });
+    let mut model = Model::new(size, 4, 4);
+    for level in 0..4 {
+        let s = level_size(size, level);
+        let data = pattern((s[0] * s[1] * s[2] * 4) as usize, 10 + level);
+        c.queue.write_texture(
+            at_level(&t, level, [0, 0, 0]),
+            &data,
+            TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(s[0] * 4),
+                rows_per_image: Some(s[1]),
+            },
+            extent(s),
+        );
+        model.put(level, [0, 0, 0], s, &data);
+    }
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.clear_texture(
+        &t,
+        &wgt::ImageSubresourceRange {
+            aspect: TextureAspect::All,
+            base_mip_level: 1,
+            mip_level_count: Some(2),
+            base_array_layer: 1,
+            array_layer_count: Some(1),
+        },
+    );
+    expect_valid(&c.device, || c.queue.submit([enc.finish()]));
+    for level in 1..3 {
+        let s = level_size(size, level);
+        let zeros = vec![0; (s[0] * s[1] * 4) as usize];
+        model.put(level, [0, 0, 1], [s[0], s[1], 1], &zeros);
+    }
+    for level in 0..4 {
+        let s = level_size(size, level);
+        assert_eq!(
+            read_level(&c, &t, level, s, 4),
+            model.get(level, [0, 0, 0], s),
+            "level {level}"
+        );
+    }
 }

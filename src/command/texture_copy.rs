@@ -13,7 +13,8 @@ use crate::error::{BufferRole, CommandError, TextureCopyError};
 use crate::texture::has_aspect;
 use crate::texture::{TexelCopyBufferInfo, TexelCopyTextureInfo, Texture};
 use crate::texture_copy::{
-    Segment, check_buffer_copy_format, check_linear, check_texture, segments, texture_segments,
+    Segment, check_buffer_copy_format, check_linear, check_texture, copy_extent, segments,
+    texture_segments,
 };
 
 fn texture_error(command: &'static str) -> impl FnOnce(TextureCopyError) -> CommandError {
@@ -222,11 +223,12 @@ impl CommandEncoder {
                         .unwrap_or(layers.saturating_sub(range.base_array_layer));
                     let end = u64::from(range.base_array_layer) + u64::from(count);
                     if end > u64::from(layers) {
+                        let [w, h, _] = copy_extent(texture, range.base_mip_level);
                         return Err(TextureCopyError::OutOfBounds {
                             mip_level: range.base_mip_level,
                             origin: [0, 0, range.base_array_layer],
-                            size: [texture.width(), texture.height(), count],
-                            extent: [texture.width(), texture.height(), layers],
+                            size: [w, h, count],
+                            extent: [w, h, layers],
                         });
                     }
                     Some(u64::from(range.base_array_layer)..end)

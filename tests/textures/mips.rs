@@ -590,6 +590,33 @@ fn mip_level_errors() {
             )
         },
     );
+    // A clear's layer range is checked at its base level's extent.
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(
+                copy_err(e),
+                Some(TextureCopyError::OutOfBounds {
+                    mip_level: 2,
+                    size: [16, 16, 2],
+                    extent: [16, 16, 1],
+                    ..
+                })
+            )
+        },
+        || {
+            let mut enc = c.device.create_command_encoder(&Default::default());
+            enc.clear_texture(
+                &t,
+                &wgt::ImageSubresourceRange {
+                    base_mip_level: 2,
+                    array_layer_count: Some(2),
+                    ..Default::default()
+                },
+            );
+            enc.finish()
+        },
+    );
     let t2t = |src: u32, dst: u32, size: [u32; 3]| {
         let mut enc = c.device.create_command_encoder(&Default::default());
         enc.copy_texture_to_texture(

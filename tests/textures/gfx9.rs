@@ -1,6 +1,6 @@
 //! Textures on the GFX9 parts (MI300X, gfx942; an MI250X GCD, gfx90a):
 //! the targets have no image instructions the compiler can use, so a WGSL
-//! shader with a texture binding is refused when its pipeline is created,
+//! shader with a texture binding is refused when its module is created,
 //! with the compiler's typed error naming the target, and never runs.
 
 use super::*;

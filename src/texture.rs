@@ -7,13 +7,20 @@
 //! "Textures"). The backing buffer is created like any buffer, so a texture
 //! is zero-initialised, destroyed and hazard-tracked as one: a dispatch
 //! binding a view accesses the byte range of the view's layers, and copies
-//! are copies between buffer ranges. Only one mip level exists (the image
-//! descriptor refuses linear mip chains), so `mip_level_count` is 1.
+//! are copies between buffer ranges.
 //!
-//! A view fixes format, dimension and layer range; its image descriptor
-//! (T#) is built when the view is created, with the base address relative
-//! to the texture's buffer, and completed with the buffer's address when a
-//! dispatch writes it into the kernel arguments.
+//! Mip levels: each level is its own linear image (`max(1, size >> level)`
+//! per dimension, the layers of a 2D texture unchanged) at its own offset
+//! in the buffer, levels one after the other, each 256-byte aligned like a
+//! T#'s base address. The hardware's layout of a mip chain behind one
+//! descriptor is not modelled, so a view's descriptor describes its base
+//! level alone: views of one level bind, a sampled view of several levels
+//! is refused when bound (`TextureBindingError::SampledMipLevels`).
+//!
+//! A view fixes format, dimension, level and layer range; its image
+//! descriptor (T#) is built when the view is created, with the base address
+//! relative to the texture's buffer, and completed with the buffer's
+//! address when a dispatch writes it into the kernel arguments.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -35,8 +42,11 @@ pub type TextureDescriptor<'a> = wgpu_types::TextureDescriptor<Label<'a>, &'a [T
 /// Describes a texture view (wgpu's `TextureViewDescriptor`).
 pub type TextureViewDescriptor<'a> = wgpu_types::TextureViewDescriptor<Label<'a>>;
 
-/// Levels a texture has at most (linear images have one).
-pub const MAX_MIP_LEVELS: u32 = 1;
+/// Alignment of each mip level's offset in the texture's buffer: a T#'s
+/// BASE_ADDRESS holds address bits 47:8 (RDNA3 ISA guide, "Image Resource
+/// Definition"), so every level's image starts on 256 bytes like a
+/// single-level texture's buffer does.
+const LEVEL_ALIGN: u64 = 256;
 
 /// The usages a depth texture can have: WebGPU's depth formats have no
 /// storage binding ("Depth-stencil formats" table; wgpu-core's
@@ -127,11 +137,11 @@ pub(crate) fn image_format(format: TextureFormat) -> Option<ImageFormat> {
     })
 }
 
-/// Where a texture's texels lie in its buffer.
+/// Where one mip level's texels lie in its texture's buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TextureLayout {
-    /// The whole texture as one image (base address 0): 1D, 2D-array
-    /// (2D is an array of one layer) or 3D.
+    /// The whole level as one image, its base address the level's offset
+    /// in the buffer: 1D, 2D-array (2D is an array of one layer) or 3D.
     pub image: ImageDescriptor,
     /// Bytes per texel.
     pub texel_bytes: u32,
@@ -139,18 +149,18 @@ pub(crate) struct TextureLayout {
     pub row_bytes: u64,
     /// Bytes from one slice (3D) or layer to the next.
     pub slice_bytes: u64,
-    /// Bytes the texture occupies.
+    /// Bytes the level occupies.
     pub size: u64,
 }
 
 impl TextureLayout {
-    fn new(format: ImageFormat, dimension: TextureDimension, size: Extent3d) -> Self {
+    fn new(format: ImageFormat, dimension: TextureDimension, size: Extent3d, base: u64) -> Self {
         let (dim, height, depth) = match dimension {
             TextureDimension::D1 => (ImageDim::D1, 1, 1),
             TextureDimension::D2 => (ImageDim::D2Array, size.height, size.depth_or_array_layers),
             TextureDimension::D3 => (ImageDim::D3, size.height, size.depth_or_array_layers),
         };
-        let image = ImageDescriptor::linear(0, format, dim, size.width, height, depth);
+        let image = ImageDescriptor::linear(base, format, dim, size.width, height, depth);
         let texel_bytes = format.bytes_per_texel();
         let row_bytes = u64::from(image.row_pitch) * u64::from(texel_bytes);
         TextureLayout {
@@ -162,10 +172,47 @@ impl TextureLayout {
         }
     }
 
-    /// Byte offset of texel (x, y, z or layer).
+    /// Byte offset of texel (x, y, z or layer) in the texture's buffer.
     pub fn offset(&self, x: u32, y: u32, z: u32) -> u64 {
-        aqueduct_isa::gfx11::image_desc::linear_texel_offset(&self.image, x, y, z, 0)
+        self.image.base_address
+            + aqueduct_isa::gfx11::image_desc::linear_texel_offset(&self.image, x, y, z, 0)
     }
+
+    /// The bytes of the texture's buffer the level occupies.
+    pub fn range(&self) -> Range<u64> {
+        self.image.base_address..self.image.base_address + self.size
+    }
+
+    /// The level's width in texels.
+    pub fn width(&self) -> u32 {
+        self.image.width
+    }
+}
+
+/// The layouts of `levels` mip levels of a texture of `size`, one after
+/// the other, and the bytes they occupy in all. A level's size is wgpu's
+/// `Extent3d::mip_level_size` (WebGPU's "logical miplevel-specific texture
+/// extent": `max(1, size >> level)`, layers of 2D textures unchanged).
+fn level_layouts(
+    format: ImageFormat,
+    dimension: TextureDimension,
+    size: Extent3d,
+    levels: u32,
+) -> (Vec<TextureLayout>, u64) {
+    let mut base = 0;
+    let layouts = (0..levels)
+        .map(|level| {
+            let layout = TextureLayout::new(
+                format,
+                dimension,
+                size.mip_level_size(level, dimension),
+                base,
+            );
+            base = (base + layout.size).next_multiple_of(LEVEL_ALIGN);
+            layout
+        })
+        .collect();
+    (layouts, base)
 }
 
 #[derive(Debug)]
@@ -180,8 +227,9 @@ pub(crate) struct TextureInner {
     /// The other formats views may have (`view_formats`).
     pub view_formats: Vec<TextureFormat>,
     pub usage: TextureUsages,
-    /// The layout and backing buffer; None for an invalid texture.
-    pub storage: Option<(TextureLayout, Buffer)>,
+    /// The layout of each mip level and the backing buffer; None for an
+    /// invalid texture.
+    pub storage: Option<(Vec<TextureLayout>, Buffer)>,
 }
 
 /// A texture (cheap to clone).
@@ -246,10 +294,13 @@ fn check_descriptor(
             }
         }
     }
-    if desc.mip_level_count != 1 {
+    // WebGPU's "maximum mipLevel count" (wgpu-types' `Extent3d::max_mips`):
+    // floor(log2(max(width, height[, depth for 3D]))) + 1 levels, 1 for 1D.
+    let max_levels = desc.size.max_mips(desc.dimension);
+    if desc.mip_level_count == 0 || desc.mip_level_count > max_levels {
         return Err(CreateTextureError::MipLevelCount {
             requested: desc.mip_level_count,
-            max: MAX_MIP_LEVELS,
+            max: max_levels,
         });
     }
     if desc.sample_count != 1 {
@@ -310,14 +361,15 @@ pub(crate) fn create_texture(device: &Arc<DeviceShared>, desc: &TextureDescripto
     let label = desc.label.map(str::to_string);
     let storage = match check_descriptor(device, desc) {
         Ok(format) => {
-            let layout = TextureLayout::new(format, desc.dimension, desc.size);
+            let (layouts, size) =
+                level_layouts(format, desc.dimension, desc.size, desc.mip_level_count);
             let buffer = device.create_buffer(&BufferDescriptor {
                 label: desc.label,
-                size: layout.size,
+                size,
                 usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            buffer.memory().is_some().then_some((layout, buffer))
+            buffer.memory().is_some().then_some((layouts, buffer))
         }
         Err(source) => {
             device.report(TextureError::Create {
@@ -398,14 +450,14 @@ impl Texture {
         }
     }
 
-    /// The layout and backing buffer of a valid texture of `device` that
-    /// is not destroyed.
-    pub(crate) fn usable(&self, device: &DeviceShared) -> Option<(&TextureLayout, &Buffer)> {
-        let (layout, buffer) = self.inner.storage.as_ref()?;
+    /// The level layouts and backing buffer of a valid texture of
+    /// `device` that is not destroyed.
+    pub(crate) fn usable(&self, device: &DeviceShared) -> Option<(&[TextureLayout], &Buffer)> {
+        let (layouts, buffer) = self.inner.storage.as_ref()?;
         buffer
             .check_usable(device, crate::error::BufferRole::Buffer)
             .ok()?;
-        Some((layout, buffer))
+        Some((layouts, buffer))
     }
 
     /// The array layers a view can see (1 for 3D textures).
@@ -455,7 +507,7 @@ impl Texture {
         desc: &TextureViewDescriptor<'_>,
     ) -> Result<ViewShape, TextureViewError> {
         let t = &self.inner;
-        let Some((layout, _)) = self.usable(&t.device) else {
+        let Some((layouts, _)) = self.usable(&t.device) else {
             return Err(TextureViewError::InvalidTexture {
                 texture: self.ident(),
             });
@@ -562,6 +614,9 @@ impl Texture {
                 height: t.size.height,
             });
         }
+        // The view's descriptor describes its base level alone (the
+        // module comment says why).
+        let layout = &layouts[desc.base_mip_level as usize];
         let base = desc.base_array_layer;
         let whole = &layout.image;
         let mut image = *whole;
@@ -571,14 +626,14 @@ impl Texture {
         match dimension {
             TextureViewDimension::D1 => {
                 image.dim = ImageDim::D1;
-                range = 0..layout.size;
+                range = layout.range();
             }
             TextureViewDimension::D2 => {
                 // One layer: its own 2D image (slices are 256-byte aligned
                 // since rows are).
                 image.dim = ImageDim::D2;
                 image.depth = 1;
-                image.base_address = u64::from(base) * layout.slice_bytes;
+                image.base_address = whole.base_address + u64::from(base) * layout.slice_bytes;
                 range = image.base_address..image.base_address + layout.slice_bytes;
             }
             TextureViewDimension::D2Array
@@ -595,10 +650,11 @@ impl Texture {
                 };
                 image.base_array = base;
                 image.depth = layer_count;
-                range = u64::from(base) * layout.slice_bytes..layer_end * layout.slice_bytes;
+                range = whole.base_address + u64::from(base) * layout.slice_bytes
+                    ..whole.base_address + layer_end * layout.slice_bytes;
             }
             _ => {
-                range = 0..layout.size;
+                range = layout.range();
             }
         }
         image.encode().map_err(TextureViewError::Descriptor)?;

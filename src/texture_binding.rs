@@ -231,6 +231,12 @@ pub(crate) fn bind_view(
                     format: shape.format,
                 });
             }
+            // Each level is a linear image of its own and a T# describes
+            // one (src/texture.rs): a sampled view binds one level.
+            let count = shape.mip_levels.len() as u32;
+            if count != 1 {
+                return Err(TextureBindingError::SampledMipLevels { count });
+            }
             (TextureUsages::TEXTURE_BINDING, view_dimension, false)
         }
         other => {

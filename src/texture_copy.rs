@@ -8,7 +8,7 @@
 
 use wgpu_types::{
     COPY_BYTES_PER_ROW_ALIGNMENT, Extent3d, TexelCopyBufferLayout, TexelCopyTextureInfo,
-    TextureDimension, TextureFormat, TextureUsages,
+    TextureFormat, TextureUsages,
 };
 
 use crate::buffer::Buffer;
@@ -25,20 +25,20 @@ pub(crate) struct Segment {
     pub len: u64,
 }
 
-/// The texture side of a copy, validated: its layout and buffer.
+/// The texture side of a copy, validated: its level's layout and buffer.
 pub(crate) struct TextureSide<'a> {
     pub layout: &'a TextureLayout,
     pub buffer: &'a Buffer,
     pub origin: [u32; 3],
 }
 
-/// The extent of a texture's level 0 as copies see it.
-fn copy_extent(texture: &Texture) -> [u32; 3] {
-    let s = texture.size();
-    match texture.dimension() {
-        TextureDimension::D1 => [s.width, 1, 1],
-        _ => [s.width, s.height, s.depth_or_array_layers],
-    }
+/// The extent of a texture's mip level as copies see it (WebGPU's
+/// "physical miplevel-specific texture extent", which equals the logical
+/// one for the uncompressed formats here; wgpu-types'
+/// `Extent3d::mip_level_size`).
+pub(crate) fn copy_extent(texture: &Texture, level: u32) -> [u32; 3] {
+    let s = texture.size().mip_level_size(level, texture.dimension());
+    [s.width, s.height, s.depth_or_array_layers]
 }
 
 /// Check the texture side of a copy of `size` that needs `needed` usage.
@@ -49,7 +49,7 @@ pub(crate) fn check_texture<'a>(
     needed: TextureUsages,
 ) -> Result<TextureSide<'a>, TextureCopyError> {
     let texture = info.texture;
-    let (layout, buffer) =
+    let (layouts, buffer) =
         texture
             .usable(device)
             .ok_or_else(|| TextureCopyError::InvalidTexture {
@@ -75,12 +75,16 @@ pub(crate) fn check_texture<'a>(
             levels: texture.mip_level_count(),
         });
     }
+    let layout = &layouts[info.mip_level as usize];
     let origin = [info.origin.x, info.origin.y, info.origin.z];
     let size = [size.width, size.height, size.depth_or_array_layers];
-    let extent = copy_extent(texture);
+    // WebGPU's "validating texture copy range": the box lies inside the
+    // level's extent.
+    let extent = copy_extent(texture, info.mip_level);
     let inside = (0..3).all(|i| u64::from(origin[i]) + u64::from(size[i]) <= u64::from(extent[i]));
     if !inside {
         return Err(TextureCopyError::OutOfBounds {
+            mip_level: info.mip_level,
             origin,
             size,
             extent,

@@ -32,6 +32,12 @@ mod srgb;
 #[path = "textures/atomics.rs"]
 mod atomics;
 
+#[path = "textures/mips.rs"]
+mod mips;
+
+#[path = "textures/gfx9.rs"]
+mod gfx9;
+
 fn ctx() -> Ctx {
     no_disk_cache();
     aqueduct_test_harness::facade::ctx()
@@ -810,12 +816,12 @@ fn texture_creation_is_validated() {
             matches!(
                 create_err(e),
                 Some(CreateTextureError::MipLevelCount {
-                    requested: 3,
-                    max: 1
+                    requested: 5,
+                    max: 4
                 })
             )
         },
-        || make(d2, rgba, [8, 8, 1], ALL_USAGES, 3, 1),
+        || make(d2, rgba, [8, 8, 1], ALL_USAGES, 5, 1),
     );
     expect_validation(
         &c.device,
@@ -1398,6 +1404,7 @@ fn copies_are_validated() {
             matches!(
                 copy_err(e),
                 Some(TextureCopyError::OutOfBounds {
+                    mip_level: 0,
                     origin: [4, 0, 0],
                     size: [5, 1, 1],
                     extent: [8, 4, 2]

@@ -13,7 +13,8 @@ use crate::error::{BufferRole, CommandError, TextureCopyError};
 use crate::texture::has_aspect;
 use crate::texture::{TexelCopyBufferInfo, TexelCopyTextureInfo, Texture};
 use crate::texture_copy::{
-    Segment, check_buffer_copy_format, check_linear, check_texture, segments, texture_segments,
+    Segment, check_buffer_copy_format, check_linear, check_texture, copy_extent, segments,
+    texture_segments,
 };
 
 fn texture_error(command: &'static str) -> impl FnOnce(TextureCopyError) -> CommandError {
@@ -145,10 +146,25 @@ impl CommandEncoder {
         self.command(command, texture_error(command), |device, rec| {
             let src = check_texture(device, &source, copy_size, TextureUsages::COPY_SRC)?;
             let dst = check_texture(device, &destination, copy_size, TextureUsages::COPY_DST)?;
+            // WebGPU's copyTextureToTexture (wgpu-core's
+            // `validate_copy_within_same_texture`): within one texture the
+            // subresources must not overlap, so the levels differ or (2D)
+            // the layer ranges are disjoint. Levels and layers are disjoint
+            // byte ranges of the buffer.
             if source.texture == destination.texture {
-                return Err(TextureCopyError::SameTexture {
-                    texture: source.texture.ident(),
-                });
+                let layers = match source.texture.dimension() {
+                    TextureDimension::D2 => copy_size.depth_or_array_layers,
+                    _ => 1,
+                };
+                let (a, b) = (source.origin.z, destination.origin.z);
+                let disjoint_layers = source.texture.dimension() == TextureDimension::D2
+                    && (u64::from(a) >= u64::from(b) + u64::from(layers)
+                        || u64::from(b) >= u64::from(a) + u64::from(layers));
+                if source.mip_level == destination.mip_level && !disjoint_layers {
+                    return Err(TextureCopyError::SameTexture {
+                        texture: source.texture.ident(),
+                    });
+                }
             }
             if source.texture.format() != destination.texture.format() {
                 return Err(TextureCopyError::FormatMismatch {
@@ -165,7 +181,7 @@ impl CommandEncoder {
     pub fn clear_texture(&mut self, texture: &Texture, range: &ImageSubresourceRange) {
         let command = "clear_texture";
         self.command(command, texture_error(command), |device, rec| {
-            let (layout, buffer) =
+            let (layouts, buffer) =
                 texture
                     .usable(device)
                     .ok_or_else(|| TextureCopyError::InvalidTexture {
@@ -198,7 +214,8 @@ impl CommandEncoder {
                     levels,
                 });
             }
-            let bytes = match texture.dimension() {
+            let levels = &layouts[range.base_mip_level as usize..level_end as usize];
+            let layer_range = match texture.dimension() {
                 TextureDimension::D2 => {
                     let layers = texture.depth_or_array_layers();
                     let count = range
@@ -206,21 +223,33 @@ impl CommandEncoder {
                         .unwrap_or(layers.saturating_sub(range.base_array_layer));
                     let end = u64::from(range.base_array_layer) + u64::from(count);
                     if end > u64::from(layers) {
+                        let [w, h, _] = copy_extent(texture, range.base_mip_level);
                         return Err(TextureCopyError::OutOfBounds {
+                            mip_level: range.base_mip_level,
                             origin: [0, 0, range.base_array_layer],
-                            size: [texture.width(), texture.height(), count],
-                            extent: [texture.width(), texture.height(), layers],
+                            size: [w, h, count],
+                            extent: [w, h, layers],
                         });
                     }
-                    u64::from(range.base_array_layer) * layout.slice_bytes..end * layout.slice_bytes
+                    Some(u64::from(range.base_array_layer)..end)
                 }
-                _ => 0..layout.size,
+                _ => None,
             };
             rec.use_buffer(buffer);
-            if bytes.is_empty() {
-                return Ok(());
+            // One fill per level: the layers' bytes of each level.
+            for layout in levels {
+                let bytes = match &layer_range {
+                    Some(l) => {
+                        let base = layout.range().start;
+                        base + l.start * layout.slice_bytes..base + l.end * layout.slice_bytes
+                    }
+                    None => layout.range(),
+                };
+                if bytes.is_empty() {
+                    continue;
+                }
+                lower::fill_ops_into(&device.blit, buffer.access(bytes, true), 0, &mut rec.ops)?;
             }
-            lower::fill_ops_into(&device.blit, buffer.access(bytes, true), 0, &mut rec.ops)?;
             Ok(())
         })
     }

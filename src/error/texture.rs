@@ -91,15 +91,15 @@ pub enum CreateTextureError {
         /// The requested size.
         size: [u32; 3],
     },
-    /// More than one mip level: only single-level linear textures exist.
+    /// A mip level count of 0 or beyond the size's full mip chain.
     #[error(
-        "mip_level_count {requested} is above {max}: textures are linear and linear mip \
-         chains are not supported"
+        "mip_level_count {requested} is not between 1 and {max}, the levels of the full mip \
+         chain of this size"
     )]
     MipLevelCount {
         /// The requested count.
         requested: u32,
-        /// The supported count.
+        /// The full chain's level count for the size and dimension.
         max: u32,
     },
     /// Multisampling (compute has no use for it).
@@ -344,6 +344,18 @@ pub enum TextureBindingError {
         /// The view's level count.
         count: u32,
     },
+    /// A sampled binding of a view of more than one mip level: each level
+    /// is a linear image of its own, and several levels behind one image
+    /// descriptor (the hardware's linear mip chain layout) are not
+    /// supported.
+    #[error(
+        "a sampled texture view of {count} mip levels: several mip levels behind one image \
+         descriptor are not supported (bind a view of one level)"
+    )]
+    SampledMipLevels {
+        /// The view's level count.
+        count: u32,
+    },
 }
 
 /// Why a texel copy, texture write or texture clear failed.
@@ -419,9 +431,13 @@ pub enum TextureCopyError {
         /// The texture's levels.
         levels: u32,
     },
-    /// The copy box leaves the texture.
-    #[error("origin {origin:?} + size {size:?} leaves the texture extent {extent:?}")]
+    /// The copy box leaves the texture's mip level.
+    #[error(
+        "origin {origin:?} + size {size:?} leaves the extent {extent:?} of mip level {mip_level}"
+    )]
     OutOfBounds {
+        /// The mip level.
+        mip_level: u32,
         /// The box's origin.
         origin: [u32; 3],
         /// The box's size.
@@ -484,8 +500,9 @@ pub enum TextureCopyError {
         /// The destination format.
         destination: TextureFormat,
     },
-    /// A texture-to-texture copy within one texture.
-    #[error("source and destination are the same texture ({texture})")]
+    /// A texture-to-texture copy within one texture between overlapping
+    /// subresources (the same mip level and overlapping layers).
+    #[error("source and destination are the same subresources of one texture ({texture})")]
     SameTexture {
         /// The texture.
         texture: TextureIdent,

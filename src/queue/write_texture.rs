@@ -52,7 +52,7 @@ impl Queue {
         };
         let layout = side.layout;
         let row_bytes = u64::from(size.width) * u64::from(layout.texel_bytes);
-        let whole_rows = side.origin[0] == 0 && size.width == texture.texture.width();
+        let whole_rows = side.origin[0] == 0 && size.width == layout.width();
         let mut result = Ok(());
         if whole_rows && size.height > 1 {
             for z in 0..size.depth_or_array_layers {

@@ -172,6 +172,9 @@ pub enum UnsupportedKind {
     /// external textures, 1D-array textures, texel formats without a gfx11
     /// layout here, texture atomics other than on r32uint and r32sint.
     TextureClass,
+    /// Textures (any texture binding) on a target without image
+    /// instructions here: the GFX9 targets.
+    TargetTextures,
     /// Ray queries, acceleration structures and ray tracing calls.
     RayQueries,
     /// Derivatives (`dpdx`, `fwidth`, ...): fragment shaders only.
@@ -198,6 +201,7 @@ impl std::fmt::Display for UnsupportedKind {
         f.write_str(match self {
             UnsupportedKind::Sampling => "texture sampling without an explicit level",
             UnsupportedKind::TextureClass => "multisampled and external textures",
+            UnsupportedKind::TargetTextures => "textures on targets without image instructions",
             UnsupportedKind::RayQueries => "ray queries",
             UnsupportedKind::Derivatives => "derivatives",
             UnsupportedKind::Discard => "discard",

@@ -237,7 +237,7 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
         &options.symbol_prefix,
     )
     .map_err(|e| e.render(source.text(), file))?;
-    refuse_gfx9_texture_atomics(&emitted.entry_points, &options.targets)?;
+    refuse_gfx9_textures(&emitted.entry_points, &options.targets)?;
     tracing::debug!(file, bytes = emitted.llvm_ir.len(), "emitted LLVM IR");
     Ok(Translated {
         llvm_ir: emitted.llvm_ir,
@@ -262,33 +262,38 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
     })
 }
 
-/// Texture atomics are gfx11 only: gfx942 has no image instructions (LLVM
-/// 19 compiles an image intrinsic there to `s_trap 2`), and gfxsim's GFX9
-/// decoder has no MIMG encodings for gfx90a. An entry point with an
-/// `atomic` storage texture is refused for a GFX9 target here, with the
-/// typed error, rather than trapping or faulting when it runs.
-fn refuse_gfx9_texture_atomics(
+/// Textures are gfx11 only here. GFX9 targets have no image instructions
+/// this compiler can use: LLVM 19 refuses image sampling for gfx90a and
+/// gfx942 ("requested image instruction is not supported on this GPU"),
+/// and for gfx942 it emits image loads and stores as MIMG words its own
+/// gfx942 disassembler does not decode (llvm-objdump-19 prints `.long`);
+/// gfx90a keeps MIMG loads and stores, but gfxsim's GFX9 decoder has no
+/// MIMG encodings. An entry point with a texture binding is refused for a
+/// GFX9 target here, with a typed error naming the target, rather than
+/// failing when it runs.
+fn refuse_gfx9_textures(
     entry_points: &[EntryReflection],
     targets: &[String],
 ) -> Result<(), CompileError> {
     let Some(target) = targets.iter().find(|t| t.starts_with("gfx9")) else {
         return Ok(());
     };
-    let atomic = entry_points.iter().find(|e| {
-        e.bindings.iter().any(|b| {
-            b.texture
-                .is_some_and(|t| t.access == Some(StorageTextureAccess::Atomic))
-        })
+    let found = entry_points.iter().find_map(|e| {
+        e.bindings
+            .iter()
+            .find(|b| b.texture.is_some())
+            .map(|b| (e, b))
     });
-    match atomic {
+    match found {
         None => Ok(()),
-        Some(e) => {
-            let construct = format!("texture atomics on {target}");
+        Some((e, b)) => {
+            let construct = format!("textures on {target}");
             Err(CompileError::Unsupported {
-                kind: UnsupportedKind::TextureClass,
+                kind: UnsupportedKind::TargetTextures,
                 rendered: format!(
-                    "entry point `{}`: {construct} (GFX9 targets have no image atomics here)",
-                    e.name
+                    "entry point `{}`: the texture at @group({}) @binding({}): {construct} \
+                     (GFX9 targets have no image instructions here)",
+                    e.name, b.group, b.binding
                 ),
                 construct,
                 location: None,

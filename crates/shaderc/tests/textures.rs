@@ -540,7 +540,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 /// WGSL texture atomics lower to gfx11 image atomics (unsigned or signed
 /// min/max after the format; one data dword; LLVM 19 sets GLC even though
 /// the pre-op value it returns goes unused), reflect as `atomic` access,
-/// and are refused for GFX9 targets.
+/// and are refused for GFX9 targets (as every texture is).
 #[test]
 fn texture_atomics_lower_to_image_atomics() {
     if !llvm_or_skip("texture_atomics_lower_to_image_atomics") {
@@ -578,10 +578,57 @@ fn texture_atomics_lower_to_image_atomics() {
             Err(aqueduct_shaderc::CompileError::Unsupported {
                 kind, construct, ..
             }) => {
-                assert_eq!(kind, aqueduct_shaderc::UnsupportedKind::TextureClass);
-                assert_eq!(construct, format!("texture atomics on {target}"));
+                assert_eq!(kind, aqueduct_shaderc::UnsupportedKind::TargetTextures);
+                assert_eq!(construct, format!("textures on {target}"));
             }
             other => panic!("{target}: {:?}", other.map(|t| t.reflection)),
+        }
+    }
+}
+
+/// Every texture binding is refused for the GFX9 targets with a typed
+/// error naming the target and the binding (sampled, storage, queries
+/// alone), while the same shader translates for gfx1100 and a shader
+/// without textures translates for GFX9.
+#[test]
+fn textures_are_refused_for_gfx9_targets() {
+    const QUERY_ONLY: &str = "
+@group(1) @binding(3) var t: texture_3d<u32>;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(1)
+fn main() { out[0] = textureDimensions(t).x; }
+";
+    const NO_TEXTURE: &str = "
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(1)
+fn main() { out[0] = 1u; }
+";
+    for (src, at) in [
+        (COPY_2D, "@group(0) @binding(0)"),
+        (QUERY_ONLY, "@group(1) @binding(3)"),
+    ] {
+        assert!(translate(Source::Wgsl(src), &gfx1100()).is_ok());
+        for target in ["gfx942", "gfx90a"] {
+            let options = Options {
+                targets: vec![target.into()],
+                ..gfx1100()
+            };
+            match translate(Source::Wgsl(src), &options) {
+                Err(e @ aqueduct_shaderc::CompileError::Unsupported { .. }) => {
+                    let text = e.to_string();
+                    let aqueduct_shaderc::CompileError::Unsupported {
+                        kind, construct, ..
+                    } = e
+                    else {
+                        unreachable!()
+                    };
+                    assert_eq!(kind, aqueduct_shaderc::UnsupportedKind::TargetTextures);
+                    assert_eq!(construct, format!("textures on {target}"));
+                    assert!(text.contains(at), "{text}");
+                }
+                other => panic!("{target}: {:?}", other.map(|t| t.reflection)),
+            }
+            assert!(translate(Source::Wgsl(NO_TEXTURE), &options).is_ok());
         }
     }
 }

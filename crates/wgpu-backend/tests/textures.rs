@@ -4,8 +4,8 @@
 //! the result back through a buffer with 256-byte rows; a shadow-map
 //! lookup on a depth16unorm texture with a comparison sampler; a
 //! sky-box lookup through a cube view; gradient, offset and clamp-to-edge
-//! sampling; and the adapter's format table against what the device
-//! accepts. The answers are computed on the
+//! sampling; compute mipmap generation over a texture's mip chain; and
+//! the adapter's format table against what the device accepts. The answers are computed on the
 //! host.
 
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
@@ -13,6 +13,9 @@ use wgpu::util::DeviceExt;
 
 #[path = "textures/ported.rs"]
 mod ported;
+
+#[path = "textures/mipmaps.rs"]
+mod mipmaps;
 
 const INVERT_WGSL: &str = "
 @group(0) @binding(0) var source: texture_2d<f32>;

@@ -88,11 +88,12 @@ struct PassState {
 /// state and workgroup counts lower to the same packet, so repeating it
 /// raises the count of its op when that op is still the recording's last
 /// (no validation, kernarg building or allocation), else records one clone
-/// of it (its spans name the same accesses and kernarg bytes).
+/// of it (its spans name the same accesses and kernarg bytes). The op is
+/// read from the recording, not kept here: a dispatch that sets a new
+/// bind group lowers anew, and copying its op aside would be wasted.
 struct DispatchTemplate {
     generation: u64,
     counts: [u32; 3],
-    op: Op,
     /// Where the op sits in the pass's recording.
     index: usize,
 }
@@ -294,7 +295,11 @@ impl<'e> ComputePass<'e> {
             self.state.groups[slot] = None;
             return;
         };
-        if let Err(e) = bg.check_device(&self.device) {
+        // The ids first: the check's error names the group by its label,
+        // which a matching id needs no read of.
+        if bg.inner.device != self.device.id
+            && let Err(e) = bg.check_device(&self.device)
+        {
             self.state.groups[slot] = None;
             return self.fail(PassError::WrongDevice(e));
         }
@@ -308,7 +313,13 @@ impl<'e> ComputePass<'e> {
                 expected: bg.dynamic_count(),
             });
         }
-        let dynamic = bg.inner.entries.iter().filter(|e| e.has_dynamic_offset);
+        // (With no offsets, the group has no dynamic entries to look at.)
+        let entries = if offsets.is_empty() {
+            &[][..]
+        } else {
+            &bg.inner.entries[..]
+        };
+        let dynamic = entries.iter().filter(|e| e.has_dynamic_offset);
         for (e, &off) in dynamic.zip(offsets) {
             let align = match e.ty {
                 BufferBindingType::Uniform => limits.min_uniform_buffer_offset_alignment,
@@ -322,18 +333,26 @@ impl<'e> ComputePass<'e> {
                     alignment: align,
                 });
             }
-            if e.offset + off as u64 + e.size > e.buffer.size() {
+            if e.offset + off as u64 + e.size > e.buffer.size {
                 return self.fail(PassError::DynamicOffsetOverrun {
                     index,
                     binding: e.binding,
                     offset: off,
                     start: e.offset + off as u64,
                     end: e.offset + off as u64 + e.size,
-                    buffer: e.buffer.ident(),
+                    buffer: e.buffer.clone(),
                 });
             }
         }
-        self.state.groups[slot] = Some((bg.clone(), offsets.to_vec()));
+        // The slot's offset list is reused: setting groups with dynamic
+        // offsets allocates nothing once it has grown.
+        let mut kept = self.state.groups[slot]
+            .take()
+            .map(|(_, v)| v)
+            .unwrap_or_default();
+        kept.clear();
+        kept.extend_from_slice(offsets);
+        self.state.groups[slot] = Some((bg.clone(), kept));
     }
 
     /// Set `data` at byte `offset` of the immediates (multiples of 4).
@@ -404,19 +423,33 @@ impl<'e> ComputePass<'e> {
         match ops.last_mut() {
             Some(op) if t.index == last && op.count < u32::MAX => op.count += 1,
             _ => {
+                let mut op = ops.ops()[t.index].clone();
+                op.count = 1;
                 t.index = ops.len();
-                ops.push(t.op.clone());
+                ops.push(op);
             }
         }
         true
     }
 
     fn dispatch(&mut self, grid: Grid) -> Result<(), DispatchError> {
+        // Lent out of the state for the dispatch (no reference count
+        // traffic per dispatch); nothing below sets the pipeline.
         let pipeline = self
             .state
             .pipeline
-            .clone()
+            .take()
             .ok_or(DispatchError::NoPipeline)?;
+        let r = self.dispatch_with(&pipeline, grid);
+        self.state.pipeline = Some(pipeline);
+        r
+    }
+
+    fn dispatch_with(
+        &mut self,
+        pipeline: &ComputePipeline,
+        grid: Grid,
+    ) -> Result<(), DispatchError> {
         let entry =
             pipeline
                 .inner
@@ -445,7 +478,7 @@ impl<'e> ComputePass<'e> {
         // hands back whatever the outcome.
         let storage = std::mem::take(&mut self.state.kernarg);
         let mut builder = KernargBuilder::reusing(&entry.kernel.info, storage);
-        let r = self.lower_dispatch(&pipeline, entry, &mut builder, grid);
+        let r = self.lower_dispatch(pipeline, entry, &mut builder, grid);
         self.state.kernarg = builder.into_storage();
         r
     }
@@ -516,15 +549,17 @@ impl<'e> ComputePass<'e> {
                     min: b.min_binding_size,
                 });
             }
-            let memory = e
-                .buffer
-                .memory()
-                .ok_or(DispatchError::InvalidBindingBuffer {
+            if !e.has_memory {
+                return Err(DispatchError::InvalidBindingBuffer {
                     group: b.group,
                     binding: b.binding,
-                })?;
-            if let Some(mut image) = e.texture {
-                image.base_address += memory.va();
+                });
+            }
+            if e.is_texture
+                && let Some(image) = &e.texture
+            {
+                let mut image = **image;
+                image.base_address += e.va;
                 let words = image
                     .encode()
                     .map_err(|source| DispatchError::TextureDescriptor {
@@ -532,10 +567,13 @@ impl<'e> ComputePass<'e> {
                         binding: b.binding,
                         source,
                     })?;
-                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                let mut bytes = [0u8; 32];
+                for (chunk, w) in bytes.chunks_exact_mut(4).zip(words) {
+                    chunk.copy_from_slice(&w.to_le_bytes());
+                }
                 builder.set(ArgRef::Index(b.arg_index), &bytes)?;
             } else {
-                builder.set_ptr(ArgRef::Index(b.arg_index), memory.va() + offset)?;
+                builder.set_ptr(ArgRef::Index(b.arg_index), e.va + offset)?;
             }
             if let Some((idx, size)) = b.size_arg {
                 let r = if size == 8 {
@@ -547,11 +585,11 @@ impl<'e> ComputePass<'e> {
             }
             let ty = if b.exact { b.ty } else { e.ty };
             let write = ty == (BufferBindingType::Storage { read_only: false });
-            let mut access = e.buffer.access(offset..offset + e.size, write);
+            let mut access = e.access(offset..offset + e.size, write);
             access.group = u8::try_from(b.group).unwrap_or(NOT_BOUND);
             access.binding = b.binding;
             accesses.push(access);
-            self.state.rec.use_buffer(&e.buffer);
+            self.state.rec.use_binding(bg, e);
         }
         // WebGPU usage scope: a writable storage range may not be bound again
         // in the same dispatch.
@@ -569,7 +607,7 @@ impl<'e> ComputePass<'e> {
                     let buffer = self.state.groups[b.group as usize]
                         .as_ref()
                         .and_then(|(bg, _)| bg.inner.entry(b.binding))
-                        .map(|e| e.buffer.ident());
+                        .map(|e| e.buffer.clone());
                     return Err(DispatchError::WritableAlias {
                         buffer: buffer.expect("binding resolved above"),
                     });
@@ -648,7 +686,6 @@ impl<'e> ComputePass<'e> {
                 self.state.template = Some(DispatchTemplate {
                     generation: self.state.generation,
                     counts,
-                    op: op.clone(),
                     index: ops.len(),
                 });
                 ops.push(op);

@@ -510,6 +510,20 @@ pub(super) fn write_slots(
                     {
                         return Ok(*raw);
                     }
+                    // The same kernel and grid with other bindings: the
+                    // packet differs in its kernarg address alone (held to
+                    // the alignment `dispatch_packet` checks).
+                    if let Some((w, _, f, raw)) = &last_packet
+                        && w.same_but_kernarg(d)
+                        && !d.patched
+                        && *f == fence
+                        && kernarg_va[i].is_multiple_of(16)
+                    {
+                        let mut raw = *raw;
+                        raw.0[DISPATCH_KERNARG_ADDRESS_WORD] = kernarg_va[i];
+                        last_packet = Some((d, kernarg_va[i], fence, raw));
+                        return Ok(raw);
+                    }
                     let (raw, _) = dispatch_packet(d, kernarg_va[i], fence)?;
                     last_packet = Some((d, kernarg_va[i], fence, raw));
                     Ok(raw)
@@ -648,6 +662,10 @@ pub(super) fn write_slots(
 /// The 64-bit word of a kernel-dispatch packet holding its completion
 /// signal (bytes 56..64, `hsa_kernel_dispatch_packet_t`).
 const DISPATCH_COMPLETION_SIGNAL_WORD: usize = 7;
+
+/// The 64-bit word of a kernel-dispatch packet holding `kernarg_address`
+/// (byte 40 of `hsa_kernel_dispatch_packet_t`, hsa.h).
+pub(super) const DISPATCH_KERNARG_ADDRESS_WORD: usize = 5;
 
 /// The packet of dispatch `d` with its kernarg block at `kernarg_va`, and
 /// the header word that publishes it (a patched dispatch's packet holds

@@ -46,11 +46,12 @@ pub(crate) struct Recording {
     /// Buffers dispatches reach through bind groups (and not already in
     /// `used`), checked at submit like `used`.
     pub bound: Vec<BufferId>,
-    /// The bind groups `bound` comes from: they keep the buffers' handles
-    /// (so their ids stay theirs) alive while the recording lives.
+    /// The bind groups passes bound (`keep_group`): they keep the buffers'
+    /// handles (so their ids stay theirs) alive while the recording lives.
     pub groups: Vec<BindGroup>,
-    /// The entry lists of `groups` (one each): a submission keeps these,
-    /// which hold the memory and not the device, until it completes.
+    /// The entry lists of the groups `bound` comes from: a submission
+    /// keeps these, which hold the memory and not the device, until it
+    /// completes.
     pub group_entries: Vec<Arc<[BoundBuffer]>>,
     /// The ids in `used` and `bound` (so adding one is not a scan).
     seen: BufferSet,
@@ -97,23 +98,36 @@ impl Recording {
         }
     }
 
-    /// Note the buffer of `entry`, an entry of `group`, as used by a
-    /// dispatch: its id goes to `bound` the first time, and the group is
-    /// kept unless it was the last one kept (a group bound for many
-    /// dispatches, or one whose buffers are all known, adds nothing).
+    /// Keep `group`, bound by a pass, for the recording's life; returns its
+    /// index in `groups` (a group bound again right away is kept once).
+    pub(crate) fn keep_group(&mut self, group: &BindGroup) -> usize {
+        if let Some(last) = self.groups.last()
+            && Arc::ptr_eq(&last.inner, &group.inner)
+        {
+            return self.groups.len() - 1;
+        }
+        self.groups.push(group.clone());
+        self.groups.len() - 1
+    }
+
+    /// Note buffer `id`, bound through kept group `kept`, as used by a
+    /// dispatch: the id goes to `bound` the first time, and the group's
+    /// entry list (which holds the buffer's memory for the submission) is
+    /// noted unless it was the last one noted.
     #[inline]
-    pub(crate) fn use_binding(&mut self, group: &BindGroup, entry: &BoundBuffer) {
-        if !self.seen.insert(entry.id) {
+    pub(crate) fn use_binding(&mut self, kept: usize, id: BufferId) {
+        if !self.seen.insert(id) {
             return;
         }
-        self.bound.push(entry.id);
+        self.bound.push(id);
+        let entries = &self.groups[kept].inner.entries;
         if !self
-            .groups
+            .group_entries
             .last()
-            .is_some_and(|g| Arc::ptr_eq(&g.inner, &group.inner))
+            .is_some_and(|last| Arc::ptr_eq(last, entries))
         {
-            self.groups.push(group.clone());
-            self.group_entries.push(group.inner.entries.clone());
+            let entries = entries.clone();
+            self.group_entries.push(entries);
         }
     }
 

@@ -45,14 +45,25 @@ pub struct ComputePassDescriptor<'a> {
 /// that recording from the pool starts with their storage.
 #[derive(Debug, Default)]
 pub(crate) struct PassScratch {
-    groups: Vec<Option<(BindGroup, Vec<u32>)>>,
+    groups: Vec<Option<BoundGroup>>,
     accesses: Vec<Access>,
     kernarg: Vec<u8>,
     immediate_bytes: Vec<u8>,
 }
 
+/// A bind group set at a slot: the group itself is kept by the pass's
+/// recording (`Recording::groups`, at index `kept`), so binding a group
+/// clones its handle once, for the recording, and dropping it waits for
+/// the recording.
+#[derive(Clone, Debug)]
+struct BoundGroup {
+    kept: usize,
+    /// The dynamic offsets (the list is reused by the next group set here).
+    offsets: Vec<u32>,
+}
+
 impl PassScratch {
-    /// Let go of the bind groups, keeping the storage.
+    /// Forget the bound groups, keeping the storage.
     pub(crate) fn clear(&mut self) {
         self.groups.clear();
         self.accesses.clear();
@@ -61,7 +72,7 @@ impl PassScratch {
 
 struct PassState {
     pipeline: Option<ComputePipeline>,
-    groups: Vec<Option<(BindGroup, Vec<u32>)>>,
+    groups: Vec<Option<BoundGroup>>,
     immediates: Vec<u8>,
     /// The 4-byte slots `set_immediates` wrote in this pass (bit n: bytes
     /// 4n..4n + 4): a WGSL entry point's dispatch needs those it reads, as
@@ -105,6 +116,15 @@ pub struct ComputePass<'e> {
     state: PassState,
     label: Option<String>,
     _encoder: PhantomData<&'e mut ()>,
+}
+
+impl PassState {
+    /// The bind group set at `slot`, its dynamic offsets and its index in
+    /// the recording's kept groups.
+    fn bound(&self, slot: usize) -> Option<(&BindGroup, &[u32], usize)> {
+        let g = self.groups.get(slot)?.as_ref()?;
+        Some((&self.rec.groups[g.kept], &g.offsets, g.kept))
+    }
 }
 
 impl<'e> ComputePass<'e> {
@@ -279,8 +299,7 @@ impl<'e> ComputePass<'e> {
             });
         }
         let slot = index as usize;
-        if let (Some(bg), Some(Some((current, current_offsets)))) =
-            (bg, self.state.groups.get(slot))
+        if let (Some(bg), Some((current, current_offsets, _))) = (bg, self.state.bound(slot))
             && Arc::ptr_eq(&bg.inner, &current.inner)
             && same_offsets(current_offsets, offsets)
         {
@@ -346,13 +365,17 @@ impl<'e> ComputePass<'e> {
         }
         // The slot's offset list is reused: setting groups with dynamic
         // offsets allocates nothing once it has grown.
-        let mut kept = self.state.groups[slot]
+        let mut list = self.state.groups[slot]
             .take()
-            .map(|(_, v)| v)
+            .map(|g| g.offsets)
             .unwrap_or_default();
-        kept.clear();
-        kept.extend_from_slice(offsets);
-        self.state.groups[slot] = Some((bg.clone(), kept));
+        list.clear();
+        list.extend_from_slice(offsets);
+        let kept = self.state.rec.keep_group(bg);
+        self.state.groups[slot] = Some(BoundGroup {
+            kept,
+            offsets: list,
+        });
     }
 
     /// Set `data` at byte `offset` of the immediates (multiples of 4).
@@ -461,11 +484,13 @@ impl<'e> ComputePass<'e> {
         // Every group of the layout must be bound, compatibly.
         for (i, layout) in pipeline.inner.groups.iter().enumerate() {
             let Some(layout) = layout else { continue };
-            let bound = self.state.groups.get(i).and_then(|g| g.as_ref());
-            let (bg, _) = bound.ok_or_else(|| DispatchError::MissingBindGroup {
-                index: i as u32,
-                pipeline: pipeline.label(),
-            })?;
+            let (bg, _, _) =
+                self.state
+                    .bound(i)
+                    .ok_or_else(|| DispatchError::MissingBindGroup {
+                        index: i as u32,
+                        pipeline: pipeline.label(),
+                    })?;
             if !bg.inner.layout.compatible(layout) {
                 return Err(DispatchError::IncompatibleBindGroup {
                     index: i as u32,
@@ -510,12 +535,12 @@ impl<'e> ComputePass<'e> {
         accesses: &mut Vec<Access>,
     ) -> Result<(), DispatchError> {
         for b in &entry.bindings {
-            let (bg, offsets) = self.state.groups[b.group as usize]
-                .as_ref()
-                .ok_or_else(|| DispatchError::MissingBindGroup {
+            let (bg, offsets, kept) = self.state.bound(b.group as usize).ok_or_else(|| {
+                DispatchError::MissingBindGroup {
                     index: b.group,
                     pipeline: pipeline.label(),
-                })?;
+                }
+            })?;
             if b.sampler.is_some() {
                 // The S# goes into its by-value argument; no memory is read.
                 let words = bg
@@ -589,7 +614,8 @@ impl<'e> ComputePass<'e> {
             access.group = u8::try_from(b.group).unwrap_or(NOT_BOUND);
             access.binding = b.binding;
             accesses.push(access);
-            self.state.rec.use_binding(bg, e);
+            let id = e.id;
+            self.state.rec.use_binding(kept, id);
         }
         // WebGPU usage scope: a writable storage range may not be bound again
         // in the same dispatch.
@@ -604,9 +630,10 @@ impl<'e> ComputePass<'e> {
                         .filter(|b| b.sampler.is_none())
                         .nth(i)
                         .expect("one access per binding that is not a sampler");
-                    let buffer = self.state.groups[b.group as usize]
-                        .as_ref()
-                        .and_then(|(bg, _)| bg.inner.entry(b.binding))
+                    let buffer = self
+                        .state
+                        .bound(b.group as usize)
+                        .and_then(|(bg, _, _)| bg.inner.entry(b.binding))
                         .map(|e| e.buffer.clone());
                     return Err(DispatchError::WritableAlias {
                         buffer: buffer.expect("binding resolved above"),

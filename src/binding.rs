@@ -230,8 +230,8 @@ pub struct BindGroupDescriptor<'a> {
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub(crate) struct BoundBuffer {
-    // The fields a dispatch reads come first (48 bytes: with the list's
-    // reference counts, one cache line for a group's first entry).
+    // The fields a dispatch reads come first (56 bytes, after the list's
+    // 16 bytes of reference counts).
     pub binding: u32,
     /// Which of `set_bind_group`'s dynamic offsets applies (dynamic-offset
     /// entries count in binding order).

@@ -4,7 +4,10 @@
 //! with equal entries are interchangeable (WebGPU's layout deduplication);
 //! a layout derived by a pipeline's auto layout is compatible only with
 //! itself (`origin` records the pipeline). A bind group resolves each entry
-//! to (buffer, offset, size) at creation, after the WebGPU checks; a
+//! to (buffer, offset, size) at creation, after the WebGPU checks, and
+//! lowers it there to what a dispatch needs (device address, registry key,
+//! memory; `BoundBuffer`), so binding a new group per dispatch reads one
+//! entry list and no buffer objects; a
 //! texture view resolves to its texture's buffer, the byte range of the
 //! view's layers and the view's image descriptor (`src/texture.rs`); a
 //! sampler resolves to its S# words (`src/sampler.rs`).
@@ -16,11 +19,14 @@ use wgpu_types::{BindGroupLayoutEntry, BindingType, BufferBindingType, BufferSiz
 use crate::Label;
 use crate::binding_limits::BindingCounts;
 use crate::buffer::Buffer;
+use crate::command::hazard::{Access, NOT_BOUND};
 use crate::device::DeviceShared;
 use crate::error::{
-    BindGroupError, BindGroupLayoutError, BufferRole, DeviceId, DeviceMismatch, LayoutIdent,
-    ObjectKind, SamplerBindingError, same_device,
+    BindGroupError, BindGroupLayoutError, BufferIdent, BufferRole, DeviceId, DeviceMismatch,
+    LayoutIdent, ObjectKind, SamplerBindingError, same_device,
 };
+use crate::placement::BufferMemory;
+use crate::registry::BufferId;
 use crate::sampler::Sampler;
 use crate::texture::TextureView;
 use aqueduct_isa::gfx11::image_desc::ImageDescriptor;
@@ -214,22 +220,97 @@ pub struct BindGroupDescriptor<'a> {
     pub entries: &'a [BindGroupEntry<'a>],
 }
 
-/// One resolved entry of a bind group.
+/// One resolved entry of a bind group, lowered at creation to what a
+/// dispatch needs: the binding's device address and the buffer's registry
+/// key and memory, so recording a dispatch reads this entry alone (not the
+/// buffer's handle and memory objects, one cache miss each when a pass
+/// binds a new group per dispatch). It holds no `Buffer`: a submission
+/// keeps the entry list alive, which keeps the memory (and not the device)
+/// alive until the submission completes.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub(crate) struct BoundBuffer {
+    // The fields a dispatch reads come first (56 bytes, after the list's
+    // 16 bytes of reference counts).
     pub binding: u32,
-    pub buffer: Buffer,
-    pub offset: u64,
-    pub size: u64,
-    pub ty: BufferBindingType,
-    pub has_dynamic_offset: bool,
     /// Which of `set_bind_group`'s dynamic offsets applies (dynamic-offset
     /// entries count in binding order).
     pub dynamic_index: Option<u32>,
+    pub ty: BufferBindingType,
+    pub has_dynamic_offset: bool,
+    /// The buffer's memory is fine-grained and host visible.
+    pub host_visible: bool,
+    /// The buffer has memory (it is valid): `memory` is Some.
+    pub has_memory: bool,
+    /// The entry binds a texture view: `texture` is Some.
+    pub is_texture: bool,
+    pub offset: u64,
+    pub size: u64,
+    /// The buffer memory's first device address (0 for an invalid buffer).
+    pub va: u64,
+    /// The buffer's key in the device registry (checked at submit).
+    pub id: BufferId,
+    /// None for an invalid buffer.
+    pub memory: Option<Arc<BufferMemory>>,
+    /// The buffer as error messages name it (its size bounds dynamic offsets).
+    pub buffer: BufferIdent,
     /// A texture view's image descriptor, its base address relative to
-    /// `buffer` (the texture's); `offset..offset + size` is then the range
+    /// the buffer (the texture's); `offset..offset + size` is then the range
     /// of the view's layers.
-    pub texture: Option<ImageDescriptor>,
+    pub texture: Option<Box<ImageDescriptor>>,
+}
+
+impl BoundBuffer {
+    /// `buffer`'s range `offset..offset + size`, bound as `ty`.
+    pub(crate) fn new(
+        binding: u32,
+        buffer: &Buffer,
+        offset: u64,
+        size: u64,
+        ty: BufferBindingType,
+        has_dynamic_offset: bool,
+        texture: Option<ImageDescriptor>,
+    ) -> Self {
+        let memory = buffer.memory().cloned();
+        BoundBuffer {
+            binding,
+            dynamic_index: None,
+            ty,
+            has_dynamic_offset,
+            host_visible: memory.as_ref().is_some_and(|m| m.placement.host_visible()),
+            has_memory: memory.is_some(),
+            is_texture: texture.is_some(),
+            offset,
+            size,
+            va: memory.as_ref().map_or(0, |m| m.va()),
+            id: buffer.inner.id,
+            memory,
+            buffer: buffer.ident(),
+            texture: texture.map(Box::new),
+        }
+    }
+
+    /// A device access to the buffer-relative `range` (as `Buffer::access`).
+    pub(crate) fn access(&self, range: std::ops::Range<u64>, write: bool) -> Access {
+        if !self.has_memory {
+            return Access {
+                range: 0..0,
+                write,
+                host_visible: false,
+                object: 0,
+                group: NOT_BOUND,
+                binding: 0,
+            };
+        }
+        Access {
+            range: self.va + range.start..self.va + range.end,
+            write,
+            host_visible: self.host_visible,
+            object: self.va,
+            group: NOT_BOUND,
+            binding: 0,
+        }
+    }
 }
 
 /// One resolved sampler entry of a bind group.
@@ -241,18 +322,26 @@ pub(crate) struct BoundSampler {
 }
 
 #[derive(Debug)]
+#[repr(C)]
 pub(crate) struct BindGroupInner {
+    // What `set_bind_group` and a dispatch read comes first, to share the
+    // cache line of the reference count (a pass binding a new group per
+    // dispatch meets each group cold).
     pub device: DeviceId,
-    pub label: Option<String>,
+    pub valid: bool,
+    /// Entries with a dynamic offset.
+    pub dynamic_count: u32,
     pub layout: BindGroupLayout,
     /// Sorted by binding; dynamic-offset entries in binding order are the
-    /// ones `set_bind_group`'s offsets apply to.
-    pub entries: Vec<BoundBuffer>,
+    /// ones `set_bind_group`'s offsets apply to. Shared: a recording and
+    /// then its submission hold the list while they use its memory.
+    pub entries: Arc<[BoundBuffer]>,
+    pub label: Option<String>,
+    /// The buffers the entries bind (in no order): the bind group keeps
+    /// their handles, and so their registry entries, alive.
+    pub _buffers: Vec<Buffer>,
     /// The sampler entries, sorted by binding.
     pub samplers: Vec<BoundSampler>,
-    /// Entries with a dynamic offset.
-    pub dynamic_count: usize,
-    pub valid: bool,
 }
 
 impl BindGroupInner {
@@ -291,7 +380,7 @@ impl BindGroup {
     }
 
     pub(crate) fn dynamic_count(&self) -> usize {
-        self.inner.dynamic_count
+        self.inner.dynamic_count as usize
     }
 }
 
@@ -303,6 +392,7 @@ pub(crate) fn create_bind_group(
     let limits = &device.limits;
     let label = || desc.label.map(str::to_string);
     let mut samplers: Vec<BoundSampler> = Vec::new();
+    let mut handles: Vec<Buffer> = Vec::new();
     let mut resolve = || -> Result<Vec<BoundBuffer>, BindGroupError> {
         layout.check_device(device)?;
         if !layout.inner.valid {
@@ -366,9 +456,10 @@ pub(crate) fn create_bind_group(
                     }));
                 }
                 (BindingResource::TextureView(view), _) => {
-                    let bound = crate::texture_binding::bind_view(device, le, view)
+                    let (bound, buffer) = crate::texture_binding::bind_view(device, le, view)
                         .map_err(texture_error)?;
                     out.push(bound);
+                    handles.push(buffer);
                     continue;
                 }
                 (BindingResource::Buffer(bb), _) => bb,
@@ -485,16 +576,16 @@ pub(crate) fn create_bind_group(
                     size,
                 });
             }
-            out.push(BoundBuffer {
-                binding: entry.binding,
-                buffer: buffer.clone(),
-                offset: bb.offset,
+            out.push(BoundBuffer::new(
+                entry.binding,
+                buffer,
+                bb.offset,
                 size,
                 ty,
                 has_dynamic_offset,
-                dynamic_index: None,
-                texture: None,
-            });
+                None,
+            ));
+            handles.push(buffer.clone());
         }
         out.sort_by_key(|b| b.binding);
         samplers.sort_by_key(|s| s.binding);
@@ -509,6 +600,7 @@ pub(crate) fn create_bind_group(
         Err(e) => {
             device.report(e);
             samplers.clear();
+            handles.clear();
             (Vec::new(), false)
         }
     };
@@ -517,8 +609,9 @@ pub(crate) fn create_bind_group(
             device: device.id,
             label: label(),
             layout,
-            dynamic_count: entries.iter().filter(|e| e.has_dynamic_offset).count(),
-            entries,
+            dynamic_count: entries.iter().filter(|e| e.has_dynamic_offset).count() as u32,
+            entries: entries.into(),
+            _buffers: handles,
             samplers,
             valid,
         }),

@@ -12,6 +12,7 @@ use wgpu_types::{
 use aqueduct_isa::gfx11::image_desc::{ImageDescriptor, ImageFormat};
 
 use crate::binding::BoundBuffer;
+use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::TextureBindingError;
 use crate::texture::{DEPTH_USAGES, SUPPORTED_USAGES, TextureView, image_format, is_depth};
@@ -193,12 +194,13 @@ fn sample_type_fits(
     }
 }
 
-/// The bound entry for `view` at layout entry `le`, after WebGPU's checks.
+/// The bound entry for `view` at layout entry `le`, after WebGPU's checks,
+/// and the texture's buffer (the bind group keeps the handle alive).
 pub(crate) fn bind_view(
     device: &DeviceShared,
     le: &BindGroupLayoutEntry,
     view: &TextureView,
-) -> Result<BoundBuffer, TextureBindingError> {
+) -> Result<(BoundBuffer, Buffer), TextureBindingError> {
     let shape = &view.inner.shape;
     let texture = view.texture();
     let (needed, layout_dimension, write) = match le.ty {
@@ -267,16 +269,16 @@ pub(crate) fn bind_view(
             view: shape.dimension,
         });
     }
-    Ok(BoundBuffer {
-        binding: le.binding,
-        buffer: buffer.clone(),
-        offset: shape.range.start,
-        size: shape.range.end - shape.range.start,
-        ty: BufferBindingType::Storage { read_only: !write },
-        has_dynamic_offset: false,
-        dynamic_index: None,
-        texture: Some(image),
-    })
+    let bound = BoundBuffer::new(
+        le.binding,
+        buffer,
+        shape.range.start,
+        shape.range.end - shape.range.start,
+        BufferBindingType::Storage { read_only: !write },
+        false,
+        Some(image),
+    );
+    Ok((bound, buffer.clone()))
 }
 
 /// A storage binding's T#: a bgra8unorm view binds as the same bytes under

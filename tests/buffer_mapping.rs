@@ -549,3 +549,68 @@ fn memory_kept_for_reuse_gives_way_to_a_new_buffer() {
     let bytes = aqueduct::util::read_mapped(&c.device, &tail).unwrap();
     assert_eq!(bytemuck::cast_slice::<u8, u32>(&bytes), &[7, 8, 9]);
 }
+
+/// Buffers a dispatch reaches through a bind group are checked at submit
+/// like copied ones: one destroyed after recording, or mapped, fails the
+/// submission, which names it; one whose handle the program dropped stays
+/// usable (its bind group keeps it) and the dispatch writes through it.
+#[test]
+fn bound_buffers_are_checked_at_submit_and_kept_alive_by_their_group() {
+    let c = ctx();
+    let module = kernel_module(&c.device, "vector_copy", [64, 1, 1]);
+    let p = auto_pipeline(&c.device, &module, "vector_copy");
+    let record = |bg: &BindGroup| {
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&p);
+            pass.set_immediates(0, &4u32.to_le_bytes());
+            pass.set_bind_group(0, bg, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        enc.finish()
+    };
+    let labelled = |label: &'static str, mapped_at_creation: bool| {
+        c.device.create_buffer(&BufferDescriptor {
+            label: Some(label),
+            size: 16,
+            usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+            mapped_at_creation,
+        })
+    };
+    let named = |buffer: &BufferIdent, label: &str| buffer.label.as_deref() == Some(label);
+    let src = storage_init(&c.device, &[1, 2, 3, 4]);
+
+    let destroyed = labelled("destroyed after recording", false);
+    let cb = record(&bind_group(&c.device, &p, 0, &[&src, &destroyed]));
+    destroyed.destroy();
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(e, ValidationError::Queue(QueueError::BufferDestroyed { index: 0, buffer })
+                if named(buffer, "destroyed after recording"))
+        },
+        || c.queue.submit([cb]),
+    );
+
+    let mapped = labelled("mapped at creation", true);
+    let cb = record(&bind_group(&c.device, &p, 0, &[&src, &mapped]));
+    expect_validation(
+        &c.device,
+        |e| {
+            matches!(e, ValidationError::Queue(QueueError::BufferMapped { index: 0, buffer })
+                if named(buffer, "mapped at creation"))
+        },
+        || c.queue.submit([cb]),
+    );
+    mapped.unmap();
+
+    let out = storage(&c.device, 16);
+    let dropped = storage_init(&c.device, &[5, 6, 7, 8]);
+    let bg = bind_group(&c.device, &p, 0, &[&dropped, &out]);
+    drop(dropped);
+    let cb = expect_valid(&c.device, || record(&bg));
+    drop(bg);
+    expect_valid(&c.device, || c.queue.submit([cb]));
+    assert_eq!(read_words(&c, &out), [5, 6, 7, 8]);
+}

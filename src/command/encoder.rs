@@ -7,7 +7,6 @@
 //! While a compute pass is open the encoder is locked: the pass borrows it
 //! mutably, and after `forget_lifetime` any encoder command is an error.
 
-use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -17,15 +16,16 @@ use wgpu_types::{
 };
 
 use super::arena::OpArena;
+use super::buffer_set::BufferSet;
 use super::lower::{self, DebugPacket, PacketRole};
 use super::pass::{ComputePass, ComputePassDescriptor, PassScratch};
+use crate::binding::{BindGroup, BoundBuffer};
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::{
     BufferRole, ClearError, CommandError, CopyError, CopyField, CopySide, EncoderError,
     ResolveQueryError, TimestampError,
 };
-use crate::id_hash::IdHash;
 use crate::lock_rank::{LockRank, Mutex};
 use crate::query::{QUERY_SLOT_SIZE, QuerySet};
 use crate::registry::BufferId;
@@ -40,10 +40,21 @@ pub type CommandBufferDescriptor<'a> = wgpu_types::CommandBufferDescriptor<crate
 #[derive(Debug, Default)]
 pub(crate) struct Recording {
     pub ops: OpArena,
-    /// Buffers the commands use (checked at submit: not destroyed, not mapped).
+    /// Buffers the commands use directly (copies, fills, queries, indirect
+    /// arguments), checked at submit: not destroyed, not mapped.
     pub used: Vec<Buffer>,
-    /// The ids in `used` (so adding one is not a scan of the list).
-    used_ids: HashSet<BufferId, IdHash>,
+    /// Buffers dispatches reach through bind groups (and not already in
+    /// `used`), checked at submit like `used`.
+    pub bound: Vec<BufferId>,
+    /// The bind groups passes bound (`keep_group`): they keep the buffers'
+    /// handles (so their ids stay theirs) alive while the recording lives.
+    pub groups: Vec<BindGroup>,
+    /// The entry lists of the groups `bound` comes from: a submission
+    /// keeps these, which hold the memory and not the device, until it
+    /// completes.
+    pub group_entries: Vec<Arc<[BoundBuffer]>>,
+    /// The ids in `used` and `bound` (so adding one is not a scan).
+    seen: BufferSet,
     pub executables: Vec<Arc<Executable>>,
     /// The first command that failed.
     pub error: Option<CommandError>,
@@ -60,8 +71,16 @@ impl Recording {
     /// Empty the recording, keeping its storage.
     pub(crate) fn clear(&mut self) {
         self.ops.clear();
+        for b in &self.used {
+            self.seen.remove(b.inner.id);
+        }
+        for &id in &self.bound {
+            self.seen.remove(id);
+        }
         self.used.clear();
-        self.used_ids.clear();
+        self.bound.clear();
+        self.groups.clear();
+        self.group_entries.clear();
         self.executables.clear();
         self.error = None;
         self.pass_scratch.clear();
@@ -74,9 +93,51 @@ impl Recording {
     }
 
     pub(crate) fn use_buffer(&mut self, b: &Buffer) {
-        if self.used_ids.insert(b.inner.id) {
+        if self.seen.insert(b.inner.id) {
             self.used.push(b.clone());
         }
+    }
+
+    /// Keep `group`, bound by a pass, for the recording's life; returns its
+    /// index in `groups` (a group bound again right away is kept once).
+    pub(crate) fn keep_group(&mut self, group: &BindGroup) -> usize {
+        if let Some(last) = self.groups.last()
+            && Arc::ptr_eq(&last.inner, &group.inner)
+        {
+            return self.groups.len() - 1;
+        }
+        self.groups.push(group.clone());
+        self.groups.len() - 1
+    }
+
+    /// Note buffer `id`, bound through kept group `kept`, as used by a
+    /// dispatch: the id goes to `bound` the first time, and the group's
+    /// entry list (which holds the buffer's memory for the submission) is
+    /// noted unless it was the last one noted.
+    #[inline]
+    pub(crate) fn use_binding(&mut self, kept: usize, id: BufferId) {
+        if !self.seen.insert(id) {
+            return;
+        }
+        self.bound.push(id);
+        let entries = &self.groups[kept].inner.entries;
+        if !self
+            .group_entries
+            .last()
+            .is_some_and(|last| Arc::ptr_eq(last, entries))
+        {
+            let entries = entries.clone();
+            self.group_entries.push(entries);
+        }
+    }
+
+    /// The bound buffer `id` as error messages name it.
+    pub(crate) fn bound_ident(&self, id: BufferId) -> Option<crate::error::BufferIdent> {
+        self.group_entries
+            .iter()
+            .flat_map(|entries| entries.iter())
+            .find(|e| e.id == id)
+            .map(|e| e.buffer.clone())
     }
 
     /// Add `other`'s commands after these; `other` is left with storage
@@ -92,14 +153,29 @@ impl Recording {
         } else {
             self.ops.append(&other.ops);
         }
-        if self.used.is_empty() {
-            // The common case again: take the pass's list and its id set.
+        if self.used.is_empty() && self.bound.is_empty() {
+            // The common case again: take the pass's lists and its id set.
             std::mem::swap(&mut self.used, &mut other.used);
-            std::mem::swap(&mut self.used_ids, &mut other.used_ids);
+            std::mem::swap(&mut self.bound, &mut other.bound);
+            std::mem::swap(&mut self.seen, &mut other.seen);
         } else {
             for b in &other.used {
                 self.use_buffer(b);
             }
+            for &id in &other.bound {
+                if self.seen.insert(id) {
+                    self.bound.push(id);
+                }
+            }
+        }
+        // Every group `other` kept stays kept (those whose buffers this
+        // recording already knew only keep memory alive a little longer).
+        if self.groups.is_empty() {
+            std::mem::swap(&mut self.groups, &mut other.groups);
+            std::mem::swap(&mut self.group_entries, &mut other.group_entries);
+        } else {
+            self.groups.append(&mut other.groups);
+            self.group_entries.append(&mut other.group_entries);
         }
         if self.executables.is_empty() {
             std::mem::swap(&mut self.executables, &mut other.executables);

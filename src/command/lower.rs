@@ -130,8 +130,14 @@ impl DispatchWork {
     /// clone of this dispatch in the same arena): the queue then places one
     /// kernarg block for both, and writes the same packet image.
     pub(crate) fn same_as(&self, other: &DispatchWork) -> bool {
-        self.kernarg == other.kernarg
-            && self.kernel_object == other.kernel_object
+        self.kernarg == other.kernarg && self.same_but_kernarg(other)
+    }
+
+    /// Whether `other` lowers to the same packet but for its kernarg
+    /// address (a dispatch of the same kernel and grid whose bindings
+    /// differ).
+    pub(crate) fn same_but_kernarg(&self, other: &DispatchWork) -> bool {
+        self.kernel_object == other.kernel_object
             && self.grid == other.grid
             && self.workgroup == other.workgroup
             && self.group_segment == other.group_segment

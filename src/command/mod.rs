@@ -3,6 +3,7 @@
 
 pub(crate) mod arena;
 pub(crate) mod blit;
+pub(crate) mod buffer_set;
 pub mod encoder;
 pub(crate) mod hazard;
 pub mod lower;

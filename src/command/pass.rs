@@ -45,14 +45,25 @@ pub struct ComputePassDescriptor<'a> {
 /// that recording from the pool starts with their storage.
 #[derive(Debug, Default)]
 pub(crate) struct PassScratch {
-    groups: Vec<Option<(BindGroup, Vec<u32>)>>,
+    groups: Vec<Option<BoundGroup>>,
     accesses: Vec<Access>,
     kernarg: Vec<u8>,
     immediate_bytes: Vec<u8>,
 }
 
+/// A bind group set at a slot: the group itself is kept by the pass's
+/// recording (`Recording::groups`, at index `kept`), so binding a group
+/// clones its handle once, for the recording, and dropping it waits for
+/// the recording.
+#[derive(Clone, Debug)]
+struct BoundGroup {
+    kept: usize,
+    /// The dynamic offsets (the list is reused by the next group set here).
+    offsets: Vec<u32>,
+}
+
 impl PassScratch {
-    /// Let go of the bind groups, keeping the storage.
+    /// Forget the bound groups, keeping the storage.
     pub(crate) fn clear(&mut self) {
         self.groups.clear();
         self.accesses.clear();
@@ -61,7 +72,7 @@ impl PassScratch {
 
 struct PassState {
     pipeline: Option<ComputePipeline>,
-    groups: Vec<Option<(BindGroup, Vec<u32>)>>,
+    groups: Vec<Option<BoundGroup>>,
     immediates: Vec<u8>,
     /// The 4-byte slots `set_immediates` wrote in this pass (bit n: bytes
     /// 4n..4n + 4): a WGSL entry point's dispatch needs those it reads, as
@@ -88,11 +99,12 @@ struct PassState {
 /// state and workgroup counts lower to the same packet, so repeating it
 /// raises the count of its op when that op is still the recording's last
 /// (no validation, kernarg building or allocation), else records one clone
-/// of it (its spans name the same accesses and kernarg bytes).
+/// of it (its spans name the same accesses and kernarg bytes). The op is
+/// read from the recording, not kept here: a dispatch that sets a new
+/// bind group lowers anew, and copying its op aside would be wasted.
 struct DispatchTemplate {
     generation: u64,
     counts: [u32; 3],
-    op: Op,
     /// Where the op sits in the pass's recording.
     index: usize,
 }
@@ -104,6 +116,15 @@ pub struct ComputePass<'e> {
     state: PassState,
     label: Option<String>,
     _encoder: PhantomData<&'e mut ()>,
+}
+
+impl PassState {
+    /// The bind group set at `slot`, its dynamic offsets and its index in
+    /// the recording's kept groups.
+    fn bound(&self, slot: usize) -> Option<(&BindGroup, &[u32], usize)> {
+        let g = self.groups.get(slot)?.as_ref()?;
+        Some((&self.rec.groups[g.kept], &g.offsets, g.kept))
+    }
 }
 
 impl<'e> ComputePass<'e> {
@@ -278,8 +299,7 @@ impl<'e> ComputePass<'e> {
             });
         }
         let slot = index as usize;
-        if let (Some(bg), Some(Some((current, current_offsets)))) =
-            (bg, self.state.groups.get(slot))
+        if let (Some(bg), Some((current, current_offsets, _))) = (bg, self.state.bound(slot))
             && Arc::ptr_eq(&bg.inner, &current.inner)
             && same_offsets(current_offsets, offsets)
         {
@@ -294,7 +314,11 @@ impl<'e> ComputePass<'e> {
             self.state.groups[slot] = None;
             return;
         };
-        if let Err(e) = bg.check_device(&self.device) {
+        // The ids first: the check's error names the group by its label,
+        // which a matching id needs no read of.
+        if bg.inner.device != self.device.id
+            && let Err(e) = bg.check_device(&self.device)
+        {
             self.state.groups[slot] = None;
             return self.fail(PassError::WrongDevice(e));
         }
@@ -308,7 +332,13 @@ impl<'e> ComputePass<'e> {
                 expected: bg.dynamic_count(),
             });
         }
-        let dynamic = bg.inner.entries.iter().filter(|e| e.has_dynamic_offset);
+        // (With no offsets, the group has no dynamic entries to look at.)
+        let entries = if offsets.is_empty() {
+            &[][..]
+        } else {
+            &bg.inner.entries[..]
+        };
+        let dynamic = entries.iter().filter(|e| e.has_dynamic_offset);
         for (e, &off) in dynamic.zip(offsets) {
             let align = match e.ty {
                 BufferBindingType::Uniform => limits.min_uniform_buffer_offset_alignment,
@@ -322,18 +352,30 @@ impl<'e> ComputePass<'e> {
                     alignment: align,
                 });
             }
-            if e.offset + off as u64 + e.size > e.buffer.size() {
+            if e.offset + off as u64 + e.size > e.buffer.size {
                 return self.fail(PassError::DynamicOffsetOverrun {
                     index,
                     binding: e.binding,
                     offset: off,
                     start: e.offset + off as u64,
                     end: e.offset + off as u64 + e.size,
-                    buffer: e.buffer.ident(),
+                    buffer: e.buffer.clone(),
                 });
             }
         }
-        self.state.groups[slot] = Some((bg.clone(), offsets.to_vec()));
+        // The slot's offset list is reused: setting groups with dynamic
+        // offsets allocates nothing once it has grown.
+        let mut list = self.state.groups[slot]
+            .take()
+            .map(|g| g.offsets)
+            .unwrap_or_default();
+        list.clear();
+        list.extend_from_slice(offsets);
+        let kept = self.state.rec.keep_group(bg);
+        self.state.groups[slot] = Some(BoundGroup {
+            kept,
+            offsets: list,
+        });
     }
 
     /// Set `data` at byte `offset` of the immediates (multiples of 4).
@@ -404,19 +446,33 @@ impl<'e> ComputePass<'e> {
         match ops.last_mut() {
             Some(op) if t.index == last && op.count < u32::MAX => op.count += 1,
             _ => {
+                let mut op = ops.ops()[t.index].clone();
+                op.count = 1;
                 t.index = ops.len();
-                ops.push(t.op.clone());
+                ops.push(op);
             }
         }
         true
     }
 
     fn dispatch(&mut self, grid: Grid) -> Result<(), DispatchError> {
+        // Lent out of the state for the dispatch (no reference count
+        // traffic per dispatch); nothing below sets the pipeline.
         let pipeline = self
             .state
             .pipeline
-            .clone()
+            .take()
             .ok_or(DispatchError::NoPipeline)?;
+        let r = self.dispatch_with(&pipeline, grid);
+        self.state.pipeline = Some(pipeline);
+        r
+    }
+
+    fn dispatch_with(
+        &mut self,
+        pipeline: &ComputePipeline,
+        grid: Grid,
+    ) -> Result<(), DispatchError> {
         let entry =
             pipeline
                 .inner
@@ -428,11 +484,13 @@ impl<'e> ComputePass<'e> {
         // Every group of the layout must be bound, compatibly.
         for (i, layout) in pipeline.inner.groups.iter().enumerate() {
             let Some(layout) = layout else { continue };
-            let bound = self.state.groups.get(i).and_then(|g| g.as_ref());
-            let (bg, _) = bound.ok_or_else(|| DispatchError::MissingBindGroup {
-                index: i as u32,
-                pipeline: pipeline.label(),
-            })?;
+            let (bg, _, _) =
+                self.state
+                    .bound(i)
+                    .ok_or_else(|| DispatchError::MissingBindGroup {
+                        index: i as u32,
+                        pipeline: pipeline.label(),
+                    })?;
             if !bg.inner.layout.compatible(layout) {
                 return Err(DispatchError::IncompatibleBindGroup {
                     index: i as u32,
@@ -445,7 +503,7 @@ impl<'e> ComputePass<'e> {
         // hands back whatever the outcome.
         let storage = std::mem::take(&mut self.state.kernarg);
         let mut builder = KernargBuilder::reusing(&entry.kernel.info, storage);
-        let r = self.lower_dispatch(&pipeline, entry, &mut builder, grid);
+        let r = self.lower_dispatch(pipeline, entry, &mut builder, grid);
         self.state.kernarg = builder.into_storage();
         r
     }
@@ -477,12 +535,12 @@ impl<'e> ComputePass<'e> {
         accesses: &mut Vec<Access>,
     ) -> Result<(), DispatchError> {
         for b in &entry.bindings {
-            let (bg, offsets) = self.state.groups[b.group as usize]
-                .as_ref()
-                .ok_or_else(|| DispatchError::MissingBindGroup {
+            let (bg, offsets, kept) = self.state.bound(b.group as usize).ok_or_else(|| {
+                DispatchError::MissingBindGroup {
                     index: b.group,
                     pipeline: pipeline.label(),
-                })?;
+                }
+            })?;
             if b.sampler.is_some() {
                 // The S# goes into its by-value argument; no memory is read.
                 let words = bg
@@ -516,15 +574,17 @@ impl<'e> ComputePass<'e> {
                     min: b.min_binding_size,
                 });
             }
-            let memory = e
-                .buffer
-                .memory()
-                .ok_or(DispatchError::InvalidBindingBuffer {
+            if !e.has_memory {
+                return Err(DispatchError::InvalidBindingBuffer {
                     group: b.group,
                     binding: b.binding,
-                })?;
-            if let Some(mut image) = e.texture {
-                image.base_address += memory.va();
+                });
+            }
+            if e.is_texture
+                && let Some(image) = &e.texture
+            {
+                let mut image = **image;
+                image.base_address += e.va;
                 let words = image
                     .encode()
                     .map_err(|source| DispatchError::TextureDescriptor {
@@ -532,10 +592,13 @@ impl<'e> ComputePass<'e> {
                         binding: b.binding,
                         source,
                     })?;
-                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                let mut bytes = [0u8; 32];
+                for (chunk, w) in bytes.chunks_exact_mut(4).zip(words) {
+                    chunk.copy_from_slice(&w.to_le_bytes());
+                }
                 builder.set(ArgRef::Index(b.arg_index), &bytes)?;
             } else {
-                builder.set_ptr(ArgRef::Index(b.arg_index), memory.va() + offset)?;
+                builder.set_ptr(ArgRef::Index(b.arg_index), e.va + offset)?;
             }
             if let Some((idx, size)) = b.size_arg {
                 let r = if size == 8 {
@@ -547,11 +610,12 @@ impl<'e> ComputePass<'e> {
             }
             let ty = if b.exact { b.ty } else { e.ty };
             let write = ty == (BufferBindingType::Storage { read_only: false });
-            let mut access = e.buffer.access(offset..offset + e.size, write);
+            let mut access = e.access(offset..offset + e.size, write);
             access.group = u8::try_from(b.group).unwrap_or(NOT_BOUND);
             access.binding = b.binding;
             accesses.push(access);
-            self.state.rec.use_buffer(&e.buffer);
+            let id = e.id;
+            self.state.rec.use_binding(kept, id);
         }
         // WebGPU usage scope: a writable storage range may not be bound again
         // in the same dispatch.
@@ -566,10 +630,11 @@ impl<'e> ComputePass<'e> {
                         .filter(|b| b.sampler.is_none())
                         .nth(i)
                         .expect("one access per binding that is not a sampler");
-                    let buffer = self.state.groups[b.group as usize]
-                        .as_ref()
-                        .and_then(|(bg, _)| bg.inner.entry(b.binding))
-                        .map(|e| e.buffer.ident());
+                    let buffer = self
+                        .state
+                        .bound(b.group as usize)
+                        .and_then(|(bg, _, _)| bg.inner.entry(b.binding))
+                        .map(|e| e.buffer.clone());
                     return Err(DispatchError::WritableAlias {
                         buffer: buffer.expect("binding resolved above"),
                     });
@@ -648,7 +713,6 @@ impl<'e> ComputePass<'e> {
                 self.state.template = Some(DispatchTemplate {
                     generation: self.state.generation,
                     counts,
-                    op: op.clone(),
                     index: ops.len(),
                 });
                 ops.push(op);

@@ -16,7 +16,7 @@ use crate::command::hazard::HazardTracker;
 use crate::command::lower::{self, Op, PacketRole, Work};
 use crate::device::DeviceShared;
 use crate::device_select::SanitizedDispatch;
-use crate::error::{DeviceError, Error, InternalError, QueueError, QueueWriteError};
+use crate::error::{BufferIdent, DeviceError, Error, InternalError, QueueError, QueueWriteError};
 use crate::registry::{BufferId, MapState, Owner};
 use crate::ring::RingBlock;
 use crate::trace::submission::SubmissionTrace;
@@ -52,32 +52,40 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
                 .into());
             }
             let reg = dev.registry();
-            for b in &cb.rec.used {
-                let buffer = || b.ident();
-                match reg.buffers.get(b.inner.id) {
-                    None => {
-                        return Err(QueueError::BufferGone {
-                            index,
-                            buffer: buffer(),
-                        }
-                        .into());
+            // A used buffer must still exist, not be destroyed and not be
+            // mapped or have a map pending (WebGPU's submit checks).
+            let check = |id: BufferId, buffer: &dyn Fn() -> BufferIdent| -> Result<(), Error> {
+                match reg.buffers.get(id) {
+                    None => Err(QueueError::BufferGone {
+                        index,
+                        buffer: buffer(),
                     }
-                    Some(s) if s.destroyed => {
-                        return Err(QueueError::BufferDestroyed {
-                            index,
-                            buffer: buffer(),
-                        }
-                        .into());
+                    .into()),
+                    Some(s) if s.destroyed => Err(QueueError::BufferDestroyed {
+                        index,
+                        buffer: buffer(),
                     }
+                    .into()),
                     Some(s) if !matches!(s.map, MapState::Unmapped) => {
-                        return Err(QueueError::BufferMapped {
+                        Err(QueueError::BufferMapped {
                             index,
                             buffer: buffer(),
                         }
-                        .into());
+                        .into())
                     }
-                    Some(_) => {}
+                    Some(_) => Ok(()),
                 }
+            };
+            for b in &cb.rec.used {
+                check(b.inner.id, &|| b.ident())?;
+            }
+            for &id in &cb.rec.bound {
+                check(id, &|| {
+                    cb.rec.bound_ident(id).unwrap_or(BufferIdent {
+                        label: None,
+                        size: 0,
+                    })
+                })?;
             }
         }
         Ok(())
@@ -122,6 +130,10 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
                         ops.memory.push(m.clone());
                     }
                 }
+                // The bound buffers' memory lives in their groups' entry
+                // lists, which move to the submission: no per-buffer count.
+                touched.extend_from_slice(&cb.rec.bound);
+                ops.groups.append(&mut cb.rec.group_entries);
                 keep.push(Box::new(std::mem::take(&mut cb.rec.executables)));
                 dev.recordings.give(cb.rec);
             }
@@ -498,6 +510,20 @@ pub(super) fn write_slots(
                     {
                         return Ok(*raw);
                     }
+                    // The same kernel and grid with other bindings: the
+                    // packet differs in its kernarg address alone (held to
+                    // the alignment `dispatch_packet` checks).
+                    if let Some((w, _, f, raw)) = &last_packet
+                        && w.same_but_kernarg(d)
+                        && !d.patched
+                        && *f == fence
+                        && kernarg_va[i].is_multiple_of(16)
+                    {
+                        let mut raw = *raw;
+                        raw.0[DISPATCH_KERNARG_ADDRESS_WORD] = kernarg_va[i];
+                        last_packet = Some((d, kernarg_va[i], fence, raw));
+                        return Ok(raw);
+                    }
                     let (raw, _) = dispatch_packet(d, kernarg_va[i], fence)?;
                     last_packet = Some((d, kernarg_va[i], fence, raw));
                     Ok(raw)
@@ -636,6 +662,10 @@ pub(super) fn write_slots(
 /// The 64-bit word of a kernel-dispatch packet holding its completion
 /// signal (bytes 56..64, `hsa_kernel_dispatch_packet_t`).
 const DISPATCH_COMPLETION_SIGNAL_WORD: usize = 7;
+
+/// The 64-bit word of a kernel-dispatch packet holding `kernarg_address`
+/// (byte 40 of `hsa_kernel_dispatch_packet_t`, hsa.h).
+pub(super) const DISPATCH_KERNARG_ADDRESS_WORD: usize = 5;
 
 /// The packet of dispatch `d` with its kernarg block at `kernarg_va`, and
 /// the header word that publishes it (a patched dispatch's packet holds

@@ -322,3 +322,36 @@ fn fault_summaries_name_what_is_known() {
         "GPU fault in an unidentified packet: illegal instruction"
     );
 }
+
+/// A dispatch packet built for another kernarg block differs from the
+/// first in the word `write_slots` patches when it reuses a packet for a
+/// dispatch whose bindings alone changed, and in no other.
+#[test]
+fn dispatch_packets_differ_only_in_the_patched_kernarg_word() {
+    use crate::command::arena::Span;
+    let work = lower::DispatchWork {
+        kernel_object: 0x7f00_1000,
+        kernel_name: Arc::from("k"),
+        grid: [256, 4, 1],
+        workgroup: [64, 2, 1],
+        group_segment: 128,
+        private_segment: 16,
+        kernarg: Span { start: 0, len: 64 },
+        kernarg_align: 16,
+        patched: false,
+        uniform_in_kernarg: None,
+    };
+    let fence = PacketFence {
+        barrier: true,
+        acquire: aqueduct_kfd::abi::FenceScope::Agent,
+        release: aqueduct_kfd::abi::FenceScope::System,
+    };
+    let (a, _) = super::submit::dispatch_packet(&work, 0x4000_0040, fence).expect("packet");
+    let (b, _) = super::submit::dispatch_packet(&work, 0x4000_0a00, fence).expect("packet");
+    let differing: Vec<usize> = (0..8).filter(|&w| a.0[w] != b.0[w]).collect();
+    assert_eq!(differing, [super::submit::DISPATCH_KERNARG_ADDRESS_WORD]);
+    assert_eq!(
+        b.0[super::submit::DISPATCH_KERNARG_ADDRESS_WORD],
+        0x4000_0a00
+    );
+}

@@ -207,7 +207,22 @@ override bias: f32 = 1.0;
 /// and its name, located in the source.
 #[test]
 fn unsupported_constructs_are_named_by_class() {
-    let cases: [(&str, UnsupportedKind, &str); 5] = [
+    let cases: [(&str, UnsupportedKind, &str); 6] = [
+        (
+            // An acceleration structure reaching a helper as an argument is
+            // refused by its type, still as a ray query construct.
+            "enable wgpu_ray_query;
+fn hit(a: acceleration_structure, d: vec3<f32>) -> u32 {
+    var rq: ray_query;
+    rayQueryInitialize(&rq, a, RayDesc(0u, 0xFFu, 0.1, 10.0, vec3<f32>(0.0), d));
+    return u32(rayQueryProceed(&rq));
+}
+@group(0) @binding(0) var acc: acceleration_structure;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(1) fn main() { o[0] = hit(acc, vec3<f32>(0.0, 0.0, 1.0)); }",
+            UnsupportedKind::RayQueries,
+            "acceleration structure",
+        ),
         (
             "enable wgpu_ray_query;
 @group(0) @binding(0) var acc: acceleration_structure;

@@ -283,7 +283,7 @@ impl FnEmitter<'_> {
         components: &[Handle<Expression>],
         span: naga::Span,
     ) -> EmitResult<Val> {
-        let lty = self.m.llvm_ty_of(ty).or_else(|e| unsupported(e, span))?;
+        let lty = self.m.lowered_ty_of(ty, span)?;
         let mut acc = Val::new(&lty, "poison");
         match self.m.module.types[ty].inner {
             TypeInner::Vector { .. } => {

@@ -232,9 +232,7 @@ impl<'a> FnEmitter<'a> {
 
     /// The LLVM type of `h`'s value.
     pub(crate) fn ty_of(&self, h: Handle<Expression>) -> EmitResult<String> {
-        self.m
-            .llvm_ty(self.inner_of(h))
-            .or_else(|e| unsupported(e, self.span_of(h)))
+        self.m.lowered_ty(self.inner_of(h), self.span_of(h))
     }
 
     /// Parameters carrying the module's buffers and private variables into
@@ -313,7 +311,7 @@ impl<'a> FnEmitter<'a> {
             let init = match local.init {
                 Some(e) => self.val(e)?,
                 None => {
-                    let ty = self.m.llvm_ty(inner).or_else(|e| unsupported(e, span))?;
+                    let ty = self.m.lowered_ty(inner, span)?;
                     Val::new(ty, "zeroinitializer")
                 }
             };
@@ -333,7 +331,7 @@ impl<'a> FnEmitter<'a> {
         let span = m.module.functions.get_span(handle);
         let mut params = Vec::new();
         for (i, arg) in fun.arguments.iter().enumerate() {
-            let ty = m.llvm_ty_of(arg.ty).or_else(|err| unsupported(err, span))?;
+            let ty = m.lowered_ty_of(arg.ty, span)?;
             let name = format!("%a{i}");
             params.push(format!("{ty} {name}"));
             let value = match m.module.types[arg.ty].inner {
@@ -374,7 +372,7 @@ impl<'a> FnEmitter<'a> {
             }
         }
         e.ret_ty = match fun.result {
-            Some(ref r) => Some(m.llvm_ty_of(r.ty).or_else(|err| unsupported(err, span))?),
+            Some(ref r) => Some(m.lowered_ty_of(r.ty, span)?),
             None => None,
         };
         e.init_locals()?;

@@ -178,10 +178,7 @@ impl FnEmitter<'_> {
         match (&arg.binding, &self.m.module.types[arg.ty].inner) {
             (Some(naga::Binding::BuiltIn(b)), _) => self.builtin(*b, geo, wg, span),
             (None, TypeInner::Struct { members, .. }) => {
-                let ty = self
-                    .m
-                    .llvm_ty_of(arg.ty)
-                    .or_else(|e| unsupported(e, span))?;
+                let ty = self.m.lowered_ty_of(arg.ty, span)?;
                 let mut acc = Val::new(&ty, "poison");
                 for (i, m) in members.iter().enumerate() {
                     let Some(naga::Binding::BuiltIn(b)) = m.binding else {

@@ -270,7 +270,7 @@ impl FnEmitter<'_> {
         span: naga::Span,
     ) -> EmitResult<Val> {
         let inner = self.pointee_inner(&pointee).clone();
-        let ty = self.m.llvm_ty(&inner).or_else(|e| unsupported(e, span))?;
+        let ty = self.m.lowered_ty(&inner, span)?;
         let pt = format!("ptr addrspace({})", p.space);
         match inner {
             TypeInner::Scalar(s) if s.kind == ScalarKind::Bool => {
@@ -467,7 +467,7 @@ impl FnEmitter<'_> {
                         span,
                     );
                 }
-                let ety = self.m.llvm_ty_of(base).or_else(|e| unsupported(e, span))?;
+                let ety = self.m.lowered_ty_of(base, span)?;
                 for i in 0..n {
                     let e = self.defv(&ety, &format!("extractvalue {}, {i}", value.typed()));
                     let q = self.offset_ptr(p, i * stride);
@@ -476,7 +476,7 @@ impl FnEmitter<'_> {
             }
             TypeInner::Struct { ref members, .. } => {
                 for (i, m) in members.iter().enumerate() {
-                    let ety = self.m.llvm_ty_of(m.ty).or_else(|e| unsupported(e, span))?;
+                    let ety = self.m.lowered_ty_of(m.ty, span)?;
                     let e = self.defv(&ety, &format!("extractvalue {}, {i}", value.typed()));
                     let q = self.offset_ptr(p, m.offset);
                     self.store_unchecked(&q, Pointee::Handle(m.ty), &e, span)?;

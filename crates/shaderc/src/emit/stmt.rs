@@ -176,18 +176,12 @@ impl FnEmitter<'_> {
                 );
                 match (result, &callee.result) {
                     (Some(r), Some(res)) => {
-                        let ty = self
-                            .m
-                            .llvm_ty_of(res.ty)
-                            .or_else(|e| unsupported(e, span))?;
+                        let ty = self.m.lowered_ty_of(res.ty, span)?;
                         let v = self.defv(&ty, &format!("call {ty} {call}"));
                         self.values[r.index()] = Some(Value::Val(v));
                     }
                     (None, Some(res)) => {
-                        let ty = self
-                            .m
-                            .llvm_ty_of(res.ty)
-                            .or_else(|e| unsupported(e, span))?;
+                        let ty = self.m.lowered_ty_of(res.ty, span)?;
                         self.inst(&format!("call {ty} {call}"));
                     }
                     _ => self.inst(&format!("call void {call}")),

@@ -9,6 +9,7 @@
 use naga::{Scalar, ScalarKind, TypeInner, VectorSize};
 
 use super::ModuleCtx;
+use crate::error::{EmitResult, UnsupportedKind, unsupported_as};
 
 /// LLVM address spaces of the amdgcn target.
 pub(crate) const AS_GLOBAL: u32 = 1;
@@ -117,6 +118,42 @@ impl ModuleCtx<'_> {
             TypeInner::Sampler { .. } => super::image::SAMPLER_TY.to_string(),
             ref other => return Err(format!("type {}", type_kind_name(other))),
         })
+    }
+
+    /// The class of a type `llvm_ty` refuses: what it holds decides, so an
+    /// acceleration structure reached through a struct or array is still
+    /// reported as a ray query construct.
+    pub(crate) fn type_refusal_kind(&self, inner: &TypeInner) -> UnsupportedKind {
+        match *inner {
+            TypeInner::AccelerationStructure { .. } | TypeInner::RayQuery { .. } => {
+                UnsupportedKind::RayQueries
+            }
+            TypeInner::BindingArray { .. } => UnsupportedKind::BindingArrays,
+            TypeInner::CooperativeMatrix { .. } => UnsupportedKind::CooperativeMatrices,
+            TypeInner::Array { base, .. } => self.type_refusal_kind(&self.module.types[base].inner),
+            TypeInner::Struct { ref members, .. } => members
+                .iter()
+                .map(|m| self.type_refusal_kind(&self.module.types[m.ty].inner))
+                .find(|k| *k != UnsupportedKind::Other)
+                .unwrap_or(UnsupportedKind::Other),
+            _ => UnsupportedKind::Other,
+        }
+    }
+
+    /// The LLVM value type of `inner`, or an unsupported error at `span`
+    /// classed by [`Self::type_refusal_kind`].
+    pub(crate) fn lowered_ty(&self, inner: &TypeInner, span: naga::Span) -> EmitResult<String> {
+        self.llvm_ty(inner)
+            .or_else(|why| unsupported_as(self.type_refusal_kind(inner), why, span))
+    }
+
+    /// [`Self::lowered_ty`] of a type handle.
+    pub(crate) fn lowered_ty_of(
+        &self,
+        ty: naga::Handle<naga::Type>,
+        span: naga::Span,
+    ) -> EmitResult<String> {
+        self.lowered_ty(&self.module.types[ty].inner, span)
     }
 
     /// The element count of a fixed-size array: a constant, or an

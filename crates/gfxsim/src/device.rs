@@ -207,6 +207,12 @@ impl SimDevice {
         self.stats.snapshot()
     }
 
+    /// Bytes of freed VRAM whose host memory gfxsim keeps to back the next
+    /// VRAM BO of the same GPU, flags and size (charged to no GPU).
+    pub fn pooled_vram(&self) -> u64 {
+        self.memory.pooled_vram()
+    }
+
     /// Count every dispatch launched from now on (`on`), or none: wave
     /// instructions by class, global-memory bytes and occupancy, kept by
     /// completion signal until [`SimDevice::dispatch_counters`] takes them

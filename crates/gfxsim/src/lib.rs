@@ -57,6 +57,7 @@ pub use dispatch_counters::{COUNTER_LOG_LIMIT, DispatchCounters, Occupancy, Occu
 pub use gpu::{GPUVM_USER_BASE, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
 pub use memory::POPULATE_LIMIT;
 pub use memory::fresh_vram::{AMDGPU_POISON, FRESH_VRAM_ENV, FreshVram, POISON_LIMIT};
+pub use memory::vram_pool::POOL_LIMIT;
 pub use part::{CacheLevel, ISA_ENV, PART_ENV, PartProperties, SimPart, SimPartError};
 pub use sanitizer::{
     Access, Allocation, Finding, SANITIZE_ENV, SanitizeParseError, SanitizerConfig,

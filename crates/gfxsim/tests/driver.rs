@@ -305,6 +305,87 @@ fn fresh_vram_reads_the_drivers_poison() {
     assert_eq!(first_dwords(&zero, vram), (0, 0));
 }
 
+/// A freed VRAM BO's memory backs the next BO of its GPU, flags and size
+/// (memory/vram_pool.rs), and that BO reads exactly as a new one through
+/// both views, whatever the last owner wrote: the poison up to
+/// POISON_LIMIT and zeros after it, or zeros throughout under
+/// `FreshVram::Zero`. Memory the runtime mapped or exported never comes
+/// back.
+#[test]
+fn recycled_vram_reads_as_new_vram() {
+    use aqueduct_gfxsim::{AMDGPU_POISON, FreshVram, POISON_LIMIT};
+    let vram = alloc_flags::VRAM | alloc_flags::WRITABLE | alloc_flags::PUBLIC;
+    let size = POISON_LIMIT + 2 * PAGE;
+    let free = |h: &Harness, handle: u64| {
+        h.dev
+            .free_memory_of_gpu(&mut FreeMemoryOfGpuArgs { handle })
+            .unwrap()
+    };
+    let device_view = |h: &Harness, va: u64| {
+        h.dev
+            .with_gpu_memory(h.gpu_id, |m| m.translate(va, size, Access::Write).unwrap())
+            .unwrap()
+    };
+    for fresh in [FreshVram::Poison, FreshVram::Zero] {
+        let h = Harness::with_config(SimConfig {
+            fresh_vram: fresh,
+            ..SimConfig::default()
+        });
+        let old = h.alloc_args(size, vram).unwrap();
+        h.map(old.handle, &[h.gpu_id]).unwrap();
+        // SAFETY: translate gave `size` writable bytes of the BO.
+        unsafe { std::ptr::write_bytes(device_view(&h, old.va_addr), 0x5a, size as usize) };
+        h.unmap(old.handle, &[h.gpu_id]).unwrap();
+        free(&h, old.handle);
+        assert_eq!(h.dev.pooled_vram(), size, "{fresh:?}");
+
+        let new = h.alloc_args(size, vram).unwrap();
+        assert_eq!(h.dev.pooled_vram(), 0, "{fresh:?}");
+        // SAFETY: alloc_args reserved the VA for this BO.
+        unsafe {
+            h.dev
+                .mmap_render_node(h.gpu_id, new.va_addr, size, new.mmap_offset)
+        }
+        .unwrap();
+        h.map(new.handle, &[h.gpu_id]).unwrap();
+        let poisoned = match fresh {
+            FreshVram::Poison => POISON_LIMIT / 4,
+            FreshVram::Zero => 0,
+        } as usize;
+        let mut expected = vec![AMDGPU_POISON; poisoned];
+        expected.resize((size / 4) as usize, 0);
+        for view in [new.va_addr as *mut u8, device_view(&h, new.va_addr)] {
+            // SAFETY: both views hold the BO's `size` bytes, u32-aligned.
+            let words = unsafe { std::slice::from_raw_parts(view.cast::<u32>(), expected.len()) };
+            assert!(words == expected.as_slice(), "{fresh:?}");
+        }
+        // The runtime mapped it: its memory is gone for good when freed.
+        h.unmap(new.handle, &[h.gpu_id]).unwrap();
+        free(&h, new.handle);
+        assert_eq!(h.dev.pooled_vram(), 0, "{fresh:?}");
+    }
+
+    // An exported BO's memfd outlives it in the fd's holders.
+    let h = Harness::new();
+    let exported = h.alloc_args(2 * PAGE, vram).unwrap();
+    let mut export = ExportDmabufArgs {
+        handle: exported.handle,
+        flags: DMABUF_EXPORT_CLOEXEC,
+        ..Default::default()
+    };
+    h.dev.export_dmabuf(&mut export).unwrap();
+    free(&h, exported.handle);
+    assert_eq!(h.dev.pooled_vram(), 0);
+    // SAFETY: EXPORT_DMABUF handed this test the fd, and nothing else owns it.
+    drop(unsafe {
+        <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(export.dmabuf_fd as i32)
+    });
+    // A BO only the GPU saw does come back.
+    let private = h.alloc_args(2 * PAGE, vram).unwrap();
+    free(&h, private.handle);
+    assert_eq!(h.dev.pooled_vram(), 2 * PAGE);
+}
+
 #[test]
 fn map_unmap_free_and_their_errors() {
     let h = Harness::with_gpus(2);

@@ -10,10 +10,16 @@
 //! USERPTR BOs use the caller's memory directly. The memfd is also what
 //! EXPORT_DMABUF hands out (a dup of it), so a BO imported from it, in
 //! this process or another, maps the same pages.
+//!
+//! A backing whose memfd never left gfxsim (never exported, never mapped
+//! by the runtime, never imported) is "private": only gfxsim's own view
+//! reaches its pages, so a freed VRAM BO's private backing can be handed
+//! to a new BO (vram_pool.rs) without any earlier holder seeing it.
 
 use std::os::fd::{AsFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use rustix::fs::{MemfdFlags, ftruncate, memfd_create};
+use rustix::fs::{FallocateFlags, MemfdFlags, fallocate, ftruncate, memfd_create};
 use rustix::io::Errno;
 use rustix::mm::{MapFlags, ProtFlags, mmap, munmap};
 
@@ -26,6 +32,9 @@ pub struct Backing {
     size: u64,
     /// The memfd, for VRAM/GTT and device pages; None for USERPTR.
     fd: Option<OwnedFd>,
+    /// The memfd or a mapping of it left gfxsim: a dup was handed out, the
+    /// runtime mapped it, or it came in from outside.
+    escaped: AtomicBool,
 }
 
 impl Backing {
@@ -44,7 +53,9 @@ impl Backing {
         if size == 0 {
             return Err(std::io::Error::from(Errno::INVAL));
         }
-        Backing::map_shared(fd, size)
+        let backing = Backing::map_shared(fd, size)?;
+        backing.escaped.store(true, Ordering::Relaxed);
+        Ok(backing)
     }
 
     /// `fd`'s first `size` bytes mapped shared and read-write at an address
@@ -69,6 +80,7 @@ impl Backing {
             ptr: ptr as usize,
             size,
             fd: Some(fd),
+            escaped: AtomicBool::new(false),
         })
     }
 
@@ -77,6 +89,7 @@ impl Backing {
     /// USERPTR memory.
     pub fn dup_fd(&self) -> Option<Result<OwnedFd, Errno>> {
         let fd = self.fd.as_ref()?;
+        self.escaped.store(true, Ordering::Relaxed);
         Some(rustix::io::fcntl_dupfd_cloexec(fd, 0))
     }
 
@@ -87,7 +100,32 @@ impl Backing {
             ptr: ptr as usize,
             size,
             fd: None,
+            escaped: AtomicBool::new(true),
         }
+    }
+
+    /// Whether only gfxsim's own view reaches this memfd's pages (see the
+    /// module comment).
+    pub fn is_private(&self) -> bool {
+        self.fd.is_some() && !self.escaped.load(Ordering::Relaxed)
+    }
+
+    /// Give `[offset, offset+len)` of the memfd back to the host, so it
+    /// reads zero again (fallocate PUNCH_HOLE, KEEP_SIZE: the size stays).
+    pub fn punch_hole(&self, offset: u64, len: u64) -> std::io::Result<()> {
+        let Some(fd) = &self.fd else {
+            return Err(std::io::Error::from(Errno::INVAL));
+        };
+        if len == 0 {
+            return Ok(());
+        }
+        fallocate(
+            fd,
+            FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE,
+            offset,
+            len,
+        )?;
+        Ok(())
     }
 
     pub fn ptr(&self) -> *mut u8 {
@@ -133,6 +171,7 @@ impl Backing {
             return Err(std::io::Error::from(Errno::INVAL));
         };
         let len = usize::try_from(len).map_err(|_| std::io::Error::from(Errno::INVAL))?;
+        self.escaped.store(true, Ordering::Relaxed);
         // SAFETY: the caller guarantees it owns the range being replaced.
         unsafe {
             mmap(

@@ -23,6 +23,12 @@
 //! stay untouched and read zero, which a real BO may also hold, so a large
 //! reservation the program barely uses (a 24 GiB BO, a queue's context-save
 //! area) stays cheap.
+//!
+//! A BO given a recycled backing (vram_pool.rs) reads exactly what a new one
+//! reads: [`FreshVram::refill`] rewrites the poisoned part and gives every
+//! other byte back to the host, so it reads zero.
+
+use super::backing::Backing;
 
 /// Environment variable that selects [`FreshVram`]: `poison` (the default)
 /// or `zero`.
@@ -86,6 +92,26 @@ impl FreshVram {
         // and `dwords * 4 <= len`.
         let words = unsafe { std::slice::from_raw_parts_mut(ptr.cast::<u32>(), dwords) };
         words.fill(AMDGPU_POISON.to_le());
+    }
+
+    /// Make `backing`, a private memfd backing a freed VRAM BO left with
+    /// any contents, read as a new BO's: the poison over its first
+    /// [`POISON_LIMIT`] bytes (pages the first fill committed, so no faults
+    /// and no kernel zeroing), zeros after them, or zeros throughout for
+    /// [`FreshVram::Zero`]. Zeros come from punching the range out of the
+    /// memfd rather than writing it, which touches no page the new owner
+    /// does not.
+    pub fn refill(self, backing: &Backing) -> std::io::Result<()> {
+        let size = backing.size();
+        let poisoned = match self {
+            FreshVram::Poison => size.min(POISON_LIMIT),
+            FreshVram::Zero => 0,
+        };
+        backing.punch_hole(poisoned, size - poisoned)?;
+        // SAFETY: the backing's own mapping holds `size` bytes, page
+        // aligned, and the caller owns the backing alone.
+        unsafe { self.fill(backing.ptr(), size) };
+        Ok(())
     }
 }
 

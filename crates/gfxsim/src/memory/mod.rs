@@ -21,6 +21,7 @@ pub mod bo;
 pub mod dmabuf;
 pub mod fresh_vram;
 pub mod vm;
+pub mod vram_pool;
 
 use std::sync::{Arc, Mutex};
 
@@ -37,6 +38,7 @@ use backing::Backing;
 use bo::{Bo, BoTable, MemType};
 use fresh_vram::FreshVram;
 use vm::Mapping;
+use vram_pool::{POOL_LIMIT, VramPool};
 
 pub const PAGE_SIZE: u64 = 4096;
 
@@ -70,6 +72,8 @@ pub struct Memory {
     gtt_limit: u64,
     /// What new VRAM BOs hold.
     fresh_vram: FreshVram,
+    /// Freed VRAM backings for the next BO of the same size.
+    vram_pool: VramPool,
 }
 
 impl Memory {
@@ -82,7 +86,14 @@ impl Memory {
             gtt_used: Mutex::new(0),
             gtt_limit: system_memory / 16 * 15,
             fresh_vram,
+            vram_pool: VramPool::new(POOL_LIMIT),
         }
+    }
+
+    /// Bytes of freed VRAM backing kept for reuse (vram_pool.rs); not
+    /// charged to any GPU.
+    pub fn pooled_vram(&self) -> u64 {
+        self.vram_pool.bytes()
     }
 
     fn bos(&self) -> std::sync::MutexGuard<'_, BoTable> {
@@ -146,8 +157,7 @@ impl Memory {
             MemType::Vram | MemType::Gtt => {
                 self.reserve(gpu, mem_type, args.size)
                     .map_err(|e| err(NAME, e))?;
-                let name = dmabuf::memfd_name(gpu.gpu_id, args.flags);
-                let backing = match Backing::new_memfd(&name, args.size) {
+                let backing = match self.new_backing(gpu.gpu_id, mem_type, args) {
                     Ok(b) => b,
                     Err(e) => {
                         self.release(gpu, mem_type, args.size);
@@ -155,11 +165,6 @@ impl Memory {
                         return Err(err(NAME, Errno::NOMEM));
                     }
                 };
-                if mem_type == MemType::Vram {
-                    // SAFETY: the backing is a fresh mapping of `size` bytes
-                    // (page aligned) that nothing else has seen.
-                    unsafe { self.fresh_vram.fill(backing.ptr(), args.size) };
-                }
                 (Arc::new(backing), bos.next_render_offset(args.size), true)
             }
             MemType::UserPtr => {
@@ -225,6 +230,39 @@ impl Memory {
         Ok(())
     }
 
+    /// The backing of a new VRAM/GTT BO: a pooled VRAM one if one fits,
+    /// else a new memfd (after emptying the pool if the host refuses one),
+    /// holding what a new BO of its type holds.
+    fn new_backing(
+        &self,
+        gpu_id: u32,
+        mem_type: MemType,
+        args: &AllocMemoryOfGpuArgs,
+    ) -> std::io::Result<Backing> {
+        let vram = mem_type == MemType::Vram;
+        if vram
+            && let Some(backing) =
+                self.vram_pool
+                    .take(gpu_id, args.flags, args.size, self.fresh_vram)
+        {
+            return Ok(backing);
+        }
+        let name = dmabuf::memfd_name(gpu_id, args.flags);
+        let backing = Backing::new_memfd(&name, args.size).or_else(|e| {
+            if self.vram_pool.bytes() == 0 {
+                return Err(e);
+            }
+            self.vram_pool.clear();
+            Backing::new_memfd(&name, args.size)
+        })?;
+        if vram {
+            // SAFETY: the backing is a fresh mapping of `size` bytes
+            // (page aligned) that nothing else has seen.
+            unsafe { self.fresh_vram.fill(backing.ptr(), args.size) };
+        }
+        Ok(backing)
+    }
+
     fn reserve(&self, gpu: &Gpu, mem_type: MemType, size: u64) -> Result<(), Errno> {
         match mem_type {
             MemType::Vram => {
@@ -286,6 +324,14 @@ impl Memory {
             self.release(gpu, bo.mem_type, bo.size);
         }
         tracing::trace!("{NAME}: handle {:#x}", bo.handle);
+        // A VRAM backing nothing else holds any more may serve the next BO
+        // of its size (the pool keeps private ones only).
+        if bo.mem_type == MemType::Vram
+            && !bo.imported
+            && let Ok(backing) = Arc::try_unwrap(bo.backing)
+        {
+            self.vram_pool.give(bo.gpu_id, bo.flags, backing);
+        }
         Ok(())
     }
 

@@ -22,6 +22,8 @@ pub(crate) mod fast_vopd;
 mod half_ops;
 pub(crate) mod int32;
 pub(crate) mod mfma;
+mod mfma_form;
+mod minifloat;
 mod pk_f32;
 pub(crate) mod sdwa;
 pub(crate) mod transcendental;

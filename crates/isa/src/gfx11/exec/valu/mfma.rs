@@ -26,8 +26,10 @@
 //!
 //! Not modelled (refused by name): a partial EXEC and a non-zero constant
 //! C (the guide does not say what the matrix core does with either), and
-//! the sparse SMFMAC ops (`v_smfmac_*`, gfx942), whose compressed A and
-//! index operand gfxsim does not model yet.
+//! the sparse SMFMAC ops (`v_smfmac_*`, gfx942). The calculator places
+//! their compressed A (two of each four K elements) and the 2-bit index
+//! fields, but neither it nor the guide says which index field pairs with
+//! which stored element, nor what equal or descending indices produce.
 
 use half::{bf16, f16};
 

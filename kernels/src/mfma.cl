@@ -15,6 +15,9 @@ typedef float floatx32 __attribute__((ext_vector_type(32)));
 typedef half halfx4 __attribute__((ext_vector_type(4)));
 typedef short shortx2 __attribute__((ext_vector_type(2)));
 typedef short shortx4 __attribute__((ext_vector_type(4)));
+typedef short shortx8 __attribute__((ext_vector_type(8)));
+typedef half halfx8 __attribute__((ext_vector_type(8)));
+typedef int intx2 __attribute__((ext_vector_type(2)));
 typedef int intx4 __attribute__((ext_vector_type(4)));
 typedef int intx16 __attribute__((ext_vector_type(16)));
 typedef int intx32 __attribute__((ext_vector_type(32)));
@@ -58,6 +61,16 @@ MFMA_MOD(mfma_f32_4x4x4f16_cbsz3_abid5_blgp6, __builtin_amdgcn_mfma_f32_4x4x4f16
 MFMA_MOD(mfma_i32_32x32x4i8_cbsz1_abid1_blgp1, __builtin_amdgcn_mfma_i32_32x32x4i8, int,
          intx32, 1, 1, 1)
 
+// kernel `name`: D = builtin(A, B, C, index, 0, abid) (sparse A, gfx942).
+#define SMFMA_ABID(name, builtin, TA, TB, TC, abid)                                    \
+    kernel void name(global const TA *a, global const TB *b, global const TC *c,       \
+                     global const int *index, global TC *d) {                           \
+        uint l = LID_X();                                                               \
+        d[l] = builtin(a[l], b[l], c[l], index[l], 0, abid);                            \
+    }
+#define SMFMAC(form, TA, TB, TC)                                                       \
+    SMFMA_ABID(smfmac_##form, __builtin_amdgcn_smfmac_##form, TA, TB, TC, 0)
+
 #if defined(__gfx90a__)
 // gfx90a only: the older i8 and bf16 forms (gfx942 dropped them).
 MFMA(i32_32x32x8i8, int, intx16)
@@ -83,4 +96,22 @@ MFMA(f32_32x32x16_fp8_bf8, long, floatx16)
 MFMA(f32_32x32x16_fp8_fp8, long, floatx16)
 // gfx942 reads an f64 op's BLGP as negations of A, B and C (neg:[1,0,1] here).
 MFMA_MOD(mfma_f64_4x4x4f64_blgp5, __builtin_amdgcn_mfma_f64_4x4x4f64, double, double, 0, 0, 5)
+SMFMAC(f32_16x16x32_f16, halfx4, halfx8, floatx4)
+SMFMAC(f32_32x32x16_f16, halfx4, halfx8, floatx16)
+SMFMAC(f32_16x16x32_bf16, shortx4, shortx8, floatx4)
+SMFMAC(f32_32x32x16_bf16, shortx4, shortx8, floatx16)
+SMFMAC(i32_16x16x64_i8, intx2, intx4, intx4)
+SMFMAC(i32_32x32x32_i8, intx2, intx4, intx16)
+SMFMAC(f32_16x16x64_bf8_bf8, intx2, intx4, floatx4)
+SMFMAC(f32_16x16x64_bf8_fp8, intx2, intx4, floatx4)
+SMFMAC(f32_16x16x64_fp8_bf8, intx2, intx4, floatx4)
+SMFMAC(f32_16x16x64_fp8_fp8, intx2, intx4, floatx4)
+SMFMAC(f32_32x32x32_bf8_bf8, intx2, intx4, floatx16)
+SMFMAC(f32_32x32x32_bf8_fp8, intx2, intx4, floatx16)
+SMFMAC(f32_32x32x32_fp8_bf8, intx2, intx4, floatx16)
+SMFMAC(f32_32x32x32_fp8_fp8, intx2, intx4, floatx16)
+SMFMA_ABID(smfmac_f32_16x16x32_f16_abid3, __builtin_amdgcn_smfmac_f32_16x16x32_f16, halfx4,
+           halfx8, floatx4, 3)
+SMFMA_ABID(smfmac_i32_16x16x64_i8_abid1, __builtin_amdgcn_smfmac_i32_16x16x64_i8, intx2, intx4,
+           intx4, 1)
 #endif

@@ -349,3 +349,116 @@ fn mfma_check_rejects_a_swapped_layout() {
         assert_ne!(got, want, "{name}: a swapped layout went unnoticed");
     }
 }
+
+/// A sparse kernel of mfma.cl (gfx942): name, M, K, A type, B type, ABID.
+type Sparse = (&'static str, usize, usize, Ty, Ty, u8);
+
+#[rustfmt::skip]
+const SPARSE: &[Sparse] = &[
+    ("smfmac_f32_16x16x32_f16", 16, 32, Ty::F16, Ty::F16, 0),
+    ("smfmac_f32_32x32x16_f16", 32, 16, Ty::F16, Ty::F16, 0),
+    ("smfmac_f32_16x16x32_bf16", 16, 32, Ty::Bf16, Ty::Bf16, 0),
+    ("smfmac_f32_32x32x16_bf16", 32, 16, Ty::Bf16, Ty::Bf16, 0),
+    ("smfmac_i32_16x16x64_i8", 16, 64, Ty::I8, Ty::I8, 0),
+    ("smfmac_i32_32x32x32_i8", 32, 32, Ty::I8, Ty::I8, 0),
+    ("smfmac_f32_16x16x64_bf8_bf8", 16, 64, Ty::Bf8, Ty::Bf8, 0),
+    ("smfmac_f32_16x16x64_bf8_fp8", 16, 64, Ty::Bf8, Ty::Fp8, 0),
+    ("smfmac_f32_16x16x64_fp8_bf8", 16, 64, Ty::Fp8, Ty::Bf8, 0),
+    ("smfmac_f32_16x16x64_fp8_fp8", 16, 64, Ty::Fp8, Ty::Fp8, 0),
+    ("smfmac_f32_32x32x32_bf8_bf8", 32, 32, Ty::Bf8, Ty::Bf8, 0),
+    ("smfmac_f32_32x32x32_bf8_fp8", 32, 32, Ty::Bf8, Ty::Fp8, 0),
+    ("smfmac_f32_32x32x32_fp8_bf8", 32, 32, Ty::Fp8, Ty::Bf8, 0),
+    ("smfmac_f32_32x32x32_fp8_fp8", 32, 32, Ty::Fp8, Ty::Fp8, 0),
+    ("smfmac_f32_16x16x32_f16_abid3", 16, 32, Ty::F16, Ty::F16, 3),
+    ("smfmac_i32_16x16x64_i8_abid1", 16, 64, Ty::I8, Ty::I8, 1),
+];
+
+/// gfx942's sparse ops: a 4:2 sparse A (two increasing positions of each
+/// four K elements, drawn at random) is stored compressed with its index
+/// VGPR as the calculator lays them out (e = K * M / 64 dense K elements
+/// per lane; row i's K elements k in lane i + M * (k / e); group
+/// g = (k % e) / 4 keeps its two values as packed elements 2g and 2g + 1,
+/// their positions in index bits [4g+1:4g] and [4g+3:4g+2], shifted up by
+/// ABID * e); B and D as for the dense single-block ops. D must equal C
+/// plus the dense product.
+#[test]
+fn smfmac_products_match_the_host() {
+    let gpu = gpu_of(aqueduct_gfxsim::SimPart::Mi300x);
+    let mut rng = Rng::new(17);
+    let pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+    for &(name, m, k, ta, tb, abid) in SPARSE {
+        let program = gpu
+            .load_bytes(&repo::kernel("gfx942/mfma.co"), name)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let e = k * m / 64;
+        let mut int = |lo: i32, hi: i32| f64::from(lo + (rng.u32() % (hi - lo + 1) as u32) as i32);
+        // Dense A (zeros where compressed out) and its compressed images.
+        let mut a = vec![0f64; m * k];
+        let (a_lane, b_lane) = (e / 2 * ta.bits() / 8, e * tb.bits() / 8);
+        let mut ai = vec![0u8; 64 * a_lane];
+        let mut index = vec![0u32; 64];
+        let put = |img: &mut [u8], lane_bytes: usize, ty: Ty, lane: usize, x: usize, v: f64| {
+            let (w, at) = (ty.bits() / 8, lane * lane_bytes + x * ty.bits() / 8);
+            img[at..at + w].copy_from_slice(&encode(ty, v).to_le_bytes()[..w]);
+        };
+        for i in 0..m {
+            for q in 0..k / e {
+                let lane = i + m * q;
+                for g in 0..e / 4 {
+                    let (p0, p1) = pairs[int(0, 5) as usize];
+                    for (t, p) in [p0, p1].into_iter().enumerate() {
+                        let v = int(-4, 4);
+                        a[i * k + q * e + 4 * g + p] = v;
+                        put(&mut ai, a_lane, ta, lane, 2 * g + t, v);
+                        index[lane] |= (p as u32) << (usize::from(abid) * e + 4 * g + 2 * t);
+                    }
+                }
+            }
+        }
+        let mut b = vec![0f64; k * m];
+        let mut bi = vec![0u8; 64 * b_lane];
+        for kk in 0..k {
+            for j in 0..m {
+                let v = int(-4, 4);
+                b[kk * m + j] = v;
+                put(&mut bi, b_lane, tb, j + m * (kk / e), kk % e, v);
+            }
+        }
+        let regs = m * m / 64;
+        let (mut ci, mut want) = (vec![0u32; 64 * regs], vec![0u32; 64 * regs]);
+        for i in 0..m {
+            for j in 0..m {
+                let cv = int(-50, 50);
+                let dv = cv + (0..k).map(|kk| a[i * k + kk] * b[kk * m + j]).sum::<f64>();
+                let (reg, lane) = out_place(m, false, i, j, 0);
+                let out = |v: f64| match ta {
+                    Ty::I8 => v as i32 as u32,
+                    _ => (v as f32).to_bits(),
+                };
+                ci[lane * regs + reg] = out(cv);
+                want[lane * regs + reg] = out(dv);
+            }
+        }
+        let (ab, bb, cb, xb) = (
+            gpu.upload(&ai),
+            gpu.upload(&bi),
+            gpu.upload_u32(&ci),
+            gpu.upload_u32(&index),
+        );
+        let db = gpu.filled_u32(64 * regs, SENTINEL);
+        gpu.run(
+            &program.kernel,
+            &[
+                Arg::Ptr(ab.gpu_va()),
+                Arg::Ptr(bb.gpu_va()),
+                Arg::Ptr(cb.gpu_va()),
+                Arg::Ptr(xb.gpu_va()),
+                Arg::Ptr(db.gpu_va()),
+            ],
+            [64, 1, 1],
+            [64, 1, 1],
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(read_u32(&db, 64 * regs), want, "{name}: D");
+    }
+}

@@ -87,7 +87,7 @@ pub const MFMA_PARTIAL_EXEC_GFX90A: &[u32] = &[
     0xbefe0181, 0xd3c20000, 0x04020b04, 0xbf810000,
 ];
 pub const MFMA_SMFMAC_GFX942: &[u32] = &[
-    0xd3e20000, 0x042a0d04, 0xbf810000,
+    0x7e140280, 0xd3e20000, 0x042a0d04, 0xbf810000,
 ];
 pub const MUBUF_GFX942: &[u32] = &[
     0xc00a0100, 0x00000000, 0x24020082, 0xbf8cc07f, 0xbe880006, 0x8709ff07,

@@ -529,7 +529,7 @@ fn undocumented_matrix_ops_are_refused_by_name() {
             Target::Gfx942,
             kernels::MFMA_SMFMAC_GFX942,
             "v_smfmac_f32_16x16x32_f16",
-            "matrix op",
+            "not increasing",
         ),
     ];
     for (target, k, op, why) in cases {

@@ -25,11 +25,8 @@
 //! give the same result under any order.
 //!
 //! Not modelled (refused by name): a partial EXEC and a non-zero constant
-//! C (the guide does not say what the matrix core does with either), and
-//! the sparse SMFMAC ops (`v_smfmac_*`, gfx942). The calculator places
-//! their compressed A (two of each four K elements) and the 2-bit index
-//! fields, but neither it nor the guide says which index field pairs with
-//! which stored element, nor what equal or descending indices produce.
+//! C (the guide does not say what the matrix core does with either). The
+//! sparse SMFMAC ops are in `smfmac.rs`.
 
 use half::{bf16, f16};
 
@@ -38,6 +35,7 @@ use crate::gfx11::exec::env::{ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::exec::valu::agpr;
 use crate::gfx11::exec::valu::mfma_form::{Form, Ty, form};
 use crate::gfx11::exec::valu::minifloat;
+use crate::gfx11::exec::valu::smfmac;
 use crate::gfx11::inst::{Inst, Src};
 use crate::gfx11::wave::{LANES, NUM_VGPRS, Wave};
 
@@ -45,7 +43,7 @@ use crate::gfx11::wave::{LANES, NUM_VGPRS, Wave};
 const WAVE: usize = 2 * LANES;
 
 /// `n` registers from `first` of the VGPR or (`acc`) AGPR file, all 64 lanes.
-fn rows(
+pub(super) fn rows(
     w: &Wave,
     i: &Inst,
     acc: bool,
@@ -83,7 +81,7 @@ fn source(w: &Wave, i: &Inst, k: usize, n: usize) -> Result<Vec<[u32; WAVE]>, Wa
 }
 
 /// Element `e` (of `bits` bits) of lane `lane` in `regs`, as raw bits.
-fn element(regs: &[[u32; WAVE]], lane: usize, e: usize, bits: usize) -> u64 {
+pub(super) fn element(regs: &[[u32; WAVE]], lane: usize, e: usize, bits: usize) -> u64 {
     let at = e * bits;
     if bits == 64 {
         let r = at / 32;
@@ -105,7 +103,7 @@ fn blgp_lane(lane: usize, blgp: u8) -> usize {
 }
 
 /// Input element raw bits as f64 (float types).
-fn widen(ty: Ty, x: u64) -> f64 {
+pub(super) fn widen(ty: Ty, x: u64) -> f64 {
     match ty {
         Ty::F32 => f64::from(f32::from_bits(x as u32)),
         Ty::Xf32 => minifloat::xf32(x as u32),
@@ -147,7 +145,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> ExecResult {
         return Err(illegal(i));
     };
     let Some(f) = form(i.op) else {
-        return Err(unmodelled(i, "matrix op"));
+        return smfmac::exec(w, i, mai).unwrap_or_else(|| Err(unmodelled(i, "matrix op")));
     };
     check_broadcast(&f, i, mai.cbsz, mai.abid)?;
     if w.exec_mask() != u64::MAX {
@@ -221,11 +219,16 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> ExecResult {
             }
         }
     }
+    write_d(w, i, &d)
+}
+
+/// Write D's registers to the destination VGPRs or (acc) AGPRs.
+pub(super) fn write_d(w: &mut Wave, i: &Inst, d: &[[u32; WAVE]]) -> ExecResult {
     let acc = i.acc & Inst::ACC_DST != 0;
     let first = i.dst as usize;
     if acc {
-        agpr::check(w, i, first, out_regs)?;
-    } else if first + out_regs > NUM_VGPRS {
+        agpr::check(w, i, first, d.len())?;
+    } else if first + d.len() > NUM_VGPRS {
         return Err(illegal(i));
     }
     for (k, row) in d.iter().enumerate() {

@@ -97,7 +97,7 @@ impl Form {
     }
 }
 
-/// The form of `op`, or `None` for ops not modelled (SMFMAC).
+/// The form of `op`, or `None` for other ops (SMFMAC: `smfmac.rs`).
 pub(crate) fn form(op: Op) -> Option<Form> {
     use Op::*;
     use Ty::*;

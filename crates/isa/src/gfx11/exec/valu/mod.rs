@@ -26,6 +26,7 @@ mod mfma_form;
 mod minifloat;
 mod pk_f32;
 pub(crate) mod sdwa;
+mod smfmac;
 pub(crate) mod transcendental;
 mod trig_preop;
 pub(crate) mod vcmp;

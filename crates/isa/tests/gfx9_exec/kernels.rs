@@ -65,6 +65,30 @@ pub const INIT_STATE_GFX90A: &[u32] = &[
     0x7e02027e, 0xdc70804c, 0x0028012a, 0x7e02027f, 0xdc708050, 0x0028012a,
     0x24565082, 0x685656ff, 0x00000400, 0xdc708000, 0x0028002b, 0xbf810000,
 ];
+pub const MFMA_CBSZ_RANGE_GFX942: &[u32] = &[
+    0xd3c10300, 0x04022310, 0xbf810000,
+];
+pub const MFMA_CBSZ_RANGE_GFX90A: &[u32] = &[
+    0xd3c10300, 0x04022310, 0xbf810000,
+];
+pub const MFMA_CONST_C_GFX942: &[u32] = &[
+    0xd3c20000, 0x03ca0b04, 0xbf810000,
+];
+pub const MFMA_CONST_C_GFX90A: &[u32] = &[
+    0xd3c20000, 0x03ca0b04, 0xbf810000,
+];
+pub const MFMA_F64_BLGP_GFX90A: &[u32] = &[
+    0xd3ef0000, 0x24020902, 0xbf810000,
+];
+pub const MFMA_PARTIAL_EXEC_GFX942: &[u32] = &[
+    0xbefe0181, 0xd3c20000, 0x04020b04, 0xbf810000,
+];
+pub const MFMA_PARTIAL_EXEC_GFX90A: &[u32] = &[
+    0xbefe0181, 0xd3c20000, 0x04020b04, 0xbf810000,
+];
+pub const MFMA_SMFMAC_GFX942: &[u32] = &[
+    0x7e140280, 0xd3e20000, 0x042a0d04, 0xbf810000,
+];
 pub const MUBUF_GFX942: &[u32] = &[
     0xc00a0100, 0x00000000, 0x24020082, 0xbf8cc07f, 0xbe880006, 0x8709ff07,
     0x80000000, 0xbe8a0080, 0xbe8b00ff, 0x00ea4fac, 0xb00c0200, 0x680400ff,

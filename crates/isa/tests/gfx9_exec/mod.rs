@@ -477,6 +477,75 @@ fn an_agpr_past_the_allocation_is_refused() {
     }
 }
 
+/// Matrix ops whose result the ISA guide leaves undefined stop the wave
+/// with an illegal instruction naming the op and the reason (gfx942's f64
+/// ops with BLGP do run, as negations: crates/hsa/tests/e2e_gfx9_parts).
+#[test]
+fn undocumented_matrix_ops_are_refused_by_name() {
+    let cases: [(Target, &[u32], &str, &str); 8] = [
+        (
+            Target::Gfx942,
+            kernels::MFMA_PARTIAL_EXEC_GFX942,
+            "v_mfma_f32_4x4x1_16b_f32",
+            "partial EXEC",
+        ),
+        (
+            Target::Gfx90a,
+            kernels::MFMA_PARTIAL_EXEC_GFX90A,
+            "v_mfma_f32_4x4x1f32",
+            "partial EXEC",
+        ),
+        (
+            Target::Gfx942,
+            kernels::MFMA_CONST_C_GFX942,
+            "v_mfma_f32_4x4x1_16b_f32",
+            "C = 0",
+        ),
+        (
+            Target::Gfx90a,
+            kernels::MFMA_CONST_C_GFX90A,
+            "v_mfma_f32_4x4x1f32",
+            "C = 0",
+        ),
+        (
+            Target::Gfx942,
+            kernels::MFMA_CBSZ_RANGE_GFX942,
+            "v_mfma_f32_16x16x1_4b_f32",
+            "block range",
+        ),
+        (
+            Target::Gfx90a,
+            kernels::MFMA_CBSZ_RANGE_GFX90A,
+            "v_mfma_f32_16x16x1f32",
+            "block range",
+        ),
+        (
+            Target::Gfx90a,
+            kernels::MFMA_F64_BLGP_GFX90A,
+            "v_mfma_f64_4x4x4f64",
+            "BLGP on a gfx90a f64",
+        ),
+        (
+            Target::Gfx942,
+            kernels::MFMA_SMFMAC_GFX942,
+            "v_smfmac_f32_16x16x32_f16",
+            "not increasing",
+        ),
+    ];
+    for (target, k, op, why) in cases {
+        let mut mem = TestMem::new();
+        let (_, kd) = gfx9_kernel(&mut mem, k, 0, 0, 0, 0);
+        let e = run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
+        match e.kind {
+            WaveErrorKind::IllegalInstruction { mnemonic, .. } => {
+                let m = mnemonic.expect("named");
+                assert!(m.starts_with(op) && m.contains(why), "{target:?}: {m}");
+            }
+            other => panic!("{target:?} {op}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn a_dispatch_must_match_its_code_cache() {
     let mut mem = TestMem::new();

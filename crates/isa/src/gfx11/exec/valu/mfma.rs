@@ -1,85 +1,49 @@
 //! GFX9 matrix fused multiply-add (MFMA, gfx90a and gfx942): D = A * B + C
-//! over the whole wave64, for the single-block forms
-//! v_mfma_f32_{32x32x2,16x16x4}_f32, v_mfma_f32_{32x32x8,16x16x16}_f16,
-//! v_mfma_f32_{32x32x8,16x16x16}_bf16 (the `_1k` forms),
-//! v_mfma_i32_16x16x16_i8 (gfx90a), v_mfma_i32_16x16x32_i8 (gfx942) and
-//! v_mfma_f64_16x16x4_f64 (AMD CDNA3 ISA guide, "Matrix Arithmetic
-//! Instructions"). A, B, C and D are VGPRs or AGPRs as the acc bits say.
+//! over the whole wave64, for every dense form LLVM emits from
+//! `__builtin_amdgcn_mfma_*` on these targets: f32 (1, 2 and 4 blocks
+//! and 16-block 4x4), xf32, f16, bf16 (the `_1k` forms and gfx90a's older
+//! ones), i8, f64 and gfx942's fp8/bf8 (AMD CDNA3 ISA guide, "Matrix
+//! Arithmetic Instructions"). A, B, C and D are VGPRs or AGPRs as the acc
+//! bits say. Shapes and register layouts are in `mfma_form.rs`, the
+//! narrow float formats in `minifloat.rs`.
 //!
-//! Register layouts (the guide's matrix chapter; AMD's matrix instruction
-//! calculator, `--register-layout`), for an M x N x K op whose lanes hold
-//! `e` = K * M / 64 consecutive K elements each (packed from bit 0 of the
-//! first register up):
-//! - A[i][k]: lane i + M * (k / e), element k % e;
-//! - B[k][j]: lane j + M * (k / e), element k % e, the lane then moved by
-//!   BLGP (1: lanes 0-31 to all, 2: lanes 32-63, 3: rotated down by 16,
-//!   4-7: one 16-lane group to all);
-//! - C, D (32-bit): M = 16, register i % 4, lane j + 16 * (i / 4); M = 32,
-//!   register i % 4 + 4 * (i / 8), lane j + 32 * (i / 4 % 2);
-//! - C, D of the f64 op: register pair i / 4, lane j + 16 * (i % 4); its
-//!   BLGP field negates A (bit 0), B (bit 1) and C (bit 2).
+//! Modifiers (same chapter; AMD's matrix instruction calculator):
+//! - CBSZ/ABID (multi-block ops other than f64): block b reads its A from
+//!   block (b / 2^CBSZ) * 2^CBSZ + ABID; CBSZ past log2(blocks) or ABID
+//!   at or past 2^CBSZ has no documented result and is refused by name,
+//!   as is either field on an op they do not apply to;
+//! - BLGP moves the lane B is read from (1: lanes 0-31 to all, 2: lanes
+//!   32-63, 3: rotated down by 16, 4-7: one 16-lane group to all); on
+//!   gfx942's f64 ops it negates A (bit 0), B (bit 1) and C (bit 2)
+//!   instead, and gfx90a's f64 ops refuse it (undocumented there).
 //!
 //! Precision and order rest on assumption (the guide does not specify
-//! them): f32, f16 and bf16 products are exact and summed in f64 in k
+//! them): non-f64 float products are exact and summed in f64 in block k
 //! order, then C is added and the sum rounded once to f32 (round to
-//! nearest even, denormals kept); the f64 op is a chain of f64 FMAs in k
+//! nearest even, denormals kept); the f64 ops are a chain of f64 FMAs in k
 //! order starting from C; i8 sums wrap in 32 bits. Integer-valued inputs
 //! give the same result under any order.
 //!
-//! Not modelled (refused by name): CBSZ/ABID broadcasts (these forms have
-//! one block), a partial EXEC, a non-zero constant C, other matrix ops.
+//! Not modelled (refused by name): a partial EXEC and a non-zero constant
+//! C (the guide does not say what the matrix core does with either). The
+//! sparse SMFMAC ops are in `smfmac.rs`.
 
 use half::{bf16, f16};
 
 use crate::WaveErrorKind;
 use crate::gfx11::exec::env::{ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::exec::valu::agpr;
+use crate::gfx11::exec::valu::mfma_form::{Form, Ty, form};
+use crate::gfx11::exec::valu::minifloat;
+use crate::gfx11::exec::valu::smfmac;
 use crate::gfx11::inst::{Inst, Src};
-use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, NUM_VGPRS, Wave};
 
 /// Lanes of a GFX9 wave.
 const WAVE: usize = 2 * LANES;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Ty {
-    F32,
-    F16,
-    Bf16,
-    I8,
-    F64,
-}
-
-impl Ty {
-    fn bits(self) -> usize {
-        match self {
-            Ty::F32 => 32,
-            Ty::F16 | Ty::Bf16 => 16,
-            Ty::I8 => 8,
-            Ty::F64 => 64,
-        }
-    }
-}
-
-/// M (= N), K and the input type of a modelled op.
-fn shape(op: Op) -> Option<(usize, usize, Ty)> {
-    use Op::*;
-    Some(match op {
-        VMfmaF3232x32x2f32 => (32, 2, Ty::F32),
-        VMfmaF3216x16x4f32 => (16, 4, Ty::F32),
-        VMfmaF3232x32x8f16 => (32, 8, Ty::F16),
-        VMfmaF3216x16x16f16 => (16, 16, Ty::F16),
-        VMfmaF3232x32x8bf161k => (32, 8, Ty::Bf16),
-        VMfmaF3216x16x16bf161k => (16, 16, Ty::Bf16),
-        VMfmaI3216x16x16i8 => (16, 16, Ty::I8),
-        VMfmaI3216x16x32I8 => (16, 32, Ty::I8),
-        VMfmaF6416x16x4f64 => (16, 4, Ty::F64),
-        _ => return None,
-    })
-}
-
 /// `n` registers from `first` of the VGPR or (`acc`) AGPR file, all 64 lanes.
-fn rows(
+pub(super) fn rows(
     w: &Wave,
     i: &Inst,
     acc: bool,
@@ -117,7 +81,7 @@ fn source(w: &Wave, i: &Inst, k: usize, n: usize) -> Result<Vec<[u32; WAVE]>, Wa
 }
 
 /// Element `e` (of `bits` bits) of lane `lane` in `regs`, as raw bits.
-fn element(regs: &[[u32; WAVE]], lane: usize, e: usize, bits: usize) -> u64 {
+pub(super) fn element(regs: &[[u32; WAVE]], lane: usize, e: usize, bits: usize) -> u64 {
     let at = e * bits;
     if bits == 64 {
         let r = at / 32;
@@ -138,13 +102,41 @@ fn blgp_lane(lane: usize, blgp: u8) -> usize {
     }
 }
 
-/// Register and lane of D[i][j] (32-bit results; the f64 op's pair index).
-fn d_place(m: usize, ty: Ty, i: usize, j: usize) -> (usize, usize) {
-    match (m, ty) {
-        (_, Ty::F64) => (i / 4, j + 16 * (i % 4)),
-        (16, _) => (i % 4, j + 16 * (i / 4)),
-        _ => (i % 4 + 4 * (i / 8), j + 32 * (i / 4 % 2)),
+/// Input element raw bits as f64 (float types).
+pub(super) fn widen(ty: Ty, x: u64) -> f64 {
+    match ty {
+        Ty::F32 => f64::from(f32::from_bits(x as u32)),
+        Ty::Xf32 => minifloat::xf32(x as u32),
+        Ty::F16 => f16::from_bits(x as u16).to_f64(),
+        Ty::Bf16 => bf16::from_bits(x as u16).to_f64(),
+        Ty::I8 => f64::from(x as u8 as i8),
+        Ty::F64 => f64::from_bits(x),
+        Ty::Fp8 => minifloat::fp8(x as u8),
+        Ty::Bf8 => minifloat::bf8(x as u8),
     }
+}
+
+/// The block whose A block `block` reads under CBSZ/ABID.
+fn a_block(block: usize, cbsz: u8, abid: u8) -> usize {
+    let group = 1usize << cbsz;
+    block / group * group + usize::from(abid)
+}
+
+/// Refuse CBSZ/ABID values without a documented result.
+fn check_broadcast(f: &Form, i: &Inst, cbsz: u8, abid: u8) -> Result<(), WaveErrorKind> {
+    if cbsz == 0 && abid == 0 {
+        return Ok(());
+    }
+    if !f.broadcasts() {
+        return Err(unmodelled(
+            i,
+            "CBSZ/ABID on an op without blocks to broadcast",
+        ));
+    }
+    if 1usize << cbsz > f.blocks || usize::from(abid) >= 1usize << cbsz {
+        return Err(unmodelled(i, "CBSZ/ABID out of the op's block range"));
+    }
+    Ok(())
 }
 
 /// Execute matrix op `i` for the whole wave.
@@ -152,87 +144,91 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> ExecResult {
     let Some(mai) = i.mai else {
         return Err(illegal(i));
     };
-    let Some((m, kdim, ty)) = shape(i.op) else {
-        return Err(unmodelled(i, "matrix op"));
+    let Some(f) = form(i.op) else {
+        return smfmac::exec(w, i, mai).unwrap_or_else(|| Err(unmodelled(i, "matrix op")));
     };
-    if mai.cbsz != 0 || mai.abid != 0 {
-        return Err(unmodelled(i, "CBSZ/ABID broadcast"));
-    }
+    check_broadcast(&f, i, mai.cbsz, mai.abid)?;
     if w.exec_mask() != u64::MAX {
         return Err(unmodelled(i, "matrix op under a partial EXEC"));
     }
-    let e = kdim * m / WAVE;
-    let in_regs = (e * ty.bits()).div_ceil(32);
-    let out_regs = if ty == Ty::F64 {
-        m * m * 2 / WAVE
-    } else {
-        m * m / WAVE
-    };
+    let (in_regs, out_regs) = (f.in_regs(), f.out_regs());
     let (a, b, c) = (
         source(w, i, 0, in_regs)?,
         source(w, i, 1, in_regs)?,
         source(w, i, 2, out_regs)?,
     );
-    let (neg_a, neg_b, neg_c, blgp) = if ty == Ty::F64 {
+    let f64_op = f.a == Ty::F64;
+    // CDNA2's f64 ops take no BLGP (the calculator's "BLGP bits supported:
+    // False"; LLVM prints it raw there, as neg:[..] on gfx942). gfx90a's
+    // LLVM mnemonics are the ones without the `_f64` suffix.
+    if f64_op && mai.blgp != 0 && !i.mnemonic.ends_with("_f64") {
+        return Err(unmodelled(i, "BLGP on a gfx90a f64 matrix op"));
+    }
+    let (neg_a, neg_b, neg_c, blgp) = if f64_op {
         (mai.blgp & 1 != 0, mai.blgp & 2 != 0, mai.blgp & 4 != 0, 0)
     } else {
         (false, false, false, mai.blgp)
     };
-    let a_at = |r: usize, k: usize| element(&a, r + m * (k / e), k % e, ty.bits());
-    let b_at =
-        |k: usize, col: usize| element(&b, blgp_lane(col + m * (k / e), blgp), k % e, ty.bits());
-    let as_f64 = |x: u64| match ty {
-        Ty::F32 => f64::from(f32::from_bits(x as u32)),
-        Ty::F16 => f16::from_bits(x as u16).to_f64(),
-        Ty::Bf16 => bf16::from_bits(x as u16).to_f64(),
-        Ty::I8 => f64::from(x as u8 as i8),
-        Ty::F64 => f64::from_bits(x),
+    let a_at = |row: usize, k: usize, blk: usize| {
+        let (lane, e) = f.in_place(row, k, a_block(blk, mai.cbsz, mai.abid));
+        element(&a, lane, e, f.a.bits())
+    };
+    let b_at = |k: usize, col: usize, blk: usize| {
+        let (lane, e) = f.in_place(col, k, blk);
+        element(&b, blgp_lane(lane, blgp), e, f.b.bits())
     };
     let mut d = c.clone();
-    for row in 0..m {
-        for col in 0..m {
-            let (reg, lane) = d_place(m, ty, row, col);
-            match ty {
-                Ty::I8 => {
-                    let mut acc = c[reg][lane] as i32;
-                    for k in 0..kdim {
-                        let p =
-                            (a_at(row, k) as u8 as i8 as i32) * (b_at(k, col) as u8 as i8 as i32);
-                        acc = acc.wrapping_add(p);
+    for blk in 0..f.blocks {
+        for row in 0..f.m {
+            for col in 0..f.m {
+                let (reg, lane) = f.out_place(row, col, blk);
+                match f.a {
+                    Ty::I8 => {
+                        let mut acc = c[reg][lane] as i32;
+                        for k in 0..f.k {
+                            let x = a_at(row, k, blk) as u8 as i8 as i32;
+                            let y = b_at(k, col, blk) as u8 as i8 as i32;
+                            acc = acc.wrapping_add(x * y);
+                        }
+                        d[reg][lane] = acc as u32;
                     }
-                    d[reg][lane] = acc as u32;
-                }
-                Ty::F64 => {
-                    let (lo, hi) = (c[2 * reg][lane], c[2 * reg + 1][lane]);
-                    let cv = f64::from_bits(u64::from(lo) | u64::from(hi) << 32);
-                    let mut acc = if neg_c { -cv } else { cv };
-                    for k in 0..kdim {
-                        let x = as_f64(a_at(row, k));
-                        let y = as_f64(b_at(k, col));
-                        let x = if neg_a { -x } else { x };
-                        let y = if neg_b { -y } else { y };
-                        acc = x.mul_add(y, acc);
+                    Ty::F64 => {
+                        let (lo, hi) = (c[reg][lane], c[reg + 1][lane]);
+                        let cv = f64::from_bits(u64::from(lo) | u64::from(hi) << 32);
+                        let mut acc = if neg_c { -cv } else { cv };
+                        for k in 0..f.k {
+                            let x = widen(f.a, a_at(row, k, blk));
+                            let y = widen(f.b, b_at(k, col, blk));
+                            let x = if neg_a { -x } else { x };
+                            let y = if neg_b { -y } else { y };
+                            acc = x.mul_add(y, acc);
+                        }
+                        let bits = acc.to_bits();
+                        d[reg][lane] = bits as u32;
+                        d[reg + 1][lane] = (bits >> 32) as u32;
                     }
-                    let bits = acc.to_bits();
-                    d[2 * reg][lane] = bits as u32;
-                    d[2 * reg + 1][lane] = (bits >> 32) as u32;
-                }
-                _ => {
-                    let mut sum = 0f64;
-                    for k in 0..kdim {
-                        sum += as_f64(a_at(row, k)) * as_f64(b_at(k, col));
+                    _ => {
+                        let mut sum = 0f64;
+                        for k in 0..f.k {
+                            sum += widen(f.a, a_at(row, k, blk)) * widen(f.b, b_at(k, col, blk));
+                        }
+                        let cv = f64::from(f32::from_bits(c[reg][lane]));
+                        d[reg][lane] = ((sum + cv) as f32).to_bits();
                     }
-                    let cv = f64::from(f32::from_bits(c[reg][lane]));
-                    d[reg][lane] = ((sum + cv) as f32).to_bits();
                 }
             }
         }
     }
+    write_d(w, i, &d)
+}
+
+/// Write D's registers to the destination VGPRs or (acc) AGPRs.
+pub(super) fn write_d(w: &mut Wave, i: &Inst, d: &[[u32; WAVE]]) -> ExecResult {
     let acc = i.acc & Inst::ACC_DST != 0;
     let first = i.dst as usize;
     if acc {
-        agpr::check(w, i, first, out_regs)?;
-    } else if first + out_regs > NUM_VGPRS {
+        agpr::check(w, i, first, d.len())?;
+    } else if first + d.len() > NUM_VGPRS {
         return Err(illegal(i));
     }
     for (k, row) in d.iter().enumerate() {
@@ -252,17 +248,16 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> ExecResult {
 mod tests {
     use super::*;
 
-    /// The calculator's layouts at a few points: 16x16 f32 D[5][3] is v1
-    /// lane 19; 32x32 D[13][7] is v5 lane 39; f64 D[6][2] is pair 1 lane 34.
     #[test]
-    fn d_layouts() {
-        assert_eq!(d_place(16, Ty::F32, 5, 3), (1, 19));
-        assert_eq!(d_place(32, Ty::F32, 13, 7), (5, 39));
-        assert_eq!(d_place(16, Ty::F64, 6, 2), (1, 34));
+    fn lane_moves() {
         assert_eq!(blgp_lane(40, 1), 8);
         assert_eq!(blgp_lane(8, 2), 40);
         assert_eq!(blgp_lane(56, 3), 8);
         assert_eq!(blgp_lane(37, 6), 37);
         assert_eq!(blgp_lane(3, 7), 51);
+        // CBSZ 2, ABID 1: blocks 4-7 read block 5's A.
+        assert_eq!(a_block(6, 2, 1), 5);
+        assert_eq!(a_block(3, 0, 0), 3);
+        assert_eq!(a_block(15, 4, 9), 9);
     }
 }

@@ -420,9 +420,9 @@ impl QueueScratch {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
-        if self.shared.signal.load(MemoryOrder::Acquire) == CODE_FAILED {
-            self.shared.signal.store(0, MemoryOrder::Release);
-        }
+        // Only the failed stop is cleared: the new queue's CP may already
+        // have stored a request of its own, which the handler serves.
+        self.shared.signal.cas(CODE_FAILED, 0, MemoryOrder::AcqRel);
     }
 
     /// Why the queue last could not be given scratch.
@@ -686,6 +686,12 @@ impl ScratchShared {
     fn fail(&self, error: ScratchError) {
         tracing::warn!("queue scratch: {error}");
         *self.error.lock().unwrap_or_else(|p| p.into_inner()) = Some(error);
+        // The queue stays stopped until its recreation, which clears the
+        // signal. The store comes before the error is published: once the
+        // error word is set, the queue may be recreated at once, and a later
+        // store would overwrite the request the new queue's CP stores there,
+        // leaving the CP and this thread each waiting on the other.
+        self.signal.store(CODE_FAILED, MemoryOrder::Release);
         let bit = exception_code::exception_mask(
             exception_code::EC_QUEUE_PACKET_DISPATCH_REGISTER_INVALID,
         );
@@ -697,8 +703,6 @@ impl ScratchShared {
         }) {
             tracing::warn!("SET_EVENT on the queue's error event: {e}");
         }
-        // The queue stays stopped until its recreation, which clears the signal.
-        self.signal.store(CODE_FAILED, MemoryOrder::Release);
     }
 }
 

@@ -671,7 +671,8 @@ fn sixteen_bit_compares_ignore_the_high_halves() {
             m | (f(a, b) as u32) << l
         })
     };
-    let cases: [(&str, fn(u16, u16) -> bool); 5] = [
+    type Relation = fn(u16, u16) -> bool;
+    let cases: [(&str, Relation); 5] = [
         ("v_cmp_eq_u16", |a, b| a == b),
         ("v_cmp_ne_u16", |a, b| a != b),
         ("v_cmp_lt_u16", |a, b| a < b),

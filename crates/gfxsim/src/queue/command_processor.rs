@@ -115,8 +115,9 @@ use aqueduct_isa::{Access, DispatchSetup, XccSpread};
 
 use super::QueueShared;
 use super::scratch::{
-    INACTIVE_RECLAIM_USE_ONCE, QueueScratch, ScratchGrant, ScratchInUse, advertise_async_reclaim,
-    check_private_segment, inactive_value, raise_inactive, record_scratch_use,
+    INACTIVE_RECLAIM_USE_ONCE, QueueScratch, ScratchGrant, ScratchInUse, TmpringLayout,
+    advertise_async_reclaim, check_private_segment, inactive_value, raise_inactive,
+    record_scratch_use,
 };
 use super::validation::QueueConfig;
 use crate::dispatch::{JobCounters, ScratchSlots};
@@ -773,10 +774,11 @@ impl CommandProcessor {
             } else {
                 64
             };
-            check_private_segment(index, p.private_segment_size, lanes)?;
+            let layout = TmpringLayout::of(self.gpu.part);
+            check_private_segment(index, p.private_segment_size, lanes, layout)?;
             let waves_per_group = items.div_ceil(lanes);
             record_scratch_use(view, config.amd_queue_address(), index)?;
-            let queue = QueueScratch::read(view, config.amd_queue_address())?;
+            let queue = QueueScratch::read(view, config.amd_queue_address(), layout)?;
             match queue.grant(p.private_segment_size, lanes, waves_per_group) {
                 ScratchGrant::Granted {
                     backing,

@@ -243,8 +243,10 @@ impl ScratchPlan {
             return Ok(plan(dispatch_slots, true));
         }
         // Lower occupancy: whole workgroups on every engine, as many as fit
-        // (`AcquireQueueMainScratch`'s last resort).
-        let step = waves_per_group.next_multiple_of(engines);
+        // (`AcquireQueueMainScratch`'s last resort). A workgroup runs on one
+        // XCC, whose share of the backing must hold it (the CP grants no
+        // less), so a multi-XCC agent needs a workgroup's waves per XCC.
+        let step = (waves_per_group * limits.xccs.max(1)).next_multiple_of(engines);
         let slots = (limit / wave_bytes.max(1)) / step * step;
         if slots == 0 {
             return Err(ScratchError::ExceedsLimit {
@@ -871,6 +873,27 @@ mod tests {
         assert_eq!((q.compute_tmpring_size >> 12) & 0x1fff, 2);
         assert_eq!(q.compute_tmpring_size >> 25, 0);
         assert_eq!(q.scratch_wave64_lane_byte_size, 32);
+        // Past the limit, fewer slots, but each XCC's share still holds a
+        // workgroup: 512 KiB per wave, 16-wave workgroups; the 140 MiB hold
+        // 280 slots, whole steps of 16 waves x 8 XCCs give 256.
+        let held = ScratchPlan::new(&limits, 0, &dispatch(8192, 1024, 1 << 20), 64).unwrap();
+        assert!(held.use_once && held.size <= limits.single_limit);
+        assert_eq!(held.slots, 256);
+        let mut q = AmdQueue::default();
+        held.write_fields(&mut q, 0x1234_5678_9000, &limits);
+        assert_eq!(q.compute_tmpring_size & 0xfff, 32);
+        // 2 MiB per wave: the 70 slots under the limit would give each XCC 8,
+        // too few for one workgroup, so the request fails instead.
+        let e = ScratchPlan::new(&limits, 5, &dispatch(32768, 1024, 1 << 20), 64).unwrap_err();
+        assert_eq!(
+            e,
+            ScratchError::ExceedsLimit {
+                packet: 5,
+                private_segment_size: 32768,
+                needed: 128 << 21,
+                limit: limits.single_limit,
+            }
+        );
         // One XCC: WAVES would count every slot, held to the field's 4095.
         let one = ScratchLimits { xccs: 1, ..limits };
         let mut q = AmdQueue::default();

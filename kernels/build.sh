@@ -4,7 +4,8 @@
 #
 #   <out>/<gfx>/<name>.co        for gfx in gfx1100 gfx942 gfx90a (the
 #                                GFX11_KERNELS for gfx1100 only)
-#                                (the GFX9_KERNELS for gfx942 and gfx90a only)
+#                                (the GFX9_KERNELS for gfx942 and gfx90a only,
+#                                the GFX942_KERNELS for gfx942 only)
 #   <out>/<gfx>/multi.co         vector_copy + saxpy + fill3d linked together
 #   <out>/<gfx>/<hip>.co         for every HIP kernel file (kernels/src/*.hip), device only
 #   <out>/bundles/saxpy.bundle       uncompressed clang offload bundle (3 targets + host)
@@ -39,6 +40,8 @@ GFX11_KERNELS=(buffer_overrun addtid_overrun typed_buffer_overrun)
 # Kernels of GFX9-only instructions (matrix cores, GFX9 buffer resources): built
 # for gfx942 and gfx90a.
 GFX9_KERNELS=(mfma gfx9_buffer_overrun)
+# Kernels reading gfx942-only hardware registers (HW_REG_XCC_ID): built for gfx942.
+GFX942_KERNELS=(xcc_id)
 # HIP sources (device code only, no ROCm headers: -nogpuinc; a fixed -cuid keeps the
 # output deterministic).
 HIP_KERNELS=(reverse_blocks)
@@ -67,6 +70,12 @@ for gfx in "${TARGETS[@]}"; do
     fi
     if [ "$gfx" != gfx1100 ]; then
         for k in "${GFX9_KERNELS[@]}"; do
+            "$CLANG" "${CFLAGS[@]}" -mcpu="$gfx" -c "$k.cl" -o "$TMP/$gfx/$k.o"
+            "$LLD" -shared --build-id=none "$TMP/$gfx/$k.o" -o "$OUT/$gfx/$k.co"
+        done
+    fi
+    if [ "$gfx" = gfx942 ]; then
+        for k in "${GFX942_KERNELS[@]}"; do
             "$CLANG" "${CFLAGS[@]}" -mcpu="$gfx" -c "$k.cl" -o "$TMP/$gfx/$k.o"
             "$LLD" -shared --build-id=none "$TMP/$gfx/$k.o" -o "$OUT/$gfx/$k.co"
         done

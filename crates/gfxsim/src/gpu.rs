@@ -4,7 +4,7 @@
 //! render node open, apertures, CWSR sizes).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,6 +19,7 @@ use crate::memory::{GPUVM_LIMIT, PAGE_SIZE};
 use crate::part::SimPart;
 use crate::sanitizer::Sanitizer;
 use crate::stats::StatsCounters;
+use aqueduct_isa::XccSpread;
 use aqueduct_isa::gfx11::CodeCache;
 
 /// LDS (shared) aperture base of gfx9+ on 64-bit hosts
@@ -63,6 +64,10 @@ pub struct Gpu {
     /// References live queues hold on BOs mapped in this GPU's VM, by
     /// handle (amdgpu's `bo_va->queue_refcount`).
     queue_refs: Mutex<HashMap<u64, u32>>,
+    /// The logical XCC id the next compute queue's first XCC gets (amdkfd's
+    /// `device_queue_manager.current_logical_xcc_start`, xcc spread in
+    /// aqueduct-isa's xcc.rs).
+    xcc_start: AtomicU32,
 }
 
 impl Gpu {
@@ -95,7 +100,19 @@ impl Gpu {
             vm_fd: Mutex::new(None),
             render_open: AtomicBool::new(false),
             queue_refs: Mutex::new(HashMap::new()),
+            xcc_start: AtomicU32::new(0),
         })
+    }
+
+    /// How a new compute queue's command processors spread workgroups over
+    /// the part's XCCs. Linux `kfd_mqd_manager_v9.c`, `init_mqd_v9_4_3`:
+    /// each compute queue's MQDs take the device queue manager's
+    /// `current_logical_xcc_start` and increment it (it starts at 0 and is
+    /// never decremented), with `compute_tg_chunk_size = 1` for AQL queues.
+    /// Single-XCC parts spread over one XCC whatever the counter says.
+    pub fn claim_xcc_spread(&self) -> XccSpread {
+        let start = self.xcc_start.fetch_add(1, Ordering::Relaxed);
+        XccSpread::new(self.part.properties().num_xcc as u32, 1, start)
     }
 
     /// A queue takes a reference on each of `handles` (kfd_queue.c

@@ -393,6 +393,7 @@ impl Runtime {
                 compute_units: u64::from(a.compute_unit_count),
                 shader_engines: (p.array_count / p.simd_arrays_per_engine.max(1)).max(1),
                 slots_per_cu: p.max_slots_scratch_cu,
+                xccs: u64::from(gpu.cwsr.num_xcc).max(1),
                 single_limit: scratch_single_limit(),
                 srd: SrdLayout::for_gfx_target_version(p.gfx_target_version),
             },

@@ -2,7 +2,8 @@
 //! an MI250X GCD, gfx90a): the runtime comes up on their topology (agent
 //! ISA, CUs, wave size, XCC context-save areas), loads their code objects
 //! (`kernels/gfx942`, `kernels/gfx90a`) and runs them, results compared with
-//! a host computation.
+//! a host computation; the MI300X spreads each dispatch over its XCCs
+//! (`e2e_gfx9_parts/xcc.rs`).
 
 use aqueduct_gfxsim::{SimConfig, SimPart};
 use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Program, Rng, read_f32, read_u32, wait_zero};
@@ -10,6 +11,8 @@ use aqueduct_test_support::repo;
 
 #[path = "e2e_gfx9_parts/mfma.rs"]
 mod mfma;
+#[path = "e2e_gfx9_parts/xcc.rs"]
+mod xcc;
 
 const SENTINEL: u32 = 0xdead_beef;
 

@@ -24,6 +24,8 @@
 //!   with its own worker context ([`gfx11::WorkerContext`], which also
 //!   says which wave slots of the backing its workgroups use), returning [`WorkgroupStats`] or the
 //!   [`WaveError`] that stopped the dispatch ([`WaveErrorKind`] says why);
+//! - a dispatch on a multi-XCC agent carries its queue's [`XccSpread`]
+//!   (which XCC runs each workgroup, what `HW_REG_XCC_ID` reads);
 //! - a dispatch may carry an observer ([`observer`]: per-lane memory
 //!   accesses and barrier releases, for gfxsim's sanitizer);
 //! - [`realtime`] is the 100 MHz REALTIME counter every family reads;
@@ -62,12 +64,14 @@ pub mod realtime;
 mod span_cache;
 mod traffic;
 mod wave_loop;
+pub mod xcc;
 
 pub use gfx11::jit::{
     JIT_BACKEND_ENV, JIT_CACHE_ENV, JIT_CACHE_MAX_MB_ENV, JIT_ENV, JitBackend, JitMode,
     background_translations, force_jit, force_jit_backend, jit_backend, jit_mode,
 };
 pub use wave_loop::{WAVE_LOOP_ENV, WaveLoop, default_level, force_wave_loop, wave_loop};
+pub use xcc::XccSpread;
 
 /// Kind of a memory access, for fault reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

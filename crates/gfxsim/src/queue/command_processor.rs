@@ -19,6 +19,13 @@
 //! - VENDOR_SPECIFIC, AGENT_DISPATCH and unknown types are unsupported
 //!   packets; reserved fence scopes are malformed packets.
 //!
+//! On a multi-XCC part (MI300X) the queue has one command processor per
+//! XCC, as KFD gives a GC 9.4.3 queue one MQD per XCC: each dispatch's
+//! workgroups spread over them round-robin from the logical XCC id the
+//! queue got at creation (`Gpu::claim_xcc_spread`, aqueduct-isa's xcc.rs),
+//! and a wave reads its XCC from HW_REG_XCC_ID. Here one thread stands for
+//! all of them; only the XCC each workgroup is given is modelled.
+//!
 //! Packets complete in order: the completion signal is decremented, its
 //! mailbox (if any) gets the event id and the event's interrupt is raised,
 //! the slot's header becomes INVALID and read_dispatch_id advances.
@@ -104,12 +111,13 @@ use crate::memory::vm::VmView;
 use crate::stats::StatsCounters;
 use aqueduct_isa::gfx11::{Dispatch, WorkerContext};
 use aqueduct_isa::realtime::realtime_ticks;
-use aqueduct_isa::{Access, DispatchSetup};
+use aqueduct_isa::{Access, DispatchSetup, XccSpread};
 
 use super::QueueShared;
 use super::scratch::{
-    INACTIVE_RECLAIM_USE_ONCE, QueueScratch, ScratchGrant, ScratchInUse, advertise_async_reclaim,
-    check_private_segment, inactive_value, raise_inactive, record_scratch_use,
+    INACTIVE_RECLAIM_USE_ONCE, QueueScratch, ScratchGrant, ScratchInUse, TmpringLayout,
+    advertise_async_reclaim, check_private_segment, inactive_value, raise_inactive,
+    record_scratch_use,
 };
 use super::validation::QueueConfig;
 use crate::dispatch::{JobCounters, ScratchSlots};
@@ -189,6 +197,9 @@ pub struct CommandProcessor {
     /// A dispatch used the queue's scratch once: after the packets in flight,
     /// stop on this `queue_inactive_signal` with the reclaim code.
     reclaim_on: Option<u64>,
+    /// Which XCC runs each workgroup of the queue's dispatches (the
+    /// logical XCC ids KFD gave the queue's MQDs: `Gpu::claim_xcc_spread`).
+    xcc: XccSpread,
 }
 
 impl CommandProcessor {
@@ -208,6 +219,7 @@ impl CommandProcessor {
                 .map(|r| r.load(Ordering::Acquire))
                 .unwrap_or(0)
         };
+        let xcc = gpu.claim_xcc_spread();
         Self {
             queue,
             gpu,
@@ -219,6 +231,7 @@ impl CommandProcessor {
             ctx: WorkerContext::new(),
             inactive: None,
             reclaim_on: None,
+            xcc,
         }
     }
 
@@ -761,10 +774,11 @@ impl CommandProcessor {
             } else {
                 64
             };
-            check_private_segment(index, p.private_segment_size, lanes)?;
+            let layout = TmpringLayout::of(self.gpu.part);
+            check_private_segment(index, p.private_segment_size, lanes, layout)?;
             let waves_per_group = items.div_ceil(lanes);
             record_scratch_use(view, config.amd_queue_address(), index)?;
-            let queue = QueueScratch::read(view, config.amd_queue_address())?;
+            let queue = QueueScratch::read(view, config.amd_queue_address(), layout)?;
             match queue.grant(p.private_segment_size, lanes, waves_per_group) {
                 ScratchGrant::Granted {
                     backing,
@@ -816,7 +830,8 @@ impl CommandProcessor {
         let dispatch = Dispatch::new(setup, self.gpu.code_cache.clone())
             .map_err(|e| QueueError::from_wave(&e))?
             .with_time_limit(self.gpu.dispatch_timeout)
-            .with_counters(counting);
+            .with_counters(counting)
+            .with_xcc_spread(self.xcc);
         let sanitizer = self.gpu.sanitizer.as_ref().map(|s| {
             let entry = p
                 .kernel_object

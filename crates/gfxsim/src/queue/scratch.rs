@@ -10,6 +10,19 @@
 //! never be given scratch: it is a malformed dispatch for the queue, raised
 //! before any memory is sized for it.
 //!
+//! GFX9 parts (gfx90a, gfx942) read COMPUTE_TMPRING_SIZE differently
+//! ([`TmpringLayout`]): WAVESIZE is a 13-bit field (bits 24:12) in units of
+//! 1 KiB (Linux `gc_9_4_3_sh_mask.h`, `COMPUTE_TMPRING_SIZE__WAVESIZE_MASK`;
+//! ROCr `AqlQueue::FillComputeTmpRingSize`: "specified in terms of
+//! kilobytes", `mem_alignment_size` 1024 before gfx11), and WAVES counts
+//! the wave slots of one XCC, not of one shader engine. On a multi-XCC part
+//! each XCC has its own COMPUTE_TMPRING_SIZE of the same value and its own
+//! share of the backing memory: `FillComputeTmpRingSize` computes WAVES
+//! from `main_size / NumXcc`, so the XCCs hold WAVES slots each and a
+//! workgroup (which runs on one XCC) must fit in one XCC's slots. Which
+//! slots a wave takes is not visible to a kernel with architected flat
+//! scratch, so the job hands out the XCCs' slots as one pool.
+//!
 //! Where the scratch comes from: the runtime, through the queue's
 //! `amd_queue_t` (ROCr `inc/amd_hsa_queue.h`; filled by
 //! `AqlQueue::InitScratchSRD`): `scratch_backing_memory_location` (the GPU
@@ -59,6 +72,7 @@ use aqueduct_kfd::uapi::exception_code;
 
 use crate::fault::QueueError;
 use crate::memory::vm::VmView;
+use crate::part::SimPart;
 use crate::topology::SHADER_ENGINES;
 
 /// Bytes of one COMPUTE_TMPRING_SIZE.WAVESIZE unit on gfx11.
@@ -77,6 +91,62 @@ pub const INACTIVE_INSUFFICIENT_SCRATCH: u64 = 0x1;
 pub const INACTIVE_WAVE32: u64 = 0x400;
 pub const INACTIVE_RECLAIM_USE_ONCE: u64 = 512;
 
+/// GFX9's COMPUTE_TMPRING_SIZE: WAVESIZE in bits 24:12, units of 1 KiB
+/// (Linux `gc_9_4_3_sh_mask.h`); WAVES in bits 11:0 as on gfx11.
+pub const GFX9_WAVESIZE_GRANULE: u64 = 1024;
+pub const GFX9_WAVESIZE_MAX: u64 = (1 << 13) - 1;
+
+/// How a part's command processors read COMPUTE_TMPRING_SIZE (module
+/// comment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TmpringLayout {
+    /// Bytes of one WAVESIZE unit.
+    pub granule: u64,
+    /// The largest WAVESIZE value.
+    pub wavesize_max: u64,
+    /// Wave slots one unit of WAVES stands for on one XCC (gfx11: one per
+    /// shader engine; GFX9: one).
+    pub waves_scale: u64,
+    /// XCCs, each with WAVES (scaled) slots and an equal share of the backing.
+    pub xccs: u64,
+}
+
+impl TmpringLayout {
+    /// gfx11's layout (the RX 7900 XTX's shader engines).
+    pub const GFX11: TmpringLayout = TmpringLayout {
+        granule: WAVESIZE_GRANULE,
+        wavesize_max: WAVESIZE_MAX,
+        waves_scale: SHADER_ENGINES,
+        xccs: 1,
+    };
+
+    /// GFX9's layout on a part of `xccs` XCCs.
+    pub const fn gfx9(xccs: u64) -> TmpringLayout {
+        TmpringLayout {
+            granule: GFX9_WAVESIZE_GRANULE,
+            wavesize_max: GFX9_WAVESIZE_MAX,
+            waves_scale: 1,
+            xccs,
+        }
+    }
+
+    /// The layout `part`'s command processors read.
+    pub fn of(part: SimPart) -> TmpringLayout {
+        match part.isa_kind() {
+            aqueduct_isa::Isa::Gfx11 => TmpringLayout::GFX11,
+            aqueduct_isa::Isa::Gfx9(_) => TmpringLayout::gfx9(part.properties().num_xcc.max(1)),
+        }
+    }
+
+    /// Scratch bytes one wave of `lanes` lanes needs for
+    /// `private_segment_size` bytes per work-item, rounded up to the
+    /// WAVESIZE granule (ROCr `AqlQueue::HandleInsufficientScratch`:
+    /// `size_per_thread` aligned to `mem_alignment_size / lanes_per_wave`).
+    pub fn wave_bytes(&self, private_segment_size: u32, lanes: u64) -> u64 {
+        (u64::from(private_segment_size) * lanes).next_multiple_of(self.granule)
+    }
+}
+
 /// The scratch fields of a queue's `amd_queue_t`, as the CP reads them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueueScratch {
@@ -89,6 +159,8 @@ pub struct QueueScratch {
     /// The scratch buffer resource the runtime wrote (gfx90a's private
     /// segment buffer).
     pub resource: [u32; 4],
+    /// How the part reads `compute_tmpring_size`.
+    pub layout: TmpringLayout,
 }
 
 /// What the queue offers a dispatch with private memory.
@@ -107,8 +179,13 @@ pub enum ScratchGrant {
 }
 
 impl QueueScratch {
-    /// Read the fields from the `amd_queue_t` at `amd_queue`.
-    pub fn read(view: &VmView<'_>, amd_queue: u64) -> Result<QueueScratch, QueueError> {
+    /// Read the fields from the `amd_queue_t` at `amd_queue`, for a part
+    /// reading COMPUTE_TMPRING_SIZE as `layout` says.
+    pub fn read(
+        view: &VmView<'_>,
+        amd_queue: u64,
+        layout: TmpringLayout,
+    ) -> Result<QueueScratch, QueueError> {
         let q: AmdQueue = view
             .read(amd_queue)
             .map_err(|e| QueueError::cp_fault(e, "reading the queue's scratch fields"))?;
@@ -120,43 +197,55 @@ impl QueueScratch {
             queue_properties: q.queue_properties,
             inactive_signal: q.queue_inactive_signal,
             resource: q.scratch_resource_descriptor,
+            layout,
         })
     }
 
     /// Bytes of one wave slot: COMPUTE_TMPRING_SIZE.WAVESIZE in bytes.
     pub fn wave_slot_bytes(&self) -> u64 {
-        (u64::from(self.compute_tmpring_size >> TMPRING_WAVESIZE_SHIFT) & WAVESIZE_MAX)
-            * WAVESIZE_GRANULE
+        let l = &self.layout;
+        (u64::from(self.compute_tmpring_size >> TMPRING_WAVESIZE_SHIFT) & l.wavesize_max)
+            * l.granule
     }
 
-    /// Wave slots of the backing memory: WAVES per shader engine
-    /// (`FillComputeTmpRingSize_Gfx11`), no more than the backing holds.
-    pub fn wave_slots(&self) -> u64 {
-        let waves = u64::from(self.compute_tmpring_size & TMPRING_WAVES_MASK) * SHADER_ENGINES;
+    /// Wave slots of one XCC: WAVES per shader engine on gfx11
+    /// (`FillComputeTmpRingSize_Gfx11`), per XCC on GFX9
+    /// (`FillComputeTmpRingSize`), no more than the XCC's share of the
+    /// backing holds.
+    pub fn xcc_wave_slots(&self) -> u64 {
+        let l = &self.layout;
+        let waves = u64::from(self.compute_tmpring_size & TMPRING_WAVES_MASK) * l.waves_scale;
         match self.wave_slot_bytes() {
             0 => 0,
-            bytes => waves.min(self.backing_byte_size / bytes),
+            bytes => waves.min(self.backing_byte_size / l.xccs.max(1) / bytes),
         }
+    }
+
+    /// Wave slots of the backing memory, every XCC's together.
+    pub fn wave_slots(&self) -> u64 {
+        self.xcc_wave_slots() * self.layout.xccs.max(1)
     }
 
     /// Whether the queue's scratch holds a dispatch of `private_segment_size`
     /// bytes per work-item in waves of `lanes` lanes, `waves_per_group` waves
     /// per workgroup: backing memory exists, a wave slot holds one wave's
     /// private memory (WAVESIZE, and the per-lane size the runtime recorded
-    /// for a 64-lane wave, `InitScratchSRD`), and the slots hold a workgroup.
+    /// for a 64-lane wave, `InitScratchSRD`), and one XCC's slots hold a
+    /// workgroup.
     pub fn grant(
         &self,
         private_segment_size: u32,
         lanes: u64,
         waves_per_group: u64,
     ) -> ScratchGrant {
-        let wave_bytes = wave_scratch_bytes(private_segment_size, lanes);
+        let wave_bytes = self.layout.wave_bytes(private_segment_size, lanes);
         let lane_bytes = u64::from(private_segment_size) * lanes;
+        // A workgroup runs on one XCC: that XCC's slots must hold it.
         let enough = self.backing_location != 0
             && self.backing_byte_size != 0
             && self.wave_slot_bytes() >= wave_bytes
             && u64::from(self.wave64_lane_byte_size) * 64 >= lane_bytes
-            && self.wave_slots() >= waves_per_group;
+            && self.xcc_wave_slots() >= waves_per_group;
         if enough {
             ScratchGrant::Granted {
                 backing: ScratchBacking {
@@ -280,23 +369,16 @@ pub fn inactive_value(view: &VmView<'_>, signal: u64) -> Result<u64, QueueError>
         .load(Ordering::Acquire))
 }
 
-/// Scratch bytes one wave of `lanes` lanes needs for `private_segment_size`
-/// bytes per work-item, rounded up to the WAVESIZE granule (ROCr
-/// `AqlQueue::HandleInsufficientScratch`: `size_per_thread` aligned to
-/// `mem_alignment_size / lanes_per_wave`).
-pub fn wave_scratch_bytes(private_segment_size: u32, lanes: u64) -> u64 {
-    (u64::from(private_segment_size) * lanes).next_multiple_of(WAVESIZE_GRANULE)
-}
-
 /// Refuse a private segment no wave of `lanes` lanes can be given: more
-/// than WAVESIZE's largest value per wave.
+/// than WAVESIZE's largest value (in `layout`) per wave.
 pub fn check_private_segment(
     index: u64,
     private_segment_size: u32,
     lanes: u64,
+    layout: TmpringLayout,
 ) -> Result<(), QueueError> {
-    let wave_bytes = wave_scratch_bytes(private_segment_size, lanes);
-    let limit = WAVESIZE_MAX * WAVESIZE_GRANULE;
+    let wave_bytes = layout.wave_bytes(private_segment_size, lanes);
+    let limit = layout.wavesize_max * layout.granule;
     if wave_bytes > limit {
         return Err(QueueError::packet(
             exception_code::EC_QUEUE_PACKET_DISPATCH_REGISTER_INVALID,
@@ -323,6 +405,7 @@ mod tests {
             queue_properties: 0,
             inactive_signal: 0x2000,
             resource: [0; 4],
+            layout: TmpringLayout::GFX11,
         }
     }
 
@@ -362,15 +445,54 @@ mod tests {
     #[test]
     fn the_largest_wave_fits_and_one_granule_more_does_not() {
         // 131068 bytes per lane of a wave64 is 32767 granules exactly.
+        let gfx11 = TmpringLayout::GFX11;
         let per_lane = (WAVESIZE_MAX * WAVESIZE_GRANULE / 64) as u32;
-        assert!(check_private_segment(0, per_lane, 64).is_ok());
-        assert!(check_private_segment(0, per_lane + 4, 64).is_err());
+        assert!(check_private_segment(0, per_lane, 64, gfx11).is_ok());
+        assert!(check_private_segment(0, per_lane + 4, 64, gfx11).is_err());
         // A wave32 may ask for twice as much per lane.
-        assert!(check_private_segment(0, 2 * per_lane, 32).is_ok());
-        let e = check_private_segment(3, u32::MAX, 64).unwrap_err();
+        assert!(check_private_segment(0, 2 * per_lane, 32, gfx11).is_ok());
+        // GFX9: 8191 KiB per wave, 131056 bytes per lane of a wave64.
+        let gfx9 = TmpringLayout::gfx9(8);
+        let per_lane = (GFX9_WAVESIZE_MAX * GFX9_WAVESIZE_GRANULE / 64) as u32;
+        assert_eq!(per_lane, 131_056);
+        assert!(check_private_segment(0, per_lane, 64, gfx9).is_ok());
+        assert!(check_private_segment(0, per_lane + 1, 64, gfx9).is_err());
+        let e = check_private_segment(3, u32::MAX, 64, gfx11).unwrap_err();
         assert_eq!(
             e.code,
             exception_code::EC_QUEUE_PACKET_DISPATCH_REGISTER_INVALID
         );
+    }
+
+    /// GFX9 on eight XCCs: WAVESIZE in KiB, WAVES per XCC (each XCC with
+    /// an eighth of the backing), a workgroup fitting one XCC's slots.
+    #[test]
+    fn gfx9_waves_count_per_xcc() {
+        let mut q = queue(6, 2, 8 * 6 * 2048, 32);
+        q.layout = TmpringLayout::of(SimPart::Mi300x);
+        assert_eq!(q.layout, TmpringLayout::gfx9(8));
+        assert_eq!(q.wave_slot_bytes(), 2048);
+        assert_eq!(q.xcc_wave_slots(), 6);
+        assert_eq!(q.wave_slots(), 48);
+        // 32 bytes per lane of a wave64: 2 KiB per wave.
+        assert!(matches!(
+            q.grant(32, 64, 6),
+            ScratchGrant::Granted { wave_slots: 48, backing, .. } if backing.wave_bytes == 2048
+        ));
+        // 7 waves fit the 48 slots but not one XCC's 6.
+        assert_eq!(
+            q.grant(32, 64, 7),
+            ScratchGrant::Insufficient {
+                code: INACTIVE_INSUFFICIENT_SCRATCH
+            }
+        );
+        // A backing of half the size gives each XCC 3 slots, whatever WAVES says.
+        q.backing_byte_size /= 2;
+        assert_eq!(q.xcc_wave_slots(), 3);
+        // One XCC (gfx90a): WAVES counts every slot.
+        let mut one = queue(6, 2, 6 * 2048, 32);
+        one.layout = TmpringLayout::of(SimPart::Mi210);
+        assert_eq!(one.wave_slots(), 6);
+        assert_eq!(TmpringLayout::of(SimPart::Rx7900Xtx), TmpringLayout::GFX11);
     }
 }

@@ -13,10 +13,10 @@
 //! needed. On that code it reads the stopped packet (at `read_dispatch_id`)
 //! and, as `AqlQueue::HandleInsufficientScratch` and
 //! `GpuAgent::AcquireQueueMainScratch` do:
-//! - sizes a lane's bytes up to the gfx11 granule (256 bytes per wave:
-//!   `mem_alignment_size / lanes`) and the backing for every scratch slot
-//!   of the device (compute units rounded up to the shader engines, times
-//!   `max_slots_scratch_cu`);
+//! - sizes a lane's bytes up to the granule (`mem_alignment_size / lanes`:
+//!   256 bytes per wave on gfx11, 1 KiB before) and the backing for every
+//!   scratch slot of the device (compute units rounded up to the shader
+//!   engines, times `max_slots_scratch_cu`);
 //! - past the queue's single limit (ROCr's `HSA_SCRATCH_SINGLE_LIMIT`,
 //!   140 MiB by default) it sizes only the slots the dispatch can fill and
 //!   marks the queue USE_SCRATCH_ONCE ("large" scratch); still past the
@@ -29,8 +29,10 @@
 //!   allocates the new one in the agent's device pool (mapped for the
 //!   agent), writes the scratch fields (`InitScratchSRD`: the buffer
 //!   descriptor, the backing address and size, the wave64 lane size and
-//!   COMPUTE_TMPRING_SIZE with WAVES per shader engine) and resumes the
-//!   queue by storing 0.
+//!   COMPUTE_TMPRING_SIZE: on gfx11 WAVES per shader engine and WAVESIZE
+//!   in 256 bytes (`FillComputeTmpRingSize_Gfx11`); on GFX9 WAVES per XCC,
+//!   from the backing divided by the XCCs, and WAVESIZE in KiB, a 13-bit
+//!   field (`FillComputeTmpRingSize`)) and resumes the queue by storing 0.
 //!
 //! On code 512 (the CP finished the use-once dispatch) it frees the backing
 //! and clears the fields and USE_SCRATCH_ONCE, then resumes: a large
@@ -64,6 +66,10 @@ pub const DEFAULT_SCRATCH_SINGLE_LIMIT: u64 = 146_800_640;
 pub const WAVE_SCRATCH_GRANULE: u64 = 256;
 /// The largest COMPUTE_TMPRING_SIZE.WAVESIZE (15 bits on gfx11).
 const WAVESIZE_MAX: u64 = (1 << 15) - 1;
+/// GFX9's granule (ROCr's `mem_alignment_size` before gfx11: WAVESIZE in
+/// KiB) and largest WAVESIZE (13 bits, 24:12: Linux `gc_9_4_3_sh_mask.h`).
+pub const GFX9_WAVE_SCRATCH_GRANULE: u64 = 1024;
+const GFX9_WAVESIZE_MAX: u64 = (1 << 13) - 1;
 /// COMPUTE_TMPRING_SIZE on gfx11: WAVES in bits 11:0, WAVESIZE in 26:12.
 const TMPRING_WAVES_MAX: u64 = 0xfff;
 const TMPRING_WAVESIZE_SHIFT: u32 = 12;
@@ -118,6 +124,9 @@ pub struct ScratchLimits {
     pub shader_engines: u64,
     /// Scratch wave slots per compute unit (`max_slots_scratch_cu`).
     pub slots_per_cu: u64,
+    /// XCCs of the agent (`num_xcc`): each gets an equal share of the
+    /// backing and WAVES slots of its own (GFX9).
+    pub xccs: u64,
     /// The most scratch the queue holds (ROCr's scratch single limit).
     pub single_limit: u64,
     /// The layout of the agent's buffer descriptors.
@@ -148,6 +157,15 @@ impl SrdLayout {
 }
 
 impl ScratchLimits {
+    /// Bytes of one COMPUTE_TMPRING_SIZE.WAVESIZE unit (ROCr's
+    /// `mem_alignment_size`: 256 from gfx11 on, 1024 before).
+    pub fn wave_granule(&self) -> u64 {
+        match self.srd {
+            SrdLayout::Gfx9 => GFX9_WAVE_SCRATCH_GRANULE,
+            SrdLayout::Gfx11 => WAVE_SCRATCH_GRANULE,
+        }
+    }
+
     /// Scratch wave slots of the whole device (ROCr `calc_device_slots`).
     fn device_slots(&self) -> u64 {
         self.compute_units
@@ -181,7 +199,7 @@ impl ScratchPlan {
         lanes: u64,
     ) -> Result<ScratchPlan, ScratchError> {
         let private = packet.private_segment_size;
-        let lane_bytes = u64::from(private).next_multiple_of(WAVE_SCRATCH_GRANULE / lanes);
+        let lane_bytes = u64::from(private).next_multiple_of(limits.wave_granule() / lanes);
         let wave_bytes = lane_bytes * lanes;
         let dims = (packet.setup & 3).clamp(1, 3) as usize;
         let wg = [
@@ -225,8 +243,10 @@ impl ScratchPlan {
             return Ok(plan(dispatch_slots, true));
         }
         // Lower occupancy: whole workgroups on every engine, as many as fit
-        // (`AcquireQueueMainScratch`'s last resort).
-        let step = waves_per_group.next_multiple_of(engines);
+        // (`AcquireQueueMainScratch`'s last resort). A workgroup runs on one
+        // XCC, whose share of the backing must hold it (the CP grants no
+        // less), so a multi-XCC agent needs a workgroup's waves per XCC.
+        let step = (waves_per_group * limits.xccs.max(1)).next_multiple_of(engines);
         let slots = (limit / wave_bytes.max(1)) / step * step;
         if slots == 0 {
             return Err(ScratchError::ExceedsLimit {
@@ -240,15 +260,26 @@ impl ScratchPlan {
     }
 
     /// The `amd_queue_t` scratch fields for a backing at `base`
-    /// (`AqlQueue::InitScratchSRD` for gfx11).
+    /// (`AqlQueue::InitScratchSRD`; COMPUTE_TMPRING_SIZE as
+    /// `FillComputeTmpRingSize_Gfx11` or, on GFX9, `FillComputeTmpRingSize`
+    /// writes it).
     fn write_fields(&self, q: &mut AmdQueue, base: u64, limits: &ScratchLimits) {
         let wave_bytes = self.lane_bytes * self.lanes;
-        let engines = limits.shader_engines.max(1);
-        let wavesize = (wave_bytes / WAVE_SCRATCH_GRANULE).min(WAVESIZE_MAX);
         let max_waves = limits.compute_units * limits.slots_per_cu;
-        let waves = (self.size / wave_bytes.max(1) / engines)
-            .min(max_waves)
-            .min(TMPRING_WAVES_MAX);
+        let (wavesize, waves) = match limits.srd {
+            SrdLayout::Gfx11 => {
+                let engines = limits.shader_engines.max(1);
+                let waves = self.size / wave_bytes.max(1) / engines;
+                ((wave_bytes / WAVE_SCRATCH_GRANULE).min(WAVESIZE_MAX), waves)
+            }
+            SrdLayout::Gfx9 => {
+                // Each XCC's share of the backing.
+                let waves = self.size / limits.xccs.max(1) / wave_bytes.max(1);
+                let wavesize = (wave_bytes / GFX9_WAVE_SCRATCH_GRANULE).min(GFX9_WAVESIZE_MAX);
+                (wavesize, waves)
+            }
+        };
+        let waves = waves.min(max_waves).min(TMPRING_WAVES_MAX);
         q.compute_tmpring_size = ((wavesize << TMPRING_WAVESIZE_SHIFT) | waves) as u32;
         q.scratch_resource_descriptor = scratch_srd(limits.srd, base, self.size);
         q.scratch_backing_memory_location = base;
@@ -716,6 +747,7 @@ mod tests {
         slots_per_cu: 32,
         single_limit: DEFAULT_SCRATCH_SINGLE_LIMIT,
         srd: SrdLayout::Gfx11,
+        xccs: 1,
     };
 
     fn dispatch(private: u32, wg: u16, grid: u32) -> KernelDispatchPacket {
@@ -814,5 +846,58 @@ mod tests {
             q.queue_properties & AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE,
             0
         );
+    }
+
+    /// An MI300X (gfx942: 304 CUs, 32 engines, 8 XCCs): a lane rounds to
+    /// 16 bytes (1 KiB per wave64), WAVESIZE counts KiB, and WAVES the
+    /// slots of one XCC's eighth of the backing (ROCr
+    /// `FillComputeTmpRingSize`).
+    #[test]
+    fn gfx9_fields_count_waves_per_xcc() {
+        let limits = ScratchLimits {
+            compute_units: 304,
+            shader_engines: 32,
+            slots_per_cu: 32,
+            single_limit: DEFAULT_SCRATCH_SINGLE_LIMIT,
+            srd: SrdLayout::Gfx9,
+            xccs: 8,
+        };
+        let p = ScratchPlan::new(&limits, 0, &dispatch(20, 64, 256), 64).unwrap();
+        assert_eq!(p.lane_bytes, 32);
+        // 2 KiB per wave, every slot of the device: 304 CUs rounded up to
+        // the 32 engines, x 32.
+        assert_eq!((p.slots, p.size, p.use_once), (10240, 10240 * 2048, false));
+        let mut q = AmdQueue::default();
+        p.write_fields(&mut q, 0x1234_5678_9000, &limits);
+        assert_eq!(q.compute_tmpring_size & 0xfff, 10240 / 8);
+        assert_eq!((q.compute_tmpring_size >> 12) & 0x1fff, 2);
+        assert_eq!(q.compute_tmpring_size >> 25, 0);
+        assert_eq!(q.scratch_wave64_lane_byte_size, 32);
+        // Past the limit, fewer slots, but each XCC's share still holds a
+        // workgroup: 512 KiB per wave, 16-wave workgroups; the 140 MiB hold
+        // 280 slots, whole steps of 16 waves x 8 XCCs give 256.
+        let held = ScratchPlan::new(&limits, 0, &dispatch(8192, 1024, 1 << 20), 64).unwrap();
+        assert!(held.use_once && held.size <= limits.single_limit);
+        assert_eq!(held.slots, 256);
+        let mut q = AmdQueue::default();
+        held.write_fields(&mut q, 0x1234_5678_9000, &limits);
+        assert_eq!(q.compute_tmpring_size & 0xfff, 32);
+        // 2 MiB per wave: the 70 slots under the limit would give each XCC 8,
+        // too few for one workgroup, so the request fails instead.
+        let e = ScratchPlan::new(&limits, 5, &dispatch(32768, 1024, 1 << 20), 64).unwrap_err();
+        assert_eq!(
+            e,
+            ScratchError::ExceedsLimit {
+                packet: 5,
+                private_segment_size: 32768,
+                needed: 128 << 21,
+                limit: limits.single_limit,
+            }
+        );
+        // One XCC: WAVES would count every slot, held to the field's 4095.
+        let one = ScratchLimits { xccs: 1, ..limits };
+        let mut q = AmdQueue::default();
+        p.write_fields(&mut q, 0x1234_5678_9000, &one);
+        assert_eq!(q.compute_tmpring_size & 0xfff, 0xfff);
     }
 }

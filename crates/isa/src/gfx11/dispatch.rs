@@ -28,6 +28,10 @@
 //! the backing memory), the first private access faults at its address
 //! there, as it would on hardware.
 //!
+//! On a multi-XCC agent (gfx942) each workgroup runs on the XCC its
+//! queue's command processors give it (`with_xcc_spread`, xcc.rs), computed
+//! once per workgroup; its waves read it from HW_REG_XCC_ID.
+//!
 //! Watchdog: a dispatch may carry a time limit (`with_time_limit`), counted
 //! from the start of its first workgroup. Every wave checks it once per
 //! `WATCHDOG_JUMPS` taken branches of its workgroup (a loop cannot run
@@ -52,7 +56,9 @@ use crate::observer::{DispatchObserver, WaveSync, WorkgroupObserver};
 use crate::traffic::CountingMemory;
 #[cfg(target_arch = "x86_64")]
 use crate::wave_loop::{WaveLoop, wave_loop};
-use crate::{Access, DispatchSetup, GpuMemory, Isa, WaveError, WaveErrorKind, WorkgroupStats};
+use crate::{
+    Access, DispatchSetup, GpuMemory, Isa, WaveError, WaveErrorKind, WorkgroupStats, XccSpread,
+};
 
 /// Taken branches of a workgroup between two watchdog clock reads.
 const WATCHDOG_JUMPS: u32 = 1024;
@@ -75,6 +81,8 @@ struct WaveStart {
     /// the workgroup's first wave slot in the backing memory, and the
     /// bytes between two slots (each wave gets its own slot's offset).
     wave_offset: Option<(usize, u64, u64)>,
+    /// The XCC the workgroup runs on (xcc.rs).
+    xcc_id: u32,
 }
 
 /// A kernel dispatch ready to run its workgroups (Send + Sync).
@@ -104,6 +112,8 @@ pub struct Dispatch {
     observer: Option<Arc<dyn DispatchObserver>>,
     /// AGPRs each wave owns (GFX9: the allocation past ACCUM_OFFSET).
     agprs: usize,
+    /// Which XCC runs each workgroup (`with_xcc_spread`).
+    xcc: XccSpread,
 }
 
 fn invalid(msg: impl Into<String>) -> WaveError {
@@ -260,6 +270,7 @@ impl Dispatch {
             counting: false,
             observer: None,
             agprs,
+            xcc: XccSpread::ONE,
         })
     }
 
@@ -286,6 +297,13 @@ impl Dispatch {
     /// [`WaveErrorKind::TimeLimit`].
     pub fn with_time_limit(mut self, limit: Option<Duration>) -> Dispatch {
         self.time_limit = limit;
+        self
+    }
+
+    /// Spread the workgroups over the XCCs of a multi-XCC agent as the
+    /// queue's command processors do (xcc.rs); the default is one XCC.
+    pub fn with_xcc_spread(mut self, xcc: XccSpread) -> Dispatch {
+        self.xcc = xcc;
         self
     }
 
@@ -409,6 +427,7 @@ impl Dispatch {
             wave64,
             ids: kd.enable_vgpr_workitem_id(),
             wave_offset: None,
+            xcc_id: self.xcc.xcc_of_workgroup(workgroup_id, self.counts),
         };
         // The enabled system SGPRs, in order from USER_SGPR_COUNT.
         let mut n = 0;
@@ -470,6 +489,7 @@ impl Dispatch {
         w.status = WaveStatus::Running;
         w.index = k as u32;
         w.mode = 0;
+        w.xcc_id = start.xcc_id;
         w.wave64 = wave64;
         w.half = 0;
         w.agpr.resize(self.agprs, [0; LANES]);

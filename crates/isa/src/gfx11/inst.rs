@@ -212,6 +212,9 @@ impl Inst {
     /// [`Inst::flags`] of ds_permute_b32 / ds_bpermute_b32: the lane index
     /// spans all 64 lanes of a wave64 (GFX9), not its 32-lane half (gfx11).
     pub const PERMUTE_WAVE64: u8 = 128;
+    /// [`Inst::flags`] of s_getreg_b32: its hardware register id is GFX9's
+    /// numbering (gfx9/exec_form.rs), not gfx11's.
+    pub const GFX9_HWREG: u8 = 128;
 
     /// [`Inst::acc`] bits: the destination, the sources, the memory data.
     pub const ACC_DST: u8 = 1;

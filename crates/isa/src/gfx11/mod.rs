@@ -42,7 +42,7 @@
 //   sampling and gathers (exec/vmem/sample.rs; the S# is sampler_desc.rs);
 //   other sample forms, image atomics, d16/tfe/lwe are typed errors.
 // - Not implemented (IllegalInstruction with the mnemonic): GDS, s_getreg of registers other than MODE and
-//   SHADER_CYCLES, s_setreg other than MODE, s_sendmsg other than
+//   SHADER_CYCLES (GFX9 code: MODE and gfx942's XCC_ID), s_setreg other than MODE, s_sendmsg other than
 //   MSG_DEALLOC_VGPRS, s_sendmsg_rtn GET_DOORBELL / GET_DDID / SAVE_WAVE (the
 //   mnemonic names the hwreg / message), and VALU ops outside exec/valu/mod.rs's
 //   list. s_trap is a Trap error, s_sethalt 1 a Halt error (with the PC).

@@ -105,6 +105,9 @@ pub struct Wave {
     pub index: u32,
     /// The MODE hardware register (s_getreg/s_setreg HW_REG_MODE); recorded only.
     pub mode: u32,
+    /// The XCC of the agent's partition the wave's workgroup runs on
+    /// (gfx942's HW_REG_XCC_ID, xcc.rs); 0 on single-XCC agents.
+    pub xcc_id: u32,
     /// src0 of the DPP instruction being executed, after the lane permutation.
     pub dpp_row: Lanes,
     /// Wave64 GFX9 whole-wave DPP: the low half of src0 as the low pass
@@ -134,6 +137,7 @@ impl Default for Wave {
             status: WaveStatus::Running,
             index: 0,
             mode: 0,
+            xcc_id: 0,
             dpp_row: [0; LANES],
             dpp_low: [0; LANES],
             wave64: false,

@@ -21,6 +21,7 @@
 //!   operands swapped;
 //! - MUBUF loads, stores and atomics take GFX9's V# and range rules
 //!   ([`Inst::GFX9_BUFFER`]);
+//! - s_getreg_b32 names GFX9's hardware register ids ([`Inst::GFX9_HWREG`]);
 //! - v_accvgpr_mov_b32 (VOP1) marks both operands as AGPRs in `Inst::acc`,
 //!   as the decoder does for the other AGPR operands; the executor reads
 //!   `acc` and `mai` itself (AGPRs, matrix ops).
@@ -138,6 +139,7 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
         // NUM_FORMAT, which the executor's gfx11 formats do not model.
         Family::Mtbuf => return Err(unmodelled(&i, "GFX9 typed buffer access")),
         Family::Flat | Family::Global | Family::Scratch => flat(target, &mut i)?,
+        Family::Sopk if i.op == Op::SGetregB32 => getreg(target, &mut i)?,
         Family::Vopc | Family::Vop3 if i.op.name().starts_with("v_cmpx_") => {
             // GFX9 v_cmpx writes EXEC and the compare's destination
             // (AMD CDNA3 ISA guide, "Vector Compare": "write the result to
@@ -204,6 +206,21 @@ fn mubuf(i: &mut Inst) -> Result<(), DecodeError> {
     if i.widths[0] != 0 || i.widths[1] != 0 {
         i.flags |= Inst::GFX9_BUFFER;
     }
+    Ok(())
+}
+
+/// s_getreg_b32: GFX9 numbers its hardware registers differently from
+/// gfx11 (LLVM `SIDefines.h`, `Hwreg` ids; gfx11's 20 is FLAT_SCR_LO,
+/// GFX940's is XCC_ID), so the executor reads the id as GFX9's
+/// ([`Inst::GFX9_HWREG`]). It models MODE (1) and, on gfx942, XCC_ID (20,
+/// a GFX940+ register: AMDGPUAsmUtils.cpp names it for GFX940 only).
+fn getreg(target: Target, i: &mut Inst) -> Result<(), DecodeError> {
+    let id = i.imm as u32 & 0x3F;
+    let modelled = id == 1 || (id == 20 && target == Target::Gfx942);
+    if !modelled {
+        return Err(unmodelled(i, &format!("hwreg({id})")));
+    }
+    i.flags |= Inst::GFX9_HWREG;
     Ok(())
 }
 

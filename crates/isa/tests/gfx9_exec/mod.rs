@@ -557,3 +557,63 @@ fn a_dispatch_must_match_its_code_cache() {
         "{e:?}"
     );
 }
+
+/// gfx942's HW_REG_XCC_ID reads the XCC the dispatch's spread gives each
+/// workgroup (x fastest, round-robin from the queue's start), one XCC reads
+/// 0; gfx90a has no such register.
+#[test]
+fn xcc_id_reads_the_workgroups_xcc() {
+    use aqueduct_isa::XccSpread;
+    let groups = 21u32;
+    for (xccs, start) in [(8u32, 0u32), (8, 3), (1, 0)] {
+        let mut mem = TestMem::new();
+        let (_, kd) = gfx9_kernel(
+            &mut mem,
+            kernels::XCC_ID_GFX942,
+            KERNARG_PTR,
+            WORKGROUP_ID_X,
+            0,
+            0,
+        );
+        mem.map(BUF_A, &vec![0xff; groups as usize * 8]);
+        mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+        let s = gfx9_setup(Target::Gfx942, kd, [groups * 64, 1, 1], [64, 1, 1]);
+        let d = Dispatch::new(s, Arc::new(CodeCache::for_isa(Isa::Gfx9(Target::Gfx942))))
+            .expect("dispatch")
+            .with_xcc_spread(XccSpread::new(xccs, 1, start));
+        let mut ctx = WorkerContext::new();
+        // Out of order: the XCC follows the workgroup, not the run order.
+        for x in (0..groups).rev() {
+            d.run_workgroup([x, 0, 0], &mem, &mut ctx).expect("runs");
+        }
+        let got = mem.read_u32s(BUF_A, groups as usize * 2);
+        for g in 0..groups {
+            // Logical id g % xccs runs on XCC (g - start) mod xccs.
+            let want = (g % xccs + xccs - start % xccs) % xccs;
+            let pair = [got[2 * g as usize], got[2 * g as usize + 1]];
+            assert_eq!(pair, [want, want], "{xccs} XCCs from {start}: group {g}");
+        }
+    }
+    let mut mem = TestMem::new();
+    let (_, kd) = gfx9_kernel(
+        &mut mem,
+        kernels::XCC_ID_GFX90A,
+        KERNARG_PTR,
+        WORKGROUP_ID_X,
+        0,
+        0,
+    );
+    mem.map(BUF_A, &[0; 8]);
+    mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+    let e = run_all(&mem, gfx9_setup(Target::Gfx90a, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
+    match e.kind {
+        WaveErrorKind::IllegalInstruction { mnemonic, .. } => {
+            let m = mnemonic.expect("named");
+            assert!(
+                m.starts_with("s_getreg_b32") && m.contains("hwreg(20)"),
+                "{m}"
+            );
+        }
+        other => panic!("gfx90a XCC_ID: {other:?}"),
+    }
+}

@@ -598,11 +598,18 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
             let id = zext & 0x3F;
             let off = (zext >> 6) & 31;
             let size = ((zext >> 11) & 31) + 1;
-            let value = match id {
-                HW_REG_MODE => w.mode,
-                HW_REG_SHADER_CYCLES => shader_cycles(),
-                _ => {
-                    return Err(unmodelled(i, &format!("hwreg({id})")));
+            let value = if i.flags & Inst::GFX9_HWREG != 0 {
+                // GFX9 ids (gfx9/exec_form.rs admits only these two).
+                match id {
+                    HW_REG_MODE => w.mode,
+                    GFX9_HW_REG_XCC_ID => w.xcc_id,
+                    _ => return Err(unmodelled(i, &format!("hwreg({id})"))),
+                }
+            } else {
+                match id {
+                    HW_REG_MODE => w.mode,
+                    HW_REG_SHADER_CYCLES => shader_cycles(),
+                    _ => return Err(unmodelled(i, &format!("hwreg({id})"))),
                 }
             };
             let mask = if size >= 32 {
@@ -656,6 +663,11 @@ pub(crate) fn sopk_is_nop(op: Op) -> bool {
 /// s_getreg/s_setreg register ids (gfx11).
 const HW_REG_MODE: u32 = 1;
 const HW_REG_SHADER_CYCLES: u32 = 29;
+/// GFX940+'s XCC_ID register (LLVM `SIDefines.h`, `Hwreg::ID_XCC_ID`;
+/// AMDGPUAsmUtils.cpp names it for GFX940 only). Bits 3:0 hold the XCC the
+/// wave runs on (LLVM's AMDGPU syntax reference: "ID of this XCC"); the
+/// other bits read 0 here.
+pub(crate) const GFX9_HW_REG_XCC_ID: u32 = 20;
 
 /// Nominal shader clock per REALTIME tick: 25 × 100 MHz = 2.5 GHz (gfx1100's
 /// compute clock is 2.5 GHz class).

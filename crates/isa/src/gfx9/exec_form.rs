@@ -21,6 +21,8 @@
 //!   operands swapped;
 //! - MUBUF loads, stores and atomics take GFX9's V# and range rules
 //!   ([`Inst::GFX9_BUFFER`]);
+//! - a constant source of the packed 32-bit ops (v_pk_fma/mul/add_f32,
+//!   v_pk_mov_b32) becomes its 32-bit value in the pair's low dword;
 //! - v_accvgpr_mov_b32 (VOP1) marks both operands as AGPRs in `Inst::acc`,
 //!   as the decoder does for the other AGPR operands; the executor reads
 //!   `acc` and `mai` itself (AGPRs, matrix ops).
@@ -28,10 +30,11 @@
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
 //! instruction when it reaches it: AGPRs under DPP or SDWA, gfx90a's
-//! row_newbcast DPP, loads into LDS, MTBUF (GFX9's typed formats).
+//! row_newbcast DPP, loads into LDS, MTBUF (GFX9's typed formats), the
+//! high dword of a non-zero packed constant.
 
 use super::Target;
-use crate::gfx11::decode::{DecodeError, DecodeErrorKind, is_vop3_compare};
+use crate::gfx11::decode::{DecodeError, DecodeErrorKind, decode_src, is_vop3_compare};
 use crate::gfx11::inst::{Family, Inst, Operand, Src};
 use crate::opcodes::Op;
 
@@ -127,6 +130,12 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
     for k in 0..3 {
         i.src[k] = operand(i.src[k]);
     }
+    if matches!(
+        i.op,
+        Op::VPkFmaF32 | Op::VPkMulF32 | Op::VPkAddF32 | Op::VPkMovB32
+    ) {
+        packed_constants(&mut i)?;
+    }
     if scalar_dst(&i) {
         i.dst = sreg(i.dst);
     }
@@ -171,6 +180,45 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
         _ => {}
     }
     Ok(i)
+}
+
+/// A constant source of the packed 32-bit ops (v_pk_fma/mul/add_f32,
+/// v_pk_mov_b32) is a 32-bit constant in the low dword of the pair: LLVM
+/// types the operand as 32 bits (`OPERAND_REG_INLINE_C_V2FP32`, operand
+/// size 4: llvm-mc-19 folds `0x3f800000` to `1.0` there), and for a splat
+/// constant its instruction selection (`SelectVOP3PMods`) clears
+/// op_sel_hi so that both halves read that low dword (clang-19 for gfx90a
+/// and gfx942: `v_pk_fma_f32 v[2:3], v[2:3], v[4:5], 0.5
+/// op_sel_hi:[1,1,0]`). What the high dword holds is documented nowhere
+/// (the CDNA3 ISA guide's "VOP3P" says nothing of 64-bit constants) and
+/// LLVM never reads it, so selecting it from a non-zero constant stays
+/// unmodelled. GFX9 VOP3P has no literal (llvm-mc-19 refuses one).
+fn packed_constants(i: &mut Inst) -> Result<(), DecodeError> {
+    let n = match i.op {
+        Op::VPkFmaF32 => 3,
+        _ => 2,
+    };
+    for k in 0..n {
+        if !matches!(i.src[k].src, Src::Imm(_)) {
+            continue;
+        }
+        // The dwords this source gives: v_pk_mov_b32 reads op_sel only.
+        let high = if i.op == Op::VPkMovB32 {
+            (i.mods.opsel >> k) & 1 != 0
+        } else {
+            ((i.mods.opsel | i.mods.opsel_hi) >> k) & 1 != 0
+        };
+        let o = decode_src(i.src[k].code, i.op, 1, None);
+        match o.src {
+            Src::Imm(0) => {}
+            Src::Imm(_) if high => {
+                return Err(unmodelled(i, "high dword of a packed constant"));
+            }
+            Src::Imm(_) => i.src[k] = o,
+            _ => return Err(unmodelled(i, "packed literal")),
+        }
+    }
+    Ok(())
 }
 
 /// SMEM (AMD CDNA3 ISA guide, "Scalar Memory"): imm [17] set, the offset

@@ -18,6 +18,8 @@ mod kernels {
     include!("kernels.rs");
 }
 
+mod packed_constants;
+
 const TARGETS: [Target; 2] = [Target::Gfx942, Target::Gfx90a];
 
 /// kernel_code_properties bits (AMDGPUUsage, "Kernel Descriptor").

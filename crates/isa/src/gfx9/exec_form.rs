@@ -25,13 +25,14 @@
 //!   v_pk_mov_b32) becomes its 32-bit value in the pair's low dword;
 //! - v_accvgpr_mov_b32 (VOP1) marks both operands as AGPRs in `Inst::acc`,
 //!   as the decoder does for the other AGPR operands; the executor reads
-//!   `acc` and `mai` itself (AGPRs, matrix ops).
+//!   `acc` and `mai` itself (AGPRs, matrix ops). No encoding puts an AGPR
+//!   under DPP or SDWA (see `normalise`).
 //!
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
-//! instruction when it reaches it: AGPRs under DPP or SDWA, gfx90a's
-//! row_newbcast DPP, loads into LDS, MTBUF (GFX9's typed formats), the
-//! high dword of a non-zero packed constant.
+//! instruction when it reaches it: DPP of a 64-bit source (the DP ALU
+//! ops), loads into LDS, MTBUF (GFX9's typed formats), the high dword of
+//! a non-zero packed constant.
 
 use super::Target;
 use crate::gfx11::decode::{DecodeError, DecodeErrorKind, decode_src, is_vop3_compare};
@@ -97,8 +98,18 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
     if i.op == Op::VAccvgprMovB32 {
         i.acc = Inst::ACC_DST | Inst::ACC_SRC0;
     }
+    // No GFX9 encoding names an AGPR under DPP or SDWA: VOP1/VOP2/VOPC have
+    // no acc bit, LLVM's DPP and SDWA operand classes are VGPR-only
+    // (llvm-mc-19 for gfx90a and gfx942: "invalid operand for instruction"),
+    // and v_accvgpr_mov_b32 has neither form ("dpp/sdwa variant of this
+    // instruction is not supported"; the decoder refuses those words as
+    // llvm-objdump-19 does, tests/gfx9_vectors/*/vop1_dpp.txt and
+    // vop1_sdwa.txt). Should a decode ever combine them, it is refused.
     if i.acc != 0 && (i.dpp.is_some() || i.sdwa.is_some()) {
-        return Err(unmodelled(&i, "AGPR operands with DPP or SDWA"));
+        return Err(unmodelled(
+            &i,
+            "AGPR operands with DPP or SDWA: no such encoding",
+        ));
     }
     if let Some(s) = &mut i.sdwa {
         // A VOPC SDWA compare writes VCC or the SGPR pair its sdst names.
@@ -106,9 +117,12 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
     }
     if let Some(dpp) = &i.dpp {
         // The controls gfx11's DPP16 shares (AMD CDNA3 ISA guide, "DPP"):
-        // quad_perm, row_shl/shr/ror, row_mirror, row_half_mirror; and
-        // GFX9's wave shifts, rotates and row_bcast (valu/dpp.rs). gfx90a's
-        // row_newbcast is not modelled.
+        // quad_perm, row_shl/shr/ror, row_mirror, row_half_mirror; GFX9's
+        // wave shifts, rotates and row_bcast (valu/dpp.rs); and the
+        // row_newbcast:n of gfx90a and gfx942 (0x150..=0x15F), each lane
+        // reading lane n of its row: the encoding of gfx11's row_share
+        // (LLVM SIDefines.h, DPP::ROW_NEWBCAST_FIRST = ROW_SHARE_FIRST;
+        // CDNA3 ISA guide, DPP_CTRL "DPP_ROW_SHARE").
         let known = matches!(
             dpp.ctrl,
             0..=0xFF
@@ -120,9 +134,16 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
                 | 0x138
                 | 0x13C
                 | 0x140..=0x143
+                | 0x150..=0x15F
         );
         if !known {
             return Err(unmodelled(&i, "DPP control"));
+        }
+        // The executor's permuted row is one dword per lane: the 64-bit
+        // DPP of the DP ALU ops (v_mov_b64_dpp, v_cvt_*_f64_dpp; LLVM:
+        // "DP ALU dpp only supports row_newbcast") is not modelled.
+        if i.widths[1] >= 2 {
+            return Err(unmodelled(&i, "64-bit DPP source"));
         }
         // The executor reads a DPP src0 through the permuted row.
         i.src[0].src = Src::DppRow;

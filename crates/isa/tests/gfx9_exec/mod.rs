@@ -18,6 +18,7 @@ mod kernels {
     include!("kernels.rs");
 }
 
+mod dpp_newbcast;
 mod packed_constants;
 
 const TARGETS: [Target; 2] = [Target::Gfx942, Target::Gfx90a];
@@ -296,23 +297,39 @@ fn private_memory_through_scratch_instructions() {
     }
 }
 
+/// Forms the executor does not model stop the wave at their first word as
+/// an illegal instruction naming the form and why.
 #[test]
 fn unmodelled_gfx9_forms_are_illegal_instructions() {
-    for target in TARGETS {
-        let mut mem = TestMem::new();
-        let k = code(target, kernels::TBUFFER_GFX942, kernels::TBUFFER_GFX90A);
-        let (_, kd) = gfx9_kernel(&mut mem, k, 0, 0, 0, 0);
-        let e = run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
-        match e.kind {
-            WaveErrorKind::IllegalInstruction { words, mnemonic } => {
-                assert_eq!(words, k[..2].to_vec(), "{target:?}");
-                let m = mnemonic.expect("named");
-                assert!(m.starts_with("tbuffer_load_format_x"), "{m}");
-                assert!(m.contains("typed buffer access"), "{m}");
+    let cases = [
+        (
+            [kernels::TBUFFER_GFX942, kernels::TBUFFER_GFX90A],
+            "tbuffer_load_format_x",
+            "typed buffer access",
+        ),
+        (
+            [kernels::DPP64_GFX942, kernels::DPP64_GFX90A],
+            "v_cvt_f32_f64",
+            "64-bit DPP source",
+        ),
+    ];
+    for (kernel, name, why) in cases {
+        for target in TARGETS {
+            let mut mem = TestMem::new();
+            let k = code(target, kernel[0], kernel[1]);
+            let (_, kd) = gfx9_kernel(&mut mem, k, 0, 0, 0, 0);
+            let e = run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
+            match e.kind {
+                WaveErrorKind::IllegalInstruction { words, mnemonic } => {
+                    assert_eq!(words, k[..2].to_vec(), "{target:?}");
+                    let m = mnemonic.expect("named");
+                    assert!(m.starts_with(name), "{m}");
+                    assert!(m.contains(why), "{m}");
+                }
+                other => panic!("{target:?}: {other:?}"),
             }
-            other => panic!("{target:?}: {other:?}"),
+            assert_eq!(e.pc, HAND_BASE + 256);
         }
-        assert_eq!(e.pc, HAND_BASE + 256);
     }
 }
 

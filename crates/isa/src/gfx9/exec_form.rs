@@ -20,7 +20,9 @@
 //! - the integer ds_cmpst forms run as gfx11's ds_cmpstore with the data
 //!   operands swapped;
 //! - MUBUF loads, stores and atomics take GFX9's V# and range rules
-//!   ([`Inst::GFX9_BUFFER`]);
+//!   ([`Inst::GFX9_BUFFER`]), loads into LDS included;
+//! - gfx90a's global loads with the lds bit run as gfx942's
+//!   global_load_lds_* ops;
 //! - a constant source of the packed 32-bit ops (v_pk_fma/mul/add_f32,
 //!   v_pk_mov_b32) becomes its 32-bit value in the pair's low dword;
 //! - v_accvgpr_mov_b32 (VOP1) marks both operands as AGPRs in `Inst::acc`,
@@ -31,8 +33,8 @@
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
 //! instruction when it reaches it: DPP of a 64-bit source (the DP ALU
-//! ops), loads into LDS, MTBUF (GFX9's typed formats), the high dword of
-//! a non-zero packed constant.
+//! ops), scratch loads into LDS, MTBUF (GFX9's typed formats), the high
+//! dword of a non-zero packed constant.
 
 use super::Target;
 use crate::gfx11::decode::{DecodeError, DecodeErrorKind, decode_src, is_vop3_compare};
@@ -278,8 +280,24 @@ fn mubuf(i: &mut Inst) -> Result<(), DecodeError> {
 
 /// FLAT, GLOBAL and SCRATCH.
 fn flat(target: Target, i: &mut Inst) -> Result<(), DecodeError> {
-    if i.flags & super::decode::LDS != 0 {
-        return Err(unmodelled(i, "loads into LDS"));
+    let lds_bit = i.flags & super::decode::LDS != 0;
+    if i.family == Family::Scratch && (lds_bit || i.op.name().contains("load_lds")) {
+        return Err(unmodelled(i, "scratch load into LDS"));
+    }
+    // gfx90a's global loads with the lds bit are gfx942's global_load_lds_*
+    // (LLVM prints `global_load_dword ... lds` for one, `global_load_lds_dword`
+    // for the other; AMD CDNA2 and CDNA3 ISA guides, "Global Load LDS"):
+    // the executor runs the gfx942 ops (vmem/lds_dma.rs).
+    if lds_bit {
+        i.op = match i.op {
+            Op::GlobalLoadB32 => Op::GlobalLoadLdsDword,
+            Op::GlobalLoadU8 => Op::GlobalLoadLdsUbyte,
+            Op::GlobalLoadI8 => Op::GlobalLoadLdsSbyte,
+            Op::GlobalLoadU16 => Op::GlobalLoadLdsUshort,
+            Op::GlobalLoadI16 => Op::GlobalLoadLdsSshort,
+            _ => return Err(unmodelled(i, "load into LDS")),
+        };
+        i.flags &= !super::decode::LDS;
     }
     if i.family != Family::Flat && i.saddr == NULL as u8 {
         return Err(unmodelled(i, "null saddr"));

@@ -19,6 +19,7 @@ mod kernels {
 }
 
 mod dpp_newbcast;
+mod lds_dma;
 mod packed_constants;
 
 const TARGETS: [Target; 2] = [Target::Gfx942, Target::Gfx90a];
@@ -311,6 +312,11 @@ fn unmodelled_gfx9_forms_are_illegal_instructions() {
             [kernels::DPP64_GFX942, kernels::DPP64_GFX90A],
             "v_cvt_f32_f64",
             "64-bit DPP source",
+        ),
+        (
+            [kernels::SCRATCH_LDS_GFX942, kernels::SCRATCH_LDS_GFX90A],
+            "scratch_load",
+            "scratch load into LDS",
         ),
     ];
     for (kernel, name, why) in cases {

@@ -29,9 +29,10 @@
 //! - structured buffer, no ADD_TID_ENABLE, STRIDE != 0, idxen: index >=
 //!   NUM_RECORDS.
 //!
-//! A resource and instruction the guide gives no rule for, the `_format_`
-//! forms (DATA_FORMAT conversions) and loads into LDS are refused as
-//! unmodelled.
+//! Loads into LDS (the lds bit) read as loads do and write each lane's
+//! dword to LDS instead of a VGPR (vmem/lds_dma.rs). A resource and
+//! instruction the guide gives no rule for and the `_format_` forms
+//! (DATA_FORMAT conversions) are refused as unmodelled.
 //!
 //! An observed dispatch (observer.rs) sees each active lane's bytes that
 //! pass the range check ([`observe`]): those of a private resource as the
@@ -40,6 +41,7 @@
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, sread, unmodelled};
 use crate::gfx11::exec::observe;
 use crate::gfx11::exec::vmem::atomics::buffer_lane_atomic;
+use crate::gfx11::exec::vmem::lds_dma::{lds_address, lds_write};
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::exec::vmem::private_layout::row_lanes;
 use crate::gfx11::exec::vmem::{slot_start, write_loaded};
@@ -120,12 +122,10 @@ fn in_range(kind: Kind, res: &Resource, index: u64, offset: u64) -> bool {
 pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let w0 = i.words[0];
     let (offen, idxen) = ((w0 >> 12) & 1 != 0, (w0 >> 13) & 1 != 0);
-    if i.flags & LDS != 0 {
-        return Err(unmodelled(i, "load into LDS"));
-    }
     if i.op.name().contains("_format_") {
         return Err(unmodelled(i, "buffer format conversion"));
     }
+    let to_lds = i.flags & LDS != 0;
     let srsrc = i.imm2 as usize * 4;
     let d = std::array::from_fn(|k| w.sgpr.get(srsrc + k).copied().unwrap_or(0));
     let res = Resource::decode(d);
@@ -159,6 +159,10 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             offset,
         };
         observe(w, env, &lanes, mem_kind(i.op));
+        if to_lds {
+            let to = std::array::from_fn(|l| lds_address(w, i, l));
+            observe::lanes(w, env, Segment::Lds, Access::Write, 4, &to);
+        }
     }
     let addr = |l: usize, k: u64| base.wrapping_add(res.buffer_offset(index[l], offset[l] + k));
     let access = |a: u64, len: u64, acc: Access| {
@@ -182,6 +186,10 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                     unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), len) };
                     rows[k][l] = u32::from_le_bytes(b);
                 }
+            }
+            if to_lds {
+                lds_write(w, env, i, exec, &rows[0], size, signed);
+                return Ok(Flow::Next);
             }
             let mut j = i.clone();
             j.dst = vdata as u16;

@@ -19,8 +19,9 @@
 //! - ds_permute/ds_bpermute span the whole wave64 ([`Inst::PERMUTE_WAVE64`]);
 //! - the integer ds_cmpst forms run as gfx11's ds_cmpstore with the data
 //!   operands swapped;
-//! - MUBUF loads, stores and atomics take GFX9's V# and range rules
-//!   ([`Inst::GFX9_BUFFER`]), loads into LDS included;
+//! - MUBUF and MTBUF loads, stores and atomics take GFX9's V# and range
+//!   rules ([`Inst::GFX9_BUFFER`]), loads into LDS and typed access
+//!   (GFX9's DATA_FORMAT/NUM_FORMAT pairs) included;
 //! - gfx90a's global loads with the lds bit run as gfx942's
 //!   global_load_lds_* ops;
 //! - a constant source of the packed 32-bit ops (v_pk_fma/mul/add_f32,
@@ -33,8 +34,10 @@
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
 //! instruction when it reaches it: DPP of a 64-bit source (the DP ALU
-//! ops), scratch loads into LDS, MTBUF (GFX9's typed formats), the high
-//! dword of a non-zero packed constant.
+//! ops), scratch loads into LDS, the high dword of a non-zero packed
+//! constant. The executor refuses the rest of what it does not model
+//! itself (typed formats with no unified format, buffers with no range
+//! rule).
 
 use super::Target;
 use crate::gfx11::decode::{DecodeError, DecodeErrorKind, decode_src, is_vop3_compare};
@@ -167,8 +170,8 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
         Family::Smem => smem(&mut i)?,
         Family::Mubuf => mubuf(&mut i)?,
         // Typed buffer access converts through GFX9's DATA_FORMAT and
-        // NUM_FORMAT, which the executor's gfx11 formats do not model.
-        Family::Mtbuf => return Err(unmodelled(&i, "GFX9 typed buffer access")),
+        // NUM_FORMAT pair, over GFX9's V# (vmem/gfx9_typed.rs).
+        Family::Mtbuf => i.flags |= Inst::GFX9_BUFFER,
         Family::Flat | Family::Global | Family::Scratch => flat(target, &mut i)?,
         Family::Vopc | Family::Vop3 if i.op.name().starts_with("v_cmpx_") => {
             // GFX9 v_cmpx writes EXEC and the compare's destination

@@ -1,8 +1,11 @@
 //! GFX9 execution (gfx942, gfx90a) of hand-written kernels (kernels.rs,
 //! assembled by generate.sh from the *.s files here): the GFX9 register
 //! numbering (M0, null, saddr off), SMEM offset forms, the VOP2 carry ops,
-//! v_cmpx writing VCC, DPP (row and whole-wave controls), SDWA, LDS, the initial wave state of each target and
-//! private memory through scratch_*, each result computed on the host.
+//! v_cmpx writing VCC, DPP (row and whole-wave controls, row_newbcast),
+//! SDWA, LDS, loads into LDS, packed f32 (constant sources too), typed
+//! buffer access, the initial wave state of each target and private
+//! memory through scratch_*, each result computed on the host; and the
+//! forms the executor refuses by name.
 
 use std::sync::Arc;
 
@@ -21,6 +24,7 @@ mod kernels {
 mod dpp_newbcast;
 mod lds_dma;
 mod packed_constants;
+mod typed;
 
 const TARGETS: [Target; 2] = [Target::Gfx942, Target::Gfx90a];
 
@@ -306,7 +310,7 @@ fn unmodelled_gfx9_forms_are_illegal_instructions() {
         (
             [kernels::TBUFFER_GFX942, kernels::TBUFFER_GFX90A],
             "tbuffer_load_format_x",
-            "typed buffer access",
+            "BUF_DATA_FORMAT_8, BUF_NUM_FORMAT_FLOAT",
         ),
         (
             [kernels::DPP64_GFX942, kernels::DPP64_GFX90A],

@@ -30,9 +30,9 @@
 //!   NUM_RECORDS.
 //!
 //! Loads into LDS (the lds bit) read as loads do and write each lane's
-//! dword to LDS instead of a VGPR (vmem/lds_dma.rs). A resource and
-//! instruction the guide gives no rule for and the `_format_` forms
-//! (DATA_FORMAT conversions) are refused as unmodelled.
+//! dword to LDS instead of a VGPR (vmem/lds_dma.rs); the `_format_` forms
+//! convert through the V#'s formats (vmem/gfx9_typed.rs). A resource and
+//! instruction the guide gives no rule for are refused as unmodelled.
 //!
 //! An observed dispatch (observer.rs) sees each active lane's bytes that
 //! pass the range check ([`observe`]): those of a private resource as the
@@ -118,24 +118,13 @@ fn in_range(kind: Kind, res: &Resource, index: u64, offset: u64) -> bool {
     }
 }
 
-/// A GFX9 MUBUF load, store or atomic over the current 32 lanes.
-pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+/// Each lane's index (vaddr with idxen, + the lane id with ADD_TID_ENABLE)
+/// and offset (the next vaddr with offen, + the instruction offset) of a
+/// MUBUF or MTBUF instruction (the same fields) through `res`.
+pub(crate) fn lane_fields(w: &Wave, i: &Inst, res: &Resource) -> ([u64; LANES], [u64; LANES]) {
     let w0 = i.words[0];
     let (offen, idxen) = ((w0 >> 12) & 1 != 0, (w0 >> 13) & 1 != 0);
-    if i.op.name().contains("_format_") {
-        return Err(unmodelled(i, "buffer format conversion"));
-    }
-    let to_lds = i.flags & LDS != 0;
-    let srsrc = i.imm2 as usize * 4;
-    let d = std::array::from_fn(|k| w.sgpr.get(srsrc + k).copied().unwrap_or(0));
-    let res = Resource::decode(d);
-    let Some(kind) = kind(&res, idxen) else {
-        return Err(unmodelled(i, "buffer kind without a range rule"));
-    };
-    let soffset = u64::from(sread(w, env, i, 0)?);
     let vaddr = i.addr as usize;
-    let vdata = i.data[0] as usize;
-    let exec = w.exec();
     let mut index = [0u64; LANES];
     let mut offset = [i.imm as u64; LANES];
     for l in 0..LANES {
@@ -149,6 +138,26 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             offset[l] += u64::from(w.vgpr[(vaddr + idxen as usize) & 255][l]);
         }
     }
+    (index, offset)
+}
+
+/// A GFX9 MUBUF load, store or atomic over the current 32 lanes.
+pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    let idxen = (i.words[0] >> 13) & 1 != 0;
+    if i.op.name().contains("_format_") {
+        return super::gfx9_typed::typed(w, env, i);
+    }
+    let to_lds = i.flags & LDS != 0;
+    let srsrc = i.imm2 as usize * 4;
+    let d = std::array::from_fn(|k| w.sgpr.get(srsrc + k).copied().unwrap_or(0));
+    let res = Resource::decode(d);
+    let Some(kind) = kind(&res, idxen) else {
+        return Err(unmodelled(i, "buffer kind without a range rule"));
+    };
+    let soffset = u64::from(sread(w, env, i, 0)?);
+    let vdata = i.data[0] as usize;
+    let exec = w.exec();
+    let (index, offset) = lane_fields(w, i, &res);
     let base = res.base.wrapping_add(soffset);
     if env.observer.is_some() {
         let lanes = Lanes {

@@ -14,6 +14,7 @@ pub(crate) mod atomics;
 pub(crate) mod fast;
 pub(crate) mod fast_scratch;
 pub(crate) mod gfx9_buffer;
+pub(crate) mod gfx9_typed;
 pub(crate) mod image;
 pub(crate) mod image_atomic;
 pub(crate) mod lds_dma;

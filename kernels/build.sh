@@ -38,7 +38,7 @@ KERNELS=(vector_copy saxpy reduce_lds histogram histogram_global matmul_tiled sq
 GFX11_KERNELS=(buffer_overrun addtid_overrun typed_buffer_overrun)
 # Kernels of GFX9-only instructions (matrix cores, GFX9 buffer resources): built
 # for gfx942 and gfx90a.
-GFX9_KERNELS=(mfma gfx9_buffer_overrun)
+GFX9_KERNELS=(mfma gfx9_buffer_overrun packed_const)
 # HIP sources (device code only, no ROCm headers: -nogpuinc; a fixed -cuid keeps the
 # output deterministic).
 HIP_KERNELS=(reverse_blocks)

@@ -10,6 +10,8 @@ use aqueduct_test_support::repo;
 
 #[path = "e2e_gfx9_parts/mfma.rs"]
 mod mfma;
+#[path = "e2e_gfx9_parts/packed_const.rs"]
+mod packed_const;
 
 const SENTINEL: u32 = 0xdead_beef;
 

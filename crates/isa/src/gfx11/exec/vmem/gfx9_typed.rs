@@ -6,7 +6,7 @@
 //! (AMD CDNA3 ISA guide, "Buffer Resource" and "Data formats"; Mesa
 //! `src/amd/common/sid.h` SQ_BUF_RSRC_WORD3 and BUF_DATA_FORMAT_* /
 //! BUF_NUM_FORMAT_*). gfx11's unified format is the same pair under one
-//! code: LLVM names each unified format BUF_FMT_<data>_<num> after the
+//! code: LLVM names each unified format `BUF_FMT_<data>_<num>` after the
 //! GFX9 pair it stands for (AMDGPUAsmUtils.cpp, the unified format table),
 //! so a pair runs as the unified format of the same name and shares its
 //! conversions (vmem/mtbuf.rs). A pair with no unified format (8-bit FLOAT,

@@ -103,7 +103,7 @@ pub(crate) fn typed(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let res = Resource::decode(d);
     let idxen = (w0 >> 13) & 1 != 0;
     let kind = match kind(&res, idxen) {
-        Some(k @ (Kind::Raw | Kind::Structured)) => k,
+        Some(k @ (Kind::Raw | Kind::Structured)) if !res.swizzle => k,
         _ => {
             return Err(unmodelled(
                 i,

@@ -13,6 +13,8 @@ use aqueduct_test_support::repo;
 mod mfma;
 #[path = "e2e_gfx9_parts/xcc.rs"]
 mod xcc;
+#[path = "e2e_gfx9_parts/packed_const.rs"]
+mod packed_const;
 
 const SENTINEL: u32 = 0xdead_beef;
 

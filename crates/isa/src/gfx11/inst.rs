@@ -206,8 +206,9 @@ impl Inst {
     /// [`Inst::flags`] of a SCRATCH instruction: its addresses are relative
     /// to FLAT_SCRATCH (s102/s103), which the kernel sets (gfx90a).
     pub const FLAT_SCRATCH_BASE: u8 = 128;
-    /// [`Inst::flags`] of a MUBUF instruction: GFX9's buffer resource,
-    /// addressing and range checks apply (exec/vmem/gfx9_buffer.rs).
+    /// [`Inst::flags`] of a MUBUF or MTBUF instruction: GFX9's buffer
+    /// resource, addressing, range checks and formats apply
+    /// (exec/vmem/gfx9_buffer.rs, exec/vmem/gfx9_typed.rs).
     pub const GFX9_BUFFER: u8 = 128;
     /// [`Inst::flags`] of ds_permute_b32 / ds_bpermute_b32: the lane index
     /// spans all 64 lanes of a wave64 (GFX9), not its 32-lane half (gfx11).

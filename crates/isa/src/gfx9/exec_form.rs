@@ -19,20 +19,29 @@
 //! - ds_permute/ds_bpermute span the whole wave64 ([`Inst::PERMUTE_WAVE64`]);
 //! - the integer ds_cmpst forms run as gfx11's ds_cmpstore with the data
 //!   operands swapped;
-//! - MUBUF loads, stores and atomics take GFX9's V# and range rules
-//!   ([`Inst::GFX9_BUFFER`]);
+//! - MUBUF and MTBUF loads, stores and atomics take GFX9's V# and range
+//!   rules ([`Inst::GFX9_BUFFER`]), loads into LDS and typed access
+//!   (GFX9's DATA_FORMAT/NUM_FORMAT pairs) included;
+//! - gfx90a's global loads with the lds bit run as gfx942's
+//!   global_load_lds_* ops;
+//! - a constant source of the packed 32-bit ops (v_pk_fma/mul/add_f32,
+//!   v_pk_mov_b32) becomes its 32-bit value in the pair's low dword;
 //! - s_getreg_b32 names GFX9's hardware register ids ([`Inst::GFX9_HWREG`]);
 //! - v_accvgpr_mov_b32 (VOP1) marks both operands as AGPRs in `Inst::acc`,
 //!   as the decoder does for the other AGPR operands; the executor reads
-//!   `acc` and `mai` itself (AGPRs, matrix ops).
+//!   `acc` and `mai` itself (AGPRs, matrix ops). No encoding puts an AGPR
+//!   under DPP or SDWA (see `normalise`).
 //!
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
-//! instruction when it reaches it: AGPRs under DPP or SDWA, gfx90a's
-//! row_newbcast DPP, loads into LDS, MTBUF (GFX9's typed formats).
+//! instruction when it reaches it: DPP of a 64-bit source (the DP ALU
+//! ops), scratch loads into LDS, the high dword of a non-zero packed
+//! constant. The executor refuses the rest of what it does not model
+//! itself (typed formats with no unified format, buffers with no range
+//! rule).
 
 use super::Target;
-use crate::gfx11::decode::{DecodeError, DecodeErrorKind, is_vop3_compare};
+use crate::gfx11::decode::{DecodeError, DecodeErrorKind, decode_src, is_vop3_compare};
 use crate::gfx11::inst::{Family, Inst, Operand, Src};
 use crate::opcodes::Op;
 
@@ -95,8 +104,18 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
     if i.op == Op::VAccvgprMovB32 {
         i.acc = Inst::ACC_DST | Inst::ACC_SRC0;
     }
+    // No GFX9 encoding names an AGPR under DPP or SDWA: VOP1/VOP2/VOPC have
+    // no acc bit, LLVM's DPP and SDWA operand classes are VGPR-only
+    // (llvm-mc-19 for gfx90a and gfx942: "invalid operand for instruction"),
+    // and v_accvgpr_mov_b32 has neither form ("dpp/sdwa variant of this
+    // instruction is not supported"; the decoder refuses those words as
+    // llvm-objdump-19 does, tests/gfx9_vectors/*/vop1_dpp.txt and
+    // vop1_sdwa.txt). Should a decode ever combine them, it is refused.
     if i.acc != 0 && (i.dpp.is_some() || i.sdwa.is_some()) {
-        return Err(unmodelled(&i, "AGPR operands with DPP or SDWA"));
+        return Err(unmodelled(
+            &i,
+            "AGPR operands with DPP or SDWA: no such encoding",
+        ));
     }
     if let Some(s) = &mut i.sdwa {
         // A VOPC SDWA compare writes VCC or the SGPR pair its sdst names.
@@ -104,9 +123,12 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
     }
     if let Some(dpp) = &i.dpp {
         // The controls gfx11's DPP16 shares (AMD CDNA3 ISA guide, "DPP"):
-        // quad_perm, row_shl/shr/ror, row_mirror, row_half_mirror; and
-        // GFX9's wave shifts, rotates and row_bcast (valu/dpp.rs). gfx90a's
-        // row_newbcast is not modelled.
+        // quad_perm, row_shl/shr/ror, row_mirror, row_half_mirror; GFX9's
+        // wave shifts, rotates and row_bcast (valu/dpp.rs); and the
+        // row_newbcast:n of gfx90a and gfx942 (0x150..=0x15F), each lane
+        // reading lane n of its row: the encoding of gfx11's row_share
+        // (LLVM SIDefines.h, DPP::ROW_NEWBCAST_FIRST = ROW_SHARE_FIRST;
+        // CDNA3 ISA guide, DPP_CTRL "DPP_ROW_SHARE").
         let known = matches!(
             dpp.ctrl,
             0..=0xFF
@@ -118,15 +140,28 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
                 | 0x138
                 | 0x13C
                 | 0x140..=0x143
+                | 0x150..=0x15F
         );
         if !known {
             return Err(unmodelled(&i, "DPP control"));
+        }
+        // The executor's permuted row is one dword per lane: the 64-bit
+        // DPP of the DP ALU ops (v_mov_b64_dpp, v_cvt_*_f64_dpp; LLVM:
+        // "DP ALU dpp only supports row_newbcast") is not modelled.
+        if i.widths[1] >= 2 {
+            return Err(unmodelled(&i, "64-bit DPP source"));
         }
         // The executor reads a DPP src0 through the permuted row.
         i.src[0].src = Src::DppRow;
     }
     for k in 0..3 {
         i.src[k] = operand(i.src[k]);
+    }
+    if matches!(
+        i.op,
+        Op::VPkFmaF32 | Op::VPkMulF32 | Op::VPkAddF32 | Op::VPkMovB32
+    ) {
+        packed_constants(&mut i)?;
     }
     if scalar_dst(&i) {
         i.dst = sreg(i.dst);
@@ -136,8 +171,8 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
         Family::Smem => smem(&mut i)?,
         Family::Mubuf => mubuf(&mut i)?,
         // Typed buffer access converts through GFX9's DATA_FORMAT and
-        // NUM_FORMAT, which the executor's gfx11 formats do not model.
-        Family::Mtbuf => return Err(unmodelled(&i, "GFX9 typed buffer access")),
+        // NUM_FORMAT pair, over GFX9's V# (vmem/gfx9_typed.rs).
+        Family::Mtbuf => i.flags |= Inst::GFX9_BUFFER,
         Family::Flat | Family::Global | Family::Scratch => flat(target, &mut i)?,
         Family::Sopk if i.op == Op::SGetregB32 => getreg(target, &mut i)?,
         Family::Vopc | Family::Vop3 if i.op.name().starts_with("v_cmpx_") => {
@@ -173,6 +208,45 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
         _ => {}
     }
     Ok(i)
+}
+
+/// A constant source of the packed 32-bit ops (v_pk_fma/mul/add_f32,
+/// v_pk_mov_b32) is a 32-bit constant in the low dword of the pair: LLVM
+/// types the operand as 32 bits (`OPERAND_REG_INLINE_C_V2FP32`, operand
+/// size 4: llvm-mc-19 folds `0x3f800000` to `1.0` there), and for a splat
+/// constant its instruction selection (`SelectVOP3PMods`) clears
+/// op_sel_hi so that both halves read that low dword (clang-19 for gfx90a
+/// and gfx942: `v_pk_fma_f32 v[2:3], v[2:3], v[4:5], 0.5
+/// op_sel_hi:[1,1,0]`). What the high dword holds is documented nowhere
+/// (the CDNA3 ISA guide's "VOP3P" says nothing of 64-bit constants) and
+/// LLVM never reads it, so selecting it from a non-zero constant stays
+/// unmodelled. GFX9 VOP3P has no literal (llvm-mc-19 refuses one).
+fn packed_constants(i: &mut Inst) -> Result<(), DecodeError> {
+    let n = match i.op {
+        Op::VPkFmaF32 => 3,
+        _ => 2,
+    };
+    for k in 0..n {
+        if !matches!(i.src[k].src, Src::Imm(_)) {
+            continue;
+        }
+        // The dwords this source gives: v_pk_mov_b32 reads op_sel only.
+        let high = if i.op == Op::VPkMovB32 {
+            (i.mods.opsel >> k) & 1 != 0
+        } else {
+            ((i.mods.opsel | i.mods.opsel_hi) >> k) & 1 != 0
+        };
+        let o = decode_src(i.src[k].code, i.op, 1, None);
+        match o.src {
+            Src::Imm(0) => {}
+            Src::Imm(_) if high => {
+                return Err(unmodelled(i, "high dword of a packed constant"));
+            }
+            Src::Imm(_) => i.src[k] = o,
+            _ => return Err(unmodelled(i, "packed literal")),
+        }
+    }
+    Ok(())
 }
 
 /// SMEM (AMD CDNA3 ISA guide, "Scalar Memory"): imm [17] set, the offset
@@ -226,8 +300,24 @@ fn getreg(target: Target, i: &mut Inst) -> Result<(), DecodeError> {
 
 /// FLAT, GLOBAL and SCRATCH.
 fn flat(target: Target, i: &mut Inst) -> Result<(), DecodeError> {
-    if i.flags & super::decode::LDS != 0 {
-        return Err(unmodelled(i, "loads into LDS"));
+    let lds_bit = i.flags & super::decode::LDS != 0;
+    if i.family == Family::Scratch && (lds_bit || i.op.name().contains("load_lds")) {
+        return Err(unmodelled(i, "scratch load into LDS"));
+    }
+    // gfx90a's global loads with the lds bit are gfx942's global_load_lds_*
+    // (LLVM prints `global_load_dword ... lds` for one, `global_load_lds_dword`
+    // for the other; AMD CDNA2 and CDNA3 ISA guides, "Global Load LDS"):
+    // the executor runs the gfx942 ops (vmem/lds_dma.rs).
+    if lds_bit {
+        i.op = match i.op {
+            Op::GlobalLoadB32 => Op::GlobalLoadLdsDword,
+            Op::GlobalLoadU8 => Op::GlobalLoadLdsUbyte,
+            Op::GlobalLoadI8 => Op::GlobalLoadLdsSbyte,
+            Op::GlobalLoadU16 => Op::GlobalLoadLdsUshort,
+            Op::GlobalLoadI16 => Op::GlobalLoadLdsSshort,
+            _ => return Err(unmodelled(i, "load into LDS")),
+        };
+        i.flags &= !super::decode::LDS;
     }
     if i.family != Family::Flat && i.saddr == NULL as u8 {
         return Err(unmodelled(i, "null saddr"));

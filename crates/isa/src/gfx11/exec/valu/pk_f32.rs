@@ -7,12 +7,10 @@
 //! ones (IEEE round-to-nearest-even, denormals kept, its NaN rule), an FMA
 //! rounding once.
 //!
-//! A non-zero inline constant or literal source is refused as unmodelled:
-//! the guide does not say how a 32-bit constant fills a packed pair.
+//! A constant source arrives as the decode step left it (gfx9/exec_form.rs):
+//! its 32-bit value in the low dword, the high dword selected only from 0.
 
 use super::{F32s, LANES, R, V, add32, mul32, nan3_32};
-use crate::gfx11::exec::env::unmodelled;
-use crate::gfx11::inst::Src;
 use crate::gfx11::opcodes::Op;
 
 /// One of the three ops over the current lanes.
@@ -22,9 +20,6 @@ pub(super) fn exec(v: &mut V) -> R<()> {
     // x[k][h]: source k's dword for result half h, negated as asked.
     let mut x = [[[0f32; LANES]; 2]; 3];
     for k in 0..n {
-        if matches!(i.src[k].src, Src::Imm(c) if c != 0) {
-            return Err(unmodelled(i, "packed f32 constant"));
-        }
         let s = v.u64(k)?;
         for h in 0..2 {
             let (sel, neg) = if h == 0 {

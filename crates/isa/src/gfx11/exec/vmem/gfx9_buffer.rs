@@ -29,9 +29,10 @@
 //! - structured buffer, no ADD_TID_ENABLE, STRIDE != 0, idxen: index >=
 //!   NUM_RECORDS.
 //!
-//! A resource and instruction the guide gives no rule for, the `_format_`
-//! forms (DATA_FORMAT conversions) and loads into LDS are refused as
-//! unmodelled.
+//! Loads into LDS (the lds bit) read as loads do and write each lane's
+//! dword to LDS instead of a VGPR (vmem/lds_dma.rs); the `_format_` forms
+//! convert through the V#'s formats (vmem/gfx9_typed.rs). A resource and
+//! instruction the guide gives no rule for are refused as unmodelled.
 //!
 //! An observed dispatch (observer.rs) sees each active lane's bytes that
 //! pass the range check ([`observe`]): those of a private resource as the
@@ -40,6 +41,7 @@
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, sread, unmodelled};
 use crate::gfx11::exec::observe;
 use crate::gfx11::exec::vmem::atomics::buffer_lane_atomic;
+use crate::gfx11::exec::vmem::lds_dma::{lds_address, lds_write};
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::exec::vmem::private_layout::row_lanes;
 use crate::gfx11::exec::vmem::{slot_start, write_loaded};
@@ -116,26 +118,13 @@ fn in_range(kind: Kind, res: &Resource, index: u64, offset: u64) -> bool {
     }
 }
 
-/// A GFX9 MUBUF load, store or atomic over the current 32 lanes.
-pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+/// Each lane's index (vaddr with idxen, + the lane id with ADD_TID_ENABLE)
+/// and offset (the next vaddr with offen, + the instruction offset) of a
+/// MUBUF or MTBUF instruction (the same fields) through `res`.
+pub(crate) fn lane_fields(w: &Wave, i: &Inst, res: &Resource) -> ([u64; LANES], [u64; LANES]) {
     let w0 = i.words[0];
     let (offen, idxen) = ((w0 >> 12) & 1 != 0, (w0 >> 13) & 1 != 0);
-    if i.flags & LDS != 0 {
-        return Err(unmodelled(i, "load into LDS"));
-    }
-    if i.op.name().contains("_format_") {
-        return Err(unmodelled(i, "buffer format conversion"));
-    }
-    let srsrc = i.imm2 as usize * 4;
-    let d = std::array::from_fn(|k| w.sgpr.get(srsrc + k).copied().unwrap_or(0));
-    let res = Resource::decode(d);
-    let Some(kind) = kind(&res, idxen) else {
-        return Err(unmodelled(i, "buffer kind without a range rule"));
-    };
-    let soffset = u64::from(sread(w, env, i, 0)?);
     let vaddr = i.addr as usize;
-    let vdata = i.data[0] as usize;
-    let exec = w.exec();
     let mut index = [0u64; LANES];
     let mut offset = [i.imm as u64; LANES];
     for l in 0..LANES {
@@ -149,6 +138,26 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             offset[l] += u64::from(w.vgpr[(vaddr + idxen as usize) & 255][l]);
         }
     }
+    (index, offset)
+}
+
+/// A GFX9 MUBUF load, store or atomic over the current 32 lanes.
+pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    let idxen = (i.words[0] >> 13) & 1 != 0;
+    if i.op.name().contains("_format_") {
+        return super::gfx9_typed::typed(w, env, i);
+    }
+    let to_lds = i.flags & LDS != 0;
+    let srsrc = i.imm2 as usize * 4;
+    let d = std::array::from_fn(|k| w.sgpr.get(srsrc + k).copied().unwrap_or(0));
+    let res = Resource::decode(d);
+    let Some(kind) = kind(&res, idxen) else {
+        return Err(unmodelled(i, "buffer kind without a range rule"));
+    };
+    let soffset = u64::from(sread(w, env, i, 0)?);
+    let vdata = i.data[0] as usize;
+    let exec = w.exec();
+    let (index, offset) = lane_fields(w, i, &res);
     let base = res.base.wrapping_add(soffset);
     if env.observer.is_some() {
         let lanes = Lanes {
@@ -159,6 +168,10 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             offset,
         };
         observe(w, env, &lanes, mem_kind(i.op));
+        if to_lds {
+            let to = std::array::from_fn(|l| lds_address(w, i, l));
+            observe::lanes(w, env, Segment::Lds, Access::Write, 4, &to);
+        }
     }
     let addr = |l: usize, k: u64| base.wrapping_add(res.buffer_offset(index[l], offset[l] + k));
     let access = |a: u64, len: u64, acc: Access| {
@@ -182,6 +195,10 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                     unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), len) };
                     rows[k][l] = u32::from_le_bytes(b);
                 }
+            }
+            if to_lds {
+                lds_write(w, env, i, exec, &rows[0], size, signed);
+                return Ok(Flow::Next);
             }
             let mut j = i.clone();
             j.dst = vdata as u16;

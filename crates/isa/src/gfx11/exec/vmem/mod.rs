@@ -14,8 +14,10 @@ pub(crate) mod atomics;
 pub(crate) mod fast;
 pub(crate) mod fast_scratch;
 pub(crate) mod gfx9_buffer;
+pub(crate) mod gfx9_typed;
 pub(crate) mod image;
 pub(crate) mod image_atomic;
+pub(crate) mod lds_dma;
 pub(crate) mod mem;
 pub(crate) mod mem_kind;
 pub(crate) mod mtbuf;
@@ -180,8 +182,20 @@ pub(crate) enum Seg {
 }
 
 pub(crate) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
-    if matches!(i.op, Op::GlobalLoadAddtidB32 | Op::GlobalStoreAddtidB32) {
-        return global_addtid(w, env, i);
+    if matches!(
+        i.op,
+        Op::GlobalLoadAddtidB32
+            | Op::GlobalStoreAddtidB32
+            | Op::GlobalLoadLdsDword
+            | Op::GlobalLoadLdsSbyte
+            | Op::GlobalLoadLdsSshort
+            | Op::GlobalLoadLdsUbyte
+            | Op::GlobalLoadLdsUshort
+    ) {
+        return match i.op {
+            Op::GlobalLoadAddtidB32 | Op::GlobalStoreAddtidB32 => global_addtid(w, env, i),
+            _ => lds_dma::global_load_lds(w, env, i),
+        };
     }
     if i.flags & Inst::FLAT_SCRATCH_BASE != 0 {
         check_flat_scratch(w, env, i)?;

@@ -36,27 +36,25 @@ use crate::gfx11::inst::Inst;
 use crate::gfx11::wave::{LANES, Wave};
 
 pub(crate) fn mtbuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
+    if i.flags & Inst::GFX9_BUFFER != 0 {
+        return super::gfx9_typed::typed(w, env, i);
+    }
     typed(w, env, i, mtbuf_format(i))
 }
 
 /// A typed buffer access through the unified format `code`: the
 /// instruction's own (MTBUF) or the V#'s FORMAT field (MUBUF
-/// `buffer_*_format_*`). The `d16_hi` forms move one component through the
-/// high half of the register, keeping the low half.
+/// `buffer_*_format_*`).
 pub(crate) fn typed(w: &mut Wave, env: &mut Env, i: &Inst, code: u8) -> ExecResult {
     let Some(fmt) = BufferFormat::from_code(code) else {
         return Err(unmodelled(i, &format!("buffer format {code}")));
     };
-    let name = i.op.name();
-    let store = name.starts_with("tbuffer_store") || name.starts_with("buffer_store");
-    let d16 = name.contains("_d16_");
-    let hi = name.contains("_d16_hi_");
-    let n = name.rsplit('_').next().map_or(1, str::len);
+    let store = is_store(i);
     let lanes = buffer_lanes(w, i)?;
-    let bytes = fmt.bytes() as usize;
+    let bytes = fmt.bytes() as u64;
     if env.observer.is_some() {
         let access = if store { Access::Write } else { Access::Read };
-        crate::gfx11::exec::observe::buffer(w, env, &lanes, bytes as u64, access, true);
+        crate::gfx11::exec::observe::buffer(w, env, &lanes, bytes, access, true);
     }
     let BufferLanes {
         res,
@@ -64,27 +62,57 @@ pub(crate) fn typed(w: &mut Wave, env: &mut Env, i: &Inst, code: u8) -> ExecResu
         offset,
         base,
     } = lanes;
+    // Out of range (all or nothing): a store is dropped, a load reads zero bits.
+    let element = |l: usize| {
+        in_range(&res, index[l], offset[l], 0, bytes).then(|| {
+            base.wrapping_add(index[l].wrapping_mul(res.stride))
+                .wrapping_add(offset[l])
+        })
+    };
+    typed_lanes(w, env, i, fmt, res.dst_sel, element)
+}
+
+/// Is `i` a typed store (rather than a load)?
+pub(crate) fn is_store(i: &Inst) -> bool {
+    let name = i.op.name();
+    name.starts_with("tbuffer_store") || name.starts_with("buffer_store")
+}
+
+/// The conversions of a typed access in format `fmt` over the current
+/// lanes, each active lane's element at `element_at(l)` (None: out of
+/// range).
+/// `dst_sel` is the V#'s DST_SEL_X/Y/Z/W (dword 3 [11:0]), which picks what
+/// a load returns: 0 reads 0, 1 reads one, 4..7 read component x..w. The
+/// `d16_hi` forms move one component through the high half of the
+/// register, keeping the low half.
+pub(crate) fn typed_lanes(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    fmt: BufferFormat,
+    dst_sel: u32,
+    element_at: impl Fn(usize) -> Option<u64>,
+) -> ExecResult {
+    let name = i.op.name();
+    let store = is_store(i);
+    let d16 = name.contains("_d16_");
+    let hi = name.contains("_d16_hi_");
+    let n = name.rsplit('_').next().map_or(1, str::len);
+    let bytes = fmt.bytes() as usize;
     let exec = w.exec();
     let vdata = i.data[0] as usize;
-    // The V#'s DST_SEL_X/Y/Z/W (dword 3 [11:0]) pick what a load returns:
-    // 0 reads 0, 1 reads one, 4..7 read component x..w.
-    let dst_sel = res.dst_sel;
     let access = if store { Access::Write } else { Access::Read };
     let mut rows = [[0u32; LANES]; 4];
     for l in 0..LANES {
         if exec >> l & 1 == 0 {
             continue;
         }
-        if !in_range(&res, index[l], offset[l], 0, bytes as u64) {
-            // Out of range: a store is dropped, a load reads zero bits.
+        let Some(addr) = element_at(l) else {
             if !store {
                 load_lane(fmt, n, d16, dst_sel, 0, &mut rows, l);
             }
             continue;
-        }
-        let addr = base
-            .wrapping_add(index[l].wrapping_mul(res.stride))
-            .wrapping_add(offset[l]);
+        };
         let p = env
             .mem
             .translate(addr, bytes as u64, access)

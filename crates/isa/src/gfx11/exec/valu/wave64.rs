@@ -96,6 +96,32 @@ pub(crate) fn step(
     }
 }
 
+/// Run `i` as [`step`] runs a vector instruction that writes no lane mask
+/// and does not cross the halves (a FLAT/GLOBAL or DS access): the low pass,
+/// then the high pass, each through `fast` (true: it ran that pass) or, when
+/// `fast` declines having done nothing, through `lanes`. Each pass is then
+/// `lanes`' own, so the two runs agree pass by pass: a fault in the low pass
+/// ends the instruction before the high pass in both.
+#[inline(always)]
+pub(crate) fn halves(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    lanes: impl Fn(&mut Wave, &mut Env, &Inst) -> ExecResult,
+    fast: impl Fn(&mut Wave, &mut Env) -> bool,
+) -> ExecResult {
+    if !fast(w, env) {
+        lanes(w, env, i)?;
+    }
+    high_pass(w, |w| {
+        if fast(w, env) {
+            Ok(Flow::Next)
+        } else {
+            lanes(w, env, i)
+        }
+    })
+}
+
 /// Does this vector instruction write a lane mask to SGPRs (compares, carries,
 /// v_div_scale, v_mad_*64 — VOPC, VOP3 compares, VOP3SD, VOP2 carry forms)?
 fn writes_lane_mask(i: &Inst) -> bool {

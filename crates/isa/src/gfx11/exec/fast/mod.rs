@@ -13,7 +13,9 @@
 //! This module only dispatches: each form's body lives with its family's
 //! slow path (salu/fast.rs, valu/fast*.rs, vmem/fast*.rs, lds.rs) and uses
 //! that family's lane helpers, so a form cannot drift from `step`.
-//! `lanes.rs` runs the vector forms on 32 lanes, `wave64.rs` as two passes.
+//! `lanes.rs` runs the vector forms on 32 lanes, `wave64.rs` as two passes;
+//! a wave64 FLAT/GLOBAL or DS form runs per pass with `step`'s pass as the
+//! fallback ([`run_wave64_memory`]).
 //!
 //! Fidelity by construction: [`compile`] only accepts an instruction whose
 //! slow path is the same computation (same `Op`, no modifiers, operand kinds
@@ -48,7 +50,8 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
 }
 
 /// Run a pre-resolved instruction. None: it is `Slow`, or a vector form with
-/// no wave64 run (fast/wave64.rs) in a wave64 wave; the caller runs `step` instead.
+/// no wave64 run (fast/wave64.rs) in a wave64 wave; the caller runs
+/// [`run_wave64_memory`] or `step` instead.
 /// `pc()` is the instruction's address, which only the forms of an observed
 /// dispatch that show the observer their accesses ask for: an unobserved
 /// run never computes it.

@@ -40,6 +40,15 @@ pub(crate) fn run_entry(
         return Ok(flow);
     }
     let mut pc = block.start + c.offset as u64;
+    // A wave64 memory access runs each 32-lane pass through its form where
+    // it can (the wave64 list has one instruction per entry).
+    if w.wave64 && c.index == c.last {
+        let n = c.index as usize;
+        w.pc = pc;
+        if let Some(done) = fast::run_wave64_memory(w, env, &c.fast, &block.insts[n]) {
+            return done.map_err(|e| (e, n as u64 + 1));
+        }
+    }
     let mut flow = Flow::Next;
     for n in c.index..=c.last {
         let inst = &block.insts[n as usize];

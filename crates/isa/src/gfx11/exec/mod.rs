@@ -53,7 +53,7 @@ pub(crate) use crate::span_cache::SpanCache;
 #[cfg(test)]
 pub(crate) use env::ExecResult;
 pub(crate) use env::{Env, Flow};
-pub(crate) use step::step;
+pub(crate) use step::{step, step_halves};
 pub(crate) use vmem::private_layout::slot_bytes;
 
 #[cfg(test)]

@@ -45,6 +45,18 @@ pub(crate) fn step(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     step_lanes(w, env, i)
 }
 
+/// Execute the wave64 memory instruction `i` (valu/wave64.rs `halves`):
+/// each 32-lane pass through `fast` when it runs it, else `step_lanes`.
+#[inline(always)]
+pub(crate) fn step_halves(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    fast: impl Fn(&mut Wave, &mut Env) -> bool,
+) -> ExecResult {
+    valu::wave64::halves(w, env, i, step_lanes, fast)
+}
+
 /// Execute one instruction over the current 32 lanes.
 #[inline]
 pub(crate) fn step_lanes(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {

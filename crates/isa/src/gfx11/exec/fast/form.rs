@@ -167,7 +167,8 @@ pub(crate) enum Fast {
     /// A DS dword load or store (lds.rs): the in-range path, `step` when
     /// a lane is out of range.
     Ds(DsRows),
-    /// ds_swizzle_b32 / ds_permute_b32 / ds_bpermute_b32 (wave32; wave64 takes `step`).
+    /// ds_swizzle_b32 / ds_permute_b32 / ds_bpermute_b32 (wave64: per pass,
+    /// `run_wave64_memory`).
     DsShuffle(DsShuffle),
     /// v_add_co_u32 and the v_add_co_ci_u32 that adds its carry, fused by the
     /// code cache (fast_pair.rs), wave32: one entry for two instructions.

@@ -13,7 +13,9 @@
 //! This module only dispatches: each form's body lives with its family's
 //! slow path (salu/fast.rs, valu/fast*.rs, vmem/fast*.rs, lds.rs) and uses
 //! that family's lane helpers, so a form cannot drift from `step`.
-//! `lanes.rs` runs the vector forms on 32 lanes, `wave64.rs` as two passes.
+//! `lanes.rs` runs the vector forms on 32 lanes, `wave64.rs` as two passes;
+//! a wave64 FLAT/GLOBAL or DS form runs per pass with `step`'s pass as the
+//! fallback ([`run_wave64_memory`]).
 //!
 //! Fidelity by construction: [`compile`] only accepts an instruction whose
 //! slow path is the same computation (same `Op`, no modifiers, operand kinds
@@ -29,10 +31,13 @@ mod wave64;
 
 pub(crate) use form::{Cond, Fast, compile, fuse};
 
-use super::env::{Env, Flow};
+use super::env::{Env, ExecResult, Flow};
+use super::lds::DsRows;
+use super::step_halves;
 use super::vmem::{coalesced, s_load_at};
 use super::{lds, lds_banks, salu, valu, vmem};
 use crate::gfx11::exec::operand::sread;
+use crate::gfx11::inst::Inst;
 use crate::gfx11::wave::{EXEC, Wave};
 
 /// [`run_at`] of the instruction at `w.pc`, for the tests (the wave loop
@@ -45,7 +50,8 @@ pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
 }
 
 /// Run a pre-resolved instruction. None: it is `Slow`, or a vector form with
-/// no wave64 run (fast/wave64.rs) in a wave64 wave; the caller runs `step` instead.
+/// no wave64 run (fast/wave64.rs) in a wave64 wave; the caller runs
+/// [`run_wave64_memory`] or `step` instead.
 /// `pc()` is the instruction's address, which only the forms of an observed
 /// dispatch that show the observer their accesses ask for: an unobserved
 /// run never computes it.
@@ -179,20 +185,7 @@ pub(crate) fn run_at(
         }
         _ if w.wave64 => wave64::run(w, f),
         Fast::GlobalAtomic(a) => vmem::fast::atomic(w, env, &a).then_some(Flow::Next),
-        Fast::Ds(d) => {
-            let exec = w.sgpr[EXEC];
-            // Counted before the access (a load may overwrite its address
-            // row), kept only when it ran here: otherwise `lds::ds` runs and
-            // counts it.
-            let conflicts = env
-                .lds_bank_conflicts
-                .map(|_| lds_banks::conflict_cycles(&w.vgpr[d.addr as usize], exec, &d));
-            let ran = lds::ds_in_range(w, env.lds, &d, exec);
-            if ran && let (Some(total), Some(c)) = (&mut env.lds_bank_conflicts, conflicts) {
-                *total += c;
-            }
-            ran.then_some(Flow::Next)
-        }
+        Fast::Ds(d) => ds(w, env, &d, w.sgpr[EXEC]).then_some(Flow::Next),
         Fast::DsShuffle(d) => {
             lds::ds_shuffle(w, &d, w.sgpr[EXEC]);
             Some(Flow::Next)
@@ -203,4 +196,60 @@ pub(crate) fn run_at(
             Some(Flow::Next)
         }
     }
+}
+
+/// A DS dword access `d` on the current 32 lanes under `exec`: true when
+/// it ran in range, false (nothing done, nothing counted) otherwise.
+#[inline(always)]
+fn ds(w: &mut Wave, env: &mut Env, d: &DsRows, exec: u32) -> bool {
+    // Counted before the access (a load may overwrite its address row),
+    // kept only when it ran here: otherwise `lds::ds` runs and counts it.
+    let conflicts = env
+        .lds_bank_conflicts
+        .map(|_| lds_banks::conflict_cycles(&w.vgpr[d.addr as usize], exec, d));
+    let ran = lds::ds_in_range(w, env.lds, d, exec);
+    if ran && let (Some(total), Some(c)) = (&mut env.lds_bank_conflicts, conflicts) {
+        *total += c;
+    }
+    ran
+}
+
+/// The memory forms on the current 32 lanes of a wave64 wave (`w.half`
+/// and `w.exec()` say which): true when done, false when the form declines
+/// having done nothing. Each is the wave32 form's body, which reads EXEC
+/// through `w.exec()` as `step`'s pass does.
+#[inline(always)]
+fn memory_half(w: &mut Wave, env: &mut Env, f: &Fast) -> bool {
+    match *f {
+        Fast::Coalesced(c) => coalesced(w, env, &c) || vmem::fast::spanned(w, env, &c),
+        Fast::GlobalAtomic(a) => vmem::fast::atomic(w, env, &a),
+        Fast::Ds(d) => ds(w, env, &d, w.exec()),
+        Fast::DsShuffle(d) => {
+            lds::ds_shuffle(w, &d, w.exec());
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Run the FLAT/GLOBAL or DS instruction `i`, whose form is `f`, in a
+/// wave64 wave: its two 32-lane passes as `step` runs them, each through
+/// the form when it takes that pass and `step`'s pass otherwise
+/// (`step_halves`). None where `f` has no such run (another form, or an
+/// observed dispatch, whose memory accesses `step` shows the observer).
+#[inline(always)]
+pub(crate) fn run_wave64_memory(
+    w: &mut Wave,
+    env: &mut Env,
+    f: &Fast,
+    i: &Inst,
+) -> Option<ExecResult> {
+    let memory = matches!(
+        f,
+        Fast::Coalesced(_) | Fast::GlobalAtomic(_) | Fast::Ds(_) | Fast::DsShuffle(_)
+    );
+    if !w.wave64 || !memory || env.observer.is_some() {
+        return None;
+    }
+    Some(step_halves(w, env, i, |w, env| memory_half(w, env, f)))
 }

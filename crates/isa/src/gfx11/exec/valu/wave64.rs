@@ -22,17 +22,30 @@ use crate::gfx11::inst::{Family, Inst};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, Wave};
 
-/// Run `f` with lanes 32..63 in front (the high pass), restoring the wave after.
+/// Run `f` with lanes 32..63 in front (the high pass), restoring the wave
+/// after. The AGPR files are swapped too only for an instruction that
+/// names AGPRs (`agprs`): swapping the two `Vec` headers costs a store-
+/// forwarding stall per swap on the host, and no other instruction reads them.
 #[inline]
-fn high_pass<T>(w: &mut Wave, f: impl FnOnce(&mut Wave) -> T) -> T {
+fn high_pass<T>(w: &mut Wave, agprs: bool, f: impl FnOnce(&mut Wave) -> T) -> T {
     std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
-    std::mem::swap(&mut w.agpr, &mut w.agpr_hi);
+    if agprs {
+        std::mem::swap(&mut w.agpr, &mut w.agpr_hi);
+    }
     w.half = 1;
     let r = f(w);
     w.half = 0;
     std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
-    std::mem::swap(&mut w.agpr, &mut w.agpr_hi);
+    if agprs {
+        std::mem::swap(&mut w.agpr, &mut w.agpr_hi);
+    }
     r
+}
+
+/// Does `i` read or write AGPRs (GFX9: an AGPR operand, or a matrix op)?
+#[inline(always)]
+fn names_agprs(i: &Inst) -> bool {
+    i.acc != 0 || i.mai.is_some()
 }
 
 /// Execute one vector instruction for all 64 lanes; `lanes` executes one
@@ -60,10 +73,13 @@ pub(crate) fn step(
         }
         // Lane l takes lane l ^ 32 of src0 (the two halves swap), under EXEC.
         VPermlane64B32 => {
-            let (lo, hi) = (src32(w, env, i, 0)?, high_pass(w, |w| src32(w, env, i, 0))?);
-            let (exec_lo, exec_hi) = (w.exec(), high_pass(w, |w| w.exec()));
+            let (lo, hi) = (
+                src32(w, env, i, 0)?,
+                high_pass(w, names_agprs(i), |w| src32(w, env, i, 0))?,
+            );
+            let (exec_lo, exec_hi) = (w.exec(), high_pass(w, false, |w| w.exec()));
             w.write_vgpr(i.dst as usize, &hi, exec_lo);
-            high_pass(w, |w| w.write_vgpr(i.dst as usize, &lo, exec_hi));
+            high_pass(w, false, |w| w.write_vgpr(i.dst as usize, &lo, exec_hi));
             Ok(Flow::Next)
         }
         VWritelaneB32 => {
@@ -81,7 +97,7 @@ pub(crate) fn step(
             lanes(w, env, i)?;
             let low = w.sgpr;
             w.sgpr = before;
-            high_pass(w, |w| lanes(w, env, i))?;
+            high_pass(w, names_agprs(i), |w| lanes(w, env, i))?;
             // A select per word (no branch) so the merge vectorises.
             for k in 0..w.sgpr.len() {
                 let high = w.sgpr[k];
@@ -91,9 +107,35 @@ pub(crate) fn step(
         }
         _ => {
             lanes(w, env, i)?;
-            high_pass(w, |w| lanes(w, env, i))
+            high_pass(w, names_agprs(i), |w| lanes(w, env, i))
         }
     }
+}
+
+/// Run `i` as [`step`] runs a vector instruction that writes no lane mask
+/// and does not cross the halves (a FLAT/GLOBAL or DS access): the low pass,
+/// then the high pass, each through `fast` (true: it ran that pass) or, when
+/// `fast` declines having done nothing, through `lanes`. Each pass is then
+/// `lanes`' own, so the two runs agree pass by pass: a fault in the low pass
+/// ends the instruction before the high pass in both.
+#[inline(always)]
+pub(crate) fn halves(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    lanes: impl Fn(&mut Wave, &mut Env, &Inst) -> ExecResult,
+    fast: impl Fn(&mut Wave, &mut Env) -> bool,
+) -> ExecResult {
+    if !fast(w, env) {
+        lanes(w, env, i)?;
+    }
+    high_pass(w, names_agprs(i), |w| {
+        if fast(w, env) {
+            Ok(Flow::Next)
+        } else {
+            lanes(w, env, i)
+        }
+    })
 }
 
 /// Does this vector instruction write a lane mask to SGPRs (compares, carries,
@@ -121,7 +163,7 @@ fn lane_value(w: &mut Wave, env: &Env, i: &Inst, lane: usize) -> Result<u32, Wav
     if lane < LANES {
         Ok(src32(w, env, i, 0)?[lane])
     } else {
-        Ok(high_pass(w, |w| src32(w, env, i, 0))?[lane - LANES])
+        Ok(high_pass(w, names_agprs(i), |w| src32(w, env, i, 0))?[lane - LANES])
     }
 }
 
@@ -138,7 +180,7 @@ mod tests {
         };
         w.sgpr[crate::gfx11::wave::EXEC] = 1;
         w.sgpr[crate::gfx11::wave::EXEC + 1] = 2;
-        let (e, v) = high_pass(&mut w, |w| (w.exec(), w.vgpr[3][0]));
+        let (e, v) = high_pass(&mut w, true, |w| (w.exec(), w.vgpr[3][0]));
         assert_eq!((e, v), (2, 7));
         assert_eq!((w.half, w.exec(), w.vgpr[3][0]), (0, 1, 0));
     }

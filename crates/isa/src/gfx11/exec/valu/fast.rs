@@ -6,16 +6,14 @@
 use crate::gfx11::exec::operand::{
     Row, SSrc, VSrc, map2, map3, put_sgpr, row, row_pair, scalar, sdst, sread,
 };
+use crate::gfx11::exec::valu::fast_few;
 use crate::gfx11::exec::valu::int32::{
     add_lshl, add3, alignbit, and_or, ashrrev, lshl_add, lshl_or, lshlrev, lshrrev, mad_u24,
     max_i32, min_i32, mul_hi_i32, mul_hi_u32, mul_u24, or3, subrev, xad, xor3,
 };
 use crate::gfx11::exec::valu::{add_carry, fma_lanes, sub_borrow};
 use crate::gfx11::inst::{Family, Inst};
-use crate::gfx11::exec::valu::fast_few;
-use crate::gfx11::wave::{
-    EXEC, LANE_BIT, LANES, Lanes, NULL, VCC, Wave, few_lanes, pack_lanes,
-};
+use crate::gfx11::wave::{EXEC, LANE_BIT, LANES, Lanes, NULL, VCC, Wave, few_lanes, pack_lanes};
 
 /// Vector 32-bit operations with one to three sources and one VGPR result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

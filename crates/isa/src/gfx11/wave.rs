@@ -48,6 +48,17 @@ pub const LANE_BIT: Lanes = {
     b
 };
 
+/// At most two lanes of `exec` are active (a wave of a one- or
+/// two-invocation workgroup). The hot vector forms then run lane by lane
+/// (exec/valu/fast_few.rs, `ds_in_range`): reading and writing whole
+/// 32-lane rows costs more than the work, and a masked row store cannot
+/// forward to the next instruction's row load on the host.
+#[inline(always)]
+pub(crate) fn few_lanes(exec: u32) -> bool {
+    let rest = exec & exec.wrapping_sub(1);
+    rest & rest.wrapping_sub(1) == 0
+}
+
 /// The lane mask with bit `l` set where `flags[l] & 1` is 1.
 #[inline(always)]
 pub fn pack_lanes(flags: &Lanes) -> u32 {

@@ -19,7 +19,7 @@ use crate::gfx11::exec::vmem::atomics::{Rmw, apply32, apply64};
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
-use crate::gfx11::wave::{EXEC, LANE_BIT, LANES, NUM_VGPRS, Wave};
+use crate::gfx11::wave::{EXEC, LANE_BIT, LANES, NUM_VGPRS, Wave, few_lanes};
 
 /// Read `N` bytes of LDS at `addr` (one fixed-size move); past the allocation reads 0.
 #[inline(always)]
@@ -357,6 +357,9 @@ pub(crate) fn ds_in_range(w: &mut Wave, lds: &mut [u8], d: &DsRows, exec: u32) -
     if exec == 0 {
         return false;
     }
+    if few_lanes(exec) {
+        return ds_few_lanes(w, lds, d, exec);
+    }
     let (o0, o1, n) = (d.o0 as usize, d.o1 as usize, d.n as usize);
     // Every active lane's address is at most `hi`, every offset at most o0.max(o1)
     // (all below 2^18), so one comparison covers every access of the pass; an
@@ -392,6 +395,52 @@ pub(crate) fn ds_in_range(w: &mut Wave, lds: &mut [u8], d: &DsRows, exec: u32) -
         (false, false, _) => store_rows::<4>(w, lds, addr_row, exec, o0, data),
         (false, true, 1) => store2_rows::<1>(w, lds, addr_row, exec, [o0, o1], d.data),
         (false, true, _) => store2_rows::<2>(w, lds, addr_row, exec, [o0, o1], d.data),
+    }
+    true
+}
+
+/// [`ds_in_range`] for at most two active lanes (`few_lanes`, not 0): each
+/// lane's accesses straight from and into its own register lanes, in lane
+/// order and, per lane, the first element before the second (the order
+/// `store2_rows` and the per-lane path write in). A lane reads its
+/// address before anything is written to its lanes, so a load over its
+/// own address register reads the same address as the row path's copy.
+#[inline(always)]
+fn ds_few_lanes(w: &mut Wave, lds: &mut [u8], d: &DsRows, exec: u32) -> bool {
+    let n = d.n as usize;
+    let last = (d.o0.max(d.o1) as usize) + 4 * n;
+    let mut m = exec;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize & (LANES - 1);
+        m &= m - 1;
+        if w.vgpr[d.addr as usize][l] as usize + last > lds.len() {
+            return false;
+        }
+    }
+    let base = lds.as_mut_ptr();
+    let elements = if d.two { 2 } else { 1 };
+    let mut m = exec;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize & (LANES - 1);
+        m &= m - 1;
+        let a = w.vgpr[d.addr as usize][l] as usize;
+        for e in 0..elements {
+            let off = if e == 0 { d.o0 } else { d.o1 };
+            let at = a + off as usize;
+            for k in 0..n {
+                // SAFETY: at + 4 * n <= a + last <= lds.len() (checked above for this lane), and the unaligned accesses need no alignment.
+                let p = unsafe { base.add(at + 4 * k) } as *mut u32;
+                if d.load {
+                    let r = (d.dst as usize + e * n + k) & (NUM_VGPRS - 1);
+                    // SAFETY: see above.
+                    w.vgpr[r][l] = unsafe { p.read_unaligned() };
+                } else {
+                    let r = (d.data[e] as usize + k) & (NUM_VGPRS - 1);
+                    // SAFETY: see above.
+                    unsafe { p.write_unaligned(w.vgpr[r][l]) };
+                }
+            }
+        }
     }
     true
 }
@@ -1077,7 +1126,9 @@ mod tests {
                 let exec = match round % 4 {
                     0 => u32::MAX,
                     1 => rng.u64() as u32,
-                    2 => 0x8000_0001,
+                    // Two lanes, or one (the lane-by-lane path).
+                    2 if round % 8 == 2 => 0x8000_0001,
+                    2 => 1 << (rng.u64() % LANES as u64),
                     _ => 0,
                 };
                 let mut w = Wave::default();

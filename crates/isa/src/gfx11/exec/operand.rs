@@ -77,6 +77,16 @@ pub(crate) fn row<'a>(w: &'a Wave, s: VSrc, buf: &'a mut Row) -> &'a Lanes {
     }
 }
 
+/// Lane `l` (0..32) of a source: the VGPR's lane, or the scalar.
+#[inline(always)]
+pub(crate) fn lane(w: &Wave, s: VSrc, l: usize) -> u32 {
+    match s {
+        VSrc::Vgpr(r) => w.vgpr[r as usize][l & (LANES - 1)],
+        VSrc::Sgpr(r) => w.sgpr[r as usize & 127],
+        VSrc::Imm(v) => v,
+    }
+}
+
 /// Room for a source row that may not be needed.
 pub(crate) type Row = MaybeUninit<Lanes>;
 

@@ -270,7 +270,10 @@ fn check_encoding(words: &[u32; 3], waves: u32, rng: &mut Rng, cov: &mut Coverag
     );
     for _ in 0..waves {
         let mut w = rng.wave();
-        for exec in [rng.value(), u32::MAX, 0] {
+        // One and two lanes take the lane-by-lane forms (valu/fast_few.rs).
+        let one = 1 << rng.below(32);
+        let few = one | (rng.below(2) << rng.below(32));
+        for exec in [rng.value(), u32::MAX, 0, few] {
             w.sgpr[EXEC] = exec;
             compare(&inst, &fast, &w, pc);
             cov.checked += 1;
@@ -279,7 +282,12 @@ fn check_encoding(words: &[u32; 3], waves: u32, rng: &mut Rng, cov: &mut Coverag
         // (EXEC/VCC high words random, full or empty); the scalar
         // ones always run there.
         let mut w64 = rng.wave64(&w);
-        for (lo, hi) in [(rng.value(), rng.value()), (u32::MAX, u32::MAX), (0, 0)] {
+        for (lo, hi) in [
+            (rng.value(), rng.value()),
+            (u32::MAX, u32::MAX),
+            (0, 0),
+            (few, one),
+        ] {
             (w64.sgpr[EXEC], w64.sgpr[EXEC + 1]) = (lo, hi);
             let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
             let mut env = no_env(&mut lds, &mut scratch);

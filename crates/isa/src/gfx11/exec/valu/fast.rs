@@ -6,13 +6,14 @@
 use crate::gfx11::exec::operand::{
     Row, SSrc, VSrc, map2, map3, put_sgpr, row, row_pair, scalar, sdst, sread,
 };
+use crate::gfx11::exec::valu::fast_few;
 use crate::gfx11::exec::valu::int32::{
     add_lshl, add3, alignbit, and_or, ashrrev, lshl_add, lshl_or, lshlrev, lshrrev, mad_u24,
     max_i32, min_i32, mul_hi_i32, mul_hi_u32, mul_u24, or3, subrev, xad, xor3,
 };
 use crate::gfx11::exec::valu::{add_carry, fma_lanes, sub_borrow};
 use crate::gfx11::inst::{Family, Inst};
-use crate::gfx11::wave::{EXEC, LANE_BIT, LANES, Lanes, NULL, VCC, Wave, pack_lanes};
+use crate::gfx11::wave::{EXEC, LANE_BIT, LANES, Lanes, NULL, VCC, Wave, few_lanes, pack_lanes};
 
 /// Vector 32-bit operations with one to three sources and one VGPR result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +105,9 @@ pub(crate) fn int_compare(i: &Inst, signed: &str, unsigned: &str) -> Option<(u8,
 /// `Fast::Valu`.
 #[inline(always)]
 pub(crate) fn vop(w: &mut Wave, op: VOp, dst: u8, a: VSrc, b: VSrc, c: VSrc, exec: u32) {
+    if few_lanes(exec) {
+        return fast_few::vop(w, op, dst, a, b, c, exec);
+    }
     let (mut ba, mut bb, mut bc) = (Row::uninit(), Row::uninit(), Row::uninit());
     let r = {
         let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));
@@ -166,6 +170,9 @@ pub(crate) fn vop(w: &mut Wave, op: VOp, dst: u8, a: VSrc, b: VSrc, c: VSrc, exe
 /// `Fast::Cndmask`.
 #[inline(always)]
 pub(crate) fn cndmask(w: &mut Wave, dst: u8, a: VSrc, b: VSrc, mask: SSrc, exec: u32) {
+    if few_lanes(exec) {
+        return fast_few::cndmask(w, dst, a, b, mask, exec);
+    }
     let (mut ba, mut bb) = (Row::uninit(), Row::uninit());
     let m = sread(w, mask);
     let mut r = [0u32; LANES];
@@ -299,6 +306,9 @@ pub(crate) fn lshlrev_b64(w: &mut Wave, dst: u8, a: VSrc, b: VSrc, exec: u32) {
 /// `Fast::Vcmp`.
 #[inline(always)]
 pub(crate) fn vcmp(w: &mut Wave, c: IntCompare, dst: u8, a: VSrc, b: VSrc, exec: u32) {
+    if few_lanes(exec) {
+        return fast_few::vcmp(w, c, dst, a, b, exec);
+    }
     let (mut ba, mut bb) = (Row::uninit(), Row::uninit());
     let m = {
         let (x, y) = (row(w, a, &mut ba), row(w, b, &mut bb));

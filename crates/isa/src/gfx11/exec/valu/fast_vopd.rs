@@ -14,11 +14,12 @@
 //! fmaak, fmamk) and v_dual_dot2acc take `step`.
 
 use crate::gfx11::decode::vgpr_src;
+use crate::gfx11::exec::operand::lane;
 use crate::gfx11::exec::operand::{VSrc, row, vsrc};
 use crate::gfx11::exec::valu::{add32, fmax32, fmin32, mul32, nan2_32};
 use crate::gfx11::inst::{Family, Inst, Mods, Src};
 use crate::gfx11::opcodes::Op;
-use crate::gfx11::wave::{LANE_BIT, LANES, Lanes, VCC, Wave};
+use crate::gfx11::wave::{LANE_BIT, LANES, Lanes, VCC, Wave, few_lanes};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DualOp {
@@ -142,7 +143,51 @@ fn f32_lanes(r: &mut Lanes, a: &Lanes, b: &Lanes, f: impl Fn(f32, f32) -> f32) {
 /// Run both halves on 32 lanes (wave32) under `exec`.
 #[inline(always)]
 pub(crate) fn run(w: &mut Wave, v: &Vopd, exec: u32) {
+    if few_lanes(exec) {
+        return run_few(w, v, exec);
+    }
     let (x, y) = (compute(w, &v.x), compute(w, &v.y));
     w.write_vgpr(v.x.dst as usize, &x, exec);
     w.write_vgpr(v.y.dst as usize, &y, exec);
+}
+
+/// One lane of a half: [`compute`]'s formula for lane `l`.
+#[inline(always)]
+fn half_lane(w: &Wave, h: &Half, l: usize) -> u32 {
+    let (a, b) = (lane(w, h.a, l), w.vgpr[h.b as usize][l & (LANES - 1)]);
+    let f = |g: fn(f32, f32) -> f32| g(f32::from_bits(a), f32::from_bits(b)).to_bits();
+    match h.op {
+        DualOp::Mov => a,
+        DualOp::Cndmask => {
+            if w.sgpr[VCC] & LANE_BIT[l & (LANES - 1)] != 0 {
+                b
+            } else {
+                a
+            }
+        }
+        DualOp::Add => a.wrapping_add(b),
+        DualOp::Lshlrev => b << (a & 31),
+        DualOp::And => a & b,
+        DualOp::MulF32 => f(mul32),
+        DualOp::AddF32 => f(add32),
+        DualOp::SubF32 => f(|x, y| x - y),
+        DualOp::SubrevF32 => f(|x, y| nan2_32(x, y, y - x)),
+        DualOp::MaxF32 => f(fmax32),
+        DualOp::MinF32 => f(fmin32),
+    }
+}
+
+/// [`run`] with at most two active lanes (`few_lanes`): per lane, both
+/// halves read before X's result and then Y's are written, as on whole
+/// rows (valu/fast_few.rs says why lane by lane).
+#[inline(always)]
+fn run_few(w: &mut Wave, v: &Vopd, exec: u32) {
+    let mut m = exec;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize & (LANES - 1);
+        m &= m - 1;
+        let (x, y) = (half_lane(w, &v.x, l), half_lane(w, &v.y, l));
+        w.vgpr[v.x.dst as usize][l] = x;
+        w.vgpr[v.y.dst as usize][l] = y;
+    }
 }

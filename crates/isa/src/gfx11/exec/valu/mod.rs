@@ -13,6 +13,7 @@ pub(crate) mod dpp;
 pub(crate) mod fast;
 pub(crate) mod fast_f32;
 pub(crate) mod fast_f64;
+mod fast_few;
 pub(crate) mod fast_fma32;
 pub(crate) mod fast_lanes;
 pub(crate) mod fast_pair;

@@ -29,7 +29,7 @@ use crate::gfx11::exec::vmem::atomics::{Rmw, atomic32, atomic32_lanes, atomic64,
 use crate::gfx11::exec::vmem::mem::MAX_SPAN;
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::inst::{Family, Inst};
-use crate::gfx11::wave::{LANE_BIT, LANES, NULL, Wave, pack_lanes};
+use crate::gfx11::wave::{LANE_BIT, LANES, NULL, Wave, few_lanes, pack_lanes};
 
 /// Each lane's address as `flat_lanes` computes it: GLOBAL with saddr is the
 /// SGPR pair plus the lane's VGPR, otherwise the VGPR pair; plus the signed
@@ -100,6 +100,11 @@ pub(crate) fn spanned(w: &mut Wave, env: &Env, c: &Coalesced) -> bool {
     if exec == 0 {
         return false;
     }
+    // FLAT checks the apertures on every lane's address, active or not
+    // (`lane_addresses`): only GLOBAL runs lane by lane.
+    if few_lanes(exec) && !c.flat {
+        return spanned_few(w, env, c, exec);
+    }
     let Some(addrs) = lane_addresses(w, env, c.flat, c.addr, c.saddr, c.off) else {
         return false;
     };
@@ -128,6 +133,57 @@ pub(crate) fn spanned(w: &mut Wave, env: &Env, c: &Coalesced) -> bool {
         (true, 8) => span_store::<2>(w, p, &offs, exec, c.reg),
         (true, 12) => span_store::<3>(w, p, &offs, exec, c.reg),
         (true, _) => span_store::<4>(w, p, &offs, exec, c.reg),
+    }
+    true
+}
+
+/// [`spanned`] for a GLOBAL access with at most two active lanes
+/// (`few_lanes`, not 0): the same addresses, span, translation and lane
+/// order, computed for the active lanes only and moved one dword at a time
+/// (exec/valu/fast_few.rs says why).
+#[inline(always)]
+fn spanned_few(w: &mut Wave, env: &Env, c: &Coalesced, exec: u32) -> bool {
+    let (size, off) = (c.size as u64, c.off as i64 as u64);
+    let base = (c.saddr as usize != NULL).then(|| w.sgpr64(c.saddr as usize));
+    // The active lanes (in order) and their addresses; the span they cover.
+    let mut lanes = [(0usize, 0u64); 2];
+    let (mut lo, mut hi, mut n) = (u64::MAX, 0u64, 0);
+    let mut m = exec;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize & (LANES - 1);
+        m &= m - 1;
+        let v = w.vgpr[c.addr as usize][l] as u64;
+        let a = match base {
+            Some(b) => b.wrapping_add(v),
+            None => v | (w.vgpr[(c.addr as usize + 1) & 255][l] as u64) << 32,
+        }
+        .wrapping_add(off);
+        lo = lo.min(a);
+        hi = hi.max(a.saturating_add(size));
+        lanes[n & 1] = (l, a);
+        n += 1;
+    }
+    if hi - lo > MAX_SPAN {
+        return false;
+    }
+    let access = if c.write { Access::Write } else { Access::Read };
+    let Ok(p) = env.translate(lo, hi - lo, access) else {
+        return false;
+    };
+    for &(l, a) in &lanes[..n] {
+        let at = (a - lo) as usize;
+        for k in 0..(size / 4) as usize {
+            let r = (c.reg as usize + k) & 255;
+            // SAFETY: this lane's `size` bytes at `at` lie in the translated span [lo, hi).
+            let q = unsafe { p.add(at + 4 * k) } as *mut u32;
+            if c.write {
+                // SAFETY: see above; the span was translated for writing.
+                unsafe { q.write_unaligned(w.vgpr[r][l].to_le()) };
+            } else {
+                // SAFETY: see above.
+                w.vgpr[r][l] = u32::from_le(unsafe { q.read_unaligned() });
+            }
+        }
     }
     true
 }

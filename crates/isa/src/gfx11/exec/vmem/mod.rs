@@ -1858,8 +1858,9 @@ mod tests {
     /// The pre-resolved FLAT/GLOBAL forms (`Fast::Coalesced`) of every
     /// dword-multiple load and store: coalesced lanes run there (one
     /// translation), scattered lanes and a partial EXEC there too (the
-    /// one-span case, vmem/fast.rs), and match the byte model; a range past
-    /// the mapping (fault at the first bad lane, nothing stored) and FLAT
+    /// one-span case, vmem/fast.rs; one or two lanes one at a time), and
+    /// match the byte model; a range past the mapping (fault at the first
+    /// bad lane, nothing stored) and FLAT
     /// lanes in the shared aperture decline to the general path. Every case
     /// gives exactly the result, memory and translations of `flat` alone.
     #[test]
@@ -1878,6 +1879,8 @@ mod tests {
                 "coalesced",
                 "scattered",
                 "partial exec",
+                "one lane",
+                "two lanes",
                 "past the end",
                 "shared",
             ] {
@@ -1900,9 +1903,13 @@ mod tests {
                 let what = format!("{} {case}", i.mnemonic);
                 let w0 = {
                     let mut w = wave_at(&i, saddr, &addrs);
-                    if case == "partial exec" {
-                        w.sgpr[crate::gfx11::wave::EXEC] = 0xFFFF_7FFF;
-                    }
+                    // One or two lanes: GLOBAL runs them lane by lane (`spanned_few`).
+                    w.sgpr[crate::gfx11::wave::EXEC] = match case {
+                        "partial exec" => 0xFFFF_7FFF,
+                        "one lane" => 1 << 9,
+                        "two lanes" => 1 << 2 | 1 << 30,
+                        _ => w.sgpr[crate::gfx11::wave::EXEC],
+                    };
                     w
                 };
                 let (mem_fast, mem_slow) = (OneMapping::new(), OneMapping::new());
@@ -1919,7 +1926,10 @@ mod tests {
                 let (got, took) = run_pre_resolved(&mut fast_w, &mut e, &i);
                 let want = flat(&mut slow_w, &mut e2, &i);
                 assert_eq!(got, want, "{what}");
-                let runs = matches!(case, "coalesced" | "scattered" | "partial exec");
+                let runs = matches!(
+                    case,
+                    "coalesced" | "scattered" | "partial exec" | "one lane" | "two lanes"
+                );
                 assert_eq!(took, runs, "{what}: taken");
                 if runs {
                     assert_eq!(

@@ -11,10 +11,10 @@ use aqueduct_test_support::repo;
 
 #[path = "e2e_gfx9_parts/mfma.rs"]
 mod mfma;
-#[path = "e2e_gfx9_parts/xcc.rs"]
-mod xcc;
 #[path = "e2e_gfx9_parts/packed_const.rs"]
 mod packed_const;
+#[path = "e2e_gfx9_parts/xcc.rs"]
+mod xcc;
 
 const SENTINEL: u32 = 0xdead_beef;
 

@@ -510,7 +510,7 @@ fn mubuf(target: Target, i: &Inst, ops: &mut Vec<String>, tail: &mut String) -> 
 
 /// GFX9 buffer data formats (AMD CDNA3 ISA guide, "Buffer Instructions",
 /// DFMT), as LLVM names them.
-const DFMT: [&str; 16] = [
+pub(crate) const DFMT: [&str; 16] = [
     "INVALID",
     "8",
     "16",
@@ -529,7 +529,7 @@ const DFMT: [&str; 16] = [
     "RESERVED_15",
 ];
 /// GFX9 buffer numeric formats (same section, NFMT).
-const NFMT: [&str; 8] = [
+pub(crate) const NFMT: [&str; 8] = [
     "UNORM",
     "SNORM",
     "USCALED",

@@ -22,6 +22,7 @@
 use std::sync::OnceLock;
 
 use crate::Access;
+use crate::gfx9::disasm::{DFMT, NFMT};
 use crate::gfx11::decode::BufferFormat;
 use crate::gfx11::exec::env::sread;
 use crate::gfx11::exec::env::{Env, ExecResult, unmodelled};
@@ -32,39 +33,6 @@ use crate::gfx11::inst::{Family, Inst};
 use crate::gfx11::wave::{LANES, Wave};
 use crate::observer::Segment;
 
-/// GFX9 DATA_FORMAT names, by code (sid.h V_008F0C_BUF_DATA_FORMAT_*).
-const DATA: [&str; 16] = [
-    "INVALID",
-    "8",
-    "16",
-    "8_8",
-    "32",
-    "16_16",
-    "10_11_11",
-    "11_11_10",
-    "10_10_10_2",
-    "2_10_10_10",
-    "8_8_8_8",
-    "32_32",
-    "16_16_16_16",
-    "32_32_32",
-    "32_32_32_32",
-    "RESERVED_15",
-];
-
-/// GFX9 NUM_FORMAT names, by code (sid.h V_008F0C_BUF_NUM_FORMAT_*; 6 is
-/// reserved on GFX9).
-const NUM: [&str; 8] = [
-    "UNORM",
-    "SNORM",
-    "USCALED",
-    "SSCALED",
-    "UINT",
-    "SINT",
-    "RESERVED_6",
-    "FLOAT",
-];
-
 /// The unified format of the GFX9 pair (`data`, `num`), or None.
 pub(crate) fn unified(data: u32, num: u32) -> Option<BufferFormat> {
     static TABLE: OnceLock<[[u8; 8]; 16]> = OnceLock::new();
@@ -72,7 +40,7 @@ pub(crate) fn unified(data: u32, num: u32) -> Option<BufferFormat> {
         let mut t = [[0u8; 8]; 16];
         for (d, row) in t.iter_mut().enumerate() {
             for (n, code) in row.iter_mut().enumerate() {
-                let name = format!("BUF_FMT_{}_{}", DATA[d], NUM[n]);
+                let name = format!("BUF_FMT_{}_{}", DFMT[d], NFMT[n]);
                 *code = (1..64u8)
                     .find(|&c| BufferFormat::from_code(c).is_some_and(|f| f.name() == name))
                     .unwrap_or(0);
@@ -96,7 +64,7 @@ pub(crate) fn typed(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let Some(fmt) = unified(data, num) else {
         let pair = format!(
             "BUF_DATA_FORMAT_{}, BUF_NUM_FORMAT_{}",
-            DATA[data as usize], NUM[num as usize]
+            DFMT[data as usize], NFMT[num as usize]
         );
         return Err(unmodelled(i, &pair));
     };

@@ -325,22 +325,28 @@ fn unmodelled_gfx9_forms_are_illegal_instructions() {
     ];
     for (kernel, name, why) in cases {
         for target in TARGETS {
-            let mut mem = TestMem::new();
-            let k = code(target, kernel[0], kernel[1]);
-            let (_, kd) = gfx9_kernel(&mut mem, k, 0, 0, 0, 0);
-            let e = run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
-            match e.kind {
-                WaveErrorKind::IllegalInstruction { words, mnemonic } => {
-                    assert_eq!(words, k[..2].to_vec(), "{target:?}");
-                    let m = mnemonic.expect("named");
-                    assert!(m.starts_with(name), "{m}");
-                    assert!(m.contains(why), "{m}");
-                }
-                other => panic!("{target:?}: {other:?}"),
-            }
-            assert_eq!(e.pc, HAND_BASE + 256);
+            assert_refused_at(target, code(target, kernel[0], kernel[1]), 0, name, why);
         }
     }
+}
+
+/// Run the one-wave hand kernel `k` on `target` and check that the wave
+/// stops at its word `at` as an illegal instruction whose name starts with
+/// `name` and says `why`.
+fn assert_refused_at(target: Target, k: &[u32], at: usize, name: &str, why: &str) {
+    let mut mem = TestMem::new();
+    let (_, kd) = gfx9_kernel(&mut mem, k, 0, 0, 0, 0);
+    let e = run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
+    match e.kind {
+        WaveErrorKind::IllegalInstruction { words, mnemonic } => {
+            assert_eq!(words, k[at..at + 2].to_vec(), "{target:?}");
+            let m = mnemonic.expect("named");
+            assert!(m.starts_with(name), "{m}");
+            assert!(m.contains(why), "{m}");
+        }
+        other => panic!("{target:?}: {other:?}"),
+    }
+    assert_eq!(e.pc, HAND_BASE + 256 + 4 * at as u64);
 }
 
 /// MUBUF through GFX9 V#s: the swizzled private layout ROCr's scratch

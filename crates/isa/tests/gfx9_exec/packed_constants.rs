@@ -48,23 +48,17 @@ fn packed_ops_read_a_constant_as_its_low_dword() {
 #[test]
 fn a_constant_high_dword_is_refused() {
     for target in TARGETS {
-        let mut mem = TestMem::new();
         let k = code(
             target,
             kernels::PK_CONST_HIGH_GFX942,
             kernels::PK_CONST_HIGH_GFX90A,
         );
-        let (_, kd) = gfx9_kernel(&mut mem, k, 0, 0, 0, 0);
-        let e = run_all(&mem, gfx9_setup(target, kd, [64, 1, 1], [64, 1, 1])).unwrap_err();
-        match e.kind {
-            WaveErrorKind::IllegalInstruction { words, mnemonic } => {
-                assert_eq!(words, k[..2].to_vec(), "{target:?}");
-                let m = mnemonic.expect("named");
-                assert!(m.starts_with("v_pk_mul_f32"), "{m}");
-                assert!(m.contains("high dword of a packed constant"), "{m}");
-            }
-            other => panic!("{target:?}: {other:?}"),
-        }
-        assert_eq!(e.pc, HAND_BASE + 256);
+        assert_refused_at(
+            target,
+            k,
+            0,
+            "v_pk_mul_f32",
+            "high dword of a packed constant",
+        );
     }
 }

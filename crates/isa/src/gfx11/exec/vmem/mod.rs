@@ -182,20 +182,14 @@ pub(crate) enum Seg {
 }
 
 pub(crate) fn flat(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
-    if matches!(
-        i.op,
-        Op::GlobalLoadAddtidB32
-            | Op::GlobalStoreAddtidB32
-            | Op::GlobalLoadLdsDword
-            | Op::GlobalLoadLdsSbyte
-            | Op::GlobalLoadLdsSshort
-            | Op::GlobalLoadLdsUbyte
-            | Op::GlobalLoadLdsUshort
-    ) {
-        return match i.op {
-            Op::GlobalLoadAddtidB32 | Op::GlobalStoreAddtidB32 => global_addtid(w, env, i),
-            _ => lds_dma::global_load_lds(w, env, i),
-        };
+    match i.op {
+        Op::GlobalLoadAddtidB32 | Op::GlobalStoreAddtidB32 => return global_addtid(w, env, i),
+        Op::GlobalLoadLdsDword
+        | Op::GlobalLoadLdsSbyte
+        | Op::GlobalLoadLdsSshort
+        | Op::GlobalLoadLdsUbyte
+        | Op::GlobalLoadLdsUshort => return lds_dma::global_load_lds(w, env, i),
+        _ => {}
     }
     if i.flags & Inst::FLAT_SCRATCH_BASE != 0 {
         check_flat_scratch(w, env, i)?;

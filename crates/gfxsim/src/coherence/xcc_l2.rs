@@ -52,7 +52,9 @@
 //! Only with strict coherence on an agent of several XCCs: a dispatch then
 //! runs observed (the executor's slow memory path, as under the sanitizer)
 //! and pays a hash lookup per global byte it accesses. Limits (documented,
-//! not bugs): scalar loads count as plain loads; `global_load_lds` counts
+//! not bugs): at most [`MAX_TRACKED_BYTES`] unpublished bytes are
+//! recorded per agent (an agent-scope acquire forgets what every XCC then
+//! reads fresh); scalar loads count as plain loads; `global_load_lds` counts
 //! as a plain load; lines are bytes (no false sharing of 128-byte lines);
 //! MTYPE RW memory local to an L2, whose lines hardware invalidates on a
 //! remote write, is treated like non-local memory (the model asks for the
@@ -62,7 +64,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use aqueduct_isa::observer::{
@@ -80,6 +82,12 @@ use crate::memory::vm::Mapping;
 /// Shards of the store record (by 64-byte block), so workers on different
 /// data rarely meet on one lock.
 const SHARDS: usize = 16;
+
+/// Bytes of unpublished stores an agent's record holds at most (an entry
+/// is a few dozen bytes of host memory). Past it, stores to bytes not yet
+/// in the record are not recorded, so reads of them are not checked: the
+/// model misses reports there, it never makes one up.
+pub const MAX_TRACKED_BYTES: usize = 1 << 22;
 
 /// The last kernel store to one byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +110,10 @@ pub struct XccL2s {
     invalidated: Box<[AtomicU64]>,
     /// The last store to each byte (GPU VA), sharded.
     stores: Box<[Mutex<HashMap<u64, Store>>]>,
+    /// Entries in `stores`.
+    tracked: AtomicUsize,
+    /// The record was full once (warned).
+    overflowed: AtomicBool,
     log: Arc<CoherenceLog>,
 }
 
@@ -124,6 +136,8 @@ impl XccL2s {
                 writebacks: (0..xccs).map(|_| Mutex::new(Vec::new())).collect(),
                 invalidated: (0..xccs).map(|_| AtomicU64::new(0)).collect(),
                 stores: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+                tracked: AtomicUsize::new(0),
+                overflowed: AtomicBool::new(false),
                 log,
             })
         })
@@ -187,12 +201,60 @@ impl XccL2s {
         }
         let now = self.tick();
         for shard in self.stores.iter() {
-            lock(shard).retain(|_, s| self.in_memory_at(s).is_none_or(|w| w >= now));
+            let mut shard = lock(shard);
+            let before = shard.len();
+            shard.retain(|_, s| self.in_memory_at(s).is_none_or(|w| w >= now));
+            self.tracked
+                .fetch_sub(before - shard.len(), Ordering::Relaxed);
         }
         // What stays was never written back: older writeback times no
         // longer decide anything.
         for w in self.writebacks.iter() {
             lock(w).clear();
+        }
+    }
+
+    /// Record `store` for the bytes `[start, end)`, one lock per 64-byte
+    /// block.
+    fn record(&self, start: u64, end: u64, store: Store) {
+        let mut a = start;
+        while a < end {
+            let block_end = ((a | 63) + 1).min(end);
+            let mut shard = lock(&self.stores[shard(a)]);
+            for b in a..block_end {
+                if let Some(s) = shard.get_mut(&b) {
+                    *s = store;
+                } else if self.tracked.load(Ordering::Relaxed) < MAX_TRACKED_BYTES {
+                    shard.insert(b, store);
+                    self.tracked.fetch_add(1, Ordering::Relaxed);
+                } else if !self.overflowed.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(
+                        "gfxsim gpu {:#x}: the per-XCC L2 model tracks at most \
+                         {MAX_TRACKED_BYTES} unpublished bytes; later stores go unchecked",
+                        self.gpu_id
+                    );
+                }
+            }
+            a = block_end;
+        }
+    }
+
+    /// The last stores to `[start, end)` (None: no store recorded), one
+    /// lock per 64-byte block.
+    fn stores_of(&self, start: u64, end: u64, mut f: impl FnMut(u64, Store)) {
+        let mut a = start;
+        while a < end {
+            let block_end = ((a | 63) + 1).min(end);
+            let found: Vec<(u64, Store)> = {
+                let shard = lock(&self.stores[shard(a)]);
+                (a..block_end)
+                    .filter_map(|b| shard.get(&b).map(|s| (b, *s)))
+                    .collect()
+            };
+            for (b, s) in found {
+                f(b, s);
+            }
+            a = block_end;
         }
     }
 
@@ -270,18 +332,18 @@ impl XccDispatch {
         let bypass = sc1 || access == Access::Atomic;
         if matches!(access, Access::Read | Access::Atomic) {
             let mut stale: Option<(Range<u64>, u64, Store)> = None;
-            for a in addr..end {
-                let s = lock(&l2s.stores[shard(a)]).get(&a).copied();
-                if let Some(s) = s.filter(|s| !l2s.fresh(s, xcc, now, bypass)) {
-                    match &mut stale {
-                        Some((r, n, _)) => {
-                            r.end = a + 1;
-                            *n += 1;
-                        }
-                        None => stale = Some((a..a + 1, 1, s)),
-                    }
+            l2s.stores_of(addr, end, |a, s| {
+                if l2s.fresh(&s, xcc, now, bypass) {
+                    return;
                 }
-            }
+                match &mut stale {
+                    Some((r, n, _)) => {
+                        r.end = a + 1;
+                        *n += 1;
+                    }
+                    None => stale = Some((a..a + 1, 1, s)),
+                }
+            });
             if let Some((r, n, s)) = stale {
                 self.report(*allocation, xcc, addr..end, r, n, s);
             }
@@ -293,9 +355,7 @@ impl XccDispatch {
                 through: bypass,
                 writer,
             };
-            for a in addr..end {
-                lock(&l2s.stores[shard(a)]).insert(a, store);
-            }
+            l2s.record(addr, end, store);
         }
     }
 
@@ -551,6 +611,38 @@ mod tests {
         l.acquire(packet(1, FenceScope::Agent));
         let kept: usize = l.stores.iter().map(|s| lock(s).len()).sum();
         assert_eq!(kept, 4, "only the store after the release stays");
+    }
+
+    #[test]
+    fn a_full_record_stops_growing_but_keeps_updating() {
+        let l = l2s();
+        let d = dispatch(&l, 0);
+        d.access(0, VA, 4, Access::Write, false);
+        l.tracked.store(MAX_TRACKED_BYTES, Ordering::Relaxed);
+        // Bytes already recorded still change hands; new ones go unrecorded.
+        d.access(1, VA, 4, Access::Write, false);
+        d.access(1, VA + 8, 4, Access::Write, false);
+        d.access(2, VA, 4, Access::Read, false);
+        d.access(2, VA + 8, 4, Access::Read, false);
+        let r = l.log.reports();
+        assert_eq!(r.len(), 1, "{r:#?}");
+        assert_eq!(r[0].xccs.map(|x| x.writer), Some(1));
+        assert_eq!(r[0].stale, VA..VA + 4);
+    }
+
+    #[test]
+    fn stores_across_blocks_are_recorded_byte_by_byte() {
+        let l = l2s();
+        let d = dispatch(&l, 0);
+        d.access(0, VA + 60, 8, Access::Write, false);
+        d.access(3, VA + 56, 16, Access::Read, false);
+        let r = l.log.reports();
+        assert_eq!(r.len(), 1, "{r:#?}");
+        assert_eq!(
+            (r[0].stale.clone(), r[0].stale_bytes),
+            (VA + 60..VA + 68, 8)
+        );
+        assert_eq!(r[0].read_at, Some((VA + 56, 16)));
     }
 
     #[test]

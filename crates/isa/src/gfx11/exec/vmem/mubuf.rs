@@ -131,7 +131,10 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             | Op::BufferWbl2
             | Op::BufferInv
     ) {
+        // A wave64 runs this once per 32-lane half: the observer hears of
+        // it once per wave.
         if matches!(i.op, Op::BufferWbl2 | Op::BufferInv)
+            && w.half == 0
             && let Some(o) = env.observer.as_deref_mut()
         {
             o.cache_control(&CacheControl {

@@ -65,3 +65,75 @@ impl WorkgroupObserver for WorkgroupPair<'_> {
         self.1.cache_control(control);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aqueduct_isa::Access;
+    use aqueduct_isa::observer::{CacheOp, Segment};
+    use std::sync::Mutex;
+
+    /// Counts what its workgroups see.
+    #[derive(Debug, Default)]
+    struct Counter(Mutex<[u32; 4]>);
+
+    struct WorkgroupCounter<'a>(&'a Mutex<[u32; 4]>);
+
+    impl DispatchObserver for Counter {
+        fn workgroup(&self, _: [u32; 3], _: u32, _: u32) -> Box<dyn WorkgroupObserver + '_> {
+            Box::new(WorkgroupCounter(&self.0))
+        }
+    }
+
+    impl WorkgroupObserver for WorkgroupCounter<'_> {
+        fn access(&mut self, _: &LaneAccesses<'_>) {
+            self.0.lock().unwrap()[0] += 1;
+        }
+        fn barrier_released(&mut self, _: &[WaveSync]) {
+            self.0.lock().unwrap()[1] += 1;
+        }
+        fn finish(&mut self) {
+            self.0.lock().unwrap()[2] += 1;
+        }
+        fn cache_control(&mut self, _: &CacheControl) {
+            self.0.lock().unwrap()[3] += 1;
+        }
+    }
+
+    #[test]
+    fn both_observers_see_every_event() {
+        let (a, b) = (Arc::new(Counter::default()), Arc::new(Counter::default()));
+        let pair = ObserverPair::of(Some(a.clone()), Some(b.clone())).expect("a pair");
+        let mut w = pair.workgroup([0, 0, 0], 1, 0);
+        w.access(&LaneAccesses {
+            pc: 0,
+            wave: 0,
+            first_lane: 0,
+            segment: Segment::Global,
+            access: Access::Read,
+            size: 4,
+            exec: 1,
+            addrs: &[0; 32],
+            scalar: false,
+            sc1: false,
+        });
+        w.barrier_released(&[]);
+        w.cache_control(&CacheControl {
+            wave: 0,
+            op: CacheOp::Invalidate,
+            sc0: false,
+            sc1: true,
+        });
+        w.finish();
+        assert_eq!(*a.0.lock().unwrap(), [1, 1, 1, 1]);
+        assert_eq!(*b.0.lock().unwrap(), [1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn one_observer_is_itself() {
+        let a: Arc<dyn DispatchObserver> = Arc::new(Counter::default());
+        let one = ObserverPair::of(None, Some(a.clone())).expect("one");
+        assert!(Arc::ptr_eq(&one, &a));
+        assert!(ObserverPair::of(None, None).is_none());
+    }
+}

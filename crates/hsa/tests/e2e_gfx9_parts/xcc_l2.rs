@@ -21,21 +21,29 @@ const XCCS: u32 = 8;
 /// Workgroups of the handoff (more than one round over the XCCs).
 const GROUPS: u32 = 12;
 
-fn strict_mi300x() -> Gpu {
+fn mi300x(strict: bool) -> Gpu {
     Gpu::with_config(SimConfig {
         part: SimPart::Mi300x,
         threads: 2,
         vram_size: 2 << 30,
-        strict_coherence: true,
+        strict_coherence: strict,
         ..SimConfig::default()
     })
+}
+
+fn strict_mi300x() -> Gpu {
+    mi300x(true)
 }
 
 /// Run `kernel` of xcc_handoff.co over [`GROUPS`] workgroups on a strict
 /// MI300X; returns the device, what the kernel stored at out[0..2], the
 /// partial buffer's address and the launched kernel object.
 fn handoff(kernel: &str) -> (Gpu, [u32; 2], u64, u64) {
-    let gpu = strict_mi300x();
+    handoff_on(strict_mi300x(), kernel)
+}
+
+/// [`handoff`] on `gpu`.
+fn handoff_on(gpu: Gpu, kernel: &str) -> (Gpu, [u32; 2], u64, u64) {
     let program = gpu
         .load_bytes(&repo::kernel("gfx942/xcc_handoff.co"), kernel)
         .unwrap_or_else(|e| panic!("gfx942/xcc_handoff.co {kernel}: {e}"));
@@ -123,6 +131,14 @@ fn work_group_scope_handoff_across_xccs_is_reported() {
         r.to_string().contains(&format!("{kernel_object:#x}")),
         "{r}"
     );
+}
+
+#[test]
+fn without_strict_mode_nothing_watches_the_xccs() {
+    let (gpu, out, _, _) = handoff_on(mi300x(false), "handoff_work_group");
+    assert_eq!(out[0], handoff_sum());
+    assert_eq!(gpu.sim.coherence_reports(), vec![]);
+    assert_eq!(gpu.sim.coherence_stats(), Default::default());
 }
 
 /// Run `launch` on `queue` with the barrier bit and the given fence

@@ -40,8 +40,9 @@ GFX11_KERNELS=(buffer_overrun addtid_overrun typed_buffer_overrun)
 # Kernels of GFX9-only instructions (matrix cores, GFX9 buffer resources): built
 # for gfx942 and gfx90a.
 GFX9_KERNELS=(mfma gfx9_buffer_overrun packed_const)
-# Kernels reading gfx942-only hardware registers (HW_REG_XCC_ID): built for gfx942.
-GFX942_KERNELS=(xcc_id)
+# Kernels reading gfx942-only hardware registers (HW_REG_XCC_ID) or exercising its
+# per-XCC L2s: built for gfx942.
+GFX942_KERNELS=(xcc_id xcc_handoff)
 # HIP sources (device code only, no ROCm headers: -nogpuinc; a fixed -cuid keeps the
 # output deterministic).
 HIP_KERNELS=(reverse_blocks)

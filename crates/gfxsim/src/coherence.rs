@@ -38,6 +38,9 @@
 //!   invalidates: `coherence/cu_cache.rs` models them for every memory type
 //!   they hold, coarse- and fine-grained.
 //! - UNMAP (and FREE) of a coarse BO writes its dirty range back first.
+//! - On an agent of several XCCs (gfx942), each XCC has its own L2, not
+//!   coherent with the others: `coherence/xcc_l2.rs` models them inside
+//!   the agent, for kernels on different XCCs.
 //!
 //! Detection. A BO is *shared* when the host mapped it (mmap of the render
 //! node) or more than one GPU maps it; only then can anybody else read it.
@@ -67,6 +70,7 @@
 //! the host's own reads are inferred from completion signals as above.
 
 pub mod cu_cache;
+pub mod xcc_l2;
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -81,6 +85,7 @@ use crate::memory::bo::{Bo, MemType};
 use crate::memory::vm::Mapping;
 use aqueduct_isa::Access;
 use cu_cache::PacketLines;
+use xcc_l2::XccL2s;
 
 /// Whether a BO of `mem_type` allocated with `flags` is coarse-grained.
 pub fn is_coarse(mem_type: MemType, flags: u32) -> bool {
@@ -270,6 +275,8 @@ impl CoarseCache {
             stale_bytes: w.diff.bytes,
             read_at: Some((va + offset, len)),
             writer: None,
+            kernel_object: None,
+            xccs: None,
         });
     }
 
@@ -388,15 +395,24 @@ pub struct GpuCoherence {
     /// Shared by every page-table view, exclusive for a fence.
     pub fence: RwLock<()>,
     pub(crate) log: Arc<CoherenceLog>,
+    /// The per-XCC L2s of an agent of several XCCs.
+    xcc_l2s: Option<Arc<XccL2s>>,
 }
 
 impl GpuCoherence {
-    pub(crate) fn new(gpu_id: u32, log: Arc<CoherenceLog>) -> Self {
+    /// The state of GPU `gpu_id`, whose agent has `xccs` XCCs.
+    pub(crate) fn new(gpu_id: u32, xccs: u32, log: Arc<CoherenceLog>) -> Self {
         Self {
             gpu_id,
             fence: RwLock::new(()),
+            xcc_l2s: XccL2s::new(gpu_id, xccs, log.clone()),
             log,
         }
+    }
+
+    /// The per-XCC L2s (agents of several XCCs only).
+    pub fn xcc_l2s(&self) -> Option<&Arc<XccL2s>> {
+        self.xcc_l2s.as_ref()
     }
 
     /// The fence a packet's launch performs (its acquire), over the GPU's
@@ -410,6 +426,9 @@ impl GpuCoherence {
         dispatch: bool,
     ) -> Option<Arc<PacketLines>> {
         self.l2_acquire(mappings, packet);
+        if let Some(x) = &self.xcc_l2s {
+            x.acquire(packet);
+        }
         cu_cache::launch(mappings, version, packet, dispatch)
     }
 
@@ -467,6 +486,9 @@ impl GpuCoherence {
         if let Some(lines) = lines {
             cu_cache::complete(lines);
         }
+        if let Some(x) = &self.xcc_l2s {
+            x.release(packet);
+        }
         let caches = mappings.iter().filter_map(|m| m.coarse.as_deref());
         if packet.scope == FenceScope::System {
             let mut written = 0;
@@ -502,6 +524,8 @@ impl GpuCoherence {
                     stale_bytes: diff.bytes,
                     read_at: None,
                     writer: None,
+                    kernel_object: None,
+                    xccs: None,
                 });
             }
         }

@@ -31,6 +31,23 @@ pub enum StaleRead {
     /// acquire the CP does not invalidate the per-CU caches (vector L0,
     /// GL1, scalar cache), so the read may hit an old line there.
     KernelReadsUnacquiredKernelWrites,
+    /// A kernel on one XCC of a multi-XCC agent (gfx942) read bytes a
+    /// kernel stored on another XCC, without that XCC's L2 writing them
+    /// back (`buffer_wbl2 sc1`, an agent-scope release) and, unless the
+    /// read bypassed its L2 (sc1, atomics), without the reader's XCC
+    /// invalidating its L2 after the writeback (`buffer_inv sc1`, an
+    /// agent-scope acquire): the reader may see an old L2 line
+    /// (`coherence/xcc_l2.rs`).
+    KernelReadsOtherXccWrites,
+}
+
+/// The two XCCs of a [`StaleRead::KernelReadsOtherXccWrites`] report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct XccPair {
+    /// The XCC whose kernel stored the bytes.
+    pub writer: u32,
+    /// The XCC whose kernel read them.
+    pub reader: u32,
 }
 
 /// A packet of one queue (its dispatch id).
@@ -76,9 +93,15 @@ pub struct CoherenceReport {
     /// For the `KernelReads*` kinds: the first access that read a stale
     /// byte (address, length).
     pub read_at: Option<(u64, u64)>,
-    /// For `KernelReadsUnacquiredKernelWrites`: the packet whose kernels
-    /// wrote the stale bytes.
+    /// For `KernelReadsUnacquiredKernelWrites` and
+    /// `KernelReadsOtherXccWrites`: the packet whose kernels wrote the
+    /// stale bytes.
     pub writer: Option<PacketId>,
+    /// For `KernelReadsOtherXccWrites`: the reading kernel (its kernel
+    /// descriptor's address, the packet's `kernel_object`).
+    pub kernel_object: Option<u64>,
+    /// For `KernelReadsOtherXccWrites`: the writing and the reading XCC.
+    pub xccs: Option<XccPair>,
 }
 
 impl fmt::Display for CoherenceReport {
@@ -151,6 +174,37 @@ impl fmt::Display for CoherenceReport {
                 }
                 Ok(())
             }
+            StaleRead::KernelReadsOtherXccWrites => {
+                write!(
+                    f,
+                    "stale kernel read: allocation {:#x} (va {:#x}, {} bytes): kernel {:#x} of packet {} \
+                     of queue {} on gpu {:#x}",
+                    a.handle,
+                    a.va,
+                    a.size,
+                    self.kernel_object.unwrap_or(0),
+                    self.packet_index,
+                    self.queue_id,
+                    self.gpu_id,
+                )?;
+                if let Some(x) = self.xccs {
+                    write!(f, " on XCC {} read bytes XCC {} stored", x.reader, x.writer)?;
+                }
+                if let Some(w) = self.writer {
+                    write!(f, " (packet {} of queue {})", w.index, w.queue_id)?;
+                }
+                write!(
+                    f,
+                    " in {:#x}..{:#x} ({} byte(s)) that the writer's L2 did not write back \
+                     or the reader's L2 did not invalidate after (agent-scope release and \
+                     acquire are needed: buffer_wbl2 sc1, buffer_inv sc1)",
+                    self.stale.start, self.stale.end, self.stale_bytes
+                )?;
+                if let Some((addr, len)) = self.read_at {
+                    write!(f, "; first stale read: {len} byte(s) at {addr:#x}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -169,6 +223,12 @@ pub struct CoherenceStats {
     pub reloaded: u64,
     /// Coarse allocations mapped with a GPU copy.
     pub cached_mappings: u64,
+    /// Writebacks of one XCC's L2 on multi-XCC agents (an agent-scope
+    /// `buffer_wbl2` a wave ran, or one per XCC for a packet's release).
+    pub l2_writebacks: u64,
+    /// Invalidates of one XCC's L2 on multi-XCC agents (an agent-scope
+    /// `buffer_inv` a wave ran, or one per XCC for a packet's acquire).
+    pub l2_invalidates: u64,
 }
 
 /// Where one device's reports and counters go.
@@ -179,18 +239,20 @@ pub(crate) struct CoherenceLog {
     stats: Counters,
 }
 
-/// The five counters of `CoherenceStats`, indexed by the constants below.
-type Counters = [AtomicU64; 5];
+/// The counters of `CoherenceStats`, indexed by the constants below.
+type Counters = [AtomicU64; 7];
 
 /// Every report of every device of this process.
 static PROCESS_REPORTS: Mutex<Vec<CoherenceReport>> = Mutex::new(Vec::new());
-static PROCESS_STATS: Counters = [const { AtomicU64::new(0) }; 5];
+static PROCESS_STATS: Counters = [const { AtomicU64::new(0) }; 7];
 
 const RELEASES: usize = 0;
 const WRITTEN_BACK: usize = 1;
 const ACQUIRES: usize = 2;
 const RELOADED: usize = 3;
 const CACHED_MAPPINGS: usize = 4;
+const L2_WRITEBACKS: usize = 5;
+const L2_INVALIDATES: usize = 6;
 
 /// A snapshot of a set of counters.
 fn snapshot(counters: &Counters) -> CoherenceStats {
@@ -201,6 +263,8 @@ fn snapshot(counters: &Counters) -> CoherenceStats {
         acquires: get(ACQUIRES),
         reloaded: get(RELOADED),
         cached_mappings: get(CACHED_MAPPINGS),
+        l2_writebacks: get(L2_WRITEBACKS),
+        l2_invalidates: get(L2_INVALIDATES),
     }
 }
 
@@ -241,6 +305,14 @@ impl CoherenceLog {
     pub(crate) fn count_acquire(&self, bytes: u64) {
         self.add(ACQUIRES, 1);
         self.add(RELOADED, bytes);
+    }
+
+    pub(crate) fn count_l2_writeback(&self) {
+        self.add(L2_WRITEBACKS, 1);
+    }
+
+    pub(crate) fn count_l2_invalidate(&self) {
+        self.add(L2_INVALIDATES, 1);
     }
 
     pub(crate) fn count_cached_mapping(&self) {

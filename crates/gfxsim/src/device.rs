@@ -148,6 +148,7 @@ impl SimDevice {
             if config.strict_coherence {
                 gpu.vm.enable_strict_coherence(Arc::new(GpuCoherence::new(
                     gpu_id,
+                    config.part.properties().num_xcc as u32,
                     coherence.clone(),
                 )));
             }

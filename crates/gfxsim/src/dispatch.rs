@@ -50,8 +50,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::coherence::cu_cache::PacketLines;
+use crate::coherence::xcc_l2::XccDispatch;
 use crate::dispatch_counters::{DispatchCounters, Occupancy};
 use crate::memory::vm::GpuVm;
+use crate::observer_pair::ObserverPair;
 use crate::sanitizer::DispatchSanitizer;
 use crate::stats::StatsCounters;
 use crate::wake::Wake;
@@ -195,6 +197,16 @@ pub struct Job {
     sanitizer: Option<Arc<DispatchSanitizer>>,
 }
 
+/// What strict coherence mode watches of one dispatch (nothing when the
+/// mode is off).
+#[derive(Debug, Default)]
+pub struct StrictSides {
+    /// The packet's per-CU cache side, fed by its workgroups' accesses.
+    pub lines: Option<Arc<PacketLines>>,
+    /// The per-XCC L2s' observer of its workgroups (multi-XCC agents).
+    pub xcc: Option<Arc<XccDispatch>>,
+}
+
 impl std::fmt::Debug for Job {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Job")
@@ -210,23 +222,27 @@ impl Job {
     /// A job of `dispatch`'s workgroups that fails with
     /// [`WaveErrorKind::TimeLimit`] once it has run longer than `time_limit`.
     /// `scratch`: the wave slots its waves' private memory lives in (None
-    /// for a dispatch without private memory). `lines`: the packet's per-CU
-    /// cache side, fed by its workgroups' accesses (strict coherence mode).
-    /// `sanitizer`: the dispatch's sanitizer, which watches its waves.
+    /// for a dispatch without private memory). `strict`: what strict
+    /// coherence mode watches of it. `sanitizer`: the dispatch's sanitizer,
+    /// which watches its waves.
     pub fn new(
         dispatch: Dispatch,
         time_limit: Option<Duration>,
         wake: Arc<Wake>,
         scratch: Option<ScratchSlots>,
-        lines: Option<Arc<PacketLines>>,
+        strict: StrictSides,
         counters: Option<JobCounters>,
         sanitizer: Option<Arc<DispatchSanitizer>>,
     ) -> Arc<Job> {
-        let dispatch = dispatch.with_observer(
+        let dispatch = dispatch.with_observer(ObserverPair::of(
             sanitizer
                 .clone()
                 .map(|s| s as Arc<dyn aqueduct_isa::observer::DispatchObserver>),
-        );
+            strict
+                .xcc
+                .map(|x| x as Arc<dyn aqueduct_isa::observer::DispatchObserver>),
+        ));
+        let lines = strict.lines;
         let counts = dispatch.workgroup_count();
         let total = counts.iter().map(|&c| c as u64).product();
         Arc::new(Job {

@@ -34,6 +34,7 @@ mod fault;
 mod gpu;
 mod kfd_version;
 mod memory;
+mod observer_pair;
 mod part;
 mod queue;
 mod sanitizer;
@@ -44,8 +45,8 @@ mod wake;
 
 pub use aqueduct_isa::gfx11::{ClassCounts, InstClass};
 pub use coherence_report::{
-    AllocationId, CoherenceReport, CoherenceStats, PacketId, StaleRead, process_coherence_reports,
-    process_coherence_stats,
+    AllocationId, CoherenceReport, CoherenceStats, PacketId, StaleRead, XccPair,
+    process_coherence_reports, process_coherence_stats,
 };
 pub use config::{
     DEFAULT_DISPATCH_TIMEOUT, DEFAULT_VRAM_SIZE, DISPATCH_TIMEOUT_ENV, GPUS_ENV, MAX_THREADS,

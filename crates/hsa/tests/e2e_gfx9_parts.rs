@@ -3,7 +3,8 @@
 //! ISA, CUs, wave size, XCC context-save areas), loads their code objects
 //! (`kernels/gfx942`, `kernels/gfx90a`) and runs them, results compared with
 //! a host computation; the MI300X spreads each dispatch over its XCCs
-//! (`e2e_gfx9_parts/xcc.rs`).
+//! (`e2e_gfx9_parts/xcc.rs`), whose L2s strict coherence mode keeps apart
+//! (`e2e_gfx9_parts/xcc_l2.rs`).
 
 use aqueduct_gfxsim::{SimConfig, SimPart};
 use aqueduct_test_harness::hsa_sim::{Arg, Gpu, Program, Rng, read_f32, read_u32, wait_zero};
@@ -15,6 +16,8 @@ mod mfma;
 mod packed_const;
 #[path = "e2e_gfx9_parts/xcc.rs"]
 mod xcc;
+#[path = "e2e_gfx9_parts/xcc_l2.rs"]
+mod xcc_l2;
 
 const SENTINEL: u32 = 0xdead_beef;
 

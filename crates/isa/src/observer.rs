@@ -49,6 +49,35 @@ pub struct LaneAccesses<'a> {
     /// A scalar (SMEM) access: the wave's one address is `addrs[0]`, `exec`
     /// is 1 and no lane makes it.
     pub scalar: bool,
+    /// The instruction's sc1 cache-policy bit (gfx942 FLAT/GLOBAL and
+    /// MUBUF/MTBUF: agent or system scope, coherent across the agent's L2
+    /// caches; LLVM AMDGPUUsage, "Memory Model GFX942"). False for every
+    /// other access and target.
+    pub sc1: bool,
+}
+
+/// A cache-control instruction a wave executes (gfx942's `buffer_wbl2` and
+/// `buffer_inv`), with its scope bits: sc0 alone is work-group scope, sc1
+/// agent scope, both system scope (LLVM AMDGPUUsage, "Memory Model GFX942",
+/// the code sequences table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheControl {
+    /// The wave's index in its workgroup.
+    pub wave: u32,
+    /// `buffer_wbl2` (write dirty L2 lines back) or `buffer_inv`
+    /// (invalidate).
+    pub op: CacheOp,
+    pub sc0: bool,
+    pub sc1: bool,
+}
+
+/// What a [`CacheControl`] instruction does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheOp {
+    /// `buffer_wbl2`: write back dirty L2 lines.
+    WritebackL2,
+    /// `buffer_inv`: invalidate cache lines (L1; with sc1, non-local L2).
+    Invalidate,
 }
 
 /// Where a wave stands when its workgroup's barrier is released.
@@ -83,4 +112,8 @@ pub trait WorkgroupObserver {
 
     /// The workgroup is over (every wave ended, or one failed).
     fn finish(&mut self);
+
+    /// A wave executes a cache-control instruction (gfx942's `buffer_wbl2`,
+    /// `buffer_inv`). Observers that model no caches ignore it.
+    fn cache_control(&mut self, _control: &CacheControl) {}
 }

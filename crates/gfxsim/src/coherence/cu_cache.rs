@@ -331,6 +331,8 @@ impl PacketLines {
             stale_bytes: change.range.end - change.range.start,
             read_at: Some((va + read.start, read.end - read.start)),
             writer: Some(change.writer),
+            kernel_object: None,
+            xccs: None,
         });
     }
 

@@ -214,6 +214,11 @@ pub struct VmView<'a> {
 const RECENT: usize = 4;
 
 impl VmView<'_> {
+    /// The mapping table this view holds.
+    pub fn mappings(&self) -> &[Mapping] {
+        &self.table
+    }
+
     /// The mapping containing `addr`, if any.
     #[inline]
     pub fn find(&self, addr: u64) -> Option<&Mapping> {

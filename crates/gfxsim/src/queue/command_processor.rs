@@ -103,7 +103,7 @@ use aqueduct_kfd::uapi::exception_code;
 
 use crate::coherence::PacketRef;
 use crate::coherence::cu_cache::PacketLines;
-use crate::dispatch::{Job, idle_spin, spin_until};
+use crate::dispatch::{Job, StrictSides, idle_spin, spin_until};
 use crate::events::Events;
 use crate::fault::{QueueError, report_queue_error};
 use crate::gpu::{Gpu, LDS_APERTURE_BASE, SCRATCH_APERTURE_BASE};
@@ -600,19 +600,20 @@ impl CommandProcessor {
                 // and any workgroup runs.
                 let lines = self.gpu.vm.launch_fence(acquire, true);
                 let view = self.gpu.vm.view();
-                let job = match self.prepare_dispatch(&view, config, index, slot, &packet, lines)? {
-                    Prepared::Job(job, reclaim_on, in_use) => {
-                        if reclaim_on.is_some() {
-                            self.reclaim_on = reclaim_on;
+                let job =
+                    match self.prepare_dispatch(&view, config, acquire, slot, &packet, lines)? {
+                        Prepared::Job(job, reclaim_on, in_use) => {
+                            if reclaim_on.is_some() {
+                                self.reclaim_on = reclaim_on;
+                            }
+                            scratch = in_use;
+                            job
                         }
-                        scratch = in_use;
-                        job
-                    }
-                    Prepared::NeedsScratch { signal, code } => {
-                        drop(view);
-                        return self.stop_for_scratch(index, signal, code);
-                    }
-                };
+                        Prepared::NeedsScratch { signal, code } => {
+                            drop(view);
+                            return self.stop_for_scratch(index, signal, code);
+                        }
+                    };
                 let small =
                     job.workgroups() <= INLINE_MAX_WORKGROUPS || self.gpu.pool.workers() == 1;
                 inline = small && nothing_to_overlap(&view, config, index);
@@ -699,11 +700,12 @@ impl CommandProcessor {
         &self,
         view: &VmView<'_>,
         config: &QueueConfig,
-        index: u64,
+        acquire: PacketRef,
         slot: u64,
         p: &KernelDispatchPacket,
         lines: Option<Arc<PacketLines>>,
     ) -> Result<Prepared, QueueError> {
+        let index = acquire.index;
         let dimensions = (p.setup & 0x3) as u32;
         if !(1..=3).contains(&dimensions) {
             return Err(QueueError::packet(
@@ -843,12 +845,28 @@ impl CommandProcessor {
                 p.kernarg_address,
             )
         });
+        // Strict coherence on a multi-XCC agent: the per-XCC L2s watch the
+        // workgroups, each on the XCC the spread gives it.
+        let xcc = self
+            .gpu
+            .vm
+            .strict_coherence()
+            .and_then(|c| c.xcc_l2s())
+            .map(|l2s| {
+                l2s.dispatch(
+                    view.mappings(),
+                    acquire,
+                    p.kernel_object,
+                    self.xcc,
+                    dispatch.workgroup_count(),
+                )
+            });
         let job = Job::new(
             dispatch,
             self.gpu.dispatch_timeout,
             self.queue.wake.clone(),
             scratch,
-            lines,
+            StrictSides { lines, xcc },
             counters,
             sanitizer,
         );

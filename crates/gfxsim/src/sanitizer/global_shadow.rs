@@ -206,6 +206,7 @@ mod tests {
             exec,
             addrs,
             scalar: false,
+            sc1: false,
         }
     }
 

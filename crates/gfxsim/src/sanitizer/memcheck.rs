@@ -126,6 +126,7 @@ mod tests {
             exec: 0b11,
             addrs,
             scalar: false,
+            sc1: false,
         }
     }
 

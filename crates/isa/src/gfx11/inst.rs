@@ -200,6 +200,10 @@ impl Inst {
     pub const DLC: u8 = 4;
     pub const GDS: u8 = 8;
     pub const SVE: u8 = 16;
+    /// [`Inst::flags`] of a GFX9 FLAT/GLOBAL/SCRATCH or MUBUF/MTBUF
+    /// instruction: the scc bit (gfx942: sc1). Execution ignores it; an
+    /// observer sees it ([`crate::observer::LaneAccesses::sc1`]).
+    pub const SC1: u8 = 32;
     /// [`Inst::flags`] of a vector compare: a v_cmpx that writes its
     /// destination (VCC or the VOP3 SGPR) as well as EXEC (GFX9).
     pub const CMPX_WRITES_DST: u8 = 128;

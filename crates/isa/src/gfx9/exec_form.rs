@@ -333,7 +333,7 @@ fn flat(target: Target, i: &mut Inst) -> Result<(), DecodeError> {
     if off {
         i.saddr = EXEC_NULL;
     }
-    // The sc1 bit is a cache policy: nothing to model.
-    i.flags &= !super::decode::SCC;
+    // The sc1 bit (Inst::SC1) is a cache policy: execution ignores it, an
+    // observer (strict coherence's per-XCC L2s) reads it.
     Ok(())
 }

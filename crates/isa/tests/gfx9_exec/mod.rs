@@ -4,8 +4,9 @@
 //! v_cmpx writing VCC, DPP (row and whole-wave controls, row_newbcast),
 //! SDWA, LDS, loads into LDS, packed f32 (constant sources too), typed
 //! buffer access, the initial wave state of each target and private
-//! memory through scratch_*, each result computed on the host; and the
-//! forms the executor refuses by name.
+//! memory through scratch_*, each result computed on the host; the
+//! cache-policy bits an observer sees; and the forms the executor refuses
+//! by name.
 
 use std::sync::Arc;
 
@@ -21,6 +22,7 @@ mod kernels {
     include!("kernels.rs");
 }
 
+mod cache_bits;
 mod dpp_newbcast;
 mod lds_dma;
 mod packed_constants;

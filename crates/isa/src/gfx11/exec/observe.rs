@@ -15,6 +15,20 @@ use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, NULL, Wave};
 use crate::observer::{LaneAccesses, Segment};
 
+/// How [`per_lane`]'s lanes access memory: the access kind and the
+/// instruction's sc1 bit ([`LaneAccesses::sc1`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shown {
+    pub access: Access,
+    pub sc1: bool,
+}
+
+impl From<Access> for Shown {
+    fn from(access: Access) -> Shown {
+        Shown { access, sc1: false }
+    }
+}
+
 /// Bytes per lane and the access kind of a memory opcode's kind (None: it
 /// moves no memory the observer sees).
 fn size_and_access(kind: MemKind) -> Option<(u32, Access)> {
@@ -66,6 +80,7 @@ pub(crate) fn flat(w: &Wave, env: &mut Env, i: &Inst) {
                 exec: mask,
                 addrs: &addrs,
                 scalar: false,
+                sc1: i.flags & Inst::SC1 != 0,
             });
         }
     }
@@ -103,6 +118,7 @@ pub(crate) fn ds(w: &Wave, env: &mut Env, i: &Inst) {
                 exec,
                 addrs: &addrs,
                 scalar: false,
+                sc1: false,
             });
         }
     };
@@ -183,6 +199,7 @@ pub(crate) fn smem(w: &Wave, env: &mut Env, i: &Inst) {
         exec: 1,
         addrs: &addrs,
         scalar: true,
+        sc1: false,
     });
 }
 
@@ -231,7 +248,7 @@ pub(crate) fn buffer(
     per_lane(
         w,
         env,
-        access,
+        access.into(),
         &[Segment::Global; LANES],
         &addrs,
         &bytes,
@@ -245,7 +262,7 @@ pub(crate) fn buffer(
 pub(crate) fn per_lane(
     w: &Wave,
     env: &mut Env,
-    access: Access,
+    how: Shown,
     segments: &[Segment; LANES],
     addrs: &[u64; LANES],
     bytes: &[u64; LANES],
@@ -254,6 +271,7 @@ pub(crate) fn per_lane(
     let Some(o) = env.observer.as_deref_mut() else {
         return;
     };
+    let Shown { access, sc1 } = how;
     while left != 0 {
         let first = left.trailing_zeros() as usize;
         let (segment, n) = (segments[first], bytes[first]);
@@ -270,6 +288,7 @@ pub(crate) fn per_lane(
             exec: mask,
             addrs,
             scalar: false,
+            sc1,
         });
         left &= !mask;
     }
@@ -300,6 +319,7 @@ pub(crate) fn lanes(
             exec,
             addrs,
             scalar: false,
+            sc1: false,
         });
     }
 }
@@ -343,5 +363,6 @@ pub(crate) fn scratch(
         exec,
         addrs: &addrs,
         scalar: false,
+        sc1: false,
     });
 }

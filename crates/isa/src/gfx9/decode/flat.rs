@@ -10,7 +10,7 @@ use crate::gfx11::decode::{DecodeError, DecodeErrorKind, reject};
 use crate::gfx11::inst::{Family, Inst};
 
 /// Cache-policy bit of [`Inst::flags`] beside gfx11's: GFX9 scc / gfx942 sc1.
-pub(crate) const SCC: u8 = 32;
+pub(crate) const SCC: u8 = Inst::SC1;
 /// [`Inst::flags`]: the word's lds bit (loads into LDS).
 pub(crate) const LDS: u8 = 64;
 

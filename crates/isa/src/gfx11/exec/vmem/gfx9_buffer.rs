@@ -167,7 +167,7 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             index,
             offset,
         };
-        observe(w, env, &lanes, mem_kind(i.op));
+        observe(w, env, &lanes, mem_kind(i.op), i.flags & Inst::SC1 != 0);
         if to_lds {
             let to = std::array::from_fn(|l| lds_address(w, i, l));
             observe::lanes(w, env, Segment::Lds, Access::Write, 4, &to);
@@ -287,7 +287,7 @@ fn private_offset(env: &Env, w: &Wave, l: usize, va: u64) -> Option<u64> {
 /// access) shows one access per dword.
 #[cold]
 #[inline(never)]
-fn observe(w: &Wave, env: &mut Env, b: &Lanes, kind: MemKind) {
+fn observe(w: &Wave, env: &mut Env, b: &Lanes, kind: MemKind, sc1: bool) {
     let (size, access, whole) = match kind {
         MemKind::Load(size, ..) => (size as u64, Access::Read, false),
         MemKind::Store(size, _) => (size as u64, Access::Write, false),
@@ -345,7 +345,8 @@ fn observe(w: &Wave, env: &mut Env, b: &Lanes, kind: MemKind) {
                 left |= 1 << l;
             }
         }
-        observe::per_lane(w, env, access, &segments, &addrs, &bytes, left);
+        let how = observe::Shown { access, sc1 };
+        observe::per_lane(w, env, how, &segments, &addrs, &bytes, left);
     }
 }
 

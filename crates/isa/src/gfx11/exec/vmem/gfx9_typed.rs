@@ -107,10 +107,11 @@ pub(crate) fn typed(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         let shown = (0..LANES)
             .filter(|&l| at[l].is_some())
             .fold(0u32, |m, l| m | 1 << l);
+        let sc1 = i.flags & Inst::SC1 != 0;
         observe::per_lane(
             w,
             env,
-            access,
+            observe::Shown { access, sc1 },
             &[Segment::Global; LANES],
             &addrs,
             &[bytes; LANES],

@@ -328,6 +328,7 @@ pub(super) fn observe(
             exec: mask,
             addrs: &addrs,
             scalar: false,
+            sc1: false,
         });
     }
 }

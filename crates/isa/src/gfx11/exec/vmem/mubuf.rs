@@ -31,7 +31,7 @@ use crate::gfx11::exec::vmem::write_loaded;
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, Wave};
-use crate::observer::Segment;
+use crate::observer::{CacheControl, CacheOp, Segment};
 use crate::{Access, WaveErrorKind};
 
 /// The decoded buffer resource.
@@ -131,6 +131,23 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             | Op::BufferWbl2
             | Op::BufferInv
     ) {
+        // A wave64 runs this once per 32-lane half: the observer hears of
+        // it once per wave.
+        if matches!(i.op, Op::BufferWbl2 | Op::BufferInv)
+            && w.half == 0
+            && let Some(o) = env.observer.as_deref_mut()
+        {
+            o.cache_control(&CacheControl {
+                wave: w.index,
+                op: if i.op == Op::BufferWbl2 {
+                    CacheOp::WritebackL2
+                } else {
+                    CacheOp::Invalidate
+                },
+                sc0: i.flags & Inst::GLC != 0,
+                sc1: i.flags & Inst::SC1 != 0,
+            });
+        }
         return Ok(Flow::Next);
     }
     if i.flags & Inst::GFX9_BUFFER != 0 {

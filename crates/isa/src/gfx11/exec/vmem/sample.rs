@@ -509,6 +509,7 @@ fn observe(
                 exec: mask,
                 addrs: &addrs,
                 scalar: false,
+                sc1: false,
             });
         }
     }

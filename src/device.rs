@@ -191,8 +191,15 @@ impl DeviceShared {
         self.registry().buffers.get_mut(id).map(f)
     }
 
-    pub(crate) fn forget_buffer(&self, id: BufferId) {
-        let removed = self.registry().buffers.remove(id);
+    /// Remove dropped buffer `id` from the registry. Its `memory` stays
+    /// alive until the last submission that used the buffer completes
+    /// (the registry's deferred list); submissions hold no memory of the
+    /// buffers they reach through bind groups.
+    pub(crate) fn forget_buffer(&self, id: BufferId, memory: Option<Arc<BufferMemory>>) {
+        let completed = crate::queue::completed_epoch(self);
+        let (removed, free_now) = self.registry().forget(id, memory, completed);
+        // Freed with the registry lock let go (reuse takes its own lock).
+        drop(free_now);
         if let Some(state) = removed
             && matches!(state.map, MapState::Pending { .. })
         {

@@ -332,14 +332,18 @@ impl<'e> ComputePass<'e> {
                 expected: bg.dynamic_count(),
             });
         }
-        // (With no offsets, the group has no dynamic entries to look at.)
-        let entries = if offsets.is_empty() {
-            &[][..]
+        // (With no offsets, the group has no dynamic entries to look at,
+        // and its entry list and cold parts stay untouched.)
+        let (entries, cold) = if offsets.is_empty() {
+            (&[][..], &[][..])
         } else {
-            &bg.inner.entries[..]
+            (bg.inner.entries(), &bg.inner.cold[..])
         };
-        let dynamic = entries.iter().filter(|e| e.has_dynamic_offset);
-        for (e, &off) in dynamic.zip(offsets) {
+        let dynamic = entries
+            .iter()
+            .zip(cold)
+            .filter(|(e, _)| e.has_dynamic_offset);
+        for ((e, cold), &off) in dynamic.zip(offsets) {
             let align = match e.ty {
                 BufferBindingType::Uniform => limits.min_uniform_buffer_offset_alignment,
                 BufferBindingType::Storage { .. } => limits.min_storage_buffer_offset_alignment,
@@ -352,14 +356,14 @@ impl<'e> ComputePass<'e> {
                     alignment: align,
                 });
             }
-            if e.offset + off as u64 + e.size > e.buffer.size {
+            if e.offset + off as u64 + e.size > cold.buffer.size {
                 return self.fail(PassError::DynamicOffsetOverrun {
                     index,
                     binding: e.binding,
                     offset: off,
                     start: e.offset + off as u64,
                     end: e.offset + off as u64 + e.size,
-                    buffer: e.buffer.clone(),
+                    buffer: cold.buffer.clone(),
                 });
             }
         }
@@ -535,7 +539,7 @@ impl<'e> ComputePass<'e> {
         accesses: &mut Vec<Access>,
     ) -> Result<(), DispatchError> {
         for b in &entry.bindings {
-            let (bg, offsets, kept) = self.state.bound(b.group as usize).ok_or_else(|| {
+            let (bg, offsets, _) = self.state.bound(b.group as usize).ok_or_else(|| {
                 DispatchError::MissingBindGroup {
                     index: b.group,
                     pipeline: pipeline.label(),
@@ -557,13 +561,14 @@ impl<'e> ComputePass<'e> {
                 builder.set(ArgRef::Index(b.arg_index), &bytes)?;
                 continue;
             }
-            let e = bg
+            let index = bg
                 .inner
-                .entry(b.binding)
+                .entry_index(b.binding)
                 .ok_or(DispatchError::MissingBinding {
                     group: b.group,
                     binding: b.binding,
                 })?;
+            let e = &bg.inner.entries()[index];
             let dynamic = e.dynamic_index.and_then(|i| offsets.get(i as usize));
             let offset = e.offset + dynamic.map_or(0, |&o| u64::from(o));
             if e.size < b.min_binding_size {
@@ -581,9 +586,9 @@ impl<'e> ComputePass<'e> {
                 });
             }
             if e.is_texture
-                && let Some(image) = &e.texture
+                && let Some(image) = &bg.inner.cold[index].texture
             {
-                let mut image = **image;
+                let mut image = *image;
                 image.base_address += e.va;
                 let words = image
                     .encode()
@@ -615,7 +620,7 @@ impl<'e> ComputePass<'e> {
             access.binding = b.binding;
             accesses.push(access);
             let id = e.id;
-            self.state.rec.use_binding(kept, id);
+            self.state.rec.use_binding(id);
         }
         // WebGPU usage scope: a writable storage range may not be bound again
         // in the same dispatch.
@@ -630,11 +635,10 @@ impl<'e> ComputePass<'e> {
                         .filter(|b| b.sampler.is_none())
                         .nth(i)
                         .expect("one access per binding that is not a sampler");
-                    let buffer = self
-                        .state
-                        .bound(b.group as usize)
-                        .and_then(|(bg, _, _)| bg.inner.entry(b.binding))
-                        .map(|e| e.buffer.clone());
+                    let buffer = self.state.bound(b.group as usize).and_then(|(bg, _, _)| {
+                        let i = bg.inner.entry_index(b.binding)?;
+                        Some(bg.inner.cold[i].buffer.clone())
+                    });
                     return Err(DispatchError::WritableAlias {
                         buffer: buffer.expect("binding resolved above"),
                     });

@@ -269,7 +269,7 @@ pub(crate) fn all_completed(dev: &DeviceShared) -> bool {
     completed_epoch(dev) >= dev.lock_state().last_submitted
 }
 
-pub(super) fn completed_epoch(dev: &DeviceShared) -> u64 {
+pub(crate) fn completed_epoch(dev: &DeviceShared) -> u64 {
     (EPOCH_BASE - dev.epoch_signal.load(MemoryOrder::Acquire)).max(0) as u64
 }
 
@@ -278,6 +278,9 @@ pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
     let mut ready: Vec<Box<dyn FnOnce() + Send>> = Vec::new();
     let traces;
     let findings;
+    // Dropped buffers' memory whose last submission is complete, freed
+    // once the locks are let go.
+    let mut freed = Vec::new();
     {
         let mut state = dev.lock_state();
         state.retire(completed_epoch(dev));
@@ -286,6 +289,7 @@ pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
         let completed = state.last_completed;
         let mut keep_waiting = VecDeque::new();
         let mut reg = dev.registry();
+        reg.take_freed(completed, &mut freed);
         while let Some(cb) = state.callbacks.pop_front() {
             if cb.epoch > completed {
                 keep_waiting.push_back(cb);
@@ -301,6 +305,7 @@ pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
         }
         state.callbacks = keep_waiting;
     }
+    drop(freed);
     record_retired(dev, traces);
     for e in findings {
         dev.report(e);

@@ -122,8 +122,9 @@ struct DispatchTemplate {
 /// them and overwrites those, with no builder walking the kernel's
 /// argument list (a pass binding a new group per dispatch does this).
 struct KernargTemplate {
-    /// The pipeline (by identity; the pass holds it while it is set).
-    pipeline: *const (),
+    /// The pipeline's address: `set_pipeline` drops the template, so this
+    /// is the pipeline the pass holds (a plain number keeps the pass Send).
+    pipeline: usize,
     counts: [u32; 3],
     immediates_generation: u64,
     span: Span,
@@ -316,6 +317,9 @@ impl<'e> ComputePass<'e> {
             return;
         }
         self.state.generation += 1;
+        // The template is only ever of the pipeline set since it was made
+        // (a dropped pipeline's address may be a new one's).
+        self.state.kernarg_template = None;
         if let Err(e) = same_device(
             ObjectKind::ComputePipeline,
             pipeline.inner.label.as_deref(),
@@ -567,7 +571,7 @@ impl<'e> ComputePass<'e> {
         }
         if let Grid::Direct(counts) = grid
             && let Some(t) = &self.state.kernarg_template
-            && t.pipeline == Arc::as_ptr(&pipeline.inner).cast()
+            && t.pipeline == Arc::as_ptr(&pipeline.inner).addr()
             && t.counts == counts
             && t.immediates_generation == self.state.immediates_generation
         {
@@ -597,7 +601,7 @@ impl<'e> ComputePass<'e> {
             && d.kernarg.len > 0
         {
             self.state.kernarg_template = Some(KernargTemplate {
-                pipeline: Arc::as_ptr(&pipeline.inner).cast(),
+                pipeline: Arc::as_ptr(&pipeline.inner).addr(),
                 counts,
                 immediates_generation: self.state.immediates_generation,
                 span: d.kernarg,

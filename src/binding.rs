@@ -237,22 +237,29 @@ pub(crate) struct BoundBuffer {
     /// The buffer's key in the device registry (checked at submit).
     pub id: BufferId,
     pub binding: u32,
-    /// Which of `set_bind_group`'s dynamic offsets applies (dynamic-offset
-    /// entries count in binding order; a layout has at most
-    /// `max_dynamic_*_buffers_per_pipeline_layout` of them).
-    pub dynamic_index: Option<u16>,
+    /// Which of `set_bind_group`'s dynamic offsets applies, or
+    /// `NO_DYNAMIC_INDEX` (see `dynamic_index`).
+    dynamic: u16,
     pub ty: BufferBindingType,
-    pub has_dynamic_offset: bool,
-    /// The buffer's memory is fine-grained and host visible.
-    pub host_visible: bool,
-    /// The buffer has memory (it is valid).
-    pub has_memory: bool,
-    /// The entry binds a texture view: its `BoundCold::texture` is Some.
-    pub is_texture: bool,
+    /// `FLAG_*` bits.
+    flags: u8,
 }
 
-// The hot part of a one-entry group shares the group's first cache lines.
-const _: () = assert!(std::mem::size_of::<BoundBuffer>() <= 48);
+/// `BoundBuffer::dynamic` of an entry without a dynamic offset.
+const NO_DYNAMIC_INDEX: u16 = u16::MAX;
+/// The entry has a dynamic offset.
+const FLAG_DYNAMIC: u8 = 1;
+/// The buffer's memory is fine-grained and host visible.
+const FLAG_HOST_VISIBLE: u8 = 2;
+/// The buffer has memory (it is valid).
+const FLAG_MEMORY: u8 = 4;
+/// The entry binds a texture view: its `BoundCold::texture` is Some.
+const FLAG_TEXTURE: u8 = 8;
+
+// A one-entry group's header and entry fit in 80 bytes with the reference
+// counts: two cache lines wherever the allocator puts it (16-byte aligned).
+const _: () = assert!(std::mem::size_of::<BoundBuffer>() == 40);
+const _: () = assert!(std::mem::size_of::<Entries>() == 40);
 
 /// What an entry's errors and texture bindings need, kept apart from the
 /// `BoundBuffer` a dispatch reads.
@@ -278,14 +285,18 @@ impl BoundBuffer {
         texture: Option<ImageDescriptor>,
     ) -> (Self, BoundCold) {
         let memory = buffer.memory();
+        let flag = |on: bool, bit: u8| if on { bit } else { 0 };
         let hot = BoundBuffer {
             binding,
-            dynamic_index: None,
+            dynamic: NO_DYNAMIC_INDEX,
             ty,
-            has_dynamic_offset,
-            host_visible: memory.is_some_and(|m| m.placement.host_visible()),
-            has_memory: memory.is_some(),
-            is_texture: texture.is_some(),
+            flags: flag(has_dynamic_offset, FLAG_DYNAMIC)
+                | flag(
+                    memory.is_some_and(|m| m.placement.host_visible()),
+                    FLAG_HOST_VISIBLE,
+                )
+                | flag(memory.is_some(), FLAG_MEMORY)
+                | flag(texture.is_some(), FLAG_TEXTURE),
             offset,
             size,
             va: memory.map_or(0, |m| m.va()),
@@ -298,9 +309,30 @@ impl BoundBuffer {
         (hot, cold)
     }
 
+    /// Whether the entry has a dynamic offset.
+    pub(crate) fn has_dynamic_offset(&self) -> bool {
+        self.flags & FLAG_DYNAMIC != 0
+    }
+
+    /// Which of `set_bind_group`'s dynamic offsets applies (dynamic-offset
+    /// entries count in binding order).
+    pub(crate) fn dynamic_index(&self) -> Option<u16> {
+        (self.dynamic != NO_DYNAMIC_INDEX).then_some(self.dynamic)
+    }
+
+    /// Whether the buffer has memory (it is valid).
+    pub(crate) fn has_memory(&self) -> bool {
+        self.flags & FLAG_MEMORY != 0
+    }
+
+    /// Whether the entry binds a texture view.
+    pub(crate) fn is_texture(&self) -> bool {
+        self.flags & FLAG_TEXTURE != 0
+    }
+
     /// A device access to the buffer-relative `range` (as `Buffer::access`).
     pub(crate) fn access(&self, range: std::ops::Range<u64>, write: bool) -> Access {
-        if !self.has_memory {
+        if !self.has_memory() {
             return Access {
                 range: 0..0,
                 write,
@@ -313,7 +345,7 @@ impl BoundBuffer {
         Access {
             range: self.va + range.start..self.va + range.end,
             write,
-            host_visible: self.host_visible,
+            host_visible: self.flags & FLAG_HOST_VISIBLE != 0,
             object: self.va,
             group: NOT_BOUND,
             binding: 0,
@@ -362,7 +394,7 @@ pub(crate) struct BindGroupInner {
     // What `set_bind_group` and a dispatch read comes first, to share the
     // cache lines of the reference count (a pass binding a new group per
     // dispatch meets each group cold): 16 bytes of counts, 24 of these,
-    // then a one-entry group's entry.
+    // then a one-entry group's 40-byte entry.
     pub device: DeviceId,
     pub layout: BindGroupLayout,
     pub valid: bool,
@@ -638,11 +670,11 @@ pub(crate) fn create_bind_group(
         }
         out.sort_by_key(|(b, _)| b.binding);
         samplers.sort_by_key(|s| s.binding);
-        let dynamic = out.iter_mut().filter(|(b, _)| b.has_dynamic_offset);
+        let dynamic = out.iter_mut().filter(|(b, _)| b.has_dynamic_offset());
         for (i, (b, _)) in dynamic.enumerate() {
             // At most the layout limits' few dynamic entries (checked with
-            // the layout's binding counts).
-            b.dynamic_index = u16::try_from(i).ok();
+            // the layout's binding counts), far below the sentinel.
+            b.dynamic = u16::try_from(i).unwrap_or(NO_DYNAMIC_INDEX);
         }
         Ok(out)
     };
@@ -661,7 +693,7 @@ pub(crate) fn create_bind_group(
             device: device.id,
             label: label(),
             layout,
-            dynamic_count: entries.iter().filter(|e| e.has_dynamic_offset).count() as u32,
+            dynamic_count: entries.iter().filter(|e| e.has_dynamic_offset()).count() as u32,
             entries: Entries::new(entries),
             cold: cold.into_boxed_slice(),
             _buffers: handles,

@@ -88,6 +88,11 @@ impl Drop for DeviceShared {
     /// A trace gets what the device retired and is flushed: an
     /// `AQUEDUCT_TRACE` file is complete once the devices are dropped.
     fn drop(&mut self) {
+        // Fields drop in order, the registry before the GPU queue: dropped
+        // buffers' memory that in-flight work still uses goes to the queue
+        // state, which drops after the queue.
+        let deferred = self.registry().take_deferred();
+        self.lock_state().keep_memory(deferred);
         if crate::trace::enabled() {
             let traces = std::mem::take(&mut self.lock_state().retired_traces);
             crate::trace::submission::record_retired(self, traces);

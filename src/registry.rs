@@ -126,6 +126,11 @@ impl Registry {
         }
     }
 
+    /// All the deferred memory, whatever its epoch (the device is going).
+    pub(crate) fn take_deferred(&mut self) -> Vec<Arc<BufferMemory>> {
+        self.deferred.drain(..).map(|(_, m)| m).collect()
+    }
+
     /// How many dropped buffers' memory waits for a submission (tests).
     #[cfg(test)]
     pub(crate) fn deferred_len(&self) -> usize {

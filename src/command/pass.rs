@@ -407,7 +407,7 @@ impl<'e> ComputePass<'e> {
         let dynamic = entries
             .iter()
             .zip(cold)
-            .filter(|(e, _)| e.has_dynamic_offset);
+            .filter(|(e, _)| e.has_dynamic_offset());
         for ((e, cold), &off) in dynamic.zip(offsets) {
             let align = match e.ty {
                 BufferBindingType::Uniform => limits.min_uniform_buffer_offset_alignment,
@@ -713,7 +713,7 @@ impl<'e> ComputePass<'e> {
                     binding: b.binding,
                 })?;
             let e = &bg.inner.entries()[index];
-            let dynamic = e.dynamic_index.and_then(|i| offsets.get(i as usize));
+            let dynamic = e.dynamic_index().and_then(|i| offsets.get(usize::from(i)));
             let offset = e.offset + dynamic.map_or(0, |&o| u64::from(o));
             if e.size < b.min_binding_size {
                 return Err(DispatchError::BindingTooSmall {
@@ -723,13 +723,13 @@ impl<'e> ComputePass<'e> {
                     min: b.min_binding_size,
                 });
             }
-            if !e.has_memory {
+            if !e.has_memory() {
                 return Err(DispatchError::InvalidBindingBuffer {
                     group: b.group,
                     binding: b.binding,
                 });
             }
-            if e.is_texture
+            if e.is_texture()
                 && let Some(image) = &bg.inner.cold[index].texture
             {
                 let mut image = *image;

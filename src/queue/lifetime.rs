@@ -175,6 +175,14 @@ impl QueueState {
         self.staging.reclaim(completed);
     }
 
+    /// Keep `memory` as long as the queue state (which goes after the GPU
+    /// queue when the device does, as in-flight submissions' memory).
+    pub(crate) fn keep_memory(&mut self, memory: Vec<Arc<crate::placement::BufferMemory>>) {
+        if !memory.is_empty() {
+            self.pending_keep.push(Box::new(memory));
+        }
+    }
+
     pub(crate) fn push_pending(
         &mut self,
         ops: OpArena,

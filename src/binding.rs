@@ -25,7 +25,6 @@ use crate::error::{
     BindGroupError, BindGroupLayoutError, BufferIdent, BufferRole, DeviceId, DeviceMismatch,
     LayoutIdent, ObjectKind, SamplerBindingError, same_device,
 };
-use crate::placement::BufferMemory;
 use crate::registry::BufferId;
 use crate::sampler::Sampler;
 use crate::texture::TextureView;
@@ -222,42 +221,56 @@ pub struct BindGroupDescriptor<'a> {
 
 /// One resolved entry of a bind group, lowered at creation to what a
 /// dispatch needs: the binding's device address and the buffer's registry
-/// key and memory, so recording a dispatch reads this entry alone (not the
-/// buffer's handle and memory objects, one cache miss each when a pass
-/// binds a new group per dispatch). It holds no `Buffer`: a submission
-/// keeps the entry list alive, which keeps the memory (and not the device)
-/// alive until the submission completes.
-#[derive(Clone, Debug)]
-#[repr(C)]
+/// key, so recording a dispatch reads this entry alone (not the buffer's
+/// handle and memory objects, one cache miss each when a pass binds a new
+/// group per dispatch). What errors and textures need is apart, in the
+/// entry's `BoundCold`. It holds no memory: the bind group keeps the
+/// buffer's handle, and a submission marks the buffer used in the
+/// registry, which keeps a dropped buffer's memory until the submission
+/// completes (`Registry::forget`).
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct BoundBuffer {
-    // The fields a dispatch reads come first (56 bytes, after the list's
-    // 16 bytes of reference counts).
-    pub binding: u32,
-    /// Which of `set_bind_group`'s dynamic offsets applies (dynamic-offset
-    /// entries count in binding order).
-    pub dynamic_index: Option<u32>,
-    pub ty: BufferBindingType,
-    pub has_dynamic_offset: bool,
-    /// The buffer's memory is fine-grained and host visible.
-    pub host_visible: bool,
-    /// The buffer has memory (it is valid): `memory` is Some.
-    pub has_memory: bool,
-    /// The entry binds a texture view: `texture` is Some.
-    pub is_texture: bool,
     pub offset: u64,
     pub size: u64,
     /// The buffer memory's first device address (0 for an invalid buffer).
     pub va: u64,
     /// The buffer's key in the device registry (checked at submit).
     pub id: BufferId,
-    /// None for an invalid buffer.
-    pub memory: Option<Arc<BufferMemory>>,
+    pub binding: u32,
+    /// Which of `set_bind_group`'s dynamic offsets applies, or
+    /// `NO_DYNAMIC_INDEX` (see `dynamic_index`).
+    dynamic: u16,
+    pub ty: BufferBindingType,
+    /// `FLAG_*` bits.
+    flags: u8,
+}
+
+/// `BoundBuffer::dynamic` of an entry without a dynamic offset.
+const NO_DYNAMIC_INDEX: u16 = u16::MAX;
+/// The entry has a dynamic offset.
+const FLAG_DYNAMIC: u8 = 1;
+/// The buffer's memory is fine-grained and host visible.
+const FLAG_HOST_VISIBLE: u8 = 2;
+/// The buffer has memory (it is valid).
+const FLAG_MEMORY: u8 = 4;
+/// The entry binds a texture view: its `BoundCold::texture` is Some.
+const FLAG_TEXTURE: u8 = 8;
+
+// A one-entry group's header and entry fit in 80 bytes with the reference
+// counts: two cache lines wherever the allocator puts it (16-byte aligned).
+const _: () = assert!(std::mem::size_of::<BoundBuffer>() == 40);
+const _: () = assert!(std::mem::size_of::<Entries>() == 40);
+
+/// What an entry's errors and texture bindings need, kept apart from the
+/// `BoundBuffer` a dispatch reads.
+#[derive(Clone, Debug)]
+pub(crate) struct BoundCold {
     /// The buffer as error messages name it (its size bounds dynamic offsets).
     pub buffer: BufferIdent,
     /// A texture view's image descriptor, its base address relative to
     /// the buffer (the texture's); `offset..offset + size` is then the range
     /// of the view's layers.
-    pub texture: Option<Box<ImageDescriptor>>,
+    pub texture: Option<ImageDescriptor>,
 }
 
 impl BoundBuffer {
@@ -270,29 +283,56 @@ impl BoundBuffer {
         ty: BufferBindingType,
         has_dynamic_offset: bool,
         texture: Option<ImageDescriptor>,
-    ) -> Self {
-        let memory = buffer.memory().cloned();
-        BoundBuffer {
+    ) -> (Self, BoundCold) {
+        let memory = buffer.memory();
+        let flag = |on: bool, bit: u8| if on { bit } else { 0 };
+        let hot = BoundBuffer {
             binding,
-            dynamic_index: None,
+            dynamic: NO_DYNAMIC_INDEX,
             ty,
-            has_dynamic_offset,
-            host_visible: memory.as_ref().is_some_and(|m| m.placement.host_visible()),
-            has_memory: memory.is_some(),
-            is_texture: texture.is_some(),
+            flags: flag(has_dynamic_offset, FLAG_DYNAMIC)
+                | flag(
+                    memory.is_some_and(|m| m.placement.host_visible()),
+                    FLAG_HOST_VISIBLE,
+                )
+                | flag(memory.is_some(), FLAG_MEMORY)
+                | flag(texture.is_some(), FLAG_TEXTURE),
             offset,
             size,
-            va: memory.as_ref().map_or(0, |m| m.va()),
+            va: memory.map_or(0, |m| m.va()),
             id: buffer.inner.id,
-            memory,
+        };
+        let cold = BoundCold {
             buffer: buffer.ident(),
-            texture: texture.map(Box::new),
-        }
+            texture,
+        };
+        (hot, cold)
+    }
+
+    /// Whether the entry has a dynamic offset.
+    pub(crate) fn has_dynamic_offset(&self) -> bool {
+        self.flags & FLAG_DYNAMIC != 0
+    }
+
+    /// Which of `set_bind_group`'s dynamic offsets applies (dynamic-offset
+    /// entries count in binding order).
+    pub(crate) fn dynamic_index(&self) -> Option<u16> {
+        (self.dynamic != NO_DYNAMIC_INDEX).then_some(self.dynamic)
+    }
+
+    /// Whether the buffer has memory (it is valid).
+    pub(crate) fn has_memory(&self) -> bool {
+        self.flags & FLAG_MEMORY != 0
+    }
+
+    /// Whether the entry binds a texture view.
+    pub(crate) fn is_texture(&self) -> bool {
+        self.flags & FLAG_TEXTURE != 0
     }
 
     /// A device access to the buffer-relative `range` (as `Buffer::access`).
     pub(crate) fn access(&self, range: std::ops::Range<u64>, write: bool) -> Access {
-        if !self.has_memory {
+        if !self.has_memory() {
             return Access {
                 range: 0..0,
                 write,
@@ -305,10 +345,37 @@ impl BoundBuffer {
         Access {
             range: self.va + range.start..self.va + range.end,
             write,
-            host_visible: self.host_visible,
+            host_visible: self.flags & FLAG_HOST_VISIBLE != 0,
             object: self.va,
             group: NOT_BOUND,
             binding: 0,
+        }
+    }
+}
+
+/// A group's buffer entries: one is held inline, on the group's first
+/// cache lines (a pass binding a new group per dispatch then meets one
+/// cold allocation per group, not two).
+#[derive(Debug)]
+enum Entries {
+    One(BoundBuffer),
+    List(Box<[BoundBuffer]>),
+}
+
+impl Entries {
+    fn new(mut list: Vec<BoundBuffer>) -> Self {
+        if list.len() == 1
+            && let Some(e) = list.pop()
+        {
+            return Entries::One(e);
+        }
+        Entries::List(list.into_boxed_slice())
+    }
+
+    fn as_slice(&self) -> &[BoundBuffer] {
+        match self {
+            Entries::One(e) => std::slice::from_ref(e),
+            Entries::List(list) => list,
         }
     }
 }
@@ -325,32 +392,46 @@ pub(crate) struct BoundSampler {
 #[repr(C)]
 pub(crate) struct BindGroupInner {
     // What `set_bind_group` and a dispatch read comes first, to share the
-    // cache line of the reference count (a pass binding a new group per
-    // dispatch meets each group cold).
+    // cache lines of the reference count (a pass binding a new group per
+    // dispatch meets each group cold): 16 bytes of counts, 24 of these,
+    // then a one-entry group's 40-byte entry.
     pub device: DeviceId,
+    pub layout: BindGroupLayout,
     pub valid: bool,
     /// Entries with a dynamic offset.
     pub dynamic_count: u32,
-    pub layout: BindGroupLayout,
     /// Sorted by binding; dynamic-offset entries in binding order are the
-    /// ones `set_bind_group`'s offsets apply to. Shared: a recording and
-    /// then its submission hold the list while they use its memory.
-    pub entries: Arc<[BoundBuffer]>,
+    /// ones `set_bind_group`'s offsets apply to.
+    entries: Entries,
+    /// Each entry's error names and texture descriptor, in `entries`' order.
+    pub cold: Box<[BoundCold]>,
     pub label: Option<String>,
     /// The buffers the entries bind (in no order): the bind group keeps
-    /// their handles, and so their registry entries, alive.
+    /// their handles, and so their registry entries and memory, alive.
     pub _buffers: Vec<Buffer>,
     /// The sampler entries, sorted by binding.
     pub samplers: Vec<BoundSampler>,
 }
 
 impl BindGroupInner {
-    /// The entry of `binding` (a binary search: entries are sorted).
-    pub(crate) fn entry(&self, binding: u32) -> Option<&BoundBuffer> {
-        self.entries
+    /// The buffer entries, sorted by binding.
+    #[inline]
+    pub(crate) fn entries(&self) -> &[BoundBuffer] {
+        self.entries.as_slice()
+    }
+
+    /// The index of `binding`'s entry (a binary search: entries are sorted).
+    #[inline]
+    pub(crate) fn entry_index(&self, binding: u32) -> Option<usize> {
+        self.entries()
             .binary_search_by_key(&binding, |e| e.binding)
             .ok()
-            .map(|i| &self.entries[i])
+    }
+
+    /// The buffer `id` as error messages name it, if an entry binds it.
+    pub(crate) fn ident_of(&self, id: BufferId) -> Option<BufferIdent> {
+        let i = self.entries().iter().position(|e| e.id == id)?;
+        Some(self.cold[i].buffer.clone())
     }
 
     /// The S# words of the sampler entry `binding`.
@@ -393,7 +474,7 @@ pub(crate) fn create_bind_group(
     let label = || desc.label.map(str::to_string);
     let mut samplers: Vec<BoundSampler> = Vec::new();
     let mut handles: Vec<Buffer> = Vec::new();
-    let mut resolve = || -> Result<Vec<BoundBuffer>, BindGroupError> {
+    let mut resolve = || -> Result<Vec<(BoundBuffer, BoundCold)>, BindGroupError> {
         layout.check_device(device)?;
         if !layout.inner.valid {
             return Err(BindGroupError::InvalidLayout {
@@ -409,10 +490,10 @@ pub(crate) fn create_bind_group(
                 expected: layout.inner.entries.len(),
             });
         }
-        let mut out: Vec<BoundBuffer> = Vec::new();
+        let mut out: Vec<(BoundBuffer, BoundCold)> = Vec::new();
         for entry in desc.entries {
             let binding = entry.binding;
-            if out.iter().any(|b| b.binding == binding)
+            if out.iter().any(|(b, _)| b.binding == binding)
                 || samplers.iter().any(|s| s.binding == binding)
             {
                 return Err(BindGroupError::DuplicateBinding {
@@ -587,11 +668,13 @@ pub(crate) fn create_bind_group(
             ));
             handles.push(buffer.clone());
         }
-        out.sort_by_key(|b| b.binding);
+        out.sort_by_key(|(b, _)| b.binding);
         samplers.sort_by_key(|s| s.binding);
-        let dynamic = out.iter_mut().filter(|b| b.has_dynamic_offset);
-        for (i, b) in dynamic.enumerate() {
-            b.dynamic_index = Some(i as u32);
+        let dynamic = out.iter_mut().filter(|(b, _)| b.has_dynamic_offset());
+        for (i, (b, _)) in dynamic.enumerate() {
+            // At most the layout limits' few dynamic entries (checked with
+            // the layout's binding counts), far below the sentinel.
+            b.dynamic = u16::try_from(i).unwrap_or(NO_DYNAMIC_INDEX);
         }
         Ok(out)
     };
@@ -604,13 +687,15 @@ pub(crate) fn create_bind_group(
             (Vec::new(), false)
         }
     };
+    let (entries, cold): (Vec<BoundBuffer>, Vec<BoundCold>) = entries.into_iter().unzip();
     BindGroup {
         inner: Arc::new(BindGroupInner {
             device: device.id,
             label: label(),
             layout,
-            dynamic_count: entries.iter().filter(|e| e.has_dynamic_offset).count() as u32,
-            entries: entries.into(),
+            dynamic_count: entries.iter().filter(|e| e.has_dynamic_offset()).count() as u32,
+            entries: Entries::new(entries),
+            cold: cold.into_boxed_slice(),
             _buffers: handles,
             samplers,
             valid,

@@ -41,7 +41,7 @@ pub(crate) struct BufferInner {
 
 impl Drop for BufferInner {
     fn drop(&mut self) {
-        self.device.forget_buffer(self.id);
+        self.device.forget_buffer(self.id, self.memory.take());
     }
 }
 

@@ -88,6 +88,11 @@ impl Drop for DeviceShared {
     /// A trace gets what the device retired and is flushed: an
     /// `AQUEDUCT_TRACE` file is complete once the devices are dropped.
     fn drop(&mut self) {
+        // Fields drop in order, the registry before the GPU queue: dropped
+        // buffers' memory that in-flight work still uses goes to the queue
+        // state, which drops after the queue.
+        let deferred = self.registry().take_deferred();
+        self.lock_state().keep_memory(deferred);
         if crate::trace::enabled() {
             let traces = std::mem::take(&mut self.lock_state().retired_traces);
             crate::trace::submission::record_retired(self, traces);
@@ -191,8 +196,15 @@ impl DeviceShared {
         self.registry().buffers.get_mut(id).map(f)
     }
 
-    pub(crate) fn forget_buffer(&self, id: BufferId) {
-        let removed = self.registry().buffers.remove(id);
+    /// Remove dropped buffer `id` from the registry. Its `memory` stays
+    /// alive until the last submission that used the buffer completes
+    /// (the registry's deferred list); submissions hold no memory of the
+    /// buffers they reach through bind groups.
+    pub(crate) fn forget_buffer(&self, id: BufferId, memory: Option<Arc<BufferMemory>>) {
+        let completed = crate::queue::completed_epoch(self);
+        let (removed, free_now) = self.registry().forget(id, memory, completed);
+        // Freed with the registry lock let go (reuse takes its own lock).
+        drop(free_now);
         if let Some(state) = removed
             && matches!(state.map, MapState::Pending { .. })
         {

@@ -11,7 +11,7 @@ use wgpu_types::{
 
 use aqueduct_isa::gfx11::image_desc::{ImageDescriptor, ImageFormat};
 
-use crate::binding::BoundBuffer;
+use crate::binding::{BoundBuffer, BoundCold};
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::TextureBindingError;
@@ -200,7 +200,7 @@ pub(crate) fn bind_view(
     device: &DeviceShared,
     le: &BindGroupLayoutEntry,
     view: &TextureView,
-) -> Result<(BoundBuffer, Buffer), TextureBindingError> {
+) -> Result<((BoundBuffer, BoundCold), Buffer), TextureBindingError> {
     let shape = &view.inner.shape;
     let texture = view.texture();
     let (needed, layout_dimension, write) = match le.ty {

@@ -476,6 +476,68 @@ fn dynamic_offsets_select_the_bound_range() {
     }
 }
 
+/// Dispatches of one pipeline and grid that differ only in their bind
+/// group, dynamic offset or immediates each read and write their own
+/// ranges (each starts from the previous one's kernarg bytes).
+#[test]
+fn consecutive_dispatches_bind_their_own_groups() {
+    let c = ctx();
+    let entries = [storage_entry(0, true, true), storage_entry(1, false, false)];
+    let bgl = c
+        .device
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: None,
+            entries: &entries,
+        });
+    let p = explicit_pipeline(&c, &bgl, &copy_module(&c));
+    let src = storage_init(&c.device, &(0..256).collect::<Vec<u32>>()); // 1 KiB
+    let dsts: Vec<Buffer> = (0..4).map(|_| storage(&c.device, 64)).collect();
+    let groups: Vec<BindGroup> = dsts
+        .iter()
+        .map(|dst| {
+            c.device.create_bind_group(&BindGroupDescriptor {
+                label: None,
+                layout: &bgl,
+                entries: &[
+                    BindGroupEntry {
+                        binding: 0,
+                        resource: BindingResource::Buffer(BufferBinding {
+                            buffer: &src,
+                            offset: 0,
+                            size: BufferSize::new(64),
+                        }),
+                    },
+                    BindGroupEntry {
+                        binding: 1,
+                        resource: dst.as_entire_binding(),
+                    },
+                ],
+            })
+        })
+        .collect();
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&p);
+        pass.set_immediates(0, &16u32.to_le_bytes());
+        for (i, g) in groups.iter().enumerate() {
+            if i == 3 {
+                pass.set_immediates(0, &8u32.to_le_bytes());
+            }
+            pass.set_bind_group(0, g, &[256 * i as u32]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+    }
+    c.queue.submit([enc.finish()]);
+    for (i, dst) in dsts.iter().enumerate() {
+        let first = 64 * i as u32;
+        let n = if i == 3 { 8 } else { 16 };
+        let mut expected: Vec<u32> = (first..first + n).collect();
+        expected.resize(16, 0);
+        assert_eq!(read_words(&c, dst), expected, "dispatch {i}");
+    }
+}
+
 #[test]
 fn a_writable_binding_may_not_alias_another() {
     let c = ctx();

@@ -13,7 +13,6 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::binding::BoundBuffer;
 use crate::placement::BufferMemory;
 
 use super::hazard::Access;
@@ -46,12 +45,11 @@ pub(crate) struct OpArena {
     ops: Vec<Op>,
     accesses: Vec<Access>,
     kernarg: Vec<u8>,
-    /// The buffer memory the ops reach, held from submission until the
-    /// ops complete (filled by the queue; empty while recording).
+    /// The memory of the buffers commands use directly (copies, fills,
+    /// queries), held from submission until the ops complete (filled by
+    /// the queue; empty while recording). Buffers reached through bind
+    /// groups are kept by the registry instead (`Registry::forget`).
     pub(crate) memory: Vec<Arc<BufferMemory>>,
-    /// The same for buffers the ops reach through bind groups: the groups'
-    /// entry lists, which hold their memory.
-    pub(crate) groups: Vec<Arc<[BoundBuffer]>>,
 }
 
 /// Where an arena's lists ended, to undo what a failed command added.
@@ -145,7 +143,6 @@ impl OpArena {
             op
         }));
         self.memory.extend(other.memory.iter().cloned());
-        self.groups.extend(other.groups.iter().cloned());
     }
 
     /// Bytes of storage the lists hold (their capacity, used or not).
@@ -154,7 +151,6 @@ impl OpArena {
             + self.accesses.capacity() * std::mem::size_of::<Access>()
             + self.kernarg.capacity()
             + self.memory.capacity() * std::mem::size_of::<Arc<BufferMemory>>()
-            + self.groups.capacity() * std::mem::size_of::<Arc<[BoundBuffer]>>()
     }
 
     /// Empty every list, keeping its storage.
@@ -163,6 +159,5 @@ impl OpArena {
         self.accesses.clear();
         self.kernarg.clear();
         self.memory.clear();
-        self.groups.clear();
     }
 }

@@ -19,7 +19,7 @@ use super::arena::OpArena;
 use super::buffer_set::BufferSet;
 use super::lower::{self, DebugPacket, PacketRole};
 use super::pass::{ComputePass, ComputePassDescriptor, PassScratch};
-use crate::binding::{BindGroup, BoundBuffer};
+use crate::binding::BindGroup;
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::{
@@ -48,11 +48,10 @@ pub(crate) struct Recording {
     pub bound: Vec<BufferId>,
     /// The bind groups passes bound (`keep_group`): they keep the buffers'
     /// handles (so their ids stay theirs) alive while the recording lives.
+    /// A submission keeps none of it: submit marks the `bound` buffers used
+    /// by its epoch, and the registry keeps a dropped buffer's memory until
+    /// then (`Registry::forget`).
     pub groups: Vec<BindGroup>,
-    /// The entry lists of the groups `bound` comes from: a submission
-    /// keeps these, which hold the memory and not the device, until it
-    /// completes.
-    pub group_entries: Vec<Arc<[BoundBuffer]>>,
     /// The ids in `used` and `bound` (so adding one is not a scan).
     seen: BufferSet,
     pub executables: Vec<Arc<Executable>>,
@@ -80,7 +79,6 @@ impl Recording {
         self.used.clear();
         self.bound.clear();
         self.groups.clear();
-        self.group_entries.clear();
         self.executables.clear();
         self.error = None;
         self.pass_scratch.clear();
@@ -110,34 +108,18 @@ impl Recording {
         self.groups.len() - 1
     }
 
-    /// Note buffer `id`, bound through kept group `kept`, as used by a
-    /// dispatch: the id goes to `bound` the first time, and the group's
-    /// entry list (which holds the buffer's memory for the submission) is
-    /// noted unless it was the last one noted.
+    /// Note buffer `id`, bound through a kept group, as used by a
+    /// dispatch: the id goes to `bound` the first time.
     #[inline]
-    pub(crate) fn use_binding(&mut self, kept: usize, id: BufferId) {
-        if !self.seen.insert(id) {
-            return;
-        }
-        self.bound.push(id);
-        let entries = &self.groups[kept].inner.entries;
-        if !self
-            .group_entries
-            .last()
-            .is_some_and(|last| Arc::ptr_eq(last, entries))
-        {
-            let entries = entries.clone();
-            self.group_entries.push(entries);
+    pub(crate) fn use_binding(&mut self, id: BufferId) {
+        if self.seen.insert(id) {
+            self.bound.push(id);
         }
     }
 
     /// The bound buffer `id` as error messages name it.
     pub(crate) fn bound_ident(&self, id: BufferId) -> Option<crate::error::BufferIdent> {
-        self.group_entries
-            .iter()
-            .flat_map(|entries| entries.iter())
-            .find(|e| e.id == id)
-            .map(|e| e.buffer.clone())
+        self.groups.iter().find_map(|g| g.inner.ident_of(id))
     }
 
     /// Add `other`'s commands after these; `other` is left with storage
@@ -172,10 +154,8 @@ impl Recording {
         // recording already knew only keep memory alive a little longer).
         if self.groups.is_empty() {
             std::mem::swap(&mut self.groups, &mut other.groups);
-            std::mem::swap(&mut self.group_entries, &mut other.group_entries);
         } else {
             self.groups.append(&mut other.groups);
-            self.group_entries.append(&mut other.group_entries);
         }
         if self.executables.is_empty() {
             std::mem::swap(&mut self.executables, &mut other.executables);

@@ -408,7 +408,18 @@ pub(crate) fn dispatch_work(
         start,
         len: kernarg.len() - start,
     };
-    Ok(DispatchWork {
+    Ok(dispatch_work_at(kernel, grid, wg, kernarg))
+}
+
+/// A dispatch of `kernel` over `grid` whose kernarg bytes are already at
+/// `kernarg` in the arena.
+pub(crate) fn dispatch_work_at(
+    kernel: &Kernel,
+    grid: [u32; 3],
+    wg: [u32; 3],
+    kernarg: Span,
+) -> DispatchWork {
+    DispatchWork {
         kernel_object: kernel.kernel_object,
         kernel_name: kernel.name.clone(),
         grid,
@@ -419,7 +430,7 @@ pub(crate) fn dispatch_work(
         kernarg_align: (kernel.info.kernarg_segment_align as u64).clamp(16, 64),
         patched: false,
         uniform_in_kernarg: None,
-    })
+    }
 }
 
 /// A blit dispatch of `ep` (a WGSL blit kernel of shaders/; its `items`

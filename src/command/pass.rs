@@ -13,9 +13,10 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use aqueduct_hsa::code_object::{ArgRef, KernargBuilder};
+use aqueduct_hsa::code_object::{ArgRef, CodeObjectError, KernargBuilder, KernelInfo};
 use wgpu_types::{BufferBindingType, BufferUsages, Features};
 
+use super::arena::Span;
 use super::encoder::{EncoderState, Recording};
 use super::hazard::{Access, NOT_BOUND};
 use super::lower::{self, Op, PacketRole, PatchWork, Work};
@@ -83,6 +84,11 @@ struct PassState {
     generation: u64,
     /// The last direct dispatch, reusable while `generation` is unchanged.
     template: Option<DispatchTemplate>,
+    /// Bumped whenever the immediates' bytes change.
+    immediates_generation: u64,
+    /// The kernarg bytes of the last direct dispatch, which the next one
+    /// of the same pipeline, counts and immediates starts from.
+    kernarg_template: Option<KernargTemplate>,
     rec: Recording,
     /// The end-of-pass timestamp (query set, index), written at drop.
     end_timestamp: Option<(QuerySet, u32)>,
@@ -107,6 +113,60 @@ struct DispatchTemplate {
     counts: [u32; 3],
     /// Where the op sits in the pass's recording.
     index: usize,
+}
+
+/// Where a direct dispatch's kernarg bytes lie in the recording and what
+/// they were built from: a dispatch of the same pipeline, workgroup counts
+/// and immediates has the same bytes but for its bindings' arguments (the
+/// hidden arguments depend on the kernel and grid alone), so it copies
+/// them and overwrites those, with no builder walking the kernel's
+/// argument list (a pass binding a new group per dispatch does this).
+struct KernargTemplate {
+    /// The pipeline's address: `set_pipeline` drops the template, so this
+    /// is the pipeline the pass holds (a plain number keeps the pass Send).
+    pipeline: usize,
+    counts: [u32; 3],
+    immediates_generation: u64,
+    span: Span,
+}
+
+/// Where `bind` writes a dispatch's argument bytes: a builder, or a copy
+/// of a template's segment (`KernargTemplate`) whose arguments are
+/// overwritten in place.
+enum ArgSink<'b, 'k> {
+    Builder(&'b mut KernargBuilder<'k>),
+    Patch {
+        kernel: &'k KernelInfo,
+        segment: &'b mut [u8],
+    },
+}
+
+impl ArgSink<'_, '_> {
+    fn set(&mut self, index: usize, bytes: &[u8]) -> Result<(), DispatchError> {
+        match self {
+            ArgSink::Builder(b) => {
+                b.set(ArgRef::Index(index), bytes)?;
+            }
+            ArgSink::Patch { kernel, segment } => {
+                // The template's builder set this argument of the same
+                // entry point with bytes of this size, so it exists.
+                let arg = kernel.explicit_args().nth(index);
+                let dst = arg
+                    .filter(|a| a.size as usize == bytes.len())
+                    .and_then(|a| segment.get_mut(a.offset as usize..)?.get_mut(..bytes.len()));
+                let Some(dst) = dst else {
+                    return Err(CodeObjectError::ArgIndexOutOfRange {
+                        kernel: kernel.name.clone(),
+                        index,
+                        count: kernel.explicit_args().count(),
+                    }
+                    .into());
+                };
+                dst.copy_from_slice(bytes);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A compute pass (ends when dropped).
@@ -151,6 +211,8 @@ impl<'e> ComputePass<'e> {
                 immediate_slots: 0,
                 generation: 0,
                 template: None,
+                immediates_generation: 0,
+                kernarg_template: None,
                 rec,
                 end_timestamp: None,
                 accesses,
@@ -255,6 +317,9 @@ impl<'e> ComputePass<'e> {
             return;
         }
         self.state.generation += 1;
+        // The template is only ever of the pipeline set since it was made
+        // (a dropped pipeline's address may be a new one's).
+        self.state.kernarg_template = None;
         if let Err(e) = same_device(
             ObjectKind::ComputePipeline,
             pipeline.inner.label.as_deref(),
@@ -332,14 +397,18 @@ impl<'e> ComputePass<'e> {
                 expected: bg.dynamic_count(),
             });
         }
-        // (With no offsets, the group has no dynamic entries to look at.)
-        let entries = if offsets.is_empty() {
-            &[][..]
+        // (With no offsets, the group has no dynamic entries to look at,
+        // and its entry list and cold parts stay untouched.)
+        let (entries, cold) = if offsets.is_empty() {
+            (&[][..], &[][..])
         } else {
-            &bg.inner.entries[..]
+            (bg.inner.entries(), &bg.inner.cold[..])
         };
-        let dynamic = entries.iter().filter(|e| e.has_dynamic_offset);
-        for (e, &off) in dynamic.zip(offsets) {
+        let dynamic = entries
+            .iter()
+            .zip(cold)
+            .filter(|(e, _)| e.has_dynamic_offset());
+        for ((e, cold), &off) in dynamic.zip(offsets) {
             let align = match e.ty {
                 BufferBindingType::Uniform => limits.min_uniform_buffer_offset_alignment,
                 BufferBindingType::Storage { .. } => limits.min_storage_buffer_offset_alignment,
@@ -352,14 +421,14 @@ impl<'e> ComputePass<'e> {
                     alignment: align,
                 });
             }
-            if e.offset + off as u64 + e.size > e.buffer.size {
+            if e.offset + off as u64 + e.size > cold.buffer.size {
                 return self.fail(PassError::DynamicOffsetOverrun {
                     index,
                     binding: e.binding,
                     offset: off,
                     start: e.offset + off as u64,
                     end: e.offset + off as u64 + e.size,
-                    buffer: e.buffer.clone(),
+                    buffer: cold.buffer.clone(),
                 });
             }
         }
@@ -401,6 +470,7 @@ impl<'e> ComputePass<'e> {
         }
         if self.state.immediates[offset as usize..end] != *data {
             self.state.generation += 1;
+            self.state.immediates_generation += 1;
             self.state.immediates[offset as usize..end].copy_from_slice(data);
         }
     }
@@ -499,13 +569,86 @@ impl<'e> ComputePass<'e> {
                 });
             }
         }
+        if let Grid::Direct(counts) = grid
+            && let Some(t) = &self.state.kernarg_template
+            && t.pipeline == Arc::as_ptr(&pipeline.inner).addr()
+            && t.counts == counts
+            && t.immediates_generation == self.state.immediates_generation
+        {
+            let span = t.span;
+            return self.dispatch_from_template(pipeline, entry, counts, span);
+        }
         // The builder writes into the pass's segment storage, which it
         // hands back whatever the outcome.
+        let direct = match grid {
+            Grid::Direct(counts) => Some(counts),
+            Grid::Indirect(..) => None,
+        };
+        let before = self.state.rec.ops.len();
         let storage = std::mem::take(&mut self.state.kernarg);
         let mut builder = KernargBuilder::reusing(&entry.kernel.info, storage);
         let r = self.lower_dispatch(pipeline, entry, &mut builder, grid);
         self.state.kernarg = builder.into_storage();
+        // A direct dispatch that recorded its op (an empty one records
+        // none) is the template for the next.
+        if r.is_ok()
+            && let Some(counts) = direct
+            && self.state.rec.ops.len() == before + 1
+            && let Some(Op {
+                work: Work::Dispatch(d),
+                ..
+            }) = self.state.rec.ops.ops().last()
+            && d.kernarg.len > 0
+        {
+            self.state.kernarg_template = Some(KernargTemplate {
+                pipeline: Arc::as_ptr(&pipeline.inner).addr(),
+                counts,
+                immediates_generation: self.state.immediates_generation,
+                span: d.kernarg,
+            });
+        }
         r
+    }
+
+    /// A direct dispatch whose kernarg bytes start as a copy of `span`, the
+    /// segment of the pass's last direct dispatch of the same pipeline,
+    /// workgroup counts and immediates (which passed the grid checks).
+    fn dispatch_from_template(
+        &mut self,
+        pipeline: &ComputePipeline,
+        entry: &EntryPoint,
+        counts: [u32; 3],
+        span: Span,
+    ) -> Result<(), DispatchError> {
+        let mut kernarg = std::mem::take(self.state.rec.ops.kernarg_mut());
+        let start = kernarg.len();
+        kernarg.extend_from_within(span.range());
+        let mut accesses = std::mem::take(&mut self.state.accesses);
+        accesses.clear();
+        let mut sink = ArgSink::Patch {
+            kernel: &entry.kernel.info,
+            segment: &mut kernarg[start..],
+        };
+        let r = self.bind(pipeline, entry, &mut sink, &mut accesses);
+        self.state.accesses = accesses;
+        if r.is_err() {
+            kernarg.truncate(start);
+        }
+        *self.state.rec.ops.kernarg_mut() = kernarg;
+        r?;
+        let wg = entry.workgroup_size;
+        let mut g = [0u32; 3];
+        for d in 0..3 {
+            // The template's counts passed the overflow check.
+            g[d] = counts[d].wrapping_mul(wg[d]);
+        }
+        let kernarg = Span {
+            start,
+            len: span.len,
+        };
+        let work = lower::dispatch_work_at(&entry.kernel, g, wg, kernarg);
+        self.push_dispatch(counts, work);
+        Ok(())
     }
 
     /// Fill `builder` for a dispatch of `entry` with the bound state and
@@ -519,7 +662,12 @@ impl<'e> ComputePass<'e> {
     ) -> Result<(), DispatchError> {
         let mut accesses = std::mem::take(&mut self.state.accesses);
         accesses.clear();
-        let r = self.bind(pipeline, entry, builder, &mut accesses);
+        let r = self.bind(
+            pipeline,
+            entry,
+            &mut ArgSink::Builder(builder),
+            &mut accesses,
+        );
         self.state.accesses = accesses;
         r?;
         self.record_grid(entry, builder, grid)
@@ -531,11 +679,11 @@ impl<'e> ComputePass<'e> {
         &mut self,
         pipeline: &ComputePipeline,
         entry: &EntryPoint,
-        builder: &mut KernargBuilder<'_>,
+        builder: &mut ArgSink<'_, '_>,
         accesses: &mut Vec<Access>,
     ) -> Result<(), DispatchError> {
         for b in &entry.bindings {
-            let (bg, offsets, kept) = self.state.bound(b.group as usize).ok_or_else(|| {
+            let (bg, offsets, _) = self.state.bound(b.group as usize).ok_or_else(|| {
                 DispatchError::MissingBindGroup {
                     index: b.group,
                     pipeline: pipeline.label(),
@@ -554,17 +702,18 @@ impl<'e> ComputePass<'e> {
                 for (chunk, w) in bytes.chunks_exact_mut(4).zip(words) {
                     chunk.copy_from_slice(&w.to_le_bytes());
                 }
-                builder.set(ArgRef::Index(b.arg_index), &bytes)?;
+                builder.set(b.arg_index, &bytes)?;
                 continue;
             }
-            let e = bg
+            let index = bg
                 .inner
-                .entry(b.binding)
+                .entry_index(b.binding)
                 .ok_or(DispatchError::MissingBinding {
                     group: b.group,
                     binding: b.binding,
                 })?;
-            let dynamic = e.dynamic_index.and_then(|i| offsets.get(i as usize));
+            let e = &bg.inner.entries()[index];
+            let dynamic = e.dynamic_index().and_then(|i| offsets.get(usize::from(i)));
             let offset = e.offset + dynamic.map_or(0, |&o| u64::from(o));
             if e.size < b.min_binding_size {
                 return Err(DispatchError::BindingTooSmall {
@@ -574,16 +723,16 @@ impl<'e> ComputePass<'e> {
                     min: b.min_binding_size,
                 });
             }
-            if !e.has_memory {
+            if !e.has_memory() {
                 return Err(DispatchError::InvalidBindingBuffer {
                     group: b.group,
                     binding: b.binding,
                 });
             }
-            if e.is_texture
-                && let Some(image) = &e.texture
+            if e.is_texture()
+                && let Some(image) = &bg.inner.cold[index].texture
             {
-                let mut image = **image;
+                let mut image = *image;
                 image.base_address += e.va;
                 let words = image
                     .encode()
@@ -596,17 +745,17 @@ impl<'e> ComputePass<'e> {
                 for (chunk, w) in bytes.chunks_exact_mut(4).zip(words) {
                     chunk.copy_from_slice(&w.to_le_bytes());
                 }
-                builder.set(ArgRef::Index(b.arg_index), &bytes)?;
+                builder.set(b.arg_index, &bytes)?;
             } else {
-                builder.set_ptr(ArgRef::Index(b.arg_index), e.va + offset)?;
+                builder.set(b.arg_index, &(e.va + offset).to_le_bytes())?;
             }
             if let Some((idx, size)) = b.size_arg {
-                let r = if size == 8 {
-                    builder.set_u64(ArgRef::Index(idx), e.size)
+                if size == 8 {
+                    builder.set(idx, &e.size.to_le_bytes())?;
                 } else {
-                    builder.set_u32(ArgRef::Index(idx), e.size.min(u32::MAX as u64) as u32)
-                };
-                r?;
+                    let size = e.size.min(u32::MAX as u64) as u32;
+                    builder.set(idx, &size.to_le_bytes())?;
+                }
             }
             let ty = if b.exact { b.ty } else { e.ty };
             let write = ty == (BufferBindingType::Storage { read_only: false });
@@ -615,7 +764,7 @@ impl<'e> ComputePass<'e> {
             access.binding = b.binding;
             accesses.push(access);
             let id = e.id;
-            self.state.rec.use_binding(kept, id);
+            self.state.rec.use_binding(id);
         }
         // WebGPU usage scope: a writable storage range may not be bound again
         // in the same dispatch.
@@ -630,11 +779,10 @@ impl<'e> ComputePass<'e> {
                         .filter(|b| b.sampler.is_none())
                         .nth(i)
                         .expect("one access per binding that is not a sampler");
-                    let buffer = self
-                        .state
-                        .bound(b.group as usize)
-                        .and_then(|(bg, _, _)| bg.inner.entry(b.binding))
-                        .map(|e| e.buffer.clone());
+                    let buffer = self.state.bound(b.group as usize).and_then(|(bg, _, _)| {
+                        let i = bg.inner.entry_index(b.binding)?;
+                        Some(bg.inner.cold[i].buffer.clone())
+                    });
                     return Err(DispatchError::WritableAlias {
                         buffer: buffer.expect("binding resolved above"),
                     });
@@ -657,7 +805,7 @@ impl<'e> ComputePass<'e> {
                 .saturating_sub(start)
                 .min(bytes.len());
             bytes[..avail].copy_from_slice(&self.state.immediates[start..start + avail]);
-            builder.set(ArgRef::Index(imm.arg_index), bytes)?;
+            builder.set(imm.arg_index, bytes)?;
         }
         Ok(())
     }
@@ -708,14 +856,7 @@ impl<'e> ComputePass<'e> {
                 }
                 let dims = lower::dims_of(g, wg);
                 let work = lower::dispatch_work(kernel, builder, g, wg, dims, ops.kernarg_mut())?;
-                let accesses = ops.push_accesses(&self.state.accesses);
-                let op = Op::one(PacketRole::Dispatch, accesses, Work::Dispatch(work));
-                self.state.template = Some(DispatchTemplate {
-                    generation: self.state.generation,
-                    counts,
-                    index: ops.len(),
-                });
-                ops.push(op);
+                self.push_dispatch(counts, work);
             }
             Grid::Indirect(buffer, offset) => {
                 buffer
@@ -759,6 +900,22 @@ impl<'e> ComputePass<'e> {
             }
         }
         Ok(())
+    }
+}
+
+impl ComputePass<'_> {
+    /// Record direct dispatch `work` of `counts` workgroups with the
+    /// accesses in `self.state.accesses`, as the template for repeats.
+    fn push_dispatch(&mut self, counts: [u32; 3], work: lower::DispatchWork) {
+        let ops = &mut self.state.rec.ops;
+        let accesses = ops.push_accesses(&self.state.accesses);
+        let op = Op::one(PacketRole::Dispatch, accesses, Work::Dispatch(work));
+        self.state.template = Some(DispatchTemplate {
+            generation: self.state.generation,
+            counts,
+            index: ops.len(),
+        });
+        ops.push(op);
     }
 }
 

@@ -175,6 +175,14 @@ impl QueueState {
         self.staging.reclaim(completed);
     }
 
+    /// Keep `memory` as long as the queue state (which goes after the GPU
+    /// queue when the device does, as in-flight submissions' memory).
+    pub(crate) fn keep_memory(&mut self, memory: Vec<Arc<crate::placement::BufferMemory>>) {
+        if !memory.is_empty() {
+            self.pending_keep.push(Box::new(memory));
+        }
+    }
+
     pub(crate) fn push_pending(
         &mut self,
         ops: OpArena,
@@ -269,7 +277,7 @@ pub(crate) fn all_completed(dev: &DeviceShared) -> bool {
     completed_epoch(dev) >= dev.lock_state().last_submitted
 }
 
-pub(super) fn completed_epoch(dev: &DeviceShared) -> u64 {
+pub(crate) fn completed_epoch(dev: &DeviceShared) -> u64 {
     (EPOCH_BASE - dev.epoch_signal.load(MemoryOrder::Acquire)).max(0) as u64
 }
 
@@ -278,6 +286,9 @@ pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
     let mut ready: Vec<Box<dyn FnOnce() + Send>> = Vec::new();
     let traces;
     let findings;
+    // Dropped buffers' memory whose last submission is complete, freed
+    // once the locks are let go.
+    let mut freed = Vec::new();
     {
         let mut state = dev.lock_state();
         state.retire(completed_epoch(dev));
@@ -286,6 +297,7 @@ pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
         let completed = state.last_completed;
         let mut keep_waiting = VecDeque::new();
         let mut reg = dev.registry();
+        reg.take_freed(completed, &mut freed);
         while let Some(cb) = state.callbacks.pop_front() {
             if cb.epoch > completed {
                 keep_waiting.push_back(cb);
@@ -301,6 +313,7 @@ pub(crate) fn maintain(dev: &Arc<DeviceShared>) {
         }
         state.callbacks = keep_waiting;
     }
+    drop(freed);
     record_retired(dev, traces);
     for e in findings {
         dev.report(e);

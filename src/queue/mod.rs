@@ -55,7 +55,7 @@ use self::lifetime::{CallbackKind, PendingCallback};
 use self::staging::stage_write;
 
 pub(crate) use callbacks::{finish_host_map, write_host_barrier};
-pub(crate) use lifetime::{Callback, EPOCH_BASE, QueueState, all_completed};
+pub(crate) use lifetime::{Callback, EPOCH_BASE, QueueState, all_completed, completed_epoch};
 pub(crate) use submit::submit;
 pub(crate) use wait::poll;
 

@@ -36,73 +36,28 @@ pub(super) const RESERVE_CHUNK: usize = 1024;
 pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> SubmissionIndex {
     let traced_from = crate::trace::host_start();
     dev.count_dispatches(traced_from.is_some());
-    let validate = || -> Result<(), Error> {
-        if dev.lost.load(std::sync::atomic::Ordering::Acquire) {
-            return Err(DeviceError::Destroyed { call: "submit" }.into());
-        }
-        for (index, cb) in cbs.iter().enumerate() {
-            if !Arc::ptr_eq(&cb.device, dev) {
-                return Err(QueueError::ForeignCommandBuffer { index }.into());
-            }
-            if let Some(e) = &cb.rec.error {
-                return Err(QueueError::InvalidCommandBuffer {
-                    index,
-                    source: Box::new(e.clone()),
-                }
-                .into());
-            }
-            let reg = dev.registry();
-            // A used buffer must still exist, not be destroyed and not be
-            // mapped or have a map pending (WebGPU's submit checks).
-            let check = |id: BufferId, buffer: &dyn Fn() -> BufferIdent| -> Result<(), Error> {
-                match reg.buffers.get(id) {
-                    None => Err(QueueError::BufferGone {
-                        index,
-                        buffer: buffer(),
-                    }
-                    .into()),
-                    Some(s) if s.destroyed => Err(QueueError::BufferDestroyed {
-                        index,
-                        buffer: buffer(),
-                    }
-                    .into()),
-                    Some(s) if !matches!(s.map, MapState::Unmapped) => {
-                        Err(QueueError::BufferMapped {
-                            index,
-                            buffer: buffer(),
-                        }
-                        .into())
-                    }
-                    Some(_) => Ok(()),
-                }
-            };
-            for b in &cb.rec.used {
-                check(b.inner.id, &|| b.ident())?;
-            }
-            for &id in &cb.rec.bound {
-                check(id, &|| {
-                    cb.rec.bound_ident(id).unwrap_or(BufferIdent {
-                        label: None,
-                        size: 0,
-                    })
-                })?;
-            }
-        }
-        Ok(())
-    };
-    let valid = match validate() {
+    // Submissions are written one at a time, in epoch order; the
+    // queue-state lock may be let go while one waits for ring space.
+    let mut writer = dev.submit_lock.lock_unpoisoned();
+    // The epoch this submission takes (`last_submitted` changes only
+    // under the submit lock).
+    let mut epoch = dev.lock_state().last_submitted + 1;
+    let valid = match validate_and_mark(dev, &cbs, epoch) {
         Ok(()) => true,
         Err(e) => {
+            // Reported with the submit lock let go: an error handler may
+            // submit.
+            drop(writer);
             dev.report(e);
+            writer = dev.submit_lock.lock_unpoisoned();
+            epoch = dev.lock_state().last_submitted + 1;
             false
         }
     };
     let index = {
-        // Submissions are written one at a time, in epoch order; the
-        // queue-state lock may be let go while one waits for ring space.
-        let _writer = dev.submit_lock.lock_unpoisoned();
+        let _writer = writer;
         let mut state = StateLock::new(dev);
-        let epoch = state.last_submitted + 1;
+        debug_assert_eq!(epoch, state.last_submitted + 1);
         state.in_submit = true;
         let _span = tracing::debug_span!("submit", submission = epoch).entered();
         let mut keep: Vec<KeepAlive> = std::mem::take(&mut state.pending_keep);
@@ -125,15 +80,13 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
                     ops.append(&cb.rec.ops);
                 }
                 for b in &cb.rec.used {
-                    touched.push(b.inner.id);
                     if let Some(m) = b.memory() {
                         ops.memory.push(m.clone());
                     }
                 }
-                // The bound buffers' memory lives in their groups' entry
-                // lists, which move to the submission: no per-buffer count.
-                touched.extend_from_slice(&cb.rec.bound);
-                ops.groups.append(&mut cb.rec.group_entries);
+                // The bound buffers were marked used by this epoch when
+                // validated: their memory outlives it through the registry
+                // (`Registry::forget`), with no per-buffer count here.
                 keep.push(Box::new(std::mem::take(&mut cb.rec.executables)));
                 dev.recordings.give(cb.rec);
             }
@@ -216,6 +169,72 @@ pub(crate) fn submit(dev: &Arc<DeviceShared>, cbs: Vec<CommandBuffer>) -> Submis
     };
     maintain(dev);
     index
+}
+
+/// WebGPU's submit checks on every buffer the command buffers use (it
+/// still exists, is not destroyed, not mapped and has no map pending);
+/// when all pass, each is marked used by submission `epoch` and owned by
+/// the agent, in the same hold of the registry lock, so no map or drop
+/// slips between the check and the mark. A dropped buffer's memory then
+/// lives until `epoch` completes (`Registry::forget`).
+fn validate_and_mark(dev: &DeviceShared, cbs: &[CommandBuffer], epoch: u64) -> Result<(), Error> {
+    if dev.lost.load(std::sync::atomic::Ordering::Acquire) {
+        return Err(DeviceError::Destroyed { call: "submit" }.into());
+    }
+    let mut reg = dev.registry();
+    for (index, cb) in cbs.iter().enumerate() {
+        if !std::ptr::eq(Arc::as_ptr(&cb.device), dev) {
+            return Err(QueueError::ForeignCommandBuffer { index }.into());
+        }
+        if let Some(e) = &cb.rec.error {
+            return Err(QueueError::InvalidCommandBuffer {
+                index,
+                source: Box::new(e.clone()),
+            }
+            .into());
+        }
+        let check = |id: BufferId, buffer: &dyn Fn() -> BufferIdent| -> Result<(), Error> {
+            match reg.buffers.get(id) {
+                None => Err(QueueError::BufferGone {
+                    index,
+                    buffer: buffer(),
+                }
+                .into()),
+                Some(s) if s.destroyed => Err(QueueError::BufferDestroyed {
+                    index,
+                    buffer: buffer(),
+                }
+                .into()),
+                Some(s) if !matches!(s.map, MapState::Unmapped) => Err(QueueError::BufferMapped {
+                    index,
+                    buffer: buffer(),
+                }
+                .into()),
+                Some(_) => Ok(()),
+            }
+        };
+        for b in &cb.rec.used {
+            check(b.inner.id, &|| b.ident())?;
+        }
+        for &id in &cb.rec.bound {
+            check(id, &|| {
+                cb.rec.bound_ident(id).unwrap_or(BufferIdent {
+                    label: None,
+                    size: 0,
+                })
+            })?;
+        }
+    }
+    for cb in cbs {
+        let ids = cb.rec.used.iter().map(|b| b.inner.id);
+        for id in ids.chain(cb.rec.bound.iter().copied()) {
+            if let Some(s) = reg.buffers.get_mut(id) {
+                s.last_use = epoch;
+                s.owner = Owner::Agent;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Why a submission's packets are not (all) on the GPU queue.

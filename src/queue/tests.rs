@@ -355,3 +355,71 @@ fn dispatch_packets_differ_only_in_the_patched_kernarg_word() {
         0x4000_0a00
     );
 }
+
+/// A buffer reached only through a bind group, dropped with its group
+/// while the submission that binds it waits behind a gate: the registry
+/// keeps its memory (a new buffer of the same size does not get it), and
+/// lets it go once the submission completes (the next one does).
+#[test]
+fn a_dropped_bound_buffer_keeps_its_memory_until_its_submission_completes() {
+    use std::borrow::Cow;
+    let (device, queue) = device();
+    let dev = queue.shared.clone();
+    let module = device.create_shader_module(crate::shader::ShaderModuleDescriptor {
+        label: Some("bump"),
+        source: crate::shader::ShaderSource::Precompiled {
+            code: Cow::Borrowed(include_bytes!("../../benches/shaders/gfx1100/bump.co")),
+            reflection: Cow::Borrowed(include_str!(
+                "../../benches/shaders/gfx1100/bump.reflect.json"
+            )),
+        },
+    });
+    let pipeline = device.create_compute_pipeline(&crate::pipeline::ComputePipelineDescriptor {
+        label: Some("bump"),
+        layout: None,
+        module: &module,
+        entry_point: Some("bump"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let storage = || {
+        device.create_buffer(&wgpu_types::BufferDescriptor {
+            label: None,
+            size: 256,
+            usage: BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    };
+    let va = |b: &Buffer| b.memory().expect("valid buffer").va();
+    let a = storage();
+    let a_va = va(&a);
+    let group = device.create_bind_group(&crate::binding::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[crate::binding::BindGroupEntry {
+            binding: 0,
+            resource: a.as_entire_binding(),
+        }],
+    });
+    // The new buffer's clear completes first: only the dispatch uses it.
+    queue.submit([]);
+    device.poll(PollType::wait_indefinitely()).expect("setup");
+    let gate = gate(&dev);
+    let mut enc = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    queue.submit([enc.finish()]);
+    drop((group, a));
+    assert_eq!(dev.registry().deferred_len(), 1, "kept for the submission");
+    let b = storage();
+    assert_ne!(va(&b), a_va, "memory reused while its submission runs");
+    gate.store(0, MemoryOrder::Release);
+    device.poll(PollType::wait_indefinitely()).expect("drain");
+    assert_eq!(dev.registry().deferred_len(), 0, "freed once complete");
+    let c = storage();
+    assert_eq!(va(&c), a_va, "the completed submission's memory is reused");
+}

@@ -121,6 +121,9 @@ pub struct Wave {
     pub xcc_id: u32,
     /// src0 of the DPP instruction being executed, after the lane permutation.
     pub dpp_row: Lanes,
+    /// The high dwords of a 64-bit DPP src0 (GFX9's DP ALU ops), permuted
+    /// as `dpp_row` is; written only for such a source (valu/dpp.rs).
+    pub dpp_row_hi: Lanes,
     /// Wave64 GFX9 whole-wave DPP: the low half of src0 as the low pass
     /// found it (valu/dpp.rs).
     pub dpp_low: Lanes,
@@ -150,6 +153,7 @@ impl Default for Wave {
             mode: 0,
             xcc_id: 0,
             dpp_row: [0; LANES],
+            dpp_row_hi: [0; LANES],
             dpp_low: [0; LANES],
             wave64: false,
             half: 0,

@@ -34,9 +34,9 @@
 //!
 //! What the executor does not model fails here, as an `Unmodelled` decode
 //! error naming the instruction, which the wave reports as an illegal
-//! instruction when it reaches it: DPP of a 64-bit source (the DP ALU
-//! ops), scratch loads into LDS, the high dword of a non-zero packed
-//! constant. The executor refuses the rest of what it does not model
+//! instruction when it reaches it: DPP controls other than row_newbcast on
+//! the DP ALU ops (64-bit operands), scratch loads into LDS, the high
+//! dword of a non-zero packed constant. The executor refuses the rest of what it does not model
 //! itself (typed formats with no unified format, buffers with no range
 //! rule).
 
@@ -145,11 +145,13 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
         if !known {
             return Err(unmodelled(&i, "DPP control"));
         }
-        // The executor's permuted row is one dword per lane: the 64-bit
-        // DPP of the DP ALU ops (v_mov_b64_dpp, v_cvt_*_f64_dpp; LLVM:
-        // "DP ALU dpp only supports row_newbcast") is not modelled.
-        if i.widths[1] >= 2 {
-            return Err(unmodelled(&i, "64-bit DPP source"));
+        // The DP ALU ops (any 64-bit operand: v_mov_b64, v_fmac_f64,
+        // v_cvt_*_f64, v_*_f64 of VOP1) take DPP only with row_newbcast:n:
+        // llvm-mc-19 for gfx90a and gfx942 refuses every other control on
+        // them ("DP ALU dpp only supports row_newbcast"), and
+        // llvm-objdump-19 prints that in its place (gfx9/disasm.rs).
+        if i.widths.iter().any(|&w| w >= 2) && !(0x150..=0x15F).contains(&dpp.ctrl) {
+            return Err(unmodelled(&i, "DP ALU DPP control other than row_newbcast"));
         }
         // The executor reads a DPP src0 through the permuted row.
         i.src[0].src = Src::DppRow;

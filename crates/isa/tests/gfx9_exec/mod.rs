@@ -317,7 +317,12 @@ fn unmodelled_gfx9_forms_are_illegal_instructions() {
         (
             [kernels::DPP64_GFX942, kernels::DPP64_GFX90A],
             "v_cvt_f32_f64",
-            "64-bit DPP source",
+            "DP ALU DPP control other than row_newbcast",
+        ),
+        (
+            [kernels::DPP64_DST_GFX942, kernels::DPP64_DST_GFX90A],
+            "v_cvt_f64_f32",
+            "DP ALU DPP control other than row_newbcast",
         ),
         (
             [kernels::SCRATCH_LDS_GFX942, kernels::SCRATCH_LDS_GFX90A],

@@ -10,10 +10,15 @@
 //! src0 as it found it (`Wave::dpp_low`), so the high pass reads the values
 //! from before the instruction even where the low pass wrote its destination.
 //! Only GFX9 code carries them (the gfx11 decoder rejects those codes).
+//!
+//! GFX9's DP ALU ops (gfx90a, gfx942: any 64-bit operand) take DPP only
+//! with row_newbcast:n; a 64-bit src0 is permuted as two dwords of one
+//! lane (`Wave::dpp_row_hi` beside `Wave::dpp_row`), under the same row
+//! and bank masks and bound_ctrl as a 32-bit one.
 
 use crate::gfx11::exec::env::{Env, ExecResult, illegal};
 use crate::gfx11::inst::{Dpp, Inst, Src};
-use crate::gfx11::wave::{EXEC, LANES, Wave};
+use crate::gfx11::wave::{EXEC, LANES, NUM_VGPRS, Wave};
 
 /// Source lane for DPP16 control `ctrl` at lane `l`, or None when out of the row.
 fn dpp16_source(ctrl: u16, l: usize) -> Option<usize> {
@@ -73,6 +78,14 @@ pub(crate) fn step_dpp(
         Src::DppRow => (i.src[0].code - 256) as usize,
         _ => return Err(illegal(i)),
     };
+    // A 64-bit src0 (the DP ALU ops of gfx90a and gfx942) comes only with
+    // row_newbcast:n: llvm-mc-19 refuses every other control on them ("DP
+    // ALU dpp only supports row_newbcast"); exec_form.rs refuses those words
+    // by name, and the gfx11 decoder refuses DPP on 64-bit ops.
+    let wide = i.widths[1] >= 2;
+    if wide && (d.dpp8.is_some() || !matches!(d.ctrl, 0x150..=0x15F)) {
+        return Err(illegal(i));
+    }
     let whole_wave = d.dpp8.is_none() && is_wave_control(d.ctrl);
     if !(d.dpp8.is_some()
         || whole_wave
@@ -85,7 +98,15 @@ pub(crate) fn step_dpp(
     if whole_wave {
         return step_wave_control(w, env, i, d, reg, plain);
     }
+    // The high dwords of a 64-bit src0, in register reg + 1 (wrapping as
+    // `Wave::vgpr64` does).
+    let row_hi = if wide {
+        w.vgpr[(reg + 1) & (NUM_VGPRS - 1)]
+    } else {
+        [0; LANES]
+    };
     let mut out = [0u32; LANES];
+    let mut out_hi = [0u32; LANES];
     let mut enable = 0u32;
     for l in 0..LANES {
         let src = match d.dpp8 {
@@ -102,6 +123,7 @@ pub(crate) fn step_dpp(
         match src {
             Some(s) if d.fi || exec >> s & 1 != 0 => {
                 out[l] = row[s];
+                out_hi[l] = row_hi[s];
                 enable |= 1 << l;
             }
             _ if d.bound_ctrl => enable |= 1 << l,
@@ -109,6 +131,9 @@ pub(crate) fn step_dpp(
         }
     }
     w.dpp_row = out;
+    if wide {
+        w.dpp_row_hi = out_hi;
+    }
     w.sgpr[EXEC + w.half] = exec & enable;
     let r = plain(w, env, i);
     // A v_cmpx_*_dpp result stays in EXEC; otherwise EXEC is restored.

@@ -76,6 +76,15 @@ pub(crate) fn src64(w: &Wave, env: &Env, i: &Inst, k: usize) -> R<U64s> {
     let op = &i.src[k];
     let v = match op.src {
         Src::Vgpr(r) => return Ok(w.vgpr64(r as usize)),
+        // A 64-bit DPP src0 (GFX9's DP ALU ops): both dwords of the permuted
+        // lane, which valu/dpp.rs gathers only for such a source.
+        Src::DppRow if k == 0 && i.widths[1] >= 2 => {
+            let mut out = [0u64; LANES];
+            for l in 0..LANES {
+                out[l] = w.dpp_row[l] as u64 | (w.dpp_row_hi[l] as u64) << 32;
+            }
+            return Ok(out);
+        }
         Src::DppRow => return Err(illegal(i)),
         Src::Sgpr(r) => w.sgpr64(r as usize),
         Src::Imm(v) => v,

@@ -14,7 +14,7 @@
 //! slow path (salu/fast.rs, valu/fast*.rs, vmem/fast*.rs, lds.rs) and uses
 //! that family's lane helpers, so a form cannot drift from `step`.
 //! `lanes.rs` runs the vector forms on 32 lanes, `wave64.rs` as two passes;
-//! a wave64 FLAT/GLOBAL or DS form runs per pass with `step`'s pass as the
+//! a wave64 FLAT/GLOBAL/SCRATCH or DS form runs per pass with `step`'s pass as the
 //! fallback ([`run_wave64_memory`]).
 //!
 //! Fidelity by construction: [`compile`] only accepts an instruction whose
@@ -223,6 +223,7 @@ fn memory_half(w: &mut Wave, env: &mut Env, f: &Fast) -> bool {
     match *f {
         Fast::Coalesced(c) => coalesced(w, env, &c) || vmem::fast::spanned(w, env, &c),
         Fast::GlobalAtomic(a) => vmem::fast::atomic(w, env, &a),
+        Fast::Scratch(ref s) => vmem::fast_scratch::run_half(w, env, s),
         Fast::Ds(d) => ds(w, env, &d, w.exec()),
         Fast::DsShuffle(d) => {
             lds::ds_shuffle(w, &d, w.exec());
@@ -232,7 +233,7 @@ fn memory_half(w: &mut Wave, env: &mut Env, f: &Fast) -> bool {
     }
 }
 
-/// Run the FLAT/GLOBAL or DS instruction `i`, whose form is `f`, in a
+/// Run the FLAT/GLOBAL/SCRATCH or DS instruction `i`, whose form is `f`, in a
 /// wave64 wave: its two 32-lane passes as `step` runs them, each through
 /// the form when it takes that pass and `step`'s pass otherwise
 /// (`step_halves`). None where `f` has no such run (another form, or an
@@ -246,7 +247,11 @@ pub(crate) fn run_wave64_memory(
 ) -> Option<ExecResult> {
     let memory = matches!(
         f,
-        Fast::Coalesced(_) | Fast::GlobalAtomic(_) | Fast::Ds(_) | Fast::DsShuffle(_)
+        Fast::Coalesced(_)
+            | Fast::GlobalAtomic(_)
+            | Fast::Scratch(_)
+            | Fast::Ds(_)
+            | Fast::DsShuffle(_)
     );
     if !w.wave64 || !memory || env.observer.is_some() {
         return None;

@@ -1,6 +1,7 @@
 //! Pre-resolved SCRATCH dword loads and stores: scratch_load_b32
 //! .. b128 and scratch_store_b32 .. b128 with any address mode (no address
-//! register, an SGPR, a VGPR, or both) in wave32. Through `step` each one
+//! register, an SGPR, a VGPR, or both) in wave32, and each 32-lane pass of
+//! a wave64 ([`run_half`]). Through `step` each one
 //! paid the family dispatch, the opcode's `MemKind` lookup and the size and
 //! kind matches of vmem's fast path, about half of a spill or reload's cost;
 //! here the width and registers are resolved once, when the block is decoded.
@@ -17,6 +18,14 @@
 //! pre-resolved. Private accesses record nothing for strict coherence (they
 //! never reach `GpuMemory`), so nothing else is left out.
 //!
+//! A wave64 pass runs the same body on its half (`w.half`, `w.exec()`),
+//! as `step`'s pass does: the slot is the half's (`slot_base` through
+//! `Wave::scratch_slot`) and a row interleaves the wave's 64 lanes
+//! (`row_lanes`), so lane `l` of the high half is lane 32 + l of the wave
+//! in each row (private_layout.rs). A pass that declines has done nothing;
+//! `step_halves` then runs `step`'s pass, which faults where the
+//! instruction faults, before the high pass when it is the low one.
+//!
 //! An observed dispatch (the sanitizer) runs [`run_observed`]: the same
 //! body, which shows the observer the access just before it moves any
 //! bytes, as vmem's `flat` does through observe.rs (one private-segment
@@ -30,7 +39,7 @@ use crate::gfx11::exec::env::Env;
 use crate::gfx11::exec::observe;
 use crate::gfx11::exec::vmem::mem::le_row;
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
-use crate::gfx11::exec::vmem::private_layout::{lane_byte, lane_byte32};
+use crate::gfx11::exec::vmem::private_layout::{lane_byte, lane_byte32, row_lanes};
 use crate::gfx11::exec::vmem::{
     keep_inactive, lanes_fit, scratch_lanes_at, scratch_uniform, slot_base,
 };
@@ -89,6 +98,14 @@ with_avx2_copy! {
 }
 
 with_avx2_copy! {
+    /// Run `s` on the current 32-lane pass of a wave64 wave (`w.half`):
+    /// true when done, false (nothing done) when it declines to `step`'s
+    /// pass. Unobserved dispatches only, as [`run`].
+    #[inline(never)]
+    pub(crate) fn run_half(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool => run_half_here
+}
+
+with_avx2_copy! {
     /// [`run`] in an observed dispatch (`Env::observer` set): a run that
     /// goes ahead first shows the observer its access; one that declines
     /// shows nothing, leaving that to `step`.
@@ -100,20 +117,30 @@ with_avx2_copy! {
 #[inline(always)]
 fn run_here(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
     match s.dwords {
-        1 => run_n::<1, false>(w, env, s, 0),
-        2 => run_n::<2, false>(w, env, s, 0),
-        3 => run_n::<3, false>(w, env, s, 0),
-        _ => run_n::<4, false>(w, env, s, 0),
+        1 => run_n::<1, false, false>(w, env, s, 0),
+        2 => run_n::<2, false, false>(w, env, s, 0),
+        3 => run_n::<3, false, false>(w, env, s, 0),
+        _ => run_n::<4, false, false>(w, env, s, 0),
+    }
+}
+
+#[inline(always)]
+fn run_half_here(w: &mut Wave, env: &mut Env, s: &Scratch) -> bool {
+    match s.dwords {
+        1 => run_n::<1, false, true>(w, env, s, 0),
+        2 => run_n::<2, false, true>(w, env, s, 0),
+        3 => run_n::<3, false, true>(w, env, s, 0),
+        _ => run_n::<4, false, true>(w, env, s, 0),
     }
 }
 
 #[inline(always)]
 fn run_observed_here(w: &mut Wave, env: &mut Env, s: &Scratch, pc: u64) -> bool {
     match s.dwords {
-        1 => run_n::<1, true>(w, env, s, pc),
-        2 => run_n::<2, true>(w, env, s, pc),
-        3 => run_n::<3, true>(w, env, s, pc),
-        _ => run_n::<4, true>(w, env, s, pc),
+        1 => run_n::<1, true, false>(w, env, s, pc),
+        2 => run_n::<2, true, false>(w, env, s, pc),
+        3 => run_n::<3, true, false>(w, env, s, pc),
+        _ => run_n::<4, true, false>(w, env, s, pc),
     }
 }
 
@@ -133,17 +160,24 @@ fn show<const N: usize, const OBSERVED: bool>(
     }
 }
 
+/// `s` of `N` dwords on the current 32 lanes; `W64`: a wave64's pass,
+/// whose rows interleave `row_lanes` lanes (the wave32 run's 32 a constant).
 #[inline(always)]
-fn run_n<const N: usize, const OBSERVED: bool>(
+fn run_n<const N: usize, const OBSERVED: bool, const W64: bool>(
     w: &mut Wave,
     env: &mut Env,
     s: &Scratch,
     pc: u64,
 ) -> bool {
-    let exec = w.sgpr[EXEC];
+    let exec = if W64 { w.exec() } else { w.sgpr[EXEC] };
     if exec == 0 {
         return false;
     }
+    let row = if W64 {
+        row_lanes(env.scratch_wave64)
+    } else {
+        LANES
+    };
     let size = 4 * N;
     let per = env.scratch_per_lane;
     let Some(base) = slot_base(env, w) else {
@@ -155,7 +189,7 @@ fn run_n<const N: usize, const OBSERVED: bool>(
             return false;
         }
         show::<N, OBSERVED>(w, env, s, pc, uniform);
-        rows::<N>(w, s, exec, base, uniform);
+        rows::<N>(w, s, exec, base, row, uniform);
         return true;
     };
     let (active, bound, differ) = scratch_lanes_at(&w.vgpr[vaddr as usize], uniform, exec);
@@ -168,25 +202,33 @@ fn run_n<const N: usize, const OBSERVED: bool>(
             return false;
         }
         show::<N, OBSERVED>(w, env, s, pc, uniform);
-        rows::<N>(w, s, exec, base, bound);
+        rows::<N>(w, s, exec, base, row, bound);
         return true;
     }
     if !lanes_fit(&active, bound, size, per) {
         return false;
     }
     show::<N, OBSERVED>(w, env, s, pc, uniform);
-    lanes::<N>(w, s, exec, base, &active);
+    lanes::<N>(w, s, exec, base, row, &active);
     true
 }
 
-/// Every lane's `N` dwords at aligned `addr` of the slot at `base` (the
-/// caller checked `addr + 4 * N <= per`): dword `k` of the 32 lanes is one
-/// contiguous row.
+/// Every lane's `N` dwords at aligned `addr` of the half at `base`, in rows
+/// of `row_lanes` lanes (the caller checked `addr + 4 * N <= per`): dword `k` of
+/// the 32 lanes is one contiguous row.
 #[inline(always)]
-fn rows<const N: usize>(w: &mut Wave, s: &Scratch, exec: u32, base: *mut u8, addr: u32) {
-    // SAFETY: addr + 4 * k + 4 <= per, so the row's LANES dwords lie inside the slot (private_layout::slot_bytes).
-    let row =
-        |k: usize| unsafe { base.add(lane_byte(LANES, 0, addr as usize + 4 * k)) as *mut Lanes };
+fn rows<const N: usize>(
+    w: &mut Wave,
+    s: &Scratch,
+    exec: u32,
+    base: *mut u8,
+    row_lanes: usize,
+    addr: u32,
+) {
+    // SAFETY: addr + 4 * k + 4 <= per, so the row's LANES dwords lie inside the half's span (private_layout::half_span), which slot_base checked.
+    let row = |k: usize| unsafe {
+        base.add(lane_byte(row_lanes, 0, addr as usize + 4 * k)) as *mut Lanes
+    };
     for k in 0..N {
         if s.store {
             let mut mem = le_row(w.vgpr[(s.reg as usize + k) & 255]);
@@ -205,16 +247,24 @@ fn rows<const N: usize>(w: &mut Wave, s: &Scratch, exec: u32, base: *mut u8, add
 }
 
 /// Lane `l`'s `N` dwords at aligned `addrs[l]` (0 for the inactive lanes)
-/// of the slot at `base`, each of which the caller checked fits the lane's
-/// segment; dword `k` of a lane sits `4 * LANES * k` bytes after its first.
+/// of the half at `base`, in rows of `row_lanes` lanes, each of which the caller
+/// checked fits the lane's segment; dword `k` of a lane sits `4 * row_lanes * k`
+/// bytes after its first.
 #[inline(always)]
-fn lanes<const N: usize>(w: &mut Wave, s: &Scratch, exec: u32, base: *mut u8, addrs: &Lanes) {
+fn lanes<const N: usize>(
+    w: &mut Wave,
+    s: &Scratch,
+    exec: u32,
+    base: *mut u8,
+    row_lanes: usize,
+    addrs: &Lanes,
+) {
     let mut offs = [0u32; LANES];
     for l in 0..LANES {
-        offs[l] = lane_byte32(LANES as u32, l as u32, addrs[l]);
+        offs[l] = lane_byte32(row_lanes as u32, l as u32, addrs[l]);
     }
-    // SAFETY: lane l's access lies inside its segment, so inside the slot (the caller's check); dword k at + 4 * LANES * k.
-    let at = move |l: usize, k: usize| unsafe { base.add(offs[l] as usize + 4 * LANES * k) };
+    // SAFETY: lane l's access lies inside its segment, so inside the half's span (the caller's check); dword k at + 4 * row_lanes * k.
+    let at = move |l: usize, k: usize| unsafe { base.add(offs[l] as usize + 4 * row_lanes * k) };
     if s.store {
         // SAFETY: as `at`; unaligned write.
         let put = |l: usize, k: usize, v: u32| unsafe {
@@ -499,6 +549,155 @@ mod tests {
         assert!(
             taken > 3000 && declined > 500,
             "taken {taken}, declined {declined}"
+        );
+    }
+
+    /// Lane `l`'s private address in a wave64 half's `case`.
+    fn half_addr(case: &str, l: usize) -> u32 {
+        match case {
+            "one address" | "partial exec" | "no lanes" => 12,
+            "scattered" => 4 * ((l as u32 * 7 + 3) % 9),
+            "unaligned" => 2 + 4 * (l as u32 % 5),
+            "out of range" if l == 9 => PER_LANE as u32 - 4,
+            "past 2^31" if l == 3 => 0x8000_0004,
+            _ => 4 * (l as u32 % 6),
+        }
+    }
+
+    /// Run `f` on the high pass of wave64 `w` (lanes 32..63 in front,
+    /// `w.half` 1), as `step_halves` does.
+    fn on_high<T>(w: &mut Wave, f: impl FnOnce(&mut Wave) -> T) -> T {
+        std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
+        w.half = 1;
+        let r = f(w);
+        w.half = 0;
+        std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
+        r
+    }
+
+    /// Wave64 SCRATCH dword forms through `run_wave64_memory` (each 32-lane
+    /// pass through `run_half`, or `step`'s pass where it declines) against
+    /// `step` on the whole wave, for every pairing of the halves' cases (one
+    /// address, scattered, partial or empty EXEC, unaligned, a lane out of
+    /// its segment or past 2^31) in a scratch buffer holding the wave's slot
+    /// or one 4 bytes short of it: the same result (a fault in the low pass
+    /// ends the instruction before the high one), registers and scratch
+    /// bytes, with rows of the wave's 64 lanes (private_layout.rs). A pass
+    /// that declines has changed nothing, and the in-range passes run here.
+    #[test]
+    fn wave64_scratch_forms_match_step() {
+        use crate::gfx11::exec::fast::run_wave64_memory;
+        const CASES: [&str; 7] = [
+            "one address",
+            "scattered",
+            "partial exec",
+            "no lanes",
+            "unaligned",
+            "out of range",
+            "past 2^31",
+        ];
+        let exec = |case: &str| match case {
+            "partial exec" => 0xFFFF_7FF5,
+            "no lanes" => 0,
+            _ => u32::MAX,
+        };
+        let wave_bytes = 2 * slot_bytes(PER_LANE);
+        fn wave_env<'a>(s: &'a mut [u8], lds: &'a mut [u8]) -> Env<'a> {
+            Env {
+                scratch_wave64: true,
+                scratch_wave_bytes: 2 * slot_bytes(PER_LANE),
+                ..env(s, lds)
+            }
+        }
+        let mut next = rng();
+        let mut lds = vec![0u8; 4];
+        let (mut taken, mut declined, mut faults) = (0, 0, 0);
+        for (text, bytes) in FORMS
+            .iter()
+            .filter(|(_, b)| matches!(compile(&test_inst(*b), 0), Fast::Scratch(_)))
+        {
+            let i = test_inst(*bytes);
+            let form = compile(&i, 0);
+            let sve = i.flags & Inst::SVE != 0;
+            let has_saddr = i.saddr as usize != NULL;
+            for short in [false, true] {
+                for lo in CASES {
+                    for hi in CASES {
+                        let ctx = format!("{text}: low {lo}, high {hi}, short {short}");
+                        let mut w = Wave {
+                            index: 1,
+                            wave64: true,
+                            ..Wave::default()
+                        };
+                        for file in [&mut w.vgpr, &mut w.vgpr_hi] {
+                            for row in file.iter_mut() {
+                                for v in row.iter_mut() {
+                                    *v = next() as u32;
+                                }
+                            }
+                        }
+                        (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (exec(lo), exec(hi));
+                        // ST mode: one address for the wave, the low case's.
+                        let st = half_addr(lo, 0);
+                        w.sgpr[4] = if sve {
+                            4
+                        } else {
+                            st.wrapping_sub(i.imm as u32)
+                        };
+                        let base = if has_saddr { w.sgpr[4] } else { 0 }.wrapping_add(i.imm as u32);
+                        for l in 0..LANES {
+                            w.vgpr[2][l] = half_addr(lo, l).wrapping_sub(base);
+                            w.vgpr_hi[2][l] = half_addr(hi, l).wrapping_sub(base);
+                        }
+                        let len = 2 * wave_bytes - 4 * short as usize;
+                        let init: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+
+                        let (mut want_w, mut want_s) = (w.clone(), init.clone());
+                        let want = step(&mut want_w, &mut wave_env(&mut want_s, &mut lds), &i);
+                        faults += want.is_err() as usize;
+
+                        let (mut got_w, mut got_s) = (w.clone(), init.clone());
+                        let got = run_wave64_memory(
+                            &mut got_w,
+                            &mut wave_env(&mut got_s, &mut lds),
+                            &form,
+                            &i,
+                        );
+                        assert_eq!(got, Some(want.clone()), "{ctx}");
+                        assert!(got_w.vgpr == want_w.vgpr, "{ctx}: lanes 0..31");
+                        assert!(got_w.vgpr_hi == want_w.vgpr_hi, "{ctx}: lanes 32..63");
+                        assert!(got_w.sgpr == want_w.sgpr, "{ctx}: SGPRs");
+                        assert!(got_s == want_s, "{ctx}: scratch bytes");
+
+                        // Each pass alone: done, or declined having changed nothing.
+                        let Fast::Scratch(ref s) = form else {
+                            unreachable!()
+                        };
+                        for high in [false, true] {
+                            let (mut pw, mut ps) = (w.clone(), init.clone());
+                            let e = &mut wave_env(&mut ps, &mut lds);
+                            let ran = if high {
+                                on_high(&mut pw, |pw| run_half(pw, e, s))
+                            } else {
+                                run_half(&mut pw, e, s)
+                            };
+                            if ran {
+                                taken += 1;
+                            } else {
+                                declined += 1;
+                                assert!(
+                                    pw.vgpr == w.vgpr && pw.vgpr_hi == w.vgpr_hi && ps == init,
+                                    "{ctx}: pass {high} declined after a change"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            taken > 800 && declined > 800 && faults > 300,
+            "taken {taken}, declined {declined}, faults {faults}"
         );
     }
 

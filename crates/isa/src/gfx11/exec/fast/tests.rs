@@ -258,7 +258,7 @@ fn check_encoding(words: &[u32; 3], waves: u32, rng: &mut Rng, cov: &mut Coverag
 /// [`check_encoding`] of a decoded instruction, covered as `name`.
 fn check_inst(inst: &Inst, name: &str, waves: u32, rng: &mut Rng, cov: &mut Coverage) {
     let pc = 0x1_0000 + 4 * rng.below(0x1000) as u64;
-    let fast = compile(&inst, pc);
+    let fast = compile(inst, pc);
     if fast == Fast::Slow {
         return;
     }
@@ -282,7 +282,7 @@ fn check_inst(inst: &Inst, name: &str, waves: u32, rng: &mut Rng, cov: &mut Cove
         let few = one | (rng.below(2) << rng.below(32));
         for exec in [rng.value(), u32::MAX, 0, few] {
             w.sgpr[EXEC] = exec;
-            compare(&inst, &fast, &w, pc);
+            compare(inst, &fast, &w, pc);
             cov.checked += 1;
         }
         // Wave64: the forms that run there must match the slow path
@@ -299,7 +299,7 @@ fn check_inst(inst: &Inst, name: &str, waves: u32, rng: &mut Rng, cov: &mut Cove
             let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
             let mut env = no_env(&mut lds, &mut scratch);
             if run(&mut w64.clone(), &mut env, &fast).is_some() {
-                compare(&inst, &fast, &w64, pc);
+                compare(inst, &fast, &w64, pc);
                 cov.wave64.insert(name.to_owned());
                 cov.checked += 1;
             } else {

@@ -371,6 +371,19 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
                         mask,
                     });
                 }
+                // GFX9's VOP2 v_add_co/v_sub_co/v_subrev_co_u32 write their
+                // carry to VCC (AMD CDNA3 ISA guide, "VOP2": "VCC = carry
+                // out"), as the slow path does for any form but Vop3sd.
+                VAddCoU32 | VSubCoU32 | VSubrevCoU32 if i.family == Family::Vop2 => {
+                    return Some(Fast::AddCo {
+                        sub: i.op != VAddCoU32,
+                        rev: i.op == VSubrevCoU32,
+                        dst,
+                        sdst: VCC as u8,
+                        a: v(0)?,
+                        b: v(1)?,
+                    });
+                }
                 VAddCoCiU32 | VSubCoCiU32 | VSubrevCoCiU32 if i.family == Family::Vop2 => {
                     // The VOP2 form (carry in and out in VCC); the VOP3 form is family Vop3sd.
                     return Some(Fast::AddCoCi {

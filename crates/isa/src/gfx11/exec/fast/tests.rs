@@ -2,6 +2,8 @@
 
 use std::collections::BTreeSet;
 
+mod gfx9;
+
 use super::*;
 use crate::gfx11::decode::decode;
 use crate::gfx11::exec::{Env, NoMemory, step};
@@ -250,12 +252,17 @@ pub(in crate::gfx11::exec) fn compare(inst: &Inst, fast: &Fast, w0: &Wave, pc: u
 /// it covered.
 fn check_encoding(words: &[u32; 3], waves: u32, rng: &mut Rng, cov: &mut Coverage) {
     let Ok(inst) = decode(words) else { return };
+    check_inst(&inst, &format!("{:?}", inst.op), waves, rng, cov);
+}
+
+/// [`check_encoding`] of a decoded instruction, covered as `name`.
+fn check_inst(inst: &Inst, name: &str, waves: u32, rng: &mut Rng, cov: &mut Coverage) {
     let pc = 0x1_0000 + 4 * rng.below(0x1000) as u64;
-    let fast = compile(&inst, pc);
+    let fast = compile(inst, pc);
     if fast == Fast::Slow {
         return;
     }
-    cov.wave32.insert(format!("{:?}", inst.op));
+    cov.wave32.insert(name.to_owned());
     if let Some(y) = inst.dual {
         cov.dual.insert(format!("{:?}+{:?}", inst.op, y.op));
     }
@@ -275,7 +282,7 @@ fn check_encoding(words: &[u32; 3], waves: u32, rng: &mut Rng, cov: &mut Coverag
         let few = one | (rng.below(2) << rng.below(32));
         for exec in [rng.value(), u32::MAX, 0, few] {
             w.sgpr[EXEC] = exec;
-            compare(&inst, &fast, &w, pc);
+            compare(inst, &fast, &w, pc);
             cov.checked += 1;
         }
         // Wave64: the forms that run there must match the slow path
@@ -292,8 +299,8 @@ fn check_encoding(words: &[u32; 3], waves: u32, rng: &mut Rng, cov: &mut Coverag
             let (mut lds, mut scratch) = ([0u8; 0], [0u8; 0]);
             let mut env = no_env(&mut lds, &mut scratch);
             if run(&mut w64.clone(), &mut env, &fast).is_some() {
-                compare(&inst, &fast, &w64, pc);
-                cov.wave64.insert(format!("{:?}", inst.op));
+                compare(inst, &fast, &w64, pc);
+                cov.wave64.insert(name.to_owned());
                 cov.checked += 1;
             } else {
                 assert!(

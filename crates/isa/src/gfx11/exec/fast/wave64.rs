@@ -143,7 +143,7 @@ fn high_form(w: &Wave, f: &Fast) -> Option<Fast> {
             Fast::Fcmp(h)
         }
         Fast::Vint(v) => Fast::Vint(match v {
-            Vint::Shr64 { .. } => v,
+            Vint::Shr64 { .. } | Vint::LshlAdd64 { .. } => v,
             Vint::Mbcnt { below, dst, a, b } => Vint::Mbcnt {
                 // mbcnt_lo counts all of the low word from the high half;
                 // mbcnt_hi counts its own word there.

@@ -108,6 +108,12 @@ pub(crate) enum Scalar {
         dst: u8,
         simm: i32,
     },
+    /// s_ctz_i32_b64 (GFX9's s_ff1_i32_b64): SGPR `dst` = the index of the
+    /// lowest set bit of `a`, -1 for none; SCC unchanged.
+    Ctz64 {
+        dst: u8,
+        a: Src64,
+    },
 }
 
 /// A 64-bit source as `sread64` reads it (SGPR pairs and constants only).
@@ -166,6 +172,7 @@ pub(crate) fn compile(i: &Inst, pc: u64) -> Option<Scalar> {
                 SMovB64 => op64(Op64::Mov),
                 SCmovB64 => op64(Op64::Cmov),
                 SNotB64 => op64(Op64::Not),
+                SCtzI32B64 => Some(Scalar::Ctz64 { dst: dst?, a: a()? }),
                 SGetpcB64 => Some(Scalar::Pc {
                     dst: dst?,
                     ret,
@@ -359,6 +366,15 @@ pub(crate) fn run(w: &mut Wave, s: &Scalar) -> Flow {
             if let Some(t) = target {
                 return Flow::Jump(t);
             }
+        }
+        // AMD CDNA3 ISA guide, S_FF1_I32_B64 (RDNA3: S_CTZ_I32_B64): "if no
+        // bits are set, return -1"; written by `set_sgpr` as sop1 does.
+        Scalar::Ctz64 { dst, a } => {
+            let a = read64(w, a);
+            w.set_sgpr(
+                dst as usize,
+                if a == 0 { u32::MAX } else { a.trailing_zeros() },
+            );
         }
         Scalar::Sopk { op, dst, simm } => {
             let d = dst as usize;

@@ -1,5 +1,5 @@
 //! Pre-resolved f32 and f16 VALU forms: the f32 arithmetic,
-//! min/max, v_ldexp/v_rcp/v_rsq/v_sqrt_f32 and v_frexp_mant/exp_f32 with
+//! min/max, v_ldexp/v_rcp/v_rsq/v_sqrt/v_trunc_f32 and v_frexp_mant/exp_f32 with
 //! abs/neg modifiers, and the f16 add/sub/mul/min/max, v_fmac_f16 and
 //! v_pack_b32_f16 on the low halves.
 //!
@@ -15,7 +15,7 @@
 use crate::gfx11::exec::operand::{Row, VSrc, row, vsrc};
 use crate::gfx11::exec::valu::{
     add32, f16s_to_f32, f32s_to_f16, fma16, fmax32, fmin32, frexp32, ldexp32, mul32, nan2_32,
-    rcp32, rsq32,
+    rcp32, rsq32, trunc32,
 };
 use crate::gfx11::inst::{Family, Inst, Mods};
 use crate::gfx11::opcodes::Op;
@@ -38,6 +38,8 @@ pub(crate) enum FltOp {
     Rsq,
     Sqrt,
     FrexpMant,
+    /// Round toward zero (`trunc32`: a NaN comes back quiet).
+    Trunc,
     /// The exponent as a 32-bit integer.
     FrexpExp,
     AddF16,
@@ -89,6 +91,7 @@ pub(crate) fn compile(i: &Inst) -> Option<Flt> {
         VRsqF32 => (FltOp::Rsq, 1),
         VSqrtF32 => (FltOp::Sqrt, 1),
         VFrexpMantF32 => (FltOp::FrexpMant, 1),
+        VTruncF32 => (FltOp::Trunc, 1),
         VFrexpExpI32F32 => (FltOp::FrexpExp, 1),
         VAddF16 => (FltOp::AddF16, 2),
         VSubF16 => (FltOp::SubF16, 2),
@@ -182,7 +185,8 @@ pub(crate) fn run(w: &mut Wave, f: &Flt, exec: u32) {
         | FltOp::Rcp
         | FltOp::Rsq
         | FltOp::Sqrt
-        | FltOp::FrexpMant => {
+        | FltOp::FrexpMant
+        | FltOp::Trunc => {
             let a = f32s(x, f, 0);
             let r = match f.op {
                 FltOp::Add => map2(&a, &f32s(y, f, 1), add32),
@@ -194,6 +198,7 @@ pub(crate) fn run(w: &mut Wave, f: &Flt, exec: u32) {
                 FltOp::Rcp => map1(&a, rcp32),
                 FltOp::Rsq => map1(&a, rsq32),
                 FltOp::Sqrt => map1(&a, f32::sqrt),
+                FltOp::Trunc => map1(&a, trunc32),
                 _ => map1(&a, |a| frexp32(a).0),
             };
             bytemuck::cast(r)

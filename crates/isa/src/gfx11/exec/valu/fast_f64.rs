@@ -127,6 +127,9 @@ pub(crate) fn compile(i: &Inst) -> Option<F64> {
     }
     let (op, n) = match i.op {
         VFmaF64 => (F64Op::Fma, 3),
+        // gfx90a+ (AMD CDNA3 ISA guide, V_FMAC_F64): D = S0 * S1 + D, the
+        // slow path's fma with the destination pair, unmodified, as `c`.
+        VFmacF64 => (F64Op::Fma, 2),
         VMulF64 => (F64Op::Mul, 2),
         VAddF64 => (F64Op::Add, 2),
         VMaxF64 => (F64Op::Max, 2),
@@ -156,11 +159,16 @@ pub(crate) fn compile(i: &Inst) -> Option<F64> {
             s64(i.src[k].src)?
         };
     }
+    let mut mods = (i.mods.abs & 7) | (i.mods.neg & 7) << 4;
+    if i.op == VFmacF64 {
+        src[2] = S64::Vgpr(dst);
+        mods &= 0x33;
+    }
     Some(F64 {
         op,
         dst,
         sdst: i.sdst,
-        mods: (i.mods.abs & 7) | (i.mods.neg & 7) << 4,
+        mods,
         src,
     })
 }

@@ -1,7 +1,8 @@
 //! More pre-resolved integer vector forms: the 64-bit integer
-//! compares (v_cmp[x]_*_u64/i64), v_lshrrev_b64 / v_ashrrev_i64 and
-//! v_mbcnt_lo/hi_u32_b32, each the slow path's computation (vcmp.rs vopc,
-//! valu/mod.rs) on resolved operands. 64-bit sources are VGPR or SGPR pairs, or
+//! compares (v_cmp[x]_*_u64/i64), v_lshrrev_b64 / v_ashrrev_i64,
+//! v_mbcnt_lo/hi_u32_b32 and gfx940's v_lshl_add_u64 and v_mov_b64, each
+//! the slow path's computation (vcmp.rs vopc, valu/mod.rs) on resolved
+//! operands. 64-bit sources are VGPR or SGPR pairs, or
 //! constants whose high dword is 0 (operand.rs `vsrc64`); anything else takes
 //! the slow path. They run in wave64 through fast/wave64.rs.
 
@@ -41,6 +42,8 @@ pub(crate) enum Vint {
         a: VSrc,
         b: VSrc,
     },
+    /// v_lshl_add_u64: dst pair = (a << (b & 7)) + c (a and c 64-bit sources).
+    LshlAdd64 { dst: u8, a: VSrc, b: VSrc, c: VSrc },
     /// dst = popcount(a & lanes below) + b.
     Mbcnt {
         below: Below,
@@ -57,6 +60,15 @@ pub(crate) fn compile(i: &Inst) -> Option<Vint> {
     let v = match i.family {
         Family::Vopc => compile_cmp64(i)?,
         Family::Vop3 if crate::gfx11::decode::is_vop3_compare(i) => compile_cmp64(i)?,
+        // v_mov_b64 (gfx940+, AMD CDNA3 ISA guide, V_MOV_B64: D.u64 =
+        // S0.u64) is the shift right by 0 of its source: the same 64-bit read
+        // (`vsrc64`, as the slow path's `u64`) and pair write.
+        Family::Vop1 | Family::Vop3 if i.op == Op::VMovB64 => Vint::Shr64 {
+            signed: false,
+            dst: u8::try_from(i.dst).ok().filter(|&d| d < 255)?,
+            a: VSrc::Imm(0),
+            b: vsrc64(i.src[0].src)?,
+        },
         Family::Vop3 => {
             let dst = u8::try_from(i.dst).ok()?;
             match i.op {
@@ -65,6 +77,14 @@ pub(crate) fn compile(i: &Inst) -> Option<Vint> {
                     dst: (dst < 255).then_some(dst)?,
                     a: vsrc(i.src[0].src)?,
                     b: vsrc64(i.src[1].src)?,
+                },
+                // gfx940+ (AMD CDNA3 ISA guide, V_LSHL_ADD_U64): D.u64 =
+                // (S0.u64 << S1[2:0]) + S2.u64.
+                Op::VLshlAddU64 => Vint::LshlAdd64 {
+                    dst: (dst < 255).then_some(dst)?,
+                    a: vsrc64(i.src[0].src)?,
+                    b: vsrc(i.src[1].src)?,
+                    c: vsrc64(i.src[2].src)?,
                 },
                 Op::VMbcntLoU32B32 | Op::VMbcntHiU32B32 => Vint::Mbcnt {
                     below: if i.op == Op::VMbcntLoU32B32 {
@@ -99,7 +119,8 @@ fn compile_cmp64(i: &Inst) -> Option<Vint> {
 /// Run a form on 32 lanes under `exec` (wave32, or one pass of wave64).
 #[inline(always)]
 pub(crate) fn run(w: &mut Wave, v: &Vint, exec: u32) {
-    let (mut b0, mut b1, mut b2, mut b3) = (
+    let (mut b0, mut b1, mut b2, mut b3, mut b4) = (
+        std::mem::MaybeUninit::uninit(),
         std::mem::MaybeUninit::uninit(),
         std::mem::MaybeUninit::uninit(),
         std::mem::MaybeUninit::uninit(),
@@ -152,6 +173,23 @@ pub(crate) fn run(w: &mut Wave, v: &Vint, exec: u32) {
                     } else {
                         y >> (x[l] & 63)
                     };
+                    lo[l] = r as u32;
+                    hi[l] = (r >> 32) as u32;
+                }
+            }
+            w.write_vgpr(dst as usize, &lo, exec);
+            w.write_vgpr(dst as usize + 1, &hi, exec);
+        }
+        Vint::LshlAdd64 { dst, a, b, c } => {
+            let (mut lo, mut hi) = ([0u32; LANES], [0u32; LANES]);
+            {
+                let (xl, xh) = row_pair(w, a, &mut b0, &mut b1);
+                let y = row(w, b, &mut b2);
+                let (zl, zh) = row_pair(w, c, &mut b3, &mut b4);
+                for l in 0..LANES {
+                    let x = xl[l] as u64 | (xh[l] as u64) << 32;
+                    let z = zl[l] as u64 | (zh[l] as u64) << 32;
+                    let r = (x << (y[l] & 7)).wrapping_add(z);
                     lo[l] = r as u32;
                     hi[l] = (r >> 32) as u32;
                 }

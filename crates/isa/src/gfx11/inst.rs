@@ -220,6 +220,10 @@ impl Inst {
     /// [`Inst::flags`] of s_getreg_b32: its hardware register id is GFX9's
     /// numbering (gfx9/exec_form.rs), not gfx11's.
     pub const GFX9_HWREG: u8 = 128;
+    /// [`Inst::flags`] of a GFX9 VALU op with a 16-bit result that writes
+    /// zeros to the destination's high half (gfx9/exec_form.rs); gfx11's
+    /// 16-bit ops keep it.
+    pub const ZERO_HI16: u8 = 128;
 
     /// [`Inst::acc`] bits: the destination, the sources, the memory data.
     pub const ACC_DST: u8 = 1;

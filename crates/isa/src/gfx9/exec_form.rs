@@ -169,6 +169,9 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
         i.dst = sreg(i.dst);
     }
     i.sdst = sreg8(i.sdst);
+    if zeroes_high_half(&i) {
+        i.flags |= Inst::ZERO_HI16;
+    }
     match i.family {
         Family::Smem => smem(&mut i)?,
         Family::Mubuf => mubuf(&mut i)?,
@@ -210,6 +213,59 @@ pub fn normalise(target: Target, mut i: Inst) -> Result<Inst, DecodeError> {
         _ => {}
     }
     Ok(i)
+}
+
+/// Does `i` write zeros to its destination's high half? GFX9's VOP1, VOP2
+/// and VOP3 16-bit ops below do (LLVM `GCNSubtarget::zeroesHigh16BitsOfDest`:
+/// true up to GFX9; gfx10+ keep the high half, as gfx11's semantics here
+/// do), and compiled code relies on it: clang-19 -O3 for gfx942 builds an
+/// LDS address from all 32 bits of a v_sub_u16 result. SDWA writes
+/// by its dst_sel and dst_unused; GFX9's op_sel ops (v_mad_u16, v_fma_f16,
+/// v_div_fixup_f16, the mix ops) and v_mac/madak/madmk_f16 keep the high
+/// half (the same LLVM function).
+fn zeroes_high_half(i: &Inst) -> bool {
+    use Op::*;
+    matches!(i.family, Family::Vop1 | Family::Vop2 | Family::Vop3)
+        && i.sdwa.is_none()
+        && i.mods.opsel == 0
+        && matches!(
+            i.op,
+            VCvtF16F32
+                | VCvtF16U16
+                | VCvtF16I16
+                | VRcpF16
+                | VRsqF16
+                | VSqrtF16
+                | VLogF16
+                | VExpF16
+                | VSinF16
+                | VCosF16
+                | VFloorF16
+                | VCeilF16
+                | VTruncF16
+                | VRndneF16
+                | VFractF16
+                | VFrexpMantF16
+                | VFrexpExpI16F16
+                | VLdexpF16
+                | VLshlrevB16
+                | VLshrrevB16
+                | VAshrrevI16
+                | VAddNcU16
+                | VSubNcU16
+                | VSubrevU16
+                | VMulLoU16
+                | VAddF16
+                | VSubF16
+                | VSubrevF16
+                | VMulF16
+                | VMaxF16
+                | VMinF16
+                | VMaxU16
+                | VMinU16
+                | VMaxI16
+                | VMinI16
+        )
 }
 
 /// A constant source of the packed 32-bit ops (v_pk_fma/mul/add_f32,

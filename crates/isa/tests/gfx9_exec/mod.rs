@@ -24,6 +24,7 @@ mod kernels {
 
 mod cache_bits;
 mod dpp_newbcast;
+mod hi16_zero;
 mod lds_dma;
 mod packed_constants;
 mod typed;

@@ -70,6 +70,10 @@ pub(crate) fn compile(i: &Inst) -> Option<Flt> {
     if i.dpp.is_some() || i.mods.omod != 0 || i.mods.clamp || i.mods.opsel != 0 {
         return None;
     }
+    // A GFX9 f16 op that zeroes the high half runs on the slow path (`put16`).
+    if i.flags & Inst::ZERO_HI16 != 0 {
+        return None;
+    }
     if i.mods.opsel_hi != Mods::default().opsel_hi {
         return None;
     }

@@ -257,11 +257,16 @@ impl V<'_, '_> {
         }
         self.put64(&o);
     }
-    /// 16-bit result into the low half (or high half with op_sel[3]); the other half is kept.
+    /// 16-bit result into the low half (or high half with op_sel[3]); the
+    /// other half is kept, or zeroed by a GFX9 op flagged [`Inst::ZERO_HI16`].
     #[inline(always)]
     fn put16(&mut self, r: &[u16; LANES]) {
         let hi = (self.i.mods.opsel >> 3) & 1 != 0;
-        let cur = self.w.vgpr[self.i.dst as usize];
+        let cur = if self.i.flags & Inst::ZERO_HI16 != 0 {
+            [0; LANES]
+        } else {
+            self.w.vgpr[self.i.dst as usize]
+        };
         let mut o = [0u32; LANES];
         for l in 0..LANES {
             o[l] = if hi {

@@ -20,7 +20,7 @@ use super::arena::Span;
 use super::encoder::{EncoderState, Recording};
 use super::hazard::{Access, NOT_BOUND};
 use super::lower::{self, Op, PacketRole, PatchWork, Work};
-use crate::binding::BindGroup;
+use crate::binding::{BindGroup, LOOKAHEAD};
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::{
@@ -382,8 +382,10 @@ impl<'e> ComputePass<'e> {
             self.state.groups[slot] = None;
             return;
         };
-        if let Some(previous) = self.state.rec.groups.last() {
-            previous.follow(bg);
+        // The recording's kept groups are those this pass set, in order.
+        let kept = &self.state.rec.groups;
+        if let Some(earlier) = kept.len().checked_sub(LOOKAHEAD).map(|i| &kept[i]) {
+            earlier.follow(bg);
         }
         bg.prefetch_successor();
         // The ids first: the check's error names the group by its label,

@@ -153,7 +153,7 @@ impl Buffer {
                 range: m.va_range(range),
                 write,
                 host_visible: m.placement.host_visible(),
-                object: m.va(),
+                object: self.inner.id.hazard_object(),
                 group: crate::command::hazard::NOT_BOUND,
                 binding: 0,
             },

@@ -317,7 +317,8 @@ impl DeviceShared {
                 range: memory.va_range(0..size4),
                 write: true,
                 host_visible: false,
-                object: memory.va(),
+                // The key every access to this buffer carries.
+                object: id.hazard_object(),
                 group: crate::command::hazard::NOT_BOUND,
                 binding: 0,
             };

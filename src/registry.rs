@@ -13,13 +13,22 @@ use std::ops::Range;
 
 use std::sync::Arc;
 
-use slotmap::{SlotMap, new_key_type};
+use slotmap::{Key, SlotMap, new_key_type};
 
 use crate::placement::BufferMemory;
 
 new_key_type! {
     /// A buffer's key in its device's registry.
     pub struct BufferId;
+}
+
+impl BufferId {
+    /// The hazard tracker's object key for this buffer's memory
+    /// (`hazard::buffer_object` of the registry slot index, which `as_ffi`
+    /// puts in its low 32 bits, the version above).
+    pub(crate) fn hazard_object(self) -> u64 {
+        crate::command::hazard::buffer_object(self.data().as_ffi() as u32)
+    }
 }
 
 /// Mapping modes.

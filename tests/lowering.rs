@@ -163,6 +163,59 @@ fn reads_of_the_same_buffer_overlap() {
     }
 }
 
+/// Past 64 accesses since the last barrier the tracker compares an access
+/// only with those of the same memory object: a copy (which names its
+/// buffers directly) and a dispatch (which reaches them through a bind
+/// group) must name one buffer as the same object, or these hazards go
+/// unseen.
+#[test]
+fn copies_and_bound_buffers_conflict_past_the_short_list() {
+    let c = ctx();
+    let k = Copy::new(&c);
+    let n = 64u32;
+    let w = storage_init(&c.device, &(0..n).map(|i| i * 5).collect::<Vec<_>>());
+    let x = storage(&c.device, n as u64 * 4);
+    let z = storage(&c.device, n as u64 * 4);
+    let srcs: Vec<Buffer> = (0..80)
+        .map(|i| storage_init(&c.device, &vec![i; n as usize]))
+        .collect();
+    let dsts: Vec<Buffer> = (0..80).map(|_| storage(&c.device, n as u64 * 4)).collect();
+    let mut enc = c.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&w, 0, &x, 0, n as u64 * 4);
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        for (s, d) in srcs[..40].iter().zip(&dsts[..40]) {
+            k.record(&c, &mut pass, s, d, n);
+        }
+        // Reads x, which the copy wrote: RAW, 80 accesses later.
+        k.record(&c, &mut pass, &x, &dsts[40], n);
+        for (s, d) in srcs[41..].iter().zip(&dsts[41..]) {
+            k.record(&c, &mut pass, s, d, n);
+        }
+    }
+    // Reads what the dispatch of srcs[41] wrote: RAW, 78 accesses later.
+    enc.copy_buffer_to_buffer(&dsts[41], 0, &z, 0, n as u64 * 4);
+    let cb = enc.finish();
+    let barriers: Vec<(usize, PacketRole)> = cb
+        .debug_packets()
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.barrier && p.role != PacketRole::Completion)
+        .map(|(i, p)| (i, p.role))
+        .collect();
+    assert_eq!(
+        barriers,
+        [(41, PacketRole::Dispatch), (81, PacketRole::Copy)],
+        "the two RAW hazards and nothing else"
+    );
+    c.queue.submit([cb]);
+    assert_eq!(
+        read_words(&c, &dsts[40]),
+        (0..n).map(|i| i * 5).collect::<Vec<_>>()
+    );
+    assert_eq!(read_words(&c, &z), vec![41; n as usize]);
+}
+
 #[test]
 fn disjoint_ranges_of_one_buffer_do_not_conflict() {
     let c = ctx();

@@ -13,8 +13,11 @@
 //! allocation, a staging block). Everything one submission touches is
 //! alive together, so the ranges of different objects never overlap and an
 //! access needs comparing only with those of its own object: past a short
-//! list, the tracker files accesses by object in a hash map, so a pass of
-//! dispatches over distinct buffers costs one lookup per access.
+//! list, the tracker files accesses by object. A buffer's object key is its
+//! registry slot (`buffer_object`), a dense index: those accesses go to a
+//! table indexed by it (a pass over buffers made one after another walks
+//! it in order, with no hashing). Other memory (staging blocks) is keyed by
+//! its address, filed in a hash map.
 //!
 //! Fence scopes follow ownership: a packet that reads memory the host wrote
 //! (fine-grained buffers: mapped uploads, the staging ring) acquires at
@@ -38,8 +41,10 @@ pub(crate) struct Access {
     pub write: bool,
     /// The memory is fine-grained and host visible.
     pub host_visible: bool,
-    /// The first address of the memory object `range` lies in: accesses to
-    /// different objects never conflict (see the module comment).
+    /// The memory object `range` lies in: a buffer's `buffer_object` key,
+    /// or the first address of other memory. Accesses to different objects
+    /// never conflict (see the module comment), so every access to one
+    /// buffer's memory must carry the same key.
     pub object: u64,
     /// The bind group slot a dispatch binds the range at (`group`,
     /// `binding`), so gfxsim's sanitizer findings can name it; `group` is
@@ -51,6 +56,22 @@ pub(crate) struct Access {
 
 /// `Access::group` of an access no bind group made.
 pub(crate) const NOT_BOUND: u8 = u8::MAX;
+
+/// The bit of an object key that makes it a buffer's dense key: device
+/// addresses (the other keys) are user-space addresses, below 2^63.
+const DENSE_OBJECT: u64 = 1 << 63;
+
+/// The object key of the buffer whose registry slot index is `slot`.
+/// Slots are unique among live buffers, and everything one submission
+/// touches is alive together, so the key names one buffer in a tracker.
+pub(crate) fn buffer_object(slot: u32) -> u64 {
+    DENSE_OBJECT | u64::from(slot)
+}
+
+/// The table index of a dense object key.
+fn dense_index(object: u64) -> Option<usize> {
+    (object & DENSE_OBJECT != 0).then_some((object & !DENSE_OBJECT) as usize)
+}
 
 impl Access {
     /// The (group, binding) the range is bound at, if a bind group made it.
@@ -78,12 +99,26 @@ const OBJECT_LIST_LIMIT: usize = 16;
 #[derive(Debug, Default)]
 pub(crate) struct HazardTracker {
     since_barrier: Vec<Access>,
-    /// The same accesses by object once there are more than LIST_LIMIT.
-    many: Option<HashMap<u64, ObjectAccesses, IdHash>>,
-    /// An emptied map of an earlier `many`, kept for its storage: a
-    /// tracker reused across submissions (`reset`) files accesses again
-    /// without growing a new map.
-    spare: Option<HashMap<u64, ObjectAccesses, IdHash>>,
+    /// Whether the accesses since the last barrier are filed by object
+    /// (there were more than LIST_LIMIT) instead of in `since_barrier`.
+    filed: bool,
+    /// Filed accesses to objects keyed by address. Kept emptied across
+    /// `reset`, so a tracker reused across submissions files accesses
+    /// again without growing a new map.
+    by_address: HashMap<u64, ObjectAccesses, IdHash>,
+    /// Filed accesses to buffers, by `buffer_object` slot: an entry counts
+    /// only when its stamp is `stamp` (so `reset` clears it in O(1)).
+    dense: Vec<DenseEntry>,
+    /// Bumped by every `reset` that ends a filed stretch (starts at 1, so
+    /// the default entry of a grown table is stale).
+    stamp: u64,
+}
+
+/// A slot of `HazardTracker::dense`.
+#[derive(Debug)]
+struct DenseEntry {
+    stamp: u64,
+    accesses: ObjectAccesses,
 }
 
 /// The accesses to one object since the last barrier: one (no allocation
@@ -188,19 +223,34 @@ impl RangeSet {
 impl HazardTracker {
     /// Record a packet's accesses; returns whether it needs the barrier bit.
     pub(crate) fn record(&mut self, accesses: &[Access]) -> bool {
-        let barrier = match &self.many {
-            Some(objects) => accesses
+        let barrier = if self.filed {
+            accesses.iter().any(|a| {
+                self.filed_for(a.object)
+                    .is_some_and(|seen| seen.conflicts(a))
+            })
+        } else {
+            accesses
                 .iter()
-                .any(|a| objects.get(&a.object).is_some_and(|seen| seen.conflicts(a))),
-            None => accesses
-                .iter()
-                .any(|a| self.since_barrier.iter().any(|p| a.conflicts(p))),
+                .any(|a| self.since_barrier.iter().any(|p| a.conflicts(p)))
         };
         if barrier {
             self.reset();
         }
         self.add(accesses);
         barrier
+    }
+
+    /// The filed accesses to `object` since the last barrier.
+    #[inline]
+    fn filed_for(&self, object: u64) -> Option<&ObjectAccesses> {
+        match dense_index(object) {
+            Some(i) => self
+                .dense
+                .get(i)
+                .filter(|e| e.stamp == self.stamp)
+                .map(|e| &e.accesses),
+            None => self.by_address.get(&object),
+        }
     }
 
     /// Record a packet that always gets the barrier bit (a timestamp:
@@ -214,34 +264,55 @@ impl HazardTracker {
     /// the storage.
     pub(crate) fn reset(&mut self) {
         self.since_barrier.clear();
-        if let Some(mut objects) = self.many.take() {
-            objects.clear();
-            self.spare = Some(objects);
+        if self.filed {
+            self.filed = false;
+            self.by_address.clear();
+            self.stamp += 1;
         }
     }
 
     fn add(&mut self, accesses: &[Access]) {
-        if let Some(objects) = &mut self.many {
-            accesses.iter().for_each(|a| file(objects, a));
+        if self.filed {
+            accesses.iter().for_each(|a| self.file(a));
             return;
         }
         self.since_barrier.extend(accesses.iter().cloned());
         if self.since_barrier.len() > LIST_LIMIT {
-            let mut objects = self.spare.take().unwrap_or_default();
-            self.since_barrier
-                .drain(..)
-                .for_each(|a| file(&mut objects, &a));
-            self.many = Some(objects);
+            self.filed = true;
+            if self.stamp == 0 {
+                self.stamp = 1;
+            }
+            let list = std::mem::take(&mut self.since_barrier);
+            list.iter().for_each(|a| self.file(a));
+            self.since_barrier = list;
+            self.since_barrier.clear();
         }
     }
-}
 
-/// Add `a` to its object's accesses.
-fn file(objects: &mut HashMap<u64, ObjectAccesses, IdHash>, a: &Access) {
-    objects
-        .entry(a.object)
-        .and_modify(|seen| seen.insert(a))
-        .or_insert_with(|| ObjectAccesses::One(a.clone()));
+    /// Add `a` to its object's filed accesses.
+    fn file(&mut self, a: &Access) {
+        let Some(i) = dense_index(a.object) else {
+            self.by_address
+                .entry(a.object)
+                .and_modify(|seen| seen.insert(a))
+                .or_insert_with(|| ObjectAccesses::One(a.clone()));
+            return;
+        };
+        if i >= self.dense.len() {
+            self.dense.resize_with(i + 1, || DenseEntry {
+                stamp: 0,
+                accesses: ObjectAccesses::List(Vec::new()),
+            });
+        }
+        let e = &mut self.dense[i];
+        if e.stamp == self.stamp {
+            e.accesses.insert(a);
+        } else {
+            // A stale entry: this stretch's first access to the object.
+            e.stamp = self.stamp;
+            e.accesses = ObjectAccesses::One(a.clone());
+        }
+    }
 }
 
 /// The acquire and release scopes of a packet with `accesses`.
@@ -301,7 +372,8 @@ mod tests {
 
     /// The same answers as comparing with every access since the last
     /// barrier, for random packets over objects of random sizes, past the
-    /// switch to filing by object and, for busy objects, to interval sets.
+    /// switch to filing by object (buffers' dense keys and addresses both)
+    /// and, for busy objects, to interval sets.
     #[test]
     fn many_accesses_give_the_same_barriers_as_the_plain_scan() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -311,16 +383,27 @@ mod tests {
             seed ^= seed << 17;
             seed % n
         };
-        // 24 disjoint objects 4 MiB apart: a few busy ones, many quiet.
-        let objects: Vec<(u64, u64)> = (0..24u64).map(|k| (k << 22, 1 + next(1 << 22))).collect();
+        // 24 disjoint objects 4 MiB apart: a few busy ones, many quiet;
+        // the even ones are buffers (a dense key), the odd ones staging
+        // memory (keyed by address).
+        let objects: Vec<(u64, u64, u64)> = (0..24u64)
+            .map(|k| {
+                let key = if k % 2 == 0 {
+                    buffer_object(k as u32 * 7)
+                } else {
+                    k << 22
+                };
+                (key, k << 22, 1 + next(1 << 22))
+            })
+            .collect();
         let mut tracker = HazardTracker::default();
         let mut reference: Vec<Access> = Vec::new();
-        let (mut barriers, mut filed, mut in_sets) = (0, 0, 0);
+        let (mut barriers, mut filed, mut in_sets, mut dense) = (0, 0, 0, 0);
         for _ in 0..8000 {
             let packet: Vec<Access> = (0..1 + next(3))
                 .map(|_| {
                     let busy = next(2) == 0;
-                    let (base, size) = objects[next(if busy { 3 } else { 24 }) as usize];
+                    let (key, base, size) = objects[next(if busy { 3 } else { 24 }) as usize];
                     let start = base + next(size);
                     // Mostly short ranges (independent packets), some long
                     // and some empty, all inside the object.
@@ -334,7 +417,7 @@ mod tests {
                     // pile up between barriers.
                     let write = next(if busy { 40 } else { 3 }) == 0;
                     Access {
-                        object: base,
+                        object: key,
                         group: NOT_BOUND,
                         binding: 0,
                         ..a(start, end, write)
@@ -350,9 +433,15 @@ mod tests {
             }
             reference.extend(packet.iter().cloned());
             assert_eq!(tracker.record(&packet), expect, "after {barriers} barriers");
-            if let Some(many) = &tracker.many {
+            if tracker.filed {
                 filed += 1;
-                in_sets += usize::from(many.values().any(|o| matches!(o, ObjectAccesses::Sets(_))));
+                let current = tracker.dense.iter().filter(|e| e.stamp == tracker.stamp);
+                dense += usize::from(current.clone().count() > 0);
+                let mut all = tracker
+                    .by_address
+                    .values()
+                    .chain(current.map(|e| &e.accesses));
+                in_sets += usize::from(all.any(|o| matches!(o, ObjectAccesses::Sets(_))));
             }
         }
         assert!(
@@ -360,6 +449,7 @@ mod tests {
             "the random packets conflict sometimes: {barriers}"
         );
         assert!(filed > 1000, "the objects' files answered often: {filed}");
+        assert!(dense > 1000, "the dense table answered often: {dense}");
         assert!(
             in_sets > 100,
             "a busy object's interval sets answered: {in_sets}"

@@ -20,7 +20,7 @@ use super::arena::Span;
 use super::encoder::{EncoderState, Recording};
 use super::hazard::{Access, NOT_BOUND};
 use super::lower::{self, Op, PacketRole, PatchWork, Work};
-use crate::binding::BindGroup;
+use crate::binding::{BindGroup, LOOKAHEAD};
 use crate::buffer::Buffer;
 use crate::device::DeviceShared;
 use crate::error::{
@@ -356,6 +356,9 @@ impl<'e> ComputePass<'e> {
         Option<&'a BindGroup>: From<BG>,
     {
         let bg: Option<&BindGroup> = bind_group.into();
+        if let Some(bg) = bg {
+            bg.prefetch();
+        }
         let limits = &self.device.limits;
         if index >= limits.max_bind_groups {
             return self.fail(PassError::BindGroupIndex {
@@ -379,6 +382,12 @@ impl<'e> ComputePass<'e> {
             self.state.groups[slot] = None;
             return;
         };
+        // The recording's kept groups are those this pass set, in order.
+        let kept = &self.state.rec.groups;
+        if let Some(earlier) = kept.len().checked_sub(LOOKAHEAD).map(|i| &kept[i]) {
+            earlier.follow(bg);
+        }
+        bg.prefetch_successor();
         // The ids first: the check's error names the group by its label,
         // which a matching id needs no read of.
         if bg.inner.device != self.device.id
@@ -421,13 +430,13 @@ impl<'e> ComputePass<'e> {
                     alignment: align,
                 });
             }
-            if e.offset + off as u64 + e.size > cold.buffer.size {
+            if cold.offset + off as u64 + e.size > cold.buffer.size {
                 return self.fail(PassError::DynamicOffsetOverrun {
                     index,
                     binding: e.binding,
                     offset: off,
-                    start: e.offset + off as u64,
-                    end: e.offset + off as u64 + e.size,
+                    start: cold.offset + off as u64,
+                    end: cold.offset + off as u64 + e.size,
                     buffer: cold.buffer.clone(),
                 });
             }
@@ -528,11 +537,9 @@ impl<'e> ComputePass<'e> {
     fn dispatch(&mut self, grid: Grid) -> Result<(), DispatchError> {
         // Lent out of the state for the dispatch (no reference count
         // traffic per dispatch); nothing below sets the pipeline.
-        let pipeline = self
-            .state
-            .pipeline
-            .take()
-            .ok_or(DispatchError::NoPipeline)?;
+        let Some(pipeline) = self.state.pipeline.take() else {
+            return Err(DispatchError::NoPipeline);
+        };
         let r = self.dispatch_with(&pipeline, grid);
         self.state.pipeline = Some(pipeline);
         r
@@ -714,7 +721,7 @@ impl<'e> ComputePass<'e> {
                 })?;
             let e = &bg.inner.entries()[index];
             let dynamic = e.dynamic_index().and_then(|i| offsets.get(usize::from(i)));
-            let offset = e.offset + dynamic.map_or(0, |&o| u64::from(o));
+            let dynamic = dynamic.map_or(0, |&o| u64::from(o));
             if e.size < b.min_binding_size {
                 return Err(DispatchError::BindingTooSmall {
                     group: b.group,
@@ -730,10 +737,11 @@ impl<'e> ComputePass<'e> {
                 });
             }
             if e.is_texture()
-                && let Some(image) = &bg.inner.cold[index].texture
+                && let cold = &bg.inner.cold[index]
+                && let Some(image) = &cold.texture
             {
                 let mut image = *image;
-                image.base_address += e.va;
+                image.base_address += cold.va;
                 let words = image
                     .encode()
                     .map_err(|source| DispatchError::TextureDescriptor {
@@ -747,7 +755,7 @@ impl<'e> ComputePass<'e> {
                 }
                 builder.set(b.arg_index, &bytes)?;
             } else {
-                builder.set(b.arg_index, &(e.va + offset).to_le_bytes())?;
+                builder.set(b.arg_index, &(e.addr + dynamic).to_le_bytes())?;
             }
             if let Some((idx, size)) = b.size_arg {
                 if size == 8 {
@@ -759,7 +767,7 @@ impl<'e> ComputePass<'e> {
             }
             let ty = if b.exact { b.ty } else { e.ty };
             let write = ty == (BufferBindingType::Storage { read_only: false });
-            let mut access = e.access(offset..offset + e.size, write);
+            let mut access = e.access(dynamic, write);
             access.group = u8::try_from(b.group).unwrap_or(NOT_BOUND);
             access.binding = b.binding;
             accesses.push(access);

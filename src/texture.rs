@@ -9,13 +9,19 @@
 //! binding a view accesses the byte range of the view's layers, and copies
 //! are copies between buffer ranges.
 //!
-//! Mip levels: each level is its own linear image (`max(1, size >> level)`
-//! per dimension, the layers of a 2D texture unchanged) at its own offset
-//! in the buffer, levels one after the other, each 256-byte aligned like a
-//! T#'s base address. The hardware's layout of a mip chain behind one
-//! descriptor is not modelled, so a view's descriptor describes its base
-//! level alone: views of one level bind, a sampled view of several levels
-//! is refused when bound (`TextureBindingError::SampledMipLevels`).
+//! Mip levels: a 2D texture of one layer with several levels is one
+//! linear mip chain as the hardware places it behind one
+//! descriptor (smallest level first, each level's rows at its own 256-byte
+//! pitch; `aqueduct_isa::gfx11::image_desc` sources the placement), so a
+//! view's T# names the chain (MAX_MIP) and the view's levels (BASE_LEVEL,
+//! LAST_LEVEL) and a sampled view of several levels samples across them.
+//! Arrays, cubes and 3D textures keep each level as its own linear image
+//! (`max(1, size >> level)` per dimension, the layers of a 2D texture
+//! unchanged) at its own 256-byte-aligned offset, levels one after the
+//! other: in a chain a level's layers are a whole chain apart, which the
+//! clear path's per-level byte ranges do not describe. Their views describe
+//! their base level alone, and a sampled view of several of their levels is
+//! refused when bound (`TextureBindingError::SampledMipLevels`).
 //!
 //! A view fixes format, dimension, level and layer range; its image
 //! descriptor (T#) is built when the view is created, with the base address
@@ -140,9 +146,13 @@ pub(crate) fn image_format(format: TextureFormat) -> Option<ImageFormat> {
 /// Where one mip level's texels lie in its texture's buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TextureLayout {
-    /// The whole level as one image, its base address the level's offset
-    /// in the buffer: 1D, 2D-array (2D is an array of one layer) or 3D.
+    /// The image holding the level, its base address relative to the
+    /// buffer: 1D, 2D-array (2D is an array of one layer) or 3D. Either the
+    /// level alone, or the texture's whole mip chain with BASE_LEVEL and
+    /// LAST_LEVEL this level.
     pub image: ImageDescriptor,
+    /// The level within `image` (0 unless it is a chain).
+    pub level: u32,
     /// Bytes per texel.
     pub texel_bytes: u32,
     /// Bytes from one row to the next.
@@ -165,6 +175,7 @@ impl TextureLayout {
         let row_bytes = u64::from(image.row_pitch) * u64::from(texel_bytes);
         TextureLayout {
             image,
+            level: 0,
             texel_bytes,
             row_bytes,
             slice_bytes: row_bytes * u64::from(height),
@@ -172,21 +183,45 @@ impl TextureLayout {
         }
     }
 
+    /// Level `level` of `chain`, a one-slice mip chain at buffer offset 0:
+    /// the level's bytes are contiguous, `level_bytes` of them.
+    fn in_chain(chain: ImageDescriptor, level: u32) -> Self {
+        let image = chain.with_levels(chain.max_mip + 1, level, level);
+        let texel_bytes = image.format.bytes_per_texel();
+        let size = image.level_bytes(level);
+        TextureLayout {
+            image,
+            level,
+            texel_bytes,
+            row_bytes: u64::from(image.level_pitch(level)) * u64::from(texel_bytes),
+            slice_bytes: size,
+            size,
+        }
+    }
+
     /// Byte offset of texel (x, y, z or layer) in the texture's buffer.
     pub fn offset(&self, x: u32, y: u32, z: u32) -> u64 {
         self.image.base_address
-            + aqueduct_isa::gfx11::image_desc::linear_texel_offset(&self.image, x, y, z, 0)
+            + aqueduct_isa::gfx11::image_desc::linear_texel_offset(&self.image, x, y, z, self.level)
     }
 
     /// The bytes of the texture's buffer the level occupies.
     pub fn range(&self) -> Range<u64> {
-        self.image.base_address..self.image.base_address + self.size
+        let start = self.offset(0, 0, 0);
+        start..start + self.size
     }
 
     /// The level's width in texels.
     pub fn width(&self) -> u32 {
-        self.image.width
+        self.image.level_extent(self.level)[0]
     }
+}
+
+/// Whether a texture keeps its levels as one mip chain: several levels
+/// of a single-layer 2D texture (module comment; 1D textures have one
+/// level).
+fn is_chain(dimension: TextureDimension, size: Extent3d, levels: u32) -> bool {
+    levels > 1 && dimension == TextureDimension::D2 && size.depth_or_array_layers == 1
 }
 
 /// The layouts of `levels` mip levels of a texture of `size`, one after
@@ -199,6 +234,15 @@ fn level_layouts(
     size: Extent3d,
     levels: u32,
 ) -> (Vec<TextureLayout>, u64) {
+    if is_chain(dimension, size, levels) {
+        let chain = TextureLayout::new(format, dimension, size, 0)
+            .image
+            .with_levels(levels, 0, levels - 1);
+        let layouts = (0..levels)
+            .map(|level| TextureLayout::in_chain(chain, level))
+            .collect();
+        return (layouts, linear_size(&chain));
+    }
     let mut base = 0;
     let layouts = (0..levels)
         .map(|level| {
@@ -614,15 +658,22 @@ impl Texture {
                 height: t.size.height,
             });
         }
-        // The view's descriptor describes its base level alone (the
-        // module comment says why).
+        // A chain's view names its levels; other views describe their base
+        // level alone (the module comment says why).
         let layout = &layouts[desc.base_mip_level as usize];
         let base = desc.base_array_layer;
         let whole = &layout.image;
         let mut image = *whole;
         image.format = view_image_format;
         image.dst_sel = view_image_format.dst_sel();
-        let range;
+        let chain = whole.max_mip > 0;
+        if chain {
+            image.last_level = desc.base_mip_level + mip_count - 1;
+        }
+        // The chain's levels the view sees lie together, smallest first.
+        let last = &layouts[(desc.base_mip_level + mip_count - 1) as usize];
+        let chain_range = last.range().start..layout.range().end;
+        let mut range;
         match dimension {
             TextureViewDimension::D1 => {
                 image.dim = ImageDim::D1;
@@ -656,6 +707,9 @@ impl Texture {
             _ => {
                 range = layout.range();
             }
+        }
+        if chain {
+            range = chain_range;
         }
         image.encode().map_err(TextureViewError::Descriptor)?;
         Ok(ViewShape {

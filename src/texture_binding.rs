@@ -233,10 +233,11 @@ pub(crate) fn bind_view(
                     format: shape.format,
                 });
             }
-            // Each level is a linear image of its own and a T# describes
-            // one (src/texture.rs): a sampled view binds one level.
+            // A mip chain's view names its levels; other textures keep
+            // each level as an image of its own, which a T# describes alone
+            // (src/texture.rs).
             let count = shape.mip_levels.len() as u32;
-            if count != 1 {
+            if shape.image.is_some_and(|image| image.levels() != count) {
                 return Err(TextureBindingError::SampledMipLevels { count });
             }
             (TextureUsages::TEXTURE_BINDING, view_dimension, false)

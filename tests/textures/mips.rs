@@ -1,5 +1,8 @@
-//! Textures with several mip levels: each level is a linear image of its
-//! own, bound through single-level views. A compute mipmap generation (a
+//! Textures with several mip levels: 1D and single-layer 2D textures are
+//! one mip chain sampled across its levels (fractional LODs under nearest
+//! and linear mipmap filters against a host model); the levels of arrays,
+//! cubes and 3D textures are linear images of their own, bound through
+//! single-level views. A compute mipmap generation (a
 //! 2x2 box filter from level N to N+1 of a 64x64 r32float texture of 7
 //! levels, all passes in one submission) checked level by level against
 //! the host's filter, each level's view answering `textureDimensions` and
@@ -655,8 +658,9 @@ fn mip_level_errors() {
         },
     );
 
-    // A sampled view of several levels binds nowhere; its single-level
-    // views do.
+    // A sampled view of several levels of a layered texture binds
+    // nowhere, its single-level views do; a single-layer chain's does.
+    let layered = expect_valid(&c.device, || mip_texture(&c, d2, f, [64, 64, 2], 7));
     let layout = expect_valid(&c.device, || {
         c.device
             .create_bind_group_layout(&BindGroupLayoutDescriptor {
@@ -681,7 +685,11 @@ fn mip_level_errors() {
             }],
         })
     };
-    let all = t.create_view(&Default::default());
+    let all = layered.create_view(&TextureViewDescriptor {
+        dimension: Some(TextureViewDimension::D2),
+        array_layer_count: Some(1),
+        ..Default::default()
+    });
     assert_eq!(all.mip_levels(), 0..7);
     expect_validation(
         &c.device,
@@ -693,9 +701,12 @@ fn mip_level_errors() {
         },
         || bind(&all),
     );
-    let two = t.create_view(&TextureViewDescriptor {
+    let two = layered.create_view(&TextureViewDescriptor {
         base_mip_level: 3,
         mip_level_count: Some(2),
+        dimension: Some(TextureViewDimension::D2),
+        base_array_layer: 1,
+        array_layer_count: Some(1),
         ..Default::default()
     });
     expect_validation(
@@ -708,7 +719,10 @@ fn mip_level_errors() {
         },
         || bind(&two),
     );
-    expect_valid(&c.device, || bind(&level_view(&c, &t, 6, None)));
+    expect_valid(&c.device, || {
+        bind(&level_view(&c, &layered, 6, Some(TextureViewDimension::D2)))
+    });
+    expect_valid(&c.device, || bind(&t.create_view(&Default::default())));
 }
 
 /// `clear_texture` zeroes the levels and layers of its range and nothing
@@ -760,5 +774,219 @@ fn clear_texture_clears_the_levels_of_its_range() {
             model.get(level, [0, 0, 0], s),
             "level {level}"
         );
+    }
+}
+
+/// Level `l` of the chain sampled below: distinct in every level.
+fn chain_texel(l: u32, x: u32, y: u32) -> [f32; 4] {
+    [(100 * l + x + 4 * y) as f32, l as f32, x as f32, y as f32]
+}
+
+const CHAIN: &str = "@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var s: sampler;
+@group(0) @binding(2) var<storage, read> q: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> out: array<vec4<f32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let n = arrayLength(&q);
+    if (id.x < n) {
+        out[id.x] = textureSampleLevel(t, s, q[id.x].xy, q[id.x].z);
+    }
+    if (id.x == n) {
+        let d = textureDimensions(t, 1);
+        out[n] = vec4<f32>(f32(textureNumLevels(t)), f32(d.x), f32(d.y), 0.0);
+        out[n + 1u] = textureLoad(t, vec2<u32>(1u, 0u), 1);
+    }
+}";
+
+/// `textureSampleLevel` across the levels of a 2D mip chain with fractional
+/// LODs under nearest and linear mipmap filters (bilinear within a level,
+/// clamp to edge), through a view of all four levels and one of levels
+/// 1..=2, against the host's level selection (Vulkan "Texel Filtering":
+/// `d' = base + clamp(lod, 0, levels - 1)`, nearest level
+/// `ceil(d' + 0.5) - 1`, linear blend of `floor(d')` and the next by the
+/// fraction, quantised to 8 bits like gfxsim's texel weights); and
+/// `textureNumLevels`, `textureDimensions(t, 1)` and `textureLoad` at
+/// level 1 through each view.
+#[test]
+fn sampling_across_mip_levels_matches_the_host() {
+    if !llvm_installed("sampling_across_mip_levels_matches_the_host") {
+        return;
+    }
+    use super::sampling::{run_inputs, taps, wrap};
+    let c = ctx();
+    const LEVELS: u32 = 4;
+    let size = [8, 4, 1];
+    let t = expect_valid(&c.device, || {
+        mip_texture(
+            &c,
+            TextureDimension::D2,
+            TextureFormat::Rgba32Float,
+            size,
+            LEVELS,
+        )
+    });
+    for level in 0..LEVELS {
+        let s = level_size(size, level);
+        let data: Vec<f32> = (0..s[1])
+            .flat_map(|y| (0..s[0]).flat_map(move |x| chain_texel(level, x, y)))
+            .collect();
+        c.queue.write_texture(
+            at_level(&t, level, [0, 0, 0]),
+            bytemuck::cast_slice(&data),
+            TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(s[0] * 16),
+                rows_per_image: None,
+            },
+            extent(s),
+        );
+    }
+    // Coordinates on 1/32 and 1/16 steps keep every level's bilinear
+    // weights exact; LODs with fractions on and off the 8-bit grid.
+    let lods = [-1.0f32, 0.0, 0.25, 0.5, 0.75, 1.0, 1.3, 1.5, 2.6, 3.0, 5.0];
+    let queries: Vec<[f32; 4]> = lods
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &lod)| {
+            (0..4u32).map(move |k| {
+                let u = ((7 * i as u32 + 5 * k) % 32) as f32 / 32.0;
+                let v = ((3 * i as u32 + 7 * k) % 16) as f32 / 16.0;
+                [u, v, lod, 0.0]
+            })
+        })
+        .collect();
+    let p = wgsl_pipeline(&c, CHAIN);
+    let all = expect_valid(&c.device, || t.create_view(&Default::default()));
+    let middle = expect_valid(&c.device, || {
+        t.create_view(&TextureViewDescriptor {
+            base_mip_level: 1,
+            mip_level_count: Some(2),
+            ..Default::default()
+        })
+    });
+    // One level's bilinear sample at (u, v), clamped to edge.
+    let bilinear = |level: u32, [u, v]: [f32; 2]| -> [f64; 4] {
+        let s = level_size(size, level);
+        let mut acc = [0f64; 4];
+        for (j, wy) in taps(f64::from(v) * f64::from(s[1]), FilterMode::Linear) {
+            for (i, wx) in taps(f64::from(u) * f64::from(s[0]), FilterMode::Linear) {
+                let x = wrap(AddressMode::ClampToEdge, i, s[0]).unwrap();
+                let y = wrap(AddressMode::ClampToEdge, j, s[1]).unwrap();
+                for (a, t) in acc.iter_mut().zip(chain_texel(level, x, y)) {
+                    *a += wx * wy * f64::from(t);
+                }
+            }
+        }
+        acc
+    };
+    for mipmap in [MipmapFilterMode::Nearest, MipmapFilterMode::Linear] {
+        let s = expect_valid(&c.device, || {
+            c.device.create_sampler(&SamplerDescriptor {
+                mag_filter: FilterMode::Linear,
+                min_filter: FilterMode::Linear,
+                mipmap_filter: mipmap,
+                ..Default::default()
+            })
+        });
+        for (view, base, count) in [(&all, 0u32, LEVELS), (&middle, 1, 2)] {
+            let got = run_inputs(
+                &c,
+                &p,
+                view,
+                &s,
+                bytemuck::cast_slice(&queries),
+                queries.len() + 2,
+            );
+            for (q, g) in queries.iter().zip(&got) {
+                let lod = q[2].max(0.0);
+                let d = f64::from(base) + f64::from(lod.min((count - 1) as f32));
+                let last = base + count - 1;
+                let levels: Vec<(u32, f64)> = match mipmap {
+                    _ if q[2] <= 0.0 => vec![(base, 1.0)],
+                    MipmapFilterMode::Nearest => {
+                        vec![((((d + 0.5).ceil() - 1.0) as u32).clamp(base, last), 1.0)]
+                    }
+                    MipmapFilterMode::Linear => {
+                        let hi = d.floor();
+                        let f = ((d - hi) * 256.0).floor() / 256.0;
+                        let hi = hi as u32;
+                        vec![(hi, 1.0 - f), ((hi + 1).min(last), f)]
+                    }
+                };
+                let mut want = [0f64; 4];
+                for (level, weight) in levels {
+                    for (w, b) in want.iter_mut().zip(bilinear(level, [q[0], q[1]])) {
+                        *w += weight * b;
+                    }
+                }
+                for (w, g) in want.iter().zip(g) {
+                    assert!(
+                        (*w as f32 - g).abs() <= 1e-4,
+                        "{mipmap:?} view from {base}: query {q:?} wants {want:?}, got {g:?}"
+                    );
+                }
+            }
+            let n = queries.len();
+            let s1 = level_size(size, base + 1);
+            assert_eq!(
+                got[n],
+                [count as f32, s1[0] as f32, s1[1] as f32, 0.0],
+                "levels and level 1's size through the view from {base}"
+            );
+            assert_eq!(
+                got[n + 1],
+                chain_texel(base + 1, 1, 0),
+                "textureLoad at level 1"
+            );
+        }
+    }
+}
+
+/// 2D mip chains with odd and even sides keep every level through
+/// writes, a clear of one level and reads: levels are disjoint byte ranges
+/// of the chain.
+#[test]
+fn chain_levels_copy_and_clear_independently() {
+    let c = ctx();
+    for size in [[7, 5, 1], [64, 3, 1]] {
+        let dim = TextureDimension::D2;
+        let t = expect_valid(&c.device, || {
+            mip_texture(&c, dim, TextureFormat::Rgba8Unorm, size, 3)
+        });
+        let sizes: Vec<[u32; 3]> = (0..3).map(|l| level_size(size, l)).collect();
+        let mut want = Vec::new();
+        for (level, s) in sizes.iter().enumerate() {
+            let data = pattern((s[0] * s[1] * 4) as usize, 20 + level as u32);
+            c.queue.write_texture(
+                at_level(&t, level as u32, [0, 0, 0]),
+                &data,
+                TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(s[0] * 4),
+                    rows_per_image: None,
+                },
+                extent(*s),
+            );
+            want.push(data);
+        }
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        enc.clear_texture(
+            &t,
+            &wgt::ImageSubresourceRange {
+                base_mip_level: 1,
+                mip_level_count: Some(1),
+                ..Default::default()
+            },
+        );
+        expect_valid(&c.device, || c.queue.submit([enc.finish()]));
+        want[1].fill(0);
+        for (level, s) in sizes.iter().enumerate() {
+            assert_eq!(
+                read_level(&c, &t, level as u32, *s, 4),
+                want[level],
+                "{size:?} level {level}"
+            );
+        }
     }
 }

@@ -24,19 +24,37 @@
 //!   21) and the metadata address. gfxsim reads only COMPRESSION_ENABLE
 //!   there (compressed images are refused).
 //!
-//! Layout (Mesa/ROCr addrlib `gfx10addrlib.cpp`,
-//! `Gfx10Lib::HwlComputeSurfaceInfoLinear`, which gfx11 shares for linear
-//! surfaces): rows are `row_pitch` texels apart, the pitch being the width
-//! aligned to 256 bytes (`256 / elementBytes` texels) unless a 1D or 2D
-//! descriptor names its own pitch (a multiple of 256 bytes, Mesa
-//! `ac_descriptors.c` asserts so for gfx10.3+); slices (3D depth, or array
-//! layers) are `row_pitch * height` texels apart. Only one mip level is
-//! modelled: addrlib places a linear mip chain's levels smallest first
-//! within each slice, and the descriptor leaves the hardware to derive
-//! every level's offset from MAX_MIP. With no public statement that the
-//! texture unit follows exactly that order for linear images, a descriptor
-//! with MAX_MIP, BASE_LEVEL or LAST_LEVEL other than 0 is refused
-//! ([`ImageDescriptorError::MipChain`]).
+//! Layout (Mesa/ROCr addrlib `gfx11addrlib.cpp`,
+//! `Gfx11Lib::HwlComputeSurfaceInfoLinear`, the same as gfx10's): rows are
+//! `row_pitch` texels apart, the pitch being the width aligned to 256 bytes
+//! (`256 / elementBytes` texels) unless a 1D or 2D single-level descriptor
+//! names its own pitch (a multiple of 256 bytes, Mesa `ac_descriptors.c`
+//! asserts so for gfx10.3+). A mip chain (MAX_MIP > 0) is stored within
+//! each slice smallest level first: level `MAX_MIP` at the slice's start,
+//! then each larger level up to level 0, each level's rows at its own
+//! 256-byte-aligned pitch. A level's layout extent is the level-0 extent
+//! halved per level rounding up, never below one (`Gfx11Lib::GetMipSize`,
+//! `ShiftCeil`), so an odd side's level is padded rather than cut; the
+//! texels a level holds are Vulkan's `max(1, extent >> level)`. Slices (3D
+//! depth, or array layers) are one whole chain apart: addrlib gives every
+//! level of a linear 3D image all the depth slices (`mipDepth` is
+//! `numSlices`), and radeonsi addresses a linear texture as "an array of
+//! slices, each an array of mip levels" (`si_texture.c`,
+//! `si_texture_get_offset`, `surf_slice_size` and `u.gfx9.offset[level]`).
+//!
+//! That the texture unit follows this placement from one descriptor is what
+//! Mesa relies on: for gfx9+ the T# base address is the chain's start
+//! whatever the view's first level (`ac_set_mutable_tex_desc_fields` adds
+//! no level offset), MAX_MIP holds the resource's level count - 1 and
+//! BASE_LEVEL / LAST_LEVEL the view's first and last level
+//! (`ac_build_gfx10_texture_descriptor`), while the CPU writes a linear
+//! texture's levels at addrlib's offsets (`si_texture_get_offset`; radv's
+//! `GetImageSubresourceLayout` reports them for linear images). A custom
+//! pitch exists only for single-level surfaces (addrlib applies
+//! `ApplyCustomizedPitchHeight` only when `numMipLevels` is 1, and Mesa sets
+//! PITCH only with `uses_custom_pitch`), so a chain with a nonzero PITCH
+//! field is refused ([`ImageDescriptorError::ChainPitch`]), as is a level
+//! range outside the chain ([`ImageDescriptorError::LevelRange`]).
 
 use thiserror::Error;
 
@@ -46,6 +64,8 @@ pub const MAX_EXTENT: u32 = 1 << 14;
 pub const MAX_DEPTH: u32 = 1 << 13;
 /// The linear row alignment in bytes (addrlib's `256 / elementBytes` texels).
 pub const ROW_ALIGN_BYTES: u32 = 256;
+/// Largest MAX_MIP, BASE_LEVEL and LAST_LEVEL (4-bit fields).
+pub const MAX_MIP: u32 = 15;
 
 /// The T# TYPE field (dword 3 bits 31:28; Mesa `sid.h` `V_008F1C_SQ_RSRC_IMG_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -414,14 +434,16 @@ pub enum ImageDescriptorError {
     #[error("image descriptor DST_SEL component {component} holds reserved value {value}")]
     ReservedDstSel { component: usize, value: u32 },
     #[error(
-        "image mip chains are not modelled for linear images (MAX_MIP {max_mip}, \
-         BASE_LEVEL {base_level}, LAST_LEVEL {last_level}; only one level is supported)"
+        "image levels BASE_LEVEL {base_level}..=LAST_LEVEL {last_level} are not within the \
+         chain's MAX_MIP {max_mip} (at most {MAX_MIP})"
     )]
-    MipChain {
+    LevelRange {
         max_mip: u32,
         base_level: u32,
         last_level: u32,
     },
+    #[error("image mip chain (MAX_MIP {max_mip}) names a custom row pitch {row_pitch}")]
+    ChainPitch { max_mip: u32, row_pitch: u32 },
     #[error("image descriptor enables compression (dword 6 bit 21), which is not modelled")]
     Compressed,
     #[error("image descriptor dword {word} has reserved bits {bits:#010x} set")]
@@ -472,7 +494,7 @@ impl std::fmt::Display for ExtentKind {
     }
 }
 
-/// A gfx11 image resource descriptor, linear layout, one mip level.
+/// A gfx11 image resource descriptor of a linear image and its mip chain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ImageDescriptor {
     /// Byte address of texel (0, 0, layer 0), 256-byte aligned, below 2^48
@@ -482,20 +504,26 @@ pub struct ImageDescriptor {
     pub format: ImageFormat,
     /// TYPE.
     pub dim: ImageDim,
-    /// Texels per row (WIDTH_LO/WIDTH_HI hold width - 1).
+    /// Level 0's texels per row (WIDTH_LO/WIDTH_HI hold width - 1).
     pub width: u32,
-    /// Rows (HEIGHT holds height - 1); 1 for 1D and 1D-array images.
+    /// Level 0's rows (HEIGHT holds height - 1); 1 for 1D and 1D-array
+    /// images.
     pub height: u32,
-    /// 3D: depth (DEPTH holds depth - 1). Cube and arrays: the layers the
-    /// view sees (DEPTH holds `base_array + depth - 1`). 1D and 2D: 1.
+    /// 3D: level 0's depth (DEPTH holds depth - 1). Cube and arrays: the
+    /// layers the view sees (DEPTH holds `base_array + depth - 1`). 1D and
+    /// 2D: 1.
     pub depth: u32,
-    /// Texels from one row to the next in memory: a multiple of 256 bytes
-    /// and at least `width` ([`ImageFormat::linear_row_pitch`] is the
-    /// default, and the only pitch 3D, cube and array images can have).
+    /// Level 0's texels from one row to the next in memory: a multiple of
+    /// 256 bytes and at least `width` ([`ImageFormat::linear_row_pitch`] is
+    /// the default, and the only pitch 3D, cube and array images and mip
+    /// chains can have).
     pub row_pitch: u32,
-    /// BASE_LEVEL: 0 (mip chains are refused, see the module comment).
+    /// MAX_MIP: the chain's level count - 1, which fixes where each level
+    /// lies (module comment).
+    pub max_mip: u32,
+    /// BASE_LEVEL: the first level the view sees.
     pub base_level: u32,
-    /// LAST_LEVEL: 0.
+    /// LAST_LEVEL: the last level the view sees.
     pub last_level: u32,
     /// BASE_ARRAY: the first layer the view sees (cube and arrays).
     pub base_array: u32,
@@ -535,6 +563,7 @@ impl ImageDescriptor {
             height,
             depth,
             row_pitch: format.linear_row_pitch(width),
+            max_mip: 0,
             base_level: 0,
             last_level: 0,
             base_array: 0,
@@ -550,6 +579,66 @@ impl ImageDescriptor {
     /// Levels the view sees.
     pub fn levels(&self) -> u32 {
         self.last_level.saturating_sub(self.base_level) + 1
+    }
+
+    /// A view of levels `base_level..=last_level` of a `levels`-level chain
+    /// (the pitch becomes the derived one, the only one a chain has).
+    pub fn with_levels(mut self, levels: u32, base_level: u32, last_level: u32) -> Self {
+        self.max_mip = levels.saturating_sub(1);
+        self.base_level = base_level;
+        self.last_level = last_level;
+        if levels > 1 {
+            self.row_pitch = self.format.linear_row_pitch(self.width);
+        }
+        self
+    }
+
+    /// The texels level `level` (of the chain) holds across, down and, for
+    /// 3D, deep: each level-0 extent halved per level, never below one
+    /// (Vulkan "Image Mip Level Sizing"). Layers do not shrink.
+    pub fn level_extent(&self, level: u32) -> [u32; 3] {
+        let m = |v: u32| v.checked_shr(level).unwrap_or(0).max(1);
+        let depth = if self.dim == ImageDim::D3 {
+            m(self.depth)
+        } else {
+            self.depth
+        };
+        [m(self.width), m(self.height), depth]
+    }
+
+    /// Level `level`'s row pitch in texels: level 0's pitch for a single
+    /// level, else the level's layout width aligned to 256 bytes.
+    pub fn level_pitch(&self, level: u32) -> u32 {
+        if self.max_mip == 0 {
+            return self.row_pitch;
+        }
+        self.format
+            .linear_row_pitch(layout_extent(self.width, level))
+    }
+
+    /// Bytes one level occupies in a slice: its pitch times its layout
+    /// height.
+    pub fn level_bytes(&self, level: u32) -> u64 {
+        let rows = if self.max_mip == 0 {
+            self.height
+        } else {
+            layout_extent(self.height, level)
+        };
+        self.level_pitch(level) as u64 * rows as u64 * self.format.bytes_per_texel() as u64
+    }
+
+    /// Bytes from a slice's start to level `level`: every smaller level of
+    /// the chain comes first (module comment).
+    pub fn level_offset(&self, level: u32) -> u64 {
+        (level + 1..=self.max_mip)
+            .map(|l| self.level_bytes(l))
+            .sum()
+    }
+
+    /// Bytes from one slice (3D depth slice or layer) to the next: the
+    /// whole chain.
+    pub fn slice_bytes(&self) -> u64 {
+        self.level_offset(0) + self.level_bytes(0)
     }
 
     fn check(&self) -> Result<(), ImageDescriptorError> {
@@ -588,9 +677,12 @@ impl ImageDescriptor {
                 last_layer: 0,
             });
         }
-        if self.base_level != 0 || self.last_level != 0 {
-            return Err(E::MipChain {
-                max_mip: self.last_level,
+        if self.max_mip > MAX_MIP
+            || self.last_level > self.max_mip
+            || self.base_level > self.last_level
+        {
+            return Err(E::LevelRange {
+                max_mip: self.max_mip,
                 base_level: self.base_level,
                 last_level: self.last_level,
             });
@@ -607,6 +699,12 @@ impl ImageDescriptor {
             });
         }
         let derived = self.format.linear_row_pitch(self.width);
+        if self.max_mip > 0 && self.row_pitch != derived {
+            return Err(E::ChainPitch {
+                max_mip: self.max_mip,
+                row_pitch: self.row_pitch,
+            });
+        }
         if !self.dim.pitch_in_depth_field() && self.row_pitch != derived {
             return Err(E::PitchNotEncodable {
                 row_pitch: self.row_pitch,
@@ -623,7 +721,10 @@ impl ImageDescriptor {
         let w = self.width - 1;
         let mut d = [0u32; 8];
         d[0] = a as u32;
-        d[1] = (a >> 32) as u32 & 0xFF | self.format.format_field() << 20 | (w & 3) << 30;
+        d[1] = (a >> 32) as u32 & 0xFF
+            | self.max_mip << 16
+            | self.format.format_field() << 20
+            | (w & 3) << 30;
         d[2] = (w >> 2) | (self.height - 1) << 14;
         let sel = self
             .dst_sel
@@ -632,6 +733,8 @@ impl ImageDescriptor {
             .fold(0, |acc, (c, s)| acc | s.field() << (3 * c));
         d[3] = sel | self.base_level << 12 | self.last_level << 16 | self.dim.type_field() << 28;
         d[4] = match self.dim {
+            // A chain's pitch is derived (PITCH 0; module comment).
+            ImageDim::D1 | ImageDim::D2 if self.max_mip > 0 => 0,
             ImageDim::D1 | ImageDim::D2 => self.row_pitch - 1,
             ImageDim::D3 => self.depth - 1,
             _ => (self.base_array + self.depth - 1) | self.base_array << 16,
@@ -684,13 +787,6 @@ impl ImageDescriptor {
             bits(words[3], 12, 4),
             bits(words[3], 16, 4),
         );
-        if max_mip != 0 || base_level != 0 || last_level != 0 {
-            return Err(E::MipChain {
-                max_mip,
-                base_level,
-                last_level,
-            });
-        }
         let base_address = (words[0] as u64 | (bits(words[1], 0, 8) as u64) << 32) << 8;
         let width = (bits(words[1], 30, 2) | bits(words[2], 0, 12) << 2) + 1;
         let height = bits(words[2], 14, 14) + 1;
@@ -702,6 +798,12 @@ impl ImageDescriptor {
                 // PITCH 0: the derived pitch (Mesa writes 0 unless the image
                 // has a custom pitch); otherwise pitch - 1.
                 let field = bits(words[4], 0, 14);
+                if field != 0 && max_mip != 0 {
+                    return Err(E::ChainPitch {
+                        max_mip,
+                        row_pitch: field + 1,
+                    });
+                }
                 (1, if field == 0 { derived } else { field + 1 }, 0)
             }
             ImageDim::D3 => (depth_field + 1, derived, 0),
@@ -723,6 +825,7 @@ impl ImageDescriptor {
             height,
             depth,
             row_pitch,
+            max_mip,
             base_level,
             last_level,
             base_array,
@@ -735,28 +838,33 @@ impl ImageDescriptor {
     }
 }
 
-/// Bytes from the image's base address to texel (`x`, `y`, `z`) of
-/// `level`, for the linear layout: `z` is the 3D slice or the layer within
-/// the view (the view's BASE_ARRAY is added here). Coordinates are not
-/// range-checked; only level 0 exists (see the module comment), so
-/// `level` must be 0.
+/// A side of level `level` as the layout counts it: halved per level
+/// rounding up, never below one (addrlib `GetMipSize`, `ShiftCeil`).
+fn layout_extent(side: u32, level: u32) -> u32 {
+    let side = side.max(1) as u64;
+    (side.div_ceil(1u64 << level.min(32)) as u32).max(1)
+}
+
+/// Bytes from the image's base address to texel (`x`, `y`, `z`) of chain
+/// level `level`, for the linear layout: `z` is the 3D slice or the layer
+/// within the view (the view's BASE_ARRAY is added here). Coordinates and
+/// the level are not range-checked.
 pub fn linear_texel_offset(desc: &ImageDescriptor, x: u32, y: u32, z: u32, level: u32) -> u64 {
-    debug_assert_eq!(level, 0, "linear mip chains are not modelled");
     let bpt = desc.format.bytes_per_texel() as u64;
-    let pitch = desc.row_pitch as u64;
+    let pitch = desc.level_pitch(level) as u64;
     let slice = z as u64 + desc.base_array as u64;
-    ((slice * desc.height as u64 + y as u64) * pitch + x as u64) * bpt
+    slice * desc.slice_bytes() + desc.level_offset(level) + (y as u64 * pitch + x as u64) * bpt
 }
 
 /// Bytes the image occupies from its base address: every slice up to the
-/// last one the view sees.
+/// last one the view sees, each a whole chain.
 pub fn linear_size(desc: &ImageDescriptor) -> u64 {
     let slices = match desc.dim {
         ImageDim::D3 => desc.depth,
         d if d.is_layered() => desc.base_array + desc.depth,
         _ => 1,
     } as u64;
-    slices * desc.height as u64 * desc.row_pitch as u64 * desc.format.bytes_per_texel() as u64
+    slices * desc.slice_bytes()
 }
 
 #[cfg(test)]
@@ -852,12 +960,21 @@ mod tests {
             ImageDescriptor::decode(&x)
         };
         assert_eq!(with(3, 9 << 20), Err(E::TiledSwizzle { sw_mode: 9 }));
+        // LAST_LEVEL 1 past MAX_MIP 0.
+        assert_eq!(
+            with(3, 1 << 16),
+            Err(E::LevelRange {
+                max_mip: 0,
+                base_level: 0,
+                last_level: 1
+            })
+        );
+        // MAX_MIP 1 with the custom pitch the single level had.
         assert_eq!(
             with(1, 1 << 16),
-            Err(E::MipChain {
+            Err(E::ChainPitch {
                 max_mip: 1,
-                base_level: 0,
-                last_level: 0
+                row_pitch: 64
             })
         );
         assert_eq!(with(6, 1 << 21), Err(E::Compressed));
@@ -945,5 +1062,92 @@ mod tests {
         assert_eq!(linear_size(&v), 5 * 2 * 64 * 4);
         // 16-byte texels: 16 per 256-byte row.
         assert_eq!(ImageFormat::Rgba32Float.linear_row_pitch(17), 32);
+    }
+
+    /// Offsets worked by hand from addrlib's linear loop (smallest level
+    /// first, `ShiftCeil` layout extents, 256-byte pitches).
+    #[test]
+    fn mip_chain_layout_arithmetic() {
+        // RGBA8 100 x 50, three levels: layout extents 100x50, 50x25,
+        // 25x13, pitches 128, 64, 64 texels.
+        let d = ImageDescriptor::linear(0, ImageFormat::Rgba8Unorm, ImageDim::D2, 100, 50, 1)
+            .with_levels(3, 0, 2);
+        assert_eq!(d.level_offset(2), 0);
+        assert_eq!(d.level_offset(1), 64 * 13 * 4);
+        assert_eq!(d.level_offset(0), 64 * 13 * 4 + 64 * 25 * 4);
+        assert_eq!(d.slice_bytes(), 64 * 13 * 4 + 64 * 25 * 4 + 128 * 50 * 4);
+        assert_eq!(d.level_extent(2), [25, 12, 1]);
+        assert_eq!(
+            linear_texel_offset(&d, 3, 2, 0, 1),
+            64 * 13 * 4 + (2 * 64 + 3) * 4
+        );
+        assert_eq!(linear_size(&d), d.slice_bytes());
+        // R8 512 x 512, ten levels: level 0 follows levels 9..1.
+        let r = ImageDescriptor::linear(0, ImageFormat::R8Unorm, ImageDim::D2, 512, 512, 1)
+            .with_levels(10, 0, 9);
+        assert_eq!(r.level_offset(0), 130_816);
+        assert_eq!(r.level_offset(9), 0);
+        // 2D array: each layer holds a whole chain; a view from layer 1.
+        let mut a = ImageDescriptor::linear(0, ImageFormat::R32Float, ImageDim::D2Array, 5, 5, 2)
+            .with_levels(2, 1, 1);
+        a.base_array = 1;
+        // Level 1 is 3 x 3 in the layout (2 x 2 texels), pitch 64.
+        assert_eq!(a.slice_bytes(), 64 * 3 * 4 + 64 * 5 * 4);
+        assert_eq!(
+            linear_texel_offset(&a, 1, 1, 0, 1),
+            a.slice_bytes() + (64 + 1) * 4
+        );
+        assert_eq!(a.level_extent(1), [2, 2, 2]);
+        // A single level keeps its custom pitch and rows.
+        let mut s = ImageDescriptor::linear(0, ImageFormat::R32Uint, ImageDim::D2, 4, 3, 1);
+        s.row_pitch = 128;
+        assert_eq!(s.slice_bytes(), 128 * 3 * 4);
+    }
+
+    #[test]
+    fn mip_chains_round_trip_and_refuse_bad_ranges() {
+        use ImageDescriptorError as E;
+        let d = ImageDescriptor::linear(0x4000, ImageFormat::Rgba16Float, ImageDim::D2, 33, 17, 1)
+            .with_levels(6, 2, 4);
+        let w = d.encode().unwrap();
+        assert_eq!(w[1] >> 16 & 0xF, 5, "MAX_MIP");
+        assert_eq!(w[3] >> 12 & 0xF, 2, "BASE_LEVEL");
+        assert_eq!(w[3] >> 16 & 0xF, 4, "LAST_LEVEL");
+        assert_eq!(w[4], 0, "a chain's PITCH is derived");
+        assert_eq!(ImageDescriptor::decode(&w), Ok(d));
+        assert_eq!(d.levels(), 3);
+        let a = ImageDescriptor::linear(0x4000, ImageFormat::R8Uint, ImageDim::D2Array, 8, 8, 3)
+            .with_levels(4, 0, 3);
+        assert_eq!(ImageDescriptor::decode(&a.encode().unwrap()), Ok(a));
+        let v = ImageDescriptor::linear(0x4000, ImageFormat::R32Float, ImageDim::D3, 8, 4, 4)
+            .with_levels(3, 1, 2);
+        assert_eq!(ImageDescriptor::decode(&v.encode().unwrap()), Ok(v));
+        let range = |max_mip, base_level, last_level| E::LevelRange {
+            max_mip,
+            base_level,
+            last_level,
+        };
+        // BASE_LEVEL past LAST_LEVEL.
+        let mut x = w;
+        x[3] = x[3] & !(0xFF << 12) | 3 << 12 | 2 << 16;
+        assert_eq!(ImageDescriptor::decode(&x), Err(range(5, 3, 2)));
+        // LAST_LEVEL past MAX_MIP.
+        let mut x = w;
+        x[3] = x[3] & !(0xF << 16) | 6 << 16;
+        assert_eq!(ImageDescriptor::decode(&x), Err(range(5, 2, 6)));
+        // A custom PITCH with a chain.
+        let mut x = w;
+        x[4] = 63;
+        assert_eq!(
+            ImageDescriptor::decode(&x),
+            Err(E::ChainPitch {
+                max_mip: 5,
+                row_pitch: 64
+            })
+        );
+        let mut bad = d;
+        bad.row_pitch = 96;
+        assert!(matches!(bad.encode(), Err(E::ChainPitch { .. })));
+        assert_eq!(d.with_levels(17, 0, 16).encode(), Err(range(16, 0, 16)));
     }
 }

@@ -36,7 +36,11 @@
 //! lane's load return zero bits (then converted and swizzled as above, so a
 //! missing w still reads one) and drops its store, as the buffer range
 //! checks do (RDNA3 ISA guide, "Buffer range checking"; Vulkan's
-//! robustImageAccess gives the same results). `image_get_resinfo` returns
+//! robustImageAccess gives the same results). Levels count from the T#'s
+//! BASE_LEVEL: `image_load`/`image_store` use that level, the `_mip` forms
+//! the level their operand names within the view, and a level's extent is
+//! level 0's halved per level, never below one (image_desc.rs places the
+//! levels). `image_get_resinfo` returns
 //! the level's width, height, and depth (3D, minified) or layer count
 //! (cube, arrays; for 1D arrays in y), and in w the view's level count; 1D
 //! and 2D images return 1 for the dimensions they lack, and a level past the
@@ -243,27 +247,38 @@ pub(super) fn address_registers(i: &Inst, components: usize, a16: bool) -> Vec<u
     }
 }
 
-/// (x, y, slice) of a lane's texel within the T#'s dimensions, or None when
-/// it lies outside the view (coordinates are unsigned, so negative ones are
-/// out of range too).
+/// Where a texel is: x, y, the slice (3D) or layer within the view, and
+/// the chain level.
+pub(crate) type TexelPos = (u32, u32, u32, u32);
+
+/// A lane's texel at view level `level` (0 is the T#'s BASE_LEVEL: the
+/// `_mip` operand and resinfo's level count from the view's first level, as
+/// Vulkan's textureLoad and textureSize levels do, which LLVM passes
+/// through unchanged), or None when it lies outside the view (coordinates
+/// are unsigned, so negative ones are out of range too).
 pub(super) fn texel_coords(
     desc: &ImageDescriptor,
     dim: ImageDim,
     c: [u32; 3],
     level: u32,
-) -> Option<(u32, u32, u32)> {
+) -> Option<TexelPos> {
     let (x, y, z) = match dim {
         ImageDim::D1 => (c[0], 0, 0),
         ImageDim::D1Array => (c[0], 0, c[1]),
         ImageDim::D2 => (c[0], c[1], 0),
         _ => (c[0], c[1], c[2]),
     };
+    if level >= desc.levels() {
+        return None;
+    }
+    let level = desc.base_level + level;
+    let [w, h, d] = desc.level_extent(level);
     let slices = if desc.dim == ImageDim::D3 {
-        desc.depth
+        d
     } else {
         desc.layers()
     };
-    (level < desc.levels() && x < desc.width && y < desc.height && z < slices).then_some((x, y, z))
+    (x < w && y < h && z < slices).then_some((x, y, z, level))
 }
 
 /// Do the T#'s DST_SELs name each of the format's components in place?
@@ -293,9 +308,9 @@ pub(super) fn num_format(f: ImageFormat) -> NumFormat {
     }
 }
 
-pub(super) fn texel_address(desc: &ImageDescriptor, (x, y, z): (u32, u32, u32)) -> u64 {
+pub(super) fn texel_address(desc: &ImageDescriptor, (x, y, z, level): TexelPos) -> u64 {
     desc.base_address
-        .wrapping_add(linear_texel_offset(desc, x, y, z, 0))
+        .wrapping_add(linear_texel_offset(desc, x, y, z, level))
 }
 
 /// Show the observer the lanes' texel accesses.
@@ -303,7 +318,7 @@ pub(super) fn observe(
     w: &Wave,
     env: &mut Env,
     desc: &ImageDescriptor,
-    texel: &[Option<(u32, u32, u32)>; LANES],
+    texel: &[Option<TexelPos>; LANES],
     access: Access,
 ) {
     let Some(o) = env.observer.as_deref_mut() else {
@@ -365,7 +380,7 @@ pub(super) fn texel_value(desc: &ImageDescriptor, element: u128) -> [u32; 4] {
 pub(super) fn read_texel(
     env: &mut Env,
     desc: &ImageDescriptor,
-    t: (u32, u32, u32),
+    t: TexelPos,
 ) -> Result<u128, WaveErrorKind> {
     let bytes = desc.format.bytes_per_texel() as usize;
     let p = env
@@ -384,7 +399,7 @@ fn load_lanes(
     desc: &ImageDescriptor,
     dmask: u32,
     i: &Inst,
-    texel: &[Option<(u32, u32, u32)>; LANES],
+    texel: &[Option<TexelPos>; LANES],
 ) -> ExecResult {
     let exec = w.exec();
     let mut rows = [[0u32; LANES]; 4];
@@ -418,7 +433,7 @@ fn store_lanes(
     desc: &ImageDescriptor,
     dmask: u32,
     i: &Inst,
-    texel: &[Option<(u32, u32, u32)>; LANES],
+    texel: &[Option<TexelPos>; LANES],
 ) -> ExecResult {
     let exec = w.exec();
     let fmt = buffer_format(desc.format);
@@ -475,15 +490,13 @@ fn resinfo(
         }
         let lod = address.component(w, 0, l);
         let info = if lod < desc.levels() {
-            let m = |v: u32| (v >> lod).max(1);
+            let [x, y, z] = desc.level_extent(desc.base_level + lod);
             match desc.dim {
-                ImageDim::D1 => [m(desc.width), 1, 1],
-                ImageDim::D1Array => [m(desc.width), desc.layers(), 1],
-                ImageDim::D2 => [m(desc.width), m(desc.height), 1],
-                ImageDim::D3 => [m(desc.width), m(desc.height), m(desc.depth)],
-                ImageDim::Cube | ImageDim::D2Array => {
-                    [m(desc.width), m(desc.height), desc.layers()]
-                }
+                ImageDim::D1 => [x, 1, 1],
+                ImageDim::D1Array => [x, desc.layers(), 1],
+                ImageDim::D2 => [x, y, 1],
+                ImageDim::D3 => [x, y, z],
+                ImageDim::Cube | ImageDim::D2Array => [x, y, desc.layers()],
             }
         } else {
             [0; 3]
@@ -522,7 +535,7 @@ mod tests {
         d.base_array = 1;
         assert_eq!(
             texel_coords(&d, ImageDim::D2Array, [3, 2, 1], 0),
-            Some((3, 2, 1))
+            Some((3, 2, 1, 0))
         );
         assert_eq!(texel_coords(&d, ImageDim::D2Array, [4, 0, 0], 0), None);
         assert_eq!(texel_coords(&d, ImageDim::D2Array, [0, 3, 0], 0), None);
@@ -532,5 +545,20 @@ mod tests {
             texel_coords(&d, ImageDim::D2Array, [u32::MAX, 0, 0], 0),
             None
         );
+        // A view of levels 1..=2 of a 4x3 chain: its level 1 is chain
+        // level 2, 1 x 1.
+        let m = ImageDescriptor::linear(0, ImageFormat::R8Uint, ImageDim::D2, 4, 3, 1)
+            .with_levels(3, 1, 2);
+        assert_eq!(
+            texel_coords(&m, ImageDim::D2, [1, 0, 0], 0),
+            Some((1, 0, 0, 1))
+        );
+        assert_eq!(texel_coords(&m, ImageDim::D2, [2, 0, 0], 0), None);
+        assert_eq!(
+            texel_coords(&m, ImageDim::D2, [0, 0, 0], 1),
+            Some((0, 0, 0, 2))
+        );
+        assert_eq!(texel_coords(&m, ImageDim::D2, [1, 0, 0], 1), None);
+        assert_eq!(texel_coords(&m, ImageDim::D2, [0, 0, 0], 2), None);
     }
 }

@@ -2,8 +2,8 @@
 //! `image_sample_l`, `image_sample_lz`, `image_sample_c_l`,
 //! `image_sample_c_lz`, `image_gather4_lz`, `image_gather4_c_lz`, their
 //! texel-offset `_o` forms, and `image_sample_d` / `image_sample_d_o` on
-//! 1D, 2D, 3D, 1D-array, 2D-array and cube linear images with one mip
-//! level (cube addressing and edges: sample_cube.rs; the LOD of the
+//! 1D, 2D, 3D, 1D-array, 2D-array and cube linear images and their mip
+//! chains (cube addressing and edges: sample_cube.rs; the LOD of the
 //! derivatives: sample_grad.rs), through the T# in eight SGPRs (srsrc) and
 //! the S# in four (ssamp; gfx11/sampler_desc.rs decodes it and refuses what
 //! is not modelled).
@@ -20,12 +20,20 @@
 //! Operation"), which the RDNA3 guide does not restate and which Mesa's
 //! drivers rely on the texture unit to follow:
 //! - LOD: the instruction's (0 for `_lz`; from the derivatives for `_d`,
-//!   with the S#'s LOD_BIAS), clamped to the S#'s MIN_LOD..MAX_LOD; above
-//!   0 selects XY_MIN_FILTER, else XY_MAG_FILTER.
-//!   Only level 0 exists (the T# refuses mip chains), so the LOD picks only
-//!   the filter. An S# with a LOD_BIAS is refused for the explicit-LOD
-//!   forms: whether the texture unit adds it to an explicit LOD is not
-//!   documented.
+//!   scaled by the view's base level extent, with the S#'s LOD_BIAS),
+//!   clamped to the S#'s MIN_LOD..MAX_LOD; above 0 selects XY_MIN_FILTER,
+//!   else XY_MAG_FILTER. An S# with a LOD_BIAS is refused for the
+//!   explicit-LOD forms: whether the texture unit adds it to an explicit
+//!   LOD is not documented.
+//! - Levels ("Texel Filtering", level selection): with the LOD λ above 0,
+//!   `d' = BASE_LEVEL + min(λ, levels - 1)`; MIP_FILTER POINT reads level
+//!   `ceil(d' + 0.5) - 1` (Vulkan's preferred rounding, assumed), LINEAR
+//!   blends levels `floor(d')` and the next (kept within the view) by the
+//!   fraction of `d'`, quantised to [`SUB_TEXEL_BITS`] like the texel
+//!   weights (an assumption: the hardware's precision is not public).
+//!   MIP_FILTER NONE, and λ at or below 0, read BASE_LEVEL. Gather reads
+//!   BASE_LEVEL (its forms are `_lz`; Vulkan "Texel Gathering" uses
+//!   level_base). Each level is filtered at its own extent.
 //! - Coordinates are scaled by the level's extent unless FORCE_UNNORMALIZED
 //!   or the instruction's UNORM bit;
 //!   the layer is `floor(layer + 0.5)` clamped to the view's layers.
@@ -75,35 +83,37 @@
 //! coordinates, offsets on a cube image (whether they cross faces is not
 //! documented), A16, G16, d16, tfe,
 //! lwe, DMASK other than one bit for gather or the `_c` samples, filtering
-//! (linear) of integer formats, comparison on integer formats or 3D images,
+//! (linear, or MIP_FILTER LINEAR) of integer formats, unnormalized
+//! coordinates on a view of several levels (Vulkan forbids them; what the
+//! texture unit does is not documented), comparison on integer formats or 3D images,
 //! gather on 1D and 3D images, and every S# `SamplerDescriptor::decode`
 //! refuses.
 
 use crate::Access;
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, unmodelled};
 use crate::gfx11::exec::vmem::image::{
-    Address, address_registers, read_texel, resource, texel_address, texel_value,
+    Address, TexelPos, address_registers, read_texel, resource, texel_address, texel_value,
 };
 use crate::gfx11::exec::vmem::sample_cube::cube_footprint;
 use crate::gfx11::exec::vmem::sample_grad::gradient_lod;
 use crate::gfx11::image_desc::{ImageDescriptor, ImageDim, NumericType};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
-use crate::gfx11::sampler_desc::{AddressMode, SamplerDescriptor, XyFilter};
+use crate::gfx11::sampler_desc::{AddressMode, MipFilter, SamplerDescriptor, XyFilter};
 use crate::gfx11::wave::{LANES, Wave};
 use crate::observer::{LaneAccesses, Segment};
 
 /// Sub-texel fraction bits of a linear weight (see the module comment).
 pub const SUB_TEXEL_BITS: u32 = 8;
 
-/// At most eight taps: a trilinear footprint.
-const MAX_TAPS: usize = 8;
+/// At most sixteen taps: a 3D footprint of eight texels on two levels.
+const MAX_TAPS: usize = 16;
 
 /// One texel of a footprint: where it is (None: a border texel) and its
 /// weight.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Tap {
-    pub(crate) texel: Option<(u32, u32, u32)>,
+    pub(crate) texel: Option<TexelPos>,
     pub(crate) weight: f64,
 }
 
@@ -211,9 +221,17 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     }
     if !gather
         && integer
-        && (samp.mag_filter != XyFilter::Point || samp.min_filter != XyFilter::Point)
+        && (samp.mag_filter != XyFilter::Point
+            || samp.min_filter != XyFilter::Point
+            || samp.mip_filter == MipFilter::Linear)
     {
         return Err(unmodelled(i, "linear filtering of an integer format"));
+    }
+    if samp.unnormalized && desc.levels() > 1 {
+        return Err(unmodelled(
+            i,
+            "unnormalized coordinates on a view of several levels",
+        ));
     }
     let axes = match dim {
         ImageDim::D1 | ImageDim::D1Array => 1,
@@ -275,7 +293,7 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
             None
         };
         let lod = if form.grad {
-            let size = [desc.width, desc.height, desc.depth];
+            let size = desc.level_extent(desc.base_level);
             gradient_lod(&samp, size, axes, ddx, ddy)
         } else if lod_operand {
             f(k)
@@ -290,14 +308,28 @@ pub(crate) fn sample(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         if filter == XyFilter::Point && !samp.trunc_coord {
             return Err(unmodelled(i, "point sampling without TRUNC_COORD"));
         }
-        let footprint = match layer {
-            Some(slice) if cube => {
-                cube_footprint(&desc, &samp, [coord[0], coord[1]], slice, filter)
-            }
-            _ => footprint(&desc, &samp, axes, coord, offsets, layer, filter),
+        let (levels, level_count) = if gather {
+            ([(desc.base_level, 1.0), (0, 0.0)], 1)
+        } else {
+            select_levels(&desc, &samp, lod)
         };
-        tap_count[l] = footprint.len();
-        taps[l][..footprint.len()].copy_from_slice(&footprint);
+        let mut n = 0;
+        for &(level, level_weight) in &levels[..level_count] {
+            let footprint = match layer {
+                Some(slice) if cube => {
+                    cube_footprint(&desc, &samp, [coord[0], coord[1]], slice, filter, level)
+                }
+                _ => footprint(&desc, &samp, axes, coord, offsets, layer, filter, level),
+            };
+            for (slot, tap) in taps[l][n..].iter_mut().zip(&footprint) {
+                *slot = Tap {
+                    weight: tap.weight * level_weight,
+                    ..*tap
+                };
+            }
+            n += footprint.len();
+        }
+        tap_count[l] = n;
     }
     observe(w, env, &desc, &taps, &tap_count);
     let mut rows = [[0u32; LANES]; 4];
@@ -359,6 +391,36 @@ fn select_filter(samp: &SamplerDescriptor, lod: f32) -> XyFilter {
     }
 }
 
+/// The chain levels a lane reads and their weights (one or two; see the
+/// module comment), after the S#'s LOD clamp.
+fn select_levels(
+    desc: &ImageDescriptor,
+    samp: &SamplerDescriptor,
+    lod: f32,
+) -> ([(u32, f64); 2], usize) {
+    let lod = lod.max(samp.min_lod).min(samp.max_lod) as f64;
+    let base = desc.base_level;
+    let top = (desc.levels() - 1) as f64;
+    if lod <= 0.0 || samp.mip_filter == MipFilter::None {
+        return ([(base, 1.0), (0, 0.0)], 1);
+    }
+    let d = base as f64 + lod.min(top);
+    let last = desc.last_level;
+    if samp.mip_filter == MipFilter::Point {
+        let level = ((d + 0.5).ceil() - 1.0) as u32;
+        return ([(level.clamp(base, last), 1.0), (0, 0.0)], 1);
+    }
+    let hi = d.floor();
+    let scale = (1u32 << SUB_TEXEL_BITS) as f64;
+    let frac = ((d - hi) * scale).floor() / scale;
+    let hi = hi as u32;
+    let lo = (hi + 1).min(last);
+    if frac == 0.0 || lo == hi {
+        return ([(hi, 1.0), (0, 0.0)], 1);
+    }
+    ([(hi, 1.0 - frac), (lo, frac)], 2)
+}
+
 /// The border colour as four register values.
 fn border_value(samp: &SamplerDescriptor, integer: bool) -> [u32; 4] {
     let rgba = samp
@@ -406,7 +468,9 @@ pub(crate) fn axis_taps(u: f64, filter: XyFilter) -> ([i64; 2], [f64; 2], usize)
     ([i0, i0.saturating_add(1)], [1.0 - frac, frac], 2)
 }
 
-/// A lane's footprint: the product of the axes' taps, x fastest.
+/// A lane's footprint on chain level `level`: the product of the axes'
+/// taps, x fastest.
+#[allow(clippy::too_many_arguments)]
 fn footprint(
     desc: &ImageDescriptor,
     samp: &SamplerDescriptor,
@@ -415,8 +479,9 @@ fn footprint(
     offsets: [i64; 3],
     layer: Option<f32>,
     filter: XyFilter,
+    level: u32,
 ) -> Vec<Tap> {
-    let size = [desc.width, desc.height, desc.depth];
+    let size = desc.level_extent(level);
     let per_axis: Vec<([i64; 2], [f64; 2], usize)> = (0..axes)
         .map(|a| {
             let u = if samp.unnormalized {
@@ -453,7 +518,7 @@ fn footprint(
                 pos[axes] = s;
             }
             Tap {
-                texel: inside.then_some((pos[0], pos[1], pos[2])),
+                texel: inside.then_some((pos[0], pos[1], pos[2], level)),
                 weight,
             }
         })
@@ -564,6 +629,42 @@ mod tests {
         assert_eq!(wts, [1.0, 0.0]);
         assert_eq!(axis_taps(-0.25, XyFilter::Point).0[0], -1);
         assert_eq!(axis_taps(f64::NAN, XyFilter::Point).0[0], 0);
+    }
+
+    #[test]
+    fn levels_follow_the_mip_filter_and_the_view() {
+        use crate::gfx11::image_desc::ImageFormat;
+        // A view of levels 1..=3 of a five-level chain.
+        let desc = ImageDescriptor::linear(0, ImageFormat::R32Float, ImageDim::D2, 16, 16, 1)
+            .with_levels(5, 1, 3);
+        let mut samp = SamplerDescriptor::new(
+            [AddressMode::ClampLastTexel; 3],
+            XyFilter::Bilinear,
+            XyFilter::Bilinear,
+        );
+        samp.mip_filter = MipFilter::Linear;
+        // LOD 1.25: d' = 2.25, levels 2 and 3 at 0.75 / 0.25.
+        assert_eq!(
+            select_levels(&desc, &samp, 1.25),
+            ([(2, 0.75), (3, 0.25)], 2)
+        );
+        // Past the view's last level: level 3 alone.
+        assert_eq!(select_levels(&desc, &samp, 7.0), ([(3, 1.0), (0, 0.0)], 1));
+        // At or below 0, and NaN: the base level.
+        assert_eq!(select_levels(&desc, &samp, -2.0).0[0], (1, 1.0));
+        assert_eq!(select_levels(&desc, &samp, f32::NAN).0[0], (1, 1.0));
+        // A fraction below 1/256 is dropped.
+        assert_eq!(select_levels(&desc, &samp, 1.001).1, 1);
+        // MIN_LOD lifts the LOD.
+        samp.min_lod = 1.5;
+        assert_eq!(select_levels(&desc, &samp, 0.0), ([(2, 0.5), (3, 0.5)], 2));
+        samp.min_lod = 0.0;
+        // Point: d' = 2.5 rounds down, 2.51 up.
+        samp.mip_filter = MipFilter::Point;
+        assert_eq!(select_levels(&desc, &samp, 1.5).0[0], (2, 1.0));
+        assert_eq!(select_levels(&desc, &samp, 1.51).0[0], (3, 1.0));
+        samp.mip_filter = MipFilter::None;
+        assert_eq!(select_levels(&desc, &samp, 2.0).0[0], (1, 1.0));
     }
 
     #[test]

@@ -78,16 +78,18 @@ fn wrap_across(face: u32, i: i64, j: i64, w: u32, h: u32) -> (u32, u32, u32) {
     (new_face, texel(s, w), texel(t, h))
 }
 
-/// A lane's cube footprint: the 2D taps of (s, t) on the slice's face,
-/// x fastest, each tap's texel as (x, y, layer of the view).
+/// A lane's cube footprint on chain level `level`: the 2D taps of (s, t)
+/// on the slice's face, x fastest, each tap's texel as (x, y, layer of the
+/// view, level).
 pub(crate) fn cube_footprint(
     desc: &ImageDescriptor,
     samp: &SamplerDescriptor,
     coord: [f32; 2],
     slice: f32,
     filter: XyFilter,
+    level: u32,
 ) -> Vec<Tap> {
-    let (w, h) = (desc.width, desc.height);
+    let [w, h, _] = desc.level_extent(level);
     let r = (slice as f64 + 0.5).floor();
     let r = if r.is_nan() {
         0
@@ -114,7 +116,7 @@ pub(crate) fn cube_footprint(
                 wrap_across(face, i, j, w, h)
             };
             taps.push(Tap {
-                texel: Some((x, y, layer(f))),
+                texel: Some((x, y, layer(f), level)),
                 weight: xw[a] * yw[b],
             });
         }

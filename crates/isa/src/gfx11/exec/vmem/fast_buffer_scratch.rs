@@ -80,7 +80,7 @@ impl BufferScratch {
             return None;
         }
         let soffset = match i.src[0].src {
-            Src::Sgpr(r) if r < 128 => SSrc::Reg(r as u8),
+            Src::Sgpr(r) if r < 128 => SSrc::Reg(r),
             Src::Imm(v) => SSrc::Imm(v as u32),
             _ => return None,
         };
@@ -425,7 +425,7 @@ mod tests {
             w.vgpr_hi[2][l] = lane_offset(hi, l as u32, rng);
         }
         // Mostly ROCr's resource over the plain mapping.
-        let (d1, d3) = if round % 3 == 0 {
+        let (d1, d3) = if round.is_multiple_of(3) {
             RESOURCES[rng.index(RESOURCES.len())]
         } else {
             RESOURCES[0]

@@ -57,8 +57,10 @@ fn stdout_with(args: &[&str], vars: &[(&str, &str)]) -> String {
 #[test]
 fn json_reports_runtime_agents_pools_and_queues() {
     let json: Value = serde_json::from_str(&stdout(&["--json"])).expect("valid JSON");
-    // The same device, opened in-process, is the reference for every value.
+    // The same device, opened in-process, is the reference for every value:
+    // the part the child gets with the part variables unset.
     let sim = aqueduct::gfxsim::SimDevice::new(aqueduct::gfxsim::SimConfig {
+        part: aqueduct::gfxsim::SimPart::Rx7900Xtx,
         vram_size: VRAM_MB << 20,
         ..Default::default()
     })

@@ -12,7 +12,7 @@
 //! tests/faults_watchdog.rs (it needs its own process for its environment
 //! variable).
 //!
-//! Kernels: tests/kernels/gfx1100/{faults,stress}.co (tests/kernels/src).
+//! Kernels: tests/kernels/<target>/{faults,stress}.co (tests/kernels/src).
 //! About 1 s on 2 cores.
 
 use std::borrow::Cow;
@@ -27,7 +27,7 @@ fn faults_pipeline(device: &Device, entry: &str) -> ComputePipeline {
     let m = code_object_module(
         device,
         "faults",
-        Cow::Borrowed(include_bytes!("kernels/gfx1100/faults.co")),
+        Cow::Owned(test_kernel("faults")),
         [64, 1, 1],
     );
     expect_valid(device, || auto_pipeline(device, &m, entry))
@@ -37,7 +37,7 @@ fn stamp_pipeline(device: &Device) -> ComputePipeline {
     let m = code_object_module(
         device,
         "stress",
-        Cow::Borrowed(include_bytes!("kernels/gfx1100/stress.co")),
+        Cow::Owned(test_kernel("stress")),
         [64, 1, 1],
     );
     expect_valid(device, || auto_pipeline(device, &m, "stamp"))

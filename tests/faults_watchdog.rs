@@ -23,7 +23,7 @@ fn an_endless_kernel_is_stopped_and_reported() {
     let module = code_object_module(
         &c.device,
         "faults",
-        Cow::Borrowed(include_bytes!("kernels/gfx1100/faults.co")),
+        Cow::Owned(test_kernel("faults")),
         [64, 1, 1],
     );
     let spin = expect_valid(&c.device, || auto_pipeline(&c.device, &module, "spin"));

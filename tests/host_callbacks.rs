@@ -87,7 +87,7 @@ fn unmap_before_completion_aborts_the_mapping() {
     assert_eq!(rb.map_state(), MapStateKind::Unmapped);
 }
 
-/// tests/kernels/gfx1100/fault_at.co stores to an address no allocation
+/// tests/kernels/<target>/fault_at.co stores to an address no allocation
 /// covers; the map callback behind it gets an error, the work-done
 /// callback runs, and the device goes on.
 #[test]
@@ -96,7 +96,7 @@ fn after_a_gpu_fault_map_callbacks_get_an_error_and_work_done_runs() {
     let module = code_object_module(
         &c.device,
         "fault_at",
-        Cow::Borrowed(include_bytes!("kernels/gfx1100/fault_at.co")),
+        Cow::Owned(test_kernel("fault_at")),
         [64, 1, 1],
     );
     let fault = expect_valid(&c.device, || auto_pipeline(&c.device, &module, "fault_at"));

@@ -9,13 +9,13 @@ use std::borrow::Cow;
 use aqueduct::*;
 use aqueduct_test_harness::facade::*;
 
-/// tests/kernels/gfx1100/fault_at.co: `fault_at(ulong address, uint value)`
+/// tests/kernels/<target>/fault_at.co: `fault_at(ulong address, uint value)`
 /// stores `value` at `address` (both immediates).
 fn fault_module(device: &Device) -> ShaderModule {
     device.create_shader_module(ShaderModuleDescriptor {
         label: Some("fault_at"),
         source: ShaderSource::CodeObject {
-            code: Cow::Borrowed(include_bytes!("kernels/gfx1100/fault_at.co")),
+            code: Cow::Owned(test_kernel("fault_at")),
             workgroup_size: Some([64, 1, 1]),
         },
     })

@@ -2,7 +2,7 @@
 //! leaves the object's other kernels usable, and a workgroup size with a
 //! zero dimension is refused when the module is made.
 //!
-//! Kernels: tests/kernels/gfx1100/dynamic_lds.co
+//! Kernels: tests/kernels/<target>/dynamic_lds.co
 //! (tests/kernels/src/dynamic_lds.cl).
 
 use aqueduct_test_harness::facade::*;
@@ -12,11 +12,7 @@ use std::borrow::Cow;
 use aqueduct::*;
 
 fn dynamic_lds_co() -> Vec<u8> {
-    let path = format!(
-        "{}/tests/kernels/gfx1100/dynamic_lds.co",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
+    test_kernel("dynamic_lds")
 }
 
 fn code_object_module(c: &Ctx, code: &[u8], workgroup_size: Option<[u32; 3]>) -> ShaderModule {

@@ -254,7 +254,7 @@ fn eight_threads_mix_submissions_on_one_device() {
         let module = code_object_module(
             &c.device,
             "stress",
-            Cow::Borrowed(include_bytes!("kernels/gfx1100/stress.co")),
+            Cow::Owned(test_kernel("stress")),
             [64, 1, 1],
         );
         let pipeline = expect_valid(&c.device, || auto_pipeline(&c.device, &module, "stamp"));
@@ -324,13 +324,13 @@ fn faults_under_load_never_hang_the_device() {
         let stress = code_object_module(
             &c.device,
             "stress",
-            Cow::Borrowed(include_bytes!("kernels/gfx1100/stress.co")),
+            Cow::Owned(test_kernel("stress")),
             [64, 1, 1],
         );
         let faults = code_object_module(
             &c.device,
             "faults",
-            Cow::Borrowed(include_bytes!("kernels/gfx1100/faults.co")),
+            Cow::Owned(test_kernel("faults")),
             [64, 1, 1],
         );
         let stamp_p = expect_valid(&c.device, || auto_pipeline(&c.device, &stress, "stamp"));

@@ -111,8 +111,9 @@ fn checked_in_corpus_matches_a_fresh_build() {
 #[test]
 fn checked_in_facade_test_kernels_match_a_fresh_build() {
     let tools = ["clang-19", "ld.lld-19"];
-    if let Some(made) = check_fresh_build("tests/kernels", &tools, &["gfx1100"]) {
-        assert!(made >= 3, "build produced only {made} code objects");
+    let dirs = ["gfx1100", "gfx942", "gfx90a"];
+    if let Some(made) = check_fresh_build("tests/kernels", &tools, &dirs) {
+        assert!(made >= 12, "build produced only {made} code objects");
     }
 }
 

@@ -122,6 +122,46 @@ impl SpanCache {
         self.translate_slow(mem, addr, len, access)
     }
 
+    /// The host address of `[addr, addr + len)` when one plain mapping
+    /// (`GpuMemory::plain_span`) holds it and allows `access`, remembering
+    /// that mapping; None otherwise. Nothing is recorded or counted either
+    /// way: where it answers, `translate` of any range inside gives the
+    /// same pointers with no other effect, so a caller that moves the bytes
+    /// itself counts them itself.
+    #[inline(always)]
+    pub(crate) fn plain(
+        &self,
+        mem: &dyn GpuMemory,
+        addr: u64,
+        len: u64,
+        access: Access,
+    ) -> Option<*mut u8> {
+        let fits = |e: Entry| {
+            (e.start <= addr
+                && addr < e.end
+                && len <= e.end - addr
+                && e.allow & (1 << access as u8) != 0)
+                .then(|| e.host.wrapping_add((addr - e.start) as usize))
+        };
+        for slot in &self.slots {
+            let e = slot.get();
+            if e.start <= addr && addr < e.end {
+                return fits(e);
+            }
+        }
+        let s = mem.plain_span(addr)?;
+        let e = Entry {
+            start: s.start,
+            end: s.end,
+            host: s.host,
+            allow: allow_bits(&s),
+        };
+        let n = self.next.get();
+        self.slots[n % SLOTS].set(e);
+        self.next.set(n.wrapping_add(1));
+        fits(e)
+    }
+
     /// The translation itself, remembering its mapping when it is plain.
     #[inline(never)]
     fn translate_slow(

@@ -76,13 +76,27 @@ fn ctx_on(instance: Instance, desc: impl FnOnce(&Adapter) -> DeviceDescriptor<'s
     }
 }
 
-/// A checked-in gfx1100 test kernel as a shader module.
+/// The gfx target of the part a default gfxsim simulates (`gfx1100`,
+/// or `gfx942` / `gfx90a` as `AQUEDUCT_SIM_ISA` / `AQUEDUCT_SIM_PART`
+/// say): the checked-in kernels' folder for devices made by [`ctx`],
+/// [`sim_ctx`] or a `SimConfig` left at its part's default.
+pub fn target() -> &'static str {
+    aqueduct::gfxsim::default_part().isa()
+}
+
+/// A checked-in test kernel for [`target`] as a shader module.
 pub fn kernel_module(device: &Device, name: &str, workgroup: [u32; 3]) -> ShaderModule {
-    let code = aqueduct_test_support::repo::kernel(&format!("gfx1100/{name}.co"));
+    let code = aqueduct_test_support::repo::kernel(&format!("{}/{name}.co", target()));
     code_object_module(device, name, Cow::Owned(code), workgroup)
 }
 
-/// A raw gfx1100 code object as a shader module labelled `label`.
+/// The bytes of the facade tests' own kernel `name` (tests/kernels) for
+/// [`target`].
+pub fn test_kernel(name: &str) -> Vec<u8> {
+    aqueduct_test_support::repo::read(&format!("tests/kernels/{}/{name}.co", target()))
+}
+
+/// A raw code object as a shader module labelled `label`.
 pub fn code_object_module(
     device: &Device,
     label: &str,

@@ -16,6 +16,7 @@ use crate::gfx11::exec::valu::fast_vint::Vint;
 use crate::gfx11::exec::valu::fast_vopd::Vopd;
 use crate::gfx11::exec::vmem::Coalesced;
 use crate::gfx11::exec::vmem::fast::GlobalAtomic;
+use crate::gfx11::exec::vmem::fast_buffer_scratch::BufferScratch;
 use crate::gfx11::exec::vmem::fast_scratch::Scratch;
 use crate::gfx11::exec::{salu, valu};
 use crate::gfx11::inst::{Family, Inst, Mods};
@@ -164,6 +165,9 @@ pub(crate) enum Fast {
     /// A SCRATCH dword load or store (fast_scratch.rs), wave32, `step`
     /// when it declines.
     Scratch(Scratch),
+    /// A GFX9 MUBUF dword load or store through a private resource
+    /// (fast_buffer_scratch.rs), per 32-lane pass, `step` when it declines.
+    BufferScratch(BufferScratch),
     /// A DS dword load or store (lds.rs): the in-range path, `step` when
     /// a lane is out of range.
     Ds(DsRows),
@@ -290,6 +294,7 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
             .map(Fast::Ds)
             .or_else(|| DsShuffle::of(i).map(Fast::DsShuffle)),
         Family::Scratch => Scratch::of_inst(i).map(Fast::Scratch),
+        Family::Mubuf => BufferScratch::of_inst(i).map(Fast::BufferScratch),
         Family::Global | Family::Flat => Coalesced::of_inst(i)
             .map(Fast::Coalesced)
             .or_else(|| GlobalAtomic::of_inst(i).map(Fast::GlobalAtomic)),

@@ -14,7 +14,7 @@
 //! slow path (salu/fast.rs, valu/fast*.rs, vmem/fast*.rs, lds.rs) and uses
 //! that family's lane helpers, so a form cannot drift from `step`.
 //! `lanes.rs` runs the vector forms on 32 lanes, `wave64.rs` as two passes;
-//! a wave64 FLAT/GLOBAL/SCRATCH or DS form runs per pass with `step`'s pass as the
+//! a wave64 FLAT/GLOBAL/SCRATCH, private MUBUF or DS form runs per pass with `step`'s pass as the
 //! fallback ([`run_wave64_memory`]).
 //!
 //! Fidelity by construction: [`compile`] only accepts an instruction whose
@@ -125,7 +125,11 @@ pub(crate) fn run_at(
         Fast::Scratch(ref s) if env.observer.is_some() => {
             (!w.wave64 && vmem::fast_scratch::run_observed(w, env, s, pc())).then_some(Flow::Next)
         }
-        Fast::Coalesced(_) | Fast::GlobalAtomic(_) | Fast::Ds(_) if env.observer.is_some() => None,
+        Fast::Coalesced(_) | Fast::GlobalAtomic(_) | Fast::Ds(_) | Fast::BufferScratch(_)
+            if env.observer.is_some() =>
+        {
+            None
+        }
         Fast::Coalesced(c) if !w.wave64 => {
             (coalesced(w, env, &c) || vmem::fast::spanned(w, env, &c)).then_some(Flow::Next)
         }
@@ -183,6 +187,9 @@ pub(crate) fn run_at(
         Fast::Scratch(ref s) if !w.wave64 => {
             vmem::fast_scratch::run(w, env, s).then_some(Flow::Next)
         }
+        Fast::BufferScratch(ref b) if !w.wave64 => {
+            vmem::fast_buffer_scratch::run(w, env, b).then_some(Flow::Next)
+        }
         _ if w.wave64 => wave64::run(w, f),
         Fast::GlobalAtomic(a) => vmem::fast::atomic(w, env, &a).then_some(Flow::Next),
         Fast::Ds(d) => ds(w, env, &d, w.sgpr[EXEC]).then_some(Flow::Next),
@@ -224,6 +231,7 @@ fn memory_half(w: &mut Wave, env: &mut Env, f: &Fast) -> bool {
         Fast::Coalesced(c) => coalesced(w, env, &c) || vmem::fast::spanned(w, env, &c),
         Fast::GlobalAtomic(a) => vmem::fast::atomic(w, env, &a),
         Fast::Scratch(ref s) => vmem::fast_scratch::run_half(w, env, s),
+        Fast::BufferScratch(ref b) => vmem::fast_buffer_scratch::run(w, env, b),
         Fast::Ds(d) => ds(w, env, &d, w.exec()),
         Fast::DsShuffle(d) => {
             lds::ds_shuffle(w, &d, w.exec());
@@ -233,7 +241,7 @@ fn memory_half(w: &mut Wave, env: &mut Env, f: &Fast) -> bool {
     }
 }
 
-/// Run the FLAT/GLOBAL/SCRATCH or DS instruction `i`, whose form is `f`, in a
+/// Run the FLAT/GLOBAL/SCRATCH, GFX9 private MUBUF or DS instruction `i`, whose form is `f`, in a
 /// wave64 wave: its two 32-lane passes as `step` runs them, each through
 /// the form when it takes that pass and `step`'s pass otherwise
 /// (`step_halves`). None where `f` has no such run (another form, or an
@@ -250,6 +258,7 @@ pub(crate) fn run_wave64_memory(
         Fast::Coalesced(_)
             | Fast::GlobalAtomic(_)
             | Fast::Scratch(_)
+            | Fast::BufferScratch(_)
             | Fast::Ds(_)
             | Fast::DsShuffle(_)
     );

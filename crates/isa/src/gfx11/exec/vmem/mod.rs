@@ -12,6 +12,7 @@
 
 pub(crate) mod atomics;
 pub(crate) mod fast;
+pub(crate) mod fast_buffer_scratch;
 pub(crate) mod fast_scratch;
 pub(crate) mod gfx9_buffer;
 pub(crate) mod gfx9_typed;

@@ -39,6 +39,17 @@ struct Entry {
     allow: u8,
 }
 
+impl Entry {
+    /// The host address of `[addr, addr + len)` when the mapping, which
+    /// holds `addr`, holds the whole range and allows `access`.
+    #[inline(always)]
+    fn inside(&self, addr: u64, len: u64, access: Access) -> Option<*mut u8> {
+        // addr < self.end, so this is `addr + len <= end` without overflow.
+        (len <= self.end - addr && self.allow & (1 << access as u8) != 0)
+            .then(|| self.host.wrapping_add((addr - self.start) as usize))
+    }
+}
+
 /// An empty slot: no address is both >= start and < end.
 const EMPTY: Entry = Entry {
     start: u64::MAX,
@@ -107,19 +118,38 @@ impl SpanCache {
         len: u64,
         access: Access,
     ) -> Result<*mut u8, MemoryFault> {
-        for slot in &self.slots {
-            let e = slot.get();
-            if e.start <= addr && addr < e.end {
-                // addr < e.end, so this is `addr + len <= e.end` without overflow.
-                if len <= e.end - addr && e.allow & (1 << access as u8) != 0 {
-                    self.tally.add(access, len);
-                    return Ok(e.host.wrapping_add((addr - e.start) as usize));
-                }
-                // Mappings do not overlap: no other slot holds addr.
-                break;
-            }
+        if let Some(host) = self
+            .remembered(addr)
+            .and_then(|e| e.inside(addr, len, access))
+        {
+            self.tally.add(access, len);
+            return Ok(host);
         }
         self.translate_slow(mem, addr, len, access)
+    }
+
+    /// The remembered mapping holding `addr`: mappings do not overlap, so
+    /// no other slot holds it.
+    #[inline(always)]
+    fn remembered(&self, addr: u64) -> Option<Entry> {
+        self.slots
+            .iter()
+            .map(Cell::get)
+            .find(|e| e.start <= addr && addr < e.end)
+    }
+
+    /// Remember the plain mapping `s` in place of the oldest slot.
+    fn remember(&self, s: &PlainSpan) -> Entry {
+        let e = Entry {
+            start: s.start,
+            end: s.end,
+            host: s.host,
+            allow: allow_bits(s),
+        };
+        let n = self.next.get();
+        self.slots[n % SLOTS].set(e);
+        self.next.set(n.wrapping_add(1));
+        e
     }
 
     /// The host address of `[addr, addr + len)` when one plain mapping
@@ -136,30 +166,11 @@ impl SpanCache {
         len: u64,
         access: Access,
     ) -> Option<*mut u8> {
-        let fits = |e: Entry| {
-            (e.start <= addr
-                && addr < e.end
-                && len <= e.end - addr
-                && e.allow & (1 << access as u8) != 0)
-                .then(|| e.host.wrapping_add((addr - e.start) as usize))
+        let e = match self.remembered(addr) {
+            Some(e) => e,
+            None => self.remember(&mem.plain_span(addr)?),
         };
-        for slot in &self.slots {
-            let e = slot.get();
-            if e.start <= addr && addr < e.end {
-                return fits(e);
-            }
-        }
-        let s = mem.plain_span(addr)?;
-        let e = Entry {
-            start: s.start,
-            end: s.end,
-            host: s.host,
-            allow: allow_bits(&s),
-        };
-        let n = self.next.get();
-        self.slots[n % SLOTS].set(e);
-        self.next.set(n.wrapping_add(1));
-        fits(e)
+        e.inside(addr, len, access)
     }
 
     /// The translation itself, remembering its mapping when it is plain.
@@ -175,14 +186,7 @@ impl SpanCache {
         if r.is_ok()
             && let Some(s) = mem.plain_span(addr)
         {
-            let n = self.next.get();
-            self.slots[n % SLOTS].set(Entry {
-                start: s.start,
-                end: s.end,
-                host: s.host,
-                allow: allow_bits(&s),
-            });
-            self.next.set(n.wrapping_add(1));
+            self.remember(&s);
         }
         r
     }

@@ -27,7 +27,7 @@ use crate::gfx11::wave::{LANES, Wave};
 /// names AGPRs (`agprs`): swapping the two `Vec` headers costs a store-
 /// forwarding stall per swap on the host, and no other instruction reads them.
 #[inline]
-fn high_pass<T>(w: &mut Wave, agprs: bool, f: impl FnOnce(&mut Wave) -> T) -> T {
+pub(crate) fn high_pass<T>(w: &mut Wave, agprs: bool, f: impl FnOnce(&mut Wave) -> T) -> T {
     std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
     if agprs {
         std::mem::swap(&mut w.agpr, &mut w.agpr_hi);

@@ -213,6 +213,7 @@ mod tests {
     use crate::gfx9::decode::decode;
     use crate::gfx9::exec_form::normalise;
     use crate::gfx11::exec::fast::{Fast, compile, run_wave64_memory};
+    use crate::gfx11::exec::valu::wave64::high_pass;
     use crate::gfx11::exec::{ExecResult, step};
     use crate::gfx11::wave::EXEC;
     use crate::{GpuMemory, MemoryFault, PlainSpan};
@@ -448,17 +449,6 @@ mod tests {
         (w, Memory { bytes }, ctx)
     }
 
-    /// Run `f` on the high pass of wave64 `w` (lanes 32..63 in front,
-    /// `w.half` 1), as `step_halves` does.
-    fn on_high<T>(w: &mut Wave, f: impl FnOnce(&mut Wave) -> T) -> T {
-        std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
-        w.half = 1;
-        let r = f(w);
-        w.half = 0;
-        std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
-        r
-    }
-
     /// Every form through `run_wave64_memory` (each 32-lane pass through
     /// [`run`], or `step`'s pass where it declines) against `step` on the
     /// whole wave: the same result (a fault in the low pass ends the
@@ -525,7 +515,7 @@ mod tests {
                     );
                     let e = &mut env(&pm);
                     let ran = if high {
-                        on_high(&mut pw, |pw| run(pw, e, b))
+                        high_pass(&mut pw, false, |pw| run(pw, e, b))
                     } else {
                         run(&mut pw, e, b)
                     };

@@ -303,6 +303,7 @@ fn lanes<const N: usize>(
 mod tests {
     use super::*;
     use crate::gfx11::exec::fast::{Fast, compile, run as fast_run, run_at};
+    use crate::gfx11::exec::valu::wave64::high_pass;
     use crate::gfx11::exec::{ExecResult, NoMemory, slot_bytes, step, test_inst};
     use crate::gfx11::wave::NULL;
     use crate::observer::{LaneAccesses, Segment, WaveSync, WorkgroupObserver};
@@ -564,17 +565,6 @@ mod tests {
         }
     }
 
-    /// Run `f` on the high pass of wave64 `w` (lanes 32..63 in front,
-    /// `w.half` 1), as `step_halves` does.
-    fn on_high<T>(w: &mut Wave, f: impl FnOnce(&mut Wave) -> T) -> T {
-        std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
-        w.half = 1;
-        let r = f(w);
-        w.half = 0;
-        std::mem::swap(&mut w.vgpr, &mut w.vgpr_hi);
-        r
-    }
-
     /// Wave64 SCRATCH dword forms through `run_wave64_memory` (each 32-lane
     /// pass through `run_half`, or `step`'s pass where it declines) against
     /// `step` on the whole wave, for every pairing of the halves' cases (one
@@ -677,7 +667,7 @@ mod tests {
                             let (mut pw, mut ps) = (w.clone(), init.clone());
                             let e = &mut wave_env(&mut ps, &mut lds);
                             let ran = if high {
-                                on_high(&mut pw, |pw| run_half(pw, e, s))
+                                high_pass(&mut pw, false, |pw| run_half(pw, e, s))
                             } else {
                                 run_half(&mut pw, e, s)
                             };

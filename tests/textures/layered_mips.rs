@@ -28,7 +28,12 @@ fn value(l: u32, x: u32, y: u32, z: u32) -> f32 {
 /// `ceil(d' + 0.5) - 1`, linear blend of `floor(d')` and the next (within
 /// the view) by the fraction quantised to 8 bits, the sub-texel precision
 /// gfxsim applies; a LOD at or below 0 reads the base level.
-fn mip_weights(lod: f32, base: u32, count: u32, mipmap: MipmapFilterMode) -> Vec<(u32, f64)> {
+pub(super) fn mip_weights(
+    lod: f32,
+    base: u32,
+    count: u32,
+    mipmap: MipmapFilterMode,
+) -> Vec<(u32, f64)> {
     if lod <= 0.0 {
         return vec![(base, 1.0)];
     }

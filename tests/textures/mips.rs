@@ -823,6 +823,7 @@ fn sampling_across_mip_levels_matches_the_host() {
     if !llvm_installed("sampling_across_mip_levels_matches_the_host") {
         return;
     }
+    use super::layered_mips::mip_weights;
     use super::sampling::{run_inputs, taps, wrap};
     let c = ctx();
     const LEVELS: u32 = 4;
@@ -909,21 +910,7 @@ fn sampling_across_mip_levels_matches_the_host() {
                 queries.len() + 2,
             );
             for (q, g) in queries.iter().zip(&got) {
-                let lod = q[2].max(0.0);
-                let d = f64::from(base) + f64::from(lod.min((count - 1) as f32));
-                let last = base + count - 1;
-                let levels: Vec<(u32, f64)> = match mipmap {
-                    _ if q[2] <= 0.0 => vec![(base, 1.0)],
-                    MipmapFilterMode::Nearest => {
-                        vec![((((d + 0.5).ceil() - 1.0) as u32).clamp(base, last), 1.0)]
-                    }
-                    MipmapFilterMode::Linear => {
-                        let hi = d.floor();
-                        let f = ((d - hi) * 256.0).floor() / 256.0;
-                        let hi = hi as u32;
-                        vec![(hi, 1.0 - f), ((hi + 1).min(last), f)]
-                    }
-                };
+                let levels = mip_weights(q[2], base, count, mipmap);
                 let mut want = [0f64; 4];
                 for (level, weight) in levels {
                     for (w, b) in want.iter_mut().zip(bilinear(level, [q[0], q[1]])) {

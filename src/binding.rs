@@ -12,6 +12,7 @@
 //! view's layers and the view's image descriptor (`src/texture.rs`); a
 //! sampler resolves to its S# words (`src/sampler.rs`).
 
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -274,9 +275,25 @@ pub(crate) struct BoundCold {
     /// The buffer memory's first device address (0 for an invalid buffer).
     pub va: u64,
     /// A texture view's image descriptor, its base address relative to
-    /// the buffer (the texture's); `offset..offset + size` is then the range
-    /// of the view's layers.
+    /// the buffer (the texture's); `offset..offset + size` is then a range
+    /// covering the view's levels and layers.
     pub texture: Option<ImageDescriptor>,
+    /// A texture view's subresources: its mip levels and array layers
+    /// (layer 0 for 3D views). The byte range of a view of a chain also
+    /// covers levels it does not see, so the usage scope compares these.
+    pub subresources: Option<(Range<u32>, Range<u32>)>,
+}
+
+impl BoundCold {
+    /// Whether this texture binding and `other` of the same texture see
+    /// no subresource in common (WebGPU's usage scopes are per subresource).
+    pub(crate) fn disjoint_subresources(&self, other: &BoundCold) -> bool {
+        let apart = |a: &Range<u32>, b: &Range<u32>| a.end <= b.start || b.end <= a.start;
+        match (&self.subresources, &other.subresources) {
+            (Some((la, ya)), Some((lb, yb))) => apart(la, lb) || apart(ya, yb),
+            _ => false,
+        }
+    }
 }
 
 impl BoundBuffer {
@@ -313,6 +330,7 @@ impl BoundBuffer {
             offset,
             va,
             texture,
+            subresources: None,
         };
         (hot, cold)
     }

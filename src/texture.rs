@@ -1,27 +1,27 @@
 //! Textures and texture views.
 //!
-//! A texture is a linear (`SW_LINEAR`) gfx11 image in a buffer of its own:
-//! texel (x, y, z or layer) lies where
+//! A texture is a linear (`SW_LINEAR`) gfx11 image and its mip chain in a
+//! buffer of its own: texel (x, y, z or layer) of a level lies where
 //! [`aqueduct_isa::gfx11::image_desc::linear_texel_offset`] says, rows
-//! padded to 256 bytes and slices one after the other (ARCHITECTURE.md,
-//! "Textures"). The backing buffer is created like any buffer, so a texture
-//! is zero-initialised, destroyed and hazard-tracked as one: a dispatch
-//! binding a view accesses the byte range of the view's layers, and copies
-//! are copies between buffer ranges.
+//! padded to 256 bytes (ARCHITECTURE.md, "Textures"). The backing buffer is
+//! created like any buffer, so a texture is zero-initialised, destroyed and
+//! hazard-tracked as one: a dispatch binding a view accesses a byte range
+//! covering the view's levels and layers, and copies are copies between
+//! buffer ranges.
 //!
-//! Mip levels: a 2D texture of one layer with several levels is one
-//! linear mip chain as the hardware places it behind one
-//! descriptor (smallest level first, each level's rows at its own 256-byte
-//! pitch; `aqueduct_isa::gfx11::image_desc` sources the placement), so a
-//! view's T# names the chain (MAX_MIP) and the view's levels (BASE_LEVEL,
-//! LAST_LEVEL) and a sampled view of several levels samples across them.
-//! Arrays, cubes and 3D textures keep each level as its own linear image
-//! (`max(1, size >> level)` per dimension, the layers of a 2D texture
-//! unchanged) at its own 256-byte-aligned offset, levels one after the
-//! other: in a chain a level's layers are a whole chain apart, which the
-//! clear path's per-level byte ranges do not describe. Their views describe
-//! their base level alone, and a sampled view of several of their levels is
-//! refused when bound (`TextureBindingError::SampledMipLevels`).
+//! Mip levels: every texture (1D, 2D, 2D-array, cube, 3D) is one linear
+//! mip chain as the hardware places it behind one descriptor, a single
+//! level being a chain of one: each slice (layer, or 3D depth slice) holds
+//! the whole chain, smallest level first, each level's rows at its own
+//! 256-byte pitch, and slices are one chain apart, so a level's layers or
+//! depth slices are a whole chain apart (`aqueduct_isa::gfx11::image_desc`
+//! sources the placement from addrlib). A level has
+//! `max(1, size >> level)` texels per dimension (3D depth included; the
+//! layers of a 2D texture unchanged). A view's T# names the chain
+//! (MAX_MIP), the view's levels (BASE_LEVEL, LAST_LEVEL) and layers, so a
+//! sampled view of several levels samples across them; copies address a
+//! level's texels row by row, and clears fill a level's bytes slice by
+//! slice.
 //!
 //! A view fixes format, dimension, level and layer range; its image
 //! descriptor (T#) is built when the view is created, with the base address
@@ -47,12 +47,6 @@ pub type TextureDescriptor<'a> = wgpu_types::TextureDescriptor<Label<'a>, &'a [T
 
 /// Describes a texture view (wgpu's `TextureViewDescriptor`).
 pub type TextureViewDescriptor<'a> = wgpu_types::TextureViewDescriptor<Label<'a>>;
-
-/// Alignment of each mip level's offset in the texture's buffer: a T#'s
-/// BASE_ADDRESS holds address bits 47:8 (RDNA3 ISA guide, "Image Resource
-/// Definition"), so every level's image starts on 256 bytes like a
-/// single-level texture's buffer does.
-const LEVEL_ALIGN: u64 = 256;
 
 /// The usages a depth texture can have: WebGPU's depth formats have no
 /// storage binding ("Depth-stencil formats" table; wgpu-core's
@@ -146,56 +140,40 @@ pub(crate) fn image_format(format: TextureFormat) -> Option<ImageFormat> {
 /// Where one mip level's texels lie in its texture's buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TextureLayout {
-    /// The image holding the level, its base address relative to the
-    /// buffer: 1D, 2D-array (2D is an array of one layer) or 3D. Either the
-    /// level alone, or the texture's whole mip chain with BASE_LEVEL and
-    /// LAST_LEVEL this level.
+    /// The texture's whole mip chain, its base address relative to the
+    /// buffer (offset 0): 1D, 2D-array (2D is an array of one layer) or 3D,
+    /// BASE_LEVEL and LAST_LEVEL this level.
     pub image: ImageDescriptor,
-    /// The level within `image` (0 unless it is a chain).
+    /// The level within `image`.
     pub level: u32,
     /// Bytes per texel.
     pub texel_bytes: u32,
     /// Bytes from one row to the next.
     pub row_bytes: u64,
-    /// Bytes from one slice (3D) or layer to the next.
-    pub slice_bytes: u64,
-    /// Bytes the level occupies.
-    pub size: u64,
+    /// Bytes the level occupies in one slice (layer or 3D depth slice):
+    /// contiguous there, its rows padding included.
+    pub level_bytes: u64,
+    /// The slices the level has: the layers of a 1D or 2D texture, the
+    /// level's depth `max(1, depth >> level)` of a 3D one.
+    pub slices: u32,
 }
 
 impl TextureLayout {
-    fn new(format: ImageFormat, dimension: TextureDimension, size: Extent3d, base: u64) -> Self {
-        let (dim, height, depth) = match dimension {
-            TextureDimension::D1 => (ImageDim::D1, 1, 1),
-            TextureDimension::D2 => (ImageDim::D2Array, size.height, size.depth_or_array_layers),
-            TextureDimension::D3 => (ImageDim::D3, size.height, size.depth_or_array_layers),
-        };
-        let image = ImageDescriptor::linear(base, format, dim, size.width, height, depth);
-        let texel_bytes = format.bytes_per_texel();
-        let row_bytes = u64::from(image.row_pitch) * u64::from(texel_bytes);
-        TextureLayout {
-            image,
-            level: 0,
-            texel_bytes,
-            row_bytes,
-            slice_bytes: row_bytes * u64::from(height),
-            size: linear_size(&image),
-        }
-    }
-
-    /// Level `level` of `chain`, a one-slice mip chain at buffer offset 0:
-    /// the level's bytes are contiguous, `level_bytes` of them.
+    /// Level `level` of `chain`, the texture's chain at buffer offset 0.
     fn in_chain(chain: ImageDescriptor, level: u32) -> Self {
         let image = chain.with_levels(chain.max_mip + 1, level, level);
         let texel_bytes = image.format.bytes_per_texel();
-        let size = image.level_bytes(level);
+        let slices = match image.dim {
+            ImageDim::D3 => image.level_extent(level)[2],
+            _ => image.layers(),
+        };
         TextureLayout {
             image,
             level,
             texel_bytes,
             row_bytes: u64::from(image.level_pitch(level)) * u64::from(texel_bytes),
-            slice_bytes: size,
-            size,
+            level_bytes: image.level_bytes(level),
+            slices,
         }
     }
 
@@ -205,10 +183,10 @@ impl TextureLayout {
             + aqueduct_isa::gfx11::image_desc::linear_texel_offset(&self.image, x, y, z, self.level)
     }
 
-    /// The bytes of the texture's buffer the level occupies.
-    pub fn range(&self) -> Range<u64> {
-        let start = self.offset(0, 0, 0);
-        start..start + self.size
+    /// The bytes of the texture's buffer the level occupies in slice `z`.
+    pub fn slice_range(&self, z: u32) -> Range<u64> {
+        let start = self.offset(0, 0, z);
+        start..start + self.level_bytes
     }
 
     /// The level's width in texels.
@@ -217,46 +195,33 @@ impl TextureLayout {
     }
 }
 
-/// Whether a texture keeps its levels as one mip chain: several levels
-/// of a single-layer 2D texture (module comment; 1D textures have one
-/// level).
-fn is_chain(dimension: TextureDimension, size: Extent3d, levels: u32) -> bool {
-    levels > 1 && dimension == TextureDimension::D2 && size.depth_or_array_layers == 1
-}
-
-/// The layouts of `levels` mip levels of a texture of `size`, one after
-/// the other, and the bytes they occupy in all. A level's size is wgpu's
-/// `Extent3d::mip_level_size` (WebGPU's "logical miplevel-specific texture
-/// extent": `max(1, size >> level)`, layers of 2D textures unchanged).
+/// The layouts of `levels` mip levels of a texture of `size` and the bytes
+/// its buffer holds. Every texture is one linear mip chain (a single
+/// level is a chain of one): each slice holds the whole chain, smallest
+/// level first, and slices are one chain apart (module comment). A
+/// level's size is wgpu's `Extent3d::mip_level_size` (WebGPU's "logical
+/// miplevel-specific texture extent": `max(1, size >> level)`, layers of
+/// 2D textures unchanged), which is the chain's `level_extent`.
 fn level_layouts(
     format: ImageFormat,
     dimension: TextureDimension,
     size: Extent3d,
     levels: u32,
 ) -> (Vec<TextureLayout>, u64) {
-    if is_chain(dimension, size, levels) {
-        let chain = TextureLayout::new(format, dimension, size, 0)
-            .image
-            .with_levels(levels, 0, levels - 1);
-        let layouts = (0..levels)
-            .map(|level| TextureLayout::in_chain(chain, level))
-            .collect();
-        return (layouts, linear_size(&chain));
-    }
-    let mut base = 0;
+    let (dim, height, depth) = match dimension {
+        TextureDimension::D1 => (ImageDim::D1, 1, 1),
+        TextureDimension::D2 => (ImageDim::D2Array, size.height, size.depth_or_array_layers),
+        TextureDimension::D3 => (ImageDim::D3, size.height, size.depth_or_array_layers),
+    };
+    let chain = ImageDescriptor::linear(0, format, dim, size.width, height, depth).with_levels(
+        levels,
+        0,
+        levels - 1,
+    );
     let layouts = (0..levels)
-        .map(|level| {
-            let layout = TextureLayout::new(
-                format,
-                dimension,
-                size.mip_level_size(level, dimension),
-                base,
-            );
-            base = (base + layout.size).next_multiple_of(LEVEL_ALIGN);
-            layout
-        })
+        .map(|level| TextureLayout::in_chain(chain, level))
         .collect();
-    (layouts, base)
+    (layouts, linear_size(&chain))
 }
 
 #[derive(Debug)]
@@ -658,34 +623,28 @@ impl Texture {
                 height: t.size.height,
             });
         }
-        // A chain's view names its levels; other views describe their base
-        // level alone (the module comment says why).
-        let layout = &layouts[desc.base_mip_level as usize];
+        // The view's T# is the texture's chain naming the view's levels
+        // (BASE_LEVEL, LAST_LEVEL) and layers.
+        let first = &layouts[desc.base_mip_level as usize];
+        let last = &layouts[(desc.base_mip_level + mip_count - 1) as usize];
         let base = desc.base_array_layer;
-        let whole = &layout.image;
+        let whole = &first.image;
         let mut image = *whole;
         image.format = view_image_format;
         image.dst_sel = view_image_format.dst_sel();
-        let chain = whole.max_mip > 0;
-        if chain {
-            image.last_level = desc.base_mip_level + mip_count - 1;
-        }
-        // The chain's levels the view sees lie together, smallest first.
-        let last = &layouts[(desc.base_mip_level + mip_count - 1) as usize];
-        let chain_range = last.range().start..layout.range().end;
-        let mut range;
-        match dimension {
+        image.last_level = last.level;
+        let slices = match dimension {
             TextureViewDimension::D1 => {
                 image.dim = ImageDim::D1;
-                range = layout.range();
+                0..1
             }
             TextureViewDimension::D2 => {
-                // One layer: its own 2D image (slices are 256-byte aligned
-                // since rows are).
+                // One layer: a 2D chain of its own one chain per layer
+                // further on (a chain is whole 256-byte rows, so aligned).
                 image.dim = ImageDim::D2;
                 image.depth = 1;
-                image.base_address = whole.base_address + u64::from(base) * layout.slice_bytes;
-                range = image.base_address..image.base_address + layout.slice_bytes;
+                image.base_address = whole.base_address + u64::from(base) * whole.slice_bytes();
+                base..base + 1
             }
             TextureViewDimension::D2Array
             | TextureViewDimension::Cube
@@ -701,16 +660,15 @@ impl Texture {
                 };
                 image.base_array = base;
                 image.depth = layer_count;
-                range = whole.base_address + u64::from(base) * layout.slice_bytes
-                    ..whole.base_address + layer_end * layout.slice_bytes;
+                base..base + layer_count
             }
-            _ => {
-                range = layout.range();
-            }
-        }
-        if chain {
-            range = chain_range;
-        }
+            _ => 0..first.slices,
+        };
+        // Within each slice the view's levels lie together, its last
+        // (smallest) level first; the range covers them from the first
+        // slice to the last, with the other levels of the slices between
+        // (a conservative cover: hazards never miss a byte the T# reaches).
+        let range = last.slice_range(slices.start).start..first.slice_range(slices.end - 1).end;
         image.encode().map_err(TextureViewError::Descriptor)?;
         Ok(ViewShape {
             format,
@@ -735,7 +693,8 @@ pub(crate) struct ViewShape {
     /// The image descriptor, its base address relative to the texture's
     /// buffer (None for an invalid view).
     pub image: Option<ImageDescriptor>,
-    /// The bytes of the texture's buffer the view's layers occupy.
+    /// A range of the texture's buffer covering every byte of the view's
+    /// levels and layers (with the other levels between them).
     pub range: Range<u64>,
 }
 

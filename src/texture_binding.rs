@@ -233,13 +233,6 @@ pub(crate) fn bind_view(
                     format: shape.format,
                 });
             }
-            // A mip chain's view names its levels; other textures keep
-            // each level as an image of its own, which a T# describes alone
-            // (src/texture.rs).
-            let count = shape.mip_levels.len() as u32;
-            if shape.image.is_some_and(|image| image.levels() != count) {
-                return Err(TextureBindingError::SampledMipLevels { count });
-            }
             (TextureUsages::TEXTURE_BINDING, view_dimension, false)
         }
         other => {
@@ -270,7 +263,7 @@ pub(crate) fn bind_view(
             view: shape.dimension,
         });
     }
-    let bound = BoundBuffer::new(
+    let (hot, mut cold) = BoundBuffer::new(
         le.binding,
         buffer,
         shape.range.start,
@@ -279,7 +272,8 @@ pub(crate) fn bind_view(
         false,
         Some(image),
     );
-    Ok((bound, buffer.clone()))
+    cold.subresources = Some((shape.mip_levels.clone(), shape.layers.clone()));
+    Ok(((hot, cold), buffer.clone()))
 }
 
 /// A storage binding's T#: a bgra8unorm view binds as the same bytes under

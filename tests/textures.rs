@@ -35,6 +35,9 @@ mod atomics;
 #[path = "textures/mips.rs"]
 mod mips;
 
+#[path = "textures/layered_mips.rs"]
+mod layered_mips;
+
 #[path = "textures/gfx9.rs"]
 mod gfx9;
 

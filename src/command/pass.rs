@@ -680,6 +680,21 @@ impl<'e> ComputePass<'e> {
         self.record_grid(entry, builder, grid)
     }
 
+    /// The bound entry behind access `k` of `entry`'s dispatch: samplers
+    /// push no access, so it is the k-th binding that is not a sampler.
+    fn cold_of(&self, entry: &EntryPoint, k: usize) -> &crate::binding::BoundCold {
+        let b = entry
+            .bindings
+            .iter()
+            .filter(|b| b.sampler.is_none())
+            .nth(k)
+            .expect("one access per binding that is not a sampler");
+        self.state
+            .bound(b.group as usize)
+            .and_then(|(bg, _, _)| Some(&bg.inner.cold[bg.inner.entry_index(b.binding)?]))
+            .expect("binding resolved when its access was pushed")
+    }
+
     /// Set the binding and immediate arguments of `entry` in `builder` and
     /// its accesses in `accesses`, checking WebGPU's rules on them.
     fn bind(
@@ -775,24 +790,18 @@ impl<'e> ComputePass<'e> {
             self.state.rec.use_binding(id);
         }
         // WebGPU usage scope: a writable storage range may not be bound again
-        // in the same dispatch.
+        // in the same dispatch; two views of one texture alias only where
+        // their subresources meet (a view's range of a chain covers levels
+        // it does not see).
         for (i, a) in accesses.iter().enumerate() {
             for (j, o) in accesses.iter().enumerate() {
                 if i != j && a.write && a.range.start < o.range.end && o.range.start < a.range.end {
-                    // Samplers push no access: the i-th access is the i-th
-                    // binding that is not a sampler.
-                    let b = entry
-                        .bindings
-                        .iter()
-                        .filter(|b| b.sampler.is_none())
-                        .nth(i)
-                        .expect("one access per binding that is not a sampler");
-                    let buffer = self.state.bound(b.group as usize).and_then(|(bg, _, _)| {
-                        let i = bg.inner.entry_index(b.binding)?;
-                        Some(bg.inner.cold[i].buffer.clone())
-                    });
+                    let (ci, cj) = (self.cold_of(entry, i), self.cold_of(entry, j));
+                    if ci.disjoint_subresources(cj) {
+                        continue;
+                    }
                     return Err(DispatchError::WritableAlias {
-                        buffer: buffer.expect("binding resolved above"),
+                        buffer: ci.buffer.clone(),
                     });
                 }
             }

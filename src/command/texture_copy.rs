@@ -3,7 +3,10 @@
 //! `clear_texture`, validated with WebGPU's rules (`src/texture_copy.rs`)
 //! and recorded as byte-range copies and fills of the textures' buffers on
 //! the buffer copy path: one copy op per row segment
-//! ([`crate::texture_copy::segments`]), one fill per cleared layer range.
+//! ([`crate::texture_copy::segments`]), one fill per cleared level and
+//! slice (merged where they touch).
+
+use std::ops::Range;
 
 use wgpu_types::{BufferUsages, Extent3d, ImageSubresourceRange, TextureDimension, TextureUsages};
 
@@ -11,7 +14,7 @@ use super::encoder::CommandEncoder;
 use super::lower::{self, PacketRole};
 use crate::error::{BufferRole, CommandError, TextureCopyError};
 use crate::texture::has_aspect;
-use crate::texture::{TexelCopyBufferInfo, TexelCopyTextureInfo, Texture};
+use crate::texture::{TexelCopyBufferInfo, TexelCopyTextureInfo, Texture, TextureLayout};
 use crate::texture_copy::{
     Segment, check_buffer_copy_format, check_linear, check_texture, copy_extent, segments,
     texture_segments,
@@ -231,26 +234,35 @@ impl CommandEncoder {
                             extent: [w, h, layers],
                         });
                     }
-                    Some(u64::from(range.base_array_layer)..end)
+                    Some(range.base_array_layer..end as u32)
                 }
                 _ => None,
             };
             rec.use_buffer(buffer);
-            // One fill per level: the layers' bytes of each level.
-            for layout in levels {
-                let bytes = match &layer_range {
-                    Some(l) => {
-                        let base = layout.range().start;
-                        base + l.start * layout.slice_bytes..base + l.end * layout.slice_bytes
-                    }
-                    None => layout.range(),
-                };
-                if bytes.is_empty() {
-                    continue;
-                }
+            for bytes in clear_ranges(levels, layer_range) {
                 lower::fill_ops_into(&device.blit, buffer.access(bytes, true), 0, &mut rec.ops)?;
             }
             Ok(())
         })
     }
+}
+
+/// The byte ranges a clear of `levels`' slices fills: each level's bytes in
+/// each of its slices (a 2D texture's `layers`, every depth slice of a 3D
+/// level), merged where they touch. A level's slices are a whole mip chain
+/// apart (`src/texture.rs`), so a chain's ranges are one per level and
+/// slice; a single level's layers are contiguous and merge into one.
+fn clear_ranges(levels: &[TextureLayout], layers: Option<Range<u32>>) -> Vec<Range<u64>> {
+    let mut out: Vec<Range<u64>> = Vec::new();
+    for layout in levels {
+        for z in layers.clone().unwrap_or(0..layout.slices) {
+            let bytes = layout.slice_range(z);
+            match out.last_mut() {
+                Some(last) if last.end == bytes.start => last.end = bytes.end,
+                _ if bytes.is_empty() => {}
+                _ => out.push(bytes),
+            }
+        }
+    }
+    out
 }

@@ -344,18 +344,6 @@ pub enum TextureBindingError {
         /// The view's level count.
         count: u32,
     },
-    /// A sampled binding of a view of more than one mip level of an array,
-    /// cube or 3D texture: each of their levels is a linear image of its
-    /// own, which one image descriptor cannot span (only 1D and
-    /// single-layer 2D textures keep their levels as one mip chain).
-    #[error(
-        "a sampled texture view of {count} mip levels of an array, cube or 3D texture: its \
-         levels are separate images (bind a view of one level)"
-    )]
-    SampledMipLevels {
-        /// The view's level count.
-        count: u32,
-    },
 }
 
 /// Why a texel copy, texture write or texture clear failed.

@@ -19,7 +19,7 @@ fn value(x: u32, y: u32, layer: u32) -> f32 {
 
 /// Vulkan's "Cube Map Face Selection and Transformations" for a direction
 /// without ties: the face (+X, -X, +Y, -Y, +Z, -Z) and (s, t) in [0, 1].
-fn face_of([x, y, z]: [f32; 3]) -> (u32, f64, f64) {
+pub(super) fn face_of([x, y, z]: [f32; 3]) -> (u32, f64, f64) {
     let [x, y, z] = [x, y, z].map(f64::from);
     let (face, sc, tc, ma) = if z.abs() > x.abs() && z.abs() > y.abs() {
         if z > 0.0 {
@@ -44,7 +44,7 @@ fn face_of([x, y, z]: [f32; 3]) -> (u32, f64, f64) {
 /// A direction to face `face` at face coordinates (a, b) in (-1, 1)
 /// (sc / |ma|, tc / |ma|), scaled by `m` (a power of two, so the kernel's
 /// reciprocal is exact).
-fn toward(face: u32, a: f32, b: f32, m: f32) -> [f32; 3] {
+pub(super) fn toward(face: u32, a: f32, b: f32, m: f32) -> [f32; 3] {
     let d = match face {
         0 => [1.0, -b, -a],
         1 => [-1.0, -b, a],

@@ -1,11 +1,11 @@
-//! Textures with several mip levels: 1D and single-layer 2D textures are
-//! one mip chain sampled across its levels (fractional LODs under nearest
-//! and linear mipmap filters against a host model); the levels of arrays,
-//! cubes and 3D textures are linear images of their own, bound through
-//! single-level views. A compute mipmap generation (a
-//! 2x2 box filter from level N to N+1 of a 64x64 r32float texture of 7
-//! levels, all passes in one submission) checked level by level against
-//! the host's filter, each level's view answering `textureDimensions` and
+//! Textures with several mip levels: every texture is one mip chain
+//! (a level's layers or depth slices a whole chain apart), sampled
+//! across its levels (a 2D chain here at fractional LODs under nearest and
+//! linear mipmap filters against a host model; 2D-array, cube and 3D
+//! chains in layered_mips.rs). A compute mipmap generation (a 2x2 box
+//! filter from level N to N+1 of a 64x64 r32float texture of 7 levels, all
+//! passes in one submission) checked level by level against the host's
+//! filter, each level's view answering `textureDimensions` and
 //! `textureNumLevels` for itself; level views of 2D-array, 3D and cube
 //! textures; copies into and out of levels at offsets (write_texture,
 //! buffer to texture, texture to buffer, level to level within one texture
@@ -22,7 +22,7 @@ fn write_err(e: &ValidationError) -> Option<&TextureCopyError> {
     }
 }
 
-fn mip_texture(
+pub(super) fn mip_texture(
     c: &Ctx,
     dimension: TextureDimension,
     format: TextureFormat,
@@ -41,7 +41,11 @@ fn mip_texture(
     })
 }
 
-fn at_level(texture: &Texture, level: u32, origin: [u32; 3]) -> texture::TexelCopyTextureInfo<'_> {
+pub(super) fn at_level(
+    texture: &Texture,
+    level: u32,
+    origin: [u32; 3],
+) -> texture::TexelCopyTextureInfo<'_> {
     wgt::TexelCopyTextureInfo {
         mip_level: level,
         ..at(texture, origin)
@@ -65,7 +69,7 @@ fn level_view(
 }
 
 /// The size of `level` of a 2D texture of `size`.
-fn level_size(size: [u32; 3], level: u32) -> [u32; 3] {
+pub(super) fn level_size(size: [u32; 3], level: u32) -> [u32; 3] {
     [
         (size[0] >> level).max(1),
         (size[1] >> level).max(1),
@@ -74,7 +78,7 @@ fn level_size(size: [u32; 3], level: u32) -> [u32; 3] {
 }
 
 /// The texels of a level (tight rows) read back with `copy_texture_to_buffer`.
-fn read_level(c: &Ctx, t: &Texture, level: u32, size: [u32; 3], texel: u32) -> Vec<u8> {
+pub(super) fn read_level(c: &Ctx, t: &Texture, level: u32, size: [u32; 3], texel: u32) -> Vec<u8> {
     let row = size[0] * texel;
     let bpr = row.next_multiple_of(COPY_BYTES_PER_ROW_ALIGNMENT);
     let rb = readback_buffer(
@@ -341,35 +345,40 @@ fn level_views_of_arrays_3d_and_cubes() {
     assert_eq!(words(read_level(&c, &vol, 1, [4, 2, 3], 4)), level1);
 }
 
-/// Host model of a 2D texture's levels: tight rows of each level.
-struct Model {
-    size: [u32; 3],
+/// Host model of a texture's levels: tight rows of each level, its
+/// layers or depth slices one after the other.
+pub(super) struct Model {
     texel: u32,
+    sizes: Vec<[u32; 3]>,
     levels: Vec<Vec<u8>>,
 }
 
 impl Model {
-    fn new(size: [u32; 3], texel: u32, levels: u32) -> Self {
-        let levels = (0..levels)
-            .map(|l| {
-                let s = level_size(size, l);
-                vec![0; (s[0] * s[1] * s[2] * texel) as usize]
-            })
+    /// The levels of a 2D texture of `size` (layers kept per level).
+    pub(super) fn new(size: [u32; 3], texel: u32, levels: u32) -> Self {
+        Self::of_sizes(texel, (0..levels).map(|l| level_size(size, l)).collect())
+    }
+
+    /// Levels of the given sizes, zero-filled.
+    pub(super) fn of_sizes(texel: u32, sizes: Vec<[u32; 3]>) -> Self {
+        let levels = sizes
+            .iter()
+            .map(|s| vec![0; (s[0] * s[1] * s[2] * texel) as usize])
             .collect();
         Model {
-            size,
             texel,
+            sizes,
             levels,
         }
     }
 
     fn index(&self, level: u32, [x, y, z]: [u32; 3]) -> usize {
-        let s = level_size(self.size, level);
+        let s = self.sizes[level as usize];
         (((z * s[1] + y) * s[0] + x) * self.texel) as usize
     }
 
     /// Put `data` (tight rows of `size`) at `origin` of `level`.
-    fn put(&mut self, level: u32, origin: [u32; 3], size: [u32; 3], data: &[u8]) {
+    pub(super) fn put(&mut self, level: u32, origin: [u32; 3], size: [u32; 3], data: &[u8]) {
         let row = (size[0] * self.texel) as usize;
         for z in 0..size[2] {
             for y in 0..size[1] {
@@ -381,7 +390,7 @@ impl Model {
     }
 
     /// The texels (tight rows) of the box `size` at `origin` of `level`.
-    fn get(&self, level: u32, origin: [u32; 3], size: [u32; 3]) -> Vec<u8> {
+    pub(super) fn get(&self, level: u32, origin: [u32; 3], size: [u32; 3]) -> Vec<u8> {
         let row = (size[0] * self.texel) as usize;
         let mut out = Vec::new();
         for z in 0..size[2] {
@@ -519,7 +528,8 @@ fn level_copies_at_offsets() {
 
 /// The typed errors of mip levels: counts of 0 or past the full chain
 /// (1 for 1D), copies past a level's extent or at a missing level, copies
-/// within one level of one texture, and a sampled view of several levels.
+/// within one level of one texture, and a storage binding of several
+/// levels (sampled views of several levels of a layered texture bind).
 #[test]
 fn mip_level_errors() {
     let c = ctx();
@@ -658,27 +668,33 @@ fn mip_level_errors() {
         },
     );
 
-    // A sampled view of several levels of a layered texture binds
-    // nowhere, its single-level views do; a single-layer chain's does.
+    // A sampled view of several levels of one layer of a layered texture
+    // binds (its levels are one chain), as do its single-level views; a
+    // storage binding of several levels does not.
     let layered = expect_valid(&c.device, || mip_texture(&c, d2, f, [64, 64, 2], 7));
-    let layout = expect_valid(&c.device, || {
-        c.device
-            .create_bind_group_layout(&BindGroupLayoutDescriptor {
-                label: None,
-                entries: &[layout_entry(
-                    0,
-                    BindingType::Texture {
-                        sample_type: TextureSampleType::Float { filterable: false },
-                        view_dimension: TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                )],
-            })
+    let layout_of = |ty: BindingType| {
+        expect_valid(&c.device, || {
+            c.device
+                .create_bind_group_layout(&BindGroupLayoutDescriptor {
+                    label: None,
+                    entries: &[layout_entry(0, ty)],
+                })
+        })
+    };
+    let sampled = layout_of(BindingType::Texture {
+        sample_type: TextureSampleType::Float { filterable: false },
+        view_dimension: TextureViewDimension::D2,
+        multisampled: false,
     });
-    let bind = |view: &TextureView| {
+    let stored = layout_of(BindingType::StorageTexture {
+        access: StorageTextureAccess::WriteOnly,
+        format: f,
+        view_dimension: TextureViewDimension::D2,
+    });
+    let bind = |layout: &BindGroupLayout, view: &TextureView| {
         c.device.create_bind_group(&BindGroupDescriptor {
             label: None,
-            layout: &layout,
+            layout,
             entries: &[BindGroupEntry {
                 binding: 0,
                 resource: BindingResource::TextureView(view),
@@ -691,16 +707,7 @@ fn mip_level_errors() {
         ..Default::default()
     });
     assert_eq!(all.mip_levels(), 0..7);
-    expect_validation(
-        &c.device,
-        |e| {
-            matches!(
-                bind_err(e),
-                Some(TextureBindingError::SampledMipLevels { count: 7 })
-            )
-        },
-        || bind(&all),
-    );
+    expect_valid(&c.device, || bind(&sampled, &all));
     let two = layered.create_view(&TextureViewDescriptor {
         base_mip_level: 3,
         mip_level_count: Some(2),
@@ -709,20 +716,23 @@ fn mip_level_errors() {
         array_layer_count: Some(1),
         ..Default::default()
     });
+    expect_valid(&c.device, || bind(&sampled, &two));
     expect_validation(
         &c.device,
         |e| {
             matches!(
                 bind_err(e),
-                Some(TextureBindingError::SampledMipLevels { count: 2 })
+                Some(TextureBindingError::StorageMipLevels { count: 2 })
             )
         },
-        || bind(&two),
+        || bind(&stored, &two),
     );
+    let one = level_view(&c, &layered, 6, Some(TextureViewDimension::D2));
+    expect_valid(&c.device, || bind(&sampled, &one));
+    expect_valid(&c.device, || bind(&stored, &one));
     expect_valid(&c.device, || {
-        bind(&level_view(&c, &layered, 6, Some(TextureViewDimension::D2)))
+        bind(&sampled, &t.create_view(&Default::default()))
     });
-    expect_valid(&c.device, || bind(&t.create_view(&Default::default())));
 }
 
 /// `clear_texture` zeroes the levels and layers of its range and nothing
@@ -813,6 +823,7 @@ fn sampling_across_mip_levels_matches_the_host() {
     if !llvm_installed("sampling_across_mip_levels_matches_the_host") {
         return;
     }
+    use super::layered_mips::mip_weights;
     use super::sampling::{run_inputs, taps, wrap};
     let c = ctx();
     const LEVELS: u32 = 4;
@@ -899,21 +910,7 @@ fn sampling_across_mip_levels_matches_the_host() {
                 queries.len() + 2,
             );
             for (q, g) in queries.iter().zip(&got) {
-                let lod = q[2].max(0.0);
-                let d = f64::from(base) + f64::from(lod.min((count - 1) as f32));
-                let last = base + count - 1;
-                let levels: Vec<(u32, f64)> = match mipmap {
-                    _ if q[2] <= 0.0 => vec![(base, 1.0)],
-                    MipmapFilterMode::Nearest => {
-                        vec![((((d + 0.5).ceil() - 1.0) as u32).clamp(base, last), 1.0)]
-                    }
-                    MipmapFilterMode::Linear => {
-                        let hi = d.floor();
-                        let f = ((d - hi) * 256.0).floor() / 256.0;
-                        let hi = hi as u32;
-                        vec![(hi, 1.0 - f), ((hi + 1).min(last), f)]
-                    }
-                };
+                let levels = mip_weights(q[2], base, count, mipmap);
                 let mut want = [0f64; 4];
                 for (level, weight) in levels {
                     for (w, b) in want.iter_mut().zip(bilinear(level, [q[0], q[1]])) {

@@ -4,9 +4,9 @@
 //! the result back through a buffer with 256-byte rows; a shadow-map
 //! lookup on a depth16unorm texture with a comparison sampler; a
 //! sky-box lookup through a cube view; gradient, offset and clamp-to-edge
-//! sampling; compute mipmap generation over a texture's mip chain; and
-//! the adapter's format table against what the device accepts. The answers are computed on the
-//! host.
+//! sampling; compute mipmap generation over a texture's mip chain and
+//! trilinear sampling across its levels; and the adapter's format table
+//! against what the device accepts. The answers are computed on the host.
 
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
 use wgpu::util::DeviceExt;

@@ -595,7 +595,12 @@ impl ImageDescriptor {
 
     /// The texels level `level` (of the chain) holds across, down and, for
     /// 3D, deep: each level-0 extent halved per level, never below one
-    /// (Vulkan "Image Mip Level Sizing"). Layers do not shrink.
+    /// (Vulkan "Image Mip Level Sizing"). Layers do not shrink. A 3D
+    /// level's `max(1, depth >> level)` slices of texels sit one chain
+    /// apart like every slice: addrlib's linear path
+    /// (`Gfx11Lib::HwlComputeSurfaceInfoLinear`) sets each level's
+    /// `mipDepth` to `numSlices` and sums one `sliceSize` over all levels,
+    /// the surface being `sliceSize` times the slices.
     pub fn level_extent(&self, level: u32) -> [u32; 3] {
         let m = |v: u32| v.checked_shr(level).unwrap_or(0).max(1);
         let depth = if self.dim == ImageDim::D3 {
@@ -1098,6 +1103,19 @@ mod tests {
             a.slice_bytes() + (64 + 1) * 4
         );
         assert_eq!(a.level_extent(1), [2, 2, 2]);
+        // 3D R8 8 x 4 x 4, three levels: every depth slice holds the whole
+        // chain (level 2 2x1, level 1 4x2, level 0 8x4; pitch 256), so
+        // level 1's depth slice 1 (of its 2) is one chain on.
+        let v = ImageDescriptor::linear(0, ImageFormat::R8Unorm, ImageDim::D3, 8, 4, 4)
+            .with_levels(3, 0, 2);
+        assert_eq!(v.slice_bytes(), 256 + 2 * 256 + 4 * 256);
+        assert_eq!(v.level_extent(1), [4, 2, 2]);
+        assert_eq!(v.level_extent(2), [2, 1, 1]);
+        assert_eq!(
+            linear_texel_offset(&v, 3, 1, 1, 1),
+            v.slice_bytes() + 256 + 256 + 3
+        );
+        assert_eq!(linear_size(&v), 4 * v.slice_bytes());
         // A single level keeps its custom pitch and rows.
         let mut s = ImageDescriptor::linear(0, ImageFormat::R32Uint, ImageDim::D2, 4, 3, 1);
         s.row_pitch = 128;

@@ -5,7 +5,9 @@
 //! passes and the readback of every level (`copy_texture_to_buffer` with
 //! `mip_level`) in one submission. The expected levels are computed on the
 //! host with the same f32 operations, unorm8 reads as `k / 255` and
-//! writes rounded to nearest.
+//! writes rounded to nearest. Trilinear sampling of a texture whose
+//! levels are each written with `write_texture`, at fractional LODs,
+//! against the host's blend of the two levels around the LOD.
 
 use aqueduct_test_harness::wgpu_api::{device, read_back};
 
@@ -184,5 +186,146 @@ fn compute_mipmap_generation_through_unchanged_wgpu_code() {
             .flat_map(|y| bytes[at + y * bpr..at + y * bpr + side * 4].to_vec())
             .collect();
         assert_eq!(got, want, "level {level}");
+    }
+}
+
+const TRILINEAR_WGSL: &str = "
+@group(0) @binding(0) var tex: texture_2d<f32>;
+@group(0) @binding(1) var trilinear: sampler;
+@group(0) @binding(2) var<storage, read> points: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> seen: array<vec4<f32>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x >= arrayLength(&points)) { return; }
+    let p = points[id.x];
+    seen[id.x] = textureSampleLevel(tex, trilinear, p.xy, p.z);
+}
+";
+
+/// Byte `c` of texel (x, y) of level `level` in [`trilinear_sampling_across_written_levels`].
+fn level_byte(level: u32, x: u32, y: u32, c: u32) -> u8 {
+    ((level * 61 + x * 7 + y * 13 + c * 29) % 256) as u8
+}
+
+/// Trilinear sampling as wgpu compute code does it: a 16x8 rgba8unorm
+/// texture of 4 levels, each level written with `queue.write_texture`,
+/// sampled with `textureSampleLevel` at fractional LODs through a linear
+/// sampler with a linear mipmap filter. The host blends the two levels
+/// around the LOD (Vulkan "Texel Filtering": levels `floor(lod)` and the
+/// next by its fraction, the last level past the chain's end), each
+/// bilinearly with clamp to edge; the LOD fractions and coordinates are
+/// multiples of 1/32, exact in the texture unit's 8-bit weights.
+#[test]
+fn trilinear_sampling_across_written_levels() {
+    if !aqueduct_shaderc::Toolchain::available() {
+        eprintln!("clang-19/ld.lld-19 not installed, so not tested: trilinear sampling");
+        return;
+    }
+    const LEVELS: u32 = 4;
+    let (width, height) = (16u32, 8u32);
+    let (device, queue) = device();
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("trilinear"),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: LEVELS,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    let size = |level: u32| ((width >> level).max(1), (height >> level).max(1));
+    for level in 0..LEVELS {
+        let (w, h) = size(level);
+        let bytes: Vec<u8> = (0..h)
+            .flat_map(|y| (0..w).flat_map(move |x| (0..4).map(move |c| level_byte(level, x, y, c))))
+            .collect();
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: level,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            &bytes,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(w * 4),
+                rows_per_image: None,
+            },
+            wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+        );
+    }
+    let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+        mag_filter: wgpu::FilterMode::Linear,
+        min_filter: wgpu::FilterMode::Linear,
+        mipmap_filter: wgpu::MipmapFilterMode::Linear,
+        ..Default::default()
+    });
+    let lods = [-1.0f32, 0.0, 0.25, 0.5, 0.75, 1.5, 2.25, 3.0, 5.0];
+    let points: Vec<[f32; 4]> = lods
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &lod)| {
+            (0..6u32).map(move |k| {
+                let u = ((7 * i as u32 + 5 * k) % 32) as f32 / 32.0;
+                let v = ((3 * i as u32 + 11 * k) % 32) as f32 / 32.0;
+                [u, v, lod, 0.0]
+            })
+        })
+        .collect();
+    let view = texture.create_view(&Default::default());
+    let got = super::run_lookup(
+        &device,
+        &queue,
+        TRILINEAR_WGSL,
+        &view,
+        &sampler,
+        &points,
+        16,
+    );
+
+    // One level's bilinear sample, clamped to the edge.
+    let bilinear = |level: u32, u: f32, v: f32| -> [f64; 4] {
+        let (w, h) = size(level);
+        let axis = |c: f32, n: u32| {
+            let t = f64::from(c) * f64::from(n) - 0.5;
+            let i = t.floor();
+            let clamp = |k: f64| (k.max(0.0) as u32).min(n - 1);
+            [(clamp(i), 1.0 - (t - i)), (clamp(i + 1.0), t - i)]
+        };
+        let mut acc = [0f64; 4];
+        for (y, wy) in axis(v, h) {
+            for (x, wx) in axis(u, w) {
+                for (c, a) in acc.iter_mut().enumerate() {
+                    *a += wx * wy * f64::from(level_byte(level, x, y, c as u32)) / 255.0;
+                }
+            }
+        }
+        acc
+    };
+    for (i, p) in points.iter().enumerate() {
+        let d = f64::from(p[2].clamp(0.0, (LEVELS - 1) as f32));
+        let lo = d.floor() as u32;
+        let f = d - d.floor();
+        let hi = (lo + 1).min(LEVELS - 1);
+        let (a, b) = (bilinear(lo, p[0], p[1]), bilinear(hi, p[0], p[1]));
+        for c in 0..4 {
+            let want = (1.0 - f) * a[c] + f * b[c];
+            let g = got[4 * i + c];
+            assert!(
+                (want as f32 - g).abs() <= 1e-5,
+                "point {i} {p:?} component {c}: want {want}, got {g}"
+            );
+        }
     }
 }

@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("Running on {}", adapter.get_info().name);
     let (device, queue) = block_on(adapter.request_device(&DeviceDescriptor::default()))?;
 
-    let module = device.create_shader_module(include_shader!("shaders/gfx1100/collatz"));
+    let module = device.create_shader_module(include_shader!("shaders/collatz"));
     let size = (numbers.len() * 4) as u64;
     let storage = device.create_buffer_init(&BufferInitDescriptor {
         label: Some("numbers"),

@@ -59,11 +59,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (device, queue) = adapter.request_device_sync(&DeviceDescriptor::default())?;
     println!("Running on {}", adapter.get_info().name);
 
-    let scan = pipeline(&device, include_shader!("shaders/gfx1100/scan_blocks"));
-    let add = pipeline(
-        &device,
-        include_shader!("shaders/gfx1100/add_block_offsets"),
-    );
+    let scan = pipeline(&device, include_shader!("shaders/scan_blocks"));
+    let add = pipeline(&device, include_shader!("shaders/add_block_offsets"));
 
     let input: Vec<u32> = (0..n).map(|i| (i * 7 + 3) % 11).collect();
     let usage = BufferUsages::STORAGE | BufferUsages::COPY_SRC;

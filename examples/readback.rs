@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let module = device.create_shader_module(ShaderModuleDescriptor {
         label: Some("vector_copy"),
         source: ShaderSource::CodeObject {
-            code: Cow::Borrowed(include_bytes!("../kernels/gfx1100/vector_copy.co")),
+            code: Cow::Borrowed(include_bytes!("../kernels/bundles/vector_copy.bundle")),
             workgroup_size: Some([256, 1, 1]),
         },
     });

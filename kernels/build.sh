@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rebuilds Aqueduct's test kernels (kernels/src/*.cl) into AMDGPU code objects,
-# one per kernel per target, plus offload bundles of saxpy:
+# one per kernel per target, plus offload bundles of saxpy and vector_copy:
 #
 #   <out>/<gfx>/<name>.co        for gfx in gfx1100 gfx942 gfx90a (the
 #                                GFX11_KERNELS for gfx1100 only)
@@ -9,6 +9,7 @@
 #   <out>/<gfx>/multi.co         vector_copy + saxpy + fill3d linked together
 #   <out>/<gfx>/<hip>.co         for every HIP kernel file (kernels/src/*.hip), device only
 #   <out>/bundles/saxpy.bundle       uncompressed clang offload bundle (3 targets + host)
+#   <out>/bundles/vector_copy.bundle the same for vector_copy (the readback example's kernel)
 #   <out>/bundles/saxpy.zstd.bundle  compressed (CCOB v2, zstd), by clang-offload-bundler
 #   <out>/bundles/saxpy.zlib.bundle  compressed (CCOB v2, zlib); LLVM 19's bundler always
 #                                    picks zstd when it has it, so this one is written by
@@ -92,13 +93,21 @@ done
 mkdir -p "$OUT/bundles"
 : > "$TMP/host.o"
 bundle_targets="host-x86_64-unknown-linux-gnu"
-bundle_inputs=("--input=$TMP/host.o")
 for gfx in "${TARGETS[@]}"; do
     bundle_targets+=",hipv4-amdgcn-amd-amdhsa--$gfx"
+done
+for k in saxpy vector_copy; do
+    bundle_inputs=("--input=$TMP/host.o")
+    for gfx in "${TARGETS[@]}"; do
+        bundle_inputs+=("--input=$OUT/$gfx/$k.co")
+    done
+    "$BUNDLER" -type=o -targets="$bundle_targets" "${bundle_inputs[@]}" \
+        --output="$OUT/bundles/$k.bundle"
+done
+bundle_inputs=("--input=$TMP/host.o")
+for gfx in "${TARGETS[@]}"; do
     bundle_inputs+=("--input=$OUT/$gfx/saxpy.co")
 done
-"$BUNDLER" -type=o -targets="$bundle_targets" "${bundle_inputs[@]}" \
-    --output="$OUT/bundles/saxpy.bundle"
 OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1 "$BUNDLER" -type=o -targets="$bundle_targets" "${bundle_inputs[@]}" \
     -compress -compression-level=19 --output="$OUT/bundles/saxpy.zstd.bundle"
 

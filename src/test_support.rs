@@ -23,13 +23,25 @@ pub(crate) fn device() -> (Device, Queue) {
     block_on(adapter.request_device(&desc)).expect("device")
 }
 
+/// tests/kernels' fault_at for the part a default gfxsim device simulates.
+fn fault_at_object() -> &'static [u8] {
+    use crate::gfxsim::SimPart;
+    match crate::gfxsim::default_part() {
+        SimPart::Rx7900Xtx => include_bytes!("../tests/kernels/gfx1100/fault_at.co"),
+        SimPart::Mi300x => include_bytes!("../tests/kernels/gfx942/fault_at.co"),
+        SimPart::Mi210 | SimPart::Mi250xGcd => {
+            include_bytes!("../tests/kernels/gfx90a/fault_at.co")
+        }
+    }
+}
+
 /// One workgroup of tests/kernels' fault_at, storing 7 to the unmapped low
 /// page at 0x1040: a GPU queue fault in kernel `fault_at`.
 pub(crate) fn fault_at_work(device: &Device) -> CommandBuffer {
     let module = device.create_shader_module(crate::shader::ShaderModuleDescriptor {
         label: Some("fault_at"),
         source: crate::shader::ShaderSource::CodeObject {
-            code: Cow::Borrowed(include_bytes!("../tests/kernels/gfx1100/fault_at.co")),
+            code: Cow::Borrowed(fault_at_object()),
             workgroup_size: Some([64, 1, 1]),
         },
     });

@@ -8,6 +8,17 @@ fn kernels() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
 }
 
+/// The ISA of the part the CLI's gfxsim device simulates (`AQUEDUCT_SIM_ISA`
+/// reaches the CLI through the environment).
+fn isa() -> &'static str {
+    aqueduct::gfxsim::default_part().isa()
+}
+
+/// A checked-in kernel (kernels/) built for [`isa`].
+fn kernel(file: &str) -> PathBuf {
+    kernels().join(isa()).join(file)
+}
+
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_aqueduct-run"))
         .args(args)
@@ -39,7 +50,7 @@ fn saxpy_writes_the_host_result() {
     let x_file = dir.join("x.bin");
     std::fs::write(&x_file, bytemuck::cast_slice::<f32, u8>(&x)).unwrap();
     let y_file = dir.join("y.bin");
-    let co = kernels().join("gfx1100/saxpy.co");
+    let co = kernel("saxpy.co");
     let out = run(&[
         co.to_str().unwrap(),
         "--kernel",
@@ -73,7 +84,7 @@ fn fill3d_over_a_3d_grid_from_a_multi_kernel_object() {
     let dir = temp_dir("fill3d");
     let (w, h, d) = (9u32, 5u32, 3u32);
     let out_file = dir.join("out.bin");
-    let co = kernels().join("gfx1100/multi.co");
+    let co = kernel("multi.co");
     let out = run(&[
         co.to_str().unwrap(),
         "--kernel=fill3d",
@@ -100,7 +111,7 @@ fn fill3d_over_a_3d_grid_from_a_multi_kernel_object() {
 
 #[test]
 fn list_prints_kernels_and_arguments() {
-    let co = kernels().join("gfx1100/multi.co");
+    let co = kernel("multi.co");
     let out = run(&[co.to_str().unwrap(), "--list"]);
     assert!(out.status.success(), "{}", text(&out));
     let t = text(&out);
@@ -111,7 +122,7 @@ fn list_prints_kernels_and_arguments() {
 
 #[test]
 fn argument_mismatches_are_clear_errors() {
-    let co = kernels().join("gfx1100/saxpy.co");
+    let co = kernel("saxpy.co");
     let co = co.to_str().unwrap();
     let base = [co, "--kernel", "saxpy", "--grid", "64", "--workgroup", "64"];
     let full = [
@@ -241,7 +252,7 @@ fn argument_mismatches_are_clear_errors() {
 fn scalar_values_reach_the_kernel() {
     let dir = temp_dir("oob");
     let file = dir.join("target.bin");
-    let co = kernels().join("gfx1100/oob_write.co");
+    let co = kernel("oob_write.co");
     let out = run(&[
         co.to_str().unwrap(),
         "--grid",
@@ -270,7 +281,7 @@ fn run_with_device_env(device_env: &str, args: &[&str]) -> Output {
 
 #[test]
 fn a_timeout_beyond_duration_waits_without_a_limit() {
-    let co = kernels().join("gfx1100/saxpy.co");
+    let co = kernel("saxpy.co");
     for timeout in ["1e300", "18446744073709551616"] {
         let out = run(&[
             co.to_str().unwrap(),
@@ -296,7 +307,7 @@ fn a_timeout_beyond_duration_waits_without_a_limit() {
 
 #[test]
 fn the_device_flag_overrides_the_environment() {
-    let co = kernels().join("gfx1100/saxpy.co");
+    let co = kernel("saxpy.co");
     let co = co.to_str().unwrap();
     // A bad environment value does not matter when the flag is given.
     let out = run_with_device_env("bogus", &[co, "--device", "sim", "--list"]);
@@ -342,7 +353,7 @@ fn local_arguments_back_an_in_place_scan() {
         .collect();
     let file = dir.join("data.bin");
     u32_file(&file, &data);
-    let co = kernels().join("gfx1100/group_scan.co");
+    let co = kernel("group_scan.co");
     let out = run(&[
         co.to_str().unwrap(),
         "--grid",
@@ -366,7 +377,7 @@ fn local_arguments_back_an_in_place_scan() {
 
 #[test]
 fn local_argument_mismatches_and_the_lds_limit_are_errors() {
-    let co = kernels().join("gfx1100/group_scan.co");
+    let co = kernel("group_scan.co");
     let co = co.to_str().unwrap();
     let base = [co, "--grid", "64", "--workgroup", "64", "--arg", "n=u32:64"];
     let cases: [(&[&str], &str); 4] = [
@@ -417,7 +428,7 @@ fn local_argument_mismatches_and_the_lds_limit_are_errors() {
 #[test]
 fn dynamic_lds_backs_hip_extern_shared_by_demangled_name() {
     let dir = temp_dir("reverse");
-    let co = kernels().join("gfx1100/reverse_blocks.co");
+    let co = kernel("reverse_blocks.co");
     let co = co.to_str().unwrap();
     let n = 200usize; // three full groups of 64 and one of 8
     let data: Vec<u32> = (0..n as u32).map(|i| i * 7 + 1).collect();
@@ -522,7 +533,7 @@ fn dynamic_lds_backs_hip_extern_shared_by_demangled_name() {
 #[test]
 fn scalar_types_must_match_the_metadata_unless_forced() {
     let dir = temp_dir("types");
-    let co = kernels().join("gfx1100/saxpy.co");
+    let co = kernel("saxpy.co");
     let y = dir.join("y.bin");
     let args = |n: &str, a: &str| -> Vec<String> {
         vec![
@@ -570,7 +581,8 @@ fn scalar_types_must_match_the_metadata_unless_forced() {
 #[test]
 fn wgsl_size_arguments_come_from_the_bound_buffers() {
     let dir = temp_dir("wgsl-size");
-    let co = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/tests/gfx1100/copy_u32.co");
+    let co =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("shaders/tests/{}/copy_u32.co", isa()));
     let dst = dir.join("dst.bin");
     // 100 elements in a grid of 128: arrayLength(&dst) must be 100.
     let out = run(&[
@@ -593,7 +605,7 @@ fn wgsl_size_arguments_come_from_the_bound_buffers() {
 }
 
 fn faults_co() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/gfx1100/faults.co")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/kernels/{}/faults.co", isa()))
 }
 
 #[test]
@@ -657,25 +669,40 @@ fn a_fault_names_the_kernel_and_offset() {
     std::fs::remove_dir_all(dir).ok();
 }
 
-/// clang-19 flags for an OpenCL C kernel and for HIP device code, for gfx1100.
-const OPENCL: &[&str] = &[
-    "-x",
-    "cl",
-    "-cl-std=CL2.0",
-    "-target",
-    "amdgcn-amd-amdhsa",
-    "-mcpu=gfx1100",
-    "-nogpulib",
-    "-cl-kernel-arg-info",
-];
-const HIP: &[&str] = &[
-    "-x",
-    "hip",
-    "--offload-arch=gfx1100",
-    "--cuda-device-only",
-    "-nogpuinc",
-    "-nogpulib",
-];
+/// clang-19 flags for an OpenCL C kernel, for [`isa`].
+fn opencl_flags() -> Vec<String> {
+    [
+        "-x",
+        "cl",
+        "-cl-std=CL2.0",
+        "-target",
+        "amdgcn-amd-amdhsa",
+        "-nogpulib",
+        "-cl-kernel-arg-info",
+    ]
+    .into_iter()
+    .map(str::to_string)
+    .chain([format!("-mcpu={}", isa())])
+    .collect()
+}
+
+/// clang-19 flags for HIP device code, for [`isa`].
+fn hip_flags() -> Vec<String> {
+    ["-x", "hip", "--cuda-device-only", "-nogpuinc", "-nogpulib"]
+        .into_iter()
+        .map(str::to_string)
+        .chain([format!("--offload-arch={}", isa())])
+        .collect()
+}
+
+/// `flags` followed by `rest`, as `build_in` takes them.
+fn with<'a>(flags: &'a [String], rest: &[&'a str]) -> Vec<&'a str> {
+    flags
+        .iter()
+        .map(String::as_str)
+        .chain(rest.iter().copied())
+        .collect()
+}
 
 /// Runs `tool` in `dir` with `args` and asserts it succeeded; clang-19
 /// also gets include/aqueduct_device.h.
@@ -742,14 +769,14 @@ fn kernels_built_with_the_device_header_run() {
     build_in(
         &dir,
         "clang-19",
-        &[OPENCL, &["-O3", "-c", "k.cl", "-o", "k.o"]].concat(),
+        &with(&opencl_flags(), &["-O3", "-c", "k.cl", "-o", "k.o"]),
     );
     build_in(&dir, "ld.lld-19", &["-shared", "k.o", "-o", "cl.co"]);
     build_in(
         &dir,
         "clang-19",
-        &[
-            HIP,
+        &with(
+            &hip_flags(),
             &[
                 "--no-gpu-bundle-output",
                 "-O3",
@@ -758,8 +785,7 @@ fn kernels_built_with_the_device_header_run() {
                 "-o",
                 "hip.co",
             ],
-        ]
-        .concat(),
+        ),
     );
     // Arguments by position: HIP's metadata carries no argument names.
     let n = 1000u32; // a partial last workgroup
@@ -826,7 +852,10 @@ fn a_fault_names_the_source_line_with_debug_info() {
     build_in(
         &dir,
         "clang-19",
-        &[OPENCL, &["-O1", "-g", "-c", "poke.cl", "-o", "poke.o"]].concat(),
+        &with(
+            &opencl_flags(),
+            &["-O1", "-g", "-c", "poke.cl", "-o", "poke.o"],
+        ),
     );
     build_in(&dir, "ld.lld-19", &["-shared", "poke.o", "-o", "poke.co"]);
     // Writes 7 to the unmapped address 0x10 from one work-item.
@@ -861,7 +890,10 @@ fn a_fault_names_the_source_line_with_debug_info() {
     build_in(
         &dir,
         "clang-19",
-        &[HIP, &["-O1", "-g", "-c", "poke.hip", "-o", "poke.bundle"]].concat(),
+        &with(
+            &hip_flags(),
+            &["-O1", "-g", "-c", "poke.hip", "-o", "poke.bundle"],
+        ),
     );
     let bundle = std::fs::read(dir.join("poke.bundle")).unwrap();
     assert!(
@@ -877,9 +909,15 @@ fn a_fault_names_the_source_line_with_debug_info() {
 
 #[test]
 fn profile_prints_counters_counted_by_hand() {
+    // The counts below are of gfx1100's vector_copy, counted by hand; the
+    // GFX9 objects are other code.
+    if isa() != "gfx1100" {
+        eprintln!("skipped: the hand counts are of the gfx1100 object");
+        return;
+    }
     let dir = temp_dir("profile");
     let out_file = dir.join("dst.bin");
-    let co = kernels().join("gfx1100/vector_copy.co");
+    let co = kernel("vector_copy.co");
     let out = run(&[
         co.to_str().unwrap(),
         "--kernel",
@@ -959,7 +997,7 @@ fn profile_counts_lds_bank_conflicts_by_stride() {
     build_in(
         &dir,
         "clang-19",
-        &[OPENCL, &["-O3", "-c", "k.cl", "-o", "k.o"]].concat(),
+        &with(&opencl_flags(), &["-O3", "-c", "k.cl", "-o", "k.o"]),
     );
     build_in(&dir, "ld.lld-19", &["-shared", "k.o", "-o", "k.co"]);
     // Two one-wave workgroups. With a stride of 32 dwords every lane's

@@ -564,7 +564,7 @@ fn a_writable_binding_may_not_alias_another() {
 }
 
 fn wgsl(c: &Ctx, name: &str) -> ShaderModule {
-    let dir = format!("{}/shaders/tests/gfx1100", env!("CARGO_MANIFEST_DIR"));
+    let dir = format!("{}/shaders/tests/{}", env!("CARGO_MANIFEST_DIR"), target());
     let code = std::fs::read(format!("{dir}/{name}.co")).expect("code object");
     let reflection =
         std::fs::read_to_string(format!("{dir}/{name}.reflect.json")).expect("reflection");

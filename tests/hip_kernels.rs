@@ -15,6 +15,8 @@ use aqueduct::DeviceChoice;
 use workloads::*;
 
 const BENCHES: [&str; 6] = ["empty", "bump", "saxpy", "reduce", "readback", "matmul"];
+/// The ISAs whose objects are checked in.
+const ISAS: [&str; 3] = ["gfx1100", "gfx942", "gfx90a"];
 
 fn gpu() -> Gpu {
     Gpu::open(DeviceChoice::Sim).expect("gfxsim device")
@@ -23,7 +25,7 @@ fn gpu() -> Gpu {
 #[test]
 fn empty_and_bump_run_every_dispatch() {
     let gpu = gpu();
-    let dir = default_objects();
+    let dir = gpu.objects();
     Empty::new(&gpu, &dir).unwrap().run(&gpu).unwrap();
     let bump = Bump::new(&gpu, &dir, 300).unwrap();
     bump.run(&gpu).unwrap();
@@ -36,7 +38,7 @@ fn empty_and_bump_run_every_dispatch() {
 #[test]
 fn saxpy_matches_the_host() {
     let gpu = gpu();
-    let saxpy = Saxpy::new(&gpu, &default_objects(), 1000).unwrap();
+    let saxpy = Saxpy::new(&gpu, &gpu.objects(), 1000).unwrap();
     saxpy.run(&gpu).unwrap();
     saxpy.check(&gpu).unwrap();
     // Twice: run restores y first, so the result is the same.
@@ -47,7 +49,7 @@ fn saxpy_matches_the_host() {
 #[test]
 fn reduce_partials_match_the_host() {
     let gpu = gpu();
-    let reduce = Reduce::new(&gpu, &default_objects(), 1000).unwrap();
+    let reduce = Reduce::new(&gpu, &gpu.objects(), 1000).unwrap();
     reduce.run(&gpu).unwrap();
     reduce.check(&gpu).unwrap();
 }
@@ -55,7 +57,7 @@ fn reduce_partials_match_the_host() {
 #[test]
 fn readback_sees_every_word_of_each_fill() {
     let gpu = gpu();
-    let mut readback = Readback::new(&gpu, &default_objects(), 64 << 10).unwrap();
+    let mut readback = Readback::new(&gpu, &gpu.objects(), 64 << 10).unwrap();
     for seed in [0x1234_5678, 0x9e37_79b9] {
         readback.run(&gpu, seed).unwrap();
         readback.check(seed).unwrap();
@@ -67,7 +69,7 @@ fn readback_sees_every_word_of_each_fill() {
 #[test]
 fn matmul_matches_the_host_bit_for_bit() {
     let gpu = gpu();
-    let matmul = Matmul::new(&gpu, &default_objects(), 40, 24, 20).unwrap();
+    let matmul = Matmul::new(&gpu, &gpu.objects(), 40, 24, 20).unwrap();
     matmul.run(&gpu).unwrap();
     matmul.check(&gpu).unwrap();
 }
@@ -105,10 +107,12 @@ fn every_benchmark_has_its_source_and_object() {
             src.contains("RESULT") || src.contains("report("),
             "{b}.hip reports"
         );
-        assert!(
-            hip.join(format!("gfx1100/{b}.co")).is_file(),
-            "{b}.co checked in"
-        );
+        for isa in ISAS {
+            assert!(
+                hip.join(format!("{isa}/{b}.co")).is_file(),
+                "{isa}/{b}.co checked in"
+            );
+        }
     }
 }
 
@@ -120,20 +124,22 @@ fn checked_in_objects_match_a_fresh_build() {
     }
     let hip = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/hip");
     let out = std::env::temp_dir().join(format!("aqueduct-hip-objects-{}", std::process::id()));
-    let status = Command::new("bash")
-        .arg(hip.join("build.sh"))
-        .arg("gfx1100")
-        .arg(&out)
-        .status()
-        .expect("build.sh runs");
-    assert!(status.success(), "benches/hip/build.sh failed");
-    for b in BENCHES {
-        let fresh = std::fs::read(out.join(format!("gfx1100/{b}.co"))).unwrap();
-        let checked_in = std::fs::read(hip.join(format!("gfx1100/{b}.co"))).unwrap();
-        assert!(
-            fresh == checked_in,
-            "benches/hip/gfx1100/{b}.co is stale: run benches/hip/build.sh"
-        );
+    for isa in ISAS {
+        let status = Command::new("bash")
+            .arg(hip.join("build.sh"))
+            .arg(isa)
+            .arg(&out)
+            .status()
+            .expect("build.sh runs");
+        assert!(status.success(), "benches/hip/build.sh {isa} failed");
+        for b in BENCHES {
+            let fresh = std::fs::read(out.join(format!("{isa}/{b}.co"))).unwrap();
+            let checked_in = std::fs::read(hip.join(format!("{isa}/{b}.co"))).unwrap();
+            assert!(
+                fresh == checked_in,
+                "benches/hip/{isa}/{b}.co is stale: run benches/hip/build.sh {isa}"
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -36,7 +36,7 @@ fn without_llvm_wgsl_resolves_by_hash_or_says_how_to_precompile() {
                 source: ShaderLoadError::Wgsl(w),
                 ..
             }) => w.precompile_hint().is_some_and(|h| {
-                h.file == "copy_u32.wgsl" && h.target == "gfx1100" && h.constants.is_empty()
+                h.file == "copy_u32.wgsl" && h.target == target() && h.constants.is_empty()
             }),
             _ => false,
         },
@@ -57,22 +57,21 @@ fn without_llvm_wgsl_resolves_by_hash_or_says_how_to_precompile() {
     // The message says how to precompile: its wording is the point.
     let msg = err.expect("an error").to_string();
     for needle in [
-        "aqueduct-shaderc compile copy_u32.wgsl --target gfx1100",
+        &format!(
+            "aqueduct-shaderc compile copy_u32.wgsl --target {}",
+            target()
+        ),
         "clang-19",
         "register_precompiled",
-        "include_shader!(\"shaders/gfx1100/copy_u32\")",
+        &format!("include_shader!(\"shaders/{}/copy_u32\")", target()),
         &aqueduct::wgsl::source_hash(text),
         aqueduct::wgsl::LLVM_BIN_ENV,
     ] {
         assert!(msg.contains(needle), "{needle:?} missing from: {msg}");
     }
 
-    c.device
-        .register_precompiled(
-            include_bytes!("../shaders/tests/gfx1100/copy_u32.co"),
-            include_str!("../shaders/tests/gfx1100/copy_u32.reflect.json"),
-        )
-        .unwrap();
+    let (code, reflection) = test_shader("copy_u32");
+    c.device.register_precompiled(&code, &reflection).unwrap();
     let module = expect_valid(&c.device, || {
         c.device.create_shader_module(ShaderModuleDescriptor {
             label: Some("copy_u32.wgsl"),
@@ -98,12 +97,8 @@ fn without_llvm_wgsl_resolves_by_hash_or_says_how_to_precompile() {
     // Override constants with no registered variant: the same advice, with
     // the --define flags to pass. (overrides.wgsl's default variant is
     // registered; SCALE=2 is not.)
-    c.device
-        .register_precompiled(
-            include_bytes!("../shaders/tests/gfx1100/overrides.co"),
-            include_str!("../shaders/tests/gfx1100/overrides.reflect.json"),
-        )
-        .unwrap();
+    let (code, reflection) = test_shader("overrides");
+    c.device.register_precompiled(&code, &reflection).unwrap();
     let overrides = expect_valid(&c.device, || {
         c.device.create_shader_module(ShaderModuleDescriptor {
             label: Some("overrides.wgsl"),

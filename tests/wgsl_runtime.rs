@@ -77,13 +77,11 @@ fn registered_objects_answer_by_content_hash() {
     let c = ctx();
     let text = "// resolved by content hash, never compiled\n";
     let hash = aqueduct::wgsl::source_hash(text);
-    let mut reflection: serde_json::Value = serde_json::from_str(include_str!(
-        "../shaders/tests/gfx1100/copy_u32.reflect.json"
-    ))
-    .unwrap();
+    let (code, copy_reflection) = test_shader("copy_u32");
+    let code = code.as_slice();
+    let mut reflection: serde_json::Value = serde_json::from_str(&copy_reflection).unwrap();
     reflection["source_hash"] = serde_json::Value::String(hash);
     let reflection = reflection.to_string();
-    let code = include_bytes!("../shaders/tests/gfx1100/copy_u32.co");
     c.device.register_precompiled(code, &reflection).unwrap();
     let module = wgsl_module(&c, "by_hash.wgsl", text);
     assert_eq!(module.entry_points(), ["main"]);
@@ -98,7 +96,7 @@ fn registered_objects_answer_by_content_hash() {
     assert_eq!(read_words(&c, &dst), want);
 
     // A registration without a hash, or with garbage, is refused.
-    let unhashed = include_str!("../shaders/tests/gfx1100/copy_u32.reflect.json").replace(
+    let unhashed = copy_reflection.replace(
         &format!(
             "\"source_hash\": \"{}\",",
             aqueduct::wgsl::source_hash(include_str!("../shaders/tests/copy_u32.wgsl"))
@@ -250,6 +248,7 @@ fn registered_variants_match_their_constants() {
     let options = aqueduct_shaderc::Options {
         defines: vec![("FACTOR".into(), 4.0)],
         file_name: "scale.wgsl".into(),
+        targets: vec![target().to_string()],
         ..Default::default()
     };
     let compiled =

@@ -6,7 +6,8 @@
 //! Output: one `RESULT metric value unit` line per workload, the format the HIP programs
 //! print, so benches/hip/run.sh joins both sides into one table. `-- --quick` for fewer
 //! samples and smaller sizes. `AQUEDUCT_HIP_OBJECTS=DIR` loads the code objects from DIR
-//! (run.sh builds them there for the machine's GPU); default: benches/hip/gfx1100.
+//! (run.sh builds them there for the machine's GPU); default: benches/hip/<the GPU's ISA>,
+//! checked in for gfx1100, gfx942 and gfx90a.
 
 mod workloads;
 
@@ -36,11 +37,11 @@ fn samples<F: FnMut() -> Result<Duration, String>>(
 
 fn main() -> Result<(), String> {
     let quick = std::env::args().any(|a| a == "--quick");
-    let dir = std::env::var_os("AQUEDUCT_HIP_OBJECTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(default_objects);
     let choice = DeviceChoice::from_env().map_err(|e| e.to_string())?;
     let gpu = Gpu::open(choice)?;
+    let dir = std::env::var_os("AQUEDUCT_HIP_OBJECTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| gpu.objects());
     eprintln!("aqueduct on {} ({})", gpu.info.name, gpu.info.driver_info);
     eprintln!("code objects from {}", dir.display());
     let (big, runs, many) = if quick {

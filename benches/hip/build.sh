@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds the device code of every benches/hip/NAME.hip into a code object for one gfx
-# target: <out>/<gfx>/NAME.co (default: benches/hip/gfx1100/NAME.co, checked in).
+# target: <out>/<gfx>/NAME.co (default: benches/hip/gfx1100/NAME.co; the gfx1100, gfx942
+# and gfx90a objects are checked in: `build.sh gfx942` and `build.sh gfx90a` rebuild the others).
 #
 # Device-only HIP with clang-19, no ROCm needed (-nogpuinc, AQ_DEVICE_ONLY hides the host
 # code; see bench_hip.h). Deterministic: relative paths, no ident, fixed -cuid, lld without

@@ -24,9 +24,12 @@ pub const MATMUL_TILE: u32 = 16;
 /// The dispatch count of the throughput workload.
 pub const DISPATCHES: u32 = 10_000;
 
-/// The checked-in gfx1100 code objects next to this file.
-pub fn default_objects() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/hip/gfx1100")
+/// The checked-in code objects next to this file for `isa` (gfx1100,
+/// gfx942 or gfx90a: benches/hip/build.sh builds each).
+pub fn objects_for(isa: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/hip")
+        .join(isa)
 }
 
 /// A device with the adapter's full limits (kernels' by-value arguments are immediates),
@@ -35,10 +38,17 @@ pub struct Gpu {
     pub device: Device,
     pub queue: Queue,
     pub info: AdapterInfo,
+    /// The GPU's ISA, e.g. `gfx942`.
+    pub isa: String,
     errors: Arc<Mutex<Vec<String>>>,
 }
 
 impl Gpu {
+    /// The checked-in code objects for this GPU's ISA.
+    pub fn objects(&self) -> PathBuf {
+        objects_for(&self.isa)
+    }
+
     pub fn open(choice: DeviceChoice) -> Result<Gpu, String> {
         let instance = Instance::with_device(choice);
         let adapter = instance
@@ -59,6 +69,7 @@ impl Gpu {
                 .push(e.to_string());
         }));
         Ok(Gpu {
+            isa: adapter.agent().name.clone(),
             info: adapter.get_info(),
             device,
             queue,

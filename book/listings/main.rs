@@ -78,8 +78,7 @@ fn explicit_layouts_and_bind_groups() {
     // ANCHOR: bind_groups
     // The precompiled collatz shader (examples/shaders/collatz.wgsl):
     // @group(0) @binding(0) var<storage, read_write> numbers: array<u32>;
-    let module =
-        device.create_shader_module(include_shader!("../../examples/shaders/gfx1100/collatz"));
+    let module = device.create_shader_module(include_shader!("../../examples/shaders/collatz"));
     let layout = device.create_bind_group_layout(&BindGroupLayoutDescriptor {
         label: Some("numbers"),
         entries: &[BindGroupLayoutEntry {
@@ -142,8 +141,7 @@ fn explicit_layouts_and_bind_groups() {
 #[test]
 fn ordering_of_dispatches() {
     let (device, queue) = open();
-    let module =
-        device.create_shader_module(include_shader!("../../examples/shaders/gfx1100/collatz"));
+    let module = device.create_shader_module(include_shader!("../../examples/shaders/collatz"));
     let pipeline = device.create_compute_pipeline(&ComputePipelineDescriptor {
         label: Some("collatz"),
         layout: None,
@@ -257,14 +255,16 @@ fn a_hip_code_object_as_a_shader() {
     // ANCHOR: code_object
     // Any AMDGPU code object (hipcc, clang -x hip/cl, aqueduct-shaderc): explicit pointer
     // arguments become bindings 0, 1, ... of group 0; by-value arguments are immediates.
-    // KERNEL void saxpy(float a, const float* x, float* y, u32 n)   (benches/hip/saxpy.hip)
+    // saxpy(float a, const float* x, float* y, uint n): kernels/src/saxpy.cl, the same
+    // kernel as benches/hip/saxpy.hip. An offload bundle (what clang writes for several
+    // --offload-arch) holds one object per GPU; the loader takes this GPU's.
     let code = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/benches/hip/gfx1100/saxpy.co"
+        "/kernels/bundles/saxpy.bundle"
     ))
-    .expect("the checked-in code object");
+    .expect("the checked-in bundle");
     let module = device.create_shader_module(ShaderModuleDescriptor {
-        label: Some("saxpy.hip"),
+        label: Some("saxpy"),
         source: ShaderSource::CodeObject {
             code: Cow::Owned(code),
             workgroup_size: Some([256, 1, 1]), // the HIP blockDim

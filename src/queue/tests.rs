@@ -356,23 +356,45 @@ fn dispatch_packets_differ_only_in_the_patched_kernarg_word() {
     );
 }
 
+/// benches/shaders' bump, precompiled for the part a default gfxsim
+/// device simulates.
+fn bump_shader() -> crate::shader::ShaderSource<'static> {
+    use crate::gfxsim::SimPart;
+    use std::borrow::Cow;
+    macro_rules! precompiled {
+        ($target:literal) => {
+            crate::shader::ShaderSource::Precompiled {
+                code: Cow::Borrowed(include_bytes!(concat!(
+                    "../../benches/shaders/",
+                    $target,
+                    "/bump.co"
+                ))),
+                reflection: Cow::Borrowed(include_str!(concat!(
+                    "../../benches/shaders/",
+                    $target,
+                    "/bump.reflect.json"
+                ))),
+            }
+        };
+    }
+    match crate::gfxsim::default_part() {
+        SimPart::Rx7900Xtx => precompiled!("gfx1100"),
+        SimPart::Mi300x => precompiled!("gfx942"),
+        SimPart::Mi210 | SimPart::Mi250xGcd => precompiled!("gfx90a"),
+    }
+}
+
 /// A buffer reached only through a bind group, dropped with its group
 /// while the submission that binds it waits behind a gate: the registry
 /// keeps its memory (a new buffer of the same size does not get it), and
 /// lets it go once the submission completes (the next one does).
 #[test]
 fn a_dropped_bound_buffer_keeps_its_memory_until_its_submission_completes() {
-    use std::borrow::Cow;
     let (device, queue) = device();
     let dev = queue.shared.clone();
     let module = device.create_shader_module(crate::shader::ShaderModuleDescriptor {
         label: Some("bump"),
-        source: crate::shader::ShaderSource::Precompiled {
-            code: Cow::Borrowed(include_bytes!("../../benches/shaders/gfx1100/bump.co")),
-            reflection: Cow::Borrowed(include_str!(
-                "../../benches/shaders/gfx1100/bump.reflect.json"
-            )),
-        },
+        source: bump_shader(),
     });
     let pipeline = device.create_compute_pipeline(&crate::pipeline::ComputePipelineDescriptor {
         label: Some("bump"),

@@ -121,6 +121,19 @@ impl Default for SimConfig {
     }
 }
 
+impl SimConfig {
+    /// The default configuration with `part` in place of the one the
+    /// environment selects, its VRAM sized for `part` as the default's is
+    /// for its own.
+    pub fn with_part(part: SimPart) -> Self {
+        Self {
+            part,
+            vram_size: default_vram_size(part),
+            ..Self::default()
+        }
+    }
+}
+
 /// The part `AQUEDUCT_SIM_PART` and `AQUEDUCT_SIM_ISA` select; values that
 /// select none leave the RX 7900 XTX and say so on stderr (a program asked
 /// for a part it does not get).

@@ -96,6 +96,18 @@ pub fn test_kernel(name: &str) -> Vec<u8> {
     aqueduct_test_support::repo::read(&format!("tests/kernels/{}/{name}.co", target()))
 }
 
+/// A checked-in test shader (shaders/tests) precompiled for [`target`]:
+/// its code object and its reflection JSON.
+pub fn test_shader(name: &str) -> (Vec<u8>, String) {
+    let base = format!("shaders/tests/{}/{name}", target());
+    let code = aqueduct_test_support::repo::read(&format!("{base}.co"));
+    let reflection = aqueduct_test_support::repo::read(&format!("{base}.reflect.json"));
+    (
+        code,
+        String::from_utf8(reflection).expect("UTF-8 reflection"),
+    )
+}
+
 /// A raw code object as a shader module labelled `label`.
 pub fn code_object_module(
     device: &Device,

@@ -10,7 +10,7 @@ use aqueduct::util::{BufferInitDescriptor, DeviceExt, read_mapped};
 use aqueduct::*;
 
 use super::dispatch::{self, KernelArg, Launch};
-use super::side::SIM_ISA;
+use super::side::{SHIPPED_ISAS, object_for};
 use super::{Check, CheckError, Group, Observation, Side, words};
 
 pub fn checks() -> Vec<Check> {
@@ -44,15 +44,17 @@ pub fn scoped<T>(
     }
 }
 
-/// The examples' precompiled shaders (examples/shaders) exist for gfx1100
-/// only; elsewhere the checks that use them are skipped.
+/// The examples' precompiled shaders (examples/shaders) are offload
+/// bundles for the ISAs the repository ships objects for; elsewhere the
+/// checks that use them are skipped.
 pub fn example_shaders_run_on(side: &Side) -> Result<(), CheckError> {
-    if side.isa() == SIM_ISA {
+    if SHIPPED_ISAS.contains(&side.isa()) {
         Ok(())
     } else {
         Err(CheckError::Unsupported {
             reason: format!(
-                "the example shaders are built for {SIM_ISA}, this GPU is {}",
+                "the example shaders are built for {}, this GPU is {}",
+                SHIPPED_ISAS.join(", "),
                 side.isa()
             ),
         })
@@ -147,7 +149,7 @@ fn hello_compute(side: &Side) -> Result<Observation, CheckError> {
         .chain((1..=249).map(|i| i * 7919 % 100_003))
         .collect();
     let steps = scoped(device, || {
-        let module = include_shader!("../../../../examples/shaders/gfx1100/collatz");
+        let module = include_shader!("../../../../examples/shaders/collatz");
         let pipeline = pipeline(device, module, "main");
         let size = (numbers.len() * 4) as u64;
         let storage = device.create_buffer_init(&BufferInitDescriptor {
@@ -185,12 +187,12 @@ fn prefix_sum(side: &Side) -> Result<Observation, CheckError> {
     let got = scoped(device, || {
         let scan = pipeline(
             device,
-            include_shader!("../../../../examples/shaders/gfx1100/scan_blocks"),
+            include_shader!("../../../../examples/shaders/scan_blocks"),
             "main",
         );
         let add = pipeline(
             device,
-            include_shader!("../../../../examples/shaders/gfx1100/add_block_offsets"),
+            include_shader!("../../../../examples/shaders/add_block_offsets"),
             "main",
         );
         let usage = BufferUsages::STORAGE | BufferUsages::COPY_SRC;
@@ -256,20 +258,10 @@ const VECTOR_COPY: &[(&str, &[u8])] = &[
     ),
 ];
 
-fn vector_copy_object(side: &Side) -> Result<&'static [u8], CheckError> {
-    VECTOR_COPY
-        .iter()
-        .find(|(isa, _)| *isa == side.isa())
-        .map(|(_, co)| *co)
-        .ok_or_else(|| CheckError::Unsupported {
-            reason: format!("no vector_copy object for {} in this build", side.isa()),
-        })
-}
-
 fn readback(side: &Side) -> Result<Observation, CheckError> {
     const N: u32 = 1 << 14;
     let device = &side.gpu;
-    let code = vector_copy_object(side)?;
+    let code = object_for(side, "vector_copy", VECTOR_COPY)?;
     let input: Vec<u32> = (0..N).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
     let (via_copy, direct) = scoped(device, || {
         let module = device.create_shader_module(ShaderModuleDescriptor {
@@ -329,7 +321,7 @@ fn readback(side: &Side) -> Result<Observation, CheckError> {
 /// metadata, one AQL dispatch, a completion signal.
 fn vector_copy(side: &Side) -> Result<Observation, CheckError> {
     const N: u32 = 1 << 16;
-    let code = vector_copy_object(side)?;
+    let code = object_for(side, "vector_copy", VECTOR_COPY)?;
     let exe = side
         .runtime
         .load_executable(&side.agent, code)

@@ -1,4 +1,4 @@
-//! A deliberate GPU memory fault: kernels/gfx1100/oob_write stores to an
+//! A deliberate GPU memory fault: kernels/<isa>/oob_write stores to an
 //! address no allocation covers. The queue error must come back naming the
 //! kernel and the faulting page (KFD reports the page, as its MEMORY event
 //! data does), and the device must recover: the next dispatch on the same
@@ -7,10 +7,24 @@
 use aqueduct::hsa::{HsaError, QueueErrorReason};
 
 use super::dispatch::{self, DispatchFailure, KernelArg, Launch};
-use super::side::SIM_ISA;
+use super::side::object_for;
 use super::{Check, CheckError, Group, Observation, Side};
 
-const OOB_WRITE: &[u8] = include_bytes!("../../../../kernels/gfx1100/oob_write.co");
+/// oob_write for each ISA the repository ships it for.
+const OOB_WRITE: &[(&str, &[u8])] = &[
+    (
+        "gfx1100",
+        include_bytes!("../../../../kernels/gfx1100/oob_write.co"),
+    ),
+    (
+        "gfx942",
+        include_bytes!("../../../../kernels/gfx942/oob_write.co"),
+    ),
+    (
+        "gfx90a",
+        include_bytes!("../../../../kernels/gfx90a/oob_write.co"),
+    ),
+];
 
 /// An address in the first pages of the VA space, which nothing maps.
 const FAULT_ADDRESS: u64 = 0x1040;
@@ -25,17 +39,11 @@ pub fn checks() -> Vec<Check> {
 }
 
 fn oob_write(side: &Side, target: u64, value: u32) -> Result<Vec<Vec<u8>>, DispatchFailure> {
-    if side.isa() != SIM_ISA {
-        return Err(DispatchFailure::Setup(Box::new(CheckError::Unsupported {
-            reason: format!(
-                "oob_write is built for {SIM_ISA}, this GPU is {}",
-                side.isa()
-            ),
-        })));
-    }
+    let code = object_for(side, "oob_write", OOB_WRITE)
+        .map_err(|e| DispatchFailure::Setup(Box::new(e)))?;
     let exe = side
         .runtime
-        .load_executable(&side.agent, OOB_WRITE)
+        .load_executable(&side.agent, code)
         .map_err(|e| DispatchFailure::Setup(Box::new(CheckError::hsa("loading oob_write")(e))))?;
     let (args, buffers) = if target == 0 {
         (

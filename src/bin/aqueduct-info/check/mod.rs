@@ -286,7 +286,7 @@ mod tests {
         let side = Side::open(open_device(DeviceChoice::Sim).unwrap()).unwrap();
         let names = [
             "kfd.alloc_map_free.gtt",
-            "corpus.asm_vadd_u32.asm",
+            "corpus.bitops.o3",
             "facade.hello_compute",
             "timestamps.pass",
             "fault.memory_violation",

@@ -14,8 +14,38 @@ use aqueduct::{
     DeviceDescriptor, Instance, RequestAdapterError, RequestAdapterOptions, RequestDeviceError,
 };
 
-/// The ISA gfxsim simulates.
-pub const SIM_ISA: &str = "gfx1100";
+/// The ISAs the repository ships the checks' code objects for, which are
+/// also the ISAs gfxsim simulates (`aqueduct::gfxsim::SimPart::for_isa`).
+pub const SHIPPED_ISAS: [&str; 3] = ["gfx1100", "gfx942", "gfx90a"];
+
+/// `table`'s code object for `side`'s ISA, or a skip naming `what`.
+pub fn object_for<'a>(
+    side: &Side,
+    what: &str,
+    table: &[(&str, &'a [u8])],
+) -> Result<&'a [u8], super::CheckError> {
+    table
+        .iter()
+        .find(|(isa, _)| *isa == side.isa())
+        .map(|(_, co)| *co)
+        .ok_or_else(|| super::CheckError::Unsupported {
+            reason: format!(
+                "{what} is built for {}, this GPU is {}",
+                isas(table),
+                side.isa()
+            ),
+        })
+}
+
+/// The ISAs of `table`, as "a, b and c".
+fn isas(table: &[(&str, &[u8])]) -> String {
+    let names: Vec<&str> = table.iter().map(|(isa, _)| *isa).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => (*last).to_string(),
+        None => "no ISA".to_string(),
+    }
+}
 
 /// Packets of each side's HSA queue.
 const QUEUE_PACKETS: u32 = 256;
@@ -92,17 +122,19 @@ pub enum Reference {
 }
 
 impl Reference {
-    /// A gfxsim side for `selected` if gfxsim models its ISA.
+    /// A gfxsim side for `selected` if gfxsim models its ISA: the part
+    /// `AQUEDUCT_SIM_ISA` would pick for it, so an MI300X is compared with
+    /// a simulated MI300X.
     pub fn for_selected(selected: &Side) -> Result<Reference, SideError> {
-        if selected.isa() != SIM_ISA {
-            return Ok(Reference::Unavailable(format!(
-                "gfxsim simulates {SIM_ISA} only, this GPU is {}",
+        match open_sim(selected.isa()).map_err(SideError::Sim)? {
+            SimReference::Opened(sim) => Ok(Reference::Sim(Box::new(Side::open(sim)?))),
+            SimReference::NotSimulated => Ok(Reference::Unavailable(format!(
+                "gfxsim simulates {}, this GPU is {}",
+                SHIPPED_ISAS.join(", "),
                 selected.isa()
-            )));
-        }
-        match open_sim().map_err(SideError::Sim)? {
-            Some(sim) => Ok(Reference::Sim(Box::new(Side::open(sim)?))),
-            None => Ok(Reference::Unavailable(
+            ))),
+            #[cfg(not(feature = "sim"))]
+            SimReference::NoSim => Ok(Reference::Unavailable(
                 "this build has no gfxsim (the `sim` feature is off)".to_string(),
             )),
         }
@@ -119,16 +151,36 @@ impl Reference {
     }
 }
 
-/// A gfxsim device with the default configuration (`AQUEDUCT_SIM_*`).
+/// What [`open_sim`] found.
+enum SimReference {
+    Opened(Arc<dyn KfdDevice>),
+    /// gfxsim simulates no part of this ISA.
+    NotSimulated,
+    /// This build has no gfxsim.
+    #[cfg(not(feature = "sim"))]
+    NoSim,
+}
+
+/// A gfxsim device of a part of `isa`, otherwise configured as the
+/// default configuration says (`AQUEDUCT_SIM_*`).
 #[cfg(feature = "sim")]
-fn open_sim() -> Result<Option<Arc<dyn KfdDevice>>, aqueduct::kfd::KfdError> {
-    use aqueduct::gfxsim::{SimConfig, SimDevice};
-    let sim: Arc<dyn KfdDevice> = SimDevice::new(SimConfig::default())?;
-    Ok(Some(sim))
+fn open_sim(isa: &str) -> Result<SimReference, aqueduct::kfd::KfdError> {
+    use aqueduct::gfxsim::{SimConfig, SimDevice, SimPart, default_part};
+    // The environment's part where it has this ISA (a simulated MI250X GCD
+    // is compared with another), else the part AQUEDUCT_SIM_ISA would pick.
+    let part = match default_part() {
+        part if part.isa() == isa => part,
+        _ => match SimPart::for_isa(isa) {
+            Some(part) => part,
+            None => return Ok(SimReference::NotSimulated),
+        },
+    };
+    let sim: Arc<dyn KfdDevice> = SimDevice::new(SimConfig::with_part(part))?;
+    Ok(SimReference::Opened(sim))
 }
 
 /// This build has no gfxsim.
 #[cfg(not(feature = "sim"))]
-fn open_sim() -> Result<Option<Arc<dyn KfdDevice>>, aqueduct::kfd::KfdError> {
-    Ok(None)
+fn open_sim(_isa: &str) -> Result<SimReference, aqueduct::kfd::KfdError> {
+    Ok(SimReference::NoSim)
 }

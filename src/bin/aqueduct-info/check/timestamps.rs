@@ -28,9 +28,8 @@ struct Work {
 
 fn work(device: &Device) -> Work {
     let numbers: Vec<u32> = (1..=4096).collect();
-    let module = device.create_shader_module(include_shader!(
-        "../../../../examples/shaders/gfx1100/collatz"
-    ));
+    let module =
+        device.create_shader_module(include_shader!("../../../../examples/shaders/collatz"));
     let pipeline = device.create_compute_pipeline(&ComputePipelineDescriptor {
         label: Some("collatz"),
         layout: None,

@@ -32,11 +32,12 @@ pub(crate) fn row_lanes(wave64: bool) -> usize {
 }
 
 /// Bytes from the start of a 32-lane half (its first row) to the end of its
-/// last row: a wave32's whole slot, or a wave64 half's rows up to the last.
+/// last row: a wave32's whole slot, or a wave64 half's rows up to the last
+/// (none when the lanes have no private bytes).
 #[inline(always)]
 pub(crate) fn half_span(per: usize, wave64: bool) -> usize {
     if wave64 {
-        2 * slot_bytes(per) - 4 * LANES
+        (2 * slot_bytes(per)).saturating_sub(4 * LANES)
     } else {
         slot_bytes(per)
     }
@@ -137,5 +138,15 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|s| *s));
+    }
+
+    /// Lanes without private bytes have an empty span in a wave32 and a
+    /// wave64 alike (a wave64 kernel with no scratch reaching a private
+    /// address takes the fault path, not an underflow).
+    #[test]
+    fn no_private_bytes_span_nothing() {
+        assert_eq!(half_span(0, false), 0);
+        assert_eq!(half_span(0, true), 0);
+        assert_eq!(half_span(1, true), 4 * LANES);
     }
 }

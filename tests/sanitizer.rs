@@ -19,9 +19,17 @@ use aqueduct_test_harness::facade::{
     storage, storage_init,
 };
 
+/// The ISA of the part the CLI's and the tests' gfxsim simulates
+/// (`AQUEDUCT_SIM_ISA` reaches the CLI through the environment).
+fn isa() -> &'static str {
+    aqueduct::gfxsim::default_part().isa()
+}
+
+/// kernels/<isa>/NAME.co.
 fn kernel(name: &str) -> String {
     let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("kernels/gfx1100")
+        .join("kernels")
+        .join(isa())
         .join(format!("{name}.co"));
     path.to_str().unwrap().to_string()
 }
@@ -127,20 +135,27 @@ fn a_clean_run_has_no_findings_and_status_0() {
 #[test]
 fn a_barrier_only_some_waves_reach_is_a_synccheck_line() {
     let co = kernel("divergent_barrier");
-    let out_arg = format!("out=out:{}:256", out_file("barrier"));
+    // Two waves in one workgroup, the barrier reached by the first alone.
+    let wave: u32 = if isa() == "gfx1100" { 32 } else { 64 };
+    let out_arg = format!("out=out:{}:{}", out_file("barrier"), 8 * wave);
+    let (grid, input, limit) = (
+        (2 * wave).to_string(),
+        format!("in=iota-u32:{}", 2 * wave),
+        format!("limit=u32:{wave}"),
+    );
     let out = run(
         &[
             &co,
             "--grid",
-            "64",
+            &grid,
             "--workgroup",
-            "64",
+            &grid,
             "--arg",
-            "in=iota-u32:64",
+            &input,
             "--arg",
             &out_arg,
             "--arg",
-            "limit=u32:32",
+            &limit,
             "--sanitize",
             "synccheck",
         ],
@@ -208,13 +223,14 @@ fn a_finding_names_its_source_line_with_debug_info() {
         }
         command.output().ok().filter(|o| o.status.success())
     };
+    let mcpu = format!("-mcpu={}", isa());
     let cl = [
         "-x",
         "cl",
         "-cl-std=CL2.0",
         "-target",
         "amdgcn-amd-amdhsa",
-        "-mcpu=gfx1100",
+        &mcpu,
         "-nogpulib",
         "-cl-kernel-arg-info",
         "-O1",

@@ -413,25 +413,34 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     assert_eq!(seen, want, "atomicExchange");
 }
 
-/// Subgroup builtins and operations on wave32 (gfx11): 64 invocations are
-/// two subgroups of 32.
+/// The subgroup size of `c`'s device: 32 on gfx11 (wave32), 64 on the
+/// GFX9 parts (wave64).
+fn wave_size(c: &Ctx) -> usize {
+    let info = c.adapter.get_info();
+    assert_eq!(info.subgroup_min_size, info.subgroup_max_size);
+    info.subgroup_min_size as usize
+}
+
+/// Subgroup builtins and operations over one workgroup of two waves (two
+/// subgroups of 32 on gfx11, of 64 on the GFX9 parts).
 #[test]
-fn subgroup_operations_on_wave32() {
+fn subgroup_operations_on_two_waves() {
     let Some(c) = advertised(Features::SUBGROUP | Features::SUBGROUP_BARRIER) else {
         return;
     };
-    assert_eq!(c.adapter.get_info().subgroup_min_size, 32);
-    let wgsl = "
+    let size = wave_size(&c);
+    let wgsl = format!(
+        "
 @group(0) @binding(0) var<storage, read> x: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
 
-@compute @workgroup_size(64)
+@compute @workgroup_size({workgroup})
 fn main(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(subgroup_size) size: u32,
     @builtin(subgroup_invocation_id) lane: u32,
     @builtin(subgroup_id) sid: u32,
-) {
+) {{
     let v = x[id.x];
     let base = id.x * 8u;
     out[base] = size;
@@ -443,42 +452,48 @@ fn main(
     out[base + 6u] = subgroupShuffle(v, (lane + 5u) % size);
     subgroupBarrier();
     out[base + 7u] = subgroupBroadcastFirst(v) + u32(subgroupAll(v < 1000u));
-}
-";
-    let n = 64usize;
+}}
+",
+        workgroup = 2 * size
+    );
+    let n = 2 * size;
     let mut rng = Rng::new(32);
     let x: Vec<u32> = (0..n).map(|_| rng.below(1000) as u32).collect();
-    let out = run(&c, wgsl, &[&bytes_of(&x), &vec![0; n * 32]], 1);
+    let out = run(&c, &wgsl, &[&bytes_of(&x), &vec![0; n * 32]], 1);
     let got: Vec<u32> = values_of(&out[1]);
     for k in 0..n {
-        let (wave, lane) = (k / 32, k % 32);
-        let w = &x[wave * 32..wave * 32 + 32];
+        let (wave, lane) = (k / size, k % size);
+        let w = &x[wave * size..wave * size + size];
+        // `.x` holds the ballot of lanes 0..31.
         let ballot = w
             .iter()
+            .take(32)
             .enumerate()
             .fold(0u32, |b, (i, v)| b | (u32::from(v % 2 == 1) << i));
         let want = [
-            32,
+            size as u32,
             (lane + wave * 100) as u32,
             w.iter().sum(),
             w[..lane].iter().sum(),
             *w.iter().max().unwrap(),
             ballot,
-            w[(lane + 5) % 32],
+            w[(lane + 5) % size],
             w[0] + 1,
         ];
         assert_eq!(got[k * 8..k * 8 + 8], want, "invocation {k}");
     }
 }
 
-/// Every subgroup operation WGSL has, on u32 values over two waves of 32
-/// (gfx11): reductions, inclusive and exclusive scans, votes, ballot,
-/// broadcasts, shuffles and quad operations, against the host.
+/// Every subgroup operation WGSL has, on u32 values over two waves (of 32
+/// on gfx11, of 64 on the GFX9 parts): reductions, inclusive and exclusive
+/// scans, votes, ballot, broadcasts, shuffles and quad operations, against
+/// the host.
 #[test]
-fn every_subgroup_operation_on_wave32() {
+fn every_subgroup_operation_on_two_waves() {
     let Some(c) = advertised(Features::SUBGROUP) else {
         return;
     };
+    let size = wave_size(&c);
     const OPS: usize = 22;
     let wgsl = format!(
         "
@@ -505,7 +520,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocati
     out[o + 12u] = subgroupBallot(v % 3u == 0u).x;
     out[o + 13u] = subgroupBroadcast(v, 7u);
     out[o + 14u] = subgroupBroadcastFirst(v);
-    out[o + 15u] = subgroupShuffle(v, 31u - lane);
+    out[o + 15u] = subgroupShuffle(v, {last}u - lane);
     out[o + 16u] = subgroupShuffleDown(v, 3u);
     out[o + 17u] = subgroupShuffleUp(v, 5u);
     out[o + 18u] = subgroupShuffleXor(v, 9u);
@@ -513,20 +528,28 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocati
     out[o + 20u] = quadSwapX(v) + 1000u * quadSwapY(v);
     out[o + 21u] = quadSwapDiagonal(v);
 }}
-"
+",
+        last = size - 1
     );
-    let n = 64usize;
+    let n = 2 * size;
     let mut rng = Rng::new(3232);
     let x: Vec<u32> = (0..n).map(|_| rng.u32() % 5000).collect();
-    let out = run(&c, &wgsl, &[&bytes_of(&x), &vec![0; n * OPS * 4]], 1);
+    let out = run(
+        &c,
+        &wgsl,
+        &[&bytes_of(&x), &vec![0; n * OPS * 4]],
+        (n / 64) as u32,
+    );
     let got: Vec<u32> = values_of(&out[1]);
     for k in 0..n {
-        let (wave, lane) = (k / 32, k % 32);
-        let w = &x[wave * 32..wave * 32 + 32];
+        let (wave, lane) = (k / size, k % size);
+        let w = &x[wave * size..wave * size + size];
         let m: Vec<u32> = w.iter().map(|v| v % 7 + 1).collect();
         let product = |s: &[u32]| s.iter().fold(1u32, |p, &v| p.wrapping_mul(v));
+        // `.x` holds the ballot of lanes 0..31.
         let ballot = w
             .iter()
+            .take(32)
             .enumerate()
             .fold(0u32, |b, (i, v)| b | (u32::from(v % 3 == 0) << i));
         let want: [Option<u32>; OPS] = [
@@ -545,9 +568,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocati
             Some(ballot),
             Some(w[7]),
             Some(w[0]),
-            Some(w[31 - lane]),
+            Some(w[size - 1 - lane]),
             // Shuffles past the subgroup's edge are indeterminate in WGSL.
-            (lane + 3 < 32).then(|| w[lane + 3]),
+            (lane + 3 < size).then(|| w[lane + 3]),
             (lane >= 5).then(|| w[lane - 5]),
             Some(w[lane ^ 9]),
             Some(w[(lane & !3) + 2]),

@@ -29,48 +29,72 @@ use aqueduct::util::{BufferInitDescriptor, DeviceExt};
 use aqueduct::*;
 use arbitrary::{Arbitrary, Unstructured};
 
-/// The shaders a pipeline can be made from: (kernel, code object, reflection
-/// JSON for shaderc objects; None for raw code objects, which are not
-/// bounds-checked).
-const SHADERS: &[(&str, &[u8], Option<&str>)] = &[
-    (
-        "vector_copy",
-        include_bytes!("../../kernels/gfx1100/vector_copy.co"),
-        None,
-    ),
-    (
-        "saxpy",
-        include_bytes!("../../kernels/gfx1100/saxpy.co"),
-        None,
-    ),
-    (
-        "empty",
-        include_bytes!("../../kernels/gfx1100/empty.co"),
-        None,
-    ),
-    (
-        "histogram",
-        include_bytes!("../../kernels/gfx1100/histogram.co"),
-        None,
-    ),
-    (
-        "lookup_table",
-        include_bytes!("../../kernels/gfx1100/lookup_table.co"),
-        None,
-    ),
-    (
-        "fill_u32",
-        include_bytes!("../../shaders/gfx1100/fill_u32.co"),
-        Some(include_str!("../../shaders/gfx1100/fill_u32.reflect.json")),
-    ),
-    (
-        "copy_bytes",
-        include_bytes!("../../shaders/gfx1100/copy_bytes.co"),
-        Some(include_str!(
-            "../../shaders/gfx1100/copy_bytes.reflect.json"
-        )),
-    ),
-];
+/// One shader a pipeline can be made from: (kernel, code object,
+/// reflection JSON for shaderc objects; None for raw code objects, which
+/// are not bounds-checked).
+type Shader = (&'static str, &'static [u8], Option<&'static str>);
+
+/// The shaders for the objects of `$isa` (kernels/ and shaders/).
+macro_rules! shaders_for {
+    ($isa:literal) => {
+        &[
+            (
+                "vector_copy",
+                include_bytes!(concat!("../../kernels/", $isa, "/vector_copy.co")),
+                None,
+            ),
+            (
+                "saxpy",
+                include_bytes!(concat!("../../kernels/", $isa, "/saxpy.co")),
+                None,
+            ),
+            (
+                "empty",
+                include_bytes!(concat!("../../kernels/", $isa, "/empty.co")),
+                None,
+            ),
+            (
+                "histogram",
+                include_bytes!(concat!("../../kernels/", $isa, "/histogram.co")),
+                None,
+            ),
+            (
+                "lookup_table",
+                include_bytes!(concat!("../../kernels/", $isa, "/lookup_table.co")),
+                None,
+            ),
+            (
+                "fill_u32",
+                include_bytes!(concat!("../../shaders/", $isa, "/fill_u32.co")),
+                Some(include_str!(concat!(
+                    "../../shaders/",
+                    $isa,
+                    "/fill_u32.reflect.json"
+                ))),
+            ),
+            (
+                "copy_bytes",
+                include_bytes!(concat!("../../shaders/", $isa, "/copy_bytes.co")),
+                Some(include_str!(concat!(
+                    "../../shaders/",
+                    $isa,
+                    "/copy_bytes.reflect.json"
+                ))),
+            ),
+        ]
+    };
+}
+
+/// The shaders for the part a default gfxsim device simulates
+/// (`AQUEDUCT_SIM_ISA`).
+fn shaders() -> &'static [Shader] {
+    use aqueduct::gfxsim::SimPart;
+    match aqueduct::gfxsim::default_part() {
+        SimPart::Rx7900Xtx => shaders_for!("gfx1100"),
+        SimPart::Mi300x => shaders_for!("gfx942"),
+        SimPart::Mi210 | SimPart::Mi250xGcd => shaders_for!("gfx90a"),
+    }
+}
 
 /// A byte offset or size: mostly small and aligned, sometimes anything.
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -313,7 +337,7 @@ fn ctx() -> &'static Ctx {
 }
 
 fn shader_module(device: &Device, shader: usize, workgroup: Option<[u32; 3]>) -> ShaderModule {
-    let (name, code, reflection) = SHADERS[shader % SHADERS.len()];
+    let (name, code, reflection) = shaders()[shader % shaders().len()];
     let source = match reflection {
         Some(reflection) => ShaderSource::Precompiled {
             code: Cow::Borrowed(code),
@@ -556,12 +580,12 @@ fn call(ctx: &Ctx, pools: &mut Pools, call: &Call) {
             layout,
             workgroup,
         } => {
-            let shader = *shader as usize % SHADERS.len();
+            let shader = *shader as usize % shaders().len();
             let module = shader_module(device, shader, workgroup.get());
             let entry_point = match entry {
                 None => None,
                 Some(e) if e % 4 == 0 => Some("no_such_entry"),
-                Some(_) => Some(SHADERS[shader].0),
+                Some(_) => Some(shaders()[shader].0),
             };
             let layout = layout.and_then(|l| pick(&pools.pipeline_layouts, l));
             pools.push_pipeline(
@@ -573,7 +597,7 @@ fn call(ctx: &Ctx, pools: &mut Pools, call: &Call) {
                     compilation_options: Default::default(),
                     cache: None,
                 }),
-                SHADERS[shader].2.is_none(),
+                shaders()[shader].2.is_none(),
             );
         }
         Call::CreatePipelineFromBytes {
@@ -601,7 +625,7 @@ fn call(ctx: &Ctx, pools: &mut Pools, call: &Call) {
                     label: Some("fuzz-bytes"),
                     layout: None,
                     module: &module,
-                    entry_point: Some(SHADERS[*entry as usize % SHADERS.len()].0),
+                    entry_point: Some(shaders()[*entry as usize % shaders().len()].0),
                     compilation_options: Default::default(),
                     cache: None,
                 }),
@@ -614,7 +638,7 @@ fn call(ctx: &Ctx, pools: &mut Pools, call: &Call) {
             reflection_edits,
             workgroup,
         } => {
-            let (name, code, reflection) = SHADERS[*shader as usize % SHADERS.len()];
+            let (name, code, reflection) = shaders()[*shader as usize % shaders().len()];
             let mut code = code.to_vec();
             for &(at, value) in edits {
                 let at = at as usize % 0x800;

@@ -3,13 +3,13 @@
 // others only copy in[g]. With `limit` a multiple of the wave size, waves past
 // it never reach the barrier and end while the others wait (a sanitizer
 // synccheck test; hardware releases the barrier when they end).
-// Workgroups of up to 64 work-items.
+// Workgroups of up to 128 work-items (two waves of 64 on the GFX9 parts).
 #include "aqueduct_kernel.h"
 
-__attribute__((amdgpu_flat_work_group_size(1, 64)))
+__attribute__((amdgpu_flat_work_group_size(1, 128)))
 kernel void divergent_barrier(global const uint* restrict in, global uint* restrict out, uint limit)
 {
-    local uint tile[64];
+    local uint tile[128];
     uint lid = LID_X();
     uint g = GID_X();
     if (lid < limit) {

@@ -76,9 +76,16 @@ fn shader_features_run_through_wgpu() {
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    // Wave32: the lanes of each subgroup sum to 0 + 1 + ... + 31.
+    // The lanes of each subgroup sum to 0 + 1 + ... + (wave - 1): wave32
+    // on gfx1100, wave64 on the GFX9 parts.
+    let wave = if aqueduct::gfxsim::default_part().isa() == "gfx1100" {
+        32
+    } else {
+        64
+    };
+    let lanes = (wave * (wave - 1) / 2) as f32;
     let want: Vec<f32> = (0..64)
-        .map(|i| i as f32 * 0.5 + i as f32 * 0.25 + 496.0)
+        .map(|i| i as f32 * 0.5 + i as f32 * 0.25 + lanes)
         .collect();
     assert_eq!(got, want);
 }

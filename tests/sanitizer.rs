@@ -25,7 +25,7 @@ fn isa() -> &'static str {
     aqueduct::gfxsim::default_part().isa()
 }
 
-/// kernels/<isa>/NAME.co.
+/// `kernels/<isa>/NAME.co`.
 fn kernel(name: &str) -> String {
     let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("kernels")

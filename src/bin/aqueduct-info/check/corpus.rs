@@ -265,7 +265,7 @@ fn run_kernel(side: &Side, name: &str, variant: &str) -> Result<Observation, Che
 mod tests {
     use super::*;
 
-    /// Each ISA's objects are embedded exactly where corpus/<isa> has the
+    /// Each ISA's objects are embedded exactly where `corpus/<isa>` has the
     /// file, and gfx1100 has every kernel.
     #[test]
     fn every_corpus_object_is_embedded() {

@@ -1,4 +1,4 @@
-//! A deliberate GPU memory fault: kernels/<isa>/oob_write stores to an
+//! A deliberate GPU memory fault: `kernels/<isa>/oob_write` stores to an
 //! address no allocation covers. The queue error must come back naming the
 //! kernel and the faulting page (KFD reports the page, as its MEMORY event
 //! data does), and the device must recover: the next dispatch on the same

@@ -289,3 +289,195 @@ fn multiply_add_f16_into_f32_8x8() {
     }
     check_multiply_add(8, Elem::F16, Elem::F32, true);
 }
+
+/// Matrices kept in private and function variables, passed through a
+/// helper function, loaded from workgroup memory, and combined with `+`,
+/// `-` and a scalar `*`: `d = 2 * (a * b + c) - c + c` with `a` read
+/// row-major from workgroup memory.
+#[test]
+fn matrices_through_variables_functions_and_workgroup_memory() {
+    if !llvm_or_skip("coop variables") {
+        return;
+    }
+    let src = "
+enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read> inp: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+var<workgroup> tile: array<f32, 64>;
+var<private> a: coop_mat8x8<f32, A>;
+
+fn step(x: coop_mat8x8<f32, A>, y: coop_mat8x8<f32, B>, z: coop_mat8x8<f32, C>) -> coop_mat8x8<f32, C> {
+    return coopMultiplyAdd(x, y, z) * 2f;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) i: u32) {
+    tile[i] = inp[i];
+    workgroupBarrier();
+    a = coopLoadT<coop_mat8x8<f32, A>>(&tile[0]);
+    var b = coopLoad<coop_mat8x8<f32, B>>(&inp[64]);
+    var c: coop_mat8x8<f32, C>;
+    c = coopLoad<coop_mat8x8<f32, C>>(&inp[128]);
+    var d = step(a, b, c);
+    d = d - c + c;
+    coopStore(d, &out[0]);
+}
+";
+    let values = small_ints(31, 192);
+    let at = |first, row_major| Placement {
+        first,
+        stride: 8,
+        row_major,
+    };
+    let (a, b, c) = (
+        at(0, true).load(8, &values),
+        at(64, false).load(8, &values),
+        at(128, false).load(8, &values),
+    );
+    let d = host_multiply_add(&a, &b, &c);
+    let mut want = vec![0.0f32; 64];
+    for (r, row) in d.iter().enumerate() {
+        for (col, v) in row.iter().enumerate() {
+            want[at(0, false).index(r, col)] = 2.0 * v;
+        }
+    }
+    for (target, part) in TARGETS {
+        let out = compile_and_run(
+            src,
+            target,
+            part,
+            &[(0, 0, bytes_of(&values)), (0, 1, vec![0; 64 * 4])],
+        );
+        assert_eq!(f32s(&out[1]), want, "{target}");
+    }
+}
+
+/// Elements past a buffer's end follow WGSL's robust access rules: a load
+/// reads the array's last element, a store is dropped.
+#[test]
+fn elements_past_the_end_are_clamped_or_dropped() {
+    if !llvm_or_skip("coop bounds") {
+        return;
+    }
+    let src = "
+enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read> inp: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(32)
+fn main() {
+    let m = coopLoad<coop_mat8x8<f32, C>>(&inp[8]);
+    coopStore(m, &out[4]);
+}
+";
+    let values: Vec<f32> = (0..40).map(|v| v as f32).collect();
+    let (load_at, store_at) = (at_stride_8(8), at_stride_8(4));
+    let sentinel = -1.0;
+    let mut want = vec![sentinel; 50];
+    for r in 0..8 {
+        for c in 0..8 {
+            let value = values[load_at.index(r, c).min(values.len() - 1)];
+            if let Some(slot) = want.get_mut(store_at.index(r, c)) {
+                *slot = value;
+            }
+        }
+    }
+    for (target, part) in TARGETS {
+        let out = compile_and_run(
+            src,
+            target,
+            part,
+            &[(0, 0, bytes_of(&values)), (0, 1, bytes_of(&[sentinel; 50]))],
+        );
+        assert_eq!(f32s(&out[1]), want, "{target}");
+    }
+}
+
+fn at_stride_8(first: usize) -> Placement {
+    Placement {
+        first,
+        stride: 8,
+        row_major: false,
+    }
+}
+
+/// The shape of naga's own cooperative-matrix test input (private and
+/// function matrices, a load at an offset, a multiply-add stored back,
+/// a matrix assigned to a variable) compiles for every target.
+#[test]
+fn naga_style_input_compiles_for_every_target() {
+    if !llvm_or_skip("coop naga input") {
+        return;
+    }
+    let src = "
+enable wgpu_cooperative_matrix;
+
+var<private> a: coop_mat8x8<f32, A>;
+var<private> b: coop_mat8x8<f32, B>;
+@group(0) @binding(0)
+var<storage, read_write> ext: array<f32>;
+
+@compute @workgroup_size(8, 8, 1)
+fn main() {
+    var c = coopLoad<coop_mat8x8<f32, C>>(&ext[4]);
+    var d = coopMultiplyAdd(a, b, c);
+    coopStore(d, &ext[0]);
+    c = d;
+}
+";
+    let options = Options {
+        targets: vec!["gfx1100".into(), "gfx942".into(), "gfx90a".into()],
+        ..Options::default()
+    };
+    let compiled = compile(Source::Wgsl(src), &options).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(compiled.reflection.entry_points.len(), 1);
+}
+
+/// What is not lowered is refused with `CooperativeMatrices` and a
+/// construct naming it: a pointer that is no array element, and a
+/// multiply-add whose sizes do not chain.
+#[test]
+fn unlowered_forms_are_refused_by_name() {
+    let cases = [
+        (
+            "
+enable wgpu_cooperative_matrix;
+var<private> v: vec4<f32>;
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(32)
+fn main() {
+    let m = coopLoad<coop_mat8x8<f32, C>>(&v);
+    coopStore(m, &out[0]);
+}
+",
+            "not an array element",
+        ),
+        (
+            "
+enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(32)
+fn main() {
+    let a = coopLoad<coop_mat8x8<f32, A>>(&out[0]);
+    let b = coopLoad<coop_mat16x16<f32, B>>(&out[0]);
+    let c = coopLoad<coop_mat8x8<f32, C>>(&out[0]);
+    coopStore(coopMultiplyAdd(a, b, c), &out[0]);
+}
+",
+            "a 8x8 A, a 16x16 B and a 8x8 C",
+        ),
+    ];
+    for (src, want) in cases {
+        match aqueduct_shaderc::translate(Source::Wgsl(src), &Options::default()) {
+            Err(aqueduct_shaderc::CompileError::Unsupported {
+                kind, construct, ..
+            }) => {
+                assert_eq!(kind, aqueduct_shaderc::UnsupportedKind::CooperativeMatrices);
+                assert!(construct.contains(want), "{construct}");
+            }
+            other => panic!(
+                "expected Unsupported, got {:?}",
+                other.map(|t| t.reflection)
+            ),
+        }
+    }
+}

@@ -1,5 +1,5 @@
 //! Cooperative matrices (`enable wgpu_cooperative_matrix;`) compiled at
-//! run time and run on gfxsim's gfx1100 and gfx942 parts: loads and stores
+//! run time and run on gfxsim's gfx1100, gfx942 and gfx90a parts: loads and stores
 //! in both layouts with explicit and default strides, `coopMultiplyAdd`
 //! over f32, f16 and f16 × f16 + f32, matrix arithmetic through variables,
 //! and robust access at a buffer's end. Every result is checked exactly
@@ -18,8 +18,11 @@ fn llvm_or_skip(what: &str) -> bool {
 }
 
 /// The targets the tests run on, with their simulated parts.
-const TARGETS: [(&str, SimPart); 2] =
-    [("gfx1100", SimPart::Rx7900Xtx), ("gfx942", SimPart::Mi300x)];
+const TARGETS: [(&str, SimPart); 3] = [
+    ("gfx1100", SimPart::Rx7900Xtx),
+    ("gfx942", SimPart::Mi300x),
+    ("gfx90a", SimPart::Mi210),
+];
 
 /// Compile `src` for `target` and run `main` over one workgroup on `part`.
 fn compile_and_run(src: &str, target: &str, part: SimPart, bindings: &[Binding]) -> Vec<Vec<u8>> {

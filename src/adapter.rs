@@ -7,8 +7,8 @@ use std::sync::{Arc, Weak};
 
 use aqueduct_hsa::{Agent, Runtime};
 use wgpu_types::{
-    AdapterInfo, Backend, DeviceType, DownlevelCapabilities, DownlevelFlags, Features, Limits,
-    TextureFormat, TextureFormatFeatures,
+    AdapterInfo, Backend, CooperativeMatrixProperties, CooperativeScalarType, DeviceType,
+    DownlevelCapabilities, DownlevelFlags, Features, Limits, TextureFormat, TextureFormatFeatures,
 };
 
 use crate::device::{Device, DeviceShared};
@@ -146,6 +146,33 @@ impl Adapter {
             // r32uint/r32sint texture atomics lower to the gfx11
             // `image_atomic_*` instructions (shaderc `image_atomic`).
             | Features::TEXTURE_ATOMIC
+            // Cooperative matrices lower on every target (shaderc
+            // `emit/coop.rs`), every size and scalar type naga validates.
+            | Features::EXPERIMENTAL_COOPERATIVE_MATRIX
+    }
+
+    /// The cooperative matrix configurations shaders can use with
+    /// `EXPERIMENTAL_COOPERATIVE_MATRIX` (wgpu's
+    /// `Adapter::cooperative_matrix_properties`): the square sizes WGSL
+    /// names (`coop_mat8x8`, `coop_mat16x16`) with f32, f16, and f16 inputs
+    /// accumulated in f32; no saturating accumulation (float only).
+    pub fn cooperative_matrix_properties(&self) -> Vec<CooperativeMatrixProperties> {
+        use CooperativeScalarType::{F16, F32};
+        [8, 16]
+            .into_iter()
+            .flat_map(|size| {
+                [(F32, F32), (F16, F16), (F16, F32)].map(|(ab_type, cr_type)| {
+                    CooperativeMatrixProperties {
+                        m_size: size,
+                        n_size: size,
+                        k_size: size,
+                        ab_type,
+                        cr_type,
+                        saturating_accumulation: false,
+                    }
+                })
+            })
+            .collect()
     }
 
     /// The best limits the agent supports (compute limits from the agent;

@@ -413,6 +413,54 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     assert_eq!(seen, want, "atomicExchange");
 }
 
+/// Cooperative matrices (`EXPERIMENTAL_COOPERATIVE_MATRIX`): a 16x16
+/// f16 x f16 + f32 multiply-add of small integers, exact against the host.
+#[test]
+fn cooperative_matrix_multiply_add() {
+    let Some(c) = advertised(Features::EXPERIMENTAL_COOPERATIVE_MATRIX | Features::SHADER_F16)
+    else {
+        return;
+    };
+    let wgsl = "
+enable f16;
+enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read> ab: array<f16>;
+@group(0) @binding(1) var<storage, read_write> cd: array<f32>;
+
+@compute @workgroup_size(64)
+fn main() {
+    let a = coopLoad<coop_mat16x16<f16, A>>(&ab[0]);
+    let b = coopLoadT<coop_mat16x16<f16, B>>(&ab[256]);
+    let c = coopLoad<coop_mat16x16<f32, C>>(&cd[0]);
+    coopStore(coopMultiplyAdd(a, b, c), &cd[256]);
+}
+";
+    let n = 16;
+    let values: Vec<f32> = Rng::new(91)
+        .f32s(2 * n * n, -3.49, 3.49)
+        .into_iter()
+        .map(f32::round)
+        .collect();
+    let halves: Vec<u16> = values
+        .iter()
+        .map(|v| half::f16::from_f32(*v).to_bits())
+        .collect();
+    let c_in: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32 - 3.0).collect();
+    let mut cd = c_in.clone();
+    cd.extend(vec![0f32; n * n]);
+    let out = run(&c, wgsl, &[&bytes_of(&halves), &bytes_of(&cd)], 1);
+    let got: Vec<f32> = values_of(&out[1]);
+    // A column-major at 0, B row-major at 256, C and D column-major.
+    let a = |r: usize, k: usize| values[k * n + r];
+    let b = |k: usize, col: usize| values[n * n + k * n + col];
+    for col in 0..n {
+        for r in 0..n {
+            let want = c_in[col * n + r] + (0..n).map(|k| a(r, k) * b(k, col)).sum::<f32>();
+            assert_eq!(got[n * n + col * n + r], want, "d[{r}][{col}]");
+        }
+    }
+}
+
 /// The subgroup size of `c`'s device: 32 on gfx11 (wave32), 64 on the
 /// GFX9 parts (wave64).
 fn wave_size(c: &Ctx) -> usize {
@@ -589,7 +637,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocati
 /// the error names the feature.
 #[test]
 fn shaders_need_the_features_they_use() {
-    let cases: [(&str, Features); 7] = [
+    let cases: [(&str, Features); 8] = [
         (
             "enable f16;
 @group(0) @binding(0) var<storage, read_write> o: array<f16>;
@@ -629,6 +677,15 @@ fn shaders_need_the_features_they_use() {
 @compute @workgroup_size(1) fn main() { o[0] = i16(1); }",
             Features::SHADER_I16,
         ),
+        (
+            "enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(32) fn main() {
+    var m: coop_mat8x8<f32, C> = coopLoad<coop_mat8x8<f32, C>>(&o[0]);
+    coopStore(m, &o[64]);
+}",
+            Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
+        ),
     ];
     for (wgsl, feature) in cases {
         let others = Features::all() - feature;
@@ -640,7 +697,8 @@ fn shaders_need_the_features_they_use() {
                     | Features::SUBGROUP
                     | Features::SUBGROUP_BARRIER
                     | Features::SHADER_FLOAT32_ATOMIC
-                    | Features::SHADER_I16),
+                    | Features::SHADER_I16
+                    | Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
         )) else {
             return;
         };

@@ -26,6 +26,10 @@ const FEATURE_CAPABILITIES: &[(Features, Caps)] = &[
     (Features::SHADER_FLOAT32_ATOMIC, Caps::SHADER_FLOAT32_ATOMIC),
     (Features::SHADER_I16, Caps::SHADER_INT16),
     (Features::TEXTURE_ATOMIC, Caps::TEXTURE_ATOMIC),
+    (
+        Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
+        Caps::COOPERATIVE_MATRIX,
+    ),
 ];
 
 /// The capabilities every device has, whatever its features:

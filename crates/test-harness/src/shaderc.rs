@@ -1,13 +1,14 @@
 //! aqueduct-shaderc's test harness: run a checked-in shader code object
 //! (shaders/tests/<target>/NAME.co with NAME.reflect.json) on a simulated
-//! gfx1100 through aqueduct-hsa, binding buffers by the reflection's
+//! gfx1100 (or another simulated part) through aqueduct-hsa, binding buffers by the reflection's
 //! argument names, and hand back every binding's bytes after the dispatch.
 //! Test data and comparisons come from aqueduct-test-support.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+pub use aqueduct_gfxsim::SimPart;
 use aqueduct_gfxsim::{SimConfig, SimDevice};
 use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct_hsa::memory::PoolKind;
@@ -44,35 +45,43 @@ struct Gpu {
     _sim: Arc<SimDevice>,
 }
 
-/// One simulated GPU shared by the tests of a binary (dispatches of
-/// different tests run on their own queues).
-fn gpu() -> &'static Gpu {
-    static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| {
-        let sim = SimDevice::new(SimConfig {
-            threads: 2,
-            ..SimConfig::default()
-        })
-        .expect("SimDevice::new");
-        let options = RuntimeOptions {
-            visible_devices: None,
-            aperture_size: 4 << 30,
-        };
-        let rt = Runtime::with_options(sim.clone(), options).expect("Runtime::with_options");
-        let agent = rt.gpu_agent(0).expect("a GPU agent").clone();
-        Gpu {
-            rt,
-            agent,
-            _sim: sim,
-        }
+/// One simulated GPU of each part, shared by the tests of a binary
+/// (dispatches of different tests run on their own queues).
+fn gpu(part: SimPart) -> &'static Gpu {
+    static GPUS: OnceLock<Mutex<Vec<(SimPart, &'static Gpu)>>> = OnceLock::new();
+    let mut gpus = GPUS
+        .get_or_init(|| Mutex::new(Vec::new()))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some((_, g)) = gpus.iter().find(|(p, _)| *p == part) {
+        return g;
+    }
+    let sim = SimDevice::new(SimConfig {
+        threads: 2,
+        ..SimConfig::with_part(part)
     })
+    .expect("SimDevice::new");
+    let options = RuntimeOptions {
+        visible_devices: None,
+        aperture_size: 4 << 30,
+    };
+    let rt = Runtime::with_options(sim.clone(), options).expect("Runtime::with_options");
+    let agent = rt.gpu_agent(0).expect("a GPU agent").clone();
+    let g: &'static Gpu = Box::leak(Box::new(Gpu {
+        rt,
+        agent,
+        _sim: sim,
+    }));
+    gpus.push((part, g));
+    g
 }
 
 /// A binding's initial contents: (group, binding, bytes).
 pub type Binding = (u32, u32, Vec<u8>);
 
 /// Run entry point `entry` of the code object `co` over `workgroups`
-/// groups, with `bindings` as buffers; returns the bindings' bytes after.
+/// groups on a simulated gfx1100, with `bindings` as buffers; returns the
+/// bindings' bytes after.
 pub fn run_code_object(
     co: &[u8],
     reflection: &Reflection,
@@ -80,7 +89,27 @@ pub fn run_code_object(
     bindings: &[Binding],
     workgroups: [u32; 3],
 ) -> Result<Vec<Vec<u8>>, String> {
-    let gpu = gpu();
+    run_code_object_on(
+        SimPart::Rx7900Xtx,
+        co,
+        reflection,
+        entry,
+        bindings,
+        workgroups,
+    )
+}
+
+/// [`run_code_object`] on a simulated `part` (its code object must be
+/// for that part's target).
+pub fn run_code_object_on(
+    part: SimPart,
+    co: &[u8],
+    reflection: &Reflection,
+    entry: &str,
+    bindings: &[Binding],
+    workgroups: [u32; 3],
+) -> Result<Vec<Vec<u8>>, String> {
+    let gpu = gpu(part);
     let ep = reflection
         .entry_point(entry)
         .ok_or_else(|| format!("no entry point {entry}"))?;

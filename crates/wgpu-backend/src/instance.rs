@@ -178,6 +178,6 @@ impl AdapterInterface for AqueductAdapter {
     }
 
     fn cooperative_matrix_properties(&self) -> Vec<wgpu::wgt::CooperativeMatrixProperties> {
-        Vec::new()
+        self.adapter.cooperative_matrix_properties()
     }
 }

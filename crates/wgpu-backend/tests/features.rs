@@ -1,7 +1,8 @@
 //! Shader features through the wgpu API on aqueduct-wgpu: the adapter
 //! offers what the facade's does, a WGSL kernel using f16, f64 and
-//! subgroups runs with host-checked results, and a device opened without
-//! SHADER_F16 refuses an f16 shader with an error naming the feature.
+//! subgroups runs with host-checked results, a device opened without
+//! SHADER_F16 refuses an f16 shader with an error naming the feature, and
+//! cooperative matrices run with the configurations the adapter reports.
 
 use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
@@ -115,4 +116,110 @@ fn a_shader_needing_a_feature_the_device_lacks_is_an_error() {
     .expect("f16 without SHADER_F16 is an error");
     let text = err.to_string();
     assert!(text.contains("SHADER_F16"), "{text}");
+}
+
+/// Cooperative matrices through wgpu: the adapter offers
+/// `EXPERIMENTAL_COOPERATIVE_MATRIX` and reports its configurations, and
+/// an 8x8 f32 `coopMultiplyAdd` of small integers matches the host.
+#[test]
+fn cooperative_matrices_run_through_wgpu() {
+    if !llvm_installed("cooperative matrices") {
+        return;
+    }
+    no_disk_cache();
+    let instance = aqueduct_wgpu::instance_with(
+        InstanceOptions::default().device(aqueduct::DeviceChoice::Sim),
+    );
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("gfxsim adapter");
+    assert!(
+        adapter
+            .features()
+            .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+    );
+    let configs = adapter.cooperative_matrix_properties();
+    for size in [8, 16] {
+        for (ab, cr) in [
+            (
+                wgpu::wgt::CooperativeScalarType::F32,
+                wgpu::wgt::CooperativeScalarType::F32,
+            ),
+            (
+                wgpu::wgt::CooperativeScalarType::F16,
+                wgpu::wgt::CooperativeScalarType::F32,
+            ),
+        ] {
+            assert!(
+                configs.iter().any(|c| c.m_size == size
+                    && c.n_size == size
+                    && c.k_size == size
+                    && c.ab_type == ab
+                    && c.cr_type == cr),
+                "{size}x{size} {ab:?} -> {cr:?} missing from {configs:?}"
+            );
+        }
+    }
+    let (device, queue) = device();
+    let wgsl = "
+enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read_write> m: array<f32>;
+@compute @workgroup_size(64)
+fn main() {
+    let a = coopLoad<coop_mat8x8<f32, A>>(&m[0]);
+    let b = coopLoad<coop_mat8x8<f32, B>>(&m[64]);
+    let c = coopLoad<coop_mat8x8<f32, C>>(&m[128]);
+    coopStore(coopMultiplyAdd(a, b, c), &m[192]);
+}
+";
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("coop.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let input: Vec<f32> = (0..256).map(|i| ((i * 7 + 3) % 7) as f32 - 3.0).collect();
+    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("matrices"),
+        contents: &bytes,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    });
+    let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: buffer.as_entire_binding(),
+        }],
+    });
+    let err = validation_error(&device, || {
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        queue.submit([enc.finish()]);
+    });
+    assert!(err.is_none(), "{err:?}");
+    let got: Vec<f32> = read_back(&device, &queue, &buffer)
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // Column-major with stride 8: element (r, c) of the matrix at `first`
+    // is input[first + 8 c + r].
+    let at = |first: usize, r: usize, c: usize| input[first + 8 * c + r];
+    for c in 0..8 {
+        for r in 0..8 {
+            let want = at(128, r, c) + (0..8).map(|k| at(0, r, k) * at(64, k, c)).sum::<f32>();
+            assert_eq!(got[192 + 8 * c + r], want, "d[{r}][{c}]");
+        }
+    }
 }

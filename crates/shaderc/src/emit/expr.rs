@@ -243,12 +243,9 @@ impl FnEmitter<'_> {
             | Expression::RayQueryGetIntersection { .. } => {
                 unsupported_as(UnsupportedKind::RayQueries, "ray queries", span)
             }
-            Expression::CooperativeLoad { .. } | Expression::CooperativeMultiplyAdd { .. } => {
-                unsupported_as(
-                    UnsupportedKind::CooperativeMatrices,
-                    "cooperative matrices",
-                    span,
-                )
+            Expression::CooperativeLoad { ref data, .. } => self.coop_load(h, data).map(Value::Val),
+            Expression::CooperativeMultiplyAdd { a, b, c } => {
+                self.coop_multiply_add(h, a, b, c).map(Value::Val)
             }
         }
     }

@@ -289,10 +289,14 @@ impl FnEmitter<'_> {
                     s.width
                 ),
             )),
-            TypeInner::Vector { scalar, .. } if scalar.kind != ScalarKind::Bool => Ok(self.defv(
-                &ty,
-                &format!("load {ty}, {pt} {}, align {}", p.v, scalar.width),
-            )),
+            TypeInner::Vector { scalar, .. } | TypeInner::CooperativeMatrix { scalar, .. }
+                if scalar.kind != ScalarKind::Bool =>
+            {
+                Ok(self.defv(
+                    &ty,
+                    &format!("load {ty}, {pt} {}, align {}", p.v, scalar.width),
+                ))
+            }
             TypeInner::Vector { size, scalar } => {
                 let mut acc = Val::new(&ty, "poison");
                 for i in 0..vec_len(size) {
@@ -420,7 +424,9 @@ impl FnEmitter<'_> {
                     s.width
                 ));
             }
-            TypeInner::Vector { scalar, .. } if scalar.kind != ScalarKind::Bool => {
+            TypeInner::Vector { scalar, .. } | TypeInner::CooperativeMatrix { scalar, .. }
+                if scalar.kind != ScalarKind::Bool =>
+            {
                 self.inst(&format!(
                     "store {}, {pt} {}, align {}",
                     value.typed(),
@@ -521,7 +527,9 @@ impl FnEmitter<'_> {
     pub(crate) fn scalar_of(inner: &TypeInner) -> Option<Scalar> {
         match *inner {
             TypeInner::Scalar(s) | TypeInner::Atomic(s) => Some(s),
-            TypeInner::Vector { scalar, .. } | TypeInner::Matrix { scalar, .. } => Some(scalar),
+            TypeInner::Vector { scalar, .. }
+            | TypeInner::Matrix { scalar, .. }
+            | TypeInner::CooperativeMatrix { scalar, .. } => Some(scalar),
             _ => None,
         }
     }

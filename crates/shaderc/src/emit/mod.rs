@@ -13,6 +13,7 @@
 //! - `f64math`: exp, log, sin, cos, tan and atan of f64 in software;
 //! - `atomics`: atomics, barriers, workgroupUniformLoad;
 //! - `subgroup`: subgroup builtins and operations (waves, cross-lane ops);
+//! - `coop`: cooperative matrices (loads, stores, multiply-add);
 //! - `image`: texture bindings and `textureLoad`/`textureStore`/queries
 //!   over the AMDGPU image intrinsics;
 //! - `kernel`: kernel signatures (the binding ABI), prologues, metadata;
@@ -26,6 +27,7 @@
 mod atomics;
 mod builtins;
 mod consts;
+mod coop;
 mod expr;
 mod f64math;
 mod func;

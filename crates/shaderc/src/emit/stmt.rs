@@ -217,12 +217,8 @@ impl FnEmitter<'_> {
                 argument,
                 result,
             } => self.subgroup_collective(op, collective_op, argument, result, span)?,
-            Statement::CooperativeStore { .. } => {
-                return unsupported_as(
-                    UnsupportedKind::CooperativeMatrices,
-                    "cooperative matrices",
-                    span,
-                );
+            Statement::CooperativeStore { target, ref data } => {
+                self.coop_store(target, data, span)?
             }
         }
         Ok(())

@@ -95,6 +95,17 @@ impl ModuleCtx<'_> {
                 vec_len(rows),
                 scalar_ty(scalar)?
             ),
+            // Cooperative matrices: every element, column-major (see `coop`).
+            TypeInner::CooperativeMatrix {
+                columns,
+                rows,
+                scalar,
+                ..
+            } => format!(
+                "<{} x {}>",
+                columns as u32 * rows as u32,
+                scalar_ty(scalar)?
+            ),
             TypeInner::Array { base, size, .. } => match self.fixed_array_len(size) {
                 Some(n) => format!(
                     "[{} x {}]",

@@ -272,8 +272,9 @@ fn multiply_add_f16_16x16() {
     if !llvm_or_skip("coop f16 16x16") {
         return;
     }
+    // One layout: the 8x8 cases cover both, and a 16x16 case costs seconds
+    // of LLVM and gfxsim time per target.
     check_multiply_add(16, Elem::F16, Elem::F16, false);
-    check_multiply_add(16, Elem::F16, Elem::F16, true);
 }
 
 #[test]
@@ -282,7 +283,6 @@ fn multiply_add_f16_into_f32_16x16() {
         return;
     }
     check_multiply_add(16, Elem::F16, Elem::F32, false);
-    check_multiply_add(16, Elem::F16, Elem::F32, true);
 }
 
 #[test]

@@ -4,19 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use aqueduct_test_harness::facade::target;
+
 fn kernels() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
 }
 
-/// The ISA of the part the CLI's gfxsim device simulates (`AQUEDUCT_SIM_ISA`
-/// reaches the CLI through the environment).
-fn isa() -> &'static str {
-    aqueduct::gfxsim::default_part().isa()
-}
-
-/// A checked-in kernel (kernels/) built for [`isa`].
+/// A checked-in kernel (kernels/) built for [`target`].
 fn kernel(file: &str) -> PathBuf {
-    kernels().join(isa()).join(file)
+    kernels().join(target()).join(file)
 }
 
 fn run(args: &[&str]) -> Output {
@@ -581,8 +577,8 @@ fn scalar_types_must_match_the_metadata_unless_forced() {
 #[test]
 fn wgsl_size_arguments_come_from_the_bound_buffers() {
     let dir = temp_dir("wgsl-size");
-    let co =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("shaders/tests/{}/copy_u32.co", isa()));
+    let co = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("shaders/tests/{}/copy_u32.co", target()));
     let dst = dir.join("dst.bin");
     // 100 elements in a grid of 128: arrayLength(&dst) must be 100.
     let out = run(&[
@@ -605,7 +601,7 @@ fn wgsl_size_arguments_come_from_the_bound_buffers() {
 }
 
 fn faults_co() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/kernels/{}/faults.co", isa()))
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/kernels/{}/faults.co", target()))
 }
 
 #[test]
@@ -669,7 +665,7 @@ fn a_fault_names_the_kernel_and_offset() {
     std::fs::remove_dir_all(dir).ok();
 }
 
-/// clang-19 flags for an OpenCL C kernel, for [`isa`].
+/// clang-19 flags for an OpenCL C kernel, for [`target`].
 fn opencl_flags() -> Vec<String> {
     [
         "-x",
@@ -682,16 +678,16 @@ fn opencl_flags() -> Vec<String> {
     ]
     .into_iter()
     .map(str::to_string)
-    .chain([format!("-mcpu={}", isa())])
+    .chain([format!("-mcpu={}", target())])
     .collect()
 }
 
-/// clang-19 flags for HIP device code, for [`isa`].
+/// clang-19 flags for HIP device code, for [`target`].
 fn hip_flags() -> Vec<String> {
     ["-x", "hip", "--cuda-device-only", "-nogpuinc", "-nogpulib"]
         .into_iter()
         .map(str::to_string)
-        .chain([format!("--offload-arch={}", isa())])
+        .chain([format!("--offload-arch={}", target())])
         .collect()
 }
 
@@ -911,7 +907,7 @@ fn a_fault_names_the_source_line_with_debug_info() {
 fn profile_prints_counters_counted_by_hand() {
     // The counts below are of gfx1100's vector_copy, counted by hand; the
     // GFX9 objects are other code.
-    if isa() != "gfx1100" {
+    if target() != "gfx1100" {
         eprintln!("skipped: the hand counts are of the gfx1100 object");
         return;
     }

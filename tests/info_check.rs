@@ -8,6 +8,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use aqueduct_test_harness::facade::target;
+
 fn info(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_aqueduct-info"))
         .args(args)
@@ -61,14 +63,8 @@ fn the_list_has_every_group_and_at_least_60_checks() {
     assert!(!kfd.is_empty() && kfd.iter().all(|n| n.starts_with("kfd.")));
 }
 
-/// The ISA of the part the CLI's gfxsim simulates (`AQUEDUCT_SIM_ISA`
-/// reaches the CLI through the environment).
-fn isa() -> &'static str {
-    aqueduct::gfxsim::default_part().isa()
-}
-
 /// Whether check `name` is one whose code object the corpus does not build
-/// for [`isa`] (gfx11-only kernels on the GFX9 parts): the one kind of
+/// for [`target`] (gfx11-only kernels on the GFX9 parts): the one kind of
 /// check that may be skipped.
 fn not_built_here(name: &str) -> bool {
     let Some(rest) = name.strip_prefix("corpus.") else {
@@ -82,7 +78,7 @@ fn not_built_here(name: &str) -> bool {
     };
     !aqueduct_test_support::repo::root()
         .join("corpus")
-        .join(isa())
+        .join(target())
         .join(file)
         .is_file()
 }
@@ -93,7 +89,7 @@ fn the_check_passes_on_gfxsim_and_json_reports_it() {
     let mut args = vec!["--check"];
     let expected = list(&[]);
     let skipped: Vec<&String> = expected.iter().filter(|n| not_built_here(n)).collect();
-    assert_eq!(skipped.is_empty(), isa() == "gfx1100", "{skipped:?}");
+    assert_eq!(skipped.is_empty(), target() == "gfx1100", "{skipped:?}");
 
     let text = stdout(&args);
     let lines: Vec<&str> = text
@@ -113,10 +109,10 @@ fn the_check_passes_on_gfxsim_and_json_reports_it() {
     }
     for needle in [
         "GPU:",
-        &format!("amdgcn-amd-amdhsa--{}", isa()),
+        &format!("amdgcn-amd-amdhsa--{}", target()),
         "KFD version:    1.",
         "Kernel release:",
-        &format!("Compared with:  gfxsim {}", isa()),
+        &format!("Compared with:  gfxsim {}", target()),
         "0 failed",
     ] {
         assert!(text.contains(needle), "no `{needle}` in:\n{text}");
@@ -127,7 +123,7 @@ fn the_check_passes_on_gfxsim_and_json_reports_it() {
     let summary = &json["summary"];
     assert_eq!(summary["device"], "gfxsim");
     assert_eq!(summary["aqueduct_version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(summary["isa"], format!("amdgcn-amd-amdhsa--{}", isa()));
+    assert_eq!(summary["isa"], format!("amdgcn-amd-amdhsa--{}", target()));
     assert_eq!(summary["failed"], 0);
     assert_eq!(summary["checks"], expected.len());
     assert_eq!(summary["passed"], expected.len() - skipped.len());

@@ -16,20 +16,14 @@ use aqueduct::gfxsim::{Access, Finding, SanitizerConfig, SimConfig, Tool};
 use aqueduct::*;
 use aqueduct_test_harness::facade::{
     Ctx, InternalError, auto_pipeline, bind_group, kernel_module, read_words, sim_ctx_with,
-    storage, storage_init,
+    storage, storage_init, target,
 };
-
-/// The ISA of the part the CLI's and the tests' gfxsim simulates
-/// (`AQUEDUCT_SIM_ISA` reaches the CLI through the environment).
-fn isa() -> &'static str {
-    aqueduct::gfxsim::default_part().isa()
-}
 
 /// `kernels/<isa>/NAME.co`.
 fn kernel(name: &str) -> String {
     let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("kernels")
-        .join(isa())
+        .join(target())
         .join(format!("{name}.co"));
     path.to_str().unwrap().to_string()
 }
@@ -136,7 +130,7 @@ fn a_clean_run_has_no_findings_and_status_0() {
 fn a_barrier_only_some_waves_reach_is_a_synccheck_line() {
     let co = kernel("divergent_barrier");
     // Two waves in one workgroup, the barrier reached by the first alone.
-    let wave: u32 = if isa() == "gfx1100" { 32 } else { 64 };
+    let wave: u32 = if target() == "gfx1100" { 32 } else { 64 };
     let out_arg = format!("out=out:{}:{}", out_file("barrier"), 8 * wave);
     let (grid, input, limit) = (
         (2 * wave).to_string(),
@@ -223,7 +217,7 @@ fn a_finding_names_its_source_line_with_debug_info() {
         }
         command.output().ok().filter(|o| o.status.success())
     };
-    let mcpu = format!("-mcpu={}", isa());
+    let mcpu = format!("-mcpu={}", target());
     let cl = [
         "-x",
         "cl",

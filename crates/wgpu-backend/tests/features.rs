@@ -37,46 +37,7 @@ fn shader_features_run_through_wgpu() {
         "{:?}",
         device.features()
     );
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("features.wgsl"),
-        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: None,
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let out = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("out"),
-        contents: &[0; 64 * 4],
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-    });
-    let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: out.as_entire_binding(),
-        }],
-    });
-    let err = validation_error(&device, || {
-        let mut enc = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bg, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-        queue.submit([enc.finish()]);
-    });
-    assert!(err.is_none(), "{err:?}");
-    let got: Vec<f32> = read_back(&device, &queue, &out)
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let got = run_f32s(&device, &queue, "features.wgsl", SHADER, &[0; 64 * 4]);
     // The lanes of each subgroup sum to 0 + 1 + ... + (wave - 1): wave32
     // on gfx1100, wave64 on the GFX9 parts.
     let wave = if aqueduct::gfxsim::default_part().isa() == "gfx1100" {
@@ -171,8 +132,32 @@ fn main() {
     coopStore(coopMultiplyAdd(a, b, c), &m[192]);
 }
 ";
+    let input: Vec<f32> = (0..256).map(|i| ((i * 7 + 3) % 7) as f32 - 3.0).collect();
+    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let got = run_f32s(&device, &queue, "coop.wgsl", wgsl, &bytes);
+    // Column-major with stride 8: element (r, c) of the matrix at `first`
+    // is input[first + 8 c + r].
+    let at = |first: usize, r: usize, c: usize| input[first + 8 * c + r];
+    for c in 0..8 {
+        for r in 0..8 {
+            let want = at(128, r, c) + (0..8).map(|k| at(0, r, k) * at(64, k, c)).sum::<f32>();
+            assert_eq!(got[192 + 8 * c + r], want, "d[{r}][{c}]");
+        }
+    }
+}
+
+/// Runs `wgsl`'s `main` over one workgroup with one storage buffer (binding
+/// 0) holding `contents`, checks no validation error was raised, and reads
+/// the buffer back as f32s.
+fn run_f32s(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    wgsl: &str,
+    contents: &[u8],
+) -> Vec<f32> {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("coop.wgsl"),
+        label: Some(label),
         source: wgpu::ShaderSource::Wgsl(wgsl.into()),
     });
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -183,11 +168,9 @@ fn main() {
         compilation_options: Default::default(),
         cache: None,
     });
-    let input: Vec<f32> = (0..256).map(|i| ((i * 7 + 3) % 7) as f32 - 3.0).collect();
-    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
     let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("matrices"),
-        contents: &bytes,
+        label: Some(label),
+        contents,
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     });
     let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -198,7 +181,7 @@ fn main() {
             resource: buffer.as_entire_binding(),
         }],
     });
-    let err = validation_error(&device, || {
+    let err = validation_error(device, || {
         let mut enc = device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
@@ -209,17 +192,8 @@ fn main() {
         queue.submit([enc.finish()]);
     });
     assert!(err.is_none(), "{err:?}");
-    let got: Vec<f32> = read_back(&device, &queue, &buffer)
+    read_back(device, queue, &buffer)
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    // Column-major with stride 8: element (r, c) of the matrix at `first`
-    // is input[first + 8 c + r].
-    let at = |first: usize, r: usize, c: usize| input[first + 8 * c + r];
-    for c in 0..8 {
-        for r in 0..8 {
-            let want = at(128, r, c) + (0..8).map(|k| at(0, r, k) * at(64, k, c)).sum::<f32>();
-            assert_eq!(got[192 + 8 * c + r], want, "d[{r}][{c}]");
-        }
-    }
+        .collect()
 }

@@ -66,6 +66,7 @@ mod error;
 mod frontend;
 pub mod link;
 mod llvm_in_process;
+mod matrix_cores;
 mod reflect;
 mod toolchain;
 

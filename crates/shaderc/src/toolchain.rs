@@ -233,7 +233,9 @@ impl Toolchain {
         Self::find_tools(None).is_ok()
     }
 
-    /// Compile LLVM IR text into a code object for `target`.
+    /// Compile LLVM IR text into a code object for `target` (the
+    /// cooperative matrix helpers the IR declares are defined for `target`
+    /// first: `matrix_cores.rs`).
     pub fn compile_ir(
         &self,
         ir: &str,
@@ -241,6 +243,7 @@ impl Toolchain {
         target: &str,
         opt_level: u8,
     ) -> Result<Vec<u8>, CompileError> {
+        let ir = &*crate::matrix_cores::define_for_target(ir, target);
         let Some(llvm) = self.loaded()? else {
             return self.compile_ir_with_tools(ir, stem, target, opt_level);
         };
@@ -263,6 +266,7 @@ impl Toolchain {
         target: &str,
         opt_level: u8,
     ) -> Result<Vec<u8>, CompileError> {
+        let ir = &*crate::matrix_cores::define_for_target(ir, target);
         if let Some(llvm) = self.loaded()? {
             return llvm.compile(ir, &format!("{stem}.ll"), target, opt_level);
         }

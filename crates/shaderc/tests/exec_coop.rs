@@ -1,7 +1,8 @@
 //! Cooperative matrices (`enable wgpu_cooperative_matrix;`) compiled at
 //! run time and run on gfxsim's gfx1100, gfx942 and gfx90a parts: loads and stores
 //! in both layouts with explicit and default strides, `coopMultiplyAdd`
-//! over f32, f16 and f16 × f16 + f32, matrix arithmetic through variables,
+//! over f32, f16 and f16 × f16 + f32 (16x16 on the matrix cores where the
+//! wave is whole, counted), matrix arithmetic through variables,
 //! and robust access at a buffer's end. Every result is checked exactly
 //! against a host matmul of small integers, which every type here holds
 //! exactly.
@@ -17,24 +18,26 @@ fn llvm_or_skip(what: &str) -> bool {
     found
 }
 
-/// The targets the tests run on, with their simulated parts.
-const TARGETS: [(&str, SimPart); 3] = [
-    ("gfx1100", SimPart::Rx7900Xtx),
-    ("gfx942", SimPart::Mi300x),
-    ("gfx90a", SimPart::Mi210),
+/// The targets the tests run on, with their simulated parts and wave sizes.
+const TARGETS: [(&str, SimPart, u32); 3] = [
+    ("gfx1100", SimPart::Rx7900Xtx, 32),
+    ("gfx942", SimPart::Mi300x, 64),
+    ("gfx90a", SimPart::Mi210, 64),
 ];
-
-/// One compile-and-run at a time: the 16x16 cases take seconds of LLVM
-/// and gfxsim time each, and run side by side on a 2-core machine they
-/// took five times as long in all as one after the other (186 s against
-/// 37 s).
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Compile `src` for `target` and run `main` over one workgroup on `part`.
 fn compile_and_run(src: &str, target: &str, part: SimPart, bindings: &[Binding]) -> Vec<Vec<u8>> {
-    let _turn = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    compile_and_count(src, target, part, bindings).0
+}
+
+/// [`compile_and_run`], also returning the matrix instructions (WMMA or
+/// MFMA) the dispatch executed.
+fn compile_and_count(
+    src: &str,
+    target: &str,
+    part: SimPart,
+    bindings: &[Binding],
+) -> (Vec<Vec<u8>>, u64) {
     let options = Options {
         file_name: "coop.wgsl".into(),
         targets: vec![target.into()],
@@ -42,7 +45,7 @@ fn compile_and_run(src: &str, target: &str, part: SimPart, bindings: &[Binding])
     };
     let compiled = compile(Source::Wgsl(src), &options)
         .unwrap_or_else(|e| panic!("{target}: does not compile:\n{e}\n{src}"));
-    run_code_object_on(
+    let (out, counters) = run_code_object_counted(
         part,
         &compiled.code_object,
         &compiled.reflection,
@@ -50,7 +53,8 @@ fn compile_and_run(src: &str, target: &str, part: SimPart, bindings: &[Binding])
         bindings,
         [1, 1, 1],
     )
-    .unwrap_or_else(|e| panic!("{target}: does not run: {e}"))
+    .unwrap_or_else(|e| panic!("{target}: does not run: {e}"));
+    (out, counters.classes.get(InstClass::Wmma))
 }
 
 /// A WGSL scalar type of the tests and its host encoding.
@@ -157,7 +161,9 @@ fn small_ints(seed: u64, n: usize) -> Vec<f32> {
 
 /// One multiply-add case: the A/B and C scalar types, the size, and where
 /// A, B, C and the two stored results lie.
-fn check_multiply_add(n: usize, ab: Elem, c_elem: Elem, a_row_major: bool) {
+/// `coopMultiplyAdd` of `n` x `n` matrices over one workgroup of
+/// `invocations`, checked against the host on every target.
+fn check_multiply_add(n: usize, ab: Elem, c_elem: Elem, a_row_major: bool, invocations: u32) {
     // A and B share one buffer with strides wider than the matrix; C uses
     // the default stride; D is stored once column-major with the default
     // stride and once row-major with a wider one.
@@ -205,7 +211,7 @@ fn check_multiply_add(n: usize, ab: Elem, c_elem: Elem, a_row_major: bool) {
 @group(0) @binding(0) var<storage, read> ab: array<{t_ab}>;
 @group(0) @binding(1) var<storage, read> cin: array<{t_c}>;
 @group(0) @binding(2) var<storage, read_write> out: array<{t_c}>;
-@compute @workgroup_size(64)
+@compute @workgroup_size({invocations})
 fn main() {{
     let a = {};
     let b = {};
@@ -225,8 +231,8 @@ fn main() {{
         &c_at.load(n, &c_values),
     );
     let sentinel = -100.0;
-    for (target, part) in TARGETS {
-        let out = compile_and_run(
+    for (target, part, wave) in TARGETS {
+        let (out, matrix_instructions) = compile_and_count(
             &src,
             target,
             part,
@@ -248,6 +254,27 @@ fn main() {{
             got, expected,
             "{target}: {n}x{n} {t_ab} x {t_ab} + {t_c}, A row-major: {a_row_major}"
         );
+        // 16x16 runs on the matrix cores when whole waves run it: one
+        // WMMA or MFMA a wave, four 16x16x4 MFMAs for f32 (gfx11 has no
+        // f32 WMMA); anything else runs as each invocation's own FMAs.
+        let per_wave = match (n, target, ab) {
+            (16, "gfx1100", Elem::F32) => 0,
+            (16, "gfx1100", _) => 1,
+            (16, _, Elem::F32) => 4,
+            (16, _, _) => 1,
+            _ => 0,
+        };
+        let whole_waves = invocations.is_multiple_of(wave);
+        let want_matrix = if whole_waves {
+            per_wave * u64::from(invocations / wave)
+        } else {
+            0
+        };
+        assert_eq!(
+            matrix_instructions, want_matrix,
+            "{target}: matrix instructions of a {n}x{n} {t_ab} x {t_ab} + {t_c} \
+             over {invocations} invocations"
+        );
     }
 }
 
@@ -256,8 +283,8 @@ fn multiply_add_f32_8x8() {
     if !llvm_or_skip("coop f32 8x8") {
         return;
     }
-    check_multiply_add(8, Elem::F32, Elem::F32, false);
-    check_multiply_add(8, Elem::F32, Elem::F32, true);
+    check_multiply_add(8, Elem::F32, Elem::F32, false, 64);
+    check_multiply_add(8, Elem::F32, Elem::F32, true, 64);
 }
 
 #[test]
@@ -265,7 +292,7 @@ fn multiply_add_f32_16x16() {
     if !llvm_or_skip("coop f32 16x16") {
         return;
     }
-    check_multiply_add(16, Elem::F32, Elem::F32, true);
+    check_multiply_add(16, Elem::F32, Elem::F32, true, 64);
 }
 
 #[test]
@@ -273,7 +300,7 @@ fn multiply_add_f16_8x8() {
     if !llvm_or_skip("coop f16 8x8") {
         return;
     }
-    check_multiply_add(8, Elem::F16, Elem::F16, false);
+    check_multiply_add(8, Elem::F16, Elem::F16, false, 64);
 }
 
 #[test]
@@ -283,7 +310,7 @@ fn multiply_add_f16_16x16() {
     }
     // One layout: the 8x8 cases cover both, and a 16x16 case costs seconds
     // of LLVM and gfxsim time per target.
-    check_multiply_add(16, Elem::F16, Elem::F16, false);
+    check_multiply_add(16, Elem::F16, Elem::F16, false, 64);
 }
 
 #[test]
@@ -291,7 +318,17 @@ fn multiply_add_f16_into_f32_16x16() {
     if !llvm_or_skip("coop f16 x f16 + f32 16x16") {
         return;
     }
-    check_multiply_add(16, Elem::F16, Elem::F32, false);
+    check_multiply_add(16, Elem::F16, Elem::F32, false, 64);
+}
+
+#[test]
+fn multiply_add_of_a_partial_wave_16x16() {
+    if !llvm_or_skip("coop f16 x f16 + f32 16x16, 16 invocations") {
+        return;
+    }
+    // Fewer invocations than a wave: the matrix cores need every lane, so
+    // the generic multiply-add runs.
+    check_multiply_add(16, Elem::F16, Elem::F32, true, 16);
 }
 
 #[test]
@@ -299,7 +336,7 @@ fn multiply_add_f16_into_f32_8x8() {
     if !llvm_or_skip("coop f16 x f16 + f32 8x8") {
         return;
     }
-    check_multiply_add(8, Elem::F16, Elem::F32, true);
+    check_multiply_add(8, Elem::F16, Elem::F32, true, 64);
 }
 
 /// Matrices kept in private and function variables, passed through a
@@ -353,7 +390,7 @@ fn main(@builtin(local_invocation_index) i: u32) {
             want[at(0, false).index(r, col)] = 2.0 * v;
         }
     }
-    for (target, part) in TARGETS {
+    for (target, part, _) in TARGETS {
         let out = compile_and_run(
             src,
             target,
@@ -393,7 +430,7 @@ fn main() {
             }
         }
     }
-    for (target, part) in TARGETS {
+    for (target, part, _) in TARGETS {
         let out = compile_and_run(
             src,
             target,

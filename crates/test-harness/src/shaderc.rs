@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-pub use aqueduct_gfxsim::SimPart;
+pub use aqueduct_gfxsim::{DispatchCounters, InstClass, SimPart};
 use aqueduct_gfxsim::{SimConfig, SimDevice};
 use aqueduct_hsa::code_object::{ArgRef, DispatchShape, KernargBuilder};
 use aqueduct_hsa::memory::PoolKind;
@@ -42,7 +42,7 @@ pub fn checked_in(name: &str, target: &str) -> (Vec<u8>, Reflection) {
 struct Gpu {
     rt: Arc<Runtime>,
     agent: Agent,
-    _sim: Arc<SimDevice>,
+    sim: Arc<SimDevice>,
 }
 
 /// One simulated GPU of each part, shared by the tests of a binary
@@ -67,11 +67,7 @@ fn gpu(part: SimPart) -> &'static Gpu {
     };
     let rt = Runtime::with_options(sim.clone(), options).expect("Runtime::with_options");
     let agent = rt.gpu_agent(0).expect("a GPU agent").clone();
-    let g: &'static Gpu = Box::leak(Box::new(Gpu {
-        rt,
-        agent,
-        _sim: sim,
-    }));
+    let g: &'static Gpu = Box::leak(Box::new(Gpu { rt, agent, sim }));
     gpus.push((part, g));
     g
 }
@@ -109,7 +105,41 @@ pub fn run_code_object_on(
     bindings: &[Binding],
     workgroups: [u32; 3],
 ) -> Result<Vec<Vec<u8>>, String> {
+    dispatch(part, co, reflection, entry, bindings, workgroups, false).map(|(out, _)| out)
+}
+
+/// [`run_code_object_on`], also returning gfxsim's counters of the
+/// dispatch (wave instructions by class).
+pub fn run_code_object_counted(
+    part: SimPart,
+    co: &[u8],
+    reflection: &Reflection,
+    entry: &str,
+    bindings: &[Binding],
+    workgroups: [u32; 3],
+) -> Result<(Vec<Vec<u8>>, DispatchCounters), String> {
+    let (out, counters) = dispatch(part, co, reflection, entry, bindings, workgroups, true)?;
+    Ok((
+        out,
+        counters.ok_or("gfxsim kept no counters of the dispatch")?,
+    ))
+}
+
+fn dispatch(
+    part: SimPart,
+    co: &[u8],
+    reflection: &Reflection,
+    entry: &str,
+    bindings: &[Binding],
+    workgroups: [u32; 3],
+    counted: bool,
+) -> Result<(Vec<Vec<u8>>, Option<DispatchCounters>), String> {
     let gpu = gpu(part);
+    if counted {
+        // Device-wide and left on: other tests' dispatches are counted too,
+        // and their records are never fetched (gfxsim drops the oldest).
+        gpu.sim.set_dispatch_counters(true);
+    }
     let ep = reflection
         .entry_point(entry)
         .ok_or_else(|| format!("no entry point {entry}"))?;
@@ -188,11 +218,15 @@ pub fn run_code_object_on(
         .map_err(|e| e.to_string())?;
     done.wait(WaitCondition::Eq, 0, Some(TIMEOUT), WaitHint::Blocked)
         .map_err(|e| e.to_string())?;
-    Ok(allocations
+    let counters = counted
+        .then(|| gpu.sim.dispatch_counters(done.handle()))
+        .flatten();
+    let out = allocations
         .iter()
         .zip(bindings)
         .map(|(a, (_, _, b))| a.as_slice().expect("host mapped")[..b.len()].to_vec())
-        .collect())
+        .collect();
+    Ok((out, counters))
 }
 
 /// Run the checked-in gfx1100 object of shader `name`.

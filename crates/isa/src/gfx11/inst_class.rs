@@ -22,7 +22,8 @@ pub enum InstClass {
     Smem,
     /// Vector ALU (VOP1/2/3/3P/C, VOPD, VINTERP), WMMA aside.
     Valu,
-    /// Wave matrix multiply-accumulate (`v_wmma_*`).
+    /// Matrix multiply-accumulate: `v_wmma_*` on gfx11, `v_mfma_*` and
+    /// `v_smfmac_*` on GFX9 (counted under the key `wmma`).
     Wmma,
     /// Vector memory loads (FLAT, GLOBAL, SCRATCH, MUBUF, MTBUF, MIMG).
     VmemLoad,
@@ -118,7 +119,13 @@ impl InstClass {
                 _ => InstClass::Salu,
             },
             Smem => InstClass::Smem,
-            Vop3p if m.starts_with("v_wmma") => InstClass::Wmma,
+            Vop3p
+                if m.starts_with("v_wmma")
+                    || m.starts_with("v_mfma")
+                    || m.starts_with("v_smfmac") =>
+            {
+                InstClass::Wmma
+            }
             Vop1 | Vop2 | Vopc | Vop3 | Vop3sd | Vop3p | Vopd | Vinterp => InstClass::Valu,
             Ds | Ldsdir => InstClass::Lds,
             Flat | Global | Scratch | Mubuf | Mtbuf | Mimg => {

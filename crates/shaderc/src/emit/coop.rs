@@ -8,7 +8,9 @@
 //! column-major element order (element (r, c) in lane `c * rows + r`), loads
 //! every element itself, computes `A * B + C` itself and stores every
 //! element; invocations storing the same values to the same addresses
-//! agree, so the subgroup's result is the matrix's.
+//! agree, so the subgroup's result is the matrix's. 16 x 16 multiply-adds
+//! of f16 and f32 matrices run on the matrix cores where the target has
+//! them (`matrix_cores.rs`: WMMA on gfx11, MFMA on gfx90a and gfx942).
 //!
 //! Memory layout (naga `CooperativeData`, the SPIR-V back end's
 //! `OpCooperativeMatrixLoadKHR` layouts): with `row_major` (`coopLoadT`,
@@ -18,12 +20,13 @@
 //! emitter's robust access rules hold per element: loads clamp to the
 //! array, stores out of a buffer are dropped.
 
-use naga::{CooperativeData, Expression, Handle, Scalar, TypeInner};
+use naga::{CooperativeData, Expression, Handle, Scalar, ScalarKind, TypeInner};
 
 use super::func::{FnEmitter, Ptr, Val};
 use super::memory::{Index, Pointee};
 use super::types::scalar_ty;
 use crate::error::{EmitResult, UnsupportedKind, unsupported_as};
+use crate::matrix_cores::{MmaKind, TILE};
 
 /// The shape of a cooperative matrix type.
 #[derive(Clone, Copy, Debug)]
@@ -210,9 +213,10 @@ impl FnEmitter<'_> {
         Ok(())
     }
 
-    /// `coopMultiplyAdd(a, b, c)`: `a * b + c` in `c`'s scalar type, one
-    /// fused multiply-add per step of the inner dimension in ascending
-    /// order.
+    /// `coopMultiplyAdd(a, b, c)`: `a * b + c`. 16 x 16 f16 and f32
+    /// matrices run on the matrix cores where the target has them and the
+    /// whole wave is active; otherwise every invocation computes the
+    /// product itself (`coop_multiply_add_generic`).
     pub(crate) fn coop_multiply_add(
         &mut self,
         h: Handle<Expression>,
@@ -238,7 +242,61 @@ impl FnEmitter<'_> {
         }
         let va = self.val(a)?;
         let vb = self.val(b)?;
-        let mut acc = self.val(c)?;
+        let vc = self.val(c)?;
+        let kind = MmaKind::of(sa.scalar.width, sc.scalar.width).filter(|_| {
+            sa.scalar == sb.scalar
+                && [sa.rows, sa.columns, sb.columns] == [TILE; 3]
+                && sa.scalar.kind == ScalarKind::Float
+                && sc.scalar.kind == ScalarKind::Float
+        });
+        let Some(kind) = kind else {
+            return Ok(self.coop_multiply_add_generic(va, vb, vc, (sa, sb, sc)));
+        };
+        // The matrix cores where the target has them and the whole wave
+        // runs (`matrix_cores.rs` defines both helpers per target).
+        self.m.declare(kind.declare_available());
+        self.m.declare(kind.declare_function());
+        let available = self.def(&format!("call i1 {}()", kind.available()));
+        let (cores, generic, join) = (
+            self.label("coop_cores"),
+            self.label("coop_generic"),
+            self.label("coop_join"),
+        );
+        self.terminate(&format!(
+            "br i1 {available}, label %{cores}, label %{generic}"
+        ));
+        self.start_block(&cores);
+        let ty = sc.llvm_ty();
+        let on_cores = self.def(&format!(
+            "call {ty} {}({}, {}, {})",
+            kind.function(),
+            va.typed(),
+            vb.typed(),
+            vc.typed()
+        ));
+        self.terminate(&format!("br label %{join}"));
+        self.start_block(&generic);
+        let by_lane = self.coop_multiply_add_generic(va, vb, vc, (sa, sb, sc));
+        self.terminate(&format!("br label %{join}"));
+        self.start_block(&join);
+        Ok(self.defv(
+            &ty,
+            &format!(
+                "phi {ty} [ {on_cores}, %{cores} ], [ {}, %{generic} ]",
+                by_lane.v
+            ),
+        ))
+    }
+
+    /// `a * b + c` computed by every invocation, one fused multiply-add per
+    /// step of the inner dimension in ascending order, in `c`'s scalar type.
+    fn coop_multiply_add_generic(
+        &mut self,
+        va: Val,
+        vb: Val,
+        mut acc: Val,
+        (sa, sb, sc): (Shape, Shape, Shape),
+    ) -> Val {
         let va = self.coop_convert(va, sa, sc.scalar);
         let vb = self.coop_convert(vb, sb, sc.scalar);
         let ty = sc.llvm_ty();
@@ -273,7 +331,7 @@ impl FnEmitter<'_> {
             );
             acc = self.call_intrinsic("fma", &ty, &[&spread_a, &spread_b, &acc]);
         }
-        Ok(acc)
+        acc
     }
 
     /// A matrix value of `shape` converted to `to` scalars.

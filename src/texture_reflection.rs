@@ -18,6 +18,8 @@ pub(crate) struct TextureReflection {
     format: Option<String>,
     #[serde(default)]
     sample_type: Option<String>,
+    #[serde(default)]
+    multisampled: bool,
 }
 
 /// Storage texture formats by their WGSL names.
@@ -105,7 +107,7 @@ impl TextureReflection {
         Some(BindingType::Texture {
             sample_type,
             view_dimension,
-            multisampled: false,
+            multisampled: self.multisampled,
         })
     }
 }

@@ -1560,6 +1560,45 @@ fn pipeline_layouts_must_hold_the_shaders_textures() {
     assert!(err.to_string().contains("R32Uint"), "{err}");
 }
 
+/// Multisampled textures compile (`textureLoad` with a sample index,
+/// `textureNumSamples`), but Aqueduct creates no multisampled texture
+/// (`sample_count` 1 only), so a pipeline that binds one is refused: its
+/// auto layout would need a multisampled entry.
+#[test]
+fn multisampled_texture_shaders_compile_and_their_pipelines_are_refused() {
+    if !llvm_installed("multisampled_texture_shaders_compile_and_their_pipelines_are_refused") {
+        return;
+    }
+    let c = ctx();
+    let module = expect_valid(&c.device, || {
+        c.device.create_shader_module(ShaderModuleDescriptor {
+            label: None,
+            source: ShaderSource::Wgsl(Cow::Borrowed(
+                "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn main() {
+    o[0] = textureLoad(t, vec2<i32>(0), 1).x + f32(textureNumSamples(t));
+}",
+            )),
+        })
+    });
+    expect_validation(
+        &c.device,
+        |e| matches!(bind_err(e), Some(TextureBindingError::Multisampled)),
+        || {
+            c.device
+                .create_compute_pipeline(&ComputePipelineDescriptor {
+                    label: None,
+                    layout: None,
+                    module: &module,
+                    entry_point: Some("main"),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+        },
+    );
+}
+
 /// A copy whose rows are contiguous on both sides (whole rows, buffer rows
 /// as far apart as the texture's 256-byte pitch) is one copy per run of
 /// rows; a narrower box is one copy per row. (Sizes below the SDMA

@@ -168,8 +168,8 @@ pub enum UnsupportedKind {
     /// `textureSampleBaseClampToEdge`, with their offset forms, are
     /// lowered).
     Sampling,
-    /// Texture classes and operations with no lowering: multisampled and
-    /// external textures, 1D-array textures, texel formats without a gfx11
+    /// Texture classes and operations with no lowering: external
+    /// textures, multisampled textures other than 2D, 1D-array textures, texel formats without a gfx11
     /// layout here, texture atomics other than on r32uint and r32sint.
     TextureClass,
     /// Textures (any texture binding) on a target without image
@@ -200,7 +200,7 @@ impl std::fmt::Display for UnsupportedKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             UnsupportedKind::Sampling => "texture sampling without an explicit level",
-            UnsupportedKind::TextureClass => "multisampled and external textures",
+            UnsupportedKind::TextureClass => "external textures and other texture classes",
             UnsupportedKind::TargetTextures => "textures on targets without image instructions",
             UnsupportedKind::RayQueries => "ray queries",
             UnsupportedKind::Derivatives => "derivatives",

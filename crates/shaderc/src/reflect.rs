@@ -206,6 +206,10 @@ pub struct TextureReflection {
     /// Sampled textures: the component type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_type: Option<TextureSampleType>,
+    /// Multisampled textures (`texture_multisampled_2d`,
+    /// `texture_depth_multisampled_2d`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multisampled: bool,
 }
 
 /// One resource binding of an entry point.

@@ -411,7 +411,7 @@ fn errors_are_readable_with_locations() {
     assert!(e.to_string().contains("bad.wgsl:4:"), "{e}");
 
     let e = translate_err(
-        "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;\n@group(0) @binding(1) var<storage, read_write> o: array<f32>;\n@compute @workgroup_size(1)\nfn main() {\n  o[0] = textureLoad(t, vec2<i32>(0, 0), 0).x;\n}\n",
+        "@group(0) @binding(0) var t: texture_external;\n@group(0) @binding(1) var<storage, read_write> o: array<f32>;\n@compute @workgroup_size(1)\nfn main() {\n  o[0] = textureLoad(t, vec2<i32>(0, 0)).x;\n}\n",
         None,
     );
     match &e {
@@ -422,7 +422,7 @@ fn errors_are_readable_with_locations() {
             rendered,
         } => {
             assert_eq!(*kind, UnsupportedKind::TextureClass);
-            assert!(construct.contains("multisampled"), "{construct}");
+            assert!(construct.contains("external"), "{construct}");
             assert_eq!(
                 location.as_deref().map(|l| l.starts_with("bad.wgsl:")),
                 Some(true),

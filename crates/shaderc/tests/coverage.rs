@@ -207,7 +207,7 @@ override bias: f32 = 1.0;
 /// and its name, located in the source.
 #[test]
 fn unsupported_constructs_are_named_by_class() {
-    let cases: [(&str, UnsupportedKind, &str); 6] = [
+    let cases: [(&str, UnsupportedKind, &str); 5] = [
         (
             // An acceleration structure reaching a helper as an argument is
             // refused by its type, still as a ray query construct.
@@ -236,18 +236,11 @@ fn hit(a: acceleration_structure, d: vec3<f32>) -> u32 {
             "ray queries",
         ),
         (
-            "@group(0) @binding(0) var t: texture_depth_multisampled_2d;
+            "@group(0) @binding(0) var t: texture_external;
 @group(0) @binding(1) var<storage, read_write> o: array<f32>;
-@compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0, 0), 0); }",
+@compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0, 0)).x; }",
             UnsupportedKind::TextureClass,
-            "multisampled depth textures",
-        ),
-        (
-            "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;
-@group(0) @binding(1) var<storage, read_write> o: array<f32>;
-@compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0, 0), 0).x; }",
-            UnsupportedKind::TextureClass,
-            "multisampled textures",
+            "external textures",
         ),
         (
             "@group(0) @binding(0) var<storage, read_write> o: array<u32>;

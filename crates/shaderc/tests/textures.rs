@@ -307,6 +307,59 @@ fn main() {
     assert_eq!(r.entry_points[0].bindings[3].texture, None);
 }
 
+/// Multisampled textures: `textureLoad` with a sample index is an MSAA
+/// image load whose fourth address is the sample, clamped to the
+/// descriptor's sample count (1 << LAST_LEVEL, T# dword 3 bits 19:16),
+/// which `textureNumSamples` returns; the reflection marks the binding.
+#[test]
+fn multisampled_loads_lower_to_msaa_image_loads() {
+    if !llvm_or_skip("multisampled_loads_lower_to_msaa_image_loads") {
+        return;
+    }
+    let src = "
+@group(0) @binding(0) var t: texture_multisampled_2d<u32>;
+@group(0) @binding(1) var d: texture_depth_multisampled_2d;
+@group(0) @binding(2) var<storage, read_write> o: array<u32>;
+@group(0) @binding(3) var<storage, read> s: array<i32>;
+@compute @workgroup_size(1)
+fn main() {
+    o[0] = textureLoad(t, vec2<i32>(s[0], s[1]), s[2]).x;
+    o[1] = u32(textureLoad(d, vec2<i32>(s[0], s[1]), s[3]));
+    o[2] = textureNumSamples(t);
+    o[3] = textureDimensions(d).y;
+}
+";
+    let (_, r, dis) = build(src);
+    let lines = image_lines(&dis);
+    for want in [
+        "image_load dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA",
+        "image_get_resinfo dmask:0x2 dim:SQ_RSRC_IMG_2D_MSAA a16",
+    ] {
+        assert!(lines.iter().any(|l| l == want), "{want} in {lines:?}");
+    }
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("image_load")).count(),
+        2,
+        "{lines:?}"
+    );
+    // The count: one shift of 1 by the descriptor's LAST_LEVEL field, and
+    // the clamp of each sample index below it.
+    assert!(
+        dis.contains("s_bfe_u32") || dis.contains("s_lshr_b32"),
+        "{dis}"
+    );
+    assert!(dis.contains("s_lshl_b32") && dis.contains(", 1, "), "{dis}");
+    assert!(
+        dis.contains("v_min_u32") || dis.contains("s_min_u32"),
+        "{dis}"
+    );
+    let bindings = &r.entry_points[0].bindings;
+    for b in &bindings[..2] {
+        let texture = b.texture.as_ref().expect("a texture binding");
+        assert!(texture.multisampled, "{b:?}");
+    }
+}
+
 /// A texture passed to a helper function and a texture global a helper
 /// reads both reach the image instruction as the kernel's descriptor.
 #[test]

@@ -131,7 +131,7 @@ impl FnEmitter<'_> {
         })
     }
 
-    fn coop_index_i32(&mut self, v: &Val) -> Val {
+    pub(crate) fn coop_index_i32(&mut self, v: &Val) -> Val {
         match v.ty.as_str() {
             "i32" => v.clone(),
             "i64" => self.defv("i32", &format!("trunc i64 {} to i32", v.v)),

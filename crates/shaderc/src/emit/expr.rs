@@ -231,7 +231,7 @@ impl FnEmitter<'_> {
                 .image_load(h, image, coordinate, array_index, sample, level)
                 .map(Value::Val),
             Expression::ImageQuery { image, query } => {
-                self.image_query(h, image, query).map(Value::Val)
+                self.image_query(image, query).map(Value::Val)
             }
             Expression::Derivative { .. } => unsupported_as(
                 UnsupportedKind::Derivatives,

@@ -93,18 +93,26 @@ pub(crate) fn texture_reflection(
         access: None,
         format: None,
         sample_type: None,
+        multisampled: false,
     };
+    let multi = matches!(
+        class,
+        ImageClass::Sampled { multi: true, .. } | ImageClass::Depth { multi: true }
+    );
+    if multi && view_dimension != TextureViewDimension::D2 {
+        // WebGPU's multisampled textures are 2D views only.
+        return refuse("multisampled textures other than 2D");
+    }
+    texture.multisampled = multi;
     match class {
-        ImageClass::Sampled { multi: true, .. } => return refuse("multisampled textures"),
-        ImageClass::Sampled { kind, multi: false } => {
+        ImageClass::Sampled { kind, .. } => {
             texture.sample_type = Some(match kind {
                 ScalarKind::Sint => TextureSampleType::Sint,
                 ScalarKind::Uint => TextureSampleType::Uint,
                 _ => TextureSampleType::Float,
             });
         }
-        ImageClass::Depth { multi: true } => return refuse("multisampled depth textures"),
-        ImageClass::Depth { multi: false } => {
+        ImageClass::Depth { .. } => {
             texture.sample_type = Some(TextureSampleType::Depth);
         }
         ImageClass::External => return refuse("external textures"),
@@ -232,7 +240,14 @@ impl FnEmitter<'_> {
         };
         texture_reflection(dim, arrayed, class)
             .or_else(|(kind, what)| unsupported_as(kind, what, span))?;
+        let multisampled = matches!(
+            class,
+            ImageClass::Sampled { multi: true, .. } | ImageClass::Depth { multi: true }
+        );
         let (name, coords) = match (dim, arrayed) {
+            // Multisampled: 2D only (texture_reflection), the sample index
+            // after the coordinates (IMAGE_MSAA dims, RDNA3 ISA guide).
+            _ if multisampled => ("2dmsaa", 2),
             (ImageDimension::D1, _) => ("1d", 1),
             (ImageDimension::D2, false) => ("2d", 2),
             (ImageDimension::D2, true) => ("2darray", 2),
@@ -295,11 +310,24 @@ impl FnEmitter<'_> {
     ) -> EmitResult<Val> {
         let span = self.span_of(h);
         let shape = self.image_shape(image)?;
-        if sample.is_some() {
-            return unsupported_as(UnsupportedKind::TextureClass, "multisampled textures", span);
-        }
         let rsrc = self.val(image)?;
-        let address = self.image_address(&shape, coordinate, array_index, level)?;
+        let mut address = self.image_address(&shape, coordinate, array_index, level)?;
+        if let Some(sample) = sample {
+            // A sample index past the texture's samples reads its last
+            // sample, one of the results WGSL allows for an out-of-bounds
+            // textureLoad.
+            let index = self.val(sample)?;
+            let index = self.coop_index_i32(&index);
+            let samples = self.image_samples(&rsrc);
+            let last = self.def(&format!("sub i32 {samples}, 1"));
+            let clamped = self.def(&format!(
+                "call i32 @llvm.umin.i32(i32 {}, i32 {last})",
+                index.v
+            ));
+            self.m
+                .declare("declare i32 @llvm.umin.i32(i32, i32)".into());
+            address.push(format!("i32 {clamped}"));
+        }
         let (int, depth) = match self.inner_of(h) {
             TypeInner::Vector { scalar, .. } => (scalar.kind != ScalarKind::Float, false),
             // texture_depth_*: the one depth component.
@@ -487,16 +515,26 @@ impl FnEmitter<'_> {
         Ok(())
     }
 
+    /// The sample count of the multisampled texture whose descriptor is
+    /// `rsrc`: a multisampled image's LAST_LEVEL (T# dword 3 bits 19:16)
+    /// holds log2 of its samples (Mesa `ac_nir_lower_resinfo.c`,
+    /// `query_samples`).
+    fn image_samples(&mut self, rsrc: &Val) -> String {
+        let word = self.def(&format!("extractelement {}, i32 3", rsrc.typed()));
+        let shifted = self.def(&format!("lshr i32 {word}, 16"));
+        let log2 = self.def(&format!("and i32 {shifted}, 15"));
+        self.def(&format!("shl i32 1, {log2}"))
+    }
+
     /// `textureDimensions`, `textureNumLevels`, `textureNumLayers`:
     /// `image_get_resinfo`, whose components are width, height, depth or
-    /// layers, and the level count (AMD RDNA3 ISA guide, IMAGE_GET_RESINFO).
+    /// layers, and the level count (AMD RDNA3 ISA guide, IMAGE_GET_RESINFO);
+    /// `textureNumSamples` from the descriptor.
     pub(crate) fn image_query(
         &mut self,
-        h: Handle<Expression>,
         image: Handle<Expression>,
         query: ImageQuery,
     ) -> EmitResult<Val> {
-        let span = self.span_of(h);
         let shape = self.image_shape(image)?;
         let rsrc = self.val(image)?;
         let (dmask, level) = match query {
@@ -511,13 +549,7 @@ impl FnEmitter<'_> {
             // The layer count sits after the coordinates (y for 1D arrays,
             // z for 2D arrays).
             ImageQuery::NumLayers => (1 << shape.coords, "0".into()),
-            ImageQuery::NumSamples => {
-                return unsupported_as(
-                    UnsupportedKind::TextureClass,
-                    "multisampled textures",
-                    span,
-                );
-            }
+            ImageQuery::NumSamples => return Ok(Val::new("i32", self.image_samples(&rsrc))),
         };
         let n = dmask.count_ones();
         let data_ty = float_data_ty(n);

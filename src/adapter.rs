@@ -230,6 +230,12 @@ impl Adapter {
                 available: self.features(),
             });
         }
+        let experimental = desc.required_features & Features::all_experimental_mask();
+        if !experimental.is_empty() && !desc.experimental_features.is_enabled() {
+            return Err(RequestDeviceError::ExperimentalFeaturesNotEnabled {
+                requested: experimental,
+            });
+        }
         let allowed = self.limits();
         let mut failures = Vec::new();
         desc.required_limits.check_limits_with_fail_fn(

@@ -798,6 +798,7 @@ fn binding_counts_are_per_stage() {
 fn an_auto_layout_past_a_binding_limit_is_a_pipeline_error() {
     let c = ctx_with(|a| DeviceDescriptor {
         required_features: a.features(),
+        experimental_features: experimental_features(),
         required_limits: Limits {
             max_storage_buffers_per_shader_stage: 1,
             ..a.limits()

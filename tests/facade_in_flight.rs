@@ -181,6 +181,7 @@ fn device_destroyed_with_work_and_a_map_pending() {
             .adapter
             .request_device_sync(&DeviceDescriptor {
                 required_features: c.adapter.features(),
+                experimental_features: experimental_features(),
                 required_limits: c.adapter.limits(),
                 ..Default::default()
             })

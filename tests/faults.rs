@@ -299,6 +299,7 @@ fn a_second_device_of_the_adapter_works_through_faults() {
     let c = ctx();
     let (device2, queue2) = block_on(c.adapter.request_device(&DeviceDescriptor {
         required_features: c.adapter.features(),
+        experimental_features: experimental_features(),
         required_limits: c.adapter.limits(),
         ..Default::default()
     }))

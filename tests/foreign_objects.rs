@@ -11,6 +11,7 @@ fn two_devices() -> (Ctx, Device, Queue) {
     let a = ctx();
     let (device, queue) = block_on(a.adapter.request_device(&DeviceDescriptor {
         required_features: a.adapter.features(),
+        experimental_features: experimental_features(),
         required_limits: a.adapter.limits(),
         ..Default::default()
     }))

@@ -276,6 +276,31 @@ fn adapter_info_and_device_limits() {
         ),
         "{err}"
     );
+    // Experimental features need the descriptor's opt-in, as on wgpu-core.
+    let err = c
+        .adapter
+        .request_device_sync(&DeviceDescriptor {
+            required_features: Features::EXPERIMENTAL_COOPERATIVE_MATRIX | Features::SHADER_F16,
+            ..Default::default()
+        })
+        .expect_err("experimental features without the opt-in fail");
+    assert!(
+        matches!(
+            err,
+            RequestDeviceError::ExperimentalFeaturesNotEnabled { requested }
+                if requested == Features::EXPERIMENTAL_COOPERATIVE_MATRIX
+        ),
+        "{err}"
+    );
+    let opted_in = ctx_with(|_| DeviceDescriptor {
+        required_features: Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
+        experimental_features: experimental_features(),
+        ..Default::default()
+    });
+    assert_eq!(
+        opted_in.device.features(),
+        Features::EXPERIMENTAL_COOPERATIVE_MATRIX
+    );
     // The device gets exactly what it asked for.
     let d = ctx_with(|_| DeviceDescriptor::default());
     assert_eq!(d.device.limits(), Limits::default());

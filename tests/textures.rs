@@ -1134,6 +1134,7 @@ fn texture_bindings_are_validated() {
     // creation refuses it without).
     let plain = ctx_with(|a| DeviceDescriptor {
         required_features: a.features() - wgpu_types::Features::BGRA8UNORM_STORAGE,
+        experimental_features: experimental_features(),
         required_limits: a.limits(),
         ..Default::default()
     });

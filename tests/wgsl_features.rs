@@ -20,6 +20,7 @@ fn device_with(features: Option<Features>) -> Option<Ctx> {
     no_disk_cache();
     Some(ctx_with(|a| DeviceDescriptor {
         required_features: features.unwrap_or(a.features()),
+        experimental_features: experimental_features(),
         required_limits: a.limits(),
         ..Default::default()
     }))

@@ -38,6 +38,7 @@ fn device_with(features: Option<Features>) -> Option<Ctx> {
     no_disk_cache();
     Some(ctx_with(|a| DeviceDescriptor {
         required_features: features.unwrap_or(a.features()),
+        experimental_features: experimental_features(),
         required_limits: a.limits(),
         ..Default::default()
     }))
@@ -213,6 +214,7 @@ fn immediates_past_the_layout_or_the_limit_are_errors() {
     // A device whose limit is below the shader's 32 bytes.
     let low = ctx_with(|a| DeviceDescriptor {
         required_features: a.features(),
+        experimental_features: experimental_features(),
         required_limits: Limits {
             max_immediate_size: 16,
             ..a.limits()

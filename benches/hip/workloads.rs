@@ -56,7 +56,7 @@ impl Gpu {
             .map_err(|e| format!("no adapter: {e}"))?;
         let (device, queue) = adapter
             .request_device_sync(&DeviceDescriptor {
-                required_features: adapter.features(),
+                required_features: adapter.features() - Features::all_experimental_mask(),
                 required_limits: adapter.limits(),
                 ..Default::default()
             })

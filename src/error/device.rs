@@ -50,6 +50,17 @@ pub enum RequestDeviceError {
         /// All features the adapter offers.
         available: Features,
     },
+    /// `DeviceDescriptor::required_features` names `EXPERIMENTAL_*` features
+    /// without `experimental_features` enabled (wgpu-core's
+    /// `ExperimentalFeaturesNotEnabled`, in `instance.rs`).
+    #[error(
+        "Some experimental features, {requested:?}, were requested, but experimental features \
+         are not enabled (DeviceDescriptor::experimental_features)"
+    )]
+    ExperimentalFeaturesNotEnabled {
+        /// The experimental features requested.
+        requested: Features,
+    },
     /// `DeviceDescriptor::required_limits` asks for more than the adapter allows.
     #[error(
         "the requested limits exceed the adapter's: {}",

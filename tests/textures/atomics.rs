@@ -155,6 +155,7 @@ fn texture_atomics_need_their_feature_and_format() {
     );
     let plain = ctx_with(|a| DeviceDescriptor {
         required_features: a.features() - Features::TEXTURE_ATOMIC,
+        experimental_features: experimental_features(),
         required_limits: a.limits(),
         ..Default::default()
     });

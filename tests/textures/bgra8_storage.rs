@@ -68,6 +68,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 fn bgra8unorm_storage_needs_its_feature() {
     let c = ctx_with(|a| DeviceDescriptor {
         required_features: a.features() - Features::BGRA8UNORM_STORAGE,
+        experimental_features: experimental_features(),
         required_limits: a.limits(),
         ..Default::default()
     });

@@ -588,6 +588,7 @@ fn sampler_rules_are_validated() {
         required_features: a.features()
             - Features::FLOAT32_FILTERABLE
             - Features::ADDRESS_MODE_CLAMP_TO_BORDER,
+        experimental_features: experimental_features(),
         required_limits: a.limits(),
         ..Default::default()
     });

@@ -20,8 +20,17 @@ pub fn ctx() -> Ctx {
     ctx_with(|a| DeviceDescriptor {
         required_features: a.features(),
         required_limits: a.limits(),
+        experimental_features: experimental_features(),
         ..Default::default()
     })
+}
+
+/// The opt-in that `EXPERIMENTAL_*` features need (wgpu's rule): tests ask
+/// for every feature the adapter offers.
+pub fn experimental_features() -> aqueduct::wgt::ExperimentalFeatures {
+    // SAFETY: a test accepts that experimental features may be unfinished;
+    // the ones Aqueduct offers (cooperative matrices) are checked code.
+    unsafe { aqueduct::wgt::ExperimentalFeatures::enabled() }
 }
 
 pub fn ctx_with(desc: impl FnOnce(&Adapter) -> DeviceDescriptor<'static>) -> Ctx {
@@ -43,6 +52,7 @@ pub fn sim_ctx_with(
     let c = ctx_on(Instance::from_device(sim.clone()), |a| DeviceDescriptor {
         required_features: a.features(),
         required_limits: a.limits(),
+        experimental_features: experimental_features(),
         ..Default::default()
     });
     (c, sim)

@@ -24,6 +24,9 @@ pub fn device() -> (wgpu::Device, wgpu::Queue) {
     let desc = wgpu::DeviceDescriptor {
         required_features: adapter.features(),
         required_limits: adapter.limits(),
+        // SAFETY: a test accepts that experimental features may be
+        // unfinished; Aqueduct's (cooperative matrices) are checked code.
+        experimental_features: unsafe { wgpu::ExperimentalFeatures::enabled() },
         ..Default::default()
     };
     pollster::block_on(adapter.request_device(&desc)).expect("device")

@@ -1,8 +1,9 @@
 //! Shader features through the wgpu API on aqueduct-wgpu: the adapter
 //! offers what the facade's does, a WGSL kernel using f16, f64 and
 //! subgroups runs with host-checked results, a device opened without
-//! SHADER_F16 refuses an f16 shader with an error naming the feature, and
-//! cooperative matrices run with the configurations the adapter reports.
+//! SHADER_F16 refuses an f16 shader with an error naming the feature,
+//! experimental features need the descriptor's opt-in, and cooperative
+//! matrices run with the configurations the adapter reports.
 
 use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
@@ -77,6 +78,27 @@ fn a_shader_needing_a_feature_the_device_lacks_is_an_error() {
     .expect("f16 without SHADER_F16 is an error");
     let text = err.to_string();
     assert!(text.contains("SHADER_F16"), "{text}");
+}
+
+/// An `EXPERIMENTAL_*` feature without `experimental_features` enabled is
+/// refused when the device is requested, as wgpu-core refuses it.
+#[test]
+fn experimental_features_need_the_opt_in() {
+    let instance = aqueduct_wgpu::instance_with(
+        InstanceOptions::default().device(aqueduct::DeviceChoice::Sim),
+    );
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("gfxsim adapter");
+    let err = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_features: wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
+        ..Default::default()
+    }))
+    .expect_err("no opt-in");
+    let text = err.to_string();
+    assert!(
+        text.contains("experimental features are not enabled"),
+        "{text}"
+    );
 }
 
 /// Cooperative matrices through wgpu: the adapter offers

@@ -527,7 +527,7 @@ fn texture_format_features_say_what_works() {
     let adapter =
         pollster::block_on(instance.request_adapter(&Default::default())).expect("gfxsim adapter");
     let (device, _queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_features: adapter.features(),
+        required_features: adapter.features() - wgpu::Features::all_experimental_mask(),
         required_limits: adapter.limits(),
         ..Default::default()
     }))

@@ -86,7 +86,7 @@ impl Side {
         let (gpu, gpu_queue) = adapter
             .request_device_sync(&DeviceDescriptor {
                 label: Some("aqueduct-info --check"),
-                required_features: adapter.features(),
+                required_features: adapter.features() - aqueduct::Features::all_experimental_mask(),
                 required_limits: adapter.limits(),
                 ..Default::default()
             })

@@ -11,12 +11,13 @@ use crate::device_select::DeviceChoice;
 use crate::instance::Instance;
 use crate::queue::Queue;
 
-/// A gfxsim device with everything the adapter offers (immediates).
+/// A gfxsim device with everything the adapter offers but the
+/// experimental features (immediates).
 pub(crate) fn device() -> (Device, Queue) {
     let instance = Instance::with_device(DeviceChoice::Sim);
     let adapter = block_on(instance.request_adapter(&Default::default())).expect("adapter");
     let desc = crate::adapter::DeviceDescriptor {
-        required_features: adapter.features(),
+        required_features: adapter.features() - wgpu_types::Features::all_experimental_mask(),
         required_limits: adapter.limits(),
         ..Default::default()
     };

@@ -598,7 +598,9 @@ fn texture_format_features_say_what_works() {
     // What a device's table withholds, create_texture refuses: bgra8unorm
     // storage without BGRA8UNORM_STORAGE.
     let (device, _queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_features: adapter.features() - wgpu::Features::BGRA8UNORM_STORAGE,
+        required_features: adapter.features()
+            - wgpu::Features::BGRA8UNORM_STORAGE
+            - wgpu::Features::all_experimental_mask(),
         required_limits: adapter.limits(),
         ..Default::default()
     }))

@@ -311,7 +311,7 @@ fn ctx() -> &'static Ctx {
         let adapter = block_on(instance.request_adapter(&RequestAdapterOptions::default()))
             .expect("gfxsim adapter");
         let (device, queue) = block_on(adapter.request_device(&DeviceDescriptor {
-            required_features: adapter.features(),
+            required_features: adapter.features() - Features::all_experimental_mask(),
             required_limits: adapter.limits(),
             ..Default::default()
         }))

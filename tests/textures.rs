@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use aqueduct::util::DeviceExt;
 use aqueduct::*;
 use aqueduct_test_harness::facade::*;
-use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
+use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache, texture_shaders};
 
 #[path = "textures/sampling.rs"]
 mod sampling;
@@ -313,7 +313,7 @@ fn dispatch(c: &Ctx, p: &ComputePipeline, entries: &[BindGroupEntry<'_>], groups
 /// 1D, and rgba8uint in a 2D array (a layer range view).
 #[test]
 fn sampled_to_storage_across_formats_and_dimensions() {
-    if !llvm_installed("sampled_to_storage_across_formats_and_dimensions") {
+    if !texture_shaders("sampled_to_storage_across_formats_and_dimensions") {
         return;
     }
     let c = ctx();
@@ -534,7 +534,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 /// dispatches ordered by the hazard tracker).
 #[test]
 fn read_write_storage_in_place() {
-    if !llvm_installed("read_write_storage_in_place") {
+    if !texture_shaders("read_write_storage_in_place") {
         return;
     }
     let c = ctx();
@@ -578,7 +578,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 /// 2D-array (a layer-range view) and 3D views.
 #[test]
 fn texture_queries() {
-    if !llvm_installed("texture_queries") {
+    if !texture_shaders("texture_queries") {
         return;
     }
     let c = ctx();
@@ -1515,7 +1515,7 @@ fn copies_are_validated() {
 /// texture type fails pipeline creation with the typed mismatch.
 #[test]
 fn pipeline_layouts_must_hold_the_shaders_textures() {
-    if !llvm_installed("pipeline_layouts_must_hold_the_shaders_textures") {
+    if !texture_shaders("pipeline_layouts_must_hold_the_shaders_textures") {
         return;
     }
     let c = ctx();
@@ -1567,7 +1567,7 @@ fn pipeline_layouts_must_hold_the_shaders_textures() {
 /// auto layout would need a multisampled entry.
 #[test]
 fn multisampled_texture_shaders_compile_and_their_pipelines_are_refused() {
-    if !llvm_installed("multisampled_texture_shaders_compile_and_their_pipelines_are_refused") {
+    if !texture_shaders("multisampled_texture_shaders_compile_and_their_pipelines_are_refused") {
         return;
     }
     let c = ctx();

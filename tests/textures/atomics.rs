@@ -95,7 +95,7 @@ fn fold(init: &[u32], vals: &[u32], op: impl Fn(u32, u32) -> u32) -> Vec<u32> {
 
 #[test]
 fn texture_atomics_match_the_host() {
-    if !llvm_installed("texture_atomics_match_the_host") {
+    if !texture_shaders("texture_atomics_match_the_host") {
         return;
     }
     let c = ctx();
@@ -196,7 +196,7 @@ fn texture_atomics_need_their_feature_and_format() {
 /// r32uint textures: each texel's count is the invocations that chose it.
 #[test]
 fn texture_atomics_address_every_dimension() {
-    if !llvm_installed("texture_atomics_address_every_dimension") {
+    if !texture_shaders("texture_atomics_address_every_dimension") {
         return;
     }
     let c = ctx();

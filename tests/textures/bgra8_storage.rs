@@ -9,7 +9,7 @@ use super::*;
 
 #[test]
 fn bgra8unorm_storage_loads_and_stores_in_rgba_order() {
-    if !llvm_installed("bgra8unorm_storage_loads_and_stores_in_rgba_order") {
+    if !texture_shaders("bgra8unorm_storage_loads_and_stores_in_rgba_order") {
         return;
     }
     let c = ctx();

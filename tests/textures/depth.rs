@@ -215,7 +215,7 @@ fn compare_model(
 
 #[test]
 fn depth16_compare_sample_gather_and_load_match_the_host_model() {
-    if !llvm_installed("depth16_compare_sample_gather_and_load_match_the_host_model") {
+    if !texture_shaders("depth16_compare_sample_gather_and_load_match_the_host_model") {
         return;
     }
     let c = ctx();
@@ -260,7 +260,7 @@ fn depth16_compare_sample_gather_and_load_match_the_host_model() {
 
 #[test]
 fn depth16_plain_sampling_returns_the_depth() {
-    if !llvm_installed("depth16_plain_sampling_returns_the_depth") {
+    if !texture_shaders("depth16_plain_sampling_returns_the_depth") {
         return;
     }
     let c = ctx();
@@ -303,7 +303,7 @@ fn depth16_plain_sampling_returns_the_depth() {
 /// depth32float texture) see.
 #[test]
 fn depth32_and_depth24plus_read_their_cleared_zero() {
-    if !llvm_installed("depth32_and_depth24plus_read_their_cleared_zero") {
+    if !texture_shaders("depth32_and_depth24plus_read_their_cleared_zero") {
         return;
     }
     let c = ctx();
@@ -741,7 +741,7 @@ fn depth_rules_are_validated() {
 /// unfilterable-float entry reads a depth view's depth as its x.
 #[test]
 fn depth_views_bind_as_depth_or_unfilterable_float() {
-    if !llvm_installed("depth_views_bind_as_depth_or_unfilterable_float") {
+    if !texture_shaders("depth_views_bind_as_depth_or_unfilterable_float") {
         return;
     }
     let c = ctx();

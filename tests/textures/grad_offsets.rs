@@ -179,7 +179,7 @@ fn run(
 
 #[test]
 fn offsets_shift_samples_and_gathers_before_wrapping() {
-    if !llvm_installed("offsets_shift_samples_and_gathers_before_wrapping") {
+    if !texture_shaders("offsets_shift_samples_and_gathers_before_wrapping") {
         return;
     }
     let c = ctx();
@@ -231,7 +231,7 @@ fn offsets_shift_samples_and_gathers_before_wrapping() {
 /// filter (linear): each invocation's derivatives pick one.
 #[test]
 fn sample_grad_picks_the_filter_from_the_derivatives() {
-    if !llvm_installed("sample_grad_picks_the_filter_from_the_derivatives") {
+    if !texture_shaders("sample_grad_picks_the_filter_from_the_derivatives") {
         return;
     }
     let c = ctx();
@@ -306,7 +306,7 @@ fn sample_grad_picks_the_filter_from_the_derivatives() {
 /// inside the edges, so a linear repeat sampler never blends across them.
 #[test]
 fn clamp_to_edge_sampling_stays_half_a_texel_inside() {
-    if !llvm_installed("clamp_to_edge_sampling_stays_half_a_texel_inside") {
+    if !texture_shaders("clamp_to_edge_sampling_stays_half_a_texel_inside") {
         return;
     }
     let c = ctx();

@@ -235,7 +235,7 @@ fn levels_view(
 /// and levels 1..=2.
 #[test]
 fn array_chain_samples_across_levels() {
-    if !llvm_installed("array_chain_samples_across_levels") {
+    if !texture_shaders("array_chain_samples_across_levels") {
         return;
     }
     let c = ctx();
@@ -283,7 +283,7 @@ fn array_chain_samples_across_levels() {
 /// within 7/16 of the centre, so 2x2 faces' taps stay inside).
 #[test]
 fn cube_chain_samples_across_levels() {
-    if !llvm_installed("cube_chain_samples_across_levels") {
+    if !texture_shaders("cube_chain_samples_across_levels") {
         return;
     }
     let c = ctx();
@@ -332,7 +332,7 @@ fn cube_chain_samples_across_levels() {
 /// across levels through a view of all levels and one of levels 1..=3.
 #[test]
 fn volume_chain_samples_across_levels() {
-    if !llvm_installed("volume_chain_samples_across_levels") {
+    if !texture_shaders("volume_chain_samples_across_levels") {
         return;
     }
     let c = ctx();
@@ -586,7 +586,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 /// of level N beside the sampled one is a writable alias.
 #[test]
 fn array_chain_mipmap_generation() {
-    if !llvm_installed("array_chain_mipmap_generation") {
+    if !texture_shaders("array_chain_mipmap_generation") {
         return;
     }
     let c = ctx();

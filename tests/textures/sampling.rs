@@ -235,7 +235,7 @@ pub(super) fn pipeline_of(c: &Ctx, module: &ShaderModule, entry: &str) -> Comput
 
 #[test]
 fn sampling_and_gathers_match_the_host_model() {
-    if !llvm_installed("sampling_and_gathers_match_the_host_model") {
+    if !texture_shaders("sampling_and_gathers_match_the_host_model") {
         return;
     }
     let c = ctx();
@@ -660,7 +660,7 @@ fn sampler_rules_are_validated() {
 /// one or a float view does not. (`depth.rs` dispatches such kernels.)
 #[test]
 fn comparison_samplers_get_comparison_and_depth_entries() {
-    if !llvm_installed("comparison_samplers_get_comparison_and_depth_entries") {
+    if !texture_shaders("comparison_samplers_get_comparison_and_depth_entries") {
         return;
     }
     let c = ctx();

@@ -39,7 +39,7 @@ fn close(got: &[[f32; 4]], want: &[[f32; 4]], what: &str) {
 
 #[test]
 fn srgb_textures_decode_before_filtering() {
-    if !llvm_installed("srgb_textures_decode_before_filtering") {
+    if !texture_shaders("srgb_textures_decode_before_filtering") {
         return;
     }
     let c = ctx();
@@ -144,7 +144,7 @@ fn srgb_textures_have_no_storage() {
 /// same bits under FORMAT 66); a view format not listed is refused.
 #[test]
 fn srgb_views_of_unorm_textures_decode() {
-    if !llvm_installed("srgb_views_of_unorm_textures_decode") {
+    if !texture_shaders("srgb_views_of_unorm_textures_decode") {
         return;
     }
     let c = ctx();

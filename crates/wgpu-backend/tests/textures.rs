@@ -8,6 +8,7 @@
 //! trilinear sampling across its levels; and the adapter's format table
 //! against what the device accepts. The answers are computed on the host.
 
+use aqueduct_test_harness::run_time_wgsl::texture_shaders;
 use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
 use wgpu::util::DeviceExt;
 
@@ -133,8 +134,7 @@ fn invert(
 
 #[test]
 fn a_wgpu_storage_texture_program_matches_the_host() {
-    if !aqueduct_shaderc::Toolchain::available() {
-        eprintln!("clang-19/ld.lld-19 not installed, so not tested: the texture program");
+    if !texture_shaders("the texture program") {
         return;
     }
     let (device, queue) = device();
@@ -179,8 +179,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 /// wgpu; the host computes each lookup from the texels.
 #[test]
 fn a_wgpu_depth_comparison_program_matches_the_host() {
-    if !aqueduct_shaderc::Toolchain::available() {
-        eprintln!("clang-19/ld.lld-19 not installed, so not tested: the depth program");
+    if !texture_shaders("the depth program") {
         return;
     }
     let (device, queue) = device();
@@ -343,8 +342,7 @@ fn run_lookup<T: bytemuck::Pod>(
 
 #[test]
 fn a_wgpu_cube_map_lookup_matches_the_host() {
-    if !aqueduct_shaderc::Toolchain::available() {
-        eprintln!("clang-19/ld.lld-19 not installed, so not tested: the cube program");
+    if !texture_shaders("the cube program") {
         return;
     }
     let (device, queue) = device();
@@ -438,8 +436,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 /// image with a repeating sampler, against the host's filtering.
 #[test]
 fn a_wgpu_gradient_and_offset_program_matches_the_host() {
-    if !aqueduct_shaderc::Toolchain::available() {
-        eprintln!("clang-19/ld.lld-19 not installed, so not tested: the gradient program");
+    if !texture_shaders("the gradient program") {
         return;
     }
     let (device, queue) = device();

@@ -9,6 +9,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+use aqueduct_test_harness::run_time_wgsl::texture_shaders;
 use aqueduct_test_harness::wgpu_api::{COLLATZ_WGSL, device, read_back, u32s, validation_error};
 use wgpu::util::DeviceExt;
 
@@ -196,6 +197,9 @@ fn blur_program(
 
 #[test]
 fn a_ported_texture_program_runs() {
+    if !texture_shaders("the ported blur program") {
+        return;
+    }
     let (device, queue) = device();
     let step = Mutex::new(Vec::new());
     let texels = blur_program(&device, &queue, &step, 1);

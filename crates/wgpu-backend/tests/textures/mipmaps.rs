@@ -9,6 +9,7 @@
 //! levels are each written with `write_texture`, at fractional LODs,
 //! against the host's blend of the two levels around the LOD.
 
+use aqueduct_test_harness::run_time_wgsl::texture_shaders;
 use aqueduct_test_harness::wgpu_api::{device, read_back};
 
 const DOWNSAMPLE_WGSL: &str = "
@@ -51,6 +52,9 @@ fn downsample(level: &[u8], side: usize) -> Vec<u8> {
 
 #[test]
 fn compute_mipmap_generation_through_unchanged_wgpu_code() {
+    if !texture_shaders("mipmap generation") {
+        return;
+    }
     let (device, queue) = device();
     let texture = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("mipmapped"),
@@ -218,8 +222,7 @@ fn level_byte(level: u32, x: u32, y: u32, c: u32) -> u8 {
 /// multiples of 1/32, exact in the texture unit's 8-bit weights.
 #[test]
 fn trilinear_sampling_across_written_levels() {
-    if !aqueduct_shaderc::Toolchain::available() {
-        eprintln!("clang-19/ld.lld-19 not installed, so not tested: trilinear sampling");
+    if !texture_shaders("trilinear sampling") {
         return;
     }
     const LEVELS: u32 = 4;

@@ -5,6 +5,7 @@
 //! built with `textureAtomicAdd` (`TEXTURE_ATOMIC`). The expected results
 //! are computed on the host.
 
+use aqueduct_test_harness::run_time_wgsl::texture_shaders;
 use aqueduct_test_harness::wgpu_api::{device, read_back};
 use wgpu::util::DeviceExt;
 
@@ -113,11 +114,7 @@ pub(super) fn texels(
 }
 
 fn llvm() -> bool {
-    let ok = aqueduct_shaderc::Toolchain::available();
-    if !ok {
-        eprintln!("clang-19/ld.lld-19 not installed, so not tested: the ported texture programs");
-    }
-    ok
+    texture_shaders("the ported texture programs")
 }
 
 /// A kernel writes a colour ramp into a bgra8unorm storage texture; the

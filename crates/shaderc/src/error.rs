@@ -168,9 +168,10 @@ pub enum UnsupportedKind {
     /// `textureSampleBaseClampToEdge`, with their offset forms, are
     /// lowered).
     Sampling,
-    /// Texture classes and operations with no lowering: external
-    /// textures, multisampled textures other than 2D, 1D-array textures, texel formats without a gfx11
-    /// layout here, texture atomics other than on r32uint and r32sint.
+    /// Texture classes and operations with no lowering: external textures,
+    /// multisampled textures other than 2D, 1D-array textures, texel
+    /// formats without a gfx11 layout here, texture atomics other than on
+    /// r32uint and r32sint.
     TextureClass,
     /// Textures (any texture binding) on a target without image
     /// instructions here: the GFX9 targets.

@@ -16,11 +16,12 @@
 //! and C out of those vectors, runs one instruction (four for f32 on MFMA),
 //! and gathers D back into every lane with `readlane`.
 //!
-//! Matrix instructions read every lane of the wave: RDNA3's WMMA and
-//! CDNA3's MFMA ("Matrix Arithmetic Instructions", AMD CDNA3 ISA guide)
-//! define results for a full EXEC only. So `available` is true only when
-//! every lane of the wave is active; a partial wave (a workgroup smaller
-//! than a wave, say) takes the generic path.
+//! Matrix instructions compute with every lane of the wave, and neither the
+//! RDNA3 ISA guide (WMMA) nor the CDNA3 one ("Matrix Arithmetic
+//! Instructions") says what they do under a partial EXEC (gfxsim refuses
+//! MFMA there by name). So `available` is true only when every lane of the
+//! wave is active; a partial wave (a workgroup smaller than a wave, say)
+//! takes the generic path.
 //!
 //! Register layouts (16 x 16 tiles, K = 16; lane `l`, `m = l % 16`):
 //! - gfx11 `v_wmma_f32_16x16x16_f16` and `v_wmma_f16_16x16x16_f16` (RDNA3

@@ -98,7 +98,7 @@ impl FnEmitter<'_> {
         let (base, first) = match self.fun.expressions[pointer] {
             Expression::Access { base, index } => {
                 let v = self.val(index)?;
-                (base, self.coop_index_i32(&v))
+                (base, self.index_i32(&v))
             }
             Expression::AccessIndex { base, index } => (base, Val::new("i32", index.to_string())),
             _ => {
@@ -131,7 +131,9 @@ impl FnEmitter<'_> {
         })
     }
 
-    pub(crate) fn coop_index_i32(&mut self, v: &Val) -> Val {
+    /// An integer index value as i32 (u32 and i32 as they are, i64
+    /// truncated, narrower types zero-extended).
+    pub(crate) fn index_i32(&mut self, v: &Val) -> Val {
         match v.ty.as_str() {
             "i32" => v.clone(),
             "i64" => self.defv("i32", &format!("trunc i64 {} to i32", v.v)),
@@ -145,7 +147,7 @@ impl FnEmitter<'_> {
         let span = self.span_of(data.pointer);
         let window = self.coop_window(data.pointer)?;
         let stride = self.val(data.stride)?;
-        let stride = self.coop_index_i32(&stride);
+        let stride = self.index_i32(&stride);
         let mut ptrs = Vec::with_capacity((shape.rows * shape.columns) as usize);
         for column in 0..shape.columns {
             for row in 0..shape.rows {

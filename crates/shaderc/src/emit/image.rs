@@ -317,7 +317,7 @@ impl FnEmitter<'_> {
             // sample, one of the results WGSL allows for an out-of-bounds
             // textureLoad.
             let index = self.val(sample)?;
-            let index = self.coop_index_i32(&index);
+            let index = self.index_i32(&index);
             let samples = self.image_samples(&rsrc);
             let last = self.def(&format!("sub i32 {samples}, 1"));
             let clamped = self.def(&format!(

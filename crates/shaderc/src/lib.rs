@@ -322,6 +322,14 @@ fn check_symbol_prefix(prefix: &str) -> Result<(), CompileError> {
     }
 }
 
+/// `ir` (a [`Translated`] module's IR, the same for every target) exactly
+/// as it is compiled for `target`: with the per-target helpers it only
+/// declares defined (the cooperative matrix multiply-add's matrix-core
+/// path, `matrix_cores.rs`).
+pub fn ir_for_target(ir: &str, target: &str) -> String {
+    matrix_cores::define_for_target(ir, target).into_owned()
+}
+
 /// Compile a shader to a code object (or a bundle for several targets).
 pub fn compile(source: Source<'_>, options: &Options) -> Result<Compiled, CompileError> {
     let translated = translate(source, options)?;

@@ -10,14 +10,17 @@
 //! `none`), as a runtime does from its device's features.
 //! `compile` writes OUT (a code object, or an offload bundle for several
 //! targets) and OUT's stem + `.reflect.json`; `--emit-llvm` prints the IR
-//! (and writes no object when no `-o` is given). Errors are printed the way
+//! (and writes no object when no `-o` is given): with one target, as it is
+//! compiled for that target (the per-target helpers defined), else the IR
+//! every target shares. Errors are printed the way
 //! naga prints them; the exit code is 1.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use aqueduct_shaderc::{
-    Capabilities, CompileError, Options, Source, build, compile, parse_define, translate,
+    Capabilities, CompileError, Options, Source, build, compile, ir_for_target, parse_define,
+    translate,
 };
 
 const USAGE: &str = "usage:
@@ -119,14 +122,18 @@ fn run_compile(args: &Args) -> Result<(), CompileError> {
             Source::Wgsl(&text)
         }
     };
+    let print_ir = |ir: &str| match options.targets.as_slice() {
+        [target] => print!("{}", ir_for_target(ir, target)),
+        _ => print!("{ir}"),
+    };
     if args.emit_llvm && args.output.is_none() {
         let t = translate(source, &options)?;
-        print!("{}", t.llvm_ir);
+        print_ir(&t.llvm_ir);
         return Ok(());
     }
     let compiled = compile(source, &options)?;
     if args.emit_llvm {
-        print!("{}", compiled.llvm_ir);
+        print_ir(&compiled.llvm_ir);
     }
     let out = args
         .output

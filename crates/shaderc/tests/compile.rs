@@ -482,6 +482,47 @@ fn cli_reports_errors_and_emits_llvm() {
     assert!(out.status.success());
     let ir = String::from_utf8_lossy(&out.stdout);
     assert!(ir.contains("define amdgpu_kernel void @\"main\"(ptr addrspace(1) readonly %g0_b0, i32 %g0_b0_size, ptr addrspace(1) %g0_b1, i32 %g0_b1_size)"), "{ir}");
+    // With one target the IR is printed as compiled for it (the matrix-core
+    // helpers defined), with several as they share it (declared only).
+    let coop = tmp.join("coop.wgsl");
+    std::fs::write(
+        &coop,
+        "enable wgpu_cooperative_matrix;
+@group(0) @binding(0) var<storage, read_write> m: array<f32>;
+@compute @workgroup_size(64) fn main() {
+    let a = coopLoad<coop_mat16x16<f32, A>>(&m[0]);
+    let b = coopLoad<coop_mat16x16<f32, B>>(&m[256]);
+    let c = coopLoad<coop_mat16x16<f32, C>>(&m[512]);
+    coopStore(coopMultiplyAdd(a, b, c), &m[768]);
+}",
+    )
+    .unwrap();
+    let emit = |targets: &str| {
+        let out = std::process::Command::new(exe)
+            .arg("compile")
+            .arg(&coop)
+            .args(["--target", targets, "--emit-llvm"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let gfx942 = emit("gfx942");
+    assert!(
+        gfx942.contains("call <4 x float> @llvm.amdgcn.mfma.f32.16x16x4f32("),
+        "{gfx942}"
+    );
+    assert!(!gfx942.contains("declare i1 @aqueduct.coop"), "{gfx942}");
+    let shared = emit("gfx942,gfx1100");
+    assert!(
+        shared.contains("declare i1 @aqueduct.coop.mma.f32.f32.available()"),
+        "{shared}"
+    );
+    assert!(!shared.contains("@llvm.amdgcn.mfma"), "{shared}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

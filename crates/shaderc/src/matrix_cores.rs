@@ -3,8 +3,9 @@
 //!
 //! The emitted IR is the same for every target, so `emit/coop.rs` calls two
 //! functions per multiply-add kind it only declares:
-//! `@aqueduct.coop.mma.KIND.available()`, whether the matrix-core path may
-//! run, and `@aqueduct.coop.mma.KIND(a, b, c)`, that path. Before a module
+//! `@aqueduct.coop.mma.KIND.available(whole_waves)`, whether the
+//! matrix-core path may run, and `@aqueduct.coop.mma.KIND(a, b, c)`, that
+//! path. Before a module
 //! is compiled for a target, [`define_for_target`] replaces those
 //! declarations with the target's definitions: the matrix-core body where
 //! the target has one, else `available` is false and the body unreachable
@@ -21,7 +22,9 @@
 //! Instructions") says what they do under a partial EXEC (gfxsim refuses
 //! MFMA there by name). So `available` is true only when every lane of the
 //! wave is active; a partial wave (a workgroup smaller than a wave, say)
-//! takes the generic path.
+//! takes the generic path. When the emitter knows every workgroup is whole
+//! waves (`whole_waves`), the test is constant and the generic path is
+//! dead code on targets with matrix cores.
 //!
 //! Register layouts (16 x 16 tiles, K = 16; lane `l`, `m = l % 16`):
 //! - gfx11 `v_wmma_f32_16x16x16_f16` and `v_wmma_f16_16x16x16_f16` (RDNA3
@@ -110,9 +113,10 @@ impl MmaKind {
         )
     }
 
-    /// The declaration the emitter writes for the availability test.
+    /// The declaration the emitter writes for the availability test; its
+    /// argument says that every wave is known to have all lanes active.
     pub(crate) fn declare_available(self) -> String {
-        format!("declare i1 {}()", self.available())
+        format!("declare i1 {}(i1)", self.available())
     }
 }
 
@@ -186,7 +190,7 @@ fn define_unavailable(out: &mut String, kind: MmaKind) {
     let n = TILE * TILE;
     let _ = writeln!(
         out,
-        "\ndefine internal i1 {}() alwaysinline {{\n  ret i1 false\n}}",
+        "\ndefine internal i1 {}(i1 %whole_waves) alwaysinline {{\n  ret i1 false\n}}",
         kind.available()
     );
     let _ = writeln!(
@@ -300,9 +304,10 @@ fn define_matrix_path(
     intrinsics.insert(READLANE);
     let _ = writeln!(
         out,
-        "\ndefine internal i1 {}() alwaysinline convergent {{\n  \
+        "\ndefine internal i1 {}(i1 %whole_waves) alwaysinline convergent {{\n  \
          %active = call i64 @llvm.amdgcn.ballot.i64(i1 true)\n  \
-         %full = icmp eq i64 %active, {full_wave}\n  ret i1 %full\n}}",
+         %full = icmp eq i64 %active, {full_wave}\n  \
+         %run = or i1 %whole_waves, %full\n  ret i1 %run\n}}",
         kind.available()
     );
     let (ab, c) = (kind.ab_ty(), kind.c_ty());
@@ -496,7 +501,7 @@ mod tests {
                 let out = define_for_target(&ir, target);
                 assert!(!out.contains(&kind.declare_function()), "{target}");
                 assert!(!out.contains(&kind.declare_available()), "{target}");
-                assert!(out.contains(&format!("define internal i1 {}()", kind.available())));
+                assert!(out.contains(&format!("define internal i1 {}(i1", kind.available())));
                 let matrix = out.contains("@llvm.amdgcn.wmma") || out.contains("@llvm.amdgcn.mfma");
                 assert_eq!(
                     matrix,

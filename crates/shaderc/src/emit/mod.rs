@@ -101,6 +101,10 @@ pub(crate) struct ModuleCtx<'a> {
     pub declares: RefCell<BTreeSet<String>>,
     /// Put before every symbol the module defines (see [`ModuleCtx::symbol`]).
     pub symbol_prefix: &'a str,
+    /// Every emitted entry point's workgroup is a whole number of waves on
+    /// every target (a multiple of 64 invocations), so every wave starts
+    /// with all lanes active.
+    pub whole_waves: bool,
 }
 
 /// The result of emitting a module.
@@ -129,6 +133,7 @@ impl<'a> ModuleCtx<'a> {
             globals: Vec::new(),
             declares: RefCell::new(BTreeSet::new()),
             symbol_prefix,
+            whole_waves: false,
         };
         ctx.globals = module
             .global_variables
@@ -276,7 +281,7 @@ pub(crate) fn emit_module(
     module_name: &str,
     symbol_prefix: &str,
 ) -> EmitResult<EmittedModule> {
-    let ctx = ModuleCtx::new(module, info, symbol_prefix)?;
+    let mut ctx = ModuleCtx::new(module, info, symbol_prefix)?;
     let mut body = String::new();
     let mut entry_points = Vec::new();
 
@@ -289,6 +294,11 @@ pub(crate) fn emit_module(
         .filter(|(_, ep)| entry.is_none_or(|name| ep.name == name))
         .map(|(i, _)| i)
         .collect();
+    ctx.whole_waves = selected.iter().all(|&i| {
+        let size = module.entry_points[i].workgroup_size;
+        size.iter().map(|&d| u64::from(d)).product::<u64>() % 64 == 0
+    });
+    let ctx = ctx;
 
     let reached = reach::reached_functions(module, &selected);
     for (handle, function) in module.functions.iter() {

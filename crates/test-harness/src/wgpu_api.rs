@@ -32,6 +32,15 @@ pub fn device() -> (wgpu::Device, wgpu::Queue) {
     pollster::block_on(adapter.request_device(&desc)).expect("device")
 }
 
+/// The gfxsim adapter of a plain aqueduct-wgpu instance (nothing
+/// precompiled), for tests that choose their own device descriptor.
+pub fn sim_adapter() -> wgpu::Adapter {
+    let instance = aqueduct_wgpu::instance_with(
+        InstanceOptions::default().device(aqueduct::DeviceChoice::Sim),
+    );
+    pollster::block_on(instance.request_adapter(&Default::default())).expect("gfxsim adapter")
+}
+
 /// Collatz step counts computed on the host (u32::MAX on overflow).
 pub fn collatz_steps(mut n: u32) -> u32 {
     let mut steps = 0;

@@ -6,8 +6,7 @@
 //! matrices run with the configurations the adapter reports.
 
 use aqueduct_test_harness::run_time_wgsl::{llvm_installed, no_disk_cache};
-use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
-use aqueduct_wgpu::InstanceOptions;
+use aqueduct_test_harness::wgpu_api::{device, read_back, sim_adapter, validation_error};
 use wgpu::util::DeviceExt;
 
 const SHADER: &str = "
@@ -59,11 +58,7 @@ fn a_shader_needing_a_feature_the_device_lacks_is_an_error() {
         return;
     }
     no_disk_cache();
-    let instance = aqueduct_wgpu::instance_with(
-        InstanceOptions::default().device(aqueduct::DeviceChoice::Sim),
-    );
-    let adapter =
-        pollster::block_on(instance.request_adapter(&Default::default())).expect("gfxsim adapter");
+    let adapter = sim_adapter();
     let (device, _queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         required_features: wgpu::Features::SUBGROUP | wgpu::Features::SHADER_F64,
         ..Default::default()
@@ -84,11 +79,7 @@ fn a_shader_needing_a_feature_the_device_lacks_is_an_error() {
 /// refused when the device is requested, as wgpu-core refuses it.
 #[test]
 fn experimental_features_need_the_opt_in() {
-    let instance = aqueduct_wgpu::instance_with(
-        InstanceOptions::default().device(aqueduct::DeviceChoice::Sim),
-    );
-    let adapter =
-        pollster::block_on(instance.request_adapter(&Default::default())).expect("gfxsim adapter");
+    let adapter = sim_adapter();
     let err = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         required_features: wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
         ..Default::default()
@@ -110,11 +101,7 @@ fn cooperative_matrices_run_through_wgpu() {
         return;
     }
     no_disk_cache();
-    let instance = aqueduct_wgpu::instance_with(
-        InstanceOptions::default().device(aqueduct::DeviceChoice::Sim),
-    );
-    let adapter =
-        pollster::block_on(instance.request_adapter(&Default::default())).expect("gfxsim adapter");
+    let adapter = sim_adapter();
     assert!(
         adapter
             .features()

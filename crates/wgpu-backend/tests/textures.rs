@@ -9,7 +9,7 @@
 //! against what the device accepts. The answers are computed on the host.
 
 use aqueduct_test_harness::run_time_wgsl::texture_shaders;
-use aqueduct_test_harness::wgpu_api::{device, read_back, validation_error};
+use aqueduct_test_harness::wgpu_api::{device, read_back, sim_adapter, validation_error};
 use wgpu::util::DeviceExt;
 
 #[path = "textures/ported.rs"]
@@ -518,11 +518,7 @@ fn a_wgpu_gradient_and_offset_program_matches_the_host() {
 /// and formats the device cannot hold report nothing.
 #[test]
 fn texture_format_features_say_what_works() {
-    let instance = aqueduct_wgpu::instance_with(
-        aqueduct_wgpu::InstanceOptions::default().device(aqueduct::DeviceChoice::Sim),
-    );
-    let adapter =
-        pollster::block_on(instance.request_adapter(&Default::default())).expect("gfxsim adapter");
+    let adapter = sim_adapter();
     let (device, _queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         required_features: adapter.features() - wgpu::Features::all_experimental_mask(),
         required_limits: adapter.limits(),

@@ -95,10 +95,7 @@ pub(crate) fn texture_reflection(
         sample_type: None,
         multisampled: false,
     };
-    let multi = matches!(
-        class,
-        ImageClass::Sampled { multi: true, .. } | ImageClass::Depth { multi: true }
-    );
+    let multi = is_multisampled(class);
     if multi && view_dimension != TextureViewDimension::D2 {
         // WebGPU's multisampled textures are 2D views only.
         return refuse("multisampled textures other than 2D");
@@ -135,6 +132,14 @@ pub(crate) fn texture_reflection(
         }
     }
     Ok(texture)
+}
+
+/// Whether `class` is a multisampled texture (sampled or depth).
+fn is_multisampled(class: ImageClass) -> bool {
+    matches!(
+        class,
+        ImageClass::Sampled { multi: true, .. } | ImageClass::Depth { multi: true }
+    )
 }
 
 /// The reflection name of a naga storage format (None: no 64-bit texels).
@@ -240,14 +245,10 @@ impl FnEmitter<'_> {
         };
         texture_reflection(dim, arrayed, class)
             .or_else(|(kind, what)| unsupported_as(kind, what, span))?;
-        let multisampled = matches!(
-            class,
-            ImageClass::Sampled { multi: true, .. } | ImageClass::Depth { multi: true }
-        );
         let (name, coords) = match (dim, arrayed) {
             // Multisampled: 2D only (texture_reflection), the sample index
             // after the coordinates (IMAGE_MSAA dims, RDNA3 ISA guide).
-            _ if multisampled => ("2dmsaa", 2),
+            _ if is_multisampled(class) => ("2dmsaa", 2),
             (ImageDimension::D1, _) => ("1d", 1),
             (ImageDimension::D2, false) => ("2d", 2),
             (ImageDimension::D2, true) => ("2darray", 2),

@@ -298,7 +298,6 @@ pub(crate) fn emit_module(
         let size = module.entry_points[i].workgroup_size;
         size.iter().map(|&d| u64::from(d)).product::<u64>() % 64 == 0
     });
-    let ctx = ctx;
 
     let reached = reach::reached_functions(module, &selected);
     for (handle, function) in module.functions.iter() {

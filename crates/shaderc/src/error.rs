@@ -122,31 +122,7 @@ pub enum CompileError {
 }
 
 /// Where in-process LLVM failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LlvmStage {
-    /// Creating the target machine for the gfx target.
-    TargetMachine,
-    /// Parsing the IR text.
-    Parse,
-    /// The IR verifier.
-    Verify,
-    /// The optimisation pipeline.
-    Optimise,
-    /// Code generation to an object.
-    Emit,
-}
-
-impl std::fmt::Display for LlvmStage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            LlvmStage::TargetMachine => "target machine creation",
-            LlvmStage::Parse => "IR parsing",
-            LlvmStage::Verify => "IR verification",
-            LlvmStage::Optimise => "optimisation",
-            LlvmStage::Emit => "code generation",
-        })
-    }
-}
+pub use aqueduct_llvm::Stage as LlvmStage;
 
 /// `A, B, C`: naga's names of the capabilities in `caps`.
 fn capability_names(caps: naga::valid::Capabilities) -> String {

@@ -95,7 +95,7 @@ struct Library {
 
 impl Library {
     fn load(&self) -> Result<Arc<InProcessLlvm>, CompileError> {
-        InProcessLlvm::get(self.dir.as_deref())
+        Ok(InProcessLlvm::get(self.dir.as_deref())?)
     }
 }
 
@@ -142,7 +142,9 @@ impl Toolchain {
         // Where the file is not found by name, only loading it tells.
         let file = match crate::llvm_in_process::locate(dir) {
             Some(file) => Ok(file),
-            None => InProcessLlvm::get(dir).map(|llvm| llvm.path().to_path_buf()),
+            None => InProcessLlvm::get(dir)
+                .map(|llvm| llvm.path().to_path_buf())
+                .map_err(CompileError::from),
         };
         let file = match (file, mode) {
             (Ok(file), _) => file,
@@ -247,7 +249,8 @@ impl Toolchain {
         let Some(llvm) = self.loaded()? else {
             return self.compile_ir_with_tools(ir, stem, target, opt_level);
         };
-        let object = llvm.compile(ir, &format!("{stem}.ll"), target, opt_level)?;
+        let object =
+            crate::llvm_in_process::compile(&llvm, ir, &format!("{stem}.ll"), target, opt_level)?;
         match crate::link::link(&object) {
             Ok(code_object) => Ok(code_object),
             Err(e) => {
@@ -268,7 +271,13 @@ impl Toolchain {
     ) -> Result<Vec<u8>, CompileError> {
         let ir = &*crate::matrix_cores::define_for_target(ir, target);
         if let Some(llvm) = self.loaded()? {
-            return llvm.compile(ir, &format!("{stem}.ll"), target, opt_level);
+            return crate::llvm_in_process::compile(
+                &llvm,
+                ir,
+                &format!("{stem}.ll"),
+                target,
+                opt_level,
+            );
         }
         let dir = TempDir::new()?;
         let ll = format!("{stem}.ll");

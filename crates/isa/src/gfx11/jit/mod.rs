@@ -1,8 +1,9 @@
 //! The translator: hot basic blocks of wave code become host machine code,
 //! run by the wave loop in place of the interpreter's per-entry loop. Two
 //! back ends share the frame, exit codes and call-outs (`abi.rs`): LLVM IR
-//! over whole-wave vectors compiled by clang-19 at run time (`llvm/`,
-//! feature `llvm-jit`, nothing linked; the default when clang-19 runs) and
+//! over whole-wave vectors compiled in process by libLLVM-19, opened at run
+//! time (`llvm/`, feature `llvm-jit`, nothing linked; the default when the
+//! library loads) and
 //! Cranelift (`translate.rs`, feature `jit`, which includes `llvm-jit`),
 //! chosen by `AQUEDUCT_SIM_JIT_BACKEND` (`llvm` or `cranelift`). What
 //! follows describes the Cranelift back end; `llvm/mod.rs` the other.

@@ -6,8 +6,8 @@
 //! failed instruction) must match. Further tests run hand-built blocks of
 //! lane-local runs, helper math and a block that loops on itself. Each
 //! test runs with every back end this build has (Cranelift with the `jit`
-//! feature; LLVM when clang-19 runs, else it says it skips it); the LLVM
-//! back end compiles each test's blocks as one module, one clang run.
+//! feature; LLVM when libLLVM-19 loads, else it says it skips it); the
+//! LLVM back end compiles each test's blocks as one module.
 
 use std::cell::UnsafeCell;
 use std::collections::BTreeSet;
@@ -172,7 +172,7 @@ fn backends() -> Vec<Backend> {
     if super::llvm::available() {
         all.push(Backend::Llvm);
     } else {
-        eprintln!("skipping the LLVM back end: clang-19 does not run here");
+        eprintln!("skipping the LLVM back end: libLLVM-19 does not load here");
     }
     all
 }
@@ -1070,14 +1070,14 @@ fn ldexp_rounds_once_like_the_interpreter() {
     assert_eq!(inlined, 2 * runs, "a call-out");
 }
 
-/// clang compiles the IR as written: a product then a sum stay two
+/// LLVM compiles the IR as written: a product then a sum stay two
 /// roundings (no FMA contraction) and sums stay in program order (no
 /// reassociation); the values make either rewrite visible.
 #[cfg(unix)]
 #[test]
 fn llvm_keeps_ieee_operations_as_written() {
     if !super::llvm::available() {
-        eprintln!("skipped: clang-19 does not run here");
+        eprintln!("skipped: libLLVM-19 does not load here");
         return;
     }
     let mut words = Vec::new();
@@ -1134,7 +1134,7 @@ fn llvm_compiles_in_the_background() {
     use super::shared::Slot;
     use std::sync::Arc;
     if !super::llvm::available() {
-        eprintln!("skipped: clang-19 does not run here");
+        eprintln!("skipped: libLLVM-19 does not load here");
         return;
     }
     let mut words = Vec::new();

@@ -94,14 +94,14 @@ pub fn jit_mode() -> JitMode {
 }
 
 /// Environment variable that selects the back end: `llvm` or `cranelift`.
-/// Unset: LLVM when clang-19 runs, else Cranelift when built in.
+/// Unset: LLVM when libLLVM-19 loads, else Cranelift when built in.
 pub const JIT_BACKEND_ENV: &str = "AQUEDUCT_SIM_JIT_BACKEND";
 
 /// Which code generator translates blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum JitBackend {
-    /// LLVM IR compiled by clang-19 at run time (feature `llvm-jit`; needs
-    /// clang-19 on the host).
+    /// LLVM IR compiled in process by libLLVM-19 at run time (feature
+    /// `llvm-jit`; needs the library on the host).
     Llvm = 0,
     /// Cranelift, linked in (feature `jit`).
     Cranelift = 1,

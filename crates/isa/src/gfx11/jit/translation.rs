@@ -8,7 +8,7 @@ use super::abi::BlockFn;
 #[cfg(feature = "jit")]
 use super::code_memory::CodeMemory;
 #[cfg(unix)]
-use super::llvm::Library;
+use aqueduct_llvm::LinkedObject;
 
 /// Who keeps a translation's code mapped (held only to be dropped).
 #[derive(Debug)]
@@ -17,10 +17,10 @@ pub(crate) enum Owner {
     /// Cranelift's JIT module (translate.rs).
     #[cfg(feature = "jit")]
     Cranelift(Box<CodeMemory>),
-    /// The shared object clang made of the block's module (llvm/), which
-    /// other translations of the same module share.
+    /// The object LLVM made of the block's module, linked into the process
+    /// (llvm/), which other translations of the same module share.
     #[cfg(unix)]
-    Llvm(Arc<Library>),
+    Llvm(Arc<LinkedObject>),
 }
 
 /// A translated block: its machine code and entry point.

@@ -3,11 +3,11 @@
 //! `AQUEDUCT_SIM_JIT_CACHE_MAX_MB` (default 256) bounds the directory. A
 //! process sweeps it on its first store and again each time it has stored
 //! an eighth of the bound: past the bound, the least recently used entries
-//! (by the modification time of their `.so`, which a hit refreshes) are
+//! (by the modification time of their `.o`, which a hit refreshes) are
 //! deleted, `.ll` first, down to three quarters of it. Temporary files an
 //! hour old, left by a process that died mid-write, go too. An entry
 //! deleted while another process reads it costs that process a compile:
-//! a hit needs the `.ll` to match and the `.so` to open.
+//! a hit needs the `.ll` to match and the `.o` to open.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -40,9 +40,9 @@ pub(crate) fn max_bytes() -> u64 {
     mb.saturating_mul(1 << 20)
 }
 
-/// A hit: mark the entry's `.so` as just used.
-pub(crate) fn touch(so: &Path) {
-    if let Ok(file) = std::fs::File::options().append(true).open(so) {
+/// A hit: mark the entry's `.o` as just used.
+pub(crate) fn touch(object: &Path) {
+    if let Ok(file) = std::fs::File::options().append(true).open(object) {
         let _ = file.set_modified(SystemTime::now());
     }
 }
@@ -92,13 +92,13 @@ pub(crate) fn sweep(dir: &Path, max_bytes: u64) -> usize {
         let Some((key, ext)) = name.rsplit_once('.') else {
             continue;
         };
-        if ext != "so" && ext != "ll" {
+        if ext != "o" && ext != "ll" {
             continue;
         }
         let e = entries
             .entry(key.to_string())
             .or_insert((SystemTime::UNIX_EPOCH, 0, Vec::new()));
-        if ext == "so" {
+        if ext == "o" {
             e.0 = modified;
         }
         e.1 += meta.len();
@@ -142,7 +142,7 @@ mod tests {
 
     fn entry(dir: &Path, key: &str, bytes: usize, age_s: u64) {
         let when = SystemTime::now() - Duration::from_secs(age_s);
-        for (ext, len) in [("so", bytes), ("ll", 100)] {
+        for (ext, len) in [("o", bytes), ("ll", 100)] {
             let path = dir.join(format!("{key}.{ext}"));
             std::fs::write(&path, vec![0u8; len]).unwrap();
             let f = std::fs::File::options().append(true).open(&path).unwrap();
@@ -159,8 +159,8 @@ mod tests {
         for (i, key) in ["a", "b", "c", "d"].iter().enumerate() {
             entry(&dir, key, 1000, 100 - i as u64 * 10);
         }
-        touch(&dir.join("b.so"));
-        let stale = dir.join("e.1.2.so.tmp");
+        touch(&dir.join("b.o"));
+        let stale = dir.join("e.1.2.o.tmp");
         std::fs::write(&stale, b"x").unwrap();
         std::fs::File::options()
             .append(true)
@@ -168,7 +168,7 @@ mod tests {
             .unwrap()
             .set_modified(SystemTime::now() - 2 * STALE_TEMP_AGE)
             .unwrap();
-        let fresh_temp = dir.join("f.1.3.so.tmp");
+        let fresh_temp = dir.join("f.1.3.o.tmp");
         std::fs::write(&fresh_temp, b"x").unwrap();
 
         // Under the bound: nothing but the stale temporary goes.
@@ -178,10 +178,9 @@ mod tests {
         // (the two least recently used) go, "b" and "d" stay.
         assert_eq!(sweep(&dir, 3000), 2);
         let left =
-            |k: &str| dir.join(format!("{k}.so")).exists() && dir.join(format!("{k}.ll")).exists();
-        let gone = |k: &str| {
-            !dir.join(format!("{k}.so")).exists() && !dir.join(format!("{k}.ll")).exists()
-        };
+            |k: &str| dir.join(format!("{k}.o")).exists() && dir.join(format!("{k}.ll")).exists();
+        let gone =
+            |k: &str| !dir.join(format!("{k}.o")).exists() && !dir.join(format!("{k}.ll")).exists();
         assert!(gone("a") && gone("c"), "the oldest entries go whole");
         assert!(left("b") && left("d"));
     }

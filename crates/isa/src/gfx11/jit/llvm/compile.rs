@@ -1,68 +1,70 @@
-//! IR text to a loaded library: `clang-19` (found at run time, as the WGSL
-//! compiler uses it) compiles a module to a shared object for the host CPU,
-//! kept in an on-disk cache so later processes skip the compile.
+//! IR text to code in this process: libLLVM-19 (aqueduct-llvm, opened at
+//! run time as the WGSL compiler opens it) compiles a module to an object
+//! for this CPU, with every feature it has (`-march=native`), and links it
+//! into the process. Objects are kept in an on-disk cache so later
+//! processes skip the compile; linking a cached object takes well under a
+//! millisecond.
 //!
 //! The cache directory is `AQUEDUCT_SIM_JIT_CACHE` (`off` disables it),
 //! else `$XDG_CACHE_HOME/aqueduct/jit`, else `$HOME/.cache/aqueduct/jit`.
-//! An entry is `KEY.so` with `KEY.ll`, the IR it was built from; KEY hashes
-//! the IR, clang's version and the host CPU (`-march=native` resolves per
-//! host). A hit needs the stored IR to equal the wanted IR, so a hash
-//! collision costs a compile, never wrong code. Entries are written under
-//! a name unique to the process and renamed into place (the .so first), so
-//! concurrent processes never see a partial entry. The directory is
-//! bounded in size (`cache_bound.rs`).
+//! An entry is `KEY.o` with `KEY.ll`, the IR it was built from; KEY hashes
+//! the IR, the library (its file, size and modification time) and the
+//! host target (triple, CPU, features). A hit needs the stored IR to equal
+//! the wanted IR, so a hash collision costs a compile, never wrong code.
+//! Entries are written under a name unique to the process and renamed
+//! into place (the object first), so concurrent processes never see a
+//! partial entry. The directory is bounded in size (`cache_bound.rs`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
+
+use aqueduct_llvm::{LinkedObject, Llvm, ObjectTarget};
 
 use super::super::JIT_CACHE_ENV;
 use super::LlvmError;
 use super::cache_bound;
-use super::load::Library;
 
-/// The compiler run for every module.
-pub(crate) const CLANG: &str = "clang-19";
+/// The optimisation level of every module: clang's `-O2`.
+const OPT_LEVEL: u8 = 2;
 
-/// What a compiled module depends on besides its IR.
-struct Toolchain {
-    version: String,
-    cpu: String,
+/// The loaded library and what objects for this host depend on.
+struct Host {
+    llvm: Arc<Llvm>,
+    target: ObjectTarget,
+    /// The library's file, size and modification time, and the target.
+    identity: String,
 }
 
-/// clang's version line and the host CPU's description, once (None: clang
-/// does not run here).
-fn toolchain() -> Option<&'static Toolchain> {
-    static TOOLCHAIN: OnceLock<Option<Toolchain>> = OnceLock::new();
-    TOOLCHAIN
-        .get_or_init(|| {
-            let out = Command::new(CLANG).arg("--version").output().ok()?;
-            if !out.status.success() {
-                return None;
-            }
-            let version = String::from_utf8_lossy(&out.stdout).into_owned();
-            // The model and feature flags of the first CPU (what
-            // -march=native reads, through CPUID).
-            let cpu = std::fs::read_to_string("/proc/cpuinfo")
-                .map(|s| {
-                    s.lines()
-                        .take_while(|l| !l.is_empty())
-                        .filter(|l| l.starts_with("model name") || l.starts_with("flags"))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                })
-                .unwrap_or_else(|_| "unknown".to_owned());
-            Some(Toolchain { version, cpu })
+/// The host compiler, once (Err: libLLVM-19 is not usable here).
+fn host() -> Result<&'static Host, &'static aqueduct_llvm::LlvmError> {
+    static HOST: OnceLock<Result<Host, aqueduct_llvm::LlvmError>> = OnceLock::new();
+    HOST.get_or_init(|| {
+        let llvm = Llvm::get(None)?;
+        let target = llvm.host_target(OPT_LEVEL)?;
+        let file = std::fs::metadata(llvm.path())
+            .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
+            .unwrap_or_default();
+        let identity = format!(
+            "{} {file}\n{} {} {}",
+            llvm.path().display(),
+            target.triple,
+            target.cpu,
+            target.features
+        );
+        Ok(Host {
+            llvm,
+            target,
+            identity,
         })
-        .as_ref()
+    })
+    .as_ref()
 }
 
-/// Does clang-19 run on this host?
+/// Does libLLVM-19 load and compile for this host?
 pub(crate) fn available() -> bool {
-    toolchain().is_some()
+    host().is_ok()
 }
 
 /// The cache directory from the values of `AQUEDUCT_SIM_JIT_CACHE`,
@@ -123,94 +125,62 @@ fn unique(dir: &Path, key: &str, ext: &str) -> PathBuf {
     dir.join(format!("{key}.{}.{n}.{ext}", std::process::id()))
 }
 
-/// Run clang on `ir`, writing the shared object to `out`.
-fn run_clang(ir: &str, out: &Path) -> Result<(), LlvmError> {
-    let mut child = Command::new(CLANG)
-        // IEEE arithmetic as written: no contraction into FMA (the default
-        // for IR input too, made explicit), no fast-math, denormals kept.
-        .args([
-            "-x",
-            "ir",
-            "-",
-            "-O2",
-            "-march=native",
-            "-ffp-contract=off",
-            "-fPIC",
-            "-shared",
-            "-nostdlib",
-            "-Wno-override-module",
-            "-o",
-        ])
-        .arg(out)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| LlvmError::Spawn(e.to_string()))?;
-    let fed = child
-        .stdin
-        .take()
-        .map(|mut s| s.write_all(ir.as_bytes()))
-        .unwrap_or(Ok(()));
-    let done = child
-        .wait_with_output()
-        .map_err(|e| LlvmError::Spawn(e.to_string()))?;
-    if !done.status.success() {
-        return Err(LlvmError::Compile(
-            String::from_utf8_lossy(&done.stderr).into_owned(),
-        ));
-    }
-    fed.map_err(|e| LlvmError::Spawn(e.to_string()))
+/// A compiled module linked into the process, and its functions `names`.
+pub(crate) type Linked = (LinkedObject, Vec<usize>);
+
+fn link(host: &Host, object: &[u8], names: &[&str]) -> Result<Linked, LlvmError> {
+    Ok(host.llvm.link_host_object(object, names)?)
 }
 
-/// Compile and load module `ir`, through the disk cache when there is one.
-pub(crate) fn compile(ir: &str) -> Result<Library, LlvmError> {
-    let tc = toolchain().ok_or(LlvmError::NoClang)?;
-    let key = format!("{:016x}", fnv(&[ir, &tc.version, &tc.cpu]));
-    let Some(dir) = cache_dir() else {
-        let so = unique(&std::env::temp_dir(), &format!("aqueduct-jit-{key}"), "so");
-        let t = Instant::now();
-        let r = run_clang(ir, &so).and_then(|()| Library::open(&so));
-        tracing::debug!("compiled a block module in {:?}", t.elapsed());
-        // The loader keeps the mapping; the file is not needed any more.
-        let _ = std::fs::remove_file(&so);
-        return r;
-    };
-    let (so, ll) = (dir.join(format!("{key}.so")), dir.join(format!("{key}.ll")));
-    if std::fs::read_to_string(&ll).is_ok_and(|stored| stored == ir)
-        && let Ok(lib) = Library::open(&so)
-    {
-        cache_bound::touch(&so);
-        return Ok(lib);
-    }
+fn compile_object(host: &Host, ir: &str) -> Result<Vec<u8>, LlvmError> {
     let t = Instant::now();
-    let tmp_so = unique(dir, &key, "so.tmp");
-    let built = run_clang(ir, &tmp_so);
+    let object = host.llvm.compile_object(ir, "block.ll", &host.target)?;
     tracing::debug!("compiled a block module in {:?}", t.elapsed());
-    if let Err(e) = built {
-        let _ = std::fs::remove_file(&tmp_so);
-        return Err(e);
+    Ok(object)
+}
+
+/// Compile module `ir`, through the disk cache when there is one, link it
+/// into the process and find its functions `names`.
+pub(crate) fn compile(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
+    let host = host().map_err(|e| LlvmError::Llvm(e.clone()))?;
+    let key = format!("{:016x}", fnv(&[ir, &host.identity]));
+    let Some(dir) = cache_dir() else {
+        return link(host, &compile_object(host, ir)?, names);
+    };
+    let (obj, ll) = (dir.join(format!("{key}.o")), dir.join(format!("{key}.ll")));
+    if std::fs::read_to_string(&ll).is_ok_and(|stored| stored == ir)
+        && let Ok(object) = std::fs::read(&obj)
+    {
+        match link(host, &object, names) {
+            Ok(linked) => {
+                cache_bound::touch(&obj);
+                return Ok(linked);
+            }
+            // A damaged entry is replaced below.
+            Err(e) => tracing::warn!("a cached translation does not link: {e}"),
+        }
     }
+    let object = compile_object(host, ir)?;
+    let tmp_obj = unique(dir, &key, "o.tmp");
     let tmp_ll = unique(dir, &key, "ll.tmp");
-    let stored = std::fs::write(&tmp_ll, ir)
-        .and_then(|()| std::fs::rename(&tmp_so, &so))
+    let stored = std::fs::write(&tmp_obj, &object)
+        .and_then(|()| std::fs::write(&tmp_ll, ir))
+        .and_then(|()| std::fs::rename(&tmp_obj, &obj))
         .and_then(|()| std::fs::rename(&tmp_ll, &ll));
     match stored {
         Ok(()) => {
             static MAX_BYTES: OnceLock<u64> = OnceLock::new();
-            let bytes = std::fs::metadata(&so).map_or(0, |m| m.len()) + ir.len() as u64;
+            let bytes = object.len() as u64 + ir.len() as u64;
             cache_bound::stored(dir, bytes, *MAX_BYTES.get_or_init(cache_bound::max_bytes));
-            Library::open(&so)
         }
         Err(e) => {
             // Uncached, but the compiled object still runs.
             tracing::warn!("cannot store a translation in {}: {e}", dir.display());
+            let _ = std::fs::remove_file(&tmp_obj);
             let _ = std::fs::remove_file(&tmp_ll);
-            let r = Library::open(&tmp_so);
-            let _ = std::fs::remove_file(&tmp_so);
-            r
         }
     }
+    link(host, &object, names)
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! The LLVM back end of the translator: a block's wave32 list becomes an
 //! LLVM IR function over whole-wave vectors (`emit.rs`, `lanes.rs`,
-//! `math.rs`), which `clang-19`, found at run time, compiles to a shared
-//! object for the host CPU (`compile.rs`, with an on-disk cache), loaded
-//! with `dlopen` (`load.rs`). The function has the Cranelift back end's ABI
+//! `math.rs`), which libLLVM-19, opened at run time (aqueduct-llvm),
+//! compiles to an object for the host CPU and links into the process
+//! (`compile.rs`, with an on-disk cache of objects). The function has the Cranelift back end's ABI
 //! (`abi.rs`: `BlockFn` over a `Frame`, the same exit codes, call-outs
 //! through the frame's function pointer), so the object needs no symbol of
 //! this binary. Compiles run off the wave loop's path, on one background
@@ -20,7 +20,6 @@ mod divide;
 mod emit;
 mod footprint;
 mod lanes;
-mod load;
 mod math;
 pub(super) mod queue;
 mod scalar64;
@@ -28,7 +27,6 @@ mod scalar64;
 use std::sync::Arc;
 
 pub(crate) use compile::available;
-pub(crate) use load::Library;
 pub(crate) use queue::submit;
 
 use super::abi::BlockFn;
@@ -38,16 +36,9 @@ use crate::gfx11::code_cache::Block;
 /// Why the LLVM back end could not translate a block.
 #[derive(Debug, Clone, thiserror::Error)]
 pub(crate) enum LlvmError {
-    #[error("clang-19 does not run on this host")]
-    NoClang,
-    #[error("cannot run clang-19: {0}")]
-    Spawn(String),
-    #[error("clang-19 rejected the module: {0}")]
-    Compile(String),
-    #[error("cannot load the compiled module: {0}")]
-    Load(String),
-    #[error("the compiled module lacks function {0}")]
-    Symbol(String),
+    /// libLLVM-19 is not usable here, or failed on the module.
+    #[error(transparent)]
+    Llvm(#[from] aqueduct_llvm::LlvmError),
 }
 
 /// A module's IR: the intrinsics' declarations, then one function per
@@ -70,21 +61,21 @@ pub(crate) fn load(
     inlined: &[usize],
     entries: &[usize],
 ) -> Result<Vec<Translation>, LlvmError> {
-    let lib = Arc::new(compile::compile(ir)?);
-    (0..inlined.len())
-        .map(|k| {
-            let p = lib.symbol(&format!("b{k}"))?;
-            // SAFETY: `b{k}` is defined by emit_block as
-            // `i32 (ptr)` in the C calling convention: the `BlockFn` type.
-            let func = unsafe { std::mem::transmute::<*const std::ffi::c_void, BlockFn>(p) };
-            Ok(Translation::new(
-                Owner::Llvm(lib.clone()),
-                func,
-                inlined[k],
-                entries[k],
-            ))
+    let names: Vec<String> = (0..inlined.len()).map(|k| format!("b{k}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (object, addresses) = compile::compile(ir, &names)?;
+    let object = Arc::new(object);
+    Ok(addresses
+        .into_iter()
+        .enumerate()
+        .map(|(k, address)| {
+            // SAFETY: `b{k}` is defined by emit_block as `i32 (ptr)` in the C
+            // calling convention: the `BlockFn` type; its code lives while
+            // `object` does, which the translation holds.
+            let func = unsafe { std::mem::transmute::<usize, BlockFn>(address) };
+            Translation::new(Owner::Llvm(object.clone()), func, inlined[k], entries[k])
         })
-        .collect()
+        .collect())
 }
 
 /// Translate `blocks` in one module (one clang run): what the tests do.

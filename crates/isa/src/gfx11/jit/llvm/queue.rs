@@ -1,8 +1,8 @@
 //! The background compiler: one thread, started at the first request, that
 //! compiles block modules in order and fills each block's slot, so a worker
-//! that finds a block hot never waits for clang (it keeps interpreting the
-//! block until the slot is filled). One thread, because a clang run takes a
-//! host core for about 0.1 s and the workers need theirs.
+//! that finds a block hot never waits for LLVM (it keeps interpreting the
+//! block until the slot is filled). One thread, because a compile takes a
+//! host core for milliseconds and the workers need theirs.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};

@@ -7,8 +7,8 @@
 //!
 //! Exactness: integer ops are the interpreter's (shift amounts masked to
 //! five bits as `int32.rs` does); f32 add/sub/mul/fma/sqrt are the plain
-//! IEEE instructions (no fast-math flags; clang runs with
-//! `-ffp-contract=off`, so nothing is fused or reassociated) followed by
+//! IEEE instructions (no fast-math or `contract` flags and no
+//! `llvm.fmuladd`, so nothing is fused or reassociated) followed by
 //! gfxsim's NaN rule as explicit per-lane selects that do not depend on
 //! which operand the host instruction returns: where the result is a NaN,
 //! the first NaN source quieted, else x86's default NaN 0xFFC00000 (Intel

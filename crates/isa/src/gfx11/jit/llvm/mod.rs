@@ -78,7 +78,7 @@ pub(crate) fn load(
         .collect())
 }
 
-/// Translate `blocks` in one module (one clang run): what the tests do.
+/// Translate `blocks` in one module (one compile): what the tests do.
 #[cfg(test)]
 pub(crate) fn translate_all(blocks: &[&Block]) -> Result<Vec<Translation>, LlvmError> {
     let (ir, inlined) = module(blocks);

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::error::{LlvmError, Stage};
-use crate::library::{Llvm, Ref, resolve, take_message};
+use crate::library::{Llvm, Ref, guard_exit, in_use, resolve, take_message};
 use crate::object::ObjectTarget;
 
 // llvm-c/Orc.h enums.
@@ -130,17 +130,9 @@ impl std::fmt::Debug for LinkedObject {
 
 impl Drop for LinkedObject {
     fn drop(&mut self) {
-        let Some(Ok(host)) = self.llvm.host_jit.get() else {
-            return;
-        };
-        // SAFETY: the JITDylib belongs to this object and nothing of it runs:
-        // whoever holds a function address of it also holds this object.
-        let error = unsafe { (host.api.clear_jitdylib)(self.jd) };
-        if !error.is_null() {
-            // SAFETY: LLVMGetErrorMessage consumes the error.
-            let msg = unsafe { (self.llvm.api.get_error_message)(error) };
-            let text = take_message(msg, self.llvm.api.dispose_error_message, "");
-            tracing::warn!("freeing a linked object: {text}");
+        if let Some(Ok(host)) = self.llvm.host_jit.get() {
+            let _in_use = in_use();
+            self.llvm.clear(host, self.jd);
         }
     }
 }
@@ -289,6 +281,7 @@ impl Llvm {
     /// What code for this host is compiled for, at `opt_level`: this CPU
     /// and every feature it has, as `-march=native` asks.
     pub fn host_target(&self, opt_level: u8) -> Result<ObjectTarget, LlvmError> {
+        let _in_use = in_use();
         let mut target = self.host_jit()?.target.clone();
         target.opt_level = opt_level;
         Ok(target)
@@ -302,16 +295,39 @@ impl Llvm {
         names: &[&str],
     ) -> Result<(LinkedObject, Vec<usize>), LlvmError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
+        static LINKED: std::sync::Once = std::sync::Once::new();
+        let _in_use = in_use();
         let host = self.host_jit()?;
-        let api = &host.api;
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let dylib = CString::new(format!("aqueduct-object-{n}")).expect("no NUL");
         // SAFETY: the session is live; the name is copied.
-        let jd = unsafe { (api.create_bare_jitdylib)(host.session, dylib.as_ptr()) };
-        let linked = LinkedObject {
-            llvm: self.clone(),
-            jd,
-        };
+        let jd = unsafe { (host.api.create_bare_jitdylib)(host.session, dylib.as_ptr()) };
+        match self.add_and_find(host, jd, &dylib, object, names) {
+            Ok(addresses) => {
+                guard_exit(&LINKED);
+                let linked = LinkedObject {
+                    llvm: self.clone(),
+                    jd,
+                };
+                Ok((linked, addresses))
+            }
+            Err(e) => {
+                self.clear(host, jd);
+                Err(e)
+            }
+        }
+    }
+
+    /// Add `object` to the empty `jd` and find `names` in it.
+    fn add_and_find(
+        &self,
+        host: &HostJit,
+        jd: Ref,
+        dylib: &CString,
+        object: &[u8],
+        names: &[&str],
+    ) -> Result<Vec<usize>, LlvmError> {
+        let api = &host.api;
         let mut generator = std::ptr::null_mut();
         // SAFETY: the out-pointer is valid; no filter.
         let error = unsafe {
@@ -335,8 +351,19 @@ impl Llvm {
         if !error.is_null() {
             return Err(error_at(self, Stage::Link, error));
         }
-        let addresses = self.lookup(host, jd, names)?;
-        Ok((linked, addresses))
+        self.lookup(host, jd, names)
+    }
+
+    /// Free what `jd` holds (its code and symbols); the caller holds
+    /// [`in_use`].
+    fn clear(&self, host: &HostJit, jd: Ref) {
+        // SAFETY: nothing of `jd` runs: a failed link handed out no address,
+        // and whoever holds an address of a linked object holds the object.
+        let error = unsafe { (host.api.clear_jitdylib)(jd) };
+        if !error.is_null() {
+            let e = error_at(self, Stage::Link, error);
+            tracing::warn!("freeing a linked object: {e}");
+        }
     }
 
     /// The addresses of `names` in `jd`, linking it if not yet linked.

@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Once, OnceLock, RwLock, RwLockReadGuard};
 
 use crate::error::LlvmError;
 use crate::object::Machines;
@@ -17,6 +18,42 @@ unsafe extern "C" {
     fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
     fn dlerror() -> *mut c_char;
     fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
+    fn atexit(handler: extern "C" fn()) -> c_int;
+}
+
+/// Held shared by every call into the library that may run while the
+/// process exits (a compile on a background thread), and taken for good by
+/// the exit handler: at `exit`, the library's static destructors tear its
+/// state down, and a compile still running would then crash the exiting
+/// process. So exit waits for the calls in flight, and later ones wait for
+/// ever (their threads end with the process).
+static IN_USE: RwLock<()> = RwLock::new(());
+static EXITING: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn close_at_exit() {
+    if !EXITING.swap(true, Ordering::AcqRel) {
+        std::mem::forget(IN_USE.write().unwrap_or_else(|p| p.into_inner()));
+    }
+}
+
+/// Register [`close_at_exit`] (again). Handlers run in the reverse order of
+/// registration, the library's destructors among them: registering after
+/// the library loads puts it before the destructors of its globals, and
+/// registering once more after its first compile and first link puts it
+/// before those of the function-local statics they constructed.
+pub(crate) fn guard_exit(once: &'static Once) {
+    once.call_once(|| {
+        // SAFETY: registers a plain function; a failure (no memory) only
+        // leaves the exit unguarded.
+        if unsafe { atexit(close_at_exit) } != 0 {
+            tracing::warn!("LLVM calls are not guarded at exit");
+        }
+    });
+}
+
+/// A call into the library may run while this guard lives (see [`IN_USE`]).
+pub(crate) fn in_use() -> RwLockReadGuard<'static, ()> {
+    IN_USE.read().unwrap_or_else(|p| p.into_inner())
 }
 
 /// glibc's `Dl_info` (dlfcn.h).
@@ -295,6 +332,8 @@ impl Llvm {
             path = PathBuf::from(name.to_string_lossy().into_owned());
         }
         let path = std::fs::canonicalize(&path).unwrap_or(path);
+        static LOADED: Once = Once::new();
+        guard_exit(&LOADED);
         Ok(Llvm {
             handle,
             api,

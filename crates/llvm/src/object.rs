@@ -13,7 +13,7 @@ use std::ffi::{CString, c_int};
 use std::sync::Mutex;
 
 use crate::error::{LlvmError, Stage};
-use crate::library::{Context, Llvm, Module, Ref, resolve, take_message};
+use crate::library::{Context, Llvm, Module, Ref, guard_exit, in_use, resolve, take_message};
 
 // LLVM-C enums (llvm-c/TargetMachine.h).
 const LLVM_RELOC_PIC: c_int = 2;
@@ -167,11 +167,14 @@ impl Llvm {
         file: &str,
         target: &ObjectTarget,
     ) -> Result<Vec<u8>, LlvmError> {
+        let _in_use = in_use();
         let tm = self.take_machine(target)?;
         let result = self.compile_with(ir, file, &tm, target);
         // A machine that failed an emit is still sound: emission does not
         // leave state behind in it.
         self.put_machine(target, tm);
+        static COMPILED: std::sync::Once = std::sync::Once::new();
+        guard_exit(&COMPILED);
         result
     }
 

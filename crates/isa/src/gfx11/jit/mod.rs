@@ -64,9 +64,9 @@
 //! sanitizer, which must see every access) always interpret.
 //! `AQUEDUCT_SIM_JIT` (`0` off, `always` for every block at its first
 //! entry, waiting for its compile) selects it in a build with a back end
-//! (features `llvm-jit` or `jit`, off by default). The LLVM back end
-//! compiles in the background: the block stays interpreted until its
-//! library is loaded.
+//! (features `llvm-jit` or `jit`; the facade's default features include
+//! `llvm-jit`). The LLVM back end compiles in the background: the block
+//! stays interpreted until its object is linked.
 //!
 //! Files: `tier.rs` (the mode, the threshold, per-worker counters),
 //! `shared.rs` (translations shared through the code cache),

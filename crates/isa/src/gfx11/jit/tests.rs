@@ -1146,10 +1146,9 @@ fn llvm_compiles_in_the_background() {
         data: UnsafeCell::new(vec![0; DATA_LEN]),
     };
     let block = CodeCache::new().block(CODE, &mem);
-    let (ir, inlined) = super::llvm::module(&[&block]);
     let slot = Arc::new(Slot::default());
     assert!(slot.try_get().is_none());
-    super::llvm::submit(ir, inlined[0], block.compiled.len(), slot.clone(), false);
+    super::llvm::submit(block.clone(), slot.clone(), false, false);
     let t = slot.wait().expect("the block compiles");
     assert!(slot.try_get().is_some_and(|t| t.is_some()));
     let mut w = Rng::new(0x0DDB_A11C_AFE5_EED5).wave();

@@ -1,7 +1,8 @@
 //! The background compiler: one thread, started at the first request, that
-//! compiles block modules in order and fills each block's slot, so a worker
-//! that finds a block hot never waits for LLVM (it keeps interpreting the
-//! block until the slot is filled). One thread, because a compile takes a
+//! emits, compiles and links block modules in order and fills each block's
+//! slot, so a worker that finds a block hot never waits for LLVM, nor
+//! writes the block's IR (it keeps interpreting the block until the slot is
+//! filled). One thread, because a compile takes a
 //! host core for milliseconds and the workers need theirs.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,19 +10,28 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::super::shared::Slot;
-use super::load;
+use super::super::translation::pays;
+use super::{load, module};
+use crate::gfx11::code_cache::Block;
 
-/// One block's module to compile.
+/// One block to translate.
 struct Job {
-    ir: String,
-    inlined: usize,
-    entries: usize,
+    block: Arc<Block>,
     slot: Arc<Slot>,
+    /// Leave the block to the interpreter where its translation would not
+    /// pay ([`pays`]).
+    only_if_it_pays: bool,
 }
 
-/// Compile `job` and fill its slot (None on failure, logged).
+/// Translate `job`'s block and fill its slot (None where it would not pay
+/// or on failure, logged).
 fn run(job: Job) {
-    let t = match load(&job.ir, &[job.inlined], &[job.entries]) {
+    let (ir, inlined) = module(&[&job.block]);
+    let entries = job.block.compiled.len();
+    if job.only_if_it_pays && !pays(inlined[0], entries) {
+        return job.slot.fill(None);
+    }
+    let t = match load(&ir, &inlined, &[entries]) {
         Ok(mut t) => t.pop().map(Arc::new),
         Err(e) => {
             tracing::debug!("block stays interpreted: {e}");
@@ -50,16 +60,14 @@ fn worker(rx: Receiver<Job>) {
     }
 }
 
-/// Compile a block's module `ir` (one function, `b0`) in the background and
-/// fill `slot` with its translation, of `inlined` inline entries out of
-/// `entries`; when `wait`, compile it on this thread instead (the mode
-/// that translates every block before running it).
-pub(crate) fn submit(ir: String, inlined: usize, entries: usize, slot: Arc<Slot>, wait: bool) {
+/// Translate `block` in the background and fill `slot` with it (None when
+/// `only_if_it_pays` and it would not); when `wait`, on this thread instead
+/// (the mode that translates every block before running it).
+pub(crate) fn submit(block: Arc<Block>, slot: Arc<Slot>, wait: bool, only_if_it_pays: bool) {
     let job = Job {
-        ir,
-        inlined,
-        entries,
+        block,
         slot,
+        only_if_it_pays,
     };
     if wait {
         return run(job);

@@ -1,9 +1,10 @@
 //! The background compiler: one thread, started at the first request, that
-//! emits, compiles and links block modules in order and fills each block's
+//! writes, compiles and links block modules in order and fills each block's
 //! slot, so a worker that finds a block hot never waits for LLVM, nor
 //! writes the block's IR (it keeps interpreting the block until the slot is
-//! filled). One thread, because a compile takes a
-//! host core for milliseconds and the workers need theirs.
+//! filled). One thread, because a compile takes a host core for
+//! milliseconds (a large vector block, some 100 ms) and the workers need
+//! theirs.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};

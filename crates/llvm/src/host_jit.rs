@@ -154,8 +154,8 @@ type Outcome = (Mutex<Option<Result<Vec<(usize, u64)>, String>>>, Condvar);
 /// The handler of `LLVMOrcExecutionSessionLookup`.
 ///
 /// # Safety
-/// `ctx` is an `Arc<Outcome>` turned into a raw pointer for this call, and
-/// `dispose_error` pairs with the get-message function of its library.
+/// `ctx` is an `Arc<(Outcome, MessageFns)>` turned into a raw pointer for
+/// this call, its functions those of the library that runs the lookup.
 unsafe extern "C" fn lookup_done(
     error: Ref,
     pairs: *const SymbolMapPair,

@@ -96,7 +96,7 @@ impl Llvm {
         Ok(())
     }
 
-    pub(crate) fn take_machine(&self, target: &ObjectTarget) -> Result<TargetMachine, LlvmError> {
+    fn take_machine(&self, target: &ObjectTarget) -> Result<TargetMachine, LlvmError> {
         if let Some(tm) = self
             .machines
             .idle
@@ -149,7 +149,7 @@ impl Llvm {
         Ok(TargetMachine(tm))
     }
 
-    pub(crate) fn put_machine(&self, target: &ObjectTarget, tm: TargetMachine) {
+    fn put_machine(&self, target: &ObjectTarget, tm: TargetMachine) {
         self.machines
             .idle
             .lock()

@@ -3,10 +3,10 @@
 //! back ends share the frame, exit codes and call-outs (`abi.rs`): LLVM IR
 //! over whole-wave vectors compiled in process by libLLVM-19, opened at run
 //! time (`llvm/`, feature `llvm-jit`, nothing linked; the default when the
-//! library loads) and
-//! Cranelift (`translate.rs`, feature `jit`, which includes `llvm-jit`),
-//! chosen by `AQUEDUCT_SIM_JIT_BACKEND` (`llvm` or `cranelift`). What
-//! follows describes the Cranelift back end; `llvm/mod.rs` the other.
+//! library loads) and Cranelift (`translate.rs`, feature `jit`, which
+//! includes `llvm-jit`), chosen by `AQUEDUCT_SIM_JIT_BACKEND` (`llvm` or
+//! `cranelift`). What follows describes the Cranelift back end;
+//! `llvm/mod.rs` the other.
 //!
 //! A translation covers one decoded block's wave32 list (`Block::compiled`,
 //! the pre-resolved `Fast` forms) and is an `extern "C"` function over a

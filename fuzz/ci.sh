@@ -22,6 +22,7 @@ fi
 # Optimised, with debug assertions and overflow checks, no sanitizer
 # (README.md says why).
 cargo +nightly fuzz build -O -a -s none
+echo "fuzz: [${SECONDS} s] targets built"
 
 out="${FUZZ_OUT:-$(mktemp -d)}"
 bin=target/x86_64-unknown-linux-gnu/release

@@ -741,7 +741,7 @@ pub(crate) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::gfx11::exec::NoMemory;
     use crate::gfx11::exec::test_inst as inst;
@@ -885,17 +885,17 @@ mod tests {
     /// One form: llvm-mc-19 encoding, load, dwords per element, offsets of
     /// its one or two elements (bytes), data VGPRs (stores), first
     /// destination VGPR (loads).
-    struct Form {
-        text: &'static str,
-        bytes: [u8; 8],
-        load: bool,
-        dwords: usize,
-        offsets: &'static [u64],
-        data: [usize; 2],
-        dst: usize,
+    pub(crate) struct Form {
+        pub text: &'static str,
+        pub bytes: [u8; 8],
+        pub load: bool,
+        pub dwords: usize,
+        pub offsets: &'static [u64],
+        pub data: [usize; 2],
+        pub dst: usize,
     }
 
-    const FORMS: &[Form] = &[
+    pub(crate) const FORMS: &[Form] = &[
         Form {
             text: "ds_load_b32 v10, v2 offset:12",
             bytes: [0x0c, 0x00, 0xd8, 0xd8, 0x02, 0x00, 0x00, 0x0a],

@@ -37,7 +37,7 @@
 
 mod env;
 pub(crate) mod fast;
-mod lds;
+pub(crate) mod lds;
 mod lds_banks;
 mod lds_misc;
 mod observe;

@@ -32,9 +32,9 @@ pub(crate) const EXIT_BARRIER: u32 = 4;
 /// Bits of the exit code below the entry index.
 pub(crate) const EXIT_SHIFT: u32 = 3;
 
-/// What a translated block reads: the wave's register files (reloaded after
-/// every call-out, which refreshes them) and the call-out with its
-/// arguments. `repr(C)`: translated code reads the fields at the `FRAME_*`
+/// What a translated block reads: the wave's register files and the
+/// workgroup's LDS (reloaded after every call-out, which refreshes them) and
+/// the call-out with its arguments. `repr(C)`: translated code reads the fields at the `FRAME_*`
 /// offsets.
 #[repr(C)]
 pub(crate) struct Frame {
@@ -55,6 +55,13 @@ pub(crate) struct Frame {
     /// follow itself (a block that loops on itself), and how many it did.
     loop_budget: u32,
     loops: u32,
+    /// The workgroup's LDS (`Env::lds`).
+    lds: *mut u8,
+    /// Its length in bytes for inline DS accesses; 0 when every DS access
+    /// must go through the interpreter (a dispatch that counts LDS bank
+    /// conflicts or has an observer), so that none passes the inline
+    /// bounds check.
+    lds_len: u64,
 }
 
 pub(crate) const FRAME_SGPR: i32 = offset_of!(Frame, sgpr) as i32;
@@ -63,6 +70,8 @@ pub(crate) const FRAME_SCC: i32 = offset_of!(Frame, scc) as i32;
 pub(crate) const FRAME_CALLOUT: i32 = offset_of!(Frame, callout) as i32;
 pub(crate) const FRAME_LOOP_BUDGET: i32 = offset_of!(Frame, loop_budget) as i32;
 pub(crate) const FRAME_LOOPS: i32 = offset_of!(Frame, loops) as i32;
+pub(crate) const FRAME_LDS: i32 = offset_of!(Frame, lds) as i32;
+pub(crate) const FRAME_LDS_LEN: i32 = offset_of!(Frame, lds_len) as i32;
 
 /// Run block `block` (a wave32 wave's, `w.wave64` false) through its
 /// translation `func`, whose call-outs go through `callout`. A block whose
@@ -92,12 +101,16 @@ pub(crate) unsafe fn run_translated(
             &raw mut (*wave).scc,
         )
     };
+    let inline_lds = env.lds_bank_conflicts.is_none() && env.observer.is_none();
+    let lds_len = if inline_lds { env.lds.len() as u64 } else { 0 };
     let mut frame = Frame {
         sgpr,
         vgpr,
         scc,
         callout,
         wave,
+        lds: env.lds.as_mut_ptr(),
+        lds_len,
         env: (env as *mut Env).cast::<Env<'static>>(),
         block,
         outcome: None,
@@ -146,6 +159,7 @@ unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
     f.sgpr = w.sgpr.as_mut_ptr();
     f.vgpr = w.vgpr.as_mut_ptr().cast::<u32>();
     f.scc = &raw mut w.scc;
+    f.lds = env.lds.as_mut_ptr();
     match r {
         Ok(Flow::Next) => 0,
         other => {

@@ -238,6 +238,20 @@ fn compare(
     lds0: &[u8],
     level: WaveLoop,
 ) -> usize {
+    compare_counting(t, block, mem0, w0, lds0, level, false)
+}
+
+/// [`compare`], in a dispatch that counts LDS bank conflicts when `banks`
+/// (both ways must count the same).
+fn compare_counting(
+    t: &Translation,
+    block: &Block,
+    mem0: &Memory,
+    w0: &Wave,
+    lds0: &[u8],
+    level: WaveLoop,
+    banks: bool,
+) -> usize {
     let run = |jit: bool| {
         let mem = Memory {
             code: mem0.code.clone(),
@@ -245,19 +259,21 @@ fn compare(
         };
         let mut lds = lds0.to_vec();
         let mut w = w0.clone();
-        let r = {
+        let (r, conflicts) = {
             let mut env = env(&mem, &mut lds);
-            if jit {
+            env.lds_bank_conflicts = banks.then_some(0);
+            let r = if jit {
                 // SAFETY: `t` translates `block` and lives across the call; wave32.
                 unsafe { run_translated(t.func(), callout(level), &mut w, &mut env, block, 0).0 }
             } else {
                 interpret_block(&mut w, &mut env, block, &block.compiled)
-            }
+            };
+            (r, env.lds_bank_conflicts)
         };
-        (r, w, lds, mem.data())
+        (r, w, lds, mem.data(), conflicts)
     };
-    let (want, slow, lds_slow, data_slow) = run(false);
-    let (got, quick, lds_quick, data_quick) = run(true);
+    let (want, slow, lds_slow, data_slow, conflicts_slow) = run(false);
+    let (got, quick, lds_quick, data_quick, conflicts_quick) = run(true);
     let what = block
         .insts
         .iter()
@@ -277,6 +293,7 @@ fn compare(
     }
     assert!(lds_quick == lds_slow, "{what}: LDS");
     assert!(data_quick == data_slow, "{what}: memory");
+    assert_eq!(conflicts_quick, conflicts_slow, "{what}: bank conflicts");
     t.inlined
 }
 
@@ -341,6 +358,109 @@ fn translated_blocks_match_the_interpreter() {
             kinds.contains(&Some(kind.to_owned())),
             "no {kind} entry in the blocks: {kinds:?}"
         );
+    }
+}
+
+/// The dword DS loads and stores run inline (exec/lds.rs's forms, as
+/// llvm-mc-19 encodes them) and match the interpreter: addresses random,
+/// contiguous, all alike (overlapping stores), unaligned, near the end of
+/// the allocation and past it (the call-out's per-lane path), under full,
+/// partial, one-lane and empty EXEC; with the address row written just
+/// before the access (a dirty register on the call-out's side path) and
+/// with a second access after it; and in a dispatch that counts bank
+/// conflicts, where every access takes the call-out.
+#[test]
+fn ds_accesses_match_the_interpreter() {
+    use crate::gfx11::exec::lds::tests::FORMS;
+    const SMALL_LDS: u32 = 4096;
+    let mut rng = Rng::new(0xD5A1_7E57_0F0D_5EED);
+    let mut cases = Vec::new();
+    for (n, f) in FORMS.iter().enumerate() {
+        for variant in 0..16u32 {
+            let form = |f: &crate::gfx11::exec::lds::tests::Form| {
+                [0, 4].map(|k| u32::from_le_bytes(f.bytes[k..k + 4].try_into().unwrap()))
+            };
+            let mut words = Vec::new();
+            if variant & 1 != 0 {
+                words.extend(enc::vop1(1, 2, 256 + 3)); // v_mov_b32 v2, v3
+            }
+            words.extend(form(f));
+            if variant & 2 != 0 {
+                words.extend(form(&FORMS[(n + variant as usize) % FORMS.len()]));
+            }
+            words.push(0xBFB0_0000); // s_endpgm
+            let mem = Memory {
+                code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                data: UnsafeCell::new(vec![0; DATA_LEN]),
+            };
+            let block = CodeCache::new().block(CODE, &mem);
+            assert!(
+                block.compiled.iter().any(|c| matches!(c.fast, Fast::Ds(_))),
+                "{}: no Ds form",
+                f.text
+            );
+            let mut w = rng.wave();
+            let lds: Vec<u8> = (0..SMALL_LDS).map(|i| (i * 31 + variant) as u8).collect();
+            let base = rng.below(SMALL_LDS / 2);
+            for l in 0..32u32 {
+                let a = match variant >> 2 {
+                    0 => rng.below(SMALL_LDS / 2) & !3,
+                    1 => base + 4 * l,
+                    2 => base,
+                    _ => rng.below(SMALL_LDS / 2) | 1,
+                };
+                w.vgpr[2][l as usize] = a;
+                w.vgpr[3][l as usize] = a;
+            }
+            let near_end = SMALL_LDS - 16 - f.offsets.iter().max().copied().unwrap_or(0) as u32;
+            let lane = rng.below(32) as usize;
+            match rng.below(4) {
+                // One lane near the end (inside), one past it, or far out.
+                0 => w.vgpr[2][lane] = near_end,
+                1 => w.vgpr[2][lane] = SMALL_LDS - 2,
+                2 => w.vgpr[2][lane] = 0xFFFF_FFF0,
+                _ => {}
+            }
+            w.vgpr[3][lane] = w.vgpr[2][lane];
+            let level = if variant % 3 == 0 {
+                WaveLoop::Baseline
+            } else {
+                WaveLoop::host_best()
+            };
+            let execs = vec![
+                u32::MAX,
+                rng.value(),
+                0,
+                1 << lane,
+                1 << rng.below(32),
+                rng.next(),
+            ];
+            cases.push(Case {
+                block,
+                mem,
+                wave: w,
+                lds,
+                level,
+                execs,
+            });
+        }
+    }
+    for backend in backends() {
+        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.block).collect();
+        let ts = backend.translate(&blocks);
+        for (c, t) in cases.iter().zip(&ts) {
+            let mut w = c.wave.clone();
+            for &exec in &c.execs {
+                w.sgpr[EXEC] = exec;
+                for banks in [false, true] {
+                    compare_counting(t, &c.block, &c.mem, &w, &c.lds, c.level, banks);
+                }
+            }
+            #[cfg(unix)]
+            if matches!(backend, Backend::Llvm) {
+                assert_eq!(t.inlined, c.block.compiled.len(), "every entry inline");
+            }
+        }
     }
 }
 

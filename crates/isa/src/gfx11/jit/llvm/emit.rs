@@ -26,8 +26,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::super::abi::{
-    EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP, EXIT_SHIFT, EXIT_STOP, FRAME_CALLOUT,
-    FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_VGPR,
+    EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP, EXIT_SHIFT, EXIT_STOP, FRAME_CALLOUT, FRAME_LDS,
+    FRAME_LDS_LEN, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_VGPR,
 };
 use super::footprint::{Footprint, footprint};
 use crate::gfx11::code_cache::Block;
@@ -61,6 +61,10 @@ declare i32 @llvm.umin.i32(i32, i32)
 declare {i32, i1} @llvm.sadd.with.overflow.i32(i32, i32)
 declare {i32, i1} @llvm.ssub.with.overflow.i32(i32, i32)
 declare i1 @llvm.expect.i1(i1, i1)
+declare i32 @llvm.cttz.i32(i32, i1)
+declare i32 @llvm.vector.reduce.umax.v32i32(<32 x i32>)
+declare <32 x i32> @llvm.masked.gather.v32i32.v32p0(<32 x ptr>, i32, <32 x i1>, <32 x i32>)
+declare void @llvm.masked.scatter.v32i32.v32p0(<32 x i32>, <32 x ptr>, i32, <32 x i1>)
 ";
 
 /// A splatted i32 constant, as an operand of a `<32 x i32>` instruction.
@@ -402,6 +406,11 @@ impl Fx {
                     self.branch(cond, code(EXIT_JUMP), back);
                     inlined += 1;
                 }
+                Fast::Ds(d) => {
+                    let fp = footprint(block, c);
+                    self.ds(&d, k as u32, code(EXIT_STOP), &fp);
+                    inlined += 1;
+                }
                 _ => {
                     if self.entry(block, c) {
                         inlined += 1;
@@ -484,6 +493,60 @@ impl Fx {
         self.scc = None;
         self.exec = None;
         self.rows.retain(|&r, _| !fp.writes(r));
+    }
+
+    /// Run entry `k` through the call-out on a side path that rejoins the
+    /// inline code (the entry's slow case): as `callout` (leaving with
+    /// `stop` unless it flows on), then load the rows of `reload` the
+    /// call-out wrote and return their values. The register state after it
+    /// is the one before it: the caller guarantees that the entry writes no
+    /// SGPR, SCC or EXEC and no row outside `reload`, whose values it merges
+    /// itself. The frame's pointers are not reloaded: a call-out refreshes
+    /// them to the same wave and LDS.
+    pub(super) fn callout_side(
+        &mut self,
+        k: u32,
+        stop: u32,
+        fp: &Footprint,
+        reload: &[u8],
+    ) -> Vec<String> {
+        let saved = (
+            self.rows.clone(),
+            self.sgprs.clone(),
+            self.scc.clone(),
+            self.exec.clone(),
+        );
+        self.store_dirty(|key| matches!(key, Key::Row(r) if !fp.touches(r)), true);
+        let p = self.field(FRAME_CALLOUT);
+        let f = self.ins(format!("load ptr, ptr {p}, align 8"));
+        let r = self.ins(format!("call i32 {f}(ptr %frame, i32 {k})"));
+        let c = self.ins(format!("icmp ne i32 {r}, 0"));
+        let (off, on) = (self.label(), self.label());
+        self.line(format!("br i1 {c}, label %{off}, label %{on}"));
+        self.start(&off);
+        self.store_dirty(|_| false, false);
+        self.line(format!("ret i32 {stop}"));
+        self.start(&on);
+        let values = reload
+            .iter()
+            .map(|&r| {
+                let p = self.row_ptr(r);
+                self.ins(format!("load {V}, ptr {p}, align 4"))
+            })
+            .collect();
+        // Rows stored here are dirty again on the path that did not store them.
+        (self.rows, self.sgprs, self.scc, self.exec) = saved;
+        values
+    }
+
+    /// The workgroup's LDS: its base pointer and the length (an i64)
+    /// inline accesses may use (0: none, `abi.rs`).
+    pub(super) fn lds(&mut self) -> (String, String) {
+        let p = self.field(FRAME_LDS);
+        let base = self.ins(format!("load ptr, ptr {p}, align 8"));
+        let p = self.field(FRAME_LDS_LEN);
+        let len = self.ins(format!("load i64, ptr {p}, align 8"));
+        (base, len)
     }
 
     /// A branch form: leave with `taken` when its condition holds; `back`:
@@ -609,6 +672,12 @@ impl Fx {
         let m = self.exec_mask();
         let n = self.ins(format!("select {M} {m}, {V} {v}, {V} {old}"));
         self.rows.insert(r, Reg { v: n, dirty: true });
+    }
+
+    /// VGPR `r` now holds `v` in every lane (already blended under EXEC by
+    /// the caller); memory may differ.
+    pub(super) fn set_row_whole(&mut self, r: u8, v: String) {
+        self.rows.insert(r, Reg { v, dirty: true });
     }
 
     /// SGPR `r & 127`'s value (an i32).

@@ -10,6 +10,7 @@
 
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
+use crate::gfx11::exec::lds::DsRows;
 use crate::gfx11::exec::operand::VSrc;
 use crate::gfx11::exec::valu::fast_f64::S64;
 use crate::gfx11::inst::Family;
@@ -61,6 +62,25 @@ fn rows64(s: S64, wide: bool, out: &mut Vec<u8>) {
     }
 }
 
+/// The rows a dword DS access reads (its address, a store's data) and
+/// writes (a load's destinations), each wrapping at v255 as the
+/// interpreter's row indices do.
+pub(super) fn ds_rows(d: &DsRows) -> (Vec<u8>, Vec<u8>) {
+    let elements = if d.two { 2 } else { 1 };
+    let mut reads = vec![d.addr];
+    let mut writes = Vec::new();
+    for e in 0..elements {
+        for k in 0..d.n {
+            if d.load {
+                writes.push(d.dst.wrapping_add(e * d.n + k));
+            } else {
+                reads.push(d.data[e as usize].wrapping_add(k));
+            }
+        }
+    }
+    (reads, writes)
+}
+
 /// Is `f` a scalar-unit family? Their instructions touch SGPRs, SCC, the
 /// PC and memory, never a VGPR (exec/salu, exec/vmem/mod.rs `smem`).
 fn scalar(f: Family) -> bool {
@@ -94,6 +114,15 @@ pub(super) fn footprint(block: &Block, c: &Compiled) -> Footprint {
             reads: Some(rows(&f.src)),
             writes: Some(vec![f.dst]),
         },
+        // exec/lds.rs `ds_in_range` and `ds`: the address row and the
+        // stores' data rows, then the loads' destination rows under EXEC.
+        Fast::Ds(d) => {
+            let (reads, writes) = ds_rows(&d);
+            Footprint {
+                reads: Some(reads),
+                writes: Some(writes),
+            }
+        }
         _ if (c.index..=c.last).all(|n| scalar(block.insts[n as usize].family)) => Footprint {
             reads: Some(Vec::new()),
             writes: Some(Vec::new()),

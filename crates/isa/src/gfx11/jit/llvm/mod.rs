@@ -20,6 +20,7 @@ mod divide;
 mod emit;
 mod footprint;
 mod lanes;
+mod lds;
 mod math;
 pub(super) mod queue;
 mod scalar64;

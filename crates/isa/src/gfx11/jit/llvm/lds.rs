@@ -1,0 +1,143 @@
+//! The dword DS loads and stores (`Fast::Ds`: b32 to b128, the
+//! two-address and stride64 forms) inline, on the workgroup's LDS through
+//! the frame's pointer.
+//!
+//! The interpreter's in-range path (exec/lds.rs `ds_in_range`) decides
+//! with one check whether every active lane's access lies inside the
+//! allocation: the highest active address plus the furthest offset and
+//! element. The translation makes the same check on the same values; when
+//! it passes it does what that path does, and when it fails (a lane past
+//! the end, where the per-lane path reads 0 and drops writes) the entry
+//! runs through the call-out on a side path, which then does what the
+//! interpreter does. The frame's LDS length is 0 in a dispatch that counts
+//! bank conflicts (abi.rs), so every access there takes the call-out, which
+//! counts them.
+//!
+//! In range:
+//! - a load gathers each destination row's dwords from the active lanes'
+//!   addresses (`llvm.masked.gather`; inactive lanes keep the row's value),
+//!   after reading the address row, as `load_rows` does;
+//! - a one-element single-dword store scatters
+//!   (`llvm.masked.scatter`, whose overlapping lanes are written from the
+//!   lowest to the highest: LLVM LangRef, "llvm.masked.scatter"), so the
+//!   highest lane wins an overlap as in `store_rows`;
+//! - a store of several dwords, or of two elements, goes lane by lane over
+//!   the active lanes, each lane's dwords (and first element before its
+//!   second) in order, as `store_rows` and `store2_rows` do: a scatter per
+//!   dword would order overlapping lanes differently.
+//!
+//! Why: the call-out for a DS access cost more than the interpreter's own
+//! step, so blocks with LDS traffic (tiles, reductions, the one-lane loops
+//! of wgpu's zero-initialised workgroup memory test) stayed interpreted.
+
+use super::emit::{Fx, M, V, splat};
+use super::footprint::{Footprint, ds_rows};
+use crate::gfx11::exec::lds::DsRows;
+use crate::gfx11::wave::EXEC;
+
+impl Fx {
+    /// Entry `k`, the dword DS access `d`, leaving with `stop` if its
+    /// call-out does not flow on; `fp` is its call-out footprint.
+    pub(super) fn ds(&mut self, d: &DsRows, k: u32, stop: u32, fp: &Footprint) {
+        let (reads, writes) = ds_rows(d);
+        // Everything the in-range path uses is read before the branch, so
+        // both paths and the join see the same values.
+        let addr = self.row(d.addr);
+        let data: Vec<String> = reads[1..].iter().map(|&r| self.row(r)).collect();
+        let old: Vec<String> = writes.iter().map(|&r| self.row(r)).collect();
+        let m = self.exec_mask();
+        let exec = self.sgpr(EXEC as u8);
+        let (lds, len) = self.lds();
+        let active = self.ins(format!("select {M} {m}, {V} {addr}, {V} zeroinitializer"));
+        let high = self.ins(format!(
+            "call i32 @llvm.vector.reduce.umax.v32i32({V} {active})"
+        ));
+        let high = self.ins(format!("zext i32 {high} to i64"));
+        let last = d.o0.max(d.o1) + 4 * d.n as u32;
+        let end = self.ins(format!("add i64 {high}, {last}"));
+        let inside = self.ins(format!("icmp ule i64 {end}, {len}"));
+        let inside = self.ins(format!("call i1 @llvm.expect.i1(i1 {inside}, i1 true)"));
+        let (fast, slow, join) = (self.label(), self.label(), self.label());
+        self.line(format!("br i1 {inside}, label %{fast}, label %{slow}"));
+
+        self.start(&fast);
+        let elements = if d.two { 2 } else { 1 };
+        let offset = |e: usize, j: u8| [d.o0, d.o1][e] + 4 * j as u32;
+        let mut loaded = Vec::new();
+        if d.load {
+            for e in 0..elements {
+                for j in 0..d.n {
+                    let row = e * d.n as usize + j as usize;
+                    let at = self.ins(format!("add nuw {V} {active}, {}", splat(offset(e, j))));
+                    let ptrs = self.ins(format!("getelementptr i8, ptr {lds}, {V} {at}"));
+                    loaded.push(self.ins(format!(
+                        "call {V} @llvm.masked.gather.v32i32.v32p0(<32 x ptr> {ptrs}, i32 1, \
+                         {M} {m}, {V} {})",
+                        old[row]
+                    )));
+                }
+            }
+        } else if elements == 1 && d.n == 1 {
+            let at = self.ins(format!("add nuw {V} {active}, {}", splat(d.o0)));
+            let ptrs = self.ins(format!("getelementptr i8, ptr {lds}, {V} {at}"));
+            self.line(format!(
+                "call void @llvm.masked.scatter.v32i32.v32p0({V} {}, <32 x ptr> {ptrs}, \
+                 i32 1, {M} {m})",
+                data[0]
+            ));
+        } else {
+            self.store_lanes(d, &lds, &active, &exec, &data);
+        }
+        self.line(format!("br label %{join}"));
+        let fast_end = self.current();
+
+        self.start(&slow);
+        let reloaded = self.callout_side(k, stop, fp, &writes);
+        self.line(format!("br label %{join}"));
+        let slow_end = self.current();
+
+        self.start(&join);
+        for ((&r, quick), called) in writes.iter().zip(&loaded).zip(&reloaded) {
+            let v = self.ins(format!(
+                "phi {V} [ {quick}, %{fast_end} ], [ {called}, %{slow_end} ]"
+            ));
+            self.set_row_whole(r, v);
+        }
+    }
+
+    /// A store of several dwords or two elements, lane by lane over the set
+    /// bits of `exec` (lowest first), each lane's elements and dwords in
+    /// order (exec/lds.rs `store_rows`, `store2_rows`).
+    fn store_lanes(&mut self, d: &DsRows, lds: &str, active: &str, exec: &str, data: &[String]) {
+        let from = self.current();
+        let (head, body, done) = (self.label(), self.label(), self.label());
+        self.line(format!("br label %{head}"));
+        self.start(&head);
+        let left = self.tmp();
+        let rest = self.tmp();
+        self.line(format!(
+            "{left} = phi i32 [ {exec}, %{from} ], [ {rest}, %{body} ]"
+        ));
+        let empty = self.ins(format!("icmp eq i32 {left}, 0"));
+        self.line(format!("br i1 {empty}, label %{done}, label %{body}"));
+        self.start(&body);
+        let lane = self.ins(format!("call i32 @llvm.cttz.i32(i32 {left}, i1 true)"));
+        let below = self.ins(format!("sub i32 {left}, 1"));
+        self.line(format!("{rest} = and i32 {left}, {below}"));
+        let a = self.ins(format!("extractelement {V} {active}, i32 {lane}"));
+        let elements = if d.two { 2 } else { 1 };
+        for e in 0..elements {
+            for j in 0..d.n {
+                let off = [d.o0, d.o1][e] + 4 * j as u32;
+                let at = self.ins(format!("add nuw i32 {a}, {off}"));
+                let at = self.ins(format!("zext i32 {at} to i64"));
+                let p = self.ins(format!("getelementptr i8, ptr {lds}, i64 {at}"));
+                let v = &data[e * d.n as usize + j as usize];
+                let x = self.ins(format!("extractelement {V} {v}, i32 {lane}"));
+                self.line(format!("store i32 {x}, ptr {p}, align 1"));
+            }
+        }
+        self.line(format!("br label %{head}"));
+        self.start(&done);
+    }
+}

@@ -221,9 +221,10 @@ impl Node {
         self.properties.wave_front_size as u32
     }
 
-    /// LDS per workgroup processor, in bytes.
+    /// LDS per workgroup processor, in bytes (saturating: the kernel
+    /// prints any u64 it likes).
     pub fn lds_size_bytes(&self) -> u64 {
-        self.properties.lds_size_in_kb * 1024
+        self.properties.lds_size_in_kb.saturating_mul(1024)
     }
 
     /// N of `/dev/dri/renderD<N>`; None for CPU nodes.
@@ -237,9 +238,13 @@ impl Node {
         self.properties.unique_id
     }
 
-    /// max_waves_per_simd * simd_per_cu.
+    /// max_waves_per_simd * simd_per_cu, saturating at u32::MAX.
     pub fn max_waves_per_cu(&self) -> u32 {
-        (self.properties.max_waves_per_simd * self.properties.simd_per_cu) as u32
+        let waves = self
+            .properties
+            .max_waves_per_simd
+            .saturating_mul(self.properties.simd_per_cu);
+        u32::try_from(waves).unwrap_or(u32::MAX)
     }
 
     /// HSA_CAPABILITY bits 13:12. ROCr needs 2 (64-bit AQL doorbells,

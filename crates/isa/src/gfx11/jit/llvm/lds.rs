@@ -35,6 +35,15 @@ use super::footprint::{Footprint, ds_rows};
 use crate::gfx11::exec::lds::DsRows;
 use crate::gfx11::wave::EXEC;
 
+/// The values an in-range access works on: the LDS base, the address row
+/// with inactive lanes 0, EXEC's lane mask and its bits.
+struct Lanes<'a> {
+    lds: &'a str,
+    active: &'a str,
+    m: &'a str,
+    exec: &'a str,
+}
+
 impl Fx {
     /// Entry `k`, the dword DS access `d`, leaving with `stop` if its
     /// call-out does not flow on; `fp` is its call-out footprint.
@@ -61,6 +70,108 @@ impl Fx {
         self.line(format!("br i1 {inside}, label %{fast}, label %{slow}"));
 
         self.start(&fast);
+        // One active lane (a one-invocation workgroup's wave): its address
+        // is the maximum just taken, so it moves scalars instead of
+        // gathering or scattering 32 lanes.
+        let below = self.ins(format!("sub i32 {exec}, 1"));
+        let others = self.ins(format!("and i32 {exec}, {below}"));
+        let alone = self.ins(format!("icmp eq i32 {others}, 0"));
+        let some = self.ins(format!("icmp ne i32 {exec}, 0"));
+        let one = self.ins(format!("and i1 {alone}, {some}"));
+        let (single, many, fast_join) = (self.label(), self.label(), self.label());
+        self.line(format!("br i1 {one}, label %{single}, label %{many}"));
+        self.start(&single);
+        let lane = Lanes {
+            lds: &lds,
+            active: &active,
+            m: &m,
+            exec: &exec,
+        };
+        let one_lane = self.ds_one_lane(d, &lane, &high, &data, &old);
+        self.line(format!("br label %{fast_join}"));
+        let single_end = self.current();
+        self.start(&many);
+        let all_lanes = self.ds_lanes(d, &lane, &data, &old);
+        self.line(format!("br label %{fast_join}"));
+        let many_end = self.current();
+        self.start(&fast_join);
+        let loaded: Vec<String> = one_lane
+            .iter()
+            .zip(&all_lanes)
+            .map(|(a, b)| {
+                self.ins(format!(
+                    "phi {V} [ {a}, %{single_end} ], [ {b}, %{many_end} ]"
+                ))
+            })
+            .collect();
+        self.line(format!("br label %{join}"));
+        let fast_end = self.current();
+
+        self.start(&slow);
+        let reloaded = self.callout_side(k, stop, fp, &writes);
+        self.line(format!("br label %{join}"));
+        let slow_end = self.current();
+
+        self.start(&join);
+        for ((&r, quick), called) in writes.iter().zip(&loaded).zip(&reloaded) {
+            let v = self.ins(format!(
+                "phi {V} [ {quick}, %{fast_end} ], [ {called}, %{slow_end} ]"
+            ));
+            self.set_row_whole(r, v);
+        }
+    }
+
+    /// The in-range access on the one active lane, whose address is
+    /// `high`: each dword loaded into its row's lane (the loads' new rows,
+    /// in `ds_rows` order) or stored, elements and dwords in order.
+    fn ds_one_lane(
+        &mut self,
+        d: &DsRows,
+        lane: &Lanes,
+        high: &str,
+        data: &[String],
+        old: &[String],
+    ) -> Vec<String> {
+        let elements = if d.two { 2 } else { 1 };
+        let mut rows = Vec::new();
+        for e in 0..elements {
+            for j in 0..d.n {
+                let row = e * d.n as usize + j as usize;
+                let off = [d.o0, d.o1][e] + 4 * j as u32;
+                let at = self.ins(format!("add nuw i64 {high}, {off}"));
+                let p = self.ins(format!("getelementptr i8, ptr {}, i64 {at}", lane.lds));
+                if d.load {
+                    let x = self.ins(format!("load i32, ptr {p}, align 1"));
+                    let all = self.splat_value(&x);
+                    rows.push(self.ins(format!(
+                        "select {M} {}, {V} {all}, {V} {}",
+                        lane.m, old[row]
+                    )));
+                } else {
+                    let mine = self.ins(format!(
+                        "select {M} {}, {V} {}, {V} zeroinitializer",
+                        lane.m, data[row]
+                    ));
+                    let x = self.ins(format!(
+                        "call i32 @llvm.vector.reduce.umax.v32i32({V} {mine})"
+                    ));
+                    self.line(format!("store i32 {x}, ptr {p}, align 1"));
+                }
+            }
+        }
+        rows
+    }
+
+    /// The in-range access on any set of lanes: a load's new rows (in
+    /// `ds_rows` order) gathered, or the data stored.
+    fn ds_lanes(
+        &mut self,
+        d: &DsRows,
+        lane: &Lanes,
+        data: &[String],
+        old: &[String],
+    ) -> Vec<String> {
+        let (lds, active, m) = (lane.lds, lane.active, lane.m);
         let elements = if d.two { 2 } else { 1 };
         let offset = |e: usize, j: u8| [d.o0, d.o1][e] + 4 * j as u32;
         let mut loaded = Vec::new();
@@ -86,23 +197,9 @@ impl Fx {
                 data[0]
             ));
         } else {
-            self.store_lanes(d, &lds, &active, &exec, &data);
+            self.store_lanes(d, lds, active, lane.exec, data);
         }
-        self.line(format!("br label %{join}"));
-        let fast_end = self.current();
-
-        self.start(&slow);
-        let reloaded = self.callout_side(k, stop, fp, &writes);
-        self.line(format!("br label %{join}"));
-        let slow_end = self.current();
-
-        self.start(&join);
-        for ((&r, quick), called) in writes.iter().zip(&loaded).zip(&reloaded) {
-            let v = self.ins(format!(
-                "phi {V} [ {quick}, %{fast_end} ], [ {called}, %{slow_end} ]"
-            ));
-            self.set_row_whole(r, v);
-        }
+        loaded
     }
 
     /// A store of several dwords or two elements, lane by lane over the set

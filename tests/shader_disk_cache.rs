@@ -201,6 +201,10 @@ fn off_never_writes_and_the_default_follows_xdg_cache_home() {
     let root = scratch("off");
     let home = root.join("home");
     let xdg = root.join("xdg");
+    // gfxsim's translation cache also follows XDG_CACHE_HOME; it is off
+    // here, so only the shader cache could write (AQUEDUCT_SIM_JIT=always
+    // in the environment would translate the kernel).
+    let no_jit_cache = ("AQUEDUCT_SIM_JIT_CACHE", Path::new("off"));
     for setting in ["off", "0"] {
         let output = child_command(
             "square",
@@ -208,6 +212,7 @@ fn off_never_writes_and_the_default_follows_xdg_cache_home() {
                 (SHADER_CACHE_ENV, Path::new(setting)),
                 ("HOME", &home),
                 ("XDG_CACHE_HOME", &xdg),
+                no_jit_cache,
             ],
         )
         .output()
@@ -216,10 +221,13 @@ fn off_never_writes_and_the_default_follows_xdg_cache_home() {
         assert_eq!(files(&root), Vec::<PathBuf>::new(), "{setting}");
     }
     // Unset: under XDG_CACHE_HOME.
-    let output = child_command("square", &[("HOME", &home), ("XDG_CACHE_HOME", &xdg)])
-        .env_remove(SHADER_CACHE_ENV)
-        .output()
-        .unwrap();
+    let output = child_command(
+        "square",
+        &[("HOME", &home), ("XDG_CACHE_HOME", &xdg), no_jit_cache],
+    )
+    .env_remove(SHADER_CACHE_ENV)
+    .output()
+    .unwrap();
     assert_eq!(counts(output), [(1, 0), (1, 1)]);
     only_entry(&xdg.join("aqueduct/shaders"));
     assert!(!home.exists());

@@ -470,7 +470,7 @@ impl Dispatch {
             &mut stats,
         );
         ctx.waves = waves;
-        result.map(|()| stats)
+        result.map(|()| stats).map_err(|e| *e)
     }
 
     /// Set wave `k` of the workgroup to its initial state.
@@ -568,7 +568,9 @@ impl Dispatch {
     /// (wave_loop.rs: 8 or 16 lanes per vector instruction instead of SSE2's
     /// 4); everything else is unchanged, and integer and IEEE float operations
     /// give the same bits at every level. The choice is made once per
-    /// workgroup, so a wave costs no call and no feature test.
+    /// workgroup, so a wave costs no call and no feature test. The error is
+    /// boxed, so the usual `Ok` comes back in a register: the 72-byte result
+    /// went through memory at every workgroup.
     #[allow(clippy::too_many_arguments)]
     fn run_waves(
         &self,
@@ -579,7 +581,7 @@ impl Dispatch {
         spans: &mut Option<Box<SpanCache>>,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
-    ) -> Result<(), WaveError> {
+    ) -> Result<(), Box<WaveError>> {
         #[cfg(target_arch = "x86_64")]
         match wave_loop() {
             WaveLoop::Avx512 => {
@@ -613,7 +615,7 @@ impl Dispatch {
         spans: &mut Option<Box<SpanCache>>,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
-    ) -> Result<(), WaveError> {
+    ) -> Result<(), Box<WaveError>> {
         self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
     }
 
@@ -632,7 +634,7 @@ impl Dispatch {
         spans: &mut Option<Box<SpanCache>>,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
-    ) -> Result<(), WaveError> {
+    ) -> Result<(), Box<WaveError>> {
         self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
     }
 
@@ -649,7 +651,7 @@ impl Dispatch {
         spans: &mut Option<Box<SpanCache>>,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
-    ) -> Result<(), WaveError> {
+    ) -> Result<(), Box<WaveError>> {
         for (k, w) in waves.iter_mut().enumerate() {
             self.start_wave(w, k, start);
         }
@@ -702,11 +704,11 @@ impl Dispatch {
                 if w.status == WaveStatus::Running
                     && let Err(kind) = self.run_wave_loop(w, &mut env, ctx, stats, &mut jumps)
                 {
-                    break 'waves Err(WaveError {
+                    break 'waves Err(Box::new(WaveError {
                         kind,
                         pc: w.pc,
                         workgroup,
-                    });
+                    }));
                 }
             }
             if waves.iter().all(|w| w.status == WaveStatus::Ended) {
@@ -835,7 +837,8 @@ impl Dispatch {
             let exit = interpret_block(w, env, block, list);
             let exit = match exit {
                 Ok(exit) => exit,
-                Err((e, done)) => {
+                Err(failed) => {
+                    let (e, done) = *failed;
                     // `done` counts the failed instruction, so it is >= 1.
                     self.count_block(stats, block, done as usize - 1);
                     return Err(e);

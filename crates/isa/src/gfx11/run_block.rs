@@ -21,8 +21,10 @@ pub(crate) enum BlockExit {
 }
 
 /// A failed instruction: why, and how many instructions of the block ran,
-/// the failed one included (the wave-instruction count).
-pub(crate) type EntryError = (WaveErrorKind, u64);
+/// the failed one included (the wave-instruction count). Boxed: a block's
+/// result then fits in registers on the hot path, where a 56-byte one went
+/// through memory at every block exit.
+pub(crate) type EntryError = Box<(WaveErrorKind, u64)>;
 
 /// Run one entry of `block`: its pre-resolved form, or `step` on the
 /// instructions it covers (two for a fused pair, whose form did nothing if
@@ -46,14 +48,14 @@ pub(crate) fn run_entry(
         let n = c.index as usize;
         w.pc = pc;
         if let Some(done) = fast::run_wave64_memory(w, env, &c.fast, &block.insts[n]) {
-            return done.map_err(|e| (e, n as u64 + 1));
+            return done.map_err(|e| Box::new((e, n as u64 + 1)));
         }
     }
     let mut flow = Flow::Next;
     for n in c.index..=c.last {
         let inst = &block.insts[n as usize];
         w.pc = pc;
-        flow = step(w, env, inst).map_err(|e| (e, n as u64 + 1))?;
+        flow = step(w, env, inst).map_err(|e| Box::new((e, n as u64 + 1)))?;
         pc += 4 * inst.len as u64;
     }
     Ok(flow)

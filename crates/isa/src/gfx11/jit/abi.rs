@@ -125,6 +125,7 @@ pub(crate) unsafe fn run_translated(
 }
 
 /// What exit code `code` of `block`'s translation means.
+#[inline(always)]
 fn exit(code: u32, block: &Block, frame: &mut Frame) -> Result<BlockExit, EntryError> {
     let entry = (code >> EXIT_SHIFT) as usize;
     let flow = match code & ((1 << EXIT_SHIFT) - 1) {

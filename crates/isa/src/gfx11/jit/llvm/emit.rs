@@ -472,14 +472,29 @@ impl Fx {
     /// Run entry `k` through the call-out, which may touch the rows of
     /// `fp`, every SGPR and SCC; leave with `stop` unless it flows on.
     fn callout(&mut self, k: u32, stop: u32, fp: &Footprint) {
+        self.call_entry(k, stop, fp, true);
+        // A call-out may change any SGPR, SCC, and the rows it writes.
+        self.sgprs.clear();
+        self.scc = None;
+        self.exec = None;
+        self.rows.retain(|&r, _| !fp.writes(r));
+    }
+
+    /// The call of entry `k`'s call-out: the registers it may see stored,
+    /// the call (then the frame's pointers reloaded where `reload_bases`),
+    /// and a path that leaves with `stop` unless it flows on; the code goes
+    /// on where it does.
+    fn call_entry(&mut self, k: u32, stop: u32, fp: &Footprint, reload_bases: bool) {
         // It reads memory: store what it may see; rows it may write only
         // in part (EXEC, a half) keep the rest of the stored value.
         self.store_dirty(|key| matches!(key, Key::Row(r) if !fp.touches(r)), true);
         let p = self.field(FRAME_CALLOUT);
         let f = self.ins(format!("load ptr, ptr {p}, align 8"));
         let r = self.ins(format!("call i32 {f}(ptr %frame, i32 {k})"));
-        // It refreshes the frame's pointers.
-        self.load_bases();
+        if reload_bases {
+            // It refreshes the frame's pointers.
+            self.load_bases();
+        }
         let c = self.ins(format!("icmp ne i32 {r}, 0"));
         let (off, on) = (self.label(), self.label());
         self.line(format!("br i1 {c}, label %{off}, label %{on}"));
@@ -488,11 +503,6 @@ impl Fx {
         self.store_dirty(|_| false, false);
         self.line(format!("ret i32 {stop}"));
         self.start(&on);
-        // A call-out may change any SGPR, SCC, and the rows it writes.
-        self.sgprs.clear();
-        self.scc = None;
-        self.exec = None;
-        self.rows.retain(|&r, _| !fp.writes(r));
     }
 
     /// Run entry `k` through the call-out on a side path that rejoins the
@@ -516,17 +526,7 @@ impl Fx {
             self.scc.clone(),
             self.exec.clone(),
         );
-        self.store_dirty(|key| matches!(key, Key::Row(r) if !fp.touches(r)), true);
-        let p = self.field(FRAME_CALLOUT);
-        let f = self.ins(format!("load ptr, ptr {p}, align 8"));
-        let r = self.ins(format!("call i32 {f}(ptr %frame, i32 {k})"));
-        let c = self.ins(format!("icmp ne i32 {r}, 0"));
-        let (off, on) = (self.label(), self.label());
-        self.line(format!("br i1 {c}, label %{off}, label %{on}"));
-        self.start(&off);
-        self.store_dirty(|_| false, false);
-        self.line(format!("ret i32 {stop}"));
-        self.start(&on);
+        self.call_entry(k, stop, fp, false);
         let values = reload
             .iter()
             .map(|&r| {

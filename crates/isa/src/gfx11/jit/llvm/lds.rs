@@ -44,6 +44,16 @@ struct Lanes<'a> {
     exec: &'a str,
 }
 
+/// How many elements `d` moves (two for the two-address forms).
+fn elements(d: &DsRows) -> usize {
+    if d.two { 2 } else { 1 }
+}
+
+/// The byte offset of dword `j` of element `e` from a lane's address.
+fn offset(d: &DsRows, e: usize, j: u8) -> u32 {
+    [d.o0, d.o1][e] + 4 * j as u32
+}
+
 impl Fx {
     /// Entry `k`, the dword DS access `d`, leaving with `stop` if its
     /// call-out does not flow on; `fp` is its call-out footprint.
@@ -132,12 +142,11 @@ impl Fx {
         data: &[String],
         old: &[String],
     ) -> Vec<String> {
-        let elements = if d.two { 2 } else { 1 };
         let mut rows = Vec::new();
-        for e in 0..elements {
+        for e in 0..elements(d) {
             for j in 0..d.n {
                 let row = e * d.n as usize + j as usize;
-                let off = [d.o0, d.o1][e] + 4 * j as u32;
+                let off = offset(d, e, j);
                 let at = self.ins(format!("add nuw i64 {high}, {off}"));
                 let p = self.ins(format!("getelementptr i8, ptr {}, i64 {at}", lane.lds));
                 if d.load {
@@ -172,14 +181,12 @@ impl Fx {
         old: &[String],
     ) -> Vec<String> {
         let (lds, active, m) = (lane.lds, lane.active, lane.m);
-        let elements = if d.two { 2 } else { 1 };
-        let offset = |e: usize, j: u8| [d.o0, d.o1][e] + 4 * j as u32;
         let mut loaded = Vec::new();
         if d.load {
-            for e in 0..elements {
+            for e in 0..elements(d) {
                 for j in 0..d.n {
                     let row = e * d.n as usize + j as usize;
-                    let at = self.ins(format!("add nuw {V} {active}, {}", splat(offset(e, j))));
+                    let at = self.ins(format!("add nuw {V} {active}, {}", splat(offset(d, e, j))));
                     let ptrs = self.ins(format!("getelementptr i8, ptr {lds}, {V} {at}"));
                     loaded.push(self.ins(format!(
                         "call {V} @llvm.masked.gather.v32i32.v32p0(<32 x ptr> {ptrs}, i32 1, \
@@ -188,7 +195,7 @@ impl Fx {
                     )));
                 }
             }
-        } else if elements == 1 && d.n == 1 {
+        } else if !d.two && d.n == 1 {
             let at = self.ins(format!("add nuw {V} {active}, {}", splat(d.o0)));
             let ptrs = self.ins(format!("getelementptr i8, ptr {lds}, {V} {at}"));
             self.line(format!(
@@ -222,10 +229,9 @@ impl Fx {
         let below = self.ins(format!("sub i32 {left}, 1"));
         self.line(format!("{rest} = and i32 {left}, {below}"));
         let a = self.ins(format!("extractelement {V} {active}, i32 {lane}"));
-        let elements = if d.two { 2 } else { 1 };
-        for e in 0..elements {
+        for e in 0..elements(d) {
             for j in 0..d.n {
-                let off = [d.o0, d.o1][e] + 4 * j as u32;
+                let off = offset(d, e, j);
                 let at = self.ins(format!("add nuw i32 {a}, {off}"));
                 let at = self.ins(format!("zext i32 {at} to i64"));
                 let p = self.ins(format!("getelementptr i8, ptr {lds}, i64 {at}"));

@@ -204,7 +204,7 @@ fn off_never_writes_and_the_default_follows_xdg_cache_home() {
     // gfxsim's translation cache also follows XDG_CACHE_HOME; it is off
     // here, so only the shader cache could write (AQUEDUCT_SIM_JIT=always
     // in the environment would translate the kernel).
-    let no_jit_cache = ("AQUEDUCT_SIM_JIT_CACHE", Path::new("off"));
+    let no_jit_cache = (aqueduct_isa::JIT_CACHE_ENV, Path::new("off"));
     for setting in ["off", "0"] {
         let output = child_command(
             "square",

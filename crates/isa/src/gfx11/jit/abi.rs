@@ -34,8 +34,8 @@ pub(crate) const EXIT_SHIFT: u32 = 3;
 
 /// What a translated block reads: the wave's register files and the
 /// workgroup's LDS (reloaded after every call-out, which refreshes them) and
-/// the call-out with its arguments. `repr(C)`: translated code reads the fields at the `FRAME_*`
-/// offsets.
+/// the call-out with its arguments. `repr(C)`: translated code reads the
+/// fields at the `FRAME_*` offsets.
 #[repr(C)]
 pub(crate) struct Frame {
     /// `Wave::sgpr` (128 slots by operand code).

@@ -62,20 +62,24 @@ fn rows64(s: S64, wide: bool, out: &mut Vec<u8>) {
     }
 }
 
-/// The rows a dword DS access reads (its address, a store's data) and
-/// writes (a load's destinations), each wrapping at v255 as the
-/// interpreter's row indices do.
-pub(super) fn ds_rows(d: &DsRows) -> (Vec<u8>, Vec<u8>) {
+/// Each dword a dword DS access moves, as (element, dword), in the
+/// interpreter's order: the first element's dwords, then the second's.
+pub(super) fn ds_dwords(d: &DsRows) -> impl Iterator<Item = (usize, u8)> {
     let elements = if d.two { 2 } else { 1 };
+    (0..elements).flat_map(move |e| (0..d.n).map(move |j| (e, j)))
+}
+
+/// The rows a dword DS access reads (its address, then a store's data) and
+/// writes (a load's destinations), in [`ds_dwords`] order, each wrapping at
+/// v255 as the interpreter's row indices do.
+pub(super) fn ds_rows(d: &DsRows) -> (Vec<u8>, Vec<u8>) {
     let mut reads = vec![d.addr];
     let mut writes = Vec::new();
-    for e in 0..elements {
-        for k in 0..d.n {
-            if d.load {
-                writes.push(d.dst.wrapping_add(e * d.n + k));
-            } else {
-                reads.push(d.data[e as usize].wrapping_add(k));
-            }
+    for (k, (e, j)) in ds_dwords(d).enumerate() {
+        if d.load {
+            writes.push(d.dst.wrapping_add(k as u8));
+        } else {
+            reads.push(d.data[e].wrapping_add(j));
         }
     }
     (reads, writes)

@@ -31,7 +31,7 @@
 //! of wgpu's zero-initialised workgroup memory test) stayed interpreted.
 
 use super::emit::{Fx, M, V, splat};
-use super::footprint::{Footprint, ds_rows};
+use super::footprint::{Footprint, ds_dwords, ds_rows};
 use crate::gfx11::exec::lds::DsRows;
 use crate::gfx11::wave::EXEC;
 
@@ -42,11 +42,6 @@ struct Lanes<'a> {
     active: &'a str,
     m: &'a str,
     exec: &'a str,
-}
-
-/// How many elements `d` moves (two for the two-address forms).
-fn elements(d: &DsRows) -> usize {
-    if d.two { 2 } else { 1 }
 }
 
 /// The byte offset of dword `j` of element `e` from a lane's address.
@@ -143,29 +138,26 @@ impl Fx {
         old: &[String],
     ) -> Vec<String> {
         let mut rows = Vec::new();
-        for e in 0..elements(d) {
-            for j in 0..d.n {
-                let row = e * d.n as usize + j as usize;
-                let off = offset(d, e, j);
-                let at = self.ins(format!("add nuw i64 {high}, {off}"));
-                let p = self.ins(format!("getelementptr i8, ptr {}, i64 {at}", lane.lds));
-                if d.load {
-                    let x = self.ins(format!("load i32, ptr {p}, align 1"));
-                    let all = self.splat_value(&x);
-                    rows.push(self.ins(format!(
-                        "select {M} {}, {V} {all}, {V} {}",
-                        lane.m, old[row]
-                    )));
-                } else {
-                    let mine = self.ins(format!(
-                        "select {M} {}, {V} {}, {V} zeroinitializer",
-                        lane.m, data[row]
-                    ));
-                    let x = self.ins(format!(
-                        "call i32 @llvm.vector.reduce.umax.v32i32({V} {mine})"
-                    ));
-                    self.line(format!("store i32 {x}, ptr {p}, align 1"));
-                }
+        for (row, (e, j)) in ds_dwords(d).enumerate() {
+            let off = offset(d, e, j);
+            let at = self.ins(format!("add nuw i64 {high}, {off}"));
+            let p = self.ins(format!("getelementptr i8, ptr {}, i64 {at}", lane.lds));
+            if d.load {
+                let x = self.ins(format!("load i32, ptr {p}, align 1"));
+                let all = self.splat_value(&x);
+                rows.push(self.ins(format!(
+                    "select {M} {}, {V} {all}, {V} {}",
+                    lane.m, old[row]
+                )));
+            } else {
+                let mine = self.ins(format!(
+                    "select {M} {}, {V} {}, {V} zeroinitializer",
+                    lane.m, data[row]
+                ));
+                let x = self.ins(format!(
+                    "call i32 @llvm.vector.reduce.umax.v32i32({V} {mine})"
+                ));
+                self.line(format!("store i32 {x}, ptr {p}, align 1"));
             }
         }
         rows
@@ -183,17 +175,14 @@ impl Fx {
         let (lds, active, m) = (lane.lds, lane.active, lane.m);
         let mut loaded = Vec::new();
         if d.load {
-            for e in 0..elements(d) {
-                for j in 0..d.n {
-                    let row = e * d.n as usize + j as usize;
-                    let at = self.ins(format!("add nuw {V} {active}, {}", splat(offset(d, e, j))));
-                    let ptrs = self.ins(format!("getelementptr i8, ptr {lds}, {V} {at}"));
-                    loaded.push(self.ins(format!(
-                        "call {V} @llvm.masked.gather.v32i32.v32p0(<32 x ptr> {ptrs}, i32 1, \
-                         {M} {m}, {V} {})",
-                        old[row]
-                    )));
-                }
+            for (row, (e, j)) in ds_dwords(d).enumerate() {
+                let at = self.ins(format!("add nuw {V} {active}, {}", splat(offset(d, e, j))));
+                let ptrs = self.ins(format!("getelementptr i8, ptr {lds}, {V} {at}"));
+                loaded.push(self.ins(format!(
+                    "call {V} @llvm.masked.gather.v32i32.v32p0(<32 x ptr> {ptrs}, i32 1, \
+                     {M} {m}, {V} {})",
+                    old[row]
+                )));
             }
         } else if !d.two && d.n == 1 {
             let at = self.ins(format!("add nuw {V} {active}, {}", splat(d.o0)));
@@ -204,7 +193,7 @@ impl Fx {
                 data[0]
             ));
         } else {
-            self.store_lanes(d, lds, active, lane.exec, data);
+            self.store_lanes(d, lane, data);
         }
         loaded
     }
@@ -212,7 +201,8 @@ impl Fx {
     /// A store of several dwords or two elements, lane by lane over the set
     /// bits of `exec` (lowest first), each lane's elements and dwords in
     /// order (exec/lds.rs `store_rows`, `store2_rows`).
-    fn store_lanes(&mut self, d: &DsRows, lds: &str, active: &str, exec: &str, data: &[String]) {
+    fn store_lanes(&mut self, d: &DsRows, lane: &Lanes, data: &[String]) {
+        let (lds, active, exec) = (lane.lds, lane.active, lane.exec);
         let from = self.current();
         let (head, body, done) = (self.label(), self.label(), self.label());
         self.line(format!("br label %{head}"));
@@ -225,20 +215,17 @@ impl Fx {
         let empty = self.ins(format!("icmp eq i32 {left}, 0"));
         self.line(format!("br i1 {empty}, label %{done}, label %{body}"));
         self.start(&body);
-        let lane = self.ins(format!("call i32 @llvm.cttz.i32(i32 {left}, i1 true)"));
+        let l = self.ins(format!("call i32 @llvm.cttz.i32(i32 {left}, i1 true)"));
         let below = self.ins(format!("sub i32 {left}, 1"));
         self.line(format!("{rest} = and i32 {left}, {below}"));
-        let a = self.ins(format!("extractelement {V} {active}, i32 {lane}"));
-        for e in 0..elements(d) {
-            for j in 0..d.n {
-                let off = offset(d, e, j);
-                let at = self.ins(format!("add nuw i32 {a}, {off}"));
-                let at = self.ins(format!("zext i32 {at} to i64"));
-                let p = self.ins(format!("getelementptr i8, ptr {lds}, i64 {at}"));
-                let v = &data[e * d.n as usize + j as usize];
-                let x = self.ins(format!("extractelement {V} {v}, i32 {lane}"));
-                self.line(format!("store i32 {x}, ptr {p}, align 1"));
-            }
+        let a = self.ins(format!("extractelement {V} {active}, i32 {l}"));
+        for ((e, j), v) in ds_dwords(d).zip(data) {
+            let off = offset(d, e, j);
+            let at = self.ins(format!("add nuw i32 {a}, {off}"));
+            let at = self.ins(format!("zext i32 {at} to i64"));
+            let p = self.ins(format!("getelementptr i8, ptr {lds}, i64 {at}"));
+            let x = self.ins(format!("extractelement {V} {v}, i32 {l}"));
+            self.line(format!("store i32 {x}, ptr {p}, align 1"));
         }
         self.line(format!("br label %{head}"));
         self.start(&done);

@@ -1,13 +1,13 @@
 //! The LLVM back end of the translator: a block's wave32 list becomes an
 //! LLVM IR function over whole-wave vectors (`emit.rs`, `lanes.rs`,
-//! `math.rs`), which libLLVM-19, opened at run time (aqueduct-llvm),
-//! compiles to an object for the host CPU and links into the process
-//! (`compile.rs`, with an on-disk cache of objects). The function has the
-//! Cranelift back end's ABI (`abi.rs`: `BlockFn` over a `Frame`, the same exit codes, call-outs
-//! through the frame's function pointer), so the object needs no symbol of
-//! this binary. Compiles run off the wave loop's path, on one background
-//! thread (`queue.rs`); the wave loop interprets the block until its
-//! library is loaded.
+//! `math.rs`, the DS accesses in `lds.rs`), which libLLVM-19, opened at run
+//! time (aqueduct-llvm), compiles to an object for the host CPU and links
+//! into the process (`compile.rs`, with an on-disk cache of objects). The
+//! function has the Cranelift back end's ABI (`abi.rs`: `BlockFn` over a
+//! `Frame`, the same exit codes, call-outs through the frame's function
+//! pointer), so the object needs no symbol of this binary. Compiles run
+//! off the wave loop's path, on one background thread (`queue.rs`); the
+//! wave loop interprets the block until its library is loaded.
 //!
 //! Why: Cranelift's x86-64 back end has 128-bit vectors only, so a 32-lane
 //! op is eight host ops; LLVM's `<32 x i32>` is two zmm (AVX-512) or four

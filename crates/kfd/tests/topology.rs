@@ -183,6 +183,40 @@ fn cwsr_sizes_gfx10_cap_and_unsupported_targets() {
     assert_eq!(gpu.cwsr_sizes(), None);
 }
 
+#[test]
+fn cwsr_sizes_that_do_not_fit_are_none() {
+    let mut topo = parse_fixture("mi300x");
+    let gpu = &mut topo.nodes[1];
+    let sane = gpu.properties.clone();
+    // Each property alone drives a product past u64 or the ioctl's u32.
+    let cases: [(&str, fn(&mut aqueduct_kfd::topology::NodeProperties)); 5] = [
+        ("simd_count", |p| p.simd_count = u64::MAX),
+        ("array_count", |p| p.array_count = u64::MAX),
+        ("num_xcc", |p| {
+            p.num_xcc = 1 << 33;
+            p.simd_count = u64::MAX;
+        }),
+        ("lds_size_in_kb on gfx950", |p| {
+            p.gfx_target_version = 90500;
+            p.lds_size_in_kb = u64::MAX / 512;
+        }),
+        ("a save area past u64", |p| {
+            // gfx1100 with 8955 CUs per XCC: a save area just under 4 GiB
+            // plus 9 MiB of debugger memory, times 2^32 - 1 XCCs.
+            p.gfx_target_version = 110000;
+            p.num_xcc = u32::MAX as u64;
+            p.simd_count = 8955 * p.simd_per_cu * u32::MAX as u64;
+        }),
+    ];
+    for (what, mutate) in cases {
+        gpu.properties = sane.clone();
+        mutate(&mut gpu.properties);
+        assert_eq!(gpu.cwsr_sizes(), None, "{what}");
+    }
+    gpu.properties = sane;
+    assert!(gpu.cwsr_sizes().is_some());
+}
+
 fn fixture_tree(name: &str) -> MemTree {
     MemTree::from_dir(fixture(name)).unwrap()
 }

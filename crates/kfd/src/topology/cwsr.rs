@@ -43,22 +43,28 @@ impl CwsrSizes {
     /// Bytes of the whole context-save allocation KFD expects to find
     /// mapped at `ctx_save_restore_address`:
     /// ALIGN((cwsr_size + debug_memory_size) * num_xcc, PAGE).
+    /// `Node::cwsr_sizes` builds only sizes whose total fits; hand-built
+    /// ones that do not saturate to `u64::MAX`, which no allocation meets.
     pub fn total_size(&self) -> u64 {
-        align(
-            (self.cwsr_size as u64 + self.debug_memory_size as u64) * self.num_xcc as u64,
-            CWSR_PAGE_SIZE,
-        )
+        self.checked_total_size().unwrap_or(u64::MAX)
+    }
+
+    fn checked_total_size(&self) -> Option<u64> {
+        let slice = self.cwsr_size as u64 + self.debug_memory_size as u64;
+        align(slice.checked_mul(self.num_xcc as u64)?, CWSR_PAGE_SIZE)
     }
 
     /// Byte offset of XCC `xcc`'s slice (where its
     /// `HsaUserContextSaveAreaHeader` goes).
+    /// Saturates past the end of the area, as `total_size` does.
     pub fn xcc_slice_offset(&self, xcc: u32) -> u64 {
-        (self.cwsr_size as u64 + self.debug_memory_size as u64) * xcc as u64
+        (self.cwsr_size as u64 + self.debug_memory_size as u64).saturating_mul(xcc as u64)
     }
 }
 
-const fn align(value: u64, to: u64) -> u64 {
-    value.div_ceil(to) * to
+/// `value` rounded up to a multiple of `to`, or None past `u64::MAX`.
+const fn align(value: u64, to: u64) -> Option<u64> {
+    value.div_ceil(to).checked_mul(to)
 }
 
 fn vgpr_size_per_cu(gfxv: u64) -> u64 {
@@ -82,6 +88,9 @@ impl Node {
         if !self.is_gpu() || !(80001..120500).contains(&gfxv) || p.simd_per_cu == 0 {
             return None;
         }
+        // The properties come from sysfs text: every product is checked, and
+        // a node whose sizes do not fit the ioctl's u32 fields (or whose
+        // whole save area does not fit a u64) has none.
         let num_xcc = p.num_xcc.max(1);
         let cu_num = p.simd_count / p.simd_per_cu / num_xcc;
         let wave_num = if gfxv < 100100 {
@@ -89,37 +98,45 @@ impl Node {
                 .array_count
                 .checked_div(p.simd_arrays_per_engine)
                 .unwrap_or(0)
-                * 512;
-            (cu_num * 40).min(by_arrays)
+                .checked_mul(512)?;
+            cu_num.checked_mul(40)?.min(by_arrays)
         } else {
-            cu_num * 32
+            cu_num.checked_mul(32)?
         };
         let lds_per_cu = if gfxv == 90500 {
-            p.lds_size_in_kb << 10
+            p.lds_size_in_kb.checked_mul(1 << 10)?
         } else {
             LDS_SIZE_PER_CU
         };
-        let wg_per_cu = vgpr_size_per_cu(gfxv) + SGPR_SIZE_PER_CU + lds_per_cu + HWREG_SIZE_PER_CU;
-        let wg_data_size = align(cu_num * wg_per_cu, CWSR_PAGE_SIZE);
+        let wg_per_cu = (vgpr_size_per_cu(gfxv) + SGPR_SIZE_PER_CU + HWREG_SIZE_PER_CU)
+            .checked_add(lds_per_cu)?;
+        let wg_data_size = align(cu_num.checked_mul(wg_per_cu)?, CWSR_PAGE_SIZE)?;
         let ctl_bytes_per_wave = if gfxv >= 100100 { 12 } else { 8 };
         let mut ctl_stack_size = align(
-            SAVE_AREA_HEADER_SIZE + wave_num * ctl_bytes_per_wave + 8,
+            wave_num
+                .checked_mul(ctl_bytes_per_wave)?
+                .checked_add(SAVE_AREA_HEADER_SIZE + 8)?,
             CWSR_PAGE_SIZE,
-        );
+        )?;
         if gfxv / 10000 == 10 {
             // gfx10.x: the hardware limits the control stack to 0x7000.
             ctl_stack_size = ctl_stack_size.min(0x7000);
         }
-        let debug_memory_size = align(wave_num * DEBUGGER_BYTES_PER_WAVE, DEBUGGER_BYTES_ALIGN);
+        let debug_memory_size = align(
+            wave_num.checked_mul(DEBUGGER_BYTES_PER_WAVE)?,
+            DEBUGGER_BYTES_ALIGN,
+        )?;
         let eop_buffer_size = if gfxv == 80002 { 0x8000 } else { 4096 };
         let to_u32 = |v: u64| u32::try_from(v).ok();
-        Some(CwsrSizes {
+        let sizes = CwsrSizes {
             ctl_stack_size: to_u32(ctl_stack_size)?,
             wg_data_size: to_u32(wg_data_size)?,
-            cwsr_size: to_u32(ctl_stack_size + wg_data_size)?,
+            cwsr_size: to_u32(ctl_stack_size.checked_add(wg_data_size)?)?,
             debug_memory_size: to_u32(debug_memory_size)?,
             eop_buffer_size,
             num_xcc: to_u32(num_xcc)?,
-        })
+        };
+        sizes.checked_total_size()?;
+        Some(sizes)
     }
 }

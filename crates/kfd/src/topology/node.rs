@@ -213,7 +213,8 @@ impl Node {
     /// Compute units of the whole node (all XCCs): simd_count / simd_per_cu.
     pub fn compute_unit_count(&self) -> u32 {
         let p = &self.properties;
-        p.simd_count.checked_div(p.simd_per_cu).unwrap_or(0) as u32
+        let cus = p.simd_count.checked_div(p.simd_per_cu).unwrap_or(0);
+        u32::try_from(cus).unwrap_or(u32::MAX)
     }
 
     /// Lanes per wave the hardware runs by default (32 on RDNA, 64 on CDNA).
@@ -256,7 +257,7 @@ impl Node {
     /// Number of XCCs (compute dies) the node spans; 1 where the kernel
     /// does not publish num_xcc.
     pub fn num_xcc(&self) -> u32 {
-        self.properties.num_xcc.max(1) as u32
+        u32::try_from(self.properties.num_xcc.max(1)).unwrap_or(u32::MAX)
     }
 
     /// PCI address of a GPU node (location_id: bus 15:8, device 7:3,

@@ -20,6 +20,11 @@
 //! small dispatch then no longer misses once per buffer.
 //! `Dispatch::run_workgroups` moves it into each workgroup's `Env` and back;
 //! `Dispatch::run_workgroup` makes a fresh one.
+//!
+//! Translated blocks (gfx11/jit/llvm/global.rs) look the slots up
+//! themselves: [`Entry`] is `repr(C)` and the `ENTRY_*` constants give its
+//! layout, [`SpanCache::inline_view`] the slots and the tally. A miss there
+//! runs the instruction through the interpreter, which fills the slots.
 
 use std::cell::Cell;
 
@@ -28,11 +33,12 @@ use crate::{Access, GpuMemory, MemoryFault, PlainSpan};
 
 /// Mappings remembered (a kernel touches a few buffers in turn: atomic_minmax
 /// touches six, and with four slots missed on 7% of its instructions).
-const SLOTS: usize = 8;
+pub(crate) const SLOTS: usize = 8;
 
 /// One remembered mapping; `allow` has bit `access as u8` set per allowed access.
 #[derive(Clone, Copy)]
-struct Entry {
+#[repr(C)]
+pub(crate) struct Entry {
     start: u64,
     end: u64,
     host: *mut u8,
@@ -50,6 +56,19 @@ impl Entry {
     }
 }
 
+/// Byte offsets of an [`Entry`]'s fields and the distance between slots,
+/// for translated code.
+#[cfg(feature = "llvm-jit")]
+pub(crate) const ENTRY_START: usize = std::mem::offset_of!(Entry, start);
+#[cfg(feature = "llvm-jit")]
+pub(crate) const ENTRY_END: usize = std::mem::offset_of!(Entry, end);
+#[cfg(feature = "llvm-jit")]
+pub(crate) const ENTRY_HOST: usize = std::mem::offset_of!(Entry, host);
+#[cfg(feature = "llvm-jit")]
+pub(crate) const ENTRY_ALLOW: usize = std::mem::offset_of!(Entry, allow);
+#[cfg(feature = "llvm-jit")]
+pub(crate) const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+
 /// An empty slot: no address is both >= start and < end.
 const EMPTY: Entry = Entry {
     start: u64::MAX,
@@ -57,6 +76,25 @@ const EMPTY: Entry = Entry {
     host: std::ptr::null_mut(),
     allow: 0,
 };
+
+/// Slots that hold nothing, for translated code that must not translate
+/// inline (a workgroup with an observer, which sees every access).
+#[cfg(feature = "llvm-jit")]
+pub(crate) struct NoSpans([Entry; SLOTS]);
+
+// SAFETY: the slots are never written, and their null pointers never read.
+#[cfg(feature = "llvm-jit")]
+unsafe impl Sync for NoSpans {}
+
+#[cfg(feature = "llvm-jit")]
+pub(crate) static NO_SPANS: NoSpans = NoSpans([EMPTY; SLOTS]);
+
+#[cfg(feature = "llvm-jit")]
+impl NoSpans {
+    pub(crate) fn slots(&self) -> *const Entry {
+        self.0.as_ptr()
+    }
+}
 
 /// The access kinds a span allows, as VmView::translate decides them.
 fn allow_bits(s: &PlainSpan) -> u8 {
@@ -106,6 +144,16 @@ impl SpanCache {
             *self = SpanCache::default();
             self.version = version;
         }
+    }
+
+    /// The slots (`SLOTS` entries one after the other: `Cell` has its
+    /// value's layout) and the tally (`Tally::counters`), for translated
+    /// code that does what [`SpanCache::translate`]'s hit does: find the
+    /// slot holding the address, check the range and the access, add the
+    /// length to the access's counter.
+    #[cfg(feature = "llvm-jit")]
+    pub(crate) fn inline_view(&self) -> (*const Entry, *const u64) {
+        (self.slots.as_ptr().cast(), self.tally.counters())
     }
 
     /// `mem.translate(addr, len, access)`, from a remembered mapping when one

@@ -32,6 +32,14 @@ impl Tally {
         );
     }
 
+    /// The counters, indexed by `Access as usize`, for translated code
+    /// that adds to them as [`Tally::add`] does (monotonic atomic loads
+    /// and stores; `AtomicU64` has `u64`'s layout).
+    #[cfg(feature = "llvm-jit")]
+    pub(crate) fn counters(&self) -> *const u64 {
+        self.0.as_ptr().cast()
+    }
+
     /// Bytes (read, written) since the last take, and start again from 0.
     /// An atomic both reads and writes its bytes.
     pub(crate) fn take(&self) -> (u64, u64) {

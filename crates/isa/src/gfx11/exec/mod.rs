@@ -47,7 +47,7 @@ pub(crate) mod operand;
 pub(crate) mod salu;
 mod step;
 pub(crate) mod valu;
-mod vmem;
+pub(crate) mod vmem;
 
 pub(crate) use crate::span_cache::SpanCache;
 #[cfg(test)]

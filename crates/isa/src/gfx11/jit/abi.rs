@@ -10,6 +10,7 @@ use crate::gfx11::exec::fast::Fast;
 use crate::gfx11::exec::{Env, Flow};
 use crate::gfx11::run_block::{BlockExit, EntryError, run_entry};
 use crate::gfx11::wave::Wave;
+use crate::span_cache::{Entry, NO_SPANS};
 
 /// A translated block: runs from the block's first entry on `frame`'s wave
 /// and returns an exit code (`EXIT_*` in the low bits, the entry above).
@@ -62,6 +63,15 @@ pub(crate) struct Frame {
     /// conflicts or has an observer), so that none passes the inline
     /// bounds check.
     lds_len: u64,
+    /// The workgroup's span cache slots (span_cache.rs `inline_view`), or
+    /// slots that hold nothing when every memory access must go through
+    /// the interpreter (a workgroup with an observer).
+    spans: *const Entry,
+    /// The span cache's tally counters.
+    tally: *const u64,
+    /// `Env::shared_base` and `Env::private_base`: FLAT's LDS and private
+    /// apertures (0: none).
+    apertures: [u64; 2],
 }
 
 pub(crate) const FRAME_SGPR: i32 = offset_of!(Frame, sgpr) as i32;
@@ -72,6 +82,9 @@ pub(crate) const FRAME_LOOP_BUDGET: i32 = offset_of!(Frame, loop_budget) as i32;
 pub(crate) const FRAME_LOOPS: i32 = offset_of!(Frame, loops) as i32;
 pub(crate) const FRAME_LDS: i32 = offset_of!(Frame, lds) as i32;
 pub(crate) const FRAME_LDS_LEN: i32 = offset_of!(Frame, lds_len) as i32;
+pub(crate) const FRAME_SPANS: i32 = offset_of!(Frame, spans) as i32;
+pub(crate) const FRAME_TALLY: i32 = offset_of!(Frame, tally) as i32;
+pub(crate) const FRAME_APERTURES: i32 = offset_of!(Frame, apertures) as i32;
 
 /// Run block `block` (a wave32 wave's, `w.wave64` false) through its
 /// translation `func`, whose call-outs go through `callout`. A block whose
@@ -103,6 +116,7 @@ pub(crate) unsafe fn run_translated(
     };
     let inline_lds = env.lds_bank_conflicts.is_none() && env.observer.is_none();
     let lds_len = if inline_lds { env.lds.len() as u64 } else { 0 };
+    let (spans, tally) = inline_spans(env);
     let mut frame = Frame {
         sgpr,
         vgpr,
@@ -111,6 +125,9 @@ pub(crate) unsafe fn run_translated(
         wave,
         lds: env.lds.as_mut_ptr(),
         lds_len,
+        spans,
+        tally,
+        apertures: [env.shared_base, env.private_base],
         env: (env as *mut Env).cast::<Env<'static>>(),
         block,
         outcome: None,
@@ -122,6 +139,19 @@ pub(crate) unsafe fn run_translated(
     // which nothing else touches during the call.
     let code = unsafe { func(&mut frame) };
     (exit(code, block, &mut frame), frame.loops)
+}
+
+/// The span cache slots and tally a translated block translates through:
+/// the workgroup's, or no slots when an observer must see every access
+/// (the interpreter's fast forms decline then too: exec/fast/mod.rs `run`).
+#[inline(always)]
+fn inline_spans(env: &Env) -> (*const Entry, *const u64) {
+    let (slots, tally) = env.spans.inline_view();
+    if env.observer.is_some() {
+        (NO_SPANS.slots(), tally)
+    } else {
+        (slots, tally)
+    }
 }
 
 /// What exit code `code` of `block`'s translation means.
@@ -161,6 +191,7 @@ unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
     f.vgpr = w.vgpr.as_mut_ptr().cast::<u32>();
     f.scc = &raw mut w.scc;
     f.lds = env.lds.as_mut_ptr();
+    (f.spans, f.tally) = inline_spans(env);
     match r {
         Ok(Flow::Next) => 0,
         other => {

@@ -113,6 +113,8 @@ mod lane_inline;
 mod lane_math;
 #[cfg(all(feature = "llvm-jit", unix))]
 mod llvm;
+#[cfg(all(test, feature = "llvm-jit", unix))]
+mod memory_tests;
 #[cfg(feature = "llvm-jit")]
 mod shared;
 #[cfg(all(test, feature = "llvm-jit"))]

@@ -141,7 +141,7 @@ fn random_code(rng: &mut Rng, pools: &[Vec<Vec<u32>>; 3]) -> Vec<u8> {
 
 /// A back end under test.
 #[derive(Clone, Copy, Debug)]
-enum Backend {
+pub(super) enum Backend {
     #[cfg(feature = "jit")]
     Cranelift,
     #[cfg(unix)]
@@ -150,7 +150,7 @@ enum Backend {
 
 impl Backend {
     /// Translations of `blocks`, in order.
-    fn translate(self, blocks: &[&Block]) -> Vec<Translation> {
+    pub(super) fn translate(self, blocks: &[&Block]) -> Vec<Translation> {
         match self {
             #[cfg(feature = "jit")]
             Backend::Cranelift => blocks
@@ -164,7 +164,7 @@ impl Backend {
 }
 
 /// The back ends to test here (saying why LLVM's is left out, if it is).
-fn backends() -> Vec<Backend> {
+pub(super) fn backends() -> Vec<Backend> {
     let mut all = Vec::new();
     #[cfg(feature = "jit")]
     all.push(Backend::Cranelift);

@@ -26,8 +26,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::super::abi::{
-    EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP, EXIT_SHIFT, EXIT_STOP, FRAME_CALLOUT, FRAME_LDS,
-    FRAME_LDS_LEN, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_VGPR,
+    EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP, EXIT_SHIFT, EXIT_STOP, FRAME_APERTURES,
+    FRAME_CALLOUT, FRAME_LDS, FRAME_LDS_LEN, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR,
+    FRAME_SPANS, FRAME_TALLY, FRAME_VGPR,
 };
 use super::footprint::{Footprint, footprint};
 use crate::gfx11::code_cache::Block;
@@ -411,6 +412,21 @@ impl Fx {
                     self.ds(&d, k as u32, code(EXIT_STOP), &fp);
                     inlined += 1;
                 }
+                Fast::SLoad {
+                    n,
+                    dst,
+                    sbase,
+                    soff,
+                    imm,
+                } => {
+                    self.s_load((n, dst, sbase, soff, imm), k as u32, code(EXIT_STOP));
+                    inlined += 1;
+                }
+                Fast::Coalesced(g) => {
+                    let fp = footprint(block, c);
+                    self.global(&g, k as u32, code(EXIT_STOP), &fp);
+                    inlined += 1;
+                }
                 _ => {
                     if self.entry(block, c) {
                         inlined += 1;
@@ -507,19 +523,21 @@ impl Fx {
 
     /// Run entry `k` through the call-out on a side path that rejoins the
     /// inline code (the entry's slow case): as `callout` (leaving with
-    /// `stop` unless it flows on), then load the rows of `reload` the
-    /// call-out wrote and return their values. The register state after it
-    /// is the one before it: the caller guarantees that the entry writes no
-    /// SGPR, SCC or EXEC and no row outside `reload`, whose values it merges
-    /// itself. The frame's pointers are not reloaded: a call-out refreshes
-    /// them to the same wave and LDS.
+    /// `stop` unless it flows on), then load the rows of `rows` and the
+    /// SGPRs of `sgprs` the call-out wrote and return their values. The
+    /// register state after it is the one before it: the caller guarantees
+    /// that the entry writes no SCC or EXEC and no row or SGPR outside
+    /// `rows` and `sgprs`, whose values it merges itself. The frame's
+    /// pointers are not reloaded: a call-out refreshes them to the same
+    /// wave, LDS and span cache.
     pub(super) fn callout_side(
         &mut self,
         k: u32,
         stop: u32,
         fp: &Footprint,
-        reload: &[u8],
-    ) -> Vec<String> {
+        rows: &[u8],
+        sgprs: &[u8],
+    ) -> (Vec<String>, Vec<String>) {
         let saved = (
             self.rows.clone(),
             self.sgprs.clone(),
@@ -527,16 +545,40 @@ impl Fx {
             self.exec.clone(),
         );
         self.call_entry(k, stop, fp, false);
-        let values = reload
+        let rows = rows
             .iter()
             .map(|&r| {
                 let p = self.row_ptr(r);
                 self.ins(format!("load {V}, ptr {p}, align 4"))
             })
             .collect();
-        // Rows stored here are dirty again on the path that did not store them.
+        let sgprs = sgprs
+            .iter()
+            .map(|&r| {
+                let p = self.sgpr_ptr(r);
+                self.ins(format!("load i32, ptr {p}, align 4"))
+            })
+            .collect();
+        // Registers stored here are dirty again on the path that did not store them.
         (self.rows, self.sgprs, self.scc, self.exec) = saved;
-        values
+        (rows, sgprs)
+    }
+
+    /// The frame's FLAT apertures (abi.rs): the LDS and private bases, i64s.
+    pub(super) fn apertures(&mut self) -> [String; 2] {
+        [0, 8].map(|k| {
+            let p = self.field(FRAME_APERTURES + k);
+            self.ins(format!("load i64, ptr {p}, align 8"))
+        })
+    }
+
+    /// The frame's span cache slots and tally counters (abi.rs).
+    pub(super) fn spans(&mut self) -> (String, String) {
+        let p = self.field(FRAME_SPANS);
+        let slots = self.ins(format!("load ptr, ptr {p}, align 8"));
+        let p = self.field(FRAME_TALLY);
+        let tally = self.ins(format!("load ptr, ptr {p}, align 8"));
+        (slots, tally)
     }
 
     /// The workgroup's LDS: its base pointer and the length (an i64)

@@ -113,7 +113,7 @@ impl Fx {
         let fast_end = self.current();
 
         self.start(&slow);
-        let reloaded = self.callout_side(k, stop, fp, &writes);
+        let (reloaded, _) = self.callout_side(k, stop, fp, &writes, &[]);
         self.line(format!("br label %{join}"));
         let slow_end = self.current();
 

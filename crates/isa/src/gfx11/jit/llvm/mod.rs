@@ -19,6 +19,7 @@ mod compile;
 mod divide;
 mod emit;
 mod footprint;
+mod global;
 mod lanes;
 mod lds;
 mod math;
@@ -46,6 +47,7 @@ pub(crate) enum LlvmError {
 /// block (`b0`, `b1`, ...); returns the text and each block's inline count.
 pub(crate) fn module(blocks: &[&Block]) -> (String, Vec<usize>) {
     let mut ir = String::from(emit::DECLARATIONS);
+    ir.push_str(global::DECLARATIONS);
     ir.push('\n');
     let inlined = blocks
         .iter()

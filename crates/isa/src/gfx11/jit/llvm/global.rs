@@ -1,0 +1,545 @@
+//! Scalar loads (`Fast::SLoad`) and FLAT and GLOBAL loads and stores
+//! (`Fast::Coalesced`) inline, translated through the workgroup's span
+//! cache.
+//!
+//! The interpreter's fast forms (exec/vmem/mod.rs `s_load_at` and
+//! `coalesced`, exec/vmem/fast.rs `spanned`) translate one range per
+//! access through `SpanCache::translate`; its hit finds the remembered
+//! mapping holding the range's first byte, checks that the mapping holds the
+//! whole range and allows the access, and adds the range's length to the
+//! access's tally. The translation does the same on the same slots (the
+//! frame's `spans`, span_cache.rs `inline_view`), on the same range: the
+//! scalar load's aligned dwords, or the span from the lowest active lane's
+//! address to the end of the highest one's bytes. On a hit it moves the
+//! bytes as those forms do; anything else (no active lane, a FLAT access
+//! with any lane, active or not, in the LDS or private aperture, a span
+//! past `MAX_SPAN`, a miss, a range past the mapping, a missing permission) runs
+//! the entry through the call-out on a side path, where the interpreter
+//! decides: it remembers the mapping, records a coherence copy's access or
+//! reports the fault. A workgroup with an observer has slots that hold
+//! nothing (abi.rs), so every access there reaches the observer.
+//!
+//! On a hit:
+//! - one active lane (a one-invocation workgroup's wave): its address is
+//!   the span's start, so its dwords move as scalars;
+//! - every lane active and the addresses one after the other (`coalesced`):
+//!   one vector load or store of the whole span, the rows interleaved;
+//! - otherwise loads gather each row's dwords (`span_load`), a dword store
+//!   scatters (lowest lane first: LLVM LangRef, "llvm.masked.scatter", as
+//!   `span_store`'s lane order), and a wider store goes lane by lane, each
+//!   lane's dwords in order (`span_store`: a scatter per dword would order
+//!   overlapping lanes differently).
+//!
+//! Why: a call-out for a memory access cost more than the interpreter's own
+//! step, so every block that touched memory ran at the interpreter's speed,
+//! and a one-invocation workgroup spent a fifth of its time in call-outs for
+//! its three scalar loads and two global accesses.
+
+use super::emit::{Fx, M, V};
+use super::footprint::Footprint;
+use crate::Access;
+use crate::gfx11::exec::vmem::Coalesced;
+use crate::gfx11::exec::vmem::mem::MAX_SPAN;
+use crate::gfx11::wave::{EXEC, NULL};
+use crate::span_cache::{ENTRY_ALLOW, ENTRY_BYTES, ENTRY_END, ENTRY_HOST, ENTRY_START, SLOTS};
+
+/// A row of 64-bit lane addresses.
+const A: &str = "<32 x i64>";
+
+/// The intrinsics this file's code adds to emit.rs `DECLARATIONS`.
+pub(crate) const DECLARATIONS: &str = "\
+declare i64 @llvm.vector.reduce.umin.v32i64(<32 x i64>)
+declare i64 @llvm.vector.reduce.umax.v32i64(<32 x i64>)
+declare i1 @llvm.vector.reduce.and.v32i1(<32 x i1>)
+declare i1 @llvm.vector.reduce.or.v32i1(<32 x i1>)
+declare <32 x i64> @llvm.uadd.sat.v32i64(<32 x i64>, <32 x i64>)
+";
+
+/// `l * step` in lane `l`, as an `A` constant.
+fn lane_steps(step: u64) -> String {
+    let lanes: Vec<String> = (0..32).map(|l| format!("i64 {}", l * step)).collect();
+    format!("<{}>", lanes.join(", "))
+}
+
+/// The shuffle mask picking dword `k` of each lane's `n` dwords from the
+/// lanes' bytes laid one after the other.
+fn deinterleave(k: usize, n: usize) -> String {
+    let picks: Vec<String> = (0..32).map(|l| format!("i32 {}", l * n + k)).collect();
+    format!("<{}>", picks.join(", "))
+}
+
+/// The shuffle mask that lays `n` rows (concatenated) lane after lane.
+fn interleave(n: usize) -> String {
+    let picks: Vec<String> = (0..32 * n)
+        .map(|i| format!("i32 {}", (i % n) * 32 + i / n))
+        .collect();
+    format!("<{}>", picks.join(", "))
+}
+
+impl Fx {
+    /// Entry `k`, `s_load` of `n` dwords into SGPRs `dst..dst + n` from
+    /// `sbase + imm + soff` (exec/vmem/mod.rs `s_load_at`), leaving with
+    /// `stop` if its call-out does not flow on.
+    pub(super) fn s_load(
+        &mut self,
+        (n, dst, sbase, soff, imm): (u8, u8, u8, u8, i32),
+        k: u32,
+        stop: u32,
+    ) {
+        let base = self.sgpr_pair(sbase);
+        // `s_load_at`: the offset SGPR zero-extended, the immediate
+        // sign-extended, the sum dword-aligned.
+        let soff = if soff as usize == NULL {
+            "0".to_owned()
+        } else {
+            let s = self.sgpr_code(soff);
+            self.ins(format!("zext i32 {s} to i64"))
+        };
+        let off = self.ins(format!("add i64 {soff}, {}", imm as i64));
+        let sum = self.ins(format!("add i64 {base}, {off}"));
+        let addr = self.ins(format!("and i64 {sum}, -4"));
+        let len = 4 * n as u64;
+        let (hit, slow, join) = (self.label(), self.label(), self.label());
+        let host = self.span_lookup(&addr, &len.to_string(), Access::Read, &slow);
+        self.line(format!("br label %{hit}"));
+        self.start(&hit);
+        self.tally(Access::Read, &len.to_string());
+        let loaded: Vec<String> = (0..n)
+            .map(|j| {
+                let p = self.ins(format!(
+                    "getelementptr i8, ptr {host}, i64 {}",
+                    4 * j as u64
+                ));
+                self.ins(format!("load i32, ptr {p}, align 1"))
+            })
+            .collect();
+        self.line(format!("br label %{join}"));
+        let hit_end = self.current();
+
+        self.start(&slow);
+        let sgprs: Vec<u8> = (dst..dst + n).collect();
+        let fp = Footprint {
+            reads: Some(Vec::new()),
+            writes: Some(Vec::new()),
+        };
+        let (_, reloaded) = self.callout_side(k, stop, &fp, &[], &sgprs);
+        self.line(format!("br label %{join}"));
+        let slow_end = self.current();
+
+        self.start(&join);
+        for ((&r, quick), called) in sgprs.iter().zip(&loaded).zip(&reloaded) {
+            let v = self.ins(format!(
+                "phi i32 [ {quick}, %{hit_end} ], [ {called}, %{slow_end} ]"
+            ));
+            self.set_sgpr(r, v);
+        }
+    }
+
+    /// Entry `k`, the FLAT or GLOBAL load or store `c`, leaving with
+    /// `stop` if its call-out does not flow on; `fp` is its footprint.
+    pub(super) fn global(&mut self, c: &Coalesced, k: u32, stop: u32, fp: &Footprint) {
+        let n = (c.size / 4) as usize;
+        let rows: Vec<u8> = (0..n).map(|j| c.reg.wrapping_add(j as u8)).collect();
+        // Everything the hit uses is read before the first branch, so every
+        // path and the join see the same values.
+        let addrs = self.lane_addresses(c);
+        let data: Vec<String> = rows.iter().map(|&r| self.row(r)).collect();
+        let m = self.exec_mask();
+        let exec = self.sgpr(EXEC as u8);
+        let size = c.size as u64;
+        // `active_span`: the lowest active address and the end of the
+        // highest active lane's bytes (saturating).
+        let low = self.ins(format!("select {M} {m}, {A} {addrs}, {A} splat (i64 -1)"));
+        let lo = self.ins(format!(
+            "call i64 @llvm.vector.reduce.umin.v32i64({A} {low})"
+        ));
+        let ends = self.ins(format!(
+            "call {A} @llvm.uadd.sat.v32i64({A} {addrs}, {A} splat (i64 {size}))"
+        ));
+        let high = self.ins(format!("select {M} {m}, {A} {ends}, {A} zeroinitializer"));
+        let hi = self.ins(format!(
+            "call i64 @llvm.vector.reduce.umax.v32i64({A} {high})"
+        ));
+        let span = self.ins(format!("sub i64 {hi}, {lo}"));
+        let some = self.ins(format!("icmp ne i32 {exec}, 0"));
+        let short = self.ins(format!("icmp ule i64 {span}, {MAX_SPAN}"));
+        let mut ok = self.ins(format!("and i1 {some}, {short}"));
+        if c.flat {
+            let outside = self.outside_apertures(&addrs);
+            ok = self.ins(format!("and i1 {ok}, {outside}"));
+        }
+        let (lookup, slow, join) = (self.label(), self.label(), self.label());
+        self.line(format!("br i1 {ok}, label %{lookup}, label %{slow}"));
+        self.start(&lookup);
+        let access = if c.write { Access::Write } else { Access::Read };
+        let host = self.span_lookup(&lo, &span, access, &slow);
+        self.tally(access, &span);
+
+        // Three ways to move the bytes, each ending with the loads' rows.
+        let (single, many, contiguous, scattered, moved) = (
+            self.label(),
+            self.label(),
+            self.label(),
+            self.label(),
+            self.label(),
+        );
+        let below = self.ins(format!("sub i32 {exec}, 1"));
+        let others = self.ins(format!("and i32 {exec}, {below}"));
+        let alone = self.ins(format!("icmp eq i32 {others}, 0"));
+        self.line(format!("br i1 {alone}, label %{single}, label %{many}"));
+
+        self.start(&single);
+        let one = self.global_one_lane(c, &host, &m, &data);
+        self.line(format!("br label %{moved}"));
+        let single_end = self.current();
+
+        self.start(&many);
+        let full = self.ins(format!("icmp eq i32 {exec}, -1"));
+        let steps = lane_steps(size);
+        let lo_row = self.splat64(&lo);
+        let expect = self.ins(format!("add {A} {lo_row}, {steps}"));
+        let same = self.ins(format!("icmp eq {A} {addrs}, {expect}"));
+        let strided = self.ins(format!("call i1 @llvm.vector.reduce.and.v32i1({M} {same})"));
+        let both = self.ins(format!("and i1 {full}, {strided}"));
+        self.line(format!(
+            "br i1 {both}, label %{contiguous}, label %{scattered}"
+        ));
+
+        self.start(&contiguous);
+        let whole = self.global_contiguous(c, &host, &data);
+        self.line(format!("br label %{moved}"));
+        let contiguous_end = self.current();
+
+        self.start(&scattered);
+        let offs = self.ins(format!("sub {A} {addrs}, {lo_row}"));
+        let ptrs = self.ins(format!("getelementptr i8, ptr {host}, {A} {offs}"));
+        let spread = self.global_lanes(c, &ptrs, &m, &exec, &data);
+        self.line(format!("br label %{moved}"));
+        let scattered_end = self.current();
+
+        self.start(&moved);
+        let loaded: Vec<String> = (0..one.len())
+            .map(|j| {
+                self.ins(format!(
+                    "phi {V} [ {}, %{single_end} ], [ {}, %{contiguous_end} ], \
+                     [ {}, %{scattered_end} ]",
+                    one[j], whole[j], spread[j]
+                ))
+            })
+            .collect();
+        self.line(format!("br label %{join}"));
+        let hit_end = self.current();
+
+        self.start(&slow);
+        let writes = if c.write { Vec::new() } else { rows.clone() };
+        let (reloaded, _) = self.callout_side(k, stop, fp, &writes, &[]);
+        self.line(format!("br label %{join}"));
+        let slow_end = self.current();
+
+        self.start(&join);
+        for ((&r, quick), called) in writes.iter().zip(&loaded).zip(&reloaded) {
+            let v = self.ins(format!(
+                "phi {V} [ {quick}, %{hit_end} ], [ {called}, %{slow_end} ]"
+            ));
+            self.set_row_whole(r, v);
+        }
+    }
+
+    /// Each lane's address as `lane_addresses` (exec/vmem/fast.rs)
+    /// computes it: the SGPR pair plus the lane's VGPR with `saddr`, the
+    /// VGPR pair (the second row wrapping at v255) without; plus the offset.
+    fn lane_addresses(&mut self, c: &Coalesced) -> String {
+        let lo = self.row(c.addr);
+        let lo = self.ins(format!("zext {V} {lo} to {A}"));
+        let base = if c.saddr as usize != NULL {
+            let b = self.sgpr_pair(c.saddr);
+            let b = self.splat64(&b);
+            self.ins(format!("add {A} {b}, {lo}"))
+        } else {
+            let hi = self.row(c.addr.wrapping_add(1));
+            let hi = self.ins(format!("zext {V} {hi} to {A}"));
+            let hi = self.ins(format!("shl {A} {hi}, splat (i64 32)"));
+            self.ins(format!("or {A} {hi}, {lo}"))
+        };
+        self.ins(format!("add {A} {base}, splat (i64 {})", c.off as i64))
+    }
+
+    /// True when no lane's address (active or not) is in FLAT's LDS or
+    /// private aperture (exec/vmem/fast.rs `lane_addresses`): its high
+    /// word is not that of an aperture's nonzero base.
+    fn outside_apertures(&mut self, addrs: &str) -> String {
+        let high = self.ins(format!("lshr {A} {addrs}, splat (i64 32)"));
+        let mut outside = "true".to_owned();
+        for base in self.apertures() {
+            let top = self.ins(format!("lshr i64 {base}, 32"));
+            let top = self.splat64(&top);
+            let same = self.ins(format!("icmp eq {A} {high}, {top}"));
+            let any = self.ins(format!("call i1 @llvm.vector.reduce.or.v32i1({M} {same})"));
+            let set = self.ins(format!("icmp ne i64 {base}, 0"));
+            let hit = self.ins(format!("and i1 {any}, {set}"));
+            let clear = self.ins(format!("xor i1 {hit}, true"));
+            outside = self.ins(format!("and i1 {outside}, {clear}"));
+        }
+        outside
+    }
+
+    /// The one active lane's access at `host` (its address is the span's
+    /// start): each dword as a scalar; a load's rows under the lane's mask.
+    fn global_one_lane(
+        &mut self,
+        c: &Coalesced,
+        host: &str,
+        m: &str,
+        data: &[String],
+    ) -> Vec<String> {
+        let mut rows = Vec::new();
+        for (j, row) in data.iter().enumerate() {
+            let p = self.ins(format!("getelementptr i8, ptr {host}, i64 {}", 4 * j));
+            if c.write {
+                let mine = self.ins(format!("select {M} {m}, {V} {row}, {V} zeroinitializer"));
+                let x = self.ins(format!(
+                    "call i32 @llvm.vector.reduce.umax.v32i32({V} {mine})"
+                ));
+                self.line(format!("store i32 {x}, ptr {p}, align 1"));
+            } else {
+                let x = self.ins(format!("load i32, ptr {p}, align 1"));
+                let all = self.splat_value(&x);
+                rows.push(self.ins(format!("select {M} {m}, {V} {all}, {V} {row}")));
+            }
+        }
+        rows
+    }
+
+    /// Every lane active, lane `l`'s bytes at `host + l * size`: the span
+    /// moved at once, the rows (de)interleaved.
+    fn global_contiguous(&mut self, c: &Coalesced, host: &str, data: &[String]) -> Vec<String> {
+        let n = data.len();
+        let wide = format!("<{} x i32>", 32 * n);
+        if n == 1 {
+            if c.write {
+                self.line(format!("store {V} {}, ptr {host}, align 1", data[0]));
+                return Vec::new();
+            }
+            return vec![self.ins(format!("load {V}, ptr {host}, align 1"))];
+        }
+        if c.write {
+            let all = self.concat(data);
+            let laid = self.ins(format!(
+                "shufflevector {wide} {all}, {wide} poison, {wide} {}",
+                interleave(n)
+            ));
+            self.line(format!("store {wide} {laid}, ptr {host}, align 1"));
+            return Vec::new();
+        }
+        let all = self.ins(format!("load {wide}, ptr {host}, align 1"));
+        (0..n)
+            .map(|j| {
+                self.ins(format!(
+                    "shufflevector {wide} {all}, {wide} poison, {V} {}",
+                    deinterleave(j, n)
+                ))
+            })
+            .collect()
+    }
+
+    /// Rows `rows` one after the other in one vector.
+    fn concat(&mut self, rows: &[String]) -> String {
+        let mut all = rows[0].clone();
+        for (i, row) in rows.iter().enumerate().skip(1) {
+            let width = 32 * i;
+            let ty = format!("<{width} x i32>");
+            // The row widened to `all`'s width (the rest poison), so the
+            // two can be one shuffle's operands.
+            let wide = if width == 32 {
+                row.clone()
+            } else {
+                let picks: Vec<String> = (0..width)
+                    .map(|l| {
+                        if l < 32 {
+                            format!("i32 {l}")
+                        } else {
+                            "i32 poison".to_owned()
+                        }
+                    })
+                    .collect();
+                self.ins(format!(
+                    "shufflevector {V} {row}, {V} poison, {ty} <{}>",
+                    picks.join(", ")
+                ))
+            };
+            let picks: Vec<String> = (0..width + 32).map(|l| format!("i32 {l}")).collect();
+            all = self.ins(format!(
+                "shufflevector {ty} {all}, {ty} {wide}, <{} x i32> <{}>",
+                width + 32,
+                picks.join(", ")
+            ));
+        }
+        all
+    }
+
+    /// Any active lanes at `ptrs`: a load's rows gathered, a dword store
+    /// scattered, a wider store lane by lane.
+    fn global_lanes(
+        &mut self,
+        c: &Coalesced,
+        ptrs: &str,
+        m: &str,
+        exec: &str,
+        data: &[String],
+    ) -> Vec<String> {
+        if !c.write {
+            return data
+                .iter()
+                .enumerate()
+                .map(|(j, old)| {
+                    let at = self.ins(format!(
+                        "getelementptr i8, <32 x ptr> {ptrs}, i64 {}",
+                        4 * j
+                    ));
+                    self.ins(format!(
+                        "call {V} @llvm.masked.gather.v32i32.v32p0(<32 x ptr> {at}, i32 1, \
+                         {M} {m}, {V} {old})"
+                    ))
+                })
+                .collect();
+        }
+        if data.len() == 1 {
+            self.line(format!(
+                "call void @llvm.masked.scatter.v32i32.v32p0({V} {}, <32 x ptr> {ptrs}, \
+                 i32 1, {M} {m})",
+                data[0]
+            ));
+            return Vec::new();
+        }
+        let from = self.current();
+        let (head, body, done) = (self.label(), self.label(), self.label());
+        self.line(format!("br label %{head}"));
+        self.start(&head);
+        let left = self.tmp();
+        let rest = self.tmp();
+        self.line(format!(
+            "{left} = phi i32 [ {exec}, %{from} ], [ {rest}, %{body} ]"
+        ));
+        let empty = self.ins(format!("icmp eq i32 {left}, 0"));
+        self.line(format!("br i1 {empty}, label %{done}, label %{body}"));
+        self.start(&body);
+        let l = self.ins(format!("call i32 @llvm.cttz.i32(i32 {left}, i1 true)"));
+        let below = self.ins(format!("sub i32 {left}, 1"));
+        self.line(format!("{rest} = and i32 {left}, {below}"));
+        let p = self.ins(format!("extractelement <32 x ptr> {ptrs}, i32 {l}"));
+        for (j, row) in data.iter().enumerate() {
+            let q = self.ins(format!("getelementptr i8, ptr {p}, i64 {}", 4 * j));
+            let x = self.ins(format!("extractelement {V} {row}, i32 {l}"));
+            self.line(format!("store i32 {x}, ptr {q}, align 1"));
+        }
+        self.line(format!("br label %{head}"));
+        self.start(&done);
+        Vec::new()
+    }
+
+    /// The host address of `[addr, addr + len)` (i64 values) when a slot of
+    /// the frame's span cache holds `addr`, the whole range and `access`
+    /// (span_cache.rs `remembered` and `Entry::inside`); the code goes on
+    /// where it does and branches to `slow` where it does not.
+    fn span_lookup(&mut self, addr: &str, len: &str, access: Access, slow: &str) -> String {
+        let (slots, _) = self.spans();
+        let found = self.label();
+        let mut arrivals = Vec::new();
+        for i in 0..SLOTS {
+            let slot = self.ins(format!(
+                "getelementptr i8, ptr {slots}, i64 {}",
+                i * ENTRY_BYTES
+            ));
+            let ps = self.ins(format!("getelementptr i8, ptr {slot}, i64 {ENTRY_START}"));
+            let start = self.ins(format!("load i64, ptr {ps}, align 8"));
+            let pe = self.ins(format!("getelementptr i8, ptr {slot}, i64 {ENTRY_END}"));
+            let end = self.ins(format!("load i64, ptr {pe}, align 8"));
+            let above = self.ins(format!("icmp ule i64 {start}, {addr}"));
+            let below = self.ins(format!("icmp ult i64 {addr}, {end}"));
+            let holds = self.ins(format!("and i1 {above}, {below}"));
+            let next = if i + 1 == SLOTS {
+                slow.to_owned()
+            } else {
+                self.label()
+            };
+            self.line(format!("br i1 {holds}, label %{found}, label %{next}"));
+            arrivals.push((self.current(), slot, start, end));
+            if i + 1 < SLOTS {
+                self.start(&next);
+            }
+        }
+        self.start(&found);
+        let pick =
+            |f: &mut Fx, ty: &str, which: fn(&(String, String, String, String)) -> &String| {
+                let incoming: Vec<String> = arrivals
+                    .iter()
+                    .map(|a| format!("[ {}, %{} ]", which(a), a.0))
+                    .collect();
+                f.ins(format!("phi {ty} {}", incoming.join(", ")))
+            };
+        let slot = pick(self, "ptr", |a| &a.1);
+        let start = pick(self, "i64", |a| &a.2);
+        let end = pick(self, "i64", |a| &a.3);
+        // `inside`: addr < end, so `end - addr` does not wrap.
+        let room = self.ins(format!("sub i64 {end}, {addr}"));
+        let fits = self.ins(format!("icmp ule i64 {len}, {room}"));
+        let pa = self.ins(format!("getelementptr i8, ptr {slot}, i64 {ENTRY_ALLOW}"));
+        let allow = self.ins(format!("load i8, ptr {pa}, align 1"));
+        let bit = self.ins(format!("and i8 {allow}, {}", 1u8 << access as u8));
+        let allowed = self.ins(format!("icmp ne i8 {bit}, 0"));
+        let ok = self.ins(format!("and i1 {fits}, {allowed}"));
+        let ok = self.ins(format!("call i1 @llvm.expect.i1(i1 {ok}, i1 true)"));
+        let inside = self.label();
+        self.line(format!("br i1 {ok}, label %{inside}, label %{slow}"));
+        self.start(&inside);
+        let ph = self.ins(format!("getelementptr i8, ptr {slot}, i64 {ENTRY_HOST}"));
+        let host = self.ins(format!("load ptr, ptr {ph}, align 8"));
+        let at = self.ins(format!("sub i64 {addr}, {start}"));
+        self.ins(format!("getelementptr i8, ptr {host}, i64 {at}"))
+    }
+
+    /// Add `len` (an i64) to the tally of `access` (`Tally::add`).
+    fn tally(&mut self, access: Access, len: &str) {
+        let (_, tally) = self.spans();
+        let p = self.ins(format!(
+            "getelementptr i8, ptr {tally}, i64 {}",
+            8 * access as usize
+        ));
+        let old = self.ins(format!("load atomic i64, ptr {p} monotonic, align 8"));
+        let new = self.ins(format!("add i64 {old}, {len}"));
+        self.line(format!(
+            "store atomic i64 {new}, ptr {p} monotonic, align 8"
+        ));
+    }
+
+    /// An SGPR pair's 64-bit value as `Wave::sgpr64` reads it: codes from
+    /// 128 on read 0.
+    fn sgpr_pair(&mut self, r: u8) -> String {
+        let lo = self.sgpr_code(r);
+        let hi = match r.checked_add(1) {
+            Some(next) => self.sgpr_code(next),
+            None => "0".to_owned(),
+        };
+        let lo = self.ins(format!("zext i32 {lo} to i64"));
+        let hi = self.ins(format!("zext i32 {hi} to i64"));
+        let hi = self.ins(format!("shl i64 {hi}, 32"));
+        self.ins(format!("or i64 {hi}, {lo}"))
+    }
+
+    /// SGPR code `r`'s value as `Wave::sgpr.get` reads it (0 from 128 on).
+    fn sgpr_code(&mut self, r: u8) -> String {
+        if r < 128 {
+            self.sgpr(r)
+        } else {
+            "0".to_owned()
+        }
+    }
+
+    /// A 64-bit value in every lane.
+    fn splat64(&mut self, x: &str) -> String {
+        let i = self.ins(format!("insertelement {A} poison, i64 {x}, i64 0"));
+        self.ins(format!(
+            "shufflevector {A} {i}, {A} poison, <32 x i32> zeroinitializer"
+        ))
+    }
+}

@@ -1,0 +1,403 @@
+//! Scalar loads and FLAT and GLOBAL loads and stores in translated blocks against
+//! the interpreter, over a memory whose mappings the span cache may
+//! remember (`GpuMemory::plain_span`): a writable buffer and a read-only
+//! one. Every register, the memory, the outcome (a fault's address and
+//! instruction too) and the bytes the span cache tallied must match, from a
+//! cache that starts empty (the first access misses, later ones hit) and
+//! from one that already holds the buffers.
+
+use std::cell::UnsafeCell;
+
+use super::abi::{callout, run_translated};
+use super::tests::{Backend, backends};
+use crate::gfx11::code_cache::{Block, CodeCache};
+use crate::gfx11::exec::fast::Fast;
+use crate::gfx11::exec::fast::tests::{Rng, env_over};
+use crate::gfx11::run_block::interpret_block;
+use crate::gfx11::wave::{EXEC, NUM_VGPRS, Wave};
+use crate::{Access, GpuMemory, MemoryFault, PlainSpan, WaveLoop};
+
+const CODE: u64 = 0x1_0000;
+/// The writable buffer.
+const DATA: u64 = 0x40_0000;
+/// The read-only buffer, right after it (a span crossing into it holds
+/// bytes of two mappings: no slot holds it whole).
+const CONST: u64 = DATA + DATA_LEN as u64;
+const DATA_LEN: usize = 1 << 16;
+const CONST_LEN: usize = 1 << 12;
+
+struct Memory {
+    code: Vec<u8>,
+    data: UnsafeCell<Vec<u8>>,
+    constant: UnsafeCell<Vec<u8>>,
+}
+
+// SAFETY: each test uses its memories from one thread only.
+unsafe impl Sync for Memory {}
+
+impl Memory {
+    fn host(&self, addr: u64) -> Option<(u64, u64, *mut u8, bool)> {
+        // SAFETY: single-threaded test; the pointers stay inside the vectors.
+        let (data, constant) = unsafe {
+            (
+                (*self.data.get()).as_mut_ptr(),
+                (*self.constant.get()).as_mut_ptr(),
+            )
+        };
+        if (DATA..DATA + DATA_LEN as u64).contains(&addr) {
+            Some((DATA, DATA + DATA_LEN as u64, data, true))
+        } else if (CONST..CONST + CONST_LEN as u64).contains(&addr) {
+            Some((CONST, CONST + CONST_LEN as u64, constant, false))
+        } else {
+            None
+        }
+    }
+
+    fn bytes(&self) -> (Vec<u8>, Vec<u8>) {
+        // SAFETY: single-threaded test, no pointer from translate is live here.
+        unsafe { ((*self.data.get()).clone(), (*self.constant.get()).clone()) }
+    }
+
+    fn copy(&self) -> Memory {
+        let (data, constant) = self.bytes();
+        Memory {
+            code: self.code.clone(),
+            data: UnsafeCell::new(data),
+            constant: UnsafeCell::new(constant),
+        }
+    }
+}
+
+impl GpuMemory for Memory {
+    fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
+        let fault = MemoryFault {
+            address: addr,
+            access,
+        };
+        let end = addr.checked_add(len).ok_or(fault)?;
+        if access == Access::Execute {
+            if addr < CODE || end > CODE + self.code.len() as u64 {
+                return Err(fault);
+            }
+            return Ok(self.code.as_ptr().wrapping_add((addr - CODE) as usize) as *mut u8);
+        }
+        let (start, stop, host, writable) = self.host(addr).ok_or(fault)?;
+        if end > stop || (access != Access::Read && !writable) {
+            return Err(fault);
+        }
+        Ok(host.wrapping_add((addr - start) as usize))
+    }
+
+    fn plain_span(&self, addr: u64) -> Option<PlainSpan> {
+        let (start, end, host, writable) = self.host(addr)?;
+        Some(PlainSpan {
+            start,
+            end,
+            host,
+            writable,
+            executable: false,
+        })
+    }
+}
+
+/// Little-endian words of llvm-mc's `-show-encoding` bytes (gfx1100).
+fn words(bytes: [u8; 8]) -> [u32; 2] {
+    [0, 4].map(|k| u32::from_le_bytes(bytes[k..k + 4].try_into().unwrap()))
+}
+
+/// The forms under test: llvm-mc-19 `-mcpu=gfx1100 -show-encoding` of the
+/// text, and the bytes per lane (0: a scalar load).
+const FORMS: [(&str, [u8; 8], u32); 20] = [
+    (
+        "global_load_b32 v10, v2, s[4:5] offset:16",
+        [0x10, 0x00, 0x52, 0xdc, 0x02, 0x00, 0x04, 0x0a],
+        4,
+    ),
+    (
+        "global_load_b64 v[10:11], v2, s[4:5] offset:-8",
+        [0xf8, 0x1f, 0x56, 0xdc, 0x02, 0x00, 0x04, 0x0a],
+        8,
+    ),
+    (
+        "global_load_b96 v[10:12], v[2:3], off offset:4",
+        [0x04, 0x00, 0x5a, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+        12,
+    ),
+    (
+        "global_load_b128 v[10:13], v[2:3], off",
+        [0x00, 0x00, 0x5e, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+        16,
+    ),
+    (
+        "global_store_b32 v2, v6, s[4:5] offset:12",
+        [0x0c, 0x00, 0x6a, 0xdc, 0x02, 0x06, 0x04, 0x00],
+        4,
+    ),
+    (
+        "global_store_b64 v[2:3], v[6:7], off offset:-4",
+        [0xfc, 0x1f, 0x6e, 0xdc, 0x02, 0x06, 0x7c, 0x00],
+        8,
+    ),
+    (
+        "global_store_b96 v2, v[6:8], s[4:5]",
+        [0x00, 0x00, 0x72, 0xdc, 0x02, 0x06, 0x04, 0x00],
+        12,
+    ),
+    (
+        "global_store_b128 v[2:3], v[6:9], off offset:32",
+        [0x20, 0x00, 0x76, 0xdc, 0x02, 0x06, 0x7c, 0x00],
+        16,
+    ),
+    (
+        "global_load_b64 v[2:3], v[2:3], off",
+        [0x00, 0x00, 0x56, 0xdc, 0x02, 0x00, 0x7c, 0x02],
+        8,
+    ),
+    (
+        "global_load_b32 v3, v2, s[4:5]",
+        [0x00, 0x00, 0x52, 0xdc, 0x02, 0x00, 0x04, 0x03],
+        4,
+    ),
+    (
+        "flat_load_b32 v10, v[2:3] offset:8",
+        [0x08, 0x00, 0x50, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+        4,
+    ),
+    (
+        "flat_load_b128 v[10:13], v[2:3]",
+        [0x00, 0x00, 0x5c, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+        16,
+    ),
+    (
+        "flat_store_b32 v[2:3], v6 offset:4",
+        [0x04, 0x00, 0x68, 0xdc, 0x02, 0x06, 0x7c, 0x00],
+        4,
+    ),
+    (
+        "flat_store_b64 v[2:3], v[6:7]",
+        [0x00, 0x00, 0x6c, 0xdc, 0x02, 0x06, 0x7c, 0x00],
+        8,
+    ),
+    (
+        "s_load_b32 s8, s[4:5], 0x10",
+        [0x02, 0x02, 0x00, 0xf4, 0x10, 0x00, 0x00, 0xf8],
+        0,
+    ),
+    (
+        "s_load_b64 s[8:9], s[4:5], s6 offset:0x4",
+        [0x02, 0x02, 0x04, 0xf4, 0x04, 0x00, 0x00, 0x0c],
+        0,
+    ),
+    (
+        "s_load_b128 s[8:11], s[4:5], -0x8",
+        [0x02, 0x02, 0x08, 0xf4, 0xf8, 0xff, 0x1f, 0xf8],
+        0,
+    ),
+    (
+        "s_load_b256 s[8:15], s[4:5], 0x3",
+        [0x02, 0x02, 0x0c, 0xf4, 0x03, 0x00, 0x00, 0xf8],
+        0,
+    ),
+    (
+        "s_load_b64 s[4:5], s[4:5], 0x0",
+        [0x02, 0x01, 0x04, 0xf4, 0x00, 0x00, 0x00, 0xf8],
+        0,
+    ),
+    (
+        "s_load_b512 s[16:31], s[4:5], null offset:0x40",
+        [0x02, 0x04, 0x10, 0xf4, 0x40, 0x00, 0x00, 0xf8],
+        0,
+    ),
+];
+
+/// Where a case's addresses point.
+#[derive(Clone, Copy, Debug)]
+enum Layout {
+    /// Lane `l` at `base + l * size`: the coalesced case.
+    Contiguous,
+    /// Random addresses in the writable buffer.
+    Scattered,
+    /// Every lane at one address (overlapping stores).
+    Same,
+    /// Unaligned addresses one after the other.
+    Unaligned,
+    /// The read-only buffer (stores fault there).
+    ReadOnly,
+    /// Lanes on both sides of the writable buffer's end.
+    Straddling,
+    /// Far outside every buffer (a fault).
+    Outside,
+    /// One after the other, but one lane's high word is the LDS or the
+    /// private aperture's (FLAT then goes lane by lane).
+    Aperture,
+}
+
+const LAYOUTS: [Layout; 8] = [
+    Layout::Contiguous,
+    Layout::Scattered,
+    Layout::Same,
+    Layout::Unaligned,
+    Layout::ReadOnly,
+    Layout::Straddling,
+    Layout::Outside,
+    Layout::Aperture,
+];
+
+/// FLAT's apertures in the tests' environment.
+const SHARED_BASE: u64 = 1 << 32;
+const PRIVATE_BASE: u64 = 2 << 32;
+
+/// A wave whose s[4:5], s6 and v2/v3 address the buffers as `layout` says.
+fn wave(rng: &mut Rng, layout: Layout, size: u64) -> Wave {
+    let mut w = rng.wave();
+    let (base, step) = match layout {
+        Layout::Contiguous => (DATA + 64 * rng.below(64) as u64, size),
+        Layout::Scattered => (DATA + 64, 0),
+        Layout::Same => (DATA + 4 * rng.below(1024) as u64, 0),
+        Layout::Unaligned => (DATA + 64 + 1 + rng.below(3) as u64, size),
+        Layout::ReadOnly => (CONST + 64, size),
+        Layout::Straddling => (CONST - 16 * size, size),
+        Layout::Outside => (0x7000_0000_0000, size),
+        Layout::Aperture => (DATA + 64, size),
+    };
+    // The scalar loads and the saddr forms read s[4:5] (+ s6), the others
+    // the pair v[2:3]; v2 alone is the saddr forms' 32-bit offset.
+    w.sgpr[4] = base as u32;
+    w.sgpr[5] = (base >> 32) as u32;
+    w.sgpr[6] = 4 * rng.below(16);
+    for l in 0..32u64 {
+        let off = match layout {
+            Layout::Scattered => 4 * rng.below(DATA_LEN as u32 / 8) as u64,
+            _ => l * step,
+        };
+        let a = base + off;
+        // saddr forms: v2 is the offset from s[4:5]; pair forms: v[2:3]
+        // is the address. One wave serves one form, so set what it reads.
+        w.vgpr[2][l as usize] = off as u32;
+        w.vgpr[3][l as usize] = (a >> 32) as u32;
+        w.vgpr[4][l as usize] = a as u32;
+    }
+    if let Layout::Aperture = layout {
+        let aperture = [SHARED_BASE, PRIVATE_BASE][rng.below(2) as usize];
+        w.vgpr[3][rng.below(32) as usize] = (aperture >> 32) as u32;
+    }
+    w
+}
+
+/// Run `block` from `w0` over a copy of `mem0` both ways (`t` its
+/// translation), the span cache first filled with both buffers when `warm`,
+/// and compare everything.
+fn compare(
+    t: &super::translation::Translation,
+    block: &Block,
+    mem0: &Memory,
+    w0: &Wave,
+    warm: bool,
+    level: WaveLoop,
+) {
+    let run = |jit: bool| {
+        let mem = mem0.copy();
+        let mut w = w0.clone();
+        let (r, tally) = {
+            let mut env = env_over(&mem, &mut [], &mut []);
+            (env.shared_base, env.private_base) = (SHARED_BASE, PRIVATE_BASE);
+            if warm {
+                for a in [DATA, CONST] {
+                    assert!(env.spans.plain(&mem, a, 1, Access::Read).is_some());
+                }
+            }
+            let r = if jit {
+                // SAFETY: `t` translates `block` and lives across the call; wave32.
+                unsafe { run_translated(t.func(), callout(level), &mut w, &mut env, block, 0).0 }
+            } else {
+                interpret_block(&mut w, &mut env, block, &block.compiled)
+            };
+            (r, env.spans.tally.take())
+        };
+        (r, w, mem.bytes(), tally)
+    };
+    let (want, slow, bytes_slow, tally_slow) = run(false);
+    let (got, quick, bytes_quick, tally_quick) = run(true);
+    let what = block
+        .insts
+        .iter()
+        .map(|i| i.mnemonic.to_string())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let what = format!("{what} (EXEC {:#x}, warm {warm})", w0.sgpr[EXEC]);
+    assert_eq!(got, want, "{what}: outcome");
+    if want.is_err() {
+        assert_eq!(quick.pc, slow.pc, "{what}: PC");
+    }
+    assert_eq!(quick.scc, slow.scc, "{what}: SCC");
+    assert_eq!(quick.sgpr, slow.sgpr, "{what}: SGPRs");
+    for r in 0..NUM_VGPRS {
+        assert_eq!(quick.vgpr[r], slow.vgpr[r], "{what}: v{r}");
+    }
+    assert!(bytes_quick == bytes_slow, "{what}: memory");
+    assert_eq!(tally_quick, tally_slow, "{what}: bytes tallied");
+}
+
+#[test]
+fn scalar_and_global_accesses_match_the_interpreter() {
+    let mut rng = Rng::new(0x61_0BA1_5CA1_A4ED);
+    let mut cases = Vec::new();
+    for (n, &(text, bytes, size)) in FORMS.iter().enumerate() {
+        for (v, &layout) in LAYOUTS.iter().enumerate() {
+            let mut code: Vec<u32> = Vec::new();
+            if v % 2 == 1 {
+                // v_mov_b32 v2, v2: the address row written just before.
+                code.push(0x7E04_0302);
+            }
+            // The pair forms address through v[2:3]: v2 holds the low word.
+            if size != 0 && bytes[6] == 0x7c {
+                code.push(0x7E04_0304); // v_mov_b32 v2, v4
+            }
+            code.extend(words(bytes));
+            if v % 3 == 0 {
+                // A second access, which hits what the first one remembered.
+                code.extend(words(FORMS[(n + v) % FORMS.len()].1));
+            }
+            code.push(0xBFB0_0000); // s_endpgm
+            let mem = Memory {
+                code: code.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                data: UnsafeCell::new((0..DATA_LEN).map(|i| (i * 7 + n) as u8).collect()),
+                constant: UnsafeCell::new((0..CONST_LEN).map(|i| (i * 13 + v) as u8).collect()),
+            };
+            let block = CodeCache::new().block(CODE, &mem);
+            assert!(
+                block
+                    .compiled
+                    .iter()
+                    .any(|c| matches!(c.fast, Fast::SLoad { .. } | Fast::Coalesced(_))),
+                "{text}: no scalar or coalesced form"
+            );
+            let w = wave(&mut rng, layout, size.max(4) as u64);
+            let lane = rng.below(32);
+            let level = if v % 2 == 0 {
+                WaveLoop::Baseline
+            } else {
+                WaveLoop::host_best()
+            };
+            let execs = [u32::MAX, rng.value(), 0, 1 << lane, 0x8000_0001, rng.next()];
+            cases.push((block, mem, w, execs, level));
+        }
+    }
+    for backend in backends() {
+        if !matches!(backend, Backend::Llvm) {
+            continue;
+        }
+        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
+        let ts = backend.translate(&blocks);
+        for ((block, mem, w, execs, level), t) in cases.iter().zip(&ts) {
+            let mut w = w.clone();
+            for &exec in execs {
+                w.sgpr[EXEC] = exec;
+                for warm in [false, true] {
+                    compare(t, block, mem, &w, warm, *level);
+                }
+            }
+            assert_eq!(t.inlined, block.compiled.len(), "every entry inline");
+        }
+    }
+}

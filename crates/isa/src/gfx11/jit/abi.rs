@@ -95,7 +95,11 @@ pub(crate) const FRAME_APERTURES: i32 = offset_of!(Frame, apertures) as i32;
 /// # Safety
 /// `func` must be the translation of `block` (so its entry indices and
 /// register numbers fit), and its machine code must stay alive for the call.
-#[inline]
+// Inline: its result (an exit and a loop count) then stays in host
+// registers; returned through memory, its reload stalled on the stores
+// that wrote it (store forwarding fails on the wider load), about a
+// third of a one-invocation workgroup's time.
+#[inline(always)]
 pub(crate) unsafe fn run_translated(
     func: BlockFn,
     callout: Callout,

@@ -189,7 +189,8 @@ fn cwsr_sizes_that_do_not_fit_are_none() {
     let gpu = &mut topo.nodes[1];
     let sane = gpu.properties.clone();
     // Each property alone drives a product past u64 or the ioctl's u32.
-    let cases: [(&str, fn(&mut aqueduct_kfd::topology::NodeProperties)); 5] = [
+    type Mutate = fn(&mut aqueduct_kfd::topology::NodeProperties);
+    let cases: [(&str, Mutate); 5] = [
         ("simd_count", |p| p.simd_count = u64::MAX),
         ("array_count", |p| p.array_count = u64::MAX),
         ("num_xcc", |p| {

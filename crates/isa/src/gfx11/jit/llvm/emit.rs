@@ -564,6 +564,32 @@ impl Fx {
         (rows, sgprs)
     }
 
+    /// A loop over the set bits of `exec` (an i32), lowest first: `body`
+    /// emits one pass's straight-line code for lane `l` (an i32 value);
+    /// the code goes on after the loop.
+    pub(super) fn each_lane(&mut self, exec: &str, body: impl FnOnce(&mut Fx, &str)) {
+        let from = self.current();
+        let (head, pass, latch, done) = (self.label(), self.label(), self.label(), self.label());
+        self.line(format!("br label %{head}"));
+        self.start(&head);
+        let left = self.tmp();
+        let rest = self.tmp();
+        self.line(format!(
+            "{left} = phi i32 [ {exec}, %{from} ], [ {rest}, %{latch} ]"
+        ));
+        let empty = self.ins(format!("icmp eq i32 {left}, 0"));
+        self.line(format!("br i1 {empty}, label %{done}, label %{pass}"));
+        self.start(&pass);
+        let l = self.ins(format!("call i32 @llvm.cttz.i32(i32 {left}, i1 true)"));
+        body(self, &l);
+        self.line(format!("br label %{latch}"));
+        self.start(&latch);
+        let below = self.ins(format!("sub i32 {left}, 1"));
+        self.line(format!("{rest} = and i32 {left}, {below}"));
+        self.line(format!("br label %{head}"));
+        self.start(&done);
+    }
+
     /// The frame's FLAT apertures (abi.rs): the LDS and private bases, i64s.
     pub(super) fn apertures(&mut self) -> [String; 2] {
         [0, 8].map(|k| {

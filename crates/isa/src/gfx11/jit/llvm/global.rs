@@ -411,29 +411,14 @@ impl Fx {
             ));
             return Vec::new();
         }
-        let from = self.current();
-        let (head, body, done) = (self.label(), self.label(), self.label());
-        self.line(format!("br label %{head}"));
-        self.start(&head);
-        let left = self.tmp();
-        let rest = self.tmp();
-        self.line(format!(
-            "{left} = phi i32 [ {exec}, %{from} ], [ {rest}, %{body} ]"
-        ));
-        let empty = self.ins(format!("icmp eq i32 {left}, 0"));
-        self.line(format!("br i1 {empty}, label %{done}, label %{body}"));
-        self.start(&body);
-        let l = self.ins(format!("call i32 @llvm.cttz.i32(i32 {left}, i1 true)"));
-        let below = self.ins(format!("sub i32 {left}, 1"));
-        self.line(format!("{rest} = and i32 {left}, {below}"));
-        let p = self.ins(format!("extractelement <32 x ptr> {ptrs}, i32 {l}"));
-        for (j, row) in data.iter().enumerate() {
-            let q = self.ins(format!("getelementptr i8, ptr {p}, i64 {}", 4 * j));
-            let x = self.ins(format!("extractelement {V} {row}, i32 {l}"));
-            self.line(format!("store i32 {x}, ptr {q}, align 1"));
-        }
-        self.line(format!("br label %{head}"));
-        self.start(&done);
+        self.each_lane(exec, |fx, l| {
+            let p = fx.ins(format!("extractelement <32 x ptr> {ptrs}, i32 {l}"));
+            for (j, row) in data.iter().enumerate() {
+                let q = fx.ins(format!("getelementptr i8, ptr {p}, i64 {}", 4 * j));
+                let x = fx.ins(format!("extractelement {V} {row}, i32 {l}"));
+                fx.line(format!("store i32 {x}, ptr {q}, align 1"));
+            }
+        });
         Vec::new()
     }
 

@@ -203,31 +203,16 @@ impl Fx {
     /// order (exec/lds.rs `store_rows`, `store2_rows`).
     fn store_lanes(&mut self, d: &DsRows, lane: &Lanes, data: &[String]) {
         let (lds, active, exec) = (lane.lds, lane.active, lane.exec);
-        let from = self.current();
-        let (head, body, done) = (self.label(), self.label(), self.label());
-        self.line(format!("br label %{head}"));
-        self.start(&head);
-        let left = self.tmp();
-        let rest = self.tmp();
-        self.line(format!(
-            "{left} = phi i32 [ {exec}, %{from} ], [ {rest}, %{body} ]"
-        ));
-        let empty = self.ins(format!("icmp eq i32 {left}, 0"));
-        self.line(format!("br i1 {empty}, label %{done}, label %{body}"));
-        self.start(&body);
-        let l = self.ins(format!("call i32 @llvm.cttz.i32(i32 {left}, i1 true)"));
-        let below = self.ins(format!("sub i32 {left}, 1"));
-        self.line(format!("{rest} = and i32 {left}, {below}"));
-        let a = self.ins(format!("extractelement {V} {active}, i32 {l}"));
-        for ((e, j), v) in ds_dwords(d).zip(data) {
-            let off = offset(d, e, j);
-            let at = self.ins(format!("add nuw i32 {a}, {off}"));
-            let at = self.ins(format!("zext i32 {at} to i64"));
-            let p = self.ins(format!("getelementptr i8, ptr {lds}, i64 {at}"));
-            let x = self.ins(format!("extractelement {V} {v}, i32 {l}"));
-            self.line(format!("store i32 {x}, ptr {p}, align 1"));
-        }
-        self.line(format!("br label %{head}"));
-        self.start(&done);
+        self.each_lane(exec, |fx, l| {
+            let a = fx.ins(format!("extractelement {V} {active}, i32 {l}"));
+            for ((e, j), v) in ds_dwords(d).zip(data) {
+                let off = offset(d, e, j);
+                let at = fx.ins(format!("add nuw i32 {a}, {off}"));
+                let at = fx.ins(format!("zext i32 {at} to i64"));
+                let p = fx.ins(format!("getelementptr i8, ptr {lds}, i64 {at}"));
+                let x = fx.ins(format!("extractelement {V} {v}, i32 {l}"));
+                fx.line(format!("store i32 {x}, ptr {p}, align 1"));
+            }
+        });
     }
 }

@@ -18,6 +18,12 @@
 //! `AQUEDUCT_SIM_ISA=gfx942` (or `gfx90a`) it runs the corpus's builds for that ISA on the
 //! simulated part, skipping the gfx11-only kernels.
 //!
+//! Translated speed: `-- --settle` dispatches each case (checked each time) until gfxsim's
+//! background translations settle (a dispatch that made no block newly hot, with none
+//! still compiling; at most 20) before its timed batch. Without it the batch includes
+//! the translator's warm-up: blocks run interpreted until they are hot and their
+//! translations are built on a background thread, which is what a short program sees.
+//!
 //! Sanitizer cost: `-- --sanitize` also times each batch on a second device with every
 //! sanitizer tool on (SimConfig::sanitize, gfxsim's sanitizer/), after the same checked
 //! dispatch, and prints the ratio of the two times per kernel and in total, and any finding
@@ -65,6 +71,7 @@ fn main() {
     let all_variants = args.iter().any(|a| a == "--all");
     let once = args.iter().any(|a| a == "--once");
     let sanitize = args.iter().any(|a| a == "--sanitize");
+    let settle = args.iter().any(|a| a == "--settle");
     let value_of = |flag: &str| {
         args.iter().position(|a| a == flag).map(|k| {
             args.get(k + 1)
@@ -165,6 +172,10 @@ fn main() {
                 if once {
                     tally.wave_instructions += single;
                     continue;
+                }
+                if settle && let Err(e) = settle_translations(&device, &exe, &kernel, &case) {
+                    failed = Some(format!("[{}] settling: {e}", case.label));
+                    break;
                 }
                 let repeats = (TARGET_WAVE_INSTRUCTIONS / single.max(1))
                     .clamp(1, runner::MAX_BATCH as u64) as u32;
@@ -279,6 +290,33 @@ fn main() {
         );
     }
     report_failures(&failures);
+}
+
+/// Dispatch `case` (checking its result each time) until gfxsim's background
+/// translations settle: a dispatch that made no block newly hot, with none
+/// still compiling, at most 20 dispatches.
+fn settle_translations(
+    device: &runner::Device,
+    exe: &hsa::Executable,
+    kernel: &cases::Kernel,
+    case: &cases::Case,
+) -> Result<(), String> {
+    for _ in 0..20 {
+        let (requested, _) = aqueduct_isa::background_translations();
+        let start = Instant::now();
+        while aqueduct_isa::background_translations().1 != 0
+            && start.elapsed() < Duration::from_secs(60)
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let out = device.run(exe, kernel, case)?;
+        let views: Vec<&[u8]> = out.buffers.iter().map(Vec::as_slice).collect();
+        case.check(&views)?;
+        if aqueduct_isa::background_translations() == (requested, 0) {
+            break;
+        }
+    }
+    Ok(())
 }
 
 fn report_failures(failures: &[String]) {

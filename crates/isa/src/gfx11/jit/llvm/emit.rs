@@ -590,6 +590,24 @@ impl Fx {
         self.start(&done);
     }
 
+    /// Where an entry's inline path (ending in block `fast.1`) and its
+    /// call-out side path (`slow.1`) join: each of `rows` takes the value
+    /// its path left (`fast.0`, `slow.0`, in `rows` order).
+    pub(super) fn merge_rows(
+        &mut self,
+        rows: &[u8],
+        fast: (&[String], &str),
+        slow: (&[String], &str),
+    ) {
+        for ((&r, quick), called) in rows.iter().zip(fast.0).zip(slow.0) {
+            let v = self.ins(format!(
+                "phi {V} [ {quick}, %{} ], [ {called}, %{} ]",
+                fast.1, slow.1
+            ));
+            self.set_row_whole(r, v);
+        }
+    }
+
     /// The frame's FLAT apertures (abi.rs): the LDS and private bases, i64s.
     pub(super) fn apertures(&mut self) -> [String; 2] {
         [0, 8].map(|k| {

@@ -99,10 +99,8 @@ impl Fx {
         let sum = self.ins(format!("add i64 {base}, {off}"));
         let addr = self.ins(format!("and i64 {sum}, -4"));
         let len = 4 * n as u64;
-        let (hit, slow, join) = (self.label(), self.label(), self.label());
+        let (slow, join) = (self.label(), self.label());
         let host = self.span_lookup(&addr, &len.to_string(), Access::Read, &slow);
-        self.line(format!("br label %{hit}"));
-        self.start(&hit);
         self.tally(Access::Read, &len.to_string());
         let loaded: Vec<String> = (0..n)
             .map(|j| {
@@ -237,12 +235,7 @@ impl Fx {
         let slow_end = self.current();
 
         self.start(&join);
-        for ((&r, quick), called) in writes.iter().zip(&loaded).zip(&reloaded) {
-            let v = self.ins(format!(
-                "phi {V} [ {quick}, %{hit_end} ], [ {called}, %{slow_end} ]"
-            ));
-            self.set_row_whole(r, v);
-        }
+        self.merge_rows(&writes, (&loaded, &hit_end), (&reloaded, &slow_end));
     }
 
     /// Each lane's address as `lane_addresses` (exec/vmem/fast.rs)

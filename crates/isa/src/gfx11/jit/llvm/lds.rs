@@ -118,12 +118,7 @@ impl Fx {
         let slow_end = self.current();
 
         self.start(&join);
-        for ((&r, quick), called) in writes.iter().zip(&loaded).zip(&reloaded) {
-            let v = self.ins(format!(
-                "phi {V} [ {quick}, %{fast_end} ], [ {called}, %{slow_end} ]"
-            ));
-            self.set_row_whole(r, v);
-        }
+        self.merge_rows(&writes, (&loaded, &fast_end), (&reloaded, &slow_end));
     }
 
     /// The in-range access on the one active lane, whose address is

@@ -39,16 +39,32 @@ extern "C" fn close_at_exit() {
 /// Register [`close_at_exit`] (again). Handlers run in the reverse order of
 /// registration, the library's destructors among them: registering after
 /// the library loads puts it before the destructors of its globals, and
-/// registering once more after its first compile and first link puts it
-/// before those of the function-local statics they constructed.
+/// registering once more after the first compile for each target triple
+/// and after the first link puts it before those of the function-local
+/// statics they constructed. A process that exits during one of those
+/// first calls is not guarded against the statics that call is
+/// constructing.
 pub(crate) fn guard_exit(once: &'static Once) {
-    once.call_once(|| {
-        // SAFETY: registers a plain function; a failure (no memory) only
-        // leaves the exit unguarded.
-        if unsafe { atexit(close_at_exit) } != 0 {
-            tracing::warn!("LLVM calls are not guarded at exit");
-        }
-    });
+    once.call_once(register_exit_guard);
+}
+
+/// [`guard_exit`] once per distinct `key` (a target triple: each target's
+/// code generator constructs statics of its own).
+pub(crate) fn guard_exit_for(key: &str) {
+    static GUARDED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let mut guarded = GUARDED.lock().unwrap_or_else(|p| p.into_inner());
+    if !guarded.iter().any(|k| k == key) {
+        guarded.push(key.to_owned());
+        register_exit_guard();
+    }
+}
+
+fn register_exit_guard() {
+    // SAFETY: registers a plain function; a failure (no memory) only
+    // leaves the exit unguarded.
+    if unsafe { atexit(close_at_exit) } != 0 {
+        tracing::warn!("LLVM calls are not guarded at exit");
+    }
 }
 
 /// A call into the library may run while this guard lives (see [`IN_USE`]).

@@ -13,7 +13,7 @@ use std::ffi::{CString, c_int};
 use std::sync::Mutex;
 
 use crate::error::{LlvmError, Stage};
-use crate::library::{Context, Llvm, Module, Ref, guard_exit, in_use, resolve, take_message};
+use crate::library::{Context, Llvm, Module, Ref, guard_exit_for, in_use, resolve, take_message};
 
 // LLVM-C enums (llvm-c/TargetMachine.h).
 const LLVM_RELOC_PIC: c_int = 2;
@@ -173,8 +173,7 @@ impl Llvm {
         // A machine that failed an emit is still sound: emission does not
         // leave state behind in it.
         self.put_machine(target, tm);
-        static COMPILED: std::sync::Once = std::sync::Once::new();
-        guard_exit(&COMPILED);
+        guard_exit_for(&target.triple);
         result
     }
 

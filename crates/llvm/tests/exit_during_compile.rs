@@ -3,7 +3,9 @@
 //! calls in flight must not run into them (library.rs, `IN_USE`).
 //!
 //! The test runs this binary again as a child that keeps two threads
-//! compiling and linking and returns from `main` in the middle of that.
+//! compiling and linking and returns from `main` in the middle of that,
+//! once the library has finished a first compile and link (what those
+//! construct is guarded only from then on: library.rs, `guard_exit`).
 
 use std::process::Command;
 use std::time::Duration;
@@ -35,18 +37,29 @@ fn child() {
     let llvm = Llvm::get(None).expect("the parent checked the library");
     let target = llvm.host_target(2).unwrap();
     let ir = busy_module();
+    let (started, first_done) = std::sync::mpsc::channel();
     for _ in 0..2 {
         let (llvm, target, ir) = (llvm.clone(), target.clone(), ir.clone());
+        let started = started.clone();
         std::thread::spawn(move || {
             loop {
                 let object = llvm.compile_object(&ir, "busy.ll", &target).unwrap();
                 let linked = llvm.link_host_object(&object, &["f0", "f39"]).unwrap();
                 drop(linked);
+                let _ = started.send(());
             }
         });
     }
+    // The guard covers what the library's first compile and first link
+    // construct once they are done (library.rs, `guard_exit`): on a loaded
+    // machine they can take longer than any fixed wait, so wait for them.
+    for _ in 0..2 {
+        first_done
+            .recv_timeout(Duration::from_secs(120))
+            .expect("a first compile and link finish");
+    }
     // Return while both threads are inside the library.
-    std::thread::sleep(Duration::from_millis(150));
+    std::thread::sleep(Duration::from_millis(50));
 }
 
 #[test]

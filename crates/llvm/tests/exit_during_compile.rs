@@ -37,24 +37,25 @@ fn child() {
     let llvm = Llvm::get(None).expect("the parent checked the library");
     let target = llvm.host_target(2).unwrap();
     let ir = busy_module();
-    let (started, first_done) = std::sync::mpsc::channel();
+    let (compiled, rounds_done) = std::sync::mpsc::channel();
     for _ in 0..2 {
         let (llvm, target, ir) = (llvm.clone(), target.clone(), ir.clone());
-        let started = started.clone();
+        let compiled = compiled.clone();
         std::thread::spawn(move || {
             loop {
                 let object = llvm.compile_object(&ir, "busy.ll", &target).unwrap();
                 let linked = llvm.link_host_object(&object, &["f0", "f39"]).unwrap();
                 drop(linked);
-                let _ = started.send(());
+                let _ = compiled.send(());
             }
         });
     }
     // The guard covers what the library's first compile and first link
     // construct once they are done (library.rs, `guard_exit`): on a loaded
-    // machine they can take longer than any fixed wait, so wait for them.
+    // machine they can take longer than any fixed wait, so wait for two
+    // finished rounds of compiling and linking.
     for _ in 0..2 {
-        first_done
+        rounds_done
             .recv_timeout(Duration::from_secs(120))
             .expect("a first compile and link finish");
     }

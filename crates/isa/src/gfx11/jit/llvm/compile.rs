@@ -139,6 +139,13 @@ fn compile_object(host: &Host, ir: &str) -> Result<Vec<u8>, LlvmError> {
     Ok(object)
 }
 
+/// Compile module `ir` and link it into the process, without the disk
+/// cache, and find its functions `names`.
+pub(crate) fn compile_uncached(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
+    let host = host().map_err(|e| LlvmError::Llvm(e.clone()))?;
+    link(host, &compile_object(host, ir)?, names)
+}
+
 /// Compile module `ir`, through the disk cache when there is one, link it
 /// into the process and find its functions `names`.
 pub(crate) fn compile(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {

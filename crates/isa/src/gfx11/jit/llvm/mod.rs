@@ -25,6 +25,7 @@ mod lds;
 mod math;
 pub(super) mod queue;
 mod scalar64;
+mod warm_up;
 
 use std::sync::Arc;
 

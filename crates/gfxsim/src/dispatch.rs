@@ -136,14 +136,6 @@ impl Sums {
         self.written += s.global_written_bytes;
         self.lds_bank_conflicts += s.lds_bank_conflicts;
     }
-
-    /// Add a batch's sums.
-    fn merge(&mut self, other: &Sums) {
-        self.classes.add(&other.classes);
-        self.read += other.read;
-        self.written += other.written;
-        self.lds_bank_conflicts += other.lds_bank_conflicts;
-    }
 }
 
 impl JobCounters {
@@ -410,10 +402,8 @@ impl Job {
     ) {
         while let Some(range) = self.claim(workers) {
             let count = range.end - range.start;
-            let mut insts = 0u64;
-            let mut ran = 0u64;
-            let mut sums = Sums::default();
-            {
+            let mut totals = WorkgroupStats::default();
+            let batch = {
                 // One page-table read view for the batch: mappings cannot change while
                 // any of its workgroups runs (MAP/UNMAP wait, as for one workgroup).
                 // The batch runs under this view, sharing its memoised translations.
@@ -434,28 +424,18 @@ impl Job {
                 }
                 .take_while(|_| !self.failed.load(Ordering::Acquire))
                 .map(|index| self.workgroup_id(index));
-                self.dispatch.run_workgroups(ids, &view, ctx, |id, result| {
-                    ran += 1;
-                    match result {
-                        Ok(s) => {
-                            insts += s.wave_instructions;
-                            if self.counters.is_some() {
-                                sums.add(&s);
-                            }
-                            true
-                        }
-                        Err(error) => {
-                            tracing::debug!("gfxsim: workgroup {id:?} failed: {error}");
-                            self.fail(error);
-                            false
-                        }
-                    }
-                });
+                self.dispatch.run_workgroups(ids, &view, ctx, &mut totals)
+            };
+            if let Some(error) = batch.error {
+                tracing::debug!("gfxsim: workgroup {:?} failed: {error}", error.workgroup);
+                self.fail(*error);
             }
             if let Some(c) = &self.counters {
-                let mut total = c.sums.lock().unwrap_or_else(|e| e.into_inner());
-                total.merge(&sums);
+                let mut sums = c.sums.lock().unwrap_or_else(|e| e.into_inner());
+                sums.add(&totals);
             }
+            let insts = totals.wave_instructions;
+            let ran = batch.workgroups;
             self.wave_instructions.fetch_add(insts, Ordering::Relaxed);
             stats.wave_instructions.fetch_add(insts, Ordering::Relaxed);
             stats.workgroups.fetch_add(ran, Ordering::Relaxed);

@@ -294,6 +294,14 @@ impl std::fmt::Display for WaveError {
 
 impl std::error::Error for WaveError {}
 
+/// What [`gfx11::Dispatch::run_workgroups`] ran: how many workgroups it started
+/// (the failed one included) and the error that stopped it, if one did.
+#[derive(Debug)]
+pub struct WorkgroupBatch {
+    pub workgroups: u64,
+    pub error: Option<Box<WaveError>>,
+}
+
 /// Counters a workgroup run returns (for benchmarks and tracing).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WorkgroupStats {

@@ -18,7 +18,7 @@
 //! dispatches, and [`SpanCache::revalidate`] empties it whenever a batch
 //! starts under another version (or a memory that has none); a batch of a
 //! small dispatch then no longer misses once per buffer.
-//! `Dispatch::run_workgroups` moves it into each workgroup's `Env` and back;
+//! `Dispatch::run_workgroups` lends it to the batch's `Env`;
 //! `Dispatch::run_workgroup` makes a fresh one.
 //!
 //! Translated blocks (gfx11/jit/llvm/global.rs) look the slots up

@@ -57,7 +57,8 @@ use crate::traffic::CountingMemory;
 #[cfg(target_arch = "x86_64")]
 use crate::wave_loop::{WaveLoop, wave_loop};
 use crate::{
-    Access, DispatchSetup, GpuMemory, Isa, WaveError, WaveErrorKind, WorkgroupStats, XccSpread,
+    Access, DispatchSetup, GpuMemory, Isa, WaveError, WaveErrorKind, WorkgroupBatch,
+    WorkgroupStats, XccSpread,
 };
 
 /// Taken branches of a workgroup between two watchdog clock reads.
@@ -65,10 +66,8 @@ const WATCHDOG_JUMPS: u32 = 1024;
 
 /// What a workgroup's waves start from (`Dispatch::start_wave`).
 struct WaveStart {
-    /// The enabled system SGPRs (workgroup ids, info, private segment
-    /// offset), which start at USER_SGPR_COUNT.
-    system: [u32; 5],
-    system_len: usize,
+    /// The workgroup's id, which the enabled workgroup-id SGPRs hold.
+    workgroup: [u32; 3],
     /// This workgroup's size (partial at the grid edge) and work-items.
     size: [u32; 3],
     items: usize,
@@ -92,12 +91,18 @@ pub struct Dispatch {
     code: Arc<CodeCache>,
     entry: u64,
     counts: [u32; 3],
-    /// Every wave's initial SGPR file before its workgroup's system SGPRs:
-    /// the enabled user SGPRs from s0, the rest 0 (built once per dispatch).
+    /// Every wave's initial SGPR file before its workgroup's ids: the
+    /// enabled user SGPRs from s0, the rest 0 (built once per dispatch).
+    /// The system SGPRs other than the ids (workgroup info, architected
+    /// flat scratch's private segment offset) are 0, as the template
+    /// already holds.
     sgpr_template: Box<[u32; 128]>,
-    user_sgpr_count: u32,
-    /// ENABLE_SGPR_WORKGROUP_ID_X/Y/Z.
-    workgroup_id_sgprs: [bool; 3],
+    /// The SGPR of each enabled workgroup id (ENABLE_SGPR_WORKGROUP_ID_X/Y/Z):
+    /// the system SGPRs follow USER_SGPR_COUNT in the order AMDGPUUsage
+    /// "Initial Kernel Execution State" gives.
+    workgroup_id_sgpr: [Option<usize>; 3],
+    /// gfx90a's private segment wave offset SGPR, when enabled.
+    wave_offset_sgpr: Option<usize>,
     /// The watchdog's limit (None: unlimited) and when the first workgroup
     /// started.
     time_limit: Option<Duration>,
@@ -251,17 +256,31 @@ impl Dispatch {
         }
         let mut sgpr_template = Box::new([0u32; 128]);
         sgpr_template[..user.len()].copy_from_slice(&user);
-        let workgroup_id_sgprs = [
+        // The system SGPRs in order from USER_SGPR_COUNT: the enabled
+        // workgroup ids, workgroup info, the private segment offset.
+        let mut next = count as usize;
+        let mut workgroup_id_sgpr = [None; 3];
+        let ids_enabled = [
             kd.enable_sgpr_workgroup_id_x(),
             kd.enable_sgpr_workgroup_id_y(),
             kd.enable_sgpr_workgroup_id_z(),
         ];
+        for (sgpr, enabled) in workgroup_id_sgpr.iter_mut().zip(ids_enabled) {
+            if enabled {
+                *sgpr = Some(next);
+                next += 1;
+            }
+        }
+        if kd.enable_sgpr_workgroup_info() {
+            next += 1;
+        }
+        let wave_offset_sgpr = (kd.enable_private_segment() && flat_scratch).then_some(next);
         Ok(Dispatch {
             entry,
             counts,
             sgpr_template,
-            user_sgpr_count: count,
-            workgroup_id_sgprs,
+            workgroup_id_sgpr,
+            wave_offset_sgpr,
             setup,
             code,
             time_limit: None,
@@ -340,61 +359,73 @@ impl Dispatch {
         mem: &dyn GpuMemory,
         ctx: &mut WorkerContext,
     ) -> Result<WorkgroupStats, WaveError> {
-        self.run_workgroup_in(workgroup_id, mem, &mut None, ctx)
+        let mut stats = WorkgroupStats::default();
+        ctx.sync(&self.code);
+        let batch = self.run_batch(
+            &mut std::iter::once(workgroup_id),
+            mem,
+            &mut SpanCache::default(),
+            ctx,
+            &mut stats,
+        );
+        match batch.error {
+            Some(e) => Err(*e),
+            None => Ok(stats),
+        }
     }
 
     /// Run workgroups one after another on the calling thread, all under
-    /// this one borrow of `mem`; `each` gets every workgroup's result and
-    /// says whether to go on (false: stop). The workgroups share one set of
+    /// this one borrow of `mem`, adding each one's counters to `totals`,
+    /// until `ids` ends or one fails. The workgroups share one set of
     /// memoised translations (exec/span_cache.rs), the worker's: kept from
     /// batch to batch while `mem`'s version holds, so a batch of workgroups
     /// misses once per buffer at most instead of once per buffer and
     /// workgroup (and a small dispatch's batch not at all).
+    ///
+    /// What every workgroup of the batch shares is set up once: the
+    /// environment its instructions see, the worker's LDS and waves, the
+    /// scratch slots' translation and the choice of wave loop. A
+    /// one-invocation workgroup runs in well under a hundred nanoseconds,
+    /// so doing that per workgroup, or handing each one's counters back,
+    /// would be a large part of its cost.
     pub fn run_workgroups(
         &self,
         ids: impl IntoIterator<Item = [u32; 3]>,
         mem: &dyn GpuMemory,
         ctx: &mut WorkerContext,
-        mut each: impl FnMut([u32; 3], Result<WorkgroupStats, WaveError>) -> bool,
-    ) {
-        // The cache moves between the worker and each workgroup's Env as a
-        // box: a pointer per workgroup, not its 300 bytes in and out.
-        let mut cache = ctx.spans.take().unwrap_or_default();
-        cache.revalidate(mem);
-        let mut spans = Some(cache);
-        for id in ids {
-            let result = self.run_workgroup_in(id, mem, &mut spans, ctx);
-            if !each(id, result) {
-                break;
-            }
-        }
-        ctx.spans = spans;
+        totals: &mut WorkgroupStats,
+    ) -> WorkgroupBatch {
+        // The worker's blocks are checked against the code cache once per
+        // batch: code rewritten while a dispatch runs is undefined on
+        // hardware too, and a batch is a few workgroups of one dispatch.
+        ctx.sync(&self.code);
+        let mut spans = ctx.spans.take().unwrap_or_default();
+        spans.revalidate(mem);
+        let batch = self.run_batch(&mut ids.into_iter(), mem, &mut spans, ctx, totals);
+        ctx.spans = Some(spans);
+        batch
     }
 
-    /// [`Dispatch::run_workgroup`] with translations memoised in `spans`
-    /// (which must come from this borrow of `mem`: see `run_workgroups`).
-    fn run_workgroup_in(
+    /// The start of workgroup `workgroup_id`: its id and size, its waves'
+    /// lanes, scratch offsets and XCC (an error if it lies outside the grid).
+    #[inline(always)]
+    fn workgroup_start(
         &self,
         workgroup_id: [u32; 3],
-        mem: &dyn GpuMemory,
-        spans: &mut Option<Box<SpanCache>>,
-        ctx: &mut WorkerContext,
-    ) -> Result<WorkgroupStats, WaveError> {
+        scratch_wave_slot: u32,
+    ) -> Result<WaveStart, Box<WaveError>> {
         let s = &self.setup;
         let kd = &s.descriptor;
-        if self.time_limit.is_some() {
-            self.started.get_or_init(Instant::now);
-        }
         for d in 0..3 {
             if workgroup_id[d] >= self.counts[d] {
-                return Err(WaveError {
+                return Err(Box::new(WaveError {
                     kind: WaveErrorKind::InvalidDescriptor(format!(
                         "workgroup id {workgroup_id:?} outside the grid {:?}",
                         self.counts
                     )),
                     pc: 0,
                     workgroup: workgroup_id,
-                });
+                }));
             }
         }
         // Actual size of this workgroup (partial at the grid edge).
@@ -406,73 +437,23 @@ impl Dispatch {
         let items = (size[0] * size[1] * size[2]) as usize;
         let wave64 = !kd.enable_wavefront_size32();
         let lanes = if wave64 { 2 * LANES } else { LANES };
-        let nwaves = items.div_ceil(lanes);
-        ctx.sync(&self.code);
-        while ctx.waves.len() < nwaves {
-            ctx.waves.push(Wave::default());
-        }
-        let lds_len = s.group_segment_size as usize;
-        if ctx.lds.len() < lds_len {
-            ctx.lds.resize(lds_len, 0);
-        }
-        // The SGPRs every wave of the workgroup starts with (EXEC aside): the
-        // dispatch's template (user SGPRs, the rest 0), then this
-        // workgroup's system SGPRs from USER_SGPR_COUNT on.
-        let mut start = WaveStart {
-            system: [0u32; 5],
-            system_len: 0,
+        // gfx90a's waves get their slot's offset in the backing memory,
+        // which the prologue adds to the flat-scratch base (start_wave).
+        let stride = s.scratch.wave_bytes;
+        let wave_offset = self
+            .wave_offset_sgpr
+            .map(|sgpr| (sgpr, u64::from(scratch_wave_slot) * stride, stride));
+        Ok(WaveStart {
+            workgroup: workgroup_id,
             size,
             items,
             lanes,
             wave64,
             ids: kd.enable_vgpr_workitem_id(),
-            wave_offset: None,
+            wave_offset,
             xcc_id: self.xcc.xcc_of_workgroup(workgroup_id, self.counts),
-        };
-        // The enabled system SGPRs, in order from USER_SGPR_COUNT.
-        let mut n = 0;
-        for (d, enabled) in self.workgroup_id_sgprs.into_iter().enumerate() {
-            if enabled {
-                start.system[n] = workgroup_id[d];
-                n += 1;
-            }
-        }
-        if kd.enable_sgpr_workgroup_info() {
-            start.system[n] = 0;
-            n += 1;
-        }
-        if kd.enable_private_segment() {
-            if s.isa == Isa::Gfx9(Target::Gfx90a) {
-                // The wave's slot offset in the backing memory, which the
-                // prologue adds to the flat-scratch base (start_wave).
-                let stride = s.scratch.wave_bytes;
-                let sgpr = self.user_sgpr_count as usize + n;
-                start.wave_offset = Some((sgpr, u64::from(ctx.scratch_wave_slot) * stride, stride));
-            } else {
-                // Architected flat scratch: scratch addresses are wave-relative offsets.
-                start.system[n] = 0;
-                n += 1;
-            }
-        }
-        start.system_len = n;
-        let mut stats = WorkgroupStats {
-            waves: nwaves as u32,
-            ..WorkgroupStats::default()
-        };
-        let mut waves = std::mem::take(&mut ctx.waves);
-        let result = self.run_waves(
-            &mut waves[..nwaves],
-            &start,
-            workgroup_id,
-            mem,
-            spans,
-            ctx,
-            &mut stats,
-        );
-        ctx.waves = waves;
-        result.map(|()| stats).map_err(|e| *e)
+        })
     }
-
     /// Set wave `k` of the workgroup to its initial state.
     #[inline(always)]
     fn start_wave(&self, w: &mut Wave, k: usize, start: &WaveStart) {
@@ -482,8 +463,14 @@ impl Dispatch {
         let (lo, hi) = w.sgpr.split_at_mut(64);
         lo.copy_from_slice(&self.sgpr_template[..64]);
         hi.copy_from_slice(&self.sgpr_template[64..]);
-        let at = self.user_sgpr_count as usize;
-        w.sgpr[at..at + start.system_len].copy_from_slice(&start.system[..start.system_len]);
+        // The ids one by one: a store each, which the wave's reads forward
+        // (an array of them copied in went through memory with a wider
+        // load than its stores, a store-forwarding stall per workgroup).
+        for (sgpr, id) in self.workgroup_id_sgpr.iter().zip(start.workgroup) {
+            if let Some(sgpr) = *sgpr {
+                w.sgpr[sgpr] = id;
+            }
+        }
         w.scc = false;
         w.pc = self.entry;
         w.status = WaveStatus::Running;
@@ -561,104 +548,102 @@ impl Dispatch {
         }
     }
 
-    /// Start the workgroup's waves and run them to the end.
+    /// Run a batch of workgroups (`run_workgroups`) with `spans` as the
+    /// batch's memoised translations.
     ///
     /// On an x86-64 host with AVX2 or AVX-512 this, the wave loop and the
     /// pre-resolved forms it inlines are the same code compiled for that level
     /// (wave_loop.rs: 8 or 16 lanes per vector instruction instead of SSE2's
     /// 4); everything else is unchanged, and integer and IEEE float operations
     /// give the same bits at every level. The choice is made once per
-    /// workgroup, so a wave costs no call and no feature test. The error is
-    /// boxed, so the usual `Ok` comes back in a register: the 72-byte result
-    /// went through memory at every workgroup.
-    #[allow(clippy::too_many_arguments)]
-    fn run_waves(
+    /// batch, so a workgroup or wave costs no call and no feature test.
+    fn run_batch(
         &self,
-        waves: &mut [Wave],
-        start: &WaveStart,
-        workgroup: [u32; 3],
+        ids: &mut impl Iterator<Item = [u32; 3]>,
         mem: &dyn GpuMemory,
-        spans: &mut Option<Box<SpanCache>>,
+        spans: &mut SpanCache,
         ctx: &mut WorkerContext,
-        stats: &mut WorkgroupStats,
-    ) -> Result<(), Box<WaveError>> {
+        totals: &mut WorkgroupStats,
+    ) -> WorkgroupBatch {
         #[cfg(target_arch = "x86_64")]
         match wave_loop() {
             WaveLoop::Avx512 => {
                 // SAFETY: wave_loop() gives Avx512 only where the CPU has x86-64-v4's AVX-512 subsets and FMA.
-                return unsafe {
-                    self.run_waves_avx512(waves, start, workgroup, mem, spans, ctx, stats)
-                };
+                return unsafe { self.run_batch_avx512(ids, mem, spans, ctx, totals) };
             }
             WaveLoop::Avx2 => {
                 // SAFETY: wave_loop() gives Avx2 only where the CPU has AVX2 and FMA.
-                return unsafe {
-                    self.run_waves_avx2(waves, start, workgroup, mem, spans, ctx, stats)
-                };
+                return unsafe { self.run_batch_avx2(ids, mem, spans, ctx, totals) };
             }
             WaveLoop::Baseline => {}
         }
-        self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
+        self.run_batch_here(ids, mem, spans, ctx, totals)
     }
 
-    /// [`Dispatch::run_waves`] compiled for AVX2 and FMA (wave_loop.rs says
+    /// [`Dispatch::run_batch`] compiled for AVX2 and FMA (wave_loop.rs says
     /// why FMA; keep the list equal to what it detects).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    #[allow(clippy::too_many_arguments)]
-    fn run_waves_avx2(
+    fn run_batch_avx2(
         &self,
-        waves: &mut [Wave],
-        start: &WaveStart,
-        workgroup: [u32; 3],
+        ids: &mut impl Iterator<Item = [u32; 3]>,
         mem: &dyn GpuMemory,
-        spans: &mut Option<Box<SpanCache>>,
+        spans: &mut SpanCache,
         ctx: &mut WorkerContext,
-        stats: &mut WorkgroupStats,
-    ) -> Result<(), Box<WaveError>> {
-        self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
+        totals: &mut WorkgroupStats,
+    ) -> WorkgroupBatch {
+        self.run_batch_here(ids, mem, spans, ctx, totals)
     }
 
-    /// [`Dispatch::run_waves`] compiled for AVX-512: the subsets (and FMA)
+    /// [`Dispatch::run_batch`] compiled for AVX-512: the subsets (and FMA)
     /// wave_loop.rs detects before it gives `WaveLoop::Avx512` (keep the
     /// lists equal).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512cd,avx512dq,avx512vl,fma")]
-    #[allow(clippy::too_many_arguments)]
-    fn run_waves_avx512(
+    fn run_batch_avx512(
         &self,
-        waves: &mut [Wave],
-        start: &WaveStart,
-        workgroup: [u32; 3],
+        ids: &mut impl Iterator<Item = [u32; 3]>,
         mem: &dyn GpuMemory,
-        spans: &mut Option<Box<SpanCache>>,
+        spans: &mut SpanCache,
         ctx: &mut WorkerContext,
-        stats: &mut WorkgroupStats,
-    ) -> Result<(), Box<WaveError>> {
-        self.run_waves_here(waves, start, workgroup, mem, spans, ctx, stats)
+        totals: &mut WorkgroupStats,
+    ) -> WorkgroupBatch {
+        self.run_batch_here(ids, mem, spans, ctx, totals)
     }
 
-    /// The body of [`Dispatch::run_waves`]: each running wave runs until it
-    /// reaches s_barrier or ends, in turn, until all have ended.
+    /// The body of [`Dispatch::run_batch`]: set up what the batch's
+    /// workgroups share, then run each one's waves to the end.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn run_waves_here(
+    fn run_batch_here(
         &self,
-        waves: &mut [Wave],
-        start: &WaveStart,
-        workgroup: [u32; 3],
+        ids: &mut impl Iterator<Item = [u32; 3]>,
         mem: &dyn GpuMemory,
-        spans: &mut Option<Box<SpanCache>>,
+        spans: &mut SpanCache,
         ctx: &mut WorkerContext,
-        stats: &mut WorkgroupStats,
-    ) -> Result<(), Box<WaveError>> {
-        for (k, w) in waves.iter_mut().enumerate() {
-            self.start_wave(w, k, start);
-        }
+        totals: &mut WorkgroupStats,
+    ) -> WorkgroupBatch {
         let s = &self.setup;
-        let mut lds = std::mem::take(&mut ctx.lds);
+        if self.time_limit.is_some() {
+            self.started.get_or_init(Instant::now);
+        }
+        // The most waves a workgroup of the dispatch has (edge workgroups
+        // may have fewer).
+        let lanes = if s.descriptor.enable_wavefront_size32() {
+            LANES
+        } else {
+            2 * LANES
+        };
+        let most_items: u32 = s.workgroup_size.iter().product();
+        let most_waves = (most_items as usize).div_ceil(lanes);
+        while ctx.waves.len() < most_waves {
+            ctx.waves.push(Wave::default());
+        }
         let lds_len = s.group_segment_size as usize;
-        let (scratch_ptr, scratch_len, scratch_va) = self.workgroup_scratch(waves.len(), mem, ctx);
+        if ctx.lds.len() < lds_len {
+            ctx.lds.resize(lds_len, 0);
+        }
+        let mut waves = std::mem::take(&mut ctx.waves);
+        let mut lds = std::mem::take(&mut ctx.lds);
         // A counting dispatch's waves see memory through the tally (traffic.rs).
         let counted = self.counting.then(|| CountingMemory {
             inner: mem,
@@ -668,43 +653,113 @@ impl Dispatch {
             Some(c) => c,
             None => mem,
         };
-        let scratch: &mut [u8] = if scratch_len == 0 {
-            &mut []
-        } else {
-            // SAFETY: translate gave `scratch_len` bytes of one mapping that stays while `mem` is
-            // borrowed (GpuMemory's contract); the CP gives these wave slots to this workgroup alone.
-            unsafe { std::slice::from_raw_parts_mut(scratch_ptr, scratch_len) }
-        };
-        // Taken branches of the workgroup, for the watchdog.
-        let mut jumps = 0u32;
-        let mut observer = self
-            .observer
-            .as_ref()
-            .map(|o| o.workgroup(workgroup, waves.len() as u32, lds_len as u32));
         let mut env = Env {
             mem,
             lds: &mut lds[..lds_len],
-            scratch,
-            scratch_va,
+            scratch: &mut [],
+            scratch_va: 0,
             scratch_wave_bytes: s.scratch.wave_bytes as usize,
-            scratch_wave64: start.wave64,
+            scratch_wave64: lanes > LANES,
             scratch_per_lane: s.private_segment_size as usize,
             shared_base: s.shared_aperture_base,
             private_base: s.private_aperture_base,
-            spans: spans.take().unwrap_or_default(),
+            spans,
             lds_bank_conflicts: self.counting.then_some(0),
-            observer: observer
-                .as_deref_mut()
-                .map(|o| o as &mut dyn WorkgroupObserver),
+            observer: None,
         };
-        // A loop, not a closure: a closure would be its own function, not
-        // compiled for AVX2 in `run_waves_avx2`.
-        let result = 'waves: loop {
+        // The scratch slots are translated for the wave count they were
+        // last translated for (usually once per batch).
+        let mut scratch_waves = None;
+        let mut batch = WorkgroupBatch {
+            workgroups: 0,
+            error: None,
+        };
+        for id in ids {
+            batch.workgroups += 1;
+            let start = match self.workgroup_start(id, ctx.scratch_wave_slot) {
+                Ok(start) => start,
+                Err(e) => {
+                    batch.error = Some(e);
+                    break;
+                }
+            };
+            let nwaves = start.items.div_ceil(start.lanes);
+            if scratch_waves != Some(nwaves) {
+                scratch_waves = Some(nwaves);
+                let (ptr, len, va) = self.workgroup_scratch(nwaves, env.mem, ctx);
+                env.scratch_va = va;
+                env.scratch = if len == 0 {
+                    &mut []
+                } else {
+                    // SAFETY: translate gave `len` bytes of one mapping that stays while `mem` is
+                    // borrowed (GpuMemory's contract); the CP gives these wave slots to this
+                    // worker's workgroups alone.
+                    unsafe { std::slice::from_raw_parts_mut(ptr, len) }
+                };
+            }
+            totals.waves = totals.waves.saturating_add(nwaves as u32);
+            let waves = &mut waves[..nwaves];
+            let result = match &self.observer {
+                None => self.run_workgroup_waves(waves, &start, id, &mut env, ctx, totals),
+                Some(o) => {
+                    // An observed dispatch (the sanitizer) watches each
+                    // workgroup through its own observer, in an environment
+                    // that borrows the batch's for the workgroup.
+                    let mut observer = o.workgroup(id, nwaves as u32, lds_len as u32);
+                    let mut observed = Env {
+                        lds: &mut *env.lds,
+                        scratch: &mut *env.scratch,
+                        spans: &mut *env.spans,
+                        observer: Some(&mut *observer),
+                        ..env
+                    };
+                    let result =
+                        self.run_workgroup_waves(waves, &start, id, &mut observed, ctx, totals);
+                    env.lds_bank_conflicts = observed.lds_bank_conflicts;
+                    observer.finish();
+                    result
+                }
+            };
+            if let Err(e) = result {
+                batch.error = Some(e);
+                break;
+            }
+        }
+        if let Some(c) = &counted {
+            let (inline_read, inline_written) = env.spans.tally.take();
+            let (read, written) = c.tally.take();
+            totals.global_read_bytes += inline_read + read;
+            totals.global_written_bytes += inline_written + written;
+            totals.lds_bank_conflicts += env.lds_bank_conflicts.unwrap_or(0);
+        }
+        ctx.lds = lds;
+        ctx.waves = waves;
+        batch
+    }
+
+    /// Start a workgroup's waves and run them until all have ended: each
+    /// running wave runs until it reaches s_barrier or ends, in turn.
+    #[inline(always)]
+    fn run_workgroup_waves(
+        &self,
+        waves: &mut [Wave],
+        start: &WaveStart,
+        workgroup: [u32; 3],
+        env: &mut Env,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+    ) -> Result<(), Box<WaveError>> {
+        for (k, w) in waves.iter_mut().enumerate() {
+            self.start_wave(w, k, start);
+        }
+        // Taken branches of the workgroup, for the watchdog.
+        let mut jumps = 0u32;
+        loop {
             for w in waves.iter_mut() {
                 if w.status == WaveStatus::Running
-                    && let Err(kind) = self.run_wave_loop(w, &mut env, ctx, stats, &mut jumps)
+                    && let Err(kind) = self.run_wave_loop(w, env, ctx, stats, &mut jumps)
                 {
-                    break 'waves Err(Box::new(WaveError {
+                    return Err(Box::new(WaveError {
                         kind,
                         pc: w.pc,
                         workgroup,
@@ -712,7 +767,7 @@ impl Dispatch {
                 }
             }
             if waves.iter().all(|w| w.status == WaveStatus::Ended) {
-                break Ok(());
+                return Ok(());
             }
             // Every live wave is at the barrier: release it.
             if let Some(o) = env.observer.as_deref_mut() {
@@ -723,22 +778,8 @@ impl Dispatch {
                     w.status = WaveStatus::Running;
                 }
             }
-        };
-        if let Some(c) = &counted {
-            let (inline_read, inline_written) = env.spans.tally.take();
-            let (read, written) = c.tally.take();
-            stats.global_read_bytes += inline_read + read;
-            stats.global_written_bytes += inline_written + written;
-            stats.lds_bank_conflicts += env.lds_bank_conflicts.unwrap_or(0);
         }
-        if let Some(o) = env.observer {
-            o.finish();
-        }
-        *spans = Some(env.spans);
-        ctx.lds = lds;
-        result
     }
-
     /// A wave leaves `block` after its instruction `last`: count the
     /// instructions up to it (by class too when the dispatch counts).
     #[inline(always)]

@@ -36,9 +36,8 @@ pub(crate) struct Env<'a> {
     pub scratch_per_lane: usize,
     pub shared_base: u64,
     pub private_base: u64,
-    /// Mappings `translate` remembers (start empty); boxed, so handing it
-    /// from workgroup to workgroup moves a pointer.
-    pub spans: Box<SpanCache>,
+    /// Mappings `translate` remembers, the batch's (`Dispatch::run_workgroups`).
+    pub spans: &'a mut SpanCache,
     /// LDS bank-conflict cycles so far, when the dispatch counts
     /// (lds_banks.rs); None otherwise.
     pub lds_bank_conflicts: Option<u64>,

@@ -377,7 +377,7 @@ mod tests {
                             scratch_per_lane: 0,
                             shared_base: 0,
                             private_base: 0,
-                            spans: Default::default(),
+                            spans: &mut Default::default(),
                             lds_bank_conflicts: None,
                             observer: None,
                         };

@@ -1361,7 +1361,8 @@ mod tests {
             scratch_per_lane: PER_LANE,
             shared_base: 0,
             private_base: PRIVATE_BASE,
-            spans: Default::default(),
+            // A test environment owns its cache: a few hundred bytes, leaked.
+            spans: Box::leak(Box::default()),
             lds_bank_conflicts: None,
             observer: None,
         }

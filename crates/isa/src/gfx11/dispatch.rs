@@ -557,9 +557,12 @@ impl Dispatch {
     /// 4); everything else is unchanged, and integer and IEEE float operations
     /// give the same bits at every level. The choice is made once per
     /// batch, so a workgroup or wave costs no call and no feature test.
+    ///
+    /// `ids` is a trait object: generic, every caller's iterator type would
+    /// compile the whole wave loop again, three times, in its own crate.
     fn run_batch(
         &self,
-        ids: &mut impl Iterator<Item = [u32; 3]>,
+        ids: &mut dyn Iterator<Item = [u32; 3]>,
         mem: &dyn GpuMemory,
         spans: &mut SpanCache,
         ctx: &mut WorkerContext,
@@ -586,7 +589,7 @@ impl Dispatch {
     #[target_feature(enable = "avx2,fma")]
     fn run_batch_avx2(
         &self,
-        ids: &mut impl Iterator<Item = [u32; 3]>,
+        ids: &mut dyn Iterator<Item = [u32; 3]>,
         mem: &dyn GpuMemory,
         spans: &mut SpanCache,
         ctx: &mut WorkerContext,
@@ -602,7 +605,7 @@ impl Dispatch {
     #[target_feature(enable = "avx512f,avx512bw,avx512cd,avx512dq,avx512vl,fma")]
     fn run_batch_avx512(
         &self,
-        ids: &mut impl Iterator<Item = [u32; 3]>,
+        ids: &mut dyn Iterator<Item = [u32; 3]>,
         mem: &dyn GpuMemory,
         spans: &mut SpanCache,
         ctx: &mut WorkerContext,
@@ -616,7 +619,7 @@ impl Dispatch {
     #[inline(always)]
     fn run_batch_here(
         &self,
-        ids: &mut impl Iterator<Item = [u32; 3]>,
+        ids: &mut dyn Iterator<Item = [u32; 3]>,
         mem: &dyn GpuMemory,
         spans: &mut SpanCache,
         ctx: &mut WorkerContext,

@@ -702,27 +702,29 @@ impl Dispatch {
             }
             totals.waves = totals.waves.saturating_add(nwaves as u32);
             let waves = &mut waves[..nwaves];
-            let result = match &self.observer {
-                None => self.run_workgroup_waves(waves, &start, id, &mut env, ctx, totals),
-                Some(o) => {
-                    // An observed dispatch (the sanitizer) watches each
-                    // workgroup through its own observer, in an environment
-                    // that borrows the batch's for the workgroup.
-                    let mut observer = o.workgroup(id, nwaves as u32, lds_len as u32);
-                    let mut observed = Env {
-                        lds: &mut *env.lds,
-                        scratch: &mut *env.scratch,
-                        spans: &mut *env.spans,
-                        observer: Some(&mut *observer),
-                        ..env
-                    };
-                    let result =
-                        self.run_workgroup_waves(waves, &start, id, &mut observed, ctx, totals);
-                    env.lds_bank_conflicts = observed.lds_bank_conflicts;
-                    observer.finish();
-                    result
-                }
+            // An observed dispatch (the sanitizer) watches each workgroup
+            // through its own observer. The workgroup's environment borrows
+            // the batch's, with the observer if any: one call site, so the
+            // wave loop is inlined once into each AVX level's copy.
+            let mut observer = self
+                .observer
+                .as_ref()
+                .map(|o| o.workgroup(id, nwaves as u32, lds_len as u32));
+            let mut workgroup_env = Env {
+                lds: &mut *env.lds,
+                scratch: &mut *env.scratch,
+                spans: &mut *env.spans,
+                observer: observer
+                    .as_deref_mut()
+                    .map(|o| o as &mut dyn WorkgroupObserver),
+                ..env
             };
+            let result =
+                self.run_workgroup_waves(waves, &start, id, &mut workgroup_env, ctx, totals);
+            env.lds_bank_conflicts = workgroup_env.lds_bank_conflicts;
+            if let Some(o) = observer.as_deref_mut() {
+                o.finish();
+            }
             if let Err(e) = result {
                 batch.error = Some(e);
                 break;

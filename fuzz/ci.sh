@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fuzz/ci.sh [SECONDS]: build every cargo-fuzz target and run each for a
-# short fixed budget (default 15 s) from the checked-in seeds, as CI does.
+# short fixed budget (default 15 s) from the checked-in seeds, as CI does
+# when asked (AQUEDUCT_CI_FUZZ).
 # A crash, timeout or out-of-memory stops the run with libFuzzer's report and
 # the input under $FUZZ_OUT/artifacts/<target>/ (reproduce it with
 # `cargo +nightly fuzz run -O -a -s none <target> <file>`, see README.md).

@@ -1,6 +1,6 @@
 //! Which compilation of the wave loop runs.
 //!
-//! The wave loop and the pre-resolved forms it inlines (`Dispatch::run_waves`)
+//! The wave loop and the pre-resolved forms it inlines (`Dispatch::run_batch`)
 //! are compiled for three x86-64 levels: the baseline (SSE2: 4 lanes of a
 //! 32-lane row per vector instruction), AVX2 with FMA (8) and AVX-512 as
 //! x86-64-v4 defines it (F, BW, CD, DQ, VL: 16 lanes, and mask registers for
@@ -95,8 +95,8 @@ fn wide_is_cheap() -> bool {
     false
 }
 
-/// The features tested here are the ones `Dispatch::run_waves_avx512` and
-/// `Dispatch::run_waves_avx2` (dispatch.rs) and [`with_avx2_copy`] enable:
+/// The features tested here are the ones `Dispatch::run_batch_avx512` and
+/// `Dispatch::run_batch_avx2` (dispatch.rs) and [`with_avx2_copy`] enable:
 /// their SAFETY rests on the lists being equal.
 #[cfg(target_arch = "x86_64")]
 fn detect() -> WaveLoop {

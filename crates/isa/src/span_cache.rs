@@ -18,8 +18,8 @@
 //! dispatches, and [`SpanCache::revalidate`] empties it whenever a batch
 //! starts under another version (or a memory that has none); a batch of a
 //! small dispatch then no longer misses once per buffer.
-//! `Dispatch::run_workgroups` lends it to the batch's `Env`;
-//! `Dispatch::run_workgroup` makes a fresh one.
+//! `Dispatch::run_workgroups` lends it to the batch's `Env` (and
+//! `Dispatch::run_workgroup` is a batch of one).
 //!
 //! Translated blocks (gfx11/jit/llvm/global.rs) look the slots up
 //! themselves: [`Entry`] is `repr(C)` and the `ENTRY_*` constants give its

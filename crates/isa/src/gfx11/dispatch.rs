@@ -360,14 +360,7 @@ impl Dispatch {
         ctx: &mut WorkerContext,
     ) -> Result<WorkgroupStats, WaveError> {
         let mut stats = WorkgroupStats::default();
-        ctx.sync(&self.code);
-        let batch = self.run_batch(
-            &mut std::iter::once(workgroup_id),
-            mem,
-            &mut SpanCache::default(),
-            ctx,
-            &mut stats,
-        );
+        let batch = self.run_workgroups([workgroup_id], mem, ctx, &mut stats);
         match batch.error {
             Some(e) => Err(*e),
             None => Ok(stats),

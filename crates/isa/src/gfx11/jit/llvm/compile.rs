@@ -152,7 +152,7 @@ pub(crate) fn compile(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
     let host = host().map_err(|e| LlvmError::Llvm(e.clone()))?;
     let key = format!("{:016x}", fnv(&[ir, &host.identity]));
     let Some(dir) = cache_dir() else {
-        return link(host, &compile_object(host, ir)?, names);
+        return compile_uncached(ir, names);
     };
     let (obj, ll) = (dir.join(format!("{key}.o")), dir.join(format!("{key}.ll")));
     if std::fs::read_to_string(&ll).is_ok_and(|stored| stored == ir)

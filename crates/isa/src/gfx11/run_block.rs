@@ -61,6 +61,20 @@ pub(crate) fn run_entry(
     Ok(flow)
 }
 
+/// [`interpret_block`] for the tests. Never inlined: the interpreter it
+/// inlines is large, and a copy in each test that runs blocks lengthened
+/// the test build by minutes.
+#[cfg(test)]
+#[inline(never)]
+pub(crate) fn interpret_block_for_tests(
+    w: &mut Wave,
+    env: &mut Env,
+    block: &Block,
+    list: &[Compiled],
+) -> Result<BlockExit, EntryError> {
+    interpret_block(w, env, block, list)
+}
+
 /// Run the entries of `list` (the block's wave32 or wave64 list) in order
 /// until one does not flow on.
 #[inline(always)]

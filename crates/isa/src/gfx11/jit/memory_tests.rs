@@ -13,7 +13,7 @@ use super::tests::{Backend, backends};
 use crate::gfx11::code_cache::{Block, CodeCache};
 use crate::gfx11::exec::fast::Fast;
 use crate::gfx11::exec::fast::tests::{Rng, env_over};
-use crate::gfx11::run_block::interpret_block;
+use crate::gfx11::run_block::interpret_block_for_tests as interpret_block;
 use crate::gfx11::wave::{EXEC, NUM_VGPRS, Wave};
 use crate::{Access, GpuMemory, MemoryFault, PlainSpan, WaveLoop};
 

@@ -20,7 +20,7 @@ use crate::gfx11::exec::Env;
 use crate::gfx11::exec::fast::tests::{Rng, plain_encodings, random_encodings};
 use crate::gfx11::exec::fast::{Fast, compile};
 use crate::gfx11::exec::salu::fast::Scalar;
-use crate::gfx11::run_block::interpret_block;
+use crate::gfx11::run_block::interpret_block_for_tests as interpret_block;
 use crate::gfx11::wave::{EXEC, NUM_VGPRS, Wave};
 use crate::{Access, GpuMemory, MemoryFault, WaveLoop};
 

@@ -43,9 +43,17 @@ use crate::gfx11::wave::{EXEC, Wave};
 /// [`run_at`] of the instruction at `w.pc`, for the tests (the wave loop
 /// gives the address, which the pre-resolved forms do not set in `w.pc`).
 #[cfg(test)]
-#[inline(always)]
 pub(crate) fn run(w: &mut Wave, env: &mut Env, f: &Fast) -> Option<Flow> {
     let pc = w.pc;
+    run_with_pc(w, env, f, pc)
+}
+
+/// [`run_at`] with the instruction at `pc`, for the tests. Never inlined:
+/// `run_at` inlines every form, and a copy in each of the dozen tests
+/// that run forms doubled the test build's time.
+#[cfg(test)]
+#[inline(never)]
+pub(crate) fn run_with_pc(w: &mut Wave, env: &mut Env, f: &Fast, pc: u64) -> Option<Flow> {
     run_at(w, env, f, move || pc)
 }
 

@@ -302,7 +302,7 @@ fn lanes<const N: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gfx11::exec::fast::{Fast, compile, run as fast_run, run_at};
+    use crate::gfx11::exec::fast::{Fast, compile, run as fast_run, run_with_pc};
     use crate::gfx11::exec::valu::wave64::high_pass;
     use crate::gfx11::exec::{ExecResult, NoMemory, slot_bytes, step, test_inst};
     use crate::gfx11::wave::NULL;
@@ -755,7 +755,7 @@ mod tests {
                 let mut got_seen = Recorder::default();
                 let mut e = env(&mut got_s, &mut lds);
                 e.observer = Some(&mut got_seen);
-                let got = match run_at(&mut got_w, &mut e, &form, || PC) {
+                let got = match run_with_pc(&mut got_w, &mut e, &form, PC) {
                     Some(flow) => {
                         taken += 1;
                         Ok(flow)

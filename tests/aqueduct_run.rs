@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use aqueduct_test_harness::facade::target;
+use aqueduct_test_support::ScratchDir;
 
 fn kernels() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
@@ -32,10 +33,8 @@ fn text(out: &Output) -> String {
     )
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("aqueduct-run-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> ScratchDir {
+    ScratchDir::new(&format!("run-{name}"))
 }
 
 #[test]
@@ -72,7 +71,6 @@ fn saxpy_writes_the_host_result() {
     for i in 0..n as usize {
         assert_eq!(y[i], 3.0 * x[i], "y[{i}]");
     }
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -102,7 +100,6 @@ fn fill3d_over_a_3d_grid_from_a_multi_kernel_object() {
     let got: &[u32] = bytemuck::cast_slice(&bytes);
     let want: Vec<u32> = (0..w * h * d).collect();
     assert_eq!(got, &want[..]);
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -233,7 +230,8 @@ fn argument_mismatches_are_clear_errors() {
     );
     assert!(!text(&out).contains("queue"), "{}", text(&out));
     // Not a code object at all.
-    let bogus = temp_dir("bogus").join("not.co");
+    let bogus_dir = temp_dir("bogus");
+    let bogus = bogus_dir.join("not.co");
     std::fs::write(&bogus, b"hello, not an ELF").unwrap();
     let out = run(&[bogus.to_str().unwrap(), "--list"]);
     assert!(!out.status.success());
@@ -262,7 +260,6 @@ fn scalar_values_reach_the_kernel() {
     ]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(std::fs::read(&file).unwrap(), 0xdeadbeefu32.to_le_bytes());
-    std::fs::remove_dir_all(dir).ok();
 }
 
 /// aqueduct-run with `AQUEDUCT_DEVICE` set to `device_env`.
@@ -368,7 +365,6 @@ fn local_arguments_back_an_in_place_scan() {
     assert!(out.status.success(), "{}", text(&out));
     // The file now holds the result, in place.
     assert_eq!(read_u32s(&file), group_scans(&data, 64));
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -523,7 +519,6 @@ fn dynamic_lds_backs_hip_extern_shared_by_demangled_name() {
         "{}",
         text(&out)
     );
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -571,7 +566,6 @@ fn scalar_types_must_match_the_metadata_unless_forced() {
     assert!(out.status.success(), "{}", text(&out));
     let got: Vec<f32> = bytemuck::pod_collect_to_vec(&std::fs::read(&y).unwrap());
     assert_eq!(got, (0..64).map(|i| 2.0 * i as f32).collect::<Vec<_>>());
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -597,7 +591,6 @@ fn wgsl_size_arguments_come_from_the_bound_buffers() {
         read_u32s(&dst),
         (0..100).map(|i| 4 * i).collect::<Vec<u32>>()
     );
-    std::fs::remove_dir_all(dir).ok();
 }
 
 fn faults_co() -> PathBuf {
@@ -662,7 +655,6 @@ fn a_fault_names_the_kernel_and_offset() {
         rest.contains("address 0x10") || t.contains("address 0x10"),
         "{t}"
     );
-    std::fs::remove_dir_all(dir).ok();
 }
 
 /// clang-19 flags for an OpenCL C kernel, for [`target`].
@@ -763,13 +755,13 @@ fn kernels_built_with_the_device_header_run() {
     std::fs::write(dir.join("k.hip"), hip).unwrap();
     let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
     build_in(
-        &dir,
+        dir.path(),
         "clang-19",
         &with(&opencl_flags(), &["-O3", "-c", "k.cl", "-o", "k.o"]),
     );
-    build_in(&dir, "ld.lld-19", &["-shared", "k.o", "-o", "cl.co"]);
+    build_in(dir.path(), "ld.lld-19", &["-shared", "k.o", "-o", "cl.co"]);
     build_in(
-        &dir,
+        dir.path(),
         "clang-19",
         &with(
             &hip_flags(),
@@ -825,7 +817,6 @@ fn kernels_built_with_the_device_header_run() {
         }
         assert_eq!(bins[16], n.div_ceil(256), "{co}: number of groups");
     }
-    std::fs::remove_dir_all(dir).ok();
 }
 
 /// A kernel built with `-g` names the faulting source line next to
@@ -846,14 +837,14 @@ fn a_fault_names_the_source_line_with_debug_info() {
 ";
     std::fs::write(dir.join("poke.cl"), source).unwrap();
     build_in(
-        &dir,
+        dir.path(),
         "clang-19",
         &with(
             &opencl_flags(),
             &["-O1", "-g", "-c", "poke.cl", "-o", "poke.o"],
         ),
     );
-    build_in(&dir, "ld.lld-19", &["-shared", "poke.o", "-o", "poke.co"]);
+    build_in(dir.path(), "ld.lld-19", &["-shared", "poke.o", "-o", "poke.co"]);
     // Writes 7 to the unmapped address 0x10 from one work-item.
     let poke = |file: &str| {
         run(&[
@@ -884,7 +875,7 @@ fn a_fault_names_the_source_line_with_debug_info() {
 "#;
     std::fs::write(dir.join("poke.hip"), hip).unwrap();
     build_in(
-        &dir,
+        dir.path(),
         "clang-19",
         &with(
             &hip_flags(),
@@ -900,7 +891,6 @@ fn a_fault_names_the_source_line_with_debug_info() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let t = text(&out);
     assert!(t.contains(" at poke.hip:4"), "{t}");
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -991,11 +981,11 @@ fn profile_counts_lds_bank_conflicts_by_stride() {
 ";
     std::fs::write(dir.join("k.cl"), source).unwrap();
     build_in(
-        &dir,
+        dir.path(),
         "clang-19",
         &with(&opencl_flags(), &["-O3", "-c", "k.cl", "-o", "k.o"]),
     );
-    build_in(&dir, "ld.lld-19", &["-shared", "k.o", "-o", "k.co"]);
+    build_in(dir.path(), "ld.lld-19", &["-shared", "k.o", "-o", "k.co"]);
     // Two one-wave workgroups. With a stride of 32 dwords every lane's
     // dword is in bank 0: the store and the load take 32 cycles each, 31
     // of them conflicts, so 2 * 2 * 31 = 124. A stride of 33 puts the 32
@@ -1038,5 +1028,4 @@ fn profile_counts_lds_bank_conflicts_by_stride() {
         let cell = row[..end].split_whitespace().last().expect("a cell");
         assert_eq!(cell, conflicts.to_string(), "stride {stride}: {stdout}");
     }
-    std::fs::remove_dir_all(dir).ok();
 }

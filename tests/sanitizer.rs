@@ -18,6 +18,7 @@ use aqueduct_test_harness::facade::{
     Ctx, InternalError, auto_pipeline, bind_group, kernel_module, read_words, sim_ctx_with,
     storage, storage_init, target,
 };
+use aqueduct_test_support::ScratchDir;
 
 /// `kernels/<isa>/NAME.co`.
 fn kernel(name: &str) -> String {
@@ -53,21 +54,19 @@ fn findings(out: &Output) -> Vec<String> {
         .collect()
 }
 
-fn out_file(name: &str) -> String {
-    std::env::temp_dir()
-        .join(format!(
-            "aqueduct-sanitize-{name}-{}.bin",
-            std::process::id()
-        ))
-        .to_str()
-        .unwrap()
-        .to_string()
+/// A scratch directory (removed when dropped) and the path of the output
+/// file `aqueduct-run` writes in it.
+fn out_file(name: &str) -> (ScratchDir, String) {
+    let dir = ScratchDir::new(&format!("sanitize-{name}"));
+    let path = dir.join("out.bin").to_str().unwrap().to_string();
+    (dir, path)
 }
 
 /// vector_copy of 101 elements over 100-element buffers.
 fn vector_copy(n: u32, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let co = kernel("vector_copy");
-    let out = format!("dst=out:{}:400", out_file("copy"));
+    let (_scratch, out) = out_file("copy");
+    let out = format!("dst=out:{out}:400");
     let n_arg = format!("n=u32:{n}");
     let grid = n.to_string();
     let mut args = vec![
@@ -131,7 +130,8 @@ fn a_barrier_only_some_waves_reach_is_a_synccheck_line() {
     let co = kernel("divergent_barrier");
     // Two waves in one workgroup, the barrier reached by the first alone.
     let wave: u32 = if target() == "gfx1100" { 32 } else { 64 };
-    let out_arg = format!("out=out:{}:{}", out_file("barrier"), 8 * wave);
+    let (_scratch, out) = out_file("barrier");
+    let out_arg = format!("out=out:{out}:{}", 8 * wave);
     let (grid, input, limit) = (
         (2 * wave).to_string(),
         format!("in=iota-u32:{}", 2 * wave),
@@ -196,8 +196,7 @@ fn an_unknown_tool_is_refused_with_the_valid_ones() {
 #[test]
 fn a_finding_names_its_source_line_with_debug_info() {
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
-    let dir = std::env::temp_dir().join(format!("aqueduct-sanitize-line-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = ScratchDir::new("sanitize-line");
     // Line 4 stores one element past the buffer when n is its length.
     let source = "kernel void over(global uint* p, uint n)
 {
@@ -271,7 +270,6 @@ fn a_finding_names_its_source_line_with_debug_info() {
         "{}",
         stderr(&out)
     );
-    std::fs::remove_dir_all(dir).ok();
 }
 
 /// A facade device on gfxsim with the sanitizer's `tools`.
@@ -568,7 +566,8 @@ fn workgroups_storing_to_the_same_words_race_in_wgsl() {
 #[test]
 fn a_global_race_is_a_racecheck_global_line() {
     let co = kernel("global_race");
-    let out_arg = format!("out=out:{}:512", out_file("global-race"));
+    let (_scratch, out) = out_file("global-race");
+    let out_arg = format!("out=out:{out}:512");
     let args = |tools| {
         vec![
             co.clone(),

@@ -6,6 +6,7 @@
 //! test's own (`AQUEDUCT_SHADER_CACHE`, set before any device exists).
 
 use std::borrow::Cow;
+use std::path::Path;
 use std::sync::Once;
 
 use aqueduct::shader_disk_cache::SHADER_CACHE_ENV;
@@ -20,8 +21,10 @@ fn device() -> Option<Ctx> {
         return None;
     }
     CACHE_DIR.call_once(|| {
-        let dir =
-            std::env::temp_dir().join(format!("aqueduct-shader-batch-test-{}", std::process::id()));
+        // Under target/ (CARGO_TARGET_TMPDIR): the directory lives as long
+        // as the process, so nothing removes it, and `cargo clean` should.
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("shader-batch-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         // SAFETY: every test calls this before it does anything else, so no
         // other thread of this process reads the environment meanwhile.

@@ -9,6 +9,7 @@
 //! - [`repo`]: paths inside the repository (checked-in kernels and shaders).
 //! - [`process`] and [`thread`]: runs bounded in time (a child process, a
 //!   test body on its own thread).
+//! - [`ScratchDir`]: a temporary directory removed when the test is done.
 //!
 //! It depends on nothing of Aqueduct's, so any crate may take it as a
 //! dev-dependency without a cycle, and its users (isa's unit tests among
@@ -19,7 +20,9 @@ mod compare;
 pub mod process;
 pub mod repo;
 mod rng;
+mod scratch;
 pub mod thread;
 
 pub use compare::assert_close;
 pub use rng::Rng;
+pub use scratch::{KEEP_SCRATCH_ENV, ScratchDir};

@@ -3,8 +3,9 @@
 //! test, so a hang cannot stall the suite.
 
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+use crate::ScratchDir;
 
 /// How a bounded run ended: its exit code (None for a signal) and its
 /// standard output followed by its standard error.
@@ -26,11 +27,10 @@ impl Ended {
 /// Runs `command` with no input and RUST_BACKTRACE unset; panics if it
 /// runs past `limit` (after killing it).
 pub fn run_bounded(command: &mut Command, limit: Duration) -> Ended {
-    static RUNS: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("aqueduct-bounded-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    let n = RUNS.fetch_add(1, Ordering::Relaxed);
-    let (out, err) = (dir.join(format!("{n}.out")), dir.join(format!("{n}.err")));
+    // Files rather than pipes: a child that fills a pipe nobody reads
+    // would block and look like a hang.
+    let dir = ScratchDir::new("bounded");
+    let (out, err) = (dir.join("out"), dir.join("err"));
     let mut child = command
         .env_remove("RUST_BACKTRACE")
         .stdin(Stdio::null())
@@ -52,8 +52,6 @@ pub fn run_bounded(command: &mut Command, limit: Duration) -> Ended {
     };
     let text = std::fs::read_to_string(&out).unwrap_or_default()
         + &std::fs::read_to_string(&err).unwrap_or_default();
-    std::fs::remove_file(&out).ok();
-    std::fs::remove_file(&err).ok();
     match status {
         Some(status) => Ended {
             code: status.code(),

@@ -22,7 +22,8 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use aqueduct_kfd::KfdDevice;
 use aqueduct_kfd::uapi::{
@@ -143,6 +144,12 @@ pub fn decode_error_reason(bits: u64, fault_address: Option<u64>) -> QueueErrorR
     }
 }
 
+/// How long a queue error that is a memory violation waits for the VM
+/// fault's data another thread is recording (`EventHub::await_memory_fault`).
+/// A violation without a VM fault (an aperture violation) waits this long
+/// once, on its error path.
+const FAULT_DATA_WAIT: Duration = Duration::from_millis(200);
+
 /// How many recovered errors a hub remembers for waits still in progress.
 const RECOVERED_LOG_LEN: usize = 64;
 
@@ -173,6 +180,8 @@ pub struct EventHub {
     exception_events: Mutex<Vec<KfdEvent>>,
     queues: Mutex<Vec<Arc<QueueErrorSource>>>,
     memory_faults: Mutex<HashMap<u32, MemoryExceptionData>>,
+    /// Notified when a fault is recorded in `memory_faults`.
+    memory_fault_recorded: Condvar,
     /// Queue errors that a recovery already cleared, so that waits begun
     /// before the recovery still see them.
     recovered: Mutex<RecoveredErrors>,
@@ -198,6 +207,7 @@ impl EventHub {
             exception_events: Mutex::new(Vec::new()),
             queues: Mutex::new(Vec::new()),
             memory_faults: Mutex::new(HashMap::new()),
+            memory_fault_recorded: Condvar::new(),
         }
     }
 
@@ -286,6 +296,31 @@ impl EventHub {
             .copied()
     }
 
+    /// The VM fault of `gpu_id` that another thread's wait is recording, if
+    /// one arrives within [`FAULT_DATA_WAIT`].
+    ///
+    /// KFD fires the MEMORY events with the fault's data before the queue
+    /// error that follows it (Linux `kfd_int_process_v11.c`
+    /// `event_interrupt_wq_v11` calls `kfd_signal_vm_fault_event` first), but
+    /// the data goes to whichever thread's WAIT_EVENTS returns with the
+    /// event: a thread that sees the queue's error bits may look before that
+    /// thread has recorded it, and its own poll finds the event consumed.
+    fn await_memory_fault(&self, gpu_id: u32) -> Option<MemoryExceptionData> {
+        let deadline = Instant::now() + FAULT_DATA_WAIT;
+        let mut faults = self.memory_faults.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(data) = faults.get(&gpu_id) {
+                return Some(*data);
+            }
+            let left = deadline.checked_duration_since(Instant::now())?;
+            faults = self
+                .memory_fault_recorded
+                .wait_timeout(faults, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
     /// Forget recorded faults of `gpu_id` (after a queue recovered).
     pub(crate) fn clear_memory_fault(&self, gpu_id: u32) {
         self.memory_faults
@@ -305,9 +340,16 @@ impl EventHub {
             tracing::debug!("polling exception events: {e}");
         }
         let queue_id = source.queue_id.load(Ordering::Relaxed);
-        let fault = self
-            .last_memory_fault(source.gpu_id)
-            .map(GpuMemoryFault::from);
+        let mut fault = self.last_memory_fault(source.gpu_id);
+        if fault.is_none()
+            && matches!(
+                decode_error_reason(bits, None),
+                QueueErrorReason::MemoryViolation { .. }
+            )
+        {
+            fault = self.await_memory_fault(source.gpu_id);
+        }
+        let fault = fault.map(GpuMemoryFault::from);
         let reason = decode_error_reason(bits, fault.map(|f| f.address));
         // Only a memory violation comes with a VM fault of its own.
         let detail = match reason {
@@ -482,6 +524,7 @@ impl EventHub {
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .insert(data.gpu_id, data);
+                self.memory_fault_recorded.notify_all();
             }
         }
         Ok(())

@@ -18,6 +18,12 @@
 //! `AQUEDUCT_SIM_ISA=gfx942` (or `gfx90a`) it runs the corpus's builds for that ISA on the
 //! simulated part, skipping the gfx11-only kernels.
 //!
+//! Where the instructions ran: the `jit %` column is the share of a kernel's timed wave
+//! instructions that translated blocks ran (SimStats::translated_wave_instructions), and
+//! `inline %` the share they ran inline rather than through call-outs to the interpreter
+//! (the rest of `jit %`). A kernel with a low `inline %` is where the translator's coverage
+//! would next pay.
+//!
 //! Translated speed: `-- --settle` dispatches each case (checked each time) until gfxsim's
 //! background translations settle (a dispatch that made no block newly hot, with none
 //! still compiling; at most 20) before its timed batch. Without it the batch includes
@@ -57,6 +63,10 @@ const TARGET_WAVE_INSTRUCTIONS: u64 = 400_000;
 #[derive(Default)]
 struct Tally {
     wave_instructions: u64,
+    /// Of the timed batches' wave instructions, those run by translated
+    /// blocks, and of those, the ones run through call-outs (SimStats).
+    translated: u64,
+    called_out: u64,
     sim: Duration,
     reference: Duration,
     /// The same batches with every sanitizer tool on (`--sanitize`).
@@ -106,8 +116,10 @@ fn main() {
     };
     let mut sanitizing = sanitize.then(new_sanitizing);
 
+    // jit %: the share of the wave instructions that translated blocks ran;
+    // inline %: the share they ran inline, not through call-outs.
     println!(
-        "{:<28} {:>3} {:>11} {:>10} {:>9} {:>10} {:>8}{}",
+        "{:<28} {:>3} {:>11} {:>10} {:>9} {:>10} {:>8} {:>6} {:>8}{}",
         "kernel",
         "opt",
         "wave-insts",
@@ -115,6 +127,8 @@ fn main() {
         "M/s/core",
         "host ms",
         "sim/host",
+        "jit %",
+        "inline %",
         if sanitize { "  san/off" } else { "" }
     );
     let mut total = Tally::default();
@@ -179,9 +193,15 @@ fn main() {
                 }
                 let repeats = (TARGET_WAVE_INSTRUCTIONS / single.max(1))
                     .clamp(1, runner::MAX_BATCH as u64) as u32;
+                let before = device.sim.stats();
                 match device.run_repeated(&exe, &kernel, &case, repeats) {
                     Ok((elapsed, wave_instructions)) => {
+                        let after = device.sim.stats();
                         tally.wave_instructions += wave_instructions;
+                        tally.translated += after.translated_wave_instructions
+                            - before.translated_wave_instructions;
+                        tally.called_out += after.called_out_wave_instructions
+                            - before.called_out_wave_instructions;
                         tally.sim += elapsed;
                     }
                     Err(e) => {
@@ -248,6 +268,8 @@ fn main() {
                 (tally.sim.as_secs_f64() / tally.reference.as_secs_f64().max(1e-9)).ln();
             measured += 1;
             total.wave_instructions += tally.wave_instructions;
+            total.translated += tally.translated;
+            total.called_out += tally.called_out;
             total.sim += tally.sim;
             total.reference += tally.reference;
             total.sanitized += tally.sanitized;
@@ -338,12 +360,15 @@ fn print_row(name: &str, opt: &str, t: &Tally) {
             t.sanitized.as_secs_f64() / t.sim.as_secs_f64().max(1e-9)
         )
     };
+    let share = |n: u64| 100.0 * n as f64 / t.wave_instructions.max(1) as f64;
     println!(
-        "{name:<28} {opt:>3} {:>11} {:>10.2} {:>9.1} {:>10.3} {:>8.0}{sanitized}",
+        "{name:<28} {opt:>3} {:>11} {:>10.2} {:>9.1} {:>10.3} {:>8.0} {:>6.1} {:>8.1}{sanitized}",
         t.wave_instructions,
         t.sim.as_secs_f64() * 1e3,
         rate / 1e6,
         t.reference.as_secs_f64() * 1e3,
-        t.sim.as_secs_f64() / t.reference.as_secs_f64().max(1e-9)
+        t.sim.as_secs_f64() / t.reference.as_secs_f64().max(1e-9),
+        share(t.translated),
+        share(t.translated - t.called_out),
     );
 }

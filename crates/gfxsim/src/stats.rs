@@ -11,6 +11,12 @@ use crate::dispatch_counters::CounterLog;
 pub struct SimStats {
     /// Wave instructions executed (counted once per wave, not per lane).
     pub wave_instructions: u64,
+    /// Of `wave_instructions`, those run by translated blocks (the
+    /// translator, AQUEDUCT_SIM_JIT), their call-outs included.
+    pub translated_wave_instructions: u64,
+    /// Of `translated_wave_instructions`, those the translations handed to
+    /// the interpreter through call-outs instead of running them inline.
+    pub called_out_wave_instructions: u64,
     /// Kernel dispatches completed or failed.
     pub dispatches: u64,
     /// Workgroups run.
@@ -20,6 +26,8 @@ pub struct SimStats {
 #[derive(Debug, Default)]
 pub struct StatsCounters {
     pub wave_instructions: AtomicU64,
+    pub translated_wave_instructions: AtomicU64,
+    pub called_out_wave_instructions: AtomicU64,
     pub dispatches: AtomicU64,
     pub workgroups: AtomicU64,
     /// Dispatches launched from now on count (`SimDevice::set_dispatch_counters`).
@@ -32,6 +40,8 @@ impl StatsCounters {
     pub fn snapshot(&self) -> SimStats {
         SimStats {
             wave_instructions: self.wave_instructions.load(Ordering::Relaxed),
+            translated_wave_instructions: self.translated_wave_instructions.load(Ordering::Relaxed),
+            called_out_wave_instructions: self.called_out_wave_instructions.load(Ordering::Relaxed),
             dispatches: self.dispatches.load(Ordering::Relaxed),
             workgroups: self.workgroups.load(Ordering::Relaxed),
         }

@@ -307,6 +307,13 @@ pub struct WorkgroupBatch {
 pub struct WorkgroupStats {
     /// Instructions executed, counted once per wave (not per lane).
     pub wave_instructions: u64,
+    /// Of `wave_instructions`, those run by blocks' translations to host
+    /// code (gfx11/jit), call-outs included; the rest ran in the
+    /// interpreter.
+    pub translated_wave_instructions: u64,
+    /// Of `translated_wave_instructions`, those the translations ran
+    /// through call-outs to the interpreter rather than inline.
+    pub called_out_wave_instructions: u64,
     pub waves: u32,
     /// Wave instructions by class (all zero unless the dispatch counts:
     /// `Dispatch::with_counters`).

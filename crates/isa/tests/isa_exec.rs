@@ -203,6 +203,8 @@ fn run_all(mem: &TestMem, s: DispatchSetup) -> Result<WorkgroupStats, WaveError>
             for x in 0..cx {
                 let st = d.run_workgroup([x, y, z], mem, &mut ctx)?;
                 total.wave_instructions += st.wave_instructions;
+                total.translated_wave_instructions += st.translated_wave_instructions;
+                total.called_out_wave_instructions += st.called_out_wave_instructions;
                 total.waves += st.waves;
             }
         }
@@ -382,6 +384,25 @@ fn the_translator_agrees_with_the_interpreter() {
         force_jit(Some(mode));
         let st = run_all(&mem, setup(kd_addr, kd, grid, wg));
         force_jit(None);
+        // Where the instructions ran: none translated with the translator
+        // off; with it translating every block at its first entry (wave32
+        // kernels), every one but a faulting block's, some through call-outs.
+        if let Ok(s) = &st {
+            let (all, translated, called_out) = (
+                s.wave_instructions,
+                s.translated_wave_instructions,
+                s.called_out_wave_instructions,
+            );
+            if mode == JitMode::Off {
+                assert_eq!((translated, called_out), (0, 0), "{kernel}");
+            } else {
+                assert_eq!(translated, all, "{kernel}: every block translated");
+                assert!(
+                    called_out < translated,
+                    "{kernel}: {called_out} of {translated}"
+                );
+            }
+        }
         let st = st.map(|s| (s.wave_instructions, s.waves));
         (
             st,

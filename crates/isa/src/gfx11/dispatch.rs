@@ -781,8 +781,16 @@ impl Dispatch {
     /// A wave leaves `block` after its instruction `last`: count the
     /// instructions up to it (by class too when the dispatch counts).
     #[inline(always)]
-    fn count_block(&self, stats: &mut WorkgroupStats, block: &Block, last: usize) {
-        stats.wave_instructions += last as u64 + 1;
+    fn count_block(
+        &self,
+        stats: &mut WorkgroupStats,
+        block: &Block,
+        last: usize,
+        translated: bool,
+    ) {
+        let n = last as u64 + 1;
+        stats.wave_instructions += n;
+        stats.translated_wave_instructions += if translated { n } else { 0 };
         if self.counting {
             stats.classes.add_row(&block.classes[last]);
         }
@@ -849,6 +857,10 @@ impl Dispatch {
                 &block.compiled
             };
             #[cfg(feature = "llvm-jit")]
+            let ran_translated = translated.is_some();
+            #[cfg(not(feature = "llvm-jit"))]
+            let ran_translated = false;
+            #[cfg(feature = "llvm-jit")]
             let exit = match translated {
                 Some((func, callout)) => {
                     // A block looping on itself may take its back branch
@@ -858,13 +870,21 @@ impl Dispatch {
                     // worker keeps translations per private block), alive
                     // while the worker holds it, and the wave is a wave32 wave.
                     let (exit, loops) = unsafe {
-                        crate::gfx11::jit::run_translated(func, callout, w, env, block, budget)
+                        crate::gfx11::jit::run_translated(
+                            func,
+                            callout,
+                            w,
+                            env,
+                            block,
+                            budget,
+                            &mut stats.called_out_wave_instructions,
+                        )
                     };
                     if loops > 0 {
                         // Each pass ran the whole block up to its branch.
                         let last = list.last().map_or(0, |c| c.last as usize);
                         for _ in 0..loops {
-                            self.count_block(stats, block, last);
+                            self.count_block(stats, block, last, true);
                         }
                         *jumps = jumps.wrapping_add(loops);
                     }
@@ -879,7 +899,7 @@ impl Dispatch {
                 Err(failed) => {
                     let (e, done) = *failed;
                     // `done` counts the failed instruction, so it is >= 1.
-                    self.count_block(stats, block, done as usize - 1);
+                    self.count_block(stats, block, done as usize - 1, ran_translated);
                     return Err(e);
                 }
             };
@@ -892,7 +912,7 @@ impl Dispatch {
                 match flow {
                     Flow::Next => {}
                     Flow::Jump(t) => {
-                        self.count_block(stats, block, k);
+                        self.count_block(stats, block, k, ran_translated);
                         *jumps = jumps.wrapping_add(1);
                         if jumps.is_multiple_of(WATCHDOG_JUMPS) {
                             w.pc = block.start + c.offset as u64;
@@ -902,13 +922,13 @@ impl Dispatch {
                         target = Some(t);
                     }
                     Flow::Barrier => {
-                        self.count_block(stats, block, k);
+                        self.count_block(stats, block, k, ran_translated);
                         w.pc = block.start + c.offset as u64 + c.len as u64;
                         w.status = WaveStatus::AtBarrier;
                         return Ok(());
                     }
                     Flow::End => {
-                        self.count_block(stats, block, k);
+                        self.count_block(stats, block, k, ran_translated);
                         w.pc = block.start + c.offset as u64;
                         w.status = WaveStatus::Ended;
                         return Ok(());
@@ -919,7 +939,7 @@ impl Dispatch {
                 Some(t) => t,
                 None => {
                     if let Some(last) = block.insts.len().checked_sub(1) {
-                        self.count_block(stats, block, last);
+                        self.count_block(stats, block, last, ran_translated);
                     }
                     w.pc = block.end;
                     match &block.tail {

@@ -72,6 +72,9 @@ pub(crate) struct Frame {
     /// `Env::shared_base` and `Env::private_base`: FLAT's LDS and private
     /// apertures (0: none).
     apertures: [u64; 2],
+    /// Instructions the call-outs ran (a failed one included); the
+    /// translated code does not touch it.
+    called_out: u64,
 }
 
 pub(crate) const FRAME_SGPR: i32 = offset_of!(Frame, sgpr) as i32;
@@ -90,7 +93,8 @@ pub(crate) const FRAME_APERTURES: i32 = offset_of!(Frame, apertures) as i32;
 /// translation `func`, whose call-outs go through `callout`. A block whose
 /// last entry branches back to its start runs again inside the translation
 /// up to `loop_budget` times; the second result says how often it did (each
-/// such pass ran the whole block and took the branch).
+/// such pass ran the whole block and took the branch). `called_out` grows
+/// by the instructions the translation ran through its call-outs.
 ///
 /// # Safety
 /// `func` must be the translation of `block` (so its entry indices and
@@ -107,6 +111,7 @@ pub(crate) unsafe fn run_translated(
     env: &mut Env,
     block: &Block,
     loop_budget: u32,
+    called_out: &mut u64,
 ) -> (Result<BlockExit, EntryError>, u32) {
     let wave: *mut Wave = w;
     // SAFETY: `wave` comes from a live `&mut Wave`; the field pointers are
@@ -137,11 +142,13 @@ pub(crate) unsafe fn run_translated(
         outcome: None,
         loop_budget,
         loops: 0,
+        called_out: 0,
     };
     // SAFETY: the caller guarantees `func` translates `block` and is alive;
     // the frame points at this wave (wave32: one VGPR file of 256 rows),
     // which nothing else touches during the call.
     let code = unsafe { func(&mut frame) };
+    *called_out += frame.called_out;
     (exit(code, block, &mut frame), frame.loops)
 }
 
@@ -190,7 +197,13 @@ unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
     let f = unsafe { &mut *frame };
     // SAFETY: as above; the wave, environment and block are distinct objects.
     let (w, env, block) = unsafe { (&mut *f.wave, &mut *f.env, &*f.block) };
-    let r = run_entry(w, env, block, &block.compiled[entry as usize]);
+    let c = &block.compiled[entry as usize];
+    let r = run_entry(w, env, block, c);
+    // A failure's count is of the block's instructions, the failed one included.
+    f.called_out += match &r {
+        Ok(_) => u64::from(c.last - c.index) + 1,
+        Err(failed) => failed.1 - u64::from(c.index),
+    };
     f.sgpr = w.sgpr.as_mut_ptr();
     f.vgpr = w.vgpr.as_mut_ptr().cast::<u32>();
     f.scc = &raw mut w.scc;

@@ -308,7 +308,9 @@ fn compare(
             }
             let r = if jit {
                 // SAFETY: `t` translates `block` and lives across the call; wave32.
-                unsafe { run_translated(t.func(), callout(level), &mut w, &mut env, block, 0).0 }
+                unsafe {
+                    run_translated(t.func(), callout(level), &mut w, &mut env, block, 0, &mut 0).0
+                }
             } else {
                 interpret_block(&mut w, &mut env, block, &block.compiled)
             };

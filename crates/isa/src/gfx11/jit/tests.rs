@@ -264,7 +264,9 @@ fn compare_counting(
             env.lds_bank_conflicts = banks.then_some(0);
             let r = if jit {
                 // SAFETY: `t` translates `block` and lives across the call; wave32.
-                unsafe { run_translated(t.func(), callout(level), &mut w, &mut env, block, 0).0 }
+                unsafe {
+                    run_translated(t.func(), callout(level), &mut w, &mut env, block, 0, &mut 0).0
+                }
             } else {
                 interpret_block(&mut w, &mut env, block, &block.compiled)
             };
@@ -752,7 +754,8 @@ fn self_loops_run_inside_the_translation() {
     let inline = tail([0xD6FC_6A03, 0x0406_0501], [0x8484_8104]);
     // v_cvt_f64_f32 v[3:4], v1 and s_nop 0; s_bfm_b32 s4, s4, 1
     let callouts = tail([0x7E06_2101, 0xBF80_0000], [0x9504_8104]);
-    for mut words in [plain, inline, callouts] {
+    // Instructions each pass hands to call-outs: v_cvt_f64_f32 and s_bfm_b32.
+    for (mut words, called_out) in [(plain, 0), (inline, 0), (callouts, 2)] {
         words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
         words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
         let back = -(words.len() as i32 + 1) as u16 as u32;
@@ -768,7 +771,7 @@ fn self_loops_run_inside_the_translation() {
         );
         assert!(super::translation::worth_translating(&block));
         for backend in backends() {
-            self_loop_passes(&backend.translate(&[&block])[0], &block, &mem);
+            self_loop_passes(&backend.translate(&[&block])[0], &block, &mem, called_out);
         }
     }
 }
@@ -812,8 +815,9 @@ fn short_blocks_that_do_not_loop_stay_interpreted() {
     assert!(super::translation::worth_translating(&vector));
 }
 
-/// The checks of [`self_loops_run_inside_the_translation`] on translation `t`.
-fn self_loop_passes(t: &Translation, block: &Block, mem: &Memory) {
+/// The checks of [`self_loops_run_inside_the_translation`] on translation
+/// `t`, whose every pass runs `called_out` instructions through call-outs.
+fn self_loop_passes(t: &Translation, block: &Block, mem: &Memory, called_out: u64) {
     let mut rng = Rng::new(0xB5AD_4ECE_DA1C_E2A9);
     for (passes, budget) in [(1, 0), (1, 5), (4, 2), (4, 3), (4, 100), (9, 8)] {
         let mut w0 = rng.wave();
@@ -823,6 +827,7 @@ fn self_loop_passes(t: &Translation, block: &Block, mem: &Memory) {
         let lds = vec![0u8; 64];
         // The translation, once.
         let mut quick = w0.clone();
+        let mut counted = 0;
         let (got, loops) = {
             let mut lds = lds.clone();
             let mut env = env(mem, &mut lds);
@@ -835,6 +840,7 @@ fn self_loop_passes(t: &Translation, block: &Block, mem: &Memory) {
                     &mut env,
                     block,
                     budget,
+                    &mut counted,
                 )
             }
         };
@@ -842,6 +848,11 @@ fn self_loop_passes(t: &Translation, block: &Block, mem: &Memory) {
             loops,
             budget.min(passes - 1),
             "passes {passes} budget {budget}"
+        );
+        assert_eq!(
+            counted,
+            (u64::from(loops) + 1) * called_out,
+            "instructions called out, passes {passes} budget {budget}"
         );
         // The interpreter, once per pass the translation made, and one more.
         let mut slow = w0.clone();
@@ -1237,6 +1248,7 @@ fn llvm_keeps_ieee_operations_as_written() {
                 &mut env,
                 &block,
                 0,
+                &mut 0,
             )
         };
     }

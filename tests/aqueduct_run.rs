@@ -844,7 +844,11 @@ fn a_fault_names_the_source_line_with_debug_info() {
             &["-O1", "-g", "-c", "poke.cl", "-o", "poke.o"],
         ),
     );
-    build_in(dir.path(), "ld.lld-19", &["-shared", "poke.o", "-o", "poke.co"]);
+    build_in(
+        dir.path(),
+        "ld.lld-19",
+        &["-shared", "poke.o", "-o", "poke.co"],
+    );
     // Writes 7 to the unmapped address 0x10 from one work-item.
     let poke = |file: &str| {
         run(&[

@@ -779,7 +779,9 @@ impl Dispatch {
         }
     }
     /// A wave leaves `block` after its instruction `last`: count the
-    /// instructions up to it (by class too when the dispatch counts).
+    /// instructions up to it (by class too when the dispatch counts), as
+    /// translated ones too when `translated` (the block's translation ran
+    /// them).
     #[inline(always)]
     fn count_block(
         &self,

@@ -438,17 +438,14 @@ impl Job {
             let ran = batch.workgroups;
             self.wave_instructions.fetch_add(insts, Ordering::Relaxed);
             stats.wave_instructions.fetch_add(insts, Ordering::Relaxed);
+            // Shared counters: untouched by the batches the translator had no part in.
             if totals.translated_wave_instructions > 0 {
                 let (translated, called_out) = (
-                    totals.translated_wave_instructions,
-                    totals.called_out_wave_instructions,
+                    &stats.translated_wave_instructions,
+                    &stats.called_out_wave_instructions,
                 );
-                stats
-                    .translated_wave_instructions
-                    .fetch_add(translated, Ordering::Relaxed);
-                stats
-                    .called_out_wave_instructions
-                    .fetch_add(called_out, Ordering::Relaxed);
+                translated.fetch_add(totals.translated_wave_instructions, Ordering::Relaxed);
+                called_out.fetch_add(totals.called_out_wave_instructions, Ordering::Relaxed);
             }
             stats.workgroups.fetch_add(ran, Ordering::Relaxed);
             // The batch's workgroups, run or skipped after a failure, are all finished.

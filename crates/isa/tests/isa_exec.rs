@@ -384,9 +384,10 @@ fn the_translator_agrees_with_the_interpreter() {
         force_jit(Some(mode));
         let st = run_all(&mem, setup(kd_addr, kd, grid, wg));
         force_jit(None);
-        // Where the instructions ran: none translated with the translator
-        // off; with it translating every block at its first entry (wave32
-        // kernels), every one but a faulting block's, some through call-outs.
+        // Where the instructions ran (of the runs that end without a fault):
+        // none translated with the translator off; with it translating every
+        // block at its first entry (wave32 kernels), every one, some through
+        // call-outs.
         if let Ok(s) = &st {
             let (all, translated, called_out) = (
                 s.wave_instructions,

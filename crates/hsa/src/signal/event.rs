@@ -296,8 +296,8 @@ impl EventHub {
             .copied()
     }
 
-    /// The VM fault of `gpu_id` that another thread's wait is recording, if
-    /// one arrives within [`FAULT_DATA_WAIT`].
+    /// The VM fault recorded for `gpu_id`, or the one another thread's
+    /// wait is recording, if it arrives within [`FAULT_DATA_WAIT`].
     ///
     /// KFD fires the MEMORY events with the fault's data before the queue
     /// error that follows it (Linux `kfd_int_process_v11.c`
@@ -340,22 +340,17 @@ impl EventHub {
             tracing::debug!("polling exception events: {e}");
         }
         let queue_id = source.queue_id.load(Ordering::Relaxed);
-        let mut fault = self.last_memory_fault(source.gpu_id);
-        if fault.is_none()
-            && matches!(
-                decode_error_reason(bits, None),
-                QueueErrorReason::MemoryViolation { .. }
-            )
-        {
-            fault = self.await_memory_fault(source.gpu_id);
-        }
-        let fault = fault.map(GpuMemoryFault::from);
-        let reason = decode_error_reason(bits, fault.map(|f| f.address));
         // Only a memory violation comes with a VM fault of its own.
-        let detail = match reason {
-            QueueErrorReason::MemoryViolation { .. } => fault.map(QueueFaultDetail::MemoryFault),
-            _ => None,
-        };
+        let violation = matches!(
+            decode_error_reason(bits, None),
+            QueueErrorReason::MemoryViolation { .. }
+        );
+        let fault = violation
+            .then(|| self.await_memory_fault(source.gpu_id))
+            .flatten()
+            .map(GpuMemoryFault::from);
+        let reason = decode_error_reason(bits, fault.map(|f| f.address));
+        let detail = fault.map(QueueFaultDetail::MemoryFault);
         Some(QueueError {
             queue_id,
             reason,

@@ -27,16 +27,16 @@ use crate::gfx11::wave::{LANES, NULL, Wave, pack_lanes};
 /// `v_add_co_u32 lo, mid, a, b` then `v_add_co_ci_u32 hi, sdst, c, d, mid`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct AddPair {
-    lo: u8,
-    hi: u8,
+    pub lo: u8,
+    pub hi: u8,
     /// The first's carry out, the second's carry in (an SGPR below null).
-    mid: u8,
+    pub mid: u8,
     /// The second's carry out (an SGPR code; null and codes >= 128 drop it).
-    sdst: u8,
-    a: VSrc,
-    b: VSrc,
-    c: VSrc,
-    d: VSrc,
+    pub sdst: u8,
+    pub a: VSrc,
+    pub b: VSrc,
+    pub c: VSrc,
+    pub d: VSrc,
 }
 
 /// The fused form of `v_add_co_u32 lo, mid, a, b` followed by

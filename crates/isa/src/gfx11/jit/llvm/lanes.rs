@@ -17,6 +17,7 @@
 //! `nan_rule!`).
 
 use super::emit::{D, F, Fx, M, V, real_sgpr, splat, splat_f32};
+use super::wide::Carry;
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::decode::vgpr_src;
 use crate::gfx11::exec::fast::Fast;
@@ -135,6 +136,14 @@ fn valu_inline(op: VOp) -> bool {
             | LshlOr
             | LshlAdd
             | AddLshl
+            | MulHiU32
+            | MulHiI32
+            | MulU24
+            | MadU24
+            | Xad
+            | BfeU32
+            | BfeI32
+            | Alignbit
     )
 }
 
@@ -198,6 +207,44 @@ impl Fx {
                 }
                 let h = self.ins(format!("icmp {cc} {V} {x}, {y}"));
                 self.set_mask(dst, &h);
+            }
+            Fast::AddCo {
+                sub,
+                rev,
+                dst,
+                sdst,
+                a,
+                b,
+            } if sdst as usize != EXEC => self.carry(Carry {
+                sub,
+                rev,
+                dst,
+                sdst,
+                a,
+                b,
+                cin: None,
+            }),
+            Fast::AddCoCi {
+                sub,
+                rev,
+                dst,
+                sdst,
+                a,
+                b,
+                cin,
+            } if sdst as usize != EXEC => self.carry(Carry {
+                sub,
+                rev,
+                dst,
+                sdst,
+                a,
+                b,
+                cin: Some(cin),
+            }),
+            Fast::AddPair(ref p) if p.sdst as usize != EXEC => self.add_pair(p),
+            Fast::LshlrevB64 { dst, a, b } => self.lshlrev_b64(dst, a, b),
+            Fast::MadU64 { dst, sdst, a, b, c } if sdst as usize != EXEC => {
+                self.mad_u64(dst, sdst, a, b, c)
             }
             Fast::FmaF32 { dst, a, b, c } => {
                 let (x, y, z) = (self.src(a), self.src(b), self.src(c));
@@ -312,6 +359,60 @@ impl Fx {
                 let (x, y) = (self.src(a), self.src(b));
                 let s = self.ins(format!("add {V} {x}, {y}"));
                 self.ins(format!("shl {V} {s}, {n}"))
+            }
+            VOp::MulHiU32 | VOp::MulHiI32 => {
+                // int32.rs: the high dword of the 64-bit product.
+                let ext = if op == VOp::MulHiU32 { "zext" } else { "sext" };
+                let (x, y) = (self.src(a), self.src(b));
+                let x = self.ins(format!("{ext} {V} {x} to <32 x i64>"));
+                let y = self.ins(format!("{ext} {V} {y} to <32 x i64>"));
+                let p = self.ins(format!("mul <32 x i64> {x}, {y}"));
+                let h = self.ins(format!("lshr <32 x i64> {p}, splat (i64 32)"));
+                self.ins(format!("trunc <32 x i64> {h} to {V}"))
+            }
+            VOp::MulU24 | VOp::MadU24 => {
+                // int32.rs `mul_u24`: the low 24 bits of each, wrapping.
+                let (x, y) = (self.src(a), self.src(b));
+                let x = self.ins(format!("and {V} {x}, {}", splat(0xFF_FFFF)));
+                let y = self.ins(format!("and {V} {y}, {}", splat(0xFF_FFFF)));
+                let p = self.ins(format!("mul {V} {x}, {y}"));
+                if op == VOp::MadU24 {
+                    let z = self.src(c);
+                    self.ins(format!("add {V} {p}, {z}"))
+                } else {
+                    p
+                }
+            }
+            VOp::Xad => {
+                let (x, y, z) = (self.src(a), self.src(b), self.src(c));
+                let xy = self.ins(format!("xor {V} {x}, {y}"));
+                self.ins(format!("add {V} {xy}, {z}"))
+            }
+            VOp::BfeU32 | VOp::BfeI32 => {
+                // valu/mod.rs `bfe_u`/`bfe_i`: offset and width mod 32, width
+                // 0 gives 0 (the mask (1 << 0) - 1 is 0, and the sign shift
+                // (32 - 0) & 31 is 0).
+                let (x, off, width) = (self.src(a), amount(self, b), amount(self, c));
+                let v = self.ins(format!("lshr {V} {x}, {off}"));
+                let one = self.ins(format!("shl {V} {}, {width}", splat(1)));
+                let mask = self.ins(format!("sub {V} {one}, {}", splat(1)));
+                let field = self.ins(format!("and {V} {v}, {mask}"));
+                if op == VOp::BfeU32 {
+                    field
+                } else {
+                    let up = self.ins(format!("sub {V} {}, {width}", splat(32)));
+                    let up = self.ins(format!("and {V} {up}, {}", splat(31)));
+                    let s = self.ins(format!("shl {V} {field}, {up}"));
+                    self.ins(format!("ashr {V} {s}, {up}"))
+                }
+            }
+            VOp::Alignbit => {
+                // int32.rs `alignbit`: bits `c & 31` up of the pair a:b (the
+                // funnel shift takes its amount mod 32).
+                let (x, y, n) = (self.src(a), self.src(b), self.src(c));
+                self.ins(format!(
+                    "call {V} @llvm.fshr.v32i32({V} {x}, {V} {y}, {V} {n})"
+                ))
             }
             VOp::CvtF32U32 => {
                 // `u32 as f32`: one rounding, to nearest even.

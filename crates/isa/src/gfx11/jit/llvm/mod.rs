@@ -26,6 +26,7 @@ mod math;
 pub(super) mod queue;
 mod scalar64;
 mod warm_up;
+mod wide;
 
 use std::sync::Arc;
 

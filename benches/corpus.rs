@@ -29,6 +29,10 @@
 //! still compiling; at most 20) before its timed batch. Without it the batch includes
 //! the translator's warm-up: blocks run interpreted until they are hot and their
 //! translations are built on a background thread, which is what a short program sees.
+//! With `--settle` the peer of the translator is the interpreter too: each case's batch is
+//! timed twice with translation on and twice with it off (`force_jit`), alternately, in the
+//! same run, and the faster of each pair counts; `vs interp` is the interpreter's time over
+//! the translator's (the translator's goal is 5x on the aggregate).
 //!
 //! Sanitizer cost: `-- --sanitize` also times each batch on a second device with every
 //! sanitizer tool on (SimConfig::sanitize, gfxsim's sanitizer/), after the same checked
@@ -46,6 +50,7 @@ use std::time::{Duration, Instant};
 
 use aqueduct::hsa;
 use aqueduct_gfxsim as gfxsim;
+use aqueduct_isa::{JitMode, force_jit};
 
 /// corpus/ relative to the root package's manifest (used by the runner).
 const CORPUS_FROM_MANIFEST: &str = "corpus";
@@ -71,6 +76,8 @@ struct Tally {
     reference: Duration,
     /// The same batches with every sanitizer tool on (`--sanitize`).
     sanitized: Duration,
+    /// The same batches interpreted, translation off (`--settle`).
+    interpreted: Duration,
 }
 
 fn main() {
@@ -119,7 +126,7 @@ fn main() {
     // jit %: the share of the wave instructions that translated blocks ran;
     // inline %: the share they ran inline, not through call-outs.
     println!(
-        "{:<28} {:>3} {:>11} {:>10} {:>9} {:>10} {:>8} {:>6} {:>8}{}",
+        "{:<28} {:>3} {:>11} {:>10} {:>9} {:>10} {:>8} {:>6} {:>8}{}{}",
         "kernel",
         "opt",
         "wave-insts",
@@ -129,10 +136,12 @@ fn main() {
         "sim/host",
         "jit %",
         "inline %",
+        if settle { " vs interp" } else { "" },
         if sanitize { "  san/off" } else { "" }
     );
     let mut total = Tally::default();
     let mut log_ratio_sum = 0f64;
+    let mut log_speedup_sum = 0f64;
     let mut measured = 0u32;
     let mut failures = Vec::new();
     let mut findings = 0u32;
@@ -194,7 +203,7 @@ fn main() {
                 let repeats = (TARGET_WAVE_INSTRUCTIONS / single.max(1))
                     .clamp(1, runner::MAX_BATCH as u64) as u32;
                 let before = device.sim.stats();
-                match device.run_repeated(&exe, &kernel, &case, repeats) {
+                let elapsed = match device.run_repeated(&exe, &kernel, &case, repeats) {
                     Ok((elapsed, wave_instructions)) => {
                         let after = device.sim.stats();
                         tally.wave_instructions += wave_instructions;
@@ -202,11 +211,25 @@ fn main() {
                             - before.translated_wave_instructions;
                         tally.called_out += after.called_out_wave_instructions
                             - before.called_out_wave_instructions;
-                        tally.sim += elapsed;
+                        elapsed
                     }
                     Err(e) => {
                         failed = Some(format!("[{}] timed batch: {e}", case.label));
                         break;
+                    }
+                };
+                if !settle {
+                    tally.sim += elapsed;
+                } else {
+                    match against_interpreter(&device, &exe, &kernel, &case, repeats) {
+                        Ok((translated, interpreted)) => {
+                            tally.sim += elapsed.min(translated);
+                            tally.interpreted += interpreted;
+                        }
+                        Err(e) => {
+                            failed = Some(format!("[{}] interpreted batch: {e}", case.label));
+                            break;
+                        }
                     }
                 }
                 if let (Some(d), Some(exe)) = (&sanitizing, &san_exe) {
@@ -266,6 +289,10 @@ fn main() {
             }
             log_ratio_sum +=
                 (tally.sim.as_secs_f64() / tally.reference.as_secs_f64().max(1e-9)).ln();
+            if settle {
+                log_speedup_sum +=
+                    (tally.interpreted.as_secs_f64() / tally.sim.as_secs_f64().max(1e-9)).ln();
+            }
             measured += 1;
             total.wave_instructions += tally.wave_instructions;
             total.translated += tally.translated;
@@ -273,6 +300,7 @@ fn main() {
             total.sim += tally.sim;
             total.reference += tally.reference;
             total.sanitized += tally.sanitized;
+            total.interpreted += tally.interpreted;
         }
     }
     println!();
@@ -305,6 +333,14 @@ fn main() {
         total.sim.as_secs_f64() / total.reference.as_secs_f64().max(1e-9),
         (log_ratio_sum / measured.max(1) as f64).exp()
     );
+    if settle {
+        println!(
+            "translator vs interpreter (same batches, same run): {:.2}x the interpreter's \
+             speed in total (goal 5x), {:.2}x geometric mean over kernels",
+            total.interpreted.as_secs_f64() / total.sim.as_secs_f64().max(1e-9),
+            (log_speedup_sum / measured.max(1) as f64).exp()
+        );
+    }
     if sanitize {
         println!(
             "sanitizer (all tools) on / off: {:.2}x the time in total, {findings} finding(s)",
@@ -341,6 +377,29 @@ fn settle_translations(
     Ok(())
 }
 
+/// The batch of `repeats` dispatches of `case` interpreted (translation
+/// off), translated, and interpreted again; returns the translated time
+/// and the faster interpreted one. Alternating spreads a noisy moment of
+/// the host over both ways.
+fn against_interpreter(
+    device: &runner::Device,
+    exe: &hsa::Executable,
+    kernel: &cases::Kernel,
+    case: &cases::Case,
+    repeats: u32,
+) -> Result<(Duration, Duration), String> {
+    let timed = |mode: Option<JitMode>| {
+        force_jit(mode);
+        let r = device.run_repeated(exe, kernel, case, repeats);
+        force_jit(None);
+        r.map(|(elapsed, _)| elapsed)
+    };
+    let interpreted = timed(Some(JitMode::Off))?;
+    let translated = timed(None)?;
+    let again = timed(Some(JitMode::Off))?;
+    Ok((translated, interpreted.min(again)))
+}
+
 fn report_failures(failures: &[String]) {
     if !failures.is_empty() {
         println!("{} variant(s) failed and are not counted:", failures.len());
@@ -361,8 +420,16 @@ fn print_row(name: &str, opt: &str, t: &Tally) {
         )
     };
     let share = |n: u64| 100.0 * n as f64 / t.wave_instructions.max(1) as f64;
+    let vs_interpreter = if t.interpreted.is_zero() {
+        String::new()
+    } else {
+        format!(
+            " {:>8.2}x",
+            t.interpreted.as_secs_f64() / t.sim.as_secs_f64().max(1e-9)
+        )
+    };
     println!(
-        "{name:<28} {opt:>3} {:>11} {:>10.2} {:>9.1} {:>10.3} {:>8.0} {:>6.1} {:>8.1}{sanitized}",
+        "{name:<28} {opt:>3} {:>11} {:>10.2} {:>9.1} {:>10.3} {:>8.0} {:>6.1} {:>8.1}{vs_interpreter}{sanitized}",
         t.wave_instructions,
         t.sim.as_secs_f64() * 1e3,
         rate / 1e6,

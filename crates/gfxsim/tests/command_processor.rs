@@ -674,3 +674,52 @@ fn a_small_dispatch_overlaps_the_packet_already_behind_it() {
         "the copy released the spin, which then set flag[1]"
     );
 }
+
+/// Forcing the translator off runs the interpreter from the next dispatch,
+/// even for blocks the device's workers translated before (aqueduct-isa's
+/// jit/tier.rs `Tiers::configure`); forcing it on again runs the shared
+/// translations.
+#[test]
+fn forcing_the_translator_off_runs_only_the_interpreter() {
+    use aqueduct_isa::{JitMode, force_jit, jit_backend};
+    if jit_backend().is_none() {
+        eprintln!("skipping: no translator back end in this build or host");
+        return;
+    }
+    let s = setup();
+    let mut q = s.queue();
+    let (_code, kd) = load_kernel(&s.h, "vector_copy.co", "vector_copy");
+    const GRID: u32 = 1024;
+    let (src, dst) = (
+        s.h.buffer(GRID as u64 * 4, GTT_FLAGS),
+        s.h.buffer(GRID as u64 * 4, GTT_FLAGS),
+    );
+    let words: Vec<u32> = (0..GRID).map(|i| i.wrapping_mul(2654435761)).collect();
+    src.write_bytes(0, bytemuck::cast_slice(&words));
+    let kernargs = s.h.buffer(PAGE, GTT_FLAGS);
+    kernargs.write_bytes(0, &vector_copy_kernargs(src.va, dst.va, GRID, GRID, 64));
+    for mode in [JitMode::Always, JitMode::Off, JitMode::Always] {
+        force_jit(Some(mode));
+        let before = s.h.dev.stats();
+        let completion = s.signals.signal(1, Some(&s.done));
+        let i = q.write_packet(&dispatch_packet(kd, kernargs.va, GRID, 64, completion));
+        q.ring_doorbell(&s.h, i);
+        let done = s.wait_done();
+        force_jit(None);
+        assert_eq!(done, KFD_IOC_WAIT_RESULT_COMPLETE);
+        assert_eq!(q.error_bits(), 0, "{:?}", s.h.dev.wave_error(q.queue_id));
+        let after = s.h.dev.stats();
+        let (all, translated) = (
+            after.wave_instructions - before.wave_instructions,
+            after.translated_wave_instructions - before.translated_wave_instructions,
+        );
+        if mode == JitMode::Off {
+            assert_eq!(translated, 0, "{all} wave instructions, some translated");
+        } else {
+            assert_eq!(translated, all, "{mode:?}: every block translated");
+        }
+        // SAFETY: the BO is mapped on the host at its VA for GRID words.
+        let got = unsafe { std::slice::from_raw_parts(dst.ptr::<u32>(0), GRID as usize) };
+        assert_eq!(got, &words[..]);
+    }
+}

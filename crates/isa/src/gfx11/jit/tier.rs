@@ -222,11 +222,15 @@ mod per_worker {
 
         /// Take the mode, back end and wave-loop level in effect now.
         pub(crate) fn configure(&mut self) {
-            self.threshold = jit_mode().threshold();
+            let mode = jit_mode();
+            self.threshold = mode.threshold();
             self.callout = callout(crate::wave_loop());
-            let backend = jit_backend();
+            // Off runs no translation, not even one made before.
+            let backend = jit_backend().filter(|_| mode != super::JitMode::Off);
             if backend != self.backend {
-                // Translations of the other back end are not this one's.
+                // Translations of the other back end (or of none) are not
+                // this one's; the shared ones come back from the code cache
+                // when the blocks are hot again.
                 for t in &mut self.tiers {
                     *t = Tier::default();
                 }

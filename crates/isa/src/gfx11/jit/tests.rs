@@ -737,7 +737,7 @@ fn helper_math_runs_inline() {
 /// as often as the budget allows, each pass what one interpreted run of
 /// the block does: a block of inline entries, one with inline division
 /// helpers and 64-bit SALU, and one whose call-outs write a row the loop
-/// carries (v_cvt_f64_f32 writes v3) or no row (s_bfm_b32) while other
+/// carries (v_max_f64 writes v3) or no row (s_bfm_b32) while other
 /// rows stay in host registers across them.
 #[test]
 fn self_loops_run_inside_the_translation() {
@@ -757,10 +757,10 @@ fn self_loops_run_inside_the_translation() {
     };
     // v_div_scale_f32 v3, vcc, v1, v2, v1; s_lshl_b64 s[4:5], s[4:5], 1
     let inline = tail([0xD6FC_6A03, 0x0406_0501], [0x8484_8104]);
-    // v_cvt_f64_f32 v[3:4], v1 and s_nop 0; s_bfm_b32 s4, s4, 1
-    let callouts = tail([0x7E06_2101, 0xBF80_0000], [0x9504_8104]);
+    // v_max_f64 v[3:4], v[1:2], v[1:2]; s_bfm_b32 s4, s4, 1
+    let callouts = tail([0xD72A_0003, 0x0002_0301], [0x9504_8104]);
     // Instructions each pass hands to call-outs in the LLVM back end:
-    // v_cvt_f64_f32 and s_bfm_b32.
+    // v_max_f64 and s_bfm_b32.
     for (mut words, called_out) in [(plain, 0), (inline, 0), (callouts, 2)] {
         words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
         words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
@@ -1115,6 +1115,140 @@ fn address_arithmetic_runs_inline() {
                 w.sgpr[s] = value(&mut rng);
             }
             w.sgpr[106] = rng.next();
+            let odd = rng.below(32);
+            let execs = vec![rng.next(), u32::MAX, 1 << odd];
+            cases.push(Case {
+                block: block.clone(),
+                mem: Memory {
+                    code: mem.code.clone(),
+                    data: UnsafeCell::new(mem.data()),
+                },
+                wave: w,
+                lds: Vec::new(),
+                level: WaveLoop::host_best(),
+                execs,
+            });
+        }
+    }
+    let want: usize = cases
+        .iter()
+        .map(|c| c.block.compiled.len() * c.execs.len())
+        .sum();
+    let (inlined, _, _) = run_cases(&cases, cases.len());
+    #[cfg(unix)]
+    if super::llvm::available() {
+        assert_eq!(inlined, want, "a call-out");
+    }
+}
+
+/// f64 arithmetic, ldexp, the f32 <-> f64 conversions and the f64
+/// compares (llvm/float64.rs) run inline in the LLVM back end and match
+/// the interpreter on NaNs (quiet and signalling, both signs), infinities,
+/// zeros, denormals, values near the range's ends and random bits, with
+/// abs/neg, SGPR pairs and constants, each alone and all in one block.
+#[test]
+fn f64_arithmetic_runs_inline() {
+    // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding.
+    let singles: Vec<Vec<u32>> = vec![
+        vec![0xD614_0000, 0x041A_0902], // v_fma_f64 v[0:1], v[2:3], v[4:5], v[6:7]
+        vec![0xD614_0100, 0x23C8_0902], // v_fma_f64 v[0:1], -|v[2:3]|, s[4:5], 1.0
+        vec![0xD614_0408, 0xC412_0500], // v_fma_f64 v[8:9], v[0:1], -v[2:3], -|v[4:5]|
+        vec![0xD728_0000, 0x0002_0902], // v_mul_f64 v[0:1], v[2:3], v[4:5]
+        vec![0xD728_0006, 0x2001_E102], // v_mul_f64 v[6:7], -v[2:3], 0.5
+        vec![0xD727_0000, 0x0002_0902], // v_add_f64 v[0:1], v[2:3], v[4:5]
+        vec![0xD727_0104, 0x0000_0D06], // v_add_f64 v[4:5], |v[6:7]|, s[6:7]
+        vec![0x7E00_5F02],              // v_rcp_f64_e32 v[0:1], v[2:3]
+        vec![0x7E00_6304],              // v_rsq_f64_e32 v[0:1], v[4:5]
+        vec![0x7E04_6906],              // v_sqrt_f64_e32 v[2:3], v[6:7]
+        vec![0xD5B4_0002, 0x2000_0106], // v_sqrt_f64_e64 v[2:3], -v[6:7]
+        vec![0xD72B_0000, 0x0002_1102], // v_ldexp_f64 v[0:1], v[2:3], v8
+        vec![0xD72B_0000, 0x2000_0902], // v_ldexp_f64 v[0:1], -v[2:3], s4
+        vec![0xD72B_0004, 0x0001_FF02, 0x0000_07D0], // v_ldexp_f64 v[4:5], v[2:3], 0x7d0
+        vec![0x7E00_2108],              // v_cvt_f64_f32_e32 v[0:1], v8
+        vec![0xD590_0100, 0x2000_0109], // v_cvt_f64_f32_e64 v[0:1], -|v9|
+        vec![0x7E10_1F02],              // v_cvt_f32_f64_e32 v8, v[2:3]
+        vec![0xD58F_0009, 0x2000_0104], // v_cvt_f32_f64_e64 v9, -v[4:5]
+        vec![0x7C48_0902],              // v_cmp_gt_f64_e32 vcc_lo, v[2:3], v[4:5]
+        vec![0xD429_0002, 0x0000_0900], // v_cmp_nge_f64_e64 s2, v[0:1], s[4:5]
+        vec![0xD428_0203, 0x2002_0506], // v_cmp_u_f64_e64 s3, -v[6:7], |v[2:3]|
+        vec![0x7C44_00F2],              // v_cmp_eq_f64_e32 vcc_lo, 1.0, v[0:1]
+        vec![0xD425_0002, 0x0001_0104], // v_cmp_lg_f64_e64 s2, v[4:5], 0
+    ];
+    let mut blocks: Vec<Vec<u32>> = singles.clone();
+    blocks.push(singles.concat());
+    const EDGES: [u64; 16] = [
+        0x7FF8_0000_0000_0000, // quiet NaN
+        0xFFF4_0000_0000_1234, // signalling NaN, negative, with payload
+        0x7FF0_0000_0000_0001, // signalling NaN
+        0x7FF0_0000_0000_0000, // +inf
+        0xFFF0_0000_0000_0000, // -inf
+        0,
+        1 << 63,               // -0
+        1,                     // the least denormal
+        0x000F_FFFF_FFFF_FFFF, // the greatest denormal
+        0x0010_0000_0000_0000, // the least normal
+        0x7FEF_FFFF_FFFF_FFFF, // the greatest finite
+        0x3FF0_0000_0000_0000, // 1.0
+        0xBFF8_0000_0000_0000, // -1.5
+        0x4000_0000_0000_0001, // 2 and an ulp
+        0x3810_0000_0000_0000, // near f32's least normal
+        0x47EF_FFFF_F000_0000, // near f32's greatest
+    ];
+    let mut rng = Rng::new(0xF640_A417_0C0D_E5E1);
+    let mut cases = Vec::new();
+    for words in blocks {
+        let mut words = words;
+        words.push(0xBFB0_0000); // s_endpgm
+        let mem = Memory {
+            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            data: UnsafeCell::new(vec![0; DATA_LEN]),
+        };
+        let block = CodeCache::new().block(CODE, &mem);
+        assert!(
+            block
+                .insts
+                .iter()
+                .all(|i| i.mnemonic.starts_with("v_") || i.mnemonic.starts_with("s_")),
+            "a test encoding does not decode"
+        );
+        for trial in 0..16 {
+            let mut w = rng.wave();
+            let value = |rng: &mut Rng| match rng.below(3) {
+                0 => EDGES[rng.below(16) as usize],
+                1 => u64::from(rng.next()) << 32 | u64::from(rng.next()),
+                // Moderate magnitudes: sums and products that round.
+                _ => (0x3F00 + u64::from(rng.below(0x200))) << 52 >> 4 << 4 | u64::from(rng.next()),
+            };
+            // Trial 0: every lane the same value; else each its own.
+            let common: Vec<u64> = (0..5).map(|_| value(&mut rng)).collect();
+            for pair in 0..5 {
+                for l in 0..32 {
+                    let v = if trial == 0 {
+                        common[pair]
+                    } else {
+                        value(&mut rng)
+                    };
+                    w.vgpr[2 * pair][l] = v as u32;
+                    w.vgpr[2 * pair + 1][l] = (v >> 32) as u32;
+                }
+            }
+            // v8 and v9 as f32s or ldexp exponents.
+            for r in 8..10 {
+                for l in 0..32 {
+                    w.vgpr[r][l] = match rng.below(4) {
+                        0 => [0x7FC0_0000, 0xFF80_0001, 0x0000_0001, 0x8000_0000]
+                            [rng.below(4) as usize],
+                        1 => [0, 1, 1000, 2200, 5000, u32::MAX, 0xFFFF_FC18, 0x8000_0000]
+                            [rng.below(8) as usize],
+                        2 => rng.below(4400).wrapping_sub(2200),
+                        _ => rng.next(),
+                    };
+                }
+            }
+            for s in 4..8 {
+                w.sgpr[s] = value(&mut rng) as u32;
+            }
+            w.sgpr[4] = [0, 7, 0xFFFF_FFF9, 3000][rng.below(4) as usize];
             let odd = rng.below(32);
             let execs = vec![rng.next(), u32::MAX, 1 << odd];
             cases.push(Case {

@@ -48,6 +48,7 @@ const ROW_BYTES: usize = 128;
 /// The intrinsics the functions use, declared once per module.
 pub(crate) const DECLARATIONS: &str = "\
 declare <32 x float> @llvm.fma.v32f32(<32 x float>, <32 x float>, <32 x float>)
+declare <32 x double> @llvm.fma.v32f64(<32 x double>, <32 x double>, <32 x double>)
 declare <32 x float> @llvm.sqrt.v32f32(<32 x float>)
 declare <32 x double> @llvm.sqrt.v32f64(<32 x double>)
 declare <32 x float> @llvm.roundeven.v32f32(<32 x float>)

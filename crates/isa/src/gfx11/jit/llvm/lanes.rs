@@ -1,9 +1,11 @@
 //! The entries the LLVM back end runs inline, as whole-wave vector IR:
 //! integer VALU ops, compares (v_cmp_class_f32 too), cndmask, f32
 //! arithmetic with abs/neg, the conversions, VOPD pairs and the inline
-//! SALU ops, and dispatches to the f32 division helpers (`divide.rs`) and
-//! the 64-bit SALU forms (`scalar64.rs`). Everything else is a call-out
-//! ([`Fx::entry`] returns false and emits nothing).
+//! SALU ops, and dispatches to the f32 division helpers (`divide.rs`), the
+//! 64-bit SALU forms (`scalar64.rs`), the carry chain and 64-bit integer
+//! forms (`wide.rs`) and f64 arithmetic and compares (`float64.rs`).
+//! Everything else is a call-out ([`Fx::entry`] returns false and emits
+//! nothing).
 //!
 //! Exactness: integer ops are the interpreter's (shift amounts masked to
 //! five bits as `int32.rs` does); f32 add/sub/mul/fma/sqrt are the plain
@@ -255,6 +257,8 @@ impl Fx {
             Fast::Fma32(f) => self.division(&f),
             Fast::Scalar(Scalar::Op64 { op, dst, a, b }) => self.op64(op, dst, a, b),
             Fast::Fcmp(f) if f.kind == FcmpKind::F32 && f.dst as usize != EXEC => self.fcmp(&f),
+            Fast::Fcmp(f) if f.kind == FcmpKind::F64 && f.dst as usize != EXEC => self.fcmp64(&f),
+            Fast::F64(f) if !f.uses_mask() => return self.float64(&f),
             Fast::Fcmp(f) if f.kind == FcmpKind::Class32 && f.dst as usize != EXEC => {
                 self.class32(&f)
             }

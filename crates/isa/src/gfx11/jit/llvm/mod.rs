@@ -18,6 +18,7 @@ mod cache_bound;
 mod compile;
 mod divide;
 mod emit;
+mod float64;
 mod footprint;
 mod global;
 mod lanes;

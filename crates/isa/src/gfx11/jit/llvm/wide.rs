@@ -22,7 +22,7 @@ use crate::gfx11::exec::operand::{SSrc, VSrc};
 use crate::gfx11::exec::valu::fast_pair::AddPair;
 
 /// `<32 x i64>`: a lane's 64-bit value.
-const Q: &str = "<32 x i64>";
+pub(super) const Q: &str = "<32 x i64>";
 
 /// The shape of a carry-chain entry (`Fast::AddCo` or `Fast::AddCoCi`).
 #[derive(Clone, Copy)]
@@ -112,7 +112,7 @@ impl Fx {
 
     /// Write 64-bit lanes `v` to the pair at `dst` under EXEC (form.rs
     /// admits no pair at v255).
-    fn set_rows64(&mut self, dst: u8, v: &str) {
+    pub(super) fn set_rows64(&mut self, dst: u8, v: &str) {
         let lo = self.ins(format!("trunc {Q} {v} to {V}"));
         let hi = self.ins(format!("lshr {Q} {v}, splat (i64 32)"));
         let hi = self.ins(format!("trunc {Q} {hi} to {V}"));

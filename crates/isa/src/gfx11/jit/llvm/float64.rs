@@ -1,0 +1,261 @@
+//! f64 arithmetic inline (valu/fast_f64.rs `Fast::F64`): v_fma, v_fmac,
+//! v_mul and v_add_f64, v_rcp, v_rsq and v_sqrt_f64, v_ldexp_f64 and the
+//! f32 <-> f64 conversions; and the f64 compares (`Fast::Fcmp` of kind
+//! F64). The division helpers, v_max/v_min_f64 and the f64 class test stay
+//! call-outs.
+//!
+//! Why: a block of f64 math (an FMA chain, a Newton step) had every f64
+//! entry called out, so no such block paid for its translation.
+//!
+//! Exactness: each op is the IEEE operation the interpreter performs
+//! (valu/mod.rs `fma_lanes64`, `mul64`, `add64`, `rcp64` as 1 / a, `rsq64`
+//! as 1 / sqrt(a), `f64::sqrt`, `ldexp64` as its chain of exact
+//! power-of-two multiplies, Rust's `as` conversions, rounding to nearest
+//! even), then the NaN the host gives, made explicit per lane so it does
+//! not depend on LLVM's NaN choices: the first NaN source quieted, else x86's
+//! default NaN 0xFFF8_0000_0000_0000 (Intel SDM vol. 1, 4.8.3.7), which is
+//! also what the host's divide and square root give (1 / a and sqrt(a) of
+//! a NaN a return it quieted; sqrt of a negative gives the default NaN). A
+//! conversion of a NaN keeps its sign and payload, quieted, as x86's
+//! CVTSS2SD and CVTSD2SS do (Intel SDM vol. 1, 4.8.3.5). Sources read as
+//! fast_f64.rs `f64s` does: a VGPR pair (the high row wrapping at v255), an
+//! SGPR pair (no s128: 0), a constant in one dword; abs clears and neg then
+//! flips bit 63.
+
+use super::emit::{D, Fx, M, V, splat};
+use super::wide::Q;
+use crate::gfx11::exec::valu::fast_f64::{F64, F64Op, S64};
+use crate::gfx11::exec::valu::fast_vcmp::Fcmp;
+
+/// The f64 quiet bit.
+const QUIET64: u64 = 0x0008_0000_0000_0000;
+/// x86's default f64 NaN.
+const DEFAULT_NAN64: u64 = 0xFFF8_0000_0000_0000;
+
+/// An i64 constant in every lane.
+fn splat64(v: u64) -> String {
+    format!("splat (i64 {})", v as i64)
+}
+
+impl Fx {
+    /// Source `s` (source `k` of modifiers `mods`: abs in bit k, neg in bit
+    /// 4 + k) as 64 bits per lane.
+    fn bits64(&mut self, s: S64, mods: u8, k: usize) -> String {
+        let (lo, hi) = match s {
+            S64::Vgpr(r) => (self.row(r), self.row(r.wrapping_add(1))),
+            S64::Sgpr(r) => {
+                let lo = self.sgpr(r);
+                let lo = self.splat_value(&lo);
+                let hi = if r < 127 {
+                    let h = self.sgpr(r + 1);
+                    self.splat_value(&h)
+                } else {
+                    splat(0)
+                };
+                (lo, hi)
+            }
+            S64::Hi(v) => (splat(0), splat(v)),
+            S64::Lo(v) => (splat(v), splat(0)),
+        };
+        let lo = self.ins(format!("zext {V} {lo} to {Q}"));
+        let hi = self.ins(format!("zext {V} {hi} to {Q}"));
+        let hi = self.ins(format!("shl {Q} {hi}, {}", splat64(32)));
+        let mut x = self.ins(format!("or {Q} {hi}, {lo}"));
+        if mods >> k & 1 != 0 {
+            x = self.ins(format!("and {Q} {x}, {}", splat64(!(1 << 63))));
+        }
+        if mods >> (4 + k) & 1 != 0 {
+            x = self.ins(format!("xor {Q} {x}, {}", splat64(1 << 63)));
+        }
+        x
+    }
+
+    fn dbl(&mut self, bits: &str) -> String {
+        self.ins(format!("bitcast {Q} {bits} to {D}"))
+    }
+
+    fn bits_of(&mut self, d: &str) -> String {
+        self.ins(format!("bitcast {D} {d} to {Q}"))
+    }
+
+    /// Is each lane of `bits` (as an f64) a NaN?
+    fn is_nan64(&mut self, bits: &str) -> String {
+        let abs = self.ins(format!("and {Q} {bits}, {}", splat64(!(1 << 63))));
+        self.ins(format!(
+            "icmp ugt {Q} {abs}, {}",
+            splat64(0x7FF0_0000_0000_0000)
+        ))
+    }
+
+    /// The host's NaN on result `r` (a `D`) of sources `srcs` (their bits):
+    /// a NaN lane becomes the first NaN source quieted, or the default NaN.
+    /// Returns the result's bits.
+    fn nan_rule64(&mut self, srcs: &[&str], r: &str) -> String {
+        let r = self.bits_of(r);
+        let bad = self.is_nan64(&r);
+        let mut pick = splat64(DEFAULT_NAN64);
+        for s in srcs.iter().rev() {
+            let nan = self.is_nan64(s);
+            let q = self.ins(format!("or {Q} {s}, {}", splat64(QUIET64)));
+            pick = self.ins(format!("select {M} {nan}, {Q} {q}, {Q} {pick}"));
+        }
+        self.ins(format!("select {M} {bad}, {Q} {pick}, {Q} {r}"))
+    }
+
+    /// Emit f64 form `f` inline; false (nothing emitted) for the forms that
+    /// stay call-outs.
+    pub(super) fn float64(&mut self, f: &F64) -> bool {
+        let arity = match f.op {
+            F64Op::Fma => 3,
+            F64Op::Mul | F64Op::Add => 2,
+            F64Op::Rcp | F64Op::Rsq | F64Op::Sqrt => 1,
+            F64Op::Ldexp => return self.ldexp64(f),
+            F64Op::CvtF64F32 => return self.cvt_f64_f32(f),
+            F64Op::CvtF32F64 => return self.cvt_f32_f64(f),
+            F64Op::Max | F64Op::Min | F64Op::DivFmas | F64Op::DivFixup | F64Op::DivScale => {
+                return false;
+            }
+        };
+        let s: Vec<String> = (0..arity)
+            .map(|k| self.bits64(f.src[k], f.mods, k))
+            .collect();
+        let d: Vec<String> = s.iter().map(|b| self.dbl(b)).collect();
+        let r = match f.op {
+            F64Op::Fma => self.ins(format!(
+                "call {D} @llvm.fma.v32f64({D} {}, {D} {}, {D} {})",
+                d[0], d[1], d[2]
+            )),
+            F64Op::Mul => self.ins(format!("fmul {D} {}, {}", d[0], d[1])),
+            F64Op::Add => self.ins(format!("fadd {D} {}, {}", d[0], d[1])),
+            F64Op::Sqrt => self.ins(format!("call {D} @llvm.sqrt.v32f64({D} {})", d[0])),
+            F64Op::Rcp => self.ins(format!("fdiv {D} splat (double 1.0), {}", d[0])),
+            _ => {
+                let root = self.ins(format!("call {D} @llvm.sqrt.v32f64({D} {})", d[0]));
+                self.ins(format!("fdiv {D} splat (double 1.0), {root}"))
+            }
+        };
+        let srcs: Vec<&str> = s.iter().map(String::as_str).collect();
+        let bits = self.nan_rule64(&srcs, &r);
+        self.set_rows64(f.dst, &bits);
+        true
+    }
+
+    /// valu/mod.rs `ldexp64`: e clamped to +-2200, then x times 2^s for
+    /// steps s of at most 1000 until e is used up (none when e is 0, so a
+    /// signalling NaN stays signalling); 2^s is exact and normal.
+    fn ldexp64(&mut self, f: &F64) -> bool {
+        let x = self.bits64(f.src[0], f.mods, 0);
+        let e = match f.src[1] {
+            S64::Vgpr(r) => self.row(r),
+            S64::Sgpr(r) => {
+                let v = self.sgpr(r);
+                self.splat_value(&v)
+            }
+            S64::Hi(v) | S64::Lo(v) => splat(v),
+        };
+        let clamp = |fx: &mut Self, v: &str, lim: u32| {
+            let v = fx.ins(format!(
+                "call {V} @llvm.smax.v32i32({V} {v}, {V} {})",
+                splat(lim.wrapping_neg())
+            ));
+            fx.ins(format!(
+                "call {V} @llvm.smin.v32i32({V} {v}, {V} {})",
+                splat(lim)
+            ))
+        };
+        let mut left = clamp(self, &e, 2200);
+        let mut r = x.clone();
+        // 2200 = 1000 + 1000 + 200: three steps at most.
+        for _ in 0..3 {
+            let s = clamp(self, &left, 1000);
+            let biased = self.ins(format!("add {V} {s}, {}", splat(1023)));
+            let wide = self.ins(format!("zext {V} {biased} to {Q}"));
+            let p = self.ins(format!("shl {Q} {wide}, {}", splat64(52)));
+            let (rd, pd) = (self.dbl(&r), self.dbl(&p));
+            let m = self.ins(format!("fmul {D} {rd}, {pd}"));
+            let m = self.bits_of(&m);
+            let step = self.ins(format!("icmp ne {V} {left}, zeroinitializer"));
+            r = self.ins(format!("select {M} {step}, {Q} {m}, {Q} {r}"));
+            left = self.ins(format!("sub {V} {left}, {s}"));
+        }
+        // A multiplied NaN is the source quieted (the multipliers are not NaNs).
+        let nan = self.is_nan64(&x);
+        let moved = self.ins(format!("icmp ne {V} {e}, zeroinitializer"));
+        let fix = self.ins(format!("and {M} {nan}, {moved}"));
+        let q = self.ins(format!("or {Q} {x}, {}", splat64(QUIET64)));
+        let r = self.ins(format!("select {M} {fix}, {Q} {q}, {Q} {r}"));
+        self.set_rows64(f.dst, &r);
+        true
+    }
+
+    /// v_cvt_f64_f32 (fast_f64.rs `cvt_f64_f32`): abs/neg on the f32's 32
+    /// bits, then widened; a NaN keeps sign and payload, quieted.
+    fn cvt_f64_f32(&mut self, f: &F64) -> bool {
+        let mut x = match f.src[0] {
+            S64::Vgpr(r) => self.row(r),
+            S64::Sgpr(r) => {
+                let v = self.sgpr(r);
+                self.splat_value(&v)
+            }
+            S64::Hi(v) | S64::Lo(v) => splat(v),
+        };
+        if f.mods & 1 != 0 {
+            x = self.ins(format!("and {V} {x}, {}", splat(0x7FFF_FFFF)));
+        }
+        if f.mods >> 4 & 1 != 0 {
+            x = self.ins(format!("xor {V} {x}, {}", splat(0x8000_0000)));
+        }
+        let fx = self.fl(&x);
+        let wide = self.ins(format!("fpext <32 x float> {fx} to {D}"));
+        let wide = self.bits_of(&wide);
+        // sign << 63 | exponent all ones | (payload | quiet) << 29.
+        let w = self.ins(format!("zext {V} {x} to {Q}"));
+        let sign = self.ins(format!("lshr {Q} {w}, {}", splat64(31)));
+        let sign = self.ins(format!("shl {Q} {sign}, {}", splat64(63)));
+        let pay = self.ins(format!("and {Q} {w}, {}", splat64(0x7F_FFFF)));
+        let pay = self.ins(format!("or {Q} {pay}, {}", splat64(0x40_0000)));
+        let pay = self.ins(format!("shl {Q} {pay}, {}", splat64(29)));
+        let nan = self.ins(format!("or {Q} {sign}, {pay}"));
+        let nan = self.ins(format!("or {Q} {nan}, {}", splat64(0x7FF0_0000_0000_0000)));
+        let abs = self.ins(format!("and {V} {x}, {}", splat(0x7FFF_FFFF)));
+        let is_nan = self.ins(format!("icmp ugt {V} {abs}, {}", splat(0x7F80_0000)));
+        let r = self.ins(format!("select {M} {is_nan}, {Q} {nan}, {Q} {wide}"));
+        self.set_rows64(f.dst, &r);
+        true
+    }
+
+    /// v_cvt_f32_f64: rounded to nearest even; a NaN keeps sign and the
+    /// payload's top bits, quieted.
+    fn cvt_f32_f64(&mut self, f: &F64) -> bool {
+        let x = self.bits64(f.src[0], f.mods, 0);
+        let d = self.dbl(&x);
+        let n = self.ins(format!("fptrunc {D} {d} to <32 x float>"));
+        let n = self.bits(&n);
+        // sign << 31 | exponent all ones | quiet | payload >> 29.
+        let sign = self.ins(format!("lshr {Q} {x}, {}", splat64(63)));
+        let sign = self.ins(format!("trunc {Q} {sign} to {V}"));
+        let sign = self.ins(format!("shl {V} {sign}, {}", splat(31)));
+        let pay = self.ins(format!("lshr {Q} {x}, {}", splat64(29)));
+        let pay = self.ins(format!("trunc {Q} {pay} to {V}"));
+        let pay = self.ins(format!("and {V} {pay}, {}", splat(0x7F_FFFF)));
+        let nan = self.ins(format!("or {V} {sign}, {pay}"));
+        let nan = self.ins(format!("or {V} {nan}, {}", splat(0x7FC0_0000)));
+        let is_nan = self.is_nan64(&x);
+        let r = self.ins(format!("select {M} {is_nan}, {V} {nan}, {V} {n}"));
+        self.set_row(f.dst, r);
+        true
+    }
+
+    /// An f64 compare (valu/fast_vcmp.rs `run`, kind F64): the relation of
+    /// the two modified sources against the condition's mask.
+    pub(super) fn fcmp64(&mut self, c: &Fcmp) {
+        let (x, y) = (self.bits64(c.a, c.mods, 0), self.bits64(c.b, c.mods, 1));
+        let (p, q) = (self.dbl(&x), self.dbl(&y));
+        let pred = [
+            "false", "olt", "oeq", "ole", "ogt", "one", "oge", "ord", "uno", "ult", "ueq", "ule",
+            "ugt", "une", "uge", "true",
+        ][(c.cond & 15) as usize];
+        let h = self.ins(format!("fcmp {pred} {D} {p}, {q}"));
+        self.set_mask(c.dst, &h);
+    }
+}

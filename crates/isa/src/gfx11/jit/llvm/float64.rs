@@ -89,17 +89,31 @@ impl Fx {
 
     /// The host's NaN on result `r` (a `D`) of sources `srcs` (their bits):
     /// a NaN lane becomes the first NaN source quieted, or the default NaN.
-    /// Returns the result's bits.
+    /// Returns the result's bits. NaN results are rare: one test of the
+    /// whole result, and the per-source selects only on a wave that
+    /// produced one (as lanes.rs `nan_rule` does for f32).
     fn nan_rule64(&mut self, srcs: &[&str], r: &str) -> String {
         let r = self.bits_of(r);
         let bad = self.is_nan64(&r);
+        let any = self.ins(format!("call i1 @llvm.vector.reduce.or.v32i1({M} {bad})"));
+        let any = self.ins(format!("call i1 @llvm.expect.i1(i1 {any}, i1 false)"));
+        let (fix, join) = (self.label(), self.label());
+        let from = self.current();
+        self.line(format!("br i1 {any}, label %{fix}, label %{join}"));
+        self.start(&fix);
         let mut pick = splat64(DEFAULT_NAN64);
         for s in srcs.iter().rev() {
             let nan = self.is_nan64(s);
             let q = self.ins(format!("or {Q} {s}, {}", splat64(QUIET64)));
             pick = self.ins(format!("select {M} {nan}, {Q} {q}, {Q} {pick}"));
         }
-        self.ins(format!("select {M} {bad}, {Q} {pick}, {Q} {r}"))
+        let fixed = self.ins(format!("select {M} {bad}, {Q} {pick}, {Q} {r}"));
+        let fixed_from = self.current();
+        self.line(format!("br label %{join}"));
+        self.start(&join);
+        self.ins(format!(
+            "phi {Q} [ {r}, %{from} ], [ {fixed}, %{fixed_from} ]"
+        ))
     }
 
     /// Emit f64 form `f` inline; false (nothing emitted) for the forms that

@@ -1077,8 +1077,6 @@ fn address_arithmetic_runs_inline() {
         vec![0xD611_0002, 0x0221_1103], // v_bfe_i32 v2, v3, 8, 8
         vec![0xD616_0003, 0x0402_0B04], // v_alignbit_b32 v3, v4, v5, v0
     ];
-    let mut blocks: Vec<Vec<u32>> = singles.clone();
-    blocks.push(singles.concat());
     let mut rng = Rng::new(0xADD5_C0C1_B64A_7E11);
     let value = |rng: &mut Rng| match rng.below(6) {
         0 => 0,
@@ -1088,57 +1086,16 @@ fn address_arithmetic_runs_inline() {
         4 => rng.below(64),
         _ => rng.next(),
     };
-    let mut cases = Vec::new();
-    for words in blocks {
-        let mut words = words;
-        words.push(0xBFB0_0000); // s_endpgm
-        let mem = Memory {
-            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-            data: UnsafeCell::new(vec![0; DATA_LEN]),
-        };
-        let block = CodeCache::new().block(CODE, &mem);
-        assert!(
-            block
-                .insts
-                .iter()
-                .all(|i| i.mnemonic.starts_with("v_") || i.mnemonic.starts_with("s_")),
-            "a test encoding does not decode"
-        );
-        for _ in 0..16 {
-            let mut w = rng.wave();
-            for r in (0..8).chain(254..256) {
-                for l in 0..32 {
-                    w.vgpr[r][l] = value(&mut rng);
-                }
+    each_alone_and_together_inline(&singles, &mut rng, |rng, w, _| {
+        for r in (0..8).chain(254..256) {
+            for l in 0..32 {
+                w.vgpr[r][l] = value(rng);
             }
-            for s in 2..8 {
-                w.sgpr[s] = value(&mut rng);
-            }
-            w.sgpr[106] = rng.next();
-            let odd = rng.below(32);
-            let execs = vec![rng.next(), u32::MAX, 1 << odd];
-            cases.push(Case {
-                block: block.clone(),
-                mem: Memory {
-                    code: mem.code.clone(),
-                    data: UnsafeCell::new(mem.data()),
-                },
-                wave: w,
-                lds: Vec::new(),
-                level: WaveLoop::host_best(),
-                execs,
-            });
         }
-    }
-    let want: usize = cases
-        .iter()
-        .map(|c| c.block.compiled.len() * c.execs.len())
-        .sum();
-    let (inlined, _, _) = run_cases(&cases, cases.len());
-    #[cfg(unix)]
-    if super::llvm::available() {
-        assert_eq!(inlined, want, "a call-out");
-    }
+        for s in 2..8 {
+            w.sgpr[s] = value(rng);
+        }
+    });
 }
 
 /// f64 arithmetic, ldexp, the f32 <-> f64 conversions and the f64
@@ -1174,8 +1131,6 @@ fn f64_arithmetic_runs_inline() {
         vec![0x7C44_00F2],              // v_cmp_eq_f64_e32 vcc_lo, 1.0, v[0:1]
         vec![0xD425_0002, 0x0001_0104], // v_cmp_lg_f64_e64 s2, v[4:5], 0
     ];
-    let mut blocks: Vec<Vec<u32>> = singles.clone();
-    blocks.push(singles.concat());
     const EDGES: [u64; 16] = [
         0x7FF8_0000_0000_0000, // quiet NaN
         0xFFF4_0000_0000_1234, // signalling NaN, negative, with payload
@@ -1194,10 +1149,58 @@ fn f64_arithmetic_runs_inline() {
         0x3810_0000_0000_0000, // near f32's least normal
         0x47EF_FFFF_F000_0000, // near f32's greatest
     ];
+    let value = |rng: &mut Rng| match rng.below(3) {
+        0 => EDGES[rng.below(16) as usize],
+        1 => u64::from(rng.next()) << 32 | u64::from(rng.next()),
+        // Moderate magnitudes: sums and products that round.
+        _ => (0x3F00 + u64::from(rng.below(0x200))) << 52 >> 4 << 4 | u64::from(rng.next()),
+    };
     let mut rng = Rng::new(0xF640_A417_0C0D_E5E1);
+    each_alone_and_together_inline(&singles, &mut rng, |rng, w, trial| {
+        // Trial 0: every lane the same value; else each its own.
+        let common: Vec<u64> = (0..5).map(|_| value(rng)).collect();
+        for pair in 0..5 {
+            for l in 0..32 {
+                let v = if trial == 0 { common[pair] } else { value(rng) };
+                w.vgpr[2 * pair][l] = v as u32;
+                w.vgpr[2 * pair + 1][l] = (v >> 32) as u32;
+            }
+        }
+        // v8 and v9 as f32s or ldexp exponents.
+        for r in 8..10 {
+            for l in 0..32 {
+                w.vgpr[r][l] = match rng.below(4) {
+                    0 => {
+                        [0x7FC0_0000, 0xFF80_0001, 0x0000_0001, 0x8000_0000][rng.below(4) as usize]
+                    }
+                    1 => [0, 1, 1000, 2200, 5000, u32::MAX, 0xFFFF_FC18, 0x8000_0000]
+                        [rng.below(8) as usize],
+                    2 => rng.below(4400).wrapping_sub(2200),
+                    _ => rng.next(),
+                };
+            }
+        }
+        for s in 4..8 {
+            w.sgpr[s] = value(rng) as u32;
+        }
+        w.sgpr[4] = [0, 7, 0xFFFF_FFF9, 3000][rng.below(4) as usize];
+    });
+}
+
+/// Run each of the blocks `singles` (ended by s_endpgm) alone and all of
+/// them in one block, from 16 wave states each (`fill` sets registers on a
+/// random wave, given the trial's number; VCC is random) under a random,
+/// a full and a one-lane EXEC, through the translator and the interpreter;
+/// with the LLVM back end every entry must run inline.
+fn each_alone_and_together_inline(
+    singles: &[Vec<u32>],
+    rng: &mut Rng,
+    mut fill: impl FnMut(&mut Rng, &mut Wave, u32),
+) {
+    let mut blocks: Vec<Vec<u32>> = singles.to_vec();
+    blocks.push(singles.concat());
     let mut cases = Vec::new();
-    for words in blocks {
-        let mut words = words;
+    for mut words in blocks {
         words.push(0xBFB0_0000); // s_endpgm
         let mem = Memory {
             code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
@@ -1213,44 +1216,9 @@ fn f64_arithmetic_runs_inline() {
         );
         for trial in 0..16 {
             let mut w = rng.wave();
-            let value = |rng: &mut Rng| match rng.below(3) {
-                0 => EDGES[rng.below(16) as usize],
-                1 => u64::from(rng.next()) << 32 | u64::from(rng.next()),
-                // Moderate magnitudes: sums and products that round.
-                _ => (0x3F00 + u64::from(rng.below(0x200))) << 52 >> 4 << 4 | u64::from(rng.next()),
-            };
-            // Trial 0: every lane the same value; else each its own.
-            let common: Vec<u64> = (0..5).map(|_| value(&mut rng)).collect();
-            for pair in 0..5 {
-                for l in 0..32 {
-                    let v = if trial == 0 {
-                        common[pair]
-                    } else {
-                        value(&mut rng)
-                    };
-                    w.vgpr[2 * pair][l] = v as u32;
-                    w.vgpr[2 * pair + 1][l] = (v >> 32) as u32;
-                }
-            }
-            // v8 and v9 as f32s or ldexp exponents.
-            for r in 8..10 {
-                for l in 0..32 {
-                    w.vgpr[r][l] = match rng.below(4) {
-                        0 => [0x7FC0_0000, 0xFF80_0001, 0x0000_0001, 0x8000_0000]
-                            [rng.below(4) as usize],
-                        1 => [0, 1, 1000, 2200, 5000, u32::MAX, 0xFFFF_FC18, 0x8000_0000]
-                            [rng.below(8) as usize],
-                        2 => rng.below(4400).wrapping_sub(2200),
-                        _ => rng.next(),
-                    };
-                }
-            }
-            for s in 4..8 {
-                w.sgpr[s] = value(&mut rng) as u32;
-            }
-            w.sgpr[4] = [0, 7, 0xFFFF_FFF9, 3000][rng.below(4) as usize];
-            let odd = rng.below(32);
-            let execs = vec![rng.next(), u32::MAX, 1 << odd];
+            fill(rng, &mut w, trial);
+            w.sgpr[106] = rng.next();
+            let execs = vec![rng.next(), u32::MAX, 1 << rng.below(32)];
             cases.push(Case {
                 block: block.clone(),
                 mem: Memory {

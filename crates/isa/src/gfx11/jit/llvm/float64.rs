@@ -23,6 +23,7 @@
 //! flips bit 63.
 
 use super::emit::{D, Fx, M, V, splat};
+use super::lanes::FCMP_PREDICATES;
 use super::wide::Q;
 use crate::gfx11::exec::valu::fast_f64::{F64, F64Op, S64};
 use crate::gfx11::exec::valu::fast_vcmp::Fcmp;
@@ -265,10 +266,7 @@ impl Fx {
     pub(super) fn fcmp64(&mut self, c: &Fcmp) {
         let (x, y) = (self.bits64(c.a, c.mods, 0), self.bits64(c.b, c.mods, 1));
         let (p, q) = (self.dbl(&x), self.dbl(&y));
-        let pred = [
-            "false", "olt", "oeq", "ole", "ogt", "one", "oge", "ord", "uno", "ult", "ueq", "ule",
-            "ugt", "une", "uge", "true",
-        ][(c.cond & 15) as usize];
+        let pred = FCMP_PREDICATES[(c.cond & 15) as usize];
         let h = self.ins(format!("fcmp {pred} {D} {p}, {q}"));
         self.set_mask(c.dst, &h);
     }

@@ -41,6 +41,13 @@ const QUIET: u32 = 0x0040_0000;
 /// x86's default NaN (the "QNaN floating-point indefinite").
 const DEFAULT_NAN: u32 = 0xFFC0_0000;
 
+/// The LLVM fcmp predicate of each relation mask of a float compare
+/// (valu/fast_vcmp.rs `Fcmp::cond`: 1 less, 2 equal, 4 greater, 8 unordered).
+pub(super) const FCMP_PREDICATES: [&str; 16] = [
+    "false", "olt", "oeq", "ole", "ogt", "one", "oge", "ord", "uno", "ult", "ueq", "ule", "ugt",
+    "une", "uge", "true",
+];
+
 /// One half of a VOPD pair.
 #[derive(Clone, Copy)]
 enum DualHalf {
@@ -634,10 +641,7 @@ impl Fx {
     fn fcmp(&mut self, c: &Fcmp) {
         let (x, y) = (self.fcmp_src(c.a, c.mods, 0), self.fcmp_src(c.b, c.mods, 1));
         let (p, q) = (self.fl(&x), self.fl(&y));
-        let pred = [
-            "false", "olt", "oeq", "ole", "ogt", "one", "oge", "ord", "uno", "ult", "ueq", "ule",
-            "ugt", "une", "uge", "true",
-        ][(c.cond & 15) as usize];
+        let pred = FCMP_PREDICATES[(c.cond & 15) as usize];
         let h = self.ins(format!("fcmp {pred} {F} {p}, {q}"));
         self.set_mask(c.dst, &h);
     }

@@ -872,6 +872,32 @@ impl Fx {
         self.set_sgpr(dst, v);
     }
 
+    /// `value` (of IR type `ty`), or what `fix` emits on a side path taken
+    /// only when a lane of mask `lanes` is set: for rare cases (NaN results)
+    /// whose per-lane handling would otherwise cost every wave.
+    pub(super) fn rarely(
+        &mut self,
+        lanes: &str,
+        ty: &str,
+        value: &str,
+        fix: impl FnOnce(&mut Fx) -> String,
+    ) -> String {
+        let bits = self.ins(format!("bitcast {M} {lanes} to i32"));
+        let any = self.ins(format!("icmp ne i32 {bits}, 0"));
+        let any = self.ins(format!("call i1 @llvm.expect.i1(i1 {any}, i1 false)"));
+        let (side, join) = (self.label(), self.label());
+        let from = self.current();
+        self.line(format!("br i1 {any}, label %{side}, label %{join}"));
+        self.start(&side);
+        let fixed = fix(self);
+        let fixed_from = self.current();
+        self.line(format!("br label %{join}"));
+        self.start(&join);
+        self.ins(format!(
+            "phi {ty} [ {value}, %{from} ], [ {fixed}, %{fixed_from} ]"
+        ))
+    }
+
     /// `v` (a `<32 x i32>`) as floats, and back.
     pub(super) fn fl(&mut self, v: &str) -> String {
         self.ins(format!("bitcast {V} {v} to {F}"))

@@ -58,10 +58,7 @@ impl Fx {
             S64::Hi(v) => (splat(0), splat(v)),
             S64::Lo(v) => (splat(v), splat(0)),
         };
-        let lo = self.ins(format!("zext {V} {lo} to {Q}"));
-        let hi = self.ins(format!("zext {V} {hi} to {Q}"));
-        let hi = self.ins(format!("shl {Q} {hi}, {}", splat64(32)));
-        let mut x = self.ins(format!("or {Q} {hi}, {lo}"));
+        let mut x = self.join64(&lo, &hi);
         if mods >> k & 1 != 0 {
             x = self.ins(format!("and {Q} {x}, {}", splat64(!(1 << 63))));
         }
@@ -69,6 +66,18 @@ impl Fx {
             x = self.ins(format!("xor {Q} {x}, {}", splat64(1 << 63)));
         }
         x
+    }
+
+    /// A 32-bit source in an S64 slot, raw (fast_f64.rs `u32s`).
+    fn bits32(&mut self, s: S64) -> String {
+        match s {
+            S64::Vgpr(r) => self.row(r),
+            S64::Sgpr(r) => {
+                let v = self.sgpr(r);
+                self.splat_value(&v)
+            }
+            S64::Hi(v) | S64::Lo(v) => splat(v),
+        }
     }
 
     fn dbl(&mut self, bits: &str) -> String {
@@ -96,25 +105,15 @@ impl Fx {
     fn nan_rule64(&mut self, srcs: &[&str], r: &str) -> String {
         let r = self.bits_of(r);
         let bad = self.is_nan64(&r);
-        let any = self.ins(format!("call i1 @llvm.vector.reduce.or.v32i1({M} {bad})"));
-        let any = self.ins(format!("call i1 @llvm.expect.i1(i1 {any}, i1 false)"));
-        let (fix, join) = (self.label(), self.label());
-        let from = self.current();
-        self.line(format!("br i1 {any}, label %{fix}, label %{join}"));
-        self.start(&fix);
-        let mut pick = splat64(DEFAULT_NAN64);
-        for s in srcs.iter().rev() {
-            let nan = self.is_nan64(s);
-            let q = self.ins(format!("or {Q} {s}, {}", splat64(QUIET64)));
-            pick = self.ins(format!("select {M} {nan}, {Q} {q}, {Q} {pick}"));
-        }
-        let fixed = self.ins(format!("select {M} {bad}, {Q} {pick}, {Q} {r}"));
-        let fixed_from = self.current();
-        self.line(format!("br label %{join}"));
-        self.start(&join);
-        self.ins(format!(
-            "phi {Q} [ {r}, %{from} ], [ {fixed}, %{fixed_from} ]"
-        ))
+        self.rarely(&bad, Q, &r, |fx| {
+            let mut pick = splat64(DEFAULT_NAN64);
+            for s in srcs.iter().rev() {
+                let nan = fx.is_nan64(s);
+                let q = fx.ins(format!("or {Q} {s}, {}", splat64(QUIET64)));
+                pick = fx.ins(format!("select {M} {nan}, {Q} {q}, {Q} {pick}"));
+            }
+            fx.ins(format!("select {M} {bad}, {Q} {pick}, {Q} {r}"))
+        })
     }
 
     /// Emit f64 form `f` inline; false (nothing emitted) for the forms that
@@ -160,14 +159,7 @@ impl Fx {
     /// signalling NaN stays signalling); 2^s is exact and normal.
     fn ldexp64(&mut self, f: &F64) -> bool {
         let x = self.bits64(f.src[0], f.mods, 0);
-        let e = match f.src[1] {
-            S64::Vgpr(r) => self.row(r),
-            S64::Sgpr(r) => {
-                let v = self.sgpr(r);
-                self.splat_value(&v)
-            }
-            S64::Hi(v) | S64::Lo(v) => splat(v),
-        };
+        let e = self.bits32(f.src[1]);
         let clamp = |fx: &mut Self, v: &str, lim: u32| {
             let v = fx.ins(format!(
                 "call {V} @llvm.smax.v32i32({V} {v}, {V} {})",
@@ -206,14 +198,7 @@ impl Fx {
     /// v_cvt_f64_f32 (fast_f64.rs `cvt_f64_f32`): abs/neg on the f32's 32
     /// bits, then widened; a NaN keeps sign and payload, quieted.
     fn cvt_f64_f32(&mut self, f: &F64) -> bool {
-        let mut x = match f.src[0] {
-            S64::Vgpr(r) => self.row(r),
-            S64::Sgpr(r) => {
-                let v = self.sgpr(r);
-                self.splat_value(&v)
-            }
-            S64::Hi(v) | S64::Lo(v) => splat(v),
-        };
+        let mut x = self.bits32(f.src[0]);
         if f.mods & 1 != 0 {
             x = self.ins(format!("and {V} {x}, {}", splat(0x7FFF_FFFF)));
         }

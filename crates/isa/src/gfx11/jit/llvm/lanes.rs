@@ -493,20 +493,7 @@ impl Fx {
     pub(super) fn nan_rule(&mut self, kinds: &[VSrc], srcs: &[&str], r: &str) -> String {
         let fr = self.fl(r);
         let bad = self.ins(format!("fcmp uno {F} {fr}, zeroinitializer"));
-        let bits = self.ins(format!("bitcast {M} {bad} to i32"));
-        let any = self.ins(format!("icmp ne i32 {bits}, 0"));
-        let any = self.ins(format!("call i1 @llvm.expect.i1(i1 {any}, i1 false)"));
-        let (fix, join) = (self.label(), self.label());
-        let from = self.current();
-        self.line(format!("br i1 {any}, label %{fix}, label %{join}"));
-        self.start(&fix);
-        let fixed = self.nan_rule_lanes(kinds, srcs, &bad, r);
-        let fixed_from = self.current();
-        self.line(format!("br label %{join}"));
-        self.start(&join);
-        self.ins(format!(
-            "phi {V} [ {r}, %{from} ], [ {fixed}, %{fixed_from} ]"
-        ))
+        self.rarely(&bad, V, r, |fx| fx.nan_rule_lanes(kinds, srcs, &bad, r))
     }
 
     /// The rule's per-lane selects, on lanes `bad` (the NaN results).

@@ -104,6 +104,11 @@ impl Fx {
             }
             VSrc::Imm(v) => (splat(v), splat(0)),
         };
+        self.join64(&lo, &hi)
+    }
+
+    /// Low and high rows as 64-bit lanes.
+    pub(super) fn join64(&mut self, lo: &str, hi: &str) -> String {
         let lo = self.ins(format!("zext {V} {lo} to {Q}"));
         let hi = self.ins(format!("zext {V} {hi} to {Q}"));
         let hi = self.ins(format!("shl {Q} {hi}, splat (i64 32)"));

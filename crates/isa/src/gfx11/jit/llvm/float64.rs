@@ -84,6 +84,18 @@ impl Fx {
         self.ins(format!("bitcast {Q} {bits} to {D}"))
     }
 
+    /// `bits` as f64 lanes with the lanes outside EXEC zero, for an
+    /// arithmetic source: an inactive lane's stale bits are often a
+    /// denormal (a small integer in the low dword), and each x86 vector op
+    /// with a denormal operand or result takes a microcode assist of some
+    /// hundred cycles, so a one-lane wave paid for 31 garbage lanes. Zero
+    /// makes no NaN either, so the NaN rule's test sees only active lanes.
+    fn active_dbl(&mut self, bits: &str) -> String {
+        let d = self.dbl(bits);
+        let m = self.exec_mask();
+        self.ins(format!("select {M} {m}, {D} {d}, {D} zeroinitializer"))
+    }
+
     fn bits_of(&mut self, d: &str) -> String {
         self.ins(format!("bitcast {D} {d} to {Q}"))
     }
@@ -133,7 +145,7 @@ impl Fx {
         let s: Vec<String> = (0..arity)
             .map(|k| self.bits64(f.src[k], f.mods, k))
             .collect();
-        let d: Vec<String> = s.iter().map(|b| self.dbl(b)).collect();
+        let d: Vec<String> = s.iter().map(|b| self.active_dbl(b)).collect();
         let r = match f.op {
             F64Op::Fma => self.ins(format!(
                 "call {D} @llvm.fma.v32f64({D} {}, {D} {}, {D} {})",
@@ -171,7 +183,8 @@ impl Fx {
             ))
         };
         let mut left = clamp(self, &e, 2200);
-        let mut r = x.clone();
+        let m = self.exec_mask();
+        let mut r = self.ins(format!("select {M} {m}, {Q} {x}, {Q} zeroinitializer"));
         // 2200 = 1000 + 1000 + 200: three steps at most.
         for _ in 0..3 {
             let s = clamp(self, &left, 1000);
@@ -206,6 +219,10 @@ impl Fx {
             x = self.ins(format!("xor {V} {x}, {}", splat(0x8000_0000)));
         }
         let fx = self.fl(&x);
+        let m = self.exec_mask();
+        let fx = self.ins(format!(
+            "select {M} {m}, <32 x float> {fx}, <32 x float> zeroinitializer"
+        ));
         let wide = self.ins(format!("fpext <32 x float> {fx} to {D}"));
         let wide = self.bits_of(&wide);
         // sign << 63 | exponent all ones | (payload | quiet) << 29.
@@ -228,7 +245,7 @@ impl Fx {
     /// payload's top bits, quieted.
     fn cvt_f32_f64(&mut self, f: &F64) -> bool {
         let x = self.bits64(f.src[0], f.mods, 0);
-        let d = self.dbl(&x);
+        let d = self.active_dbl(&x);
         let n = self.ins(format!("fptrunc {D} {d} to <32 x float>"));
         let n = self.bits(&n);
         // sign << 31 | exponent all ones | quiet | payload >> 29.

@@ -7,6 +7,7 @@ use std::mem::offset_of;
 use crate::WaveLoop;
 use crate::gfx11::code_cache::Block;
 use crate::gfx11::exec::fast::Fast;
+use crate::gfx11::exec::vmem::slot_base;
 use crate::gfx11::exec::{Env, Flow};
 use crate::gfx11::run_block::{BlockExit, EntryError, run_entry};
 use crate::gfx11::wave::Wave;
@@ -72,6 +73,12 @@ pub(crate) struct Frame {
     /// `Env::shared_base` and `Env::private_base`: FLAT's LDS and private
     /// apertures (0: none).
     apertures: [u64; 2],
+    /// The wave's slot in the workgroup's scratch (exec/vmem/mod.rs
+    /// `slot_base`) and its lanes' private bytes (`Env::scratch_per_lane`)
+    /// for inline SCRATCH accesses; null and 0 when the buffer does not
+    /// hold the slot, so that none passes the inline bounds check.
+    scratch: *mut u8,
+    scratch_per_lane: u64,
     /// Instructions the call-outs ran (a failed one included); the
     /// translated code does not touch it.
     called_out: u64,
@@ -88,6 +95,8 @@ pub(crate) const FRAME_LDS_LEN: i32 = offset_of!(Frame, lds_len) as i32;
 pub(crate) const FRAME_SPANS: i32 = offset_of!(Frame, spans) as i32;
 pub(crate) const FRAME_TALLY: i32 = offset_of!(Frame, tally) as i32;
 pub(crate) const FRAME_APERTURES: i32 = offset_of!(Frame, apertures) as i32;
+pub(crate) const FRAME_SCRATCH: i32 = offset_of!(Frame, scratch) as i32;
+pub(crate) const FRAME_SCRATCH_PER_LANE: i32 = offset_of!(Frame, scratch_per_lane) as i32;
 
 /// Run block `block` (a wave32 wave's, `w.wave64` false) through its
 /// translation `func`, whose call-outs go through `callout`. A block whose
@@ -113,6 +122,10 @@ pub(crate) unsafe fn run_translated(
     loop_budget: u32,
     called_out: &mut u64,
 ) -> (Result<BlockExit, EntryError>, u32) {
+    let (scratch, scratch_per_lane) = match slot_base(env, w) {
+        Some(base) => (base, env.scratch_per_lane as u64),
+        None => (std::ptr::null_mut(), 0),
+    };
     let wave: *mut Wave = w;
     // SAFETY: `wave` comes from a live `&mut Wave`; the field pointers are
     // derived from it and used only while the translated call runs.
@@ -137,6 +150,8 @@ pub(crate) unsafe fn run_translated(
         spans,
         tally,
         apertures: [env.shared_base, env.private_base],
+        scratch,
+        scratch_per_lane,
         env: (env as *mut Env).cast::<Env<'static>>(),
         block,
         outcome: None,
@@ -209,6 +224,7 @@ unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
     f.scc = &raw mut w.scc;
     f.lds = env.lds.as_mut_ptr();
     (f.spans, f.tally) = inline_spans(env);
+    f.scratch = slot_base(env, w).unwrap_or(std::ptr::null_mut());
     match r {
         Ok(Flow::Next) => 0,
         other => {

@@ -115,6 +115,8 @@ mod lane_math;
 mod llvm;
 #[cfg(all(test, feature = "llvm-jit", unix))]
 mod memory_tests;
+#[cfg(all(test, feature = "llvm-jit", unix))]
+mod scratch_tests;
 #[cfg(feature = "llvm-jit")]
 mod shared;
 #[cfg(all(test, feature = "llvm-jit"))]

@@ -50,15 +50,15 @@ use crate::wave_loop::with_avx2_copy;
 /// A SCRATCH load or store of `dwords` (1..=4) dwords per lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Scratch {
-    store: bool,
-    dwords: u8,
+    pub(crate) store: bool,
+    pub(crate) dwords: u8,
     /// The loaded (dst) or stored (data) VGPR.
-    reg: u8,
+    pub(crate) reg: u8,
     /// The per-lane offset VGPR (SVE), None in ST mode.
-    vaddr: Option<u8>,
+    pub(crate) vaddr: Option<u8>,
     /// The SGPR added to every lane, NULL for none.
-    saddr: u8,
-    imm: i32,
+    pub(crate) saddr: u8,
+    pub(crate) imm: i32,
 }
 
 impl Scratch {

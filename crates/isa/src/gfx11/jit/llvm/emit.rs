@@ -373,7 +373,7 @@ impl Fx {
         self.cur.clone()
     }
 
-    fn field(&mut self, off: i32) -> String {
+    pub(super) fn field(&mut self, off: i32) -> String {
         self.ins(format!("getelementptr i8, ptr %frame, i64 {off}"))
     }
 
@@ -427,6 +427,11 @@ impl Fx {
                 Fast::Coalesced(g) => {
                     let fp = footprint(block, c);
                     self.global(&g, k as u32, code(EXIT_STOP), &fp);
+                    inlined += 1;
+                }
+                Fast::Scratch(s) => {
+                    let fp = footprint(block, c);
+                    self.scratch(&s, k as u32, code(EXIT_STOP), &fp);
                     inlined += 1;
                 }
                 _ => {

@@ -127,6 +127,22 @@ pub(super) fn footprint(block: &Block, c: &Compiled) -> Footprint {
                 writes: Some(writes),
             }
         }
+        // vmem/fast_scratch.rs `run_n` (and `step` of the same
+        // instruction): the address row and a store's data rows, then a
+        // load's destination rows under EXEC.
+        Fast::Scratch(s) => {
+            let regs = (0..s.dwords).map(|j| s.reg.wrapping_add(j));
+            let (mut reads, writes): (Vec<u8>, Vec<u8>) = if s.store {
+                (regs.collect(), Vec::new())
+            } else {
+                (Vec::new(), regs.collect())
+            };
+            reads.extend(s.vaddr);
+            Footprint {
+                reads: Some(reads),
+                writes: Some(writes),
+            }
+        }
         _ if (c.index..=c.last).all(|n| scalar(block.insts[n as usize].family)) => Footprint {
             reads: Some(Vec::new()),
             writes: Some(Vec::new()),

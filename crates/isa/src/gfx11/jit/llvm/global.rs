@@ -56,7 +56,7 @@ declare <32 x i64> @llvm.uadd.sat.v32i64(<32 x i64>, <32 x i64>)
 ";
 
 /// `l * step` in lane `l`, as an `A` constant.
-fn lane_steps(step: u64) -> String {
+pub(super) fn lane_steps(step: u64) -> String {
     let lanes: Vec<String> = (0..32).map(|l| format!("i64 {}", l * step)).collect();
     format!("<{}>", lanes.join(", "))
 }

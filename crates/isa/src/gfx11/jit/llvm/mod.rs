@@ -26,6 +26,7 @@ mod lds;
 mod math;
 pub(super) mod queue;
 mod scalar64;
+mod scratch;
 mod warm_up;
 mod wide;
 
@@ -51,6 +52,7 @@ pub(crate) enum LlvmError {
 pub(crate) fn module(blocks: &[&Block]) -> (String, Vec<usize>) {
     let mut ir = String::from(emit::DECLARATIONS);
     ir.push_str(global::DECLARATIONS);
+    ir.push_str(scratch::DECLARATIONS);
     ir.push('\n');
     let inlined = blocks
         .iter()

@@ -88,7 +88,7 @@ fn inlinable(f: &Fast) -> bool {
             | Fast::Fma32(_)
             | Fast::Fcmp(_)
             | Fast::Vopd(_)
-            | Fast::Scalar(Scalar::Op64 { .. })
+            | Fast::Scalar(Scalar::Op64 { .. } | Scalar::Saveexec { .. })
             | Fast::Branch { .. }
     )
 }

@@ -190,7 +190,7 @@ impl Fx {
                 let r = self.ins(format!("select {M} {take}, {V} {y}, {V} {x}"));
                 self.set_row(dst, r);
             }
-            Fast::Vcmp { cmp, dst, a, b } if dst as usize != EXEC => {
+            Fast::Vcmp { cmp, dst, a, b } => {
                 // valu/fast.rs `compare`: 1 less, 2 equal, 3 less-or-equal,
                 // 4 greater, 5 not equal, else greater-or-equal.
                 let cc = match (cmp.cond, cmp.signed) {
@@ -263,12 +263,17 @@ impl Fx {
             Fast::Fma32(f) if f.op == Fma32Op::Fma => self.fma32(&f),
             Fast::Fma32(f) => self.division(&f),
             Fast::Scalar(Scalar::Op64 { op, dst, a, b }) => self.op64(op, dst, a, b),
-            Fast::Fcmp(f) if f.kind == FcmpKind::F32 && f.dst as usize != EXEC => self.fcmp(&f),
-            Fast::Fcmp(f) if f.kind == FcmpKind::F64 && f.dst as usize != EXEC => self.fcmp64(&f),
+            Fast::Scalar(Scalar::Saveexec {
+                op,
+                wide,
+                wr,
+                dst,
+                a,
+            }) => self.saveexec(op, wide, wr, dst, a),
+            Fast::Fcmp(f) if f.kind == FcmpKind::F32 => self.fcmp(&f),
+            Fast::Fcmp(f) if f.kind == FcmpKind::F64 => self.fcmp64(&f),
             Fast::F64(f) if !f.uses_mask() => return self.float64(&f),
-            Fast::Fcmp(f) if f.kind == FcmpKind::Class32 && f.dst as usize != EXEC => {
-                self.class32(&f)
-            }
+            Fast::Fcmp(f) if f.kind == FcmpKind::Class32 => self.class32(&f),
             Fast::Flt(f) => return self.flt(&f),
             Fast::Vopd(v) => {
                 self.dual(DualHalf::Op(v.x), DualHalf::Op(v.y));

@@ -1,16 +1,20 @@
 //! The 64-bit SALU forms inline (salu/fast.rs `Scalar::Op64`): moves,
 //! bitwise ops, shifts, s_cselect_b64 and the 64-bit compares, on SGPR
-//! pairs held as two i32 values.
+//! pairs held as two i32 values; and the saveexec forms
+//! (`Scalar::Saveexec`, b32 and b64).
 //!
 //! Why: s_lshl_b64 of an index into a byte offset sits in hot loops (the
-//! n-body kernel's), where a call-out stored and reloaded every SGPR.
+//! n-body kernel's), where a call-out stored and reloaded every SGPR; and
+//! s_and_saveexec opens every divergent branch, so a call-out there kept
+//! short branchy blocks from paying for their translation.
 //!
 //! A pair reads like `Wave::sgpr64` (s127's high dword is 0: no s128) and
 //! writes like `Wave::set_sgpr64` (each dword through `set_sgpr`, which
 //! drops null and codes from 128).
 
 use super::emit::{Fx, real_sgpr};
-use crate::gfx11::exec::salu::fast::{Op64, Src64};
+use crate::gfx11::exec::salu::fast::{Op64, SaveOp, Src64};
+use crate::gfx11::wave::EXEC;
 
 impl Fx {
     /// A 64-bit source as an i64.
@@ -121,5 +125,64 @@ impl Fx {
         let s = self.ins(format!("icmp ne i64 {r}, 0"));
         self.set_scc(s);
         self.write64(dst, &r, None);
+    }
+
+    /// salu/fast.rs `run` of `Scalar::Saveexec`: EXEC = `op`(a, EXEC), then
+    /// `dst` = the old EXEC (the new one for `wr`), SCC = EXEC != 0; on the
+    /// pair for `wide`, else on exec_lo and `dst` alone.
+    pub(super) fn saveexec(&mut self, op: SaveOp, wide: bool, wr: bool, dst: u8, a: Src64) {
+        let s = self.read64(a);
+        let (ty, s, e) = if wide {
+            ("i64", s, self.read64(Src64::Reg(EXEC as u8)))
+        } else {
+            let s = self.ins(format!("trunc i64 {s} to i32"));
+            ("i32", s, self.sgpr(EXEC as u8))
+        };
+        let not = |fx: &mut Self, v: &str| fx.ins(format!("xor {ty} {v}, -1"));
+        let two =
+            |fx: &mut Self, inst: &str, x: &str, y: &str| fx.ins(format!("{inst} {ty} {x}, {y}"));
+        let new = match op {
+            SaveOp::And => two(self, "and", &s, &e),
+            SaveOp::Or => two(self, "or", &s, &e),
+            SaveOp::Xor => two(self, "xor", &s, &e),
+            SaveOp::Nand => {
+                let r = two(self, "and", &s, &e);
+                not(self, &r)
+            }
+            SaveOp::Nor => {
+                let r = two(self, "or", &s, &e);
+                not(self, &r)
+            }
+            SaveOp::Xnor => {
+                let r = two(self, "xor", &s, &e);
+                not(self, &r)
+            }
+            SaveOp::AndNot0 => {
+                let n = not(self, &s);
+                two(self, "and", &n, &e)
+            }
+            SaveOp::AndNot1 => {
+                let n = not(self, &e);
+                two(self, "and", &s, &n)
+            }
+            SaveOp::OrNot0 => {
+                let n = not(self, &s);
+                two(self, "or", &n, &e)
+            }
+            SaveOp::OrNot1 => {
+                let n = not(self, &e);
+                two(self, "or", &s, &n)
+            }
+        };
+        let saved = if wr { new.clone() } else { e };
+        if wide {
+            self.write64(EXEC as u8, &new, None);
+            self.write64(dst, &saved, None);
+        } else {
+            self.set_sgpr(EXEC as u8, new.clone());
+            self.set_sgpr(dst, saved);
+        }
+        let scc = self.ins(format!("icmp ne {ty} {new}, 0"));
+        self.set_scc(scc);
     }
 }

@@ -88,6 +88,7 @@ fn inlinable(f: &Fast) -> bool {
             | Fast::Fma32(_)
             | Fast::Fcmp(_)
             | Fast::Vopd(_)
+            | Fast::Vint(_)
             | Fast::Scalar(Scalar::Op64 { .. } | Scalar::Saveexec { .. })
             | Fast::Branch { .. }
     )
@@ -1184,6 +1185,77 @@ fn f64_arithmetic_runs_inline() {
             w.sgpr[s] = value(rng) as u32;
         }
         w.sgpr[4] = [0, 7, 0xFFFF_FFF9, 3000][rng.below(4) as usize];
+    });
+}
+
+/// The forms that write EXEC (v_cmpx, the saveexec and wrexec forms), the
+/// 64-bit compares and right shifts, v_mbcnt and v_trunc_f32 run inline in
+/// the LLVM back end and match the interpreter, each alone and all in one
+/// block (where each EXEC write narrows the lanes of what follows), on
+/// 64-bit values that differ only in one dword, f32 NaNs, infinities,
+/// zeros, halves and random bits.
+#[test]
+fn exec_writes_and_wide_compares_run_inline() {
+    // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding.
+    let singles: Vec<Vec<u32>> = vec![
+        vec![0x7E00_4301],              // v_trunc_f32_e32 v0, v1
+        vec![0xD5A1_0102, 0x2000_0103], // v_trunc_f32_e64 v2, -|v3|
+        vec![0xD4CC_007E, 0x0002_0501], // v_cmpx_gt_u32_e64 v1, v2
+        vec![0x7D22_0903],              // v_cmpx_lt_f32_e32 v3, v4
+        vec![0xD4FE_007E, 0x0002_0D05], // v_cmpx_class_f32_e64 v5, v6
+        vec![0xBE84_2005],              // s_and_saveexec_b32 s4, s5
+        vec![0xBE86_2207],              // s_or_saveexec_b32 s6, s7
+        vec![0xBE88_3009],              // s_and_not1_saveexec_b32 s8, s9
+        vec![0xBE8A_250C],              // s_xor_saveexec_b64 s[10:11], s[12:13]
+        vec![0xBE8E_340F],              // s_and_not0_wrexec_b32 s14, s15
+        vec![0x7CBA_0500],              // v_cmp_ne_u64_e32 vcc_lo, v[0:1], v[2:3]
+        vec![0xD451_0002, 0x0000_0D04], // v_cmp_lt_i64_e64 s2, v[4:5], s[6:7]
+        vec![0x7DB4_1106],              // v_cmpx_eq_u64_e32 v[6:7], v[8:9]
+        vec![0xD45E_0003, 0x0002_0085], // v_cmp_ge_u64_e64 s3, 5, v[0:1]
+        vec![0xD73D_000A, 0x0002_0501], // v_lshrrev_b64 v[10:11], v1, v[2:3]
+        vec![0xD73E_000C, 0x0002_08A1], // v_ashrrev_i64 v[12:13], 33, v[4:5]
+        vec![0xD71F_000E, 0x0002_0501], // v_mbcnt_lo_u32_b32 v14, v1, v2
+        vec![0xD720_000F, 0x0002_0604], // v_mbcnt_hi_u32_b32 v15, s4, v3
+        vec![0xD71F_0010, 0x0001_00C1], // v_mbcnt_lo_u32_b32 v16, -1, 0
+    ];
+    const EDGES: [u32; 12] = [
+        0x7FC0_0000, // quiet NaN
+        0xFF80_0001, // signalling NaN, negative
+        0x7F80_0000, // +inf
+        0x8000_0000, // -0
+        0,
+        1,           // the least denormal
+        0x3F00_0000, // 0.5
+        0xBFC0_0000, // -1.5
+        0x4B00_0001, // 2^23 + 1: already an integer
+        0xCB7F_FFFF, // -(2^24 - 1)
+        0x3F7F_FFFF, // just below 1
+        u32::MAX,
+    ];
+    let mut rng = Rng::new(0xE8EC_5A7E_C0DE_64B1);
+    each_alone_and_together_inline(&singles, &mut rng, |rng, w, trial| {
+        let pick = |rng: &mut Rng| match rng.below(3) {
+            0 => EDGES[rng.below(12) as usize],
+            1 => rng.below(70),
+            _ => rng.next(),
+        };
+        for r in 0..10 {
+            for l in 0..32 {
+                w.vgpr[r][l] = pick(rng);
+            }
+        }
+        // Trial 0: pairs equal in one dword and apart in the other.
+        if trial == 0 {
+            for l in 0..32 {
+                w.vgpr[2][l] = w.vgpr[0][l];
+                w.vgpr[8][l] = w.vgpr[6][l] ^ 1;
+                w.vgpr[9][l] = w.vgpr[7][l];
+            }
+        }
+        for s in 2..16 {
+            w.sgpr[s] = [rng.next(), u32::MAX, 0][rng.below(3) as usize];
+        }
+        w.sgpr[127] = rng.next();
     });
 }
 

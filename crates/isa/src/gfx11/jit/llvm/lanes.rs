@@ -275,6 +275,7 @@ impl Fx {
             Fast::F64(f) if !f.uses_mask() => return self.float64(&f),
             Fast::Fcmp(f) if f.kind == FcmpKind::Class32 => self.class32(&f),
             Fast::Flt(f) => return self.flt(&f),
+            Fast::Vint(v) => return self.vint(&v),
             Fast::Vopd(v) => {
                 self.dual(DualHalf::Op(v.x), DualHalf::Op(v.y));
             }
@@ -559,13 +560,32 @@ impl Fx {
         use FltOp::*;
         if !matches!(
             f.op,
-            Add | Sub | Subrev | Mul | Sqrt | Max | Min | Ldexp | Rcp | Rsq | FrexpMant | FrexpExp
+            Add | Sub
+                | Subrev
+                | Mul
+                | Sqrt
+                | Max
+                | Min
+                | Ldexp
+                | Rcp
+                | Rsq
+                | FrexpMant
+                | FrexpExp
+                | Trunc
         ) {
             return false;
         }
         let x = self.src(f.a);
         let x = self.modify(f.mods, 0, x);
         let r = match f.op {
+            Trunc => {
+                // valu/mod.rs `trunc32`: toward zero, a NaN quieted (what
+                // the NaN rule gives for its one source).
+                let p = self.fl(&x);
+                let r = self.ins(format!("call {F} @llvm.trunc.v32f32({F} {p})"));
+                let r = self.bits(&r);
+                self.nan_rule(&[f.a], &[&x], &r)
+            }
             Sqrt => {
                 // f32::sqrt, the host's correctly rounded square root.
                 let p = self.fl(&x);

@@ -2,7 +2,9 @@
 //! carry chain (v_add_co_u32, v_add_co_ci_u32 and their sub/subrev forms,
 //! and the fused pair of a 64-bit add), v_lshlrev_b64 and v_mad_u64_u32
 //! (exec/fast/form.rs `Fast::AddCo`, `AddCoCi`, `AddPair`, `LshlrevB64`,
-//! `MadU64`).
+//! `MadU64`); and valu/fast_vint.rs's 64-bit compares, 64-bit right
+//! shifts and v_mbcnt (`Fast::Vint`; gfx940's v_lshl_add_u64 never runs
+//! in a wave32 wave, so it stays a call-out).
 //!
 //! Why: clang forms every global address as a 64-bit add in a carry pair,
 //! often after a 64-bit shift of the index; as call-outs they made nearly
@@ -20,6 +22,7 @@
 use super::emit::{Fx, M, V, splat};
 use crate::gfx11::exec::operand::{SSrc, VSrc};
 use crate::gfx11::exec::valu::fast_pair::AddPair;
+use crate::gfx11::exec::valu::fast_vint::{Below, Vint};
 
 /// `<32 x i64>`: a lane's 64-bit value.
 pub(super) const Q: &str = "<32 x i64>";
@@ -148,5 +151,73 @@ impl Fx {
         let over = self.ins(format!("icmp ult {Q} {r}, {p}"));
         self.set_rows64(dst, &r);
         self.set_mask(sdst, &over);
+    }
+
+    /// valu/fast_vint.rs `run`; false (nothing emitted) for v_lshl_add_u64.
+    pub(super) fn vint(&mut self, v: &Vint) -> bool {
+        match *v {
+            Vint::Cmp64 {
+                cond,
+                signed,
+                dst,
+                a,
+                b,
+            } => {
+                // `cond` is a mask of the relations that hit: 1 less, 2
+                // equal, 4 greater.
+                let (x, y) = (self.src64(a), self.src64(b));
+                let pred = match (cond & 7, signed) {
+                    (0, _) => None,
+                    (7, _) => Some("true"),
+                    (1, true) => Some("slt"),
+                    (1, false) => Some("ult"),
+                    (2, _) => Some("eq"),
+                    (3, true) => Some("sle"),
+                    (3, false) => Some("ule"),
+                    (4, true) => Some("sgt"),
+                    (4, false) => Some("ugt"),
+                    (5, _) => Some("ne"),
+                    (_, true) => Some("sge"),
+                    (_, false) => Some("uge"),
+                };
+                let h = match pred {
+                    None => "zeroinitializer".to_owned(),
+                    Some("true") => "splat (i1 true)".to_owned(),
+                    Some(p) => self.ins(format!("icmp {p} {Q} {x}, {y}")),
+                };
+                self.set_mask(dst, &h);
+            }
+            Vint::Shr64 { signed, dst, a, b } => {
+                let y = self.src64(b);
+                let n = self.src(a);
+                let n = self.ins(format!("and {V} {n}, {}", splat(63)));
+                let n = self.ins(format!("zext {V} {n} to {Q}"));
+                let shift = if signed { "ashr" } else { "lshr" };
+                let r = self.ins(format!("{shift} {Q} {y}, {n}"));
+                self.set_rows64(dst, &r);
+            }
+            Vint::Mbcnt { below, dst, a, b } => {
+                let (x, y) = (self.src(a), self.src(b));
+                let counted = match below {
+                    Below::Zero => y,
+                    Below::Own | Below::Full => {
+                        let m = if below == Below::Own {
+                            let lanes: Vec<String> = (0..32)
+                                .map(|l| format!("i32 {}", (1u32 << l) - 1))
+                                .collect();
+                            format!("<{}>", lanes.join(", "))
+                        } else {
+                            splat(u32::MAX)
+                        };
+                        let bits = self.ins(format!("and {V} {x}, {m}"));
+                        let n = self.ins(format!("call {V} @llvm.ctpop.v32i32({V} {bits})"));
+                        self.ins(format!("add {V} {n}, {y}"))
+                    }
+                };
+                self.set_row(dst, counted);
+            }
+            Vint::LshlAdd64 { .. } => return false,
+        }
+        true
     }
 }

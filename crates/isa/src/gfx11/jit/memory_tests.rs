@@ -9,12 +9,12 @@
 use std::cell::UnsafeCell;
 
 use super::abi::{callout, run_translated};
-use super::tests::{Backend, backends};
+use super::tests::{Backend, assert_same_run, backends, mnemonics};
 use crate::gfx11::code_cache::{Block, CodeCache};
 use crate::gfx11::exec::fast::Fast;
 use crate::gfx11::exec::fast::tests::{Rng, env_over};
 use crate::gfx11::run_block::interpret_block_for_tests as interpret_block;
-use crate::gfx11::wave::{EXEC, NUM_VGPRS, Wave};
+use crate::gfx11::wave::{EXEC, Wave};
 use crate::{Access, GpuMemory, MemoryFault, PlainSpan, WaveLoop};
 
 const CODE: u64 = 0x1_0000;
@@ -320,22 +320,12 @@ fn compare(
     };
     let (want, slow, bytes_slow, tally_slow) = run(false);
     let (got, quick, bytes_quick, tally_quick) = run(true);
-    let what = block
-        .insts
-        .iter()
-        .map(|i| i.mnemonic.to_string())
-        .collect::<Vec<_>>()
-        .join("; ");
-    let what = format!("{what} (EXEC {:#x}, warm {warm})", w0.sgpr[EXEC]);
-    assert_eq!(got, want, "{what}: outcome");
-    if want.is_err() {
-        assert_eq!(quick.pc, slow.pc, "{what}: PC");
-    }
-    assert_eq!(quick.scc, slow.scc, "{what}: SCC");
-    assert_eq!(quick.sgpr, slow.sgpr, "{what}: SGPRs");
-    for r in 0..NUM_VGPRS {
-        assert_eq!(quick.vgpr[r], slow.vgpr[r], "{what}: v{r}");
-    }
+    let what = format!(
+        "{} (EXEC {:#x}, warm {warm})",
+        mnemonics(block),
+        w0.sgpr[EXEC]
+    );
+    assert_same_run(&what, (&got, &quick), (&want, &slow));
     assert!(bytes_quick == bytes_slow, "{what}: memory");
     assert_eq!(tally_quick, tally_slow, "{what}: bytes tallied");
 }

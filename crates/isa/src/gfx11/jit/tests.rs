@@ -21,6 +21,7 @@ use crate::gfx11::exec::fast::tests::{Rng, plain_encodings, random_encodings};
 use crate::gfx11::exec::fast::{Fast, compile};
 use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::run_block::interpret_block_for_tests as interpret_block;
+use crate::gfx11::run_block::{BlockExit, EntryError};
 use crate::gfx11::wave::{EXEC, NUM_VGPRS, Wave};
 use crate::{Access, GpuMemory, MemoryFault, WaveLoop};
 
@@ -143,6 +144,37 @@ fn random_code(rng: &mut Rng, pools: &[Vec<Vec<u32>>; 3]) -> Vec<u8> {
         words.extend_from_slice(&pool[rng.below(pool.len() as u32) as usize]);
     }
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// `block`'s instructions, for a failure's message.
+pub(super) fn mnemonics(block: &Block) -> String {
+    block
+        .insts
+        .iter()
+        .map(|i| i.mnemonic.to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The translated run (`got` and the wave it left) ended as the
+/// interpreted one (`want`, its wave) did: the same outcome, SCC, SGPRs and
+/// VGPRs, and after a failure the same PC (the wave loop sets the PC at
+/// every exit but a failed instruction's, which `step` set in the
+/// call-out that ran it).
+pub(super) fn assert_same_run(
+    what: &str,
+    (got, quick): (&Result<BlockExit, EntryError>, &Wave),
+    (want, slow): (&Result<BlockExit, EntryError>, &Wave),
+) {
+    assert_eq!(got, want, "{what}: outcome");
+    assert_eq!(quick.scc, slow.scc, "{what}: SCC");
+    if want.is_err() {
+        assert_eq!(quick.pc, slow.pc, "{what}: PC");
+    }
+    assert_eq!(quick.sgpr, slow.sgpr, "{what}: SGPRs");
+    for r in 0..NUM_VGPRS {
+        assert_eq!(quick.vgpr[r], slow.vgpr[r], "{what}: v{r}");
+    }
 }
 
 /// A back end under test.
@@ -282,23 +314,8 @@ fn compare_counting(
     };
     let (want, slow, lds_slow, data_slow, conflicts_slow) = run(false);
     let (got, quick, lds_quick, data_quick, conflicts_quick) = run(true);
-    let what = block
-        .insts
-        .iter()
-        .map(|i| i.mnemonic.to_string())
-        .collect::<Vec<_>>()
-        .join("; ");
-    assert_eq!(got, want, "{what}: outcome");
-    assert_eq!(quick.scc, slow.scc, "{what}: SCC");
-    // The wave loop sets the PC at every exit but a failed instruction's,
-    // which `step` set in the call-out that ran it.
-    if want.is_err() {
-        assert_eq!(quick.pc, slow.pc, "{what}: PC");
-    }
-    assert_eq!(quick.sgpr, slow.sgpr, "{what}: SGPRs");
-    for r in 0..NUM_VGPRS {
-        assert_eq!(quick.vgpr[r], slow.vgpr[r], "{what}: v{r}");
-    }
+    let what = mnemonics(block);
+    assert_same_run(&what, (&got, &quick), (&want, &slow));
     assert!(lds_quick == lds_slow, "{what}: LDS");
     assert!(data_quick == data_slow, "{what}: memory");
     assert_eq!(conflicts_quick, conflicts_slow, "{what}: bank conflicts");

@@ -832,6 +832,12 @@ impl Fx {
         m
     }
 
+    /// `v` (of vector type `ty`) with the lanes outside EXEC zero.
+    pub(super) fn zero_inactive(&mut self, ty: &str, v: &str) -> String {
+        let m = self.exec_mask();
+        self.ins(format!("select {M} {m}, {ty} {v}, {ty} zeroinitializer"))
+    }
+
     /// A 32-bit value's lanes as a mask.
     pub(super) fn mask_of(&mut self, bits: &str) -> String {
         self.ins(format!("bitcast i32 {bits} to {M}"))

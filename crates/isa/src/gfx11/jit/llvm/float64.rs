@@ -92,8 +92,7 @@ impl Fx {
     /// makes no NaN either, so the NaN rule's test sees only active lanes.
     fn active_dbl(&mut self, bits: &str) -> String {
         let d = self.dbl(bits);
-        let m = self.exec_mask();
-        self.ins(format!("select {M} {m}, {D} {d}, {D} zeroinitializer"))
+        self.zero_inactive(D, &d)
     }
 
     fn bits_of(&mut self, d: &str) -> String {
@@ -183,8 +182,7 @@ impl Fx {
             ))
         };
         let mut left = clamp(self, &e, 2200);
-        let m = self.exec_mask();
-        let mut r = self.ins(format!("select {M} {m}, {Q} {x}, {Q} zeroinitializer"));
+        let mut r = self.zero_inactive(Q, &x);
         // 2200 = 1000 + 1000 + 200: three steps at most.
         for _ in 0..3 {
             let s = clamp(self, &left, 1000);
@@ -219,10 +217,7 @@ impl Fx {
             x = self.ins(format!("xor {V} {x}, {}", splat(0x8000_0000)));
         }
         let fx = self.fl(&x);
-        let m = self.exec_mask();
-        let fx = self.ins(format!(
-            "select {M} {m}, <32 x float> {fx}, <32 x float> zeroinitializer"
-        ));
+        let fx = self.zero_inactive(super::emit::F, &fx);
         let wide = self.ins(format!("fpext <32 x float> {fx} to {D}"));
         let wide = self.bits_of(&wide);
         // sign << 63 | exponent all ones | (payload | quiet) << 29.

@@ -62,7 +62,7 @@ impl Fx {
         let m = self.exec_mask();
         let exec = self.sgpr(EXEC as u8);
         let (lds, len) = self.lds();
-        let active = self.ins(format!("select {M} {m}, {V} {addr}, {V} zeroinitializer"));
+        let active = self.zero_inactive(V, &addr);
         let high = self.ins(format!(
             "call i32 @llvm.vector.reduce.umax.v32i32({V} {active})"
         ));

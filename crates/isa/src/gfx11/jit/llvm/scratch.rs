@@ -70,7 +70,7 @@ impl Fx {
                 let row = self.row(v);
                 let u = self.splat_value(&uniform);
                 let at = self.ins(format!("add {V} {row}, {u}"));
-                let active = self.ins(format!("select {M} {m}, {V} {at}, {V} zeroinitializer"));
+                let active = self.zero_inactive(V, &at);
                 let or = self.ins(format!(
                     "call i32 @llvm.vector.reduce.or.v32i32({V} {active})"
                 ));

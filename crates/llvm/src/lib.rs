@@ -16,6 +16,8 @@
 
 mod error;
 mod host_jit;
+#[doc(hidden)]
+pub mod known_hangs;
 mod library;
 mod object;
 

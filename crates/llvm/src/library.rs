@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Once, OnceLock, RwLock, RwLockReadGuard};
+use std::sync::{Arc, Mutex, Once, OnceLock, RwLock, RwLockReadGuard, TryLockError};
+use std::time::{Duration, Instant};
 
 use crate::error::LlvmError;
 use crate::object::Machines;
@@ -18,7 +19,8 @@ unsafe extern "C" {
     fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
     fn dlerror() -> *mut c_char;
     fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
-    fn atexit(handler: extern "C" fn()) -> c_int;
+    fn on_exit(handler: extern "C" fn(c_int, *mut c_void), arg: *mut c_void) -> c_int;
+    fn _exit(status: c_int) -> !;
 }
 
 /// Held shared by every call into the library that may run while the
@@ -30,9 +32,34 @@ unsafe extern "C" {
 static IN_USE: RwLock<()> = RwLock::new(());
 static EXITING: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn close_at_exit() {
-    if !EXITING.swap(true, Ordering::AcqRel) {
-        std::mem::forget(IN_USE.write().unwrap_or_else(|p| p.into_inner()));
+/// How long exit waits for the calls in flight. A compile takes well under
+/// a second; one still running after this is taken to be stuck (LLVM does
+/// not terminate on some inputs), and the process ends at once with its
+/// exit status, without the exit handlers whose destructors would crash it.
+const EXIT_WAIT: Duration = Duration::from_secs(5);
+
+extern "C" fn close_at_exit(status: c_int, _arg: *mut c_void) {
+    if EXITING.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let start = Instant::now();
+    loop {
+        match IN_USE.try_write() {
+            Ok(held) => return std::mem::forget(held),
+            Err(TryLockError::Poisoned(p)) => return std::mem::forget(p.into_inner()),
+            Err(TryLockError::WouldBlock) if start.elapsed() < EXIT_WAIT => {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(TryLockError::WouldBlock) => {
+                eprintln!(
+                    "aqueduct-llvm: a call into libLLVM-19 is still running {}s after \
+                     the process began to exit; ending it without the remaining exit handlers",
+                    EXIT_WAIT.as_secs()
+                );
+                // SAFETY: ends the process; `exit` passed `status`.
+                unsafe { _exit(status) }
+            }
+        }
     }
 }
 
@@ -60,15 +87,21 @@ pub(crate) fn guard_exit_for(key: &str) {
 }
 
 fn register_exit_guard() {
-    // SAFETY: registers a plain function; a failure (no memory) only
-    // leaves the exit unguarded.
-    if unsafe { atexit(close_at_exit) } != 0 {
+    // SAFETY: registers a plain function that ignores its argument; a
+    // failure (no memory) only leaves the exit unguarded.
+    if unsafe { on_exit(close_at_exit, std::ptr::null_mut()) } != 0 {
         tracing::warn!("LLVM calls are not guarded at exit");
     }
 }
 
 /// A call into the library may run while this guard lives (see [`IN_USE`]).
 pub(crate) fn in_use() -> RwLockReadGuard<'static, ()> {
+    // Once exit has begun, a new call waits for the process to end: exit
+    // polls the lock, so without this new calls could keep it from ever
+    // finding the lock free.
+    while EXITING.load(Ordering::Acquire) {
+        std::thread::park();
+    }
     IN_USE.read().unwrap_or_else(|p| p.into_inner())
 }
 

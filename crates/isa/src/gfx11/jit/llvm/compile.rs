@@ -14,6 +14,8 @@
 //! Entries are written under a name unique to the process and renamed
 //! into place (the object first), so concurrent processes never see a
 //! partial entry. The directory is bounded in size (`cache_bound.rs`).
+//! The IR is written (as `KEY.PID.N.ll.tmp`) before the compile starts, so
+//! a compile that fails or never ends leaves its module behind.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -167,11 +169,14 @@ pub(crate) fn compile(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
             Err(e) => tracing::warn!("a cached translation does not link: {e}"),
         }
     }
+    // The IR goes to disk before the compile, so a compile that fails or
+    // never ends leaves the module behind to reproduce with `llc-19`.
+    let tmp_ll = unique(dir, &key, "ll.tmp");
+    let ir_written = std::fs::write(&tmp_ll, ir);
     let object = compile_object(host, ir)?;
     let tmp_obj = unique(dir, &key, "o.tmp");
-    let tmp_ll = unique(dir, &key, "ll.tmp");
-    let stored = std::fs::write(&tmp_obj, &object)
-        .and_then(|()| std::fs::write(&tmp_ll, ir))
+    let stored = ir_written
+        .and_then(|()| std::fs::write(&tmp_obj, &object))
         .and_then(|()| std::fs::rename(&tmp_obj, &obj))
         .and_then(|()| std::fs::rename(&tmp_ll, &ll));
     match stored {

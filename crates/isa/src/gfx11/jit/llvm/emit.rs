@@ -832,6 +832,12 @@ impl Fx {
         m
     }
 
+    /// The index of EXEC's lowest lane (32 when EXEC is empty).
+    pub(super) fn first_active_lane(&mut self) -> String {
+        let e = self.sgpr(EXEC as u8);
+        self.ins(format!("call i32 @llvm.cttz.i32(i32 {e}, i1 false)"))
+    }
+
     /// `v` (of vector type `ty`) with the lanes outside EXEC zero.
     pub(super) fn zero_inactive(&mut self, ty: &str, v: &str) -> String {
         let m = self.exec_mask();

@@ -286,13 +286,14 @@ impl Fx {
         data: &[String],
     ) -> Vec<String> {
         let mut rows = Vec::new();
+        // An element, not a reduction of the masked row: LLVM 19's x86
+        // DAG combiner does not terminate on a umax reduction of a select
+        // of compare-result selects.
+        let lane = c.write.then(|| self.first_active_lane());
         for (j, row) in data.iter().enumerate() {
             let p = self.ins(format!("getelementptr i8, ptr {host}, i64 {}", 4 * j));
-            if c.write {
-                let mine = self.ins(format!("select {M} {m}, {V} {row}, {V} zeroinitializer"));
-                let x = self.ins(format!(
-                    "call i32 @llvm.vector.reduce.umax.v32i32({V} {mine})"
-                ));
+            if let Some(lane) = &lane {
+                let x = self.ins(format!("extractelement {V} {row}, i32 {lane}"));
                 self.line(format!("store i32 {x}, ptr {p}, align 1"));
             } else {
                 let x = self.ins(format!("load i32, ptr {p}, align 1"));

@@ -133,6 +133,9 @@ impl Fx {
         old: &[String],
     ) -> Vec<String> {
         let mut rows = Vec::new();
+        // An element, not a reduction of the masked row (see global.rs
+        // `global_one_lane`).
+        let index = (!d.load).then(|| self.first_active_lane());
         for (row, (e, j)) in ds_dwords(d).enumerate() {
             let off = offset(d, e, j);
             let at = self.ins(format!("add nuw i64 {high}, {off}"));
@@ -144,14 +147,8 @@ impl Fx {
                     "select {M} {}, {V} {all}, {V} {}",
                     lane.m, old[row]
                 )));
-            } else {
-                let mine = self.ins(format!(
-                    "select {M} {}, {V} {}, {V} zeroinitializer",
-                    lane.m, data[row]
-                ));
-                let x = self.ins(format!(
-                    "call i32 @llvm.vector.reduce.umax.v32i32({V} {mine})"
-                ));
+            } else if let Some(index) = &index {
+                let x = self.ins(format!("extractelement {V} {}, i32 {index}", data[row]));
                 self.line(format!("store i32 {x}, ptr {p}, align 1"));
             }
         }

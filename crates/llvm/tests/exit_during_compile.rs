@@ -71,8 +71,9 @@ fn child() {
     std::thread::sleep(Duration::from_millis(50));
 }
 
-/// Start a compile of a module libLLVM-19 loops on (on AVX512BW hosts) and exit with status 3 while it
-/// runs (or after it, where this library terminates on it).
+/// Start a compile of a module libLLVM-19 loops on (on AVX512BW hosts)
+/// and exit with status 3 while it runs (or after it, where this library
+/// terminates on it).
 fn stuck_child() {
     let llvm = Llvm::get(None).expect("the parent checked the library");
     let target = llvm.host_target(2).unwrap();

@@ -286,9 +286,9 @@ impl Fx {
         data: &[String],
     ) -> Vec<String> {
         let mut rows = Vec::new();
-        // An element, not a reduction of the masked row: LLVM 19's x86
-        // DAG combiner does not terminate on a umax reduction of a select
-        // of compare-result selects.
+        // The active lane's element: one extract instead of a reduction of
+        // the masked row (a form `llc-19` alone, without the optimiser
+        // run first, loops on when the row comes from compare results).
         let lane = c.write.then(|| self.first_active_lane());
         for (j, row) in data.iter().enumerate() {
             let p = self.ins(format!("getelementptr i8, ptr {host}, i64 {}", 4 * j));

@@ -11,6 +11,38 @@ pub enum LlvmError {
     Failed { stage: Stage, message: String },
 }
 
+/// Why a compile in a child process ([`crate::Llvm::compile_object_isolated`])
+/// gave no object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IsolatedError {
+    /// LLVM rejected or failed on the input, or is not usable here.
+    #[error(transparent)]
+    Llvm(#[from] LlvmError),
+    /// The compile was still running after `limit_ms` (LLVM does not
+    /// terminate on some inputs); the child was killed.
+    #[error("the compile was still running after {limit_ms} ms and was stopped")]
+    TimedOut { limit_ms: u64 },
+    /// The child ended without an object: LLVM reported the fatal error
+    /// `fatal` (and ended it), or it died by `signal` or exited with
+    /// `status`.
+    #[error(
+        "the compiling child process ended without a result ({})",
+        fatal.as_deref().map_or_else(
+            || format!("signal {signal:?}, exit status {status:?}"),
+            |f| format!("LLVM ERROR: {f}")
+        )
+    )]
+    Crashed {
+        fatal: Option<String>,
+        signal: Option<i32>,
+        status: Option<i32>,
+    },
+    /// The operating system refused the child or its pipe: `call` failed
+    /// with error number `errno`.
+    #[error("cannot compile in a child process: {call} failed (OS error {errno})")]
+    Os { call: &'static str, errno: i32 },
+}
+
 /// Where in-process LLVM failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

@@ -12,16 +12,18 @@
 //! - `library.rs`: finding and loading the library, the C API it needs.
 //! - `object.rs`: IR text to a relocatable object for a target.
 //! - `host_jit.rs`: host objects linked into the process (ORC's LLJIT).
+//! - `isolated.rs`: a compile in a child process with a time limit.
 //! - `error.rs`: the typed errors.
 
 mod error;
 mod host_jit;
+mod isolated;
 #[doc(hidden)]
 pub mod known_hangs;
 mod library;
 mod object;
 
-pub use error::{LlvmError, Stage};
+pub use error::{IsolatedError, LlvmError, Stage};
 pub use host_jit::LinkedObject;
 pub use library::{Llvm, locate};
 pub use object::ObjectTarget;

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Once, OnceLock, RwLock, RwLockReadGuard, TryLockError};
+use std::sync::{
+    Arc, Mutex, Once, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError,
+};
 use std::time::{Duration, Instant};
 
 use crate::error::LlvmError;
@@ -103,6 +105,27 @@ pub(crate) fn in_use() -> RwLockReadGuard<'static, ()> {
         std::thread::park();
     }
     IN_USE.read().unwrap_or_else(|p| p.into_inner())
+}
+
+/// No other thread is inside the library while this guard lives: what a
+/// `fork` needs, so that the child finds every lock of libLLVM free
+/// (isolated.rs). None when the calls in flight do not finish within
+/// `limit`.
+pub(crate) fn quiesce(limit: Duration) -> Option<RwLockWriteGuard<'static, ()>> {
+    let start = Instant::now();
+    loop {
+        while EXITING.load(Ordering::Acquire) {
+            std::thread::park();
+        }
+        match IN_USE.try_write() {
+            Ok(held) => return Some(held),
+            Err(TryLockError::Poisoned(p)) => return Some(p.into_inner()),
+            Err(TryLockError::WouldBlock) if start.elapsed() < limit => {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            Err(TryLockError::WouldBlock) => return None,
+        }
+    }
 }
 
 /// glibc's `Dl_info` (dlfcn.h).

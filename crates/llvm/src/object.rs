@@ -96,7 +96,7 @@ impl Llvm {
         Ok(())
     }
 
-    fn take_machine(&self, target: &ObjectTarget) -> Result<TargetMachine, LlvmError> {
+    pub(crate) fn take_machine(&self, target: &ObjectTarget) -> Result<TargetMachine, LlvmError> {
         if let Some(tm) = self
             .machines
             .idle
@@ -149,7 +149,7 @@ impl Llvm {
         Ok(TargetMachine(tm))
     }
 
-    fn put_machine(&self, target: &ObjectTarget, tm: TargetMachine) {
+    pub(crate) fn put_machine(&self, target: &ObjectTarget, tm: TargetMachine) {
         self.machines
             .idle
             .lock()
@@ -177,7 +177,7 @@ impl Llvm {
         result
     }
 
-    fn compile_with(
+    pub(crate) fn compile_with(
         &self,
         ir: &str,
         file: &str,

@@ -4,7 +4,8 @@
 //! process sweeps it on its first store and again each time it has stored
 //! an eighth of the bound: past the bound, the least recently used entries
 //! (by the modification time of their `.o`, which a hit refreshes) are
-//! deleted, `.ll` first, down to three quarters of it. Temporary files an
+//! deleted, `.ll` first, down to three quarters of it (a `KEY.failed.ll`,
+//! a module LLVM failed on, has no `.o` and goes first). Temporary files an
 //! hour old, left by a process that died mid-write, go too. An entry
 //! deleted while another process reads it costs that process a compile:
 //! a hit needs the `.ll` to match and the `.o` to open.

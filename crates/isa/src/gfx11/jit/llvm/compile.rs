@@ -5,6 +5,13 @@
 //! processes skip the compile; linking a cached object takes well under a
 //! millisecond.
 //!
+//! The compile runs in a child process (aqueduct-llvm `isolated.rs`) that
+//! is killed after [`COMPILE_LIMIT`]: libLLVM-19's x86 code generator
+//! loops for ever on some modules and aborts on others, and a block it
+//! cannot compile must stay interpreted, not stop the simulator. Such a
+//! module is kept as `KEY.failed.ll`; a later process finds it there and
+//! leaves the block interpreted without trying again.
+//!
 //! The cache directory is `AQUEDUCT_SIM_JIT_CACHE` (`off` disables it),
 //! else `$XDG_CACHE_HOME/aqueduct/jit`, else `$HOME/.cache/aqueduct/jit`.
 //! An entry is `KEY.o` with `KEY.ll`, the IR it was built from; KEY hashes
@@ -15,14 +22,15 @@
 //! into place (the object first), so concurrent processes never see a
 //! partial entry. The directory is bounded in size (`cache_bound.rs`).
 //! The IR is written (as `KEY.PID.N.ll.tmp`) before the compile starts, so
-//! a compile that fails or never ends leaves its module behind.
+//! a compile that fails leaves its module behind, and one that LLVM loops
+//! or aborts on becomes `KEY.failed.ll`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use aqueduct_llvm::{LinkedObject, Llvm, ObjectTarget};
+use aqueduct_llvm::{IsolatedError, LinkedObject, Llvm, ObjectTarget};
 
 use super::super::JIT_CACHE_ENV;
 use super::LlvmError;
@@ -30,6 +38,11 @@ use super::cache_bound;
 
 /// The optimisation level of every module: clang's `-O2`.
 const OPT_LEVEL: u8 = 2;
+
+/// How long a block's compile may run. The largest modules the emitter
+/// writes (a 670 KB unrolled loop body) compile in about 1.5 s on a quiet
+/// host; this leaves room for a loaded one.
+const COMPILE_LIMIT: Duration = Duration::from_secs(20);
 
 /// The loaded library and what objects for this host depend on.
 struct Host {
@@ -134,29 +147,57 @@ fn link(host: &Host, object: &[u8], names: &[&str]) -> Result<Linked, LlvmError>
     Ok(host.llvm.link_host_object(object, names)?)
 }
 
-fn compile_object(host: &Host, ir: &str) -> Result<Vec<u8>, LlvmError> {
+/// Compile `ir` in a child process, within `limit`.
+fn compile_object(host: &Host, ir: &str, limit: Duration) -> Result<Vec<u8>, IsolatedError> {
     let t = Instant::now();
-    let object = host.llvm.compile_object(ir, "block.ll", &host.target)?;
+    let object = host
+        .llvm
+        .compile_object_isolated(ir, "block.ll", &host.target, limit)?;
     tracing::debug!("compiled a block module in {:?}", t.elapsed());
     Ok(object)
 }
 
-/// Compile module `ir` and link it into the process, without the disk
-/// cache, and find its functions `names`.
-pub(crate) fn compile_uncached(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
+/// Compile module `ir` in this process (no child, no time limit, no disk
+/// cache), link it and find its functions `names`: for modules known to
+/// compile (warm_up.rs).
+pub(crate) fn compile_in_process(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
     let host = host().map_err(|e| LlvmError::Llvm(e.clone()))?;
-    link(host, &compile_object(host, ir)?, names)
+    let object = host.llvm.compile_object(ir, "block.ll", &host.target)?;
+    link(host, &object, names)
+}
+
+/// Did libLLVM fail on the module itself (it loops or aborts on it), so
+/// that compiling it again would fail again?
+fn fails_for_good(e: &IsolatedError) -> bool {
+    matches!(
+        e,
+        IsolatedError::TimedOut { .. } | IsolatedError::Crashed { .. }
+    )
 }
 
 /// Compile module `ir`, through the disk cache when there is one, link it
 /// into the process and find its functions `names`.
 pub(crate) fn compile(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
+    compile_in(cache_dir(), COMPILE_LIMIT, ir, names)
+}
+
+/// [`compile`] with the cache directory `dir` and the time limit `limit`.
+fn compile_in(
+    dir: Option<&Path>,
+    limit: Duration,
+    ir: &str,
+    names: &[&str],
+) -> Result<Linked, LlvmError> {
     let host = host().map_err(|e| LlvmError::Llvm(e.clone()))?;
     let key = format!("{:016x}", fnv(&[ir, &host.identity]));
-    let Some(dir) = cache_dir() else {
-        return compile_uncached(ir, names);
+    let Some(dir) = dir else {
+        return link(host, &compile_object(host, ir, limit)?, names);
     };
     let (obj, ll) = (dir.join(format!("{key}.o")), dir.join(format!("{key}.ll")));
+    let failed = dir.join(format!("{key}.failed.ll"));
+    if std::fs::read_to_string(&failed).is_ok_and(|stored| stored == ir) {
+        return Err(LlvmError::FailedBefore { module: failed });
+    }
     if std::fs::read_to_string(&ll).is_ok_and(|stored| stored == ir)
         && let Ok(object) = std::fs::read(&obj)
     {
@@ -169,11 +210,24 @@ pub(crate) fn compile(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
             Err(e) => tracing::warn!("a cached translation does not link: {e}"),
         }
     }
-    // The IR goes to disk before the compile, so a compile that fails or
-    // never ends leaves the module behind to reproduce with `llc-19`.
+    // The IR goes to disk before the compile, so a compile that fails
+    // leaves the module behind to reproduce with `llc-19`.
     let tmp_ll = unique(dir, &key, "ll.tmp");
     let ir_written = std::fs::write(&tmp_ll, ir);
-    let object = compile_object(host, ir)?;
+    let object = match compile_object(host, ir, limit) {
+        Ok(object) => object,
+        Err(e) => {
+            if fails_for_good(&e) && ir_written.is_ok() {
+                // Kept for reproduction, and so no later process tries.
+                let _ = std::fs::rename(&tmp_ll, &failed);
+                tracing::warn!(
+                    "libLLVM-19 fails on a translated block, kept as {}: {e}",
+                    failed.display()
+                );
+            }
+            return Err(e.into());
+        }
+    };
     let tmp_obj = unique(dir, &key, "o.tmp");
     let stored = ir_written
         .and_then(|()| std::fs::write(&tmp_obj, &object))
@@ -197,8 +251,59 @@ pub(crate) fn compile(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
 
 #[cfg(test)]
 mod tests {
-    use super::cache_dir_from;
-    use std::path::PathBuf;
+    use super::*;
+
+    /// A module libLLVM-19 ends its process on: an AMDGPU intrinsic has
+    /// no x86 instruction ("Cannot select", `report_fatal_error`).
+    const ABORTS: &str = "declare i32 @llvm.amdgcn.workitem.id.x()
+define i32 @b0() {
+  %x = call i32 @llvm.amdgcn.workitem.id.x()
+  ret i32 %x
+}
+";
+
+    #[test]
+    fn a_module_llvm_aborts_on_is_kept_and_not_compiled_again() {
+        if !available() {
+            eprintln!("skipped: libLLVM-19 does not load here");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("aqueduct-jit-failed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let limit = Duration::from_secs(60);
+        let first = compile_in(Some(&dir), limit, ABORTS, &["b0"]).err();
+        assert!(
+            matches!(
+                &first,
+                Some(LlvmError::Isolated(IsolatedError::Crashed { fatal: Some(f), .. }))
+                    if f.contains("Cannot select")
+            ),
+            "{first:?}"
+        );
+        let kept: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            kept.len() == 1 && kept[0].ends_with(".failed.ll"),
+            "{kept:?}"
+        );
+        assert_eq!(std::fs::read_to_string(dir.join(&kept[0])).unwrap(), ABORTS);
+        // The second time, no compile: the kept module answers.
+        let second = compile_in(Some(&dir), limit, ABORTS, &["b0"]).err();
+        assert!(
+            matches!(&second, Some(LlvmError::FailedBefore { module }) if module.ends_with(&kept[0])),
+            "{second:?}"
+        );
+        // A module that compiles still does, in the same directory.
+        let good = "define i32 @b0() {\n  ret i32 7\n}\n";
+        let (_object, addresses) = compile_in(Some(&dir), limit, good, &["b0"]).unwrap();
+        // SAFETY: `b0` is `i32 ()` in the C convention; `_object` keeps it.
+        let b0 = unsafe { std::mem::transmute::<usize, extern "C" fn() -> i32>(addresses[0]) };
+        assert_eq!(b0(), 7);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn the_cache_directory_follows_the_variables() {

@@ -45,6 +45,14 @@ pub(crate) enum LlvmError {
     /// libLLVM-19 is not usable here, or failed on the module.
     #[error(transparent)]
     Llvm(#[from] aqueduct_llvm::LlvmError),
+    /// The compile in a child process failed, ran past its limit or
+    /// ended the child (compile.rs).
+    #[error(transparent)]
+    Isolated(#[from] aqueduct_llvm::IsolatedError),
+    /// An earlier compile of this very module ran past its limit or ended
+    /// its child; `module` keeps the IR.
+    #[error("libLLVM-19 failed on this module before ({})", module.display())]
+    FailedBefore { module: std::path::PathBuf },
 }
 
 /// A module's IR: the intrinsics' declarations, then one function per

@@ -8,7 +8,10 @@
 //! the background thread is in that first compile destroys state the
 //! compile is using (SIGSEGV in instruction selection). Done here, that
 //! compile happens on a gfxsim worker, which its device joins before it
-//! goes, so the process's main thread does not exit during it. The module
+//! goes, so the process's main thread does not exit during it. Blocks
+//! compile in child processes (compile.rs), each a copy of this one, so
+//! what this compile constructs is there already and not built again in
+//! every child. The module
 //! uses every intrinsic the block emitters declare, vector loads, stores,
 //! gathers and scatters, float and integer arithmetic, a call through a
 //! pointer and a switch, so later compiles rarely meet a code path of
@@ -114,12 +117,13 @@ fn module() -> String {
 }
 
 /// Compile and link the warm-up module once per process, on this thread
-/// (bypassing the disk cache: a cached object would skip the compile).
+/// and in this process (bypassing the disk cache: a cached object would
+/// skip the compile).
 /// A failure is logged; the blocks then fail or succeed on their own.
 pub(crate) fn warm_up() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        if let Err(e) = compile::compile_uncached(&module(), &[FUNCTION]) {
+        if let Err(e) = compile::compile_in_process(&module(), &[FUNCTION]) {
             tracing::debug!("the translator's warm-up did not compile: {e}");
         }
     });
@@ -134,7 +138,7 @@ mod tests {
             return;
         }
         let (_object, addresses) =
-            super::compile::compile_uncached(&super::module(), &[super::FUNCTION])
+            super::compile::compile_in_process(&super::module(), &[super::FUNCTION])
                 .expect("the warm-up module compiles");
         assert_eq!(addresses.len(), 1);
         assert_ne!(addresses[0], 0);

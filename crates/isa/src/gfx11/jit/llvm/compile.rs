@@ -6,7 +6,7 @@
 //! millisecond.
 //!
 //! The compile runs in a child process (aqueduct-llvm `isolated.rs`) that
-//! is killed after [`COMPILE_LIMIT`]: libLLVM-19's x86 code generator
+//! is killed past [`compile_limit`]: libLLVM-19's x86 code generator
 //! loops for ever on some modules and aborts on others, and a block it
 //! cannot compile must stay interpreted, not stop the simulator. Such a
 //! module is kept as `KEY.failed.ll`; a later process finds it there and
@@ -39,10 +39,14 @@ use super::cache_bound;
 /// The optimisation level of every module: clang's `-O2`.
 const OPT_LEVEL: u8 = 2;
 
-/// How long a block's compile may run. The largest modules the emitter
-/// writes (a 670 KB unrolled loop body) compile in about 1.5 s on a quiet
-/// host; this leaves room for a loaded one.
-const COMPILE_LIMIT: Duration = Duration::from_secs(20);
+/// How long the compile of an `ir_bytes` module may run: 2 s and 20 ms per
+/// KiB. Modules compile in about 2 ms per KiB on a quiet host (12 KiB in
+/// 20 ms, 44 KiB in 80 ms, 670 KiB in 1.4 s), so this is ten times that
+/// and more; the modules libLLVM-19 loops on (56 to 290 KiB) are stopped
+/// within 3 to 8 s.
+fn compile_limit(ir_bytes: usize) -> Duration {
+    Duration::from_secs(2) + Duration::from_millis(20) * (ir_bytes / 1024) as u32
+}
 
 /// The loaded library and what objects for this host depend on.
 struct Host {
@@ -178,7 +182,7 @@ fn fails_for_good(e: &IsolatedError) -> bool {
 /// Compile module `ir`, through the disk cache when there is one, link it
 /// into the process and find its functions `names`.
 pub(crate) fn compile(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
-    compile_in(cache_dir(), COMPILE_LIMIT, ir, names)
+    compile_in(cache_dir(), compile_limit(ir.len()), ir, names)
 }
 
 /// [`compile`] with the cache directory `dir` and the time limit `limit`.

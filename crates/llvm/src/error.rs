@@ -22,6 +22,13 @@ pub enum IsolatedError {
     /// terminate on some inputs); the child was killed.
     #[error("the compile was still running after {limit_ms} ms and was stopped")]
     TimedOut { limit_ms: u64 },
+    /// Other threads' calls into the library did not finish within
+    /// `limit_ms`, so no child could be made (it is made while no thread
+    /// is inside the library); the module was not tried.
+    #[error(
+        "calls into libLLVM on other threads ran past {limit_ms} ms; the compile did not start"
+    )]
+    Busy { limit_ms: u64 },
     /// The child ended without an object: LLVM reported the fatal error
     /// `fatal` (and ended it), or it died by `signal` or exited with
     /// `status`.

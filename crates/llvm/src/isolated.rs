@@ -141,7 +141,7 @@ impl Llvm {
         let parent = rustix::process::getpid();
         let (pid, fork_errno) = {
             let Some(_quiet) = quiesce(limit) else {
-                return Err(IsolatedError::TimedOut {
+                return Err(IsolatedError::Busy {
                     limit_ms: limit.as_millis() as u64,
                 });
             };

@@ -157,3 +157,44 @@ fn threads_compile_in_children_while_others_link() {
         t.join().unwrap();
     }
 }
+
+#[test]
+fn a_library_kept_busy_is_not_blamed_on_the_module() {
+    let Some(llvm) = llvm() else { return };
+    let target = llvm.host_target(2).unwrap();
+    // Another thread compiles in process without a pause: a child is made
+    // only while no thread is inside the library, so with a 1 ms limit
+    // most attempts find it busy.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let busy = {
+        let (llvm, target, stop) = (llvm.clone(), target.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let ir: String = (0..40)
+                .map(|k| sum_module(k).replace("@sum", &format!("@s{k}")))
+                .collect();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                llvm.compile_object(&ir, "busy.ll", &target).unwrap();
+            }
+        })
+    };
+    let limit = Duration::from_millis(1);
+    let mut found_busy = false;
+    for _ in 0..200 {
+        match llvm.compile_object_isolated(&sum_module(0), "sum.ll", &target, limit) {
+            Err(IsolatedError::Busy { limit_ms }) => {
+                assert_eq!(limit_ms, 1);
+                found_busy = true;
+                break;
+            }
+            // The gap between two compiles: the child ran, briefly.
+            Ok(_) | Err(IsolatedError::TimedOut { .. }) => {}
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    busy.join().unwrap();
+    assert!(
+        found_busy,
+        "a compile in flight on another thread makes the library busy"
+    );
+}

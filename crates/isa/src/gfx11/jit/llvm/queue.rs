@@ -70,13 +70,13 @@ pub(crate) fn submit(block: Arc<Block>, slot: Arc<Slot>, wait: bool, only_if_it_
         slot,
         only_if_it_pays,
     };
-    if wait {
-        return run(job);
-    }
     // libLLVM's first compile and link happen here, not on the background
     // thread, so the process does not exit in the middle of them
     // (warm_up.rs says why that matters).
     super::warm_up::warm_up();
+    if wait {
+        return run(job);
+    }
     static QUEUE: OnceLock<Option<Mutex<Sender<Job>>>> = OnceLock::new();
     let queue = QUEUE.get_or_init(|| {
         let (tx, rx) = channel();

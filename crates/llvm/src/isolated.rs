@@ -11,8 +11,10 @@
 //! while no other thread is inside the library (library.rs, `IN_USE`,
 //! taken for writing), so every lock of libLLVM is free in the child; the
 //! C library makes `malloc` safe after `fork` (glibc's fork handlers).
-//! The child compiles, writes one record to a pipe and ends with
-//! `_exit`, running no exit handler of the parent's. It asks to be killed
+//! The child closes every descriptor but the standard ones and its pipe
+//! (another compile's pipe, inherited, would keep that compile's parent
+//! from seeing its end), compiles, writes one record to the pipe and ends
+//! with `_exit`, running no exit handler of the parent's. It asks to be killed
 //! when the thread that forked it ends (`PR_SET_PDEATHSIG`), so a child
 //! does not outlive its process.
 //!
@@ -21,7 +23,7 @@
 //! by the fatal error handler installed in the child,
 //! `LLVMInstallFatalErrorHandler`, llvm-c/ErrorHandling.h).
 
-use std::ffi::{CStr, c_char, c_int};
+use std::ffi::{CStr, c_char, c_int, c_uint};
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
@@ -38,6 +40,7 @@ use crate::object::{ObjectTarget, TargetMachine};
 unsafe extern "C" {
     fn fork() -> c_int;
     fn _exit(status: c_int) -> !;
+    fn close_range(first: c_uint, last: c_uint, flags: c_int) -> c_int;
 }
 
 /// `LLVMFatalErrorHandler` (llvm-c/ErrorHandling.h).
@@ -222,10 +225,19 @@ impl Llvm {
             if !dies_with_parent || rustix::process::getppid() != Some(parent) {
                 return EXIT_ORPHAN;
             }
-            RECORD_FD.store(
-                std::os::fd::AsRawFd::as_raw_fd(&to_parent),
-                Ordering::Relaxed,
-            );
+            let fd = std::os::fd::AsRawFd::as_raw_fd(&to_parent);
+            // Every descriptor but the standard ones and the record's
+            // goes: a child must not keep another compile's pipe open (its
+            // parent would wait for this child's end to see that pipe's).
+            // SAFETY: closes descriptors only this child's copy holds; the
+            // child uses no descriptor but `to_parent`.
+            unsafe {
+                if fd > 3 {
+                    close_range(3, fd as c_uint - 1, 0);
+                }
+                close_range(fd as c_uint + 1, c_uint::MAX, 0);
+            }
+            RECORD_FD.store(fd, Ordering::Relaxed);
             // SAFETY: installs a handler that never returns (it `_exit`s);
             // only this child ever has it.
             unsafe { install(fatal_error) };

@@ -43,17 +43,13 @@ unsafe extern "C" {
     fn close_range(first: c_uint, last: c_uint, flags: c_int) -> c_int;
 }
 
-/// `LLVMFatalErrorHandler` (llvm-c/ErrorHandling.h).
-type FatalErrorHandler = unsafe extern "C" fn(*const c_char);
-type InstallFatalErrorHandler = unsafe extern "C" fn(FatalErrorHandler);
-
 const TAG_OBJECT: u8 = 0;
 const TAG_FAILED: u8 = 1;
 const TAG_FATAL: u8 = 2;
 
 /// The child's exit statuses past a written record.
 const EXIT_FATAL: c_int = 70;
-const EXIT_PANIC: c_int = 71;
+const EXIT_NO_RECORD: c_int = 71;
 const EXIT_ORPHAN: c_int = 72;
 
 /// The stages as record bytes, in one order for both ends.
@@ -118,14 +114,11 @@ impl Llvm {
         target: &ObjectTarget,
         limit: Duration,
     ) -> Result<Vec<u8>, IsolatedError> {
-        // SAFETY: LLVMInstallFatalErrorHandler's C signature (LLVM 19).
-        let install: InstallFatalErrorHandler =
-            unsafe { crate::library::resolve(self, "LLVMInstallFatalErrorHandler")? };
         let tm = {
             let _in_use = crate::library::in_use();
             self.take_machine(target)?
         };
-        let result = self.compile_in_child(ir, file, &tm, target, limit, install);
+        let result = self.compile_in_child(ir, file, &tm, target, limit);
         self.put_machine(target, tm);
         result
     }
@@ -137,7 +130,6 @@ impl Llvm {
         tm: &TargetMachine,
         target: &ObjectTarget,
         limit: Duration,
-        install: InstallFatalErrorHandler,
     ) -> Result<Vec<u8>, IsolatedError> {
         let start = Instant::now();
         let (from_child, to_parent) = pipe_with(PipeFlags::CLOEXEC).map_err(os("pipe2"))?;
@@ -157,7 +149,7 @@ impl Llvm {
         if pid == 0 {
             drop(from_child);
             // SAFETY: this is the child; it never returns.
-            unsafe { self.child(ir, file, tm, target, parent, to_parent, install) }
+            unsafe { self.child(ir, file, tm, target, parent, to_parent) }
         }
         drop(to_parent);
         let Some(child) = Pid::from_raw(pid).filter(|_| pid > 0) else {
@@ -207,7 +199,6 @@ impl Llvm {
     /// # Safety
     /// Runs only in a child just forked from a process in which no other
     /// thread was inside libLLVM.
-    #[allow(clippy::too_many_arguments)]
     unsafe fn child(
         &self,
         ir: &str,
@@ -216,7 +207,6 @@ impl Llvm {
         target: &ObjectTarget,
         parent: Pid,
         to_parent: OwnedFd,
-        install: InstallFatalErrorHandler,
     ) -> ! {
         let body = std::panic::AssertUnwindSafe(|| {
             let dies_with_parent =
@@ -240,7 +230,7 @@ impl Llvm {
             RECORD_FD.store(fd, Ordering::Relaxed);
             // SAFETY: installs a handler that never returns (it `_exit`s);
             // only this child ever has it.
-            unsafe { install(fatal_error) };
+            unsafe { (self.api.install_fatal_error_handler)(fatal_error) };
             let written = match self.compile_with(ir, file, tm, target) {
                 Ok(object) => {
                     write_all(&to_parent, &[TAG_OBJECT]) && write_all(&to_parent, &object)
@@ -254,9 +244,9 @@ impl Llvm {
                 // anything else as a child without a result.
                 Err(LlvmError::Unavailable { .. }) => true,
             };
-            if written { 0 } else { EXIT_PANIC }
+            if written { 0 } else { EXIT_NO_RECORD }
         });
-        let status = std::panic::catch_unwind(body).unwrap_or(EXIT_PANIC);
+        let status = std::panic::catch_unwind(body).unwrap_or(EXIT_NO_RECORD);
         // SAFETY: ends the child without the parent's exit handlers.
         unsafe { _exit(status) }
     }

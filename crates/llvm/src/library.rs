@@ -44,23 +44,32 @@ extern "C" fn close_at_exit(status: c_int, _arg: *mut c_void) {
     if EXITING.swap(true, Ordering::AcqRel) {
         return;
     }
+    match write_within(EXIT_WAIT) {
+        Some(held) => std::mem::forget(held),
+        None => {
+            eprintln!(
+                "aqueduct-llvm: a call into libLLVM-19 is still running {}s after \
+                 the process began to exit; ending it without the remaining exit handlers",
+                EXIT_WAIT.as_secs()
+            );
+            // SAFETY: ends the process; `exit` passed `status`.
+            unsafe { _exit(status) }
+        }
+    }
+}
+
+/// [`IN_USE`] for writing, once the calls in flight have finished; None
+/// when they have not within `limit`.
+fn write_within(limit: Duration) -> Option<RwLockWriteGuard<'static, ()>> {
     let start = Instant::now();
     loop {
         match IN_USE.try_write() {
-            Ok(held) => return std::mem::forget(held),
-            Err(TryLockError::Poisoned(p)) => return std::mem::forget(p.into_inner()),
-            Err(TryLockError::WouldBlock) if start.elapsed() < EXIT_WAIT => {
-                std::thread::sleep(Duration::from_millis(2));
+            Ok(held) => return Some(held),
+            Err(TryLockError::Poisoned(p)) => return Some(p.into_inner()),
+            Err(TryLockError::WouldBlock) if start.elapsed() < limit => {
+                std::thread::sleep(Duration::from_micros(200));
             }
-            Err(TryLockError::WouldBlock) => {
-                eprintln!(
-                    "aqueduct-llvm: a call into libLLVM-19 is still running {}s after \
-                     the process began to exit; ending it without the remaining exit handlers",
-                    EXIT_WAIT.as_secs()
-                );
-                // SAFETY: ends the process; `exit` passed `status`.
-                unsafe { _exit(status) }
-            }
+            Err(TryLockError::WouldBlock) => return None,
         }
     }
 }
@@ -112,20 +121,11 @@ pub(crate) fn in_use() -> RwLockReadGuard<'static, ()> {
 /// (isolated.rs). None when the calls in flight do not finish within
 /// `limit`.
 pub(crate) fn quiesce(limit: Duration) -> Option<RwLockWriteGuard<'static, ()>> {
-    let start = Instant::now();
-    loop {
-        while EXITING.load(Ordering::Acquire) {
-            std::thread::park();
-        }
-        match IN_USE.try_write() {
-            Ok(held) => return Some(held),
-            Err(TryLockError::Poisoned(p)) => return Some(p.into_inner()),
-            Err(TryLockError::WouldBlock) if start.elapsed() < limit => {
-                std::thread::sleep(Duration::from_micros(200));
-            }
-            Err(TryLockError::WouldBlock) => return None,
-        }
+    // As in `in_use`: once exit has begun, wait for the process to end.
+    while EXITING.load(Ordering::Acquire) {
+        std::thread::park();
     }
+    write_within(limit)
 }
 
 /// glibc's `Dl_info` (dlfcn.h).
@@ -189,6 +189,10 @@ pub(crate) struct Api {
     pub(crate) buffer_start: unsafe extern "C" fn(Ref) -> *const c_char,
     pub(crate) buffer_size: unsafe extern "C" fn(Ref) -> usize,
     pub(crate) dispose_buffer: unsafe extern "C" fn(Ref),
+    /// `LLVMInstallFatalErrorHandler`: its argument is an
+    /// `LLVMFatalErrorHandler` (llvm-c/ErrorHandling.h).
+    pub(crate) install_fatal_error_handler:
+        unsafe extern "C" fn(unsafe extern "C" fn(*const c_char)),
 }
 
 /// A loaded libLLVM-19.
@@ -386,6 +390,7 @@ impl Llvm {
             buffer_start: resolve!("LLVMGetBufferStart"),
             buffer_size: resolve!("LLVMGetBufferSize"),
             dispose_buffer: resolve!("LLVMDisposeMemoryBuffer"),
+            install_fatal_error_handler: resolve!("LLVMInstallFatalErrorHandler"),
         };
         let mut path = PathBuf::from(&candidates[0]);
         let mut info = DlInfo {

@@ -213,10 +213,6 @@ fn compile_in(
         return link(host, &compile_object(host, ir, limit)?, names);
     };
     let (obj, ll) = (dir.join(format!("{key}.o")), dir.join(format!("{key}.ll")));
-    let failed = dir.join(format!("{key}.failed.ll"));
-    if std::fs::read_to_string(&failed).is_ok_and(|stored| stored == ir) {
-        return Err(LlvmError::FailedBefore { module: failed });
-    }
     if std::fs::read_to_string(&ll).is_ok_and(|stored| stored == ir)
         && let Ok(object) = std::fs::read(&obj)
     {
@@ -228,6 +224,10 @@ fn compile_in(
             // A damaged entry is replaced below.
             Err(e) => tracing::warn!("a cached translation does not link: {e}"),
         }
+    }
+    let failed = dir.join(format!("{key}.failed.ll"));
+    if std::fs::read_to_string(&failed).is_ok_and(|stored| stored == ir) {
+        return Err(LlvmError::FailedBefore { module: failed });
     }
     // The IR goes to disk before the compile, so a compile that fails
     // leaves the module behind to reproduce with `llc-19`.

@@ -173,10 +173,6 @@ pub struct Job {
     cancelled: AtomicBool,
     error: Mutex<Option<WaveError>>,
     wave_instructions: AtomicU64,
-    /// The watchdog's limit (None: unlimited), counted from when the first
-    /// workgroup is claimed.
-    time_limit: Option<Duration>,
-    started: OnceLock<Instant>,
     /// The command processor to wake when the job is done.
     wake: Arc<Wake>,
     /// The scratch wave slots of a dispatch with private memory.
@@ -212,14 +208,14 @@ impl std::fmt::Debug for Job {
 
 impl Job {
     /// A job of `dispatch`'s workgroups that fails with
-    /// [`WaveErrorKind::TimeLimit`] once it has run longer than `time_limit`.
+    /// [`WaveErrorKind::TimeLimit`] once it has run past the dispatch's
+    /// time limit (`Dispatch::with_time_limit`).
     /// `scratch`: the wave slots its waves' private memory lives in (None
     /// for a dispatch without private memory). `strict`: what strict
     /// coherence mode watches of it. `sanitizer`: the dispatch's sanitizer,
     /// which watches its waves.
     pub fn new(
         dispatch: Dispatch,
-        time_limit: Option<Duration>,
         wake: Arc<Wake>,
         scratch: Option<ScratchSlots>,
         strict: StrictSides,
@@ -248,8 +244,6 @@ impl Job {
             cancelled: AtomicBool::new(false),
             error: Mutex::new(None),
             wave_instructions: AtomicU64::new(0),
-            time_limit,
-            started: OnceLock::new(),
             wake,
             scratch,
             lines,
@@ -323,11 +317,11 @@ impl Job {
     }
 
     /// The watchdog's error for the workgroup `id` about to start, once the
-    /// job has run past its time limit.
+    /// job has run past its time limit (the dispatch's clock, which starts
+    /// when the first workgroup is claimed).
     fn past_time_limit(&self, id: [u32; 3]) -> Option<WaveError> {
-        let limit = self.time_limit?;
-        let started = self.started.get_or_init(Instant::now);
-        (started.elapsed() > limit).then_some(WaveError {
+        let limit = self.dispatch.past_time_limit()?;
+        Some(WaveError {
             kind: WaveErrorKind::TimeLimit { limit },
             pc: 0,
             workgroup: id,

@@ -863,7 +863,6 @@ impl CommandProcessor {
             });
         let job = Job::new(
             dispatch,
-            self.gpu.dispatch_timeout,
             self.queue.wake.clone(),
             scratch,
             StrictSides { lines, xcc },

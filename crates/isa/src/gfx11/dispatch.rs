@@ -40,7 +40,9 @@
 //! `TimeLimit` at the branch's PC, and so do the dispatch's other waves.
 //! The same check stops the waves of a cancelled dispatch (`cancel`: its
 //! queue is being destroyed, or another of its waves failed) with
-//! `Cancelled`, as KFD's queue destroy preempts running waves.
+//! `Cancelled`, as KFD's queue destroy preempts running waves. Time a wave
+//! spends waiting for its block's translation is not counted
+//! (paused_time.rs).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -48,6 +50,7 @@ use std::time::{Duration, Instant};
 
 use super::code_cache::{Block, CodeCache, Tail};
 use super::exec::{Env, Flow, SpanCache, slot_bytes};
+use super::paused_time::PausedTime;
 use super::run_block::{BlockExit, interpret_block};
 use super::wave::{EXEC, LANES, Wave, WaveStatus};
 use super::worker::WorkerContext;
@@ -107,6 +110,9 @@ pub struct Dispatch {
     /// started.
     time_limit: Option<Duration>,
     started: OnceLock<Instant>,
+    /// Time the waves waited for translations, which the watchdog does not
+    /// count (paused_time.rs).
+    pub(super) paused: PausedTime,
     /// Set by `cancel`: running waves stop at their next watchdog check.
     cancelled: AtomicBool,
     /// Count wave instructions by class and global-memory traffic
@@ -285,6 +291,7 @@ impl Dispatch {
             code,
             time_limit: None,
             started: OnceLock::new(),
+            paused: PausedTime::default(),
             cancelled: AtomicBool::new(false),
             counting: false,
             observer: None,
@@ -339,12 +346,22 @@ impl Dispatch {
         if self.cancelled.load(Ordering::Relaxed) {
             return Err(WaveErrorKind::Cancelled);
         }
-        match (self.time_limit, self.started.get()) {
-            (Some(limit), Some(started)) if started.elapsed() > limit => {
-                Err(WaveErrorKind::TimeLimit { limit })
-            }
-            _ => Ok(()),
+        match self.past_time_limit() {
+            Some(limit) => Err(WaveErrorKind::TimeLimit { limit }),
+            None => Ok(()),
         }
+    }
+
+    /// The time limit, once the dispatch has run past it: the time since
+    /// its first workgroup started (or since the first call), less the
+    /// time its waves waited for translations (paused_time.rs). The waves
+    /// check it every 1024 taken branches; a caller handing out workgroups
+    /// checks it between them, so a grid of short workgroups stops too.
+    pub fn past_time_limit(&self) -> Option<Duration> {
+        let limit = self.time_limit?;
+        let elapsed = self.started.get_or_init(Instant::now).elapsed();
+        // The paused time (a lock) is read only once the wall time is past.
+        (elapsed > limit && elapsed.saturating_sub(self.paused.total()) > limit).then_some(limit)
     }
 
     /// Workgroups per dimension: ceil(grid / workgroup size).
@@ -849,7 +866,7 @@ impl Dispatch {
             let translated = if w.wave64 || env.observer.is_some() {
                 None
             } else {
-                ctx.translated(idx, &self.code)
+                ctx.translated(idx, &self.code, &self.paused)
             };
             let block = ctx.block_at(idx);
             // Wave32 runs the list with fused pairs, wave64 the one without.

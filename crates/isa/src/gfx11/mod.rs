@@ -61,8 +61,11 @@ pub mod inst;
 pub mod inst_class;
 pub mod jit;
 pub mod opcodes;
+mod paused_time;
 mod run_block;
 pub mod sampler_desc;
+#[cfg(all(test, feature = "llvm-jit"))]
+mod watchdog_tests;
 pub mod wave;
 mod worker;
 

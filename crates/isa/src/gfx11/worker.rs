@@ -97,9 +97,10 @@ impl WorkerContext {
         &mut self,
         idx: u32,
         cache: &CodeCache,
+        paused: &super::paused_time::PausedTime,
     ) -> Option<(super::jit::BlockFn, super::jit::Callout)> {
         let block = &self.blocks[idx as usize];
-        self.tiers.enter(idx, block, cache, self.source.1)
+        self.tiers.enter(idx, block, cache, self.source.1, paused)
     }
 
     /// Index of the block starting at `pc` (for [`WorkerContext::block_at`]),

@@ -178,6 +178,7 @@ mod per_worker {
     use super::super::translation::{Translation, worth_translating};
     use super::{JitBackend, jit_backend, jit_mode};
     use crate::gfx11::code_cache::{Block, CodeCache};
+    use crate::gfx11::paused_time::PausedTime;
 
     /// One block's tier on one worker.
     #[derive(Default)]
@@ -254,6 +255,7 @@ mod per_worker {
             block: &Block,
             cache: &CodeCache,
             generation: u64,
+            paused: &PausedTime,
         ) -> Option<(BlockFn, Callout)> {
             let t = &mut self.tiers[idx as usize];
             if let Some(f) = t.func {
@@ -263,7 +265,7 @@ mod per_worker {
                 t.entries += 1;
                 return None;
             }
-            self.tier_up(idx, block, cache, generation)
+            self.tier_up(idx, block, cache, generation, paused)
         }
 
         #[cold]
@@ -273,6 +275,7 @@ mod per_worker {
             block: &Block,
             cache: &CodeCache,
             generation: u64,
+            paused: &PausedTime,
         ) -> Option<(BlockFn, Callout)> {
             let (threshold, backend) = (self.threshold, self.backend?);
             let t = &mut self.tiers[idx as usize];
@@ -285,6 +288,10 @@ mod per_worker {
                 t.failed = true;
                 return None;
             }
+            // `always` (threshold 0) compiles on this thread or waits for
+            // the worker that does, and runs the translation, so the tests
+            // exercise each one; the watchdog does not count that wait.
+            let _pause = (threshold == 0).then(|| paused.pause());
             let slot = match &t.pending {
                 Some(s) => s.clone(),
                 None => {
@@ -296,8 +303,6 @@ mod per_worker {
                     slot
                 }
             };
-            // `always` (threshold 0) waits for the translation and runs
-            // it, so the tests exercise each one.
             let outcome = if threshold == 0 {
                 slot.wait()
             } else {

@@ -116,38 +116,53 @@ pub(super) fn alloc_kernarg(
             len: 0,
         });
     }
-    let len = bytes.len() as u64;
     if let Some(u) = uniform
         && (u.arg_offset as usize + 8 > bytes.len() || u.data_offset as usize > bytes.len())
     {
         return Err(QueueWriteError::UniformOutsideBlock);
     }
-    let uniform_ptr =
-        |va: u64| uniform.map(|u| (u.arg_offset as usize, va + u64::from(u.data_offset)));
+    let b = reserve_kernarg(dev, state, bytes.len() as u64, align, epoch, keep)?;
+    // SAFETY: the block is len = bytes.len() bytes of host-mapped kernarg memory reserved for this submission.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.host, bytes.len()) };
+    if let Some(u) = uniform {
+        let ptr = b.va + u64::from(u.data_offset);
+        // SAFETY: arg_offset + 8 <= len (checked above), inside the same reserved block.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                ptr.to_le_bytes().as_ptr(),
+                b.host.add(u.arg_offset as usize),
+                8,
+            )
+        };
+    }
+    Ok(b)
+}
+
+/// Reserve `len` (> 0) bytes of host-mapped kernarg memory for submission
+/// `epoch`, unwritten: ring space, or for a block over a quarter of the
+/// ring an allocation of its own that `keep` holds until the submission
+/// retires. A full ring waits (without the queue-state lock) for the
+/// oldest submission holding blocks.
+pub(super) fn reserve_kernarg(
+    dev: &Arc<DeviceShared>,
+    state: &mut StateLock<'_>,
+    len: u64,
+    align: u64,
+    epoch: u64,
+    keep: &mut Vec<KeepAlive>,
+) -> Result<RingBlock, QueueWriteError> {
     if len > state.kernargs.capacity() / 4 {
         let mut alloc = dev.runtime.kernarg_pool(&dev.agent)?.allocate(len)?;
         let va = alloc.gpu_va();
-        let slice = alloc
+        let host = alloc
             .as_mut_slice()
-            .ok_or(QueueWriteError::KernargNotHostMapped)?;
-        slice[..bytes.len()].copy_from_slice(bytes);
-        if let Some((at, ptr)) = uniform_ptr(va) {
-            slice[at..at + 8].copy_from_slice(&ptr.to_le_bytes());
-        }
-        let host = slice.as_mut_ptr();
+            .ok_or(QueueWriteError::KernargNotHostMapped)?
+            .as_mut_ptr();
         keep.push(Box::new(alloc));
         return Ok(RingBlock { va, host, len });
     }
     loop {
         if let Some(b) = state.kernargs.alloc(len, align, epoch) {
-            // SAFETY: the block is len bytes of host-mapped kernarg memory reserved for this dispatch.
-            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.host, bytes.len()) };
-            if let Some((at, ptr)) = uniform_ptr(b.va) {
-                // SAFETY: at + 8 <= len (checked above), inside the same reserved block.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(ptr.to_le_bytes().as_ptr(), b.host.add(at), 8)
-                };
-            }
             return Ok(b);
         }
         let oldest = state.kernargs.oldest_epoch().unwrap_or(epoch);

@@ -27,7 +27,7 @@ use super::recovery::{
     SeenFault, drop_faulted_write, note_recreation, recover_before_write, report_queue_fault,
 };
 use super::sdma::SdmaGates;
-use super::staging::alloc_kernarg;
+use super::staging::{alloc_kernarg, reserve_kernarg};
 
 /// Packets reserved on the ring at a time.
 pub(super) const RESERVE_CHUNK: usize = 1024;
@@ -406,8 +406,16 @@ fn write_packets_with(
         let packets = SubmissionTrace::plan(ops, sdma_gates);
         let slots = SubmissionTrace::slots(&packets);
         if slots > 0 {
-            let initial = crate::trace::submission::initial_signals(slots);
-            let block = alloc_kernarg(dev, state, &initial, 64, None, epoch, keep)?;
+            let block = reserve_kernarg(
+                dev,
+                state,
+                slots * crate::trace::submission::SLOT,
+                64,
+                epoch,
+                keep,
+            )?;
+            // SAFETY: the block is slots * 64 bytes of host-mapped kernarg memory reserved for this submission, 64-byte aligned.
+            unsafe { crate::trace::submission::write_initial_signals(block.host, slots) };
             let t = SubmissionTrace::new(epoch, packets, block.va, block.host);
             trace_va = Some(t.va());
             *trace = Some(t);

@@ -38,7 +38,7 @@ use crate::device_select::DispatchCounterSource;
 use crate::queue::sdma::SdmaGates;
 
 /// Bytes of one packet's signal.
-const SLOT: u64 = std::mem::size_of::<AmdSignal>() as u64;
+pub(crate) const SLOT: u64 = std::mem::size_of::<AmdSignal>() as u64;
 
 /// What a traced packet is.
 pub(crate) enum TracedPacket {
@@ -78,14 +78,23 @@ pub(crate) struct SubmissionTrace {
     host: usize,
 }
 
-/// The signals' initial bytes: kind USER, value 1, no mailbox.
-pub(crate) fn initial_signals(slots: u64) -> Vec<u8> {
+/// Write `slots` signals at `host`, each kind USER, value 1, no mailbox,
+/// in place (a traced submission of many dispatches has a signal per
+/// dispatch, so no copy is made of them).
+///
+/// # Safety
+/// `host` is the start of `slots * 64` writable bytes, 8-byte aligned.
+pub(crate) unsafe fn write_initial_signals(host: *mut u8, slots: u64) {
     let signal = AmdSignal {
         kind: AMD_SIGNAL_KIND_USER,
         value: 1,
         ..AmdSignal::default()
     };
-    bytemuck::bytes_of(&signal).repeat(slots as usize)
+    let first = host.cast::<AmdSignal>();
+    for k in 0..slots as usize {
+        // SAFETY: slot k lies inside the caller's block (k < slots), aligned.
+        unsafe { first.add(k).write(signal) };
+    }
 }
 
 impl SubmissionTrace {

@@ -9,6 +9,10 @@
 //!   proves every dispatch ran. Best of runs.
 //! - the same with a distinct buffer (and bind group) per dispatch, 4096
 //!   dispatches: the cost of tracking many used buffers.
+//! - the same as the first with a timeline trace being written
+//!   (`aqueduct::trace::start`, to a file in the temporary directory that
+//!   is removed after), and its ratio to the untraced figure: what tracing
+//!   costs the host per dispatch.
 //! - empty round trip µs: one recorded dispatch of an empty 32-invocation
 //!   kernel; timed queue.submit + device.poll(wait). Median, and the
 //!   medians of the two calls alone.
@@ -27,7 +31,7 @@
 //! The wgpu side is benches/wgpu-peer (see benches/peer/mod.rs); its kernels
 //! are the WGSL of benches/shaders/, which aqueduct runs precompiled.
 //! Run: `cargo bench --bench dispatch` (`-- --quick` for a short run;
-//! `-- --only encode-submit|distinct|round-trip|readback` runs one aqueduct
+//! `-- --only encode-submit|traced|distinct|round-trip|readback` runs one aqueduct
 //! part alone, for a profiler, with `--runs N` encode+submit repetitions and
 //! `--samples N` round trips, `--bytes N` for another readback size). The
 //! machine is noisy: compare the ratios, not the absolute times.
@@ -461,7 +465,7 @@ fn readback(bytes: u64, samples: usize) -> Readback {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
-    // `--only NAME` runs one aqueduct part (encode-submit, distinct,
+    // `--only NAME` runs one aqueduct part (encode-submit, traced, distinct,
     // round-trip or readback) and nothing else, for profiling it.
     let only = args
         .iter()
@@ -500,6 +504,11 @@ fn main() {
             "encode-submit" => {
                 print_encode_submit(dispatches, "", &encode_submit(dispatches, runs))
             }
+            "traced" => {
+                if let Some(t) = encode_submit_traced(dispatches, runs) {
+                    print_traced(dispatches, &t, None);
+                }
+            }
             "distinct" => print_encode_submit(
                 distinct,
                 " each binding its own buffer",
@@ -508,13 +517,16 @@ fn main() {
             "round-trip" => print_round_trip(&round_trip(rt_samples)),
             "readback" => print_readback(&readback(rb_bytes, rb_samples)),
             other => eprintln!(
-                "--only {other}: expected encode-submit, distinct, round-trip or readback"
+                "--only {other}: expected encode-submit, traced, distinct, round-trip or readback"
             ),
         }
         return;
     }
     let es = encode_submit(dispatches, runs);
     print_encode_submit(dispatches, "", &es);
+    if let Some(t) = encode_submit_traced(dispatches, runs) {
+        print_traced(dispatches, &t, Some(&es));
+    }
     let ed = encode_distinct_buffers(distinct, runs);
     print_encode_submit(distinct, " each binding its own buffer", &ed);
     let rt = round_trip(rt_samples);
@@ -582,6 +594,44 @@ fn print_encode_submit(dispatches: u32, what: &str, es: &EncodeSubmit) {
         "encode+submit, {dispatches} dispatches{what}: aqueduct {:8.1} ns/dispatch (encode {:.1})",
         es.best_ns, es.encode_ns
     );
+}
+
+/// [`encode_submit`] while a trace session writes every dispatch to a
+/// temporary file (removed after); None when no session could start (one
+/// is already running, e.g. from `AQUEDUCT_TRACE`).
+fn encode_submit_traced(dispatches: u32, runs: usize) -> Option<EncodeSubmit> {
+    let path = std::env::temp_dir().join(format!(
+        "aqueduct-dispatch-bench-{}.trace.json",
+        std::process::id()
+    ));
+    let session = match aqueduct::trace::start(&path) {
+        Ok(session) => session,
+        Err(e) => {
+            println!("encode+submit traced: not measured ({e})");
+            return None;
+        }
+    };
+    let es = encode_submit(dispatches, runs);
+    let stopped = session.stop();
+    let _ = std::fs::remove_file(&path);
+    if let Err(e) = stopped {
+        println!("encode+submit traced: the trace failed ({e})");
+        return None;
+    }
+    Some(es)
+}
+
+fn print_traced(dispatches: u32, traced: &EncodeSubmit, untraced: Option<&EncodeSubmit>) {
+    println!(
+        "encode+submit, {dispatches} dispatches, traced: aqueduct {:8.1} ns/dispatch (encode {:.1})",
+        traced.best_ns, traced.encode_ns
+    );
+    if let Some(u) = untraced {
+        println!(
+            "  traced/untraced {:.3} (goal: at most 1.05)",
+            traced.best_ns / u.best_ns
+        );
+    }
 }
 
 fn print_round_trip(rt: &RoundTrip) {

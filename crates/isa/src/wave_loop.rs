@@ -17,6 +17,13 @@
 //! scratch) have an AVX2 copy only, taken at AVX2 and above
 //! ([`with_avx2_copy`]).
 //!
+//! The copies cost build time, not run time: the wave loop is one large
+//! function, compiled once per level. So debug builds (the dev profile the
+//! tests use) compile the baseline and AVX2 copies only and run AVX2 where
+//! the CPU has AVX-512; optimised builds compile all three. aqueduct-isa's
+//! own unit tests compile the baseline alone ([`COMPILED`]); the emulator's
+//! levels are compared by the tests of the crates above it.
+//!
 //! Other hosts (aarch64) run the baseline compilation.
 
 use std::sync::OnceLock;
@@ -56,12 +63,23 @@ impl WaveLoop {
         }
     }
 
-    /// The best level this host's CPU runs.
+    /// The best level this host's CPU runs and this build has a copy of
+    /// the wave loop for ([`COMPILED`]).
     pub fn host_best() -> WaveLoop {
         static BEST: OnceLock<WaveLoop> = OnceLock::new();
-        *BEST.get_or_init(detect)
+        *BEST.get_or_init(|| detect().min(COMPILED))
     }
 }
+
+/// The highest level this build compiles the wave loop for: all three in
+/// optimised builds, AVX2 at most in debug builds, the baseline alone in
+/// this crate's unit tests (the module comment says why).
+#[cfg(all(not(debug_assertions), not(test)))]
+pub(crate) const COMPILED: WaveLoop = WaveLoop::Avx512;
+#[cfg(all(debug_assertions, not(test)))]
+pub(crate) const COMPILED: WaveLoop = WaveLoop::Avx2;
+#[cfg(test)]
+pub(crate) const COMPILED: WaveLoop = WaveLoop::Baseline;
 
 /// The level that runs by default on a CPU whose best level is `best`:
 /// `best`, but AVX2 instead of AVX-512 where `wide_is_cheap` is false.
@@ -206,7 +224,7 @@ macro_rules! with_avx2_copy {
     ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty => $here:ident) => {
         $(#[$meta])*
         $vis fn $name($($arg: $ty),*) -> $ret {
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(target_arch = "x86_64", not(test)))]
             {
                 use $crate::wave_loop::{WaveLoop, wave_loop};
                 #[target_feature(enable = "avx2,fma")]

@@ -57,7 +57,7 @@ use super::worker::WorkerContext;
 use crate::gfx9::Target;
 use crate::observer::{DispatchObserver, WaveSync, WorkgroupObserver};
 use crate::traffic::CountingMemory;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(test)))]
 use crate::wave_loop::{WaveLoop, wave_loop};
 use crate::{
     Access, DispatchSetup, GpuMemory, Isa, WaveError, WaveErrorKind, WorkgroupBatch,
@@ -578,14 +578,18 @@ impl Dispatch {
         ctx: &mut WorkerContext,
         totals: &mut WorkgroupStats,
     ) -> WorkgroupBatch {
-        #[cfg(target_arch = "x86_64")]
+        // wave_loop() gives no level above the build's copies (COMPILED in
+        // wave_loop.rs).
+        #[cfg(all(target_arch = "x86_64", not(test)))]
         match wave_loop() {
+            #[cfg(not(debug_assertions))]
             WaveLoop::Avx512 => {
                 // SAFETY: wave_loop() gives Avx512 only where the CPU has x86-64-v4's AVX-512 subsets and FMA.
                 return unsafe { self.run_batch_avx512(ids, mem, spans, ctx, totals) };
             }
-            WaveLoop::Avx2 => {
-                // SAFETY: wave_loop() gives Avx2 only where the CPU has AVX2 and FMA.
+            #[allow(unreachable_patterns)]
+            WaveLoop::Avx2 | WaveLoop::Avx512 => {
+                // SAFETY: wave_loop() gives Avx2 or above only where the CPU has AVX2 and FMA.
                 return unsafe { self.run_batch_avx2(ids, mem, spans, ctx, totals) };
             }
             WaveLoop::Baseline => {}
@@ -595,7 +599,7 @@ impl Dispatch {
 
     /// [`Dispatch::run_batch`] compiled for AVX2 and FMA (wave_loop.rs says
     /// why FMA; keep the list equal to what it detects).
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(test)))]
     #[target_feature(enable = "avx2,fma")]
     fn run_batch_avx2(
         &self,
@@ -611,7 +615,7 @@ impl Dispatch {
     /// [`Dispatch::run_batch`] compiled for AVX-512: the subsets (and FMA)
     /// wave_loop.rs detects before it gives `WaveLoop::Avx512` (keep the
     /// lists equal).
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(debug_assertions), not(test)))]
     #[target_feature(enable = "avx512f,avx512bw,avx512cd,avx512dq,avx512vl,fma")]
     fn run_batch_avx512(
         &self,

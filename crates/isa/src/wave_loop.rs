@@ -21,7 +21,7 @@
 //! function, compiled once per level. So debug builds (the dev profile the
 //! tests use) compile the baseline and AVX2 copies only and run AVX2 where
 //! the CPU has AVX-512; optimised builds compile all three. aqueduct-isa's
-//! own unit tests compile the baseline alone ([`COMPILED`]); the emulator's
+//! own unit tests compile the baseline alone (`COMPILED`); the emulator's
 //! levels are compared by the tests of the crates above it.
 //!
 //! Other hosts (aarch64) run the baseline compilation.
@@ -64,7 +64,8 @@ impl WaveLoop {
     }
 
     /// The best level this host's CPU runs and this build has a copy of
-    /// the wave loop for ([`COMPILED`]).
+    /// the wave loop for: optimised builds have all three, debug builds
+    /// stop at AVX2 (the module's documentation says why).
     pub fn host_best() -> WaveLoop {
         static BEST: OnceLock<WaveLoop> = OnceLock::new();
         *BEST.get_or_init(|| detect().min(COMPILED))

@@ -83,7 +83,8 @@ pub(crate) struct SubmissionTrace {
 /// dispatch, so no copy is made of them).
 ///
 /// # Safety
-/// `host` is the start of `slots * 64` writable bytes, 8-byte aligned.
+/// `host` is the start of `slots * 64` writable bytes, aligned to 64
+/// (`AmdSignal`'s alignment).
 pub(crate) unsafe fn write_initial_signals(host: *mut u8, slots: u64) {
     let signal = AmdSignal {
         kind: AMD_SIGNAL_KIND_USER,

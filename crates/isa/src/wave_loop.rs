@@ -17,8 +17,8 @@
 //! scratch) have an AVX2 copy only, taken at AVX2 and above
 //! ([`with_avx2_copy`]).
 //!
-//! The copies cost build time, not run time: the wave loop is one large
-//! function, compiled once per level. So debug builds (the dev profile the
+//! Each copy lengthens the build: the wave loop is one large function,
+//! optimised once per level. So debug builds (the dev profile the
 //! tests use) compile the baseline and AVX2 copies only and run AVX2 where
 //! the CPU has AVX-512; optimised builds compile all three. aqueduct-isa's
 //! own unit tests compile the baseline alone (`COMPILED`); the emulator's

@@ -82,6 +82,8 @@ pub(crate) struct DeviceShared {
     pub recordings: crate::command::pool::RecordingPool,
     /// Dropped buffers' memory, kept for new buffers of the same size.
     pub memory_reuse: Arc<crate::memory_reuse::MemoryReuse>,
+    /// The signals traced packets complete (empty until a trace runs).
+    pub trace_signals: Arc<crate::trace::signal_pool::SignalPool>,
 }
 
 impl Drop for DeviceShared {
@@ -128,6 +130,8 @@ impl DeviceShared {
             STAGING_RING_BYTES,
         )?;
         let sanitizer = crate::device_select::SanitizerSource::of(runtime.device());
+        let trace_signals =
+            crate::trace::signal_pool::SignalPool::new(runtime.clone(), agent.clone());
         Ok(DeviceShared {
             id: DeviceId::next(),
             runtime,
@@ -154,6 +158,7 @@ impl DeviceShared {
             counting: AtomicBool::new(false),
             recordings: Default::default(),
             memory_reuse: Default::default(),
+            trace_signals,
         })
     }
 

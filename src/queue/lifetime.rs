@@ -152,10 +152,10 @@ impl QueueState {
             let Some(f) = self.in_flight.pop_front() else {
                 break;
             };
-            // A traced submission's stamps are read while what it keeps
-            // alive (`f` drops after this) and its ring space are still its own.
+            // A traced submission's signals go to the trace thread, which
+            // reads their stamps and gives them back to the pool.
             if let Some(trace) = f.trace {
-                self.retired_traces.push(trace.read());
+                self.retired_traces.push(trace.retire());
             }
             // Taken before the kernarg blocks are reclaimed: a later
             // dispatch's note on a reused block would replace them.

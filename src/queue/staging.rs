@@ -143,7 +143,7 @@ pub(super) fn alloc_kernarg(
 /// ring an allocation of its own that `keep` holds until the submission
 /// retires. A full ring waits (without the queue-state lock) for the
 /// oldest submission holding blocks.
-pub(super) fn reserve_kernarg(
+fn reserve_kernarg(
     dev: &Arc<DeviceShared>,
     state: &mut StateLock<'_>,
     len: u64,

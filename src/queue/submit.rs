@@ -19,6 +19,7 @@ use crate::device_select::SanitizedDispatch;
 use crate::error::{BufferIdent, DeviceError, Error, InternalError, QueueError, QueueWriteError};
 use crate::registry::{BufferId, MapState, Owner};
 use crate::ring::RingBlock;
+use crate::trace::signal_pool::SignalPages;
 use crate::trace::submission::SubmissionTrace;
 
 use super::SubmissionIndex;
@@ -27,7 +28,7 @@ use super::recovery::{
     SeenFault, drop_faulted_write, note_recreation, recover_before_write, report_queue_fault,
 };
 use super::sdma::SdmaGates;
-use super::staging::{alloc_kernarg, reserve_kernarg};
+use super::staging::alloc_kernarg;
 
 /// Packets reserved on the ring at a time.
 pub(super) const RESERVE_CHUNK: usize = 1024;
@@ -401,28 +402,18 @@ fn write_packets_with(
             Work::Timestamp { .. } => {}
         }
     }
-    let mut trace_va = None;
-    if let Some(trace) = trace {
+    // A traced submission's packets complete signals from the device's
+    // pool (src/trace/signal_pool.rs), planned here and left in `trace`.
+    let mut planned = None;
+    if trace.is_some() {
         let packets = SubmissionTrace::plan(ops, sdma_gates);
         let slots = SubmissionTrace::slots(&packets);
-        if slots > 0 {
-            let block = reserve_kernarg(
-                dev,
-                state,
-                slots * crate::trace::submission::SLOT,
-                64,
-                epoch,
-                keep,
-            )?;
-            // SAFETY: the block is slots * 64 bytes of host-mapped kernarg memory reserved for this submission, 64-byte aligned.
-            unsafe { crate::trace::submission::write_initial_signals(block.host, slots) };
-            let t = SubmissionTrace::new(epoch, packets, block.va, block.host);
-            trace_va = Some(t.va());
-            *trace = Some(t);
-        }
+        let signals = dev.trace_signals.take(slots)?;
+        planned = Some(SubmissionTrace::new(epoch, packets, signals));
     }
+    let signals = planned.as_ref().map(SubmissionTrace::signals);
     // The closing barrier, and the traced end-of-submission barrier.
-    let closing = 1 + u64::from(trace_va.is_some());
+    let closing = 1 + u64::from(signals.is_some());
     let total = ops.iter().map(|o| u64::from(o.packets())).sum::<u64>() + closing;
     let mut retried = false;
     loop {
@@ -434,7 +425,7 @@ fn write_packets_with(
             kernarg_va,
             &patch_block,
             sdma_gates,
-            trace_va,
+            signals,
             &mut slots,
         );
         let faulted = |e: &QueueWriteError| {
@@ -445,6 +436,9 @@ fn write_packets_with(
             Ok(()) => {
                 let first = slots.finish();
                 submit_sdma(dev, ops, sdma_gates, keep);
+                if let Some(trace) = trace {
+                    *trace = planned;
+                }
                 return Ok(first);
             }
             Err(e) if faulted(&e) && !slots.published() && !retried => {
@@ -489,9 +483,9 @@ fn submit_sdma(
 }
 
 /// The packet-writing half of `write_packets`, into `slots`. With
-/// `trace_va`, each dispatch packet, each SDMA op's two barriers and a
-/// barrier ending the submission complete the next signal of the trace's
-/// block, in order.
+/// `trace`, each dispatch packet, each SDMA op's two barriers and a
+/// barrier ending the submission complete the next of its signals, in
+/// order.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write_slots(
     dev: &DeviceShared,
@@ -500,11 +494,15 @@ pub(super) fn write_slots(
     kernarg_va: &[u64],
     patch_block: &[Option<RingBlock>],
     sdma_gates: &[Option<Arc<SdmaGates>>],
-    trace_va: Option<u64>,
+    trace: Option<&SignalPages>,
     slots: &mut SlotWriter<'_>,
 ) -> Result<(), QueueWriteError> {
-    let mut trace_slots = trace_va.map(|va| (va..).step_by(64));
-    let mut trace_signal = || trace_slots.as_mut().and_then(Iterator::next);
+    let mut next_slot = 0;
+    let mut trace_signal = || {
+        let va = trace?.va(next_slot);
+        next_slot += 1;
+        va
+    };
     let queue = &dev.hsa_queue;
     let ring_size = queue.size() as u64;
     // The last dispatch packet built: a repeated dispatch with the same
@@ -556,7 +554,7 @@ pub(super) fn write_slots(
                     Ok(raw)
                 };
                 let first = packet_for(fence)?;
-                if trace_va.is_some() {
+                if trace.is_some() {
                     // Traced: every packet completes a signal of its own.
                     let rest = packet_for(run.rest)?;
                     for k in 0..op.count {

@@ -18,13 +18,15 @@
 //!
 //! The parts: `event.rs` (tracks and records), `writer.rs` (the file),
 //! `host_barrier.rs` (a host callback's GPU barrier),
-//! `submission.rs` (a submission's traced packets: their signals, and the
-//! events made of them once the submission retires, on the trace thread
-//! so that polling threads only copy the stamps).
+//! `signal_pool.rs` (the signals traced packets complete, kept ready),
+//! `submission.rs` (a submission's traced packets, and the events made of
+//! their signals' stamps once the submission retires, on the trace thread,
+//! so that the submitting and polling threads do no trace work per packet).
 
 mod args;
 mod event;
 pub(crate) mod host_barrier;
+pub(crate) mod signal_pool;
 pub(crate) mod submission;
 mod writer;
 

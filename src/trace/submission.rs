@@ -2,43 +2,41 @@
 //! events made of them once it retires.
 //!
 //! Dispatch packets complete no signal of their own (the submission's
-//! closing barrier carries the epoch signal), so a traced submission gets
-//! a block of `amd_signal_t`s in its kernarg ring space, one per dispatch
-//! packet, two per SDMA op (its gate and wait barriers) and one for the
-//! end of the submission, and each of those packets completes one. The
-//! epoch signal is shared by every submission, so its stamps may belong to
-//! a later one by the time this one retires: a traced submission instead
-//! writes one more barrier-AND (barrier bit, no fences, no dependencies)
-//! just before its closing barrier, completing the last slot, and its
-//! stamps show when everything before it had completed. The device's queue has profiling on
-//! (`src/device.rs`), so the CP writes each packet's start and end into
-//! its signal: a dispatch from launch to its last workgroup, a barrier from
-//! when its condition held to completion. The gate barrier of an SDMA op
-//! already completes the op's gate signal when it has one; its stamps are
-//! read there. When the submission retires (`QueueState::retire`, before
-//! its ring space is reused), the stamps are read ([`SubmissionTrace::read`]);
-//! `maintain` hands them to the trace thread, which turns them into events
-//! ([`record_retired`]) through the runtime's clock translation, with gfxsim's per-dispatch
-//! counters (`SimDevice::dispatch_counters`, by the signal's address) as
-//! arguments. A packet whose signal was never stamped (dropped by a queue
-//! fault) leaves no event.
+//! closing barrier carries the epoch signal), so a traced submission takes
+//! `amd_signal_t`s from the device's pool (src/trace/signal_pool.rs), one
+//! per dispatch packet, two per SDMA op (its gate and wait barriers) and
+//! one for the end of the submission, and each of those packets completes
+//! one. The epoch signal is shared by every submission, so its stamps may
+//! belong to a later one by the time this one retires: a traced submission
+//! instead writes one more barrier-AND (barrier bit, no fences, no
+//! dependencies) just before its closing barrier, completing the last
+//! slot, and its stamps show when everything before it had completed.
+//! The device's queue has profiling on (`src/device.rs`), so the CP writes
+//! each packet's start and end into its signal: a dispatch from launch to
+//! its last workgroup, a barrier from when its condition held to
+//! completion. The gate barrier of an SDMA op already completes the op's
+//! gate signal when it has one; its stamps are read there. When the
+//! submission retires (`QueueState::retire`), `maintain` hands it to the
+//! trace thread ([`record_retired`]), which reads the stamps, turns them
+//! into events through the runtime's clock translation, with gfxsim's
+//! per-dispatch counters (`SimDevice::dispatch_counters`, by the signal's
+//! address) as arguments, and gives the signals back to the pool. A packet
+//! whose signal was never stamped (dropped by a queue fault) leaves no
+//! event.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use aqueduct_kfd::abi::{AMD_SIGNAL_KIND_USER, AmdSignal};
 use serde_json::{Map, Value, json};
 
 use aqueduct_hsa::{Agent, Runtime};
 
+use super::signal_pool::SignalPages;
 use super::{Args, DispatchArgs, EventKind, TraceEvent, Track, in_background, write_events};
 use crate::command::lower::{Op, SdmaWork, Work};
 use crate::device::DeviceShared;
 use crate::device_select::DispatchCounterSource;
 use crate::queue::sdma::SdmaGates;
-
-/// Bytes of one packet's signal.
-pub(crate) const SLOT: u64 = std::mem::size_of::<AmdSignal>() as u64;
 
 /// What a traced packet is.
 pub(crate) enum TracedPacket {
@@ -68,34 +66,12 @@ impl TracedPacket {
     }
 }
 
-/// A submission's traced packets, in queue order, and their signals.
+/// A submission's traced packets, in queue order, and their signals
+/// (slot k completed by the k-th traced packet).
 pub(crate) struct SubmissionTrace {
     pub epoch: u64,
     packets: Vec<TracedPacket>,
-    /// GPU address of the signal block (slot k at `va + 64 k`).
-    va: u64,
-    /// Its host address.
-    host: usize,
-}
-
-/// Write `slots` signals at `host`, each kind USER, value 1, no mailbox,
-/// in place (a traced submission of many dispatches has a signal per
-/// dispatch, so no copy is made of them).
-///
-/// # Safety
-/// `host` is the start of `slots * 64` writable bytes, aligned to 64
-/// (`AmdSignal`'s alignment).
-pub(crate) unsafe fn write_initial_signals(host: *mut u8, slots: u64) {
-    let signal = AmdSignal {
-        kind: AMD_SIGNAL_KIND_USER,
-        value: 1,
-        ..AmdSignal::default()
-    };
-    let first = host.cast::<AmdSignal>();
-    for k in 0..slots as usize {
-        // SAFETY: slot k lies inside the caller's block (k < slots), aligned.
-        unsafe { first.add(k).write(signal) };
-    }
+    signals: SignalPages,
 }
 
 impl SubmissionTrace {
@@ -127,94 +103,31 @@ impl SubmissionTrace {
         packets.iter().map(TracedPacket::slots).sum()
     }
 
-    /// `packets` with their signal block at GPU address `va`, host `host`.
-    pub(crate) fn new(epoch: u64, packets: Vec<TracedPacket>, va: u64, host: *mut u8) -> Self {
+    /// `packets` completing `signals`, in order.
+    pub(crate) fn new(epoch: u64, packets: Vec<TracedPacket>, signals: SignalPages) -> Self {
         SubmissionTrace {
             epoch,
             packets,
-            va,
-            host: host as usize,
+            signals,
         }
     }
 
-    /// The GPU address of the block (slot k at `va + 64 k`, in the order
-    /// the packets are written).
-    pub(crate) fn va(&self) -> u64 {
-        self.va
+    /// The signals the packets complete.
+    pub(crate) fn signals(&self) -> &SignalPages {
+        &self.signals
     }
 
-    /// The stamps of slot `k`, when the CP wrote both.
-    fn ticks(&self, k: u64) -> Option<(u64, u64)> {
-        let p = (self.host as *const u8).wrapping_add((k * SLOT) as usize) as *const AmdSignal;
-        // SAFETY: the block holds every slot's 64 bytes of host-mapped kernarg memory (ring space, or an allocation the submission keeps) that stays the submission's until `retire` is past this read; its packets completed, so the CP writes it no more.
-        let s = unsafe { std::ptr::read_volatile(p) };
-        (s.start_ts != 0 && s.end_ts >= s.start_ts).then_some((s.start_ts, s.end_ts))
-    }
-
-    /// Read the stamps (the submission completed; its ring space is still
-    /// reserved).
-    pub(crate) fn read(self) -> RetiredTrace {
-        let mut k = 0;
-        let mut packets = Vec::with_capacity(self.packets.len());
-        for p in &self.packets {
-            let signal = self.va + k * SLOT;
-            packets.push(match p {
-                TracedPacket::Dispatch {
-                    kernel,
-                    grid,
-                    workgroup,
-                    count,
-                } => RetiredPacket::Dispatch {
-                    kernel: kernel.clone(),
-                    grid: *grid,
-                    workgroup: *workgroup,
-                    runs: (0..u64::from(*count))
-                        .map(|r| (signal + r * SLOT, self.ticks(k + r)))
-                        .collect(),
-                },
-                TracedPacket::Sdma { work, gates } => RetiredPacket::Sdma {
-                    work: *work,
-                    gate: match gates.gate_completion() {
-                        0 => self.ticks(k),
-                        _ => gates.gate.dispatch_ticks().ok(),
-                    },
-                    wait: self.ticks(k + 1),
-                },
-                TracedPacket::End => RetiredPacket::End {
-                    ticks: self.ticks(k),
-                },
-            });
-            k += p.slots();
-        }
-        RetiredTrace {
-            epoch: self.epoch,
-            packets,
-        }
+    /// The trace of the submission once it completed: its stamps are read
+    /// on the trace thread.
+    pub(crate) fn retire(self) -> RetiredTrace {
+        RetiredTrace(self)
     }
 }
 
-/// A retired submission's packets and their stamps (GPU ticks).
-pub(crate) struct RetiredTrace {
-    epoch: u64,
-    packets: Vec<RetiredPacket>,
-}
-
-enum RetiredPacket {
-    /// A dispatch op's packets: each one's signal and stamps.
-    Dispatch {
-        kernel: Arc<str>,
-        grid: [u32; 3],
-        workgroup: [u16; 3],
-        runs: Vec<(u64, Option<(u64, u64)>)>,
-    },
-    Sdma {
-        work: SdmaWork,
-        gate: Option<(u64, u64)>,
-        wait: Option<(u64, u64)>,
-    },
-    /// The barrier ending the submission.
-    End { ticks: Option<(u64, u64)> },
-}
+/// A completed submission's trace: every packet that completes one of its
+/// signals is done, so they are read (and then reused) off the polling
+/// thread.
+pub(crate) struct RetiredTrace(SubmissionTrace);
 
 /// Flow arrows' ids (unique in the process).
 static NEXT_FLOW: AtomicU64 = AtomicU64::new(1);
@@ -298,24 +211,30 @@ pub(crate) fn record_retired(dev: &DeviceShared, retired: Vec<RetiredTrace>) {
 
 /// Make and record the events of `retired`.
 fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: Vec<RetiredTrace>) {
-    for sub in retired {
+    for RetiredTrace(sub) in retired {
+        let signals = &sub.signals;
+        // The slot of the packet at hand.
+        let mut k = 0;
         // The last dispatch slice: what a later barrier (barrier bit) waited for.
         let mut last_dispatch: Option<u64> = None;
         // The last compute-queue slice of the submission (a dispatch or an
         // SDMA wait barrier): what the ending barrier waited for.
         let mut last_work: Option<u64> = None;
-        for p in sub.packets {
+        for p in &sub.packets {
+            let first = k;
+            k += p.slots();
             match p {
-                RetiredPacket::Dispatch {
+                TracedPacket::Dispatch {
                     kernel,
                     grid,
                     workgroup,
-                    runs,
+                    ..
                 } => {
-                    for (signal, ticks) in runs {
-                        let Some(time) = ticks.and_then(|t| ev.time(t)) else {
+                    for slot in first..k {
+                        let Some(time) = signals.ticks(slot).and_then(|t| ev.time(t)) else {
                             continue;
                         };
+                        let signal = signals.va(slot).unwrap_or(0);
                         let counters = counters.as_ref().and_then(|s| s.take(signal));
                         if let Some(c) = &counters {
                             // Each series holds its value for the slice, 0 after it.
@@ -331,8 +250,8 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
                         }
                         let a = Args::Dispatch(Box::new(DispatchArgs {
                             submission: sub.epoch,
-                            grid,
-                            workgroup,
+                            grid: *grid,
+                            workgroup: *workgroup,
                             counters,
                         }));
                         ev.slice(Track::Compute, kernel.to_string(), "dispatch", time, a);
@@ -340,9 +259,13 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
                         last_work = last_dispatch;
                     }
                 }
-                RetiredPacket::Sdma { work, gate, wait } => {
+                TracedPacket::Sdma { work, gates } => {
+                    let gate = match gates.gate_completion() {
+                        0 => signals.ticks(first),
+                        _ => gates.gate.dispatch_ticks().ok(),
+                    };
                     let gate = gate.and_then(|t| ev.time(t));
-                    let wait = wait.and_then(|t| ev.time(t));
+                    let wait = signals.ticks(first + 1).and_then(|t| ev.time(t));
                     if let Some(g) = gate {
                         let a = args([("submission", json!(sub.epoch))]);
                         ev.slice(Track::Compute, "barrier: SDMA gate".into(), "barrier", g, a);
@@ -361,7 +284,7 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
                         );
                     }
                     if let (Some(g), Some(w)) = (gate, wait) {
-                        let (name, a) = match work {
+                        let (name, a) = match *work {
                             SdmaWork::Copy { src, dst, bytes } => (
                                 format!("copy {bytes} B"),
                                 args([
@@ -400,8 +323,8 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
                     }
                     last_dispatch = None;
                 }
-                RetiredPacket::End { ticks } => {
-                    let Some(time) = ticks.and_then(|t| ev.time(t)) else {
+                TracedPacket::End => {
+                    let Some(time) = signals.ticks(first).and_then(|t| ev.time(t)) else {
                         continue;
                     };
                     let a = args([("submission", json!(sub.epoch))]);

@@ -131,6 +131,29 @@ fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
             .any(|e| e["ph"] == "C" && e["name"] == "waves per SIMD"),
         "occupancy is a counter track too"
     );
+    // Counter tracks draw steps: no sample repeats the one before it on
+    // its track (a run of dispatches with the same counters is one step),
+    // and each track is back at 0 once its submission's last dispatch ended.
+    let mut samples: std::collections::BTreeMap<(u64, &str), Vec<&Value>> = Default::default();
+    for e in events.iter().filter(|e| e["ph"] == "C") {
+        let track = (
+            e["pid"].as_u64().expect("pid"),
+            e["name"].as_str().expect("name"),
+        );
+        samples.entry(track).or_default().push(&e["args"]);
+    }
+    assert_eq!(samples.len(), 3, "{samples:#?}");
+    for (track, values) in &samples {
+        assert!(
+            values.windows(2).all(|w| w[0] != w[1]),
+            "{track:?}: {values:#?}"
+        );
+        let last = values.last().and_then(|v| v.as_object()).expect("a sample");
+        assert!(
+            last.values().all(|v| v == 0),
+            "{track:?} ends at 0: {values:#?}"
+        );
+    }
 
     // The SDMA copy: a slice on the SDMA track between its two barriers,
     // with arrows from the gate barrier to it and from it to the wait.

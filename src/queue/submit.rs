@@ -557,11 +557,11 @@ pub(super) fn write_slots(
                 if trace.is_some() {
                     // Traced: every packet completes a signal of its own.
                     let rest = packet_for(run.rest)?;
-                    for k in 0..op.count {
+                    slots.write_run_with(op.count, |k| {
                         let mut raw = if k == 0 { first } else { rest };
                         raw.0[DISPATCH_COMPLETION_SIGNAL_WORD] = trace_signal().unwrap_or(0);
-                        slots.write(&raw)?;
-                    }
+                        raw
+                    })?;
                     continue;
                 }
                 slots.write(&first)?;
@@ -803,6 +803,25 @@ impl<'q> SlotWriter<'q> {
             self.used += n;
             self.written += u64::from(n);
             count -= n;
+        }
+        Ok(())
+    }
+
+    /// Write `count` packets, the `k`-th made by `packet(k)` (across
+    /// reservations as needed).
+    fn write_run_with(
+        &mut self,
+        count: u32,
+        mut packet: impl FnMut(u32) -> RawPacket,
+    ) -> Result<(), QueueWriteError> {
+        let mut done = 0;
+        while done < count {
+            let (r, k) = self.slot()?;
+            let n = (count - done).min(r.len() - k);
+            r.write_each(k, n, |j| packet(done + j))?;
+            self.used += n;
+            self.written += u64::from(n);
+            done += n;
         }
         Ok(())
     }

@@ -1,14 +1,14 @@
-//! Arguments of trace events, serialized straight into the file's bytes.
+//! Arguments of trace events, written straight into the file's bytes.
 //!
-//! A traced dispatch's slice carries a dozen counters and feeds four
-//! counter tracks; building them as `serde_json::Value` maps cost several
-//! allocations per field on the trace thread, which on a 2-core host
-//! competes with the work it traces. Dispatch arguments and counter samples
-//! are plain structs here, written by serde's derive; the rare host slices
-//! keep a `serde_json::Map`.
+//! A traced dispatch's slice carries a dozen counters and feeds three
+//! counter tracks. Dispatch arguments and counter samples are plain
+//! structs with a fixed layout, written by `JsonOut` (src/trace/json.rs
+//! says why not through serde); the rare host slices keep a
+//! `serde_json::Map`.
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
+
+use super::json::JsonOut;
 
 /// The arguments of a slice.
 #[derive(Clone, Debug)]
@@ -31,28 +31,43 @@ impl From<Map<String, Value>> for Args {
     }
 }
 
-impl Serialize for Args {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Args {
+    /// The arguments as a JSON object.
+    pub(crate) fn write_json(&self, j: &mut JsonOut<'_>) {
         match self {
-            Args::Map(m) => m.serialize(s),
-            Args::Dispatch(d) => d.serialize(s),
+            Args::Map(m) => j.serde(m),
+            Args::Dispatch(d) => d.write_json(j),
         }
     }
 }
 
 /// A dispatch slice's arguments: the packet, and gfxsim's counters.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
 pub(crate) struct DispatchArgs {
     pub submission: u64,
     pub grid: [u32; 3],
     pub workgroup: [u16; 3],
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub counters: Option<DispatchCounterValues>,
+}
+
+impl DispatchArgs {
+    fn write_json(&self, j: &mut JsonOut<'_>) {
+        j.raw(b"{");
+        j.field_u64("submission", self.submission, true);
+        j.key("grid", false);
+        j.array(self.grid.map(u64::from));
+        j.key("workgroup", false);
+        j.array(self.workgroup.map(u64::from));
+        if let Some(c) = &self.counters {
+            c.write_fields(j);
+        }
+        j.raw(b"}");
+    }
 }
 
 /// One dispatch's counters as the trace shows them (gfxsim's
 /// `DispatchCounters`, reached through `DispatchCounterSource`).
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
 pub(crate) struct DispatchCounterValues {
     pub dispatch_id: u64,
     pub workgroups: u64,
@@ -65,8 +80,45 @@ pub(crate) struct DispatchCounterValues {
     pub occupancy: OccupancyValues,
 }
 
+impl DispatchCounterValues {
+    /// The counters as fields of the enclosing object (after others).
+    fn write_fields(&self, j: &mut JsonOut<'_>) {
+        j.field_u64("dispatch_id", self.dispatch_id, false);
+        j.field_u64("workgroups", self.workgroups, false);
+        j.field_u64("wave_instructions", self.wave_instructions, false);
+        j.key("instructions", false);
+        self.instructions.write_json(j);
+        j.field_u64("global_read_bytes", self.global_read_bytes, false);
+        j.field_u64("global_written_bytes", self.global_written_bytes, false);
+        j.field_u64("lds_bank_conflicts", self.lds_bank_conflicts, false);
+        j.key("occupancy", false);
+        self.occupancy.write_json(j);
+    }
+
+    /// The counter tracks' samples while the dispatch runs.
+    pub(crate) fn samples(&self) -> [(&'static str, Sample); 3] {
+        [
+            (
+                "waves per SIMD",
+                Sample::one("waves", u64::from(self.occupancy.waves_per_simd)),
+            ),
+            (
+                "global memory bytes",
+                Sample::two(
+                    ("read", self.global_read_bytes),
+                    ("written", self.global_written_bytes),
+                ),
+            ),
+            (
+                "LDS bank conflicts",
+                Sample::one("cycles", self.lds_bank_conflicts),
+            ),
+        ]
+    }
+}
+
 /// Occupancy as the trace shows it.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
 pub(crate) struct OccupancyValues {
     pub waves_per_simd: u32,
     pub limited_by: &'static str,
@@ -76,22 +128,40 @@ pub(crate) struct OccupancyValues {
     pub waves_per_workgroup: u32,
 }
 
-/// Named counts, serialized as a JSON object in their order.
+impl OccupancyValues {
+    fn write_json(&self, j: &mut JsonOut<'_>) {
+        j.raw(b"{");
+        j.field_u64("waves_per_simd", self.waves_per_simd.into(), true);
+        j.key("limited_by", false);
+        j.str(self.limited_by);
+        j.field_u64("vgprs", self.vgprs.into(), false);
+        j.field_u64("sgprs", self.sgprs.into(), false);
+        j.field_u64("lds_bytes", self.lds_bytes.into(), false);
+        j.field_u64(
+            "waves_per_workgroup",
+            self.waves_per_workgroup.into(),
+            false,
+        );
+        j.raw(b"}");
+    }
+}
+
+/// Named counts, written as a JSON object in their order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NamedCounts(pub Vec<(&'static str, u64)>);
 
-impl Serialize for NamedCounts {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            m.serialize_entry(k, v)?;
+impl NamedCounts {
+    fn write_json(&self, j: &mut JsonOut<'_>) {
+        j.raw(b"{");
+        for (i, (k, v)) in self.0.iter().enumerate() {
+            j.field_u64(k, *v, i == 0);
         }
-        m.end()
+        j.raw(b"}");
     }
 }
 
 /// A counter track's sample: at most two series.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Sample {
     pairs: [(&'static str, u64); 2],
     len: u8,
@@ -121,38 +191,12 @@ impl Sample {
         }
         self
     }
-}
 
-impl Serialize for Sample {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let pairs = &self.pairs[..usize::from(self.len)];
-        let mut m = s.serialize_map(Some(pairs.len()))?;
-        for (k, v) in pairs {
-            m.serialize_entry(k, v)?;
+    pub(crate) fn write_json(&self, j: &mut JsonOut<'_>) {
+        j.raw(b"{");
+        for (i, (k, v)) in self.pairs[..usize::from(self.len)].iter().enumerate() {
+            j.field_u64(k, *v, i == 0);
         }
-        m.end()
-    }
-}
-
-impl DispatchCounterValues {
-    /// The counter tracks' samples while the dispatch runs.
-    pub(crate) fn samples(&self) -> [(&'static str, Sample); 3] {
-        [
-            (
-                "waves per SIMD",
-                Sample::one("waves", u64::from(self.occupancy.waves_per_simd)),
-            ),
-            (
-                "global memory bytes",
-                Sample::two(
-                    ("read", self.global_read_bytes),
-                    ("written", self.global_written_bytes),
-                ),
-            ),
-            (
-                "LDS bank conflicts",
-                Sample::one("cycles", self.lds_bank_conflicts),
-            ),
-        ]
+        j.raw(b"}");
     }
 }

@@ -8,10 +8,12 @@
 //! arrow (bound to the enclosing slices, `bp` "e"), "M" the metadata that
 //! names a process (`pid`: one per device) and a thread (`tid`: a track).
 
-use serde::Serialize;
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use super::args::{Args, Sample};
+use super::json::JsonOut;
 
 /// Where an event is drawn: one track of one device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,7 +62,7 @@ pub(crate) struct TraceEvent {
 pub(crate) enum EventKind {
     /// A slice of `dur_ns` named `name`, in category `cat`.
     Slice {
-        name: String,
+        name: Arc<str>,
         cat: &'static str,
         dur_ns: u64,
         args: Args,
@@ -73,92 +75,64 @@ pub(crate) enum EventKind {
     FlowEnd { id: u64 },
 }
 
-/// Microseconds from `origin_ns` to `ns`, as the format's `ts` wants them.
-fn micros(ns: u64, origin_ns: u64) -> f64 {
-    (ns as i128 - origin_ns as i128) as f64 / 1000.0
-}
-
-/// One record of the file, as serde writes it.
-#[derive(Serialize)]
-struct Record<'a> {
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cat: Option<&'a str>,
-    ph: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bp: Option<&'static str>,
-    pid: u64,
-    tid: u32,
-    ts: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dur: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    args: Option<RecordArgs<'a>>,
-}
-
-#[derive(Serialize)]
-#[serde(untagged)]
-enum RecordArgs<'a> {
-    Slice(&'a Args),
-    Sample(&'a Sample),
-}
-
 impl TraceEvent {
     /// Append the JSON record of the event, with `ts` relative to
     /// `origin_ns`, to `out`.
     pub(crate) fn write_json(&self, origin_ns: u64, out: &mut Vec<u8>) {
         let (tid, _) = self.track.id_and_name();
-        let base = Record {
-            name: "",
-            cat: None,
-            ph: "X",
-            id: None,
-            bp: None,
-            pid: self.device,
-            tid,
-            ts: micros(self.ts_ns, origin_ns),
-            dur: None,
-            args: None,
+        let mut j = JsonOut { out };
+        j.raw(b"{");
+        j.key("name", true);
+        let (ph, cat) = match &self.kind {
+            EventKind::Slice { name, cat, .. } => {
+                j.str(name);
+                ("X", Some(*cat))
+            }
+            EventKind::Counter { name, .. } => {
+                j.str(name);
+                ("C", None)
+            }
+            EventKind::FlowStart { .. } => {
+                j.raw(b"\"waits for\"");
+                ("s", Some("flow"))
+            }
+            EventKind::FlowEnd { .. } => {
+                j.raw(b"\"waits for\"");
+                ("f", Some("flow"))
+            }
         };
-        let record = match &self.kind {
-            EventKind::Slice {
-                name,
-                cat,
-                dur_ns,
-                args,
-            } => Record {
-                name,
-                cat: Some(cat),
-                dur: Some(*dur_ns as f64 / 1000.0),
-                args: Some(RecordArgs::Slice(args)),
-                ..base
-            },
-            EventKind::Counter { name, values } => Record {
-                name,
-                ph: "C",
-                args: Some(RecordArgs::Sample(values)),
-                ..base
-            },
-            EventKind::FlowStart { id } => Record {
-                name: "waits for",
-                cat: Some("flow"),
-                ph: "s",
-                id: Some(*id),
-                ..base
-            },
-            EventKind::FlowEnd { id } => Record {
-                name: "waits for",
-                cat: Some("flow"),
-                ph: "f",
-                id: Some(*id),
-                bp: Some("e"),
-                ..base
-            },
-        };
-        // Writing into a Vec cannot fail, and every field serializes.
-        let _ = serde_json::to_writer(out, &record);
+        if let Some(cat) = cat {
+            j.key("cat", false);
+            j.str(cat);
+        }
+        j.key("ph", false);
+        j.str(ph);
+        if let EventKind::FlowStart { id } | EventKind::FlowEnd { id } = &self.kind {
+            j.field_u64("id", *id, false);
+        }
+        if let EventKind::FlowEnd { .. } = &self.kind {
+            // Bound to the enclosing slice, not the next one.
+            j.key("bp", false);
+            j.raw(b"\"e\"");
+        }
+        j.field_u64("pid", self.device, false);
+        j.field_u64("tid", u64::from(tid), false);
+        j.key("ts", false);
+        j.micros(self.ts_ns, origin_ns);
+        match &self.kind {
+            EventKind::Slice { dur_ns, args, .. } => {
+                j.key("dur", false);
+                j.micros(*dur_ns, 0);
+                j.key("args", false);
+                args.write_json(&mut j);
+            }
+            EventKind::Counter { values, .. } => {
+                j.key("args", false);
+                values.write_json(&mut j);
+            }
+            EventKind::FlowStart { .. } | EventKind::FlowEnd { .. } => {}
+        }
+        j.raw(b"}");
     }
 }
 

@@ -26,6 +26,7 @@
 mod args;
 mod event;
 pub(crate) mod host_barrier;
+mod json;
 pub(crate) mod signal_pool;
 pub(crate) mod submission;
 mod writer;
@@ -33,7 +34,7 @@ mod writer;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, channel};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 pub(crate) use args::{Args, DispatchArgs, DispatchCounterValues};
 #[cfg(feature = "sim")]
@@ -249,7 +250,7 @@ fn write_events(events: Vec<TraceEvent>) {
 pub(crate) fn host_slice(
     device: u64,
     track: Track,
-    name: impl Into<String>,
+    name: impl Into<Arc<str>>,
     start_ns: u64,
     args: serde_json::Map<String, serde_json::Value>,
 ) {

@@ -167,7 +167,7 @@ impl Events {
     fn slice(
         &mut self,
         track: Track,
-        name: String,
+        name: Arc<str>,
         cat: &'static str,
         (start, end): (u64, u64),
         args: impl Into<Args>,
@@ -215,6 +215,8 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
         let signals = &sub.signals;
         // The slot of the packet at hand.
         let mut k = 0;
+        // The counter samples of the last dispatch, and when it ended.
+        let mut last_samples = None;
         // The last dispatch slice: what a later barrier (barrier bit) waited for.
         let mut last_dispatch: Option<u64> = None;
         // The last compute-queue slice of the submission (a dispatch or an
@@ -237,16 +239,16 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
                         let signal = signals.va(slot).unwrap_or(0);
                         let counters = counters.as_ref().and_then(|s| s.take(signal));
                         if let Some(c) = &counters {
-                            // Each series holds its value for the slice, 0 after it.
-                            for (name, values) in c.samples() {
+                            // Each series holds the value of the dispatch
+                            // that started last, until the submission's
+                            // last dispatch ends (the writer leaves out
+                            // samples that change nothing).
+                            let samples = c.samples();
+                            for (name, values) in samples {
                                 let at = EventKind::Counter { name, values };
                                 ev.push(Track::Compute, time.0, at);
-                                let after = EventKind::Counter {
-                                    name,
-                                    values: values.zeroed(),
-                                };
-                                ev.push(Track::Compute, time.1, after);
                             }
+                            last_samples = Some((time.1, samples));
                         }
                         let a = Args::Dispatch(Box::new(DispatchArgs {
                             submission: sub.epoch,
@@ -254,7 +256,7 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
                             workgroup: *workgroup,
                             counters,
                         }));
-                        ev.slice(Track::Compute, kernel.to_string(), "dispatch", time, a);
+                        ev.slice(Track::Compute, kernel.clone(), "dispatch", time, a);
                         last_dispatch = Some(time.1.saturating_sub(1).max(time.0));
                         last_work = last_dispatch;
                     }
@@ -309,7 +311,7 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
                         // The engine starts once the gate completes and is
                         // done when the wait barrier's condition holds.
                         let span = (g.1, w.0.max(g.1));
-                        ev.slice(Track::Sdma, name, "sdma", span, a);
+                        ev.slice(Track::Sdma, name.into(), "sdma", span, a);
                         ev.flow(
                             Track::Compute,
                             g.1.saturating_sub(1).max(g.0),
@@ -328,12 +330,18 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
                         continue;
                     };
                     let a = args([("submission", json!(sub.epoch))]);
-                    let name = "barrier: end of submission".to_string();
+                    let name = "barrier: end of submission".into();
                     ev.slice(Track::Compute, name, "barrier", time, a);
                     if let Some(w) = last_work {
                         ev.flow(Track::Compute, w, Track::Compute, time.0);
                     }
                 }
+            }
+        }
+        if let Some((end, samples)) = last_samples {
+            for (name, values) in samples {
+                let values = values.zeroed();
+                ev.push(Track::Compute, end, EventKind::Counter { name, values });
             }
         }
     }

@@ -3,14 +3,18 @@
 //! the closing `]}` (the writer seeks back over it), so a process that ends
 //! without stopping its session leaves a file that opens as far as the
 //! last flush.
+//!
+//! A counter track's sample equal to the track's last one is left out: a
+//! run of dispatches with the same counters draws one step, not one per
+//! dispatch.
 
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::TraceError;
-use super::event::{TraceEvent, Track, process_name, track_name};
+use super::args::Sample;
+use super::event::{EventKind, TraceEvent, Track, process_name, track_name};
 
 /// What closes the event array and the object.
 const TRAILER: &[u8] = b"\n]}\n";
@@ -27,9 +31,12 @@ pub(crate) struct TraceWriter {
     pending: Vec<u8>,
     /// Whether the file holds an event (the next one needs a comma).
     any: bool,
-    /// Devices and tracks whose names are written.
-    named_devices: HashSet<u64>,
-    named: HashSet<(u64, Track)>,
+    /// Devices and tracks whose names are written (a few; searched in
+    /// order, cheaper than hashing each event's).
+    named_devices: Vec<u64>,
+    named: Vec<(u64, Track)>,
+    /// Each counter track's last sample written, by device and name.
+    last_samples: Vec<((u64, &'static str), Sample)>,
 }
 
 impl TraceWriter {
@@ -48,8 +55,9 @@ impl TraceWriter {
             origin_ns,
             pending: Vec::new(),
             any: false,
-            named_devices: HashSet::new(),
-            named: HashSet::new(),
+            named_devices: Vec::new(),
+            named: Vec::new(),
+            last_samples: Vec::new(),
         })
     }
 
@@ -65,12 +73,36 @@ impl TraceWriter {
         let _ = serde_json::to_writer(&mut self.pending, value);
     }
 
+    /// Whether `sample` of counter track `name` of `device` differs from
+    /// the track's last one (and so is written); it becomes the last one.
+    fn sample_changes(&mut self, device: u64, name: &'static str, sample: Sample) -> bool {
+        let key = (device, name);
+        match self.last_samples.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, last)) if *last == sample => false,
+            Some((_, last)) => {
+                *last = sample;
+                true
+            }
+            None => {
+                self.last_samples.push((key, sample));
+                true
+            }
+        }
+    }
+
     /// Queue `event` (and its track's names, the first time).
     pub(crate) fn push(&mut self, event: &TraceEvent) -> Result<(), TraceError> {
-        if self.named_devices.insert(event.device) {
+        if let EventKind::Counter { name, values } = &event.kind
+            && !self.sample_changes(event.device, name, *values)
+        {
+            return Ok(());
+        }
+        if !self.named_devices.contains(&event.device) {
+            self.named_devices.push(event.device);
             self.push_json(&process_name(event.device));
         }
-        if self.named.insert((event.device, event.track)) {
+        if !self.named.contains(&(event.device, event.track)) {
+            self.named.push((event.device, event.track));
             self.push_json(&track_name(event.device, event.track));
         }
         self.pending

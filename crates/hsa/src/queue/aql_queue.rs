@@ -612,6 +612,18 @@ impl Reservation<'_> {
     /// (each unwritten): a run of identical packets without a per-slot
     /// conversion.
     pub fn write_repeated(&mut self, i: u32, count: u32, packet: &RawPacket) -> HsaResult<()> {
+        self.write_each(i, count, |_| *packet)
+    }
+
+    /// Write and publish `count` packets into the slots from `i` on (each
+    /// unwritten), the `k`-th made by `packet(k)`: a run checked once, not
+    /// per slot.
+    pub fn write_each(
+        &mut self,
+        i: u32,
+        count: u32,
+        mut packet: impl FnMut(u32) -> RawPacket,
+    ) -> HsaResult<()> {
         let end = i.checked_add(count).filter(|&e| e <= self.count);
         let Some(slots) = end.map(|end| &mut self.written[i as usize..end as usize]) else {
             return Err(ReservationError::SlotsOutOfRange {
@@ -629,10 +641,10 @@ impl Reservation<'_> {
             .into());
         }
         slots.fill(true);
-        for k in 0..u64::from(count) {
+        for k in 0..count {
             self.queue
                 .ring
-                .publish(self.first + u64::from(i) + k, packet);
+                .publish(self.first + u64::from(i + k), &packet(k));
         }
         Ok(())
     }

@@ -140,17 +140,19 @@ impl DispatchCounterSource {
         #[cfg(feature = "sim")]
         {
             use crate::trace::{DispatchCounterValues, NamedCounts, OccupancyValues};
+            const {
+                assert!(aqueduct_gfxsim::InstClass::ALL.len() <= NamedCounts::MAX);
+            }
             let c = self.sim.dispatch_counters(signal)?;
             let o = &c.occupancy;
             Some(DispatchCounterValues {
                 dispatch_id: c.dispatch_id,
                 workgroups: c.workgroups,
                 wave_instructions: c.classes.total(),
-                instructions: NamedCounts(
+                instructions: NamedCounts::new(
                     aqueduct_gfxsim::InstClass::ALL
                         .iter()
-                        .map(|k| (k.name(), c.classes.get(*k)))
-                        .collect(),
+                        .map(|k| (k.name(), c.classes.get(*k))),
                 ),
                 global_read_bytes: c.global_read_bytes,
                 global_written_bytes: c.global_written_bytes,

@@ -146,14 +146,38 @@ impl OccupancyValues {
     }
 }
 
-/// Named counts, written as a JSON object in their order.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct NamedCounts(pub Vec<(&'static str, u64)>);
+/// Named counts (at most [`NamedCounts::MAX`]), written as a JSON object
+/// in their order; held inline, so a dispatch's counters allocate nothing.
+#[derive(Clone, Debug)]
+pub(crate) struct NamedCounts {
+    pairs: [(&'static str, u64); NamedCounts::MAX],
+    len: u8,
+}
 
 impl NamedCounts {
+    /// The most counts held.
+    pub(crate) const MAX: usize = 16;
+
+    /// The first [`NamedCounts::MAX`] of `pairs`.
+    #[cfg_attr(
+        not(feature = "sim"),
+        allow(dead_code, reason = "only gfxsim counts instructions")
+    )]
+    pub(crate) fn new(pairs: impl IntoIterator<Item = (&'static str, u64)>) -> NamedCounts {
+        let mut counts = NamedCounts {
+            pairs: [("", 0); NamedCounts::MAX],
+            len: 0,
+        };
+        for (slot, pair) in counts.pairs.iter_mut().zip(pairs) {
+            *slot = pair;
+            counts.len += 1;
+        }
+        counts
+    }
+
     fn write_json(&self, j: &mut JsonOut<'_>) {
         j.raw(b"{");
-        for (i, (k, v)) in self.0.iter().enumerate() {
+        for (i, (k, v)) in self.pairs[..usize::from(self.len)].iter().enumerate() {
             j.field_u64(k, *v, i == 0);
         }
         j.raw(b"}");

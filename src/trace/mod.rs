@@ -105,6 +105,7 @@ pub(crate) fn in_background(task: Task) {
         let spawned = std::thread::Builder::new()
             .name("aqueduct-trace".into())
             .spawn(move || {
+                lower_own_priority();
                 loop {
                     if enabled() {
                         std::thread::sleep(BATCH_INTERVAL);
@@ -126,6 +127,19 @@ pub(crate) fn in_background(task: Task) {
     let sent = tasks.lock().unwrap_or_else(|e| e.into_inner()).send(task);
     if let Err(std::sync::mpsc::SendError(task)) = sent {
         task();
+    }
+}
+
+/// Give the calling thread the lowest priority (nice 19, `setpriority(2)`
+/// on its thread id, which Linux applies to that thread alone): the trace
+/// thread runs on what the traced program and gfxsim's threads leave
+/// over, and falls behind rather than slowing them when the host's cores
+/// are busy. What it has not written yet waits in memory; a flush or the
+/// session's end waits for it.
+fn lower_own_priority() {
+    let tid = rustix::thread::gettid();
+    if let Err(e) = rustix::process::setpriority_process(Some(tid), 19) {
+        tracing::debug!("trace thread priority: {e}");
     }
 }
 

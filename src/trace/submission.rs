@@ -32,7 +32,8 @@ use serde_json::{Map, Value, json};
 use aqueduct_hsa::{Agent, Runtime};
 
 use super::signal_pool::SignalPages;
-use super::{Args, DispatchArgs, EventKind, TraceEvent, Track, in_background, write_events};
+use super::writer::TraceWriter;
+use super::{Args, DispatchArgs, EventKind, TraceEvent, Track, in_background, writer};
 use crate::command::lower::{Op, SdmaWork, Work};
 use crate::device::DeviceShared;
 use crate::device_select::DispatchCounterSource;
@@ -137,31 +138,41 @@ pub(super) fn next_flow_id() -> u64 {
     NEXT_FLOW.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Events of one device, with the GPU's ticks translated.
-struct Events {
-    runtime: Arc<Runtime>,
-    agent: Agent,
+/// Events of one device, with the GPU's ticks translated, written to the
+/// session's file as they are made (no list of them is kept).
+struct Events<'w> {
+    runtime: &'w Runtime,
+    agent: &'w Agent,
     device: u64,
-    out: Vec<TraceEvent>,
+    writer: &'w mut TraceWriter,
+    /// Writing failed (reported once; the rest is left out).
+    failed: bool,
 }
 
-impl Events {
+impl Events<'_> {
     /// `(start, end)` ticks in the system clock.
     fn time(&self, ticks: (u64, u64)) -> Option<(u64, u64)> {
         let t = self
             .runtime
-            .ticks_to_system(&self.agent, ticks.0, ticks.1)
+            .ticks_to_system(self.agent, ticks.0, ticks.1)
             .ok()?;
         Some((t.start, t.end))
     }
 
     fn push(&mut self, track: Track, ts_ns: u64, kind: EventKind) {
-        self.out.push(TraceEvent {
+        if self.failed {
+            return;
+        }
+        let event = TraceEvent {
             device: self.device,
             track,
             ts_ns,
             kind,
-        });
+        };
+        if let Err(e) = self.writer.push(&event) {
+            tracing::warn!("{e}");
+            self.failed = true;
+        }
     }
 
     fn slice(
@@ -194,23 +205,38 @@ fn args<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
-/// Record the events of `retired` submissions of `dev` (on the trace thread).
+/// Record the events of `retired` submissions of `dev` (on the trace
+/// thread; their signals go back to the pool once read).
 pub(crate) fn record_retired(dev: &DeviceShared, retired: Vec<RetiredTrace>) {
     if retired.is_empty() {
         return;
     }
     let counters = DispatchCounterSource::of(dev.runtime.device());
-    let ev = Events {
-        runtime: dev.runtime.clone(),
-        agent: dev.agent.clone(),
-        device: dev.id.number(),
-        out: Vec::new(),
-    };
-    in_background(Box::new(move || events_of(ev, counters, retired)));
+    let runtime = dev.runtime.clone();
+    let agent = dev.agent.clone();
+    let device = dev.id.number();
+    in_background(Box::new(move || {
+        let mut slot = writer();
+        let Some(writer) = slot.as_mut() else {
+            return;
+        };
+        let ev = Events {
+            runtime: &runtime,
+            agent: &agent,
+            device,
+            writer,
+            failed: false,
+        };
+        events_of(ev, counters, retired);
+    }));
 }
 
-/// Make and record the events of `retired`.
-fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: Vec<RetiredTrace>) {
+/// Make and write the events of `retired`.
+fn events_of(
+    mut ev: Events<'_>,
+    counters: Option<DispatchCounterSource>,
+    retired: Vec<RetiredTrace>,
+) {
     for RetiredTrace(sub) in retired {
         let signals = &sub.signals;
         // The slot of the packet at hand.
@@ -345,5 +371,4 @@ fn events_of(mut ev: Events, counters: Option<DispatchCounterSource>, retired: V
             }
         }
     }
-    write_events(ev.out);
 }

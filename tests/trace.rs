@@ -48,6 +48,10 @@ fn slow_work(c: &Ctx) -> CommandBuffer {
     enc.finish()
 }
 
+/// Repeats of one dispatch in a submission: more than two pages of trace
+/// signals.
+const REPEATS: u32 = 150;
+
 #[test]
 fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
     let dir = std::env::temp_dir().join(format!("aqueduct-trace-{}", std::process::id()));
@@ -85,10 +89,42 @@ fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
         .recv_timeout(std::time::Duration::from_secs(60))
         .expect("the host callback runs");
     c.device.poll(PollType::wait_indefinitely()).expect("idle");
+    // One dispatch repeated: each packet completes a trace signal of its
+    // own, over several pages of the device's signal pool (64 signals a
+    // page); the second submission takes pages the first gave back.
+    let module = kernel_module(&c.device, "empty", [64, 1, 1]);
+    let empty = auto_pipeline(&c.device, &module, "empty");
+    for _ in 0..2 {
+        let mut enc = c.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&empty);
+            for _ in 0..REPEATS {
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        }
+        c.queue.submit([enc.finish()]);
+        c.device.poll(PollType::wait_indefinitely()).expect("idle");
+    }
     session.stop().expect("trace written");
 
     let events = events(&path);
     let dispatches = slices(&events, "dispatch");
+    let repeats: Vec<_> = dispatches.iter().filter(|e| e["name"] == "empty").collect();
+    assert_eq!(
+        repeats.len(),
+        2 * REPEATS as usize,
+        "a slice per repeated dispatch"
+    );
+    for run in repeats.chunks(REPEATS as usize) {
+        let submission = &run[0]["args"]["submission"];
+        assert!(run.iter().all(|e| &e["args"]["submission"] == submission));
+        assert!(
+            run.windows(2)
+                .all(|w| w[0]["ts"].as_f64() < w[1]["ts"].as_f64()),
+            "each repeat has its own stamps, in queue order"
+        );
+    }
     // The two vector_copy dispatches, and the blit kernels of the buffers' initial uploads and
     // of the readback copy.
     let copies: Vec<_> = dispatches

@@ -132,6 +132,9 @@ pub enum QueueWriteError {
     /// An indirect dispatch's patched kernel arguments outgrow their block.
     #[error("an indirect patch's kernargs outgrew their block")]
     PatchKernargOverflow,
+    /// A traced submission holds fewer signals than its traced packets.
+    #[error("a traced submission has fewer trace signals than traced packets")]
+    TraceSignalsShort,
     /// The submission wrote more packets than it reserved queue slots for.
     #[error("more packets written than the submission counted")]
     TooManyPackets,

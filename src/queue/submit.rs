@@ -19,7 +19,7 @@ use crate::device_select::SanitizedDispatch;
 use crate::error::{BufferIdent, DeviceError, Error, InternalError, QueueError, QueueWriteError};
 use crate::registry::{BufferId, MapState, Owner};
 use crate::ring::RingBlock;
-use crate::trace::signal_pool::SignalPages;
+use crate::trace::signal_pool::{SLOT, SignalPages};
 use crate::trace::submission::SubmissionTrace;
 
 use super::SubmissionIndex;
@@ -482,6 +482,29 @@ fn submit_sdma(
     }
 }
 
+/// A traced submission's signals, handed to its packets in order.
+struct TraceSlots<'a> {
+    signals: Option<&'a SignalPages>,
+    /// The slot the next traced packet completes.
+    next: u64,
+}
+
+impl TraceSlots<'_> {
+    /// The next slot's signal address (None when untraced).
+    fn next(&mut self) -> Option<u64> {
+        let va = self.signals?.va(self.next);
+        self.next += 1;
+        va
+    }
+
+    /// The next `count` slots: the first one's index.
+    fn take(&mut self, count: u64) -> u64 {
+        let from = self.next;
+        self.next += count;
+        from
+    }
+}
+
 /// The packet-writing half of `write_packets`, into `slots`. With
 /// `trace`, each dispatch packet, each SDMA op's two barriers and a
 /// barrier ending the submission complete the next of its signals, in
@@ -497,11 +520,9 @@ pub(super) fn write_slots(
     trace: Option<&SignalPages>,
     slots: &mut SlotWriter<'_>,
 ) -> Result<(), QueueWriteError> {
-    let mut next_slot = 0;
-    let mut trace_signal = || {
-        let va = trace?.va(next_slot);
-        next_slot += 1;
-        va
+    let mut trace_slots = TraceSlots {
+        signals: trace,
+        next: 0,
     };
     let queue = &dev.hsa_queue;
     let ring_size = queue.size() as u64;
@@ -554,14 +575,24 @@ pub(super) fn write_slots(
                     Ok(raw)
                 };
                 let first = packet_for(fence)?;
-                if trace.is_some() {
-                    // Traced: every packet completes a signal of its own.
+                if let Some(signals) = trace {
+                    // Traced: every packet completes a signal of its own,
+                    // written a page of consecutive signals at a time.
                     let rest = packet_for(run.rest)?;
-                    slots.write_run_with(op.count, |k| {
-                        let mut raw = if k == 0 { first } else { rest };
-                        raw.0[DISPATCH_COMPLETION_SIGNAL_WORD] = trace_signal().unwrap_or(0);
-                        raw
-                    })?;
+                    let from = trace_slots.take(u64::from(op.count));
+                    let mut written = 0;
+                    for (va, n) in signals.runs(from, u64::from(op.count)) {
+                        let n = n as u32;
+                        slots.write_run_with(n, |j| {
+                            let mut raw = if written + j == 0 { first } else { rest };
+                            raw.0[DISPATCH_COMPLETION_SIGNAL_WORD] = va + u64::from(j) * SLOT;
+                            raw
+                        })?;
+                        written += n;
+                    }
+                    if written != op.count {
+                        return Err(QueueWriteError::TraceSignalsShort);
+                    }
                     continue;
                 }
                 slots.write(&first)?;
@@ -629,7 +660,7 @@ pub(super) fn write_slots(
                 let id = slots.next_index()?;
                 tracing::trace!(packet = id, ?work, "SDMA gate and wait");
                 // Traced: a gate without a signal of its own completes a trace signal.
-                let (gate_slot, wait_slot) = (trace_signal(), trace_signal());
+                let (gate_slot, wait_slot) = (trace_slots.next(), trace_slots.next());
                 let gate_signal = match gates.gate_completion() {
                     0 => gate_slot.unwrap_or(0),
                     signal => signal,
@@ -661,7 +692,7 @@ pub(super) fn write_slots(
             }
         }
     }
-    if let Some(end_slot) = trace_signal() {
+    if let Some(end_slot) = trace_slots.next() {
         // Traced: the end of the submission gets stamps of its own (the
         // epoch signal's are shared with later submissions).
         let end_fence = PacketFence {

@@ -156,6 +156,24 @@ impl SignalPages {
         (k < self.slots).then(|| self.pages[(k / PAGE_SLOTS) as usize].va + (k % PAGE_SLOTS) * SLOT)
     }
 
+    /// Slots `from..from + count` (as far as there are) as runs of
+    /// consecutive addresses: the GPU address of each run's first signal
+    /// and the run's length (each run inside one page).
+    pub(crate) fn runs(&self, from: u64, count: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let end = from.saturating_add(count).min(self.slots);
+        let mut k = from;
+        std::iter::from_fn(move || {
+            if k >= end {
+                return None;
+            }
+            let page = self.pages[(k / PAGE_SLOTS) as usize];
+            let n = (PAGE_SLOTS - k % PAGE_SLOTS).min(end - k);
+            let va = page.va + (k % PAGE_SLOTS) * SLOT;
+            k += n;
+            Some((va, n))
+        })
+    }
+
     /// The stamps of slot `k`, when the CP wrote both. Read once the packet
     /// completed (its submission retired).
     pub(crate) fn ticks(&self, k: u64) -> Option<(u64, u64)> {
@@ -213,6 +231,13 @@ mod tests {
         assert_eq!(pages.ticks(0), Some((10, 20)));
         assert_eq!(pages.ticks(99), Some((109, 119)));
         assert_eq!(pages.ticks(1), None, "never stamped");
+        // Runs cover the same addresses as slot by slot, in order.
+        let by_runs: Vec<u64> = pages
+            .runs(30, 100)
+            .flat_map(|(va, n)| (0..n).map(move |j| va + j * SLOT))
+            .collect();
+        assert_eq!(by_runs, va[30..]);
+        assert_eq!(pages.runs(0, 100).count(), 2, "one run per page");
         let first = pages.va(0);
         drop(pages);
         let again = pool.take(64).expect("pages");

@@ -583,11 +583,12 @@ pub(super) fn write_slots(
                     let mut written = 0;
                     for (va, n) in signals.runs(from, u64::from(op.count)) {
                         let n = n as u32;
-                        slots.write_run_with(n, |j| {
-                            let mut raw = if written + j == 0 { first } else { rest };
-                            raw.0[DISPATCH_COMPLETION_SIGNAL_WORD] = va + u64::from(j) * SLOT;
-                            raw
-                        })?;
+                        if written == 0 {
+                            slots.write_run_signalled(&first, 1, va)?;
+                            slots.write_run_signalled(&rest, n - 1, va + SLOT)?;
+                        } else {
+                            slots.write_run_signalled(&rest, n, va)?;
+                        }
                         written += n;
                     }
                     if written != op.count {
@@ -715,10 +716,6 @@ pub(super) fn write_slots(
     slots.write(&done.to_raw())
 }
 
-/// The 64-bit word of a kernel-dispatch packet holding its completion
-/// signal (bytes 56..64, `hsa_kernel_dispatch_packet_t`).
-const DISPATCH_COMPLETION_SIGNAL_WORD: usize = 7;
-
 /// The 64-bit word of a kernel-dispatch packet holding `kernarg_address`
 /// (byte 40 of `hsa_kernel_dispatch_packet_t`, hsa.h).
 pub(super) const DISPATCH_KERNARG_ADDRESS_WORD: usize = 5;
@@ -838,21 +835,22 @@ impl<'q> SlotWriter<'q> {
         Ok(())
     }
 
-    /// Write `count` packets, the `k`-th made by `packet(k)` (across
-    /// reservations as needed).
-    fn write_run_with(
+    /// Write `count` copies of `packet` (across reservations as needed),
+    /// the `k`-th completing the trace signal at `signal + 64 k`.
+    fn write_run_signalled(
         &mut self,
-        count: u32,
-        mut packet: impl FnMut(u32) -> RawPacket,
+        packet: &RawPacket,
+        mut count: u32,
+        mut signal: u64,
     ) -> Result<(), QueueWriteError> {
-        let mut done = 0;
-        while done < count {
+        while count > 0 {
             let (r, k) = self.slot()?;
-            let n = (count - done).min(r.len() - k);
-            r.write_each(k, n, |j| packet(done + j))?;
+            let n = count.min(r.len() - k);
+            r.write_repeated_signalled(k, n, packet, signal, SLOT)?;
             self.used += n;
             self.written += u64::from(n);
-            done += n;
+            count -= n;
+            signal += u64::from(n) * SLOT;
         }
         Ok(())
     }

@@ -485,6 +485,31 @@ fn queue_creation_submission_and_recovery() {
     );
     assert_eq!(q.write_index(), 9);
 
+    // A profiled run: the same image, each copy completing its own signal
+    // (the last 8 bytes of every AQL packet format).
+    let mut r = q.reserve(4).unwrap();
+    assert!(
+        r.write_repeated_signalled(2, 3, &raw, 0x1000, 64).is_err(),
+        "past the reservation"
+    );
+    r.write_repeated_signalled(1, 3, &raw, 0x1000, 64).unwrap();
+    assert!(
+        r.write_repeated_signalled(0, 2, &raw, 0x2000, 64).is_err(),
+        "over a published slot"
+    );
+    r.commit();
+    for (k, i) in (10..13u64).enumerate() {
+        let mut want = raw;
+        want.0[7] = 0x1000 + 64 * k as u64;
+        assert_eq!(read::<RawPacket>(q.ring_va() + i * 64), want, "slot {i}");
+    }
+    assert_eq!(
+        read::<u16>(q.ring_va() + 9 * 64),
+        0x0003,
+        "unwritten: no-op"
+    );
+    assert_eq!(q.write_index(), 13);
+
     // A VM fault: KFD posts the MEMORY event and the queue's error bits.
     fake.events.post_memory_fault(MemoryExceptionData {
         va: 0xdead_0000,

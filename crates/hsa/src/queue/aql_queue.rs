@@ -608,22 +608,9 @@ impl Reservation<'_> {
         Ok(())
     }
 
-    /// Write and publish the same packet into `count` slots from `i` on
-    /// (each unwritten): a run of identical packets without a per-slot
-    /// conversion.
-    pub fn write_repeated(&mut self, i: u32, count: u32, packet: &RawPacket) -> HsaResult<()> {
-        self.write_each(i, count, |_| *packet)
-    }
-
-    /// Write and publish `count` packets into the slots from `i` on (each
-    /// unwritten), the `k`-th made by `packet(k)`: a run checked once, not
-    /// per slot.
-    pub fn write_each(
-        &mut self,
-        i: u32,
-        count: u32,
-        mut packet: impl FnMut(u32) -> RawPacket,
-    ) -> HsaResult<()> {
+    /// Mark the `count` slots from `i` on written: each inside the
+    /// reservation and unwritten.
+    fn claim(&mut self, i: u32, count: u32) -> HsaResult<()> {
         let end = i.checked_add(count).filter(|&e| e <= self.count);
         let Some(slots) = end.map(|end| &mut self.written[i as usize..end as usize]) else {
             return Err(ReservationError::SlotsOutOfRange {
@@ -641,10 +628,40 @@ impl Reservation<'_> {
             .into());
         }
         slots.fill(true);
-        for k in 0..count {
+        Ok(())
+    }
+
+    /// Write and publish the same packet into `count` slots from `i` on
+    /// (each unwritten): a run of identical packets without a per-slot
+    /// conversion.
+    pub fn write_repeated(&mut self, i: u32, count: u32, packet: &RawPacket) -> HsaResult<()> {
+        self.claim(i, count)?;
+        for k in 0..u64::from(count) {
             self.queue
                 .ring
-                .publish(self.first + u64::from(i + k), &packet(k));
+                .publish(self.first + u64::from(i) + k, packet);
+        }
+        Ok(())
+    }
+
+    /// [`Reservation::write_repeated`] with the `k`-th copy completing the
+    /// signal at `signal + k * stride` instead of the packet's own (a
+    /// profiled run: each packet's stamps in a signal of its own).
+    pub fn write_repeated_signalled(
+        &mut self,
+        i: u32,
+        count: u32,
+        packet: &RawPacket,
+        signal: u64,
+        stride: u64,
+    ) -> HsaResult<()> {
+        self.claim(i, count)?;
+        for k in 0..u64::from(count) {
+            self.queue.ring.publish_signalled(
+                self.first + u64::from(i) + k,
+                packet,
+                signal.wrapping_add(k.wrapping_mul(stride)),
+            );
         }
         Ok(())
     }

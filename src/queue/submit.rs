@@ -447,12 +447,27 @@ fn write_packets_with(
                 faults.extend(recover_before_write(dev, state));
             }
             Err(e) if faulted(&e) => {
+                abandon_trace(planned, &slots);
                 drop(slots);
                 faults.extend(drop_faulted_write(dev, state, epoch));
                 return Err(Unwritten::Dropped);
             }
-            Err(e) => return Err(Unwritten::Failed(e)),
+            Err(e) => {
+                abandon_trace(planned, &slots);
+                return Err(Unwritten::Failed(e));
+            }
         }
+    }
+}
+
+/// The trace of a submission whose write stopped part-way: once a packet
+/// is published the CP may still complete its trace signal, with no
+/// retire to say when, so the signals stay out of the pool for good.
+fn abandon_trace(planned: Option<SubmissionTrace>, slots: &SlotWriter<'_>) {
+    if let Some(trace) = planned
+        && slots.published()
+    {
+        trace.abandon();
     }
 }
 

@@ -174,6 +174,14 @@ impl SignalPages {
         })
     }
 
+    /// Give the pages up without returning them to the pool: a packet may
+    /// still complete one of their signals. Their memory is freed with the
+    /// pool.
+    pub(crate) fn abandon(mut self) {
+        self.pages.clear();
+        self.slots = 0;
+    }
+
     /// The stamps of slot `k`, when the CP wrote both. Read once the packet
     /// completed (its submission retired).
     pub(crate) fn ticks(&self, k: u64) -> Option<(u64, u64)> {
@@ -256,5 +264,17 @@ mod tests {
             }
         }
         assert_eq!(pool.pages(), 2 * CHUNK_PAGES as usize, "grew by one chunk");
+    }
+
+    #[test]
+    fn abandoned_pages_stay_out_of_the_pool() {
+        let pool = pool();
+        pool.take(CHUNK_PAGES * PAGE_SLOTS)
+            .expect("pages")
+            .abandon();
+        assert_eq!(pool.pages(), CHUNK_PAGES as usize);
+        let again = pool.take(1).expect("pages");
+        assert_eq!(pool.pages(), 2 * CHUNK_PAGES as usize, "a new chunk");
+        drop(again);
     }
 }

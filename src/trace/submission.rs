@@ -118,6 +118,12 @@ impl SubmissionTrace {
         &self.signals
     }
 
+    /// Keep the signals out of the pool: some packet may still complete
+    /// one (a submission whose write stopped after publishing packets).
+    pub(crate) fn abandon(self) {
+        self.signals.abandon();
+    }
+
     /// The trace of the submission once it completed: its stamps are read
     /// on the trace thread.
     pub(crate) fn retire(self) -> RetiredTrace {

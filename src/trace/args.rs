@@ -176,11 +176,7 @@ impl NamedCounts {
     }
 
     fn write_json(&self, j: &mut JsonOut<'_>) {
-        j.raw(b"{");
-        for (i, (k, v)) in self.pairs[..usize::from(self.len)].iter().enumerate() {
-            j.field_u64(k, *v, i == 0);
-        }
-        j.raw(b"}");
+        j.object_u64(&self.pairs[..usize::from(self.len)]);
     }
 }
 
@@ -217,10 +213,6 @@ impl Sample {
     }
 
     pub(crate) fn write_json(&self, j: &mut JsonOut<'_>) {
-        j.raw(b"{");
-        for (i, (k, v)) in self.pairs[..usize::from(self.len)].iter().enumerate() {
-            j.field_u64(k, *v, i == 0);
-        }
-        j.raw(b"}");
+        j.object_u64(&self.pairs[..usize::from(self.len)]);
     }
 }

@@ -72,6 +72,15 @@ impl JsonOut<'_> {
         let _ = serde_json::to_writer(&mut *self.out, v);
     }
 
+    /// `{"a":1,"b":2}` of unsigned integers under static keys.
+    pub(crate) fn object_u64(&mut self, pairs: &[(&'static str, u64)]) {
+        self.out.push(b'{');
+        for (i, (k, v)) in pairs.iter().enumerate() {
+            self.field_u64(k, *v, i == 0);
+        }
+        self.out.push(b'}');
+    }
+
     /// `[a,b,c]` of unsigned integers.
     pub(crate) fn array(&mut self, values: impl IntoIterator<Item = u64>) {
         self.out.push(b'[');

@@ -146,14 +146,25 @@ pub(crate) struct SignalPages {
 }
 
 impl SignalPages {
+    /// Slot `k`'s page and its byte offset there.
+    fn place(&self, k: u64) -> (Page, u64) {
+        (
+            self.pages[(k / PAGE_SLOTS) as usize],
+            (k % PAGE_SLOTS) * SLOT,
+        )
+    }
+
     fn host(&self, k: u64) -> *mut AmdSignal {
-        let page = self.pages[(k / PAGE_SLOTS) as usize];
-        (page.host + ((k % PAGE_SLOTS) * SLOT) as usize) as *mut AmdSignal
+        let (page, offset) = self.place(k);
+        (page.host + offset as usize) as *mut AmdSignal
     }
 
     /// The GPU address of slot `k`, for a packet's completion signal.
     pub(crate) fn va(&self, k: u64) -> Option<u64> {
-        (k < self.slots).then(|| self.pages[(k / PAGE_SLOTS) as usize].va + (k % PAGE_SLOTS) * SLOT)
+        (k < self.slots).then(|| {
+            let (page, offset) = self.place(k);
+            page.va + offset
+        })
     }
 
     /// Slots `from..from + count` (as far as there are) as runs of
@@ -166,11 +177,10 @@ impl SignalPages {
             if k >= end {
                 return None;
             }
-            let page = self.pages[(k / PAGE_SLOTS) as usize];
+            let (page, offset) = self.place(k);
             let n = (PAGE_SLOTS - k % PAGE_SLOTS).min(end - k);
-            let va = page.va + (k % PAGE_SLOTS) * SLOT;
             k += n;
-            Some((va, n))
+            Some((page.va + offset, n))
         })
     }
 

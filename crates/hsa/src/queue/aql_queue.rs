@@ -635,13 +635,8 @@ impl Reservation<'_> {
     /// (each unwritten): a run of identical packets without a per-slot
     /// conversion.
     pub fn write_repeated(&mut self, i: u32, count: u32, packet: &RawPacket) -> HsaResult<()> {
-        self.claim(i, count)?;
-        for k in 0..u64::from(count) {
-            self.queue
-                .ring
-                .publish(self.first + u64::from(i) + k, packet);
-        }
-        Ok(())
+        let signal = packet.0[super::ring::COMPLETION_SIGNAL_WORD];
+        self.write_repeated_signalled(i, count, packet, signal, 0)
     }
 
     /// [`Reservation::write_repeated`] with the `k`-th copy completing the

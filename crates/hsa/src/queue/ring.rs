@@ -12,6 +12,10 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use aqueduct_kfd::abi::{RawPacket, packet_type};
 
+/// The 64-bit word of every AQL packet format that holds its completion
+/// signal (bytes 56..64).
+pub(crate) const COMPLETION_SIGNAL_WORD: usize = 7;
+
 use crate::error::{HsaError, HsaResult, ReservationError};
 
 /// The raw header word of a slot nobody owns: type INVALID, no fences.
@@ -167,15 +171,7 @@ impl AqlRing {
     /// first, then bytes 0..4 (header | setup << 16) as one release store.
     /// The caller must own the slot (reserved and not yet published).
     pub fn publish(&self, index: u64, packet: &RawPacket) {
-        let slot = self.slot_ptr(index).cast::<u8>();
-        let bytes: &[u8; 64] = bytemuck::cast_ref(packet);
-        // One plain copy of the body (a few vector stores, not 15 volatile
-        // word stores): nothing reads it before the release store of the
-        // header below, which orders it after the body.
-        // SAFETY: the caller owns this reserved slot (64 bytes, in bounds); the packet processor reads it only after the header store below.
-        unsafe { std::ptr::copy_nonoverlapping(bytes[4..].as_ptr(), slot.add(4), 60) };
-        let words: &[u32; 16] = bytemuck::cast_ref(packet);
-        self.header(index).store(words[0], Ordering::Release);
+        self.publish_signalled(index, packet, packet.0[COMPLETION_SIGNAL_WORD]);
     }
 
     /// [`AqlRing::publish`] of `packet` with its completion signal (bytes
@@ -186,7 +182,10 @@ impl AqlRing {
     pub fn publish_signalled(&self, index: u64, packet: &RawPacket, signal: u64) {
         let slot = self.slot_ptr(index).cast::<u8>();
         let bytes: &[u8; 64] = bytemuck::cast_ref(packet);
-        // SAFETY: as in `publish`: the caller owns this reserved slot (64 bytes, in bounds), unread until the header store below; bytes 56..64 hold the signal, 8-aligned in the 64-aligned slot.
+        // One plain copy of the body (a few vector stores, not volatile
+        // word stores): nothing reads it before the release store of the
+        // header below, which orders it after the body.
+        // SAFETY: the caller owns this reserved slot (64 bytes, in bounds), unread until the header store below; bytes 56..64 hold the signal, 8-aligned in the 64-aligned slot.
         unsafe {
             std::ptr::copy_nonoverlapping(bytes[4..].as_ptr(), slot.add(4), 52);
             slot.add(56).cast::<u64>().write(signal);

@@ -75,6 +75,19 @@ pub(crate) struct Block {
     pub tail: Tail,
 }
 
+impl Block {
+    /// The list a wave of this size runs: `compiled` (wave32) or
+    /// `compiled64` (wave64).
+    #[inline(always)]
+    pub fn list(&self, wave64: bool) -> &[Compiled] {
+        if wave64 {
+            &self.compiled64
+        } else {
+            &self.compiled
+        }
+    }
+}
+
 /// Decoded code, keyed by block start address. Send + Sync.
 #[derive(Debug, Default)]
 pub struct CodeCache {
@@ -134,10 +147,12 @@ impl CodeCache {
         block: &Block,
         generation: u64,
         backend: super::jit::JitBackend,
+        wave64: bool,
     ) -> (std::sync::Arc<super::jit::Slot>, bool) {
         let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
         if self.generation() == generation {
-            self.translations.slot(block.start, block.end, backend)
+            self.translations
+                .slot(block.start, block.end, backend, wave64)
         } else {
             (std::sync::Arc::default(), true)
         }

@@ -862,23 +862,19 @@ impl Dispatch {
     ) -> Result<(), WaveErrorKind> {
         let mut idx = ctx.block_index(&self.code, w.pc, env.mem);
         loop {
-            // A hot wave32 block runs its translation (jit/), every other
-            // block the interpreter's per-entry loop; both end the same way.
-            // An observed dispatch (the sanitizer) interprets: every access
-            // must reach the observer.
+            // A hot block runs its translation for the wave's size (jit/),
+            // every other block the interpreter's per-entry loop; both end
+            // the same way. An observed dispatch (the sanitizer) interprets:
+            // every access must reach the observer.
             #[cfg(feature = "llvm-jit")]
-            let translated = if w.wave64 || env.observer.is_some() {
+            let translated = if env.observer.is_some() {
                 None
             } else {
-                ctx.translated(idx, &self.code, &self.paused)
+                ctx.translated(idx, w.wave64, &self.code, &self.paused)
             };
             let block = ctx.block_at(idx);
             // Wave32 runs the list with fused pairs, wave64 the one without.
-            let list = if w.wave64 {
-                &block.compiled64
-            } else {
-                &block.compiled
-            };
+            let list = block.list(w.wave64);
             #[cfg(feature = "llvm-jit")]
             let ran_translated = translated.is_some();
             #[cfg(not(feature = "llvm-jit"))]
@@ -891,7 +887,7 @@ impl Dispatch {
                     let budget = WATCHDOG_JUMPS - 1 - *jumps % WATCHDOG_JUMPS;
                     // SAFETY: `func` is the translation of this block (the
                     // worker keeps translations per private block), alive
-                    // while the worker holds it, and the wave is a wave32 wave.
+                    // while the worker holds it, and it was made for this wave's size.
                     let (exit, loops) = unsafe {
                         crate::gfx11::jit::run_translated(
                             func,

@@ -96,11 +96,13 @@ impl WorkerContext {
     pub(crate) fn translated(
         &mut self,
         idx: u32,
+        wave64: bool,
         cache: &CodeCache,
         paused: &super::paused_time::PausedTime,
     ) -> Option<(super::jit::BlockFn, super::jit::Callout)> {
         let block = &self.blocks[idx as usize];
-        self.tiers.enter(idx, block, cache, self.source.1, paused)
+        self.tiers
+            .enter(idx, wave64, block, cache, self.source.1, paused)
     }
 
     /// Index of the block starting at `pc` (for [`WorkerContext::block_at`]),

@@ -5,7 +5,7 @@
 use std::mem::offset_of;
 
 use crate::WaveLoop;
-use crate::gfx11::code_cache::Block;
+use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
 use crate::gfx11::exec::vmem::slot_base;
 use crate::gfx11::exec::{Env, Flow};
@@ -44,6 +44,8 @@ pub(crate) struct Frame {
     sgpr: *mut u32,
     /// `Wave::vgpr`, rows of 32 lanes.
     vgpr: *mut u32,
+    /// `Wave::vgpr_hi`: a wave64 wave's lanes 32..63, rows as `vgpr`'s.
+    vgpr_hi: *mut u32,
     /// `Wave::scc` (a byte, 0 or 1).
     scc: *mut bool,
     callout: Callout,
@@ -86,6 +88,7 @@ pub(crate) struct Frame {
 
 pub(crate) const FRAME_SGPR: i32 = offset_of!(Frame, sgpr) as i32;
 pub(crate) const FRAME_VGPR: i32 = offset_of!(Frame, vgpr) as i32;
+pub(crate) const FRAME_VGPR_HI: i32 = offset_of!(Frame, vgpr_hi) as i32;
 pub(crate) const FRAME_SCC: i32 = offset_of!(Frame, scc) as i32;
 pub(crate) const FRAME_CALLOUT: i32 = offset_of!(Frame, callout) as i32;
 pub(crate) const FRAME_LOOP_BUDGET: i32 = offset_of!(Frame, loop_budget) as i32;
@@ -98,16 +101,17 @@ pub(crate) const FRAME_APERTURES: i32 = offset_of!(Frame, apertures) as i32;
 pub(crate) const FRAME_SCRATCH: i32 = offset_of!(Frame, scratch) as i32;
 pub(crate) const FRAME_SCRATCH_PER_LANE: i32 = offset_of!(Frame, scratch_per_lane) as i32;
 
-/// Run block `block` (a wave32 wave's, `w.wave64` false) through its
-/// translation `func`, whose call-outs go through `callout`. A block whose
+/// Run block `block` through its translation `func` for waves of `w`'s
+/// size (`w.wave64`), whose call-outs go through `callout`. A block whose
 /// last entry branches back to its start runs again inside the translation
 /// up to `loop_budget` times; the second result says how often it did (each
 /// such pass ran the whole block and took the branch). `called_out` grows
 /// by the instructions the translation ran through its call-outs.
 ///
 /// # Safety
-/// `func` must be the translation of `block` (so its entry indices and
-/// register numbers fit), and its machine code must stay alive for the call.
+/// `func` must be the translation of `block` for waves of `w`'s size (so
+/// its entry indices, register numbers and halves fit), and its machine
+/// code must stay alive for the call.
 // Inline: its result (an exit and a loop count) then stays in host
 // registers; returned through memory, its reload stalled on the stores
 // that wrote it (store forwarding fails on the wider load), about a
@@ -129,10 +133,11 @@ pub(crate) unsafe fn run_translated(
     let wave: *mut Wave = w;
     // SAFETY: `wave` comes from a live `&mut Wave`; the field pointers are
     // derived from it and used only while the translated call runs.
-    let (sgpr, vgpr, scc) = unsafe {
+    let (sgpr, vgpr, vgpr_hi, scc) = unsafe {
         (
             (*wave).sgpr.as_mut_ptr(),
             (*wave).vgpr.as_mut_ptr().cast::<u32>(),
+            (*wave).vgpr_hi.as_mut_ptr().cast::<u32>(),
             &raw mut (*wave).scc,
         )
     };
@@ -142,6 +147,7 @@ pub(crate) unsafe fn run_translated(
     let mut frame = Frame {
         sgpr,
         vgpr,
+        vgpr_hi,
         scc,
         callout,
         wave,
@@ -160,11 +166,12 @@ pub(crate) unsafe fn run_translated(
         called_out: 0,
     };
     // SAFETY: the caller guarantees `func` translates `block` and is alive;
-    // the frame points at this wave (wave32: one VGPR file of 256 rows),
-    // which nothing else touches during the call.
+    // the frame points at this wave (one VGPR file of 256 rows per 32
+    // lanes), which nothing else touches during the call.
     let code = unsafe { func(&mut frame) };
     *called_out += frame.called_out;
-    (exit(code, block, &mut frame), frame.loops)
+    let list = block.list(w.wave64);
+    (exit(code, list, &mut frame), frame.loops)
 }
 
 /// The span cache slots and tally a translated block translates through:
@@ -180,13 +187,14 @@ fn inline_spans(env: &Env) -> (*const Entry, *const u64) {
     }
 }
 
-/// What exit code `code` of `block`'s translation means.
+/// What exit code `code` of a translation of the block whose list is
+/// `list` means.
 #[inline(always)]
-fn exit(code: u32, block: &Block, frame: &mut Frame) -> Result<BlockExit, EntryError> {
+fn exit(code: u32, list: &[Compiled], frame: &mut Frame) -> Result<BlockExit, EntryError> {
     let entry = (code >> EXIT_SHIFT) as usize;
     let flow = match code & ((1 << EXIT_SHIFT) - 1) {
         EXIT_FELL => return Ok(BlockExit::Fell),
-        EXIT_JUMP => match block.compiled[entry].fast {
+        EXIT_JUMP => match list[entry].fast {
             Fast::Branch { target, .. } => Flow::Jump(target),
             ref other => panic!("translated block exits by a jump at {other:?}"),
         },
@@ -204,7 +212,7 @@ fn exit(code: u32, block: &Block, frame: &mut Frame) -> Result<BlockExit, EntryE
 ///
 /// # Safety
 /// `frame` is the frame [`run_translated`] passed to the translated block
-/// and `entry` an index into its block's wave32 list.
+/// and `entry` an index into its block's list for the wave's size.
 #[inline(always)]
 unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
     // SAFETY: per the contract, the frame and what it points at are live
@@ -212,7 +220,7 @@ unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
     let f = unsafe { &mut *frame };
     // SAFETY: as above; the wave, environment and block are distinct objects.
     let (w, env, block) = unsafe { (&mut *f.wave, &mut *f.env, &*f.block) };
-    let c = &block.compiled[entry as usize];
+    let c = &block.list(w.wave64)[entry as usize];
     let r = run_entry(w, env, block, c);
     // A failure's count is of the block's instructions, the failed one included.
     f.called_out += match &r {
@@ -221,6 +229,7 @@ unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
     };
     f.sgpr = w.sgpr.as_mut_ptr();
     f.vgpr = w.vgpr.as_mut_ptr().cast::<u32>();
+    f.vgpr_hi = w.vgpr_hi.as_mut_ptr().cast::<u32>();
     f.scc = &raw mut w.scc;
     f.lds = env.lds.as_mut_ptr();
     (f.spans, f.tally) = inline_spans(env);

@@ -60,8 +60,11 @@
 //! four of its entries are inline (a call-out costs more than the
 //! interpreter's own step, so memory-bound blocks stay interpreted), then stores the translation in
 //! the code cache (`shared.rs`) for every worker; invalidation follows
-//! the code cache's. Wave64 waves and dispatches with an observer (the
-//! sanitizer, which must see every access) always interpret.
+//! the code cache's. A block has one translation per wave size: wave64
+//! waves (GFX9's, and gfx11's wave64 kernels) run the LLVM back end's
+//! translation of the block's wave64 list (`llvm/wave64.rs`; the Cranelift
+//! back end leaves them to the interpreter). Dispatches with an observer
+//! (the sanitizer, which must see every access) always interpret.
 //! `AQUEDUCT_SIM_JIT` (`0` off, `always` for every block at its first
 //! entry, waiting for its compile) selects it in a build with a back end
 //! (features `llvm-jit` or `jit`; the facade's default features include

@@ -59,26 +59,34 @@ impl Slot {
     }
 }
 
-/// A block's start and the back end of a translation of it.
-type Key = (u64, JitBackend);
+/// A block's start, the back end of a translation of it and its wave size
+/// (wave64: the list without fused pairs, registers in two halves).
+type Key = (u64, JitBackend, bool);
 
-/// (Block start, back end) -> (block end, its slot).
+/// (Block start, back end, wave64) -> (block end, its slot).
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     map: Mutex<HashMap<Key, (u64, Arc<Slot>)>>,
 }
 
 impl Shared {
-    /// The slot of `backend`'s translation of the block `[start, end)`,
+    /// The slot of `backend`'s translation of the block `[start, end)` for
+    /// waves of that size (`wave64`),
     /// and whether it is new (the caller then makes the translation and
     /// fills it).
-    pub(crate) fn slot(&self, start: u64, end: u64, backend: JitBackend) -> (Arc<Slot>, bool) {
+    pub(crate) fn slot(
+        &self,
+        start: u64,
+        end: u64,
+        backend: JitBackend,
+        wave64: bool,
+    ) -> (Arc<Slot>, bool) {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, s)) = map.get(&(start, backend)) {
+        if let Some((_, s)) = map.get(&(start, backend, wave64)) {
             return (s.clone(), false);
         }
         let s = Arc::new(Slot::default());
-        map.insert((start, backend), (end, s.clone()));
+        map.insert((start, backend, wave64), (end, s.clone()));
         (s, true)
     }
 
@@ -87,6 +95,6 @@ impl Shared {
     /// that hold one keep its code alive until they drop their blocks.
     pub(crate) fn forget(&self, start: u64, end: u64) {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        map.retain(|&(s, _), (e, _)| (*e).max(s + 4) <= start || s >= end);
+        map.retain(|&(s, _, _), (e, _)| (*e).max(s + 4) <= start || s >= end);
     }
 }

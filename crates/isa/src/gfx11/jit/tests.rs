@@ -196,7 +196,9 @@ impl Backend {
                 .map(|b| super::translate::translate(b).expect("the block translates"))
                 .collect(),
             #[cfg(unix)]
-            Backend::Llvm => super::llvm::translate_all(blocks).expect("the blocks translate"),
+            Backend::Llvm => {
+                super::llvm::translate_all(blocks, false).expect("the blocks translate")
+            }
         }
     }
 }
@@ -391,6 +393,124 @@ fn translated_blocks_match_the_interpreter() {
             "no {kind} entry in the blocks: {kinds:?}"
         );
     }
+}
+
+/// Wave64 waves (the LLVM back end, each vector entry once per 32-lane
+/// half: llvm/wave64.rs) end the random blocks as the interpreter's wave64
+/// path does: SGPRs, SCC, both VGPR halves, memory, LDS and the outcome,
+/// under EXEC pairs with either half full, empty or random.
+#[cfg(unix)]
+#[test]
+fn translated_wave64_blocks_match_the_interpreter() {
+    if !super::llvm::available() {
+        eprintln!("skipped: libLLVM-19 does not load here");
+        return;
+    }
+    let pools = pools();
+    let mut rng = Rng::new(0x6A09_E667_F3BC_C908);
+    let mut cases = Vec::new();
+    for trial in 0..160 {
+        let code = random_code(&mut rng, &pools);
+        let mem = Memory {
+            code,
+            data: UnsafeCell::new((0..DATA_LEN).map(|i| (i * 5 + 1) as u8).collect()),
+        };
+        let block = CodeCache::new().block(CODE, &mem);
+        let mut w = rng.wave();
+        w.wave64 = true;
+        for row in w.vgpr_hi.iter_mut() {
+            for v in row.iter_mut() {
+                *v = rng.value();
+            }
+        }
+        if rng.below(2) == 0 {
+            w.sgpr[0] = DATA as u32;
+            w.sgpr[1] = (DATA >> 32) as u32;
+            for l in 0..32 {
+                w.vgpr[0][l] = DATA as u32 + 4 * l as u32;
+                w.vgpr_hi[0][l] = DATA as u32 + 4 * (l + 32) as u32;
+                w.vgpr[1][l] = (DATA >> 32) as u32;
+                w.vgpr_hi[1][l] = (DATA >> 32) as u32;
+            }
+        }
+        let lds: Vec<u8> = (0..LDS_LEN).map(|i| (i * 11 + trial) as u8).collect();
+        cases.push((block, mem, w, lds));
+    }
+    let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
+    let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
+    let (mut inlined, mut runs) = (0, 0);
+    for (k, ((block, mem, w, lds), t)) in cases.iter().zip(&ts).enumerate() {
+        let level = if k % 2 == 0 {
+            WaveLoop::Baseline
+        } else {
+            WaveLoop::host_best()
+        };
+        let r = rng.value();
+        for (lo, hi) in [
+            (u32::MAX, u32::MAX),
+            (rng.value(), rng.value()),
+            (u32::MAX, 0),
+            (0, u32::MAX),
+            (r, r),
+            (0, 0),
+        ] {
+            let mut w = w.clone();
+            (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
+            inlined += compare_wave64(t, block, mem, &w, lds, level);
+            runs += 1;
+        }
+    }
+    assert!(
+        inlined > runs,
+        "only {inlined} entries ran inline in {runs} runs"
+    );
+}
+
+/// [`compare`] for a wave64 wave (`w0.wave64`): the interpreter runs the
+/// block's wave64 list; the high VGPR halves must match too.
+#[cfg(unix)]
+fn compare_wave64(
+    t: &Translation,
+    block: &Block,
+    mem0: &Memory,
+    w0: &Wave,
+    lds0: &[u8],
+    level: WaveLoop,
+) -> usize {
+    let run = |jit: bool| {
+        let mem = Memory {
+            code: mem0.code.clone(),
+            data: UnsafeCell::new(mem0.data()),
+        };
+        let mut lds = lds0.to_vec();
+        let mut w = w0.clone();
+        let r = {
+            let mut env = env(&mem, &mut lds);
+            if jit {
+                // SAFETY: `t` translates `block` for wave64 waves and lives
+                // across the call; `w` is a wave64 wave.
+                unsafe {
+                    run_translated(t.func(), callout(level), &mut w, &mut env, block, 0, &mut 0).0
+                }
+            } else {
+                interpret_block(&mut w, &mut env, block, &block.compiled64)
+            }
+        };
+        (r, w, lds, mem.data())
+    };
+    let (want, slow, lds_slow, data_slow) = run(false);
+    let (got, quick, lds_quick, data_quick) = run(true);
+    let what = format!("wave64 [{}]", mnemonics(block));
+    assert_same_run(&what, (&got, &quick), (&want, &slow));
+    for r in 0..NUM_VGPRS {
+        assert_eq!(
+            quick.vgpr_hi[r], slow.vgpr_hi[r],
+            "{what}: v{r} (lanes 32..63)"
+        );
+    }
+    assert!(lds_quick == lds_slow, "{what}: LDS");
+    assert!(data_quick == data_slow, "{what}: memory");
+    t.inlined
 }
 
 /// The dword DS loads and stores run inline (exec/lds.rs's forms, as
@@ -804,7 +924,7 @@ fn self_loops_run_inside_the_translation() {
             block.insts.last().map(|i| i.mnemonic),
             Some("s_cbranch_scc1")
         );
-        assert!(super::translation::worth_translating(&block));
+        assert!(super::translation::worth_translating(&block, false));
         for backend in backends() {
             let t = &backend.translate(&[&block])[0];
             // The Cranelift back end inlines fewer forms: its call-outs are
@@ -842,10 +962,11 @@ fn short_blocks_that_do_not_loop_stay_interpreted() {
         short.compiled.len(),
         super::translation::MIN_TRANSLATED_ENTRIES - 1
     );
-    assert!(!super::translation::worth_translating(&short));
-    assert!(super::translation::worth_translating(&block_of(
-        super::translation::MIN_TRANSLATED_ENTRIES - 2
-    )));
+    assert!(!super::translation::worth_translating(&short, false));
+    assert!(super::translation::worth_translating(
+        &block_of(super::translation::MIN_TRANSLATED_ENTRIES - 2),
+        false
+    ));
     // A short block with vector work is taken.
     let mut words = enc::vop2(3, 0, 256, 1); // v_add_f32 v0, v0, v1
     words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
@@ -856,7 +977,7 @@ fn short_blocks_that_do_not_loop_stay_interpreted() {
     };
     let vector = CodeCache::new().block(CODE, &mem);
     assert!(vector.compiled.len() < super::translation::MIN_TRANSLATED_ENTRIES);
-    assert!(super::translation::worth_translating(&vector));
+    assert!(super::translation::worth_translating(&vector, false));
 }
 
 /// The checks of [`self_loops_run_inside_the_translation`] on translation
@@ -1608,7 +1729,7 @@ fn llvm_compiles_in_the_background() {
     let block = CodeCache::new().block(CODE, &mem);
     let slot = Arc::new(Slot::default());
     assert!(slot.try_get().is_none());
-    super::llvm::submit(block.clone(), slot.clone(), false, false);
+    super::llvm::submit(block.clone(), false, slot.clone(), false, false);
     let t = slot.wait().expect("the block compiles");
     assert!(slot.try_get().is_some_and(|t| t.is_some()));
     let mut w = Rng::new(0x0DDB_A11C_AFE5_EED5).wave();

@@ -196,9 +196,11 @@ mod per_worker {
         failed: bool,
     }
 
-    /// A worker's tiers, parallel to its private blocks (worker.rs).
+    /// A worker's tiers, parallel to its private blocks (worker.rs): one
+    /// list for wave32 entries, one for wave64 (each size has its own
+    /// translation of a block).
     pub(crate) struct Tiers {
-        tiers: Vec<Tier>,
+        tiers: [Vec<Tier>; 2],
         threshold: u32,
         callout: Callout,
         backend: Option<JitBackend>,
@@ -207,7 +209,7 @@ mod per_worker {
     impl Default for Tiers {
         fn default() -> Self {
             Tiers {
-                tiers: Vec::new(),
+                tiers: [Vec::new(), Vec::new()],
                 threshold: u32::MAX,
                 callout: callout(crate::wave_loop()),
                 backend: None,
@@ -218,7 +220,7 @@ mod per_worker {
     impl Tiers {
         /// Forget every block (the worker's private blocks were dropped).
         pub(crate) fn clear(&mut self) {
-            self.tiers.clear();
+            self.tiers.iter_mut().for_each(Vec::clear);
         }
 
         /// Take the mode, back end and wave-loop level in effect now.
@@ -232,7 +234,7 @@ mod per_worker {
                 // Translations of the other back end (or of none) are not
                 // this one's; the shared ones come back from the code cache
                 // when the blocks are hot again.
-                for t in &mut self.tiers {
+                for t in self.tiers.iter_mut().flatten() {
                     *t = Tier::default();
                 }
                 self.backend = backend;
@@ -241,23 +243,24 @@ mod per_worker {
 
         /// A block was added to the worker's private list.
         pub(crate) fn push(&mut self) {
-            self.tiers.push(Tier::default());
+            self.tiers.iter_mut().for_each(|t| t.push(Tier::default()));
         }
 
         /// Count an entry of block `idx` (`block`, which the worker took
-        /// from `cache` at generation `generation`) by a wave32 wave, and
-        /// give its translation if it has one (starting it if this entry
-        /// makes the block hot).
+        /// from `cache` at generation `generation`) by a wave of that size
+        /// (`wave64`), and give its translation for that size if it has one
+        /// (starting it if this entry makes the block hot).
         #[inline]
         pub(crate) fn enter(
             &mut self,
             idx: u32,
+            wave64: bool,
             block: &Block,
             cache: &CodeCache,
             generation: u64,
             paused: &PausedTime,
         ) -> Option<(BlockFn, Callout)> {
-            let t = &mut self.tiers[idx as usize];
+            let t = &mut self.tiers[wave64 as usize][idx as usize];
             if let Some(f) = t.func {
                 return Some((f, self.callout));
             }
@@ -265,26 +268,27 @@ mod per_worker {
                 t.entries += 1;
                 return None;
             }
-            self.tier_up(idx, block, cache, generation, paused)
+            self.tier_up(idx, wave64, block, cache, generation, paused)
         }
 
         #[cold]
         fn tier_up(
             &mut self,
             idx: u32,
+            wave64: bool,
             block: &Block,
             cache: &CodeCache,
             generation: u64,
             paused: &PausedTime,
         ) -> Option<(BlockFn, Callout)> {
             let (threshold, backend) = (self.threshold, self.backend?);
-            let t = &mut self.tiers[idx as usize];
+            let t = &mut self.tiers[wave64 as usize][idx as usize];
             if t.failed {
                 return None;
             }
             // `always` (threshold 0) translates every block, so the tests
             // exercise each one.
-            if threshold > 0 && !worth_translating(block) {
+            if threshold > 0 && !worth_translating(block, wave64) {
                 t.failed = true;
                 return None;
             }
@@ -295,9 +299,9 @@ mod per_worker {
             let slot = match &t.pending {
                 Some(s) => s.clone(),
                 None => {
-                    let (slot, fresh) = cache.translation_slot(block, generation, backend);
+                    let (slot, fresh) = cache.translation_slot(block, generation, backend, wave64);
                     if fresh {
-                        start(block, &slot, backend, threshold);
+                        start(block, wave64, &slot, backend, threshold);
                     }
                     t.pending = Some(slot.clone());
                     slot
@@ -326,8 +330,11 @@ mod per_worker {
     /// Make `block`'s translation with `backend` into `slot`: now with
     /// Cranelift, in the background with LLVM (on this thread when
     /// `threshold` is 0). A block that would not pay is not compiled.
-    fn start(block: &Block, slot: &Arc<Slot>, backend: JitBackend, threshold: u32) {
+    fn start(block: &Block, wave64: bool, slot: &Arc<Slot>, backend: JitBackend, threshold: u32) {
         match backend {
+            // The Cranelift back end translates wave32 lists only.
+            #[cfg(feature = "jit")]
+            JitBackend::Cranelift if wave64 => slot.fill(None),
             #[cfg(feature = "jit")]
             JitBackend::Cranelift => {
                 let code = match super::super::translate::translate(block) {
@@ -354,7 +361,7 @@ mod per_worker {
                 // ran at half the interpreter's speed.
                 let block = Arc::new(block.clone());
                 let wait = threshold == 0;
-                super::super::llvm::submit(block, slot.clone(), wait, !wait);
+                super::super::llvm::submit(block, wave64, slot.clone(), wait, !wait);
             }
             #[allow(unreachable_patterns)]
             _ => slot.fill(None),

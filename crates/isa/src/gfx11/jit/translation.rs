@@ -70,14 +70,16 @@ impl Translation {
 /// compute` lost about 5% when its short vector blocks were interpreted).
 pub(crate) const MIN_TRANSLATED_ENTRIES: usize = 8;
 
-/// Is `block` long enough, a self-loop (its last entry branches to its
-/// start, so a translation runs its passes without leaving), or vector ALU
-/// work, for translating it to pay?
-pub(crate) fn worth_translating(block: &crate::gfx11::code_cache::Block) -> bool {
+/// Is `block` (its list for waves of that size, `wave64`) long enough, a
+/// self-loop (its last entry branches to its start, so a translation runs
+/// its passes without leaving), or vector ALU work, for translating it to
+/// pay?
+pub(crate) fn worth_translating(block: &crate::gfx11::code_cache::Block, wave64: bool) -> bool {
     use crate::gfx11::exec::fast::Fast;
     use crate::gfx11::inst::Family;
+    let list = block.list(wave64);
     let self_loop = matches!(
-        block.compiled.last().map(|c| c.fast),
+        list.last().map(|c| c.fast),
         Some(Fast::Branch { target, .. }) if target == block.start
     );
     let vector = block.insts.iter().any(|i| {
@@ -91,7 +93,7 @@ pub(crate) fn worth_translating(block: &crate::gfx11::code_cache::Block) -> bool
                 | Family::Vopd
         )
     });
-    self_loop || vector || block.compiled.len() >= MIN_TRANSLATED_ENTRIES
+    self_loop || vector || list.len() >= MIN_TRANSLATED_ENTRIES
 }
 
 /// Does a translation with `inlined` of `entries` entries inline beat the

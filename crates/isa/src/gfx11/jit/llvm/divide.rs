@@ -179,9 +179,10 @@ impl Fx {
     /// set take `ldexp32(r, 64)` where s2's (`z`) exponent field is above
     /// 127, else `ldexp32(r, -64)`. The full VCC is read, as the
     /// interpreter does; EXEC decides only whether any written lane needs it.
+    /// (Both are the half's words: `Wave::vcc`, `Wave::exec`.)
     fn div_fmas_scale(&mut self, r: &str, z: &str) -> String {
-        let vcc = self.sgpr(VCC as u8);
-        let exec = self.sgpr(EXEC as u8);
+        let vcc = self.sgpr(self.word(VCC as u8));
+        let exec = self.sgpr(self.word(EXEC as u8));
         let on = self.ins(format!("and i32 {vcc}, {exec}"));
         let any = self.ins(format!("icmp ne i32 {on}, 0"));
         let fast = [(V, r.to_owned())];

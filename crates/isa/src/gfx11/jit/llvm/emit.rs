@@ -1,4 +1,4 @@
-//! One decoded block's wave32 list as an LLVM IR function (text), the
+//! One decoded block's list (wave32 or wave64) as an LLVM IR function (text), the
 //! block structure: registers, exits, call-outs, branches and self-loops.
 //!
 //! Values are whole-wave vectors: a VGPR row is a `<32 x i32>`, EXEC and
@@ -21,6 +21,11 @@
 //! entries before it produced), so no run planning is needed; LLVM's
 //! optimiser schedules and folds across the block. The lane operations are
 //! in `lanes.rs`, the inline math in `math.rs`.
+//!
+//! A wave64 block (its `compiled64` list) is emitted the same way, with
+//! each per-lane vector entry emitted once per 32-lane half (`wave64.rs`
+//! says which entries and how): a row is keyed by its half as well, and
+//! the half's EXEC and lane-mask words are the pair's low or high SGPR.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -28,10 +33,11 @@ use std::fmt::Write;
 use super::super::abi::{
     EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP, EXIT_SHIFT, EXIT_STOP, FRAME_APERTURES,
     FRAME_CALLOUT, FRAME_LDS, FRAME_LDS_LEN, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR,
-    FRAME_SPANS, FRAME_TALLY, FRAME_VGPR,
+    FRAME_SPANS, FRAME_TALLY, FRAME_VGPR, FRAME_VGPR_HI,
 };
 use super::footprint::{Footprint, footprint};
-use crate::gfx11::code_cache::Block;
+use super::wave64::{Wave64Entry, classify, high_dst};
+use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::{Cond, Fast};
 use crate::gfx11::exec::operand::{SSrc, VSrc};
 use crate::gfx11::wave::{EXEC, NULL, VCC};
@@ -105,9 +111,21 @@ struct Reg {
 /// A register the emitter keeps in SSA values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Key {
-    Row(u8),
+    /// A VGPR row of a half ([`row_id`]).
+    Row(u16),
     Sgpr(u8),
     Scc,
+}
+
+/// The key of VGPR `r`'s row in half `half` (wave64's lanes 32..63 are
+/// half 1; wave32 has half 0 only).
+fn row_id(half: u8, r: u8) -> u16 {
+    u16::from(half) << 8 | u16::from(r)
+}
+
+/// The VGPR number of a row key.
+fn row_of(id: u16) -> u8 {
+    id as u8
 }
 
 /// The emitter of one function.
@@ -117,8 +135,10 @@ pub(super) struct Fx {
     /// Register-file base pointers (reloaded after call-outs).
     sgpr: String,
     vgpr: String,
+    /// Wave64: the base of the high half's rows.
+    vgpr_hi: String,
     scc_ptr: String,
-    rows: BTreeMap<u8, Reg>,
+    rows: BTreeMap<u16, Reg>,
     sgprs: BTreeMap<u8, Reg>,
     scc: Option<Reg>,
     /// (EXEC's value, its lane mask).
@@ -138,18 +158,27 @@ pub(super) struct Fx {
     full_exec: bool,
     /// The block branches back to its start.
     looped: bool,
+    /// The block is a wave64 wave's (its `compiled64` list, two halves).
+    wave64: bool,
+    /// The 32-lane half being emitted (wave64's high pass: 1).
+    half: u8,
+    /// During a wave64 high pass: the SGPR the low pass wrote and its value
+    /// from before the low pass, which the high pass reads.
+    pinned: Option<(u8, String)>,
 }
 
-/// Is `block` a self-loop (its last entry branches to its start)?
-fn self_loop(block: &Block) -> bool {
+/// Is `block` a self-loop (the last entry of its list for the wave size
+/// branches to its start)?
+fn self_loop(block: &Block, wave64: bool) -> bool {
     matches!(
-        block.compiled.last().map(|c| c.fast),
+        block.list(wave64).last().map(|c| c.fast),
         Some(Fast::Branch { target, .. }) if target == block.start
     )
 }
 
-/// Emit `block`'s translation as function `name` into `out`; returns how
-/// many entries run inline (the rest are call-outs).
+/// Emit `block`'s translation for waves of that size (`wave64`) as
+/// function `name` into `out`; returns how many entries run inline (the
+/// rest are call-outs).
 ///
 /// The block is emitted twice: a copy for waves that enter with every lane
 /// of EXEC set, which takes EXEC's value at entry as the constant -1 (so
@@ -166,44 +195,44 @@ fn self_loop(block: &Block) -> bool {
 /// loop's exits store them. In a self-loop's full copy EXEC is a constant
 /// only where it is carried (its phi then starts from -1): a later pass
 /// starts from what the previous pass left.
-pub(crate) fn emit_block(out: &mut String, name: &str, block: &Block) -> usize {
-    let looped = self_loop(block);
+pub(crate) fn emit_block(out: &mut String, name: &str, block: &Block, wave64: bool) -> usize {
+    let looped = self_loop(block, wave64);
     let carried = if looped {
-        let mut probe = Fx::new(Vec::new(), false, true);
+        let mut probe = Fx::new(Vec::new(), false, true, wave64);
         probe.body(block);
         probe.live_at_back
     } else {
         Vec::new()
     };
-    let inlined = emit_copy(out, &format!("{name}.any"), block, &carried, false, looped);
-    emit_copy(out, &format!("{name}.full"), block, &carried, true, looped);
-    let _ = writeln!(out, "define i32 @{name}(ptr noalias %frame) nounwind {{");
+    let copy = |out: &mut String, suffix: &str, full: bool| {
+        let fx = Fx::new(carried.clone(), full, looped, wave64);
+        emit_copy(out, &format!("{name}.{suffix}"), block, fx)
+    };
+    let inlined = copy(out, "any", false);
+    copy(out, "full", true);
+    // EXEC all ones: exec_lo, and for wave64 exec_hi too.
+    let words = if wave64 { 2 } else { 1 };
     let _ = writeln!(
         out,
-        "entry:\n  %p = getelementptr i8, ptr %frame, i64 {FRAME_SGPR}\n  \
+        "define i32 @{name}(ptr noalias %frame) nounwind {{\n\
+         entry:\n  %p = getelementptr i8, ptr %frame, i64 {FRAME_SGPR}\n  \
          %s = load ptr, ptr %p, align 8\n  \
          %e = getelementptr i8, ptr %s, i64 {}\n  \
-         %x = load i32, ptr %e, align 4\n  \
-         %full = icmp eq i32 %x, -1\n  \
+         %x = load i{}, ptr %e, align 4\n  \
+         %full = icmp eq i{} %x, -1\n  \
          br i1 %full, label %f, label %a\n\
          f:\n  %r1 = tail call i32 @{name}.full(ptr %frame)\n  ret i32 %r1\n\
          a:\n  %r2 = tail call i32 @{name}.any(ptr %frame)\n  ret i32 %r2\n}}\n",
-        4 * EXEC
+        4 * EXEC,
+        32 * words,
+        32 * words,
     );
     inlined
 }
 
-/// One copy of `block` as internal function `name` (`full`: for waves
-/// entering with EXEC all ones); returns how many entries run inline.
-fn emit_copy(
-    out: &mut String,
-    name: &str,
-    block: &Block,
-    carried: &[(Key, bool)],
-    full: bool,
-    looped: bool,
-) -> usize {
-    let mut fx = Fx::new(carried.to_vec(), full, looped);
+/// One copy of `block` as internal function `name`, by `fx` (made for
+/// that copy); returns how many entries run inline.
+fn emit_copy(out: &mut String, name: &str, block: &Block, mut fx: Fx) -> usize {
     let (pre, inlined) = fx.body(block);
     let _ = writeln!(
         out,
@@ -234,7 +263,7 @@ fn emit_copy(
 /// The SSA names of a carried register at the loop's top and before it.
 fn phi_name(k: Key) -> String {
     match k {
-        Key::Row(r) => format!("%pv{r}"),
+        Key::Row(id) => format!("%pv{id}"),
         Key::Sgpr(r) => format!("%ps{r}"),
         Key::Scc => "%pscc".to_owned(),
     }
@@ -242,19 +271,20 @@ fn phi_name(k: Key) -> String {
 
 fn init_name(k: Key) -> String {
     match k {
-        Key::Row(r) => format!("%iv{r}"),
+        Key::Row(id) => format!("%iv{id}"),
         Key::Sgpr(r) => format!("%is{r}"),
         Key::Scc => "%iscc".to_owned(),
     }
 }
 
 impl Fx {
-    fn new(carried: Vec<(Key, bool)>, full_exec: bool, looped: bool) -> Fx {
+    fn new(carried: Vec<(Key, bool)>, full_exec: bool, looped: bool, wave64: bool) -> Fx {
         Fx {
             out: String::new(),
             next: 0,
             sgpr: String::new(),
             vgpr: String::new(),
+            vgpr_hi: String::new(),
             scc_ptr: String::new(),
             rows: BTreeMap::new(),
             sgprs: BTreeMap::new(),
@@ -266,7 +296,16 @@ impl Fx {
             live_at_back: Vec::new(),
             full_exec,
             looped,
+            wave64,
+            half: 0,
+            pinned: None,
         }
+    }
+
+    /// The SGPRs that hold EXEC: exec_lo, and exec_hi for wave64.
+    fn exec_words(&self) -> &'static [u8] {
+        const WORDS: [u8; 2] = [EXEC as u8, EXEC as u8 + 1];
+        if self.wave64 { &WORDS } else { &WORDS[..1] }
     }
 
     /// The function's body: the entry block (returned apart, with the loads
@@ -276,9 +315,9 @@ impl Fx {
     fn body(&mut self, block: &Block) -> (String, usize) {
         self.out.push_str("entry:\n");
         self.load_bases();
-        let exec = Key::Sgpr(EXEC as u8);
+        let exec = self.exec_words();
         for (k, _) in self.carried.clone() {
-            if self.full_exec && k == exec {
+            if self.full_exec && matches!(k, Key::Sgpr(r) if exec.contains(&r)) {
                 // The entry test saw -1 in memory.
                 self.line(format!("{} = or i32 -1, 0", init_name(k)));
             } else {
@@ -300,8 +339,8 @@ impl Fx {
                 dirty,
             };
             match k {
-                Key::Row(n) => {
-                    self.rows.insert(n, r);
+                Key::Row(id) => {
+                    self.rows.insert(id, r);
                 }
                 Key::Sgpr(n) => {
                     self.sgprs.insert(n, r);
@@ -311,13 +350,15 @@ impl Fx {
         }
         if self.full_exec && !self.looped {
             // Memory holds -1 (the entry test): the value is clean.
-            self.sgprs.insert(
-                EXEC as u8,
-                Reg {
-                    v: "-1".to_owned(),
-                    dirty: false,
-                },
-            );
+            for &r in self.exec_words() {
+                self.sgprs.insert(
+                    r,
+                    Reg {
+                        v: "-1".to_owned(),
+                        dirty: false,
+                    },
+                );
+            }
         }
         let inlined = self.block(block);
         (pre, inlined)
@@ -326,8 +367,8 @@ impl Fx {
     /// Load register `k` from memory into SSA name `name`.
     fn load_into(&mut self, k: Key, name: &str) {
         match k {
-            Key::Row(r) => {
-                let p = self.row_ptr(r);
+            Key::Row(id) => {
+                let p = self.row_ptr(id);
                 self.line(format!("{name} = load {V}, ptr {p}, align 4"));
             }
             Key::Sgpr(r) => {
@@ -389,14 +430,37 @@ impl Fx {
                 _ => self.scc_ptr = v,
             }
         }
+        if self.wave64 {
+            let p = self.field(FRAME_VGPR_HI);
+            self.vgpr_hi = self.ins(format!("load ptr, ptr {p}, align 8"));
+        }
     }
 
     /// Emit the block; returns how many entries run inline.
     fn block(&mut self, block: &Block) -> usize {
-        let list = &block.compiled;
+        let list = block.list(self.wave64);
         let mut inlined = 0;
         for (k, c) in list.iter().enumerate() {
             let code = |kind: u32| ((k as u32) << EXIT_SHIFT) | kind;
+            if self.wave64 {
+                match classify(block, c) {
+                    Wave64Entry::Once => {}
+                    Wave64Entry::Halves { high, pinned } => {
+                        if self.halves(block, c, high, pinned) {
+                            inlined += 1;
+                        } else {
+                            let fp = footprint(block, c);
+                            self.callout(k as u32, code(EXIT_STOP), &fp);
+                        }
+                        continue;
+                    }
+                    Wave64Entry::Callout => {
+                        let fp = footprint(block, c);
+                        self.callout(k as u32, code(EXIT_STOP), &fp);
+                        continue;
+                    }
+                }
+            }
             match c.fast {
                 Fast::End => {
                     self.exit(code(EXIT_END));
@@ -450,20 +514,38 @@ impl Fx {
         inlined
     }
 
+    /// Wave64: entry `c` inline for lanes 0..31, then as `high` for lanes
+    /// 32..63, reading SGPR `pinned` as it was before the first pass
+    /// (`wave64.rs`); false (nothing emitted) if it must be a call-out.
+    fn halves(&mut self, block: &Block, c: &Compiled, high: Fast, pinned: Option<u8>) -> bool {
+        let before = pinned.map(|d| (d, self.sgpr(d)));
+        if !self.entry(block, c) {
+            return false;
+        }
+        self.half = 1;
+        self.pinned = before;
+        let high = Compiled { fast: high, ..*c };
+        let inline = self.entry(block, &high);
+        (self.half, self.pinned) = (0, None);
+        // The same form in the other half: the emitter covers it too.
+        assert!(inline, "the high pass of {:?} has no inline form", c.fast);
+        true
+    }
+
     /// Store the dirty registers `skip` does not name, leaving them
     /// dirty (for a path that leaves the others in SSA values) or clean.
     fn store_dirty(&mut self, skip: impl Fn(Key) -> bool, clean: bool) {
-        let rows: Vec<(u8, String)> = self
+        let rows: Vec<(u16, String)> = self
             .rows
             .iter_mut()
-            .filter(|(r, v)| v.dirty && !skip(Key::Row(**r)))
-            .map(|(&r, v)| {
+            .filter(|(id, v)| v.dirty && !skip(Key::Row(**id)))
+            .map(|(&id, v)| {
                 v.dirty &= !clean;
-                (r, v.v.clone())
+                (id, v.v.clone())
             })
             .collect();
-        for (r, v) in rows {
-            let p = self.row_ptr(r);
+        for (id, v) in rows {
+            let p = self.row_ptr(id);
             self.line(format!("store {V} {v}, ptr {p}, align 4"));
         }
         let sgprs: Vec<(u8, String)> = self
@@ -502,7 +584,7 @@ impl Fx {
         self.sgprs.clear();
         self.scc = None;
         self.exec = None;
-        self.rows.retain(|&r, _| !fp.writes(r));
+        self.rows.retain(|&id, _| !fp.writes(row_of(id)));
     }
 
     /// The call of entry `k`'s call-out: the registers it may see stored,
@@ -512,7 +594,10 @@ impl Fx {
     fn call_entry(&mut self, k: u32, stop: u32, fp: &Footprint, reload_bases: bool) {
         // It reads memory: store what it may see; rows it may write only
         // in part (EXEC, a half) keep the rest of the stored value.
-        self.store_dirty(|key| matches!(key, Key::Row(r) if !fp.touches(r)), true);
+        self.store_dirty(
+            |key| matches!(key, Key::Row(id) if !fp.touches(row_of(id))),
+            true,
+        );
         let p = self.field(FRAME_CALLOUT);
         let f = self.ins(format!("load ptr, ptr {p}, align 8"));
         let r = self.ins(format!("call i32 {f}(ptr %frame, i32 {k})"));
@@ -557,7 +642,7 @@ impl Fx {
         let rows = rows
             .iter()
             .map(|&r| {
-                let p = self.row_ptr(r);
+                let p = self.row_ptr(row_id(self.half, r));
                 self.ins(format!("load {V}, ptr {p}, align 4"))
             })
             .collect();
@@ -661,7 +746,12 @@ impl Fx {
                 } else {
                     EXEC
                 };
-                let v = self.sgpr(reg as u8);
+                let mut v = self.sgpr(reg as u8);
+                if self.wave64 {
+                    // The whole pair (exec/fast/mod.rs: `vcc_mask`, `exec_mask`).
+                    let hi = self.sgpr(reg as u8 + 1);
+                    v = self.ins(format!("or i32 {v}, {hi}"));
+                }
                 let cc = if matches!(cond, Cond::Vccz | Cond::Execz) {
                     "eq"
                 } else {
@@ -710,7 +800,7 @@ impl Fx {
         let mut keys: Vec<(Key, bool)> = self
             .rows
             .iter()
-            .map(|(&r, v)| (Key::Row(r), v.dirty))
+            .map(|(&id, v)| (Key::Row(id), v.dirty))
             .collect();
         keys.extend(self.sgprs.iter().map(|(&r, v)| (Key::Sgpr(r), v.dirty)));
         keys.extend(self.scc.as_ref().map(|v| (Key::Scc, v.dirty)));
@@ -720,7 +810,7 @@ impl Fx {
     /// Register `k`'s value (loaded if it is not held).
     fn value(&mut self, k: Key) -> String {
         match k {
-            Key::Row(r) => self.row(r),
+            Key::Row(id) => self.row_by_id(id),
             Key::Sgpr(r) => self.sgpr(r),
             Key::Scc => self.scc(),
         }
@@ -728,11 +818,15 @@ impl Fx {
 
     // Registers.
 
-    fn row_ptr(&mut self, r: u8) -> String {
-        let v = self.vgpr.clone();
+    fn row_ptr(&mut self, id: u16) -> String {
+        let v = if id >> 8 == 0 {
+            self.vgpr.clone()
+        } else {
+            self.vgpr_hi.clone()
+        };
         self.ins(format!(
             "getelementptr i8, ptr {v}, i64 {}",
-            r as usize * ROW_BYTES
+            row_of(id) as usize * ROW_BYTES
         ))
     }
 
@@ -744,15 +838,19 @@ impl Fx {
         ))
     }
 
-    /// VGPR `r`'s row (loaded at its first read).
+    /// VGPR `r`'s row in the half being emitted (loaded at its first read).
     pub(super) fn row(&mut self, r: u8) -> String {
-        if let Some(row) = self.rows.get(&r) {
+        self.row_by_id(row_id(self.half, r))
+    }
+
+    fn row_by_id(&mut self, id: u16) -> String {
+        if let Some(row) = self.rows.get(&id) {
             return row.v.clone();
         }
-        let p = self.row_ptr(r);
+        let p = self.row_ptr(id);
         let v = self.ins(format!("load {V}, ptr {p}, align 4"));
         self.rows.insert(
-            r,
+            id,
             Reg {
                 v: v.clone(),
                 dirty: false,
@@ -766,18 +864,25 @@ impl Fx {
         let old = self.row(r);
         let m = self.exec_mask();
         let n = self.ins(format!("select {M} {m}, {V} {v}, {V} {old}"));
-        self.rows.insert(r, Reg { v: n, dirty: true });
+        self.set_row_whole(r, n);
     }
 
     /// VGPR `r` now holds `v` in every lane (already blended under EXEC by
     /// the caller); memory may differ.
     pub(super) fn set_row_whole(&mut self, r: u8, v: String) {
-        self.rows.insert(r, Reg { v, dirty: true });
+        self.rows
+            .insert(row_id(self.half, r), Reg { v, dirty: true });
     }
 
-    /// SGPR `r & 127`'s value (an i32).
+    /// SGPR `r & 127`'s value (an i32); in a wave64 high pass, the pinned
+    /// SGPR's value from before the low pass.
     pub(super) fn sgpr(&mut self, r: u8) -> String {
         let r = r & 127;
+        if let Some((p, v)) = &self.pinned
+            && *p == r
+        {
+            return v.clone();
+        }
         if let Some(s) = self.sgprs.get(&r) {
             return s.v.clone();
         }
@@ -819,9 +924,14 @@ impl Fx {
         self.scc = Some(Reg { v, dirty: true });
     }
 
-    /// EXEC's lane mask now.
+    /// The SGPR of the half's word of the lane mask at `r` (wave32: `r`).
+    pub(super) fn word(&self, r: u8) -> u8 {
+        r + self.half
+    }
+
+    /// EXEC's lane mask now (of the half being emitted).
     pub(super) fn exec_mask(&mut self) -> String {
-        let e = self.sgpr(EXEC as u8);
+        let e = self.sgpr(self.word(EXEC as u8));
         if let Some((v, m)) = &self.exec
             && *v == e
         {
@@ -834,7 +944,7 @@ impl Fx {
 
     /// The index of EXEC's lowest lane (32 when EXEC is empty).
     pub(super) fn first_active_lane(&mut self) -> String {
-        let e = self.sgpr(EXEC as u8);
+        let e = self.sgpr(self.word(EXEC as u8));
         self.ins(format!("call i32 @llvm.cttz.i32(i32 {e}, i1 false)"))
     }
 
@@ -877,17 +987,29 @@ impl Fx {
         }
     }
 
-    /// The lane mask an SGPR (or constant) source holds.
+    /// The lane mask an SGPR (or constant) source holds; in a wave64 high
+    /// pass the pair's high word (exec/env.rs `mask_read`: 0 past the
+    /// file). A constant has no high word here: `wave64.rs` makes such an
+    /// entry a call-out.
     pub(super) fn mask_src(&mut self, s: SSrc) -> String {
-        let bits = self.sread(s);
+        let bits = match s {
+            SSrc::Reg(r) if self.half == 1 && r >= 127 => "0".to_owned(),
+            SSrc::Reg(r) => self.sgpr(self.word(r)),
+            SSrc::Imm(v) => {
+                assert_eq!(self.half, 0, "a constant lane mask in a high pass");
+                format!("{}", v as i32)
+            }
+        };
         self.mask_of(&bits)
     }
 
-    /// A compare's lanes as mask `dst`: inactive lanes 0 (valu/fast.rs `vcmp`).
+    /// A compare's lanes as mask `dst`: inactive lanes 0 (valu/fast.rs
+    /// `vcmp`); in a wave64 high pass the pair's high word.
     pub(super) fn set_mask(&mut self, dst: u8, hits: &str) {
         let bits = self.ins(format!("bitcast {M} {hits} to i32"));
-        let e = self.sgpr(EXEC as u8);
+        let e = self.sgpr(self.word(EXEC as u8));
         let v = self.ins(format!("and i32 {bits}, {e}"));
+        let dst = if self.half == 1 { high_dst(dst) } else { dst };
         self.set_sgpr(dst, v);
     }
 

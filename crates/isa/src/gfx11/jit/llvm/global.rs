@@ -143,7 +143,7 @@ impl Fx {
         let addrs = self.lane_addresses(c);
         let data: Vec<String> = rows.iter().map(|&r| self.row(r)).collect();
         let m = self.exec_mask();
-        let exec = self.sgpr(EXEC as u8);
+        let exec = self.sgpr(self.word(EXEC as u8));
         let size = c.size as u64;
         // `active_span`: the lowest active address and the end of the
         // highest active lane's bytes (saturating).

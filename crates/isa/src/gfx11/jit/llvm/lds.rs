@@ -60,7 +60,7 @@ impl Fx {
         let data: Vec<String> = reads[1..].iter().map(|&r| self.row(r)).collect();
         let old: Vec<String> = writes.iter().map(|&r| self.row(r)).collect();
         let m = self.exec_mask();
-        let exec = self.sgpr(EXEC as u8);
+        let exec = self.sgpr(self.word(EXEC as u8));
         let (lds, len) = self.lds();
         let active = self.zero_inactive(V, &addr);
         let high = self.ins(format!(

@@ -1,5 +1,6 @@
-//! The LLVM back end of the translator: a block's wave32 list becomes an
-//! LLVM IR function over whole-wave vectors (`emit.rs`, `lanes.rs`,
+//! The LLVM back end of the translator: a block's wave32 list (or its
+//! wave64 list, each vector entry once per 32-lane half: `wave64.rs`)
+//! becomes an LLVM IR function over 32-lane vectors (`emit.rs`, `lanes.rs`,
 //! `math.rs`, the DS accesses in `lds.rs`), which libLLVM-19, opened at run
 //! time (aqueduct-llvm), compiles to an object for the host CPU and links
 //! into the process (`compile.rs`, with an on-disk cache of objects). The
@@ -28,6 +29,7 @@ pub(super) mod queue;
 mod scalar64;
 mod scratch;
 mod warm_up;
+mod wave64;
 mod wide;
 
 use std::sync::Arc;
@@ -56,8 +58,9 @@ pub(crate) enum LlvmError {
 }
 
 /// A module's IR: the intrinsics' declarations, then one function per
-/// block (`b0`, `b1`, ...); returns the text and each block's inline count.
-pub(crate) fn module(blocks: &[&Block]) -> (String, Vec<usize>) {
+/// block (`b0`, `b1`, ...) over its list for waves of that size
+/// (`wave64`); returns the text and each block's inline count.
+pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>) {
     let mut ir = String::from(emit::DECLARATIONS);
     ir.push_str(global::DECLARATIONS);
     ir.push_str(scratch::DECLARATIONS);
@@ -65,7 +68,7 @@ pub(crate) fn module(blocks: &[&Block]) -> (String, Vec<usize>) {
     let inlined = blocks
         .iter()
         .enumerate()
-        .map(|(k, b)| emit::emit_block(&mut ir, &format!("b{k}"), b))
+        .map(|(k, b)| emit::emit_block(&mut ir, &format!("b{k}"), b, wave64))
         .collect();
     (ir, inlined)
 }
@@ -94,10 +97,14 @@ pub(crate) fn load(
         .collect())
 }
 
-/// Translate `blocks` in one module (one compile): what the tests do.
+/// Translate `blocks` for waves of that size (`wave64`) in one module
+/// (one compile): what the tests do.
 #[cfg(test)]
-pub(crate) fn translate_all(blocks: &[&Block]) -> Result<Vec<Translation>, LlvmError> {
-    let (ir, inlined) = module(blocks);
-    let entries: Vec<usize> = blocks.iter().map(|b| b.compiled.len()).collect();
+pub(crate) fn translate_all(
+    blocks: &[&Block],
+    wave64: bool,
+) -> Result<Vec<Translation>, LlvmError> {
+    let (ir, inlined) = module(blocks, wave64);
+    let entries: Vec<usize> = blocks.iter().map(|b| b.list(wave64).len()).collect();
     load(&ir, &inlined, &entries)
 }

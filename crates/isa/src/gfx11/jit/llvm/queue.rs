@@ -18,6 +18,8 @@ use crate::gfx11::code_cache::Block;
 /// One block to translate.
 struct Job {
     block: Arc<Block>,
+    /// Translate the wave64 list (else the wave32 one).
+    wave64: bool,
     slot: Arc<Slot>,
     /// Leave the block to the interpreter where its translation would not
     /// pay ([`pays`]).
@@ -27,8 +29,8 @@ struct Job {
 /// Translate `job`'s block and fill its slot (None where it would not pay
 /// or on failure, logged).
 fn run(job: Job) {
-    let (ir, inlined) = module(&[&job.block]);
-    let entries = job.block.compiled.len();
+    let (ir, inlined) = module(&[&job.block], job.wave64);
+    let entries = job.block.list(job.wave64).len();
     if job.only_if_it_pays && !pays(inlined[0], entries) {
         return job.slot.fill(None);
     }
@@ -64,9 +66,16 @@ fn worker(rx: Receiver<Job>) {
 /// Translate `block` in the background and fill `slot` with it (None when
 /// `only_if_it_pays` and it would not); when `wait`, on this thread instead
 /// (the mode that translates every block before running it).
-pub(crate) fn submit(block: Arc<Block>, slot: Arc<Slot>, wait: bool, only_if_it_pays: bool) {
+pub(crate) fn submit(
+    block: Arc<Block>,
+    wave64: bool,
+    slot: Arc<Slot>,
+    wait: bool,
+    only_if_it_pays: bool,
+) {
     let job = Job {
         block,
+        wave64,
         slot,
         only_if_it_pays,
     };

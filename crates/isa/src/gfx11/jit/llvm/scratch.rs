@@ -48,7 +48,7 @@ impl Fx {
         // branch, so every path and the join see the same values.
         let data: Vec<String> = regs.iter().map(|&r| self.row(r)).collect();
         let m = self.exec_mask();
-        let exec = self.sgpr(EXEC as u8);
+        let exec = self.sgpr(self.word(EXEC as u8));
         let (base, per) = self.scratch_slot();
         let uniform = if s.saddr as usize != NULL {
             self.sgpr(s.saddr)

@@ -1,0 +1,118 @@
+//! Wave64 blocks: which entries of a block's wave64 list (`compiled64`, one
+//! instruction per entry) the emitter runs inline, and how.
+//!
+//! A wave64 wave keeps lanes 0..31 of each VGPR in `Wave::vgpr` and lanes
+//! 32..63 in `Wave::vgpr_hi`; EXEC, VCC and every lane mask are SGPR pairs.
+//! The interpreter runs a per-lane vector instruction as two 32-lane passes
+//! (exec/fast/wave64.rs `run`, exec/valu/wave64.rs `high_pass`): the low
+//! pass is the wave32 form under exec_lo, the high pass the same form over
+//! the high rows under exec_hi, with a lane-mask source or destination
+//! moved to the pair's high word (n+1, null for null and past the file;
+//! n = 127's high word reads as 0), and every SGPR read as it was before
+//! the low pass. The emitter does the same: it emits such an entry twice
+//! (`Fx::half` 0 and 1: rows of the half's file, EXEC and mask operands of
+//! the half's word) and, for the high pass, pins the SGPR the low pass
+//! writes to its value from before it.
+//!
+//! Scalar entries (SALU, the 64-bit scalar forms, s_load, branches, the
+//! block ends) are emitted once, as for wave32; a branch on VCCZ or EXECZ
+//! tests the whole pair (exec/fast/mod.rs `Cond`). Everything else is a
+//! call-out, which runs the interpreter's wave64 code for the whole
+//! instruction: the forms whose passes are not independent (readlane,
+//! DPP, permutes), the memory accesses (their fault order and strict
+//! coherence are the interpreter's), a constant lane mask (whose high word
+//! the form does not keep) and VOPD (wave32 only).
+
+use crate::gfx11::code_cache::{Block, Compiled};
+use crate::gfx11::exec::fast::Fast;
+use crate::gfx11::exec::operand::SSrc;
+use crate::gfx11::exec::salu::fast::Scalar;
+use crate::gfx11::exec::valu::fast_vint::{Below, Vint};
+use crate::gfx11::inst::Family;
+use crate::gfx11::opcodes::Op;
+use crate::gfx11::wave::NULL;
+
+/// How the emitter runs one entry of a wave64 list.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Wave64Entry {
+    /// Once, as for wave32 (scalar work and block ends).
+    Once,
+    /// Twice: the entry for lanes 0..31, then `high` (the entry with its
+    /// lane-index dependence moved to the high half) for lanes 32..63.
+    /// `pinned`: the SGPR the low pass writes, which the high pass reads
+    /// as it was before the low pass.
+    Halves { high: Fast, pinned: Option<u8> },
+    /// Through the interpreter (a call-out).
+    Callout,
+}
+
+/// How `c` (an entry of `block`'s wave64 list) runs.
+pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
+    let halves = |pinned: Option<u8>| Wave64Entry::Halves {
+        high: c.fast,
+        pinned: pinned.filter(|&d| d != NULL as u8 && d < 128),
+    };
+    match c.fast {
+        Fast::Salu { .. }
+        | Fast::Scalar(Scalar::Op64 { .. } | Scalar::Saveexec { .. })
+        | Fast::SLoad { .. }
+        | Fast::Branch { .. }
+        | Fast::End
+        | Fast::Barrier => Wave64Entry::Once,
+        Fast::Valu { .. } | Fast::LshlrevB64 { .. } | Fast::FmaF32 { .. } | Fast::Flt(_) => {
+            halves(None)
+        }
+        Fast::F64(d) if !d.uses_mask() => halves(None),
+        Fast::Fma32(d) if !d.uses_mask() => halves(None),
+        Fast::Cndmask {
+            mask: SSrc::Reg(_), ..
+        } => halves(None),
+        Fast::AddCo { sdst, .. } | Fast::MadU64 { sdst, .. } => halves(Some(sdst)),
+        Fast::AddCoCi {
+            sdst,
+            cin: SSrc::Reg(_),
+            ..
+        } => halves(Some(sdst)),
+        Fast::Vcmp { dst, .. } => halves(Some(dst)),
+        Fast::Fcmp(f) => halves(Some(f.dst)),
+        Fast::Vint(Vint::Cmp64 { dst, .. }) => halves(Some(dst)),
+        Fast::Vint(Vint::Shr64 { .. } | Vint::LshlAdd64 { .. }) => halves(None),
+        Fast::Vint(Vint::Mbcnt { below, dst, a, b }) => {
+            // mbcnt_lo counts all of the low word from the high half;
+            // mbcnt_hi counts its own word there (exec/fast/wave64.rs).
+            let below = match below {
+                Below::Own => Below::Full,
+                Below::Zero => Below::Own,
+                Below::Full => return Wave64Entry::Callout,
+            };
+            Wave64Entry::Halves {
+                high: Fast::Vint(Vint::Mbcnt { below, dst, a, b }),
+                pinned: None,
+            }
+        }
+        Fast::Slow => {
+            let i = &block.insts[c.index as usize];
+            let unary = i.family == Family::Vop1
+                && matches!(
+                    i.op,
+                    Op::VExpF32 | Op::VLogF32 | Op::VRndneF32 | Op::VCvtI32F32 | Op::VCvtF32I32
+                );
+            if unary {
+                halves(None)
+            } else {
+                Wave64Entry::Callout
+            }
+        }
+        _ => Wave64Entry::Callout,
+    }
+}
+
+/// The high word of a lane-mask destination (`set_lane_mask`): n+1; null
+/// for null and past the file.
+pub(super) fn high_dst(code: u8) -> u8 {
+    if code == NULL as u8 || code >= 127 {
+        NULL as u8
+    } else {
+        code + 1
+    }
+}

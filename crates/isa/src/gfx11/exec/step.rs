@@ -57,6 +57,19 @@ pub(crate) fn step_halves(
     valu::wave64::halves(w, env, i, step_lanes, fast)
 }
 
+/// One 32-lane pass of [`step_halves`] (lanes 32..63 when `high`).
+#[cfg(feature = "llvm-jit")]
+#[inline(always)]
+pub(crate) fn step_pass(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    high: bool,
+    fast: impl Fn(&mut Wave, &mut Env) -> bool,
+) -> ExecResult {
+    valu::wave64::pass(w, env, i, high, step_lanes, fast)
+}
+
 /// Execute one instruction over the current 32 lanes.
 #[inline]
 pub(crate) fn step_lanes(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {

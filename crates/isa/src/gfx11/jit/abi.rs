@@ -7,6 +7,7 @@ use std::mem::offset_of;
 use crate::WaveLoop;
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
+use crate::gfx11::exec::fast::run_wave64_memory_pass;
 use crate::gfx11::exec::vmem::slot_base;
 use crate::gfx11::exec::{Env, Flow};
 use crate::gfx11::run_block::{BlockExit, EntryError, run_entry};
@@ -17,8 +18,10 @@ use crate::span_cache::{Entry, NO_SPANS};
 /// and returns an exit code (`EXIT_*` in the low bits, the entry above).
 pub(crate) type BlockFn = unsafe extern "C" fn(frame: *mut Frame) -> u32;
 
-/// A call-out: runs entry `entry` of the frame's block in the interpreter;
-/// returns 0 when it flows on, else 1 with the outcome in the frame.
+/// A call-out: runs entry `entry` of the frame's block in the interpreter
+/// (with [`CALLOUT_PASS`]: one 32-lane pass of a wave64 access, the high
+/// one with [`CALLOUT_HIGH`]); returns 0 when it flows on, else 1 with the
+/// outcome in the frame.
 pub(crate) type Callout = unsafe extern "C" fn(frame: *mut Frame, entry: u32) -> u32;
 
 /// Every entry flowed on.
@@ -33,6 +36,12 @@ pub(crate) const EXIT_END: u32 = 3;
 pub(crate) const EXIT_BARRIER: u32 = 4;
 /// Bits of the exit code below the entry index.
 pub(crate) const EXIT_SHIFT: u32 = 3;
+
+/// A call-out's entry argument bit: run one pass of the wave64 memory
+/// access (exec/fast/mod.rs `run_wave64_memory_pass`), not the whole entry.
+pub(crate) const CALLOUT_PASS: u32 = 1 << 31;
+/// With [`CALLOUT_PASS`]: the high pass (lanes 32..63).
+pub(crate) const CALLOUT_HIGH: u32 = 1 << 30;
 
 /// What a translated block reads: the wave's register files and the
 /// workgroup's LDS (reloaded after every call-out, which refreshes them) and
@@ -220,10 +229,22 @@ unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
     let f = unsafe { &mut *frame };
     // SAFETY: as above; the wave, environment and block are distinct objects.
     let (w, env, block) = unsafe { (&mut *f.wave, &mut *f.env, &*f.block) };
-    let c = &block.list(w.wave64)[entry as usize];
-    let r = run_entry(w, env, block, c);
-    // A failure's count is of the block's instructions, the failed one included.
+    let index = (entry & !(CALLOUT_PASS | CALLOUT_HIGH)) as usize;
+    let c = &block.list(w.wave64)[index];
+    let r = if entry & CALLOUT_PASS == 0 {
+        run_entry(w, env, block, c)
+    } else {
+        // One pass of a wave64 access (one instruction per entry there).
+        let n = c.index as usize;
+        w.pc = block.start + c.offset as u64;
+        let high = entry & CALLOUT_HIGH != 0;
+        run_wave64_memory_pass(w, env, &c.fast, &block.insts[n], high)
+            .map_err(|e| Box::new((e, n as u64 + 1)))
+    };
+    // A failure's count is of the block's instructions, the failed one
+    // included; a wave64 access run pass by pass counts at its high pass.
     f.called_out += match &r {
+        Ok(_) if entry & (CALLOUT_PASS | CALLOUT_HIGH) == CALLOUT_PASS => 0,
         Ok(_) => u64::from(c.last - c.index) + 1,
         Err(failed) => failed.1 - u64::from(c.index),
     };

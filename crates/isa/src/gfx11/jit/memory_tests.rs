@@ -247,7 +247,8 @@ const LAYOUTS: [Layout; 8] = [
 const SHARED_BASE: u64 = 1 << 32;
 const PRIVATE_BASE: u64 = 2 << 32;
 
-/// A wave whose s[4:5], s6 and v2/v3 address the buffers as `layout` says.
+/// A wave whose s[4:5], s6 and v2/v3 address the buffers as `layout` says
+/// (in all 64 lanes: a wave64 wave's high rows continue the layout).
 fn wave(rng: &mut Rng, layout: Layout, size: u64) -> Wave {
     let mut w = rng.wave();
     let (base, step) = match layout {
@@ -265,7 +266,7 @@ fn wave(rng: &mut Rng, layout: Layout, size: u64) -> Wave {
     w.sgpr[4] = base as u32;
     w.sgpr[5] = (base >> 32) as u32;
     w.sgpr[6] = 4 * rng.below(16);
-    for l in 0..32u64 {
+    for l in 0..64u64 {
         let off = match layout {
             Layout::Scattered => 4 * rng.below(DATA_LEN as u32 / 8) as u64,
             _ => l * step,
@@ -273,20 +274,20 @@ fn wave(rng: &mut Rng, layout: Layout, size: u64) -> Wave {
         let a = base + off;
         // saddr forms: v2 is the offset from s[4:5]; pair forms: v[2:3]
         // is the address. One wave serves one form, so set what it reads.
-        w.vgpr[2][l as usize] = off as u32;
-        w.vgpr[3][l as usize] = (a >> 32) as u32;
-        w.vgpr[4][l as usize] = a as u32;
+        w.set_lane(2, l as usize, off as u32);
+        w.set_lane(3, l as usize, (a >> 32) as u32);
+        w.set_lane(4, l as usize, a as u32);
     }
     if let Layout::Aperture = layout {
         let aperture = [SHARED_BASE, PRIVATE_BASE][rng.below(2) as usize];
-        w.vgpr[3][rng.below(32) as usize] = (aperture >> 32) as u32;
+        w.set_lane(3, rng.below(64) as usize, (aperture >> 32) as u32);
     }
     w
 }
 
 /// Run `block` from `w0` over a copy of `mem0` both ways (`t` its
-/// translation), the span cache first filled with both buffers when `warm`,
-/// and compare everything.
+/// translation for `w0`'s wave size), the span cache first filled with both
+/// buffers when `warm`, and compare everything.
 fn compare(
     t: &super::translation::Translation,
     block: &Block,
@@ -307,12 +308,13 @@ fn compare(
                 }
             }
             let r = if jit {
-                // SAFETY: `t` translates `block` and lives across the call; wave32.
+                // SAFETY: `t` translates `block` for `w`'s size and lives
+                // across the call.
                 unsafe {
                     run_translated(t.func(), callout(level), &mut w, &mut env, block, 0, &mut 0).0
                 }
             } else {
-                interpret_block(&mut w, &mut env, block, &block.compiled)
+                interpret_block(&mut w, &mut env, block, block.list(w0.wave64))
             };
             (r, env.spans.tally.take())
         };
@@ -321,18 +323,24 @@ fn compare(
     let (want, slow, bytes_slow, tally_slow) = run(false);
     let (got, quick, bytes_quick, tally_quick) = run(true);
     let what = format!(
-        "{} (EXEC {:#x}, warm {warm})",
+        "{} (EXEC {:#x}:{:#x}, wave64 {}, warm {warm})",
         mnemonics(block),
-        w0.sgpr[EXEC]
+        w0.sgpr[EXEC + 1],
+        w0.sgpr[EXEC],
+        w0.wave64
     );
     assert_same_run(&what, (&got, &quick), (&want, &slow));
+    assert!(quick.vgpr_hi == slow.vgpr_hi, "{what}: lanes 32..63");
     assert!(bytes_quick == bytes_slow, "{what}: memory");
     assert_eq!(tally_quick, tally_slow, "{what}: bytes tallied");
 }
 
-#[test]
-fn scalar_and_global_accesses_match_the_interpreter() {
-    let mut rng = Rng::new(0x61_0BA1_5CA1_A4ED);
+/// One block per form and layout: the access (after a write of its
+/// address row now and then, before a second access now and then), its
+/// wave, EXEC masks and wave-loop level.
+type Case = (std::sync::Arc<Block>, Memory, Wave, [u32; 6], WaveLoop);
+
+fn cases(rng: &mut Rng) -> Vec<Case> {
     let mut cases = Vec::new();
     for (n, &(text, bytes, size)) in FORMS.iter().enumerate() {
         for (v, &layout) in LAYOUTS.iter().enumerate() {
@@ -364,7 +372,7 @@ fn scalar_and_global_accesses_match_the_interpreter() {
                     .any(|c| matches!(c.fast, Fast::SLoad { .. } | Fast::Coalesced(_))),
                 "{text}: no scalar or coalesced form"
             );
-            let w = wave(&mut rng, layout, size.max(4) as u64);
+            let w = wave(rng, layout, size.max(4) as u64);
             let lane = rng.below(32);
             let level = if v % 2 == 0 {
                 WaveLoop::Baseline
@@ -375,6 +383,13 @@ fn scalar_and_global_accesses_match_the_interpreter() {
             cases.push((block, mem, w, execs, level));
         }
     }
+    cases
+}
+
+#[test]
+fn scalar_and_global_accesses_match_the_interpreter() {
+    let mut rng = Rng::new(0x61_0BA1_5CA1_A4ED);
+    let cases = cases(&mut rng);
     for backend in backends() {
         if !matches!(backend, Backend::Llvm) {
             continue;
@@ -391,5 +406,44 @@ fn scalar_and_global_accesses_match_the_interpreter() {
             }
             assert_eq!(t.inlined, block.compiled.len(), "every entry inline");
         }
+    }
+}
+
+/// The same accesses in wave64 waves: each global access runs inline pass
+/// by pass (llvm/wave64.rs), a pass the inline code leaves to the
+/// interpreter through a call-out of that pass alone; the EXEC pairs have
+/// either half full, empty, one lane or random, so one pass may hit the
+/// span cache while the other misses or faults.
+#[cfg(unix)]
+#[test]
+fn wave64_global_accesses_match_the_interpreter() {
+    if !super::llvm::available() {
+        eprintln!("skipped: libLLVM-19 does not load here");
+        return;
+    }
+    let mut rng = Rng::new(0x3C6E_F372_FE94_F82B);
+    // Half the form and layout pairs (each form with every other layout,
+    // the next form with the rest): a wave64 module is twice the size.
+    let cases: Vec<Case> = cases(&mut rng)
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| (k / LAYOUTS.len() + k % LAYOUTS.len()).is_multiple_of(2))
+        .map(|(_, c)| c)
+        .collect();
+    let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
+    let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
+    for ((block, mem, w, execs, level), t) in cases.iter().zip(&ts) {
+        let mut w = w.clone();
+        w.wave64 = true;
+        for (k, &lo) in execs.iter().enumerate() {
+            let hi = execs[(k + 1 + rng.below(5) as usize) % execs.len()];
+            for pair in [(lo, hi), (hi, lo)] {
+                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = pair;
+                for warm in [false, true] {
+                    compare(t, block, mem, &w, warm, *level);
+                }
+            }
+        }
+        assert_eq!(t.inlined, block.compiled64.len(), "every entry inline");
     }
 }

@@ -274,7 +274,8 @@ fn run_cases(cases: &[Case], llvm_cases: usize) -> Option<(usize, usize, usize)>
     Some((inlined, runs, insts))
 }
 
-/// Run `block` from `w0` both ways (`t` its translation) and compare everything.
+/// Run `block` from `w0` both ways (`t` its translation for `w0`'s wave
+/// size) and compare everything (a wave64 wave's high rows too).
 fn compare(
     t: &Translation,
     block: &Block,
@@ -308,12 +309,13 @@ fn compare_counting(
             let mut env = env(&mem, &mut lds);
             env.lds_bank_conflicts = banks.then_some(0);
             let r = if jit {
-                // SAFETY: `t` translates `block` and lives across the call; wave32.
+                // SAFETY: `t` translates `block` for `w`'s size and lives
+                // across the call.
                 unsafe {
                     run_translated(t.func(), callout(level), &mut w, &mut env, block, 0, &mut 0).0
                 }
             } else {
-                interpret_block(&mut w, &mut env, block, &block.compiled)
+                interpret_block(&mut w, &mut env, block, block.list(w0.wave64))
             };
             (r, env.lds_bank_conflicts)
         };
@@ -321,8 +323,9 @@ fn compare_counting(
     };
     let (want, slow, lds_slow, data_slow, conflicts_slow) = run(false);
     let (got, quick, lds_quick, data_quick, conflicts_quick) = run(true);
-    let what = mnemonics(block);
+    let what = format!("{} (wave64 {})", mnemonics(block), w0.wave64);
     assert_same_run(&what, (&got, &quick), (&want, &slow));
+    assert!(quick.vgpr_hi == slow.vgpr_hi, "{what}: lanes 32..63");
     assert!(lds_quick == lds_slow, "{what}: LDS");
     assert!(data_quick == data_slow, "{what}: memory");
     assert_eq!(conflicts_quick, conflicts_slow, "{what}: bank conflicts");
@@ -456,7 +459,7 @@ fn translated_wave64_blocks_match_the_interpreter() {
         ] {
             let mut w = w.clone();
             (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
-            inlined += compare_wave64(t, block, mem, &w, lds, level);
+            inlined += compare(t, block, mem, &w, lds, level);
             runs += 1;
         }
     }
@@ -466,51 +469,87 @@ fn translated_wave64_blocks_match_the_interpreter() {
     );
 }
 
-/// [`compare`] for a wave64 wave (`w0.wave64`): the interpreter runs the
-/// block's wave64 list; the high VGPR halves must match too.
+/// GFX9 blocks (gfx942 words: every SOP1, VOP1, VOP2, VOPC and VOP3
+/// opcode with plain operands, fast/tests/gfx9.rs `encodings`) run as
+/// wave64 waves end as the interpreter ends them, under six EXEC pairs:
+/// GFX9's own forms (VOP2 carries writing VCC, v_lshl_add_u64, v_mov_b64,
+/// v_fmac_f64) included.
 #[cfg(unix)]
-fn compare_wave64(
-    t: &Translation,
-    block: &Block,
-    mem0: &Memory,
-    w0: &Wave,
-    lds0: &[u8],
-    level: WaveLoop,
-) -> usize {
-    let run = |jit: bool| {
-        let mem = Memory {
-            code: mem0.code.clone(),
-            data: UnsafeCell::new(mem0.data()),
-        };
-        let mut lds = lds0.to_vec();
-        let mut w = w0.clone();
-        let r = {
-            let mut env = env(&mem, &mut lds);
-            if jit {
-                // SAFETY: `t` translates `block` for wave64 waves and lives
-                // across the call; `w` is a wave64 wave.
-                unsafe {
-                    run_translated(t.func(), callout(level), &mut w, &mut env, block, 0, &mut 0).0
-                }
-            } else {
-                interpret_block(&mut w, &mut env, block, &block.compiled64)
-            }
-        };
-        (r, w, lds, mem.data())
-    };
-    let (want, slow, lds_slow, data_slow) = run(false);
-    let (got, quick, lds_quick, data_quick) = run(true);
-    let what = format!("wave64 [{}]", mnemonics(block));
-    assert_same_run(&what, (&got, &quick), (&want, &slow));
-    for r in 0..NUM_VGPRS {
-        assert_eq!(
-            quick.vgpr_hi[r], slow.vgpr_hi[r],
-            "{what}: v{r} (lanes 32..63)"
-        );
+#[test]
+fn translated_gfx9_blocks_match_the_interpreter() {
+    use crate::Isa;
+    use crate::gfx9::Target;
+    if !super::llvm::available() {
+        eprintln!("skipped: libLLVM-19 does not load here");
+        return;
     }
-    assert!(lds_quick == lds_slow, "{what}: LDS");
-    assert!(data_quick == data_slow, "{what}: memory");
-    t.inlined
+    let pool: Vec<Vec<u32>> = crate::gfx11::exec::fast::tests::gfx9::encodings(&["v_"])
+        .into_iter()
+        .filter_map(|words| {
+            let inst = crate::gfx9::decode::decode(Target::Gfx942, &words).ok()?;
+            let name = inst.mnemonic;
+            // Results that depend on the host clock, or that end the block.
+            if ["getreg", "sendmsg", "memtime", "memrealtime", "sleep"]
+                .iter()
+                .any(|n| name.contains(n))
+            {
+                return None;
+            }
+            Some(words[..inst.len as usize].to_vec())
+        })
+        .collect();
+    let s_endpgm = 0xBF81_0000u32;
+    assert_eq!(
+        crate::gfx9::decode::decode(Target::Gfx942, &[s_endpgm])
+            .expect("s_endpgm decodes")
+            .mnemonic,
+        "s_endpgm"
+    );
+    let mut rng = Rng::new(0xBB67_AE85_84CA_A73B);
+    let mut cases = Vec::new();
+    for _ in 0..120 {
+        let mut words = Vec::new();
+        for _ in 0..1 + rng.below(12) {
+            words.extend_from_slice(&pool[rng.below(pool.len() as u32) as usize]);
+        }
+        if rng.below(4) != 0 {
+            words.push(s_endpgm);
+        }
+        let mem = Memory {
+            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            data: UnsafeCell::new(vec![0; DATA_LEN]),
+        };
+        let block = CodeCache::for_isa(Isa::Gfx9(Target::Gfx942)).block(CODE, &mem);
+        let mut w = rng.wave();
+        w.wave64 = true;
+        for row in w.vgpr_hi.iter_mut() {
+            for v in row.iter_mut() {
+                *v = rng.value();
+            }
+        }
+        cases.push((block, mem, w));
+    }
+    let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
+    let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
+    let (mut inlined, mut runs) = (0, 0);
+    for ((block, mem, w), t) in cases.iter().zip(&ts) {
+        for (lo, hi) in [
+            (u32::MAX, u32::MAX),
+            (rng.value(), rng.value()),
+            (u32::MAX, 0),
+            (0, rng.value()),
+            (0, 0),
+        ] {
+            let mut w = w.clone();
+            (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
+            inlined += compare(t, block, mem, &w, &[], WaveLoop::host_best());
+            runs += 1;
+        }
+    }
+    assert!(
+        inlined > 2 * runs,
+        "only {inlined} entries ran inline in {runs} runs"
+    );
 }
 
 /// The dword DS loads and stores run inline (exec/lds.rs's forms, as
@@ -612,6 +651,34 @@ fn ds_accesses_match_the_interpreter() {
             if matches!(backend, Backend::Llvm) {
                 assert_eq!(t.inlined, c.block.compiled.len(), "every entry inline");
             }
+        }
+    }
+    // Wave64 (LLVM): each access pass by pass, the high lanes addressing
+    // as the low ones with the rows swapped, under EXEC pairs; half the
+    // variants of each form, the odd ones of one form and the even ones of
+    // the next (a wave64 module is twice the size).
+    #[cfg(unix)]
+    if super::llvm::available() {
+        let cases: Vec<&Case> = cases
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| (k / 16 + k % 16).is_multiple_of(2))
+            .map(|(_, c)| c)
+            .collect();
+        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.block).collect();
+        let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
+        for (c, t) in cases.iter().zip(&ts) {
+            let mut w = c.wave.clone();
+            w.wave64 = true;
+            (w.vgpr_hi[2], w.vgpr_hi[3]) = (w.vgpr[3], w.vgpr[2]);
+            for (k, &lo) in c.execs.iter().enumerate() {
+                let hi = c.execs[(k + 2) % c.execs.len()];
+                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
+                for banks in [false, true] {
+                    compare_counting(t, &c.block, &c.mem, &w, &c.lds, c.level, banks);
+                }
+            }
+            assert_eq!(t.inlined, c.block.compiled64.len(), "every entry inline");
         }
     }
 }

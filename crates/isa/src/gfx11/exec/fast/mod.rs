@@ -249,6 +249,21 @@ fn memory_half(w: &mut Wave, env: &mut Env, f: &Fast) -> bool {
     }
 }
 
+/// One pass of [`run_wave64_memory`] of the global or DS access `i`
+/// (form `f`, `Fast::Coalesced` or `Fast::Ds`): lanes 0..31, or 32..63
+/// when `high`. The translator runs each pass inline and calls this for a
+/// pass its inline code leaves to the interpreter.
+#[cfg(feature = "llvm-jit")]
+pub(crate) fn run_wave64_memory_pass(
+    w: &mut Wave,
+    env: &mut Env,
+    f: &Fast,
+    i: &Inst,
+    high: bool,
+) -> ExecResult {
+    super::step::step_pass(w, env, i, high, |w, env| memory_half(w, env, f))
+}
+
 /// Run the FLAT/GLOBAL/SCRATCH, GFX9 private MUBUF or DS instruction `i`, whose form is `f`, in a
 /// wave64 wave: its two 32-lane passes as `step` runs them, each through
 /// the form when it takes that pass and `step`'s pass otherwise

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-mod gfx9;
+pub(crate) mod gfx9;
 
 use super::*;
 use crate::gfx11::decode::decode;

@@ -126,16 +126,33 @@ pub(crate) fn halves(
     lanes: impl Fn(&mut Wave, &mut Env, &Inst) -> ExecResult,
     fast: impl Fn(&mut Wave, &mut Env) -> bool,
 ) -> ExecResult {
-    if !fast(w, env) {
-        lanes(w, env, i)?;
-    }
-    high_pass(w, names_agprs(i), |w| {
+    pass(w, env, i, false, &lanes, &fast)?;
+    pass(w, env, i, true, lanes, fast)
+}
+
+/// One pass of [`halves`]: lanes 0..31, or 32..63 when `high` (the
+/// translator runs a wave64 access pass by pass: jit/llvm/wave64.rs).
+#[inline(always)]
+pub(crate) fn pass(
+    w: &mut Wave,
+    env: &mut Env,
+    i: &Inst,
+    high: bool,
+    lanes: impl Fn(&mut Wave, &mut Env, &Inst) -> ExecResult,
+    fast: impl Fn(&mut Wave, &mut Env) -> bool,
+) -> ExecResult {
+    let mut run = |w: &mut Wave| {
         if fast(w, env) {
             Ok(Flow::Next)
         } else {
             lanes(w, env, i)
         }
-    })
+    };
+    if high {
+        high_pass(w, names_agprs(i), run)
+    } else {
+        run(w)
+    }
 }
 
 /// Does this vector instruction write a lane mask to SGPRs (compares, carries,

@@ -31,9 +31,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::super::abi::{
-    EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP, EXIT_SHIFT, EXIT_STOP, FRAME_APERTURES,
-    FRAME_CALLOUT, FRAME_LDS, FRAME_LDS_LEN, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR,
-    FRAME_SPANS, FRAME_TALLY, FRAME_VGPR, FRAME_VGPR_HI,
+    CALLOUT_HIGH, CALLOUT_PASS, EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP, EXIT_SHIFT,
+    EXIT_STOP, FRAME_APERTURES, FRAME_CALLOUT, FRAME_LDS, FRAME_LDS_LEN, FRAME_LOOP_BUDGET,
+    FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_SPANS, FRAME_TALLY, FRAME_VGPR, FRAME_VGPR_HI,
 };
 use super::footprint::{Footprint, footprint};
 use super::wave64::{Wave64Entry, classify, high_dst};
@@ -165,6 +165,9 @@ pub(super) struct Fx {
     /// During a wave64 high pass: the SGPR the low pass wrote and its value
     /// from before the low pass, which the high pass reads.
     pinned: Option<(u8, String)>,
+    /// Emitting a wave64 entry pass by pass: a call-out runs the pass
+    /// being emitted only (abi.rs `CALLOUT_PASS`).
+    by_pass: bool,
 }
 
 /// Is `block` a self-loop (the last entry of its list for the wave size
@@ -299,6 +302,7 @@ impl Fx {
             wave64,
             half: 0,
             pinned: None,
+            by_pass: false,
         }
     }
 
@@ -446,7 +450,7 @@ impl Fx {
                 match classify(block, c) {
                     Wave64Entry::Once => {}
                     Wave64Entry::Halves { high, pinned } => {
-                        if self.halves(block, c, high, pinned) {
+                        if self.halves(block, c, k as u32, high, pinned) {
                             inlined += 1;
                         } else {
                             let fp = footprint(block, c);
@@ -475,11 +479,6 @@ impl Fx {
                     self.branch(cond, code(EXIT_JUMP), back);
                     inlined += 1;
                 }
-                Fast::Ds(d) => {
-                    let fp = footprint(block, c);
-                    self.ds(&d, k as u32, code(EXIT_STOP), &fp);
-                    inlined += 1;
-                }
                 Fast::SLoad {
                     n,
                     dst,
@@ -490,18 +489,8 @@ impl Fx {
                     self.s_load((n, dst, sbase, soff, imm), k as u32, code(EXIT_STOP));
                     inlined += 1;
                 }
-                Fast::Coalesced(g) => {
-                    let fp = footprint(block, c);
-                    self.global(&g, k as u32, code(EXIT_STOP), &fp);
-                    inlined += 1;
-                }
-                Fast::Scratch(s) => {
-                    let fp = footprint(block, c);
-                    self.scratch(&s, k as u32, code(EXIT_STOP), &fp);
-                    inlined += 1;
-                }
                 _ => {
-                    if self.entry(block, c) {
+                    if self.inline(block, c, k as u32) {
                         inlined += 1;
                     } else {
                         let fp = footprint(block, c);
@@ -514,22 +503,49 @@ impl Fx {
         inlined
     }
 
-    /// Wave64: entry `c` inline for lanes 0..31, then as `high` for lanes
-    /// 32..63, reading SGPR `pinned` as it was before the first pass
-    /// (`wave64.rs`); false (nothing emitted) if it must be a call-out.
-    fn halves(&mut self, block: &Block, c: &Compiled, high: Fast, pinned: Option<u8>) -> bool {
-        let before = pinned.map(|d| (d, self.sgpr(d)));
-        if !self.entry(block, c) {
-            return false;
+    /// Entry `k` (`c`) inline: a memory access (with the call-out of its
+    /// slow path), or a form [`Fx::entry`] covers; false (nothing emitted)
+    /// if it must be a call-out.
+    fn inline(&mut self, block: &Block, c: &Compiled, k: u32) -> bool {
+        let stop = (k << EXIT_SHIFT) | EXIT_STOP;
+        match c.fast {
+            Fast::Ds(d) => self.ds(&d, k, stop, &footprint(block, c)),
+            Fast::Coalesced(g) => self.global(&g, k, stop, &footprint(block, c)),
+            Fast::Scratch(s) => self.scratch(&s, k, stop, &footprint(block, c)),
+            _ => return self.entry(block, c),
         }
-        self.half = 1;
-        self.pinned = before;
-        let high = Compiled { fast: high, ..*c };
-        let inline = self.entry(block, &high);
-        (self.half, self.pinned) = (0, None);
-        // The same form in the other half: the emitter covers it too.
-        assert!(inline, "the high pass of {:?} has no inline form", c.fast);
         true
+    }
+
+    /// Wave64: entry `k` (`c`) inline for lanes 0..31, then as `high` for
+    /// lanes 32..63, reading SGPR `pinned` as it was before the first pass
+    /// (`wave64.rs`); false (nothing emitted) if it must be a call-out. A
+    /// memory access's slow path calls out for its pass alone.
+    fn halves(
+        &mut self,
+        block: &Block,
+        c: &Compiled,
+        k: u32,
+        high: Fast,
+        pinned: Option<u8>,
+    ) -> bool {
+        let before = pinned.map(|d| (d, self.sgpr(d)));
+        self.by_pass = true;
+        let low = self.inline(block, c, k);
+        let inline = low && {
+            self.half = 1;
+            self.pinned = before;
+            let high = Compiled { fast: high, ..*c };
+            self.inline(block, &high, k)
+        };
+        (self.half, self.pinned, self.by_pass) = (0, None, false);
+        // The same form in the other half: the emitter covers it too.
+        assert!(
+            inline || !low,
+            "the high pass of {:?} has no inline form",
+            c.fast
+        );
+        low
     }
 
     /// Store the dirty registers `skip` does not name, leaving them
@@ -600,7 +616,12 @@ impl Fx {
         );
         let p = self.field(FRAME_CALLOUT);
         let f = self.ins(format!("load ptr, ptr {p}, align 8"));
-        let r = self.ins(format!("call i32 {f}(ptr %frame, i32 {k})"));
+        let arg = match (self.by_pass, self.half) {
+            (false, _) => k,
+            (true, 0) => k | CALLOUT_PASS,
+            (true, _) => k | CALLOUT_PASS | CALLOUT_HIGH,
+        };
+        let r = self.ins(format!("call i32 {f}(ptr %frame, i32 {})", arg as i32));
         if reload_bases {
             // It refreshes the frame's pointers.
             self.load_bases();

@@ -14,14 +14,22 @@
 //! the half's word) and, for the high pass, pins the SGPR the low pass
 //! writes to its value from before it.
 //!
+//! Global and DS accesses run pass by pass too, as the interpreter runs
+//! them (exec/fast/mod.rs `run_wave64_memory`: the low pass, then the high
+//! one, a fault in the low pass ending the instruction before the high
+//! pass). Where a pass's inline code leaves it to the interpreter (a span
+//! cache miss, a fault, a counting dispatch), the call-out runs that pass
+//! alone (abi.rs `CALLOUT_PASS`), so the other pass is neither repeated
+//! nor skipped.
+//!
 //! Scalar entries (SALU, the 64-bit scalar forms, s_load, branches, the
 //! block ends) are emitted once, as for wave32; a branch on VCCZ or EXECZ
 //! tests the whole pair (exec/fast/mod.rs `Cond`). Everything else is a
 //! call-out, which runs the interpreter's wave64 code for the whole
 //! instruction: the forms whose passes are not independent (readlane,
-//! DPP, permutes), the memory accesses (their fault order and strict
-//! coherence are the interpreter's), a constant lane mask (whose high word
-//! the form does not keep) and VOPD (wave32 only).
+//! DPP, permutes), scratch accesses (each pass has its own private slot),
+//! atomics, a constant lane mask (whose high word the form does not keep)
+//! and VOPD (wave32 only).
 
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
@@ -62,6 +70,8 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         Fast::Valu { .. } | Fast::LshlrevB64 { .. } | Fast::FmaF32 { .. } | Fast::Flt(_) => {
             halves(None)
         }
+        // Each pass of a global or DS access, as run_wave64_memory runs it.
+        Fast::Coalesced(_) | Fast::Ds(_) => halves(None),
         Fast::F64(d) if !d.uses_mask() => halves(None),
         Fast::Fma32(d) if !d.uses_mask() => halves(None),
         Fast::Cndmask {
@@ -93,6 +103,8 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         Fast::Slow => {
             let i = &block.insts[c.index as usize];
             let unary = i.family == Family::Vop1
+                && i.acc == 0
+                && i.sdwa.is_none()
                 && matches!(
                     i.op,
                     Op::VExpF32 | Op::VLogF32 | Op::VRndneF32 | Op::VCvtI32F32 | Op::VCvtF32I32

@@ -24,7 +24,7 @@ fn ops(table: &'static [Option<OpInfo>]) -> impl Iterator<Item = (u32, &'static 
 /// of each kind (GFX9 codes: SGPR, VCC, inline integer and float, literal,
 /// VGPR; VOP3 takes no literal), the destination also a source now and
 /// then. VOP3B words carry their SDST in bits 14:8 (s0 or VCC).
-fn encodings(vop3: &[&str]) -> Vec<[u32; 3]> {
+pub(crate) fn encodings(vop3: &[&str]) -> Vec<[u32; 3]> {
     const V: [u32; 3] = [256 + 10, 256 + 21, 256 + 40];
     const S: [u32; 2] = [4, 14];
     const VCC: u32 = 106;

@@ -24,9 +24,9 @@
 //! (the rest of `jit %`). A kernel with a low `inline %` is where the translator's coverage
 //! would next pay.
 //!
-//! Translated speed: `-- --settle` dispatches each case (checked each time) until gfxsim's
-//! background translations settle (a dispatch that made no block newly hot, with none
-//! still compiling; at most 20) before its timed batch. Without it the batch includes
+//! Translated speed: `-- --settle` runs each case's batch until gfxsim's background
+//! translations settle (a batch that made no block newly hot, with none still compiling;
+//! at most 20), then checks one more dispatch, before its timed batch. Without it the batch includes
 //! the translator's warm-up: blocks run interpreted until they are hot and their
 //! translations are built on a background thread, which is what a short program sees.
 //! With `--settle` the peer of the translator is the interpreter too: each case's batch is
@@ -212,12 +212,14 @@ fn main() {
                     tally.wave_instructions += single;
                     continue;
                 }
-                if settle && let Err(e) = settle_translations(&device, &exe, &kernel, &case) {
+                let repeats = (TARGET_WAVE_INSTRUCTIONS / single.max(1))
+                    .clamp(1, runner::MAX_BATCH as u64) as u32;
+                if settle
+                    && let Err(e) = settle_translations(&device, &exe, &kernel, &case, repeats)
+                {
                     failed = Some(format!("[{}] settling: {e}", case.label));
                     break;
                 }
-                let repeats = (TARGET_WAVE_INSTRUCTIONS / single.max(1))
-                    .clamp(1, runner::MAX_BATCH as u64) as u32;
                 let before = device.sim.stats();
                 let elapsed = match best_of(batches, || {
                     device.run_repeated(&exe, &kernel, &case, repeats)
@@ -389,31 +391,39 @@ fn best_of<T: PartialOrd, E>(n: u32, mut timed: impl FnMut() -> Result<T, E>) ->
     Ok(best)
 }
 
-/// Dispatch `case` (checking its result each time) until gfxsim's background
-/// translations settle: a dispatch that made no block newly hot, with none
-/// still compiling, at most 20 dispatches.
+/// Run `case`'s timed batch (`repeats` dispatches) until gfxsim's
+/// background translations settle: a batch that made no block newly hot,
+/// with none still compiling, at most 20 batches; then dispatch it once
+/// more and check the result. A batch, not one dispatch: a block becomes
+/// hot after some entries on a worker, which one short dispatch may not
+/// reach, and its compile would then start in the timed batch.
 fn settle_translations(
     device: &runner::Device,
     exe: &hsa::Executable,
     kernel: &cases::Kernel,
     case: &cases::Case,
+    repeats: u32,
 ) -> Result<(), String> {
-    for _ in 0..20 {
-        let (requested, _) = aqueduct_isa::background_translations();
+    let wait = || {
         let start = Instant::now();
         while aqueduct_isa::background_translations().1 != 0
             && start.elapsed() < Duration::from_secs(60)
         {
             std::thread::sleep(Duration::from_millis(2));
         }
-        let out = device.run(exe, kernel, case)?;
-        let views: Vec<&[u8]> = out.buffers.iter().map(Vec::as_slice).collect();
-        case.check(&views)?;
+    };
+    for _ in 0..20 {
+        wait();
+        let (requested, _) = aqueduct_isa::background_translations();
+        device.run_repeated(exe, kernel, case, repeats)?;
         if aqueduct_isa::background_translations() == (requested, 0) {
             break;
         }
     }
-    Ok(())
+    wait();
+    let out = device.run(exe, kernel, case)?;
+    let views: Vec<&[u8]> = out.buffers.iter().map(Vec::as_slice).collect();
+    case.check(&views)
 }
 
 /// The batch of `repeats` dispatches of `case` interpreted (translation

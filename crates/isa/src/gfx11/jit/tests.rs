@@ -419,13 +419,8 @@ fn translated_wave64_blocks_match_the_interpreter() {
             data: UnsafeCell::new((0..DATA_LEN).map(|i| (i * 5 + 1) as u8).collect()),
         };
         let block = CodeCache::new().block(CODE, &mem);
-        let mut w = rng.wave();
-        w.wave64 = true;
-        for row in w.vgpr_hi.iter_mut() {
-            for v in row.iter_mut() {
-                *v = rng.value();
-            }
-        }
+        let w = rng.wave();
+        let mut w = rng.wave64(&w);
         if rng.below(2) == 0 {
             w.sgpr[0] = DATA as u32;
             w.sgpr[1] = (DATA >> 32) as u32;
@@ -520,13 +515,8 @@ fn translated_gfx9_blocks_match_the_interpreter() {
             data: UnsafeCell::new(vec![0; DATA_LEN]),
         };
         let block = CodeCache::for_isa(Isa::Gfx9(Target::Gfx942)).block(CODE, &mem);
-        let mut w = rng.wave();
-        w.wave64 = true;
-        for row in w.vgpr_hi.iter_mut() {
-            for v in row.iter_mut() {
-                *v = rng.value();
-            }
-        }
+        let w = rng.wave();
+        let w = rng.wave64(&w);
         cases.push((block, mem, w));
     }
     let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();

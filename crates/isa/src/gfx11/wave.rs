@@ -205,8 +205,13 @@ impl Wave {
     /// Slot of the current lanes in the workgroup's private memory, in units of 32 lanes.
     #[inline]
     pub fn scratch_slot(&self) -> u32 {
+        self.scratch_slot_of(self.half)
+    }
+    /// Slot of half `half`'s lanes (wave32: the wave's one slot).
+    #[inline]
+    pub fn scratch_slot_of(&self, half: usize) -> u32 {
         if self.wave64 {
-            self.index * 2 + self.half as u32
+            self.index * 2 + half as u32
         } else {
             self.index
         }

@@ -8,7 +8,7 @@ use crate::WaveLoop;
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
 use crate::gfx11::exec::fast::run_wave64_memory_pass;
-use crate::gfx11::exec::vmem::slot_base;
+use crate::gfx11::exec::vmem::slot_base_of;
 use crate::gfx11::exec::{Env, Flow};
 use crate::gfx11::run_block::{BlockExit, EntryError, run_entry};
 use crate::gfx11::wave::Wave;
@@ -89,6 +89,9 @@ pub(crate) struct Frame {
     /// for inline SCRATCH accesses; null and 0 when the buffer does not
     /// hold the slot, so that none passes the inline bounds check.
     scratch: *mut u8,
+    /// A wave64 wave's slot of lanes 32..63 (null when the buffer does not
+    /// hold it); the per-lane bytes are the same.
+    scratch_hi: *mut u8,
     scratch_per_lane: u64,
     /// Instructions the call-outs ran (a failed one included); the
     /// translated code does not touch it.
@@ -108,6 +111,7 @@ pub(crate) const FRAME_SPANS: i32 = offset_of!(Frame, spans) as i32;
 pub(crate) const FRAME_TALLY: i32 = offset_of!(Frame, tally) as i32;
 pub(crate) const FRAME_APERTURES: i32 = offset_of!(Frame, apertures) as i32;
 pub(crate) const FRAME_SCRATCH: i32 = offset_of!(Frame, scratch) as i32;
+pub(crate) const FRAME_SCRATCH_HI: i32 = offset_of!(Frame, scratch_hi) as i32;
 pub(crate) const FRAME_SCRATCH_PER_LANE: i32 = offset_of!(Frame, scratch_per_lane) as i32;
 
 /// Run block `block` through its translation `func` for waves of `w`'s
@@ -135,9 +139,11 @@ pub(crate) unsafe fn run_translated(
     loop_budget: u32,
     called_out: &mut u64,
 ) -> (Result<BlockExit, EntryError>, u32) {
-    let (scratch, scratch_per_lane) = match slot_base(env, w) {
-        Some(base) => (base, env.scratch_per_lane as u64),
-        None => (std::ptr::null_mut(), 0),
+    let (scratch, scratch_hi) = scratch_slots(env, w);
+    let scratch_per_lane = if scratch.is_null() {
+        0
+    } else {
+        env.scratch_per_lane as u64
     };
     let wave: *mut Wave = w;
     // SAFETY: `wave` comes from a live `&mut Wave`; the field pointers are
@@ -166,6 +172,7 @@ pub(crate) unsafe fn run_translated(
         tally,
         apertures: [env.shared_base, env.private_base],
         scratch,
+        scratch_hi,
         scratch_per_lane,
         env: (env as *mut Env).cast::<Env<'static>>(),
         block,
@@ -181,6 +188,23 @@ pub(crate) unsafe fn run_translated(
     *called_out += frame.called_out;
     let list = block.list(w.wave64);
     (exit(code, list, &mut frame), frame.loops)
+}
+
+/// The wave's scratch slots for inline SCRATCH accesses (exec/vmem/mod.rs
+/// `slot_base`): its lanes 0..31 and, for wave64, 32..63. Both null where
+/// the buffer does not hold every slot of the wave (the per-lane bytes are
+/// then 0 too, so no inline access goes ahead in either half).
+#[inline(always)]
+fn scratch_slots(env: &mut Env, w: &Wave) -> (*mut u8, *mut u8) {
+    let null = std::ptr::null_mut();
+    let lo = slot_base_of(env, w.scratch_slot_of(0));
+    if !w.wave64 {
+        return (lo.unwrap_or(null), null);
+    }
+    match (lo, slot_base_of(env, w.scratch_slot_of(1))) {
+        (Some(lo), Some(hi)) => (lo, hi),
+        _ => (null, null),
+    }
 }
 
 /// The span cache slots and tally a translated block translates through:
@@ -254,7 +278,7 @@ unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
     f.scc = &raw mut w.scc;
     f.lds = env.lds.as_mut_ptr();
     (f.spans, f.tally) = inline_spans(env);
-    f.scratch = slot_base(env, w).unwrap_or(std::ptr::null_mut());
+    (f.scratch, f.scratch_hi) = scratch_slots(env, w);
     match r {
         Ok(Flow::Next) => 0,
         other => {

@@ -126,18 +126,28 @@ fn wave(rng: &mut Rng, layout: Layout) -> Wave {
         _ => 4 * rng.below(8),
     };
     let one = 4 * rng.below(12);
-    for l in 0..32 {
-        w.vgpr[2][l] = match layout {
+    // All 64 lanes: a wave64 wave's high lanes follow the same layout.
+    for l in 0..64 {
+        let a = match layout {
             Layout::Same | Layout::NoSlot => one,
             Layout::Wrapping => 16 + one,
             _ => 4 * rng.below(12),
         };
+        w.set_lane(2, l, a);
     }
-    let lane = rng.below(32) as usize;
-    match layout {
-        Layout::Unaligned => w.vgpr[2][lane] += 1 + rng.below(3),
-        Layout::Past => w.vgpr[2][lane] = PER_LANE as u32 + 4 * rng.below(4),
-        _ => {}
+    // One lane of each half out of line.
+    for lane in [rng.below(32), 32 + rng.below(32)] {
+        let lane = lane as usize;
+        let a = if lane < 32 {
+            w.vgpr[2][lane]
+        } else {
+            w.vgpr_hi[2][lane - 32]
+        };
+        match layout {
+            Layout::Unaligned => w.set_lane(2, lane, a + 1 + rng.below(3)),
+            Layout::Past => w.set_lane(2, lane, PER_LANE as u32 + 4 * rng.below(4)),
+            _ => {}
+        }
     }
     w
 }
@@ -157,15 +167,17 @@ fn compare(
         let mut w = w0.clone();
         let r = {
             let mut env = env_over(code, &mut [], &mut scratch);
-            env.scratch_wave_bytes = slot_bytes(PER_LANE);
+            env.scratch_wave64 = w0.wave64;
+            env.scratch_wave_bytes = slot_bytes(PER_LANE) << w0.wave64 as u32;
             env.scratch_per_lane = PER_LANE;
             if jit {
-                // SAFETY: `t` translates `block` and lives across the call; wave32.
+                // SAFETY: `t` translates `block` for `w`'s size and lives
+                // across the call.
                 unsafe {
                     run_translated(t.func(), callout(level), &mut w, &mut env, block, 0, &mut 0).0
                 }
             } else {
-                interpret_block(&mut w, &mut env, block, &block.compiled)
+                interpret_block(&mut w, &mut env, block, block.list(w0.wave64))
             }
         };
         (r, w, scratch)
@@ -173,12 +185,15 @@ fn compare(
     let (want, slow, bytes_slow) = run(false);
     let (got, quick, bytes_quick) = run(true);
     let what = format!(
-        "{} (EXEC {:#x}, wave {})",
+        "{} (EXEC {:#x}:{:#x}, wave {}, wave64 {})",
         mnemonics(block),
+        w0.sgpr[EXEC + 1],
         w0.sgpr[EXEC],
-        w0.index
+        w0.index,
+        w0.wave64
     );
     assert_same_run(&what, (&got, &quick), (&want, &slow));
+    assert!(quick.vgpr_hi == slow.vgpr_hi, "{what}: lanes 32..63");
     assert!(bytes_quick == bytes_slow, "{what}: scratch");
 }
 
@@ -222,7 +237,8 @@ fn scratch_accesses_match_the_interpreter() {
             cases.push((block, code, w, execs, level));
         }
     }
-    let scratch: Vec<u8> = (0..SLOTS * slot_bytes(PER_LANE))
+    // Room for SLOTS wave64 waves (twice a wave32 wave's slot each).
+    let scratch: Vec<u8> = (0..2 * SLOTS * slot_bytes(PER_LANE))
         .map(|_| rng.next() as u8)
         .collect();
     for backend in backends() {
@@ -239,5 +255,20 @@ fn scratch_accesses_match_the_interpreter() {
             }
             assert_eq!(t.inlined, block.compiled.len(), "every entry inline");
         }
+    }
+    // Wave64 (LLVM): each access pass by pass, each half in its own slot.
+    if !super::llvm::available() {
+        return;
+    }
+    let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
+    let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
+    for ((block, code, w, execs, level), t) in cases.iter().zip(&ts) {
+        let mut w = w.clone();
+        w.wave64 = true;
+        for (k, &lo) in execs.iter().enumerate() {
+            (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, execs[(k + 3) % execs.len()]);
+            compare(t, block, code, &scratch, &w, *level);
+        }
+        assert_eq!(t.inlined, block.compiled64.len(), "every entry inline");
     }
 }

@@ -318,11 +318,17 @@ pub(crate) fn slot_start(env: &Env, slot: u32) -> usize {
 /// is 4 GiB or more (the fast paths compute offsets in it in u32).
 #[inline(always)]
 pub(crate) fn slot_base(env: &mut Env, w: &Wave) -> Option<*mut u8> {
+    slot_base_of(env, w.scratch_slot())
+}
+
+/// [`slot_base`] of slot `slot` (`Wave::scratch_slot_of`).
+#[inline(always)]
+pub(crate) fn slot_base_of(env: &mut Env, slot: u32) -> Option<*mut u8> {
     let len = half_span(env.scratch_per_lane, env.scratch_wave64);
     if len > u32::MAX as usize {
         return None;
     }
-    let first = slot_start(env, w.scratch_slot());
+    let first = slot_start(env, slot);
     env.scratch
         .get_mut(first..first + len)
         .map(|slot| slot.as_mut_ptr())

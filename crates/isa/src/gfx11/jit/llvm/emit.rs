@@ -159,9 +159,9 @@ pub(super) struct Fx {
     /// The block branches back to its start.
     looped: bool,
     /// The block is a wave64 wave's (its `compiled64` list, two halves).
-    wave64: bool,
+    pub(super) wave64: bool,
     /// The 32-lane half being emitted (wave64's high pass: 1).
-    half: u8,
+    pub(super) half: u8,
     /// During a wave64 high pass: the SGPR the low pass wrote and its value
     /// from before the low pass, which the high pass reads.
     pinned: Option<(u8, String)>,

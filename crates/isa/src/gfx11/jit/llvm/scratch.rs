@@ -8,7 +8,10 @@
 //! active address is dword-aligned and every active lane's bytes fit its
 //! `scratch_per_lane`, in a slot the buffer holds (`slot_base`, taken into
 //! the frame). Lane `l`'s byte `b` lies at `(b & !3) * 32 + 4 * l + b % 4`
-//! of the slot (private_layout.rs), so lanes never share a byte:
+//! of the slot (private_layout.rs; a wave64 wave's rows hold 64 lanes,
+//! its high half's slot starting 128 bytes into the low one's, and each
+//! half runs this with its own slot: llvm/wave64.rs), so lanes never share
+//! a byte:
 //! - every active lane at one address (ST mode always, and the spills and
 //!   reloads of SVE mode): dword `k` of the lanes is the row of 32 dwords
 //!   at `(addr + 4 * k) * 32`, loaded or stored as one vector, inactive
@@ -24,7 +27,7 @@
 //! private-memory kernels (private_sort, private_histogram, spill_vgpr)
 //! stayed in the interpreter.
 
-use super::super::abi::{FRAME_SCRATCH, FRAME_SCRATCH_PER_LANE};
+use super::super::abi::{FRAME_SCRATCH, FRAME_SCRATCH_HI, FRAME_SCRATCH_PER_LANE};
 use super::emit::{Fx, M, V};
 use super::footprint::Footprint;
 use super::global::lane_steps;
@@ -147,19 +150,32 @@ impl Fx {
         self.merge_rows(&writes, (&loaded, &fast_end), (&reloaded, &slow_end));
     }
 
-    /// The frame's scratch slot: its base pointer and the lanes' private
-    /// bytes (an i64; 0 when no inline access may go ahead, abi.rs).
+    /// The frame's scratch slot of the half being emitted: its base
+    /// pointer and the lanes' private bytes (an i64; 0 when no inline
+    /// access may go ahead, abi.rs).
     fn scratch_slot(&mut self) -> (String, String) {
-        let p = self.field(FRAME_SCRATCH);
+        let slot = if self.half == 0 {
+            FRAME_SCRATCH
+        } else {
+            FRAME_SCRATCH_HI
+        };
+        let p = self.field(slot);
         let base = self.ins(format!("load ptr, ptr {p}, align 8"));
         let p = self.field(FRAME_SCRATCH_PER_LANE);
         let per = self.ins(format!("load i64, ptr {p}, align 8"));
         (base, per)
     }
 
+    /// Lanes per row of private memory (private_layout.rs `lane_byte`): a
+    /// wave64 wave's two halves interleave, 32 dwords of each per row.
+    fn private_row_lanes(&self) -> u64 {
+        if self.wave64 { 64 } else { 32 }
+    }
+
     /// Every active lane at address `addr` (an i64): dword `j` is the row
-    /// at `(addr + 4 * j) * 32`. A load's new rows (blended under EXEC), or
-    /// the stores with the inactive lanes' memory kept.
+    /// at `(addr + 4 * j) * R` (R lanes per row: `private_row_lanes`). A
+    /// load's new rows (blended under EXEC), or the stores with the
+    /// inactive lanes' memory kept.
     fn scratch_rows(
         &mut self,
         s: &Scratch,
@@ -168,10 +184,11 @@ impl Fx {
         m: &str,
         data: &[String],
     ) -> Vec<String> {
-        let start = self.ins(format!("mul i64 {addr}, 32"));
+        let lanes = self.private_row_lanes();
+        let start = self.ins(format!("mul i64 {addr}, {lanes}"));
         let mut loaded = Vec::new();
         for (j, row) in data.iter().enumerate() {
-            let at = self.ins(format!("add i64 {start}, {}", 128 * j));
+            let at = self.ins(format!("add i64 {start}, {}", 4 * lanes * j as u64));
             let p = self.ins(format!("getelementptr i8, ptr {base}, i64 {at}"));
             let mem = self.ins(format!("load {V}, ptr {p}, align 1"));
             if s.store {
@@ -185,8 +202,8 @@ impl Fx {
     }
 
     /// The active lanes at addresses `active`: lane `l`'s dword `j` at
-    /// `(active[l] + 4 * j) * 32 + 4 * l`, gathered (a load's new rows,
-    /// blended under EXEC) or scattered.
+    /// `(active[l] + 4 * j) * R + 4 * l` (R: `private_row_lanes`), gathered
+    /// (a load's new rows, blended under EXEC) or scattered.
     fn scratch_lanes(
         &mut self,
         s: &Scratch,
@@ -196,14 +213,15 @@ impl Fx {
         data: &[String],
     ) -> Vec<String> {
         let wide = self.ins(format!("zext {V} {active} to <32 x i64>"));
-        let rows = self.ins(format!("mul <32 x i64> {wide}, splat (i64 32)"));
+        let lanes = self.private_row_lanes();
+        let rows = self.ins(format!("mul <32 x i64> {wide}, splat (i64 {lanes})"));
         let at = self.ins(format!("add <32 x i64> {rows}, {}", lane_steps(4)));
         let ptrs = self.ins(format!("getelementptr i8, ptr {base}, <32 x i64> {at}"));
         let mut loaded = Vec::new();
         for (j, row) in data.iter().enumerate() {
             let p = self.ins(format!(
                 "getelementptr i8, <32 x ptr> {ptrs}, i64 {}",
-                128 * j
+                4 * lanes * j as u64
             ));
             if s.store {
                 self.line(format!(

@@ -14,7 +14,8 @@
 //! the half's word) and, for the high pass, pins the SGPR the low pass
 //! writes to its value from before it.
 //!
-//! Global and DS accesses run pass by pass too, as the interpreter runs
+//! Global, DS and scratch accesses run pass by pass too (a scratch pass
+//! in its half's private slot), as the interpreter runs
 //! them (exec/fast/mod.rs `run_wave64_memory`: the low pass, then the high
 //! one, a fault in the low pass ending the instruction before the high
 //! pass). Where a pass's inline code leaves it to the interpreter (a span
@@ -27,8 +28,7 @@
 //! tests the whole pair (exec/fast/mod.rs `Cond`). Everything else is a
 //! call-out, which runs the interpreter's wave64 code for the whole
 //! instruction: the forms whose passes are not independent (readlane,
-//! DPP, permutes), scratch accesses (each pass has its own private slot),
-//! atomics, a constant lane mask (whose high word the form does not keep)
+//! DPP, permutes), atomics, a constant lane mask (whose high word the form does not keep)
 //! and VOPD (wave32 only).
 
 use crate::gfx11::code_cache::{Block, Compiled};
@@ -70,8 +70,9 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         Fast::Valu { .. } | Fast::LshlrevB64 { .. } | Fast::FmaF32 { .. } | Fast::Flt(_) => {
             halves(None)
         }
-        // Each pass of a global or DS access, as run_wave64_memory runs it.
-        Fast::Coalesced(_) | Fast::Ds(_) => halves(None),
+        // Each pass of a global, DS or scratch access, as
+        // run_wave64_memory runs it.
+        Fast::Coalesced(_) | Fast::Ds(_) | Fast::Scratch(_) => halves(None),
         Fast::F64(d) if !d.uses_mask() => halves(None),
         Fast::Fma32(d) if !d.uses_mask() => halves(None),
         Fast::Cndmask {

@@ -89,8 +89,9 @@ pub(crate) struct Frame {
     /// for inline SCRATCH accesses; null and 0 when the buffer does not
     /// hold the slot, so that none passes the inline bounds check.
     scratch: *mut u8,
-    /// A wave64 wave's slot of lanes 32..63 (null when the buffer does not
-    /// hold it); the per-lane bytes are the same.
+    /// A wave64 wave's slot of lanes 32..63 (null, as `scratch` then is,
+    /// when the buffer does not hold the whole wave); the per-lane bytes
+    /// are the same.
     scratch_hi: *mut u8,
     scratch_per_lane: u64,
     /// Instructions the call-outs ran (a failed one included); the

@@ -249,8 +249,8 @@ fn memory_half(w: &mut Wave, env: &mut Env, f: &Fast) -> bool {
     }
 }
 
-/// One pass of [`run_wave64_memory`] of the global or DS access `i`
-/// (form `f`, `Fast::Coalesced` or `Fast::Ds`): lanes 0..31, or 32..63
+/// One pass of [`run_wave64_memory`] of the global, DS or scratch access
+/// `i` (form `f`): lanes 0..31, or 32..63
 /// when `high`. The translator runs each pass inline and calls this for a
 /// pass its inline code leaves to the interpreter.
 #[cfg(feature = "llvm-jit")]

@@ -27,7 +27,7 @@ mod form;
 mod lanes;
 #[cfg(test)]
 pub(crate) mod tests;
-mod wave64;
+pub(crate) mod wave64;
 
 pub(crate) use form::{Cond, Fast, compile, fuse};
 

@@ -200,7 +200,7 @@ fn high_mask(s: SSrc) -> Option<SSrc> {
 /// The high word of a lane-mask destination as `set_lane_mask` writes it:
 /// n+1, none for null (and past the file).
 #[inline(always)]
-fn high_dst(code: u8) -> u8 {
+pub(crate) fn high_dst(code: u8) -> u8 {
     if code == NULL as u8 || code >= 127 {
         NULL as u8
     } else {

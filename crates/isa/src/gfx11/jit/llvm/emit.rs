@@ -36,8 +36,9 @@ use super::super::abi::{
     FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_SPANS, FRAME_TALLY, FRAME_VGPR, FRAME_VGPR_HI,
 };
 use super::footprint::{Footprint, footprint};
-use super::wave64::{Wave64Entry, classify, high_dst};
+use super::wave64::{Wave64Entry, classify};
 use crate::gfx11::code_cache::{Block, Compiled};
+use crate::gfx11::exec::fast::wave64::high_dst;
 use crate::gfx11::exec::fast::{Cond, Fast};
 use crate::gfx11::exec::operand::{SSrc, VSrc};
 use crate::gfx11::wave::{EXEC, NULL, VCC};

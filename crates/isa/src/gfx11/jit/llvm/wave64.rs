@@ -119,13 +119,3 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         _ => Wave64Entry::Callout,
     }
 }
-
-/// The high word of a lane-mask destination (`set_lane_mask`): n+1; null
-/// for null and past the file.
-pub(super) fn high_dst(code: u8) -> u8 {
-    if code == NULL as u8 || code >= 127 {
-        NULL as u8
-    } else {
-        code + 1
-    }
-}

@@ -58,6 +58,7 @@
 //! `include_shader_reflection!("name")` for the JSON). `compile_dir` reuses
 //! the precompiled `DIR/<target>/NAME.co` files when LLVM is not installed.
 
+mod baseline;
 mod batch;
 pub mod build;
 mod diagnostic;
@@ -129,6 +130,9 @@ pub struct Options {
     /// [`Capabilities::IMMEDIATES`], ...); a shader that needs more fails
     /// with [`CompileError::MissingCapabilities`].
     pub capabilities: Capabilities,
+    /// Also compile with the baseline compiler (no LLVM; gfx11 targets, one
+    /// target only) into [`Translated::baseline`] (default: false).
+    pub baseline: bool,
 }
 
 impl Default for Options {
@@ -143,6 +147,7 @@ impl Default for Options {
             llvm_mode: None,
             symbol_prefix: String::new(),
             capabilities: Capabilities::all(),
+            baseline: false,
         }
     }
 }
@@ -154,6 +159,18 @@ pub struct Translated {
     pub reflection: Reflection,
     /// `Options::symbol_prefix` the IR was emitted with.
     pub symbol_prefix: String,
+    /// With [`Options::baseline`]: the baseline compiler's code object
+    /// (plain, for the one target; the same kernel ABI and reflection as
+    /// LLVM's), or what it does not cover in this module.
+    pub baseline: Option<Result<Vec<u8>, BaselineUnsupported>>,
+}
+
+/// Why the baseline compiler left a module to LLVM: the first construct
+/// (or target) it does not cover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the baseline compiler does not cover {what}")]
+pub struct BaselineUnsupported {
+    pub what: &'static str,
 }
 
 /// A compiled shader.
@@ -260,7 +277,35 @@ pub fn translate(source: Source<'_>, options: &Options) -> Result<Translated, Co
             entry_points: emitted.entry_points,
         },
         symbol_prefix: options.symbol_prefix.clone(),
-    })
+        baseline: None,
+    }
+    .with_baseline(&module, &info, options))
+}
+
+impl Translated {
+    /// Fill [`Translated::baseline`] when `options` ask for it.
+    fn with_baseline(
+        mut self,
+        module: &naga::Module,
+        info: &naga::valid::ModuleInfo,
+        options: &Options,
+    ) -> Self {
+        if !options.baseline {
+            return self;
+        }
+        let compiled = match options.targets.as_slice() {
+            [target] => baseline::compile(module, info, &self.reflection, target)
+                .map_err(|u| BaselineUnsupported { what: u.0 }),
+            _ => Err(BaselineUnsupported {
+                what: "several targets at once",
+            }),
+        };
+        if let Err(e) = &compiled {
+            tracing::debug!(file = %self.reflection.source, "{e}; LLVM compiles it");
+        }
+        self.baseline = Some(compiled);
+        self
+    }
 }
 
 /// Textures are gfx11 only here. GFX9 targets have no image instructions

@@ -764,6 +764,17 @@ impl Device {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many of this device's WGSL compilations the baseline compiler
+    /// did: modules it covers compile in microseconds without LLVM
+    /// (`AQUEDUCT_SHADER_BASELINE=off` turns it off; see the book's
+    /// shader chapter).
+    pub fn wgsl_baseline_compiles(&self) -> u64 {
+        self.shared
+            .shader_cache
+            .baseline_compiles
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// How many of this device's WGSL compilations the on-disk shader
     /// cache (`AQUEDUCT_SHADER_CACHE`) answered without running the compiler.
     pub fn wgsl_disk_cache_hits(&self) -> u64 {

@@ -131,6 +131,8 @@ pub(crate) struct ShaderCache {
     pub compiles: AtomicU64,
     /// Compilations the on-disk cache answered.
     pub disk_hits: AtomicU64,
+    /// Compilations the baseline compiler did (no LLVM).
+    pub baseline_compiles: AtomicU64,
     /// Modules translated at creation, waiting for a batch compile.
     #[cfg(feature = "wgsl")]
     pending: Arc<pending::PendingSet>,
@@ -146,6 +148,7 @@ impl Default for ShaderCache {
             variants: Mutex::new(LockRank::ShaderCache, HashMap::new()),
             compiles: AtomicU64::new(0),
             disk_hits: AtomicU64::new(0),
+            baseline_compiles: AtomicU64::new(0),
             #[cfg(feature = "wgsl")]
             pending: Arc::default(),
             #[cfg(feature = "wgsl")]
@@ -284,9 +287,29 @@ fn load_or_defer(
             deferred: None,
         });
     }
+    let options = aqueduct_shaderc::Options {
+        baseline: baseline_enabled(),
+        ..options
+    };
     let translated =
         aqueduct_shaderc::translate(aqueduct_shaderc::Source::Wgsl(&source.text), &options)
             .map_err(|e| compile_failure(e, source, target, no_constants))?;
+    if let Some(Ok(code)) = &translated.baseline {
+        match load_baseline(device, code, &translated.reflection) {
+            Ok(entry_points) => {
+                device
+                    .shader_cache
+                    .insert(key.clone(), entry_points.clone());
+                return Ok(ResolvedModule {
+                    entry_points,
+                    deferred: None,
+                });
+            }
+            // Never expected (the object follows the LLVM path's ABI):
+            // LLVM compiles the module instead.
+            Err(e) => tracing::warn!(file = %source.file_name, "baseline object not loaded: {e}"),
+        }
+    }
     if let Err(e) = aqueduct_shaderc::Toolchain::find(options.llvm_bin.as_deref()) {
         return Err(compile_failure(e, source, target, no_constants));
     }
@@ -302,6 +325,37 @@ fn load_or_defer(
         entry_points: Vec::new(),
         deferred: Some(pending),
     })
+}
+
+/// The environment variable that turns the baseline compiler off (`0`,
+/// `off` or `false`): every module then goes through LLVM.
+pub const SHADER_BASELINE_ENV: &str = "AQUEDUCT_SHADER_BASELINE";
+
+/// Whether new modules try the baseline compiler first (the default).
+#[cfg(feature = "wgsl")]
+fn baseline_enabled() -> bool {
+    !matches!(
+        std::env::var(SHADER_BASELINE_ENV).as_deref(),
+        Ok("0" | "off" | "false")
+    )
+}
+
+/// Load a baseline code object: its entry points, counted as a compile.
+#[cfg(feature = "wgsl")]
+fn load_baseline(
+    device: &DeviceShared,
+    code: &[u8],
+    reflection: &aqueduct_shaderc::Reflection,
+) -> Result<Vec<EntryPoint>, ShaderLoadError> {
+    use std::sync::atomic::Ordering;
+    let json = serde_json::to_string(reflection)
+        .map_err(|e| crate::error::ReflectionError::Malformed(Arc::new(e)))?;
+    let loaded = load_precompiled(&device.runtime, &device.agent, code, &json)?;
+    let cache = &device.shader_cache;
+    cache.compiles.fetch_add(1, Ordering::Relaxed);
+    cache.baseline_compiles.fetch_add(1, Ordering::Relaxed);
+    tracing::debug!(file = %reflection.source, "WGSL compiled by the baseline compiler");
+    Ok(loaded.entry_points)
 }
 
 #[cfg(not(feature = "wgsl"))]

@@ -3,7 +3,9 @@
 //! (the ignored `child_process` below) with the cache variables set for
 //! them alone, so no test changes its own environment and none writes to
 //! the user's cache. A child prints one `disk-cache-counts` line per device
-//! it used; the tests read the compile and hit counters from them.
+//! it used; the tests read the compile and hit counters from them. The
+//! children compile through LLVM (`AQUEDUCT_SHADER_BASELINE=off`): the
+//! baseline compiler's objects are not cached on disk.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -72,6 +74,7 @@ fn child_command(scenario: &str, env: &[(&str, &Path)]) -> Command {
         "--test-threads=1",
     ])
     .env(SCENARIO_ENV, scenario)
+    .env(aqueduct::wgsl::SHADER_BASELINE_ENV, "off")
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
     for (name, value) in env {

@@ -3,15 +3,19 @@
 //! WGSL, aqueduct (gfxsim) against wgpu 30 on Mesa lavapipe in one run,
 //! ratios printed.
 //!
-//! - aqueduct cold, modules first: a new device over an empty on-disk
+//! - aqueduct baseline, modules first and interleaved: the default; the
+//!   baseline compiler (no LLVM) compiles each module at
+//!   create_shader_module (every module here is one it covers).
+//! - aqueduct LLVM (`AQUEDUCT_SHADER_BASELINE=off`) cold, modules first:
+//!   a new device over an empty on-disk
 //!   shader cache (`AQUEDUCT_SHADER_CACHE` set to a fresh directory), every
 //!   module created, then every pipeline: the modules wait after creation
 //!   and the first pipeline compiles them all in one clang-19 and one
 //!   ld.lld-19 run; each module's entry is stored.
-//! - aqueduct cold, interleaved: each module's pipeline right after the
+//! - aqueduct LLVM cold, interleaved: each module's pipeline right after the
 //!   module (the peer's order), over another empty directory: every
 //!   pipeline compiles a batch of one module.
-//! - aqueduct warm: a new device over the first directory, as a second run
+//! - aqueduct LLVM warm: a new device over the first directory, as a second run
 //!   of the program (modules first): every module loads from the cache.
 //! - wgpu cold / warm: the peer's `pipelines` measurement (interleaved)
 //!   twice, with MESA_SHADER_CACHE_DIR a fresh directory (lavapipe's own
@@ -32,6 +36,7 @@ mod compile_sources;
 mod peer;
 
 use aqueduct::shader_disk_cache::SHADER_CACHE_ENV;
+use aqueduct::wgsl::SHADER_BASELINE_ENV;
 use aqueduct::*;
 
 /// The order a run creates modules and pipelines in.
@@ -43,13 +48,28 @@ enum Order {
     Interleaved,
 }
 
+/// The counters of one run.
+struct Counts {
+    compiles: u64,
+    disk_hits: u64,
+    baseline: u64,
+}
+
 /// Creates the `count` modules and pipelines on a new gfxsim device whose
-/// on-disk shader cache is `cache`; the time, the device's compiles and
-/// its disk cache hits.
-fn create_pipelines(sources: &[String], order: Order, cache: &Path) -> (Duration, u64, u64) {
+/// on-disk shader cache is `cache`, with the baseline compiler on or off;
+/// the time and the device's counters.
+fn create_pipelines(
+    sources: &[String],
+    order: Order,
+    cache: &Path,
+    baseline: bool,
+) -> (Duration, Counts) {
     // SAFETY: set while no device (and so no thread but this one) exists:
     // the previous run's device is dropped.
-    unsafe { std::env::set_var(SHADER_CACHE_ENV, cache) };
+    unsafe {
+        std::env::set_var(SHADER_CACHE_ENV, cache);
+        std::env::set_var(SHADER_BASELINE_ENV, if baseline { "on" } else { "off" });
+    }
     let instance = Instance::with_device(DeviceChoice::Sim);
     let adapter = instance
         .request_adapter_sync(&RequestAdapterOptions::default())
@@ -93,8 +113,11 @@ fn create_pipelines(sources: &[String], order: Order, cache: &Path) -> (Duration
     drop(pipelines);
     (
         elapsed,
-        device.wgsl_compiles(),
-        device.wgsl_disk_cache_hits(),
+        Counts {
+            compiles: device.wgsl_compiles(),
+            disk_hits: device.wgsl_disk_cache_hits(),
+            baseline: device.wgsl_baseline_compiles(),
+        },
     )
 }
 
@@ -140,42 +163,67 @@ fn main() {
     );
     let sources: Vec<String> = (0..count).map(compile_sources::module).collect();
 
-    let (cold, cold_compiles, cold_hits) = create_pipelines(&sources, Order::ModulesFirst, &ours);
-    let (interleaved, interleaved_compiles, interleaved_hits) =
-        create_pipelines(&sources, Order::Interleaved, &interleaved_cache);
-    let (warm, warm_compiles, warm_hits) = create_pipelines(&sources, Order::ModulesFirst, &ours);
-    for (what, compiles, hits) in [
-        ("cold run", cold_compiles, cold_hits),
-        (
-            "interleaved cold run",
-            interleaved_compiles,
-            interleaved_hits,
-        ),
+    let (base_first, base_first_n) = create_pipelines(
+        &sources,
+        Order::ModulesFirst,
+        &scratch.join("baseline"),
+        true,
+    );
+    let (base_inter, base_inter_n) = create_pipelines(
+        &sources,
+        Order::Interleaved,
+        &scratch.join("baseline"),
+        true,
+    );
+    for n in [&base_first_n, &base_inter_n] {
+        assert_eq!(
+            (n.compiles, n.baseline, n.disk_hits),
+            (count as u64, count as u64, 0),
+            "the baseline compiler compiles every module"
+        );
+    }
+    let (cold, cold_n) = create_pipelines(&sources, Order::ModulesFirst, &ours, false);
+    let (interleaved, interleaved_n) =
+        create_pipelines(&sources, Order::Interleaved, &interleaved_cache, false);
+    let (warm, warm_n) = create_pipelines(&sources, Order::ModulesFirst, &ours, false);
+    for (what, n) in [
+        ("cold run", &cold_n),
+        ("interleaved cold run", &interleaved_n),
     ] {
         assert_eq!(
-            (compiles, hits),
-            (count as u64, 0),
-            "the {what} compiles every module"
+            (n.compiles, n.disk_hits, n.baseline),
+            (count as u64, 0, 0),
+            "the LLVM {what} compiles every module"
         );
     }
     assert_eq!(
-        (warm_compiles, warm_hits),
+        (warm_n.compiles, warm_n.disk_hits),
         (count as u64, count as u64),
         "the warm run loads every module from the disk cache"
     );
     let per = |t: Duration| ms(t) / count as f64;
     println!(
-        "aqueduct cold, modules first (one batch):      {:9.1} ms ({:.2} ms per pipeline)",
+        "aqueduct baseline, modules first:              {:9.1} ms ({:.3} ms per pipeline)",
+        ms(base_first),
+        per(base_first)
+    );
+    println!(
+        "aqueduct baseline, interleaved:                {:9.1} ms ({:.3} ms per pipeline)",
+        ms(base_inter),
+        per(base_inter)
+    );
+    println!(
+        "aqueduct LLVM cold, modules first (one batch): {:9.1} ms ({:.2} ms per pipeline)",
         ms(cold),
         per(cold)
     );
     println!(
-        "aqueduct cold, interleaved (batches of one):   {:9.1} ms ({:.2} ms per pipeline)",
+        "aqueduct LLVM cold, interleaved (batches of 1):{:9.1} ms ({:.2} ms per pipeline)",
         ms(interleaved),
         per(interleaved)
     );
     println!(
-        "aqueduct warm (disk cache hits):               {:9.1} ms ({:.3} ms per pipeline); warm/cold {:.4}",
+        "aqueduct LLVM warm (disk cache hits):          {:9.1} ms ({:.3} ms per pipeline); warm/cold {:.4}",
         ms(warm),
         per(warm),
         ms(warm) / ms(cold)
@@ -197,7 +245,9 @@ fn main() {
                 peer_warm / count as f64
             );
             println!(
-                "aqueduct/wgpu: cold {:.2} (interleaved {:.2}), warm {:.2}; aqueduct warm / wgpu cold {:.2}",
+                "aqueduct/wgpu: baseline {:.2} (interleaved {:.2}); LLVM cold {:.2} (interleaved {:.2}), warm {:.2}; aqueduct LLVM warm / wgpu cold {:.2}",
+                ms(base_first) / peer_cold,
+                ms(base_inter) / peer_cold,
                 ms(cold) / peer_cold,
                 ms(interleaved) / peer_cold,
                 ms(warm) / peer_warm,

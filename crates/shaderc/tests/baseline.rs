@@ -379,3 +379,63 @@ fn what_the_baseline_does_not_cover_is_named() {
     .expect("translates");
     assert!(matches!(t.baseline, Some(Err(_))));
 }
+
+#[test]
+fn inlined_function_calls_match_llvm() {
+    // wgpu's hello_compute (Collatz) and calls with pointer arguments,
+    // early returns inside loops and nested calls.
+    let wgsl = "
+@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+fn collatz_iterations(n_base: u32) -> u32 {
+    var n: u32 = n_base;
+    var i: u32 = 0u;
+    loop {
+        if (n <= 1u) { break; }
+        if (n % 2u == 0u) { n = n / 2u; }
+        else {
+            if (n >= 1431655765u) { return 4294967295u; }
+            n = 3u * n + 1u;
+        }
+        i = i + 1u;
+    }
+    return i;
+}
+fn bump(p: ptr<function, u32>, by: u32) {
+    if (by == 0u) { return; }
+    *p = *p + by;
+}
+fn twice(x: u32) -> u32 {
+    var t = x;
+    bump(&t, x & 3u);
+    return collatz_iterations(t & 1023u) + t;
+}
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= arrayLength(&v)) { return; }
+    v[i] = collatz_iterations(v[i]) ^ (twice(i) << 16u);
+}";
+    let n = 150;
+    let input = words(9, n);
+    let out = agree(wgsl, &[(0, 0, bytes_of(&input))], [3, 1, 1]);
+    let collatz = |mut n: u32| {
+        let mut i = 0u32;
+        while n > 1 {
+            if n % 2 == 0 {
+                n /= 2;
+            } else {
+                if n >= 1431655765 {
+                    return u32::MAX;
+                }
+                n = 3 * n + 1;
+            }
+            i += 1;
+        }
+        i
+    };
+    for (i, got) in u32s(&out[0]).into_iter().enumerate() {
+        let t = i as u32 + (i as u32 & 3);
+        let twice = collatz(t & 1023).wrapping_add(t);
+        assert_eq!(got, collatz(input[i]) ^ (twice << 16), "element {i}");
+    }
+}

@@ -17,7 +17,7 @@
 //! saturating float→int conversions (`v_cvt_*_f32`, as LLVM lowers
 //! `fptosi.sat`/`fptoui.sat`), IEEE float add, multiply and fma. Anything
 //! else (integer division, float division and transcendentals, workgroup
-//! memory, atomics, function calls, switch, textures, `var<uniform>`) is
+//! memory, atomics, switch, textures, `var<uniform>`) is
 //! [`Unsupported`]: the caller compiles that module with LLVM instead.
 
 use std::collections::HashMap;
@@ -76,6 +76,8 @@ pub(crate) struct Inputs {
 /// allocation"); VCC is s106:107.
 const SGPR_LIMIT: u16 = 106;
 const VGPR_LIMIT: u16 = 256;
+/// Calls inlined into calls (WGSL has no recursion; this bounds the code).
+const MAX_INLINE_DEPTH: usize = 8;
 
 /// A 32-bit per-lane (or uniform) word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,11 +117,8 @@ enum Val {
     Mask(Mask),
     Vector(Vec<Val>),
     Buf(BufPtr),
-    Local {
-        var: Handle<naga::LocalVariable>,
-        first: usize,
-        count: usize,
-    },
+    /// A pointer to (part of) a local variable: its components' slots.
+    Local(Vec<Slot>),
 }
 
 /// A pointer into a storage buffer.
@@ -151,12 +150,34 @@ struct Runtime {
 }
 
 enum Frame {
-    If { saved: u8 },
-    Loop { entry: u8, cont: u8 },
+    If {
+        saved: u8,
+    },
+    Loop {
+        entry: u8,
+        cont: u8,
+    },
+    /// An inlined call: the lanes that entered it, and the registers of
+    /// its return value.
+    Call {
+        entry: u8,
+        result: Option<Vec<Slot>>,
+    },
+}
+
+impl Frame {
+    /// The SGPR holding the lanes the construct waits for.
+    fn lanes(&self) -> u8 {
+        match *self {
+            Frame::If { saved } => saved,
+            Frame::Loop { entry, .. } | Frame::Call { entry, .. } => entry,
+        }
+    }
 }
 
 struct Lowerer<'a> {
     module: &'a naga::Module,
+    info: &'a naga::valid::ModuleInfo,
     fun: &'a naga::Function,
     finfo: &'a naga::valid::FunctionInfo,
     code: Vec<Inst>,
@@ -166,7 +187,8 @@ struct Lowerer<'a> {
     vals: HashMap<Handle<Expression>, Val>,
     locals: HashMap<Handle<naga::LocalVariable>, Vec<Slot>>,
     bindings: HashMap<Handle<naga::GlobalVariable>, Binding>,
-    builtins: HashMap<u32, Val>,
+    /// The current function's argument values.
+    args: HashMap<u32, Val>,
     frames: Vec<Frame>,
     end: Label,
     inputs: Inputs,
@@ -191,6 +213,7 @@ pub(crate) fn lower(
     }
     let mut l = Lowerer {
         module,
+        info,
         fun: &ep.function,
         finfo: info.get_entry_point(ep_index),
         code: Vec::new(),
@@ -201,7 +224,7 @@ pub(crate) fn lower(
         vals: HashMap::new(),
         locals: HashMap::new(),
         bindings: HashMap::new(),
-        builtins: HashMap::new(),
+        args: HashMap::new(),
         frames: Vec::new(),
         end: Label(0),
     };
@@ -547,40 +570,21 @@ impl Lowerer<'_> {
                 | (Val::Word(_), TypeInner::Scalar(_)) => value,
                 _ => return no("a builtin argument of an unexpected type"),
             };
-            self.builtins.insert(i as u32, value);
+            self.args.insert(i as u32, value);
         }
         Ok(())
     }
 
-    /// Registers for every local variable, set to its initial value (or
-    /// zero) with every lane active.
+    /// Registers for every local variable of the current function, set to
+    /// its initial value (or zero): for the kernel with every lane active,
+    /// for an inlined call with the lanes that entered it.
     fn init_locals(&mut self) -> R<()> {
         for (handle, var) in self.fun.local_variables.iter() {
             let init = match var.init {
                 Some(e) => self.constant_of(&self.fun.expressions, e)?,
                 None => self.zero(var.ty)?,
             };
-            let mut slots = Vec::new();
-            for part in flatten(&init) {
-                slots.push(match part {
-                    Val::Word(w) => {
-                        let v = self.vreg()?;
-                        self.vop_to(Vop::MovB32, v, &[w])?;
-                        Slot::V(v)
-                    }
-                    Val::Mask(m) => {
-                        let s = self.sreg()?;
-                        let src = self.mask_src(m);
-                        self.code.push(Inst::Sop1 {
-                            op: Sop1::MovB32,
-                            dst: Sdst::Sgpr(s),
-                            src,
-                        });
-                        Slot::S(s)
-                    }
-                    _ => return no("a local variable of a composite type"),
-                });
-            }
+            let slots = self.slots_for(&init)?;
             self.locals.insert(handle, slots);
         }
         Ok(())
@@ -646,7 +650,7 @@ impl Lowerer<'_> {
                 ref continuing,
                 break_if,
             } => self.loop_(body, continuing, break_if),
-            Statement::Break => self.leave(true),
+            Statement::Break => self.leave(),
             Statement::Continue => {
                 let Some(at) = self.innermost_loop() else {
                     return no("continue outside a loop");
@@ -654,31 +658,14 @@ impl Lowerer<'_> {
                 if let Frame::Loop { cont, .. } = self.frames[at] {
                     self.sop2(Sop2::OrB32, Sdst::Sgpr(cont), Src::Sgpr(cont), Src::ExecLo);
                 }
-                self.leave(false)
+                self.leave()
             }
-            Statement::Return { value: None } => {
-                if self.frames.is_empty() {
-                    self.code.push(Inst::Branch {
-                        cond: Cond::Always,
-                        target: self.end,
-                    });
-                    return Ok(());
-                }
-                for f in &self.frames {
-                    let s = match *f {
-                        Frame::If { saved } => saved,
-                        Frame::Loop { entry, .. } => entry,
-                    };
-                    self.code.push(Inst::Sop2 {
-                        op: Sop2::AndNot1B32,
-                        dst: Sdst::Sgpr(s),
-                        a: Src::Sgpr(s),
-                        b: Src::ExecLo,
-                    });
-                }
-                self.exec_off();
-                Ok(())
-            }
+            Statement::Return { value } => self.return_(value),
+            Statement::Call {
+                function,
+                ref arguments,
+                result,
+            } => self.call(function, arguments, result),
             Statement::Store { pointer, value } => {
                 let p = self.value(pointer)?;
                 let v = self.value(value)?;
@@ -713,22 +700,154 @@ impl Lowerer<'_> {
     fn innermost_loop(&self) -> Option<usize> {
         self.frames
             .iter()
-            .rposition(|f| matches!(f, Frame::Loop { .. }))
+            .rposition(|f| matches!(f, Frame::Loop { .. } | Frame::Call { .. }))
+            .filter(|&at| matches!(self.frames[at], Frame::Loop { .. }))
+    }
+
+    /// `return`: from the kernel, the current lanes leave every construct
+    /// (at the top level, the kernel ends); from an inlined call, they
+    /// store the value and leave every construct inside the call.
+    fn return_(&mut self, value: Option<Handle<Expression>>) -> R<()> {
+        let call = self
+            .frames
+            .iter()
+            .rposition(|f| matches!(f, Frame::Call { .. }));
+        let Some(call) = call else {
+            if value.is_some() {
+                return no("a kernel returning a value");
+            }
+            if self.frames.is_empty() {
+                self.code.push(Inst::Branch {
+                    cond: Cond::Always,
+                    target: self.end,
+                });
+                return Ok(());
+            }
+            let masks: Vec<u8> = self.frames.iter().map(Frame::lanes).collect();
+            for s in masks {
+                self.sop2(Sop2::AndNot1B32, Sdst::Sgpr(s), Src::Sgpr(s), Src::ExecLo);
+            }
+            self.exec_off();
+            return Ok(());
+        };
+        if let (
+            Some(v),
+            Frame::Call {
+                result: Some(slots),
+                ..
+            },
+        ) = (value, &self.frames[call])
+        {
+            let slots = slots.clone();
+            let v = self.value(v)?;
+            self.store(&Val::Local(slots), &v)?;
+        }
+        let masks: Vec<u8> = self.frames[call + 1..].iter().map(Frame::lanes).collect();
+        for s in masks {
+            self.sop2(Sop2::AndNot1B32, Sdst::Sgpr(s), Src::Sgpr(s), Src::ExecLo);
+        }
+        self.exec_off();
+        Ok(())
+    }
+
+    /// A call, inlined: the callee's body over the argument values, with
+    /// its own expressions and locals; the result, when there is one, is
+    /// what the returning lanes stored.
+    fn call(
+        &mut self,
+        function: Handle<naga::Function>,
+        arguments: &[Handle<Expression>],
+        result: Option<Handle<Expression>>,
+    ) -> R<()> {
+        if self
+            .frames
+            .iter()
+            .filter(|f| matches!(f, Frame::Call { .. }))
+            .count()
+            >= MAX_INLINE_DEPTH
+        {
+            return no("calls nested deeper than the inlining limit");
+        }
+        let callee = &self.module.functions[function];
+        let mut args = HashMap::new();
+        for (i, &a) in arguments.iter().enumerate() {
+            args.insert(i as u32, self.value(a)?);
+        }
+        let result_slots = match &callee.result {
+            Some(r) => {
+                let zero = self.zero(r.ty)?;
+                Some(self.slots_for(&zero)?)
+            }
+            None => None,
+        };
+        let entry = self.sreg()?;
+        self.code.push(Inst::Sop1 {
+            op: Sop1::MovB32,
+            dst: Sdst::Sgpr(entry),
+            src: Src::ExecLo,
+        });
+        let saved = (
+            std::mem::replace(&mut self.fun, callee),
+            std::mem::replace(&mut self.finfo, &self.info[function]),
+            std::mem::take(&mut self.vals),
+            std::mem::take(&mut self.locals),
+            std::mem::replace(&mut self.args, args),
+        );
+        self.frames.push(Frame::Call {
+            entry,
+            result: result_slots.clone(),
+        });
+        let body = self.init_locals().and_then(|()| self.block(&callee.body));
+        self.frames.pop();
+        (self.fun, self.finfo, self.vals, self.locals, self.args) = saved;
+        body?;
+        self.code.push(Inst::Sop1 {
+            op: Sop1::MovB32,
+            dst: Sdst::ExecLo,
+            src: Src::Sgpr(entry),
+        });
+        if let (Some(h), Some(slots)) = (result, result_slots) {
+            let v = self.load(&Val::Local(slots))?;
+            self.vals.insert(h, v);
+        }
+        Ok(())
+    }
+
+    /// Fresh registers holding `init` (a local variable's or a result's).
+    fn slots_for(&mut self, init: &Val) -> R<Vec<Slot>> {
+        let mut slots = Vec::new();
+        for part in flatten(init) {
+            slots.push(match part {
+                Val::Word(w) => {
+                    let v = self.vreg()?;
+                    self.vop_to(Vop::MovB32, v, &[w])?;
+                    Slot::V(v)
+                }
+                Val::Mask(m) => {
+                    let s = self.sreg()?;
+                    let src = self.mask_src(m);
+                    self.code.push(Inst::Sop1 {
+                        op: Sop1::MovB32,
+                        dst: Sdst::Sgpr(s),
+                        src,
+                    });
+                    Slot::S(s)
+                }
+                _ => return no("a variable of a composite type"),
+            });
+        }
+        Ok(slots)
     }
 
     /// `break` (or the exit half of `continue`): the current lanes leave
     /// every `if` inside the innermost loop, and EXEC empties.
-    fn leave(&mut self, _break: bool) -> R<()> {
+    fn leave(&mut self) -> R<()> {
         let Some(at) = self.innermost_loop() else {
             return no("break outside a loop (switch)");
         };
-        let saved: Vec<u8> = self.frames[at + 1..]
-            .iter()
-            .filter_map(|f| match *f {
-                Frame::If { saved } => Some(saved),
-                Frame::Loop { .. } => None,
-            })
-            .collect();
+        // Only `if`s lie above the innermost loop (a call's body has loops
+        // of its own).
+        let saved: Vec<u8> = self.frames[at + 1..].iter().map(Frame::lanes).collect();
         for s in saved {
             self.sop2(Sop2::AndNot1B32, Sdst::Sgpr(s), Src::Sgpr(s), Src::ExecLo);
         }
@@ -863,8 +982,8 @@ impl Lowerer<'_> {
 
     fn load(&mut self, p: &Val) -> R<Val> {
         match p {
-            Val::Local { var, first, count } => {
-                let slots = self.locals[var][*first..*first + *count].to_vec();
+            Val::Local(slots) => {
+                let slots = slots.clone();
                 let mut out = Vec::new();
                 for s in slots {
                     out.push(match s {
@@ -928,11 +1047,11 @@ impl Lowerer<'_> {
     fn store(&mut self, p: &Val, v: &Val) -> R<()> {
         let parts = flatten(v);
         match p {
-            Val::Local { var, first, count } => {
-                if parts.len() != *count {
+            Val::Local(slots) => {
+                if parts.len() != slots.len() {
                     return no("a store of a value whose shape differs from its variable");
                 }
-                let slots = self.locals[var][*first..*first + *count].to_vec();
+                let slots = slots.clone();
                 for (slot, part) in slots.into_iter().zip(parts) {
                     match (slot, part) {
                         (Slot::V(d), Val::Word(w)) => self.vop_to(Vop::MovB32, d, &[w])?,
@@ -1057,7 +1176,7 @@ impl Lowerer<'_> {
                         .collect(),
                 ))
             }
-            Expression::FunctionArgument(i) => match self.builtins.get(&i) {
+            Expression::FunctionArgument(i) => match self.args.get(&i) {
                 Some(v) => Ok(v.clone()),
                 None => no("an argument without a value"),
             },
@@ -1073,14 +1192,10 @@ impl Lowerer<'_> {
                     ty: self.module.types[var.ty].inner.clone(),
                 }))
             }
-            Expression::LocalVariable(var) => {
-                let count = self.locals.get(&var).map_or(0, Vec::len);
-                Ok(Val::Local {
-                    var,
-                    first: 0,
-                    count,
-                })
-            }
+            Expression::LocalVariable(var) => match self.locals.get(&var) {
+                Some(slots) => Ok(Val::Local(slots.clone())),
+                None => no("a local variable without registers"),
+            },
             Expression::AccessIndex { base, index } => {
                 let b = self.value(base)?;
                 self.access(b, Word::C(index), true)
@@ -1183,12 +1298,10 @@ impl Lowerer<'_> {
                 Word::C(i) if (i as usize) < parts.len() => Ok(parts[i as usize].clone()),
                 _ => no("a dynamic vector index"),
             },
-            Val::Local { var, first, count } => match index {
-                Word::C(i) if (i as usize) < count && count > 1 => Ok(Val::Local {
-                    var,
-                    first: first + i as usize,
-                    count: 1,
-                }),
+            Val::Local(slots) => match index {
+                Word::C(i) if (i as usize) < slots.len() && slots.len() > 1 => {
+                    Ok(Val::Local(vec![slots[i as usize]]))
+                }
                 _ => no("a dynamic index into a local variable"),
             },
             Val::Buf(mut p) => match p.ty.clone() {

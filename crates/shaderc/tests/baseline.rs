@@ -421,7 +421,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let collatz = |mut n: u32| {
         let mut i = 0u32;
         while n > 1 {
-            if n % 2 == 0 {
+            if n.is_multiple_of(2) {
                 n /= 2;
             } else {
                 if n >= 1431655765 {

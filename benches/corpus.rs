@@ -32,7 +32,9 @@
 //! With `--settle` the peer of the translator is the interpreter too: each case's batch is
 //! timed twice with translation on and twice with it off (`force_jit`), alternately, in the
 //! same run, and the faster of each pair counts; `vs interp` is the interpreter's time over
-//! the translator's (the translator's goal is 5x on the aggregate).
+//! the translator's (the translator's goal is 5x on the aggregate), and `in loop` the same
+//! ratio of the time workers spent running workgroups (SimStats::workgroup_nanos), which
+//! leaves out the command processor's and the memory manager's work per dispatch.
 //!
 //! Sanitizer cost: `-- --sanitize` also times each batch on a second device with every
 //! sanitizer tool on (SimConfig::sanitize, gfxsim's sanitizer/), after the same checked
@@ -84,6 +86,11 @@ struct Tally {
     sanitized: Duration,
     /// The same batches interpreted, translation off (`--settle`).
     interpreted: Duration,
+    /// Of `sim` and `interpreted` (`--settle`), the time workers spent
+    /// running workgroups (SimStats::workgroup_nanos): the batches without
+    /// the command processor's and the memory manager's work per dispatch.
+    sim_loop: Duration,
+    interpreted_loop: Duration,
 }
 
 fn main() {
@@ -152,7 +159,7 @@ fn main() {
         "sim/host",
         "jit %",
         "inline %",
-        if settle { " vs interp" } else { "" },
+        if settle { " vs interp  in loop" } else { "" },
         if sanitize { "  san/off" } else { "" }
     );
     let mut total = Tally::default();
@@ -246,13 +253,15 @@ fn main() {
                 } else {
                     let mut pairs = (0..batches)
                         .map(|_| against_interpreter(&device, &exe, &kernel, &case, repeats));
-                    let best = pairs.try_fold((Duration::MAX, Duration::MAX), |best, pair| {
-                        pair.map(|(t, i)| (best.0.min(t), best.1.min(i)))
+                    let best = pairs.try_fold([Timed::MAX; 2], |best, pair| {
+                        pair.map(|(t, i)| [best[0].min(t), best[1].min(i)])
                     });
                     match best {
-                        Ok((translated, interpreted)) => {
-                            tally.sim += elapsed.min(translated);
-                            tally.interpreted += interpreted;
+                        Ok([translated, interpreted]) => {
+                            tally.sim += elapsed.min(translated.batch);
+                            tally.interpreted += interpreted.batch;
+                            tally.sim_loop += translated.workgroups;
+                            tally.interpreted_loop += interpreted.workgroups;
                         }
                         Err(e) => {
                             failed = Some(format!("[{}] interpreted batch: {e}", case.label));
@@ -329,6 +338,8 @@ fn main() {
             total.reference += tally.reference;
             total.sanitized += tally.sanitized;
             total.interpreted += tally.interpreted;
+            total.sim_loop += tally.sim_loop;
+            total.interpreted_loop += tally.interpreted_loop;
         }
     }
     println!();
@@ -367,6 +378,16 @@ fn main() {
              speed in total (goal 5x), {:.2}x geometric mean over kernels",
             total.interpreted.as_secs_f64() / total.sim.as_secs_f64().max(1e-9),
             (log_speedup_sum / measured.max(1) as f64).exp()
+        );
+        println!(
+            "of which running workgroups (SimStats::workgroup_nanos; the command processor's \
+             and memory manager's work per dispatch left out): translator {:.1} ms of {:.1} ms, \
+             interpreter {:.1} ms of {:.1} ms: {:.2}x the interpreter's speed there",
+            total.sim_loop.as_secs_f64() * 1e3,
+            total.sim.as_secs_f64() * 1e3,
+            total.interpreted_loop.as_secs_f64() * 1e3,
+            total.interpreted.as_secs_f64() * 1e3,
+            total.interpreted_loop.as_secs_f64() / total.sim_loop.as_secs_f64().max(1e-9),
         );
     }
     if sanitize {
@@ -426,8 +447,31 @@ fn settle_translations(
     case.check(&views)
 }
 
+/// A timed batch: its time, and of that the time workers ran workgroups.
+#[derive(Clone, Copy, PartialEq, PartialOrd)]
+struct Timed {
+    batch: Duration,
+    workgroups: Duration,
+}
+
+impl Timed {
+    const MAX: Timed = Timed {
+        batch: Duration::MAX,
+        workgroups: Duration::MAX,
+    };
+
+    /// The faster batch.
+    fn min(self, other: Timed) -> Timed {
+        if other.batch < self.batch {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 /// The batch of `repeats` dispatches of `case` interpreted (translation
-/// off), translated, and interpreted again; returns the translated time
+/// off), translated, and interpreted again; returns the translated batch
 /// and the faster interpreted one. Alternating spreads a noisy moment of
 /// the host over both ways.
 fn against_interpreter(
@@ -436,12 +480,17 @@ fn against_interpreter(
     kernel: &cases::Kernel,
     case: &cases::Case,
     repeats: u32,
-) -> Result<(Duration, Duration), String> {
+) -> Result<(Timed, Timed), String> {
     let timed = |mode: Option<JitMode>| {
         force_jit(mode);
+        let before = device.sim.stats().workgroup_nanos;
         let r = device.run_repeated(exe, kernel, case, repeats);
+        let after = device.sim.stats().workgroup_nanos;
         force_jit(None);
-        r.map(|(elapsed, _)| elapsed)
+        r.map(|(batch, _)| Timed {
+            batch,
+            workgroups: Duration::from_nanos(after - before),
+        })
     };
     let interpreted = timed(Some(JitMode::Off))?;
     let translated = timed(None)?;
@@ -473,8 +522,9 @@ fn print_row(name: &str, opt: &str, t: &Tally) {
         String::new()
     } else {
         format!(
-            " {:>8.2}x",
-            t.interpreted.as_secs_f64() / t.sim.as_secs_f64().max(1e-9)
+            " {:>8.2}x {:>7.2}x",
+            t.interpreted.as_secs_f64() / t.sim.as_secs_f64().max(1e-9),
+            t.interpreted_loop.as_secs_f64() / t.sim_loop.as_secs_f64().max(1e-9)
         )
     };
     println!(

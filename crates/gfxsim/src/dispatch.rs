@@ -397,6 +397,9 @@ impl Job {
         while let Some(range) = self.claim(workers) {
             let count = range.end - range.start;
             let mut totals = WorkgroupStats::default();
+            // Two clock reads per batch of up to 16 workgroups (tens of
+            // nanoseconds), for SimStats::workgroup_nanos.
+            let started = Instant::now();
             let batch = {
                 // One page-table read view for the batch: mappings cannot change while
                 // any of its workgroups runs (MAP/UNMAP wait, as for one workgroup).
@@ -420,6 +423,8 @@ impl Job {
                 .map(|index| self.workgroup_id(index));
                 self.dispatch.run_workgroups(ids, &view, ctx, &mut totals)
             };
+            let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            stats.workgroup_nanos.fetch_add(nanos, Ordering::Relaxed);
             if let Some(error) = batch.error {
                 tracing::debug!("gfxsim: workgroup {:?} failed: {error}", error.workgroup);
                 self.fail(*error);

@@ -21,6 +21,11 @@ pub struct SimStats {
     pub dispatches: u64,
     /// Workgroups run.
     pub workgroups: u64,
+    /// Host nanoseconds workers spent running workgroups (the wave loop,
+    /// translated blocks and call-outs), summed over workers: a dispatch's
+    /// execution without the command processor's and the memory manager's
+    /// work around it.
+    pub workgroup_nanos: u64,
 }
 
 #[derive(Debug, Default)]
@@ -30,6 +35,7 @@ pub struct StatsCounters {
     pub called_out_wave_instructions: AtomicU64,
     pub dispatches: AtomicU64,
     pub workgroups: AtomicU64,
+    pub workgroup_nanos: AtomicU64,
     /// Dispatches launched from now on count (`SimDevice::set_dispatch_counters`).
     pub per_dispatch: AtomicBool,
     /// Completed counting dispatches' records.
@@ -44,6 +50,7 @@ impl StatsCounters {
             called_out_wave_instructions: self.called_out_wave_instructions.load(Ordering::Relaxed),
             dispatches: self.dispatches.load(Ordering::Relaxed),
             workgroups: self.workgroups.load(Ordering::Relaxed),
+            workgroup_nanos: self.workgroup_nanos.load(Ordering::Relaxed),
         }
     }
 }

@@ -221,15 +221,24 @@ fn dispatch_of_the_empty_kernel_completes() {
     let kernarg = s.h.buffer(PAGE, GTT_FLAGS);
     let before = s.h.dev.stats();
     let completion = s.signals.signal(1, Some(&s.done));
+    let started = std::time::Instant::now();
     let i = q.write_packet(&dispatch_packet(kd, kernarg.va, 1000, 64, completion));
     q.ring_doorbell(&s.h, i);
     assert_eq!(s.wait_done(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    let took = started.elapsed();
     assert_eq!(s.signals.value(completion), 0);
     assert_eq!(q.error_bits(), 0);
     let after = s.h.dev.stats();
     assert_eq!(after.dispatches - before.dispatches, 1);
     assert_eq!(after.workgroups - before.workgroups, 16, "ceil(1000 / 64)");
     assert!(after.wave_instructions > before.wave_instructions);
+    // The workers' time in the workgroups is counted: some, and no more
+    // than every worker (and the command processor) busy for the whole
+    // dispatch.
+    let ran = Duration::from_nanos(after.workgroup_nanos - before.workgroup_nanos);
+    let threads = s.h.dev.config().threads as u32 + 1;
+    assert!(!ran.is_zero());
+    assert!(ran <= took * threads, "{ran:?} of {took:?}");
 }
 
 /// A grid of many one-work-item workgroups of the empty kernel (hours of

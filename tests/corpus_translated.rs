@@ -1,0 +1,169 @@
+//! The translator against the interpreter on the whole kernel corpus (corpus/): every
+//! kernel's -O3 build and every assembly kernel, each case dispatched once with every
+//! block interpreted (`JitMode::Off`) and once with every block translated before it
+//! first runs (`JitMode::Always`), at each wave-loop level the host runs (the level the
+//! translations' call-outs and the interpreted blocks use). Every byte of every buffer
+//! must agree, and each kernel must have run some of its wave instructions translated,
+//! so that the test cannot pass by falling back to the interpreter.
+//!
+//! Translated code follows the interpreter's semantics bit for bit (gfx11/jit/mod.rs in
+//! aqueduct-isa: rounding, denormals, NaN propagation, memory order, faults), so a
+//! difference is a translator bug; the corpus's own test (crates/hsa/tests/corpus.rs)
+//! checks the interpreter against host references. One worker thread: workgroups and
+//! waves then run in the same order in both modes, so kernels whose results depend on
+//! the order of their atomics agree too.
+//!
+//! One test function: the modes and levels are process-wide settings (`force_jit`,
+//! `force_wave_loop`), which tests running in parallel threads would trample.
+//!
+//! The kernels in [`COSTLY`] run only in soak mode (`AQUEDUCT_SOAK` set, as for the
+//! stress tests): `AQUEDUCT_SOAK=1 cargo test --test corpus_translated`.
+
+use aqueduct::hsa;
+use aqueduct_gfxsim as gfxsim;
+use aqueduct_isa::{JitBackend, JitMode, WaveLoop, force_jit, force_wave_loop};
+
+/// corpus/ relative to the root package's manifest (used by the runner).
+const CORPUS_FROM_MANIFEST: &str = "corpus";
+
+#[path = "../corpus/cases/mod.rs"]
+mod cases;
+#[path = "../corpus/runner.rs"]
+mod runner;
+
+/// Kernels whose blocks, every one translated, take minutes to compile: hundreds of
+/// short blocks, each its own module compiled in a child process. From an empty
+/// translation cache on a 2-core host, private_sort took 124 s, hip_private_bareiss
+/// 22 s and private_histogram 11 s of the whole corpus's 193 s; the other 69 builds
+/// about 37 s.
+const COSTLY: &[&str] = &["private_sort", "hip_private_bareiss", "private_histogram"];
+
+/// What a case left in its buffers, and how many of its wave instructions
+/// ran in translated blocks.
+struct Run {
+    buffers: Vec<Vec<u8>>,
+    translated: u64,
+}
+
+fn run(
+    device: &runner::Device,
+    exe: &hsa::Executable,
+    kernel: &cases::Kernel,
+    case: &cases::Case,
+    mode: JitMode,
+) -> Result<Run, String> {
+    force_jit(Some(mode));
+    let before = device.sim.stats().translated_wave_instructions;
+    let out = device.run(exe, kernel, case);
+    let translated = device.sim.stats().translated_wave_instructions - before;
+    force_jit(None);
+    Ok(Run {
+        buffers: out?.buffers,
+        translated,
+    })
+}
+
+/// The first byte where `a` and `b` differ, as (buffer, offset).
+fn first_difference(a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<(usize, usize)> {
+    a.iter().zip(b).enumerate().find_map(|(i, (x, y))| {
+        (x != y).then(|| {
+            let at = x.iter().zip(y).position(|(p, q)| p != q);
+            (i, at.unwrap_or(x.len().min(y.len())))
+        })
+    })
+}
+
+#[test]
+fn every_corpus_kernel_runs_the_same_translated() {
+    if !JitBackend::Llvm.available() {
+        eprintln!("libLLVM-19 not loadable here (or built without llvm-jit): skipped");
+        return;
+    }
+    let levels: Vec<WaveLoop> = WaveLoop::ALL
+        .into_iter()
+        .filter(|&l| l <= WaveLoop::host_best())
+        .collect();
+    let soak = std::env::var_os("AQUEDUCT_SOAK").is_some();
+    let new_device = || runner::Device::new(1).expect("gfxsim device");
+    let mut device = new_device();
+    let mut failures = Vec::new();
+    let mut kernels = 0;
+    for kernel in cases::all() {
+        for &variant in kernel.lang.variants() {
+            // -O0 builds are left out to bound the test's time (their
+            // blocks are compiled too); crates/hsa/tests/corpus.rs runs them.
+            if variant == "O0"
+                || !device.has(&kernel.file(variant))
+                || (COSTLY.contains(&kernel.name) && !soak)
+            {
+                continue;
+            }
+            let what = format!(
+                "{} {}",
+                kernel.name,
+                if variant.is_empty() { "asm" } else { variant }
+            );
+            let exe = match device.load(&kernel.file(variant)) {
+                Ok(exe) => exe,
+                Err(e) => {
+                    failures.push(format!("{what}: {e}"));
+                    continue;
+                }
+            };
+            kernels += 1;
+            let started = std::time::Instant::now();
+            let mut translated = 0;
+            let mut failed = false;
+            for case in (kernel.cases)() {
+                if failed {
+                    break;
+                }
+                for &level in &levels {
+                    force_wave_loop(Some(level));
+                    let label = format!("{what} [{}] at {}", case.label, level.name());
+                    let both = run(&device, &exe, &kernel, &case, JitMode::Off).and_then(|off| {
+                        Ok((off, run(&device, &exe, &kernel, &case, JitMode::Always)?))
+                    });
+                    force_wave_loop(None);
+                    match both {
+                        Ok((off, on)) => {
+                            translated += on.translated;
+                            assert_eq!(
+                                off.translated, 0,
+                                "{label}: translated with the translator off"
+                            );
+                            if let Some((buffer, offset)) =
+                                first_difference(&off.buffers, &on.buffers)
+                            {
+                                failures.push(format!(
+                                    "{label}: buffer {buffer} differs first at byte {offset}"
+                                ));
+                            }
+                        }
+                        Err(e) => {
+                            failures.push(format!("{label}: {e}"));
+                            failed = true;
+                            break;
+                        }
+                    }
+                }
+            }
+            eprintln!("{what}: {:.1} s", started.elapsed().as_secs_f64());
+            if failed {
+                // A failed dispatch leaves the queue in error.
+                drop(exe);
+                device = new_device();
+            } else if translated == 0 {
+                failures.push(format!("{what}: no wave instruction ran translated"));
+            }
+        }
+    }
+    eprintln!("{kernels} kernel builds at {} level(s)", levels.len());
+    assert!(kernels > 0, "no corpus kernel found");
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -16,6 +16,9 @@
 //! One test function: the modes and levels are process-wide settings (`force_jit`,
 //! `force_wave_loop`), which tests running in parallel threads would trample.
 //!
+//! `AQUEDUCT_SIM_ISA=gfx942` (or `gfx90a`) runs the corpus's builds for that part, whose
+//! waves are wave64, on the simulated part.
+//!
 //! The kernels in [`COSTLY`] run only in soak mode (`AQUEDUCT_SOAK` set, as for the
 //! stress tests): `AQUEDUCT_SOAK=1 cargo test --test corpus_translated`.
 

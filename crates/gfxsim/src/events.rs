@@ -16,8 +16,13 @@
 //!   waiter; manual-reset events stay signaled until RESET_EVENT.
 //! - Every set bumps the event's age (KFD 1.14 `last_event_age`): a waiter
 //!   that passes an age different from the current one returns at once.
-//! - WAIT_EVENTS blocks on a condition variable; timeout 0 polls and
-//!   0xFFFF_FFFF waits forever.
+//! - WAIT_EVENTS blocks until one (or all) of its events is set; timeout 0
+//!   polls and 0xFFFF_FFFF waits forever. A set wakes only the callers
+//!   waiting on that event: KFD queues a waiter on the wait queue of each
+//!   event it waits on (`init_event_waiter`) and `set_event` wakes that
+//!   event's queue. Waking every caller on every set would, on each
+//!   dispatch's completion interrupt, also wake threads that wait on other
+//!   events (the runtime's scratch thread) and take host time from the CP.
 //!
 //! Command processors waiting on barrier packets register a [`Wake`] as a
 //! listener and are woken on every event fire (and on every completion
@@ -97,12 +102,32 @@ struct EventState {
     events: HashMap<u32, Event>,
     page: Option<EventPage>,
     next_other_id: u32,
+    /// The WAIT_EVENTS callers blocked now.
+    waiters: Vec<Arc<Waiter>>,
+}
+
+impl EventState {
+    /// The waiters on an event `fired` says yes to.
+    fn waiters_on(&self, fired: impl Fn(u32) -> bool) -> Vec<Arc<Waiter>> {
+        self.waiters
+            .iter()
+            .filter(|w| w.ids.iter().any(|&id| fired(id)))
+            .cloned()
+            .collect()
+    }
+}
+
+/// A blocked WAIT_EVENTS caller: the events it waits on, and the condition
+/// variable (over the state's mutex) a set of one of them notifies.
+#[derive(Debug)]
+struct Waiter {
+    ids: Vec<u32>,
+    cv: Condvar,
 }
 
 #[derive(Debug, Default)]
 pub struct Events {
     state: Mutex<EventState>,
-    cv: Condvar,
     listeners: Mutex<Vec<Weak<Wake>>>,
     /// Whether WAIT_EVENTS reads and returns `last_event_age` (KFD 1.14 and
     /// later; see `kfd_version.rs`).
@@ -205,9 +230,10 @@ impl Events {
             .events
             .remove(&event_id)
             .ok_or_else(|| err("DESTROY_EVENT", Errno::INVAL))?;
-        drop(state);
         // Waiters on it return FAIL.
-        self.cv.notify_all();
+        let waiters = state.waiters_on(|id| id == event_id);
+        drop(state);
+        waiters.iter().for_each(|w| w.cv.notify_all());
         Ok(())
     }
 
@@ -222,8 +248,9 @@ impl Events {
             return Err(err("SET_EVENT", Errno::INVAL));
         }
         Self::set_locked(event);
+        let waiters = state.waiters_on(|id| id == event_id);
         drop(state);
-        self.fired();
+        self.fired(&waiters);
         Ok(())
     }
 
@@ -242,10 +269,10 @@ impl Events {
         event.age = event.age.wrapping_add(1).max(1);
     }
 
-    /// Wake WAIT_EVENTS callers and every command processor waiting on
-    /// events.
-    fn fired(&self) {
-        self.cv.notify_all();
+    /// Wake `waiters` (the WAIT_EVENTS callers on the events set) and
+    /// every command processor waiting on events.
+    fn fired(&self, waiters: &[Arc<Waiter>]) {
+        waiters.iter().for_each(|w| w.cv.notify_all());
         self.notify_listeners();
     }
 
@@ -293,8 +320,9 @@ impl Events {
             return;
         }
         Self::set_locked(event);
+        let waiters = state.waiters_on(|id| id == event_id);
         drop(guard);
-        self.fired();
+        self.fired(&waiters);
     }
 
     /// Set event `event_id` from the device side (queue error events).
@@ -307,8 +335,9 @@ impl Events {
                 return;
             }
         }
+        let waiters = state.waiters_on(|id| id == event_id);
         drop(state);
-        self.fired();
+        self.fired(&waiters);
     }
 
     /// A GPU VM fault: every MEMORY event gets the exception data and fires.
@@ -324,9 +353,15 @@ impl Events {
             Self::set_locked(event);
             any = true;
         }
-        drop(state);
         if any {
-            self.fired();
+            let waiters = state.waiters_on(|id| {
+                state
+                    .events
+                    .get(&id)
+                    .is_some_and(|e| e.event_type == event_type::MEMORY)
+            });
+            drop(state);
+            self.fired(&waiters);
         }
     }
 
@@ -376,13 +411,15 @@ impl Events {
             start_age.push(if signal && age != 0 { age } else { event.age });
         }
         let mut activated = vec![false; events.len()];
-        loop {
+        // Registered on the first block, unregistered before returning.
+        let mut waiter: Option<Arc<Waiter>> = None;
+        let result = 'wait: loop {
             for (i, data) in events.iter().enumerate() {
                 if activated[i] {
                     continue;
                 }
                 let Some(event) = state.events.get_mut(&data.event_id) else {
-                    return Ok(KFD_IOC_WAIT_RESULT_FAIL);
+                    break 'wait KFD_IOC_WAIT_RESULT_FAIL;
                 };
                 if event.signaled || event.age != start_age[i] {
                     activated[i] = true;
@@ -414,22 +451,37 @@ impl Events {
                         _ => {}
                     }
                 }
-                return Ok(KFD_IOC_WAIT_RESULT_COMPLETE);
+                break 'wait KFD_IOC_WAIT_RESULT_COMPLETE;
             }
+            let w = match &waiter {
+                Some(w) => w.clone(),
+                None => {
+                    let w = Arc::new(Waiter {
+                        ids: events.iter().map(|d| d.event_id).collect(),
+                        cv: Condvar::new(),
+                    });
+                    state.waiters.push(w.clone());
+                    waiter = Some(w.clone());
+                    w
+                }
+            };
             match deadline {
-                None => state = self.cv.wait(state).unwrap_or_else(|e| e.into_inner()),
+                None => state = w.cv.wait(state).unwrap_or_else(|e| e.into_inner()),
                 Some(deadline) => {
                     let now = Instant::now();
                     if now >= deadline {
-                        return Ok(KFD_IOC_WAIT_RESULT_TIMEOUT);
+                        break 'wait KFD_IOC_WAIT_RESULT_TIMEOUT;
                     }
-                    state = self
-                        .cv
-                        .wait_timeout(state, deadline - now)
-                        .unwrap_or_else(|e| e.into_inner())
-                        .0;
+                    state =
+                        w.cv.wait_timeout(state, deadline - now)
+                            .unwrap_or_else(|e| e.into_inner())
+                            .0;
                 }
             }
+        };
+        if let Some(w) = waiter {
+            state.waiters.retain(|other| !Arc::ptr_eq(other, &w));
         }
+        Ok(result)
     }
 }

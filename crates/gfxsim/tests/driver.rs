@@ -725,6 +725,65 @@ fn a_blocked_wait_any_wakes_on_a_set_from_another_thread() {
     assert_eq!(h.wait(&ids, false, 0).0, KFD_IOC_WAIT_RESULT_TIMEOUT);
 }
 
+/// Blocked waiters on different events: sets of other events leave a
+/// waiter blocked (a set wakes only that event's waiters, as kfd_events.c
+/// `set_event` wakes the event's own wait queue), its own set or its
+/// event's destruction ends its wait, and each ended wait unregisters.
+#[test]
+fn a_blocked_wait_ends_on_its_own_events_only() {
+    let h = Harness::new();
+    let [a, b, c] = [0; 3].map(|_| h.create_event(event_type::SIGNAL, true).event_id);
+    let set = |id| {
+        h.dev
+            .set_event(&mut SetEventArgs {
+                event_id: id,
+                pad: 0,
+            })
+            .unwrap()
+    };
+    let waits = [a, b].map(|id| {
+        let dev = h.dev.clone();
+        std::thread::spawn(move || {
+            let mut data = [KfdEventData {
+                event_id: id,
+                ..Default::default()
+            }];
+            let mut args = WaitEventsArgs {
+                events_ptr: 0,
+                num_events: 1,
+                wait_for_all: 0,
+                timeout_ms: u32::MAX,
+                wait_result: 0,
+            };
+            dev.wait_events(&mut args, &mut data).unwrap();
+            args.wait_result
+        })
+    });
+    std::thread::sleep(Duration::from_millis(30));
+    for _ in 0..50 {
+        set(c);
+    }
+    std::thread::sleep(Duration::from_millis(30));
+    assert!(
+        !waits.iter().any(|w| w.is_finished()),
+        "a set of c ended a wait"
+    );
+    set(a);
+    let [wait_a, wait_b] = waits;
+    assert_eq!(wait_a.join().unwrap(), KFD_IOC_WAIT_RESULT_COMPLETE);
+    assert!(!wait_b.is_finished());
+    h.dev
+        .destroy_event(&mut DestroyEventArgs {
+            event_id: b,
+            pad: 0,
+        })
+        .unwrap();
+    assert_eq!(wait_b.join().unwrap(), KFD_IOC_WAIT_RESULT_FAIL);
+    // Consumed and unregistered: polls see nothing pending.
+    assert_eq!(h.wait(&[a], false, 0).0, KFD_IOC_WAIT_RESULT_TIMEOUT);
+    assert_eq!(h.wait(&[c], false, 0).0, KFD_IOC_WAIT_RESULT_COMPLETE);
+}
+
 #[test]
 fn event_page_handle_and_slots() {
     let h = Harness::new();

@@ -3,8 +3,10 @@
 //! block interpreted (`JitMode::Off`) and once with every block translated before it
 //! first runs (`JitMode::Always`), at each wave-loop level the host runs (the level the
 //! translations' call-outs and the interpreted blocks use). Every byte of every buffer
-//! must agree, and each kernel must have run some of its wave instructions translated,
-//! so that the test cannot pass by falling back to the interpreter.
+//! must agree, and so must the count of wave instructions the dispatch ran (gfxsim's
+//! counters count translated blocks' instructions too); each kernel must have run some
+//! of its wave instructions translated, so that the test cannot pass by falling back to
+//! the interpreter.
 //!
 //! Translated code follows the interpreter's semantics bit for bit (gfx11/jit/mod.rs in
 //! aqueduct-isa: rounding, denormals, NaN propagation, memory order, faults), so a
@@ -45,6 +47,7 @@ const COSTLY: &[&str] = &["private_sort", "hip_private_bareiss", "private_histog
 /// ran in translated blocks.
 struct Run {
     buffers: Vec<Vec<u8>>,
+    wave_instructions: u64,
     translated: u64,
 }
 
@@ -60,8 +63,10 @@ fn run(
     let out = device.run(exe, kernel, case);
     let translated = device.sim.stats().translated_wave_instructions - before;
     force_jit(None);
+    let out = out?;
     Ok(Run {
-        buffers: out?.buffers,
+        buffers: out.buffers,
+        wave_instructions: out.wave_instructions,
         translated,
     })
 }
@@ -135,6 +140,12 @@ fn every_corpus_kernel_runs_the_same_translated() {
                                 off.translated, 0,
                                 "{label}: translated with the translator off"
                             );
+                            if off.wave_instructions != on.wave_instructions {
+                                failures.push(format!(
+                                    "{label}: {} wave instructions interpreted, {} translated",
+                                    off.wave_instructions, on.wave_instructions
+                                ));
+                            }
                             if let Some((buffer, offset)) =
                                 first_difference(&off.buffers, &on.buffers)
                             {

@@ -36,15 +36,15 @@ mod cases;
 #[path = "../corpus/runner.rs"]
 mod runner;
 
-/// Kernels whose blocks, every one translated, take minutes to compile: hundreds of
-/// short blocks, each its own module compiled in a child process. From an empty
-/// translation cache on a 2-core host, private_sort took 124 s, hip_private_bareiss
+/// Kernels whose blocks, every one translated, take most of the corpus's compile time:
+/// hundreds of short blocks, each its own module compiled in a child process. From an
+/// empty translation cache on a 2-core host, private_sort took 124 s, hip_private_bareiss
 /// 22 s and private_histogram 11 s of the whole corpus's 193 s; the other 69 builds
 /// about 37 s.
 const COSTLY: &[&str] = &["private_sort", "hip_private_bareiss", "private_histogram"];
 
-/// What a case left in its buffers, and how many of its wave instructions
-/// ran in translated blocks.
+/// What a case left in its buffers, the wave instructions it ran, and how
+/// many of those ran in translated blocks.
 struct Run {
     buffers: Vec<Vec<u8>>,
     wave_instructions: u64,

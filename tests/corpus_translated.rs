@@ -122,10 +122,7 @@ fn every_corpus_kernel_runs_the_same_translated() {
             let started = std::time::Instant::now();
             let mut translated = 0;
             let mut failed = false;
-            for case in (kernel.cases)() {
-                if failed {
-                    break;
-                }
+            'cases: for case in (kernel.cases)() {
                 for &level in &levels {
                     force_wave_loop(Some(level));
                     let label = format!("{what} [{}] at {}", case.label, level.name());
@@ -157,7 +154,7 @@ fn every_corpus_kernel_runs_the_same_translated() {
                         Err(e) => {
                             failures.push(format!("{label}: {e}"));
                             failed = true;
-                            break;
+                            break 'cases;
                         }
                     }
                 }

@@ -115,6 +115,11 @@ impl EventState {
             .cloned()
             .collect()
     }
+
+    /// The waiters on event `event_id`.
+    fn waiters_of(&self, event_id: u32) -> Vec<Arc<Waiter>> {
+        self.waiters_on(|id| id == event_id)
+    }
 }
 
 /// A blocked WAIT_EVENTS caller: the events it waits on, and the condition
@@ -231,7 +236,7 @@ impl Events {
             .remove(&event_id)
             .ok_or_else(|| err("DESTROY_EVENT", Errno::INVAL))?;
         // Waiters on it return FAIL.
-        let waiters = state.waiters_on(|id| id == event_id);
+        let waiters = state.waiters_of(event_id);
         drop(state);
         waiters.iter().for_each(|w| w.cv.notify_all());
         Ok(())
@@ -248,7 +253,7 @@ impl Events {
             return Err(err("SET_EVENT", Errno::INVAL));
         }
         Self::set_locked(event);
-        let waiters = state.waiters_on(|id| id == event_id);
+        let waiters = state.waiters_of(event_id);
         drop(state);
         self.fired(&waiters);
         Ok(())
@@ -320,7 +325,7 @@ impl Events {
             return;
         }
         Self::set_locked(event);
-        let waiters = state.waiters_on(|id| id == event_id);
+        let waiters = state.waiters_of(event_id);
         drop(guard);
         self.fired(&waiters);
     }
@@ -335,7 +340,7 @@ impl Events {
                 return;
             }
         }
-        let waiters = state.waiters_on(|id| id == event_id);
+        let waiters = state.waiters_of(event_id);
         drop(state);
         self.fired(&waiters);
     }
@@ -453,18 +458,16 @@ impl Events {
                 }
                 break 'wait KFD_IOC_WAIT_RESULT_COMPLETE;
             }
-            let w = match &waiter {
-                Some(w) => w.clone(),
-                None => {
+            let w = waiter
+                .get_or_insert_with(|| {
                     let w = Arc::new(Waiter {
                         ids: events.iter().map(|d| d.event_id).collect(),
                         cv: Condvar::new(),
                     });
                     state.waiters.push(w.clone());
-                    waiter = Some(w.clone());
                     w
-                }
-            };
+                })
+                .clone();
             match deadline {
                 None => state = w.cv.wait(state).unwrap_or_else(|e| e.into_inner()),
                 Some(deadline) => {

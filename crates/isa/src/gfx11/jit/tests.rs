@@ -11,6 +11,7 @@
 
 use std::cell::UnsafeCell;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::abi::{callout, run_translated};
 use super::translation::Translation;
@@ -91,6 +92,8 @@ fn inlinable(f: &Fast) -> bool {
             | Fast::Vopd(_)
             | Fast::Vint(_)
             | Fast::Scalar(Scalar::Op64 { .. } | Scalar::Saveexec { .. })
+            | Fast::Readlane { .. }
+            | Fast::Lane(_)
             | Fast::Branch { .. }
     )
 }
@@ -1465,6 +1468,76 @@ fn exec_writes_and_wide_compares_run_inline() {
         }
         w.sgpr[127] = rng.next();
     });
+}
+
+#[test]
+fn single_lane_forms_run_inline() {
+    // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding.
+    let singles: Vec<Vec<u32>> = vec![
+        vec![0xD760_0004, 0x0000_0B01], // v_readlane_b32 s4, v1, s5
+        vec![0xD760_0006, 0x0001_2302], // v_readlane_b32 s6, v2, 17
+        vec![0xD760_006A, 0x0000_0F03], // v_readlane_b32 vcc_lo, v3, s7
+        vec![0xD761_0004, 0x0000_1208], // v_writelane_b32 v4, s8, s9
+        vec![0xD761_0005, 0x0001_06FF, 0x0000_1234], // v_writelane_b32 v5, 0x1234, 3
+        vec![0xD761_0001, 0x0000_160A], // v_writelane_b32 v1, s10, s11
+        vec![0x7E18_0504],              // v_readfirstlane_b32 s12, v4
+        vec![0x7E1A_0501],              // v_readfirstlane_b32 s13, v1
+        vec![0xBE8E_080F],              // s_ctz_i32_b32 s14, s15
+        vec![0xBE90_0880],              // s_ctz_i32_b32 s16, 0
+        vec![0xD760_0011, 0x0000_2105], // v_readlane_b32 s17, v5, s16
+    ];
+    // Lane indices: in range, past the wave (taken modulo its size) and
+    // random; s15 (s_ctz's source) also 0 and one bit.
+    let fill = |rng: &mut Rng, w: &mut Wave, trial: u32| {
+        for s in [5, 7, 9, 11, 15] {
+            w.sgpr[s] = match rng.below(4) {
+                0 => rng.below(64),
+                1 => 64 + rng.below(100),
+                2 if s == 15 => [0, 1 << rng.below(32)][(trial % 2) as usize],
+                _ => rng.next(),
+            };
+        }
+    };
+    let mut rng = Rng::new(0x5167_1E1A_4E00_0B32);
+    each_alone_and_together_inline(&singles, &mut rng, fill);
+
+    // Wave64: lanes 32..63 in the high rows, readfirstlane over the EXEC
+    // pair; each block alone and all together, every entry inline.
+    #[cfg(unix)]
+    if super::llvm::available() {
+        let mut blocks: Vec<Vec<u32>> = singles.clone();
+        blocks.push(singles.concat());
+        let blocks: Vec<(Arc<Block>, Memory)> = blocks
+            .into_iter()
+            .map(|mut words| {
+                words.push(0xBFB0_0000); // s_endpgm
+                let mem = Memory {
+                    code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                    data: UnsafeCell::new(vec![0; DATA_LEN]),
+                };
+                (CodeCache::new().block(CODE, &mem), mem)
+            })
+            .collect();
+        let refs: Vec<&Block> = blocks.iter().map(|(b, _)| &**b).collect();
+        let ts = super::llvm::translate_all(&refs, true).expect("the blocks translate");
+        for ((block, mem), t) in blocks.iter().zip(&ts) {
+            for trial in 0..16 {
+                let w = rng.wave();
+                let mut w = rng.wave64(&w);
+                fill(&mut rng, &mut w, trial);
+                for (lo, hi) in [
+                    (rng.value(), rng.value()),
+                    (0, 1 << rng.below(32)),
+                    (0, 0),
+                    (u32::MAX, u32::MAX),
+                ] {
+                    (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
+                    let inlined = compare(t, block, mem, &w, &[], WaveLoop::host_best());
+                    assert_eq!(inlined, block.compiled64.len(), "a call-out");
+                }
+            }
+        }
+    }
 }
 
 /// Run each of the blocks `singles` (ended by s_endpgm) alone and all of

@@ -74,6 +74,7 @@ declare {i32, i1} @llvm.sadd.with.overflow.i32(i32, i32)
 declare {i32, i1} @llvm.ssub.with.overflow.i32(i32, i32)
 declare i1 @llvm.expect.i1(i1, i1)
 declare i32 @llvm.cttz.i32(i32, i1)
+declare i64 @llvm.cttz.i64(i64, i1)
 declare i32 @llvm.vector.reduce.umax.v32i32(<32 x i32>)
 declare <32 x i32> @llvm.masked.gather.v32i32.v32p0(<32 x ptr>, i32, <32 x i1>, <32 x i32>)
 declare void @llvm.masked.scatter.v32i32.v32p0(<32 x i32>, <32 x ptr>, i32, <32 x i1>)
@@ -863,6 +864,18 @@ impl Fx {
     /// VGPR `r`'s row in the half being emitted (loaded at its first read).
     pub(super) fn row(&mut self, r: u8) -> String {
         self.row_by_id(row_id(self.half, r))
+    }
+
+    /// VGPR `r`'s row in half `half` (wave64's lanes 32..63 are half 1),
+    /// whichever half is being emitted.
+    pub(super) fn half_row(&mut self, half: u8, r: u8) -> String {
+        self.row_by_id(row_id(half, r))
+    }
+
+    /// VGPR `r`'s row in half `half` now holds `v` in every lane; memory
+    /// may differ.
+    pub(super) fn set_half_row(&mut self, half: u8, r: u8, v: String) {
+        self.rows.insert(row_id(half, r), Reg { v, dirty: true });
     }
 
     fn row_by_id(&mut self, id: u16) -> String {

@@ -30,6 +30,7 @@ use crate::gfx11::exec::valu::fast::VOp;
 use crate::gfx11::exec::valu::fast_f32::{Flt, FltOp};
 use crate::gfx11::exec::valu::fast_f64::S64;
 use crate::gfx11::exec::valu::fast_fma32::{Fma32, Fma32Op};
+use crate::gfx11::exec::valu::fast_lanes::Lane;
 use crate::gfx11::exec::valu::fast_vcmp::{Fcmp, FcmpKind};
 use crate::gfx11::exec::valu::fast_vopd::{self, DualOp, Half};
 use crate::gfx11::inst::{Family, Inst, Mods, Src};
@@ -114,6 +115,7 @@ fn salu_inline(op: SOp) -> bool {
             | Lshr
             | Ashr
             | MulI32
+            | Ctz
     )
 }
 
@@ -280,6 +282,9 @@ impl Fx {
                 self.dual(DualHalf::Op(v.x), DualHalf::Op(v.y));
             }
             Fast::Salu { op, dst, a, b } if salu_inline(op) => self.salu(op, dst, a, b),
+            Fast::Readlane { dst, a, lane } => self.readlane(dst, a, lane),
+            Fast::Lane(Lane::Write { dst, val, lane }) => self.writelane(dst, val, lane),
+            Fast::Lane(Lane::ReadFirst { dst, a }) => self.readfirstlane(dst, a),
             Fast::Slow => {
                 let i = &block.insts[c.index as usize];
                 if i.family == Family::Vopd {
@@ -844,6 +849,14 @@ impl Fx {
                     _ => "ashr",
                 };
                 (self.ins(format!("{inst} i32 {x}, {n}")), None)
+            }
+            Ctz => {
+                // salu/mod.rs `sop32`: -1 for zero; SCC kept.
+                let t = self.ins(format!("call i32 @llvm.cttz.i32(i32 {x}, i1 false)"));
+                let z = self.ins(format!("icmp eq i32 {x}, 0"));
+                let r = self.ins(format!("select i1 {z}, i32 -1, i32 {t}"));
+                let s = self.scc();
+                (r, Some(s))
             }
             _ => {
                 // MulI32 keeps SCC.

@@ -25,11 +25,13 @@
 //!
 //! Scalar entries (SALU, the 64-bit scalar forms, s_load, branches, the
 //! block ends) are emitted once, as for wave32; a branch on VCCZ or EXECZ
-//! tests the whole pair (exec/fast/mod.rs `Cond`). Everything else is a
+//! tests the whole pair (exec/fast/mod.rs `Cond`). So are the single-lane
+//! forms (v_readlane, v_writelane, v_readfirstlane: `single_lane.rs`),
+//! which pick their half from the lane index. Everything else is a
 //! call-out, which runs the interpreter's wave64 code for the whole
-//! instruction: the forms whose passes are not independent (readlane,
-//! DPP, permutes), atomics, a constant lane mask (whose high word the form does not keep)
-//! and VOPD (wave32 only).
+//! instruction: the other forms whose passes are not independent (DPP,
+//! permutes), atomics, a constant lane mask (whose high word the form
+//! does not keep) and VOPD (wave32 only).
 
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
@@ -66,7 +68,10 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         | Fast::SLoad { .. }
         | Fast::Branch { .. }
         | Fast::End
-        | Fast::Barrier => Wave64Entry::Once,
+        | Fast::Barrier
+        // One lane of one half, read or written (single_lane.rs).
+        | Fast::Readlane { .. }
+        | Fast::Lane(_) => Wave64Entry::Once,
         Fast::Valu { .. } | Fast::LshlrevB64 { .. } | Fast::FmaF32 { .. } | Fast::Flt(_) => {
             halves(None)
         }

@@ -94,6 +94,7 @@ fn inlinable(f: &Fast) -> bool {
             | Fast::Scalar(Scalar::Op64 { .. } | Scalar::Saveexec { .. })
             | Fast::Readlane { .. }
             | Fast::Lane(_)
+            | Fast::DsShuffle(_)
             | Fast::Branch { .. }
     )
 }
@@ -1540,6 +1541,43 @@ fn single_lane_forms_run_inline() {
     }
 }
 
+#[test]
+fn lane_shuffles_and_bit_counts_run_inline() {
+    // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding.
+    let singles: Vec<Vec<u32>> = vec![
+        vec![0xDACC_0000, 0x0200_0301], // ds_bpermute_b32 v2, v1, v3
+        vec![0xDACC_000C, 0x0400_0305], // ds_bpermute_b32 v4, v5, v3 offset:12
+        vec![0xD8D4_80B1, 0x0600_0003], // ds_swizzle_b32 v6, v3 (QUAD_PERM,1,0,3,2)
+        vec![0xD8D4_0907, 0x0700_0003], // ds_swizzle_b32 v7, v3 (BITMASK_PERM,"01pip")
+        vec![0xD8D4_401F, 0x0800_0003], // ds_swizzle_b32 v8, v3 (SWAP,16)
+        vec![0xBE84_1E05],              // s_not_b32 s4, s5
+        vec![0xBE86_0405],              // s_brev_b32 s6, s5
+        vec![0xBE87_1608],              // s_bcnt0_i32_b32 s7, s8
+        vec![0xBE89_1808],              // s_bcnt1_i32_b32 s9, s8
+        vec![0xBE8A_150B],              // s_abs_i32 s10, s11
+        vec![0x7E12_7103],              // v_bfrev_b32_e32 v9, v3
+        vec![0xBE8C_1880],              // s_bcnt1_i32_b32 s12, 0
+    ];
+    let mut rng = Rng::new(0xB9E3_7A1E_5417_C0DE);
+    each_alone_and_together_inline(&singles, &mut rng, |rng, w, trial| {
+        // Addresses: small (lane indices times 4, some past 32 lanes) in
+        // even trials, random bits in odd ones.
+        for r in [1, 5] {
+            for l in 0..32 {
+                w.vgpr[r][l] = if trial % 2 == 0 {
+                    4 * rng.below(80)
+                } else {
+                    rng.next()
+                };
+            }
+        }
+        // Scalars: 0, all ones, the most negative and random.
+        for s in [5, 8, 11] {
+            w.sgpr[s] = [0, u32::MAX, 0x8000_0000, rng.next()][rng.below(4) as usize];
+        }
+    });
+}
+
 /// Run each of the blocks `singles` (ended by s_endpgm) alone and all of
 /// them in one block, from 16 wave states each (`fill` sets registers on a
 /// random wave, given the trial's number; VCC is random) under a random,
@@ -1561,11 +1599,11 @@ fn each_alone_and_together_inline(
         };
         let block = CodeCache::new().block(CODE, &mem);
         assert!(
-            block
-                .insts
+            block.insts.iter().all(|i| ["v_", "s_", "ds_"]
                 .iter()
-                .all(|i| i.mnemonic.starts_with("v_") || i.mnemonic.starts_with("s_")),
-            "a test encoding does not decode"
+                .any(|p| i.mnemonic.starts_with(p))),
+            "a test encoding does not decode: {:?}",
+            block.insts.iter().map(|i| i.mnemonic).collect::<Vec<_>>()
         );
         for trial in 0..16 {
             let mut w = rng.wave();

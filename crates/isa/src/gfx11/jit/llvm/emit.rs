@@ -75,6 +75,10 @@ declare {i32, i1} @llvm.ssub.with.overflow.i32(i32, i32)
 declare i1 @llvm.expect.i1(i1, i1)
 declare i32 @llvm.cttz.i32(i32, i1)
 declare i64 @llvm.cttz.i64(i64, i1)
+declare i32 @llvm.ctpop.i32(i32)
+declare i32 @llvm.abs.i32(i32, i1)
+declare i32 @llvm.bitreverse.i32(i32)
+declare <32 x i32> @llvm.bitreverse.v32i32(<32 x i32>)
 declare i32 @llvm.vector.reduce.umax.v32i32(<32 x i32>)
 declare <32 x i32> @llvm.masked.gather.v32i32.v32p0(<32 x ptr>, i32, <32 x i1>, <32 x i32>)
 declare void @llvm.masked.scatter.v32i32.v32p0(<32 x i32>, <32 x ptr>, i32, <32 x i1>)
@@ -320,6 +324,9 @@ impl Fx {
     /// how many entries run inline.
     fn body(&mut self, block: &Block) -> (String, usize) {
         self.out.push_str("entry:\n");
+        // A row's worth of stack for the lane shuffles (shuffle.rs); LLVM
+        // drops it where none is used.
+        self.line(format!("%lanes = alloca {V}, align 4"));
         self.load_bases();
         let exec = self.exec_words();
         for (k, _) in self.carried.clone() {

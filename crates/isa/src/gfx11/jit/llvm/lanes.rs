@@ -23,7 +23,7 @@ use super::wide::Carry;
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::decode::vgpr_src;
 use crate::gfx11::exec::fast::Fast;
-use crate::gfx11::exec::operand::{SSrc, VSrc, vsrc};
+use crate::gfx11::exec::operand::{SSrc, VSrc, sdst, ssrc, vsrc};
 use crate::gfx11::exec::salu::SOp;
 use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::exec::valu::fast::VOp;
@@ -165,8 +165,27 @@ fn slow_unary(i: &Inst) -> bool {
         && i.mods == Mods::default()
         && matches!(
             i.op,
-            Op::VExpF32 | Op::VLogF32 | Op::VRndneF32 | Op::VCvtI32F32 | Op::VCvtF32I32
+            Op::VExpF32
+                | Op::VLogF32
+                | Op::VRndneF32
+                | Op::VCvtI32F32
+                | Op::VCvtF32I32
+                | Op::VBfrevB32
         )
+}
+
+/// The SOP1 ops without a pre-resolved form that run inline (salu/mod.rs
+/// `scalar`): their destination and source.
+pub(super) fn slow_scalar_unary(i: &Inst) -> Option<(u8, SSrc)> {
+    if i.family != Family::Sop1
+        || !matches!(
+            i.op,
+            Op::SNotB32 | Op::SBrevB32 | Op::SBcnt0I32B32 | Op::SBcnt1I32B32 | Op::SAbsI32
+        )
+    {
+        return None;
+    }
+    Some((sdst(i.dst)?, ssrc(i.src[0].src)?))
 }
 
 /// The halves of a VOPD pair without a pre-resolved form, if both run inline.
@@ -285,6 +304,7 @@ impl Fx {
             Fast::Readlane { dst, a, lane } => self.readlane(dst, a, lane),
             Fast::Lane(Lane::Write { dst, val, lane }) => self.writelane(dst, val, lane),
             Fast::Lane(Lane::ReadFirst { dst, a }) => self.readfirstlane(dst, a),
+            Fast::DsShuffle(ref d) => return self.shuffle(d),
             Fast::Slow => {
                 let i = &block.insts[c.index as usize];
                 if i.family == Family::Vopd {
@@ -292,6 +312,10 @@ impl Fx {
                         return false;
                     };
                     self.dual(x, y);
+                    return true;
+                }
+                if let Some((dst, a)) = slow_scalar_unary(i) {
+                    self.scalar_unary(i.op, dst, a);
                     return true;
                 }
                 if !slow_unary(i) {
@@ -306,6 +330,7 @@ impl Fx {
                     Op::VLogF32 => self.log2(&x),
                     Op::VRndneF32 => self.rndne(&x),
                     Op::VCvtI32F32 => self.cvt_i32(&x),
+                    Op::VBfrevB32 => self.ins(format!("call {V} @llvm.bitreverse.v32i32({V} {x})")),
                     _ => {
                         let f = self.ins(format!("sitofp {V} {x} to {F}"));
                         self.bits(&f)
@@ -316,6 +341,28 @@ impl Fx {
             _ => return false,
         }
         true
+    }
+
+    /// s_not, s_brev, s_bcnt0, s_bcnt1 and s_abs of 32 bits (salu/mod.rs
+    /// `scalar`): SCC is the result's being non-zero, except for s_brev,
+    /// which keeps it.
+    fn scalar_unary(&mut self, op: Op, dst: u8, a: SSrc) {
+        let x = self.sread(a);
+        let r = match op {
+            Op::SNotB32 => self.ins(format!("xor i32 {x}, -1")),
+            Op::SBrevB32 => self.ins(format!("call i32 @llvm.bitreverse.i32(i32 {x})")),
+            Op::SBcnt1I32B32 => self.ins(format!("call i32 @llvm.ctpop.i32(i32 {x})")),
+            Op::SBcnt0I32B32 => {
+                let n = self.ins(format!("xor i32 {x}, -1"));
+                self.ins(format!("call i32 @llvm.ctpop.i32(i32 {n})"))
+            }
+            _ => self.ins(format!("call i32 @llvm.abs.i32(i32 {x}, i1 false)")),
+        };
+        if op != Op::SBrevB32 {
+            let nz = self.ins(format!("icmp ne i32 {r}, 0"));
+            self.set_scc(nz);
+        }
+        self.set_sgpr(dst, r);
     }
 
     fn valu(&mut self, op: VOp, dst: u8, a: VSrc, b: VSrc, c: VSrc) {

@@ -33,6 +33,7 @@
 //! permutes), atomics, a constant lane mask (whose high word the form
 //! does not keep) and VOPD (wave32 only).
 
+use super::lanes::slow_scalar_unary;
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
 use crate::gfx11::exec::operand::SSrc;
@@ -113,10 +114,17 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
                 && i.sdwa.is_none()
                 && matches!(
                     i.op,
-                    Op::VExpF32 | Op::VLogF32 | Op::VRndneF32 | Op::VCvtI32F32 | Op::VCvtF32I32
+                    Op::VExpF32
+                        | Op::VLogF32
+                        | Op::VRndneF32
+                        | Op::VCvtI32F32
+                        | Op::VCvtF32I32
+                        | Op::VBfrevB32
                 );
             if unary {
                 halves(None)
+            } else if slow_scalar_unary(i).is_some() {
+                Wave64Entry::Once
             } else {
                 Wave64Entry::Callout
             }

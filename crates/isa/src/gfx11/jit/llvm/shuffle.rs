@@ -1,0 +1,68 @@
+//! ds_bpermute_b32 and ds_swizzle_b32 (`Fast::DsShuffle`) inline in wave32
+//! lists: lane shuffles through the LDS crossbar that touch no LDS memory.
+//!
+//! Both restate exec/lds.rs `ds_shuffle`: a lane reads the data of its
+//! source lane, 0 where that lane is inactive, and the result is written
+//! under EXEC. ds_swizzle's sources are fixed by its offset (quad-perm mode
+//! with bit 15 set, else the and/or/xor masks within 32 lanes), so it is one
+//! constant shuffle; ds_bpermute's come from each lane's address
+//! (`(address + offset) / 4` modulo 32), so the active data goes to the
+//! function's stack slot (`%lanes`, emit.rs) and one gather reads it back.
+//! ds_permute (a scatter where the highest sender wins) and the wave64 forms
+//! stay call-outs.
+//!
+//! Why: compilers lower subgroup shuffles (HIP's `__shfl`) to ds_bpermute;
+//! as a call-out each one kept its reduction or scan block interpreted.
+
+use super::emit::{Fx, V, splat};
+use crate::gfx11::exec::lds::{DsShuffle, ShuffleKind};
+
+impl Fx {
+    /// Shuffle `d` inline; false (nothing emitted) for the kinds that stay
+    /// call-outs.
+    pub(super) fn shuffle(&mut self, d: &DsShuffle) -> bool {
+        if self.wave64 {
+            return false;
+        }
+        let r = match d.kind {
+            ShuffleKind::Swizzle => {
+                let data = self.row(d.addr);
+                let active = self.zero_inactive(V, &data);
+                let pattern = d.off16 as usize;
+                let picks: Vec<String> = (0..32)
+                    .map(|l| {
+                        let src = if pattern & 0x8000 != 0 {
+                            (l & !3) | ((pattern >> (2 * (l & 3))) & 3)
+                        } else {
+                            let (and, or, xor) =
+                                (pattern & 31, (pattern >> 5) & 31, (pattern >> 10) & 31);
+                            ((l & and) | or) ^ xor
+                        };
+                        format!("i32 {src}")
+                    })
+                    .collect();
+                self.ins(format!(
+                    "shufflevector {V} {active}, {V} poison, <32 x i32> <{}>",
+                    picks.join(", ")
+                ))
+            }
+            ShuffleKind::Bpermute => {
+                let data = self.row(d.data);
+                let active = self.zero_inactive(V, &data);
+                self.line(format!("store {V} {active}, ptr %lanes, align 4"));
+                let addr = self.row(d.addr);
+                let sum = self.ins(format!("add {V} {addr}, {}", splat(d.off16)));
+                let index = self.ins(format!("lshr {V} {sum}, {}", splat(2)));
+                let index = self.ins(format!("and {V} {index}, {}", splat(31)));
+                let at = self.ins(format!("getelementptr i32, ptr %lanes, {V} {index}"));
+                self.ins(format!(
+                    "call {V} @llvm.masked.gather.v32i32.v32p0(<32 x ptr> {at}, i32 4, \
+                     <32 x i1> splat (i1 true), {V} poison)"
+                ))
+            }
+            _ => return false,
+        };
+        self.set_row(d.dst, r);
+        true
+    }
+}

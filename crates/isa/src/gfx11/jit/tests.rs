@@ -1473,6 +1473,7 @@ fn exec_writes_and_wide_compares_run_inline() {
 
 #[test]
 fn single_lane_forms_run_inline() {
+    // With them the scalar forms of the loops around them: s_ctz, s_getpc.
     // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding.
     let singles: Vec<Vec<u32>> = vec![
         vec![0xD760_0004, 0x0000_0B01], // v_readlane_b32 s4, v1, s5
@@ -1486,6 +1487,7 @@ fn single_lane_forms_run_inline() {
         vec![0xBE8E_080F],              // s_ctz_i32_b32 s14, s15
         vec![0xBE90_0880],              // s_ctz_i32_b32 s16, 0
         vec![0xD760_0011, 0x0000_2105], // v_readlane_b32 s17, v5, s16
+        vec![0xBE94_4700],              // s_getpc_b64 s[20:21]
     ];
     // Lane indices: in range, past the wave (taken modulo its size) and
     // random; s15 (s_ctz's source) also 0 and one bit.

@@ -284,6 +284,16 @@ impl Fx {
             Fast::Fma32(f) if f.op == Fma32Op::Fma => self.fma32(&f),
             Fast::Fma32(f) => self.division(&f),
             Fast::Scalar(Scalar::Op64 { op, dst, a, b }) => self.op64(op, dst, a, b),
+            // s_getpc_b64: the next instruction's address, a constant of
+            // the block (salu/fast.rs `Scalar::Pc` without a jump).
+            Fast::Scalar(Scalar::Pc {
+                dst,
+                ret,
+                jump: None,
+            }) => {
+                self.set_sgpr(dst, format!("{}", ret as u32 as i32));
+                self.set_sgpr(dst + 1, format!("{}", (ret >> 32) as u32 as i32));
+            }
             Fast::Scalar(Scalar::Saveexec {
                 op,
                 wide,

@@ -65,7 +65,7 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
     };
     match c.fast {
         Fast::Salu { .. }
-        | Fast::Scalar(Scalar::Op64 { .. } | Scalar::Saveexec { .. })
+        | Fast::Scalar(Scalar::Op64 { .. } | Scalar::Saveexec { .. } | Scalar::Pc { jump: None, .. })
         | Fast::SLoad { .. }
         | Fast::Branch { .. }
         | Fast::End

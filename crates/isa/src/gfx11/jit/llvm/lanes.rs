@@ -159,7 +159,7 @@ fn valu_inline(op: VOp) -> bool {
 }
 
 /// The VOP1 ops without a pre-resolved form that run inline.
-fn slow_unary(i: &Inst) -> bool {
+pub(super) fn slow_unary(i: &Inst) -> bool {
     i.family == Family::Vop1
         && i.dpp.is_none()
         && i.mods == Mods::default()

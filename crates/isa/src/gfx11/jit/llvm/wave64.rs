@@ -33,14 +33,12 @@
 //! permutes), atomics, a constant lane mask (whose high word the form
 //! does not keep) and VOPD (wave32 only).
 
-use super::lanes::slow_scalar_unary;
+use super::lanes::{slow_scalar_unary, slow_unary};
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
 use crate::gfx11::exec::operand::SSrc;
 use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::exec::valu::fast_vint::{Below, Vint};
-use crate::gfx11::inst::Family;
-use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::NULL;
 
 /// How the emitter runs one entry of a wave64 list.
@@ -109,19 +107,7 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         }
         Fast::Slow => {
             let i = &block.insts[c.index as usize];
-            let unary = i.family == Family::Vop1
-                && i.acc == 0
-                && i.sdwa.is_none()
-                && matches!(
-                    i.op,
-                    Op::VExpF32
-                        | Op::VLogF32
-                        | Op::VRndneF32
-                        | Op::VCvtI32F32
-                        | Op::VCvtF32I32
-                        | Op::VBfrevB32
-                );
-            if unary {
+            if i.acc == 0 && i.sdwa.is_none() && slow_unary(i) {
                 halves(None)
             } else if slow_scalar_unary(i).is_some() {
                 Wave64Entry::Once

@@ -1559,6 +1559,8 @@ fn lane_shuffles_and_bit_counts_run_inline() {
         vec![0xBE8A_150B],              // s_abs_i32 s10, s11
         vec![0x7E12_7103],              // v_bfrev_b32_e32 v9, v3
         vec![0xBE8C_1880],              // s_bcnt1_i32_b32 s12, 0
+        vec![0xD65B_000A, 0x0020_0B03], // v_permlane16_b32 v10, v3, s5, s8
+        vec![0xD65C_000B, 0x0014_1703], // v_permlanex16_b32 v11, v3, s11, s5
     ];
     let mut rng = Rng::new(0xB9E3_7A1E_5417_C0DE);
     each_alone_and_together_inline(&singles, &mut rng, |rng, w, trial| {

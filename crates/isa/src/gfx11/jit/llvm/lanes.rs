@@ -188,6 +188,26 @@ pub(super) fn slow_scalar_unary(i: &Inst) -> Option<(u8, SSrc)> {
     Some((sdst(i.dst)?, ssrc(i.src[0].src)?))
 }
 
+/// v_permlane16_b32 / v_permlanex16_b32 without op_sel bits or modifiers
+/// (`shuffle.rs`): (whether it crosses rows, dst, the source, the selects).
+fn slow_permlane(i: &Inst) -> Option<(bool, u8, VSrc, SSrc, SSrc)> {
+    let cross = match i.op {
+        Op::VPermlane16B32 => false,
+        Op::VPermlanex16B32 => true,
+        _ => return None,
+    };
+    if i.family != Family::Vop3 || i.dpp.is_some() || i.mods != Mods::default() {
+        return None;
+    }
+    Some((
+        cross,
+        u8::try_from(i.dst).ok()?,
+        vsrc(i.src[0].src)?,
+        ssrc(i.src[1].src)?,
+        ssrc(i.src[2].src)?,
+    ))
+}
+
 /// The halves of a VOPD pair without a pre-resolved form, if both run inline.
 fn slow_dual(i: &Inst) -> Option<(DualHalf, DualHalf)> {
     if i.dpp.is_some() || i.mods != Mods::default() {
@@ -326,6 +346,13 @@ impl Fx {
                 }
                 if let Some((dst, a)) = slow_scalar_unary(i) {
                     self.scalar_unary(i.op, dst, a);
+                    return true;
+                }
+                if let Some((cross, dst, a, s1, s2)) = slow_permlane(i) {
+                    if self.wave64 {
+                        return false;
+                    }
+                    self.permlane(cross, dst, a, s1, s2);
                     return true;
                 }
                 if !slow_unary(i) {

@@ -9,13 +9,17 @@
 //! (`(address + offset) / 4` modulo 32), so the active data goes to the
 //! function's stack slot (`%lanes`, emit.rs) and one gather reads it back.
 //! ds_permute (a scatter where the highest sender wins) and the wave64 forms
-//! stay call-outs.
+//! stay call-outs. v_permlane16_b32 and v_permlanex16_b32 (without op_sel
+//! bits or modifiers) gather the same way, restating valu/mod.rs: lane `l`
+//! reads lane `sel` of its own row of 16 (permlanex16: of the other row),
+//! `sel` the nibble of s1 (lanes 0..7 of a row) or s2 (8..15) for `l`.
 //!
 //! Why: compilers lower subgroup shuffles (HIP's `__shfl`) to ds_bpermute;
 //! as a call-out each one kept its reduction or scan block interpreted.
 
 use super::emit::{Fx, V, splat};
 use crate::gfx11::exec::lds::{DsShuffle, ShuffleKind};
+use crate::gfx11::exec::operand::{SSrc, VSrc};
 
 impl Fx {
     /// Shuffle `d` inline; false (nothing emitted) for the kinds that stay
@@ -65,4 +69,35 @@ impl Fx {
         self.set_row(d.dst, r);
         true
     }
+
+    /// v_permlane16_b32 (`cross` false) or v_permlanex16_b32 of `a` into
+    /// VGPR `dst`, lane selects from `s1` and `s2`, written under EXEC.
+    pub(super) fn permlane(&mut self, cross: bool, dst: u8, a: VSrc, s1: SSrc, s2: SSrc) {
+        let data = self.src(a);
+        self.line(format!("store {V} {data}, ptr %lanes, align 4"));
+        let (lo, hi) = (self.sread(s1), self.sread(s2));
+        let (lo, hi) = (self.splat_value(&lo), self.splat_value(&hi));
+        let low_half = constant("i1", |l| if l & 15 < 8 { "true" } else { "false" }.into());
+        let word = self.ins(format!("select <32 x i1> {low_half}, {V} {lo}, {V} {hi}"));
+        let shifts = constant("i32", |l| (4 * (l & 7)).to_string());
+        let nibble = self.ins(format!("lshr {V} {word}, {shifts}"));
+        let sel = self.ins(format!("and {V} {nibble}, {}", splat(15)));
+        let rows = constant("i32", |l| {
+            let row = l & !15;
+            if cross { row ^ 16 } else { row }.to_string()
+        });
+        let index = self.ins(format!("add {V} {sel}, {rows}"));
+        let at = self.ins(format!("getelementptr i32, ptr %lanes, {V} {index}"));
+        let r = self.ins(format!(
+            "call {V} @llvm.masked.gather.v32i32.v32p0(<32 x ptr> {at}, i32 4, \
+             <32 x i1> splat (i1 true), {V} poison)"
+        ));
+        self.set_row(dst, r);
+    }
+}
+
+/// A 32-lane constant vector of element type `ty`, lane `l` written by `f`.
+fn constant(ty: &str, f: impl Fn(usize) -> String) -> String {
+    let lanes: Vec<String> = (0..32).map(|l| format!("{ty} {}", f(l))).collect();
+    format!("<{}>", lanes.join(", "))
 }

@@ -493,7 +493,7 @@ impl Fx {
 
     /// An SGPR pair's 64-bit value as `Wave::sgpr64` reads it: codes from
     /// 128 on read 0.
-    fn sgpr_pair(&mut self, r: u8) -> String {
+    pub(super) fn sgpr_pair(&mut self, r: u8) -> String {
         let lo = self.sgpr_code(r);
         let hi = match r.checked_add(1) {
             Some(next) => self.sgpr_code(next),

@@ -349,9 +349,6 @@ impl Fx {
                     return true;
                 }
                 if let Some((cross, dst, a, s1, s2)) = slow_permlane(i) {
-                    if self.wave64 {
-                        return false;
-                    }
                     self.permlane(cross, dst, a, s1, s2);
                     return true;
                 }

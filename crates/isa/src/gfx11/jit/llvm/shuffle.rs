@@ -25,9 +25,7 @@ impl Fx {
     /// Shuffle `d` inline; false (nothing emitted) for the kinds that stay
     /// call-outs.
     pub(super) fn shuffle(&mut self, d: &DsShuffle) -> bool {
-        if self.wave64 {
-            return false;
-        }
+        debug_assert!(!self.wave64, "wave64.rs makes lane shuffles call-outs");
         let r = match d.kind {
             ShuffleKind::Swizzle => {
                 let data = self.row(d.addr);
@@ -53,16 +51,11 @@ impl Fx {
             ShuffleKind::Bpermute => {
                 let data = self.row(d.data);
                 let active = self.zero_inactive(V, &data);
-                self.line(format!("store {V} {active}, ptr %lanes, align 4"));
                 let addr = self.row(d.addr);
                 let sum = self.ins(format!("add {V} {addr}, {}", splat(d.off16)));
                 let index = self.ins(format!("lshr {V} {sum}, {}", splat(2)));
                 let index = self.ins(format!("and {V} {index}, {}", splat(31)));
-                let at = self.ins(format!("getelementptr i32, ptr %lanes, {V} {index}"));
-                self.ins(format!(
-                    "call {V} @llvm.masked.gather.v32i32.v32p0(<32 x ptr> {at}, i32 4, \
-                     <32 x i1> splat (i1 true), {V} poison)"
-                ))
+                self.gather(&active, &index)
             }
             _ => return false,
         };
@@ -73,8 +66,8 @@ impl Fx {
     /// v_permlane16_b32 (`cross` false) or v_permlanex16_b32 of `a` into
     /// VGPR `dst`, lane selects from `s1` and `s2`, written under EXEC.
     pub(super) fn permlane(&mut self, cross: bool, dst: u8, a: VSrc, s1: SSrc, s2: SSrc) {
+        debug_assert!(!self.wave64, "wave64.rs makes v_permlane call-outs");
         let data = self.src(a);
-        self.line(format!("store {V} {data}, ptr %lanes, align 4"));
         let (lo, hi) = (self.sread(s1), self.sread(s2));
         let (lo, hi) = (self.splat_value(&lo), self.splat_value(&hi));
         let low_half = constant("i1", |l| if l & 15 < 8 { "true" } else { "false" }.into());
@@ -87,12 +80,19 @@ impl Fx {
             if cross { row ^ 16 } else { row }.to_string()
         });
         let index = self.ins(format!("add {V} {sel}, {rows}"));
+        let r = self.gather(&data, &index);
+        self.set_row(dst, r);
+    }
+
+    /// Lane `index[l]` (each in 0..32) of row `data` in each lane `l`:
+    /// the row goes to the function's stack row and one gather reads it.
+    fn gather(&mut self, data: &str, index: &str) -> String {
+        self.line(format!("store {V} {data}, ptr %lanes, align 4"));
         let at = self.ins(format!("getelementptr i32, ptr %lanes, {V} {index}"));
-        let r = self.ins(format!(
+        self.ins(format!(
             "call {V} @llvm.masked.gather.v32i32.v32p0(<32 x ptr> {at}, i32 4, \
              <32 x i1> splat (i1 true), {V} poison)"
-        ));
-        self.set_row(dst, r);
+        ))
     }
 }
 

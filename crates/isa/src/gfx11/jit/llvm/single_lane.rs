@@ -31,19 +31,14 @@ impl Fx {
     /// v_readfirstlane_b32: SGPR `dst` = `a` in EXEC's lowest lane (lane 0
     /// when EXEC is empty).
     pub(super) fn readfirstlane(&mut self, dst: u8, a: VSrc) {
-        let lo = self.sgpr(EXEC as u8);
         let l = if self.wave64 {
             // cttz of the pair is 64 when it is empty; modulo 64 that is 0.
-            let hi = self.sgpr(EXEC as u8 + 1);
-            let lo64 = self.ins(format!("zext i32 {lo} to i64"));
-            let hi64 = self.ins(format!("zext i32 {hi} to i64"));
-            let up = self.ins(format!("shl i64 {hi64}, 32"));
-            let pair = self.ins(format!("or i64 {up}, {lo64}"));
+            let pair = self.sgpr_pair(EXEC as u8);
             let t = self.ins(format!("call i64 @llvm.cttz.i64(i64 {pair}, i1 false)"));
             self.ins(format!("trunc i64 {t} to i32"))
         } else {
             // 32 when EXEC is empty; modulo 32 that is 0.
-            self.ins(format!("call i32 @llvm.cttz.i32(i32 {lo}, i1 false)"))
+            self.first_active_lane()
         };
         let v = self.lane_of(a, &l);
         self.set_sgpr(dst, v);

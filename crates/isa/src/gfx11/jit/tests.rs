@@ -1582,6 +1582,34 @@ fn lane_shuffles_and_bit_counts_run_inline() {
     });
 }
 
+#[test]
+fn dpp_rows_run_inline() {
+    // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding:
+    // every row control, masked rows and banks, bound_ctrl, fi, DPP8,
+    // modifiers, VOP3 and VOPC forms, and a destination that is src0.
+    let singles: Vec<Vec<u32>> = vec![
+        vec![0x7E04_02FA, 0xFF00_B101], // v_mov_b32_dpp v2, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+        vec![0x7E06_02FA, 0xFF09_1101], // v_mov_b32_dpp v3, v1 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+        vec![0x7E08_02FA, 0xA501_0301], // v_mov_b32_dpp v4, v1 row_shl:3 row_mask:0xa bank_mask:0x5
+        vec![0x060A_0CFA, 0xFF05_2401], // v_add_f32_dpp v5, v1, v6 row_ror:4 row_mask:0xf bank_mask:0xf fi:1
+        vec![0x4A0E_0EFA, 0xFF01_4001], // v_add_nc_u32_dpp v7, v1, v7 row_mirror row_mask:0xf bank_mask:0xf
+        vec![0x2410_10FA, 0xFF09_4101], // v_max_i32_dpp v8, v1, v8 row_half_mirror row_mask:0xf bank_mask:0xf bound_ctrl:1
+        vec![0x7E12_02FA, 0xFF01_5501], // v_mov_b32_dpp v9, v1 row_share:5 row_mask:0xf bank_mask:0xf
+        vec![0x7E14_02FA, 0x3E05_6301], // v_mov_b32_dpp v10, v1 row_xmask:3 row_mask:0x3 bank_mask:0xe fi:1
+        vec![0x7E16_02E9, 0x0539_7701], // v_mov_b32_dpp v11, v1 dpp8:[7,6,5,4,3,2,1,0]
+        vec![0x7E18_02EA, 0xDE54_C101], // v_mov_b32_dpp v12, v1 dpp8:[1,0,3,2,5,4,7,6] fi:1
+        vec![0x081A_04FA, 0xFF91_1201], // v_sub_f32_dpp v13, -v1, |v2| row_shr:2 row_mask:0xf bank_mask:0xf
+        vec![0x7E1C_02FA, 0xFF01_110E], // v_mov_b32_dpp v14, v14 row_shr:1 row_mask:0xf bank_mask:0xf
+        vec![0xD655_000F, 0x040E_04FA, 0xFF01_1101], // v_add3_u32_e64_dpp v15, v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf
+        vec![0x0220_04FA, 0xFF01_0101], // v_cndmask_b32_dpp v16, v1, v2, vcc_lo row_shl:1 row_mask:0xf bank_mask:0xf
+        vec![0x7C98_04FA, 0xFF00_1B01], // v_cmp_gt_u32 vcc_lo, v1, v2 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf
+        vec![0xD441_0014, 0x0002_04FA, 0xFF01_2701], // v_cmp_lt_i32_e64_dpp s20, v1, v2 row_ror:7 row_mask:0xf bank_mask:0xf
+        vec![0x7E22_02FA, 0xFF0D_1F01], // v_mov_b32_dpp v17, v1 row_shr:15 row_mask:0xf bank_mask:0xf bound_ctrl:1 fi:1
+    ];
+    let mut rng = Rng::new(0xD0FF_5EED_1234_ABCD);
+    each_alone_and_together_inline(&singles, &mut rng, |_, _, _| {});
+}
+
 /// Run each of the blocks `singles` (ended by s_endpgm) alone and all of
 /// them in one block, from 16 wave states each (`fill` sets registers on a
 /// random wave, given the trial's number; VCC is random) under a random,

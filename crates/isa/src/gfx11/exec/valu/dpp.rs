@@ -44,6 +44,42 @@ fn dpp16_source(ctrl: u16, l: usize) -> Option<usize> {
     }
 }
 
+/// Where lane `l` of 32-lane half `half` reads its permuted src0 under
+/// row control `d` ([`row_control`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaneSource {
+    /// Its row or bank is masked off: the lane is not written.
+    Masked,
+    /// Lane `s` of the same half.
+    Lane(usize),
+    /// Its source lies outside its row: written (as 0) only with bound_ctrl.
+    Outside,
+}
+
+/// [`LaneSource`] of lane `l` in half `half` (wave64's lanes 32..63: 1) for
+/// the row control `d`.
+pub(crate) fn lane_source(d: &Dpp, l: usize, half: usize) -> LaneSource {
+    match d.dpp8 {
+        Some(sel) => LaneSource::Lane((l & !7) | ((sel >> (3 * (l & 7))) & 7) as usize),
+        None => {
+            let row_on = (d.row_mask >> (l / 16 + 2 * half)) & 1 != 0;
+            let bank_on = (d.bank_mask >> ((l >> 2) & 3)) & 1 != 0;
+            if !(row_on && bank_on) {
+                return LaneSource::Masked;
+            }
+            dpp16_source(d.ctrl, l).map_or(LaneSource::Outside, LaneSource::Lane)
+        }
+    }
+}
+
+/// Is `d` a DPP8 selection or a DPP16 control within rows (quad_perm,
+/// row_shl/shr/ror, row_mirror, row_half_mirror, row_newbcast/row_share,
+/// row_xmask)? The other codes are GFX9's whole-wave controls or reserved.
+pub(crate) fn row_control(d: &Dpp) -> bool {
+    d.dpp8.is_some()
+        || matches!(d.ctrl, 0..=0xFF | 0x101..=0x10F | 0x111..=0x11F | 0x121..=0x12F | 0x140 | 0x141 | 0x150..=0x16F)
+}
+
 /// Source lane (0..63) of wave lane `lane` for a GFX9 whole-wave control, or
 /// None when there is none (shifted out, or a row that takes no broadcast).
 fn wave_source(ctrl: u16, lane: usize) -> Option<usize> {
@@ -87,10 +123,7 @@ pub(crate) fn step_dpp(
         return Err(illegal(i));
     }
     let whole_wave = d.dpp8.is_none() && is_wave_control(d.ctrl);
-    if !(d.dpp8.is_some()
-        || whole_wave
-        || matches!(d.ctrl, 0..=0xFF | 0x101..=0x10F | 0x111..=0x11F | 0x121..=0x12F | 0x140 | 0x141 | 0x150..=0x16F))
-    {
+    if !(whole_wave || row_control(d)) {
         return Err(illegal(i));
     }
     let row = w.vgpr[reg];
@@ -109,16 +142,10 @@ pub(crate) fn step_dpp(
     let mut out_hi = [0u32; LANES];
     let mut enable = 0u32;
     for l in 0..LANES {
-        let src = match d.dpp8 {
-            Some(sel) => Some((l & !7) | ((sel >> (3 * (l & 7))) & 7) as usize),
-            None => {
-                let row_on = (d.row_mask >> (l / 16 + 2 * w.half)) & 1 != 0;
-                let bank_on = (d.bank_mask >> ((l >> 2) & 3)) & 1 != 0;
-                if !(row_on && bank_on) {
-                    continue;
-                }
-                dpp16_source(d.ctrl, l)
-            }
+        let src = match lane_source(d, l, w.half) {
+            LaneSource::Masked => continue,
+            LaneSource::Lane(s) => Some(s),
+            LaneSource::Outside => None,
         };
         match src {
             Some(s) if d.fi || exec >> s & 1 != 0 => {

@@ -521,6 +521,9 @@ impl Fx {
             Fast::Ds(d) => self.ds(&d, k, stop, &footprint(block, c)),
             Fast::Coalesced(g) => self.global(&g, k, stop, &footprint(block, c)),
             Fast::Scratch(s) => self.scratch(&s, k, stop, &footprint(block, c)),
+            Fast::Slow if block.insts[c.index as usize].dpp.is_some() => {
+                return self.dpp(block, c);
+            }
             _ => return self.entry(block, c),
         }
         true
@@ -938,6 +941,44 @@ impl Fx {
             },
         );
         v
+    }
+
+    /// Emit one entry with `f` while VGPR `r`'s row reads `row` and EXEC's
+    /// word reads `exec` (neither is ever stored); afterwards both read as
+    /// before, whatever `f` wrote to them. Returns `f`'s result.
+    pub(super) fn with_stand_ins(
+        &mut self,
+        r: u8,
+        row: String,
+        exec: String,
+        f: impl FnOnce(&mut Fx) -> bool,
+    ) -> bool {
+        let id = row_id(self.half, r);
+        let word = self.word(EXEC as u8);
+        let old_row = self.rows.insert(
+            id,
+            Reg {
+                v: row,
+                dirty: false,
+            },
+        );
+        let old_exec = self.sgprs.insert(
+            word,
+            Reg {
+                v: exec,
+                dirty: false,
+            },
+        );
+        let done = f(self);
+        match old_row {
+            Some(old) => self.rows.insert(id, old),
+            None => self.rows.remove(&id),
+        };
+        match old_exec {
+            Some(old) => self.sgprs.insert(word, old),
+            None => self.sgprs.remove(&word),
+        };
+        done
     }
 
     /// `Wave::set_sgpr` of a pre-resolved code (below 128; null drops).

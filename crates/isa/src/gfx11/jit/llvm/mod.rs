@@ -2,7 +2,7 @@
 //! wave64 list, each vector entry once per 32-lane half: `wave64.rs`)
 //! becomes an LLVM IR function over 32-lane vectors (`emit.rs`, `lanes.rs`,
 //! `math.rs`, the DS accesses in `lds.rs`, the single-lane forms in
-//! `single_lane.rs`, the lane shuffles in `shuffle.rs`), which libLLVM-19, opened at run
+//! `single_lane.rs`, the lane shuffles in `shuffle.rs`, DPP in `dpp.rs`), which libLLVM-19, opened at run
 //! time (aqueduct-llvm), compiles to an object for the host CPU and links
 //! into the process (`compile.rs`, with an on-disk cache of objects). The
 //! function has the Cranelift back end's ABI (`abi.rs`: `BlockFn` over a
@@ -19,6 +19,7 @@
 mod cache_bound;
 mod compile;
 mod divide;
+mod dpp;
 mod emit;
 mod float64;
 mod footprint;

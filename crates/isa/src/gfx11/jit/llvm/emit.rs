@@ -521,6 +521,9 @@ impl Fx {
             Fast::Ds(d) => self.ds(&d, k, stop, &footprint(block, c)),
             Fast::Coalesced(g) => self.global(&g, k, stop, &footprint(block, c)),
             Fast::Scratch(s) => self.scratch(&s, k, stop, &footprint(block, c)),
+            Fast::GlobalAtomic(a) => {
+                return self.global_atomic(&a, k, stop, &footprint(block, c));
+            }
             Fast::Slow if block.insts[c.index as usize].dpp.is_some() => {
                 return self.dpp(block, c);
             }

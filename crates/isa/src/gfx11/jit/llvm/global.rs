@@ -44,7 +44,7 @@ use crate::gfx11::wave::{EXEC, NULL};
 use crate::span_cache::{ENTRY_ALLOW, ENTRY_BYTES, ENTRY_END, ENTRY_HOST, ENTRY_START, SLOTS};
 
 /// A row of 64-bit lane addresses.
-const A: &str = "<32 x i64>";
+pub(super) const A: &str = "<32 x i64>";
 
 /// The intrinsics this file's code adds to emit.rs `DECLARATIONS`.
 pub(crate) const DECLARATIONS: &str = "\
@@ -242,25 +242,31 @@ impl Fx {
     /// computes it: the SGPR pair plus the lane's VGPR with `saddr`, the
     /// VGPR pair (the second row wrapping at v255) without; plus the offset.
     fn lane_addresses(&mut self, c: &Coalesced) -> String {
-        let lo = self.row(c.addr);
+        self.addresses_of(c.addr, c.saddr, c.off)
+    }
+
+    /// [`Fx::lane_addresses`] of an access with address VGPR `addr`, `saddr`
+    /// (an SGPR pair's code, or NULL for none) and offset `off`.
+    pub(super) fn addresses_of(&mut self, addr: u8, saddr: u8, off: i32) -> String {
+        let lo = self.row(addr);
         let lo = self.ins(format!("zext {V} {lo} to {A}"));
-        let base = if c.saddr as usize != NULL {
-            let b = self.sgpr_pair(c.saddr);
+        let base = if saddr as usize != NULL {
+            let b = self.sgpr_pair(saddr);
             let b = self.splat64(&b);
             self.ins(format!("add {A} {b}, {lo}"))
         } else {
-            let hi = self.row(c.addr.wrapping_add(1));
+            let hi = self.row(addr.wrapping_add(1));
             let hi = self.ins(format!("zext {V} {hi} to {A}"));
             let hi = self.ins(format!("shl {A} {hi}, splat (i64 32)"));
             self.ins(format!("or {A} {hi}, {lo}"))
         };
-        self.ins(format!("add {A} {base}, splat (i64 {})", c.off as i64))
+        self.ins(format!("add {A} {base}, splat (i64 {})", off as i64))
     }
 
     /// True when no lane's address (active or not) is in FLAT's LDS or
     /// private aperture (exec/vmem/fast.rs `lane_addresses`): its high
     /// word is not that of an aperture's nonzero base.
-    fn outside_apertures(&mut self, addrs: &str) -> String {
+    pub(super) fn outside_apertures(&mut self, addrs: &str) -> String {
         let high = self.ins(format!("lshr {A} {addrs}, splat (i64 32)"));
         let mut outside = "true".to_owned();
         for base in self.apertures() {
@@ -420,7 +426,13 @@ impl Fx {
     /// the frame's span cache holds `addr`, the whole range and `access`
     /// (span_cache.rs `remembered` and `Entry::inside`); the code goes on
     /// where it does and branches to `slow` where it does not.
-    fn span_lookup(&mut self, addr: &str, len: &str, access: Access, slow: &str) -> String {
+    pub(super) fn span_lookup(
+        &mut self,
+        addr: &str,
+        len: &str,
+        access: Access,
+        slow: &str,
+    ) -> String {
         let (slots, _) = self.spans();
         let found = self.label();
         let mut arrivals = Vec::new();
@@ -478,7 +490,7 @@ impl Fx {
     }
 
     /// Add `len` (an i64) to the tally of `access` (`Tally::add`).
-    fn tally(&mut self, access: Access, len: &str) {
+    pub(super) fn tally(&mut self, access: Access, len: &str) {
         let (_, tally) = self.spans();
         let p = self.ins(format!(
             "getelementptr i8, ptr {tally}, i64 {}",
@@ -515,7 +527,7 @@ impl Fx {
     }
 
     /// A 64-bit value in every lane.
-    fn splat64(&mut self, x: &str) -> String {
+    pub(super) fn splat64(&mut self, x: &str) -> String {
         let i = self.ins(format!("insertelement {A} poison, i64 {x}, i64 0"));
         self.ins(format!(
             "shufflevector {A} {i}, {A} poison, <32 x i32> zeroinitializer"

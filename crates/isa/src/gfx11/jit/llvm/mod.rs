@@ -16,6 +16,7 @@
 //! ymm (AVX2) ops, and its optimiser works across the whole block. No
 //! build-time cost: nothing of LLVM is linked.
 
+mod atomic;
 mod cache_bound;
 mod compile;
 mod divide;
@@ -67,6 +68,7 @@ pub(crate) enum LlvmError {
 pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>) {
     let mut ir = String::from(emit::DECLARATIONS);
     ir.push_str(global::DECLARATIONS);
+    ir.push_str(atomic::DECLARATIONS);
     ir.push_str(scratch::DECLARATIONS);
     ir.push('\n');
     let inlined = blocks

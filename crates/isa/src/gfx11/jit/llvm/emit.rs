@@ -325,8 +325,12 @@ impl Fx {
     fn body(&mut self, block: &Block) -> (String, usize) {
         self.out.push_str("entry:\n");
         // A row's worth of stack for the lane shuffles (shuffle.rs); LLVM
-        // drops it where none is used.
+        // drops it, and the others, where none is used.
         self.line(format!("%lanes = alloca {V}, align 4"));
+        // The global atomics' per-lane rows (atomic.rs): data, compare
+        // value and old values, and the lanes' offsets.
+        self.line(format!("%atomic_rows = alloca [3 x {V}], align 4"));
+        self.line("%atomic_offs = alloca <32 x i64>, align 8");
         self.load_bases();
         let exec = self.exec_words();
         for (k, _) in self.carried.clone() {

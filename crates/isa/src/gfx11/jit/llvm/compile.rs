@@ -185,6 +185,22 @@ pub(crate) fn compile_in_process(ir: &str, names: &[&str]) -> Result<Linked, Llv
     link(host, &object, names)
 }
 
+/// Compile module `ir` for this host's triple and processor `cpu` (its
+/// own features) in a child, within the limit a module of its size gets:
+/// for tests that code for other x86 hosts compiles.
+#[cfg(test)]
+pub(crate) fn compile_for_cpu(ir: &str, cpu: &str) -> Result<Vec<u8>, LlvmError> {
+    let host = host().map_err(|e| LlvmError::Llvm(e.clone()))?;
+    let target = ObjectTarget {
+        cpu: cpu.to_owned(),
+        features: String::new(),
+        ..host.target.clone()
+    };
+    Ok(host
+        .llvm
+        .compile_object_isolated(ir, "block.ll", &target, compile_limit(ir.len()))?)
+}
+
 /// Did libLLVM fail on the module itself (it loops or aborts on it), so
 /// that compiling it again would fail again?
 fn fails_for_good(e: &IsolatedError) -> bool {

@@ -49,6 +49,13 @@ pub(super) const F: &str = "<32 x float>";
 pub(super) const M: &str = "<32 x i1>";
 pub(super) const D: &str = "<32 x double>";
 
+/// Lane `i`'s bit of a lane mask, lane by lane (`Fx::mask_of`).
+const LANE_BITS: &str = "<i32 1, i32 2, i32 4, i32 8, i32 16, i32 32, i32 64, i32 128, \
+i32 256, i32 512, i32 1024, i32 2048, i32 4096, i32 8192, i32 16384, i32 32768, \
+i32 65536, i32 131072, i32 262144, i32 524288, i32 1048576, i32 2097152, i32 4194304, \
+i32 8388608, i32 16777216, i32 33554432, i32 67108864, i32 134217728, i32 268435456, \
+i32 536870912, i32 1073741824, i32 -2147483648>";
+
 /// Bytes per VGPR row.
 const ROW_BYTES: usize = 128;
 
@@ -1027,7 +1034,7 @@ impl Fx {
         {
             return m.clone();
         }
-        let m = self.ins(format!("bitcast i32 {e} to {M}"));
+        let m = self.mask_of(&e);
         self.exec = Some((e, m.clone()));
         m
     }
@@ -1044,9 +1051,17 @@ impl Fx {
         self.ins(format!("select {M} {m}, {ty} {v}, {ty} zeroinitializer"))
     }
 
-    /// A 32-bit value's lanes as a mask.
+    /// A 32-bit value's lanes as a mask: lane `i` tests bit `i` of the
+    /// value in every lane. `bitcast i32 to <32 x i1>` says the same, but
+    /// libLLVM-19's x86 code generator loops forever on some selects of
+    /// such masks with AVX-512 (llvm/llvm-project#123333, fixed in LLVM
+    /// 20: `combineBitcastToBoolVector` before legalisation); the test
+    /// form compiles to a broadcast and a `vptestmd` there, and to what
+    /// the bitcast gives on AVX2.
     pub(super) fn mask_of(&mut self, bits: &str) -> String {
-        self.ins(format!("bitcast i32 {bits} to {M}"))
+        let row = self.splat_value(bits);
+        let hit = self.ins(format!("and {V} {row}, {LANE_BITS}"));
+        self.ins(format!("icmp ne {V} {hit}, zeroinitializer"))
     }
 
     /// A source's row: a VGPR's, or a uniform value splatted.

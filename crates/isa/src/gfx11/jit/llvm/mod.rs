@@ -40,6 +40,8 @@ mod wide;
 use std::sync::Arc;
 
 pub(crate) use compile::available;
+#[cfg(test)]
+pub(crate) use compile::compile_for_cpu;
 pub(crate) use queue::submit;
 
 use super::abi::BlockFn;

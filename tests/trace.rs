@@ -27,8 +27,8 @@ fn slices<'a>(events: &'a [Value], cat: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-/// A dispatch running for tenths of a second on gfxsim: `sqrt_exp_loop`
-/// (kernels/src/sqrt_exp_loop.cl) over 4096 items, 1000 rounds each.
+/// A dispatch running for tens of milliseconds on gfxsim: `sqrt_exp_loop`
+/// (kernels/src/sqrt_exp_loop.cl) over 4096 items, 20000 rounds each.
 fn slow_work(c: &Ctx) -> CommandBuffer {
     const ITEMS: u32 = 4096;
     let module = kernel_module(&c.device, "sqrt_exp_loop", [64, 1, 1]);
@@ -41,7 +41,10 @@ fn slow_work(c: &Ctx) -> CommandBuffer {
         let mut pass = enc.begin_compute_pass(&Default::default());
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &bg, &[]);
-        pass.set_immediates(0, &1000u32.to_le_bytes());
+        // Iterations per item: enough that the translated kernel still runs
+        // for tens of milliseconds, so a host callback submitted right after
+        // it finds the GPU busy and gets its barrier.
+        pass.set_immediates(0, &20_000u32.to_le_bytes());
         pass.set_immediates(4, &ITEMS.to_le_bytes());
         pass.dispatch_workgroups(ITEMS / 64, 1, 1);
     }
@@ -78,7 +81,7 @@ fn a_trace_holds_each_dispatch_with_its_counters_and_the_host_tracks() {
     enc.copy_buffer_to_buffer(&big, 0, &big_copy, 0, big.size());
     c.queue.submit([enc.finish()]);
     assert_eq!(read_words(&c, &big_copy), words);
-    // A host callback behind GPU work (a dispatch of tenths of a second,
+    // A host callback behind GPU work (a dispatch of tens of milliseconds,
     // so the callback is queued while it runs): its barrier on the compute
     // queue, then the callback on its host track.
     c.queue.submit([slow_work(&c)]);

@@ -15,6 +15,25 @@
 //! op is eight host ops; LLVM's `<32 x i32>` is two zmm (AVX-512) or four
 //! ymm (AVX2) ops, and its optimiser works across the whole block. No
 //! build-time cost: nothing of LLVM is linked.
+//!
+//! What bounds the speed of this design: a translation runs one wave per
+//! call. (1) In straight-line float code the wave's lanes are two zmm
+//! registers' worth of independent work, so each dependent step waits on
+//! the host's latency, not its throughput: the transcendental loop of
+//! `cargo bench --bench compute` (about 45 dependent f32 steps per
+//! iteration) runs no faster when its host instruction count is cut by a
+//! third, while the same arithmetic written for the host runs about 1.9x
+//! as fast with two 32-lane chains interleaved and 3x with four. (2)
+//! Every block entry goes through the wave loop (tiers, frame, exit code,
+//! counts, the next block's lookup), and many corpus kernels (the
+//! reductions, scans and sorts) run blocks of 3 to 8 instructions between
+//! barriers, where that path costs about twice the translated code itself
+//! (`perf` on `cargo bench --bench corpus -- --only reduce_f32_tree`). Both point
+//! to translating several waves of a workgroup into one call, their
+//! entries interleaved and the block's entry and exit shared. That needs
+//! a schedule in which a workgroup's waves advance together block by block
+//! (each wave now runs alone up to its barrier or end), in the interpreter
+//! too, so both keep running waves in the same order.
 
 mod atomic;
 mod cache_bound;

@@ -449,6 +449,36 @@ fn the_translator_agrees_with_the_interpreter() {
             );
         }
     }
+    // A block that only computes (straight_line.s), which the LLVM back end
+    // runs for two waves at once, and through the one-wave translation
+    // where a lane of either wave has a NaN result (lanes 5, 300 and 777
+    // start as NaNs or an infinity). Here, in the one test that forces the
+    // mode (it is process-wide).
+    let straight = |mode: JitMode| {
+        let n = 1024;
+        let mut mem = TestMem::new();
+        let (kd_addr, kd) = hand_kernel(&mut mem, kernels::STRAIGHT_LINE, 0, 0);
+        let mut x = lcg(11, n);
+        (x[5], x[300], x[777]) = (0x7FC0_0001, 0xFF80_0000, 0x7F80_0001);
+        mem.map(BUF_A, &u32_bytes(&x));
+        mem.map_zeroed(BUF_B, 4 * n);
+        mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
+        force_jit(Some(mode));
+        let st = run_hand(&mem, kd_addr, kd, n as u32 / 256, 256).expect("runs");
+        force_jit(None);
+        let counts = (st.wave_instructions, st.translated_wave_instructions);
+        (counts, mem.read(BUF_A, 4 * n), mem.read(BUF_B, 4 * n))
+    };
+    let off = straight(JitMode::Off);
+    assert_eq!(off.0.1, 0);
+    for &backend in &backends {
+        force_jit_backend(Some(backend));
+        let on = straight(JitMode::Always);
+        force_jit_backend(None);
+        assert_eq!(on.0.1, on.0.0, "{backend:?}: every block translated");
+        assert_eq!(on.0.0, off.0.0, "{backend:?}: instructions");
+        assert!(on.1 == off.1 && on.2 == off.2, "{backend:?} straight_line");
+    }
 }
 
 fn ptr_args(ptrs: &[u64], vals: &[u32]) -> Vec<u8> {

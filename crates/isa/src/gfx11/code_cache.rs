@@ -73,6 +73,11 @@ pub(crate) struct Block {
     /// instruction k (inst_class.rs).
     pub classes: Vec<ClassRow>,
     pub tail: Tail,
+    /// A wave32 wave stops before this block until the workgroup's other
+    /// waves have reached a barrier, the end or such a block, and then runs
+    /// it together with a wave at the same block (dispatch.rs
+    /// `run_sync_blocks`): [`sync_block`].
+    pub sync: bool,
 }
 
 impl Block {
@@ -252,15 +257,43 @@ fn decode_block(isa: Isa, start: u64, mem: &dyn GpuMemory) -> Block {
             Err(e) => break Tail::Illegal(e),
         }
     };
+    let compiled32 = fuse_pairs(&compiled);
+    let sync = matches!(tail, Tail::Continue) && sync_block(&insts, &compiled32);
     Block {
         start,
         end: pc,
         classes: prefix_rows(&insts),
         insts,
-        compiled: fuse_pairs(&compiled),
+        compiled: compiled32,
         compiled64: compiled,
         tail,
+        sync,
     }
+}
+
+/// Entries a block needs for [`Block::sync`]: below it, the rounds of the
+/// workgroup's waves cost more than running two waves at once saves.
+const MIN_SYNC_ENTRIES: usize = 16;
+
+/// Is a block of `insts` (the wave32 list `list`) one that only computes:
+/// at least [`MIN_SYNC_ENTRIES`] entries, each of vector or scalar ALU
+/// instructions (registers in, registers out: no memory, no message, no
+/// branch; the scalar ALU forms that set the PC are SOP1 and excluded),
+/// so that it falls through to the next block? Running such a block for
+/// several waves in one call (jit/llvm/emit/pair.rs) is running it for
+/// each in turn.
+fn sync_block(insts: &[Inst], list: &[Compiled]) -> bool {
+    use super::inst::Family::*;
+    let pure = |i: &Inst| {
+        matches!(
+            i.family,
+            Vop1 | Vop2 | Vopc | Vop3 | Vop3sd | Vop3p | Vopd | Sop2 | Sopc
+        )
+    };
+    list.len() >= MIN_SYNC_ENTRIES
+        && list
+            .iter()
+            .all(|c| pure(&insts[c.index as usize]) && pure(&insts[c.last as usize]))
 }
 
 /// `list` with each pair of consecutive entries that `fast::fuse`

@@ -775,7 +775,7 @@ impl Dispatch {
         let mut jumps = 0u32;
         loop {
             for w in waves.iter_mut() {
-                if w.status == WaveStatus::Running
+                if matches!(w.status, WaveStatus::Running | WaveStatus::SyncAlone)
                     && let Err(kind) = self.run_wave_loop(w, env, ctx, stats, &mut jumps)
                 {
                     return Err(Box::new(WaveError {
@@ -784,6 +784,10 @@ impl Dispatch {
                         workgroup,
                     }));
                 }
+            }
+            if waves.iter().any(|w| w.status == WaveStatus::AtSync) {
+                self.run_sync_blocks(waves, env, ctx, stats);
+                continue;
             }
             if waves.iter().all(|w| w.status == WaveStatus::Ended) {
                 return Ok(());
@@ -846,6 +850,58 @@ impl Dispatch {
         }
     }
 
+    /// Run the blocks the waves stopped at (`WaveStatus::AtSync`, blocks
+    /// that only compute): two waves at the same block through its
+    /// two-wave translation where it has one (jit/llvm/emit/pair.rs), which
+    /// leaves them running after it; every other wave runs its block
+    /// alone, first in its next run (`WaveStatus::SyncAlone`). Such a block
+    /// touches no memory, so running it here, or for two waves in one
+    /// call, is the same as running it at the start of each wave's next
+    /// run.
+    // Without a translator every such wave runs its block alone.
+    #[cfg_attr(not(feature = "llvm-jit"), allow(unused_variables))]
+    fn run_sync_blocks(
+        &self,
+        waves: &mut [Wave],
+        env: &mut Env,
+        ctx: &mut WorkerContext,
+        stats: &mut WorkgroupStats,
+    ) {
+        for i in 0..waves.len() {
+            if waves[i].status != WaveStatus::AtSync {
+                continue;
+            }
+            #[cfg(feature = "llvm-jit")]
+            if env.observer.is_none()
+                && let Some(j) = (i + 1..waves.len())
+                    .find(|&j| waves[j].status == WaveStatus::AtSync && waves[j].pc == waves[i].pc)
+            {
+                let (head, tail) = waves.split_at_mut(j);
+                let (a, b) = (&mut head[i], &mut tail[0]);
+                let idx = ctx.block_index(&self.code, a.pc, env.mem);
+                // Both waves enter the block (tiering counts them).
+                let single = ctx.translated(idx, false, &self.code, &self.paused);
+                let single = single.and(ctx.translated(idx, false, &self.code, &self.paused));
+                if let (Some((_, callout)), Some(pair)) = (single, ctx.pair_translated(idx)) {
+                    let block = ctx.block_at(idx);
+                    // SAFETY: `pair` is the two-wave translation of this
+                    // block (the worker keeps it alive with the block's
+                    // translation); `a` and `b` are wave32 waves at its start.
+                    if unsafe { crate::gfx11::jit::run_pair(pair, callout, a, b, env, block) } {
+                        let last = block.insts.len() - 1;
+                        for w in [a, b] {
+                            self.count_block(stats, block, last, true);
+                            w.pc = block.end;
+                            w.status = WaveStatus::Running;
+                        }
+                        continue;
+                    }
+                }
+            }
+            waves[i].status = WaveStatus::SyncAlone;
+        }
+    }
+
     /// Run one wave until it reaches s_barrier or ends: the per-instruction loop.
     ///
     /// Each instruction runs from its pre-resolved form (`exec::fast`) when it
@@ -861,7 +917,14 @@ impl Dispatch {
         jumps: &mut u32,
     ) -> Result<(), WaveErrorKind> {
         let mut idx = ctx.block_index(&self.code, w.pc, env.mem);
+        // A wave resumed at a block it stopped at runs it (once).
+        let mut sync_alone = w.status == WaveStatus::SyncAlone;
+        w.status = WaveStatus::Running;
         loop {
+            if !w.wave64 && ctx.block_at(idx).sync && !std::mem::take(&mut sync_alone) {
+                w.status = WaveStatus::AtSync;
+                return Ok(());
+            }
             // A hot block runs its translation for the wave's size (jit/),
             // every other block the interpreter's per-entry loop; both end
             // the same way. An observed dispatch (the sanitizer) interprets:

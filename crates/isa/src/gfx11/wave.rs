@@ -103,6 +103,14 @@ pub enum WaveStatus {
     Running,
     AtBarrier,
     Ended,
+    /// Stopped at the start of a block that only computes
+    /// (`code_cache::Block::sync`), for the workgroup's other waves to
+    /// reach a barrier, the end or such a block (dispatch.rs
+    /// `run_sync_blocks`).
+    AtSync,
+    /// Running again from the block it stopped at `AtSync`, which it runs
+    /// on its own.
+    SyncAlone,
 }
 
 #[derive(Clone, Debug)]

@@ -105,6 +105,14 @@ impl WorkerContext {
             .enter(idx, wave64, block, cache, self.source.1, paused)
     }
 
+    /// The two-wave translation of block `idx` (wave32), once
+    /// [`WorkerContext::translated`] gave its translation.
+    #[cfg(feature = "llvm-jit")]
+    #[inline]
+    pub(crate) fn pair_translated(&self, idx: u32) -> Option<super::jit::PairFn> {
+        self.tiers.pair(idx)
+    }
+
     /// Index of the block starting at `pc` (for [`WorkerContext::block_at`]),
     /// decoding it on first use.
     #[inline]

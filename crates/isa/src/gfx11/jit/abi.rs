@@ -18,6 +18,10 @@ use crate::span_cache::{Entry, NO_SPANS};
 /// and returns an exit code (`EXIT_*` in the low bits, the entry above).
 pub(crate) type BlockFn = unsafe extern "C" fn(frame: *mut Frame) -> u32;
 
+/// A block that only computes, for two wave32 waves at once (llvm/emit/pair.rs):
+/// returns 0 having run it for both, 1 having changed neither.
+pub(crate) type PairFn = unsafe extern "C" fn(a: *mut Frame, b: *mut Frame) -> u32;
+
 /// A call-out: runs entry `entry` of the frame's block in the interpreter
 /// (with [`CALLOUT_PASS`]: one 32-lane pass of a wave64 access, the high
 /// one with [`CALLOUT_HIGH`]); returns 0 when it flows on, else 1 with the
@@ -140,6 +144,19 @@ pub(crate) unsafe fn run_translated(
     loop_budget: u32,
     called_out: &mut u64,
 ) -> (Result<BlockExit, EntryError>, u32) {
+    let mut frame = frame(callout, w, env, block, loop_budget);
+    // SAFETY: the caller guarantees `func` translates `block` and is alive;
+    // the frame points at this wave (one VGPR file of 256 rows per 32
+    // lanes), which nothing else touches during the call.
+    let code = unsafe { func(&mut frame) };
+    *called_out += frame.called_out;
+    let list = block.list(w.wave64);
+    (exit(code, list, &mut frame), frame.loops)
+}
+
+/// The frame of a translated call on wave `w` in block `block`.
+#[inline(always)]
+fn frame(callout: Callout, w: &mut Wave, env: &mut Env, block: &Block, loop_budget: u32) -> Frame {
     let (scratch, scratch_hi) = scratch_slots(env, w);
     let scratch_per_lane = if scratch.is_null() {
         0
@@ -160,7 +177,7 @@ pub(crate) unsafe fn run_translated(
     let inline_lds = env.lds_bank_conflicts.is_none() && env.observer.is_none();
     let lds_len = if inline_lds { env.lds.len() as u64 } else { 0 };
     let (spans, tally) = inline_spans(env);
-    let mut frame = Frame {
+    Frame {
         sgpr,
         vgpr,
         vgpr_hi,
@@ -181,14 +198,32 @@ pub(crate) unsafe fn run_translated(
         loop_budget,
         loops: 0,
         called_out: 0,
-    };
-    // SAFETY: the caller guarantees `func` translates `block` and is alive;
-    // the frame points at this wave (one VGPR file of 256 rows per 32
-    // lanes), which nothing else touches during the call.
-    let code = unsafe { func(&mut frame) };
-    *called_out += frame.called_out;
-    let list = block.list(w.wave64);
-    (exit(code, list, &mut frame), frame.loops)
+    }
+}
+
+/// Run block `block` (`Block::sync`) through its pair translation `func`
+/// for wave32 waves `a` and `b`, which are both at its start; false when it
+/// ran for neither (a NaN result: the one-wave paths apply the NaN rule).
+///
+/// # Safety
+/// `func` must be the pair translation of `block`, and its machine code
+/// must stay alive for the call; both waves are wave32.
+#[inline(always)]
+pub(crate) unsafe fn run_pair(
+    func: PairFn,
+    callout: Callout,
+    a: &mut Wave,
+    b: &mut Wave,
+    env: &mut Env,
+    block: &Block,
+) -> bool {
+    let mut fa = frame(callout, a, env, block, 0);
+    let mut fb = frame(callout, b, env, block, 0);
+    // SAFETY: the caller guarantees `func` translates `block` for two
+    // wave32 waves and is alive; each frame points at its own wave, which
+    // nothing else touches during the call, and the code calls out to
+    // neither (a pair translation has only inline entries).
+    unsafe { func(&mut fa, &mut fb) == 0 }
 }
 
 /// The wave's scratch slots for inline SCRATCH accesses (exec/vmem/mod.rs

@@ -130,7 +130,7 @@ mod translate;
 mod translation;
 
 #[cfg(feature = "llvm-jit")]
-pub(crate) use abi::{BlockFn, Callout, run_translated};
+pub(crate) use abi::{BlockFn, Callout, PairFn, run_pair, run_translated};
 #[cfg(feature = "llvm-jit")]
 pub(crate) use shared::{Shared, Slot};
 #[cfg(feature = "llvm-jit")]

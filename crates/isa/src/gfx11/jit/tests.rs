@@ -13,7 +13,7 @@ use std::cell::UnsafeCell;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::abi::{callout, run_translated};
+use super::abi::{callout, run_pair, run_translated};
 use super::translation::Translation;
 use crate::gfx11::code_cache::{Block, CodeCache};
 use crate::gfx11::decode::decode;
@@ -398,7 +398,7 @@ fn translated_blocks_match_the_interpreter() {
     #[cfg(unix)]
     if super::llvm::available() {
         let blocks: Vec<&Block> = cases[..200].iter().map(|c| &*c.block).collect();
-        let (ir, _) = super::llvm::module(&blocks, false);
+        let (ir, _, _) = super::llvm::module(&blocks, false);
         super::llvm::compile_for_cpu(&ir, "x86-64-v4").expect("compiles for x86-64-v4");
     }
     for kind in [
@@ -1006,6 +1006,94 @@ fn self_loops_run_inside_the_translation() {
                 Backend::Llvm => called_out,
             };
             self_loop_passes(t, &block, &mem, called_out);
+        }
+    }
+}
+
+/// A block that only computes (`Block::sync`) has a two-wave translation
+/// in the LLVM back end (llvm/emit/pair.rs): run on two waves at once it
+/// leaves each as the interpreter does, under full and random EXEC; a NaN
+/// f32 result in an active lane of either wave leaves both untouched (and
+/// says so), while one in an inactive lane does not count.
+#[test]
+fn blocks_that_only_compute_run_two_waves_at_once() {
+    // Straight-line code ends a block at MAX_BLOCK instructions, falling
+    // through: 37 rounds of 7 make 259.
+    let mut words = Vec::new();
+    for k in 0..37 {
+        words.extend(enc::vop2(3, 4, 256, 1)); // v_add_f32 v4, v0, v1
+        words.extend(enc::vop2(8, 5, 260, 2)); // v_mul_f32 v5, v4, v2
+        words.extend(enc::vop3(0x213, 0, [261, 257, 258], 0)); // v_fma_f32 v0, v5, v1, v2
+        words.extend(enc::vopc(0x14, 256, 3)); // v_cmp_gt_f32 vcc, v0, v3
+        words.extend(enc::vop2(1, 6, 257, 0)); // v_cndmask_b32 v6, v1, v0, vcc
+        words.extend(enc::vop2(0x25, 7, 262, 7)); // v_add_nc_u32 v7, v6, v7
+        words.extend(enc::sop2(2, k % 8, k % 8, 129)); // s_add_i32 sK, sK, 1
+    }
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::new().block(CODE, &mem);
+    assert!(block.sync, "{} entries", block.compiled.len());
+    let t = &Backend::Llvm.translate(&[&block])[0];
+    let pair = t
+        .pair()
+        .expect("a block that only computes has a pair form");
+    let mut rng = Rng::new(0x9A1E_D0C5_77E3_2B41);
+    // (EXEC of each wave, the lane of wave b given a NaN source, whether
+    // the pair runs)
+    let cases = [
+        ([u32::MAX, u32::MAX], None, true),
+        ([0x0F0F_F0F1, u32::MAX], None, true),
+        ([u32::MAX, 0x8000_0001], Some(31), false),
+        ([u32::MAX, !(1 << 9)], Some(9), true),
+        ([0x5555_5555, 0xAAAA_AAAA], Some(1), false),
+    ];
+    for (exec, nan_lane, runs) in cases {
+        let mut w0 = [rng.wave(), rng.wave()];
+        for (w, e) in w0.iter_mut().zip(exec) {
+            w.sgpr[EXEC] = e;
+            for row in &mut w.vgpr[..8] {
+                for lane in row.iter_mut() {
+                    *lane = division_value(&mut rng, false);
+                }
+            }
+        }
+        if let Some(l) = nan_lane {
+            w0[1].vgpr[1][l] = 0x7FA0_0042;
+        }
+        let [mut a, mut b] = w0.clone();
+        let ran = {
+            let mut lds = vec![0u8; 64];
+            let mut env = env(&mem, &mut lds);
+            // SAFETY: `pair` is the pair translation of `block`, alive with
+            // `t`; both waves are wave32.
+            unsafe {
+                run_pair(
+                    pair,
+                    callout(WaveLoop::host_best()),
+                    &mut a,
+                    &mut b,
+                    &mut env,
+                    &block,
+                )
+            }
+        };
+        let case = format!("exec {exec:x?} NaN lane {nan_lane:?}");
+        assert_eq!(ran, runs, "{case}");
+        for (k, (got, w)) in [a, b].into_iter().zip(w0).enumerate() {
+            let mut want = w.clone();
+            if runs {
+                let mut lds = vec![0u8; 64];
+                let mut env = env(&mem, &mut lds);
+                let exit = interpret_block(&mut want, &mut env, &block, &block.compiled);
+                assert!(matches!(exit, Ok(BlockExit::Fell)), "{case}");
+            }
+            assert_eq!(got.sgpr, want.sgpr, "wave {k}, {case}");
+            assert_eq!(got.scc, want.scc, "wave {k}, {case}");
+            for r in 0..8 {
+                assert_eq!(got.vgpr[r], want.vgpr[r], "wave {k} v{r}, {case}");
+            }
         }
     }
 }

@@ -173,7 +173,7 @@ pub(crate) use per_worker::Tiers;
 mod per_worker {
     use std::sync::Arc;
 
-    use super::super::abi::{BlockFn, Callout, callout};
+    use super::super::abi::{BlockFn, Callout, PairFn, callout};
     use super::super::shared::Slot;
     use super::super::translation::{Translation, worth_translating};
     use super::{JitBackend, jit_backend, jit_mode};
@@ -187,6 +187,8 @@ mod per_worker {
         entries: u32,
         /// The translation's entry point, once there is one.
         func: Option<BlockFn>,
+        /// Its two-wave entry point, where it has one (wave32 only).
+        pair: Option<PairFn>,
         /// Keeps the machine code of `func` alive while this worker may run it.
         _code: Option<Arc<Translation>>,
         /// The translation being made (a background compile).
@@ -239,6 +241,13 @@ mod per_worker {
                 }
                 self.backend = backend;
             }
+        }
+
+        /// The two-wave translation of block `idx` (wave32), once its
+        /// translation is in use ([`Tiers::enter`] gave it).
+        #[inline]
+        pub(crate) fn pair(&self, idx: u32) -> Option<PairFn> {
+            self.tiers[0][idx as usize].pair
         }
 
         /// A block was added to the worker's private list.
@@ -322,6 +331,7 @@ mod per_worker {
                 return None;
             }
             t.func = Some(code.func());
+            t.pair = code.pair();
             t._code = Some(code);
             t.func.map(|f| (f, self.callout))
         }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::abi::BlockFn;
+use super::abi::{BlockFn, PairFn};
 #[cfg(feature = "jit")]
 use super::code_memory::CodeMemory;
 #[cfg(unix)]
@@ -28,6 +28,9 @@ pub(crate) enum Owner {
 pub(crate) struct Translation {
     _owner: Owner,
     func: BlockFn,
+    /// The block for two wave32 waves at once, where it has that form
+    /// (llvm/emit/pair.rs).
+    pair: Option<PairFn>,
     /// Entries of the block's list that run inline (the rest are call-outs).
     pub(crate) inlined: usize,
     /// Entries of the block's list.
@@ -41,6 +44,7 @@ impl Translation {
         Translation {
             _owner: owner,
             func,
+            pair: None,
             inlined,
             entries,
         }
@@ -49,6 +53,17 @@ impl Translation {
     /// The entry point; valid while `self` lives.
     pub(crate) fn func(&self) -> BlockFn {
         self.func
+    }
+
+    /// `self` with the two-wave entry point `pair` (from the same code).
+    pub(crate) fn with_pair(mut self, pair: Option<PairFn>) -> Self {
+        self.pair = pair;
+        self
+    }
+
+    /// The two-wave entry point, if any; valid while `self` lives.
+    pub(crate) fn pair(&self) -> Option<PairFn> {
+        self.pair
     }
 
     /// Does running the translation beat interpreting the block?

@@ -27,6 +27,10 @@
 //! says which entries and how): a row is keyed by its half as well, and
 //! the half's EXEC and lane-mask words are the pair's low or high SGPR.
 
+mod pair;
+
+pub(crate) use pair::emit_pair;
+
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -181,6 +185,17 @@ pub(super) struct Fx {
     /// Emitting a wave64 entry pass by pass: a call-out runs the pass
     /// being emitted only (abi.rs `CALLOUT_PASS`).
     by_pass: bool,
+    /// What this emitter's SSA names and labels start with (`pair.rs`
+    /// emits two waves into one function).
+    prefix: &'static str,
+    /// The frame argument's SSA name.
+    frame: &'static str,
+    /// Two waves in one call (`pair.rs`): the lanes whose f32 results were
+    /// NaN so far (`<32 x i1>`), tested once at the end, instead of the NaN
+    /// rule per result; and whether a basic block was started, which that
+    /// emission cannot follow.
+    pub(super) pair_nans: Option<Option<String>>,
+    branched: bool,
 }
 
 /// Is `block` a self-loop (the last entry of its list for the wave size
@@ -316,6 +331,10 @@ impl Fx {
             half: 0,
             pinned: None,
             by_pass: false,
+            prefix: "",
+            frame: "%frame",
+            pair_nans: None,
+            branched: false,
         }
     }
 
@@ -410,13 +429,13 @@ impl Fx {
     /// A fresh SSA name.
     pub(super) fn tmp(&mut self) -> String {
         self.next += 1;
-        format!("%t{}", self.next)
+        format!("%{}t{}", self.prefix, self.next)
     }
 
     /// A fresh label.
     pub(super) fn label(&mut self) -> String {
         self.next += 1;
-        format!("l{}", self.next)
+        format!("{}l{}", self.prefix, self.next)
     }
 
     /// Emit `%tN = rhs`; returns `%tN`.
@@ -433,6 +452,7 @@ impl Fx {
     pub(super) fn start(&mut self, label: &str) {
         let _ = writeln!(self.out, "{label}:");
         self.cur = label.to_string();
+        self.branched = true;
     }
 
     /// The label of the basic block being written.
@@ -441,7 +461,8 @@ impl Fx {
     }
 
     pub(super) fn field(&mut self, off: i32) -> String {
-        self.ins(format!("getelementptr i8, ptr %frame, i64 {off}"))
+        let frame = self.frame;
+        self.ins(format!("getelementptr i8, ptr {frame}, i64 {off}"))
     }
 
     fn load_bases(&mut self) {
@@ -647,7 +668,8 @@ impl Fx {
             (true, 0) => k | CALLOUT_PASS,
             (true, _) => k | CALLOUT_PASS | CALLOUT_HIGH,
         };
-        let r = self.ins(format!("call i32 {f}(ptr %frame, i32 {})", arg as i32));
+        let frame = self.frame;
+        let r = self.ins(format!("call i32 {f}(ptr {frame}, i32 {})", arg as i32));
         if reload_bases {
             // It refreshes the frame's pointers.
             self.load_bases();

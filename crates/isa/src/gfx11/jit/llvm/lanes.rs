@@ -584,6 +584,10 @@ impl Fx {
     /// produced a NaN.
     pub(super) fn nan_rule(&mut self, kinds: &[VSrc], srcs: &[&str], r: &str) -> String {
         let fr = self.fl(r);
+        if self.pair_nans.is_some() {
+            self.note_pair_nans(&fr);
+            return r.to_owned();
+        }
         let bad = self.ins(format!("fcmp uno {F} {fr}, zeroinitializer"));
         self.rarely(&bad, V, r, |fx| fx.nan_rule_lanes(kinds, srcs, &bad, r))
     }

@@ -16,24 +16,24 @@
 //! ymm (AVX2) ops, and its optimiser works across the whole block. No
 //! build-time cost: nothing of LLVM is linked.
 //!
-//! What bounds the speed of this design: a translation runs one wave per
-//! call. (1) In straight-line float code the wave's lanes are two zmm
-//! registers' worth of independent work, so each dependent step waits on
-//! the host's latency, not its throughput: the transcendental loop of
-//! `cargo bench --bench compute` (about 45 dependent f32 steps per
-//! iteration) runs no faster when its host instruction count is cut by a
-//! third, while the same arithmetic written for the host runs about 1.9x
-//! as fast with two 32-lane chains interleaved and 3x with four. (2)
-//! Every block entry goes through the wave loop (tiers, frame, exit code,
-//! counts, the next block's lookup), and many corpus kernels (the
-//! reductions, scans and sorts) run blocks of 3 to 8 instructions between
-//! barriers, where that path costs about twice the translated code itself
-//! (`perf` on `cargo bench --bench corpus -- --only reduce_f32_tree`). Both point
-//! to translating several waves of a workgroup into one call, their
-//! entries interleaved and the block's entry and exit shared. That needs
-//! a schedule in which a workgroup's waves advance together block by block
-//! (each wave now runs alone up to its barrier or end), in the interpreter
-//! too, so both keep running waves in the same order.
+//! What bounds the speed: a translation runs one wave per call. (1) In
+//! straight-line float code the wave's lanes are two zmm registers' worth
+//! of independent work, so each dependent step waits on the host's
+//! latency, not its throughput: the transcendental loop of `cargo bench
+//! --bench compute` (about 45 dependent f32 steps per iteration) runs no
+//! faster with a third fewer host instructions, while the same arithmetic
+//! written for the host runs about 1.9x as fast with two 32-lane chains
+//! interleaved and 3x with four. So a block that only computes (no memory
+//! access, no branch: `Block::sync`) also gets a two-wave form
+//! (`emit/pair.rs`): the wave loop stops each wave at such a block and runs
+//! two waves at the same one in one call (dispatch.rs `run_sync_blocks`);
+//! the transcendental loop takes about 20% less time. (2) Every block entry
+//! goes through the wave loop (tiers, frame, exit code, counts, the next
+//! block's lookup), and many corpus kernels (the reductions, scans and
+//! sorts) run blocks of 3 to 8 instructions between barriers, where that
+//! path costs about twice the translated code itself (`perf` on `cargo
+//! bench --bench corpus -- --only reduce_f32_tree`). Both point to running
+//! more of a workgroup's waves per call, and more blocks per call.
 
 mod atomic;
 mod cache_bound;
@@ -63,7 +63,7 @@ pub(crate) use compile::available;
 pub(crate) use compile::compile_for_cpu;
 pub(crate) use queue::submit;
 
-use super::abi::BlockFn;
+use super::abi::{BlockFn, PairFn};
 use super::translation::{Owner, Translation};
 use crate::gfx11::code_cache::Block;
 
@@ -85,8 +85,10 @@ pub(crate) enum LlvmError {
 
 /// A module's IR: the intrinsics' declarations, then one function per
 /// block (`b0`, `b1`, ...) over its list for waves of that size
-/// (`wave64`); returns the text and each block's inline count.
-pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>) {
+/// (`wave64`), and `bK.pair` for each wave32 block that has the two-wave
+/// form (emit/pair.rs); returns the text, each block's inline count and
+/// whether it has a pair function.
+pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>, Vec<bool>) {
     let mut ir = String::from(emit::DECLARATIONS);
     ir.push_str(global::DECLARATIONS);
     ir.push_str(atomic::DECLARATIONS);
@@ -97,7 +99,12 @@ pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>) {
         .enumerate()
         .map(|(k, b)| emit::emit_block(&mut ir, &format!("b{k}"), b, wave64))
         .collect();
-    (ir, inlined)
+    let pairs = blocks
+        .iter()
+        .enumerate()
+        .map(|(k, b)| !wave64 && emit::emit_pair(&mut ir, &format!("b{k}"), b))
+        .collect();
+    (ir, inlined, pairs)
 }
 
 /// Compile module `ir` (from [`module`], of blocks with `entries` entries
@@ -105,21 +112,37 @@ pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>) {
 pub(crate) fn load(
     ir: &str,
     inlined: &[usize],
+    pairs: &[bool],
     entries: &[usize],
 ) -> Result<Vec<Translation>, LlvmError> {
-    let names: Vec<String> = (0..inlined.len()).map(|k| format!("b{k}")).collect();
+    let mut names: Vec<String> = (0..inlined.len()).map(|k| format!("b{k}")).collect();
+    names.extend(
+        (0..pairs.len())
+            .filter(|&k| pairs[k])
+            .map(|k| format!("b{k}.pair")),
+    );
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let (object, addresses) = compile::compile(ir, &names)?;
     let object = Arc::new(object);
-    Ok(addresses
-        .into_iter()
+    let (singles, mut paired) = addresses.split_at(inlined.len());
+    Ok(singles
+        .iter()
         .enumerate()
-        .map(|(k, address)| {
+        .map(|(k, &address)| {
             // SAFETY: `b{k}` is defined by emit_block as `i32 (ptr)` in the C
             // calling convention: the `BlockFn` type; its code lives while
             // `object` does, which the translation holds.
             let func = unsafe { std::mem::transmute::<usize, BlockFn>(address) };
+            let pair = pairs[k].then(|| {
+                let (&address, rest) = paired.split_first().expect("one address per name");
+                paired = rest;
+                // SAFETY: `b{k}.pair` is defined by emit_pair as `i32 (ptr,
+                // ptr)` in the C calling convention: the `PairFn` type, in
+                // the same object.
+                unsafe { std::mem::transmute::<usize, PairFn>(address) }
+            });
             Translation::new(Owner::Llvm(object.clone()), func, inlined[k], entries[k])
+                .with_pair(pair)
         })
         .collect())
 }
@@ -131,7 +154,7 @@ pub(crate) fn translate_all(
     blocks: &[&Block],
     wave64: bool,
 ) -> Result<Vec<Translation>, LlvmError> {
-    let (ir, inlined) = module(blocks, wave64);
+    let (ir, inlined, pairs) = module(blocks, wave64);
     let entries: Vec<usize> = blocks.iter().map(|b| b.list(wave64).len()).collect();
-    load(&ir, &inlined, &entries)
+    load(&ir, &inlined, &pairs, &entries)
 }

@@ -38,7 +38,7 @@ const MAX_MODULE_BYTES: usize = 1 << 20;
 /// Translate `job`'s block and fill its slot (None where it would not pay,
 /// is too large to compile or fails, logged).
 fn run(job: Job) {
-    let (ir, inlined) = module(&[&job.block], job.wave64);
+    let (ir, inlined, pairs) = module(&[&job.block], job.wave64);
     let entries = job.block.list(job.wave64).len();
     if job.only_if_it_pays && !pays(inlined[0], entries) {
         return job.slot.fill(None);
@@ -51,7 +51,7 @@ fn run(job: Job) {
         );
         return job.slot.fill(None);
     }
-    let t = match load(&ir, &inlined, &[entries]) {
+    let t = match load(&ir, &inlined, &pairs, &[entries]) {
         Ok(mut t) => t.pop().map(Arc::new),
         Err(e) => {
             tracing::debug!("block stays interpreted: {e}");

@@ -187,10 +187,9 @@ mod per_worker {
         entries: u32,
         /// The translation's entry point, once there is one.
         func: Option<BlockFn>,
-        /// Its two-wave entry point, where it has one (wave32 only).
-        pair: Option<PairFn>,
-        /// Keeps the machine code of `func` alive while this worker may run it.
-        _code: Option<Arc<Translation>>,
+        /// The translation `func` (and its two-wave entry point) come from;
+        /// keeps their machine code alive while this worker may run it.
+        code: Option<Arc<Translation>>,
         /// The translation being made (a background compile).
         pending: Option<Arc<Slot>>,
         /// Translation failed or does not pay ([`Translation::pays`]): the
@@ -247,7 +246,7 @@ mod per_worker {
         /// translation is in use ([`Tiers::enter`] gave it).
         #[inline]
         pub(crate) fn pair(&self, idx: u32) -> Option<PairFn> {
-            self.tiers[0][idx as usize].pair
+            self.tiers[0][idx as usize].code.as_ref()?.pair()
         }
 
         /// A block was added to the worker's private list.
@@ -331,8 +330,7 @@ mod per_worker {
                 return None;
             }
             t.func = Some(code.func());
-            t.pair = code.pair();
-            t._code = Some(code);
+            t.code = Some(code);
             t.func.map(|f| (f, self.callout))
         }
     }

@@ -242,23 +242,43 @@ pub(crate) fn emit_block(out: &mut String, name: &str, block: &Block, wave64: bo
     let inlined = copy(out, "any", false);
     copy(out, "full", true);
     // EXEC all ones: exec_lo, and for wave64 exec_hi too.
-    let words = if wave64 { 2 } else { 1 };
+    exec_dispatcher(out, name, &["%frame"], if wave64 { 64 } else { 32 });
+    inlined
+}
+
+/// Function `name` over the frames `frames` (SSA names of its `ptr`
+/// arguments): it loads each frame's EXEC (`bits` wide: both words for a
+/// wave64 wave) and tail-calls `{name}.full` when every one is all ones,
+/// else `{name}.any`, with the same arguments.
+pub(super) fn exec_dispatcher(out: &mut String, name: &str, frames: &[&str], bits: u32) {
+    let params: Vec<String> = frames.iter().map(|f| format!("ptr noalias {f}")).collect();
+    let args: Vec<String> = frames.iter().map(|f| format!("ptr {f}")).collect();
     let _ = writeln!(
         out,
-        "define i32 @{name}(ptr noalias %frame) nounwind {{\n\
-         entry:\n  %p = getelementptr i8, ptr %frame, i64 {FRAME_SGPR}\n  \
-         %s = load ptr, ptr %p, align 8\n  \
-         %e = getelementptr i8, ptr %s, i64 {}\n  \
-         %x = load i{}, ptr %e, align 4\n  \
-         %full = icmp eq i{} %x, -1\n  \
-         br i1 %full, label %f, label %a\n\
-         f:\n  %r1 = tail call i32 @{name}.full(ptr %frame)\n  ret i32 %r1\n\
-         a:\n  %r2 = tail call i32 @{name}.any(ptr %frame)\n  ret i32 %r2\n}}\n",
-        4 * EXEC,
-        32 * words,
-        32 * words,
+        "define i32 @{name}({}) nounwind {{\nentry:",
+        params.join(", ")
     );
-    inlined
+    let mut all = "-1".to_owned();
+    for (k, f) in frames.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  %p{k} = getelementptr i8, ptr {f}, i64 {FRAME_SGPR}\n  \
+             %s{k} = load ptr, ptr %p{k}, align 8\n  \
+             %e{k} = getelementptr i8, ptr %s{k}, i64 {}\n  \
+             %x{k} = load i{bits}, ptr %e{k}, align 4\n  \
+             %all{k} = and i{bits} {all}, %x{k}",
+            4 * EXEC,
+        );
+        all = format!("%all{k}");
+    }
+    let args = args.join(", ");
+    let _ = writeln!(
+        out,
+        "  %full = icmp eq i{bits} {all}, -1\n  \
+         br i1 %full, label %f, label %a\n\
+         f:\n  %r1 = tail call i32 @{name}.full({args})\n  ret i32 %r1\n\
+         a:\n  %r2 = tail call i32 @{name}.any({args})\n  ret i32 %r2\n}}\n"
+    );
 }
 
 /// One copy of `block` as internal function `name`, by `fx` (made for

@@ -25,7 +25,6 @@
 
 use std::fmt::Write;
 
-use super::super::super::abi::FRAME_SGPR;
 use super::{EXEC, F, Fx, M, Reg};
 use crate::gfx11::code_cache::Block;
 
@@ -50,24 +49,7 @@ pub(crate) fn emit_pair(out: &mut String, name: &str, block: &Block) -> bool {
         }
     }
     out.push_str(&text);
-    let _ = writeln!(
-        out,
-        "define i32 @{name}.pair(ptr noalias %frame, ptr noalias %frame2) nounwind {{\n\
-         entry:\n  %p = getelementptr i8, ptr %frame, i64 {FRAME_SGPR}\n  \
-         %s = load ptr, ptr %p, align 8\n  \
-         %e = getelementptr i8, ptr %s, i64 {x}\n  \
-         %x = load i32, ptr %e, align 4\n  \
-         %p2 = getelementptr i8, ptr %frame2, i64 {FRAME_SGPR}\n  \
-         %s2 = load ptr, ptr %p2, align 8\n  \
-         %e2 = getelementptr i8, ptr %s2, i64 {x}\n  \
-         %x2 = load i32, ptr %e2, align 4\n  \
-         %both = and i32 %x, %x2\n  \
-         %full = icmp eq i32 %both, -1\n  \
-         br i1 %full, label %f, label %a\n\
-         f:\n  %r1 = tail call i32 @{name}.pair.full(ptr %frame, ptr %frame2)\n  ret i32 %r1\n\
-         a:\n  %r2 = tail call i32 @{name}.pair.any(ptr %frame, ptr %frame2)\n  ret i32 %r2\n}}\n",
-        x = 4 * EXEC,
-    );
+    super::exec_dispatcher(out, &format!("{name}.pair"), &["%frame", "%frame2"], 32);
     true
 }
 

@@ -449,15 +449,17 @@ fn the_translator_agrees_with_the_interpreter() {
             );
         }
     }
-    // A block that only computes (straight_line.s), which the LLVM back end
-    // runs for two waves at once, and through the one-wave translation
-    // where a lane of either wave has a NaN result (lanes 5, 300 and 777
-    // start as NaNs or an infinity). Here, in the one test that forces the
-    // mode (it is process-wide).
-    let straight = |mode: JitMode| {
+    // Blocks that only compute, which the LLVM back end runs for two waves
+    // at once, and through the one-wave translation where a lane of either
+    // wave has a NaN result: straight-line code (straight_line.s; lanes 5,
+    // 300 and 777 start as NaNs or an infinity), and a loop on itself with
+    // trip counts that differ between waves, a lane that makes a NaN after
+    // some passes, and a forward branch (pure_loop.s). Here, in the one
+    // test that forces the mode (it is process-wide).
+    let only_compute = |mode: JitMode, code: &[u32]| {
         let n = 1024;
         let mut mem = TestMem::new();
-        let (kd_addr, kd) = hand_kernel(&mut mem, kernels::STRAIGHT_LINE, 0, 0);
+        let (kd_addr, kd) = hand_kernel(&mut mem, code, 0, 0);
         let mut x = lcg(11, n);
         (x[5], x[300], x[777]) = (0x7FC0_0001, 0xFF80_0000, 0x7F80_0001);
         mem.map(BUF_A, &u32_bytes(&x));
@@ -469,15 +471,20 @@ fn the_translator_agrees_with_the_interpreter() {
         let counts = (st.wave_instructions, st.translated_wave_instructions);
         (counts, mem.read(BUF_A, 4 * n), mem.read(BUF_B, 4 * n))
     };
-    let off = straight(JitMode::Off);
-    assert_eq!(off.0.1, 0);
-    for &backend in &backends {
-        force_jit_backend(Some(backend));
-        let on = straight(JitMode::Always);
-        force_jit_backend(None);
-        assert_eq!(on.0.1, on.0.0, "{backend:?}: every block translated");
-        assert_eq!(on.0.0, off.0.0, "{backend:?}: instructions");
-        assert!(on.1 == off.1 && on.2 == off.2, "{backend:?} straight_line");
+    for (name, code) in [
+        ("straight_line", kernels::STRAIGHT_LINE),
+        ("pure_loop", kernels::PURE_LOOP),
+    ] {
+        let off = only_compute(JitMode::Off, code);
+        assert_eq!(off.0.1, 0);
+        for &backend in &backends {
+            force_jit_backend(Some(backend));
+            let on = only_compute(JitMode::Always, code);
+            force_jit_backend(None);
+            assert_eq!(on.0.1, on.0.0, "{backend:?} {name}: every block translated");
+            assert_eq!(on.0.0, off.0.0, "{backend:?} {name}: instructions");
+            assert!(on.1 == off.1 && on.2 == off.2, "{backend:?} {name}");
+        }
     }
 }
 

@@ -277,11 +277,11 @@ const MIN_SYNC_ENTRIES: usize = 16;
 
 /// Is a block of `insts` (the wave32 list `list`) one that only computes:
 /// at least [`MIN_SYNC_ENTRIES`] entries, each of vector or scalar ALU
-/// instructions (registers in, registers out: no memory, no message, no
-/// branch; the scalar ALU forms that set the PC are SOP1 and excluded),
-/// so that it falls through to the next block? Running such a block for
-/// several waves in one call (jit/llvm/emit/pair.rs) is running it for
-/// each in turn.
+/// instructions (registers in, registers out: no memory, no message; the
+/// scalar ALU forms that set the PC are SOP1 and excluded) but the last,
+/// which may be a branch (s_branch, s_cbranch_*)? Running such a block for
+/// several waves in one call (jit/llvm/emit/pair.rs), each leaving by its
+/// own branch, is running it for each in turn.
 fn sync_block(insts: &[Inst], list: &[Compiled]) -> bool {
     use super::inst::Family::*;
     let pure = |i: &Inst| {
@@ -290,8 +290,12 @@ fn sync_block(insts: &[Inst], list: &[Compiled]) -> bool {
             Vop1 | Vop2 | Vopc | Vop3 | Vop3sd | Vop3p | Vopd | Sop2 | Sopc
         )
     };
+    let body = match list.last() {
+        Some(c) if matches!(c.fast, Fast::Branch { .. }) => &list[..list.len() - 1],
+        _ => list,
+    };
     list.len() >= MIN_SYNC_ENTRIES
-        && list
+        && body
             .iter()
             .all(|c| pure(&insts[c.index as usize]) && pure(&insts[c.last as usize]))
 }

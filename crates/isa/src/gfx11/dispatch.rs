@@ -49,6 +49,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::code_cache::{Block, CodeCache, Tail};
+#[cfg(feature = "llvm-jit")]
+use super::exec::fast::Fast;
 use super::exec::{Env, Flow, SpanCache, slot_bytes};
 use super::paused_time::PausedTime;
 use super::run_block::{BlockExit, interpret_block};
@@ -786,7 +788,13 @@ impl Dispatch {
                 }
             }
             if waves.iter().any(|w| w.status == WaveStatus::AtSync) {
-                self.run_sync_blocks(waves, env, ctx, stats);
+                if let Err((kind, pc)) = self.run_sync_blocks(waves, env, ctx, stats, &mut jumps) {
+                    return Err(Box::new(WaveError {
+                        kind,
+                        pc,
+                        workgroup,
+                    }));
+                }
                 continue;
             }
             if waves.iter().all(|w| w.status == WaveStatus::Ended) {
@@ -853,7 +861,9 @@ impl Dispatch {
     /// Run the blocks the waves stopped at (`WaveStatus::AtSync`, blocks
     /// that only compute): two waves at the same block through its
     /// two-wave translation where it has one (jit/llvm/emit/pair.rs), which
-    /// leaves them running after it; every other wave runs its block
+    /// leaves each running where its own branch (or the fall-through) led
+    /// (a self-loop goes round in it while both waves take the back branch,
+    /// within the watchdog's budget); every other wave runs its block
     /// alone, first in its next run (`WaveStatus::SyncAlone`). Such a block
     /// touches no memory, so running it here, or for two waves in one
     /// call, is the same as running it at the start of each wave's next
@@ -866,7 +876,8 @@ impl Dispatch {
         env: &mut Env,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
-    ) {
+        jumps: &mut u32,
+    ) -> Result<(), (WaveErrorKind, u64)> {
         for i in 0..waves.len() {
             if waves[i].status != WaveStatus::AtSync {
                 continue;
@@ -884,22 +895,50 @@ impl Dispatch {
                 let single = single.and(ctx.translated(idx, false, &self.code, &self.paused));
                 if let (Some((_, callout)), Some(pair)) = (single, ctx.pair_translated(idx)) {
                     let block = ctx.block_at(idx);
+                    // Both go round a self-loop together: half the taken
+                    // branches left before the watchdog's next check each.
+                    let budget = (WATCHDOG_JUMPS - 1 - *jumps % WATCHDOG_JUMPS) / 2;
                     // SAFETY: `pair` is the two-wave translation of this
                     // block (the worker keeps it alive with the block's
                     // translation); `a` and `b` are wave32 waves at its start.
-                    if unsafe { crate::gfx11::jit::run_pair(pair, callout, a, b, env, block) } {
-                        let last = block.insts.len() - 1;
-                        for w in [a, b] {
+                    let exit = unsafe {
+                        crate::gfx11::jit::run_pair(pair, callout, a, b, env, block, budget)
+                    };
+                    let last = block.insts.len() - 1;
+                    let branch = block.compiled.last().map(|c| (c.fast, c.offset));
+                    let before = *jumps;
+                    for (k, w) in [a, b].into_iter().enumerate() {
+                        // Each pass round the loop ran the whole block, and
+                        // so did the last one unless a NaN undid it.
+                        let passes = exit.loops[k] + u32::from(exit.ran);
+                        for _ in 0..passes {
                             self.count_block(stats, block, last, true);
-                            w.pc = block.end;
-                            w.status = WaveStatus::Running;
                         }
-                        continue;
+                        let taken = exit.ran && exit.taken[k];
+                        *jumps = jumps.wrapping_add(exit.loops[k] + u32::from(taken));
+                        if !exit.ran {
+                            // At the start of the pass that made the NaN.
+                            w.status = WaveStatus::SyncAlone;
+                            continue;
+                        }
+                        w.pc = match branch {
+                            Some((Fast::Branch { target, .. }, _)) if taken => target,
+                            _ => block.end,
+                        };
+                        w.status = WaveStatus::Running;
                     }
+                    if *jumps / WATCHDOG_JUMPS != before / WATCHDOG_JUMPS
+                        && let Err(e) = self.check_watchdog()
+                    {
+                        let at = branch.map_or(block.start, |(_, off)| block.start + off as u64);
+                        return Err((e, at));
+                    }
+                    continue;
                 }
             }
             waves[i].status = WaveStatus::SyncAlone;
         }
+        Ok(())
     }
 
     /// Run one wave until it reaches s_barrier or ends: the per-instruction loop.

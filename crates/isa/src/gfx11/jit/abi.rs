@@ -41,6 +41,14 @@ pub(crate) const EXIT_BARRIER: u32 = 4;
 /// Bits of the exit code below the entry index.
 pub(crate) const EXIT_SHIFT: u32 = 3;
 
+/// A pair translation's code (llvm/emit/pair.rs): an f32 result of its
+/// last pass was a NaN, and both waves stand at that pass's start.
+pub(crate) const PAIR_NAN: u32 = 1;
+/// Bits of a pair translation's other codes: the first (second) wave took
+/// the block's branch; without, it fell through.
+pub(crate) const PAIR_TAKEN_A: u32 = 2;
+pub(crate) const PAIR_TAKEN_B: u32 = 4;
+
 /// A call-out's entry argument bit: run one pass of the wave64 memory
 /// access (exec/fast/mod.rs `run_wave64_memory_pass`), not the whole entry.
 pub(crate) const CALLOUT_PASS: u32 = 1 << 31;
@@ -201,9 +209,24 @@ fn frame(callout: Callout, w: &mut Wave, env: &mut Env, block: &Block, loop_budg
     }
 }
 
+/// How a pair translation left its two waves ([`run_pair`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PairExit {
+    /// False where an f32 result of its last pass was a NaN: both waves
+    /// stand at the start of that pass, for the one-wave paths, which
+    /// apply the NaN rule.
+    pub ran: bool,
+    /// Whether each wave took the block's branch at its last pass (else it
+    /// fell through); meaningless where it did not run.
+    pub taken: [bool; 2],
+    /// Each wave's passes round a self-loop that went back to its start
+    /// inside the call (each ran the whole block).
+    pub loops: [u32; 2],
+}
+
 /// Run block `block` (`Block::sync`) through its pair translation `func`
-/// for wave32 waves `a` and `b`, which are both at its start; false when it
-/// ran for neither (a NaN result: the one-wave paths apply the NaN rule).
+/// for wave32 waves `a` and `b`, which are both at its start; a self-loop
+/// goes round at most `loop_budget` times inside the call.
 ///
 /// # Safety
 /// `func` must be the pair translation of `block`, and its machine code
@@ -216,14 +239,20 @@ pub(crate) unsafe fn run_pair(
     b: &mut Wave,
     env: &mut Env,
     block: &Block,
-) -> bool {
-    let mut fa = frame(callout, a, env, block, 0);
-    let mut fb = frame(callout, b, env, block, 0);
+    loop_budget: u32,
+) -> PairExit {
+    let mut fa = frame(callout, a, env, block, loop_budget);
+    let mut fb = frame(callout, b, env, block, loop_budget);
     // SAFETY: the caller guarantees `func` translates `block` for two
     // wave32 waves and is alive; each frame points at its own wave, which
     // nothing else touches during the call, and the code calls out to
     // neither (a pair translation has only inline entries).
-    unsafe { func(&mut fa, &mut fb) == 0 }
+    let code = unsafe { func(&mut fa, &mut fb) };
+    PairExit {
+        ran: code != PAIR_NAN,
+        taken: [code & PAIR_TAKEN_A != 0, code & PAIR_TAKEN_B != 0],
+        loops: [fa.loops, fb.loops],
+    }
 }
 
 /// The wave's scratch slots for inline SCRATCH accesses (exec/vmem/mod.rs

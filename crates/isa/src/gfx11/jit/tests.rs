@@ -1063,7 +1063,7 @@ fn blocks_that_only_compute_run_two_waves_at_once() {
             w0[1].vgpr[1][l] = 0x7FA0_0042;
         }
         let [mut a, mut b] = w0.clone();
-        let ran = {
+        let exit = {
             let mut lds = vec![0u8; 64];
             let mut env = env(&mem, &mut lds);
             // SAFETY: `pair` is the pair translation of `block`, alive with
@@ -1076,11 +1076,13 @@ fn blocks_that_only_compute_run_two_waves_at_once() {
                     &mut b,
                     &mut env,
                     &block,
+                    0,
                 )
             }
         };
         let case = format!("exec {exec:x?} NaN lane {nan_lane:?}");
-        assert_eq!(ran, runs, "{case}");
+        assert_eq!(exit.ran, runs, "{case}");
+        assert_eq!((exit.taken, exit.loops), ([false; 2], [0; 2]), "{case}");
         for (k, (got, w)) in [a, b].into_iter().zip(w0).enumerate() {
             let mut want = w.clone();
             if runs {
@@ -1096,6 +1098,158 @@ fn blocks_that_only_compute_run_two_waves_at_once() {
             }
         }
     }
+}
+
+/// A block that only computes and ends in a branch has a two-wave
+/// translation too, each wave leaving by its own branch; a self-loop goes
+/// round inside it while both waves take the back branch and the budget
+/// lasts. Against a model built on the interpreter, pass by pass: trip
+/// counts equal and unequal, a short budget, partial EXEC, a NaN in the
+/// first pass or a later one (both waves then stand at that pass's start,
+/// the passes before it done), and a forward branch.
+#[test]
+fn blocks_that_compute_and_branch_run_two_waves_at_once() {
+    // Five rounds of f32 and integer work over v0..v8, then a counter in
+    // s0 against s1 and a branch on SCC: `back` to the start or 3 words on.
+    let block_of = |back: bool| {
+        let mut words = Vec::new();
+        for _ in 0..5 {
+            words.extend(enc::vop2(3, 4, 256, 1)); // v_add_f32 v4, v0, v1
+            words.extend(enc::vop2(8, 5, 260, 2)); // v_mul_f32 v5, v4, v2
+            words.extend(enc::vop3(0x213, 0, [261, 257, 258], 0)); // v_fma_f32 v0, v5, v1, v2
+            words.extend(enc::vopc(0x14, 256, 3)); // v_cmp_gt_f32 vcc, v0, v3
+            words.extend(enc::vop2(1, 6, 257, 0)); // v_cndmask_b32 v6, v1, v0, vcc
+            words.extend(enc::vop2(0x25, 7, 262, 7)); // v_add_nc_u32 v7, v6, v7
+            words.extend(enc::vop2(4, 8, 256, 0)); // v_sub_f32 v8, v0, v0
+        }
+        words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
+        words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
+        let offset = if back {
+            -(words.len() as i32 + 1) as u16 as u32
+        } else {
+            3
+        };
+        words.push(0xBFA2_0000 | offset); // s_cbranch_scc1
+        Memory {
+            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            data: UnsafeCell::new(vec![0; DATA_LEN]),
+        }
+    };
+    // Active lanes of the f32 results that are NaN (a NaN in an
+    // intermediate v4 or v5 reaches v0 in the same round).
+    let nan_in = |w: &Wave| {
+        (0..32).any(|l| {
+            w.sgpr[EXEC] >> l & 1 != 0
+                && [0, 4, 5, 8]
+                    .iter()
+                    .any(|&r| f32::from_bits(w.vgpr[r][l]).is_nan())
+        })
+    };
+    let mut rng = Rng::new(0x5E1F_100B_2A77_C0DE);
+    let mut nan_later = false;
+    for back in [true, false] {
+        let mem = block_of(back);
+        let block = CodeCache::new().block(CODE, &mem);
+        assert!(block.sync, "{} entries", block.compiled.len());
+        let t = &Backend::Llvm.translate(&[&block])[0];
+        let pair = t
+            .pair()
+            .expect("a block that computes and branches has a pair form");
+        // (trips of each wave, the budget, EXEC of each, a lane of wave b
+        // that grows ninefold a round until it overflows, a lane of wave
+        // b whose v1 is a NaN)
+        type Case = ([u32; 2], u32, [u32; 2], Option<usize>, Option<usize>);
+        let cases: [Case; 8] = [
+            ([5, 5], 100, [u32::MAX; 2], None, None),
+            ([3, 6], 100, [u32::MAX; 2], None, None),
+            ([6, 3], 100, [0x0F0F_F0F1, u32::MAX], None, None),
+            ([7, 7], 2, [u32::MAX; 2], None, None),
+            ([1, 1], 100, [u32::MAX; 2], None, None),
+            ([12, 12], 100, [u32::MAX; 2], Some(5), None),
+            ([12, 12], 100, [u32::MAX, !(1 << 5)], Some(5), None),
+            ([4, 4], 100, [0x5555_5555, u32::MAX], None, Some(2)),
+        ];
+        for (trips, budget, exec, grows, nan_lane) in cases {
+            let mut w0 = [rng.wave(), rng.wave()];
+            for (k, w) in w0.iter_mut().enumerate() {
+                w.sgpr[EXEC] = exec[k];
+                (w.sgpr[0], w.sgpr[1]) = (0, trips[k]);
+                for l in 0..32 {
+                    // Values in [0.5, 1): nothing overflows in 12 passes.
+                    for r in 0..4 {
+                        w.vgpr[r][l] =
+                            (0.5 + (rng.next() >> 8) as f32 / (1u32 << 25) as f32).to_bits();
+                    }
+                }
+            }
+            if let Some(l) = grows {
+                (w0[1].vgpr[1][l], w0[1].vgpr[2][l]) = (3f32.to_bits(), 3f32.to_bits());
+            }
+            if let Some(l) = nan_lane {
+                w0[1].vgpr[1][l] = 0x7FA0_0042;
+            }
+            let case = format!(
+                "back {back} trips {trips:?} budget {budget} exec {exec:x?} grows {grows:?} NaN {nan_lane:?}"
+            );
+            // The model: passes of both while neither makes a NaN.
+            let mut want = w0.clone();
+            let mut loops = 0;
+            let expected = loop {
+                let mut next = want.clone();
+                let mut taken = [false; 2];
+                for (w, took) in next.iter_mut().zip(&mut taken) {
+                    let mut lds = vec![0u8; 64];
+                    let mut env = env(&mem, &mut lds);
+                    match interpret_block(w, &mut env, &block, &block.compiled) {
+                        Ok(BlockExit::Flow { .. }) => *took = true,
+                        Ok(BlockExit::Fell) => {}
+                        other => panic!("{case}: {other:?}"),
+                    }
+                }
+                if next.iter().any(nan_in) {
+                    nan_later |= loops > 0;
+                    break (false, [false; 2], loops);
+                }
+                want = next;
+                if !(back && taken == [true; 2] && loops < budget) {
+                    break (true, taken, loops);
+                }
+                loops += 1;
+            };
+            let [mut a, mut b] = w0.clone();
+            let exit = {
+                let mut lds = vec![0u8; 64];
+                let mut env = env(&mem, &mut lds);
+                // SAFETY: `pair` is the pair translation of `block`, alive
+                // with `t`; both waves are wave32.
+                unsafe {
+                    run_pair(
+                        pair,
+                        callout(WaveLoop::host_best()),
+                        &mut a,
+                        &mut b,
+                        &mut env,
+                        &block,
+                        budget,
+                    )
+                }
+            };
+            let (ran, taken, loops) = expected;
+            assert_eq!(exit.ran, ran, "{case}");
+            if ran {
+                assert_eq!(exit.taken, taken, "{case}");
+            }
+            assert_eq!(exit.loops, [loops; 2], "{case}");
+            for (k, (got, want)) in [a, b].iter().zip(&want).enumerate() {
+                assert_eq!(got.sgpr, want.sgpr, "wave {k}, {case}");
+                assert_eq!(got.scc, want.scc, "wave {k}, {case}");
+                for r in 0..9 {
+                    assert_eq!(got.vgpr[r], want.vgpr[r], "wave {k} v{r}, {case}");
+                }
+            }
+        }
+    }
+    assert!(nan_later, "no case made a NaN after its first pass");
 }
 
 /// Tiered translation leaves short blocks that do not loop on themselves

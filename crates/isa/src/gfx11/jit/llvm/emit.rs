@@ -293,16 +293,12 @@ fn emit_copy(out: &mut String, name: &str, block: &Block, mut fx: Fx) -> usize {
     out.push_str("top:\n");
     if let Some((label, values)) = &fx.back {
         for ((k, _), v) in fx.carried.iter().zip(values) {
-            let ty = match k {
-                Key::Row(_) => V,
-                Key::Sgpr(_) => "i32",
-                Key::Scc => "i1",
-            };
+            let ty = key_type(*k);
             let _ = writeln!(
                 out,
                 "  {} = phi {ty} [ {}, %entry ], [ {v}, %{label} ]",
-                phi_name(*k),
-                init_name(*k)
+                phi_name("", *k),
+                init_name("", *k)
             );
         }
     }
@@ -311,20 +307,30 @@ fn emit_copy(out: &mut String, name: &str, block: &Block, mut fx: Fx) -> usize {
     inlined
 }
 
-/// The SSA names of a carried register at the loop's top and before it.
-fn phi_name(k: Key) -> String {
+/// The SSA names of a carried register at the loop's top and before it,
+/// for the emitter whose names start with `prefix`.
+fn phi_name(prefix: &str, k: Key) -> String {
     match k {
-        Key::Row(id) => format!("%pv{id}"),
-        Key::Sgpr(r) => format!("%ps{r}"),
-        Key::Scc => "%pscc".to_owned(),
+        Key::Row(id) => format!("%{prefix}pv{id}"),
+        Key::Sgpr(r) => format!("%{prefix}ps{r}"),
+        Key::Scc => format!("%{prefix}pscc"),
     }
 }
 
-fn init_name(k: Key) -> String {
+fn init_name(prefix: &str, k: Key) -> String {
     match k {
-        Key::Row(id) => format!("%iv{id}"),
-        Key::Sgpr(r) => format!("%is{r}"),
-        Key::Scc => "%iscc".to_owned(),
+        Key::Row(id) => format!("%{prefix}iv{id}"),
+        Key::Sgpr(r) => format!("%{prefix}is{r}"),
+        Key::Scc => format!("%{prefix}iscc"),
+    }
+}
+
+/// The IR type of register `k`'s value.
+fn key_type(k: Key) -> &'static str {
+    match k {
+        Key::Row(_) => V,
+        Key::Sgpr(_) => "i32",
+        Key::Scc => "i1",
     }
 }
 
@@ -382,9 +388,9 @@ impl Fx {
         for (k, _) in self.carried.clone() {
             if self.full_exec && matches!(k, Key::Sgpr(r) if exec.contains(&r)) {
                 // The entry test saw -1 in memory.
-                self.line(format!("{} = or i32 -1, 0", init_name(k)));
+                self.line(format!("{} = or i32 -1, 0", init_name("", k)));
             } else {
-                self.load_into(k, &init_name(k));
+                self.load_into(k, &init_name("", k));
             }
         }
         self.line("br label %top");
@@ -398,7 +404,7 @@ impl Fx {
             // (it writes and stores the same registers), and they are
             // clean on entry.
             let r = Reg {
-                v: phi_name(k),
+                v: phi_name("", k),
                 dirty,
             };
             match k {
@@ -653,6 +659,25 @@ impl Fx {
         }
     }
 
+    /// Store `v`, the value of register `k`, to memory.
+    fn store_key(&mut self, k: Key, v: &str) {
+        match k {
+            Key::Row(id) => {
+                let p = self.row_ptr(id);
+                self.line(format!("store {V} {v}, ptr {p}, align 4"));
+            }
+            Key::Sgpr(r) => {
+                let p = self.sgpr_ptr(r);
+                self.line(format!("store i32 {v}, ptr {p}, align 4"));
+            }
+            Key::Scc => {
+                let b = self.ins(format!("zext i1 {v} to i8"));
+                let p = self.scc_ptr.clone();
+                self.line(format!("store i8 {b}, ptr {p}, align 1"));
+            }
+        }
+    }
+
     /// Return `code` with the registers in memory.
     fn exit(&mut self, code: u32) {
         self.store_dirty(|_| false, false);
@@ -822,33 +847,7 @@ impl Fx {
     /// the branch goes to the block's start, which the code follows itself
     /// while the frame's loop budget lasts.
     fn branch(&mut self, cond: Cond, taken: u32, back: bool) {
-        let t = match cond {
-            Cond::Always => "true".to_owned(),
-            Cond::Scc0 => {
-                let s = self.scc();
-                self.ins(format!("xor i1 {s}, true"))
-            }
-            Cond::Scc1 => self.scc(),
-            Cond::Vccz | Cond::Vccnz | Cond::Execz | Cond::Execnz => {
-                let reg = if matches!(cond, Cond::Vccz | Cond::Vccnz) {
-                    VCC
-                } else {
-                    EXEC
-                };
-                let mut v = self.sgpr(reg as u8);
-                if self.wave64 {
-                    // The whole pair (exec/fast/mod.rs: `vcc_mask`, `exec_mask`).
-                    let hi = self.sgpr(reg as u8 + 1);
-                    v = self.ins(format!("or i32 {v}, {hi}"));
-                }
-                let cc = if matches!(cond, Cond::Vccz | Cond::Execz) {
-                    "eq"
-                } else {
-                    "ne"
-                };
-                self.ins(format!("icmp {cc} i32 {v}, 0"))
-            }
-        };
+        let t = self.branch_condition(cond);
         let (yes, no) = (self.label(), self.label());
         self.line(format!("br i1 {t}, label %{yes}, label %{no}"));
         self.start(&yes);
@@ -882,6 +881,37 @@ impl Fx {
         }
         self.exit(taken);
         self.start(&no);
+    }
+
+    /// Whether a branch form with condition `cond` is taken, as an i1.
+    pub(super) fn branch_condition(&mut self, cond: Cond) -> String {
+        match cond {
+            Cond::Always => "true".to_owned(),
+            Cond::Scc0 => {
+                let s = self.scc();
+                self.ins(format!("xor i1 {s}, true"))
+            }
+            Cond::Scc1 => self.scc(),
+            Cond::Vccz | Cond::Vccnz | Cond::Execz | Cond::Execnz => {
+                let reg = if matches!(cond, Cond::Vccz | Cond::Vccnz) {
+                    VCC
+                } else {
+                    EXEC
+                };
+                let mut v = self.sgpr(reg as u8);
+                if self.wave64 {
+                    // The whole pair (exec/fast/mod.rs: `vcc_mask`, `exec_mask`).
+                    let hi = self.sgpr(reg as u8 + 1);
+                    v = self.ins(format!("or i32 {v}, {hi}"));
+                }
+                let cc = if matches!(cond, Cond::Vccz | Cond::Execz) {
+                    "eq"
+                } else {
+                    "ne"
+                };
+                self.ins(format!("icmp {cc} i32 {v}, 0"))
+            }
+        }
     }
 
     /// The registers held in SSA values now, and whether they are dirty.

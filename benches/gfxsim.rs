@@ -569,7 +569,7 @@ fn main() {
             let (t, r) = sqrt_exp(threads, sn, iters, 2);
             ips[k] = r;
             println!(
-                "sqrt_exp_loop gfxsim, {threads} thread(s), {name}: {:8.1} M wave-inst/s  gfxsim takes {:.0}x the native host loop's time",
+                "sqrt_exp_loop gfxsim, {threads} thread(s), {name}: {:8.1} M wave-inst/s  gfxsim takes {:.2}x the native host loop's time",
                 r / 1e6,
                 t.as_secs_f64() / host_t.as_secs_f64()
             );

@@ -24,10 +24,13 @@
 //! faster with a third fewer host instructions, while the same arithmetic
 //! written for the host runs about 1.9x as fast with two 32-lane chains
 //! interleaved and 3x with four. So a block that only computes (no memory
-//! access, no branch: `Block::sync`) also gets a two-wave form
-//! (`emit/pair.rs`): the wave loop stops each wave at such a block and runs
-//! two waves at the same one in one call (dispatch.rs `run_sync_blocks`);
-//! the transcendental loop takes about 20% less time. (2) Every block entry
+//! access; a branch only at its end: `Block::sync`) also gets a two-wave
+//! form (`emit/pair.rs`), a self-loop going round inside it for both: the
+//! wave loop stops each wave at such a block and runs two waves at the same
+//! one in one call (dispatch.rs `run_sync_blocks`). The transcendental loop
+//! (unrolled straight-line code) takes about 20% less time, the loop of
+//! sqrt_exp_loop (`cargo bench --bench gfxsim`) about 40% less: a small
+//! loop body's two waves fit the host's registers. (2) Every block entry
 //! goes through the wave loop (tiers, frame, exit code, counts, the next
 //! block's lookup), and many corpus kernels (the reductions, scans and
 //! sorts) run blocks of 3 to 8 instructions between barriers, where that

@@ -459,7 +459,7 @@ fn the_translator_agrees_with_the_interpreter() {
     let only_compute = |mode: JitMode, code: &[u32]| {
         let n = 1024;
         let mut mem = TestMem::new();
-        let (kd_addr, kd) = hand_kernel(&mut mem, code, 0, 0);
+        let (kd_addr, kd) = hand_kernel(&mut mem, code, 4, 0);
         let mut x = lcg(11, n);
         (x[5], x[300], x[777]) = (0x7FC0_0001, 0xFF80_0000, 0x7F80_0001);
         mem.map(BUF_A, &u32_bytes(&x));

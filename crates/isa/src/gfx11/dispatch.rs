@@ -925,7 +925,15 @@ impl Dispatch {
                             Some((Fast::Branch { target, .. }, _)) if taken => target,
                             _ => block.end,
                         };
-                        w.status = WaveStatus::Running;
+                        // A wave still in a loop on itself (the other left,
+                        // or the budget ran out) finishes it alone in its
+                        // next turn, before running on: what it would have
+                        // done had it not been paired.
+                        w.status = if w.pc == block.start {
+                            WaveStatus::SyncAlone
+                        } else {
+                            WaveStatus::Running
+                        };
                     }
                     if *jumps / WATCHDOG_JUMPS != before / WATCHDOG_JUMPS
                         && let Err(e) = self.check_watchdog()
@@ -956,11 +964,14 @@ impl Dispatch {
         jumps: &mut u32,
     ) -> Result<(), WaveErrorKind> {
         let mut idx = ctx.block_index(&self.code, w.pc, env.mem);
-        // A wave resumed at a block it stopped at runs it (once).
+        // A wave resumed at a block it stopped at runs it; a block that
+        // loops on itself goes round without stopping again (as its
+        // translation does), so a wave runs a loop to its end in one turn.
         let mut sync_alone = w.status == WaveStatus::SyncAlone;
         w.status = WaveStatus::Running;
         loop {
-            if !w.wave64 && ctx.block_at(idx).sync && !std::mem::take(&mut sync_alone) {
+            let resumed = std::mem::take(&mut sync_alone);
+            if !w.wave64 && ctx.block_at(idx).sync && !resumed {
                 w.status = WaveStatus::AtSync;
                 return Ok(());
             }
@@ -1075,9 +1086,12 @@ impl Dispatch {
                     }
                 }
             };
-            // A loop jumping back to its own block start needs no lookup.
+            // A loop jumping back to its own block start needs no lookup,
+            // and does not stop at it.
             if target != block.start {
                 idx = ctx.block_index(&self.code, target, env.mem);
+            } else {
+                sync_alone = true;
             }
         }
     }

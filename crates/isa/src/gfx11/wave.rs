@@ -109,7 +109,8 @@ pub enum WaveStatus {
     /// `run_sync_blocks`).
     AtSync,
     /// Running again from the block it stopped at `AtSync`, which it runs
-    /// on its own.
+    /// on its own (a loop on itself to its end: the wave loop does not stop
+    /// at a block's branch back to its own start).
     SyncAlone,
 }
 

@@ -16,7 +16,11 @@
 //! the call while both waves take the back branch and both frames' loop
 //! budgets last, its registers carried in phis as `emit_block` does for
 //! one wave; when either leaves, both do, and a wave that took the branch
-//! stands at the block's start.
+//! stands at the block's start, where the wave loop has it finish the loop
+//! alone in its next turn. That keeps the order in which the waves run
+//! their other blocks (and so touch memory) the order of the waves run one
+//! by one, each running a loop on itself to its end in its turn, which the
+//! interpreter follows too (dispatch.rs `run_wave_loop`).
 //!
 //! The entries of a pass are one basic block: an entry that needs a branch
 //! of its own (a call-out, a side path) or a stack slot makes the block

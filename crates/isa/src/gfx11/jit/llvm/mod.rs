@@ -28,9 +28,9 @@
 //! form (`emit/pair.rs`), a self-loop going round inside it for both: the
 //! wave loop stops each wave at such a block and runs two waves at the same
 //! one in one call (dispatch.rs `run_sync_blocks`). The transcendental loop
-//! (unrolled straight-line code) takes about 20% less time, the loop of
-//! sqrt_exp_loop (`cargo bench --bench gfxsim`) about 40% less: a small
-//! loop body's two waves fit the host's registers. (2) Every block entry
+//! (unrolled straight-line code) and the loop of sqrt_exp_loop (`cargo
+//! bench --bench gfxsim -- --sqrt-exp-only`) take about 15-20% less time.
+//! (2) Every block entry
 //! goes through the wave loop (tiers, frame, exit code, counts, the next
 //! block's lookup), and many corpus kernels (the reductions, scans and
 //! sorts) run blocks of 3 to 8 instructions between barriers, where that

@@ -19,7 +19,9 @@ use crate::span_cache::{Entry, NO_SPANS};
 pub(crate) type BlockFn = unsafe extern "C" fn(frame: *mut Frame) -> u32;
 
 /// A block that only computes, for two wave32 waves at once (llvm/emit/pair.rs):
-/// returns 0 having run it for both, 1 having changed neither.
+/// returns [`PAIR_NAN`] having undone its last pass, else which wave took
+/// the block's branch ([`PAIR_TAKEN_A`], [`PAIR_TAKEN_B`]); the frames'
+/// `loops` count the passes round a self-loop.
 pub(crate) type PairFn = unsafe extern "C" fn(a: *mut Frame, b: *mut Frame) -> u32;
 
 /// A call-out: runs entry `entry` of the frame's block in the interpreter

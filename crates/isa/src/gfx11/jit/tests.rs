@@ -1010,6 +1010,33 @@ fn self_loops_run_inside_the_translation() {
     }
 }
 
+/// Run `t`'s two-wave translation (it must have one) of `block` for
+/// wave32 waves `a` and `b`, with a self-loop budget of `budget`.
+fn run_pair_on(
+    t: &Translation,
+    block: &Block,
+    mem: &Memory,
+    [a, b]: [&mut Wave; 2],
+    budget: u32,
+) -> super::abi::PairExit {
+    let pair = t.pair().expect("a two-wave translation");
+    let mut lds = vec![0u8; 64];
+    let mut env = env(mem, &mut lds);
+    // SAFETY: `pair` is the pair translation of `block`, alive with `t`;
+    // both waves are wave32.
+    unsafe {
+        run_pair(
+            pair,
+            callout(WaveLoop::host_best()),
+            a,
+            b,
+            &mut env,
+            block,
+            budget,
+        )
+    }
+}
+
 /// A block that only computes (`Block::sync`) has a two-wave translation
 /// in the LLVM back end (llvm/emit/pair.rs): run on two waves at once it
 /// leaves each as the interpreter does, under full and random EXEC; a NaN
@@ -1036,9 +1063,10 @@ fn blocks_that_only_compute_run_two_waves_at_once() {
     let block = CodeCache::new().block(CODE, &mem);
     assert!(block.sync, "{} entries", block.compiled.len());
     let t = &Backend::Llvm.translate(&[&block])[0];
-    let pair = t
-        .pair()
-        .expect("a block that only computes has a pair form");
+    assert!(
+        t.pair().is_some(),
+        "a block that only computes has a pair form"
+    );
     let mut rng = Rng::new(0x9A1E_D0C5_77E3_2B41);
     // (EXEC of each wave, the lane of wave b given a NaN source, whether
     // the pair runs)
@@ -1063,23 +1091,7 @@ fn blocks_that_only_compute_run_two_waves_at_once() {
             w0[1].vgpr[1][l] = 0x7FA0_0042;
         }
         let [mut a, mut b] = w0.clone();
-        let exit = {
-            let mut lds = vec![0u8; 64];
-            let mut env = env(&mem, &mut lds);
-            // SAFETY: `pair` is the pair translation of `block`, alive with
-            // `t`; both waves are wave32.
-            unsafe {
-                run_pair(
-                    pair,
-                    callout(WaveLoop::host_best()),
-                    &mut a,
-                    &mut b,
-                    &mut env,
-                    &block,
-                    0,
-                )
-            }
-        };
+        let exit = run_pair_on(t, &block, &mem, [&mut a, &mut b], 0);
         let case = format!("exec {exec:x?} NaN lane {nan_lane:?}");
         assert_eq!(exit.ran, runs, "{case}");
         assert_eq!((exit.taken, exit.loops), ([false; 2], [0; 2]), "{case}");
@@ -1152,9 +1164,10 @@ fn blocks_that_compute_and_branch_run_two_waves_at_once() {
         let block = CodeCache::new().block(CODE, &mem);
         assert!(block.sync, "{} entries", block.compiled.len());
         let t = &Backend::Llvm.translate(&[&block])[0];
-        let pair = t
-            .pair()
-            .expect("a block that computes and branches has a pair form");
+        assert!(
+            t.pair().is_some(),
+            "a block that computes and branches has a pair form"
+        );
         // (trips of each wave, the budget, EXEC of each, a lane of wave b
         // that grows ninefold a round until it overflows, a lane of wave
         // b whose v1 is a NaN)
@@ -1217,23 +1230,7 @@ fn blocks_that_compute_and_branch_run_two_waves_at_once() {
                 loops += 1;
             };
             let [mut a, mut b] = w0.clone();
-            let exit = {
-                let mut lds = vec![0u8; 64];
-                let mut env = env(&mem, &mut lds);
-                // SAFETY: `pair` is the pair translation of `block`, alive
-                // with `t`; both waves are wave32.
-                unsafe {
-                    run_pair(
-                        pair,
-                        callout(WaveLoop::host_best()),
-                        &mut a,
-                        &mut b,
-                        &mut env,
-                        &block,
-                        budget,
-                    )
-                }
-            };
+            let exit = run_pair_on(t, &block, &mem, [&mut a, &mut b], budget);
             let (ran, taken, loops) = expected;
             assert_eq!(exit.ran, ran, "{case}");
             if ran {

@@ -388,9 +388,9 @@ impl Fx {
         for (k, _) in self.carried.clone() {
             if self.full_exec && matches!(k, Key::Sgpr(r) if exec.contains(&r)) {
                 // The entry test saw -1 in memory.
-                self.line(format!("{} = or i32 -1, 0", init_name("", k)));
+                self.line(format!("{} = or i32 -1, 0", init_name(self.prefix, k)));
             } else {
-                self.load_into(k, &init_name("", k));
+                self.load_into(k, &init_name(self.prefix, k));
             }
         }
         self.line("br label %top");
@@ -403,19 +403,7 @@ impl Fx {
             // Those it found clean are clean there in this emission too
             // (it writes and stores the same registers), and they are
             // clean on entry.
-            let r = Reg {
-                v: phi_name("", k),
-                dirty,
-            };
-            match k {
-                Key::Row(id) => {
-                    self.rows.insert(id, r);
-                }
-                Key::Sgpr(n) => {
-                    self.sgprs.insert(n, r);
-                }
-                Key::Scc => self.scc = Some(r),
-            }
+            self.carry_from_phi(k, dirty);
         }
         if self.full_exec && !self.looped {
             // Memory holds -1 (the entry test): the value is clean.
@@ -431,6 +419,24 @@ impl Fx {
         }
         let inlined = self.block(block);
         (pre, inlined)
+    }
+
+    /// Hold carried register `k` in its phi at the loop's top, dirty where
+    /// a pass may change it without storing it.
+    fn carry_from_phi(&mut self, k: Key, dirty: bool) {
+        let r = Reg {
+            v: phi_name(self.prefix, k),
+            dirty,
+        };
+        match k {
+            Key::Row(id) => {
+                self.rows.insert(id, r);
+            }
+            Key::Sgpr(n) => {
+                self.sgprs.insert(n, r);
+            }
+            Key::Scc => self.scc = Some(r),
+        }
     }
 
     /// Load register `k` from memory into SSA name `name`.
@@ -624,38 +630,25 @@ impl Fx {
     /// Store the dirty registers `skip` does not name, leaving them
     /// dirty (for a path that leaves the others in SSA values) or clean.
     fn store_dirty(&mut self, skip: impl Fn(Key) -> bool, clean: bool) {
-        let rows: Vec<(u16, String)> = self
-            .rows
-            .iter_mut()
-            .filter(|(id, v)| v.dirty && !skip(Key::Row(**id)))
-            .map(|(&id, v)| {
+        let mut dirty: Vec<(Key, String)> = Vec::new();
+        for (&id, v) in self.rows.iter_mut() {
+            if v.dirty && !skip(Key::Row(id)) {
                 v.dirty &= !clean;
-                (id, v.v.clone())
-            })
-            .collect();
-        for (id, v) in rows {
-            let p = self.row_ptr(id);
-            self.line(format!("store {V} {v}, ptr {p}, align 4"));
+                dirty.push((Key::Row(id), v.v.clone()));
+            }
         }
-        let sgprs: Vec<(u8, String)> = self
-            .sgprs
-            .iter_mut()
-            .filter(|(r, v)| v.dirty && !skip(Key::Sgpr(**r)))
-            .map(|(&r, v)| {
+        for (&r, v) in self.sgprs.iter_mut() {
+            if v.dirty && !skip(Key::Sgpr(r)) {
                 v.dirty &= !clean;
-                (r, v.v.clone())
-            })
-            .collect();
-        for (r, v) in sgprs {
-            let p = self.sgpr_ptr(r);
-            self.line(format!("store i32 {v}, ptr {p}, align 4"));
+                dirty.push((Key::Sgpr(r), v.v.clone()));
+            }
         }
-        if let Some(s) = self.scc.as_mut().filter(|s| s.dirty && !skip(Key::Scc)) {
-            s.dirty &= !clean;
-            let v = s.v.clone();
-            let b = self.ins(format!("zext i1 {v} to i8"));
-            let p = self.scc_ptr.clone();
-            self.line(format!("store i8 {b}, ptr {p}, align 1"));
+        if let Some(v) = self.scc.as_mut().filter(|s| s.dirty && !skip(Key::Scc)) {
+            v.dirty &= !clean;
+            dirty.push((Key::Scc, v.v.clone()));
+        }
+        for (k, v) in dirty {
+            self.store_key(k, &v);
         }
     }
 

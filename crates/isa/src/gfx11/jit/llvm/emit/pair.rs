@@ -130,19 +130,7 @@ fn pair_copy(
     for (f, carried) in fx.iter_mut().zip(&carried) {
         f.pair_nans = Some(None);
         for &(k, dirty) in carried {
-            let r = Reg {
-                v: phi_name(f.prefix, k),
-                dirty,
-            };
-            match k {
-                Key::Row(id) => {
-                    f.rows.insert(id, r);
-                }
-                Key::Sgpr(n) => {
-                    f.sgprs.insert(n, r);
-                }
-                Key::Scc => f.scc = Some(r),
-            }
+            f.carry_from_phi(k, dirty);
         }
         if full && !looped {
             // Memory holds -1 (the dispatcher's test): the value is clean.

@@ -145,22 +145,34 @@ impl CodeCache {
     /// The slot of `backend`'s translation of `block`, shared by every
     /// worker whose blocks came from generation `generation` (a private
     /// one if that is stale), and whether it is new: the caller then makes
-    /// the translation.
+    /// the translation. `span` is the code it covers (the block, or a
+    /// region's members: jit/region.rs): rewriting any of it forgets it.
     #[cfg(feature = "llvm-jit")]
     pub(crate) fn translation_slot(
         &self,
         block: &Block,
+        span: (u64, u64),
         generation: u64,
         backend: super::jit::JitBackend,
         wave64: bool,
     ) -> (std::sync::Arc<super::jit::Slot>, bool) {
         let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
         if self.generation() == generation {
-            self.translations
-                .slot(block.start, block.end, backend, wave64)
+            self.translations.slot(block.start, span, backend, wave64)
         } else {
             (std::sync::Arc::default(), true)
         }
+    }
+
+    /// The block starting at `pc` if it is decoded at generation
+    /// `generation` (nothing is decoded here).
+    #[cfg(feature = "llvm-jit")]
+    pub(crate) fn decoded(&self, pc: u64, generation: u64) -> Option<Arc<Block>> {
+        let map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
+        if self.generation() != generation {
+            return None;
+        }
+        map.get(&pc).cloned()
     }
 
     pub(crate) fn generation(&self) -> u64 {

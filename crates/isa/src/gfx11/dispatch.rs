@@ -893,7 +893,7 @@ impl Dispatch {
                 // Both waves enter the block (tiering counts them).
                 let single = ctx.translated(idx, false, &self.code, &self.paused);
                 let single = single.and(ctx.translated(idx, false, &self.code, &self.paused));
-                if let (Some((_, callout)), Some(pair)) = (single, ctx.pair_translated(idx)) {
+                if let (Some((_, callout, _)), Some(pair)) = (single, ctx.pair_translated(idx)) {
                     let block = ctx.block_at(idx);
                     // Both go round a self-loop together: half the taken
                     // branches left before the watchdog's next check each.
@@ -985,6 +985,12 @@ impl Dispatch {
             } else {
                 ctx.translated(idx, w.wave64, &self.code, &self.paused)
             };
+            // A region (jit/region.rs) adds no classes for the blocks it
+            // runs through: a counting dispatch interprets its head.
+            #[cfg(feature = "llvm-jit")]
+            // SAFETY: the worker holds the translation, and so its members,
+            // until it drops its blocks, which it does not do here.
+            let translated = translated.filter(|t| !self.counting || unsafe { &*t.2 }.len() < 2);
             let block = ctx.block_at(idx);
             // Wave32 runs the list with fused pairs, wave64 the one without.
             let list = block.list(w.wave64);
@@ -992,9 +998,45 @@ impl Dispatch {
             let ran_translated = translated.is_some();
             #[cfg(not(feature = "llvm-jit"))]
             let ran_translated = false;
+            // A region's exit is of the member the wave left from: its
+            // start when that is not the head.
+            #[cfg(feature = "llvm-jit")]
+            let mut left = None;
             #[cfg(feature = "llvm-jit")]
             let exit = match translated {
-                Some((func, callout)) => {
+                Some((func, callout, members))
+                    // SAFETY: as above.
+                    if unsafe { &*members }.len() > 1 =>
+                {
+                    // SAFETY: as above.
+                    let members = unsafe { &*members };
+                    // Its taken branches between members count toward the
+                    // next watchdog check, which the wave loop makes.
+                    let budget = WATCHDOG_JUMPS - 1 - *jumps % WATCHDOG_JUMPS;
+                    // SAFETY: `func` is the translation of the region
+                    // `members` (made for wave32 waves only, and `w` is one:
+                    // wave64 tiers hold no regions), alive while the worker
+                    // holds it.
+                    let r = unsafe {
+                        crate::gfx11::jit::run_region(
+                            func,
+                            callout,
+                            w,
+                            env,
+                            members,
+                            budget,
+                            &mut stats.called_out_wave_instructions,
+                        )
+                    };
+                    stats.wave_instructions += r.passed;
+                    stats.translated_wave_instructions += r.passed;
+                    *jumps = jumps.wrapping_add(r.jumps);
+                    if r.member != 0 {
+                        left = Some(members[r.member].start);
+                    }
+                    r.exit
+                }
+                Some((func, callout, _)) => {
                     // A block looping on itself may take its back branch
                     // inside the translation up to the next watchdog check.
                     let budget = WATCHDOG_JUMPS - 1 - *jumps % WATCHDOG_JUMPS;
@@ -1026,6 +1068,15 @@ impl Dispatch {
             };
             #[cfg(not(feature = "llvm-jit"))]
             let exit = interpret_block(w, env, block, list);
+            #[cfg(feature = "llvm-jit")]
+            let (block, list) = match left {
+                Some(pc) => {
+                    idx = ctx.block_index(&self.code, pc, env.mem);
+                    let member = ctx.block_at(idx);
+                    (member, member.list(false))
+                }
+                None => (block, list),
+            };
             let exit = match exit {
                 Ok(exit) => exit,
                 Err(failed) => {

@@ -99,7 +99,7 @@ impl WorkerContext {
         wave64: bool,
         cache: &CodeCache,
         paused: &super::paused_time::PausedTime,
-    ) -> Option<(super::jit::BlockFn, super::jit::Callout)> {
+    ) -> Option<super::jit::Entered> {
         let block = &self.blocks[idx as usize];
         self.tiers
             .enter(idx, wave64, block, cache, self.source.1, paused)

@@ -3,6 +3,7 @@
 //! call-outs through which it runs entries it does not inline.
 
 use std::mem::offset_of;
+use std::sync::Arc;
 
 use crate::WaveLoop;
 use crate::gfx11::code_cache::{Block, Compiled};
@@ -42,6 +43,15 @@ pub(crate) const EXIT_END: u32 = 3;
 pub(crate) const EXIT_BARRIER: u32 = 4;
 /// Bits of the exit code below the entry index.
 pub(crate) const EXIT_SHIFT: u32 = 3;
+/// A region's exit code (llvm/emit/region.rs): the member block it left
+/// from, in the bits from here up (the entry index lies below them).
+pub(crate) const EXIT_MEMBER_SHIFT: u32 = 24;
+/// A call-out's entry argument in a region: the member block whose entry
+/// it runs, in the bits from here up to [`CALLOUT_HIGH`].
+pub(crate) const CALLOUT_MEMBER_SHIFT: u32 = 20;
+/// The most blocks a region holds (its member index fits the exit code's
+/// and the call-out argument's bits).
+pub(crate) const REGION_MAX_MEMBERS: usize = 64;
 
 /// A pair translation's code (llvm/emit/pair.rs): an f32 result of its
 /// last pass was a NaN, and both waves stand at that pass's start.
@@ -76,10 +86,17 @@ pub(crate) struct Frame {
     /// The environment, its lifetime erased: valid for the translated call.
     env: *mut Env<'static>,
     block: *const Block,
+    /// A region's member blocks, its head first (null for one block):
+    /// call-outs of member `m > 0` run that block's entries.
+    members: *const Arc<Block>,
+    /// Instructions of the member blocks a region ran to an edge it
+    /// followed itself (to another member): the wave loop counts them.
+    passed: u64,
     /// A call-out's outcome when it did not flow on.
     outcome: Option<Result<Flow, EntryError>>,
     /// Taken branches back to the block's start the translated code may
-    /// follow itself (a block that loops on itself), and how many it did.
+    /// follow itself (a block that loops on itself), or in a region between
+    /// its members, and how many it did.
     loop_budget: u32,
     loops: u32,
     /// The workgroup's LDS (`Env::lds`).
@@ -120,6 +137,7 @@ pub(crate) const FRAME_SCC: i32 = offset_of!(Frame, scc) as i32;
 pub(crate) const FRAME_CALLOUT: i32 = offset_of!(Frame, callout) as i32;
 pub(crate) const FRAME_LOOP_BUDGET: i32 = offset_of!(Frame, loop_budget) as i32;
 pub(crate) const FRAME_LOOPS: i32 = offset_of!(Frame, loops) as i32;
+pub(crate) const FRAME_PASSED: i32 = offset_of!(Frame, passed) as i32;
 pub(crate) const FRAME_LDS: i32 = offset_of!(Frame, lds) as i32;
 pub(crate) const FRAME_LDS_LEN: i32 = offset_of!(Frame, lds_len) as i32;
 pub(crate) const FRAME_SPANS: i32 = offset_of!(Frame, spans) as i32;
@@ -164,6 +182,54 @@ pub(crate) unsafe fn run_translated(
     (exit(code, list, &mut frame), frame.loops)
 }
 
+/// How a region's translation (llvm/emit/region.rs) left its wave.
+pub(crate) struct RegionExit {
+    /// The exit, as of member block `member`'s list.
+    pub exit: Result<BlockExit, EntryError>,
+    /// The member the wave left from (0: the head).
+    pub member: usize,
+    /// Instructions of the members the wave ran through to an edge the
+    /// region followed itself.
+    pub passed: u64,
+    /// Taken branches the region followed itself.
+    pub jumps: u32,
+}
+
+/// Run the region `members` (its head first, at which `w` stands) through
+/// its translation `func`, whose call-outs go through `callout`; it
+/// follows at most `jump_budget` taken branches between its members
+/// itself. `called_out` grows by the instructions its call-outs ran.
+///
+/// # Safety
+/// `func` must be the translation of the region `members` for wave32
+/// waves, `w` a wave32 wave, and the code alive for the call.
+#[inline(always)]
+pub(crate) unsafe fn run_region(
+    func: BlockFn,
+    callout: Callout,
+    w: &mut Wave,
+    env: &mut Env,
+    members: &[Arc<Block>],
+    jump_budget: u32,
+    called_out: &mut u64,
+) -> RegionExit {
+    let mut frame = frame(callout, w, env, &members[0], jump_budget);
+    frame.members = members.as_ptr();
+    // SAFETY: the caller guarantees `func` translates the region and is
+    // alive; the frame points at this wave and at `members`, which
+    // nothing else touches during the call.
+    let code = unsafe { func(&mut frame) };
+    *called_out += frame.called_out;
+    let member = (code >> EXIT_MEMBER_SHIFT) as usize;
+    let list = members[member].list(false);
+    RegionExit {
+        exit: exit(code, list, &mut frame),
+        member,
+        passed: frame.passed,
+        jumps: frame.loops,
+    }
+}
+
 /// The frame of a translated call on wave `w` in block `block`.
 #[inline(always)]
 fn frame(callout: Callout, w: &mut Wave, env: &mut Env, block: &Block, loop_budget: u32) -> Frame {
@@ -204,6 +270,8 @@ fn frame(callout: Callout, w: &mut Wave, env: &mut Env, block: &Block, loop_budg
         scratch_per_lane,
         env: (env as *mut Env).cast::<Env<'static>>(),
         block,
+        members: std::ptr::null(),
+        passed: 0,
         outcome: None,
         loop_budget,
         loops: 0,
@@ -291,7 +359,7 @@ fn inline_spans(env: &Env) -> (*const Entry, *const u64) {
 /// `list` means.
 #[inline(always)]
 fn exit(code: u32, list: &[Compiled], frame: &mut Frame) -> Result<BlockExit, EntryError> {
-    let entry = (code >> EXIT_SHIFT) as usize;
+    let entry = ((code & ((1 << EXIT_MEMBER_SHIFT) - 1)) >> EXIT_SHIFT) as usize;
     let flow = match code & ((1 << EXIT_SHIFT) - 1) {
         EXIT_FELL => return Ok(BlockExit::Fell),
         EXIT_JUMP => match list[entry].fast {
@@ -319,8 +387,16 @@ unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
     // and the translated code touches none of it during this call.
     let f = unsafe { &mut *frame };
     // SAFETY: as above; the wave, environment and block are distinct objects.
-    let (w, env, block) = unsafe { (&mut *f.wave, &mut *f.env, &*f.block) };
-    let index = (entry & !(CALLOUT_PASS | CALLOUT_HIGH)) as usize;
+    let (w, env, head) = unsafe { (&mut *f.wave, &mut *f.env, &*f.block) };
+    let member = ((entry & (CALLOUT_HIGH - 1)) >> CALLOUT_MEMBER_SHIFT) as usize;
+    let block = if member == 0 {
+        head
+    } else {
+        // SAFETY: a region's code names only its members, which
+        // `run_region` passed with the frame and which outlive the call.
+        unsafe { &**f.members.add(member) }
+    };
+    let index = (entry & ((1 << CALLOUT_MEMBER_SHIFT) - 1)) as usize;
     let c = &block.list(w.wave64)[index];
     let r = if entry & CALLOUT_PASS == 0 {
         run_entry(w, env, block, c)

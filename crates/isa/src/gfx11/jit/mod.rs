@@ -71,13 +71,20 @@
 //! `llvm-jit`). The LLVM back end compiles in the background: the block
 //! stays interpreted until its object is linked.
 //!
+//! The LLVM back end translates a hot wave32 block with the decoded blocks
+//! it reaches as one region (`region.rs` picks them, `llvm/emit/region.rs`
+//! emits them): the wave stays in translated code across the branches
+//! between them, and their short scalar blocks, which alone stay
+//! interpreted, are translated with their neighbours.
+//!
 //! Files: `tier.rs` (the mode, the threshold, per-worker counters),
 //! `shared.rs` (translations shared through the code cache),
 //! `code_memory.rs` (who owns the machine code), `abi.rs` (the frame,
 //! exit codes and call-outs), `lane_inline.rs` (inline per-chunk math),
 //! `lane_math.rs` (per-chunk math helpers),
 //! `translate.rs` (a block to Cranelift IR), `translation.rs` (a
-//! translation of either back end), `llvm/` (the LLVM back end).
+//! translation of either back end), `region.rs` (a region's blocks),
+//! `llvm/` (the LLVM back end).
 
 mod tier;
 pub use tier::{
@@ -118,6 +125,8 @@ mod lane_math;
 mod llvm;
 #[cfg(all(test, feature = "llvm-jit", unix))]
 mod memory_tests;
+#[cfg(feature = "llvm-jit")]
+mod region;
 #[cfg(all(test, feature = "llvm-jit", unix))]
 mod scratch_tests;
 #[cfg(feature = "llvm-jit")]
@@ -130,8 +139,8 @@ mod translate;
 mod translation;
 
 #[cfg(feature = "llvm-jit")]
-pub(crate) use abi::{BlockFn, Callout, PairFn, run_pair, run_translated};
+pub(crate) use abi::{PairFn, run_pair, run_region, run_translated};
 #[cfg(feature = "llvm-jit")]
 pub(crate) use shared::{Shared, Slot};
 #[cfg(feature = "llvm-jit")]
-pub(crate) use tier::Tiers;
+pub(crate) use tier::{Entered, Tiers};

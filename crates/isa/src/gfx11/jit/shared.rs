@@ -63,21 +63,25 @@ impl Slot {
 /// (wave64: the list without fused pairs, registers in two halves).
 type Key = (u64, JitBackend, bool);
 
-/// (Block start, back end, wave64) -> (block end, its slot).
+/// The code a translation covers, `[lo, hi)`: its block, or its region's
+/// members (jit/region.rs).
+type Span = (u64, u64);
+
+/// (Block start, back end, wave64) -> (the code it covers, its slot).
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
-    map: Mutex<HashMap<Key, (u64, Arc<Slot>)>>,
+    map: Mutex<HashMap<Key, (Span, Arc<Slot>)>>,
 }
 
 impl Shared {
-    /// The slot of `backend`'s translation of the block `[start, end)` for
-    /// waves of that size (`wave64`),
-    /// and whether it is new (the caller then makes the translation and
-    /// fills it).
+    /// The slot of `backend`'s translation of the block at `start` for
+    /// waves of that size (`wave64`), covering the code `span` (`[lo, hi)`:
+    /// the block, or a region's members), and whether it is new (the
+    /// caller then makes the translation and fills it).
     pub(crate) fn slot(
         &self,
         start: u64,
-        end: u64,
+        span: Span,
         backend: JitBackend,
         wave64: bool,
     ) -> (Arc<Slot>, bool) {
@@ -86,15 +90,16 @@ impl Shared {
             return (s.clone(), false);
         }
         let s = Arc::new(Slot::default());
-        map.insert((start, backend, wave64), (end, s.clone()));
+        map.insert((start, backend, wave64), (span, s.clone()));
         (s, true)
     }
 
-    /// Drop the translations of blocks overlapping `[start, end)` (the
-    /// code-cache rule: a block covers at least its first dword). Workers
-    /// that hold one keep its code alive until they drop their blocks.
+    /// Drop the translations covering code that overlaps `[start, end)`
+    /// (the code-cache rule: a block covers at least its first dword).
+    /// Workers that hold one keep its code alive until they drop their
+    /// blocks.
     pub(crate) fn forget(&self, start: u64, end: u64) {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        map.retain(|&(s, _, _), (e, _)| (*e).max(s + 4) <= start || s >= end);
+        map.retain(|_, ((lo, hi), _)| (*hi).max(*lo + 4) <= start || *lo >= end);
     }
 }

@@ -2177,10 +2177,143 @@ fn llvm_compiles_in_the_background() {
     let block = CodeCache::new().block(CODE, &mem);
     let slot = Arc::new(Slot::default());
     assert!(slot.try_get().is_none());
-    super::llvm::submit(block.clone(), false, slot.clone(), false, false);
+    super::llvm::submit(block.clone(), Vec::new(), false, slot.clone(), false, false);
     let t = slot.wait().expect("the block compiles");
     assert!(slot.try_get().is_some_and(|t| t.is_some()));
     let mut w = Rng::new(0x0DDB_A11C_AFE5_EED5).wave();
     w.sgpr[EXEC] = 0x7FFF_FFFE;
     assert_eq!(compare(&t, &block, &mem, &w, &[], WaveLoop::host_best()), 3);
+}
+
+/// A region (jit/region.rs, llvm/emit/region.rs) runs a loop over two
+/// blocks, its exit block and a call-out in a member other than the head
+/// as the interpreter runs them block by block: the same registers and
+/// instruction count for loops of 1 to 6 passes, full and partial EXEC,
+/// and jump budgets from none (every taken branch between members leaves
+/// the region, as the wave loop's watchdog check needs) to plenty.
+#[test]
+fn regions_run_blocks_as_the_interpreter_does() {
+    use super::abi::run_region;
+    use crate::gfx11::exec::Flow;
+    if !super::llvm::available() {
+        eprintln!("skipping: libLLVM-19 is not usable here");
+        return;
+    }
+    // `s_cbranch_*`/`s_branch` at word `at` to word `to` (SOPP, simm16 in
+    // dwords from the next instruction).
+    let branch = |op: u32, at: usize, to: usize| {
+        0xBF80_0000 | op << 16 | ((to as i32 - at as i32 - 1) as u16 as u32)
+    };
+    let mut words = Vec::new();
+    // B0 (the head): count a pass, exit the loop when s0 reaches s1.
+    words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
+    words.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
+    words.extend(enc::sopc(7, 0, 1)); // s_cmp_lg_u32 s0, s1
+    let exit_branch = words.len();
+    words.push(0); // s_cbranch_scc0 to B2, below
+    // B1: a call-out (v_max_f64, LLVM back end), then back to the head.
+    words.extend([0xD72A_0003, 0x0002_0301]); // v_max_f64 v[3:4], v[1:2], v[1:2]
+    words.extend(enc::vop2(3, 2, 258, 0)); // v_add_f32 v2, v2, v0
+    let back = words.len();
+    words.push(branch(0x20, back, 0)); // s_branch to B0
+    // B2: the end.
+    let b2 = words.len();
+    words[exit_branch] = branch(0x21, exit_branch, b2); // s_cbranch_scc0
+    words.extend(enc::vop2(8, 5, 256, 2)); // v_mul_f32 v5, v0, v2
+    words.push(0xBFB0_0000); // s_endpgm
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let cache = CodeCache::new();
+    let head = cache.block(CODE, &mem);
+    let b1 = cache.block(head.end, &mem);
+    cache.block(CODE + 4 * b2 as u64, &mem);
+    assert_eq!(b1.insts.last().map(|i| i.mnemonic), Some("s_branch"));
+    let members = super::region::members(&head, &cache, cache.generation());
+    assert_eq!(members.len(), 3, "the head, its loop block and its exit");
+    let refs: Vec<&Block> = members.iter().map(|b| &**b).collect();
+    let (ir, inlined) = super::llvm::region_module(&refs);
+    let entries = refs.iter().map(|b| b.compiled.len()).sum();
+    let t = super::llvm::load(&ir, &[inlined], &[false], &[entries])
+        .expect("the region compiles")
+        .pop()
+        .expect("one translation")
+        .with_members(members);
+    assert_eq!(inlined + 1, entries, "all but the call-out inline");
+    // Run from the start to s_endpgm as the wave loop does: the region
+    // from the head (with `t`), every other block interpreted. Returns the
+    // instructions run and the region's calls.
+    let run = |t: Option<&Translation>, w: &mut Wave, budget: u32| -> (u64, u32) {
+        let (mut pc, mut insts, mut calls, mut called_out) = (CODE, 0u64, 0u32, 0u64);
+        loop {
+            let mut lds = vec![0u8; 64];
+            let mut env = env(&mem, &mut lds);
+            let (block, exit) = match t {
+                Some(t) if pc == CODE => {
+                    calls += 1;
+                    // SAFETY: `t` translates the region of its members for
+                    // wave32 waves and lives across the call.
+                    let r = unsafe {
+                        run_region(
+                            t.func(),
+                            callout(WaveLoop::host_best()),
+                            w,
+                            &mut env,
+                            t.members(),
+                            budget,
+                            &mut called_out,
+                        )
+                    };
+                    assert!(r.jumps <= budget, "taken branches past the budget");
+                    insts += r.passed;
+                    (t.members()[r.member].clone(), r.exit)
+                }
+                _ => {
+                    let b = cache.block(pc, &mem);
+                    let exit = interpret_block(w, &mut env, &b, &b.compiled);
+                    (b, exit)
+                }
+            };
+            match exit.expect("no fault") {
+                BlockExit::Fell => {
+                    insts += block.insts.len() as u64;
+                    pc = block.end;
+                }
+                BlockExit::Flow { entry, flow } => {
+                    insts += u64::from(block.compiled[entry].last) + 1;
+                    match flow {
+                        Flow::Jump(target) => pc = target,
+                        Flow::End => return (insts, calls),
+                        other => panic!("unexpected flow {other:?}"),
+                    }
+                }
+            }
+        }
+    };
+    let mut rng = Rng::new(0x6E61_7265_6769_6F6E);
+    for passes in 1..=6u32 {
+        for budget in [0u32, 1, 3, 100] {
+            for exec in [u32::MAX, rng.value()] {
+                let mut w0 = rng.wave();
+                w0.sgpr[EXEC] = exec;
+                (w0.sgpr[0], w0.sgpr[1]) = (0, passes);
+                let mut slow = w0.clone();
+                let (want, _) = run(None, &mut slow, budget);
+                let mut quick = w0.clone();
+                let (got, calls) = run(Some(&t), &mut quick, budget);
+                let what = format!("passes {passes} budget {budget} exec {exec:#x}");
+                assert_eq!(got, want, "{what}: instructions");
+                assert_eq!(quick.sgpr, slow.sgpr, "{what}: SGPRs");
+                assert_eq!(quick.scc, slow.scc, "{what}: SCC");
+                for r in 0..6 {
+                    assert_eq!(quick.vgpr[r], slow.vgpr[r], "{what}: v{r}");
+                }
+                // Each call follows at most `budget` taken branches back to
+                // the head, and the head's first entry is a call.
+                let backs = passes - 1;
+                assert_eq!(calls, 1 + backs / (budget + 1), "{what}: region calls");
+            }
+        }
+    }
 }

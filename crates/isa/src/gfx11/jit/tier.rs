@@ -167,18 +167,26 @@ pub fn jit_backend() -> Option<JitBackend> {
 }
 
 #[cfg(feature = "llvm-jit")]
-pub(crate) use per_worker::Tiers;
+pub(crate) use per_worker::{Entered, Tiers};
 
 #[cfg(feature = "llvm-jit")]
 mod per_worker {
     use std::sync::Arc;
 
     use super::super::abi::{BlockFn, Callout, PairFn, callout};
+    use super::super::region;
     use super::super::shared::Slot;
     use super::super::translation::{Translation, worth_translating};
     use super::{JitBackend, jit_backend, jit_mode};
     use crate::gfx11::code_cache::{Block, CodeCache};
     use crate::gfx11::paused_time::PausedTime;
+
+    /// What the wave loop runs for a block with a translation: its entry
+    /// point, the call-out it calls, and the region's member blocks, head
+    /// first (empty for a translation of the block alone); the members
+    /// live while the worker holds the translation (until its blocks are
+    /// dropped).
+    pub(crate) type Entered = (BlockFn, Callout, *const [Arc<Block>]);
 
     /// One block's tier on one worker.
     #[derive(Default)]
@@ -267,10 +275,10 @@ mod per_worker {
             cache: &CodeCache,
             generation: u64,
             paused: &PausedTime,
-        ) -> Option<(BlockFn, Callout)> {
+        ) -> Option<Entered> {
             let t = &mut self.tiers[wave64 as usize][idx as usize];
-            if let Some(f) = t.func {
-                return Some((f, self.callout));
+            if let (Some(f), Some(code)) = (t.func, &t.code) {
+                return Some((f, self.callout, code.members()));
             }
             if t.entries < self.threshold {
                 t.entries += 1;
@@ -288,15 +296,27 @@ mod per_worker {
             cache: &CodeCache,
             generation: u64,
             paused: &PausedTime,
-        ) -> Option<(BlockFn, Callout)> {
+        ) -> Option<Entered> {
             let (threshold, backend) = (self.threshold, self.backend?);
             let t = &mut self.tiers[wave64 as usize][idx as usize];
             if t.failed {
                 return None;
             }
+            // A wave32 block with decoded neighbours heads a region (LLVM
+            // back end); the slot's translation says which it got.
+            let members = if wave64 || t.pending.is_some() || backend != JitBackend::Llvm {
+                Vec::new()
+            } else {
+                region::members(block, cache, generation)
+            };
             // `always` (threshold 0) translates every block, so the tests
             // exercise each one.
-            if threshold > 0 && !worth_translating(block, wave64) {
+            let worth = if members.is_empty() {
+                worth_translating(block, wave64)
+            } else {
+                region::worth(&members)
+            };
+            if threshold > 0 && !worth {
                 t.failed = true;
                 return None;
             }
@@ -307,9 +327,15 @@ mod per_worker {
             let slot = match &t.pending {
                 Some(s) => s.clone(),
                 None => {
-                    let (slot, fresh) = cache.translation_slot(block, generation, backend, wave64);
+                    let span = if members.is_empty() {
+                        (block.start, block.end)
+                    } else {
+                        region::span(&members)
+                    };
+                    let (slot, fresh) =
+                        cache.translation_slot(block, span, generation, backend, wave64);
                     if fresh {
-                        start(block, wave64, &slot, backend, threshold);
+                        start(block, members, wave64, &slot, backend, threshold);
                     }
                     t.pending = Some(slot.clone());
                     slot
@@ -329,16 +355,25 @@ mod per_worker {
                 t.failed = true;
                 return None;
             }
+            let members: *const [Arc<Block>] = code.members();
             t.func = Some(code.func());
             t.code = Some(code);
-            t.func.map(|f| (f, self.callout))
+            t.func.map(|f| (f, self.callout, members))
         }
     }
 
     /// Make `block`'s translation with `backend` into `slot`: now with
     /// Cranelift, in the background with LLVM (on this thread when
-    /// `threshold` is 0). A block that would not pay is not compiled.
-    fn start(block: &Block, wave64: bool, slot: &Arc<Slot>, backend: JitBackend, threshold: u32) {
+    /// `threshold` is 0), of the region `members` where there is one (LLVM
+    /// only). A block that would not pay is not compiled.
+    fn start(
+        block: &Block,
+        members: Vec<Arc<Block>>,
+        wave64: bool,
+        slot: &Arc<Slot>,
+        backend: JitBackend,
+        threshold: u32,
+    ) {
         match backend {
             // The Cranelift back end translates wave32 lists only.
             #[cfg(feature = "jit")]
@@ -369,7 +404,7 @@ mod per_worker {
                 // ran at half the interpreter's speed.
                 let block = Arc::new(block.clone());
                 let wait = threshold == 0;
-                super::super::llvm::submit(block, wave64, slot.clone(), wait, !wait);
+                super::super::llvm::submit(block, members, wave64, slot.clone(), wait, !wait);
             }
             #[allow(unreachable_patterns)]
             _ => slot.fill(None),

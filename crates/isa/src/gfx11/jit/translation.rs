@@ -35,6 +35,9 @@ pub(crate) struct Translation {
     pub(crate) inlined: usize,
     /// Entries of the block's list.
     pub(crate) entries: usize,
+    /// A region's member blocks, its head first (jit/region.rs); empty for
+    /// the translation of one block.
+    members: Vec<Arc<crate::gfx11::code_cache::Block>>,
 }
 
 impl Translation {
@@ -47,7 +50,22 @@ impl Translation {
             pair: None,
             inlined,
             entries,
+            members: Vec::new(),
         }
+    }
+
+    /// `self` as the translation of the region `members` (head first).
+    pub(crate) fn with_members(
+        mut self,
+        members: Vec<Arc<crate::gfx11::code_cache::Block>>,
+    ) -> Self {
+        self.members = members;
+        self
+    }
+
+    /// The region's member blocks, head first (empty for one block).
+    pub(crate) fn members(&self) -> &[Arc<crate::gfx11::code_cache::Block>] {
+        &self.members
     }
 
     /// The entry point; valid while `self` lives.

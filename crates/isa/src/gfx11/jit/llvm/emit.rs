@@ -28,16 +28,19 @@
 //! the half's EXEC and lane-mask words are the pair's low or high SGPR.
 
 mod pair;
+mod region;
 
 pub(crate) use pair::emit_pair;
+pub(crate) use region::emit_region;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::super::abi::{
-    CALLOUT_HIGH, CALLOUT_PASS, EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP, EXIT_SHIFT,
-    EXIT_STOP, FRAME_APERTURES, FRAME_CALLOUT, FRAME_LDS, FRAME_LDS_LEN, FRAME_LOOP_BUDGET,
-    FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_SPANS, FRAME_TALLY, FRAME_VGPR, FRAME_VGPR_HI,
+    CALLOUT_HIGH, CALLOUT_MEMBER_SHIFT, CALLOUT_PASS, EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP,
+    EXIT_MEMBER_SHIFT, EXIT_SHIFT, EXIT_STOP, FRAME_APERTURES, FRAME_CALLOUT, FRAME_LDS,
+    FRAME_LDS_LEN, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_SPANS, FRAME_TALLY,
+    FRAME_VGPR, FRAME_VGPR_HI,
 };
 use super::footprint::{Footprint, footprint};
 use super::wave64::{Wave64Entry, classify};
@@ -196,6 +199,11 @@ pub(super) struct Fx {
     /// emission cannot follow.
     pub(super) pair_nans: Option<Option<String>>,
     branched: bool,
+    /// Emitting a region (`region.rs`): its members' start addresses, the
+    /// head first; empty for one block.
+    region: Vec<u64>,
+    /// The member being emitted (0: the head, or the one block).
+    member: u32,
 }
 
 /// Is `block` a self-loop (the last entry of its list for the wave size
@@ -361,6 +369,8 @@ impl Fx {
             frame: "%frame",
             pair_nans: None,
             branched: false,
+            region: Vec::new(),
+            member: 0,
         }
     }
 
@@ -517,8 +527,9 @@ impl Fx {
     fn block(&mut self, block: &Block) -> usize {
         let list = block.list(self.wave64);
         let mut inlined = 0;
+        let member = self.member << EXIT_MEMBER_SHIFT;
         for (k, c) in list.iter().enumerate() {
-            let code = |kind: u32| ((k as u32) << EXIT_SHIFT) | kind;
+            let code = |kind: u32| member | ((k as u32) << EXIT_SHIFT) | kind;
             if self.wave64 {
                 match classify(block, c) {
                     Wave64Entry::Once => {}
@@ -548,8 +559,17 @@ impl Fx {
                     return inlined + 1;
                 }
                 Fast::Branch { cond, target } => {
-                    let back = target == block.start && k + 1 == list.len();
-                    self.branch(cond, code(EXIT_JUMP), back);
+                    match self.member_at(target) {
+                        // An edge the region follows itself.
+                        Some(to) => {
+                            let insts = u64::from(c.last) + 1;
+                            self.region_jump(cond, code(EXIT_JUMP), to, insts);
+                        }
+                        None => {
+                            let back = target == block.start && k + 1 == list.len();
+                            self.branch(cond, code(EXIT_JUMP), back);
+                        }
+                    }
                     inlined += 1;
                 }
                 Fast::SLoad {
@@ -572,7 +592,10 @@ impl Fx {
                 }
             }
         }
-        self.exit(EXIT_FELL);
+        match self.fall_through(block) {
+            Some(to) => self.region_edge(to, block.insts.len() as u64),
+            None => self.exit(member | EXIT_FELL),
+        }
         inlined
     }
 
@@ -580,7 +603,7 @@ impl Fx {
     /// slow path), or a form [`Fx::entry`] covers; false (nothing emitted)
     /// if it must be a call-out.
     fn inline(&mut self, block: &Block, c: &Compiled, k: u32) -> bool {
-        let stop = (k << EXIT_SHIFT) | EXIT_STOP;
+        let stop = (self.member << EXIT_MEMBER_SHIFT) | (k << EXIT_SHIFT) | EXIT_STOP;
         match c.fast {
             Fast::Ds(d) => self.ds(&d, k, stop, &footprint(block, c)),
             Fast::Coalesced(g) => self.global(&g, k, stop, &footprint(block, c)),
@@ -702,7 +725,7 @@ impl Fx {
         let p = self.field(FRAME_CALLOUT);
         let f = self.ins(format!("load ptr, ptr {p}, align 8"));
         let arg = match (self.by_pass, self.half) {
-            (false, _) => k,
+            (false, _) => k | (self.member << CALLOUT_MEMBER_SHIFT),
             (true, 0) => k | CALLOUT_PASS,
             (true, _) => k | CALLOUT_PASS | CALLOUT_HIGH,
         };

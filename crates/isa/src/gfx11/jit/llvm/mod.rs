@@ -35,8 +35,11 @@
 //! block's lookup), and many corpus kernels (the reductions, scans and
 //! sorts) run blocks of 3 to 8 instructions between barriers, where that
 //! path costs about twice the translated code itself (`perf` on `cargo
-//! bench --bench corpus -- --only reduce_f32_tree`). Both point to running
-//! more of a workgroup's waves per call, and more blocks per call.
+//! bench --bench corpus -- --only reduce_f32_tree`). So a hot wave32 block
+//! heads a region: it and the decoded blocks it reaches, one function
+//! whose edges between them are branches inside it (`emit/region.rs`,
+//! jit/region.rs); the corpus's scans, reductions and sorts run 1.3 to 1.5
+//! times as fast with them.
 
 mod atomic;
 mod cache_bound;
@@ -108,6 +111,18 @@ pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>, Ve
         .map(|(k, b)| !wave64 && emit::emit_pair(&mut ir, &format!("b{k}"), b))
         .collect();
     (ir, inlined, pairs)
+}
+
+/// The module of region `members` (head first, wave32 lists; jit/region.rs)
+/// as function `b0`, and how many of its entries run inline.
+pub(crate) fn region_module(members: &[&Block]) -> (String, usize) {
+    let mut ir = String::from(emit::DECLARATIONS);
+    ir.push_str(global::DECLARATIONS);
+    ir.push_str(atomic::DECLARATIONS);
+    ir.push_str(scratch::DECLARATIONS);
+    ir.push('\n');
+    let inlined = emit::emit_region(&mut ir, "b0", members);
+    (ir, inlined)
 }
 
 /// Compile module `ir` (from [`module`], of blocks with `entries` entries

@@ -12,12 +12,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::super::shared::Slot;
 use super::super::translation::pays;
-use super::{load, module};
+use super::{load, module, region_module};
 use crate::gfx11::code_cache::Block;
 
 /// One block to translate.
 struct Job {
     block: Arc<Block>,
+    /// The region headed by `block` (jit/region.rs; `block` first), or
+    /// empty: the block alone.
+    members: Vec<Arc<Block>>,
     /// Translate the wave64 list (else the wave32 one).
     wave64: bool,
     slot: Arc<Slot>,
@@ -38,6 +41,26 @@ const MAX_MODULE_BYTES: usize = 1 << 20;
 /// Translate `job`'s block and fill its slot (None where it would not pay,
 /// is too large to compile or fails, logged).
 fn run(job: Job) {
+    if job.members.len() > 1 && !job.wave64 {
+        let members: Vec<&Block> = job.members.iter().map(|b| &**b).collect();
+        let (ir, inlined) = region_module(&members);
+        let entries = members.iter().map(|b| b.compiled.len()).sum();
+        if job.only_if_it_pays && !pays(inlined, entries) {
+            return job.slot.fill(None);
+        }
+        // A region too large to compile leaves its head to a translation
+        // of its own.
+        if ir.len() <= MAX_MODULE_BYTES {
+            let t = match load(&ir, &[inlined], &[false], &[entries]) {
+                Ok(mut t) => t.pop().map(|t| Arc::new(t.with_members(job.members))),
+                Err(e) => {
+                    tracing::debug!("region stays interpreted: {e}");
+                    None
+                }
+            };
+            return job.slot.fill(t);
+        }
+    }
     let (ir, inlined, pairs) = module(&[&job.block], job.wave64);
     let entries = job.block.list(job.wave64).len();
     if job.only_if_it_pays && !pays(inlined[0], entries) {
@@ -85,6 +108,7 @@ fn worker(rx: Receiver<Job>) {
 /// (the mode that translates every block before running it).
 pub(crate) fn submit(
     block: Arc<Block>,
+    members: Vec<Arc<Block>>,
     wave64: bool,
     slot: Arc<Slot>,
     wait: bool,
@@ -92,6 +116,7 @@ pub(crate) fn submit(
 ) {
     let job = Job {
         block,
+        members,
         wave64,
         slot,
         only_if_it_pays,

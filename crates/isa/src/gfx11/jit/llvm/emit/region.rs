@@ -1,0 +1,135 @@
+//! Several blocks in one call: a region is a hot block (its head) and
+//! blocks it reaches by its branches and fall-throughs (its members,
+//! `jit/region.rs` picks them), emitted as one function whose edges
+//! between members are branches inside it.
+//!
+//! Why: every block entry otherwise goes through the wave loop (tiers,
+//! frame, exit code, counts, the next block's lookup) and loads the
+//! registers it uses from the wave's memory; the corpus's reductions,
+//! scans and sorts run blocks of 3 to 8 instructions between barriers,
+//! where that path costs about twice the translated code itself, and
+//! their short scalar blocks stay interpreted alone (translation.rs
+//! `MIN_TRANSLATED_ENTRIES`). In a region they are translated with their
+//! neighbours and the wave stays in host code from the head to a barrier,
+//! the end, or an edge out of the region.
+//!
+//! Each member is emitted as `emit_block` emits one block, its exit codes
+//! and call-out arguments carrying its index (abi.rs `EXIT_MEMBER_SHIFT`,
+//! `CALLOUT_MEMBER_SHIFT`), so the wave loop finishes an exit as of that
+//! member. An edge to a member stores the registers held dirty, adds the
+//! member's instructions up to the edge to the frame's `passed` (the wave
+//! loop counts them) and branches to the member's label, where the next
+//! member starts with nothing held. A taken branch to a member counts
+//! against the frame's loop budget, the taken branches left before the
+//! wave loop's next watchdog check: with none left the region leaves by
+//! the branch, and the wave loop takes it, counts it and checks. The head
+//! is emitted twice: at the function's entry, where the full-EXEC copy
+//! takes EXEC as the constant -1, and after label `m0` for edges back to
+//! it, with EXEC read from memory.
+
+use std::fmt::Write;
+
+use super::super::super::abi::{
+    EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_PASSED,
+};
+use super::{Fx, exec_dispatcher};
+use crate::gfx11::code_cache::{Block, Tail};
+use crate::gfx11::exec::fast::Cond;
+
+/// Emit the translation of the region `members` (head first; wave32
+/// lists) as function `name` into `out`; returns how many entries of all
+/// members run inline.
+pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block]) -> usize {
+    let copy = |out: &mut String, suffix: &str, full: bool| {
+        let mut fx = Fx::new(Vec::new(), full, false, false);
+        fx.region = members.iter().map(|b| b.start).collect();
+        let (pre, mut inlined) = fx.body(members[0]);
+        for (j, member) in members.iter().enumerate() {
+            fx.member = j as u32;
+            let label = format!("m{j}");
+            fx.start(&label);
+            fx.forget_held();
+            let n = fx.block(member);
+            // The head's second copy counts once.
+            if j > 0 {
+                inlined += n;
+            }
+        }
+        let _ = writeln!(
+            out,
+            "define internal i32 @{name}.{suffix}(ptr noalias %frame) nounwind {{"
+        );
+        out.push_str(&pre);
+        out.push_str("top:\n");
+        out.push_str(&fx.out);
+        out.push_str("}\n\n");
+        inlined
+    };
+    let inlined = copy(out, "any", false);
+    copy(out, "full", true);
+    exec_dispatcher(out, name, &["%frame"], 32);
+    inlined
+}
+
+impl Fx {
+    /// The member starting at `pc`, when emitting a region.
+    pub(super) fn member_at(&self, pc: u64) -> Option<u32> {
+        self.region.iter().position(|&s| s == pc).map(|j| j as u32)
+    }
+
+    /// The member `block` falls through to at its end, if any.
+    pub(super) fn fall_through(&self, block: &Block) -> Option<u32> {
+        match block.tail {
+            Tail::Continue => self.member_at(block.end),
+            _ => None,
+        }
+    }
+
+    /// Hold no register: the code goes on at a label other paths reach
+    /// with their own values (the registers are in memory there).
+    fn forget_held(&mut self) {
+        self.rows.clear();
+        self.sgprs.clear();
+        self.scc = None;
+        self.exec = None;
+        self.load_bases();
+    }
+
+    /// A branch form whose target is member `to`: when its condition
+    /// holds, go on at `to` while the frame's loop budget lasts (having
+    /// run `insts` instructions of this member), else leave with `taken`.
+    pub(super) fn region_jump(&mut self, cond: Cond, taken: u32, to: u32, insts: u64) {
+        let t = self.branch_condition(cond);
+        let (yes, no) = (self.label(), self.label());
+        self.line(format!("br i1 {t}, label %{yes}, label %{no}"));
+        self.start(&yes);
+        let lp = self.field(FRAME_LOOPS);
+        let loops = self.ins(format!("load i32, ptr {lp}, align 4"));
+        let bp = self.field(FRAME_LOOP_BUDGET);
+        let budget = self.ins(format!("load i32, ptr {bp}, align 4"));
+        let more = self.ins(format!("icmp ult i32 {loops}, {budget}"));
+        let (again, leave) = (self.label(), self.label());
+        self.line(format!("br i1 {more}, label %{again}, label %{leave}"));
+        self.start(&again);
+        let n = self.ins(format!("add i32 {loops}, 1"));
+        self.line(format!("store i32 {n}, ptr {lp}, align 4"));
+        self.region_edge(to, insts);
+        self.start(&leave);
+        debug_assert_eq!(taken & ((1 << EXIT_SHIFT) - 1), EXIT_JUMP);
+        debug_assert_eq!(taken >> EXIT_MEMBER_SHIFT, self.member);
+        self.exit(taken);
+        self.start(&no);
+    }
+
+    /// Go on at member `to` having run `insts` instructions of this one:
+    /// the dirty registers stored (they stay dirty for the paths that do
+    /// not take this edge), the count added to the frame's `passed`.
+    pub(super) fn region_edge(&mut self, to: u32, insts: u64) {
+        self.store_dirty(|_| false, false);
+        let p = self.field(FRAME_PASSED);
+        let v = self.ins(format!("load i64, ptr {p}, align 8"));
+        let sum = self.ins(format!("add i64 {v}, {insts}"));
+        self.line(format!("store i64 {sum}, ptr {p}, align 8"));
+        self.line(format!("br label %m{to}"));
+    }
+}

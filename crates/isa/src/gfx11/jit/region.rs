@@ -1,0 +1,111 @@
+//! Which blocks a region holds: a hot wave32 block (the head) and the
+//! blocks it reaches by its branches and fall-throughs, breadth first, that
+//! are decoded already (a region decodes nothing: reading code ahead of the
+//! wave could see memory the wave will not, or not yet, run). The LLVM back
+//! end emits them as one function (llvm/emit/region.rs says why and how).
+//!
+//! Left out, so that the edges to them leave the region: blocks that loop
+//! on themselves (their own translation carries their registers in host
+//! registers from pass to pass), blocks every wave32 wave stops before
+//! (`Block::sync`: the wave loop runs them for two waves at once), and
+//! whatever follows a barrier or the end in a block (a wave leaves the
+//! translation there). A region has at most [`MAX_MEMBERS`] blocks and
+//! [`MAX_ENTRIES`] entries, which bounds its compile.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::translation::{MIN_TRANSLATED_ENTRIES, worth_translating};
+use crate::gfx11::code_cache::{Block, CodeCache, Tail};
+use crate::gfx11::exec::fast::{Cond, Fast};
+
+/// The most blocks of a region.
+pub(crate) const MAX_MEMBERS: usize = 12;
+/// The most entries (wave32 list) of a region's blocks together.
+pub(crate) const MAX_ENTRIES: usize = 400;
+
+const _: () = assert!(MAX_MEMBERS <= super::abi::REGION_MAX_MEMBERS);
+
+/// The region headed by `head` for wave32 waves (head first), from the
+/// blocks `cache` holds at `generation`; empty where `head` heads none (it
+/// is left out itself, or no other block joins it).
+pub(crate) fn members(head: &Block, cache: &CodeCache, generation: u64) -> Vec<Arc<Block>> {
+    if !may_join(head) {
+        return Vec::new();
+    }
+    let Some(first) = cache.decoded(head.start, generation) else {
+        return Vec::new();
+    };
+    let mut entries = first.compiled.len();
+    let mut members = vec![first];
+    let mut queue = VecDeque::from([0usize]);
+    while let Some(j) = queue.pop_front() {
+        for pc in successors(&members[j]) {
+            if members.len() == MAX_MEMBERS {
+                break;
+            }
+            if members.iter().any(|m| m.start == pc) {
+                continue;
+            }
+            let Some(b) = cache.decoded(pc, generation) else {
+                continue;
+            };
+            if !may_join(&b) || entries + b.compiled.len() > MAX_ENTRIES {
+                continue;
+            }
+            entries += b.compiled.len();
+            queue.push_back(members.len());
+            members.push(b);
+        }
+    }
+    if members.len() < 2 {
+        members.clear();
+    }
+    members
+}
+
+/// Does translating the region `members` pay (translation.rs
+/// `worth_translating`, over the region: enough entries, or vector work)?
+pub(crate) fn worth(members: &[Arc<Block>]) -> bool {
+    let entries: usize = members.iter().map(|b| b.compiled.len()).sum();
+    entries >= MIN_TRANSLATED_ENTRIES || members.iter().any(|b| worth_translating(b, false))
+}
+
+/// The code `members` cover: the lowest start and the highest end.
+pub(crate) fn span(members: &[Arc<Block>]) -> (u64, u64) {
+    let lo = members.iter().map(|b| b.start).min().unwrap_or(0);
+    let hi = members.iter().map(|b| b.end).max().unwrap_or(0);
+    (lo, hi)
+}
+
+/// May `block` be in a region?
+fn may_join(block: &Block) -> bool {
+    let self_loop = matches!(
+        block.compiled.last().map(|c| c.fast),
+        Some(Fast::Branch { target, .. }) if target == block.start
+    );
+    !block.sync && !self_loop
+}
+
+/// Where a wave may go on from `block`'s end: its branch's target and,
+/// unless that branch always jumps, the fall-through (none after a barrier
+/// or the end, or past a tail that is not more code).
+fn successors(block: &Block) -> Vec<u64> {
+    let list = &block.compiled;
+    if list
+        .iter()
+        .any(|c| matches!(c.fast, Fast::End | Fast::Barrier))
+    {
+        return Vec::new();
+    }
+    let mut next = Vec::with_capacity(2);
+    let mut falls = true;
+    if let Some(Fast::Branch { cond, target }) = list.last().map(|c| c.fast) {
+        next.push(target);
+        falls = cond != Cond::Always;
+    }
+    if falls && matches!(block.tail, Tail::Continue) {
+        next.push(block.end);
+    }
+    next
+}

@@ -536,12 +536,19 @@ pub(crate) fn sub_borrow(x: u32, y: u32, c: u32) -> (u32, u32) {
     (d, ((!x & y) | (!(x ^ y) & d)) >> 31)
 }
 
-/// f16 bit patterns to f32, `N` at a time (half's slice conversion: the
-/// host's F16C unit over 8 values per step where present; the same values
-/// as converting one by one).
+/// f16 bit patterns to f32, `N` at a time: the host's F16C unit over 8
+/// values per step where present (`f16c_convert`), else half's conversion;
+/// the same values as converting one by one (half's slice conversion uses
+/// the same instructions).
 #[inline(always)]
 pub(crate) fn f16s_to_f32<const N: usize>(x: &[u16; N]) -> [f32; N] {
     let mut o = [0f32; N];
+    #[cfg(target_arch = "x86_64")]
+    if N.is_multiple_of(8) && std::arch::is_x86_feature_detected!("f16c") {
+        // SAFETY: the CPU has F16C (and so AVX); 8 divides N.
+        unsafe { f16c_convert::widen(x, &mut o) };
+        return o;
+    }
     x.reinterpret_cast::<f16>().convert_to_f32_slice(&mut o);
     o
 }
@@ -549,9 +556,60 @@ pub(crate) fn f16s_to_f32<const N: usize>(x: &[u16; N]) -> [f32; N] {
 /// f32 to f16 bit patterns (round to nearest even), `N` at a time, as [`f16s_to_f32`].
 #[inline(always)]
 pub(crate) fn f32s_to_f16<const N: usize>(x: &[f32; N]) -> [u16; N] {
+    #[cfg(target_arch = "x86_64")]
+    if N.is_multiple_of(8) && std::arch::is_x86_feature_detected!("f16c") {
+        let mut o = [0u16; N];
+        // SAFETY: as in `f16s_to_f32`.
+        unsafe { f16c_convert::narrow(x, &mut o) };
+        return o;
+    }
     let mut o = [f16::ZERO; N];
     o.convert_from_f32_slice(x);
     o.map(f16::to_bits)
+}
+
+/// The F16C conversions in one function per direction, so that a caller's
+/// copy for any level runs them without a call per 8 values (half's slice
+/// conversion calls its F16C routine per 8 values unless LLVM inlines it,
+/// which it does or not from build to build: v_pk_add_f16 through the
+/// translator's call-out took about twice the time when it did not).
+#[cfg(target_arch = "x86_64")]
+mod f16c_convert {
+    use std::arch::x86_64::{
+        __m128i, _MM_FROUND_TO_NEAREST_INT, _mm_storeu_si128, _mm256_cvtph_ps, _mm256_cvtps_ph,
+        _mm256_loadu_ps, _mm256_storeu_ps,
+    };
+
+    /// `x`'s f16 patterns as f32s into `o`.
+    ///
+    /// # Safety
+    /// The CPU has F16C; `N` is a multiple of 8.
+    #[target_feature(enable = "avx,f16c")]
+    pub(super) unsafe fn widen<const N: usize>(x: &[u16; N], o: &mut [f32; N]) {
+        for (src, dst) in x.chunks_exact(8).zip(o.chunks_exact_mut(8)) {
+            // SAFETY: each chunk holds 8 values: 16 bytes in, 32 bytes out;
+            // unaligned loads and stores.
+            unsafe {
+                let h = std::ptr::read_unaligned(src.as_ptr().cast::<__m128i>());
+                _mm256_storeu_ps(dst.as_mut_ptr(), _mm256_cvtph_ps(h));
+            }
+        }
+    }
+
+    /// `x` rounded to nearest even f16 patterns into `o`.
+    ///
+    /// # Safety
+    /// As [`widen`].
+    #[target_feature(enable = "avx,f16c")]
+    pub(super) unsafe fn narrow<const N: usize>(x: &[f32; N], o: &mut [u16; N]) {
+        for (src, dst) in x.chunks_exact(8).zip(o.chunks_exact_mut(8)) {
+            // SAFETY: as in `widen`, 32 bytes in, 16 bytes out.
+            unsafe {
+                let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(src.as_ptr()));
+                _mm_storeu_si128(dst.as_mut_ptr().cast::<__m128i>(), h);
+            }
+        }
+    }
 }
 
 /// NaN results that do not depend on how the host compiler ordered the

@@ -2317,3 +2317,26 @@ fn regions_run_blocks_as_the_interpreter_does() {
         }
     }
 }
+
+/// A translation is weighed by the entries it runs: up to a barrier in
+/// the middle of its block (the wave goes on in the block after it), not
+/// the entries past it.
+#[test]
+fn entries_past_a_barrier_do_not_count_against_a_translation() {
+    let mut words = Vec::new();
+    words.extend(enc::sop2(2, 0, 0, 129)); // s_add_i32 s0, s0, 1
+    words.push(0xBFBD_0000); // s_barrier
+    words.extend(enc::vop2(3, 0, 256, 1)); // v_add_f32 v0, v0, v1
+    words.extend(enc::vop2(3, 2, 258, 0)); // v_add_f32 v2, v2, v0
+    words.push(0xBFB0_0000); // s_endpgm
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::new().block(CODE, &mem);
+    assert_eq!(block.insts[1].mnemonic, "s_barrier");
+    assert_eq!(block.compiled.len(), 5);
+    assert_eq!(super::translation::run_entries(&block.compiled), 2);
+    let no_barrier = &block.compiled[2..];
+    assert_eq!(super::translation::run_entries(no_barrier), 3);
+}

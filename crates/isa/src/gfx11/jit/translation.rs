@@ -129,6 +129,19 @@ pub(crate) fn worth_translating(block: &crate::gfx11::code_cache::Block, wave64:
     self_loop || vector || list.len() >= MIN_TRANSLATED_ENTRIES
 }
 
+/// The entries of `list` a translation of it runs: those up to and
+/// including the first s_endpgm or s_barrier, where the wave leaves it (a
+/// wave past a barrier goes on in the block that starts after it). What
+/// [`pays`] weighs: counting the entries past a barrier in the middle of
+/// a block left the translations of the corpus's LDS loops (a barrier
+/// between their loads and stores) in the interpreter.
+pub(crate) fn run_entries(list: &[crate::gfx11::code_cache::Compiled]) -> usize {
+    use crate::gfx11::exec::fast::Fast;
+    list.iter()
+        .position(|c| matches!(c.fast, Fast::End | Fast::Barrier))
+        .map_or(list.len(), |k| k + 1)
+}
+
 /// Does a translation with `inlined` of `entries` entries inline beat the
 /// interpreter? A call-out costs more than the interpreter's own step of
 /// the entry (the wave's registers go through memory around it), so a

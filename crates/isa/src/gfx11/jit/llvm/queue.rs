@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::super::shared::Slot;
-use super::super::translation::pays;
+use super::super::translation::{pays, run_entries};
 use super::{load, module, region_module};
 use crate::gfx11::code_cache::Block;
 
@@ -44,7 +44,7 @@ fn run(job: Job) {
     if job.members.len() > 1 && !job.wave64 {
         let members: Vec<&Block> = job.members.iter().map(|b| &**b).collect();
         let (ir, inlined) = region_module(&members);
-        let entries = members.iter().map(|b| b.compiled.len()).sum();
+        let entries = members.iter().map(|b| run_entries(&b.compiled)).sum();
         if job.only_if_it_pays && !pays(inlined, entries) {
             return job.slot.fill(None);
         }
@@ -62,7 +62,7 @@ fn run(job: Job) {
         }
     }
     let (ir, inlined, pairs) = module(&[&job.block], job.wave64);
-    let entries = job.block.list(job.wave64).len();
+    let entries = run_entries(job.block.list(job.wave64));
     if job.only_if_it_pays && !pays(inlined[0], entries) {
         return job.slot.fill(None);
     }

@@ -988,9 +988,12 @@ impl Dispatch {
             // A region (jit/region.rs) adds no classes for the blocks it
             // runs through: a counting dispatch interprets its head.
             #[cfg(feature = "llvm-jit")]
-            // SAFETY: the worker holds the translation, and so its members,
-            // until it drops its blocks, which it does not do here.
-            let translated = translated.filter(|t| !self.counting || unsafe { &*t.2 }.len() < 2);
+            let translated = translated
+                // SAFETY: the worker holds the translation, and so its
+                // members, until it drops its blocks, which it does not do
+                // while this wave runs.
+                .map(|(func, callout, members)| (func, callout, unsafe { &*members }))
+                .filter(|t| !self.counting || t.2.len() < 2);
             let block = ctx.block_at(idx);
             // Wave32 runs the list with fused pairs, wave64 the one without.
             let list = block.list(w.wave64);
@@ -1004,12 +1007,7 @@ impl Dispatch {
             let mut left = None;
             #[cfg(feature = "llvm-jit")]
             let exit = match translated {
-                Some((func, callout, members))
-                    // SAFETY: as above.
-                    if unsafe { &*members }.len() > 1 =>
-                {
-                    // SAFETY: as above.
-                    let members = unsafe { &*members };
+                Some((func, callout, members)) if members.len() > 1 => {
                     // Its taken branches between members count toward the
                     // next watchdog check, which the wave loop makes.
                     let budget = WATCHDOG_JUMPS - 1 - *jumps % WATCHDOG_JUMPS;

@@ -868,16 +868,7 @@ impl Fx {
         self.line(format!("br i1 {t}, label %{yes}, label %{no}"));
         self.start(&yes);
         if back {
-            let lp = self.field(FRAME_LOOPS);
-            let loops = self.ins(format!("load i32, ptr {lp}, align 4"));
-            let bp = self.field(FRAME_LOOP_BUDGET);
-            let budget = self.ins(format!("load i32, ptr {bp}, align 4"));
-            let more = self.ins(format!("icmp ult i32 {loops}, {budget}"));
-            let (again, leave) = (self.label(), self.label());
-            self.line(format!("br i1 {more}, label %{again}, label %{leave}"));
-            self.start(&again);
-            let n = self.ins(format!("add i32 {loops}, 1"));
-            self.line(format!("store i32 {n}, ptr {lp}, align 4"));
+            let leave = self.budgeted_jump();
             self.live_at_back = self.held();
             // The carried registers go round in phis, the others through
             // memory. What this path loads is not seen by the others.
@@ -897,6 +888,25 @@ impl Fx {
         }
         self.exit(taken);
         self.start(&no);
+    }
+
+    /// A taken branch the code follows itself, counted against the frame's
+    /// loop budget: while the budget lasts the code goes on in a new basic
+    /// block with the frame's count raised, where the caller emits the
+    /// path it follows; returns the label of the block for when the budget
+    /// is spent, which the caller starts after that path.
+    pub(super) fn budgeted_jump(&mut self) -> String {
+        let lp = self.field(FRAME_LOOPS);
+        let loops = self.ins(format!("load i32, ptr {lp}, align 4"));
+        let bp = self.field(FRAME_LOOP_BUDGET);
+        let budget = self.ins(format!("load i32, ptr {bp}, align 4"));
+        let more = self.ins(format!("icmp ult i32 {loops}, {budget}"));
+        let (again, leave) = (self.label(), self.label());
+        self.line(format!("br i1 {more}, label %{again}, label %{leave}"));
+        self.start(&again);
+        let n = self.ins(format!("add i32 {loops}, 1"));
+        self.line(format!("store i32 {n}, ptr {lp}, align 4"));
+        leave
     }
 
     /// Whether a branch form with condition `cond` is taken, as an i1.

@@ -29,9 +29,7 @@
 
 use std::fmt::Write;
 
-use super::super::super::abi::{
-    EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_PASSED,
-};
+use super::super::super::abi::{EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_PASSED};
 use super::{Fx, exec_dispatcher};
 use crate::gfx11::code_cache::{Block, Tail};
 use crate::gfx11::exec::fast::Cond;
@@ -103,16 +101,7 @@ impl Fx {
         let (yes, no) = (self.label(), self.label());
         self.line(format!("br i1 {t}, label %{yes}, label %{no}"));
         self.start(&yes);
-        let lp = self.field(FRAME_LOOPS);
-        let loops = self.ins(format!("load i32, ptr {lp}, align 4"));
-        let bp = self.field(FRAME_LOOP_BUDGET);
-        let budget = self.ins(format!("load i32, ptr {bp}, align 4"));
-        let more = self.ins(format!("icmp ult i32 {loops}, {budget}"));
-        let (again, leave) = (self.label(), self.label());
-        self.line(format!("br i1 {more}, label %{again}, label %{leave}"));
-        self.start(&again);
-        let n = self.ins(format!("add i32 {loops}, 1"));
-        self.line(format!("store i32 {n}, ptr {lp}, align 4"));
+        let leave = self.budgeted_jump();
         self.region_edge(to, insts);
         self.start(&leave);
         debug_assert_eq!(taken & ((1 << EXIT_SHIFT) - 1), EXIT_JUMP);

@@ -57,6 +57,9 @@ pub(super) const M: &str = "<32 x i1>";
 pub(super) const D: &str = "<32 x double>";
 
 /// Lane `i`'s bit of a lane mask, lane by lane (`Fx::mask_of`).
+/// How many compare masks `Fx::masks` remembers (the latest).
+const MASKS_HELD: usize = 8;
+
 const LANE_BITS: &str = "<i32 1, i32 2, i32 4, i32 8, i32 16, i32 32, i32 64, i32 128, \
 i32 256, i32 512, i32 1024, i32 2048, i32 4096, i32 8192, i32 16384, i32 32768, \
 i32 65536, i32 131072, i32 262144, i32 524288, i32 1048576, i32 2097152, i32 4194304, \
@@ -163,6 +166,12 @@ pub(super) struct Fx {
     scc: Option<Reg>,
     /// (EXEC's value, its lane mask).
     exec: Option<(String, String)>,
+    /// The compares' results written as lane masks (`set_mask`): (the
+    /// SGPR's value, the `<32 x i1>` it was made from), each defined next
+    /// to the other, so a later read of the SGPR as a mask (`v_cndmask`
+    /// reading VCC) takes the compare's lanes instead of testing the
+    /// value's bits lane by lane.
+    masks: Vec<(String, String)>,
     /// The label of the basic block being written (phis name it).
     cur: String,
     /// A self-loop's registers carried in phis from one pass to the next
@@ -355,6 +364,7 @@ impl Fx {
             sgprs: BTreeMap::new(),
             scc: None,
             exec: None,
+            masks: Vec::new(),
             cur: "entry".to_string(),
             carried,
             back: None,
@@ -1157,6 +1167,9 @@ impl Fx {
     /// form compiles to a broadcast and a `vptestmd` there, and to what
     /// the bitcast gives on AVX2.
     pub(super) fn mask_of(&mut self, bits: &str) -> String {
+        if let Some((_, m)) = self.masks.iter().find(|(v, _)| v == bits) {
+            return m.clone();
+        }
         let row = self.splat_value(bits);
         let hit = self.ins(format!("and {V} {row}, {LANE_BITS}"));
         self.ins(format!("icmp ne {V} {hit}, zeroinitializer"))
@@ -1212,6 +1225,12 @@ impl Fx {
         let bits = self.ins(format!("bitcast {M} {hits} to i32"));
         let e = self.sgpr(self.word(EXEC as u8));
         let v = self.ins(format!("and i32 {bits}, {e}"));
+        let exec = self.exec_mask();
+        let m = self.ins(format!("and {M} {hits}, {exec}"));
+        if self.masks.len() == MASKS_HELD {
+            self.masks.remove(0);
+        }
+        self.masks.push((v.clone(), m));
         let dst = if self.half == 1 { high_dst(dst) } else { dst };
         self.set_sgpr(dst, v);
     }

@@ -1719,6 +1719,54 @@ fn exec_writes_and_wide_compares_run_inline() {
     });
 }
 
+/// Compares' lanes read back through the SALU ops and saveexec forms that
+/// combine them (the emitter keeps such results' lanes instead of testing
+/// their bits, emit.rs `bitwise_mask`): every combination read as a
+/// `v_cndmask` mask, and every new EXEC by a VALU op after it, in one block.
+#[test]
+fn combined_compare_masks_run_inline() {
+    // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding.
+    let singles: Vec<Vec<u32>> = vec![
+        vec![0x7C98_0501],              // v_cmp_gt_u32_e32 vcc_lo, v1, v2
+        vec![0xD411_0004, 0x0002_0903], // v_cmp_lt_f32_e64 s4, v3, v4
+        vec![0x8B05_046A],              // s_and_b32 s5, vcc_lo, s4
+        vec![0xD501_0005, 0x0016_0501], // v_cndmask_b32_e64 v5, v1, v2, s5
+        vec![0x8C06_6A04],              // s_or_b32 s6, s4, vcc_lo
+        vec![0xD501_0006, 0x001A_0903], // v_cndmask_b32_e64 v6, v3, v4, s6
+        vec![0x8D07_046A],              // s_xor_b32 s7, vcc_lo, s4
+        vec![0xD501_0007, 0x001E_0701], // v_cndmask_b32_e64 v7, v1, v3, s7
+        vec![0x9108_046A],              // s_and_not1_b32 s8, vcc_lo, s4
+        vec![0xD501_0008, 0x0022_0902], // v_cndmask_b32_e64 v8, v2, v4, s8
+        vec![0x9209_6A04],              // s_or_not1_b32 s9, s4, vcc_lo
+        vec![0xD501_0009, 0x0026_0304], // v_cndmask_b32_e64 v9, v4, v1, s9
+        vec![0x8B0A_6A7E],              // s_and_b32 s10, exec_lo, vcc_lo
+        vec![0xD501_000A, 0x002A_0501], // v_cndmask_b32_e64 v10, v1, v2, s10
+        vec![0xBE8B_206A],              // s_and_saveexec_b32 s11, vcc_lo
+        vec![0x4A16_0501],              // v_add_nc_u32_e32 v11, v1, v2
+        vec![0xD501_000C, 0x0012_0501], // v_cndmask_b32_e64 v12, v1, v2, s4
+        vec![0xBE8C_2204],              // s_or_saveexec_b32 s12, s4
+        vec![0x4C1A_0501],              // v_sub_nc_u32_e32 v13, v1, v2
+        vec![0xBE8D_2C6A],              // s_and_not0_saveexec_b32 s13, vcc_lo
+        vec![0x3A1C_0501],              // v_xor_b32_e32 v14, v1, v2
+        vec![0xBE8E_3004],              // s_and_not1_saveexec_b32 s14, s4
+        vec![0x381E_0701],              // v_or_b32_e32 v15, v1, v3
+        vec![0xBE8F_326A],              // s_or_not1_saveexec_b32 s15, vcc_lo
+        vec![0x3620_0702],              // v_and_b32_e32 v16, v2, v3
+        vec![0xBE90_2404],              // s_xor_saveexec_b32 s16, s4
+        vec![0xD72C_0011, 0x0002_0501], // v_mul_lo_u32 v17, v1, v2
+        vec![0xBE91_2E6A],              // s_or_not0_saveexec_b32 s17, vcc_lo
+        vec![0x4A24_0903],              // v_add_nc_u32_e32 v18, v3, v4
+    ];
+    let mut rng = Rng::new(0x3A5C_0FF5_E7B1_7E55);
+    each_alone_and_together_inline(&singles, &mut rng, |rng, w, _| {
+        for r in 1..5 {
+            for l in 0..32 {
+                w.vgpr[r][l] = rng.below(8);
+            }
+        }
+    });
+}
+
 #[test]
 fn single_lane_forms_run_inline() {
     // With them the scalar forms of the loops around them: s_ctz, s_getpc.

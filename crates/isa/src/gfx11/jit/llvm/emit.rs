@@ -1167,12 +1167,55 @@ impl Fx {
     /// form compiles to a broadcast and a `vptestmd` there, and to what
     /// the bitcast gives on AVX2.
     pub(super) fn mask_of(&mut self, bits: &str) -> String {
-        if let Some((_, m)) = self.masks.iter().find(|(v, _)| v == bits) {
-            return m.clone();
+        if let Some(m) = self.known_mask(bits) {
+            return m;
         }
         let row = self.splat_value(bits);
         let hit = self.ins(format!("and {V} {row}, {LANE_BITS}"));
         self.ins(format!("icmp ne {V} {hit}, zeroinitializer"))
+    }
+
+    /// The lanes of 32-bit value `bits` without testing its bits: a
+    /// compare's mask (`set_mask`), a bitwise op of such masks
+    /// (`bitwise_mask`), or the constants 0 and -1.
+    fn known_mask(&self, bits: &str) -> Option<String> {
+        match bits {
+            "-1" => Some("splat (i1 true)".to_owned()),
+            "0" => Some("zeroinitializer".to_owned()),
+            _ => self
+                .masks
+                .iter()
+                .find(|(v, _)| v == bits)
+                .map(|(_, m)| m.clone()),
+        }
+    }
+
+    /// Value `bits`, just defined, has the lanes of mask `m`, defined in
+    /// the same basic block (so `m` is available wherever `bits` is).
+    fn remember_mask(&mut self, bits: &str, m: String) {
+        if self.masks.len() == MASKS_HELD {
+            self.masks.remove(0);
+        }
+        self.masks.push((bits.to_owned(), m));
+    }
+
+    /// `r` = `inst` (and, or, xor) of 32-bit values `x` and `y`, the
+    /// operands inverted first where `not` says, was just emitted: where
+    /// both operands' lanes are known, emit the same op on the lanes and
+    /// remember them as `r`'s (the saveexec forms and the SALU ops that
+    /// combine VCC and EXEC keep the compares' lanes that way).
+    pub(super) fn bitwise_mask(&mut self, r: &str, inst: &str, x: &str, y: &str, not: [bool; 2]) {
+        let (Some(mx), Some(my)) = (self.known_mask(x), self.known_mask(y)) else {
+            return;
+        };
+        let mut lanes = [mx, my];
+        for (m, inverted) in lanes.iter_mut().zip(not) {
+            if inverted {
+                *m = self.ins(format!("xor {M} {m}, splat (i1 true)"));
+            }
+        }
+        let m = self.ins(format!("{inst} {M} {}, {}", lanes[0], lanes[1]));
+        self.remember_mask(r, m);
     }
 
     /// A source's row: a VGPR's, or a uniform value splatted.
@@ -1227,10 +1270,7 @@ impl Fx {
         let v = self.ins(format!("and i32 {bits}, {e}"));
         let exec = self.exec_mask();
         let m = self.ins(format!("and {M} {hits}, {exec}"));
-        if self.masks.len() == MASKS_HELD {
-            self.masks.remove(0);
-        }
-        self.masks.push((v.clone(), m));
+        self.remember_mask(&v, m);
         let dst = if self.half == 1 { high_dst(dst) } else { dst };
         self.set_sgpr(dst, v);
     }

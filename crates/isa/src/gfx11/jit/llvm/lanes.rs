@@ -917,13 +917,22 @@ impl Fx {
                 let r = self.ins(format!("select i1 {s}, i32 {x}, i32 {y}"));
                 (r, Some(s))
             }
-            And => (self.ins(format!("and i32 {x}, {y}")), None),
-            Or => (self.ins(format!("or i32 {x}, {y}")), None),
-            Xor => (self.ins(format!("xor i32 {x}, {y}")), None),
+            And | Or | Xor => {
+                let inst = match op {
+                    And => "and",
+                    Or => "or",
+                    _ => "xor",
+                };
+                let r = self.ins(format!("{inst} i32 {x}, {y}"));
+                self.bitwise_mask(&r, inst, &x, &y, [false, false]);
+                (r, None)
+            }
             AndNot1 | OrNot1 => {
                 let n = self.ins(format!("xor i32 {y}, -1"));
                 let inst = if op == AndNot1 { "and" } else { "or" };
-                (self.ins(format!("{inst} i32 {x}, {n}")), None)
+                let r = self.ins(format!("{inst} i32 {x}, {n}"));
+                self.bitwise_mask(&r, inst, &x, &y, [false, true]);
+                (r, None)
             }
             Lshl | Lshr | Ashr => {
                 // salu/mod.rs: the amount is b & 31.

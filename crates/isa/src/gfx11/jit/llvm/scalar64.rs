@@ -131,12 +131,12 @@ impl Fx {
     /// `dst` = the old EXEC (the new one for `wr`), SCC = EXEC != 0; on the
     /// pair for `wide`, else on exec_lo and `dst` alone.
     pub(super) fn saveexec(&mut self, op: SaveOp, wide: bool, wr: bool, dst: u8, a: Src64) {
-        let s = self.read64(a);
-        let (ty, s, e) = if wide {
-            ("i64", s, self.read64(Src64::Reg(EXEC as u8)))
-        } else {
-            let s = self.ins(format!("trunc i64 {s} to i32"));
-            ("i32", s, self.sgpr(EXEC as u8))
+        let (ty, s, e) = match a {
+            _ if wide => ("i64", self.read64(a), self.read64(Src64::Reg(EXEC as u8))),
+            // The register itself (what the truncated pair holds), so
+            // that a compare's lanes stay known (`bitwise_mask`).
+            Src64::Reg(r) => ("i32", self.sgpr(r), self.sgpr(EXEC as u8)),
+            Src64::Imm(lo, _) => ("i32", (lo as i32).to_string(), self.sgpr(EXEC as u8)),
         };
         let not = |fx: &mut Self, v: &str| fx.ins(format!("xor {ty} {v}, -1"));
         let two =
@@ -174,6 +174,20 @@ impl Fx {
                 two(self, "or", &s, &n)
             }
         };
+        if !wide {
+            let (inst, not) = match op {
+                SaveOp::And | SaveOp::Nand => ("and", [false, false]),
+                SaveOp::Or | SaveOp::Nor => ("or", [false, false]),
+                SaveOp::Xor | SaveOp::Xnor => ("xor", [false, false]),
+                SaveOp::AndNot0 => ("and", [true, false]),
+                SaveOp::AndNot1 => ("and", [false, true]),
+                SaveOp::OrNot0 => ("or", [true, false]),
+                SaveOp::OrNot1 => ("or", [false, true]),
+            };
+            if !matches!(op, SaveOp::Nand | SaveOp::Nor | SaveOp::Xnor) {
+                self.bitwise_mask(&new, inst, &s, &e, not);
+            }
+        }
         let saved = if wr { new.clone() } else { e };
         if wide {
             self.write64(EXEC as u8, &new, None);

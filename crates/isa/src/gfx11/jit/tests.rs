@@ -1591,6 +1591,15 @@ fn f64_arithmetic_runs_inline() {
         vec![0xD428_0203, 0x2002_0506], // v_cmp_u_f64_e64 s3, -v[6:7], |v[2:3]|
         vec![0x7C44_00F2],              // v_cmp_eq_f64_e32 vcc_lo, 1.0, v[0:1]
         vec![0xD425_0002, 0x0001_0104], // v_cmp_lg_f64_e64 s2, v[4:5], 0
+        vec![0xD6FD_6A00, 0x0412_0502], // v_div_scale_f64 v[0:1], vcc_lo, v[2:3], v[2:3], v[4:5]
+        vec![0xD6FD_0A06, 0x0412_0504], // v_div_scale_f64 v[6:7], s10, v[4:5], v[2:3], v[4:5]
+        vec![0xD638_0000, 0x041A_0902], // v_div_fmas_f64 v[0:1], v[2:3], v[4:5], v[6:7]
+        vec![0xD638_0408, 0x2412_0500], // v_div_fmas_f64 v[8:9], -v[0:1], v[2:3], |v[4:5]|
+        vec![0xD628_0000, 0x041A_0902], // v_div_fixup_f64 v[0:1], v[2:3], v[4:5], v[6:7]
+        vec![0xD628_0006, 0x4412_0500], // v_div_fixup_f64 v[6:7], v[0:1], -v[2:3], v[4:5]
+        vec![0x7CFE_1102],              // v_cmp_class_f64_e32 vcc_lo, v[2:3], v8
+        vec![0xD47F_010B, 0x2002_1304], // v_cmp_class_f64_e64 s11, -|v[4:5]|, v9
+        vec![0xD47F_000C, 0x0001_FF06, 0x0000_03FF], // v_cmp_class_f64_e64 s12, v[6:7], 0x3ff
     ];
     const EDGES: [u64; 16] = [
         0x7FF8_0000_0000_0000, // quiet NaN

@@ -60,6 +60,14 @@ pub(crate) enum F64Op {
     CvtF32F64,
 }
 
+impl F64Op {
+    /// Is it one of the division helpers (v_div_scale, v_div_fmas,
+    /// v_div_fixup)?
+    pub(crate) fn divides(self) -> bool {
+        matches!(self, F64Op::DivScale | F64Op::DivFmas | F64Op::DivFixup)
+    }
+}
+
 /// A 64-bit source: a VGPR or SGPR pair, or a constant given by one dword.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum S64 {

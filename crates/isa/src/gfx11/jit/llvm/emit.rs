@@ -621,6 +621,9 @@ impl Fx {
             Fast::GlobalAtomic(a) => {
                 return self.global_atomic(&a, k, stop, &footprint(block, c));
             }
+            Fast::F64(f) if f.op.divides() && !self.wave64 => {
+                return self.division64(&f, (k, stop, &footprint(block, c)));
+            }
             Fast::Slow if block.insts[c.index as usize].dpp.is_some() => {
                 return self.dpp(block, c);
             }
@@ -796,6 +799,52 @@ impl Fx {
         // Registers stored here are dirty again on the path that did not store them.
         (self.rows, self.sgprs, self.scc, self.exec) = saved;
         (rows, sgprs)
+    }
+
+    /// Entry `k` inline unless `rare` (an i1, expected false) holds, then
+    /// through its call-out on a side path: `fast` emits the inline form,
+    /// which writes VGPRs `rows` and SGPRs `sgprs` and no other register;
+    /// the call-out's values of them are reloaded, and the two paths meet
+    /// in phis. For forms whose common case is simple and whose rare cases
+    /// are the interpreter's long per-lane rules.
+    pub(super) fn inline_unless(
+        &mut self,
+        rare: &str,
+        (k, stop, fp): (u32, u32, &Footprint),
+        rows: &[u8],
+        sgprs: &[u8],
+        fast: impl FnOnce(&mut Fx),
+    ) {
+        let rare = self.ins(format!("call i1 @llvm.expect.i1(i1 {rare}, i1 false)"));
+        let (quick, slow, join) = (self.label(), self.label(), self.label());
+        self.line(format!("br i1 {rare}, label %{slow}, label %{quick}"));
+        let saved = (
+            self.rows.clone(),
+            self.sgprs.clone(),
+            self.scc.clone(),
+            self.exec.clone(),
+            self.masks.clone(),
+        );
+        self.start(&quick);
+        fast(self);
+        let fast_rows: Vec<String> = rows.iter().map(|&r| self.row(r)).collect();
+        let fast_sgprs: Vec<String> = sgprs.iter().map(|&r| self.sgpr(r)).collect();
+        let fast_end = self.current();
+        self.line(format!("br label %{join}"));
+        // The side path starts from what the entry found.
+        (self.rows, self.sgprs, self.scc, self.exec, self.masks) = saved;
+        self.start(&slow);
+        let (called_rows, called_sgprs) = self.callout_side(k, stop, fp, rows, sgprs);
+        let slow_end = self.current();
+        self.line(format!("br label %{join}"));
+        self.start(&join);
+        self.merge_rows(rows, (&fast_rows, &fast_end), (&called_rows, &slow_end));
+        for ((&r, quick), called) in sgprs.iter().zip(&fast_sgprs).zip(&called_sgprs) {
+            let v = self.ins(format!(
+                "phi i32 [ {quick}, %{fast_end} ], [ {called}, %{slow_end} ]"
+            ));
+            self.set_sgpr(r, v);
+        }
     }
 
     /// A loop over the set bits of `exec` (an i32), lowest first: `body`

@@ -22,11 +22,13 @@
 //! SGPR pair (no s128: 0), a constant in one dword; abs clears and neg then
 //! flips bit 63.
 
-use super::emit::{D, Fx, M, V, splat};
+use super::emit::{D, Fx, M, V, real_sgpr, splat};
+use super::footprint::Footprint;
 use super::lanes::FCMP_PREDICATES;
 use super::wide::Q;
 use crate::gfx11::exec::valu::fast_f64::{F64, F64Op, S64};
 use crate::gfx11::exec::valu::fast_vcmp::Fcmp;
+use crate::gfx11::wave::{EXEC, VCC};
 
 /// The f64 quiet bit.
 const QUIET64: u64 = 0x0008_0000_0000_0000;
@@ -41,7 +43,7 @@ fn splat64(v: u64) -> String {
 impl Fx {
     /// Source `s` (source `k` of modifiers `mods`: abs in bit k, neg in bit
     /// 4 + k) as 64 bits per lane.
-    fn bits64(&mut self, s: S64, mods: u8, k: usize) -> String {
+    pub(super) fn bits64(&mut self, s: S64, mods: u8, k: usize) -> String {
         let (lo, hi) = match s {
             S64::Vgpr(r) => (self.row(r), self.row(r.wrapping_add(1))),
             S64::Sgpr(r) => {
@@ -162,6 +164,106 @@ impl Fx {
         let srcs: Vec<&str> = s.iter().map(String::as_str).collect();
         let bits = self.nan_rule64(&srcs, &r);
         self.set_rows64(f.dst, &bits);
+        true
+    }
+
+    /// Does a lane of EXEC have `ok` (a mask) false?
+    fn any_active_not(&mut self, ok: &str) -> String {
+        let exec = self.exec_mask();
+        let bad = self.ins(format!("xor {M} {ok}, splat (i1 true)"));
+        let bad = self.ins(format!("and {M} {bad}, {exec}"));
+        let bits = self.ins(format!("bitcast {M} {bad} to i32"));
+        self.ins(format!("icmp ne i32 {bits}, 0"))
+    }
+
+    /// The f64 division helpers (wave32; fast_f64.rs `run`): each wave
+    /// whose active lanes are all in the common case the interpreter
+    /// tests for first runs that case inline, any other wave the entry's
+    /// call-out (`Fx::inline_unless`), where the interpreter applies the
+    /// per-lane rule (valu/mod.rs `div_scale64`, `div_fixup64`, `ldexp64`).
+    /// - v_div_scale: the exponent fields of s1 and s2 in
+    ///   `div_scale_plain`'s ranges: s0, and the flag mask 0;
+    /// - v_div_fmas: no lane of EXEC with VCC set: the fused result;
+    /// - v_div_fixup: num and den finite and non-zero and q not a NaN
+    ///   (`div_fixup_plain`): q with the sign of num * den.
+    ///
+    /// False (a call-out) for v_div_scale writing no SGPR or EXEC.
+    pub(super) fn division64(&mut self, f: &F64, at: (u32, u32, &Footprint)) -> bool {
+        let pair = [f.dst, f.dst + 1];
+        match f.op {
+            F64Op::DivScale => {
+                if !real_sgpr(f.sdst) || f.sdst as usize == EXEC {
+                    return false;
+                }
+                let x = self.bits64(f.src[0], f.mods, 0);
+                // The exponent fields (the sign modifiers leave them).
+                let field = |fx: &mut Self, k: usize| {
+                    let b = fx.bits64(f.src[k], f.mods, k);
+                    let e = fx.ins(format!("lshr {Q} {b}, {}", splat64(52)));
+                    let e = fx.ins(format!("trunc {Q} {e} to {V}"));
+                    fx.ins(format!("and {V} {e}, {}", splat(0x7FF)))
+                };
+                let (x1, x2) = (field(self, 1), field(self, 2));
+                // x1 in 1..=2044, x2 in 54..=2046, x2 - x1 in -1021..768.
+                let in_range = |fx: &mut Self, v: &str, low: i32, count: u32| {
+                    let t = fx.ins(format!("sub {V} {v}, {}", splat(low as u32)));
+                    fx.ins(format!("icmp ult {V} {t}, {}", splat(count)))
+                };
+                let ok1 = in_range(self, &x1, 1, 2044);
+                let ok2 = in_range(self, &x2, 54, 1993);
+                let gap = self.ins(format!("sub {V} {x2}, {x1}"));
+                let ok3 = in_range(self, &gap, -1021, 1789);
+                let ok = self.ins(format!("and {M} {ok1}, {ok2}"));
+                let ok = self.ins(format!("and {M} {ok}, {ok3}"));
+                let rare = self.any_active_not(&ok);
+                self.inline_unless(&rare, at, &pair, &[f.sdst], |fx| {
+                    fx.set_rows64(f.dst, &x);
+                    fx.set_sgpr(f.sdst, "0".to_owned());
+                });
+            }
+            F64Op::DivFmas => {
+                let vcc = self.sgpr(VCC as u8);
+                let exec = self.sgpr(EXEC as u8);
+                let on = self.ins(format!("and i32 {vcc}, {exec}"));
+                let rare = self.ins(format!("icmp ne i32 {on}, 0"));
+                let fma = F64 {
+                    op: F64Op::Fma,
+                    ..*f
+                };
+                self.inline_unless(&rare, at, &pair, &[], |fx| {
+                    fx.float64(&fma);
+                });
+            }
+            _ => {
+                let s: Vec<String> = (0..3).map(|k| self.bits64(f.src[k], f.mods, k)).collect();
+                let (q, den, num) = (&s[0], &s[1], &s[2]);
+                let abs = |fx: &mut Self, v: &str| {
+                    fx.ins(format!("and {Q} {v}, {}", splat64(!(1 << 63))))
+                };
+                let finite = |fx: &mut Self, v: &str| {
+                    let a = abs(fx, v);
+                    let nonzero = fx.ins(format!("icmp ne {Q} {a}, zeroinitializer"));
+                    let below = fx.ins(format!(
+                        "icmp ult {Q} {a}, {}",
+                        splat64(0x7FF0_0000_0000_0000)
+                    ));
+                    fx.ins(format!("and {M} {nonzero}, {below}"))
+                };
+                let (ok_num, ok_den) = (finite(self, num), finite(self, den));
+                let q_abs = abs(self, q);
+                let ok_q = self.ins(format!(
+                    "icmp ule {Q} {q_abs}, {}",
+                    splat64(0x7FF0_0000_0000_0000)
+                ));
+                let ok = self.ins(format!("and {M} {ok_num}, {ok_den}"));
+                let ok = self.ins(format!("and {M} {ok}, {ok_q}"));
+                let rare = self.any_active_not(&ok);
+                let sign = self.ins(format!("xor {Q} {num}, {den}"));
+                let sign = self.ins(format!("and {Q} {sign}, {}", splat64(1 << 63)));
+                let r = self.ins(format!("or {Q} {q_abs}, {sign}"));
+                self.inline_unless(&rare, at, &pair, &[], |fx| fx.set_rows64(f.dst, &r));
+            }
+        }
         true
     }
 

@@ -19,7 +19,7 @@
 //! `nan_rule!`).
 
 use super::emit::{D, F, Fx, M, V, real_sgpr, splat, splat_f32};
-use super::wide::Carry;
+use super::wide::{Carry, Q};
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::decode::vgpr_src;
 use crate::gfx11::exec::fast::Fast;
@@ -325,6 +325,7 @@ impl Fx {
             Fast::Fcmp(f) if f.kind == FcmpKind::F64 => self.fcmp64(&f),
             Fast::F64(f) if !f.uses_mask() => return self.float64(&f),
             Fast::Fcmp(f) if f.kind == FcmpKind::Class32 => self.class32(&f),
+            Fast::Fcmp(f) if f.kind == FcmpKind::Class64 => self.class64(&f),
             Fast::Flt(f) => return self.flt(&f),
             Fast::Vint(v) => return self.vint(&v),
             Fast::Vopd(v) => {
@@ -787,6 +788,38 @@ impl Fx {
         // A NaN: 1 when quiet, else 0.
         let nan = self.ins(format!("and {M} {max_exp}, {some_mant}"));
         let quiet = self.ins(format!("lshr {V} {m}, {}", splat(22)));
+        let bit = self.ins(format!("select {M} {nan}, {V} {quiet}, {V} {signed}"));
+        let hit = self.ins(format!("lshr {V} {mask}, {bit}"));
+        let hit = self.ins(format!("trunc {V} {hit} to {M}"));
+        self.set_mask(c.dst, &hit);
+    }
+
+    /// v_cmp_class_f64: `class32` on the f64 fields of source a (a 64-bit
+    /// source, abs/neg applied), tested in source b (32 bits, unmodified).
+    fn class64(&mut self, c: &Fcmp) {
+        let x = self.bits64(c.a, c.mods, 0);
+        let mask = self.fcmp_src(c.b, 0, 1);
+        let e = self.ins(format!("lshr {Q} {x}, splat (i64 52)"));
+        let e = self.ins(format!("and {Q} {e}, splat (i64 2047)"));
+        let m = self.ins(format!("and {Q} {x}, splat (i64 {})", (1u64 << 52) - 1));
+        let max_exp = self.ins(format!("icmp eq {Q} {e}, splat (i64 2047)"));
+        let some_exp = self.ins(format!("icmp ne {Q} {e}, zeroinitializer"));
+        let some_mant = self.ins(format!("icmp ne {Q} {m}, zeroinitializer"));
+        // +0 6, +denormal 7, +normal 8, +inf 9; a negative one 11 minus that.
+        let nonzero = self.ins(format!("or {M} {some_exp}, {some_mant}"));
+        let pos = self.ins(format!("zext {M} {nonzero} to {V}"));
+        let pos = self.ins(format!("add {V} {pos}, {}", splat(6)));
+        let b = self.ins(format!("zext {M} {some_exp} to {V}"));
+        let pos = self.ins(format!("add {V} {pos}, {b}"));
+        let b = self.ins(format!("zext {M} {max_exp} to {V}"));
+        let pos = self.ins(format!("add {V} {pos}, {b}"));
+        let neg = self.ins(format!("icmp slt {Q} {x}, zeroinitializer"));
+        let flip = self.ins(format!("sub {V} {}, {pos}", splat(11)));
+        let signed = self.ins(format!("select {M} {neg}, {V} {flip}, {V} {pos}"));
+        // A NaN: 1 when quiet, else 0.
+        let nan = self.ins(format!("and {M} {max_exp}, {some_mant}"));
+        let quiet = self.ins(format!("lshr {Q} {m}, splat (i64 51)"));
+        let quiet = self.ins(format!("trunc {Q} {quiet} to {V}"));
         let bit = self.ins(format!("select {M} {nan}, {V} {quiet}, {V} {signed}"));
         let hit = self.ins(format!("lshr {V} {mask}, {bit}"));
         let hit = self.ins(format!("trunc {V} {hit} to {M}"));

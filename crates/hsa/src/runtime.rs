@@ -455,7 +455,8 @@ impl Runtime {
 
     /// Take back the scratch of every queue of `agent` whose CP supports
     /// asynchronous reclaim, waiting (bounded) for the dispatches using it
-    /// (ROCr `GpuAgent::AsyncReclaimScratchQueues`); the bytes freed.
+    /// (ROCr `GpuAgent::AsyncReclaimScratchQueues`), and free the agent's
+    /// cached use-once scratch; the bytes freed.
     pub fn reclaim_scratch(&self, agent: &Agent) -> HsaResult<u64> {
         Ok(self.gpu(agent)?.scratch.reclaim_all()?)
     }

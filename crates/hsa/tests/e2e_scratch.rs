@@ -80,8 +80,10 @@ fn the_runtime_gives_scratch_when_the_cp_asks_for_it() {
 }
 
 /// Scratch for every slot past the limit (4 KiB per lane: 384 MiB) is
-/// sized for the dispatch and given once: the runtime frees it after the
-/// dispatch, when the CP hands it back.
+/// sized for the dispatch and given once: the queue gives it back after the
+/// dispatch, when the CP hands it back, to the agent's scratch cache, from
+/// which the next request of that size takes it without a device
+/// allocation (ROCr's `ScratchCache`); a reclaim frees it.
 #[test]
 fn a_use_once_request_is_freed_after_its_dispatch() {
     let gpu = Gpu::new();
@@ -101,7 +103,20 @@ fn a_use_once_request_is_freed_after_its_dispatch() {
         );
         std::thread::sleep(Duration::from_millis(1));
     }
-    // The queue goes on: the next dispatch asks again.
+    // The queue goes on: the next dispatch asks again, and gets the cached
+    // backing.
+    gpu.run_on(&queue, &r.launch).unwrap();
+    assert_eq!(read_u32(&r.out, 256), r.want);
+    assert_eq!(queue.scratch_allocations(), 1, "the cached backing is reused");
+    let start = Instant::now();
+    while queue.scratch_size() != 0 {
+        assert!(start.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let used = gpu.rt.reclaim_scratch(&gpu.agent).unwrap();
+    assert!(used > 0, "the reclaim frees the cached backing");
+    assert_eq!(gpu.rt.reclaim_scratch(&gpu.agent).unwrap(), 0);
+    // With the cache empty, the next request allocates again.
     gpu.run_on(&queue, &r.launch).unwrap();
     assert_eq!(queue.scratch_allocations(), 2);
 }

@@ -34,9 +34,20 @@
 //!   from the backing divided by the XCCs, and WAVESIZE in KiB, a 13-bit
 //!   field (`FillComputeTmpRingSize`)) and resumes the queue by storing 0.
 //!
-//! On code 512 (the CP finished the use-once dispatch) it frees the backing
-//! and clears the fields and USE_SCRATCH_ONCE, then resumes: a large
-//! request does not stay held (ROCr's "large scratch reclaim"). On a queue
+//! On code 512 (the CP finished the use-once dispatch) it takes the backing
+//! back and clears the fields and USE_SCRATCH_ONCE, then resumes: a large
+//! request does not stay with the queue (ROCr's "large scratch reclaim").
+//! The backing goes to the agent's scratch cache, as ROCr's
+//! `GpuAgent::ReleaseQueueScratch` marks its `ScratchCache` node free
+//! (`core/inc/scratch_cache.h`) rather than freeing the memory: the next
+//! use-once request of that size, on any queue of the agent, takes it
+//! without a device allocation (and reads what the last dispatch left,
+//! as on hardware). The cache is emptied when the agent's scratch is
+//! reclaimed and when a device allocation finds no memory
+//! (`scratch_reclaim.rs`), as ROCr's `GpuAgent::Trim` trims its cache.
+//! Unlike ROCr's, which lets a large request take any larger free node,
+//! only a backing of the request's own size is reused, so the fields
+//! describe what the request was sized for. On a queue
 //! whose CP supports asynchronous reclaim, the limit is the lower of the
 //! single limit and the agent's async limit, and scratch within it stays
 //! with the queue until it is reclaimed (`scratch_reclaim.rs`: on request,
@@ -573,7 +584,7 @@ impl ScratchShared {
     /// the CP stops at next may be the one last given scratch, and is
     /// served again.
     pub(super) fn release_backing(&self) {
-        self.set_backing(None, None);
+        drop(self.set_backing(None, None));
         self.last_grant
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -618,8 +629,10 @@ impl ScratchShared {
     /// The work of one stop, with the busy lock held.
     fn serve(&self, code: i64) -> Result<(), ScratchError> {
         if code == CODE_RECLAIM_USE_ONCE {
-            self.set_backing(None, None);
-            tracing::debug!("released use-once scratch");
+            if let Some(backing) = self.set_backing(None, None) {
+                self.agent.cache_use_once(backing);
+            }
+            tracing::debug!("released use-once scratch to the agent's cache");
             return Ok(());
         }
         if code & (CODE_INSUFFICIENT_SCRATCH | CODE_WAVE32) == 0 {
@@ -658,16 +671,26 @@ impl ScratchShared {
         };
         let plan = ScratchPlan::new(&limits, index, &packet, lanes)?;
         // The old backing goes first: the CP stopped after the packets using it finished.
-        self.set_backing(None, None);
-        let backing =
-            self.pool
-                .allocate(plan.size)
-                .map_err(|e: HsaError| ScratchError::Allocation {
-                    packet: index,
-                    size: plan.size,
-                    reason: e.to_string(),
+        drop(self.set_backing(None, None));
+        let cached = if plan.use_once {
+            self.agent.take_use_once(plan.size)
+        } else {
+            None
+        };
+        let backing = match cached {
+            Some(backing) => backing,
+            None => {
+                let backing = self.pool.allocate(plan.size).map_err(|e: HsaError| {
+                    ScratchError::Allocation {
+                        packet: index,
+                        size: plan.size,
+                        reason: e.to_string(),
+                    }
                 })?;
-        self.allocations.fetch_add(1, Ordering::Relaxed);
+                self.allocations.fetch_add(1, Ordering::Relaxed);
+                backing
+            }
+        };
         tracing::debug!(
             packet = index,
             size = plan.size,
@@ -680,8 +703,13 @@ impl ScratchShared {
         Ok(())
     }
 
-    /// Hold `backing` (None: free it) and write the fields for it.
-    fn set_backing(&self, backing: Option<Allocation>, plan: Option<&ScratchPlan>) {
+    /// Hold `backing` (None: none) and write the fields for it; returns
+    /// the backing held before.
+    fn set_backing(
+        &self,
+        backing: Option<Allocation>,
+        plan: Option<&ScratchPlan>,
+    ) -> Option<Allocation> {
         let mut held = self.backing.lock().unwrap_or_else(|p| p.into_inner());
         let mut q = self.amd_queue();
         match (&backing, plan) {
@@ -696,7 +724,7 @@ impl ScratchShared {
             }
         }
         self.write_scratch_fields(&q);
-        *held = backing;
+        std::mem::replace(&mut *held, backing)
     }
 
     /// Let the CP go on: store 0 (release, after the fields) and ring the

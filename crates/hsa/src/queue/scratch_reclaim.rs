@@ -47,6 +47,7 @@ use aqueduct_kfd::abi::queue::{
 };
 
 use super::scratch::ScratchShared;
+use crate::memory::Allocation;
 use crate::signal::MemoryOrder;
 
 /// ROCr's default async scratch limit per XCC
@@ -86,6 +87,9 @@ pub enum ScratchReclaimError {
 pub(crate) struct AgentScratch {
     queues: Mutex<Vec<Weak<ScratchShared>>>,
     async_limit: AtomicU64,
+    /// Use-once backings given back after their dispatch, free for the
+    /// next request of their size (scratch.rs says why).
+    use_once: Mutex<Vec<Allocation>>,
 }
 
 impl AgentScratch {
@@ -94,6 +98,7 @@ impl AgentScratch {
         Arc::new(AgentScratch {
             queues: Mutex::new(Vec::new()),
             async_limit: AtomicU64::new(DEFAULT_SCRATCH_ASYNC_LIMIT * u64::from(xccs.max(1))),
+            use_once: Mutex::new(Vec::new()),
         })
     }
 
@@ -112,6 +117,28 @@ impl AgentScratch {
         queues.iter().filter_map(Weak::upgrade).collect()
     }
 
+    fn use_once_lock(&self) -> std::sync::MutexGuard<'_, Vec<Allocation>> {
+        self.use_once.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Keep `backing`, a use-once request's, for a later request.
+    pub(crate) fn cache_use_once(&self, backing: Allocation) {
+        self.use_once_lock().push(backing);
+    }
+
+    /// A cached use-once backing of `size` bytes, if one is free.
+    pub(crate) fn take_use_once(&self, size: u64) -> Option<Allocation> {
+        let mut cached = self.use_once_lock();
+        let i = cached.iter().position(|b| b.len() == size)?;
+        Some(cached.swap_remove(i))
+    }
+
+    /// Free the cached use-once backings; the bytes freed.
+    pub(crate) fn trim(&self) -> u64 {
+        let cached = std::mem::take(&mut *self.use_once_lock());
+        cached.iter().map(Allocation::len).sum()
+    }
+
     /// The agent's async scratch limit in bytes.
     pub(crate) fn async_limit(&self) -> u64 {
         self.async_limit.load(Ordering::Acquire)
@@ -120,7 +147,7 @@ impl AgentScratch {
     /// Reclaim the scratch of every queue of the agent; the bytes freed, or
     /// the first error (every queue is tried).
     pub(crate) fn reclaim_all(&self) -> Result<u64, ScratchReclaimError> {
-        let mut freed = 0;
+        let mut freed = self.trim();
         let mut first_error = None;
         for queue in self.live() {
             match queue.reclaim() {
@@ -137,16 +164,18 @@ impl AgentScratch {
     /// found no memory; the queue whose handler is allocating is skipped);
     /// the bytes freed.
     pub(crate) fn reclaim_for_allocation(&self) -> u64 {
-        self.live()
-            .iter()
-            .filter_map(|queue| match queue.try_reclaim()? {
-                Ok(bytes) => Some(bytes),
-                Err(e) => {
-                    tracing::debug!("scratch reclaim for an allocation: {e}");
-                    None
-                }
-            })
-            .sum()
+        self.trim()
+            + self
+                .live()
+                .iter()
+                .filter_map(|queue| match queue.try_reclaim()? {
+                    Ok(bytes) => Some(bytes),
+                    Err(e) => {
+                        tracing::debug!("scratch reclaim for an allocation: {e}");
+                        None
+                    }
+                })
+                .sum::<u64>()
     }
 
     /// Set the async scratch limit and reclaim the scratch of queues that

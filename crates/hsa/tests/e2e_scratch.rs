@@ -107,7 +107,11 @@ fn a_use_once_request_is_freed_after_its_dispatch() {
     // backing.
     gpu.run_on(&queue, &r.launch).unwrap();
     assert_eq!(read_u32(&r.out, 256), r.want);
-    assert_eq!(queue.scratch_allocations(), 1, "the cached backing is reused");
+    assert_eq!(
+        queue.scratch_allocations(),
+        1,
+        "the cached backing is reused"
+    );
     let start = Instant::now();
     while queue.scratch_size() != 0 {
         assert!(start.elapsed() < Duration::from_secs(10));

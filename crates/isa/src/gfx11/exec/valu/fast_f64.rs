@@ -63,6 +63,7 @@ pub(crate) enum F64Op {
 impl F64Op {
     /// Is it one of the division helpers (v_div_scale, v_div_fmas,
     /// v_div_fixup)?
+    #[cfg(all(unix, feature = "llvm-jit"))]
     pub(crate) fn divides(self) -> bool {
         matches!(self, F64Op::DivScale | F64Op::DivFmas | F64Op::DivFixup)
     }

@@ -649,6 +649,12 @@ impl Fx {
     /// The f32 forms of [`Flt`] (f16 ones are call-outs).
     fn flt(&mut self, f: &Flt) -> bool {
         use FltOp::*;
+        if matches!(
+            f.op,
+            AddF16 | SubF16 | SubrevF16 | MulF16 | MaxF16 | MinF16 | PackF16
+        ) {
+            return self.flt16(f);
+        }
         if !matches!(
             f.op,
             Add | Sub
@@ -718,6 +724,75 @@ impl Fx {
                 }
             }
         };
+        self.set_row(f.dst, r);
+        true
+    }
+
+    /// The f16 forms on the low halves (valu/fast_f32.rs `run`): each
+    /// source's low half with the f16 abs/neg (`h16s`), widened to f32 by
+    /// F16C (`f16s_to_f32`), the f32 op with its NaN rule as for f32, then
+    /// rounded to nearest even f16 by F16C (`f32s_to_f16`) into the low half,
+    /// the destination's high half kept; v_pack_b32_f16 the two modified
+    /// halves. LLVM's half conversions are F16C's instructions on a host
+    /// that has it, as the interpreter's are; elsewhere the forms stay
+    /// call-outs (false). v_fmac_f16 (an f64 fused step) stays a call-out.
+    fn flt16(&mut self, f: &Flt) -> bool {
+        use FltOp::*;
+        #[cfg(target_arch = "x86_64")]
+        if !std::arch::is_x86_feature_detected!("f16c") {
+            return false;
+        }
+        let half = |fx: &mut Self, k: usize, s: VSrc| {
+            let mut x = fx.src(s);
+            if f.mods >> k & 1 != 0 {
+                x = fx.ins(format!("and {V} {x}, {}", splat(!0x8000)));
+            }
+            if f.mods >> (4 + k) & 1 != 0 {
+                x = fx.ins(format!("xor {V} {x}, {}", splat(0x8000)));
+            }
+            x
+        };
+        let (a, b) = (half(self, 0, f.a), half(self, 1, f.b));
+        if f.op == PackF16 {
+            let lo = self.ins(format!("and {V} {a}, {}", splat(0xFFFF)));
+            let hi = self.ins(format!("shl {V} {b}, {}", splat(16)));
+            let r = self.ins(format!("or {V} {lo}, {hi}"));
+            self.set_row(f.dst, r);
+            return true;
+        }
+        // F16C's widening quiets a signalling NaN (its payload shifted
+        // up). LLVM's fpext leaves NaN bits unspecified, and folds a
+        // conversion back of a value picked between widened sources (max,
+        // min) into a pick of the sources, so the quiet bit is set as an
+        // integer op, which also keeps LLVM from folding.
+        let widen = |fx: &mut Self, x: &str| {
+            let t = fx.ins(format!("trunc {V} {x} to <32 x i16>"));
+            let h = fx.ins(format!("bitcast <32 x i16> {t} to <32 x half>"));
+            let w = fx.ins(format!("fpext <32 x half> {h} to {F}"));
+            let nan = fx.ins(format!("fcmp uno {F} {w}, zeroinitializer"));
+            let bits = fx.bits(&w);
+            let quiet = fx.ins(format!("or {V} {bits}, {}", splat(0x40_0000)));
+            fx.ins(format!("select {M} {nan}, {V} {quiet}, {V} {bits}"))
+        };
+        let (x, y) = (widen(self, &a), widen(self, &b));
+        // The widened values are not the sources' bits: no constant source
+        // is known not to be a NaN.
+        let kinds = [VSrc::Vgpr(0), VSrc::Vgpr(0)];
+        let r = match f.op {
+            MaxF16 => self.minmax(&x, &y, true),
+            MinF16 => self.minmax(&x, &y, false),
+            AddF16 => self.arith("fadd", false, kinds, &x, &y),
+            SubF16 => self.arith("fsub", false, kinds, &x, &y),
+            SubrevF16 => self.arith("fsub", true, kinds, &x, &y),
+            _ => self.arith("fmul", false, kinds, &x, &y),
+        };
+        let p = self.fl(&r);
+        let h = self.ins(format!("fptrunc {F} {p} to <32 x half>"));
+        let h = self.ins(format!("bitcast <32 x half> {h} to <32 x i16>"));
+        let h = self.ins(format!("zext <32 x i16> {h} to {V}"));
+        let cur = self.row(f.dst);
+        let keep = self.ins(format!("and {V} {cur}, {}", splat(0xFFFF_0000)));
+        let r = self.ins(format!("or {V} {keep}, {h}"));
         self.set_row(f.dst, r);
         true
     }

@@ -56,10 +56,10 @@ pub(super) const F: &str = "<32 x float>";
 pub(super) const M: &str = "<32 x i1>";
 pub(super) const D: &str = "<32 x double>";
 
-/// Lane `i`'s bit of a lane mask, lane by lane (`Fx::mask_of`).
 /// How many compare masks `Fx::masks` remembers (the latest).
 const MASKS_HELD: usize = 8;
 
+/// Lane `i`'s bit of a lane mask, lane by lane (`Fx::mask_of`).
 const LANE_BITS: &str = "<i32 1, i32 2, i32 4, i32 8, i32 16, i32 32, i32 64, i32 128, \
 i32 256, i32 512, i32 1024, i32 2048, i32 4096, i32 8192, i32 16384, i32 32768, \
 i32 65536, i32 131072, i32 262144, i32 524288, i32 1048576, i32 2097152, i32 4194304, \

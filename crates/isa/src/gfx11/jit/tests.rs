@@ -1777,10 +1777,11 @@ fn combined_compare_masks_run_inline() {
 }
 
 /// The f16 forms on the low halves (add, sub, subrev, mul, max, min with
-/// abs/neg, constants and SGPRs, and v_pack_b32_f16) run inline and match
-/// the interpreter, each alone and all in one block, on f16 NaNs (quiet and
-/// signalling), infinities, zeros, subnormals, the largest finite values
-/// and random bits, with random high halves (kept by the destination).
+/// abs/neg, constants and SGPRs, and v_pack_b32_f16) and the packed ones
+/// (v_pk_add/mul/max/min_f16 with op_sel, op_sel_hi, neg_lo and neg_hi)
+/// run inline and match the interpreter, each alone and all in one block,
+/// on f16 NaNs (quiet and signalling), infinities, zeros, subnormals, the
+/// largest finite values and random bits, with random high halves.
 #[test]
 fn f16_arithmetic_runs_inline() {
     // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding.
@@ -1797,6 +1798,18 @@ fn f16_arithmetic_runs_inline() {
         vec![0xD711_000B, 0x0002_1300], // v_pack_b32_f16 v11, v0, v9
         vec![0xD711_020C, 0x2002_0B03], // v_pack_b32_f16 v12, -v3, |v5|
         vec![0x641A_18F2],              // v_add_f16_e32 v13, 1.0, v12
+        vec![0xCC0F_4000, 0x1802_0501], // v_pk_add_f16 v0, v1, v2
+        // v_pk_add_f16 v3, v1, v2 op_sel:[1,0] op_sel_hi:[0,1]
+        vec![0xCC0F_4803, 0x1002_0501],
+        // v_pk_mul_f16 v4, v3, v2 neg_lo:[1,0] neg_hi:[0,1]
+        vec![0xCC10_4204, 0x3802_0503],
+        // v_pk_max_f16 v5, v1, v4 op_sel:[0,1] op_sel_hi:[1,0]
+        vec![0xCC12_5005, 0x0802_0901],
+        // v_pk_min_f16 v6, v5, s4 neg_lo:[0,1] neg_hi:[1,1]
+        vec![0xCC11_4306, 0x5800_0905],
+        // v_pk_mul_f16 v7, s4, v6 op_sel:[1,1] op_sel_hi:[0,0]
+        vec![0xCC10_5807, 0x0002_0C04],
+        vec![0xCC12_4008, 0x1802_0301], // v_pk_max_f16 v8, v1, v1
     ];
     const EDGES: [u16; 12] = [
         0x7E00, // quiet NaN

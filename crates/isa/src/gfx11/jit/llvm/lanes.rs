@@ -188,6 +188,44 @@ pub(super) fn slow_scalar_unary(i: &Inst) -> Option<(u8, SSrc)> {
     Some((sdst(i.dst)?, ssrc(i.src[0].src)?))
 }
 
+/// A packed f16 op that runs inline (valu/mod.rs `packed`): v_pk_add,
+/// v_pk_mul, v_pk_max or v_pk_min_f16 of two register sources, no clamp.
+pub(super) struct PackedF16 {
+    op: Op,
+    dst: u8,
+    src: [VSrc; 2],
+    /// Per source: the half each result half takes (op_sel for the low,
+    /// op_sel_hi for the high) and whether it is negated (neg, neg_hi).
+    sel: [u8; 2],
+    neg: [u8; 2],
+}
+
+fn slow_packed_f16(i: &Inst) -> Option<PackedF16> {
+    if i.family != Family::Vop3p
+        || i.dpp.is_some()
+        || i.mods.clamp
+        || !matches!(
+            i.op,
+            Op::VPkAddF16 | Op::VPkMulF16 | Op::VPkMaxF16 | Op::VPkMinF16
+        )
+    {
+        return None;
+    }
+    let reg = |s: Src| match s {
+        Src::Vgpr(r) => Some(VSrc::Vgpr(r)),
+        Src::Sgpr(r) if r < 128 => Some(VSrc::Sgpr(r)),
+        _ => None,
+    };
+    Some(PackedF16 {
+        op: i.op,
+        dst: u8::try_from(i.dst).ok()?,
+        src: [reg(i.src[0].src)?, reg(i.src[1].src)?],
+        sel: [i.mods.opsel, i.mods.opsel_hi],
+        // VOP3P keeps neg_hi in the abs field.
+        neg: [i.mods.neg, i.mods.abs],
+    })
+}
+
 /// v_permlane16_b32 / v_permlanex16_b32 without op_sel bits or modifiers
 /// (`shuffle.rs`): (whether it crosses rows, dst, the source, the selects).
 fn slow_permlane(i: &Inst) -> Option<(bool, u8, VSrc, SSrc, SSrc)> {
@@ -348,6 +386,9 @@ impl Fx {
                 if let Some((dst, a)) = slow_scalar_unary(i) {
                     self.scalar_unary(i.op, dst, a);
                     return true;
+                }
+                if let Some(p) = slow_packed_f16(i) {
+                    return self.packed_f16(&p);
                 }
                 if let Some((cross, dst, a, s1, s2)) = slow_permlane(i) {
                     self.permlane(cross, dst, a, s1, s2);
@@ -760,21 +801,7 @@ impl Fx {
             self.set_row(f.dst, r);
             return true;
         }
-        // F16C's widening quiets a signalling NaN (its payload shifted
-        // up). LLVM's fpext leaves NaN bits unspecified, and folds a
-        // conversion back of a value picked between widened sources (max,
-        // min) into a pick of the sources, so the quiet bit is set as an
-        // integer op, which also keeps LLVM from folding.
-        let widen = |fx: &mut Self, x: &str| {
-            let t = fx.ins(format!("trunc {V} {x} to <32 x i16>"));
-            let h = fx.ins(format!("bitcast <32 x i16> {t} to <32 x half>"));
-            let w = fx.ins(format!("fpext <32 x half> {h} to {F}"));
-            let nan = fx.ins(format!("fcmp uno {F} {w}, zeroinitializer"));
-            let bits = fx.bits(&w);
-            let quiet = fx.ins(format!("or {V} {bits}, {}", splat(0x40_0000)));
-            fx.ins(format!("select {M} {nan}, {V} {quiet}, {V} {bits}"))
-        };
-        let (x, y) = (widen(self, &a), widen(self, &b));
+        let (x, y) = (self.widen16(&a), self.widen16(&b));
         // The widened values are not the sources' bits: no constant source
         // is known not to be a NaN.
         let kinds = [VSrc::Vgpr(0), VSrc::Vgpr(0)];
@@ -786,14 +813,78 @@ impl Fx {
             SubrevF16 => self.arith("fsub", true, kinds, &x, &y),
             _ => self.arith("fmul", false, kinds, &x, &y),
         };
-        let p = self.fl(&r);
-        let h = self.ins(format!("fptrunc {F} {p} to <32 x half>"));
-        let h = self.ins(format!("bitcast <32 x half> {h} to <32 x i16>"));
-        let h = self.ins(format!("zext <32 x i16> {h} to {V}"));
+        let h = self.narrow16(&r);
         let cur = self.row(f.dst);
         let keep = self.ins(format!("and {V} {cur}, {}", splat(0xFFFF_0000)));
         let r = self.ins(format!("or {V} {keep}, {h}"));
         self.set_row(f.dst, r);
+        true
+    }
+
+    /// The f16 in the low half of each lane of `x` widened to f32 bits
+    /// as F16C does (`f16s_to_f32`). F16C's widening quiets a signalling
+    /// NaN (its payload shifted up). LLVM's fpext leaves NaN bits
+    /// unspecified, and folds a conversion back of a value picked between
+    /// widened sources (max, min) into a pick of the sources, so the quiet
+    /// bit is set as an integer op, which also keeps LLVM from folding.
+    /// The NaN test is on the f16 bits: LLVM turns a float test of the
+    /// widened value into one of the f16 value, which x86 without
+    /// AVX512-FP16 runs lane by lane.
+    fn widen16(&mut self, x: &str) -> String {
+        let t = self.ins(format!("trunc {V} {x} to <32 x i16>"));
+        let h = self.ins(format!("bitcast <32 x i16> {t} to <32 x half>"));
+        let w = self.ins(format!("fpext <32 x half> {h} to {F}"));
+        let magnitude = self.ins(format!("and {V} {x}, {}", splat(0x7FFF)));
+        let nan = self.ins(format!("icmp ugt {V} {magnitude}, {}", splat(0x7C00)));
+        let bits = self.bits(&w);
+        let quiet = self.ins(format!("or {V} {bits}, {}", splat(0x40_0000)));
+        self.ins(format!("select {M} {nan}, {V} {quiet}, {V} {bits}"))
+    }
+
+    /// f32 bits `r` rounded to nearest even f16 as F16C does
+    /// (`f32s_to_f16`), in the low half of each lane (the high half 0).
+    fn narrow16(&mut self, r: &str) -> String {
+        let p = self.fl(r);
+        let h = self.ins(format!("fptrunc {F} {p} to <32 x half>"));
+        let h = self.ins(format!("bitcast <32 x half> {h} to <32 x i16>"));
+        self.ins(format!("zext <32 x i16> {h} to {V}"))
+    }
+
+    /// v_pk_add/mul/max/min_f16 (valu/mod.rs `packed`): for each result
+    /// half, each source's half op_sel (low) or op_sel_hi (high) picks,
+    /// negated by neg (low) or neg_hi (high), widened and computed as the
+    /// f16 forms are (`flt16`); false (a call-out) without F16C.
+    fn packed_f16(&mut self, p: &PackedF16) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if !std::arch::is_x86_feature_detected!("f16c") {
+            return false;
+        }
+        let rows = p.src.map(|s| self.src(s));
+        let mut out = Vec::new();
+        for h in 0..2 {
+            let mut x = Vec::new();
+            for (k, row) in rows.iter().enumerate() {
+                let mut v = row.clone();
+                if p.sel[h] >> k & 1 != 0 {
+                    v = self.ins(format!("lshr {V} {v}, {}", splat(16)));
+                }
+                if p.neg[h] >> k & 1 != 0 {
+                    v = self.ins(format!("xor {V} {v}, {}", splat(0x8000)));
+                }
+                x.push(self.widen16(&v));
+            }
+            let kinds = [VSrc::Vgpr(0), VSrc::Vgpr(0)];
+            let r = match p.op {
+                Op::VPkMaxF16 => self.minmax(&x[0], &x[1], true),
+                Op::VPkMinF16 => self.minmax(&x[0], &x[1], false),
+                Op::VPkAddF16 => self.arith("fadd", false, kinds, &x[0], &x[1]),
+                _ => self.arith("fmul", false, kinds, &x[0], &x[1]),
+            };
+            out.push(self.narrow16(&r));
+        }
+        let hi = self.ins(format!("shl {V} {}, {}", out[1], splat(16)));
+        let r = self.ins(format!("or {V} {}, {hi}", out[0]));
+        self.set_row(p.dst, r);
         true
     }
 

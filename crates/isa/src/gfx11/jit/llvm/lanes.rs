@@ -934,43 +934,43 @@ impl Fx {
     /// 9 +inf, tested in source b (unmodified).
     fn class32(&mut self, c: &Fcmp) {
         let x = self.fcmp_src(c.a, c.mods, 0);
-        let mask = self.fcmp_src(c.b, 0, 1);
         let e = self.exponent(&x);
         let m = self.ins(format!("and {V} {x}, {}", splat(0x7F_FFFF)));
         let max_exp = self.ins(format!("icmp eq {V} {e}, {}", splat(0xFF)));
         let some_exp = self.ins(format!("icmp ne {V} {e}, zeroinitializer"));
         let some_mant = self.ins(format!("icmp ne {V} {m}, zeroinitializer"));
-        // +0 6, +denormal 7, +normal 8, +inf 9; a negative one 11 minus that.
-        let nonzero = self.ins(format!("or {M} {some_exp}, {some_mant}"));
-        let pos = self.ins(format!("zext {M} {nonzero} to {V}"));
-        let pos = self.ins(format!("add {V} {pos}, {}", splat(6)));
-        let b = self.ins(format!("zext {M} {some_exp} to {V}"));
-        let pos = self.ins(format!("add {V} {pos}, {b}"));
-        let b = self.ins(format!("zext {M} {max_exp} to {V}"));
-        let pos = self.ins(format!("add {V} {pos}, {b}"));
         let neg = self.ins(format!("icmp slt {V} {x}, zeroinitializer"));
-        let flip = self.ins(format!("sub {V} {}, {pos}", splat(11)));
-        let signed = self.ins(format!("select {M} {neg}, {V} {flip}, {V} {pos}"));
-        // A NaN: 1 when quiet, else 0.
-        let nan = self.ins(format!("and {M} {max_exp}, {some_mant}"));
         let quiet = self.ins(format!("lshr {V} {m}, {}", splat(22)));
-        let bit = self.ins(format!("select {M} {nan}, {V} {quiet}, {V} {signed}"));
-        let hit = self.ins(format!("lshr {V} {mask}, {bit}"));
-        let hit = self.ins(format!("trunc {V} {hit} to {M}"));
-        self.set_mask(c.dst, &hit);
+        self.class_test(c, [max_exp, some_exp, some_mant, neg], &quiet);
     }
 
     /// v_cmp_class_f64: `class32` on the f64 fields of source a (a 64-bit
     /// source, abs/neg applied), tested in source b (32 bits, unmodified).
     fn class64(&mut self, c: &Fcmp) {
         let x = self.bits64(c.a, c.mods, 0);
-        let mask = self.fcmp_src(c.b, 0, 1);
         let e = self.ins(format!("lshr {Q} {x}, splat (i64 52)"));
         let e = self.ins(format!("and {Q} {e}, splat (i64 2047)"));
         let m = self.ins(format!("and {Q} {x}, splat (i64 {})", (1u64 << 52) - 1));
         let max_exp = self.ins(format!("icmp eq {Q} {e}, splat (i64 2047)"));
         let some_exp = self.ins(format!("icmp ne {Q} {e}, zeroinitializer"));
         let some_mant = self.ins(format!("icmp ne {Q} {m}, zeroinitializer"));
+        let neg = self.ins(format!("icmp slt {Q} {x}, zeroinitializer"));
+        let quiet = self.ins(format!("lshr {Q} {m}, splat (i64 51)"));
+        let quiet = self.ins(format!("trunc {Q} {quiet} to {V}"));
+        self.class_test(c, [max_exp, some_exp, some_mant, neg], &quiet);
+    }
+
+    /// The class tests' common end (`class_bit`): from the masks of a
+    /// source whose exponent is all ones, is not zero, whose mantissa is
+    /// not zero and whose sign is set, and its quiet bit (0 or 1 per
+    /// lane), the class's bit number, tested in source b into `c.dst`.
+    fn class_test(
+        &mut self,
+        c: &Fcmp,
+        [max_exp, some_exp, some_mant, neg]: [String; 4],
+        quiet: &str,
+    ) {
+        let mask = self.fcmp_src(c.b, 0, 1);
         // +0 6, +denormal 7, +normal 8, +inf 9; a negative one 11 minus that.
         let nonzero = self.ins(format!("or {M} {some_exp}, {some_mant}"));
         let pos = self.ins(format!("zext {M} {nonzero} to {V}"));
@@ -979,13 +979,10 @@ impl Fx {
         let pos = self.ins(format!("add {V} {pos}, {b}"));
         let b = self.ins(format!("zext {M} {max_exp} to {V}"));
         let pos = self.ins(format!("add {V} {pos}, {b}"));
-        let neg = self.ins(format!("icmp slt {Q} {x}, zeroinitializer"));
         let flip = self.ins(format!("sub {V} {}, {pos}", splat(11)));
         let signed = self.ins(format!("select {M} {neg}, {V} {flip}, {V} {pos}"));
         // A NaN: 1 when quiet, else 0.
         let nan = self.ins(format!("and {M} {max_exp}, {some_mant}"));
-        let quiet = self.ins(format!("lshr {Q} {m}, splat (i64 51)"));
-        let quiet = self.ins(format!("trunc {Q} {quiet} to {V}"));
         let bit = self.ins(format!("select {M} {nan}, {V} {quiet}, {V} {signed}"));
         let hit = self.ins(format!("lshr {V} {mask}, {bit}"));
         let hit = self.ins(format!("trunc {V} {hit} to {M}"));

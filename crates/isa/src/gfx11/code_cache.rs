@@ -164,6 +164,42 @@ impl CodeCache {
         }
     }
 
+    /// Record the region `members` (head first, wave32, covering `span`),
+    /// whose translation `slot` holds, as the region of each member block
+    /// that is in none yet, if the cache is still at `generation`.
+    #[cfg(feature = "llvm-jit")]
+    pub(crate) fn join_region(
+        &self,
+        members: &[std::sync::Arc<Block>],
+        span: (u64, u64),
+        generation: u64,
+        backend: super::jit::JitBackend,
+        slot: &std::sync::Arc<super::jit::Slot>,
+    ) {
+        let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
+        if self.generation() == generation {
+            let starts: Vec<u64> = members.iter().map(|b| b.start).collect();
+            self.translations.join(&starts, span, backend, slot);
+        }
+    }
+
+    /// The slot of the wave32 region that has `block` as a member other
+    /// than its head, and its index there, if the cache is still at
+    /// `generation`.
+    #[cfg(feature = "llvm-jit")]
+    pub(crate) fn region_of(
+        &self,
+        block: &Block,
+        generation: u64,
+        backend: super::jit::JitBackend,
+    ) -> Option<(std::sync::Arc<super::jit::Slot>, u32)> {
+        let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
+        if self.generation() != generation {
+            return None;
+        }
+        self.translations.region_of(block.start, backend)
+    }
+
     /// The block starting at `pc` if it is decoded at generation
     /// `generation` (nothing is decoded here).
     #[cfg(feature = "llvm-jit")]

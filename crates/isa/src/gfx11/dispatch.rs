@@ -893,7 +893,7 @@ impl Dispatch {
                 // Both waves enter the block (tiering counts them).
                 let single = ctx.translated(idx, false, &self.code, &self.paused);
                 let single = single.and(ctx.translated(idx, false, &self.code, &self.paused));
-                if let (Some((_, callout, _)), Some(pair)) = (single, ctx.pair_translated(idx)) {
+                if let (Some((_, callout, _, _)), Some(pair)) = (single, ctx.pair_translated(idx)) {
                     let block = ctx.block_at(idx);
                     // Both go round a self-loop together: half the taken
                     // branches left before the watchdog's next check each.
@@ -992,7 +992,9 @@ impl Dispatch {
                 // SAFETY: the worker holds the translation, and so its
                 // members, until it drops its blocks, which it does not do
                 // while this wave runs.
-                .map(|(func, callout, members)| (func, callout, unsafe { &*members }))
+                .map(|(func, callout, members, entry)| {
+                    (func, callout, unsafe { &*members }, entry as usize)
+                })
                 .filter(|t| !self.counting || t.2.len() < 2);
             let block = ctx.block_at(idx);
             // Wave32 runs the list with fused pairs, wave64 the one without.
@@ -1002,19 +1004,19 @@ impl Dispatch {
             #[cfg(not(feature = "llvm-jit"))]
             let ran_translated = false;
             // A region's exit is of the member the wave left from: its
-            // start when that is not the head.
+            // start when that is not the block the wave entered it at.
             #[cfg(feature = "llvm-jit")]
             let mut left = None;
             #[cfg(feature = "llvm-jit")]
             let exit = match translated {
-                Some((func, callout, members)) if members.len() > 1 => {
+                Some((func, callout, members, entry)) if members.len() > 1 => {
                     // Its taken branches between members count toward the
                     // next watchdog check, which the wave loop makes.
                     let budget = WATCHDOG_JUMPS - 1 - *jumps % WATCHDOG_JUMPS;
                     // SAFETY: `func` is the translation of the region
                     // `members` (made for wave32 waves only, and `w` is one:
                     // wave64 tiers hold no regions), alive while the worker
-                    // holds it.
+                    // holds it; `entry` is this block's index among them.
                     let r = unsafe {
                         crate::gfx11::jit::run_region(
                             func,
@@ -1022,6 +1024,7 @@ impl Dispatch {
                             w,
                             env,
                             members,
+                            entry,
                             budget,
                             &mut stats.called_out_wave_instructions,
                         )
@@ -1029,12 +1032,12 @@ impl Dispatch {
                     stats.wave_instructions += r.passed;
                     stats.translated_wave_instructions += r.passed;
                     *jumps = jumps.wrapping_add(r.jumps);
-                    if r.member != 0 {
+                    if r.member != entry {
                         left = Some(members[r.member].start);
                     }
                     r.exit
                 }
-                Some((func, callout, _)) => {
+                Some((func, callout, _, _)) => {
                     // A block looping on itself may take its back branch
                     // inside the translation up to the next watchdog check.
                     let budget = WATCHDOG_JUMPS - 1 - *jumps % WATCHDOG_JUMPS;

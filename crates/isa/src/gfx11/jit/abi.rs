@@ -89,6 +89,9 @@ pub(crate) struct Frame {
     /// A region's member blocks, its head first (null for one block):
     /// call-outs of member `m > 0` run that block's entries.
     members: *const Arc<Block>,
+    /// The member a region's call starts at (0: the head; every member
+    /// is an entry, llvm/emit/region.rs).
+    entry: u32,
     /// Instructions of the member blocks a region ran to an edge it
     /// followed itself (to another member): the wave loop counts them.
     passed: u64,
@@ -138,6 +141,7 @@ pub(crate) const FRAME_CALLOUT: i32 = offset_of!(Frame, callout) as i32;
 pub(crate) const FRAME_LOOP_BUDGET: i32 = offset_of!(Frame, loop_budget) as i32;
 pub(crate) const FRAME_LOOPS: i32 = offset_of!(Frame, loops) as i32;
 pub(crate) const FRAME_PASSED: i32 = offset_of!(Frame, passed) as i32;
+pub(crate) const FRAME_ENTRY: i32 = offset_of!(Frame, entry) as i32;
 pub(crate) const FRAME_LDS: i32 = offset_of!(Frame, lds) as i32;
 pub(crate) const FRAME_LDS_LEN: i32 = offset_of!(Frame, lds_len) as i32;
 pub(crate) const FRAME_SPANS: i32 = offset_of!(Frame, spans) as i32;
@@ -195,26 +199,32 @@ pub(crate) struct RegionExit {
     pub jumps: u32,
 }
 
-/// Run the region `members` (its head first, at which `w` stands) through
-/// its translation `func`, whose call-outs go through `callout`; it
-/// follows at most `jump_budget` taken branches between its members
-/// itself. `called_out` grows by the instructions its call-outs ran.
+/// Run the region `members` (its head first) through its translation
+/// `func` from member `entry`, at whose start `w` stands; its call-outs go
+/// through `callout` and it follows at most `jump_budget` taken branches
+/// between its members itself. `called_out` grows by the instructions its
+/// call-outs ran.
 ///
 /// # Safety
 /// `func` must be the translation of the region `members` for wave32
-/// waves, `w` a wave32 wave, and the code alive for the call.
+/// waves, `entry` one of their indices, `w` a wave32 wave, and the code
+/// alive for the call.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn run_region(
     func: BlockFn,
     callout: Callout,
     w: &mut Wave,
     env: &mut Env,
     members: &[Arc<Block>],
+    entry: usize,
     jump_budget: u32,
     called_out: &mut u64,
 ) -> RegionExit {
+    debug_assert!(entry < members.len());
     let mut frame = frame(callout, w, env, &members[0], jump_budget);
     frame.members = members.as_ptr();
+    frame.entry = entry as u32;
     // SAFETY: the caller guarantees `func` translates the region and is
     // alive; the frame points at this wave and at `members`, which
     // nothing else touches during the call.
@@ -271,6 +281,7 @@ fn frame(callout: Callout, w: &mut Wave, env: &mut Env, block: &Block, loop_budg
         env: (env as *mut Env).cast::<Env<'static>>(),
         block,
         members: std::ptr::null(),
+        entry: 0,
         passed: 0,
         outcome: None,
         loop_budget,

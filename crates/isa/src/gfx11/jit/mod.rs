@@ -75,7 +75,10 @@
 //! it reaches as one region (`region.rs` picks them, `llvm/emit/region.rs`
 //! emits them): the wave stays in translated code across the branches
 //! between them, and their short scalar blocks, which alone stay
-//! interpreted, are translated with their neighbours.
+//! interpreted, are translated with their neighbours. Every member is an
+//! entry of the region's function: a block that is a member of a region
+//! made already runs that region from its own label once it is hot,
+//! rather than heading another region with most of the same blocks.
 //!
 //! Files: `tier.rs` (the mode, the threshold, per-worker counters),
 //! `shared.rs` (translations shared through the code cache),

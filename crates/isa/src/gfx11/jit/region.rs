@@ -11,6 +11,13 @@
 //! whatever follows a barrier or the end in a block (a wave leaves the
 //! translation there). A region has at most [`MAX_MEMBERS`] blocks and
 //! [`MAX_ENTRIES`] entries, which bounds its compile.
+//!
+//! A block heads a region only if no region made before holds it: one
+//! that does is entered at the block's label (tier.rs). The corpus's
+//! private_sort (about 1200 short blocks of an unrolled insertion sort)
+//! made some 1090 regions when every hot block headed its own (190 MB of
+//! IR and objects in the on-disk cache, llvm/cache_bound.rs), and about
+//! 110 (21 MB) with the regions shared.
 
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -67,10 +67,18 @@ type Key = (u64, JitBackend, bool);
 /// members (jit/region.rs).
 type Span = (u64, u64);
 
+/// A region a block is a member of: the code the region covers, its slot
+/// and the block's member index.
+type Membership = (Span, Arc<Slot>, u32);
+
 /// (Block start, back end, wave64) -> (the code it covers, its slot).
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     map: Mutex<HashMap<Key, (Span, Arc<Slot>)>>,
+    /// (Block start, back end) -> the wave32 region it is a member of
+    /// other than as its head (llvm/emit/region.rs: every member is an
+    /// entry). The first region made with the block keeps it.
+    members: Mutex<HashMap<(u64, JitBackend), Membership>>,
 }
 
 impl Shared {
@@ -94,12 +102,37 @@ impl Shared {
         (s, true)
     }
 
+    /// Record the blocks at `starts` (a region's members, head first, for
+    /// wave32 waves, covering `span`) as members of the region whose
+    /// translation `slot` holds, where no other region has them.
+    pub(crate) fn join(&self, starts: &[u64], span: Span, backend: JitBackend, slot: &Arc<Slot>) {
+        let mut members = self.members.lock().unwrap_or_else(|e| e.into_inner());
+        for (j, &start) in starts.iter().enumerate().skip(1) {
+            members
+                .entry((start, backend))
+                .or_insert_with(|| (span, slot.clone(), j as u32));
+        }
+    }
+
+    /// The slot of the wave32 region `backend` made with the block at
+    /// `start` as a member other than its head, and the block's index in
+    /// it.
+    pub(crate) fn region_of(&self, start: u64, backend: JitBackend) -> Option<(Arc<Slot>, u32)> {
+        let members = self.members.lock().unwrap_or_else(|e| e.into_inner());
+        members
+            .get(&(start, backend))
+            .map(|(_, slot, j)| (slot.clone(), *j))
+    }
+
     /// Drop the translations covering code that overlaps `[start, end)`
     /// (the code-cache rule: a block covers at least its first dword).
     /// Workers that hold one keep its code alive until they drop their
     /// blocks.
     pub(crate) fn forget(&self, start: u64, end: u64) {
+        let apart = |(lo, hi): Span| hi.max(lo + 4) <= start || lo >= end;
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        map.retain(|_, ((lo, hi), _)| (*hi).max(*lo + 4) <= start || *lo >= end);
+        map.retain(|_, (span, _)| apart(*span));
+        let mut members = self.members.lock().unwrap_or_else(|e| e.into_inner());
+        members.retain(|_, (span, _, _)| apart(*span));
     }
 }

@@ -2322,7 +2322,9 @@ fn llvm_compiles_in_the_background() {
 /// as the interpreter runs them block by block: the same registers and
 /// instruction count for loops of 1 to 6 passes, full and partial EXEC,
 /// and jump budgets from none (every taken branch between members leaves
-/// the region, as the wave loop's watchdog check needs) to plenty.
+/// the region, as the wave loop's watchdog check needs) to plenty, for a
+/// wave that starts at the head and for one that enters the region at
+/// each other member.
 #[test]
 fn regions_run_blocks_as_the_interpreter_does() {
     use super::abi::run_region;
@@ -2373,17 +2375,19 @@ fn regions_run_blocks_as_the_interpreter_does() {
         .expect("one translation")
         .with_members(members);
     assert_eq!(inlined + 1, entries, "all but the call-out inline");
-    // Run from the start to s_endpgm as the wave loop does: the region
-    // from the head (with `t`), every other block interpreted. Returns the
-    // instructions run and the region's calls.
-    let run = |t: Option<&Translation>, w: &mut Wave, budget: u32| -> (u64, u32) {
-        let (mut pc, mut insts, mut calls, mut called_out) = (CODE, 0u64, 0u32, 0u64);
+    // Run from `from` to s_endpgm as the wave loop does: the region (with
+    // `t`) from whichever member the wave stands at, every other block
+    // interpreted. Returns the instructions run and the region's calls at
+    // its head.
+    let run = |t: Option<&Translation>, w: &mut Wave, budget: u32, from: u64| -> (u64, u32) {
+        let (mut pc, mut insts, mut calls, mut called_out) = (from, 0u64, 0u32, 0u64);
         loop {
             let mut lds = vec![0u8; 64];
             let mut env = env(&mem, &mut lds);
-            let (block, exit) = match t {
-                Some(t) if pc == CODE => {
-                    calls += 1;
+            let member = t.and_then(|t| t.members().iter().position(|b| b.start == pc));
+            let (block, exit) = match (t, member) {
+                (Some(t), Some(entry)) => {
+                    calls += u32::from(entry == 0);
                     // SAFETY: `t` translates the region of its members for
                     // wave32 waves and lives across the call.
                     let r = unsafe {
@@ -2393,6 +2397,7 @@ fn regions_run_blocks_as_the_interpreter_does() {
                             w,
                             &mut env,
                             t.members(),
+                            entry,
                             budget,
                             &mut called_out,
                         )
@@ -2424,27 +2429,35 @@ fn regions_run_blocks_as_the_interpreter_does() {
         }
     };
     let mut rng = Rng::new(0x6E61_7265_6769_6F6E);
+    let starts: Vec<u64> = t.members().iter().map(|b| b.start).collect();
     for passes in 1..=6u32 {
         for budget in [0u32, 1, 3, 100] {
             for exec in [u32::MAX, rng.value()] {
-                let mut w0 = rng.wave();
-                w0.sgpr[EXEC] = exec;
-                (w0.sgpr[0], w0.sgpr[1]) = (0, passes);
-                let mut slow = w0.clone();
-                let (want, _) = run(None, &mut slow, budget);
-                let mut quick = w0.clone();
-                let (got, calls) = run(Some(&t), &mut quick, budget);
-                let what = format!("passes {passes} budget {budget} exec {exec:#x}");
-                assert_eq!(got, want, "{what}: instructions");
-                assert_eq!(quick.sgpr, slow.sgpr, "{what}: SGPRs");
-                assert_eq!(quick.scc, slow.scc, "{what}: SCC");
-                for r in 0..6 {
-                    assert_eq!(quick.vgpr[r], slow.vgpr[r], "{what}: v{r}");
+                for (entry, &from) in starts.iter().enumerate() {
+                    let mut w0 = rng.wave();
+                    w0.sgpr[EXEC] = exec;
+                    (w0.sgpr[0], w0.sgpr[1]) = (0, passes);
+                    let mut slow = w0.clone();
+                    let (want, _) = run(None, &mut slow, budget, from);
+                    let mut quick = w0.clone();
+                    let (got, calls) = run(Some(&t), &mut quick, budget, from);
+                    let what = format!(
+                        "passes {passes} budget {budget} exec {exec:#x} from member {entry}"
+                    );
+                    assert_eq!(got, want, "{what}: instructions");
+                    assert_eq!(quick.sgpr, slow.sgpr, "{what}: SGPRs");
+                    assert_eq!(quick.scc, slow.scc, "{what}: SCC");
+                    for r in 0..6 {
+                        assert_eq!(quick.vgpr[r], slow.vgpr[r], "{what}: v{r}");
+                    }
+                    // From the head, each call follows at most `budget`
+                    // taken branches back to it, and the first entry is a
+                    // call.
+                    if entry == 0 {
+                        let backs = passes - 1;
+                        assert_eq!(calls, 1 + backs / (budget + 1), "{what}: region calls");
+                    }
                 }
-                // Each call follows at most `budget` taken branches back to
-                // the head, and the head's first entry is a call.
-                let backs = passes - 1;
-                assert_eq!(calls, 1 + backs / (budget + 1), "{what}: region calls");
             }
         }
     }

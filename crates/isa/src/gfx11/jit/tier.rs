@@ -182,11 +182,12 @@ mod per_worker {
     use crate::gfx11::paused_time::PausedTime;
 
     /// What the wave loop runs for a block with a translation: its entry
-    /// point, the call-out it calls, and the region's member blocks, head
-    /// first (empty for a translation of the block alone); the members
+    /// point, the call-out it calls, the region's member blocks, head
+    /// first (empty for a translation of the block alone), and the block's
+    /// index among them (0 for the head or a block alone); the members
     /// live while the worker holds the translation (until its blocks are
     /// dropped).
-    pub(crate) type Entered = (BlockFn, Callout, *const [Arc<Block>]);
+    pub(crate) type Entered = (BlockFn, Callout, *const [Arc<Block>], u32);
 
     /// One block's tier on one worker.
     #[derive(Default)]
@@ -203,6 +204,12 @@ mod per_worker {
         /// Translation failed or does not pay ([`Translation::pays`]): the
         /// block stays in the interpreter.
         failed: bool,
+        /// The block's member index in the region `code` (or `pending`)
+        /// translates: 0 for its head or a block alone.
+        member: u32,
+        /// The region another block heads with this one as a member failed
+        /// or does not pay for it: it heads its own.
+        alone: bool,
     }
 
     /// A worker's tiers, parallel to its private blocks (worker.rs): one
@@ -278,7 +285,7 @@ mod per_worker {
         ) -> Option<Entered> {
             let t = &mut self.tiers[wave64 as usize][idx as usize];
             if let (Some(f), Some(code)) = (t.func, &t.code) {
-                return Some((f, self.callout, code.members()));
+                return Some((f, self.callout, code.members(), t.member));
             }
             if t.entries < self.threshold {
                 t.entries += 1;
@@ -302,16 +309,29 @@ mod per_worker {
             if t.failed {
                 return None;
             }
-            // A wave32 block with decoded neighbours heads a region (LLVM
-            // back end); the slot's translation says which it got.
-            let members = if wave64 || t.pending.is_some() || backend != JitBackend::Llvm {
+            let regions = !wave64 && backend == JitBackend::Llvm;
+            // A wave32 block that a region made already holds as a member
+            // runs that region from its own label (LLVM back end).
+            if regions
+                && !t.alone
+                && t.pending.is_none()
+                && let Some((slot, j)) = cache.region_of(block, generation, backend)
+            {
+                t.pending = Some(slot);
+                t.member = j;
+            }
+            // Any other wave32 block with decoded neighbours heads a region;
+            // the slot's translation says which it got.
+            let members = if !regions || t.pending.is_some() {
                 Vec::new()
             } else {
                 region::members(block, cache, generation)
             };
             // `always` (threshold 0) translates every block, so the tests
             // exercise each one.
-            let worth = if members.is_empty() {
+            let worth = if t.member != 0 {
+                true
+            } else if members.is_empty() {
                 worth_translating(block, wave64)
             } else {
                 region::worth(&members)
@@ -335,6 +355,9 @@ mod per_worker {
                     let (slot, fresh) =
                         cache.translation_slot(block, span, generation, backend, wave64);
                     if fresh {
+                        if !members.is_empty() {
+                            cache.join_region(&members, span, generation, backend, &slot);
+                        }
                         start(block, members, wave64, &slot, backend, threshold);
                     }
                     t.pending = Some(slot.clone());
@@ -347,18 +370,26 @@ mod per_worker {
                 slot.try_get()?
             };
             t.pending = None;
-            let Some(code) = outcome else {
-                t.failed = true;
+            let is_member = |code: &Translation| {
+                code.members().get(t.member as usize).map(|b| b.start) == Some(block.start)
+            };
+            let usable = outcome.filter(|code| {
+                (threshold == 0 || code.pays()) && (t.member == 0 || is_member(code))
+            });
+            let Some(code) = usable else {
+                if t.member != 0 {
+                    // Another block's region: this one heads its own.
+                    t.member = 0;
+                    t.alone = true;
+                } else {
+                    t.failed = true;
+                }
                 return None;
             };
-            if threshold > 0 && !code.pays() {
-                t.failed = true;
-                return None;
-            }
             let members: *const [Arc<Block>] = code.members();
             t.func = Some(code.func());
             t.code = Some(code);
-            t.func.map(|f| (f, self.callout, members))
+            t.func.map(|f| (f, self.callout, members, t.member))
         }
     }
 

@@ -26,10 +26,21 @@
 //! is emitted twice: at the function's entry, where the full-EXEC copy
 //! takes EXEC as the constant -1, and after label `m0` for edges back to
 //! it, with EXEC read from memory.
+//!
+//! Every member is also an entry: the frame names the member the call
+//! starts at (abi.rs `Frame::entry`) and the function's entry block goes on
+//! at its label. A wave that comes back to the wave loop in the middle of
+//! a region (after a call-out that does not flow on, the loop budget's
+//! end, an exit to a block outside it and back) then re-enters it there:
+//! the members of a region made once serve every block of it that gets hot
+//! (jit/tier.rs), instead of each heading a region of its own, compiled
+//! again with most of the same blocks.
 
 use std::fmt::Write;
 
-use super::super::super::abi::{EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_PASSED};
+use super::super::super::abi::{
+    EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_ENTRY, FRAME_PASSED,
+};
 use super::{Fx, exec_dispatcher};
 use crate::gfx11::code_cache::{Block, Tail};
 use crate::gfx11::exec::fast::Cond;
@@ -57,7 +68,7 @@ pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block]) -> u
             out,
             "define internal i32 @{name}.{suffix}(ptr noalias %frame) nounwind {{"
         );
-        out.push_str(&pre);
+        out.push_str(&entry_switch(&pre, members.len()));
         out.push_str("top:\n");
         out.push_str(&fx.out);
         out.push_str("}\n\n");
@@ -67,6 +78,29 @@ pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block]) -> u
     copy(out, "full", true);
     exec_dispatcher(out, name, &["%frame"], 32);
     inlined
+}
+
+/// The function's entry block `pre` (which ends by going on at the head)
+/// made to go on at the member the frame names: the head at `top`, any
+/// other at its label, where it starts with nothing held (EXEC read from
+/// memory in both copies).
+fn entry_switch(pre: &str, members: usize) -> String {
+    let to_head = "  br label %top\n";
+    let Some(body) = pre.strip_suffix(to_head) else {
+        unreachable!("a region's entry block ends by going on at its head");
+    };
+    let mut out = body.to_owned();
+    let _ = writeln!(
+        out,
+        "  %entry.at = getelementptr i8, ptr %frame, i64 {FRAME_ENTRY}\n  \
+         %entry.member = load i32, ptr %entry.at, align 4\n  \
+         switch i32 %entry.member, label %top ["
+    );
+    for j in 1..members {
+        let _ = writeln!(out, "    i32 {j}, label %m{j}");
+    }
+    out.push_str("  ]\n");
+    out
 }
 
 impl Fx {

@@ -383,3 +383,85 @@ fn scalar_bits_and_lds_counters_match_the_host() {
     assert_eq!(w.vgpr[0][0], 0);
     assert_eq!(u32::from_le_bytes(lds[8..12].try_into().unwrap()), 0x1200);
 }
+
+/// The packed f16 float ops clamp each half to [0, 1] (a NaN to 0) under
+/// VOP3P's clamp bit, and leave their results alone without it.
+#[test]
+fn packed_f16_float_ops_clamp_to_the_unit_interval() {
+    use half::f16;
+    let h = |v: f32| f16::from_f32(v).to_bits() as u32;
+    let nan = 0x7E00u32;
+    // Per lane: (v1, v2, v3) halves, low then high.
+    let cases: [[(u32, u32); 3]; 4] = [
+        [(h(0.75), h(-0.5)), (h(0.75), h(0.25)), (h(0.5), h(0.5))],
+        [(h(0.25), h(3.0)), (h(0.25), h(0.5)), (h(-4.0), h(0.0))],
+        [(nan, h(1.0)), (h(1.0), nan), (h(0.0), h(0.0))],
+        [(h(-2.0), h(0.125)), (h(-3.0), h(0.5)), (h(0.25), h(2.0))],
+    ];
+    let setup = |w: &mut Wave| {
+        for l in 0..32 {
+            let c = cases[l % cases.len()];
+            for (k, (lo, hi)) in c.iter().enumerate() {
+                w.vgpr[k + 1][l] = lo | hi << 16;
+            }
+        }
+    };
+    let unit = |x: f32| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+    let half_of = |x: u32, k: u32| f16::from_bits((x >> (16 * k)) as u16).to_f32();
+    // llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding; the clamp bit
+    // is bit 15 of the first word.
+    type Op3 = fn(f32, f32, f32) -> f32;
+    let ops: [(&str, [u8; 8], Op3); 4] = [
+        (
+            "v_pk_add_f16",
+            [0x00, 0xc0, 0x0f, 0xcc, 0x01, 0x05, 0x02, 0x18],
+            |a, b, _| a + b,
+        ),
+        (
+            "v_pk_mul_f16",
+            [0x00, 0xc0, 0x10, 0xcc, 0x01, 0x05, 0x02, 0x18],
+            |a, b, _| a * b,
+        ),
+        (
+            "v_pk_max_f16",
+            [0x00, 0xc0, 0x12, 0xcc, 0x01, 0x05, 0x02, 0x18],
+            |a, b, _| {
+                if a.is_nan() {
+                    b
+                } else if b.is_nan() {
+                    a
+                } else {
+                    a.max(b)
+                }
+            },
+        ),
+        (
+            "v_pk_fma_f16",
+            [0x00, 0xc0, 0x0e, 0xcc, 0x01, 0x05, 0x0e, 0x1c],
+            |a, b, c| (a as f64 * b as f64 + c as f64) as f32,
+        ),
+    ];
+    for (name, bytes, op) in ops {
+        for clamp in [true, false] {
+            let mut bytes = bytes;
+            if !clamp {
+                bytes[1] &= !0x80;
+            }
+            let (w, _) = run(&bytes, setup);
+            for l in 0..32 {
+                let c = cases[l % cases.len()];
+                for k in 0..2u32 {
+                    let src = |j: usize| half_of(c[j].0 | c[j].1 << 16, k);
+                    let exact = op(src(0), src(1), src(2));
+                    let want = if clamp { unit(exact) } else { exact };
+                    let got = half_of(w.vgpr[0][l], k);
+                    let same = got == f16::from_f32(want).to_f32() || got.is_nan() && want.is_nan();
+                    assert!(
+                        same,
+                        "{name} clamp {clamp} lane {l} half {k}: {got} for {want}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -2068,6 +2068,11 @@ fn packed(v: &mut V) -> R<()> {
         };
     }
     let clamp = i.mods.clamp;
+    // VOP3P's clamp bit on a float op clamps each half's result to [0, 1]
+    // and a NaN to 0, as VOP3's does (RDNA3 ISA guide, VOP3P fields:
+    // CLAMP); on the integer ops it saturates instead (below). 0 and 1 are
+    // f16 values, so clamping before the rounding to f16 is the same.
+    let unit = |x: f64| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
     match i.op {
         VPkAddF16 | VPkMulF16 | VPkMaxF16 | VPkMinF16 => {
             let (fa, fb) = (f16s_to_f32(a), f16s_to_f32(b));
@@ -2079,13 +2084,19 @@ fn packed(v: &mut V) -> R<()> {
                     VPkMaxF16 => fmax32(fa[e], fb[e]),
                     _ => fmin32(fa[e], fb[e]),
                 };
+                if clamp {
+                    r[e] = unit(r[e] as f64) as f32;
+                }
             }
             o = f32s_to_f16(&r);
         }
         VPkFmaF16 => {
             let (fa, fb) = (f16s_to_f32(a), f16s_to_f32(b));
             let fc = f16s_to_f32(&x[2]);
-            halves!(|e| f16::from_f64(fa[e] as f64 * fb[e] as f64 + fc[e] as f64).to_bits())
+            halves!(|e| {
+                let r = fa[e] as f64 * fb[e] as f64 + fc[e] as f64;
+                f16::from_f64(if clamp { unit(r) } else { r }).to_bits()
+            })
         }
         VPkAddU16 if clamp => halves!(|e| a[e].saturating_add(b[e])),
         VPkSubU16 if clamp => halves!(|e| a[e].saturating_sub(b[e])),

@@ -392,6 +392,15 @@ fn translated_blocks_match_the_interpreter() {
         inlined > runs,
         "only {inlined} entries ran inline in {runs} runs"
     );
+    // The LLVM back end's other way of keeping registers, each write
+    // stored at once (llvm/emit.rs `WRITE_THROUGH`), on the same blocks.
+    #[cfg(unix)]
+    if super::llvm::available() {
+        super::llvm::emit::FORCE_WRITE_THROUGH.set(true);
+        let through = run_cases(&cases[..200], 200);
+        super::llvm::emit::FORCE_WRITE_THROUGH.set(false);
+        assert!(through.is_some_and(|(inlined, runs, _)| inlined > runs));
+    }
     // The same module compiles for AVX-512 hosts too, where libLLVM-19's
     // x86 code generator loops on some forms of lane masks (emit.rs
     // `Fx::mask_of`), whatever this host has.

@@ -213,6 +213,46 @@ pub(super) struct Fx {
     region: Vec<u64>,
     /// The member being emitted (0: the head, or the one block).
     member: u32,
+    /// Store each register write at once, so that nothing is ever dirty
+    /// and the exit and call-out paths store nothing ([`WRITE_THROUGH`]).
+    write_through: bool,
+    /// Within `with_stand_ins`: writes stay unstored (the stand-ins' writes
+    /// are dropped, the others are stored as dirty registers are).
+    standing_in: bool,
+    /// Register writes emitted, and register stores: what decides
+    /// between the two ways of keeping registers ([`WRITE_THROUGH`]).
+    writes: usize,
+    stores: usize,
+}
+
+/// A function that stores its registers this many times per register
+/// write (once on each exit and call-out path for every register dirty
+/// there) is emitted again writing each register through to memory as it
+/// is written. Its paths then store nothing: a block of many fallible
+/// memory accesses, each with a path out holding dozens of dirty rows,
+/// otherwise grows with their product (the corpus's private_sort, 48
+/// rows loaded then stored to scratch one by one: a megabyte of IR per
+/// block, past what compiles in time, llvm/queue.rs `MAX_MODULE_BYTES`).
+/// A block that loops on itself keeps its registers in host registers
+/// from pass to pass and is never written through.
+pub(super) const WRITE_THROUGH: usize = 4;
+
+/// Does an emission with `stores` register stores for `writes` register
+/// writes store too often ([`WRITE_THROUGH`])?
+pub(super) fn stores_too_often(stores: usize, writes: usize) -> bool {
+    #[cfg(test)]
+    if FORCE_WRITE_THROUGH.get() {
+        return true;
+    }
+    stores > WRITE_THROUGH * writes.max(8)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: write every function through that may be (this thread's
+    /// emissions), so the differential tests cover that way too.
+    pub(crate) static FORCE_WRITE_THROUGH: std::cell::Cell<bool> =
+        const { std::cell::Cell::new(false) };
 }
 
 /// Is `block` a self-loop (the last entry of its list for the wave size
@@ -252,12 +292,22 @@ pub(crate) fn emit_block(out: &mut String, name: &str, block: &Block, wave64: bo
     } else {
         Vec::new()
     };
-    let copy = |out: &mut String, suffix: &str, full: bool| {
-        let fx = Fx::new(carried.clone(), full, looped, wave64);
+    let copy = |out: &mut String, suffix: &str, full: bool, through: bool| {
+        let mut fx = Fx::new(carried.clone(), full, looped, wave64);
+        if through {
+            fx = fx.writing_through();
+        }
         emit_copy(out, &format!("{name}.{suffix}"), block, fx)
     };
-    let inlined = copy(out, "any", false);
-    copy(out, "full", true);
+    let mut any = String::new();
+    let (mut inlined, (stores, writes)) = copy(&mut any, "any", false, false);
+    let through = !looped && stores_too_often(stores, writes);
+    if through {
+        any.clear();
+        inlined = copy(&mut any, "any", false, true).0;
+    }
+    out.push_str(&any);
+    copy(out, "full", true, through);
     // EXEC all ones: exec_lo, and for wave64 exec_hi too.
     exec_dispatcher(out, name, &["%frame"], if wave64 { 64 } else { 32 });
     inlined
@@ -299,8 +349,9 @@ pub(super) fn exec_dispatcher(out: &mut String, name: &str, frames: &[&str], bit
 }
 
 /// One copy of `block` as internal function `name`, by `fx` (made for
-/// that copy); returns how many entries run inline.
-fn emit_copy(out: &mut String, name: &str, block: &Block, mut fx: Fx) -> usize {
+/// that copy); returns how many entries run inline and `fx`'s register
+/// (stores, writes).
+fn emit_copy(out: &mut String, name: &str, block: &Block, mut fx: Fx) -> (usize, (usize, usize)) {
     let (pre, inlined) = fx.body(block);
     let _ = writeln!(
         out,
@@ -321,7 +372,7 @@ fn emit_copy(out: &mut String, name: &str, block: &Block, mut fx: Fx) -> usize {
     }
     out.push_str(&fx.out);
     out.push_str("}\n\n");
-    inlined
+    (inlined, fx.store_counts())
 }
 
 /// The SSA names of a carried register at the loop's top and before it,
@@ -381,6 +432,10 @@ impl Fx {
             branched: false,
             region: Vec::new(),
             member: 0,
+            write_through: false,
+            standing_in: false,
+            writes: 0,
+            stores: 0,
         }
     }
 
@@ -690,6 +745,7 @@ impl Fx {
 
     /// Store `v`, the value of register `k`, to memory.
     fn store_key(&mut self, k: Key, v: &str) {
+        self.stores += 1;
         match k {
             Key::Row(id) => {
                 let p = self.row_ptr(id);
@@ -838,11 +894,21 @@ impl Fx {
         let slow_end = self.current();
         self.line(format!("br label %{join}"));
         self.start(&join);
-        self.merge_rows(rows, (&fast_rows, &fast_end), (&called_rows, &slow_end));
-        for ((&r, quick), called) in sgprs.iter().zip(&fast_sgprs).zip(&called_sgprs) {
-            let v = self.ins(format!(
-                "phi i32 [ {quick}, %{fast_end} ], [ {called}, %{slow_end} ]"
-            ));
+        // Every phi first: writing through stores each value it sets.
+        let row_phis = self.row_phis((&fast_rows, &fast_end), (&called_rows, &slow_end));
+        let sgpr_phis: Vec<String> = fast_sgprs
+            .iter()
+            .zip(&called_sgprs)
+            .map(|(quick, called)| {
+                self.ins(format!(
+                    "phi i32 [ {quick}, %{fast_end} ], [ {called}, %{slow_end} ]"
+                ))
+            })
+            .collect();
+        for (&r, v) in rows.iter().zip(row_phis) {
+            self.set_row_whole(r, v);
+        }
+        for (&r, v) in sgprs.iter().zip(sgpr_phis) {
             self.set_sgpr(r, v);
         }
     }
@@ -882,13 +948,25 @@ impl Fx {
         fast: (&[String], &str),
         slow: (&[String], &str),
     ) {
-        for ((&r, quick), called) in rows.iter().zip(fast.0).zip(slow.0) {
-            let v = self.ins(format!(
-                "phi {V} [ {quick}, %{} ], [ {called}, %{} ]",
-                fast.1, slow.1
-            ));
+        // Every phi first: writing through stores each value it sets.
+        let phis = self.row_phis(fast, slow);
+        for (&r, v) in rows.iter().zip(phis) {
             self.set_row_whole(r, v);
         }
+    }
+
+    /// The phis of rows joining from `fast` and `slow` (values, block).
+    fn row_phis(&mut self, fast: (&[String], &str), slow: (&[String], &str)) -> Vec<String> {
+        fast.0
+            .iter()
+            .zip(slow.0)
+            .map(|(quick, called)| {
+                self.ins(format!(
+                    "phi {V} [ {quick}, %{} ], [ {called}, %{} ]",
+                    fast.1, slow.1
+                ))
+            })
+            .collect()
     }
 
     /// The frame's FLAT apertures (abi.rs): the LDS and private bases, i64s.
@@ -1056,7 +1134,38 @@ impl Fx {
     /// VGPR `r`'s row in half `half` now holds `v` in every lane; memory
     /// may differ.
     pub(super) fn set_half_row(&mut self, half: u8, r: u8, v: String) {
-        self.rows.insert(row_id(half, r), Reg { v, dirty: true });
+        self.hold(Key::Row(row_id(half, r)), v);
+    }
+
+    /// Register `k` now holds `v`: dirty, or stored at once when writing
+    /// through.
+    fn hold(&mut self, k: Key, v: String) {
+        self.writes += 1;
+        let dirty = !self.write_through || self.standing_in;
+        if !dirty {
+            self.store_key(k, &v);
+        }
+        let reg = Reg { v, dirty };
+        match k {
+            Key::Row(id) => {
+                self.rows.insert(id, reg);
+            }
+            Key::Sgpr(r) => {
+                self.sgprs.insert(r, reg);
+            }
+            Key::Scc => self.scc = Some(reg),
+        }
+    }
+
+    /// Emit with each register write stored at once ([`WRITE_THROUGH`]).
+    pub(super) fn writing_through(mut self) -> Fx {
+        self.write_through = true;
+        self
+    }
+
+    /// (Register stores, register writes) emitted so far.
+    pub(super) fn store_counts(&self) -> (usize, usize) {
+        (self.stores, self.writes)
     }
 
     fn row_by_id(&mut self, id: u16) -> String {
@@ -1086,8 +1195,7 @@ impl Fx {
     /// VGPR `r` now holds `v` in every lane (already blended under EXEC by
     /// the caller); memory may differ.
     pub(super) fn set_row_whole(&mut self, r: u8, v: String) {
-        self.rows
-            .insert(row_id(self.half, r), Reg { v, dirty: true });
+        self.hold(Key::Row(row_id(self.half, r)), v);
     }
 
     /// SGPR `r & 127`'s value (an i32); in a wave64 high pass, the pinned
@@ -1140,7 +1248,9 @@ impl Fx {
                 dirty: false,
             },
         );
+        let standing_in = std::mem::replace(&mut self.standing_in, true);
         let done = f(self);
+        self.standing_in = standing_in;
         match old_row {
             Some(old) => self.rows.insert(id, old),
             None => self.rows.remove(&id),
@@ -1155,7 +1265,7 @@ impl Fx {
     /// `Wave::set_sgpr` of a pre-resolved code (below 128; null drops).
     pub(super) fn set_sgpr(&mut self, r: u8, v: String) {
         if real_sgpr(r) {
-            self.sgprs.insert(r, Reg { v, dirty: true });
+            self.hold(Key::Sgpr(r), v);
         }
     }
 
@@ -1175,7 +1285,7 @@ impl Fx {
     }
 
     pub(super) fn set_scc(&mut self, v: String) {
-        self.scc = Some(Reg { v, dirty: true });
+        self.hold(Key::Scc, v);
     }
 
     /// The SGPR of the half's word of the lane mask at `r` (wave32: `r`).

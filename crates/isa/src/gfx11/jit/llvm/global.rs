@@ -125,10 +125,17 @@ impl Fx {
         let slow_end = self.current();
 
         self.start(&join);
-        for ((&r, quick), called) in sgprs.iter().zip(&loaded).zip(&reloaded) {
-            let v = self.ins(format!(
-                "phi i32 [ {quick}, %{hit_end} ], [ {called}, %{slow_end} ]"
-            ));
+        // Every phi first: writing through stores each value it sets.
+        let phis: Vec<String> = loaded
+            .iter()
+            .zip(&reloaded)
+            .map(|(quick, called)| {
+                self.ins(format!(
+                    "phi i32 [ {quick}, %{hit_end} ], [ {called}, %{slow_end} ]"
+                ))
+            })
+            .collect();
+        for (&r, v) in sgprs.iter().zip(phis) {
             self.set_sgpr(r, v);
         }
     }

@@ -46,7 +46,7 @@ mod cache_bound;
 mod compile;
 mod divide;
 mod dpp;
-mod emit;
+pub(super) mod emit;
 mod float64;
 mod footprint;
 mod global;

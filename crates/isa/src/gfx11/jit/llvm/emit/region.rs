@@ -41,7 +41,7 @@ use std::fmt::Write;
 use super::super::super::abi::{
     EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_ENTRY, FRAME_PASSED,
 };
-use super::{Fx, exec_dispatcher};
+use super::{Fx, exec_dispatcher, stores_too_often};
 use crate::gfx11::code_cache::{Block, Tail};
 use crate::gfx11::exec::fast::Cond;
 
@@ -49,8 +49,11 @@ use crate::gfx11::exec::fast::Cond;
 /// lists) as function `name` into `out`; returns how many entries of all
 /// members run inline.
 pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block]) -> usize {
-    let copy = |out: &mut String, suffix: &str, full: bool| {
+    let copy = |out: &mut String, suffix: &str, full: bool, through: bool| {
         let mut fx = Fx::new(Vec::new(), full, false, false);
+        if through {
+            fx = fx.writing_through();
+        }
         fx.region = members.iter().map(|b| b.start).collect();
         let (pre, mut inlined) = fx.body(members[0]);
         for (j, member) in members.iter().enumerate() {
@@ -72,10 +75,19 @@ pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block]) -> u
         out.push_str("top:\n");
         out.push_str(&fx.out);
         out.push_str("}\n\n");
-        inlined
+        (inlined, fx.store_counts())
     };
-    let inlined = copy(out, "any", false);
-    copy(out, "full", true);
+    // Registers are written through where the paths out would store them
+    // too often (emit.rs `WRITE_THROUGH`).
+    let mut any = String::new();
+    let (mut inlined, (stores, writes)) = copy(&mut any, "any", false, false);
+    let through = stores_too_often(stores, writes);
+    if through {
+        any.clear();
+        inlined = copy(&mut any, "any", false, true).0;
+    }
+    out.push_str(&any);
+    copy(out, "full", true, through);
     exec_dispatcher(out, name, &["%frame"], 32);
     inlined
 }

@@ -687,7 +687,9 @@ fn a_small_dispatch_overlaps_the_packet_already_behind_it() {
 /// Forcing the translator off runs the interpreter from the next dispatch,
 /// even for blocks the device's workers translated before (aqueduct-isa's
 /// jit/tier.rs `Tiers::configure`); forcing it on again runs the shared
-/// translations.
+/// translations, and in the tiered mode from each block's first entry
+/// (`Tiers::adopt`: the kernel's 32 waves enter each block fewer times
+/// than a block must be entered to be made hot).
 #[test]
 fn forcing_the_translator_off_runs_only_the_interpreter() {
     use aqueduct_isa::{JitMode, force_jit, jit_backend};
@@ -707,7 +709,13 @@ fn forcing_the_translator_off_runs_only_the_interpreter() {
     src.write_bytes(0, bytemuck::cast_slice(&words));
     let kernargs = s.h.buffer(PAGE, GTT_FLAGS);
     kernargs.write_bytes(0, &vector_copy_kernargs(src.va, dst.va, GRID, GRID, 64));
-    for mode in [JitMode::Always, JitMode::Off, JitMode::Always] {
+    for mode in [
+        JitMode::Always,
+        JitMode::Off,
+        JitMode::Tiered,
+        JitMode::Off,
+        JitMode::Always,
+    ] {
         force_jit(Some(mode));
         let before = s.h.dev.stats();
         let completion = s.signals.signal(1, Some(&s.done));

@@ -183,6 +183,24 @@ impl CodeCache {
         }
     }
 
+    /// The slot of the translation headed by `block` (the block alone, or
+    /// a region) for waves of that size, if one was made or is being made
+    /// and the cache is still at `generation`.
+    #[cfg(feature = "llvm-jit")]
+    pub(crate) fn existing_translation(
+        &self,
+        block: &Block,
+        generation: u64,
+        backend: super::jit::JitBackend,
+        wave64: bool,
+    ) -> Option<std::sync::Arc<super::jit::Slot>> {
+        let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
+        if self.generation() != generation {
+            return None;
+        }
+        self.translations.existing(block.start, backend, wave64)
+    }
+
     /// The slot of the wave32 region that has `block` as a member other
     /// than its head, and its index there, if the cache is still at
     /// `generation`.

@@ -102,6 +102,18 @@ impl Shared {
         (s, true)
     }
 
+    /// The slot of `backend`'s translation of the block at `start` for
+    /// waves of that size (`wave64`), if one was made or is being made.
+    pub(crate) fn existing(
+        &self,
+        start: u64,
+        backend: JitBackend,
+        wave64: bool,
+    ) -> Option<Arc<Slot>> {
+        let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&(start, backend, wave64)).map(|(_, s)| s.clone())
+    }
+
     /// Record the blocks at `starts` (a region's members, head first, for
     /// wave32 waves, covering `span`) as members of the region whose
     /// translation `slot` holds, where no other region has them.

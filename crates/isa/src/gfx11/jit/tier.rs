@@ -288,10 +288,54 @@ mod per_worker {
                 return Some((f, self.callout, code.members(), t.member));
             }
             if t.entries < self.threshold {
+                // A translation made already (by another worker, or before
+                // this worker's tiers were reset) is taken at the block's
+                // first entry: it costs nothing more.
+                if t.entries == 0
+                    && let Some(entered) = self.adopt(idx, wave64, block, cache, generation)
+                {
+                    return Some(entered);
+                }
+                let t = &mut self.tiers[wave64 as usize][idx as usize];
                 t.entries += 1;
                 return None;
             }
             self.tier_up(idx, wave64, block, cache, generation, paused)
+        }
+
+        /// Take the translation of block `idx` the code cache holds
+        /// already, compiled and paying: the region it is a member of, or
+        /// the one it heads (or its own). Starts nothing.
+        #[cold]
+        fn adopt(
+            &mut self,
+            idx: u32,
+            wave64: bool,
+            block: &Block,
+            cache: &CodeCache,
+            generation: u64,
+        ) -> Option<Entered> {
+            let backend = self.backend?;
+            let member = (!wave64 && backend == JitBackend::Llvm)
+                .then(|| cache.region_of(block, generation, backend))
+                .flatten();
+            let (slot, j) = match member {
+                Some(found) => found,
+                None => (
+                    cache.existing_translation(block, generation, backend, wave64)?,
+                    0,
+                ),
+            };
+            let code = slot.try_get()??;
+            let fits = code.members().get(j as usize).map(|b| b.start) == Some(block.start);
+            if !code.pays() || (j != 0 && !fits) {
+                return None;
+            }
+            let t = &mut self.tiers[wave64 as usize][idx as usize];
+            let members: *const [Arc<Block>] = code.members();
+            let func = code.func();
+            (t.func, t.code, t.member) = (Some(func), Some(code), j);
+            Some((func, self.callout, members, j))
         }
 
         #[cold]

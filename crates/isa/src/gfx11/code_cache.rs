@@ -156,12 +156,20 @@ impl CodeCache {
         backend: super::jit::JitBackend,
         wave64: bool,
     ) -> (std::sync::Arc<super::jit::Slot>, bool) {
+        self.with_translations(generation, |t| t.slot(block.start, span, backend, wave64))
+            .unwrap_or_else(|| (std::sync::Arc::default(), true))
+    }
+
+    /// `f` of the shared translations, under the block map's lock, if the
+    /// cache is still at `generation` (they are of the blocks decoded then).
+    #[cfg(feature = "llvm-jit")]
+    fn with_translations<R>(
+        &self,
+        generation: u64,
+        f: impl FnOnce(&super::jit::Shared) -> R,
+    ) -> Option<R> {
         let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
-        if self.generation() == generation {
-            self.translations.slot(block.start, span, backend, wave64)
-        } else {
-            (std::sync::Arc::default(), true)
-        }
+        (self.generation() == generation).then(|| f(&self.translations))
     }
 
     /// Record the region `members` (head first, wave32, covering `span`),
@@ -176,11 +184,8 @@ impl CodeCache {
         backend: super::jit::JitBackend,
         slot: &std::sync::Arc<super::jit::Slot>,
     ) {
-        let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
-        if self.generation() == generation {
-            let starts: Vec<u64> = members.iter().map(|b| b.start).collect();
-            self.translations.join(&starts, span, backend, slot);
-        }
+        let starts: Vec<u64> = members.iter().map(|b| b.start).collect();
+        self.with_translations(generation, |t| t.join(&starts, span, backend, slot));
     }
 
     /// The slot of the translation headed by `block` (the block alone, or
@@ -194,11 +199,7 @@ impl CodeCache {
         backend: super::jit::JitBackend,
         wave64: bool,
     ) -> Option<std::sync::Arc<super::jit::Slot>> {
-        let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
-        if self.generation() != generation {
-            return None;
-        }
-        self.translations.existing(block.start, backend, wave64)
+        self.with_translations(generation, |t| t.existing(block.start, backend, wave64))?
     }
 
     /// The slot of the wave32 region that has `block` as a member other
@@ -211,11 +212,7 @@ impl CodeCache {
         generation: u64,
         backend: super::jit::JitBackend,
     ) -> Option<(std::sync::Arc<super::jit::Slot>, u32)> {
-        let _map = self.blocks.read().unwrap_or_else(|e| e.into_inner());
-        if self.generation() != generation {
-            return None;
-        }
-        self.translations.region_of(block.start, backend)
+        self.with_translations(generation, |t| t.region_of(block.start, backend))?
     }
 
     /// The block starting at `pc` if it is decoded at generation

@@ -327,15 +327,12 @@ mod per_worker {
                 ),
             };
             let code = slot.try_get()??;
-            let fits = code.members().get(j as usize).map(|b| b.start) == Some(block.start);
-            if !code.pays() || (j != 0 && !fits) {
+            if !code.pays() || !holds_at(&code, j, block) {
                 return None;
             }
             let t = &mut self.tiers[wave64 as usize][idx as usize];
-            let members: *const [Arc<Block>] = code.members();
-            let func = code.func();
-            (t.func, t.code, t.member) = (Some(func), Some(code), j);
-            Some((func, self.callout, members, j))
+            t.member = j;
+            Some(t.take(code, self.callout))
         }
 
         #[cold]
@@ -414,12 +411,8 @@ mod per_worker {
                 slot.try_get()?
             };
             t.pending = None;
-            let is_member = |code: &Translation| {
-                code.members().get(t.member as usize).map(|b| b.start) == Some(block.start)
-            };
-            let usable = outcome.filter(|code| {
-                (threshold == 0 || code.pays()) && (t.member == 0 || is_member(code))
-            });
+            let usable = outcome
+                .filter(|code| (threshold == 0 || code.pays()) && holds_at(code, t.member, block));
             let Some(code) = usable else {
                 if t.member != 0 {
                     // Another block's region: this one heads its own.
@@ -430,11 +423,25 @@ mod per_worker {
                 }
                 return None;
             };
-            let members: *const [Arc<Block>] = code.members();
-            t.func = Some(code.func());
-            t.code = Some(code);
-            t.func.map(|f| (f, self.callout, members, t.member))
+            Some(t.take(code, self.callout))
         }
+    }
+
+    impl Tier {
+        /// Run `code` from now on (entered at member `self.member`); what
+        /// the wave loop runs for it.
+        fn take(&mut self, code: Arc<Translation>, callout: Callout) -> Entered {
+            let members: *const [Arc<Block>] = code.members();
+            let func = code.func();
+            (self.func, self.code) = (Some(func), Some(code));
+            (func, callout, members, self.member)
+        }
+    }
+
+    /// Does `code` run `block` from member `j` (0: the head, or the block
+    /// alone)?
+    fn holds_at(code: &Translation, j: u32, block: &Block) -> bool {
+        j == 0 || code.members().get(j as usize).map(|b| b.start) == Some(block.start)
     }
 
     /// Make `block`'s translation with `backend` into `slot`: now with

@@ -239,7 +239,7 @@ pub(super) const WRITE_THROUGH: usize = 4;
 
 /// Does an emission with `stores` register stores for `writes` register
 /// writes store too often ([`WRITE_THROUGH`])?
-pub(super) fn stores_too_often(stores: usize, writes: usize) -> bool {
+fn stores_too_often(stores: usize, writes: usize) -> bool {
     #[cfg(test)]
     if FORCE_WRITE_THROUGH.get() {
         return true;
@@ -293,21 +293,10 @@ pub(crate) fn emit_block(out: &mut String, name: &str, block: &Block, wave64: bo
         Vec::new()
     };
     let copy = |out: &mut String, suffix: &str, full: bool, through: bool| {
-        let mut fx = Fx::new(carried.clone(), full, looped, wave64);
-        if through {
-            fx = fx.writing_through();
-        }
+        let fx = Fx::new(carried.clone(), full, looped, wave64).writing_through(through);
         emit_copy(out, &format!("{name}.{suffix}"), block, fx)
     };
-    let mut any = String::new();
-    let (mut inlined, (stores, writes)) = copy(&mut any, "any", false, false);
-    let through = !looped && stores_too_often(stores, writes);
-    if through {
-        any.clear();
-        inlined = copy(&mut any, "any", false, true).0;
-    }
-    out.push_str(&any);
-    copy(out, "full", true, through);
+    let inlined = emit_copies(out, !looped, copy);
     // EXEC all ones: exec_lo, and for wave64 exec_hi too.
     exec_dispatcher(out, name, &["%frame"], if wave64 { 64 } else { 32 });
     inlined
@@ -346,6 +335,28 @@ pub(super) fn exec_dispatcher(out: &mut String, name: &str, frames: &[&str], bit
          f:\n  %r1 = tail call i32 @{name}.full({args})\n  ret i32 %r1\n\
          a:\n  %r2 = tail call i32 @{name}.any({args})\n  ret i32 %r2\n}}\n"
     );
+}
+
+/// The `any` and `full` copies of a function by `copy` (out, suffix, full
+/// EXEC, written through; returns the inline count and the register
+/// (stores, writes)): both written through where `may_write_through` and
+/// the `any` copy stores too often ([`WRITE_THROUGH`]). Returns the
+/// `any` copy's inline count.
+pub(super) fn emit_copies(
+    out: &mut String,
+    may_write_through: bool,
+    copy: impl Fn(&mut String, &str, bool, bool) -> (usize, (usize, usize)),
+) -> usize {
+    let mut any = String::new();
+    let (mut inlined, (stores, writes)) = copy(&mut any, "any", false, false);
+    let through = may_write_through && stores_too_often(stores, writes);
+    if through {
+        any.clear();
+        inlined = copy(&mut any, "any", false, true).0;
+    }
+    out.push_str(&any);
+    copy(out, "full", true, through);
+    inlined
 }
 
 /// One copy of `block` as internal function `name`, by `fx` (made for
@@ -895,16 +906,8 @@ impl Fx {
         self.line(format!("br label %{join}"));
         self.start(&join);
         // Every phi first: writing through stores each value it sets.
-        let row_phis = self.row_phis((&fast_rows, &fast_end), (&called_rows, &slow_end));
-        let sgpr_phis: Vec<String> = fast_sgprs
-            .iter()
-            .zip(&called_sgprs)
-            .map(|(quick, called)| {
-                self.ins(format!(
-                    "phi i32 [ {quick}, %{fast_end} ], [ {called}, %{slow_end} ]"
-                ))
-            })
-            .collect();
+        let row_phis = self.join_phis(V, (&fast_rows, &fast_end), (&called_rows, &slow_end));
+        let sgpr_phis = self.join_phis("i32", (&fast_sgprs, &fast_end), (&called_sgprs, &slow_end));
         for (&r, v) in rows.iter().zip(row_phis) {
             self.set_row_whole(r, v);
         }
@@ -949,20 +952,26 @@ impl Fx {
         slow: (&[String], &str),
     ) {
         // Every phi first: writing through stores each value it sets.
-        let phis = self.row_phis(fast, slow);
+        let phis = self.join_phis(V, fast, slow);
         for (&r, v) in rows.iter().zip(phis) {
             self.set_row_whole(r, v);
         }
     }
 
-    /// The phis of rows joining from `fast` and `slow` (values, block).
-    fn row_phis(&mut self, fast: (&[String], &str), slow: (&[String], &str)) -> Vec<String> {
+    /// The phis (of IR type `ty`) of values joining from the paths `fast`
+    /// and `slow` (their values, in order, and the block each ends in).
+    pub(super) fn join_phis(
+        &mut self,
+        ty: &str,
+        fast: (&[String], &str),
+        slow: (&[String], &str),
+    ) -> Vec<String> {
         fast.0
             .iter()
             .zip(slow.0)
             .map(|(quick, called)| {
                 self.ins(format!(
-                    "phi {V} [ {quick}, %{} ], [ {called}, %{} ]",
+                    "phi {ty} [ {quick}, %{} ], [ {called}, %{} ]",
                     fast.1, slow.1
                 ))
             })
@@ -1157,9 +1166,10 @@ impl Fx {
         }
     }
 
-    /// Emit with each register write stored at once ([`WRITE_THROUGH`]).
-    pub(super) fn writing_through(mut self) -> Fx {
-        self.write_through = true;
+    /// Emit with each register write stored at once where `through`
+    /// ([`WRITE_THROUGH`]).
+    pub(super) fn writing_through(mut self, through: bool) -> Fx {
+        self.write_through = through;
         self
     }
 

@@ -126,15 +126,7 @@ impl Fx {
 
         self.start(&join);
         // Every phi first: writing through stores each value it sets.
-        let phis: Vec<String> = loaded
-            .iter()
-            .zip(&reloaded)
-            .map(|(quick, called)| {
-                self.ins(format!(
-                    "phi i32 [ {quick}, %{hit_end} ], [ {called}, %{slow_end} ]"
-                ))
-            })
-            .collect();
+        let phis = self.join_phis("i32", (&loaded, &hit_end), (&reloaded, &slow_end));
         for (&r, v) in sgprs.iter().zip(phis) {
             self.set_sgpr(r, v);
         }

@@ -41,7 +41,7 @@ use std::fmt::Write;
 use super::super::super::abi::{
     EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_ENTRY, FRAME_PASSED,
 };
-use super::{Fx, exec_dispatcher, stores_too_often};
+use super::{Fx, emit_copies, exec_dispatcher};
 use crate::gfx11::code_cache::{Block, Tail};
 use crate::gfx11::exec::fast::Cond;
 
@@ -50,10 +50,7 @@ use crate::gfx11::exec::fast::Cond;
 /// members run inline.
 pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block]) -> usize {
     let copy = |out: &mut String, suffix: &str, full: bool, through: bool| {
-        let mut fx = Fx::new(Vec::new(), full, false, false);
-        if through {
-            fx = fx.writing_through();
-        }
+        let mut fx = Fx::new(Vec::new(), full, false, false).writing_through(through);
         fx.region = members.iter().map(|b| b.start).collect();
         let (pre, mut inlined) = fx.body(members[0]);
         for (j, member) in members.iter().enumerate() {
@@ -79,15 +76,7 @@ pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block]) -> u
     };
     // Registers are written through where the paths out would store them
     // too often (emit.rs `WRITE_THROUGH`).
-    let mut any = String::new();
-    let (mut inlined, (stores, writes)) = copy(&mut any, "any", false, false);
-    let through = stores_too_often(stores, writes);
-    if through {
-        any.clear();
-        inlined = copy(&mut any, "any", false, true).0;
-    }
-    out.push_str(&any);
-    copy(out, "full", true, through);
+    let inlined = emit_copies(out, true, copy);
     exec_dispatcher(out, name, &["%frame"], 32);
     inlined
 }

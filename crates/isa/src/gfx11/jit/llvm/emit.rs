@@ -56,6 +56,10 @@ pub(super) const F: &str = "<32 x float>";
 pub(super) const M: &str = "<32 x i1>";
 pub(super) const D: &str = "<32 x double>";
 
+/// The most dwords a lane-by-lane store moves for each lane (a b128 store,
+/// or two elements of two dwords): the rows of the function's `%lane_rows`.
+pub(super) const LANE_ROWS: usize = 4;
+
 /// How many compare masks `Fx::masks` remembers (the latest).
 const MASKS_HELD: usize = 8;
 
@@ -469,6 +473,10 @@ impl Fx {
         // value and old values, and the lanes' offsets.
         self.line(format!("%atomic_rows = alloca [3 x {V}], align 4"));
         self.line("%atomic_offs = alloca <32 x i64>, align 8");
+        // The lane-by-lane stores' addresses and dwords (global.rs
+        // `global_lanes`, lds.rs `store_lanes`).
+        self.line("%lane_addrs = alloca <32 x i64>, align 64");
+        self.line(format!("%lane_rows = alloca [{LANE_ROWS} x {V}], align 64"));
         self.load_bases();
         let exec = self.exec_words();
         for (k, _) in self.carried.clone() {

@@ -35,7 +35,7 @@
 //! and a one-invocation workgroup spent a fifth of its time in call-outs for
 //! its three scalar loads and two global accesses.
 
-use super::emit::{Fx, M, V};
+use super::emit::{Fx, LANE_ROWS, M, V};
 use super::footprint::Footprint;
 use crate::Access;
 use crate::gfx11::exec::vmem::Coalesced;
@@ -410,13 +410,31 @@ impl Fx {
             ));
             return Vec::new();
         }
+        // The addresses and the lanes' dwords go to the stack once, lane
+        // after lane (`LANE_ROWS`), and each lane's dwords move from there as
+        // one store: an element picked by the loop's lane index would make
+        // LLVM write every row to the stack again in each pass.
+        let n = data.len();
+        debug_assert!(n <= LANE_ROWS, "a store of {n} dwords a lane");
+        let wide = format!("<{} x i32>", 32 * n);
+        let all = self.concat(data);
+        let laid = self.ins(format!(
+            "shufflevector {wide} {all}, {wide} poison, {wide} {}",
+            interleave(n)
+        ));
+        self.line(format!("store {wide} {laid}, ptr %lane_rows, align 64"));
+        self.line(format!(
+            "store <32 x ptr> {ptrs}, ptr %lane_addrs, align 64"
+        ));
+        let lane_ty = format!("<{n} x i32>");
         self.each_lane(exec, |fx, l| {
-            let p = fx.ins(format!("extractelement <32 x ptr> {ptrs}, i32 {l}"));
-            for (j, row) in data.iter().enumerate() {
-                let q = fx.ins(format!("getelementptr i8, ptr {p}, i64 {}", 4 * j));
-                let x = fx.ins(format!("extractelement {V} {row}, i32 {l}"));
-                fx.line(format!("store i32 {x}, ptr {q}, align 1"));
-            }
+            let at = fx.ins(format!("getelementptr ptr, ptr %lane_addrs, i32 {l}"));
+            let p = fx.ins(format!("load ptr, ptr {at}, align 8"));
+            // Bytes, not `lane_ty`: a <3 x i32> is allocated 16 bytes.
+            let off = fx.ins(format!("mul i32 {l}, {}", 4 * n));
+            let at = fx.ins(format!("getelementptr i8, ptr %lane_rows, i32 {off}"));
+            let x = fx.ins(format!("load {lane_ty}, ptr {at}, align 4"));
+            fx.line(format!("store {lane_ty} {x}, ptr {p}, align 1"));
         });
         Vec::new()
     }

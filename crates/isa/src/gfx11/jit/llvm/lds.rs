@@ -30,7 +30,7 @@
 //! step, so blocks with LDS traffic (tiles, reductions, the one-lane loops
 //! of wgpu's zero-initialised workgroup memory test) stayed interpreted.
 
-use super::emit::{Fx, M, V, splat};
+use super::emit::{Fx, LANE_ROWS, M, V, splat};
 use super::footprint::{Footprint, ds_dwords, ds_rows};
 use crate::gfx11::exec::lds::DsRows;
 use crate::gfx11::wave::EXEC;
@@ -195,14 +195,26 @@ impl Fx {
     /// order (exec/lds.rs `store_rows`, `store2_rows`).
     fn store_lanes(&mut self, d: &DsRows, lane: &Lanes, data: &[String]) {
         let (lds, active, exec) = (lane.lds, lane.active, lane.exec);
+        // The addresses and rows go to the stack once and each pass loads
+        // its lane's from there: an element picked by the loop's lane index
+        // would make LLVM write every row to the stack again in each pass.
+        debug_assert!(data.len() <= LANE_ROWS, "{} dwords a lane", data.len());
+        self.line(format!("store {V} {active}, ptr %lane_addrs, align 64"));
+        for (r, v) in data.iter().enumerate() {
+            let at = self.ins(format!("getelementptr {V}, ptr %lane_rows, i64 {r}"));
+            self.line(format!("store {V} {v}, ptr {at}, align 64"));
+        }
         self.each_lane(exec, |fx, l| {
-            let a = fx.ins(format!("extractelement {V} {active}, i32 {l}"));
-            for ((e, j), v) in ds_dwords(d).zip(data) {
+            let at = fx.ins(format!("getelementptr i32, ptr %lane_addrs, i32 {l}"));
+            let a = fx.ins(format!("load i32, ptr {at}, align 4"));
+            for (r, (e, j)) in ds_dwords(d).take(data.len()).enumerate() {
                 let off = offset(d, e, j);
                 let at = fx.ins(format!("add nuw i32 {a}, {off}"));
                 let at = fx.ins(format!("zext i32 {at} to i64"));
                 let p = fx.ins(format!("getelementptr i8, ptr {lds}, i64 {at}"));
-                let x = fx.ins(format!("extractelement {V} {v}, i32 {l}"));
+                let k = fx.ins(format!("add i32 {l}, {}", 32 * r));
+                let from = fx.ins(format!("getelementptr i32, ptr %lane_rows, i32 {k}"));
+                let x = fx.ins(format!("load i32, ptr {from}, align 4"));
                 fx.line(format!("store i32 {x}, ptr {p}, align 1"));
             }
         });

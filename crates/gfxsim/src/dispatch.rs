@@ -319,8 +319,8 @@ impl Job {
     /// The watchdog's error for the workgroup `id` about to start, once the
     /// job has run past its time limit (the dispatch's clock, which starts
     /// when the first workgroup is claimed).
-    fn past_time_limit(&self, id: [u32; 3]) -> Option<WaveError> {
-        let limit = self.dispatch.past_time_limit()?;
+    fn past_time_limit(&self, id: [u32; 3], now: Instant) -> Option<WaveError> {
+        let limit = self.dispatch.past_time_limit_at(now)?;
         Some(WaveError {
             kind: WaveErrorKind::TimeLimit { limit },
             pc: 0,
@@ -394,25 +394,27 @@ impl Job {
         ctx: &mut WorkerContext,
         stats: &StatsCounters,
     ) {
+        // One clock read per batch of up to 16 workgroups: a batch's end
+        // is the next one's start (SimStats::workgroup_nanos then counts the
+        // claim between them too) and the watchdog's reading. A read costs
+        // tens of nanoseconds, on some virtual machines a tenth of a
+        // one-invocation workgroup.
+        let mut started = Instant::now();
         while let Some(range) = self.claim(workers) {
             let count = range.end - range.start;
             let mut totals = WorkgroupStats::default();
-            // Two clock reads per batch of up to 16 workgroups (tens of
-            // nanoseconds), for SimStats::workgroup_nanos.
-            let started = Instant::now();
             let batch = {
                 // One page-table read view for the batch: mappings cannot change while
                 // any of its workgroups runs (MAP/UNMAP wait, as for one workgroup).
                 // The batch runs under this view, sharing its memoised translations.
                 let view = vm.view_in(self.lines.as_deref());
                 // The watchdog between workgroups: no batch starts past the
-                // limit. One clock read per batch, not per workgroup (a read
-                // cost a tenth of a one-invocation workgroup); within the
+                // limit. Checked per batch, not per workgroup; within the
                 // batch each workgroup's waves check it every 1024 taken
                 // branches, so a batch of at most 16 workgroups overruns by
                 // no more than their loop-free instructions.
                 let first = self.workgroup_id(range.start);
-                let ids = match self.past_time_limit(first) {
+                let ids = match self.past_time_limit(first, started) {
                     Some(error) => {
                         self.fail(error);
                         range.start..range.start
@@ -423,7 +425,10 @@ impl Job {
                 .map(|index| self.workgroup_id(index));
                 self.dispatch.run_workgroups(ids, &view, ctx, &mut totals)
             };
-            let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            let ended = Instant::now();
+            let nanos = u64::try_from(ended.saturating_duration_since(started).as_nanos())
+                .unwrap_or(u64::MAX);
+            started = ended;
             stats.workgroup_nanos.fetch_add(nanos, Ordering::Relaxed);
             if let Some(error) = batch.error {
                 tracing::debug!("gfxsim: workgroup {:?} failed: {error}", error.workgroup);

@@ -360,8 +360,15 @@ impl Dispatch {
     /// check it every 1024 taken branches; a caller handing out workgroups
     /// checks it between them, so a grid of short workgroups stops too.
     pub fn past_time_limit(&self) -> Option<Duration> {
+        self.past_time_limit_at(Instant::now())
+    }
+
+    /// [`Dispatch::past_time_limit`] as of `now`, a clock reading the caller
+    /// has taken anyway (a read costs about as much as a small workgroup's
+    /// set-up on some hosts).
+    pub fn past_time_limit_at(&self, now: Instant) -> Option<Duration> {
         let limit = self.time_limit?;
-        let elapsed = self.started.get_or_init(Instant::now).elapsed();
+        let elapsed = now.saturating_duration_since(*self.started.get_or_init(|| now));
         // The paused time (a lock) is read only once the wall time is past.
         (elapsed > limit && elapsed.saturating_sub(self.paused.total()) > limit).then_some(limit)
     }

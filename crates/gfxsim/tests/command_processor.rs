@@ -693,6 +693,7 @@ fn a_small_dispatch_overlaps_the_packet_already_behind_it() {
 #[test]
 fn forcing_the_translator_off_runs_only_the_interpreter() {
     use aqueduct_isa::{JitMode, force_jit, jit_backend};
+    let _mode = FORCED_MODE.lock().unwrap_or_else(|e| e.into_inner());
     if jit_backend().is_none() {
         eprintln!("skipping: no translator back end in this build or host");
         return;
@@ -739,4 +740,87 @@ fn forcing_the_translator_off_runs_only_the_interpreter() {
         let got = unsafe { std::slice::from_raw_parts(dst.ptr::<u32>(0), GRID as usize) };
         assert_eq!(got, &words[..]);
     }
+}
+
+/// The process-wide translator mode (`force_jit`): one test at a time may force it.
+static FORCED_MODE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A block warming up in the tiered mode keeps its entry count while the
+/// translator is forced off (aqueduct-isa's jit/tier.rs `Tiers::configure`):
+/// each tiered dispatch here enters the kernel's blocks fewer times than a
+/// block must be entered to be made hot, and no translation of them exists
+/// to adopt, so the blocks get hot only if the counts of the tiered
+/// dispatches add up across the interpreted ones between them.
+#[test]
+fn a_block_warming_up_keeps_its_count_while_the_translator_is_off() {
+    use aqueduct_isa::{JitMode, force_jit, jit_backend};
+    let _mode = FORCED_MODE.lock().unwrap_or_else(|e| e.into_inner());
+    if jit_backend().is_none() {
+        eprintln!("skipping: no translator back end in this build or host");
+        return;
+    }
+    // One worker: every dispatch, tiered or not, reconfigures its tiers (a
+    // worker that ran no workgroup of an interpreted dispatch would keep
+    // its counts whatever the tiers do).
+    let h = Harness::with(1, 1);
+    let (signals, done) = Signals::new(&h);
+    let s = Setup { h, signals, done };
+    let mut q = s.queue();
+    let (_code, kd) = load_kernel(&s.h, "vector_copy.co", "vector_copy");
+    // 16 workgroups of two wave32 waves: 32 entries of each block a dispatch.
+    const GRID: u32 = 1024;
+    assert!(GRID / 32 < JitMode::Tiered.threshold());
+    let (src, dst) = (
+        s.h.buffer(GRID as u64 * 4, GTT_FLAGS),
+        s.h.buffer(GRID as u64 * 4, GTT_FLAGS),
+    );
+    let words: Vec<u32> = (0..GRID).map(|i| i.wrapping_mul(2246822519)).collect();
+    src.write_bytes(0, bytemuck::cast_slice(&words));
+    let kernargs = s.h.buffer(PAGE, GTT_FLAGS);
+    kernargs.write_bytes(0, &vector_copy_kernargs(src.va, dst.va, GRID, GRID, 64));
+    // The hot blocks' translations compile in the background: tiered
+    // dispatches go on until one runs them, for at most this long.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    // One completion signal for all the dispatches (a fresh one each would
+    // use up the signal page).
+    let completion = s.signals.signal(1, Some(&s.done));
+    let mut tiered = 0;
+    let translated_in = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{tiered} tiered dispatches, none translated: the counts start again after each \
+             interpreted dispatch"
+        );
+        let mut translated_here = 0;
+        for mode in [JitMode::Tiered, JitMode::Off] {
+            force_jit(Some(mode));
+            let before = s.h.dev.stats();
+            s.signals.store(completion, 1);
+            let i = q.write_packet(&dispatch_packet(kd, kernargs.va, GRID, 64, completion));
+            q.ring_doorbell(&s.h, i);
+            let done = s.wait_done();
+            force_jit(None);
+            assert_eq!(done, KFD_IOC_WAIT_RESULT_COMPLETE);
+            assert_eq!(q.error_bits(), 0, "{:?}", s.h.dev.wave_error(q.queue_id));
+            let translated =
+                s.h.dev.stats().translated_wave_instructions - before.translated_wave_instructions;
+            match mode {
+                JitMode::Off => assert_eq!(translated, 0, "translated with the translator off"),
+                _ => translated_here = translated,
+            }
+            // SAFETY: the BO is mapped on the host at its VA for GRID words.
+            let got = unsafe { std::slice::from_raw_parts(dst.ptr::<u32>(0), GRID as usize) };
+            assert_eq!(got, &words[..]);
+        }
+        tiered += 1;
+        if translated_here > 0 {
+            break tiered;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    // 64 entries after two tiered dispatches: hot at the third's first entry.
+    assert!(
+        translated_in >= 3,
+        "translated in tiered dispatch {translated_in}"
+    );
 }

@@ -249,9 +249,16 @@ mod per_worker {
             if backend != self.backend {
                 // Translations of the other back end (or of none) are not
                 // this one's; the shared ones come back from the code cache
-                // when the blocks are hot again.
+                // at the blocks' next entries. The entry counts stay (no
+                // back end counts none): a block that was warming up when
+                // the translator was turned off goes on from where it was,
+                // rather than counting from nothing each time it is turned
+                // on again.
                 for t in self.tiers.iter_mut().flatten() {
-                    *t = Tier::default();
+                    *t = Tier {
+                        entries: t.entries,
+                        ..Tier::default()
+                    };
                 }
                 self.backend = backend;
             }
@@ -287,6 +294,8 @@ mod per_worker {
             if let (Some(f), Some(code)) = (t.func, &t.code) {
                 return Some((f, self.callout, code.members(), t.member));
             }
+            // No back end (the translator off) counts no entries.
+            self.backend?;
             if t.entries < self.threshold {
                 // A translation made already (by another worker, or before
                 // this worker's tiers were reset) is taken at the block's

@@ -210,6 +210,9 @@ mod per_worker {
         /// The region another block heads with this one as a member failed
         /// or does not pay for it: it heads its own.
         alone: bool,
+        /// An entry since the tiers were last configured looked for a
+        /// translation to adopt ([`Tiers::adopt`]).
+        looked: bool,
     }
 
     /// A worker's tiers, parallel to its private blocks (worker.rs): one
@@ -249,11 +252,11 @@ mod per_worker {
             if backend != self.backend {
                 // Translations of the other back end (or of none) are not
                 // this one's; the shared ones come back from the code cache
-                // at the blocks' next entries. The entry counts stay (no
-                // back end counts none): a block that was warming up when
-                // the translator was turned off goes on from where it was,
-                // rather than counting from nothing each time it is turned
-                // on again.
+                // at the blocks' next entries (each block's first looks for
+                // one). The entry counts stay (no back end counts none): a
+                // block that was warming up when the translator was turned
+                // off goes on from where it was, rather than counting from
+                // nothing each time it is turned on again.
                 for t in self.tiers.iter_mut().flatten() {
                     *t = Tier {
                         entries: t.entries,
@@ -300,10 +303,11 @@ mod per_worker {
                 // A translation made already (by another worker, or before
                 // this worker's tiers were reset) is taken at the block's
                 // first entry: it costs nothing more.
-                if t.entries == 0
-                    && let Some(entered) = self.adopt(idx, wave64, block, cache, generation)
-                {
-                    return Some(entered);
+                if !t.looked {
+                    t.looked = true;
+                    if let Some(entered) = self.adopt(idx, wave64, block, cache, generation) {
+                        return Some(entered);
+                    }
                 }
                 let t = &mut self.tiers[wave64 as usize][idx as usize];
                 t.entries += 1;

@@ -8,7 +8,9 @@
 //! many as bring it to about TARGET_WAVE_INSTRUCTIONS, at most one queue-full), so the
 //! figure is the emulator's throughput rather than the host's wake-up latency per
 //! dispatch. Wave instructions come from SimDevice::stats(); the time is the first packet's
-//! submission to the batch's completion signal reaching 0. The peer is the host reference
+//! submission to the batch's completion signal reaching 0 (the packets keep their barrier
+//! bit and only the last completes the signal: corpus/runner.rs `submit`, one completion
+//! interrupt per batch). The peer is the host reference
 //! computation (corpus/cases) of the same cases, times the same batch size, timed in the
 //! same run: the ratio says how much slower the simulated GPU is than plain Rust doing the
 //! same work on one core.

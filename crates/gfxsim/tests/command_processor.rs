@@ -693,24 +693,14 @@ fn a_small_dispatch_overlaps_the_packet_already_behind_it() {
 /// counted entries before its translation was made.
 #[test]
 fn forcing_the_translator_off_runs_only_the_interpreter() {
-    use aqueduct_isa::{JitMode, force_jit, jit_backend};
+    use aqueduct_isa::{JitMode, jit_backend};
     let _mode = FORCED_MODE.lock().unwrap_or_else(|e| e.into_inner());
     if jit_backend().is_none() {
         eprintln!("skipping: no translator back end in this build or host");
         return;
     }
     let s = setup();
-    let mut q = s.queue();
-    let (_code, kd) = load_kernel(&s.h, "vector_copy.co", "vector_copy");
-    const GRID: u32 = 1024;
-    let (src, dst) = (
-        s.h.buffer(GRID as u64 * 4, GTT_FLAGS),
-        s.h.buffer(GRID as u64 * 4, GTT_FLAGS),
-    );
-    let words: Vec<u32> = (0..GRID).map(|i| i.wrapping_mul(2654435761)).collect();
-    src.write_bytes(0, bytemuck::cast_slice(&words));
-    let kernargs = s.h.buffer(PAGE, GTT_FLAGS);
-    kernargs.write_bytes(0, &vector_copy_kernargs(src.va, dst.va, GRID, GRID, 64));
+    let mut copy = ForcedCopy::new(&s, 2654435761);
     // The first tiered dispatch only counts entries (nothing is hot or
     // translated yet); every later one adopts the translations the `always`
     // dispatch made, although each block's count stands at 32 by then.
@@ -725,28 +715,12 @@ fn forcing_the_translator_off_runs_only_the_interpreter() {
     .into_iter()
     .enumerate()
     {
-        force_jit(Some(mode));
-        let before = s.h.dev.stats();
-        let completion = s.signals.signal(1, Some(&s.done));
-        let i = q.write_packet(&dispatch_packet(kd, kernargs.va, GRID, 64, completion));
-        q.ring_doorbell(&s.h, i);
-        let done = s.wait_done();
-        force_jit(None);
-        assert_eq!(done, KFD_IOC_WAIT_RESULT_COMPLETE);
-        assert_eq!(q.error_bits(), 0, "{:?}", s.h.dev.wave_error(q.queue_id));
-        let after = s.h.dev.stats();
-        let (all, translated) = (
-            after.wave_instructions - before.wave_instructions,
-            after.translated_wave_instructions - before.translated_wave_instructions,
-        );
+        let (all, translated) = copy.run(&s, mode);
         if mode == JitMode::Off || k == 0 {
             assert_eq!(translated, 0, "{all} wave instructions, some translated");
         } else {
             assert_eq!(translated, all, "{mode:?}: every block translated");
         }
-        // SAFETY: the BO is mapped on the host at its VA for GRID words.
-        let got = unsafe { std::slice::from_raw_parts(dst.ptr::<u32>(0), GRID as usize) };
-        assert_eq!(got, &words[..]);
     }
 }
 
@@ -761,7 +735,7 @@ static FORCED_MODE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// dispatches add up across the interpreted ones between them.
 #[test]
 fn a_block_warming_up_keeps_its_count_while_the_translator_is_off() {
-    use aqueduct_isa::{JitMode, force_jit, jit_backend};
+    use aqueduct_isa::{JitMode, jit_backend};
     let _mode = FORCED_MODE.lock().unwrap_or_else(|e| e.into_inner());
     if jit_backend().is_none() {
         eprintln!("skipping: no translator back end in this build or host");
@@ -773,25 +747,12 @@ fn a_block_warming_up_keeps_its_count_while_the_translator_is_off() {
     let h = Harness::with(1, 1);
     let (signals, done) = Signals::new(&h);
     let s = Setup { h, signals, done };
-    let mut q = s.queue();
-    let (_code, kd) = load_kernel(&s.h, "vector_copy.co", "vector_copy");
-    // 16 workgroups of two wave32 waves: 32 entries of each block a dispatch.
-    const GRID: u32 = 1024;
-    assert!(GRID / 32 < JitMode::Tiered.threshold());
-    let (src, dst) = (
-        s.h.buffer(GRID as u64 * 4, GTT_FLAGS),
-        s.h.buffer(GRID as u64 * 4, GTT_FLAGS),
-    );
-    let words: Vec<u32> = (0..GRID).map(|i| i.wrapping_mul(2246822519)).collect();
-    src.write_bytes(0, bytemuck::cast_slice(&words));
-    let kernargs = s.h.buffer(PAGE, GTT_FLAGS);
-    kernargs.write_bytes(0, &vector_copy_kernargs(src.va, dst.va, GRID, GRID, 64));
+    let mut copy = ForcedCopy::new(&s, 2246822519);
+    // 32 entries of each block a dispatch.
+    assert!(ForcedCopy::GRID / 32 < JitMode::Tiered.threshold());
     // The hot blocks' translations compile in the background: tiered
     // dispatches go on until one runs them, for at most this long.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    // One completion signal for all the dispatches (a fresh one each would
-    // use up the signal page).
-    let completion = s.signals.signal(1, Some(&s.done));
     let mut tiered = 0;
     let translated_in = loop {
         assert!(
@@ -799,29 +760,11 @@ fn a_block_warming_up_keeps_its_count_while_the_translator_is_off() {
             "{tiered} tiered dispatches, none translated: the counts start again after each \
              interpreted dispatch"
         );
-        let mut translated_here = 0;
-        for mode in [JitMode::Tiered, JitMode::Off] {
-            force_jit(Some(mode));
-            let before = s.h.dev.stats();
-            s.signals.store(completion, 1);
-            let i = q.write_packet(&dispatch_packet(kd, kernargs.va, GRID, 64, completion));
-            q.ring_doorbell(&s.h, i);
-            let done = s.wait_done();
-            force_jit(None);
-            assert_eq!(done, KFD_IOC_WAIT_RESULT_COMPLETE);
-            assert_eq!(q.error_bits(), 0, "{:?}", s.h.dev.wave_error(q.queue_id));
-            let translated =
-                s.h.dev.stats().translated_wave_instructions - before.translated_wave_instructions;
-            match mode {
-                JitMode::Off => assert_eq!(translated, 0, "translated with the translator off"),
-                _ => translated_here = translated,
-            }
-            // SAFETY: the BO is mapped on the host at its VA for GRID words.
-            let got = unsafe { std::slice::from_raw_parts(dst.ptr::<u32>(0), GRID as usize) };
-            assert_eq!(got, &words[..]);
-        }
+        let (_, translated) = copy.run(&s, JitMode::Tiered);
+        let (_, off) = copy.run(&s, JitMode::Off);
+        assert_eq!(off, 0, "translated with the translator off");
         tiered += 1;
-        if translated_here > 0 {
+        if translated > 0 {
             break tiered;
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
@@ -831,4 +774,74 @@ fn a_block_warming_up_keeps_its_count_while_the_translator_is_off() {
         translated_in >= 3,
         "translated in tiered dispatch {translated_in}"
     );
+}
+
+/// vector_copy over a 1024-word grid in workgroups of 64 (16 workgroups of
+/// two wave32 waves), dispatched under a forced translator mode.
+struct ForcedCopy {
+    q: TestQueue,
+    kd: u64,
+    kernargs: Buffer,
+    dst: Buffer,
+    words: Vec<u32>,
+    /// One completion signal for every dispatch (a fresh one each would
+    /// use up the signal page).
+    completion: u64,
+    _code: Buffer,
+    _src: Buffer,
+}
+
+impl ForcedCopy {
+    const GRID: u32 = 1024;
+
+    fn new(s: &Setup, multiplier: u32) -> ForcedCopy {
+        let q = s.queue();
+        let (code, kd) = load_kernel(&s.h, "vector_copy.co", "vector_copy");
+        let grid = Self::GRID;
+        let (src, dst) = (
+            s.h.buffer(grid as u64 * 4, GTT_FLAGS),
+            s.h.buffer(grid as u64 * 4, GTT_FLAGS),
+        );
+        let words: Vec<u32> = (0..grid).map(|i| i.wrapping_mul(multiplier)).collect();
+        src.write_bytes(0, bytemuck::cast_slice(&words));
+        let kernargs = s.h.buffer(PAGE, GTT_FLAGS);
+        kernargs.write_bytes(0, &vector_copy_kernargs(src.va, dst.va, grid, grid, 64));
+        let completion = s.signals.signal(1, Some(&s.done));
+        ForcedCopy {
+            q,
+            kd,
+            kernargs,
+            dst,
+            words,
+            completion,
+            _code: code,
+            _src: src,
+        }
+    }
+
+    /// Dispatch the copy with the translator forced to `mode`, check that it
+    /// completed and copied every word; its wave instructions and how many
+    /// of them ran translated.
+    fn run(&mut self, s: &Setup, mode: aqueduct_isa::JitMode) -> (u64, u64) {
+        aqueduct_isa::force_jit(Some(mode));
+        let before = s.h.dev.stats();
+        s.signals.store(self.completion, 1);
+        let packet = dispatch_packet(self.kd, self.kernargs.va, Self::GRID, 64, self.completion);
+        let i = self.q.write_packet(&packet);
+        self.q.ring_doorbell(&s.h, i);
+        let done = s.wait_done();
+        aqueduct_isa::force_jit(None);
+        assert_eq!(done, KFD_IOC_WAIT_RESULT_COMPLETE);
+        let q = &self.q;
+        assert_eq!(q.error_bits(), 0, "{:?}", s.h.dev.wave_error(q.queue_id));
+        let after = s.h.dev.stats();
+        // SAFETY: the BO is mapped on the host at its VA for GRID words.
+        let got =
+            unsafe { std::slice::from_raw_parts(self.dst.ptr::<u32>(0), Self::GRID as usize) };
+        assert_eq!(got, &self.words[..]);
+        (
+            after.wave_instructions - before.wave_instructions,
+            after.translated_wave_instructions - before.translated_wave_instructions,
+        )
+    }
 }

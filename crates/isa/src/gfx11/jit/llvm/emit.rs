@@ -950,6 +950,28 @@ impl Fx {
         self.start(&done);
     }
 
+    /// [`Fx::each_lane`] with lane `l`'s element of `addrs` (a row of
+    /// 32 `elem`) as the body's third argument, read from the function's
+    /// `%lane_addrs` slot where `addrs` is stored once before the loop: an
+    /// element picked by the loop's lane index would make LLVM write the
+    /// whole row to the stack again in each pass.
+    pub(super) fn each_staged_lane(
+        &mut self,
+        exec: &str,
+        elem: &str,
+        addrs: &str,
+        body: impl FnOnce(&mut Fx, &str, &str),
+    ) {
+        self.line(format!(
+            "store <32 x {elem}> {addrs}, ptr %lane_addrs, align 64"
+        ));
+        self.each_lane(exec, |fx, l| {
+            let at = fx.ins(format!("getelementptr {elem}, ptr %lane_addrs, i32 {l}"));
+            let a = fx.ins(format!("load {elem}, ptr {at}"));
+            body(fx, l, &a);
+        });
+    }
+
     /// Where an entry's inline path (ending in block `fast.1`) and its
     /// call-out side path (`slow.1`) join: each of `rows` takes the value
     /// its path left (`fast.0`, `slow.0`, in `rows` order).

@@ -410,10 +410,9 @@ impl Fx {
             ));
             return Vec::new();
         }
-        // The addresses and the lanes' dwords go to the stack once, lane
-        // after lane (`LANE_ROWS`), and each lane's dwords move from there as
-        // one store: an element picked by the loop's lane index would make
-        // LLVM write every row to the stack again in each pass.
+        // The lanes' dwords go to the stack once, lane after lane
+        // (`LANE_ROWS`), as the addresses do (`each_staged_lane`), and each
+        // lane's dwords move from there as one store.
         let n = data.len();
         debug_assert!(n <= LANE_ROWS, "a store of {n} dwords a lane");
         let wide = format!("<{} x i32>", 32 * n);
@@ -423,13 +422,8 @@ impl Fx {
             interleave(n)
         ));
         self.line(format!("store {wide} {laid}, ptr %lane_rows, align 64"));
-        self.line(format!(
-            "store <32 x ptr> {ptrs}, ptr %lane_addrs, align 64"
-        ));
         let lane_ty = format!("<{n} x i32>");
-        self.each_lane(exec, |fx, l| {
-            let at = fx.ins(format!("getelementptr ptr, ptr %lane_addrs, i32 {l}"));
-            let p = fx.ins(format!("load ptr, ptr {at}, align 8"));
+        self.each_staged_lane(exec, "ptr", ptrs, |fx, l, p| {
             // Bytes, not `lane_ty`: a <3 x i32> is allocated 16 bytes.
             let off = fx.ins(format!("mul i32 {l}, {}", 4 * n));
             let at = fx.ins(format!("getelementptr i8, ptr %lane_rows, i32 {off}"));

@@ -195,18 +195,14 @@ impl Fx {
     /// order (exec/lds.rs `store_rows`, `store2_rows`).
     fn store_lanes(&mut self, d: &DsRows, lane: &Lanes, data: &[String]) {
         let (lds, active, exec) = (lane.lds, lane.active, lane.exec);
-        // The addresses and rows go to the stack once and each pass loads
-        // its lane's from there: an element picked by the loop's lane index
-        // would make LLVM write every row to the stack again in each pass.
+        // The rows go to the stack once, as the addresses do
+        // (`each_staged_lane`), and each pass loads its lane's from there.
         debug_assert!(data.len() <= LANE_ROWS, "{} dwords a lane", data.len());
-        self.line(format!("store {V} {active}, ptr %lane_addrs, align 64"));
         for (r, v) in data.iter().enumerate() {
             let at = self.ins(format!("getelementptr {V}, ptr %lane_rows, i64 {r}"));
             self.line(format!("store {V} {v}, ptr {at}, align 64"));
         }
-        self.each_lane(exec, |fx, l| {
-            let at = fx.ins(format!("getelementptr i32, ptr %lane_addrs, i32 {l}"));
-            let a = fx.ins(format!("load i32, ptr {at}, align 4"));
+        self.each_staged_lane(exec, "i32", active, |fx, l, a| {
             for (r, (e, j)) in ds_dwords(d).take(data.len()).enumerate() {
                 let off = offset(d, e, j);
                 let at = fx.ins(format!("add nuw i32 {a}, {off}"));

@@ -450,6 +450,8 @@ impl Job {
                 );
                 translated.fetch_add(totals.translated_wave_instructions, Ordering::Relaxed);
                 called_out.fetch_add(totals.called_out_wave_instructions, Ordering::Relaxed);
+                let switches = &stats.barrier_switches;
+                switches.fetch_add(totals.barrier_switches, Ordering::Relaxed);
             }
             stats.workgroups.fetch_add(ran, Ordering::Relaxed);
             // The batch's workgroups, run or skipped after a failure, are all finished.

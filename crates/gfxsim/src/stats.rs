@@ -17,6 +17,10 @@ pub struct SimStats {
     /// Of `translated_wave_instructions`, those the translations handed to
     /// the interpreter through call-outs instead of running them inline.
     pub called_out_wave_instructions: u64,
+    /// Barriers at which a translated region went on with the workgroup's
+    /// next wave itself, without a return to the wave loop (aqueduct-isa
+    /// gfx11/round.rs).
+    pub barrier_switches: u64,
     /// Kernel dispatches completed or failed.
     pub dispatches: u64,
     /// Workgroups run.
@@ -33,6 +37,7 @@ pub struct StatsCounters {
     pub wave_instructions: AtomicU64,
     pub translated_wave_instructions: AtomicU64,
     pub called_out_wave_instructions: AtomicU64,
+    pub barrier_switches: AtomicU64,
     pub dispatches: AtomicU64,
     pub workgroups: AtomicU64,
     pub workgroup_nanos: AtomicU64,
@@ -48,6 +53,7 @@ impl StatsCounters {
             wave_instructions: self.wave_instructions.load(Ordering::Relaxed),
             translated_wave_instructions: self.translated_wave_instructions.load(Ordering::Relaxed),
             called_out_wave_instructions: self.called_out_wave_instructions.load(Ordering::Relaxed),
+            barrier_switches: self.barrier_switches.load(Ordering::Relaxed),
             dispatches: self.dispatches.load(Ordering::Relaxed),
             workgroups: self.workgroups.load(Ordering::Relaxed),
             workgroup_nanos: self.workgroup_nanos.load(Ordering::Relaxed),

@@ -314,6 +314,10 @@ pub struct WorkgroupStats {
     /// Of `translated_wave_instructions`, those the translations ran
     /// through call-outs to the interpreter rather than inline.
     pub called_out_wave_instructions: u64,
+    /// Barriers at which a region's translation went on with the
+    /// workgroup's next wave itself (gfx11/round.rs) rather than
+    /// returning to the wave loop for it.
+    pub barrier_switches: u64,
     pub waves: u32,
     /// Wave instructions by class (all zero unless the dispatch counts:
     /// `Dispatch::with_counters`).

@@ -193,8 +193,18 @@ fn setup(kd_addr: u64, kd: KernelDescriptor, grid: [u32; 3], wg: [u32; 3]) -> Di
 
 /// Run every workgroup (x fastest) on one worker; sums the stats.
 fn run_all(mem: &TestMem, s: DispatchSetup) -> Result<WorkgroupStats, WaveError> {
-    let isa = s.isa;
-    let d = Dispatch::new(s, Arc::new(CodeCache::for_isa(isa)))?;
+    let cache = Arc::new(CodeCache::for_isa(s.isa));
+    run_all_in(mem, s, &cache)
+}
+
+/// [`run_all`] with the blocks of `cache`, which may hold some decoded
+/// already.
+fn run_all_in(
+    mem: &TestMem,
+    s: DispatchSetup,
+    cache: &Arc<CodeCache>,
+) -> Result<WorkgroupStats, WaveError> {
+    let d = Dispatch::new(s, cache.clone())?;
     let mut ctx = WorkerContext::new();
     let [cx, cy, cz] = d.workgroup_count();
     let mut total = WorkgroupStats::default();
@@ -205,6 +215,7 @@ fn run_all(mem: &TestMem, s: DispatchSetup) -> Result<WorkgroupStats, WaveError>
                 total.wave_instructions += st.wave_instructions;
                 total.translated_wave_instructions += st.translated_wave_instructions;
                 total.called_out_wave_instructions += st.called_out_wave_instructions;
+                total.barrier_switches += st.barrier_switches;
                 total.waves += st.waves;
             }
         }
@@ -485,6 +496,58 @@ fn the_translator_agrees_with_the_interpreter() {
             assert_eq!(on.0.0, off.0.0, "{backend:?} {name}: instructions");
             assert!(on.1 == off.1 && on.2 == off.2, "{backend:?} {name}");
         }
+    }
+    // At a barrier whose next block is a member of the region, the
+    // region's code goes on with the workgroup's next wave itself
+    // (gfx11/round.rs): lds_barrier.s (three barriers in straight-line
+    // code, two groups of 8 waves) and reduce_lds (a barrier in a loop).
+    // An interpreted run first decodes the blocks past the barriers into
+    // the code cache, as a hot kernel has them, so the regions made at the
+    // translated run's first entries hold them.
+    let switching = |kernel: &str, mode: JitMode, cache: &Arc<CodeCache>| {
+        let mut mem = TestMem::new();
+        let (kd_addr, kd, groups, wg, out) = if kernel == "lds_barrier" {
+            let (a, kd) = hand_kernel(&mut mem, kernels::LDS_BARRIER, 1024, 0);
+            mem.map_zeroed(BUF_A, 2048);
+            mem.map(KERNARG, &ptr_args(&[BUF_A], &[]));
+            (a, kd, 2, 256, (BUF_A, 2048))
+        } else {
+            let (a, kd) = load_kernel(&mut mem, kernel);
+            let (n, wg) = (1000u32, 256u32);
+            mem.map(BUF_A, &u32_bytes(&lcg(9, n as usize)));
+            mem.map_zeroed(BUF_B, 16);
+            let grid = [n.div_ceil(wg) * wg, 1, 1];
+            let args = kernargs(&ptr_args(&[BUF_A, BUF_B], &[n]), grid, [wg, 1, 1], [0; 3]);
+            mem.map(KERNARG, &args);
+            (a, kd, n.div_ceil(wg), wg, (BUF_B, 16))
+        };
+        force_jit(Some(mode));
+        let grid = [groups * wg, 1, 1];
+        let st = run_all_in(&mem, setup(kd_addr, kd, grid, [wg, 1, 1]), cache).expect("runs");
+        force_jit(None);
+        (st, mem.read(out.0, out.1))
+    };
+    if backends.contains(&JitBackend::Llvm) {
+        force_jit_backend(Some(JitBackend::Llvm));
+        for (kernel, switches) in [("lds_barrier", Some(2 * 3 * 7)), ("reduce_lds", None)] {
+            let cache = Arc::new(CodeCache::for_isa(aqueduct_isa::Isa::Gfx11));
+            let (off, want) = switching(kernel, JitMode::Off, &cache);
+            let (on, got) = switching(kernel, JitMode::Always, &cache);
+            assert_eq!(off.barrier_switches, 0, "{kernel}");
+            assert_eq!(on.wave_instructions, off.wave_instructions, "{kernel}");
+            assert_eq!(
+                on.translated_wave_instructions, on.wave_instructions,
+                "{kernel}"
+            );
+            assert!(got == want, "{kernel}: results");
+            match switches {
+                // Each barrier of a group: the first 7 waves go on with
+                // the next; the last returns to the wave loop.
+                Some(n) => assert_eq!(on.barrier_switches, n, "{kernel}"),
+                None => assert!(on.barrier_switches > 0, "{kernel}"),
+            }
+        }
+        force_jit_backend(None);
     }
 }
 

@@ -53,6 +53,7 @@ use super::code_cache::{Block, CodeCache, Tail};
 use super::exec::fast::Fast;
 use super::exec::{Env, Flow, SpanCache, slot_bytes};
 use super::paused_time::PausedTime;
+use super::round::Round;
 use super::run_block::{BlockExit, interpret_block};
 use super::wave::{EXEC, LANES, Wave, WaveStatus};
 use super::worker::WorkerContext;
@@ -783,13 +784,25 @@ impl Dispatch {
         // Taken branches of the workgroup, for the watchdog.
         let mut jumps = 0u32;
         loop {
-            for w in waves.iter_mut() {
-                if matches!(w.status, WaveStatus::Running | WaveStatus::SyncAlone)
-                    && let Err(kind) = self.run_wave_loop(w, env, ctx, stats, &mut jumps)
-                {
+            for i in 0..waves.len() {
+                if !matches!(waves[i].status, WaveStatus::Running | WaveStatus::SyncAlone) {
+                    continue;
+                }
+                // A region's code may go on with the later waves of the
+                // round at its barriers (jit/abi.rs `switch_wave`); the
+                // wave loop then goes on with the one it stopped with.
+                let mut round = Round {
+                    waves: waves.as_mut_ptr(),
+                    len: waves.len(),
+                    current: i,
+                    switches: 0,
+                };
+                let result = self.run_wave_loop(&mut round, env, ctx, stats, &mut jumps);
+                stats.barrier_switches += round.switches;
+                if let Err(kind) = result {
                     return Err(Box::new(WaveError {
                         kind,
-                        pc: w.pc,
+                        pc: waves[round.current].pc,
                         workgroup,
                     }));
                 }
@@ -964,12 +977,17 @@ impl Dispatch {
     #[inline(always)]
     fn run_wave_loop(
         &self,
-        w: &mut Wave,
+        round: &mut Round,
         env: &mut Env,
         ctx: &mut WorkerContext,
         stats: &mut WorkgroupStats,
         jumps: &mut u32,
     ) -> Result<(), WaveErrorKind> {
+        // SAFETY: `round.waves` holds `round.len` waves, of which the loop
+        // works on the current one alone; the region's code touches the
+        // others only during its call, through the same pointer.
+        #[cfg_attr(not(feature = "llvm-jit"), allow(unused_mut))]
+        let mut w = unsafe { &mut *round.waves.add(round.current) };
         let mut idx = ctx.block_index(&self.code, w.pc, env.mem);
         // A wave resumed at a block it stopped at runs it; a block that
         // loops on itself goes round without stopping again (as its
@@ -1034,8 +1052,12 @@ impl Dispatch {
                             entry,
                             budget,
                             &mut stats.called_out_wave_instructions,
+                            round,
                         )
                     };
+                    // SAFETY: as at the top: the wave the region's code
+                    // stopped with (the same one unless it switched).
+                    w = unsafe { &mut *round.waves.add(round.current) };
                     stats.wave_instructions += r.passed;
                     stats.translated_wave_instructions += r.passed;
                     *jumps = jumps.wrapping_add(r.jumps);

@@ -62,6 +62,7 @@ pub mod inst_class;
 pub mod jit;
 pub mod opcodes;
 mod paused_time;
+mod round;
 mod run_block;
 pub mod sampler_desc;
 #[cfg(all(test, feature = "llvm-jit"))]

@@ -11,8 +11,9 @@ use crate::gfx11::exec::fast::Fast;
 use crate::gfx11::exec::fast::run_wave64_memory_pass;
 use crate::gfx11::exec::vmem::slot_base_of;
 use crate::gfx11::exec::{Env, Flow};
+use crate::gfx11::round::Round;
 use crate::gfx11::run_block::{BlockExit, EntryError, run_entry};
-use crate::gfx11::wave::Wave;
+use crate::gfx11::wave::{Wave, WaveStatus};
 use crate::span_cache::{Entry, NO_SPANS};
 
 /// A translated block: runs from the block's first entry on `frame`'s wave
@@ -131,7 +132,21 @@ pub(crate) struct Frame {
     /// Instructions the call-outs ran (a failed one included); the
     /// translated code does not touch it.
     called_out: u64,
+    /// What a region's code calls at a barrier whose next block is one of
+    /// its members ([`switch_wave`]); the workgroup's waves it may go on
+    /// with (null: none, the code leaves at every barrier), and how many
+    /// members the region has.
+    switch: SwitchFn,
+    round: *mut Round,
+    member_count: usize,
 }
+
+/// A region's barrier hook ([`switch_wave`]): the member to go on at with
+/// the frame's new wave, or [`NO_SWITCH`].
+pub(crate) type SwitchFn = unsafe extern "C" fn(frame: *mut Frame, code: u32) -> i32;
+
+/// [`switch_wave`]'s answer when the wave leaves the region at its barrier.
+pub(crate) const NO_SWITCH: i32 = -1;
 
 pub(crate) const FRAME_SGPR: i32 = offset_of!(Frame, sgpr) as i32;
 pub(crate) const FRAME_VGPR: i32 = offset_of!(Frame, vgpr) as i32;
@@ -150,6 +165,7 @@ pub(crate) const FRAME_APERTURES: i32 = offset_of!(Frame, apertures) as i32;
 pub(crate) const FRAME_SCRATCH: i32 = offset_of!(Frame, scratch) as i32;
 pub(crate) const FRAME_SCRATCH_HI: i32 = offset_of!(Frame, scratch_hi) as i32;
 pub(crate) const FRAME_SCRATCH_PER_LANE: i32 = offset_of!(Frame, scratch_per_lane) as i32;
+pub(crate) const FRAME_SWITCH: i32 = offset_of!(Frame, switch) as i32;
 
 /// Run block `block` through its translation `func` for waves of `w`'s
 /// size (`w.wave64`), whose call-outs go through `callout`. A block whose
@@ -203,12 +219,17 @@ pub(crate) struct RegionExit {
 /// `func` from member `entry`, at whose start `w` stands; its call-outs go
 /// through `callout` and it follows at most `jump_budget` taken branches
 /// between its members itself. `called_out` grows by the instructions its
-/// call-outs ran.
+/// call-outs ran. With a `round` (not null), a barrier whose next block is
+/// a member goes on with the round's next wave ([`switch_wave`]): the exit
+/// is then of wave `round.current`, and the instructions of the waves it
+/// left at barriers are in `passed`.
 ///
 /// # Safety
 /// `func` must be the translation of the region `members` for wave32
 /// waves, `entry` one of their indices, `w` a wave32 wave, and the code
-/// alive for the call.
+/// alive for the call. A `round` is valid for the call, its waves are the
+/// workgroup's (wave32, in `env`'s workgroup), `w` is its wave `current`
+/// and nothing else touches the others during the call.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn run_region(
@@ -220,11 +241,14 @@ pub(crate) unsafe fn run_region(
     entry: usize,
     jump_budget: u32,
     called_out: &mut u64,
+    round: *mut Round,
 ) -> RegionExit {
     debug_assert!(entry < members.len());
     let mut frame = frame(callout, w, env, &members[0], jump_budget);
     frame.members = members.as_ptr();
+    frame.member_count = members.len();
     frame.entry = entry as u32;
+    frame.round = round;
     // SAFETY: the caller guarantees `func` translates the region and is
     // alive; the frame points at this wave and at `members`, which
     // nothing else touches during the call.
@@ -238,6 +262,87 @@ pub(crate) unsafe fn run_region(
         passed: frame.passed,
         jumps: frame.loops,
     }
+}
+
+/// A region's code at a barrier (exit `code`) whose next block is one of
+/// its members: go on with the next wave of the frame's round that the
+/// wave loop would run now, if it stands at the start of a member, and
+/// give that member; else [`NO_SWITCH`] (the code leaves with `code`).
+///
+/// Same order as the wave loop: the waves of a round run in index order,
+/// each to its barrier or end (dispatch.rs `run_workgroup_waves`), so the
+/// next one is the first later wave still running, and the last wave of a
+/// round returns to the wave loop, which releases the barrier. A wave that
+/// runs a block that only computes on its own first (`SyncAlone`) leaves
+/// it to the wave loop too; a wave stopped before such a block (`AtSync`)
+/// is passed over, as the wave loop does. Why: the corpus's reductions,
+/// scans and sorts run a few instructions per wave between barriers, and
+/// the way back through the wave loop to the next wave (its block lookup,
+/// tiers, frame and exit) cost about as much as those instructions.
+///
+/// # Safety
+/// `frame` is the frame [`run_region`] passed to the region's code, which
+/// touches nothing of it during this call, with the registers it holds
+/// stored.
+unsafe extern "C" fn switch_wave(frame: *mut Frame, code: u32) -> i32 {
+    // SAFETY: per the contract, the frame and what it points at are live.
+    let f = unsafe { &mut *frame };
+    if f.round.is_null() {
+        return NO_SWITCH;
+    }
+    // SAFETY: run_region's contract: the round is valid for the call.
+    let round = unsafe { &mut *f.round };
+    // SAFETY: the region's members, passed with the frame, outlive the call.
+    let members = unsafe { std::slice::from_raw_parts(f.members, f.member_count) };
+    let mut next = None;
+    for j in round.current + 1..round.len {
+        // SAFETY: `j` is a wave of the round other than the current one,
+        // which nothing else touches during the call.
+        match unsafe { &(*round.waves.add(j)).status } {
+            WaveStatus::AtBarrier | WaveStatus::Ended | WaveStatus::AtSync => {}
+            WaveStatus::Running => {
+                next = Some(j);
+                break;
+            }
+            WaveStatus::SyncAlone => return NO_SWITCH,
+        }
+    }
+    let Some(j) = next else {
+        return NO_SWITCH;
+    };
+    // SAFETY: as above.
+    let to = unsafe { &mut *round.waves.add(j) };
+    let Some(at) = members.iter().position(|m| m.start == to.pc) else {
+        return NO_SWITCH;
+    };
+    let member = (code >> EXIT_MEMBER_SHIFT) as usize;
+    let entry = ((code & ((1 << EXIT_MEMBER_SHIFT) - 1)) >> EXIT_SHIFT) as usize;
+    let block = &members[member];
+    let c = &block.list(false)[entry];
+    // The wave loop's barrier exit, done here: the wave waits after its
+    // s_barrier, its member's instructions up to it counted.
+    // SAFETY: the frame's wave is the round's current one.
+    let w = unsafe { &mut *f.wave };
+    w.pc = block.start + c.offset as u64 + c.len as u64;
+    w.status = WaveStatus::AtBarrier;
+    f.passed += u64::from(c.last) + 1;
+    round.current = j;
+    round.switches += 1;
+    // SAFETY: the environment is the workgroup's, live for the call.
+    let env = unsafe { &mut *f.env };
+    let (scratch, scratch_hi) = scratch_slots(env, to);
+    f.scratch_per_lane = if scratch.is_null() {
+        0
+    } else {
+        env.scratch_per_lane as u64
+    };
+    (f.scratch, f.scratch_hi) = (scratch, scratch_hi);
+    f.sgpr = to.sgpr.as_mut_ptr();
+    f.vgpr = to.vgpr.as_mut_ptr().cast::<u32>();
+    f.vgpr_hi = to.vgpr_hi.as_mut_ptr().cast::<u32>();
+    f.scc = &raw mut to.scc;
+    f.wave = to;
+    at as i32
 }
 
 /// The frame of a translated call on wave `w` in block `block`.
@@ -287,6 +392,9 @@ fn frame(callout: Callout, w: &mut Wave, env: &mut Env, block: &Block, loop_budg
         loop_budget,
         loops: 0,
         called_out: 0,
+        switch: switch_wave,
+        round: std::ptr::null_mut(),
+        member_count: 0,
     }
 }
 

@@ -78,7 +78,10 @@
 //! interpreted, are translated with their neighbours. Every member is an
 //! entry of the region's function: a block that is a member of a region
 //! made already runs that region from its own label once it is hot,
-//! rather than heading another region with most of the same blocks.
+//! rather than heading another region with most of the same blocks. The
+//! block after a barrier is a member too: at the barrier the region's code
+//! goes on with the workgroup's next wave itself (`abi.rs` `switch_wave`,
+//! `../round.rs`), in the wave loop's order.
 //!
 //! Files: `tier.rs` (the mode, the threshold, per-worker counters),
 //! `shared.rs` (translations shared through the code cache),

@@ -8,8 +8,10 @@
 //! on themselves (their own translation carries their registers in host
 //! registers from pass to pass), blocks every wave32 wave stops before
 //! (`Block::sync`: the wave loop runs them for two waves at once), and
-//! whatever follows a barrier or the end in a block (a wave leaves the
-//! translation there). A region has at most [`MAX_MEMBERS`] blocks and
+//! whatever follows the end in a block. The block after a barrier joins:
+//! at the barrier the region's code goes on with the workgroup's next
+//! wave where that wave stands at a member (abi.rs `switch_wave`), and the
+//! wave itself goes on there once the barrier is released. A region has at most [`MAX_MEMBERS`] blocks and
 //! [`MAX_ENTRIES`] entries, which bounds its compile.
 //!
 //! A block heads a region only if no region made before holds it: one
@@ -95,15 +97,22 @@ fn may_join(block: &Block) -> bool {
 }
 
 /// Where a wave may go on from `block`'s end: its branch's target and,
-/// unless that branch always jumps, the fall-through (none after a barrier
-/// or the end, or past a tail that is not more code).
+/// unless that branch always jumps, the fall-through (none past a tail
+/// that is not more code); from its first barrier, the block after it;
+/// none from its end.
 fn successors(block: &Block) -> Vec<u64> {
     let list = &block.compiled;
-    if list
+    // The translation stops at the first barrier or end; past a barrier
+    // the next wave of the workgroup goes on in the region (abi.rs
+    // `switch_wave`), and the wave itself once the barrier is released.
+    if let Some(c) = list
         .iter()
-        .any(|c| matches!(c.fast, Fast::End | Fast::Barrier))
+        .find(|c| matches!(c.fast, Fast::End | Fast::Barrier))
     {
-        return Vec::new();
+        return match c.fast {
+            Fast::Barrier => vec![block.start + c.offset as u64 + c.len as u64],
+            _ => Vec::new(),
+        };
     }
     let mut next = Vec::with_capacity(2);
     let mut falls = true;

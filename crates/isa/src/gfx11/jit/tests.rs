@@ -2409,6 +2409,7 @@ fn regions_run_blocks_as_the_interpreter_does() {
                             entry,
                             budget,
                             &mut called_out,
+                            std::ptr::null_mut(),
                         )
                     };
                     assert!(r.jumps <= budget, "taken branches past the budget");

@@ -639,7 +639,11 @@ impl Fx {
                     return inlined + 1;
                 }
                 Fast::Barrier => {
-                    self.exit(code(EXIT_BARRIER));
+                    let next = block.start + c.offset as u64 + c.len as u64;
+                    match self.member_at(next) {
+                        Some(_) => self.barrier_switch(code(EXIT_BARRIER)),
+                        None => self.exit(code(EXIT_BARRIER)),
+                    }
                     return inlined + 1;
                 }
                 Fast::Branch { cond, target } => {

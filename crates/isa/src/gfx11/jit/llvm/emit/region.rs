@@ -27,6 +27,12 @@
 //! takes EXEC as the constant -1, and after label `m0` for edges back to
 //! it, with EXEC read from memory.
 //!
+//! A barrier whose next block is a member calls the frame's hook (abi.rs
+//! `switch_wave`) with the registers stored: it moves the frame to the
+//! workgroup's next wave, and the code goes on at the member that wave
+//! stands at, or it leaves the wave to the wave loop and the code returns
+//! the barrier's exit.
+//!
 //! Every member is also an entry: the frame names the member the call
 //! starts at (abi.rs `Frame::entry`) and the function's entry block goes on
 //! at its label. A wave that comes back to the wave loop in the middle of
@@ -39,7 +45,7 @@
 use std::fmt::Write;
 
 use super::super::super::abi::{
-    EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_ENTRY, FRAME_PASSED,
+    EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_ENTRY, FRAME_PASSED, FRAME_SWITCH, NO_SWITCH,
 };
 use super::{Fx, emit_copies, exec_dispatcher};
 use crate::gfx11::code_cache::{Block, Tail};
@@ -143,6 +149,28 @@ impl Fx {
         debug_assert_eq!(taken >> EXIT_MEMBER_SHIFT, self.member);
         self.exit(taken);
         self.start(&no);
+    }
+
+    /// A barrier whose next block is a member (exit `code`): the
+    /// registers stored, the frame's hook (abi.rs `switch_wave`) either
+    /// moves the frame to the workgroup's next wave and names the member
+    /// it stands at, where the code goes on, or leaves it to the wave loop.
+    pub(super) fn barrier_switch(&mut self, code: u32) {
+        self.store_dirty(|_| false, false);
+        let p = self.field(FRAME_SWITCH);
+        let f = self.ins(format!("load ptr, ptr {p}, align 8"));
+        let frame = self.frame;
+        let to = self.ins(format!("call i32 {f}(ptr {frame}, i32 {code})"));
+        let leave = self.ins(format!("icmp eq i32 {to}, {NO_SWITCH}"));
+        let (out, on) = (self.label(), self.label());
+        self.line(format!("br i1 {leave}, label %{out}, label %{on}"));
+        self.start(&out);
+        self.line(format!("ret i32 {code}"));
+        self.start(&on);
+        let arms: String = (1..self.region.len())
+            .map(|j| format!("    i32 {j}, label %m{j}\n"))
+            .collect();
+        self.line(format!("switch i32 {to}, label %m0 [\n{arms}  ]"));
     }
 
     /// Go on at member `to` having run `insts` instructions of this one:

@@ -454,9 +454,11 @@ fn the_translator_agrees_with_the_interpreter() {
             force_jit_backend(None);
             assert!(
                 on == off,
-                "{backend:?} {kernel} {grid:?}: {:?} vs {:?}",
+                "{backend:?} {kernel} {grid:?}: {:?} vs {:?}, buffers equal: {} {}",
                 on.0,
-                off.0
+                off.0,
+                on.1 == off.1,
+                on.2 == off.2
             );
         }
     }

@@ -693,12 +693,10 @@ fn a_small_dispatch_overlaps_the_packet_already_behind_it() {
 /// counted entries before its translation was made.
 #[test]
 fn forcing_the_translator_off_runs_only_the_interpreter() {
-    use aqueduct_isa::{JitMode, jit_backend};
-    let _mode = FORCED_MODE.lock().unwrap_or_else(|e| e.into_inner());
-    if jit_backend().is_none() {
-        eprintln!("skipping: no translator back end in this build or host");
+    use aqueduct_isa::JitMode;
+    let Some(_mode) = forced_mode() else {
         return;
-    }
+    };
     let s = setup();
     let mut copy = ForcedCopy::new(&s, 2654435761);
     // The first tiered dispatch only counts entries (nothing is hot or
@@ -727,6 +725,17 @@ fn forcing_the_translator_off_runs_only_the_interpreter() {
 /// The process-wide translator mode (`force_jit`): one test at a time may force it.
 static FORCED_MODE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Hold the right to force the translator mode, or None (having said why)
+/// where this build or host has no back end to force.
+fn forced_mode() -> Option<std::sync::MutexGuard<'static, ()>> {
+    let guard = FORCED_MODE.lock().unwrap_or_else(|e| e.into_inner());
+    if aqueduct_isa::jit_backend().is_none() {
+        eprintln!("skipping: no translator back end in this build or host");
+        return None;
+    }
+    Some(guard)
+}
+
 /// A block warming up in the tiered mode keeps its entry count while the
 /// translator is forced off (aqueduct-isa's jit/tier.rs `Tiers::configure`):
 /// each tiered dispatch here enters the kernel's blocks fewer times than a
@@ -735,12 +744,10 @@ static FORCED_MODE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// dispatches add up across the interpreted ones between them.
 #[test]
 fn a_block_warming_up_keeps_its_count_while_the_translator_is_off() {
-    use aqueduct_isa::{JitMode, jit_backend};
-    let _mode = FORCED_MODE.lock().unwrap_or_else(|e| e.into_inner());
-    if jit_backend().is_none() {
-        eprintln!("skipping: no translator back end in this build or host");
+    use aqueduct_isa::JitMode;
+    let Some(_mode) = forced_mode() else {
         return;
-    }
+    };
     // One worker: every dispatch, tiered or not, reconfigures its tiers (a
     // worker that ran no workgroup of an interpreted dispatch would keep
     // its counts whatever the tiers do).

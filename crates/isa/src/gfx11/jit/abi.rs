@@ -254,7 +254,7 @@ pub(crate) unsafe fn run_region(
     // nothing else touches during the call.
     let code = unsafe { func(&mut frame) };
     *called_out += frame.called_out;
-    let member = (code >> EXIT_MEMBER_SHIFT) as usize;
+    let member = exit_member(code);
     let list = members[member].list(false);
     RegionExit {
         exit: exit(code, list, &mut frame),
@@ -315,10 +315,8 @@ unsafe extern "C" fn switch_wave(frame: *mut Frame, code: u32) -> i32 {
     let Some(at) = members.iter().position(|m| m.start == to.pc) else {
         return NO_SWITCH;
     };
-    let member = (code >> EXIT_MEMBER_SHIFT) as usize;
-    let entry = ((code & ((1 << EXIT_MEMBER_SHIFT) - 1)) >> EXIT_SHIFT) as usize;
-    let block = &members[member];
-    let c = &block.list(false)[entry];
+    let block = &members[exit_member(code)];
+    let c = &block.list(false)[exit_entry(code)];
     // The wave loop's barrier exit, done here: the wave waits after its
     // s_barrier, its member's instructions up to it counted.
     // SAFETY: the frame's wave is the round's current one.
@@ -328,61 +326,34 @@ unsafe extern "C" fn switch_wave(frame: *mut Frame, code: u32) -> i32 {
     f.passed += u64::from(c.last) + 1;
     round.current = j;
     round.switches += 1;
+    let env = f.env;
     // SAFETY: the environment is the workgroup's, live for the call.
-    let env = unsafe { &mut *f.env };
-    let (scratch, scratch_hi) = scratch_slots(env, to);
-    f.scratch_per_lane = if scratch.is_null() {
-        0
-    } else {
-        env.scratch_per_lane as u64
-    };
-    (f.scratch, f.scratch_hi) = (scratch, scratch_hi);
-    f.sgpr = to.sgpr.as_mut_ptr();
-    f.vgpr = to.vgpr.as_mut_ptr().cast::<u32>();
-    f.vgpr_hi = to.vgpr_hi.as_mut_ptr().cast::<u32>();
-    f.scc = &raw mut to.scc;
-    f.wave = to;
+    f.set_wave(to, unsafe { &mut *env });
     at as i32
 }
 
 /// The frame of a translated call on wave `w` in block `block`.
 #[inline(always)]
 fn frame(callout: Callout, w: &mut Wave, env: &mut Env, block: &Block, loop_budget: u32) -> Frame {
-    let (scratch, scratch_hi) = scratch_slots(env, w);
-    let scratch_per_lane = if scratch.is_null() {
-        0
-    } else {
-        env.scratch_per_lane as u64
-    };
-    let wave: *mut Wave = w;
-    // SAFETY: `wave` comes from a live `&mut Wave`; the field pointers are
-    // derived from it and used only while the translated call runs.
-    let (sgpr, vgpr, vgpr_hi, scc) = unsafe {
-        (
-            (*wave).sgpr.as_mut_ptr(),
-            (*wave).vgpr.as_mut_ptr().cast::<u32>(),
-            (*wave).vgpr_hi.as_mut_ptr().cast::<u32>(),
-            &raw mut (*wave).scc,
-        )
-    };
+    let null = std::ptr::null_mut::<u8>();
     let inline_lds = env.lds_bank_conflicts.is_none() && env.observer.is_none();
     let lds_len = if inline_lds { env.lds.len() as u64 } else { 0 };
     let (spans, tally) = inline_spans(env);
-    Frame {
-        sgpr,
-        vgpr,
-        vgpr_hi,
-        scc,
+    let mut f = Frame {
+        sgpr: null.cast(),
+        vgpr: null.cast(),
+        vgpr_hi: null.cast(),
+        scc: null.cast(),
         callout,
-        wave,
+        wave: null.cast(),
         lds: env.lds.as_mut_ptr(),
         lds_len,
         spans,
         tally,
         apertures: [env.shared_base, env.private_base],
-        scratch,
-        scratch_hi,
-        scratch_per_lane,
+        scratch: null,
+        scratch_hi: null,
+        scratch_per_lane: 0,
         env: (env as *mut Env).cast::<Env<'static>>(),
         block,
         members: std::ptr::null(),
@@ -395,6 +366,33 @@ fn frame(callout: Callout, w: &mut Wave, env: &mut Env, block: &Block, loop_budg
         switch: switch_wave,
         round: std::ptr::null_mut(),
         member_count: 0,
+    };
+    f.set_wave(w, env);
+    f
+}
+
+impl Frame {
+    /// Point the frame at wave `w` of `env`'s workgroup: its registers and
+    /// its scratch slots.
+    #[inline(always)]
+    fn set_wave(&mut self, w: &mut Wave, env: &mut Env) {
+        let (scratch, scratch_hi) = scratch_slots(env, w);
+        self.scratch_per_lane = if scratch.is_null() {
+            0
+        } else {
+            env.scratch_per_lane as u64
+        };
+        (self.scratch, self.scratch_hi) = (scratch, scratch_hi);
+        let wave: *mut Wave = w;
+        // SAFETY: `wave` comes from a live `&mut Wave`; the field pointers are
+        // derived from it and used only while the translated call runs.
+        unsafe {
+            self.sgpr = (*wave).sgpr.as_mut_ptr();
+            self.vgpr = (*wave).vgpr.as_mut_ptr().cast::<u32>();
+            self.vgpr_hi = (*wave).vgpr_hi.as_mut_ptr().cast::<u32>();
+            self.scc = &raw mut (*wave).scc;
+        }
+        self.wave = wave;
     }
 }
 
@@ -474,11 +472,24 @@ fn inline_spans(env: &Env) -> (*const Entry, *const u64) {
     }
 }
 
+/// The member block a region's exit code `code` leaves from (0 for one
+/// block's translation).
+#[inline(always)]
+fn exit_member(code: u32) -> usize {
+    (code >> EXIT_MEMBER_SHIFT) as usize
+}
+
+/// The entry of its member's list an exit code `code` names.
+#[inline(always)]
+fn exit_entry(code: u32) -> usize {
+    ((code & ((1 << EXIT_MEMBER_SHIFT) - 1)) >> EXIT_SHIFT) as usize
+}
+
 /// What exit code `code` of a translation of the block whose list is
 /// `list` means.
 #[inline(always)]
 fn exit(code: u32, list: &[Compiled], frame: &mut Frame) -> Result<BlockExit, EntryError> {
-    let entry = ((code & ((1 << EXIT_MEMBER_SHIFT) - 1)) >> EXIT_SHIFT) as usize;
+    let entry = exit_entry(code);
     let flow = match code & ((1 << EXIT_SHIFT) - 1) {
         EXIT_FELL => return Ok(BlockExit::Fell),
         EXIT_JUMP => match list[entry].fast {
@@ -534,13 +545,9 @@ unsafe fn callout_body(frame: *mut Frame, entry: u32) -> u32 {
         Ok(_) => u64::from(c.last - c.index) + 1,
         Err(failed) => failed.1 - u64::from(c.index),
     };
-    f.sgpr = w.sgpr.as_mut_ptr();
-    f.vgpr = w.vgpr.as_mut_ptr().cast::<u32>();
-    f.vgpr_hi = w.vgpr_hi.as_mut_ptr().cast::<u32>();
-    f.scc = &raw mut w.scc;
+    f.set_wave(w, env);
     f.lds = env.lds.as_mut_ptr();
     (f.spans, f.tally) = inline_spans(env);
-    (f.scratch, f.scratch_hi) = scratch_slots(env, w);
     match r {
         Ok(Flow::Next) => 0,
         other => {

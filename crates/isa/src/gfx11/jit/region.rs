@@ -11,8 +11,9 @@
 //! whatever follows the end in a block. The block after a barrier joins:
 //! at the barrier the region's code goes on with the workgroup's next
 //! wave where that wave stands at a member (abi.rs `switch_wave`), and the
-//! wave itself goes on there once the barrier is released. A region has at most [`MAX_MEMBERS`] blocks and
-//! [`MAX_ENTRIES`] entries, which bounds its compile.
+//! wave itself goes on there once the barrier is released. A region has
+//! at most [`MAX_MEMBERS`] blocks and [`MAX_ENTRIES`] entries, which
+//! bounds its compile.
 //!
 //! A block heads a region only if no region made before holds it: one
 //! that does is entered at the block's label (tier.rs). The corpus's

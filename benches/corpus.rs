@@ -24,7 +24,9 @@
 //! instructions that translated blocks ran (SimStats::translated_wave_instructions), and
 //! `inline %` the share they ran inline rather than through call-outs to the interpreter
 //! (the rest of `jit %`). A kernel with a low `inline %` is where the translator's coverage
-//! would next pay.
+//! would next pay. `per entry` is its timed wave instructions per block the wave loops
+//! entered (SimStats::block_entries): how long a wave stays in translated code between
+//! two returns to the wave loop, each of which costs a lookup, a frame and a call.
 //!
 //! Translated speed: `-- --settle` runs each case's batch until gfxsim's background
 //! translations settle (a batch that made no block newly hot, with none still compiling;
@@ -93,6 +95,8 @@ struct Tally {
     /// the command processor's and the memory manager's work per dispatch.
     sim_loop: Duration,
     interpreted_loop: Duration,
+    /// Blocks the wave loops entered in the timed batches (SimStats).
+    block_entries: u64,
 }
 
 fn main() {
@@ -149,9 +153,10 @@ fn main() {
     let mut sanitizing = sanitize.then(new_sanitizing);
 
     // jit %: the share of the wave instructions that translated blocks ran;
-    // inline %: the share they ran inline, not through call-outs.
+    // inline %: the share they ran inline, not through call-outs; per
+    // entry: wave instructions per block the wave loops entered.
     println!(
-        "{:<28} {:>3} {:>11} {:>10} {:>9} {:>10} {:>8} {:>6} {:>8}{}{}",
+        "{:<28} {:>3} {:>11} {:>10} {:>9} {:>10} {:>8} {:>6} {:>8} {:>9}{}{}",
         "kernel",
         "opt",
         "wave-insts",
@@ -161,6 +166,7 @@ fn main() {
         "sim/host",
         "jit %",
         "inline %",
+        "per entry",
         if settle { " vs interp  in loop" } else { "" },
         if sanitize { "  san/off" } else { "" }
     );
@@ -243,6 +249,8 @@ fn main() {
                         tally.called_out += (after.called_out_wave_instructions
                             - before.called_out_wave_instructions)
                             / u64::from(batches);
+                        tally.block_entries +=
+                            (after.block_entries - before.block_entries) / u64::from(batches);
                         elapsed
                     }
                     Err(e) => {
@@ -336,6 +344,7 @@ fn main() {
             total.wave_instructions += tally.wave_instructions;
             total.translated += tally.translated;
             total.called_out += tally.called_out;
+            total.block_entries += tally.block_entries;
             total.sim += tally.sim;
             total.reference += tally.reference;
             total.sanitized += tally.sanitized;
@@ -530,7 +539,7 @@ fn print_row(name: &str, opt: &str, t: &Tally) {
         )
     };
     println!(
-        "{name:<28} {opt:>3} {:>11} {:>10.2} {:>9.1} {:>10.3} {:>8.0} {:>6.1} {:>8.1}{vs_interpreter}{sanitized}",
+        "{name:<28} {opt:>3} {:>11} {:>10.2} {:>9.1} {:>10.3} {:>8.0} {:>6.1} {:>8.1} {:>9.1}{vs_interpreter}{sanitized}",
         t.wave_instructions,
         t.sim.as_secs_f64() * 1e3,
         rate / 1e6,
@@ -538,5 +547,11 @@ fn print_row(name: &str, opt: &str, t: &Tally) {
         t.sim.as_secs_f64() / t.reference.as_secs_f64().max(1e-9),
         share(t.translated),
         share(t.translated - t.called_out),
+        // No timed batch (`--once`): none counted.
+        if t.block_entries == 0 {
+            0.0
+        } else {
+            t.wave_instructions as f64 / t.block_entries as f64
+        },
     );
 }

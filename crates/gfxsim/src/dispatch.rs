@@ -442,6 +442,9 @@ impl Job {
             let ran = batch.workgroups;
             self.wave_instructions.fetch_add(insts, Ordering::Relaxed);
             stats.wave_instructions.fetch_add(insts, Ordering::Relaxed);
+            stats
+                .block_entries
+                .fetch_add(totals.block_entries, Ordering::Relaxed);
             // Shared counters: untouched by the batches the translator had no part in.
             if totals.translated_wave_instructions > 0 {
                 let (translated, called_out) = (

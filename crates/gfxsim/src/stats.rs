@@ -21,6 +21,10 @@ pub struct SimStats {
     /// next wave itself, without a return to the wave loop (aqueduct-isa
     /// gfx11/round.rs).
     pub barrier_switches: u64,
+    /// Blocks the wave loops entered (aqueduct-isa `WorkgroupStats::
+    /// block_entries`): the translator's entries and exits, for the same
+    /// wave instructions fewer when more of the run stays in host code.
+    pub block_entries: u64,
     /// Kernel dispatches completed or failed.
     pub dispatches: u64,
     /// Workgroups run.
@@ -38,6 +42,7 @@ pub struct StatsCounters {
     pub translated_wave_instructions: AtomicU64,
     pub called_out_wave_instructions: AtomicU64,
     pub barrier_switches: AtomicU64,
+    pub block_entries: AtomicU64,
     pub dispatches: AtomicU64,
     pub workgroups: AtomicU64,
     pub workgroup_nanos: AtomicU64,
@@ -54,6 +59,7 @@ impl StatsCounters {
             translated_wave_instructions: self.translated_wave_instructions.load(Ordering::Relaxed),
             called_out_wave_instructions: self.called_out_wave_instructions.load(Ordering::Relaxed),
             barrier_switches: self.barrier_switches.load(Ordering::Relaxed),
+            block_entries: self.block_entries.load(Ordering::Relaxed),
             dispatches: self.dispatches.load(Ordering::Relaxed),
             workgroups: self.workgroups.load(Ordering::Relaxed),
             workgroup_nanos: self.workgroup_nanos.load(Ordering::Relaxed),

@@ -318,6 +318,10 @@ pub struct WorkgroupStats {
     /// workgroup's next wave itself (gfx11/round.rs) rather than
     /// returning to the wave loop for it.
     pub barrier_switches: u64,
+    /// Blocks the wave loop entered: each an interpreted block's run or a
+    /// call into a block's, a region's or a two-wave translation. For the same
+    /// instructions, fewer means more of the run stayed in translated code.
+    pub block_entries: u64,
     pub waves: u32,
     /// Wave instructions by class (all zero unless the dispatch counts:
     /// `Dispatch::with_counters`).

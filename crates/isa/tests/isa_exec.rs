@@ -216,6 +216,7 @@ fn run_all_in(
                 total.translated_wave_instructions += st.translated_wave_instructions;
                 total.called_out_wave_instructions += st.called_out_wave_instructions;
                 total.barrier_switches += st.barrier_switches;
+                total.block_entries += st.block_entries;
                 total.waves += st.waves;
             }
         }
@@ -549,6 +550,36 @@ fn the_translator_agrees_with_the_interpreter() {
                 None => assert!(on.barrier_switches > 0, "{kernel}"),
             }
         }
+        // A loop on itself that touches memory joins the region of the
+        // block before it (jit/region.rs), its registers carried round in
+        // phis, EXEC narrowing pass by pass (region_loop.s): each wave
+        // enters the wave loop once, at the region's head, and runs the
+        // loop and the block after it in the region's code.
+        let looping = |mode: JitMode, cache: &Arc<CodeCache>| {
+            let (groups, wg) = (3u32, 256u32);
+            let n = (groups * wg) as usize;
+            let mut mem = TestMem::new();
+            let (kd_addr, kd) = hand_kernel(&mut mem, kernels::REGION_LOOP, 1024, 0);
+            mem.map(BUF_A, &u32_bytes(&lcg(21, n)));
+            mem.map_zeroed(BUF_B, 4 * n);
+            mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
+            force_jit(Some(mode));
+            let setup = setup(kd_addr, kd, [groups * wg, 1, 1], [wg, 1, 1]);
+            let st = run_all_in(&mem, setup, cache).expect("runs");
+            force_jit(None);
+            (st, mem.read(BUF_B, 4 * n))
+        };
+        let cache = Arc::new(CodeCache::for_isa(aqueduct_isa::Isa::Gfx11));
+        let (off, want) = looping(JitMode::Off, &cache);
+        let (on, got) = looping(JitMode::Always, &cache);
+        assert_eq!(on.wave_instructions, off.wave_instructions, "region_loop");
+        assert_eq!(on.translated_wave_instructions, on.wave_instructions);
+        assert!(got == want, "region_loop: results");
+        assert_eq!(
+            on.block_entries,
+            u64::from(on.waves),
+            "region_loop: one entry per wave"
+        );
         force_jit_backend(None);
     }
 }

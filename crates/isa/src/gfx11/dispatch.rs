@@ -918,6 +918,7 @@ impl Dispatch {
                     // Both go round a self-loop together: half the taken
                     // branches left before the watchdog's next check each.
                     let budget = (WATCHDOG_JUMPS - 1 - *jumps % WATCHDOG_JUMPS) / 2;
+                    stats.block_entries += 1;
                     // SAFETY: `pair` is the two-wave translation of this
                     // block (the worker keeps it alive with the block's
                     // translation); `a` and `b` are wave32 waves at its start.
@@ -1000,6 +1001,7 @@ impl Dispatch {
                 w.status = WaveStatus::AtSync;
                 return Ok(());
             }
+            stats.block_entries += 1;
             // A hot block runs its translation for the wave's size (jit/),
             // every other block the interpreter's per-entry loop; both end
             // the same way. An observed dispatch (the sanitizer) interprets:

@@ -4,11 +4,13 @@
 //! wave could see memory the wave will not, or not yet, run). The LLVM back
 //! end emits them as one function (llvm/emit/region.rs says why and how).
 //!
-//! Left out, so that the edges to them leave the region: blocks that loop
-//! on themselves (their own translation carries their registers in host
-//! registers from pass to pass), blocks every wave32 wave stops before
-//! (`Block::sync`: the wave loop runs them for two waves at once), and
-//! whatever follows the end in a block. The block after a barrier joins:
+//! Left out, so that the edges to them leave the region: blocks every
+//! wave32 wave stops before (`Block::sync`: the wave loop runs them for two
+//! waves at once) and whatever follows the end in a block. A block that
+//! loops on itself joins (its registers go round in host registers there
+//! as in its own translation, llvm/emit/region.rs `looping_member`) but
+//! heads none: the wave loop runs a loop to its end in one entry, so the
+//! block before it, entered as often, heads the region holding both. The block after a barrier joins:
 //! at the barrier the region's code goes on with the workgroup's next
 //! wave where that wave stands at a member (abi.rs `switch_wave`), and the
 //! wave itself goes on there once the barrier is released. A region has
@@ -40,7 +42,7 @@ const _: () = assert!(MAX_MEMBERS <= super::abi::REGION_MAX_MEMBERS);
 /// blocks `cache` holds at `generation`; empty where `head` heads none (it
 /// is left out itself, or no other block joins it).
 pub(crate) fn members(head: &Block, cache: &CodeCache, generation: u64) -> Vec<Arc<Block>> {
-    if !may_join(head) {
+    if !may_join(head) || self_loop(head) {
         return Vec::new();
     }
     let Some(first) = cache.decoded(head.start, generation) else {
@@ -90,11 +92,16 @@ pub(crate) fn span(members: &[Arc<Block>]) -> (u64, u64) {
 
 /// May `block` be in a region?
 fn may_join(block: &Block) -> bool {
-    let self_loop = matches!(
+    !block.sync
+}
+
+/// Does `block` loop on itself (its wave32 list's last entry branches to
+/// its start)?
+fn self_loop(block: &Block) -> bool {
+    matches!(
         block.compiled.last().map(|c| c.fast),
         Some(Fast::Branch { target, .. }) if target == block.start
-    );
-    !block.sync && !self_loop
+    )
 }
 
 /// Where a wave may go on from `block`'s end: its branch's target and,

@@ -191,6 +191,9 @@ pub(super) struct Fx {
     full_exec: bool,
     /// The block branches back to its start.
     looped: bool,
+    /// The label a self-loop's back edge goes to ("top" for one block; a
+    /// region's looping member has its own).
+    top: String,
     /// The block is a wave64 wave's (its `compiled64` list, two halves).
     pub(super) wave64: bool,
     /// The 32-lane half being emitted (wave64's high pass: 1).
@@ -437,6 +440,7 @@ impl Fx {
             live_at_back: Vec::new(),
             full_exec,
             looped,
+            top: "top".to_owned(),
             wave64,
             half: 0,
             pinned: None,
@@ -518,8 +522,13 @@ impl Fx {
     /// Hold carried register `k` in its phi at the loop's top, dirty where
     /// a pass may change it without storing it.
     fn carry_from_phi(&mut self, k: Key, dirty: bool) {
+        self.carry_from_phi_named(k, dirty, self.prefix);
+    }
+
+    /// [`Fx::carry_from_phi`] with the phi's name starting with `names`.
+    fn carry_from_phi_named(&mut self, k: Key, dirty: bool, names: &str) {
         let r = Reg {
-            v: phi_name(self.prefix, k),
+            v: phi_name(names, k),
             dirty,
         };
         match k {
@@ -647,16 +656,20 @@ impl Fx {
                     return inlined + 1;
                 }
                 Fast::Branch { cond, target } => {
+                    let back = target == block.start && k + 1 == list.len();
                     match self.member_at(target) {
+                        // A looping member's back edge: round in phis,
+                        // counting the pass into the frame's `passed`.
+                        Some(_) if back && self.looped => {
+                            let insts = block.insts.len() as u64;
+                            self.branch(cond, code(EXIT_JUMP), Some(insts));
+                        }
                         // An edge the region follows itself.
                         Some(to) => {
                             let insts = u64::from(c.last) + 1;
                             self.region_jump(cond, code(EXIT_JUMP), to, insts);
                         }
-                        None => {
-                            let back = target == block.start && k + 1 == list.len();
-                            self.branch(cond, code(EXIT_JUMP), back);
-                        }
+                        None => self.branch(cond, code(EXIT_JUMP), back.then_some(0)),
                     }
                     inlined += 1;
                 }
@@ -1041,14 +1054,19 @@ impl Fx {
 
     /// A branch form: leave with `taken` when its condition holds; `back`:
     /// the branch goes to the block's start, which the code follows itself
-    /// while the frame's loop budget lasts.
-    fn branch(&mut self, cond: Cond, taken: u32, back: bool) {
+    /// while the frame's loop budget lasts, adding that many instructions
+    /// to the frame's `passed` on each pass (a region's member; 0 for a
+    /// block alone, whose passes the wave loop counts from the budget).
+    fn branch(&mut self, cond: Cond, taken: u32, back: Option<u64>) {
         let t = self.branch_condition(cond);
         let (yes, no) = (self.label(), self.label());
         self.line(format!("br i1 {t}, label %{yes}, label %{no}"));
         self.start(&yes);
-        if back {
+        if let Some(insts) = back {
             let leave = self.budgeted_jump();
+            if insts > 0 {
+                self.add_passed(insts);
+            }
             self.live_at_back = self.held();
             // The carried registers go round in phis, the others through
             // memory. What this path loads is not seen by the others.
@@ -1062,7 +1080,8 @@ impl Fx {
             let values: Vec<String> = carried.iter().map(|&k| self.value(k)).collect();
             self.store_dirty(|k| carried.contains(&k), false);
             self.back = Some((self.current(), values));
-            self.line("br label %top");
+            let top = self.top.clone();
+            self.line(format!("br label %{top}"));
             (self.rows, self.sgprs, self.scc, self.exec) = saved;
             self.start(&leave);
         }

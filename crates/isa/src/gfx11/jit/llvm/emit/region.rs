@@ -47,7 +47,7 @@ use std::fmt::Write;
 use super::super::super::abi::{
     EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_ENTRY, FRAME_PASSED, FRAME_SWITCH, NO_SWITCH,
 };
-use super::{Fx, emit_copies, exec_dispatcher};
+use super::{Fx, emit_copies, exec_dispatcher, init_name, key_type, phi_name, self_loop};
 use crate::gfx11::code_cache::{Block, Tail};
 use crate::gfx11::exec::fast::Cond;
 
@@ -64,7 +64,11 @@ pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block]) -> u
             let label = format!("m{j}");
             fx.start(&label);
             fx.forget_held();
-            let n = fx.block(member);
+            let n = if self_loop(member, false) {
+                fx.looping_member(member, j as u32)
+            } else {
+                fx.block(member)
+            };
             // The head's second copy counts once.
             if j > 0 {
                 inlined += n;
@@ -178,10 +182,77 @@ impl Fx {
     /// not take this edge), the count added to the frame's `passed`.
     pub(super) fn region_edge(&mut self, to: u32, insts: u64) {
         self.store_dirty(|_| false, false);
+        self.add_passed(insts);
+        self.line(format!("br label %m{to}"));
+    }
+
+    /// Add `insts` instructions run to the frame's `passed`.
+    pub(super) fn add_passed(&mut self, insts: u64) {
         let p = self.field(FRAME_PASSED);
         let v = self.ins(format!("load i64, ptr {p}, align 8"));
         let sum = self.ins(format!("add i64 {v}, {insts}"));
         self.line(format!("store i64 {sum}, ptr {p}, align 8"));
-        self.line(format!("br label %m{to}"));
+    }
+
+    /// Member `j`, `block`, which loops on itself, from its label on (the
+    /// registers in memory there): its registers carried from pass to pass
+    /// in phis at label `m{j}.top` as a block alone carries them
+    /// (emit.rs `emit_block`), the ones a first emission finds held at the
+    /// back edge loaded once before the loop. Returns how many entries
+    /// run inline.
+    pub(super) fn looping_member(&mut self, block: &Block, j: u32) -> usize {
+        let mut probe = Fx::new(Vec::new(), false, true, false);
+        probe.region = self.region.clone();
+        probe.member = j;
+        probe.body(block);
+        let carried = probe.live_at_back;
+        let tag = format!("m{j}.");
+        let names = format!("{}{tag}", self.prefix);
+        for &(k, _) in &carried {
+            self.load_into(k, &init_name(&names, k));
+        }
+        let top = format!("m{j}.top");
+        self.line(format!("br label %{top}"));
+        let entered = self.current();
+        self.start(&top);
+        let phis_at = self.out.len();
+        self.load_bases();
+        for &(k, dirty) in &carried {
+            self.carry_from_phi_named(k, dirty, &names);
+        }
+        self.looped = true;
+        self.top = top;
+        self.carried = carried;
+        self.back = None;
+        let inlined = self.block(block);
+        let mut phis = String::new();
+        if let Some((label, values)) = self.back.take() {
+            for ((k, _), v) in self.carried.iter().zip(&values) {
+                let _ = writeln!(
+                    phis,
+                    "  {} = phi {} [ {}, %{entered} ], [ {v}, %{label} ]",
+                    phi_name(&names, *k),
+                    key_type(*k),
+                    init_name(&names, *k)
+                );
+            }
+        } else {
+            // No pass goes round (the back branch is never emitted as
+            // one): the carried registers keep their first values.
+            for (k, _) in &self.carried {
+                let _ = writeln!(
+                    phis,
+                    "  {} = phi {} [ {}, %{entered} ]",
+                    phi_name(&names, *k),
+                    key_type(*k),
+                    init_name(&names, *k)
+                );
+            }
+        }
+        self.out.insert_str(phis_at, &phis);
+        self.looped = false;
+        self.top = "top".to_owned();
+        self.carried = Vec::new();
+        inlined
     }
 }

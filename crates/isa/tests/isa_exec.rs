@@ -554,12 +554,19 @@ fn the_translator_agrees_with_the_interpreter() {
         // block before it (jit/region.rs), its registers carried round in
         // phis, EXEC narrowing pass by pass (region_loop.s): each wave
         // enters the wave loop once, at the region's head, and runs the
-        // loop and the block after it in the region's code.
-        let looping = |mode: JitMode, cache: &Arc<CodeCache>| {
+        // loop and the block after it in the region's code. Wave64 waves
+        // have regions too (region_loop_wave64.s, a barrier before the
+        // loop): the first wave of a group enters at the head and the
+        // region's code goes on with the next three at the barrier; once
+        // it is released, each wave enters at the loop.
+        let looping = |code: &[u32], wave64: bool, mode: JitMode, cache: &Arc<CodeCache>| {
             let (groups, wg) = (3u32, 256u32);
             let n = (groups * wg) as usize;
             let mut mem = TestMem::new();
-            let (kd_addr, kd) = hand_kernel(&mut mem, kernels::REGION_LOOP, 1024, 0);
+            let (kd_addr, mut kd) = hand_kernel(&mut mem, code, 1024, 0);
+            if wave64 {
+                kd.kernel_code_properties &= !(1 << 10);
+            }
             mem.map(BUF_A, &u32_bytes(&lcg(21, n)));
             mem.map_zeroed(BUF_B, 4 * n);
             mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
@@ -569,17 +576,28 @@ fn the_translator_agrees_with_the_interpreter() {
             force_jit(None);
             (st, mem.read(BUF_B, 4 * n))
         };
-        let cache = Arc::new(CodeCache::for_isa(aqueduct_isa::Isa::Gfx11));
-        let (off, want) = looping(JitMode::Off, &cache);
-        let (on, got) = looping(JitMode::Always, &cache);
-        assert_eq!(on.wave_instructions, off.wave_instructions, "region_loop");
-        assert_eq!(on.translated_wave_instructions, on.wave_instructions);
-        assert!(got == want, "region_loop: results");
-        assert_eq!(
-            on.block_entries,
-            u64::from(on.waves),
-            "region_loop: one entry per wave"
-        );
+        for (name, code, wave64) in [
+            ("region_loop", kernels::REGION_LOOP, false),
+            ("region_loop_wave64", kernels::REGION_LOOP_WAVE64, true),
+        ] {
+            let cache = Arc::new(CodeCache::for_isa(aqueduct_isa::Isa::Gfx11));
+            let (off, want) = looping(code, wave64, JitMode::Off, &cache);
+            let (on, got) = looping(code, wave64, JitMode::Always, &cache);
+            assert_eq!(on.wave_instructions, off.wave_instructions, "{name}");
+            assert_eq!(
+                on.translated_wave_instructions, on.wave_instructions,
+                "{name}"
+            );
+            assert!(got == want, "{name}: results");
+            let (groups, waves) = (3, u64::from(on.waves));
+            let (entries, switches) = if wave64 {
+                (groups + waves, waves - groups)
+            } else {
+                (waves, 0)
+            };
+            assert_eq!(on.block_entries, entries, "{name}: entries");
+            assert_eq!(on.barrier_switches, switches, "{name}: switches");
+        }
         force_jit_backend(None);
     }
 }

@@ -172,9 +172,10 @@ impl CodeCache {
         (self.generation() == generation).then(|| f(&self.translations))
     }
 
-    /// Record the region `members` (head first, wave32, covering `span`),
-    /// whose translation `slot` holds, as the region of each member block
-    /// that is in none yet, if the cache is still at `generation`.
+    /// Record the region `members` (head first, for waves of that size
+    /// (`wave64`), covering `span`), whose translation `slot` holds, as the
+    /// region of each member block that is in none yet for that size, if
+    /// the cache is still at `generation`.
     #[cfg(feature = "llvm-jit")]
     pub(crate) fn join_region(
         &self,
@@ -182,10 +183,11 @@ impl CodeCache {
         span: (u64, u64),
         generation: u64,
         backend: super::jit::JitBackend,
+        wave64: bool,
         slot: &std::sync::Arc<super::jit::Slot>,
     ) {
         let starts: Vec<u64> = members.iter().map(|b| b.start).collect();
-        self.with_translations(generation, |t| t.join(&starts, span, backend, slot));
+        self.with_translations(generation, |t| t.join(&starts, span, backend, wave64, slot));
     }
 
     /// The slot of the translation headed by `block` (the block alone, or
@@ -202,17 +204,18 @@ impl CodeCache {
         self.with_translations(generation, |t| t.existing(block.start, backend, wave64))?
     }
 
-    /// The slot of the wave32 region that has `block` as a member other
-    /// than its head, and its index there, if the cache is still at
-    /// `generation`.
+    /// The slot of the region for waves of that size (`wave64`) that has
+    /// `block` as a member other than its head, and its index there, if
+    /// the cache is still at `generation`.
     #[cfg(feature = "llvm-jit")]
     pub(crate) fn region_of(
         &self,
         block: &Block,
         generation: u64,
         backend: super::jit::JitBackend,
+        wave64: bool,
     ) -> Option<(std::sync::Arc<super::jit::Slot>, u32)> {
-        self.with_translations(generation, |t| t.region_of(block.start, backend))?
+        self.with_translations(generation, |t| t.region_of(block.start, backend, wave64))?
     }
 
     /// The block starting at `pc` if it is decoded at generation

@@ -1041,8 +1041,8 @@ impl Dispatch {
                     // next watchdog check, which the wave loop makes.
                     let budget = WATCHDOG_JUMPS - 1 - *jumps % WATCHDOG_JUMPS;
                     // SAFETY: `func` is the translation of the region
-                    // `members` (made for wave32 waves only, and `w` is one:
-                    // wave64 tiers hold no regions), alive while the worker
+                    // `members` for this wave's size (each size's tiers
+                    // hold regions of that size), alive while the worker
                     // holds it; `entry` is this block's index among them.
                     let r = unsafe {
                         crate::gfx11::jit::run_region(
@@ -1105,7 +1105,7 @@ impl Dispatch {
                 Some(pc) => {
                     idx = ctx.block_index(&self.code, pc, env.mem);
                     let member = ctx.block_at(idx);
-                    (member, member.list(false))
+                    (member, member.list(w.wave64))
                 }
                 None => (block, list),
             };

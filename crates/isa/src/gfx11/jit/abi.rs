@@ -225,10 +225,10 @@ pub(crate) struct RegionExit {
 /// left at barriers are in `passed`.
 ///
 /// # Safety
-/// `func` must be the translation of the region `members` for wave32
-/// waves, `entry` one of their indices, `w` a wave32 wave, and the code
-/// alive for the call. A `round` is valid for the call, its waves are the
-/// workgroup's (wave32, in `env`'s workgroup), `w` is its wave `current`
+/// `func` must be the translation of the region `members` for waves of
+/// `w`'s size, `entry` one of their indices, and the code alive for the
+/// call. A `round` is valid for the call, its waves are the workgroup's
+/// (all of `w`'s size, in `env`'s workgroup), `w` is its wave `current`
 /// and nothing else touches the others during the call.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -255,7 +255,7 @@ pub(crate) unsafe fn run_region(
     let code = unsafe { func(&mut frame) };
     *called_out += frame.called_out;
     let member = exit_member(code);
-    let list = members[member].list(false);
+    let list = members[member].list(w.wave64);
     RegionExit {
         exit: exit(code, list, &mut frame),
         member,
@@ -316,11 +316,12 @@ unsafe extern "C" fn switch_wave(frame: *mut Frame, code: u32) -> i32 {
         return NO_SWITCH;
     };
     let block = &members[exit_member(code)];
-    let c = &block.list(false)[exit_entry(code)];
-    // The wave loop's barrier exit, done here: the wave waits after its
-    // s_barrier, its member's instructions up to it counted.
+    // The round's waves are all of the frame's wave's size.
     // SAFETY: the frame's wave is the round's current one.
     let w = unsafe { &mut *f.wave };
+    let c = &block.list(w.wave64)[exit_entry(code)];
+    // The wave loop's barrier exit, done here: the wave waits after its
+    // s_barrier, its member's instructions up to it counted.
     w.pc = block.start + c.offset as u64 + c.len as u64;
     w.status = WaveStatus::AtBarrier;
     f.passed += u64::from(c.last) + 1;

@@ -1,12 +1,16 @@
-//! Which blocks a region holds: a hot wave32 block (the head) and the
+//! Which blocks a region holds: a hot block (the head) and the
 //! blocks it reaches by its branches and fall-throughs, breadth first, that
 //! are decoded already (a region decodes nothing: reading code ahead of the
 //! wave could see memory the wave will not, or not yet, run). The LLVM back
 //! end emits them as one function (llvm/emit/region.rs says why and how).
 //!
-//! Left out, so that the edges to them leave the region: blocks every
-//! wave32 wave stops before (`Block::sync`: the wave loop runs them for two
-//! waves at once) and whatever follows the end in a block. A block that
+//! A region is of one wave size: its members' lists for that size (a
+//! wave64 wave's `compiled64`) make its code, and a block may be a member
+//! of one region for each size.
+//!
+//! Left out, so that the edges to them leave the region: for wave32,
+//! blocks every wave stops before (`Block::sync`: the wave loop runs them
+//! for two waves at once), and whatever follows the end in a block. A block that
 //! loops on itself joins (its registers go round in host registers there
 //! as in its own translation, llvm/emit/region.rs `looping_member`) but
 //! heads none: the wave loop runs a loop to its end in one entry, so the
@@ -33,26 +37,31 @@ use crate::gfx11::exec::fast::{Cond, Fast};
 
 /// The most blocks of a region.
 pub(crate) const MAX_MEMBERS: usize = 12;
-/// The most entries (wave32 list) of a region's blocks together.
+/// The most entries (lists for the wave size) of a region's blocks together.
 pub(crate) const MAX_ENTRIES: usize = 400;
 
 const _: () = assert!(MAX_MEMBERS <= super::abi::REGION_MAX_MEMBERS);
 
-/// The region headed by `head` for wave32 waves (head first), from the
-/// blocks `cache` holds at `generation`; empty where `head` heads none (it
-/// is left out itself, or no other block joins it).
-pub(crate) fn members(head: &Block, cache: &CodeCache, generation: u64) -> Vec<Arc<Block>> {
-    if !may_join(head) || self_loop(head) {
+/// The region headed by `head` for waves of that size (`wave64`; head
+/// first), from the blocks `cache` holds at `generation`; empty where
+/// `head` heads none (it is left out itself, or no other block joins it).
+pub(crate) fn members(
+    head: &Block,
+    cache: &CodeCache,
+    generation: u64,
+    wave64: bool,
+) -> Vec<Arc<Block>> {
+    if !may_join(head, wave64) || self_loop(head, wave64) {
         return Vec::new();
     }
     let Some(first) = cache.decoded(head.start, generation) else {
         return Vec::new();
     };
-    let mut entries = first.compiled.len();
+    let mut entries = first.list(wave64).len();
     let mut members = vec![first];
     let mut queue = VecDeque::from([0usize]);
     while let Some(j) = queue.pop_front() {
-        for pc in successors(&members[j]) {
+        for pc in successors(&members[j], wave64) {
             if members.len() == MAX_MEMBERS {
                 break;
             }
@@ -62,10 +71,10 @@ pub(crate) fn members(head: &Block, cache: &CodeCache, generation: u64) -> Vec<A
             let Some(b) = cache.decoded(pc, generation) else {
                 continue;
             };
-            if !may_join(&b) || entries + b.compiled.len() > MAX_ENTRIES {
+            if !may_join(&b, wave64) || entries + b.list(wave64).len() > MAX_ENTRIES {
                 continue;
             }
-            entries += b.compiled.len();
+            entries += b.list(wave64).len();
             queue.push_back(members.len());
             members.push(b);
         }
@@ -76,11 +85,12 @@ pub(crate) fn members(head: &Block, cache: &CodeCache, generation: u64) -> Vec<A
     members
 }
 
-/// Does translating the region `members` pay (translation.rs
-/// `worth_translating`, over the region: enough entries, or vector work)?
-pub(crate) fn worth(members: &[Arc<Block>]) -> bool {
-    let entries: usize = members.iter().map(|b| b.compiled.len()).sum();
-    entries >= MIN_TRANSLATED_ENTRIES || members.iter().any(|b| worth_translating(b, false))
+/// Does translating the region `members` for waves of that size
+/// (`wave64`) pay (translation.rs `worth_translating`, over the region:
+/// enough entries, or vector work)?
+pub(crate) fn worth(members: &[Arc<Block>], wave64: bool) -> bool {
+    let entries: usize = members.iter().map(|b| b.list(wave64).len()).sum();
+    entries >= MIN_TRANSLATED_ENTRIES || members.iter().any(|b| worth_translating(b, wave64))
 }
 
 /// The code `members` cover: the lowest start and the highest end.
@@ -90,16 +100,18 @@ pub(crate) fn span(members: &[Arc<Block>]) -> (u64, u64) {
     (lo, hi)
 }
 
-/// May `block` be in a region?
-fn may_join(block: &Block) -> bool {
-    !block.sync
+/// May `block` be in a region for waves of that size (`wave64`)? Wave64
+/// waves do not stop before `Block::sync` blocks (dispatch.rs
+/// `run_wave_loop`).
+fn may_join(block: &Block, wave64: bool) -> bool {
+    wave64 || !block.sync
 }
 
-/// Does `block` loop on itself (its wave32 list's last entry branches to
-/// its start)?
-fn self_loop(block: &Block) -> bool {
+/// Does `block` loop on itself (its list's last entry branches to its
+/// start)?
+fn self_loop(block: &Block, wave64: bool) -> bool {
     matches!(
-        block.compiled.last().map(|c| c.fast),
+        block.list(wave64).last().map(|c| c.fast),
         Some(Fast::Branch { target, .. }) if target == block.start
     )
 }
@@ -108,8 +120,8 @@ fn self_loop(block: &Block) -> bool {
 /// unless that branch always jumps, the fall-through (none past a tail
 /// that is not more code); from its first barrier, the block after it;
 /// none from its end.
-fn successors(block: &Block) -> Vec<u64> {
-    let list = &block.compiled;
+fn successors(block: &Block, wave64: bool) -> Vec<u64> {
+    let list = block.list(wave64);
     // The translation stops at the first barrier or end; past a barrier
     // the next wave of the workgroup goes on in the region (abi.rs
     // `switch_wave`), and the wave itself once the barrier is released.

@@ -75,10 +75,11 @@ type Membership = (Span, Arc<Slot>, u32);
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     map: Mutex<HashMap<Key, (Span, Arc<Slot>)>>,
-    /// (Block start, back end) -> the wave32 region it is a member of
-    /// other than as its head (llvm/emit/region.rs: every member is an
-    /// entry). The first region made with the block keeps it.
-    members: Mutex<HashMap<(u64, JitBackend), Membership>>,
+    /// (Block start, back end, wave64) -> the region for waves of that
+    /// size it is a member of other than as its head (llvm/emit/region.rs:
+    /// every member is an entry). The first region made with the block
+    /// keeps it.
+    members: Mutex<HashMap<Key, Membership>>,
 }
 
 impl Shared {
@@ -115,24 +116,36 @@ impl Shared {
     }
 
     /// Record the blocks at `starts` (a region's members, head first, for
-    /// wave32 waves, covering `span`) as members of the region whose
-    /// translation `slot` holds, where no other region has them.
-    pub(crate) fn join(&self, starts: &[u64], span: Span, backend: JitBackend, slot: &Arc<Slot>) {
+    /// waves of that size (`wave64`), covering `span`) as members of the
+    /// region whose translation `slot` holds, where no other region has them.
+    pub(crate) fn join(
+        &self,
+        starts: &[u64],
+        span: Span,
+        backend: JitBackend,
+        wave64: bool,
+        slot: &Arc<Slot>,
+    ) {
         let mut members = self.members.lock().unwrap_or_else(|e| e.into_inner());
         for (j, &start) in starts.iter().enumerate().skip(1) {
             members
-                .entry((start, backend))
+                .entry((start, backend, wave64))
                 .or_insert_with(|| (span, slot.clone(), j as u32));
         }
     }
 
-    /// The slot of the wave32 region `backend` made with the block at
-    /// `start` as a member other than its head, and the block's index in
-    /// it.
-    pub(crate) fn region_of(&self, start: u64, backend: JitBackend) -> Option<(Arc<Slot>, u32)> {
+    /// The slot of the region for waves of that size (`wave64`) `backend`
+    /// made with the block at `start` as a member other than its head, and
+    /// the block's index in it.
+    pub(crate) fn region_of(
+        &self,
+        start: u64,
+        backend: JitBackend,
+        wave64: bool,
+    ) -> Option<(Arc<Slot>, u32)> {
         let members = self.members.lock().unwrap_or_else(|e| e.into_inner());
         members
-            .get(&(start, backend))
+            .get(&(start, backend, wave64))
             .map(|(_, slot, j)| (slot.clone(), *j))
     }
 

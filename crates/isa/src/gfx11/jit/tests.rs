@@ -2373,10 +2373,10 @@ fn regions_run_blocks_as_the_interpreter_does() {
     let b1 = cache.block(head.end, &mem);
     cache.block(CODE + 4 * b2 as u64, &mem);
     assert_eq!(b1.insts.last().map(|i| i.mnemonic), Some("s_branch"));
-    let members = super::region::members(&head, &cache, cache.generation());
+    let members = super::region::members(&head, &cache, cache.generation(), false);
     assert_eq!(members.len(), 3, "the head, its loop block and its exit");
     let refs: Vec<&Block> = members.iter().map(|b| &**b).collect();
-    let (ir, inlined) = super::llvm::region_module(&refs);
+    let (ir, inlined) = super::llvm::region_module(&refs, false);
     let entries = refs.iter().map(|b| b.compiled.len()).sum();
     let t = super::llvm::load(&ir, &[inlined], &[false], &[entries])
         .expect("the region compiles")

@@ -329,8 +329,8 @@ mod per_worker {
             generation: u64,
         ) -> Option<Entered> {
             let backend = self.backend?;
-            let member = (!wave64 && backend == JitBackend::Llvm)
-                .then(|| cache.region_of(block, generation, backend))
+            let member = (backend == JitBackend::Llvm)
+                .then(|| cache.region_of(block, generation, backend, wave64))
                 .flatten();
             let (slot, j) = match member {
                 Some(found) => found,
@@ -363,23 +363,23 @@ mod per_worker {
             if t.failed {
                 return None;
             }
-            let regions = !wave64 && backend == JitBackend::Llvm;
-            // A wave32 block that a region made already holds as a member
-            // runs that region from its own label (LLVM back end).
+            let regions = backend == JitBackend::Llvm;
+            // A block that a region made already for its wave size holds as
+            // a member runs that region from its own label (LLVM back end).
             if regions
                 && !t.alone
                 && t.pending.is_none()
-                && let Some((slot, j)) = cache.region_of(block, generation, backend)
+                && let Some((slot, j)) = cache.region_of(block, generation, backend, wave64)
             {
                 t.pending = Some(slot);
                 t.member = j;
             }
-            // Any other wave32 block with decoded neighbours heads a region;
+            // Any other block with decoded neighbours heads a region;
             // the slot's translation says which it got.
             let members = if !regions || t.pending.is_some() {
                 Vec::new()
             } else {
-                region::members(block, cache, generation)
+                region::members(block, cache, generation, wave64)
             };
             // `always` (threshold 0) translates every block, so the tests
             // exercise each one.
@@ -388,7 +388,7 @@ mod per_worker {
             } else if members.is_empty() {
                 worth_translating(block, wave64)
             } else {
-                region::worth(&members)
+                region::worth(&members, wave64)
             };
             if threshold > 0 && !worth {
                 t.failed = true;
@@ -410,7 +410,7 @@ mod per_worker {
                         cache.translation_slot(block, span, generation, backend, wave64);
                     if fresh {
                         if !members.is_empty() {
-                            cache.join_region(&members, span, generation, backend, &slot);
+                            cache.join_region(&members, span, generation, backend, wave64, &slot);
                         }
                         start(block, members, wave64, &slot, backend, threshold);
                     }

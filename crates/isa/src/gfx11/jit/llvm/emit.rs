@@ -831,8 +831,8 @@ impl Fx {
         let f = self.ins(format!("load ptr, ptr {p}, align 8"));
         let arg = match (self.by_pass, self.half) {
             (false, _) => k | (self.member << CALLOUT_MEMBER_SHIFT),
-            (true, 0) => k | CALLOUT_PASS,
-            (true, _) => k | CALLOUT_PASS | CALLOUT_HIGH,
+            (true, 0) => k | CALLOUT_PASS | (self.member << CALLOUT_MEMBER_SHIFT),
+            (true, _) => k | CALLOUT_PASS | CALLOUT_HIGH | (self.member << CALLOUT_MEMBER_SHIFT),
         };
         let frame = self.frame;
         let r = self.ins(format!("call i32 {f}(ptr {frame}, i32 {})", arg as i32));

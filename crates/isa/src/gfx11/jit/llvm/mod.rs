@@ -113,15 +113,16 @@ pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>, Ve
     (ir, inlined, pairs)
 }
 
-/// The module of region `members` (head first, wave32 lists; jit/region.rs)
-/// as function `b0`, and how many of its entries run inline.
-pub(crate) fn region_module(members: &[&Block]) -> (String, usize) {
+/// The module of region `members` (head first, their lists for waves of
+/// that size, `wave64`; jit/region.rs) as function `b0`, and how many of
+/// its entries run inline.
+pub(crate) fn region_module(members: &[&Block], wave64: bool) -> (String, usize) {
     let mut ir = String::from(emit::DECLARATIONS);
     ir.push_str(global::DECLARATIONS);
     ir.push_str(atomic::DECLARATIONS);
     ir.push_str(scratch::DECLARATIONS);
     ir.push('\n');
-    let inlined = emit::emit_region(&mut ir, "b0", members);
+    let inlined = emit::emit_region(&mut ir, "b0", members, wave64);
     (ir, inlined)
 }
 

@@ -41,10 +41,13 @@ const MAX_MODULE_BYTES: usize = 1 << 20;
 /// Translate `job`'s block and fill its slot (None where it would not pay,
 /// is too large to compile or fails, logged).
 fn run(job: Job) {
-    if job.members.len() > 1 && !job.wave64 {
+    if job.members.len() > 1 {
         let members: Vec<&Block> = job.members.iter().map(|b| &**b).collect();
-        let (ir, inlined) = region_module(&members);
-        let entries = members.iter().map(|b| run_entries(&b.compiled)).sum();
+        let (ir, inlined) = region_module(&members, job.wave64);
+        let entries = members
+            .iter()
+            .map(|b| run_entries(b.list(job.wave64)))
+            .sum();
         if job.only_if_it_pays && !pays(inlined, entries) {
             return job.slot.fill(None);
         }

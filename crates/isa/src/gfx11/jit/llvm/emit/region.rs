@@ -51,12 +51,12 @@ use super::{Fx, emit_copies, exec_dispatcher, init_name, key_type, phi_name, sel
 use crate::gfx11::code_cache::{Block, Tail};
 use crate::gfx11::exec::fast::Cond;
 
-/// Emit the translation of the region `members` (head first; wave32
-/// lists) as function `name` into `out`; returns how many entries of all
-/// members run inline.
-pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block]) -> usize {
+/// Emit the translation of the region `members` (head first; their lists
+/// for waves of that size, `wave64`) as function `name` into `out`;
+/// returns how many entries of all members run inline.
+pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block], wave64: bool) -> usize {
     let copy = |out: &mut String, suffix: &str, full: bool, through: bool| {
-        let mut fx = Fx::new(Vec::new(), full, false, false).writing_through(through);
+        let mut fx = Fx::new(Vec::new(), full, false, wave64).writing_through(through);
         fx.region = members.iter().map(|b| b.start).collect();
         let (pre, mut inlined) = fx.body(members[0]);
         for (j, member) in members.iter().enumerate() {
@@ -64,7 +64,7 @@ pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block]) -> u
             let label = format!("m{j}");
             fx.start(&label);
             fx.forget_held();
-            let n = if self_loop(member, false) {
+            let n = if self_loop(member, wave64) {
                 fx.looping_member(member, j as u32)
             } else {
                 fx.block(member)
@@ -87,7 +87,7 @@ pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block]) -> u
     // Registers are written through where the paths out would store them
     // too often (emit.rs `WRITE_THROUGH`).
     let inlined = emit_copies(out, true, copy);
-    exec_dispatcher(out, name, &["%frame"], 32);
+    exec_dispatcher(out, name, &["%frame"], if wave64 { 64 } else { 32 });
     inlined
 }
 
@@ -201,7 +201,7 @@ impl Fx {
     /// back edge loaded once before the loop. Returns how many entries
     /// run inline.
     pub(super) fn looping_member(&mut self, block: &Block, j: u32) -> usize {
-        let mut probe = Fx::new(Vec::new(), false, true, false);
+        let mut probe = Fx::new(Vec::new(), false, true, self.wave64);
         probe.region = self.region.clone();
         probe.member = j;
         probe.body(block);

@@ -342,6 +342,8 @@ impl Fx {
             Fast::Fma32(f) if f.op == Fma32Op::Fma => self.fma32(&f),
             Fast::Fma32(f) => self.division(&f),
             Fast::Scalar(Scalar::Op64 { op, dst, a, b }) => self.op64(op, dst, a, b),
+            Fast::Scalar(Scalar::Ctz64 { dst, a }) => self.ctz64(dst, a),
+            Fast::Scalar(Scalar::Sopk { op, dst, simm }) => self.sopk(op, dst, simm),
             // s_getpc_b64: the next instruction's address, a constant of
             // the block (salu/fast.rs `Scalar::Pc` without a jump).
             Fast::Scalar(Scalar::Pc {

@@ -58,6 +58,7 @@ mod scalar64;
 mod scratch;
 mod shuffle;
 mod single_lane;
+mod sopk;
 mod warm_up;
 mod wave64;
 mod wide;

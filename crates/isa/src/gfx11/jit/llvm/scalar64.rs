@@ -1,7 +1,8 @@
 //! The 64-bit SALU forms inline (salu/fast.rs `Scalar::Op64`): moves,
 //! bitwise ops, shifts, s_cselect_b64 and the 64-bit compares, on SGPR
-//! pairs held as two i32 values; and the saveexec forms
-//! (`Scalar::Saveexec`, b32 and b64).
+//! pairs held as two i32 values; s_ctz_i32_b64 (`Scalar::Ctz64`, GFX9's
+//! s_ff1_i32_b64, which wave64 code runs on EXEC to pick a lane); and the
+//! saveexec forms (`Scalar::Saveexec`, b32 and b64).
 //!
 //! Why: s_lshl_b64 of an index into a byte offset sits in hot loops (the
 //! n-body kernel's), where a call-out stored and reloaded every SGPR; and
@@ -59,6 +60,17 @@ impl Fx {
     }
 
     /// salu/fast.rs `run` of `Scalar::Op64`.
+    /// salu/fast.rs `run` of `Scalar::Ctz64` (s_ctz_i32_b64, GFX9's
+    /// s_ff1_i32_b64): the lowest set bit's index, -1 for none; SCC kept.
+    pub(super) fn ctz64(&mut self, dst: u8, a: Src64) {
+        let x = self.read64(a);
+        let t = self.ins(format!("call i64 @llvm.cttz.i64(i64 {x}, i1 false)"));
+        let t = self.ins(format!("trunc i64 {t} to i32"));
+        let z = self.ins(format!("icmp eq i64 {x}, 0"));
+        let r = self.ins(format!("select i1 {z}, i32 -1, i32 {t}"));
+        self.set_sgpr(dst, r);
+    }
+
     pub(super) fn op64(&mut self, op: Op64, dst: u8, a: Src64, b: Src64) {
         let x = self.read64(a);
         let y = self.read64(b);

@@ -63,7 +63,13 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
     };
     match c.fast {
         Fast::Salu { .. }
-        | Fast::Scalar(Scalar::Op64 { .. } | Scalar::Saveexec { .. } | Scalar::Pc { jump: None, .. })
+        | Fast::Scalar(
+            Scalar::Op64 { .. }
+            | Scalar::Saveexec { .. }
+            | Scalar::Ctz64 { .. }
+            | Scalar::Sopk { .. }
+            | Scalar::Pc { jump: None, .. },
+        )
         | Fast::SLoad { .. }
         | Fast::Branch { .. }
         | Fast::End

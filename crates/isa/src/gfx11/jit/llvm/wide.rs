@@ -3,12 +3,14 @@
 //! and the fused pair of a 64-bit add), v_lshlrev_b64 and v_mad_u64_u32
 //! (exec/fast/form.rs `Fast::AddCo`, `AddCoCi`, `AddPair`, `LshlrevB64`,
 //! `MadU64`); and valu/fast_vint.rs's 64-bit compares, 64-bit right
-//! shifts and v_mbcnt (`Fast::Vint`; gfx940's v_lshl_add_u64 never runs
-//! in a wave32 wave, so it stays a call-out).
+//! shifts, v_mbcnt and gfx940's v_lshl_add_u64 (`Fast::Vint`).
 //!
 //! Why: clang forms every global address as a 64-bit add in a carry pair,
-//! often after a 64-bit shift of the index; as call-outs they made nearly
-//! every block with a global access fail the tier's inline share.
+//! often after a 64-bit shift of the index (on gfx942 as one
+//! v_lshl_add_u64); as call-outs they made nearly every block with a
+//! global access fail the tier's inline share, and on gfx942 v_lshl_add_u64
+//! was by far the most common call-out of the corpus (7736 of the entries
+//! its translations emitted).
 //!
 //! Exactness: the sums and carries are valu/mod.rs `add_carry` and
 //! `sub_borrow` bit for bit (the carry out is bit 31 of the same bitwise
@@ -153,7 +155,7 @@ impl Fx {
         self.set_mask(sdst, &over);
     }
 
-    /// valu/fast_vint.rs `run`; false (nothing emitted) for v_lshl_add_u64.
+    /// valu/fast_vint.rs `run`.
     pub(super) fn vint(&mut self, v: &Vint) -> bool {
         match *v {
             Vint::Cmp64 {
@@ -216,7 +218,18 @@ impl Fx {
                 };
                 self.set_row(dst, counted);
             }
-            Vint::LshlAdd64 { .. } => return false,
+            Vint::LshlAdd64 { dst, a, b, c } => {
+                // (a << (b & 7)) + c over 64 bits (AMD CDNA3 ISA guide,
+                // V_LSHL_ADD_U64), every source read before the write.
+                let x = self.src64(a);
+                let n = self.src(b);
+                let z = self.src64(c);
+                let n = self.ins(format!("and {V} {n}, {}", splat(7)));
+                let n = self.ins(format!("zext {V} {n} to {Q}"));
+                let shifted = self.ins(format!("shl {Q} {x}, {n}"));
+                let r = self.ins(format!("add {Q} {shifted}, {z}"));
+                self.set_rows64(dst, &r);
+            }
         }
         true
     }

@@ -19,7 +19,8 @@ fn ops(table: &'static [Option<OpInfo>]) -> impl Iterator<Item = (u32, &'static 
         .filter_map(|(n, info)| info.as_ref().map(|i| (n as u32, i)))
 }
 
-/// gfx942 encodings of every SOP1, VOP1, VOP2 and VOPC opcode and of the
+/// gfx942 encodings of every SOP1, VOP1, VOP2 and VOPC opcode, of the SOPK
+/// moves, compares, adds and multiplies, and of the
 /// VOP3 opcodes whose name starts with one of `vop3`, with plain operands
 /// of each kind (GFX9 codes: SGPR, VCC, inline integer and float, literal,
 /// VGPR; VOP3 takes no literal), the destination also a source now and
@@ -39,6 +40,21 @@ pub(crate) fn encodings(vop3: &[&str]) -> Vec<[u32; 3]> {
         for a in [S[0], INT, LIT, VCC] {
             for dst in [20, VCC] {
                 out.push([0xBE80_0000 | dst << 16 | n << 8 | a, lit, 0]);
+            }
+        }
+    }
+    // The SOPK forms of an SGPR and the 16-bit constant (positive,
+    // negative, and the sign bit alone for the unsigned compares).
+    for (n, info) in ops(t.sopk) {
+        if !["s_movk", "s_cmpk", "s_addk", "s_mulk"]
+            .iter()
+            .any(|p| info.mnemonic.starts_with(p))
+        {
+            continue;
+        }
+        for simm in [0x0005, 0xFFF0, 0x8000] {
+            for dst in [S[0], VCC] {
+                out.push([0xB000_0000 | n << 23 | dst << 16 | simm, 0, 0]);
             }
         }
     }

@@ -491,6 +491,18 @@ fn translated_wave64_blocks_match_the_interpreter() {
     );
 }
 
+/// The EXEC pairs (low, high word) the GFX9 block tests run each wave64
+/// block under: full, random, low half only, high half only, empty.
+fn wave64_exec_pairs(rng: &mut Rng) -> [(u32, u32); 5] {
+    [
+        (u32::MAX, u32::MAX),
+        (rng.value(), rng.value()),
+        (u32::MAX, 0),
+        (0, rng.value()),
+        (0, 0),
+    ]
+}
+
 /// GFX9 blocks (gfx942 words: every SOP1, VOP1, VOP2, VOPC and VOP3
 /// opcode with plain operands, fast/tests/gfx9.rs `encodings`) run as
 /// wave64 waves end as the interpreter ends them, under six EXEC pairs:
@@ -550,13 +562,7 @@ fn translated_gfx9_blocks_match_the_interpreter() {
     let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
     let (mut inlined, mut runs) = (0, 0);
     for ((block, mem, w), t) in cases.iter().zip(&ts) {
-        for (lo, hi) in [
-            (u32::MAX, u32::MAX),
-            (rng.value(), rng.value()),
-            (u32::MAX, 0),
-            (0, rng.value()),
-            (0, 0),
-        ] {
+        for (lo, hi) in wave64_exec_pairs(&mut rng) {
             let mut w = w.clone();
             (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
             inlined += compare(t, block, mem, &w, &[], WaveLoop::host_best());
@@ -631,13 +637,7 @@ fn translated_gfx9_address_and_scalar_forms_run_inline() {
     let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
     let mut fast = 0;
     for ((block, mem, w), t) in cases.iter().zip(&ts) {
-        for (lo, hi) in [
-            (u32::MAX, u32::MAX),
-            (rng.value(), rng.value()),
-            (u32::MAX, 0),
-            (0, rng.value()),
-            (0, 0),
-        ] {
+        for (lo, hi) in wave64_exec_pairs(&mut rng) {
             let mut w = w.clone();
             (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
             let inlined = compare(t, block, mem, &w, &[], WaveLoop::host_best());

@@ -378,19 +378,34 @@ fn emit_copy(out: &mut String, name: &str, block: &Block, mut fx: Fx) -> (usize,
     out.push_str(&pre);
     out.push_str("top:\n");
     if let Some((label, values)) = &fx.back {
-        for ((k, _), v) in fx.carried.iter().zip(values) {
-            let ty = key_type(*k);
-            let _ = writeln!(
-                out,
-                "  {} = phi {ty} [ {}, %entry ], [ {v}, %{label} ]",
-                phi_name("", *k),
-                init_name("", *k)
-            );
-        }
+        out.push_str(&carried_phis("", &fx.carried, "entry", label, values));
     }
     out.push_str(&fx.out);
     out.push_str("}\n\n");
     (inlined, fx.store_counts())
+}
+
+/// The phis at a loop's top of the `carried` registers (SSA names
+/// starting with `prefix`): each its first value from block `entered`, and
+/// `values` (one per register) from the back edge's block `back`.
+fn carried_phis<'a>(
+    prefix: &str,
+    carried: impl IntoIterator<Item = &'a (Key, bool)>,
+    entered: &str,
+    back: &str,
+    values: &[String],
+) -> String {
+    let mut out = String::new();
+    for (&(k, _), v) in carried.into_iter().zip(values) {
+        let _ = writeln!(
+            out,
+            "  {} = phi {} [ {}, %{entered} ], [ {v}, %{back} ]",
+            phi_name(prefix, k),
+            key_type(k),
+            init_name(prefix, k)
+        );
+    }
+    out
 }
 
 /// The SSA names of a carried register at the loop's top and before it,

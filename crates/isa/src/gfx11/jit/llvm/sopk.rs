@@ -12,6 +12,7 @@
 //! (0 past it) and the write goes through `set_sgpr`.
 
 use super::emit::Fx;
+use super::wide::relation;
 use crate::gfx11::exec::salu::fast::KOp;
 
 impl Fx {
@@ -44,22 +45,7 @@ impl Fx {
             KOp::Cmpk { rel, signed } => {
                 let x = cur(self);
                 let k = if signed { simm } else { i32::from(simm as u16) };
-                // `rel`: 1 less, 2 equal, 4 greater.
-                let pred = match (rel & 7, signed) {
-                    (0, _) => None,
-                    (7, _) => Some("true"),
-                    (1, true) => Some("slt"),
-                    (1, false) => Some("ult"),
-                    (2, _) => Some("eq"),
-                    (3, true) => Some("sle"),
-                    (3, false) => Some("ule"),
-                    (4, true) => Some("sgt"),
-                    (4, false) => Some("ugt"),
-                    (5, _) => Some("ne"),
-                    (_, true) => Some("sge"),
-                    (_, false) => Some("uge"),
-                };
-                let s = match pred {
+                let s = match relation(rel, signed) {
                     None => "false".to_owned(),
                     Some("true") => "true".to_owned(),
                     Some(p) => self.ins(format!("icmp {p} i32 {x}, {k}")),

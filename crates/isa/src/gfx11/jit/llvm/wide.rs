@@ -26,6 +26,25 @@ use crate::gfx11::exec::operand::{SSrc, VSrc};
 use crate::gfx11::exec::valu::fast_pair::AddPair;
 use crate::gfx11::exec::valu::fast_vint::{Below, Vint};
 
+/// The `icmp` predicate of the integer relations `rel` (a mask: 1 less,
+/// 2 equal, 4 greater), signed or not; None for none, "true" for all.
+pub(super) fn relation(rel: u8, signed: bool) -> Option<&'static str> {
+    match (rel & 7, signed) {
+        (0, _) => None,
+        (7, _) => Some("true"),
+        (1, true) => Some("slt"),
+        (1, false) => Some("ult"),
+        (2, _) => Some("eq"),
+        (3, true) => Some("sle"),
+        (3, false) => Some("ule"),
+        (4, true) => Some("sgt"),
+        (4, false) => Some("ugt"),
+        (5, _) => Some("ne"),
+        (_, true) => Some("sge"),
+        (_, false) => Some("uge"),
+    }
+}
+
 /// `<32 x i64>`: a lane's 64-bit value.
 pub(super) const Q: &str = "<32 x i64>";
 
@@ -165,24 +184,8 @@ impl Fx {
                 a,
                 b,
             } => {
-                // `cond` is a mask of the relations that hit: 1 less, 2
-                // equal, 4 greater.
                 let (x, y) = (self.src64(a), self.src64(b));
-                let pred = match (cond & 7, signed) {
-                    (0, _) => None,
-                    (7, _) => Some("true"),
-                    (1, true) => Some("slt"),
-                    (1, false) => Some("ult"),
-                    (2, _) => Some("eq"),
-                    (3, true) => Some("sle"),
-                    (3, false) => Some("ule"),
-                    (4, true) => Some("sgt"),
-                    (4, false) => Some("ugt"),
-                    (5, _) => Some("ne"),
-                    (_, true) => Some("sge"),
-                    (_, false) => Some("uge"),
-                };
-                let h = match pred {
+                let h = match relation(cond, signed) {
                     None => "zeroinitializer".to_owned(),
                     Some("true") => "splat (i1 true)".to_owned(),
                     Some(p) => self.ins(format!("icmp {p} {Q} {x}, {y}")),

@@ -40,7 +40,7 @@ use std::fmt::Write;
 use super::super::super::abi::{
     FRAME_LOOP_BUDGET, FRAME_LOOPS, PAIR_NAN, PAIR_TAKEN_A, PAIR_TAKEN_B,
 };
-use super::{EXEC, F, Fx, Key, M, Reg, init_name, key_type, phi_name, self_loop};
+use super::{EXEC, F, Fx, Key, M, Reg, carried_phis, init_name, phi_name, self_loop};
 use crate::gfx11::code_cache::Block;
 use crate::gfx11::exec::fast::Fast;
 
@@ -253,15 +253,7 @@ fn pair_copy(
     // The phis of the carried registers, at the top of a pass.
     if looped {
         for (f, (carried, values)) in fx.iter().zip(carried.iter().zip(&back_values)) {
-            for (&(k, _), v) in carried.iter().zip(values) {
-                let _ = writeln!(
-                    head,
-                    "  {} = phi {} [ {}, %entry ], [ {v}, %pback ]",
-                    phi_name(f.prefix, k),
-                    key_type(k),
-                    init_name(f.prefix, k)
-                );
-            }
+            head.push_str(&carried_phis(f.prefix, carried, "entry", "pback", values));
         }
     }
     head.push_str(&body);

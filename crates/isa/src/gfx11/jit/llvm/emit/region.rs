@@ -47,7 +47,7 @@ use std::fmt::Write;
 use super::super::super::abi::{
     EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_ENTRY, FRAME_PASSED, FRAME_SWITCH, NO_SWITCH,
 };
-use super::{Fx, emit_copies, exec_dispatcher, init_name, key_type, phi_name, self_loop};
+use super::{Fx, Key, carried_phis, emit_copies, exec_dispatcher, init_name, self_loop};
 use crate::gfx11::code_cache::{Block, Tail};
 use crate::gfx11::exec::fast::Cond;
 
@@ -55,19 +55,25 @@ use crate::gfx11::exec::fast::Cond;
 /// for waves of that size, `wave64`) as function `name` into `out`;
 /// returns how many entries of all members run inline.
 pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block], wave64: bool) -> usize {
+    let starts: Vec<u64> = members.iter().map(|b| b.start).collect();
+    // Each looping member's carried registers, the same in every copy.
+    let carried: Vec<Option<Vec<(Key, bool)>>> = members
+        .iter()
+        .enumerate()
+        .map(|(j, m)| self_loop(m, wave64).then(|| loop_carried(m, j as u32, &starts, wave64)))
+        .collect();
     let copy = |out: &mut String, suffix: &str, full: bool, through: bool| {
         let mut fx = Fx::new(Vec::new(), full, false, wave64).writing_through(through);
-        fx.region = members.iter().map(|b| b.start).collect();
+        fx.region = starts.clone();
         let (pre, mut inlined) = fx.body(members[0]);
         for (j, member) in members.iter().enumerate() {
             fx.member = j as u32;
             let label = format!("m{j}");
             fx.start(&label);
             fx.forget_held();
-            let n = if self_loop(member, wave64) {
-                fx.looping_member(member, j as u32)
-            } else {
-                fx.block(member)
+            let n = match &carried[j] {
+                Some(carried) => fx.looping_member(member, j as u32, carried.clone()),
+                None => fx.block(member),
             };
             // The head's second copy counts once.
             if j > 0 {
@@ -89,6 +95,17 @@ pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block], wave
     let inlined = emit_copies(out, true, copy);
     exec_dispatcher(out, name, &["%frame"], if wave64 { 64 } else { 32 });
     inlined
+}
+
+/// The registers member `j` of the region at `starts`, `block`, which
+/// loops on itself, holds at its back edge (and whether dirty there), as a
+/// first emission of it finds them: the ones carried round in phis.
+fn loop_carried(block: &Block, j: u32, starts: &[u64], wave64: bool) -> Vec<(Key, bool)> {
+    let mut probe = Fx::new(Vec::new(), false, true, wave64);
+    probe.region = starts.to_vec();
+    probe.member = j;
+    probe.body(block);
+    probe.live_at_back
 }
 
 /// The function's entry block `pre` (which ends by going on at the head)
@@ -195,19 +212,17 @@ impl Fx {
     }
 
     /// Member `j`, `block`, which loops on itself, from its label on (the
-    /// registers in memory there): its registers carried from pass to pass
-    /// in phis at label `m{j}.top` as a block alone carries them
-    /// (emit.rs `emit_block`), the ones a first emission finds held at the
-    /// back edge loaded once before the loop. Returns how many entries
-    /// run inline.
-    pub(super) fn looping_member(&mut self, block: &Block, j: u32) -> usize {
-        let mut probe = Fx::new(Vec::new(), false, true, self.wave64);
-        probe.region = self.region.clone();
-        probe.member = j;
-        probe.body(block);
-        let carried = probe.live_at_back;
-        let tag = format!("m{j}.");
-        let names = format!("{}{tag}", self.prefix);
+    /// registers in memory there): the registers `carried` ([`loop_carried`])
+    /// loaded once before the loop and carried from pass to pass in phis at
+    /// label `m{j}.top`, as a block alone carries them (emit.rs
+    /// `emit_block`). Returns how many entries run inline.
+    pub(super) fn looping_member(
+        &mut self,
+        block: &Block,
+        j: u32,
+        carried: Vec<(Key, bool)>,
+    ) -> usize {
+        let names = format!("{}m{j}.", self.prefix);
         for &(k, _) in &carried {
             self.load_into(k, &init_name(&names, k));
         }
@@ -225,31 +240,12 @@ impl Fx {
         self.carried = carried;
         self.back = None;
         let inlined = self.block(block);
-        let mut phis = String::new();
+        // Registers are carried only where the first emission went round
+        // the back edge, which this one emits the same way.
         if let Some((label, values)) = self.back.take() {
-            for ((k, _), v) in self.carried.iter().zip(&values) {
-                let _ = writeln!(
-                    phis,
-                    "  {} = phi {} [ {}, %{entered} ], [ {v}, %{label} ]",
-                    phi_name(&names, *k),
-                    key_type(*k),
-                    init_name(&names, *k)
-                );
-            }
-        } else {
-            // No pass goes round (the back branch is never emitted as
-            // one): the carried registers keep their first values.
-            for (k, _) in &self.carried {
-                let _ = writeln!(
-                    phis,
-                    "  {} = phi {} [ {}, %{entered} ]",
-                    phi_name(&names, *k),
-                    key_type(*k),
-                    init_name(&names, *k)
-                );
-            }
+            let phis = carried_phis(&names, &self.carried, &entered, &label, &values);
+            self.out.insert_str(phis_at, &phis);
         }
-        self.out.insert_str(phis_at, &phis);
         self.looped = false;
         self.top = "top".to_owned();
         self.carried = Vec::new();

@@ -204,14 +204,23 @@ fn run_all_in(
     s: DispatchSetup,
     cache: &Arc<CodeCache>,
 ) -> Result<WorkgroupStats, WaveError> {
+    run_all_on(mem, s, cache, &mut WorkerContext::new())
+}
+
+/// Every workgroup of the dispatch `s`, in order, on the worker `ctx`.
+fn run_all_on(
+    mem: &TestMem,
+    s: DispatchSetup,
+    cache: &Arc<CodeCache>,
+    ctx: &mut WorkerContext,
+) -> Result<WorkgroupStats, WaveError> {
     let d = Dispatch::new(s, cache.clone())?;
-    let mut ctx = WorkerContext::new();
     let [cx, cy, cz] = d.workgroup_count();
     let mut total = WorkgroupStats::default();
     for z in 0..cz {
         for y in 0..cy {
             for x in 0..cx {
-                let st = d.run_workgroup([x, y, z], mem, &mut ctx)?;
+                let st = d.run_workgroup([x, y, z], mem, ctx)?;
                 total.wave_instructions += st.wave_instructions;
                 total.translated_wave_instructions += st.translated_wave_instructions;
                 total.called_out_wave_instructions += st.called_out_wave_instructions;
@@ -597,6 +606,36 @@ fn the_translator_agrees_with_the_interpreter() {
             };
             assert_eq!(on.block_entries, entries, "{name}: entries");
             assert_eq!(on.barrier_switches, switches, "{name}: switches");
+        }
+        // A worker whose blocks looked for translations before another
+        // worker made them adopts them in its next batch (jit/tier.rs
+        // `Tiers::configure`): tiered, 8 waves enter each block fewer
+        // times than make it hot, so only adopted translations run.
+        {
+            let cache = Arc::new(CodeCache::for_isa(aqueduct_isa::Isa::Gfx11));
+            let n = 256u32;
+            let mut mem = TestMem::new();
+            let (kd_addr, kd) = load_kernel(&mut mem, "vector_copy");
+            mem.map(BUF_A, &u32_bytes(&lcg(31, n as usize)));
+            mem.map_zeroed(BUF_B, 4 * n as usize);
+            let args = ptr_args(&[BUF_A, BUF_B], &[n]);
+            mem.map(KERNARG, &kernargs(&args, [n, 1, 1], [64, 1, 1], [0; 3]));
+            let (mut early, mut other) = (WorkerContext::new(), WorkerContext::new());
+            let run = |mode: JitMode, ctx: &mut WorkerContext| {
+                force_jit(Some(mode));
+                let setup = setup(kd_addr, kd, [n, 1, 1], [64, 1, 1]);
+                let st = run_all_on(&mem, setup, &cache, ctx).expect("runs");
+                force_jit(None);
+                assert_eq!(
+                    mem.read(BUF_B, 4 * n as usize),
+                    mem.read(BUF_A, 4 * n as usize)
+                );
+                (st.translated_wave_instructions, st.wave_instructions)
+            };
+            let (looked, all) = run(JitMode::Tiered, &mut early);
+            assert_eq!(looked, 0, "nothing hot or made yet");
+            assert_eq!(run(JitMode::Always, &mut other), (all, all));
+            assert_eq!(run(JitMode::Tiered, &mut early), (all, all), "adopted");
         }
         force_jit_backend(None);
     }

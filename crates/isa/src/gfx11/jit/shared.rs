@@ -9,7 +9,7 @@
 //! the translation, every worker that reaches the block sees the same slot.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::tier::JitBackend;
@@ -25,11 +25,24 @@ pub(crate) struct Slot {
     filled: Condvar,
 }
 
+/// Translations made so far in this process (slots filled with one).
+static MADE: AtomicU64 = AtomicU64::new(0);
+
+/// How many translations have been made so far in this process: a worker
+/// that finds the number changed looks again for translations to adopt
+/// (jit/tier.rs `Tiers::configure`).
+pub(crate) fn translations_made() -> u64 {
+    MADE.load(Ordering::Acquire)
+}
+
 impl Slot {
     /// Set the outcome (the first one stays).
     pub(crate) fn fill(&self, t: Option<Arc<Translation>>) {
         let mut r = self.result.lock().unwrap_or_else(|e| e.into_inner());
         if r.is_none() {
+            if t.is_some() {
+                MADE.fetch_add(1, Ordering::AcqRel);
+            }
             *r = Some(t);
             self.ready.store(true, Ordering::Release);
             self.filled.notify_all();

@@ -175,7 +175,7 @@ mod per_worker {
 
     use super::super::abi::{BlockFn, Callout, PairFn, callout};
     use super::super::region;
-    use super::super::shared::Slot;
+    use super::super::shared::{Slot, translations_made};
     use super::super::translation::{Translation, worth_translating};
     use super::{JitBackend, jit_backend, jit_mode};
     use crate::gfx11::code_cache::{Block, CodeCache};
@@ -210,8 +210,9 @@ mod per_worker {
         /// The region another block heads with this one as a member failed
         /// or does not pay for it: it heads its own.
         alone: bool,
-        /// An entry since the tiers were last configured looked for a
-        /// translation to adopt ([`Tiers::adopt`]).
+        /// An entry looked for a translation to adopt ([`Tiers::adopt`])
+        /// since the tiers last found new translations made
+        /// ([`Tiers::configure`]).
         looked: bool,
     }
 
@@ -223,6 +224,9 @@ mod per_worker {
         threshold: u32,
         callout: Callout,
         backend: Option<JitBackend>,
+        /// [`translations_made`] when the blocks' `looked` flags were last
+        /// cleared.
+        made: u64,
     }
 
     impl Default for Tiers {
@@ -232,6 +236,7 @@ mod per_worker {
                 threshold: u32::MAX,
                 callout: callout(crate::wave_loop()),
                 backend: None,
+                made: 0,
             }
         }
     }
@@ -264,6 +269,19 @@ mod per_worker {
                     };
                 }
                 self.backend = backend;
+            }
+            // A block looks for a translation to adopt at its first entry;
+            // one made since (by another worker, while this one ran other
+            // dispatches or none) is adopted at the next entry after the
+            // next batch starts, rather than after the block has counted
+            // its way to the threshold.
+            let made = translations_made();
+            if made != self.made {
+                self.made = made;
+                self.tiers
+                    .iter_mut()
+                    .flatten()
+                    .for_each(|t| t.looked = false);
             }
         }
 

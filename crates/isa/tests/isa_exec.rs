@@ -509,6 +509,87 @@ fn the_translator_agrees_with_the_interpreter() {
             assert!(on.1 == off.1 && on.2 == off.2, "{backend:?} {name}");
         }
     }
+    // NaNs of several payloads in blocks that only compute (nan_pair.s),
+    // run for two waves at once: where the host may have chosen another
+    // NaN's bits than gfxsim's rule, in a result held when EXEC is written,
+    // left in a register at the end or read by an integer op, the pair
+    // function hands both waves to their one-wave translations
+    // (emit/deferred_nans.rs). Workgroup 0 holds no NaN; in workgroup 1
+    // one lane of each wave has NaNs a and b; in workgroup 2 one lane of
+    // each wave has a NaN d (waves 16-19) or e (waves 20-23); workgroup 3
+    // has NaNs a and b in any lane.
+    let nan_pair = |mode: JitMode| {
+        let n = 1024usize;
+        let mut mem = TestMem::new();
+        let (kd_addr, kd) = hand_kernel(&mut mem, kernels::NAN_PAIR, 0, 0);
+        let nans = [
+            0x7FC0_0001u32,
+            0xFFC0_1234,
+            0x7F80_0005,
+            0xFF80_0101,
+            0x7FC4_0000,
+        ];
+        let r = lcg(47, 4 * n);
+        let mut input: Vec<u32> = r.iter().map(|v| 0x3F80_0000 | (v >> 9)).collect();
+        for wave in 8..32 {
+            for lane in 0..32 {
+                let i = wave * 32 + lane;
+                let x = r[i] as usize;
+                let pick = |k: usize| nans[(x >> (3 * k)) % nans.len()];
+                match wave {
+                    8..16 if lane == wave => (input[4 * i], input[4 * i + 1]) = (pick(0), pick(1)),
+                    16..20 if lane == wave => input[4 * i + 2] = pick(2),
+                    20..24 if lane == wave => input[4 * i + 3] = pick(3),
+                    24.. => {
+                        for k in 0..2 {
+                            if x >> (12 + k) & 1 != 0 {
+                                input[4 * i + k] = pick(k + 2);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        mem.map(BUF_A, &u32_bytes(&input));
+        mem.map_zeroed(BUF_B, 32 * n);
+        mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
+        force_jit(Some(mode));
+        let st = run_hand(&mem, kd_addr, kd, n as u32 / 256, 256).expect("runs");
+        force_jit(None);
+        let counts = (st.wave_instructions, st.translated_wave_instructions);
+        (counts, mem.read(BUF_B, 32 * n), st.block_entries)
+    };
+    let off = nan_pair(JitMode::Off);
+    for &backend in &backends {
+        force_jit_backend(Some(backend));
+        let on = nan_pair(JitMode::Always);
+        force_jit_backend(None);
+        assert_eq!(on.0, (off.0.0, off.0.0), "{backend:?} nan_pair: counts");
+        // Each wave enters the first and the last block; 16 pairs of waves
+        // enter each block between together, and those with a NaN in any
+        // lane (8 in body1, 4 in body2) leave it to enter it once more
+        // each, alone.
+        if backend == JitBackend::Llvm {
+            let (body1, body2) = (16 + 2 * 8, 16 + 2 * 4);
+            assert_eq!(on.2, 32 + body1 + body2 + 32, "nan_pair: block entries");
+        }
+        let lanes = |b: &[u8]| -> Vec<[u32; 8]> {
+            b.chunks(32)
+                .map(|c| {
+                    std::array::from_fn(|k| u32::from_le_bytes(c[4 * k..][..4].try_into().unwrap()))
+                })
+                .collect()
+        };
+        let (want, got) = (lanes(&off.1), lanes(&on.1));
+        let wrong: Vec<usize> = (0..want.len()).filter(|&i| want[i] != got[i]).collect();
+        assert!(
+            wrong.is_empty(),
+            "{backend:?} nan_pair: lanes {wrong:?}, first {:x?} vs {:x?}",
+            want[wrong[0]],
+            got[wrong[0]]
+        );
+    }
     // At a barrier whose next block is a member of the region, the
     // region's code goes on with the workgroup's next wave itself
     // (gfx11/round.rs): lds_barrier.s (three barriers in straight-line

@@ -27,6 +27,7 @@
 //! says which entries and how): a row is keyed by its half as well, and
 //! the half's EXEC and lane-mask words are the pair's low or high SGPR.
 
+mod deferred_nans;
 mod pair;
 mod region;
 
@@ -214,6 +215,11 @@ pub(super) struct Fx {
     /// rule per result; and whether a basic block was started, which that
     /// emission cannot follow.
     pub(super) pair_nans: Option<Option<String>>,
+    /// A pair function's copy for two full EXECs: the f32 results whose
+    /// NaN test waits (SSA names; `deferred_nans.rs`), and whether the
+    /// entry being emitted defers its results.
+    deferred: Option<std::collections::BTreeSet<String>>,
+    keeping: bool,
     branched: bool,
     /// Emitting a region (`region.rs`): its members' start addresses, the
     /// head first; empty for one block.
@@ -463,6 +469,8 @@ impl Fx {
             prefix: "",
             frame: "%frame",
             pair_nans: None,
+            deferred: None,
+            keeping: false,
             branched: false,
             region: Vec::new(),
             member: 0,
@@ -1221,6 +1229,9 @@ impl Fx {
         let dirty = !self.write_through || self.standing_in;
         if !dirty {
             self.store_key(k, &v);
+        }
+        if let Key::Row(_) = k {
+            self.defer_written(&v);
         }
         let reg = Reg { v, dirty };
         match k {

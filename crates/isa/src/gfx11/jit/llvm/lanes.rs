@@ -51,7 +51,7 @@ pub(super) const FCMP_PREDICATES: [&str; 16] = [
 
 /// One half of a VOPD pair.
 #[derive(Clone, Copy)]
-enum DualHalf {
+pub(super) enum DualHalf {
     /// A half `fast_vopd` resolves.
     Op(Half),
     /// v_dual_fmac_f32: `dst` = a * VGPR `b` + `dst`.
@@ -247,7 +247,7 @@ fn slow_permlane(i: &Inst) -> Option<(bool, u8, VSrc, SSrc, SSrc)> {
 }
 
 /// The halves of a VOPD pair without a pre-resolved form, if both run inline.
-fn slow_dual(i: &Inst) -> Option<(DualHalf, DualHalf)> {
+pub(super) fn slow_dual(i: &Inst) -> Option<(DualHalf, DualHalf)> {
     if i.dpp.is_some() || i.mods != Mods::default() {
         return None;
     }
@@ -627,6 +627,9 @@ impl Fx {
     /// the whole result, and the per-source selects only on waves that
     /// produced a NaN.
     pub(super) fn nan_rule(&mut self, kinds: &[VSrc], srcs: &[&str], r: &str) -> String {
+        if self.defers_result() {
+            return r.to_owned();
+        }
         let fr = self.fl(r);
         if self.pair_nans.is_some() {
             self.note_pair_nans(&fr);

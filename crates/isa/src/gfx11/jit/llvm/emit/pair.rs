@@ -26,10 +26,11 @@
 //! of its own (a call-out, a side path) or a stack slot makes the block
 //! unpaired (it still has its one-wave translation). gfxsim's NaN rule is
 //! not applied here: every f32 result's active lanes in a pass are tested
-//! for NaN together, once at its end, and a NaN leaves both waves as they
-//! were at the pass's start (`PAIR_NAN`; the passes before it stand, counted
-//! in the frames' loops), for their one-wave translations, which apply the
-//! rule.
+//! for NaN (in the copy for full EXECs, where its NaN bits could show:
+//! `deferred_nans.rs`), the tests joined and branched on once at the
+//! pass's end, and a NaN leaves both waves as they were at the pass's
+//! start (`PAIR_NAN`; the passes before it stand, counted in the frames'
+//! loops), for their one-wave translations, which apply the rule.
 //!
 //! `@NAME.pair(ptr %frame, ptr %frame2)` tests both waves' EXEC and calls
 //! the copy for two full EXECs (EXEC the constant -1, as `emit_block`'s
@@ -143,11 +144,16 @@ fn pair_copy(
             );
         }
     }
+    for f in &mut fx {
+        f.defer_nans();
+    }
     for (k, c) in entries.iter().enumerate() {
         for f in &mut fx {
+            f.before_entry(block, c);
             if !f.inline(block, c, k as u32) || f.branched {
                 return None;
             }
+            f.after_entry();
             let text = std::mem::take(&mut f.out);
             // Stack slots (lane shuffles, atomics) are the one-wave
             // function's; such a block stays unpaired.
@@ -156,6 +162,11 @@ fn pair_copy(
             }
             body.push_str(&text);
         }
+    }
+    // The deferred NaN tests of what the registers hold at the pass's end.
+    for f in &mut fx {
+        f.test_deferred();
+        body.push_str(&std::mem::take(&mut f.out));
     }
     // Each wave's branch, taken or not ("false": the block falls through).
     let taken: Vec<String> = fx
@@ -266,6 +277,11 @@ impl Fx {
         let exec = self.exec_mask();
         let bad = self.ins(format!("fcmp uno {F} {fr}, zeroinitializer"));
         let bad = self.ins(format!("and {M} {bad}, {exec}"));
+        self.note_nan_lanes(bad);
+    }
+
+    /// Add NaN lanes `bad` to `pair_nans`.
+    pub(super) fn note_nan_lanes(&mut self, bad: String) {
         let hits = match self.pair_nans.take().flatten() {
             None => bad,
             Some(h) => self.ins(format!("or {M} {h}, {bad}")),

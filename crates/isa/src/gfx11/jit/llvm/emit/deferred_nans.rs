@@ -21,10 +21,10 @@
 //! every lane until something writes EXEC (the deferred values are tested
 //! then, and later results at once).
 //!
-//! Why: the transcendental loop of `cargo bench --bench compute` (pair
-//! blocks of f32 code, a test per result before) takes about 5% less time
-//! (two cores: 34.8 ms to 33.1 ms a dispatch; with no test at all, which
-//! would not be exact, 31.8 ms).
+//! Why: in the transcendental loop of `cargo bench --bench compute` (pair
+//! blocks of f32 code) a test of each result costs about 5% of the time
+//! (two cores: 33.1 ms a dispatch with the tests deferred, 34.8 ms with
+//! one per result, 31.8 ms with none, which would not be exact).
 
 use std::collections::BTreeSet;
 

@@ -42,7 +42,7 @@ impl Footprint {
 }
 
 /// The rows of 32-bit sources `srcs`.
-fn rows(srcs: &[VSrc]) -> Vec<u8> {
+pub(super) fn rows(srcs: &[VSrc]) -> Vec<u8> {
     srcs.iter()
         .filter_map(|s| match s {
             VSrc::Vgpr(r) => Some(*r),

@@ -28,11 +28,11 @@
 
 use std::collections::BTreeSet;
 
+use super::super::footprint::rows;
 use super::super::lanes::{DualHalf, slow_dual, slow_unary};
 use super::{F, Fx, Reg, row_id};
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
-use crate::gfx11::exec::operand::VSrc;
 use crate::gfx11::exec::valu::fast::VOp;
 use crate::gfx11::exec::valu::fast_f32::FltOp;
 use crate::gfx11::exec::valu::fast_f64::S64;
@@ -44,7 +44,7 @@ use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::EXEC;
 
 /// How an entry's form treats the deferred values it reads.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(super) enum NanUse {
     /// A float form, a move or a select: a NaN it reads leaves a NaN (or
     /// a result its bits do not decide), so the rows it writes are
@@ -58,16 +58,6 @@ pub(super) enum NanUse {
     Unknown,
 }
 
-/// The VGPRs among 32-bit sources `srcs`.
-fn vgprs(srcs: &[VSrc]) -> Vec<u8> {
-    srcs.iter()
-        .filter_map(|s| match s {
-            VSrc::Vgpr(r) => Some(*r),
-            _ => None,
-        })
-        .collect()
-}
-
 /// A VOPD pair's use: its float halves keep NaNs, its integer halves read
 /// their VGPRs as bits.
 fn dual(halves: [DualHalf; 2]) -> NanUse {
@@ -76,7 +66,7 @@ fn dual(halves: [DualHalf; 2]) -> NanUse {
         if let DualHalf::Op(h) = h
             && matches!(h.op, DualOp::Add | DualOp::Lshlrev | DualOp::And)
         {
-            bits.extend(vgprs(&[h.a]));
+            bits.extend(rows(&[h.a]));
             bits.push(h.b);
         }
     }
@@ -92,10 +82,10 @@ pub(super) fn nan_use(block: &Block, c: &Compiled) -> NanUse {
         }
         Fast::Fma32(f) if f.op == Fma32Op::Fma => NanUse::Keeps { bits: Vec::new() },
         Fast::Valu { a, b, c, .. } => NanUse::Ends {
-            bits: vgprs(&[a, b, c]),
+            bits: rows(&[a, b, c]),
         },
         Fast::Vcmp { a, b, .. } => NanUse::Ends {
-            bits: vgprs(&[a, b]),
+            bits: rows(&[a, b]),
         },
         Fast::Flt(f) => {
             use FltOp::*;
@@ -104,9 +94,7 @@ pub(super) fn nan_use(block: &Block, c: &Compiled) -> NanUse {
                     NanUse::Keeps { bits: Vec::new() }
                 }
                 // The exponent is an integer.
-                Ldexp => NanUse::Keeps {
-                    bits: vgprs(&[f.b]),
-                },
+                Ldexp => NanUse::Keeps { bits: rows(&[f.b]) },
                 _ => NanUse::Unknown,
             }
         }
@@ -145,8 +133,7 @@ impl Fx {
     /// Start deferring NaN tests if this is a pair function's copy whose
     /// EXEC is all ones here (at the start of a pass).
     pub(super) fn defer_nans(&mut self) {
-        let full = matches!(self.sgprs.get(&(EXEC as u8)), Some(Reg { v, .. }) if v == "-1");
-        if self.pair_nans.is_some() && full {
+        if self.pair_nans.is_some() && self.exec_all_ones() {
             self.deferred = Some(BTreeSet::new());
         }
     }
@@ -178,11 +165,15 @@ impl Fx {
     /// (made under all lanes) is tested and nothing more is deferred.
     pub(super) fn after_entry(&mut self) {
         self.keeping = false;
-        let full = matches!(self.sgprs.get(&(EXEC as u8)), Some(Reg { v, .. }) if v == "-1");
-        if self.deferred.is_some() && !full {
+        if self.deferred.is_some() && !self.exec_all_ones() {
             self.test_deferred();
             self.deferred = None;
         }
+    }
+
+    /// Does EXEC hold the constant -1 (the full copy's, until written)?
+    fn exec_all_ones(&self) -> bool {
+        matches!(self.sgprs.get(&(EXEC as u8)), Some(Reg { v, .. }) if v == "-1")
     }
 
     /// Row value `v` was just written: deferred if the entry keeps NaNs.

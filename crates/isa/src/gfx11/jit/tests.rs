@@ -2068,6 +2068,140 @@ fn lane_shuffles_and_bit_counts_run_inline() {
     });
 }
 
+/// The VALU ops without a pre-resolved form that the LLVM back end emits
+/// (llvm/slow_valu.rs) agree with the interpreter on edge values (NaNs,
+/// infinities, zeros, the conversions' range limits, f16 NaNs in the low
+/// half, permute selectors of every kind) and random bits, each alone and
+/// all in one block, in wave32 and in wave64, every entry inline.
+#[test]
+fn slow_valu_forms_run_inline() {
+    // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding.
+    let singles: Vec<Vec<u32>> = vec![
+        vec![0x7E04_6F01],                           // v_not_b32_e32 v2, v1
+        vec![0x7E06_7301],                           // v_clz_i32_u32_e32 v3, v1
+        vec![0x7E08_7501],                           // v_ctz_i32_b32_e32 v4, v1
+        vec![0x7E0A_7701],                           // v_cls_i32_e32 v5, v1
+        vec![0xD586_0006, 0x0000_0101],              // v_cvt_f32_u32_e64 v6, v1
+        vec![0x7E0C_2301],                           // v_cvt_f32_ubyte0_e32 v6, v1
+        vec![0x7E0C_2501],                           // v_cvt_f32_ubyte1_e32 v6, v1
+        vec![0x7E0C_2701],                           // v_cvt_f32_ubyte2_e32 v6, v1
+        vec![0x7E0E_2901],                           // v_cvt_f32_ubyte3_e32 v7, v1
+        vec![0x7E10_2D01],                           // v_cvt_f64_u32_e32 v[8:9], v1
+        vec![0x7E14_0905],                           // v_cvt_f64_i32_e32 v[10:11], v5
+        vec![0x7E18_4901],                           // v_floor_f32_e32 v12, v1
+        vec![0xD5A4_010C, 0x0000_0101],              // v_floor_f32_e64 v12, |v1|
+        vec![0xD5A2_000D, 0x2000_0101],              // v_ceil_f32_e64 v13, -v1
+        vec![0xD587_010E, 0x0000_0101],              // v_cvt_u32_f32_e64 v14, |v1|
+        vec![0xD588_000F, 0x2000_0101],              // v_cvt_i32_f32_e64 v15, -v1
+        vec![0x7E20_1701],                           // v_cvt_f32_f16_e32 v16, v1
+        vec![0xD71E_0011, 0x0002_0501],              // v_bcnt_u32_b32 v17, v1, v2
+        vec![0xD71E_0011, 0x0001_0101],              // v_bcnt_u32_b32 v17, v1, 0
+        vec![0xD71D_0012, 0x0002_0B01],              // v_bfm_b32 v18, v1, v5
+        vec![0x3C26_0B01],                           // v_xnor_b32_e32 v19, v1, v5
+        vec![0x1828_0B01],                           // v_mul_hi_u32_u24_e32 v20, v1, v5
+        vec![0x122A_0B01],                           // v_mul_i32_i24_e32 v21, v1, v5
+        vec![0x142C_0B01],                           // v_mul_hi_i32_i24_e32 v22, v1, v5
+        vec![0xD60A_0017, 0x040E_0B01],              // v_mad_i32_i24 v23, v1, v5, v3
+        vec![0xD620_0018, 0x040E_0B01],              // v_med3_i32 v24, v1, v5, v3
+        vec![0xD621_0018, 0x0016_0B01],              // v_med3_u32 v24, v1, v5, s5
+        vec![0xD61D_0018, 0x040E_0B01],              // v_max3_i32 v24, v1, v5, v3
+        vec![0xD61B_0018, 0x040E_0B01],              // v_min3_u32 v24, v1, v5, v3
+        vec![0xD664_0018, 0x040E_0B01],              // v_maxmin_i32 v24, v1, v5, v3
+        vec![0xD663_0018, 0x040E_0B01],              // v_minmax_u32 v24, v1, v5, v3
+        vec![0xD612_0019, 0x0416_0205],              // v_bfi_b32 v25, s5, v1, v5
+        vec![0xD617_001A, 0x040E_0B01],              // v_alignbyte_b32 v26, v1, v5, v3
+        vec![0xD644_001B, 0x03FE_0B01, 0x0705_0301], // v_perm_b32 v27, v1, v5, 0x7050301
+        vec![0xD644_001C, 0x0492_0B01],              // v_perm_b32 v28, v1, v5, v36
+        vec![0xD703_001D, 0x0002_0B01],              // v_add_nc_u16 v29, v1, v5
+        vec![0xD704_481D, 0x0002_0B01],              // v_sub_nc_u16 v29, v1, v5 op_sel:[1,0,1]
+        vec![0xD705_001E, 0x0001_2501],              // v_mul_lo_u16 v30, v1, 18
+        vec![0xD738_001F, 0x0002_0B01],              // v_lshlrev_b16 v31, v1, v5
+        vec![0xD739_001F, 0x0002_0B01],              // v_lshrrev_b16 v31, v1, v5
+        vec![0xD73A_0020, 0x0002_0B03],              // v_ashrrev_i16 v32, v3, v5
+        vec![0xD709_0020, 0x0002_0B01],              // v_max_u16 v32, v1, v5
+        vec![0xD70C_0020, 0x0002_0B01],              // v_min_i16 v32, v1, v5
+        vec![0xD70A_0021, 0x0002_0B01],              // v_max_i16 v33, v1, v5
+        vec![0xD70B_0021, 0x0000_0B01],              // v_min_u16 v33, v1, s5
+        vec![0xD641_0021, 0x040E_0B01],              // v_mad_u16 v33, v1, v5, v3
+        vec![0xD653_6822, 0x040E_0B01],              // v_mad_i16 v34, v1, v5, v3 op_sel:[1,0,1,1]
+        vec![0xD659_0023, 0x040E_0B01],              // v_mad_u32_u16 v35, v1, v5, v3
+        vec![0xD65A_1823, 0x040E_0B01], // v_mad_i32_i16 v35, v1, v5, v3 op_sel:[1,1,0,0]
+        vec![0xD703_5025, 0x0002_0B01], // v_add_nc_u16 v37, v1, v5 op_sel:[0,1,1]
+    ];
+    const EDGES: [u32; 20] = [
+        0x7FC0_0000,
+        0xFF80_0001,
+        0x7F80_0000,
+        0xFF80_0000,
+        0,
+        0x8000_0000,
+        1,
+        0x4F80_0000,
+        0x4F00_0000,
+        0xCF00_0000,
+        0xCF00_0001,
+        0x3F00_0000,
+        0xBF40_0000,
+        0x4B00_0001,
+        0x7F7F_FFFF,
+        u32::MAX,
+        0x0000_7E01,
+        0x0000_7C01,
+        0x8000_FC00,
+        0x00FF_FF80,
+    ];
+    let mut rng = Rng::new(0x5107_7A1E_0FF5_E7ED);
+    let fill = |rng: &mut Rng, w: &mut Wave, _trial: u32| {
+        for r in [1, 2, 5] {
+            for l in 0..32 {
+                w.vgpr[r][l] = if rng.below(2) == 0 {
+                    EDGES[rng.below(EDGES.len() as u32) as usize]
+                } else {
+                    rng.next()
+                };
+            }
+        }
+        // Selectors and shift counts: mostly bytes below 16.
+        for r in [3, 36] {
+            for l in 0..32 {
+                w.vgpr[r][l] = if rng.below(4) == 0 {
+                    rng.next()
+                } else {
+                    (0..4).fold(0, |acc, n| acc | rng.below(16) << (8 * n))
+                };
+            }
+        }
+        w.sgpr[5] = [0, u32::MAX, 0x8000_0000, rng.next()][rng.below(4) as usize];
+    };
+    each_alone_and_together_inline(&singles, &mut rng, fill);
+    if !super::llvm::available() {
+        return;
+    }
+    let mut words = singles.concat();
+    words.push(0xBFB0_0000); // s_endpgm
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::new().block(CODE, &mem);
+    let ts = super::llvm::translate_all(&[&block], true).expect("the block translates");
+    for trial in 0..8 {
+        let mut w = rng.wave();
+        fill(&mut rng, &mut w, trial);
+        let mut w = rng.wave64(&w);
+        for r in [1, 2, 3, 5, 36] {
+            for l in 0..32 {
+                w.vgpr_hi[r][l] = w.vgpr[r][31 - l].rotate_left(trial);
+            }
+        }
+        for (lo, hi) in wave64_exec_pairs(&mut rng) {
+            (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
+            let inlined = compare(&ts[0], &block, &mem, &w, &[], WaveLoop::host_best());
+            assert_eq!(inlined, block.list(true).len(), "a wave64 call-out");
+        }
+    }
+}
+
 #[test]
 fn dpp_rows_run_inline() {
     // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding:

@@ -19,6 +19,7 @@
 //! `nan_rule!`).
 
 use super::emit::{D, F, Fx, M, V, real_sgpr, splat, splat_f32};
+use super::slow_valu::slow_valu;
 use super::wide::{Carry, Q};
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::decode::vgpr_src;
@@ -397,7 +398,11 @@ impl Fx {
                     return true;
                 }
                 if !slow_unary(i) {
-                    return false;
+                    let Some(s) = slow_valu(i) else {
+                        return false;
+                    };
+                    self.slow_valu(&s);
+                    return true;
                 }
                 let (Ok(dst), Some(a)) = (u8::try_from(i.dst), vsrc(i.src[0].src)) else {
                     return false;
@@ -578,7 +583,7 @@ impl Fx {
     /// Rust's `f32 as i32` (valu/mod.rs `cvt_i32`): toward zero, saturating,
     /// NaN to 0. The out-of-range lanes are selected around a plain
     /// conversion (LLVM scalarises its saturating conversion intrinsic).
-    fn cvt_i32(&mut self, x: &str) -> String {
+    pub(super) fn cvt_i32(&mut self, x: &str) -> String {
         let f = self.fl(x);
         let two31 = format!("splat (float 0x{:016X})", 2147483648f64.to_bits());
         let ntwo31 = format!("splat (float 0x{:016X})", (-2147483648f64).to_bits());
@@ -601,7 +606,7 @@ impl Fx {
 
     /// Rust's `f32 as u32` (valu/mod.rs `cvt_u32`): toward zero,
     /// saturating, NaN and negative values to 0.
-    fn cvt_u32(&mut self, x: &str) -> String {
+    pub(super) fn cvt_u32(&mut self, x: &str) -> String {
         let f = self.fl(x);
         let two32 = format!("splat (float 0x{:016X})", 4294967296f64.to_bits());
         let low = self.ins(format!("fcmp ult {F} {f}, zeroinitializer"));
@@ -835,7 +840,7 @@ impl Fx {
     /// The NaN test is on the f16 bits: LLVM turns a float test of the
     /// widened value into one of the f16 value, which x86 without
     /// AVX512-FP16 runs lane by lane.
-    fn widen16(&mut self, x: &str) -> String {
+    pub(super) fn widen16(&mut self, x: &str) -> String {
         let t = self.ins(format!("trunc {V} {x} to <32 x i16>"));
         let h = self.ins(format!("bitcast <32 x i16> {t} to <32 x half>"));
         let w = self.ins(format!("fpext <32 x half> {h} to {F}"));

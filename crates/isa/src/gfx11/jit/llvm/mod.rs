@@ -58,6 +58,7 @@ mod scalar64;
 mod scratch;
 mod shuffle;
 mod single_lane;
+mod slow_valu;
 mod sopk;
 mod warm_up;
 mod wave64;
@@ -100,6 +101,7 @@ pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>, Ve
     ir.push_str(global::DECLARATIONS);
     ir.push_str(atomic::DECLARATIONS);
     ir.push_str(scratch::DECLARATIONS);
+    ir.push_str(slow_valu::DECLARATIONS);
     ir.push('\n');
     let inlined = blocks
         .iter()
@@ -122,6 +124,7 @@ pub(crate) fn region_module(members: &[&Block], wave64: bool) -> (String, usize)
     ir.push_str(global::DECLARATIONS);
     ir.push_str(atomic::DECLARATIONS);
     ir.push_str(scratch::DECLARATIONS);
+    ir.push_str(slow_valu::DECLARATIONS);
     ir.push('\n');
     let inlined = emit::emit_region(&mut ir, "b0", members, wave64);
     (ir, inlined)

@@ -34,6 +34,7 @@
 //! does not keep) and VOPD (wave32 only).
 
 use super::lanes::{slow_scalar_unary, slow_unary};
+use super::slow_valu::slow_valu;
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
 use crate::gfx11::exec::operand::SSrc;
@@ -113,7 +114,7 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         }
         Fast::Slow => {
             let i = &block.insts[c.index as usize];
-            if i.acc == 0 && i.sdwa.is_none() && slow_unary(i) {
+            if (i.acc == 0 && i.sdwa.is_none() && slow_unary(i)) || slow_valu(i).is_some() {
                 halves(None)
             } else if slow_scalar_unary(i).is_some() {
                 Wave64Entry::Once

@@ -42,6 +42,9 @@ pub(crate) const EXIT_STOP: u32 = 2;
 pub(crate) const EXIT_END: u32 = 3;
 /// The entry is s_barrier.
 pub(crate) const EXIT_BARRIER: u32 = 4;
+/// The entry, s_setpc_b64 or s_swappc_b64, jumped to the frame's
+/// `jump_to`.
+pub(crate) const EXIT_PC: u32 = 5;
 /// Bits of the exit code below the entry index.
 pub(crate) const EXIT_SHIFT: u32 = 3;
 /// A region's exit code (llvm/emit/region.rs): the member block it left
@@ -98,6 +101,8 @@ pub(crate) struct Frame {
     passed: u64,
     /// A call-out's outcome when it did not flow on.
     outcome: Option<Result<Flow, EntryError>>,
+    /// The target of an [`EXIT_PC`] exit.
+    jump_to: u64,
     /// Taken branches back to the block's start the translated code may
     /// follow itself (a block that loops on itself), or in a region between
     /// its members, and how many it did.
@@ -156,6 +161,7 @@ pub(crate) const FRAME_CALLOUT: i32 = offset_of!(Frame, callout) as i32;
 pub(crate) const FRAME_LOOP_BUDGET: i32 = offset_of!(Frame, loop_budget) as i32;
 pub(crate) const FRAME_LOOPS: i32 = offset_of!(Frame, loops) as i32;
 pub(crate) const FRAME_PASSED: i32 = offset_of!(Frame, passed) as i32;
+pub(crate) const FRAME_JUMP_TO: i32 = offset_of!(Frame, jump_to) as i32;
 pub(crate) const FRAME_ENTRY: i32 = offset_of!(Frame, entry) as i32;
 pub(crate) const FRAME_LDS: i32 = offset_of!(Frame, lds) as i32;
 pub(crate) const FRAME_LDS_LEN: i32 = offset_of!(Frame, lds_len) as i32;
@@ -361,6 +367,7 @@ fn frame(callout: Callout, w: &mut Wave, env: &mut Env, block: &Block, loop_budg
         entry: 0,
         passed: 0,
         outcome: None,
+        jump_to: 0,
         loop_budget,
         loops: 0,
         called_out: 0,
@@ -497,6 +504,7 @@ fn exit(code: u32, list: &[Compiled], frame: &mut Frame) -> Result<BlockExit, En
             Fast::Branch { target, .. } => Flow::Jump(target),
             ref other => panic!("translated block exits by a jump at {other:?}"),
         },
+        EXIT_PC => Flow::Jump(frame.jump_to),
         EXIT_END => Flow::End,
         EXIT_BARRIER => Flow::Barrier,
         _ => match frame.outcome.take() {

@@ -2202,6 +2202,75 @@ fn slow_valu_forms_run_inline() {
     }
 }
 
+/// Blocks that end in a call or a return (s_swappc_b64, s_setpc_b64, one
+/// whose destination is its own source pair) leave the LLVM back end's
+/// code inline, with the interpreter's target and return address, in
+/// wave32 and wave64.
+#[test]
+fn calls_and_returns_leave_inline() {
+    // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding.
+    let blocks: Vec<Vec<u32>> = vec![
+        vec![0xBE9E_4904], // s_swappc_b64 s[30:31], s[4:5]
+        vec![0xBE84_4904], // s_swappc_b64 s[4:5], s[4:5]
+        vec![0xBE80_481E], // s_setpc_b64 s[30:31]
+        vec![
+            0xBE8A_4700, // s_getpc_b64 s[10:11]
+            0x800A_FF0A, // s_add_u32 s10, s10, 0x100
+            0x0000_0100,
+            0x820B_800B, // s_addc_u32 s11, s11, 0
+            0x4A02_0702, // v_add_nc_u32_e32 v1, v2, v3
+            0xBE9E_490A, // s_swappc_b64 s[30:31], s[10:11]
+        ],
+    ];
+    let mut rng = Rng::new(0xCA11_5E75_0000_F00D);
+    let mut cases = Vec::new();
+    for words in &blocks {
+        let mem = Memory {
+            code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            data: UnsafeCell::new(vec![0; DATA_LEN]),
+        };
+        let block = CodeCache::new().block(CODE, &mem);
+        assert_eq!(
+            block.insts.len(),
+            block.list(false).len(),
+            "{}",
+            mnemonics(&block)
+        );
+        for _ in 0..4 {
+            let mut w = rng.wave();
+            w.sgpr[5] = rng.below(4);
+            cases.push(Case {
+                block: block.clone(),
+                mem: Memory {
+                    code: mem.code.clone(),
+                    data: UnsafeCell::new(mem.data()),
+                },
+                wave: w,
+                lds: Vec::new(),
+                level: WaveLoop::host_best(),
+                execs: vec![rng.next(), u32::MAX],
+            });
+        }
+    }
+    let want: usize = cases
+        .iter()
+        .map(|c| c.block.compiled.len() * c.execs.len())
+        .sum();
+    let Some((inlined, _, _)) = run_cases(&cases, cases.len()) else {
+        return;
+    };
+    if !super::llvm::available() {
+        return;
+    }
+    assert_eq!(inlined, want, "a call-out");
+    for c in cases.iter().step_by(4) {
+        let ts = super::llvm::translate_all(&[&c.block], true).expect("the block translates");
+        let w = rng.wave64(&c.wave);
+        let inlined = compare(&ts[0], &c.block, &c.mem, &w, &[], WaveLoop::host_best());
+        assert_eq!(inlined, c.block.list(true).len(), "a wave64 call-out");
+    }
+}
+
 #[test]
 fn dpp_rows_run_inline() {
     // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding:

@@ -39,9 +39,9 @@ use std::fmt::Write;
 
 use super::super::abi::{
     CALLOUT_HIGH, CALLOUT_MEMBER_SHIFT, CALLOUT_PASS, EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP,
-    EXIT_MEMBER_SHIFT, EXIT_SHIFT, EXIT_STOP, FRAME_APERTURES, FRAME_CALLOUT, FRAME_LDS,
-    FRAME_LDS_LEN, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_SPANS, FRAME_TALLY,
-    FRAME_VGPR, FRAME_VGPR_HI,
+    EXIT_MEMBER_SHIFT, EXIT_PC, EXIT_SHIFT, EXIT_STOP, FRAME_APERTURES, FRAME_CALLOUT,
+    FRAME_JUMP_TO, FRAME_LDS, FRAME_LDS_LEN, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR,
+    FRAME_SPANS, FRAME_TALLY, FRAME_VGPR, FRAME_VGPR_HI,
 };
 use super::footprint::{Footprint, footprint};
 use super::wave64::{Wave64Entry, classify};
@@ -49,6 +49,7 @@ use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::wave64::high_dst;
 use crate::gfx11::exec::fast::{Cond, Fast};
 use crate::gfx11::exec::operand::{SSrc, VSrc};
+use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::wave::{EXEC, NULL, VCC};
 
 /// IR types of the wave-wide values.
@@ -695,6 +696,29 @@ impl Fx {
                         None => self.branch(cond, code(EXIT_JUMP), back.then_some(0)),
                     }
                     inlined += 1;
+                }
+                // s_setpc_b64 / s_swappc_b64 (salu/fast.rs `Scalar::Pc`
+                // with a jump): the target is read before the return
+                // address is written (swappc may overwrite its own source
+                // pair), then the wave loop goes on at the frame's
+                // `jump_to`.
+                Fast::Scalar(Scalar::Pc {
+                    dst,
+                    ret,
+                    jump: Some(a),
+                }) => {
+                    let target = self.read64(a);
+                    // `Wave::set_sgpr64`: each half dropped past the file.
+                    if real_sgpr(dst) {
+                        self.set_sgpr(dst, format!("{}", ret as u32 as i32));
+                    }
+                    if dst < 127 && real_sgpr(dst + 1) {
+                        self.set_sgpr(dst + 1, format!("{}", (ret >> 32) as u32 as i32));
+                    }
+                    let p = self.field(FRAME_JUMP_TO);
+                    self.line(format!("store i64 {target}, ptr {p}, align 8"));
+                    self.exit(code(EXIT_PC));
+                    return inlined + 1;
                 }
                 Fast::SLoad {
                     n,

@@ -19,7 +19,7 @@ use crate::gfx11::wave::EXEC;
 
 impl Fx {
     /// A 64-bit source as an i64.
-    fn read64(&mut self, s: Src64) -> String {
+    pub(super) fn read64(&mut self, s: Src64) -> String {
         let (lo, hi) = match s {
             Src64::Reg(r) => {
                 let lo = self.sgpr(r);

@@ -69,7 +69,7 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
             | Scalar::Saveexec { .. }
             | Scalar::Ctz64 { .. }
             | Scalar::Sopk { .. }
-            | Scalar::Pc { jump: None, .. },
+            | Scalar::Pc { .. },
         )
         | Fast::SLoad { .. }
         | Fast::Branch { .. }

@@ -1218,6 +1218,83 @@ fn blocks_that_only_compute_run_two_waves_at_once() {
     }
 }
 
+/// In a two-wave translation v_exp_f32 and v_ldexp_f32 take their short
+/// path (llvm/math.rs `unless_rare`): a source past its range in an
+/// active lane of either wave (an exp source beyond 126, an exponent
+/// beyond 127, a NaN) leaves both waves to their one-wave translations,
+/// in an inactive lane it does not count; a pair that runs leaves the
+/// waves as the interpreter does.
+#[test]
+fn exp_and_ldexp_run_two_waves_at_once_in_their_range() {
+    let mut words = Vec::new();
+    for k in 0..6 {
+        words.extend(enc::vop1(0x25, 4, 264 + k)); // v_exp_f32 v4, v(8 + k)
+        words.extend(enc::vop3(0x31C, 5, [260, 257, 0], 0)); // v_ldexp_f32 v5, v4, v1
+        words.extend(enc::vop2(3, 6, 261, 6)); // v_add_f32 v6, v5, v6
+    }
+    words.push(0xBFA0_0000); // s_branch to the next instruction
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::new().block(CODE, &mem);
+    assert!(block.sync, "{} entries", block.compiled.len());
+    let t = &Backend::Llvm.translate(&[&block])[0];
+    assert!(t.pair().is_some(), "the block has a pair form");
+    let mut rng = Rng::new(0xE7B2_0D1C_4A3F_9901);
+    // (EXEC of each wave, wave b's lane given a value out of range: the
+    // row and value, whether the pair runs)
+    let cases = [
+        ([u32::MAX, u32::MAX], None, true),
+        ([0x0F0F_F0F1, u32::MAX], None, true),
+        (
+            [u32::MAX, u32::MAX],
+            Some((3, 10, 126.5f32.to_bits())),
+            false,
+        ),
+        (
+            [u32::MAX, u32::MAX],
+            Some((30, 13, (-140.0f32).to_bits())),
+            false,
+        ),
+        ([u32::MAX, u32::MAX], Some((7, 1, 128)), false),
+        ([u32::MAX, u32::MAX], Some((0, 11, 0x7FC0_0001)), false),
+        ([u32::MAX, !(1 << 9)], Some((9, 1, -127i32 as u32)), true),
+    ];
+    for (exec, out, runs) in cases {
+        let mut w0 = [rng.wave(), rng.wave()];
+        for (w, e) in w0.iter_mut().zip(exec) {
+            w.sgpr[EXEC] = e;
+            for l in 0..32 {
+                for r in 8..14 {
+                    w.vgpr[r][l] = (rng.below(25_000) as f32 / 100.0 - 125.0).to_bits();
+                }
+                w.vgpr[1][l] = (rng.below(254) as i32 - 126) as u32;
+                w.vgpr[6][l] = (rng.below(1000) as f32 / 10.0).to_bits();
+            }
+        }
+        if let Some((l, r, v)) = out {
+            w0[1].vgpr[r][l] = v;
+        }
+        let [mut a, mut b] = w0.clone();
+        let exit = run_pair_on(t, &block, &mem, [&mut a, &mut b], 0);
+        let case = format!("exec {exec:x?} out of range {out:x?}");
+        assert_eq!(exit.ran, runs, "{case}");
+        for (k, (got, w)) in [a, b].into_iter().zip(w0).enumerate() {
+            let mut want = w.clone();
+            if runs {
+                let mut lds = vec![0u8; 64];
+                let mut env = env(&mem, &mut lds);
+                let exit = interpret_block(&mut want, &mut env, &block, &block.compiled);
+                assert!(exit.is_ok(), "{case}");
+            }
+            for r in 0..14 {
+                assert_eq!(got.vgpr[r], want.vgpr[r], "wave {k} v{r}, {case}");
+            }
+        }
+    }
+}
+
 /// A block that only computes and ends in a branch has a two-wave
 /// translation too, each wave leaving by its own branch; a self-loop goes
 /// round inside it while both waves take the back branch and the budget
@@ -2437,6 +2514,29 @@ fn inline_lane_math_matches_the_interpreter_on_edge_values() {
                         [rng.below(4) as usize],
                 };
             }
+            // Every lane in v_exp's and v_ldexp's short range (math.rs):
+            // exp's source in [-126, 126] (its ends, results that are
+            // denormal), ldexp's exponent in [-126, 127], no NaN.
+            if trial % 4 == 3 {
+                for l in 0..32 {
+                    w.vgpr[1][l] = match rng.below(4) {
+                        0 => [126f32, -126.0, -125.5, 125.99999, -0.0, 0.0][rng.below(6) as usize]
+                            .to_bits(),
+                        1 => (rng.below(25_200_001) as f32 / 100_000.0 - 126.0).to_bits(),
+                        2 => rng.next() & !(0xFF << 23) | (rng.below(120) << 23),
+                        _ => (rng.below(2_000) as f32 / 1000.0 - 1.0).to_bits(),
+                    };
+                    w.vgpr[2][l] = (rng.below(254) as i32 - 126) as u32;
+                    // Now and then a lane just past the range.
+                    if rng.below(64) == 0 {
+                        w.vgpr[1][l] =
+                            [126.3f32, -127.4, 128.6, -150.2][rng.below(4) as usize].to_bits();
+                    }
+                    if rng.below(64) == 0 {
+                        w.vgpr[2][l] = [128, -127i32 as u32][rng.below(2) as usize];
+                    }
+                }
+            }
             let exec = if trial % 3 == 0 {
                 rng.value()
             } else {
@@ -2515,6 +2615,18 @@ fn ldexp_rounds_once_like_the_interpreter() {
                 let e = match rng.below(4) {
                     0 => rng.below(700) as i32 - 350,
                     _ => -126 - exp + 127 + rng.below(60) as i32 - 40,
+                };
+                // Odd trials: every exponent in [-126, 127] (math.rs's
+                // one-multiply path where no x is a NaN).
+                let (x, e) = if trial % 2 == 1 {
+                    let x = if x & 0x7F80_0000 == 0x7F80_0000 {
+                        x & !(1 << 30)
+                    } else {
+                        x
+                    };
+                    (x, e.clamp(-126, 127))
+                } else {
+                    (x, e)
                 };
                 (x, e)
             };

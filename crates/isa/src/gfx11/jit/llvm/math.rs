@@ -62,8 +62,34 @@ impl Fx {
         self.fl(&b)
     }
 
-    /// transcendental.rs `exp2_f32`.
+    /// transcendental.rs `exp2_f32`, with a shorter path for a wave whose
+    /// every lane is in [-126, 126]: the clamps do nothing there, and the
+    /// rounded integer n is in [-126, 126], so 2^n is a normal f32 and one
+    /// multiply p * 2^n rounds the exact product once, as the interpreter's
+    /// exact p * 2^(n - h) and its rounded product with 2^h do. A NaN fails
+    /// the range test, so only the full path tests for one.
     pub(super) fn exp2(&mut self, x: &str) -> String {
+        let f = self.fl(x);
+        let abs = self.ins(format!("and {V} {x}, {}", splat(0x7FFF_FFFF)));
+        let abs = self.fl(&abs);
+        let ok = self.ins(format!("fcmp ole {F} {abs}, {}", splat_f32(126.0)));
+        let rare = self.ins(format!("xor {M} {ok}, splat (i1 true)"));
+        let rounder = splat_f32(ROUNDER);
+        let t = self.ins(format!("fadd {F} {f}, {rounder}"));
+        let n = self.ins(format!("fsub {F} {t}, {rounder}"));
+        let r = self.ins(format!("fsub {F} {f}, {n}"));
+        let p = self.horner_f32(&EXP2_POLY, &r);
+        let p = self.fma_f32(&p, &r, &splat_f32(1.0));
+        let k = self.bits(&t);
+        let k = self.ins(format!("sub {V} {k}, {}", splat(ROUNDER.to_bits())));
+        let s = self.pow2_f32(&k);
+        let p = self.ins(format!("fmul {F} {p}, {s}"));
+        let quick = self.bits(&p);
+        self.unless_rare(rare, quick, |fx| fx.exp2_full(x))
+    }
+
+    /// transcendental.rs `exp2_f32` on every lane.
+    fn exp2_full(&mut self, x: &str) -> String {
         let f = self.fl(x);
         let (lo, hi) = (splat_f32(EXP2_LO), splat_f32(EXP2_HI));
         let below = self.ins(format!("fcmp olt {F} {f}, {lo}"));
@@ -194,7 +220,44 @@ impl Fx {
     ///
     /// Zeros and infinities keep their value and sign through the steps; a
     /// NaN is quieted (the f64 round trip's result).
+    ///
+    /// A wave whose every exponent is in [-126, 127] (2^e a normal f32) and
+    /// whose every x is a number takes one multiply by 2^e, which rounds
+    /// the exact product once.
     pub(super) fn ldexp(&mut self, x: &str, y: &str) -> String {
+        let f = self.fl(x);
+        let t = self.ins(format!("add {V} {y}, {}", splat(126)));
+        let out = self.ins(format!("icmp uge {V} {t}, {}", splat(254)));
+        let nan = self.ins(format!("fcmp uno {F} {f}, zeroinitializer"));
+        let rare = self.ins(format!("or {M} {out}, {nan}"));
+        let p = self.pow2_f32(y);
+        let r = self.ins(format!("fmul {F} {f}, {p}"));
+        let quick = self.bits(&r);
+        self.unless_rare(rare, quick, |fx| fx.ldexp_full(x, y))
+    }
+
+    /// `quick`, or what `full` emits where a lane of `rare` is set: in a
+    /// one-wave function on a side path (`Fx::rarely`); in a pair function,
+    /// which takes no branch inside a pass (emit/pair.rs), the active rare
+    /// lanes hand both waves to their one-wave functions for the pass, as
+    /// a NaN result does.
+    fn unless_rare(
+        &mut self,
+        rare: String,
+        quick: String,
+        full: impl FnOnce(&mut Fx) -> String,
+    ) -> String {
+        if self.pair_nans.is_some() {
+            let exec = self.exec_mask();
+            let rare = self.ins(format!("and {M} {rare}, {exec}"));
+            self.note_nan_lanes(rare);
+            return quick;
+        }
+        self.rarely(&rare, V, &quick, full)
+    }
+
+    /// valu/mod.rs `ldexp32` on every lane, in the steps above.
+    fn ldexp_full(&mut self, x: &str, y: &str) -> String {
         let e = self.ins(format!(
             "call {V} @llvm.smax.v32i32({V} {y}, {V} {})",
             splat(-300i32 as u32)

@@ -280,8 +280,9 @@ impl Fx {
         self.note_nan_lanes(bad);
     }
 
-    /// Add NaN lanes `bad` to `pair_nans`.
-    pub(super) fn note_nan_lanes(&mut self, bad: String) {
+    /// Add lanes `bad` to `pair_nans`: NaN results, or lanes a form's
+    /// short path does not compute (math.rs `unless_rare`).
+    pub(in crate::gfx11::jit::llvm) fn note_nan_lanes(&mut self, bad: String) {
         let hits = match self.pair_nans.take().flatten() {
             None => bad,
             Some(h) => self.ins(format!("or {M} {h}, {bad}")),

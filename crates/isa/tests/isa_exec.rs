@@ -866,22 +866,26 @@ fn sqrt_exp_loop_transcendentals() {
     }
 }
 
+/// Every work-item's 3-D id, in workgroups of one wave, of several
+/// waves, and of a last wave only partly live, each with partial
+/// workgroups at the grid's edges: the full workgroups' waves take their
+/// ids from the dispatch's table, the edge ones step them per lane.
 #[test]
 fn fill3d_ids_and_offsets() {
     let (w, h, d) = (13u32, 7u32, 5u32);
-    let wg = [4u32, 4, 2];
-    let off = [0u64, 0, 0];
-    let mut mem = TestMem::new();
-    let (kd_addr, kd) = load_kernel(&mut mem, "fill3d");
-    mem.map(BUF_A, &u32_bytes(&vec![u32::MAX; (w * h * d) as usize]));
     let grid = [w, h, d];
-    mem.map(
-        KERNARG,
-        &kernargs(&ptr_args(&[BUF_A], &[w, h, d]), grid, wg, off),
-    );
-    run_all(&mem, setup(kd_addr, kd, grid, wg)).expect("runs");
-    let want: Vec<u32> = (0..w * h * d).collect();
-    assert_eq!(mem.read_u32s(BUF_A, (w * h * d) as usize), want);
+    for wg in [[4u32, 4, 2], [8, 4, 2], [6, 3, 3], [13, 7, 1]] {
+        let mut mem = TestMem::new();
+        let (kd_addr, kd) = load_kernel(&mut mem, "fill3d");
+        mem.map(BUF_A, &u32_bytes(&vec![u32::MAX; (w * h * d) as usize]));
+        mem.map(
+            KERNARG,
+            &kernargs(&ptr_args(&[BUF_A], &[w, h, d]), grid, wg, [0; 3]),
+        );
+        run_all(&mem, setup(kd_addr, kd, grid, wg)).expect("runs");
+        let want: Vec<u32> = (0..w * h * d).collect();
+        assert_eq!(mem.read_u32s(BUF_A, (w * h * d) as usize), want, "{wg:?}");
+    }
 }
 
 #[test]

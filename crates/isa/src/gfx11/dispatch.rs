@@ -109,6 +109,13 @@ pub struct Dispatch {
     workgroup_id_sgpr: [Option<usize>; 3],
     /// gfx90a's private segment wave offset SGPR, when enabled.
     wave_offset_sgpr: Option<usize>,
+    /// A whole workgroup's work-item ids as v0 holds them, by flat item
+    /// index (x, y << 10, z << 20 as far as the descriptor enables them),
+    /// for workgroups of more than one dimension: a full workgroup's wave
+    /// copies its lanes from here instead of stepping x, y and z per lane
+    /// (built once per dispatch; empty for one-dimensional workgroups,
+    /// whose ids need no table).
+    packed_ids: Box<[u32]>,
     /// The watchdog's limit (None: unlimited) and when the first workgroup
     /// started.
     time_limit: Option<Duration>,
@@ -284,8 +291,10 @@ impl Dispatch {
             next += 1;
         }
         let wave_offset_sgpr = (kd.enable_private_segment() && flat_scratch).then_some(next);
+        let packed_ids = packed_ids(setup.workgroup_size, kd.enable_vgpr_workitem_id());
         Ok(Dispatch {
             entry,
+            packed_ids,
             counts,
             sgpr_template,
             workgroup_id_sgpr,
@@ -502,7 +511,7 @@ impl Dispatch {
         w.agpr.resize(self.agprs, [0; LANES]);
         w.agpr_hi
             .resize(if wave64 { self.agprs } else { 0 }, [0; LANES]);
-        // Work-item ids of the wave's first lane, then stepped per lane (no divisions per lane).
+        // The wave's work-item ids in v0, from flat item `first` on.
         let first = (k * lanes) as u32;
         let live = (items - k * lanes).min(lanes);
         if size[1] == 1 && size[2] == 1 && live == lanes {
@@ -516,42 +525,23 @@ impl Dispatch {
                     *slot = first + (LANES + l) as u32;
                 }
             }
-        } else {
-            let ids = start.ids;
-            // The first wave starts at work-item (0, 0, 0): no divisions for
-            // it (a workgroup of one wave, the common small case).
-            let (mut x, mut y, mut z) = if first == 0 {
-                (0, 0, 0)
-            } else {
-                (
-                    first % size[0],
-                    (first / size[0]) % size[1],
-                    first / (size[0] * size[1]),
-                )
-            };
-            // Lanes past the live ones read 0, written straight into the
-            // register file (no zeroed temporary copied in per wave).
-            w.vgpr[0].fill(0);
+        } else if !self.packed_ids.is_empty() && size == self.setup.workgroup_size {
+            // A full workgroup of more dimensions: its ids from the table.
+            let ids = &self.packed_ids[first as usize..first as usize + live];
+            let (lo, hi) = ids.split_at(live.min(LANES));
+            w.vgpr[0][..lo.len()].copy_from_slice(lo);
+            w.vgpr[0][lo.len()..].fill(0);
             if wave64 {
-                w.vgpr_hi[0].fill(0);
+                w.vgpr_hi[0][..hi.len()].copy_from_slice(hi);
+                w.vgpr_hi[0][hi.len()..].fill(0);
             }
-            for l in 0..live {
-                let id =
-                    x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
-                if l < LANES {
-                    w.vgpr[0][l] = id;
-                } else {
-                    w.vgpr_hi[0][l - LANES] = id;
-                }
-                x += 1;
-                if x == size[0] {
-                    x = 0;
-                    y += 1;
-                    if y == size[1] {
-                        y = 0;
-                        z += 1;
-                    }
-                }
+        } else {
+            let mut ids = [0u32; 2 * LANES];
+            packed_ids_into(&mut ids[..live], size, first, start.ids);
+            // Lanes past the live ones read 0.
+            w.vgpr[0].copy_from_slice(&ids[..LANES]);
+            if wave64 {
+                w.vgpr_hi[0].copy_from_slice(&ids[LANES..]);
             }
         }
         let exec = if live == 64 {
@@ -851,6 +841,22 @@ impl Dispatch {
         }
     }
 
+    /// `passes` translated runs of `block` up to its instruction `last`
+    /// (a self-loop going round in its translation): one multiply, not a
+    /// `count_block` per pass, unless the dispatch counts by class.
+    #[cfg(feature = "llvm-jit")]
+    #[inline(always)]
+    fn count_passes(&self, stats: &mut WorkgroupStats, block: &Block, last: usize, passes: u32) {
+        let n = (last as u64 + 1) * u64::from(passes);
+        stats.wave_instructions += n;
+        stats.translated_wave_instructions += n;
+        if self.counting {
+            for _ in 0..passes {
+                stats.classes.add_row(&block.classes[last]);
+            }
+        }
+    }
+
     /// The workgroup's `nwaves` scratch wave slots in the backing memory:
     /// their host address and length (0 when the dispatch has no private
     /// memory or the slots do not translate: each private access then
@@ -932,9 +938,7 @@ impl Dispatch {
                         // Each pass round the loop ran the whole block, and
                         // so did the last one unless a NaN undid it.
                         let passes = exit.loops[k] + u32::from(exit.ran);
-                        for _ in 0..passes {
-                            self.count_block(stats, block, last, true);
-                        }
+                        self.count_passes(stats, block, last, passes);
                         let taken = exit.ran && exit.taken[k];
                         *jumps = jumps.wrapping_add(exit.loops[k] + u32::from(taken));
                         if !exit.ran {
@@ -1089,9 +1093,7 @@ impl Dispatch {
                     if loops > 0 {
                         // Each pass ran the whole block up to its branch.
                         let last = list.last().map_or(0, |c| c.last as usize);
-                        for _ in 0..loops {
-                            self.count_block(stats, block, last, true);
-                        }
+                        self.count_passes(stats, block, last, loops);
                         *jumps = jumps.wrapping_add(loops);
                     }
                     exit
@@ -1175,6 +1177,47 @@ impl Dispatch {
                 idx = ctx.block_index(&self.code, target, env.mem);
             } else {
                 sync_alone = true;
+            }
+        }
+    }
+}
+
+/// The packed work-item ids (`packed_ids_into`) of every item of a full
+/// workgroup of `size`, or none when the workgroup has one dimension.
+fn packed_ids(size: [u32; 3], ids: u32) -> Box<[u32]> {
+    if size[1] == 1 && size[2] == 1 {
+        return Box::new([]);
+    }
+    let items = size.iter().product::<u32>() as usize;
+    let mut table = vec![0u32; items];
+    packed_ids_into(&mut table, size, 0, ids);
+    table.into_boxed_slice()
+}
+
+/// Fill `out` with the packed v0 ids (x, y << 10, z << 20; y and z only
+/// where the descriptor's ENABLE_VGPR_WORKITEM_ID enables them) of the
+/// items from flat index `first` of a workgroup of `size`.
+fn packed_ids_into(out: &mut [u32], size: [u32; 3], first: u32, ids: u32) {
+    // The first item's coordinates, then stepped per item (no divisions
+    // per lane); item 0 needs none at all.
+    let (mut x, mut y, mut z) = if first == 0 {
+        (0, 0, 0)
+    } else {
+        (
+            first % size[0],
+            (first / size[0]) % size[1],
+            first / (size[0] * size[1]),
+        )
+    };
+    for slot in out {
+        *slot = x | if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
+        x += 1;
+        if x == size[0] {
+            x = 0;
+            y += 1;
+            if y == size[1] {
+                y = 0;
+                z += 1;
             }
         }
     }

@@ -196,6 +196,10 @@ mod per_worker {
         entries: u32,
         /// The translation's entry point, once there is one.
         func: Option<BlockFn>,
+        /// The members of `code` (`Translation::members`), kept here so an
+        /// entry reads them from the slot it reads `func` from, without
+        /// going through `code`: a miss less per block entry.
+        members: Option<Members>,
         /// The translation `func` (and its two-wave entry point) come from;
         /// keeps their machine code alive while this worker may run it.
         code: Option<Arc<Translation>>,
@@ -215,6 +219,16 @@ mod per_worker {
         /// ([`Tiers::configure`]).
         looked: bool,
     }
+
+    /// A translation's members as [`Tier::members`] holds them: a pointer
+    /// into the `Translation` the same tier holds (`Tier::code`), set
+    /// with it.
+    struct Members(*const [Arc<Block>]);
+
+    // SAFETY: the pointer is into a `Translation` the same `Tier` holds
+    // through an `Arc` (Send and Sync) and never mutates; moving the tier
+    // to another thread moves that `Arc` with it.
+    unsafe impl Send for Members {}
 
     /// A worker's tiers, parallel to its private blocks (worker.rs): one
     /// list for wave32 entries, one for wave64 (each size has its own
@@ -312,8 +326,8 @@ mod per_worker {
             paused: &PausedTime,
         ) -> Option<Entered> {
             let t = &mut self.tiers[wave64 as usize][idx as usize];
-            if let (Some(f), Some(code)) = (t.func, &t.code) {
-                return Some((f, self.callout, code.members(), t.member));
+            if let (Some(f), Some(members)) = (t.func, &t.members) {
+                return Some((f, self.callout, members.0, t.member));
             }
             // No back end (the translator off) counts no entries.
             self.backend?;
@@ -464,7 +478,7 @@ mod per_worker {
         fn take(&mut self, code: Arc<Translation>, callout: Callout) -> Entered {
             let members: *const [Arc<Block>] = code.members();
             let func = code.func();
-            (self.func, self.code) = (Some(func), Some(code));
+            (self.func, self.members, self.code) = (Some(func), Some(Members(members)), Some(code));
             (func, callout, members, self.member)
         }
     }

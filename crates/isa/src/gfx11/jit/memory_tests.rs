@@ -228,11 +228,15 @@ enum Layout {
     /// Far outside every buffer (a fault).
     Outside,
     /// One after the other, but one lane's high word is the LDS or the
-    /// private aperture's (FLAT then goes lane by lane).
+    /// private aperture's (FLAT then goes lane by lane; for GLOBAL the
+    /// lanes' high words differ, so no one base holds them all).
     Aperture,
+    /// One after the other from just below 2^64, the later lanes' addresses
+    /// wrapping past it to the bottom of memory (a fault).
+    Wrapping,
 }
 
-const LAYOUTS: [Layout; 8] = [
+const LAYOUTS: [Layout; 9] = [
     Layout::Contiguous,
     Layout::Scattered,
     Layout::Same,
@@ -241,6 +245,7 @@ const LAYOUTS: [Layout; 8] = [
     Layout::Straddling,
     Layout::Outside,
     Layout::Aperture,
+    Layout::Wrapping,
 ];
 
 /// FLAT's apertures in the tests' environment.
@@ -260,6 +265,7 @@ fn wave(rng: &mut Rng, layout: Layout, size: u64) -> Wave {
         Layout::Straddling => (CONST - 16 * size, size),
         Layout::Outside => (0x7000_0000_0000, size),
         Layout::Aperture => (DATA + 64, size),
+        Layout::Wrapping => (0u64.wrapping_sub(8 * size), size),
     };
     // The scalar loads and the saddr forms read s[4:5] (+ s6), the others
     // the pair v[2:3]; v2 alone is the saddr forms' 32-bit offset.
@@ -271,7 +277,7 @@ fn wave(rng: &mut Rng, layout: Layout, size: u64) -> Wave {
             Layout::Scattered => 4 * rng.below(DATA_LEN as u32 / 8) as u64,
             _ => l * step,
         };
-        let a = base + off;
+        let a = base.wrapping_add(off);
         // saddr forms: v2 is the offset from s[4:5]; pair forms: v[2:3]
         // is the address. One wave serves one form, so set what it reads.
         w.set_lane(2, l as usize, off as u32);
@@ -546,7 +552,7 @@ fn global_atomics_match_the_interpreter() {
                 let at = if bytes[6] == 0x7c {
                     (w.vgpr[3][l] as u64) << 32 | w.vgpr[4][l] as u64
                 } else {
-                    (w.sgpr[4] as u64 | (w.sgpr[5] as u64) << 32) + w.vgpr[2][l] as u64
+                    (w.sgpr[4] as u64 | (w.sgpr[5] as u64) << 32).wrapping_add(w.vgpr[2][l] as u64)
                 };
                 let word = at
                     .checked_sub(DATA)

@@ -13,7 +13,8 @@
 //! address to the end of the highest one's bytes. On a hit it moves the
 //! bytes as those forms do; anything else (no active lane, a FLAT access
 //! with any lane, active or not, in the LDS or private aperture, a span
-//! past `MAX_SPAN`, a miss, a range past the mapping, a missing permission) runs
+//! past `MAX_SPAN`, active lanes of a VGPR-pair address whose high words
+//! differ, a miss, a range past the mapping, a missing permission) runs
 //! the entry through the call-out on a side path, where the interpreter
 //! decides: it remembers the mapping, records a coherence copy's access or
 //! reports the fault. A workgroup with an observer has slots that hold
@@ -29,6 +30,12 @@
 //!   `span_store`'s lane order), and a wider store goes lane by lane, each
 //!   lane's dwords in order (`span_store`: a scatter per dword would order
 //!   overlapping lanes differently).
+//!
+//! The span's ends and the lanes' offsets in it are 32-bit vector work: a
+//! lane's address is one 64-bit base (the SGPR pair, or the lanes' shared
+//! high word, plus the offset) and its 32-bit VGPR, so the reductions and
+//! the coalescing test run on one row of dwords and a gather takes dword
+//! indices, not four rows of 64-bit addresses (`lane_offsets`).
 //!
 //! Why: a call-out for a memory access cost more than the interpreter's own
 //! step, so every block that touched memory ran at the interpreter's speed,
@@ -53,7 +60,16 @@ declare i64 @llvm.vector.reduce.umax.v32i64(<32 x i64>)
 declare i1 @llvm.vector.reduce.and.v32i1(<32 x i1>)
 declare i1 @llvm.vector.reduce.or.v32i1(<32 x i1>)
 declare <32 x i64> @llvm.uadd.sat.v32i64(<32 x i64>, <32 x i64>)
+declare i64 @llvm.uadd.sat.i64(i64, i64)
 ";
+
+/// `l * step` in lane `l`, as a `V` constant (wrapping at 2^32).
+fn lane_steps32(step: u64) -> String {
+    let lanes: Vec<String> = (0..32)
+        .map(|l| format!("i32 {}", (l * step) as u32 as i32))
+        .collect();
+    format!("<{}>", lanes.join(", "))
+}
 
 /// `l * step` in lane `l`, as an `A` constant.
 pub(super) fn lane_steps(step: u64) -> String {
@@ -139,29 +155,42 @@ impl Fx {
         let rows: Vec<u8> = (0..n).map(|j| c.reg.wrapping_add(j as u8)).collect();
         // Everything the hit uses is read before the first branch, so every
         // path and the join see the same values.
-        let addrs = self.lane_addresses(c);
         let data: Vec<String> = rows.iter().map(|&r| self.row(r)).collect();
         let m = self.exec_mask();
         let exec = self.sgpr(self.word(EXEC as u8));
         let size = c.size as u64;
-        // `active_span`: the lowest active address and the end of the
-        // highest active lane's bytes (saturating).
-        let low = self.ins(format!("select {M} {m}, {A} {addrs}, {A} splat (i64 -1)"));
-        let lo = self.ins(format!(
-            "call i64 @llvm.vector.reduce.umin.v32i64({A} {low})"
+        // Lane l's address is `base + offs[l]` (`lane_offsets`), so the
+        // span's ends come from 32-bit reductions: `active_span`'s lowest
+        // active address and the end of the highest one's bytes
+        // (saturating), whenever no active lane's address wraps past 2^64
+        // and the others' do not (`top >= lo`); where some do, the span
+        // covers nearly all of memory and the access takes the call-out,
+        // as it would by the span's length.
+        let (base, offs, uniform) = self.lane_offsets(c, &m, &exec);
+        let low = self.ins(format!("select {M} {m}, {V} {offs}, {V} splat (i32 -1)"));
+        let least = self.ins(format!(
+            "call i32 @llvm.vector.reduce.umin.v32i32({V} {low})"
         ));
-        let ends = self.ins(format!(
-            "call {A} @llvm.uadd.sat.v32i64({A} {addrs}, {A} splat (i64 {size}))"
+        let high = self.ins(format!("select {M} {m}, {V} {offs}, {V} zeroinitializer"));
+        let most = self.ins(format!(
+            "call i32 @llvm.vector.reduce.umax.v32i32({V} {high})"
         ));
-        let high = self.ins(format!("select {M} {m}, {A} {ends}, {A} zeroinitializer"));
+        let least64 = self.ins(format!("zext i32 {least} to i64"));
+        let most64 = self.ins(format!("zext i32 {most} to i64"));
+        let lo = self.ins(format!("add i64 {base}, {least64}"));
+        let top = self.ins(format!("add i64 {base}, {most64}"));
+        let ordered = self.ins(format!("icmp uge i64 {top}, {lo}"));
         let hi = self.ins(format!(
-            "call i64 @llvm.vector.reduce.umax.v32i64({A} {high})"
+            "call i64 @llvm.uadd.sat.i64(i64 {top}, i64 {size})"
         ));
         let span = self.ins(format!("sub i64 {hi}, {lo}"));
         let some = self.ins(format!("icmp ne i32 {exec}, 0"));
         let short = self.ins(format!("icmp ule i64 {span}, {MAX_SPAN}"));
         let mut ok = self.ins(format!("and i1 {some}, {short}"));
+        ok = self.ins(format!("and i1 {ok}, {ordered}"));
+        ok = self.ins(format!("and i1 {ok}, {uniform}"));
         if c.flat {
+            let addrs = self.lane_addresses(c);
             let outside = self.outside_apertures(&addrs);
             ok = self.ins(format!("and i1 {ok}, {outside}"));
         }
@@ -191,11 +220,13 @@ impl Fx {
         let single_end = self.current();
 
         self.start(&many);
+        // Every lane active, so `least` is lane 0's offset and no lane's
+        // offset can equal a step past it that wraps 32 bits: the 32-bit
+        // compare says what the 64-bit one would.
         let full = self.ins(format!("icmp eq i32 {exec}, -1"));
-        let steps = lane_steps(size);
-        let lo_row = self.splat64(&lo);
-        let expect = self.ins(format!("add {A} {lo_row}, {steps}"));
-        let same = self.ins(format!("icmp eq {A} {addrs}, {expect}"));
+        let least_row = self.splat_value(&least);
+        let expect = self.ins(format!("add {V} {least_row}, {}", lane_steps32(size)));
+        let same = self.ins(format!("icmp eq {V} {offs}, {expect}"));
         let strided = self.ins(format!("call i1 @llvm.vector.reduce.and.v32i1({M} {same})"));
         let both = self.ins(format!("and i1 {full}, {strided}"));
         self.line(format!(
@@ -208,8 +239,10 @@ impl Fx {
         let contiguous_end = self.current();
 
         self.start(&scattered);
-        let offs = self.ins(format!("sub {A} {addrs}, {lo_row}"));
-        let ptrs = self.ins(format!("getelementptr i8, ptr {host}, {A} {offs}"));
+        // Each active lane's offset into the span (below MAX_SPAN, so
+        // gep's sign extension keeps it): 32-bit gathers' indices.
+        let into = self.ins(format!("sub {V} {offs}, {least_row}"));
+        let ptrs = self.ins(format!("getelementptr i8, ptr {host}, {V} {into}"));
         let spread = self.global_lanes(c, &ptrs, &m, &exec, &data);
         self.line(format!("br label %{moved}"));
         let scattered_end = self.current();
@@ -235,6 +268,36 @@ impl Fx {
 
         self.start(&join);
         self.merge_rows(&writes, (&loaded, &hit_end), (&reloaded, &slow_end));
+    }
+
+    /// Each lane's address (`lane_addresses`) as `base + offs[l]`, an i64
+    /// and a row, wrapping at 2^64, and whether that form holds for every
+    /// active lane. With `saddr` it always does: the SGPR pair plus the
+    /// offset, and the lane's VGPR. Without, the address is a VGPR pair,
+    /// and it holds when every active lane's high word is that of the
+    /// lowest active lane (no wave's lanes straddle a 4 GiB line, in
+    /// practice); a wave whose lanes do takes the call-out.
+    fn lane_offsets(&mut self, c: &Coalesced, m: &str, exec: &str) -> (String, String, String) {
+        let offs = self.row(c.addr);
+        let off = c.off as i64;
+        if c.saddr as usize != NULL {
+            let b = self.sgpr_pair(c.saddr);
+            let base = self.ins(format!("add i64 {b}, {off}"));
+            return (base, offs, "true".to_owned());
+        }
+        let high = self.row(c.addr.wrapping_add(1));
+        // Lane 0 when none is active (`some` then refuses the hit).
+        let first = self.ins(format!("call i32 @llvm.cttz.i32(i32 {exec}, i1 false)"));
+        let first = self.ins(format!("and i32 {first}, 31"));
+        let word = self.ins(format!("extractelement {V} {high}, i32 {first}"));
+        let words = self.splat_value(&word);
+        let same = self.ins(format!("icmp eq {V} {high}, {words}"));
+        let same = self.ins(format!("select {M} {m}, {M} {same}, {M} splat (i1 true)"));
+        let uniform = self.ins(format!("call i1 @llvm.vector.reduce.and.v32i1({M} {same})"));
+        let word = self.ins(format!("zext i32 {word} to i64"));
+        let word = self.ins(format!("shl i64 {word}, 32"));
+        let base = self.ins(format!("add i64 {word}, {off}"));
+        (base, offs, uniform)
     }
 
     /// Each lane's address as `lane_addresses` (exec/vmem/fast.rs)

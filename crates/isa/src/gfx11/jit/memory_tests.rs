@@ -234,9 +234,12 @@ enum Layout {
     /// One after the other from just below 2^64, the later lanes' addresses
     /// wrapping past it to the bottom of memory (a fault).
     Wrapping,
+    /// One after the other from an aligned start, one lane's address moved
+    /// 1 to 3 bytes on (an atomic's lanes then are not all aligned).
+    OneMisaligned,
 }
 
-const LAYOUTS: [Layout; 9] = [
+const LAYOUTS: [Layout; 10] = [
     Layout::Contiguous,
     Layout::Scattered,
     Layout::Same,
@@ -246,6 +249,7 @@ const LAYOUTS: [Layout; 9] = [
     Layout::Outside,
     Layout::Aperture,
     Layout::Wrapping,
+    Layout::OneMisaligned,
 ];
 
 /// FLAT's apertures in the tests' environment.
@@ -266,15 +270,19 @@ fn wave(rng: &mut Rng, layout: Layout, size: u64) -> Wave {
         Layout::Outside => (0x7000_0000_0000, size),
         Layout::Aperture => (DATA + 64, size),
         Layout::Wrapping => (0u64.wrapping_sub(8 * size), size),
+        Layout::OneMisaligned => (DATA + 64 * rng.below(64) as u64, size),
     };
     // The scalar loads and the saddr forms read s[4:5] (+ s6), the others
     // the pair v[2:3]; v2 alone is the saddr forms' 32-bit offset.
     w.sgpr[4] = base as u32;
     w.sgpr[5] = (base >> 32) as u32;
     w.sgpr[6] = 4 * rng.below(16);
+    let moved = rng.below(64) as u64;
+    let nudge = 1 + rng.below(3) as u64;
     for l in 0..64u64 {
         let off = match layout {
             Layout::Scattered => 4 * rng.below(DATA_LEN as u32 / 8) as u64,
+            Layout::OneMisaligned if l == moved => l * step + nudge,
             _ => l * step,
         };
         let a = base.wrapping_add(off);

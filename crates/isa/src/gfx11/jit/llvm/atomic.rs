@@ -127,31 +127,44 @@ impl Fx {
         }
         // Everything the hit uses is read before the first branch, so every
         // path and the join see the same values.
-        let addrs = self.addresses_of(a.addr, a.saddr, a.off);
         let data = self.row(a.data);
         let cmp = (a.rmw == Rmw::CmpSwap).then(|| self.row(a.data.wrapping_add(1)));
         let old_dst = a.glc.then(|| self.row(a.dst));
         let m = self.exec_mask();
         let exec = self.sgpr(self.word(EXEC as u8));
-        let low = self.ins(format!("select {M} {m}, {A} {addrs}, {A} splat (i64 -1)"));
-        let lo = self.ins(format!(
-            "call i64 @llvm.vector.reduce.umin.v32i64({A} {low})"
+        // The span's ends from 32-bit offsets, as global.rs `global` takes
+        // them (`lane_offsets`: lanes whose addresses wrap or whose high
+        // words differ take the call-out).
+        let (base, offs, uniform) = self.lane_offsets(a.addr, a.saddr, a.off, &exec);
+        let low = self.ins(format!("select {M} {m}, {V} {offs}, {V} splat (i32 -1)"));
+        let least = self.ins(format!(
+            "call i32 @llvm.vector.reduce.umin.v32i32({V} {low})"
         ));
-        let ends = self.ins(format!(
-            "call {A} @llvm.uadd.sat.v32i64({A} {addrs}, {A} splat (i64 4))"
+        let high = self.ins(format!("select {M} {m}, {V} {offs}, {V} zeroinitializer"));
+        let most = self.ins(format!(
+            "call i32 @llvm.vector.reduce.umax.v32i32({V} {high})"
         ));
-        let high = self.ins(format!("select {M} {m}, {A} {ends}, {A} zeroinitializer"));
-        let hi = self.ins(format!(
-            "call i64 @llvm.vector.reduce.umax.v32i64({A} {high})"
-        ));
+        let least64 = self.ins(format!("zext i32 {least} to i64"));
+        let most64 = self.ins(format!("zext i32 {most} to i64"));
+        let lo = self.ins(format!("add i64 {base}, {least64}"));
+        let top = self.ins(format!("add i64 {base}, {most64}"));
+        let no_wrap = self.ins(format!("icmp uge i64 {top}, {lo}"));
+        let hi = self.ins(format!("call i64 @llvm.uadd.sat.i64(i64 {top}, i64 4)"));
         let span = self.ins(format!("sub i64 {hi}, {lo}"));
-        // The active lanes' addresses ORed: dword aligned when its low bits are clear.
-        let active = self.ins(format!("select {M} {m}, {A} {addrs}, {A} zeroinitializer"));
+        // Every active address dword aligned: the lowest one is, and every
+        // active offset lies a multiple of 4 past the lowest (addresses are
+        // `lo` plus that distance).
+        let least_row = self.splat_value(&least);
+        let apart = self.ins(format!("xor {V} {offs}, {least_row}"));
+        let apart = self.ins(format!("select {M} {m}, {V} {apart}, {V} zeroinitializer"));
         let bits = self.ins(format!(
-            "call i64 @llvm.vector.reduce.or.v32i64({A} {active})"
+            "call i32 @llvm.vector.reduce.or.v32i32({V} {apart})"
         ));
-        let low_bits = self.ins(format!("and i64 {bits}, 3"));
-        let aligned = self.ins(format!("icmp eq i64 {low_bits}, 0"));
+        let low_bits = self.ins(format!("and i32 {bits}, 3"));
+        let lo_bits = self.ins(format!("and i64 {lo}, 3"));
+        let lo_aligned = self.ins(format!("icmp eq i64 {lo_bits}, 0"));
+        let same_bits = self.ins(format!("icmp eq i32 {low_bits}, 0"));
+        let aligned = self.ins(format!("and i1 {lo_aligned}, {same_bits}"));
         let some = self.ins(format!("icmp ne i32 {exec}, 0"));
         // `lo < hi` and `hi - lo <= 2^24`.
         let ordered = self.ins(format!("icmp ult i64 {lo}, {hi}"));
@@ -159,7 +172,10 @@ impl Fx {
         let mut ok = self.ins(format!("and i1 {some}, {short}"));
         ok = self.ins(format!("and i1 {ok}, {ordered}"));
         ok = self.ins(format!("and i1 {ok}, {aligned}"));
+        ok = self.ins(format!("and i1 {ok}, {no_wrap}"));
+        ok = self.ins(format!("and i1 {ok}, {uniform}"));
         if a.flat {
+            let addrs = self.addresses_of(a.addr, a.saddr, a.off);
             let outside = self.outside_apertures(&addrs);
             ok = self.ins(format!("and i1 {ok}, {outside}"));
         }
@@ -168,8 +184,7 @@ impl Fx {
         self.start(&lookup);
         let host = self.span_lookup(&lo, &span, Access::Atomic, &slow);
         self.tally(Access::Atomic, &span);
-        let lo_row = self.splat64(&lo);
-        let offs = self.ins(format!("sub {A} {addrs}, {lo_row}"));
+        let into = self.ins(format!("sub {V} {offs}, {least_row}"));
 
         // The active lanes by address, from the lowest lane: a lane alone at
         // its address is one atomic update; lanes that share one fold their
@@ -177,7 +192,7 @@ impl Fx {
         // one compare-exchange (`shared_addresses`, `lanes_update`).
         // Addresses in one span of at most 2^24 bytes are equal exactly when
         // their low 32 bits are.
-        let keys = self.ins(format!("trunc {A} {offs} to {V}"));
+        let keys = into.clone();
         // Lanes are read and written one at a time through the stack: a
         // variable lane of a 32-lane vector costs a spill of the whole row.
         let [data_at, cmp_at, olds_at] =
@@ -187,7 +202,8 @@ impl Fx {
             self.line(format!("store {V} {cmp}, ptr {cmp_at}, align 4"));
         }
         self.line(format!("store {V} zeroinitializer, ptr {olds_at}, align 4"));
-        self.line(format!("store {A} {offs}, ptr %atomic_offs, align 8"));
+        let wide = self.ins(format!("zext {V} {into} to {A}"));
+        self.line(format!("store {A} {wide}, ptr %atomic_offs, align 8"));
         let [
             head,
             pick,

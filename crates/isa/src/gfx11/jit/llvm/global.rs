@@ -166,7 +166,7 @@ impl Fx {
         // and the others' do not (`top >= lo`); where some do, the span
         // covers nearly all of memory and the access takes the call-out,
         // as it would by the span's length.
-        let (base, offs, uniform) = self.lane_offsets(c, &m, &exec);
+        let (base, offs, uniform) = self.lane_offsets(c.addr, c.saddr, c.off, &exec);
         let low = self.ins(format!("select {M} {m}, {V} {offs}, {V} splat (i32 -1)"));
         let least = self.ins(format!(
             "call i32 @llvm.vector.reduce.umin.v32i32({V} {low})"
@@ -270,22 +270,31 @@ impl Fx {
         self.merge_rows(&writes, (&loaded, &hit_end), (&reloaded, &slow_end));
     }
 
-    /// Each lane's address (`lane_addresses`) as `base + offs[l]`, an i64
-    /// and a row, wrapping at 2^64, and whether that form holds for every
-    /// active lane. With `saddr` it always does: the SGPR pair plus the
-    /// offset, and the lane's VGPR. Without, the address is a VGPR pair,
+    /// Each lane's address (`lane_addresses` of address VGPR `addr`, SGPR
+    /// pair `saddr` or NULL, offset `off`; `exec` the EXEC word) as
+    /// `base + offs[l]`, an i64 and a row, wrapping at 2^64, and whether
+    /// that form holds for every active lane. With `saddr` it always does:
+    /// the SGPR pair plus the offset, and the lane's VGPR. Without, the
+    /// address is a VGPR pair,
     /// and it holds when every active lane's high word is that of the
     /// lowest active lane (no wave's lanes straddle a 4 GiB line, in
     /// practice); a wave whose lanes do takes the call-out.
-    fn lane_offsets(&mut self, c: &Coalesced, m: &str, exec: &str) -> (String, String, String) {
-        let offs = self.row(c.addr);
-        let off = c.off as i64;
-        if c.saddr as usize != NULL {
-            let b = self.sgpr_pair(c.saddr);
+    pub(super) fn lane_offsets(
+        &mut self,
+        addr: u8,
+        saddr: u8,
+        off: i32,
+        exec: &str,
+    ) -> (String, String, String) {
+        let offs = self.row(addr);
+        let off = off as i64;
+        if saddr as usize != NULL {
+            let b = self.sgpr_pair(saddr);
             let base = self.ins(format!("add i64 {b}, {off}"));
             return (base, offs, "true".to_owned());
         }
-        let high = self.row(c.addr.wrapping_add(1));
+        let m = self.exec_mask();
+        let high = self.row(addr.wrapping_add(1));
         // Lane 0 when none is active (`some` then refuses the hit).
         let first = self.ins(format!("call i32 @llvm.cttz.i32(i32 {exec}, i1 false)"));
         let first = self.ins(format!("and i32 {first}, 31"));

@@ -194,13 +194,12 @@ mod per_worker {
     struct Tier {
         /// Entries so far (counted up to the threshold).
         entries: u32,
-        /// The translation's entry point, once there is one.
-        func: Option<BlockFn>,
-        /// The members of `code` (`Translation::members`), kept here so an
-        /// entry reads them from the slot it reads `func` from, without
-        /// going through `code`: a miss less per block entry.
-        members: Option<Members>,
-        /// The translation `func` (and its two-wave entry point) come from;
+        /// The translation's entry point and the members of `code`
+        /// (`Translation::members`), once there is one: kept side by side so
+        /// an entry reads both from this slot, without going through
+        /// `code` (a miss less per block entry).
+        running: Option<(BlockFn, Members)>,
+        /// The translation `running` (and its two-wave entry point) come from;
         /// keeps their machine code alive while this worker may run it.
         code: Option<Arc<Translation>>,
         /// The translation being made (a background compile).
@@ -220,7 +219,7 @@ mod per_worker {
         looked: bool,
     }
 
-    /// A translation's members as [`Tier::members`] holds them: a pointer
+    /// A translation's members as [`Tier::running`] holds them: a pointer
     /// into the `Translation` the same tier holds (`Tier::code`), set
     /// with it.
     struct Members(*const [Arc<Block>]);
@@ -326,8 +325,8 @@ mod per_worker {
             paused: &PausedTime,
         ) -> Option<Entered> {
             let t = &mut self.tiers[wave64 as usize][idx as usize];
-            if let (Some(f), Some(members)) = (t.func, &t.members) {
-                return Some((f, self.callout, members.0, t.member));
+            if let Some((f, members)) = &t.running {
+                return Some((*f, self.callout, members.0, t.member));
             }
             // No back end (the translator off) counts no entries.
             self.backend?;
@@ -478,7 +477,7 @@ mod per_worker {
         fn take(&mut self, code: Arc<Translation>, callout: Callout) -> Entered {
             let members: *const [Arc<Block>] = code.members();
             let func = code.func();
-            (self.func, self.members, self.code) = (Some(func), Some(Members(members)), Some(code));
+            (self.running, self.code) = (Some((func, Members(members))), Some(code));
             (func, callout, members, self.member)
         }
     }

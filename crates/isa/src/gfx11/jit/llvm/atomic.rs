@@ -33,16 +33,11 @@
 
 use super::emit::{Fx, M, V};
 use super::footprint::Footprint;
-use super::global::A;
+use super::global::{A, ActiveSpan};
 use crate::Access;
 use crate::gfx11::exec::vmem::atomics::Rmw;
 use crate::gfx11::exec::vmem::fast::GlobalAtomic;
 use crate::gfx11::wave::EXEC;
-
-/// The intrinsics this file's code adds to emit.rs `DECLARATIONS`.
-pub(crate) const DECLARATIONS: &str = "\
-declare i64 @llvm.vector.reduce.or.v32i64(<32 x i64>)
-";
 
 /// The largest span the interpreter's fast form takes (exec/vmem/fast.rs
 /// `atomic`).
@@ -133,24 +128,16 @@ impl Fx {
         let m = self.exec_mask();
         let exec = self.sgpr(self.word(EXEC as u8));
         // The span's ends from 32-bit offsets, as global.rs `global` takes
-        // them (`lane_offsets`: lanes whose addresses wrap or whose high
-        // words differ take the call-out).
-        let (base, offs, uniform) = self.lane_offsets(a.addr, a.saddr, a.off, &exec);
-        let low = self.ins(format!("select {M} {m}, {V} {offs}, {V} splat (i32 -1)"));
-        let least = self.ins(format!(
-            "call i32 @llvm.vector.reduce.umin.v32i32({V} {low})"
-        ));
-        let high = self.ins(format!("select {M} {m}, {V} {offs}, {V} zeroinitializer"));
-        let most = self.ins(format!(
-            "call i32 @llvm.vector.reduce.umax.v32i32({V} {high})"
-        ));
-        let least64 = self.ins(format!("zext i32 {least} to i64"));
-        let most64 = self.ins(format!("zext i32 {most} to i64"));
-        let lo = self.ins(format!("add i64 {base}, {least64}"));
-        let top = self.ins(format!("add i64 {base}, {most64}"));
-        let no_wrap = self.ins(format!("icmp uge i64 {top}, {lo}"));
-        let hi = self.ins(format!("call i64 @llvm.uadd.sat.i64(i64 {top}, i64 4)"));
-        let span = self.ins(format!("sub i64 {hi}, {lo}"));
+        // them (lanes whose addresses wrap or whose high words differ take
+        // the call-out).
+        let ActiveSpan {
+            offs,
+            least,
+            lo,
+            hi,
+            span,
+            held,
+        } = self.active_span(a.addr, a.saddr, a.off, &exec, 4);
         // Every active address dword aligned: the lowest one is, and every
         // active offset lies a multiple of 4 past the lowest (addresses are
         // `lo` plus that distance).
@@ -172,8 +159,7 @@ impl Fx {
         let mut ok = self.ins(format!("and i1 {some}, {short}"));
         ok = self.ins(format!("and i1 {ok}, {ordered}"));
         ok = self.ins(format!("and i1 {ok}, {aligned}"));
-        ok = self.ins(format!("and i1 {ok}, {no_wrap}"));
-        ok = self.ins(format!("and i1 {ok}, {uniform}"));
+        ok = self.ins(format!("and i1 {ok}, {held}"));
         if a.flat {
             let addrs = self.addresses_of(a.addr, a.saddr, a.off);
             let outside = self.outside_apertures(&addrs);
@@ -184,7 +170,6 @@ impl Fx {
         self.start(&lookup);
         let host = self.span_lookup(&lo, &span, Access::Atomic, &slow);
         self.tally(Access::Atomic, &span);
-        let into = self.ins(format!("sub {V} {offs}, {least_row}"));
 
         // The active lanes by address, from the lowest lane: a lane alone at
         // its address is one atomic update; lanes that share one fold their
@@ -192,7 +177,7 @@ impl Fx {
         // one compare-exchange (`shared_addresses`, `lanes_update`).
         // Addresses in one span of at most 2^24 bytes are equal exactly when
         // their low 32 bits are.
-        let keys = into.clone();
+        let keys = self.ins(format!("sub {V} {offs}, {least_row}"));
         // Lanes are read and written one at a time through the stack: a
         // variable lane of a 32-lane vector costs a spill of the whole row.
         let [data_at, cmp_at, olds_at] =
@@ -202,7 +187,7 @@ impl Fx {
             self.line(format!("store {V} {cmp}, ptr {cmp_at}, align 4"));
         }
         self.line(format!("store {V} zeroinitializer, ptr {olds_at}, align 4"));
-        let wide = self.ins(format!("zext {V} {into} to {A}"));
+        let wide = self.ins(format!("zext {V} {keys} to {A}"));
         self.line(format!("store {A} {wide}, ptr %atomic_offs, align 8"));
         let [
             head,

@@ -55,26 +55,42 @@ pub(super) const A: &str = "<32 x i64>";
 
 /// The intrinsics this file's code adds to emit.rs `DECLARATIONS`.
 pub(crate) const DECLARATIONS: &str = "\
-declare i64 @llvm.vector.reduce.umin.v32i64(<32 x i64>)
-declare i64 @llvm.vector.reduce.umax.v32i64(<32 x i64>)
 declare i1 @llvm.vector.reduce.and.v32i1(<32 x i1>)
 declare i1 @llvm.vector.reduce.or.v32i1(<32 x i1>)
-declare <32 x i64> @llvm.uadd.sat.v32i64(<32 x i64>, <32 x i64>)
 declare i64 @llvm.uadd.sat.i64(i64, i64)
 ";
 
-/// `l * step` in lane `l`, as a `V` constant (wrapping at 2^32).
-fn lane_steps32(step: u64) -> String {
+/// `l * step` in lane `l`, as a constant of 32 lanes of `bits` (32: a `V`,
+/// wrapping at 2^32; 64: an `A`).
+pub(super) fn lane_steps(bits: u32, step: u64) -> String {
     let lanes: Vec<String> = (0..32)
-        .map(|l| format!("i32 {}", (l * step) as u32 as i32))
+        .map(|l| {
+            let x = l * step;
+            let x = if bits == 32 {
+                x as u32 as i32 as i64
+            } else {
+                x as i64
+            };
+            format!("i{bits} {x}")
+        })
         .collect();
     format!("<{}>", lanes.join(", "))
 }
 
-/// `l * step` in lane `l`, as an `A` constant.
-pub(super) fn lane_steps(step: u64) -> String {
-    let lanes: Vec<String> = (0..32).map(|l| format!("i64 {}", l * step)).collect();
-    format!("<{}>", lanes.join(", "))
+/// The active lanes' span as [`Fx::active_span`] computes it.
+pub(super) struct ActiveSpan {
+    /// Each lane's 32-bit offset from the base (`lane_offsets`).
+    pub offs: String,
+    /// The lowest active offset, and `lo`, the lowest active address.
+    pub least: String,
+    pub lo: String,
+    /// The end of the highest active lane's bytes (saturating), and
+    /// `hi - lo`.
+    pub hi: String,
+    pub span: String,
+    /// The form `base + offs[l]` holds for every active lane and none of
+    /// their addresses wraps past 2^64 while another does not.
+    pub held: String,
 }
 
 /// The shuffle mask picking dword `k` of each lane's `n` dwords from the
@@ -159,36 +175,18 @@ impl Fx {
         let m = self.exec_mask();
         let exec = self.sgpr(self.word(EXEC as u8));
         let size = c.size as u64;
-        // Lane l's address is `base + offs[l]` (`lane_offsets`), so the
-        // span's ends come from 32-bit reductions: `active_span`'s lowest
-        // active address and the end of the highest one's bytes
-        // (saturating), whenever no active lane's address wraps past 2^64
-        // and the others' do not (`top >= lo`); where some do, the span
-        // covers nearly all of memory and the access takes the call-out,
-        // as it would by the span's length.
-        let (base, offs, uniform) = self.lane_offsets(c.addr, c.saddr, c.off, &exec);
-        let low = self.ins(format!("select {M} {m}, {V} {offs}, {V} splat (i32 -1)"));
-        let least = self.ins(format!(
-            "call i32 @llvm.vector.reduce.umin.v32i32({V} {low})"
-        ));
-        let high = self.ins(format!("select {M} {m}, {V} {offs}, {V} zeroinitializer"));
-        let most = self.ins(format!(
-            "call i32 @llvm.vector.reduce.umax.v32i32({V} {high})"
-        ));
-        let least64 = self.ins(format!("zext i32 {least} to i64"));
-        let most64 = self.ins(format!("zext i32 {most} to i64"));
-        let lo = self.ins(format!("add i64 {base}, {least64}"));
-        let top = self.ins(format!("add i64 {base}, {most64}"));
-        let ordered = self.ins(format!("icmp uge i64 {top}, {lo}"));
-        let hi = self.ins(format!(
-            "call i64 @llvm.uadd.sat.i64(i64 {top}, i64 {size})"
-        ));
-        let span = self.ins(format!("sub i64 {hi}, {lo}"));
+        let ActiveSpan {
+            offs,
+            least,
+            lo,
+            span,
+            held,
+            ..
+        } = self.active_span(c.addr, c.saddr, c.off, &exec, size);
         let some = self.ins(format!("icmp ne i32 {exec}, 0"));
         let short = self.ins(format!("icmp ule i64 {span}, {MAX_SPAN}"));
         let mut ok = self.ins(format!("and i1 {some}, {short}"));
-        ok = self.ins(format!("and i1 {ok}, {ordered}"));
-        ok = self.ins(format!("and i1 {ok}, {uniform}"));
+        ok = self.ins(format!("and i1 {ok}, {held}"));
         if c.flat {
             let addrs = self.lane_addresses(c);
             let outside = self.outside_apertures(&addrs);
@@ -225,7 +223,7 @@ impl Fx {
         // compare says what the 64-bit one would.
         let full = self.ins(format!("icmp eq i32 {exec}, -1"));
         let least_row = self.splat_value(&least);
-        let expect = self.ins(format!("add {V} {least_row}, {}", lane_steps32(size)));
+        let expect = self.ins(format!("add {V} {least_row}, {}", lane_steps(32, size)));
         let same = self.ins(format!("icmp eq {V} {offs}, {expect}"));
         let strided = self.ins(format!("call i1 @llvm.vector.reduce.and.v32i1({M} {same})"));
         let both = self.ins(format!("and i1 {full}, {strided}"));
@@ -270,15 +268,58 @@ impl Fx {
         self.merge_rows(&writes, (&loaded, &hit_end), (&reloaded, &slow_end));
     }
 
+    /// `active_span` of the lanes' `size`-byte accesses at the addresses
+    /// [`Fx::lane_offsets`] gives (same arguments), from two 32-bit
+    /// reductions of the offsets. Where some active lanes' addresses wrap
+    /// past 2^64 and others do not (`top < lo`), the span would cover
+    /// nearly all of memory, and `held` is false: the caller takes the
+    /// call-out, as it would by the span's length.
+    pub(super) fn active_span(
+        &mut self,
+        addr: u8,
+        saddr: u8,
+        off: i32,
+        exec: &str,
+        size: u64,
+    ) -> ActiveSpan {
+        let m = self.exec_mask();
+        let (base, offs, uniform) = self.lane_offsets(addr, saddr, off, exec);
+        let low = self.ins(format!("select {M} {m}, {V} {offs}, {V} splat (i32 -1)"));
+        let least = self.ins(format!(
+            "call i32 @llvm.vector.reduce.umin.v32i32({V} {low})"
+        ));
+        let high = self.ins(format!("select {M} {m}, {V} {offs}, {V} zeroinitializer"));
+        let most = self.ins(format!(
+            "call i32 @llvm.vector.reduce.umax.v32i32({V} {high})"
+        ));
+        let [lo, top] = [&least, &most].map(|x| {
+            let x = self.ins(format!("zext i32 {x} to i64"));
+            self.ins(format!("add i64 {base}, {x}"))
+        });
+        let ordered = self.ins(format!("icmp uge i64 {top}, {lo}"));
+        let held = self.ins(format!("and i1 {ordered}, {uniform}"));
+        let hi = self.ins(format!(
+            "call i64 @llvm.uadd.sat.i64(i64 {top}, i64 {size})"
+        ));
+        let span = self.ins(format!("sub i64 {hi}, {lo}"));
+        ActiveSpan {
+            offs,
+            least,
+            lo,
+            hi,
+            span,
+            held,
+        }
+    }
+
     /// Each lane's address (`lane_addresses` of address VGPR `addr`, SGPR
     /// pair `saddr` or NULL, offset `off`; `exec` the EXEC word) as
     /// `base + offs[l]`, an i64 and a row, wrapping at 2^64, and whether
     /// that form holds for every active lane. With `saddr` it always does:
     /// the SGPR pair plus the offset, and the lane's VGPR. Without, the
-    /// address is a VGPR pair,
-    /// and it holds when every active lane's high word is that of the
-    /// lowest active lane (no wave's lanes straddle a 4 GiB line, in
-    /// practice); a wave whose lanes do takes the call-out.
+    /// address is a VGPR pair, and it holds when every active lane's high
+    /// word is that of the lowest active lane (no wave's lanes straddle a
+    /// 4 GiB line, in practice); a wave whose lanes do takes the call-out.
     pub(super) fn lane_offsets(
         &mut self,
         addr: u8,

@@ -215,7 +215,7 @@ impl Fx {
         let wide = self.ins(format!("zext {V} {active} to <32 x i64>"));
         let lanes = self.private_row_lanes();
         let rows = self.ins(format!("mul <32 x i64> {wide}, splat (i64 {lanes})"));
-        let at = self.ins(format!("add <32 x i64> {rows}, {}", lane_steps(4)));
+        let at = self.ins(format!("add <32 x i64> {rows}, {}", lane_steps(64, 4)));
         let ptrs = self.ins(format!("getelementptr i8, ptr {base}, <32 x i64> {at}"));
         let mut loaded = Vec::new();
         for (j, row) in data.iter().enumerate() {

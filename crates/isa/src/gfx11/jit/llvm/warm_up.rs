@@ -61,10 +61,9 @@ entry:
   %sh = shufflevector <32 x i32> %x, <32 x i32> %a, <32 x i32> <i32 1, i32 0, i32 3, i32 2, i32 5, i32 4, i32 7, i32 6, i32 9, i32 8, i32 11, i32 10, i32 13, i32 12, i32 15, i32 14, i32 17, i32 16, i32 19, i32 18, i32 21, i32 20, i32 23, i32 22, i32 25, i32 24, i32 27, i32 26, i32 29, i32 28, i32 31, i32 30>
   %g = call <32 x i32> @llvm.masked.gather.v32i32.v32p0(<32 x ptr> %ptrs, i32 4, <32 x i1> %fc, <32 x i32> %sh)
   call void @llvm.masked.scatter.v32i32.v32p0(<32 x i32> %g, <32 x ptr> %ptrs, i32 4, <32 x i1> %m)
-  %w = zext <32 x i32> %g to <32 x i64>
-  %ws = call <32 x i64> @llvm.uadd.sat.v32i64(<32 x i64> %w, <32 x i64> splat (i64 7))
-  %lo = call i64 @llvm.vector.reduce.umin.v32i64(<32 x i64> %ws)
-  %hi = call i64 @llvm.vector.reduce.umax.v32i64(<32 x i64> %ws)
+  %least = call i32 @llvm.vector.reduce.umin.v32i32(<32 x i32> %g)
+  %lo = zext i32 %least to i64
+  %hi = call i64 @llvm.uadd.sat.i64(i64 %lo, i64 7)
   %all = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> %m)
   %any = call i1 @llvm.vector.reduce.or.v32i1(<32 x i1> %fc)
   %r = call i32 @llvm.vector.reduce.umax.v32i32(<32 x i32> %g)

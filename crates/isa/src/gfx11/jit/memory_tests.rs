@@ -107,7 +107,7 @@ fn words(bytes: [u8; 8]) -> [u32; 2] {
 
 /// The forms under test: llvm-mc-19 `-mcpu=gfx1100 -show-encoding` of the
 /// text, and the bytes per lane (0: a scalar load).
-const FORMS: [(&str, [u8; 8], u32); 20] = [
+const FORMS: [(&str, [u8; 8], u32); 28] = [
     (
         "global_load_b32 v10, v2, s[4:5] offset:16",
         [0x10, 0x00, 0x52, 0xdc, 0x02, 0x00, 0x04, 0x0a],
@@ -177,6 +177,46 @@ const FORMS: [(&str, [u8; 8], u32); 20] = [
         "flat_store_b64 v[2:3], v[6:7]",
         [0x00, 0x00, 0x6c, 0xdc, 0x02, 0x06, 0x7c, 0x00],
         8,
+    ),
+    (
+        "global_load_u8 v10, v2, s[4:5] offset:3",
+        [0x03, 0x00, 0x42, 0xdc, 0x02, 0x00, 0x04, 0x0a],
+        1,
+    ),
+    (
+        "global_load_i16 v10, v[2:3], off offset:-2",
+        [0xfe, 0x1f, 0x4e, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+        2,
+    ),
+    (
+        "global_load_d16_hi_b16 v10, v[2:3], off offset:32",
+        [0x20, 0x00, 0x8e, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+        2,
+    ),
+    (
+        "global_load_d16_i8 v10, v2, s[4:5]",
+        [0x00, 0x00, 0x7e, 0xdc, 0x02, 0x00, 0x04, 0x0a],
+        1,
+    ),
+    (
+        "flat_load_d16_b16 v10, v[2:3] offset:2",
+        [0x02, 0x00, 0x80, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+        2,
+    ),
+    (
+        "global_store_b8 v2, v6, s[4:5] offset:1",
+        [0x01, 0x00, 0x62, 0xdc, 0x02, 0x06, 0x04, 0x00],
+        1,
+    ),
+    (
+        "global_store_d16_hi_b16 v[2:3], v6, off offset:-4",
+        [0xfc, 0x1f, 0x96, 0xdc, 0x02, 0x06, 0x7c, 0x00],
+        2,
+    ),
+    (
+        "flat_store_b16 v[2:3], v6",
+        [0x00, 0x00, 0x64, 0xdc, 0x02, 0x06, 0x7c, 0x00],
+        2,
     ),
     (
         "s_load_b32 s8, s[4:5], 0x10",
@@ -386,7 +426,9 @@ fn cases(rng: &mut Rng) -> Vec<Case> {
                     .any(|c| matches!(c.fast, Fast::SLoad { .. } | Fast::Coalesced(_))),
                 "{text}: no scalar or coalesced form"
             );
-            let w = wave(rng, layout, size.max(4) as u64);
+            // A scalar load's layout steps as a dword access's does.
+            let step = if size == 0 { 4 } else { size };
+            let w = wave(rng, layout, step as u64);
             let lane = rng.below(32);
             let level = if v % 2 == 0 {
                 WaveLoop::Baseline

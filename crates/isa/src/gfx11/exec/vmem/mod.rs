@@ -866,7 +866,7 @@ fn write_atomic_result(w: &mut Wave, i: &Inst, exec: u32, wide: bool, old: &[u64
     }
 }
 
-/// The coalesced fast path of FLAT/GLOBAL dword loads and stores (4, 8,
+/// The coalesced fast path of FLAT/GLOBAL loads and stores (1, 2, 4, 8,
 /// 12 or 16 bytes per lane): every lane active, lane `l` at `a0 + l *
 /// size`, outside the LDS and private apertures. One translation of the
 /// 32 lanes' bytes and row copies straight between memory and the VGPRs,
@@ -882,16 +882,22 @@ fn flat_coalesced(w: &mut Wave, env: &Env, i: &Inst, kind: MemKind) -> bool {
     }
 }
 
-/// A FLAT/GLOBAL dword-multiple load or store as the coalesced path reads
-/// it: everything [`coalesced`] needs from the instruction, so its
-/// pre-resolved form (`exec::fast`) runs the same code without the `Inst`.
+/// A FLAT/GLOBAL load or store as the coalesced path reads it: everything
+/// [`coalesced`] needs from the instruction, so its pre-resolved form
+/// (`exec::fast`) runs the same code without the `Inst`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Coalesced {
     /// FLAT (apertures possible) rather than GLOBAL.
     pub flat: bool,
     pub write: bool,
-    /// Bytes per lane: 4, 8, 12 or 16.
+    /// Bytes per lane: 1, 2, 4, 8, 12 or 16.
     pub size: u8,
+    /// A sub-dword load's sign extension and d16 placement (`MemKind::Load`:
+    /// 0 the whole dword, 1 its low half, 2 its high half).
+    pub signed: bool,
+    pub d16: u8,
+    /// A sub-dword store takes the data's high 16 bits (the `d16_hi` stores).
+    pub hi: bool,
     /// The loaded (dst) or stored (data) VGPR.
     pub reg: u8,
     /// Address VGPR (pair, unless `saddr` is used).
@@ -903,12 +909,12 @@ pub(crate) struct Coalesced {
 
 impl Coalesced {
     /// The form of `i` (whose memory kind is `kind`) when the coalesced path
-    /// may take it: a FLAT/GLOBAL plain load or non-d16 store of 4 to 16 bytes.
+    /// may take it: any FLAT/GLOBAL load or store.
     #[inline(always)]
     pub(crate) fn of(i: &Inst, kind: MemKind) -> Option<Coalesced> {
-        let (size, write, reg) = match kind {
-            MemKind::Load(size, _, 0) if size >= 4 => (size, false, i.dst as u8),
-            MemKind::Store(size, false) if size >= 4 => (size, true, i.data[0]),
+        let (size, write, reg, signed, d16, hi) = match kind {
+            MemKind::Load(size, signed, d16) => (size, false, i.dst as u8, signed, d16, false),
+            MemKind::Store(size, hi) => (size, true, i.data[0], false, 0, hi),
             _ => return None,
         };
         let flat = match i.family {
@@ -920,6 +926,9 @@ impl Coalesced {
             flat,
             write,
             size: size as u8,
+            signed,
+            d16,
+            hi,
             reg,
             addr: i.addr,
             saddr: if flat { NULL as u8 } else { i.saddr },
@@ -950,9 +959,50 @@ pub(crate) fn coalesced(w: &mut Wave, env: &Env, c: &Coalesced) -> bool {
     match (access, size) {
         (Access::Read, 4) => w.vgpr[c.reg as usize] = coalesced_row(p, 4, 0),
         (Access::Write, 4) => store_coalesced_row(p, 4, 0, &w.vgpr[c.reg as usize]),
+        // SAFETY: p holds the 32 lanes' `size` bytes, translated for the access.
+        (_, 1 | 2) => unsafe { coalesced_subword(w, c, p) },
         _ => coalesced_wide(w, c.reg, p, size, access),
     }
     true
+}
+
+/// The lanes of a coalesced 1- or 2-byte access at `p` (every lane active):
+/// a load's values extended and placed as [`write_loaded`] places them, a
+/// store's low bytes (of the high half for `hi`).
+///
+/// # Safety
+/// `p` holds `32 * c.size` bytes translated for `c`'s access.
+#[inline(never)]
+unsafe fn coalesced_subword(w: &mut Wave, c: &Coalesced, p: *mut u8) {
+    let (reg, size) = (c.reg as usize, c.size as usize);
+    if c.write {
+        let row = &w.vgpr[reg];
+        let shift = if c.hi { 16 } else { 0 };
+        for (l, &x) in row.iter().enumerate() {
+            let x = x >> shift;
+            if size == 1 {
+                // SAFETY: p holds 32 * size bytes (the caller's guarantee); lane l's byte is at p + l.
+                unsafe { p.add(l).write(x as u8) };
+            } else {
+                // SAFETY: as above; lane l's 2 bytes are at p + 2l.
+                unsafe { (p.add(2 * l) as *mut u16).write_unaligned((x as u16).to_le()) };
+            }
+        }
+        return;
+    }
+    let cur = &w.vgpr[reg];
+    let mut row = [0u32; LANES];
+    for l in 0..LANES {
+        let raw = if size == 1 {
+            // SAFETY: as above.
+            unsafe { p.add(l).read() as u32 }
+        } else {
+            // SAFETY: as above.
+            u16::from_le(unsafe { (p.add(2 * l) as *const u16).read_unaligned() }) as u32
+        };
+        row[l] = subword_lane(raw, cur[l], size, c.signed, c.d16);
+    }
+    w.vgpr[reg] = row;
 }
 
 /// The rows of a coalesced 8-, 12- or 16-byte access (out of line: the
@@ -1011,14 +1061,14 @@ fn coalesced_base(w: &Wave, env: &Env, c: &Coalesced) -> Option<u64> {
     Some(a0)
 }
 
-/// `l * step` for every lane, for the access sizes (`step / 4` indexes it).
-const LANE_OFFSETS: [[u32; LANES]; 5] = {
-    let mut rows = [[0u32; LANES]; 5];
+/// `l * step` for every lane and every stride up to 16 bytes (row `step`).
+const LANE_OFFSETS: [[u32; LANES]; 17] = {
+    let mut rows = [[0u32; LANES]; 17];
     let mut k = 0;
-    while k < 5 {
+    while k < 17 {
         let mut l = 0;
         while l < LANES {
-            rows[k][l] = (4 * k * l) as u32;
+            rows[k][l] = (k * l) as u32;
             l += 1;
         }
         k += 1;
@@ -1027,12 +1077,12 @@ const LANE_OFFSETS: [[u32; LANES]; 5] = {
 };
 
 /// True when `v[l] == v[0] + l * step` for every lane with nothing
-/// wrapping past 2^32; `step` is 0, 4, 8, 12 or 16 (a table row instead of
-/// a per-lane multiply, so the loop vectorises on baseline x86-64).
+/// wrapping past 2^32; `step` is at most 16 (a table row instead of a
+/// per-lane multiply, so the loop vectorises on baseline x86-64).
 #[inline(always)]
 fn strided(v: &[u32; LANES], step: u32) -> bool {
-    debug_assert!(step.is_multiple_of(4) && step <= 16, "stride {step}");
-    let offsets = &LANE_OFFSETS[(step / 4) as usize % 5];
+    debug_assert!(step <= 16, "stride {step}");
+    let offsets = &LANE_OFFSETS[step as usize % 17];
     let v0 = v[0];
     let mut diff = 0u32;
     for (x, o) in v.iter().zip(offsets) {
@@ -1049,8 +1099,8 @@ fn strided(v: &[u32; LANES], step: u32) -> bool {
 /// compares and packs (~150).
 #[inline(always)]
 fn strided_pair(lo: &[u32; LANES], hi: &[u32; LANES], step: u32) -> bool {
-    debug_assert!(step.is_multiple_of(4) && step <= 16, "stride {step}");
-    let offsets = &LANE_OFFSETS[(step / 4) as usize % 5];
+    debug_assert!(step <= 16, "stride {step}");
+    let offsets = &LANE_OFFSETS[step as usize % 17];
     let (l0, h0) = (lo[0], hi[0]);
     let no_wrap = l0 <= u32::MAX - step * (LANES as u32 - 1);
     #[cfg(target_arch = "x86_64")]
@@ -1123,20 +1173,27 @@ pub(crate) fn write_loaded(
     let cur = w.vgpr[dst & 255];
     let mut row = [0u32; LANES];
     for l in 0..LANES {
-        let raw = rows[0][l];
-        let val = match (size, signed) {
-            (1, true) => raw as u8 as i8 as i32 as u32,
-            (2, true) => raw as u16 as i16 as i32 as u32,
-            (1, false) => raw & 0xFF,
-            _ => raw & 0xFFFF,
-        };
-        row[l] = match d16 {
-            1 => (cur[l] & 0xFFFF_0000) | (val & 0xFFFF),
-            2 => (cur[l] & 0xFFFF) | (val << 16),
-            _ => val,
-        };
+        row[l] = subword_lane(rows[0][l], cur[l], size, signed, d16);
     }
     w.write_vgpr(dst, &row, exec);
+}
+
+/// A 1- or 2-byte load's value `raw` (in its low bytes) as its destination
+/// holds it: zero- or sign-extended to 32 bits, or for d16 its low 16 bits
+/// in the low (1) or high (2) half of `cur`, the other half kept.
+#[inline(always)]
+pub(crate) fn subword_lane(raw: u32, cur: u32, size: usize, signed: bool, d16: u8) -> u32 {
+    let val = match (size, signed) {
+        (1, true) => raw as u8 as i8 as i32 as u32,
+        (2, true) => raw as u16 as i16 as i32 as u32,
+        (1, false) => raw & 0xFF,
+        _ => raw & 0xFFFF,
+    };
+    match d16 {
+        1 => (cur & 0xFFFF_0000) | (val & 0xFFFF),
+        2 => (cur & 0xFFFF) | (val << 16),
+        _ => val,
+    }
 }
 
 /// Start in the workgroup's scratch of 32-lane slot `slot`, for lane
@@ -1951,6 +2008,237 @@ mod tests {
                     let (want_regs, want_mem) = dword_model(&addrs, size, store, &w0.vgpr, &before);
                     assert_eq!(mem_fast.bytes(), want_mem, "{what}: model memory");
                     assert!(fast_w.vgpr == want_regs, "{what}: model registers");
+                }
+            }
+        }
+    }
+
+    // llvm-mc-19 encodings of FLAT/GLOBAL 1- and 2-byte loads (into v10) and
+    // stores (of v20), addressed by v[2:3] or by v4 from s[6:7] (the saddr
+    // form, true).
+    const SUBWORD_ACCESSES: [(&str, [u8; 8], bool); 15] = [
+        (
+            "global_load_u8 v10, v[2:3], off",
+            [0x00, 0x00, 0x42, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+        ),
+        (
+            "global_load_i8 v10, v[2:3], off offset:3",
+            [0x03, 0x00, 0x46, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+        ),
+        (
+            "global_load_u16 v10, v[2:3], off",
+            [0x00, 0x00, 0x4a, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+        ),
+        (
+            "global_load_i16 v10, v4, s[6:7] offset:-6",
+            [0xfa, 0x1f, 0x4e, 0xdc, 0x04, 0x00, 0x06, 0x0a],
+            true,
+        ),
+        (
+            "global_load_d16_b16 v10, v[2:3], off offset:2",
+            [0x02, 0x00, 0x82, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+        ),
+        (
+            "global_load_d16_hi_b16 v10, v[2:3], off",
+            [0x00, 0x00, 0x8e, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+        ),
+        (
+            "global_load_d16_i8 v10, v4, s[6:7]",
+            [0x00, 0x00, 0x7e, 0xdc, 0x04, 0x00, 0x06, 0x0a],
+            true,
+        ),
+        (
+            "global_load_d16_hi_u8 v10, v[2:3], off offset:1",
+            [0x01, 0x00, 0x86, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+        ),
+        (
+            "flat_load_u16 v10, v[2:3] offset:4",
+            [0x04, 0x00, 0x48, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+        ),
+        (
+            "flat_load_d16_hi_i8 v10, v[2:3]",
+            [0x00, 0x00, 0x88, 0xdc, 0x02, 0x00, 0x7c, 0x0a],
+            false,
+        ),
+        (
+            "global_store_b8 v[2:3], v20, off offset:1",
+            [0x01, 0x00, 0x62, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            false,
+        ),
+        (
+            "global_store_b16 v4, v20, s[6:7] offset:-2",
+            [0xfe, 0x1f, 0x66, 0xdc, 0x04, 0x14, 0x06, 0x00],
+            true,
+        ),
+        (
+            "global_store_d16_hi_b16 v[2:3], v20, off",
+            [0x00, 0x00, 0x96, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            false,
+        ),
+        (
+            "global_store_d16_hi_b8 v[2:3], v20, off offset:5",
+            [0x05, 0x00, 0x92, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            false,
+        ),
+        (
+            "flat_store_b16 v[2:3], v20 offset:2",
+            [0x02, 0x00, 0x64, 0xdc, 0x02, 0x14, 0x7c, 0x00],
+            false,
+        ),
+    ];
+
+    /// What a 1- or 2-byte access does to registers and memory, lane by
+    /// lane in lane order, written from the ISA's description rather than
+    /// the interpreter's code (RDNA3 ISA guide, "FLAT, Scratch and Global
+    /// Instructions": a u8/u16 load zero-extends, i8/i16 sign-extends, a
+    /// D16 load writes the low or high 16 bits and keeps the other half, a
+    /// D16_HI store writes bits 16 and up).
+    fn subword_model(
+        mnemonic: &str,
+        addrs: &[u64; LANES],
+        exec: u32,
+        regs: &crate::gfx11::wave::VgprFile,
+        mem: &[u8],
+    ) -> (crate::gfx11::wave::VgprFile, Vec<u8>) {
+        let (mut want_regs, mut want_mem) = (regs.clone(), mem.to_vec());
+        let store = mnemonic.contains("store");
+        let size = if mnemonic.contains("8 ") { 1 } else { 2 };
+        let signed = mnemonic.contains("_i8") || mnemonic.contains("_i16");
+        let hi = mnemonic.contains("_hi_");
+        let d16 = mnemonic.contains("d16");
+        for (l, &a) in addrs.iter().enumerate() {
+            if exec >> l & 1 == 0 {
+                continue;
+            }
+            let o = (a - GLOBAL_BASE) as usize;
+            if store {
+                let x = regs[20][l] >> if hi { 16 } else { 0 };
+                want_mem[o..o + size].copy_from_slice(&x.to_le_bytes()[..size]);
+                continue;
+            }
+            let mut b = [0u8; 4];
+            b[..size].copy_from_slice(&mem[o..o + size]);
+            let mut x = u32::from_le_bytes(b);
+            if signed && b[size - 1] & 0x80 != 0 {
+                x |= u32::MAX << (8 * size);
+            }
+            let old = regs[10][l];
+            want_regs[10][l] = match (d16, hi) {
+                (false, _) => x,
+                (true, false) => old & 0xFFFF_0000 | x & 0xFFFF,
+                (true, true) => old & 0xFFFF | x << 16,
+            };
+        }
+        (want_regs, want_mem)
+    }
+
+    /// The pre-resolved forms of 1- and 2-byte FLAT/GLOBAL loads and stores
+    /// (`Fast::Coalesced`, sizes 1 and 2): coalesced lanes, scattered lanes
+    /// and partial EXECs (one or two lanes too) run there and match the
+    /// byte model, with the translations of `flat` alone; a range past the
+    /// mapping and FLAT lanes in the shared aperture decline to the general
+    /// path, with its fault or its LDS access.
+    #[test]
+    fn pre_resolved_subword_forms_match_the_byte_model() {
+        const SHARED_BASE: u64 = 0x0001_0000_0000_0000;
+        for (text, enc, saddr) in SUBWORD_ACCESSES {
+            let i = inst(enc);
+            assert_eq!(i.mnemonic, text.split(' ').next().unwrap(), "{text}");
+            let f = crate::gfx11::exec::fast::compile(&i, 0);
+            assert!(
+                matches!(f, crate::gfx11::exec::fast::Fast::Coalesced(_)),
+                "{text}: {f:?}"
+            );
+            let size = if text.contains("8 ") { 1 } else { 2 };
+            let end = GLOBAL_BASE + GLOBAL_LEN as u64;
+            for case in [
+                "coalesced",
+                "scattered",
+                "partial exec",
+                "one lane",
+                "two lanes",
+                "past the end",
+                "shared",
+            ] {
+                if case == "shared" && !text.starts_with("flat") {
+                    continue;
+                }
+                let addrs: [u64; LANES] = std::array::from_fn(|l| {
+                    let slot = if case == "scattered" {
+                        (l * 7 + 3) % LANES
+                    } else {
+                        l
+                    };
+                    let base = match case {
+                        "past the end" => end - 20 * size as u64 + 1,
+                        "shared" => SHARED_BASE + 16,
+                        _ => GLOBAL_BASE + 49,
+                    };
+                    base + (slot * size) as u64
+                });
+                let what = format!("{text} {case}");
+                let w0 = {
+                    let mut w = wave_at(&i, saddr, &addrs);
+                    for (l, x) in w.vgpr[20].iter_mut().enumerate() {
+                        *x = (l as u32).wrapping_mul(0x9E37_79B9) ^ 0x8070_6050;
+                    }
+                    w.sgpr[crate::gfx11::wave::EXEC] = match case {
+                        "partial exec" => 0xFFFF_7FFF,
+                        "one lane" => 1 << 9,
+                        "two lanes" => 1 << 2 | 1 << 30,
+                        _ => u32::MAX,
+                    };
+                    w
+                };
+                let exec = w0.sgpr[crate::gfx11::wave::EXEC];
+                let (mem_fast, mem_slow) = (OneMapping::new(), OneMapping::new());
+                let before = mem_fast.bytes();
+                let (mut fast_w, mut slow_w) = (w0.clone(), w0.clone());
+                let (mut scratch, mut lds) = (vec![0u8; 4], vec![0x5Au8; 256]);
+                let (mut scratch2, mut lds2) = (vec![0u8; 4], vec![0x5Au8; 256]);
+                let mut e = env(&mut scratch, &mut lds);
+                e.mem = &mem_fast;
+                e.shared_base = SHARED_BASE;
+                let mut e2 = env(&mut scratch2, &mut lds2);
+                e2.mem = &mem_slow;
+                e2.shared_base = SHARED_BASE;
+                let (got, took) = run_pre_resolved(&mut fast_w, &mut e, &i);
+                let want = flat(&mut slow_w, &mut e2, &i);
+                assert_eq!(got, want, "{what}");
+                let runs = !matches!(case, "past the end" | "shared");
+                assert_eq!(took, runs, "{what}: taken");
+                assert_eq!(mem_fast.bytes(), mem_slow.bytes(), "{what}: memory");
+                assert!(fast_w.vgpr == slow_w.vgpr, "{what}: registers");
+                assert_eq!(e.lds, e2.lds, "{what}: LDS");
+                if runs {
+                    assert_eq!(
+                        mem_fast.translations(),
+                        mem_slow.translations(),
+                        "{what}: translations"
+                    );
+                    let (want_regs, want_mem) =
+                        subword_model(text, &addrs, exec, &w0.vgpr, &before);
+                    assert_eq!(mem_fast.bytes(), want_mem, "{what}: model memory");
+                    assert!(fast_w.vgpr == want_regs, "{what}: model registers");
+                }
+                if case == "coalesced" {
+                    assert_eq!(mem_fast.translations(), 1, "{what}");
+                }
+                if case == "past the end" {
+                    let access = if text.contains("store") {
+                        Access::Write
+                    } else {
+                        Access::Read
+                    };
+                    assert_eq!(got, Err(fault(addrs[19], access)), "{what}");
+                    assert_eq!(mem_fast.bytes(), before, "{what}: nothing stored");
                 }
             }
         }

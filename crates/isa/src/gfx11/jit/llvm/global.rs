@@ -31,6 +31,12 @@
 //!   lane's dwords in order (`span_store`: a scatter per dword would order
 //!   overlapping lanes differently).
 //!
+//! A 1- or 2-byte access moves `i8`/`i16` lanes the same three ways; a
+//! load's values are extended and placed in the destination row as
+//! exec/vmem/mod.rs `subword_lane` places them (a d16 load keeps the row's
+//! other half, so the row is also read), a store takes the data's low
+//! bytes or, for `d16_hi`, those of its high half.
+//!
 //! The span's ends and the lanes' offsets in it are 32-bit vector work: a
 //! lane's address is one 64-bit base (the SGPR pair, or the lanes' shared
 //! high word, plus the offset) and its 32-bit VGPR, so the reductions and
@@ -58,6 +64,10 @@ pub(crate) const DECLARATIONS: &str = "\
 declare i1 @llvm.vector.reduce.and.v32i1(<32 x i1>)
 declare i1 @llvm.vector.reduce.or.v32i1(<32 x i1>)
 declare i64 @llvm.uadd.sat.i64(i64, i64)
+declare <32 x i8> @llvm.masked.gather.v32i8.v32p0(<32 x ptr>, i32, <32 x i1>, <32 x i8>)
+declare <32 x i16> @llvm.masked.gather.v32i16.v32p0(<32 x ptr>, i32, <32 x i1>, <32 x i16>)
+declare void @llvm.masked.scatter.v32i8.v32p0(<32 x i8>, <32 x ptr>, i32, <32 x i1>)
+declare void @llvm.masked.scatter.v32i16.v32p0(<32 x i16>, <32 x ptr>, i32, <32 x i1>)
 ";
 
 /// `l * step` in lane `l`, as a constant of 32 lanes of `bits` (32: a `V`,
@@ -91,6 +101,11 @@ pub(super) struct ActiveSpan {
     /// The form `base + offs[l]` holds for every active lane and none of
     /// their addresses wraps past 2^64 while another does not.
     pub held: String,
+}
+
+/// The IR type of one lane's bytes of a sub-dword access.
+fn subword_type(c: &Coalesced) -> &'static str {
+    if c.size == 1 { "i8" } else { "i16" }
 }
 
 /// The shuffle mask picking dword `k` of each lane's `n` dwords from the
@@ -167,7 +182,9 @@ impl Fx {
     /// Entry `k`, the FLAT or GLOBAL load or store `c`, leaving with
     /// `stop` if its call-out does not flow on; `fp` is its footprint.
     pub(super) fn global(&mut self, c: &Coalesced, k: u32, stop: u32, fp: &Footprint) {
-        let n = (c.size / 4) as usize;
+        // A sub-dword access moves part of one row (a d16 load keeps the
+        // rest of it).
+        let n = (c.size as usize).div_ceil(4);
         let rows: Vec<u8> = (0..n).map(|j| c.reg.wrapping_add(j as u8)).collect();
         // Everything the hit uses is read before the first branch, so every
         // path and the join see the same values.
@@ -408,6 +425,28 @@ impl Fx {
         // the masked row (a form `llc-19` alone, without the optimiser
         // run first, loops on when the row comes from compare results).
         let lane = c.write.then(|| self.first_active_lane());
+        if c.size < 4 {
+            let t = subword_type(c);
+            if let Some(lane) = &lane {
+                let x = self.ins(format!("extractelement {V} {}, i32 {lane}", data[0]));
+                let x = if c.hi {
+                    self.ins(format!("lshr i32 {x}, 16"))
+                } else {
+                    x
+                };
+                let x = self.ins(format!("trunc i32 {x} to {t}"));
+                self.line(format!("store {t} {x}, ptr {host}, align 1"));
+                return rows;
+            }
+            let x = self.ins(format!("load {t}, ptr {host}, align 1"));
+            let one = self.ins(format!("insertelement <32 x {t}> poison, {t} {x}, i64 0"));
+            let all = self.ins(format!(
+                "shufflevector <32 x {t}> {one}, <32 x {t}> poison, <32 x i32> zeroinitializer"
+            ));
+            let v = self.subword_value(c, &all, &data[0]);
+            rows.push(self.ins(format!("select {M} {m}, {V} {v}, {V} {}", data[0])));
+            return rows;
+        }
         for (j, row) in data.iter().enumerate() {
             let p = self.ins(format!("getelementptr i8, ptr {host}, i64 {}", 4 * j));
             if let Some(lane) = &lane {
@@ -425,6 +464,16 @@ impl Fx {
     /// Every lane active, lane `l`'s bytes at `host + l * size`: the span
     /// moved at once, the rows (de)interleaved.
     fn global_contiguous(&mut self, c: &Coalesced, host: &str, data: &[String]) -> Vec<String> {
+        if c.size < 4 {
+            let t = format!("<32 x {}>", subword_type(c));
+            if c.write {
+                let x = self.subword_data(c, &data[0]);
+                self.line(format!("store {t} {x}, ptr {host}, align 1"));
+                return Vec::new();
+            }
+            let raw = self.ins(format!("load {t}, ptr {host}, align 1"));
+            return vec![self.subword_value(c, &raw, &data[0])];
+        }
         let n = data.len();
         let wide = format!("<{} x i32>", 32 * n);
         if n == 1 {
@@ -452,6 +501,39 @@ impl Fx {
                 ))
             })
             .collect()
+    }
+
+    /// A sub-dword load's values `raw` (a `<32 x i8>` or `<32 x i16>`) as
+    /// its destination row holds them (exec/vmem/mod.rs `subword_lane`):
+    /// zero- or sign-extended, or for d16 the low 16 bits of that in the
+    /// low or high half of `old`, the other half kept.
+    fn subword_value(&mut self, c: &Coalesced, raw: &str, old: &str) -> String {
+        let ext = if c.signed { "sext" } else { "zext" };
+        let t = subword_type(c);
+        let val = self.ins(format!("{ext} <32 x {t}> {raw} to {V}"));
+        let (keep, placed) = match c.d16 {
+            1 => (
+                self.ins(format!("and {V} {old}, splat (i32 -65536)")),
+                self.ins(format!("and {V} {val}, splat (i32 65535)")),
+            ),
+            2 => (
+                self.ins(format!("and {V} {old}, splat (i32 65535)")),
+                self.ins(format!("shl {V} {val}, splat (i32 16)")),
+            ),
+            _ => return val,
+        };
+        self.ins(format!("or {V} {keep}, {placed}"))
+    }
+
+    /// A sub-dword store's lane values: the low bytes of the data row, or
+    /// of its high half for the `d16_hi` stores.
+    fn subword_data(&mut self, c: &Coalesced, row: &str) -> String {
+        let x = if c.hi {
+            self.ins(format!("lshr {V} {row}, splat (i32 16)"))
+        } else {
+            row.to_owned()
+        };
+        self.ins(format!("trunc {V} {x} to <32 x {}>", subword_type(c)))
     }
 
     /// Rows `rows` one after the other in one vector.
@@ -499,6 +581,24 @@ impl Fx {
         exec: &str,
         data: &[String],
     ) -> Vec<String> {
+        if c.size < 4 {
+            let e = subword_type(c);
+            let t = format!("<32 x {e}>");
+            if c.write {
+                let x = self.subword_data(c, &data[0]);
+                self.line(format!(
+                    "call void @llvm.masked.scatter.v32{e}.v32p0({t} {x}, <32 x ptr> {ptrs}, \
+                     i32 1, {M} {m})"
+                ));
+                return Vec::new();
+            }
+            let raw = self.ins(format!(
+                "call {t} @llvm.masked.gather.v32{e}.v32p0(<32 x ptr> {ptrs}, i32 1, \
+                 {M} {m}, {t} zeroinitializer)"
+            ));
+            let v = self.subword_value(c, &raw, &data[0]);
+            return vec![self.ins(format!("select {M} {m}, {V} {v}, {V} {}", data[0]))];
+        }
         if !c.write {
             return data
                 .iter()

@@ -4,11 +4,12 @@
 //! process sweeps it on its first store and again each time it has stored
 //! an eighth of the bound: past the bound, the least recently used entries
 //! (by the modification time of their `.o`, which a hit refreshes) are
-//! deleted, `.ll` first, down to three quarters of it (a `KEY.failed.ll`,
-//! a module LLVM failed on, has no `.o` and goes first). Temporary files an
-//! hour old, left by a process that died mid-write, go too. An entry
-//! deleted while another process reads it costs that process a compile:
-//! a hit needs the `.ll` to match and the `.o` to open.
+//! deleted down to three quarters of it (a `KEY.failed.ll`, a module LLVM
+//! failed on, has no `.o` and goes first, as does a `KEY.ll` an earlier
+//! version of the cache kept beside its object). Temporary files an hour
+//! old, left by a process that died mid-write, go too. An entry deleted
+//! while another process reads it costs that process a compile: a hit
+//! needs the `.o` to open.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -113,12 +114,10 @@ pub(crate) fn sweep(dir: &Path, max_bytes: u64) -> usize {
     let mut order: Vec<_> = entries.into_values().collect();
     order.sort_by_key(|e| e.0);
     let mut evicted = 0;
-    for (_, len, mut files) in order {
+    for (_, len, files) in order {
         if total <= goal {
             break;
         }
-        // The .ll first: without it the entry is a miss.
-        files.sort_by_key(|p| p.extension().is_none_or(|e| e != "ll"));
         for f in &files {
             let _ = std::fs::remove_file(f);
         }
@@ -141,14 +140,12 @@ mod tests {
         }
     }
 
-    fn entry(dir: &Path, key: &str, bytes: usize, age_s: u64) {
-        let when = SystemTime::now() - Duration::from_secs(age_s);
-        for (ext, len) in [("o", bytes), ("ll", 100)] {
-            let path = dir.join(format!("{key}.{ext}"));
-            std::fs::write(&path, vec![0u8; len]).unwrap();
-            let f = std::fs::File::options().append(true).open(&path).unwrap();
-            f.set_modified(when).unwrap();
-        }
+    /// A file of `bytes` bytes last modified `age_s` seconds ago.
+    fn file(path: &Path, bytes: usize, age_s: u64) {
+        std::fs::write(path, vec![0u8; bytes]).unwrap();
+        let f = std::fs::File::options().append(true).open(path).unwrap();
+        f.set_modified(SystemTime::now() - Duration::from_secs(age_s))
+            .unwrap();
     }
 
     #[test]
@@ -156,10 +153,13 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("aqueduct-jit-bound-{}", std::process::id()));
         let _scratch = Scratch(dir.clone());
         std::fs::create_dir_all(&dir).unwrap();
-        // Four entries of 1100 bytes, oldest first; "b" was used just now.
+        // Four entries of 1000 bytes, oldest first; "b" was used just now.
+        // A module LLVM failed on ("z", no object) counts as least recently
+        // used, used or not.
         for (i, key) in ["a", "b", "c", "d"].iter().enumerate() {
-            entry(&dir, key, 1000, 100 - i as u64 * 10);
+            file(&dir.join(format!("{key}.o")), 1000, 100 - i as u64 * 10);
         }
+        file(&dir.join("z.failed.ll"), 100, 0);
         touch(&dir.join("b.o"));
         let stale = dir.join("e.1.2.o.tmp");
         std::fs::write(&stale, b"x").unwrap();
@@ -175,14 +175,12 @@ mod tests {
         // Under the bound: nothing but the stale temporary goes.
         assert_eq!(sweep(&dir, 4400), 0);
         assert!(!stale.exists() && fresh_temp.exists());
-        // 4400 bytes over a bound of 3000: down to 2250, so "a" and "c"
-        // (the two least recently used) go, "b" and "d" stay.
-        assert_eq!(sweep(&dir, 3000), 2);
-        let left =
-            |k: &str| dir.join(format!("{k}.o")).exists() && dir.join(format!("{k}.ll")).exists();
-        let gone =
-            |k: &str| !dir.join(format!("{k}.o")).exists() && !dir.join(format!("{k}.ll")).exists();
-        assert!(gone("a") && gone("c"), "the oldest entries go whole");
+        // 4100 bytes over a bound of 3000: down to 2250, so "z", "a" and
+        // "c" (the least recently used) go, "b" and "d" stay.
+        assert_eq!(sweep(&dir, 3000), 3);
+        let left = |k: &str| dir.join(format!("{k}.o")).exists();
+        assert!(!left("a") && !left("c"), "the oldest entries go");
+        assert!(!dir.join("z.failed.ll").exists());
         assert!(left("b") && left("d"));
     }
 }

@@ -14,16 +14,18 @@
 //!
 //! The cache directory is `AQUEDUCT_SIM_JIT_CACHE` (`off` disables it),
 //! else `$XDG_CACHE_HOME/aqueduct/jit`, else `$HOME/.cache/aqueduct/jit`.
-//! An entry is `KEY.o` with `KEY.ll`, the IR it was built from; KEY hashes
-//! the IR, the library (its file, size and modification time) and the
-//! host target (triple, CPU, features). A hit needs the stored IR to equal
-//! the wanted IR, so a hash collision costs a compile, never wrong code.
-//! Entries are written under a name unique to the process and renamed
-//! into place (the object first), so concurrent processes never see a
-//! partial entry. The directory is bounded in size (`cache_bound.rs`).
-//! The IR is written (as `KEY.PID.N.ll.tmp`) before the compile starts, so
-//! a compile that fails leaves its module behind, and one that LLVM loops
-//! or aborts on becomes `KEY.failed.ll`.
+//! An entry is one file, `KEY.o`; KEY is the SHA-256 (FIPS 180-4) of the
+//! IR, the library (its file, size and modification time) and the host
+//! target (triple, CPU, features), in hex. A strong hash of everything the
+//! object depends on stands for the IR itself: two modules with one key
+//! would be a SHA-256 collision. (Storing the IR beside each object to
+//! compare would take five to ten times the object's bytes.) Entries are
+//! written under a name unique to the process and renamed into place, so
+//! concurrent processes never see a partial entry. The directory is
+//! bounded in size (`cache_bound.rs`). The IR is written (as
+//! `KEY.PID.N.ll.tmp`) before the compile starts, so a compile that fails
+//! leaves its module behind, and one that LLVM loops or aborts on becomes
+//! `KEY.failed.ll`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -125,16 +127,17 @@ fn cache_dir() -> Option<&'static Path> {
     .as_deref()
 }
 
-/// FNV-1a, 64 bits, over `parts`.
-fn fnv(parts: &[&str]) -> u64 {
-    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+/// The cache key of `parts`: the hex SHA-256 of each part followed by a
+/// 0xFF byte (which no UTF-8 text holds, so the parts cannot run into each
+/// other).
+fn key_of(parts: &[&str]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
     for p in parts {
-        for b in p.bytes().chain([0xFF]) {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01B3);
-        }
+        h.update(p.as_bytes());
+        h.update([0xFF]);
     }
-    h
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A name no other compile of this process or another uses.
@@ -224,14 +227,12 @@ fn compile_in(
     names: &[&str],
 ) -> Result<Linked, LlvmError> {
     let host = host().map_err(|e| LlvmError::Llvm(e.clone()))?;
-    let key = format!("{:016x}", fnv(&[ir, &host.identity]));
+    let key = key_of(&[ir, &host.identity]);
     let Some(dir) = dir else {
         return link(host, &compile_object(host, ir, limit)?, names);
     };
-    let (obj, ll) = (dir.join(format!("{key}.o")), dir.join(format!("{key}.ll")));
-    if std::fs::read_to_string(&ll).is_ok_and(|stored| stored == ir)
-        && let Ok(object) = std::fs::read(&obj)
-    {
+    let obj = dir.join(format!("{key}.o"));
+    if let Ok(object) = std::fs::read(&obj) {
         match link(host, &object, names) {
             Ok(linked) => {
                 cache_bound::touch(&obj);
@@ -242,7 +243,7 @@ fn compile_in(
         }
     }
     let failed = dir.join(format!("{key}.failed.ll"));
-    if std::fs::read_to_string(&failed).is_ok_and(|stored| stored == ir) {
+    if failed.exists() {
         return Err(LlvmError::FailedBefore { module: failed });
     }
     // The IR goes to disk before the compile, so a compile that fails
@@ -263,22 +264,19 @@ fn compile_in(
             return Err(e.into());
         }
     };
+    let _ = std::fs::remove_file(&tmp_ll);
     let tmp_obj = unique(dir, &key, "o.tmp");
-    let stored = ir_written
-        .and_then(|()| std::fs::write(&tmp_obj, &object))
-        .and_then(|()| std::fs::rename(&tmp_obj, &obj))
-        .and_then(|()| std::fs::rename(&tmp_ll, &ll));
+    let stored = std::fs::write(&tmp_obj, &object).and_then(|()| std::fs::rename(&tmp_obj, &obj));
     match stored {
         Ok(()) => {
             static MAX_BYTES: OnceLock<u64> = OnceLock::new();
-            let bytes = object.len() as u64 + ir.len() as u64;
+            let bytes = object.len() as u64;
             cache_bound::stored(dir, bytes, *MAX_BYTES.get_or_init(cache_bound::max_bytes));
         }
         Err(e) => {
             // Uncached, but the compiled object still runs.
             tracing::warn!("cannot store a translation in {}: {e}", dir.display());
             let _ = std::fs::remove_file(&tmp_obj);
-            let _ = std::fs::remove_file(&tmp_ll);
         }
     }
     link(host, &object, names)
@@ -331,12 +329,34 @@ define i32 @b0() {
             matches!(&second, Some(LlvmError::FailedBefore { module }) if module.ends_with(&kept[0])),
             "{second:?}"
         );
-        // A module that compiles still does, in the same directory.
+        // A module that compiles still does, in the same directory, and is
+        // kept as its object alone, named by the SHA-256 of the IR and host.
         let good = "define i32 @b0() {\n  ret i32 7\n}\n";
-        let (_object, addresses) = compile_in(Some(&dir), limit, good, &["b0"]).unwrap();
-        // SAFETY: `b0` is `i32 ()` in the C convention; `_object` keeps it.
-        let b0 = unsafe { std::mem::transmute::<usize, extern "C" fn() -> i32>(addresses[0]) };
-        assert_eq!(b0(), 7);
+        let run = || {
+            let (object, addresses) = compile_in(Some(&dir), limit, good, &["b0"]).unwrap();
+            // SAFETY: `b0` is `i32 ()` in the C convention; `object` keeps it.
+            let b0 = unsafe { std::mem::transmute::<usize, extern "C" fn() -> i32>(addresses[0]) };
+            (object, b0())
+        };
+        assert_eq!(run().1, 7);
+        let key = key_of(&[good, &host().unwrap().identity]);
+        assert_eq!(key.len(), 64);
+        let entry = dir.join(format!("{key}.o"));
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let mut want = vec![kept[0].clone(), format!("{key}.o")];
+        want.sort();
+        assert_eq!(names, want, "the failed module and the object, no IR");
+        // A hit links the stored object; a damaged one is compiled again
+        // and replaced.
+        assert_eq!(run().1, 7);
+        std::fs::write(&entry, b"not an object").unwrap();
+        assert_eq!(run().1, 7);
+        assert!(std::fs::read(&entry).unwrap().starts_with(b"\x7fELF"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

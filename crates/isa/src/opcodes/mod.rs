@@ -28,3 +28,9 @@ impl Op {
         op::OP_NAMES[self as usize]
     }
 }
+
+/// Every operation's [`Op::name`], indexed by `op as usize`: for tables
+/// built once from the names.
+pub(crate) fn names() -> &'static [&'static str] {
+    &op::OP_NAMES
+}

@@ -32,7 +32,7 @@ use crate::gfx11::exec::env::Env;
 use crate::gfx11::exec::operand::{SSrc, sread};
 use crate::gfx11::exec::vmem::gfx9_buffer::Resource;
 use crate::gfx11::exec::vmem::mem::le_row;
-use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
+use crate::gfx11::exec::vmem::mem_kind::{BufferForm, MemKind, buffer_form, mem_kind};
 use crate::gfx11::inst::{Family, Inst, Src};
 use crate::gfx11::wave::{LANE_BIT, LANES, Lanes, Wave};
 
@@ -67,7 +67,7 @@ impl BufferScratch {
             || i.acc != 0
             || idxen
             || i.dpp.is_some()
-            || i.op.name().contains("_format_")
+            || buffer_form(i.op) == BufferForm::Typed
         {
             return None;
         }

@@ -42,7 +42,7 @@ use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, sread, unmodelled}
 use crate::gfx11::exec::observe;
 use crate::gfx11::exec::vmem::atomics::buffer_lane_atomic;
 use crate::gfx11::exec::vmem::lds_dma::{lds_address, lds_write};
-use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
+use crate::gfx11::exec::vmem::mem_kind::{BufferForm, MemKind, buffer_form, mem_kind};
 use crate::gfx11::exec::vmem::private_layout::row_lanes;
 use crate::gfx11::exec::vmem::{slot_start, write_loaded};
 use crate::gfx11::inst::Inst;
@@ -144,7 +144,7 @@ pub(crate) fn lane_fields(w: &Wave, i: &Inst, res: &Resource) -> ([u64; LANES], 
 /// A GFX9 MUBUF load, store or atomic over the current 32 lanes.
 pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     let idxen = (i.words[0] >> 13) & 1 != 0;
-    if i.op.name().contains("_format_") {
+    if buffer_form(i.op) == BufferForm::Typed {
         return super::gfx9_typed::typed(w, env, i);
     }
     let to_lds = i.flags & LDS != 0;

@@ -45,6 +45,39 @@ pub(crate) fn mem_kind(op: Op) -> MemKind {
     table.get(op as usize).copied().unwrap_or(MemKind::Other)
 }
 
+/// What a MUBUF opcode's name makes of it beyond its [`MemKind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BufferForm {
+    /// A load, store or atomic of raw bytes.
+    Raw,
+    /// A typed access through a buffer format (`*_format_*`).
+    Typed,
+    /// A load into LDS (`buffer_load_lds_*`).
+    LoadLds,
+}
+
+/// The [`BufferForm`] of `op`, looked up by opcode (the names are parsed
+/// once per process, not per instruction executed).
+pub(crate) fn buffer_form(op: Op) -> BufferForm {
+    static TABLE: OnceLock<Vec<BufferForm>> = OnceLock::new();
+    // Every target's operations (GFX9's too), not one family table's.
+    let table = TABLE.get_or_init(|| {
+        crate::opcodes::names()
+            .iter()
+            .map(|name| {
+                if name.starts_with("buffer_load_lds_") {
+                    BufferForm::LoadLds
+                } else if name.starts_with("buffer_") && name.contains("_format_") {
+                    BufferForm::Typed
+                } else {
+                    BufferForm::Raw
+                }
+            })
+            .collect::<Vec<_>>()
+    });
+    table.get(op as usize).copied().unwrap_or(BufferForm::Raw)
+}
+
 fn parse(op: Op) -> MemKind {
     let name = op.name();
     if let Some((size, signed, d16)) = name.split_once("_load_").and_then(|(_, s)| load_suffix(s)) {
@@ -94,4 +127,41 @@ fn store_suffix(suffix: &str) -> Option<(usize, bool)> {
         "d16_hi_b16" | "b16_d16_hi" => (2, true),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opcodes::names;
+
+    /// Every MUBUF opcode of every target has the form its name says (the
+    /// GFX9-only operations too, which gfx11's tables do not hold).
+    #[test]
+    fn buffer_forms_follow_the_names() {
+        let mut typed = 0;
+        use crate::gfx9::{Target, opcodes::tables};
+        for (gfx9, table) in [
+            (false, &crate::gfx11::opcodes::MUBUF[..]),
+            (true, tables(Target::Gfx90a).mubuf),
+            (true, tables(Target::Gfx942).mubuf),
+        ] {
+            for info in table.iter().flatten() {
+                let name = info.op.name();
+                let want = if name.starts_with("buffer_load_lds_") {
+                    BufferForm::LoadLds
+                } else if name.contains("_format_") {
+                    typed += 1;
+                    BufferForm::Typed
+                } else {
+                    BufferForm::Raw
+                };
+                assert_eq!(buffer_form(info.op), want, "{name} (GFX9 table: {gfx9})");
+            }
+        }
+        assert!(typed > 20, "{typed} typed forms");
+        assert_eq!(
+            names()[Op::BufferLoadFormatX as usize],
+            "buffer_load_format_x"
+        );
+    }
 }

@@ -26,7 +26,7 @@
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::exec::observe;
 use crate::gfx11::exec::vmem::atomics::buffer_lane_atomic;
-use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
+use crate::gfx11::exec::vmem::mem_kind::{BufferForm, MemKind, buffer_form, mem_kind};
 use crate::gfx11::exec::vmem::write_loaded;
 use crate::gfx11::inst::Inst;
 use crate::gfx11::opcodes::Op;
@@ -160,13 +160,13 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     if (w1 >> 21) & 1 != 0 {
         return Err(unmodelled(i, "tfe"));
     }
-    let name = i.op.name();
-    if name.starts_with("buffer_load_lds_") {
-        return load_to_lds(w, env, i);
-    }
-    if name.contains("_format_") {
-        let format = buffer_lanes(w, i)?.res.format;
-        return super::mtbuf::typed(w, env, i, format);
+    match buffer_form(i.op) {
+        BufferForm::LoadLds => return load_to_lds(w, env, i),
+        BufferForm::Typed => {
+            let format = buffer_lanes(w, i)?.res.format;
+            return super::mtbuf::typed(w, env, i, format);
+        }
+        BufferForm::Raw => {}
     }
     let kind = mem_kind(i.op);
     let (size, access, whole) = match kind {

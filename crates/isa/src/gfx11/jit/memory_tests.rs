@@ -583,6 +583,67 @@ const ATOMICS: [(&str, [u8; 8]); 16] = [
 #[test]
 fn global_atomics_match_the_interpreter() {
     let mut rng = Rng::new(0x0A70_41C5_0FC0_FFEE);
+    let cases = atomic_cases(&mut rng);
+    for backend in backends() {
+        if !matches!(backend, Backend::Llvm) {
+            continue;
+        }
+        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
+        let ts = backend.translate(&blocks);
+        for ((block, mem, w, execs, level), t) in cases.iter().zip(&ts) {
+            let mut w = w.clone();
+            for &exec in execs {
+                w.sgpr[EXEC] = exec;
+                for warm in [false, true] {
+                    compare(t, block, mem, &w, warm, *level);
+                }
+            }
+            assert_eq!(t.inlined, block.compiled.len(), "every entry inline");
+        }
+    }
+}
+
+/// The same atomics in wave64 waves: each 32-lane pass runs inline as a
+/// wave32 atomic over that half (llvm/wave64.rs), as the interpreter's
+/// `run_wave64_memory` runs it, a pass the inline code leaves to the
+/// interpreter through a call-out of that pass alone; the EXEC pairs mix
+/// full, empty, one-lane and random halves.
+#[cfg(unix)]
+#[test]
+fn wave64_global_atomics_match_the_interpreter() {
+    if !super::llvm::available() {
+        eprintln!("skipped: libLLVM-19 does not load here");
+        return;
+    }
+    let mut rng = Rng::new(0x5EED_0A70_6464_B00C);
+    // Half the atomic and layout pairs, as for the loads and stores.
+    let cases: Vec<Case> = atomic_cases(&mut rng)
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| (k / LAYOUTS.len() + k % LAYOUTS.len()).is_multiple_of(2))
+        .map(|(_, c)| c)
+        .collect();
+    let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
+    let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
+    for ((block, mem, w, execs, level), t) in cases.iter().zip(&ts) {
+        let mut w = w.clone();
+        w.wave64 = true;
+        for (k, &lo) in execs.iter().enumerate() {
+            let hi = execs[(k + 1 + rng.below(5) as usize) % execs.len()];
+            for pair in [(lo, hi), (hi, lo)] {
+                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = pair;
+                for warm in [false, true] {
+                    compare(t, block, mem, &w, warm, *level);
+                }
+            }
+        }
+        assert_eq!(t.inlined, block.compiled64.len(), "every entry inline");
+    }
+}
+
+/// One block per atomic and layout (see [`global_atomics_match_the_interpreter`]),
+/// its wave's 64 lanes set up alike.
+fn atomic_cases(rng: &mut Rng) -> Vec<Case> {
     let mut cases: Vec<Case> = Vec::new();
     for (n, &(text, bytes)) in ATOMICS.iter().enumerate() {
         for (v, &layout) in LAYOUTS.iter().enumerate() {
@@ -597,20 +658,28 @@ fn global_atomics_match_the_interpreter() {
             }
             code.push(0xBFB0_0000); // s_endpgm
             let data: Vec<u8> = (0..DATA_LEN).map(|i| (i * 7 + n) as u8).collect();
-            let mut w = wave(&mut rng, layout, 4);
-            for l in 0..32 {
-                let at = if bytes[6] == 0x7c {
-                    (w.vgpr[3][l] as u64) << 32 | w.vgpr[4][l] as u64
+            let mut w = wave(rng, layout, 4);
+            let lane = |w: &Wave, r: usize, l: usize| {
+                if l < 32 {
+                    w.vgpr[r][l]
                 } else {
-                    (w.sgpr[4] as u64 | (w.sgpr[5] as u64) << 32).wrapping_add(w.vgpr[2][l] as u64)
+                    w.vgpr_hi[r][l - 32]
+                }
+            };
+            for l in 0..64 {
+                let at = if bytes[6] == 0x7c {
+                    (lane(&w, 3, l) as u64) << 32 | lane(&w, 4, l) as u64
+                } else {
+                    (w.sgpr[4] as u64 | (w.sgpr[5] as u64) << 32)
+                        .wrapping_add(lane(&w, 2, l) as u64)
                 };
                 let word = at
                     .checked_sub(DATA)
                     .and_then(|o| data.get(o as usize..o as usize + 4))
                     .map(|b| u32::from_le_bytes(b.try_into().unwrap()));
                 match (l % 3, word) {
-                    (0, Some(word)) => w.vgpr[7][l] = word,
-                    (1, _) => w.vgpr[6][l] = rng.below(8),
+                    (0, Some(word)) => w.set_lane(7, l, word),
+                    (1, _) => w.set_lane(6, l, rng.below(8)),
                     _ => {}
                 }
             }
@@ -637,21 +706,5 @@ fn global_atomics_match_the_interpreter() {
             cases.push((block, mem, w, execs, level));
         }
     }
-    for backend in backends() {
-        if !matches!(backend, Backend::Llvm) {
-            continue;
-        }
-        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
-        let ts = backend.translate(&blocks);
-        for ((block, mem, w, execs, level), t) in cases.iter().zip(&ts) {
-            let mut w = w.clone();
-            for &exec in execs {
-                w.sgpr[EXEC] = exec;
-                for warm in [false, true] {
-                    compare(t, block, mem, &w, warm, *level);
-                }
-            }
-            assert_eq!(t.inlined, block.compiled.len(), "every entry inline");
-        }
-    }
+    cases
 }

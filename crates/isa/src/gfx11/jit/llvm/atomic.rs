@@ -1,5 +1,7 @@
-//! FLAT and GLOBAL 32-bit integer atomics (`Fast::GlobalAtomic`) of wave32
-//! waves inline, translated through the workgroup's span cache.
+//! FLAT and GLOBAL 32-bit integer atomics (`Fast::GlobalAtomic`) inline,
+//! translated through the workgroup's span cache: a wave32 wave's 32 lanes,
+//! or one 32-lane pass of a wave64 wave's (llvm/wave64.rs), as the
+//! interpreter runs a wave64 atomic pass by pass (`run_wave64_memory`).
 //!
 //! The interpreter's fast form (exec/vmem/fast.rs `atomic`) takes the span
 //! from the lowest active lane's address to the end of the highest one's
@@ -23,7 +25,7 @@
 //! (LLVM LangRef, "atomicrmw Instruction": `uinc_wrap` and `udec_wrap` are
 //! AMDGPU's inc and dec, atomics.rs `apply32`) and cmpswap (`cmpxchg`,
 //! data then compare value, as `atomic32`). Rsub, csub, the float
-//! operations, 64-bit atomics and wave64 waves stay call-outs.
+//! operations and 64-bit atomics stay call-outs.
 //!
 //! Why: the atomics kernels of the corpus spent more of their time in the
 //! call-outs of their atomics than in their translated code. One host
@@ -117,7 +119,7 @@ impl Fx {
         let Some(op) = operation(a.rmw) else {
             return false;
         };
-        if self.wave64 || a.wide {
+        if a.wide {
             return false;
         }
         // Everything the hit uses is read before the first branch, so every

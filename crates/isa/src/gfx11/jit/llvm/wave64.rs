@@ -14,8 +14,9 @@
 //! the half's word) and, for the high pass, pins the SGPR the low pass
 //! writes to its value from before it.
 //!
-//! Global, DS and scratch accesses run pass by pass too (a scratch pass
-//! in its half's private slot), as the interpreter runs
+//! Global accesses and 32-bit global atomics, DS and scratch accesses run
+//! pass by pass too (a scratch pass in its half's private slot), as the
+//! interpreter runs
 //! them (exec/fast/mod.rs `run_wave64_memory`: the low pass, then the high
 //! one, a fault in the low pass ending the instruction before the high
 //! pass). Where a pass's inline code leaves it to the interpreter (a span
@@ -30,7 +31,8 @@
 //! which pick their half from the lane index. Everything else is a
 //! call-out, which runs the interpreter's wave64 code for the whole
 //! instruction: the other forms whose passes are not independent (DPP,
-//! permutes), atomics, a constant lane mask (whose high word the form
+//! permutes), the atomics without an inline form (64-bit, float, DS), a
+//! constant lane mask (whose high word the form
 //! does not keep) and VOPD (wave32 only).
 
 use super::lanes::{slow_scalar_unary, slow_unary};
@@ -83,7 +85,9 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         }
         // Each pass of a global, DS or scratch access, as
         // run_wave64_memory runs it.
-        Fast::Coalesced(_) | Fast::Ds(_) | Fast::Scratch(_) => halves(None),
+        Fast::Coalesced(_) | Fast::GlobalAtomic(_) | Fast::Ds(_) | Fast::Scratch(_) => {
+            halves(None)
+        }
         Fast::F64(d) if !d.uses_mask() => halves(None),
         Fast::Fma32(d) if !d.uses_mask() => halves(None),
         Fast::Cndmask {

@@ -168,6 +168,12 @@ impl Fx {
             ok = self.ins(format!("and i1 {ok}, {outside}"));
         }
         let (lookup, slow, join) = (self.label(), self.label(), self.label());
+        // No active lane: no update, no translation, no tally (as the
+        // interpreter's general path), and no call-out for a wave64 pass
+        // over an empty half.
+        let (live, none, hit_join) = (self.label(), self.label(), self.label());
+        self.line(format!("br i1 {some}, label %{live}, label %{none}"));
+        self.start(&live);
         self.line(format!("br i1 {ok}, label %{lookup}, label %{slow}"));
         self.start(&lookup);
         let host = self.span_lookup(&lo, &span, Access::Atomic, &slow);
@@ -307,6 +313,14 @@ impl Fx {
         let written = old_dst
             .as_ref()
             .map(|d| self.ins(format!("select {M} {m}, {V} {olds}, {V} {d}")));
+        self.line(format!("br label %{hit_join}"));
+        let done_end = self.current();
+        self.start(&none);
+        self.line(format!("br label %{hit_join}"));
+        self.start(&hit_join);
+        let written = written
+            .zip(old_dst.as_ref())
+            .map(|(w, d)| self.ins(format!("phi {V} [ {w}, %{done_end} ], [ {d}, %{none} ]")));
         self.line(format!("br label %{join}"));
         let hit_end = self.current();
 

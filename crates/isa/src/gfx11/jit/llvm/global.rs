@@ -210,6 +210,12 @@ impl Fx {
             ok = self.ins(format!("and i1 {ok}, {outside}"));
         }
         let (lookup, slow, join) = (self.label(), self.label(), self.label());
+        // No active lane: nothing moves, nothing is translated or tallied
+        // (the interpreter's general path does nothing either; a wave64
+        // pass over an empty half takes this, not the call-out).
+        let (live, none) = (self.label(), self.label());
+        self.line(format!("br i1 {some}, label %{live}, label %{none}"));
+        self.start(&live);
         self.line(format!("br i1 {ok}, label %{lookup}, label %{slow}"));
         self.start(&lookup);
         let access = if c.write { Access::Write } else { Access::Read };
@@ -262,13 +268,16 @@ impl Fx {
         self.line(format!("br label %{moved}"));
         let scattered_end = self.current();
 
+        self.start(&none);
+        self.line(format!("br label %{moved}"));
+
         self.start(&moved);
         let loaded: Vec<String> = (0..one.len())
             .map(|j| {
                 self.ins(format!(
                     "phi {V} [ {}, %{single_end} ], [ {}, %{contiguous_end} ], \
-                     [ {}, %{scattered_end} ]",
-                    one[j], whole[j], spread[j]
+                     [ {}, %{scattered_end} ], [ {}, %{none} ]",
+                    one[j], whole[j], spread[j], data[j]
                 ))
             })
             .collect();

@@ -104,6 +104,12 @@ impl Fx {
             self.label(),
             self.label(),
         );
+        // No active lane: nothing moves (the interpreter's general path
+        // does nothing either), and a wave64 pass over an empty half takes
+        // no call-out.
+        let (live, none) = (self.label(), self.label());
+        self.line(format!("br i1 {some}, label %{live}, label %{none}"));
+        self.start(&live);
         self.line(format!("br i1 {ok}, label %{fast}, label %{slow}"));
 
         self.start(&fast);
@@ -126,15 +132,22 @@ impl Fx {
         };
         let lanes_end = self.current();
 
+        self.start(&none);
+        self.line(format!("br label %{moved}"));
+
         self.start(&moved);
         let loaded: Vec<String> = whole
             .iter()
             .enumerate()
             .map(|(j, w)| match spread.get(j) {
                 Some(l) => self.ins(format!(
-                    "phi {V} [ {w}, %{rows_end} ], [ {l}, %{lanes_end} ]"
+                    "phi {V} [ {w}, %{rows_end} ], [ {l}, %{lanes_end} ], [ {}, %{none} ]",
+                    data[j]
                 )),
-                None => self.ins(format!("phi {V} [ {w}, %{rows_end} ]")),
+                None => self.ins(format!(
+                    "phi {V} [ {w}, %{rows_end} ], [ {}, %{none} ]",
+                    data[j]
+                )),
             })
             .collect();
         self.line(format!("br label %{join}"));

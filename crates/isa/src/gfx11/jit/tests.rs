@@ -405,6 +405,12 @@ fn translated_blocks_match_the_interpreter() {
         let through = run_cases(&cases[..200], 200);
         super::llvm::emit::FORCE_WRITE_THROUGH.set(false);
         assert!(through.is_some_and(|(inlined, runs, _)| inlined > runs));
+        // And with one copy per function (llvm/emit.rs `ONE_COPY_BYTES`):
+        // a full EXEC runs the `any` copy.
+        super::llvm::emit::FORCE_ONE_COPY.set(true);
+        let one = run_cases(&cases[..200], 200);
+        super::llvm::emit::FORCE_ONE_COPY.set(false);
+        assert!(one.is_some_and(|(inlined, runs, _)| inlined > runs));
     }
     // The same module compiles for AVX-512 hosts too, where libLLVM-19's
     // x86 code generator loops on some forms of lane masks (emit.rs

@@ -267,6 +267,28 @@ thread_local! {
     /// emissions), so the differential tests cover that way too.
     pub(crate) static FORCE_WRITE_THROUGH: std::cell::Cell<bool> =
         const { std::cell::Cell::new(false) };
+    /// Tests: give every function its `any` copy alone ([`ONE_COPY_BYTES`]).
+    pub(crate) static FORCE_ONE_COPY: std::cell::Cell<bool> =
+        const { std::cell::Cell::new(false) };
+}
+
+/// A function whose `any` copy takes more IR than this has no `full` copy:
+/// its `full` entry point calls the `any` copy, which gives the same
+/// results for any EXEC. Both copies of such a function would make a module
+/// past the largest the background compiler takes (queue.rs
+/// `MAX_MODULE_BYTES`), leaving a hot block interpreted: the wave64 body
+/// of the corpus's hip_private_bareiss on gfx942 (1.3 MB of IR in two
+/// copies) ran at the interpreter's speed. One copy costs the full-EXEC
+/// folding (about 15% in straight-line f32 blocks), not the translation.
+pub(super) const ONE_COPY_BYTES: usize = super::queue::MAX_MODULE_BYTES / 2;
+
+/// Does an `any` copy of `bytes` bytes of IR stand alone ([`ONE_COPY_BYTES`])?
+fn one_copy(bytes: usize) -> bool {
+    #[cfg(test)]
+    if FORCE_ONE_COPY.get() {
+        return true;
+    }
+    bytes > ONE_COPY_BYTES
 }
 
 /// Is `block` a self-loop (the last entry of its list for the wave size
@@ -310,7 +332,7 @@ pub(crate) fn emit_block(out: &mut String, name: &str, block: &Block, wave64: bo
         let fx = Fx::new(carried.clone(), full, looped, wave64).writing_through(through);
         emit_copy(out, &format!("{name}.{suffix}"), block, fx)
     };
-    let inlined = emit_copies(out, !looped, copy);
+    let inlined = emit_copies(out, name, !looped, copy);
     // EXEC all ones: exec_lo, and for wave64 exec_hi too.
     exec_dispatcher(out, name, &["%frame"], if wave64 { 64 } else { 32 });
     inlined
@@ -351,13 +373,16 @@ pub(super) fn exec_dispatcher(out: &mut String, name: &str, frames: &[&str], bit
     );
 }
 
-/// The `any` and `full` copies of a function by `copy` (out, suffix, full
-/// EXEC, written through; returns the inline count and the register
-/// (stores, writes)): both written through where `may_write_through` and
-/// the `any` copy stores too often ([`WRITE_THROUGH`]). Returns the
-/// `any` copy's inline count.
+/// The `any` and `full` copies of function `name` (`@{name}.any` and
+/// `@{name}.full`, over one frame) by `copy` (out, suffix, full EXEC,
+/// written through; returns the inline count and the register (stores,
+/// writes)): both written through where `may_write_through` and the `any`
+/// copy stores too often ([`WRITE_THROUGH`]); past [`ONE_COPY_BYTES`] the
+/// `full` copy is a call of the `any` one. Returns the `any` copy's inline
+/// count.
 pub(super) fn emit_copies(
     out: &mut String,
+    name: &str,
     may_write_through: bool,
     copy: impl Fn(&mut String, &str, bool, bool) -> (usize, (usize, usize)),
 ) -> usize {
@@ -369,7 +394,15 @@ pub(super) fn emit_copies(
         inlined = copy(&mut any, "any", false, true).0;
     }
     out.push_str(&any);
-    copy(out, "full", true, through);
+    if one_copy(any.len()) {
+        let _ = writeln!(
+            out,
+            "define internal i32 @{name}.full(ptr noalias %frame) nounwind {{\nentry:\n  \
+             %r = tail call i32 @{name}.any(ptr %frame)\n  ret i32 %r\n}}\n"
+        );
+    } else {
+        copy(out, "full", true, through);
+    }
     inlined
 }
 

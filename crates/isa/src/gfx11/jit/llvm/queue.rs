@@ -36,7 +36,7 @@ struct Job {
 /// IR, mostly the stores of its exit paths) took longer than the corpus
 /// runner's two-minute wait. The largest modules that pay (the compute
 /// bench's vector loops) are a tenth of this.
-const MAX_MODULE_BYTES: usize = 1 << 20;
+pub(super) const MAX_MODULE_BYTES: usize = 1 << 20;
 
 /// Translate `job`'s block and fill its slot (None where it would not pay,
 /// is too large to compile or fails, logged).

@@ -92,7 +92,7 @@ pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block], wave
     };
     // Registers are written through where the paths out would store them
     // too often (emit.rs `WRITE_THROUGH`).
-    let inlined = emit_copies(out, true, copy);
+    let inlined = emit_copies(out, name, true, copy);
     exec_dispatcher(out, name, &["%frame"], if wave64 { 64 } else { 32 });
     inlined
 }

@@ -446,23 +446,7 @@ fn cases(rng: &mut Rng) -> Vec<Case> {
 fn scalar_and_global_accesses_match_the_interpreter() {
     let mut rng = Rng::new(0x61_0BA1_5CA1_A4ED);
     let cases = cases(&mut rng);
-    for backend in backends() {
-        if !matches!(backend, Backend::Llvm) {
-            continue;
-        }
-        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
-        let ts = backend.translate(&blocks);
-        for ((block, mem, w, execs, level), t) in cases.iter().zip(&ts) {
-            let mut w = w.clone();
-            for &exec in execs {
-                w.sgpr[EXEC] = exec;
-                for warm in [false, true] {
-                    compare(t, block, mem, &w, warm, *level);
-                }
-            }
-            assert_eq!(t.inlined, block.compiled.len(), "every entry inline");
-        }
-    }
+    check_wave32(&cases);
 }
 
 /// The same accesses in wave64 waves: each global access runs inline pass
@@ -478,30 +462,8 @@ fn wave64_global_accesses_match_the_interpreter() {
         return;
     }
     let mut rng = Rng::new(0x3C6E_F372_FE94_F82B);
-    // Half the form and layout pairs (each form with every other layout,
-    // the next form with the rest): a wave64 module is twice the size.
-    let cases: Vec<Case> = cases(&mut rng)
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| (k / LAYOUTS.len() + k % LAYOUTS.len()).is_multiple_of(2))
-        .map(|(_, c)| c)
-        .collect();
-    let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
-    let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
-    for ((block, mem, w, execs, level), t) in cases.iter().zip(&ts) {
-        let mut w = w.clone();
-        w.wave64 = true;
-        for (k, &lo) in execs.iter().enumerate() {
-            let hi = execs[(k + 1 + rng.below(5) as usize) % execs.len()];
-            for pair in [(lo, hi), (hi, lo)] {
-                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = pair;
-                for warm in [false, true] {
-                    compare(t, block, mem, &w, warm, *level);
-                }
-            }
-        }
-        assert_eq!(t.inlined, block.compiled64.len(), "every entry inline");
-    }
+    let cases = cases(&mut rng);
+    check_wave64(every_other(cases), &mut rng);
 }
 
 /// The 32-bit integer atomics the LLVM back end inlines (llvm/atomic.rs):
@@ -584,23 +546,7 @@ const ATOMICS: [(&str, [u8; 8]); 16] = [
 fn global_atomics_match_the_interpreter() {
     let mut rng = Rng::new(0x0A70_41C5_0FC0_FFEE);
     let cases = atomic_cases(&mut rng);
-    for backend in backends() {
-        if !matches!(backend, Backend::Llvm) {
-            continue;
-        }
-        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
-        let ts = backend.translate(&blocks);
-        for ((block, mem, w, execs, level), t) in cases.iter().zip(&ts) {
-            let mut w = w.clone();
-            for &exec in execs {
-                w.sgpr[EXEC] = exec;
-                for warm in [false, true] {
-                    compare(t, block, mem, &w, warm, *level);
-                }
-            }
-            assert_eq!(t.inlined, block.compiled.len(), "every entry inline");
-        }
-    }
+    check_wave32(&cases);
 }
 
 /// The same atomics in wave64 waves: each 32-lane pass runs inline as a
@@ -616,29 +562,8 @@ fn wave64_global_atomics_match_the_interpreter() {
         return;
     }
     let mut rng = Rng::new(0x5EED_0A70_6464_B00C);
-    // Half the atomic and layout pairs, as for the loads and stores.
-    let cases: Vec<Case> = atomic_cases(&mut rng)
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| (k / LAYOUTS.len() + k % LAYOUTS.len()).is_multiple_of(2))
-        .map(|(_, c)| c)
-        .collect();
-    let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
-    let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
-    for ((block, mem, w, execs, level), t) in cases.iter().zip(&ts) {
-        let mut w = w.clone();
-        w.wave64 = true;
-        for (k, &lo) in execs.iter().enumerate() {
-            let hi = execs[(k + 1 + rng.below(5) as usize) % execs.len()];
-            for pair in [(lo, hi), (hi, lo)] {
-                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = pair;
-                for warm in [false, true] {
-                    compare(t, block, mem, &w, warm, *level);
-                }
-            }
-        }
-        assert_eq!(t.inlined, block.compiled64.len(), "every entry inline");
-    }
+    let cases = atomic_cases(&mut rng);
+    check_wave64(every_other(cases), &mut rng);
 }
 
 /// One block per atomic and layout (see [`global_atomics_match_the_interpreter`]),
@@ -707,4 +632,61 @@ fn atomic_cases(rng: &mut Rng) -> Vec<Case> {
         }
     }
     cases
+}
+
+/// Run each case's block (every entry inline) in wave32 waves under each of
+/// its EXEC masks, translated and interpreted, from a cold and a warm span
+/// cache, and compare everything.
+fn check_wave32(cases: &[Case]) {
+    for backend in backends() {
+        if !matches!(backend, Backend::Llvm) {
+            continue;
+        }
+        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
+        let ts = backend.translate(&blocks);
+        for ((block, mem, w, execs, level), t) in cases.iter().zip(&ts) {
+            let mut w = w.clone();
+            for &exec in execs {
+                w.sgpr[EXEC] = exec;
+                for warm in [false, true] {
+                    compare(t, block, mem, &w, warm, *level);
+                }
+            }
+            assert_eq!(t.inlined, block.compiled.len(), "every entry inline");
+        }
+    }
+}
+
+/// Half the form and layout pairs of `cases` (each form with every other
+/// layout, the next form with the rest): a wave64 module is twice the size.
+#[cfg(unix)]
+fn every_other(cases: Vec<Case>) -> Vec<Case> {
+    cases
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| (k / LAYOUTS.len() + k % LAYOUTS.len()).is_multiple_of(2))
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// [`check_wave32`] in wave64 waves, under EXEC pairs of the case's masks
+/// (each with a random other one, both ways round).
+#[cfg(unix)]
+fn check_wave64(cases: Vec<Case>, rng: &mut Rng) {
+    let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
+    let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
+    for ((block, mem, w, execs, level), t) in cases.iter().zip(&ts) {
+        let mut w = w.clone();
+        w.wave64 = true;
+        for (k, &lo) in execs.iter().enumerate() {
+            let hi = execs[(k + 1 + rng.below(5) as usize) % execs.len()];
+            for pair in [(lo, hi), (hi, lo)] {
+                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = pair;
+                for warm in [false, true] {
+                    compare(t, block, mem, &w, warm, *level);
+                }
+            }
+        }
+        assert_eq!(t.inlined, block.compiled64.len(), "every entry inline");
+    }
 }

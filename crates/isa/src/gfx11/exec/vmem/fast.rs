@@ -27,7 +27,7 @@ use crate::gfx11::exec::env::Env;
 use crate::gfx11::exec::vmem::atomics::{Rmw, atomic32, atomic32_lanes, atomic64, atomic64_lanes};
 use crate::gfx11::exec::vmem::mem::MAX_SPAN;
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
-use crate::gfx11::exec::vmem::{Coalesced, subword_lane};
+use crate::gfx11::exec::vmem::{Coalesced, subword_lane_access};
 use crate::gfx11::inst::{Family, Inst};
 use crate::gfx11::wave::{LANE_BIT, LANES, NULL, Wave, few_lanes, pack_lanes};
 
@@ -210,36 +210,6 @@ unsafe fn span_subword(w: &mut Wave, c: &Coalesced, p: *mut u8, offs: &[usize; L
         // SAFETY: an active lane's bytes at p + offs[l] lie in the translated range.
         unsafe { subword_lane_access(w, c, p.add(offs[l]), l) };
     }
-}
-
-/// Lane `l`'s 1- or 2-byte access `c` at `q`: a load's value extended and
-/// placed (`subword_lane`), a store's low bytes (of the high half for `hi`).
-///
-/// # Safety
-/// `q` holds `c.size` bytes translated for `c`'s access.
-#[inline(always)]
-unsafe fn subword_lane_access(w: &mut Wave, c: &Coalesced, q: *mut u8, l: usize) {
-    let (reg, size) = (c.reg as usize, c.size as usize);
-    if c.write {
-        let x = w.vgpr[reg][l] >> if c.hi { 16 } else { 0 };
-        if size == 1 {
-            // SAFETY: q holds this lane's byte (the caller's guarantee).
-            unsafe { q.write(x as u8) };
-        } else {
-            // SAFETY: q holds this lane's 2 bytes (the caller's guarantee).
-            unsafe { (q as *mut u16).write_unaligned((x as u16).to_le()) };
-        }
-        return;
-    }
-    let raw = if size == 1 {
-        // SAFETY: as above.
-        unsafe { q.read() as u32 }
-    } else {
-        // SAFETY: as above.
-        u16::from_le(unsafe { (q as *const u16).read_unaligned() }) as u32
-    };
-    let cur = w.vgpr[reg][l];
-    w.vgpr[reg][l] = subword_lane(raw, cur, size, c.signed, c.d16);
 }
 
 /// VGPRs `reg..reg + N` of the active lanes from the `N` dwords at `p + offs[l]`.

@@ -966,43 +966,47 @@ pub(crate) fn coalesced(w: &mut Wave, env: &Env, c: &Coalesced) -> bool {
     true
 }
 
-/// The lanes of a coalesced 1- or 2-byte access at `p` (every lane active):
-/// a load's values extended and placed as [`write_loaded`] places them, a
-/// store's low bytes (of the high half for `hi`).
+/// The lanes of a coalesced 1- or 2-byte access at `p` (every lane active,
+/// lane `l` at `p + l * size`), each as [`subword_lane_access`] moves it.
 ///
 /// # Safety
 /// `p` holds `32 * c.size` bytes translated for `c`'s access.
 #[inline(never)]
 unsafe fn coalesced_subword(w: &mut Wave, c: &Coalesced, p: *mut u8) {
+    for l in 0..LANES {
+        // SAFETY: lane l's bytes lie in the 32 * size bytes at p (the caller's guarantee).
+        unsafe { subword_lane_access(w, c, p.add(l * c.size as usize), l) };
+    }
+}
+
+/// Lane `l`'s 1- or 2-byte access `c` at `q`: a load's value extended and
+/// placed ([`subword_lane`]), a store's low bytes (of the high half for `hi`).
+///
+/// # Safety
+/// `q` holds `c.size` bytes translated for `c`'s access.
+#[inline(always)]
+pub(crate) unsafe fn subword_lane_access(w: &mut Wave, c: &Coalesced, q: *mut u8, l: usize) {
     let (reg, size) = (c.reg as usize, c.size as usize);
     if c.write {
-        let row = &w.vgpr[reg];
-        let shift = if c.hi { 16 } else { 0 };
-        for (l, &x) in row.iter().enumerate() {
-            let x = x >> shift;
-            if size == 1 {
-                // SAFETY: p holds 32 * size bytes (the caller's guarantee); lane l's byte is at p + l.
-                unsafe { p.add(l).write(x as u8) };
-            } else {
-                // SAFETY: as above; lane l's 2 bytes are at p + 2l.
-                unsafe { (p.add(2 * l) as *mut u16).write_unaligned((x as u16).to_le()) };
-            }
+        let x = w.vgpr[reg][l] >> if c.hi { 16 } else { 0 };
+        if size == 1 {
+            // SAFETY: q holds this lane's byte (the caller's guarantee).
+            unsafe { q.write(x as u8) };
+        } else {
+            // SAFETY: q holds this lane's 2 bytes (the caller's guarantee).
+            unsafe { (q as *mut u16).write_unaligned((x as u16).to_le()) };
         }
         return;
     }
-    let cur = &w.vgpr[reg];
-    let mut row = [0u32; LANES];
-    for l in 0..LANES {
-        let raw = if size == 1 {
-            // SAFETY: as above.
-            unsafe { p.add(l).read() as u32 }
-        } else {
-            // SAFETY: as above.
-            u16::from_le(unsafe { (p.add(2 * l) as *const u16).read_unaligned() }) as u32
-        };
-        row[l] = subword_lane(raw, cur[l], size, c.signed, c.d16);
-    }
-    w.vgpr[reg] = row;
+    let raw = if size == 1 {
+        // SAFETY: as above.
+        unsafe { q.read() as u32 }
+    } else {
+        // SAFETY: as above.
+        u16::from_le(unsafe { (q as *const u16).read_unaligned() }) as u32
+    };
+    let cur = w.vgpr[reg][l];
+    w.vgpr[reg][l] = subword_lane(raw, cur, size, c.signed, c.d16);
 }
 
 /// The rows of a coalesced 8-, 12- or 16-byte access (out of line: the

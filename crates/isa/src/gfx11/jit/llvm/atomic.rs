@@ -154,12 +154,10 @@ impl Fx {
         let lo_aligned = self.ins(format!("icmp eq i64 {lo_bits}, 0"));
         let same_bits = self.ins(format!("icmp eq i32 {low_bits}, 0"));
         let aligned = self.ins(format!("and i1 {lo_aligned}, {same_bits}"));
-        let some = self.ins(format!("icmp ne i32 {exec}, 0"));
         // `lo < hi` and `hi - lo <= 2^24`.
         let ordered = self.ins(format!("icmp ult i64 {lo}, {hi}"));
         let short = self.ins(format!("icmp ule i64 {span}, {ATOMIC_SPAN}"));
-        let mut ok = self.ins(format!("and i1 {some}, {short}"));
-        ok = self.ins(format!("and i1 {ok}, {ordered}"));
+        let mut ok = self.ins(format!("and i1 {short}, {ordered}"));
         ok = self.ins(format!("and i1 {ok}, {aligned}"));
         ok = self.ins(format!("and i1 {ok}, {held}"));
         if a.flat {
@@ -168,12 +166,8 @@ impl Fx {
             ok = self.ins(format!("and i1 {ok}, {outside}"));
         }
         let (lookup, slow, join) = (self.label(), self.label(), self.label());
-        // No active lane: no update, no translation, no tally (as the
-        // interpreter's general path), and no call-out for a wave64 pass
-        // over an empty half.
-        let (live, none, hit_join) = (self.label(), self.label(), self.label());
-        self.line(format!("br i1 {some}, label %{live}, label %{none}"));
-        self.start(&live);
+        let hit_join = self.label();
+        let none = self.unless_no_lane(&exec);
         self.line(format!("br i1 {ok}, label %{lookup}, label %{slow}"));
         self.start(&lookup);
         let host = self.span_lookup(&lo, &span, Access::Atomic, &slow);

@@ -200,22 +200,15 @@ impl Fx {
             held,
             ..
         } = self.active_span(c.addr, c.saddr, c.off, &exec, size);
-        let some = self.ins(format!("icmp ne i32 {exec}, 0"));
         let short = self.ins(format!("icmp ule i64 {span}, {MAX_SPAN}"));
-        let mut ok = self.ins(format!("and i1 {some}, {short}"));
-        ok = self.ins(format!("and i1 {ok}, {held}"));
+        let mut ok = self.ins(format!("and i1 {short}, {held}"));
         if c.flat {
             let addrs = self.lane_addresses(c);
             let outside = self.outside_apertures(&addrs);
             ok = self.ins(format!("and i1 {ok}, {outside}"));
         }
         let (lookup, slow, join) = (self.label(), self.label(), self.label());
-        // No active lane: nothing moves, nothing is translated or tallied
-        // (the interpreter's general path does nothing either; a wave64
-        // pass over an empty half takes this, not the call-out).
-        let (live, none) = (self.label(), self.label());
-        self.line(format!("br i1 {some}, label %{live}, label %{none}"));
-        self.start(&live);
+        let none = self.unless_no_lane(&exec);
         self.line(format!("br i1 {ok}, label %{lookup}, label %{slow}"));
         self.start(&lookup);
         let access = if c.write { Access::Write } else { Access::Read };
@@ -362,7 +355,7 @@ impl Fx {
         }
         let m = self.exec_mask();
         let high = self.row(addr.wrapping_add(1));
-        // Lane 0 when none is active (`some` then refuses the hit).
+        // Lane 0 when none is active (`unless_no_lane` then skips the access).
         let first = self.ins(format!("call i32 @llvm.cttz.i32(i32 {exec}, i1 false)"));
         let first = self.ins(format!("and i32 {first}, 31"));
         let word = self.ins(format!("extractelement {V} {high}, i32 {first}"));
@@ -374,6 +367,20 @@ impl Fx {
         let word = self.ins(format!("shl i64 {word}, 32"));
         let base = self.ins(format!("add i64 {word}, {off}"));
         (base, offs, uniform)
+    }
+
+    /// Go on at a fresh label where EXEC word `exec` has an active lane;
+    /// returns the label where it has none, for the caller to start and
+    /// join. An access with no active lane moves, translates and tallies
+    /// nothing, as the interpreter's general path does, so it needs no
+    /// call-out: every access of a wave64 wave's empty half (a small
+    /// workgroup's) would otherwise take one.
+    pub(super) fn unless_no_lane(&mut self, exec: &str) -> String {
+        let some = self.ins(format!("icmp ne i32 {exec}, 0"));
+        let (live, none) = (self.label(), self.label());
+        self.line(format!("br i1 {some}, label %{live}, label %{none}"));
+        self.start(&live);
+        none
     }
 
     /// Each lane's address as `lane_addresses` (exec/vmem/fast.rs)

@@ -59,7 +59,6 @@ impl Fx {
             "0".to_owned()
         };
         let uniform = self.ins(format!("add i32 {uniform}, {}", s.imm));
-        let some = self.ins(format!("icmp ne i32 {exec}, 0"));
         // The active lanes' addresses (inactive 0), their OR and maximum,
         // and whether they are all one address.
         let (active, or, high, same) = match s.vaddr {
@@ -93,8 +92,7 @@ impl Fx {
         let top = self.ins(format!("zext i32 {high} to i64"));
         let end = self.ins(format!("add i64 {top}, {size}"));
         let fits = self.ins(format!("icmp ule i64 {end}, {per}"));
-        let ok = self.ins(format!("and i1 {some}, {aligned}"));
-        let ok = self.ins(format!("and i1 {ok}, {fits}"));
+        let ok = self.ins(format!("and i1 {aligned}, {fits}"));
         let ok = self.ins(format!("call i1 @llvm.expect.i1(i1 {ok}, i1 true)"));
         let (fast, rows, lanes, moved, slow, join) = (
             self.label(),
@@ -104,12 +102,7 @@ impl Fx {
             self.label(),
             self.label(),
         );
-        // No active lane: nothing moves (the interpreter's general path
-        // does nothing either), and a wave64 pass over an empty half takes
-        // no call-out.
-        let (live, none) = (self.label(), self.label());
-        self.line(format!("br i1 {some}, label %{live}, label %{none}"));
-        self.start(&live);
+        let none = self.unless_no_lane(&exec);
         self.line(format!("br i1 {ok}, label %{fast}, label %{slow}"));
 
         self.start(&fast);

@@ -669,7 +669,8 @@ fn translated_gfx9_address_and_scalar_forms_run_inline() {
 
 /// The dword DS loads and stores run inline (exec/lds.rs's forms, as
 /// llvm-mc-19 encodes them) and match the interpreter: addresses random,
-/// contiguous, all alike (overlapping stores), unaligned, near the end of
+/// one lane's bytes apart (the masked vector path), all alike
+/// (overlapping stores), unaligned, near the end of
 /// the allocation and past it (the call-out's per-lane path), under full,
 /// partial, one-lane and empty EXEC; with the address row written just
 /// before the access (a dirty register on the call-out's side path) and
@@ -708,10 +709,19 @@ fn ds_accesses_match_the_interpreter() {
             let mut w = rng.wave();
             let lds: Vec<u8> = (0..SMALL_LDS).map(|i| (i * 31 + variant) as u8).collect();
             let base = rng.below(SMALL_LDS / 2);
+            // One lane's bytes: the step between the addresses of
+            // neighbouring lanes whose elements lie one after the other.
+            let dwords = f.dwords as u32;
+            let stride = match f.offsets {
+                [o0, o1] if *o1 == o0 + 4 * u64::from(dwords) => 8 * dwords,
+                _ => 4 * dwords,
+            };
+            let top = f.offsets.iter().max().copied().unwrap_or(0) as u32 + 8 * dwords;
+            let packed = rng.below(SMALL_LDS - 32 * stride - top) & !3;
             for l in 0..32u32 {
                 let a = match variant >> 2 {
                     0 => rng.below(SMALL_LDS / 2) & !3,
-                    1 => base + 4 * l,
+                    1 => packed + stride * l,
                     2 => base,
                     _ => rng.below(SMALL_LDS / 2) | 1,
                 };

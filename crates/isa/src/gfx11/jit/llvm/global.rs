@@ -110,13 +110,13 @@ fn subword_type(c: &Coalesced) -> &'static str {
 
 /// The shuffle mask picking dword `k` of each lane's `n` dwords from the
 /// lanes' bytes laid one after the other.
-fn deinterleave(k: usize, n: usize) -> String {
+pub(super) fn deinterleave(k: usize, n: usize) -> String {
     let picks: Vec<String> = (0..32).map(|l| format!("i32 {}", l * n + k)).collect();
     format!("<{}>", picks.join(", "))
 }
 
 /// The shuffle mask that lays `n` rows (concatenated) lane after lane.
-fn interleave(n: usize) -> String {
+pub(super) fn interleave(n: usize) -> String {
     let picks: Vec<String> = (0..32 * n)
         .map(|i| format!("i32 {}", (i % n) * 32 + i / n))
         .collect();
@@ -553,7 +553,7 @@ impl Fx {
     }
 
     /// Rows `rows` one after the other in one vector.
-    fn concat(&mut self, rows: &[String]) -> String {
+    pub(super) fn concat(&mut self, rows: &[String]) -> String {
         let mut all = rows[0].clone();
         for (i, row) in rows.iter().enumerate().skip(1) {
             let width = 32 * i;

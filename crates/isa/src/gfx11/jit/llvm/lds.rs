@@ -13,7 +13,13 @@
 //! bank conflicts (abi.rs), so every access there takes the call-out, which
 //! counts them.
 //!
-//! In range:
+//! In range, when the active lanes' addresses step by one lane's bytes
+//! (lane `l` at `base + l * stride`: the elements of neighbouring lanes
+//! touch, none overlaps another) each element moves as one masked vector
+//! load or store of all lanes' dwords, laid lane after lane: no byte is
+//! written twice, so the order of the lanes cannot show (a two-element
+//! store whose elements' spans may overlap takes the lane paths below).
+//! Otherwise:
 //! - a load gathers each destination row's dwords from the active lanes'
 //!   addresses (`llvm.masked.gather`; inactive lanes keep the row's value),
 //!   after reading the address row, as `load_rows` does;
@@ -32,8 +38,42 @@
 
 use super::emit::{Fx, LANE_ROWS, M, V, splat};
 use super::footprint::{Footprint, ds_dwords, ds_rows};
+use super::global::{deinterleave, interleave, lane_steps};
 use crate::gfx11::exec::lds::DsRows;
 use crate::gfx11::wave::EXEC;
+
+/// The intrinsics this file's code adds to emit.rs `DECLARATIONS`: masked
+/// loads and stores of one to four dwords a lane.
+pub(crate) const DECLARATIONS: &str = "\
+declare <32 x i32> @llvm.masked.load.v32i32.p0(ptr, i32, <32 x i1>, <32 x i32>)
+declare <64 x i32> @llvm.masked.load.v64i32.p0(ptr, i32, <64 x i1>, <64 x i32>)
+declare <96 x i32> @llvm.masked.load.v96i32.p0(ptr, i32, <96 x i1>, <96 x i32>)
+declare <128 x i32> @llvm.masked.load.v128i32.p0(ptr, i32, <128 x i1>, <128 x i32>)
+declare void @llvm.masked.store.v32i32.p0(<32 x i32>, ptr, i32, <32 x i1>)
+declare void @llvm.masked.store.v64i32.p0(<64 x i32>, ptr, i32, <64 x i1>)
+declare void @llvm.masked.store.v96i32.p0(<96 x i32>, ptr, i32, <96 x i1>)
+declare void @llvm.masked.store.v128i32.p0(<128 x i32>, ptr, i32, <128 x i1>)
+";
+
+/// How access `d` lies when its active lanes sit one after the other: a
+/// lane's bytes (the stride from one lane's address to the next), and the
+/// spans each lane's dwords fill in [`ds_dwords`] order (byte offset from
+/// the lane's address, dwords). A two-element access whose second element
+/// follows the first is one span of both; a two-element store whose
+/// elements' spans may meet has none (lane order would show).
+fn contiguous_layout(d: &DsRows) -> Option<(u32, Vec<(u32, usize)>)> {
+    let n = d.n as u32;
+    if !d.two {
+        return Some((4 * n, vec![(d.o0, d.n as usize)]));
+    }
+    if d.o1 == d.o0 + 4 * n {
+        return Some((8 * n, vec![(d.o0, 2 * d.n as usize)]));
+    }
+    if !d.load && d.o0.abs_diff(d.o1) < 32 * 4 * n {
+        return None;
+    }
+    Some((4 * n, vec![(d.o0, d.n as usize), (d.o1, d.n as usize)]))
+}
 
 /// The values an in-range access works on: the LDS base, the address row
 /// with inactive lanes 0, EXEC's lane mask and its bits.
@@ -96,7 +136,10 @@ impl Fx {
         self.line(format!("br label %{fast_join}"));
         let single_end = self.current();
         self.start(&many);
-        let all_lanes = self.ds_lanes(d, &lane, &data, &old);
+        let all_lanes = match contiguous_layout(d) {
+            Some(layout) => self.ds_contiguous_or_lanes(d, &lane, &addr, layout, &data, &old),
+            None => self.ds_lanes(d, &lane, &data, &old),
+        };
         self.line(format!("br label %{fast_join}"));
         let many_end = self.current();
         self.start(&fast_join);
@@ -153,6 +196,151 @@ impl Fx {
             }
         }
         rows
+    }
+
+    /// The in-range access on any set of lanes, whose addresses are `addr`:
+    /// through [`Fx::ds_contiguous`] when the active lanes step by
+    /// `layout`'s stride, else [`Fx::ds_lanes`]; a load's new rows (in
+    /// `ds_rows` order) either way.
+    fn ds_contiguous_or_lanes(
+        &mut self,
+        d: &DsRows,
+        lane: &Lanes,
+        addr: &str,
+        layout: (u32, Vec<(u32, usize)>),
+        data: &[String],
+        old: &[String],
+    ) -> Vec<String> {
+        let (stride, spans) = layout;
+        // Lane 0's address as the first active lane's gives it (masked to
+        // a lane index: EXEC may be empty here, and every lane then passes).
+        let first = self.first_active_lane();
+        let first = self.ins(format!("and i32 {first}, 31"));
+        let at = self.ins(format!("extractelement {V} {addr}, i32 {first}"));
+        let before = self.ins(format!("mul i32 {first}, {stride}"));
+        let base = self.ins(format!("sub i32 {at}, {before}"));
+        let base_row = self.splat_value(&base);
+        let expect = self.ins(format!(
+            "add {V} {base_row}, {}",
+            lane_steps(32, stride as u64)
+        ));
+        let same = self.ins(format!("icmp eq {V} {addr}, {expect}"));
+        let idle = self.ins(format!("xor {M} {}, splat (i1 true)", lane.m));
+        let held = self.ins(format!("or {M} {same}, {idle}"));
+        let held = self.ins(format!("call i1 @llvm.vector.reduce.and.v32i1({M} {held})"));
+        let (contiguous, scattered, moved) = (self.label(), self.label(), self.label());
+        self.line(format!(
+            "br i1 {held}, label %{contiguous}, label %{scattered}"
+        ));
+
+        self.start(&contiguous);
+        // Every active address is below the LDS length (the range check),
+        // so `at - before` is lane 0's byte offset exactly; an inactive
+        // lane's place may lie outside the LDS, and no masked lane is read
+        // or written.
+        let at = self.ins(format!("zext i32 {at} to i64"));
+        let before = self.ins(format!("zext i32 {before} to i64"));
+        let offset = self.ins(format!("sub i64 {at}, {before}"));
+        let lane0 = self.ins(format!("getelementptr i8, ptr {}, i64 {offset}", lane.lds));
+        let whole = self.ds_contiguous(d, lane, &lane0, &spans, data, old);
+        self.line(format!("br label %{moved}"));
+        let contiguous_end = self.current();
+
+        self.start(&scattered);
+        let spread = self.ds_lanes(d, lane, data, old);
+        self.line(format!("br label %{moved}"));
+        let scattered_end = self.current();
+
+        self.start(&moved);
+        whole
+            .iter()
+            .zip(&spread)
+            .map(|(a, b)| {
+                self.ins(format!(
+                    "phi {V} [ {a}, %{contiguous_end} ], [ {b}, %{scattered_end} ]"
+                ))
+            })
+            .collect()
+    }
+
+    /// The in-range access whose active lanes lie one after the other
+    /// from `lane0` (lane 0's place), each span of `spans` (offset,
+    /// dwords a lane) one masked vector load or store: a load's new rows
+    /// (in `ds_rows` order, inactive lanes keeping theirs).
+    fn ds_contiguous(
+        &mut self,
+        d: &DsRows,
+        lane: &Lanes,
+        lane0: &str,
+        spans: &[(u32, usize)],
+        data: &[String],
+        old: &[String],
+    ) -> Vec<String> {
+        let mut loaded = Vec::new();
+        let mut row = 0;
+        for &(off, w) in spans {
+            let p = self.ins(format!("getelementptr i8, ptr {lane0}, i64 {off}"));
+            let rows = if d.load {
+                &old[row..row + w]
+            } else {
+                &data[row..row + w]
+            };
+            row += w;
+            if w == 1 {
+                if d.load {
+                    loaded.push(self.ins(format!(
+                        "call {V} @llvm.masked.load.v32i32.p0(ptr {p}, i32 1, {M} {}, {V} {})",
+                        lane.m, rows[0]
+                    )));
+                } else {
+                    self.line(format!(
+                        "call void @llvm.masked.store.v32i32.p0({V} {}, ptr {p}, i32 1, {M} {})",
+                        rows[0], lane.m
+                    ));
+                }
+                continue;
+            }
+            // Each lane's `w` dwords one after the other, under a mask of
+            // each lane's bit `w` times over.
+            let lanes = 32 * w;
+            let wide = format!("<{lanes} x i32>");
+            let wm = format!("<{lanes} x i1>");
+            let exec = self.ins(format!(
+                "insertelement {wide} poison, i32 {}, i64 0",
+                lane.exec
+            ));
+            let exec = self.ins(format!(
+                "shufflevector {wide} {exec}, {wide} poison, {wide} zeroinitializer"
+            ));
+            let bits: Vec<String> = (0..lanes)
+                .map(|i| format!("i32 {}", (1u32 << (i / w)) as i32))
+                .collect();
+            let hit = self.ins(format!("and {wide} {exec}, <{}>", bits.join(", ")));
+            let mask = self.ins(format!("icmp ne {wide} {hit}, zeroinitializer"));
+            let all = self.concat(rows);
+            let laid = self.ins(format!(
+                "shufflevector {wide} {all}, {wide} poison, {wide} {}",
+                interleave(w)
+            ));
+            if d.load {
+                let got = self.ins(format!(
+                    "call {wide} @llvm.masked.load.v{lanes}i32.p0(ptr {p}, i32 1, {wm} {mask}, \
+                     {wide} {laid})"
+                ));
+                for j in 0..w {
+                    loaded.push(self.ins(format!(
+                        "shufflevector {wide} {got}, {wide} poison, {V} {}",
+                        deinterleave(j, w)
+                    )));
+                }
+            } else {
+                self.line(format!(
+                    "call void @llvm.masked.store.v{lanes}i32.p0({wide} {laid}, ptr {p}, i32 1, \
+                     {wm} {mask})"
+                ));
+            }
+        }
+        loaded
     }
 
     /// The in-range access on any set of lanes: a load's new rows (in

@@ -99,6 +99,7 @@ pub(crate) enum LlvmError {
 pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>, Vec<bool>) {
     let mut ir = String::from(emit::DECLARATIONS);
     ir.push_str(global::DECLARATIONS);
+    ir.push_str(lds::DECLARATIONS);
     ir.push_str(scratch::DECLARATIONS);
     ir.push_str(slow_valu::DECLARATIONS);
     ir.push('\n');
@@ -121,6 +122,7 @@ pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>, Ve
 pub(crate) fn region_module(members: &[&Block], wave64: bool) -> (String, usize) {
     let mut ir = String::from(emit::DECLARATIONS);
     ir.push_str(global::DECLARATIONS);
+    ir.push_str(lds::DECLARATIONS);
     ir.push_str(scratch::DECLARATIONS);
     ir.push_str(slow_valu::DECLARATIONS);
     ir.push('\n');

@@ -110,6 +110,7 @@ done:
 fn module() -> String {
     let mut ir = String::from(super::emit::DECLARATIONS);
     ir.push_str(super::global::DECLARATIONS);
+    ir.push_str(super::lds::DECLARATIONS);
     ir.push_str(super::scratch::DECLARATIONS);
     ir.push_str(BODY);
     ir

@@ -1800,7 +1800,7 @@ fn f64_arithmetic_runs_inline() {
         vec![0xD47F_010B, 0x2002_1304], // v_cmp_class_f64_e64 s11, -|v[4:5]|, v9
         vec![0xD47F_000C, 0x0001_FF06, 0x0000_03FF], // v_cmp_class_f64_e64 s12, v[6:7], 0x3ff
     ];
-    const EDGES: [u64; 16] = [
+    const EDGES: [u64; 17] = [
         0x7FF8_0000_0000_0000, // quiet NaN
         0xFFF4_0000_0000_1234, // signalling NaN, negative, with payload
         0x7FF0_0000_0000_0001, // signalling NaN
@@ -1817,9 +1817,12 @@ fn f64_arithmetic_runs_inline() {
         0x4000_0000_0000_0001, // 2 and an ulp
         0x3810_0000_0000_0000, // near f32's least normal
         0x47EF_FFFF_F000_0000, // near f32's greatest
+        // Just below 1.0: over the greatest denormal, a quotient just
+        // below 2^-1022 (v_div_scale's flag).
+        0x3FEF_FFFF_FFFF_FFFF,
     ];
     let value = |rng: &mut Rng| match rng.below(3) {
-        0 => EDGES[rng.below(16) as usize],
+        0 => EDGES[rng.below(EDGES.len() as u32) as usize],
         1 => u64::from(rng.next()) << 32 | u64::from(rng.next()),
         // Moderate magnitudes: sums and products that round.
         _ => (0x3F00 + u64::from(rng.below(0x200))) << 52 >> 4 << 4 | u64::from(rng.next()),
@@ -1854,6 +1857,83 @@ fn f64_arithmetic_runs_inline() {
         }
         w.sgpr[4] = [0, 7, 0xFFFF_FFF9, 3000][rng.below(4) as usize];
     });
+}
+
+/// v_div_scale_f64 runs its whole rule inline (llvm/float64.rs
+/// `div_scale_rule64`) and matches the interpreter on every pair of
+/// denominator and numerator drawn from each exponent field class near the
+/// rule's thresholds (zero, subnormal, 52-55, around 1022, 1790-1792,
+/// 2043-2047) with the least, a middle and the greatest fraction, both
+/// signs mixed in:
+/// as the numerator call (s0 = s2) and the denominator call (s0 = s1),
+/// under full and random EXEC and each lane alone, with the flag mask in
+/// VCC, an SGPR and null. Every entry is inline; only the waves with a
+/// lane whose quotient sits at 2^-1022 take its call-out.
+#[test]
+fn div_scale_f64_runs_its_rule_inline() {
+    // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding.
+    let words: [u32; 7] = [
+        0xD6FD_6A00,
+        0x0412_0502, // v_div_scale_f64 v[0:1], vcc_lo, v[2:3], v[2:3], v[4:5]
+        0xD6FD_0A06,
+        0x0412_0504, // v_div_scale_f64 v[6:7], s10, v[4:5], v[2:3], v[4:5]
+        0xD6FD_7C08,
+        0x0412_0502, // v_div_scale_f64 v[8:9], null, v[2:3], v[2:3], v[4:5]
+        0xBFB0_0000, // s_endpgm
+    ];
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::new().block(CODE, &mem);
+    let fields = [
+        0u64, 1, 2, 52, 53, 54, 55, 700, 1000, 1021, 1022, 1023, 1024, 1100, 1790, 1791, 1792,
+        2043, 2044, 2045, 2046, 2047,
+    ];
+    let values: Vec<u64> = fields
+        .iter()
+        .flat_map(|&e| [e << 52, e << 52 | 1 << 51, e << 52 | ((1 << 52) - 1)])
+        .collect();
+    let pairs: Vec<(u64, u64)> = values
+        .iter()
+        .flat_map(|&y| values.iter().map(move |&z| (y, z)))
+        .collect();
+    let mut rng = Rng::new(0xD1F5_CA1E_0F64_0001);
+    let mut cases = Vec::new();
+    for chunk in pairs.chunks(32) {
+        let mut w = rng.wave();
+        for (l, &(y, z)) in chunk.iter().enumerate() {
+            let (y, z) = (
+                y | u64::from(rng.below(2)) << 63,
+                z | u64::from(rng.below(2)) << 63,
+            );
+            (w.vgpr[2][l], w.vgpr[3][l]) = (y as u32, (y >> 32) as u32);
+            (w.vgpr[4][l], w.vgpr[5][l]) = (z as u32, (z >> 32) as u32);
+        }
+        cases.push(Case {
+            block: block.clone(),
+            mem: Memory {
+                code: mem.code.clone(),
+                data: UnsafeCell::new(mem.data()),
+            },
+            wave: w,
+            lds: Vec::new(),
+            level: WaveLoop::host_best(),
+            // Each lane alone too: a wave with a lane at the edge calls
+            // out for all of them.
+            execs: [u32::MAX, rng.next()]
+                .into_iter()
+                .chain((0..32).map(|l| 1 << l))
+                .collect(),
+        });
+    }
+    let Some((inlined, runs, _)) = run_cases(&cases, cases.len()) else {
+        return;
+    };
+    #[cfg(unix)]
+    if super::llvm::available() {
+        assert_eq!(inlined, runs * block.compiled.len(), "every entry inline");
+    }
 }
 
 /// The forms that write EXEC (v_cmpx, the saveexec and wrexec forms), the

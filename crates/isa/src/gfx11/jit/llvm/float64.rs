@@ -40,6 +40,15 @@ fn splat64(v: u64) -> String {
     format!("splat (i64 {})", v as i64)
 }
 
+/// What [`Fx::div_scale_rule64`] gives: each lane's result (bits), the
+/// lanes whose flag it sets, and the lanes on the edge it leaves to the
+/// interpreter.
+struct ScaleRule {
+    value: String,
+    flag: String,
+    edge: String,
+}
+
 impl Fx {
     /// Source `s` (source `k` of modifiers `mods`: abs in bit k, neg in bit
     /// 4 + k) as 64 bits per lane.
@@ -182,19 +191,25 @@ impl Fx {
     /// call-out (`Fx::inline_unless`), where the interpreter applies the
     /// per-lane rule (valu/mod.rs `div_scale64`, `div_fixup64`, `ldexp64`).
     /// - v_div_scale: the exponent fields of s1 and s2 in
-    ///   `div_scale_plain`'s ranges: s0, and the flag mask 0;
+    ///   `div_scale_plain`'s ranges: s0, and the flag mask 0; a wave with
+    ///   other lanes takes the whole rule for them on a side path
+    ///   (`div_scale_rule64`), and calls out only for a lane whose
+    ///   quotient sits at 2^-1022 (where the interpreter takes a log2);
     /// - v_div_fmas: no lane of EXEC with VCC set: the fused result;
     /// - v_div_fixup: num and den finite and non-zero and q not a NaN
     ///   (`div_fixup_plain`): q with the sign of num * den.
     ///
-    /// False (a call-out) for v_div_scale writing no SGPR or EXEC.
+    /// False (a call-out) for v_div_scale writing EXEC.
     pub(super) fn division64(&mut self, f: &F64, at: (u32, u32, &Footprint)) -> bool {
         let pair = [f.dst, f.dst + 1];
         match f.op {
             F64Op::DivScale => {
-                if !real_sgpr(f.sdst) || f.sdst as usize == EXEC {
+                if f.sdst as usize == EXEC {
                     return false;
                 }
+                // The flag mask's register, unless it goes nowhere (null:
+                // `set_sgpr` drops it, as `Wave::set_lane_mask` does).
+                let flag_to: &[u8] = if real_sgpr(f.sdst) { &[f.sdst] } else { &[] };
                 let x = self.bits64(f.src[0], f.mods, 0);
                 // The exponent fields (the sign modifiers leave them).
                 let field = |fx: &mut Self, k: usize| {
@@ -215,10 +230,39 @@ impl Fx {
                 let ok3 = in_range(self, &gap, -1021, 1789);
                 let ok = self.ins(format!("and {M} {ok1}, {ok2}"));
                 let ok = self.ins(format!("and {M} {ok}, {ok3}"));
-                let rare = self.any_active_not(&ok);
-                self.inline_unless(&rare, at, &pair, &[f.sdst], |fx| {
-                    fx.set_rows64(f.dst, &x);
-                    fx.set_sgpr(f.sdst, "0".to_owned());
+                // Lanes of EXEC outside the common case take the whole rule
+                // (`div_scale_rule`) on a side path; a wave with a lane on its
+                // one undecided edge calls out.
+                let exec = self.exec_mask();
+                let other = self.ins(format!("xor {M} {ok}, splat (i1 true)"));
+                let other = self.ins(format!("and {M} {other}, {exec}"));
+                let (y, z) = (
+                    self.bits64(f.src[1], f.mods, 1),
+                    self.bits64(f.src[2], f.mods, 2),
+                );
+                let srcs = [x.as_str(), y.as_str(), z.as_str()];
+                let rare = self.rarely(&other, "i1", "false", |fx| {
+                    let rule = fx.div_scale_rule64(srcs, &x1, &x2);
+                    let edge = fx.ins(format!("and {M} {}, {other}", rule.edge));
+                    let bits = fx.ins(format!("bitcast {M} {edge} to i32"));
+                    fx.ins(format!("icmp ne i32 {bits}, 0"))
+                });
+                self.inline_unless(&rare, at, &pair, flag_to, |fx| {
+                    let kept = fx.ins(format!("insertvalue {{ {Q}, i32 }} poison, {Q} {x}, 0"));
+                    let kept = fx.ins(format!("insertvalue {{ {Q}, i32 }} {kept}, i32 0, 1"));
+                    let ty = format!("{{ {Q}, i32 }}");
+                    let both = fx.rarely(&other, &ty, &kept, |fx| {
+                        let rule = fx.div_scale_rule64(srcs, &x1, &x2);
+                        let r = fx.ins(format!("select {M} {ok}, {Q} {x}, {Q} {}", rule.value));
+                        let flag = fx.ins(format!("and {M} {}, {other}", rule.flag));
+                        let flag = fx.ins(format!("bitcast {M} {flag} to i32"));
+                        let v = fx.ins(format!("insertvalue {ty} poison, {Q} {r}, 0"));
+                        fx.ins(format!("insertvalue {ty} {v}, i32 {flag}, 1"))
+                    });
+                    let r = fx.ins(format!("extractvalue {ty} {both}, 0"));
+                    let flag = fx.ins(format!("extractvalue {ty} {both}, 1"));
+                    fx.set_rows64(f.dst, &r);
+                    fx.set_sgpr(f.sdst, flag);
                 });
             }
             F64Op::DivFmas => {
@@ -265,6 +309,92 @@ impl Fx {
             }
         }
         true
+    }
+
+    /// valu/mod.rs `div_scale64` past its common case, on every lane:
+    /// sources `[s0, s1, s2]` (bits, modifiers applied) and the exponent
+    /// fields `x1`, `x2` of s1 and s2. The tests in the interpreter's order:
+    /// - s1 or s2 zero: the default NaN 0x7FF8_0000_0000_0000 (Rust's
+    ///   `f64::NAN`), flag clear;
+    /// - `x2 - x1 >= 768`: s0, times 2^128 where s0 == s1, flag set;
+    /// - both finite and the quotient below 2^-1022, decided from the frexp
+    ///   exponents' difference d (subnormals scaled by 2^64 first, as
+    ///   `frexp64` does): d <= -1024 yes, d >= -1021 no; d of -1022 or
+    ///   -1023 needs the interpreter's log2 (`edge`, for a call-out);
+    ///   yes gives s0, times 2^128 where s0 == s2, flag set;
+    /// - s1 subnormal or `x2 <= 53`: s0 times 2^128;
+    /// - s1's frexp exponent above 1022 (`x1` of 2045 or 2046): s0 times
+    ///   2^-128;
+    /// - else s0.
+    ///
+    /// The products are the host's multiply by an exact power of two, as
+    /// `ldexp64`'s is.
+    fn div_scale_rule64(&mut self, [s0, s1, s2]: [&str; 3], x1: &str, x2: &str) -> ScaleRule {
+        let magnitude =
+            |fx: &mut Self, b: &str| fx.ins(format!("and {Q} {b}, {}", splat64(!(1 << 63))));
+        let (a1, a2) = (magnitude(self, s1), magnitude(self, s2));
+        let z1 = self.ins(format!("icmp eq {Q} {a1}, zeroinitializer"));
+        let z2 = self.ins(format!("icmp eq {Q} {a2}, zeroinitializer"));
+        let zero = self.ins(format!("or {M} {z1}, {z2}"));
+        let gap = self.ins(format!("sub {V} {x2}, {x1}"));
+        let big = self.ins(format!("icmp sge {V} {gap}, {}", splat(768)));
+        let f1 = self.ins(format!("icmp ne {V} {x1}, {}", splat(2047)));
+        let f2 = self.ins(format!("icmp ne {V} {x2}, {}", splat(2047)));
+        let finite = self.ins(format!("and {M} {f1}, {f2}"));
+        // frexp64's exponent: field - 1022 for a normal, that of the value
+        // times 2^64 less 64 for a subnormal.
+        let frexp = |fx: &mut Self, a: &str, x: &str| {
+            let d = fx.dbl(a);
+            let scaled = fx.ins(format!("fmul {D} {d}, splat (double 0x43F0000000000000)"));
+            let scaled = fx.bits_of(&scaled);
+            let field = fx.ins(format!("lshr {Q} {scaled}, {}", splat64(52)));
+            let field = fx.ins(format!("trunc {Q} {field} to {V}"));
+            let sub = fx.ins(format!(
+                "add {V} {field}, {}",
+                splat((-1022i32 - 64) as u32)
+            ));
+            let normal = fx.ins(format!("add {V} {x}, {}", splat(-1022i32 as u32)));
+            let tiny = fx.ins(format!("icmp eq {V} {x}, zeroinitializer"));
+            fx.ins(format!("select {M} {tiny}, {V} {sub}, {V} {normal}"))
+        };
+        let (e1, e2) = (frexp(self, &a1, x1), frexp(self, &a2, x2));
+        let d = self.ins(format!("sub {V} {e2}, {e1}"));
+        let below = self.ins(format!("icmp sle {V} {d}, {}", splat(-1024i32 as u32)));
+        let quotient = self.ins(format!("and {M} {finite}, {below}"));
+        let near = self.ins(format!("add {V} {d}, {}", splat(1023)));
+        let near = self.ins(format!("icmp ult {V} {near}, {}", splat(2)));
+        let near = self.ins(format!("and {M} {finite}, {near}"));
+        let sub1 = self.ins(format!("icmp eq {V} {x1}, zeroinitializer"));
+        let small2 = self.ins(format!("icmp ule {V} {x2}, {}", splat(53)));
+        let up = self.ins(format!("or {M} {sub1}, {small2}"));
+        let top = self.ins(format!("add {V} {x1}, {}", splat(-2045i32 as u32)));
+        let down = self.ins(format!("icmp ult {V} {top}, {}", splat(2)));
+        let (d0, d1, d2) = (self.dbl(s0), self.dbl(s1), self.dbl(s2));
+        let scale = |fx: &mut Self, by: &str| {
+            let m = fx.ins(format!("fmul {D} {d0}, splat (double {by})"));
+            fx.bits_of(&m)
+        };
+        let raised = scale(self, "0x47F0000000000000");
+        let lowered = scale(self, "0x37F0000000000000");
+        let eq1 = self.ins(format!("fcmp oeq {D} {d0}, {d1}"));
+        let eq2 = self.ins(format!("fcmp oeq {D} {d0}, {d2}"));
+        let r = self.ins(format!("select {M} {down}, {Q} {lowered}, {Q} {s0}"));
+        let r = self.ins(format!("select {M} {up}, {Q} {raised}, {Q} {r}"));
+        let by2 = self.ins(format!("select {M} {eq2}, {Q} {raised}, {Q} {s0}"));
+        let r = self.ins(format!("select {M} {quotient}, {Q} {by2}, {Q} {r}"));
+        let by1 = self.ins(format!("select {M} {eq1}, {Q} {raised}, {Q} {s0}"));
+        let r = self.ins(format!("select {M} {big}, {Q} {by1}, {Q} {r}"));
+        let value = self.ins(format!(
+            "select {M} {zero}, {Q} {}, {Q} {r}",
+            splat64(f64::NAN.to_bits())
+        ));
+        let set = self.ins(format!("or {M} {big}, {quotient}"));
+        let nonzero = self.ins(format!("xor {M} {zero}, splat (i1 true)"));
+        let flag = self.ins(format!("and {M} {set}, {nonzero}"));
+        let undecided = self.ins(format!("or {M} {zero}, {big}"));
+        let undecided = self.ins(format!("xor {M} {undecided}, splat (i1 true)"));
+        let edge = self.ins(format!("and {M} {near}, {undecided}"));
+        ScaleRule { value, flag, edge }
     }
 
     /// valu/mod.rs `ldexp64`: e clamped to +-2200, then x times 2^s for

@@ -2055,8 +2055,8 @@ fn combined_compare_masks_run_inline() {
     });
 }
 
-/// The f16 forms on the low halves (add, sub, subrev, mul, max, min with
-/// abs/neg, constants and SGPRs, and v_pack_b32_f16) and the packed ones
+/// The f16 forms on the low halves (add, sub, subrev, mul, max, min and
+/// fmac with abs/neg, constants and SGPRs, and v_pack_b32_f16) and the packed ones
 /// (v_pk_add/mul/max/min_f16 with op_sel, op_sel_hi, neg_lo and neg_hi)
 /// run inline and match the interpreter, each alone and all in one block,
 /// on f16 NaNs (quiet and signalling), infinities, zeros, subnormals, the
@@ -2089,6 +2089,9 @@ fn f16_arithmetic_runs_inline() {
         // v_pk_mul_f16 v7, s4, v6 op_sel:[1,1] op_sel_hi:[0,0]
         vec![0xCC10_5807, 0x0002_0C04],
         vec![0xCC12_4008, 0x1802_0301], // v_pk_max_f16 v8, v1, v1
+        vec![0x6C10_0505],              // v_fmac_f16_e32 v8, v5, v2
+        vec![0xD536_0109, 0x2000_0906], // v_fmac_f16_e64 v9, -|v6|, s4
+        vec![0x6C06_12F2],              // v_fmac_f16_e32 v3, 1.0, v9
     ];
     const EDGES: [u16; 12] = [
         0x7E00, // quiet NaN
@@ -2123,6 +2126,20 @@ fn f16_arithmetic_runs_inline() {
                 w.vgpr[1][l] = 0x7E00;
                 for r in [2, 7] {
                     w.vgpr[r][l] = [0xFD01, 0x7C01][l % 2];
+                }
+            }
+        }
+        // Trial 1: v_fmac_f16 v8, v5, v2 on a sum just below a tie of
+        // f16, 1 + 2^-10 + 2^-11 - 2^-31 (f64 exact): rounded to nearest
+        // f32 first, as the interpreter's conversion does, it lands on the
+        // tie and goes to the even 1 + 2^-9 (rounded once it would go
+        // down). Odd lanes the same negated.
+        if trial == 1 {
+            for l in 0..32 {
+                let sign = if l % 2 == 1 { 0x8000 } else { 0 };
+                for (r, h) in [(5, 0x0FFE), (2, 0x3C01), (8, 0x3C01 | sign)] {
+                    let h = if r == 5 { h | sign } else { h };
+                    w.vgpr[r][l] = w.vgpr[r][l] & 0xFFFF_0000 | h;
                 }
             }
         }

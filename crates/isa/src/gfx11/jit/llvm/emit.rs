@@ -50,6 +50,7 @@ use crate::gfx11::exec::fast::wave64::high_dst;
 use crate::gfx11::exec::fast::{Cond, Fast};
 use crate::gfx11::exec::operand::{SSrc, VSrc};
 use crate::gfx11::exec::salu::fast::Scalar;
+use crate::gfx11::exec::valu::fast_f32::FltOp;
 use crate::gfx11::wave::{EXEC, NULL, VCC};
 
 /// IR types of the wave-wide values.
@@ -794,6 +795,9 @@ impl Fx {
             }
             Fast::F64(f) if f.op.divides() && !self.wave64 => {
                 return self.division64(&f, (k, stop, &footprint(block, c)));
+            }
+            Fast::Flt(f) if f.op == FltOp::FmacF16 => {
+                return !self.wave64 && self.fmac16(&f, (k, stop, &footprint(block, c)));
             }
             Fast::Slow if block.insts[c.index as usize].dpp.is_some() => {
                 return self.dpp(block, c);

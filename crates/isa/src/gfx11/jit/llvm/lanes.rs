@@ -19,6 +19,7 @@
 //! `nan_rule!`).
 
 use super::emit::{D, F, Fx, M, V, real_sgpr, splat, splat_f32};
+use super::footprint::Footprint;
 use super::slow_valu::slow_valu;
 use super::wide::{Carry, Q};
 use crate::gfx11::code_cache::{Block, Compiled};
@@ -786,7 +787,7 @@ impl Fx {
     /// the destination's high half kept; v_pack_b32_f16 the two modified
     /// halves. LLVM's half conversions are F16C's instructions on a host
     /// that has it, as the interpreter's are; elsewhere the forms stay
-    /// call-outs (false). v_fmac_f16 (an f64 fused step) stays a call-out.
+    /// call-outs (false). v_fmac_f16 is [`Fx::fmac16`].
     fn flt16(&mut self, f: &Flt) -> bool {
         use FltOp::*;
         #[cfg(target_arch = "x86_64")]
@@ -828,6 +829,57 @@ impl Fx {
         let keep = self.ins(format!("and {V} {cur}, {}", splat(0xFFFF_0000)));
         let r = self.ins(format!("or {V} {keep}, {h}"));
         self.set_row(f.dst, r);
+        true
+    }
+
+    /// v_fmac_f16 (wave32; valu/mod.rs `fma16`): the low halves of the
+    /// sources (with abs/neg) and of the destination widened exactly to
+    /// f64, `a * b + c` there (a multiply, then an add, each rounded to
+    /// f64 as the interpreter's are), then to f16 as `half`'s
+    /// `f16::from_f64` does on a host with F16C (the only hosts where this
+    /// runs): rounded to nearest f32 (`f as f32`), then to nearest even f16
+    /// by F16C, the high half kept. A wave with a NaN among its active
+    /// lanes' results (a NaN source, inf * 0, inf - inf) calls out, where
+    /// the interpreter picks its NaN through those conversions. False (a
+    /// call-out) without F16C.
+    pub(super) fn fmac16(&mut self, f: &Flt, at: (u32, u32, &Footprint)) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if !std::arch::is_x86_feature_detected!("f16c") {
+            return false;
+        }
+        let half = |fx: &mut Self, k: usize, s: VSrc| {
+            let mut x = fx.src(s);
+            if f.mods >> k & 1 != 0 {
+                x = fx.ins(format!("and {V} {x}, {}", splat(!0x8000)));
+            }
+            if f.mods >> (4 + k) & 1 != 0 {
+                x = fx.ins(format!("xor {V} {x}, {}", splat(0x8000)));
+            }
+            x
+        };
+        let (a, b) = (half(self, 0, f.a), half(self, 1, f.b));
+        let cur = self.row(f.dst);
+        let wide = |fx: &mut Self, x: &str| {
+            let t = fx.ins(format!("trunc {V} {x} to <32 x i16>"));
+            let h = fx.ins(format!("bitcast <32 x i16> {t} to <32 x half>"));
+            fx.ins(format!("fpext <32 x half> {h} to {D}"))
+        };
+        let (x, y, z) = (wide(self, &a), wide(self, &b), wide(self, &cur));
+        let p = self.ins(format!("fmul {D} {x}, {y}"));
+        let sum = self.ins(format!("fadd {D} {p}, {z}"));
+        let nan = self.ins(format!("fcmp uno {D} {sum}, {sum}"));
+        let m = self.exec_mask();
+        let nan = self.ins(format!("and {M} {nan}, {m}"));
+        let bits = self.ins(format!("bitcast {M} {nan} to i32"));
+        let rare = self.ins(format!("icmp ne i32 {bits}, 0"));
+        self.inline_unless(&rare, at, &[f.dst], &[], |fx| {
+            let near = fx.ins(format!("fptrunc {D} {sum} to {F}"));
+            let r = fx.bits(&near);
+            let h = fx.narrow16(&r);
+            let keep = fx.ins(format!("and {V} {cur}, {}", splat(0xFFFF_0000)));
+            let r = fx.ins(format!("or {V} {keep}, {h}"));
+            fx.set_row(f.dst, r);
+        });
         true
     }
 

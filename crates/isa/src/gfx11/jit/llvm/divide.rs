@@ -71,7 +71,7 @@ impl Fx {
     /// Branch on `any` (expected false) to a block whose code `slow` emits;
     /// returns, at the join, a phi per `fast` value (type, value) and the
     /// value `slow` returned in its place.
-    fn unlikely(
+    pub(super) fn unlikely(
         &mut self,
         any: &str,
         fast: &[(&str, String)],

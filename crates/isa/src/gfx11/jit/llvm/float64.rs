@@ -247,22 +247,18 @@ impl Fx {
                     let bits = fx.ins(format!("bitcast {M} {edge} to i32"));
                     fx.ins(format!("icmp ne i32 {bits}, 0"))
                 });
+                let bits = self.ins(format!("bitcast {M} {other} to i32"));
+                let any_other = self.ins(format!("icmp ne i32 {bits}, 0"));
                 self.inline_unless(&rare, at, &pair, flag_to, |fx| {
-                    let kept = fx.ins(format!("insertvalue {{ {Q}, i32 }} poison, {Q} {x}, 0"));
-                    let kept = fx.ins(format!("insertvalue {{ {Q}, i32 }} {kept}, i32 0, 1"));
-                    let ty = format!("{{ {Q}, i32 }}");
-                    let both = fx.rarely(&other, &ty, &kept, |fx| {
+                    let kept = [(Q, x.clone()), ("i32", "0".to_owned())];
+                    let got = fx.unlikely(&any_other, &kept, |fx| {
                         let rule = fx.div_scale_rule64(srcs, &x1, &x2);
                         let r = fx.ins(format!("select {M} {ok}, {Q} {x}, {Q} {}", rule.value));
                         let flag = fx.ins(format!("and {M} {}, {other}", rule.flag));
-                        let flag = fx.ins(format!("bitcast {M} {flag} to i32"));
-                        let v = fx.ins(format!("insertvalue {ty} poison, {Q} {r}, 0"));
-                        fx.ins(format!("insertvalue {ty} {v}, i32 {flag}, 1"))
+                        vec![r, fx.ins(format!("bitcast {M} {flag} to i32"))]
                     });
-                    let r = fx.ins(format!("extractvalue {ty} {both}, 0"));
-                    let flag = fx.ins(format!("extractvalue {ty} {both}, 1"));
-                    fx.set_rows64(f.dst, &r);
-                    fx.set_sgpr(f.sdst, flag);
+                    fx.set_rows64(f.dst, &got[0]);
+                    fx.set_sgpr(f.sdst, got[1].clone());
                 });
             }
             F64Op::DivFmas => {

@@ -794,17 +794,7 @@ impl Fx {
         if !std::arch::is_x86_feature_detected!("f16c") {
             return false;
         }
-        let half = |fx: &mut Self, k: usize, s: VSrc| {
-            let mut x = fx.src(s);
-            if f.mods >> k & 1 != 0 {
-                x = fx.ins(format!("and {V} {x}, {}", splat(!0x8000)));
-            }
-            if f.mods >> (4 + k) & 1 != 0 {
-                x = fx.ins(format!("xor {V} {x}, {}", splat(0x8000)));
-            }
-            x
-        };
-        let (a, b) = (half(self, 0, f.a), half(self, 1, f.b));
+        let (a, b) = (self.half_source(f, 0, f.a), self.half_source(f, 1, f.b));
         if f.op == PackF16 {
             let lo = self.ins(format!("and {V} {a}, {}", splat(0xFFFF)));
             let hi = self.ins(format!("shl {V} {b}, {}", splat(16)));
@@ -832,6 +822,19 @@ impl Fx {
         true
     }
 
+    /// Source `k` (`s`) of f16 form `f` with its abs/neg on the low half's
+    /// sign bit (valu/fast_f32.rs `h16s`; the high half as read).
+    fn half_source(&mut self, f: &Flt, k: usize, s: VSrc) -> String {
+        let mut x = self.src(s);
+        if f.mods >> k & 1 != 0 {
+            x = self.ins(format!("and {V} {x}, {}", splat(!0x8000)));
+        }
+        if f.mods >> (4 + k) & 1 != 0 {
+            x = self.ins(format!("xor {V} {x}, {}", splat(0x8000)));
+        }
+        x
+    }
+
     /// v_fmac_f16 (wave32; valu/mod.rs `fma16`): the low halves of the
     /// sources (with abs/neg) and of the destination widened exactly to
     /// f64, `a * b + c` there (a multiply, then an add, each rounded to
@@ -847,17 +850,7 @@ impl Fx {
         if !std::arch::is_x86_feature_detected!("f16c") {
             return false;
         }
-        let half = |fx: &mut Self, k: usize, s: VSrc| {
-            let mut x = fx.src(s);
-            if f.mods >> k & 1 != 0 {
-                x = fx.ins(format!("and {V} {x}, {}", splat(!0x8000)));
-            }
-            if f.mods >> (4 + k) & 1 != 0 {
-                x = fx.ins(format!("xor {V} {x}, {}", splat(0x8000)));
-            }
-            x
-        };
-        let (a, b) = (half(self, 0, f.a), half(self, 1, f.b));
+        let (a, b) = (self.half_source(f, 0, f.a), self.half_source(f, 1, f.b));
         let cur = self.row(f.dst);
         let wide = |fx: &mut Self, x: &str| {
             let t = fx.ins(format!("trunc {V} {x} to <32 x i16>"));

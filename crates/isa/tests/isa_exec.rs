@@ -2026,7 +2026,7 @@ fn clang_feature_mix() {
             "bits {i}"
         );
         let h = half::f16::from_f32((x & 0xffff) as f32 / 4096.0);
-        let h2 = half::f16::from_f64(h.to_f64() * h.to_f64() + 0.5);
+        let h2 = f16_rounded_once(h.to_f64() * h.to_f64() + 0.5);
         assert_eq!(r(2), h2.to_bits() as u32, "half {i}");
         let p = |k: u32| x.wrapping_mul(k + 1);
         assert_eq!(
@@ -2101,7 +2101,7 @@ fn flat_shared_aperture_and_packed_math() {
         );
         // op_sel:[1,0,0] op_sel_hi:[0,1,1]: low = hi*lo + lo, high = lo*hi + hi.
         let fma = |a: half::f16, b: half::f16, c: half::f16| {
-            half::f16::from_f64(a.to_f64() * b.to_f64() + c.to_f64())
+            f16_rounded_once(a.to_f64() * b.to_f64() + c.to_f64())
         };
         assert_eq!(
             r(6),
@@ -2652,3 +2652,25 @@ fn cvt_pk_32bit_to_16bit_halves() {
 // ---- image instructions (tests/image_exec) ----
 
 mod image_exec;
+
+/// The f16 nearest to `x` (exact in f64, finite, within f16's range), ties
+/// to even: `half`'s conversion rounds through f32 on F16C hosts, so its
+/// result and its two neighbours are compared by distance to `x` (exact in
+/// f64 for the few-bit values these tests make).
+fn f16_rounded_once(x: f64) -> half::f16 {
+    let h = half::f16::from_f64(x);
+    let near = |b: u16| half::f16::from_bits(b);
+    let candidates = [h.to_bits().wrapping_sub(1), h.to_bits(), h.to_bits() + 1];
+    let mut best = h;
+    for b in candidates {
+        let c = near(b);
+        if c.is_nan() || c.is_infinite() {
+            continue;
+        }
+        let (d, dbest) = ((c.to_f64() - x).abs(), (best.to_f64() - x).abs());
+        if d < dbest || (d == dbest && b & 1 == 0) {
+            best = c;
+        }
+    }
+    best
+}

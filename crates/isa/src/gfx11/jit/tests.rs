@@ -2129,15 +2129,21 @@ fn f16_arithmetic_runs_inline() {
                 }
             }
         }
-        // Trial 1: v_fmac_f16 v8, v5, v2 on a sum just below a tie of
-        // f16, 1 + 2^-10 + 2^-11 - 2^-31 (f64 exact): rounded to nearest
-        // f32 first, as the interpreter's conversion does, it lands on the
-        // tie and goes to the even 1 + 2^-9 (rounded once it would go
-        // down). Odd lanes the same negated.
+        // Trial 1: v_fmac_f16 v8, v5, v2 on sums just off a tie of f16,
+        // rounded once: 1 + 2^-10 + 2^-11 - 2^-31 goes down to 1 + 2^-10
+        // (through nearest f32 it would land on the tie and go to the even
+        // 1 + 2^-9), 1 + 2^-9 + 2^-11 + 78 * 2^-32 up to 1 + 2^-9 + 2^-10
+        // (truncated to f32 without the sticky last bit it would be the
+        // tie, to the even 1 + 2^-9). Odd lanes the same negated.
         if trial == 1 {
             for l in 0..32 {
                 let sign = if l % 2 == 1 { 0x8000 } else { 0 };
-                for (r, h) in [(5, 0x0FFE), (2, 0x3C01), (8, 0x3C01 | sign)] {
+                let case = if l % 4 < 2 {
+                    [(5, 0x0FFE), (2, 0x3C01), (8, 0x3C01 | sign)]
+                } else {
+                    [(5, 0x3C16), (2, 0x0FD5), (8, 0x3C02 | sign)]
+                };
+                for (r, h) in case {
                     let h = if r == 5 { h | sign } else { h };
                     w.vgpr[r][l] = w.vgpr[r][l] & 0xFFFF_0000 | h;
                 }

@@ -162,7 +162,9 @@ fn pk_fmac(v: &mut V) -> R<()> {
     for l in 0..LANES {
         let h = |x: u32, k: u32| f16::from_bits((x >> (16 * k)) as u16).to_f64();
         let half = |k: u32| {
-            u32::from(f16::from_f64(h(a[l], k) * h(b[l], k) + h(d[l], k)).to_bits()) << (16 * k)
+            // Exact enough in f64 (valu/mod.rs `fma16`).
+            let x = h(a[l], k) * h(b[l], k) + h(d[l], k);
+            u32::from(super::round_once::f16_of(x)) << (16 * k)
         };
         r[l] = half(0) | half(1);
     }

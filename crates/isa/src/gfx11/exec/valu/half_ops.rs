@@ -127,7 +127,8 @@ fn fma16_from(v: &mut V, order: [usize; 3]) -> R<()> {
     let mut r = [0u16; LANES];
     for l in 0..LANES {
         let f = |h: u16| f16::from_bits(h).to_f64();
-        r[l] = f16::from_f64(f(x[l]) * f(y[l]) + f(z[l])).to_bits();
+        // Exact enough in f64 (valu/mod.rs `fma16`).
+        r[l] = super::round_once::f16_of(f(x[l]) * f(y[l]) + f(z[l]));
     }
     v.put16(&r);
     Ok(())
@@ -153,9 +154,9 @@ fn dot2_16(v: &mut V, brain: bool) -> R<()> {
         let half = |x: u32, k: u32| to_f64((x >> (16 * k)) as u16);
         let sum = half(a[l], 0) * half(b[l], 0) + half(a[l], 1) * half(b[l], 1) + to_f64(c[l]);
         r[l] = if brain {
-            bf16::from_f64(sum).to_bits()
+            super::round_once::bf16_of(sum)
         } else {
-            f16::from_f64(sum).to_bits()
+            super::round_once::f16_of(sum)
         };
     }
     v.put16(&r);

@@ -26,6 +26,7 @@ pub(crate) mod mfma;
 mod mfma_form;
 mod minifloat;
 mod pk_f32;
+pub(crate) mod round_once;
 pub(crate) mod sdwa;
 mod smfmac;
 pub(crate) mod transcendental;
@@ -853,7 +854,13 @@ pub(crate) fn rsq32(a: f32) -> f32 {
 }
 
 /// v_fma_f16 / v_fmac_f16 of f16 bit patterns: product and sum in f64, then
-/// rounded to f16 (and widened exactly to f32 for puth).
+/// rounded once to f16 (and widened exactly to f32 for puth).
+///
+/// The f64 sum of f16 operands is exact unless their exponents lie over
+/// 53 bits apart, and then it is either an addend far under half an f16
+/// ulp of the other (the f64 result is within a tiny part of an ulp of an
+/// f16 value, not of a tie) or a product past 2^28 (the f16 result is
+/// infinite either way): the f64 result rounds to the f16 of the exact one.
 pub(crate) fn fma16(a: u16, b: u16, c: u16) -> f32 {
     let (a, b, c) = (
         f16::from_bits(a).to_f64(),
@@ -861,7 +868,7 @@ pub(crate) fn fma16(a: u16, b: u16, c: u16) -> f32 {
         f16::from_bits(c).to_f64(),
     );
     let x = nan3_64(a, b, c, a * b + c);
-    f16::from_f64(x).to_f32()
+    f16::from_bits(round_once::f16_of(x)).to_f32()
 }
 
 /// v_rcp_f64 / v_rsq_f64: the correctly rounded reciprocal (of the square root).
@@ -2094,8 +2101,9 @@ fn packed(v: &mut V) -> R<()> {
             let (fa, fb) = (f16s_to_f32(a), f16s_to_f32(b));
             let fc = f16s_to_f32(&x[2]);
             halves!(|e| {
+                // Exact enough in f64 (`fma16`).
                 let r = fa[e] as f64 * fb[e] as f64 + fc[e] as f64;
-                f16::from_f64(if clamp { unit(r) } else { r }).to_bits()
+                round_once::f16_of(if clamp { unit(r) } else { r })
             })
         }
         VPkAddU16 if clamp => halves!(|e| a[e].saturating_add(b[e])),
@@ -2153,18 +2161,29 @@ fn fma_mix(v: &mut V) -> R<()> {
         }
         x
     };
-    // The fma is computed in f64 (exact product of two f32/f16 values) and rounded once.
-    let mut r = [0f64; LANES];
+    // The product of two f32/f16 values is exact in f64; the sum is the
+    // nearest f64 and what its rounding left off, rounded once to the
+    // destination (round_once.rs).
+    let mut r = [(0f64, 0f64); LANES];
     for (l, o) in r.iter_mut().enumerate() {
         let (a, b, c) = (val(0, l) as f64, val(1, l) as f64, val(2, l) as f64);
-        *o = nan3_64(a, b, c, a.mul_add(b, c));
+        let (s, e) = round_once::two_sum(a * b, c);
+        *o = (nan3_64(a, b, c, s), e);
         if i.mods.clamp {
-            *o = if o.is_nan() { 0.0 } else { o.clamp(0.0, 1.0) };
+            let x = if o.0.is_nan() {
+                0.0
+            } else {
+                o.0.clamp(0.0, 1.0)
+            };
+            // A clamped value is exact (1 + tiny clamps to 1 too).
+            if x != o.0 || x == 1.0 {
+                *o = (x, 0.0);
+            }
         }
     }
     match i.op {
         VFmaMixF32 => {
-            let bits = r.map(|x| (x as f32).to_bits());
+            let bits = r.map(|(s, e)| round_once::f32_nearest(s, e).to_bits());
             v.put(&bits)
         }
         _ => {
@@ -2172,7 +2191,7 @@ fn fma_mix(v: &mut V) -> R<()> {
             let cur = v.w.vgpr[i.dst as usize];
             let mut o = [0u32; LANES];
             for l in 0..LANES {
-                let h = f16::from_f64(r[l]).to_bits() as u32;
+                let h = round_once::f16_nearest(r[l].0, r[l].1) as u32;
                 o[l] = if hi {
                     (cur[l] & 0xFFFF) | h << 16
                 } else {

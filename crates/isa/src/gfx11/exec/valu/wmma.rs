@@ -191,8 +191,8 @@ fn wmma_here(w: &mut Wave, i: &Inst) -> ExecResult {
                 }
             };
             row[l] = match out {
-                Out::F16 => put(f16::from_f64(s).to_bits()),
-                Out::Bf16 => put(bf16::from_f64(s).to_bits()),
+                Out::F16 => put(super::round_once::f16_of(s)),
+                Out::Bf16 => put(super::round_once::bf16_of(s)),
                 _ => (s as f32).to_bits(),
             };
         }
@@ -283,8 +283,8 @@ mod tests {
                 };
                 d_out[r][l] = match out {
                     Out::F32 => (s as f32).to_bits(),
-                    Out::F16 => place(f16::from_f64(s).to_bits()),
-                    _ => place(bf16::from_f64(s).to_bits()),
+                    Out::F16 => place(crate::gfx11::exec::valu::round_once::f16_of(s)),
+                    _ => place(crate::gfx11::exec::valu::round_once::bf16_of(s)),
                 };
             }
         }

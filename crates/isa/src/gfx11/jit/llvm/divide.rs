@@ -62,7 +62,7 @@ impl Fx {
     }
 
     /// `|p|` of `<32 x double>` `p` (its sign bit cleared).
-    fn fabs64(&mut self, p: &str) -> String {
+    pub(super) fn fabs64(&mut self, p: &str) -> String {
         let i = self.ins(format!("bitcast {D} {p} to <32 x i64>"));
         let i = self.ins(format!("and <32 x i64> {i}, splat (i64 {})", i64::MAX));
         self.ins(format!("bitcast <32 x i64> {i} to {D}"))

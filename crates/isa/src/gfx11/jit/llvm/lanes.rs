@@ -838,13 +838,13 @@ impl Fx {
     /// v_fmac_f16 (wave32; valu/mod.rs `fma16`): the low halves of the
     /// sources (with abs/neg) and of the destination widened exactly to
     /// f64, `a * b + c` there (a multiply, then an add, each rounded to
-    /// f64 as the interpreter's are), then to f16 as `half`'s
-    /// `f16::from_f64` does on a host with F16C (the only hosts where this
-    /// runs): rounded to nearest f32 (`f as f32`), then to nearest even f16
-    /// by F16C, the high half kept. A wave with a NaN among its active
-    /// lanes' results (a NaN source, inf * 0, inf - inf) calls out, where
-    /// the interpreter picks its NaN through those conversions. False (a
-    /// call-out) without F16C.
+    /// f64 as the interpreter's are), then rounded once to f16 as
+    /// exec/valu/round_once.rs does: to odd in f32 (toward zero, the last
+    /// bit set when inexact), then to nearest even f16 by F16C, the high
+    /// half kept. A wave with a NaN among its active lanes' results (a NaN
+    /// source, inf * 0, inf - inf) calls out, where the interpreter picks
+    /// its NaN through `half`'s conversions. False (a call-out) without
+    /// F16C.
     pub(super) fn fmac16(&mut self, f: &Flt, at: (u32, u32, &Footprint)) -> bool {
         #[cfg(target_arch = "x86_64")]
         if !std::arch::is_x86_feature_detected!("f16c") {
@@ -866,14 +866,30 @@ impl Fx {
         let bits = self.ins(format!("bitcast {M} {nan} to i32"));
         let rare = self.ins(format!("icmp ne i32 {bits}, 0"));
         self.inline_unless(&rare, at, &[f.dst], &[], |fx| {
-            let near = fx.ins(format!("fptrunc {D} {sum} to {F}"));
-            let r = fx.bits(&near);
+            let r = fx.odd32(&sum);
             let h = fx.narrow16(&r);
             let keep = fx.ins(format!("and {V} {cur}, {}", splat(0xFFFF_0000)));
             let r = fx.ins(format!("or {V} {keep}, {h}"));
             fx.set_row(f.dst, r);
         });
         true
+    }
+
+    /// f64 lanes `x` (no NaN) rounded to odd in f32 (round_once.rs
+    /// `odd32` with no error term), as f32 bits: the nearest f32, one step
+    /// toward zero where that is past `x` in magnitude (infinity becomes
+    /// the greatest finite), the last bit set where it is not `x`.
+    fn odd32(&mut self, x: &str) -> String {
+        let near = self.ins(format!("fptrunc {D} {x} to {F}"));
+        let back = self.ins(format!("fpext {F} {near} to {D}"));
+        let (m_back, m_x) = (self.fabs64(&back), self.fabs64(x));
+        let past = self.ins(format!("fcmp ogt {D} {m_back}, {m_x}"));
+        let step = self.ins(format!("zext {M} {past} to {V}"));
+        let bits = self.bits(&near);
+        let t = self.ins(format!("sub {V} {bits}, {step}"));
+        let inexact = self.ins(format!("fcmp une {D} {back}, {x}"));
+        let odd = self.ins(format!("zext {M} {inexact} to {V}"));
+        self.ins(format!("or {V} {t}, {odd}"))
     }
 
     /// The f16 in the low half of each lane of `x` widened to f32 bits

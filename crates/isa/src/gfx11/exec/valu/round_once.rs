@@ -2,9 +2,10 @@
 //!
 //! The fused and mixed-precision forms (v_fma_f16, v_pk_fma_f16,
 //! v_fma_mix*, v_dot2_*, WMMA's 16-bit results) compute in f64, where their
-//! products are exact, and round the result once to the destination type,
-//! as the hardware's fused datapath does (RDNA3 ISA guide, "Fused
-//! multiply-add": one rounding of the infinitely precise result). Two
+//! products are exact, and round the result once to the destination type:
+//! the RDNA3 and CDNA3 ISA guides describe these forms as fused
+//! multiply-adds, which IEEE 754-2008 (5.4.1, fusedMultiplyAdd) defines
+//! as one rounding of the result computed with unbounded precision. Two
 //! steps of round-to-nearest-even (f64, then the narrow type) are not one:
 //! a value just off a tie of the narrow type lands on the tie in f64 or
 //! f32 and then goes to even. `half`'s `f16::from_f64` does exactly that

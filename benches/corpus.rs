@@ -30,7 +30,8 @@
 //!
 //! Translated speed: `-- --settle` runs each case's batch until gfxsim's background
 //! translations settle (a batch that made no block newly hot, with none still compiling;
-//! at most 20), then checks one more dispatch, before its timed batch. Without it the batch includes
+//! at most 20; blocks hot at their second entry, `JitMode::Eager`: the state a kernel run
+//! many times reaches), then checks one more dispatch, before its timed batch. Without it the batch includes
 //! the translator's warm-up: blocks run interpreted until they are hot and their
 //! translations are built on a background thread, which is what a short program sees.
 //! With `--settle` the peer of the translator is the interpreter too: each case's batch is
@@ -426,9 +427,14 @@ fn best_of<T: PartialOrd, E>(n: u32, mut timed: impl FnMut() -> Result<T, E>) ->
 /// Run `case`'s timed batch (`repeats` dispatches) until gfxsim's
 /// background translations settle: a batch that made no block newly hot,
 /// with none still compiling, at most 20 batches; then dispatch it once
-/// more and check the result. A batch, not one dispatch: a block becomes
-/// hot after some entries on a worker, which one short dispatch may not
-/// reach, and its compile would then start in the timed batch.
+/// more and check the result. The batches run in `JitMode::Eager`, where
+/// a block is hot at its second entry: the state the timed batches
+/// measure is the one a kernel reaches once it has run often enough for
+/// every block it enters to be hot. With the default threshold a block
+/// that a batch enters a few times (private_sort's ~1,200 unrolled blocks,
+/// a few entries per dispatch each) would need many batches, and one
+/// batch making none newly hot would end the settling with them still
+/// interpreted.
 fn settle_translations(
     device: &runner::Device,
     exe: &hsa::Executable,
@@ -444,14 +450,18 @@ fn settle_translations(
             std::thread::sleep(Duration::from_millis(2));
         }
     };
+    force_jit(Some(JitMode::Eager));
+    let mut settled = Ok(());
     for _ in 0..20 {
         wait();
         let (requested, _) = aqueduct_isa::background_translations();
-        device.run_repeated(exe, kernel, case, repeats)?;
-        if aqueduct_isa::background_translations() == (requested, 0) {
+        settled = device.run_repeated(exe, kernel, case, repeats).map(drop);
+        if settled.is_err() || aqueduct_isa::background_translations() == (requested, 0) {
             break;
         }
     }
+    force_jit(None);
+    settled?;
     wait();
     let out = device.run(exe, kernel, case)?;
     let views: Vec<&[u8]> = out.buffers.iter().map(Vec::as_slice).collect();

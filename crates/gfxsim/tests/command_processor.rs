@@ -783,6 +783,40 @@ fn a_block_warming_up_keeps_its_count_while_the_translator_is_off() {
     );
 }
 
+/// The eager mode (`JitMode::Eager`) makes a block hot at its second entry
+/// and compiles it in the background, where the tiered mode needs 64: one
+/// eager dispatch (32 entries of each block) has every block's translation
+/// made, and the next tiered dispatch adopts them all, although no block
+/// has been entered the tiered threshold's times.
+#[test]
+fn the_eager_mode_makes_blocks_hot_at_their_second_entry() {
+    use aqueduct_isa::JitMode;
+    let Some(_mode) = forced_mode() else {
+        return;
+    };
+    let h = Harness::with(1, 1);
+    let (signals, done) = Signals::new(&h);
+    let s = Setup { h, signals, done };
+    let mut copy = ForcedCopy::new(&s, 3266489917);
+    assert!(ForcedCopy::GRID / 32 < JitMode::Tiered.threshold());
+    let (requested, _) = aqueduct_isa::background_translations();
+    copy.run(&s, JitMode::Eager);
+    assert!(
+        aqueduct_isa::background_translations().0 > requested,
+        "nothing made hot at its second entry"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while aqueduct_isa::background_translations().1 != 0 {
+        assert!(std::time::Instant::now() < deadline, "compiles not done");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let (all, translated) = copy.run(&s, JitMode::Tiered);
+    assert_eq!(
+        translated, all,
+        "every block translated after one eager dispatch"
+    );
+}
+
 /// vector_copy over a 1024-word grid in workgroups of 64 (16 workgroups of
 /// two wave32 waves), dispatched under a forced translator mode.
 struct ForcedCopy {

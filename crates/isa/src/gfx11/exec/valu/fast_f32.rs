@@ -63,15 +63,14 @@ pub(crate) struct Flt {
     pub mods: u8,
     pub a: VSrc,
     pub b: VSrc,
+    /// A GFX9 f16 op (`Inst::ZERO_HI16`): the result's high half is 0
+    /// rather than the destination's (valu/mod.rs `put16`).
+    pub zero_hi: bool,
 }
 
 pub(crate) fn compile(i: &Inst) -> Option<Flt> {
     use Op::*;
     if i.dpp.is_some() || i.mods.omod != 0 || i.mods.clamp || i.mods.opsel != 0 {
-        return None;
-    }
-    // A GFX9 f16 op that zeroes the high half runs on the slow path (`put16`).
-    if i.flags & Inst::ZERO_HI16 != 0 {
         return None;
     }
     if i.mods.opsel_hi != Mods::default().opsel_hi {
@@ -107,6 +106,22 @@ pub(crate) fn compile(i: &Inst) -> Option<Flt> {
         VPackB32F16 => (FltOp::PackF16, 2),
         _ => return None,
     };
+    // GFX9's f16 arithmetic zeroes the high half; its other 16-bit ops
+    // keep the slow path.
+    let zero_hi = i.flags & Inst::ZERO_HI16 != 0;
+    if zero_hi
+        && !matches!(
+            op,
+            FltOp::AddF16
+                | FltOp::SubF16
+                | FltOp::SubrevF16
+                | FltOp::MulF16
+                | FltOp::MaxF16
+                | FltOp::MinF16
+        )
+    {
+        return None;
+    }
     let b = if n == 2 {
         vsrc(i.src[1].src)?
     } else {
@@ -118,6 +133,7 @@ pub(crate) fn compile(i: &Inst) -> Option<Flt> {
         mods: (i.mods.abs & 3) | (i.mods.neg & 3) << 4,
         a: vsrc(i.src[0].src)?,
         b,
+        zero_hi,
     })
 }
 
@@ -232,7 +248,8 @@ pub(crate) fn run(w: &mut Wave, f: &Flt, exec: u32) {
             r
         }
         _ => {
-            // f16 on the low halves; the result keeps the destination's high half.
+            // f16 on the low halves; the result keeps the destination's
+            // high half (GFX9: zeroes it).
             let (a, b) = (h16s(x, f, 0), h16s(y, f, 1));
             let cur = &w.vgpr[f.dst as usize];
             let r = if f.op == FltOp::FmacF16 {
@@ -253,9 +270,10 @@ pub(crate) fn run(w: &mut Wave, f: &Flt, exec: u32) {
                 }
             };
             let h = f32s_to_f16(&r);
+            let keep = if f.zero_hi { 0 } else { 0xFFFF_0000 };
             let mut o = [0u32; LANES];
             for l in 0..LANES {
-                o[l] = (cur[l] & 0xFFFF_0000) | h[l] as u32;
+                o[l] = (cur[l] & keep) | h[l] as u32;
             }
             o
         }

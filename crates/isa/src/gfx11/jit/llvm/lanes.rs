@@ -784,7 +784,7 @@ impl Fx {
     /// source's low half with the f16 abs/neg (`h16s`), widened to f32 by
     /// F16C (`f16s_to_f32`), the f32 op with its NaN rule as for f32, then
     /// rounded to nearest even f16 by F16C (`f32s_to_f16`) into the low half,
-    /// the destination's high half kept; v_pack_b32_f16 the two modified
+    /// the destination's high half kept (GFX9: zeroed); v_pack_b32_f16 the two modified
     /// halves. LLVM's half conversions are F16C's instructions on a host
     /// that has it, as the interpreter's are; elsewhere the forms stay
     /// call-outs (false). v_fmac_f16 is [`Fx::fmac16`].
@@ -815,6 +815,11 @@ impl Fx {
             _ => self.arith("fmul", false, kinds, &x, &y),
         };
         let h = self.narrow16(&r);
+        // GFX9's f16 ops zero the high half (valu/fast_f32.rs `zero_hi`).
+        if f.zero_hi {
+            self.set_row(f.dst, h);
+            return true;
+        }
         let cur = self.row(f.dst);
         let keep = self.ins(format!("and {V} {cur}, {}", splat(0xFFFF_0000)));
         let r = self.ins(format!("or {V} {keep}, {h}"));

@@ -2153,6 +2153,80 @@ fn f16_arithmetic_runs_inline() {
     });
 }
 
+/// Wave64 waves run v_pk_add/mul/max/min_f16 inline, once per 32-lane
+/// half (llvm/wave64.rs), and match the interpreter's wave64 path, each
+/// alone and all in one block, on f16 edge values and random bits in both
+/// halves of every lane, under EXEC pairs with either half full, empty or
+/// random.
+#[cfg(unix)]
+#[test]
+fn packed_f16_runs_inline_in_wave64() {
+    if !super::llvm::available() {
+        eprintln!("skipped: libLLVM-19 does not load here");
+        return;
+    }
+    // Encodings from llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding.
+    let singles: Vec<Vec<u32>> = vec![
+        vec![0xCC0F_4000, 0x1802_0501], // v_pk_add_f16 v0, v1, v2
+        // v_pk_mul_f16 v4, v3, v2 neg_lo:[1,0] neg_hi:[0,1]
+        vec![0xCC10_4204, 0x3802_0503],
+        // v_pk_max_f16 v5, v1, v4 op_sel:[0,1] op_sel_hi:[1,0]
+        vec![0xCC12_5005, 0x0802_0901],
+        // v_pk_min_f16 v6, v5, s4 neg_lo:[0,1] neg_hi:[1,1]
+        vec![0xCC11_4306, 0x5800_0905],
+    ];
+    const EDGES: [u16; 8] = [
+        0x7E00, 0xFD01, 0x7C00, 0xFC00, 0x8000, 0x0001, 0x7BFF, 0x3C00,
+    ];
+    let mut blocks: Vec<Vec<u32>> = singles.clone();
+    blocks.push(singles.concat());
+    let blocks: Vec<(Arc<Block>, Memory)> = blocks
+        .into_iter()
+        .map(|mut words| {
+            words.push(0xBFB0_0000); // s_endpgm
+            let mem = Memory {
+                code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                data: UnsafeCell::new(vec![0; DATA_LEN]),
+            };
+            (CodeCache::new().block(CODE, &mem), mem)
+        })
+        .collect();
+    let refs: Vec<&Block> = blocks.iter().map(|(b, _)| &**b).collect();
+    let ts = super::llvm::translate_all(&refs, true).expect("the blocks translate");
+    let mut rng = Rng::new(0x9A4C_F16E_0064_5EED);
+    for ((block, mem), t) in blocks.iter().zip(&ts) {
+        for _ in 0..16 {
+            let w = rng.wave();
+            let mut w = rng.wave64(&w);
+            let half = |rng: &mut Rng| -> u32 {
+                if rng.below(2) == 0 {
+                    u32::from(EDGES[rng.below(8) as usize])
+                } else {
+                    rng.next() & 0xFFFF
+                }
+            };
+            for r in 0..7 {
+                for l in 0..32 {
+                    w.vgpr[r][l] = half(&mut rng) | half(&mut rng) << 16;
+                    w.vgpr_hi[r][l] = half(&mut rng) | half(&mut rng) << 16;
+                }
+            }
+            w.sgpr[4] = half(&mut rng) | half(&mut rng) << 16;
+            for (lo, hi) in [
+                (rng.value(), rng.value()),
+                (u32::MAX, 0),
+                (0, u32::MAX),
+                (0, 0),
+                (u32::MAX, u32::MAX),
+            ] {
+                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
+                let inlined = compare(t, block, mem, &w, &[], WaveLoop::host_best());
+                assert_eq!(inlined, block.compiled64.len(), "a call-out");
+            }
+        }
+    }
+}
+
 #[test]
 fn single_lane_forms_run_inline() {
     // With them the scalar forms of the loops around them: s_ctz, s_getpc.

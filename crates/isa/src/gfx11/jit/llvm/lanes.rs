@@ -202,7 +202,7 @@ pub(super) struct PackedF16 {
     neg: [u8; 2],
 }
 
-fn slow_packed_f16(i: &Inst) -> Option<PackedF16> {
+pub(super) fn slow_packed_f16(i: &Inst) -> Option<PackedF16> {
     if i.family != Family::Vop3p
         || i.dpp.is_some()
         || i.mods.clamp

@@ -35,7 +35,7 @@
 //! constant lane mask (whose high word the form
 //! does not keep) and VOPD (wave32 only).
 
-use super::lanes::{slow_scalar_unary, slow_unary};
+use super::lanes::{slow_packed_f16, slow_scalar_unary, slow_unary};
 use super::slow_valu::slow_valu;
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
@@ -118,7 +118,10 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         }
         Fast::Slow => {
             let i = &block.insts[c.index as usize];
-            if (i.acc == 0 && i.sdwa.is_none() && slow_unary(i)) || slow_valu(i).is_some() {
+            if (i.acc == 0 && i.sdwa.is_none() && slow_unary(i))
+                || slow_valu(i).is_some()
+                || slow_packed_f16(i).is_some()
+            {
                 halves(None)
             } else if slow_scalar_unary(i).is_some() {
                 Wave64Entry::Once

@@ -1587,6 +1587,70 @@ fn division_value(rng: &mut Rng, wild: bool) -> u32 {
     }
 }
 
+/// Wave64 waves run the f32 division helpers inline, once per 32-lane
+/// half (llvm/wave64.rs: v_div_scale's mask in its half's word, its
+/// sources reading that SGPR as before the low pass; v_div_fmas reading
+/// its half's VCC word), and match the interpreter's wave64 path: the
+/// division sequence and each form alone, lanes common, one wild or all
+/// wild in both halves, random VCC pairs and five EXEC pairs.
+#[cfg(unix)]
+fn division_runs_inline_in_wave64(division: &[u32], singles: &[Vec<u32>]) {
+    if !super::llvm::available() {
+        eprintln!("skipped: libLLVM-19 does not load here");
+        return;
+    }
+    let mut blocks: Vec<Vec<u32>> = vec![division.to_vec()];
+    blocks.extend(singles.iter().cloned());
+    let blocks: Vec<(Arc<Block>, Memory)> = blocks
+        .into_iter()
+        .map(|mut words| {
+            words.push(0xBFB0_0000); // s_endpgm
+            let mem = Memory {
+                code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                data: UnsafeCell::new(vec![0; DATA_LEN]),
+            };
+            (CodeCache::new().block(CODE, &mem), mem)
+        })
+        .collect();
+    let refs: Vec<&Block> = blocks.iter().map(|(b, _)| &**b).collect();
+    let ts = super::llvm::translate_all(&refs, true).expect("the blocks translate");
+    let mut rng = Rng::new(0xD1F6_4CA1_E64B_17ED);
+    for ((block, mem), t) in blocks.iter().zip(&ts) {
+        for trial in 0..12 {
+            let w = rng.wave();
+            let mut w = rng.wave64(&w);
+            let odd = rng.below(64) as usize;
+            for r in 0..8 {
+                for l in 0..64 {
+                    let wild = trial % 3 == 2 || (trial % 3 == 1 && l == odd);
+                    let v = division_value(&mut rng, wild);
+                    if l < 32 {
+                        w.vgpr[r][l] = v;
+                    } else {
+                        w.vgpr_hi[r][l - 32] = v;
+                    }
+                }
+            }
+            w.sgpr[4] = division_value(&mut rng, trial % 3 != 0);
+            for k in [106, 107] {
+                w.sgpr[k] = [0, rng.next(), 1 << (odd % 32)][rng.below(3) as usize];
+            }
+            for (lo, hi) in [
+                (rng.value(), rng.value()),
+                (u32::MAX, 0),
+                (0, u32::MAX),
+                (0, 0),
+                (u32::MAX, u32::MAX),
+            ] {
+                let mut w = w.clone();
+                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
+                let inlined = compare(t, block, mem, &w, &[], WaveLoop::host_best());
+                assert_eq!(inlined, block.compiled64.len(), "a call-out");
+            }
+        }
+    }
+}
+
 /// The f32 division helpers (the compilers' whole division sequence, and
 /// each with abs/neg, SGPR and constant sources, VCC, an SGPR and EXEC as
 /// v_div_scale's mask) and the 64-bit SALU forms (s127's pair, null, M0
@@ -1620,6 +1684,7 @@ fn division_and_64_bit_salu_run_inline() {
         vec![0xD6FC_0200, 0x240E_0501], // v_div_scale_f32 v0, s2, -|v1|, v2, v3
         vec![0xD6FC_6A00, 0x040E_0503], // v_div_scale_f32 v0, vcc_lo, v3, v2, v3
         vec![0xD6FC_7E00, 0x0012_0502], // v_div_scale_f32 v0, exec_lo, v2, v2, s4
+        vec![0xD6FC_0400, 0x0012_0302], // v_div_scale_f32 v0, s4, v2, v1, s4
         vec![0xD637_0000, 0x440E_0501], // v_div_fmas_f32 v0, v1, -v2, v3
         vec![0xD637_0500, 0x840E_0501], // v_div_fmas_f32 v0, |v1|, v2, -|v3|
         vec![0xD627_0200, 0x840E_0501], // v_div_fixup_f32 v0, v1, |v2|, -v3
@@ -1643,6 +1708,8 @@ fn division_and_64_bit_salu_run_inline() {
         0x8CFE_7E02, // s_or_b64 exec, s[2:3], exec
         0x560A_0B06, // v_fmac_f32 v5, v6, v5 (under the new EXEC)
     ];
+    #[cfg(unix)]
+    division_runs_inline_in_wave64(&division, &singles);
     let mut blocks = vec![division, scalar];
     blocks.extend(singles);
     let mut rng = Rng::new(0xD1F1_5CA1_E64B_17ED);

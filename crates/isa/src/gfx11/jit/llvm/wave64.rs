@@ -41,6 +41,7 @@ use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
 use crate::gfx11::exec::operand::SSrc;
 use crate::gfx11::exec::salu::fast::Scalar;
+use crate::gfx11::exec::valu::fast_fma32::Fma32Op;
 use crate::gfx11::exec::valu::fast_vint::{Below, Vint};
 use crate::gfx11::wave::NULL;
 
@@ -90,6 +91,10 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         }
         Fast::F64(d) if !d.uses_mask() => halves(None),
         Fast::Fma32(d) if !d.uses_mask() => halves(None),
+        // v_div_scale_f32 writes its half's word of the mask (`set_mask`),
+        // v_div_fmas_f32 reads its half's VCC word (divide.rs).
+        Fast::Fma32(d) if d.op == Fma32Op::DivScale => halves(Some(d.sdst)),
+        Fast::Fma32(_) => halves(None),
         Fast::Cndmask {
             mask: SSrc::Reg(_), ..
         } => halves(None),

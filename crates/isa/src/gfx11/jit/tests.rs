@@ -2124,7 +2124,7 @@ fn combined_compare_masks_run_inline() {
 
 /// The f16 forms on the low halves (add, sub, subrev, mul, max, min and
 /// fmac with abs/neg, constants and SGPRs, and v_pack_b32_f16) and the packed ones
-/// (v_pk_add/mul/max/min_f16 with op_sel, op_sel_hi, neg_lo and neg_hi)
+/// (v_pk_add/mul/max/min/fma_f16 with op_sel, op_sel_hi, neg_lo and neg_hi)
 /// run inline and match the interpreter, each alone and all in one block,
 /// on f16 NaNs (quiet and signalling), infinities, zeros, subnormals, the
 /// largest finite values and random bits, with random high halves.
@@ -2159,6 +2159,12 @@ fn f16_arithmetic_runs_inline() {
         vec![0x6C10_0505],              // v_fmac_f16_e32 v8, v5, v2
         vec![0xD536_0109, 0x2000_0906], // v_fmac_f16_e64 v9, -|v6|, s4
         vec![0x6C06_12F2],              // v_fmac_f16_e32 v3, 1.0, v9
+        vec![0xCC0E_4009, 0x1C0E_0501], // v_pk_fma_f16 v9, v1, v2, v3
+        // v_pk_fma_f16 v10, v1, v2, v9 op_sel:[1,0,1] op_sel_hi:[0,1,0]
+        vec![0xCC0E_280A, 0x1426_0501],
+        // v_pk_fma_f16 v11, v10, s4, v2 neg_lo:[1,0,1] neg_hi:[0,1,1]
+        vec![0xCC0E_460B, 0xBC08_090A],
+        vec![0xCC0E_4003, 0x1C0E_0703], // v_pk_fma_f16 v3, v3, v3, v3
     ];
     const EDGES: [u16; 12] = [
         0x7E00, // quiet NaN
@@ -2214,6 +2220,11 @@ fn f16_arithmetic_runs_inline() {
                     let h = if r == 5 { h | sign } else { h };
                     w.vgpr[r][l] = w.vgpr[r][l] & 0xFFFF_0000 | h;
                 }
+                // v_pk_fma_f16 v9, v1, v2, v3 on both sums: the low
+                // halves the first, the high halves the second.
+                w.vgpr[1][l] = 0x3C16_0FFE;
+                w.vgpr[2][l] = 0x0FD5_3C01;
+                w.vgpr[3][l] = 0x3C02_3C01;
             }
         }
         w.sgpr[4] = rng.next() & 0xFFFF_0000 | u32::from(EDGES[rng.below(12) as usize]);

@@ -44,6 +44,7 @@ use super::super::abi::{
     FRAME_SPANS, FRAME_TALLY, FRAME_VGPR, FRAME_VGPR_HI,
 };
 use super::footprint::{Footprint, footprint};
+use super::lanes::slow_packed_f16;
 use super::wave64::{Wave64Entry, classify};
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::wave64::high_dst;
@@ -51,6 +52,7 @@ use crate::gfx11::exec::fast::{Cond, Fast};
 use crate::gfx11::exec::operand::{SSrc, VSrc};
 use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::exec::valu::fast_f32::FltOp;
+use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{EXEC, NULL, VCC};
 
 /// IR types of the wave-wide values.
@@ -801,6 +803,11 @@ impl Fx {
             }
             Fast::Slow if block.insts[c.index as usize].dpp.is_some() => {
                 return self.dpp(block, c);
+            }
+            Fast::Slow if block.insts[c.index as usize].op == Op::VPkFmaF16 => {
+                return !self.wave64
+                    && slow_packed_f16(&block.insts[c.index as usize])
+                        .is_some_and(|p| self.pk_fma16(&p, (k, stop, &footprint(block, c))));
             }
             _ => return self.entry(block, c),
         }

@@ -191,11 +191,13 @@ pub(super) fn slow_scalar_unary(i: &Inst) -> Option<(u8, SSrc)> {
 }
 
 /// A packed f16 op that runs inline (valu/mod.rs `packed`): v_pk_add,
-/// v_pk_mul, v_pk_max or v_pk_min_f16 of two register sources, no clamp.
+/// v_pk_mul, v_pk_max or v_pk_min_f16 of two register sources, or
+/// v_pk_fma_f16 of three (wave32: [`Fx::pk_fma16`]), no clamp.
 pub(super) struct PackedF16 {
-    op: Op,
+    pub(super) op: Op,
     dst: u8,
-    src: [VSrc; 2],
+    /// The sources (the third is v_pk_fma_f16's alone).
+    src: [VSrc; 3],
     /// Per source: the half each result half takes (op_sel for the low,
     /// op_sel_hi for the high) and whether it is negated (neg, neg_hi).
     sel: [u8; 2],
@@ -208,7 +210,7 @@ pub(super) fn slow_packed_f16(i: &Inst) -> Option<PackedF16> {
         || i.mods.clamp
         || !matches!(
             i.op,
-            Op::VPkAddF16 | Op::VPkMulF16 | Op::VPkMaxF16 | Op::VPkMinF16
+            Op::VPkAddF16 | Op::VPkMulF16 | Op::VPkMaxF16 | Op::VPkMinF16 | Op::VPkFmaF16
         )
     {
         return None;
@@ -221,7 +223,15 @@ pub(super) fn slow_packed_f16(i: &Inst) -> Option<PackedF16> {
     Some(PackedF16 {
         op: i.op,
         dst: u8::try_from(i.dst).ok()?,
-        src: [reg(i.src[0].src)?, reg(i.src[1].src)?],
+        src: [
+            reg(i.src[0].src)?,
+            reg(i.src[1].src)?,
+            if i.op == Op::VPkFmaF16 {
+                reg(i.src[2].src)?
+            } else {
+                VSrc::Imm(0)
+            },
+        ],
         sel: [i.mods.opsel, i.mods.opsel_hi],
         // VOP3P keeps neg_hi in the abs field.
         neg: [i.mods.neg, i.mods.abs],
@@ -935,32 +945,89 @@ impl Fx {
         if !std::arch::is_x86_feature_detected!("f16c") {
             return false;
         }
-        let rows = p.src.map(|s| self.src(s));
         let mut out = Vec::new();
         for h in 0..2 {
-            let mut x = Vec::new();
-            for (k, row) in rows.iter().enumerate() {
-                let mut v = row.clone();
-                if p.sel[h] >> k & 1 != 0 {
-                    v = self.ins(format!("lshr {V} {v}, {}", splat(16)));
-                }
-                if p.neg[h] >> k & 1 != 0 {
-                    v = self.ins(format!("xor {V} {v}, {}", splat(0x8000)));
-                }
-                x.push(self.widen16(&v));
-            }
+            let x = self.packed_sources(p, h, 2);
             let kinds = [VSrc::Vgpr(0), VSrc::Vgpr(0)];
             let r = match p.op {
                 Op::VPkMaxF16 => self.minmax(&x[0], &x[1], true),
                 Op::VPkMinF16 => self.minmax(&x[0], &x[1], false),
                 Op::VPkAddF16 => self.arith("fadd", false, kinds, &x[0], &x[1]),
-                _ => self.arith("fmul", false, kinds, &x[0], &x[1]),
+                Op::VPkMulF16 => self.arith("fmul", false, kinds, &x[0], &x[1]),
+                // v_pk_fma_f16 is `pk_fma16`'s (a call-out here).
+                _ => return false,
             };
             out.push(self.narrow16(&r));
         }
         let hi = self.ins(format!("shl {V} {}, {}", out[1], splat(16)));
         let r = self.ins(format!("or {V} {}, {hi}", out[0]));
         self.set_row(p.dst, r);
+        true
+    }
+
+    /// The first `n` sources of `p` for result half `h`: the half op_sel
+    /// (low) or op_sel_hi (high) picks, negated by neg (low) or neg_hi
+    /// (high), widened to f32 bits as F16C does (`widen16`).
+    fn packed_sources(&mut self, p: &PackedF16, h: usize, n: usize) -> Vec<String> {
+        let mut x = Vec::new();
+        for k in 0..n {
+            let mut v = self.src(p.src[k]);
+            if p.sel[h] >> k & 1 != 0 {
+                v = self.ins(format!("lshr {V} {v}, {}", splat(16)));
+            }
+            if p.neg[h] >> k & 1 != 0 {
+                v = self.ins(format!("xor {V} {v}, {}", splat(0x8000)));
+            }
+            x.push(self.widen16(&v));
+        }
+        x
+    }
+
+    /// v_pk_fma_f16 (wave32; valu/mod.rs `packed`): for each result half
+    /// the three sources' halves as `packed_f16` picks them, widened to
+    /// f64, `a * b + c` there (a multiply, then an add, as the
+    /// interpreter's), then rounded once to f16 as `fmac16` does (to odd
+    /// in f32, then nearest even by F16C). A wave with a NaN among its
+    /// active lanes' results calls out, where the interpreter picks its
+    /// NaN through `half`'s conversions. False (a call-out) without F16C.
+    pub(super) fn pk_fma16(&mut self, p: &PackedF16, at: (u32, u32, &Footprint)) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if !std::arch::is_x86_feature_detected!("f16c") {
+            return false;
+        }
+        let mut sums = Vec::new();
+        let mut nan = String::from("zeroinitializer");
+        for h in 0..2 {
+            let x = self.packed_sources(p, h, 3);
+            let d: Vec<String> = x
+                .iter()
+                .map(|v| {
+                    let f = self.fl(v);
+                    self.ins(format!("fpext {F} {f} to {D}"))
+                })
+                .collect();
+            let prod = self.ins(format!("fmul {D} {}, {}", d[0], d[1]));
+            let sum = self.ins(format!("fadd {D} {prod}, {}", d[2]));
+            let un = self.ins(format!("fcmp uno {D} {sum}, {sum}"));
+            nan = self.ins(format!("or {M} {nan}, {un}"));
+            sums.push(sum);
+        }
+        let m = self.exec_mask();
+        let nan = self.ins(format!("and {M} {nan}, {m}"));
+        let bits = self.ins(format!("bitcast {M} {nan} to i32"));
+        let rare = self.ins(format!("icmp ne i32 {bits}, 0"));
+        self.inline_unless(&rare, at, &[p.dst], &[], |fx| {
+            let halves: Vec<String> = sums
+                .iter()
+                .map(|s| {
+                    let r = fx.odd32(s);
+                    fx.narrow16(&r)
+                })
+                .collect();
+            let hi = fx.ins(format!("shl {V} {}, {}", halves[1], splat(16)));
+            let r = fx.ins(format!("or {V} {}, {hi}", halves[0]));
+            fx.set_row(p.dst, r);
+        });
         true
     }
 

@@ -1587,6 +1587,23 @@ fn division_value(rng: &mut Rng, wild: bool) -> u32 {
     }
 }
 
+/// Each of `blocks` (instruction words) followed by s_endpgm, decoded as
+/// a block at `CODE`, with its memory (zeroed data).
+#[cfg(unix)]
+fn ended_blocks(blocks: Vec<Vec<u32>>) -> Vec<(Arc<Block>, Memory)> {
+    blocks
+        .into_iter()
+        .map(|mut words| {
+            words.push(0xBFB0_0000); // s_endpgm
+            let mem = Memory {
+                code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                data: UnsafeCell::new(vec![0; DATA_LEN]),
+            };
+            (CodeCache::new().block(CODE, &mem), mem)
+        })
+        .collect()
+}
+
 /// Wave64 waves run the f32 division helpers inline, once per 32-lane
 /// half (llvm/wave64.rs: v_div_scale's mask in its half's word, its
 /// sources reading that SGPR as before the low pass; v_div_fmas reading
@@ -1601,17 +1618,7 @@ fn division_runs_inline_in_wave64(division: &[u32], singles: &[Vec<u32>]) {
     }
     let mut blocks: Vec<Vec<u32>> = vec![division.to_vec()];
     blocks.extend(singles.iter().cloned());
-    let blocks: Vec<(Arc<Block>, Memory)> = blocks
-        .into_iter()
-        .map(|mut words| {
-            words.push(0xBFB0_0000); // s_endpgm
-            let mem = Memory {
-                code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-                data: UnsafeCell::new(vec![0; DATA_LEN]),
-            };
-            (CodeCache::new().block(CODE, &mem), mem)
-        })
-        .collect();
+    let blocks = ended_blocks(blocks);
     let refs: Vec<&Block> = blocks.iter().map(|(b, _)| &**b).collect();
     let ts = super::llvm::translate_all(&refs, true).expect("the blocks translate");
     let mut rng = Rng::new(0xD1F6_4CA1_E64B_17ED);
@@ -2258,17 +2265,7 @@ fn packed_f16_runs_inline_in_wave64() {
     ];
     let mut blocks: Vec<Vec<u32>> = singles.clone();
     blocks.push(singles.concat());
-    let blocks: Vec<(Arc<Block>, Memory)> = blocks
-        .into_iter()
-        .map(|mut words| {
-            words.push(0xBFB0_0000); // s_endpgm
-            let mem = Memory {
-                code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-                data: UnsafeCell::new(vec![0; DATA_LEN]),
-            };
-            (CodeCache::new().block(CODE, &mem), mem)
-        })
-        .collect();
+    let blocks = ended_blocks(blocks);
     let refs: Vec<&Block> = blocks.iter().map(|(b, _)| &**b).collect();
     let ts = super::llvm::translate_all(&refs, true).expect("the blocks translate");
     let mut rng = Rng::new(0x9A4C_F16E_0064_5EED);
@@ -2344,17 +2341,7 @@ fn single_lane_forms_run_inline() {
     if super::llvm::available() {
         let mut blocks: Vec<Vec<u32>> = singles.clone();
         blocks.push(singles.concat());
-        let blocks: Vec<(Arc<Block>, Memory)> = blocks
-            .into_iter()
-            .map(|mut words| {
-                words.push(0xBFB0_0000); // s_endpgm
-                let mem = Memory {
-                    code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-                    data: UnsafeCell::new(vec![0; DATA_LEN]),
-                };
-                (CodeCache::new().block(CODE, &mem), mem)
-            })
-            .collect();
+        let blocks = ended_blocks(blocks);
         let refs: Vec<&Block> = blocks.iter().map(|(b, _)| &**b).collect();
         let ts = super::llvm::translate_all(&refs, true).expect("the blocks translate");
         for ((block, mem), t) in blocks.iter().zip(&ts) {

@@ -876,10 +876,7 @@ impl Fx {
         let p = self.ins(format!("fmul {D} {x}, {y}"));
         let sum = self.ins(format!("fadd {D} {p}, {z}"));
         let nan = self.ins(format!("fcmp uno {D} {sum}, {sum}"));
-        let m = self.exec_mask();
-        let nan = self.ins(format!("and {M} {nan}, {m}"));
-        let bits = self.ins(format!("bitcast {M} {nan} to i32"));
-        let rare = self.ins(format!("icmp ne i32 {bits}, 0"));
+        let rare = self.any_active(&nan);
         self.inline_unless(&rare, at, &[f.dst], &[], |fx| {
             let r = fx.odd32(&sum);
             let h = fx.narrow16(&r);
@@ -905,6 +902,14 @@ impl Fx {
         let inexact = self.ins(format!("fcmp une {D} {back}, {x}"));
         let odd = self.ins(format!("zext {M} {inexact} to {V}"));
         self.ins(format!("or {V} {t}, {odd}"))
+    }
+
+    /// Does a lane of EXEC have mask `m` set?
+    fn any_active(&mut self, m: &str) -> String {
+        let exec = self.exec_mask();
+        let on = self.ins(format!("and {M} {m}, {exec}"));
+        let bits = self.ins(format!("bitcast {M} {on} to i32"));
+        self.ins(format!("icmp ne i32 {bits}, 0"))
     }
 
     /// The f16 in the low half of each lane of `x` widened to f32 bits
@@ -1012,10 +1017,7 @@ impl Fx {
             nan = self.ins(format!("or {M} {nan}, {un}"));
             sums.push(sum);
         }
-        let m = self.exec_mask();
-        let nan = self.ins(format!("and {M} {nan}, {m}"));
-        let bits = self.ins(format!("bitcast {M} {nan} to i32"));
-        let rare = self.ins(format!("icmp ne i32 {bits}, 0"));
+        let rare = self.any_active(&nan);
         self.inline_unless(&rare, at, &[p.dst], &[], |fx| {
             let halves: Vec<String> = sums
                 .iter()

@@ -318,6 +318,10 @@ pub struct WorkgroupStats {
     /// workgroup's next wave itself (gfx11/round.rs) rather than
     /// returning to the wave loop for it.
     pub barrier_switches: u64,
+    /// Of `barrier_switches`, the barriers the region's translation
+    /// released itself, going on with the first wave of the workgroup's
+    /// next round.
+    pub barrier_releases: u64,
     /// Blocks the wave loop entered: each an interpreted block's run or a
     /// call into a block's, a region's or a two-wave translation. For the same
     /// instructions, fewer means more of the run stayed in translated code.

@@ -225,6 +225,7 @@ fn run_all_on(
                 total.translated_wave_instructions += st.translated_wave_instructions;
                 total.called_out_wave_instructions += st.called_out_wave_instructions;
                 total.barrier_switches += st.barrier_switches;
+                total.barrier_releases += st.barrier_releases;
                 total.block_entries += st.block_entries;
                 total.waves += st.waves;
             }
@@ -591,9 +592,11 @@ fn the_translator_agrees_with_the_interpreter() {
         );
     }
     // At a barrier whose next block is a member of the region, the
-    // region's code goes on with the workgroup's next wave itself
-    // (gfx11/round.rs): lds_barrier.s (three barriers in straight-line
-    // code, two groups of 8 waves) and reduce_lds (a barrier in a loop).
+    // region's code goes on with the workgroup's next wave itself, and at
+    // the round's last wave releases the barrier and goes on with the
+    // first (gfx11/round.rs, jit/abi.rs `switch_wave`): lds_barrier.s
+    // (three barriers in straight-line code, two groups of 8 waves) and
+    // reduce_lds (a barrier in a loop).
     // An interpreted run first decodes the blocks past the barriers into
     // the code cache, as a hot kernel has them, so the regions made at the
     // translated run's first entries hold them.
@@ -622,7 +625,10 @@ fn the_translator_agrees_with_the_interpreter() {
     };
     if backends.contains(&JitBackend::Llvm) {
         force_jit_backend(Some(JitBackend::Llvm));
-        for (kernel, switches) in [("lds_barrier", Some(2 * 3 * 7)), ("reduce_lds", None)] {
+        for (kernel, switches) in [
+            ("lds_barrier", Some((2 * 3 * 8, 2 * 3))),
+            ("reduce_lds", None),
+        ] {
             let cache = Arc::new(CodeCache::for_isa(aqueduct_isa::Isa::Gfx11));
             let (off, want) = switching(kernel, JitMode::Off, &cache);
             let (on, got) = switching(kernel, JitMode::Always, &cache);
@@ -635,9 +641,12 @@ fn the_translator_agrees_with_the_interpreter() {
             assert!(got == want, "{kernel}: results");
             match switches {
                 // Each barrier of a group: the first 7 waves go on with
-                // the next; the last returns to the wave loop.
-                Some(n) => assert_eq!(on.barrier_switches, n, "{kernel}"),
-                None => assert!(on.barrier_switches > 0, "{kernel}"),
+                // the next; the last releases it and goes on with the first.
+                Some((n, released)) => {
+                    assert_eq!(on.barrier_switches, n, "{kernel}");
+                    assert_eq!(on.barrier_releases, released, "{kernel}");
+                }
+                None => assert!(on.barrier_releases > 0, "{kernel}"),
             }
         }
         // A loop on itself that touches memory joins the region of the
@@ -646,9 +655,10 @@ fn the_translator_agrees_with_the_interpreter() {
         // enters the wave loop once, at the region's head, and runs the
         // loop and the block after it in the region's code. Wave64 waves
         // have regions too (region_loop_wave64.s, a barrier before the
-        // loop): the first wave of a group enters at the head and the
-        // region's code goes on with the next three at the barrier; once
-        // it is released, each wave enters at the loop.
+        // loop): the first wave of a group enters at the head, the
+        // region's code goes on with the next three at the barrier, the
+        // last releases it and the first runs the loop to its end; each
+        // of the other three then enters at the loop.
         let looping = |code: &[u32], wave64: bool, mode: JitMode, cache: &Arc<CodeCache>| {
             let (groups, wg) = (3u32, 256u32);
             let n = (groups * wg) as usize;
@@ -680,13 +690,14 @@ fn the_translator_agrees_with_the_interpreter() {
             );
             assert!(got == want, "{name}: results");
             let (groups, waves) = (3, u64::from(on.waves));
-            let (entries, switches) = if wave64 {
-                (groups + waves, waves - groups)
+            let (entries, switches, releases) = if wave64 {
+                (waves, waves, groups)
             } else {
-                (waves, 0)
+                (waves, 0, 0)
             };
             assert_eq!(on.block_entries, entries, "{name}: entries");
             assert_eq!(on.barrier_switches, switches, "{name}: switches");
+            assert_eq!(on.barrier_releases, releases, "{name}: releases");
         }
         // A worker whose blocks looked for translations before another
         // worker made them adopts them in its next batch (jit/tier.rs

@@ -774,21 +774,27 @@ impl Dispatch {
         // Taken branches of the workgroup, for the watchdog.
         let mut jumps = 0u32;
         loop {
-            for i in 0..waves.len() {
+            let mut i = 0;
+            while i < waves.len() {
                 if !matches!(waves[i].status, WaveStatus::Running | WaveStatus::SyncAlone) {
+                    i += 1;
                     continue;
                 }
                 // A region's code may go on with the later waves of the
-                // round at its barriers (jit/abi.rs `switch_wave`); the
-                // wave loop then goes on with the one it stopped with.
+                // round at its barriers, and release a barrier and go on
+                // with the next round's first wave (jit/abi.rs
+                // `switch_wave`); the rounds go on after the wave it
+                // stopped with, in the same order as without it.
                 let mut round = Round {
                     waves: waves.as_mut_ptr(),
                     len: waves.len(),
                     current: i,
                     switches: 0,
+                    releases: 0,
                 };
                 let result = self.run_wave_loop(&mut round, env, ctx, stats, &mut jumps);
                 stats.barrier_switches += round.switches;
+                stats.barrier_releases += round.releases;
                 if let Err(kind) = result {
                     return Err(Box::new(WaveError {
                         kind,
@@ -796,6 +802,7 @@ impl Dispatch {
                         workgroup,
                     }));
                 }
+                i = round.current + 1;
             }
             if waves.iter().any(|w| w.status == WaveStatus::AtSync) {
                 if let Err((kind, pc)) = self.run_sync_blocks(waves, env, ctx, stats, &mut jumps) {

@@ -3,8 +3,9 @@
 //! (dispatch.rs `run_workgroup_waves`), and which of them runs now. The
 //! wave loop hands it to a region's translation, whose code goes on with
 //! the round's next wave at a barrier itself (jit/abi.rs `switch_wave`)
-//! rather than returning to the wave loop for it; the wave loop then goes
-//! on with the wave the code stopped with.
+//! rather than returning to the wave loop for it, and at the round's last
+//! wave releases the barrier and goes on with the next round's first; the
+//! wave loop then goes on after the wave the code stopped with.
 
 use super::wave::Wave;
 
@@ -19,4 +20,7 @@ pub(crate) struct Round {
     pub current: usize,
     /// Barriers at which a region's code went on with another wave.
     pub switches: u64,
+    /// Of those, the barriers a region's code released itself (abi.rs
+    /// `switch_wave`).
+    pub releases: u64,
 }

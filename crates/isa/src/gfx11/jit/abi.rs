@@ -277,14 +277,20 @@ pub(crate) unsafe fn run_region(
 ///
 /// Same order as the wave loop: the waves of a round run in index order,
 /// each to its barrier or end (dispatch.rs `run_workgroup_waves`), so the
-/// next one is the first later wave still running, and the last wave of a
-/// round returns to the wave loop, which releases the barrier. A wave that
-/// runs a block that only computes on its own first (`SyncAlone`) leaves
-/// it to the wave loop too; a wave stopped before such a block (`AtSync`)
-/// is passed over, as the wave loop does. Why: the corpus's reductions,
-/// scans and sorts run a few instructions per wave between barriers, and
-/// the way back through the wave loop to the next wave (its block lookup,
-/// tiers, frame and exit) cost about as much as those instructions.
+/// next one is the first later wave still running. At the last wave of a
+/// round, when every other wave waits at the barrier or has ended, the
+/// hook releases the barrier as the wave loop would (every waiting wave
+/// runs again) and goes on with the first wave of the next round, which
+/// may be the frame's own: the wave loop then resumes its rounds after
+/// the wave the code leaves with. A wave that runs a block that only
+/// computes on its own first (`SyncAlone`) leaves it to the wave loop too;
+/// a wave stopped before such a block (`AtSync`) is passed over, as the
+/// wave loop does, and keeps the barrier for the wave loop to release.
+/// Why: the corpus's reductions, scans and sorts run a few instructions
+/// per wave between barriers, and the way back through the wave loop to
+/// the next wave (its block lookup, tiers, frame and exit) cost about as
+/// much as those instructions; with the release here a workgroup of few
+/// waves goes round its barrier loop in one call.
 ///
 /// # Safety
 /// `frame` is the frame [`run_region`] passed to the region's code, which
@@ -313,30 +319,80 @@ unsafe extern "C" fn switch_wave(frame: *mut Frame, code: u32) -> i32 {
             WaveStatus::SyncAlone => return NO_SWITCH,
         }
     }
-    let Some(j) = next else {
-        return NO_SWITCH;
-    };
-    // SAFETY: as above.
-    let to = unsafe { &mut *round.waves.add(j) };
-    let Some(at) = members.iter().position(|m| m.start == to.pc) else {
-        return NO_SWITCH;
-    };
-    let block = &members[exit_member(code)];
-    // The round's waves are all of the frame's wave's size.
     // SAFETY: the frame's wave is the round's current one.
     let w = unsafe { &mut *f.wave };
+    let block = &members[exit_member(code)];
+    // The round's waves are all of the frame's wave's size.
     let c = &block.list(w.wave64)[exit_entry(code)];
+    // Where the frame's wave waits: after its s_barrier, at a member.
+    let after = block.start + c.offset as u64 + c.len as u64;
+    let (j, release) = match next {
+        Some(j) => (j, false),
+        None => match first_after_release(round) {
+            Some(j) => (j, true),
+            None => return NO_SWITCH,
+        },
+    };
+    let at = if j == round.current {
+        members.iter().position(|m| m.start == after)
+    } else {
+        // SAFETY: as above.
+        let to = unsafe { &*round.waves.add(j) };
+        members.iter().position(|m| m.start == to.pc)
+    };
+    let Some(at) = at else {
+        return NO_SWITCH;
+    };
     // The wave loop's barrier exit, done here: the wave waits after its
     // s_barrier, its member's instructions up to it counted.
-    w.pc = block.start + c.offset as u64 + c.len as u64;
+    w.pc = after;
     w.status = WaveStatus::AtBarrier;
     f.passed += u64::from(c.last) + 1;
+    if release {
+        // The wave loop's release (dispatch.rs `run_workgroup_waves`); an
+        // observed dispatch, which sees releases, runs no translated code.
+        for k in (0..round.len).filter(|&k| k != round.current) {
+            // SAFETY: as above: a wave of the round other than the current one.
+            let other = unsafe { &mut *round.waves.add(k) };
+            if other.status == WaveStatus::AtBarrier {
+                other.status = WaveStatus::Running;
+            }
+        }
+        w.status = WaveStatus::Running;
+        round.releases += 1;
+    }
     round.current = j;
     round.switches += 1;
+    // SAFETY: as above: wave `j` of the round, the frame's own or one
+    // nothing else touches during the call.
+    let to = unsafe { &mut *round.waves.add(j) };
     let env = f.env;
     // SAFETY: the environment is the workgroup's, live for the call.
     f.set_wave(to, unsafe { &mut *env });
     at as i32
+}
+
+/// The wave the round goes on with once the barrier the current wave
+/// reached is released, if the hook may release it: every other wave of
+/// the round waits at it or has ended (none running, none stopped before
+/// a block the wave loop runs for two waves). That is the first wave
+/// waiting, or the current one.
+fn first_after_release(round: &Round) -> Option<usize> {
+    let mut first = None;
+    for k in 0..round.len {
+        if k == round.current {
+            first = first.or(Some(k));
+            continue;
+        }
+        // SAFETY: `k` is a wave of the round other than the current one,
+        // which nothing else touches during the call.
+        match unsafe { &(*round.waves.add(k)).status } {
+            WaveStatus::Ended => {}
+            WaveStatus::AtBarrier => first = first.or(Some(k)),
+            WaveStatus::Running | WaveStatus::SyncAlone | WaveStatus::AtSync => return None,
+        }
+    }
+    first
 }
 
 /// The frame of a translated call on wave `w` in block `block`.

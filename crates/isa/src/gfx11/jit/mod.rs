@@ -80,8 +80,9 @@
 //! made already runs that region from its own label once it is hot,
 //! rather than heading another region with most of the same blocks. The
 //! block after a barrier is a member too: at the barrier the region's code
-//! goes on with the workgroup's next wave itself (`abi.rs` `switch_wave`,
-//! `../round.rs`), in the wave loop's order.
+//! goes on with the workgroup's next wave itself, and past the barrier
+//! once its last wave releases it (`abi.rs` `switch_wave`, `../round.rs`),
+//! in the wave loop's order.
 //!
 //! Files: `tier.rs` (the mode, the threshold, per-worker counters),
 //! `shared.rs` (translations shared through the code cache),

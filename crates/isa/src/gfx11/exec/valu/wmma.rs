@@ -14,6 +14,7 @@
 //! i64) and rounded once; hardware's internal rounding may differ in the last
 //! bit for float sums that are not exact. Wave64 WMMA is a typed error.
 
+use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
 
 use crate::WaveErrorKind;
@@ -21,7 +22,6 @@ use crate::gfx11::exec::env::{ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::inst::{Inst, Src};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{LANES, Wave};
-use crate::wave_loop::with_avx2_copy;
 
 /// Element type of the A/B inputs.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -48,44 +48,100 @@ fn vgpr(i: &Inst, k: usize) -> Result<usize, WaveErrorKind> {
     }
 }
 
-/// The 16 x 16 elements of A (row m = lane m) or B (column n = lane n) as
-/// f64, `[lane][k]`, from the VGPRs starting at `base`: one pass per VGPR of
-/// the packing, the element type decided once.
-fn elements(w: &Wave, base: usize, ty: In, signed: bool) -> [[f64; 16]; 16] {
+/// The 16 x 16 raw fields of A (row m = lane m) or B (column n = lane n),
+/// `[lane][k]`, from the VGPRs starting at `base`: one pass per VGPR of the
+/// packing, low bits first.
+fn fields(w: &Wave, base: usize, ty: In) -> [[u32; 16]; 16] {
     let (per, bits) = match ty {
         In::F16 | In::Bf16 => (2, 16),
         In::Iu8 => (4, 8),
         In::Iu4 => (8, 4),
     };
     let mask = (1u32 << bits) - 1;
-    let mut out = [[0f64; 16]; 16];
+    let mut out = [[0u32; 16]; 16];
     for v in 0..16 / per {
         let row = &w.vgpr[(base + v) & 255];
         for (lane, o) in out.iter_mut().enumerate() {
             let word = row[lane];
             for e in 0..per {
-                let raw = (word >> (bits * e)) & mask;
-                o[v * per + e] = match ty {
-                    In::F16 => f16::from_bits(raw as u16).to_f64(),
-                    In::Bf16 => bf16::from_bits(raw as u16).to_f64(),
-                    _ if signed => ((raw << (32 - bits)) as i32 >> (32 - bits)) as f64,
-                    _ => raw as f64,
-                };
+                o[v * per + e] = (word >> (bits * e)) & mask;
             }
         }
     }
     out
 }
 
-with_avx2_copy! {
-    /// Run a WMMA instruction, through its AVX2 copy where the wave loop's
-    /// level (wave_loop.rs) is AVX2 or above (the dot products take 4 lanes
-    /// of f64 per vector instruction, not 2; IEEE operations give the same bits).
-    pub(crate) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult => wmma_here
+/// The 8- or 4-bit fields of A or B (`fields`) as integers: sign-extended
+/// where `signed`.
+fn integers(raw: &[[u32; 16]; 16], ty: In, signed: bool) -> [[i32; 16]; 16] {
+    let bits = if ty == In::Iu4 { 4 } else { 8 };
+    let shift = 32 - bits;
+    raw.map(|lane| {
+        lane.map(|x| {
+            if signed {
+                ((x << shift) as i32) >> shift
+            } else {
+                x as i32
+            }
+        })
+    })
 }
 
+/// The f16 or bf16 fields of A or B (`fields`) as f64 (exact): f16
+/// through the host's conversion of the whole tile at once (F16C where the
+/// host has it), bf16 as the top half of an f32.
+fn floats(raw: &[[u32; 16]; 16], ty: In) -> [[f64; 16]; 16] {
+    let mut wide = [0f32; 256];
+    if ty == In::F16 {
+        let halves: [f16; 256] =
+            std::array::from_fn(|i| f16::from_bits(raw[i / 16][i % 16] as u16));
+        halves.convert_to_f32_slice(&mut wide);
+    } else {
+        for (o, &x) in wide.iter_mut().zip(raw.as_flattened()) {
+            *o = f32::from_bits(x << 16);
+        }
+    }
+    std::array::from_fn(|lane| std::array::from_fn(|k| f64::from(wide[lane * 16 + k])))
+}
+
+/// Run a WMMA instruction: through a copy for the wave loop's level
+/// (wave_loop.rs) where it is AVX2 or above, whose dot products take 4
+/// (AVX2) or 8 (AVX-512) lanes of f64 per vector instruction and add each
+/// product with a fused multiply-add (`wmma_here`'s `FMA` says why that
+/// gives the same bits).
+pub(crate) fn wmma(w: &mut Wave, i: &Inst) -> ExecResult {
+    #[cfg(all(target_arch = "x86_64", not(test)))]
+    {
+        use crate::wave_loop::{WaveLoop, wave_loop};
+        #[target_feature(enable = "avx2,fma")]
+        fn avx2(w: &mut Wave, i: &Inst) -> ExecResult {
+            wmma_here::<true>(w, i)
+        }
+        #[target_feature(enable = "avx512f,avx512bw,avx512cd,avx512dq,avx512vl,fma")]
+        fn avx512(w: &mut Wave, i: &Inst) -> ExecResult {
+            wmma_here::<true>(w, i)
+        }
+        match wave_loop() {
+            // SAFETY: wave_loop() gives Avx512 only where the CPU has these
+            // subsets and FMA (wave_loop.rs checks the same list).
+            WaveLoop::Avx512 => return unsafe { avx512(w, i) },
+            // SAFETY: wave_loop() gives Avx2 or above only where the CPU has AVX2 and FMA.
+            WaveLoop::Avx2 => return unsafe { avx2(w, i) },
+            WaveLoop::Baseline => {}
+        }
+    }
+    wmma_here::<false>(w, i)
+}
+
+/// A WMMA instruction; `FMA` adds each product of the float forms to its
+/// sum with `f64::mul_add` rather than a multiply and an add. Both give the
+/// same bits: a product of two f16 (11-bit significands, exponents from
+/// -24 to 15) or two bf16 (8-bit significands, f32's exponents) values is
+/// exact in f64, so rounding the fused sum is rounding the sum of the
+/// rounded product. A copy without the host's FMA instructions takes
+/// `FMA = false` (`mul_add` would be a call to the C library's `fma`).
 #[inline(always)]
-fn wmma_here(w: &mut Wave, i: &Inst) -> ExecResult {
+fn wmma_here<const FMA: bool>(w: &mut Wave, i: &Inst) -> ExecResult {
     use Op::*;
     if w.wave64 {
         return Err(unmodelled(i, "wave64 WMMA layout not modelled"));
@@ -111,89 +167,106 @@ fn wmma_here(w: &mut Wave, i: &Inst) -> ExecResult {
     );
     // Read everything before writing (D may overlap A, B or C): A's rows
     // am[m][k] and B's columns bt[n][k].
-    let am = elements(w, a, ty, a_signed);
-    let bt = elements(w, b, ty, b_signed);
+    let (am_raw, bt_raw) = (fields(w, a, ty), fields(w, b, ty));
     let exec = w.exec();
     let c_rows: [[u32; LANES]; 8] = std::array::from_fn(|r| w.vgpr[(c + r) & 255]);
     let d_rows: [[u32; LANES]; 8] = std::array::from_fn(|r| w.vgpr[(d + r) & 255]);
     let (abs_c, neg_c) = (!int && (i.mods.abs >> 2) & 1 != 0, neg(2));
-    // B as [k][n], so that each row's 16 dot products are computed side by
-    // side (vectorised over n), each still summed in k order from the start
-    // value of f64's `Sum`, as `.sum()` over k gives it: the same bits.
-    let mut bk = [[0f64; 16]; 16];
-    for (n, col) in bt.iter().enumerate() {
-        for (k, &v) in col.iter().enumerate() {
-            bk[k][n] = v;
-        }
-    }
-    let start: f64 = std::iter::empty::<f64>().sum();
-    // dots[m][n]: the dot product of A's row m and B's column n (for the
-    // integer forms exact in f64: at most 16 products below 2^16 each).
+    // dots[m][n]: the dot product of A's row m and B's column n, each
+    // row's 16 computed side by side (vectorised over n) from B as [k][n].
+    // The integer forms' are exact in i32: at most 16 products of 8-bit
+    // values, below 2^21 in magnitude together.
     let mut dots = [[0f64; 16]; 16];
-    let mut idots = [[0i64; 16]; 16];
-    for (m, a_row) in am.iter().enumerate() {
-        if int {
-            let dot = &mut idots[m];
-            for (k, b_row) in bk.iter().enumerate() {
-                let a = a_row[k] as i64;
-                for n in 0..16 {
-                    dot[n] += a * b_row[n] as i64;
-                }
+    let mut idots = [[0i32; 16]; 16];
+    if int {
+        let am = integers(&am_raw, ty, a_signed);
+        let bt = integers(&bt_raw, ty, b_signed);
+        let mut bk = [[0i32; 16]; 16];
+        for (n, col) in bt.iter().enumerate() {
+            for (k, &v) in col.iter().enumerate() {
+                bk[k][n] = v;
             }
-        } else {
-            let dot = &mut dots[m];
-            *dot = [start; 16];
-            for (k, b_row) in bk.iter().enumerate() {
-                let a = sa * a_row[k] * sb;
+        }
+        for (dot, a_row) in idots.iter_mut().zip(&am) {
+            for (&a, b_row) in a_row.iter().zip(&bk) {
                 for n in 0..16 {
                     dot[n] += a * b_row[n];
                 }
             }
         }
+    } else {
+        let am = floats(&am_raw, ty);
+        let bt = floats(&bt_raw, ty);
+        let mut bk = [[0f64; 16]; 16];
+        for (n, col) in bt.iter().enumerate() {
+            for (k, &v) in col.iter().enumerate() {
+                bk[k][n] = v;
+            }
+        }
+        // Each sum in k order from the start value of f64's `Sum`, as
+        // `.sum()` over k gives it: the same bits.
+        let start: f64 = std::iter::empty::<f64>().sum();
+        for (dot, a_row) in dots.iter_mut().zip(&am) {
+            *dot = [start; 16];
+            for (&a, b_row) in a_row.iter().zip(&bk) {
+                let a = sa * a * sb;
+                for n in 0..16 {
+                    dot[n] = if FMA {
+                        a.mul_add(b_row[n], dot[n])
+                    } else {
+                        dot[n] + a * b_row[n]
+                    };
+                }
+            }
+        }
     }
+    // Row r of C and D holds rows 2r (lanes 0..15) and 2r + 1 (lanes
+    // 16..31) of the tile: 32 consecutive elements of the row-major dots.
     let mut result = [[0u32; LANES]; 8];
-    for r in 0..8 {
-        let cur = c_rows[r];
-        let old_d = d_rows[r];
-        let row = &mut result[r];
-        for l in 0..LANES {
-            let (m, n) = (2 * r + l / 16, l % 16);
-            if int {
+    for (r, row) in result.iter_mut().enumerate() {
+        let (cur, old_d) = (&c_rows[r], &d_rows[r]);
+        if int {
+            let dot = &idots.as_flattened()[LANES * r..LANES * (r + 1)];
+            for l in 0..LANES {
                 // The i32 accumulator plus the exact dot product of the 8/4-bit values.
-                let dot = idots[m][n];
-                let s = dot + cur[l] as i32 as i64;
+                let s = i64::from(dot[l]) + i64::from(cur[l] as i32);
                 let s = if i.mods.clamp {
                     s.clamp(i32::MIN as i64, i32::MAX as i64)
                 } else {
                     s
                 };
                 row[l] = s as u32;
-                continue;
             }
+            continue;
+        }
+        let dot = &dots.as_flattened()[LANES * r..LANES * (r + 1)];
+        // C's value with its modifiers (|C| first, then the negation).
+        let c_mod = |cv: f64| {
+            let cv = if abs_c { cv.abs() } else { cv };
+            if neg_c { -cv } else { cv }
+        };
+        if out == Out::F32 {
+            for l in 0..LANES {
+                let cv = c_mod(f64::from(f32::from_bits(cur[l])));
+                row[l] = ((dot[l] + cv) as f32).to_bits();
+            }
+            continue;
+        }
+        for l in 0..LANES {
             let half = if hi { cur[l] >> 16 } else { cur[l] } as u16;
-            let mut cv = match out {
+            let cv = c_mod(match out {
                 Out::F16 => f16::from_bits(half).to_f64(),
-                Out::Bf16 => bf16::from_bits(half).to_f64(),
-                _ => f32::from_bits(cur[l]) as f64,
+                _ => bf16::from_bits(half).to_f64(),
+            });
+            let s = dot[l] + cv;
+            let h = match out {
+                Out::F16 => super::round_once::f16_of(s),
+                _ => super::round_once::bf16_of(s),
             };
-            if abs_c {
-                cv = cv.abs();
-            }
-            if neg_c {
-                cv = -cv;
-            }
-            let s = dots[m][n] + cv;
-            let put = |h: u16| {
-                if hi {
-                    (old_d[l] & 0xFFFF) | (h as u32) << 16
-                } else {
-                    (old_d[l] & 0xFFFF_0000) | h as u32
-                }
-            };
-            row[l] = match out {
-                Out::F16 => put(super::round_once::f16_of(s)),
-                Out::Bf16 => put(super::round_once::bf16_of(s)),
-                _ => (s as f32).to_bits(),
+            row[l] = if hi {
+                (old_d[l] & 0xFFFF) | (h as u32) << 16
+            } else {
+                (old_d[l] & 0xFFFF_0000) | h as u32
             };
         }
     }
@@ -402,15 +475,21 @@ mod tests {
                 };
                 let want = model(&w, &i, ty, out);
                 let d = i.dst as usize;
+                // Both the copy that multiplies and adds and the one that
+                // fuses them (here through the C library's fma).
+                let mut fused = w.clone();
                 wmma(&mut w, &i).unwrap();
+                wmma_here::<true>(&mut fused, &i).unwrap();
                 for r in 0..8 {
                     for l in 0..LANES {
-                        let got = w.vgpr[d + r][l];
-                        assert!(
-                            same(got, want[r][l], out, hi),
-                            "{bytes:x?} round {round}: D{r} lane {l}: {got:#x}, model {:#x}",
-                            want[r][l]
-                        );
+                        for (how, got) in [("", w.vgpr[d + r][l]), ("fused ", fused.vgpr[d + r][l])]
+                        {
+                            assert!(
+                                same(got, want[r][l], out, hi),
+                                "{bytes:x?} round {round}: {how}D{r} lane {l}: {got:#x}, model {:#x}",
+                                want[r][l]
+                            );
+                        }
                     }
                 }
             }

@@ -26,6 +26,7 @@
 use crate::gfx11::exec::env::{Env, ExecResult, Flow, illegal, unmodelled};
 use crate::gfx11::exec::observe;
 use crate::gfx11::exec::vmem::atomics::buffer_lane_atomic;
+use crate::gfx11::exec::vmem::mem::{MAX_SPAN, Resolved, gather, scatter};
 use crate::gfx11::exec::vmem::mem_kind::{BufferForm, MemKind, buffer_form, mem_kind};
 use crate::gfx11::exec::vmem::write_loaded;
 use crate::gfx11::inst::Inst;
@@ -190,6 +191,12 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         base.wrapping_add(index[l].wrapping_mul(res.stride))
             .wrapping_add(offset[l])
     };
+    if env.observer.is_none()
+        && matches!(kind, MemKind::Load(..) | MemKind::Store(..))
+        && spanned(w, env, i, &res, &index, &offset, base, kind)
+    {
+        return Ok(Flow::Next);
+    }
     let access = |a: u64, len: u64, acc: Access| {
         env.mem
             .translate(a, len, acc)
@@ -259,6 +266,94 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         MemKind::Other => return Err(illegal(i)),
     }
     Ok(Flow::Next)
+}
+
+/// A raw load or store (`kind`) whose active lanes are each
+/// wholly in range or wholly out of range, and whose in-range lanes lie in
+/// one span of at most `MAX_SPAN` bytes that translates: the span translated
+/// once (through the workgroup's span cache, as FLAT's scattered accesses
+/// are, vmem/mem.rs), then the lanes in order, out-of-range lanes loading 0
+/// and storing nothing; true when done. Anything else (a lane in range for
+/// only some of its dwords, a wide span, a span that does not translate)
+/// declines before any side effect, and the lane-by-lane path runs it and
+/// reports any fault itself.
+#[allow(clippy::too_many_arguments)]
+fn spanned(
+    w: &mut Wave,
+    env: &Env,
+    i: &Inst,
+    res: &Resource,
+    index: &[u64; LANES],
+    offset: &[u64; LANES],
+    base: u64,
+    kind: MemKind,
+) -> bool {
+    let (MemKind::Load(size, ..) | MemKind::Store(size, _)) = kind else {
+        return false;
+    };
+    let exec = w.exec();
+    let bytes = size as u64;
+    let mut addrs = [0u64; LANES];
+    let mut mask = 0u32;
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        // Each check's end grows with the dword and the rest is the
+        // lane's (`in_range`): the lane's last dword is in range only if
+        // all are, its first out of range only if none is.
+        if !in_range(res, index[l], offset[l], 0, bytes) {
+            if in_range(res, index[l], offset[l], 0, bytes.min(4)) {
+                return false;
+            }
+            continue;
+        }
+        let a = base
+            .wrapping_add(index[l].wrapping_mul(res.stride))
+            .wrapping_add(offset[l]);
+        let Some(end) = a.checked_add(bytes) else {
+            return false;
+        };
+        addrs[l] = a;
+        mask |= 1 << l;
+        lo = lo.min(a);
+        hi = hi.max(end);
+    }
+    let store = matches!(kind, MemKind::Store(..));
+    let resolved = if mask == 0 {
+        Resolved::Span(std::ptr::null_mut(), 0)
+    } else {
+        if hi - lo > MAX_SPAN {
+            return false;
+        }
+        let access = if store { Access::Write } else { Access::Read };
+        match env.translate(lo, hi - lo, access) {
+            Ok(p) => Resolved::Span(p, lo),
+            Err(_) => return false,
+        }
+    };
+    let vdata = i.data[0] as usize;
+    match kind {
+        MemKind::Load(size, signed, d16) => {
+            let rows = gather(&resolved, &addrs, mask, size);
+            let mut j = i.clone();
+            j.dst = vdata as u16;
+            write_loaded(w, &j, exec, &rows, size, signed, d16);
+        }
+        MemKind::Store(size, hi) => {
+            let mut rows = [[0u32; LANES]; 4];
+            for (k, row) in rows.iter_mut().enumerate().take(size.div_ceil(4)) {
+                let v = &w.vgpr[(vdata + k) & 255];
+                for l in 0..LANES {
+                    row[l] = if hi { v[l] >> 16 } else { v[l] };
+                }
+            }
+            scatter(&resolved, &addrs, mask, size, &rows);
+        }
+        _ => unreachable!("spanned runs loads and stores"),
+    }
+    true
 }
 
 /// `buffer_load_lds_{u8,i8,u16,i16,b32}`: each active lane's element,

@@ -466,9 +466,9 @@ fn wave64_global_accesses_match_the_interpreter() {
     check_wave64(every_other(cases), &mut rng);
 }
 
-/// The 32-bit integer atomics the LLVM back end inlines (llvm/atomic.rs):
-/// llvm-mc-19 `-mcpu=gfx1100 -show-encoding` of the text.
-const ATOMICS: [(&str, [u8; 8]); 16] = [
+/// The 32- and 64-bit integer atomics the LLVM back end inlines
+/// (llvm/atomic.rs): llvm-mc-19 `-mcpu=gfx1100 -show-encoding` of the text.
+const ATOMICS: [(&str, [u8; 8]); 25] = [
     (
         "global_atomic_add_u32 v10, v2, v6, s[4:5] offset:16 glc",
         [0x10, 0x40, 0xd6, 0xdc, 0x02, 0x06, 0x04, 0x0a],
@@ -533,6 +533,42 @@ const ATOMICS: [(&str, [u8; 8]); 16] = [
         "flat_atomic_cmpswap_b32 v10, v[2:3], v[6:7] glc",
         [0x00, 0x40, 0xd0, 0xdc, 0x02, 0x06, 0x7c, 0x0a],
     ),
+    (
+        "global_atomic_add_u64 v[10:11], v2, v[6:7], s[4:5] offset:16 glc",
+        [0x10, 0x40, 0x0e, 0xdd, 0x02, 0x06, 0x04, 0x0a],
+    ),
+    (
+        "global_atomic_cmpswap_b64 v[10:11], v[2:3], v[6:9], off glc",
+        [0x00, 0x40, 0x0a, 0xdd, 0x02, 0x06, 0x7c, 0x0a],
+    ),
+    (
+        "global_atomic_cmpswap_b64 v2, v[6:9], s[4:5]",
+        [0x00, 0x00, 0x0a, 0xdd, 0x02, 0x06, 0x04, 0x00],
+    ),
+    (
+        "global_atomic_min_i64 v2, v[6:7], s[4:5]",
+        [0x00, 0x00, 0x16, 0xdd, 0x02, 0x06, 0x04, 0x00],
+    ),
+    (
+        "global_atomic_max_u64 v[10:11], v[2:3], v[6:7], off glc",
+        [0x00, 0x40, 0x22, 0xdd, 0x02, 0x06, 0x7c, 0x0a],
+    ),
+    (
+        "global_atomic_xor_b64 v[10:11], v2, v[6:7], s[4:5] glc",
+        [0x00, 0x40, 0x2e, 0xdd, 0x02, 0x06, 0x04, 0x0a],
+    ),
+    (
+        "global_atomic_dec_u64 v[10:11], v2, v[6:7], s[4:5] glc",
+        [0x00, 0x40, 0x36, 0xdd, 0x02, 0x06, 0x04, 0x0a],
+    ),
+    (
+        "flat_atomic_inc_u64 v[10:11], v[2:3], v[6:7] glc",
+        [0x00, 0x40, 0x30, 0xdd, 0x02, 0x06, 0x7c, 0x0a],
+    ),
+    (
+        "flat_atomic_cmpswap_b64 v[10:11], v[2:3], v[6:9] glc",
+        [0x00, 0x40, 0x08, 0xdd, 0x02, 0x06, 0x7c, 0x0a],
+    ),
 ];
 
 /// Each atomic in every layout (all lanes at one address, colliding
@@ -583,7 +619,8 @@ fn atomic_cases(rng: &mut Rng) -> Vec<Case> {
             }
             code.push(0xBFB0_0000); // s_endpgm
             let data: Vec<u8> = (0..DATA_LEN).map(|i| (i * 7 + n) as u8).collect();
-            let mut w = wave(rng, layout, 4);
+            let wide = text.contains("64");
+            let mut w = wave(rng, layout, if wide { 8 } else { 4 });
             let lane = |w: &Wave, r: usize, l: usize| {
                 if l < 32 {
                     w.vgpr[r][l]
@@ -598,13 +635,28 @@ fn atomic_cases(rng: &mut Rng) -> Vec<Case> {
                     (w.sgpr[4] as u64 | (w.sgpr[5] as u64) << 32)
                         .wrapping_add(lane(&w, 2, l) as u64)
                 };
+                // The memory's word (or qword) as the compare value,
+                // small data (inc and dec wrap) or the random registers.
+                let len = if wide { 8 } else { 4 };
                 let word = at
                     .checked_sub(DATA)
-                    .and_then(|o| data.get(o as usize..o as usize + 4))
-                    .map(|b| u32::from_le_bytes(b.try_into().unwrap()));
+                    .and_then(|o| data.get(o as usize..o as usize + len))
+                    .map(|b| {
+                        b.chunks(4)
+                            .map(|d| u32::from_le_bytes(d.try_into().unwrap()))
+                    });
                 match (l % 3, word) {
-                    (0, Some(word)) => w.set_lane(7, l, word),
-                    (1, _) => w.set_lane(6, l, rng.below(8)),
+                    (0, Some(words)) => {
+                        for (k, word) in words.enumerate() {
+                            w.set_lane(if wide { 8 + k } else { 7 }, l, word);
+                        }
+                    }
+                    (1, _) => {
+                        w.set_lane(6, l, rng.below(8));
+                        if wide {
+                            w.set_lane(7, l, 0);
+                        }
+                    }
                     _ => {}
                 }
             }

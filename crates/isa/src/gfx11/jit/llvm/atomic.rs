@@ -1,11 +1,12 @@
-//! FLAT and GLOBAL 32-bit integer atomics (`Fast::GlobalAtomic`) inline,
+//! FLAT and GLOBAL 32- and 64-bit integer atomics (`Fast::GlobalAtomic`) inline,
 //! translated through the workgroup's span cache: a wave32 wave's 32 lanes,
 //! or one 32-lane pass of a wave64 wave's (llvm/wave64.rs), as the
 //! interpreter runs a wave64 atomic pass by pass (`run_wave64_memory`).
 //!
 //! The interpreter's fast form (exec/vmem/fast.rs `atomic`) takes the span
 //! from the lowest active lane's address to the end of the highest one's
-//! dword, when every active address is dword aligned, no lane of a FLAT
+//! dword (qword), when every active address is aligned to the size (4 or
+//! 8 bytes), no lane of a FLAT
 //! access is in the LDS or private aperture and the span is at most 2^24
 //! bytes, and translates it once for `Access::Atomic` (a span cache hit
 //! adds its length to that tally); then it updates memory with host
@@ -14,7 +15,7 @@
 //! writes each active lane's old value to the destination. The translation
 //! checks the same and, on a hit, takes the active lanes by address from
 //! the lowest lane: a lane alone at its address is one sequentially
-//! consistent `atomicrmw` (or `cmpxchg`), as `atomic32`; the lanes that
+//! consistent `atomicrmw` (or `cmpxchg`), as `atomic32` (`atomic64`); the lanes that
 //! share an address fold their operations in lane order in registers, each
 //! lane's old value into its element, and store the result with one
 //! `cmpxchg`, retried from the value it found. In one thread both give each
@@ -24,8 +25,9 @@
 //! The operations are those LLVM has an `atomicrmw` of the same meaning
 //! (LLVM LangRef, "atomicrmw Instruction": `uinc_wrap` and `udec_wrap` are
 //! AMDGPU's inc and dec, atomics.rs `apply32`) and cmpswap (`cmpxchg`,
-//! data then compare value, as `atomic32`). Rsub, csub, the float
-//! operations and 64-bit atomics stay call-outs.
+//! data then compare value, as `atomic32` and `atomic64`; a 64-bit value
+//! is a pair of rows, low dword first). Rsub, csub and the float
+//! operations stay call-outs.
 //!
 //! Why: the atomics kernels of the corpus spent more of their time in the
 //! call-outs of their atomics than in their translated code. One host
@@ -67,18 +69,19 @@ fn operation(rmw: Rmw) -> Option<&'static str> {
 
 impl Fx {
     /// `rmw` of `old` with data `src` (and compare value `cmp` for
-    /// cmpswap), an i32 as atomics.rs `apply32` computes it.
-    fn apply(&mut self, rmw: Rmw, old: &str, src: &str, cmp: Option<&str>) -> String {
+    /// cmpswap), values of type `t` (i32 or i64) as atomics.rs `apply32`
+    /// and `apply64` compute them.
+    fn apply(&mut self, rmw: Rmw, t: &str, old: &str, src: &str, cmp: Option<&str>) -> String {
         match rmw {
-            Rmw::Swap => self.ins(format!("or i32 {src}, 0")),
+            Rmw::Swap => self.ins(format!("or {t} {src}, 0")),
             Rmw::CmpSwap => {
                 let cmp = cmp.expect("cmpswap has a compare value");
-                let hit = self.ins(format!("icmp eq i32 {old}, {cmp}"));
-                self.ins(format!("select i1 {hit}, i32 {src}, i32 {old}"))
+                let hit = self.ins(format!("icmp eq {t} {old}, {cmp}"));
+                self.ins(format!("select i1 {hit}, {t} {src}, {t} {old}"))
             }
             Rmw::Add | Rmw::Sub | Rmw::And | Rmw::Or | Rmw::Xor => {
                 let op = operation(rmw).expect("an atomicrmw operation");
-                self.ins(format!("{op} i32 {old}, {src}"))
+                self.ins(format!("{op} {t} {old}, {src}"))
             }
             Rmw::MinI | Rmw::MaxI | Rmw::MinU | Rmw::MaxU => {
                 let f = match rmw {
@@ -87,24 +90,33 @@ impl Fx {
                     Rmw::MinU => "umin",
                     _ => "umax",
                 };
-                self.ins(format!("call i32 @llvm.{f}.i32(i32 {old}, i32 {src})"))
+                self.ins(format!("call {t} @llvm.{f}.{t}({t} {old}, {t} {src})"))
             }
             Rmw::Inc => {
-                let wraps = self.ins(format!("icmp uge i32 {old}, {src}"));
-                let up = self.ins(format!("add i32 {old}, 1"));
-                self.ins(format!("select i1 {wraps}, i32 0, i32 {up}"))
+                let wraps = self.ins(format!("icmp uge {t} {old}, {src}"));
+                let up = self.ins(format!("add {t} {old}, 1"));
+                self.ins(format!("select i1 {wraps}, {t} 0, {t} {up}"))
             }
             Rmw::Dec => {
-                let zero = self.ins(format!("icmp eq i32 {old}, 0"));
-                let above = self.ins(format!("icmp ugt i32 {old}, {src}"));
+                let zero = self.ins(format!("icmp eq {t} {old}, 0"));
+                let above = self.ins(format!("icmp ugt {t} {old}, {src}"));
                 let wraps = self.ins(format!("or i1 {zero}, {above}"));
-                let down = self.ins(format!("sub i32 {old}, 1"));
-                self.ins(format!("select i1 {wraps}, i32 {src}, i32 {down}"))
+                let down = self.ins(format!("sub {t} {old}, 1"));
+                self.ins(format!("select i1 {wraps}, {t} {src}, {t} {down}"))
             }
             Rmw::Rsub | Rmw::Csub | Rmw::AddF | Rmw::MinF | Rmw::MaxF => {
                 unreachable!("{rmw:?} is a call-out")
             }
         }
+    }
+
+    /// The 64-bit values of rows `r` (low dwords) and `r + 1` (high).
+    fn row_pair(&mut self, r: u8) -> String {
+        let (lo, hi) = (self.row(r), self.row(r.wrapping_add(1)));
+        let lo = self.ins(format!("zext {V} {lo} to {A}"));
+        let hi = self.ins(format!("zext {V} {hi} to {A}"));
+        let hi = self.ins(format!("shl {A} {hi}, splat (i64 32)"));
+        self.ins(format!("or {A} {lo}, {hi}"))
     }
 
     /// Atomic `a` (entry `k`, exit code `stop` for its call-out, footprint
@@ -119,14 +131,27 @@ impl Fx {
         let Some(op) = operation(a.rmw) else {
             return false;
         };
-        if a.wide {
-            return false;
-        }
+        // The values' type, their vector of 32 and their bytes.
+        let (t, vt, bytes) = if a.wide {
+            ("i64", A, 8u64)
+        } else {
+            ("i32", V, 4)
+        };
         // Everything the hit uses is read before the first branch, so every
-        // path and the join see the same values.
-        let data = self.row(a.data);
-        let cmp = (a.rmw == Rmw::CmpSwap).then(|| self.row(a.data.wrapping_add(1)));
-        let old_dst = a.glc.then(|| self.row(a.dst));
+        // path and the join see the same values: the data, then the compare
+        // value, each one row or a pair; with GLC the destination's rows.
+        let dwords = bytes as u8 / 4;
+        let value = |fx: &mut Fx, r: u8| {
+            if a.wide { fx.row_pair(r) } else { fx.row(r) }
+        };
+        let data = value(self, a.data);
+        let cmp = (a.rmw == Rmw::CmpSwap).then(|| value(self, a.data.wrapping_add(dwords)));
+        let writes: Vec<u8> = if a.glc {
+            (0..dwords).map(|k| a.dst.wrapping_add(k)).collect()
+        } else {
+            Vec::new()
+        };
+        let old_dst: Vec<String> = writes.iter().map(|&r| self.row(r)).collect();
         let m = self.exec_mask();
         let exec = self.sgpr(self.word(EXEC as u8));
         // The span's ends from 32-bit offsets, as global.rs `global` takes
@@ -139,18 +164,18 @@ impl Fx {
             hi,
             span,
             held,
-        } = self.active_span(a.addr, a.saddr, a.off, &exec, 4);
-        // Every active address dword aligned: the lowest one is, and every
-        // active offset lies a multiple of 4 past the lowest (addresses are
-        // `lo` plus that distance).
+        } = self.active_span(a.addr, a.saddr, a.off, &exec, bytes);
+        // Every active address aligned to its size: the lowest one is, and
+        // every active offset lies a multiple of the size past the lowest
+        // (addresses are `lo` plus that distance).
         let least_row = self.splat_value(&least);
         let apart = self.ins(format!("xor {V} {offs}, {least_row}"));
         let apart = self.ins(format!("select {M} {m}, {V} {apart}, {V} zeroinitializer"));
         let bits = self.ins(format!(
             "call i32 @llvm.vector.reduce.or.v32i32({V} {apart})"
         ));
-        let low_bits = self.ins(format!("and i32 {bits}, 3"));
-        let lo_bits = self.ins(format!("and i64 {lo}, 3"));
+        let low_bits = self.ins(format!("and i32 {bits}, {}", bytes - 1));
+        let lo_bits = self.ins(format!("and i64 {lo}, {}", bytes - 1));
         let lo_aligned = self.ins(format!("icmp eq i64 {lo_bits}, 0"));
         let same_bits = self.ins(format!("icmp eq i32 {low_bits}, 0"));
         let aligned = self.ins(format!("and i1 {lo_aligned}, {same_bits}"));
@@ -183,12 +208,14 @@ impl Fx {
         // Lanes are read and written one at a time through the stack: a
         // variable lane of a 32-lane vector costs a spill of the whole row.
         let [data_at, cmp_at, olds_at] =
-            [0, 1, 2].map(|k| self.ins(format!("getelementptr {V}, ptr %atomic_rows, i64 {k}")));
-        self.line(format!("store {V} {data}, ptr {data_at}, align 4"));
+            [0, 1, 2].map(|k| self.ins(format!("getelementptr {vt}, ptr %atomic_rows, i64 {k}")));
+        self.line(format!("store {vt} {data}, ptr {data_at}, align 8"));
         if let Some(cmp) = &cmp {
-            self.line(format!("store {V} {cmp}, ptr {cmp_at}, align 4"));
+            self.line(format!("store {vt} {cmp}, ptr {cmp_at}, align 8"));
         }
-        self.line(format!("store {V} zeroinitializer, ptr {olds_at}, align 4"));
+        self.line(format!(
+            "store {vt} zeroinitializer, ptr {olds_at}, align 8"
+        ));
         let wide = self.ins(format!("zext {V} {keys} to {A}"));
         self.line(format!("store {A} {wide}, ptr %atomic_offs, align 8"));
         let [
@@ -232,12 +259,12 @@ impl Fx {
         // The lane's data (and compare value) and where its old value goes.
         let lane_of = |fx: &mut Fx, l: &str| {
             let at =
-                |fx: &mut Fx, row: &str| fx.ins(format!("getelementptr i32, ptr {row}, i32 {l}"));
+                |fx: &mut Fx, row: &str| fx.ins(format!("getelementptr {t}, ptr {row}, i32 {l}"));
             let d = at(fx, &data_at);
-            let src = fx.ins(format!("load i32, ptr {d}, align 4"));
+            let src = fx.ins(format!("load {t}, ptr {d}, align {bytes}"));
             let c = cmp.as_ref().map(|_| {
                 let c = at(fx, &cmp_at);
-                fx.ins(format!("load i32, ptr {c}, align 4"))
+                fx.ins(format!("load {t}, ptr {c}, align {bytes}"))
             });
             (src, c, at(fx, &olds_at))
         };
@@ -247,26 +274,26 @@ impl Fx {
         let old = match &c {
             Some(c) => {
                 let pair = self.ins(format!(
-                    "cmpxchg ptr {p}, i32 {c}, i32 {src} seq_cst seq_cst, align 4"
+                    "cmpxchg ptr {p}, {t} {c}, {t} {src} seq_cst seq_cst, align {bytes}"
                 ));
-                self.ins(format!("extractvalue {{ i32, i1 }} {pair}, 0"))
+                self.ins(format!("extractvalue {{ {t}, i1 }} {pair}, 0"))
             }
             None => self.ins(format!(
-                "atomicrmw {op} ptr {p}, i32 {src} seq_cst, align 4"
+                "atomicrmw {op} ptr {p}, {t} {src} seq_cst, align {bytes}"
             )),
         };
-        self.line(format!("store i32 {old}, ptr {old_at}, align 4"));
+        self.line(format!("store {t} {old}, ptr {old_at}, align {bytes}"));
         let below = self.ins(format!("sub i32 {rest}, 1"));
         self.line(format!("{rest_single} = and i32 {rest}, {below}"));
         self.line(format!("br label %{head}"));
 
         self.start(&group);
-        let first = self.ins(format!("load atomic i32, ptr {p} seq_cst, align 4"));
+        let first = self.ins(format!("load atomic {t}, ptr {p} seq_cst, align {bytes}"));
         self.line(format!("br label %{retry}"));
         self.start(&retry);
         let (expected, seen) = (self.tmp(), self.tmp());
         self.line(format!(
-            "{expected} = phi i32 [ {first}, %{group} ], [ {seen}, %{fold_end} ]"
+            "{expected} = phi {t} [ {first}, %{group} ], [ {seen}, %{fold_end} ]"
         ));
         self.line(format!("br label %{fold}"));
         self.start(&fold);
@@ -275,7 +302,7 @@ impl Fx {
             "{left} = phi i32 [ {same}, %{retry} ], [ {left_next}, %{fold_body} ]"
         ));
         self.line(format!(
-            "{value} = phi i32 [ {expected}, %{retry} ], [ {value_next}, %{fold_body} ]"
+            "{value} = phi {t} [ {expected}, %{retry} ], [ {value_next}, %{fold_body} ]"
         ));
         let last = self.ins(format!("icmp eq i32 {left}, 0"));
         self.line(format!(
@@ -284,18 +311,18 @@ impl Fx {
         self.start(&fold_body);
         let l = self.ins(format!("call i32 @llvm.cttz.i32(i32 {left}, i1 true)"));
         let (s, c, old_at) = lane_of(self, &l);
-        self.line(format!("store i32 {value}, ptr {old_at}, align 4"));
-        let next = self.apply(a.rmw, &value, &s, c.as_deref());
-        self.line(format!("{value_next} = or i32 {next}, 0"));
+        self.line(format!("store {t} {value}, ptr {old_at}, align {bytes}"));
+        let next = self.apply(a.rmw, t, &value, &s, c.as_deref());
+        self.line(format!("{value_next} = or {t} {next}, 0"));
         let below = self.ins(format!("sub i32 {left}, 1"));
         self.line(format!("{left_next} = and i32 {left}, {below}"));
         self.line(format!("br label %{fold}"));
         self.start(&fold_end);
         let pair = self.ins(format!(
-            "cmpxchg ptr {p}, i32 {expected}, i32 {value} seq_cst seq_cst, align 4"
+            "cmpxchg ptr {p}, {t} {expected}, {t} {value} seq_cst seq_cst, align {bytes}"
         ));
-        self.line(format!("{seen} = extractvalue {{ i32, i1 }} {pair}, 0"));
-        let stored = self.ins(format!("extractvalue {{ i32, i1 }} {pair}, 1"));
+        self.line(format!("{seen} = extractvalue {{ {t}, i1 }} {pair}, 0"));
+        let stored = self.ins(format!("extractvalue {{ {t}, i1 }} {pair}, 1"));
         self.line(format!("br i1 {stored}, label %{grouped}, label %{retry}"));
         self.start(&grouped);
         let kept = self.ins(format!("xor i32 {same}, -1"));
@@ -303,29 +330,45 @@ impl Fx {
         self.line(format!("br label %{head}"));
 
         self.start(&done);
-        let olds = self.ins(format!("load {V}, ptr {olds_at}, align 4"));
-        let written = old_dst
-            .as_ref()
-            .map(|d| self.ins(format!("select {M} {m}, {V} {olds}, {V} {d}")));
+        // The old values as the destination's rows (low dwords first).
+        let olds = if writes.is_empty() {
+            Vec::new()
+        } else {
+            let all = self.ins(format!("load {vt}, ptr {olds_at}, align 8"));
+            if a.wide {
+                let hi = self.ins(format!("lshr {A} {all}, splat (i64 32)"));
+                [all, hi]
+                    .iter()
+                    .map(|x| self.ins(format!("trunc {A} {x} to {V}")))
+                    .collect()
+            } else {
+                vec![all]
+            }
+        };
+        let written: Vec<String> = olds
+            .iter()
+            .zip(&old_dst)
+            .map(|(o, d)| self.ins(format!("select {M} {m}, {V} {o}, {V} {d}")))
+            .collect();
         self.line(format!("br label %{hit_join}"));
         let done_end = self.current();
         self.start(&none);
         self.line(format!("br label %{hit_join}"));
         self.start(&hit_join);
-        let written = written
-            .zip(old_dst.as_ref())
-            .map(|(w, d)| self.ins(format!("phi {V} [ {w}, %{done_end} ], [ {d}, %{none} ]")));
+        let fast: Vec<String> = written
+            .iter()
+            .zip(&old_dst)
+            .map(|(w, d)| self.ins(format!("phi {V} [ {w}, %{done_end} ], [ {d}, %{none} ]")))
+            .collect();
         self.line(format!("br label %{join}"));
         let hit_end = self.current();
 
         self.start(&slow);
-        let writes: Vec<u8> = if a.glc { vec![a.dst] } else { Vec::new() };
         let (reloaded, _) = self.callout_side(k, stop, fp, &writes, &[]);
         self.line(format!("br label %{join}"));
         let slow_end = self.current();
 
         self.start(&join);
-        let fast: Vec<String> = written.into_iter().collect();
         self.merge_rows(&writes, (&fast, &hit_end), (&reloaded, &slow_end));
         true
     }

@@ -535,7 +535,7 @@ impl Fx {
         self.line(format!("%lanes = alloca {V}, align 4"));
         // The global atomics' per-lane rows (atomic.rs): data, compare
         // value and old values, and the lanes' offsets.
-        self.line(format!("%atomic_rows = alloca [3 x {V}], align 4"));
+        self.line("%atomic_rows = alloca [3 x <32 x i64>], align 8");
         self.line("%atomic_offs = alloca <32 x i64>, align 8");
         // The lane-by-lane stores' addresses and dwords (global.rs
         // `global_lanes`, lds.rs `store_lanes`).

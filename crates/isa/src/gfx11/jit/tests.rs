@@ -2238,11 +2238,12 @@ fn f16_arithmetic_runs_inline() {
     });
 }
 
-/// Wave64 waves run v_pk_add/mul/max/min_f16 inline, once per 32-lane
-/// half (llvm/wave64.rs), and match the interpreter's wave64 path, each
-/// alone and all in one block, on f16 edge values and random bits in both
-/// halves of every lane, under EXEC pairs with either half full, empty or
-/// random.
+/// Wave64 waves run v_pk_add/mul/max/min_f16, v_pk_fma_f16 and
+/// v_fmac_f16 inline, once per 32-lane half (llvm/wave64.rs; a half with
+/// a NaN among the fused forms' results calls out for that pass alone),
+/// and match the interpreter's wave64 path, each alone and all in one
+/// block, on f16 edge values and random bits in both halves of every
+/// lane, under EXEC pairs with either half full, empty or random.
 #[cfg(unix)]
 #[test]
 fn packed_f16_runs_inline_in_wave64() {
@@ -2259,6 +2260,11 @@ fn packed_f16_runs_inline_in_wave64() {
         vec![0xCC12_5005, 0x0802_0901],
         // v_pk_min_f16 v6, v5, s4 neg_lo:[0,1] neg_hi:[1,1]
         vec![0xCC11_4306, 0x5800_0905],
+        vec![0xCC0E_4007, 0x1C0E_0501], // v_pk_fma_f16 v7, v1, v2, v3
+        // v_pk_fma_f16 v7, v1, s4, v3 op_sel:[0,1,1] op_sel_hi:[1,0,1]
+        // neg_lo:[1,0,0] neg_hi:[0,0,1]
+        vec![0xCC0E_7407, 0x2C0C_0901],
+        vec![0x6C10_0501], // v_fmac_f16_e32 v8, v1, v2
     ];
     const EDGES: [u16; 8] = [
         0x7E00, 0xFD01, 0x7C00, 0xFC00, 0x8000, 0x0001, 0x7BFF, 0x3C00,
@@ -2280,7 +2286,7 @@ fn packed_f16_runs_inline_in_wave64() {
                     rng.next() & 0xFFFF
                 }
             };
-            for r in 0..7 {
+            for r in 0..9 {
                 for l in 0..32 {
                     w.vgpr[r][l] = half(&mut rng) | half(&mut rng) << 16;
                     w.vgpr_hi[r][l] = half(&mut rng) | half(&mut rng) << 16;

@@ -799,15 +799,14 @@ impl Fx {
                 return self.division64(&f, (k, stop, &footprint(block, c)));
             }
             Fast::Flt(f) if f.op == FltOp::FmacF16 => {
-                return !self.wave64 && self.fmac16(&f, (k, stop, &footprint(block, c)));
+                return self.fmac16(&f, (k, stop, &footprint(block, c)));
             }
             Fast::Slow if block.insts[c.index as usize].dpp.is_some() => {
                 return self.dpp(block, c);
             }
             Fast::Slow if block.insts[c.index as usize].op == Op::VPkFmaF16 => {
-                return !self.wave64
-                    && slow_packed_f16(&block.insts[c.index as usize])
-                        .is_some_and(|p| self.pk_fma16(&p, (k, stop, &footprint(block, c))));
+                return slow_packed_f16(&block.insts[c.index as usize])
+                    .is_some_and(|p| self.pk_fma16(&p, (k, stop, &footprint(block, c))));
             }
             _ => return self.entry(block, c),
         }

@@ -192,7 +192,7 @@ pub(super) fn slow_scalar_unary(i: &Inst) -> Option<(u8, SSrc)> {
 
 /// A packed f16 op that runs inline (valu/mod.rs `packed`): v_pk_add,
 /// v_pk_mul, v_pk_max or v_pk_min_f16 of two register sources, or
-/// v_pk_fma_f16 of three (wave32: [`Fx::pk_fma16`]), no clamp.
+/// v_pk_fma_f16 of three ([`Fx::pk_fma16`]), no clamp.
 pub(super) struct PackedF16 {
     pub(super) op: Op,
     dst: u8,
@@ -850,7 +850,7 @@ impl Fx {
         x
     }
 
-    /// v_fmac_f16 (wave32; valu/mod.rs `fma16`): the low halves of the
+    /// v_fmac_f16 (valu/mod.rs `fma16`; wave64 once per 32-lane half): the low halves of the
     /// sources (with abs/neg) and of the destination widened exactly to
     /// f64, `a * b + c` there (a multiply, then an add, each rounded to
     /// f64 as the interpreter's are), then rounded once to f16 as
@@ -988,7 +988,7 @@ impl Fx {
         x
     }
 
-    /// v_pk_fma_f16 (wave32; valu/mod.rs `packed`): for each result half
+    /// v_pk_fma_f16 (valu/mod.rs `packed`; wave64 once per 32-lane half): for each result half
     /// the three sources' halves as `packed_f16` picks them, widened to
     /// f64, `a * b + c` there (a multiply, then an add, as the
     /// interpreter's), then rounded once to f16 as `fmac16` does (to odd

@@ -43,7 +43,6 @@ use crate::gfx11::exec::operand::SSrc;
 use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::exec::valu::fast_fma32::Fma32Op;
 use crate::gfx11::exec::valu::fast_vint::{Below, Vint};
-use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::NULL;
 
 /// How the emitter runs one entry of a wave64 list.
@@ -126,7 +125,7 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
             let i = &block.insts[c.index as usize];
             if (i.acc == 0 && i.sdwa.is_none() && slow_unary(i))
                 || slow_valu(i).is_some()
-                || slow_packed_f16(i).is_some_and(|p| p.op != Op::VPkFmaF16)
+                || slow_packed_f16(i).is_some()
             {
                 halves(None)
             } else if slow_scalar_unary(i).is_some() {

@@ -10,9 +10,11 @@
 //!
 //! Modifiers: f16/bf16 forms take neg_lo[0..2] as negation of A, B, C and
 //! neg_hi[2] as |C|; the integer forms take neg_lo[0] / neg_lo[1] as "A / B
-//! signed" and clamp saturates the i32 sum. Products are summed exactly (f64 /
-//! i64) and rounded once; hardware's internal rounding may differ in the last
-//! bit for float sums that are not exact. Wave64 WMMA is a typed error.
+//! signed" and clamp saturates the i32 sum. The integer forms sum exactly
+//! (i32); the float forms sum their exact products in f64 in k order and
+//! round once to the output type; hardware's internal rounding may differ in
+//! the last bit for float sums that are not exact. Wave64 WMMA is a typed
+//! error.
 
 use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
@@ -104,6 +106,12 @@ fn floats(raw: &[[u32; 16]; 16], ty: In) -> [[f64; 16]; 16] {
     std::array::from_fn(|lane| std::array::from_fn(|k| f64::from(wide[lane * 16 + k])))
 }
 
+/// B's columns `[n][k]` as rows `[k][n]`, so that the 16 dot products of
+/// a row of A are computed side by side.
+fn transpose<T: Copy>(t: &[[T; 16]; 16]) -> [[T; 16]; 16] {
+    std::array::from_fn(|k| std::array::from_fn(|n| t[n][k]))
+}
+
 /// Run a WMMA instruction: through a copy for the wave loop's level
 /// (wave_loop.rs) where it is AVX2 or above, whose dot products take 4
 /// (AVX2) or 8 (AVX-512) lanes of f64 per vector instruction and add each
@@ -180,13 +188,7 @@ fn wmma_here<const FMA: bool>(w: &mut Wave, i: &Inst) -> ExecResult {
     let mut idots = [[0i32; 16]; 16];
     if int {
         let am = integers(&am_raw, ty, a_signed);
-        let bt = integers(&bt_raw, ty, b_signed);
-        let mut bk = [[0i32; 16]; 16];
-        for (n, col) in bt.iter().enumerate() {
-            for (k, &v) in col.iter().enumerate() {
-                bk[k][n] = v;
-            }
-        }
+        let bk = transpose(&integers(&bt_raw, ty, b_signed));
         for (dot, a_row) in idots.iter_mut().zip(&am) {
             for (&a, b_row) in a_row.iter().zip(&bk) {
                 for n in 0..16 {
@@ -196,13 +198,7 @@ fn wmma_here<const FMA: bool>(w: &mut Wave, i: &Inst) -> ExecResult {
         }
     } else {
         let am = floats(&am_raw, ty);
-        let bt = floats(&bt_raw, ty);
-        let mut bk = [[0f64; 16]; 16];
-        for (n, col) in bt.iter().enumerate() {
-            for (k, &v) in col.iter().enumerate() {
-                bk[k][n] = v;
-            }
-        }
+        let bk = transpose(&floats(&bt_raw, ty));
         // Each sum in k order from the start value of f64's `Sum`, as
         // `.sum()` over k gives it: the same bits.
         let start: f64 = std::iter::empty::<f64>().sum();

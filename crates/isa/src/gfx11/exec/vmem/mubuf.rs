@@ -191,10 +191,7 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         base.wrapping_add(index[l].wrapping_mul(res.stride))
             .wrapping_add(offset[l])
     };
-    if env.observer.is_none()
-        && matches!(kind, MemKind::Load(..) | MemKind::Store(..))
-        && spanned(w, env, i, &res, &index, &offset, base, kind)
-    {
+    if env.observer.is_none() && spanned(w, env, i, &res, &index, &offset, base, kind) {
         return Ok(Flow::Next);
     }
     let access = |a: u64, len: u64, acc: Access| {
@@ -268,7 +265,7 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
     Ok(Flow::Next)
 }
 
-/// A raw load or store (`kind`) whose active lanes are each
+/// A raw load or store (`kind`; false for any other) whose active lanes are each
 /// wholly in range or wholly out of range, and whose in-range lanes lie in
 /// one span of at most `MAX_SPAN` bytes that translates: the span translated
 /// once (through the workgroup's span cache, as FLAT's scattered accesses

@@ -110,15 +110,6 @@ impl Fx {
         }
     }
 
-    /// The 64-bit values of rows `r` (low dwords) and `r + 1` (high).
-    fn row_pair(&mut self, r: u8) -> String {
-        let (lo, hi) = (self.row(r), self.row(r.wrapping_add(1)));
-        let lo = self.ins(format!("zext {V} {lo} to {A}"));
-        let hi = self.ins(format!("zext {V} {hi} to {A}"));
-        let hi = self.ins(format!("shl {A} {hi}, splat (i64 32)"));
-        self.ins(format!("or {A} {lo}, {hi}"))
-    }
-
     /// Atomic `a` (entry `k`, exit code `stop` for its call-out, footprint
     /// `fp`) inline; false (nothing emitted) if it must be a call-out.
     pub(super) fn global_atomic(
@@ -142,7 +133,13 @@ impl Fx {
         // value, each one row or a pair; with GLC the destination's rows.
         let dwords = bytes as u8 / 4;
         let value = |fx: &mut Fx, r: u8| {
-            if a.wide { fx.row_pair(r) } else { fx.row(r) }
+            let lo = fx.row(r);
+            if a.wide {
+                let hi = fx.row(r.wrapping_add(1));
+                fx.join64(&lo, &hi)
+            } else {
+                lo
+            }
         };
         let data = value(self, a.data);
         let cmp = (a.rmw == Rmw::CmpSwap).then(|| value(self, a.data.wrapping_add(dwords)));

@@ -194,7 +194,7 @@ pub(super) fn slow_scalar_unary(i: &Inst) -> Option<(u8, SSrc)> {
 /// v_pk_mul, v_pk_max or v_pk_min_f16 of two register sources, or
 /// v_pk_fma_f16 of three ([`Fx::pk_fma16`]), no clamp.
 pub(super) struct PackedF16 {
-    pub(super) op: Op,
+    op: Op,
     dst: u8,
     /// The sources (the third is v_pk_fma_f16's alone).
     src: [VSrc; 3],

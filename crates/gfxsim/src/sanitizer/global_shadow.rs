@@ -13,7 +13,11 @@
 //! kept, so a race between two later workgroups on one word can go unseen;
 //! a reported race is always real. Words are spread over mutex-guarded shards
 //! by 64-byte block, so the lanes of a coalesced access take one or two
-//! locks, and workgroups on different worker threads rarely meet.
+//! locks, and workgroups on different worker threads rarely meet. An access
+//! holds all its shards (taken in shard order) while it checks and records,
+//! so of two workgroups' instructions on the same words exactly the later
+//! one reports, whatever the worker threads' interleaving: a report's count
+//! does not depend on the host's scheduling.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -133,26 +137,39 @@ impl GlobalShadow {
     /// first lane that meets another workgroup's conflicting access.
     pub(super) fn access(&self, a: &LaneAccesses<'_>, wg: [u32; 3]) -> Option<GlobalRace> {
         let write = a.access == Access::Write;
+        let active = || (0..32).filter(|l| a.exec >> l & 1 != 0);
+        let span = |l: usize| (a.addrs[l], a.addrs[l].saturating_add(a.size as u64));
+        // The shards the access touches, locked in ascending order (one
+        // order for every thread: no deadlock).
+        let mut shards = 0u64;
+        for l in active() {
+            let (start, end) = span(l);
+            let mut word = start >> 2;
+            while word << 2 < end {
+                shards |= 1 << shard_of(word);
+                word += 1;
+            }
+        }
+        let mut held: [Option<MutexGuard<'_, Shard>>; SHARDS] = std::array::from_fn(|_| None);
+        let mut rest = shards;
+        while rest != 0 {
+            let s = rest.trailing_zeros() as usize;
+            held[s] = Some(self.shards[s].lock().unwrap_or_else(|e| e.into_inner()));
+            rest &= rest - 1;
+        }
         let mut found = None;
-        let mut held: Option<(usize, MutexGuard<'_, Shard>)> = None;
-        for l in (0..32).filter(|l| a.exec >> l & 1 != 0) {
+        for l in active() {
             let lane = (!a.scalar).then_some(a.first_lane + l as u32);
-            let (start, end) = (a.addrs[l], a.addrs[l].saturating_add(a.size as u64));
+            let (start, end) = span(l);
             let mut addr = start;
             while addr < end {
                 let word = addr >> 2;
                 let first = (addr & 3) as u32;
                 let last = ((end - 1).min(addr | 3) & 3) as u32;
                 let mask = ((0xFu32 << first) & (0xF >> (3 - last))) as u8;
-                let shard = shard_of(word);
-                let map = match &mut held {
-                    Some((s, guard)) if *s == shard => guard,
-                    _ => {
-                        held = None;
-                        let guard = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
-                        &mut held.insert((shard, guard)).1
-                    }
-                };
+                let map = held[shard_of(word)]
+                    .as_mut()
+                    .expect("every touched shard is held");
                 let w = map.entry(word).or_default();
                 if found.is_none() {
                     let met = w.written.other(wg, mask).map(|t| (t, Access::Write));
@@ -272,6 +289,34 @@ mod tests {
         assert_eq!(race.address, 0x30_008);
         let prev = lanes(|_| 0x30_004);
         assert!(s.access(&access(Access::Read, &prev, 1, 2), B).is_none());
+    }
+
+    #[test]
+    fn of_concurrent_writes_to_two_shards_all_but_the_first_report() {
+        // 32 words = 128 bytes: two 64-byte blocks, so two shards. Checked
+        // shard by shard, two workgroups could each meet the other's write
+        // in one of them and both report.
+        let words = lanes(|l| 0x50_000 + 4 * l);
+        assert_ne!(shard_of(0x50_000 >> 2), shard_of((0x50_000 + 124) >> 2));
+        const WORKGROUPS: u32 = 4;
+        for _ in 0..1000 {
+            let s = GlobalShadow::default();
+            let start = std::sync::Barrier::new(WORKGROUPS as usize);
+            let races: usize = std::thread::scope(|scope| {
+                let runs: Vec<_> = (0..WORKGROUPS)
+                    .map(|x| {
+                        let (s, start) = (&s, &start);
+                        scope.spawn(move || {
+                            start.wait();
+                            s.access(&access(Access::Write, &words, !0, 4), [x, 0, 0])
+                                .is_some() as usize
+                        })
+                    })
+                    .collect();
+                runs.into_iter().map(|r| r.join().unwrap()).sum()
+            });
+            assert_eq!(races, WORKGROUPS as usize - 1);
+        }
     }
 
     #[test]

@@ -1120,7 +1120,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn env(lds: &mut [u8]) -> Env<'_> {
+    pub(crate) fn env(lds: &mut [u8]) -> Env<'_> {
         Env {
             mem: &NoMemory,
             lds,

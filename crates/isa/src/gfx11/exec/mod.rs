@@ -40,6 +40,7 @@ pub(crate) mod fast;
 pub(crate) mod lds;
 mod lds_banks;
 mod lds_misc;
+pub(crate) mod lds_subword;
 mod observe;
 #[cfg(test)]
 mod opcode_coverage_tests;

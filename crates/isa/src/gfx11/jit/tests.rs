@@ -808,6 +808,119 @@ fn ds_accesses_match_the_interpreter() {
     }
 }
 
+/// The 8- and 16-bit DS loads and stores run inline
+/// (exec/lds_subword.rs's forms, as llvm-mc-19 encodes them) and match the
+/// interpreter: addresses random (overlapping lanes, any alignment), all
+/// alike, or one lane's bytes apart; one lane exactly at the end,
+/// straddling it or far out (the call-out); under full, partial, one-lane
+/// and empty EXEC; alone or after a write of the address row, and with a
+/// second access after it; in a dispatch that counts bank conflicts too
+/// (every access a call-out), and in wave64 with the halves' rows swapped.
+#[test]
+fn ds_subword_accesses_match_the_interpreter() {
+    use crate::gfx11::exec::lds_subword::tests::SUBWORD_FORMS;
+    const SMALL_LDS: u32 = 4096;
+    let mut rng = Rng::new(0x0B17_E5D5_0B17_E5D5);
+    let mut cases = Vec::new();
+    let words =
+        |bytes: &[u8; 8]| [0, 4].map(|k| u32::from_le_bytes(bytes[k..k + 4].try_into().unwrap()));
+    for (n, f) in SUBWORD_FORMS.iter().enumerate() {
+        for variant in 0..8u32 {
+            let mut code = Vec::new();
+            if variant & 1 != 0 {
+                code.extend(enc::vop1(1, 2, 256 + 4)); // v_mov_b32 v2, v4
+            }
+            code.extend(words(&f.bytes));
+            if variant & 2 != 0 {
+                code.extend(words(&SUBWORD_FORMS[(n + 5) % SUBWORD_FORMS.len()].bytes));
+            }
+            code.push(0xBFB0_0000); // s_endpgm
+            let mem = Memory {
+                code: code.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                data: UnsafeCell::new(vec![0; DATA_LEN]),
+            };
+            let block = CodeCache::new().block(CODE, &mem);
+            assert!(
+                block
+                    .compiled
+                    .iter()
+                    .any(|c| matches!(c.fast, Fast::DsSubword(_))),
+                "{}: no DsSubword form",
+                f.text
+            );
+            let mut w = rng.wave();
+            let lds: Vec<u8> = (0..SMALL_LDS).map(|i| (i * 37 + variant) as u8).collect();
+            let base = rng.below(SMALL_LDS / 2);
+            let packed = rng.below(SMALL_LDS / 2);
+            for l in 0..32u32 {
+                let a = match (variant >> 2) + rng.below(2) {
+                    0 => rng.below(SMALL_LDS / 2),
+                    1 => packed + f.size as u32 * l,
+                    _ => base,
+                };
+                w.vgpr[2][l as usize] = a;
+                w.vgpr[4][l as usize] = a;
+            }
+            let end = SMALL_LDS - f.offset as u32;
+            let lane = rng.below(32) as usize;
+            match rng.below(4) {
+                0 => w.vgpr[2][lane] = end - f.size as u32,
+                1 => w.vgpr[2][lane] = end - 1,
+                2 => w.vgpr[2][lane] = 0xFFFF_FFF0,
+                _ => {}
+            }
+            w.vgpr[4][lane] = w.vgpr[2][lane];
+            let level = if variant % 3 == 0 {
+                WaveLoop::Baseline
+            } else {
+                WaveLoop::host_best()
+            };
+            let execs = vec![u32::MAX, rng.value(), 0, 1 << lane, rng.next()];
+            cases.push(Case {
+                block,
+                mem,
+                wave: w,
+                lds,
+                level,
+                execs,
+            });
+        }
+    }
+    for backend in backends() {
+        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.block).collect();
+        let ts = backend.translate(&blocks);
+        for (c, t) in cases.iter().zip(&ts) {
+            let mut w = c.wave.clone();
+            for &exec in &c.execs {
+                w.sgpr[EXEC] = exec;
+                for banks in [false, true] {
+                    compare_counting(t, &c.block, &c.mem, &w, &c.lds, c.level, banks);
+                }
+            }
+            #[cfg(unix)]
+            if matches!(backend, Backend::Llvm) {
+                assert_eq!(t.inlined, c.block.compiled.len(), "every entry inline");
+            }
+        }
+    }
+    #[cfg(unix)]
+    if super::llvm::available() {
+        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.block).collect();
+        let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
+        for (c, t) in cases.iter().zip(&ts) {
+            let mut w = c.wave.clone();
+            w.wave64 = true;
+            (w.vgpr_hi[2], w.vgpr_hi[4]) = (w.vgpr[4], w.vgpr[2]);
+            for (k, &lo) in c.execs.iter().enumerate() {
+                let hi = c.execs[(k + 2) % c.execs.len()];
+                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
+                compare_counting(t, &c.block, &c.mem, &w, &c.lds, c.level, false);
+            }
+            assert_eq!(t.inlined, c.block.compiled64.len(), "every entry inline");
+        }
+    }
+}
+
 /// Encoders of the formats the lane-local run test uses (AMD "RDNA3
 /// Instruction Set Architecture", Microcode Formats).
 mod enc {

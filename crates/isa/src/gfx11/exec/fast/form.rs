@@ -2,6 +2,7 @@
 //! compiles one ([`compile`]) or fuses two ([`fuse`]).
 
 use crate::gfx11::exec::lds::{DsRows, DsShuffle};
+use crate::gfx11::exec::lds_subword::DsSubword;
 use crate::gfx11::exec::operand::{SSrc, VSrc, sdst, ssrc, vsrc, vsrc64};
 use crate::gfx11::exec::salu::SOp;
 use crate::gfx11::exec::salu::fast::Scalar;
@@ -171,6 +172,9 @@ pub(crate) enum Fast {
     /// A DS dword load or store (lds.rs): the in-range path, `step` when
     /// a lane is out of range.
     Ds(DsRows),
+    /// An 8- or 16-bit DS load or store (lds_subword.rs): the in-range
+    /// path, `step` when a lane is out of range.
+    DsSubword(DsSubword),
     /// ds_swizzle_b32 / ds_permute_b32 / ds_bpermute_b32 (wave64: per pass,
     /// `run_wave64_memory`).
     DsShuffle(DsShuffle),
@@ -292,7 +296,8 @@ fn compile_inner(i: &Inst, pc: u64) -> Option<Fast> {
         }
         Family::Ds => DsRows::of(i)
             .map(Fast::Ds)
-            .or_else(|| DsShuffle::of(i).map(Fast::DsShuffle)),
+            .or_else(|| DsShuffle::of(i).map(Fast::DsShuffle))
+            .or_else(|| DsSubword::of(i).map(Fast::DsSubword)),
         Family::Scratch => Scratch::of_inst(i).map(Fast::Scratch),
         Family::Mubuf => BufferScratch::of_inst(i).map(Fast::BufferScratch),
         Family::Global | Family::Flat => Coalesced::of_inst(i)

@@ -35,7 +35,7 @@ use super::env::{Env, ExecResult, Flow};
 use super::lds::DsRows;
 use super::step_halves;
 use super::vmem::{coalesced, s_load_at};
-use super::{lds, lds_banks, salu, valu, vmem};
+use super::{lds, lds_banks, lds_subword, salu, valu, vmem};
 use crate::gfx11::exec::operand::sread;
 use crate::gfx11::inst::Inst;
 use crate::gfx11::wave::{EXEC, Wave};
@@ -133,7 +133,11 @@ pub(crate) fn run_at(
         Fast::Scratch(ref s) if env.observer.is_some() => {
             (!w.wave64 && vmem::fast_scratch::run_observed(w, env, s, pc())).then_some(Flow::Next)
         }
-        Fast::Coalesced(_) | Fast::GlobalAtomic(_) | Fast::Ds(_) | Fast::BufferScratch(_)
+        Fast::Coalesced(_)
+        | Fast::GlobalAtomic(_)
+        | Fast::Ds(_)
+        | Fast::DsSubword(_)
+        | Fast::BufferScratch(_)
             if env.observer.is_some() =>
         {
             None
@@ -201,6 +205,9 @@ pub(crate) fn run_at(
         _ if w.wave64 => wave64::run(w, f),
         Fast::GlobalAtomic(a) => vmem::fast::atomic(w, env, &a).then_some(Flow::Next),
         Fast::Ds(d) => ds(w, env, &d, w.sgpr[EXEC]).then_some(Flow::Next),
+        Fast::DsSubword(d) => {
+            lds_subword::ds_subword_in_range(w, env.lds, &d, w.sgpr[EXEC]).then_some(Flow::Next)
+        }
         Fast::DsShuffle(d) => {
             lds::ds_shuffle(w, &d, w.sgpr[EXEC]);
             Some(Flow::Next)
@@ -241,6 +248,7 @@ fn memory_half(w: &mut Wave, env: &mut Env, f: &Fast) -> bool {
         Fast::Scratch(ref s) => vmem::fast_scratch::run_half(w, env, s),
         Fast::BufferScratch(ref b) => vmem::fast_buffer_scratch::run(w, env, b),
         Fast::Ds(d) => ds(w, env, &d, w.exec()),
+        Fast::DsSubword(d) => lds_subword::ds_subword_in_range(w, env.lds, &d, w.exec()),
         Fast::DsShuffle(d) => {
             lds::ds_shuffle(w, &d, w.exec());
             true
@@ -283,6 +291,7 @@ pub(crate) fn run_wave64_memory(
             | Fast::Scratch(_)
             | Fast::BufferScratch(_)
             | Fast::Ds(_)
+            | Fast::DsSubword(_)
             | Fast::DsShuffle(_)
     );
     if !w.wave64 || !memory || env.observer.is_some() {

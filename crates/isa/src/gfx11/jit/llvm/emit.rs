@@ -790,6 +790,7 @@ impl Fx {
         let stop = (self.member << EXIT_MEMBER_SHIFT) | (k << EXIT_SHIFT) | EXIT_STOP;
         match c.fast {
             Fast::Ds(d) => self.ds(&d, k, stop, &footprint(block, c)),
+            Fast::DsSubword(d) => self.ds_subword(&d, k, stop, &footprint(block, c)),
             Fast::Coalesced(g) => self.global(&g, k, stop, &footprint(block, c)),
             Fast::Scratch(s) => self.scratch(&s, k, stop, &footprint(block, c)),
             Fast::GlobalAtomic(a) => {

@@ -127,6 +127,13 @@ pub(super) fn footprint(block: &Block, c: &Compiled) -> Footprint {
                 writes: Some(writes),
             }
         }
+        // exec/lds_subword.rs and lds.rs `ds`: the address row and the
+        // data row (a store) or the destination row (a load, whose d16
+        // forms keep half of it), then a load's destination under EXEC.
+        Fast::DsSubword(d) => Footprint {
+            reads: Some(vec![d.addr, d.reg]),
+            writes: Some(if d.load { vec![d.reg] } else { Vec::new() }),
+        },
         // vmem/fast_scratch.rs `run_n` (and `step` of the same
         // instruction): the address row and a store's data rows, then a
         // load's destination rows under EXEC.

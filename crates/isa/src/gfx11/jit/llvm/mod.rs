@@ -52,6 +52,7 @@ mod footprint;
 mod global;
 mod lanes;
 mod lds;
+mod lds_subword;
 mod math;
 pub(super) mod queue;
 mod scalar64;

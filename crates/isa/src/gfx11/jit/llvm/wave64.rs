@@ -86,9 +86,11 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         }
         // Each pass of a global, DS or scratch access, as
         // run_wave64_memory runs it.
-        Fast::Coalesced(_) | Fast::GlobalAtomic(_) | Fast::Ds(_) | Fast::Scratch(_) => {
-            halves(None)
-        }
+        Fast::Coalesced(_)
+        | Fast::GlobalAtomic(_)
+        | Fast::Ds(_)
+        | Fast::DsSubword(_)
+        | Fast::Scratch(_) => halves(None),
         Fast::F64(d) if !d.uses_mask() => halves(None),
         Fast::Fma32(d) if !d.uses_mask() => halves(None),
         // v_div_scale_f32 writes its half's word of the mask (`set_mask`),

@@ -699,6 +699,54 @@ fn the_translator_agrees_with_the_interpreter() {
             assert_eq!(on.barrier_switches, switches, "{name}: switches");
             assert_eq!(on.barrier_releases, releases, "{name}: releases");
         }
+        // Calls and returns between members stay in the region: the
+        // callee, reached by LLVM's call sequence, and each return point
+        // join the region the kernel's first block heads (jit/region.rs
+        // `call_target`), and s_swappc_b64 and s_setpc_b64 go on at the
+        // member their address starts (region_call.s): each wave enters
+        // the wave loop once.
+        {
+            let cache = Arc::new(CodeCache::for_isa(aqueduct_isa::Isa::Gfx11));
+            let (groups, wg) = (3u32, 256u32);
+            let n = (groups * wg) as usize;
+            let a = lcg(41, n);
+            let calling = |mode: JitMode| {
+                let mut mem = TestMem::new();
+                let (kd_addr, kd) = hand_kernel(&mut mem, kernels::REGION_CALL, 0, 0);
+                mem.map(BUF_A, &u32_bytes(&a));
+                mem.map_zeroed(BUF_B, 4 * n);
+                mem.map(KERNARG, &ptr_args(&[BUF_A, BUF_B], &[]));
+                force_jit(Some(mode));
+                let setup = setup(kd_addr, kd, [groups * wg, 1, 1], [wg, 1, 1]);
+                let st = run_all_in(&mem, setup, &cache).expect("runs");
+                force_jit(None);
+                (st, mem.read(BUF_B, 4 * n))
+            };
+            let (off, want) = calling(JitMode::Off);
+            let (on, got) = calling(JitMode::Always);
+            let host: Vec<u8> = u32_bytes(
+                &a.iter()
+                    .map(|&x| {
+                        ((3u32.wrapping_add(x) ^ 0x55)
+                            .wrapping_add(1)
+                            .wrapping_add(x))
+                            ^ 0x55
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            assert!(want == host, "region_call: interpreted results");
+            assert!(got == host, "region_call: translated results");
+            assert_eq!(on.wave_instructions, off.wave_instructions, "region_call");
+            assert_eq!(
+                on.translated_wave_instructions, on.wave_instructions,
+                "region_call"
+            );
+            assert_eq!(
+                on.block_entries,
+                u64::from(on.waves),
+                "region_call: entries"
+            );
+        }
         // A worker whose blocks looked for translations before another
         // worker made them adopts them in its next batch (jit/tier.rs
         // `Tiers::configure`): tiered, 8 waves enter each block fewer

@@ -1,5 +1,7 @@
 //! Which blocks a region holds: a hot block (the head) and the
-//! blocks it reaches by its branches and fall-throughs, breadth first, that
+//! blocks it reaches by its branches, fall-throughs and calls (the callee
+//! of LLVM's call sequence, and the block after the call, where it
+//! returns), breadth first, that
 //! are decoded already (a region decodes nothing: reading code ahead of the
 //! wave could see memory the wave will not, or not yet, run). The LLVM back
 //! end emits them as one function (llvm/emit/region.rs says why and how).
@@ -32,8 +34,12 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::translation::{MIN_TRANSLATED_ENTRIES, worth_translating};
+use crate::gfx11::code_cache::Compiled;
 use crate::gfx11::code_cache::{Block, CodeCache, Tail};
 use crate::gfx11::exec::fast::{Cond, Fast};
+use crate::gfx11::exec::operand::SSrc;
+use crate::gfx11::exec::salu::SOp;
+use crate::gfx11::exec::salu::fast::{Scalar, Src64};
 
 /// The most blocks of a region.
 pub(crate) const MAX_MEMBERS: usize = 12;
@@ -118,8 +124,9 @@ fn self_loop(block: &Block, wave64: bool) -> bool {
 
 /// Where a wave may go on from `block`'s end: its branch's target and,
 /// unless that branch always jumps, the fall-through (none past a tail
-/// that is not more code); from its first barrier, the block after it;
-/// none from its end.
+/// that is not more code), which after s_swappc_b64 is where the callee
+/// returns to, after the callee ([`call_target`]); from its first barrier,
+/// the block after it; none from its end.
 fn successors(block: &Block, wave64: bool) -> Vec<u64> {
     let list = block.list(wave64);
     // The translation stops at the first barrier or end; past a barrier
@@ -140,8 +147,53 @@ fn successors(block: &Block, wave64: bool) -> Vec<u64> {
         next.push(target);
         falls = cond != Cond::Always;
     }
+    // A call's callee, and (the fall-through) where it returns to.
+    next.extend(call_target(list));
     if falls && matches!(block.tail, Tail::Continue) {
         next.push(block.end);
     }
     next
+}
+
+/// Where the s_swappc_b64 (or s_setpc_b64) closing `list` goes when the
+/// block computes the address as LLVM's call sequence does
+/// (`s_getpc_b64 s[n:n+1]`, `s_add_u32 sn, sn, lo`, `s_addc_u32 sn+1,
+/// sn+1, hi`: AMDGPUUsage, "Call Convention"). A guess, not a proof (other
+/// writes to the pair are not looked for): it only picks which blocks
+/// join the region, whose code goes on at a member by the address the
+/// wave holds and leaves the region for any other (llvm/emit.rs).
+fn call_target(list: &[Compiled]) -> Option<u64> {
+    let Some(Fast::Scalar(Scalar::Pc {
+        jump: Some(Src64::Reg(pair)),
+        ..
+    })) = list.last().map(|c| c.fast)
+    else {
+        return None;
+    };
+    let high = pair.wrapping_add(1);
+    let (mut base, mut offset) = (None, 0u64);
+    for c in list {
+        match c.fast {
+            Fast::Scalar(Scalar::Pc {
+                dst,
+                ret,
+                jump: None,
+            }) if dst == pair => (base, offset) = (Some(ret), 0),
+            Fast::Salu {
+                op: SOp::AddU32,
+                dst,
+                a: SSrc::Reg(a),
+                b: SSrc::Imm(lo),
+            } if dst == pair && a == pair => offset |= u64::from(lo),
+            Fast::Salu {
+                op: SOp::AddcU32,
+                dst,
+                a: SSrc::Reg(a),
+                b: SSrc::Imm(hi),
+            } if dst == high && a == high => offset |= u64::from(hi) << 32,
+            _ => {}
+        }
+    }
+    // The pair of adds is one 64-bit add (the low add's carry goes in).
+    base.map(|b| b.wrapping_add(offset))
 }

@@ -39,9 +39,9 @@ use std::fmt::Write;
 
 use super::super::abi::{
     CALLOUT_HIGH, CALLOUT_MEMBER_SHIFT, CALLOUT_PASS, EXIT_BARRIER, EXIT_END, EXIT_FELL, EXIT_JUMP,
-    EXIT_MEMBER_SHIFT, EXIT_PC, EXIT_SHIFT, EXIT_STOP, FRAME_APERTURES, FRAME_CALLOUT,
-    FRAME_JUMP_TO, FRAME_LDS, FRAME_LDS_LEN, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR,
-    FRAME_SPANS, FRAME_TALLY, FRAME_VGPR, FRAME_VGPR_HI,
+    EXIT_MEMBER_SHIFT, EXIT_PC, EXIT_SHIFT, EXIT_STOP, FRAME_APERTURES, FRAME_CALLOUT, FRAME_LDS,
+    FRAME_LDS_LEN, FRAME_LOOP_BUDGET, FRAME_LOOPS, FRAME_SCC, FRAME_SGPR, FRAME_SPANS, FRAME_TALLY,
+    FRAME_VGPR, FRAME_VGPR_HI,
 };
 use super::footprint::{Footprint, footprint};
 use super::lanes::slow_packed_f16;
@@ -736,8 +736,9 @@ impl Fx {
                 // s_setpc_b64 / s_swappc_b64 (salu/fast.rs `Scalar::Pc`
                 // with a jump): the target is read before the return
                 // address is written (swappc may overwrite its own source
-                // pair), then the wave loop goes on at the frame's
-                // `jump_to`.
+                // pair), then the code goes on at the member starting
+                // there (a region's call or return) or the wave loop at
+                // the frame's `jump_to` (emit/region.rs `pc_jump`).
                 Fast::Scalar(Scalar::Pc {
                     dst,
                     ret,
@@ -751,9 +752,7 @@ impl Fx {
                     if dst < 127 && real_sgpr(dst + 1) {
                         self.set_sgpr(dst + 1, format!("{}", (ret >> 32) as u32 as i32));
                     }
-                    let p = self.field(FRAME_JUMP_TO);
-                    self.line(format!("store i64 {target}, ptr {p}, align 8"));
-                    self.exit(code(EXIT_PC));
+                    self.pc_jump(&target, code(EXIT_PC), u64::from(c.last) + 1);
                     return inlined + 1;
                 }
                 Fast::SLoad {

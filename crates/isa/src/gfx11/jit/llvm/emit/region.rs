@@ -27,6 +27,12 @@
 //! takes EXEC as the constant -1, and after label `m0` for edges back to
 //! it, with EXEC read from memory.
 //!
+//! s_setpc_b64 and s_swappc_b64 go on at the member their target starts,
+//! as a taken branch to it does (`pc_jump`): a call whose callee joined
+//! the region (jit/region.rs `call_target`) and the callee's return to
+//! the block after the call stay in the function; any other target
+//! leaves it with `EXIT_PC`.
+//!
 //! A barrier whose next block is a member calls the frame's hook (abi.rs
 //! `switch_wave`) with the registers stored: it moves the frame to the
 //! workgroup's next wave, and the code goes on at the member that wave
@@ -45,7 +51,8 @@
 use std::fmt::Write;
 
 use super::super::super::abi::{
-    EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_ENTRY, FRAME_PASSED, FRAME_SWITCH, NO_SWITCH,
+    EXIT_JUMP, EXIT_MEMBER_SHIFT, EXIT_SHIFT, FRAME_ENTRY, FRAME_JUMP_TO, FRAME_PASSED,
+    FRAME_SWITCH, NO_SWITCH,
 };
 use super::{Fx, Key, carried_phis, emit_copies, exec_dispatcher, init_name, self_loop};
 use crate::gfx11::code_cache::{Block, Tail};
@@ -170,6 +177,38 @@ impl Fx {
         debug_assert_eq!(taken >> EXIT_MEMBER_SHIFT, self.member);
         self.exit(taken);
         self.start(&no);
+    }
+
+    /// s_setpc_b64 or s_swappc_b64 to `target` (an i64) having run
+    /// `insts` instructions of this member: in a region, where `target` is
+    /// a member's start (a call to a callee or a return to a caller in the
+    /// region), go on there while the frame's loop budget lasts, as a
+    /// taken branch does; otherwise leave with `code` (`EXIT_PC`) and the
+    /// target in the frame's `jump_to`, where the wave loop goes on.
+    pub(super) fn pc_jump(&mut self, target: &str, code: u32, insts: u64) {
+        let leave = self.label();
+        let cases: Vec<(u64, String)> = self
+            .region
+            .clone()
+            .into_iter()
+            .map(|start| (start, self.label()))
+            .collect();
+        let arms: String = cases
+            .iter()
+            .map(|(start, l)| format!("    i64 {}, label %{l}\n", *start as i64))
+            .collect();
+        self.line(format!("switch i64 {target}, label %{leave} [\n{arms}  ]"));
+        for (j, (_, l)) in cases.iter().enumerate() {
+            self.start(l);
+            let out = self.budgeted_jump();
+            self.region_edge(j as u32, insts);
+            self.start(&out);
+            self.line(format!("br label %{leave}"));
+        }
+        self.start(&leave);
+        let p = self.field(FRAME_JUMP_TO);
+        self.line(format!("store i64 {target}, ptr {p}, align 8"));
+        self.exit(code);
     }
 
     /// A barrier whose next block is a member (exit `code`): the

@@ -2503,7 +2503,7 @@ fn lane_shuffles_and_bit_counts_run_inline() {
         vec![0xD65C_000B, 0x0014_1703], // v_permlanex16_b32 v11, v3, s11, s5
     ];
     let mut rng = Rng::new(0xB9E3_7A1E_5417_C0DE);
-    each_alone_and_together_inline(&singles, &mut rng, |rng, w, trial| {
+    let fill = |rng: &mut Rng, w: &mut Wave, trial: u32| {
         // Addresses: small (lane indices times 4, some past 32 lanes) in
         // even trials, random bits in odd ones.
         for r in [1, 5] {
@@ -2519,7 +2519,38 @@ fn lane_shuffles_and_bit_counts_run_inline() {
         for s in [5, 8, 11] {
             w.sgpr[s] = [0, u32::MAX, 0x8000_0000, rng.next()][rng.below(4) as usize];
         }
-    });
+    };
+    each_alone_and_together_inline(&singles, &mut rng, fill);
+
+    // Wave64: gfx11's ds_bpermute and ds_swizzle shuffle within each half,
+    // each half from its own rows and EXEC word; each alone and all
+    // together, every entry inline.
+    #[cfg(unix)]
+    if super::llvm::available() {
+        let shuffles = &singles[..5];
+        let mut blocks: Vec<Vec<u32>> = shuffles.to_vec();
+        blocks.push(shuffles.concat());
+        let blocks = ended_blocks(blocks);
+        let refs: Vec<&Block> = blocks.iter().map(|(b, _)| &**b).collect();
+        let ts = super::llvm::translate_all(&refs, true).expect("the blocks translate");
+        for ((block, mem), t) in blocks.iter().zip(&ts) {
+            for trial in 0..8 {
+                let mut w = rng.wave();
+                fill(&mut rng, &mut w, trial);
+                let mut w = rng.wave64(&w);
+                for r in [1, 3, 5] {
+                    for l in 0..32 {
+                        w.vgpr_hi[r][l] = w.vgpr[r][31 - l].rotate_left(trial + 2);
+                    }
+                }
+                for (lo, hi) in wave64_exec_pairs(&mut rng) {
+                    (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
+                    let inlined = compare(t, block, mem, &w, &[], WaveLoop::host_best());
+                    assert_eq!(inlined, block.compiled64.len(), "a wave64 call-out");
+                }
+            }
+        }
+    }
 }
 
 /// The VALU ops without a pre-resolved form that the LLVM back end emits

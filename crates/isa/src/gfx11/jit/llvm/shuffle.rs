@@ -1,5 +1,6 @@
-//! ds_bpermute_b32 and ds_swizzle_b32 (`Fast::DsShuffle`) inline in wave32
-//! lists: lane shuffles through the LDS crossbar that touch no LDS memory.
+//! ds_bpermute_b32 and ds_swizzle_b32 (`Fast::DsShuffle`) inline: lane
+//! shuffles through the LDS crossbar that touch no LDS memory, within 32
+//! lanes (wave32, or each half of a gfx11 wave64, wave64.rs).
 //!
 //! Both restate exec/lds.rs `ds_shuffle`: a lane reads the data of its
 //! source lane, 0 where that lane is inactive, and the result is written
@@ -8,8 +9,8 @@
 //! constant shuffle; ds_bpermute's come from each lane's address
 //! (`(address + offset) / 4` modulo 32), so the active data goes to the
 //! function's stack slot (`%lanes`, emit.rs) and one gather reads it back.
-//! ds_permute (a scatter where the highest sender wins) and the wave64 forms
-//! stay call-outs. v_permlane16_b32 and v_permlanex16_b32 (without op_sel
+//! ds_permute (a scatter where the highest sender wins) and GFX9's
+//! whole-wave forms stay call-outs. v_permlane16_b32 and v_permlanex16_b32 (without op_sel
 //! bits or modifiers) gather the same way, restating valu/mod.rs: lane `l`
 //! reads lane `sel` of its own row of 16 (permlanex16: of the other row),
 //! `sel` the nibble of s1 (lanes 0..7 of a row) or s2 (8..15) for `l`.
@@ -25,7 +26,6 @@ impl Fx {
     /// Shuffle `d` inline; false (nothing emitted) for the kinds that stay
     /// call-outs.
     pub(super) fn shuffle(&mut self, d: &DsShuffle) -> bool {
-        debug_assert!(!self.wave64, "wave64.rs makes lane shuffles call-outs");
         let r = match d.kind {
             ShuffleKind::Swizzle => {
                 let data = self.row(d.addr);

@@ -14,15 +14,14 @@
 //! the half's word) and, for the high pass, pins the SGPR the low pass
 //! writes to its value from before it.
 //!
-//! Global accesses and 32-bit global atomics, DS and scratch accesses run
-//! pass by pass too (a scratch pass in its half's private slot), as the
-//! interpreter runs
-//! them (exec/fast/mod.rs `run_wave64_memory`: the low pass, then the high
-//! one, a fault in the low pass ending the instruction before the high
-//! pass). Where a pass's inline code leaves it to the interpreter (a span
-//! cache miss, a fault, a counting dispatch), the call-out runs that pass
-//! alone (abi.rs `CALLOUT_PASS`), so the other pass is neither repeated
-//! nor skipped.
+//! Global accesses and global integer atomics, DS accesses, gfx11's DS
+//! lane shuffles and scratch accesses (a pass in its half's private slot)
+//! run pass by pass too, as the interpreter runs them (exec/fast/mod.rs
+//! `run_wave64_memory`: the low pass, then the high one, a fault in the
+//! low pass ending the instruction before the high pass). Where a pass's
+//! inline code leaves it to the interpreter (a span cache miss, a fault,
+//! a counting dispatch), the call-out runs that pass alone (abi.rs
+//! `CALLOUT_PASS`), so the other pass is neither repeated nor skipped.
 //!
 //! Scalar entries (SALU, the 64-bit scalar forms, s_load, branches, the
 //! block ends) are emitted once, as for wave32; a branch on VCCZ or EXECZ
@@ -31,14 +30,15 @@
 //! which pick their half from the lane index. Everything else is a
 //! call-out, which runs the interpreter's wave64 code for the whole
 //! instruction: the other forms whose passes are not independent (DPP,
-//! permutes), the atomics without an inline form (64-bit, float, DS), a
-//! constant lane mask (whose high word the form
-//! does not keep) and VOPD (wave32 only).
+//! GFX9's whole-wave permutes), the atomics without an inline form
+//! (float, DS), a constant lane mask (whose high word the form does not
+//! keep) and VOPD (wave32 only).
 
 use super::lanes::{slow_packed_f16, slow_scalar_unary, slow_unary};
 use super::slow_valu::slow_valu;
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::Fast;
+use crate::gfx11::exec::lds::ShuffleKind;
 use crate::gfx11::exec::operand::SSrc;
 use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::exec::valu::fast_fma32::Fma32Op;
@@ -91,6 +91,13 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         | Fast::Ds(_)
         | Fast::DsSubword(_)
         | Fast::Scratch(_) => halves(None),
+        // gfx11's ds_bpermute and ds_swizzle shuffle within each 32-lane
+        // half (GFX9's whole-wave permutes are other kinds): each pass
+        // reads its own half's rows and EXEC word (exec/lds.rs
+        // `ds_shuffle`, run pass by pass by run_wave64_memory).
+        Fast::DsShuffle(d) if matches!(d.kind, ShuffleKind::Bpermute | ShuffleKind::Swizzle) => {
+            halves(None)
+        }
         Fast::F64(d) if !d.uses_mask() => halves(None),
         Fast::Fma32(d) if !d.uses_mask() => halves(None),
         // v_div_scale_f32 writes its half's word of the mask (`set_mask`),

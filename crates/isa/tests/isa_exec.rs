@@ -700,11 +700,11 @@ fn the_translator_agrees_with_the_interpreter() {
             assert_eq!(on.barrier_releases, releases, "{name}: releases");
         }
         // Calls and returns between members stay in the region: the
-        // callee, reached by LLVM's call sequence, and each return point
-        // join the region the kernel's first block heads (jit/region.rs
-        // `call_target`), and s_swappc_b64 and s_setpc_b64 go on at the
-        // member their address starts (region_call.s): each wave enters
-        // the wave loop once.
+        // callee, reached by LLVM's call sequence or s_call_b64, and each
+        // return point join the region the kernel's first block heads
+        // (jit/region.rs `call_target`), and the calls and s_setpc_b64 go
+        // on at the member their address starts (region_call.s): each wave
+        // enters the wave loop once.
         {
             let cache = Arc::new(CodeCache::for_isa(aqueduct_isa::Isa::Gfx11));
             let (groups, wg) = (3u32, 256u32);
@@ -727,10 +727,8 @@ fn the_translator_agrees_with_the_interpreter() {
             let host: Vec<u8> = u32_bytes(
                 &a.iter()
                     .map(|&x| {
-                        ((3u32.wrapping_add(x) ^ 0x55)
-                            .wrapping_add(1)
-                            .wrapping_add(x))
-                            ^ 0x55
+                        let f = |v: u32| v.wrapping_add(x) ^ 0x55;
+                        f(f(f(3).wrapping_add(1)))
                     })
                     .collect::<Vec<_>>(),
             );

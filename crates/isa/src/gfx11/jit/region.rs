@@ -155,20 +155,26 @@ fn successors(block: &Block, wave64: bool) -> Vec<u64> {
     next
 }
 
-/// Where the s_swappc_b64 (or s_setpc_b64) closing `list` goes when the
-/// block computes the address as LLVM's call sequence does
-/// (`s_getpc_b64 s[n:n+1]`, `s_add_u32 sn, sn, lo`, `s_addc_u32 sn+1,
-/// sn+1, hi`: AMDGPUUsage, "Call Convention"). A guess, not a proof (other
-/// writes to the pair are not looked for): it only picks which blocks
-/// join the region, whose code goes on at a member by the address the
-/// wave holds and leaves the region for any other (llvm/emit.rs).
+/// Where the s_call_b64 closing `list` goes, or the s_swappc_b64 (or
+/// s_setpc_b64) when the block computes the address as LLVM's call
+/// sequence does (`s_getpc_b64 s[n:n+1]`, `s_add_u32 sn, sn, lo`,
+/// `s_addc_u32 sn+1, sn+1, hi`: AMDGPUUsage, "Call Convention"). A guess,
+/// not a proof (other writes to the pair are not looked for): it only
+/// picks which blocks join the region, whose code goes on at a member by
+/// the address the wave holds and leaves the region for any other
+/// (llvm/emit/region.rs `pc_jump`).
 fn call_target(list: &[Compiled]) -> Option<u64> {
-    let Some(Fast::Scalar(Scalar::Pc {
-        jump: Some(Src64::Reg(pair)),
-        ..
-    })) = list.last().map(|c| c.fast)
-    else {
-        return None;
+    let pair = match list.last().map(|c| c.fast) {
+        Some(Fast::Scalar(Scalar::Pc {
+            jump: Some(Src64::Reg(pair)),
+            ..
+        })) => pair,
+        // s_call_b64's constant target.
+        Some(Fast::Scalar(Scalar::Pc {
+            jump: Some(Src64::Imm(lo, hi)),
+            ..
+        })) => return Some(u64::from(lo) | u64::from(hi) << 32),
+        _ => return None,
     };
     let high = pair.wrapping_add(1);
     let (mut base, mut offset) = (None, 0u64);

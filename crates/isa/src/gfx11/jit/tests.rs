@@ -2508,7 +2508,7 @@ fn lane_shuffles_and_bit_counts_run_inline() {
         // even trials, random bits in odd ones.
         for r in [1, 5] {
             for l in 0..32 {
-                w.vgpr[r][l] = if trial % 2 == 0 {
+                w.vgpr[r][l] = if trial.is_multiple_of(2) {
                     4 * rng.below(80)
                 } else {
                     rng.next()
@@ -2688,7 +2688,8 @@ fn slow_valu_forms_run_inline() {
 }
 
 /// Blocks that end in a call or a return (s_swappc_b64, s_setpc_b64, one
-/// whose destination is its own source pair) leave the LLVM back end's
+/// whose destination is its own source pair, s_call_b64 forward and
+/// back) leave the LLVM back end's
 /// code inline, with the interpreter's target and return address, in
 /// wave32 and wave64.
 #[test]
@@ -2706,6 +2707,8 @@ fn calls_and_returns_leave_inline() {
             0x4A02_0702, // v_add_nc_u32_e32 v1, v2, v3
             0xBE9E_490A, // s_swappc_b64 s[30:31], s[10:11]
         ],
+        vec![0xBA1E_0004],              // s_call_b64 s[30:31], 4
+        vec![0x4A02_0702, 0xBA04_FFFD], // v_add_nc_u32_e32 v1, v2, v3; s_call_b64 s[4:5], -3
     ];
     let mut rng = Rng::new(0xCA11_5E75_0000_F00D);
     let mut cases = Vec::new();

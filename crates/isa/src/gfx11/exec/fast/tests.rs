@@ -533,6 +533,7 @@ fn fast_forms_match_the_slow_path() {
         "SGetpcB64",
         "SSetpcB64",
         "SSwappcB64",
+        "SCallB64",
         "SCmpkGtU32",
         "SCmpkLtI32",
         "SMovkI32",

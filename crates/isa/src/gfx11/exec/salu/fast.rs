@@ -97,7 +97,8 @@ pub(crate) enum Scalar {
         a: Src64,
     },
     /// s_getpc_b64 (`jump` None) or s_swappc_b64: the pair at `dst` = `ret`.
-    /// s_setpc_b64 is a swappc whose `dst` is none (≥ 128).
+    /// s_setpc_b64 is a swappc whose `dst` is none (≥ 128), s_call_b64 one
+    /// whose source is its constant target.
     Pc {
         dst: u8,
         ret: u64,
@@ -259,6 +260,18 @@ pub(crate) fn compile(i: &Inst, pc: u64) -> Option<Scalar> {
         Family::Sopk => {
             let k = |rel, signed| KOp::Cmpk { rel, signed };
             let op = match i.op {
+                // s_call_b64: the pair = the next instruction's address,
+                // then a jump by the signed dword offset from there
+                // (salu/mod.rs `sopk`): a swappc to a constant.
+                SCallB64 => {
+                    let ret = pc.wrapping_add(4 * i.len as u64);
+                    let target = ret.wrapping_add((i.imm as i64 * 4) as u64);
+                    return Some(Scalar::Pc {
+                        dst: dst?,
+                        ret,
+                        jump: Some(Src64::Imm(target as u32, (target >> 32) as u32)),
+                    });
+                }
                 SMovkI32 => KOp::Movk,
                 SAddkI32 => KOp::Addk,
                 SMulkI32 => KOp::Mulk,

@@ -9,7 +9,9 @@
 //! pass), each lane's bytes are moved with no per-lane bounds check. That is
 //! exactly what the per-lane path does in that case (same lane order, so the
 //! highest lane still wins overlapping stores); any lane out of range, and
-//! every other DS instruction, takes the per-lane path. The lane shuffles
+//! every other DS instruction, takes the per-lane path (the 8- and 16-bit
+//! loads and stores have an in-range form of their own, lds_subword.rs,
+//! which the wave loop tries first). The lane shuffles
 //! (swizzle, permute, bpermute) are [`ds_shuffle`], shared with their
 //! pre-resolved form.
 

@@ -1,10 +1,10 @@
-//! Which blocks a region holds: a hot block (the head) and the
-//! blocks it reaches by its branches, fall-throughs and calls (the callee
-//! of LLVM's call sequence, and the block after the call, where it
-//! returns), breadth first, that
-//! are decoded already (a region decodes nothing: reading code ahead of the
-//! wave could see memory the wave will not, or not yet, run). The LLVM back
-//! end emits them as one function (llvm/emit/region.rs says why and how).
+//! Which blocks a region holds: a hot block (the head) and the blocks it
+//! reaches by its branches, fall-throughs and calls (the callee of
+//! s_call_b64 or of LLVM's call sequence, and the block after the call,
+//! where it returns), breadth first, that are decoded already (a region
+//! decodes nothing: reading code ahead of the wave could see memory the
+//! wave will not, or not yet, run). The LLVM back end emits them as one
+//! function (llvm/emit/region.rs says why and how).
 //!
 //! A region is of one wave size: its members' lists for that size (a
 //! wave64 wave's `compiled64`) make its code, and a block may be a member
@@ -34,8 +34,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::translation::{MIN_TRANSLATED_ENTRIES, worth_translating};
-use crate::gfx11::code_cache::Compiled;
-use crate::gfx11::code_cache::{Block, CodeCache, Tail};
+use crate::gfx11::code_cache::{Block, CodeCache, Compiled, Tail};
 use crate::gfx11::exec::fast::{Cond, Fast};
 use crate::gfx11::exec::operand::SSrc;
 use crate::gfx11::exec::salu::SOp;
@@ -124,7 +123,7 @@ fn self_loop(block: &Block, wave64: bool) -> bool {
 
 /// Where a wave may go on from `block`'s end: its branch's target and,
 /// unless that branch always jumps, the fall-through (none past a tail
-/// that is not more code), which after s_swappc_b64 is where the callee
+/// that is not more code), which after a call is where the callee
 /// returns to, after the callee ([`call_target`]); from its first barrier,
 /// the block after it; none from its end.
 fn successors(block: &Block, wave64: bool) -> Vec<u64> {

@@ -733,12 +733,12 @@ impl Fx {
                     }
                     inlined += 1;
                 }
-                // s_setpc_b64 / s_swappc_b64 (salu/fast.rs `Scalar::Pc`
-                // with a jump): the target is read before the return
-                // address is written (swappc may overwrite its own source
-                // pair), then the code goes on at the member starting
-                // there (a region's call or return) or the wave loop at
-                // the frame's `jump_to` (emit/region.rs `pc_jump`).
+                // s_setpc_b64 / s_swappc_b64 / s_call_b64 (salu/fast.rs
+                // `Scalar::Pc` with a jump): the target is read before the
+                // return address is written (swappc may overwrite its own
+                // source pair), then the code goes on at the member
+                // starting there (a region's call or return) or the wave
+                // loop at the frame's `jump_to` (emit/region.rs `pc_jump`).
                 Fast::Scalar(Scalar::Pc {
                     dst,
                     ret,

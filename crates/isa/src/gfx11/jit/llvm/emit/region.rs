@@ -27,11 +27,11 @@
 //! takes EXEC as the constant -1, and after label `m0` for edges back to
 //! it, with EXEC read from memory.
 //!
-//! s_setpc_b64 and s_swappc_b64 go on at the member their target starts,
-//! as a taken branch to it does (`pc_jump`): a call whose callee joined
-//! the region (jit/region.rs `call_target`) and the callee's return to
-//! the block after the call stay in the function; any other target
-//! leaves it with `EXIT_PC`.
+//! s_setpc_b64, s_swappc_b64 and s_call_b64 go on at the member their
+//! target starts, as a taken branch to it does (`pc_jump`): a call whose
+//! callee joined the region (jit/region.rs `call_target`) and the callee's
+//! return to the block after the call stay in the function; any other
+//! target leaves it with `EXIT_PC`.
 //!
 //! A barrier whose next block is a member calls the frame's hook (abi.rs
 //! `switch_wave`) with the registers stored: it moves the frame to the
@@ -179,12 +179,13 @@ impl Fx {
         self.start(&no);
     }
 
-    /// s_setpc_b64 or s_swappc_b64 to `target` (an i64) having run
-    /// `insts` instructions of this member: in a region, where `target` is
-    /// a member's start (a call to a callee or a return to a caller in the
-    /// region), go on there while the frame's loop budget lasts, as a
-    /// taken branch does; otherwise leave with `code` (`EXIT_PC`) and the
-    /// target in the frame's `jump_to`, where the wave loop goes on.
+    /// s_setpc_b64, s_swappc_b64 or s_call_b64 to `target` (an i64)
+    /// having run `insts` instructions of this member: in a region, where
+    /// `target` is a member's start (a call to a callee or a return to a
+    /// caller in the region), go on there while the frame's loop budget
+    /// lasts, as a taken branch does; otherwise leave with `code`
+    /// (`EXIT_PC`) and the target in the frame's `jump_to`, where the wave
+    /// loop goes on.
     pub(super) fn pc_jump(&mut self, target: &str, code: u32, insts: u64) {
         let leave = self.label();
         let cases: Vec<(u64, String)> = self

@@ -761,6 +761,23 @@ fn ds_accesses_match_the_interpreter() {
             });
         }
     }
+    // Wave64: half the variants of each form, the odd ones of one form
+    // and the even ones of the next (a wave64 module is twice the size).
+    let wave64: Vec<&Case> = cases
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| (k / 16 + k % 16).is_multiple_of(2))
+        .map(|(_, c)| c)
+        .collect();
+    check_ds_cases(&cases, &wave64, (2, 3));
+}
+
+/// Run DS `cases` through each back end in wave32 under each case's EXEC
+/// values, with and without bank counting, every entry inline in the
+/// LLVM translation; then (LLVM) the `wave64` ones in wave64, each access
+/// pass by pass, the high lanes addressing as the low ones with the
+/// address rows `rows` swapped, under EXEC pairs.
+fn check_ds_cases(cases: &[Case], wave64: &[&Case], rows: (usize, usize)) {
     for backend in backends() {
         let blocks: Vec<&Block> = cases.iter().map(|c| &*c.block).collect();
         let ts = backend.translate(&blocks);
@@ -778,24 +795,14 @@ fn ds_accesses_match_the_interpreter() {
             }
         }
     }
-    // Wave64 (LLVM): each access pass by pass, the high lanes addressing
-    // as the low ones with the rows swapped, under EXEC pairs; half the
-    // variants of each form, the odd ones of one form and the even ones of
-    // the next (a wave64 module is twice the size).
     #[cfg(unix)]
     if super::llvm::available() {
-        let cases: Vec<&Case> = cases
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| (k / 16 + k % 16).is_multiple_of(2))
-            .map(|(_, c)| c)
-            .collect();
-        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.block).collect();
+        let blocks: Vec<&Block> = wave64.iter().map(|c| &*c.block).collect();
         let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
-        for (c, t) in cases.iter().zip(&ts) {
+        for (c, t) in wave64.iter().zip(&ts) {
             let mut w = c.wave.clone();
             w.wave64 = true;
-            (w.vgpr_hi[2], w.vgpr_hi[3]) = (w.vgpr[3], w.vgpr[2]);
+            (w.vgpr_hi[rows.0], w.vgpr_hi[rows.1]) = (w.vgpr[rows.1], w.vgpr[rows.0]);
             for (k, &lo) in c.execs.iter().enumerate() {
                 let hi = c.execs[(k + 2) % c.execs.len()];
                 (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
@@ -886,39 +893,8 @@ fn ds_subword_accesses_match_the_interpreter() {
             });
         }
     }
-    for backend in backends() {
-        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.block).collect();
-        let ts = backend.translate(&blocks);
-        for (c, t) in cases.iter().zip(&ts) {
-            let mut w = c.wave.clone();
-            for &exec in &c.execs {
-                w.sgpr[EXEC] = exec;
-                for banks in [false, true] {
-                    compare_counting(t, &c.block, &c.mem, &w, &c.lds, c.level, banks);
-                }
-            }
-            #[cfg(unix)]
-            if matches!(backend, Backend::Llvm) {
-                assert_eq!(t.inlined, c.block.compiled.len(), "every entry inline");
-            }
-        }
-    }
-    #[cfg(unix)]
-    if super::llvm::available() {
-        let blocks: Vec<&Block> = cases.iter().map(|c| &*c.block).collect();
-        let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
-        for (c, t) in cases.iter().zip(&ts) {
-            let mut w = c.wave.clone();
-            w.wave64 = true;
-            (w.vgpr_hi[2], w.vgpr_hi[4]) = (w.vgpr[4], w.vgpr[2]);
-            for (k, &lo) in c.execs.iter().enumerate() {
-                let hi = c.execs[(k + 2) % c.execs.len()];
-                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
-                compare_counting(t, &c.block, &c.mem, &w, &c.lds, c.level, false);
-            }
-            assert_eq!(t.inlined, c.block.compiled64.len(), "every entry inline");
-        }
-    }
+    let wave64: Vec<&Case> = cases.iter().collect();
+    check_ds_cases(&cases, &wave64, (2, 4));
 }
 
 /// Encoders of the formats the lane-local run test uses (AMD "RDNA3

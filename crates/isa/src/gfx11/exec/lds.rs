@@ -44,6 +44,18 @@ pub(super) fn lds_put<const N: usize>(lds: &mut [u8], addr: u64, b: [u8; N]) {
     }
 }
 
+/// A loaded value `v` placed in destination dword `old` as a load's d16
+/// field says: 0 the whole dword, 1 its low half, 2 its high half (the
+/// other half kept).
+#[inline(always)]
+pub(super) fn place_d16(old: u32, v: u32, d16: u8) -> u32 {
+    match d16 {
+        1 => (old & 0xFFFF_0000) | (v & 0xFFFF),
+        2 => (old & 0xFFFF) | (v << 16),
+        _ => v,
+    }
+}
+
 /// Dword `k` of an LDS value.
 #[inline(always)]
 fn dword<const N: usize>(b: &[u8; N], k: usize) -> u32 {
@@ -98,7 +110,7 @@ fn write_rows<const N: usize>(
 /// their maximum and, unlike the maximum of unsigned words, vectorises on
 /// baseline x86-64 (SSE2 has no unsigned dword max).
 #[inline(always)]
-fn active_addresses(addr_row: &[u32; LANES], exec: u32) -> ([u32; LANES], u32) {
+pub(super) fn active_addresses(addr_row: &[u32; LANES], exec: u32) -> ([u32; LANES], u32) {
     let mut active = [0u32; LANES];
     let mut bound = 0;
     for l in 0..LANES {
@@ -659,11 +671,7 @@ pub(crate) fn ds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
                         (_, true) => i16::from_le_bytes(lds_get::<2>(env.lds, a)) as i32 as u32,
                         (_, false) => u16::from_le_bytes(lds_get::<2>(env.lds, a)) as u32,
                     };
-                    rows[0][l] = match d16 {
-                        1 => (cur[l] & 0xFFFF_0000) | (v & 0xFFFF),
-                        2 => (cur[l] & 0xFFFF) | (v << 16),
-                        _ => v,
-                    };
+                    rows[0][l] = place_d16(cur[l], v, d16);
                 }
             }
         }

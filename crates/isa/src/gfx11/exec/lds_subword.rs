@@ -15,6 +15,7 @@
 //! range (where `ds` reads 0 and drops the write for that lane alone) or
 //! no lane active, nothing is done and `step` runs the instruction.
 
+use crate::gfx11::exec::lds::{active_addresses, place_d16};
 use crate::gfx11::exec::vmem::mem_kind::{MemKind, mem_kind};
 use crate::gfx11::inst::Inst;
 use crate::gfx11::wave::{LANES, Wave};
@@ -74,15 +75,14 @@ pub(crate) fn ds_subword_in_range(w: &mut Wave, lds: &mut [u8], d: &DsSubword, e
     if exec == 0 {
         return false;
     }
-    let addr = w.vgpr[d.addr as usize];
-    // The highest active address (inactive lanes as 0) bounds every lane's
-    // bytes: the offset is below 2^16, so the sum does not wrap.
-    let high = (0..LANES)
-        .map(|l| if exec >> l & 1 != 0 { addr[l] } else { 0 })
-        .max()
-        .unwrap_or(0);
+    // The highest active address bounds every lane's bytes (the offset is
+    // below 2^16, so the sum does not wrap); the OR of the addresses, an
+    // upper bound of it, usually decides alone (lds.rs `ds_in_range`).
+    let (addr, bound) = active_addresses(&w.vgpr[d.addr as usize], exec);
     let (offset, bytes) = (d.offset as usize, d.bytes as usize);
-    if high as usize + offset + bytes > lds.len() {
+    if bound as usize + offset + bytes > lds.len()
+        && *addr.iter().max().unwrap_or(&0) as usize + offset + bytes > lds.len()
+    {
         return false;
     }
     let reg = d.reg as usize;
@@ -97,11 +97,7 @@ pub(crate) fn ds_subword_in_range(w: &mut Wave, lds: &mut [u8], d: &DsSubword, e
                 (_, false) => u16::from_le_bytes([lds[a], lds[a + 1]]) as u32,
                 (_, true) => i16::from_le_bytes([lds[a], lds[a + 1]]) as i32 as u32,
             };
-            row[l] = match d.d16 {
-                1 => (row[l] & 0xFFFF_0000) | (v & 0xFFFF),
-                2 => (row[l] & 0xFFFF) | (v << 16),
-                _ => v,
-            };
+            row[l] = place_d16(row[l], v, d.d16);
         }
         w.vgpr[reg] = row;
     } else {

@@ -12,7 +12,7 @@
 
 use crate::gfx11::exec::env::Flow;
 use crate::gfx11::exec::operand::put_sgpr;
-use crate::gfx11::exec::salu::{SOp, sop32};
+use crate::gfx11::exec::salu::{SOp, call_target, sop32};
 use crate::gfx11::inst::{Family, Inst, Mods, Src};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{EXEC, Wave};
@@ -265,7 +265,7 @@ pub(crate) fn compile(i: &Inst, pc: u64) -> Option<Scalar> {
                 // (salu/mod.rs `sopk`): a swappc to a constant.
                 SCallB64 => {
                     let ret = pc.wrapping_add(4 * i.len as u64);
-                    let target = ret.wrapping_add((i.imm as i64 * 4) as u64);
+                    let target = call_target(ret, i.imm);
                     return Some(Scalar::Pc {
                         dst: dst?,
                         ret,

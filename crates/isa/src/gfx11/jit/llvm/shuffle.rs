@@ -10,10 +10,11 @@
 //! (`(address + offset) / 4` modulo 32), so the active data goes to the
 //! function's stack slot (`%lanes`, emit.rs) and one gather reads it back.
 //! ds_permute (a scatter where the highest sender wins) and GFX9's
-//! whole-wave forms stay call-outs. v_permlane16_b32 and v_permlanex16_b32 (without op_sel
-//! bits or modifiers) gather the same way, restating valu/mod.rs: lane `l`
-//! reads lane `sel` of its own row of 16 (permlanex16: of the other row),
-//! `sel` the nibble of s1 (lanes 0..7 of a row) or s2 (8..15) for `l`.
+//! whole-wave forms stay call-outs. v_permlane16_b32 and v_permlanex16_b32
+//! (without op_sel bits or modifiers) gather the same way, restating
+//! valu/mod.rs: lane `l` reads lane `sel` of its own row of 16
+//! (permlanex16: of the other row), `sel` the nibble of s1 (lanes 0..7 of
+//! a row) or s2 (8..15) for `l`.
 //!
 //! Why: compilers lower subgroup shuffles (HIP's `__shfl`) to ds_bpermute;
 //! as a call-out each one kept its reduction or scan block interpreted.

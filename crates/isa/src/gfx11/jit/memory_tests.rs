@@ -466,9 +466,10 @@ fn wave64_global_accesses_match_the_interpreter() {
     check_wave64(every_other(cases), &mut rng);
 }
 
-/// The 32- and 64-bit integer atomics the LLVM back end inlines
-/// (llvm/atomic.rs): llvm-mc-19 `-mcpu=gfx1100 -show-encoding` of the text.
-const ATOMICS: [(&str, [u8; 8]); 25] = [
+/// The 32- and 64-bit integer atomics, csub and the float add the LLVM
+/// back end inlines (llvm/atomic.rs): llvm-mc-19 `-mcpu=gfx1100
+/// -show-encoding` of the text.
+const ATOMICS: [(&str, [u8; 8]); 33] = [
     (
         "global_atomic_add_u32 v10, v2, v6, s[4:5] offset:16 glc",
         [0x10, 0x40, 0xd6, 0xdc, 0x02, 0x06, 0x04, 0x0a],
@@ -569,12 +570,45 @@ const ATOMICS: [(&str, [u8; 8]); 25] = [
         "flat_atomic_cmpswap_b64 v[10:11], v[2:3], v[6:9] glc",
         [0x00, 0x40, 0x08, 0xdd, 0x02, 0x06, 0x7c, 0x0a],
     ),
+    (
+        "global_atomic_add_f32 v10, v2, v6, s[4:5] offset:16 glc",
+        [0x10, 0x40, 0x5a, 0xdd, 0x02, 0x06, 0x04, 0x0a],
+    ),
+    (
+        "global_atomic_add_f32 v[2:3], v6, off",
+        [0x00, 0x00, 0x5a, 0xdd, 0x02, 0x06, 0x7c, 0x00],
+    ),
+    (
+        "flat_atomic_add_f32 v10, v[2:3], v6 glc",
+        [0x00, 0x40, 0x58, 0xdd, 0x02, 0x06, 0x7c, 0x0a],
+    ),
+    (
+        "global_atomic_csub_u32 v10, v2, v6, s[4:5] glc",
+        [0x00, 0x40, 0xde, 0xdc, 0x02, 0x06, 0x04, 0x0a],
+    ),
+    (
+        "global_atomic_add_u32 v2, v6, s[4:5]",
+        [0x00, 0x00, 0xd6, 0xdc, 0x02, 0x06, 0x04, 0x00],
+    ),
+    (
+        "global_atomic_sub_u64 v[10:11], v2, v[6:7], s[4:5] glc",
+        [0x00, 0x40, 0x12, 0xdd, 0x02, 0x06, 0x04, 0x0a],
+    ),
+    (
+        "global_atomic_and_b64 v[10:11], v[2:3], v[6:7], off glc",
+        [0x00, 0x40, 0x26, 0xdd, 0x02, 0x06, 0x7c, 0x0a],
+    ),
+    (
+        "global_atomic_min_u64 v[10:11], v2, v[6:7], s[4:5] glc",
+        [0x00, 0x40, 0x1a, 0xdd, 0x02, 0x06, 0x04, 0x0a],
+    ),
 ];
 
 /// Each atomic in every layout (all lanes at one address, colliding
 /// scattered lanes, unaligned, read-only, straddling, outside, an
 /// aperture lane), twice in a row now and then, from data that is small
-/// (inc and dec wrap), random, or the memory's word (cmpswap succeeds),
+/// (inc and dec wrap; denormal floats), random, NaNs and infinities for
+/// the float add, or the memory's word (cmpswap succeeds),
 /// under the EXEC masks of the loads and stores: every register, the
 /// memory, the outcome and the bytes tallied match the interpreter, and
 /// every entry runs inline.
@@ -618,7 +652,13 @@ fn atomic_cases(rng: &mut Rng) -> Vec<Case> {
                 code.extend(words(bytes));
             }
             code.push(0xBFB0_0000); // s_endpgm
-            let data: Vec<u8> = (0..DATA_LEN).map(|i| (i * 7 + n) as u8).collect();
+            let mut data: Vec<u8> = (0..DATA_LEN).map(|i| (i * 7 + n) as u8).collect();
+            if text.contains("_f32") {
+                // A signalling NaN in every fifth word: a NaN old value.
+                for (k, word) in data.chunks_exact_mut(4).enumerate().step_by(5) {
+                    word.copy_from_slice(&(0x7FA0_0000 | k as u32).to_le_bytes());
+                }
+            }
             let wide = text.contains("64");
             let mut w = wave(rng, layout, if wide { 8 } else { 4 });
             let lane = |w: &Wave, r: usize, l: usize| {
@@ -658,6 +698,13 @@ fn atomic_cases(rng: &mut Rng) -> Vec<Case> {
                         }
                     }
                     _ => {}
+                }
+                // Signalling and quiet NaNs of both signs and the two
+                // infinities as the float add's data: its NaN rule, the
+                // quieting and inf - inf.
+                if text.contains("_f32") && l % 5 == 2 {
+                    let special = [0x7F80_0001 + l as u32, 0xFFC0_0000 | l as u32, 0x7F80_0000];
+                    w.set_lane(6, l, *special.get(l / 5 % 4).unwrap_or(&0xFF80_0000));
                 }
             }
             let mem = Memory {

@@ -5,6 +5,7 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
+use crate::gfx11::exec::valu::{add32, add64};
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::LANES;
 use crate::{Access, MemoryFault, WaveErrorKind};
@@ -89,6 +90,9 @@ pub(crate) fn classify(op: Op) -> Option<(Rmw, bool)> {
 }
 
 /// New 32-bit memory value (`src` is the data operand, `cmp` the compare value).
+/// A float add takes v_add_f32's NaN rule (valu/mod.rs `nan_rule`, the old
+/// value as the first source), so that the NaN it stores is gfxsim's and not
+/// whichever operand order the compiler chose for the host's add.
 pub(crate) fn apply32(rmw: Rmw, old: u32, src: u32, cmp: u32) -> u32 {
     match rmw {
         Rmw::Swap => src,
@@ -123,7 +127,7 @@ pub(crate) fn apply32(rmw: Rmw, old: u32, src: u32, cmp: u32) -> u32 {
                 old - 1
             }
         }
-        Rmw::AddF => (f32::from_bits(old) + f32::from_bits(src)).to_bits(),
+        Rmw::AddF => add32(f32::from_bits(old), f32::from_bits(src)).to_bits(),
         Rmw::MinF => f32::from_bits(old).min(f32::from_bits(src)).to_bits(),
         Rmw::MaxF => f32::from_bits(old).max(f32::from_bits(src)).to_bits(),
         Rmw::Csub => old.saturating_sub(src),
@@ -164,7 +168,7 @@ pub(crate) fn apply64(rmw: Rmw, old: u64, src: u64, cmp: u64) -> u64 {
                 old - 1
             }
         }
-        Rmw::AddF => (f64::from_bits(old) + f64::from_bits(src)).to_bits(),
+        Rmw::AddF => add64(f64::from_bits(old), f64::from_bits(src)).to_bits(),
         Rmw::MinF => f64::from_bits(old).min(f64::from_bits(src)).to_bits(),
         Rmw::MaxF => f64::from_bits(old).max(f64::from_bits(src)).to_bits(),
         Rmw::Csub => old.saturating_sub(src),

@@ -1,4 +1,5 @@
-//! FLAT and GLOBAL 32- and 64-bit integer atomics (`Fast::GlobalAtomic`) inline,
+//! FLAT and GLOBAL 32- and 64-bit integer atomics and the 32-bit float add
+//! (`Fast::GlobalAtomic`) inline,
 //! translated through the workgroup's span cache: a wave32 wave's 32 lanes,
 //! or one 32-lane pass of a wave64 wave's (llvm/wave64.rs), as the
 //! interpreter runs a wave64 atomic pass by pass (`run_wave64_memory`).
@@ -26,14 +27,22 @@
 //! (LLVM LangRef, "atomicrmw Instruction": `uinc_wrap` and `udec_wrap` are
 //! AMDGPU's inc and dec, atomics.rs `apply32`) and cmpswap (`cmpxchg`,
 //! data then compare value, as `atomic32` and `atomic64`; a 64-bit value
-//! is a pair of rows, low dword first). Rsub, csub and the float
-//! operations stay call-outs.
+//! is a pair of rows, low dword first). Rsub, csub and the f32 add have
+//! no such `atomicrmw` (LLVM's `fadd` leaves the NaN it returns open): a
+//! lane alone at its address takes the compare-exchange loop of a group of
+//! one, which computes them as `apply32` does (the add with v_add_f32's
+//! NaN rule, valu/mod.rs `add32`). The float minimum and maximum and
+//! GFX9's f64 add stay call-outs.
 //!
 //! Why: the atomics kernels of the corpus spent more of their time in the
 //! call-outs of their atomics than in their translated code. One host
 //! atomic per lane made the kernels whose lanes share a few counters
 //! slower than the interpreter's grouped updates (atomic_cas_increment
-//! from 1.50x to 1.17x the interpreter's speed): hence the groups.
+//! from 1.50x to 1.17x the interpreter's speed): hence the groups. The
+//! gfx942 build of atomic_f32_add (global_atomic_add_f32) went from
+//! 1.25-1.33x to 1.59-1.67x the interpreter's speed with the f32 add
+//! inline (`AQUEDUCT_SIM_ISA=gfx942 cargo bench --bench corpus -- --settle
+//! --only atomic_f32_add`, two cores).
 
 use super::emit::{Fx, M, V};
 use super::footprint::Footprint;
@@ -47,7 +56,8 @@ use crate::gfx11::wave::EXEC;
 /// `atomic`).
 const ATOMIC_SPAN: u64 = 1 << 24;
 
-/// The `atomicrmw` operation of `rmw`, or `cmpxchg` (None for call-outs).
+/// The `atomicrmw` operation of `rmw`, or `cmpxchg`; None where a lane
+/// alone at its address takes the compare-exchange loop of a group of one.
 fn operation(rmw: Rmw) -> Option<&'static str> {
     Some(match rmw {
         Rmw::Swap => "xchg",
@@ -65,6 +75,18 @@ fn operation(rmw: Rmw) -> Option<&'static str> {
         Rmw::Dec => "udec_wrap",
         Rmw::Rsub | Rmw::Csub | Rmw::AddF | Rmw::MinF | Rmw::MaxF => return None,
     })
+}
+
+/// Whether `rmw` (`wide`: 64-bit) runs inline: every operation but the
+/// float minimum and maximum, whose host `min`/`max` (atomics.rs
+/// `apply32`) leave the choice between zeros of two signs to the compiler,
+/// and GFX9's f64 add, which no test here runs translated.
+fn inline(rmw: Rmw, wide: bool) -> bool {
+    match rmw {
+        Rmw::MinF | Rmw::MaxF => false,
+        Rmw::AddF => !wide,
+        _ => true,
+    }
 }
 
 impl Fx {
@@ -104,9 +126,25 @@ impl Fx {
                 let down = self.ins(format!("sub {t} {old}, 1"));
                 self.ins(format!("select i1 {wraps}, {t} {src}, {t} {down}"))
             }
-            Rmw::Rsub | Rmw::Csub | Rmw::AddF | Rmw::MinF | Rmw::MaxF => {
-                unreachable!("{rmw:?} is a call-out")
+            Rmw::Rsub => self.ins(format!("sub {t} {src}, {old}")),
+            Rmw::Csub => self.ins(format!("call {t} @llvm.usub.sat.{t}({t} {old}, {t} {src})")),
+            Rmw::AddF => {
+                // valu/mod.rs `add32`: the sum, and where it is a NaN the
+                // first NaN operand quieted (old, then data), else the
+                // host's default NaN.
+                assert_eq!(t, "i32", "the f64 add is a call-out");
+                let (ft, quiet) = ("float", 0x0040_0000);
+                let [fo, fs] = [old, src].map(|x| self.ins(format!("bitcast {t} {x} to {ft}")));
+                let sum = self.ins(format!("fadd {ft} {fo}, {fs}"));
+                let sum_bits = self.ins(format!("bitcast {ft} {sum} to {t}"));
+                let [sum_nan, old_nan, src_nan] =
+                    [&sum, &fo, &fs].map(|x| self.ins(format!("fcmp uno {ft} {x}, 0.0")));
+                let [old_q, src_q] = [old, src].map(|x| self.ins(format!("or {t} {x}, {quiet}")));
+                let pick = self.ins(format!("select i1 {src_nan}, {t} {src_q}, {t} {sum_bits}"));
+                let pick = self.ins(format!("select i1 {old_nan}, {t} {old_q}, {t} {pick}"));
+                self.ins(format!("select i1 {sum_nan}, {t} {pick}, {t} {sum_bits}"))
             }
+            Rmw::MinF | Rmw::MaxF => unreachable!("{rmw:?} is a call-out"),
         }
     }
 
@@ -119,9 +157,10 @@ impl Fx {
         stop: u32,
         fp: &Footprint,
     ) -> bool {
-        let Some(op) = operation(a.rmw) else {
+        if !inline(a.rmw, a.wide) {
             return false;
-        };
+        }
+        let op = operation(a.rmw);
         // The values' type, their vector of 32 and their bytes.
         let (t, vt, bytes) = if a.wide {
             ("i64", A, 8u64)
@@ -231,9 +270,12 @@ impl Fx {
         self.line(format!("br label %{head}"));
         self.start(&head);
         let [rest, rest_single, rest_group] = [(); 3].map(|_| self.tmp());
+        let from_single = match op {
+            Some(_) => format!(", [ {rest_single}, %{single} ]"),
+            None => String::new(),
+        };
         self.line(format!(
-            "{rest} = phi i32 [ {exec}, %{before} ], [ {rest_single}, %{single} ], \
-             [ {rest_group}, %{grouped} ]"
+            "{rest} = phi i32 [ {exec}, %{before} ]{from_single}, [ {rest_group}, %{grouped} ]"
         ));
         let empty = self.ins(format!("icmp eq i32 {rest}, 0"));
         self.line(format!("br i1 {empty}, label %{done}, label %{pick}"));
@@ -248,10 +290,14 @@ impl Fx {
         let equal = self.ins(format!("icmp eq {V} {keys}, {key_row}"));
         let equal = self.ins(format!("bitcast {M} {equal} to i32"));
         let same = self.ins(format!("and i32 {equal}, {rest}"));
-        let below = self.ins(format!("sub i32 {same}, 1"));
-        let others = self.ins(format!("and i32 {same}, {below}"));
-        let alone = self.ins(format!("icmp eq i32 {others}, 0"));
-        self.line(format!("br i1 {alone}, label %{single}, label %{group}"));
+        if op.is_some() {
+            let below = self.ins(format!("sub i32 {same}, 1"));
+            let others = self.ins(format!("and i32 {same}, {below}"));
+            let alone = self.ins(format!("icmp eq i32 {others}, 0"));
+            self.line(format!("br i1 {alone}, label %{single}, label %{group}"));
+        } else {
+            self.line(format!("br label %{group}"));
+        }
 
         // The lane's data (and compare value) and where its old value goes.
         let lane_of = |fx: &mut Fx, l: &str| {
@@ -266,23 +312,25 @@ impl Fx {
             (src, c, at(fx, &olds_at))
         };
 
-        self.start(&single);
-        let (src, c, old_at) = lane_of(self, &lane);
-        let old = match &c {
-            Some(c) => {
-                let pair = self.ins(format!(
-                    "cmpxchg ptr {p}, {t} {c}, {t} {src} seq_cst seq_cst, align {bytes}"
-                ));
-                self.ins(format!("extractvalue {{ {t}, i1 }} {pair}, 0"))
-            }
-            None => self.ins(format!(
-                "atomicrmw {op} ptr {p}, {t} {src} seq_cst, align {bytes}"
-            )),
-        };
-        self.line(format!("store {t} {old}, ptr {old_at}, align {bytes}"));
-        let below = self.ins(format!("sub i32 {rest}, 1"));
-        self.line(format!("{rest_single} = and i32 {rest}, {below}"));
-        self.line(format!("br label %{head}"));
+        if let Some(op) = op {
+            self.start(&single);
+            let (src, c, old_at) = lane_of(self, &lane);
+            let old = match &c {
+                Some(c) => {
+                    let pair = self.ins(format!(
+                        "cmpxchg ptr {p}, {t} {c}, {t} {src} seq_cst seq_cst, align {bytes}"
+                    ));
+                    self.ins(format!("extractvalue {{ {t}, i1 }} {pair}, 0"))
+                }
+                None => self.ins(format!(
+                    "atomicrmw {op} ptr {p}, {t} {src} seq_cst, align {bytes}"
+                )),
+            };
+            self.line(format!("store {t} {old}, ptr {old_at}, align {bytes}"));
+            let below = self.ins(format!("sub i32 {rest}, 1"));
+            self.line(format!("{rest_single} = and i32 {rest}, {below}"));
+            self.line(format!("br label %{head}"));
+        }
 
         self.start(&group);
         let first = self.ins(format!("load atomic {t}, ptr {p} seq_cst, align {bytes}"));

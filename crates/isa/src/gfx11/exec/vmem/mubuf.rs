@@ -53,9 +53,17 @@ pub(crate) struct Resource {
 fn soffset(w: &Wave, code: u32, literal: Option<u32>) -> Option<u64> {
     Some(match code {
         0..=127 => w.sgpr[code as usize] as u64,
-        128..=192 => (code - 128) as u64,
-        193..=208 => (192i64 - code as i64) as u32 as u64,
-        255 => literal? as u64,
+        _ => soffset_constant(code, literal)? as u64,
+    })
+}
+
+/// The value of a constant soffset code (128 and up): an inline integer or
+/// the literal; None for codes soffset cannot name.
+fn soffset_constant(code: u32, literal: Option<u32>) -> Option<u32> {
+    Some(match code {
+        128..=192 => code - 128,
+        193..=208 => (192i64 - code as i64) as u32,
+        255 => literal?,
         _ => return None,
     })
 }
@@ -407,4 +415,80 @@ fn load_to_lds(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         crate::gfx11::exec::lds::lds_put::<4>(env.lds, at, v.to_le_bytes());
     }
     Ok(Flow::Next)
+}
+
+/// The scalar offset of a [`RawBuffer`]: an SGPR or a constant (an inline
+/// integer or the instruction's literal), as [`soffset`] reads it.
+#[cfg(feature = "llvm-jit")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SOffset {
+    Sgpr(u8),
+    Const(u32),
+}
+
+/// A gfx11 MUBUF load or store of raw bytes without an index (no idxen,
+/// no tfe) in the fields [`mubuf`] reads: what a translation can run as a
+/// GLOBAL access from one 64-bit base when the resource, read at run time,
+/// has no swizzle and no add_tid and every active lane is in range
+/// (jit/llvm/buffer.rs). The access itself (size, data or destination
+/// VGPR, sign extension and d16 placement) is `access`, its address VGPR
+/// (offen) `access.addr`, unused without offen.
+#[cfg(feature = "llvm-jit")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawBuffer {
+    pub access: super::Coalesced,
+    pub offen: bool,
+    /// The first SGPR of the resource (four in a row).
+    pub srsrc: u8,
+    pub soffset: SOffset,
+    /// The instruction's offset, as [`buffer_lanes`] widens it.
+    pub imm: u64,
+}
+
+#[cfg(feature = "llvm-jit")]
+impl RawBuffer {
+    /// The form of `i`, or None where [`mubuf`] takes another path
+    /// (cache controls, GFX9's buffers, tfe, idxen, typed, to LDS,
+    /// atomics) or would refuse the soffset.
+    pub(crate) fn of_inst(i: &Inst) -> Option<RawBuffer> {
+        if i.family != crate::gfx11::inst::Family::Mubuf || i.flags & Inst::GFX9_BUFFER != 0 {
+            return None;
+        }
+        let w1 = i.raw().get(1).copied().unwrap_or(0);
+        let (tfe, offen, idxen) = (
+            (w1 >> 21) & 1 != 0,
+            (w1 >> 22) & 1 != 0,
+            (w1 >> 23) & 1 != 0,
+        );
+        if tfe || idxen || buffer_form(i.op) != BufferForm::Raw {
+            return None;
+        }
+        let (size, write, signed, d16, hi) = match mem_kind(i.op) {
+            MemKind::Load(size, signed, d16) => (size, false, signed, d16, false),
+            MemKind::Store(size, hi) => (size, true, false, 0, hi),
+            _ => return None,
+        };
+        let soffset = match i.imm2 {
+            code @ 0..=127 => SOffset::Sgpr(code as u8),
+            code => SOffset::Const(soffset_constant(code, i.literal)?),
+        };
+        Some(RawBuffer {
+            access: super::Coalesced {
+                flat: false,
+                write,
+                size: size as u8,
+                signed,
+                d16,
+                hi,
+                reg: i.data[0],
+                addr: i.addr,
+                saddr: crate::gfx11::wave::NULL as u8,
+                off: 0,
+            },
+            offen,
+            srsrc: (i.saddr as usize * 4) as u8,
+            soffset,
+            imm: i.imm as u64,
+        })
+    }
 }

@@ -52,6 +52,7 @@ use crate::gfx11::exec::fast::{Cond, Fast};
 use crate::gfx11::exec::operand::{SSrc, VSrc};
 use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::exec::valu::fast_f32::FltOp;
+use crate::gfx11::exec::vmem::mubuf::RawBuffer;
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{EXEC, NULL, VCC};
 
@@ -803,6 +804,10 @@ impl Fx {
             }
             Fast::Slow if block.insts[c.index as usize].dpp.is_some() => {
                 return self.dpp(block, c);
+            }
+            Fast::Slow if RawBuffer::of_inst(&block.insts[c.index as usize]).is_some() => {
+                let b = RawBuffer::of_inst(&block.insts[c.index as usize]).expect("a raw buffer");
+                self.raw_buffer(&b, k, stop, &footprint(block, c));
             }
             Fast::Slow if block.insts[c.index as usize].op == Op::VPkFmaF16 => {
                 return slow_packed_f16(&block.insts[c.index as usize])

@@ -185,35 +185,60 @@ impl Fx {
         // A sub-dword access moves part of one row (a d16 load keeps the
         // rest of it).
         let n = (c.size as usize).div_ceil(4);
-        let rows: Vec<u8> = (0..n).map(|j| c.reg.wrapping_add(j as u8)).collect();
         // Everything the hit uses is read before the first branch, so every
         // path and the join see the same values.
-        let data: Vec<String> = rows.iter().map(|&r| self.row(r)).collect();
+        let data: Vec<String> = (0..n)
+            .map(|j| self.row(c.reg.wrapping_add(j as u8)))
+            .collect();
         let m = self.exec_mask();
         let exec = self.sgpr(self.word(EXEC as u8));
-        let size = c.size as u64;
-        let ActiveSpan {
-            offs,
-            least,
-            lo,
-            span,
-            held,
-            ..
-        } = self.active_span(c.addr, c.saddr, c.off, &exec, size);
-        let short = self.ins(format!("icmp ule i64 {span}, {MAX_SPAN}"));
-        let mut ok = self.ins(format!("and i1 {short}, {held}"));
+        let at = self.active_span(c.addr, c.saddr, c.off, &exec, c.size as u64);
+        let short = self.ins(format!("icmp ule i64 {}, {MAX_SPAN}", at.span));
+        let mut ok = self.ins(format!("and i1 {short}, {}", at.held));
         if c.flat {
             let addrs = self.lane_addresses(c);
             let outside = self.outside_apertures(&addrs);
             ok = self.ins(format!("and i1 {ok}, {outside}"));
         }
+        self.span_access(c, &data, (&m, &exec), &at, (None, &ok), (k, stop, fp));
+    }
+
+    /// The access `c` (its rows `data`; EXEC `m` as a mask and `exec` as
+    /// a word) at `at`, inline where `ok` holds and the span cache hits,
+    /// else through the call-out of entry `k` (exit code `stop`, footprint
+    /// `fp`). `pre`, where given, is tested first, before an empty EXEC
+    /// skips the access: a false one takes the call-out even then.
+    pub(super) fn span_access(
+        &mut self,
+        c: &Coalesced,
+        data: &[String],
+        (m, exec): (&str, &str),
+        at: &ActiveSpan,
+        (pre, ok): (Option<&str>, &str),
+        (k, stop, fp): (u32, u32, &Footprint),
+    ) {
+        let ActiveSpan {
+            offs,
+            least,
+            lo,
+            span,
+            ..
+        } = at;
+        let n = (c.size as usize).div_ceil(4);
+        let rows: Vec<u8> = (0..n).map(|j| c.reg.wrapping_add(j as u8)).collect();
+        let size = c.size as u64;
         let (lookup, slow, join) = (self.label(), self.label(), self.label());
-        let none = self.unless_no_lane(&exec);
+        if let Some(pre) = pre {
+            let go = self.label();
+            self.line(format!("br i1 {pre}, label %{go}, label %{slow}"));
+            self.start(&go);
+        }
+        let none = self.unless_no_lane(exec);
         self.line(format!("br i1 {ok}, label %{lookup}, label %{slow}"));
         self.start(&lookup);
         let access = if c.write { Access::Write } else { Access::Read };
-        let host = self.span_lookup(&lo, &span, access, &slow);
-        self.tally(access, &span);
+        let host = self.span_lookup(lo, span, access, &slow);
+        self.tally(access, span);
 
         // Three ways to move the bytes, each ending with the loads' rows.
         let (single, many, contiguous, scattered, moved) = (
@@ -229,7 +254,7 @@ impl Fx {
         self.line(format!("br i1 {alone}, label %{single}, label %{many}"));
 
         self.start(&single);
-        let one = self.global_one_lane(c, &host, &m, &data);
+        let one = self.global_one_lane(c, &host, m, data);
         self.line(format!("br label %{moved}"));
         let single_end = self.current();
 
@@ -238,7 +263,7 @@ impl Fx {
         // offset can equal a step past it that wraps 32 bits: the 32-bit
         // compare says what the 64-bit one would.
         let full = self.ins(format!("icmp eq i32 {exec}, -1"));
-        let least_row = self.splat_value(&least);
+        let least_row = self.splat_value(least);
         let expect = self.ins(format!("add {V} {least_row}, {}", lane_steps(32, size)));
         let same = self.ins(format!("icmp eq {V} {offs}, {expect}"));
         let strided = self.ins(format!("call i1 @llvm.vector.reduce.and.v32i1({M} {same})"));
@@ -248,7 +273,7 @@ impl Fx {
         ));
 
         self.start(&contiguous);
-        let whole = self.global_contiguous(c, &host, &data);
+        let whole = self.global_contiguous(c, &host, data);
         self.line(format!("br label %{moved}"));
         let contiguous_end = self.current();
 
@@ -257,7 +282,7 @@ impl Fx {
         // gep's sign extension keeps it): 32-bit gathers' indices.
         let into = self.ins(format!("sub {V} {offs}, {least_row}"));
         let ptrs = self.ins(format!("getelementptr i8, ptr {host}, {V} {into}"));
-        let spread = self.global_lanes(c, &ptrs, &m, &exec, &data);
+        let spread = self.global_lanes(c, &ptrs, m, exec, data);
         self.line(format!("br label %{moved}"));
         let scattered_end = self.current();
 
@@ -301,8 +326,21 @@ impl Fx {
         exec: &str,
         size: u64,
     ) -> ActiveSpan {
-        let m = self.exec_mask();
         let (base, offs, uniform) = self.lane_offsets(addr, saddr, off, exec);
+        self.span_from(&base, offs, &uniform, size)
+    }
+
+    /// [`Fx::active_span`] of the active lanes' `size`-byte accesses at
+    /// `base + offs[l]` (an i64 and a row of 32-bit offsets), where
+    /// `uniform` says that form holds for every active lane.
+    pub(super) fn span_from(
+        &mut self,
+        base: &str,
+        offs: String,
+        uniform: &str,
+        size: u64,
+    ) -> ActiveSpan {
+        let m = self.exec_mask();
         let low = self.ins(format!("select {M} {m}, {V} {offs}, {V} splat (i32 -1)"));
         let least = self.ins(format!(
             "call i32 @llvm.vector.reduce.umin.v32i32({V} {low})"

@@ -1,7 +1,7 @@
 //! The LLVM back end of the translator: a block's wave32 list (or its
 //! wave64 list, each vector entry once per 32-lane half: `wave64.rs`)
 //! becomes an LLVM IR function over 32-lane vectors (`emit.rs`, `lanes.rs`,
-//! `math.rs`, the DS accesses in `lds.rs`, the global atomics in `atomic.rs`, the single-lane forms in
+//! `math.rs`, the DS accesses in `lds.rs`, the global atomics in `atomic.rs`, raw MUBUF loads and stores in `buffer.rs`, the single-lane forms in
 //! `single_lane.rs`, the lane shuffles in `shuffle.rs`, DPP in `dpp.rs`), which libLLVM-19, opened at run
 //! time (aqueduct-llvm), compiles to an object for the host CPU and links
 //! into the process (`compile.rs`, with an on-disk cache of objects). The
@@ -42,6 +42,7 @@
 //! times as fast with them.
 
 mod atomic;
+mod buffer;
 mod cache_bound;
 mod compile;
 mod divide;

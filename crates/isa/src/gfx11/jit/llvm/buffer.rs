@@ -34,20 +34,13 @@ use super::emit::{Fx, M, V};
 use super::footprint::Footprint;
 use crate::gfx11::exec::vmem::mem::MAX_SPAN;
 use crate::gfx11::exec::vmem::mubuf::{RawBuffer, SOffset};
-use crate::gfx11::wave::EXEC;
 
 impl Fx {
     /// Entry `k`, the raw buffer access `b`, leaving with `stop` if its
     /// call-out does not flow on; `fp` is its footprint.
     pub(super) fn raw_buffer(&mut self, b: &RawBuffer, k: u32, stop: u32, fp: &Footprint) {
         let c = &b.access;
-        let n = (c.size as usize).div_ceil(4);
-        // Everything the hit uses is read before the first branch.
-        let data: Vec<String> = (0..n)
-            .map(|j| self.row(c.reg.wrapping_add(j as u8)))
-            .collect();
-        let m = self.exec_mask();
-        let exec = self.sgpr(self.word(EXEC as u8));
+        let (data, m, exec) = self.access_inputs(c);
         let [d0, d1, d2, d3] = [0, 1, 2, 3].map(|j| self.sgpr(b.srsrc.wrapping_add(j)));
         let soffset = match b.soffset {
             SOffset::Sgpr(r) => {

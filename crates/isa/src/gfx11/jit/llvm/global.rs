@@ -182,16 +182,7 @@ impl Fx {
     /// Entry `k`, the FLAT or GLOBAL load or store `c`, leaving with
     /// `stop` if its call-out does not flow on; `fp` is its footprint.
     pub(super) fn global(&mut self, c: &Coalesced, k: u32, stop: u32, fp: &Footprint) {
-        // A sub-dword access moves part of one row (a d16 load keeps the
-        // rest of it).
-        let n = (c.size as usize).div_ceil(4);
-        // Everything the hit uses is read before the first branch, so every
-        // path and the join see the same values.
-        let data: Vec<String> = (0..n)
-            .map(|j| self.row(c.reg.wrapping_add(j as u8)))
-            .collect();
-        let m = self.exec_mask();
-        let exec = self.sgpr(self.word(EXEC as u8));
+        let (data, m, exec) = self.access_inputs(c);
         let at = self.active_span(c.addr, c.saddr, c.off, &exec, c.size as u64);
         let short = self.ins(format!("icmp ule i64 {}, {MAX_SPAN}", at.span));
         let mut ok = self.ins(format!("and i1 {short}, {}", at.held));
@@ -201,6 +192,20 @@ impl Fx {
             ok = self.ins(format!("and i1 {ok}, {outside}"));
         }
         self.span_access(c, &data, (&m, &exec), &at, (None, &ok), (k, stop, fp));
+    }
+
+    /// The rows access `c` stores or loads into (a sub-dword access moves
+    /// part of one row; a d16 load keeps the rest of it), and EXEC as a
+    /// mask and as a word: everything the hit uses, read before the first
+    /// branch, so every path and the join see the same values.
+    pub(super) fn access_inputs(&mut self, c: &Coalesced) -> (Vec<String>, String, String) {
+        let n = (c.size as usize).div_ceil(4);
+        let data = (0..n)
+            .map(|j| self.row(c.reg.wrapping_add(j as u8)))
+            .collect();
+        let m = self.exec_mask();
+        let exec = self.sgpr(self.word(EXEC as u8));
+        (data, m, exec)
     }
 
     /// The access `c` (its rows `data`; EXEC `m` as a mask and `exec` as

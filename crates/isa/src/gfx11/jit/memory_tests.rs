@@ -867,6 +867,29 @@ const BUFFERS: [(&str, [u8; 8]); 15] = [
 #[test]
 fn raw_buffer_accesses_match_the_interpreter() {
     let mut rng = Rng::new(0xB0FF_E4ED_0A11_57A7);
+    check_wave32(&buffer_cases(&mut rng));
+}
+
+/// The same accesses in wave64 waves: each 32-lane pass runs inline as a
+/// wave32 access over that half (llvm/wave64.rs), as the interpreter runs
+/// a wave64 buffer access pass by pass; the EXEC pairs mix full, empty,
+/// one-lane and random halves.
+#[cfg(unix)]
+#[test]
+fn wave64_raw_buffer_accesses_match_the_interpreter() {
+    if !super::llvm::available() {
+        eprintln!("skipped: libLLVM-19 does not load here");
+        return;
+    }
+    let mut rng = Rng::new(0x64B0_FFE4_ED0A_1157);
+    let cases = buffer_cases(&mut rng);
+    check_wave64(every_other(cases), &mut rng);
+}
+
+/// One block per raw buffer access and layout (see
+/// [`raw_buffer_accesses_match_the_interpreter`]), its wave's 64 lanes set
+/// up alike.
+fn buffer_cases(rng: &mut Rng) -> Vec<Case> {
     let mut cases: Vec<Case> = Vec::new();
     for (n, &(text, bytes)) in BUFFERS.iter().enumerate() {
         let size = match text.split_whitespace().next() {
@@ -897,7 +920,7 @@ fn raw_buffer_accesses_match_the_interpreter() {
                 }),
                 "{text}: not a raw buffer access"
             );
-            let mut w = wave(&mut rng, layout, size);
+            let mut w = wave(rng, layout, size);
             let base = w.sgpr[4] as u64 | (w.sgpr[5] as u64) << 32;
             // About the 32 lanes' reach, and num_records holding none,
             // some or all of them.
@@ -928,5 +951,5 @@ fn raw_buffer_accesses_match_the_interpreter() {
             cases.push((block, mem, w, execs, level));
         }
     }
-    check_wave32(&cases);
+    cases
 }

@@ -17,8 +17,9 @@
 //! 32-bit VGPR (0 without offen), with the same span, tally and lane
 //! order. Anything else (a swizzled resource even with no active lane,
 //! add_tid, a lane out of range) runs the entry through the call-out, where
-//! the interpreter zeroes, drops or refuses. Wave64 waves call out for the
-//! whole wave (wave64.rs `classify`).
+//! the interpreter zeroes, drops or refuses. A wave64 wave's access runs
+//! pass by pass (wave64.rs `classify`), each half from its own rows and
+//! EXEC word, as the interpreter runs it.
 //!
 //! With every lane at index 0, the range checks (RDNA3 ISA guide, "Buffer
 //! range checking") come down to one bound on the highest active lane's

@@ -43,6 +43,7 @@ use crate::gfx11::exec::operand::SSrc;
 use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::exec::valu::fast_fma32::Fma32Op;
 use crate::gfx11::exec::valu::fast_vint::{Below, Vint};
+use crate::gfx11::exec::vmem::mubuf::RawBuffer;
 use crate::gfx11::wave::NULL;
 
 /// How the emitter runs one entry of a wave64 list.
@@ -132,9 +133,12 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
         }
         Fast::Slow => {
             let i = &block.insts[c.index as usize];
+            // A raw buffer access runs pass by pass as the global ones do
+            // (buffer.rs), each pass from its own half's rows and EXEC word.
             if (i.acc == 0 && i.sdwa.is_none() && slow_unary(i))
                 || slow_valu(i).is_some()
                 || slow_packed_f16(i).is_some()
+                || RawBuffer::of_inst(i).is_some()
             {
                 halves(None)
             } else if slow_scalar_unary(i).is_some() {

@@ -27,9 +27,10 @@
 //! within `stride`, 1 and 2 `num_records > 0`, 3 the end within
 //! `num_records`.
 //!
-//! Why: asm_mubuf (a raw buffer load and store per lane) ran at 1.05-1.10x
+//! Why: asm_mubuf (a raw buffer load and store per lane) ran at 1.05-1.13x
 //! the interpreter's speed, both engines spending half their time in the
-//! interpreter's general MUBUF path.
+//! interpreter's general MUBUF path; inline, 1.96-2.01x (two cores, `cargo
+//! bench --bench corpus -- --settle --batches 5 --only asm_mubuf`).
 
 use super::emit::{Fx, M, V};
 use super::footprint::Footprint;

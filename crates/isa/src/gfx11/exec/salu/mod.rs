@@ -649,15 +649,15 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> ExecResult {
     Ok(Flow::Next)
 }
 
-/// The SOPK counter waits: no effect in a functional model (memory
-/// operations complete in order). The slow path (sopk) and the decode-time
-/// fast forms both use this list.
 /// Where s_call_b64 jumps: its signed dword offset `simm` from `ret`, the
 /// next instruction's address (RDNA3 ISA guide, S_CALL_B64).
 pub(crate) fn call_target(ret: u64, simm: i32) -> u64 {
     ret.wrapping_add((i64::from(simm) * 4) as u64)
 }
 
+/// The SOPK counter waits: no effect in a functional model (memory
+/// operations complete in order). The slow path (sopk) and the decode-time
+/// fast forms both use this list.
 pub(crate) fn sopk_is_nop(op: Op) -> bool {
     use Op::*;
     matches!(

@@ -88,9 +88,16 @@ pub(crate) struct BufferLanes {
     pub base: u64,
 }
 
-pub(crate) fn buffer_lanes(w: &Wave, i: &Inst) -> Result<BufferLanes, WaveErrorKind> {
+/// The tfe (bit 21), offen (22) and idxen (23) bits of a buffer
+/// instruction's second word.
+fn word1_bits(i: &Inst) -> (bool, bool, bool) {
     let w1 = i.raw().get(1).copied().unwrap_or(0);
-    let (offen, idxen) = ((w1 >> 22) & 1 != 0, (w1 >> 23) & 1 != 0);
+    let bit = |b: u32| (w1 >> b) & 1 != 0;
+    (bit(21), bit(22), bit(23))
+}
+
+pub(crate) fn buffer_lanes(w: &Wave, i: &Inst) -> Result<BufferLanes, WaveErrorKind> {
+    let (_, offen, idxen) = word1_bits(i);
     let vaddr = i.addr as usize;
     let srsrc = i.saddr as usize * 4;
     let soff = soffset(w, i.imm2, i.literal).ok_or_else(|| illegal(i))?;
@@ -163,10 +170,9 @@ pub(crate) fn mubuf(w: &mut Wave, env: &mut Env, i: &Inst) -> ExecResult {
         return super::gfx9_buffer::mubuf(w, env, i);
     }
     // The decoder's fields (see decode/buffer.rs); tfe from word 1.
-    let w1 = i.raw().get(1).copied().unwrap_or(0);
     let glc = i.flags & Inst::GLC != 0;
     let vdata = i.data[0] as usize;
-    if (w1 >> 21) & 1 != 0 {
+    if word1_bits(i).0 {
         return Err(unmodelled(i, "tfe"));
     }
     match buffer_form(i.op) {
@@ -454,12 +460,7 @@ impl RawBuffer {
         if i.family != crate::gfx11::inst::Family::Mubuf || i.flags & Inst::GFX9_BUFFER != 0 {
             return None;
         }
-        let w1 = i.raw().get(1).copied().unwrap_or(0);
-        let (tfe, offen, idxen) = (
-            (w1 >> 21) & 1 != 0,
-            (w1 >> 22) & 1 != 0,
-            (w1 >> 23) & 1 != 0,
-        );
+        let (tfe, offen, idxen) = word1_bits(i);
         if tfe || idxen || buffer_form(i.op) != BufferForm::Raw {
             return None;
         }

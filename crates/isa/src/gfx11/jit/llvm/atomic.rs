@@ -200,6 +200,7 @@ impl Fx {
             hi,
             span,
             held,
+            ..
         } = self.active_span(a.addr, a.saddr, a.off, &exec, bytes);
         // Every active address aligned to its size: the lowest one is, and
         // every active offset lies a multiple of the size past the lowest

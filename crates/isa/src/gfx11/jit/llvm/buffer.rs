@@ -32,9 +32,8 @@
 //! interpreter's general MUBUF path; inline, 1.96-2.01x (two cores, `cargo
 //! bench --bench corpus -- --settle --batches 5 --only asm_mubuf`).
 
-use super::emit::{Fx, M, V};
+use super::emit::Fx;
 use super::footprint::Footprint;
-use crate::gfx11::exec::vmem::mem::MAX_SPAN;
 use crate::gfx11::exec::vmem::mubuf::{RawBuffer, SOffset};
 
 impl Fx {
@@ -69,13 +68,9 @@ impl Fx {
         } else {
             "zeroinitializer".to_owned()
         };
-        let at = self.span_from(&base, offs.clone(), "true", c.size as u64);
+        let at = self.span_from(&base, offs, "true", c.size as u64);
         // The highest active lane's end: offset + size, in 64 bits.
-        let high_off = self.ins(format!("select {M} {m}, {V} {offs}, {V} zeroinitializer"));
-        let most = self.ins(format!(
-            "call i32 @llvm.vector.reduce.umax.v32i32({V} {high_off})"
-        ));
-        let most = self.ins(format!("zext i32 {most} to i64"));
+        let most = self.ins(format!("zext i32 {} to i64", at.most));
         let end = self.ins(format!("add i64 {most}, {}", b.imm as i64 + c.size as i64));
         let records = self.ins(format!("zext i32 {d2} to i64"));
         let stride = self.ins(format!("lshr i32 {d1}, 16"));
@@ -90,15 +85,12 @@ impl Fx {
         let [is0, is3] = [0, 3].map(|v| self.ins(format!("icmp eq i32 {oob}, {v}")));
         let in_range = self.ins(format!("select i1 {is3}, i1 {raw}, i1 {some}"));
         let in_range = self.ins(format!("select i1 {is0}, i1 {structured}, i1 {in_range}"));
-        let short = self.ins(format!("icmp ule i64 {}, {MAX_SPAN}", at.span));
-        let ok = self.ins(format!("and i1 {short}, {}", at.held));
-        let ok = self.ins(format!("and i1 {ok}, {in_range}"));
         self.span_access(
             c,
             &data,
             (&m, &exec),
             &at,
-            (Some(&plain), &ok),
+            (Some(&plain), &in_range),
             (k, stop, fp),
         );
     }

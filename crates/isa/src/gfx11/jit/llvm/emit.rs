@@ -788,6 +788,12 @@ impl Fx {
     /// if it must be a call-out.
     fn inline(&mut self, block: &Block, c: &Compiled, k: u32) -> bool {
         let stop = (self.member << EXIT_MEMBER_SHIFT) | (k << EXIT_SHIFT) | EXIT_STOP;
+        if matches!(c.fast, Fast::Slow)
+            && let Some(b) = RawBuffer::of_inst(&block.insts[c.index as usize])
+        {
+            self.raw_buffer(&b, k, stop, &footprint(block, c));
+            return true;
+        }
         match c.fast {
             Fast::Ds(d) => self.ds(&d, k, stop, &footprint(block, c)),
             Fast::DsSubword(d) => self.ds_subword(&d, k, stop, &footprint(block, c)),
@@ -804,10 +810,6 @@ impl Fx {
             }
             Fast::Slow if block.insts[c.index as usize].dpp.is_some() => {
                 return self.dpp(block, c);
-            }
-            Fast::Slow if RawBuffer::of_inst(&block.insts[c.index as usize]).is_some() => {
-                let b = RawBuffer::of_inst(&block.insts[c.index as usize]).expect("a raw buffer");
-                self.raw_buffer(&b, k, stop, &footprint(block, c));
             }
             Fast::Slow if block.insts[c.index as usize].op == Op::VPkFmaF16 => {
                 return slow_packed_f16(&block.insts[c.index as usize])

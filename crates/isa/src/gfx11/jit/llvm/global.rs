@@ -93,6 +93,8 @@ pub(super) struct ActiveSpan {
     pub offs: String,
     /// The lowest active offset, and `lo`, the lowest active address.
     pub least: String,
+    /// The highest active offset.
+    pub most: String,
     pub lo: String,
     /// The end of the highest active lane's bytes (saturating), and
     /// `hi - lo`.
@@ -184,13 +186,12 @@ impl Fx {
     pub(super) fn global(&mut self, c: &Coalesced, k: u32, stop: u32, fp: &Footprint) {
         let (data, m, exec) = self.access_inputs(c);
         let at = self.active_span(c.addr, c.saddr, c.off, &exec, c.size as u64);
-        let short = self.ins(format!("icmp ule i64 {}, {MAX_SPAN}", at.span));
-        let mut ok = self.ins(format!("and i1 {short}, {}", at.held));
-        if c.flat {
+        let ok = if c.flat {
             let addrs = self.lane_addresses(c);
-            let outside = self.outside_apertures(&addrs);
-            ok = self.ins(format!("and i1 {ok}, {outside}"));
-        }
+            self.outside_apertures(&addrs)
+        } else {
+            "true".to_owned()
+        };
         self.span_access(c, &data, (&m, &exec), &at, (None, &ok), (k, stop, fp));
     }
 
@@ -209,9 +210,9 @@ impl Fx {
     }
 
     /// The access `c` (its rows `data`; EXEC `m` as a mask and `exec` as
-    /// a word) at `at`, inline where `ok` holds and the span cache hits,
-    /// else through the call-out of entry `k` (exit code `stop`, footprint
-    /// `fp`). `pre`, where given, is tested first, before an empty EXEC
+    /// a word) at `at`, inline where the span is at most `MAX_SPAN` bytes,
+    /// `at.held`, `ok` and the span cache hits, else through the call-out
+    /// of entry `k` (exit code `stop`, footprint `fp`). `pre`, where given, is tested first, before an empty EXEC
     /// skips the access: a false one takes the call-out even then.
     pub(super) fn span_access(
         &mut self,
@@ -227,8 +228,12 @@ impl Fx {
             least,
             lo,
             span,
+            held,
             ..
         } = at;
+        let short = self.ins(format!("icmp ule i64 {span}, {MAX_SPAN}"));
+        let short = self.ins(format!("and i1 {short}, {held}"));
+        let ok = self.ins(format!("and i1 {short}, {ok}"));
         let n = (c.size as usize).div_ceil(4);
         let rows: Vec<u8> = (0..n).map(|j| c.reg.wrapping_add(j as u8)).collect();
         let size = c.size as u64;
@@ -367,6 +372,7 @@ impl Fx {
         ActiveSpan {
             offs,
             least,
+            most,
             lo,
             hi,
             span,

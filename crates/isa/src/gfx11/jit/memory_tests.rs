@@ -469,7 +469,7 @@ fn wave64_global_accesses_match_the_interpreter() {
 /// The 32- and 64-bit integer atomics, csub and the float add the LLVM
 /// back end inlines (llvm/atomic.rs): llvm-mc-19 `-mcpu=gfx1100
 /// -show-encoding` of the text.
-const ATOMICS: [(&str, [u8; 8]); 33] = [
+const ATOMICS: [(&str, [u8; 8]); 37] = [
     (
         "global_atomic_add_u32 v10, v2, v6, s[4:5] offset:16 glc",
         [0x10, 0x40, 0xd6, 0xdc, 0x02, 0x06, 0x04, 0x0a],
@@ -599,6 +599,22 @@ const ATOMICS: [(&str, [u8; 8]); 33] = [
         [0x00, 0x40, 0x26, 0xdd, 0x02, 0x06, 0x7c, 0x0a],
     ),
     (
+        "global_atomic_min_f32 v10, v2, v6, s[4:5] offset:16 glc",
+        [0x10, 0x40, 0x46, 0xdd, 0x02, 0x06, 0x04, 0x0a],
+    ),
+    (
+        "global_atomic_max_f32 v[2:3], v6, off",
+        [0x00, 0x00, 0x4a, 0xdd, 0x02, 0x06, 0x7c, 0x00],
+    ),
+    (
+        "flat_atomic_max_f32 v10, v[2:3], v6 glc",
+        [0x00, 0x40, 0x48, 0xdd, 0x02, 0x06, 0x7c, 0x0a],
+    ),
+    (
+        "flat_atomic_min_f32 v10, v[2:3], v6 glc",
+        [0x00, 0x40, 0x44, 0xdd, 0x02, 0x06, 0x7c, 0x0a],
+    ),
+    (
         "global_atomic_min_u64 v[10:11], v2, v[6:7], s[4:5] glc",
         [0x00, 0x40, 0x1a, 0xdd, 0x02, 0x06, 0x04, 0x0a],
     ),
@@ -607,8 +623,9 @@ const ATOMICS: [(&str, [u8; 8]); 33] = [
 /// Each atomic in every layout (all lanes at one address, colliding
 /// scattered lanes, unaligned, read-only, straddling, outside, an
 /// aperture lane), twice in a row now and then, from data that is small
-/// (inc and dec wrap; denormal floats), random, NaNs and infinities for
-/// the float add, or the memory's word (cmpswap succeeds),
+/// (inc and dec wrap; denormal floats), random, NaNs, infinities and zeros
+/// of both signs for the float add, minimum and maximum (NaNs and zeros in
+/// memory too), or the memory's word (cmpswap succeeds),
 /// under the EXEC masks of the loads and stores: every register, the
 /// memory, the outcome and the bytes tallied match the interpreter, and
 /// every entry runs inline.
@@ -654,9 +671,15 @@ fn atomic_cases(rng: &mut Rng) -> Vec<Case> {
             code.push(0xBFB0_0000); // s_endpgm
             let mut data: Vec<u8> = (0..DATA_LEN).map(|i| (i * 7 + n) as u8).collect();
             if text.contains("_f32") {
-                // A signalling NaN in every fifth word: a NaN old value.
-                for (k, word) in data.chunks_exact_mut(4).enumerate().step_by(5) {
-                    word.copy_from_slice(&(0x7FA0_0000 | k as u32).to_le_bytes());
+                // A signalling NaN in every fifth word: a NaN old value;
+                // zeros of both signs in others (the minimum and maximum
+                // keep memory's where the data is the other zero).
+                for (k, word) in data.chunks_exact_mut(4).enumerate() {
+                    match k % 5 {
+                        0 => word.copy_from_slice(&(0x7FA0_0000 | k as u32).to_le_bytes()),
+                        3 => word.copy_from_slice(&(((k as u32) & 8) << 28).to_le_bytes()),
+                        _ => {}
+                    }
                 }
             }
             let wide = text.contains("64");
@@ -705,6 +728,10 @@ fn atomic_cases(rng: &mut Rng) -> Vec<Case> {
                 if text.contains("_f32") && l % 5 == 2 {
                     let special = [0x7F80_0001 + l as u32, 0xFFC0_0000 | l as u32, 0x7F80_0000];
                     w.set_lane(6, l, *special.get(l / 5 % 4).unwrap_or(&0xFF80_0000));
+                }
+                // Zeros of both signs as data.
+                if text.contains("_f32") && l % 7 == 4 {
+                    w.set_lane(6, l, (l as u32 & 1) << 31);
                 }
             }
             let mem = Memory {

@@ -92,7 +92,8 @@ pub(crate) fn classify(op: Op) -> Option<(Rmw, bool)> {
 /// New 32-bit memory value (`src` is the data operand, `cmp` the compare value).
 /// A float add takes v_add_f32's NaN rule (valu/mod.rs `nan_rule`, the old
 /// value as the first source), so that the NaN it stores is gfxsim's and not
-/// whichever operand order the compiler chose for the host's add.
+/// whichever operand order the compiler chose for the host's add; the float
+/// minimum and maximum take [`float_wins`].
 pub(crate) fn apply32(rmw: Rmw, old: u32, src: u32, cmp: u32) -> u32 {
     match rmw {
         Rmw::Swap => src,
@@ -128,10 +129,33 @@ pub(crate) fn apply32(rmw: Rmw, old: u32, src: u32, cmp: u32) -> u32 {
             }
         }
         Rmw::AddF => add32(f32::from_bits(old), f32::from_bits(src)).to_bits(),
-        Rmw::MinF => f32::from_bits(old).min(f32::from_bits(src)).to_bits(),
-        Rmw::MaxF => f32::from_bits(old).max(f32::from_bits(src)).to_bits(),
+        Rmw::MinF | Rmw::MaxF => {
+            let [o, s] = [old, src].map(|x| f64::from(f32::from_bits(x)));
+            if float_wins(rmw == Rmw::MaxF, o, s) {
+                src
+            } else {
+                old
+            }
+        }
         Rmw::Csub => old.saturating_sub(src),
     }
+}
+
+/// Whether a float minimum (`max`: maximum) atomic stores its data `src`
+/// over memory's value `old` (an f32's widened exactly): where the data is
+/// less (greater), as the RDNA3 ISA guide gives GLOBAL_ATOMIC_MIN_F32,
+/// GLOBAL_ATOMIC_MAX_F32, DS_MIN_F32 and DS_MAX_F32 (`MEM = src < tmp ?
+/// src : tmp`, "floating-point compare handles NAN/INF/denorm"), and where
+/// memory holds a NaN and the data is a number: LLVM lowers `atomicrmw
+/// fmin`/`fmax`, whose result is `llvm.minnum`'s/`llvm.maxnum`'s (a number
+/// over a NaN), to DS_MIN_F32/DS_MAX_F32 as they are (AMDGPU
+/// SIISelLowering.cpp `shouldExpandAtomicRMWInIR`). Otherwise memory keeps
+/// its value bit for bit: equal values (+0 and -0 too, as the compare
+/// finds them equal), a NaN as the data, NaNs in both.
+#[inline(always)]
+pub(crate) fn float_wins(max: bool, old: f64, src: f64) -> bool {
+    let better = if max { src > old } else { src < old };
+    better || (old.is_nan() && !src.is_nan())
 }
 
 pub(crate) fn apply64(rmw: Rmw, old: u64, src: u64, cmp: u64) -> u64 {
@@ -169,8 +193,13 @@ pub(crate) fn apply64(rmw: Rmw, old: u64, src: u64, cmp: u64) -> u64 {
             }
         }
         Rmw::AddF => add64(f64::from_bits(old), f64::from_bits(src)).to_bits(),
-        Rmw::MinF => f64::from_bits(old).min(f64::from_bits(src)).to_bits(),
-        Rmw::MaxF => f64::from_bits(old).max(f64::from_bits(src)).to_bits(),
+        Rmw::MinF | Rmw::MaxF => {
+            if float_wins(rmw == Rmw::MaxF, f64::from_bits(old), f64::from_bits(src)) {
+                src
+            } else {
+                old
+            }
+        }
         Rmw::Csub => old.saturating_sub(src),
     }
 }
@@ -333,4 +362,71 @@ pub(crate) fn buffer_lane_atomic(
     } else {
         u64::from(atomic32(p, rmw, src as u32, cmp as u32))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POS_ZERO: u32 = 0x0000_0000;
+    const NEG_ZERO: u32 = 0x8000_0000;
+    const SNAN: u32 = 0x7F80_0001;
+    const QNAN: u32 = 0xFFC0_1234;
+    const DENORMAL: u32 = 0x0000_0001;
+
+    /// The float minimum and maximum store the data only where it compares
+    /// less (greater) or memory holds a NaN and the data is a number;
+    /// otherwise memory keeps its exact bits (zeros of either sign, NaN
+    /// data, NaNs in both), in both widths.
+    #[test]
+    fn float_min_and_max_follow_the_isa_compare() {
+        let one = 1f32.to_bits();
+        let two = 2f32.to_bits();
+        // (old, src, min's result, max's result)
+        let cases = [
+            (two, one, one, two),
+            (one, two, one, two),
+            (POS_ZERO, NEG_ZERO, POS_ZERO, POS_ZERO),
+            (NEG_ZERO, POS_ZERO, NEG_ZERO, NEG_ZERO),
+            (one, QNAN, one, one),
+            (one, SNAN, one, one),
+            (SNAN, one, one, one),
+            (QNAN, NEG_ZERO, NEG_ZERO, NEG_ZERO),
+            (SNAN, QNAN, SNAN, SNAN),
+            (QNAN, SNAN, QNAN, QNAN),
+            (DENORMAL, POS_ZERO, POS_ZERO, DENORMAL),
+            (
+                f32::NEG_INFINITY.to_bits(),
+                one,
+                f32::NEG_INFINITY.to_bits(),
+                one,
+            ),
+        ];
+        for (old, src, min, max) in cases {
+            assert_eq!(
+                apply32(Rmw::MinF, old, src, 0),
+                min,
+                "min {old:#x} {src:#x}"
+            );
+            assert_eq!(
+                apply32(Rmw::MaxF, old, src, 0),
+                max,
+                "max {old:#x} {src:#x}"
+            );
+            // The same values as f64s (a NaN's payload moved up).
+            let wide = |x: u32| {
+                let f = f32::from_bits(x);
+                if f.is_nan() {
+                    0x7FF0_0000_0000_0000
+                        | u64::from(x & 0x8000_0000) << 32
+                        | u64::from(x & 0x7F_FFFF) << 29
+                } else {
+                    f64::from(f).to_bits()
+                }
+            };
+            let (o, s) = (wide(old), wide(src));
+            assert_eq!(apply64(Rmw::MinF, o, s, 0), wide(min), "min {o:#x} {s:#x}");
+            assert_eq!(apply64(Rmw::MaxF, o, s, 0), wide(max), "max {o:#x} {s:#x}");
+        }
+    }
 }

@@ -1,5 +1,5 @@
-//! FLAT and GLOBAL 32- and 64-bit integer atomics and the 32-bit float add
-//! (`Fast::GlobalAtomic`) inline,
+//! FLAT and GLOBAL 32- and 64-bit integer atomics and the 32-bit float
+//! add, minimum and maximum (`Fast::GlobalAtomic`) inline,
 //! translated through the workgroup's span cache: a wave32 wave's 32 lanes,
 //! or one 32-lane pass of a wave64 wave's (llvm/wave64.rs), as the
 //! interpreter runs a wave64 atomic pass by pass (`run_wave64_memory`).
@@ -27,12 +27,13 @@
 //! (LLVM LangRef, "atomicrmw Instruction": `uinc_wrap` and `udec_wrap` are
 //! AMDGPU's inc and dec, atomics.rs `apply32`) and cmpswap (`cmpxchg`,
 //! data then compare value, as `atomic32` and `atomic64`; a 64-bit value
-//! is a pair of rows, low dword first). Rsub, csub and the f32 add have
-//! no such `atomicrmw` (LLVM's `fadd` leaves the NaN it returns open): a
-//! lane alone at its address takes the compare-exchange loop of a group of
-//! one, which computes them as `apply32` does (the add with v_add_f32's
-//! NaN rule, valu/mod.rs `add32`). The float minimum and maximum and
-//! GFX9's f64 add stay call-outs.
+//! is a pair of rows, low dword first). Rsub, csub and the f32 add,
+//! minimum and maximum have no such `atomicrmw` (LLVM's `fadd` leaves the
+//! NaN it returns open, its `fmin` the zero): a lane alone at its address
+//! takes the compare-exchange loop of a group of one, which computes them
+//! as `apply32` does (the add with v_add_f32's NaN rule, valu/mod.rs
+//! `add32`; the minimum and maximum by atomics.rs `float_wins`). GFX9's
+//! f64 add, minimum and maximum stay call-outs.
 //!
 //! Why: the atomics kernels of the corpus spent more of their time in the
 //! call-outs of their atomics than in their translated code. One host
@@ -77,14 +78,11 @@ fn operation(rmw: Rmw) -> Option<&'static str> {
     })
 }
 
-/// Whether `rmw` (`wide`: 64-bit) runs inline: every operation but the
-/// float minimum and maximum, whose host `min`/`max` (atomics.rs
-/// `apply32`) leave the choice between zeros of two signs to the compiler,
-/// and GFX9's f64 add, which no test here runs translated.
+/// Whether `rmw` (`wide`: 64-bit) runs inline: every operation but GFX9's
+/// f64 add, minimum and maximum, which no test here runs translated.
 fn inline(rmw: Rmw, wide: bool) -> bool {
     match rmw {
-        Rmw::MinF | Rmw::MaxF => false,
-        Rmw::AddF => !wide,
+        Rmw::AddF | Rmw::MinF | Rmw::MaxF => !wide,
         _ => true,
     }
 }
@@ -144,7 +142,20 @@ impl Fx {
                 let pick = self.ins(format!("select i1 {old_nan}, {t} {old_q}, {t} {pick}"));
                 self.ins(format!("select i1 {sum_nan}, {t} {pick}, {t} {sum_bits}"))
             }
-            Rmw::MinF | Rmw::MaxF => unreachable!("{rmw:?} is a call-out"),
+            Rmw::MinF | Rmw::MaxF => {
+                // atomics.rs `float_wins`: the data where it compares less
+                // (greater), or where memory holds a NaN and the data is a
+                // number; else memory's bits.
+                assert_eq!(t, "i32", "the f64 minimum and maximum are call-outs");
+                let [fo, fs] = [old, src].map(|x| self.ins(format!("bitcast {t} {x} to float")));
+                let cmp = if rmw == Rmw::MaxF { "ogt" } else { "olt" };
+                let better = self.ins(format!("fcmp {cmp} float {fs}, {fo}"));
+                let old_nan = self.ins(format!("fcmp uno float {fo}, 0.0"));
+                let src_number = self.ins(format!("fcmp ord float {fs}, 0.0"));
+                let rescue = self.ins(format!("and i1 {old_nan}, {src_number}"));
+                let wins = self.ins(format!("or i1 {better}, {rescue}"));
+                self.ins(format!("select i1 {wins}, {t} {src}, {t} {old}"))
+            }
         }
     }
 

@@ -394,6 +394,21 @@ fn compare(
 /// wave, EXEC masks and wave-loop level.
 type Case = (std::sync::Arc<Block>, Memory, Wave, [u32; 6], WaveLoop);
 
+/// The case of `block` in `mem` from wave `w`, the `v`th of its form: run
+/// at the baseline wave-loop level or the host's best in turn, under the
+/// EXEC masks of every memory test (all lanes, random, none, one, the two
+/// ends, random again).
+fn case(block: std::sync::Arc<Block>, mem: Memory, w: Wave, v: usize, rng: &mut Rng) -> Case {
+    let level = if v.is_multiple_of(2) {
+        WaveLoop::Baseline
+    } else {
+        WaveLoop::host_best()
+    };
+    let lane = rng.below(32);
+    let execs = [u32::MAX, rng.value(), 0, 1 << lane, 0x8000_0001, rng.next()];
+    (block, mem, w, execs, level)
+}
+
 fn cases(rng: &mut Rng) -> Vec<Case> {
     let mut cases = Vec::new();
     for (n, &(text, bytes, size)) in FORMS.iter().enumerate() {
@@ -429,14 +444,7 @@ fn cases(rng: &mut Rng) -> Vec<Case> {
             // A scalar load's layout steps as a dword access's does.
             let step = if size == 0 { 4 } else { size };
             let w = wave(rng, layout, step as u64);
-            let lane = rng.below(32);
-            let level = if v % 2 == 0 {
-                WaveLoop::Baseline
-            } else {
-                WaveLoop::host_best()
-            };
-            let execs = [u32::MAX, rng.value(), 0, 1 << lane, 0x8000_0001, rng.next()];
-            cases.push((block, mem, w, execs, level));
+            cases.push(case(block, mem, w, v, rng));
         }
     }
     cases
@@ -747,14 +755,7 @@ fn atomic_cases(rng: &mut Rng) -> Vec<Case> {
                     .any(|c| matches!(c.fast, Fast::GlobalAtomic(_))),
                 "{text}: no atomic form"
             );
-            let lane = rng.below(32);
-            let level = if v % 2 == 0 {
-                WaveLoop::Baseline
-            } else {
-                WaveLoop::host_best()
-            };
-            let execs = [u32::MAX, rng.value(), 0, 1 << lane, 0x8000_0001, rng.next()];
-            cases.push((block, mem, w, execs, level));
+            cases.push(case(block, mem, w, v, rng));
         }
     }
     cases
@@ -968,14 +969,7 @@ fn buffer_cases(rng: &mut Rng) -> Vec<Case> {
             w.sgpr[9] = (base >> 32) as u32 & 0xFFFF | stride << 16 | (swizzle as u32) << 30;
             w.sgpr[10] = records;
             w.sgpr[11] = 0x0001_6FAC | rng.below(4) << 28 | (add_tid as u32) << 23;
-            let level = if v % 2 == 0 {
-                WaveLoop::Baseline
-            } else {
-                WaveLoop::host_best()
-            };
-            let lane = rng.below(32);
-            let execs = [u32::MAX, rng.value(), 0, 1 << lane, 0x8000_0001, rng.next()];
-            cases.push((block, mem, w, execs, level));
+            cases.push(case(block, mem, w, v, rng));
         }
     }
     cases

@@ -402,6 +402,17 @@ mod tests {
                 one,
             ),
         ];
+        // The same values as f64s (a NaN's payload moved up).
+        let wide = |x: u32| {
+            let f = f32::from_bits(x);
+            if f.is_nan() {
+                0x7FF0_0000_0000_0000
+                    | u64::from(x & 0x8000_0000) << 32
+                    | u64::from(x & 0x7F_FFFF) << 29
+            } else {
+                f64::from(f).to_bits()
+            }
+        };
         for (old, src, min, max) in cases {
             assert_eq!(
                 apply32(Rmw::MinF, old, src, 0),
@@ -413,17 +424,6 @@ mod tests {
                 max,
                 "max {old:#x} {src:#x}"
             );
-            // The same values as f64s (a NaN's payload moved up).
-            let wide = |x: u32| {
-                let f = f32::from_bits(x);
-                if f.is_nan() {
-                    0x7FF0_0000_0000_0000
-                        | u64::from(x & 0x8000_0000) << 32
-                        | u64::from(x & 0x7F_FFFF) << 29
-                } else {
-                    f64::from(f).to_bits()
-                }
-            };
             let (o, s) = (wide(old), wide(src));
             assert_eq!(apply64(Rmw::MinF, o, s, 0), wide(min), "min {o:#x} {s:#x}");
             assert_eq!(apply64(Rmw::MaxF, o, s, 0), wide(max), "max {o:#x} {s:#x}");

@@ -232,8 +232,8 @@ impl Fx {
             ..
         } = at;
         let short = self.ins(format!("icmp ule i64 {span}, {MAX_SPAN}"));
-        let short = self.ins(format!("and i1 {short}, {held}"));
-        let ok = self.ins(format!("and i1 {short}, {ok}"));
+        let cached = self.ins(format!("and i1 {short}, {held}"));
+        let ok = self.ins(format!("and i1 {cached}, {ok}"));
         let n = (c.size as usize).div_ceil(4);
         let rows: Vec<u8> = (0..n).map(|j| c.reg.wrapping_add(j as u8)).collect();
         let size = c.size as u64;

@@ -2,7 +2,11 @@
 //! kernel's -O3 build and every assembly kernel, each case dispatched once with every
 //! block interpreted (`JitMode::Off`) and once with every block translated before it
 //! first runs (`JitMode::Always`), at each wave-loop level the host runs (the level the
-//! translations' call-outs and the interpreted blocks use). Every byte of every buffer
+//! translations' call-outs and the interpreted blocks use), the translations compiled
+//! for that level's generic x86-64 CPU (x86-64, x86-64-v3: what an older or AVX2-only
+//! host compiles; `JitTarget`) and, at the host's best level, for the host's own CPU.
+//! Each level has its own device, so that no translation made for one runs at
+//! another. Every byte of every buffer
 //! must agree, and so must the count of wave instructions the dispatch ran (gfxsim's
 //! counters count translated blocks' instructions too); each kernel must have run some
 //! of its wave instructions translated, so that the test cannot pass by falling back to
@@ -15,8 +19,9 @@
 //! waves then run in the same order in both modes, so kernels whose results depend on
 //! the order of their atomics agree too.
 //!
-//! One test function: the modes and levels are process-wide settings (`force_jit`,
-//! `force_wave_loop`), which tests running in parallel threads would trample.
+//! One test function: the modes, levels and targets are process-wide settings
+//! (`force_jit`, `force_wave_loop`, `force_jit_target`), which tests running in parallel
+//! threads would trample.
 //!
 //! `AQUEDUCT_SIM_ISA=gfx942` (or `gfx90a`) runs the corpus's builds for that part, whose
 //! waves are wave64, on the simulated part.
@@ -26,7 +31,9 @@
 
 use aqueduct::hsa;
 use aqueduct_gfxsim as gfxsim;
-use aqueduct_isa::{JitBackend, JitMode, WaveLoop, force_jit, force_wave_loop};
+use aqueduct_isa::{
+    JitBackend, JitMode, JitTarget, WaveLoop, force_jit, force_jit_target, force_wave_loop,
+};
 
 /// corpus/ relative to the root package's manifest (used by the runner).
 const CORPUS_FROM_MANIFEST: &str = "corpus";
@@ -87,13 +94,22 @@ fn every_corpus_kernel_runs_the_same_translated() {
         eprintln!("libLLVM-19 not loadable here (or built without llvm-jit): skipped");
         return;
     }
-    let levels: Vec<WaveLoop> = WaveLoop::ALL
+    // Each level with the CPU its translations are compiled for.
+    let levels: Vec<(WaveLoop, JitTarget)> = WaveLoop::ALL
         .into_iter()
         .filter(|&l| l <= WaveLoop::host_best())
+        .map(|l| {
+            let generic = JitTarget::Level(l);
+            if l == WaveLoop::host_best() || !generic.runs_here() {
+                (l, JitTarget::Host)
+            } else {
+                (l, generic)
+            }
+        })
         .collect();
     let soak = std::env::var_os("AQUEDUCT_SOAK").is_some();
     let new_device = || runner::Device::new(1).expect("gfxsim device");
-    let mut device = new_device();
+    let mut devices: Vec<runner::Device> = levels.iter().map(|_| new_device()).collect();
     let mut failures = Vec::new();
     let mut kernels = 0;
     for kernel in cases::all() {
@@ -101,7 +117,7 @@ fn every_corpus_kernel_runs_the_same_translated() {
             // -O0 builds are left out to bound the test's time (their
             // blocks are compiled too); crates/hsa/tests/corpus.rs runs them.
             if variant == "O0"
-                || !device.has(&kernel.file(variant))
+                || !devices[0].has(&kernel.file(variant))
                 || (COSTLY.contains(&kernel.name) && !soak)
             {
                 continue;
@@ -111,8 +127,12 @@ fn every_corpus_kernel_runs_the_same_translated() {
                 kernel.name,
                 if variant.is_empty() { "asm" } else { variant }
             );
-            let exe = match device.load(&kernel.file(variant)) {
-                Ok(exe) => exe,
+            let loaded: Result<Vec<hsa::Executable>, String> = devices
+                .iter()
+                .map(|d| d.load(&kernel.file(variant)))
+                .collect();
+            let exes = match loaded {
+                Ok(exes) => exes,
                 Err(e) => {
                     failures.push(format!("{what}: {e}"));
                     continue;
@@ -121,14 +141,22 @@ fn every_corpus_kernel_runs_the_same_translated() {
             kernels += 1;
             let started = std::time::Instant::now();
             let mut translated = 0;
-            let mut failed = false;
+            let mut failed = None;
             'cases: for case in (kernel.cases)() {
-                for &level in &levels {
+                for (k, &(level, target)) in levels.iter().enumerate() {
                     force_wave_loop(Some(level));
-                    let label = format!("{what} [{}] at {}", case.label, level.name());
-                    let both = run(&device, &exe, &kernel, &case, JitMode::Off).and_then(|off| {
-                        Ok((off, run(&device, &exe, &kernel, &case, JitMode::Always)?))
+                    force_jit_target(Some(target));
+                    let label = format!(
+                        "{what} [{}] at {}, translated for {}",
+                        case.label,
+                        level.name(),
+                        target.name()
+                    );
+                    let (device, exe) = (&devices[k], &exes[k]);
+                    let both = run(device, exe, &kernel, &case, JitMode::Off).and_then(|off| {
+                        Ok((off, run(device, exe, &kernel, &case, JitMode::Always)?))
                     });
+                    force_jit_target(None);
                     force_wave_loop(None);
                     match both {
                         Ok((off, on)) => {
@@ -153,23 +181,27 @@ fn every_corpus_kernel_runs_the_same_translated() {
                         }
                         Err(e) => {
                             failures.push(format!("{label}: {e}"));
-                            failed = true;
+                            failed = Some(k);
                             break 'cases;
                         }
                     }
                 }
             }
             eprintln!("{what}: {:.1} s", started.elapsed().as_secs_f64());
-            if failed {
+            if let Some(k) = failed {
                 // A failed dispatch leaves the queue in error.
-                drop(exe);
-                device = new_device();
+                drop(exes);
+                devices[k] = new_device();
             } else if translated == 0 {
                 failures.push(format!("{what}: no wave instruction ran translated"));
             }
         }
     }
-    eprintln!("{kernels} kernel builds at {} level(s)", levels.len());
+    let runs: Vec<String> = levels
+        .iter()
+        .map(|(l, t)| format!("{} translated for {}", l.name(), t.name()))
+        .collect();
+    eprintln!("{kernels} kernel builds at {}", runs.join(", "));
     assert!(kernels > 0, "no corpus kernel found");
     assert!(
         failures.is_empty(),

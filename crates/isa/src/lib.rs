@@ -32,7 +32,8 @@
 //! - the wave loop's compilation level ([`WaveLoop`], [`wave_loop`],
 //!   `AQUEDUCT_SIM_WAVE_LOOP`) is chosen once per process for every family;
 //!   so is the translator's mode ([`JitMode`], [`jit_mode`], `AQUEDUCT_SIM_JIT`;
-//!   gfx11's translator is `gfx11/jit`, cargo feature `jit`).
+//!   gfx11's translator is `gfx11/jit`, cargo feature `jit`) and the CPU it
+//!   compiles for ([`JitTarget`], [`jit_target`], `AQUEDUCT_SIM_JIT_TARGET`).
 //!
 //! # Families
 //!
@@ -67,8 +68,9 @@ mod wave_loop;
 pub mod xcc;
 
 pub use gfx11::jit::{
-    JIT_BACKEND_ENV, JIT_CACHE_ENV, JIT_CACHE_MAX_MB_ENV, JIT_ENV, JitBackend, JitMode,
-    background_translations, force_jit, force_jit_backend, jit_backend, jit_mode,
+    JIT_BACKEND_ENV, JIT_CACHE_ENV, JIT_CACHE_MAX_MB_ENV, JIT_ENV, JIT_TARGET_ENV, JitBackend,
+    JitMode, JitTarget, background_translations, force_jit, force_jit_backend, force_jit_target,
+    jit_backend, jit_mode, jit_target,
 };
 pub use wave_loop::{WAVE_LOOP_ENV, WaveLoop, default_level, force_wave_loop, wave_loop};
 pub use xcc::XccSpread;

@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 pub const WAVE_LOOP_ENV: &str = "AQUEDUCT_SIM_WAVE_LOOP";
 
 /// A compilation of the wave loop, from the baseline up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum WaveLoop {
     Baseline = 0,
     Avx2 = 1,

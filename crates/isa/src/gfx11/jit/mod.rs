@@ -85,6 +85,7 @@
 //! in the wave loop's order.
 //!
 //! Files: `tier.rs` (the mode, the threshold, per-worker counters),
+//! `target.rs` (the CPU the LLVM back end compiles for),
 //! `shared.rs` (translations shared through the code cache),
 //! `code_memory.rs` (who owns the machine code), `abi.rs` (the frame,
 //! exit codes and call-outs), `lane_inline.rs` (inline per-chunk math),
@@ -93,7 +94,9 @@
 //! translation of either back end), `region.rs` (a region's blocks),
 //! `llvm/` (the LLVM back end).
 
+mod target;
 mod tier;
+pub use target::{JIT_TARGET_ENV, JitTarget, force_jit_target, jit_target};
 pub use tier::{
     JIT_BACKEND_ENV, JIT_ENV, JitBackend, JitMode, force_jit, force_jit_backend, jit_backend,
     jit_mode,

@@ -14,6 +14,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::abi::{callout, run_pair, run_translated};
+use super::target::JitTarget;
 use super::translation::Translation;
 use crate::gfx11::code_cache::{Block, CodeCache};
 use crate::gfx11::decode::decode;
@@ -198,6 +199,13 @@ pub(super) enum Backend {
 impl Backend {
     /// Translations of `blocks`, in order.
     pub(super) fn translate(self, blocks: &[&Block]) -> Vec<Translation> {
+        self.translate_for(blocks, JitTarget::Host)
+    }
+
+    /// Translations of `blocks`, in order, the LLVM back end's compiled
+    /// for `target` (Cranelift's are for the host's CPU).
+    #[cfg_attr(not(unix), allow(unused_variables))]
+    pub(super) fn translate_for(self, blocks: &[&Block], target: JitTarget) -> Vec<Translation> {
         match self {
             #[cfg(feature = "jit")]
             Backend::Cranelift => blocks
@@ -206,7 +214,7 @@ impl Backend {
                 .collect(),
             #[cfg(unix)]
             Backend::Llvm => {
-                super::llvm::translate_all(blocks, false).expect("the blocks translate")
+                super::llvm::translate_all_for(blocks, false, target).expect("the blocks translate")
             }
         }
     }
@@ -242,8 +250,22 @@ struct Case {
 /// back end's runs, or None where no back end runs here (no `jit` feature
 /// and no libLLVM-19), so that callers skip their counts.
 fn run_cases(cases: &[Case], llvm_cases: usize) -> Option<(usize, usize, usize)> {
+    run_cases_at(cases, llvm_cases, JitTarget::Host)
+}
+
+/// [`run_cases`] with the LLVM back end compiling for `target` (the
+/// host's own CPU: every back end; another: the LLVM back end alone).
+fn run_cases_at(
+    cases: &[Case],
+    llvm_cases: usize,
+    target: JitTarget,
+) -> Option<(usize, usize, usize)> {
     let (mut inlined, mut runs, mut insts) = (0, 0, 0);
-    let backends = backends();
+    let mut backends = backends();
+    #[cfg(unix)]
+    if target != JitTarget::Host {
+        backends.retain(|b| matches!(b, Backend::Llvm));
+    }
     if backends.is_empty() {
         return None;
     }
@@ -268,7 +290,7 @@ fn run_cases(cases: &[Case], llvm_cases: usize) -> Option<(usize, usize, usize)>
                 },
             )
             .collect();
-        let ts = backend.translate(&blocks);
+        let ts = backend.translate_for(&blocks, target);
         (inlined, runs, insts) = (0, 0, 0);
         for (c, &k) in cases.iter().zip(&index) {
             let mut w = c.wave.clone();
@@ -412,13 +434,27 @@ fn translated_blocks_match_the_interpreter() {
         super::llvm::emit::FORCE_ONE_COPY.set(false);
         assert!(one.is_some_and(|(inlined, runs, _)| inlined > runs));
     }
+    // Compiled for each lower x86-64 level this host runs (target.rs),
+    // the translations are the code an AVX2-only or older host runs.
+    #[cfg(unix)]
+    if super::llvm::available() {
+        for target in JitTarget::all_here() {
+            if target != JitTarget::Host {
+                let r = run_cases_at(&cases[..200], 200, target);
+                assert!(
+                    r.is_some_and(|(inlined, runs, _)| inlined > runs),
+                    "{target:?}"
+                );
+            }
+        }
+    }
     // The same module compiles for AVX-512 hosts too, where libLLVM-19's
     // x86 code generator loops on some forms of lane masks (emit.rs
     // `Fx::mask_of`), whatever this host has.
     #[cfg(unix)]
     if super::llvm::available() {
         let blocks: Vec<&Block> = cases[..200].iter().map(|c| &*c.block).collect();
-        let (ir, _, _) = super::llvm::module(&blocks, false);
+        let (ir, _, _) = super::llvm::module(&blocks, false, JitTarget::Host);
         super::llvm::compile_for_cpu(&ir, "x86-64-v4").expect("compiles for x86-64-v4");
     }
     for kind in [
@@ -468,33 +504,38 @@ fn translated_wave64_blocks_match_the_interpreter() {
         cases.push((block, mem, w, lds));
     }
     let blocks: Vec<&Block> = cases.iter().map(|c| &*c.0).collect();
-    let ts = super::llvm::translate_all(&blocks, true).expect("the blocks translate");
-    let (mut inlined, mut runs) = (0, 0);
-    for (k, ((block, mem, w, lds), t)) in cases.iter().zip(&ts).enumerate() {
-        let level = if k % 2 == 0 {
-            WaveLoop::Baseline
-        } else {
-            WaveLoop::host_best()
-        };
-        let r = rng.value();
-        for (lo, hi) in [
-            (u32::MAX, u32::MAX),
-            (rng.value(), rng.value()),
-            (u32::MAX, 0),
-            (0, u32::MAX),
-            (r, r),
-            (0, 0),
-        ] {
-            let mut w = w.clone();
-            (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
-            inlined += compare(t, block, mem, &w, lds, level);
-            runs += 1;
+    // Compiled for the host's CPU, then for each lower x86-64 level it
+    // runs (target.rs).
+    for target in JitTarget::all_here() {
+        let ts =
+            super::llvm::translate_all_for(&blocks, true, target).expect("the blocks translate");
+        let (mut inlined, mut runs) = (0, 0);
+        for (k, ((block, mem, w, lds), t)) in cases.iter().zip(&ts).enumerate() {
+            let level = if k % 2 == 0 {
+                WaveLoop::Baseline
+            } else {
+                WaveLoop::host_best()
+            };
+            let r = rng.value();
+            for (lo, hi) in [
+                (u32::MAX, u32::MAX),
+                (rng.value(), rng.value()),
+                (u32::MAX, 0),
+                (0, u32::MAX),
+                (r, r),
+                (0, 0),
+            ] {
+                let mut w = w.clone();
+                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
+                inlined += compare(t, block, mem, &w, lds, level);
+                runs += 1;
+            }
         }
+        assert!(
+            inlined > runs,
+            "{target:?}: only {inlined} entries ran inline in {runs} runs"
+        );
     }
-    assert!(
-        inlined > runs,
-        "only {inlined} entries ran inline in {runs} runs"
-    );
 }
 
 /// The EXEC pairs (low, high word) the GFX9 block tests run each wave64
@@ -3175,9 +3216,9 @@ fn regions_run_blocks_as_the_interpreter_does() {
     let members = super::region::members(&head, &cache, cache.generation(), false);
     assert_eq!(members.len(), 3, "the head, its loop block and its exit");
     let refs: Vec<&Block> = members.iter().map(|b| &**b).collect();
-    let (ir, inlined) = super::llvm::region_module(&refs, false);
+    let (ir, inlined) = super::llvm::region_module(&refs, false, JitTarget::Host);
     let entries = refs.iter().map(|b| b.compiled.len()).sum();
-    let t = super::llvm::load(&ir, &[inlined], &[false], &[entries])
+    let t = super::llvm::load(&ir, &[inlined], &[false], &[entries], JitTarget::Host)
         .expect("the region compiles")
         .pop()
         .expect("one translation")

@@ -1,6 +1,7 @@
 //! IR text to code in this process: libLLVM-19 (aqueduct-llvm, opened at
 //! run time as the WGSL compiler opens it) compiles a module to an object
-//! for this CPU, with every feature it has (`-march=native`), and links it
+//! for this CPU, with every feature it has (`-march=native`), or for the
+//! generic CPU of a lower x86-64 level (`../target.rs`), and links it
 //! into the process. Objects are kept in an on-disk cache so later
 //! processes skip the compile; linking a cached object takes well under a
 //! millisecond.
@@ -37,6 +38,7 @@ use aqueduct_llvm::{IsolatedError, LinkedObject, Llvm, ObjectTarget};
 use super::super::JIT_CACHE_ENV;
 use super::LlvmError;
 use super::cache_bound;
+use crate::gfx11::jit::target::JitTarget;
 
 /// The optimisation level of every module: clang's `-O2`.
 const OPT_LEVEL: u8 = 2;
@@ -58,34 +60,42 @@ struct Host {
     identity: String,
 }
 
-/// The host compiler, once (Err: libLLVM-19 is not usable here).
-fn host() -> Result<&'static Host, &'static aqueduct_llvm::LlvmError> {
-    static HOST: OnceLock<Result<Host, aqueduct_llvm::LlvmError>> = OnceLock::new();
-    HOST.get_or_init(|| {
-        let llvm = Llvm::get(None)?;
-        let target = llvm.host_target(OPT_LEVEL)?;
-        let file = std::fs::metadata(llvm.path())
-            .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
-            .unwrap_or_default();
-        let identity = format!(
-            "{} {file}\n{} {} {}",
-            llvm.path().display(),
-            target.triple,
-            target.cpu,
-            target.features
-        );
-        Ok(Host {
-            llvm,
-            target,
-            identity,
+/// The compiler for `cpu`'s code, once per target (Err: libLLVM-19 is
+/// not usable here).
+fn host(cpu: JitTarget) -> Result<&'static Host, &'static aqueduct_llvm::LlvmError> {
+    type Made = OnceLock<Result<Host, aqueduct_llvm::LlvmError>>;
+    static HOSTS: [Made; JitTarget::ALL.len()] = [const { OnceLock::new() }; JitTarget::ALL.len()];
+    HOSTS[cpu.slot()]
+        .get_or_init(|| {
+            let llvm = Llvm::get(None)?;
+            let mut target = llvm.host_target(OPT_LEVEL)?;
+            // A generic CPU brings its own features (the psABI level's).
+            if let Some(generic) = cpu.cpu() {
+                target.cpu = generic.to_owned();
+                target.features = String::new();
+            }
+            let file = std::fs::metadata(llvm.path())
+                .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
+                .unwrap_or_default();
+            let identity = format!(
+                "{} {file}\n{} {} {}",
+                llvm.path().display(),
+                target.triple,
+                target.cpu,
+                target.features
+            );
+            Ok(Host {
+                llvm,
+                target,
+                identity,
+            })
         })
-    })
-    .as_ref()
+        .as_ref()
 }
 
 /// Does libLLVM-19 load and compile for this host?
 pub(crate) fn available() -> bool {
-    host().is_ok()
+    host(JitTarget::Host).is_ok()
 }
 
 /// The cache directory from the values of `AQUEDUCT_SIM_JIT_CACHE`,
@@ -183,7 +193,7 @@ fn compile_object(host: &Host, ir: &str, limit: Duration) -> Result<Vec<u8>, Iso
 /// cache), link it and find its functions `names`: for modules known to
 /// compile (warm_up.rs).
 pub(crate) fn compile_in_process(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
-    let host = host().map_err(|e| LlvmError::Llvm(e.clone()))?;
+    let host = host(JitTarget::Host).map_err(|e| LlvmError::Llvm(e.clone()))?;
     let object = host.llvm.compile_object(ir, "block.ll", &host.target)?;
     link(host, &object, names)
 }
@@ -193,7 +203,7 @@ pub(crate) fn compile_in_process(ir: &str, names: &[&str]) -> Result<Linked, Llv
 /// for tests that code for other x86 hosts compiles.
 #[cfg(test)]
 pub(crate) fn compile_for_cpu(ir: &str, cpu: &str) -> Result<Vec<u8>, LlvmError> {
-    let host = host().map_err(|e| LlvmError::Llvm(e.clone()))?;
+    let host = host(JitTarget::Host).map_err(|e| LlvmError::Llvm(e.clone()))?;
     let target = ObjectTarget {
         cpu: cpu.to_owned(),
         features: String::new(),
@@ -213,10 +223,10 @@ fn fails_for_good(e: &IsolatedError) -> bool {
     )
 }
 
-/// Compile module `ir`, through the disk cache when there is one, link it
-/// into the process and find its functions `names`.
-pub(crate) fn compile(ir: &str, names: &[&str]) -> Result<Linked, LlvmError> {
-    compile_in(cache_dir(), compile_limit(ir.len()), ir, names)
+/// Compile module `ir` for `target`'s CPU, through the disk cache when
+/// there is one, link it into the process and find its functions `names`.
+pub(crate) fn compile(ir: &str, names: &[&str], target: JitTarget) -> Result<Linked, LlvmError> {
+    compile_in(cache_dir(), compile_limit(ir.len()), ir, names, target)
 }
 
 /// [`compile`] with the cache directory `dir` and the time limit `limit`.
@@ -225,8 +235,9 @@ fn compile_in(
     limit: Duration,
     ir: &str,
     names: &[&str],
+    target: JitTarget,
 ) -> Result<Linked, LlvmError> {
-    let host = host().map_err(|e| LlvmError::Llvm(e.clone()))?;
+    let host = host(target).map_err(|e| LlvmError::Llvm(e.clone()))?;
     let key = key_of(&[ir, &host.identity]);
     let Some(dir) = dir else {
         return link(host, &compile_object(host, ir, limit)?, names);
@@ -304,7 +315,7 @@ define i32 @b0() {
         let dir = std::env::temp_dir().join(format!("aqueduct-jit-failed-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let limit = Duration::from_secs(60);
-        let first = compile_in(Some(&dir), limit, ABORTS, &["b0"]).err();
+        let first = compile_in(Some(&dir), limit, ABORTS, &["b0"], JitTarget::Host).err();
         assert!(
             matches!(
                 &first,
@@ -324,7 +335,7 @@ define i32 @b0() {
         );
         assert_eq!(std::fs::read_to_string(dir.join(&kept[0])).unwrap(), ABORTS);
         // The second time, no compile: the kept module answers.
-        let second = compile_in(Some(&dir), limit, ABORTS, &["b0"]).err();
+        let second = compile_in(Some(&dir), limit, ABORTS, &["b0"], JitTarget::Host).err();
         assert!(
             matches!(&second, Some(LlvmError::FailedBefore { module }) if module.ends_with(&kept[0])),
             "{second:?}"
@@ -333,13 +344,14 @@ define i32 @b0() {
         // kept as its object alone, named by the SHA-256 of the IR and host.
         let good = "define i32 @b0() {\n  ret i32 7\n}\n";
         let run = || {
-            let (object, addresses) = compile_in(Some(&dir), limit, good, &["b0"]).unwrap();
+            let (object, addresses) =
+                compile_in(Some(&dir), limit, good, &["b0"], JitTarget::Host).unwrap();
             // SAFETY: `b0` is `i32 ()` in the C convention; `object` keeps it.
             let b0 = unsafe { std::mem::transmute::<usize, extern "C" fn() -> i32>(addresses[0]) };
             (object, b0())
         };
         assert_eq!(run().1, 7);
-        let key = key_of(&[good, &host().unwrap().identity]);
+        let key = key_of(&[good, &host(JitTarget::Host).unwrap().identity]);
         assert_eq!(key.len(), 64);
         let entry = dir.join(format!("{key}.o"));
         let mut names: Vec<_> = std::fs::read_dir(&dir)

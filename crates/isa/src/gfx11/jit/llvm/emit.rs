@@ -53,6 +53,7 @@ use crate::gfx11::exec::operand::{SSrc, VSrc};
 use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::exec::valu::fast_f32::FltOp;
 use crate::gfx11::exec::vmem::mubuf::RawBuffer;
+use crate::gfx11::jit::target::JitTarget;
 use crate::gfx11::opcodes::Op;
 use crate::gfx11::wave::{EXEC, NULL, VCC};
 
@@ -202,6 +203,9 @@ pub(super) struct Fx {
     top: String,
     /// The block is a wave64 wave's (its `compiled64` list, two halves).
     pub(super) wave64: bool,
+    /// The CPU the module is compiled for (`target.rs`): which inline
+    /// forms it has the instructions for.
+    pub(super) target: JitTarget,
     /// The 32-lane half being emitted (wave64's high pass: 1).
     pub(super) half: u8,
     /// During a wave64 high pass: the SGPR the low pass wrote and its value
@@ -323,17 +327,23 @@ fn self_loop(block: &Block, wave64: bool) -> bool {
 /// loop's exits store them. In a self-loop's full copy EXEC is a constant
 /// only where it is carried (its phi then starts from -1): a later pass
 /// starts from what the previous pass left.
-pub(crate) fn emit_block(out: &mut String, name: &str, block: &Block, wave64: bool) -> usize {
+pub(crate) fn emit_block(
+    out: &mut String,
+    name: &str,
+    block: &Block,
+    wave64: bool,
+    target: JitTarget,
+) -> usize {
     let looped = self_loop(block, wave64);
     let carried = if looped {
-        let mut probe = Fx::new(Vec::new(), false, true, wave64);
+        let mut probe = Fx::new(Vec::new(), false, true, wave64, target);
         probe.body(block);
         probe.live_at_back
     } else {
         Vec::new()
     };
     let copy = |out: &mut String, suffix: &str, full: bool, through: bool| {
-        let fx = Fx::new(carried.clone(), full, looped, wave64).writing_through(through);
+        let fx = Fx::new(carried.clone(), full, looped, wave64, target).writing_through(through);
         emit_copy(out, &format!("{name}.{suffix}"), block, fx)
     };
     let inlined = emit_copies(out, name, !looped, copy);
@@ -480,7 +490,13 @@ fn key_type(k: Key) -> &'static str {
 }
 
 impl Fx {
-    fn new(carried: Vec<(Key, bool)>, full_exec: bool, looped: bool, wave64: bool) -> Fx {
+    fn new(
+        carried: Vec<(Key, bool)>,
+        full_exec: bool,
+        looped: bool,
+        wave64: bool,
+        target: JitTarget,
+    ) -> Fx {
         Fx {
             out: String::new(),
             next: 0,
@@ -501,6 +517,7 @@ impl Fx {
             looped,
             top: "top".to_owned(),
             wave64,
+            target,
             half: 0,
             pinned: None,
             by_pass: false,
@@ -685,7 +702,7 @@ impl Fx {
         for (k, c) in list.iter().enumerate() {
             let code = |kind: u32| member | ((k as u32) << EXIT_SHIFT) | kind;
             if self.wave64 {
-                match classify(block, c) {
+                match classify(block, c, self.target) {
                     Wave64Entry::Once => {}
                     Wave64Entry::Halves { high, pinned } => {
                         if self.halves(block, c, k as u32, high, pinned) {

@@ -409,7 +409,7 @@ impl Fx {
                     return true;
                 }
                 if !slow_unary(i) {
-                    let Some(s) = slow_valu(i) else {
+                    let Some(s) = slow_valu(i, self.target.has_f16c()) else {
                         return false;
                     };
                     self.slow_valu(&s);
@@ -800,8 +800,7 @@ impl Fx {
     /// call-outs (false). v_fmac_f16 is [`Fx::fmac16`].
     fn flt16(&mut self, f: &Flt) -> bool {
         use FltOp::*;
-        #[cfg(target_arch = "x86_64")]
-        if !std::arch::is_x86_feature_detected!("f16c") {
+        if !self.target.has_f16c() {
             return false;
         }
         let (a, b) = (self.half_source(f, 0, f.a), self.half_source(f, 1, f.b));
@@ -861,8 +860,7 @@ impl Fx {
     /// its NaN through `half`'s conversions. False (a call-out) without
     /// F16C.
     pub(super) fn fmac16(&mut self, f: &Flt, at: (u32, u32, &Footprint)) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if !std::arch::is_x86_feature_detected!("f16c") {
+        if !self.target.has_f16c() {
             return false;
         }
         let (a, b) = (self.half_source(f, 0, f.a), self.half_source(f, 1, f.b));
@@ -946,8 +944,7 @@ impl Fx {
     /// negated by neg (low) or neg_hi (high), widened and computed as the
     /// f16 forms are (`flt16`); false (a call-out) without F16C.
     fn packed_f16(&mut self, p: &PackedF16) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if !std::arch::is_x86_feature_detected!("f16c") {
+        if !self.target.has_f16c() {
             return false;
         }
         let mut out = Vec::new();
@@ -996,8 +993,7 @@ impl Fx {
     /// active lanes' results calls out, where the interpreter picks its
     /// NaN through `half`'s conversions. False (a call-out) without F16C.
     pub(super) fn pk_fma16(&mut self, p: &PackedF16, at: (u32, u32, &Footprint)) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if !std::arch::is_x86_feature_detected!("f16c") {
+        if !self.target.has_f16c() {
             return false;
         }
         let mut sums = Vec::new();

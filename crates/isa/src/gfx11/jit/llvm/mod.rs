@@ -76,6 +76,7 @@ pub(crate) use queue::submit;
 use super::abi::{BlockFn, PairFn};
 use super::translation::{Owner, Translation};
 use crate::gfx11::code_cache::Block;
+use crate::gfx11::jit::target::JitTarget;
 
 /// Why the LLVM back end could not translate a block.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -96,9 +97,13 @@ pub(crate) enum LlvmError {
 /// A module's IR: the intrinsics' declarations, then one function per
 /// block (`b0`, `b1`, ...) over its list for waves of that size
 /// (`wave64`), and `bK.pair` for each wave32 block that has the two-wave
-/// form (emit/pair.rs); returns the text, each block's inline count and
-/// whether it has a pair function.
-pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>, Vec<bool>) {
+/// form (emit/pair.rs), for `target`'s CPU; returns the text, each block's
+/// inline count and whether it has a pair function.
+pub(crate) fn module(
+    blocks: &[&Block],
+    wave64: bool,
+    target: JitTarget,
+) -> (String, Vec<usize>, Vec<bool>) {
     let mut ir = String::from(emit::DECLARATIONS);
     ir.push_str(global::DECLARATIONS);
     ir.push_str(lds::DECLARATIONS);
@@ -108,37 +113,43 @@ pub(crate) fn module(blocks: &[&Block], wave64: bool) -> (String, Vec<usize>, Ve
     let inlined = blocks
         .iter()
         .enumerate()
-        .map(|(k, b)| emit::emit_block(&mut ir, &format!("b{k}"), b, wave64))
+        .map(|(k, b)| emit::emit_block(&mut ir, &format!("b{k}"), b, wave64, target))
         .collect();
     let pairs = blocks
         .iter()
         .enumerate()
-        .map(|(k, b)| !wave64 && emit::emit_pair(&mut ir, &format!("b{k}"), b))
+        .map(|(k, b)| !wave64 && emit::emit_pair(&mut ir, &format!("b{k}"), b, target))
         .collect();
     (ir, inlined, pairs)
 }
 
 /// The module of region `members` (head first, their lists for waves of
-/// that size, `wave64`; jit/region.rs) as function `b0`, and how many of
-/// its entries run inline.
-pub(crate) fn region_module(members: &[&Block], wave64: bool) -> (String, usize) {
+/// that size, `wave64`; jit/region.rs) as function `b0` for `target`'s
+/// CPU, and how many of its entries run inline.
+pub(crate) fn region_module(
+    members: &[&Block],
+    wave64: bool,
+    target: JitTarget,
+) -> (String, usize) {
     let mut ir = String::from(emit::DECLARATIONS);
     ir.push_str(global::DECLARATIONS);
     ir.push_str(lds::DECLARATIONS);
     ir.push_str(scratch::DECLARATIONS);
     ir.push_str(slow_valu::DECLARATIONS);
     ir.push('\n');
-    let inlined = emit::emit_region(&mut ir, "b0", members, wave64);
+    let inlined = emit::emit_region(&mut ir, "b0", members, wave64, target);
     (ir, inlined)
 }
 
-/// Compile module `ir` (from [`module`], of blocks with `entries` entries
-/// and `inlined` of them inline) and load its translations.
+/// Compile module `ir` (from [`module`] for `target`, of blocks with
+/// `entries` entries and `inlined` of them inline) and load its
+/// translations.
 pub(crate) fn load(
     ir: &str,
     inlined: &[usize],
     pairs: &[bool],
     entries: &[usize],
+    target: JitTarget,
 ) -> Result<Vec<Translation>, LlvmError> {
     let mut names: Vec<String> = (0..inlined.len()).map(|k| format!("b{k}")).collect();
     names.extend(
@@ -147,7 +158,7 @@ pub(crate) fn load(
             .map(|k| format!("b{k}.pair")),
     );
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let (object, addresses) = compile::compile(ir, &names)?;
+    let (object, addresses) = compile::compile(ir, &names, target)?;
     let object = Arc::new(object);
     let (singles, mut paired) = addresses.split_at(inlined.len());
     Ok(singles
@@ -173,13 +184,23 @@ pub(crate) fn load(
 }
 
 /// Translate `blocks` for waves of that size (`wave64`) in one module
-/// (one compile): what the tests do.
+/// (one compile) for the host's CPU: what the tests do.
 #[cfg(test)]
 pub(crate) fn translate_all(
     blocks: &[&Block],
     wave64: bool,
 ) -> Result<Vec<Translation>, LlvmError> {
-    let (ir, inlined, pairs) = module(blocks, wave64);
+    translate_all_for(blocks, wave64, JitTarget::Host)
+}
+
+/// [`translate_all`] for `target`'s CPU.
+#[cfg(test)]
+pub(crate) fn translate_all_for(
+    blocks: &[&Block],
+    wave64: bool,
+    target: JitTarget,
+) -> Result<Vec<Translation>, LlvmError> {
+    let (ir, inlined, pairs) = module(blocks, wave64, target);
     let entries: Vec<usize> = blocks.iter().map(|b| b.list(wave64).len()).collect();
-    load(&ir, &inlined, &pairs, &entries)
+    load(&ir, &inlined, &pairs, &entries, target)
 }

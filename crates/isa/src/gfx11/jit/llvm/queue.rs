@@ -14,6 +14,7 @@ use super::super::shared::Slot;
 use super::super::translation::{pays, run_entries};
 use super::{load, module, region_module};
 use crate::gfx11::code_cache::Block;
+use crate::gfx11::jit::target::{JitTarget, jit_target};
 
 /// One block to translate.
 struct Job {
@@ -23,6 +24,8 @@ struct Job {
     members: Vec<Arc<Block>>,
     /// Translate the wave64 list (else the wave32 one).
     wave64: bool,
+    /// The CPU to compile for: the process's when the job was made.
+    target: JitTarget,
     slot: Arc<Slot>,
     /// Leave the block to the interpreter where its translation would not
     /// pay ([`pays`]).
@@ -43,7 +46,7 @@ pub(super) const MAX_MODULE_BYTES: usize = 1 << 20;
 fn run(job: Job) {
     if job.members.len() > 1 {
         let members: Vec<&Block> = job.members.iter().map(|b| &**b).collect();
-        let (ir, inlined) = region_module(&members, job.wave64);
+        let (ir, inlined) = region_module(&members, job.wave64, job.target);
         let entries = members
             .iter()
             .map(|b| run_entries(b.list(job.wave64)))
@@ -54,7 +57,7 @@ fn run(job: Job) {
         // A region too large to compile leaves its head to a translation
         // of its own.
         if ir.len() <= MAX_MODULE_BYTES {
-            let t = match load(&ir, &[inlined], &[false], &[entries]) {
+            let t = match load(&ir, &[inlined], &[false], &[entries], job.target) {
                 Ok(mut t) => t.pop().map(|t| Arc::new(t.with_members(job.members))),
                 Err(e) => {
                     tracing::debug!("region stays interpreted: {e}");
@@ -64,7 +67,7 @@ fn run(job: Job) {
             return job.slot.fill(t);
         }
     }
-    let (ir, inlined, pairs) = module(&[&job.block], job.wave64);
+    let (ir, inlined, pairs) = module(&[&job.block], job.wave64, job.target);
     let entries = run_entries(job.block.list(job.wave64));
     if job.only_if_it_pays && !pays(inlined[0], entries) {
         return job.slot.fill(None);
@@ -77,7 +80,7 @@ fn run(job: Job) {
         );
         return job.slot.fill(None);
     }
-    let t = match load(&ir, &inlined, &pairs, &[entries]) {
+    let t = match load(&ir, &inlined, &pairs, &[entries], job.target) {
         Ok(mut t) => t.pop().map(Arc::new),
         Err(e) => {
             tracing::debug!("block stays interpreted: {e}");
@@ -121,6 +124,7 @@ pub(crate) fn submit(
         block,
         members,
         wave64,
+        target: jit_target(),
         slot,
         only_if_it_pays,
     };

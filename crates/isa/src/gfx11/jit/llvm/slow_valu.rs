@@ -86,8 +86,9 @@ enum Kind {
     Half,
 }
 
-/// `i` as an op of this file, if it is one in a form emitted inline.
-pub(super) fn slow_valu(i: &Inst) -> Option<SlowValu> {
+/// `i` as an op of this file, if it is one in a form emitted inline for a
+/// target that has F16C or not (`f16c`).
+pub(super) fn slow_valu(i: &Inst, f16c: bool) -> Option<SlowValu> {
     let (n, kind) = shape(i.op)?;
     if !matches!(i.family, Family::Vop1 | Family::Vop2 | Family::Vop3)
         || (i.family == Family::Vop3 && is_vop3_compare(i))
@@ -109,11 +110,8 @@ pub(super) fn slow_valu(i: &Inst) -> Option<SlowValu> {
     if kind != Kind::Half && i.mods.opsel != 0 {
         return None;
     }
-    if kind == Kind::F16 {
-        #[cfg(target_arch = "x86_64")]
-        if !std::arch::is_x86_feature_detected!("f16c") {
-            return None;
-        }
+    if kind == Kind::F16 && !f16c {
+        return None;
     }
     let dst = u8::try_from(i.dst).ok()?;
     // A 64-bit result needs its pair inside the file.

@@ -44,6 +44,7 @@ use crate::gfx11::exec::salu::fast::Scalar;
 use crate::gfx11::exec::valu::fast_fma32::Fma32Op;
 use crate::gfx11::exec::valu::fast_vint::{Below, Vint};
 use crate::gfx11::exec::vmem::mubuf::RawBuffer;
+use crate::gfx11::jit::target::JitTarget;
 use crate::gfx11::wave::NULL;
 
 /// How the emitter runs one entry of a wave64 list.
@@ -61,7 +62,7 @@ pub(super) enum Wave64Entry {
 }
 
 /// How `c` (an entry of `block`'s wave64 list) runs.
-pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
+pub(super) fn classify(block: &Block, c: &Compiled, target: JitTarget) -> Wave64Entry {
     let halves = |pinned: Option<u8>| Wave64Entry::Halves {
         high: c.fast,
         pinned: pinned.filter(|&d| d != NULL as u8 && d < 128),
@@ -136,7 +137,7 @@ pub(super) fn classify(block: &Block, c: &Compiled) -> Wave64Entry {
             // A raw buffer access runs pass by pass as the global ones do
             // (buffer.rs), each pass from its own half's rows and EXEC word.
             if (i.acc == 0 && i.sdwa.is_none() && slow_unary(i))
-                || slow_valu(i).is_some()
+                || slow_valu(i, target.has_f16c()).is_some()
                 || slow_packed_f16(i).is_some()
                 || RawBuffer::of_inst(i).is_some()
             {

@@ -44,10 +44,11 @@ use super::super::super::abi::{
 use super::{EXEC, F, Fx, Key, M, Reg, carried_phis, init_name, phi_name, self_loop};
 use crate::gfx11::code_cache::Block;
 use crate::gfx11::exec::fast::Fast;
+use crate::gfx11::jit::target::JitTarget;
 
 /// Emit the pair function of `block` as `@{name}.pair` into `out`; false
 /// (nothing emitted) if an entry cannot be emitted that way.
-pub(crate) fn emit_pair(out: &mut String, name: &str, block: &Block) -> bool {
+pub(crate) fn emit_pair(out: &mut String, name: &str, block: &Block, target: JitTarget) -> bool {
     if !block.sync {
         return false;
     }
@@ -57,14 +58,14 @@ pub(crate) fn emit_pair(out: &mut String, name: &str, block: &Block) -> bool {
         // A self-loop carries what each wave holds at its back branch: a
         // first emission finds it.
         let carried = if looped {
-            match pair_copy(block, full, true, Default::default()) {
+            match pair_copy(block, full, true, Default::default(), target) {
                 Some(probe) => probe.held,
                 None => return false,
             }
         } else {
             Default::default()
         };
-        let Some(copy) = pair_copy(block, full, looped, carried) else {
+        let Some(copy) = pair_copy(block, full, looped, carried, target) else {
             return false;
         };
         let _ = writeln!(
@@ -95,10 +96,11 @@ fn pair_copy(
     full: bool,
     looped: bool,
     carried: [Vec<(Key, bool)>; 2],
+    target: JitTarget,
 ) -> Option<PairCopy> {
     let mut fx = [
-        Fx::new(Vec::new(), full, looped, false),
-        Fx::new(Vec::new(), full, looped, false),
+        Fx::new(Vec::new(), full, looped, false, target),
+        Fx::new(Vec::new(), full, looped, false, target),
     ];
     fx[1].prefix = "b";
     fx[1].frame = "%frame2";

@@ -57,20 +57,29 @@ use super::super::super::abi::{
 use super::{Fx, Key, carried_phis, emit_copies, exec_dispatcher, init_name, self_loop};
 use crate::gfx11::code_cache::{Block, Tail};
 use crate::gfx11::exec::fast::Cond;
+use crate::gfx11::jit::target::JitTarget;
 
 /// Emit the translation of the region `members` (head first; their lists
 /// for waves of that size, `wave64`) as function `name` into `out`;
 /// returns how many entries of all members run inline.
-pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block], wave64: bool) -> usize {
+pub(crate) fn emit_region(
+    out: &mut String,
+    name: &str,
+    members: &[&Block],
+    wave64: bool,
+    target: JitTarget,
+) -> usize {
     let starts: Vec<u64> = members.iter().map(|b| b.start).collect();
     // Each looping member's carried registers, the same in every copy.
     let carried: Vec<Option<Vec<(Key, bool)>>> = members
         .iter()
         .enumerate()
-        .map(|(j, m)| self_loop(m, wave64).then(|| loop_carried(m, j as u32, &starts, wave64)))
+        .map(|(j, m)| {
+            self_loop(m, wave64).then(|| loop_carried(m, j as u32, &starts, wave64, target))
+        })
         .collect();
     let copy = |out: &mut String, suffix: &str, full: bool, through: bool| {
-        let mut fx = Fx::new(Vec::new(), full, false, wave64).writing_through(through);
+        let mut fx = Fx::new(Vec::new(), full, false, wave64, target).writing_through(through);
         fx.region = starts.clone();
         let (pre, mut inlined) = fx.body(members[0]);
         for (j, member) in members.iter().enumerate() {
@@ -107,8 +116,14 @@ pub(crate) fn emit_region(out: &mut String, name: &str, members: &[&Block], wave
 /// The registers member `j` of the region at `starts`, `block`, which
 /// loops on itself, holds at its back edge (and whether dirty there), as a
 /// first emission of it finds them: the ones carried round in phis.
-fn loop_carried(block: &Block, j: u32, starts: &[u64], wave64: bool) -> Vec<(Key, bool)> {
-    let mut probe = Fx::new(Vec::new(), false, true, wave64);
+fn loop_carried(
+    block: &Block,
+    j: u32,
+    starts: &[u64],
+    wave64: bool,
+    target: JitTarget,
+) -> Vec<(Key, bool)> {
+    let mut probe = Fx::new(Vec::new(), false, true, wave64, target);
     probe.region = starts.to_vec();
     probe.member = j;
     probe.body(block);

@@ -374,9 +374,12 @@ fn main() {
         rate / GOAL_PER_CORE,
     );
     println!(
-        "wave loop compiled for {} (the default for this CPU unless {} picks another)",
+        "wave loop compiled for {} (the default for this CPU unless {} picks another); \
+         translations compiled for {} ({})",
         aqueduct_isa::wave_loop().name(),
-        aqueduct_isa::WAVE_LOOP_ENV
+        aqueduct_isa::WAVE_LOOP_ENV,
+        aqueduct_isa::jit_target().name(),
+        aqueduct_isa::JIT_TARGET_ENV
     );
     println!(
         "peer (host reference, same work): simulated time / host time = {:.0}x in total, \

@@ -98,6 +98,18 @@ impl JitTarget {
         }
     }
 
+    /// Does code for this target have AVX2's gather instructions?
+    #[cfg_attr(not(all(feature = "llvm-jit", unix)), allow(dead_code))]
+    pub(crate) fn has_gathers(self) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            JitTarget::Host => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(not(target_arch = "x86_64"))]
+            JitTarget::Host => false,
+            JitTarget::Level(level) => level >= WaveLoop::Avx2,
+        }
+    }
+
     fn index(self) -> u8 {
         match self {
             JitTarget::Host => 0,

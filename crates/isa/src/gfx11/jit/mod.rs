@@ -141,6 +141,8 @@ mod region;
 mod scratch_tests;
 #[cfg(feature = "llvm-jit")]
 mod shared;
+#[cfg(all(test, feature = "llvm-jit", unix))]
+mod sqrt_correction_tests;
 #[cfg(all(test, feature = "llvm-jit"))]
 mod tests;
 #[cfg(feature = "jit")]

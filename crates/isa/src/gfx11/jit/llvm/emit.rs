@@ -45,6 +45,7 @@ use super::super::abi::{
 };
 use super::footprint::{Footprint, footprint};
 use super::lanes::slow_packed_f16;
+use super::sqrt_correction::{SqrtCorrection, sqrt_corrections};
 use super::wave64::{Wave64Entry, classify};
 use crate::gfx11::code_cache::{Block, Compiled};
 use crate::gfx11::exec::fast::wave64::high_dst;
@@ -245,6 +246,12 @@ pub(super) struct Fx {
     /// between the two ways of keeping registers ([`WRITE_THROUGH`]).
     writes: usize,
     stores: usize,
+    /// The square roots whose correction steps are dropped
+    /// (`sqrt_correction.rs`), of the block starting at the address, and
+    /// the rows their v_sqrt_f32 left (by block start and instruction),
+    /// waiting for the last step.
+    sqrt_fixes: Option<(u64, Vec<SqrtCorrection>)>,
+    sqrt_rows: BTreeMap<(u64, usize), String>,
 }
 
 /// A function that stores its registers this many times per register
@@ -533,6 +540,8 @@ impl Fx {
             standing_in: false,
             writes: 0,
             stores: 0,
+            sqrt_fixes: None,
+            sqrt_rows: BTreeMap::new(),
         }
     }
 
@@ -800,10 +809,54 @@ impl Fx {
         inlined
     }
 
+    /// Entry `k` (`c`) inline ([`Fx::inline_form`]); false (nothing
+    /// emitted) if it must be a call-out. The last correction step of a
+    /// square root (`sqrt_correction.rs`) leaves its register the value
+    /// the v_sqrt_f32 made, under the same EXEC, which the steps compute
+    /// too: LLVM then drops those the rest does not read.
+    fn inline(&mut self, block: &Block, c: &Compiled, k: u32) -> bool {
+        if self.wave64 {
+            return self.inline_form(block, c, k);
+        }
+        if self
+            .sqrt_fixes
+            .as_ref()
+            .is_none_or(|(at, _)| *at != block.start)
+        {
+            self.sqrt_fixes = Some((block.start, sqrt_corrections(block)));
+        }
+        let fixes = self.sqrt_fixes.as_ref().map_or(&[][..], |(_, f)| &f[..]);
+        let (index, last) = (c.index as usize, c.last as usize);
+        let sqrt = fixes.iter().find(|f| f.sqrt == last).copied();
+        let ends = fixes
+            .iter()
+            .find(|f| f.last == last && index == last)
+            .copied();
+        let old = ends.map(|f| self.row(f.dst));
+        if !self.inline_form(block, c, k) {
+            if let Some(f) = sqrt {
+                self.sqrt_rows.remove(&(block.start, f.sqrt));
+            }
+            return false;
+        }
+        if let Some(f) = sqrt {
+            let s = self.row(f.row);
+            self.sqrt_rows.insert((block.start, f.sqrt), s);
+        }
+        if let (Some(f), Some(old)) = (ends, old)
+            && let Some(s) = self.sqrt_rows.remove(&(block.start, f.sqrt))
+        {
+            let m = self.exec_mask();
+            let n = self.ins(format!("select {M} {m}, {V} {s}, {V} {old}"));
+            self.set_row_whole(f.dst, n);
+        }
+        true
+    }
+
     /// Entry `k` (`c`) inline: a memory access (with the call-out of its
     /// slow path), or a form [`Fx::entry`] covers; false (nothing emitted)
     /// if it must be a call-out.
-    fn inline(&mut self, block: &Block, c: &Compiled, k: u32) -> bool {
+    fn inline_form(&mut self, block: &Block, c: &Compiled, k: u32) -> bool {
         let stop = (self.member << EXIT_MEMBER_SHIFT) | (k << EXIT_SHIFT) | EXIT_STOP;
         if matches!(c.fast, Fast::Slow)
             && let Some(b) = RawBuffer::of_inst(&block.insts[c.index as usize])

@@ -62,6 +62,7 @@ mod shuffle;
 mod single_lane;
 mod slow_valu;
 mod sopk;
+pub(super) mod sqrt_correction;
 mod warm_up;
 mod wave64;
 mod wide;

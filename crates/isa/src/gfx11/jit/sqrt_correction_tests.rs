@@ -15,40 +15,12 @@ use std::sync::Arc;
 use super::abi::{callout, run_pair, run_translated};
 use super::llvm::sqrt_correction::sqrt_corrections;
 use super::target::JitTarget;
-use super::tests::{Backend, assert_same_run, backends, mnemonics};
+use super::tests::{Backend, CODE, DATA_LEN, Memory, assert_same_run, backends, mnemonics};
+use crate::WaveLoop;
 use crate::gfx11::code_cache::{Block, CodeCache};
 use crate::gfx11::exec::fast::tests::{Rng, env_over};
 use crate::gfx11::run_block::interpret_block_for_tests as interpret_block;
 use crate::gfx11::wave::{EXEC, Wave};
-use crate::{Access, GpuMemory, MemoryFault, PlainSpan, WaveLoop};
-
-const CODE: u64 = 0x1_0000;
-
-/// The block's code, and no other memory.
-struct Code(UnsafeCell<Vec<u8>>);
-
-// SAFETY: each test uses its memory from one thread only.
-unsafe impl Sync for Code {}
-
-impl GpuMemory for Code {
-    fn translate(&self, addr: u64, len: u64, access: Access) -> Result<*mut u8, MemoryFault> {
-        let fault = MemoryFault {
-            address: addr,
-            access,
-        };
-        // SAFETY: the code is never written while a test runs.
-        let code = unsafe { &*self.0.get() };
-        let end = addr.checked_add(len).ok_or(fault)?;
-        if access != Access::Execute || addr < CODE || end > CODE + code.len() as u64 {
-            return Err(fault);
-        }
-        Ok(code.as_ptr().wrapping_add((addr - CODE) as usize) as *mut u8)
-    }
-
-    fn plain_span(&self, _addr: u64) -> Option<PlainSpan> {
-        None
-    }
-}
 
 /// One square root of v3 into v0 (temporaries v4..v8, s0, VCC), as the
 /// AMDGPU back end expands it, with the scaling threshold `tiny` (its
@@ -91,15 +63,16 @@ fn root(tiny: u32) -> Vec<u32> {
 
 /// Four chained roots, the last with threshold `tiny`, then a branch to
 /// the next instruction (the block ends there).
-fn roots(tiny: u32) -> (Arc<Block>, Code) {
+fn roots(tiny: u32) -> (Arc<Block>, Memory) {
     let mut words = Vec::new();
     for k in 0..4 {
         words.extend(root(if k == 3 { tiny } else { 0x0F80_0000 }));
     }
     words.push(0xBFA0_0000); // s_branch to the next instruction
-    let code = Code(UnsafeCell::new(
-        words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-    ));
+    let code = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
     let block = CodeCache::new().block(CODE, &code);
     (block, code)
 }
@@ -154,7 +127,7 @@ fn wave(rng: &mut Rng, first: usize) -> Wave {
 }
 
 /// The one-wave translation against the interpreter, from `w0`.
-fn one_wave(t: &super::translation::Translation, block: &Block, code: &Code, w0: &Wave) {
+fn one_wave(t: &super::translation::Translation, block: &Block, code: &Memory, w0: &Wave) {
     let run = |jit: bool| {
         let mut w = w0.clone();
         let mut env = env_over(code, &mut [], &mut []);

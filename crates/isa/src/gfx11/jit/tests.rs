@@ -27,15 +27,15 @@ use crate::gfx11::run_block::{BlockExit, EntryError};
 use crate::gfx11::wave::{EXEC, NUM_VGPRS, Wave};
 use crate::{Access, GpuMemory, MemoryFault, WaveLoop};
 
-const CODE: u64 = 0x1_0000;
+pub(super) const CODE: u64 = 0x1_0000;
 const DATA: u64 = 0x40_0000;
-const DATA_LEN: usize = 1 << 16;
+pub(super) const DATA_LEN: usize = 1 << 16;
 const LDS_LEN: usize = 1 << 16;
 
 /// Code at `CODE` (fetch only) and a data buffer at `DATA`.
-struct Memory {
-    code: Vec<u8>,
-    data: UnsafeCell<Vec<u8>>,
+pub(super) struct Memory {
+    pub(super) code: Vec<u8>,
+    pub(super) data: UnsafeCell<Vec<u8>>,
 }
 
 // SAFETY: each test uses its memories from one thread only.

@@ -7,7 +7,9 @@
 //! random bits) through the one-wave translation under full and partial
 //! EXEC and through the two-wave one, at every target this host runs;
 //! every register must match. The matcher finds each chained root, and
-//! none without the scaling (where a correction does fire).
+//! none without the scaling (where a correction does fire). GFX9's form
+//! (HIP's `sqrtf` for gfx942: the threshold in an SGPR, masks in SGPR
+//! pairs) runs the same way in wave64 waves.
 
 use std::cell::UnsafeCell;
 use std::sync::Arc;
@@ -15,7 +17,9 @@ use std::sync::Arc;
 use super::abi::{callout, run_pair, run_translated};
 use super::llvm::sqrt_correction::sqrt_corrections;
 use super::target::JitTarget;
-use super::tests::{Backend, CODE, DATA_LEN, Memory, assert_same_run, backends, mnemonics};
+use super::tests::{
+    Backend, CODE, DATA_LEN, Memory, assert_same_run, backends, compare, mnemonics,
+};
 use crate::WaveLoop;
 use crate::gfx11::code_cache::{Block, CodeCache};
 use crate::gfx11::exec::fast::tests::{Rng, env_over};
@@ -160,7 +164,7 @@ fn one_wave(t: &super::translation::Translation, block: &Block, code: &Memory, w
 #[test]
 fn the_matcher_finds_each_chained_root_and_no_other() {
     let (block, _code) = roots(0x0F80_0000);
-    let found = sqrt_corrections(&block);
+    let found = sqrt_corrections(&block, false);
     assert_eq!(found.len(), 4, "{found:?}");
     for f in &found {
         assert_eq!((f.row, f.dst), (4, 4), "{f:?}");
@@ -169,7 +173,7 @@ fn the_matcher_finds_each_chained_root_and_no_other() {
     // With a threshold of 0 no positive input is scaled, and for denormal
     // ones a correction fires: the last root is not matched.
     let (other, _code) = roots(0);
-    assert_eq!(sqrt_corrections(&other).len(), 3);
+    assert_eq!(sqrt_corrections(&other, false).len(), 3);
 }
 
 #[test]
@@ -237,6 +241,111 @@ fn roots_without_their_corrections_match_the_interpreter() {
                 }
             }
         }
+    }
+}
+
+/// HIP's `sqrtf` of v1 for gfx942 (clang-19 `-x hip --offload-arch=gfx942
+/// -O3`, the words llvm-objdump-19 shows): the threshold in s0 (unless
+/// `threshold` is false), v1 loaded in between when `load`, then the
+/// expansion on wave64 masks in SGPR pairs, and 0.75 times the root.
+fn gfx942_root(threshold: bool, load: bool) -> Vec<u32> {
+    let mut words = Vec::new();
+    if threshold {
+        words.extend([0xBE80_00FF, 0x0F80_0000]); // s_mov_b32 s0, 0xf800000
+    }
+    words.extend([0x7E06_02FF, 0x0000_0260]); // v_mov_b32_e32 v3, 0x260
+    if load {
+        words.extend([0xBF8C_C07F, 0xDC50_8000, 0x0102_0000]); // s_waitcnt; global_load_dword v1, v0, s[2:3]
+    }
+    words.extend([
+        0xBF8C_0F70, // s_waitcnt vmcnt(0)
+        0x0A04_02FF,
+        0x4F80_0000, // v_mul_f32_e32 v2, 0x4f800000, v1
+        0x7C88_0200, // v_cmp_gt_f32_e32 vcc, s0, v1
+        0xBF80_0001, // s_nop 1
+        0x0002_0501, // v_cndmask_b32_e32 v1, v1, v2, vcc
+        0x7E04_4F01, // v_sqrt_f32_e32 v2, v1
+        0xBF80_0000, // s_nop 0
+        0x6808_04C1, // v_add_u32_e32 v4, -1, v2
+        0x680A_0481, // v_add_u32_e32 v5, 1, v2
+        0xD1CB_0006,
+        0x2406_0504, // v_fma_f32 v6, -v4, v2, v1
+        0xD1CB_0007,
+        0x2406_0505, // v_fma_f32 v7, -v5, v2, v1
+        0xD046_0000,
+        0x0002_0C80, // v_cmp_ge_f32_e64 s[0:1], 0, v6
+        0xBF80_0001, // s_nop 1
+        0xD100_0002,
+        0x0002_0902, // v_cndmask_b32_e64 v2, v2, v4, s[0:1]
+        0xD041_0000,
+        0x0002_0E80, // v_cmp_lt_f32_e64 s[0:1], 0, v7
+        0xBF80_0001, // s_nop 1
+        0xD100_0002,
+        0x0002_0B02, // v_cndmask_b32_e64 v2, v2, v5, s[0:1]
+        0x0A08_04FF,
+        0x3780_0000, // v_mul_f32_e32 v4, 0x37800000, v2
+        0x0004_0902, // v_cndmask_b32_e32 v2, v2, v4, vcc
+        0x7C20_0701, // v_cmp_class_f32_e32 vcc, v1, v3
+        0xBF80_0001, // s_nop 1
+        0x0002_0302, // v_cndmask_b32_e32 v1, v2, v1, vcc
+        0x0A02_02FF,
+        0x3F40_0000, // v_mul_f32_e32 v1, 0x3f400000, v1
+        0xBF81_0000, // s_endpgm
+    ]);
+    words
+}
+
+fn gfx942_block(words: &[u32]) -> (Arc<Block>, Memory) {
+    use crate::Isa;
+    use crate::gfx9::Target;
+    let mem = Memory {
+        code: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        data: UnsafeCell::new(vec![0; DATA_LEN]),
+    };
+    let block = CodeCache::for_isa(Isa::Gfx9(Target::Gfx942)).block(CODE, &mem);
+    (block, mem)
+}
+
+#[test]
+fn the_matcher_finds_gfx942_roots_across_vector_memory() {
+    let found = |threshold, load| {
+        let (block, _mem) = gfx942_block(&gfx942_root(threshold, load));
+        sqrt_corrections(&block, true)
+    };
+    let f = found(true, true);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!((f[0].row, f[0].dst), (2, 2), "{f:?}");
+    assert_eq!(found(true, false).len(), 1);
+    // An SGPR of unknown value as the threshold: no match.
+    assert!(found(false, true).is_empty());
+}
+
+#[test]
+fn gfx942_roots_without_their_corrections_match_the_interpreter() {
+    if !super::llvm::available() {
+        eprintln!("skipped: libLLVM-19 does not load here");
+        return;
+    }
+    let (block, mem) = gfx942_block(&gfx942_root(true, false));
+    assert_eq!(sqrt_corrections(&block, true).len(), 1);
+    let mut rng = Rng::new(0x0D3A_71C4_95EE_2B60);
+    for target in JitTarget::all_here() {
+        let t = &super::llvm::translate_all_for(&[&block], true, target)
+            .expect("the block translates")[0];
+        let mut inlined = 0;
+        for k in 0..16 {
+            let w = rng.wave();
+            let mut w = rng.wave64(&w);
+            for l in 0..32 {
+                w.vgpr[1][l] = input(&mut rng, 64 * k + l);
+                w.vgpr_hi[1][l] = input(&mut rng, 64 * k + 32 + l);
+            }
+            for (lo, hi) in [(u32::MAX, u32::MAX), (rng.next(), rng.next()), (0, 1 << 7)] {
+                (w.sgpr[EXEC], w.sgpr[EXEC + 1]) = (lo, hi);
+                inlined += compare(t, &block, &mem, &w, &[], WaveLoop::host_best());
+            }
+        }
+        assert!(inlined > 0, "{target:?}: nothing ran inline");
     }
 }
 

@@ -307,7 +307,7 @@ fn run_cases_at(
 
 /// Run `block` from `w0` both ways (`t` its translation for `w0`'s wave
 /// size) and compare everything (a wave64 wave's high rows too).
-fn compare(
+pub(super) fn compare(
     t: &Translation,
     block: &Block,
     mem0: &Memory,

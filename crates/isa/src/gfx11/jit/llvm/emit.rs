@@ -247,11 +247,11 @@ pub(super) struct Fx {
     writes: usize,
     stores: usize,
     /// The square roots whose correction steps are dropped
-    /// (`sqrt_correction.rs`), of the block starting at the address, and
-    /// the rows their v_sqrt_f32 left (by block start and instruction),
-    /// waiting for the last step.
-    sqrt_fixes: Option<(u64, Vec<SqrtCorrection>)>,
-    sqrt_rows: BTreeMap<(u64, usize), String>,
+    /// (`sqrt_correction.rs`), of the block starting at the address (for
+    /// wave64 or not), and the rows their v_sqrt_f32 left (by block start,
+    /// instruction and half), waiting for the last step.
+    sqrt_fixes: Option<((u64, bool), Vec<SqrtCorrection>)>,
+    sqrt_rows: BTreeMap<(u64, usize, u8), String>,
 }
 
 /// A function that stores its registers this many times per register
@@ -815,15 +815,9 @@ impl Fx {
     /// the v_sqrt_f32 made, under the same EXEC, which the steps compute
     /// too: LLVM then drops those the rest does not read.
     fn inline(&mut self, block: &Block, c: &Compiled, k: u32) -> bool {
-        if self.wave64 {
-            return self.inline_form(block, c, k);
-        }
-        if self
-            .sqrt_fixes
-            .as_ref()
-            .is_none_or(|(at, _)| *at != block.start)
-        {
-            self.sqrt_fixes = Some((block.start, sqrt_corrections(block)));
+        let key = (block.start, self.wave64);
+        if self.sqrt_fixes.as_ref().is_none_or(|(at, _)| *at != key) {
+            self.sqrt_fixes = Some((key, sqrt_corrections(block, self.wave64)));
         }
         let fixes = self.sqrt_fixes.as_ref().map_or(&[][..], |(_, f)| &f[..]);
         let (index, last) = (c.index as usize, c.last as usize);
@@ -832,19 +826,22 @@ impl Fx {
             .iter()
             .find(|f| f.last == last && index == last)
             .copied();
+        // Wave64 emits each entry for one half at a time.
+        let half = self.half;
+        let at = |f: SqrtCorrection| (block.start, f.sqrt, half);
         let old = ends.map(|f| self.row(f.dst));
         if !self.inline_form(block, c, k) {
             if let Some(f) = sqrt {
-                self.sqrt_rows.remove(&(block.start, f.sqrt));
+                self.sqrt_rows.remove(&at(f));
             }
             return false;
         }
         if let Some(f) = sqrt {
             let s = self.row(f.row);
-            self.sqrt_rows.insert((block.start, f.sqrt), s);
+            self.sqrt_rows.insert(at(f), s);
         }
         if let (Some(f), Some(old)) = (ends, old)
-            && let Some(s) = self.sqrt_rows.remove(&(block.start, f.sqrt))
+            && let Some(s) = self.sqrt_rows.remove(&at(f))
         {
             let m = self.exec_mask();
             let n = self.ins(format!("select {M} {m}, {V} {s}, {V} {old}"));

@@ -38,10 +38,15 @@
 //! register read resolves to the value an earlier instruction of the block
 //! wrote, through value numbering over the instructions the match knows
 //! (the compares, selects, multiplies, adds, fused multiply-adds and square
-//! roots of the pattern, whatever their operands). Any other instruction
-//! but program control (SOPP: waits, delays) forgets every register, so a
-//! match never spans one: in particular no instruction between its first
-//! step and its last writes EXEC, and each step runs under the same lanes.
+//! roots of the pattern, whatever their operands, v_mov_b32, s_mov_b32 of
+//! a constant). Program control (SOPP: waits, delays) writes no register,
+//! vector memory forgets the VGPRs alone, and any other instruction
+//! forgets every register, so a match never spans one: in particular no
+//! instruction between its first step and its last writes EXEC, and each
+//! step runs under the same lanes. Wave64 lane masks fill SGPR pairs: a
+//! select reads one as a compare's only where both words are that
+//! compare's (GFX9's `sqrtf`, which keeps the threshold in an SGPR, runs
+//! in wave64 waves).
 
 use std::collections::HashMap;
 
@@ -92,10 +97,14 @@ enum Node {
         q: u32,
         c: u32,
     },
+    /// The high word of wave64 lane mask `mask` (the SGPR after it).
+    High(u32),
 }
 
-/// Value numbering of a wave32 block's registers.
+/// Value numbering of a block's registers.
 struct Values {
+    /// The block's wave64 list: lane masks are SGPR pairs.
+    wave64: bool,
     nodes: Vec<Node>,
     /// (is a VGPR, register) -> the node it holds.
     regs: HashMap<(bool, u16), u32>,
@@ -136,9 +145,27 @@ impl Values {
 
     /// Follow instruction `at` of the block.
     fn step(&mut self, i: &Inst, at: usize) {
-        // Program control (waits, delays, priorities) writes no register.
-        if i.family == Family::Sopp {
-            return;
+        match i.family {
+            // Program control (waits, delays, priorities) writes no register.
+            Family::Sopp => return,
+            // Vector memory writes VGPRs alone (its data or its result).
+            Family::Global
+            | Family::Flat
+            | Family::Scratch
+            | Family::Ds
+            | Family::Mubuf
+            | Family::Mtbuf => {
+                self.regs.retain(|&(vgpr, _), _| !vgpr);
+                return;
+            }
+            // A constant into an SGPR (GFX9 code keeps the threshold in one).
+            Family::Sop1 if i.op == Op::SMovB32 && i.dst < VCC as u16 => {
+                if let Src::Imm(v) = i.src[0].src {
+                    self.write((false, i.dst), Node::Const(v as u32), at);
+                    return;
+                }
+            }
+            _ => {}
         }
         let plain = i.dpp.is_none()
             && i.sdwa.is_none()
@@ -173,10 +200,10 @@ impl Values {
                     }
                 }
                 Op::VCndmaskB32 if vector && i.mods.neg == 0 => {
-                    let mask = if i.family == Family::Vop3 {
-                        self.src(i, 2)
-                    } else {
-                        Some(self.reg((false, VCC as u16)))
+                    let mask = match (i.family, i.src[2].src) {
+                        (Family::Vop3, Src::Sgpr(r)) => Some(self.mask((false, u16::from(r)))),
+                        (Family::Vop3, _) => self.src(i, 2),
+                        _ => Some(self.mask((false, VCC as u16))),
                     };
                     let (a, b) = (self.src(i, 0), self.src(i, 1));
                     match (mask, a, b) {
@@ -219,10 +246,42 @@ impl Values {
                 _ => None,
             }
         };
+        // v_mov_b32: its destination holds what its source held (GFX9 code
+        // moves the class test's mask into a VGPR between the steps).
+        if plain
+            && vector
+            && i.op == Op::VMovB32
+            && i.mods.neg == 0
+            && let Some(n) = self.src(i, 0)
+        {
+            self.regs.insert(dst, n);
+            return;
+        }
         match made {
+            Some(((false, r), node)) if self.wave64 => {
+                // A wave64 lane mask fills an SGPR pair.
+                self.write((false, r), node, at);
+                let id = self.regs[&(false, r)];
+                self.write((false, r + 1), Node::High(id), at);
+            }
             Some((key, node)) => self.write(key, node, at),
             // Anything else: what it wrote is unknown here.
             None => self.regs.clear(),
+        }
+    }
+
+    /// The lane mask in the SGPR at `key`: in wave64 a whole one only when
+    /// the next SGPR holds its high word, else a value of its own.
+    fn mask(&mut self, key: (bool, u16)) -> u32 {
+        let low = self.reg(key);
+        if !self.wave64 {
+            return low;
+        }
+        let high = self.reg((key.0, key.1 + 1));
+        if self.nodes[high as usize] == Node::High(low) {
+            low
+        } else {
+            self.node(Node::Opaque)
         }
     }
 
@@ -325,16 +384,17 @@ impl Values {
     }
 }
 
-/// The square roots of wave32 block `block` whose correction steps the
-/// emitter may drop, in order of their last step.
-pub(crate) fn sqrt_corrections(block: &Block) -> Vec<SqrtCorrection> {
+/// The square roots of `block` whose correction steps the emitter may
+/// drop, in order of their last step, for the wave size's list of entries.
+pub(crate) fn sqrt_corrections(block: &Block, wave64: bool) -> Vec<SqrtCorrection> {
     let mut values = Values {
+        wave64,
         nodes: Vec::new(),
         regs: HashMap::new(),
         made_by: HashMap::new(),
     };
     let mut found = Vec::new();
-    for c in &block.compiled {
+    for c in block.list(wave64) {
         // A fused pair's two instructions (only no-ops lie between).
         let mut at = vec![c.index as usize];
         if c.last != c.index {

@@ -108,13 +108,15 @@ struct Values {
     nodes: Vec<Node>,
     /// (is a VGPR, register) -> the node it holds.
     regs: HashMap<(bool, u16), u32>,
-    /// Node -> index of the instruction that made it.
-    made_by: HashMap<u32, usize>,
+    /// Per node, the index of the instruction that made it (None: a
+    /// constant or a value from before the analysis knew the register).
+    made_by: Vec<Option<usize>>,
 }
 
 impl Values {
     fn node(&mut self, n: Node) -> u32 {
         self.nodes.push(n);
+        self.made_by.push(None);
         (self.nodes.len() - 1) as u32
     }
 
@@ -139,7 +141,7 @@ impl Values {
 
     fn write(&mut self, key: (bool, u16), n: Node, at: usize) {
         let id = self.node(n);
-        self.made_by.insert(id, at);
+        self.made_by[id as usize] = Some(at);
         self.regs.insert(key, id);
     }
 
@@ -374,7 +376,7 @@ impl Values {
         if !ok {
             return None;
         }
-        let (sqrt, last) = (self.made_by[&s], self.made_by[&s2]);
+        let (sqrt, last) = (self.made_by[s as usize]?, self.made_by[s2 as usize]?);
         Some(SqrtCorrection {
             sqrt,
             row: insts[sqrt].dst as u8,
@@ -391,21 +393,23 @@ pub(crate) fn sqrt_corrections(block: &Block, wave64: bool) -> Vec<SqrtCorrectio
         wave64,
         nodes: Vec::new(),
         regs: HashMap::new(),
-        made_by: HashMap::new(),
+        made_by: Vec::new(),
     };
     let mut found = Vec::new();
     for c in block.list(wave64) {
         // A fused pair's two instructions (only no-ops lie between).
-        let mut at = vec![c.index as usize];
-        if c.last != c.index {
-            at.push(c.last as usize);
-        }
-        for at in at {
+        let both = [c.index as usize, c.last as usize];
+        let run = if c.last != c.index {
+            &both[..]
+        } else {
+            &both[..1]
+        };
+        for &at in run {
             let i = &block.insts[at];
             values.step(i, at);
             if i.op == Op::VCndmaskB32
                 && let Some(&n) = values.regs.get(&(true, i.dst))
-                && values.made_by.get(&n) == Some(&at)
+                && values.made_by[n as usize] == Some(at)
                 && let Some(fix) = values.correction(n, &block.insts)
             {
                 found.push(fix);

@@ -50,7 +50,9 @@
 //! (default 1). With a large N the timed batches dominate the run, which is what a profiler
 //! should see: `AQUEDUCT_SIM_JIT=always perf record <bench binary> --only NAME --batches 200`
 //! samples translated code (every block compiled before it first runs) rather than the
-//! set-up and the compiles.
+//! set-up and the compiles; `AQUEDUCT_SIM_JIT_PERF_MAP=1` names that code in `perf report`
+//! by the block it translates. (`--settle` with a large N profiles the tiered state, which is
+//! what the timed figures measure: `always` forms no regions.)
 //!
 //! Profiling: `-- --once` runs each case's checked dispatch only (no timed batch, no host
 //! reference) and prints its wave instructions; `-- --aperture-mib N` makes the runtime

@@ -33,7 +33,8 @@
 //!   `AQUEDUCT_SIM_WAVE_LOOP`) is chosen once per process for every family;
 //!   so is the translator's mode ([`JitMode`], [`jit_mode`], `AQUEDUCT_SIM_JIT`;
 //!   gfx11's translator is `gfx11/jit`, cargo feature `jit`) and the CPU it
-//!   compiles for ([`JitTarget`], [`jit_target`], `AQUEDUCT_SIM_JIT_TARGET`).
+//!   compiles for ([`JitTarget`], [`jit_target`], `AQUEDUCT_SIM_JIT_TARGET`);
+//!   `AQUEDUCT_SIM_JIT_PERF_MAP` names its code for `perf` (`gfx11/jit/llvm/perf_map.rs`).
 //!
 //! # Families
 //!

@@ -3218,11 +3218,19 @@ fn regions_run_blocks_as_the_interpreter_does() {
     let refs: Vec<&Block> = members.iter().map(|b| &**b).collect();
     let (ir, inlined) = super::llvm::region_module(&refs, false, JitTarget::Host);
     let entries = refs.iter().map(|b| b.compiled.len()).sum();
-    let t = super::llvm::load(&ir, &[inlined], &[false], &[entries], JitTarget::Host)
-        .expect("the region compiles")
-        .pop()
-        .expect("one translation")
-        .with_members(members);
+    let labels = [super::llvm::label(&head, &members, false)];
+    let t = super::llvm::load(
+        &ir,
+        &[inlined],
+        &[false],
+        &[entries],
+        &labels,
+        JitTarget::Host,
+    )
+    .expect("the region compiles")
+    .pop()
+    .expect("one translation")
+    .with_members(members);
     assert_eq!(inlined + 1, entries, "all but the call-out inline");
     // Run from `from` to s_endpgm as the wave loop does: the region (with
     // `t`) from whichever member the wave stands at, every other block

@@ -184,6 +184,19 @@ fn link(host: &Host, object: &[u8], names: &[&str]) -> Result<Linked, LlvmError>
     Ok(host.llvm.link_host_object(object, names)?)
 }
 
+/// [`link`], with the functions named `labels` in the perf map when it is
+/// on (perf_map.rs).
+fn link_named(
+    host: &Host,
+    object: &[u8],
+    names: &[&str],
+    labels: &[String],
+) -> Result<Linked, LlvmError> {
+    let linked = link(host, object, names)?;
+    super::perf_map::record(object, names, &linked.1, labels);
+    Ok(linked)
+}
+
 /// Compile `ir` in a child process, within `limit`; in this process where
 /// the system makes no child (a sandbox without `fork`, say, or strict
 /// overcommit refusing the copy).
@@ -244,9 +257,22 @@ fn fails_for_good(e: &IsolatedError) -> bool {
 }
 
 /// Compile module `ir` for `target`'s CPU, through the disk cache when
-/// there is one, link it into the process and find its functions `names`.
-pub(crate) fn compile(ir: &str, names: &[&str], target: JitTarget) -> Result<Linked, LlvmError> {
-    compile_in(cache_dir(), compile_limit(ir.len()), ir, names, target)
+/// there is one, link it into the process and find its functions `names`
+/// (called `labels` in the perf map: perf_map.rs).
+pub(crate) fn compile(
+    ir: &str,
+    names: &[&str],
+    labels: &[String],
+    target: JitTarget,
+) -> Result<Linked, LlvmError> {
+    compile_in(
+        cache_dir(),
+        compile_limit(ir.len()),
+        ir,
+        names,
+        labels,
+        target,
+    )
 }
 
 /// [`compile`] with the cache directory `dir` and the time limit `limit`.
@@ -255,16 +281,17 @@ fn compile_in(
     limit: Duration,
     ir: &str,
     names: &[&str],
+    labels: &[String],
     target: JitTarget,
 ) -> Result<Linked, LlvmError> {
     let host = host(target).map_err(|e| LlvmError::Llvm(e.clone()))?;
     let key = key_of(&[ir, &host.identity]);
     let Some(dir) = dir else {
-        return link(host, &compile_object(host, ir, limit)?, names);
+        return link_named(host, &compile_object(host, ir, limit)?, names, labels);
     };
     let obj = dir.join(format!("{key}.o"));
     if let Ok(object) = std::fs::read(&obj) {
-        match link(host, &object, names) {
+        match link_named(host, &object, names, labels) {
             Ok(linked) => {
                 cache_bound::touch(&obj);
                 return Ok(linked);
@@ -310,7 +337,7 @@ fn compile_in(
             let _ = std::fs::remove_file(&tmp_obj);
         }
     }
-    link(host, &object, names)
+    link_named(host, &object, names, labels)
 }
 
 #[cfg(test)]
@@ -335,7 +362,7 @@ define i32 @b0() {
         let dir = std::env::temp_dir().join(format!("aqueduct-jit-failed-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let limit = Duration::from_secs(60);
-        let first = compile_in(Some(&dir), limit, ABORTS, &["b0"], JitTarget::Host).err();
+        let first = compile_in(Some(&dir), limit, ABORTS, &["b0"], &[], JitTarget::Host).err();
         assert!(
             matches!(
                 &first,
@@ -355,7 +382,7 @@ define i32 @b0() {
         );
         assert_eq!(std::fs::read_to_string(dir.join(&kept[0])).unwrap(), ABORTS);
         // The second time, no compile: the kept module answers.
-        let second = compile_in(Some(&dir), limit, ABORTS, &["b0"], JitTarget::Host).err();
+        let second = compile_in(Some(&dir), limit, ABORTS, &["b0"], &[], JitTarget::Host).err();
         assert!(
             matches!(&second, Some(LlvmError::FailedBefore { module }) if module.ends_with(&kept[0])),
             "{second:?}"
@@ -365,7 +392,7 @@ define i32 @b0() {
         let good = "define i32 @b0() {\n  ret i32 7\n}\n";
         let run = || {
             let (object, addresses) =
-                compile_in(Some(&dir), limit, good, &["b0"], JitTarget::Host).unwrap();
+                compile_in(Some(&dir), limit, good, &["b0"], &[], JitTarget::Host).unwrap();
             // SAFETY: `b0` is `i32 ()` in the C convention; `object` keeps it.
             let b0 = unsafe { std::mem::transmute::<usize, extern "C" fn() -> i32>(addresses[0]) };
             (object, b0())

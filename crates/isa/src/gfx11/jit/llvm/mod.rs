@@ -55,6 +55,7 @@ mod lanes;
 mod lds;
 mod lds_subword;
 mod math;
+mod perf_map;
 pub(super) mod queue;
 mod scalar64;
 mod scratch;
@@ -143,13 +144,14 @@ pub(crate) fn region_module(
 }
 
 /// Compile module `ir` (from [`module`] for `target`, of blocks with
-/// `entries` entries and `inlined` of them inline) and load its
-/// translations.
+/// `entries` entries and `inlined` of them inline, each called as its
+/// `labels` says in the perf map: [`label`]) and load its translations.
 pub(crate) fn load(
     ir: &str,
     inlined: &[usize],
     pairs: &[bool],
     entries: &[usize],
+    labels: &[String],
     target: JitTarget,
 ) -> Result<Vec<Translation>, LlvmError> {
     let mut names: Vec<String> = (0..inlined.len()).map(|k| format!("b{k}")).collect();
@@ -159,7 +161,13 @@ pub(crate) fn load(
             .map(|k| format!("b{k}.pair")),
     );
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let (object, addresses) = compile::compile(ir, &names, target)?;
+    let mut named: Vec<String> = labels.to_vec();
+    named.extend(
+        (0..pairs.len())
+            .filter(|&k| pairs[k])
+            .map(|k| format!("{} pair", labels.get(k).map_or("", String::as_str))),
+    );
+    let (object, addresses) = compile::compile(ir, &names, &named, target)?;
     let object = Arc::new(object);
     let (singles, mut paired) = addresses.split_at(inlined.len());
     Ok(singles
@@ -203,5 +211,16 @@ pub(crate) fn translate_all_for(
 ) -> Result<Vec<Translation>, LlvmError> {
     let (ir, inlined, pairs) = module(blocks, wave64, target);
     let entries: Vec<usize> = blocks.iter().map(|b| b.list(wave64).len()).collect();
-    load(&ir, &inlined, &pairs, &entries, target)
+    let labels: Vec<String> = blocks.iter().map(|b| label(b, &[], wave64)).collect();
+    load(&ir, &inlined, &pairs, &entries, &labels, target)
+}
+
+/// What the perf map calls the translation of `block` for waves of that
+/// size, or of the region `members` it heads when there are several.
+pub(crate) fn label(block: &Block, members: &[Arc<Block>], wave64: bool) -> String {
+    let wave = if wave64 { "wave64" } else { "wave32" };
+    match members.len() {
+        0 | 1 => format!("gfxsim {wave} block {:#x}", block.start),
+        n => format!("gfxsim {wave} region {:#x} ({n} blocks)", block.start),
+    }
 }

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::super::shared::Slot;
 use super::super::translation::{pays, run_entries};
-use super::{load, module, region_module};
+use super::{label, load, module, region_module};
 use crate::gfx11::code_cache::Block;
 use crate::gfx11::jit::target::{JitTarget, jit_target};
 
@@ -57,7 +57,8 @@ fn run(job: Job) {
         // A region too large to compile leaves its head to a translation
         // of its own.
         if ir.len() <= MAX_MODULE_BYTES {
-            let t = match load(&ir, &[inlined], &[false], &[entries], job.target) {
+            let labels = [label(&job.block, &job.members, job.wave64)];
+            let t = match load(&ir, &[inlined], &[false], &[entries], &labels, job.target) {
                 Ok(mut t) => t.pop().map(|t| Arc::new(t.with_members(job.members))),
                 Err(e) => {
                     tracing::debug!("region stays interpreted: {e}");
@@ -80,7 +81,8 @@ fn run(job: Job) {
         );
         return job.slot.fill(None);
     }
-    let t = match load(&ir, &inlined, &pairs, &[entries], job.target) {
+    let labels = [label(&job.block, &[], job.wave64)];
+    let t = match load(&ir, &inlined, &pairs, &[entries], &labels, job.target) {
         Ok(mut t) => t.pop().map(Arc::new),
         Err(e) => {
             tracing::debug!("block stays interpreted: {e}");

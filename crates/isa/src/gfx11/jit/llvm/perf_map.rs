@@ -155,12 +155,14 @@ define i32 @b(i32 %x) nounwind {
 }
 ";
 
+    #[cfg(unix)]
     #[test]
     fn functions_get_disjoint_spans_that_cover_their_text() {
-        let Ok(object) = compile_for_cpu(MODULE, "x86-64") else {
-            eprintln!("skipped: libLLVM-19 not available");
+        if !crate::gfx11::jit::llvm::available() {
+            eprintln!("skipped: libLLVM-19 does not load here");
             return;
-        };
+        }
+        let object = compile_for_cpu(MODULE, "x86-64").expect("the module compiles");
         let file = object::File::parse(&*object).unwrap();
         use object::{Object, ObjectSection, ObjectSymbol};
         let offset = |name: &str| file.symbol_by_name(name).unwrap().address() as usize;

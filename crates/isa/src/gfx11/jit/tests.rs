@@ -3176,6 +3176,21 @@ fn llvm_compiles_in_the_background() {
 /// each other member.
 #[test]
 fn regions_run_blocks_as_the_interpreter_does() {
+    region_runs_as_the_interpreter_does(false);
+}
+
+/// As [`regions_run_blocks_as_the_interpreter_does`], with the loop's
+/// second block dropping a lane of EXEC on every pass: a wave that enters
+/// with every lane goes on in the region's `any` copy at the back edge
+/// (the full copy's members take EXEC as -1).
+#[test]
+fn a_region_leaves_its_full_exec_copy_where_lanes_drop() {
+    region_runs_as_the_interpreter_does(true);
+}
+
+/// The region test above; with `narrowing`, the loop's second block
+/// shifts EXEC right by one before its VALU instruction.
+fn region_runs_as_the_interpreter_does(narrowing: bool) {
     use super::abi::run_region;
     use crate::gfx11::exec::Flow;
     if !super::llvm::available() {
@@ -3196,6 +3211,9 @@ fn regions_run_blocks_as_the_interpreter_does() {
     words.push(0); // s_cbranch_scc0 to B2, below
     // B1: a call-out (v_max_f64, LLVM back end), then back to the head.
     words.extend([0xD72A_0003, 0x0002_0301]); // v_max_f64 v[3:4], v[1:2], v[1:2]
+    if narrowing {
+        words.push(0x857E_817E); // s_lshr_b32 exec_lo, exec_lo, 1
+    }
     words.extend(enc::vop2(3, 2, 258, 0)); // v_add_f32 v2, v2, v0
     let back = words.len();
     words.push(branch(0x20, back, 0)); // s_branch to B0

@@ -236,6 +236,10 @@ pub(super) struct Fx {
     region: Vec<u64>,
     /// The member being emitted (0: the head, or the one block).
     member: u32,
+    /// In a region's full-EXEC copy, its `any` copy (`@name.any`), where
+    /// the code goes on where EXEC is not all ones (`region.rs`
+    /// `go_to_copy`).
+    any_copy: Option<String>,
     /// Store each register write at once, so that nothing is ever dirty
     /// and the exit and call-out paths store nothing ([`WRITE_THROUGH`]).
     write_through: bool,
@@ -536,6 +540,7 @@ impl Fx {
             branched: false,
             region: Vec::new(),
             member: 0,
+            any_copy: None,
             write_through: false,
             standing_in: false,
             writes: 0,
@@ -569,9 +574,8 @@ impl Fx {
         self.line("%lane_addrs = alloca <32 x i64>, align 64");
         self.line(format!("%lane_rows = alloca [{LANE_ROWS} x {V}], align 64"));
         self.load_bases();
-        let exec = self.exec_words();
         for (k, _) in self.carried.clone() {
-            if self.full_exec && matches!(k, Key::Sgpr(r) if exec.contains(&r)) {
+            if self.full_exec && self.is_exec_word(k) {
                 // The entry test saw -1 in memory.
                 self.line(format!("{} = or i32 -1, 0", init_name(self.prefix, k)));
             } else {
@@ -591,19 +595,30 @@ impl Fx {
             self.carry_from_phi(k, dirty);
         }
         if self.full_exec && !self.looped {
-            // Memory holds -1 (the entry test): the value is clean.
-            for &r in self.exec_words() {
-                self.sgprs.insert(
-                    r,
-                    Reg {
-                        v: "-1".to_owned(),
-                        dirty: false,
-                    },
-                );
-            }
+            // Memory holds -1 (the entry test).
+            self.assume_full_exec();
         }
         let inlined = self.block(block);
         (pre, inlined)
+    }
+
+    /// EXEC holds -1 here, in memory too: its words read as that constant
+    /// and are clean.
+    fn assume_full_exec(&mut self) {
+        for &r in self.exec_words() {
+            self.sgprs.insert(
+                r,
+                Reg {
+                    v: "-1".to_owned(),
+                    dirty: false,
+                },
+            );
+        }
+    }
+
+    /// Is `k` one of EXEC's words (of the wave's size)?
+    fn is_exec_word(&self, k: Key) -> bool {
+        matches!(k, Key::Sgpr(r) if self.exec_words().contains(&r))
     }
 
     /// Hold carried register `k` in its phi at the loop's top, dirty where

@@ -23,9 +23,12 @@
 //! against the frame's loop budget, the taken branches left before the
 //! wave loop's next watchdog check: with none left the region leaves by
 //! the branch, and the wave loop takes it, counts it and checks. The head
-//! is emitted twice: at the function's entry, where the full-EXEC copy
-//! takes EXEC as the constant -1, and after label `m0` for edges back to
-//! it, with EXEC read from memory.
+//! is emitted twice: at the function's entry and after label `m0` for
+//! edges back to it. In the full-EXEC copy every member starts with EXEC
+//! as the constant -1: the function's dispatcher saw it in memory, and
+//! every edge to a member and every barrier's switch of waves tests it
+//! first, going on in the `any` copy's member instead where EXEC is not
+//! all ones (`go_to_copy`).
 //!
 //! s_setpc_b64, s_swappc_b64 and s_call_b64 go on at the member their
 //! target starts, as a taken branch to it does (`pc_jump`): a call whose
@@ -81,12 +84,19 @@ pub(crate) fn emit_region(
     let copy = |out: &mut String, suffix: &str, full: bool, through: bool| {
         let mut fx = Fx::new(Vec::new(), full, false, wave64, target).writing_through(through);
         fx.region = starts.clone();
+        if full {
+            fx.any_copy = Some(format!("@{name}.any"));
+        }
         let (pre, mut inlined) = fx.body(members[0]);
         for (j, member) in members.iter().enumerate() {
             fx.member = j as u32;
             let label = format!("m{j}");
             fx.start(&label);
             fx.forget_held();
+            if full {
+                // Every way here tested EXEC in memory for -1 (`go_to_member`).
+                fx.assume_full_exec();
+            }
             let n = match &carried[j] {
                 Some(carried) => fx.looping_member(member, j as u32, carried.clone()),
                 None => fx.block(member),
@@ -132,8 +142,9 @@ fn loop_carried(
 
 /// The function's entry block `pre` (which ends by going on at the head)
 /// made to go on at the member the frame names: the head at `top`, any
-/// other at its label, where it starts with nothing held (EXEC read from
-/// memory in both copies).
+/// other at its label, where it starts with nothing held (EXEC the
+/// constant -1 in the full copy, which the dispatcher's or an edge's test
+/// saw in memory, else read from memory).
 fn entry_switch(pre: &str, members: usize) -> String {
     let to_head = "  br label %top\n";
     let Some(body) = pre.strip_suffix(to_head) else {
@@ -230,7 +241,9 @@ impl Fx {
     /// A barrier whose next block is a member (exit `code`): the
     /// registers stored, the frame's hook (abi.rs `switch_wave`) either
     /// moves the frame to the workgroup's next wave and names the member
-    /// it stands at, where the code goes on, or leaves it to the wave loop.
+    /// it stands at, where the code goes on (in the full-EXEC copy, only
+    /// while that wave's EXEC is all ones: [`Fx::go_to_copy`]), or leaves
+    /// it to the wave loop.
     pub(super) fn barrier_switch(&mut self, code: u32) {
         self.store_dirty(|_| false, false);
         let p = self.field(FRAME_SWITCH);
@@ -243,6 +256,13 @@ impl Fx {
         self.start(&out);
         self.line(format!("ret i32 {code}"));
         self.start(&on);
+        if self.any_copy.is_some() {
+            // Another wave's registers: its EXEC from memory.
+            self.forget_held();
+            let here = self.label();
+            self.go_to_copy(&to, &here, true);
+            self.start(&here);
+        }
         let arms: String = (1..self.region.len())
             .map(|j| format!("    i32 {j}, label %m{j}\n"))
             .collect();
@@ -255,7 +275,58 @@ impl Fx {
     pub(super) fn region_edge(&mut self, to: u32, insts: u64) {
         self.store_dirty(|_| false, false);
         self.add_passed(insts);
-        self.line(format!("br label %m{to}"));
+        let here = format!("m{to}");
+        self.go_to_copy(&to.to_string(), &here, false);
+    }
+
+    /// With the registers stored, go on at member `to` (an i32): at label
+    /// `here`, except in the full-EXEC copy where EXEC (as held now, or of
+    /// the wave a barrier's switch went on with) is not all ones: there
+    /// from the start of member `to` in the `any` copy, by a tail call
+    /// with `to` as the frame's entry (`switched` says the registers are
+    /// another wave's; the test is the same).
+    /// Why: the full copy's members start with EXEC -1, so that LLVM folds
+    /// the EXEC blends of a loop's body (a member) as it does the head's;
+    /// read from memory, EXEC folds nothing. A wave does not go back from
+    /// the `any` copy to the full one within a call: where a loop's body
+    /// diverges and joins again on every pass, going back and forth cost
+    /// more than the blends (the corpus's tree reductions), and a tail
+    /// call in each direction is a call (the copies' frames are realigned
+    /// for their vectors), so the stack would grow with each round trip.
+    fn go_to_copy(&mut self, to: &str, here: &str, switched: bool) {
+        let Some(any) = self.any_copy.clone() else {
+            self.line(format!("br label %{here}"));
+            return;
+        };
+        debug_assert!(self.full_exec, "only the full copy goes on in the other");
+        debug_assert!(
+            !switched || self.sgprs.is_empty(),
+            "a switched wave's EXEC is loaded"
+        );
+        // A word loaded here is not held: other edges from this point on
+        // (a switch's arms) are not dominated by this one.
+        let held = self.sgprs.clone();
+        let mut full = "true".to_owned();
+        for &r in self.exec_words() {
+            let v = self.sgpr(r);
+            if v != "-1" {
+                let all = self.ins(format!("icmp eq i32 {v}, -1"));
+                full = self.ins(format!("and i1 {full}, {all}"));
+            }
+        }
+        self.sgprs = held;
+        if full == "true" {
+            self.line(format!("br label %{here}"));
+            return;
+        }
+        let there = self.label();
+        self.line(format!("br i1 {full}, label %{here}, label %{there}"));
+        self.start(&there);
+        let p = self.field(FRAME_ENTRY);
+        self.line(format!("store i32 {to}, ptr {p}, align 4"));
+        let frame = self.frame;
+        let r = self.ins(format!("tail call i32 {any}(ptr {frame})"));
+        self.line(format!("ret i32 {r}"));
     }
 
     /// Add `insts` instructions run to the frame's `passed`.
@@ -279,7 +350,12 @@ impl Fx {
     ) -> usize {
         let names = format!("{}m{j}.", self.prefix);
         for &(k, _) in &carried {
-            self.load_into(k, &init_name(&names, k));
+            if self.full_exec && self.is_exec_word(k) {
+                // The member starts with EXEC -1 in the full copy.
+                self.line(format!("{} = or i32 -1, 0", init_name(&names, k)));
+            } else {
+                self.load_into(k, &init_name(&names, k));
+            }
         }
         let top = format!("m{j}.top");
         self.line(format!("br label %{top}"));

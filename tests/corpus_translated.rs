@@ -50,12 +50,62 @@ mod runner;
 /// about 37 s.
 const COSTLY: &[&str] = &["private_sort", "hip_private_bareiss", "private_histogram"];
 
+/// Kernels that also run tiered (`JitMode::Eager`, translations made in the background
+/// as blocks get hot), at the host's best level, until their translations settle: only
+/// there are blocks joined into regions (gfx11/jit/region.rs in aqueduct-isa), whose
+/// code switches between a workgroup's waves at barriers. Their workgroups loop round
+/// barriers, and some have a last wave with part of its lanes after full ones
+/// (asm_barrier_rounds, whose every lane's result shows it, reduce_minmax_i32).
+const TIERED: &[&str] = &[
+    "asm_barrier_rounds",
+    "reduce_minmax_i32",
+    "hip_stencil_lds",
+    "lds_rotate_rounds",
+    "scan_inclusive_lds",
+    "bitonic_sort_lds",
+];
+
+/// Dispatches of a case, tiered, before the one compared (the first ones make blocks
+/// hot and request their translations; the translator settles within a few).
+const TIERED_WARM_UP: usize = 6;
+
+/// `case` run tiered until its translations settle (at most [`TIERED_WARM_UP`]
+/// dispatches, each after the background compiles of the one before), then once more:
+/// that last run.
+fn run_tiered(
+    device: &runner::Device,
+    exe: &hsa::Executable,
+    kernel: &cases::Kernel,
+    case: &cases::Case,
+) -> Result<Run, String> {
+    let wait = || {
+        let start = std::time::Instant::now();
+        while aqueduct_isa::background_translations().1 != 0
+            && start.elapsed() < std::time::Duration::from_secs(120)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    };
+    for _ in 0..TIERED_WARM_UP {
+        wait();
+        let (requested, _) = aqueduct_isa::background_translations();
+        run(device, exe, kernel, case, JitMode::Eager)?;
+        if aqueduct_isa::background_translations() == (requested, 0) {
+            break;
+        }
+    }
+    wait();
+    run(device, exe, kernel, case, JitMode::Eager)
+}
+
 /// What a case left in its buffers, the wave instructions it ran, and how
 /// many of those ran in translated blocks.
 struct Run {
     buffers: Vec<Vec<u8>>,
     wave_instructions: u64,
     translated: u64,
+    /// Barriers at which translated code went on with the workgroup's next wave itself.
+    barrier_switches: u64,
 }
 
 fn run(
@@ -66,15 +116,16 @@ fn run(
     mode: JitMode,
 ) -> Result<Run, String> {
     force_jit(Some(mode));
-    let before = device.sim.stats().translated_wave_instructions;
+    let before = device.sim.stats();
     let out = device.run(exe, kernel, case);
-    let translated = device.sim.stats().translated_wave_instructions - before;
+    let after = device.sim.stats();
     force_jit(None);
     let out = out?;
     Ok(Run {
         buffers: out.buffers,
         wave_instructions: out.wave_instructions,
-        translated,
+        translated: after.translated_wave_instructions - before.translated_wave_instructions,
+        barrier_switches: after.barrier_switches - before.barrier_switches,
     })
 }
 
@@ -140,7 +191,7 @@ fn every_corpus_kernel_runs_the_same_translated() {
             };
             kernels += 1;
             let started = std::time::Instant::now();
-            let mut translated = 0;
+            let (mut translated, mut switches) = (0, 0);
             let mut failed = None;
             'cases: for case in (kernel.cases)() {
                 for (k, &(level, target)) in levels.iter().enumerate() {
@@ -153,30 +204,45 @@ fn every_corpus_kernel_runs_the_same_translated() {
                         target.name()
                     );
                     let (device, exe) = (&devices[k], &exes[k]);
-                    let both = run(device, exe, &kernel, &case, JitMode::Off).and_then(|off| {
-                        Ok((off, run(device, exe, &kernel, &case, JitMode::Always)?))
+                    let tiered = TIERED.contains(&kernel.name) && k + 1 == levels.len();
+                    let all = run(device, exe, &kernel, &case, JitMode::Off).and_then(|off| {
+                        let always = run(device, exe, &kernel, &case, JitMode::Always)?;
+                        let tiered = if tiered {
+                            Some(run_tiered(device, exe, &kernel, &case)?)
+                        } else {
+                            None
+                        };
+                        Ok((off, always, tiered))
                     });
                     force_jit_target(None);
                     force_wave_loop(None);
-                    match both {
-                        Ok((off, on)) => {
-                            translated += on.translated;
+                    match all {
+                        Ok((off, always, tiered)) => {
                             assert_eq!(
                                 off.translated, 0,
                                 "{label}: translated with the translator off"
                             );
-                            if off.wave_instructions != on.wave_instructions {
-                                failures.push(format!(
-                                    "{label}: {} wave instructions interpreted, {} translated",
-                                    off.wave_instructions, on.wave_instructions
-                                ));
+                            if let Some(on) = &tiered {
+                                switches += on.barrier_switches;
                             }
-                            if let Some((buffer, offset)) =
-                                first_difference(&off.buffers, &on.buffers)
-                            {
-                                failures.push(format!(
-                                    "{label}: buffer {buffer} differs first at byte {offset}"
-                                ));
+                            let tiered = tiered.map(|on| (on, " tiered"));
+                            for (on, how) in std::iter::once((always, "")).chain(tiered) {
+                                translated += on.translated;
+                                if off.wave_instructions != on.wave_instructions {
+                                    failures.push(format!(
+                                        "{label}{how}: {} wave instructions interpreted, {} \
+                                         translated",
+                                        off.wave_instructions, on.wave_instructions
+                                    ));
+                                }
+                                if let Some((buffer, offset)) =
+                                    first_difference(&off.buffers, &on.buffers)
+                                {
+                                    failures.push(format!(
+                                        "{label}{how}: buffer {buffer} differs first at byte \
+                                         {offset}"
+                                    ));
+                                }
                             }
                         }
                         Err(e) => {
@@ -194,6 +260,10 @@ fn every_corpus_kernel_runs_the_same_translated() {
                 devices[k] = new_device();
             } else if translated == 0 {
                 failures.push(format!("{what}: no wave instruction ran translated"));
+            } else if TIERED.contains(&kernel.name) && switches == 0 {
+                failures.push(format!(
+                    "{what}: translated code went on with no other wave at a barrier"
+                ));
             }
         }
     }

@@ -74,6 +74,12 @@ pub fn kernels() -> Vec<Kernel> {
             category: G,
             cases: asm_valu_mix,
         },
+        Kernel {
+            name: "asm_barrier_rounds",
+            lang: Lang::Asm,
+            category: G,
+            cases: asm_barrier_rounds,
+        },
     ]
 }
 
@@ -406,6 +412,33 @@ fn asm_salu_loop() -> Vec<Case> {
                     .collect();
                 vec![(0, Expect::U32(want))]
             })
+        })
+        .collect()
+}
+
+/// Workgroups of 48 and 100 invocations: a last wave of 16 or 4 lanes after full ones.
+/// The output has room past the grid, which must keep its fill.
+fn asm_barrier_rounds() -> Vec<Case> {
+    [(2u32, 48u16, 20u32), (3, 100, 7), (1, 32, 5)]
+        .into_iter()
+        .map(|(groups, wg, rounds)| {
+            let grid = groups * wg as u32;
+            let len = grid as usize + 64;
+            Case::linear(format!("groups={groups} wg={wg} rounds={rounds}"), grid, wg)
+                .buf(filled(len, 0xdead_beefu32))
+                .arg(Arg::U32(rounds))
+                .expect(move || {
+                    let want = (0..len as u32)
+                        .map(|i| {
+                            if i < grid {
+                                i.wrapping_mul(rounds) + 1
+                            } else {
+                                0xdead_beef
+                            }
+                        })
+                        .collect();
+                    vec![(0, Expect::U32(want))]
+                })
         })
         .collect()
 }

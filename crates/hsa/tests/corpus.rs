@@ -69,6 +69,7 @@ macro_rules! corpus_tests {
 }
 
 corpus_tests! {
+    asm_barrier_rounds: [asm];
     asm_call_subroutine: [asm];
     asm_divergent_exec: [asm];
     asm_dpp_shuffle: [asm];

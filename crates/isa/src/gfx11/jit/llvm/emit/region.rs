@@ -94,7 +94,7 @@ pub(crate) fn emit_region(
             fx.start(&label);
             fx.forget_held();
             if full {
-                // Every way here tested EXEC in memory for -1 (`go_to_member`).
+                // Every way here tested EXEC in memory for -1 (`Fx::go_to_copy`).
                 fx.assume_full_exec();
             }
             let n = match &carried[j] {

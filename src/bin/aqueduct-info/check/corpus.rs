@@ -126,6 +126,7 @@ corpus_objects! {
         "wmma_i32_iu8",
     ],
     assembled: [
+        "asm_barrier_rounds",
         "asm_call_subroutine",
         "asm_divergent_exec",
         "asm_dpp_shuffle",
